@@ -1,0 +1,83 @@
+# surfer - one non-recursive Makefile.  Each component directory adds its
+# sources, programs and tests in its module.mk; everything builds into build/.
+#
+#   make                      build everything
+#   make test                 build and run every suite
+#   make SANITIZE=address,undefined test    (or SANITIZE=thread)
+#   make CI=1                 warnings are errors
+#   make bench                heavy benchmarks (not part of test)
+
+CC ?= cc
+CUDA_HOME ?= /usr/local/cuda
+BUILD ?= build
+PREFIX ?= /usr/local
+VERSION := 0.1.0
+
+WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla -fno-common
+ifdef CI
+WARN += -Werror
+endif
+OPT ?= -O2 -g
+ifdef SANITIZE
+SAN := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+OPT := -O1 -g
+endif
+
+PKGS := msgpack
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+MSGPACK_LIBS := $(shell pkg-config --libs msgpack 2>/dev/null || echo -lmsgpackc)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
+CUDA_CFLAGS := -I$(CUDA_HOME)/include
+
+CPPFLAGS := -I. -D_GNU_SOURCE -DSURFER_VERSION='"$(VERSION)"' -MMD -MP
+CFLAGS := -std=c11 $(OPT) $(WARN) $(SAN) -fPIC -pthread $(PKG_CFLAGS)
+LDFLAGS := $(SAN) -pthread
+LDLIBS := $(MSGPACK_LIBS) -lm
+
+# Filled by the module.mk files.
+CORE_SRCS :=        # the internal static library every program links
+PROGRAMS :=         # build/<name> executables
+TEST_BINS :=        # Check suites, each run by `make test`
+TEST_SCRIPTS :=     # shell tests run by `make test` after the suites
+EXTRA_TARGETS :=    # other things `make` builds (libsurfer.so, fakes)
+BENCH_TARGETS :=    # phony targets run by `make bench`
+
+all:
+
+include trace/module.mk
+include gpu_specs/module.mk
+include predictor/module.mk
+include analyzer/module.mk
+include preload/module.mk
+include tools/module.mk
+include tests/module.mk
+
+CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
+CORE_LIB := $(BUILD)/libsurfer-core.a
+
+all: $(CORE_LIB) $(PROGRAMS) $(EXTRA_TARGETS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CFLAGS_$(subst /,_,$(dir $<))) -c -o $@ $<
+
+$(CORE_LIB): $(CORE_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+tests: $(TEST_BINS) $(EXTRA_TARGETS) $(PROGRAMS)
+
+test: all tests
+	@BUILD=$(BUILD) CUDA_HOME=$(CUDA_HOME) SANITIZE=$(SANITIZE) sh tests/run.sh $(TEST_BINS) -- $(TEST_SCRIPTS)
+
+bench: all $(BENCH_TARGETS)
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: all test tests bench clean install
+.DELETE_ON_ERROR:
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,1 @@
+# analyzer/module.mk - see the top-level Makefile

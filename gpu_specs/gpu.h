@@ -1,0 +1,114 @@
+/*
+ * gpu.h - the GPU database: figures of every GPU surfer knows, lookup by
+ * id/name/alias, and the per-compute-capability limits occupancy needs.
+ *
+ * The table lives in gpu_specs/gpus.csv and is compiled into the binaries
+ * (no data path at run time).  Records are plain value structs, read-only.
+ */
+#ifndef SURFER_GPU_H
+#define SURFER_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Dense tensor-core (or SIMT where no tensor cores) peak throughput by dtype. */
+enum gpu_dtype {
+	GPU_DT_FP32 = 0,   /* SIMT FP32 (no tensor cores)      */
+	GPU_DT_FP64,       /* SIMT FP64                        */
+	GPU_DT_TF32,       /* tensor cores, dense              */
+	GPU_DT_FP16,
+	GPU_DT_BF16,
+	GPU_DT_FP8,
+	GPU_DT_INT8,
+	GPU_DT_FP4,
+	GPU_DT_COUNT
+};
+
+/* Limits of one compute capability (CUDA programming guide, occupancy
+ * calculator data). */
+struct gpu_cc_limits {
+	uint32_t cc;                    /* major*10 + minor, e.g. 86             */
+	uint32_t max_blocks_per_sm;
+	uint32_t max_threads_per_sm;
+	uint32_t max_warps_per_sm;
+	uint32_t max_threads_per_block;
+	uint32_t regs_per_sm;           /* 32-bit registers                      */
+	uint32_t max_regs_per_block;
+	uint32_t max_regs_per_thread;
+	uint32_t reg_alloc_unit;        /* registers, allocated per warp         */
+	uint32_t warp_alloc_granularity;
+	uint32_t smem_per_sm;           /* bytes, max configurable               */
+	uint32_t smem_per_block_optin;  /* bytes                                 */
+	uint32_t smem_alloc_unit;       /* bytes                                 */
+	uint32_t smem_reserved_per_block; /* bytes the driver reserves per block */
+	const uint32_t *carveouts_kb;   /* shared-memory carveout options (KB)   */
+	uint32_t ncarveouts;
+};
+
+struct gpu_spec {
+	const char *id;                 /* canonical, e.g. "h100-sxm"            */
+	const char *name;               /* marketing name, "NVIDIA H100 SXM5 80GB" */
+	const char *const *aliases;     /* driver names and short forms, NULL-terminated */
+	uint32_t cc;                    /* major*10 + minor                      */
+	uint32_t sms;
+	uint32_t base_clock_mhz, boost_clock_mhz;
+	double mem_gb;
+	double mem_bw_gbps;             /* datasheet DRAM bandwidth, GB/s        */
+	double mem_bw_measured_gbps;    /* achievable (public measurement), 0 unknown */
+	double l2_mb;
+	double peak_tflops[GPU_DT_COUNT]; /* dense peak, TFLOP/s (TOPS for INT8); 0 = none */
+	uint32_t pcie_gen, pcie_lanes;
+	double nvlink_gbps;             /* total NVLink bandwidth, GB/s; 0 none  */
+	uint32_t tdp_w;
+	const char *source;             /* where the figures come from           */
+	const struct gpu_cc_limits *limits;
+};
+
+/* All GPUs, in table order, and their number. */
+const struct gpu_spec *gpu_all(size_t *n);
+
+/* Finds a GPU by id, marketing name or alias, case-insensitively (and
+ * ignoring '-', '_' and spaces differences as the implementation documents).
+ * NULL when unknown. */
+const struct gpu_spec *gpu_find(const char *name);
+
+/* Writes up to max closest known ids to name (edit distance) into out;
+ * returns how many. */
+size_t gpu_suggest(const char *name, const char **out, size_t max);
+
+/* Limits for compute capability cc (major*10+minor), NULL when unknown. */
+const struct gpu_cc_limits *gpu_cc_find(uint32_t cc);
+
+/* Achievable DRAM bandwidth in GB/s: the measured one when known, else the
+ * datasheet figure times a documented efficiency. */
+double gpu_mem_bw_eff_gbps(const struct gpu_spec *g);
+
+/* Host-to-device link bandwidth in GB/s per direction (PCIe gen x lanes). */
+double gpu_host_link_gbps(const struct gpu_spec *g);
+
+/* ---- occupancy ------------------------------------------------------ */
+
+enum gpu_occ_limit {
+	GPU_OCC_NONE = 0, GPU_OCC_BLOCKS, GPU_OCC_WARPS, GPU_OCC_REGS,
+	GPU_OCC_SMEM, GPU_OCC_INVALID  /* the launch cannot run at all */
+};
+
+struct gpu_occupancy {
+	uint32_t blocks_per_sm;         /* resident blocks per SM, 0 = cannot run */
+	uint32_t active_warps;          /* per SM                               */
+	double occupancy;               /* active warps / max warps per SM      */
+	enum gpu_occ_limit limited_by;
+};
+
+/* Resident blocks per SM of a launch, as the driver computes it under
+ * default settings (cudaOccupancyMaxActiveBlocksPerMultiprocessor with the
+ * default carveout preference; dynamic shared memory above 48 KB counts as
+ * opted in).  smem_static and smem_dynamic are bytes per block. */
+int gpu_occupancy(const struct gpu_cc_limits *lim, uint32_t threads_per_block,
+		  uint32_t regs_per_thread, uint32_t smem_static,
+		  uint32_t smem_dynamic, struct gpu_occupancy *out);
+
+const char *gpu_occ_limit_name(enum gpu_occ_limit l);
+const char *gpu_dtype_name(enum gpu_dtype d);
+
+#endif

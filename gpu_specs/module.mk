@@ -1,0 +1,1 @@
+# gpu_specs/module.mk - see the top-level Makefile

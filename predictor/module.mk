@@ -1,0 +1,1 @@
+# predictor/module.mk - see the top-level Makefile

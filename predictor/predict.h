@@ -1,0 +1,83 @@
+/*
+ * predict.h - one interface over every way surfer predicts a kernel's time
+ * on a target GPU: wave scaling (wave.c), the roofline (roofline.c) and the
+ * tile model (tile.c + mlp.c), with `auto` choosing among them (predict.c).
+ *
+ * The analyzer, the accuracy harness (surfer-bench) and the config path
+ * (--model) all describe a kernel with struct pred_kernel and call
+ * predict_kernel(); nothing else turns a kernel into a predicted time.
+ */
+#ifndef SURFER_PREDICT_H
+#define SURFER_PREDICT_H
+
+#include <stdint.h>
+#include "gpu_specs/gpu.h"
+
+enum pred_method {
+	PRED_AUTO = 0,
+	PRED_WAVE,        /* Habitat wave scaling (needs an origin time)       */
+	PRED_MLP,         /* tile model; ratio form when an origin time exists */
+	PRED_ROOFLINE,    /* max(flops/peak, bytes/bandwidth) (+ ratio form)   */
+	PRED_IDENTITY,    /* origin == target: the measured time unchanged     */
+	PRED_METHOD_COUNT
+};
+
+/* What a kernel computes, as far as surfer can tell. */
+enum pred_op {
+	PRED_OP_UNKNOWN = 0,
+	PRED_OP_GEMM,       /* linear, matmul, bmm                              */
+	PRED_OP_CONV,
+	PRED_OP_ELEMENTWISE,
+	PRED_OP_REDUCTION,
+	PRED_OP_SOFTMAX,
+	PRED_OP_NORM,       /* layernorm, rmsnorm, batchnorm                     */
+	PRED_OP_ATTENTION,  /* fused attention (flash, SDPA)                     */
+	PRED_OP_MEMCPY,
+	PRED_OP_MEMSET,
+	PRED_OP_COMM,       /* NCCL collectives                                  */
+	PRED_OP_COUNT
+};
+
+/* One distinct kernel configuration.  Unknown numbers are 0. */
+struct pred_kernel {
+	const char *name;             /* kernel name (may be NULL)               */
+	uint32_t grid[3], block[3];
+	uint32_t regs;                /* registers per thread                    */
+	uint32_t smem_static, smem_dynamic; /* bytes per block                    */
+	enum pred_op op;
+	enum gpu_dtype dtype;         /* math dtype (GPU_DT_FP32 by default)     */
+	/* GEMM: batch x (m x k) * (k x n); vector ops: rows x cols in m, n. */
+	uint64_t m, n, k, batch;
+	double flops;                 /* total floating-point operations         */
+	double bytes;                 /* minimum DRAM traffic, bytes             */
+	double origin_ns;             /* measured on the origin GPU; <= 0 none   */
+};
+
+/* How a prediction was obtained, for reports and for debugging. */
+struct pred_result {
+	double ns;                    /* predicted time on the target            */
+	enum pred_method method;      /* the method that produced ns             */
+	double gamma;                 /* memory-boundedness used (wave), -1 n/a  */
+	double waves_origin, waves_target;
+	double occ_origin, occ_target;/* theoretical occupancy, 0..1             */
+	int memory_bound;             /* 1 memory-bound, 0 compute-bound, -1 ?   */
+	double roofline_ns;           /* lower bound on the target               */
+};
+
+/* Predicts k on target.  origin is the GPU k.origin_ns was measured on, or
+ * NULL (from-scratch prediction; wave scaling is then unavailable).
+ * Returns 0, or a negative code when method cannot handle k (PRED_WAVE with
+ * no origin time, ...); `auto` always succeeds. */
+int predict_kernel(const struct pred_kernel *k, const struct gpu_spec *origin,
+		   const struct gpu_spec *target, enum pred_method method,
+		   struct pred_result *out);
+
+/* Classifies a kernel by its name and launch (and fills op, dtype and what
+ * can be inferred of flops/bytes when they are 0). */
+void predict_classify(struct pred_kernel *k);
+
+const char *pred_method_name(enum pred_method m);
+int pred_method_parse(const char *s, enum pred_method *out);
+const char *pred_op_name(enum pred_op o);
+
+#endif

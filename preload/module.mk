@@ -1,0 +1,1 @@
+# preload/module.mk - see the top-level Makefile

@@ -1,0 +1,1 @@
+# tools/module.mk - see the top-level Makefile

@@ -1,0 +1,370 @@
+/*
+ * trace.h - the surfer trace format: one writer, one streaming reader.
+ *
+ * This module is the only contract between the recorder (preload/), the
+ * importers (tools/) and the analyzer (analyzer/).  The byte layout is
+ * specified in docs/trace-format.md; nothing else may pack or unpack it.
+ *
+ * A trace is a plain sequence of msgpack arrays.  The first element of each
+ * array is its record type (enum trace_type); the rest are positional fields.
+ * Readers ignore trailing fields they do not know (minor versions add fields
+ * at the end) and default missing trailing fields, so old readers read new
+ * minor versions and new readers read old ones.  A newer major version is
+ * rejected.
+ *
+ * Constraints kept:
+ *  - the writer never allocates per record on the hot path beyond its chunk
+ *    buffer and the string table, and writes whole chunks through a sink;
+ *  - the reader's memory is bounded by the number of distinct strings (and
+ *    stacks), never by the file size, and it validates every field.
+ */
+#ifndef SURFER_TRACE_H
+#define SURFER_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACE_MAGIC "surfer-trace"
+#define TRACE_VERSION_MAJOR 1
+#define TRACE_VERSION_MINOR 0
+
+/* Error codes returned by trace_* functions (0 is success). */
+enum {
+	TRACE_OK = 0,
+	TRACE_EIO = -1,        /* read/write/open failed (errno kept)          */
+	TRACE_ECORRUPT = -2,   /* malformed data: a field has a bad type/value */
+	TRACE_EVERSION = -3,   /* newer major version or not a surfer trace    */
+	TRACE_ETRUNC = -4,     /* the data ends inside or before the trailer   */
+	TRACE_ENOMEM = -5,
+	TRACE_EINVAL = -6,     /* API misuse (record before header, ...)       */
+};
+
+/* Record types: the first element of every msgpack array in the file. */
+enum trace_type {
+	TRACE_HEADER = 1,
+	TRACE_STRING = 2,   /* interned string definition                    */
+	TRACE_KERNEL = 3,
+	TRACE_GEMM = 4,
+	TRACE_CONV = 5,
+	TRACE_MEMCPY = 6,
+	TRACE_MEMSET = 7,
+	TRACE_SYNC = 8,
+	TRACE_MARKER = 9,
+	TRACE_STACK = 10,   /* a deduplicated, symbolized launch call stack  */
+	TRACE_TRAILER = 11,
+	TRACE_TYPE_MAX
+};
+
+/* Data types of library calls (GEMM operands, convolution tensors). */
+enum trace_dtype {
+	TRACE_DT_UNKNOWN = 0,
+	TRACE_DT_F32, TRACE_DT_F64, TRACE_DT_F16, TRACE_DT_BF16, TRACE_DT_TF32,
+	TRACE_DT_F8E4M3, TRACE_DT_F8E5M2, TRACE_DT_F4, TRACE_DT_I8, TRACE_DT_I32,
+	TRACE_DT_COUNT
+};
+
+/* How GPU times were obtained. */
+enum trace_timing {
+	TRACE_TIMING_NONE = 0,     /* no GPU times: only CPU launch times      */
+	TRACE_TIMING_CUPTI,        /* CUPTI activity records                   */
+	TRACE_TIMING_EVENTS,       /* CUDA events around each launch           */
+	TRACE_TIMING_IMPORTED,     /* converted from another tool's trace      */
+	TRACE_TIMING_SYNTHETIC,    /* written by a test or a generator         */
+	TRACE_TIMING_COUNT
+};
+
+/* The GPU the trace was recorded on, as the driver reported it. */
+struct trace_device {
+	char name[96];              /* cuDeviceGetName, e.g. "NVIDIA H100 80GB HBM3" */
+	uint32_t cc_major, cc_minor;
+	uint32_t sm_count;
+	uint32_t clock_khz;         /* SM clock (boost), kHz; 0 unknown          */
+	uint32_t mem_clock_khz;     /* memory clock, kHz; 0 unknown              */
+	uint32_t mem_bus_bits;      /* global memory bus width, bits             */
+	uint64_t mem_bytes;         /* total global memory                       */
+	uint32_t l2_bytes;
+	uint32_t max_threads_per_sm;
+	uint32_t max_blocks_per_sm;
+	uint32_t regs_per_sm;
+	uint32_t smem_per_sm;       /* bytes                                     */
+	uint32_t smem_per_block_optin; /* bytes                                  */
+	uint32_t driver_version;    /* cuDriverGetVersion, e.g. 12040            */
+	uint32_t runtime_version;   /* 0 unknown                                 */
+};
+
+struct trace_header {
+	uint32_t version_major, version_minor; /* filled by the writer/reader */
+	char tool_version[32];
+	char host[64];
+	uint32_t pid;
+	uint64_t start_unix_ns;     /* wall clock at start                       */
+	char cmdline[512];          /* argv joined by spaces, truncated          */
+	enum trace_timing timing;
+	char timing_note[128];      /* why this timing method (e.g. CUPTI error) */
+	struct trace_device device;
+};
+
+/* Flags of a kernel record. */
+enum {
+	TRACE_KF_COOPERATIVE = 1u << 0,
+	TRACE_KF_GRAPH = 1u << 1,      /* run by a CUDA graph replay            */
+	TRACE_KF_CAPTURED = 1u << 2,   /* launched during stream capture        */
+	TRACE_KF_PTSZ = 1u << 3,       /* per-thread default stream semantics   */
+	TRACE_KF_EX = 1u << 4,         /* launched through cuLaunchKernelEx     */
+};
+
+/* Times are nanoseconds: cpu_ns on the recorder's CLOCK_MONOTONIC (or the
+ * importer's CPU clock), start_ns/end_ns on the GPU clock as CUPTI or the
+ * events gave them, converted to the same base when known.  0 = unknown. */
+struct trace_kernel {
+	uint64_t seq;               /* launch sequence number, unique per trace  */
+	uint32_t name;              /* interned string id of the (mangled) name  */
+	uint32_t grid[3], block[3], cluster[3]; /* cluster {0,0,0} = none        */
+	uint32_t regs;              /* registers per thread                      */
+	uint32_t static_smem;       /* bytes per block                           */
+	uint32_t dyn_smem;          /* bytes per block                           */
+	uint64_t stream;            /* stream id (cuStreamGetId or importer's)   */
+	uint32_t thread;            /* OS thread id of the launching thread      */
+	uint32_t flags;             /* TRACE_KF_*                                */
+	uint64_t cpu_ns;            /* CPU time of the launch call               */
+	uint64_t start_ns, end_ns;  /* GPU execution, 0 when unknown             */
+	uint64_t lib_call;          /* seq of the GEMM/conv record that launched it, 0 none */
+	int32_t iteration;          /* -1 when not inside a delimited iteration */
+	uint32_t stack;             /* stack id (TRACE_STACK), 0 none            */
+};
+
+enum trace_gemm_api {
+	TRACE_GEMM_UNKNOWN = 0,
+	TRACE_GEMM_SGEMM, TRACE_GEMM_DGEMM, TRACE_GEMM_HGEMM,
+	TRACE_GEMM_GEMMEX,
+	TRACE_GEMM_SGEMM_STRIDED_BATCHED, TRACE_GEMM_DGEMM_STRIDED_BATCHED,
+	TRACE_GEMM_HGEMM_STRIDED_BATCHED, TRACE_GEMM_GEMM_STRIDED_BATCHED_EX,
+	TRACE_GEMM_GEMM_BATCHED_EX,
+	TRACE_GEMM_LT_MATMUL,
+	TRACE_GEMM_IMPORTED,        /* shape inferred by an importer            */
+	TRACE_GEMM_API_COUNT
+};
+
+/* A GEMM library call: D[m x n] = A[m x k] * B[k x n] (column-major, after
+ * the transposes), batch times. */
+struct trace_gemm {
+	uint64_t seq;               /* shares the numbering with kernels         */
+	enum trace_gemm_api api;
+	uint64_t m, n, k, batch;
+	uint8_t trans_a, trans_b;   /* 0 = N, 1 = T, 2 = C                       */
+	enum trace_dtype a_type, b_type, c_type, compute_type;
+	uint32_t epilogue;          /* cublasLtEpilogue_t value, 1 = default     */
+	uint64_t stream;
+	uint32_t thread;
+	uint64_t cpu_ns;
+};
+
+enum trace_conv_dir {
+	TRACE_CONV_FWD = 0, TRACE_CONV_BWD_DATA = 1, TRACE_CONV_BWD_FILTER = 2,
+	TRACE_CONV_DIR_COUNT
+};
+
+enum trace_conv_api {
+	TRACE_CONV_API_UNKNOWN = 0, TRACE_CONV_API_V7, TRACE_CONV_API_BACKEND,
+	TRACE_CONV_API_IMPORTED, TRACE_CONV_API_COUNT
+};
+
+#define TRACE_CONV_MAXDIM 5
+/* A convolution: dims are NCHW-ordered (N, C, [D,] H, W), nbdims of them;
+ * the filter is (K, C/groups, [T,] R, S). */
+struct trace_conv {
+	uint64_t seq;
+	enum trace_conv_api api;
+	enum trace_conv_dir dir;
+	uint32_t nbdims;                      /* 4 (2-D conv) or 5 (3-D conv)  */
+	int64_t in[TRACE_CONV_MAXDIM];
+	int64_t filt[TRACE_CONV_MAXDIM];
+	int64_t out[TRACE_CONV_MAXDIM];
+	int64_t stride[3], pad[3], dilation[3]; /* nbdims-2 of them are used    */
+	uint32_t groups;
+	enum trace_dtype dtype, compute_type;
+	uint64_t stream;
+	uint32_t thread;
+	uint64_t cpu_ns;
+};
+
+enum trace_copy_kind {
+	TRACE_COPY_UNKNOWN = 0, TRACE_COPY_HTOD, TRACE_COPY_DTOH, TRACE_COPY_DTOD,
+	TRACE_COPY_HTOH, TRACE_COPY_PTOP, TRACE_COPY_KIND_COUNT
+};
+
+/* A memcpy (kind set) or memset (kind = TRACE_COPY_UNKNOWN). */
+struct trace_copy {
+	uint64_t seq;
+	uint64_t bytes;
+	enum trace_copy_kind kind;
+	uint8_t async;
+	uint64_t stream;
+	uint32_t thread;
+	uint64_t cpu_ns;            /* CPU time of the call                      */
+	uint64_t cpu_end_ns;        /* CPU time the call returned (blocking copy) */
+	uint64_t start_ns, end_ns;  /* GPU times, 0 unknown                      */
+};
+
+enum trace_sync_kind {
+	TRACE_SYNC_CTX = 0, TRACE_SYNC_STREAM, TRACE_SYNC_EVENT,
+	TRACE_SYNC_STREAM_WAIT_EVENT, TRACE_SYNC_OTHER, TRACE_SYNC_KIND_COUNT
+};
+
+/* The CPU blocked from cpu_ns to cpu_end_ns waiting for the GPU. */
+struct trace_sync {
+	uint64_t seq;
+	enum trace_sync_kind kind;
+	uint64_t stream;            /* the stream waited on (0 for ctx)         */
+	uint32_t thread;
+	uint64_t cpu_ns, cpu_end_ns;
+};
+
+enum trace_marker_kind {
+	TRACE_MARK_CAPTURE_START = 0,  /* cuProfilerStart                      */
+	TRACE_MARK_CAPTURE_STOP,       /* cuProfilerStop                       */
+	TRACE_MARK_RANGE_PUSH,         /* named range begins                   */
+	TRACE_MARK_RANGE_POP,
+	TRACE_MARK_ITERATION,          /* an iteration boundary                */
+	TRACE_MARK_KIND_COUNT
+};
+
+struct trace_marker {
+	uint64_t seq;
+	enum trace_marker_kind kind;
+	uint32_t name;              /* string id, 0 = none                      */
+	uint32_t thread;
+	uint64_t cpu_ns;
+	int32_t iteration;          /* iteration that starts/ends here, -1 none */
+};
+
+#define TRACE_STACK_MAXFRAMES 64
+/* A distinct launch call stack: frames[i] are string ids of
+ * "module+0xoffset symbol+0xoffset" (innermost first). */
+struct trace_stack {
+	uint32_t id;                /* > 0                                      */
+	uint32_t nframes;
+	uint32_t frames[TRACE_STACK_MAXFRAMES];
+};
+
+/* Counts written at the end; the reader compares them with what it read. */
+struct trace_trailer {
+	uint64_t count[TRACE_TYPE_MAX]; /* records of each type, trailer excluded */
+	uint64_t end_unix_ns;
+	uint64_t dropped;           /* records the recorder had to drop         */
+};
+
+struct trace_record {
+	enum trace_type type;
+	union {
+		struct trace_kernel kernel;
+		struct trace_gemm gemm;
+		struct trace_conv conv;
+		struct trace_copy copy;     /* TRACE_MEMCPY and TRACE_MEMSET */
+		struct trace_sync sync;
+		struct trace_marker marker;
+		struct trace_stack stack;
+		struct trace_trailer trailer;
+	} u;
+};
+
+/* ---- names of enum values (for dumps and reports; "?" when out of range) */
+const char *trace_type_name(enum trace_type t);
+const char *trace_dtype_name(enum trace_dtype d);
+const char *trace_timing_name(enum trace_timing t);
+const char *trace_gemm_api_name(enum trace_gemm_api a);
+const char *trace_conv_dir_name(enum trace_conv_dir d);
+const char *trace_conv_api_name(enum trace_conv_api a);
+const char *trace_copy_kind_name(enum trace_copy_kind k);
+const char *trace_sync_kind_name(enum trace_sync_kind k);
+const char *trace_marker_kind_name(enum trace_marker_kind k);
+/* Size in bytes of one element of dtype d (TF32 and F32 are 4; F4 reports 1;
+ * 0 for unknown). */
+double trace_dtype_bytes(enum trace_dtype d);
+
+/* ---- writer --------------------------------------------------------- */
+
+/* A sink receives whole chunks; returns 0 on success, negative on failure
+ * (after which the writer stops writing and returns TRACE_EIO). */
+typedef int (*trace_sink_fn)(void *ctx, const void *buf, size_t len);
+
+struct trace_writer;
+
+/* Creates a writer that buffers up to chunk_bytes (0 = 64 KiB) and hands
+ * each full chunk to sink.  The caller keeps ownership of ctx.  NULL on
+ * allocation failure. */
+struct trace_writer *trace_writer_new(trace_sink_fn sink, void *ctx, size_t chunk_bytes);
+
+/* Creates a writer to a new file at path (created 0644, truncated).
+ * Returns NULL and sets *err (TRACE_EIO with errno, or TRACE_ENOMEM). */
+struct trace_writer *trace_writer_open(const char *path, size_t chunk_bytes, int *err);
+
+/* Writes the header; must be the first call.  version fields are filled. */
+int trace_writer_header(struct trace_writer *w, const struct trace_header *h);
+
+/* Returns the id (>= 1) of string s[0..len), writing its definition the
+ * first time it is seen.  Returns 0 on failure (0 also means "no string"
+ * in records).  Not thread-safe: callers serialize writer access. */
+uint32_t trace_writer_intern(struct trace_writer *w, const char *s, size_t len);
+
+/* Appends one record (any type but HEADER, STRING and TRAILER).  String ids
+ * inside it must come from trace_writer_intern on this writer. */
+int trace_writer_record(struct trace_writer *w, const struct trace_record *rec);
+
+/* Hands the buffered bytes to the sink now. */
+int trace_writer_flush(struct trace_writer *w);
+
+/* Counts of records written so far, by type. */
+const struct trace_trailer *trace_writer_counts(const struct trace_writer *w);
+
+/* Adds to the "dropped" count reported in the trailer. */
+void trace_writer_add_dropped(struct trace_writer *w, uint64_t n);
+
+/* Writes the trailer and flushes.  The writer accepts nothing afterwards. */
+int trace_writer_finish(struct trace_writer *w);
+
+/* Frees the writer (closing its file if trace_writer_open made it) without
+ * writing a trailer: a trace freed unfinished reads as truncated. */
+void trace_writer_free(struct trace_writer *w);
+
+/* ---- reader --------------------------------------------------------- */
+
+struct trace_reader;
+
+/* Opens path ("-" = stdin) and reads its header.  Returns 0 and *out, or a
+ * negative code with a one-line reason in err (may be NULL). */
+int trace_reader_open(struct trace_reader **out, const char *path,
+		      char *err, size_t errlen);
+
+/* Same over a caller-owned memory buffer, which must outlive the reader. */
+int trace_reader_open_mem(struct trace_reader **out, const void *buf, size_t len,
+			  char *err, size_t errlen);
+
+const struct trace_header *trace_reader_header(const struct trace_reader *r);
+
+/* Reads the next record other than STRING (strings are absorbed into the
+ * string table).  Returns 1 with *rec filled, 0 at the trailer (*rec holds
+ * it; later calls return 0 again), TRACE_ETRUNC when the data ends before
+ * the trailer (err says "truncated after N records"), or another negative
+ * code with a reason in err.  After an error every later call returns the
+ * same code. */
+int trace_reader_next(struct trace_reader *r, struct trace_record *rec,
+		      char *err, size_t errlen);
+
+/* The string with id, or NULL for 0 / unknown ids.  *len (may be NULL)
+ * receives its length.  The string is NUL-terminated and owned by the
+ * reader until trace_reader_free. */
+const char *trace_reader_string(const struct trace_reader *r, uint32_t id, size_t *len);
+
+/* Number of distinct strings read so far. */
+uint32_t trace_reader_nstrings(const struct trace_reader *r);
+
+/* Number of records returned so far by trace_reader_next (strings excluded). */
+uint64_t trace_reader_count(const struct trace_reader *r);
+
+/* The stack with id read so far, or NULL. */
+const struct trace_stack *trace_reader_stack(const struct trace_reader *r, uint32_t id);
+
+void trace_reader_free(struct trace_reader *r);
+
+#endif
