@@ -1,1 +1,2 @@
-# tools/module.mk - see the top-level Makefile
+# tools/module.mk - each program or suite has its own tools/<name>.mk fragment.
+include $(filter-out tools/module.mk,$(wildcard tools/*.mk))
