@@ -116,12 +116,25 @@ static unsigned edit_distance(const char *a, const char *b)
 	return rows[la % 3][lb];
 }
 
+/* How far name is from the typed key: twice the edit distance, or twice
+ * the distance to name's prefix of the key's length plus one, whichever is
+ * less, so that "h1000" ranks the H100 family (prefix "h100p", 1 edit)
+ * before "p100" (2 edits) and after "h100" itself (1 edit). */
 static unsigned distance_to(const char *key, const char *name)
 {
 	char k[KEY_MAX];
+	size_t len = strlen(key);
+	unsigned full, pre;
 
 	make_key(name, k);
-	return edit_distance(key, k);
+	full = 2 * edit_distance(key, k);
+	if (strlen(k) > len) {
+		k[len] = '\0';
+		pre = 2 * edit_distance(key, k) + 1;
+		if (pre < full)
+			return pre;
+	}
+	return full;
 }
 
 size_t gpu_suggest(const char *name, const char **out, size_t max)
