@@ -21,6 +21,7 @@
 #include "trace/trace.h"
 
 #define DEFAULT_CHUNK (64u * 1024)
+#define MAX_CHUNK (64u * 1024 * 1024)
 #define ARENA_BLOCK (64u * 1024)
 
 enum wstate { W_NEW, W_OPEN, W_DONE, W_FAILED };
@@ -112,6 +113,8 @@ struct trace_writer *trace_writer_new(trace_sink_fn sink, void *ctx, size_t chun
 	w->ctx = ctx;
 	w->fd = -1;
 	w->chunk = chunk_bytes ? chunk_bytes : DEFAULT_CHUNK;
+	if (w->chunk > MAX_CHUNK)
+		w->chunk = MAX_CHUNK;
 	/* Room for one chunk plus the record that crosses its end. */
 	w->cap = w->chunk + 4096;
 	w->buf = malloc(w->cap);
