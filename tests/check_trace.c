@@ -1150,6 +1150,42 @@ START_TEST(test_stdin_and_missing)
 }
 END_TEST
 
+START_TEST(test_empty_string)
+{
+	struct memsink m;
+	memsink_init(&m);
+	struct trace_writer *w = trace_writer_new(mem_sink, &m, 0);
+	struct trace_header h;
+	memset(&h, 0, sizeof(h));   /* every header string empty */
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	uint32_t id = trace_writer_intern(w, "", 0);
+	ck_assert_uint_eq(id, 1);
+	ck_assert_uint_eq(trace_writer_intern(w, NULL, 0), id);
+	struct trace_record r;
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_MARKER;
+	r.u.marker.name = id;
+	r.u.marker.kind = TRACE_MARK_RANGE_PUSH;
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+
+	struct trace_reader *rd;
+	char err[256];
+	ck_assert_int_eq(trace_reader_open_mem(&rd, m.buf, m.len, err, sizeof(err)), 0);
+	ck_assert_str_eq(trace_reader_header(rd)->device.name, "");
+	struct trace_record got;
+	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 1);
+	ck_assert_uint_eq(got.u.marker.name, id);
+	size_t len = 99;
+	ck_assert_str_eq(trace_reader_string(rd, id, &len), "");
+	ck_assert_uint_eq(len, 0);
+	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 0);
+	trace_reader_free(rd);
+	free(m.buf);
+}
+END_TEST
+
 START_TEST(test_names)
 {
 	ck_assert_str_eq(trace_type_name(TRACE_KERNEL), "kernel");
@@ -1187,6 +1223,7 @@ int main(void)
 	tcase_add_test(tc, test_bad_encodings);
 	tcase_add_test(tc, test_million_kernels);
 	tcase_add_test(tc, test_stdin_and_missing);
+	tcase_add_test(tc, test_empty_string);
 	tcase_add_test(tc, test_names);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

@@ -363,7 +363,8 @@ static int get_str(struct fields *f, const char *name, char *buf, size_t cap)
 	if (o->type != MSGPACK_OBJECT_STR)
 		return ferr(f, name, "not a string");
 	size_t n = o->via.str.size < cap - 1 ? o->via.str.size : cap - 1;
-	memcpy(buf, o->via.str.ptr, n);
+	if (n)   /* an empty str may carry a NULL pointer */
+		memcpy(buf, o->via.str.ptr, n);
 	buf[n] = '\0';
 	return 0;
 }
@@ -480,7 +481,8 @@ static int decode_string(struct fields *f)
 	char *s = malloc((size_t)len + 1);
 	if (!s)
 		return rfail(r, TRACE_ENOMEM, "out of memory");
-	memcpy(s, o->via.str.ptr, len);
+	if (len)   /* an empty str may carry a NULL pointer */
+		memcpy(s, o->via.str.ptr, len);
 	s[len] = '\0';
 	r->strs[r->nstr] = s;
 	r->slens[r->nstr] = len;

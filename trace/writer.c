@@ -97,7 +97,8 @@ static int pack_write(void *data, const char *buf, size_t len)
 		w->buf = nb;
 		w->cap = ncap;
 	}
-	memcpy(w->buf + w->len, buf, len);
+	if (len)
+		memcpy(w->buf + w->len, buf, len);
 	w->len += len;
 	return 0;
 }
