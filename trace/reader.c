@@ -27,7 +27,6 @@
 
 #define READ_CHUNK (64u * 1024)
 #define ARRAY_MAX 4096u           /* elements of any array in a record */
-#define STRINGS_MAX_BYTES (1ull << 30)
 #define MSG_MAX 256
 
 enum { R_READING = 0, R_DONE = 1 };
@@ -464,7 +463,7 @@ static int decode_string(struct fields *f)
 	if (o->type != MSGPACK_OBJECT_STR)
 		return ferr(f, "bytes", "not a string");
 	uint32_t len = o->via.str.size;
-	if (r->nstr >= TRACE_MAX_STRINGS || r->str_bytes + len > STRINGS_MAX_BYTES)
+	if (r->nstr >= TRACE_MAX_STRINGS || r->str_bytes + len > TRACE_MAX_STRING_BYTES)
 		return ferr(f, "id", "too many strings");
 	if (r->nstr == r->capstr) {
 		uint32_t nc = r->capstr ? r->capstr * 2 : 256;

@@ -51,6 +51,7 @@ struct trace_writer {
 
 	struct wstring *strs;        /* strs[id - 1] */
 	uint32_t nstr, capstr;
+	uint64_t str_bytes;          /* of all strings, for the reader's limit */
 	uint32_t *tab;               /* open addressing: string ids, 0 empty */
 	uint32_t tabcap;
 	struct arena_block *arena;
@@ -315,7 +316,7 @@ uint32_t trace_writer_intern(struct trace_writer *w, const char *s, size_t len)
 				return w->tab[i];
 		}
 	}
-	if (w->nstr >= TRACE_MAX_STRINGS)
+	if (w->nstr >= TRACE_MAX_STRINGS || w->str_bytes + len > TRACE_MAX_STRING_BYTES)
 		return 0;
 	if ((w->nstr + 1) * 2 > w->tabcap && tab_grow(w) < 0)
 		return 0;
@@ -340,6 +341,7 @@ uint32_t trace_writer_intern(struct trace_writer *w, const char *s, size_t len)
 		return 0;
 	w->strs[id - 1] = (struct wstring){ copy, (uint32_t)len, h };
 	w->nstr = id;
+	w->str_bytes += len;
 	uint32_t mask = w->tabcap - 1;
 	uint32_t i = h & mask;
 	while (w->tab[i])
@@ -500,6 +502,8 @@ int trace_writer_record(struct trace_writer *w, const struct trace_record *rec)
 	case TRACE_SYNC: pack_sync(pk, &rec->u.sync); break;
 	case TRACE_MARKER: pack_marker(pk, &rec->u.marker); break;
 	case TRACE_STACK:
+		if (w->stacks.n >= TRACE_MAX_STACKS)
+			return TRACE_EINVAL;
 		if (trace_u32map_put(&w->stacks, rec->u.stack.id, 1) < 0)
 			return fail(w, TRACE_ENOMEM);
 		pack_stack(pk, &rec->u.stack);
