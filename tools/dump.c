@@ -3,8 +3,8 @@
  * record, the header first.  Field names follow docs/trace-format.md; enum
  * values are printed by name, string ids resolved to their strings.
  *
- * Exit status: 0 (also for a truncated trace, after a warning), 1 for bad
- * usage, 2 for unreadable or corrupt input.
+ * Exit status: 0 (also for a truncated trace, after a warning), 2 for bad
+ * usage and for unreadable or corrupt input.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -431,12 +431,12 @@ int main(int argc, char **argv)
 			  return 0;
 		case 's': want_strings = 1; break;
 		case 'H': want_header = 0; break;
-		default: usage(stderr); return 1;
+		default: usage(stderr); return 2;
 		}
 	}
 	if (optind != argc - 1) {
 		usage(stderr);
-		return 1;
+		return 2;
 	}
 	const char *path = argv[optind];
 	static char outbuf[1 << 20];
