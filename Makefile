@@ -19,7 +19,7 @@ WARN += -Werror
 endif
 OPT ?= -O2 -g
 ifdef SANITIZE
-SAN := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+SAN := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
 OPT := -O1 -g
 endif
 
@@ -43,6 +43,8 @@ TEST_SCRIPTS :=     # shell tests run by `make test` after the suites
 EXTRA_TARGETS :=    # other things `make` builds (libsurfer.so, fakes)
 BENCH_TARGETS :=    # phony targets run by `make bench`
 
+CORE_LIB := $(BUILD)/libsurfer-core.a
+
 all:
 
 include trace/module.mk
@@ -54,7 +56,6 @@ include tools/module.mk
 include tests/module.mk
 
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
-CORE_LIB := $(BUILD)/libsurfer-core.a
 
 all: $(CORE_LIB) $(PROGRAMS) $(EXTRA_TARGETS)
 
