@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tools/import.h"
@@ -46,12 +46,21 @@ static void usage(FILE *f)
 struct progress {
 	int on;
 	int last;       /* last percentage drawn, -1 none */
+	double t0;      /* start, s */
 };
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 static void progress_draw(void *ctx, uint64_t done, uint64_t total)
 {
 	struct progress *p = ctx;
-	if (!p->on || !total)
+	/* nothing for imports that end before anyone would wonder */
+	if (!p->on || !total || now_s() - p->t0 < 0.25)
 		return;
 	int pct = done >= total ? 100 : (int)(done * 100 / total);
 	if (pct == p->last)
@@ -137,10 +146,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	/* a bar only where someone watches and the wait is noticeable */
-	struct stat sb;
-	struct progress bar = { 0, -1 };
-	bar.on = !quiet && isatty(2) && stat(in, &sb) == 0 && sb.st_size > (8 << 20);
+	/* a bar only where someone watches (and, above, once the wait is
+	 * noticeable) */
+	struct progress bar = { !quiet && isatty(2), -1, now_s() };
 
 	struct import_set set;
 	import_set_init(&set);

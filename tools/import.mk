@@ -10,5 +10,5 @@ IMPORT_LIBS := $(shell pkg-config --libs yajl 2>/dev/null || echo -lyajl) \
 
 PROGRAMS += $(BUILD)/surfer-import
 
-$(BUILD)/surfer-import: $(IMPORT_OBJS) $(CORE_LIB)
+$(BUILD)/surfer-import: $(IMPORT_OBJS) $(BUILD)/libsurfer-core.a
 	$(CC) $(LDFLAGS) -o $@ $(IMPORT_OBJS) $(CORE_LIB) $(IMPORT_LIBS) $(LDLIBS)

@@ -183,9 +183,8 @@ static const struct import_call *find_call(const struct import_set *s, uint64_t 
 }
 
 /* What an entry of the write order stands for; at equal times an
- * iteration's end comes first, then the next one's start, then the work
- * launched at that instant. */
-enum { ORD_STEP_END = 0, ORD_STEP_START = 1, ORD_RECORD = 2 };
+ * iteration's start comes before the work launched at that instant. */
+enum { ORD_STEP = 0, ORD_RECORD = 1 };
 
 struct order {
 	uint64_t key, start;   /* CPU time (or GPU start), GPU start       */
@@ -395,15 +394,13 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 	struct trace_record rec;
 	for (size_t i = 0; rc == 0 && i < nord; i++) {
 		const struct import_event *e = &s->ev[ord[i].idx];
-		if (ord[i].what != ORD_RECORD) {
-			int start = ord[i].what == ORD_STEP_START;
-			uint32_t name = start ? wstring(w, s, wid, e->name) : 0;
-			if (start && e->name && !name) {
+		if (ord[i].what == ORD_STEP) {
+			uint32_t name = wstring(w, s, wid, e->name);
+			if (e->name && !name) {
 				rc = TRACE_ENOMEM;
 				break;
 			}
-			rc = write_marker(w, ++seq, name, e->thread, ord[i].key,
-					  start ? e->iteration : -1);
+			rc = write_marker(w, ++seq, name, e->thread, ord[i].key, e->iteration);
 			st->markers++;
 			continue;
 		}
@@ -537,8 +534,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 	for (size_t i = 0; i < s->nev; i++)
 		ngs += s->ev[i].kind == IMPORT_GPU_SYNC;
 	struct gsync *gs = malloc((ngs ? ngs : 1) * sizeof(*gs));
-	/* each step adds up to two markers (its start and end) */
-	struct order *ord = malloc((s->nev ? 2 * s->nev : 1) * sizeof(*ord));
+	struct order *ord = malloc((s->nev ? s->nev : 1) * sizeof(*ord));
 	struct import_event **steps = malloc((s->nev ? s->nev : 1) * sizeof(*steps));
 	if (!gs || !ord || !steps) {
 		free(gs);
@@ -602,16 +598,14 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 		ord[nord++] = (struct order){ key, e->start_ns, i, ORD_RECORD };
 	}
 	free(gs);
-	/* iteration boundaries: each step's start (iteration N begins) and
-	 * the end of a step that the next one does not start right at or
-	 * before (iteration -1: none begins there) */
+	/* iteration boundaries: one at each step's start.  No boundary marks
+	 * the last step's end: an iteration runs from its boundary to the
+	 * next one, the last to the end of all work (its GPU tail included),
+	 * which is how the timeline counts them. */
 	qsort(steps, nsteps, sizeof(*steps), cmp_step);
 	for (size_t i = 0; i < nsteps; i++) {
-		struct import_event *p = steps[i];
-		size_t idx = (size_t)(p - s->ev);
-		ord[nord++] = (struct order){ p->cpu_ns, 0, idx, ORD_STEP_START };
-		if (i + 1 == nsteps || steps[i + 1]->cpu_ns > p->cpu_end_ns)
-			ord[nord++] = (struct order){ p->cpu_end_ns, 0, idx, ORD_STEP_END };
+		size_t idx = (size_t)(steps[i] - s->ev);
+		ord[nord++] = (struct order){ steps[i]->cpu_ns, 0, idx, ORD_STEP };
 	}
 	qsort(ord, nord, sizeof(*ord), cmp_order);
 	st->skipped += s->skipped;
