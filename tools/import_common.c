@@ -529,7 +529,8 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 	}
 
 	/* join API calls to the activities they issued */
-	qsort(s->call, s->ncall, sizeof(*s->call), cmp_call);
+	if (s->ncall > 1)
+		qsort(s->call, s->ncall, sizeof(*s->call), cmp_call);
 	size_t ngs = 0;
 	for (size_t i = 0; i < s->nev; i++)
 		ngs += s->ev[i].kind == IMPORT_GPU_SYNC;
