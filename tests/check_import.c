@@ -87,7 +87,12 @@ static const char kineto_json[] =
 "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#7\",\"pid\":100,\"tid\":100,"
 " \"ts\":1000,\"dur\":500,\"args\":{\"Input Dims\":[[1,2],[3]],\"External id\":1}},\n"
 "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#8\",\"pid\":100,\"tid\":100,"
-" \"ts\":1500,\"dur\":400,\"args\":{}},\n"
+" \"ts\":1500,\"dur\":1200,\"args\":{}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"late\",\"pid\":0,\"tid\":7,\"ts\":3000,\"dur\":2,"
+" \"args\":{\"device\":0,\"stream\":7,\"correlation\":20,\"registers per thread\":16,"
+" \"shared memory\":0,\"grid\":[1,1,1],\"block\":[64,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,\"tid\":100,"
+" \"ts\":2990,\"dur\":4,\"args\":{\"correlation\":20}},\n"
 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void gemm_kernel<float>(int)\",\"pid\":0,\"tid\":7,"
 " \"ts\":1010.5,\"dur\":20.25,\"args\":{\"device\":0,\"stream\":7,\"correlation\":11,"
 " \"registers per thread\":64,\"shared memory\":16384,\"grid\":[80,2,1],\"block\":[256,1,1],"
@@ -122,7 +127,7 @@ static const char kineto_json[] =
 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"other_dev\",\"pid\":1,\"tid\":7,\"ts\":1700,\"dur\":3,"
 " \"args\":{\"device\":1,\"stream\":7,\"correlation\":17,\"registers per thread\":8,"
 " \"shared memory\":0,\"grid\":[1,1,1],\"block\":[32,1,1]}},\n"
-"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"orphan\",\"pid\":0,\"tid\":7,\"ts\":2000,\"dur\":1,"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"orphan\",\"pid\":0,\"tid\":7,\"ts\":2000.0006,\"dur\":1,"
 " \"args\":{\"device\":0,\"stream\":7,\"correlation\":99,\"registers per thread\":16,"
 " \"shared memory\":0,\"grid\":[1,1,1],\"block\":[64,1,1]}},\n"
 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":100,\"tid\":100,"
@@ -145,8 +150,10 @@ static const char kineto_json[] =
  * microseconds above times 1000; records in CPU launch order, the two
  * kernels of the graph launch (same CPU time) by GPU start; the kernel of
  * device 1 skipped; the orphan kernel (no launch call) placed by its GPU
- * start with no CPU time and no iteration; flash_fwd's 100000 bytes of
- * shared memory exceed 48 KB, so they are dynamic. */
+ * start with no CPU time and no iteration (2000.0006 us rounds to
+ * 2000001 ns); "late", launched at 2990 us
+ * after the last step ended (1500 + 1200), left out; flash_fwd's 100000
+ * bytes of shared memory exceed 48 KB, so they are dynamic. */
 static const char *const kineto_expected[] = {
 	"M 1 it=7 cpu=1000000 th=100 name=ProfilerStep#7",
 	"K 2 void gemm_kernel<float>(int) grid=80,2,1 block=256,1,1 regs=64 smem=16384+0 "
@@ -163,7 +170,7 @@ static const char *const kineto_expected[] = {
 		"regs=96 smem=0+0 stream=7 th=100 flags=2 cpu=1600000 gpu=1620000-1650000 it=8",
 	"Y 10 kind=0 stream=0 th=100 cpu=1950000-2010000",
 	"K 11 orphan grid=1,1,1 block=64,1,1 regs=16 smem=0+0 stream=7 th=0 flags=0 cpu=0 "
-		"gpu=2000000-2001000 it=-1",
+		"gpu=2000001-2001001 it=-1",
 	NULL
 };
 
@@ -277,6 +284,8 @@ START_TEST(kineto_plain)
 	ck_assert_uint_eq(st.markers, 2);
 	ck_assert_uint_eq(st.skipped, 1);     /* other_dev */
 	ck_assert_uint_eq(st.unmatched, 1);   /* orphan */
+	ck_assert_uint_eq(st.after, 1);       /* late */
+	ck_assert_uint_eq(st.after_kernels, 1);
 	ck_assert_int_eq(st.device, 0);
 	/* the header: the device as deviceProperties gave it */
 	ck_assert_str_eq(h.device.name, "Tesla V100-SXM2-16GB");
@@ -321,9 +330,9 @@ START_TEST(kineto_device_choice)
 	import_set_release(&set);
 	ck_assert_uint_eq(st.kernels, 1);
 	ck_assert_uint_eq(st.memcpys, 0);
-	/* device 0's 5 kernels, copy, set, and the stream sync whose GPU side
+	/* device 0's 6 kernels, copy, set, and the stream sync whose GPU side
 	 * (cuda_sync) ran on device 0 */
-	ck_assert_uint_eq(st.skipped, 8);
+	ck_assert_uint_eq(st.skipped, 9);
 	ck_assert_int_eq(st.device, 1);
 }
 END_TEST
@@ -381,6 +390,80 @@ START_TEST(kineto_bad_values)
 		   "\"ts\":-5,\"dur\":1,\"args\":{}}]}");
 	ck_assert_int_eq(import_kineto(in, out, NULL, NULL, err, sizeof(err)), IMPORT_EFORMAT);
 	ck_assert_ptr_nonnull(strstr(err, "ts"));
+}
+END_TEST
+
+START_TEST(kineto_step_option)
+{
+	/* --step names the ranges; unnumbered ones count from 0, a nested one
+	 * of the same name is no new iteration, work after the last is left
+	 * out */
+	const char *in = tmp("s.json"), *out = tmp("s.mp");
+	write_file(in, "{\"deviceProperties\":[{\"id\":0,\"name\":\"Tesla V100-SXM2-16GB\"}],"
+		   "\"traceEvents\":["
+		   "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"train_step\",\"tid\":1,"
+		   "\"ts\":100,\"dur\":100},"
+		   "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"train_step\",\"tid\":1,"
+		   "\"ts\":110,\"dur\":10},"
+		   "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"train_step\",\"tid\":1,"
+		   "\"ts\":200,\"dur\":100},"
+		   "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"train_step_x\",\"tid\":1,"
+		   "\"ts\":250,\"dur\":10},"
+		   "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,"
+		   "\"ts\":150,\"dur\":1,\"args\":{\"correlation\":1}},"
+		   "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,"
+		   "\"ts\":250,\"dur\":1,\"args\":{\"correlation\":2}},"
+		   "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,"
+		   "\"ts\":350,\"dur\":1,\"args\":{\"correlation\":3}},"
+		   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"ts\":152,\"dur\":1,"
+		   "\"args\":{\"device\":0,\"correlation\":1,\"grid\":[1,1,1],\"block\":[32,1,1]}},"
+		   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"ts\":252,\"dur\":1,"
+		   "\"args\":{\"device\":0,\"correlation\":2,\"grid\":[1,1,1],\"block\":[32,1,1]}},"
+		   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"c\",\"ts\":352,\"dur\":1,"
+		   "\"args\":{\"device\":0,\"correlation\":3,\"grid\":[1,1,1],\"block\":[32,1,1]}}]}");
+	static const char *const want[] = {
+		"M 1 it=0 cpu=100000 th=1 name=train_step",
+		"K 2 a grid=1,1,1 block=32,1,1 regs=0 smem=0+0 stream=0 th=1 flags=0 "
+			"cpu=150000 gpu=152000-153000 it=0",
+		"M 3 it=1 cpu=200000 th=1 name=train_step",
+		"K 4 b grid=1,1,1 block=32,1,1 regs=0 smem=0+0 stream=0 th=1 flags=0 "
+			"cpu=250000 gpu=252000-253000 it=1",
+		NULL
+	};
+	struct import_set set;
+	struct import_opts opts = { NULL, -1 };
+	struct import_stats st;
+	char err[512] = "";
+	import_set_init(&set);
+	set.step = "train_step";
+	ck_assert_int_eq(import_kineto_read(&set, in, NULL, NULL, err, sizeof(err)), 0);
+	ck_assert_msg(import_finish(&set, &opts, out, &st, err, sizeof(err)) == 0, "%s", err);
+	import_set_release(&set);
+	check_lines(out, want, NULL);
+	ck_assert_uint_eq(st.nested, 1);
+	ck_assert_uint_eq(st.after, 1);
+	/* without --step there are no iterations and nothing is left out */
+	ck_assert_int_eq(import_kineto(in, out, NULL, &st, err, sizeof(err)), 0);
+	ck_assert_uint_eq(st.markers, 0);
+	ck_assert_uint_eq(st.kernels, 3);
+	ck_assert_uint_eq(st.after, 0);
+}
+END_TEST
+
+START_TEST(step_names)
+{
+	int64_t n;
+	ck_assert_int_eq(import_step_match(NULL, "ProfilerStep#12", 15, &n), 1);
+	ck_assert_int_eq(n, 12);
+	ck_assert_int_eq(import_step_match(NULL, "ProfilerStep", 12, &n), 1);
+	ck_assert_int_eq(n, -1);
+	ck_assert_int_eq(import_step_match(NULL, "ProfilerStep#", 13, &n), 0);
+	ck_assert_int_eq(import_step_match(NULL, "ProfilerStep#1a", 15, &n), 0);
+	ck_assert_int_eq(import_step_match(NULL, "ProfilerStepX", 13, &n), 0);
+	ck_assert_int_eq(import_step_match(NULL, "Profiler", 8, &n), 0);
+	ck_assert_int_eq(import_step_match(NULL, "ProfilerStep#12345678901", 24, &n), 0);
+	ck_assert_int_eq(import_step_match("step", "step#3", 6, &n), 1);
+	ck_assert_int_eq(n, 3);
 }
 END_TEST
 
@@ -660,9 +743,11 @@ START_TEST(real_kineto)
 			kernels += rec.type == TRACE_KERNEL;
 		ck_assert_msg(rc == 0, "%s: %s", in, err);
 		trace_reader_free(r);
-		ck_assert_msg(kernels + (long)st.invalid == want,
-			      "%s: %ld kernels + %llu invalid, python counts %ld", e->d_name,
-			      kernels, (unsigned long long)st.invalid, want);
+		ck_assert_msg(kernels + (long)st.invalid + (long)st.after_kernels == want,
+			      "%s: %ld kernels + %llu invalid + %llu after the last step, "
+			      "python counts %ld", e->d_name, kernels,
+			      (unsigned long long)st.invalid,
+			      (unsigned long long)st.after_kernels, want);
 		ck_assert_uint_eq(st.invalid, 0);
 		done++;
 	}
@@ -681,6 +766,8 @@ static Suite *import_suite(void)
 	tcase_add_test(t, kineto_device_choice);
 	tcase_add_test(t, kineto_origin_override);
 	tcase_add_test(t, kineto_bad_values);
+	tcase_add_test(t, kineto_step_option);
+	tcase_add_test(t, step_names);
 	suite_add_tcase(s, t);
 	t = tcase_create("program");
 	tcase_add_checked_fixture(t, setup, teardown);

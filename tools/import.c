@@ -4,7 +4,8 @@
  * can be predicted without running it again.
  *
  *   surfer-import kineto TRACE.json[.gz] -o OUT.mp [--origin GPU] [--device N]
- *   surfer-import nsys REPORT.sqlite -o OUT.mp [--origin GPU] [--device N]
+ *                        [--step NAME]
+ *   surfer-import nsys REPORT.sqlite -o OUT.mp [same options]
  *
  * This file parses arguments, draws the progress bar and reports; the
  * readers are import_kineto.c and import_nsys.c, the writing import_common.c.
@@ -35,6 +36,8 @@ static void usage(FILE *f)
 		"  --origin GPU       the GPU the trace was recorded on, when the trace's\n"
 		"                     own device name is not in the GPU database\n"
 		"  --device N         import GPU N (default: the one with most kernels)\n"
+		"  --step NAME        ranges (annotations, NVTX) named NAME or NAME#N are\n"
+		"                     the iterations (default ProfilerStep)\n"
 		"  -q, --quiet        no summary line, no progress bar\n"
 		"  --version          print the version\n"
 		"  -h, --help         this help\n",
@@ -96,6 +99,7 @@ int main(int argc, char **argv)
 {
 	const char *fmt = NULL, *in = NULL, *out = NULL;
 	struct import_opts opts = { NULL, -1 };
+	const char *step = NULL;
 	int quiet = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -108,7 +112,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			quiet = 1;
 		} else if (!strcmp(a, "-o") || !strcmp(a, "--output") ||
-			   !strcmp(a, "--origin") || !strcmp(a, "--device")) {
+			   !strcmp(a, "--origin") || !strcmp(a, "--device") ||
+			   !strcmp(a, "--step")) {
 			if (i + 1 == argc) {
 				fprintf(stderr, "%s: option '%s' needs a value\n", prog, a);
 				return 2;
@@ -118,6 +123,8 @@ int main(int argc, char **argv)
 				out = v;
 			else if (!strcmp(a, "--origin"))
 				opts.origin = v;
+			else if (!strcmp(a, "--step"))
+				step = v;
 			else if (parse_device(v, &opts.device)) {
 				fprintf(stderr, "%s: bad --device '%s': not a GPU ordinal\n", prog, v);
 				return 2;
@@ -152,6 +159,7 @@ int main(int argc, char **argv)
 
 	struct import_set set;
 	import_set_init(&set);
+	set.step = step;
 	char err[512];
 	int rc = kineto ? import_kineto_read(&set, in, progress_draw, &bar, err, sizeof(err))
 			: import_nsys_read(&set, in, err, sizeof(err));
@@ -182,6 +190,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: warning: %llu records with impossible values "
 				"(zero grid, too many registers, ...) dropped\n", prog,
 				(unsigned long long)st.invalid);
+		if (st.after)
+			fprintf(stderr, "%s: note: %llu records after the last iteration "
+				"left out\n", prog, (unsigned long long)st.after);
+		if (st.nested)
+			fprintf(stderr, "%s: note: %llu step ranges inside another step ignored\n",
+				prog, (unsigned long long)st.nested);
 		if (st.skipped)
 			fprintf(stderr, "%s: note: %llu activities of other GPUs skipped "
 				"(choose one with --device)\n", prog,

@@ -94,6 +94,8 @@ struct import_set {
 	uint32_t driver_version, runtime_version;
 	char source[16];            /* "kineto", "nsys"                       */
 	char input[256];            /* input file name, for the cmdline field */
+	const char *step;           /* name of the ranges that are iterations,
+				     * set before reading (NULL: ProfilerStep) */
 	uint64_t skipped;           /* events dropped (other devices, ...)    */
 };
 
@@ -109,6 +111,9 @@ struct import_stats {
 	uint64_t unmatched;         /* activities with no matching API call   */
 	uint64_t skipped;           /* activities of other devices            */
 	uint64_t invalid;           /* records with impossible values, dropped */
+	uint64_t nested;            /* step ranges inside another, ignored    */
+	uint64_t after;             /* records after the last step, dropped   */
+	uint64_t after_kernels;     /* of which kernels                       */
 	int device;                 /* the device imported                    */
 	char device_name[96];       /* as the input named it                  */
 	char origin[96];            /* the database name written as device    */
@@ -127,6 +132,12 @@ struct import_call *import_add_call(struct import_set *s);
 /* Returns the device slot for id (created zeroed on first use), NULL on
  * allocation failure. */
 struct import_device *import_device_slot(struct import_set *s, int32_t id);
+
+/* Whether the range name n[0..len) delimits an iteration: it is step
+ * (default "ProfilerStep") followed by "#N", or step itself.  *number
+ * receives N, or -1 when the name carries no number (import_finish then
+ * numbers such steps 0, 1, ... in time order). */
+int import_step_match(const char *step, const char *n, size_t len, int64_t *number);
 
 /* Returns the pool id (>= 1) of s[0..len), 0 on allocation failure. */
 uint32_t import_intern(struct import_set *set, const char *s, size_t len);

@@ -158,6 +158,28 @@ const char *import_string(const struct import_set *set, uint32_t id)
 	return id >= 1 && id <= set->nstr ? set->str[id] : NULL;
 }
 
+int import_step_match(const char *step, const char *n, size_t len, int64_t *number)
+{
+	if (!step)
+		step = "ProfilerStep";
+	size_t sl = strlen(step);
+	if (len < sl || memcmp(n, step, sl) != 0)
+		return 0;
+	*number = -1;
+	if (len == sl)
+		return 1;
+	if (n[sl] != '#' || len == sl + 1 || len - sl - 1 > 9)
+		return 0;
+	int64_t v = 0;
+	for (size_t i = sl + 1; i < len; i++) {
+		if (n[i] < '0' || n[i] > '9')
+			return 0;
+		v = v * 10 + (n[i] - '0');
+	}
+	*number = v;
+	return 1;
+}
+
 /* ---- join and order ------------------------------------------------- */
 
 static int cmp_call(const void *a, const void *b)
@@ -550,7 +572,8 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 		if (e->kind == IMPORT_GPU_SYNC)
 			gs[ngs++] = (struct gsync){ e->corr, e->stream, e->device, e->has_device };
 	}
-	qsort(gs, ngs, sizeof(*gs), cmp_gsync);
+	if (ngs > 1)
+		qsort(gs, ngs, sizeof(*gs), cmp_gsync);
 
 	size_t nord = 0, nsteps = 0;
 	for (size_t i = 0; i < s->nev; i++) {
@@ -603,12 +626,45 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 	 * the last step's end: an iteration runs from its boundary to the
 	 * next one, the last to the end of all work (its GPU tail included),
 	 * which is how the timeline counts them. */
-	qsort(steps, nsteps, sizeof(*steps), cmp_step);
+	if (nsteps > 1)
+		qsort(steps, nsteps, sizeof(*steps), cmp_step);
+	/* A range that starts inside the previous one (a nested range of the
+	 * same name) is not a new iteration; unnumbered steps count up. */
+	size_t kept = 0;
+	int32_t ordinal = 0;
+	for (size_t i = 0; i < nsteps; i++) {
+		if (kept && steps[i]->cpu_ns < steps[kept - 1]->cpu_end_ns) {
+			st->nested++;
+			continue;
+		}
+		if (steps[i]->iteration < 0)
+			steps[i]->iteration = ordinal;
+		ordinal++;
+		steps[kept++] = steps[i];
+	}
+	nsteps = kept;
+	/* Work launched after the last iteration ends belongs to none (the
+	 * profiler's closing synchronize, a run's tail): the timeline would
+	 * count it into the last iteration, so it is not written. */
+	if (nsteps) {
+		uint64_t last_end = steps[nsteps - 1]->cpu_end_ns;
+		size_t n = 0;
+		for (size_t i = 0; i < nord; i++) {
+			if (ord[i].key >= last_end) {
+				st->after++;
+				st->after_kernels += s->ev[ord[i].idx].kind == IMPORT_KERNEL;
+				continue;
+			}
+			ord[n++] = ord[i];
+		}
+		nord = n;
+	}
 	for (size_t i = 0; i < nsteps; i++) {
 		size_t idx = (size_t)(steps[i] - s->ev);
 		ord[nord++] = (struct order){ steps[i]->cpu_ns, 0, idx, ORD_STEP };
 	}
-	qsort(ord, nord, sizeof(*ord), cmp_order);
+	if (nord > 1)
+		qsort(ord, nord, sizeof(*ord), cmp_order);
 	st->skipped += s->skipped;
 
 	uint64_t first = nord ? ord[0].key : UINT64_MAX;

@@ -16,7 +16,7 @@
  *                                        device/stream/event synchronize
  *                                        calls -> sync records
  *   cat "cuda_sync"                   -> the stream a sync call waited on
- *   cat "user_annotation" ProfilerStep#N -> iteration N
+ *   cat "user_annotation" ProfilerStep#N -> iteration N (or --step)
  *   deviceProperties[]                -> the header's device
  * Kineto writes times in microseconds with up to three decimals; they are
  * converted to nanoseconds from the number's text, exactly.
@@ -327,17 +327,6 @@ static enum call_role classify_call(const char *n, size_t len, uint32_t *flags,
 	return ROLE_NONE;
 }
 
-/* "ProfilerStep#N" -> N; -1 when the name is not a step. */
-static int64_t step_number(const char *n, size_t len)
-{
-	static const char p[] = "ProfilerStep#";
-	int64_t v;
-	if (!starts(n, len, p) || parse_int(n + sizeof(p) - 1, len - (sizeof(p) - 1), &v) ||
-	    v < 0 || v > INT32_MAX)
-		return -1;
-	return v;
-}
-
 /* ---- one event ------------------------------------------------------ */
 
 static void finish_event(struct parser *p)
@@ -423,8 +412,8 @@ static void finish_event(struct parser *p)
 		o->device = (int32_t)e->device;
 		return;
 	case CAT_ANNOTATION: {
-		int64_t n = step_number(e->name ? e->name : "", e->name_len);
-		if (n < 0)
+		int64_t n;
+		if (!import_step_match(s->step, e->name ? e->name : "", e->name_len, &n))
 			return;
 		if (!(o = import_add_event(s)))
 			goto nomem;

@@ -12,7 +12,8 @@
  *   CUPTI_ACTIVITY_KIND_SYNCHRONIZATION  the stream a sync call waited on
  *   TARGET_INFO_GPU                  the devices (name, SMs, cc, memory)
  *   TARGET_INFO_SESSION_START_TIME   wall clock of time 0
- *   NVTX_EVENTS                      "ProfilerStep#N" ranges -> iterations
+ *   NVTX_EVENTS                      "ProfilerStep#N" (or --step) ranges
+ *                                    -> iterations
  * Times are nanoseconds on the session clock for CPU and GPU alike.
  * Correlation ids are per process, so they are joined with the process id
  * nsys packs into globalPid / globalTid (bits 24..47).
@@ -368,8 +369,8 @@ static int read_sync(struct db *d, struct import_set *s)
 	return step_error(d, rc);
 }
 
-/* NVTX ranges named "ProfilerStep#N" (torch.profiler with NVTX, or the
- * user's own) delimit iterations. */
+/* NVTX ranges named "ProfilerStep#N" (or as --step says) delimit
+ * iterations. */
 static int read_steps(struct db *d, struct import_set *s)
 {
 	static const char *const cols[] = { "start", "end", "globalTid", "text", "@textId" };
@@ -381,16 +382,13 @@ static int read_steps(struct db *d, struct import_set *s)
 	int rc = build_select(d, table, cols, 5, NULL, sql, sizeof(sql));
 	if (rc || (rc = prepare(d, sql, &st)))
 		return rc;
-	static const char prefix[] = "ProfilerStep#";
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *n = (const char *)sqlite3_column_text(st, 3);
 		if (!n)
 			n = (const char *)sqlite3_column_text(st, 4);
-		if (!n || !starts(n, prefix) || sqlite3_column_type(st, 1) == SQLITE_NULL)
-			continue;
-		char *end;
-		long v = strtol(n + sizeof(prefix) - 1, &end, 10);
-		if (*end || end == n + sizeof(prefix) - 1 || v < 0 || v > INT32_MAX)
+		int64_t v;
+		if (!n || sqlite3_column_type(st, 1) == SQLITE_NULL ||
+		    !import_step_match(s->step, n, strlen(n), &v))
 			continue;
 		struct import_event *e = import_add_event(s);
 		if (!e || !(e->name = import_intern(s, n, strlen(n)))) {
