@@ -678,6 +678,46 @@ START_TEST(nsys_import)
 }
 END_TEST
 
+START_TEST(nsys_minimal)
+{
+	/* an export with only a kernel table holding few columns (others
+	 * read as 0), no runtime and no device table: the GPU must be named */
+	const char *db = tmp("m.sqlite"), *out = tmp("m.mp");
+	sqlite3 *h;
+	ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h,
+		"CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+		"INSERT INTO StringIds VALUES (1, 'k1');"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
+		" shortName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER,"
+		" blockX INTEGER, blockY INTEGER, blockZ INTEGER);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 250, 1, 2, 1, 1, 64, 1, 1);",
+		NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	struct import_set set;
+	struct import_opts opts = { NULL, -1 };
+	char err[512] = "";
+	import_set_init(&set);
+	ck_assert_int_eq(import_nsys_read(&set, db, err, sizeof(err)), 0);
+	ck_assert_int_eq(import_finish(&set, &opts, out, NULL, err, sizeof(err)), IMPORT_EDEVICE);
+	ck_assert_ptr_nonnull(strstr(err, "--origin"));
+	opts.origin = "t4";
+	ck_assert_msg(import_finish(&set, &opts, out, NULL, err, sizeof(err)) == 0, "%s", err);
+	import_set_release(&set);
+	static const char *const want[] = {
+		"K 1 k1 grid=2,1,1 block=64,1,1 regs=0 smem=0+0 stream=0 th=0 flags=0 cpu=0 "
+			"gpu=100-250 it=-1",
+		NULL
+	};
+	struct trace_header hd;
+	check_lines(out, want, &hd);
+	/* the database's T4 describes the device: 40 SMs, cc 7.5 */
+	ck_assert_uint_eq(hd.device.sm_count, 40);
+	ck_assert_uint_eq(hd.device.cc_major, 7);
+	ck_assert_uint_eq(hd.device.cc_minor, 5);
+}
+END_TEST
+
 /* ---- real traces (optional) ------------------------------------------ */
 
 /* Kernels of the busiest device, counted by Python's json module: an
@@ -776,6 +816,7 @@ static Suite *import_suite(void)
 	t = tcase_create("nsys");
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, nsys_import);
+	tcase_add_test(t, nsys_minimal);
 	suite_add_tcase(s, t);
 	t = tcase_create("real");
 	tcase_add_checked_fixture(t, setup, teardown);

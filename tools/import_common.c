@@ -536,8 +536,12 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 			return IMPORT_EDEVICE;
 		}
 	} else if (!in || !in->name[0]) {
-		snprintf(err, errlen, "the trace does not name its GPU (device %d); "
-			 "name it with --origin GPU", device);
+		if (device >= 0)
+			snprintf(err, errlen, "the trace does not name its GPU (device %d); "
+				 "name it with --origin GPU", device);
+		else
+			snprintf(err, errlen, "the trace does not name its GPU; "
+				 "name it with --origin GPU");
 		return IMPORT_EDEVICE;
 	} else {
 		g = gpu_find(in->name);

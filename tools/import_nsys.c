@@ -10,7 +10,8 @@
  *   CUPTI_ACTIVITY_KIND_RUNTIME      API calls: launch CPU times and threads
  *                                    by correlationId; synchronize calls
  *   CUPTI_ACTIVITY_KIND_SYNCHRONIZATION  the stream a sync call waited on
- *   TARGET_INFO_GPU                  the devices (name, SMs, cc, memory)
+ *   TARGET_INFO_GPU                  the devices (name, SMs, cc, memory;
+ *                                    TARGET_INFO_CUDA_GPU in older nsys)
  *   TARGET_INFO_SESSION_START_TIME   wall clock of time 0
  *   NVTX_EVENTS                      "ProfilerStep#N" (or --step) ranges
  *                                    -> iterations
@@ -158,9 +159,12 @@ static int read_devices(struct db *d, struct import_set *s)
 	};
 	char sql[2048];
 	sqlite3_stmt *st;
-	if (!has_table(d, "TARGET_INFO_GPU"))
+	/* older nsys versions call the table TARGET_INFO_CUDA_GPU */
+	const char *table = has_table(d, "TARGET_INFO_GPU") ? "TARGET_INFO_GPU"
+			  : has_table(d, "TARGET_INFO_CUDA_GPU") ? "TARGET_INFO_CUDA_GPU" : NULL;
+	if (!table)
 		return 0;
-	int rc = build_select(d, "TARGET_INFO_GPU", cols, sizeof(cols) / sizeof(cols[0]),
+	int rc = build_select(d, table, cols, sizeof(cols) / sizeof(cols[0]),
 			      NULL, sql, sizeof(sql));
 	if (rc || (rc = prepare(d, sql, &st)))
 		return rc;
