@@ -392,8 +392,10 @@ static int write_marker(struct trace_writer *w, uint64_t seq, uint32_t name,
 static uint32_t wstring(struct trace_writer *w, const struct import_set *s,
 			uint32_t *wid, uint32_t id)
 {
+	/* a name longer than the format allows (no real kernel's) is cut */
 	if (id && !wid[id])
-		wid[id] = trace_writer_intern(w, s->str[id], s->strlen_[id]);
+		wid[id] = trace_writer_intern(w, s->str[id], s->strlen_[id] > TRACE_STRING_MAX
+					      ? TRACE_STRING_MAX : s->strlen_[id]);
 	return id ? wid[id] : 0;
 }
 
