@@ -27,7 +27,6 @@
 
 #define READ_CHUNK (64u * 1024)
 #define ARRAY_MAX 4096u           /* elements of any array in a record */
-#define STRINGS_MAX_BYTES (1ull << 30)
 #define MSG_MAX 256
 
 enum { R_READING = 0, R_DONE = 1 };
@@ -363,7 +362,8 @@ static int get_str(struct fields *f, const char *name, char *buf, size_t cap)
 	if (o->type != MSGPACK_OBJECT_STR)
 		return ferr(f, name, "not a string");
 	size_t n = o->via.str.size < cap - 1 ? o->via.str.size : cap - 1;
-	memcpy(buf, o->via.str.ptr, n);
+	if (n)   /* an empty str may carry a NULL pointer */
+		memcpy(buf, o->via.str.ptr, n);
 	buf[n] = '\0';
 	return 0;
 }
@@ -463,7 +463,7 @@ static int decode_string(struct fields *f)
 	if (o->type != MSGPACK_OBJECT_STR)
 		return ferr(f, "bytes", "not a string");
 	uint32_t len = o->via.str.size;
-	if (r->nstr >= TRACE_MAX_STRINGS || r->str_bytes + len > STRINGS_MAX_BYTES)
+	if (r->nstr >= TRACE_MAX_STRINGS || r->str_bytes + len > TRACE_MAX_STRING_BYTES)
 		return ferr(f, "id", "too many strings");
 	if (r->nstr == r->capstr) {
 		uint32_t nc = r->capstr ? r->capstr * 2 : 256;
@@ -480,7 +480,8 @@ static int decode_string(struct fields *f)
 	char *s = malloc((size_t)len + 1);
 	if (!s)
 		return rfail(r, TRACE_ENOMEM, "out of memory");
-	memcpy(s, o->via.str.ptr, len);
+	if (len)   /* an empty str may carry a NULL pointer */
+		memcpy(s, o->via.str.ptr, len);
 	s[len] = '\0';
 	r->strs[r->nstr] = s;
 	r->slens[r->nstr] = len;
