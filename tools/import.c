@@ -38,7 +38,7 @@ static void usage(FILE *f)
 		"  --device N         import GPU N (default: the one with most kernels)\n"
 		"  --step NAME        ranges (annotations, NVTX) named NAME or NAME#N are\n"
 		"                     the iterations (default ProfilerStep)\n"
-		"  -q, --quiet        no summary line, no progress bar\n"
+		"  -q, --quiet        no summary line, warnings or progress bar\n"
 		"  --version          print the version\n"
 		"  -h, --help         this help\n",
 		prog, prog);
