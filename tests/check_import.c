@@ -1,0 +1,836 @@
+/*
+ * check_import.c - tests of surfer-import: a small Kineto trace written
+ * here (plain and gzip-compressed) and a small Nsight Systems SQLite export
+ * created here with nsys's schema are imported and read back with the
+ * trace reader, field by field, against values worked out by hand from the
+ * inputs; the error cases run the built program and check its exit status
+ * and its one-line message; an optional test imports the real traces under
+ * $SURFER_DATA/kineto (default ../shared/data) and compares the kernel
+ * counts with counts made by Python's json module.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include <sqlite3.h>
+#include <zlib.h>
+
+#include "gpu_specs/gpu.h"
+#include "tools/import.h"
+#include "trace/trace.h"
+
+static char tmpdir[64];
+static char path_buf[32][256];
+static int path_next;
+
+/* A path inside the test's temporary directory; valid for the next 31
+ * calls, more than any test makes. */
+static const char *tmp(const char *name)
+{
+	char *p = path_buf[path_next++ % 32];
+	snprintf(p, 256, "%s/%s", tmpdir, name);
+	return p;
+}
+
+static void setup(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/check_import.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char p[512];
+		snprintf(p, sizeof(p), "%s/%s", tmpdir, e->d_name);
+		unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(tmpdir);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fputs(text, f) >= 0, 1);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static void write_gz(const char *path, const char *text)
+{
+	gzFile gz = gzopen(path, "wb");
+	ck_assert_ptr_nonnull(gz);
+	ck_assert_int_eq(gzputs(gz, text), (int)strlen(text));
+	ck_assert_int_eq(gzclose(gz), Z_OK);
+}
+
+/* ---- the Kineto fixture ---------------------------------------------
+ * Events deliberately out of order (a kernel before its launch call),
+ * with noise the importer must skip (CPU ops, flows, metadata, nested
+ * arrays in args, a runtime call that issues nothing), two devices, a
+ * graph launch issuing two kernels, a kernel with no launch call, and
+ * deviceProperties after traceEvents. */
+static const char kineto_json[] =
+"{\"schemaVersion\": 1, \"traceEvents\": [\n"
+"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#7\",\"pid\":100,\"tid\":100,"
+" \"ts\":1000,\"dur\":500,\"args\":{\"Input Dims\":[[1,2],[3]],\"External id\":1}},\n"
+"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#8\",\"pid\":100,\"tid\":100,"
+" \"ts\":1500,\"dur\":1200,\"args\":{}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"late\",\"pid\":0,\"tid\":7,\"ts\":3000,\"dur\":2,"
+" \"args\":{\"device\":0,\"stream\":7,\"correlation\":20,\"registers per thread\":16,"
+" \"shared memory\":0,\"grid\":[1,1,1],\"block\":[64,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,\"tid\":100,"
+" \"ts\":2990,\"dur\":4,\"args\":{\"correlation\":20}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void gemm_kernel<float>(int)\",\"pid\":0,\"tid\":7,"
+" \"ts\":1010.5,\"dur\":20.25,\"args\":{\"device\":0,\"stream\":7,\"correlation\":11,"
+" \"registers per thread\":64,\"shared memory\":16384,\"grid\":[80,2,1],\"block\":[256,1,1],"
+" \"blocks per SM\":2.5}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,\"tid\":100,"
+" \"ts\":1005.125,\"dur\":4,\"args\":{\"correlation\":11}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernelExC\",\"pid\":100,\"tid\":101,"
+" \"ts\":1100,\"dur\":3,\"args\":{\"correlation\":12}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"flash_fwd\",\"pid\":0,\"tid\":20,\"ts\":1104,\"dur\":50,"
+" \"args\":{\"device\":0,\"stream\":20,\"correlation\":12,\"registers per thread\":128,"
+" \"shared memory\":100000,\"grid\":[4,8,2],\"block\":[128,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pinned -> Device)\",\"pid\":0,\"tid\":7,"
+" \"ts\":1210,\"dur\":5,\"args\":{\"device\":0,\"stream\":7,\"correlation\":13,\"bytes\":4096}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":100,\"tid\":100,"
+" \"ts\":1200,\"dur\":6,\"args\":{\"correlation\":13}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemsetAsync\",\"pid\":100,\"tid\":100,"
+" \"ts\":1250,\"dur\":2,\"args\":{\"correlation\":14}},\n"
+"{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (Device)\",\"pid\":0,\"tid\":7,\"ts\":1260,"
+" \"dur\":1,\"args\":{\"device\":0,\"stream\":7,\"correlation\":14,\"bytes\":512}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\",\"pid\":100,\"tid\":100,"
+" \"ts\":1300,\"dur\":50,\"args\":{\"correlation\":15}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Sync\",\"pid\":0,\"tid\":7,\"ts\":1301,\"dur\":48,"
+" \"args\":{\"device\":0,\"stream\":7,\"correlation\":15,\"cuda_sync_kind\":\"Stream Sync\"}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":100,\"tid\":100,"
+" \"ts\":1600,\"dur\":10,\"args\":{\"correlation\":16}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)\","
+" \"pid\":0,\"tid\":7,\"ts\":1620,\"dur\":30,\"args\":{\"device\":0,\"stream\":7,\"correlation\":16,"
+" \"registers per thread\":96,\"shared memory\":0,\"grid\":[2,1,1],\"block\":[512,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void gemm_kernel<float>(int)\",\"pid\":0,\"tid\":7,"
+" \"ts\":1612,\"dur\":5,\"args\":{\"device\":0,\"stream\":7,\"correlation\":16,"
+" \"registers per thread\":64,\"shared memory\":16384,\"grid\":[80,2,1],\"block\":[256,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"other_dev\",\"pid\":1,\"tid\":7,\"ts\":1700,\"dur\":3,"
+" \"args\":{\"device\":1,\"stream\":7,\"correlation\":17,\"registers per thread\":8,"
+" \"shared memory\":0,\"grid\":[1,1,1],\"block\":[32,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"orphan\",\"pid\":0,\"tid\":7,\"ts\":2000.0006,\"dur\":1,"
+" \"args\":{\"device\":0,\"stream\":7,\"correlation\":99,\"registers per thread\":16,"
+" \"shared memory\":0,\"grid\":[1,1,1],\"block\":[64,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":100,\"tid\":100,"
+" \"ts\":1950,\"dur\":60,\"args\":{\"correlation\":18}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":100,\"tid\":100,\"ts\":1004,\"dur\":10,"
+" \"args\":{\"Input Dims\":[[2,3],[3,4]],\"flag\":true,\"none\":null}},\n"
+"{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":11,\"pid\":100,\"tid\":100,\"ts\":1005},\n"
+"{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":100,\"tid\":0,\"args\":{\"name\":\"python\"}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaEventQuery\",\"pid\":100,\"tid\":100,"
+" \"ts\":1400,\"dur\":1,\"args\":{\"correlation\":19}}\n"
+"],\n"
+"\"deviceProperties\": [{\"id\":0,\"name\":\"Tesla V100-SXM2-16GB\",\"computeMajor\":7,"
+" \"computeMinor\":0,\"numSms\":80,\"totalGlobalMem\":16945512448,\"regsPerMultiprocessor\":65536,"
+" \"sharedMemPerMultiprocessor\":98304,\"sharedMemPerBlockOptin\":98304,"
+" \"maxThreadsPerMultiprocessor\":2048},"
+" {\"id\":1,\"name\":\"Tesla V100-SXM2-16GB\",\"computeMajor\":7,\"computeMinor\":0,\"numSms\":80}],\n"
+"\"baseTimeNanoseconds\": 1700000000000000000}\n";
+
+/* What the fixture must become, worked out by hand: times are the
+ * microseconds above times 1000; records in CPU launch order, the two
+ * kernels of the graph launch (same CPU time) by GPU start; the kernel of
+ * device 1 skipped; the orphan kernel (no launch call) placed by its GPU
+ * start with no CPU time and no iteration (2000.0006 us rounds to
+ * 2000001 ns); "late", launched at 2990 us
+ * after the last step ended (1500 + 1200), left out; flash_fwd's 100000
+ * bytes of shared memory exceed 48 KB, so they are dynamic. */
+static const char *const kineto_expected[] = {
+	"M 1 it=7 cpu=1000000 th=100 name=ProfilerStep#7",
+	"K 2 void gemm_kernel<float>(int) grid=80,2,1 block=256,1,1 regs=64 smem=16384+0 "
+		"stream=7 th=100 flags=0 cpu=1005125 gpu=1010500-1030750 it=7",
+	"K 3 flash_fwd grid=4,8,2 block=128,1,1 regs=128 smem=0+100000 "
+		"stream=20 th=101 flags=16 cpu=1100000 gpu=1104000-1154000 it=7",
+	"C6 4 kind=1 bytes=4096 async=1 stream=7 th=100 cpu=1200000-1206000 gpu=1210000-1215000",
+	"C7 5 kind=0 bytes=512 async=1 stream=7 th=100 cpu=1250000-1252000 gpu=1260000-1261000",
+	"Y 6 kind=1 stream=7 th=100 cpu=1300000-1350000",
+	"M 7 it=8 cpu=1500000 th=100 name=ProfilerStep#8",
+	"K 8 void gemm_kernel<float>(int) grid=80,2,1 block=256,1,1 regs=64 smem=16384+0 "
+		"stream=7 th=100 flags=2 cpu=1600000 gpu=1612000-1617000 it=8",
+	"K 9 ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*) grid=2,1,1 block=512,1,1 "
+		"regs=96 smem=0+0 stream=7 th=100 flags=2 cpu=1600000 gpu=1620000-1650000 it=8",
+	"Y 10 kind=0 stream=0 th=100 cpu=1950000-2010000",
+	"K 11 orphan grid=1,1,1 block=64,1,1 regs=16 smem=0+0 stream=7 th=0 flags=0 cpu=0 "
+		"gpu=2000001-2001001 it=-1",
+	NULL
+};
+
+/* Reads a trace back as one line per record (the fields the importer
+ * sets), so whole traces compare as text.  Returns the number of lines. */
+static size_t dump(const char *path, char lines[][320], size_t max, struct trace_header *hdr)
+{
+	struct trace_reader *r;
+	char err[256];
+	int rc = trace_reader_open(&r, path, err, sizeof(err));
+	ck_assert_msg(rc == 0, "open %s: %s", path, err);
+	if (hdr)
+		*hdr = *trace_reader_header(r);
+	struct trace_record rec;
+	size_t n = 0;
+	while ((rc = trace_reader_next(r, &rec, err, sizeof(err))) == 1) {
+		ck_assert_uint_lt(n, max);
+		char *l = lines[n++];
+		switch (rec.type) {
+		case TRACE_KERNEL: {
+			const struct trace_kernel *k = &rec.u.kernel;
+			snprintf(l, 320, "K %llu %s grid=%u,%u,%u block=%u,%u,%u regs=%u smem=%u+%u "
+				 "stream=%llu th=%u flags=%u cpu=%llu gpu=%llu-%llu it=%d",
+				 (unsigned long long)k->seq, trace_reader_string(r, k->name, NULL),
+				 k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2],
+				 k->regs, k->static_smem, k->dyn_smem, (unsigned long long)k->stream,
+				 k->thread, k->flags, (unsigned long long)k->cpu_ns,
+				 (unsigned long long)k->start_ns, (unsigned long long)k->end_ns,
+				 k->iteration);
+			break;
+		}
+		case TRACE_MEMCPY:
+		case TRACE_MEMSET: {
+			const struct trace_copy *c = &rec.u.copy;
+			snprintf(l, 320, "C%d %llu kind=%d bytes=%llu async=%u stream=%llu th=%u "
+				 "cpu=%llu-%llu gpu=%llu-%llu", (int)rec.type,
+				 (unsigned long long)c->seq, (int)c->kind, (unsigned long long)c->bytes,
+				 c->async, (unsigned long long)c->stream, c->thread,
+				 (unsigned long long)c->cpu_ns, (unsigned long long)c->cpu_end_ns,
+				 (unsigned long long)c->start_ns, (unsigned long long)c->end_ns);
+			break;
+		}
+		case TRACE_SYNC: {
+			const struct trace_sync *y = &rec.u.sync;
+			snprintf(l, 320, "Y %llu kind=%d stream=%llu th=%u cpu=%llu-%llu",
+				 (unsigned long long)y->seq, (int)y->kind, (unsigned long long)y->stream,
+				 y->thread, (unsigned long long)y->cpu_ns, (unsigned long long)y->cpu_end_ns);
+			break;
+		}
+		case TRACE_MARKER: {
+			const struct trace_marker *m = &rec.u.marker;
+			const char *name = trace_reader_string(r, m->name, NULL);
+			snprintf(l, 320, "M %llu it=%d cpu=%llu th=%u name=%s kind=%d",
+				 (unsigned long long)m->seq, m->iteration, (unsigned long long)m->cpu_ns,
+				 m->thread, name ? name : "", (int)m->kind);
+			/* every marker the importer writes is an iteration boundary */
+			ck_assert_int_eq(m->kind, TRACE_MARK_ITERATION);
+			*strstr(l, " kind=") = '\0';
+			break;
+		}
+		default:
+			snprintf(l, 320, "? type %d", (int)rec.type);
+		}
+	}
+	ck_assert_msg(rc == 0, "read %s: %s", path, err);
+	/* the trailer's counts agree with what was read */
+	ck_assert_uint_eq(rec.type, TRACE_TRAILER);
+	trace_reader_free(r);
+	return n;
+}
+
+static void check_lines(const char *path, const char *const *want, struct trace_header *hdr)
+{
+	static char got[64][320];
+	size_t n = dump(path, got, 64, hdr);
+	size_t nwant = 0;
+	while (want[nwant])
+		nwant++;
+	for (size_t i = 0; i < n && i < nwant; i++)
+		ck_assert_str_eq(got[i], want[i]);
+	ck_assert_uint_eq(n, nwant);
+}
+
+static int import_kineto(const char *in, const char *out, const char *origin,
+			 struct import_stats *st, char *err, size_t errlen)
+{
+	struct import_set set;
+	struct import_opts opts = { origin, -1 };
+	import_set_init(&set);
+	int rc = import_kineto_read(&set, in, NULL, NULL, err, errlen);
+	if (rc == 0)
+		rc = import_finish(&set, &opts, out, st, err, errlen);
+	import_set_release(&set);
+	return rc;
+}
+
+START_TEST(kineto_plain)
+{
+	const char *in = tmp("k.json"), *out = tmp("k.mp");
+	write_file(in, kineto_json);
+	struct import_stats st;
+	char err[512] = "";
+	int rc = import_kineto(in, out, NULL, &st, err, sizeof(err));
+	ck_assert_msg(rc == 0, "import: %s", err);
+	struct trace_header h;
+	check_lines(out, kineto_expected, &h);
+	ck_assert_uint_eq(st.kernels, 5);
+	ck_assert_uint_eq(st.memcpys, 1);
+	ck_assert_uint_eq(st.memsets, 1);
+	ck_assert_uint_eq(st.syncs, 2);
+	ck_assert_uint_eq(st.markers, 2);
+	ck_assert_uint_eq(st.skipped, 1);     /* other_dev */
+	ck_assert_uint_eq(st.unmatched, 1);   /* orphan */
+	ck_assert_uint_eq(st.after, 1);       /* late */
+	ck_assert_uint_eq(st.after_kernels, 1);
+	ck_assert_int_eq(st.device, 0);
+	/* the header: the device as deviceProperties gave it */
+	ck_assert_str_eq(h.device.name, "Tesla V100-SXM2-16GB");
+	ck_assert_uint_eq(h.device.sm_count, 80);
+	ck_assert_uint_eq(h.device.cc_major, 7);
+	ck_assert_uint_eq(h.device.cc_minor, 0);
+	ck_assert_uint_eq(h.device.mem_bytes, 16945512448ull);
+	ck_assert_uint_eq(h.device.regs_per_sm, 65536);
+	ck_assert_uint_eq(h.device.smem_per_sm, 98304);
+	ck_assert_uint_eq(h.device.smem_per_block_optin, 98304);
+	ck_assert_uint_eq(h.device.max_threads_per_sm, 2048);
+	ck_assert_int_eq(h.timing, TRACE_TIMING_IMPORTED);
+	/* base 1.7e18 ns plus the first record, ProfilerStep#7 at 1000 us */
+	ck_assert_uint_eq(h.start_unix_ns, 1700000000001000000ull);
+	ck_assert_ptr_nonnull(strstr(h.cmdline, "kineto"));
+}
+END_TEST
+
+START_TEST(kineto_gzip_same)
+{
+	const char *in = tmp("k.json.gz"), *out = tmp("kgz.mp");
+	write_gz(in, kineto_json);
+	char err[512] = "";
+	int rc = import_kineto(in, out, NULL, NULL, err, sizeof(err));
+	ck_assert_msg(rc == 0, "import: %s", err);
+	check_lines(out, kineto_expected, NULL);
+}
+END_TEST
+
+START_TEST(kineto_device_choice)
+{
+	/* --device 1 keeps only other_dev, launched by no call in the trace */
+	const char *in = tmp("k.json"), *out = tmp("k1.mp");
+	write_file(in, kineto_json);
+	struct import_set set;
+	struct import_opts opts = { NULL, 1 };
+	struct import_stats st;
+	char err[512] = "";
+	import_set_init(&set);
+	ck_assert_int_eq(import_kineto_read(&set, in, NULL, NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(import_finish(&set, &opts, out, &st, err, sizeof(err)), 0);
+	import_set_release(&set);
+	ck_assert_uint_eq(st.kernels, 1);
+	ck_assert_uint_eq(st.memcpys, 0);
+	/* device 0's 6 kernels, copy, set, and the stream sync whose GPU side
+	 * (cuda_sync) ran on device 0 */
+	ck_assert_uint_eq(st.skipped, 9);
+	ck_assert_int_eq(st.device, 1);
+}
+END_TEST
+
+START_TEST(kineto_origin_override)
+{
+	/* an A100 board name the database does not know: an error that
+	 * suggests --origin; with --origin the header names the database GPU */
+	const char *in = tmp("a.json"), *out = tmp("a.mp");
+	write_file(in, "{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA A100-PG509-200\","
+		   "\"numSms\":108,\"computeMajor\":8,\"computeMinor\":0}],\"traceEvents\":["
+		   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":5,\"dur\":1,"
+		   "\"args\":{\"device\":0,\"grid\":[1,1,1],\"block\":[32,1,1]}}]}");
+	char err[512] = "";
+	int rc = import_kineto(in, out, NULL, NULL, err, sizeof(err));
+	ck_assert_int_eq(rc, IMPORT_EDEVICE);
+	ck_assert_ptr_nonnull(strstr(err, "NVIDIA A100-PG509-200"));
+	ck_assert_ptr_nonnull(strstr(err, "--origin"));
+	ck_assert_int_eq(access(out, F_OK), -1);
+	rc = import_kineto(in, out, "a100", NULL, err, sizeof(err));
+	ck_assert_msg(rc == 0, "import: %s", err);
+	struct trace_header h;
+	static char lines[4][320];
+	ck_assert_uint_eq(dump(out, lines, 4, &h), 1);
+	const struct gpu_spec *g = gpu_find("a100");
+	ck_assert_ptr_nonnull(g);
+	ck_assert_str_eq(h.device.name, g->name);
+	ck_assert_ptr_eq(gpu_find(h.device.name), g);
+	ck_assert_uint_eq(h.device.sm_count, 108);
+	ck_assert_ptr_nonnull(strstr(h.timing_note, "A100-PG509-200"));
+	/* an --origin the database does not know either */
+	rc = import_kineto(in, out, "a100-pg509", NULL, err, sizeof(err));
+	ck_assert_int_eq(rc, IMPORT_EDEVICE);
+	ck_assert_ptr_nonnull(strstr(err, "a100-pg509"));
+}
+END_TEST
+
+START_TEST(kineto_bad_values)
+{
+	/* a kernel with a zero grid cannot have run: dropped and counted;
+	 * a negative ts is a format error */
+	const char *in = tmp("b.json"), *out = tmp("b.mp");
+	write_file(in, "{\"deviceProperties\":[{\"id\":0,\"name\":\"Tesla V100-SXM2-16GB\"}],"
+		   "\"traceEvents\":["
+		   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ok\",\"ts\":5,\"dur\":1,"
+		   "\"args\":{\"device\":0,\"grid\":[1,1,1],\"block\":[32,1,1]}},"
+		   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"zero\",\"ts\":6,\"dur\":1,"
+		   "\"args\":{\"device\":0,\"grid\":[0,1,1],\"block\":[32,1,1]}}]}");
+	struct import_stats st;
+	char err[512] = "";
+	ck_assert_int_eq(import_kineto(in, out, NULL, &st, err, sizeof(err)), 0);
+	ck_assert_uint_eq(st.kernels, 1);
+	ck_assert_uint_eq(st.invalid, 1);
+	write_file(in, "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\","
+		   "\"ts\":-5,\"dur\":1,\"args\":{}}]}");
+	ck_assert_int_eq(import_kineto(in, out, NULL, NULL, err, sizeof(err)), IMPORT_EFORMAT);
+	ck_assert_ptr_nonnull(strstr(err, "ts"));
+}
+END_TEST
+
+START_TEST(kineto_step_option)
+{
+	/* --step names the ranges; unnumbered ones count from 0, a nested one
+	 * of the same name is no new iteration, work after the last is left
+	 * out */
+	const char *in = tmp("s.json"), *out = tmp("s.mp");
+	write_file(in, "{\"deviceProperties\":[{\"id\":0,\"name\":\"Tesla V100-SXM2-16GB\"}],"
+		   "\"traceEvents\":["
+		   "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"train_step\",\"tid\":1,"
+		   "\"ts\":100,\"dur\":100},"
+		   "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"train_step\",\"tid\":1,"
+		   "\"ts\":110,\"dur\":10},"
+		   "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"train_step\",\"tid\":1,"
+		   "\"ts\":200,\"dur\":100},"
+		   "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"train_step_x\",\"tid\":1,"
+		   "\"ts\":250,\"dur\":10},"
+		   "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,"
+		   "\"ts\":150,\"dur\":1,\"args\":{\"correlation\":1}},"
+		   "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,"
+		   "\"ts\":250,\"dur\":1,\"args\":{\"correlation\":2}},"
+		   "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,"
+		   "\"ts\":350,\"dur\":1,\"args\":{\"correlation\":3}},"
+		   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"ts\":152,\"dur\":1,"
+		   "\"args\":{\"device\":0,\"correlation\":1,\"grid\":[1,1,1],\"block\":[32,1,1]}},"
+		   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"ts\":252,\"dur\":1,"
+		   "\"args\":{\"device\":0,\"correlation\":2,\"grid\":[1,1,1],\"block\":[32,1,1]}},"
+		   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"c\",\"ts\":352,\"dur\":1,"
+		   "\"args\":{\"device\":0,\"correlation\":3,\"grid\":[1,1,1],\"block\":[32,1,1]}}]}");
+	static const char *const want[] = {
+		"M 1 it=0 cpu=100000 th=1 name=train_step",
+		"K 2 a grid=1,1,1 block=32,1,1 regs=0 smem=0+0 stream=0 th=1 flags=0 "
+			"cpu=150000 gpu=152000-153000 it=0",
+		"M 3 it=1 cpu=200000 th=1 name=train_step",
+		"K 4 b grid=1,1,1 block=32,1,1 regs=0 smem=0+0 stream=0 th=1 flags=0 "
+			"cpu=250000 gpu=252000-253000 it=1",
+		NULL
+	};
+	struct import_set set;
+	struct import_opts opts = { NULL, -1 };
+	struct import_stats st;
+	char err[512] = "";
+	import_set_init(&set);
+	set.step = "train_step";
+	ck_assert_int_eq(import_kineto_read(&set, in, NULL, NULL, err, sizeof(err)), 0);
+	ck_assert_msg(import_finish(&set, &opts, out, &st, err, sizeof(err)) == 0, "%s", err);
+	import_set_release(&set);
+	check_lines(out, want, NULL);
+	ck_assert_uint_eq(st.nested, 1);
+	ck_assert_uint_eq(st.after, 1);
+	/* without --step there are no iterations and nothing is left out */
+	ck_assert_int_eq(import_kineto(in, out, NULL, &st, err, sizeof(err)), 0);
+	ck_assert_uint_eq(st.markers, 0);
+	ck_assert_uint_eq(st.kernels, 3);
+	ck_assert_uint_eq(st.after, 0);
+}
+END_TEST
+
+START_TEST(step_names)
+{
+	int64_t n;
+	ck_assert_int_eq(import_step_match(NULL, "ProfilerStep#12", 15, &n), 1);
+	ck_assert_int_eq(n, 12);
+	ck_assert_int_eq(import_step_match(NULL, "ProfilerStep", 12, &n), 1);
+	ck_assert_int_eq(n, -1);
+	ck_assert_int_eq(import_step_match(NULL, "ProfilerStep#", 13, &n), 0);
+	ck_assert_int_eq(import_step_match(NULL, "ProfilerStep#1a", 15, &n), 0);
+	ck_assert_int_eq(import_step_match(NULL, "ProfilerStepX", 13, &n), 0);
+	ck_assert_int_eq(import_step_match(NULL, "Profiler", 8, &n), 0);
+	ck_assert_int_eq(import_step_match(NULL, "ProfilerStep#12345678901", 24, &n), 0);
+	ck_assert_int_eq(import_step_match("step", "step#3", 6, &n), 1);
+	ck_assert_int_eq(n, 3);
+}
+END_TEST
+
+/* ---- the program: exit status and messages --------------------------- */
+
+static const char *build_dir(void)
+{
+	const char *b = getenv("BUILD");
+	return b && *b ? b : "build";
+}
+
+/* Runs surfer-import with args; returns its exit status and its stderr
+ * in err. */
+static int run_import(const char *args, char *err, size_t errlen)
+{
+	char cmd[2048], errf[256];
+	snprintf(errf, sizeof(errf), "%s/stderr.txt", tmpdir);
+	snprintf(cmd, sizeof(cmd), "%s/surfer-import %s >/dev/null 2>%s", build_dir(), args, errf);
+	int st = system(cmd);
+	ck_assert_int_ne(st, -1);
+	ck_assert(WIFEXITED(st));
+	FILE *f = fopen(errf, "r");
+	ck_assert_ptr_nonnull(f);
+	size_t n = fread(err, 1, errlen - 1, f);
+	err[n] = '\0';
+	fclose(f);
+	return WEXITSTATUS(st);
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+START_TEST(program_errors)
+{
+	char err[2048], args[1024];
+	const char *out = tmp("o.mp");
+
+	/* missing input: exit 2, one line naming the file */
+	snprintf(args, sizeof(args), "kineto %s -o %s", tmp("missing.json"), out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
+	ck_assert_int_eq(count_lines(err), 1);
+	ck_assert_ptr_nonnull(strstr(err, "surfer-import: cannot open"));
+	ck_assert_ptr_nonnull(strstr(err, "missing.json"));
+
+	/* unknown device: exit 2 with a suggestion and --origin */
+	const char *in = tmp("u.json");
+	write_file(in, "{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA A100-PG509-200\"}],"
+		   "\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":5,"
+		   "\"dur\":1,\"args\":{\"device\":0,\"grid\":[1,1,1],\"block\":[32,1,1]}}]}");
+	snprintf(args, sizeof(args), "kineto %s -o %s", in, out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
+	ck_assert_int_eq(count_lines(err), 1);
+	ck_assert_ptr_nonnull(strstr(err, "--origin"));
+	ck_assert_ptr_nonnull(strstr(err, "closest known: "));
+	ck_assert_int_eq(access(out, F_OK), -1);
+	snprintf(args, sizeof(args), "kineto %s -o %s --origin a100-sxm4-40", in, out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 0);
+	ck_assert_int_eq(access(out, F_OK), 0);
+	unlink(out);
+
+	/* corrupt JSON (cut short, then garbage): exit 2, no output left */
+	const char *bad = tmp("bad.json");
+	char cut[256];
+	snprintf(cut, sizeof(cut), "%.200s", kineto_json);
+	write_file(bad, cut);
+	snprintf(args, sizeof(args), "kineto %s -o %s", bad, out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
+	ck_assert_int_eq(count_lines(err), 1);
+	ck_assert_ptr_nonnull(strstr(err, "invalid JSON"));
+	ck_assert_int_eq(access(out, F_OK), -1);
+	write_file(bad, "{\"traceEvents\": [ {\"ph\": \"X\" ,, ] }");
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
+	ck_assert_int_eq(count_lines(err), 1);
+
+	/* valid JSON that is not a Kineto trace */
+	write_file(bad, "[1, 2, 3]");
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
+	ck_assert_ptr_nonnull(strstr(err, "traceEvents"));
+
+	/* a gzip file cut short */
+	const char *gz = tmp("cut.json.gz");
+	write_gz(gz, kineto_json);
+	ck_assert_int_eq(truncate(gz, 300), 0);
+	snprintf(args, sizeof(args), "kineto %s -o %s", gz, out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
+	ck_assert_int_eq(count_lines(err), 1);
+	ck_assert_int_eq(access(out, F_OK), -1);
+
+	/* usage errors */
+	ck_assert_int_eq(run_import("kineto", err, sizeof(err)), 2);
+	ck_assert_int_eq(count_lines(err), 1);
+	snprintf(args, sizeof(args), "perfetto %s -o %s", in, out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
+	ck_assert_ptr_nonnull(strstr(err, "perfetto"));
+	ck_assert_int_eq(run_import("--version", err, sizeof(err)), 0);
+
+	/* nsys: not a database, and a database without the kernel table */
+	snprintf(args, sizeof(args), "nsys %s -o %s", bad, out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
+	ck_assert_int_eq(count_lines(err), 1);
+	snprintf(args, sizeof(args), "nsys %s -o %s", tmp("none.sqlite"), out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
+	ck_assert_int_eq(count_lines(err), 1);
+}
+END_TEST
+
+/* ---- nsys -------------------------------------------------------------
+ * The tables of `nsys export --type sqlite` that the importer reads, with
+ * the columns it uses (plus a few it ignores).  globalTid / globalPid pack
+ * the process id in bits 24..47 and the thread id in bits 0..23:
+ * pid 4242, tid 4243 -> 4242 * 2^24 + 4243 = 71168954515. */
+static const char nsys_sql[] =
+"CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+"INSERT INTO StringIds VALUES (1,'_Z6kernelPf'),(2,'kernel(float*)'),(3,'kernel'),"
+" (4,'cudaLaunchKernel_v7000'),(5,'cudaMemcpyAsync_v3020'),(6,'cudaStreamSynchronize_v3020'),"
+" (7,'cudaMemset_v3020'),(8,'elementwise(float*)'),(9,'cudaEventQuery_v3020');"
+"CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT, busLocation TEXT, totalMemory INTEGER,"
+" smCount INTEGER, computeMajor INTEGER, computeMinor INTEGER, l2CacheSize INTEGER,"
+" clockRate INTEGER, maxShmemPerBlockOptin INTEGER);"
+"INSERT INTO TARGET_INFO_GPU VALUES (0,'NVIDIA A100-SXM4-40GB','0000:07:00.0',42505273344,"
+" 108,8,0,41943040,1410000000,166912);"
+"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+" deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER,"
+" globalPid INTEGER, demangledName INTEGER, shortName INTEGER, mangledName INTEGER,"
+" launchType INTEGER, cacheConfig INTEGER, registersPerThread INTEGER, gridX INTEGER,"
+" gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER,"
+" staticSharedMemory INTEGER, dynamicSharedMemory INTEGER, localMemoryPerThread INTEGER,"
+" gridId INTEGER);"
+/* second kernel listed first: the importer orders by launch time */
+"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (9000,9500,0,1,13,21,71168950272,8,8,NULL,"
+" 0,0,24,1024,1,1,256,1,1,0,0,0,2);"
+"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (5000,7000,0,1,13,20,71168950272,2,3,1,"
+" 0,0,40,64,2,1,128,2,1,1024,49152,0,1);"
+"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+" eventClass INTEGER, globalTid INTEGER, correlationId INTEGER, nameId INTEGER,"
+" returnValue INTEGER, callchainId INTEGER);"
+"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (4000,4100,1,71168954515,20,4,0,NULL),"
+" (8000,8100,1,71168954515,21,4,0,NULL),(10000,10200,1,71168954515,22,5,0,NULL),"
+" (11000,12000,1,71168954515,23,6,0,NULL),(13000,13300,1,71168954515,24,7,0,NULL),"
+" (14000,14001,1,71168954515,25,9,0,NULL);"
+"CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+" deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER,"
+" globalPid INTEGER, bytes INTEGER, copyKind INTEGER, srcKind INTEGER, dstKind INTEGER);"
+"INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (10500,10900,0,1,13,22,71168950272,65536,2,1,2);"
+"CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+" deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER,"
+" globalPid INTEGER, value INTEGER, bytes INTEGER, memKind INTEGER);"
+"INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (13100,13200,0,1,7,24,71168950272,0,256,1);"
+"CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+" deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER,"
+" globalPid INTEGER, syncType INTEGER, eventId INTEGER);"
+"INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (11000,12000,0,1,13,23,71168950272,3,NULL);"
+"CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER,"
+" text TEXT, globalTid INTEGER, textId INTEGER);"
+"INSERT INTO NVTX_EVENTS VALUES (3000,15000,59,'ProfilerStep#0',71168954515,NULL),"
+" (3500,3600,59,'forward',71168954515,NULL);"
+"CREATE TABLE TARGET_INFO_SESSION_START_TIME (utcEpochNs INTEGER);"
+"INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1600000000000000000);";
+
+/* Worked out by hand from the rows above: kernel 1 takes its mangled name
+ * (mangledName 1), kernel 2 has none and falls back to the demangled one;
+ * the launch thread is globalTid & 0xffffff = 4243; copyKind 2 is DtoH. */
+static const char *const nsys_expected[] = {
+	"M 1 it=0 cpu=3000 th=4243 name=ProfilerStep#0",
+	"K 2 _Z6kernelPf grid=64,2,1 block=128,2,1 regs=40 smem=1024+49152 "
+		"stream=13 th=4243 flags=0 cpu=4000 gpu=5000-7000 it=0",
+	"K 3 elementwise(float*) grid=1024,1,1 block=256,1,1 regs=24 smem=0+0 "
+		"stream=13 th=4243 flags=0 cpu=8000 gpu=9000-9500 it=0",
+	"C6 4 kind=2 bytes=65536 async=1 stream=13 th=4243 cpu=10000-10200 gpu=10500-10900",
+	"Y 5 kind=1 stream=13 th=4243 cpu=11000-12000",
+	"C7 6 kind=0 bytes=256 async=0 stream=7 th=4243 cpu=13000-13300 gpu=13100-13200",
+	NULL
+};
+
+START_TEST(nsys_import)
+{
+	const char *db = tmp("r.sqlite"), *out = tmp("n.mp");
+	sqlite3 *h;
+	ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+	char *msg = NULL;
+	int rc = sqlite3_exec(h, nsys_sql, NULL, NULL, &msg);
+	ck_assert_msg(rc == SQLITE_OK, "schema: %s", msg ? msg : "?");
+	sqlite3_close(h);
+
+	struct import_set set;
+	struct import_opts opts = { NULL, -1 };
+	struct import_stats st;
+	char err[512] = "";
+	import_set_init(&set);
+	rc = import_nsys_read(&set, db, err, sizeof(err));
+	ck_assert_msg(rc == 0, "read: %s", err);
+	rc = import_finish(&set, &opts, out, &st, err, sizeof(err));
+	ck_assert_msg(rc == 0, "finish: %s", err);
+	import_set_release(&set);
+	struct trace_header h2;
+	check_lines(out, nsys_expected, &h2);
+	ck_assert_str_eq(h2.device.name, "NVIDIA A100-SXM4-40GB");
+	ck_assert_uint_eq(h2.device.sm_count, 108);
+	ck_assert_uint_eq(h2.device.cc_major, 8);
+	ck_assert_uint_eq(h2.device.l2_bytes, 41943040);
+	ck_assert_uint_eq(h2.device.clock_khz, 1410000);
+	ck_assert_uint_eq(h2.device.smem_per_block_optin, 166912);
+	ck_assert_uint_eq(h2.device.mem_bytes, 42505273344ull);
+	ck_assert_uint_eq(h2.start_unix_ns, 1600000000000003000ull);
+	ck_assert_uint_eq(st.kernels, 2);
+	ck_assert_uint_eq(st.unmatched, 0);
+}
+END_TEST
+
+START_TEST(nsys_minimal)
+{
+	/* an export with only a kernel table holding few columns (others
+	 * read as 0), no runtime and no device table: the GPU must be named */
+	const char *db = tmp("m.sqlite"), *out = tmp("m.mp");
+	sqlite3 *h;
+	ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h,
+		"CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+		"INSERT INTO StringIds VALUES (1, 'k1');"
+		"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,"
+		" shortName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER,"
+		" blockX INTEGER, blockY INTEGER, blockZ INTEGER);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 250, 1, 2, 1, 1, 64, 1, 1);",
+		NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	struct import_set set;
+	struct import_opts opts = { NULL, -1 };
+	char err[512] = "";
+	import_set_init(&set);
+	ck_assert_int_eq(import_nsys_read(&set, db, err, sizeof(err)), 0);
+	ck_assert_int_eq(import_finish(&set, &opts, out, NULL, err, sizeof(err)), IMPORT_EDEVICE);
+	ck_assert_ptr_nonnull(strstr(err, "--origin"));
+	opts.origin = "t4";
+	ck_assert_msg(import_finish(&set, &opts, out, NULL, err, sizeof(err)) == 0, "%s", err);
+	import_set_release(&set);
+	static const char *const want[] = {
+		"K 1 k1 grid=2,1,1 block=64,1,1 regs=0 smem=0+0 stream=0 th=0 flags=0 cpu=0 "
+			"gpu=100-250 it=-1",
+		NULL
+	};
+	struct trace_header hd;
+	check_lines(out, want, &hd);
+	/* the database's T4 describes the device: 40 SMs, cc 7.5 */
+	ck_assert_uint_eq(hd.device.sm_count, 40);
+	ck_assert_uint_eq(hd.device.cc_major, 7);
+	ck_assert_uint_eq(hd.device.cc_minor, 5);
+}
+END_TEST
+
+/* ---- real traces (optional) ------------------------------------------ */
+
+/* Kernels of the busiest device, counted by Python's json module: an
+ * independent reading of the same file.  -1 when python3 is missing. */
+static long python_count(const char *path)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c \"import gzip,json,sys,collections;"
+		 "d=json.load(gzip.open(sys.argv[1]));"
+		 "c=collections.Counter(e['args'].get('device') for e in d['traceEvents']"
+		 " if e.get('cat')=='kernel' and e.get('ph')=='X');"
+		 "print(max(c.values()) if c else 0)\" '%s' 2>/dev/null", path);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	long n = -1;
+	if (fscanf(p, "%ld", &n) != 1)
+		n = -1;
+	pclose(p);
+	return n;
+}
+
+START_TEST(real_kineto)
+{
+	const char *base = getenv("SURFER_DATA");
+	char dir[512];
+	snprintf(dir, sizeof(dir), "%s/kineto", base && *base ? base : "../shared/data");
+	DIR *d = opendir(dir);
+	if (!d) {
+		printf("check_import: %s absent, real-trace test skipped\n", dir);
+		return;
+	}
+	struct dirent *e;
+	int done = 0;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 8 || strcmp(e->d_name + len - 8, ".json.gz"))
+			continue;
+		char in[1024];
+		snprintf(in, sizeof(in), "%s/%s", dir, e->d_name);
+		long want = python_count(in);
+		if (want < 0) {
+			printf("check_import: python3 unavailable, real-trace test skipped\n");
+			break;
+		}
+		struct import_stats st;
+		char err[512] = "";
+		/* the A100 traces come from an A100-SXM4-40GB board that the
+		 * driver names "A100-PG509-200" */
+		const char *origin = strstr(e->d_name, "a100") ? "a100-sxm4-40" : NULL;
+		int rc = import_kineto(in, tmp("real.mp"), origin, &st, err, sizeof(err));
+		ck_assert_msg(rc == 0, "%s: %s", in, err);
+		/* read back: as many kernels as Python counted, all dropped
+		 * only if invalid */
+		static char lines[1][320];
+		(void)lines;
+		struct trace_reader *r;
+		ck_assert_int_eq(trace_reader_open(&r, tmp("real.mp"), err, sizeof(err)), 0);
+		struct trace_record rec;
+		long kernels = 0;
+		while ((rc = trace_reader_next(r, &rec, err, sizeof(err))) == 1)
+			kernels += rec.type == TRACE_KERNEL;
+		ck_assert_msg(rc == 0, "%s: %s", in, err);
+		trace_reader_free(r);
+		ck_assert_msg(kernels + (long)st.invalid + (long)st.after_kernels == want,
+			      "%s: %ld kernels + %llu invalid + %llu after the last step, "
+			      "python counts %ld", e->d_name, kernels,
+			      (unsigned long long)st.invalid,
+			      (unsigned long long)st.after_kernels, want);
+		ck_assert_uint_eq(st.invalid, 0);
+		done++;
+	}
+	closedir(d);
+	printf("check_import: %d real Kineto traces imported\n", done);
+}
+END_TEST
+
+static Suite *import_suite(void)
+{
+	Suite *s = suite_create("import");
+	TCase *t = tcase_create("kineto");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, kineto_plain);
+	tcase_add_test(t, kineto_gzip_same);
+	tcase_add_test(t, kineto_device_choice);
+	tcase_add_test(t, kineto_origin_override);
+	tcase_add_test(t, kineto_bad_values);
+	tcase_add_test(t, kineto_step_option);
+	tcase_add_test(t, step_names);
+	suite_add_tcase(s, t);
+	t = tcase_create("program");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, program_errors);
+	suite_add_tcase(s, t);
+	t = tcase_create("nsys");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, nsys_import);
+	tcase_add_test(t, nsys_minimal);
+	suite_add_tcase(s, t);
+	t = tcase_create("real");
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, real_kineto);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(import_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,205 @@
+/*
+ * import.c - surfer-import: turns another profiler's trace into a surfer
+ * trace, so a program profiled once with torch.profiler or Nsight Systems
+ * can be predicted without running it again.
+ *
+ *   surfer-import kineto TRACE.json[.gz] -o OUT.mp [--origin GPU] [--device N]
+ *                        [--step NAME]
+ *   surfer-import nsys REPORT.sqlite -o OUT.mp [same options]
+ *
+ * This file parses arguments, draws the progress bar and reports; the
+ * readers are import_kineto.c and import_nsys.c, the writing import_common.c.
+ * Exit status: 0 done, 1 out of memory or cannot write, 2 bad usage or input.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/import.h"
+
+static const char *prog = "surfer-import";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s kineto TRACE.json[.gz] -o OUT.mp [options]\n"
+		"       %s nsys REPORT.sqlite -o OUT.mp [options]\n"
+		"\n"
+		"Converts a torch.profiler (Kineto) trace or an Nsight Systems SQLite\n"
+		"export (nsys export --type sqlite) into a surfer trace.\n"
+		"\n"
+		"options:\n"
+		"  -o, --output FILE  the surfer trace to write (required)\n"
+		"  --origin GPU       the GPU the trace was recorded on, when the trace's\n"
+		"                     own device name is not in the GPU database\n"
+		"  --device N         import GPU N (default: the one with most kernels)\n"
+		"  --step NAME        ranges (annotations, NVTX) named NAME or NAME#N are\n"
+		"                     the iterations (default ProfilerStep)\n"
+		"  -q, --quiet        no summary line, warnings or progress bar\n"
+		"  --version          print the version\n"
+		"  -h, --help         this help\n",
+		prog, prog);
+}
+
+/* ---- progress bar: only on a terminal, only for inputs worth it ---- */
+
+struct progress {
+	int on;
+	int last;       /* last percentage drawn, -1 none */
+	double t0;      /* start, s */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void progress_draw(void *ctx, uint64_t done, uint64_t total)
+{
+	struct progress *p = ctx;
+	/* nothing for imports that end before anyone would wonder */
+	if (!p->on || !total || now_s() - p->t0 < 0.25)
+		return;
+	int pct = done >= total ? 100 : (int)(done * 100 / total);
+	if (pct == p->last)
+		return;
+	p->last = pct;
+	char bar[41];
+	int fill = pct * 40 / 100;
+	for (int i = 0; i < 40; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[40] = '\0';
+	fprintf(stderr, "\r%s: reading [%s] %3d%%", prog, bar, pct);
+	fflush(stderr);
+}
+
+static void progress_end(struct progress *p)
+{
+	if (p->on && p->last >= 0)
+		fprintf(stderr, "\r%*s\r", 70, "");
+}
+
+static int parse_device(const char *s, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > 1 << 20)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *fmt = NULL, *in = NULL, *out = NULL;
+	struct import_opts opts = { NULL, -1 };
+	const char *step = NULL;
+	int quiet = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--version")) {
+			printf("%s %s\n", prog, SURFER_VERSION);
+			return 0;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			quiet = 1;
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--output") ||
+			   !strcmp(a, "--origin") || !strcmp(a, "--device") ||
+			   !strcmp(a, "--step")) {
+			if (i + 1 == argc) {
+				fprintf(stderr, "%s: option '%s' needs a value\n", prog, a);
+				return 2;
+			}
+			const char *v = argv[++i];
+			if (a[1] == 'o' || !strcmp(a, "--output"))
+				out = v;
+			else if (!strcmp(a, "--origin"))
+				opts.origin = v;
+			else if (!strcmp(a, "--step"))
+				step = v;
+			else if (parse_device(v, &opts.device)) {
+				fprintf(stderr, "%s: bad --device '%s': not a GPU ordinal\n", prog, v);
+				return 2;
+			}
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "%s: unknown option '%s' (try --help)\n", prog, a);
+			return 2;
+		} else if (!fmt) {
+			fmt = a;
+		} else if (!in) {
+			in = a;
+		} else {
+			fprintf(stderr, "%s: unexpected argument '%s' (try --help)\n", prog, a);
+			return 2;
+		}
+	}
+	if (!fmt || !in || !out) {
+		fprintf(stderr, "%s: %s (try --help)\n", prog,
+			!fmt ? "missing the input format (kineto or nsys)"
+			: !in ? "missing the input file" : "missing -o OUT.mp");
+		return 2;
+	}
+	int kineto = !strcmp(fmt, "kineto");
+	if (!kineto && strcmp(fmt, "nsys")) {
+		fprintf(stderr, "%s: unknown input format '%s': kineto or nsys\n", prog, fmt);
+		return 2;
+	}
+
+	/* a bar only where someone watches (and, above, once the wait is
+	 * noticeable) */
+	struct progress bar = { !quiet && isatty(2), -1, now_s() };
+
+	struct import_set set;
+	import_set_init(&set);
+	set.step = step;
+	char err[512];
+	int rc = kineto ? import_kineto_read(&set, in, progress_draw, &bar, err, sizeof(err))
+			: import_nsys_read(&set, in, err, sizeof(err));
+	progress_end(&bar);
+	/* reading fails on bad input (2); writing on the output side (1) */
+	int status = rc == IMPORT_ENOMEM ? 1 : 2;
+	struct import_stats st;
+	if (rc == 0) {
+		rc = import_finish(&set, &opts, out, &st, err, sizeof(err));
+		status = rc == IMPORT_EDEVICE || rc == IMPORT_EFORMAT ? 2 : 1;
+	}
+	import_set_release(&set);
+	if (rc) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return status;
+	}
+	if (!quiet) {
+		printf("%s: %llu kernels, %llu copies, %llu sets, %llu syncs, %llu markers "
+		       "from GPU %d (%s) -> '%s'\n", prog,
+		       (unsigned long long)st.kernels, (unsigned long long)st.memcpys,
+		       (unsigned long long)st.memsets, (unsigned long long)st.syncs,
+		       (unsigned long long)st.markers, st.device, st.origin, out);
+		if (st.unmatched)
+			fprintf(stderr, "%s: warning: %llu GPU activities have no launch call "
+				"in the trace (CPU times unknown)\n", prog,
+				(unsigned long long)st.unmatched);
+		if (st.invalid)
+			fprintf(stderr, "%s: warning: %llu records with impossible values "
+				"(zero grid, too many registers, ...) dropped\n", prog,
+				(unsigned long long)st.invalid);
+		if (st.after)
+			fprintf(stderr, "%s: note: %llu records after the last iteration "
+				"left out\n", prog, (unsigned long long)st.after);
+		if (st.nested)
+			fprintf(stderr, "%s: note: %llu step ranges inside another step ignored\n",
+				prog, (unsigned long long)st.nested);
+		if (st.skipped)
+			fprintf(stderr, "%s: note: %llu activities of other GPUs skipped "
+				"(choose one with --device)\n", prog,
+				(unsigned long long)st.skipped);
+	}
+	return 0;
+}

@@ -1,0 +1,165 @@
+/*
+ * import.h - what the surfer-import front ends (Kineto JSON, Nsight Systems
+ * SQLite) produce, and the shared code that turns it into a surfer trace.
+ *
+ * A front end reads its input once, keeping only the records surfer needs
+ * in a compact form (struct import_event, about 120 bytes each) plus an
+ * interned string pool; everything else (CPU ops, flows, annotations other
+ * than iteration steps) is dropped while parsing.  So memory grows with the
+ * number of GPU activities and launch calls, never with the size of the
+ * input text.  import_finish() then joins launch calls to GPU activities,
+ * picks the device, sorts, numbers the iterations and writes the trace.
+ */
+#ifndef SURFER_IMPORT_H
+#define SURFER_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/trace.h"
+
+/* Error codes of import_* functions (0 is success). */
+enum {
+	IMPORT_OK = 0,
+	IMPORT_EIO = -1,       /* cannot open / read / write (errno kept)    */
+	IMPORT_EFORMAT = -2,   /* the input is malformed                     */
+	IMPORT_ENOMEM = -3,
+	IMPORT_EDEVICE = -4,   /* no usable device (unknown, none, ambiguous) */
+};
+
+/* What an event is, before the join (values above TRACE_TYPE_MAX are
+ * importer-internal). */
+enum import_kind {
+	IMPORT_KERNEL = TRACE_KERNEL,
+	IMPORT_MEMCPY = TRACE_MEMCPY,
+	IMPORT_MEMSET = TRACE_MEMSET,
+	IMPORT_SYNC = TRACE_SYNC,
+	IMPORT_STEP = 100,     /* an iteration step: [cpu_ns, cpu_end_ns)     */
+	IMPORT_GPU_SYNC,       /* GPU side of a sync call: gives its stream   */
+};
+
+/* One record before it becomes a trace record.  GPU activities carry the
+ * correlation id of the API call that issued them; import_finish copies
+ * the CPU time and thread of that call into them. */
+struct import_event {
+	uint8_t kind;               /* enum import_kind                       */
+	uint8_t sub;                /* copy kind / sync kind                  */
+	uint8_t async;              /* memcpy/memset issued by an *Async call */
+	uint8_t has_device;         /* device is known                        */
+	int32_t device;             /* GPU ordinal                            */
+	uint32_t name;              /* pool string id, 0 none                 */
+	uint32_t grid[3], block[3];
+	uint32_t regs, static_smem, dyn_smem;
+	uint32_t thread;
+	uint32_t flags;             /* TRACE_KF_*                             */
+	int32_t iteration;          /* step number (IMPORT_STEP)              */
+	uint64_t stream;
+	uint64_t corr;              /* correlation id, 0 none                 */
+	uint64_t cpu_ns, cpu_end_ns; /* API call, 0 unknown                   */
+	uint64_t start_ns, end_ns;  /* GPU activity, 0 unknown                */
+	uint64_t bytes;
+};
+
+/* An API call that issued GPU work (launch, copy, set) or waited on it. */
+struct import_call {
+	uint64_t corr;
+	uint64_t cpu_ns, cpu_end_ns;
+	uint32_t thread;
+	uint32_t flags;             /* TRACE_KF_* implied by the API          */
+	uint8_t async;              /* 1 for *Async copies and sets           */
+};
+
+/* A device the input describes. */
+struct import_device {
+	int32_t id;
+	struct trace_device dev;
+};
+
+/* Everything a front end collected. */
+struct import_set {
+	struct import_event *ev;
+	size_t nev, capev;
+	struct import_call *call;
+	size_t ncall, capcall;
+	struct import_device *devs;
+	size_t ndevs;
+	/* string pool: ids 1..nstr, open-addressing hash over them */
+	char **str;
+	uint32_t *strlen_;
+	uint32_t nstr, capstr;
+	uint32_t *hash;             /* slot -> id, 0 empty                    */
+	uint32_t hashcap;
+	/* header facts the input gave */
+	uint64_t base_unix_ns;      /* add to times for wall clock, 0 unknown */
+	uint32_t driver_version, runtime_version;
+	char source[16];            /* "kineto", "nsys"                       */
+	char input[256];            /* input file name, for the cmdline field */
+	const char *step;           /* name of the ranges that are iterations,
+				     * set before reading (NULL: ProfilerStep) */
+	uint64_t skipped;           /* events dropped (other devices, ...)    */
+};
+
+/* Options of import_finish. */
+struct import_opts {
+	const char *origin;         /* --origin: GPU name or id, NULL = trace's */
+	int device;                 /* --device: ordinal, -1 = the busiest    */
+};
+
+/* Counts reported after a successful import. */
+struct import_stats {
+	uint64_t kernels, memcpys, memsets, syncs, markers;
+	uint64_t unmatched;         /* activities with no matching API call   */
+	uint64_t skipped;           /* activities of other devices            */
+	uint64_t invalid;           /* records with impossible values, dropped */
+	uint64_t nested;            /* step ranges inside another, ignored    */
+	uint64_t after;             /* records after the last step, dropped   */
+	uint64_t after_kernels;     /* of which kernels                       */
+	int device;                 /* the device imported                    */
+	char device_name[96];       /* as the input named it                  */
+	char origin[96];            /* the database name written as device    */
+};
+
+/* Progress: called now and then with the bytes of input done and the total
+ * (0 when unknown). */
+typedef void (*import_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+void import_set_init(struct import_set *s);
+void import_set_release(struct import_set *s);
+
+/* Appends a zeroed event and returns it, NULL on allocation failure. */
+struct import_event *import_add_event(struct import_set *s);
+struct import_call *import_add_call(struct import_set *s);
+/* Returns the device slot for id (created zeroed on first use), NULL on
+ * allocation failure. */
+struct import_device *import_device_slot(struct import_set *s, int32_t id);
+
+/* Whether the range name n[0..len) delimits an iteration: it is step
+ * (default "ProfilerStep") followed by "#N", or step itself.  *number
+ * receives N, or -1 when the name carries no number (import_finish then
+ * numbers such steps 0, 1, ... in time order). */
+int import_step_match(const char *step, const char *n, size_t len, int64_t *number);
+
+/* Returns the pool id (>= 1) of s[0..len), 0 on allocation failure. */
+uint32_t import_intern(struct import_set *set, const char *s, size_t len);
+/* The pool string with id, or NULL. */
+const char *import_string(const struct import_set *set, uint32_t id);
+
+/* Reads a Kineto (torch.profiler) JSON trace, plain or gzip-compressed,
+ * into set.  Returns 0, or a negative code with a one-line reason in err. */
+int import_kineto_read(struct import_set *set, const char *path,
+		       import_progress_fn progress, void *pctx,
+		       char *err, size_t errlen);
+
+/* Reads an Nsight Systems SQLite export into set.  Same contract. */
+int import_nsys_read(struct import_set *set, const char *path,
+		     char *err, size_t errlen);
+
+/* Joins, sorts and writes set as a surfer trace to out_path.  The origin
+ * device must be one gpu_find knows (the input's name, or opts->origin);
+ * otherwise IMPORT_EDEVICE with a reason that suggests --origin.  On
+ * failure no output file is left behind.  stats may be NULL. */
+int import_finish(struct import_set *set, const struct import_opts *opts,
+		  const char *out_path, struct import_stats *stats,
+		  char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,698 @@
+/*
+ * import_common.c - the part of surfer-import shared by every front end:
+ * the compact event store and string pool, and import_finish(), which
+ * joins API calls to GPU activities, chooses the origin device, numbers
+ * iterations, orders the records and writes the surfer trace.
+ *
+ * Order of the written records: by CPU launch time (the order a recorder
+ * running in the process would have written them, which is also each
+ * stream's execution order), GPU start time breaking ties (the kernels of
+ * one graph launch) and standing in for records whose API call is not in
+ * the input.  Sorting by GPU start instead would interleave streams by
+ * when they ran rather than by when the CPU issued the work, which the
+ * timeline replays.
+ */
+#include "tools/import.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpu_specs/gpu.h"
+
+void import_set_init(struct import_set *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void import_set_release(struct import_set *s)
+{
+	for (uint32_t i = 1; i <= s->nstr; i++)
+		free(s->str[i]);
+	free(s->str);
+	free(s->strlen_);
+	free(s->hash);
+	free(s->ev);
+	free(s->call);
+	free(s->devs);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Grows *p (of *cap elements of size sz) to hold at least need. */
+static int grow(void **p, size_t *cap, size_t need, size_t sz)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap * 2 : 1024;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*p, n * sz);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+struct import_event *import_add_event(struct import_set *s)
+{
+	if (grow((void **)&s->ev, &s->capev, s->nev + 1, sizeof(*s->ev)))
+		return NULL;
+	struct import_event *e = &s->ev[s->nev++];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+struct import_call *import_add_call(struct import_set *s)
+{
+	if (grow((void **)&s->call, &s->capcall, s->ncall + 1, sizeof(*s->call)))
+		return NULL;
+	struct import_call *c = &s->call[s->ncall++];
+	memset(c, 0, sizeof(*c));
+	return c;
+}
+
+struct import_device *import_device_slot(struct import_set *s, int32_t id)
+{
+	for (size_t i = 0; i < s->ndevs; i++)
+		if (s->devs[i].id == id)
+			return &s->devs[i];
+	struct import_device *d = realloc(s->devs, (s->ndevs + 1) * sizeof(*d));
+	if (!d)
+		return NULL;
+	s->devs = d;
+	d = &s->devs[s->ndevs++];
+	memset(d, 0, sizeof(*d));
+	d->id = id;
+	return d;
+}
+
+/* FNV-1a: short kernel names hash well enough and it needs no state. */
+static uint32_t hash_bytes(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static int rehash(struct import_set *set, uint32_t cap)
+{
+	uint32_t *h = calloc(cap, sizeof(*h));
+	if (!h)
+		return -1;
+	for (uint32_t id = 1; id <= set->nstr; id++) {
+		uint32_t j = hash_bytes(set->str[id], set->strlen_[id]) & (cap - 1);
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = id;
+	}
+	free(set->hash);
+	set->hash = h;
+	set->hashcap = cap;
+	return 0;
+}
+
+uint32_t import_intern(struct import_set *set, const char *s, size_t len)
+{
+	if (len > UINT32_MAX / 2)
+		return 0;
+	/* keep the table at most half full */
+	if ((set->nstr + 1) * 2 > set->hashcap &&
+	    rehash(set, set->hashcap ? set->hashcap * 2 : 1024))
+		return 0;
+	uint32_t j = hash_bytes(s, len) & (set->hashcap - 1);
+	for (; set->hash[j]; j = (j + 1) & (set->hashcap - 1)) {
+		uint32_t id = set->hash[j];
+		if (set->strlen_[id] == len && memcmp(set->str[id], s, len) == 0)
+			return id;
+	}
+	if (set->nstr + 2 > set->capstr) {
+		uint32_t cap = set->capstr ? set->capstr * 2 : 1024;
+		char **ns = realloc(set->str, cap * sizeof(*ns));
+		if (!ns)
+			return 0;
+		set->str = ns;
+		uint32_t *nl = realloc(set->strlen_, cap * sizeof(*nl));
+		if (!nl)
+			return 0;
+		set->strlen_ = nl;
+		set->capstr = cap;
+	}
+	char *copy = malloc(len + 1);
+	if (!copy)
+		return 0;
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	uint32_t id = ++set->nstr;
+	set->str[id] = copy;
+	set->strlen_[id] = (uint32_t)len;
+	set->hash[j] = id;
+	return id;
+}
+
+const char *import_string(const struct import_set *set, uint32_t id)
+{
+	return id >= 1 && id <= set->nstr ? set->str[id] : NULL;
+}
+
+int import_step_match(const char *step, const char *n, size_t len, int64_t *number)
+{
+	if (!step)
+		step = "ProfilerStep";
+	size_t sl = strlen(step);
+	if (len < sl || memcmp(n, step, sl) != 0)
+		return 0;
+	*number = -1;
+	if (len == sl)
+		return 1;
+	if (n[sl] != '#' || len == sl + 1 || len - sl - 1 > 9)
+		return 0;
+	int64_t v = 0;
+	for (size_t i = sl + 1; i < len; i++) {
+		if (n[i] < '0' || n[i] > '9')
+			return 0;
+		v = v * 10 + (n[i] - '0');
+	}
+	*number = v;
+	return 1;
+}
+
+/* ---- join and order ------------------------------------------------- */
+
+static int cmp_call(const void *a, const void *b)
+{
+	const struct import_call *x = a, *y = b;
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	return x->cpu_ns < y->cpu_ns ? -1 : x->cpu_ns > y->cpu_ns;
+}
+
+/* First call with corr, or NULL. */
+static const struct import_call *find_call(const struct import_set *s, uint64_t corr)
+{
+	size_t lo = 0, hi = s->ncall;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->call[mid].corr < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->ncall && s->call[lo].corr == corr ? &s->call[lo] : NULL;
+}
+
+/* What an entry of the write order stands for; at equal times an
+ * iteration's start comes before the work launched at that instant. */
+enum { ORD_STEP = 0, ORD_RECORD = 1 };
+
+struct order {
+	uint64_t key, start;   /* CPU time (or GPU start), GPU start       */
+	size_t idx;            /* index into set->ev                        */
+	int what;              /* ORD_*                                     */
+};
+
+static int cmp_order(const void *a, const void *b)
+{
+	const struct order *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->what != y->what)
+		return x->what < y->what ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int cmp_step(const void *a, const void *b)
+{
+	const struct import_event *x = *(const struct import_event *const *)a;
+	const struct import_event *y = *(const struct import_event *const *)b;
+	return x->cpu_ns < y->cpu_ns ? -1 : x->cpu_ns > y->cpu_ns;
+}
+
+struct gsync {
+	uint64_t corr, stream;
+	int32_t device;
+	uint8_t has_device;
+};
+
+static int cmp_gsync(const void *a, const void *b)
+{
+	const struct gsync *x = a, *y = b;
+	return x->corr < y->corr ? -1 : x->corr > y->corr;
+}
+
+static const struct gsync *find_gsync(const struct gsync *g, size_t n, uint64_t corr)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g[mid].corr < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && g[lo].corr == corr ? &g[lo] : NULL;
+}
+
+/* The step whose CPU interval holds t, by binary search over steps sorted
+ * by start (steps do not overlap); -1 when none. */
+static int32_t step_of(struct import_event *const *steps, size_t n, uint64_t t)
+{
+	if (!t)
+		return -1;
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (steps[mid]->cpu_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	const struct import_event *s = steps[lo - 1];
+	return t < s->cpu_end_ns ? s->iteration : -1;
+}
+
+/* Picks the device to import: opts->device, else the one with the most
+ * kernels (lowest ordinal on ties), else the only described device. */
+static int pick_device(const struct import_set *s, int want, int *out,
+		       char *err, size_t errlen)
+{
+	if (want >= 0) {
+		*out = want;
+		return 0;
+	}
+	int best = -1;
+	uint64_t best_n = 0;
+	int seen[64];
+	uint64_t cnt[64];
+	size_t nseen = 0;
+	for (size_t i = 0; i < s->nev; i++) {
+		const struct import_event *e = &s->ev[i];
+		if (e->kind != IMPORT_KERNEL || !e->has_device)
+			continue;
+		size_t j = 0;
+		while (j < nseen && seen[j] != e->device)
+			j++;
+		if (j == nseen) {
+			if (nseen == 64)
+				continue;
+			seen[nseen] = e->device;
+			cnt[nseen++] = 0;
+		}
+		cnt[j]++;
+	}
+	for (size_t j = 0; j < nseen; j++)
+		if (cnt[j] > best_n || (cnt[j] == best_n && seen[j] < best)) {
+			best = seen[j];
+			best_n = cnt[j];
+		}
+	if (best < 0 && s->ndevs == 1)
+		best = s->devs[0].id;
+	if (best < 0 && s->ndevs > 1) {
+		snprintf(err, errlen, "the trace has no kernels and %zu devices; "
+			 "choose one with --device", s->ndevs);
+		return IMPORT_EDEVICE;
+	}
+	*out = best;
+	return 0;
+}
+
+static void suggest(const char *name, char *buf, size_t len)
+{
+	const char *ids[3];
+	size_t n = gpu_suggest(name, ids, 3);
+	buf[0] = '\0';
+	if (!n)
+		return;
+	size_t off = (size_t)snprintf(buf, len, " (closest known: ");
+	for (size_t i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", ids[i]);
+	if (off < len)
+		snprintf(buf + off, len - off, ")");
+}
+
+/* Fills h->device from the input's description and the database entry g. */
+static void fill_device(struct trace_device *d, const struct trace_device *in,
+			const struct gpu_spec *g, int forced)
+{
+	if (in)
+		*d = *in;
+	else
+		memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", forced || !in || !in->name[0] ? g->name : in->name);
+	/* An explicit --origin wins over the numbers the input reported, so
+	 * the header never describes two different GPUs at once. */
+	if (forced || !d->sm_count)
+		d->sm_count = g->sms;
+	if (forced || !d->cc_major) {
+		d->cc_major = g->cc / 10;
+		d->cc_minor = g->cc % 10;
+	}
+	if (forced || !d->clock_khz)
+		d->clock_khz = g->boost_clock_mhz * 1000u;
+	if (forced || !d->l2_bytes)
+		d->l2_bytes = (uint32_t)(g->l2_mb * 1024.0 * 1024.0);
+	if (forced || !d->mem_bytes)
+		d->mem_bytes = (uint64_t)(g->mem_gb * 1e9);
+}
+
+static uint64_t *counter_of(struct import_stats *st, int kind)
+{
+	switch (kind) {
+	case IMPORT_KERNEL: return &st->kernels;
+	case IMPORT_MEMCPY: return &st->memcpys;
+	case IMPORT_MEMSET: return &st->memsets;
+	default: return &st->syncs;
+	}
+}
+
+/* Writes one iteration-boundary marker. */
+static int write_marker(struct trace_writer *w, uint64_t seq, uint32_t name,
+			uint32_t thread, uint64_t t, int32_t iteration)
+{
+	struct trace_record rec;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = TRACE_MARKER;
+	rec.u.marker.seq = seq;
+	rec.u.marker.kind = TRACE_MARK_ITERATION;
+	rec.u.marker.name = name;
+	rec.u.marker.thread = thread;
+	rec.u.marker.cpu_ns = t;
+	rec.u.marker.iteration = iteration;
+	return trace_writer_record(w, &rec);
+}
+
+/* The writer's id of pool string id, interning it on first use. */
+static uint32_t wstring(struct trace_writer *w, const struct import_set *s,
+			uint32_t *wid, uint32_t id)
+{
+	/* a name longer than the format allows (no real kernel's) is cut */
+	if (id && !wid[id])
+		wid[id] = trace_writer_intern(w, s->str[id], s->strlen_[id] > TRACE_STRING_MAX
+					      ? TRACE_STRING_MAX : s->strlen_[id]);
+	return id ? wid[id] : 0;
+}
+
+static int write_trace(struct import_set *s, const struct trace_header *h,
+		       const struct order *ord, size_t nord,
+		       struct import_event *const *steps, size_t nsteps,
+		       const char *path, struct import_stats *st,
+		       char *err, size_t errlen)
+{
+	int werr = 0;
+	struct trace_writer *w = trace_writer_open(path, 0, &werr);
+	if (!w) {
+		snprintf(err, errlen, "cannot create '%s': %s", path,
+			 werr == TRACE_ENOMEM ? "out of memory" : strerror(errno));
+		return IMPORT_EIO;
+	}
+	uint32_t *wid = calloc((size_t)s->nstr + 1, sizeof(*wid));
+	int rc = wid ? trace_writer_header(w, h) : TRACE_ENOMEM;
+	uint64_t seq = 0;
+	struct trace_record rec;
+	for (size_t i = 0; rc == 0 && i < nord; i++) {
+		const struct import_event *e = &s->ev[ord[i].idx];
+		if (ord[i].what == ORD_STEP) {
+			uint32_t name = wstring(w, s, wid, e->name);
+			if (e->name && !name) {
+				rc = TRACE_ENOMEM;
+				break;
+			}
+			rc = write_marker(w, ++seq, name, e->thread, ord[i].key, e->iteration);
+			st->markers++;
+			continue;
+		}
+		memset(&rec, 0, sizeof(rec));
+		rec.type = (enum trace_type)e->kind;
+		uint32_t name = wstring(w, s, wid, e->name);
+		if (e->name && !name) {
+			rc = TRACE_ENOMEM;
+			break;
+		}
+		switch (e->kind) {
+		case IMPORT_KERNEL: {
+			struct trace_kernel *k = &rec.u.kernel;
+			k->seq = ++seq;
+			k->name = name;
+			memcpy(k->grid, e->grid, sizeof(k->grid));
+			memcpy(k->block, e->block, sizeof(k->block));
+			k->regs = e->regs;
+			k->static_smem = e->static_smem;
+			k->dyn_smem = e->dyn_smem;
+			k->stream = e->stream;
+			k->thread = e->thread;
+			k->flags = e->flags;
+			k->cpu_ns = e->cpu_ns;
+			k->start_ns = e->start_ns;
+			k->end_ns = e->end_ns;
+			k->iteration = step_of(steps, nsteps, e->cpu_ns);
+			break;
+		}
+		case IMPORT_MEMCPY:
+		case IMPORT_MEMSET: {
+			struct trace_copy *c = &rec.u.copy;
+			c->seq = ++seq;
+			c->bytes = e->bytes;
+			c->kind = e->kind == IMPORT_MEMCPY ? (enum trace_copy_kind)e->sub
+							   : TRACE_COPY_UNKNOWN;
+			c->async = e->async;
+			c->stream = e->stream;
+			c->thread = e->thread;
+			c->cpu_ns = e->cpu_ns;
+			c->cpu_end_ns = e->cpu_end_ns;
+			c->start_ns = e->start_ns;
+			c->end_ns = e->end_ns;
+			break;
+		}
+		default: { /* IMPORT_SYNC */
+			struct trace_sync *y = &rec.u.sync;
+			y->seq = ++seq;
+			y->kind = (enum trace_sync_kind)e->sub;
+			y->stream = e->stream;
+			y->thread = e->thread;
+			y->cpu_ns = e->cpu_ns;
+			y->cpu_end_ns = e->cpu_end_ns;
+			break;
+		}
+		}
+		rc = trace_writer_record(w, &rec);
+		if (rc == TRACE_EINVAL) {
+			/* the trace module refuses values no launch can have
+			 * (a zero grid, 300 registers): skip the record */
+			st->invalid++;
+			seq--;
+			rc = 0;
+			continue;
+		}
+		if (rc == 0)
+			*counter_of(st, e->kind) += 1;
+	}
+	free(wid);
+	if (rc == 0)
+		rc = trace_writer_finish(w);
+	int saved = errno;
+	trace_writer_free(w);
+	if (rc) {
+		unlink(path);
+		snprintf(err, errlen, "cannot write '%s': %s", path,
+			 rc == TRACE_ENOMEM ? "out of memory" : strerror(saved));
+		return rc == TRACE_ENOMEM ? IMPORT_ENOMEM : IMPORT_EIO;
+	}
+	return 0;
+}
+
+int import_finish(struct import_set *s, const struct import_opts *opts,
+		  const char *out_path, struct import_stats *stats,
+		  char *err, size_t errlen)
+{
+	struct import_stats dummy;
+	struct import_stats *st = stats ? stats : &dummy;
+	memset(st, 0, sizeof(*st));
+	int device = -1;
+	int rc = pick_device(s, opts->device, &device, err, errlen);
+	if (rc)
+		return rc;
+	st->device = device;
+
+	/* the origin GPU */
+	const struct trace_device *in = NULL;
+	for (size_t i = 0; i < s->ndevs; i++)
+		if (s->devs[i].id == device || device < 0)
+			in = &s->devs[i].dev;
+	if (in)
+		snprintf(st->device_name, sizeof(st->device_name), "%s", in->name);
+	const struct gpu_spec *g = NULL;
+	char hint[160];
+	if (opts->origin) {
+		g = gpu_find(opts->origin);
+		if (!g) {
+			suggest(opts->origin, hint, sizeof(hint));
+			snprintf(err, errlen, "unknown GPU '%s' for --origin%s",
+				 opts->origin, hint);
+			return IMPORT_EDEVICE;
+		}
+	} else if (!in || !in->name[0]) {
+		if (device >= 0)
+			snprintf(err, errlen, "the trace does not name its GPU (device %d); "
+				 "name it with --origin GPU", device);
+		else
+			snprintf(err, errlen, "the trace does not name its GPU; "
+				 "name it with --origin GPU");
+		return IMPORT_EDEVICE;
+	} else {
+		g = gpu_find(in->name);
+		if (!g) {
+			suggest(in->name, hint, sizeof(hint));
+			snprintf(err, errlen, "GPU '%s' is not in the GPU database%s; "
+				 "name the GPU the trace was recorded on with --origin",
+				 in->name, hint);
+			return IMPORT_EDEVICE;
+		}
+	}
+
+	/* join API calls to the activities they issued */
+	if (s->ncall > 1)
+		qsort(s->call, s->ncall, sizeof(*s->call), cmp_call);
+	size_t ngs = 0;
+	for (size_t i = 0; i < s->nev; i++)
+		ngs += s->ev[i].kind == IMPORT_GPU_SYNC;
+	struct gsync *gs = malloc((ngs ? ngs : 1) * sizeof(*gs));
+	struct order *ord = malloc((s->nev ? s->nev : 1) * sizeof(*ord));
+	struct import_event **steps = malloc((s->nev ? s->nev : 1) * sizeof(*steps));
+	if (!gs || !ord || !steps) {
+		free(gs);
+		free(ord);
+		free(steps);
+		snprintf(err, errlen, "out of memory");
+		return IMPORT_ENOMEM;
+	}
+	ngs = 0;
+	for (size_t i = 0; i < s->nev; i++) {
+		const struct import_event *e = &s->ev[i];
+		if (e->kind == IMPORT_GPU_SYNC)
+			gs[ngs++] = (struct gsync){ e->corr, e->stream, e->device, e->has_device };
+	}
+	if (ngs > 1)
+		qsort(gs, ngs, sizeof(*gs), cmp_gsync);
+
+	size_t nord = 0, nsteps = 0;
+	for (size_t i = 0; i < s->nev; i++) {
+		struct import_event *e = &s->ev[i];
+		switch (e->kind) {
+		case IMPORT_KERNEL:
+		case IMPORT_MEMCPY:
+		case IMPORT_MEMSET: {
+			if (device >= 0 && e->has_device && e->device != device) {
+				st->skipped++;
+				continue;
+			}
+			const struct import_call *c = e->corr ? find_call(s, e->corr) : NULL;
+			if (c) {
+				e->cpu_ns = c->cpu_ns;
+				e->thread = c->thread;
+				e->flags |= c->flags;
+				if (e->kind != IMPORT_KERNEL) {
+					e->async = c->async;
+					e->cpu_end_ns = c->cpu_end_ns;
+				}
+			} else if (!e->cpu_ns) {
+				st->unmatched++;
+			}
+			break;
+		}
+		case IMPORT_SYNC: {
+			const struct gsync *y = e->corr ? find_gsync(gs, ngs, e->corr) : NULL;
+			if (y) {
+				if (device >= 0 && y->has_device && y->device != device) {
+					st->skipped++;
+					continue;
+				}
+				if (e->sub != TRACE_SYNC_CTX)
+					e->stream = y->stream;
+			}
+			break;
+		}
+		case IMPORT_STEP:
+			steps[nsteps++] = e;
+			continue;
+		default:
+			continue;
+		}
+		uint64_t key = e->cpu_ns ? e->cpu_ns : e->start_ns;
+		ord[nord++] = (struct order){ key, e->start_ns, i, ORD_RECORD };
+	}
+	free(gs);
+	/* iteration boundaries: one at each step's start.  No boundary marks
+	 * the last step's end: an iteration runs from its boundary to the
+	 * next one, the last to the end of all work (its GPU tail included),
+	 * which is how the timeline counts them. */
+	if (nsteps > 1)
+		qsort(steps, nsteps, sizeof(*steps), cmp_step);
+	/* A range that starts inside the previous one (a nested range of the
+	 * same name) is not a new iteration; unnumbered steps count up. */
+	size_t kept = 0;
+	int32_t ordinal = 0;
+	for (size_t i = 0; i < nsteps; i++) {
+		if (kept && steps[i]->cpu_ns < steps[kept - 1]->cpu_end_ns) {
+			st->nested++;
+			continue;
+		}
+		if (steps[i]->iteration < 0)
+			steps[i]->iteration = ordinal;
+		ordinal++;
+		steps[kept++] = steps[i];
+	}
+	nsteps = kept;
+	/* Work launched after the last iteration ends belongs to none (the
+	 * profiler's closing synchronize, a run's tail): the timeline would
+	 * count it into the last iteration, so it is not written. */
+	if (nsteps) {
+		uint64_t last_end = steps[nsteps - 1]->cpu_end_ns;
+		size_t n = 0;
+		for (size_t i = 0; i < nord; i++) {
+			if (ord[i].key >= last_end) {
+				st->after++;
+				st->after_kernels += s->ev[ord[i].idx].kind == IMPORT_KERNEL;
+				continue;
+			}
+			ord[n++] = ord[i];
+		}
+		nord = n;
+	}
+	for (size_t i = 0; i < nsteps; i++) {
+		size_t idx = (size_t)(steps[i] - s->ev);
+		ord[nord++] = (struct order){ steps[i]->cpu_ns, 0, idx, ORD_STEP };
+	}
+	if (nord > 1)
+		qsort(ord, nord, sizeof(*ord), cmp_order);
+	st->skipped += s->skipped;
+
+	uint64_t first = nord ? ord[0].key : UINT64_MAX;
+
+	struct trace_header h;
+	memset(&h, 0, sizeof(h));
+	snprintf(h.tool_version, sizeof(h.tool_version), "%s", SURFER_VERSION);
+	snprintf(h.cmdline, sizeof(h.cmdline), "surfer-import %s %s", s->source, s->input);
+	h.timing = TRACE_TIMING_IMPORTED;
+	snprintf(h.timing_note, sizeof(h.timing_note), "%.15s trace; device reported as '%.80s'",
+		 s->source, in && in->name[0] ? in->name : "?");
+	if (first != UINT64_MAX && (s->base_unix_ns || first > 1000000000000000000ull))
+		h.start_unix_ns = s->base_unix_ns + first;
+	fill_device(&h.device, in, g, opts->origin != NULL);
+	if (!h.device.driver_version)
+		h.device.driver_version = s->driver_version;
+	if (!h.device.runtime_version)
+		h.device.runtime_version = s->runtime_version;
+	snprintf(st->origin, sizeof(st->origin), "%s", h.device.name);
+
+	rc = write_trace(s, &h, ord, nord, steps, nsteps, out_path, st, err, errlen);
+	free(ord);
+	free(steps);
+	return rc;
+}
