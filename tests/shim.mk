@@ -1,0 +1,28 @@
+# tests/shim.mk - the recorder's tests: a fake libcuda.so.1, programs that
+# drive it like the CUDA runtime and Triton do, the trace checker, the
+# CUPTI parsing suite and the shell runner.
+FAKE_CUDA := $(BUILD)/tests/libcuda.so.1
+SHIM_TEST_PROGS := $(BUILD)/tests/shim_runtime $(BUILD)/tests/shim_direct \
+	$(BUILD)/tests/shim_check $(BUILD)/tests/libshimctor.so
+EXTRA_TARGETS += $(FAKE_CUDA) $(SHIM_TEST_PROGS)
+TEST_SCRIPTS += tests/shim_test.sh
+
+# The fake defines driver entry points without prototypes, on purpose.
+# -Bsymbolic: its internal calls must not reach the recorder's hooks.
+$(FAKE_CUDA): tests/fake_cuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -fvisibility=hidden -shared \
+		-Wl,-Bsymbolic -Wl,-soname,libcuda.so.1 $(LDFLAGS) -o $@ $<
+
+$(BUILD)/tests/libshimctor.so: tests/shim_ctorlib.c $(FAKE_CUDA)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared $(LDFLAGS) -o $@ $< $(FAKE_CUDA)
+
+$(BUILD)/tests/shim_runtime: $(BUILD)/obj/tests/shim_runtime.o
+	$(CC) $(LDFLAGS) -o $@ $^ -ldl
+
+$(BUILD)/tests/shim_direct: $(BUILD)/obj/tests/shim_direct.o $(BUILD)/tests/libshimctor.so $(FAKE_CUDA)
+	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/tests/libshimctor.so $(FAKE_CUDA) \
+		-Wl,-rpath-link,$(BUILD)/tests
+
+$(BUILD)/tests/shim_check: $(BUILD)/obj/tests/shim_check.o $(BUILD)/libsurfer-core.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
