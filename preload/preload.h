@@ -233,7 +233,8 @@ uint64_t preload_cupti_to_cpu_ns(uint64_t gpu_ns);
 
 /* Captures the calling thread's stack and returns its id (>0), 0 if none. */
 uint32_t preload_stack_capture(void);
-/* Writes a TRACE_STACK record for each distinct stack (writer lock held). */
-void preload_stacks_write(struct trace_writer *w);
+/* Writes the TRACE_STACK record of stack id to w unless already written
+ * for writer generation gen (writer lock held); 0 when it is defined. */
+int preload_stack_write(struct trace_writer *w, uint32_t id, uint32_t gen);
 
 #endif

@@ -973,6 +973,9 @@ static void write_locked(struct trace_record *rec, struct preload_funcinfo *fi)
 		}
 		rec->u.kernel.name = fi->name_id;
 	}
+	if (rec->type == TRACE_KERNEL && rec->u.kernel.stack &&
+	    preload_stack_write(G.w, rec->u.kernel.stack, G.gen) != 0)
+		rec->u.kernel.stack = 0;
 	if (trace_writer_record(G.w, rec) != 0) {
 		preload_warn("cannot write the trace (%s): recording off", strerror(errno));
 		turn_off();
@@ -1211,8 +1214,6 @@ static void finish(int from_signal)
 		G.npending = 0;
 		map_clear(&G.pending);
 		if (open_writer() == 0) {
-			if (preload_cfg.stacks && !from_signal)
-				preload_stacks_write(G.w);
 			if (trace_writer_finish(G.w) != 0)
 				preload_warn("cannot finish the trace: %s", strerror(errno));
 			trace_writer_free(G.w);
@@ -1262,6 +1263,8 @@ static void fork_child(void)
 	G.w = NULL;
 	G.pid = getpid();
 	struct preload_thread *me = tls_thread;
+	if (me)
+		me->tid = (uint32_t)syscall(SYS_gettid);
 	for (struct preload_thread *t = G.threads; t; t = t->next) {
 		atomic_store(&t->tail, atomic_load(&t->head));
 		t->pid = G.pid;

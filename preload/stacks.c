@@ -5,8 +5,10 @@
  * return addresses, ~100-300 ns), hashed, and looked up in a lock-free
  * insert-only table: a known stack costs the unwind and one probe, a new
  * one a copy of its addresses.  Symbolizing costs microseconds per frame,
- * so it happens once per distinct stack, at the end, with dladdr
- * ("module+0xoffset symbol+0xoffset").  Never called from dlsym/dlopen hooks.
+ * so it happens once per distinct stack, with dladdr ("module+0xoffset
+ * symbol+0xoffset"), when the first kernel using it is written (the trace
+ * format wants a stack defined before it is referenced).  Never called from
+ * the dlsym/dlopen hooks.
  */
 #include <dlfcn.h>
 #include <libunwind.h>
@@ -24,8 +26,10 @@ static struct sslot {
 	atomic_uint_fast64_t hash;    /* 0 empty                                 */
 	atomic_int ready;
 	uint32_t id, n;
+	uint32_t written_gen;         /* writer generation it was written to   */
 	void **pcs;
 } table[TABLE];
+static struct sslot *by_id[TABLE + 1];
 static atomic_uint next_id = 1;
 
 uint32_t preload_stack_capture(void)
@@ -56,6 +60,11 @@ uint32_t preload_stack_capture(void)
 				memcpy(s->pcs, f, (size_t)n * sizeof *f);
 				s->n = (uint32_t)n;
 				s->id = atomic_fetch_add(&next_id, 1);
+				if (s->id > TABLE) {
+					s->id = 0;
+					return 0;
+				}
+				by_id[s->id] = s;
 				atomic_store_explicit(&s->ready, 1, memory_order_release);
 				return s->id;
 			}
@@ -87,20 +96,22 @@ static uint32_t frame_string(struct trace_writer *w, void *pc)
 	return trace_writer_intern(w, buf, strlen(buf));
 }
 
-void preload_stacks_write(struct trace_writer *w)
+int preload_stack_write(struct trace_writer *w, uint32_t id, uint32_t gen)
 {
-	for (uint32_t i = 0; i < TABLE; i++) {
-		struct sslot *s = &table[i];
-		if (!atomic_load_explicit(&s->ready, memory_order_acquire))
-			continue;
-		struct trace_record r;
-		memset(&r, 0, sizeof r);
-		r.type = TRACE_STACK;
-		r.u.stack.id = s->id;
-		r.u.stack.nframes = s->n < TRACE_STACK_MAXFRAMES ? s->n : TRACE_STACK_MAXFRAMES;
-		for (uint32_t k = 0; k < r.u.stack.nframes; k++)
-			r.u.stack.frames[k] = frame_string(w, s->pcs[k]);
-		if (trace_writer_record(w, &r) != 0)
-			return;
-	}
+	struct sslot *s = id && id <= TABLE ? by_id[id] : NULL;
+	if (!s || !atomic_load_explicit(&s->ready, memory_order_acquire))
+		return -1;
+	if (s->written_gen == gen)
+		return 0;
+	struct trace_record r;
+	memset(&r, 0, sizeof r);
+	r.type = TRACE_STACK;
+	r.u.stack.id = s->id;
+	r.u.stack.nframes = s->n < TRACE_STACK_MAXFRAMES ? s->n : TRACE_STACK_MAXFRAMES;
+	for (uint32_t k = 0; k < r.u.stack.nframes; k++)
+		r.u.stack.frames[k] = frame_string(w, s->pcs[k]);
+	if (trace_writer_record(w, &r) != 0)
+		return -1;
+	s->written_gen = gen;
+	return 0;
 }
