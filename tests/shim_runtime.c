@@ -10,6 +10,7 @@
  *   shim_runtime basic [EXIT]   one launch of each kind, copies, syncs
  *   shim_runtime threads N M    N threads x M launches, concurrently
  *   shim_runtime windows W K    W profiler windows of K launches each
+ *   shim_runtime hang K         K launches, prints "ready", waits for a signal
  *
  * Exits with EXIT (default 0), or 3 if a driver call failed.
  */
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef int (*gp5_fn)(const char *, void **, int, unsigned long long, int *);
 typedef int (*gp4_fn)(const char *, void **, int, unsigned long long);
@@ -187,6 +189,16 @@ int main(int argc, char **argv)
 			CHECK(stop());
 		}
 		return 0;
+	}
+	if (!strcmp(mode, "hang")) {
+		int k = argc > 2 ? atoi(argv[2]) : 10;
+		void *f = func("before_signal");
+		for (int i = 0; i < k; i++)
+			CHECK(lk(f, 1 + (unsigned)i, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
+		printf("ready\n");
+		fflush(stdout);
+		for (;;)
+			pause();
 	}
 	fprintf(stderr, "shim_runtime: unknown mode '%s'\n", mode);
 	return 2;

@@ -118,14 +118,18 @@ if run unwritable 6 SURFER_OUTPUT="$T/missing/dir/x.mp" -- $B/tests/shim_runtime
 	[ "$n" -eq 1 ] && pass "unwritable: one warning" || { fail "unwritable: $n warnings"; cat "$T/unwritable.err"; }
 fi
 
-# 9. SIGTERM flushes: a trace that reads back completely.
-if [ -z "$SANITIZE" ]; then
-	rm -f "$T/fake.log"
-	env FAKE_CUDA_LOG="$T/fake.log" LD_LIBRARY_PATH="$B/tests" LD_PRELOAD="$SHIM" SURFER_TIMING=events \
-		SURFER_OUTPUT="$T/sig.mp" sh -c 'exec "$0" threads 1 50 && kill -TERM $$' $B/tests/shim_runtime \
-		>/dev/null 2>&1
-	check sigterm-after-run "$T/sig.mp" --kernels 50
-fi
+# 9. SIGTERM flushes: the trace reads back complete, the signal still kills.
+rm -f "$T/fake.log" "$T/ready"
+env FAKE_CUDA_LOG="$T/fake.log" LD_LIBRARY_PATH="$B/tests" LD_PRELOAD="$PRE" SURFER_TIMING=events \
+	SURFER_OUTPUT="$T/sig.mp" $B/tests/shim_runtime hang 40 >"$T/ready" 2>"$T/sig.err" &
+pid=$!
+i=0
+while ! grep -q ready "$T/ready" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -TERM $pid
+wait $pid
+st=$?
+[ "$st" -eq 143 ] && pass "sigterm: killed by SIGTERM" || fail "sigterm: exit status $st"
+check sigterm "$T/sig.mp" --kernels 40 --no-durations
 
 # 10. SURFER_STACKS=1: every kernel carries a stack that the trace defines.
 if run stacks 0 SURFER_TIMING=events SURFER_STACKS=1 SURFER_OUTPUT="$T/st.mp" -- $B/tests/shim_runtime basic; then
