@@ -65,6 +65,10 @@ struct preload_hook *preload_hook_by_sym(const char *sym, int *variant);
  * it cannot be found. */
 void *preload_real(struct preload_hook *h, int variant, const char *soname);
 
+/* A function of an already-loaded library (soname, or "libx.so" for any
+ * of its versions), found without our hooks, else through RTLD_NEXT. */
+void *preload_lib_sym(const char *soname, const char *sym);
+
 /* A driver function the recorder itself calls (names, attributes, events),
  * looked up in the loaded libcuda.so.1 without our hooks; NULL if absent. */
 void *preload_driver_sym(const char *sym);

@@ -181,21 +181,47 @@ static void *adopt(struct preload_hook *h, int v, void *real)
 	return preload_cfg.disabled ? real : hook;
 }
 
+/* Handle of an already-loaded library by soname; a name ending in ".so"
+ * stands for its versioned sonames (libcublas.so -> .13, .12, .11, ...). */
+static void *loaded_lib(const char *soname)
+{
+	void *lib = dlopen(soname, RTLD_LAZY | RTLD_NOLOAD);
+	size_t n = strlen(soname);
+	if (lib || n < 3 || strcmp(soname + n - 3, ".so") != 0 || n > 200)
+		return lib;
+	static const char *vers[] = { ".13", ".12", ".11", ".10", ".9", ".8" };
+	char name[256];
+	for (size_t i = 0; i < sizeof vers / sizeof *vers && !lib; i++) {
+		memcpy(name, soname, n);
+		strcpy(name + n, vers[i]);
+		lib = dlopen(name, RTLD_LAZY | RTLD_NOLOAD);
+	}
+	return lib;
+}
+
+void *preload_lib_sym(const char *soname, const char *sym)
+{
+	need_libdl();
+	if (!preload_real_dlsym)
+		return NULL;
+	void *p = NULL, *lib = loaded_lib(soname);
+	if (lib) {
+		p = preload_real_dlsym(lib, sym);
+		dlclose(lib);
+	}
+	if (!p) /* called from here, RTLD_NEXT means "after libsurfer" */
+		p = preload_real_dlsym(RTLD_NEXT, sym);
+	return p;
+}
+
 void *preload_real(struct preload_hook *h, int v, const char *soname)
 {
 	void *p = __atomic_load_n(&h->real[v], __ATOMIC_ACQUIRE);
 	if (p)
 		return p;
-	need_libdl();
-	if (!preload_real_dlsym || !h->sym[v])
+	if (!h->sym[v])
 		return NULL;
-	void *lib = soname ? dlopen(soname, RTLD_LAZY | RTLD_NOLOAD) : NULL;
-	if (lib) {
-		p = preload_real_dlsym(lib, h->sym[v]);
-		dlclose(lib);
-	}
-	if (!p) /* called from here, RTLD_NEXT means "after libsurfer" */
-		p = preload_real_dlsym(RTLD_NEXT, h->sym[v]);
+	p = preload_lib_sym(soname, h->sym[v]);
 	if (p && p != h->hook[v])
 		adopt(h, v, p);
 	return __atomic_load_n(&h->real[v], __ATOMIC_ACQUIRE);
