@@ -950,6 +950,12 @@ static int open_writer(void)
 				h.cmdline[i] = ' ';
 		fclose(f);
 	}
+	/* The header is written once: settle the timing now if a driver is
+	 * there to time with (a sync can come before the first launch). */
+	if (preload_driver_sym("cuInit"))
+		pthread_once(&timing_once, decide_timing);
+	else if (!G.timing_note[0])
+		snprintf(G.timing_note, sizeof G.timing_note, "none: the CUDA driver was not loaded");
 	h.timing = (enum trace_timing)G.timing;
 	snprintf(h.timing_note, sizeof h.timing_note, "%s", G.timing_note);
 	device_props(&h.device);

@@ -32,3 +32,13 @@ TEST_BINS += $(BUILD)/tests/check_cupti
 $(BUILD)/obj/tests/check_cupti.o: CFLAGS += $(CUDA_CFLAGS)
 $(BUILD)/tests/check_cupti: $(BUILD)/obj/tests/check_cupti.o $(BUILD)/obj/preload/cupti.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) -ldl $(LDLIBS)
+
+# The real cuBLAS/cuBLASLt/cuDNN through the interposed entry points; built
+# only where the toolkit has them (the shell test skips otherwise).
+ifneq ($(wildcard $(CUDA_HOME)/lib64/libcudnn.so $(CUDA_HOME)/lib64/libcublasLt.so),)
+EXTRA_TARGETS += $(BUILD)/tests/shim_libs
+$(BUILD)/obj/tests/shim_libs.o: CFLAGS += $(CUDA_CFLAGS)
+$(BUILD)/tests/shim_libs: $(BUILD)/obj/tests/shim_libs.o
+	$(CC) $(LDFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
+		-lcublasLt -lcublas -lcudnn
+endif

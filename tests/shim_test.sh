@@ -126,7 +126,7 @@ pid=$!
 i=0
 while ! grep -q ready "$T/ready" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 kill -TERM $pid
-wait $pid
+wait $pid 2>/dev/null
 st=$?
 [ "$st" -eq 143 ] && pass "sigterm: killed by SIGTERM" || fail "sigterm: exit status $st"
 check sigterm "$T/sig.mp" --kernels 40 --no-durations
@@ -141,7 +141,29 @@ if run stacks 0 SURFER_TIMING=events SURFER_STACKS=1 SURFER_OUTPUT="$T/st.mp" --
 	fi
 fi
 
-# 11. What the shim exports: the hooks and nothing else.
+# 11. The real cuBLASLt, cuBLAS and cuDNN through the interposed entry
+#     points: statuses unchanged, one record per call with the shapes the
+#     program set (see tests/shim_libs.c).
+if [ -x $B/tests/shim_libs ]; then
+	$B/tests/shim_libs >"$T/libs.plain" 2>&1
+	if run libs 0 SURFER_OUTPUT="$T/libs.mp" -- $B/tests/shim_libs; then
+		cmp -s "$T/libs.plain" "$T/libs.out" && pass "libs: statuses unchanged" || fail "libs: statuses differ"
+		$B/surfer-dump "$T/libs.mp" >"$T/libs.json" 2>&1
+		for want in \
+			'"type":"gemm","seq":[0-9]*,"api":"lt_matmul","m":128,"n":32,"k":64,"batch":1,"trans_a":"T","trans_b":"N","a_type":"bf16","b_type":"bf16","c_type":"bf16","compute_type":"tf32","epilogue":4,' \
+			'"type":"gemm","seq":[0-9]*,"api":"sgemm","m":10,"n":20,"k":30,"batch":1,"trans_a":"N","trans_b":"T","a_type":"f32",' \
+			'"type":"conv","seq":[0-9]*,"api":"backend","dir":"fwd","nbdims":4,"in":\[8,3,32,32\],"filt":\[16,3,5,5\],"out":\[8,16,28,28\],"stride":\[1,1\],"pad":\[0,0\],"dilation":\[1,1\],"groups":1,"dtype":"f16","compute_type":"f32"' \
+			'"type":"conv","seq":[0-9]*,"api":"v7","dir":"fwd","nbdims":4,"in":\[4,8,16,16\],"filt":\[6,4,3,3\],"out":\[4,6,8,8\],"stride":\[2,2\],"pad":\[1,1\],"dilation":\[1,1\],"groups":2,"dtype":"f32"'; do
+			grep -q "$want" "$T/libs.json" || { fail "libs: no record matching $want"; }
+		done
+		n=$(grep -c '"type":"\(gemm\|conv\)"' "$T/libs.json")
+		[ "$n" -eq 4 ] && pass "libs: four library records" || fail "libs: $n library records"
+	fi
+else
+	echo "skip - libs: cuBLASLt/cuDNN not in the toolkit"
+fi
+
+# 12. What the shim exports: the hooks and nothing else.
 exp=$(nm -D --defined-only "$SHIM" | awk '{print $3}' | sort | tr '\n' ' ')
 bad=$(echo "$exp" | tr ' ' '\n' | grep -v -E '^(cu[A-Za-z0-9_]+|dlsym|dlvsym)?$' | tr '\n' ' ')
 if [ -z "$bad" ]; then pass "nm -D: only hooks exported"; else fail "nm -D: also exports $bad"; fi
