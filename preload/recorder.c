@@ -209,7 +209,8 @@ struct entry {
 	uint8_t graph;                /* a cuGraphLaunch placeholder            */
 };
 
-#define RING 256u               /* records per thread before a drain        */
+#define RING 1024u              /* records per thread before it drains itself */
+#define KICK (RING / 2)         /* fill at which the writer thread is woken    */
 #define EVCACHE 64
 
 struct preload_thread {
@@ -219,6 +220,7 @@ struct preload_thread {
 	uint32_t tid;
 	pid_t pid;
 	uint64_t seq_next, seq_end;   /* this thread's block of sequence numbers */
+	uint64_t kicked_at;           /* head when the writer was last woken     */
 	int lib_depth;
 	uint64_t lib_seq;
 	struct preload_thread *next;
@@ -371,6 +373,8 @@ __attribute__((constructor)) static void preload_ctor(void)
 
 /* ---- per-thread state --------------------------------------------------- */
 
+static void writer_start(void);
+
 static struct preload_thread *thread_state(void)
 {
 	struct preload_thread *t = tls_thread;
@@ -388,6 +392,8 @@ static struct preload_thread *thread_state(void)
 	pthread_mutex_unlock(&G.reg_lock);
 	pthread_setspecific(G.key, t);
 	tls_thread = t;
+	if (G.state == ST_ON)
+		writer_start();
 	return t;
 }
 
@@ -403,6 +409,7 @@ static uint64_t next_seq(struct preload_thread *t)
 
 static void drain_locked(struct preload_thread *t);
 static void harvest_locked(int wait);
+static void drain_all_locked(void);
 
 /* Drains the calling thread's ring under the writer lock. */
 static void flush_thread(struct preload_thread *t)
@@ -414,12 +421,104 @@ static void flush_thread(struct preload_thread *t)
 	pthread_mutex_unlock(&G.lock);
 }
 
+/* ---- the writer thread ----------------------------------------------------
+ * Drains every ring every 20 ms, or sooner when a ring is half full, so the
+ * launching threads only fill entries; a thread whose ring is full drains it
+ * itself (also the fallback when the writer thread cannot be started). */
+
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int started, kick, stop;
+	pthread_t th;
+} WT = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0 };
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the host's threads */
+	for (;;) {
+		pthread_mutex_lock(&WT.mu);
+		if (!WT.kick && !WT.stop) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 20000000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&WT.cv, &WT.mu, &ts);
+		}
+		int stop = WT.stop;
+		WT.kick = 0;
+		pthread_mutex_unlock(&WT.mu);
+		if (stop)
+			return NULL;
+		pthread_mutex_lock(&G.lock);
+		if (G.state == ST_ON) {
+			drain_all_locked();
+			if (G.timing == TRACE_TIMING_EVENTS)
+				harvest_locked(0);
+		}
+		pthread_mutex_unlock(&G.lock);
+	}
+}
+
+static void writer_start(void)
+{
+	pthread_mutex_lock(&WT.mu);
+	if (!WT.started) {
+		WT.started = 1;
+		WT.stop = 0;
+		pthread_attr_t a;
+		pthread_attr_init(&a);
+		pthread_attr_setstacksize(&a, 256 * 1024);
+		if (pthread_create(&WT.th, &a, writer_main, NULL) != 0)
+			WT.started = -1; /* threads drain their own rings */
+		pthread_attr_destroy(&a);
+	}
+	pthread_mutex_unlock(&WT.mu);
+}
+
+static void writer_kick(void)
+{
+	pthread_mutex_lock(&WT.mu);
+	WT.kick = 1;
+	pthread_cond_signal(&WT.cv);
+	pthread_mutex_unlock(&WT.mu);
+}
+
+/* Stops the writer thread (not from a signal handler, not under G.lock). */
+static void writer_stop(void)
+{
+	pthread_mutex_lock(&WT.mu);
+	int running = WT.started == 1 && !pthread_equal(WT.th, pthread_self());
+	WT.stop = 1;
+	pthread_cond_signal(&WT.cv);
+	pthread_mutex_unlock(&WT.mu);
+	if (running)
+		pthread_join(WT.th, NULL);
+	WT.started = 0;
+}
+
 /* A free ring slot, draining first when the ring is full. */
 static struct entry *slot(struct preload_thread *t)
 {
 	uint64_t h = atomic_load_explicit(&t->head, memory_order_relaxed);
-	if (h - atomic_load_explicit(&t->tail, memory_order_acquire) >= RING)
-		flush_thread(t);
+	uint64_t fill = h - atomic_load_explicit(&t->tail, memory_order_acquire);
+	if (__builtin_expect(fill >= KICK, 0)) {
+		if (fill >= RING) {
+			flush_thread(t);
+		} else if (h - t->kicked_at >= KICK / 2) {
+			t->kicked_at = h;
+			if (!WT.started)
+				writer_start();
+			if (WT.started == 1)
+				writer_kick();
+		}
+	}
 	struct entry *e = &t->ring[h % RING];
 	e->fi = NULL;
 	e->ev[0] = e->ev[1] = NULL;
@@ -988,6 +1087,33 @@ static void write_locked(struct trace_record *rec, struct preload_funcinfo *fi)
 	}
 }
 
+/* Pending nodes are recycled (under G.lock): a malloc/free per kernel made
+ * the allocator grow and trim its heap continuously. */
+static struct pend *pend_free_list;
+static size_t pend_nfree;
+
+static struct pend *pend_alloc(void)
+{
+	struct pend *p = pend_free_list;
+	if (p) {
+		pend_free_list = p->next;
+		pend_nfree--;
+		return p;
+	}
+	return malloc(sizeof *p);
+}
+
+static void pend_release(struct pend *p)
+{
+	if (pend_nfree >= 65536) {
+		free(p);
+		return;
+	}
+	p->next = pend_free_list;
+	pend_free_list = p;
+	pend_nfree++;
+}
+
 static void pend_unlink(struct pend *p)
 {
 	if (p->prev)
@@ -1015,7 +1141,7 @@ static uint64_t rec_seq(const struct trace_record *r)
  * record) by interning at drain time. */
 static void add_pending(struct entry *e)
 {
-	struct pend *p = malloc(sizeof *p);
+	struct pend *p = pend_alloc();
 	if (!p) {
 		write_locked(&e->rec, e->fi);
 		return;
@@ -1103,7 +1229,7 @@ static void harvest_locked(int wait)
 		preload_events_put(p->ev);
 		pend_unlink(p);
 		write_locked(&p->rec, NULL);
-		free(p);
+		pend_release(p);
 	}
 }
 
@@ -1134,7 +1260,7 @@ static void cupti_kernel(void *ctx, const struct preload_cupti_kernel *k)
 		map_del(&G.pending, seq);
 		pend_unlink(p);
 		write_locked(&p->rec, NULL);
-		free(p);
+		pend_release(p);
 		return;
 	}
 	/* A kernel of a graph replay: a record of its own, from CUPTI's view. */
@@ -1169,7 +1295,7 @@ static void cupti_copy(void *ctx, const struct preload_cupti_copy *c)
 	map_del(&G.pending, seq);
 	pend_unlink(p);
 	write_locked(&p->rec, NULL);
-	free(p);
+	pend_release(p);
 }
 
 /* CUPTI calls these around a buffer's records: the joins need the lock and
@@ -1194,6 +1320,7 @@ static void finish(int from_signal)
 	if (G.state != ST_ON || G.pid != getpid())
 		return;
 	if (!from_signal) {
+		writer_stop();
 		if (G.timing == TRACE_TIMING_EVENTS) {
 			ctx_sync_fn sync = (ctx_sync_fn)preload_driver_sym("cuCtxSynchronize");
 			if (sync)
@@ -1214,7 +1341,7 @@ static void finish(int from_signal)
 			n = p->next;
 			if (!p->graph)
 				write_locked(&p->rec, NULL);
-			free(p);
+			pend_release(p);
 		}
 		G.phead = G.ptail = NULL;
 		G.npending = 0;
@@ -1249,6 +1376,7 @@ static void on_signal(int sig)
 
 static void fork_prepare(void)
 {
+	pthread_mutex_lock(&WT.mu);
 	pthread_mutex_lock(&G.lock);
 	pthread_mutex_lock(&G.reg_lock);
 }
@@ -1257,12 +1385,17 @@ static void fork_parent(void)
 {
 	pthread_mutex_unlock(&G.reg_lock);
 	pthread_mutex_unlock(&G.lock);
+	pthread_mutex_unlock(&WT.mu);
 }
 
 static void fork_child(void)
 {
 	pthread_mutex_init(&G.lock, NULL);
 	pthread_mutex_init(&G.reg_lock, NULL);
+	/* The writer thread was not forked: the child starts its own. */
+	pthread_mutex_init(&WT.mu, NULL);
+	pthread_cond_init(&WT.cv, NULL);
+	WT.started = WT.kick = WT.stop = 0;
 	/* The parent's writer, records and events are the parent's: forget them
 	 * (the writer is leaked on purpose; freeing it would flush into the
 	 * parent's file). */

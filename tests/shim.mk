@@ -42,3 +42,11 @@ $(BUILD)/tests/shim_libs: $(BUILD)/obj/tests/shim_libs.o
 	$(CC) $(LDFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
 		-lcublasLt -lcublas -lcudnn
 endif
+
+# make bench: launch cost with and without the recorder.
+BENCH_TARGETS += shim-bench
+$(BUILD)/tests/shim_bench: $(BUILD)/obj/tests/shim_bench.o
+	$(CC) $(LDFLAGS) -o $@ $^ -ldl
+shim-bench: $(BUILD)/libsurfer.so $(FAKE_CUDA) $(BUILD)/tests/shim_bench
+	@BUILD=$(BUILD) sh tests/shim_bench.sh
+.PHONY: shim-bench
