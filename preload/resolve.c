@@ -35,10 +35,34 @@ typedef preload_cures (*getproc5_fn)(const char *sym, void **pfn, int ver, uint6
 
 #define PER_THREAD_FLAG 2u /* CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM */
 
+/* A sanitizer runtime preloaded before us resolves its own interceptors
+ * through our dlsym before it is initialized: the code on that path must
+ * not be instrumented, and calls no intercepted string functions. */
+#define NO_SAN __attribute__((no_sanitize("address", "undefined", "thread")))
+
+NO_SAN static int same(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+NO_SAN static int contains(const char *hay, const char *needle)
+{
+	for (; *hay; hay++) {
+		const char *h = hay, *n = needle;
+		while (*n && *h == *n)
+			h++, n++;
+		if (!*n)
+			return 1;
+	}
+	return 0;
+}
+
 /* ---- the C library's own dlsym, found without dlsym ------------------- */
 
 /* GNU hash of a symbol name (the ELF gABI extension used by DT_GNU_HASH). */
-static uint32_t gnu_hash(const char *s)
+NO_SAN static uint32_t gnu_hash(const char *s)
 {
 	uint32_t h = 5381;
 	for (; *s; s++)
@@ -52,14 +76,14 @@ struct elf_find {
 	void *found[2];
 };
 
-static uintptr_t dyn_ptr(uintptr_t base, ElfW(Addr) p)
+NO_SAN static uintptr_t dyn_ptr(uintptr_t base, ElfW(Addr) p)
 {
 	/* glibc relocates these in place on most targets; on others (RISC-V,
 	 * MIPS) they stay relative to the load address. */
 	return p < base ? base + p : p;
 }
 
-static void *gnu_lookup(uintptr_t base, const uint32_t *ht, const ElfW(Sym) *symtab,
+NO_SAN static void *gnu_lookup(uintptr_t base, const uint32_t *ht, const ElfW(Sym) *symtab,
 			const char *strtab, const char *name)
 {
 	uint32_t nbuckets = ht[0], symoff = ht[1], bloom_size = ht[2];
@@ -77,18 +101,18 @@ static void *gnu_lookup(uintptr_t base, const uint32_t *ht, const ElfW(Sym) *sym
 		uint32_t h2 = chain[i - symoff];
 		const ElfW(Sym) *s = &symtab[i];
 		if ((h | 1) == (h2 | 1) && s->st_shndx != SHN_UNDEF &&
-		    ELF64_ST_TYPE(s->st_info) == STT_FUNC && strcmp(strtab + s->st_name, name) == 0)
+		    ELF64_ST_TYPE(s->st_info) == STT_FUNC && same(strtab + s->st_name, name))
 			return (void *)(base + s->st_value);
 		if (h2 & 1)
 			return NULL;
 	}
 }
 
-static int find_cb(struct dl_phdr_info *info, size_t size, void *data)
+NO_SAN static int find_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct elf_find *f = data;
 	(void)size;
-	if (!info->dlpi_name || !strstr(info->dlpi_name, f->lib))
+	if (!info->dlpi_name || !contains(info->dlpi_name, f->lib))
 		return 0;
 	const ElfW(Dyn) *dyn = NULL;
 	for (int i = 0; i < info->dlpi_phnum; i++)
@@ -115,7 +139,7 @@ static int find_cb(struct dl_phdr_info *info, size_t size, void *data)
 	return f->found[0] != NULL;
 }
 
-static void find_libdl(void)
+NO_SAN static void find_libdl(void)
 {
 	/* glibc >= 2.34 has dlsym in libc.so.6; older ones in libdl.so.2. */
 	static const char *libs[] = { "/libc.so.6", "/libdl.so.2" };
@@ -132,7 +156,7 @@ static void find_libdl(void)
 
 static pthread_once_t libdl_once = PTHREAD_ONCE_INIT;
 
-static inline void need_libdl(void)
+NO_SAN static inline void need_libdl(void)
 {
 	if (__builtin_expect(preload_real_dlsym == NULL, 0))
 		pthread_once(&libdl_once, find_libdl);
@@ -318,7 +342,7 @@ static __attribute__((noinline)) void *wrap_dlsym(void *handle, const char *name
 }
 
 /* Only names starting with "cu" can be ours (cuda, cublas, cudnn). */
-static int maybe_ours(const char *s)
+NO_SAN static int maybe_ours(const char *s)
 {
 	return s && s[0] == 'c' && s[1] == 'u';
 }
@@ -326,7 +350,7 @@ static int maybe_ours(const char *s)
 PRELOAD_EXPORT void *dlsym(void *handle, const char *name);
 PRELOAD_EXPORT void *dlvsym(void *handle, const char *name, const char *ver);
 
-void *dlsym(void *handle, const char *name)
+NO_SAN void *dlsym(void *handle, const char *name)
 {
 	need_libdl();
 	if (!preload_real_dlsym)
@@ -338,7 +362,7 @@ void *dlsym(void *handle, const char *name)
 	return preload_real_dlsym(handle, name);
 }
 
-void *dlvsym(void *handle, const char *name, const char *ver)
+NO_SAN void *dlvsym(void *handle, const char *name, const char *ver)
 {
 	need_libdl();
 	if (!preload_real_dlvsym)
