@@ -50,3 +50,19 @@ $(BUILD)/tests/shim_bench: $(BUILD)/obj/tests/shim_bench.o
 shim-bench: $(BUILD)/libsurfer.so $(FAKE_CUDA) $(BUILD)/tests/shim_bench
 	@BUILD=$(BUILD) sh tests/shim_bench.sh
 .PHONY: shim-bench
+
+# Fake libcublas/libcublasLt (in their own directory, so they never shadow
+# the real ones) and a program whose library calls launch kernels.
+FAKE_LIBDIR := $(BUILD)/tests/fakelib
+EXTRA_TARGETS += $(FAKE_LIBDIR)/libcublas.so.13 $(FAKE_LIBDIR)/libcublasLt.so.13 \
+	$(BUILD)/tests/shim_nested
+$(FAKE_LIBDIR)/libcublasLt.so.13: tests/fake_cublas.c $(FAKE_CUDA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DFAKE_LT -Wno-missing-prototypes -fvisibility=hidden -shared \
+		-Wl,-soname,libcublasLt.so.13 $(LDFLAGS) -o $@ $< $(FAKE_CUDA)
+$(FAKE_LIBDIR)/libcublas.so.13: tests/fake_cublas.c $(FAKE_LIBDIR)/libcublasLt.so.13 $(FAKE_CUDA)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -fvisibility=hidden -shared \
+		-Wl,-soname,libcublas.so.13 $(LDFLAGS) -o $@ $< $(FAKE_LIBDIR)/libcublasLt.so.13 $(FAKE_CUDA)
+$(BUILD)/tests/shim_nested: $(BUILD)/obj/tests/shim_nested.o $(FAKE_LIBDIR)/libcublas.so.13
+	$(CC) $(LDFLAGS) -o $@ $< $(FAKE_LIBDIR)/libcublas.so.13 $(FAKE_CUDA) \
+		-Wl,-rpath-link,$(FAKE_LIBDIR) -Wl,-rpath-link,$(BUILD)/tests

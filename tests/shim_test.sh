@@ -163,7 +163,22 @@ else
 	echo "skip - libs: cuBLASLt/cuDNN not in the toolkit"
 fi
 
-# 12. What the shim exports: the hooks and nothing else.
+# 12. Library calls that launch kernels, with cuBLAS calling cuBLASLt inside
+#     (fake libraries): one GEMM record per user call, each of its two
+#     kernels carries its seq, the kernel outside carries none.
+if run nested 0 SURFER_TIMING=events SURFER_OUTPUT="$T/n.mp" LD_LIBRARY_PATH="$B/tests:$B/tests/fakelib" \
+	-- $B/tests/shim_nested; then
+	check nested "$T/n.mp" --kernels 5 --timing events
+	got=$($B/surfer-dump "$T/n.mp" | awk '
+		/"type":"gemm"/ { match($0, /"seq":[0-9]+/); g[substr($0, RSTART + 6, RLENGTH - 6)] = 1; ng++ }
+		/"type":"kernel"/ { match($0, /"lib_call":[0-9]+/); l = substr($0, RSTART + 11, RLENGTH - 11)
+			match($0, /"name":"[a-z_]+"/); n = substr($0, RSTART + 8, RLENGTH - 9)
+			if (n == "outside_kernel") { if (l != 0) bad++ } else if (!(l in g)) bad++; else per[l]++ }
+		END { for (k in per) if (per[k] != 2) bad++; printf "%d %d", ng, bad + 0 }')
+	[ "$got" = "2 0" ] && pass "nested: kernels linked to their GEMM" || fail "nested: gemm count and errors '$got'"
+fi
+
+# 13. What the shim exports: the hooks and nothing else.
 exp=$(nm -D --defined-only "$SHIM" | awk '{print $3}' | sort | tr '\n' ' ')
 bad=$(echo "$exp" | tr ' ' '\n' | grep -v -E '^(cu[A-Za-z0-9_]+|dlsym|dlvsym)?$' | tr '\n' ' ')
 if [ -z "$bad" ]; then pass "nm -D: only hooks exported"; else fail "nm -D: also exports $bad"; fi
