@@ -42,6 +42,17 @@ static __thread struct fstream *per_thread;
 static int initialized;
 static FILE *logf;
 
+/* Launches kept for the fake CUPTI (tests/fake_cupti.c), per thread. */
+struct fake_cuda_launch {
+	char name[128];
+	unsigned grid[3], block[3], cluster[3], dyn_smem;
+	int regs, smem;
+	unsigned long long stream, start, end;
+};
+static int tracking;
+static __thread struct fake_cuda_launch tracked[64];
+static __thread int ntracked;
+
 static void open_log(void)
 {
 	const char *p = getenv("FAKE_CUDA_LOG");
@@ -189,6 +200,19 @@ static CUresult run(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 	uint64_t start = st->clock_ns;
 	uint64_t dur = 1000 + 10ull * gx * gy * gz;
 	st->clock_ns += dur;
+	if (tracking && ntracked < 64) {
+		struct fake_cuda_launch *t = &tracked[ntracked++];
+		snprintf(t->name, sizeof t->name, "%s", fn->name);
+		t->grid[0] = gx; t->grid[1] = gy; t->grid[2] = gz;
+		t->block[0] = bx; t->block[1] = by; t->block[2] = bz;
+		t->cluster[0] = cx; t->cluster[1] = cy; t->cluster[2] = cz;
+		t->dyn_smem = smem;
+		t->regs = fn->regs;
+		t->smem = fn->smem;
+		t->stream = st->id;
+		t->start = start;
+		t->end = start + dur;
+	}
 	if (logf)
 		fprintf(logf, "K %ld %s %u %u %u %u %u %u %u %u %u %u %d %d %llu %llu %llu\n",
 			(long)syscall(SYS_gettid), fn->name, gx, gy, gz, bx, by, bz, cx, cy, cz, smem,
@@ -216,8 +240,27 @@ static CUresult launch_ex(const struct launch_config *c, void *f, int ptsz)
 }
 API CUresult cuLaunchKernelEx(const struct launch_config *c, void *f, void **p, void **x) { (void)p; (void)x; return launch_ex(c, f, 0); }
 API CUresult cuLaunchKernelEx_ptsz(const struct launch_config *c, void *f, void **p, void **x) { (void)p; (void)x; return launch_ex(c, f, 1); }
-API CUresult cuGraphLaunch(void *g, void *s) { (void)g; (void)s; return OK; }
-API CUresult cuGraphLaunch_ptsz(void *g, void *s) { (void)g; (void)s; return OK; }
+/* A graph replay runs two kernels, seen only by (the fake) CUPTI. */
+static CUresult graph(void *g, void *s, int ptsz)
+{
+	static struct ffunc a = { "graph_node_a", 40, 0 }, b = { "graph_node_b", 48, 1024 };
+	(void)g;
+	CUresult r = run(&a, 3, 1, 1, 64, 1, 1, 0, 0, 0, 0, s, ptsz);
+	return r ? r : run(&b, 5, 1, 1, 128, 1, 1, 0, 0, 0, 0, s, ptsz);
+}
+API CUresult cuGraphLaunch(void *g, void *s) { return graph(g, s, 0); }
+API CUresult cuGraphLaunch_ptsz(void *g, void *s) { return graph(g, s, 1); }
+
+API void fake_cuda_track_launches(int on);
+API int fake_cuda_take_launches(struct fake_cuda_launch *out, int max);
+void fake_cuda_track_launches(int on) { tracking = on; }
+int fake_cuda_take_launches(struct fake_cuda_launch *out, int max)
+{
+	int n = ntracked < max ? ntracked : max;
+	memcpy(out, tracked, (size_t)n * sizeof *out);
+	ntracked = 0;
+	return n;
+}
 
 /* ---- memory ---------------------------------------------------------------------- */
 

@@ -66,3 +66,10 @@ $(FAKE_LIBDIR)/libcublas.so.13: tests/fake_cublas.c $(FAKE_LIBDIR)/libcublasLt.s
 $(BUILD)/tests/shim_nested: $(BUILD)/obj/tests/shim_nested.o $(FAKE_LIBDIR)/libcublas.so.13
 	$(CC) $(LDFLAGS) -o $@ $< $(FAKE_LIBDIR)/libcublas.so.13 $(FAKE_CUDA) \
 		-Wl,-rpath-link,$(FAKE_LIBDIR) -Wl,-rpath-link,$(BUILD)/tests
+
+# A fake libcupti driven by the fake driver: the CUPTI path end to end.
+EXTRA_TARGETS += $(FAKE_LIBDIR)/libcupti.so.13
+$(FAKE_LIBDIR)/libcupti.so.13: tests/fake_cupti.c $(FAKE_CUDA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CUDA_CFLAGS) -Wno-missing-prototypes -fvisibility=hidden \
+		-shared -Wl,-soname,libcupti.so.13 $(LDFLAGS) -o $@ $< $(FAKE_CUDA)

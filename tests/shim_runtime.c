@@ -11,6 +11,7 @@
  *   shim_runtime threads N M    N threads x M launches, concurrently
  *   shim_runtime windows W K    W profiler windows of K launches each
  *   shim_runtime hang K         K launches, prints "ready", waits for a signal
+ *   shim_runtime graph R        the basic launches, then R graph replays
  *
  * Exits with EXIT (default 0), or 3 if a driver call failed.
  */
@@ -122,7 +123,7 @@ int main(int argc, char **argv)
 	lk = fetch("cuLaunchKernel", 4000, 0);
 	lk_ptsz = fetch("cuLaunchKernel", 7000, 2);
 
-	if (!strcmp(mode, "basic")) {
+	if (!strcmp(mode, "basic") || !strcmp(mode, "graph")) {
 		launch_ex_fn lkex = fetch("cuLaunchKernelEx", 11060, 0);
 		launch_ex_fn lkex_ptsz = fetch("cuLaunchKernelEx", 11060, 2);
 		coop_fn coop = fetch("cuLaunchCooperativeKernel", 9000, 0);
@@ -158,9 +159,16 @@ int main(int argc, char **argv)
 		CHECK(dtoh(out, d, sizeof out));
 		if (memcmp(in, out, sizeof in) != 0)
 			return 3;
+		if (!strcmp(mode, "graph")) {
+			typedef int (*graph_fn)(void *, void *);
+			graph_fn replay = fetch("cuGraphLaunch", 10000, 0);
+			int r = argc > 2 ? atoi(argv[2]) : 2;
+			for (int i = 0; i < r; i++)
+				CHECK(replay((void *)0x5000, s1));
+		}
 		CHECK(stream_sync(s1));
 		CHECK(ctx_sync());
-		return argc > 2 ? atoi(argv[2]) : 0;
+		return !strcmp(mode, "basic") && argc > 2 ? atoi(argv[2]) : 0;
 	}
 	if (!strcmp(mode, "threads")) {
 		int n = argc > 2 ? atoi(argv[2]) : 8;

@@ -63,6 +63,17 @@ if run cupti-fallback 0 SURFER_OUTPUT="$T/fb.mp" -- $B/tests/shim_runtime basic;
 	fi
 fi
 
+# 2b. The CUPTI path end to end with a fake libcupti fed by the fake driver:
+#     kernels joined by external correlation id (the correlation records come
+#     after the kernels), and the kernels of two graph replays recorded from
+#     CUPTI's reports with the graph flag.
+if run cupti 0 SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/cu.mp" \
+	-- $B/tests/shim_runtime graph 2; then
+	check cupti "$T/cu.mp" --kernels 12 --timing cupti
+	n=$($B/surfer-dump "$T/cu.mp" | grep -c '"name":"graph_node_[ab]".*"flags":2,')
+	[ "$n" -eq 4 ] && pass "cupti: graph replay kernels" || fail "cupti: $n graph kernels, expected 4"
+fi
+
 # 3. Eight threads launching concurrently on their own and per-thread streams.
 if run threads 0 SURFER_TIMING=events SURFER_OUTPUT="$T/th.mp" -- $B/tests/shim_runtime threads 8 600; then
 	check threads "$T/th.mp" --kernels 4800 --timing events
