@@ -41,12 +41,15 @@ typedef CUresult (*stream_fn)(CUstream);
 typedef CUresult (*event_fn)(CUevent);
 typedef CUresult (*wait_event_fn)(CUstream, CUevent, unsigned int);
 typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
+typedef CUresult (*device_fn)(CUdevice);
+typedef CUresult (*ctx_fn)(CUcontext);
 
 enum {
 	HK_LAUNCH = 2, HK_LAUNCH_EX, HK_LAUNCH_COOP, HK_GRAPH, HK_MEMCPY, HK_MEMCPY_ASYNC,
 	HK_HTOD, HK_DTOH, HK_DTOD, HK_HTOD_ASYNC, HK_DTOH_ASYNC, HK_DTOD_ASYNC,
 	HK_MEMSET8, HK_MEMSET32, HK_MEMSET8_ASYNC, HK_MEMSET32_ASYNC,
 	HK_CTX_SYNC, HK_STREAM_SYNC, HK_EVENT_SYNC, HK_WAIT_EVENT, HK_PROF_START, HK_PROF_STOP,
+	HK_PRIMARY_RELEASE, HK_PRIMARY_RESET, HK_CTX_DESTROY,
 };
 
 #define REAL(type, idx, v) ((type)real_of(idx, v))
@@ -360,6 +363,21 @@ static CUresult profiler(int start)
 	return r;
 }
 
+/* The CUDA runtime releases its primary context in its own exit handler,
+ * which runs before ours: collect the GPU times while the context lives. */
+static CUresult teardown(int idx, CUdevice dev, CUcontext ctx)
+{
+	void *real = real_of(idx, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	if (preload_recording()) {
+		int e = errno;
+		preload_before_teardown();
+		errno = e;
+	}
+	return idx == HK_CTX_DESTROY ? ((ctx_fn)real)(ctx) : ((device_fn)real)(dev);
+}
+
 /* ---- the exported names ----------------------------------------------- */
 
 /* Prototypes of the names cuda.h does not declare in this configuration. */
@@ -479,6 +497,9 @@ CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent ev, unsigned int flags)
 {
 	return wait_event(1, s, ev, flags);
 }
+PRELOAD_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return teardown(HK_PRIMARY_RELEASE, d, NULL); }
+PRELOAD_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice d) { return teardown(HK_PRIMARY_RESET, d, NULL); }
+PRELOAD_EXPORT CUresult cuCtxDestroy_v2(CUcontext c) { return teardown(HK_CTX_DESTROY, 0, c); }
 PRELOAD_EXPORT CUresult cuProfilerStart(void) { return profiler(1); }
 PRELOAD_EXPORT CUresult cuProfilerStop(void) { return profiler(0); }
 
@@ -527,5 +548,10 @@ struct preload_hook preload_cuda_hooks[] = {
 	  cuStreamWaitEvent, cuStreamWaitEvent_ptsz),
 	E("cuProfilerStart", "cuProfilerStart", NULL, 4000, cuProfilerStart, NULL),
 	E("cuProfilerStop", "cuProfilerStop", NULL, 4000, cuProfilerStop, NULL),
+	E("cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", NULL, 11000,
+	  cuDevicePrimaryCtxRelease_v2, NULL),
+	E("cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", NULL, 11000,
+	  cuDevicePrimaryCtxReset_v2, NULL),
+	E("cuCtxDestroy", "cuCtxDestroy_v2", NULL, 4000, cuCtxDestroy_v2, NULL),
 	{ NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL } },
 };

@@ -154,6 +154,9 @@ void preload_sync(enum trace_sync_kind kind, preload_stream s, int ptsz,
 /* Library records: seq from preload_lib_enter. */
 void preload_gemm(struct trace_gemm *g);
 void preload_conv(struct trace_conv *c);
+/* Before a context is destroyed: waits for the GPU and writes every record
+ * whose times are known, so they do not die with the context. */
+void preload_before_teardown(void);
 /* cuProfilerStart (start = 1) / cuProfilerStop (start = 0). */
 void preload_profiler(int start);
 

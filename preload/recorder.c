@@ -456,6 +456,14 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&WT.mu);
 		if (stop)
 			return NULL;
+		/* CUPTI hands buffers over when full; ask for them every second
+		 * so the pending kernels do not pile up (not under G.lock: the
+		 * delivery takes it). */
+		uint64_t now = preload_now_ns();
+		if (G.timing == TRACE_TIMING_CUPTI && now - G.last_cupti_flush_ns > 1000000000u) {
+			G.last_cupti_flush_ns = now;
+			preload_cupti_flush();
+		}
 		pthread_mutex_lock(&G.lock);
 		if (G.state == ST_ON) {
 			drain_all_locked();
@@ -842,14 +850,29 @@ void preload_sync(enum trace_sync_kind kind, preload_stream s, int ptsz, uint64_
 	y->cpu_ns = cpu_ns;
 	y->cpu_end_ns = cpu_end_ns;
 	publish(t);
-	if (kind == TRACE_SYNC_STREAM_WAIT_EVENT)
-		return;
-	/* The thread just waited for the GPU: a good moment to write. */
-	flush_thread(t);
-	if (G.timing == TRACE_TIMING_CUPTI && cpu_end_ns - G.last_cupti_flush_ns > 1000000000u) {
-		G.last_cupti_flush_ns = cpu_end_ns;
+	/* Without a writer thread, a thread that waited for the GPU writes. */
+	if (kind != TRACE_SYNC_STREAM_WAIT_EVENT && WT.started != 1)
+		flush_thread(t);
+}
+
+void preload_before_teardown(void)
+{
+	if (G.timing == TRACE_TIMING_CUPTI) {
 		preload_cupti_flush();
+		return;
 	}
+	if (G.timing != TRACE_TIMING_EVENTS)
+		return;
+	typedef preload_cures (*sync_fn)(void);
+	sync_fn sync = (sync_fn)preload_driver_sym("cuCtxSynchronize");
+	if (sync)
+		sync();
+	pthread_mutex_lock(&G.lock);
+	if (G.state == ST_ON) {
+		drain_all_locked();
+		harvest_locked(1);
+	}
+	pthread_mutex_unlock(&G.lock);
 }
 
 int preload_lib_enter(uint64_t *seq)

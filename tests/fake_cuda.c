@@ -285,6 +285,7 @@ API CUresult cuMemcpyDtoH_v2_ptds(void *d, dptr s, size_t n) { memcpy(d, (void *
 API CUresult cuMemcpyHtoDAsync_v2(dptr d, const void *s, size_t n, void *st) { memcpy((void *)(uintptr_t)d, s, n); log_copy(n, 1, st, 0); return OK; }
 API CUresult cuMemcpyHtoDAsync_v2_ptsz(dptr d, const void *s, size_t n, void *st) { memcpy((void *)(uintptr_t)d, s, n); log_copy(n, 1, st, 1); return OK; }
 API CUresult cuMemsetD8_v2(dptr d, unsigned char c, size_t n) { memset((void *)(uintptr_t)d, c, n); log_copy(n, 0, NULL, 0); return OK; }
+API CUresult cuDevicePrimaryCtxRelease_v2(int dev) { (void)dev; return OK; }
 API CUresult cuProfilerStart(void) { return OK; }
 API CUresult cuProfilerStop(void) { return OK; }
 
@@ -318,6 +319,7 @@ static const struct entry table[] = {
 	{ "cuMemcpyDtoH", 3020, F(cuMemcpyDtoH_v2), F(cuMemcpyDtoH_v2_ptds) },
 	{ "cuMemcpyHtoDAsync", 3020, F(cuMemcpyHtoDAsync_v2), F(cuMemcpyHtoDAsync_v2_ptsz) },
 	{ "cuMemsetD8", 3020, F(cuMemsetD8_v2), NULL },
+	{ "cuDevicePrimaryCtxRelease", 11000, F(cuDevicePrimaryCtxRelease_v2), NULL },
 	{ "cuProfilerStart", 4000, F(cuProfilerStart), NULL },
 	{ "cuProfilerStop", 4000, F(cuProfilerStop), NULL },
 };
