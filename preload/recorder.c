@@ -678,14 +678,14 @@ static void decide_timing(void)
 			G.timing = TRACE_TIMING_EVENTS;
 			if (why[0])
 				snprintf(G.timing_note, sizeof G.timing_note,
-					 "CUDA events: CUPTI unusable: %s", why);
+					 "CUDA events: CUPTI unusable: %.96s", why);
 			else
 				snprintf(G.timing_note, sizeof G.timing_note,
 					 "CUDA events: SURFER_TIMING=events");
 			return;
 		}
 		preload_warn("no GPU timing: %s", why2);
-		snprintf(G.timing_note, sizeof G.timing_note, "none: %s%s%s", why,
+		snprintf(G.timing_note, sizeof G.timing_note, "none: %.58s%s%.58s", why,
 			 why[0] ? "; " : "", why2);
 		G.timing = TRACE_TIMING_NONE;
 		return;
