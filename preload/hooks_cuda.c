@@ -184,29 +184,51 @@ static enum trace_copy_kind unified_kind(CUdeviceptr dst, CUdeviceptr src)
 	return TRACE_COPY_HTOH;
 }
 
-/* The pattern of every copy/set hook: time the real call and record it. */
-#define COPY_HOOK(type, bytes, kind, async, s, v, call)                              \
-	do {                                                                         \
-		if (!preload_recording())                                            \
-			return call;                                                 \
-		int e_ = errno;                                                      \
-		uint64_t t0_ = preload_now_ns();                                     \
-		errno = e_;                                                          \
-		CUresult r_ = call;                                                  \
-		e_ = errno;                                                          \
-		if (r_ == CUDA_SUCCESS)                                              \
-			preload_copy(type, bytes, kind, async, s, v, t0_,            \
-				     preload_now_ns());                              \
-		errno = e_;                                                          \
-		return r_;                                                           \
-	} while (0)
+/* Around every copy, set and synchronization: begin notes errno and the CPU
+ * time (returning 0 when not recording), end records the call and puts the
+ * real function's errno back. */
+struct call_tok {
+	int e;
+	uint64_t t0;
+};
+
+static int call_begin(struct call_tok *tok)
+{
+	if (!preload_recording())
+		return 0;
+	tok->e = errno;
+	tok->t0 = preload_now_ns();
+	errno = tok->e;
+	return 1;
+}
+
+static void copy_end(struct call_tok *tok, CUresult r, int type, uint64_t bytes,
+		     enum trace_copy_kind kind, int async, CUstream s, int v)
+{
+	tok->e = errno;
+	if (r == CUDA_SUCCESS)
+		preload_copy(type, bytes, kind, async, s, v, tok->t0, preload_now_ns());
+	errno = tok->e;
+}
+
+static void sync_end(struct call_tok *tok, enum trace_sync_kind kind, CUstream s, int v)
+{
+	tok->e = errno;
+	preload_sync(kind, s, v, tok->t0, preload_now_ns());
+	errno = tok->e;
+}
 
 static CUresult memcpy_any(int v, CUdeviceptr d, CUdeviceptr s, size_t n)
 {
 	memcpy_fn real = REAL(memcpy_fn, HK_MEMCPY, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	COPY_HOOK(TRACE_MEMCPY, n, unified_kind(d, s), 0, NULL, v, real(d, s, n));
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n);
+	CUresult r = real(d, s, n);
+	copy_end(&tok, r, TRACE_MEMCPY, n, unified_kind(d, s), 0, NULL, v);
+	return r;
 }
 
 static CUresult memcpy_async(int v, CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
@@ -214,7 +236,12 @@ static CUresult memcpy_async(int v, CUdeviceptr d, CUdeviceptr s, size_t n, CUst
 	memcpy_async_fn real = REAL(memcpy_async_fn, HK_MEMCPY_ASYNC, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	COPY_HOOK(TRACE_MEMCPY, n, unified_kind(d, s), 1, st, v, real(d, s, n, st));
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n, st);
+	CUresult r = real(d, s, n, st);
+	copy_end(&tok, r, TRACE_MEMCPY, n, unified_kind(d, s), 1, st, v);
+	return r;
 }
 
 static CUresult htod(int v, CUdeviceptr d, const void *s, size_t n)
@@ -222,7 +249,12 @@ static CUresult htod(int v, CUdeviceptr d, const void *s, size_t n)
 	htod_fn real = REAL(htod_fn, HK_HTOD, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	COPY_HOOK(TRACE_MEMCPY, n, TRACE_COPY_HTOD, 0, NULL, v, real(d, s, n));
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n);
+	CUresult r = real(d, s, n);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 0, NULL, v);
+	return r;
 }
 
 static CUresult dtoh(int v, void *d, CUdeviceptr s, size_t n)
@@ -230,7 +262,12 @@ static CUresult dtoh(int v, void *d, CUdeviceptr s, size_t n)
 	dtoh_fn real = REAL(dtoh_fn, HK_DTOH, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	COPY_HOOK(TRACE_MEMCPY, n, TRACE_COPY_DTOH, 0, NULL, v, real(d, s, n));
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n);
+	CUresult r = real(d, s, n);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 0, NULL, v);
+	return r;
 }
 
 static CUresult dtod(int v, CUdeviceptr d, CUdeviceptr s, size_t n)
@@ -238,7 +275,12 @@ static CUresult dtod(int v, CUdeviceptr d, CUdeviceptr s, size_t n)
 	memcpy_fn real = REAL(memcpy_fn, HK_DTOD, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	COPY_HOOK(TRACE_MEMCPY, n, TRACE_COPY_DTOD, 0, NULL, v, real(d, s, n));
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n);
+	CUresult r = real(d, s, n);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 0, NULL, v);
+	return r;
 }
 
 static CUresult htod_async(int v, CUdeviceptr d, const void *s, size_t n, CUstream st)
@@ -246,7 +288,12 @@ static CUresult htod_async(int v, CUdeviceptr d, const void *s, size_t n, CUstre
 	htod_async_fn real = REAL(htod_async_fn, HK_HTOD_ASYNC, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	COPY_HOOK(TRACE_MEMCPY, n, TRACE_COPY_HTOD, 1, st, v, real(d, s, n, st));
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n, st);
+	CUresult r = real(d, s, n, st);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 1, st, v);
+	return r;
 }
 
 static CUresult dtoh_async(int v, void *d, CUdeviceptr s, size_t n, CUstream st)
@@ -254,7 +301,12 @@ static CUresult dtoh_async(int v, void *d, CUdeviceptr s, size_t n, CUstream st)
 	dtoh_async_fn real = REAL(dtoh_async_fn, HK_DTOH_ASYNC, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	COPY_HOOK(TRACE_MEMCPY, n, TRACE_COPY_DTOH, 1, st, v, real(d, s, n, st));
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n, st);
+	CUresult r = real(d, s, n, st);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 1, st, v);
+	return r;
 }
 
 static CUresult dtod_async(int v, CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
@@ -262,7 +314,12 @@ static CUresult dtod_async(int v, CUdeviceptr d, CUdeviceptr s, size_t n, CUstre
 	memcpy_async_fn real = REAL(memcpy_async_fn, HK_DTOD_ASYNC, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	COPY_HOOK(TRACE_MEMCPY, n, TRACE_COPY_DTOD, 1, st, v, real(d, s, n, st));
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n, st);
+	CUresult r = real(d, s, n, st);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 1, st, v);
+	return r;
 }
 
 static CUresult memset8(int v, CUdeviceptr d, unsigned char c, size_t n)
@@ -270,7 +327,12 @@ static CUresult memset8(int v, CUdeviceptr d, unsigned char c, size_t n)
 	memset8_fn real = REAL(memset8_fn, HK_MEMSET8, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	COPY_HOOK(TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 0, NULL, v, real(d, c, n));
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, c, n);
+	CUresult r = real(d, c, n);
+	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 0, NULL, v);
+	return r;
 }
 
 static CUresult memset32(int v, CUdeviceptr d, unsigned int c, size_t n)
@@ -278,7 +340,12 @@ static CUresult memset32(int v, CUdeviceptr d, unsigned int c, size_t n)
 	memset32_fn real = REAL(memset32_fn, HK_MEMSET32, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	COPY_HOOK(TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 0, NULL, v, real(d, c, n));
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, c, n);
+	CUresult r = real(d, c, n);
+	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 0, NULL, v);
+	return r;
 }
 
 static CUresult memset8_async(int v, CUdeviceptr d, unsigned char c, size_t n, CUstream st)
@@ -286,7 +353,12 @@ static CUresult memset8_async(int v, CUdeviceptr d, unsigned char c, size_t n, C
 	memset8_async_fn real = REAL(memset8_async_fn, HK_MEMSET8_ASYNC, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	COPY_HOOK(TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 1, st, v, real(d, c, n, st));
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, c, n, st);
+	CUresult r = real(d, c, n, st);
+	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 1, st, v);
+	return r;
 }
 
 static CUresult memset32_async(int v, CUdeviceptr d, unsigned int c, size_t n, CUstream st)
@@ -294,31 +366,27 @@ static CUresult memset32_async(int v, CUdeviceptr d, unsigned int c, size_t n, C
 	memset32_async_fn real = REAL(memset32_async_fn, HK_MEMSET32_ASYNC, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	COPY_HOOK(TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 1, st, v, real(d, c, n, st));
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, c, n, st);
+	CUresult r = real(d, c, n, st);
+	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 1, st, v);
+	return r;
 }
 
 /* ---- synchronizations and markers -------------------------------------- */
-
-#define SYNC_HOOK(kind, s, v, call)                                                  \
-	do {                                                                         \
-		if (!preload_recording())                                            \
-			return call;                                                 \
-		int e_ = errno;                                                      \
-		uint64_t t0_ = preload_now_ns();                                     \
-		errno = e_;                                                          \
-		CUresult r_ = call;                                                  \
-		e_ = errno;                                                          \
-		preload_sync(kind, s, v, t0_, preload_now_ns());                     \
-		errno = e_;                                                          \
-		return r_;                                                           \
-	} while (0)
 
 static CUresult ctx_sync(void)
 {
 	void_fn real = REAL(void_fn, HK_CTX_SYNC, 0);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	SYNC_HOOK(TRACE_SYNC_CTX, NULL, 0, real());
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real();
+	CUresult r = real();
+	sync_end(&tok, TRACE_SYNC_CTX, NULL, 0);
+	return r;
 }
 
 static CUresult stream_sync(int v, CUstream s)
@@ -326,7 +394,12 @@ static CUresult stream_sync(int v, CUstream s)
 	stream_fn real = REAL(stream_fn, HK_STREAM_SYNC, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	SYNC_HOOK(TRACE_SYNC_STREAM, s, v, real(s));
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(s);
+	CUresult r = real(s);
+	sync_end(&tok, TRACE_SYNC_STREAM, s, v);
+	return r;
 }
 
 static CUresult event_sync(CUevent ev)
@@ -334,7 +407,12 @@ static CUresult event_sync(CUevent ev)
 	event_fn real = REAL(event_fn, HK_EVENT_SYNC, 0);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	SYNC_HOOK(TRACE_SYNC_EVENT, NULL, 0, real(ev));
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(ev);
+	CUresult r = real(ev);
+	sync_end(&tok, TRACE_SYNC_EVENT, NULL, 0);
+	return r;
 }
 
 static CUresult wait_event(int v, CUstream s, CUevent ev, unsigned flags)
@@ -342,7 +420,12 @@ static CUresult wait_event(int v, CUstream s, CUevent ev, unsigned flags)
 	wait_event_fn real = REAL(wait_event_fn, HK_WAIT_EVENT, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	SYNC_HOOK(TRACE_SYNC_STREAM_WAIT_EVENT, s, v, real(s, ev, flags));
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(s, ev, flags);
+	CUresult r = real(s, ev, flags);
+	sync_end(&tok, TRACE_SYNC_STREAM_WAIT_EVENT, s, v);
+	return r;
 }
 
 static CUresult profiler(int start)
