@@ -57,8 +57,6 @@ int preload_events_init(char *why, size_t whylen)
 	V.elapsed = (ev_elapsed_fn)preload_driver_sym("cuEventElapsedTime_v2");
 	if (!V.elapsed)
 		V.elapsed = (ev_elapsed_fn)preload_driver_sym("cuEventElapsedTime");
-	V.capturing = (capturing_fn)preload_driver_sym("cuStreamIsCapturing");
-	V.capturing_ptsz = (capturing_fn)preload_driver_sym("cuStreamIsCapturing_ptsz");
 	if (!V.create || !V.record || !V.query || !V.sync || !V.elapsed) {
 		snprintf(why, whylen, "the driver lacks the event functions");
 		return -1;
@@ -102,8 +100,16 @@ void preload_events_record(preload_event ev, preload_stream s, int ptsz)
 		V.record(ev, ptsz && !s ? PRELOAD_STREAM_PER_THREAD : s);
 }
 
+static void load_capturing(void)
+{
+	V.capturing = (capturing_fn)preload_driver_sym("cuStreamIsCapturing");
+	V.capturing_ptsz = (capturing_fn)preload_driver_sym("cuStreamIsCapturing_ptsz");
+}
+
 int preload_stream_capturing(preload_stream s, int ptsz)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, load_capturing);
 	int status = 0; /* CU_STREAM_CAPTURE_STATUS_NONE */
 	if (ptsz && V.capturing_ptsz) {
 		if (V.capturing_ptsz(s, &status) != 0)

@@ -131,6 +131,7 @@ struct preload_launch_tok {
 	uint64_t cpu_ns;
 	preload_event ev[2];
 	int active;
+	int captured;              /* the stream was capturing a graph          */
 };
 
 /* Called around the real launch: begin takes the CPU time, pushes the
@@ -185,7 +186,8 @@ void preload_events_record(preload_event ev, preload_stream s, int ptsz);
 int preload_events_resolve(preload_event ev[2], int wait, uint64_t *start_ns, uint64_t *end_ns);
 /* Returns a pair to the free pool (caller holds the writer lock). */
 void preload_events_put(preload_event ev[2]);
-/* 1 if the stream is capturing a graph (no events may be recorded). */
+/* 1 if the stream is capturing a graph: the launch is recorded into the
+ * graph, not run (no events may be recorded, CUPTI will not report it). */
 int preload_stream_capturing(preload_stream s, int ptsz);
 
 /* ---- cupti.c --------------------------------------------------------- */

@@ -709,11 +709,12 @@ void preload_launch_begin(const struct preload_launch *l, struct preload_launch_
 	tok->seq = next_seq(t);
 	tok->ev[0] = tok->ev[1] = NULL;
 	tok->active = 1;
+	int ptsz = (l->flags & TRACE_KF_PTSZ) != 0;
+	tok->captured = G.timing != TRACE_TIMING_NONE && preload_stream_capturing(l->stream, ptsz);
 	if (G.timing == TRACE_TIMING_CUPTI) {
 		preload_cupti_push(tok->seq);
-	} else if (G.timing == TRACE_TIMING_EVENTS) {
-		int ptsz = (l->flags & TRACE_KF_PTSZ) != 0;
-		if (!preload_stream_capturing(l->stream, ptsz) && preload_events_get(tok->ev) == 0)
+	} else if (G.timing == TRACE_TIMING_EVENTS && !tok->captured) {
+		if (preload_events_get(tok->ev) == 0)
 			preload_events_record(tok->ev[0], l->stream, ptsz);
 	}
 	tok->cpu_ns = preload_now_ns();
@@ -761,7 +762,7 @@ void preload_launch_end(const struct preload_launch *l, struct preload_launch_to
 	k->stream = preload_stream_id(l->stream, ptsz);
 	k->thread = t->tid;
 	k->flags = l->flags;
-	if (!tok->ev[0] && G.timing == TRACE_TIMING_EVENTS)
+	if (tok->captured)
 		k->flags |= TRACE_KF_CAPTURED;
 	k->cpu_ns = tok->cpu_ns;
 	k->lib_call = t->lib_depth > 0 ? t->lib_seq : 0;
@@ -1208,8 +1209,10 @@ static void drain_locked(struct preload_thread *t)
 				preload_events_put(e->ev);
 			continue;
 		}
-		int timed = (e->rec.type == TRACE_KERNEL &&
-			     (e->ev[0] || (G.timing == TRACE_TIMING_CUPTI))) ||
+		int timed = (e->rec.type == TRACE_KERNEL && !e->graph &&
+			     !(e->rec.u.kernel.flags & TRACE_KF_CAPTURED) &&
+			     (e->ev[0] || G.timing == TRACE_TIMING_CUPTI)) ||
+			    (e->graph && G.timing == TRACE_TIMING_CUPTI) ||
 			    (G.timing == TRACE_TIMING_CUPTI &&
 			     (e->rec.type == TRACE_MEMCPY || e->rec.type == TRACE_MEMSET));
 		if (timed)

@@ -25,7 +25,7 @@
 typedef int CUresult;
 enum { OK = 0, E_INVALID = 1, E_NOT_INIT = 3, E_INVALID_HANDLE = 400, E_NOT_FOUND = 500 };
 
-struct fstream { uint64_t id; uint64_t clock_ns; };
+struct fstream { uint64_t id; uint64_t clock_ns; int capturing; };
 struct fevent { uint64_t t_ns; int recorded; };
 struct ffunc { char name[128]; int regs, smem; };
 struct launch_config {
@@ -36,7 +36,7 @@ struct launch_config {
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static struct fstream legacy = { 1, 0 };
+static struct fstream legacy = { 1, 0, 0 };
 static uint64_t next_stream_id = 100;
 static __thread struct fstream *per_thread;
 static int initialized;
@@ -158,8 +158,11 @@ API CUresult cuStreamCreate(void **s, unsigned flags)
 }
 API CUresult cuStreamGetId(void *s, unsigned long long *id) { *id = resolve_stream(s, 0)->id; return OK; }
 API CUresult cuStreamGetId_ptsz(void *s, unsigned long long *id) { *id = resolve_stream(s, 1)->id; return OK; }
-API CUresult cuStreamIsCapturing(void *s, int *st) { (void)s; *st = 0; return OK; }
-API CUresult cuStreamIsCapturing_ptsz(void *s, int *st) { (void)s; *st = 0; return OK; }
+API CUresult cuStreamIsCapturing(void *s, int *st) { *st = resolve_stream(s, 0)->capturing; return OK; }
+API CUresult cuStreamIsCapturing_ptsz(void *s, int *st) { *st = resolve_stream(s, 1)->capturing; return OK; }
+/* Capture: launches on a capturing stream are recorded into a graph, not run. */
+API CUresult cuStreamBeginCapture_v2(void *s, int mode) { (void)mode; resolve_stream(s, 0)->capturing = 1; return OK; }
+API CUresult cuStreamEndCapture(void *s, void **g) { resolve_stream(s, 0)->capturing = 0; *g = (void *)0x6000; return OK; }
 API CUresult cuStreamSynchronize(void *s) { (void)s; return OK; }
 API CUresult cuStreamSynchronize_ptsz(void *s) { (void)s; return OK; }
 API CUresult cuCtxSynchronize(void) { return OK; }
@@ -197,6 +200,10 @@ static CUresult run(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 		return E_INVALID;
 	pthread_mutex_lock(&mu);
 	struct fstream *st = resolve_stream(s, ptsz);
+	if (st->capturing) {
+		pthread_mutex_unlock(&mu);
+		return OK;
+	}
 	uint64_t start = st->clock_ns;
 	uint64_t dur = 1000 + 10ull * gx * gy * gz;
 	st->clock_ns += dur;
@@ -319,6 +326,8 @@ static const struct entry table[] = {
 	{ "cuMemcpyDtoH", 3020, F(cuMemcpyDtoH_v2), F(cuMemcpyDtoH_v2_ptds) },
 	{ "cuMemcpyHtoDAsync", 3020, F(cuMemcpyHtoDAsync_v2), F(cuMemcpyHtoDAsync_v2_ptsz) },
 	{ "cuMemsetD8", 3020, F(cuMemsetD8_v2), NULL },
+	{ "cuStreamBeginCapture", 10010, F(cuStreamBeginCapture_v2), NULL },
+	{ "cuStreamEndCapture", 10000, F(cuStreamEndCapture), NULL },
 	{ "cuDevicePrimaryCtxRelease", 11000, F(cuDevicePrimaryCtxRelease_v2), NULL },
 	{ "cuProfilerStart", 4000, F(cuProfilerStart), NULL },
 	{ "cuProfilerStop", 4000, F(cuProfilerStop), NULL },

@@ -11,7 +11,8 @@
  * static shared memory, registers, stream id, and (unless --no-durations)
  * end - start equal to the fake's virtual duration within 2 ns.  With
  * --traced-names, log lines of names absent from the trace are skipped
- * (capture windows).  Exit 0 when
+ * (capture windows).  Kernels launched into a stream capture ran nowhere:
+ * they are not compared, only counted (--captured N).  Exit 0 when
  * everything matches, 1 with a reason otherwise, 2 on bad input.
  */
 #include <stdint.h>
@@ -51,7 +52,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: shim_check TRACE FAKELOG [options]\n");
 		return 2;
 	}
-	long want_k = -1, want_c = -1, want_lib = -1;
+	long want_k = -1, want_c = -1, want_lib = -1, want_cap = -1, ncap = 0;
 	const char *timing = NULL;
 	int traced_names = 0;
 	int durations = 1, stacks = 0;
@@ -60,6 +61,8 @@ int main(int argc, char **argv)
 			want_k = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--copies") && i + 1 < argc)
 			want_c = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--captured") && i + 1 < argc)
+			want_cap = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--lib-calls") && i + 1 < argc)
 			want_lib = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--timing") && i + 1 < argc)
@@ -105,6 +108,13 @@ int main(int argc, char **argv)
 		if (rec.type != TRACE_KERNEL)
 			continue;
 		const struct trace_kernel *kk = &rec.u.kernel;
+		if (kk->flags & TRACE_KF_CAPTURED) {
+			if (kk->start_ns || kk->end_ns)
+				return fail("captured kernel '%s' seq %ld has GPU times",
+					    trace_reader_string(r, kk->name, NULL), (long)kk->seq);
+			ncap++;
+			continue;
+		}
 		if (nt == cap)
 			t = realloc(t, (cap *= 2) * sizeof *t);
 		struct k *x = &t[nt++];
@@ -202,6 +212,8 @@ int main(int argc, char **argv)
 				    (long)t[i].seq);
 	if (want_k >= 0 && (long)nt != want_k)
 		return fail("%s: %ld kernels", "count", (long)nt);
+	if (want_cap >= 0 && ncap != want_cap)
+		return fail("%s: %ld captured kernels", "count", ncap);
 	if (want_c >= 0 && ncopies != want_c)
 		return fail("%s: %ld copies/sets", "count", ncopies);
 	if (want_lib >= 0 && (nlib != want_lib || nlinked == 0))

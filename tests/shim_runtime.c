@@ -12,6 +12,7 @@
  *   shim_runtime windows W K    W profiler windows of K launches each
  *   shim_runtime hang K         K launches, prints "ready", waits for a signal
  *   shim_runtime graph R        the basic launches, then R graph replays
+ *   shim_runtime capture        2 launches into a stream capture, 1 after
  *
  * Exits with EXIT (default 0), or 3 if a driver call failed.
  */
@@ -200,6 +201,21 @@ int main(int argc, char **argv)
 			CHECK(ctx_sync());
 			CHECK(stop());
 		}
+		return 0;
+	}
+	if (!strcmp(mode, "capture")) {
+		typedef int (*begin_fn)(void *, int);
+		typedef int (*end_fn)(void *, void **);
+		begin_fn begin = fetch("cuStreamBeginCapture", 10010, 0);
+		end_fn end = fetch("cuStreamEndCapture", 10000, 0);
+		void *s, *g;
+		CHECK(stream_create(&s, 0));
+		CHECK(begin(s, 0));
+		for (int i = 0; i < 2; i++)
+			CHECK(lk(func("captured_kernel"), 4, 1, 1, 64, 1, 1, 0, s, NULL, NULL));
+		CHECK(end(s, &g));
+		CHECK(lk(func("after_capture"), 2, 1, 1, 64, 1, 1, 0, s, NULL, NULL));
+		CHECK(ctx_sync());
 		return 0;
 	}
 	if (!strcmp(mode, "hang")) {

@@ -74,6 +74,17 @@ if run cupti 0 SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT
 	[ "$n" -eq 4 ] && pass "cupti: graph replay kernels" || fail "cupti: $n graph kernels, expected 4"
 fi
 
+# 2c. Launches into a stream capture are recorded with the captured flag and
+#     no GPU times, with events and with CUPTI; the launch after is timed.
+for tm in events cupti; do
+	if run capture-$tm 0 SURFER_TIMING=$tm SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" \
+		SURFER_OUTPUT="$T/cap.mp" -- $B/tests/shim_runtime capture; then
+		n=$($B/surfer-dump "$T/cap.mp" | grep '"name":"captured_kernel"' | grep -c '"flags":4,')
+		[ "$n" -eq 2 ] && pass "capture ($tm): flagged" || fail "capture ($tm): $n flagged"
+		check capture-$tm "$T/cap.mp" --kernels 1 --captured 2 --timing $tm
+	fi
+done
+
 # 3. Eight threads launching concurrently on their own and per-thread streams.
 if run threads 0 SURFER_TIMING=events SURFER_OUTPUT="$T/th.mp" -- $B/tests/shim_runtime threads 8 600; then
 	check threads "$T/th.mp" --kernels 4800 --timing events
@@ -127,6 +138,12 @@ fi
 if run unwritable 6 SURFER_OUTPUT="$T/missing/dir/x.mp" -- $B/tests/shim_runtime basic 6; then
 	n=$(grep -c '^libsurfer:' "$T/unwritable.err")
 	[ "$n" -eq 1 ] && pass "unwritable: one warning" || { fail "unwritable: $n warnings"; cat "$T/unwritable.err"; }
+fi
+
+# 8b. A full disk (/dev/full): one warning, the program's result unchanged.
+if [ -w /dev/full ] && run full-disk 0 SURFER_TIMING=events SURFER_OUTPUT=/dev/full -- $B/tests/shim_runtime threads 2 3000; then
+	n=$(grep -c '^libsurfer:' "$T/full-disk.err")
+	[ "$n" -eq 1 ] && pass "full disk: one warning" || { fail "full disk: $n warnings"; cat "$T/full-disk.err"; }
 fi
 
 # 9. SIGTERM flushes: the trace reads back complete, the signal still kills.
