@@ -242,7 +242,7 @@ static struct {
 	int state;                    /* ST_*                                    */
 	atomic_int rec;               /* what preload_recording() returns        */
 	int capture;                  /* inside the capture window               */
-	int timing;                   /* enum trace_timing in use                */
+	atomic_int timing;            /* enum trace_timing in use                */
 	char timing_note[128];
 	int timing_decided;
 	atomic_uint_fast64_t seq;
@@ -255,6 +255,7 @@ static struct {
 	struct pend *phead, *ptail;
 	size_t npending;
 	struct u64map corr;           /* CUPTI correlation id -> our seq         */
+	struct u64map orphans;        /* seq -> CUPTI reports that came first    */
 	uint64_t last_cupti_flush_ns;
 } G = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -562,23 +563,31 @@ static struct {
 	stream_id_fn stream_id, stream_id_ptsz;
 } D;
 
+/* Loads the driver functions the recorder calls, once the driver is there
+ * (cuBLAS or cuDNN may be called before it is loaded). */
 static void load_driver_utils(void)
 {
-	D.func_name = (get_name_fn)preload_driver_sym("cuFuncGetName");
-	D.kernel_name = (get_name_fn)preload_driver_sym("cuKernelGetName");
-	D.func_attr = (func_attr_fn)preload_driver_sym("cuFuncGetAttribute");
-	D.kernel_func = (kernel_func_fn)preload_driver_sym("cuKernelGetFunction");
-	D.stream_id = (stream_id_fn)preload_driver_sym("cuStreamGetId");
-	D.stream_id_ptsz = (stream_id_fn)preload_driver_sym("cuStreamGetId_ptsz");
-	if (!D.func_name && !D.kernel_name)
-		preload_warn("the driver has no cuFuncGetName: kernels are recorded without names");
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	if (__atomic_load_n(&D.loaded, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&mu);
+	if (!D.loaded && preload_driver_sym("cuInit")) {
+		D.func_name = (get_name_fn)preload_driver_sym("cuFuncGetName");
+		D.kernel_name = (get_name_fn)preload_driver_sym("cuKernelGetName");
+		D.func_attr = (func_attr_fn)preload_driver_sym("cuFuncGetAttribute");
+		D.kernel_func = (kernel_func_fn)preload_driver_sym("cuKernelGetFunction");
+		D.stream_id = (stream_id_fn)preload_driver_sym("cuStreamGetId");
+		D.stream_id_ptsz = (stream_id_fn)preload_driver_sym("cuStreamGetId_ptsz");
+		if (!D.func_name && !D.kernel_name)
+			preload_warn("the driver has no cuFuncGetName: kernels are recorded without names");
+		__atomic_store_n(&D.loaded, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&mu);
 }
-
-static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
 
 uint64_t preload_stream_id(preload_stream s, int ptsz)
 {
-	pthread_once(&driver_once, load_driver_utils);
+	load_driver_utils();
 	unsigned long long id = 0;
 	/* A NULL stream in a _ptsz call is the thread's per-thread stream. */
 	if (ptsz && s == NULL)
@@ -590,7 +599,7 @@ uint64_t preload_stream_id(preload_stream s, int ptsz)
 
 static void fill_funcinfo(struct preload_funcinfo *fi, preload_func f)
 {
-	pthread_once(&driver_once, load_driver_utils);
+	load_driver_utils();
 	const char *name = NULL;
 	void *fn = f;
 	if (!D.func_name || D.func_name(&name, f) != 0) {
@@ -1161,6 +1170,8 @@ static uint64_t rec_seq(const struct trace_record *r)
 	}
 }
 
+static void adopt_orphans(struct pend *p, uint64_t seq);
+
 /* Kernel names of pending records: kept alongside (the pend holds only the
  * record) by interning at drain time. */
 static void add_pending(struct entry *e)
@@ -1189,8 +1200,11 @@ static void add_pending(struct entry *e)
 		G.phead = p;
 	G.ptail = p;
 	G.npending++;
-	if (G.timing == TRACE_TIMING_CUPTI)
+	if (G.timing == TRACE_TIMING_CUPTI) {
 		map_put(&G.pending, rec_seq(&p->rec), p);
+		if (p->rec.type == TRACE_KERNEL)
+			adopt_orphans(p, rec_seq(&p->rec));
+	}
 }
 
 static void drain_locked(struct preload_thread *t)
@@ -1269,32 +1283,26 @@ static void cupti_external(void *ctx, uint32_t corr, uint64_t ext)
 	map_put(&G.corr, corr, (void *)(uintptr_t)ext);
 }
 
-static void cupti_kernel(void *ctx, const struct preload_cupti_kernel *k)
+/* Applies one CUPTI kernel report to its pending record: a launch gets its
+ * GPU times and is written; a graph replay gets one kernel record per
+ * report, from CUPTI's view.  Returns 1 when p was written and released. */
+static int join_kernel(struct pend *p, const struct preload_cupti_kernel *k)
 {
-	(void)ctx;
-	uint64_t seq = (uint64_t)(uintptr_t)map_get(&G.corr, k->correlation);
-	struct pend *p = seq ? map_get(&G.pending, seq) : NULL;
-	if (!p || p->rec.type != TRACE_KERNEL) {
-		if (open_writer() == 0)
-			trace_writer_add_dropped(G.w, 1);
-		return;
-	}
 	uint64_t s = preload_cupti_to_cpu_ns(k->start_ns), e = preload_cupti_to_cpu_ns(k->end_ns);
 	if (!p->graph) {
 		p->rec.u.kernel.start_ns = s;
 		p->rec.u.kernel.end_ns = e;
-		map_del(&G.pending, seq);
+		map_del(&G.pending, p->rec.u.kernel.seq);
 		pend_unlink(p);
 		write_locked(&p->rec, NULL);
 		pend_release(p);
-		return;
+		return 1;
 	}
-	/* A kernel of a graph replay: a record of its own, from CUPTI's view. */
 	struct trace_record r = p->rec;
 	struct trace_kernel *kr = &r.u.kernel;
 	kr->seq = atomic_fetch_add(&G.seq, 1);
 	if (open_writer() < 0)
-		return;
+		return 0;
 	kr->name = k->name ? trace_writer_intern(G.w, k->name, strlen(k->name)) : 0;
 	for (int i = 0; i < 3; i++) {
 		kr->grid[i] = k->grid[i];
@@ -1307,6 +1315,70 @@ static void cupti_kernel(void *ctx, const struct preload_cupti_kernel *k)
 	kr->start_ns = s;
 	kr->end_ns = e;
 	write_locked(&r, NULL);
+	return 0;
+}
+
+/* A report that came before its launch record was handed over (the GPU
+ * can finish a kernel before the launching thread publishes it): kept by
+ * seq until the record arrives. */
+struct orphan {
+	struct preload_cupti_kernel k;
+	struct orphan *next;
+};
+
+static void keep_orphan(uint64_t seq, const struct preload_cupti_kernel *k)
+{
+	struct orphan *o = malloc(sizeof *o);
+	if (!o)
+		return;
+	o->k = *k;
+	o->k.name = k->name ? strdup(k->name) : NULL;
+	o->next = NULL;
+	/* In report order: a graph's kernels keep their order. */
+	struct orphan *head = map_get(&G.orphans, seq), *t = head;
+	while (t && t->next)
+		t = t->next;
+	if (t)
+		t->next = o;
+	else
+		map_put(&G.orphans, seq, o);
+}
+
+static void free_orphans(struct orphan *o)
+{
+	while (o) {
+		struct orphan *n = o->next;
+		free((char *)o->k.name);
+		free(o);
+		o = n;
+	}
+}
+
+/* A record entering the pending table takes the reports kept for it. */
+static void adopt_orphans(struct pend *p, uint64_t seq)
+{
+	struct orphan *o = map_get(&G.orphans, seq);
+	if (!o)
+		return;
+	map_del(&G.orphans, seq);
+	int done = 0;
+	for (struct orphan *x = o; x && !done; x = x->next)
+		done = join_kernel(p, &x->k);
+	free_orphans(o);
+}
+
+static void cupti_kernel(void *ctx, const struct preload_cupti_kernel *k)
+{
+	(void)ctx;
+	uint64_t seq = (uint64_t)(uintptr_t)map_get(&G.corr, k->correlation);
+	struct pend *p = seq ? map_get(&G.pending, seq) : NULL;
+	if (p && p->rec.type == TRACE_KERNEL) {
+		join_kernel(p, k);
+	} else if (seq) {
+		keep_orphan(seq, k);
+	} else if (open_writer() == 0) {
+		trace_writer_add_dropped(G.w, 1);
+	}
 }
 
 static void cupti_copy(void *ctx, const struct preload_cupti_copy *c)
@@ -1372,6 +1444,10 @@ static void finish(int from_signal)
 		G.phead = G.ptail = NULL;
 		G.npending = 0;
 		map_clear(&G.pending);
+		for (size_t i = 0; i < G.orphans.cap; i++)
+			if (G.orphans.keys[i])
+				free_orphans(G.orphans.vals[i]);
+		map_clear(&G.orphans);
 		if (open_writer() == 0) {
 			if (trace_writer_finish(G.w) != 0)
 				preload_warn("cannot finish the trace: %s", strerror(errno));
@@ -1441,6 +1517,7 @@ static void fork_child(void)
 	G.npending = 0;
 	memset(&G.pending, 0, sizeof G.pending);
 	memset(&G.corr, 0, sizeof G.corr);
+	memset(&G.orphans, 0, sizeof G.orphans);
 	if (G.state == ST_ON && G.timing == TRACE_TIMING_CUPTI) {
 		/* CUPTI does not follow fork; the child records CPU times only. */
 		G.timing = TRACE_TIMING_NONE;

@@ -108,23 +108,16 @@ NO_SAN static void *gnu_lookup(uintptr_t base, const uint32_t *ht, const ElfW(Sy
 	}
 }
 
-NO_SAN static int find_cb(struct dl_phdr_info *info, size_t size, void *data)
+/* Looks f->names up in the dynamic symbol table of one loaded object. */
+NO_SAN static int find_in(const char *name, uintptr_t base, const ElfW(Dyn) *dyn, struct elf_find *f)
 {
-	struct elf_find *f = data;
-	(void)size;
-	if (!info->dlpi_name || !contains(info->dlpi_name, f->lib))
-		return 0;
-	const ElfW(Dyn) *dyn = NULL;
-	for (int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-	if (!dyn)
+	if (!name || !dyn || !contains(name, f->lib))
 		return 0;
 	const uint32_t *ht = NULL;
 	const ElfW(Sym) *symtab = NULL;
 	const char *strtab = NULL;
 	for (; dyn->d_tag != DT_NULL; dyn++) {
-		uintptr_t p = dyn_ptr(info->dlpi_addr, dyn->d_un.d_ptr);
+		uintptr_t p = dyn_ptr(base, dyn->d_un.d_ptr);
 		if (dyn->d_tag == DT_GNU_HASH)
 			ht = (const uint32_t *)p;
 		else if (dyn->d_tag == DT_SYMTAB)
@@ -135,31 +128,37 @@ NO_SAN static int find_cb(struct dl_phdr_info *info, size_t size, void *data)
 	if (!ht || !symtab || !strtab)
 		return 0;
 	for (int k = 0; k < 2; k++)
-		f->found[k] = gnu_lookup(info->dlpi_addr, ht, symtab, strtab, f->names[k]);
+		f->found[k] = gnu_lookup(base, ht, symtab, strtab, f->names[k]);
 	return f->found[0] != NULL;
 }
 
+/* The loaded objects are walked through the dynamic linker's own list
+ * (_r_debug), not dl_iterate_phdr: a sanitizer runtime intercepts that and
+ * calls in here before its interceptors work. */
 NO_SAN static void find_libdl(void)
 {
 	/* glibc >= 2.34 has dlsym in libc.so.6; older ones in libdl.so.2. */
 	static const char *libs[] = { "/libc.so.6", "/libdl.so.2" };
 	for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
 		struct elf_find f = { libs[i], { "dlsym", "dlvsym" }, { NULL, NULL } };
-		dl_iterate_phdr(find_cb, &f);
+		for (struct link_map *m = _r_debug.r_map; m; m = m->l_next)
+			if (find_in(m->l_name, (uintptr_t)m->l_addr, m->l_ld, &f))
+				break;
 		if (f.found[0]) {
-			preload_real_dlsym = (void *(*)(void *, const char *))f.found[0];
 			preload_real_dlvsym = (void *(*)(void *, const char *, const char *))f.found[1];
+			__atomic_store_n(&preload_real_dlsym, (void *(*)(void *, const char *))f.found[0],
+					 __ATOMIC_RELEASE);
 			return;
 		}
 	}
 }
 
-static pthread_once_t libdl_once = PTHREAD_ONCE_INIT;
-
+/* No pthread_once either (also intercepted): the lookup is idempotent, so
+ * threads racing here at most repeat it. */
 NO_SAN static inline void need_libdl(void)
 {
-	if (__builtin_expect(preload_real_dlsym == NULL, 0))
-		pthread_once(&libdl_once, find_libdl);
+	if (__builtin_expect(__atomic_load_n(&preload_real_dlsym, __ATOMIC_ACQUIRE) == NULL, 0))
+		find_libdl();
 }
 
 /* ---- the hook tables -------------------------------------------------- */
@@ -228,11 +227,12 @@ void *preload_lib_sym(const char *soname, const char *sym)
 	need_libdl();
 	if (!preload_real_dlsym)
 		return NULL;
+	/* The handle is kept open: a library we call into must not be
+	 * unloaded under us (closing it here could itself unload a library
+	 * its user already dlclosed, at exit). */
 	void *p = NULL, *lib = loaded_lib(soname);
-	if (lib) {
+	if (lib)
 		p = preload_real_dlsym(lib, sym);
-		dlclose(lib);
-	}
 	if (!p) /* called from here, RTLD_NEXT means "after libsurfer" */
 		p = preload_real_dlsym(RTLD_NEXT, sym);
 	return p;
@@ -253,15 +253,22 @@ void *preload_real(struct preload_hook *h, int v, const char *soname)
 
 void *preload_driver_sym(const char *sym)
 {
+	static void *driver; /* kept open, see preload_lib_sym */
 	need_libdl();
 	if (!preload_real_dlsym)
 		return NULL;
-	void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-	if (!lib)
-		return NULL;
-	void *p = preload_real_dlsym(lib, sym);
-	dlclose(lib);
-	return p;
+	void *lib = __atomic_load_n(&driver, __ATOMIC_ACQUIRE);
+	if (!lib) {
+		lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+		if (!lib)
+			return NULL;
+		void *expected = NULL;
+		if (!__atomic_compare_exchange_n(&driver, &expected, lib, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			dlclose(lib); /* another thread's reference is kept instead */
+		lib = __atomic_load_n(&driver, __ATOMIC_ACQUIRE);
+	}
+	return preload_real_dlsym(lib, sym);
 }
 
 /* ---- cuGetProcAddress ------------------------------------------------- */

@@ -9,7 +9,9 @@
  * same id) followed by the CUpti_ActivityExternalCorrelation naming the id,
  * after the kernels as real CUPTI may do.  cuptiActivityFlushAll hands the
  * queue over through the registered buffer callbacks.  Timestamps are the
- * fake driver's virtual stream clocks.
+ * fake driver's virtual stream clocks.  With FAKE_CUPTI_EAGER=1 every pop
+ * hands its records over at once, before the launch hook has returned (as
+ * a GPU that finishes a kernel immediately would).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -99,6 +101,8 @@ API CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelation
 	return CUPTI_SUCCESS;
 }
 
+API CUptiResult cuptiActivityFlushAll(uint32_t flag);
+
 API CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind k, uint64_t *last)
 {
 	if (ext_depth == 0)
@@ -139,6 +143,9 @@ API CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationK
 	x.correlationId = corr;
 	append(&x, sizeof x);
 	pthread_mutex_unlock(&mu);
+	const char *eager = getenv("FAKE_CUPTI_EAGER");
+	if (eager && *eager == '1')
+		cuptiActivityFlushAll(0);
 	return CUPTI_SUCCESS;
 }
 

@@ -15,7 +15,7 @@ $(FAKE_CUDA): tests/fake_cuda.c
 		-Wl,-Bsymbolic -Wl,-soname,libcuda.so.1 $(LDFLAGS) -o $@ $<
 
 $(BUILD)/tests/libshimctor.so: tests/shim_ctorlib.c $(FAKE_CUDA)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -shared $(LDFLAGS) -o $@ $< $(FAKE_CUDA)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -Wl,-soname,libshimctor.so $(LDFLAGS) -o $@ $< $(FAKE_CUDA)
 
 $(BUILD)/tests/shim_runtime: $(BUILD)/obj/tests/shim_runtime.o
 	$(CC) $(LDFLAGS) -o $@ $^ -ldl
