@@ -190,6 +190,7 @@ static enum trace_copy_kind unified_kind(CUdeviceptr dst, CUdeviceptr src)
 struct call_tok {
 	int e;
 	uint64_t t0;
+	uint64_t seq;               /* copies: their record's sequence number */
 };
 
 static int call_begin(struct call_tok *tok)
@@ -202,12 +203,24 @@ static int call_begin(struct call_tok *tok)
 	return 1;
 }
 
+/* Copies also carry their seq to CUPTI, which times them. */
+static int copy_begin(struct call_tok *tok)
+{
+	if (!call_begin(tok))
+		return 0;
+	tok->seq = preload_op_begin();
+	errno = tok->e;
+	return 1;
+}
+
 static void copy_end(struct call_tok *tok, CUresult r, int type, uint64_t bytes,
 		     enum trace_copy_kind kind, int async, CUstream s, int v)
 {
 	tok->e = errno;
+	uint64_t t1 = preload_now_ns();
+	preload_op_end();
 	if (r == CUDA_SUCCESS)
-		preload_copy(type, bytes, kind, async, s, v, tok->t0, preload_now_ns());
+		preload_copy(tok->seq, type, bytes, kind, async, s, v, tok->t0, t1);
 	errno = tok->e;
 }
 
@@ -224,7 +237,7 @@ static CUresult memcpy_any(int v, CUdeviceptr d, CUdeviceptr s, size_t n)
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	struct call_tok tok;
-	if (!call_begin(&tok))
+	if (!copy_begin(&tok))
 		return real(d, s, n);
 	CUresult r = real(d, s, n);
 	copy_end(&tok, r, TRACE_MEMCPY, n, unified_kind(d, s), 0, NULL, v);
@@ -237,7 +250,7 @@ static CUresult memcpy_async(int v, CUdeviceptr d, CUdeviceptr s, size_t n, CUst
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	struct call_tok tok;
-	if (!call_begin(&tok))
+	if (!copy_begin(&tok))
 		return real(d, s, n, st);
 	CUresult r = real(d, s, n, st);
 	copy_end(&tok, r, TRACE_MEMCPY, n, unified_kind(d, s), 1, st, v);
@@ -250,7 +263,7 @@ static CUresult htod(int v, CUdeviceptr d, const void *s, size_t n)
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	struct call_tok tok;
-	if (!call_begin(&tok))
+	if (!copy_begin(&tok))
 		return real(d, s, n);
 	CUresult r = real(d, s, n);
 	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 0, NULL, v);
@@ -263,7 +276,7 @@ static CUresult dtoh(int v, void *d, CUdeviceptr s, size_t n)
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	struct call_tok tok;
-	if (!call_begin(&tok))
+	if (!copy_begin(&tok))
 		return real(d, s, n);
 	CUresult r = real(d, s, n);
 	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 0, NULL, v);
@@ -276,7 +289,7 @@ static CUresult dtod(int v, CUdeviceptr d, CUdeviceptr s, size_t n)
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	struct call_tok tok;
-	if (!call_begin(&tok))
+	if (!copy_begin(&tok))
 		return real(d, s, n);
 	CUresult r = real(d, s, n);
 	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 0, NULL, v);
@@ -289,7 +302,7 @@ static CUresult htod_async(int v, CUdeviceptr d, const void *s, size_t n, CUstre
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	struct call_tok tok;
-	if (!call_begin(&tok))
+	if (!copy_begin(&tok))
 		return real(d, s, n, st);
 	CUresult r = real(d, s, n, st);
 	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 1, st, v);
@@ -302,7 +315,7 @@ static CUresult dtoh_async(int v, void *d, CUdeviceptr s, size_t n, CUstream st)
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	struct call_tok tok;
-	if (!call_begin(&tok))
+	if (!copy_begin(&tok))
 		return real(d, s, n, st);
 	CUresult r = real(d, s, n, st);
 	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 1, st, v);
@@ -315,7 +328,7 @@ static CUresult dtod_async(int v, CUdeviceptr d, CUdeviceptr s, size_t n, CUstre
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	struct call_tok tok;
-	if (!call_begin(&tok))
+	if (!copy_begin(&tok))
 		return real(d, s, n, st);
 	CUresult r = real(d, s, n, st);
 	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 1, st, v);
@@ -328,7 +341,7 @@ static CUresult memset8(int v, CUdeviceptr d, unsigned char c, size_t n)
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	struct call_tok tok;
-	if (!call_begin(&tok))
+	if (!copy_begin(&tok))
 		return real(d, c, n);
 	CUresult r = real(d, c, n);
 	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 0, NULL, v);
@@ -341,7 +354,7 @@ static CUresult memset32(int v, CUdeviceptr d, unsigned int c, size_t n)
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	struct call_tok tok;
-	if (!call_begin(&tok))
+	if (!copy_begin(&tok))
 		return real(d, c, n);
 	CUresult r = real(d, c, n);
 	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 0, NULL, v);
@@ -354,7 +367,7 @@ static CUresult memset8_async(int v, CUdeviceptr d, unsigned char c, size_t n, C
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	struct call_tok tok;
-	if (!call_begin(&tok))
+	if (!copy_begin(&tok))
 		return real(d, c, n, st);
 	CUresult r = real(d, c, n, st);
 	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 1, st, v);
@@ -367,7 +380,7 @@ static CUresult memset32_async(int v, CUdeviceptr d, unsigned int c, size_t n, C
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	struct call_tok tok;
-	if (!call_begin(&tok))
+	if (!copy_begin(&tok))
 		return real(d, c, n, st);
 	CUresult r = real(d, c, n, st);
 	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 1, st, v);

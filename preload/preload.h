@@ -146,8 +146,12 @@ void preload_launch_end(const struct preload_launch *l, struct preload_launch_to
 void preload_graph_begin(preload_stream s, int ptsz, struct preload_launch_tok *tok);
 void preload_graph_end(preload_stream s, int ptsz, struct preload_launch_tok *tok, preload_cures r);
 
-/* Memcpy / memset (type TRACE_MEMCPY or TRACE_MEMSET). */
-void preload_copy(int type, uint64_t bytes, enum trace_copy_kind kind, int async,
+/* Around a copy or set: begin returns the sequence number of its record
+ * and hands it to CUPTI as external correlation id; end takes it back. */
+uint64_t preload_op_begin(void);
+void preload_op_end(void);
+/* Memcpy / memset (type TRACE_MEMCPY or TRACE_MEMSET), seq from begin. */
+void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind kind, int async,
 		  preload_stream s, int ptsz, uint64_t cpu_ns, uint64_t cpu_end_ns);
 /* Synchronization that blocked the CPU from cpu_ns to cpu_end_ns. */
 void preload_sync(enum trace_sync_kind kind, preload_stream s, int ptsz,

@@ -822,7 +822,25 @@ void preload_graph_end(preload_stream s, int ptsz, struct preload_launch_tok *to
 	publish(t);
 }
 
-void preload_copy(int type, uint64_t bytes, enum trace_copy_kind kind, int async,
+uint64_t preload_op_begin(void)
+{
+	struct preload_thread *t = thread_state();
+	if (!t)
+		return 0;
+	pthread_once(&timing_once, decide_timing);
+	uint64_t seq = next_seq(t);
+	if (G.timing == TRACE_TIMING_CUPTI)
+		preload_cupti_push(seq);
+	return seq;
+}
+
+void preload_op_end(void)
+{
+	if (G.timing == TRACE_TIMING_CUPTI && tls_thread)
+		preload_cupti_pop();
+}
+
+void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind kind, int async,
 		  preload_stream s, int ptsz, uint64_t cpu_ns, uint64_t cpu_end_ns)
 {
 	struct preload_thread *t = thread_state();
@@ -832,7 +850,7 @@ void preload_copy(int type, uint64_t bytes, enum trace_copy_kind kind, int async
 	e->rec.type = (enum trace_type)type;
 	struct trace_copy *c = &e->rec.u.copy;
 	memset(c, 0, sizeof *c);
-	c->seq = next_seq(t);
+	c->seq = seq ? seq : next_seq(t);
 	c->bytes = bytes;
 	c->kind = kind;
 	c->async = (uint8_t)async;

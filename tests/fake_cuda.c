@@ -48,6 +48,8 @@ struct fake_cuda_launch {
 	unsigned grid[3], block[3], cluster[3], dyn_smem;
 	int regs, smem;
 	unsigned long long stream, start, end;
+	int copy_kind;              /* -1 kernel, 0 memset, 1 HtoD, 2 DtoH, 3 DtoD */
+	unsigned long long bytes;
 };
 static int tracking;
 static __thread struct fake_cuda_launch tracked[64];
@@ -219,6 +221,7 @@ static CUresult run(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 		t->stream = st->id;
 		t->start = start;
 		t->end = start + dur;
+		t->copy_kind = -1;
 	}
 	if (logf)
 		fprintf(logf, "K %ld %s %u %u %u %u %u %u %u %u %u %u %d %d %llu %llu %llu\n",
@@ -275,6 +278,15 @@ static void log_copy(uint64_t bytes, int kind, void *s, int ptsz)
 {
 	pthread_mutex_lock(&mu);
 	struct fstream *st = resolve_stream(s, ptsz);
+	if (tracking && ntracked < 64) {
+		struct fake_cuda_launch *t = &tracked[ntracked++];
+		memset(t, 0, sizeof *t);
+		t->copy_kind = kind;
+		t->bytes = bytes;
+		t->stream = st->id;
+		t->start = st->clock_ns;
+		t->end = st->clock_ns + bytes / 100;
+	}
 	st->clock_ns += bytes / 100;
 	if (logf)
 		fprintf(logf, "C %ld %llu %d %llu\n", (long)syscall(SYS_gettid),

@@ -27,6 +27,8 @@ struct fake_cuda_launch {
 	unsigned grid[3], block[3], cluster[3], dyn_smem;
 	int regs, smem;
 	unsigned long long stream, start, end;
+	int copy_kind;              /* -1 kernel, 0 memset, 1 HtoD, 2 DtoH, 3 DtoD */
+	unsigned long long bytes;
 };
 void fake_cuda_track_launches(int on);
 int fake_cuda_take_launches(struct fake_cuda_launch *out, int max);
@@ -58,6 +60,8 @@ static void append(const void *rec, size_t n)
 static size_t record_size(CUpti_ActivityKind k)
 {
 	return k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? sizeof(CUpti_ActivityKernel10)
+		: k == CUPTI_ACTIVITY_KIND_MEMCPY ? sizeof(CUpti_ActivityMemcpy6)
+		: k == CUPTI_ACTIVITY_KIND_MEMSET ? sizeof(CUpti_ActivityMemset4)
 		: k == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION ? sizeof(CUpti_ActivityExternalCorrelation)
 		: 0;
 }
@@ -116,6 +120,34 @@ API CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationK
 	pthread_mutex_lock(&mu);
 	uint32_t corr = next_corr++;
 	for (int i = 0; i < n; i++) {
+		if (l[i].copy_kind == 0) {
+			CUpti_ActivityMemset4 m;
+			memset(&m, 0, sizeof m);
+			m.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+			m.bytes = l[i].bytes;
+			m.correlationId = corr;
+			m.streamId = (uint32_t)l[i].stream;
+			m.start = l[i].start + 1000000000ull;
+			m.end = l[i].end + 1000000000ull;
+			append(&m, sizeof m);
+			continue;
+		}
+		if (l[i].copy_kind > 0) {
+			static const uint8_t kinds[] = { 0, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD,
+							 CUPTI_ACTIVITY_MEMCPY_KIND_DTOH,
+							 CUPTI_ACTIVITY_MEMCPY_KIND_DTOD };
+			CUpti_ActivityMemcpy6 m;
+			memset(&m, 0, sizeof m);
+			m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+			m.copyKind = kinds[l[i].copy_kind & 3];
+			m.bytes = l[i].bytes;
+			m.correlationId = corr;
+			m.streamId = (uint32_t)l[i].stream;
+			m.start = l[i].start + 1000000000ull;
+			m.end = l[i].end + 1000000000ull;
+			append(&m, sizeof m);
+			continue;
+		}
 		CUpti_ActivityKernel10 r;
 		memset(&r, 0, sizeof r);
 		r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;

@@ -12,7 +12,8 @@
  * end - start equal to the fake's virtual duration within 2 ns.  With
  * --traced-names, log lines of names absent from the trace are skipped
  * (capture windows).  Kernels launched into a stream capture ran nowhere:
- * they are not compared, only counted (--captured N).  Exit 0 when
+ * they are not compared, only counted (--captured N).  --copy-times: every
+ * copy and set has GPU times, lasting bytes / 100 ns (the fake's rule).  Exit 0 when
  * everything matches, 1 with a reason otherwise, 2 on bad input.
  */
 #include <stdint.h>
@@ -55,7 +56,7 @@ int main(int argc, char **argv)
 	long want_k = -1, want_c = -1, want_lib = -1, want_cap = -1, ncap = 0;
 	const char *timing = NULL;
 	int traced_names = 0;
-	int durations = 1, stacks = 0;
+	int durations = 1, stacks = 0, copy_times = 0;
 	for (int i = 3; i < argc; i++) {
 		if (!strcmp(argv[i], "--kernels") && i + 1 < argc)
 			want_k = atol(argv[++i]);
@@ -71,6 +72,8 @@ int main(int argc, char **argv)
 			traced_names = 1;
 		else if (!strcmp(argv[i], "--no-durations"))
 			durations = 0;
+		else if (!strcmp(argv[i], "--copy-times"))
+			copy_times = 1;
 		else if (!strcmp(argv[i], "--stacks"))
 			stacks = 1;
 		else {
@@ -101,8 +104,13 @@ int main(int argc, char **argv)
 	struct trace_record rec;
 	int rc;
 	while ((rc = trace_reader_next(r, &rec, err, sizeof err)) == 1) {
-		if (rec.type == TRACE_MEMCPY || rec.type == TRACE_MEMSET)
+		if (rec.type == TRACE_MEMCPY || rec.type == TRACE_MEMSET) {
+			const struct trace_copy *c = &rec.u.copy;
 			ncopies++;
+			if (copy_times && (!c->start_ns || c->end_ns - c->start_ns != c->bytes / 100))
+				return fail("%s: a copy lasted %ld ns on the GPU", "copy-times",
+					    (long)c->end_ns - (long)c->start_ns);
+		}
 		if (rec.type == TRACE_GEMM || rec.type == TRACE_CONV)
 			nlib++;
 		if (rec.type != TRACE_KERNEL)

@@ -70,7 +70,7 @@ fi
 #     CUPTI's reports with the graph flag.
 if run cupti 0 SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/cu.mp" \
 	-- $B/tests/shim_runtime graph 2; then
-	check cupti "$T/cu.mp" --kernels 12 --timing cupti
+	check cupti "$T/cu.mp" --kernels 12 --copies 2 --copy-times --timing cupti
 	n=$($B/surfer-dump "$T/cu.mp" | grep -c '"name":"graph_node_[ab]".*"flags":2,')
 	[ "$n" -eq 4 ] && pass "cupti: graph replay kernels" || fail "cupti: $n graph kernels, expected 4"
 fi
