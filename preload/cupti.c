@@ -35,7 +35,7 @@ typedef CUptiResult (*timestamp_fn)(uint64_t *);
 static struct {
 	void *lib;
 	register_fn reg;
-	kind_fn enable;
+	kind_fn enable, disable;
 	flush_fn flush;
 	next_fn next;
 	push_fn push;
@@ -65,6 +65,7 @@ int preload_cupti_load(char *why, size_t whylen)
 	}
 	C.reg = (register_fn)dlsym(C.lib, "cuptiActivityRegisterCallbacks");
 	C.enable = (kind_fn)dlsym(C.lib, "cuptiActivityEnable");
+	C.disable = (kind_fn)dlsym(C.lib, "cuptiActivityDisable");
 	C.flush = (flush_fn)dlsym(C.lib, "cuptiActivityFlushAll");
 	C.next = (next_fn)dlsym(C.lib, "cuptiActivityGetNextRecord");
 	C.push = (push_fn)dlsym(C.lib, "cuptiActivityPushExternalCorrelationId");
@@ -206,6 +207,10 @@ int preload_cupti_start(const struct preload_cupti_sink *sink, char *why, size_t
 		if (r != CUPTI_SUCCESS) {
 			snprintf(why, whylen, "cuptiActivityEnable(%d): %s", (int)kinds[i],
 				 result_name(r));
+			/* Leave CUPTI as we found it: events take over. */
+			for (size_t j = 0; j < i && C.disable; j++)
+				C.disable(kinds[j]);
+			C.sink = NULL;
 			return -1;
 		}
 	}
