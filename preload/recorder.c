@@ -239,7 +239,7 @@ static struct {
 	struct trace_writer *w;
 	uint32_t gen;                 /* bumped per writer (fork)                */
 	pid_t pid, root_pid;
-	int state;                    /* ST_*                                    */
+	atomic_int state;             /* ST_*                                    */
 	atomic_int rec;               /* what preload_recording() returns        */
 	int capture;                  /* inside the capture window               */
 	atomic_int timing;            /* enum trace_timing in use                */
