@@ -1466,7 +1466,9 @@ static void finish(int from_signal)
 			if (G.orphans.keys[i])
 				free_orphans(G.orphans.vals[i]);
 		map_clear(&G.orphans);
-		if (open_writer() == 0) {
+		/* A process that recorded nothing (a shell, a compiler the
+		 * program ran) leaves no file behind. */
+		if (G.w) {
 			if (trace_writer_finish(G.w) != 0)
 				preload_warn("cannot finish the trace: %s", strerror(errno));
 			trace_writer_free(G.w);

@@ -142,6 +142,14 @@ if run disabled 4 SURFER_DISABLE=1 SURFER_OUTPUT="$T/no.mp" -- $B/tests/shim_run
 	[ ! -e "$T/no.mp" ] && pass "disabled: no trace" || fail "disabled: a trace was written"
 fi
 
+# 7b. A process that uses no CUDA (the shells and compilers a program runs)
+#     writes no trace.
+mkdir -p "$T/nocuda"
+(cd "$T/nocuda" && LD_PRELOAD="$(cd "$OLDPWD" && pwd)/$SHIM" cat /dev/null)
+st=$?
+n=$(ls "$T/nocuda" | wc -l)
+[ "$st" -eq 0 ] && [ "$n" -eq 0 ] && pass "no CUDA: no trace" || fail "no CUDA: exit $st, $n files"
+
 # 8. An unwritable output: one warning, the program's result unchanged.
 if run unwritable 6 SURFER_OUTPUT="$T/missing/dir/x.mp" -- $B/tests/shim_runtime basic 6; then
 	n=$(grep -c '^libsurfer:' "$T/unwritable.err")
