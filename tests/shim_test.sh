@@ -145,7 +145,8 @@ fi
 # 7b. A process that uses no CUDA (the shells and compilers a program runs)
 #     writes no trace.
 mkdir -p "$T/nocuda"
-(cd "$T/nocuda" && LD_PRELOAD="$(cd "$OLDPWD" && pwd)/$SHIM" cat /dev/null)
+abs_pre=$(echo "$PRE" | sed "s|$SHIM|$(pwd)/$SHIM|")
+(cd "$T/nocuda" && LD_PRELOAD="$abs_pre" cat /dev/null)
 st=$?
 n=$(ls "$T/nocuda" | wc -l)
 [ "$st" -eq 0 ] && [ "$n" -eq 0 ] && pass "no CUDA: no trace" || fail "no CUDA: exit $st, $n files"
