@@ -146,14 +146,15 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	fprintf(f, " ms\n");
 	if (!n)
 		return;
-	fprintf(f, "  %-*s %8s %10s %10s %-8s %-7s\n", REPORT_NAME_WIDTH, "kernel", "launches",
+	fprintf(f, "  %-*s %8s %10s %10s %-8s %-7s\n", REPORT_NAME_WIDTH, "kernel", "calls/it",
 		"origin ms", "pred ms", "method", "bound");
 	for (size_t i = 0; i < n; i++) {
 		const struct analysis_group *g = &t->groups[i];
 
 		report_short_name(g->name, name, REPORT_NAME_WIDTH);
-		fprintf(f, "  %-*s %8llu %10.3f %10.3f %-8s %-7s\n", REPORT_NAME_WIDTH, name,
-			(unsigned long long)g->launches, rp_ms(g->origin_ns), rp_ms(g->pred_ns),
+		fprintf(f, "  %-*s %8.6g %10.3f %10.3f %-8s %-7s\n", REPORT_NAME_WIDTH, name,
+			(double)g->launches / (a->iterations ? a->iterations : 1), rp_ms(g->origin_ns),
+			rp_ms(g->pred_ns),
 			pred_method_name(g->method), rp_bound(g->memory_bound));
 	}
 }
