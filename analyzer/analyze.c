@@ -386,6 +386,11 @@ static int an_feed(struct an_ctx *c, const struct tl_event *in, int32_t iteratio
 	if (e.has_gpu) {
 		e.start_ns -= (double)c->offset;
 		e.end_ns -= (double)c->offset;
+	} else if (e.kind == TL_KERNEL) {
+		/* an untimed launch of a timed configuration: its mean so far */
+		const struct ktable_entry *k = ktable_entry(c->kt, e.config);
+		if (k && k->timed)
+			e.est_ns = k->sum_ns / (double)k->timed;
 	}
 	if (!c->markers && c->kernel_iterations && ev->kind == TL_KERNEL && iteration >= 0 &&
 	    iteration != c->cur_iteration) {
@@ -442,6 +447,8 @@ static int an_pass2(struct an_ctx *c)
 			an_lib_record(c, &rec);
 			continue;
 		}
+		if (rec.type == TRACE_KERNEL && (rec.u.kernel.flags & TRACE_KF_CAPTURED))
+			continue;
 		if (!an_event(c, &rec, &ev, -1))
 			continue;
 		if (c->disorder) {
@@ -601,6 +608,12 @@ static int an_stream(struct an_ctx *c)
 			an_lib_record(c, &rec);
 			continue;
 		case TRACE_KERNEL:
+			if (rec.u.kernel.flags & TRACE_KF_CAPTURED) {
+				/* recorded into a CUDA graph, not run: its replays
+				 * appear as TRACE_KF_GRAPH launches */
+				c->a->captured++;
+				continue;
+			}
 			config = an_config(c, &rec.u.kernel);
 			if (config < 0)
 				return (int)config;

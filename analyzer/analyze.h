@@ -54,7 +54,8 @@ struct analysis_target {
 struct analysis {
 	char device[96];              /* the origin GPU as the trace names it       */
 	const struct gpu_spec *origin;
-	uint64_t kernels;             /* kernel launches read                       */
+	uint64_t kernels;             /* kernel launches read (captured excluded)   */
+	uint64_t captured;            /* launches captured into CUDA graphs (not run) */
 	uint64_t records;             /* records read (strings excluded)            */
 	uint32_t configs;             /* distinct kernel configurations             */
 	uint32_t iterations;          /* iterations the times are averaged over     */

@@ -258,7 +258,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 		meas_end = ev->end_ns;
 	} else {
 		meas_start = fmax(ev->cpu_ns, *send0);
-		meas_end = meas_start + (!kernel && ev->est_ns > 0 ? ev->est_ns : 0);
+		meas_end = meas_start + (ev->est_ns > 0 ? ev->est_ns : 0);
 	}
 	meas_dur = meas_end - meas_start;
 	gap = meas_start - fmax(ev->cpu_ns, *send0);
@@ -285,7 +285,8 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 
 		if (kernel) {
 			const struct tl_kernel_pred *p = &tl->pred[(size_t)ev->config * tl->ntargets + t];
-			dur = (ev->has_gpu && p->scale > 0) ? meas_dur * p->scale : p->ns;
+			dur = ((ev->has_gpu || ev->est_ns > 0) && p->scale > 0) ? meas_dur * p->scale
+										 : p->ns;
 		} else {
 			dur = meas_dur * tl->targets[t].copy_scale[ev->copy];
 		}

@@ -49,12 +49,14 @@ struct tl_event {
 				   * times, so the measured wait is not known to be
 				   * CPU time: the CPU resumes when the predicted
 				   * work ends                                   */
-	double est_ns;            /* TL_COPY without GPU times: its estimated
-				   * duration on the origin (bytes / bandwidth)  */
+	double est_ns;            /* without GPU times: the estimated duration on
+				   * the origin (TL_COPY: bytes / bandwidth;
+				   * TL_KERNEL: the mean of its configuration's
+				   * measured launches), 0 unknown               */
 };
 
-/* Duration of a kernel configuration on one target: measured x scale when
- * the launch has a measured time and scale > 0, else ns. */
+/* Duration of a kernel configuration on one target: measured (or est_ns)
+ * x scale when the launch has one and scale > 0, else ns. */
 struct tl_kernel_pred {
 	double scale;
 	double ns;
