@@ -73,6 +73,7 @@ struct an_ctx {
 	int64_t min_delta;
 	int have_delta;
 	uint64_t markers;             /* iteration markers                         */
+	uint64_t capture_markers;     /* capture start/stop markers                */
 	int kernel_iterations;        /* kernels carry iteration numbers           */
 	int disorder;
 	int timed;                    /* some kernel or copy has GPU times         */
@@ -367,9 +368,16 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		return 1;
 	}
 	case TRACE_MARKER:
-		if (rec->u.marker.kind != TRACE_MARK_ITERATION)
+		/* Iteration markers delimit iterations; without them the
+		 * recorder's capture windows (cuProfilerStart/Stop) do. */
+		if (rec->u.marker.kind == TRACE_MARK_ITERATION)
+			ev->kind = TL_ITERATION;
+		else if (c->markers == 0 && rec->u.marker.kind == TRACE_MARK_CAPTURE_START)
+			ev->kind = TL_ITERATION;
+		else if (c->markers == 0 && rec->u.marker.kind == TRACE_MARK_CAPTURE_STOP)
+			ev->kind = TL_ITERATION_END;
+		else
 			return 0;
-		ev->kind = TL_ITERATION;
 		ev->cpu_ns = ev->cpu_end_ns = an_rel(c, rec->u.marker.cpu_ns);
 		return 1;
 	default:
@@ -392,7 +400,8 @@ static int an_feed(struct an_ctx *c, const struct tl_event *in, int32_t iteratio
 		if (k && k->timed)
 			e.est_ns = k->sum_ns / (double)k->timed;
 	}
-	if (!c->markers && c->kernel_iterations && ev->kind == TL_KERNEL && iteration >= 0 &&
+	if (!c->markers && !c->capture_markers && c->kernel_iterations && ev->kind == TL_KERNEL &&
+	    iteration >= 0 &&
 	    iteration != c->cur_iteration) {
 		struct tl_event b;
 
@@ -626,6 +635,9 @@ static int an_stream(struct an_ctx *c)
 		case TRACE_MARKER:
 			if (rec.u.marker.kind == TRACE_MARK_ITERATION)
 				c->markers++;
+			else if (rec.u.marker.kind == TRACE_MARK_CAPTURE_START ||
+				 rec.u.marker.kind == TRACE_MARK_CAPTURE_STOP)
+				c->capture_markers++;
 			break;
 		default:
 			break;
