@@ -1,1 +1,24 @@
-# preload/module.mk - see the top-level Makefile
+# preload/module.mk - libsurfer.so, the LD_PRELOAD recorder.
+#
+# Everything is hidden except the hooks (explicit default visibility); the
+# trace writer comes from the core library and is kept internal with
+# --exclude-libs.  No version script: a named version node would stop our
+# unversioned definitions from interposing versioned references such as
+# cublasGemmEx@libcublas.so.13.
+PRELOAD_SRCS := preload/resolve.c preload/hooks_cuda.c preload/hooks_cublas.c \
+	preload/hooks_cudnn.c preload/recorder.c preload/events.c preload/cupti.c \
+	preload/stacks.c
+PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(BUILD)/obj/%.o)
+UNWIND_CFLAGS := $(shell pkg-config --cflags libunwind 2>/dev/null)
+UNWIND_LIBS := $(shell pkg-config --libs libunwind 2>/dev/null || echo -lunwind)
+
+# -foptimize-sibling-calls: the dlsym pass-through must stay a tail call
+# (RTLD_NEXT is resolved from the caller's return address), also at -O1.
+CFLAGS_preload_ += $(CUDA_CFLAGS) $(UNWIND_CFLAGS) -fvisibility=hidden -foptimize-sibling-calls
+
+EXTRA_TARGETS += $(BUILD)/libsurfer.so
+
+$(BUILD)/libsurfer.so: $(PRELOAD_OBJS) $(BUILD)/libsurfer-core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -shared -Wl,--exclude-libs,ALL -Wl,-z,nodelete -o $@ $(PRELOAD_OBJS) \
+		$(BUILD)/libsurfer-core.a $(MSGPACK_LIBS) $(UNWIND_LIBS) -ldl -lm

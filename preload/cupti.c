@@ -1,0 +1,242 @@
+/*
+ * cupti.c - GPU timing from CUPTI activity records.
+ *
+ * libcupti is opened at run time, so the recorder loads (and falls back to
+ * events) where it is missing.  We enable CONCURRENT_KERNEL (it does not
+ * serialize kernels, KIND_KERNEL does), MEMCPY, MEMSET and
+ * EXTERNAL_CORRELATION, and push our launch sequence number as a CUSTOM0
+ * external id around each launch: CUPTI then reports, per buffer, which of
+ * its correlation ids belongs to which of our records.
+ *
+ * The buffer walk uses the loaded CUPTI's cuptiActivityGetNextRecord and
+ * reads the record layouts of the CUPTI 13 headers (CUpti_ActivityKernel10,
+ * Memcpy6, Memset4); older CUPTIs return earlier versions of these structs,
+ * whose fields we read are at the same offsets.  It needs no GPU, so it is
+ * tested on hand-built buffers.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cupti.h>
+
+#include "preload/preload.h"
+
+typedef CUptiResult (*register_fn)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+typedef CUptiResult (*kind_fn)(CUpti_ActivityKind);
+typedef CUptiResult (*flush_fn)(uint32_t);
+typedef CUptiResult (*next_fn)(uint8_t *, size_t, CUpti_Activity **);
+typedef CUptiResult (*push_fn)(CUpti_ExternalCorrelationKind, uint64_t);
+typedef CUptiResult (*pop_fn)(CUpti_ExternalCorrelationKind, uint64_t *);
+typedef CUptiResult (*result_str_fn)(CUptiResult, const char **);
+typedef CUptiResult (*timestamp_fn)(uint64_t *);
+
+static struct {
+	void *lib;
+	register_fn reg;
+	kind_fn enable;
+	flush_fn flush;
+	next_fn next;
+	push_fn push;
+	pop_fn pop;
+	result_str_fn result_str;
+	timestamp_fn timestamp;
+	const struct preload_cupti_sink *sink;
+	int64_t offset_ns;          /* recorder clock - CUPTI clock            */
+	int on;
+} C;
+
+#define BUF_BYTES (8u << 20)
+
+int preload_cupti_load(char *why, size_t whylen)
+{
+	if (C.lib)
+		return 0;
+	const char *env = getenv("SURFER_CUPTI_PATH");
+	const char *names[] = { env && *env ? env : NULL, "libcupti.so.13", "libcupti.so.12",
+				"libcupti.so" };
+	for (size_t i = 0; i < sizeof names / sizeof *names && !C.lib; i++)
+		if (names[i])
+			C.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (!C.lib) {
+		snprintf(why, whylen, "libcupti not found");
+		return -1;
+	}
+	C.reg = (register_fn)dlsym(C.lib, "cuptiActivityRegisterCallbacks");
+	C.enable = (kind_fn)dlsym(C.lib, "cuptiActivityEnable");
+	C.flush = (flush_fn)dlsym(C.lib, "cuptiActivityFlushAll");
+	C.next = (next_fn)dlsym(C.lib, "cuptiActivityGetNextRecord");
+	C.push = (push_fn)dlsym(C.lib, "cuptiActivityPushExternalCorrelationId");
+	C.pop = (pop_fn)dlsym(C.lib, "cuptiActivityPopExternalCorrelationId");
+	C.result_str = (result_str_fn)dlsym(C.lib, "cuptiGetResultString");
+	C.timestamp = (timestamp_fn)dlsym(C.lib, "cuptiGetTimestamp");
+	if (!C.reg || !C.enable || !C.flush || !C.next || !C.push || !C.pop) {
+		snprintf(why, whylen, "libcupti lacks the activity API");
+		dlclose(C.lib);
+		C.lib = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static enum trace_copy_kind copy_kind(uint8_t k)
+{
+	switch (k) {
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return TRACE_COPY_HTOD;
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return TRACE_COPY_DTOH;
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return TRACE_COPY_DTOD;
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return TRACE_COPY_HTOH;
+	case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return TRACE_COPY_PTOP;
+	default: return TRACE_COPY_UNKNOWN;
+	}
+}
+
+static void one_record(const CUpti_Activity *a, const struct preload_cupti_sink *s, int pass)
+{
+	if (pass == 0) {
+		if (a->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
+			const CUpti_ActivityExternalCorrelation *x = (const void *)a;
+			if (x->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 && s->external)
+				s->external(s->ctx, x->correlationId, x->externalId);
+		}
+		return;
+	}
+	if ((a->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || a->kind == CUPTI_ACTIVITY_KIND_KERNEL) &&
+	    s->kernel) {
+		const CUpti_ActivityKernel10 *k = (const void *)a;
+		struct preload_cupti_kernel o = {
+			.correlation = k->correlationId, .name = k->name,
+			.grid = { (uint32_t)k->gridX, (uint32_t)k->gridY, (uint32_t)k->gridZ },
+			.block = { (uint32_t)k->blockX, (uint32_t)k->blockY, (uint32_t)k->blockZ },
+			.cluster = { k->clusterX, k->clusterY, k->clusterZ },
+			.regs = k->registersPerThread, .static_smem = (uint32_t)k->staticSharedMemory,
+			.dyn_smem = (uint32_t)k->dynamicSharedMemory, .stream = k->streamId,
+			.start_ns = k->start, .end_ns = k->end, .graph_id = k->graphId,
+		};
+		s->kernel(s->ctx, &o);
+	} else if (a->kind == CUPTI_ACTIVITY_KIND_MEMCPY && s->copy) {
+		const CUpti_ActivityMemcpy6 *m = (const void *)a;
+		struct preload_cupti_copy o = {
+			.correlation = m->correlationId, .memset = 0, .bytes = m->bytes,
+			.kind = copy_kind(m->copyKind), .stream = m->streamId,
+			.start_ns = m->start, .end_ns = m->end,
+		};
+		s->copy(s->ctx, &o);
+	} else if (a->kind == CUPTI_ACTIVITY_KIND_MEMSET && s->copy) {
+		const CUpti_ActivityMemset4 *m = (const void *)a;
+		struct preload_cupti_copy o = {
+			.correlation = m->correlationId, .memset = 1, .bytes = m->bytes,
+			.kind = TRACE_COPY_UNKNOWN, .stream = m->streamId,
+			.start_ns = m->start, .end_ns = m->end,
+		};
+		s->copy(s->ctx, &o);
+	}
+}
+
+int preload_cupti_parse(uint8_t *buf, size_t valid, const struct preload_cupti_sink *sink)
+{
+	if (!C.next || !sink)
+		return -1;
+	int n = 0;
+	/* Two passes: the correlation records may follow the activity they
+	 * name, and the joins need them first. */
+	for (int pass = 0; pass < 2; pass++) {
+		CUpti_Activity *rec = NULL;
+		for (;;) {
+			CUptiResult r = C.next(buf, valid, &rec);
+			if (r != CUPTI_SUCCESS)
+				break; /* CUPTI_ERROR_MAX_LIMIT_REACHED at the end */
+			one_record(rec, sink, pass);
+			if (pass == 1)
+				n++;
+		}
+	}
+	return n;
+}
+
+static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_records)
+{
+	void *p = NULL;
+	if (posix_memalign(&p, 8, BUF_BYTES) != 0)
+		p = NULL;
+	*buf = p;
+	*size = p ? BUF_BYTES : 0;
+	*max_records = 0;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
+				      size_t valid)
+{
+	(void)ctx;
+	(void)stream;
+	(void)size;
+	if (buf && valid && C.sink) {
+		preload_cupti_deliver_begin();
+		preload_cupti_parse(buf, valid, C.sink);
+		preload_cupti_deliver_end();
+	}
+	free(buf);
+}
+
+static const char *result_name(CUptiResult r)
+{
+	const char *s = NULL;
+	if (!C.result_str || C.result_str(r, &s) != CUPTI_SUCCESS || !s)
+		s = "unknown CUPTI error";
+	return s;
+}
+
+int preload_cupti_start(const struct preload_cupti_sink *sink, char *why, size_t whylen)
+{
+	if (preload_cupti_load(why, whylen) < 0)
+		return -1;
+	C.sink = sink;
+	CUptiResult r = C.reg(buffer_requested, buffer_completed);
+	if (r != CUPTI_SUCCESS) {
+		snprintf(why, whylen, "cuptiActivityRegisterCallbacks: %s", result_name(r));
+		return -1;
+	}
+	static const CUpti_ActivityKind kinds[] = {
+		CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+		CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+	};
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+		r = C.enable(kinds[i]);
+		if (r != CUPTI_SUCCESS) {
+			snprintf(why, whylen, "cuptiActivityEnable(%d): %s", (int)kinds[i],
+				 result_name(r));
+			return -1;
+		}
+	}
+	uint64_t ts = 0;
+	if (C.timestamp && C.timestamp(&ts) == CUPTI_SUCCESS && ts)
+		C.offset_ns = (int64_t)preload_now_ns() - (int64_t)ts;
+	C.on = 1;
+	return 0;
+}
+
+void preload_cupti_push(uint64_t seq)
+{
+	C.push(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, seq);
+}
+
+void preload_cupti_pop(void)
+{
+	uint64_t last;
+	C.pop(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+}
+
+void preload_cupti_flush(void)
+{
+	if (C.on)
+		C.flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+uint64_t preload_cupti_to_cpu_ns(uint64_t gpu_ns)
+{
+	if (!gpu_ns)
+		return 0;
+	int64_t v = (int64_t)gpu_ns + C.offset_ns;
+	return v > 0 ? (uint64_t)v : 0;
+}

@@ -1,0 +1,640 @@
+/*
+ * hooks_cuda.c - the driver API hooks: kernel launches, graph launches,
+ * memcpy/memset, synchronizations and the profiler start/stop markers.
+ *
+ * Each hook is both exported under the driver's name (programs linked with
+ * -lcuda, Triton's launcher) and handed out by our cuGetProcAddress (the
+ * CUDA runtime and the runtimes inside cuBLAS/cuDNN).  Variant 1 of an
+ * entry is the per-thread-default-stream function (_ptsz/_ptds): a NULL
+ * stream there means the calling thread's stream, not the legacy one.
+ *
+ * Every hook calls the real function exactly once with the caller's
+ * arguments, returns its result unchanged and keeps errno; recording is
+ * skipped when it is off or anything is missing.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <cuda.h>
+
+#include "preload/preload.h"
+
+/* One typedef per real signature. */
+typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+			      unsigned, unsigned, CUstream, void **, void **);
+typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
+typedef CUresult (*launch_coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+				   unsigned, unsigned, CUstream, void **);
+typedef CUresult (*graph_launch_fn)(CUgraphExec, CUstream);
+typedef CUresult (*memcpy_fn)(CUdeviceptr, CUdeviceptr, size_t);
+typedef CUresult (*memcpy_async_fn)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+typedef CUresult (*htod_fn)(CUdeviceptr, const void *, size_t);
+typedef CUresult (*htod_async_fn)(CUdeviceptr, const void *, size_t, CUstream);
+typedef CUresult (*dtoh_fn)(void *, CUdeviceptr, size_t);
+typedef CUresult (*dtoh_async_fn)(void *, CUdeviceptr, size_t, CUstream);
+typedef CUresult (*memset8_fn)(CUdeviceptr, unsigned char, size_t);
+typedef CUresult (*memset32_fn)(CUdeviceptr, unsigned int, size_t);
+typedef CUresult (*memset8_async_fn)(CUdeviceptr, unsigned char, size_t, CUstream);
+typedef CUresult (*memset32_async_fn)(CUdeviceptr, unsigned int, size_t, CUstream);
+typedef CUresult (*void_fn)(void);
+typedef CUresult (*stream_fn)(CUstream);
+typedef CUresult (*event_fn)(CUevent);
+typedef CUresult (*wait_event_fn)(CUstream, CUevent, unsigned int);
+typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
+typedef CUresult (*device_fn)(CUdevice);
+typedef CUresult (*ctx_fn)(CUcontext);
+
+enum {
+	HK_LAUNCH = 2, HK_LAUNCH_EX, HK_LAUNCH_COOP, HK_GRAPH, HK_MEMCPY, HK_MEMCPY_ASYNC,
+	HK_HTOD, HK_DTOH, HK_DTOD, HK_HTOD_ASYNC, HK_DTOH_ASYNC, HK_DTOD_ASYNC,
+	HK_MEMSET8, HK_MEMSET32, HK_MEMSET8_ASYNC, HK_MEMSET32_ASYNC,
+	HK_CTX_SYNC, HK_STREAM_SYNC, HK_EVENT_SYNC, HK_WAIT_EVENT, HK_PROF_START, HK_PROF_STOP,
+	HK_PRIMARY_RELEASE, HK_PRIMARY_RESET, HK_CTX_DESTROY,
+};
+
+#define REAL(type, idx, v) ((type)real_of(idx, v))
+
+static inline void *real_of(int idx, int v)
+{
+	struct preload_hook *h = &preload_cuda_hooks[idx];
+	void *p = __atomic_load_n(&h->real[v], __ATOMIC_ACQUIRE);
+	return p ? p : preload_real(h, v, "libcuda.so.1");
+}
+
+/* ---- launches --------------------------------------------------------- */
+
+static CUresult launch(int v, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+		       unsigned by, unsigned bz, unsigned smem, CUstream s, void **params,
+		       void **extra)
+{
+	launch_fn real = REAL(launch_fn, HK_LAUNCH, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	if (!preload_recording())
+		return real(f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
+	int e = errno;
+	struct preload_launch l = { .f = f, .grid = { gx, gy, gz }, .block = { bx, by, bz },
+				    .dyn_smem = smem, .stream = s, .flags = v ? TRACE_KF_PTSZ : 0 };
+	struct preload_launch_tok tok;
+	preload_launch_begin(&l, &tok);
+	errno = e;
+	CUresult r = real(f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
+	e = errno;
+	preload_launch_end(&l, &tok, r);
+	errno = e;
+	return r;
+}
+
+static CUresult launch_ex(int v, const CUlaunchConfig *cfg, CUfunction f, void **params,
+			  void **extra)
+{
+	launch_ex_fn real = REAL(launch_ex_fn, HK_LAUNCH_EX, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	if (!cfg || !preload_recording())
+		return real(cfg, f, params, extra);
+	int e = errno;
+	struct preload_launch l = { .f = f, .grid = { cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ },
+				    .block = { cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ },
+				    .dyn_smem = cfg->sharedMemBytes, .stream = cfg->hStream,
+				    .flags = TRACE_KF_EX | (v ? TRACE_KF_PTSZ : 0) };
+	for (unsigned i = 0; cfg->attrs && i < cfg->numAttrs; i++) {
+		const CUlaunchAttribute *a = &cfg->attrs[i];
+		if (a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+			l.cluster[0] = a->value.clusterDim.x;
+			l.cluster[1] = a->value.clusterDim.y;
+			l.cluster[2] = a->value.clusterDim.z;
+		} else if (a->id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && a->value.cooperative) {
+			l.flags |= TRACE_KF_COOPERATIVE;
+		}
+	}
+	struct preload_launch_tok tok;
+	preload_launch_begin(&l, &tok);
+	errno = e;
+	CUresult r = real(cfg, f, params, extra);
+	e = errno;
+	preload_launch_end(&l, &tok, r);
+	errno = e;
+	return r;
+}
+
+static CUresult launch_coop(int v, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+			    unsigned bx, unsigned by, unsigned bz, unsigned smem, CUstream s,
+			    void **params)
+{
+	launch_coop_fn real = REAL(launch_coop_fn, HK_LAUNCH_COOP, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	if (!preload_recording())
+		return real(f, gx, gy, gz, bx, by, bz, smem, s, params);
+	int e = errno;
+	struct preload_launch l = { .f = f, .grid = { gx, gy, gz }, .block = { bx, by, bz },
+				    .dyn_smem = smem, .stream = s,
+				    .flags = TRACE_KF_COOPERATIVE | (v ? TRACE_KF_PTSZ : 0) };
+	struct preload_launch_tok tok;
+	preload_launch_begin(&l, &tok);
+	errno = e;
+	CUresult r = real(f, gx, gy, gz, bx, by, bz, smem, s, params);
+	e = errno;
+	preload_launch_end(&l, &tok, r);
+	errno = e;
+	return r;
+}
+
+static CUresult graph_launch(int v, CUgraphExec g, CUstream s)
+{
+	graph_launch_fn real = REAL(graph_launch_fn, HK_GRAPH, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	if (!preload_recording())
+		return real(g, s);
+	int e = errno;
+	struct preload_launch_tok tok;
+	preload_graph_begin(s, v, &tok);
+	errno = e;
+	CUresult r = real(g, s);
+	e = errno;
+	preload_graph_end(s, v, &tok, r);
+	errno = e;
+	return r;
+}
+
+/* ---- copies and sets --------------------------------------------------- */
+
+/* Direction of a unified-address copy, from the memory type of each side
+ * (cuPointerGetAttribute fails for pageable host memory: that is host). */
+static enum trace_copy_kind unified_kind(CUdeviceptr dst, CUdeviceptr src)
+{
+	static ptr_attr_fn attr;
+	if (!attr)
+		attr = (ptr_attr_fn)preload_driver_sym("cuPointerGetAttribute");
+	if (!attr)
+		return TRACE_COPY_UNKNOWN;
+	unsigned int td = 0, ts = 0;
+	int dev_d = attr(&td, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dst) == CUDA_SUCCESS &&
+		    td == CU_MEMORYTYPE_DEVICE;
+	int dev_s = attr(&ts, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, src) == CUDA_SUCCESS &&
+		    ts == CU_MEMORYTYPE_DEVICE;
+	if (dev_d && dev_s)
+		return TRACE_COPY_DTOD;
+	if (dev_d)
+		return TRACE_COPY_HTOD;
+	if (dev_s)
+		return TRACE_COPY_DTOH;
+	return TRACE_COPY_HTOH;
+}
+
+/* Around every copy, set and synchronization: begin notes errno and the CPU
+ * time (returning 0 when not recording), end records the call and puts the
+ * real function's errno back. */
+struct call_tok {
+	int e;
+	uint64_t t0;
+};
+
+static int call_begin(struct call_tok *tok)
+{
+	if (!preload_recording())
+		return 0;
+	tok->e = errno;
+	tok->t0 = preload_now_ns();
+	errno = tok->e;
+	return 1;
+}
+
+static void copy_end(struct call_tok *tok, CUresult r, int type, uint64_t bytes,
+		     enum trace_copy_kind kind, int async, CUstream s, int v)
+{
+	tok->e = errno;
+	if (r == CUDA_SUCCESS)
+		preload_copy(type, bytes, kind, async, s, v, tok->t0, preload_now_ns());
+	errno = tok->e;
+}
+
+static void sync_end(struct call_tok *tok, enum trace_sync_kind kind, CUstream s, int v)
+{
+	tok->e = errno;
+	preload_sync(kind, s, v, tok->t0, preload_now_ns());
+	errno = tok->e;
+}
+
+static CUresult memcpy_any(int v, CUdeviceptr d, CUdeviceptr s, size_t n)
+{
+	memcpy_fn real = REAL(memcpy_fn, HK_MEMCPY, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n);
+	CUresult r = real(d, s, n);
+	copy_end(&tok, r, TRACE_MEMCPY, n, unified_kind(d, s), 0, NULL, v);
+	return r;
+}
+
+static CUresult memcpy_async(int v, CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
+{
+	memcpy_async_fn real = REAL(memcpy_async_fn, HK_MEMCPY_ASYNC, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n, st);
+	CUresult r = real(d, s, n, st);
+	copy_end(&tok, r, TRACE_MEMCPY, n, unified_kind(d, s), 1, st, v);
+	return r;
+}
+
+static CUresult htod(int v, CUdeviceptr d, const void *s, size_t n)
+{
+	htod_fn real = REAL(htod_fn, HK_HTOD, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n);
+	CUresult r = real(d, s, n);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 0, NULL, v);
+	return r;
+}
+
+static CUresult dtoh(int v, void *d, CUdeviceptr s, size_t n)
+{
+	dtoh_fn real = REAL(dtoh_fn, HK_DTOH, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n);
+	CUresult r = real(d, s, n);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 0, NULL, v);
+	return r;
+}
+
+static CUresult dtod(int v, CUdeviceptr d, CUdeviceptr s, size_t n)
+{
+	memcpy_fn real = REAL(memcpy_fn, HK_DTOD, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n);
+	CUresult r = real(d, s, n);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 0, NULL, v);
+	return r;
+}
+
+static CUresult htod_async(int v, CUdeviceptr d, const void *s, size_t n, CUstream st)
+{
+	htod_async_fn real = REAL(htod_async_fn, HK_HTOD_ASYNC, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n, st);
+	CUresult r = real(d, s, n, st);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 1, st, v);
+	return r;
+}
+
+static CUresult dtoh_async(int v, void *d, CUdeviceptr s, size_t n, CUstream st)
+{
+	dtoh_async_fn real = REAL(dtoh_async_fn, HK_DTOH_ASYNC, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n, st);
+	CUresult r = real(d, s, n, st);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 1, st, v);
+	return r;
+}
+
+static CUresult dtod_async(int v, CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
+{
+	memcpy_async_fn real = REAL(memcpy_async_fn, HK_DTOD_ASYNC, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, s, n, st);
+	CUresult r = real(d, s, n, st);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 1, st, v);
+	return r;
+}
+
+static CUresult memset8(int v, CUdeviceptr d, unsigned char c, size_t n)
+{
+	memset8_fn real = REAL(memset8_fn, HK_MEMSET8, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, c, n);
+	CUresult r = real(d, c, n);
+	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 0, NULL, v);
+	return r;
+}
+
+static CUresult memset32(int v, CUdeviceptr d, unsigned int c, size_t n)
+{
+	memset32_fn real = REAL(memset32_fn, HK_MEMSET32, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, c, n);
+	CUresult r = real(d, c, n);
+	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 0, NULL, v);
+	return r;
+}
+
+static CUresult memset8_async(int v, CUdeviceptr d, unsigned char c, size_t n, CUstream st)
+{
+	memset8_async_fn real = REAL(memset8_async_fn, HK_MEMSET8_ASYNC, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, c, n, st);
+	CUresult r = real(d, c, n, st);
+	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 1, st, v);
+	return r;
+}
+
+static CUresult memset32_async(int v, CUdeviceptr d, unsigned int c, size_t n, CUstream st)
+{
+	memset32_async_fn real = REAL(memset32_async_fn, HK_MEMSET32_ASYNC, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(d, c, n, st);
+	CUresult r = real(d, c, n, st);
+	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 1, st, v);
+	return r;
+}
+
+/* ---- synchronizations and markers -------------------------------------- */
+
+static CUresult ctx_sync(void)
+{
+	void_fn real = REAL(void_fn, HK_CTX_SYNC, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real();
+	CUresult r = real();
+	sync_end(&tok, TRACE_SYNC_CTX, NULL, 0);
+	return r;
+}
+
+static CUresult stream_sync(int v, CUstream s)
+{
+	stream_fn real = REAL(stream_fn, HK_STREAM_SYNC, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(s);
+	CUresult r = real(s);
+	sync_end(&tok, TRACE_SYNC_STREAM, s, v);
+	return r;
+}
+
+static CUresult event_sync(CUevent ev)
+{
+	event_fn real = REAL(event_fn, HK_EVENT_SYNC, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(ev);
+	CUresult r = real(ev);
+	sync_end(&tok, TRACE_SYNC_EVENT, NULL, 0);
+	return r;
+}
+
+static CUresult wait_event(int v, CUstream s, CUevent ev, unsigned flags)
+{
+	wait_event_fn real = REAL(wait_event_fn, HK_WAIT_EVENT, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(s, ev, flags);
+	CUresult r = real(s, ev, flags);
+	sync_end(&tok, TRACE_SYNC_STREAM_WAIT_EVENT, s, v);
+	return r;
+}
+
+static CUresult profiler(int start)
+{
+	void_fn real = REAL(void_fn, start ? HK_PROF_START : HK_PROF_STOP, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	int e = errno;
+	preload_init();
+	if (!start)
+		preload_profiler(0);
+	errno = e;
+	CUresult r = real();
+	e = errno;
+	if (start)
+		preload_profiler(1);
+	errno = e;
+	return r;
+}
+
+/* The CUDA runtime releases its primary context in its own exit handler,
+ * which runs before ours: collect the GPU times while the context lives. */
+static CUresult teardown(int idx, CUdevice dev, CUcontext ctx)
+{
+	void *real = real_of(idx, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	if (preload_recording()) {
+		int e = errno;
+		preload_before_teardown();
+		errno = e;
+	}
+	return idx == HK_CTX_DESTROY ? ((ctx_fn)real)(ctx) : ((device_fn)real)(dev);
+}
+
+/* ---- the exported names ----------------------------------------------- */
+
+/* Prototypes of the names cuda.h does not declare in this configuration. */
+#define LAUNCH_ARGS CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, \
+	unsigned by, unsigned bz, unsigned smem, CUstream s, void **p
+PRELOAD_EXPORT CUresult cuLaunchKernel_ptsz(LAUNCH_ARGS, void **x);
+PRELOAD_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **p,
+					      void **x);
+PRELOAD_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(LAUNCH_ARGS);
+PRELOAD_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec g, CUstream s);
+PRELOAD_EXPORT CUresult cuMemcpy_ptds(CUdeviceptr d, CUdeviceptr s, size_t n);
+PRELOAD_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st);
+PRELOAD_EXPORT CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr d, const void *s, size_t n);
+PRELOAD_EXPORT CUresult cuMemcpyDtoH_v2_ptds(void *d, CUdeviceptr s, size_t n);
+PRELOAD_EXPORT CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr d, CUdeviceptr s, size_t n);
+PRELOAD_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr d, const void *s, size_t n,
+						  CUstream st);
+PRELOAD_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *d, CUdeviceptr s, size_t n, CUstream st);
+PRELOAD_EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr d, CUdeviceptr s, size_t n,
+						  CUstream st);
+PRELOAD_EXPORT CUresult cuMemsetD8_v2_ptds(CUdeviceptr d, unsigned char c, size_t n);
+PRELOAD_EXPORT CUresult cuMemsetD32_v2_ptds(CUdeviceptr d, unsigned int c, size_t n);
+PRELOAD_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr d, unsigned char c, size_t n,
+					     CUstream st);
+PRELOAD_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int c, size_t n,
+					      CUstream st);
+PRELOAD_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s);
+PRELOAD_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent ev, unsigned int flags);
+PRELOAD_EXPORT CUresult cuProfilerStart(void);
+PRELOAD_EXPORT CUresult cuProfilerStop(void);
+
+#define ARGS f, gx, gy, gz, bx, by, bz, smem, s, p
+PRELOAD_EXPORT CUresult cuLaunchKernel(LAUNCH_ARGS, void **x) { return launch(0, ARGS, x); }
+CUresult cuLaunchKernel_ptsz(LAUNCH_ARGS, void **x) { return launch(1, ARGS, x); }
+PRELOAD_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **x)
+{
+	return launch_ex(0, c, f, p, x);
+}
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **p, void **x)
+{
+	return launch_ex(1, c, f, p, x);
+}
+PRELOAD_EXPORT CUresult cuLaunchCooperativeKernel(LAUNCH_ARGS) { return launch_coop(0, ARGS); }
+CUresult cuLaunchCooperativeKernel_ptsz(LAUNCH_ARGS) { return launch_coop(1, ARGS); }
+PRELOAD_EXPORT CUresult cuGraphLaunch(CUgraphExec g, CUstream s) { return graph_launch(0, g, s); }
+CUresult cuGraphLaunch_ptsz(CUgraphExec g, CUstream s) { return graph_launch(1, g, s); }
+
+PRELOAD_EXPORT CUresult cuMemcpy(CUdeviceptr d, CUdeviceptr s, size_t n) { return memcpy_any(0, d, s, n); }
+CUresult cuMemcpy_ptds(CUdeviceptr d, CUdeviceptr s, size_t n) { return memcpy_any(1, d, s, n); }
+PRELOAD_EXPORT CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
+{
+	return memcpy_async(0, d, s, n, st);
+}
+CUresult cuMemcpyAsync_ptsz(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
+{
+	return memcpy_async(1, d, s, n, st);
+}
+PRELOAD_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { return htod(0, d, s, n); }
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr d, const void *s, size_t n) { return htod(1, d, s, n); }
+PRELOAD_EXPORT CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { return dtoh(0, d, s, n); }
+CUresult cuMemcpyDtoH_v2_ptds(void *d, CUdeviceptr s, size_t n) { return dtoh(1, d, s, n); }
+PRELOAD_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { return dtod(0, d, s, n); }
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr d, CUdeviceptr s, size_t n) { return dtod(1, d, s, n); }
+PRELOAD_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream st)
+{
+	return htod_async(0, d, s, n, st);
+}
+CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr d, const void *s, size_t n, CUstream st)
+{
+	return htod_async(1, d, s, n, st);
+}
+PRELOAD_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, CUstream st)
+{
+	return dtoh_async(0, d, s, n, st);
+}
+CUresult cuMemcpyDtoHAsync_v2_ptsz(void *d, CUdeviceptr s, size_t n, CUstream st)
+{
+	return dtoh_async(1, d, s, n, st);
+}
+PRELOAD_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
+{
+	return dtod_async(0, d, s, n, st);
+}
+CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
+{
+	return dtod_async(1, d, s, n, st);
+}
+PRELOAD_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char c, size_t n) { return memset8(0, d, c, n); }
+CUresult cuMemsetD8_v2_ptds(CUdeviceptr d, unsigned char c, size_t n) { return memset8(1, d, c, n); }
+PRELOAD_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned int c, size_t n) { return memset32(0, d, c, n); }
+CUresult cuMemsetD32_v2_ptds(CUdeviceptr d, unsigned int c, size_t n) { return memset32(1, d, c, n); }
+PRELOAD_EXPORT CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char c, size_t n, CUstream st)
+{
+	return memset8_async(0, d, c, n, st);
+}
+CUresult cuMemsetD8Async_ptsz(CUdeviceptr d, unsigned char c, size_t n, CUstream st)
+{
+	return memset8_async(1, d, c, n, st);
+}
+PRELOAD_EXPORT CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int c, size_t n, CUstream st)
+{
+	return memset32_async(0, d, c, n, st);
+}
+CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int c, size_t n, CUstream st)
+{
+	return memset32_async(1, d, c, n, st);
+}
+PRELOAD_EXPORT CUresult cuCtxSynchronize(void) { return ctx_sync(); }
+PRELOAD_EXPORT CUresult cuStreamSynchronize(CUstream s) { return stream_sync(0, s); }
+CUresult cuStreamSynchronize_ptsz(CUstream s) { return stream_sync(1, s); }
+PRELOAD_EXPORT CUresult cuEventSynchronize(CUevent ev) { return event_sync(ev); }
+PRELOAD_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent ev, unsigned int flags)
+{
+	return wait_event(0, s, ev, flags);
+}
+CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent ev, unsigned int flags)
+{
+	return wait_event(1, s, ev, flags);
+}
+PRELOAD_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return teardown(HK_PRIMARY_RELEASE, d, NULL); }
+PRELOAD_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice d) { return teardown(HK_PRIMARY_RESET, d, NULL); }
+PRELOAD_EXPORT CUresult cuCtxDestroy_v2(CUcontext c) { return teardown(HK_CTX_DESTROY, 0, c); }
+PRELOAD_EXPORT CUresult cuProfilerStart(void) { return profiler(1); }
+PRELOAD_EXPORT CUresult cuProfilerStop(void) { return profiler(0); }
+
+/* ---- the table (order matches the HK_* indices) ------------------------ */
+
+#define E(base, s0, s1, ver, h0, h1) { base, { s0, s1 }, ver, { (void *)(h0), (void *)(h1) }, { NULL, NULL } }
+struct preload_hook preload_cuda_hooks[] = {
+	E("cuGetProcAddress", "cuGetProcAddress", NULL, 0, preload_getproc4, NULL),
+	E("cuGetProcAddress_v2", "cuGetProcAddress_v2", NULL, 0, preload_getproc5, NULL),
+	E("cuLaunchKernel", "cuLaunchKernel", "cuLaunchKernel_ptsz", 4000, cuLaunchKernel,
+	  cuLaunchKernel_ptsz),
+	E("cuLaunchKernelEx", "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz", 11060, cuLaunchKernelEx,
+	  cuLaunchKernelEx_ptsz),
+	E("cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel_ptsz",
+	  9000, cuLaunchCooperativeKernel, cuLaunchCooperativeKernel_ptsz),
+	E("cuGraphLaunch", "cuGraphLaunch", "cuGraphLaunch_ptsz", 10000, cuGraphLaunch,
+	  cuGraphLaunch_ptsz),
+	E("cuMemcpy", "cuMemcpy", "cuMemcpy_ptds", 4000, cuMemcpy, cuMemcpy_ptds),
+	E("cuMemcpyAsync", "cuMemcpyAsync", "cuMemcpyAsync_ptsz", 4000, cuMemcpyAsync,
+	  cuMemcpyAsync_ptsz),
+	E("cuMemcpyHtoD", "cuMemcpyHtoD_v2", "cuMemcpyHtoD_v2_ptds", 3020, cuMemcpyHtoD_v2,
+	  cuMemcpyHtoD_v2_ptds),
+	E("cuMemcpyDtoH", "cuMemcpyDtoH_v2", "cuMemcpyDtoH_v2_ptds", 3020, cuMemcpyDtoH_v2,
+	  cuMemcpyDtoH_v2_ptds),
+	E("cuMemcpyDtoD", "cuMemcpyDtoD_v2", "cuMemcpyDtoD_v2_ptds", 3020, cuMemcpyDtoD_v2,
+	  cuMemcpyDtoD_v2_ptds),
+	E("cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync_v2_ptsz", 3020,
+	  cuMemcpyHtoDAsync_v2, cuMemcpyHtoDAsync_v2_ptsz),
+	E("cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync_v2_ptsz", 3020,
+	  cuMemcpyDtoHAsync_v2, cuMemcpyDtoHAsync_v2_ptsz),
+	E("cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync_v2_ptsz", 3020,
+	  cuMemcpyDtoDAsync_v2, cuMemcpyDtoDAsync_v2_ptsz),
+	E("cuMemsetD8", "cuMemsetD8_v2", "cuMemsetD8_v2_ptds", 3020, cuMemsetD8_v2,
+	  cuMemsetD8_v2_ptds),
+	E("cuMemsetD32", "cuMemsetD32_v2", "cuMemsetD32_v2_ptds", 3020, cuMemsetD32_v2,
+	  cuMemsetD32_v2_ptds),
+	E("cuMemsetD8Async", "cuMemsetD8Async", "cuMemsetD8Async_ptsz", 3020, cuMemsetD8Async,
+	  cuMemsetD8Async_ptsz),
+	E("cuMemsetD32Async", "cuMemsetD32Async", "cuMemsetD32Async_ptsz", 3020, cuMemsetD32Async,
+	  cuMemsetD32Async_ptsz),
+	E("cuCtxSynchronize", "cuCtxSynchronize", NULL, 2000, cuCtxSynchronize, NULL),
+	E("cuStreamSynchronize", "cuStreamSynchronize", "cuStreamSynchronize_ptsz", 2000,
+	  cuStreamSynchronize, cuStreamSynchronize_ptsz),
+	E("cuEventSynchronize", "cuEventSynchronize", NULL, 2000, cuEventSynchronize, NULL),
+	E("cuStreamWaitEvent", "cuStreamWaitEvent", "cuStreamWaitEvent_ptsz", 2000,
+	  cuStreamWaitEvent, cuStreamWaitEvent_ptsz),
+	E("cuProfilerStart", "cuProfilerStart", NULL, 4000, cuProfilerStart, NULL),
+	E("cuProfilerStop", "cuProfilerStop", NULL, 4000, cuProfilerStop, NULL),
+	E("cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", NULL, 11000,
+	  cuDevicePrimaryCtxRelease_v2, NULL),
+	E("cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", NULL, 11000,
+	  cuDevicePrimaryCtxReset_v2, NULL),
+	E("cuCtxDestroy", "cuCtxDestroy_v2", NULL, 4000, cuCtxDestroy_v2, NULL),
+	{ NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL } },
+};

@@ -1,0 +1,249 @@
+/*
+ * preload.h - internal interfaces of the recorder library libsurfer.so.
+ *
+ * Nothing here is exported: the library is built with -fvisibility=hidden
+ * and only the hooks (dlsym, dlvsym, cu*, cublas*, cudnn*) carry default
+ * visibility.  The pieces:
+ *   resolve.c   every dlsym/dlvsym/cuGetProcAddress resolution, the hook table
+ *   hooks_*.c   the hooks themselves (driver, cuBLAS/cuBLASLt, cuDNN)
+ *   recorder.c  settings, per-thread buffers, the single trace writer
+ *   events.c    CUDA-event timing (fallback)
+ *   cupti.c     CUPTI activity timing (loaded at run time)
+ *   stacks.c    launch call stacks (SURFER_STACKS=1)
+ * Constraints: never change what the host computes; no global lock on the
+ * launch path; a failure turns recording off with one warning.
+ */
+#ifndef SURFER_PRELOAD_H
+#define SURFER_PRELOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/trace.h"
+
+#define PRELOAD_EXPORT __attribute__((visibility("default")))
+
+/* Driver types as plain C, so these declarations need no cuda.h. */
+typedef int preload_cures;          /* CUresult; 0 = CUDA_SUCCESS          */
+typedef void *preload_stream;       /* CUstream                            */
+typedef void *preload_event;        /* CUevent                             */
+typedef void *preload_func;         /* CUfunction (or CUkernel)            */
+
+/* CUDA_ERROR_NOT_INITIALIZED / CUDA_ERROR_NOT_FOUND, returned by an exported
+ * hook whose real function cannot be found. */
+#define PRELOAD_CU_NOT_INITIALIZED 3
+#define PRELOAD_CU_NOT_FOUND 500
+#define PRELOAD_CU_NOT_READY 600
+#define PRELOAD_STREAM_LEGACY ((preload_stream)0x1)
+#define PRELOAD_STREAM_PER_THREAD ((preload_stream)0x2)
+
+/* ---- resolve.c ------------------------------------------------------- */
+
+/* The real dlsym/dlvsym of the C library (found by reading its dynamic
+ * symbol table, never through our own hooks); NULL when not found. */
+extern void *(*preload_real_dlsym)(void *, const char *);
+extern void *(*preload_real_dlvsym)(void *, const char *, const char *);
+
+/* One hooked driver or library entry point.  Variant 0 is the legacy
+ * default-stream function, variant 1 the per-thread-default-stream one
+ * (_ptsz/_ptds); real[v] is the function the library or driver gave for that
+ * variant (NULL until seen), hook[v] our wrapper (NULL: variant not hooked). */
+struct preload_hook {
+	const char *base;          /* name asked of cuGetProcAddress           */
+	const char *sym[2];        /* exported names of the two variants       */
+	int min_version;           /* getter versions below: not wrapped        */
+	void *hook[2];
+	void *volatile real[2];
+};
+
+/* Looks a hooked entry up by exported symbol name: returns it and the
+ * variant in *variant, or NULL. */
+struct preload_hook *preload_hook_by_sym(const char *sym, int *variant);
+
+/* Real function of a hook variant, resolving it from the already-loaded
+ * driver (or library soname) when no lookup has shown it yet.  NULL when
+ * it cannot be found. */
+void *preload_real(struct preload_hook *h, int variant, const char *soname);
+
+/* A function of an already-loaded library (soname, or "libx.so" for any
+ * of its versions), found without our hooks, else through RTLD_NEXT. */
+void *preload_lib_sym(const char *soname, const char *sym);
+
+/* A driver function the recorder itself calls (names, attributes, events),
+ * looked up in the loaded libcuda.so.1 without our hooks; NULL if absent. */
+void *preload_driver_sym(const char *sym);
+
+/* ---- the hook tables (hooks_cuda.c, hooks_cublas.c, hooks_cudnn.c) ---- */
+extern struct preload_hook preload_cuda_hooks[];
+extern struct preload_hook preload_cublas_hooks[];
+extern struct preload_hook preload_cudnn_hooks[];
+enum { PRELOAD_HK_GETPROC = 0, PRELOAD_HK_GETPROC_V2 = 1 }; /* indices in preload_cuda_hooks */
+/* The getters we hand out (4-argument form of CUDA 11.3, 5-argument form of
+ * CUDA 12): they call the real getter and wrap what it answers. */
+preload_cures preload_getproc4(const char *sym, void **pfn, int ver, uint64_t flags);
+preload_cures preload_getproc5(const char *sym, void **pfn, int ver, uint64_t flags, int *status);
+
+/* ---- recorder.c ------------------------------------------------------ */
+
+struct preload_settings {
+	int disabled;              /* SURFER_DISABLE=1                          */
+	int verbose;               /* SURFER_VERBOSE=1                          */
+	int timing;                /* requested enum trace_timing (CUPTI default) */
+	int skip, iterations;      /* SURFER_SKIP, SURFER_ITERATIONS (0 = unset) */
+	int stacks;                /* SURFER_STACKS=1                           */
+	char output[1024];         /* SURFER_OUTPUT, %p not yet expanded        */
+};
+extern struct preload_settings preload_cfg;
+
+/* Cached facts about one kernel handle. */
+struct preload_funcinfo {
+	const char *name;          /* owned copy of the (mangled) name or NULL  */
+	uint32_t regs, static_smem;
+	uint32_t name_id, name_gen; /* interned id, valid for writer generation */
+};
+
+/* Per-thread state; the pointer is NULL until the thread first records. */
+struct preload_thread;
+
+/* 1 while hooks should record (initialized, enabled, inside the capture
+ * window); cheap, callable from every hook. */
+int preload_recording(void);
+
+/* Library-call nesting of the calling thread, for cuBLAS/cuDNN hooks:
+ * enter returns 1 when this call is the outermost one (and should be
+ * recorded), leave undoes it.  *seq receives the record's sequence number. */
+int preload_lib_enter(uint64_t *seq);
+void preload_lib_leave(void);
+
+/* Everything a launch hook knows about one launch. */
+struct preload_launch {
+	preload_func f;
+	uint32_t grid[3], block[3], cluster[3];
+	uint32_t dyn_smem;
+	preload_stream stream;
+	uint32_t flags;            /* TRACE_KF_*                                */
+};
+
+/* Token carried from launch_begin to launch_end. */
+struct preload_launch_tok {
+	struct preload_thread *t;
+	uint64_t seq;
+	uint64_t cpu_ns;
+	preload_event ev[2];
+	int active;
+	int captured;              /* the stream was capturing a graph          */
+};
+
+/* Called around the real launch: begin takes the CPU time, pushes the
+ * CUPTI correlation id and records the start event; end records the end
+ * event and queues the kernel record when the launch succeeded. */
+void preload_launch_begin(const struct preload_launch *l, struct preload_launch_tok *tok);
+void preload_launch_end(const struct preload_launch *l, struct preload_launch_tok *tok,
+			preload_cures result);
+
+/* Graph launch (timing from CUPTI only): seq is the external id of the
+ * kernels CUPTI reports for this replay. */
+void preload_graph_begin(preload_stream s, int ptsz, struct preload_launch_tok *tok);
+void preload_graph_end(preload_stream s, int ptsz, struct preload_launch_tok *tok, preload_cures r);
+
+/* Memcpy / memset (type TRACE_MEMCPY or TRACE_MEMSET). */
+void preload_copy(int type, uint64_t bytes, enum trace_copy_kind kind, int async,
+		  preload_stream s, int ptsz, uint64_t cpu_ns, uint64_t cpu_end_ns);
+/* Synchronization that blocked the CPU from cpu_ns to cpu_end_ns. */
+void preload_sync(enum trace_sync_kind kind, preload_stream s, int ptsz,
+		  uint64_t cpu_ns, uint64_t cpu_end_ns);
+/* Library records: seq from preload_lib_enter. */
+void preload_gemm(struct trace_gemm *g);
+void preload_conv(struct trace_conv *c);
+/* Before a context is destroyed: waits for the GPU and writes every record
+ * whose times are known, so they do not die with the context. */
+void preload_before_teardown(void);
+/* cuProfilerStart (start = 1) / cuProfilerStop (start = 0). */
+void preload_profiler(int start);
+
+/* Stream id as the driver numbers it (cuStreamGetId), 0 unknown. */
+uint64_t preload_stream_id(preload_stream s, int ptsz);
+/* CLOCK_MONOTONIC in ns. */
+uint64_t preload_now_ns(void);
+/* One "libsurfer: ..." line on stderr: always for warnings (each distinct
+ * message once), only with SURFER_VERBOSE for notes. */
+void preload_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void preload_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Initializes settings once (constructor or first hook). */
+void preload_init(void);
+
+/* ---- events.c -------------------------------------------------------- */
+
+/* Loads the event functions; 0 when events timing can be used. */
+int preload_events_init(char *why, size_t whylen);
+/* Takes a pair of timing events (from the caller's cache or new). */
+int preload_events_get(preload_event ev[2]);
+/* Records ev on the stream the launch used (ptsz: per-thread NULL stream). */
+void preload_events_record(preload_event ev, preload_stream s, int ptsz);
+/* 1 when the pair has completed, with the GPU start and end on the recorder's
+ * clock in *start_ns and *end_ns; 0 not yet; negative on error.  wait = 1
+ * blocks until completion. */
+int preload_events_resolve(preload_event ev[2], int wait, uint64_t *start_ns, uint64_t *end_ns);
+/* Returns a pair to the free pool (caller holds the writer lock). */
+void preload_events_put(preload_event ev[2]);
+/* 1 if the stream is capturing a graph: the launch is recorded into the
+ * graph, not run (no events may be recorded, CUPTI will not report it). */
+int preload_stream_capturing(preload_stream s, int ptsz);
+
+/* ---- cupti.c --------------------------------------------------------- */
+
+/* What a parsed CUPTI activity buffer reports, one call per record. */
+struct preload_cupti_kernel {
+	uint32_t correlation;
+	const char *name;          /* owned by the buffer: copy it             */
+	uint32_t grid[3], block[3], cluster[3];
+	uint32_t regs, static_smem, dyn_smem;
+	uint64_t stream;           /* CUPTI streamId                           */
+	uint64_t start_ns, end_ns; /* GPU timestamps                           */
+	uint32_t graph_id;         /* 0: not run by a graph                    */
+};
+struct preload_cupti_copy {
+	uint32_t correlation;
+	int memset;                /* 1 memset, 0 memcpy                       */
+	uint64_t bytes;
+	int kind;                  /* enum trace_copy_kind                     */
+	uint64_t stream;
+	uint64_t start_ns, end_ns;
+};
+struct preload_cupti_sink {
+	void *ctx;
+	void (*external)(void *ctx, uint32_t correlation, uint64_t external_id);
+	void (*kernel)(void *ctx, const struct preload_cupti_kernel *k);
+	void (*copy)(void *ctx, const struct preload_cupti_copy *c);
+};
+
+/* Loads libcupti (SURFER_CUPTI_PATH, then the usual sonames); 0 on
+ * success, negative with a reason otherwise. */
+int preload_cupti_load(char *why, size_t whylen);
+/* Walks a completed activity buffer (valid bytes) with the loaded CUPTI's
+ * cuptiActivityGetNextRecord; returns records seen or negative. */
+int preload_cupti_parse(uint8_t *buf, size_t valid, const struct preload_cupti_sink *sink);
+/* Registers the buffer callbacks and enables kernel, memcpy, memset and
+ * external-correlation activity; 0 on success, negative with a reason. */
+int preload_cupti_start(const struct preload_cupti_sink *sink, char *why, size_t whylen);
+/* Push/pop of our sequence number as external correlation id. */
+void preload_cupti_push(uint64_t seq);
+void preload_cupti_pop(void);
+/* Called by cupti.c around the records of one completed buffer: takes the
+ * writer lock and drains every thread first (recorder.c). */
+void preload_cupti_deliver_begin(void);
+void preload_cupti_deliver_end(void);
+/* Forces CUPTI to deliver every buffered record now. */
+void preload_cupti_flush(void);
+/* Converts a CUPTI timestamp to the recorder's clock (0 stays 0). */
+uint64_t preload_cupti_to_cpu_ns(uint64_t gpu_ns);
+
+/* ---- stacks.c -------------------------------------------------------- */
+
+/* Captures the calling thread's stack and returns its id (>0), 0 if none. */
+uint32_t preload_stack_capture(void);
+/* Writes the TRACE_STACK record of stack id to w unless already written
+ * for writer generation gen (writer lock held); 0 when it is defined. */
+int preload_stack_write(struct trace_writer *w, uint32_t id, uint32_t gen);
+
+#endif

@@ -1,0 +1,382 @@
+/*
+ * fake_cuda.c - a fake libcuda.so.1 for testing the recorder without a GPU.
+ *
+ * Built with -Wl,-Bsymbolic and soname libcuda.so.1, so its own internal
+ * calls never reach the recorder's hooks (a test would otherwise pass
+ * falsely).  It keeps a virtual clock per stream: a kernel takes
+ * 1000 + 10 * (number of blocks) ns of it, a copy 1 ns per 100 bytes; events
+ * read the clock of the stream they are recorded on.  Device memory is host
+ * memory, so copies really copy.  With FAKE_CUDA_LOG set it appends one line
+ * per launch and copy it received:
+ *   K tid name gx gy gz bx by bz cx cy cz dyn_smem regs static_smem stream start end
+ *   C tid bytes kind stream            (kind: 1 HtoD, 2 DtoH, 3 DtoD, 0 memset)
+ * which the tests compare with the recorded trace.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define API __attribute__((visibility("default")))
+
+typedef int CUresult;
+enum { OK = 0, E_INVALID = 1, E_NOT_INIT = 3, E_INVALID_HANDLE = 400, E_NOT_FOUND = 500 };
+
+struct fstream { uint64_t id; uint64_t clock_ns; int capturing; };
+struct fevent { uint64_t t_ns; int recorded; };
+struct ffunc { char name[128]; int regs, smem; };
+struct launch_config {
+	unsigned gx, gy, gz, bx, by, bz, smem;
+	void *stream;
+	struct { int id; int pad; union { char raw[64]; struct { unsigned x, y, z; } cluster; } v; } *attrs;
+	unsigned nattrs;
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct fstream legacy = { 1, 0, 0 };
+static uint64_t next_stream_id = 100;
+static __thread struct fstream *per_thread;
+static int initialized;
+static FILE *logf;
+
+/* Launches kept for the fake CUPTI (tests/fake_cupti.c), per thread. */
+struct fake_cuda_launch {
+	char name[128];
+	unsigned grid[3], block[3], cluster[3], dyn_smem;
+	int regs, smem;
+	unsigned long long stream, start, end;
+};
+static int tracking;
+static __thread struct fake_cuda_launch tracked[64];
+static __thread int ntracked;
+
+static void open_log(void)
+{
+	const char *p = getenv("FAKE_CUDA_LOG");
+	if (p && *p && !logf) {
+		logf = fopen(p, "a");
+		if (logf)
+			setvbuf(logf, NULL, _IOLBF, 0);
+	}
+}
+
+static struct fstream *resolve_stream(void *s, int ptsz)
+{
+	if (s == (void *)0x2 || (ptsz && s == NULL)) {
+		if (!per_thread) {
+			per_thread = calloc(1, sizeof *per_thread);
+			per_thread->id = 10000 + (uint64_t)syscall(SYS_gettid);
+		}
+		return per_thread;
+	}
+	if (s == NULL || s == (void *)0x1)
+		return &legacy;
+	return s;
+}
+
+API CUresult cuInit(unsigned flags) { (void)flags; initialized = 1; open_log(); return OK; }
+API CUresult cuDriverGetVersion(int *v) { *v = 13000; return OK; }
+API CUresult cuDeviceGet(int *d, int ord) { if (!initialized) return E_NOT_INIT; *d = ord; return ord == 0 ? OK : E_INVALID; }
+API CUresult cuDeviceGetCount(int *n) { *n = 1; return OK; }
+API CUresult cuCtxGetDevice(int *d) { if (!initialized) return E_NOT_INIT; *d = 0; return OK; }
+API CUresult cuDeviceGetName(char *name, int len, int dev)
+{
+	(void)dev;
+	snprintf(name, (size_t)len, "Fake GPU 9000");
+	return OK;
+}
+API CUresult cuDeviceTotalMem_v2(size_t *b, int dev) { (void)dev; *b = (size_t)80 << 30; return OK; }
+API CUresult cuDeviceGetAttribute(int *v, int attr, int dev)
+{
+	(void)dev;
+	switch (attr) {
+	case 75: *v = 9; return OK;         /* compute capability major */
+	case 76: *v = 0; return OK;
+	case 16: *v = 132; return OK;       /* SMs */
+	case 13: *v = 1980000; return OK;   /* clock, kHz */
+	case 36: *v = 2619000; return OK;
+	case 37: *v = 5120; return OK;
+	case 38: *v = 50 << 20; return OK;
+	case 39: *v = 2048; return OK;
+	case 106: *v = 32; return OK;
+	case 82: *v = 65536; return OK;
+	case 81: *v = 233472; return OK;
+	case 97: *v = 232448; return OK;
+	default: *v = 0; return E_INVALID;
+	}
+}
+
+/* ---- modules and functions ---------------------------------------------- */
+
+API CUresult cuModuleLoad(void **mod, const char *path) { (void)path; *mod = (void *)0x1000; return OK; }
+API CUresult cuModuleGetFunction(void **f, void *mod, const char *name)
+{
+	(void)mod;
+	struct ffunc *fn = calloc(1, sizeof *fn);
+	snprintf(fn->name, sizeof fn->name, "%s", name);
+	/* Attributes derived from the name, so tests can check them. */
+	fn->regs = 16 + (int)(strlen(name) * 7 % 200);
+	fn->smem = 1024 * (int)(strlen(name) % 4);
+	*f = fn;
+	return OK;
+}
+API CUresult cuFuncGetName(const char **name, void *f)
+{
+	if (!f)
+		return E_INVALID_HANDLE;
+	*name = ((struct ffunc *)f)->name;
+	return OK;
+}
+API CUresult cuFuncGetAttribute(int *v, int attr, void *f)
+{
+	struct ffunc *fn = f;
+	if (!fn)
+		return E_INVALID_HANDLE;
+	if (attr == 4)
+		*v = fn->regs;
+	else if (attr == 1)
+		*v = fn->smem;
+	else
+		*v = 0;
+	return OK;
+}
+
+/* ---- streams and events ----------------------------------------------------- */
+
+API CUresult cuStreamCreate(void **s, unsigned flags)
+{
+	(void)flags;
+	struct fstream *st = calloc(1, sizeof *st);
+	pthread_mutex_lock(&mu);
+	st->id = next_stream_id++;
+	pthread_mutex_unlock(&mu);
+	*s = st;
+	return OK;
+}
+API CUresult cuStreamGetId(void *s, unsigned long long *id) { *id = resolve_stream(s, 0)->id; return OK; }
+API CUresult cuStreamGetId_ptsz(void *s, unsigned long long *id) { *id = resolve_stream(s, 1)->id; return OK; }
+API CUresult cuStreamIsCapturing(void *s, int *st) { *st = resolve_stream(s, 0)->capturing; return OK; }
+API CUresult cuStreamIsCapturing_ptsz(void *s, int *st) { *st = resolve_stream(s, 1)->capturing; return OK; }
+/* Capture: launches on a capturing stream are recorded into a graph, not run. */
+API CUresult cuStreamBeginCapture_v2(void *s, int mode) { (void)mode; resolve_stream(s, 0)->capturing = 1; return OK; }
+API CUresult cuStreamEndCapture(void *s, void **g) { resolve_stream(s, 0)->capturing = 0; *g = (void *)0x6000; return OK; }
+API CUresult cuStreamSynchronize(void *s) { (void)s; return OK; }
+API CUresult cuStreamSynchronize_ptsz(void *s) { (void)s; return OK; }
+API CUresult cuCtxSynchronize(void) { return OK; }
+API CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { (void)s; (void)e; (void)f; return OK; }
+API CUresult cuStreamWaitEvent_ptsz(void *s, void *e, unsigned f) { (void)s; (void)e; (void)f; return OK; }
+API CUresult cuEventCreate(void **e, unsigned flags) { (void)flags; *e = calloc(1, sizeof(struct fevent)); return OK; }
+API CUresult cuEventDestroy_v2(void *e) { free(e); return OK; }
+static CUresult event_record(void *e, void *s, int ptsz)
+{
+	pthread_mutex_lock(&mu);
+	((struct fevent *)e)->t_ns = resolve_stream(s, ptsz)->clock_ns;
+	((struct fevent *)e)->recorded = 1;
+	pthread_mutex_unlock(&mu);
+	return OK;
+}
+API CUresult cuEventRecord(void *e, void *s) { return event_record(e, s, 0); }
+API CUresult cuEventRecord_ptsz(void *e, void *s) { return event_record(e, s, 1); }
+API CUresult cuEventQuery(void *e) { return ((struct fevent *)e)->recorded ? OK : 600; }
+API CUresult cuEventSynchronize(void *e) { (void)e; return OK; }
+API CUresult cuEventElapsedTime(float *ms, void *a, void *b)
+{
+	*ms = (float)((double)((int64_t)((struct fevent *)b)->t_ns - (int64_t)((struct fevent *)a)->t_ns) / 1e6);
+	return OK;
+}
+API CUresult cuEventElapsedTime_v2(float *ms, void *a, void *b) { return cuEventElapsedTime(ms, a, b); }
+
+/* ---- launches ------------------------------------------------------------------ */
+
+static CUresult run(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+		    unsigned bz, unsigned cx, unsigned cy, unsigned cz, unsigned smem, void *s,
+		    int ptsz)
+{
+	struct ffunc *fn = f;
+	if (!fn || !gx || !gy || !gz || !bx || !by || !bz)
+		return E_INVALID;
+	pthread_mutex_lock(&mu);
+	struct fstream *st = resolve_stream(s, ptsz);
+	if (st->capturing) {
+		pthread_mutex_unlock(&mu);
+		return OK;
+	}
+	uint64_t start = st->clock_ns;
+	uint64_t dur = 1000 + 10ull * gx * gy * gz;
+	st->clock_ns += dur;
+	if (tracking && ntracked < 64) {
+		struct fake_cuda_launch *t = &tracked[ntracked++];
+		snprintf(t->name, sizeof t->name, "%s", fn->name);
+		t->grid[0] = gx; t->grid[1] = gy; t->grid[2] = gz;
+		t->block[0] = bx; t->block[1] = by; t->block[2] = bz;
+		t->cluster[0] = cx; t->cluster[1] = cy; t->cluster[2] = cz;
+		t->dyn_smem = smem;
+		t->regs = fn->regs;
+		t->smem = fn->smem;
+		t->stream = st->id;
+		t->start = start;
+		t->end = start + dur;
+	}
+	if (logf)
+		fprintf(logf, "K %ld %s %u %u %u %u %u %u %u %u %u %u %d %d %llu %llu %llu\n",
+			(long)syscall(SYS_gettid), fn->name, gx, gy, gz, bx, by, bz, cx, cy, cz, smem,
+			fn->regs, fn->smem, (unsigned long long)st->id, (unsigned long long)start,
+			(unsigned long long)(start + dur));
+	pthread_mutex_unlock(&mu);
+	return OK;
+}
+
+#define LARGS void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, void *s, void **p
+API CUresult cuLaunchKernel(LARGS, void **x) { (void)p; (void)x; return run(f, gx, gy, gz, bx, by, bz, 0, 0, 0, smem, s, 0); }
+API CUresult cuLaunchKernel_ptsz(LARGS, void **x) { (void)p; (void)x; return run(f, gx, gy, gz, bx, by, bz, 0, 0, 0, smem, s, 1); }
+API CUresult cuLaunchCooperativeKernel(LARGS) { (void)p; return run(f, gx, gy, gz, bx, by, bz, 0, 0, 0, smem, s, 0); }
+API CUresult cuLaunchCooperativeKernel_ptsz(LARGS) { (void)p; return run(f, gx, gy, gz, bx, by, bz, 0, 0, 0, smem, s, 1); }
+static CUresult launch_ex(const struct launch_config *c, void *f, int ptsz)
+{
+	unsigned cx = 0, cy = 0, cz = 0;
+	for (unsigned i = 0; i < c->nattrs; i++)
+		if (c->attrs[i].id == 4) {
+			cx = c->attrs[i].v.cluster.x;
+			cy = c->attrs[i].v.cluster.y;
+			cz = c->attrs[i].v.cluster.z;
+		}
+	return run(f, c->gx, c->gy, c->gz, c->bx, c->by, c->bz, cx, cy, cz, c->smem, c->stream, ptsz);
+}
+API CUresult cuLaunchKernelEx(const struct launch_config *c, void *f, void **p, void **x) { (void)p; (void)x; return launch_ex(c, f, 0); }
+API CUresult cuLaunchKernelEx_ptsz(const struct launch_config *c, void *f, void **p, void **x) { (void)p; (void)x; return launch_ex(c, f, 1); }
+/* A graph replay runs two kernels, seen only by (the fake) CUPTI. */
+static CUresult graph(void *g, void *s, int ptsz)
+{
+	static struct ffunc a = { "graph_node_a", 40, 0 }, b = { "graph_node_b", 48, 1024 };
+	(void)g;
+	CUresult r = run(&a, 3, 1, 1, 64, 1, 1, 0, 0, 0, 0, s, ptsz);
+	return r ? r : run(&b, 5, 1, 1, 128, 1, 1, 0, 0, 0, 0, s, ptsz);
+}
+API CUresult cuGraphLaunch(void *g, void *s) { return graph(g, s, 0); }
+API CUresult cuGraphLaunch_ptsz(void *g, void *s) { return graph(g, s, 1); }
+
+API void fake_cuda_track_launches(int on);
+API int fake_cuda_take_launches(struct fake_cuda_launch *out, int max);
+void fake_cuda_track_launches(int on) { tracking = on; }
+int fake_cuda_take_launches(struct fake_cuda_launch *out, int max)
+{
+	int n = ntracked < max ? ntracked : max;
+	memcpy(out, tracked, (size_t)n * sizeof *out);
+	ntracked = 0;
+	return n;
+}
+
+/* ---- memory ---------------------------------------------------------------------- */
+
+static void log_copy(uint64_t bytes, int kind, void *s, int ptsz)
+{
+	pthread_mutex_lock(&mu);
+	struct fstream *st = resolve_stream(s, ptsz);
+	st->clock_ns += bytes / 100;
+	if (logf)
+		fprintf(logf, "C %ld %llu %d %llu\n", (long)syscall(SYS_gettid),
+			(unsigned long long)bytes, kind, (unsigned long long)st->id);
+	pthread_mutex_unlock(&mu);
+}
+
+typedef unsigned long long dptr;
+API CUresult cuMemAlloc_v2(dptr *p, size_t n) { void *m = malloc(n ? n : 1); *p = (dptr)(uintptr_t)m; return m ? OK : 2; }
+API CUresult cuMemFree_v2(dptr p) { free((void *)(uintptr_t)p); return OK; }
+API CUresult cuMemcpyHtoD_v2(dptr d, const void *s, size_t n) { memcpy((void *)(uintptr_t)d, s, n); log_copy(n, 1, NULL, 0); return OK; }
+API CUresult cuMemcpyHtoD_v2_ptds(dptr d, const void *s, size_t n) { memcpy((void *)(uintptr_t)d, s, n); log_copy(n, 1, NULL, 1); return OK; }
+API CUresult cuMemcpyDtoH_v2(void *d, dptr s, size_t n) { memcpy(d, (void *)(uintptr_t)s, n); log_copy(n, 2, NULL, 0); return OK; }
+API CUresult cuMemcpyDtoH_v2_ptds(void *d, dptr s, size_t n) { memcpy(d, (void *)(uintptr_t)s, n); log_copy(n, 2, NULL, 1); return OK; }
+API CUresult cuMemcpyHtoDAsync_v2(dptr d, const void *s, size_t n, void *st) { memcpy((void *)(uintptr_t)d, s, n); log_copy(n, 1, st, 0); return OK; }
+API CUresult cuMemcpyHtoDAsync_v2_ptsz(dptr d, const void *s, size_t n, void *st) { memcpy((void *)(uintptr_t)d, s, n); log_copy(n, 1, st, 1); return OK; }
+API CUresult cuMemsetD8_v2(dptr d, unsigned char c, size_t n) { memset((void *)(uintptr_t)d, c, n); log_copy(n, 0, NULL, 0); return OK; }
+API CUresult cuDevicePrimaryCtxRelease_v2(int dev) { (void)dev; return OK; }
+API CUresult cuProfilerStart(void) { return OK; }
+API CUresult cuProfilerStop(void) { return OK; }
+
+/* ---- cuGetProcAddress ---------------------------------------------------------------- */
+
+API CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, unsigned long long flags);
+API CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long long flags,
+				 int *status);
+
+struct entry { const char *name; int ver; void *legacy, *ptsz; };
+#define F(x) ((void *)(x))
+static const struct entry table[] = {
+	{ "cuInit", 2000, F(cuInit), NULL },
+	{ "cuDriverGetVersion", 2020, F(cuDriverGetVersion), NULL },
+	{ "cuDeviceGet", 2000, F(cuDeviceGet), NULL },
+	{ "cuDeviceGetAttribute", 2000, F(cuDeviceGetAttribute), NULL },
+	{ "cuModuleLoad", 2000, F(cuModuleLoad), NULL },
+	{ "cuModuleGetFunction", 2000, F(cuModuleGetFunction), NULL },
+	{ "cuFuncGetName", 12030, F(cuFuncGetName), NULL },
+	{ "cuStreamCreate", 2000, F(cuStreamCreate), NULL },
+	{ "cuStreamGetId", 12000, F(cuStreamGetId), F(cuStreamGetId_ptsz) },
+	{ "cuStreamSynchronize", 2000, F(cuStreamSynchronize), F(cuStreamSynchronize_ptsz) },
+	{ "cuCtxSynchronize", 2000, F(cuCtxSynchronize), NULL },
+	{ "cuLaunchKernel", 4000, F(cuLaunchKernel), F(cuLaunchKernel_ptsz) },
+	{ "cuLaunchKernelEx", 11060, F(cuLaunchKernelEx), F(cuLaunchKernelEx_ptsz) },
+	{ "cuLaunchCooperativeKernel", 9000, F(cuLaunchCooperativeKernel), F(cuLaunchCooperativeKernel_ptsz) },
+	{ "cuGraphLaunch", 10000, F(cuGraphLaunch), F(cuGraphLaunch_ptsz) },
+	{ "cuMemAlloc", 3020, F(cuMemAlloc_v2), NULL },
+	{ "cuMemFree", 3020, F(cuMemFree_v2), NULL },
+	{ "cuMemcpyHtoD", 3020, F(cuMemcpyHtoD_v2), F(cuMemcpyHtoD_v2_ptds) },
+	{ "cuMemcpyDtoH", 3020, F(cuMemcpyDtoH_v2), F(cuMemcpyDtoH_v2_ptds) },
+	{ "cuMemcpyHtoDAsync", 3020, F(cuMemcpyHtoDAsync_v2), F(cuMemcpyHtoDAsync_v2_ptsz) },
+	{ "cuMemsetD8", 3020, F(cuMemsetD8_v2), NULL },
+	{ "cuStreamBeginCapture", 10010, F(cuStreamBeginCapture_v2), NULL },
+	{ "cuStreamEndCapture", 10000, F(cuStreamEndCapture), NULL },
+	{ "cuDevicePrimaryCtxRelease", 11000, F(cuDevicePrimaryCtxRelease_v2), NULL },
+	{ "cuProfilerStart", 4000, F(cuProfilerStart), NULL },
+	{ "cuProfilerStop", 4000, F(cuProfilerStop), NULL },
+};
+
+static CUresult lookup(const char *sym, void **pfn, int ver, unsigned long long flags, int *status)
+{
+	if (status)
+		*status = 1; /* CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND */
+	if (!sym || !pfn)
+		return E_INVALID;
+	*pfn = NULL;
+	if (strcmp(sym, "cuGetProcAddress") == 0) {
+		/* 11030 asks for the 4-argument form, 12000 for the 5-argument one. */
+		*pfn = ver >= 12000 ? F(cuGetProcAddress_v2) : F(cuGetProcAddress);
+	} else {
+		for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+			if (strcmp(table[i].name, sym) == 0) {
+				if (ver < table[i].ver) {
+					if (status)
+						*status = 2; /* VERSION_NOT_SUFFICIENT */
+					return E_NOT_FOUND;
+				}
+				*pfn = (flags & 2) && table[i].ptsz ? table[i].ptsz : table[i].legacy;
+			}
+	}
+	if (!*pfn)
+		return E_NOT_FOUND;
+	if (status)
+		*status = 0;
+	return OK;
+}
+
+CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, unsigned long long flags)
+{
+	return lookup(sym, pfn, ver, flags, NULL);
+}
+
+CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long long flags,
+			     int *status)
+{
+	return lookup(sym, pfn, ver, flags, status);
+}
+
+/* For tests: the fake's own function behind a name, to tell wrapped from real. */
+API void *fake_cuda_real(const char *sym);
+void *fake_cuda_real(const char *sym)
+{
+	void *p = NULL;
+	lookup(sym, &p, 13000, 0, NULL);
+	return p;
+}

@@ -1,0 +1,220 @@
+#!/bin/sh
+# shim_test.sh - runs the recorder against the fake driver and compares each
+# trace with what the fake saw (tests/shim_check.c), plus exit codes, fork,
+# threads, capture windows, failure modes and the exported symbol list.
+B=${BUILD:-build}
+SHIM=$B/libsurfer.so
+CHECK=$B/tests/shim_check
+T=$(mktemp -d "${TMPDIR:-/tmp}/shimtest.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fails=0
+pass() { echo "ok - $1"; }
+fail() { echo "FAIL - $1"; fails=$((fails + 1)); }
+
+# The sanitizer runtime must come first in LD_PRELOAD when the shim uses it.
+PRE=$SHIM
+case "$SANITIZE" in
+address*) PRE="$(${CC:-cc} -print-file-name=libasan.so) $SHIM"
+	export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 ;;
+esac
+
+run() { # run NAME EXPECTED_EXIT ENV... -- PROGRAM ARGS...
+	name=$1 want=$2
+	shift 2
+	envs=""
+	while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
+	shift
+	rm -f "$T/fake.log"
+	env FAKE_CUDA_LOG="$T/fake.log" LD_LIBRARY_PATH="$B/tests" LD_PRELOAD="$PRE" $envs \
+		"$@" >"$T/$name.out" 2>"$T/$name.err"
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		fail "$name: exit $got, expected $want"
+		cat "$T/$name.err"
+		return 1
+	fi
+	return 0
+}
+
+check() { # check NAME TRACE ARGS...
+	name=$1 trace=$2
+	shift 2
+	if "$CHECK" "$trace" "$T/fake.log" "$@" >"$T/$name.chk" 2>&1; then
+		pass "$name"
+	else
+		fail "$name"
+		cat "$T/$name.chk"
+	fi
+}
+
+# 1. The runtime protocol, every launch kind, copies; the exit code is kept.
+if run runtime 7 SURFER_TIMING=events SURFER_OUTPUT="$T/rt.mp" -- $B/tests/shim_runtime basic 7; then
+	check runtime "$T/rt.mp" --kernels 8 --copies 2 --timing events
+fi
+
+# 2. Default timing: CUPTI cannot run on the fake; events are used and the
+#    header says why.
+if run cupti-fallback 0 SURFER_OUTPUT="$T/fb.mp" -- $B/tests/shim_runtime basic; then
+	check cupti-fallback "$T/fb.mp" --kernels 8 --timing events
+	if $B/surfer-dump "$T/fb.mp" 2>/dev/null | head -1 | grep -q '"timing_note":"CUDA events: CUPTI unusable'; then
+		pass "cupti-fallback note"
+	else
+		fail "cupti-fallback note"
+	fi
+fi
+
+# 2b. The CUPTI path end to end with a fake libcupti fed by the fake driver:
+#     kernels joined by external correlation id (the correlation records come
+#     after the kernels), and the kernels of two graph replays recorded from
+#     CUPTI's reports with the graph flag.
+if run cupti 0 SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/cu.mp" \
+	-- $B/tests/shim_runtime graph 2; then
+	check cupti "$T/cu.mp" --kernels 12 --timing cupti
+	n=$($B/surfer-dump "$T/cu.mp" | grep -c '"name":"graph_node_[ab]".*"flags":2,')
+	[ "$n" -eq 4 ] && pass "cupti: graph replay kernels" || fail "cupti: $n graph kernels, expected 4"
+fi
+
+# 2c. Launches into a stream capture are recorded with the captured flag and
+#     no GPU times, with events and with CUPTI; the launch after is timed.
+for tm in events cupti; do
+	if run capture-$tm 0 SURFER_TIMING=$tm SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" \
+		SURFER_OUTPUT="$T/cap.mp" -- $B/tests/shim_runtime capture; then
+		n=$($B/surfer-dump "$T/cap.mp" | grep '"name":"captured_kernel"' | grep -c '"flags":4,')
+		[ "$n" -eq 2 ] && pass "capture ($tm): flagged" || fail "capture ($tm): $n flagged"
+		check capture-$tm "$T/cap.mp" --kernels 1 --captured 2 --timing $tm
+	fi
+done
+
+# 3. Eight threads launching concurrently on their own and per-thread streams.
+if run threads 0 SURFER_TIMING=events SURFER_OUTPUT="$T/th.mp" -- $B/tests/shim_runtime threads 8 600; then
+	check threads "$T/th.mp" --kernels 4800 --timing events
+fi
+
+# 4. Direct calls (-lcuda), a constructor launching before main, and fork:
+#    the child writes its own trace, the parent's stays intact.
+if run direct 5 SURFER_TIMING=events SURFER_OUTPUT="$T/d-%p.mp" -- $B/tests/shim_direct 5; then
+	n=$(ls "$T"/d-*.mp 2>/dev/null | wc -l)
+	[ "$n" -eq 2 ] && pass "fork: two traces" || fail "fork: $n traces, expected 2"
+	for f in "$T"/d-*.mp; do
+		if $B/surfer-dump "$f" | grep -q '"name":"child_kernel"'; then
+			check fork-child "$f" --kernels 3 --timing events
+			if $B/surfer-dump "$f" | grep -q '"name":"triton_direct"'; then
+				fail "fork-child holds its parent's kernels"
+			fi
+		else
+			check fork-parent "$f" --kernels 7 --timing events
+		fi
+	done
+	if for f in "$T"/d-*.mp; do $B/surfer-dump "$f"; done | grep -q '"name":"ctor_kernel"'; then
+		pass "constructor launch recorded"
+	else
+		fail "constructor launch recorded"
+	fi
+fi
+
+# 5. Without %p a child appends its pid instead of writing the parent's file.
+if run fork-nopid 0 SURFER_TIMING=events SURFER_OUTPUT="$T/same.mp" -- $B/tests/shim_direct; then
+	check fork-nopid-parent "$T/same.mp" --kernels 7
+	n=$(ls "$T"/same.mp.* 2>/dev/null | wc -l)
+	[ "$n" -eq 1 ] && pass "fork-nopid child file" || fail "fork-nopid child file ($n)"
+fi
+
+# 6. Capture windows: SURFER_SKIP=2 SURFER_ITERATIONS=2 keeps windows 2 and 3.
+if run windows 0 SURFER_TIMING=events SURFER_SKIP=2 SURFER_ITERATIONS=2 SURFER_OUTPUT="$T/w.mp" \
+	-- $B/tests/shim_runtime windows 5 3; then
+	check windows "$T/w.mp" --kernels 6 --traced-names
+	names=$($B/surfer-dump "$T/w.mp" | grep '"type":"kernel"' | sed 's/.*"name":"\([^"]*\)".*/\1/' | sort -u | tr '\n' ' ')
+	[ "$names" = "iter_2 iter_3 " ] && pass "windows: iter_2 and iter_3 only" || fail "windows: got '$names'"
+	its=$($B/surfer-dump "$T/w.mp" | grep '"type":"kernel"' | sed 's/.*"iteration":\([-0-9]*\).*/\1/' | sort -u | tr '\n' ' ')
+	[ "$its" = "2 3 " ] && pass "windows: iteration numbers" || fail "windows: iterations '$its'"
+fi
+
+# 7. SURFER_DISABLE=1 writes nothing and changes nothing.
+if run disabled 4 SURFER_DISABLE=1 SURFER_OUTPUT="$T/no.mp" -- $B/tests/shim_runtime basic 4; then
+	[ ! -e "$T/no.mp" ] && pass "disabled: no trace" || fail "disabled: a trace was written"
+fi
+
+# 8. An unwritable output: one warning, the program's result unchanged.
+if run unwritable 6 SURFER_OUTPUT="$T/missing/dir/x.mp" -- $B/tests/shim_runtime basic 6; then
+	n=$(grep -c '^libsurfer:' "$T/unwritable.err")
+	[ "$n" -eq 1 ] && pass "unwritable: one warning" || { fail "unwritable: $n warnings"; cat "$T/unwritable.err"; }
+fi
+
+# 8b. A full disk (/dev/full): one warning, the program's result unchanged.
+if [ -w /dev/full ] && run full-disk 0 SURFER_TIMING=events SURFER_OUTPUT=/dev/full -- $B/tests/shim_runtime threads 2 3000; then
+	n=$(grep -c '^libsurfer:' "$T/full-disk.err")
+	[ "$n" -eq 1 ] && pass "full disk: one warning" || { fail "full disk: $n warnings"; cat "$T/full-disk.err"; }
+fi
+
+# 9. SIGTERM flushes: the trace reads back complete, the signal still kills.
+rm -f "$T/fake.log" "$T/ready"
+env FAKE_CUDA_LOG="$T/fake.log" LD_LIBRARY_PATH="$B/tests" LD_PRELOAD="$PRE" SURFER_TIMING=events \
+	SURFER_OUTPUT="$T/sig.mp" $B/tests/shim_runtime hang 40 >"$T/ready" 2>"$T/sig.err" &
+pid=$!
+i=0
+while ! grep -q ready "$T/ready" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -TERM $pid
+wait $pid 2>/dev/null
+st=$?
+[ "$st" -eq 143 ] && pass "sigterm: killed by SIGTERM" || fail "sigterm: exit status $st"
+check sigterm "$T/sig.mp" --kernels 40 --no-durations
+
+# 10. SURFER_STACKS=1: every kernel carries a stack that the trace defines.
+if run stacks 0 SURFER_TIMING=events SURFER_STACKS=1 SURFER_OUTPUT="$T/st.mp" -- $B/tests/shim_runtime basic; then
+	check stacks "$T/st.mp" --kernels 8 --stacks
+	if $B/surfer-dump "$T/st.mp" | grep '"type":"stack"' | grep -q 'shim_runtime'; then
+		pass "stacks: frames symbolized"
+	else
+		fail "stacks: frames symbolized"
+	fi
+fi
+
+# 11. The real cuBLASLt, cuBLAS and cuDNN through the interposed entry
+#     points: statuses unchanged, one record per call with the shapes the
+#     program set (see tests/shim_libs.c).
+if [ -x $B/tests/shim_libs ]; then
+	$B/tests/shim_libs >"$T/libs.plain" 2>&1
+	if run libs 0 SURFER_OUTPUT="$T/libs.mp" -- $B/tests/shim_libs; then
+		cmp -s "$T/libs.plain" "$T/libs.out" && pass "libs: statuses unchanged" || fail "libs: statuses differ"
+		$B/surfer-dump "$T/libs.mp" >"$T/libs.json" 2>&1
+		for want in \
+			'"type":"gemm","seq":[0-9]*,"api":"lt_matmul","m":128,"n":32,"k":64,"batch":1,"trans_a":"T","trans_b":"N","a_type":"bf16","b_type":"bf16","c_type":"bf16","compute_type":"tf32","epilogue":4,' \
+			'"type":"gemm","seq":[0-9]*,"api":"sgemm","m":10,"n":20,"k":30,"batch":1,"trans_a":"N","trans_b":"T","a_type":"f32",' \
+			'"type":"conv","seq":[0-9]*,"api":"backend","dir":"fwd","nbdims":4,"in":\[8,3,32,32\],"filt":\[16,3,5,5\],"out":\[8,16,28,28\],"stride":\[1,1\],"pad":\[0,0\],"dilation":\[1,1\],"groups":1,"dtype":"f16","compute_type":"f32"' \
+			'"type":"conv","seq":[0-9]*,"api":"v7","dir":"fwd","nbdims":4,"in":\[4,8,16,16\],"filt":\[6,4,3,3\],"out":\[4,6,8,8\],"stride":\[2,2\],"pad":\[1,1\],"dilation":\[1,1\],"groups":2,"dtype":"f32"'; do
+			grep -q "$want" "$T/libs.json" || { fail "libs: no record matching $want"; }
+		done
+		n=$(grep -c '"type":"\(gemm\|conv\)"' "$T/libs.json")
+		[ "$n" -eq 4 ] && pass "libs: four library records" || fail "libs: $n library records"
+	fi
+else
+	echo "skip - libs: cuBLASLt/cuDNN not in the toolkit"
+fi
+
+# 12. Library calls that launch kernels, with cuBLAS calling cuBLASLt inside
+#     (fake libraries): one GEMM record per user call, each of its two
+#     kernels carries its seq, the kernel outside carries none.
+if run nested 0 SURFER_TIMING=events SURFER_OUTPUT="$T/n.mp" LD_LIBRARY_PATH="$B/tests:$B/tests/fakelib" \
+	-- $B/tests/shim_nested; then
+	check nested "$T/n.mp" --kernels 5 --timing events
+	got=$($B/surfer-dump "$T/n.mp" | awk '
+		/"type":"gemm"/ { match($0, /"seq":[0-9]+/); g[substr($0, RSTART + 6, RLENGTH - 6)] = 1; ng++ }
+		/"type":"kernel"/ { match($0, /"lib_call":[0-9]+/); l = substr($0, RSTART + 11, RLENGTH - 11)
+			match($0, /"name":"[a-z_]+"/); n = substr($0, RSTART + 8, RLENGTH - 9)
+			if (n == "outside_kernel") { if (l != 0) bad++ } else if (!(l in g)) bad++; else per[l]++ }
+		END { for (k in per) if (per[k] != 2) bad++; printf "%d %d", ng, bad + 0 }')
+	[ "$got" = "2 0" ] && pass "nested: kernels linked to their GEMM" || fail "nested: gemm count and errors '$got'"
+fi
+
+# 13. What the shim exports: the hooks and nothing else.
+exp=$(nm -D --defined-only "$SHIM" | awk '{print $3}' | sort | tr '\n' ' ')
+bad=$(echo "$exp" | tr ' ' '\n' | grep -v -E '^(cu[A-Za-z0-9_]+|dlsym|dlvsym)?$' | tr '\n' ' ')
+if [ -z "$bad" ]; then pass "nm -D: only hooks exported"; else fail "nm -D: also exports $bad"; fi
+for s in dlsym dlvsym cuGetProcAddress cuGetProcAddress_v2 cuLaunchKernel cuLaunchKernel_ptsz \
+	cuLaunchKernelEx cuLaunchKernelEx_ptsz cuLaunchCooperativeKernel cuLaunchCooperativeKernel_ptsz \
+	cuGraphLaunch cuGraphLaunch_ptsz; do
+	case " $exp" in *" $s "*) ;; *) fail "nm -D: $s not exported" ;; esac
+done
+
+echo "shim_test: $fails failed"
+[ "$fails" -eq 0 ]
