@@ -330,7 +330,6 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		ev->cpu_ns = an_rel(c, cp->cpu_ns);
 		ev->cpu_end_ns = cp->cpu_end_ns >= cp->cpu_ns ? an_rel(c, cp->cpu_end_ns) : ev->cpu_ns;
 		ev->blocking = !cp->async;
-		ev->no_wake = !c->timed;
 		ev->copy = an_copy_class(rec);
 		if (cp->start_ns && cp->end_ns >= cp->start_ns) {
 			ev->has_gpu = 1;
@@ -348,7 +347,6 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		ev->stream = s->stream;
 		ev->cpu_ns = an_rel(c, s->cpu_ns);
 		ev->cpu_end_ns = s->cpu_end_ns >= s->cpu_ns ? an_rel(c, s->cpu_end_ns) : ev->cpu_ns;
-		ev->no_wake = !c->timed;
 		switch (s->kind) {
 		case TRACE_SYNC_STREAM:
 		case TRACE_SYNC_EVENT:
@@ -389,6 +387,10 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 static int an_feed(struct an_ctx *c, const struct tl_event *in, int32_t iteration)
 {
 	struct tl_event e = *in, *ev = &e;
+
+	/* Decided when the event leaves the window, so that GPU times read
+	 * after it (a sync written before the kernels it waited for) count. */
+	e.no_wake = !c->timed;
 
 	if (e.has_gpu) {
 		e.start_ns -= (double)c->offset;
@@ -648,7 +650,11 @@ static int an_stream(struct an_ctx *c)
 	c->a->untimed = !c->timed;
 	an_fix_offset(c);
 	if (c->overflow) {
-		/* Out of order beyond the window: replay again from a sorted copy. */
+		/* Out of order beyond the window: replay again from a sorted copy,
+		 * with the clock offset of the whole trace. */
+		c->offset_fixed = 0;
+		c->offset = 0;
+		an_fix_offset(c);
 		timeline_free(c->tl);
 		c->tl = timeline_new((uint32_t)c->o->ntargets, ktable_count(c->kt), c->pred, c->targets);
 		if (!c->tl)

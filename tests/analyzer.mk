@@ -2,12 +2,13 @@
 # reports, the CI gate's exit codes and the analyzer benchmark.
 #
 #   make test         runs check_predict, check_timeline, check_analyze,
-#                     tests/golden/run.sh and tests/analyzer_gate.sh
+#                     tests/golden/run.sh, tests/analyzer_gate.sh and
+#                     tests/analyzer_shim.sh (identity on recorder traces)
 #   make bench        bench-analyzer: a 1M-kernel trace read, predicted on
 #                     two targets and reported; prints kernels/s and peak RSS
 TEST_BINS += $(BUILD)/tests/check_predict $(BUILD)/tests/check_timeline \
 	$(BUILD)/tests/check_analyze
-TEST_SCRIPTS += tests/golden/run.sh tests/analyzer_gate.sh
+TEST_SCRIPTS += tests/golden/run.sh tests/analyzer_gate.sh tests/analyzer_shim.sh
 EXTRA_TARGETS += $(BUILD)/tests/mkanalyzer
 BENCH_TARGETS += bench-analyzer
 

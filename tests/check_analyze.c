@@ -18,6 +18,7 @@
 #include "analyzer/baseline.h"
 #include "analyzer/report.h"
 #include "tests/synth.h"
+#include "trace/trace.h"
 
 static char path[256], path2[256];
 
@@ -204,6 +205,49 @@ START_TEST(capture_windows)
 }
 END_TEST
 
+START_TEST(sync_written_first)
+{
+	/* A synchronization written before the kernels it waited for (their
+	 * GPU times arrived later) still counts as a timed wait: identity holds.
+	 * Kernel 1000 -> 2000..15000, sync 10000 -> 20000, kernel 21000 ->
+	 * 22000..23000: measured 23000 - 1000. */
+	const struct gpu_spec *targets[1] = {gpu("a10")};
+	struct trace_header h;
+	struct trace_record r;
+	struct trace_writer *w;
+	struct analysis *a;
+	int err;
+
+	w = trace_writer_open(path, 0, &err);
+	ck_assert_ptr_nonnull(w);
+	memset(&h, 0, sizeof(h));
+	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A10");
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_SYNC;
+	r.u.sync = (struct trace_sync){ .seq = 2, .kind = TRACE_SYNC_STREAM, .stream = 7,
+		.cpu_ns = 10000, .cpu_end_ns = 20000 };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_KERNEL;
+	r.u.kernel = (struct trace_kernel){ .seq = 1, .name = trace_writer_intern(w, "k", 1),
+		.grid = {1, 1, 1}, .block = {32, 1, 1}, .stream = 7, .cpu_ns = 1000,
+		.start_ns = 2000, .end_ns = 15000, .iteration = -1 };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	r.u.kernel.seq = 3;
+	r.u.kernel.cpu_ns = 21000;
+	r.u.kernel.start_ns = 22000;
+	r.u.kernel.end_ns = 23000;
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	a = run(path, NULL, targets, 1, PRED_AUTO);
+	ck_assert_double_eq_tol(a->measured_ns, 22000, 1e-9);
+	ck_assert_double_eq_tol(a->targets[0].iteration_ns, 22000, 1e-9);
+	analysis_free(a);
+}
+END_TEST
+
 START_TEST(truncated_trace)
 {
 	const struct gpu_spec *targets[1] = {gpu("v100-sxm2-16")};
@@ -378,6 +422,7 @@ int main(void)
 	tcase_add_test(tc, gpu_bound_scales);
 	tcase_add_test(tc, out_of_order_records);
 	tcase_add_test(tc, capture_windows);
+	tcase_add_test(tc, sync_written_first);
 	tcase_add_test(tc, truncated_trace);
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, no_gpu_times);
