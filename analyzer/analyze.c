@@ -313,6 +313,7 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		ev->kind = TL_KERNEL;
 		ev->config = (uint32_t)i;
 		ev->stream = k->stream;
+		ev->thread = k->thread;
 		ev->cpu_ns = ev->cpu_end_ns = an_rel(c, k->cpu_ns);
 		if (k->start_ns && k->end_ns >= k->start_ns) {
 			ev->has_gpu = 1;
@@ -327,6 +328,7 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 
 		ev->kind = TL_COPY;
 		ev->stream = cp->stream;
+		ev->thread = cp->thread;
 		ev->cpu_ns = an_rel(c, cp->cpu_ns);
 		ev->cpu_end_ns = cp->cpu_end_ns >= cp->cpu_ns ? an_rel(c, cp->cpu_end_ns) : ev->cpu_ns;
 		ev->blocking = !cp->async;
@@ -345,6 +347,7 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 
 		ev->kind = TL_SYNC;
 		ev->stream = s->stream;
+		ev->thread = s->thread;
 		ev->cpu_ns = an_rel(c, s->cpu_ns);
 		ev->cpu_end_ns = s->cpu_end_ns >= s->cpu_ns ? an_rel(c, s->cpu_end_ns) : ev->cpu_ns;
 		switch (s->kind) {
@@ -374,6 +377,7 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		else
 			return 0;
 		ev->cpu_ns = ev->cpu_end_ns = an_rel(c, rec->u.marker.cpu_ns);
+		ev->thread = rec->u.marker.thread;
 		return 1;
 	default:
 		return 0;
@@ -409,6 +413,7 @@ static int an_feed(struct an_ctx *c, const struct tl_event *in, int32_t iteratio
 		memset(&b, 0, sizeof(b));
 		b.kind = TL_ITERATION;
 		b.cpu_ns = b.cpu_end_ns = ev->cpu_ns;
+		b.thread = ev->thread;
 		c->cur_iteration = iteration;
 		if (timeline_add(c->tl, &b) < 0)
 			return -1;

@@ -3,12 +3,13 @@
  * and predicted durations.
  *
  * Model, per lane (the measured lane and one per target):
- *  - The CPU replays its recorded calls at their recorded times plus a
- *    shift; the shift changes only where the CPU waited for the GPU (a
- *    synchronization or a blocking copy): it resumes when the awaited work
- *    ends on this lane, plus the wake-up delay it had in the measurement.
- *    So a faster GPU shortens CPU waits and every later launch moves
- *    earlier; CPU work between calls (Python, the framework) is unchanged.
+ *  - Each CPU thread replays its recorded calls at their recorded times
+ *    plus its own shift; the shift changes only where the thread waited for
+ *    the GPU (a synchronization or a blocking copy): it resumes when the
+ *    awaited work ends on this lane, plus the wake-up delay it had in the
+ *    measurement.  So a faster GPU shortens CPU waits and every later call
+ *    of that thread moves earlier; CPU work between calls (Python, the
+ *    framework) is unchanged, and other threads keep their own pace.
  *  - A kernel or copy starts no earlier than its launch (CPU time + shift)
  *    and no earlier than the end of the previous work on its stream, plus
  *    the gap it had in the measurement after the later of those two
@@ -39,8 +40,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Dense indexes of 64-bit ids (streams, threads), each with one value per
+ * lane: open addressing over the ids, the last hit cached. */
+struct tl_map {
+	uint64_t *ids;            /* n                                         */
+	uint32_t *slots;          /* nslots, index + 1, 0 empty                */
+	double *vals;             /* n x nlanes                                */
+	uint32_t n, cap, nslots;
+	uint64_t last_id;
+	uint32_t last;
+	int have_last;
+};
+
 struct tl_lane {
-	double shift;             /* predicted CPU time - recorded CPU time    */
 	double busy;              /* end of the latest work on any stream      */
 	double cpu_last;          /* latest CPU time reached                   */
 	double win_start;         /* start of the open iteration               */
@@ -56,11 +68,9 @@ struct timeline {
 	const struct tl_kernel_pred *pred;
 	const struct tl_target *targets;
 	struct tl_lane *lanes;    /* nlanes; lane 0 measured                   */
-	/* streams: open addressing over ids, dense indexes */
-	uint64_t *stream_ids;     /* nstreams                                  */
-	uint32_t *stream_slots;   /* cap_slots, index + 1, 0 empty             */
-	uint32_t nstreams, cap_streams, cap_slots;
-	double *stream_end;       /* nstreams x nlanes                         */
+	struct tl_map streams;    /* per stream x lane: end of its last work   */
+	struct tl_map threads;    /* per thread x lane: predicted CPU time -
+				   * recorded CPU time (the shift)             */
 	double *acc;              /* nconfigs x nlanes                         */
 	uint64_t *launches;       /* nconfigs                                  */
 	int seen_boundary;        /* an iteration start or end was seen        */
@@ -69,10 +79,87 @@ struct timeline {
 	int work_in_window;       /* the open iteration has kernels or copies  */
 	uint32_t windows;         /* closed iterations with work               */
 	int started;              /* any event seen                            */
-	uint64_t last_stream;
-	uint32_t last_index;
-	int have_last;
 };
+
+static uint32_t tl_hash(uint64_t id, uint32_t mask)
+{
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdULL;
+	id ^= id >> 33;
+	return (uint32_t)id & mask;
+}
+
+static int tl_map_grow(struct tl_map *m, uint32_t nlanes)
+{
+	uint32_t cap = m->cap ? m->cap * 2 : 16, nslots = cap * 2;
+	uint64_t *ids = realloc(m->ids, cap * sizeof(*ids));
+	double *vals;
+	uint32_t *sl;
+
+	if (!ids)
+		return -1;
+	m->ids = ids;
+	vals = realloc(m->vals, (size_t)cap * nlanes * sizeof(*vals));
+	if (!vals)
+		return -1;
+	m->vals = vals;
+	sl = calloc(nslots, sizeof(*sl));
+	if (!sl)
+		return -1;
+	for (uint32_t i = 0; i < m->n; i++) {
+		uint32_t h = tl_hash(ids[i], nslots - 1);
+		while (sl[h])
+			h = (h + 1) & (nslots - 1);
+		sl[h] = i + 1;
+	}
+	free(m->slots);
+	m->slots = sl;
+	m->cap = cap;
+	m->nslots = nslots;
+	return 0;
+}
+
+/* Row of id in m (its nlanes values), added with every value `init` when
+ * new; NULL on allocation failure. */
+static double *tl_map_row(struct tl_map *m, uint32_t nlanes, uint64_t id, double init,
+			  int64_t *index)
+{
+	uint32_t h, i;
+
+	if (m->have_last && m->last_id == id) {
+		i = m->last;
+		goto found;
+	}
+	if (m->n == m->cap && tl_map_grow(m, nlanes) < 0)
+		return NULL;
+	h = tl_hash(id, m->nslots - 1);
+	while (m->slots[h]) {
+		i = m->slots[h] - 1;
+		if (m->ids[i] == id)
+			goto remember;
+		h = (h + 1) & (m->nslots - 1);
+	}
+	i = m->n++;
+	m->slots[h] = i + 1;
+	m->ids[i] = id;
+	for (uint32_t l = 0; l < nlanes; l++)
+		m->vals[(size_t)i * nlanes + l] = init;
+remember:
+	m->last_id = id;
+	m->last = i;
+	m->have_last = 1;
+found:
+	if (index)
+		*index = i;
+	return &m->vals[(size_t)i * nlanes];
+}
+
+static void tl_map_release(struct tl_map *m)
+{
+	free(m->ids);
+	free(m->slots);
+	free(m->vals);
+}
 
 struct timeline *timeline_new(uint32_t ntargets, uint32_t nconfigs,
 			      const struct tl_kernel_pred *pred, const struct tl_target *targets)
@@ -123,85 +210,26 @@ void timeline_free(struct timeline *tl)
 	if (!tl)
 		return;
 	free(tl->lanes);
-	free(tl->stream_ids);
-	free(tl->stream_slots);
-	free(tl->stream_end);
+	tl_map_release(&tl->streams);
+	tl_map_release(&tl->threads);
 	free(tl->acc);
 	free(tl->launches);
 	free(tl);
 }
 
-static uint32_t tl_hash(uint64_t id, uint32_t mask)
-{
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (uint32_t)id & mask;
-}
-
-static int tl_grow_streams(struct timeline *tl)
-{
-	uint32_t cap = tl->cap_streams ? tl->cap_streams * 2 : 16;
-	uint32_t slots = cap * 2;
-	uint64_t *ids = realloc(tl->stream_ids, cap * sizeof(*ids));
-	double *ends;
-	uint32_t *sl;
-
-	if (!ids)
-		return -1;
-	tl->stream_ids = ids;
-	ends = realloc(tl->stream_end, (size_t)cap * tl->nlanes * sizeof(*ends));
-	if (!ends)
-		return -1;
-	tl->stream_end = ends;
-	sl = calloc(slots, sizeof(*sl));
-	if (!sl)
-		return -1;
-	for (uint32_t i = 0; i < tl->nstreams; i++) {
-		uint32_t h = tl_hash(ids[i], slots - 1);
-		while (sl[h])
-			h = (h + 1) & (slots - 1);
-		sl[h] = i + 1;
-	}
-	free(tl->stream_slots);
-	tl->stream_slots = sl;
-	tl->cap_streams = cap;
-	tl->cap_slots = slots;
-	return 0;
-}
-
-/* Dense index of stream id, adding it (with every lane idle) if new; -1 on
- * allocation failure. */
+/* Dense index of stream id (every lane idle when new); -1 on allocation
+ * failure. */
 static int64_t tl_stream(struct timeline *tl, uint64_t id)
 {
-	uint32_t h;
+	int64_t i;
 
-	if (tl->have_last && tl->last_stream == id)
-		return tl->last_index;
-	if (tl->nstreams == tl->cap_streams && tl_grow_streams(tl) < 0)
-		return -1;
-	h = tl_hash(id, tl->cap_slots - 1);
-	while (tl->stream_slots[h]) {
-		uint32_t i = tl->stream_slots[h] - 1;
-		if (tl->stream_ids[i] == id)
-			goto found;
-		h = (h + 1) & (tl->cap_slots - 1);
-	}
-	tl->stream_slots[h] = tl->nstreams + 1;
-	tl->stream_ids[tl->nstreams] = id;
-	for (uint32_t l = 0; l < tl->nlanes; l++)
-		tl->stream_end[(size_t)tl->nstreams * tl->nlanes + l] = -INFINITY;
-	tl->nstreams++;
-	h = tl->stream_slots[h] - 1;
-	tl->last_stream = id;
-	tl->last_index = h;
-	tl->have_last = 1;
-	return h;
-found:
-	tl->last_stream = id;
-	tl->last_index = tl->stream_slots[h] - 1;
-	tl->have_last = 1;
-	return tl->last_index;
+	return tl_map_row(&tl->streams, tl->nlanes, id, -INFINITY, &i) ? i : -1;
+}
+
+/* The shifts (one per lane) of the thread that made ev's call. */
+static double *tl_shift(struct timeline *tl, const struct tl_event *ev)
+{
+	return tl_map_row(&tl->threads, tl->nlanes, ev->thread, 0.0, NULL);
 }
 
 /* Start of the first iteration when the trace has no boundaries: the first
@@ -226,7 +254,7 @@ static double tl_place(struct timeline *tl, uint32_t l, int64_t s, double launch
 		       double dur, int count)
 {
 	struct tl_lane *ln = &tl->lanes[l];
-	double *send = &tl->stream_end[(size_t)s * tl->nlanes + l];
+	double *send = &tl->streams.vals[(size_t)s * tl->nlanes + l];
 	double start = fmax(launch, *send) + gap;
 	double end = start + dur;
 
@@ -247,17 +275,18 @@ static void tl_cpu(struct tl_lane *ln, double t)
 static int tl_work(struct timeline *tl, const struct tl_event *ev)
 {
 	int64_t s = tl_stream(tl, ev->stream);
+	double *shift = tl_shift(tl, ev);
 	double *send0, meas_start, meas_end, meas_dur, gap;
 	int count = tl->open;
 	int kernel = ev->kind == TL_KERNEL;
 
-	if (s < 0)
+	if (s < 0 || !shift)
 		return -1;
 	if (kernel && ev->config >= tl->nconfigs)
 		return -1;
 	if (count)
 		tl->work_in_window = 1;
-	send0 = &tl->stream_end[(size_t)s * tl->nlanes];
+	send0 = &tl->streams.vals[(size_t)s * tl->nlanes];
 	/* The measurement: recorded times, or (without them) the work starts
 	 * when both its launch and its stream allow and lasts what the CPU
 	 * waited for a blocking copy, else nothing. */
@@ -289,7 +318,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 	for (uint32_t t = 0; t < tl->ntargets; t++) {
 		uint32_t l = t + 1;
 		struct tl_lane *ln = &tl->lanes[l];
-		double launch = ev->cpu_ns + ln->shift, dur, end;
+		double launch = ev->cpu_ns + shift[l], dur, end;
 
 		if (kernel) {
 			const struct tl_kernel_pred *p = &tl->pred[(size_t)ev->config * tl->ntargets + t];
@@ -304,7 +333,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 			/* The CPU resumes after the copy, with its measured wake-up delay. */
 			double wake = ev->no_wake ? 0 : fmax(ev->cpu_end_ns, ev->cpu_ns) - meas_end;
 			double resume = fmax(launch, end + wake);
-			ln->shift = resume - fmax(ev->cpu_end_ns, ev->cpu_ns);
+			shift[l] = resume - fmax(ev->cpu_end_ns, ev->cpu_ns);
 			tl_cpu(ln, resume);
 		}
 		if (count) {
@@ -325,7 +354,7 @@ static double tl_awaited(const struct timeline *tl, uint32_t l, int64_t s, int a
 	double t = tl->lanes[l].busy;
 
 	if (!all && s >= 0)
-		t = tl->stream_end[(size_t)s * tl->nlanes + l];
+		t = tl->streams.vals[(size_t)s * tl->nlanes + l];
 	return isfinite(t) ? t : -INFINITY;
 }
 
@@ -334,7 +363,10 @@ static int tl_sync(struct timeline *tl, const struct tl_event *ev)
 	int all = ev->wait_all;
 	int64_t s = -1;
 	double cpu_end = fmax(ev->cpu_end_ns, ev->cpu_ns), aw_meas, wake;
+	double *shift = tl_shift(tl, ev);
 
+	if (!shift)
+		return -1;
 	if (!all) {
 		s = tl_stream(tl, ev->stream);
 		if (s < 0)
@@ -343,7 +375,7 @@ static int tl_sync(struct timeline *tl, const struct tl_event *ev)
 	tl_cpu(&tl->lanes[0], cpu_end);
 	if (ev->no_cpu_wait) {
 		for (uint32_t l = 1; l < tl->nlanes; l++)
-			tl_cpu(&tl->lanes[l], ev->cpu_ns + tl->lanes[l].shift);
+			tl_cpu(&tl->lanes[l], ev->cpu_ns + shift[l]);
 		return 0;
 	}
 	aw_meas = tl_awaited(tl, 0, s, all);
@@ -352,10 +384,10 @@ static int tl_sync(struct timeline *tl, const struct tl_event *ev)
 	wake = ev->no_wake ? 0 : cpu_end - fmax(ev->cpu_ns, aw_meas);
 	for (uint32_t l = 1; l < tl->nlanes; l++) {
 		struct tl_lane *ln = &tl->lanes[l];
-		double call = ev->cpu_ns + ln->shift;
+		double call = ev->cpu_ns + shift[l];
 		double resume = fmax(call, fmax(call, tl_awaited(tl, l, s, all)) + wake);
 
-		ln->shift = resume - cpu_end;
+		shift[l] = resume - cpu_end;
 		tl_cpu(ln, resume);
 	}
 	return 0;
@@ -363,13 +395,16 @@ static int tl_sync(struct timeline *tl, const struct tl_event *ev)
 
 /* An iteration starts at ev: the first boundary drops what came before
  * (warm-up); a later one closes the open window. */
-static void tl_boundary(struct timeline *tl, const struct tl_event *ev)
+static int tl_boundary(struct timeline *tl, const struct tl_event *ev)
 {
 	int first = !tl->seen_boundary;
+	double *shift = tl_shift(tl, ev);
 
+	if (!shift)
+		return -1;
 	for (uint32_t l = 0; l < tl->nlanes; l++) {
 		struct tl_lane *ln = &tl->lanes[l];
-		double t = ev->cpu_ns + ln->shift;
+		double t = ev->cpu_ns + shift[l];
 
 		if (first) {
 			ln->span = 0;
@@ -395,16 +430,21 @@ static void tl_boundary(struct timeline *tl, const struct tl_event *ev)
 	tl->seen_boundary = 1;
 	tl->open = 1;
 	tl->work_in_window = 0;
+	return 0;
 }
 
 /* The open iteration ends at ev (a capture stop): it lasts until ev or
  * until the GPU work already launched ends, whichever is later; what
  * follows until the next start is replayed but not counted. */
-static void tl_window_end(struct timeline *tl, const struct tl_event *ev)
+static int tl_window_end(struct timeline *tl, const struct tl_event *ev)
 {
+	double *shift = tl_shift(tl, ev);
+
+	if (!shift)
+		return -1;
 	for (uint32_t l = 0; l < tl->nlanes; l++) {
 		struct tl_lane *ln = &tl->lanes[l];
-		double t = ev->cpu_ns + ln->shift;
+		double t = ev->cpu_ns + shift[l];
 
 		if (tl->open)
 			ln->span += fmax(t, ln->busy) - ln->win_start;
@@ -415,6 +455,7 @@ static void tl_window_end(struct timeline *tl, const struct tl_event *ev)
 	tl->seen_boundary = 1;
 	tl->open = 0;
 	tl->work_in_window = 0;
+	return 0;
 }
 
 int timeline_add(struct timeline *tl, const struct tl_event *ev)
@@ -427,11 +468,9 @@ int timeline_add(struct timeline *tl, const struct tl_event *ev)
 	case TL_SYNC:
 		return tl_sync(tl, ev);
 	case TL_ITERATION:
-		tl_boundary(tl, ev);
-		return 0;
+		return tl_boundary(tl, ev);
 	case TL_ITERATION_END:
-		tl_window_end(tl, ev);
-		return 0;
+		return tl_window_end(tl, ev);
 	default:
 		return -1;
 	}

@@ -38,6 +38,7 @@ struct tl_event {
 	enum tl_kind kind;
 	uint32_t config;          /* TL_KERNEL: kernel-table index             */
 	uint64_t stream;          /* stream id; TL_SYNC: the stream waited on  */
+	uint32_t thread;          /* CPU thread that made the call             */
 	double cpu_ns;            /* CPU time of the call                      */
 	double cpu_end_ns;        /* CPU time the call returned (sync, blocking copy) */
 	double start_ns, end_ns;  /* measured GPU execution, when has_gpu      */

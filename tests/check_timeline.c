@@ -15,9 +15,11 @@ static const struct tl_kernel_pred pred_half[2] = {{1.0, 0}, {0.5, 0}};
 static struct tl_target tgt[2];
 static struct timeline *tl;
 static struct tl_summary meas, pred[2];
+static uint32_t thread;   /* the calling thread of the next events */
 
 static void setup(void)
 {
+	thread = 0;
 	for (int t = 0; t < 2; t++)
 		for (int c = 0; c < TL_COPY_CLASS_COUNT; c++)
 			tgt[t].copy_scale[c] = 1.0;
@@ -35,6 +37,7 @@ static void kernel(uint64_t stream, double cpu, double start, double end)
 	struct tl_event e;
 
 	memset(&e, 0, sizeof(e));
+	e.thread = thread;
 	e.kind = TL_KERNEL;
 	e.stream = stream;
 	e.cpu_ns = e.cpu_end_ns = cpu;
@@ -49,6 +52,7 @@ static void sync_on(uint64_t stream, int all, double cpu, double cpu_end)
 	struct tl_event e;
 
 	memset(&e, 0, sizeof(e));
+	e.thread = thread;
 	e.kind = TL_SYNC;
 	e.stream = stream;
 	e.wait_all = all;
@@ -155,6 +159,31 @@ START_TEST(sync_waits_for_its_stream)
 	finish();
 	ck_assert_double_eq(meas.iteration_ns, 21350);
 	ck_assert_double_eq(pred[1].iteration_ns, 10850);
+}
+END_TEST
+
+START_TEST(threads_keep_their_pace)
+{
+	/* Thread 1: a 100 us kernel (100..100100), a stream sync at 1000 that
+	 * returns at 100200, then a 1 us kernel launched at 100300
+	 * (100400..101400).  Thread 2 launches 1 us kernels on its own stream at
+	 * 50000 and 150000 (+100 latency).  Measured end: 151100.
+	 * Fast: thread 1's sync returns at 50200 (shift -50000), its last
+	 * kernel runs 50400..50900; thread 2 did not wait, so its launches stay
+	 * at 50000 and 150000: the last kernel runs 150100..150600. */
+	boundary(0);
+	thread = 1;
+	kernel(1, 0, 100, 100100);
+	sync_on(1, 0, 1000, 100200);
+	thread = 2;
+	kernel(2, 50000, 50100, 51100);
+	thread = 1;
+	kernel(1, 100300, 100400, 101400);
+	thread = 2;
+	kernel(2, 150000, 150100, 151100);
+	finish();
+	ck_assert_double_eq(meas.iteration_ns, 151100);
+	ck_assert_double_eq(pred[1].iteration_ns, 150600);
 }
 END_TEST
 
@@ -288,6 +317,7 @@ int main(void)
 	tcase_add_test(tc, gpu_bound_with_sync);
 	tcase_add_test(tc, streams_overlap);
 	tcase_add_test(tc, sync_waits_for_its_stream);
+	tcase_add_test(tc, threads_keep_their_pace);
 	tcase_add_test(tc, blocking_copy);
 	tcase_add_test(tc, iterations);
 	tcase_add_test(tc, capture_windows);
