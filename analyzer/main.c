@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,11 +67,16 @@ static void usage(FILE *f)
 		"3 predicted regression, 1 internal failure.\n");
 }
 
-static int bad(const char *fmt, const char *a, const char *b)
+/* Prints one line "surfer-analyze: ..." on stderr; returns exit code 2. */
+__attribute__((format(printf, 1, 2))) static int bad(const char *fmt, ...)
 {
+	va_list ap;
+
+	va_start(ap, fmt);
 	fprintf(stderr, PROG ": ");
-	fprintf(stderr, fmt, a, b);
+	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	va_end(ap);
 	return 2;
 }
 
@@ -84,7 +90,7 @@ static int find_gpu(const char *name, const struct gpu_spec **out)
 		return 0;
 	n = gpu_suggest(name, near, 3);
 	if (n == 0)
-		return bad("unknown GPU '%s'%s; see --list-gpus", name, "");
+		return bad("unknown GPU '%s'; see --list-gpus", name);
 	fprintf(stderr, PROG ": unknown GPU '%s' (closest:", name);
 	for (size_t i = 0; i < n; i++)
 		fprintf(stderr, "%s %s", i ? "," : "", near[i]);
@@ -98,7 +104,7 @@ static int add_target(struct cli *c, const struct gpu_spec *g)
 		if (c->targets[i] == g)
 			return 0;
 	if (c->ntargets == MAX_TARGETS)
-		return bad("too many targets (at most %s)%s", "256", "");
+		return bad("too many targets (at most %d)", MAX_TARGETS);
 	c->targets[c->ntargets++] = g;
 	return 0;
 }
@@ -154,14 +160,14 @@ static int parse(int argc, char **argv, struct cli *c)
 			break;
 		case 'm':
 			if (pred_method_parse(optarg, &c->method) < 0 || c->method == PRED_IDENTITY)
-				return bad("bad --method '%s': use auto, wave, mlp or roofline%s", optarg, "");
+				return bad("bad --method '%s': use auto, wave, mlp or roofline", optarg);
 			break;
 		case 'j':
 			c->json = 1;
 			break;
 		case 'n':
 			if (parse_number(optarg, &v) < 0 || v < 0 || v > 1e9 || v != (double)(size_t)v)
-				return bad("bad --top '%s': a count is expected%s", optarg, "");
+				return bad("bad --top '%s': a count is expected", optarg);
 			c->top = (size_t)v;
 			break;
 		case OPT_SAVE:
@@ -172,8 +178,7 @@ static int parse(int argc, char **argv, struct cli *c)
 			break;
 		case OPT_MAXREG:
 			if (parse_number(optarg, &v) < 0 || v < 0)
-				return bad("bad --max-regression '%s': a percentage >= 0 is expected%s",
-					   optarg, "");
+				return bad("bad --max-regression '%s': a percentage >= 0 is expected", optarg);
 			c->max_regression = v;
 			c->have_max_regression = 1;
 			break;
@@ -187,17 +192,17 @@ static int parse(int argc, char **argv, struct cli *c)
 			printf(PROG " %s\n", SURFER_VERSION);
 			return 0;
 		case ':':
-			return bad("option '%s' needs a value%s", argv[optind - 1], "");
+			return bad("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return bad("unknown option '%s'%s; see --help", argv[optind - 1], "");
+			return bad("unknown option '%s'; see --help", argv[optind - 1]);
 		}
 	}
 	if (c->list_gpus)
 		return -1;
 	if (optind >= argc)
-		return bad("no trace given%s%s; see --help", "", "");
+		return bad("no trace given; see --help");
 	if (optind + 1 < argc)
-		return bad("unexpected argument '%s'%s; see --help", argv[optind + 1], "");
+		return bad("unexpected argument '%s'; see --help", argv[optind + 1]);
 	c->trace = argv[optind];
 	if (c->all_targets) {
 		size_t n;
@@ -207,9 +212,9 @@ static int parse(int argc, char **argv, struct cli *c)
 				return rc;
 	}
 	if (c->ntargets == 0)
-		return bad("no target GPU: give --target GPU or --all-targets%s%s", "", "");
+		return bad("no target GPU: give --target GPU or --all-targets");
 	if (c->have_max_regression && !c->baseline)
-		return bad("--max-regression needs --baseline FILE%s%s", "", "");
+		return bad("--max-regression needs --baseline FILE");
 	return -1;
 }
 
@@ -227,14 +232,14 @@ static int spool_stdin(char *path, size_t len)
 	if (fd < 0 || !(f = fdopen(fd, "wb"))) {
 		if (fd >= 0)
 			close(fd);
-		return bad("cannot spool standard input: %s%s", strerror(errno), "");
+		return bad("cannot spool standard input: %s", strerror(errno));
 	}
 	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
 		if (fwrite(buf, 1, n, f) != n)
 			break;
 	if (ferror(stdin) || ferror(f) || fclose(f)) {
 		unlink(path);
-		return bad("cannot spool standard input: %s%s", strerror(errno), "");
+		return bad("cannot spool standard input: %s", strerror(errno));
 	}
 	return 0;
 }
