@@ -183,6 +183,11 @@ START_TEST(committed_weights_predict_sanely)
 	ck_assert_double_eq_tol(r.roofline_ns, roof, roof * 1e-9);
 	ck_assert_msg(r.ns >= roof && r.ns < 4 * roof, "4096^3 on V100: %g ns, roofline %g", r.ns, roof);
 	ck_assert_int_eq(r.method, PRED_MLP);
+	ck_assert_int_eq(r.memory_bound, 0);   /* 4096^3 is compute-bound */
+	/* Tensor-core dtypes are not what the model was trained on. */
+	k.dtype = GPU_DT_FP16;
+	ck_assert_int_lt(tile_predict(&k, NULL, &v, &r2), 0);
+	k.dtype = GPU_DT_FP32;
 	/* Eight times the work takes longer. */
 	k.m = k.n = k.k = 2048;
 	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r2), 0);
@@ -198,6 +203,7 @@ START_TEST(committed_weights_predict_sanely)
 	ck_assert_int_eq(tile_predict(&e, NULL, &v, &r), 0);
 	double eroof = 12.0 * (1 << 26) / 900;
 	ck_assert_msg(r.ns >= eroof && r.ns < 3 * eroof, "add on V100: %g ns, roofline %g", r.ns, eroof);
+	ck_assert_int_eq(r.memory_bound, 1);
 	/* Ratio form between identical GPUs returns the measurement. */
 	k.origin_ns = 2 * roof;
 	ck_assert_int_eq(tile_predict(&k, &v, &v, &r), 0);
