@@ -59,15 +59,12 @@ static double bw_bytes_per_ns(const struct gpu_spec *g)
 	return bw > 0 ? bw : g->mem_bw_gbps;
 }
 
-/* The GPU enters only through dimensionless or time-valued features (tile
- * time at one SM's peak, waves, pressure on L2, ridge point): raw figures
- * such as the SM count or the bandwidth would put a new GPU outside the
- * range the model was trained on, ratios of the work to them do not. */
-static void gpu_feats(const struct gpu_spec *g, double peak, double bw, double *f)
-{
-	(void)g; (void)peak; (void)bw;
-	f[0] = 0;
-}
+/* The GPU enters only through the work divided by its throughput (tile
+ * time at one SM's peak, waves, pressure on L2, roofline terms): raw figures
+ * such as the SM count, the bandwidth or the TDP identify the GPU among the
+ * few it was trained on, and a new GPU then gets what the model learnt for
+ * its nearest neighbour (docs/tile-model.md).  Features 17..23 are spare
+ * and kept 0, so weights keep their shape if some are added. */
 
 static int gemm_feats(const struct pred_kernel *k, const struct gpu_spec *g,
 		      const struct tile_shape *tin, double *f, double *base_ns)
@@ -117,7 +114,6 @@ static int gemm_feats(const struct pred_kernel *k, const struct gpu_spec *g,
 	f[14] = lg(t.split ? t.split : 1);
 	f[15] = lg(flops / bytes);
 	f[16] = lg(blocks);
-	gpu_feats(g, peak, bw, f + 17);
 	return 0;
 }
 
@@ -168,7 +164,6 @@ static int vector_feats(const struct pred_kernel *k, const struct gpu_spec *g,
 	f[14] = lg(blocks / sms);
 	for (int i = 15; i < 17; i++)
 		f[i] = 0;
-	gpu_feats(g, peak, bw, f + 17);
 	return 0;
 }
 
