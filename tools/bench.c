@@ -443,15 +443,14 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--weights")) {
 			o.weights = v;
 		} else if (!strcmp(a, "--method")) {
-			int m, found = !strcmp(v, "all");
-			for (m = 0; m < BM_COUNT; m++)
-				if (found || !strcmp(v, bm_names[m]) ||
+			int all = !strcmp(v, "all"), found = all;
+			for (int m = 0; m < BM_COUNT; m++)
+				if (all || !strcmp(v, bm_names[m]) ||
 				    (m == BM_BW && !strcmp(v, "bw")) || (m == BM_FLOPS && !strcmp(v, "flops"))) {
 					o.methods[m] = 1;
-					if (!found && strcmp(v, "all"))
-						break;
+					found = 1;
 				}
-			if (!found && m == BM_COUNT) {
+			if (!found) {
 				fprintf(stderr, PROG ": unknown method '%s'\n", v);
 				return 2;
 			}

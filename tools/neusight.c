@@ -196,9 +196,7 @@ static int load_file(struct loader *L, const char *path)
 	size_t cap = 0;
 	char *hdr[MAXCOLS], *f[MAXCOLS];
 	int nh = 0, col[C_NCOLS], dcol[NS_MAXDIMS], nd = 0, rc = 0;
-	long lineno = 0;
 	while (getline(&line, &cap, fp) > 0) {
-		lineno++;
 		if (!hdr_line) {
 			hdr_line = strdup(line);
 			if (!hdr_line) { rc = -1; break; }
@@ -252,7 +250,6 @@ static int load_file(struct loader *L, const char *path)
 	}
 	if (rc != 0 && !L->err[0])
 		snprintf(L->err, L->errlen, "'%s': out of memory", path);
-	(void)lineno;
 	free(line);
 	free(hdr_line);
 	fclose(fp);
@@ -360,11 +357,11 @@ static unsigned elementwise_operands(const char *name, const char *op)
 		if (v >= 1 && v <= 8)
 			return v;
 	}
-	/* No name: binary ops read two tensors, the in-place "u" forms one. */
-	size_t l = strlen(op);
+	/* No name: binary ops read two tensors, the "u" (tensor-scalar) forms
+	 * and unary ops one. */
 	if (!strcmp(op, "add") || !strcmp(op, "mul") || !strcmp(op, "div") || !strcmp(op, "pow"))
 		return 3;
-	return l ? 2 : 2;
+	return 2;
 }
 
 /* Floating-point work per element, by operator (counts of the arithmetic
