@@ -1,1 +1,2 @@
 # analyzer/module.mk - see the top-level Makefile
+include analyzer/model.mk
