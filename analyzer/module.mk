@@ -1,2 +1,15 @@
-# analyzer/module.mk - see the top-level Makefile
+# analyzer/module.mk - surfer-analyze: main.c on top of the analyzer
+# modules, which live in the core library so tools can use them.
+ANALYZER_SRCS := analyzer/ktable.c analyzer/timeline.c analyzer/analyze.c \
+	analyzer/report.c analyzer/baseline.c
+CORE_SRCS += $(ANALYZER_SRCS)
+
+JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
+JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+CFLAGS_analyzer_ += $(JANSSON_CFLAGS)
+
+PROGRAMS += $(BUILD)/surfer-analyze
+
+$(BUILD)/surfer-analyze: $(BUILD)/obj/analyzer/main.o $(CORE_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(LDLIBS)
 include analyzer/model.mk

@@ -1,1 +1,3 @@
-# trace/module.mk - see the top-level Makefile
+# trace/module.mk - the trace format module (writer and streaming reader),
+# part of the core library every program links.
+CORE_SRCS += trace/trace.c trace/writer.c trace/reader.c

@@ -28,6 +28,11 @@
 #define TRACE_VERSION_MAJOR 1
 #define TRACE_VERSION_MINOR 0
 
+/* Limits every reader enforces and the writer respects, so that a corrupt
+ * length can never make a reader allocate more than a few MiB at once. */
+#define TRACE_STRING_MAX (256u * 1024)    /* bytes of one interned string   */
+#define TRACE_RECORD_MAX (1024u * 1024)   /* bytes of one encoded record    */
+
 /* Error codes returned by trace_* functions (0 is success). */
 enum {
 	TRACE_OK = 0,

@@ -1,0 +1,683 @@
+/*
+ * analyze.c - the analysis pipeline behind surfer-analyze: two streaming
+ * passes over the trace around the per-configuration predictions.
+ *
+ *   pass 1: header -> origin GPU; kernels -> kernel table (with the shape of
+ *           the GEMM/conv call that launched them); the clock offset between
+ *           GPU and CPU times; whether records are in CPU order; iteration
+ *           markers.
+ *   predict: every configuration once per target (predict_kernel), kept as
+ *           a ratio to its mean measured time so each launch keeps its own
+ *           measured variation.
+ *   pass 2: events to the timeline in CPU order; then per-name groups.
+ *
+ * Clocks: GPU times are expected on the CPU clock.  When the smallest
+ * (GPU start - CPU launch) is negative or above one second the two clocks
+ * have different bases and GPU times are moved by that smallest difference
+ * (the earliest launch then starts with no latency); otherwise they are
+ * used as recorded.
+ */
+#include "analyzer/analyze.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/ktable.h"
+#include "analyzer/timeline.h"
+#include "trace/trace.h"
+
+#define AN_LIB_RING 256               /* library calls remembered for their kernels */
+#define AN_CLOCK_BASE_LIMIT_NS 1000000000LL
+
+struct an_ring {
+	uint64_t seq[AN_LIB_RING];
+	struct ktable_lib lib[AN_LIB_RING];
+};
+
+/* A pending event, when records must be sorted. */
+struct an_pending {
+	struct tl_event ev;
+	uint64_t seq;
+	int32_t iteration;
+};
+
+struct an_ctx {
+	const char *path;
+	const struct analysis_options *o;
+	struct analysis *a;
+	struct trace_reader *r;       /* pass 1 reader, kept for its strings       */
+	struct ktable *kt;
+	struct an_ring ring;
+	uint64_t nrecords;            /* records pass 1 accepted                   */
+	int64_t t0;                   /* smallest CPU time                         */
+	int64_t offset;               /* subtracted from GPU times                 */
+	int64_t min_delta;
+	int have_delta;
+	uint64_t markers;             /* iteration markers                         */
+	int kernel_iterations;        /* kernels carry iteration numbers           */
+	int disorder;
+	struct tl_kernel_pred *pred;  /* configs x targets                         */
+	uint8_t *pmethod, *pbound;    /* configs x targets                         */
+	struct tl_target *targets;
+	struct timeline *tl;
+	struct an_pending *pend;
+	size_t npend, cappend;
+	int32_t cur_iteration;
+	char *err;
+	size_t errlen;
+};
+
+static int an_fail(struct an_ctx *c, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->err, c->errlen, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static void an_ring_put(struct an_ring *r, uint64_t seq, const struct ktable_lib *lib)
+{
+	r->seq[seq % AN_LIB_RING] = seq;
+	r->lib[seq % AN_LIB_RING] = *lib;
+}
+
+static const struct ktable_lib *an_ring_get(const struct an_ring *r, uint64_t seq)
+{
+	if (seq == 0 || r->seq[seq % AN_LIB_RING] != seq)
+		return NULL;
+	return &r->lib[seq % AN_LIB_RING];
+}
+
+static void an_lib_record(struct an_ctx *c, const struct trace_record *rec)
+{
+	struct ktable_lib lib;
+
+	if (rec->type == TRACE_GEMM) {
+		ktable_lib_from_gemm(&lib, &rec->u.gemm);
+		an_ring_put(&c->ring, rec->u.gemm.seq, &lib);
+	} else {
+		ktable_lib_from_conv(&lib, &rec->u.conv);
+		an_ring_put(&c->ring, rec->u.conv.seq, &lib);
+	}
+}
+
+static void an_note_gpu(struct an_ctx *c, uint64_t cpu, uint64_t start, uint64_t end)
+{
+	int64_t d;
+
+	if (!cpu || !start || end < start)
+		return;
+	d = (int64_t)(start - cpu);
+	if (!c->have_delta || d < c->min_delta)
+		c->min_delta = d;
+	c->have_delta = 1;
+}
+
+/* CPU time of a record that takes part in the replay, 0 for others. */
+static uint64_t an_cpu_ns(const struct trace_record *rec)
+{
+	switch (rec->type) {
+	case TRACE_KERNEL: return rec->u.kernel.cpu_ns;
+	case TRACE_MEMCPY: case TRACE_MEMSET: return rec->u.copy.cpu_ns;
+	case TRACE_SYNC: return rec->u.sync.cpu_ns;
+	case TRACE_MARKER: return rec->u.marker.cpu_ns;
+	default: return 0;
+	}
+}
+
+static int an_pass1(struct an_ctx *c)
+{
+	struct trace_record rec;
+	char rerr[160];
+	uint64_t last_cpu = 0;
+	int rc;
+
+	c->t0 = INT64_MAX;
+	while ((rc = trace_reader_next(c->r, &rec, rerr, sizeof(rerr))) == 1) {
+		uint64_t cpu = an_cpu_ns(&rec);
+
+		c->nrecords++;
+		if (cpu) {
+			if (cpu < last_cpu)
+				c->disorder = 1;
+			last_cpu = cpu;
+			if ((int64_t)cpu < c->t0)
+				c->t0 = (int64_t)cpu;
+		}
+		switch (rec.type) {
+		case TRACE_GEMM:
+		case TRACE_CONV:
+			an_lib_record(c, &rec);
+			break;
+		case TRACE_KERNEL: {
+			const struct trace_kernel *k = &rec.u.kernel;
+			struct ktable_key key;
+			struct ktable_entry *e;
+			int64_t i;
+
+			ktable_key_init(&key, k, an_ring_get(&c->ring, k->lib_call));
+			i = ktable_intern(c->kt, &key);
+			if (i < 0)
+				return an_fail(c, -1, "out of memory");
+			e = ktable_entry(c->kt, (uint32_t)i);
+			e->launches++;
+			if (k->start_ns && k->end_ns >= k->start_ns) {
+				e->timed++;
+				e->sum_ns += (double)(k->end_ns - k->start_ns);
+			}
+			an_note_gpu(c, k->cpu_ns, k->start_ns, k->end_ns);
+			if (k->iteration >= 0)
+				c->kernel_iterations = 1;
+			c->a->kernels++;
+			break;
+		}
+		case TRACE_MEMCPY:
+		case TRACE_MEMSET:
+			an_note_gpu(c, rec.u.copy.cpu_ns, rec.u.copy.start_ns, rec.u.copy.end_ns);
+			break;
+		case TRACE_MARKER:
+			if (rec.u.marker.kind == TRACE_MARK_ITERATION)
+				c->markers++;
+			break;
+		default:
+			break;
+		}
+	}
+	if (rc == TRACE_ETRUNC) {
+		c->a->truncated = 1;
+		snprintf(c->a->warning, sizeof(c->a->warning), "%s; analyzed what was read", rerr);
+	} else if (rc < 0) {
+		return an_fail(c, -2, "cannot read '%s': %s", c->path, rerr);
+	}
+	if (c->t0 == INT64_MAX)
+		c->t0 = 0;
+	if (c->have_delta && (c->min_delta < 0 || c->min_delta > AN_CLOCK_BASE_LIMIT_NS))
+		c->offset = c->min_delta;
+	c->a->records = c->nrecords;
+	c->a->configs = ktable_count(c->kt);
+	return 0;
+}
+
+static enum tl_copy_class an_copy_class(const struct trace_record *rec)
+{
+	if (rec->type == TRACE_MEMSET)
+		return TL_COPY_DEVICE;
+	switch (rec->u.copy.kind) {
+	case TRACE_COPY_DTOD: return TL_COPY_DEVICE;
+	case TRACE_COPY_PTOP: return TL_COPY_PEER;
+	case TRACE_COPY_HTOH: return TL_COPY_NONE;
+	default: return TL_COPY_HOST;
+	}
+}
+
+static double an_ratio(double o, double d)
+{
+	return (o > 0 && d > 0) ? o / d : 1.0;
+}
+
+static int an_predict(struct an_ctx *c)
+{
+	uint32_t n = ktable_count(c->kt);
+	size_t nt = c->o->ntargets;
+	const struct gpu_spec *og = c->a->origin;
+
+	c->pred = calloc((size_t)(n ? n : 1) * (nt ? nt : 1), sizeof(*c->pred));
+	c->pmethod = calloc((size_t)(n ? n : 1) * (nt ? nt : 1), 1);
+	c->pbound = calloc((size_t)(n ? n : 1) * (nt ? nt : 1), 1);
+	c->targets = calloc(nt ? nt : 1, sizeof(*c->targets));
+	if (!c->pred || !c->pmethod || !c->pbound || !c->targets)
+		return an_fail(c, -1, "out of memory");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ktable_entry *e = ktable_entry(c->kt, i);
+		struct pred_kernel k;
+
+		memset(&k, 0, sizeof(k));
+		k.name = trace_reader_string(c->r, e->key.name, NULL);
+		memcpy(k.grid, e->key.grid, sizeof(k.grid));
+		memcpy(k.block, e->key.block, sizeof(k.block));
+		k.regs = e->key.regs;
+		k.smem_static = e->key.smem_static;
+		k.smem_dynamic = e->key.smem_dynamic;
+		k.dtype = e->key.lib_kind ? (enum gpu_dtype)e->key.dtype : GPU_DT_FP32;
+		if (e->key.lib_kind == KTABLE_LIB_GEMM)
+			k.op = PRED_OP_GEMM;
+		else if (e->key.lib_kind == KTABLE_LIB_CONV)
+			k.op = PRED_OP_CONV;
+		k.m = e->key.m;
+		k.n = e->key.n;
+		k.k = e->key.k;
+		k.batch = e->key.batch;
+		k.flops = e->key.flops;
+		k.bytes = e->key.bytes;
+		k.origin_ns = e->timed ? e->sum_ns / (double)e->timed : 0;
+		predict_classify(&k);
+		for (size_t t = 0; t < nt; t++) {
+			struct pred_result r;
+			size_t at = (size_t)i * nt + t;
+
+			if (predict_kernel(&k, og, c->o->targets[t], c->o->method, &r) < 0 &&
+			    predict_kernel(&k, og, c->o->targets[t], PRED_AUTO, &r) < 0)
+				return an_fail(c, -2, "cannot predict kernel on '%s'",
+					       c->o->targets[t]->id);
+			c->pred[at].ns = r.ns;
+			c->pred[at].scale = k.origin_ns > 0 ? r.ns / k.origin_ns : 0;
+			c->pmethod[at] = (uint8_t)r.method;
+			c->pbound[at] = (uint8_t)(r.memory_bound + 1);
+		}
+	}
+	for (size_t t = 0; t < nt; t++) {
+		const struct gpu_spec *tg = c->o->targets[t];
+		double *s = c->targets[t].copy_scale;
+
+		s[TL_COPY_HOST] = an_ratio(gpu_host_link_gbps(og), gpu_host_link_gbps(tg));
+		s[TL_COPY_DEVICE] = an_ratio(gpu_mem_bw_eff_gbps(og), gpu_mem_bw_eff_gbps(tg));
+		s[TL_COPY_PEER] = (og->nvlink_gbps > 0 && tg->nvlink_gbps > 0)
+					  ? og->nvlink_gbps / tg->nvlink_gbps
+					  : s[TL_COPY_HOST];
+		s[TL_COPY_NONE] = 1.0;
+	}
+	return 0;
+}
+
+static double an_rel(const struct an_ctx *c, uint64_t t)
+{
+	return (double)((int64_t)t - c->t0);
+}
+
+static double an_rel_gpu(const struct an_ctx *c, uint64_t t)
+{
+	return (double)((int64_t)t - c->offset - c->t0);
+}
+
+/* Converts a record to a timeline event; returns 0 when it has none. */
+static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	switch (rec->type) {
+	case TRACE_KERNEL: {
+		const struct trace_kernel *k = &rec->u.kernel;
+		struct ktable_key key;
+		int64_t i;
+
+		ktable_key_init(&key, k, an_ring_get(&c->ring, k->lib_call));
+		i = ktable_find(c->kt, &key);
+		if (i < 0)
+			return 0;
+		ev->kind = TL_KERNEL;
+		ev->config = (uint32_t)i;
+		ev->stream = k->stream;
+		ev->cpu_ns = ev->cpu_end_ns = an_rel(c, k->cpu_ns);
+		if (k->start_ns && k->end_ns >= k->start_ns) {
+			ev->has_gpu = 1;
+			ev->start_ns = an_rel_gpu(c, k->start_ns);
+			ev->end_ns = an_rel_gpu(c, k->end_ns);
+		}
+		return 1;
+	}
+	case TRACE_MEMCPY:
+	case TRACE_MEMSET: {
+		const struct trace_copy *cp = &rec->u.copy;
+
+		ev->kind = TL_COPY;
+		ev->stream = cp->stream;
+		ev->cpu_ns = an_rel(c, cp->cpu_ns);
+		ev->cpu_end_ns = cp->cpu_end_ns >= cp->cpu_ns ? an_rel(c, cp->cpu_end_ns) : ev->cpu_ns;
+		ev->blocking = !cp->async;
+		ev->copy = an_copy_class(rec);
+		if (cp->start_ns && cp->end_ns >= cp->start_ns) {
+			ev->has_gpu = 1;
+			ev->start_ns = an_rel_gpu(c, cp->start_ns);
+			ev->end_ns = an_rel_gpu(c, cp->end_ns);
+		}
+		return 1;
+	}
+	case TRACE_SYNC: {
+		const struct trace_sync *s = &rec->u.sync;
+
+		ev->kind = TL_SYNC;
+		ev->stream = s->stream;
+		ev->cpu_ns = an_rel(c, s->cpu_ns);
+		ev->cpu_end_ns = s->cpu_end_ns >= s->cpu_ns ? an_rel(c, s->cpu_end_ns) : ev->cpu_ns;
+		switch (s->kind) {
+		case TRACE_SYNC_STREAM:
+		case TRACE_SYNC_EVENT:
+			/* the legacy default stream (0) waits for every stream */
+			ev->wait_all = s->stream == 0;
+			break;
+		case TRACE_SYNC_STREAM_WAIT_EVENT:
+			ev->no_cpu_wait = 1;
+			break;
+		default:
+			ev->wait_all = 1;
+			break;
+		}
+		return 1;
+	}
+	case TRACE_MARKER:
+		if (rec->u.marker.kind != TRACE_MARK_ITERATION)
+			return 0;
+		ev->kind = TL_ITERATION;
+		ev->cpu_ns = ev->cpu_end_ns = an_rel(c, rec->u.marker.cpu_ns);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Feeds an event, first emitting an iteration boundary when the trace has
+ * no markers and a kernel starts a new iteration number. */
+static int an_feed(struct an_ctx *c, const struct tl_event *ev, int32_t iteration)
+{
+	if (!c->markers && c->kernel_iterations && ev->kind == TL_KERNEL && iteration >= 0 &&
+	    iteration != c->cur_iteration) {
+		struct tl_event b;
+
+		memset(&b, 0, sizeof(b));
+		b.kind = TL_ITERATION;
+		b.cpu_ns = b.cpu_end_ns = ev->cpu_ns;
+		c->cur_iteration = iteration;
+		if (timeline_add(c->tl, &b) < 0)
+			return -1;
+	}
+	return timeline_add(c->tl, ev);
+}
+
+static int an_pending_cmp(const void *pa, const void *pb)
+{
+	const struct an_pending *a = pa, *b = pb;
+
+	if (a->ev.cpu_ns != b->ev.cpu_ns)
+		return a->ev.cpu_ns < b->ev.cpu_ns ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static uint64_t an_seq(const struct trace_record *rec)
+{
+	switch (rec->type) {
+	case TRACE_KERNEL: return rec->u.kernel.seq;
+	case TRACE_MEMCPY: case TRACE_MEMSET: return rec->u.copy.seq;
+	case TRACE_SYNC: return rec->u.sync.seq;
+	case TRACE_MARKER: return rec->u.marker.seq;
+	default: return 0;
+	}
+}
+
+static int an_pass2(struct an_ctx *c)
+{
+	struct trace_reader *r;
+	struct trace_record rec;
+	struct tl_event ev;
+	char rerr[160];
+	uint64_t n = 0;
+	int rc;
+
+	memset(&c->ring, 0, sizeof(c->ring));
+	c->cur_iteration = -1;
+	c->tl = timeline_new((uint32_t)c->o->ntargets, ktable_count(c->kt), c->pred, c->targets);
+	if (!c->tl)
+		return an_fail(c, -1, "out of memory");
+	if (trace_reader_open(&r, c->path, rerr, sizeof(rerr)) < 0)
+		return an_fail(c, -2, "cannot read '%s': %s", c->path, rerr);
+	while (n < c->nrecords && (rc = trace_reader_next(r, &rec, rerr, sizeof(rerr))) == 1) {
+		n++;
+		if (rec.type == TRACE_GEMM || rec.type == TRACE_CONV) {
+			an_lib_record(c, &rec);
+			continue;
+		}
+		if (!an_event(c, &rec, &ev))
+			continue;
+		if (c->disorder) {
+			if (c->npend == c->cappend) {
+				size_t cap = c->cappend ? c->cappend * 2 : 4096;
+				struct an_pending *p = realloc(c->pend, cap * sizeof(*p));
+				if (!p) {
+					trace_reader_free(r);
+					return an_fail(c, -1, "out of memory");
+				}
+				c->pend = p;
+				c->cappend = cap;
+			}
+			c->pend[c->npend].ev = ev;
+			c->pend[c->npend].seq = an_seq(&rec);
+			c->pend[c->npend].iteration =
+				rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
+			c->npend++;
+		} else if (an_feed(c, &ev, rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1) < 0) {
+			trace_reader_free(r);
+			return an_fail(c, -1, "out of memory");
+		}
+	}
+	trace_reader_free(r);
+	if (c->disorder) {
+		c->a->sorted_in_memory = 1;
+		qsort(c->pend, c->npend, sizeof(*c->pend), an_pending_cmp);
+		for (size_t i = 0; i < c->npend; i++)
+			if (an_feed(c, &c->pend[i].ev, c->pend[i].iteration) < 0)
+				return an_fail(c, -1, "out of memory");
+	}
+	return 0;
+}
+
+/* Per-name groups and shares of target t (lane t + 1). */
+static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_t ngroups,
+		      const struct analysis_group *proto)
+{
+	struct analysis_target *at = &c->a->targets[t];
+	const double *meas = timeline_config_ns(c->tl, 0);
+	const double *pred = timeline_config_ns(c->tl, (uint32_t)t + 1);
+	const uint64_t *launches = timeline_config_launches(c->tl);
+	uint32_t n = ktable_count(c->kt);
+	size_t nt = c->o->ntargets;
+	double iters = c->a->iterations ? c->a->iterations : 1;
+	double (*gm)[PRED_METHOD_COUNT] = calloc(ngroups ? ngroups : 1, sizeof(*gm));
+	double (*gb)[3] = calloc(ngroups ? ngroups : 1, sizeof(*gb));
+
+	at->groups = calloc(ngroups ? ngroups : 1, sizeof(*at->groups));
+	if (!gm || !gb || !at->groups) {
+		free(gm);
+		free(gb);
+		return -1;
+	}
+	at->ngroups = ngroups;
+	memcpy(at->groups, proto, ngroups * sizeof(*proto));
+	for (uint32_t i = 0; i < n; i++) {
+		int32_t g = group_of[i];
+		size_t at_i = (size_t)i * nt + t;
+		double p = pred[i] / iters;
+		enum pred_method m = (enum pred_method)c->pmethod[at_i];
+		int b = c->pbound[at_i];    /* 0 unknown, 1 compute, 2 memory */
+
+		at->groups[g].launches += launches[i];
+		at->groups[g].origin_ns += meas[i] / iters;
+		at->groups[g].pred_ns += p;
+		gm[g][m] += p;
+		gb[g][b] += p;
+		at->method_ns[m] += p;
+		if (b == 2)
+			at->memory_bound_ns += p;
+		else if (b == 1)
+			at->compute_bound_ns += p;
+		else
+			at->unknown_bound_ns += p;
+		at->op_ns[at->groups[g].op] += p;
+		at->op_origin_ns[at->groups[g].op] += meas[i] / iters;
+	}
+	for (size_t g = 0; g < ngroups; g++) {
+		int bm = 0, bb = 0;
+		for (int m = 1; m < PRED_METHOD_COUNT; m++)
+			if (gm[g][m] > gm[g][bm])
+				bm = m;
+		for (int b = 1; b < 3; b++)
+			if (gb[g][b] > gb[g][bb])
+				bb = b;
+		at->groups[g].method = (enum pred_method)bm;
+		at->groups[g].memory_bound = bb - 1;
+	}
+	free(gm);
+	free(gb);
+	return 0;
+}
+
+static int an_group_cmp(const void *pa, const void *pb)
+{
+	const struct analysis_group *a = pa, *b = pb;
+
+	if (a->pred_ns != b->pred_ns)
+		return a->pred_ns > b->pred_ns ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static int an_results(struct an_ctx *c)
+{
+	struct analysis *a = c->a;
+	size_t nt = c->o->ntargets;
+	uint32_t n = ktable_count(c->kt);
+	uint32_t nstr = trace_reader_nstrings(c->r) + 2;
+	struct tl_summary meas, *ps = calloc(nt ? nt : 1, sizeof(*ps));
+	int32_t *by_name = malloc(nstr * sizeof(*by_name));
+	int32_t *group_of = malloc((n ? n : 1) * sizeof(*group_of));
+	struct analysis_group *proto = calloc(n ? n : 1, sizeof(*proto));
+	size_t ngroups = 0;
+	int rc = -1;
+
+	a->names = calloc(n ? n : 1, sizeof(*a->names));
+	if (!ps || !by_name || !group_of || !proto || !a->names)
+		goto out;
+	timeline_finish(c->tl, &meas, ps);
+	a->iterations = meas.iterations;
+	a->measured_ns = meas.iteration_ns;
+	a->measured_kernel_ns = meas.kernel_ns;
+	a->measured_copy_ns = meas.copy_ns;
+	a->measured_gpu_wait_cpu_ns = meas.gpu_wait_cpu_ns;
+
+	for (uint32_t i = 0; i < nstr; i++)
+		by_name[i] = -1;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ktable_entry *e = ktable_entry(c->kt, i);
+		uint32_t id = e->key.name < nstr ? e->key.name : 0;
+		int32_t g = by_name[id];
+
+		if (g < 0) {
+			const char *s = trace_reader_string(c->r, id, NULL);
+			struct pred_kernel k;
+
+			g = by_name[id] = (int32_t)ngroups;
+			a->names[g] = strdup(s ? s : "(unnamed)");
+			if (!a->names[g])
+				goto out;
+			a->nnames = ++ngroups;
+			proto[g].name = a->names[g];
+			memset(&k, 0, sizeof(k));
+			k.name = s;
+			k.op = e->key.lib_kind == KTABLE_LIB_GEMM   ? PRED_OP_GEMM
+			       : e->key.lib_kind == KTABLE_LIB_CONV ? PRED_OP_CONV
+								    : PRED_OP_UNKNOWN;
+			predict_classify(&k);
+			proto[g].op = k.op;
+		}
+		group_of[i] = g;
+	}
+	a->ntargets = nt;
+	a->targets = calloc(nt ? nt : 1, sizeof(*a->targets));
+	if (!a->targets)
+		goto out;
+	for (size_t t = 0; t < nt; t++) {
+		struct analysis_target *at = &a->targets[t];
+
+		at->gpu = c->o->targets[t];
+		at->method = c->o->method;
+		at->iteration_ns = ps[t].iteration_ns;
+		at->kernel_ns = ps[t].kernel_ns;
+		at->copy_ns = ps[t].copy_ns;
+		at->gpu_wait_cpu_ns = ps[t].gpu_wait_cpu_ns;
+		if (an_collect(c, t, group_of, ngroups, proto) < 0)
+			goto out;
+		qsort(at->groups, at->ngroups, sizeof(*at->groups), an_group_cmp);
+	}
+	rc = 0;
+out:
+	free(ps);
+	free(by_name);
+	free(group_of);
+	free(proto);
+	return rc < 0 ? an_fail(c, -1, "out of memory") : 0;
+}
+
+static int an_origin(struct an_ctx *c)
+{
+	const struct trace_header *h = trace_reader_header(c->r);
+
+	snprintf(c->a->device, sizeof(c->a->device), "%s", h->device.name);
+	c->a->origin = c->o->origin ? c->o->origin : gpu_find(h->device.name);
+	if (!c->a->origin) {
+		const char *near[1];
+		if (gpu_suggest(h->device.name, near, 1) == 1)
+			return an_fail(c, -2, "unknown origin GPU '%s' (closest: '%s'): name it with --origin GPU",
+				       h->device.name, near[0]);
+		return an_fail(c, -2, "unknown origin GPU '%s': name it with --origin GPU",
+			       h->device.name);
+	}
+	return 0;
+}
+
+int analysis_run(const char *path, const struct analysis_options *o, struct analysis **out,
+		 char *err, size_t errlen)
+{
+	struct an_ctx c;
+	char rerr[160];
+	int rc;
+
+	*out = NULL;
+	memset(&c, 0, sizeof(c));
+	c.path = path;
+	c.o = o;
+	c.err = err;
+	c.errlen = errlen;
+	c.a = calloc(1, sizeof(*c.a));
+	c.kt = ktable_new();
+	if (!c.a || !c.kt) {
+		rc = an_fail(&c, -1, "out of memory");
+		goto out;
+	}
+	if (trace_reader_open(&c.r, path, rerr, sizeof(rerr)) < 0) {
+		rc = an_fail(&c, -2, "cannot read '%s': %s", path, rerr);
+		goto out;
+	}
+	if ((rc = an_origin(&c)) < 0 || (rc = an_pass1(&c)) < 0 || (rc = an_predict(&c)) < 0 ||
+	    (rc = an_pass2(&c)) < 0 || (rc = an_results(&c)) < 0)
+		goto out;
+	*out = c.a;
+	c.a = NULL;
+out:
+	analysis_free(c.a);
+	timeline_free(c.tl);
+	if (c.r)
+		trace_reader_free(c.r);
+	ktable_free(c.kt);
+	free(c.pred);
+	free(c.pmethod);
+	free(c.pbound);
+	free(c.targets);
+	free(c.pend);
+	return rc;
+}
+
+void analysis_free(struct analysis *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->nnames; i++)
+		free(a->names[i]);
+	free(a->names);
+	for (size_t t = 0; a->targets && t < a->ntargets; t++)
+		free(a->targets[t].groups);
+	free(a->targets);
+	free(a);
+}

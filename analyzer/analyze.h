@@ -1,0 +1,79 @@
+/*
+ * analyze.h - one analysis of a trace: read it, group its launches into the
+ * kernel table, predict every configuration on every target, replay the
+ * timeline, and collect what the reports print.
+ *
+ * The trace is streamed twice (pass 1 builds the kernel table, pass 2
+ * replays the timeline), so memory is bounded by the number of distinct
+ * configurations, strings and streams, not by the number of launches.  A
+ * trace whose records are not in CPU order (some imports) is replayed from
+ * a compact in-memory copy of its events, sorted (about 80 bytes a launch).
+ */
+#ifndef SURFER_ANALYZE_H
+#define SURFER_ANALYZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu_specs/gpu.h"
+#include "predictor/predict.h"
+
+struct analysis_options {
+	const struct gpu_spec *origin;         /* NULL: the GPU named in the trace  */
+	const struct gpu_spec *const *targets; /* ntargets GPUs to predict          */
+	size_t ntargets;
+	enum pred_method method;
+};
+
+/* The kernels sharing one name (all their configurations). */
+struct analysis_group {
+	const char *name;             /* owned by the analysis                      */
+	enum pred_op op;
+	uint64_t launches;            /* over the counted iterations                */
+	double origin_ns;             /* measured, per iteration                    */
+	double pred_ns;               /* predicted, per iteration                   */
+	enum pred_method method;      /* the method behind most of pred_ns          */
+	int memory_bound;             /* 1 / 0 for most of pred_ns, -1 unknown      */
+};
+
+struct analysis_target {
+	const struct gpu_spec *gpu;
+	enum pred_method method;      /* the method asked for                       */
+	double iteration_ns;          /* predicted iteration time                   */
+	double kernel_ns, copy_ns;    /* per iteration: predicted kernel/copy time  */
+	double gpu_wait_cpu_ns;       /* per iteration: whole GPU idle, waiting for launches */
+	double memory_bound_ns, compute_bound_ns, unknown_bound_ns; /* kernel_ns split */
+	double method_ns[PRED_METHOD_COUNT]; /* kernel_ns split by the method used  */
+	double op_ns[PRED_OP_COUNT], op_origin_ns[PRED_OP_COUNT];
+	struct analysis_group *groups; /* by pred_ns, largest first                 */
+	size_t ngroups;
+};
+
+struct analysis {
+	char device[96];              /* the origin GPU as the trace names it       */
+	const struct gpu_spec *origin;
+	uint64_t kernels;             /* kernel launches read                       */
+	uint64_t records;             /* records read (strings excluded)            */
+	uint32_t configs;             /* distinct kernel configurations             */
+	uint32_t iterations;          /* iterations the times are averaged over     */
+	double measured_ns;           /* measured iteration time                    */
+	double measured_kernel_ns, measured_copy_ns, measured_gpu_wait_cpu_ns;
+	int truncated;                /* the trace ended early: warning says where  */
+	int sorted_in_memory;         /* records were out of CPU order              */
+	char warning[192];
+	size_t ntargets;
+	struct analysis_target *targets;
+	char **names;                 /* group names (owned)                        */
+	size_t nnames;
+};
+
+/* Analyzes the trace at path (a regular file: it is read twice).  Returns 0
+ * with *out (free with analysis_free), or a negative code with a one-line
+ * reason in err: -2 bad input (unreadable or corrupt trace, unknown origin
+ * GPU), -1 out of memory. */
+int analysis_run(const char *path, const struct analysis_options *o, struct analysis **out,
+		 char *err, size_t errlen);
+
+void analysis_free(struct analysis *a);
+
+#endif

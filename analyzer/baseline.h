@@ -1,0 +1,43 @@
+/*
+ * baseline.h - the CI gate: save an analysis's predictions as a JSON
+ * baseline file, and compare a new analysis with one.
+ */
+#ifndef SURFER_BASELINE_H
+#define SURFER_BASELINE_H
+
+#include <stddef.h>
+
+#include "analyzer/analyze.h"
+
+#define BASELINE_TOP_GROWERS 5
+
+/* A kernel (name group) whose predicted time grew. */
+struct baseline_grower {
+	const char *name;             /* points into the analysis                 */
+	double base_ms, cur_ms;       /* per iteration; base 0 = new kernel        */
+};
+
+/* The comparison of one target. */
+struct baseline_verdict {
+	const char *target;           /* GPU id (points into the GPU table)       */
+	double base_ms, cur_ms;       /* predicted iteration times                */
+	double growth_pct;            /* (cur - base) / base * 100                */
+	int regressed;                /* growth_pct > the allowed regression      */
+	struct baseline_grower growers[BASELINE_TOP_GROWERS]; /* most growth first */
+	size_t ngrowers;
+};
+
+/* Writes the baseline of a (every target, every kernel group) to path.
+ * Returns 0, or -1 with a reason in err. */
+int baseline_save(const struct analysis *a, const char *path, char *err, size_t errlen);
+
+/* Compares a with the baseline at path, target by target (targets missing
+ * from either side are skipped).  Fills out[0..max) and *nout.  Returns 1
+ * when some target regressed by more than max_regression_pct, 0 when none
+ * did, -2 with a reason in err when the file is unreadable or not a
+ * baseline or shares no target with a, -1 when out of memory. */
+int baseline_compare(const struct analysis *a, const char *path, double max_regression_pct,
+		     struct baseline_verdict *out, size_t max, size_t *nout,
+		     char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,224 @@
+/*
+ * ktable.c - the kernel table: an open-addressing hash of configuration
+ * keys to dense indexes, with per-configuration launch counts and measured
+ * time.  Lookups hash the key as 64-bit words (keys are zero-padded).
+ *
+ * Library-call work:
+ *  - GEMM D[m x n] = A[m x k] B[k x n], batch times: 2*m*n*k*batch FLOPs;
+ *    bytes = (m*k*|A| + k*n*|B| + m*n*|C|) * batch, each operand moved once.
+ *  - Convolution, output (N, K, P, Q[, ...]), filter (K, C/groups, R, S
+ *    [, ...]): each output element is (C/groups)*R*S multiply-adds, so
+ *    FLOPs = 2 * prod(out) * prod(filter[1..]) for every direction (the
+ *    backward passes do the same multiply-adds); bytes = (prod(in) +
+ *    prod(filter) + prod(out)) * |dtype|.
+ */
+#include "analyzer/ktable.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct ktable {
+	struct ktable_entry *e;
+	uint32_t n, cap;
+	uint32_t *slots;              /* index + 1, 0 empty                       */
+	uint32_t nslots;              /* power of two                             */
+};
+
+_Static_assert(sizeof(struct ktable_key) % 8 == 0, "key hashed as 64-bit words");
+
+void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
+		     const struct ktable_lib *lib)
+{
+	memset(key, 0, sizeof(*key));
+	key->name = k->name;
+	memcpy(key->grid, k->grid, sizeof(key->grid));
+	memcpy(key->block, k->block, sizeof(key->block));
+	key->regs = k->regs;
+	key->smem_static = k->static_smem;
+	key->smem_dynamic = k->dyn_smem;
+	if (lib && lib->kind != KTABLE_LIB_NONE) {
+		key->lib_kind = lib->kind;
+		key->dtype = lib->dtype;
+		key->m = lib->m;
+		key->n = lib->n;
+		key->k = lib->k;
+		key->batch = lib->batch;
+		key->flops = lib->flops;
+		key->bytes = lib->bytes;
+	}
+}
+
+enum gpu_dtype ktable_dtype(enum trace_dtype operand, enum trace_dtype compute)
+{
+	switch (operand) {
+	case TRACE_DT_F64: return GPU_DT_FP64;
+	case TRACE_DT_F16: return GPU_DT_FP16;
+	case TRACE_DT_BF16: return GPU_DT_BF16;
+	case TRACE_DT_TF32: return GPU_DT_TF32;
+	case TRACE_DT_F8E4M3: case TRACE_DT_F8E5M2: return GPU_DT_FP8;
+	case TRACE_DT_F4: return GPU_DT_FP4;
+	case TRACE_DT_I8: return GPU_DT_INT8;
+	default:
+		return compute == TRACE_DT_TF32 ? GPU_DT_TF32 : GPU_DT_FP32;
+	}
+}
+
+static double ktable_elt(enum trace_dtype d)
+{
+	double b = trace_dtype_bytes(d);
+	return b > 0 ? b : 4;
+}
+
+void ktable_lib_from_gemm(struct ktable_lib *lib, const struct trace_gemm *g)
+{
+	double m = (double)g->m, n = (double)g->n, k = (double)g->k;
+	double b = g->batch ? (double)g->batch : 1.0;
+
+	memset(lib, 0, sizeof(*lib));
+	lib->kind = KTABLE_LIB_GEMM;
+	lib->dtype = ktable_dtype(g->a_type, g->compute_type);
+	lib->m = g->m;
+	lib->n = g->n;
+	lib->k = g->k;
+	lib->batch = g->batch ? g->batch : 1;
+	lib->flops = 2.0 * m * n * k * b;
+	lib->bytes = (m * k * ktable_elt(g->a_type) + k * n * ktable_elt(g->b_type) +
+		      m * n * ktable_elt(g->c_type)) * b;
+}
+
+static double ktable_prod(const int64_t *d, uint32_t from, uint32_t n)
+{
+	double p = 1;
+	for (uint32_t i = from; i < n; i++)
+		p *= d[i] > 0 ? (double)d[i] : 1.0;
+	return p;
+}
+
+void ktable_lib_from_conv(struct ktable_lib *lib, const struct trace_conv *c)
+{
+	uint32_t nd = c->nbdims <= TRACE_CONV_MAXDIM ? c->nbdims : TRACE_CONV_MAXDIM;
+	double elt = ktable_elt(c->dtype);
+
+	memset(lib, 0, sizeof(*lib));
+	lib->kind = KTABLE_LIB_CONV;
+	lib->dtype = ktable_dtype(c->dtype, c->compute_type);
+	if (nd < 3)
+		return;
+	lib->flops = 2.0 * ktable_prod(c->out, 0, nd) * ktable_prod(c->filt, 1, nd);
+	lib->bytes = (ktable_prod(c->in, 0, nd) + ktable_prod(c->filt, 0, nd) +
+		      ktable_prod(c->out, 0, nd)) * elt;
+}
+
+struct ktable *ktable_new(void)
+{
+	struct ktable *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->nslots = 1024;
+	t->slots = calloc(t->nslots, sizeof(*t->slots));
+	if (!t->slots) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void ktable_free(struct ktable *t)
+{
+	if (!t)
+		return;
+	free(t->e);
+	free(t->slots);
+	free(t);
+}
+
+static uint64_t ktable_hash(const struct ktable_key *key)
+{
+	uint64_t w[sizeof(*key) / 8], h = 0x9e3779b97f4a7c15ULL;
+
+	memcpy(w, key, sizeof(w));
+	for (size_t i = 0; i < sizeof(w) / 8; i++) {
+		h ^= w[i];
+		h *= 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 31;
+	}
+	return h;
+}
+
+static int64_t ktable_lookup(const struct ktable *t, const struct ktable_key *key, uint32_t *slot)
+{
+	uint32_t mask = t->nslots - 1, h = (uint32_t)ktable_hash(key) & mask;
+
+	while (t->slots[h]) {
+		uint32_t i = t->slots[h] - 1;
+		if (memcmp(&t->e[i].key, key, sizeof(*key)) == 0)
+			return i;
+		h = (h + 1) & mask;
+	}
+	*slot = h;
+	return -1;
+}
+
+static int ktable_rehash(struct ktable *t)
+{
+	uint32_t n = t->nslots * 2, mask = n - 1;
+	uint32_t *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -1;
+	for (uint32_t i = 0; i < t->n; i++) {
+		uint32_t h = (uint32_t)ktable_hash(&t->e[i].key) & mask;
+		while (s[h])
+			h = (h + 1) & mask;
+		s[h] = i + 1;
+	}
+	free(t->slots);
+	t->slots = s;
+	t->nslots = n;
+	return 0;
+}
+
+int64_t ktable_find(const struct ktable *t, const struct ktable_key *key)
+{
+	uint32_t slot;
+	return ktable_lookup(t, key, &slot);
+}
+
+int64_t ktable_intern(struct ktable *t, const struct ktable_key *key)
+{
+	uint32_t slot;
+	int64_t i = ktable_lookup(t, key, &slot);
+
+	if (i >= 0)
+		return i;
+	if (t->n == UINT32_MAX - 1)
+		return -1;
+	if ((uint64_t)(t->n + 1) * 2 > t->nslots) {
+		if (ktable_rehash(t) < 0)
+			return -1;
+		(void)ktable_lookup(t, key, &slot);
+	}
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 256;
+		struct ktable_entry *e = realloc(t->e, (size_t)cap * sizeof(*e));
+		if (!e)
+			return -1;
+		t->e = e;
+		t->cap = cap;
+	}
+	memset(&t->e[t->n], 0, sizeof(t->e[t->n]));
+	t->e[t->n].key = *key;
+	t->slots[slot] = t->n + 1;
+	return t->n++;
+}
+
+uint32_t ktable_count(const struct ktable *t)
+{
+	return t->n;
+}
+
+struct ktable_entry *ktable_entry(struct ktable *t, uint32_t i)
+{
+	return i < t->n ? &t->e[i] : NULL;
+}

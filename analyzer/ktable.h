@@ -1,0 +1,75 @@
+/*
+ * ktable.h - the kernel table: launches grouped by configuration (name,
+ * grid, block, registers, shared memory, and the shape and dtype of the
+ * library call that launched them).  A large iteration has millions of
+ * launches but a few thousand configurations; each is predicted once.
+ * Memory is bounded by the number of configurations.
+ */
+#ifndef SURFER_KTABLE_H
+#define SURFER_KTABLE_H
+
+#include <stdint.h>
+
+#include "gpu_specs/gpu.h"
+#include "trace/trace.h"
+
+enum ktable_lib_kind { KTABLE_LIB_NONE = 0, KTABLE_LIB_GEMM, KTABLE_LIB_CONV };
+
+/* What a GEMM or convolution record says about the kernels it launched. */
+struct ktable_lib {
+	enum ktable_lib_kind kind;
+	enum gpu_dtype dtype;         /* math dtype                               */
+	uint64_t m, n, k, batch;      /* GEMM; conv: 0                            */
+	double flops;                 /* total FLOPs of the call                  */
+	double bytes;                 /* minimum DRAM traffic, bytes              */
+};
+
+/* The grouping key.  Built only by ktable_key_init (padding is zeroed, the
+ * key is hashed and compared as bytes). */
+struct ktable_key {
+	uint32_t name;                /* string id in the trace                   */
+	uint32_t grid[3], block[3];
+	uint32_t regs, smem_static, smem_dynamic;
+	uint32_t lib_kind, dtype;
+	uint64_t m, n, k, batch;
+	double flops, bytes;
+};
+
+struct ktable_entry {
+	struct ktable_key key;
+	uint64_t launches;
+	uint64_t timed;               /* launches with a measured duration        */
+	double sum_ns;                /* their total measured duration            */
+};
+
+struct ktable;
+
+/* Fills key from a kernel record and the library call that launched it
+ * (lib may be NULL). */
+void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
+		     const struct ktable_lib *lib);
+
+/* Fills lib from a GEMM or convolution record: the math dtype, FLOPs and
+ * minimum bytes (formulas in ktable.c). */
+void ktable_lib_from_gemm(struct ktable_lib *lib, const struct trace_gemm *g);
+void ktable_lib_from_conv(struct ktable_lib *lib, const struct trace_conv *c);
+
+/* The math dtype a GEMM/conv record's operand and compute types imply. */
+enum gpu_dtype ktable_dtype(enum trace_dtype operand, enum trace_dtype compute);
+
+struct ktable *ktable_new(void);
+void ktable_free(struct ktable *t);
+
+/* Index of key, adding an empty entry when new.  -1 on allocation failure. */
+int64_t ktable_intern(struct ktable *t, const struct ktable_key *key);
+
+/* Index of key, or -1 when absent. */
+int64_t ktable_find(const struct ktable *t, const struct ktable_key *key);
+
+uint32_t ktable_count(const struct ktable *t);
+
+/* Entry i (< ktable_count), owned by the table; valid until the next
+ * ktable_intern. */
+struct ktable_entry *ktable_entry(struct ktable *t, uint32_t i);
+
+#endif

@@ -1,0 +1,328 @@
+/*
+ * main.c - surfer-analyze: predicts the iteration time of a recorded trace
+ * on other GPUs, prints a report, and gates CI on predicted regressions.
+ * Parses arguments and orchestrates; the work is in analyze.c, report.c
+ * and baseline.c.
+ *
+ * Exit codes: 0 success, 2 bad input (one line on stderr), 3 predicted
+ * regression beyond --max-regression, 1 internal failure (out of memory,
+ * output not written).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyzer/analyze.h"
+#include "analyzer/baseline.h"
+#include "analyzer/report.h"
+#include "gpu_specs/gpu.h"
+
+#define PROG "surfer-analyze"
+#define MAX_TARGETS 256
+
+struct cli {
+	const char *trace;
+	const struct gpu_spec *targets[MAX_TARGETS];
+	size_t ntargets;
+	int all_targets;
+	const struct gpu_spec *origin;
+	enum pred_method method;
+	int json;
+	size_t top;
+	const char *save_baseline;
+	const char *baseline;
+	double max_regression;
+	int have_max_regression;
+	int list_gpus;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " TRACE --target GPU [--target GPU ...] [options]\n"
+		"       " PROG " --list-gpus [--json]\n"
+		"\n"
+		"Predicts the iteration time of the program recorded in TRACE on other GPUs.\n"
+		"\n"
+		"  -t, --target GPU          predict on GPU (id, name or alias; repeatable)\n"
+		"  -a, --all-targets         predict on every GPU surfer knows\n"
+		"  -o, --origin GPU          the GPU the trace was recorded on (default: the\n"
+		"                            device named in the trace)\n"
+		"  -m, --method M            auto, wave, mlp or roofline (default auto)\n"
+		"  -j, --json                print one JSON document instead of the text report\n"
+		"  -n, --top N               kernels listed per target (default 10, 0 = all)\n"
+		"      --save-baseline FILE  write the predictions as a baseline for the gate\n"
+		"      --baseline FILE       compare with a baseline; exit 3 when a target's\n"
+		"      --max-regression PCT  predicted iteration time grew by more than PCT %%\n"
+		"                            (default 0)\n"
+		"      --list-gpus           list the GPUs surfer knows\n"
+		"  -h, --help                this help\n"
+		"  -V, --version             the version\n"
+		"\n"
+		"TRACE may be - for standard input.  Exit status: 0 success, 2 bad input,\n"
+		"3 predicted regression, 1 internal failure.\n");
+}
+
+static int bad(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, PROG ": ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static int find_gpu(const char *name, const struct gpu_spec **out)
+{
+	const char *near[3];
+	size_t n;
+
+	*out = gpu_find(name);
+	if (*out)
+		return 0;
+	n = gpu_suggest(name, near, 3);
+	if (n == 0)
+		return bad("unknown GPU '%s'%s; see --list-gpus", name, "");
+	fprintf(stderr, PROG ": unknown GPU '%s' (closest:", name);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", near[i]);
+	fprintf(stderr, "); see --list-gpus\n");
+	return 2;
+}
+
+static int add_target(struct cli *c, const struct gpu_spec *g)
+{
+	for (size_t i = 0; i < c->ntargets; i++)
+		if (c->targets[i] == g)
+			return 0;
+	if (c->ntargets == MAX_TARGETS)
+		return bad("too many targets (at most %s)%s", "256", "");
+	c->targets[c->ntargets++] = g;
+	return 0;
+}
+
+static int parse_number(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return errno || end == s || *end || *out != *out ? -1 : 0;
+}
+
+enum { OPT_SAVE = 256, OPT_BASELINE, OPT_MAXREG, OPT_LIST };
+
+/* Returns -1 to go on, else an exit code. */
+static int parse(int argc, char **argv, struct cli *c)
+{
+	static const struct option opts[] = {
+		{"target", required_argument, NULL, 't'},
+		{"all-targets", no_argument, NULL, 'a'},
+		{"origin", required_argument, NULL, 'o'},
+		{"method", required_argument, NULL, 'm'},
+		{"json", no_argument, NULL, 'j'},
+		{"top", required_argument, NULL, 'n'},
+		{"save-baseline", required_argument, NULL, OPT_SAVE},
+		{"baseline", required_argument, NULL, OPT_BASELINE},
+		{"max-regression", required_argument, NULL, OPT_MAXREG},
+		{"list-gpus", no_argument, NULL, OPT_LIST},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	const struct gpu_spec *g;
+	double v;
+	int o, rc;
+
+	c->method = PRED_AUTO;
+	c->top = 10;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":t:ao:m:jn:hV", opts, NULL)) != -1) {
+		switch (o) {
+		case 't':
+			if ((rc = find_gpu(optarg, &g)) || (rc = add_target(c, g)))
+				return rc;
+			break;
+		case 'a':
+			c->all_targets = 1;
+			break;
+		case 'o':
+			if ((rc = find_gpu(optarg, &c->origin)))
+				return rc;
+			break;
+		case 'm':
+			if (pred_method_parse(optarg, &c->method) < 0 || c->method == PRED_IDENTITY)
+				return bad("bad --method '%s': use auto, wave, mlp or roofline%s", optarg, "");
+			break;
+		case 'j':
+			c->json = 1;
+			break;
+		case 'n':
+			if (parse_number(optarg, &v) < 0 || v < 0 || v > 1e9 || v != (double)(size_t)v)
+				return bad("bad --top '%s': a count is expected%s", optarg, "");
+			c->top = (size_t)v;
+			break;
+		case OPT_SAVE:
+			c->save_baseline = optarg;
+			break;
+		case OPT_BASELINE:
+			c->baseline = optarg;
+			break;
+		case OPT_MAXREG:
+			if (parse_number(optarg, &v) < 0 || v < 0)
+				return bad("bad --max-regression '%s': a percentage >= 0 is expected%s",
+					   optarg, "");
+			c->max_regression = v;
+			c->have_max_regression = 1;
+			break;
+		case OPT_LIST:
+			c->list_gpus = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf(PROG " %s\n", SURFER_VERSION);
+			return 0;
+		case ':':
+			return bad("option '%s' needs a value%s", argv[optind - 1], "");
+		default:
+			return bad("unknown option '%s'%s; see --help", argv[optind - 1], "");
+		}
+	}
+	if (c->list_gpus)
+		return -1;
+	if (optind >= argc)
+		return bad("no trace given%s%s; see --help", "", "");
+	if (optind + 1 < argc)
+		return bad("unexpected argument '%s'%s; see --help", argv[optind + 1], "");
+	c->trace = argv[optind];
+	if (c->all_targets) {
+		size_t n;
+		const struct gpu_spec *all = gpu_all(&n);
+		for (size_t i = 0; i < n; i++)
+			if ((rc = add_target(c, &all[i])))
+				return rc;
+	}
+	if (c->ntargets == 0)
+		return bad("no target GPU: give --target GPU or --all-targets%s%s", "", "");
+	if (c->have_max_regression && !c->baseline)
+		return bad("--max-regression needs --baseline FILE%s%s", "", "");
+	return -1;
+}
+
+/* Copies standard input to a temporary file (the trace is read twice). */
+static int spool_stdin(char *path, size_t len)
+{
+	const char *dir = getenv("TMPDIR");
+	char buf[65536];
+	size_t n;
+	FILE *f;
+	int fd;
+
+	snprintf(path, len, "%s/surfer-analyze-XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0 || !(f = fdopen(fd, "wb"))) {
+		if (fd >= 0)
+			close(fd);
+		return bad("cannot spool standard input: %s%s", strerror(errno), "");
+	}
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+		if (fwrite(buf, 1, n, f) != n)
+			break;
+	if (ferror(stdin) || ferror(f) || fclose(f)) {
+		unlink(path);
+		return bad("cannot spool standard input: %s%s", strerror(errno), "");
+	}
+	return 0;
+}
+
+static int gate(const struct analysis *a, const struct cli *c)
+{
+	struct baseline_verdict v[MAX_TARGETS];
+	size_t n;
+	char err[512];
+	FILE *f = c->json ? stderr : stdout;
+	int rc = baseline_compare(a, c->baseline, c->max_regression, v, MAX_TARGETS, &n, err,
+				  sizeof(err));
+
+	if (rc < 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return rc == -2 ? 2 : 1;
+	}
+	if (!c->json)
+		fputc('\n', f);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "gate       %s: %.3f ms -> %.3f ms (%+.1f%%), limit %.1f%%: %s\n",
+			v[i].target, v[i].base_ms, v[i].cur_ms, v[i].growth_pct, c->max_regression,
+			v[i].regressed ? "REGRESSION" : "ok");
+		if (!v[i].regressed)
+			continue;
+		for (size_t k = 0; k < v[i].ngrowers; k++) {
+			char name[61];
+			report_short_name(v[i].growers[k].name, name, 60);
+			fprintf(f, "  grew     %-60s %+.3f ms (%.3f -> %.3f)\n", name,
+				v[i].growers[k].cur_ms - v[i].growers[k].base_ms,
+				v[i].growers[k].base_ms, v[i].growers[k].cur_ms);
+		}
+	}
+	return rc == 1 ? 3 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c;
+	struct analysis_options o;
+	struct analysis *a = NULL;
+	char err[512], spool[4096] = "";
+	const char *path;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	rc = parse(argc, argv, &c);
+	if (rc >= 0)
+		return rc;
+	if (c.list_gpus)
+		return gpu_list_print(stdout, c.json) < 0 ? 1 : 0;
+
+	path = c.trace;
+	if (strcmp(path, "-") == 0) {
+		if ((rc = spool_stdin(spool, sizeof(spool))))
+			return rc;
+		path = spool;
+	}
+	memset(&o, 0, sizeof(o));
+	o.origin = c.origin;
+	o.targets = c.targets;
+	o.ntargets = c.ntargets;
+	o.method = c.method;
+	rc = analysis_run(path, &o, &a, err, sizeof(err));
+	if (spool[0])
+		unlink(spool);
+	if (rc < 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return rc == -2 ? 2 : 1;
+	}
+	if (a->warning[0])
+		fprintf(stderr, PROG ": warning: '%s': %s\n", c.trace, a->warning);
+	if (c.json)
+		rc = report_json_write(stdout, a, c.top);
+	else
+		rc = report_text(stdout, a, c.top);
+	if (rc < 0 || fflush(stdout)) {
+		fprintf(stderr, PROG ": cannot write the report: %s\n", strerror(errno));
+		analysis_free(a);
+		return 1;
+	}
+	rc = 0;
+	if (c.save_baseline && baseline_save(a, c.save_baseline, err, sizeof(err)) < 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		rc = 2;
+	}
+	if (!rc && c.baseline)
+		rc = gate(a, &c);
+	analysis_free(a);
+	return rc;
+}

@@ -1,0 +1,288 @@
+/*
+ * report.c - the text and JSON reports of an analysis.  Times are printed
+ * per iteration, in ms; nothing here computes a prediction.
+ */
+#include "analyzer/report.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#define REPORT_NAME_WIDTH 46
+
+/* Appends s[0..n) to out (capacity cap, length *len), silently cutting. */
+static void rp_append(char *out, size_t cap, size_t *len, const char *s, size_t n)
+{
+	if (*len + 1 >= cap)
+		return;
+	if (n > cap - 1 - *len)
+		n = cap - 1 - *len;
+	memcpy(out + *len, s, n);
+	*len += n;
+	out[*len] = 0;
+}
+
+/* Qualified name of an Itanium-mangled symbol; 0 when it is not one this
+ * simple reader understands. */
+static int rp_demangle(const char *s, char *out, size_t cap)
+{
+	size_t len = 0;
+	int nested, parts = 0;
+
+	out[0] = 0;
+	if (strncmp(s, "_Z", 2) != 0)
+		return 0;
+	s += 2;
+	if (*s == 'L')
+		s++;
+	nested = *s == 'N';
+	if (nested) {
+		s++;
+		while (*s == 'r' || *s == 'V' || *s == 'K')
+			s++;
+	}
+	if (s[0] == 'S' && s[1] == 't') {
+		rp_append(out, cap, &len, "std", 3);
+		parts++;
+		s += 2;
+	}
+	while (isdigit((unsigned char)*s)) {
+		char *end;
+		unsigned long n = strtoul(s, &end, 10);
+		if (n == 0 || strnlen(end, n) < n)
+			return 0;
+		if (parts++)
+			rp_append(out, cap, &len, "::", 2);
+		rp_append(out, cap, &len, end, n);
+		s = end + n;
+		if (*s == 'I') {
+			rp_append(out, cap, &len, "<...>", 5);
+			break;
+		}
+		if (!nested)
+			break;
+	}
+	return parts > 0;
+}
+
+/* "void ns::kernel<args>(params)" -> "ns::kernel<...>". */
+static void rp_plain(const char *s, char *out, size_t cap)
+{
+	size_t len = 0, n;
+
+	out[0] = 0;
+	if (strncmp(s, "void ", 5) == 0)
+		s += 5;
+	n = strcspn(s, "<(");
+	rp_append(out, cap, &len, s, n);
+	if (s[n] == '<')
+		rp_append(out, cap, &len, "<...>", 5);
+}
+
+void report_short_name(const char *name, char *out, size_t width)
+{
+	char buf[512];
+
+	if (!name)
+		name = "(unnamed)";
+	if (!rp_demangle(name, buf, sizeof(buf)))
+		rp_plain(name, buf, sizeof(buf));
+	if (!buf[0])
+		snprintf(buf, sizeof(buf), "%s", name);
+	if (strlen(buf) > width && width > 3) {
+		memcpy(out, buf, width - 3);
+		memcpy(out + width - 3, "...", 4);
+	} else {
+		snprintf(out, width + 1, "%s", buf);
+	}
+}
+
+static double rp_ms(double ns)
+{
+	return ns / 1e6;
+}
+
+static double rp_pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+static const char *rp_bound(int memory_bound)
+{
+	return memory_bound > 0 ? "memory" : memory_bound == 0 ? "compute" : "?";
+}
+
+static void rp_target(FILE *f, const struct analysis *a, const struct analysis_target *t,
+		      size_t top)
+{
+	char name[REPORT_NAME_WIDTH + 1];
+	size_t n = top && top < t->ngroups ? top : t->ngroups;
+	int first = 1;
+
+	fprintf(f, "\ntarget     %s (%s), method %s\n", t->gpu->id, t->gpu->name,
+		pred_method_name(t->method));
+	fprintf(f, "predicted  %.3f ms per iteration", rp_ms(t->iteration_ns));
+	if (a->measured_ns > 0)
+		fprintf(f, " (%.2fx the measured time)", t->iteration_ns / a->measured_ns);
+	fprintf(f, "\n");
+	fprintf(f, "kernels    %.3f ms: memory-bound %.1f%%, compute-bound %.1f%%, unknown %.1f%%\n",
+		rp_ms(t->kernel_ns), rp_pct(t->memory_bound_ns, t->kernel_ns),
+		rp_pct(t->compute_bound_ns, t->kernel_ns), rp_pct(t->unknown_bound_ns, t->kernel_ns));
+	fprintf(f, "methods   ");
+	for (int m = 0; m < PRED_METHOD_COUNT; m++)
+		if (t->method_ns[m] > 0)
+			fprintf(f, " %s %.1f%%", pred_method_name((enum pred_method)m),
+				rp_pct(t->method_ns[m], t->kernel_ns));
+	fprintf(f, "\n");
+	fprintf(f, "GPU waits  %.3f ms on the CPU; copies %.3f ms\n", rp_ms(t->gpu_wait_cpu_ns),
+		rp_ms(t->copy_ns));
+	fprintf(f, "ops       ");
+	for (int o = 0; o < PRED_OP_COUNT; o++) {
+		if (t->op_ns[o] <= 0 && t->op_origin_ns[o] <= 0)
+			continue;
+		fprintf(f, "%s %s %.3f -> %.3f", first ? "" : ",", pred_op_name((enum pred_op)o),
+			rp_ms(t->op_origin_ns[o]), rp_ms(t->op_ns[o]));
+		first = 0;
+	}
+	fprintf(f, " ms\n");
+	if (!n)
+		return;
+	fprintf(f, "  %-*s %8s %10s %10s %-8s %-7s\n", REPORT_NAME_WIDTH, "kernel", "launches",
+		"origin ms", "pred ms", "method", "bound");
+	for (size_t i = 0; i < n; i++) {
+		const struct analysis_group *g = &t->groups[i];
+
+		report_short_name(g->name, name, REPORT_NAME_WIDTH);
+		fprintf(f, "  %-*s %8llu %10.3f %10.3f %-8s %-7s\n", REPORT_NAME_WIDTH, name,
+			(unsigned long long)g->launches, rp_ms(g->origin_ns), rp_ms(g->pred_ns),
+			pred_method_name(g->method), rp_bound(g->memory_bound));
+	}
+}
+
+int report_text(FILE *f, const struct analysis *a, size_t top)
+{
+	fprintf(f, "origin     %s (%s)\n", a->origin ? a->origin->id : "?", a->device);
+	fprintf(f, "trace      %llu kernels, %u configurations, %u iteration%s\n",
+		(unsigned long long)a->kernels, a->configs, a->iterations,
+		a->iterations == 1 ? "" : "s");
+	fprintf(f, "measured   %.3f ms per iteration: kernels %.3f ms, copies %.3f ms, "
+		"GPU waits on CPU %.3f ms\n", rp_ms(a->measured_ns), rp_ms(a->measured_kernel_ns),
+		rp_ms(a->measured_copy_ns), rp_ms(a->measured_gpu_wait_cpu_ns));
+	if (a->warning[0])
+		fprintf(f, "warning    %s\n", a->warning);
+	for (size_t t = 0; t < a->ntargets; t++)
+		rp_target(f, a, &a->targets[t], top);
+	return ferror(f) ? -1 : 0;
+}
+
+/* Adds key: value, dropping the reference (jansson's _new setters). */
+static int rp_set(json_t *o, const char *key, json_t *v)
+{
+	return v ? json_object_set_new(o, key, v) : -1;
+}
+
+static json_t *rp_breakdown(const struct analysis_target *t, size_t top)
+{
+	json_t *arr = json_array();
+	size_t n = top && top < t->ngroups ? top : t->ngroups;
+
+	if (!arr)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct analysis_group *g = &t->groups[i];
+		json_t *o = json_object();
+
+		if (!o || rp_set(o, "kernel", json_string(g->name)) ||
+		    rp_set(o, "op", json_string(pred_op_name(g->op))) ||
+		    rp_set(o, "launches", json_integer((json_int_t)g->launches)) ||
+		    rp_set(o, "origin_ms", json_real(rp_ms(g->origin_ns))) ||
+		    rp_set(o, "predicted_ms", json_real(rp_ms(g->pred_ns))) ||
+		    rp_set(o, "method", json_string(pred_method_name(g->method))) ||
+		    rp_set(o, "bound", json_string(rp_bound(g->memory_bound))) ||
+		    json_array_append_new(arr, o)) {
+			json_decref(o);
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+static json_t *rp_prediction(const struct analysis_target *t, size_t top)
+{
+	json_t *o = json_object(), *methods = json_object();
+
+	if (!o || !methods)
+		goto fail;
+	for (int m = 0; m < PRED_METHOD_COUNT; m++)
+		if (t->method_ns[m] > 0 &&
+		    rp_set(methods, pred_method_name((enum pred_method)m), json_real(rp_ms(t->method_ns[m]))))
+			goto fail;
+	if (rp_set(o, "target", json_string(t->gpu->id)) ||
+	    rp_set(o, "target_name", json_string(t->gpu->name)) ||
+	    rp_set(o, "method", json_string(pred_method_name(t->method))) ||
+	    rp_set(o, "iteration_ms", json_real(rp_ms(t->iteration_ns))) ||
+	    rp_set(o, "kernel_ms", json_real(rp_ms(t->kernel_ns))) ||
+	    rp_set(o, "copy_ms", json_real(rp_ms(t->copy_ns))) ||
+	    rp_set(o, "gpu_waiting_on_cpu_ms", json_real(rp_ms(t->gpu_wait_cpu_ns))) ||
+	    rp_set(o, "memory_bound_ms", json_real(rp_ms(t->memory_bound_ns))) ||
+	    rp_set(o, "compute_bound_ms", json_real(rp_ms(t->compute_bound_ns))) ||
+	    rp_set(o, "unknown_bound_ms", json_real(rp_ms(t->unknown_bound_ns))) ||
+	    rp_set(o, "methods", methods))
+		goto fail_o;
+	if (rp_set(o, "breakdown", rp_breakdown(t, top)))
+		goto fail_o;
+	return o;
+fail:
+	json_decref(methods);
+fail_o:
+	json_decref(o);
+	return NULL;
+}
+
+json_t *report_json(const struct analysis *a, size_t top)
+{
+	json_t *doc = json_object(), *origin = json_object(), *preds = json_array();
+
+	if (!doc || !origin || !preds)
+		goto fail;
+	if (rp_set(origin, "device", json_string(a->device)) ||
+	    rp_set(origin, "gpu", json_string(a->origin ? a->origin->id : "")) ||
+	    rp_set(origin, "kernels", json_integer((json_int_t)a->kernels)) ||
+	    rp_set(origin, "configurations", json_integer(a->configs)) ||
+	    rp_set(origin, "iterations", json_integer(a->iterations)) ||
+	    rp_set(origin, "measured_ms", json_real(rp_ms(a->measured_ns))) ||
+	    rp_set(origin, "truncated", json_boolean(a->truncated)))
+		goto fail;
+	for (size_t t = 0; t < a->ntargets; t++)
+		if (json_array_append_new(preds, rp_prediction(&a->targets[t], top)))
+			goto fail;
+	if (json_object_set_new(doc, "origin", origin)) {
+		origin = NULL;
+		goto fail;
+	}
+	origin = NULL;
+	if (json_object_set_new(doc, "predictions", preds)) {
+		preds = NULL;
+		goto fail;
+	}
+	return doc;
+fail:
+	json_decref(origin);
+	json_decref(preds);
+	json_decref(doc);
+	return NULL;
+}
+
+int report_json_write(FILE *f, const struct analysis *a, size_t top)
+{
+	json_t *doc = report_json(a, top);
+	int rc;
+
+	if (!doc)
+		return -1;
+	rc = json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	json_decref(doc);
+	if (rc == 0)
+		fputc('\n', f);
+	return rc || ferror(f) ? -1 : 0;
+}

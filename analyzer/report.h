@@ -1,0 +1,33 @@
+/*
+ * report.h - formats an analysis: the text report (fits 100 columns) and the
+ * JSON document.  Reports only format what the analysis computed.
+ */
+#ifndef SURFER_REPORT_H
+#define SURFER_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "analyzer/analyze.h"
+
+/* A readable short form of a kernel name: Itanium-mangled names become
+ * their qualified name ("_ZN2at6native18elementwise_kernelILi4E..." ->
+ * "at::native::elementwise_kernel<...>"), others are copied; the result is
+ * cut to width characters (ending in "...") and always NUL-terminated. */
+void report_short_name(const char *name, char *out, size_t width);
+
+/* Writes the text report of a (top groups per target) to f.  Returns 0, or
+ * -1 when writing failed. */
+int report_text(FILE *f, const struct analysis *a, size_t top);
+
+/* Builds the JSON document {"origin": {...}, "predictions": [...]} with the
+ * top groups of each target in "breakdown" (top 0 = all).  The caller owns
+ * the result (json_decref); NULL on allocation failure. */
+json_t *report_json(const struct analysis *a, size_t top);
+
+/* Writes report_json(a, top) to f, indented, with a final newline. */
+int report_json_write(FILE *f, const struct analysis *a, size_t top);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * timeline.h - the iteration timeline: replays the recorded CPU launches,
+ * stream order, synchronizations and copies with measured durations (the
+ * measured lane) and with predicted durations (one lane per target GPU),
+ * and turns them into iteration times.  It is the only place where kernel
+ * times become an iteration time.
+ *
+ * Events are fed one at a time in CPU order; the state is per stream and
+ * per configuration (never per launch), so a trace of any length replays in
+ * bounded memory.
+ */
+#ifndef SURFER_TIMELINE_H
+#define SURFER_TIMELINE_H
+
+#include <stdint.h>
+
+enum tl_kind {
+	TL_KERNEL = 0,   /* a kernel launch                                     */
+	TL_COPY,         /* a memcpy or memset                                  */
+	TL_SYNC,         /* the CPU waited for GPU work                         */
+	TL_ITERATION,    /* an iteration boundary (at cpu_ns)                   */
+	TL_KIND_COUNT
+};
+
+/* How a copy's duration scales from the origin to a target. */
+enum tl_copy_class {
+	TL_COPY_HOST = 0,  /* host <-> device: host link bandwidth             */
+	TL_COPY_DEVICE,    /* device <-> device and memset: DRAM bandwidth     */
+	TL_COPY_PEER,      /* peer to peer: NVLink (or host link)             */
+	TL_COPY_NONE,      /* host to host: unchanged                          */
+	TL_COPY_CLASS_COUNT
+};
+
+/* One event.  Times are ns on one clock (the CPU's), relative to any fixed
+ * origin; GPU times already moved onto the CPU clock. */
+struct tl_event {
+	enum tl_kind kind;
+	uint32_t config;          /* TL_KERNEL: kernel-table index             */
+	uint64_t stream;          /* stream id; TL_SYNC: the stream waited on  */
+	double cpu_ns;            /* CPU time of the call                      */
+	double cpu_end_ns;        /* CPU time the call returned (sync, blocking copy) */
+	double start_ns, end_ns;  /* measured GPU execution, when has_gpu      */
+	int has_gpu;
+	int blocking;             /* TL_COPY: the CPU waited for the copy      */
+	enum tl_copy_class copy;  /* TL_COPY                                   */
+	int wait_all;             /* TL_SYNC: waits for every stream           */
+	int no_cpu_wait;          /* TL_SYNC: does not block the CPU (stream wait event) */
+};
+
+/* Duration of a kernel configuration on one target: measured x scale when
+ * the launch has a measured time and scale > 0, else ns. */
+struct tl_kernel_pred {
+	double scale;
+	double ns;
+};
+
+/* Per target: copy duration multipliers by enum tl_copy_class. */
+struct tl_target {
+	double copy_scale[TL_COPY_CLASS_COUNT];
+};
+
+/* Results of one lane (the measured one or a target). */
+struct tl_summary {
+	double iteration_ns;      /* mean time of one iteration                */
+	double span_ns;           /* first boundary to the end of all work     */
+	uint32_t iterations;
+	double gpu_wait_cpu_ns;   /* per iteration: whole GPU idle, waiting for a launch */
+	double kernel_ns;         /* per iteration: sum of kernel durations    */
+	double copy_ns;           /* per iteration: sum of copy durations      */
+};
+
+struct timeline;
+
+/* Creates a timeline for ntargets targets over nconfigs configurations.
+ * pred holds nconfigs x ntargets entries (pred[c * ntargets + t]) and
+ * targets ntargets entries; both are borrowed and must outlive the
+ * timeline.  NULL on allocation failure. */
+struct timeline *timeline_new(uint32_t ntargets, uint32_t nconfigs,
+			      const struct tl_kernel_pred *pred, const struct tl_target *targets);
+
+/* Replays one event.  Returns 0, or -1 on allocation failure or a bad
+ * config index (the event is then ignored). */
+int timeline_add(struct timeline *tl, const struct tl_event *ev);
+
+/* Finishes the replay: fills *measured and pred[0..ntargets).  Callable
+ * once all events were added; may be called again (same results). */
+void timeline_finish(struct timeline *tl, struct tl_summary *measured, struct tl_summary *pred);
+
+/* Sum of durations per configuration over the counted iterations (not
+ * divided by their number): lane 0 is measured, lane 1 + t target t.
+ * Returns an array of nconfigs values owned by the timeline. */
+const double *timeline_config_ns(const struct timeline *tl, uint32_t lane);
+
+/* Launches per configuration over the counted iterations (nconfigs values,
+ * owned by the timeline). */
+const uint64_t *timeline_config_launches(const struct timeline *tl);
+
+void timeline_free(struct timeline *tl);
+
+#endif

@@ -1,0 +1,179 @@
+/*
+ * classify.c - predict_classify(): what a kernel computes and in which
+ * dtype, from its name (cuBLAS/cuBLASLt, CUTLASS, cuDNN, ATen, Triton,
+ * FlashAttention, NCCL naming conventions) and its launch, and estimates of
+ * its FLOPs and DRAM bytes where the trace did not give them.
+ *
+ * Estimates (documented because they feed gamma and the roofline):
+ *  - GEMM with m, n, k known: 2*m*n*k*batch FLOPs; (m*k + k*n + m*n)*batch
+ *    elements moved once each (the minimum traffic; tiles re-read from L2
+ *    are not DRAM traffic).
+ *  - Elementwise kernels: elements = m*n when the caller knows the shape,
+ *    else threads x elements per thread, with 4 elements per thread for
+ *    ATen's elementwise kernels (thread_work_size 4 in ATen's
+ *    cuda/Loops.cuh: 128-thread blocks, each thread 4 elements) and 1 for
+ *    others (Triton pointwise kernels launch one program per XBLOCK
+ *    elements with ~1 element per thread at XBLOCK = block size).  Bytes =
+ *    3 x elements x dtype size (a binary op: two operands read, one
+ *    written); FLOPs = elements (one op each).
+ *  - Softmax and norms with a rows x cols shape in m, n: bytes =
+ *    2 x m*n x dtype size (read once, write once), FLOPs = 5 x m*n
+ *    (max, subtract, exp, sum, divide; mean/variance/scale for norms).
+ * Nothing is invented for other kernels: their flops and bytes stay 0.
+ */
+#include "predictor/predict.h"
+
+#include <stddef.h>
+#include <string.h>
+
+static int cls_has(const char *s, const char *const *needles)
+{
+	for (; *needles; needles++)
+		if (strcasestr(s, *needles))
+			return 1;
+	return 0;
+}
+
+/* Order matters: conv before GEMM (cuDNN's implicit_convolve_sgemm), split-K
+ * reductions before GEMM, attention before both. */
+static enum pred_op cls_op(const char *s)
+{
+	static const char *const comm[] = {"nccl", NULL};
+	static const char *const attn[] = {"flash", "fmha", "attention", "sdpa", "mha_fwd",
+					   "mha_bwd", NULL};
+	static const char *const conv[] = {"convolve", "convolution", "conv1d", "conv2d",
+					   "conv3d", "conv_", "fprop", "dgrad", "wgrad",
+					   "winograd", "fft2d", NULL};
+	static const char *const splitk[] = {"splitkreduce", NULL};
+	static const char *const gemm[] = {"gemm", "matmul", "nvjet", "cutlass", "cublas",
+					   "xmma", "s884", "h884", "s1688", "h1688", "s16816",
+					   "h16816", "i8816", "wmma", "triton_tem_", "_mm_",
+					   "bmm", NULL};
+	static const char *const softmax[] = {"softmax", NULL};
+	static const char *const norm[] = {"layer_norm", "layernorm", "rms_norm", "rmsnorm",
+					   "batch_norm", "batchnorm", "group_norm", "groupnorm",
+					   "instance_norm", "bn_fw", "bn_bw", "norm_kernel",
+					   "ln_fwd", "ln_bwd", "cuComputeGradInput",
+					   "cuApplyLayerNorm", NULL};
+	static const char *const reduce[] = {"reduce", "reduction", "triton_red_",
+					     "triton_per_", "argmax", "argmin", "cub::device",
+					     "scan", NULL};
+	static const char *const elem[] = {"elementwise", "triton_poi_", "vectorized_",
+					   "unrolled_", "fill", "copy", "catarray", "cat_",
+					   "index", "gather", "scatter", "where", "pointwise",
+					   "embedding", "dropout", "multi_tensor_apply",
+					   "distribution", "transpose", "permute", "pool",
+					   "upsample", "pad", "clamp", "relu", "gelu", "silu",
+					   "sigmoid", "tanh", NULL};
+
+	if (cls_has(s, comm))
+		return PRED_OP_COMM;
+	if (cls_has(s, attn))
+		return PRED_OP_ATTENTION;
+	if (cls_has(s, conv))
+		return PRED_OP_CONV;
+	if (cls_has(s, splitk))
+		return PRED_OP_REDUCTION;
+	if (cls_has(s, gemm))
+		return PRED_OP_GEMM;
+	if (cls_has(s, softmax))
+		return PRED_OP_SOFTMAX;
+	if (cls_has(s, norm))
+		return PRED_OP_NORM;
+	if (cls_has(s, reduce))
+		return PRED_OP_REDUCTION;
+	if (cls_has(s, elem))
+		return PRED_OP_ELEMENTWISE;
+	return PRED_OP_UNKNOWN;
+}
+
+/* The narrowest type named wins: FP8 before BF16 before FP16 ("bf16" holds
+ * "f16"), and a kernel naming FP16 operands with FP32 accumulation
+ * ("f16f16_f32") is an FP16 kernel. */
+static enum gpu_dtype cls_dtype(const char *s)
+{
+	static const char *const fp8[] = {"e4m3", "e5m2", "fp8", "f8f8", NULL};
+	static const char *const bf16[] = {"bf16", "bfloat16", NULL};
+	static const char *const fp16[] = {"f16", "fp16", "half", "h884", "h1688", "h16816",
+					   "hgemm", "hmma", NULL};
+	static const char *const tf32[] = {"tf32", NULL};
+	static const char *const i8[] = {"int8", "imma", "i8816", "_i8", "s8s8", NULL};
+	static const char *const f64[] = {"double", "dgemm", "f64", "fp64", "d884", NULL};
+
+	if (cls_has(s, fp8))
+		return GPU_DT_FP8;
+	if (cls_has(s, bf16))
+		return GPU_DT_BF16;
+	if (cls_has(s, fp16))
+		return GPU_DT_FP16;
+	if (cls_has(s, tf32))
+		return GPU_DT_TF32;
+	if (cls_has(s, i8))
+		return GPU_DT_INT8;
+	if (cls_has(s, f64))
+		return GPU_DT_FP64;
+	return GPU_DT_FP32;
+}
+
+static double cls_dtype_bytes(enum gpu_dtype d)
+{
+	switch (d) {
+	case GPU_DT_FP64: return 8;
+	case GPU_DT_FP16: case GPU_DT_BF16: return 2;
+	case GPU_DT_FP8: case GPU_DT_INT8: return 1;
+	case GPU_DT_FP4: return 0.5;
+	default: return 4;
+	}
+}
+
+void predict_classify(struct pred_kernel *k)
+{
+	double elt, elems;
+
+	if (!k)
+		return;
+	if (k->name && *k->name) {
+		if (k->op == PRED_OP_UNKNOWN)
+			k->op = cls_op(k->name);
+		if (k->dtype == GPU_DT_FP32)
+			k->dtype = cls_dtype(k->name);
+	}
+	elt = cls_dtype_bytes(k->dtype);
+	if (k->flops > 0 || k->bytes > 0)
+		return;
+
+	switch (k->op) {
+	case PRED_OP_GEMM:
+		if (k->m && k->n && k->k) {
+			double b = k->batch ? (double)k->batch : 1.0;
+			double m = (double)k->m, n = (double)k->n, kk = (double)k->k;
+			k->flops = 2.0 * m * n * kk * b;
+			k->bytes = (m * kk + kk * n + m * n) * b * elt;
+		}
+		break;
+	case PRED_OP_ELEMENTWISE:
+		if (k->m && k->n) {
+			elems = (double)k->m * (double)k->n;
+		} else {
+			double threads = (double)(k->grid[0] ? k->grid[0] : 1) *
+					 (k->grid[1] ? k->grid[1] : 1) * (k->grid[2] ? k->grid[2] : 1) *
+					 (k->block[0] ? k->block[0] : 1) *
+					 (k->block[1] ? k->block[1] : 1) * (k->block[2] ? k->block[2] : 1);
+			int aten = k->name && strstr(k->name, "elementwise_kernel");
+			elems = threads * (aten ? 4 : 1);
+		}
+		k->bytes = 3.0 * elems * elt;
+		k->flops = elems;
+		break;
+	case PRED_OP_SOFTMAX:
+	case PRED_OP_NORM:
+		if (k->m && k->n) {
+			elems = (double)k->m * (double)k->n;
+			k->bytes = 2.0 * elems * elt;
+			k->flops = 5.0 * elems;
+		}
+		break;
+	default:
+		break;
+	}
+}

@@ -1,0 +1,142 @@
+/*
+ * predict.c - predict_kernel(): the one entry point that turns a kernel
+ * configuration into a predicted time on a target GPU, dispatching to wave
+ * scaling, the roofline or the tile model, and the names of methods and ops.
+ *
+ * Fallbacks (so a report always has a number and says where it came from):
+ *  - origin == target with a measured time: the measurement itself
+ *    (PRED_IDENTITY), whatever method was asked for;
+ *  - PRED_MLP when the tile model cannot describe the kernel: wave scaling if
+ *    an origin time exists, else the roofline;
+ *  - PRED_AUTO takes pred_choose()'s method, then wave, then roofline, and
+ *    when nothing is known about the kernel (no origin time, no FLOPs or
+ *    bytes) PRED_NO_BASIS_NS, a typical launch-to-completion time of an
+ *    empty kernel, so such kernels are neither free nor invented.
+ */
+#include "predictor/predict.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "predictor/choose.h"
+#include "predictor/roofline.h"
+#include "predictor/tile.h"
+#include "predictor/wave.h"
+
+/* ns: a kernel of unknown work with no measurement (about the cost of the
+ * smallest kernels on current GPUs, 2-3 us launch to completion). */
+#define PRED_NO_BASIS_NS 2500.0
+
+static void pred_result_clear(struct pred_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->gamma = -1;
+	out->memory_bound = -1;
+}
+
+static int pred_same_gpu(const struct gpu_spec *a, const struct gpu_spec *b)
+{
+	return a && b && (a == b || (a->id && b->id && strcmp(a->id, b->id) == 0));
+}
+
+static int pred_run(const struct pred_kernel *k, const struct gpu_spec *origin,
+		    const struct gpu_spec *target, enum pred_method m, struct pred_result *out)
+{
+	switch (m) {
+	case PRED_WAVE:
+		return wave_predict(k, origin, target, out);
+	case PRED_ROOFLINE:
+		return roofline_predict(k, origin, target, out);
+	case PRED_MLP:
+		if (tile_predict(k, origin, target, out) == 0 && out->ns > 0) {
+			out->method = PRED_MLP;
+			return 0;
+		}
+		pred_result_clear(out);
+		if (wave_predict(k, origin, target, out) == 0)
+			return 0;
+		return roofline_predict(k, origin, target, out);
+	case PRED_IDENTITY:
+		if (!pred_same_gpu(origin, target) || !(k->origin_ns > 0))
+			return -1;
+		out->ns = k->origin_ns;
+		out->method = PRED_IDENTITY;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+int predict_kernel(const struct pred_kernel *k, const struct gpu_spec *origin,
+		   const struct gpu_spec *target, enum pred_method method,
+		   struct pred_result *out)
+{
+	int mb;
+
+	if (!k || !target || !out || (unsigned)method >= PRED_METHOD_COUNT)
+		return -1;
+	pred_result_clear(out);
+	if (k->origin_ns > 0 && pred_same_gpu(origin, target)) {
+		out->ns = k->origin_ns;
+		out->method = PRED_IDENTITY;
+		out->roofline_ns = roofline_ns(k, target, &mb);
+		if (out->roofline_ns < 0)
+			out->roofline_ns = 0;
+		out->memory_bound = mb >= 0 ? mb : (wave_gamma(k, target, NULL) >= 0.5);
+		return 0;
+	}
+	if (method != PRED_AUTO)
+		return pred_run(k, origin, target, method, out);
+
+	if (pred_run(k, origin, target, pred_choose(k, k->origin_ns > 0 ? origin : NULL, target),
+		     out) == 0)
+		return 0;
+	pred_result_clear(out);
+	if (pred_run(k, origin, target, PRED_WAVE, out) == 0)
+		return 0;
+	pred_result_clear(out);
+	if (pred_run(k, origin, target, PRED_ROOFLINE, out) == 0)
+		return 0;
+	pred_result_clear(out);
+	/* Nothing known: keep the measurement if any (unscaled), else the
+	 * no-basis estimate; reported as the roofline method with an unknown
+	 * bound. */
+	out->ns = k->origin_ns > 0 ? k->origin_ns : PRED_NO_BASIS_NS;
+	out->method = PRED_ROOFLINE;
+	return 0;
+}
+
+static const char *const pred_method_names[PRED_METHOD_COUNT] = {
+	[PRED_AUTO] = "auto", [PRED_WAVE] = "wave", [PRED_MLP] = "mlp",
+	[PRED_ROOFLINE] = "roofline", [PRED_IDENTITY] = "identity",
+};
+
+const char *pred_method_name(enum pred_method m)
+{
+	return (unsigned)m < PRED_METHOD_COUNT ? pred_method_names[m] : "?";
+}
+
+int pred_method_parse(const char *s, enum pred_method *out)
+{
+	if (!s)
+		return -1;
+	for (int i = 0; i < PRED_METHOD_COUNT; i++) {
+		if (strcasecmp(s, pred_method_names[i]) == 0) {
+			*out = (enum pred_method)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *pred_op_name(enum pred_op o)
+{
+	static const char *const names[PRED_OP_COUNT] = {
+		[PRED_OP_UNKNOWN] = "unknown", [PRED_OP_GEMM] = "gemm", [PRED_OP_CONV] = "conv",
+		[PRED_OP_ELEMENTWISE] = "elementwise", [PRED_OP_REDUCTION] = "reduction",
+		[PRED_OP_SOFTMAX] = "softmax", [PRED_OP_NORM] = "norm",
+		[PRED_OP_ATTENTION] = "attention", [PRED_OP_MEMCPY] = "memcpy",
+		[PRED_OP_MEMSET] = "memset", [PRED_OP_COMM] = "comm",
+	};
+	return (unsigned)o < PRED_OP_COUNT ? names[o] : "?";
+}

@@ -1,0 +1,375 @@
+/*
+ * trace.c - the parts of the trace module the writer and the reader share:
+ * names of enum values, the semantic validation of records (one set of rules
+ * for both sides, see docs/trace-format.md) and a uint32 hash map.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/internal.h"
+#include "trace/trace.h"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *name_of(const char *const *names, size_t n, int v)
+{
+	if (v < 0 || (size_t)v >= n || !names[v])
+		return "?";
+	return names[v];
+}
+
+const char *trace_type_name(enum trace_type t)
+{
+	static const char *const names[] = {
+		NULL, "header", "string", "kernel", "gemm", "conv", "memcpy",
+		"memset", "sync", "marker", "stack", "trailer",
+	};
+	return name_of(names, NELEM(names), (int)t);
+}
+
+const char *trace_dtype_name(enum trace_dtype d)
+{
+	static const char *const names[] = {
+		"unknown", "f32", "f64", "f16", "bf16", "tf32", "f8e4m3",
+		"f8e5m2", "f4", "i8", "i32",
+	};
+	return name_of(names, NELEM(names), (int)d);
+}
+
+const char *trace_timing_name(enum trace_timing t)
+{
+	static const char *const names[] = {
+		"none", "cupti", "events", "imported", "synthetic",
+	};
+	return name_of(names, NELEM(names), (int)t);
+}
+
+const char *trace_gemm_api_name(enum trace_gemm_api a)
+{
+	static const char *const names[] = {
+		"unknown", "sgemm", "dgemm", "hgemm", "gemmex",
+		"sgemm_strided_batched", "dgemm_strided_batched",
+		"hgemm_strided_batched", "gemm_strided_batched_ex",
+		"gemm_batched_ex", "lt_matmul", "imported",
+	};
+	return name_of(names, NELEM(names), (int)a);
+}
+
+const char *trace_conv_dir_name(enum trace_conv_dir d)
+{
+	static const char *const names[] = { "fwd", "bwd_data", "bwd_filter" };
+	return name_of(names, NELEM(names), (int)d);
+}
+
+const char *trace_conv_api_name(enum trace_conv_api a)
+{
+	static const char *const names[] = { "unknown", "v7", "backend", "imported" };
+	return name_of(names, NELEM(names), (int)a);
+}
+
+const char *trace_copy_kind_name(enum trace_copy_kind k)
+{
+	static const char *const names[] = {
+		"unknown", "htod", "dtoh", "dtod", "htoh", "ptop",
+	};
+	return name_of(names, NELEM(names), (int)k);
+}
+
+const char *trace_sync_kind_name(enum trace_sync_kind k)
+{
+	static const char *const names[] = {
+		"ctx", "stream", "event", "stream_wait_event", "other",
+	};
+	return name_of(names, NELEM(names), (int)k);
+}
+
+const char *trace_marker_kind_name(enum trace_marker_kind k)
+{
+	static const char *const names[] = {
+		"capture_start", "capture_stop", "range_push", "range_pop", "iteration",
+	};
+	return name_of(names, NELEM(names), (int)k);
+}
+
+double trace_dtype_bytes(enum trace_dtype d)
+{
+	switch (d) {
+	case TRACE_DT_F64: return 8;
+	case TRACE_DT_F32: case TRACE_DT_TF32: case TRACE_DT_I32: return 4;
+	case TRACE_DT_F16: case TRACE_DT_BF16: return 2;
+	case TRACE_DT_F8E4M3: case TRACE_DT_F8E5M2: case TRACE_DT_I8: return 1;
+	case TRACE_DT_F4: return 1;   /* as declared in trace.h */
+	default: return 0;
+	}
+}
+
+/* ---- uint32 map ------------------------------------------------------ */
+
+static uint32_t hash_u32(uint32_t x)
+{
+	/* A multiplicative hash (Knuth, TAOCP 6.4): spreads consecutive ids. */
+	return x * 2654435761u;
+}
+
+uint32_t *trace_u32map_get(const struct trace_u32map *m, uint32_t key)
+{
+	if (!m || m->cap == 0 || key == 0)
+		return NULL;
+	uint32_t mask = m->cap - 1;
+	for (uint32_t i = hash_u32(key) & mask;; i = (i + 1) & mask) {
+		if (m->keys[i] == key)
+			return &m->vals[i];
+		if (m->keys[i] == 0)
+			return NULL;
+	}
+}
+
+static int u32map_grow(struct trace_u32map *m)
+{
+	uint32_t ncap = m->cap ? m->cap * 2 : 64;
+	if (ncap == 0)
+		return TRACE_ENOMEM;
+	uint32_t *nk = calloc(ncap, sizeof(*nk));
+	uint32_t *nv = calloc(ncap, sizeof(*nv));
+	if (!nk || !nv) {
+		free(nk);
+		free(nv);
+		return TRACE_ENOMEM;
+	}
+	for (uint32_t j = 0; j < m->cap; j++) {
+		if (!m->keys[j])
+			continue;
+		uint32_t i = hash_u32(m->keys[j]) & (ncap - 1);
+		while (nk[i])
+			i = (i + 1) & (ncap - 1);
+		nk[i] = m->keys[j];
+		nv[i] = m->vals[j];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = nk;
+	m->vals = nv;
+	m->cap = ncap;
+	return 0;
+}
+
+int trace_u32map_put(struct trace_u32map *m, uint32_t key, uint32_t val)
+{
+	uint32_t *v = trace_u32map_get(m, key);
+	if (v) {
+		*v = val;
+		return 0;
+	}
+	if (key == 0)
+		return TRACE_EINVAL;
+	/* Keep the load at most 1/2 so probes stay short. */
+	if ((m->n + 1) * 2 > m->cap && u32map_grow(m) < 0)
+		return TRACE_ENOMEM;
+	uint32_t mask = m->cap - 1;
+	uint32_t i = hash_u32(key) & mask;
+	while (m->keys[i])
+		i = (i + 1) & mask;
+	m->keys[i] = key;
+	m->vals[i] = val;
+	m->n++;
+	return 0;
+}
+
+void trace_u32map_release(struct trace_u32map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- validation ------------------------------------------------------ */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int bad(char *msg, size_t msglen, const char *fmt, ...)
+{
+	if (msg && msglen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(msg, msglen, fmt, ap);
+		va_end(ap);
+	}
+	return TRACE_ECORRUPT;
+}
+
+/* Both times known and out of order. */
+static int times_reversed(uint64_t a, uint64_t b)
+{
+	return a && b && b < a;
+}
+
+static int check_string(uint32_t id, uint32_t nstrings, int allow_zero)
+{
+	if (id == 0)
+		return allow_zero;
+	return id <= nstrings;
+}
+
+static int validate_kernel(const struct trace_kernel *k, uint32_t nstrings,
+			   const struct trace_u32map *stacks, char *msg, size_t msglen)
+{
+	static const char *const axis[3] = { "x", "y", "z" };
+	if (!check_string(k->name, nstrings, 1))
+		return bad(msg, msglen, "name: undefined string id %u", k->name);
+	/* CUDA launch limits (Programming Guide, "Compute Capabilities"):
+	 * grid.x < 2^31, grid.y and grid.z <= 65535, <= 1024 threads/block. */
+	for (int i = 0; i < 3; i++) {
+		uint32_t max = i == 0 ? 0x7fffffffu : 65535u;
+		if (k->grid[i] < 1 || k->grid[i] > max)
+			return bad(msg, msglen, "grid.%s: %u out of range", axis[i], k->grid[i]);
+		if (k->block[i] < 1 || k->block[i] > 1024)
+			return bad(msg, msglen, "block.%s: %u out of range", axis[i], k->block[i]);
+	}
+	uint64_t threads = (uint64_t)k->block[0] * k->block[1] * k->block[2];
+	if (threads > 1024)
+		return bad(msg, msglen, "block: %llu threads per block", (unsigned long long)threads);
+	int zeros = (k->cluster[0] == 0) + (k->cluster[1] == 0) + (k->cluster[2] == 0);
+	if (zeros != 0 && zeros != 3)
+		return bad(msg, msglen, "cluster: partly zero");
+	if (zeros == 0) {
+		/* Hardware allows 16 blocks per cluster today; 64 leaves room. */
+		uint64_t cb = (uint64_t)k->cluster[0] * k->cluster[1] * k->cluster[2];
+		if (cb > 64)
+			return bad(msg, msglen, "cluster: %llu blocks per cluster", (unsigned long long)cb);
+	}
+	if (k->regs > 255)
+		return bad(msg, msglen, "regs: %u out of range", k->regs);
+	if (k->static_smem > TRACE_SMEM_MAX)
+		return bad(msg, msglen, "static_smem: %u out of range", k->static_smem);
+	if (k->dyn_smem > TRACE_SMEM_MAX)
+		return bad(msg, msglen, "dyn_smem: %u out of range", k->dyn_smem);
+	if (times_reversed(k->start_ns, k->end_ns))
+		return bad(msg, msglen, "end_ns before start_ns");
+	if (k->iteration < -1)
+		return bad(msg, msglen, "iteration: %d out of range", (int)k->iteration);
+	if (k->stack && !trace_u32map_get(stacks, k->stack))
+		return bad(msg, msglen, "stack: undefined stack id %u", k->stack);
+	return 0;
+}
+
+static int valid_dtype(enum trace_dtype d)
+{
+	return (unsigned)d < TRACE_DT_COUNT;
+}
+
+static int validate_gemm(const struct trace_gemm *g, char *msg, size_t msglen)
+{
+	if ((unsigned)g->api >= TRACE_GEMM_API_COUNT)
+		return bad(msg, msglen, "api: %u out of range", (unsigned)g->api);
+	if (g->m > TRACE_GEMM_DIM_MAX || g->n > TRACE_GEMM_DIM_MAX ||
+	    g->k > TRACE_GEMM_DIM_MAX || g->batch > TRACE_GEMM_DIM_MAX)
+		return bad(msg, msglen, "m/n/k/batch: out of range");
+	if (g->trans_a > 2 || g->trans_b > 2)
+		return bad(msg, msglen, "trans: out of range");
+	if (!valid_dtype(g->a_type) || !valid_dtype(g->b_type) ||
+	    !valid_dtype(g->c_type) || !valid_dtype(g->compute_type))
+		return bad(msg, msglen, "data type out of range");
+	return 0;
+}
+
+static int validate_conv(const struct trace_conv *c, char *msg, size_t msglen)
+{
+	if ((unsigned)c->api >= TRACE_CONV_API_COUNT)
+		return bad(msg, msglen, "api: out of range");
+	if ((unsigned)c->dir >= TRACE_CONV_DIR_COUNT)
+		return bad(msg, msglen, "dir: out of range");
+	if (c->nbdims != 4 && c->nbdims != 5)
+		return bad(msg, msglen, "nbdims: %u is not 4 or 5", c->nbdims);
+	for (uint32_t i = 0; i < TRACE_CONV_MAXDIM; i++) {
+		int used = i < c->nbdims;
+		const int64_t v[3] = { c->in[i], c->filt[i], c->out[i] };
+		for (int j = 0; j < 3; j++) {
+			if (used ? (v[j] < 0 || v[j] > TRACE_CONV_DIM_MAX) : v[j] != 0)
+				return bad(msg, msglen, "tensor dims out of range");
+		}
+	}
+	for (uint32_t i = 0; i < 3; i++) {
+		int used = i + 2 < c->nbdims;
+		if (used ? (c->stride[i] < 1 || c->stride[i] > TRACE_CONV_PARAM_MAX ||
+			    c->dilation[i] < 1 || c->dilation[i] > TRACE_CONV_PARAM_MAX ||
+			    c->pad[i] < 0 || c->pad[i] > TRACE_CONV_PARAM_MAX)
+			 : (c->stride[i] != 0 || c->dilation[i] != 0 || c->pad[i] != 0))
+			return bad(msg, msglen, "stride/pad/dilation out of range");
+	}
+	if (c->groups < 1)
+		return bad(msg, msglen, "groups: 0");
+	if (!valid_dtype(c->dtype) || !valid_dtype(c->compute_type))
+		return bad(msg, msglen, "data type out of range");
+	return 0;
+}
+
+static int validate_copy(const struct trace_copy *c, int memset_rec, char *msg, size_t msglen)
+{
+	if ((unsigned)c->kind >= TRACE_COPY_KIND_COUNT)
+		return bad(msg, msglen, "kind: out of range");
+	if (memset_rec && c->kind != TRACE_COPY_UNKNOWN)
+		return bad(msg, msglen, "kind: a memset has no copy direction");
+	if (c->async > 1)
+		return bad(msg, msglen, "async: not 0 or 1");
+	if (times_reversed(c->cpu_ns, c->cpu_end_ns))
+		return bad(msg, msglen, "cpu_end_ns before cpu_ns");
+	if (times_reversed(c->start_ns, c->end_ns))
+		return bad(msg, msglen, "end_ns before start_ns");
+	return 0;
+}
+
+int trace_validate_record(const struct trace_record *rec, uint32_t nstrings,
+			  const struct trace_u32map *stacks, char *msg, size_t msglen)
+{
+	switch (rec->type) {
+	case TRACE_KERNEL:
+		return validate_kernel(&rec->u.kernel, nstrings, stacks, msg, msglen);
+	case TRACE_GEMM:
+		return validate_gemm(&rec->u.gemm, msg, msglen);
+	case TRACE_CONV:
+		return validate_conv(&rec->u.conv, msg, msglen);
+	case TRACE_MEMCPY:
+	case TRACE_MEMSET:
+		return validate_copy(&rec->u.copy, rec->type == TRACE_MEMSET, msg, msglen);
+	case TRACE_SYNC:
+		if ((unsigned)rec->u.sync.kind >= TRACE_SYNC_KIND_COUNT)
+			return bad(msg, msglen, "kind: out of range");
+		if (times_reversed(rec->u.sync.cpu_ns, rec->u.sync.cpu_end_ns))
+			return bad(msg, msglen, "cpu_end_ns before cpu_ns");
+		return 0;
+	case TRACE_MARKER:
+		if ((unsigned)rec->u.marker.kind >= TRACE_MARK_KIND_COUNT)
+			return bad(msg, msglen, "kind: out of range");
+		if (!check_string(rec->u.marker.name, nstrings, 1))
+			return bad(msg, msglen, "name: undefined string id %u", rec->u.marker.name);
+		if (rec->u.marker.iteration < -1)
+			return bad(msg, msglen, "iteration: out of range");
+		return 0;
+	case TRACE_STACK:
+		if (rec->u.stack.id == 0)
+			return bad(msg, msglen, "id: 0");
+		if (rec->u.stack.nframes > TRACE_STACK_MAXFRAMES)
+			return bad(msg, msglen, "frames: %u, more than %d", rec->u.stack.nframes,
+				   TRACE_STACK_MAXFRAMES);
+		for (uint32_t i = 0; i < rec->u.stack.nframes; i++) {
+			if (!check_string(rec->u.stack.frames[i], nstrings, 0))
+				return bad(msg, msglen, "frame %u: undefined string id %u", i,
+					   rec->u.stack.frames[i]);
+		}
+		if (trace_u32map_get(stacks, rec->u.stack.id))
+			return bad(msg, msglen, "id: stack %u defined twice", rec->u.stack.id);
+		return 0;
+	default:
+		return bad(msg, msglen, "record type %d cannot be written here", (int)rec->type);
+	}
+}
+
+int trace_validate_header(const struct trace_header *h, char *msg, size_t msglen)
+{
+	if ((unsigned)h->timing >= TRACE_TIMING_COUNT)
+		return bad(msg, msglen, "timing: out of range");
+	return 0;
+}
