@@ -189,10 +189,11 @@ struct model_timing {
  * origin) and replays the sequence: the CPU issues kernels launch_ns apart,
  * a kernel starts when issued and its stream is free; asynchronous
  * collectives run on a second stream.  pp > 1 adds the pipeline bubble.
- * kernel_ns (may be NULL) receives each kernel's predicted time.
+ * kernel_res (may be NULL; s->n entries) receives each kernel's
+ * prediction (collectives: their time, method roofline, bound unknown).
  * Returns 0 or a negative code. */
 int model_time(const struct model_seq *s, const struct model_opts *o,
 	       const struct gpu_spec *target, double launch_ns,
-	       struct model_timing *out, double *kernel_ns);
+	       struct model_timing *out, struct pred_result *kernel_res);
 
 #endif

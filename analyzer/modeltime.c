@@ -27,8 +27,7 @@
  * equality is name equality). */
 struct cache_ent {
 	const struct pred_kernel *k;
-	double ns;
-	enum pred_method method;
+	struct pred_result r;
 };
 
 static uint64_t hash_kernel(const struct pred_kernel *k)
@@ -54,7 +53,7 @@ static int same_kernel(const struct pred_kernel *a, const struct pred_kernel *b)
 }
 
 static int predict_all(const struct model_seq *s, const struct gpu_spec *target,
-		       double *ns, enum pred_method *method)
+		       struct pred_result *res)
 {
 	const struct comm_link *lp;
 	struct comm_link link;
@@ -69,8 +68,11 @@ static int predict_all(const struct model_seq *s, const struct gpu_spec *target,
 	for (size_t i = 0; i < s->n; i++) {
 		const struct model_kernel *mk = &s->v[i];
 		if (mk->phase == MODEL_PH_COMM) {
-			ns[i] = comm_time_ns(mk->comm, mk->k.bytes, mk->ranks, lp);
-			method[i] = PRED_ROOFLINE;
+			memset(&res[i], 0, sizeof(res[i]));
+			res[i].ns = comm_time_ns(mk->comm, mk->k.bytes, mk->ranks, lp);
+			res[i].method = PRED_ROOFLINE;
+			res[i].memory_bound = -1;
+			res[i].gamma = -1;
 			continue;
 		}
 		size_t j = hash_kernel(&mk->k) & (cap - 1);
@@ -82,11 +84,9 @@ static int predict_all(const struct model_seq *s, const struct gpu_spec *target,
 			if (predict_kernel(&mk->k, NULL, target, PRED_AUTO, &r) != 0 || !(r.ns >= 0))
 				r.ns = 0, r.method = PRED_ROOFLINE;
 			tab[j].k = &mk->k;
-			tab[j].ns = r.ns;
-			tab[j].method = r.method;
+			tab[j].r = r;
 		}
-		ns[i] = tab[j].ns;
-		method[i] = tab[j].method;
+		res[i] = tab[j].r;
 	}
 	free(tab);
 	return 0;
@@ -114,22 +114,25 @@ static void replay_one(struct replay *r, const struct model_kernel *mk, double n
 
 int model_time(const struct model_seq *s, const struct model_opts *o,
 	       const struct gpu_spec *target, double launch_ns,
-	       struct model_timing *out, double *kernel_ns)
+	       struct model_timing *out, struct pred_result *kernel_res)
 {
 	memset(out, 0, sizeof(*out));
 	if (!s || !o || !target || launch_ns < 0)
 		return MODEL_EINVAL;
-	double *ns = kernel_ns ? kernel_ns : malloc((s->n ? s->n : 1) * sizeof(*ns));
-	enum pred_method *method = malloc((s->n ? s->n : 1) * sizeof(*method));
-	if (!ns || !method) {
-		if (!kernel_ns)
-			free(ns);
-		free(method);
+	size_t n = s->n ? s->n : 1;
+	struct pred_result *res = kernel_res ? kernel_res : malloc(n * sizeof(*res));
+	double *ns = malloc(n * sizeof(*ns));
+	if (!ns || !res) {
+		if (!kernel_res)
+			free(res);
+		free(ns);
 		return MODEL_ENOMEM;
 	}
-	int rc = predict_all(s, target, ns, method);
+	int rc = predict_all(s, target, res);
 	if (rc)
 		goto done;
+	for (size_t i = 0; i < s->n; i++)
+		ns[i] = res[i].ns;
 
 	uint32_t M = 1;
 	if (o->pp > 1) {
@@ -169,8 +172,8 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 			out->comm_ns += t;
 		else
 			out->compute_ns += t;
-		if ((unsigned)method[i] < PRED_METHOD_COUNT && mk->phase != MODEL_PH_COMM)
-			out->method_ns[method[i]] += t;
+		if ((unsigned)res[i].method < PRED_METHOD_COUNT && mk->phase != MODEL_PH_COMM)
+			out->method_ns[res[i].method] += t;
 		out->kernels += (size_t)mult;
 	}
 	out->cpu_bound_ns = r.idle_cpu;
@@ -182,8 +185,8 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 			out->comm_exposed_ns = out->comm_ns;
 	}
 done:
-	if (!kernel_ns)
-		free(ns);
-	free(method);
+	if (!kernel_res)
+		free(res);
+	free(ns);
 	return rc;
 }
