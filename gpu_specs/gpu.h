@@ -111,4 +111,35 @@ int gpu_occupancy(const struct gpu_cc_limits *lim, uint32_t threads_per_block,
 const char *gpu_occ_limit_name(enum gpu_occ_limit l);
 const char *gpu_dtype_name(enum gpu_dtype d);
 
+/* ---- additions ------------------------------------------------------ */
+
+#include <stdio.h>
+
+/* Efficiency gpu_mem_bw_eff_gbps() applies to the datasheet bandwidth when
+ * no measurement is known: the median of measured/datasheet over the GPUs
+ * of gpus.csv that have a measurement (range 0.74..0.95). */
+#define GPU_MEM_BW_EFF_DEFAULT 0.89
+
+/* All compute capabilities with known limits, ascending, and their number. */
+const struct gpu_cc_limits *gpu_cc_all(size_t *n);
+
+/* Like gpu_occupancy() with an explicit shared-memory carveout preference
+ * in percent of the largest carveout (cudaFuncAttributePreferredShared-
+ * MemoryCarveout): -1 is the default (no preference), 0..100 a preference.
+ * Returns -EINVAL for a NULL argument or a preference outside -1..100. */
+int gpu_occupancy_carveout(const struct gpu_cc_limits *lim,
+			   uint32_t threads_per_block, uint32_t regs_per_thread,
+			   uint32_t smem_static, uint32_t smem_dynamic,
+			   int carveout_pct, struct gpu_occupancy *out);
+
+/* Prints every GPU to f: a table that fits 100 columns (json == 0) or a
+ * JSON array of objects (json != 0) with id, name, aliases (array), cc (a
+ * string "major.minor"), sms, base_clock_mhz, boost_clock_mhz, mem_gb,
+ * mem_bw_gbps, mem_bw_measured_gbps (null when unknown), l2_mb,
+ * fp32_tflops, fp64_tflops, tensor_tflops (object by dtype name: tf32,
+ * fp16, bf16, fp8, int8, fp4; only those the GPU has), pcie_gen,
+ * pcie_lanes, nvlink_gbps, tdp_w, source.  Returns 0, or -EIO when writing
+ * fails, -ENOMEM when out of memory.  Needs -ljansson at link time. */
+int gpu_list_print(FILE *f, int json);
+
 #endif

@@ -1,0 +1,229 @@
+/*
+ * gpus.c - lookup in the compiled GPU table (build/gen/gpus_table.c, made
+ * from gpu_specs/gpus.csv): by id, marketing name or alias, suggestions for
+ * unknown names, per-compute-capability limits and derived bandwidths.
+ *
+ * Names are compared as keys: lower case, without spaces, '-' and '_', and
+ * without a leading "nvidia", then "tesla" or "geforce".  So "Tesla T4",
+ * "NVIDIA T4" and "t4" are the same key, as are "NVIDIA A100-PCIE-40GB" and
+ * "a100 pcie 40gb".  tests/check_gpu.c checks that no key names two GPUs.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+
+#include "gpu_specs/gpus_table.h"
+
+#define KEY_MAX 128
+
+/* Writes the comparison key of name into key (truncated to KEY_MAX-1). */
+static void make_key(const char *name, char key[KEY_MAX])
+{
+	static const char *const prefixes[] = { "nvidia", "tesla", "geforce" };
+	size_t n = 0;
+	const char *k;
+
+	for (const char *p = name; *p && n < KEY_MAX - 1; p++) {
+		if (*p == ' ' || *p == '-' || *p == '_' || *p == '\t')
+			continue;
+		key[n++] = (char)tolower((unsigned char)*p);
+	}
+	key[n] = '\0';
+	k = key;
+	if (strncmp(k, prefixes[0], 6) == 0)
+		k += 6;
+	for (size_t i = 1; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+		size_t len = strlen(prefixes[i]);
+
+		if (strncmp(k, prefixes[i], len) == 0) {
+			k += len;
+			break;
+		}
+	}
+	memmove(key, k, strlen(k) + 1);
+}
+
+const struct gpu_spec *gpu_all(size_t *n)
+{
+	if (n)
+		*n = gpu_table_len;
+	return gpu_table;
+}
+
+const struct gpu_cc_limits *gpu_cc_all(size_t *n)
+{
+	if (n)
+		*n = gpu_cc_table_len;
+	return gpu_cc_table;
+}
+
+static int key_matches(const char *name, const char *key)
+{
+	char k[KEY_MAX];
+
+	make_key(name, k);
+	return strcmp(k, key) == 0;
+}
+
+const struct gpu_spec *gpu_find(const char *name)
+{
+	char key[KEY_MAX];
+
+	if (!name)
+		return NULL;
+	make_key(name, key);
+	if (key[0] == '\0')
+		return NULL;
+	for (size_t i = 0; i < gpu_table_len; i++) {
+		const struct gpu_spec *g = &gpu_table[i];
+
+		if (key_matches(g->id, key) || key_matches(g->name, key))
+			return g;
+		for (const char *const *a = g->aliases; *a; a++)
+			if (key_matches(*a, key))
+				return g;
+	}
+	return NULL;
+}
+
+/* Optimal-string-alignment distance (Levenshtein plus adjacent
+ * transpositions), so "a1000" and "h10o" are one edit away. */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	unsigned d[KEY_MAX][KEY_MAX];
+	size_t la = strlen(a), lb = strlen(b);
+
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned cost = a[i - 1] != b[j - 1];
+			unsigned v = d[i - 1][j] + 1;
+
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < v)
+				v = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb];
+}
+
+static unsigned distance_to(const char *key, const char *name)
+{
+	char k[KEY_MAX];
+
+	make_key(name, k);
+	return edit_distance(key, k);
+}
+
+size_t gpu_suggest(const char *name, const char **out, size_t max)
+{
+	char key[KEY_MAX];
+	unsigned dist[512];
+	size_t n = gpu_table_len < 512 ? gpu_table_len : 512;
+	size_t got = 0;
+
+	if (!name || !out || max == 0)
+		return 0;
+	make_key(name, key);
+	for (size_t i = 0; i < n; i++) {
+		const struct gpu_spec *g = &gpu_table[i];
+		unsigned best = distance_to(key, g->id);
+		unsigned v = distance_to(key, g->name);
+
+		if (v < best)
+			best = v;
+		for (const char *const *a = g->aliases; *a; a++) {
+			v = distance_to(key, *a);
+			if (v < best)
+				best = v;
+		}
+		dist[i] = best;
+	}
+	/* Selection of the max smallest distances; ties keep table order. */
+	while (got < max && got < n) {
+		size_t pick = n;
+
+		for (size_t i = 0; i < n; i++)
+			if (dist[i] != (unsigned)-1 && (pick == n || dist[i] < dist[pick]))
+				pick = i;
+		if (pick == n)
+			break;
+		out[got++] = gpu_table[pick].id;
+		dist[pick] = (unsigned)-1;
+	}
+	return got;
+}
+
+const struct gpu_cc_limits *gpu_cc_find(uint32_t cc)
+{
+	for (size_t i = 0; i < gpu_cc_table_len; i++)
+		if (gpu_cc_table[i].cc == cc)
+			return &gpu_cc_table[i];
+	return NULL;
+}
+
+double gpu_mem_bw_eff_gbps(const struct gpu_spec *g)
+{
+	if (!g)
+		return 0.0;
+	if (g->mem_bw_measured_gbps > 0.0)
+		return g->mem_bw_measured_gbps;
+	return g->mem_bw_gbps * GPU_MEM_BW_EFF_DEFAULT;
+}
+
+/*
+ * Theoretical per-direction rate of the host link.  PCIe: transfer rate per
+ * lane times line-code efficiency / 8 bits (PCI-SIG base specifications:
+ * gen1/2 8b/10b, gen3-5 128b/130b, gen6 PAM4 FLIT mode with 242/256 payload).
+ * pcie_gen = pcie_lanes = 0 marks a Grace-attached GPU whose host link is
+ * NVLink-C2C, 900 GB/s both directions (GH200/GB200 datasheets).
+ */
+double gpu_host_link_gbps(const struct gpu_spec *g)
+{
+	static const double gbps_per_lane[] = {
+		0.0, 2.5 * 8 / 10 / 8, 5.0 * 8 / 10 / 8, 8.0 * 128 / 130 / 8,
+		16.0 * 128 / 130 / 8, 32.0 * 128 / 130 / 8, 64.0 * 242 / 256 / 8
+	};
+
+	if (!g)
+		return 0.0;
+	if (g->pcie_gen == 0 && g->pcie_lanes == 0)
+		return 900.0 / 2;
+	if (g->pcie_gen >= sizeof gbps_per_lane / sizeof gbps_per_lane[0])
+		return 0.0;
+	return gbps_per_lane[g->pcie_gen] * g->pcie_lanes;
+}
+
+const char *gpu_occ_limit_name(enum gpu_occ_limit l)
+{
+	switch (l) {
+	case GPU_OCC_NONE: return "none";
+	case GPU_OCC_BLOCKS: return "blocks";
+	case GPU_OCC_WARPS: return "warps";
+	case GPU_OCC_REGS: return "registers";
+	case GPU_OCC_SMEM: return "shared_memory";
+	case GPU_OCC_INVALID: return "invalid";
+	}
+	return "unknown";
+}
+
+const char *gpu_dtype_name(enum gpu_dtype d)
+{
+	static const char *const names[GPU_DT_COUNT] = {
+		[GPU_DT_FP32] = "fp32", [GPU_DT_FP64] = "fp64", [GPU_DT_TF32] = "tf32",
+		[GPU_DT_FP16] = "fp16", [GPU_DT_BF16] = "bf16", [GPU_DT_FP8] = "fp8",
+		[GPU_DT_INT8] = "int8", [GPU_DT_FP4] = "fp4",
+	};
+
+	if ((unsigned)d >= GPU_DT_COUNT)
+		return "unknown";
+	return names[d];
+}

@@ -1,0 +1,457 @@
+/*
+ * check_gpu.c - the compiled GPU table: unique ids, names and aliases,
+ * figures within sane bounds and consistent with each other, lookups by the
+ * names the CUDA driver reports, suggestions for typos, derived bandwidths
+ * and the --list-gpus output (text and JSON).
+ */
+#include <check.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+
+#include "gpu_specs/gpu.h"
+
+/* The documented key rule, written again here: lower case, no ' ', '-'
+ * or '_', no leading "nvidia" and then no leading "tesla"/"geforce". */
+static void norm(const char *s, char *out, size_t size)
+{
+	char tmp[256];
+	size_t n = 0;
+	const char *p;
+
+	for (; *s && n + 1 < sizeof tmp; s++)
+		if (!strchr(" -_\t", *s))
+			tmp[n++] = (char)tolower((unsigned char)*s);
+	tmp[n] = '\0';
+	p = tmp;
+	if (strncmp(p, "nvidia", 6) == 0)
+		p += 6;
+	if (strncmp(p, "tesla", 5) == 0)
+		p += 5;
+	else if (strncmp(p, "geforce", 7) == 0)
+		p += 7;
+	snprintf(out, size, "%s", p);
+}
+
+struct key {
+	const char *text;
+	const struct gpu_spec *gpu;
+};
+
+static size_t all_keys(struct key *keys, size_t max)
+{
+	size_t n, k = 0;
+	const struct gpu_spec *g = gpu_all(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_lt(k + 2, max);
+		keys[k++] = (struct key){ g[i].id, &g[i] };
+		keys[k++] = (struct key){ g[i].name, &g[i] };
+		for (const char *const *a = g[i].aliases; *a; a++) {
+			ck_assert_uint_lt(k, max);
+			keys[k++] = (struct key){ *a, &g[i] };
+		}
+	}
+	return k;
+}
+
+START_TEST(test_keys_unique)
+{
+	static struct key keys[1024];
+	size_t n = all_keys(keys, 1024);
+
+	for (size_t i = 0; i < n; i++) {
+		char a[256], b[256];
+
+		norm(keys[i].text, a, sizeof a);
+		ck_assert_msg(a[0] != '\0', "empty key '%s'", keys[i].text);
+		/* every key finds its own GPU */
+		ck_assert_msg(gpu_find(keys[i].text) == keys[i].gpu,
+			      "'%s' does not find %s", keys[i].text, keys[i].gpu->id);
+		for (size_t j = i + 1; j < n; j++) {
+			norm(keys[j].text, b, sizeof b);
+			if (keys[i].gpu != keys[j].gpu) {
+				ck_assert_msg(strcmp(a, b) != 0,
+					      "'%s' (%s) and '%s' (%s) are the same name",
+					      keys[i].text, keys[i].gpu->id, keys[j].text,
+					      keys[j].gpu->id);
+			} else if (keys[i].text != keys[i].gpu->name) {
+				/* within one GPU only the spelling may differ (an
+				 * alias may repeat the name: it is the driver's) */
+				ck_assert_msg(strcasecmp(keys[i].text, keys[j].text) != 0,
+					      "%s lists '%s' twice", keys[i].gpu->id,
+					      keys[i].text);
+			}
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_ids_well_formed)
+{
+	size_t n;
+	const struct gpu_spec *g = gpu_all(&n);
+
+	ck_assert_uint_ge(n, 33);
+	for (size_t i = 0; i < n; i++)
+		for (const char *p = g[i].id; *p; p++)
+			ck_assert_msg(islower((unsigned char)*p) || isdigit((unsigned char)*p) ||
+				      *p == '-', "id '%s'", g[i].id);
+}
+END_TEST
+
+/* FP32 lanes per SM (CUDA programming guide, arithmetic instructions). */
+static double fp32_lanes(uint32_t cc)
+{
+	switch (cc) {
+	case 60: case 70: case 75: case 80: return 64;
+	default: return 128;
+	}
+}
+
+#define IN(v, lo, hi) ck_assert_msg((v) >= (lo) && (v) <= (hi), \
+	"%s: %s = %g not in [%g, %g]", g->id, #v, (double)(v), (double)(lo), (double)(hi))
+
+START_TEST(test_figures_sane)
+{
+	size_t n;
+	const struct gpu_spec *all = gpu_all(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct gpu_spec *g = &all[i];
+		const double *t = g->peak_tflops;
+		double expect_fp32;
+
+		ck_assert_ptr_nonnull(gpu_cc_find(g->cc));
+		ck_assert_msg(g->name[0] && g->source[0], "%s: empty name or source", g->id);
+		IN(g->sms, 10, 200);
+		IN(g->base_clock_mhz, 500, 2400);
+		IN(g->boost_clock_mhz, 1000, 3000);
+		ck_assert_msg(g->base_clock_mhz < g->boost_clock_mhz, "%s: base >= boost", g->id);
+		IN(g->mem_gb, 8, 200);
+		IN(g->mem_bw_gbps, 150, 10000);
+		if (g->mem_bw_measured_gbps > 0) {
+			IN(g->mem_bw_measured_gbps, 0.6 * g->mem_bw_gbps, g->mem_bw_gbps);
+		}
+		IN(g->l2_mb, 1, 160);
+		IN(t[GPU_DT_FP32], 4, 150);
+		IN(t[GPU_DT_FP64], 0.1, 50);
+		/* FP32 peak = 2 FLOP x lanes x SMs x boost clock, within 15% (the
+		 * H20's datasheet 44 TF with 78 SMs is the farthest, 11%). */
+		expect_fp32 = 2 * fp32_lanes(g->cc) * g->sms * g->boost_clock_mhz * 1e-6;
+		ck_assert_msg(fabs(t[GPU_DT_FP32] / expect_fp32 - 1) < 0.15,
+			      "%s: fp32 %.1f TF but %u SMs at %u MHz give %.1f", g->id,
+			      t[GPU_DT_FP32], g->sms, g->boost_clock_mhz, expect_fp32);
+		/* Dtypes exist from the architecture that introduced them. */
+		ck_assert_msg((t[GPU_DT_TF32] > 0) == (g->cc >= 80), "%s: tf32", g->id);
+		ck_assert_msg((t[GPU_DT_BF16] > 0) == (g->cc >= 80), "%s: bf16", g->id);
+		ck_assert_msg((t[GPU_DT_FP8] > 0) == (g->cc >= 89), "%s: fp8", g->id);
+		ck_assert_msg((t[GPU_DT_FP4] > 0) == (g->cc >= 100), "%s: fp4", g->id);
+		ck_assert_msg((t[GPU_DT_FP16] > 0) == (g->cc != 61), "%s: fp16", g->id);
+		if (g->cc >= 70) {
+			/* tensor cores: each narrower type at least as fast
+			 * (datasheets round, hence the slack) */
+			IN(t[GPU_DT_FP16], 1.95 * t[GPU_DT_FP32], 3000);
+			if (t[GPU_DT_TF32] > 0) {
+				IN(t[GPU_DT_TF32], 0, t[GPU_DT_FP16]);
+				IN(t[GPU_DT_BF16], t[GPU_DT_FP16], t[GPU_DT_FP16]);
+			}
+			IN(t[GPU_DT_INT8], t[GPU_DT_FP16] * (g->cc == 70 ? 0.4 : 1), 6000);
+			if (t[GPU_DT_FP8] > 0) {
+				IN(t[GPU_DT_FP8], t[GPU_DT_FP16], 2.03 * t[GPU_DT_FP16]);
+			}
+			if (t[GPU_DT_FP4] > 0) {
+				IN(t[GPU_DT_FP4], t[GPU_DT_FP8], 4 * t[GPU_DT_FP8]);
+			}
+		}
+		if (g->pcie_gen == 0) {
+			ck_assert_uint_eq(g->pcie_lanes, 0);
+		} else {
+			IN(g->pcie_gen, 3, 6);
+			ck_assert_uint_eq(g->pcie_lanes, 16);
+		}
+		IN(g->nvlink_gbps, 0, 1800);
+		IN(g->tdp_w, 60, 1500);
+	}
+}
+END_TEST
+
+/* Figures the research notes warn about. */
+START_TEST(test_known_traps)
+{
+	ck_assert_uint_eq(gpu_find("l4")->sms, 58);
+	ck_assert_double_eq(gpu_find("h100-sxm")->mem_bw_gbps, 3350);
+	ck_assert_uint_eq(gpu_find("p4")->sms, 20);
+	ck_assert_uint_eq(gpu_find("h100-sxm")->boost_clock_mhz, 1980);
+}
+END_TEST
+
+START_TEST(test_find_driver_names)
+{
+	static const char *const cases[][2] = {
+		{ "Tesla T4", "t4" },
+		{ "Tesla P4", "p4" },
+		{ "Tesla P100-PCIE-16GB", "p100-pcie" },
+		{ "Tesla V100-PCIE-32GB", "v100-pcie-32" },
+		{ "Tesla V100-SXM2-16GB", "v100-sxm2-16" },
+		{ "NVIDIA A100-PCIE-40GB", "a100-pcie-40" },
+		{ "NVIDIA A100 80GB PCIe", "a100-pcie-80" },
+		{ "NVIDIA A100-SXM4-40GB", "a100-sxm4-40" },
+		{ "NVIDIA A100-SXM4-80GB", "a100-sxm4-80" },
+		{ "NVIDIA H100 80GB HBM3", "h100-sxm" },
+		{ "NVIDIA H100 PCIe", "h100-pcie" },
+		{ "NVIDIA H100 NVL", "h100-nvl" },
+		{ "NVIDIA H200", "h200" },
+		{ "NVIDIA L4", "l4" },
+		{ "NVIDIA GeForce RTX 4090", "rtx-4090" },
+		{ "NVIDIA H800", "h800" },
+		{ "NVIDIA H20", "h20" },
+		/* case, separators and vendor prefixes do not matter */
+		{ "nvidia a100-sxm4-80gb", "a100-sxm4-80" },
+		{ "TESLA t4", "t4" },
+		{ "a100_sxm4_80gb", "a100-sxm4-80" },
+		{ "A100 PCIE 40GB", "a100-pcie-40" },
+		{ "RTX 4090", "rtx-4090" },
+		{ "L40S", "l40s" },
+		/* short forms */
+		{ "a100", "a100-sxm4-40" },
+		{ "h100", "h100-sxm" },
+		{ "NVIDIA H100", "h100-sxm" },
+		{ "v100", "v100-sxm2-16" },
+		{ "p100", "p100-pcie" },
+		{ "t4", "t4" },
+		{ "b200", "b200" },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct gpu_spec *g = gpu_find(cases[i][0]);
+
+		ck_assert_msg(g != NULL, "'%s' not found", cases[i][0]);
+		ck_assert_str_eq(g->id, cases[i][1]);
+	}
+	ck_assert_ptr_null(gpu_find(NULL));
+	ck_assert_ptr_null(gpu_find(""));
+	ck_assert_ptr_null(gpu_find("NVIDIA"));
+	ck_assert_ptr_null(gpu_find("h1000"));
+	ck_assert_ptr_null(gpu_find("Radeon MI300X"));
+}
+END_TEST
+
+static int suggested(const char *name, const char *id, size_t within)
+{
+	const char *out[8];
+	size_t n = gpu_suggest(name, out, within);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(out[i], id) == 0)
+			return 1;
+	return 0;
+}
+
+START_TEST(test_suggest)
+{
+	const char *out[64];
+	size_t n;
+
+	gpu_all(&n);
+	ck_assert(suggested("a100-sxm-80", "a100-sxm4-80", 1));
+	ck_assert(suggested("rtx409", "rtx-4090", 1));
+	ck_assert(suggested("h10", "h100-sxm", 3));
+	ck_assert(suggested("Tesla V100-PCIE-32G", "v100-pcie-32", 1));
+	ck_assert(suggested("h1oo", "h100-sxm", 1));
+	ck_assert(suggested("a6000ada", "rtx-a6000", 3));
+	ck_assert(suggested("l40z", "l40s", 2));
+	ck_assert(suggested("l40z", "l40", 2));
+	ck_assert_uint_eq(gpu_suggest("x", out, 0), 0);
+	ck_assert_uint_eq(gpu_suggest(NULL, out, 3), 0);
+	ck_assert_uint_eq(gpu_suggest("x", out, 3), 3);
+	ck_assert_uint_eq(gpu_suggest("x", out, 64), n);
+	/* a very long name does not overflow anything */
+	char big[4096];
+	memset(big, 'a', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	ck_assert_uint_eq(gpu_suggest(big, out, 2), 2);
+	ck_assert_ptr_null(gpu_find(big));
+}
+END_TEST
+
+START_TEST(test_cc_table)
+{
+	size_t n;
+	const struct gpu_cc_limits *l = gpu_cc_all(&n);
+	static const uint32_t needed[] = { 60, 61, 70, 75, 80, 86, 89, 90, 100, 120 };
+
+	for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
+		ck_assert_msg(gpu_cc_find(needed[i]) != NULL, "cc %u", needed[i]);
+	ck_assert_ptr_null(gpu_cc_find(81));
+	ck_assert_ptr_null(gpu_cc_find(0));
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			ck_assert_uint_gt(l[i].cc, l[i - 1].cc);
+		ck_assert_uint_eq(l[i].max_warps_per_sm * 32, l[i].max_threads_per_sm);
+		ck_assert_uint_eq(l[i].max_regs_per_thread, 255);
+		ck_assert_uint_eq(l[i].smem_alloc_unit, l[i].cc >= 80 ? 128 : 256);
+		ck_assert_uint_eq(l[i].smem_reserved_per_block, l[i].cc >= 80 ? 1024 : 0);
+		ck_assert_uint_eq(l[i].carveouts_kb[l[i].ncarveouts - 1] * 1024, l[i].smem_per_sm);
+		ck_assert_uint_eq(l[i].smem_per_block_optin + l[i].smem_reserved_per_block,
+				  l[i].cc >= 70 ? l[i].smem_per_sm : 48 * 1024);
+	}
+}
+END_TEST
+
+START_TEST(test_bandwidths)
+{
+	size_t n;
+	const struct gpu_spec *g = gpu_all(&n);
+	double ratios[64];
+	size_t m = 0;
+
+	ck_assert_double_eq(gpu_mem_bw_eff_gbps(gpu_find("t4")), 239);
+	ck_assert_double_eq_tol(gpu_mem_bw_eff_gbps(gpu_find("h100-sxm")), 3350 * 0.89, 1e-9);
+	ck_assert_double_eq(gpu_mem_bw_eff_gbps(NULL), 0);
+	/* The default efficiency is the median of the measured ratios. */
+	for (size_t i = 0; i < n; i++)
+		if (g[i].mem_bw_measured_gbps > 0 && m < 64)
+			ratios[m++] = g[i].mem_bw_measured_gbps / g[i].mem_bw_gbps;
+	ck_assert_uint_ge(m, 5);
+	for (size_t i = 1; i < m; i++)
+		for (size_t j = i; j > 0 && ratios[j - 1] > ratios[j]; j--) {
+			double t = ratios[j];
+			ratios[j] = ratios[j - 1];
+			ratios[j - 1] = t;
+		}
+	double median = m % 2 ? ratios[m / 2] : (ratios[m / 2 - 1] + ratios[m / 2]) / 2;
+	ck_assert_double_eq_tol(GPU_MEM_BW_EFF_DEFAULT, median, 0.02);
+
+	/* PCIe x16: 8, 16, 32 GT/s with 128b/130b coding. */
+	ck_assert_double_eq_tol(gpu_host_link_gbps(gpu_find("t4")), 8.0 * 16 * 128 / 130 / 8, 1e-9);
+	ck_assert_double_eq_tol(gpu_host_link_gbps(gpu_find("a100")), 31.507692, 1e-5);
+	ck_assert_double_eq_tol(gpu_host_link_gbps(gpu_find("h100")), 63.015385, 1e-5);
+	ck_assert_double_eq(gpu_host_link_gbps(gpu_find("gh200")), 450);
+	ck_assert_double_eq(gpu_host_link_gbps(NULL), 0);
+}
+END_TEST
+
+START_TEST(test_names)
+{
+	ck_assert_str_eq(gpu_dtype_name(GPU_DT_BF16), "bf16");
+	ck_assert_str_eq(gpu_dtype_name(GPU_DT_FP4), "fp4");
+	ck_assert_str_eq(gpu_dtype_name(GPU_DT_COUNT), "unknown");
+	ck_assert_str_eq(gpu_occ_limit_name(GPU_OCC_SMEM), "shared_memory");
+	ck_assert_str_eq(gpu_occ_limit_name(GPU_OCC_INVALID), "invalid");
+}
+END_TEST
+
+static char *capture(int json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(gpu_list_print(f, json), 0);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_list_text)
+{
+	size_t n, lines = 0;
+	char *out = capture(0);
+
+	gpu_all(&n);
+	for (char *p = out, *nl; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		ck_assert_ptr_nonnull(nl);
+		ck_assert_msg(nl - p <= 100, "line %zu is %td columns", lines, nl - p);
+		lines++;
+	}
+	ck_assert_uint_eq(lines, n + 2);
+	ck_assert_ptr_nonnull(strstr(out, "\nrtx-pro-6000-blackwell "));
+	ck_assert_int_eq(gpu_list_print(NULL, 0), -EINVAL);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_list_json)
+{
+	size_t n;
+	const struct gpu_spec *g = gpu_all(&n);
+	char *out = capture(1);
+	json_error_t err;
+	json_t *arr = json_loads(out, 0, &err);
+
+	ck_assert_msg(arr != NULL, "bad JSON: %s", err.text);
+	ck_assert(json_is_array(arr));
+	ck_assert_uint_eq(json_array_size(arr), n);
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = json_array_get(arr, i), *al = json_object_get(o, "aliases");
+		json_t *tt = json_object_get(o, "tensor_tflops");
+		char cc[16];
+		size_t na = 0;
+
+		snprintf(cc, sizeof cc, "%u.%u", g[i].cc / 10, g[i].cc % 10);
+		ck_assert_str_eq(json_string_value(json_object_get(o, "id")), g[i].id);
+		ck_assert_str_eq(json_string_value(json_object_get(o, "name")), g[i].name);
+		ck_assert_str_eq(json_string_value(json_object_get(o, "cc")), cc);
+		ck_assert(json_is_array(al));
+		while (g[i].aliases[na])
+			na++;
+		ck_assert_uint_eq(json_array_size(al), na);
+		ck_assert_int_eq(json_integer_value(json_object_get(o, "sms")), g[i].sms);
+		ck_assert_int_eq(json_integer_value(json_object_get(o, "boost_clock_mhz")),
+				 g[i].boost_clock_mhz);
+		ck_assert_double_eq(json_number_value(json_object_get(o, "mem_gb")), g[i].mem_gb);
+		ck_assert_double_eq(json_number_value(json_object_get(o, "mem_bw_gbps")),
+				    g[i].mem_bw_gbps);
+		ck_assert_double_eq(json_number_value(json_object_get(o, "l2_mb")), g[i].l2_mb);
+		ck_assert_double_eq_tol(json_number_value(json_object_get(o, "fp32_tflops")),
+					g[i].peak_tflops[GPU_DT_FP32], 1e-6);
+		ck_assert(json_is_object(tt));
+		if (g[i].cc >= 80)
+			ck_assert_double_eq_tol(json_number_value(json_object_get(tt, "bf16")),
+						g[i].peak_tflops[GPU_DT_BF16], 1e-6);
+		else
+			ck_assert_ptr_null(json_object_get(tt, "bf16"));
+	}
+	json_decref(arr);
+	free(out);
+}
+END_TEST
+
+static Suite *gpu_suite(void)
+{
+	Suite *s = suite_create("gpu");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_keys_unique);
+	tcase_add_test(tc, test_ids_well_formed);
+	tcase_add_test(tc, test_figures_sane);
+	tcase_add_test(tc, test_known_traps);
+	tcase_add_test(tc, test_find_driver_names);
+	tcase_add_test(tc, test_suggest);
+	tcase_add_test(tc, test_cc_table);
+	tcase_add_test(tc, test_bandwidths);
+	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_list_text);
+	tcase_add_test(tc, test_list_json);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(gpu_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
