@@ -198,7 +198,7 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 		return -1;
 	}
 	const struct model_opts *o = &m->opts;
-	snprintf(a->device, sizeof(a->device), "model %s, %s, batch %u, seq %u, %s%s",
+	snprintf(a->device, sizeof(a->device), "model %.40s, %s, batch %u, seq %u, %.8s%s",
 		 c.name, o->mode == MODEL_TRAINING ? "training" : "inference", o->batch, o->seq,
 		 gpu_dtype_name(o->dtype), o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
 	a->kernels = s.n;
