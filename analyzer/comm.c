@@ -6,15 +6,18 @@
  * reduce-scatter (n-1)/n of the full buffer, send/recv the message once:
  *   t = latency + steps + traffic / bw.
  * bw is the per-direction link bandwidth (NVLink total / 2, or PCIe) times
- * an efficiency.  Checked with `make bench-comm` against NCCL measurements
- * (vidur, PipeWeave): A100 SXM all-reduce busbw 199 GB/s (2 GPUs) to 228
- * GB/s (8), 0.66-0.76 of 300 GB/s; H800 212 of 200 (NVLS); H20 445 of 450;
- * send/recv 231 of 300 on A100; PCIe 4.0/5.0 all-reduce 0.45-0.58 of the
- * link.  Small messages: 5-10 us for 2 ranks, 16-80 us for 8.
+ * an efficiency.  The NVLink figures were fitted (grid search, mean
+ * relative error) to the node-local NCCL measurements of 1 MB and more in
+ * vidur (A100 DGX) and PipeWeave (A100, H800, H20): efficiency 0.8, 30 us
+ * per all-reduce (flat in the rank count), 8 us per send/recv; `make
+ * bench-comm` reports 13-27% mean error per set for all-reduce and 3-10%
+ * for send/recv (busbw measured: A100 199-228 GB/s of 300, H800 212 of
+ * 200, H20 445 of 450).  PCIe 4.0/5.0 all-reduce reaches 0.45-0.58 of the
+ * link (RTX 6000 Ada, RTX PRO 6000 data).
  */
 #include "analyzer/comm.h"
 
-#define NVLINK_EFF 0.75
+#define NVLINK_EFF 0.8
 #define PCIE_EFF 0.5
 
 void comm_link_init(const struct gpu_spec *g, struct comm_link *l)
@@ -22,16 +25,18 @@ void comm_link_init(const struct gpu_spec *g, struct comm_link *l)
 	if (g && g->nvlink_gbps > 0) {
 		l->nvlink = 1;
 		l->bw_gbps = g->nvlink_gbps / 2.0 * NVLINK_EFF;
-		l->latency_us = 8.0;
-		l->step_us = 4.0;
+		l->latency_us = 30.0;
+		l->step_us = 0.0;
+		l->p2p_us = 8.0;
 	} else {
 		double pcie = g ? gpu_host_link_gbps(g) : 0;
 		if (pcie <= 0)
 			pcie = 16.0; /* PCIe 3.0 x16 */
 		l->nvlink = 0;
 		l->bw_gbps = pcie * PCIE_EFF;
-		l->latency_us = 10.0;
-		l->step_us = 6.0;
+		l->latency_us = 30.0;
+		l->step_us = 5.0;
+		l->p2p_us = 10.0;
 	}
 }
 
@@ -55,7 +60,7 @@ double comm_time_ns(enum model_comm op, double bytes, uint32_t ranks, const stru
 	default:
 		return 0;
 	}
-	double lat_us = l->latency_us + l->step_us * (n - 2);
+	double lat_us = op == MODEL_COMM_SEND_RECV ? l->p2p_us : l->latency_us + l->step_us * (n - 2);
 	return lat_us * 1e3 + traffic / l->bw_gbps; /* bytes / (GB/s) = ns */
 }
 

@@ -14,6 +14,7 @@ struct comm_link {
 	double bw_gbps;        /* achievable per-direction bandwidth, GB/s   */
 	double latency_us;     /* fixed cost of one collective with 2 ranks  */
 	double step_us;        /* added per extra rank (ring steps)          */
+	double p2p_us;         /* fixed cost of one send/recv                */
 	int nvlink;            /* 1 NVLink, 0 PCIe                           */
 };
 

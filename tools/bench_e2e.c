@@ -305,8 +305,8 @@ static double csv_field(const char *line, int col)
 	return p ? strtod(p, NULL) : NAN;
 }
 
-static void comm_file(const char *path, const char *fname, const struct gpu_spec *g,
-		      double min_bytes, struct acc *all)
+static void comm_file(const char *path, const char *set, const char *fname,
+		      const struct gpu_spec *g, double min_bytes, struct acc *all)
 {
 	enum model_comm op = comm_of_file(fname);
 	if (op == MODEL_COMM_NONE)
@@ -342,8 +342,8 @@ static void comm_file(const char *path, const char *fname, const struct gpu_spec
 	fclose(f);
 	for (int n = 2; n <= 16; n++)
 		if (per[n].n) {
-			printf("%-16s %-14s ranks %-2d  %5zu sizes >= %.0f MB  mean |error| %5.1f%%\n",
-			       g->id, comm_name(op), n, per[n].n, min_bytes / 1e6,
+			printf("%-22s %-13s %-14s ranks %-2d %5zu sizes >= %.0f MB  mean |error| %5.1f%%\n",
+			       set, g->id, comm_name(op), n, per[n].n, min_bytes / 1e6,
 			       per[n].sum / (double)per[n].n);
 			all->sum += per[n].sum;
 			all->n += per[n].n;
@@ -390,7 +390,7 @@ int bench_comm_main(int argc, char **argv)
 			for (size_t j = 0; files && j < nf; j++) {
 				char path[8192];
 				snprintf(path, sizeof(path), "%s/%s", sub, files[j]);
-				comm_file(path, files[j], g, min_bytes, &all);
+				comm_file(path, gd[k], files[j], g, min_bytes, &all);
 			}
 			if (files)
 				free_list(files, nf);
