@@ -809,11 +809,11 @@ static void mlp_sparse(struct bld *B)
 	op_softmax(B, T, E);
 	for (int i = 0; i < 6; i++)
 		op_ew(B, "vectorized_elementwise_kernel<4, CompareFunctor>", (double)T * E, 1, 1, 0, NULL);
-	/* Each expert takes at most expert_capacity tokens of each sequence. */
+	/* Each expert takes at most expert_capacity tokens of each sequence
+	 * (HF's router drops the rest), of an even share. */
 	uint64_t per = cdiv(B->sl, E);
-	uint64_t cap = 64;
-	if (per > cap)
-		per = cap;
+	if (c->capacity && per > c->capacity)
+		per = c->capacity;
 	uint64_t m = B->b * per;
 	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * h, 1, 0, 0, NULL);
 	for (uint64_t e = 0; e < E; e++) {

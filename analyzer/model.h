@@ -59,6 +59,7 @@ struct model_config {
 	int tied;             /* LM head shares the token embedding           */
 	uint32_t experts;     /* Switch: experts per sparse MLP; 0 dense      */
 	uint32_t sparse_step; /* every sparse_step-th layer is sparse         */
+	uint32_t capacity;    /* Switch: tokens per expert per sequence; 0 = all */
 	double dropout;       /* hidden dropout probability                   */
 	double attn_dropout;  /* attention-probability dropout                */
 };

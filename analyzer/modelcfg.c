@@ -106,6 +106,7 @@ int model_config_builtin(const char *name, struct model_config *c)
 		c->tied = b->tied;
 		c->experts = b->experts;
 		c->sparse_step = b->sparse_step;
+		c->capacity = b->experts ? 64 : 0; /* SwitchTransformersConfig default */
 		c->dropout = b->dropout;
 		c->attn_dropout = b->attn_dropout;
 		return 0;
@@ -217,7 +218,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	}
 	c->family = fam;
 	int64_t layers = 0, dec = 0, hidden = 0, heads = 0, kv = 0, hd = 0, ffn = 0, vocab = 0, tv = 0;
-	int64_t experts = 0, step = 0;
+	int64_t experts = 0, step = 0, cap = 0;
 	switch (fam) {
 	case MODEL_FAM_GPT2:
 		hidden = get_uint(root, "n_embd", get_uint(root, "hidden_size", 768));
@@ -285,6 +286,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		vocab = get_uint(root, "vocab_size", 32128);
 		experts = get_uint(root, "num_experts", 0);
 		step = get_uint(root, "encoder_sparse_step", experts ? 2 : 0);
+		cap = get_uint(root, "expert_capacity", experts ? 64 : 0);
 		const char *ff = get_str(root, "feed_forward_proj");
 		c->gated = ff && strncmp(ff, "gated-", 6) == 0;
 		c->act = parse_act(ff ? ff : get_str(root, "dense_act_fn"), MODEL_ACT_RELU);
@@ -295,7 +297,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	}
 	}
 	if (layers <= 0 || hidden <= 0 || heads <= 0 || ffn <= 0 || vocab <= 0 || kv < 0 || hd < 0 ||
-	    dec < 0 || tv < 0 || experts < 0 || step < 0 || layers > 100000 || hidden > 1 << 20 ||
+	    dec < 0 || tv < 0 || experts < 0 || step < 0 || cap < 0 || layers > 100000 || hidden > 1 << 20 ||
 	    heads > hidden) {
 		snprintf(err, errlen, "config lacks or has a bad size (layers %lld, hidden %lld, heads %lld, ffn %lld, vocab %lld)",
 			 (long long)layers, (long long)hidden, (long long)heads, (long long)ffn, (long long)vocab);
@@ -322,6 +324,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	c->type_vocab = (uint32_t)tv;
 	c->experts = (uint32_t)experts;
 	c->sparse_step = (uint32_t)step;
+	c->capacity = (uint32_t)cap;
 	return 0;
 }
 

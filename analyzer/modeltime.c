@@ -4,10 +4,10 @@
  * Every distinct kernel configuration is predicted once from scratch
  * (predict_kernel with no origin, method auto), collectives by comm.c.
  * The replay follows eager PyTorch: one CPU thread issues kernels
- * MODEL_LAUNCH_NS_DEFAULT apart (Python + ATen dispatch + launch; PyTorch
- * eager measures 5-10 us per op on current CPUs, and gpu-benches'
- * gpu-small-kernels shows back-to-back launches settling near 4-6 us per
- * kernel on A100/H200 without Python), a kernel starts when it is issued
+ * MODEL_LAUNCH_NS_DEFAULT apart (Python + ATen dispatch + cudaLaunchKernel:
+ * 5-10 us per op in PyTorch eager on current CPUs; gpu-benches'
+ * gpu-small-kernels shows the launch alone, without Python, sustaining one
+ * small kernel per ~3 us on A100), a kernel starts when it is issued
  * and its stream is idle.  DDP's gradient buckets run on a second stream
  * and overlap the backward pass; the optimizer waits for them.
  *

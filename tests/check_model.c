@@ -211,6 +211,7 @@ START_TEST(parse_configs)
 	ck_assert_uint_eq(c.dec_layers, 2);
 	ck_assert_uint_eq(c.experts, 4);
 	ck_assert_uint_eq(c.head_dim, 16);
+	ck_assert_uint_eq(c.capacity, 64); /* SwitchTransformersConfig default */
 	struct model_opts o;
 	model_opts_init(&o);
 	o.seq = 64;
