@@ -876,7 +876,7 @@ static void lm_head_and_loss(struct bld *B, int tied)
 	uint64_t V = cdiv(c->vocab, B->tp);
 	op_tp(B, 0, (double)B->T * c->hidden);
 	op_linear(B, B->T, c->hidden, V, 0, tied);
-	if (B->o->loss) {
+	if (B->o->loss && B->o->mode == MODEL_TRAINING) {
 		uint64_t rows = B->T;
 		if (c->family != MODEL_FAM_BERT) {
 			/* shift_logits = logits[..., :-1, :].contiguous() */

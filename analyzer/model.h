@@ -75,7 +75,7 @@ struct model_opts {
 	enum gpu_dtype dtype;          /* FP32, TF32, BF16 or FP16            */
 	enum model_optimizer optimizer;
 	enum model_attention attention;
-	int loss;                      /* add log_softmax + nll (and backward) */
+	int loss;                      /* training: log_softmax + nll (+ backward) */
 	int fused_optimizer;           /* AdamW(fused=True): one kernel a pass */
 	uint32_t dp, tp, pp;           /* parallel degrees (1 = none)         */
 	uint32_t microbatches;         /* pipeline microbatches (pp > 1)      */

@@ -16,6 +16,7 @@ void model_cli_init(struct model_cli *m)
 {
 	memset(m, 0, sizeof(*m));
 	model_opts_init(&m->opts);
+	m->opts.loss = 1; /* a training step computes its loss */
 	m->launch_ns = MODEL_LAUNCH_NS_DEFAULT;
 }
 

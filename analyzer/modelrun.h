@@ -19,8 +19,8 @@ struct model_cli {
 	int set;                  /* some model option was given               */
 };
 
-/* Sets m to the defaults (batch 1, seq 128 ... see model_opts_init;
- * launch cost MODEL_LAUNCH_NS_DEFAULT). */
+/* Sets m to the defaults (batch 1, seq 128 ... see model_opts_init; the
+ * loss computed in training; launch cost MODEL_LAUNCH_NS_DEFAULT). */
 void model_cli_init(struct model_cli *m);
 
 /* The long options model_cli_set understands, NULL-terminated, each

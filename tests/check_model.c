@@ -362,6 +362,41 @@ START_TEST(optimizer_traffic)
 }
 END_TEST
 
+START_TEST(loss_kernels)
+{
+	/* The causal-LM loss: shift copy, log_softmax over the vocabulary and
+	 * nll forward; zero-filled logits gradient, nll and log_softmax
+	 * backward.  Inference never computes it. */
+	struct model_config c = gpt2_small();
+	struct model_opts o;
+	model_opts_init(&o);
+	o.batch = 2;
+	o.seq = 64;
+	o.mode = MODEL_TRAINING;
+	struct model_seq a, b;
+	ck_assert_int_eq(model_build(&c, &o, &a, NULL, 0), 0);
+	o.loss = 1;
+	ck_assert_int_eq(model_build(&c, &o, &b, NULL, 0), 0);
+	ck_assert_uint_eq(model_seq_count(&b, MODEL_PH_FORWARD), model_seq_count(&a, MODEL_PH_FORWARD) + 3);
+	ck_assert_uint_eq(model_seq_count(&b, MODEL_PH_BACKWARD), model_seq_count(&a, MODEL_PH_BACKWARD) + 3);
+	int found = 0;
+	for (size_t i = 0; i < b.n; i++)
+		if (b.v[i].k.op == PRED_OP_SOFTMAX && b.v[i].k.n == 50257) {
+			ck_assert_uint_eq(b.v[i].k.m, 2 * 63);
+			found++;
+		}
+	ck_assert_int_eq(found, 2);
+	model_seq_release(&a);
+	model_seq_release(&b);
+	o.mode = MODEL_INFERENCE;
+	ck_assert_int_eq(model_build(&c, &o, &b, NULL, 0), 0);
+	for (size_t i = 0; i < b.n; i++)
+		if (b.v[i].k.op == PRED_OP_SOFTMAX)
+			ck_assert_uint_ne(b.v[i].k.n, 50257);
+	model_seq_release(&b);
+}
+END_TEST
+
 START_TEST(bad_options)
 {
 	struct model_config c = gpt2_small();
@@ -398,6 +433,7 @@ int main(void)
 	tcase_add_test(t, collective_sizes);
 	tcase_add_test(t, collective_times);
 	tcase_add_test(t, optimizer_traffic);
+	tcase_add_test(t, loss_kernels);
 	tcase_add_test(t, bad_options);
 	suite_add_tcase(s, t);
 	SRunner *r = srunner_create(s);
