@@ -61,6 +61,7 @@ struct an_ctx {
 	uint64_t markers;             /* iteration markers                         */
 	int kernel_iterations;        /* kernels carry iteration numbers           */
 	int disorder;
+	int timed;                    /* some kernel or copy has GPU times         */
 	struct tl_kernel_pred *pred;  /* configs x targets                         */
 	uint8_t *pmethod, *pbound;    /* configs x targets                         */
 	struct tl_target *targets;
@@ -112,7 +113,10 @@ static void an_note_gpu(struct an_ctx *c, uint64_t cpu, uint64_t start, uint64_t
 {
 	int64_t d;
 
-	if (!cpu || !start || end < start)
+	if (!start || end < start)
+		return;
+	c->timed = 1;
+	if (!cpu)
 		return;
 	d = (int64_t)(start - cpu);
 	if (!c->have_delta || d < c->min_delta)
@@ -201,6 +205,7 @@ static int an_pass1(struct an_ctx *c)
 	if (c->have_delta && (c->min_delta < 0 || c->min_delta > AN_CLOCK_BASE_LIMIT_NS))
 		c->offset = c->min_delta;
 	c->a->records = c->nrecords;
+	c->a->untimed = !c->timed;
 	c->a->configs = ktable_count(c->kt);
 	return 0;
 }
@@ -296,6 +301,21 @@ static double an_rel_gpu(const struct an_ctx *c, uint64_t t)
 	return (double)((int64_t)t - c->offset - c->t0);
 }
 
+/* ns a copy of bytes takes on g when the trace did not time it: bytes over
+ * the link it crosses (host link, achievable DRAM bandwidth, NVLink). */
+static double an_copy_estimate(const struct gpu_spec *g, enum tl_copy_class cls, uint64_t bytes)
+{
+	double gbps;
+
+	switch (cls) {
+	case TL_COPY_HOST: gbps = gpu_host_link_gbps(g); break;
+	case TL_COPY_DEVICE: gbps = gpu_mem_bw_eff_gbps(g) / 2; break; /* read + write */
+	case TL_COPY_PEER: gbps = g->nvlink_gbps > 0 ? g->nvlink_gbps : gpu_host_link_gbps(g); break;
+	default: return 0;
+	}
+	return gbps > 0 ? (double)bytes / gbps : 0;   /* bytes / (GB/s) = ns */
+}
+
 /* Converts a record to a timeline event; returns 0 when it has none. */
 static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_event *ev)
 {
@@ -330,11 +350,14 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		ev->cpu_ns = an_rel(c, cp->cpu_ns);
 		ev->cpu_end_ns = cp->cpu_end_ns >= cp->cpu_ns ? an_rel(c, cp->cpu_end_ns) : ev->cpu_ns;
 		ev->blocking = !cp->async;
+		ev->no_wake = !c->timed;
 		ev->copy = an_copy_class(rec);
 		if (cp->start_ns && cp->end_ns >= cp->start_ns) {
 			ev->has_gpu = 1;
 			ev->start_ns = an_rel_gpu(c, cp->start_ns);
 			ev->end_ns = an_rel_gpu(c, cp->end_ns);
+		} else {
+			ev->est_ns = an_copy_estimate(c->a->origin, ev->copy, cp->bytes);
 		}
 		return 1;
 	}
@@ -345,6 +368,7 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		ev->stream = s->stream;
 		ev->cpu_ns = an_rel(c, s->cpu_ns);
 		ev->cpu_end_ns = s->cpu_end_ns >= s->cpu_ns ? an_rel(c, s->cpu_end_ns) : ev->cpu_ns;
+		ev->no_wake = !c->timed;
 		switch (s->kind) {
 		case TRACE_SYNC_STREAM:
 		case TRACE_SYNC_EVENT:

@@ -60,6 +60,7 @@ struct analysis {
 	double measured_kernel_ns, measured_copy_ns, measured_gpu_wait_cpu_ns;
 	int truncated;                /* the trace ended early: warning says where  */
 	int sorted_in_memory;         /* records were out of CPU order              */
+	int untimed;                  /* no GPU times: measured_ns is CPU time only */
 	char warning[192];
 	size_t ntargets;
 	struct analysis_target *targets;

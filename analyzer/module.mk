@@ -10,6 +10,7 @@ CFLAGS_analyzer_ += $(JANSSON_CFLAGS)
 
 PROGRAMS += $(BUILD)/surfer-analyze
 
-$(BUILD)/surfer-analyze: $(BUILD)/obj/analyzer/main.o $(CORE_LIB)
+# ($(CORE_LIB) is defined after the fragments are read, so name the library.)
+$(BUILD)/surfer-analyze: $(BUILD)/obj/analyzer/main.o $(BUILD)/libsurfer-core.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(LDLIBS)
 include analyzer/model.mk

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #define REPORT_NAME_WIDTH 46
+#define REPORT_COLUMNS 100
 
 /* Appends s[0..n) to out (capacity cap, length *len), silently cutting. */
 static void rp_append(char *out, size_t cap, size_t *len, const char *s, size_t n)
@@ -111,12 +112,40 @@ static const char *rp_bound(int memory_bound)
 	return memory_bound > 0 ? "memory" : memory_bound == 0 ? "compute" : "?";
 }
 
+/* "ops  gemm 1.200 -> 0.394 ms, ..." wrapped at REPORT_COLUMNS. */
+static void rp_ops(FILE *f, const struct analysis_target *t)
+{
+	size_t col = 10;
+	int first = 1;
+
+	fprintf(f, "ops       ");
+	for (int o = 0; o < PRED_OP_COUNT; o++) {
+		char item[96];
+		int len;
+
+		if (t->op_ns[o] <= 0 && t->op_origin_ns[o] <= 0)
+			continue;
+		len = snprintf(item, sizeof(item), " %s %.3f -> %.3f ms", pred_op_name((enum pred_op)o),
+			       rp_ms(t->op_origin_ns[o]), rp_ms(t->op_ns[o]));
+		if (!first && col + 1 + (size_t)len > REPORT_COLUMNS) {
+			fputs(",\n          ", f);
+			col = 10;
+		} else if (!first) {
+			fputc(',', f);
+			col++;
+		}
+		fputs(item, f);
+		col += (size_t)len;
+		first = 0;
+	}
+	fprintf(f, "\n");
+}
+
 static void rp_target(FILE *f, const struct analysis *a, const struct analysis_target *t,
 		      size_t top)
 {
 	char name[REPORT_NAME_WIDTH + 1];
 	size_t n = top && top < t->ngroups ? top : t->ngroups;
-	int first = 1;
 
 	fprintf(f, "\ntarget     %s (%s), method %s\n", t->gpu->id, t->gpu->name,
 		pred_method_name(t->method));
@@ -135,25 +164,18 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	fprintf(f, "\n");
 	fprintf(f, "GPU waits  %.3f ms on the CPU; copies %.3f ms\n", rp_ms(t->gpu_wait_cpu_ns),
 		rp_ms(t->copy_ns));
-	fprintf(f, "ops       ");
-	for (int o = 0; o < PRED_OP_COUNT; o++) {
-		if (t->op_ns[o] <= 0 && t->op_origin_ns[o] <= 0)
-			continue;
-		fprintf(f, "%s %s %.3f -> %.3f", first ? "" : ",", pred_op_name((enum pred_op)o),
-			rp_ms(t->op_origin_ns[o]), rp_ms(t->op_ns[o]));
-		first = 0;
-	}
-	fprintf(f, " ms\n");
+	rp_ops(f, t);
 	if (!n)
 		return;
-	fprintf(f, "  %-*s %8s %10s %10s %-8s %-7s\n", REPORT_NAME_WIDTH, "kernel", "launches",
+	fprintf(f, "  %-*s %8s %10s %10s %-8s %s\n", REPORT_NAME_WIDTH, "kernel", "calls/it",
 		"origin ms", "pred ms", "method", "bound");
 	for (size_t i = 0; i < n; i++) {
 		const struct analysis_group *g = &t->groups[i];
 
 		report_short_name(g->name, name, REPORT_NAME_WIDTH);
-		fprintf(f, "  %-*s %8llu %10.3f %10.3f %-8s %-7s\n", REPORT_NAME_WIDTH, name,
-			(unsigned long long)g->launches, rp_ms(g->origin_ns), rp_ms(g->pred_ns),
+		fprintf(f, "  %-*s %8.6g %10.3f %10.3f %-8s %s\n", REPORT_NAME_WIDTH, name,
+			(double)g->launches / (a->iterations ? a->iterations : 1), rp_ms(g->origin_ns),
+			rp_ms(g->pred_ns),
 			pred_method_name(g->method), rp_bound(g->memory_bound));
 	}
 }
@@ -164,9 +186,13 @@ int report_text(FILE *f, const struct analysis *a, size_t top)
 	fprintf(f, "trace      %llu kernels, %u configurations, %u iteration%s\n",
 		(unsigned long long)a->kernels, a->configs, a->iterations,
 		a->iterations == 1 ? "" : "s");
-	fprintf(f, "measured   %.3f ms per iteration: kernels %.3f ms, copies %.3f ms, "
-		"GPU waits on CPU %.3f ms\n", rp_ms(a->measured_ns), rp_ms(a->measured_kernel_ns),
-		rp_ms(a->measured_copy_ns), rp_ms(a->measured_gpu_wait_cpu_ns));
+	fprintf(f, "measured   %.3f ms per iteration\n", rp_ms(a->measured_ns));
+	if (a->untimed)
+		fprintf(f, "           (the trace has no GPU times: kernels are predicted from scratch)\n");
+	else
+		fprintf(f, "           kernels %.3f ms, copies %.3f ms, GPU waits %.3f ms on the CPU\n",
+		rp_ms(a->measured_kernel_ns), rp_ms(a->measured_copy_ns),
+		rp_ms(a->measured_gpu_wait_cpu_ns));
 	if (a->warning[0])
 		fprintf(f, "warning    %s\n", a->warning);
 	for (size_t t = 0; t < a->ntargets; t++)
@@ -251,6 +277,7 @@ json_t *report_json(const struct analysis *a, size_t top)
 	    rp_set(origin, "configurations", json_integer(a->configs)) ||
 	    rp_set(origin, "iterations", json_integer(a->iterations)) ||
 	    rp_set(origin, "measured_ms", json_real(rp_ms(a->measured_ns))) ||
+	    rp_set(origin, "gpu_times", json_boolean(!a->untimed)) ||
 	    rp_set(origin, "truncated", json_boolean(a->truncated)))
 		goto fail;
 	for (size_t t = 0; t < a->ntargets; t++)

@@ -236,7 +236,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 		meas_end = ev->end_ns;
 	} else {
 		meas_start = fmax(ev->cpu_ns, *send0);
-		meas_end = (!kernel && ev->blocking) ? fmax(meas_start, ev->cpu_end_ns) : meas_start;
+		meas_end = meas_start + (!kernel && ev->est_ns > 0 ? ev->est_ns : 0);
 	}
 	meas_dur = meas_end - meas_start;
 	gap = meas_start - fmax(ev->cpu_ns, *send0);
@@ -271,7 +271,8 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 		tl_cpu(ln, launch);
 		if (!kernel && ev->blocking) {
 			/* The CPU resumes after the copy, with its measured wake-up delay. */
-			double resume = fmax(launch, end + (fmax(ev->cpu_end_ns, ev->cpu_ns) - meas_end));
+			double wake = ev->no_wake ? 0 : fmax(ev->cpu_end_ns, ev->cpu_ns) - meas_end;
+			double resume = fmax(launch, end + wake);
 			ln->shift = resume - fmax(ev->cpu_end_ns, ev->cpu_ns);
 			tl_cpu(ln, resume);
 		}
@@ -317,7 +318,7 @@ static int tl_sync(struct timeline *tl, const struct tl_event *ev)
 	aw_meas = tl_awaited(tl, 0, s, all);
 	/* The wake-up delay: how long after the later of the call and the
 	 * awaited work the CPU returned (may be negative with clock noise). */
-	wake = cpu_end - fmax(ev->cpu_ns, aw_meas);
+	wake = ev->no_wake ? 0 : cpu_end - fmax(ev->cpu_ns, aw_meas);
 	for (uint32_t l = 1; l < tl->nlanes; l++) {
 		struct tl_lane *ln = &tl->lanes[l];
 		double call = ev->cpu_ns + ln->shift;

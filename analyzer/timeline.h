@@ -45,6 +45,12 @@ struct tl_event {
 	enum tl_copy_class copy;  /* TL_COPY                                   */
 	int wait_all;             /* TL_SYNC: waits for every stream           */
 	int no_cpu_wait;          /* TL_SYNC: does not block the CPU (stream wait event) */
+	int no_wake;              /* TL_SYNC, blocking TL_COPY: the trace has no GPU
+				   * times, so the measured wait is not known to be
+				   * CPU time: the CPU resumes when the predicted
+				   * work ends                                   */
+	double est_ns;            /* TL_COPY without GPU times: its estimated
+				   * duration on the origin (bytes / bandwidth)  */
 };
 
 /* Duration of a kernel configuration on one target: measured x scale when

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -21,24 +22,28 @@ static int print_text(FILE *f)
 	size_t n;
 	const struct gpu_spec *g = gpu_all(&n);
 
-	/* At most 99 columns: the name is cut to what is left. */
-	if (fprintf(f, "%-22s %4s %3s %4s %3s %5s %4s %3s %5s %6s %5s  %s\n",
+	/* At most 99 columns. */
+	if (fprintf(f, "%-22s %4s %3s %4s %3s %5s %4s %4s %5s %5s %5s  %s\n",
 		    "id", "cc", "SMs", "MHz", "GB", "GB/s", "meas", "L2",
 		    "fp32", "fp16", "fp8", "name") < 0)
 		return -EIO;
 	for (size_t i = 0; i < n; i++, g++) {
 		char cc[16], meas[16];
+		const char *name = g->name;
 
 		cc_string(g->cc, cc);
 		if (g->mem_bw_measured_gbps > 0)
 			snprintf(meas, sizeof meas, "%.0f", g->mem_bw_measured_gbps);
 		else
 			snprintf(meas, sizeof meas, "-");
-		if (fprintf(f, "%-22.22s %4s %3u %4u %3.0f %5.0f %4s %3.0f %5.1f %6.0f %5.0f  %.23s\n",
+		/* the name without "NVIDIA " fits what is left */
+		if (strncmp(name, "NVIDIA ", 7) == 0)
+			name += 7;
+		if (fprintf(f, "%-22.22s %4s %3u %4u %3.0f %5.0f %4s %4g %5.1f %5.0f %5.0f  %.23s\n",
 			    g->id, cc, g->sms, g->boost_clock_mhz, g->mem_gb,
 			    g->mem_bw_gbps, meas, g->l2_mb, g->peak_tflops[GPU_DT_FP32],
 			    g->peak_tflops[GPU_DT_FP16], g->peak_tflops[GPU_DT_FP8],
-			    g->name) < 0)
+			    name) < 0)
 			return -EIO;
 	}
 	if (fprintf(f, "%zu GPUs; TFLOP/s dense at boost clock, fp16 tensor with FP32 "

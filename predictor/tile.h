@@ -6,6 +6,8 @@
 #ifndef SURFER_TILE_H
 #define SURFER_TILE_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include "predictor/predict.h"
 
 /* Predicts k on target with the tile model.  When origin is not NULL and
@@ -13,5 +15,85 @@
  * Returns 0, or a negative code when the model cannot describe k. */
 int tile_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 		 const struct gpu_spec *target, struct pred_result *out);
+
+/* ---- tile shapes (tiles.c) ------------------------------------------ */
+
+enum tile_kind {
+	TILE_UNKNOWN = 0,
+	TILE_GEMM,          /* a block computes a tm x tn output tile        */
+	TILE_ELEMENTWISE,   /* a block handles block threads x vec elements  */
+	TILE_ROW            /* a block (or a warp) handles whole rows        */
+};
+
+struct tile_shape {
+	enum tile_kind kind;
+	/* GEMM: the block's output tile; t0 spans the library's first output
+	 * dimension (the output's columns, n, for PyTorch's row-major calls
+	 * into column-major cuBLAS), t1 its rows (m); tk the k-step, split
+	 * the slicing/split-k factor (1 none).  0 = unknown. */
+	uint32_t t0, t1, tk, split;
+	uint32_t vec;       /* elementwise: elements per thread access       */
+	uint32_t arch;      /* cc the kernel was built for (maxwell_ 50, volta_
+			     * 70, turing_ 75, ampere_ 80, sm90_ 90), 0 unknown */
+};
+
+/* Reads the tile a kernel name announces: cuBLAS/cuDNN (`maxwell_sgemm_
+ * 128x64_nn`, `volta_sgemm_32x32_sliced1x4_tn`, `ampere_sgemm_...`,
+ * `..._tilesize128x128x32_...`, `sm90_xmma_gemm_...`), CUTLASS
+ * (`cutlass_80_tensorop_s1688gemm_256x128_32x3_nn`), Triton (`triton_poi_`,
+ * `triton_red_`, `triton_mm`) and PyTorch's at::native elementwise, softmax
+ * and layer-norm kernels.  Returns 0 and fills out when the name says
+ * something, -1 otherwise (out is then zeroed). */
+int tile_from_name(const char *name, struct tile_shape *out);
+
+/* Infers a GEMM tile from the grid and the GEMM shape (batch x m x n) when
+ * the name gives none: the power-of-two tile that yields the grid.  0 or -1
+ * when k is not a GEMM with a grid. */
+int tile_from_launch(const struct pred_kernel *k, struct tile_shape *out);
+
+/* The GEMM tile target's library is predicted to pick for k (batch x m x
+ * n outputs): the largest of 128x128, 128x64, 64x64, 128x32, 32x128 that
+ * still gives every SM a block, else 32x32. */
+void tile_gemm_pick(const struct pred_kernel *k, const struct gpu_spec *target,
+		    struct tile_shape *out);
+
+/* ---- features and weights (tile.c) ---------------------------------- */
+
+/* The model families, one MLP each. */
+enum tile_family {
+	TILE_FAM_GEMM = 0, TILE_FAM_ELEMENTWISE, TILE_FAM_SOFTMAX, TILE_FAM_NORM,
+	TILE_FAM_COUNT
+};
+
+#define TILE_NFEAT 24   /* features per family (unused ones are 0) */
+
+/* The family of k's operator, or -1 when the model does not cover it. */
+int tile_family_of(const struct pred_kernel *k);
+
+/* Computes the features of k on g given its GEMM tile t (NULL: the one
+ * tile_gemm_pick() predicts), and the
+ * roofline time base_ns the utilisation divides.  Returns the family, or -1
+ * when k cannot be described (no shape, unknown operator, missing figures). */
+int tile_features(const struct pred_kernel *k, const struct gpu_spec *g,
+		  const struct tile_shape *t, double feat[TILE_NFEAT], double *base_ns);
+
+/* Turns the MLP's raw output into a time: base_ns / sigmoid(out), i.e. the
+ * model predicts utilisation u in (0,1) of the roofline. */
+double tile_time_from_output(double out, double base_ns);
+
+/* Weights blob: "STIL", u32 version 1, u32 count, then per model u32
+ * family, u32 feature count, and an mlp blob.  tile_model_load_blob()
+ * replaces the process-wide weights (the compiled-in ones by default)
+ * and tile_model_load_file() reads a blob from a file; both return 0, or
+ * -1 (malformed) / -2 (unreadable) and keep the old weights. */
+int tile_model_load_blob(const unsigned char *blob, size_t len);
+int tile_model_load_file(const char *path);
+
+/* Nonzero when a model for family fam is loaded. */
+int tile_model_has(int fam);
+
+/* The compiled-in weights (predictor/tile_weights.c, written by surfer-train). */
+extern const unsigned char tile_weights_blob[];
+extern const size_t tile_weights_blob_len;
 
 #endif

@@ -263,6 +263,11 @@ START_TEST(test_suggest)
 	ck_assert(suggested("a100-sxm-80", "a100-sxm4-80", 1));
 	ck_assert(suggested("rtx409", "rtx-4090", 1));
 	ck_assert(suggested("h10", "h100-sxm", 3));
+	/* a typo in a family name suggests the family */
+	ck_assert(suggested("h1000", "h100-sxm", 1));
+	ck_assert(suggested("h1000", "h100-pcie", 3));
+	ck_assert(suggested("h1000", "h100-nvl", 3));
+	ck_assert(suggested("rtx4009", "rtx-4090", 1));  /* transposition */
 	ck_assert(suggested("Tesla V100-PCIE-32G", "v100-pcie-32", 1));
 	ck_assert(suggested("h1oo", "h100-sxm", 1));
 	ck_assert(suggested("a6000ada", "rtx-a6000", 3));

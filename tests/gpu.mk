@@ -4,6 +4,7 @@
 # headers are there; without them it runs the hand-computed cases only and
 # says so.
 TEST_BINS += $(BUILD)/tests/check_gpu $(BUILD)/tests/check_occupancy
+TEST_SCRIPTS += tests/gpugen.sh
 
 HAVE_CUDA_OCC := $(wildcard $(CUDA_HOME)/include/cuda_occupancy.h)
 CHECK_OCC_FLAGS := $(if $(HAVE_CUDA_OCC),-DHAVE_CUDA_OCC $(CUDA_CFLAGS))

@@ -1,0 +1,82 @@
+#!/bin/sh
+# The CI gate and the exit codes of surfer-analyze: 0 success, 2 bad input
+# (one line on stderr), 3 predicted regression naming the kernels that grew.
+BUILD=${BUILD:-build}
+A="$BUILD/surfer-analyze"
+MK="$BUILD/tests/mkanalyzer"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gate.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+# expect CODE DESCRIPTION COMMAND...: runs COMMAND, checks its exit status
+expect() {
+	want=$1; what=$2; shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		echo "gate: $what: exit $got, want $want"; cat "$tmp/err"
+		failed=$((failed + 1))
+	fi
+}
+
+# one line on stderr
+one_line() {
+	n=$(wc -l <"$tmp/err")
+	if [ "$n" -ne 1 ]; then
+		echo "gate: $1: $n lines on stderr, want 1"; cat "$tmp/err"; failed=$((failed + 1))
+	fi
+}
+
+dev="NVIDIA A100-SXM4-40GB"
+"$MK" step "$dev" "$tmp/base.mp" --iterations 2 || exit 1
+"$MK" step "$dev" "$tmp/slow.mp" --iterations 2 --slow-gemm 2 || exit 1
+"$MK" step "$dev" "$tmp/cut.mp" --truncate || exit 1
+"$MK" step "Mystery Accelerator 7" "$tmp/odd.mp" || exit 1
+
+expect 0 "save a baseline" "$A" "$tmp/base.mp" -t h100-sxm -t t4 --save-baseline "$tmp/bl.json"
+[ -s "$tmp/bl.json" ] || { echo "gate: no baseline written"; failed=$((failed + 1)); }
+expect 0 "same trace passes" "$A" "$tmp/base.mp" -t h100-sxm -t t4 --baseline "$tmp/bl.json" --max-regression 0
+grep -q "h100-sxm: .*: ok" "$tmp/out" || { echo "gate: no ok verdict"; failed=$((failed + 1)); }
+
+expect 3 "slower GEMMs regress" "$A" "$tmp/slow.mp" -t h100-sxm -t t4 --baseline "$tmp/bl.json" --max-regression 5
+grep -q "REGRESSION" "$tmp/out" || { echo "gate: no REGRESSION line"; failed=$((failed + 1)); }
+grep "grew" "$tmp/out" | head -1 | grep -q "gemm" ||
+	{ echo "gate: the GEMM kernel is not named first"; cat "$tmp/out"; failed=$((failed + 1)); }
+expect 3 "regression with --json" "$A" "$tmp/slow.mp" -t h100-sxm --json --baseline "$tmp/bl.json" --max-regression 5
+grep -q "REGRESSION" "$tmp/err" || { echo "gate: JSON mode verdict not on stderr"; failed=$((failed + 1)); }
+expect 0 "within a generous limit" "$A" "$tmp/slow.mp" -t h100-sxm --baseline "$tmp/bl.json" --max-regression 500
+
+expect 2 "baseline without shared target" "$A" "$tmp/base.mp" -t l4 --baseline "$tmp/bl.json"
+one_line "baseline without shared target"
+expect 2 "baseline not JSON" "$A" "$tmp/base.mp" -t t4 --baseline "$tmp/base.mp"
+one_line "baseline not JSON"
+expect 2 "missing trace" "$A" "$tmp/none.mp" -t t4
+one_line "missing trace"
+expect 2 "corrupt trace" "$A" "$tmp/bl.json" -t t4
+one_line "corrupt trace"
+expect 2 "unknown target" "$A" "$tmp/base.mp" -t no-such-gpu
+one_line "unknown target"
+expect 2 "unknown origin" "$A" "$tmp/odd.mp" -t t4
+one_line "unknown origin"
+expect 0 "origin given" "$A" "$tmp/odd.mp" -t t4 --origin a10
+expect 2 "no target" "$A" "$tmp/base.mp"
+one_line "no target"
+expect 2 "bad method" "$A" "$tmp/base.mp" -t t4 --method guess
+one_line "bad method"
+expect 2 "bad option" "$A" "$tmp/base.mp" -t t4 --frobnicate
+one_line "bad option"
+expect 2 "bad percentage" "$A" "$tmp/base.mp" -t t4 --baseline "$tmp/bl.json" --max-regression x
+one_line "bad percentage"
+expect 2 "max-regression alone" "$A" "$tmp/base.mp" -t t4 --max-regression 3
+one_line "max-regression alone"
+expect 0 "truncated trace" "$A" "$tmp/cut.mp" -t t4
+grep -q "warning: .*truncated" "$tmp/err" || { echo "gate: no truncation warning"; failed=$((failed + 1)); }
+expect 0 "standard input" sh -c "\"$A\" - -t t4 --json < \"$tmp/base.mp\""
+grep -q '"iteration_ms"' "$tmp/out" || { echo "gate: no JSON from standard input"; failed=$((failed + 1)); }
+expect 0 "all targets" "$A" "$tmp/base.mp" --all-targets --top 1
+expect 0 "help" "$A" --help
+expect 0 "version" "$A" --version
+expect 0 "list GPUs" "$A" --list-gpus
+
+if [ $failed -eq 0 ]; then echo "gate: all passed"; fi
+[ $failed -eq 0 ]

@@ -1,0 +1,351 @@
+/*
+ * check_analyze.c - the whole analysis on synthetic traces written with the
+ * trace writer (tests/synth.c): identity on every GPU in the table, a
+ * launch-bound program on a faster GPU, records out of CPU order, truncated
+ * and corrupt traces, an unknown origin, the JSON document and the
+ * baseline comparison.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "analyzer/analyze.h"
+#include "analyzer/baseline.h"
+#include "analyzer/report.h"
+#include "tests/synth.h"
+
+static char path[256], path2[256];
+
+static void tmpname(char *buf, size_t len)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	snprintf(buf, len, "%s/check_analyze-XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(buf);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+}
+
+static void setup(void)
+{
+	tmpname(path, sizeof(path));
+	tmpname(path2, sizeof(path2));
+}
+
+static void teardown(void)
+{
+	unlink(path);
+	unlink(path2);
+}
+
+static struct analysis *run(const char *p, const struct gpu_spec *origin,
+			    const struct gpu_spec *const *targets, size_t n, enum pred_method m)
+{
+	struct analysis_options o = {.origin = origin, .targets = targets, .ntargets = n, .method = m};
+	struct analysis *a = NULL;
+	char err[256];
+	int rc = analysis_run(p, &o, &a, err, sizeof(err));
+
+	ck_assert_msg(rc == 0, "analysis_run: %d %s", rc, err);
+	return a;
+}
+
+static const struct gpu_spec *gpu(const char *id)
+{
+	const struct gpu_spec *g = gpu_find(id);
+	ck_assert_msg(g != NULL, "no GPU %s", id);
+	return g;
+}
+
+START_TEST(identity_every_gpu)
+{
+	size_t n;
+	const struct gpu_spec *all = gpu_all(&n);
+	const struct gpu_spec *g = &all[_i];
+	const struct gpu_spec *targets[2] = {g, gpu("t4")};
+	enum pred_method methods[] = {PRED_AUTO, PRED_WAVE, PRED_ROOFLINE, PRED_MLP};
+	struct synth_opts o;
+
+	ck_assert_uint_lt((size_t)_i, n);
+	synth_defaults(&o, g->name);
+	o.iterations = 3;
+	ck_assert_int_eq(synth_write(path, &o), 0);
+	for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]); m++) {
+		struct analysis *a = run(path, NULL, targets, 2, methods[m]);
+
+		ck_assert_ptr_eq(a->origin, g);   /* found by the name in the trace */
+		ck_assert_uint_eq(a->iterations, 3);
+		ck_assert(a->measured_ns > 1e6);
+		ck_assert_msg(fabs(a->targets[0].iteration_ns - a->measured_ns) <= 0.01 * a->measured_ns,
+			      "%s: predicted %.0f ns, measured %.0f ns", g->id,
+			      a->targets[0].iteration_ns, a->measured_ns);
+		/* the replay is exact, not just within 1% */
+		ck_assert(fabs(a->targets[0].iteration_ns - a->measured_ns) < 1e-6 * a->measured_ns);
+		ck_assert(a->targets[0].method_ns[PRED_IDENTITY] > 0);
+		analysis_free(a);
+	}
+}
+END_TEST
+
+START_TEST(launch_bound_does_not_shrink)
+{
+	/* Tiny kernels between long CPU gaps on a T4: an H100 finishes each
+	 * kernel sooner but the program still waits for its CPU. */
+	const struct gpu_spec *targets[2] = {gpu("h100-sxm"), gpu("b200")};
+	struct synth_opts o;
+	struct analysis *a;
+
+	synth_defaults(&o, "Tesla T4");
+	o.launch_bound = 1;
+	o.layers = 20;
+	o.iterations = 2;
+	ck_assert_int_eq(synth_write(path, &o), 0);
+	a = run(path, gpu("t4"), targets, 2, PRED_AUTO);
+	for (int t = 0; t < 2; t++) {
+		ck_assert_msg(a->targets[t].iteration_ns >= 0.98 * a->measured_ns,
+			      "%s: %.0f vs measured %.0f", a->targets[t].gpu->id,
+			      a->targets[t].iteration_ns, a->measured_ns);
+		ck_assert(a->targets[t].kernel_ns < a->measured_kernel_ns);
+		ck_assert(a->targets[t].gpu_wait_cpu_ns >= a->measured_gpu_wait_cpu_ns);
+	}
+	analysis_free(a);
+}
+END_TEST
+
+START_TEST(gpu_bound_scales)
+{
+	/* The same step with every kernel 4x longer is GPU-bound: a faster GPU
+	 * shortens the iteration, a slower one lengthens it. */
+	const struct gpu_spec *targets[2] = {gpu("h100-sxm"), gpu("t4")};
+	struct synth_opts o;
+	struct analysis *a;
+
+	synth_defaults(&o, "NVIDIA A100-SXM4-80GB");
+	o.gpu_scale = 4;
+	ck_assert_int_eq(synth_write(path, &o), 0);
+	a = run(path, NULL, targets, 2, PRED_WAVE);
+	ck_assert(a->targets[0].iteration_ns < 0.8 * a->measured_ns);
+	ck_assert(a->targets[1].iteration_ns > 1.5 * a->measured_ns);
+	ck_assert_str_eq(pred_op_name(a->targets[1].groups[0].op), "comm");
+	analysis_free(a);
+}
+END_TEST
+
+START_TEST(out_of_order_records)
+{
+	/* Kernel records written after the synchronization that follows them
+	 * (as when GPU times arrive late) replay to the same times. */
+	const struct gpu_spec *targets[2] = {gpu("a100-sxm4-80"), gpu("l4")};
+	struct synth_opts o;
+	struct analysis *a, *b;
+
+	synth_defaults(&o, "NVIDIA A100-SXM4-80GB");
+	o.iterations = 2;
+	ck_assert_int_eq(synth_write(path, &o), 0);
+	o.shuffle = 1;
+	ck_assert_int_eq(synth_write(path2, &o), 0);
+	a = run(path, NULL, targets, 2, PRED_AUTO);
+	b = run(path2, NULL, targets, 2, PRED_AUTO);
+	ck_assert_int_eq(a->sorted_in_memory, 0);
+	ck_assert_int_eq(b->sorted_in_memory, 1);
+	ck_assert_double_eq_tol(a->measured_ns, b->measured_ns, 1e-6);
+	ck_assert_double_eq_tol(a->targets[1].iteration_ns, b->targets[1].iteration_ns, 1e-6);
+	ck_assert_double_eq_tol(b->targets[0].iteration_ns, b->measured_ns, 1e-6);
+	ck_assert_uint_eq(a->configs, b->configs);
+	analysis_free(a);
+	analysis_free(b);
+}
+END_TEST
+
+START_TEST(truncated_trace)
+{
+	const struct gpu_spec *targets[1] = {gpu("v100-sxm2-16")};
+	struct synth_opts o;
+	struct analysis *a;
+
+	synth_defaults(&o, "NVIDIA A100-SXM4-40GB");
+	o.iterations = 2;
+	o.truncate = 1;
+	ck_assert_int_eq(synth_write(path, &o), 0);
+	a = run(path, NULL, targets, 1, PRED_AUTO);
+	ck_assert_int_eq(a->truncated, 1);
+	ck_assert(strstr(a->warning, "truncated") != NULL);
+	ck_assert(a->kernels > 0);
+	ck_assert(a->targets[0].iteration_ns > 0);
+	analysis_free(a);
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+	const struct gpu_spec *targets[1] = {gpu("t4")};
+	struct analysis_options opt = {.targets = targets, .ntargets = 1, .method = PRED_AUTO};
+	struct analysis *a = NULL;
+	struct synth_opts o;
+	char err[256];
+	FILE *f;
+
+	/* unknown origin device: bad input, and the message names --origin */
+	synth_defaults(&o, "Mystery Accelerator 7");
+	ck_assert_int_eq(synth_write(path, &o), 0);
+	ck_assert_int_eq(analysis_run(path, &opt, &a, err, sizeof(err)), -2);
+	ck_assert_ptr_null(a);
+	ck_assert(strstr(err, "--origin") != NULL);
+	/* ... which --origin fixes */
+	opt.origin = gpu("a10");
+	ck_assert_int_eq(analysis_run(path, &opt, &a, err, sizeof(err)), 0);
+	analysis_free(a);
+	/* not a trace */
+	f = fopen(path2, "wb");
+	ck_assert_ptr_nonnull(f);
+	fputs("this is not a surfer trace at all\n", f);
+	fclose(f);
+	ck_assert_int_eq(analysis_run(path2, &opt, &a, err, sizeof(err)), -2);
+	ck_assert_ptr_null(a);
+	/* missing file */
+	ck_assert_int_eq(analysis_run("/nonexistent/trace.mp", &opt, &a, err, sizeof(err)), -2);
+	ck_assert(strstr(err, "/nonexistent/trace.mp") != NULL);
+}
+END_TEST
+
+START_TEST(no_gpu_times)
+{
+	/* A trace with CPU times only is predicted from scratch. */
+	const struct gpu_spec *targets[1] = {gpu("h100-sxm")};
+	struct synth_opts o;
+	struct analysis *a;
+
+	synth_defaults(&o, "NVIDIA A100-SXM4-40GB");
+	o.no_gpu_times = 1;
+	ck_assert_int_eq(synth_write(path, &o), 0);
+	a = run(path, NULL, targets, 1, PRED_AUTO);
+	ck_assert(a->targets[0].kernel_ns > 0);
+	ck_assert(a->targets[0].iteration_ns > 0);
+	ck_assert(a->targets[0].method_ns[PRED_WAVE] == 0);
+	analysis_free(a);
+}
+END_TEST
+
+START_TEST(json_document)
+{
+	const struct gpu_spec *targets[2] = {gpu("h100-sxm"), gpu("a10")};
+	struct synth_opts o;
+	struct analysis *a;
+	json_t *doc, *origin, *preds, *p0, *bd;
+
+	synth_defaults(&o, "NVIDIA A100-SXM4-40GB");
+	o.iterations = 2;
+	ck_assert_int_eq(synth_write(path, &o), 0);
+	a = run(path, NULL, targets, 2, PRED_AUTO);
+	doc = report_json(a, 3);
+	ck_assert_ptr_nonnull(doc);
+	origin = json_object_get(doc, "origin");
+	ck_assert_str_eq(json_string_value(json_object_get(origin, "device")), "NVIDIA A100-SXM4-40GB");
+	/* 2 iterations x (4 layers x 3 + 2 all-reduces + softmax + optimizer) */
+	ck_assert_int_eq(json_integer_value(json_object_get(origin, "kernels")), 2 * 16);
+	ck_assert_double_eq_tol(json_real_value(json_object_get(origin, "measured_ms")),
+				a->measured_ns / 1e6, 1e-12);
+	preds = json_object_get(doc, "predictions");
+	ck_assert_uint_eq(json_array_size(preds), 2);
+	p0 = json_array_get(preds, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(p0, "target")), "h100-sxm");
+	ck_assert_str_eq(json_string_value(json_object_get(p0, "method")), "auto");
+	ck_assert(json_real_value(json_object_get(p0, "iteration_ms")) > 0);
+	bd = json_object_get(p0, "breakdown");
+	ck_assert_uint_eq(json_array_size(bd), 3);
+	ck_assert(json_real_value(json_object_get(json_array_get(bd, 0), "predicted_ms")) >=
+		  json_real_value(json_object_get(json_array_get(bd, 1), "predicted_ms")));
+	json_decref(doc);
+	analysis_free(a);
+}
+END_TEST
+
+START_TEST(baseline_gate)
+{
+	/* Baseline from a step; the same step compares clean; a step whose
+	 * GEMMs are 3x slower regresses and the GEMM kernel grew most. */
+	const struct gpu_spec *targets[1] = {gpu("h100-sxm")};
+	struct baseline_verdict v[4];
+	struct synth_opts o;
+	struct analysis *a, *b;
+	char err[256], bl[256];
+	size_t n;
+
+	tmpname(bl, sizeof(bl));
+	synth_defaults(&o, "NVIDIA A100-SXM4-40GB");
+	ck_assert_int_eq(synth_write(path, &o), 0);
+	o.slow_gemm = 3;
+	ck_assert_int_eq(synth_write(path2, &o), 0);
+	a = run(path, NULL, targets, 1, PRED_AUTO);
+	b = run(path2, NULL, targets, 1, PRED_AUTO);
+	ck_assert_int_eq(baseline_save(a, bl, err, sizeof(err)), 0);
+	ck_assert_int_eq(baseline_compare(a, bl, 0.0, v, 4, &n, err, sizeof(err)), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_double_eq_tol(v[0].growth_pct, 0, 1e-9);
+	ck_assert_int_eq(baseline_compare(b, bl, 5.0, v, 4, &n, err, sizeof(err)), 1);
+	ck_assert(v[0].regressed);
+	ck_assert(v[0].growth_pct > 5.0);
+	ck_assert_uint_ge(v[0].ngrowers, 1);
+	ck_assert(strstr(v[0].growers[0].name, "gemm") != NULL);
+	/* a generous limit passes */
+	ck_assert_int_eq(baseline_compare(b, bl, 1000.0, v, 4, &n, err, sizeof(err)), 0);
+	/* not a baseline */
+	ck_assert_int_eq(baseline_compare(b, path, 5.0, v, 4, &n, err, sizeof(err)), -2);
+	analysis_free(a);
+	analysis_free(b);
+	unlink(bl);
+}
+END_TEST
+
+START_TEST(short_names)
+{
+	char out[64];
+
+	report_short_name("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_",
+			  out, 60);
+	ck_assert_str_eq(out, "at::native::vectorized_elementwise_kernel<...>");
+	report_short_name("_Z10add_kernelPfS_", out, 60);
+	ck_assert_str_eq(out, "add_kernel");
+	report_short_name("void at::native::reduce_kernel<512, 1>(int)", out, 60);
+	ck_assert_str_eq(out, "at::native::reduce_kernel<...>");
+	report_short_name("ampere_sgemm_128x64_nn", out, 10);
+	ck_assert_str_eq(out, "ampere_...");
+	report_short_name("_Z99broken", out, 60);
+	ck_assert_str_eq(out, "_Z99broken");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("analyze");
+	TCase *tc = tcase_create("analyze");
+	SRunner *sr;
+	size_t ngpus;
+	int failed;
+
+	gpu_all(&ngpus);
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, identity_every_gpu, 0, (int)ngpus);
+	tcase_add_test(tc, launch_bound_does_not_shrink);
+	tcase_add_test(tc, gpu_bound_scales);
+	tcase_add_test(tc, out_of_order_records);
+	tcase_add_test(tc, truncated_trace);
+	tcase_add_test(tc, bad_input);
+	tcase_add_test(tc, no_gpu_times);
+	tcase_add_test(tc, json_document);
+	tcase_add_test(tc, baseline_gate);
+	tcase_add_test(tc, short_names);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,262 @@
+/*
+ * check_bench.c - the accuracy harness on small CSVs written here: reading
+ * (quoted names with commas, files and directories), the kernel record built
+ * from a row, pairing by operator and shape, the statistics (worked by
+ * hand), and surfer-bench's JSON against errors computed independently.
+ */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tools/neusight.h"
+
+#define DEV_O "Tesla T4"
+#define DEV_T "Tesla V100-PCIE-32GB"
+static const char GEMM_HDR[] = "OPName,Latency,Device,Torch Version,CUDNN Version,Kernel Name,"
+	"Warps per SM,Blocks per SM,Grid x,Grid y,Grid z,Block x,Block y,Block z,CUDA Version,Kernels,B,M,N,K\n";
+static const char VEC_HDR[] = "OPName,Latency,Device,Torch Version,CUDNN Version,Kernel Name,"
+	"Warps per SM,Blocks per SM,Grid x,Grid y,Grid z,Block x,Block y,Block z,CUDA Version,B,H\n";
+
+static char dir[256];
+
+static void write_file(const char *rel, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* bmm on T4: shapes A, B, C and A again; on V100: B, C, D.  add on both. */
+static void setup(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/surfer-check-bench-%ld", (long)getpid());
+	char sub[300];
+	mkdir(dir, 0700);
+	snprintf(sub, sizeof sub, "%s/bmm", dir);
+	mkdir(sub, 0700);
+	snprintf(sub, sizeof sub, "%s/add", dir);
+	mkdir(sub, 0700);
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s"
+		 "bmm,0.1," DEV_O ",p2.1.0,8902,volta_sgemm_128x64_nn,1,1,4,1,2,256,1,1,cu121,;x,2,3,4,5\n"
+		 "bmm,0.2," DEV_O ",p2.1.0,8902,volta_sgemm_128x64_nn,1,1,4,1,2,256,1,1,cu121,;x,2,30,40,50\n"
+		 "bmm,0.4," DEV_O ",p2.1.0,8902,volta_sgemm_64x64_nn,1,1,4,1,2,256,1,1,cu121,;x,8,64,64,64\n"
+		 "bmm,0.9," DEV_O ",p2.1.0,8902,volta_sgemm_128x64_nn,1,1,4,1,2,256,1,1,cu121,;x,2,3,4,5\n",
+		 GEMM_HDR);
+	write_file("bmm/" DEV_O ".csv", buf);
+	snprintf(buf, sizeof buf, "%s"
+		 "bmm,0.25," DEV_T ",p2.1.0,8902,volta_sgemm_64x64_nn,1,1,4,1,2,256,1,1,cu121,;x,2,30,40,50\n"
+		 "bmm,0.5," DEV_T ",p2.1.0,8902,volta_sgemm_64x64_nn,1,1,4,1,2,256,1,1,cu121,;x,8,64,64,64\n"
+		 "bmm,0.7," DEV_T ",p2.1.0,8902,volta_sgemm_64x64_nn,1,1,4,1,2,256,1,1,cu121,;x,1,9,9,9\n",
+		 GEMM_HDR);
+	write_file("bmm/" DEV_T ".csv", buf);
+	snprintf(buf, sizeof buf, "%s"
+		 "add,0.03," DEV_O ",p2.1.0,8902,\"void at::native::vectorized_elementwise_kernel<4, "
+		 "at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::"
+		 "CUDAFunctor_add<float>, at::detail::Array<char*, 3>)\",2.1,0.5,42,1,1,128,1,1,cu121,127,168\n"
+		 "add,0.05," DEV_T ",p2.1.0,8902,\"void at::native::vectorized_elementwise_kernel<4, "
+		 "at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::"
+		 "CUDAFunctor_add<float>, at::detail::Array<char*, 3>)\",2.1,0.5,42,1,1,128,1,1,cu121,127,168\n",
+		 VEC_HDR);
+	write_file("add/both.csv", buf);
+	write_file("README.txt", "not a csv\n");
+}
+
+static void teardown(void)
+{
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(reads_and_pairs)
+{
+	const struct gpu_spec *o = gpu_find(DEV_O), *t = gpu_find(DEV_T);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_ptr_nonnull(t);
+	struct ns_set s;
+	char err[256];
+	memset(&s, 0, sizeof s);
+	ck_assert_int_eq(ns_load(&s, dir, NULL, NULL, err, sizeof err), 0);
+	ck_assert_uint_eq(s.n, 9);
+	struct ns_pair *p;
+	size_t n;
+	ck_assert_int_eq(ns_pairs(&s, o, t, NULL, &p, &n), 0);
+	ck_assert_uint_eq(n, 3);    /* add; bmm shapes B and C; A and D unpaired */
+	double sum_o = 0, sum_t = 0;
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_str_eq(p[i].origin->op, p[i].target->op);
+		ck_assert(p[i].origin->gpu == o && p[i].target->gpu == t);
+		for (unsigned d = 0; d < p[i].origin->ndims; d++)
+			ck_assert(p[i].origin->dims[d] == p[i].target->dims[d]);
+		sum_o += p[i].origin->latency_ms;
+		sum_t += p[i].target->latency_ms;
+	}
+	ck_assert_double_eq_tol(sum_o, 0.03 + 0.2 + 0.4, 1e-12);
+	ck_assert_double_eq_tol(sum_t, 0.05 + 0.25 + 0.5, 1e-12);
+	free(p);
+	ck_assert_int_eq(ns_pairs(&s, o, t, "bmm", &p, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	free(p);
+	/* From scratch: every distinct target shape, no origin. */
+	ck_assert_int_eq(ns_pairs(&s, NULL, t, NULL, &p, &n), 0);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_ptr_null(p[0].origin);
+	free(p);
+	/* The other way round: the same two shapes pair. */
+	ck_assert_int_eq(ns_pairs(&s, t, o, "bmm", &p, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	free(p);
+	ns_release(&s);
+
+	/* A single file, rows of other GPUs left out at load. */
+	memset(&s, 0, sizeof s);
+	char f[400];
+	snprintf(f, sizeof f, "%s/add/both.csv", dir);
+	ck_assert_int_eq(ns_load(&s, f, t, NULL, err, sizeof err), 0);
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert(strstr(s.rows[0].kname, "Array<char*, 3> >(int,") != NULL);
+	ck_assert_uint_eq(s.rows[0].dims[0], 127);
+	ck_assert_uint_eq(s.rows[0].dims[1], 168);
+	ns_release(&s);
+	memset(&s, 0, sizeof s);
+	ck_assert_int_eq(ns_load(&s, "/nonexistent/x.csv", NULL, NULL, err, sizeof err), -1);
+	ck_assert(strstr(err, "nonexistent") != NULL);
+	ns_release(&s);
+}
+END_TEST
+
+START_TEST(kernel_records)
+{
+	struct ns_row r;
+	memset(&r, 0, sizeof r);
+	r.op = "bmm";
+	r.kname = "volta_sgemm_128x64_nn";
+	r.latency_ms = 0.5;
+	r.grid[0] = 4; r.grid[1] = 1; r.grid[2] = 2;
+	r.block[0] = 256;
+	r.ndims = 4;
+	r.dims[0] = 2; r.dims[1] = 3; r.dims[2] = 4; r.dims[3] = 5;   /* B M N K */
+	struct pred_kernel k;
+	ck_assert_int_eq(ns_kernel(&r, 1, &k), 0);
+	ck_assert_int_eq(k.op, PRED_OP_GEMM);
+	ck_assert_uint_eq(k.batch, 2);
+	ck_assert_uint_eq(k.m, 3);
+	ck_assert_uint_eq(k.k, 4);         /* NeuSight's N is the reduction */
+	ck_assert_uint_eq(k.n, 5);
+	ck_assert_double_eq_tol(k.flops, 2.0 * 2 * 3 * 4 * 5, 1e-9);
+	/* A 2x3x4, W 2x4x5, out 2x3x5: (24 + 40 + 30) floats */
+	ck_assert_double_eq_tol(k.bytes, 4.0 * 94, 1e-9);
+	ck_assert_double_eq_tol(k.origin_ns, 5e5, 1e-3);
+	ck_assert_str_eq(k.name, "volta_sgemm_128x64_nn");
+	ck_assert_uint_eq(k.grid[2], 2);
+	/* From scratch: no name, no grid, no time. */
+	ck_assert_int_eq(ns_kernel(&r, 0, &k), 0);
+	ck_assert_ptr_null(k.name);
+	ck_assert_uint_eq(k.grid[0], 0);
+	ck_assert(k.origin_ns <= 0);
+	r.ndims = 2;
+	ck_assert_int_eq(ns_kernel(&r, 1, &k), -1);
+	r.op = "add";
+	r.kname = "void at::native::vectorized_elementwise_kernel<4, F, at::detail::Array<char*, 3> >()";
+	r.dims[0] = 10; r.dims[1] = 20;
+	ck_assert_int_eq(ns_kernel(&r, 1, &k), 0);
+	ck_assert_int_eq(k.op, PRED_OP_ELEMENTWISE);
+	ck_assert_double_eq_tol(k.bytes, 3 * 4 * 200.0, 1e-9);   /* 2 inputs + output */
+}
+END_TEST
+
+START_TEST(statistics_by_hand)
+{
+	double a[] = {10, 2, 4, 1, 3};
+	struct ns_stats s;
+	ns_stats_compute(a, 5, &s);
+	ck_assert_uint_eq(s.n, 5);
+	ck_assert_double_eq_tol(s.mape, 4.0, 1e-12);
+	ck_assert_double_eq_tol(s.median, 3.0, 1e-12);
+	/* rank 0.9 * 4 = 3.6 between 4 and 10: 4 + 0.6 * 6 */
+	ck_assert_double_eq_tol(s.p90, 7.6, 1e-12);
+	double b[] = {4, 1, 3, 2};
+	ns_stats_compute(b, 4, &s);
+	ck_assert_double_eq_tol(s.median, 2.5, 1e-12);
+	ck_assert_double_eq_tol(s.p90, 3.7, 1e-12);    /* rank 2.7 */
+	ns_stats_compute(b, 0, &s);
+	ck_assert_uint_eq(s.n, 0);
+}
+END_TEST
+
+/* surfer-bench with the bandwidth-ratio baseline: its errors follow from
+ * the two GPUs' bandwidths alone, computed here. */
+START_TEST(bench_json_bandwidth_ratio)
+{
+	const struct gpu_spec *o = gpu_find(DEV_O), *t = gpu_find(DEV_T);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_ptr_nonnull(t);
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "%s/surfer-bench accuracy --dataset '%s' --origin '" DEV_O
+		 "' --target '" DEV_T "' --method bw-ratio --json", build, dir);
+	FILE *pp = popen(cmd, "r");
+	ck_assert_ptr_nonnull(pp);
+	json_error_t je;
+	json_t *root = json_loadf(pp, 0, &je);
+	ck_assert_int_eq(pclose(pp), 0);
+	ck_assert_msg(root != NULL, "bad JSON: %s", je.text);
+	double r = o->mem_bw_gbps / t->mem_bw_gbps;
+	/* (origin ms, target ms) of each pair, per operator */
+	double bmm_ape[2] = {100 * fabs(0.2 * r - 0.25) / 0.25, 100 * fabs(0.4 * r - 0.5) / 0.5};
+	double add_ape = 100 * fabs(0.03 * r - 0.05) / 0.05;
+	json_t *pairs = json_object_get(root, "pairs");
+	ck_assert_uint_eq(json_array_size(pairs), 2);
+	size_t i;
+	json_t *e;
+	json_array_foreach(pairs, i, e) {
+		const char *op = json_string_value(json_object_get(e, "op"));
+		double mape = json_real_value(json_object_get(e, "mape"));
+		if (!strcmp(op, "bmm")) {
+			ck_assert_int_eq(json_integer_value(json_object_get(e, "n")), 2);
+			ck_assert_double_eq_tol(mape, (bmm_ape[0] + bmm_ape[1]) / 2, 1e-3);
+			ck_assert_double_eq_tol(json_real_value(json_object_get(e, "median_ape")),
+						(bmm_ape[0] + bmm_ape[1]) / 2, 1e-3);
+		} else {
+			ck_assert_str_eq(op, "add");
+			ck_assert_double_eq_tol(mape, add_ape, 1e-3);
+		}
+	}
+	json_t *ov = json_object_get(root, "overall");
+	ck_assert_int_eq(json_integer_value(json_object_get(ov, "n")), 3);
+	ck_assert_double_eq_tol(json_real_value(json_object_get(ov, "mape")),
+				(bmm_ape[0] + bmm_ape[1] + add_ape) / 3, 1e-3);
+	json_decref(root);
+	/* Bad input: exit 2. */
+	snprintf(cmd, sizeof cmd, "%s/surfer-bench accuracy --dataset '%s' --origin nosuchgpu "
+		 "--target '" DEV_T "' 2>/dev/null", build, dir);
+	int st = system(cmd);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("bench");
+	TCase *tc = tcase_create("core");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, reads_and_pairs);
+	tcase_add_test(tc, kernel_records);
+	tcase_add_test(tc, statistics_by_hand);
+	tcase_add_test(tc, bench_json_bandwidth_ratio);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,397 @@
+/*
+ * check_predict.c - wave scaling, the roofline, kernel classification and
+ * predict_kernel's dispatch, on two made-up GPUs whose figures are written
+ * here.  Expected values are worked out by hand from Habitat's Eq. (1) and
+ * the gamma rule (see the comments of each case), not taken from the code.
+ *
+ * GPU "a": 100 SMs, 1000 GB/s, FP32 20 TFLOP/s, FP16 160 TFLOP/s, cc 8.0.
+ * GPU "b": 200 SMs, 2000 GB/s, FP32 60 TFLOP/s, FP16 640 TFLOP/s, cc 8.0.
+ * Per-SM compute rate ratio C_a/C_b: FP32 (20/100)/(60/200) = 2/3,
+ * FP16 (160/100)/(640/200) = 1/2.  Ridge point of a (FP32): 20e12/1e12 = 20.
+ * 256-thread blocks with 32 registers: 8 blocks/SM (warps 64/8, registers
+ * 65536/(32*256)); with 128 registers: 2 blocks/SM (65536/(128*256)).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predictor/predict.h"
+#include "predictor/roofline.h"
+#include "predictor/wave.h"
+
+static const uint32_t carve[] = {0, 8, 16, 32, 64, 100, 132, 164};
+static const struct gpu_cc_limits cc80 = {
+	.cc = 80, .max_blocks_per_sm = 32, .max_threads_per_sm = 2048, .max_warps_per_sm = 64,
+	.max_threads_per_block = 1024, .regs_per_sm = 65536, .max_regs_per_block = 65536,
+	.max_regs_per_thread = 255, .reg_alloc_unit = 256, .warp_alloc_granularity = 4,
+	.smem_per_sm = 167936, .smem_per_block_optin = 166912, .smem_alloc_unit = 128,
+	.smem_reserved_per_block = 1024, .carveouts_kb = carve, .ncarveouts = 8,
+};
+static struct gpu_spec ga, gb;
+
+static void setup(void)
+{
+	memset(&ga, 0, sizeof(ga));
+	ga.id = "test-a";
+	ga.name = "Test A";
+	ga.cc = 80;
+	ga.sms = 100;
+	ga.boost_clock_mhz = 1500;
+	ga.mem_bw_gbps = 1200;
+	ga.mem_bw_measured_gbps = 1000;
+	ga.peak_tflops[GPU_DT_FP32] = 20;
+	ga.peak_tflops[GPU_DT_FP16] = 160;
+	ga.limits = &cc80;
+	gb = ga;
+	gb.id = "test-b";
+	gb.name = "Test B";
+	gb.sms = 200;
+	gb.boost_clock_mhz = 2000;
+	gb.mem_bw_gbps = 2400;
+	gb.mem_bw_measured_gbps = 2000;
+	gb.peak_tflops[GPU_DT_FP32] = 60;
+	gb.peak_tflops[GPU_DT_FP16] = 640;
+}
+
+/* An FP32 elementwise kernel of `blocks` 256-thread blocks, measured 100 us
+ * on a, with intensity flops/bytes. */
+static struct pred_kernel kern(uint32_t blocks, uint32_t regs, double flops, double bytes)
+{
+	struct pred_kernel k;
+
+	memset(&k, 0, sizeof(k));
+	k.name = "test_kernel";
+	k.grid[0] = blocks;
+	k.grid[1] = k.grid[2] = 1;
+	k.block[0] = 256;
+	k.block[1] = k.block[2] = 1;
+	k.regs = regs;
+	k.op = PRED_OP_ELEMENTWISE;
+	k.dtype = GPU_DT_FP32;
+	k.flops = flops;
+	k.bytes = bytes;
+	k.origin_ns = 100000;
+	return k;
+}
+
+#define NEAR(x, want) ck_assert_msg(fabs((double)(x) - (double)(want)) <= 1e-6 * fabs((double)(want)) + 1e-9, \
+				    "%s = %.9g, want %.9g", #x, (double)(x), (double)(want))
+
+START_TEST(one_wave)
+{
+	/* B = 50 < W on both: 1 wave each; a wave holds min(B, W) = 50 blocks
+	 * on both, so the memory term is D_a/D_b = 0.5.  x = 20 = R: g = 0.5.
+	 * T = 100 us * 0.5^0.5 * (2/3)^0.5 = 100 us / sqrt(3). */
+	struct pred_kernel k = kern(50, 32, 20e6, 1e6);
+	struct pred_result r;
+
+	ck_assert_int_eq(wave_predict(&k, &ga, &gb, &r), 0);
+	NEAR(r.gamma, 0.5);
+	NEAR(r.waves_origin, 1);
+	NEAR(r.waves_target, 1);
+	NEAR(r.ns, 100000.0 / sqrt(3.0));
+	ck_assert_int_eq(r.method, PRED_WAVE);
+}
+END_TEST
+
+START_TEST(many_waves)
+{
+	/* B = 8000: W_a = 100*8 = 800 -> 10 waves, W_b = 1600 -> 5 waves;
+	 * memory term (1000*1600)/(2000*800) = 1; g = 0.5.
+	 * T = 100 us * 5/10 * (2/3)^0.5. */
+	struct pred_kernel k = kern(8000, 32, 20e6, 1e6);
+	struct pred_result r;
+
+	ck_assert_int_eq(wave_predict(&k, &ga, &gb, &r), 0);
+	NEAR(r.waves_origin, 10);
+	NEAR(r.waves_target, 5);
+	NEAR(r.occ_origin, 1.0);
+	NEAR(r.ns, 50000.0 * sqrt(2.0 / 3.0));
+}
+END_TEST
+
+START_TEST(tail_wave)
+{
+	/* B = 1000: 2 waves on a (800 + a 200-block tail), 1 on b (W = 1600).
+	 * memory term (1000 * min(1000,1600)) / (2000 * min(1000,800)) = 0.625.
+	 * T = 100 us * 1/2 * 0.625^0.5 * (2/3)^0.5. */
+	struct pred_kernel k = kern(1000, 32, 20e6, 1e6);
+	struct pred_result r;
+
+	ck_assert_int_eq(wave_predict(&k, &ga, &gb, &r), 0);
+	NEAR(r.waves_origin, 2);
+	NEAR(r.waves_target, 1);
+	NEAR(r.ns, 50000.0 * sqrt(0.625 * 2.0 / 3.0));
+}
+END_TEST
+
+START_TEST(occupancy_limited)
+{
+	/* 128 registers: 2 blocks/SM, W_a = 200, W_b = 400, occupancy 16/64.
+	 * B = 1000: 5 waves on a, 3 on b; memory term (1000*400)/(2000*200) = 1.
+	 * T = 100 us * 3/5 * (2/3)^0.5 (with 32 registers it would be the
+	 * tail-wave case). */
+	struct pred_kernel k = kern(1000, 128, 20e6, 1e6);
+	struct pred_result r;
+
+	ck_assert_int_eq(wave_predict(&k, &ga, &gb, &r), 0);
+	NEAR(r.occ_origin, 0.25);
+	NEAR(r.occ_target, 0.25);
+	NEAR(r.waves_origin, 5);
+	NEAR(r.waves_target, 3);
+	NEAR(r.ns, 60000.0 * sqrt(2.0 / 3.0));
+}
+END_TEST
+
+START_TEST(memory_vs_compute_bound)
+{
+	/* One wave of 50 blocks: memory term 0.5, compute term 2/3.
+	 * x = 0.25 << R = 20: g = 1 - 0.5*0.25/20 = 0.99375 (memory-bound),
+	 * T = 100 us * 0.5^0.99375 * (2/3)^0.00625.
+	 * x = 200 = 10 R: g = 0.5*20/200 = 0.05 (compute-bound),
+	 * T = 100 us * 0.5^0.05 * (2/3)^0.95. */
+	struct pred_kernel km = kern(50, 32, 0.25e6, 1e6), kc = kern(50, 32, 200e6, 1e6);
+	struct pred_result rm, rc;
+
+	ck_assert_int_eq(wave_predict(&km, &ga, &gb, &rm), 0);
+	ck_assert_int_eq(wave_predict(&kc, &ga, &gb, &rc), 0);
+	NEAR(rm.gamma, 0.99375);
+	NEAR(rc.gamma, 0.05);
+	ck_assert_int_eq(rm.memory_bound, 1);
+	ck_assert_int_eq(rc.memory_bound, 0);
+	NEAR(rm.ns, 100000.0 * pow(0.5, 0.99375) * pow(2.0 / 3.0, 0.00625));
+	NEAR(rc.ns, 100000.0 * pow(0.5, 0.05) * pow(2.0 / 3.0, 0.95));
+}
+END_TEST
+
+START_TEST(tensor_core_gemm)
+{
+	/* An FP16 GEMM computes on tensor cores: C ratio (160/100)/(640/200) =
+	 * 1/2; ridge of a in FP16 = 160e12/1e12 = 160, x = 160: g = 0.5.
+	 * One wave of 50 blocks: T = 100 us * 0.5^0.5 * 0.5^0.5 = 50 us. */
+	struct pred_kernel k = kern(50, 32, 160e6, 1e6);
+	struct pred_result r;
+
+	k.op = PRED_OP_GEMM;
+	k.dtype = GPU_DT_FP16;
+	ck_assert_int_eq(wave_predict(&k, &ga, &gb, &r), 0);
+	NEAR(r.gamma, 0.5);
+	NEAR(r.ns, 50000.0);
+}
+END_TEST
+
+START_TEST(gamma_estimates)
+{
+	/* Without FLOPs/bytes: streaming ops x = 0.25 -> g = 1 - 0.5*0.25/20;
+	 * GEMM 0.5; NCCL 1; unknown 0.75. */
+	struct pred_kernel k = kern(50, 32, 0, 0);
+	int from;
+
+	NEAR(wave_gamma(&k, &ga, &from), 0.99375);
+	ck_assert_int_eq(from, 0);
+	k.op = PRED_OP_GEMM;
+	NEAR(wave_gamma(&k, &ga, NULL), 0.5);
+	k.op = PRED_OP_COMM;
+	NEAR(wave_gamma(&k, &ga, NULL), 1.0);
+	k.op = PRED_OP_UNKNOWN;
+	NEAR(wave_gamma(&k, &ga, NULL), 0.75);
+}
+END_TEST
+
+START_TEST(identity)
+{
+	struct pred_kernel k = kern(1000, 128, 3e6, 1e6);
+	struct pred_result r;
+	enum pred_method m[] = {PRED_AUTO, PRED_WAVE, PRED_MLP, PRED_ROOFLINE};
+
+	ck_assert_int_eq(wave_predict(&k, &ga, &ga, &r), 0);
+	ck_assert(r.ns == 100000.0);
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		ck_assert_int_eq(predict_kernel(&k, &gb, &gb, m[i], &r), 0);
+		ck_assert_int_eq(r.method, PRED_IDENTITY);
+		ck_assert(r.ns == 100000.0);
+	}
+}
+END_TEST
+
+START_TEST(roofline)
+{
+	/* Memory-bound: 2 MFLOP, 4 MB: a 4e6/1e12 s = 4000 ns (compute 100 ns),
+	 * b 2000 ns; ratio form from 10 us on a: 10 us * 2000/4000 = 5000 ns.
+	 * Compute-bound: 2 GFLOP, 1 MB: a 2e9/20e12 s = 100 us, b 33.333 us. */
+	struct pred_kernel k = kern(50, 32, 2e6, 4e6);
+	struct pred_result r;
+	int mb;
+
+	NEAR(roofline_ns(&k, &ga, &mb), 4000.0);
+	ck_assert_int_eq(mb, 1);
+	NEAR(roofline_ns(&k, &gb, NULL), 2000.0);
+	k.origin_ns = 10000;
+	ck_assert_int_eq(roofline_predict(&k, &ga, &gb, &r), 0);
+	NEAR(r.ns, 5000.0);
+	ck_assert_int_eq(roofline_predict(&k, NULL, &gb, &r), 0);
+	NEAR(r.ns, 2000.0);
+	k = kern(50, 32, 2e9, 1e6);
+	NEAR(roofline_ns(&k, &ga, &mb), 100000.0);
+	ck_assert_int_eq(mb, 0);
+	NEAR(roofline_ns(&k, &gb, NULL), 2e9 / 60e12 * 1e9);
+	k.flops = k.bytes = 0;
+	ck_assert(roofline_ns(&k, &ga, NULL) < 0);
+	ck_assert_int_lt(roofline_predict(&k, &ga, &gb, &r), 0);
+	/* dtype fallback: BF16 with no BF16 figure uses FP16 */
+	NEAR(roofline_peak_flops(&ga, GPU_DT_BF16), 160e12);
+	NEAR(roofline_peak_flops(&ga, GPU_DT_TF32), 20e12);
+}
+END_TEST
+
+START_TEST(dispatch)
+{
+	struct pred_kernel k = kern(1000, 32, 20e6, 1e6);
+	struct pred_result r;
+
+	/* The tile model cannot describe it yet: mlp falls back to wave. */
+	ck_assert_int_eq(predict_kernel(&k, &ga, &gb, PRED_MLP, &r), 0);
+	ck_assert(r.method == PRED_WAVE || r.method == PRED_MLP);
+	ck_assert(r.ns > 0);
+	/* No origin time: wave refuses, auto falls back to the roofline:
+	 * max(20e6/60e12, 1e6/2e12) s = 500 ns. */
+	k.origin_ns = 0;
+	ck_assert_int_lt(predict_kernel(&k, &ga, &gb, PRED_WAVE, &r), 0);
+	ck_assert_int_eq(predict_kernel(&k, NULL, &gb, PRED_AUTO, &r), 0);
+	if (r.method == PRED_ROOFLINE)
+		NEAR(r.ns, 500.0);
+	ck_assert(r.ns > 0);
+	/* Nothing known at all: auto still answers. */
+	k.flops = k.bytes = 0;
+	ck_assert_int_eq(predict_kernel(&k, NULL, &gb, PRED_AUTO, &r), 0);
+	ck_assert(r.ns > 0);
+}
+END_TEST
+
+START_TEST(names)
+{
+	enum pred_method m;
+
+	ck_assert_int_eq(pred_method_parse("wave", &m), 0);
+	ck_assert_int_eq(m, PRED_WAVE);
+	ck_assert_int_eq(pred_method_parse("Roofline", &m), 0);
+	ck_assert_int_eq(m, PRED_ROOFLINE);
+	ck_assert_int_lt(pred_method_parse("magic", &m), 0);
+	ck_assert_str_eq(pred_method_name(PRED_MLP), "mlp");
+	ck_assert_str_eq(pred_method_name((enum pred_method)99), "?");
+	ck_assert_str_eq(pred_op_name(PRED_OP_NORM), "norm");
+}
+END_TEST
+
+static const struct {
+	const char *name;
+	enum pred_op op;
+	enum gpu_dtype dtype;
+} cases[] = {
+	{"ampere_sgemm_128x64_nn", PRED_OP_GEMM, GPU_DT_FP32},
+	{"ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn", PRED_OP_GEMM, GPU_DT_FP16},
+	{"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", PRED_OP_GEMM, GPU_DT_BF16},
+	{"nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NTT", PRED_OP_GEMM, GPU_DT_FP32},
+	{"void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_tf32_128x128_16x4_nn_align4>(Params)",
+	 PRED_OP_GEMM, GPU_DT_TF32},
+	{"sm90_xmma_gemm_e4m3e4m3_e4m3f32_f32_tn_n", PRED_OP_GEMM, GPU_DT_FP8},
+	{"void cudnn::detail::implicit_convolve_sgemm<float, float, 128, 5, 5>(int)", PRED_OP_CONV,
+	 GPU_DT_FP32},
+	{"sm80_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc", PRED_OP_CONV, GPU_DT_FP16},
+	{"void splitKreduce_kernel<32, 16, int, float, float, float>(cublasSplitKParams<float>)",
+	 PRED_OP_REDUCTION, GPU_DT_FP32},
+	{"void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<c10::Half>>()",
+	 PRED_OP_ELEMENTWISE, GPU_DT_FP16},
+	{"triton_poi_fused_add_mul_0", PRED_OP_ELEMENTWISE, GPU_DT_FP32},
+	{"triton_red_fused_sum_1", PRED_OP_REDUCTION, GPU_DT_FP32},
+	{"triton_per_fused__softmax_2", PRED_OP_SOFTMAX, GPU_DT_FP32},
+	{"void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>()",
+	 PRED_OP_NORM, GPU_DT_BF16},
+	{"void at::native::reduce_kernel<512, 1, ReduceOp<double>>()", PRED_OP_REDUCTION, GPU_DT_FP64},
+	{"flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::half_t>>",
+	 PRED_OP_ATTENTION, GPU_DT_FP16},
+	{"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", PRED_OP_COMM,
+	 GPU_DT_BF16},
+	{"softmax_warp_forward", PRED_OP_SOFTMAX, GPU_DT_FP32},
+	{"my_custom_thing", PRED_OP_UNKNOWN, GPU_DT_FP32},
+};
+
+START_TEST(classify_names)
+{
+	struct pred_kernel k;
+
+	memset(&k, 0, sizeof(k));
+	k.name = cases[_i].name;
+	predict_classify(&k);
+	ck_assert_msg(k.op == cases[_i].op, "%s: op %s, want %s", cases[_i].name, pred_op_name(k.op),
+		      pred_op_name(cases[_i].op));
+	ck_assert_msg(k.dtype == cases[_i].dtype, "%s: dtype %d, want %d", cases[_i].name,
+		      (int)k.dtype, (int)cases[_i].dtype);
+}
+END_TEST
+
+START_TEST(classify_work)
+{
+	struct pred_kernel k;
+
+	/* GEMM 64x32x16, FP16: 2*64*32*16 = 65536 FLOPs;
+	 * (64*16 + 16*32 + 64*32) * 2 bytes = 7168. */
+	memset(&k, 0, sizeof(k));
+	k.name = "ampere_h16816gemm_64x64";
+	k.m = 64, k.n = 32, k.k = 16;
+	predict_classify(&k);
+	NEAR(k.flops, 65536.0);
+	NEAR(k.bytes, 7168.0);
+	/* ATen elementwise, float, 100 blocks x 128 threads x 4 elements =
+	 * 51200 elements: 51200 FLOPs, 3*51200*4 bytes. */
+	memset(&k, 0, sizeof(k));
+	k.name = "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>>()";
+	k.grid[0] = 100, k.block[0] = 128;
+	predict_classify(&k);
+	NEAR(k.flops, 51200.0);
+	NEAR(k.bytes, 614400.0);
+	/* Triton pointwise: one element per thread: 10 x 256 = 2560. */
+	memset(&k, 0, sizeof(k));
+	k.name = "triton_poi_fused_relu_3";
+	k.grid[0] = 10, k.block[0] = 256;
+	predict_classify(&k);
+	NEAR(k.flops, 2560.0);
+	/* Given work is kept. */
+	memset(&k, 0, sizeof(k));
+	k.name = "triton_poi_fused_relu_3";
+	k.flops = 7, k.bytes = 9;
+	predict_classify(&k);
+	NEAR(k.flops, 7.0);
+	NEAR(k.bytes, 9.0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("predict");
+	TCase *tc = tcase_create("predict");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, one_wave);
+	tcase_add_test(tc, many_waves);
+	tcase_add_test(tc, tail_wave);
+	tcase_add_test(tc, occupancy_limited);
+	tcase_add_test(tc, memory_vs_compute_bound);
+	tcase_add_test(tc, tensor_core_gemm);
+	tcase_add_test(tc, gamma_estimates);
+	tcase_add_test(tc, identity);
+	tcase_add_test(tc, roofline);
+	tcase_add_test(tc, dispatch);
+	tcase_add_test(tc, names);
+	tcase_add_loop_test(tc, classify_names, 0, (int)(sizeof(cases) / sizeof(cases[0])));
+	tcase_add_test(tc, classify_work);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

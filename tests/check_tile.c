@@ -1,0 +1,240 @@
+/*
+ * check_tile.c - tile shapes from kernel names and launches, the tile
+ * rule, features computed by hand, and the committed weights: they load and
+ * predict sanely (never below the roofline, growing with the work, the
+ * ratio form returning the measurement when both GPUs are alike).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predictor/tile.h"
+
+struct name_case {
+	const char *name;
+	int rc;
+	enum tile_kind kind;
+	uint32_t t0, t1, tk, split, arch, vec;
+};
+
+static const struct name_case names[] = {
+	{"volta_sgemm_128x64_nn", 0, TILE_GEMM, 128, 64, 0, 1, 70, 0},
+	{"maxwell_sgemm_32x128_tn", 0, TILE_GEMM, 32, 128, 0, 1, 50, 0},
+	{"ampere_sgemm_32x32_sliced1x4_tn", 0, TILE_GEMM, 32, 32, 0, 4, 80, 0},
+	{"turing_fp16_s1688gemm_fp16_256x128_ldg8_f2f_tn", 0, TILE_GEMM, 256, 128, 0, 1, 75, 0},
+	{"cutlass_80_tensorop_s1688gemm_256x128_32x3_nn_align4", 0, TILE_GEMM, 256, 128, 32, 1, 80, 0},
+	{"sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas",
+	 0, TILE_GEMM, 128, 256, 64, 1, 90, 0},
+	{"sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize96x128x32_stage4_warpsize2x2x1_tensor16x8x16_kernel",
+	 0, TILE_GEMM, 96, 128, 32, 1, 80, 0},
+	{"sgemm_32x32x32_NN_vec", 0, TILE_GEMM, 32, 32, 32, 1, 0, 0},
+	{"cudnn_infer_volta_scudnn_128x32_relu_medium_nn_v1", 0, TILE_GEMM, 128, 32, 0, 1, 70, 0},
+	{"triton_poi_fused_add_mul_0", 0, TILE_ELEMENTWISE, 0, 0, 0, 1, 0, 0},
+	{"triton_red_fused__softmax_1", 0, TILE_ROW, 0, 0, 0, 1, 0, 0},
+	{"triton_tem_fused_mm_2", 0, TILE_GEMM, 0, 0, 0, 1, 0, 0},
+	{"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+	 "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)",
+	 0, TILE_ELEMENTWISE, 0, 0, 0, 1, 0, 4},
+	{"void at::native::vectorized_elementwise_kernel<2, at::native::BinaryFunctor<c10::Half> >()",
+	 0, TILE_ELEMENTWISE, 0, 0, 0, 1, 0, 2},
+	{"void (anonymous namespace)::softmax_warp_forward<float, float, float, 8, false, false>(float*, "
+	 "float const*, int, int, int, bool const*, int, bool)", 0, TILE_ROW, 0, 0, 0, 1, 0, 0},
+	{"void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float)",
+	 0, TILE_ROW, 0, 0, 0, 1, 0, 0},
+	{"my_custom_kernel", -1, TILE_UNKNOWN, 0, 0, 0, 1, 0, 0},
+	{"", -1, TILE_UNKNOWN, 0, 0, 0, 1, 0, 0},
+};
+
+START_TEST(names_give_tiles)
+{
+	const struct name_case *c = &names[_i];
+	struct tile_shape t;
+	ck_assert_int_eq(tile_from_name(c->name, &t), c->rc);
+	ck_assert_msg(t.kind == c->kind, "%s: kind %d", c->name, t.kind);
+	ck_assert_msg(t.t0 == c->t0 && t.t1 == c->t1, "%s: %ux%u", c->name, t.t0, t.t1);
+	ck_assert_msg(t.tk == c->tk, "%s: tk %u", c->name, t.tk);
+	ck_assert_msg(t.split == c->split, "%s: split %u", c->name, t.split);
+	ck_assert_msg(t.arch == c->arch, "%s: arch %u", c->name, t.arch);
+	if (c->kind == TILE_ELEMENTWISE && c->vec)
+		ck_assert_uint_eq(t.vec, c->vec);
+}
+END_TEST
+
+START_TEST(null_name)
+{
+	struct tile_shape t;
+	ck_assert_int_eq(tile_from_name(NULL, &t), -1);
+	ck_assert_int_eq(t.kind, TILE_UNKNOWN);
+}
+END_TEST
+
+START_TEST(tile_from_grid)
+{
+	/* A row of the data: ampere_sgemm_128x128_nn, bmm B=6 M=27 N(red.)=21
+	 * K=390, grid 4x1x6: 390/4 = 97.5 -> 128 wide, 27/1 -> 32 tall. */
+	struct pred_kernel k = {.op = PRED_OP_GEMM, .grid = {4, 1, 6}, .batch = 6,
+				.m = 27, .k = 21, .n = 390};
+	struct tile_shape t;
+	ck_assert_int_eq(tile_from_launch(&k, &t), 0);
+	ck_assert_uint_eq(t.t0, 128);
+	ck_assert_uint_eq(t.t1, 32);
+	k.op = PRED_OP_ELEMENTWISE;
+	ck_assert_int_eq(tile_from_launch(&k, &t), -1);
+}
+END_TEST
+
+/* A GPU with round figures (not a real one): 10 SMs, 1 TFLOP/s FP32. */
+static struct gpu_spec round_gpu(void)
+{
+	struct gpu_spec g;
+	memset(&g, 0, sizeof g);
+	g.id = "round";
+	g.cc = 80;
+	g.sms = 10;
+	g.boost_clock_mhz = 1000;
+	g.mem_gb = 16;
+	g.mem_bw_gbps = 100000;          /* so fast that GEMMs below are compute-bound */
+	g.mem_bw_measured_gbps = 100000;
+	g.l2_mb = 4;
+	g.peak_tflops[GPU_DT_FP32] = 1;
+	return g;
+}
+
+START_TEST(gemm_tile_rule)
+{
+	struct gpu_spec g = round_gpu();
+	g.sms = 80;
+	struct pred_kernel k = {.op = PRED_OP_GEMM, .batch = 1, .m = 4096, .n = 4096, .k = 64};
+	struct tile_shape t;
+	tile_gemm_pick(&k, &g, &t);      /* 32 x 32 = 1024 blocks >= 80 */
+	ck_assert_uint_eq(t.t0, 128);
+	ck_assert_uint_eq(t.t1, 128);
+	k.m = 1024; k.n = 512;           /* 128x128: 4x8 = 32; 128x64: 4x16 = 64; 64x64: 8x16 = 128 */
+	tile_gemm_pick(&k, &g, &t);
+	ck_assert_uint_eq(t.t0, 64);
+	ck_assert_uint_eq(t.t1, 64);
+	k.m = 256; k.n = 256;            /* even 32x32 gives 64 < 80 blocks */
+	tile_gemm_pick(&k, &g, &t);
+	ck_assert_uint_eq(t.t0, 32);
+	ck_assert_uint_eq(t.t1, 32);
+}
+END_TEST
+
+START_TEST(gemm_features_by_hand)
+{
+	struct gpu_spec g = round_gpu();
+	struct pred_kernel k = {.op = PRED_OP_GEMM, .batch = 1, .m = 640, .n = 640, .k = 128};
+	struct tile_shape t = {.kind = TILE_GEMM, .t0 = 64, .t1 = 64, .split = 1};
+	double f[TILE_NFEAT], base;
+	ck_assert_int_eq(tile_features(&k, &g, &t, f, &base), TILE_FAM_GEMM);
+	/* tile FLOPs 2*64*64*128 = 1048576 at 100 FLOP/ns per SM */
+	ck_assert_double_eq_tol(f[0], log2(1048576.0 / 100), 1e-9);
+	/* 10 x 10 tiles on 10 SMs: 10 full waves */
+	ck_assert_double_eq_tol(f[2], log2(10), 1e-9);
+	ck_assert_double_eq_tol(f[3], 1.0, 1e-12);
+	/* 2*640*640*128 FLOPs at 1000 FLOP/ns, compute-bound */
+	ck_assert_double_eq_tol(base, 2.0 * 640 * 640 * 128 / 1000, 1e-6);
+	k.m = 0;
+	ck_assert_int_eq(tile_features(&k, &g, &t, f, &base), -1);
+	k.m = 640;
+	k.op = PRED_OP_CONV;
+	ck_assert_int_eq(tile_features(&k, &g, &t, f, &base), -1);
+	g.sms = 0;
+	k.op = PRED_OP_GEMM;
+	ck_assert_int_eq(tile_features(&k, &g, &t, f, &base), -1);
+}
+END_TEST
+
+START_TEST(utilisation_bound)
+{
+	/* time = base / sigmoid(out): out 0 -> u = 1/2; large out -> base */
+	ck_assert_double_eq_tol(tile_time_from_output(0, 10), 20, 1e-12);
+	ck_assert_double_eq_tol(tile_time_from_output(50, 10), 10, 1e-9);
+	ck_assert(tile_time_from_output(-5, 10) > 10 * (1 + exp(5)) - 1e-6);
+}
+END_TEST
+
+/* A V100-like and a T4-like GPU written here, so the check does not depend
+ * on the database's figures (datasheet values). */
+static void two_gpus(struct gpu_spec *v, struct gpu_spec *t)
+{
+	memset(v, 0, sizeof *v);
+	v->id = "v100-like"; v->cc = 70; v->sms = 80; v->boost_clock_mhz = 1380;
+	v->mem_gb = 32; v->mem_bw_gbps = 900; v->l2_mb = 6; v->tdp_w = 250;
+	v->peak_tflops[GPU_DT_FP32] = 14;
+	memset(t, 0, sizeof *t);
+	t->id = "t4-like"; t->cc = 75; t->sms = 40; t->boost_clock_mhz = 1590;
+	t->mem_gb = 16; t->mem_bw_gbps = 320; t->l2_mb = 4; t->tdp_w = 70;
+	t->peak_tflops[GPU_DT_FP32] = 8.1;
+}
+
+START_TEST(committed_weights_predict_sanely)
+{
+	struct gpu_spec v, t;
+	two_gpus(&v, &t);
+	for (int f = 0; f < TILE_FAM_COUNT; f++)
+		ck_assert_msg(tile_model_has(f), "no compiled-in weights for family %d", f);
+	struct pred_result r, r2;
+	struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
+				.m = 4096, .n = 4096, .k = 4096};
+	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r), 0);
+	double roof = 2.0 * 4096 * 4096 * 4096 / 14e3;          /* ns */
+	ck_assert_double_eq_tol(r.roofline_ns, roof, roof * 1e-9);
+	ck_assert_msg(r.ns >= roof && r.ns < 4 * roof, "4096^3 on V100: %g ns, roofline %g", r.ns, roof);
+	ck_assert_int_eq(r.method, PRED_MLP);
+	/* Eight times the work takes longer. */
+	k.m = k.n = k.k = 2048;
+	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r2), 0);
+	ck_assert(r2.ns < r.ns);
+	/* The slower T4 takes longer than the V100 for a large GEMM. */
+	k.m = k.n = k.k = 4096;
+	ck_assert_int_eq(tile_predict(&k, NULL, &t, &r2), 0);
+	ck_assert(r2.ns > r.ns);
+	/* Elementwise add of 2^26 floats: 3 x 4 x 2^26 bytes at 900 GB/s. */
+	struct pred_kernel e = {.op = PRED_OP_ELEMENTWISE, .m = 1 << 16, .n = 1 << 10,
+				.bytes = 12.0 * (1 << 26), .flops = 1 << 26,
+				.block = {128, 1, 1}};
+	ck_assert_int_eq(tile_predict(&e, NULL, &v, &r), 0);
+	double eroof = 12.0 * (1 << 26) / 900;
+	ck_assert_msg(r.ns >= eroof && r.ns < 3 * eroof, "add on V100: %g ns, roofline %g", r.ns, eroof);
+	/* Ratio form between identical GPUs returns the measurement. */
+	k.origin_ns = 2 * roof;
+	ck_assert_int_eq(tile_predict(&k, &v, &v, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 2 * roof, roof * 1e-9);
+	/* Unknown operators are not the tile model's. */
+	struct pred_kernel u = {.op = PRED_OP_ATTENTION, .m = 10, .n = 10};
+	ck_assert_int_lt(tile_predict(&u, NULL, &v, &r), 0);
+}
+END_TEST
+
+START_TEST(bad_weights_keep_old_ones)
+{
+	const unsigned char junk[] = "STIL\x01\0\0\0\x01\0\0\0\0\0\0\0\x18\0\0\0garbage";
+	ck_assert_int_eq(tile_model_load_blob(junk, sizeof junk), -1);
+	ck_assert_int_eq(tile_model_load_blob((const unsigned char *)"nope", 4), -1);
+	ck_assert_int_eq(tile_model_load_file("/nonexistent/weights.bin"), -2);
+	for (int f = 0; f < TILE_FAM_COUNT; f++)
+		ck_assert(tile_model_has(f));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("tile");
+	TCase *tc = tcase_create("core");
+	tcase_add_loop_test(tc, names_give_tiles, 0, (int)(sizeof names / sizeof names[0]));
+	tcase_add_test(tc, null_name);
+	tcase_add_test(tc, tile_from_grid);
+	tcase_add_test(tc, gemm_tile_rule);
+	tcase_add_test(tc, gemm_features_by_hand);
+	tcase_add_test(tc, utilisation_bound);
+	tcase_add_test(tc, committed_weights_predict_sanely);
+	tcase_add_test(tc, bad_weights_keep_old_ones);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

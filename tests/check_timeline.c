@@ -1,0 +1,269 @@
+/*
+ * check_timeline.c - the timeline replay on hand-made events.  Every case
+ * replays two targets: target 0 with the measured durations (scale 1, it
+ * must reproduce the measurement exactly) and target 1 with every kernel
+ * twice as fast (scale 0.5).  Expected times are worked out by hand in the
+ * comments from the rules in analyzer/timeline.c.
+ */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "analyzer/timeline.h"
+
+static const struct tl_kernel_pred pred_half[2] = {{1.0, 0}, {0.5, 0}};
+static struct tl_target tgt[2];
+static struct timeline *tl;
+static struct tl_summary meas, pred[2];
+
+static void setup(void)
+{
+	for (int t = 0; t < 2; t++)
+		for (int c = 0; c < TL_COPY_CLASS_COUNT; c++)
+			tgt[t].copy_scale[c] = 1.0;
+	tl = timeline_new(2, 1, pred_half, tgt);
+	ck_assert_ptr_nonnull(tl);
+}
+
+static void teardown(void)
+{
+	timeline_free(tl);
+}
+
+static void kernel(uint64_t stream, double cpu, double start, double end)
+{
+	struct tl_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = TL_KERNEL;
+	e.stream = stream;
+	e.cpu_ns = e.cpu_end_ns = cpu;
+	e.start_ns = start;
+	e.end_ns = end;
+	e.has_gpu = 1;
+	ck_assert_int_eq(timeline_add(tl, &e), 0);
+}
+
+static void sync_on(uint64_t stream, int all, double cpu, double cpu_end)
+{
+	struct tl_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = TL_SYNC;
+	e.stream = stream;
+	e.wait_all = all;
+	e.cpu_ns = cpu;
+	e.cpu_end_ns = cpu_end;
+	ck_assert_int_eq(timeline_add(tl, &e), 0);
+}
+
+static void boundary(double cpu)
+{
+	struct tl_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = TL_ITERATION;
+	e.cpu_ns = e.cpu_end_ns = cpu;
+	ck_assert_int_eq(timeline_add(tl, &e), 0);
+}
+
+static void finish(void)
+{
+	timeline_finish(tl, &meas, pred);
+	/* identity: the measured durations replay to the measurement */
+	ck_assert_msg(pred[0].iteration_ns == meas.iteration_ns, "identity %.1f vs %.1f",
+		      pred[0].iteration_ns, meas.iteration_ns);
+	ck_assert(pred[0].gpu_wait_cpu_ns == meas.gpu_wait_cpu_ns);
+}
+
+START_TEST(launch_bound)
+{
+	/* 10 kernels of 1 us launched every 10 us, starting 0.5 us after launch.
+	 * Measured end: 90000 + 500 + 1000 = 91500.  Twice as fast: the last
+	 * ends at 90500 + 500 = 91000 -- a faster GPU saves 0.5 us, not half.
+	 * GPU waiting on the CPU, measured: 500 + 9 * 9000 = 81500; fast:
+	 * 500 + 9 * 9500 = 86000. */
+	boundary(0);
+	for (int i = 0; i < 10; i++)
+		kernel(7, 10000.0 * i, 10000.0 * i + 500, 10000.0 * i + 1500);
+	finish();
+	ck_assert_double_eq(meas.iteration_ns, 91500);
+	ck_assert_double_eq(pred[1].iteration_ns, 91000);
+	ck_assert(pred[1].iteration_ns >= 0.99 * meas.iteration_ns);
+	ck_assert_double_eq(meas.gpu_wait_cpu_ns, 81500);
+	ck_assert_double_eq(pred[1].gpu_wait_cpu_ns, 86000);
+	ck_assert_double_eq(meas.kernel_ns, 10000);
+	ck_assert_double_eq(pred[1].kernel_ns, 5000);
+	ck_assert_uint_eq(meas.iterations, 1);
+}
+END_TEST
+
+START_TEST(gpu_bound_with_sync)
+{
+	/* 10 kernels of 100 us queued 1 us apart: measured ends 100500 + 100000 i,
+	 * last 1000500.  Context sync at 10000 returns 2 us after: 1002500.
+	 * A 1 us kernel launched 1 us later (1003500) runs 1004000..1005000.
+	 * Fast: kernels end at 500 + 50000 (i+1), last 500500; the sync returns
+	 * 502500 (shift -500000); the last kernel launches at 503500 and runs
+	 * 504000..504500. */
+	boundary(0);
+	for (int i = 0; i < 10; i++)
+		kernel(7, 1000.0 * i, 500 + 100000.0 * i, 100500 + 100000.0 * i);
+	sync_on(0, 1, 10000, 1002500);
+	kernel(7, 1003500, 1004000, 1005000);
+	finish();
+	ck_assert_double_eq(meas.iteration_ns, 1005000);
+	ck_assert_double_eq(pred[1].iteration_ns, 504500);
+}
+END_TEST
+
+START_TEST(streams_overlap)
+{
+	/* A on stream 1 (0..: 100..10100), B on stream 2 (150..10150) run
+	 * together; C on stream 1 waits for A (10100..20100).  A stream sync on
+	 * stream 2 at 200 returns at 10200 (50 after B), and D on stream 2
+	 * launched at 10300 runs 10400..11400.
+	 * Fast: A 100..5100, B 150..5150, C 5100..10100; the sync waits for B
+	 * only: returns 5150 + 50 = 5200 (shift -5000); D launches 5300 and
+	 * starts 5300 + 100 = 5400, ends 5900.  End: C at 10100 (a plain sum of
+	 * kernel times would give 3 * 5000 + 500 = 15500). */
+	boundary(0);
+	kernel(1, 0, 100, 10100);
+	kernel(2, 50, 150, 10150);
+	kernel(1, 100, 10100, 20100);
+	sync_on(2, 0, 200, 10200);
+	kernel(2, 10300, 10400, 11400);
+	finish();
+	ck_assert_double_eq(meas.iteration_ns, 20100);
+	ck_assert_double_eq(pred[1].iteration_ns, 10100);
+	ck_assert_double_eq(pred[1].kernel_ns, 15500);
+}
+END_TEST
+
+START_TEST(sync_waits_for_its_stream)
+{
+	/* Same as above but the sync is on stream 1: it waits for C (20100 ->
+	 * returns 20150); D launched at 20250 runs 20350..21350.  Fast: C ends
+	 * 10100, the sync returns 10150 (shift -10000), D launches 10250,
+	 * starts 10350, ends 10850. */
+	boundary(0);
+	kernel(1, 0, 100, 10100);
+	kernel(2, 50, 150, 10150);
+	kernel(1, 100, 10100, 20100);
+	sync_on(1, 0, 200, 20150);
+	kernel(2, 20250, 20350, 21350);
+	finish();
+	ck_assert_double_eq(meas.iteration_ns, 21350);
+	ck_assert_double_eq(pred[1].iteration_ns, 10850);
+}
+END_TEST
+
+START_TEST(blocking_copy)
+{
+	/* A blocking host-to-device copy 500..10500, the CPU returns at 11000;
+	 * a kernel launched at 12000 runs 12500..13500.  Target 1's host link is
+	 * half as fast (copy scale 2): the copy ends 20500, the CPU returns
+	 * 21000 (shift +10000), the kernel launches 22000 and, twice as fast,
+	 * runs 22500..23000. */
+	struct tl_event e;
+
+	tgt[1].copy_scale[TL_COPY_HOST] = 2.0;
+	boundary(0);
+	memset(&e, 0, sizeof(e));
+	e.kind = TL_COPY;
+	e.copy = TL_COPY_HOST;
+	e.blocking = 1;
+	e.stream = 7;
+	e.cpu_ns = 0;
+	e.cpu_end_ns = 11000;
+	e.start_ns = 500;
+	e.end_ns = 10500;
+	e.has_gpu = 1;
+	ck_assert_int_eq(timeline_add(tl, &e), 0);
+	kernel(7, 12000, 12500, 13500);
+	finish();
+	ck_assert_double_eq(meas.iteration_ns, 13500);
+	ck_assert_double_eq(pred[1].iteration_ns, 23000);
+	ck_assert_double_eq(meas.copy_ns, 10000);
+	ck_assert_double_eq(pred[1].copy_ns, 20000);
+}
+END_TEST
+
+START_TEST(iterations)
+{
+	/* Two iterations of one 10 us kernel, boundaries at 0 and 50000 (and an
+	 * end boundary at 100000 in the second run): span 0..max(end) and
+	 * the time per iteration is span / 2. */
+	boundary(0);
+	kernel(7, 1000, 1500, 11500);
+	boundary(50000);
+	kernel(7, 51000, 51500, 61500);
+	finish();
+	ck_assert_uint_eq(meas.iterations, 2);
+	ck_assert_double_eq(meas.iteration_ns, 61500 / 2.0);
+	/* fast: second kernel 51500..56500 */
+	ck_assert_double_eq(pred[1].iteration_ns, 56500 / 2.0);
+	boundary(100000);
+	finish();
+	ck_assert_uint_eq(meas.iterations, 2);
+	ck_assert_double_eq(meas.iteration_ns, 50000);
+}
+END_TEST
+
+START_TEST(warmup_excluded)
+{
+	/* Work before the first boundary is replayed but not counted: a kernel
+	 * at 0..10000 (warm-up), boundary at 20000, kernel 21000..22000. */
+	kernel(7, 0, 0, 10000);
+	boundary(20000);
+	kernel(7, 20500, 21000, 22000);
+	finish();
+	ck_assert_double_eq(meas.iteration_ns, 2000);
+	ck_assert_double_eq(meas.kernel_ns, 1000);
+	ck_assert_uint_eq(timeline_config_launches(tl)[0], 1);
+	ck_assert_double_eq(timeline_config_ns(tl, 0)[0], 1000);
+	ck_assert_double_eq(timeline_config_ns(tl, 2)[0], 500);
+}
+END_TEST
+
+START_TEST(no_gpu_times)
+{
+	/* Without GPU times a kernel takes its predicted time (ns): target 1
+	 * predicts 0 here, target 0 too; measured durations are 0. */
+	struct tl_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = TL_KERNEL;
+	e.stream = 7;
+	e.cpu_ns = e.cpu_end_ns = 100;
+	ck_assert_int_eq(timeline_add(tl, &e), 0);
+	e.config = 5;   /* out of range: refused */
+	ck_assert_int_lt(timeline_add(tl, &e), 0);
+	finish();
+	ck_assert_double_eq(meas.iteration_ns, 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("timeline");
+	TCase *tc = tcase_create("timeline");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, launch_bound);
+	tcase_add_test(tc, gpu_bound_with_sync);
+	tcase_add_test(tc, streams_overlap);
+	tcase_add_test(tc, sync_waits_for_its_stream);
+	tcase_add_test(tc, blocking_copy);
+	tcase_add_test(tc, iterations);
+	tcase_add_test(tc, warmup_excluded);
+	tcase_add_test(tc, no_gpu_times);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

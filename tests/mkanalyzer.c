@@ -1,0 +1,67 @@
+/*
+ * mkanalyzer.c - writes the synthetic traces the analyzer's golden tests,
+ * gate test and benchmark run on (tests/synth.c).
+ *
+ *   mkanalyzer step DEVICE OUT [options]   a simulated training step
+ *       --iterations N --layers N --scale X --slow-gemm X --launch-bound
+ *       --shuffle --truncate --no-gpu-times
+ *   mkanalyzer bench DEVICE N OUT          N kernel launches
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/synth.h"
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: mkanalyzer step DEVICE OUT [--iterations N] [--layers N] "
+			"[--scale X] [--slow-gemm X] [--launch-bound] [--shuffle] [--truncate] "
+			"[--no-gpu-times]\n       mkanalyzer bench DEVICE N OUT\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct synth_opts o;
+
+	if (argc == 5 && strcmp(argv[1], "bench") == 0) {
+		if (synth_write_bench(argv[4], argv[2], strtoull(argv[3], NULL, 10)) < 0) {
+			fprintf(stderr, "mkanalyzer: cannot write '%s'\n", argv[4]);
+			return 1;
+		}
+		return 0;
+	}
+	if (argc < 4 || strcmp(argv[1], "step") != 0)
+		return usage();
+	synth_defaults(&o, argv[2]);
+	for (int i = 4; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a, "--launch-bound") == 0)
+			o.launch_bound = 1;
+		else if (strcmp(a, "--shuffle") == 0)
+			o.shuffle = 1;
+		else if (strcmp(a, "--truncate") == 0)
+			o.truncate = 1;
+		else if (strcmp(a, "--no-gpu-times") == 0)
+			o.no_gpu_times = 1;
+		else if (!v)
+			return usage();
+		else if (strcmp(a, "--iterations") == 0 && ++i)
+			o.iterations = atoi(v);
+		else if (strcmp(a, "--layers") == 0 && ++i)
+			o.layers = atoi(v);
+		else if (strcmp(a, "--scale") == 0 && ++i)
+			o.gpu_scale = atof(v);
+		else if (strcmp(a, "--slow-gemm") == 0 && ++i)
+			o.slow_gemm = atof(v);
+		else
+			return usage();
+	}
+	if (synth_write(argv[3], &o) < 0) {
+		fprintf(stderr, "mkanalyzer: cannot write '%s'\n", argv[3]);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,324 @@
+/*
+ * synth.c - synthetic traces (see synth.h).  The simulated GPU runs each
+ * stream in order: work starts 4 us after its launch or when the stream's
+ * previous work ends, whichever is later; a synchronization returns 2 us
+ * after the awaited work ends.
+ */
+#include "tests/synth.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace/trace.h"
+
+#define SY_LATENCY 4000
+#define SY_WAKE 2000
+#define SY_MAXREC 100000
+
+struct sy {
+	struct trace_writer *w;
+	uint64_t seq;
+	uint64_t cpu;             /* CPU clock, ns                              */
+	uint64_t end[2];          /* streams 7 and 9                            */
+	const struct synth_opts *o;
+	struct trace_record *rec; /* buffered when shuffling                    */
+	size_t nrec;
+	int iteration;
+};
+
+void synth_defaults(struct synth_opts *o, const char *device)
+{
+	memset(o, 0, sizeof(*o));
+	o->device = device;
+	o->iterations = 1;
+	o->layers = 4;
+	o->gpu_scale = 1.0;
+	o->slow_gemm = 1.0;
+}
+
+static int sy_flush(struct sy *s);
+
+static int sy_put(struct sy *s, struct trace_record *r)
+{
+	if (s->rec) {
+		if (s->nrec == SY_MAXREC)
+			return -1;
+		s->rec[s->nrec++] = *r;
+		return r->type == TRACE_SYNC ? sy_flush(s) : 0;
+	}
+	return trace_writer_record(s->w, r);
+}
+
+static uint64_t sy_stream(int i)
+{
+	return i ? 9 : 7;
+}
+
+static int sy_kernel(struct sy *s, const char *name, uint32_t grid, uint32_t block,
+		     uint32_t regs, int stream, double dur_us, uint64_t lib)
+{
+	struct trace_record r;
+	uint64_t start;
+
+	memset(&r, 0, sizeof(r));
+	s->cpu += 6000;
+	r.type = TRACE_KERNEL;
+	r.u.kernel.seq = ++s->seq;
+	r.u.kernel.name = trace_writer_intern(s->w, name, strlen(name));
+	r.u.kernel.grid[0] = grid;
+	r.u.kernel.grid[1] = r.u.kernel.grid[2] = 1;
+	r.u.kernel.block[0] = block;
+	r.u.kernel.block[1] = r.u.kernel.block[2] = 1;
+	r.u.kernel.regs = regs;
+	r.u.kernel.stream = sy_stream(stream);
+	r.u.kernel.thread = 100;
+	r.u.kernel.cpu_ns = s->cpu;
+	r.u.kernel.lib_call = lib;
+	r.u.kernel.iteration = s->iteration;
+	start = s->cpu + SY_LATENCY > s->end[stream] ? s->cpu + SY_LATENCY : s->end[stream];
+	s->end[stream] = start + (uint64_t)(dur_us * 1000.0 * s->o->gpu_scale);
+	if (!s->o->no_gpu_times) {
+		r.u.kernel.start_ns = start;
+		r.u.kernel.end_ns = s->end[stream];
+	}
+	return sy_put(s, &r);
+}
+
+static uint64_t sy_gemm(struct sy *s, uint64_t m, uint64_t n, uint64_t k)
+{
+	struct trace_record r;
+
+	memset(&r, 0, sizeof(r));
+	s->cpu += 2000;
+	r.type = TRACE_GEMM;
+	r.u.gemm = (struct trace_gemm){ .seq = ++s->seq, .api = TRACE_GEMM_GEMMEX, .m = m,
+		.n = n, .k = k, .batch = 1, .a_type = TRACE_DT_F16, .b_type = TRACE_DT_F16,
+		.c_type = TRACE_DT_F16, .compute_type = TRACE_DT_F32, .epilogue = 1,
+		.stream = 7, .thread = 100, .cpu_ns = s->cpu };
+	return sy_put(s, &r) < 0 ? 0 : r.u.gemm.seq;
+}
+
+static int sy_sync(struct sy *s, enum trace_sync_kind kind, int stream)
+{
+	struct trace_record r;
+	uint64_t aw = kind == TRACE_SYNC_CTX ? (s->end[0] > s->end[1] ? s->end[0] : s->end[1])
+					     : s->end[stream];
+
+	memset(&r, 0, sizeof(r));
+	s->cpu += 3000;
+	r.type = TRACE_SYNC;
+	r.u.sync = (struct trace_sync){ .seq = ++s->seq, .kind = kind,
+		.stream = kind == TRACE_SYNC_CTX ? 0 : sy_stream(stream), .thread = 100,
+		.cpu_ns = s->cpu };
+	s->cpu = (aw > s->cpu ? aw : s->cpu) + SY_WAKE;
+	r.u.sync.cpu_end_ns = s->cpu;
+	return sy_put(s, &r);
+}
+
+static int sy_copy(struct sy *s, enum trace_copy_kind kind, uint64_t bytes, int async,
+		   double dur_us)
+{
+	struct trace_record r;
+	uint64_t start;
+
+	memset(&r, 0, sizeof(r));
+	s->cpu += 5000;
+	r.type = TRACE_MEMCPY;
+	r.u.copy = (struct trace_copy){ .seq = ++s->seq, .bytes = bytes, .kind = kind,
+		.async = (uint8_t)async, .stream = 7, .thread = 100, .cpu_ns = s->cpu };
+	start = s->cpu + SY_LATENCY > s->end[0] ? s->cpu + SY_LATENCY : s->end[0];
+	s->end[0] = start + (uint64_t)(dur_us * 1000.0);
+	if (!s->o->no_gpu_times) {
+		r.u.copy.start_ns = start;
+		r.u.copy.end_ns = s->end[0];
+	}
+	if (!async)
+		s->cpu = s->end[0] + SY_WAKE;
+	r.u.copy.cpu_end_ns = async ? s->cpu + 1000 : s->cpu;
+	if (async)
+		s->cpu += 1000;
+	return sy_put(s, &r);
+}
+
+static int sy_marker(struct sy *s)
+{
+	struct trace_record r;
+
+	memset(&r, 0, sizeof(r));
+	s->cpu += 1000;
+	r.type = TRACE_MARKER;
+	r.u.marker = (struct trace_marker){ .seq = ++s->seq, .kind = TRACE_MARK_ITERATION,
+		.thread = 100, .cpu_ns = s->cpu, .iteration = s->iteration };
+	return sy_put(s, &r);
+}
+
+static int sy_step(struct sy *s)
+{
+	const struct synth_opts *o = s->o;
+	int rc = 0;
+
+	if (o->launch_bound) {
+		for (int l = 0; l < o->layers; l++) {
+			s->cpu += 20000;   /* Python between launches */
+			rc |= sy_kernel(s, "void at::native::vectorized_elementwise_kernel<4, "
+				       "at::native::AddFunctor<float>>(int, float*, float*)",
+				       64, 128, 16, 0, 2.0, 0);
+			s->cpu += 20000;
+			rc |= sy_kernel(s, "triton_poi_fused_mul_relu_0", 32, 256, 20, 0, 1.5, 0);
+		}
+		return rc;
+	}
+	rc |= sy_copy(s, TRACE_COPY_HTOD, 8u << 20, 1, 400.0);
+	for (int l = 0; l < o->layers; l++) {
+		uint64_t g = sy_gemm(s, 4096, 4096, 1024);
+		rc |= sy_kernel(s, "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn",
+				1024, 256, 232, 0, 300.0 * o->slow_gemm, g);
+		rc |= sy_kernel(s, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_"
+				   "11FillFunctorIN3c104HalfEEENS_6detail5ArrayIPcLi1EEEEEviT0_T1_",
+				8192, 128, 16, 0, 45.0, 0);
+		rc |= sy_kernel(s, "_ZN2at6native28vectorized_layer_norm_kernelIN3c104HalfEfEEviT0_"
+				   "PKT_S5_S5_PS4_S6_PS3_",
+				4096, 256, 40, 0, 60.0, 0);
+		if (l % 2 == 1)
+			rc |= sy_kernel(s, "ncclDevKernel_AllReduce_Sum_f16_RING_LL", 32, 512, 96, 1,
+					500.0, 0);
+	}
+	rc |= sy_kernel(s, "softmax_warp_forward", 512, 128, 32, 0, 30.0, 0);
+	rc |= sy_copy(s, TRACE_COPY_DTOH, 4, 0, 2.0);
+	rc |= sy_kernel(s, "multi_tensor_apply_kernel", 2048, 512, 64, 0, 120.0, 0);
+	rc |= sy_sync(s, TRACE_SYNC_STREAM, 1);
+	rc |= sy_sync(s, TRACE_SYNC_CTX, 0);
+	return rc;
+}
+
+/* Writes the buffered records as a recorder that gets kernel times late
+ * (CUPTI buffers) would: everything else in order, then the kernels. */
+static int sy_flush(struct sy *s)
+{
+	int rc = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < s->nrec; i++)
+			if ((s->rec[i].type == TRACE_KERNEL) == pass)
+				rc |= trace_writer_record(s->w, &s->rec[i]);
+	s->nrec = 0;
+	return rc;
+}
+
+static void sy_header(struct trace_header *h, const char *device, int no_gpu)
+{
+	memset(h, 0, sizeof(*h));
+	snprintf(h->tool_version, sizeof(h->tool_version), "synth");
+	snprintf(h->host, sizeof(h->host), "testhost");
+	h->pid = 1;
+	h->timing = no_gpu ? TRACE_TIMING_NONE : TRACE_TIMING_SYNTHETIC;
+	snprintf(h->device.name, sizeof(h->device.name), "%s", device);
+}
+
+static int sy_cut(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	long len;
+
+	if (!f || fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 8) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return truncate(path, len - 5);
+}
+
+int synth_write(const char *path, const struct synth_opts *o)
+{
+	struct sy s;
+	struct trace_header h;
+	int err = 0, rc = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	s.cpu = 5000000000ull;
+	s.w = trace_writer_open(path, 0, &err);
+	if (!s.w)
+		return -1;
+	sy_header(&h, o->device, o->no_gpu_times);
+	rc |= trace_writer_header(s.w, &h);
+	if (o->shuffle && !(s.rec = calloc(SY_MAXREC, sizeof(*s.rec))))
+		rc = -1;
+	for (int it = 0; rc == 0 && it < (o->iterations ? o->iterations : 1); it++) {
+		s.iteration = o->iterations ? it : -1;
+		if (o->iterations)
+			rc |= sy_marker(&s);
+		rc |= sy_step(&s);
+	}
+	if (s.rec) {
+		rc |= sy_flush(&s);
+		free(s.rec);
+	}
+	if (rc == 0 && !o->truncate)
+		rc = trace_writer_finish(s.w);
+	else if (rc == 0)
+		rc = trace_writer_flush(s.w);
+	trace_writer_free(s.w);
+	if (rc == 0 && o->truncate)
+		rc = sy_cut(path);
+	return rc ? -1 : 0;
+}
+
+int synth_write_bench(const char *path, const char *device, uint64_t n)
+{
+	struct trace_header h;
+	struct trace_record r;
+	uint32_t names[20];
+	char buf[64];
+	uint64_t cpu = 1000000000ull, end = 0, seq = 0;
+	int err = 0, rc = 0;
+	struct trace_writer *w = trace_writer_open(path, 1 << 20, &err);
+
+	if (!w)
+		return -1;
+	sy_header(&h, device, 0);
+	rc |= trace_writer_header(w, &h);
+	for (int i = 0; i < 20; i++) {
+		int len = snprintf(buf, sizeof(buf), "%s_kernel_%d", i % 3 ? "elementwise" : "gemm", i);
+		names[i] = trace_writer_intern(w, buf, (size_t)len);
+	}
+	for (uint64_t i = 0; rc == 0 && i < n; i++) {
+		uint64_t lib = 0, start;
+
+		if (i % 10000 == 0) {
+			memset(&r, 0, sizeof(r));
+			r.type = TRACE_MARKER;
+			r.u.marker = (struct trace_marker){ .seq = ++seq, .kind = TRACE_MARK_ITERATION,
+				.thread = 1, .cpu_ns = cpu, .iteration = (int32_t)(i / 10000) };
+			rc |= trace_writer_record(w, &r);
+		}
+		if (i % 10 == 0) {
+			memset(&r, 0, sizeof(r));
+			r.type = TRACE_GEMM;
+			r.u.gemm = (struct trace_gemm){ .seq = ++seq, .api = TRACE_GEMM_GEMMEX,
+				.m = 1024 << (i % 3), .n = 1024, .k = 512, .batch = 1,
+				.a_type = TRACE_DT_BF16, .b_type = TRACE_DT_BF16,
+				.c_type = TRACE_DT_BF16, .compute_type = TRACE_DT_F32,
+				.stream = 7, .thread = 1, .cpu_ns = cpu };
+			lib = seq;
+			rc |= trace_writer_record(w, &r);
+		}
+		memset(&r, 0, sizeof(r));
+		cpu += 3000;
+		start = cpu + SY_LATENCY > end ? cpu + SY_LATENCY : end;
+		end = start + 2000 + (i % 7) * 300;
+		r.type = TRACE_KERNEL;
+		r.u.kernel = (struct trace_kernel){ .seq = ++seq, .name = names[i % 20],
+			.grid = { 64u << (i % 10), 1, 1 }, .block = { 256, 1, 1 }, .regs = 32 + (i % 4) * 16,
+			.stream = 7, .thread = 1, .cpu_ns = cpu, .start_ns = start, .end_ns = end,
+			.lib_call = lib, .iteration = (int32_t)(i / 10000) };
+		rc |= trace_writer_record(w, &r);
+	}
+	if (rc == 0)
+		rc = trace_writer_finish(w);
+	trace_writer_free(w);
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,36 @@
+/*
+ * synth.h - synthetic traces for the analyzer's tests, golden files, gate
+ * test and benchmark: a small simulated training step (GEMMs with their
+ * cuBLAS records, elementwise and norm kernels, a second stream, copies,
+ * synchronizations, iteration markers) written with the trace writer, GPU
+ * times produced by a simple in-order GPU model so the trace is consistent.
+ */
+#ifndef SURFER_TESTS_SYNTH_H
+#define SURFER_TESTS_SYNTH_H
+
+#include <stdint.h>
+
+struct synth_opts {
+	const char *device;       /* device name in the header                  */
+	int iterations;           /* iteration markers (0: none)                */
+	int layers;               /* layers per iteration                       */
+	double gpu_scale;         /* multiplies every kernel duration (1 = base) */
+	double slow_gemm;         /* extra multiplier of the GEMM kernels        */
+	int launch_bound;         /* tiny kernels, long CPU gaps, no syncs       */
+	int shuffle;              /* write records out of CPU order              */
+	int truncate;             /* no trailer, last record cut                 */
+	int no_gpu_times;         /* CPU times only                              */
+};
+
+/* Fills o with the defaults (1 iteration, 4 layers, scale 1). */
+void synth_defaults(struct synth_opts *o, const char *device);
+
+/* Writes the trace described by o to path.  Returns 0 or -1. */
+int synth_write(const char *path, const struct synth_opts *o);
+
+/* Writes a trace of n kernel launches over ~200 configurations (one stream,
+ * a GEMM record every 10 launches, an iteration marker every 10000).
+ * Returns 0 or -1. */
+int synth_write_bench(const char *path, const char *device, uint64_t n);
+
+#endif

@@ -1,0 +1,15 @@
+# tests/tile.mk - suites of the MLP, the tile model and the accuracy harness.
+TEST_BINS += $(BUILD)/tests/check_mlp $(BUILD)/tests/check_tile $(BUILD)/tests/check_bench
+
+$(BUILD)/tests/check_mlp: $(BUILD)/obj/tests/check_mlp.o $(BUILD)/libsurfer-core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/check_tile: $(BUILD)/obj/tests/check_tile.o $(BUILD)/libsurfer-core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/check_bench: $(BUILD)/obj/tests/check_bench.o $(BUILD)/obj/tools/neusight.o \
+		$(BUILD)/libsurfer-core.a | $(BUILD)/surfer-bench
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(CHECK_LIBS) $(LDLIBS) -ljansson

@@ -1,0 +1,14 @@
+# tools/bench.mk - surfer-bench (the accuracy harness) and `make accuracy`,
+# the held-out accuracy table (trains one model per held-out GPU; not part of
+# `make test`).
+PROGRAMS += $(BUILD)/surfer-bench
+BENCH_TARGETS += accuracy
+NEUSIGHT_DATA ?= ../shared/data/neusight
+
+$(BUILD)/surfer-bench: $(BUILD)/obj/tools/bench.o $(BUILD)/obj/tools/neusight.o $(BUILD)/libsurfer-core.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -ljansson
+
+accuracy: $(BUILD)/surfer-bench $(BUILD)/surfer-train
+	BUILD=$(BUILD) DATA=$(NEUSIGHT_DATA) sh tools/accuracy.sh
+
+.PHONY: accuracy

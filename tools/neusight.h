@@ -1,0 +1,75 @@
+/*
+ * neusight.h - kernel measurements in NeuSight's CSV layout (a file, or every
+ * CSV under a directory), turned into the kernel records the recorder would
+ * have produced, paired across GPUs, and the error statistics of the
+ * accuracy harness.  Used by surfer-bench and surfer-train.
+ */
+#ifndef SURFER_NEUSIGHT_H
+#define SURFER_NEUSIGHT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "predictor/predict.h"
+
+#define NS_MAXDIMS 7
+
+struct ns_row {
+	const char *op;           /* OPName ("bmm", "add", "ln", ...), interned */
+	const char *device;       /* Device column, interned                    */
+	const struct gpu_spec *gpu; /* gpu_find(device), NULL when unknown      */
+	const char *kname;        /* Kernel Name, interned ("" when absent)     */
+	double latency_ms;
+	uint32_t grid[3], block[3];
+	uint64_t dims[NS_MAXDIMS];/* B,M,N,K (GEMM); B,H (vector); conv's 7      */
+	unsigned ndims;
+};
+
+struct ns_set {
+	struct ns_row *rows;
+	size_t n, cap;
+	void *strings;            /* interned strings (private)                 */
+};
+
+/* Reads every row of path (a CSV file or a directory searched recursively
+ * for *.csv, in sorted order) into s, which the caller zeroes first and
+ * releases with ns_release().  Rows whose device's GPU is not keep (when
+ * keep is not NULL) are skipped.  Returns 0, or -1 with a reason in err. */
+int ns_load(struct ns_set *s, const char *path, const struct gpu_spec *keep,
+	    const struct gpu_spec *keep2, char *err, size_t errlen);
+void ns_release(struct ns_set *s);
+
+/* The operator class of an OPName (PRED_OP_GEMM for bmm/linear, ...). */
+enum pred_op ns_op_class(const char *op);
+
+/* Builds the kernel record of row r as the recorder would have produced it:
+ * name, grid, block, origin time and the library (GEMM) or vector shape,
+ * FP32.  With launch == 0 only the operator and shape are kept (NeuSight's
+ * from-scratch setting: no name, no grid, no time).  0, or -1 when the row
+ * has no usable shape. */
+int ns_kernel(const struct ns_row *r, int launch, struct pred_kernel *k);
+
+/* One origin row and the target row of the same operator and shape. */
+struct ns_pair {
+	const struct ns_row *origin, *target;
+};
+
+/* Pairs the rows of s measured on origin with those measured on target,
+ * by operator and shape; op (NULL: all) keeps one operator.  With origin
+ * NULL every target row is returned unpaired (origin = NULL).  Duplicate
+ * shapes pair once.  *out is malloc'd (caller frees).  0 or -1 (memory). */
+int ns_pairs(const struct ns_set *s, const struct gpu_spec *origin,
+	     const struct gpu_spec *target, const char *op,
+	     struct ns_pair **out, size_t *n);
+
+/* Error statistics of absolute percentage errors (in percent). */
+struct ns_stats {
+	size_t n;
+	double mape, median, p90;
+};
+
+/* Mean; median (mean of the two middle values when n is even); 90th
+ * percentile by linear interpolation between closest ranks (rank
+ * 0.9*(n-1), 0-based).  ape is sorted in place. */
+void ns_stats_compute(double *ape, size_t n, struct ns_stats *out);
+
+#endif
