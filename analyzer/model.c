@@ -66,6 +66,8 @@ struct bld {
 	/* parallel sharding of one layer */
 	uint32_t tp;
 	uint64_t b, sl, T;      /* microbatch, sequence length, tokens b*sl  */
+	uint64_t cols;          /* last dimension of the tensors the next vector
+				 * kernels work on (their rows x cols shape) */
 };
 
 static uint64_t cdiv(uint64_t a, uint64_t b)
@@ -136,8 +138,13 @@ static void k_vector(struct bld *B, const char *name, enum pred_op op, double n,
 	k->k.grid[1] = k->k.grid[2] = 1;
 	k->k.block[0] = 128;
 	k->k.block[1] = k->k.block[2] = 1;
-	k->k.m = (uint64_t)n;
-	k->k.n = 1;
+	/* rows x cols as the tensor is laid out, as NeuSight's vector-op data
+	 * describes its kernels (B x H) */
+	uint64_t cols = B->cols ? B->cols : 1;
+	if (cols > (uint64_t)n || (uint64_t)n % cols)
+		cols = 1;
+	k->k.m = (uint64_t)n / cols;
+	k->k.n = cols;
 	k->k.batch = 1;
 	k->k.flops = flops_per_elem * n;
 	k->k.bytes = (nin + nout) * n * B->esz;
@@ -258,25 +265,13 @@ static void k_rows(struct bld *B, const char *name, enum pred_op op, uint64_t ro
 	k->k.bytes = (nin + nout) * (double)rows * (double)cols * B->esz;
 }
 
-/* Column reduction: out[c] = sum_r in[r][c] (bias gradients). */
+/* Column reduction: out[c] = sum_r in[r][c] (bias gradients).  Described
+ * as cols reductions of length rows each (one block per output, as a
+ * row kernel), the form the vector-operator models know. */
 static void k_colsum(struct bld *B, uint64_t rows, uint64_t cols)
 {
-	struct model_kernel *k = push(B);
-	if (!k)
-		return;
-	k->k.name = "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>";
-	k->k.op = PRED_OP_REDUCTION;
-	k->k.grid[0] = (uint32_t)(cdiv(cols, 32) ? cdiv(cols, 32) : 1);
-	k->k.grid[1] = (uint32_t)(rows >= 4096 ? 16 : rows >= 512 ? 4 : 1);
-	k->k.grid[2] = 1;
-	k->k.block[0] = 32;
-	k->k.block[1] = 16;
-	k->k.block[2] = 1;
-	k->k.m = rows;
-	k->k.n = cols;
-	k->k.batch = 1;
-	k->k.flops = (double)rows * (double)cols;
-	k->k.bytes = ((double)rows * (double)cols + (double)cols) * B->esz;
+	k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>",
+	       PRED_OP_REDUCTION, cols, rows, 1.0, 0.0, 1.0, 256);
 }
 
 static void k_comm(struct bld *B, enum model_comm op, double bytes, uint32_t ranks, int async)
@@ -331,7 +326,7 @@ static void op_ew(struct bld *B, const char *name, double n, double nin, double 
 		  int nbwd, const char *bwd_name)
 {
 	k_vector(B, name, PRED_OP_ELEMENTWISE, n, nin, 1.0, flops);
-	struct fop f = { .kind = F_EW, .a = (uint64_t)n, .nin = nin, .nbwd = nbwd,
+	struct fop f = { .kind = F_EW, .a = (uint64_t)n, .b = B->cols, .nin = nin, .nbwd = nbwd,
 			 .bwd_name = bwd_name };
 	remember(B, &f);
 }
@@ -359,6 +354,7 @@ static void op_layernorm(struct bld *B, uint64_t rows, uint64_t cols)
  * rsqrt, x * r, weight * x (plus casts to and from fp32 for 16-bit). */
 static void op_rmsnorm(struct bld *B, uint64_t rows, uint64_t cols)
 {
+	B->cols = cols;
 	int half = B->o->dtype == GPU_DT_BF16 || B->o->dtype == GPU_DT_FP16;
 	double n = (double)rows * (double)cols;
 	if (half)
@@ -372,9 +368,12 @@ static void op_rmsnorm(struct bld *B, uint64_t rows, uint64_t cols)
 		struct fop f = { .kind = F_REDUCE, .a = rows, .b = cols };
 		remember(B, &f);
 	}
+	uint64_t keep = B->cols;
+	B->cols = 1;
 	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)rows, 1, 1, 0, NULL);
 	op_ew(B, "vectorized_elementwise_kernel<4, rsqrt_kernel_cuda>", (double)rows, 1, 1, 1,
 	      "vectorized_elementwise_kernel<4, rsqrt_backward>");
+	B->cols = keep;
 	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1, 1, 2,
 	      "elementwise_kernel<128, 4, MulFunctor>");
 	if (half)
@@ -395,7 +394,7 @@ static void op_dropout(struct bld *B, double n, double p)
 	/* native_dropout: writes the output and a one-byte mask. */
 	k_vector(B, "fused_dropout_kernel_vec<float, float, unsigned int, 1, 4, bool>",
 		 PRED_OP_ELEMENTWISE, n, 1.0, 1.0 + 1.0 / B->esz, 4.0);
-	struct fop f = { .kind = F_DROPOUT, .a = (uint64_t)n };
+	struct fop f = { .kind = F_DROPOUT, .a = (uint64_t)n, .b = B->cols };
 	remember(B, &f);
 }
 
@@ -463,8 +462,9 @@ static void op_tp(struct bld *B, int forward, double n)
 
 /* ---- backward ----------------------------------------------------------- */
 
-static void grad_accumulate(struct bld *B, double elems)
+static void grad_accumulate(struct bld *B, double elems, uint64_t cols)
 {
+	B->cols = cols;
 	/* AccumulateGrad: param.grad += grad (NeuSight times it apart as "acc"). */
 	k_vector(B, "vectorized_elementwise_kernel<4, AddFunctor>", PRED_OP_ELEMENTWISE,
 		 elems, 2.0, 1.0, 1.0);
@@ -480,13 +480,14 @@ static void backward_op(struct bld *B, const struct fop *f)
 		k_gemm(B, 1, f->c, f->b, f->a);
 		if (f->flag & 1)
 			k_colsum(B, f->a, f->c);
-		grad_accumulate(B, f->param_elems);
+		grad_accumulate(B, f->param_elems, f->b);
 		break;
 	case F_BMM:
 		k_gemm(B, f->d, f->a, f->c, f->b);
 		k_gemm(B, f->d, f->c, f->b, f->a);
 		break;
 	case F_EW:
+		B->cols = f->b;
 		for (int i = 0; i < f->nbwd; i++)
 			k_vector(B, f->bwd_name ? f->bwd_name : "vectorized_elementwise_kernel<4, MulFunctor>",
 				 PRED_OP_ELEMENTWISE, (double)f->a, 2.0, 1.0, 1.0);
@@ -500,21 +501,23 @@ static void backward_op(struct bld *B, const struct fop *f)
 		k_rows(B, "layer_norm_grad_input_kernel<float, float>", PRED_OP_NORM, f->a, f->b,
 		       2.0, 1.0, 10.0, 256);
 		k_rows(B, "GammaBetaBackwardCUDAKernel<float, float>", PRED_OP_REDUCTION,
-		       cdiv(f->b, 32), 32 * f->a, 2.0, 0.0, 2.0, 1024);
-		grad_accumulate(B, f->param_elems);
+		       f->b, f->a, 2.0, 0.0, 2.0, 256);
+		grad_accumulate(B, f->param_elems, f->b);
 		break;
 	case F_REDUCE:
 		if (f->flag) {
 			/* RMSNorm weight: grad of weight * x is a sum over rows. */
 			k_colsum(B, f->a, f->b);
-			grad_accumulate(B, f->param_elems);
+			grad_accumulate(B, f->param_elems, f->b);
 		} else {
 			/* mean backward: expand and divide. */
+			B->cols = f->b;
 			k_vector(B, "vectorized_elementwise_kernel<4, DivFunctor>", PRED_OP_ELEMENTWISE,
 				 (double)f->a * (double)f->b, 1.0, 1.0, 1.0);
 		}
 		break;
 	case F_DROPOUT:
+		B->cols = f->b;
 		k_vector(B, "masked_scale_kernel<bool, float, float>", PRED_OP_ELEMENTWISE,
 			 (double)f->a, 1.0 + 1.0 / B->esz, 1.0, 1.0);
 		break;
@@ -523,25 +526,29 @@ static void backward_op(struct bld *B, const struct fop *f)
 		 * whole table, then the rows of the used tokens added in (the
 		 * feature kernel up to 3072 indices, sort + segment sums above). */
 		k_memset(B, (double)f->c * (double)f->b * B->esz);
+		B->cols = 1;
 		if (f->a > 3072) {
 			for (int i = 0; i < 4; i++)
 				k_vector(B, "DeviceRadixSortOnesweepKernel", PRED_OP_ELEMENTWISE,
 					 (double)f->a, 2.0, 2.0, 0.0);
+			B->cols = f->b;
 			k_vector(B, "compute_grad_weight<float>", PRED_OP_ELEMENTWISE,
 				 (double)f->a * (double)f->b, 1.0, 1.0, 1.0);
 			k_vector(B, "sum_and_scatter<float>", PRED_OP_ELEMENTWISE,
 				 (double)f->a * (double)f->b, 1.0, 1.0, 1.0);
 		} else {
+			B->cols = f->b;
 			k_vector(B, "embedding_backward_feature_kernel<float, float, long>",
 				 PRED_OP_ELEMENTWISE, (double)f->a * (double)f->b, 1.0, 1.0, 1.0);
 		}
-		grad_accumulate(B, f->param_elems);
+		grad_accumulate(B, f->param_elems, f->b);
 		break;
 	}
 	case F_LOSS:
 		/* nll_loss backward: zero-filled grad of the logits + scatter;
 		 * log_softmax backward: one row kernel. */
 		k_memset(B, (double)f->a * (double)f->b * B->esz);
+		B->cols = 1;
 		k_vector(B, "nll_loss_backward_reduce_cuda_kernel_2d<float, long>",
 			 PRED_OP_ELEMENTWISE, (double)f->a, 1.0, 1.0, 1.0);
 		k_softmax(B, "cunn_SoftMaxBackward<4, float, float, float, LogSoftMaxBackwardEpilogue>",
@@ -596,6 +603,8 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 		return;
 	}
 	double n = (double)bh * (double)sq * (double)sk;
+	uint64_t keep = B->cols;
+	B->cols = sk;
 	op_bmm(B, bh, sq, sk, d);
 	if (scale)
 		op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", n, 1, 1, 1,
@@ -623,6 +632,7 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 		      "vectorized_elementwise_kernel<4, CopyFunctor>");
 	op_dropout(B, n, p);
 	op_bmm(B, bh, sq, d, sk);
+	B->cols = keep;
 }
 
 static void mlp_activation(struct bld *B, double n)
@@ -669,6 +679,7 @@ static void mlp_dense(struct bld *B, uint64_t m, int bias, double p_act)
 	const struct model_config *c = B->c;
 	uint64_t h = c->hidden, f = c->ffn / B->tp;
 	op_tp(B, 0, (double)m * h);
+	B->cols = f;
 	if (c->gated) {
 		op_linear(B, m, h, f, bias, 0);
 		op_linear(B, m, h, f, bias, 0);
@@ -681,10 +692,12 @@ static void mlp_dense(struct bld *B, uint64_t m, int bias, double p_act)
 	op_dropout(B, (double)m * f, p_act);
 	op_linear(B, m, f, h, bias, 0);
 	op_tp(B, 1, (double)m * h);
+	B->cols = h;
 }
 
 static void residual(struct bld *B)
 {
+	B->cols = B->c->hidden;
 	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)B->T * B->c->hidden, 2, 1, 0, NULL);
 }
 
@@ -759,12 +772,15 @@ static void layer_opt(struct bld *B)
  * rotate_half = cat(-x2, x1). */
 static void rope(struct bld *B, double n)
 {
+	uint64_t keep = B->cols;
+	B->cols = B->c->head_dim;
 	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1.5, 1, 1, NULL);
 	op_ew(B, "vectorized_elementwise_kernel<4, neg_kernel>", n / 2, 1, 1, 1, NULL);
 	op_ew(B, "CatArrayBatchedCopy<float, unsigned int, 4, 64, 64>", n, 1, 0, 1,
 	      "elementwise_kernel<128, 4, CopyFunctor>");
 	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1.5, 1, 1, NULL);
 	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", n, 2, 1, 0, NULL);
+	B->cols = keep;
 }
 
 static void layer_llama(struct bld *B)
@@ -807,6 +823,7 @@ static void mlp_sparse(struct bld *B)
 	uint64_t T = B->T, h = c->hidden, E = c->experts;
 	op_linear(B, T, h, E, 0, 0);
 	op_softmax(B, T, E);
+	B->cols = E;
 	for (int i = 0; i < 6; i++)
 		op_ew(B, "vectorized_elementwise_kernel<4, CompareFunctor>", (double)T * E, 1, 1, 0, NULL);
 	/* Each expert takes at most expert_capacity tokens of each sequence
@@ -815,14 +832,18 @@ static void mlp_sparse(struct bld *B)
 	if (c->capacity && per > c->capacity)
 		per = c->capacity;
 	uint64_t m = B->b * per;
+	B->cols = h;
 	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * h, 1, 0, 0, NULL);
 	for (uint64_t e = 0; e < E; e++) {
+		B->cols = h;
 		op_ew(B, "index_elementwise_kernel<128, 4, index_kernel>", (double)m * h, 1, 0, 1,
 		      "index_put_kernel");
 		op_linear(B, m, h, c->ffn, 0, 0);
+		B->cols = c->ffn;
 		mlp_activation(B, (double)m * c->ffn);
 		op_dropout(B, (double)m * c->ffn, c->dropout);
 		op_linear(B, m, c->ffn, h, 0, 0);
+		B->cols = h;
 		op_ew(B, "index_put_kernel", (double)m * h, 1, 0, 1,
 		      "index_elementwise_kernel<128, 4, index_kernel>");
 	}
@@ -864,10 +885,12 @@ static void layer_t5(struct bld *B, int decoder, int sparse)
 static void t5_position_bias(struct bld *B)
 {
 	double ss = (double)B->sl * (double)B->sl;
+	B->cols = B->sl;
 	for (int i = 0; i < 8; i++)
 		op_ew(B, "vectorized_elementwise_kernel<4, BucketFunctor>", ss, 1, 1, 0, NULL);
 	op_embed(B, B->sl * B->sl, B->c->heads / B->tp, 32, 1);
 	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", ss * (B->c->heads / B->tp), 1, 0, 0, NULL);
+	B->cols = B->c->hidden;
 }
 
 static void lm_head_and_loss(struct bld *B, int tied)
@@ -881,10 +904,12 @@ static void lm_head_and_loss(struct bld *B, int tied)
 		if (c->family != MODEL_FAM_BERT) {
 			/* shift_logits = logits[..., :-1, :].contiguous() */
 			rows = B->b * (B->sl - 1);
+			B->cols = V;
 			op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)rows * V, 1, 0, 0, NULL);
 		}
 		k_softmax(B, "cunn_SoftMaxForward<4, float, float, float, LogSoftMaxForwardEpilogue>",
 			  rows, V, 1.0);
+		B->cols = 1;
 		k_vector(B, "nll_loss_forward_reduce_cuda_kernel_2d<float, long>", PRED_OP_REDUCTION,
 			 (double)rows, 1.0, 0.0, 1.0);
 		if (B->tp > 1)
@@ -1021,6 +1046,7 @@ static void embeddings(struct bld *B)
 	const struct model_config *c = B->c;
 	uint64_t T = B->T, h = c->hidden, sl = B->sl;
 	double bss = (double)B->b * (double)sl * (double)sl;
+	B->cols = h;
 	switch (c->family) {
 	case MODEL_FAM_GPT2:
 		op_embed(B, T, h, c->vocab, 1);
@@ -1042,9 +1068,11 @@ static void embeddings(struct bld *B)
 	case MODEL_FAM_OPT:
 		op_embed(B, T, h, c->vocab, 1);
 		/* causal + padding mask of (b, 1, s, s): sub, to, masked_fill x2, bool */
+		B->cols = sl;
 		for (int i = 0; i < 5; i++)
 			k_vector(B, "elementwise_kernel<128, 4, masked_fill_kernel>", PRED_OP_ELEMENTWISE,
 				 bss, 1.0, 1.0, 1.0);
+		B->cols = h;
 		op_embed(B, T, h, sl + 2, 1);
 		op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)T * h, 2, 1, 0, NULL);
 		op_dropout(B, (double)T * h, c->dropout);
@@ -1052,9 +1080,11 @@ static void embeddings(struct bld *B)
 	case MODEL_FAM_LLAMA:
 		op_embed(B, T, h, c->vocab, 1);
 		/* 4-D causal mask of (b, 1, s, s) and the rotary cos/sin tables */
+		B->cols = sl;
 		for (int i = 0; i < 3; i++)
 			k_vector(B, "elementwise_kernel<128, 4, masked_fill_kernel>", PRED_OP_ELEMENTWISE,
 				 bss, 1.0, 1.0, 1.0);
+		B->cols = c->head_dim;
 		for (int i = 0; i < 4; i++)
 			k_vector(B, "vectorized_elementwise_kernel<4, cos_kernel_cuda>", PRED_OP_ELEMENTWISE,
 				 (double)sl * c->head_dim, 1.0, 1.0, 4.0);
@@ -1169,6 +1199,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	}
 	for (uint32_t i = first; i < total; i++) {
 		B.layer = (int32_t)i;
+		B.cols = c->hidden;
 		switch (c->family) {
 		case MODEL_FAM_GPT2: layer_gpt2(&B); break;
 		case MODEL_FAM_BERT: layer_bert(&B); break;

@@ -25,6 +25,8 @@
 /* A small open-addressing cache of predictions keyed by the kernel's
  * configuration (the name pointers are static strings, so pointer
  * equality is name equality). */
+#define IMPLAUSIBLE 50.0
+
 struct cache_ent {
 	const struct pred_kernel *k;
 	struct pred_result r;
@@ -83,6 +85,15 @@ static int predict_all(const struct model_seq *s, const struct gpu_spec *target,
 			memset(&r, 0, sizeof(r));
 			if (predict_kernel(&mk->k, NULL, target, PRED_AUTO, &r) != 0 || !(r.ns >= 0))
 				r.ns = 0, r.method = PRED_ROOFLINE;
+			/* A learned model far outside its training data can return
+			 * absurd times (seen: reductions at 1e8 x their roofline);
+			 * past IMPLAUSIBLE x the roofline bound the roofline is used. */
+			if (r.method == PRED_MLP && r.roofline_ns > 0 &&
+			    r.ns > IMPLAUSIBLE * (r.roofline_ns > 1000 ? r.roofline_ns : 1000)) {
+				struct pred_result rr;
+				if (predict_kernel(&mk->k, NULL, target, PRED_ROOFLINE, &rr) == 0)
+					r = rr;
+			}
 			tab[j].k = &mk->k;
 			tab[j].r = r;
 		}

@@ -15,6 +15,7 @@
 #include "analyzer/comm.h"
 #include "analyzer/model.h"
 #include "gpu_specs/gpu.h"
+#include "predictor/tile.h"
 #include "tools/bench_e2e.h"
 
 #include <dirent.h>
@@ -120,7 +121,10 @@ static int parse_label_name(const char *f, char *model, size_t msz, enum model_m
 static void usage_e2e(void)
 {
 	fprintf(stderr, "usage: " PROG " e2e --labels DIR --configs DIR [--gpu NAME] [--launch-us US] [--attention eager|sdpa]\n"
-			"  DIR/<GPU>/<model>-<inf|train>-<seq>-<batch>.json (e2e_latency, ms); CONFIGS/<model>.json\n");
+			"                        [--weights FILE | --holdout-weights DIR]\n"
+			"  DIR/<GPU>/<model>-<inf|train>-<seq>-<batch>.json (e2e_latency, ms); CONFIGS/<model>.json\n"
+			"  --weights FILE: tile-model weights for every GPU; --holdout-weights DIR: for GPU G the\n"
+			"  weights DIR/w_G.bin trained without G (make accuracy writes them), GPUs without one skipped\n");
 }
 
 struct acc {
@@ -129,7 +133,8 @@ struct acc {
 };
 
 static int run_gpu_dir(const char *labels, const char *gname, const char *configs,
-		       double launch_ns, enum model_attention attn, struct acc *all)
+		       double launch_ns, enum model_attention attn, const char *holdout,
+		       struct acc *all)
 {
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/%s", labels, gname);
@@ -137,6 +142,14 @@ static int run_gpu_dir(const char *labels, const char *gname, const char *config
 	if (!g) {
 		printf("%-24s skipped: not in the GPU database\n", gname);
 		return 0;
+	}
+	if (holdout) {
+		char w[4096];
+		snprintf(w, sizeof(w), "%s/w_%s.bin", holdout, gname);
+		if (tile_model_load_file(w) != 0) {
+			printf("%-24s skipped: no held-out weights '%s'\n", gname, w);
+			return 0;
+		}
 	}
 	size_t nf;
 	char **files = list_dir(dir, &nf);
@@ -198,7 +211,7 @@ static int run_gpu_dir(const char *labels, const char *gname, const char *config
 
 int bench_e2e_main(int argc, char **argv)
 {
-	const char *labels = NULL, *configs = NULL, *only = NULL;
+	const char *labels = NULL, *configs = NULL, *only = NULL, *weights = NULL, *holdout = NULL;
 	double launch_ns = MODEL_LAUNCH_NS_DEFAULT;
 	enum model_attention attn = MODEL_ATTN_EAGER;
 	for (int i = 1; i < argc; i++) {
@@ -210,6 +223,10 @@ int bench_e2e_main(int argc, char **argv)
 			configs = v, i++;
 		else if (!strcmp(a, "--gpu") && v)
 			only = v, i++;
+		else if (!strcmp(a, "--weights") && v)
+			weights = v, i++;
+		else if (!strcmp(a, "--holdout-weights") && v)
+			holdout = v, i++;
 		else if (!strcmp(a, "--launch-us") && v) {
 			char *end;
 			launch_ns = strtod(v, &end) * 1e3;
@@ -239,6 +256,10 @@ int bench_e2e_main(int argc, char **argv)
 		usage_e2e();
 		return 2;
 	}
+	if (weights && tile_model_load_file(weights) != 0) {
+		fprintf(stderr, PROG ": cannot load tile-model weights '%s'\n", weights);
+		return 2;
+	}
 	size_t ng;
 	char **gpus = list_dir(labels, &ng);
 	if (!gpus) {
@@ -252,7 +273,7 @@ int bench_e2e_main(int argc, char **argv)
 			continue;
 		if (only && find_gpu(gpus[i]) != gpu_find(only))
 			continue;
-		run_gpu_dir(labels, gpus[i], configs, launch_ns, attn, &all);
+		run_gpu_dir(labels, gpus[i], configs, launch_ns, attn, holdout, &all);
 	}
 	free_list(gpus, ng);
 	if (all.n)
