@@ -54,7 +54,7 @@ struct timeline {
 	uint32_t *stream_slots;   /* cap_slots, index + 1, 0 empty             */
 	uint32_t nstreams, cap_streams, cap_slots;
 	double *stream_end;       /* nstreams x nlanes                         */
-	double *acc;              /* nlanes x nconfigs                         */
+	double *acc;              /* nconfigs x nlanes                         */
 	uint64_t *launches;       /* nconfigs                                  */
 	uint32_t boundaries;      /* iteration boundaries seen                 */
 	int started;              /* any event seen                            */
@@ -77,13 +77,35 @@ struct timeline *timeline_new(uint32_t ntargets, uint32_t nconfigs,
 	tl->pred = pred;
 	tl->targets = targets;
 	tl->lanes = calloc(tl->nlanes, sizeof(*tl->lanes));
-	tl->acc = calloc((size_t)tl->nlanes * (nconfigs ? nconfigs : 1), sizeof(*tl->acc));
-	tl->launches = calloc(nconfigs ? nconfigs : 1, sizeof(*tl->launches));
-	if (!tl->lanes || !tl->acc || !tl->launches) {
+	tl->nconfigs = 0;
+	if (!tl->lanes || timeline_set_configs(tl, nconfigs, pred) < 0) {
 		timeline_free(tl);
 		return NULL;
 	}
 	return tl;
+}
+
+int timeline_set_configs(struct timeline *tl, uint32_t nconfigs, const struct tl_kernel_pred *pred)
+{
+	size_t n = nconfigs ? nconfigs : 1, old = tl->nconfigs;
+	double *acc;
+	uint64_t *l;
+
+	if (nconfigs < tl->nconfigs)
+		return -1;
+	acc = realloc(tl->acc, n * tl->nlanes * sizeof(*acc));
+	if (!acc)
+		return -1;
+	tl->acc = acc;
+	l = realloc(tl->launches, n * sizeof(*l));
+	if (!l)
+		return -1;
+	tl->launches = l;
+	memset(acc + old * tl->nlanes, 0, (n - old) * tl->nlanes * sizeof(*acc));
+	memset(l + old, 0, (n - old) * sizeof(*l));
+	tl->nconfigs = nconfigs;
+	tl->pred = pred;
+	return 0;
 }
 
 void timeline_free(struct timeline *tl)
@@ -158,7 +180,7 @@ static int64_t tl_stream(struct timeline *tl, uint64_t id)
 	tl->stream_slots[h] = tl->nstreams + 1;
 	tl->stream_ids[tl->nstreams] = id;
 	for (uint32_t l = 0; l < tl->nlanes; l++)
-		tl->stream_end[(size_t)tl->nstreams * tl->nlanes + l] = 0;
+		tl->stream_end[(size_t)tl->nstreams * tl->nlanes + l] = -INFINITY;
 	tl->nstreams++;
 	h = tl->stream_slots[h] - 1;
 	tl->last_stream = id;
@@ -236,7 +258,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 		meas_end = ev->end_ns;
 	} else {
 		meas_start = fmax(ev->cpu_ns, *send0);
-		meas_end = meas_start + (!kernel && ev->est_ns > 0 ? ev->est_ns : 0);
+		meas_end = meas_start + (ev->est_ns > 0 ? ev->est_ns : 0);
 	}
 	meas_dur = meas_end - meas_start;
 	gap = meas_start - fmax(ev->cpu_ns, *send0);
@@ -248,7 +270,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 		tl_cpu(&tl->lanes[0], fmax(ev->cpu_end_ns, ev->cpu_ns));
 	if (count) {
 		if (kernel) {
-			tl->acc[ev->config] += meas_dur;
+			tl->acc[(size_t)ev->config * tl->nlanes] += meas_dur;
 			tl->launches[ev->config]++;
 			tl->lanes[0].kernel_ns += meas_dur;
 		} else {
@@ -263,7 +285,8 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 
 		if (kernel) {
 			const struct tl_kernel_pred *p = &tl->pred[(size_t)ev->config * tl->ntargets + t];
-			dur = (ev->has_gpu && p->scale > 0) ? meas_dur * p->scale : p->ns;
+			dur = ((ev->has_gpu || ev->est_ns > 0) && p->scale > 0) ? meas_dur * p->scale
+										 : p->ns;
 		} else {
 			dur = meas_dur * tl->targets[t].copy_scale[ev->copy];
 		}
@@ -278,7 +301,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 		}
 		if (count) {
 			if (kernel)
-				tl->acc[(size_t)l * tl->nconfigs + ev->config] += dur;
+				tl->acc[(size_t)ev->config * tl->nlanes + l] += dur;
 			if (kernel)
 				ln->kernel_ns += dur;
 			else
@@ -399,12 +422,12 @@ void timeline_finish(struct timeline *tl, struct tl_summary *measured, struct tl
 	}
 }
 
-const double *timeline_config_ns(const struct timeline *tl, uint32_t lane)
+double timeline_config_ns(const struct timeline *tl, uint32_t c, uint32_t lane)
 {
-	return lane < tl->nlanes ? tl->acc + (size_t)lane * tl->nconfigs : NULL;
+	return c < tl->nconfigs && lane < tl->nlanes ? tl->acc[(size_t)c * tl->nlanes + lane] : 0;
 }
 
-const uint64_t *timeline_config_launches(const struct timeline *tl)
+uint64_t timeline_config_launches(const struct timeline *tl, uint32_t c)
 {
-	return tl->launches;
+	return c < tl->nconfigs ? tl->launches[c] : 0;
 }

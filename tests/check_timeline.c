@@ -220,9 +220,9 @@ START_TEST(warmup_excluded)
 	finish();
 	ck_assert_double_eq(meas.iteration_ns, 2000);
 	ck_assert_double_eq(meas.kernel_ns, 1000);
-	ck_assert_uint_eq(timeline_config_launches(tl)[0], 1);
-	ck_assert_double_eq(timeline_config_ns(tl, 0)[0], 1000);
-	ck_assert_double_eq(timeline_config_ns(tl, 2)[0], 500);
+	ck_assert_uint_eq(timeline_config_launches(tl, 0), 1);
+	ck_assert_double_eq(timeline_config_ns(tl, 0, 0), 1000);
+	ck_assert_double_eq(timeline_config_ns(tl, 0, 2), 500);
 }
 END_TEST
 

@@ -79,7 +79,8 @@ static int sy_kernel(struct sy *s, const char *name, uint32_t grid, uint32_t blo
 	r.u.kernel.iteration = s->iteration;
 	start = s->cpu + SY_LATENCY > s->end[stream] ? s->cpu + SY_LATENCY : s->end[stream];
 	s->end[stream] = start + (uint64_t)(dur_us * 1000.0 * s->o->gpu_scale);
-	if (!s->o->no_gpu_times) {
+	if (!s->o->no_gpu_times &&
+	    !(s->o->untimed_every && r.u.kernel.seq % (uint64_t)s->o->untimed_every == 0)) {
 		r.u.kernel.start_ns = start;
 		r.u.kernel.end_ns = s->end[stream];
 	}
