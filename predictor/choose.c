@@ -2,19 +2,23 @@
  * choose.c - the `auto` rule: which method predicts a kernel.
  *
  *   1. origin and target are the same GPU, with a measured time: identity.
- *   2. the tile model covers the kernel (a GEMM, elementwise, softmax or
- *      norm kernel with its shape, and weights for that family): the tile
- *      model, as a ratio when an origin time exists.
- *   3. an origin time exists: Habitat's wave scaling.
- *   4. otherwise the roofline.
+ *   2. the tile model covers the kernel (an FP32 GEMM, elementwise, softmax
+ *      or norm kernel whose shape is known, and weights for that family):
+ *      the tile model, as a ratio when an origin time exists.
+ *   3. a convolution with an origin time: the roofline ratio.
+ *   4. any other kernel with an origin time: Habitat's wave scaling.
+ *   5. otherwise the roofline.
  *
- * Why the tile model before wave scaling: held out one GPU at a time from
- * NeuSight's five (P4, P100, T4, V100, A100-PCIE-40GB; the model trained on
- * the other four) and predicting it from each of the others, the tile model
- * ratio had the lower mean error on GEMMs and on vector operators; see the
- * table `make accuracy` writes (README, "Accuracy").  Wave scaling is kept
- * for what the model does not describe (convolutions, attention, unknown
- * kernels), where it still beats the plain roofline given a measurement.
+ * The numbers behind the rule (`make accuracy`: NeuSight's five GPUs, each
+ * held out in turn, the tile model trained on the other four, predicted
+ * from each of the others; mean of the per-pair MAPE):
+ *   - tile model vs wave scaling, GEMMs 29.4% vs 58.1%, vector operators
+ *     22.4% vs 92.1%; the tile model was the better of the two for every
+ *     operator, and from scratch (28.7% / 23.2%) it still beats wave
+ *     scaling with a measurement;
+ *   - convolutions (which the model does not describe): roofline ratio
+ *     better than wave scaling in all 12 origin/target pairs (13-29% vs
+ *     27-100%, mean 21.3% vs 44.7%).
  */
 #include "predictor/choose.h"
 #include "predictor/tile.h"
@@ -32,6 +36,8 @@ enum pred_method pred_choose(const struct pred_kernel *k, const struct gpu_spec 
 		    (!measured || tile_features(k, origin, NULL, f, &base) >= 0))
 			return PRED_MLP;
 	}
+	if (measured && k->op == PRED_OP_CONV && k->flops > 0 && k->bytes > 0)
+		return PRED_ROOFLINE;
 	if (measured)
 		return PRED_WAVE;
 	return PRED_ROOFLINE;

@@ -176,8 +176,11 @@ int tile_features(const struct pred_kernel *k, const struct gpu_spec *g,
 		  const struct tile_shape *t, double feat[TILE_NFEAT], double *base_ns)
 {
 	int fam = tile_family_of(k);
-	if (fam < 0 || !g || !g->sms || !(g->peak_tflops[GPU_DT_FP32] > 0) ||
-	    !(g->mem_bw_gbps > 0))
+	/* Trained on FP32 SIMT kernels only (NeuSight's data, TF32 off): a
+	 * tensor-core kernel's utilisation is another story the model has not
+	 * seen, so it declines and callers fall back to wave scaling. */
+	if (fam < 0 || k->dtype != GPU_DT_FP32 || !g || !g->sms ||
+	    !(g->peak_tflops[GPU_DT_FP32] > 0) || !(g->mem_bw_gbps > 0))
 		return -1;
 	memset(feat, 0, TILE_NFEAT * sizeof *feat);
 	int rc = fam == TILE_FAM_GEMM ? gemm_feats(k, g, t, feat, base_ns)
@@ -285,13 +288,18 @@ int tile_model_has(int fam)
 	return fam >= 0 && fam < TILE_FAM_COUNT && models[fam] != NULL;
 }
 
-/* The model's time for k on g; -1 when it cannot say. */
-static double model_ns(const struct pred_kernel *k, const struct gpu_spec *g, double *base_ns)
+/* The model's time for k on g; -1 when it cannot say.  *mem_bound: 1 when
+ * the bytes term of the roofline is the larger. */
+static double model_ns(const struct pred_kernel *k, const struct gpu_spec *g, double *base_ns,
+		       int *mem_bound)
 {
 	double f[TILE_NFEAT], y;
 	int fam = tile_features(k, g, NULL, f, base_ns);
 	if (fam < 0 || !models[fam])
 		return -1;
+	/* f[6]/f[7] (GEMM) and f[5]/f[6] (vector) are log2 of the FLOP and
+	 * byte terms of the roofline. */
+	*mem_bound = fam == TILE_FAM_GEMM ? f[7] >= f[6] : f[6] >= f[5];
 	mlp_forward(models[fam], f, &y);
 	return tile_time_from_output(y, *base_ns);
 }
@@ -300,21 +308,22 @@ int tile_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 		 const struct gpu_spec *target, struct pred_result *out)
 {
 	double base_t, base_o, t_ns, o_ns;
+	int mb_t = -1, mb_o = -1;
 	ensure_loaded();
 	if (!k || !target || !out)
 		return -1;
 	int ratio = origin && k->origin_ns > 0;
-	t_ns = model_ns(k, target, &base_t);
+	t_ns = model_ns(k, target, &base_t, &mb_t);
 	if (t_ns <= 0)
 		return -1;
 	memset(out, 0, sizeof *out);
 	out->method = PRED_MLP;
 	out->gamma = -1;
-	out->memory_bound = -1;
+	out->memory_bound = mb_t;
 	out->roofline_ns = base_t;
 	out->ns = t_ns;
 	if (ratio) {
-		o_ns = model_ns(k, origin, &base_o);
+		o_ns = model_ns(k, origin, &base_o, &mb_o);
 		if (o_ns <= 0)
 			return -1;
 		out->ns = k->origin_ns * t_ns / o_ns;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "predictor/choose.h"
 #include "predictor/tile.h"
 
 struct name_case {
@@ -183,6 +184,11 @@ START_TEST(committed_weights_predict_sanely)
 	ck_assert_double_eq_tol(r.roofline_ns, roof, roof * 1e-9);
 	ck_assert_msg(r.ns >= roof && r.ns < 4 * roof, "4096^3 on V100: %g ns, roofline %g", r.ns, roof);
 	ck_assert_int_eq(r.method, PRED_MLP);
+	ck_assert_int_eq(r.memory_bound, 0);   /* 4096^3 is compute-bound */
+	/* Tensor-core dtypes are not what the model was trained on. */
+	k.dtype = GPU_DT_FP16;
+	ck_assert_int_lt(tile_predict(&k, NULL, &v, &r2), 0);
+	k.dtype = GPU_DT_FP32;
 	/* Eight times the work takes longer. */
 	k.m = k.n = k.k = 2048;
 	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r2), 0);
@@ -198,6 +204,7 @@ START_TEST(committed_weights_predict_sanely)
 	ck_assert_int_eq(tile_predict(&e, NULL, &v, &r), 0);
 	double eroof = 12.0 * (1 << 26) / 900;
 	ck_assert_msg(r.ns >= eroof && r.ns < 3 * eroof, "add on V100: %g ns, roofline %g", r.ns, eroof);
+	ck_assert_int_eq(r.memory_bound, 1);
 	/* Ratio form between identical GPUs returns the measurement. */
 	k.origin_ns = 2 * roof;
 	ck_assert_int_eq(tile_predict(&k, &v, &v, &r), 0);
@@ -219,6 +226,30 @@ START_TEST(bad_weights_keep_old_ones)
 }
 END_TEST
 
+START_TEST(auto_rule)
+{
+	struct gpu_spec v, t;
+	two_gpus(&v, &t);
+	struct pred_kernel g = {.op = PRED_OP_GEMM, .batch = 1, .m = 512, .n = 512, .k = 512,
+				.origin_ns = 1e5};
+	ck_assert_int_eq(pred_choose(&g, &v, &v), PRED_IDENTITY);
+	ck_assert_int_eq(pred_choose(&g, &v, &t), PRED_MLP);
+	ck_assert_int_eq(pred_choose(&g, NULL, &t), PRED_MLP);
+	g.dtype = GPU_DT_FP16;                     /* tensor cores: not the model's */
+	ck_assert_int_eq(pred_choose(&g, &v, &t), PRED_WAVE);
+	ck_assert_int_eq(pred_choose(&g, NULL, &t), PRED_ROOFLINE);
+	struct pred_kernel c = {.op = PRED_OP_CONV, .m = 4096, .n = 64, .k = 576,
+				.flops = 1e9, .bytes = 1e7, .origin_ns = 1e5};
+	ck_assert_int_eq(pred_choose(&c, &v, &t), PRED_ROOFLINE);
+	c.flops = 0;
+	ck_assert_int_eq(pred_choose(&c, &v, &t), PRED_WAVE);
+	struct pred_kernel e = {.op = PRED_OP_ELEMENTWISE, .origin_ns = 1e4};
+	ck_assert_int_eq(pred_choose(&e, &v, &t), PRED_WAVE);   /* no shape */
+	e.m = 1024; e.n = 1024;
+	ck_assert_int_eq(pred_choose(&e, &v, &t), PRED_MLP);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tile");
@@ -231,6 +262,7 @@ int main(void)
 	tcase_add_test(tc, utilisation_bound);
 	tcase_add_test(tc, committed_weights_predict_sanely);
 	tcase_add_test(tc, bad_weights_keep_old_ones);
+	tcase_add_test(tc, auto_rule);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
