@@ -4,6 +4,3 @@ CORE_SRCS += analyzer/model.c analyzer/modelcfg.c analyzer/modeltime.c analyzer/
 	analyzer/modelrun.c
 LDLIBS += -ljansson
 
-# The program's own rule names $(CORE_LIB) before the top-level Makefile
-# defines it; the library is added here so the link sees it.
-$(BUILD)/surfer-analyze: $(BUILD)/libsurfer-core.a
