@@ -397,6 +397,72 @@ START_TEST(loss_kernels)
 }
 END_TEST
 
+/* A hand-made sequence of collectives (their times are closed-form) to
+ * check the replay: launches 6 us apart, stream order, the side stream. */
+static void push_comm(struct model_seq *s, double bytes, int async, enum model_phase ph)
+{
+	struct model_kernel *k = &s->v[s->n++];
+	memset(k, 0, sizeof(*k));
+	k->k.name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+	k->k.op = PRED_OP_COMM;
+	k->k.bytes = bytes;
+	k->phase = ph;
+	k->comm = MODEL_COMM_ALL_REDUCE;
+	k->ranks = 4;
+	k->async = async;
+	k->layer = -1;
+}
+
+START_TEST(replay)
+{
+	const struct gpu_spec *g = gpu_find("a100-sxm4-80");
+	ck_assert_ptr_nonnull(g);
+	struct comm_link l;
+	comm_link_init(g, &l);
+	/* 600 GB/s NVLink: 300 per direction at 0.8 */
+	ck_assert_double_eq_tol(l.bw_gbps, 240, 1e-9);
+	double t1 = comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 4, &l);
+	double t2 = comm_time_ns(MODEL_COMM_ALL_REDUCE, 5e7, 4, &l);
+	ck_assert_double_eq_tol(t1, 30e3 + 1.5e8 / 240, 1e-6);
+
+	struct model_kernel v[8];
+	struct model_seq s;
+	memset(&s, 0, sizeof(s));
+	s.v = v;
+	struct model_opts o;
+	model_opts_init(&o);
+	struct model_timing t;
+	/* two kernels on one stream: issued at 6 us, back to back after */
+	push_comm(&s, 1e8, 0, MODEL_PH_COMM);
+	push_comm(&s, 5e7, 0, MODEL_PH_COMM);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t, NULL), 0);
+	ck_assert_double_eq_tol(t.iteration_ns, 6000 + t1 + t2, 1e-3);
+	ck_assert_double_eq_tol(t.comm_ns, t1 + t2, 1e-3);
+	ck_assert_uint_eq(t.kernels, 2);
+	/* the second on the side stream overlaps the first: it starts when
+	 * issued (12 us) but not before stream 0's work issued so far ends */
+	s.v[1].async = 1;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t, NULL), 0);
+	ck_assert_double_eq_tol(t.iteration_ns, 6000 + t1 + t2, 1e-3);
+	s.n = 0;
+	push_comm(&s, 5e7, 1, MODEL_PH_COMM);
+	push_comm(&s, 1e8, 0, MODEL_PH_COMM);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t, NULL), 0);
+	/* async first (6 us .. 6 us + t2), then stream 0 from 12 us */
+	ck_assert_double_eq_tol(t.iteration_ns, fmax(6000 + t2, 12000 + t1), 1e-3);
+	/* pipeline: 4 microbatches over 2 stages take 5 microbatch times */
+	o.pp = 2;
+	o.batch = 4;
+	o.microbatches = 4;
+	s.n = 0;
+	push_comm(&s, 1e8, 0, MODEL_PH_COMM);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t, NULL), 0);
+	ck_assert_double_eq_tol(t.iteration_ns, 5 * (6000 + t1), 1e-3);
+	ck_assert_double_eq_tol(t.bubble_ns, 6000 + t1, 1e-3);
+	ck_assert_double_eq_tol(t.comm_ns, 4 * t1, 1e-3);
+}
+END_TEST
+
 START_TEST(bad_options)
 {
 	struct model_config c = gpt2_small();
@@ -434,6 +500,7 @@ int main(void)
 	tcase_add_test(t, collective_times);
 	tcase_add_test(t, optimizer_traffic);
 	tcase_add_test(t, loss_kernels);
+	tcase_add_test(t, replay);
 	tcase_add_test(t, bad_options);
 	suite_add_tcase(s, t);
 	SRunner *r = srunner_create(s);
