@@ -256,6 +256,10 @@ int bench_e2e_main(int argc, char **argv)
 		usage_e2e();
 		return 2;
 	}
+	if (only && !gpu_find(only)) {
+		fprintf(stderr, PROG ": unknown GPU '%s'\n", only);
+		return 2;
+	}
 	if (weights && tile_model_load_file(weights) != 0) {
 		fprintf(stderr, PROG ": cannot load tile-model weights '%s'\n", weights);
 		return 2;
