@@ -486,12 +486,21 @@ static void backward_op(struct bld *B, const struct fop *f)
 		k_gemm(B, f->d, f->a, f->c, f->b);
 		k_gemm(B, f->d, f->c, f->b, f->a);
 		break;
-	case F_EW:
+	case F_EW: {
+		/* Derivatives of ops with a scalar operand (x * c, x / c, copies,
+		 * where) read only the incoming gradient; tanh, GELU, SiLU, ReLU,
+		 * products of two tensors and gradient sums read two tensors. */
+		const char *nm = f->bwd_name;
+		double rd = 2.0;
+		if ((!nm && f->nin <= 1.0) ||
+		    (nm && (strstr(nm, "DivFunctor") || strstr(nm, "CopyFunctor") || strstr(nm, "where"))))
+			rd = 1.0;
 		B->cols = f->b;
 		for (int i = 0; i < f->nbwd; i++)
-			k_vector(B, f->bwd_name ? f->bwd_name : "vectorized_elementwise_kernel<4, MulFunctor>",
-				 PRED_OP_ELEMENTWISE, (double)f->a, 2.0, 1.0, 1.0);
+			k_vector(B, nm ? nm : "vectorized_elementwise_kernel<4, MulFunctor>",
+				 PRED_OP_ELEMENTWISE, (double)f->a, rd, 1.0, 1.0);
 		break;
+	}
 	case F_SOFTMAX:
 		k_softmax(B, f->b <= 1024 ? "softmax_warp_backward<float, float, float, 10>"
 					  : "cunn_SoftMaxBackward<4, float, float, float, SoftMaxBackwardEpilogue>",

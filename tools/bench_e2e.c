@@ -167,6 +167,8 @@ static int run_gpu_dir(const char *labels, const char *gname, const char *config
 		json_error_t je;
 		json_t *root = json_load_file(path, 0, &je);
 		double measured = root ? json_number_value(json_object_get(root, "e2e_latency")) : 0;
+		double fw = root ? json_number_value(json_object_get(root, "fw_latency")) : 0;
+		double bw = root ? json_number_value(json_object_get(root, "bwall_latency")) : 0;
 		json_decref(root);
 		if (!(measured > 0)) {
 			fprintf(stderr, PROG ": cannot read e2e_latency from '%s'\n", path);
@@ -196,7 +198,12 @@ static int run_gpu_dir(const char *labels, const char *gname, const char *config
 			continue;
 		double pred = t.iteration_ns / 1e6;
 		double e = (pred - measured) / measured * 100.0;
-		printf("%-16s %-34s %10.2f %10.2f %+8.1f%%\n", g->id, files[i], measured, pred, e);
+		printf("%-16s %-34s %10.2f %10.2f %+8.1f%%", g->id, files[i], measured, pred, e);
+		if (mode == MODEL_TRAINING && fw > 0 && bw > 0)
+			printf("   forward %+.1f%%, backward %+.1f%%",
+			       (t.phase_ns[MODEL_PH_FORWARD] / 1e6 - fw) / fw * 100.0,
+			       (t.phase_ns[MODEL_PH_BACKWARD] / 1e6 - bw) / bw * 100.0);
+		putchar('\n');
 		acc.sum += fabs(e);
 		acc.n++;
 	}
