@@ -49,6 +49,18 @@ JSON
 "$BIN" --model "$tmp/tiny.json" --seq 64 --target t4 >/dev/null 2>"$tmp/err"
 check "config file accepted ($(cat "$tmp/err"))" $?
 
+# The CI gate on a model: doubling the batch more than doubles nothing but
+# must exceed a 10% growth limit (exit 3); the same model passes (exit 0).
+"$BIN" --model gpt2 --batch 8 --seq 256 --target a100 --save-baseline "$tmp/base.json" >/dev/null 2>&1
+check "--save-baseline with --model" $?
+"$BIN" --model gpt2 --batch 8 --seq 256 --target a100 --baseline "$tmp/base.json" \
+	--max-regression 10 >/dev/null 2>&1
+check "same model passes the gate" $?
+"$BIN" --model gpt2 --batch 16 --seq 256 --target a100 --baseline "$tmp/base.json" \
+	--max-regression 10 >"$tmp/gate.txt" 2>&1
+[ $? -eq 3 ] && grep -q REGRESSION "$tmp/gate.txt"
+check "doubled batch fails the gate with exit 3" $?
+
 # bad_input ARGS...: exit 2, one line on stderr starting with the program name
 bad_input() {
 	n=$((n + 1))
