@@ -27,8 +27,6 @@
  */
 #include "analyzer/analyze.h"
 
-#include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,7 +62,7 @@ struct an_ctx {
 	const char *path;
 	const struct analysis_options *o;
 	struct analysis *a;
-	struct trace_reader *r;       /* pass 1 reader, kept for its strings       */
+	struct trace_reader *r;       /* the reader, kept for its strings          */
 	struct ktable *kt;
 	struct an_ring ring;
 	uint64_t nrecords;            /* records read                              */
@@ -73,8 +71,8 @@ struct an_ctx {
 	int64_t min_delta;
 	int have_delta;
 	uint64_t markers;             /* iteration markers                         */
+	uint64_t capture_markers;     /* capture start/stop markers                */
 	int kernel_iterations;        /* kernels carry iteration numbers           */
-	int disorder;
 	int timed;                    /* some kernel or copy has GPU times         */
 	struct tl_kernel_pred *pred;  /* configs x targets                         */
 	uint8_t *pmethod, *pbound;    /* configs x targets                         */
@@ -367,9 +365,16 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		return 1;
 	}
 	case TRACE_MARKER:
-		if (rec->u.marker.kind != TRACE_MARK_ITERATION)
+		/* Iteration markers delimit iterations; without them the
+		 * recorder's capture windows (cuProfilerStart/Stop) do. */
+		if (rec->u.marker.kind == TRACE_MARK_ITERATION)
+			ev->kind = TL_ITERATION;
+		else if (c->markers == 0 && rec->u.marker.kind == TRACE_MARK_CAPTURE_START)
+			ev->kind = TL_ITERATION;
+		else if (c->markers == 0 && rec->u.marker.kind == TRACE_MARK_CAPTURE_STOP)
+			ev->kind = TL_ITERATION_END;
+		else
 			return 0;
-		ev->kind = TL_ITERATION;
 		ev->cpu_ns = ev->cpu_end_ns = an_rel(c, rec->u.marker.cpu_ns);
 		return 1;
 	default:
@@ -377,8 +382,10 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 	}
 }
 
-/* Feeds an event, first emitting an iteration boundary when the trace has
- * no markers and a kernel starts a new iteration number. */
+/* Feeds an event to the timeline: GPU times moved by the clock offset, an
+ * untimed launch given its configuration's mean, and an iteration boundary
+ * first when the trace has no markers and a kernel starts a new iteration
+ * number. */
 static int an_feed(struct an_ctx *c, const struct tl_event *in, int32_t iteration)
 {
 	struct tl_event e = *in, *ev = &e;
@@ -392,7 +399,8 @@ static int an_feed(struct an_ctx *c, const struct tl_event *in, int32_t iteratio
 		if (k && k->timed)
 			e.est_ns = k->sum_ns / (double)k->timed;
 	}
-	if (!c->markers && c->kernel_iterations && ev->kind == TL_KERNEL && iteration >= 0 &&
+	if (!c->markers && !c->capture_markers && c->kernel_iterations && ev->kind == TL_KERNEL &&
+	    iteration >= 0 &&
 	    iteration != c->cur_iteration) {
 		struct tl_event b;
 
@@ -451,35 +459,27 @@ static int an_pass2(struct an_ctx *c)
 			continue;
 		if (!an_event(c, &rec, &ev, -1))
 			continue;
-		if (c->disorder) {
-			if (c->npend == c->cappend) {
-				size_t cap = c->cappend ? c->cappend * 2 : 4096;
-				struct an_pending *p = realloc(c->pend, cap * sizeof(*p));
-				if (!p) {
-					trace_reader_free(r);
-					return an_fail(c, -1, "out of memory");
-				}
-				c->pend = p;
-				c->cappend = cap;
+		if (c->npend == c->cappend) {
+			size_t cap = c->cappend ? c->cappend * 2 : 4096;
+			struct an_pending *p = realloc(c->pend, cap * sizeof(*p));
+			if (!p) {
+				trace_reader_free(r);
+				return an_fail(c, -1, "out of memory");
 			}
-			c->pend[c->npend].ev = ev;
-			c->pend[c->npend].seq = an_seq(&rec);
-			c->pend[c->npend].iteration =
-				rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
-			c->npend++;
-		} else if (an_feed(c, &ev, rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1) < 0) {
-			trace_reader_free(r);
-			return an_fail(c, -1, "out of memory");
+			c->pend = p;
+			c->cappend = cap;
 		}
+		c->pend[c->npend].ev = ev;
+		c->pend[c->npend].seq = an_seq(&rec);
+		c->pend[c->npend].iteration = rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
+		c->npend++;
 	}
 	trace_reader_free(r);
-	if (c->disorder) {
-		c->a->sorted_in_memory = 1;
-		qsort(c->pend, c->npend, sizeof(*c->pend), an_pending_cmp);
-		for (size_t i = 0; i < c->npend; i++)
-			if (an_feed(c, &c->pend[i].ev, c->pend[i].iteration) < 0)
-				return an_fail(c, -1, "out of memory");
-	}
+	c->a->sorted_in_memory = 1;
+	qsort(c->pend, c->npend, sizeof(*c->pend), an_pending_cmp);
+	for (size_t i = 0; i < c->npend; i++)
+		if (an_feed(c, &c->pend[i].ev, c->pend[i].iteration) < 0)
+			return an_fail(c, -1, "out of memory");
 	return 0;
 }
 
@@ -626,6 +626,9 @@ static int an_stream(struct an_ctx *c)
 		case TRACE_MARKER:
 			if (rec.u.marker.kind == TRACE_MARK_ITERATION)
 				c->markers++;
+			else if (rec.u.marker.kind == TRACE_MARK_CAPTURE_START ||
+				 rec.u.marker.kind == TRACE_MARK_CAPTURE_STOP)
+				c->capture_markers++;
 			break;
 		default:
 			break;
@@ -650,7 +653,6 @@ static int an_stream(struct an_ctx *c)
 		c->tl = timeline_new((uint32_t)c->o->ntargets, ktable_count(c->kt), c->pred, c->targets);
 		if (!c->tl)
 			return an_fail(c, -1, "out of memory");
-		c->disorder = 1;
 		return an_pass2(c);
 	}
 	while (c->whead < c->wtail)

@@ -18,7 +18,8 @@ enum tl_kind {
 	TL_KERNEL = 0,   /* a kernel launch                                     */
 	TL_COPY,         /* a memcpy or memset                                  */
 	TL_SYNC,         /* the CPU waited for GPU work                         */
-	TL_ITERATION,    /* an iteration boundary (at cpu_ns)                   */
+	TL_ITERATION,    /* an iteration starts (at cpu_ns)                     */
+	TL_ITERATION_END, /* the iteration ends (a capture stop), at cpu_ns     */
 	TL_KIND_COUNT
 };
 

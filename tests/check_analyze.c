@@ -177,6 +177,33 @@ START_TEST(out_of_order_records)
 }
 END_TEST
 
+START_TEST(capture_windows)
+{
+	/* The recorder's capture windows (start/stop markers, kernels numbered
+	 * by window) delimit iterations; the 50 ms between windows is not
+	 * recorded and not counted. */
+	const struct gpu_spec *targets[2] = {gpu("a100-sxm4-40"), gpu("h100-sxm")};
+	struct synth_opts o;
+	struct analysis *a, *b;
+
+	synth_defaults(&o, "NVIDIA A100-SXM4-40GB");
+	o.iterations = 3;
+	ck_assert_int_eq(synth_write(path, &o), 0);
+	o.capture = 1;
+	ck_assert_int_eq(synth_write(path2, &o), 0);
+	a = run(path, NULL, targets, 2, PRED_WAVE);
+	b = run(path2, NULL, targets, 2, PRED_WAVE);
+	ck_assert_uint_eq(b->iterations, 3);
+	ck_assert(b->measured_ns < 10e6);
+	ck_assert_double_eq_tol(b->measured_ns, a->measured_ns, 0.01 * a->measured_ns);
+	ck_assert_double_eq_tol(b->targets[0].iteration_ns, b->measured_ns, 1e-6);
+	ck_assert_double_eq_tol(b->targets[1].iteration_ns, a->targets[1].iteration_ns,
+				0.01 * a->targets[1].iteration_ns);
+	analysis_free(a);
+	analysis_free(b);
+}
+END_TEST
+
 START_TEST(truncated_trace)
 {
 	const struct gpu_spec *targets[1] = {gpu("v100-sxm2-16")};
@@ -350,6 +377,7 @@ int main(void)
 	tcase_add_test(tc, launch_bound_does_not_shrink);
 	tcase_add_test(tc, gpu_bound_scales);
 	tcase_add_test(tc, out_of_order_records);
+	tcase_add_test(tc, capture_windows);
 	tcase_add_test(tc, truncated_trace);
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, no_gpu_times);
