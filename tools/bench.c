@@ -14,6 +14,7 @@
  * --method all, next to the roofline ratio, wave scaling, the tile model and
  * auto.
  */
+#include "tools/bench_e2e.h"
 #include "predictor/predict.h"
 #include "predictor/tile.h"
 #include "tools/neusight.h"
@@ -55,6 +56,9 @@ static void usage(FILE *fp)
 		"                    [--op OP] [--method M|all] [--weights FILE] [--json]\n"
 		"                    [--dump FILE.csv]\n"
 		"       " PROG " table REPORT.json...   (markdown tables of accuracy reports)\n"
+		"       " PROG " e2e --labels DIR --configs DIR [--weights F | --holdout-weights DIR]\n"
+		"       " PROG " comm DIR...            (collective times vs NCCL measurements)\n"
+		"       " PROG " --version\n"
 		"methods: bw-ratio flops-ratio roofline wave mlp auto (default auto), all\n");
 }
 
@@ -403,6 +407,14 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	if (argc >= 2 && !strcmp(argv[1], "table"))
 		return run_table(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "e2e"))
+		return bench_e2e_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "comm"))
+		return bench_comm_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+		printf(PROG " " SURFER_VERSION "\n");
+		return 0;
+	}
 	if (argc < 2 || strcmp(argv[1], "accuracy") != 0) {
 		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 			usage(stdout);

@@ -283,6 +283,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 int main(int argc, char **argv)
 {
 	struct opts o;
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf(PROG " " SURFER_VERSION "\n");
+		return 0;
+	}
 	if (parse_args(argc, argv, &o) != 0) {
 		usage(stderr);
 		return 2;
