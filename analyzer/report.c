@@ -115,7 +115,7 @@ static const char *rp_bound(int memory_bound)
 }
 
 /* "ops  gemm 1.200 -> 0.394 ms, ..." wrapped at REPORT_COLUMNS. */
-static void rp_ops(FILE *f, const struct analysis_target *t)
+static void rp_ops(FILE *f, const struct analysis_target *t, int with_origin)
 {
 	size_t col = 10;
 	int first = 1;
@@ -127,8 +127,13 @@ static void rp_ops(FILE *f, const struct analysis_target *t)
 
 		if (t->op_ns[o] <= 0 && t->op_origin_ns[o] <= 0)
 			continue;
-		len = snprintf(item, sizeof(item), " %s %.3f -> %.3f ms", pred_op_name((enum pred_op)o),
-			       rp_ms(t->op_origin_ns[o]), rp_ms(t->op_ns[o]));
+		if (with_origin)
+			len = snprintf(item, sizeof(item), " %s %.3f -> %.3f ms",
+				       pred_op_name((enum pred_op)o), rp_ms(t->op_origin_ns[o]),
+				       rp_ms(t->op_ns[o]));
+		else
+			len = snprintf(item, sizeof(item), " %s %.3f ms",
+				       pred_op_name((enum pred_op)o), rp_ms(t->op_ns[o]));
 		if (!first && col + 1 + (size_t)len > REPORT_COLUMNS) {
 			fputs(",\n          ", f);
 			col = 10;
@@ -141,6 +146,13 @@ static void rp_ops(FILE *f, const struct analysis_target *t)
 		first = 0;
 	}
 	fprintf(f, "\n");
+}
+
+/* A prediction from a model config: there is no origin GPU and nothing was
+ * measured, so the report leaves the origin columns out. */
+static int rp_no_origin(const struct analysis *a)
+{
+	return !a->origin && a->measured_ns <= 0;
 }
 
 static void rp_target(FILE *f, const struct analysis *a, const struct analysis_target *t,
@@ -166,24 +178,43 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	fprintf(f, "\n");
 	fprintf(f, "GPU waits  %.3f ms on the CPU; copies %.3f ms\n", rp_ms(t->gpu_wait_cpu_ns),
 		rp_ms(t->copy_ns));
-	rp_ops(f, t);
+	rp_ops(f, t, !rp_no_origin(a));
 	if (!n)
 		return;
-	fprintf(f, "  %-*s %8s %10s %10s %-8s %s\n", REPORT_NAME_WIDTH, "kernel", "calls/it",
-		"origin ms", "pred ms", "method", "bound");
+	if (rp_no_origin(a))
+		fprintf(f, "  %-*s %8s %10s %-8s %s\n", REPORT_NAME_WIDTH, "kernel", "calls/it",
+			"pred ms", "method", "bound");
+	else
+		fprintf(f, "  %-*s %8s %10s %10s %-8s %s\n", REPORT_NAME_WIDTH, "kernel",
+			"calls/it", "origin ms", "pred ms", "method", "bound");
 	for (size_t i = 0; i < n; i++) {
 		const struct analysis_group *g = &t->groups[i];
+		double calls = (double)g->launches / (a->iterations ? a->iterations : 1);
 
 		report_short_name(g->name, name, REPORT_NAME_WIDTH);
-		fprintf(f, "  %-*s %8.6g %10.3f %10.3f %-8s %s\n", REPORT_NAME_WIDTH, name,
-			(double)g->launches / (a->iterations ? a->iterations : 1), rp_ms(g->origin_ns),
-			rp_ms(g->pred_ns),
-			pred_method_name(g->method), rp_bound(g->memory_bound));
+		if (rp_no_origin(a))
+			fprintf(f, "  %-*s %8.6g %10.3f %-8s %s\n", REPORT_NAME_WIDTH, name, calls,
+				rp_ms(g->pred_ns), pred_method_name(g->method),
+				rp_bound(g->memory_bound));
+		else
+			fprintf(f, "  %-*s %8.6g %10.3f %10.3f %-8s %s\n", REPORT_NAME_WIDTH, name,
+				calls, rp_ms(g->origin_ns), rp_ms(g->pred_ns),
+				pred_method_name(g->method), rp_bound(g->memory_bound));
 	}
 }
 
 int report_text(FILE *f, const struct analysis *a, size_t top)
 {
+	if (rp_no_origin(a)) {
+		fprintf(f, "input      %s\n", a->device);
+		fprintf(f, "kernels    %llu launches, %u configurations per iteration\n",
+			(unsigned long long)a->kernels, a->configs);
+		if (a->warning[0])
+			fprintf(f, "warning    %s\n", a->warning);
+		for (size_t t = 0; t < a->ntargets; t++)
+			rp_target(f, a, &a->targets[t], top);
+		return ferror(f) ? -1 : 0;
+	}
 	fprintf(f, "origin     %s (%s)\n", a->origin ? a->origin->id : "?", a->device);
 	fprintf(f, "trace      %llu kernels, %u configurations, %u iteration%s\n",
 		(unsigned long long)a->kernels, a->configs, a->iterations,
