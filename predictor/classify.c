@@ -66,6 +66,11 @@ static enum pred_op cls_op(const char *s)
 					   "upsample", "pad", "clamp", "relu", "gelu", "silu",
 					   "sigmoid", "tanh", NULL};
 
+	/* FBGEMM's namespace holds "gemm" but names embedding and index
+	 * kernels: classify by what follows it. */
+	const char *ns = strstr(s, "fbgemm_gpu::");
+	if (ns)
+		s = ns + strlen("fbgemm_gpu::");
 	if (cls_has(s, comm))
 		return PRED_OP_COMM;
 	if (cls_has(s, attn))

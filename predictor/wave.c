@@ -177,7 +177,9 @@ int wave_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 	out->waves_target = waves_d;
 	out->occ_origin = occ_o;
 	out->occ_target = occ_d;
-	out->memory_bound = gamma >= 0.5;
+	/* gamma = 0.5 is the ridge point itself, the estimate for a GEMM of
+	 * unknown shape: neither verdict is known. */
+	out->memory_bound = gamma > 0.5 ? 1 : gamma < 0.5 ? 0 : -1;
 	out->roofline_ns = roofline_ns(k, target, &mb);
 	if (out->roofline_ns < 0)
 		out->roofline_ns = 0;
