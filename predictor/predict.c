@@ -80,7 +80,13 @@ static int pred_fill_bound(const struct pred_kernel *k, const struct gpu_spec *t
 	roof = roofline_ns(k, target, &mb);
 	if (roof > 0 && out->roofline_ns <= 0)
 		out->roofline_ns = roof;
-	out->memory_bound = mb >= 0 ? mb : (wave_gamma(k, target, NULL) >= 0.5);
+	if (mb >= 0) {
+		out->memory_bound = mb;
+	} else {
+		double g = wave_gamma(k, target, NULL);
+
+		out->memory_bound = g > 0.5 ? 1 : g < 0.5 ? 0 : -1;
+	}
 	return rc;
 }
 
