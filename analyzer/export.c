@@ -134,7 +134,8 @@ static void ex_chart(FILE *f, const struct analysis *a)
 		"target\">\n", EX_CHART_WIDTH, rows * EX_CHART_BAR + 20, EX_CHART_WIDTH,
 		rows * EX_CHART_BAR + 20);
 	if (measured) {
-		snprintf(label, sizeof(label), "%s (measured)", a->origin ? a->origin->id : a->device);
+		snprintf(label, sizeof(label), "%s (%s)", a->origin ? a->origin->id : a->device,
+			 a->untimed ? "CPU times only" : "measured");
 		ex_bar(f, 0, label, ex_ms(a->measured_ns), max_ms, "measured");
 	}
 	for (size_t t = 0; t < a->ntargets; t++)
