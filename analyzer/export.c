@@ -234,7 +234,7 @@ int export_html(FILE *f, const struct analysis *a, size_t top)
 	fputs("</title>\n<style>\n"
 	      "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\n"
 	      "table{border-collapse:collapse;margin:1em 0}\n"
-	      "th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}td{white-space:nowrap}\n"
+	      "th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}td:first-child{white-space:nowrap}\n"
 	      "th{background:#eee}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
 	      "svg text{font-size:13px;fill:#222}\n"
 	      "rect.predicted{fill:#4878b8}rect.measured{fill:#999}\n"
