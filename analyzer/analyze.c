@@ -271,6 +271,78 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 	return 0;
 }
 
+static const char *an_copy_name(enum tl_copy_class cls)
+{
+	switch (cls) {
+	case TL_COPY_HOST: return "copy host-device";
+	case TL_COPY_DEVICE: return "copy device";
+	case TL_COPY_PEER: return "copy peer";
+	default: return "copy host-host";
+	}
+}
+
+/* The timeline's placement callback: describes the placement for the
+ * caller's on_span (kernel name, launch shape, method from the kernel
+ * table and the predictions). */
+static void an_placed(void *ctx, const struct tl_placed *p)
+{
+	struct an_ctx *c = ctx;
+	const struct tl_event *ev = p->ev;
+	struct analysis_span s;
+
+	memset(&s, 0, sizeof(s));
+	s.lane = p->lane;
+	s.stream = ev->stream;
+	s.thread = ev->thread;
+	s.launch_ns = p->launch_ns;
+	s.start_ns = p->start_ns;
+	s.end_ns = p->end_ns;
+	s.counted = p->counted;
+	s.memory_bound = -1;
+	if (ev->kind == TL_ITERATION) {
+		s.kind = ANALYSIS_SPAN_ITERATION;
+		s.name = "iteration";
+	} else if (p->cpu_wait) {
+		s.kind = ANALYSIS_SPAN_WAIT;
+		s.name = ev->kind == TL_COPY ? "blocking copy" : ev->wait_all ? "synchronize all"
+									       : "synchronize stream";
+	} else if (ev->kind == TL_COPY) {
+		s.kind = ANALYSIS_SPAN_COPY;
+		s.name = an_copy_name(ev->copy);
+		s.origin_ns = p->meas_ns;
+	} else if (ev->kind == TL_KERNEL) {
+		const struct ktable_entry *e = ktable_entry(c->kt, ev->config);
+
+		s.kind = ANALYSIS_SPAN_KERNEL;
+		s.config = ev->config;
+		s.origin_ns = p->meas_ns;
+		s.name = trace_reader_string(c->r, e->key.name, NULL);
+		if (!s.name)
+			s.name = "(unnamed)";
+		memcpy(s.grid, e->key.grid, sizeof(s.grid));
+		memcpy(s.block, e->key.block, sizeof(s.block));
+		s.method = PRED_IDENTITY;
+		if (p->lane > 0) {
+			size_t at = (size_t)ev->config * c->o->ntargets + p->lane - 1;
+			s.method = (enum pred_method)c->pmethod[at];
+			s.memory_bound = (int)c->pbound[at] - 1;
+		}
+	} else {
+		return;
+	}
+	c->o->on_span(c->o->span_ctx, &s);
+}
+
+/* A new timeline, with the placement callback when the caller asked. */
+static struct timeline *an_timeline(struct an_ctx *c, uint32_t nconfigs)
+{
+	struct timeline *tl = timeline_new((uint32_t)c->o->ntargets, nconfigs, c->pred, c->targets);
+
+	if (tl && c->o->on_span)
+		timeline_set_callback(tl, an_placed, c);
+	return tl;
+}
+
 static double an_rel(const struct an_ctx *c, uint64_t t)
 {
 	return (double)((int64_t)t - c->t0);
@@ -661,7 +733,15 @@ static int an_stream(struct an_ctx *c)
 		c->offset = 0;
 		an_fix_offset(c);
 		timeline_free(c->tl);
-		c->tl = timeline_new((uint32_t)c->o->ntargets, ktable_count(c->kt), c->pred, c->targets);
+		c->tl = an_timeline(c, ktable_count(c->kt));
+		if (c->o->on_span) {
+			struct analysis_span restart;
+
+			memset(&restart, 0, sizeof(restart));
+			restart.kind = ANALYSIS_SPAN_RESTART;
+			restart.name = "restart";
+			c->o->on_span(c->o->span_ctx, &restart);
+		}
 		if (!c->tl)
 			return an_fail(c, -1, "out of memory");
 		return an_pass2(c);
@@ -857,7 +937,7 @@ int analysis_run(const char *path, const struct analysis_options *o, struct anal
 	}
 	if ((rc = an_origin(&c)) < 0 || (rc = an_targets(&c)) < 0)
 		goto out;
-	c.tl = timeline_new((uint32_t)o->ntargets, 0, NULL, c.targets);
+	c.tl = an_timeline(&c, 0);
 	if (!c.tl) {
 		rc = an_fail(&c, -1, "out of memory");
 		goto out;

@@ -19,12 +19,51 @@
 #include "gpu_specs/gpu.h"
 #include "predictor/predict.h"
 
+/* What an analysis_span is. */
+enum analysis_span_kind {
+	ANALYSIS_SPAN_KERNEL = 0,   /* a kernel on its stream                   */
+	ANALYSIS_SPAN_COPY,         /* a memcpy or memset on its stream         */
+	ANALYSIS_SPAN_WAIT,         /* a CPU thread waited for the GPU          */
+	ANALYSIS_SPAN_ITERATION,    /* an iteration starts (start == end)       */
+	ANALYSIS_SPAN_RESTART       /* the replay starts over (the trace was out
+				     * of order beyond the reorder window):
+				     * forget every span received so far        */
+};
+
+/* One replayed launch, copy, CPU wait or iteration start on one lane, as
+ * the replay places it (see analysis_options.on_span).  Times are ns from
+ * the first CPU time in the trace. */
+struct analysis_span {
+	enum analysis_span_kind kind;
+	size_t lane;                  /* 0 the measurement, 1 + t target t         */
+	uint32_t config;              /* KERNEL: its configuration (a stable index) */
+	const char *name;             /* KERNEL: the kernel's name; COPY: the copy
+				       * class; WAIT: what was waited for (borrowed
+				       * for the call)                             */
+	uint64_t stream;              /* KERNEL, COPY: the stream id              */
+	uint32_t thread;              /* the CPU thread that made the call        */
+	double launch_ns;             /* the call's CPU time on this lane         */
+	double start_ns, end_ns;      /* the work (or the CPU wait) on this lane  */
+	double origin_ns;             /* KERNEL, COPY: the measured duration      */
+	uint32_t grid[3], block[3];   /* KERNEL                                   */
+	enum pred_method method;      /* KERNEL on a target: the method used      */
+	int memory_bound;             /* KERNEL on a target: 1 / 0, -1 unknown    */
+	int counted;                  /* inside a counted iteration               */
+};
+
+typedef void (*analysis_span_fn)(void *ctx, const struct analysis_span *s);
+
 struct analysis_options {
 	const struct gpu_spec *origin;         /* NULL: the GPU named in the trace  */
 	const struct gpu_spec *const *targets; /* ntargets GPUs to predict          */
 	size_t ntargets;
 	enum pred_method method;
 	uint32_t reorder_window;               /* events; 0 = the default (16384)   */
+	analysis_span_fn on_span;              /* NULL, or called for every span of
+						* the replay on every lane (nothing
+						* is stored: a trace of any length
+						* streams through it)             */
+	void *span_ctx;
 };
 
 /* The kernels sharing one name (all their configurations). */
@@ -46,6 +85,7 @@ struct analysis_target {
 	double gpu_wait_cpu_ns;       /* per iteration: whole GPU idle, waiting for launches */
 	double memory_bound_ns, compute_bound_ns, unknown_bound_ns; /* kernel_ns split */
 	double method_ns[PRED_METHOD_COUNT]; /* kernel_ns split by the method used  */
+	double price_usd_per_hour;    /* set by the caller for cost reports; 0 none */
 	double op_ns[PRED_OP_COUNT], op_origin_ns[PRED_OP_COUNT];
 	struct analysis_group *groups; /* by pred_ns, largest first                 */
 	size_t ngroups;

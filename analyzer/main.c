@@ -1,8 +1,8 @@
 /*
  * main.c - surfer-analyze: predicts the iteration time of a recorded trace
  * on other GPUs, prints a report, and gates CI on predicted regressions.
- * Parses arguments and orchestrates; the work is in analyze.c, report.c
- * and baseline.c.
+ * Parses arguments and orchestrates; the work is in analyze.c, report.c,
+ * export.c, chrome.c and baseline.c.
  *
  * Exit codes: 0 success, 2 bad input (one line on stderr), 3 predicted
  * regression beyond --max-regression, 1 internal failure (out of memory,
@@ -18,6 +18,8 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/baseline.h"
+#include "analyzer/chrome.h"
+#include "analyzer/export.h"
 #include "analyzer/modelrun.h"
 #include "analyzer/report.h"
 #include "gpu_specs/gpu.h"
@@ -40,6 +42,15 @@ struct cli {
 	int have_max_regression;
 	int list_gpus;
 	struct model_cli model;   /* --model and its options */
+	const char *chrome_trace; /* output files, NULL none */
+	const char *html;
+	const char *csv;
+	struct {
+		const struct gpu_spec *gpu;
+		double usd_per_hour;
+	} prices[MAX_TARGETS];
+	size_t nprices;
+	int color;                /* 0 never, 1 always, -1 auto */
 };
 
 static void usage(FILE *f)
@@ -63,6 +74,15 @@ static void usage(FILE *f)
 		"      --max-regression PCT  predicted iteration time grew by more than PCT %%\n"
 		"                            (default 0)\n"
 		"      --list-gpus           list the GPUs surfer knows\n"
+		"      --chrome-trace FILE   write the predicted timelines as a Chrome trace\n"
+		"                            (Perfetto, chrome://tracing)\n"
+		"      --html FILE           write a self-contained HTML report\n"
+		"      --csv FILE            write the kernel breakdown of every target as CSV\n"
+		"      --price GPU=USD       hourly price of GPU: adds the cost per iteration\n"
+		"                            and per million iterations (repeatable)\n"
+		"      --color[=WHEN]        colour the text report: auto (default: when\n"
+		"                            standard output is a terminal and NO_COLOR is\n"
+		"                            unset), always or never\n"
 		"\n"
 		"Without a trace, from a model configuration (Hugging Face config.json or a\n"
 		"built-in name such as gpt2-large, bert-large, llama-3-8b):\n"
@@ -132,7 +152,37 @@ static int parse_number(const char *s, double *out)
 	return errno || end == s || *end || *out != *out ? -1 : 0;
 }
 
-enum { OPT_SAVE = 256, OPT_BASELINE, OPT_MAXREG, OPT_LIST, OPT_MODEL };
+enum { OPT_SAVE = 256, OPT_BASELINE, OPT_MAXREG, OPT_LIST, OPT_MODEL, OPT_CHROME, OPT_HTML,
+       OPT_CSV, OPT_PRICE, OPT_COLOR };
+
+/* --price GPU=USD_PER_HOUR; a later price of the same GPU replaces it. */
+static int add_price(struct cli *c, const char *arg)
+{
+	const char *eq = strrchr(arg, '=');
+	char gpu[128];
+	const struct gpu_spec *g;
+	double v;
+	int rc;
+
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(gpu))
+		return bad("bad --price '%s': GPU=USD_PER_HOUR is expected", arg);
+	memcpy(gpu, arg, (size_t)(eq - arg));
+	gpu[eq - arg] = 0;
+	if (parse_number(eq + 1, &v) < 0 || !(v > 0) || v > 1e9)
+		return bad("bad --price '%s': a price in USD per hour > 0 is expected", arg);
+	if ((rc = find_gpu(gpu, &g)))
+		return rc;
+	for (size_t i = 0; i < c->nprices; i++)
+		if (c->prices[i].gpu == g) {
+			c->prices[i].usd_per_hour = v;
+			return 0;
+		}
+	if (c->nprices == MAX_TARGETS)
+		return bad("too many prices (at most %d)", MAX_TARGETS);
+	c->prices[c->nprices].gpu = g;
+	c->prices[c->nprices++].usd_per_hour = v;
+	return 0;
+}
 
 /* Returns -1 to go on, else an exit code. */
 static int parse(int argc, char **argv, struct cli *c)
@@ -148,6 +198,12 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"baseline", required_argument, NULL, OPT_BASELINE},
 		{"max-regression", required_argument, NULL, OPT_MAXREG},
 		{"list-gpus", no_argument, NULL, OPT_LIST},
+		{"chrome-trace", required_argument, NULL, OPT_CHROME},
+		{"html", required_argument, NULL, OPT_HTML},
+		{"csv", required_argument, NULL, OPT_CSV},
+		{"price", required_argument, NULL, OPT_PRICE},
+		{"color", optional_argument, NULL, OPT_COLOR},
+		{"colour", optional_argument, NULL, OPT_COLOR},
 		{"model", required_argument, NULL, OPT_MODEL},
 		{"batch", required_argument, NULL, OPT_MODEL},
 		{"seq", required_argument, NULL, OPT_MODEL},
@@ -172,6 +228,7 @@ static int parse(int argc, char **argv, struct cli *c)
 	model_cli_init(&c->model);
 	c->method = PRED_AUTO;
 	c->top = 10;
+	c->color = -1;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, ":t:ao:m:jn:hV", opts, &li)) != -1) {
 		switch (o) {
@@ -213,6 +270,37 @@ static int parse(int argc, char **argv, struct cli *c)
 		case OPT_LIST:
 			c->list_gpus = 1;
 			break;
+		case OPT_CHROME:
+		case OPT_HTML:
+		case OPT_CSV:
+			if (!*optarg)
+				return bad("--%s needs a file name", opts[li].name);
+			if (o == OPT_CHROME)
+				c->chrome_trace = optarg;
+			else if (o == OPT_HTML)
+				c->html = optarg;
+			else
+				c->csv = optarg;
+			break;
+		case OPT_PRICE:
+			if ((rc = add_price(c, optarg)))
+				return rc;
+			break;
+		case OPT_COLOR:
+			/* "--color WHEN" as well as "--color=WHEN" */
+			if (!optarg && optind < argc &&
+			    (strcmp(argv[optind], "auto") == 0 || strcmp(argv[optind], "always") == 0 ||
+			     strcmp(argv[optind], "never") == 0))
+				optarg = argv[optind++];
+			if (!optarg || strcmp(optarg, "always") == 0)
+				c->color = 1;
+			else if (strcmp(optarg, "never") == 0)
+				c->color = 0;
+			else if (strcmp(optarg, "auto") == 0)
+				c->color = -1;
+			else
+				return bad("bad --color '%s': use auto, always or never", optarg);
+			break;
 		case OPT_MODEL:
 			if (model_cli_set(&c->model, opts[li].name, optarg, merr, sizeof(merr)))
 				return bad("%s%s", merr, "");
@@ -251,6 +339,13 @@ static int parse(int argc, char **argv, struct cli *c)
 		return bad("no target GPU: give --target GPU or --all-targets");
 	if (c->have_max_regression && !c->baseline)
 		return bad("--max-regression needs --baseline FILE");
+	if (c->model.set && c->chrome_trace)
+		return bad("--chrome-trace needs a recorded trace (a model config has no replay)");
+	if (c->color < 0) {
+		/* https://no-color.org: NO_COLOR set and not empty turns colour off */
+		const char *nc = getenv("NO_COLOR");
+		c->color = isatty(STDOUT_FILENO) && !(nc && *nc);
+	}
 	return -1;
 }
 
@@ -296,15 +391,18 @@ static int gate(const struct analysis *a, const struct cli *c)
 	if (!c->json)
 		fputc('\n', f);
 	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "gate       %s: %.3f ms -> %.3f ms (%+.1f%%), limit %.1f%%: %s\n",
+		int col = c->color && !c->json;
+
+		fprintf(f, "gate       %s: %.3f ms -> %.3f ms (%+.1f%%), limit %.1f%%: %s%s%s\n",
 			v[i].target, v[i].base_ms, v[i].cur_ms, v[i].growth_pct, c->max_regression,
-			v[i].regressed ? "REGRESSION" : "ok");
+			col ? (v[i].regressed ? "\033[1;31m" : "\033[32m") : "",
+			v[i].regressed ? "REGRESSION" : "ok", col ? "\033[0m" : "");
 		if (!v[i].regressed)
 			continue;
 		for (size_t k = 0; k < v[i].ngrowers; k++) {
-			char name[61];
-			report_short_name(v[i].growers[k].name, name, 60);
-			fprintf(f, "  grew     %-60s %+.3f ms (%.3f -> %.3f)\n", name,
+			char name[47];
+			report_short_name(v[i].growers[k].name, name, 46);
+			fprintf(f, "  grew     %-46s %+.3f ms (%.3f -> %.3f)\n", name,
 				v[i].growers[k].cur_ms - v[i].growers[k].base_ms,
 				v[i].growers[k].base_ms, v[i].growers[k].cur_ms);
 		}
@@ -312,11 +410,68 @@ static int gate(const struct analysis *a, const struct cli *c)
 	return rc == 1 ? 3 : 0;
 }
 
+/* Opens an output file named by an option; prints why not and returns
+ * NULL when it cannot. */
+static FILE *open_output(const char *option, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		bad("cannot write %s '%s': %s", option, path, strerror(errno));
+	return f;
+}
+
+/* Closes an output file; returns 0, or 1 (after one line on stderr) when
+ * writing failed (rc < 0) or closing did. */
+static int close_output(FILE *f, const char *option, const char *path, int rc)
+{
+	int err = rc < 0 || ferror(f);
+
+	if (fclose(f))
+		err = 1;
+	if (!err)
+		return 0;
+	fprintf(stderr, PROG ": cannot write %s '%s': %s\n", option, path,
+		errno ? strerror(errno) : "write error");
+	return 1;
+}
+
+/* The prices given with --price onto the targets they name (others are
+ * ignored). */
+static void apply_prices(struct analysis *a, const struct cli *c)
+{
+	for (size_t t = 0; t < a->ntargets; t++)
+		for (size_t i = 0; i < c->nprices; i++)
+			if (c->prices[i].gpu == a->targets[t].gpu)
+				a->targets[t].price_usd_per_hour = c->prices[i].usd_per_hour;
+}
+
+/* The --html and --csv files; returns 0 or an exit code. */
+static int write_exports(const struct analysis *a, const struct cli *c)
+{
+	FILE *f;
+	int rc = 0;
+
+	if (c->html) {
+		if (!(f = open_output("--html", c->html)))
+			return 2;
+		rc |= close_output(f, "--html", c->html, export_html(f, a, c->top));
+	}
+	if (c->csv) {
+		if (!(f = open_output("--csv", c->csv)))
+			return 2;
+		rc |= close_output(f, "--csv", c->csv, export_csv(f, a));
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
 	struct analysis_options o;
 	struct analysis *a = NULL;
+	struct chrome_trace *ct = NULL;
+	FILE *ctf = NULL;
 	char err[512], spool[4096] = "";
 	const char *path;
 	int rc;
@@ -347,26 +502,58 @@ int main(int argc, char **argv)
 	o.targets = c.targets;
 	o.ntargets = c.ntargets;
 	o.method = c.method;
+	if (c.chrome_trace) {
+		if (!(ctf = open_output("--chrome-trace", c.chrome_trace))) {
+			rc = -2;
+			goto chrome_failed;
+		}
+		if (!(ct = chrome_trace_new(ctf))) {
+			fclose(ctf);
+			fprintf(stderr, PROG ": out of memory\n");
+			rc = -1;
+			goto chrome_failed;
+		}
+		o.on_span = chrome_trace_span;
+		o.span_ctx = ct;
+	}
 	rc = analysis_run(path, &o, &a, err, sizeof(err));
+	if (rc < 0)
+		fprintf(stderr, PROG ": %s\n", err);
+	if (ct) {
+		int w = rc < 0 ? 0 : chrome_trace_finish(ct, a, err, sizeof(err));
+
+		chrome_trace_free(ct);
+		if (fclose(ctf) && w == 0) {
+			snprintf(err, sizeof(err), "%s", strerror(errno));
+			w = -1;
+		}
+		if (w < 0) {
+			fprintf(stderr, PROG ": cannot write --chrome-trace '%s': %s\n", c.chrome_trace,
+				err);
+			analysis_free(a);
+			a = NULL;
+			rc = -1;
+		}
+	}
+chrome_failed:
 	if (spool[0])
 		unlink(spool);
-	if (rc < 0) {
-		fprintf(stderr, PROG ": %s\n", err);
+	if (rc < 0)
 		return rc == -2 ? 2 : 1;
-	}
 report:
+	apply_prices(a, &c);
 	if (a->warning[0])
 		fprintf(stderr, PROG ": warning: '%s': %s\n", c.trace, a->warning);
 	if (c.json)
 		rc = report_json_write(stdout, a, c.top);
 	else
-		rc = report_text(stdout, a, c.top);
+		rc = report_text(stdout, a, c.top, c.color);
 	if (rc < 0 || fflush(stdout)) {
 		fprintf(stderr, PROG ": cannot write the report: %s\n", strerror(errno));
 		analysis_free(a);
 		return 1;
 	}
-	rc = 0;
+	rc = write_exports(a, &c);
 	if (c.save_baseline && baseline_save(a, c.save_baseline, err, sizeof(err)) < 0) {
 		fprintf(stderr, PROG ": %s\n", err);
 		rc = 2;

@@ -155,18 +155,54 @@ static int rp_no_origin(const struct analysis *a)
 	return !a->origin && a->measured_ns <= 0;
 }
 
+int report_cost(const struct analysis_target *t, double *per_iteration_usd,
+		double *per_million_usd)
+{
+	/* USD/hour x seconds per iteration / 3600 s per hour */
+	double usd = t->price_usd_per_hour * (t->iteration_ns / 1e9) / 3600.0;
+
+	*per_iteration_usd = *per_million_usd = 0;
+	if (!(t->price_usd_per_hour > 0) || !isfinite(usd))
+		return -1;
+	*per_iteration_usd = usd;
+	*per_million_usd = usd * 1e6;
+	return 0;
+}
+
+/* ANSI SGR sequences, written only when colour is on. */
+#define RP_BOLD "\033[1m"
+#define RP_GREEN "\033[32m"
+#define RP_RED "\033[31m"
+#define RP_YELLOW "\033[33m"
+#define RP_RESET "\033[0m"
+
+static const char *rp_c(int color, const char *sgr)
+{
+	return color ? sgr : "";
+}
+
 static void rp_target(FILE *f, const struct analysis *a, const struct analysis_target *t,
-		      size_t top)
+		      size_t top, int color)
 {
 	char name[REPORT_NAME_WIDTH + 1];
 	size_t n = top && top < t->ngroups ? top : t->ngroups;
+	double it_usd, m_usd;
 
-	fprintf(f, "\ntarget     %s (%s), method %s\n", t->gpu->id, t->gpu->name,
-		pred_method_name(t->method));
-	fprintf(f, "predicted  %.3f ms per iteration", rp_ms(t->iteration_ns));
-	if (a->measured_ns > 0)
-		fprintf(f, " (%.2fx the measured time)", t->iteration_ns / a->measured_ns);
+	fprintf(f, "\n%starget     %s (%s), method %s%s\n", rp_c(color, RP_BOLD), t->gpu->id,
+		t->gpu->name, pred_method_name(t->method), rp_c(color, RP_RESET));
+	fprintf(f, "predicted  %s%.3f ms%s per iteration", rp_c(color, RP_BOLD),
+		rp_ms(t->iteration_ns), rp_c(color, RP_RESET));
+	if (a->measured_ns > 0) {
+		double r = t->iteration_ns / a->measured_ns;
+		const char *c = r < 0.995 ? RP_GREEN : r > 1.005 ? RP_RED : "";
+
+		fprintf(f, " (%s%.2fx%s the measured time)", rp_c(color, c), r,
+			rp_c(color && *c, RP_RESET));
+	}
 	fprintf(f, "\n");
+	if (report_cost(t, &it_usd, &m_usd) == 0)
+		fprintf(f, "cost       $%.3g per iteration, $%.2f per million iterations "
+			"(at $%.2f/hour)\n", it_usd, m_usd, t->price_usd_per_hour);
 	fprintf(f, "kernels    %.3f ms: memory-bound %.1f%%, compute-bound %.1f%%, unknown %.1f%%\n",
 		rp_ms(t->kernel_ns), rp_pct(t->memory_bound_ns, t->kernel_ns),
 		rp_pct(t->compute_bound_ns, t->kernel_ns), rp_pct(t->unknown_bound_ns, t->kernel_ns));
@@ -181,12 +217,14 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	rp_ops(f, t, !rp_no_origin(a));
 	if (!n)
 		return;
+	fputs(rp_c(color, RP_BOLD), f);
 	if (rp_no_origin(a))
-		fprintf(f, "  %-*s %8s %10s %-8s %s\n", REPORT_NAME_WIDTH, "kernel", "calls/it",
+		fprintf(f, "  %-*s %8s %10s %-8s %s", REPORT_NAME_WIDTH, "kernel", "calls/it",
 			"pred ms", "method", "bound");
 	else
-		fprintf(f, "  %-*s %8s %10s %10s %-8s %s\n", REPORT_NAME_WIDTH, "kernel",
+		fprintf(f, "  %-*s %8s %10s %10s %-8s %s", REPORT_NAME_WIDTH, "kernel",
 			"calls/it", "origin ms", "pred ms", "method", "bound");
+	fprintf(f, "%s\n", rp_c(color, RP_RESET));
 	for (size_t i = 0; i < n; i++) {
 		const struct analysis_group *g = &t->groups[i];
 		double calls = (double)g->launches / (a->iterations ? a->iterations : 1);
@@ -203,23 +241,25 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	}
 }
 
-int report_text(FILE *f, const struct analysis *a, size_t top)
+int report_text(FILE *f, const struct analysis *a, size_t top, int color)
 {
 	if (rp_no_origin(a)) {
 		fprintf(f, "input      %s\n", a->device);
 		fprintf(f, "kernels    %llu launches, %u configurations per iteration\n",
 			(unsigned long long)a->kernels, a->configs);
 		if (a->warning[0])
-			fprintf(f, "warning    %s\n", a->warning);
+			fprintf(f, "%swarning    %s%s\n", rp_c(color, RP_YELLOW), a->warning,
+				rp_c(color, RP_RESET));
 		for (size_t t = 0; t < a->ntargets; t++)
-			rp_target(f, a, &a->targets[t], top);
+			rp_target(f, a, &a->targets[t], top, color);
 		return ferror(f) ? -1 : 0;
 	}
 	fprintf(f, "origin     %s (%s)\n", a->origin ? a->origin->id : "?", a->device);
 	fprintf(f, "trace      %llu kernels, %u configurations, %u iteration%s\n",
 		(unsigned long long)a->kernels, a->configs, a->iterations,
 		a->iterations == 1 ? "" : "s");
-	fprintf(f, "measured   %.3f ms per iteration\n", rp_ms(a->measured_ns));
+	fprintf(f, "measured   %s%.3f ms%s per iteration\n", rp_c(color, RP_BOLD),
+		rp_ms(a->measured_ns), rp_c(color, RP_RESET));
 	if (a->untimed)
 		fprintf(f, "           (the trace has no GPU times: kernels are predicted from scratch)\n");
 	else
@@ -227,9 +267,10 @@ int report_text(FILE *f, const struct analysis *a, size_t top)
 		rp_ms(a->measured_kernel_ns), rp_ms(a->measured_copy_ns),
 		rp_ms(a->measured_gpu_wait_cpu_ns));
 	if (a->warning[0])
-		fprintf(f, "warning    %s\n", a->warning);
+		fprintf(f, "%swarning    %s%s\n", rp_c(color, RP_YELLOW), a->warning,
+			rp_c(color, RP_RESET));
 	for (size_t t = 0; t < a->ntargets; t++)
-		rp_target(f, a, &a->targets[t], top);
+		rp_target(f, a, &a->targets[t], top, color);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -292,6 +333,18 @@ static json_t *rp_breakdown(const struct analysis_target *t, size_t top)
 	return arr;
 }
 
+/* The price and costs of t, when it has a price. */
+static int rp_cost(json_t *o, const struct analysis_target *t)
+{
+	double it_usd, m_usd;
+
+	if (report_cost(t, &it_usd, &m_usd) < 0)
+		return 0;
+	return rp_set(o, "price_usd_per_hour", json_real(t->price_usd_per_hour)) ||
+	       rp_set(o, "cost_per_iteration_usd", json_real(it_usd)) ||
+	       rp_set(o, "cost_per_million_iterations_usd", json_real(m_usd));
+}
+
 static json_t *rp_prediction(const struct analysis_target *t, size_t top)
 {
 	json_t *o = json_object(), *methods = json_object();
@@ -306,6 +359,7 @@ static json_t *rp_prediction(const struct analysis_target *t, size_t top)
 	    rp_set(o, "target_name", rp_str(t->gpu->name)) ||
 	    rp_set(o, "method", rp_str(pred_method_name(t->method))) ||
 	    rp_set(o, "iteration_ms", rp_num(rp_ms(t->iteration_ns))) ||
+	    rp_cost(o, t) ||
 	    rp_set(o, "kernel_ms", rp_num(rp_ms(t->kernel_ns))) ||
 	    rp_set(o, "copy_ms", rp_num(rp_ms(t->copy_ns))) ||
 	    rp_set(o, "gpu_waiting_on_cpu_ms", rp_num(rp_ms(t->gpu_wait_cpu_ns))) ||

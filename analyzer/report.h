@@ -18,9 +18,16 @@
  * cut to width characters (ending in "...") and always NUL-terminated. */
 void report_short_name(const char *name, char *out, size_t width);
 
-/* Writes the text report of a (top groups per target) to f.  Returns 0, or
- * -1 when writing failed. */
-int report_text(FILE *f, const struct analysis *a, size_t top);
+/* Writes the text report of a (top groups per target) to f, with ANSI
+ * colours (bold headings, faster in green, slower in red) when color is
+ * nonzero.  Returns 0, or -1 when writing failed. */
+int report_text(FILE *f, const struct analysis *a, size_t top, int color);
+
+/* The cost of target t at its price_usd_per_hour: USD per iteration and
+ * per million iterations.  Returns 0, or -1 (outputs 0) when t has no
+ * price. */
+int report_cost(const struct analysis_target *t, double *per_iteration_usd,
+		double *per_million_usd);
 
 /* Builds the JSON document {"origin": {...}, "predictions": [...]} with the
  * top groups of each target in "breakdown" (top 0 = all).  The caller owns

@@ -79,6 +79,8 @@ struct timeline {
 	int work_in_window;       /* the open iteration has kernels or copies  */
 	uint32_t windows;         /* closed iterations with work               */
 	int started;              /* any event seen                            */
+	timeline_placed_fn cb;    /* placement callback, NULL none             */
+	void *cb_ctx;
 };
 
 static uint32_t tl_hash(uint64_t id, uint32_t mask)
@@ -205,6 +207,29 @@ int timeline_set_configs(struct timeline *tl, uint32_t nconfigs, const struct tl
 	return 0;
 }
 
+void timeline_set_callback(struct timeline *tl, timeline_placed_fn fn, void *ctx)
+{
+	tl->cb = fn;
+	tl->cb_ctx = ctx;
+}
+
+/* Reports one placement to the callback (only called when there is one). */
+static void tl_emit(const struct timeline *tl, const struct tl_event *ev, uint32_t l,
+		    double launch, double start, double end, double meas, int cpu_wait)
+{
+	struct tl_placed p;
+
+	p.ev = ev;
+	p.lane = l;
+	p.launch_ns = launch;
+	p.start_ns = start;
+	p.end_ns = end;
+	p.meas_ns = meas;
+	p.cpu_wait = cpu_wait;
+	p.counted = tl->open;
+	tl->cb(tl->cb_ctx, &p);
+}
+
 void timeline_free(struct timeline *tl)
 {
 	if (!tl)
@@ -248,16 +273,18 @@ static void tl_start(struct timeline *tl, double cpu_ns)
 	}
 }
 
-/* Places work of duration dur on stream index s of lane l; returns its end.
- * gap is the measured delay after max(launch, stream end). */
+/* Places work of duration dur on stream index s of lane l; returns its end
+ * and sets *startp.  gap is the measured delay after max(launch, stream
+ * end). */
 static double tl_place(struct timeline *tl, uint32_t l, int64_t s, double launch, double gap,
-		       double dur, int count)
+		       double dur, int count, double *startp)
 {
 	struct tl_lane *ln = &tl->lanes[l];
 	double *send = &tl->streams.vals[(size_t)s * tl->nlanes + l];
 	double start = fmax(launch, *send) + gap;
 	double end = start + dur;
 
+	*startp = start;
 	if (count && start > ln->busy)
 		ln->gpu_wait += start - fmax(ln->busy, ln->count_from);
 	*send = end;
@@ -276,7 +303,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 {
 	int64_t s = tl_stream(tl, ev->stream);
 	double *shift = tl_shift(tl, ev);
-	double *send0, meas_start, meas_end, meas_dur, gap;
+	double *send0, meas_start, meas_end, meas_dur, gap, start, end0;
 	int count = tl->open;
 	int kernel = ev->kind == TL_KERNEL;
 
@@ -301,10 +328,16 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 	gap = meas_start - fmax(ev->cpu_ns, *send0);
 
 	/* lane 0: measured */
-	tl_place(tl, 0, s, ev->cpu_ns, gap, meas_dur, count);
+	end0 = tl_place(tl, 0, s, ev->cpu_ns, gap, meas_dur, count, &start);
 	tl_cpu(&tl->lanes[0], ev->cpu_ns);
 	if (!kernel && ev->blocking)
 		tl_cpu(&tl->lanes[0], fmax(ev->cpu_end_ns, ev->cpu_ns));
+	if (tl->cb) {
+		tl_emit(tl, ev, 0, ev->cpu_ns, start, end0, meas_dur, 0);
+		if (!kernel && ev->blocking)
+			tl_emit(tl, ev, 0, ev->cpu_ns, ev->cpu_ns, fmax(ev->cpu_end_ns, ev->cpu_ns),
+				meas_dur, 1);
+	}
 	if (count) {
 		if (kernel) {
 			tl->acc[(size_t)ev->config * tl->nlanes] += meas_dur;
@@ -327,14 +360,18 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 		} else {
 			dur = meas_dur * tl->targets[t].copy_scale[ev->copy];
 		}
-		end = tl_place(tl, l, s, launch, gap, dur, count);
+		end = tl_place(tl, l, s, launch, gap, dur, count, &start);
 		tl_cpu(ln, launch);
+		if (tl->cb)
+			tl_emit(tl, ev, l, launch, start, end, meas_dur, 0);
 		if (!kernel && ev->blocking) {
 			/* The CPU resumes after the copy, with its measured wake-up delay. */
 			double wake = ev->no_wake ? 0 : fmax(ev->cpu_end_ns, ev->cpu_ns) - meas_end;
 			double resume = fmax(launch, end + wake);
 			shift[l] = resume - fmax(ev->cpu_end_ns, ev->cpu_ns);
 			tl_cpu(ln, resume);
+			if (tl->cb)
+				tl_emit(tl, ev, l, launch, launch, resume, meas_dur, 1);
 		}
 		if (count) {
 			if (kernel)
@@ -378,6 +415,8 @@ static int tl_sync(struct timeline *tl, const struct tl_event *ev)
 			tl_cpu(&tl->lanes[l], ev->cpu_ns + shift[l]);
 		return 0;
 	}
+	if (tl->cb)
+		tl_emit(tl, ev, 0, ev->cpu_ns, ev->cpu_ns, cpu_end, 0, 1);
 	aw_meas = tl_awaited(tl, 0, s, all);
 	/* The wake-up delay: how long after the later of the call and the
 	 * awaited work the CPU returned (may be negative with clock noise). */
@@ -389,6 +428,8 @@ static int tl_sync(struct timeline *tl, const struct tl_event *ev)
 
 		shift[l] = resume - cpu_end;
 		tl_cpu(ln, resume);
+		if (tl->cb)
+			tl_emit(tl, ev, l, call, call, resume, 0, 1);
 	}
 	return 0;
 }
@@ -418,6 +459,8 @@ static int tl_boundary(struct timeline *tl, const struct tl_event *ev)
 			ln->count_from = t;
 		ln->win_start = t;
 		tl_cpu(ln, t);
+		if (tl->cb)
+			tl_emit(tl, ev, l, t, t, t, 0, 0);
 	}
 	if (first) {
 		memset(tl->acc, 0, (size_t)tl->nlanes * (tl->nconfigs ? tl->nconfigs : 1) *

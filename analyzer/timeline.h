@@ -81,6 +81,25 @@ struct tl_summary {
 
 struct timeline;
 
+/* One piece of the replay on one lane, reported to the placement callback
+ * as it is placed: a kernel or copy on its stream, a CPU wait (a
+ * synchronization, or the CPU side of a blocking copy) or an iteration
+ * start. */
+struct tl_placed {
+	const struct tl_event *ev;  /* the event (borrowed for the call)        */
+	uint32_t lane;              /* 0 measured, 1 + t target t               */
+	double launch_ns;           /* the call's CPU time on this lane         */
+	double start_ns, end_ns;    /* TL_KERNEL, TL_COPY: the work on its
+				     * stream; TL_SYNC, blocking TL_COPY: the
+				     * CPU wait (call to resume); TL_ITERATION:
+				     * both the boundary                        */
+	double meas_ns;             /* TL_KERNEL, TL_COPY: measured duration    */
+	int cpu_wait;               /* the span is a CPU wait, not GPU work     */
+	int counted;                /* inside a counted iteration               */
+};
+
+typedef void (*timeline_placed_fn)(void *ctx, const struct tl_placed *p);
+
 /* Creates a timeline for ntargets targets over nconfigs configurations.
  * pred holds nconfigs x ntargets entries (pred[c * ntargets + t]) and
  * targets ntargets entries; both are borrowed and must outlive the
@@ -107,6 +126,12 @@ double timeline_config_ns(const struct timeline *tl, uint32_t c, uint32_t lane);
 
 /* Launches of configuration c over the counted iterations. */
 uint64_t timeline_config_launches(const struct timeline *tl, uint32_t c);
+
+/* Calls fn(ctx, p) for every piece of work, CPU wait and iteration start
+ * on every lane as the replay places it (fn NULL: none, the default).
+ * Events arrive in the order they were added, lane by lane; nothing is
+ * stored. */
+void timeline_set_callback(struct timeline *tl, timeline_placed_fn fn, void *ctx);
 
 void timeline_free(struct timeline *tl);
 

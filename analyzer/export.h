@@ -1,0 +1,27 @@
+/*
+ * export.h - the analysis as files for other tools: the breakdown as CSV
+ * (spreadsheets, pandas) and a self-contained HTML report (a browser, no
+ * network).  Like report.c, these only format what the analysis computed.
+ */
+#ifndef SURFER_EXPORT_H
+#define SURFER_EXPORT_H
+
+#include <stdio.h>
+
+#include "analyzer/analyze.h"
+
+/* Writes one header line and one row per kernel group per target (every
+ * group: the rows of a target sum to its predicted kernel time):
+ * target,kernel,calls_per_iteration,origin_ms,predicted_ms,method,bound,op
+ * (RFC 4180 quoting; origin_ms empty when nothing was measured).  Returns
+ * 0, or -1 when writing failed. */
+int export_csv(FILE *f, const struct analysis *a);
+
+/* Writes an HTML document with no external resources: an inline SVG bar
+ * chart of the predicted iteration time per target (and the measured one),
+ * a summary table (shares of bound and method, costs when priced) and the
+ * top kernel groups of each target (top 0 = all).  Every string is escaped.
+ * Returns 0, or -1 when writing failed. */
+int export_html(FILE *f, const struct analysis *a, size_t top);
+
+#endif
