@@ -1,0 +1,356 @@
+/*
+ * tcgemm.c - the tensor-core GEMM model and its fitting.
+ *
+ * A tensor-core GEMM C[m x n] = A[m x k] B[k x n] (batch times) is cut into
+ * output tiles of TCGEMM_TILE x TCGEMM_TILE, one per thread block, and the
+ * blocks run in waves over the SMs.  Its time on GPU g is
+ *
+ *   T = max(F / (P_dt * eff), bytes / (BW * bw_eff)) + overhead
+ *   eff = eff_dt * e_wave^wave_pow * e_pad^pad_pow * k / (k + k0)
+ *
+ * with F = 2 m n k batch, P_dt the dense tensor peak of the dtype, BW the
+ * achievable DRAM bandwidth, and
+ *  - e_wave = tiles / (ceil(tiles / SMs) * SMs): wave quantization, the
+ *    fraction of SM-slots a ragged last wave keeps busy (the same argument
+ *    as Habitat's ceil(B/W) term; one tile per SM at a time, as the large
+ *    tensor-core tiles use most of an SM's shared memory);
+ *  - e_pad = m n / (ceil(m/T) T * ceil(n/T) T): the work wasted in partly
+ *    filled edge tiles (libraries pick smaller tiles for skinny shapes,
+ *    hence a fitted exponent rather than 1);
+ *  - k / (k + k0): each tile pays a fixed prologue (pipeline fill) and
+ *    epilogue (accumulator write-out) worth k0 steps of its K loop, which a
+ *    short K cannot amortize;
+ *  - eff_dt: what the best kernels reach on a huge GEMM, per dtype (FP8
+ *    kernels reach a smaller fraction of their doubled peak than FP16).
+ * All GPU dependence is in the datasheet figures (SMs, peak, bandwidth), so
+ * constants fitted on some GPUs carry to others.  The constants are fitted
+ * by least squares on log(model / measured) with Nelder-Mead (the max() is
+ * not differentiable), each GPU weighted equally.
+ */
+#include "predictor/tcgemm.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predictor/roofline.h"
+
+/* Bytes per element of the inputs and of the output: FP8 GEMMs write BF16,
+ * INT8 GEMMs write INT32, the others write their input dtype. */
+static int tc_sizes(enum gpu_dtype dt, double *in, double *out)
+{
+	switch (dt) {
+	case GPU_DT_TF32: *in = 4; *out = 4; return 0;
+	case GPU_DT_FP16:
+	case GPU_DT_BF16: *in = 2; *out = 2; return 0;
+	case GPU_DT_FP8:  *in = 1; *out = 2; return 0;
+	case GPU_DT_INT8: *in = 1; *out = 4; return 0;
+	default: return -1;
+	}
+}
+
+/* The GPU-dependent, constant-free quantities of one GEMM on one GPU. */
+struct tc_feat {
+	int dt;
+	double log_wave, log_pad; /* log e_wave, log e_pad              */
+	double k;                 /* K depth, elements                  */
+	double tc_ns;             /* F / P_dt, ns                       */
+	double tm_ns;             /* bytes / BW, ns                     */
+	double waves;
+};
+
+static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
+		       struct tc_feat *f)
+{
+	double in, outb;
+
+	if (!k || !g || k->op != PRED_OP_GEMM || k->m == 0 || k->n == 0 || k->k == 0 ||
+	    tc_sizes(k->dtype, &in, &outb) < 0 || g->cc < 70 || g->sms == 0)
+		return -1;
+	double peak = roofline_peak_flops(g, k->dtype), bw = roofline_bw_bytes(g);
+	if (!(peak > 0) || !(bw > 0))
+		return -1;
+	double m = (double)k->m, n = (double)k->n, kk = (double)k->k;
+	double b = k->batch ? (double)k->batch : 1.0;
+	double tm = ceil(m / TCGEMM_TILE), tn = ceil(n / TCGEMM_TILE);
+	double tiles = b * tm * tn, waves = ceil(tiles / g->sms);
+
+	f->dt = k->dtype;
+	f->log_wave = log(tiles / (waves * g->sms));
+	f->log_pad = log(m * n / (tm * TCGEMM_TILE * tn * TCGEMM_TILE));
+	f->k = kk;
+	f->tc_ns = 2.0 * m * n * kk * b / peak * 1e9;
+	f->tm_ns = ((m * kk + kk * n) * in + m * n * outb) * b / bw * 1e9;
+	f->waves = waves;
+	return 0;
+}
+
+static double tc_eff_dt(const struct tcgemm_params *p, int dt)
+{
+	return p->eff[dt] > 0 ? p->eff[dt] : p->eff[GPU_DT_FP16];
+}
+
+static double tc_time(const struct tc_feat *f, const struct tcgemm_params *p, int *mem_bound)
+{
+	double eff = tc_eff_dt(p, f->dt) *
+		     exp(p->wave_pow * f->log_wave + p->pad_pow * f->log_pad) *
+		     f->k / (f->k + p->k0);
+	double t_c = eff > 0 ? f->tc_ns / eff : INFINITY;
+	double t_m = f->tm_ns / p->bw_eff;
+	if (mem_bound)
+		*mem_bound = t_m > t_c;
+	return (t_c > t_m ? t_c : t_m) + p->overhead_ns;
+}
+
+double tcgemm_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
+		       const struct tcgemm_params *p)
+{
+	struct tc_feat f;
+
+	if (!p)
+		p = &tcgemm_default_params;
+	if (tc_features(k, g, &f) < 0 || !(tc_eff_dt(p, f.dt) > 0) || !(p->bw_eff > 0))
+		return -1;
+	return tc_time(&f, p, NULL);
+}
+
+int tcgemm_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
+		   const struct gpu_spec *target, struct pred_result *out)
+{
+	const struct tcgemm_params *p = &tcgemm_default_params;
+	struct tc_feat ft, fo;
+	int mb;
+
+	if (!out || tc_features(k, target, &ft) < 0)
+		return -1;
+	double t = tc_time(&ft, p, &mb);
+	memset(out, 0, sizeof(*out));
+	out->gamma = -1;
+	out->method = PRED_ROOFLINE;
+	out->memory_bound = mb;
+	out->waves_target = ft.waves;
+	out->roofline_ns = roofline_ns(k, target, NULL);
+	out->ns = t;
+	if (origin && k->origin_ns > 0) {
+		if (tc_features(k, origin, &fo) < 0)
+			return -1;
+		out->waves_origin = fo.waves;
+		out->ns = k->origin_ns * t / tc_time(&fo, p, NULL);
+	}
+	return out->ns > 0 ? 0 : -1;
+}
+
+/* ---- fitting --------------------------------------------------------- */
+
+#define TC_MAXDIM 16
+
+/* The fit's parameter vector: log eff of each present dtype, then log k0,
+ * wave_pow, pad_pow, log bw_eff, log overhead_ns. */
+struct tc_problem {
+	const struct tc_feat *f;
+	const double *w;          /* per-sample weight, summing to 1      */
+	const double *log_meas;
+	size_t n;
+	int dts[GPU_DT_COUNT], ndt;
+	struct tcgemm_params base;
+};
+
+static void tc_unpack(const struct tc_problem *pr, const double *x, struct tcgemm_params *p)
+{
+	int i = 0;
+
+	*p = pr->base;
+	for (; i < pr->ndt; i++)
+		p->eff[pr->dts[i]] = exp(x[i]);
+	p->k0 = exp(x[i++]);
+	p->wave_pow = x[i++];
+	p->pad_pow = x[i++];
+	p->bw_eff = exp(x[i++]);
+	p->overhead_ns = exp(x[i]);
+}
+
+static void tc_pack(const struct tc_problem *pr, const struct tcgemm_params *p, double *x)
+{
+	int i = 0;
+
+	for (; i < pr->ndt; i++)
+		x[i] = log(tc_eff_dt(p, pr->dts[i]));
+	x[i++] = log(p->k0 > 1e-3 ? p->k0 : 1e-3);
+	x[i++] = p->wave_pow;
+	x[i++] = p->pad_pow;
+	x[i++] = log(p->bw_eff);
+	x[i] = log(p->overhead_ns > 1e-3 ? p->overhead_ns : 1e-3);
+}
+
+static double tc_loss(const struct tc_problem *pr, const double *x)
+{
+	struct tcgemm_params p;
+	double s = 0;
+
+	tc_unpack(pr, x, &p);
+	/* Exponents outside 0..2 have no physical meaning. */
+	if (p.wave_pow < 0 || p.wave_pow > 2 || p.pad_pow < 0 || p.pad_pow > 2)
+		return INFINITY;
+	for (size_t i = 0; i < pr->n; i++) {
+		double e = log(tc_time(&pr->f[i], &p, NULL)) - pr->log_meas[i];
+		s += pr->w[i] * e * e;
+	}
+	return s;
+}
+
+/* Nelder-Mead (Nelder & Mead 1965; the standard reflection 1, expansion 2,
+ * contraction and shrink 0.5 coefficients) from x with initial steps of
+ * `step`; x receives the best point, the return value its loss. */
+static double tc_nelder_mead(const struct tc_problem *pr, double *x, int d, double step,
+			     int iters)
+{
+	double sx[TC_MAXDIM + 1][TC_MAXDIM], fx[TC_MAXDIM + 1];
+	double c[TC_MAXDIM], xr[TC_MAXDIM], xe[TC_MAXDIM];
+
+	for (int i = 0; i <= d; i++) {
+		memcpy(sx[i], x, sizeof(double) * (size_t)d);
+		if (i > 0)
+			sx[i][i - 1] += step;
+		fx[i] = tc_loss(pr, sx[i]);
+	}
+	for (int it = 0; it < iters; it++) {
+		int lo = 0, hi = 0, nh = 0;
+		for (int i = 1; i <= d; i++) {
+			if (fx[i] < fx[lo])
+				lo = i;
+			if (fx[i] > fx[hi])
+				hi = i;
+		}
+		nh = lo;
+		for (int i = 0; i <= d; i++)
+			if (i != hi && fx[i] > fx[nh])
+				nh = i;
+		if (fabs(fx[hi] - fx[lo]) <= 1e-12 * (fabs(fx[lo]) + 1e-12))
+			break;
+		for (int j = 0; j < d; j++) {
+			c[j] = 0;
+			for (int i = 0; i <= d; i++)
+				if (i != hi)
+					c[j] += sx[i][j] / d;
+		}
+		for (int j = 0; j < d; j++)
+			xr[j] = c[j] + (c[j] - sx[hi][j]);
+		double fr = tc_loss(pr, xr);
+		if (fr < fx[lo]) {
+			for (int j = 0; j < d; j++)
+				xe[j] = c[j] + 2 * (c[j] - sx[hi][j]);
+			double fe = tc_loss(pr, xe);
+			if (fe < fr) {
+				memcpy(sx[hi], xe, sizeof(double) * (size_t)d);
+				fx[hi] = fe;
+			} else {
+				memcpy(sx[hi], xr, sizeof(double) * (size_t)d);
+				fx[hi] = fr;
+			}
+		} else if (fr < fx[nh]) {
+			memcpy(sx[hi], xr, sizeof(double) * (size_t)d);
+			fx[hi] = fr;
+		} else {
+			int outside = fr < fx[hi];
+			for (int j = 0; j < d; j++)
+				xe[j] = outside ? c[j] + 0.5 * (xr[j] - c[j])
+						: c[j] + 0.5 * (sx[hi][j] - c[j]);
+			double fc = tc_loss(pr, xe);
+			if (fc < (outside ? fr : fx[hi])) {
+				memcpy(sx[hi], xe, sizeof(double) * (size_t)d);
+				fx[hi] = fc;
+			} else {
+				for (int i = 0; i <= d; i++) {
+					if (i == lo)
+						continue;
+					for (int j = 0; j < d; j++)
+						sx[i][j] = sx[lo][j] + 0.5 * (sx[i][j] - sx[lo][j]);
+					fx[i] = tc_loss(pr, sx[i]);
+				}
+			}
+		}
+	}
+	int lo = 0;
+	for (int i = 1; i <= d; i++)
+		if (fx[i] < fx[lo])
+			lo = i;
+	memcpy(x, sx[lo], sizeof(double) * (size_t)d);
+	return fx[lo];
+}
+
+int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
+	       double *rms_log)
+{
+	struct tc_problem pr;
+	struct tc_feat *f;
+	double *w, *lm;
+	const struct gpu_spec **gpus;
+	size_t *cnt, ngpu = 0, used = 0;
+	int present[GPU_DT_COUNT] = {0};
+
+	if (!s || !p || n == 0)
+		return -EINVAL;
+	f = calloc(n, sizeof(*f));
+	w = calloc(n, sizeof(*w));
+	lm = calloc(n, sizeof(*lm));
+	gpus = calloc(n, sizeof(*gpus));
+	cnt = calloc(n, sizeof(*cnt));
+	if (!f || !w || !lm || !gpus || !cnt) {
+		free(f), free(w), free(lm), free(gpus), free(cnt);
+		return -ENOMEM;
+	}
+	/* Usable samples, and how many each GPU has. */
+	size_t *gi = calloc(n, sizeof(*gi));
+	if (!gi) {
+		free(f), free(w), free(lm), free(gpus), free(cnt);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!(s[i].ns > 0) || tc_features(&s[i].k, s[i].gpu, &f[used]) < 0)
+			continue;
+		size_t g = 0;
+		while (g < ngpu && gpus[g] != s[i].gpu)
+			g++;
+		if (g == ngpu)
+			gpus[ngpu++] = s[i].gpu;
+		cnt[g]++;
+		gi[used] = g;
+		lm[used] = log(s[i].ns);
+		present[f[used].dt] = 1;
+		used++;
+	}
+	int rc = -EINVAL;
+	if (used > 0) {
+		for (size_t i = 0; i < used; i++)
+			w[i] = 1.0 / ((double)cnt[gi[i]] * (double)ngpu);
+		memset(&pr, 0, sizeof(pr));
+		pr.f = f, pr.w = w, pr.log_meas = lm, pr.n = used, pr.base = *p;
+		if (!(pr.base.eff[GPU_DT_FP16] > 0))
+			pr.base.eff[GPU_DT_FP16] = 0.7;
+		if (!(pr.base.bw_eff > 0))
+			pr.base.bw_eff = 1;
+		for (int dt = 0; dt < GPU_DT_COUNT; dt++)
+			if (present[dt])
+				pr.dts[pr.ndt++] = dt;
+		int d = pr.ndt + 5;
+		double x[TC_MAXDIM];
+		tc_pack(&pr, &pr.base, x);
+		double loss = tc_nelder_mead(&pr, x, d, 0.5, 4000);
+		/* Restarts from the best point: Nelder-Mead can stall on a
+		 * collapsed simplex. */
+		for (int r = 0; r < 4; r++) {
+			double l2 = tc_nelder_mead(&pr, x, d, 0.1, 4000);
+			int done = l2 > loss - 1e-10;
+			loss = l2;
+			if (done)
+				break;
+		}
+		tc_unpack(&pr, x, p);
+		if (rms_log)
+			*rms_log = sqrt(loss);
+		rc = 0;
+	}
+	free(f), free(w), free(lm), free(gpus), free(cnt), free(gi);
+	return rc;
+}

@@ -1,0 +1,69 @@
+/*
+ * tcgemm.h - the tensor-core GEMM model: the time of a TF32/FP16/BF16/FP8/
+ * INT8 matrix multiply of known shape on any GPU with tensor cores, from the
+ * GPU's dense peak and bandwidth and a handful of constants fitted on
+ * measured GEMMs (tcgemm_params.c), from scratch or as a ratio to a time
+ * measured on another GPU.
+ */
+#ifndef SURFER_TCGEMM_H
+#define SURFER_TCGEMM_H
+
+#include <stddef.h>
+
+#include "predictor/predict.h"
+
+/* Output tile of one thread block (rows x cols), the common cuBLAS/CUTLASS
+ * tensor-core tile; the model's wave and padding terms count these. */
+#define TCGEMM_TILE 128
+
+/* The constants of the model (see tcgemm.c for the formula). */
+struct tcgemm_params {
+	double eff[GPU_DT_COUNT]; /* asymptotic fraction of dense peak by dtype;
+				   * 0 = use eff[GPU_DT_FP16]                 */
+	double k0;                /* K depth (elements) lost to prologue and
+				   * epilogue per tile: K/(K+k0) efficiency   */
+	double wave_pow;          /* exponent on the wave-quantization
+				   * efficiency tiles/(waves*SMs), 0..1        */
+	double pad_pow;           /* exponent on the tile-padding efficiency
+				   * m*n/(padded m * padded n), 0..1           */
+	double bw_eff;            /* fraction of achievable DRAM bandwidth    */
+	double overhead_ns;       /* fixed launch-to-completion cost, ns      */
+};
+
+/* The constants fitted on the measured GEMMs (tcgemm_params.c). */
+extern const struct tcgemm_params tcgemm_default_params;
+
+/* Model time in ns of k on g with constants p (p NULL: the defaults).
+ * Returns a negative value when k is not a tensor-core GEMM with a known
+ * shape (op GEMM, m, n, k > 0, dtype TF32/FP16/BF16/FP8/INT8) or g has no
+ * figures for it. */
+double tcgemm_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
+		       const struct tcgemm_params *p);
+
+/* Predicts k on target: with an origin time (origin not NULL,
+ * k->origin_ns > 0) T_o * model(target) / model(origin), else the model
+ * itself.  Fills out (method PRED_ROOFLINE: an analytic bound with fitted
+ * efficiencies; roofline_ns, memory_bound and the waves set) and returns 0,
+ * or a negative value when k is not a tensor-core GEMM with a known shape. */
+int tcgemm_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
+		   const struct gpu_spec *target, struct pred_result *out);
+
+/* One measured GEMM for fitting: the kernel (shape and dtype), the GPU it
+ * ran on, and its time. */
+struct tcgemm_sample {
+	struct pred_kernel k;
+	const struct gpu_spec *gpu;
+	double ns;                /* measured time, ns (> 0)                  */
+};
+
+/* Fits the constants to n samples by least squares on log(model/measured),
+ * each GPU's samples weighted equally in total (so no GPU dominates by its
+ * row count).  *p holds the starting point on entry (NULL entries of eff
+ * keep 0) and the fit on return; only the eff of dtypes present in the
+ * samples is fitted, the others are left as they were.  *rms_log receives
+ * the weighted RMS of the log error (may be NULL).  Returns 0, -EINVAL for
+ * no usable sample, -ENOMEM. */
+int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
+	       double *rms_log);
+
+#endif

@@ -1,0 +1,493 @@
+/*
+ * bench_tc.c - `surfer-bench tensorcore`: held-out accuracy of the
+ * tensor-core GEMM model (predictor/tcgemm.c) on measured GEMMs, against
+ * the bare roofline (from scratch) and Habitat's wave scaling (from the
+ * same shape measured on another GPU), and the fit of the committed
+ * constants (--emit).
+ *
+ * Data (read from --data DIR, the layout of the shared data folder):
+ *  - pipeweave/gemm_fp8_{train,test}.csv: FP8 GEMMs on H20 and H800
+ *    (M, N, K, avg_duration in us, hardware);
+ *  - vidur/compute/{a100,a40}/ORG/MODEL/mlp.csv: FP16 LLM projections per
+ *    layer vs tokens (medians in ms); the GEMM shapes follow from the model
+ *    columns: head_dim = n_embd / n_head, tensor-parallel degree tp,
+ *      attn_pre_proj  tokens x n_embd -> (n_head + 2 n_kv_head) head_dim / tp
+ *      attn_post_proj tokens x n_head head_dim / tp -> n_embd
+ *      mlp_up_proj    tokens x n_embd -> n_expanded_embd (x2 gated) / tp
+ *      mlp_down_proj  tokens x n_expanded_embd / tp -> n_embd
+ *    (these give 220-250 TFLOP/s on A100 and 110-120 on A40 at 4096 tokens,
+ *    70-80% of peak, which confirms the reading);
+ *  - deepbench/csv/results/train/DeepBench_NV_{V100,T4}__Results_-_FP16_ip_
+ *    Mixed_math.csv: the "Dense Matrix Multiplication" section (M, N, K,
+ *    time in ms).
+ * The A100 of Vidur is taken as the SXM4 80GB part, DeepBench's V100 as the
+ * SXM2 16GB.
+ */
+#include "tools/bench_tc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predictor/roofline.h"
+#include "predictor/tcgemm.h"
+#include "predictor/wave.h"
+
+#define PROG "surfer-bench"
+#define TC_MAXCOL 128
+
+struct tc_set {
+	struct tcgemm_sample *s;
+	size_t n, cap;
+	int *src;                 /* data source of each sample (pairs form within one) */
+};
+
+static int tc_add(struct tc_set *set, const struct gpu_spec *g, enum gpu_dtype dt, uint64_t m,
+		  uint64_t n, uint64_t k, double ns, int src)
+{
+	if (!g || m == 0 || n == 0 || k == 0 || !(ns > 0))
+		return 0;
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 1024;
+		struct tcgemm_sample *s = realloc(set->s, cap * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		set->s = s;
+		int *src2 = realloc(set->src, cap * sizeof(*src2));
+		if (!src2)
+			return -ENOMEM;
+		set->src = src2;
+		set->cap = cap;
+	}
+	struct tcgemm_sample *x = &set->s[set->n];
+	memset(x, 0, sizeof(*x));
+	x->k.op = PRED_OP_GEMM;
+	x->k.dtype = dt;
+	x->k.m = m, x->k.n = n, x->k.k = k, x->k.batch = 1;
+	x->k.flops = 2.0 * (double)m * (double)n * (double)k;
+	x->gpu = g;
+	x->ns = ns;
+	set->src[set->n++] = src;
+	return 0;
+}
+
+/* Splits a CSV line in place (no quoted commas in these files' numeric
+ * rows; quotes are stripped).  Returns the number of fields. */
+static int tc_split(char *line, char **f, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	line[strcspn(line, "\r\n")] = 0;
+	while (n < max) {
+		f[n++] = p;
+		char *c = strchr(p, ',');
+		if (!c)
+			break;
+		*c = 0;
+		p = c + 1;
+	}
+	return n;
+}
+
+static int tc_col(char **f, int nf, const char *name)
+{
+	for (int i = 0; i < nf; i++)
+		if (!strcmp(f[i], name))
+			return i;
+	return -1;
+}
+
+static int tc_load_pipeweave(struct tc_set *set, const char *path)
+{
+	char line[8192], *f[TC_MAXCOL];
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return -ENOENT;
+	int cm = -1, cn = -1, ck = -1, ct = -1, ch = -1, rc = 0;
+	if (fgets(line, sizeof line, fp)) {
+		int nf = tc_split(line, f, TC_MAXCOL);
+		cm = tc_col(f, nf, "M"), cn = tc_col(f, nf, "N"), ck = tc_col(f, nf, "K");
+		ct = tc_col(f, nf, "avg_duration"), ch = tc_col(f, nf, "hardware");
+	}
+	if (cm < 0 || cn < 0 || ck < 0 || ct < 0 || ch < 0) {
+		fclose(fp);
+		return -EINVAL;
+	}
+	while (rc == 0 && fgets(line, sizeof line, fp)) {
+		int nf = tc_split(line, f, TC_MAXCOL);
+		if (nf <= cm || nf <= cn || nf <= ck || nf <= ct || nf <= ch)
+			continue;
+		rc = tc_add(set, gpu_find(f[ch]), GPU_DT_FP8, strtoull(f[cm], NULL, 10),
+			    strtoull(f[cn], NULL, 10), strtoull(f[ck], NULL, 10),
+			    strtod(f[ct], NULL) * 1e3, 0);
+	}
+	fclose(fp);
+	return rc;
+}
+
+static int tc_load_vidur_csv(struct tc_set *set, const char *path, const struct gpu_spec *g)
+{
+	static const char *const ops[4] = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj",
+					   "mlp_down_proj"};
+	char line[16384], *f[TC_MAXCOL], name[64];
+	int c[4], ch, ckv, ce, cff, cgate, ctok, ctp, rc = 0;
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return -ENOENT;
+	if (!fgets(line, sizeof line, fp)) {
+		fclose(fp);
+		return -EINVAL;
+	}
+	int nf = tc_split(line, f, TC_MAXCOL);
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof name, "time_stats.%s.median", ops[i]);
+		c[i] = tc_col(f, nf, name);
+	}
+	ch = tc_col(f, nf, "n_head"), ckv = tc_col(f, nf, "n_kv_head");
+	ce = tc_col(f, nf, "n_embd"), cff = tc_col(f, nf, "n_expanded_embd");
+	cgate = tc_col(f, nf, "use_gated_mlp"), ctok = tc_col(f, nf, "num_tokens");
+	ctp = tc_col(f, nf, "num_tensor_parallel_workers");
+	if (c[0] < 0 || c[1] < 0 || c[2] < 0 || c[3] < 0 || ch < 0 || ckv < 0 || ce < 0 ||
+	    cff < 0 || cgate < 0 || ctok < 0 || ctp < 0) {
+		fclose(fp);
+		return -EINVAL;
+	}
+	while (rc == 0 && fgets(line, sizeof line, fp)) {
+		nf = tc_split(line, f, TC_MAXCOL);
+		if (nf <= ctp)
+			continue;
+		uint64_t h = strtoull(f[ch], NULL, 10), kv = strtoull(f[ckv], NULL, 10);
+		uint64_t e = strtoull(f[ce], NULL, 10), ff = strtoull(f[cff], NULL, 10);
+		uint64_t t = strtoull(f[ctok], NULL, 10), tp = strtoull(f[ctp], NULL, 10);
+		uint64_t gated = !strcmp(f[cgate], "True") ? 2 : 1;
+		if (!h || !tp || !e)
+			continue;
+		uint64_t hd = e / h;
+		uint64_t sh[4][2] = {
+			{e, (h + 2 * kv) * hd / tp}, {h * hd / tp, e}, {e, ff * gated / tp}, {ff / tp, e},
+		};
+		for (int i = 0; i < 4 && rc == 0; i++)
+			rc = tc_add(set, g, GPU_DT_FP16, t, sh[i][1], sh[i][0],
+				    strtod(f[c[i]], NULL) * 1e6, 1);
+	}
+	fclose(fp);
+	return rc;
+}
+
+static int tc_load_vidur(struct tc_set *set, const char *root, const char *sub, const char *gpu)
+{
+	char dir[4096], path[4096 + 512];
+	const struct gpu_spec *g = gpu_find(gpu);
+	int rc = 0;
+
+	snprintf(dir, sizeof dir, "%s/vidur/compute/%s", root, sub);
+	DIR *d = opendir(dir);
+	if (!d || !g) {
+		if (d)
+			closedir(d);
+		return -ENOENT;
+	}
+	struct dirent *org;
+	while (rc == 0 && (org = readdir(d))) {
+		if (org->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, org->d_name);
+		DIR *d2 = opendir(path);
+		if (!d2)
+			continue;
+		struct dirent *mod;
+		while (rc == 0 && (mod = readdir(d2))) {
+			char p2[4096 + 1024];
+			if (mod->d_name[0] == '.')
+				continue;
+			snprintf(p2, sizeof p2, "%s/%s/%s/mlp.csv", dir, org->d_name, mod->d_name);
+			int r = tc_load_vidur_csv(set, p2, g);
+			if (r != -ENOENT)
+				rc = r;
+		}
+		closedir(d2);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int tc_load_deepbench(struct tc_set *set, const char *path, const char *gpu)
+{
+	char line[4096], *f[TC_MAXCOL];
+	const struct gpu_spec *g = gpu_find(gpu);
+	int in = 0, rc = 0;
+	FILE *fp = fopen(path, "r");
+	if (!fp || !g) {
+		if (fp)
+			fclose(fp);
+		return -ENOENT;
+	}
+	/* Sections start with a named first field; the GEMM rows, under
+	 * "Dense Matrix Multiplication,,M,N,K,A Transpose,B Transpose,,Time
+	 * (msec),...", have an empty first field. */
+	while (rc == 0 && fgets(line, sizeof line, fp)) {
+		int nf = tc_split(line, f, TC_MAXCOL);
+		if (f[0][0]) {
+			in = !strcmp(f[0], "Dense Matrix Multiplication");
+			continue;
+		}
+		if (!in || nf < 9)
+			continue;
+		rc = tc_add(set, g, GPU_DT_FP16, strtoull(f[2], NULL, 10), strtoull(f[3], NULL, 10),
+			    strtoull(f[4], NULL, 10), strtod(f[8], NULL) * 1e6, 2);
+	}
+	fclose(fp);
+	return rc;
+}
+
+static int tc_load_all(struct tc_set *set, const char *root)
+{
+	char p[4096];
+	int rc;
+	static const char *const pw[] = {"gemm_fp8_train.csv", "gemm_fp8_test.csv"};
+	static const char *const db[][2] = {
+		{"DeepBench_NV_V100__Results_-_FP16_ip_Mixed_math.csv", "v100-sxm2-16"},
+		{"DeepBench_NV_T4__Results_-_FP16_ip_Mixed_math.csv", "t4"},
+	};
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof p, "%s/pipeweave/%s", root, pw[i]);
+		if ((rc = tc_load_pipeweave(set, p)) < 0 && rc != -ENOENT)
+			return rc;
+	}
+	if ((rc = tc_load_vidur(set, root, "a100", "a100-sxm4-80")) < 0 && rc != -ENOENT)
+		return rc;
+	if ((rc = tc_load_vidur(set, root, "a40", "a40")) < 0 && rc != -ENOENT)
+		return rc;
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof p, "%s/deepbench/csv/results/train/%s", root, db[i][0]);
+		if ((rc = tc_load_deepbench(set, p, db[i][1])) < 0 && rc != -ENOENT)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- pairs: the same shape measured on another GPU of the same source -- */
+
+static const struct tc_set *tc_sort_set;
+
+static int tc_cmp(const void *a, const void *b)
+{
+	const struct tcgemm_sample *x = &tc_sort_set->s[*(const size_t *)a];
+	const struct tcgemm_sample *y = &tc_sort_set->s[*(const size_t *)b];
+	int sx = tc_sort_set->src[*(const size_t *)a], sy = tc_sort_set->src[*(const size_t *)b];
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	if (x->k.m != y->k.m)
+		return x->k.m < y->k.m ? -1 : 1;
+	if (x->k.n != y->k.n)
+		return x->k.n < y->k.n ? -1 : 1;
+	if (x->k.k != y->k.k)
+		return x->k.k < y->k.k ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* pair[i] = a sample of the same source and shape on another GPU, or -1. */
+static long *tc_pairs(const struct tc_set *set)
+{
+	size_t *idx = malloc(set->n * sizeof(*idx));
+	long *pair = malloc(set->n * sizeof(*pair));
+	if (!idx || !pair) {
+		free(idx), free(pair);
+		return NULL;
+	}
+	for (size_t i = 0; i < set->n; i++)
+		idx[i] = i, pair[i] = -1;
+	tc_sort_set = set;
+	qsort(idx, set->n, sizeof(*idx), tc_cmp);
+	for (size_t a = 0; a < set->n;) {
+		size_t b = a + 1;
+		const struct tcgemm_sample *x = &set->s[idx[a]];
+		while (b < set->n && set->src[idx[b]] == set->src[idx[a]] &&
+		       set->s[idx[b]].k.m == x->k.m && set->s[idx[b]].k.n == x->k.n &&
+		       set->s[idx[b]].k.k == x->k.k)
+			b++;
+		for (size_t i = a; i < b; i++)
+			for (size_t j = a; j < b && pair[idx[i]] < 0; j++)
+				if (set->s[idx[j]].gpu != set->s[idx[i]].gpu)
+					pair[idx[i]] = (long)idx[j];
+		a = b;
+	}
+	free(idx);
+	return pair;
+}
+
+/* A cuBLAS-like launch for wave scaling: one 256-thread block per output
+ * tile, 128 registers per thread (what the large tensor-core kernels use). */
+static void tc_launch(struct pred_kernel *k)
+{
+	uint64_t tiles = ((k->m + TCGEMM_TILE - 1) / TCGEMM_TILE) *
+			 ((k->n + TCGEMM_TILE - 1) / TCGEMM_TILE);
+	k->grid[0] = (uint32_t)(tiles < UINT32_MAX ? tiles : UINT32_MAX);
+	k->grid[1] = k->grid[2] = 1;
+	k->block[0] = 256, k->block[1] = k->block[2] = 1;
+	k->regs = 128;
+	double in = k->dtype == GPU_DT_FP8 ? 1 : 2;
+	k->bytes = ((double)k->m * k->k + (double)k->k * k->n) * in + (double)k->m * k->n * 2;
+}
+
+enum { TC_ROOF, TC_SCRATCH, TC_WAVE, TC_RATIO, TC_NCOL };
+static const char *const tc_colname[TC_NCOL] = {"roofline", "tc-scratch", "wave(orig)",
+						  "tc-ratio(orig)"};
+
+static void tc_print_params(FILE *out, const struct tcgemm_params *p, const char *indent)
+{
+	fprintf(out, "%s.eff = {[GPU_DT_FP16] = %.4f, [GPU_DT_FP8] = %.4f},\n", indent,
+		p->eff[GPU_DT_FP16], p->eff[GPU_DT_FP8]);
+	fprintf(out, "%s.k0 = %.2f,\n%s.wave_pow = %.4f,\n%s.pad_pow = %.4f,\n", indent, p->k0,
+		indent, p->wave_pow, indent, p->pad_pow);
+	fprintf(out, "%s.bw_eff = %.4f,\n%s.overhead_ns = %.1f,\n", indent, p->bw_eff, indent,
+		p->overhead_ns);
+}
+
+static struct tcgemm_params tc_start(void)
+{
+	struct tcgemm_params p;
+	memset(&p, 0, sizeof p);
+	p.eff[GPU_DT_FP16] = 0.7, p.eff[GPU_DT_FP8] = 0.6;
+	p.k0 = 64, p.wave_pow = 0.8, p.pad_pow = 0.5, p.bw_eff = 0.9, p.overhead_ns = 5000;
+	return p;
+}
+
+static int tc_heldout(const struct tc_set *set, const long *pair, const struct gpu_spec *h)
+{
+	struct tcgemm_sample *train = malloc(set->n * sizeof(*train));
+	size_t nt = 0, cnt[TC_NCOL] = {0};
+	double err[TC_NCOL] = {0}, rms;
+	if (!train)
+		return -ENOMEM;
+	for (size_t i = 0; i < set->n; i++)
+		if (set->s[i].gpu != h)
+			train[nt++] = set->s[i];
+	struct tcgemm_params p = tc_start();
+	int rc = tcgemm_fit(train, nt, &p, &rms);
+	free(train);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct tcgemm_sample *x = &set->s[i];
+		if (x->gpu != h)
+			continue;
+		struct pred_kernel k = x->k;
+		double pred[TC_NCOL];
+		tc_launch(&k);
+		for (int c = 0; c < TC_NCOL; c++)
+			pred[c] = -1;
+		pred[TC_ROOF] = roofline_ns(&k, h, NULL);
+		pred[TC_SCRATCH] = tcgemm_model_ns(&k, h, &p);
+		if (pair[i] >= 0) {
+			const struct tcgemm_sample *o = &set->s[pair[i]];
+			struct pred_result r;
+			k.origin_ns = o->ns;
+			if (wave_predict(&k, o->gpu, h, &r) == 0)
+				pred[TC_WAVE] = r.ns;
+			double mo = tcgemm_model_ns(&k, o->gpu, &p);
+			if (mo > 0 && pred[TC_SCRATCH] > 0)
+				pred[TC_RATIO] = o->ns * pred[TC_SCRATCH] / mo;
+		}
+		for (int c = 0; c < TC_NCOL; c++)
+			if (pred[c] > 0) {
+				err[c] += fabs(pred[c] - x->ns) / x->ns;
+				cnt[c]++;
+			}
+	}
+	printf("%-14s %6zu", h->id, cnt[TC_ROOF]);
+	for (int c = 0; c < TC_NCOL; c++)
+		if (cnt[c])
+			printf(" %14.1f%%", 100 * err[c] / (double)cnt[c]);
+		else
+			printf(" %15s", "-");
+	printf("   (fit rms log %.3f, eff16 %.2f eff8 %.2f k0 %.0f ovh %.1fus)\n", rms,
+	       p.eff[GPU_DT_FP16], p.eff[GPU_DT_FP8], p.k0, p.overhead_ns / 1e3);
+	return 0;
+}
+
+static void tc_usage(FILE *f)
+{
+	fprintf(f, "usage: " PROG " tensorcore --data DIR [--emit]\n"
+		   "  held-out MAPE of the tensor-core GEMM model on measured GEMMs (each GPU\n"
+		   "  predicted by a fit on the others) vs the roofline and wave scaling;\n"
+		   "  --emit fits on every GPU and prints the constants for tcgemm_params.c\n");
+}
+
+int bench_tc_main(int argc, char **argv)
+{
+	const char *data = NULL;
+	int emit = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--data") && i + 1 < argc) {
+			data = argv[++i];
+		} else if (!strcmp(argv[i], "--emit")) {
+			emit = 1;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			tc_usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, PROG ": unknown option '%s'\n", argv[i]);
+			tc_usage(stderr);
+			return 2;
+		}
+	}
+	if (!data) {
+		tc_usage(stderr);
+		return 2;
+	}
+	struct tc_set set = {0};
+	int rc = tc_load_all(&set, data);
+	if (rc < 0 || set.n == 0) {
+		fprintf(stderr, PROG ": cannot read GEMM data under '%s': %s\n", data,
+			rc < 0 ? strerror(-rc) : "no GEMM rows found");
+		free(set.s), free(set.src);
+		return 2;
+	}
+	const struct gpu_spec *gpus[16];
+	size_t ng = 0;
+	for (size_t i = 0; i < set.n; i++) {
+		size_t g = 0;
+		while (g < ng && gpus[g] != set.s[i].gpu)
+			g++;
+		if (g == ng && ng < 16)
+			gpus[ng++] = set.s[i].gpu;
+	}
+	if (emit) {
+		struct tcgemm_params p = tc_start();
+		double rms;
+		rc = tcgemm_fit(set.s, set.n, &p, &rms);
+		if (rc == 0) {
+			printf("/* %zu GEMMs on %zu GPUs, weighted RMS of log error %.3f */\n", set.n,
+			       ng, rms);
+			printf("const struct tcgemm_params tcgemm_default_params = {\n");
+			tc_print_params(stdout, &p, "\t");
+			printf("};\n");
+		}
+	} else {
+		long *pair = tc_pairs(&set);
+		if (!pair) {
+			rc = -ENOMEM;
+		} else {
+			printf("%-14s %6s", "held-out", "n");
+			for (int c = 0; c < TC_NCOL; c++)
+				printf(" %15s", tc_colname[c]);
+			printf("   (MAPE; fit on the other GPUs)\n");
+			for (size_t g = 0; g < ng && rc == 0; g++)
+				rc = tc_heldout(&set, pair, gpus[g]);
+			free(pair);
+		}
+	}
+	free(set.s), free(set.src);
+	if (rc < 0) {
+		fprintf(stderr, PROG ": tensorcore: %s\n", strerror(-rc));
+		return 2;
+	}
+	return 0;
+}

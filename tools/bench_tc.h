@@ -1,0 +1,13 @@
+/*
+ * bench_tc.h - `surfer-bench tensorcore`, the held-out accuracy of the
+ * tensor-core GEMM model (tools/bench_tc.c).
+ */
+#ifndef SURFER_BENCH_TC_H
+#define SURFER_BENCH_TC_H
+
+/* Runs the subcommand; argv[0] is "tensorcore".  Prints the table (or the
+ * fitted constants with --emit) on stdout; returns the exit code (0, or 2
+ * for bad input or unreadable data). */
+int bench_tc_main(int argc, char **argv);
+
+#endif
