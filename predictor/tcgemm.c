@@ -189,8 +189,13 @@ static double tc_loss(const struct tc_problem *pr, const double *x)
 	double s = 0;
 
 	tc_unpack(pr, x, &p);
-	/* Exponents outside 0..2 have no physical meaning. */
-	if (p.wave_pow < 0 || p.wave_pow > 2 || p.pad_pow < 0 || p.pad_pow > 2)
+	/* Exponents outside 0..2 have no physical meaning, and pad_pow <
+	 * wave_pow would make a GEMM faster when one more row adds tiles
+	 * within the same number of waves: with e_pad = m n / (tiles T^2) and
+	 * e_wave = tiles / (waves SMs) the compute time goes as
+	 * (m n)^(1-pad_pow) tiles^(pad_pow-wave_pow) (waves SMs)^wave_pow,
+	 * non-decreasing in the shape only when pad_pow >= wave_pow. */
+	if (p.wave_pow < 0 || p.wave_pow > 2 || p.pad_pow < p.wave_pow || p.pad_pow > 2)
 		return INFINITY;
 	for (size_t i = 0; i < pr->n; i++) {
 		double e = log(tc_time(&pr->f[i], &p, NULL)) - pr->log_meas[i];
@@ -330,6 +335,11 @@ int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
 			pr.base.eff[GPU_DT_FP16] = 0.7;
 		if (!(pr.base.bw_eff > 0))
 			pr.base.bw_eff = 1;
+		/* Start inside the feasible region of tc_loss(). */
+		if (pr.base.wave_pow < 0 || pr.base.wave_pow > 2)
+			pr.base.wave_pow = 0.5;
+		if (pr.base.pad_pow < pr.base.wave_pow || pr.base.pad_pow > 2)
+			pr.base.pad_pow = pr.base.wave_pow;
 		for (int dt = 0; dt < GPU_DT_COUNT; dt++)
 			if (present[dt])
 				pr.dts[pr.ndt++] = dt;

@@ -25,7 +25,9 @@ struct tcgemm_params {
 	double wave_pow;          /* exponent on the wave-quantization
 				   * efficiency tiles/(waves*SMs), 0..1        */
 	double pad_pow;           /* exponent on the tile-padding efficiency
-				   * m*n/(padded m * padded n), 0..1           */
+				   * m*n/(padded m * padded n), wave_pow..1;
+				   * >= wave_pow keeps the time monotonic in
+				   * the shape (see tcgemm.c)                 */
 	double bw_eff;            /* fraction of achievable DRAM bandwidth    */
 	double overhead_ns;       /* fixed launch-to-completion cost, ns      */
 };

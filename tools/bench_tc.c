@@ -354,7 +354,7 @@ static struct tcgemm_params tc_start(void)
 	struct tcgemm_params p;
 	memset(&p, 0, sizeof p);
 	p.eff[GPU_DT_FP16] = 0.7, p.eff[GPU_DT_FP8] = 0.6;
-	p.k0 = 64, p.wave_pow = 0.8, p.pad_pow = 0.5, p.bw_eff = 0.9, p.overhead_ns = 5000;
+	p.k0 = 64, p.wave_pow = 0.5, p.pad_pow = 0.7, p.bw_eff = 0.9, p.overhead_ns = 5000;
 	return p;
 }
 

@@ -1,0 +1,6 @@
+# tests/tc.mk - the tensor-core GEMM model's suite.
+TEST_BINS += $(BUILD)/tests/check_tcgemm
+
+$(BUILD)/tests/check_tcgemm: $(BUILD)/obj/tests/check_tcgemm.o $(BUILD)/libsurfer-core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
