@@ -20,8 +20,16 @@
  *  - k / (k + k0): each tile pays a fixed prologue (pipeline fill) and
  *    epilogue (accumulator write-out) worth k0 steps of its K loop, which a
  *    short K cannot amortize;
- *  - eff_dt: what the best kernels reach on a huge GEMM, per dtype (FP8
- *    kernels reach a smaller fraction of their doubled peak than FP16).
+ *  - eff_dt: what the best kernels reach on a huge GEMM, per dtype;
+ *  - power = min(1, (W / (P_fp16 * power_w_ref)))^power_pow with W the board
+ *    power and P_fp16 the dense FP16 peak in TFLOP/s: a GPU with little
+ *    power per unit of tensor throughput cannot hold its boost clock under
+ *    a long GEMM.  Measured on the data below, the fraction of peak that
+ *    large GEMMs reach orders exactly as W/P_fp16 does: H800 0.60 (0.71
+ *    W per TFLOP/s), T4 0.60 (1.08), A100 0.73 (1.28), A40 0.75 (2.0), V100
+ *    0.81 (2.4), H20 0.91 (2.7).  The FP16 peak is the basis for every
+ *    dtype: the same tensor cores draw about the same power at FP8's
+ *    doubled rate.
  * All GPU dependence is in the datasheet figures (SMs, peak, bandwidth), so
  * constants fitted on some GPUs carry to others.  The constants are fitted
  * by least squares on log(model / measured) with Nelder-Mead (the max() is
@@ -57,6 +65,7 @@ struct tc_feat {
 	double k;                 /* K depth, elements                  */
 	double tc_ns;             /* F / P_dt, ns                       */
 	double tm_ns;             /* bytes / BW, ns                     */
+	double log_wpt;           /* log(board W / FP16 TFLOP/s); NAN ?  */
 	double waves;
 };
 
@@ -83,6 +92,8 @@ static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	f->tc_ns = 2.0 * m * n * kk * b / peak * 1e9;
 	f->tm_ns = ((m * kk + kk * n) * in + m * n * outb) * b / bw * 1e9;
 	f->waves = waves;
+	double p16 = roofline_peak_flops(g, GPU_DT_FP16) / 1e12;
+	f->log_wpt = g->tdp_w > 0 && p16 > 0 ? log(g->tdp_w / p16) : NAN;
 	return 0;
 }
 
@@ -93,8 +104,11 @@ static double tc_eff_dt(const struct tcgemm_params *p, int dt)
 
 static double tc_time(const struct tc_feat *f, const struct tcgemm_params *p, int *mem_bound)
 {
+	double lp = 0;
+	if (p->power_w_ref > 0 && !isnan(f->log_wpt) && f->log_wpt < log(p->power_w_ref))
+		lp = p->power_pow * (f->log_wpt - log(p->power_w_ref));
 	double eff = tc_eff_dt(p, f->dt) *
-		     exp(p->wave_pow * f->log_wave + p->pad_pow * f->log_pad) *
+		     exp(p->wave_pow * f->log_wave + p->pad_pow * f->log_pad + lp) *
 		     f->k / (f->k + p->k0);
 	double t_c = eff > 0 ? f->tc_ns / eff : INFINITY;
 	double t_m = f->tm_ns / p->bw_eff;
@@ -146,13 +160,15 @@ int tcgemm_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 #define TC_MAXDIM 16
 
 /* The fit's parameter vector: log eff of each present dtype, then log k0,
- * wave_pow, pad_pow, log bw_eff, log overhead_ns. */
+ * wave_pow, pad_pow, (when fitted) log power_w_ref and power_pow, log
+ * bw_eff, log overhead_ns. */
 struct tc_problem {
 	const struct tc_feat *f;
 	const double *w;          /* per-sample weight, summing to 1      */
 	const double *log_meas;
 	size_t n;
 	int dts[GPU_DT_COUNT], ndt;
+	int power;                /* fit the power term                  */
 	struct tcgemm_params base;
 };
 
@@ -166,6 +182,10 @@ static void tc_unpack(const struct tc_problem *pr, const double *x, struct tcgem
 	p->k0 = exp(x[i++]);
 	p->wave_pow = x[i++];
 	p->pad_pow = x[i++];
+	if (pr->power) {
+		p->power_w_ref = exp(x[i++]);
+		p->power_pow = x[i++];
+	}
 	p->bw_eff = exp(x[i++]);
 	p->overhead_ns = exp(x[i]);
 }
@@ -179,6 +199,10 @@ static void tc_pack(const struct tc_problem *pr, const struct tcgemm_params *p, 
 	x[i++] = log(p->k0 > 1e-3 ? p->k0 : 1e-3);
 	x[i++] = p->wave_pow;
 	x[i++] = p->pad_pow;
+	if (pr->power) {
+		x[i++] = log(p->power_w_ref);
+		x[i++] = p->power_pow;
+	}
 	x[i++] = log(p->bw_eff);
 	x[i] = log(p->overhead_ns > 1e-3 ? p->overhead_ns : 1e-3);
 }
@@ -195,7 +219,8 @@ static double tc_loss(const struct tc_problem *pr, const double *x)
 	 * e_wave = tiles / (waves SMs) the compute time goes as
 	 * (m n)^(1-pad_pow) tiles^(pad_pow-wave_pow) (waves SMs)^wave_pow,
 	 * non-decreasing in the shape only when pad_pow >= wave_pow. */
-	if (p.wave_pow < 0 || p.wave_pow > 2 || p.pad_pow < p.wave_pow || p.pad_pow > 2)
+	if (p.wave_pow < 0 || p.wave_pow > 2 || p.pad_pow < p.wave_pow || p.pad_pow > 2 ||
+	    p.power_pow < 0 || p.power_pow > 2)
 		return INFINITY;
 	for (size_t i = 0; i < pr->n; i++) {
 		double e = log(tc_time(&pr->f[i], &p, NULL)) - pr->log_meas[i];
@@ -322,7 +347,8 @@ int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
 		cnt[g]++;
 		gi[used] = g;
 		lm[used] = log(s[i].ns);
-		present[f[used].dt] = 1;
+		/* A dtype with no efficiency of its own shares FP16's. */
+		present[p->eff[f[used].dt] > 0 ? f[used].dt : GPU_DT_FP16] = 1;
 		used++;
 	}
 	int rc = -EINVAL;
@@ -335,6 +361,9 @@ int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
 			pr.base.eff[GPU_DT_FP16] = 0.7;
 		if (!(pr.base.bw_eff > 0))
 			pr.base.bw_eff = 1;
+		pr.power = pr.base.power_w_ref > 0;
+		if (pr.base.power_pow < 0 || pr.base.power_pow > 2)
+			pr.base.power_pow = 0;
 		/* Start inside the feasible region of tc_loss(). */
 		if (pr.base.wave_pow < 0 || pr.base.wave_pow > 2)
 			pr.base.wave_pow = 0.5;
@@ -343,7 +372,7 @@ int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
 		for (int dt = 0; dt < GPU_DT_COUNT; dt++)
 			if (present[dt])
 				pr.dts[pr.ndt++] = dt;
-		int d = pr.ndt + 5;
+		int d = pr.ndt + 5 + 2 * pr.power;
 		double x[TC_MAXDIM];
 		tc_pack(&pr, &pr.base, x);
 		double loss = tc_nelder_mead(&pr, x, d, 0.5, 4000);

@@ -28,6 +28,10 @@ struct tcgemm_params {
 				   * m*n/(padded m * padded n), wave_pow..1;
 				   * >= wave_pow keeps the time monotonic in
 				   * the shape (see tcgemm.c)                 */
+	double power_w_ref;       /* board watts per dense FP16 TFLOP/s below
+				   * which the sustained clock drops; <= 0
+				   * disables the power term                  */
+	double power_pow;         /* exponent of that drop, 0..2              */
 	double bw_eff;            /* fraction of achievable DRAM bandwidth    */
 	double overhead_ns;       /* fixed launch-to-completion cost, ns      */
 };
@@ -60,9 +64,11 @@ struct tcgemm_sample {
 
 /* Fits the constants to n samples by least squares on log(model/measured),
  * each GPU's samples weighted equally in total (so no GPU dominates by its
- * row count).  *p holds the starting point on entry (NULL entries of eff
- * keep 0) and the fit on return; only the eff of dtypes present in the
- * samples is fitted, the others are left as they were.  *rms_log receives
+ * row count).  *p holds the starting point on entry and the fit on return.
+ * eff[FP16] and the eff of each other dtype present in the samples whose
+ * eff is > 0 on entry are fitted; a dtype whose eff is 0 stays 0 (it
+ * shares FP16's).  The power term is fitted only when power_w_ref > 0 on
+ * entry (else it stays off).  *rms_log receives
  * the weighted RMS of the log error (may be NULL).  Returns 0, -EINVAL for
  * no usable sample, -ENOMEM. */
 int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,

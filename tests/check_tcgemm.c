@@ -103,6 +103,23 @@ START_TEST(wave_quantization)
 }
 END_TEST
 
+START_TEST(power_term)
+{
+	struct gpu_spec g = fake_gpu("fake", 100, 100, 1000);
+	struct tcgemm_params p = hand_params(0.5);
+	struct pred_kernel k = gemm(12800, 12800, 6336, GPU_DT_FP16);
+	double t0 = tcgemm_model_ns(&k, &g, &p) - 2000;
+	/* 50 W over 100 TFLOP/s = 0.5 W per TFLOP/s, a quarter of the 2 W
+	 * reference: efficiency x 0.25^0.5 = 0.5, the compute time doubles. */
+	g.tdp_w = 50;
+	p.power_w_ref = 2, p.power_pow = 0.5;
+	ck_assert_double_eq_tol((tcgemm_model_ns(&k, &g, &p) - 2000) / t0, 2.0, 1e-9);
+	/* Above the reference: no drop. */
+	g.tdp_w = 400;
+	ck_assert_double_eq_tol((tcgemm_model_ns(&k, &g, &p) - 2000) / t0, 1.0, 1e-12);
+}
+END_TEST
+
 START_TEST(monotonic_in_size)
 {
 	const struct gpu_spec *gs[] = {gpu_find("a100-sxm4-80"), gpu_find("h800"), gpu_find("t4")};
@@ -238,6 +255,7 @@ int main(void)
 	tcase_add_test(tc, huge_square_reaches_eff_peak);
 	tcase_add_test(tc, tiny_hits_overhead);
 	tcase_add_test(tc, wave_quantization);
+	tcase_add_test(tc, power_term);
 	tcase_add_test(tc, monotonic_in_size);
 	tcase_add_test(tc, ratio_identity_and_form);
 	tcase_add_test(tc, refuses_what_it_does_not_model);

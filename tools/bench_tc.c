@@ -341,24 +341,42 @@ static const char *const tc_colname[TC_NCOL] = {"roofline", "tc-scratch", "wave(
 
 static void tc_print_params(FILE *out, const struct tcgemm_params *p, const char *indent)
 {
-	fprintf(out, "%s.eff = {[GPU_DT_FP16] = %.4f, [GPU_DT_FP8] = %.4f},\n", indent,
-		p->eff[GPU_DT_FP16], p->eff[GPU_DT_FP8]);
+	if (p->eff[GPU_DT_FP8] > 0)
+		fprintf(out, "%s.eff = {[GPU_DT_FP16] = %.4f, [GPU_DT_FP8] = %.4f},\n", indent,
+			p->eff[GPU_DT_FP16], p->eff[GPU_DT_FP8]);
+	else
+		fprintf(out, "%s.eff = {[GPU_DT_FP16] = %.4f},\n", indent, p->eff[GPU_DT_FP16]);
 	fprintf(out, "%s.k0 = %.2f,\n%s.wave_pow = %.4f,\n%s.pad_pow = %.4f,\n", indent, p->k0,
 		indent, p->wave_pow, indent, p->pad_pow);
+	fprintf(out, "%s.power_w_ref = %.4f,\n%s.power_pow = %.4f,\n", indent, p->power_w_ref,
+		indent, p->power_pow);
 	fprintf(out, "%s.bw_eff = %.4f,\n%s.overhead_ns = %.1f,\n", indent, p->bw_eff, indent,
 		p->overhead_ns);
 }
+
+/* The variant the table and --emit fit: one asymptotic efficiency for all
+ * dtypes (the default: held out, it beats an FP8 efficiency of its own,
+ * which only two GPUs inform, on 4 of 6 GPUs) or one per dtype
+ * (--per-dtype); with or without the power term (--power: better on H20,
+ * V100, T4 and A40 held out, much worse on H800, whose watts per TFLOP/s lie
+ * below every other GPU's, so off by default). */
+static int tc_tie = 1, tc_power = 0;
 
 static struct tcgemm_params tc_start(void)
 {
 	struct tcgemm_params p;
 	memset(&p, 0, sizeof p);
-	p.eff[GPU_DT_FP16] = 0.7, p.eff[GPU_DT_FP8] = 0.6;
-	p.k0 = 64, p.wave_pow = 0.5, p.pad_pow = 0.7, p.bw_eff = 0.9, p.overhead_ns = 5000;
+	p.eff[GPU_DT_FP16] = 0.7;
+	p.eff[GPU_DT_FP8] = tc_tie ? 0 : 0.6;
+	p.k0 = 64, p.wave_pow = 0.5, p.pad_pow = 0.7;
+	p.power_w_ref = tc_power ? 2 : 0;
+	p.power_pow = tc_power ? 0.3 : 0;
+	p.bw_eff = 0.9, p.overhead_ns = 5000;
 	return p;
 }
 
-static int tc_heldout(const struct tc_set *set, const long *pair, const struct gpu_spec *h)
+static int tc_heldout(const struct tc_set *set, const long *pair, const struct gpu_spec *h,
+		      FILE *dump)
 {
 	struct tcgemm_sample *train = malloc(set->n * sizeof(*train));
 	size_t nt = 0, cnt[TC_NCOL] = {0};
@@ -394,6 +412,11 @@ static int tc_heldout(const struct tc_set *set, const long *pair, const struct g
 			if (mo > 0 && pred[TC_SCRATCH] > 0)
 				pred[TC_RATIO] = o->ns * pred[TC_SCRATCH] / mo;
 		}
+		if (dump)
+			fprintf(dump, "%s,%s,%llu,%llu,%llu,%.1f,%.1f,%.1f,%.1f,%.1f\n", h->id,
+				gpu_dtype_name(k.dtype), (unsigned long long)k.m,
+				(unsigned long long)k.n, (unsigned long long)k.k, x->ns,
+				pred[TC_ROOF], pred[TC_SCRATCH], pred[TC_WAVE], pred[TC_RATIO]);
 		for (int c = 0; c < TC_NCOL; c++)
 			if (pred[c] > 0) {
 				err[c] += fabs(pred[c] - x->ns) / x->ns;
@@ -406,27 +429,38 @@ static int tc_heldout(const struct tc_set *set, const long *pair, const struct g
 			printf(" %14.1f%%", 100 * err[c] / (double)cnt[c]);
 		else
 			printf(" %15s", "-");
-	printf("   (fit rms log %.3f, eff16 %.2f eff8 %.2f k0 %.0f ovh %.1fus)\n", rms,
-	       p.eff[GPU_DT_FP16], p.eff[GPU_DT_FP8], p.k0, p.overhead_ns / 1e3);
+	printf("   (fit rms log %.3f, eff16 %.2f eff8 %.2f k0 %.0f W/TF %.2f^%.2f ovh %.1fus)\n",
+	       rms, p.eff[GPU_DT_FP16], p.eff[GPU_DT_FP8], p.k0, p.power_w_ref, p.power_pow,
+	       p.overhead_ns / 1e3);
 	return 0;
 }
 
 static void tc_usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " tensorcore --data DIR [--emit]\n"
+	fprintf(f, "usage: " PROG " tensorcore --data DIR [--emit] [--dump FILE.csv] [--per-dtype]\n"
+		   "       [--power]\n"
 		   "  held-out MAPE of the tensor-core GEMM model on measured GEMMs (each GPU\n"
 		   "  predicted by a fit on the others) vs the roofline and wave scaling;\n"
-		   "  --emit fits on every GPU and prints the constants for tcgemm_params.c\n");
+		   "  --emit fits on every GPU and prints the constants for tcgemm_params.c;\n"
+		   "  --dump writes every held-out prediction as CSV; --per-dtype fits an FP8\n"
+		   "  efficiency of its own, --power the board-power term (see tcgemm.c)\n");
 }
 
 int bench_tc_main(int argc, char **argv)
 {
-	const char *data = NULL;
+	const char *data = NULL, *dump_path = NULL;
+	FILE *dump = NULL;
 	int emit = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--data") && i + 1 < argc) {
 			data = argv[++i];
+		} else if (!strcmp(argv[i], "--dump") && i + 1 < argc) {
+			dump_path = argv[++i];
+		} else if (!strcmp(argv[i], "--per-dtype")) {
+			tc_tie = 0;
+		} else if (!strcmp(argv[i], "--power")) {
+			tc_power = 1;
 		} else if (!strcmp(argv[i], "--emit")) {
 			emit = 1;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -442,12 +476,23 @@ int bench_tc_main(int argc, char **argv)
 		tc_usage(stderr);
 		return 2;
 	}
+	if (dump_path) {
+		dump = fopen(dump_path, "w");
+		if (!dump) {
+			fprintf(stderr, PROG ": cannot write '%s': %s\n", dump_path, strerror(errno));
+			return 2;
+		}
+		fprintf(dump, "gpu,dtype,m,n,k,measured_ns,roofline_ns,tc_scratch_ns,wave_ns,"
+			      "tc_ratio_ns\n");
+	}
 	struct tc_set set = {0};
 	int rc = tc_load_all(&set, data);
 	if (rc < 0 || set.n == 0) {
 		fprintf(stderr, PROG ": cannot read GEMM data under '%s': %s\n", data,
 			rc < 0 ? strerror(-rc) : "no GEMM rows found");
 		free(set.s), free(set.src);
+		if (dump)
+			fclose(dump);
 		return 2;
 	}
 	const struct gpu_spec *gpus[16];
@@ -480,11 +525,13 @@ int bench_tc_main(int argc, char **argv)
 				printf(" %15s", tc_colname[c]);
 			printf("   (MAPE; fit on the other GPUs)\n");
 			for (size_t g = 0; g < ng && rc == 0; g++)
-				rc = tc_heldout(&set, pair, gpus[g]);
+				rc = tc_heldout(&set, pair, gpus[g], dump);
 			free(pair);
 		}
 	}
 	free(set.s), free(set.src);
+	if (dump && fclose(dump) != 0 && rc == 0)
+		rc = -EIO;
 	if (rc < 0) {
 		fprintf(stderr, PROG ": tensorcore: %s\n", strerror(-rc));
 		return 2;
