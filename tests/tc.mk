@@ -4,3 +4,5 @@ TEST_BINS += $(BUILD)/tests/check_tcgemm
 $(BUILD)/tests/check_tcgemm: $(BUILD)/obj/tests/check_tcgemm.o $(BUILD)/libsurfer-core.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+TEST_SCRIPTS += tests/tc_bench.sh

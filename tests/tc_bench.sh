@@ -1,0 +1,56 @@
+#!/bin/sh
+# tc_bench.sh - surfer-bench-tc on a made-up data folder in the layouts it
+# reads (PipeWeave FP8 rows on H20 and H800, DeepBench FP16 GEMM sections on
+# V100 and T4), generated here from a known law: every GEMM runs at half of
+# the GPU's dense peak plus 5 us.  The fit must find that efficiency, the
+# table must hold every GPU with its row count, bad input must exit 2.
+BIN="${BUILD:-build}/surfer-bench-tc"
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+fail=0
+mkdir -p "$D/pipeweave" "$D/deepbench/csv/results/train"
+
+# peak TFLOP/s of gpu_specs/gpus.csv: H20 FP8 296, H800 FP8 1979, V100 and
+# T4 FP16 125 and 65.
+awk 'BEGIN {
+	print "M,N,K,avg_duration,hardware,tc_bf16";
+	split("64 256 1024 4096 8192", d, " ");
+	for (a = 1; a <= 5; a++) for (b = 1; b <= 5; b++) for (c = 1; c <= 5; c++) {
+		f = 2 * d[a] * d[b] * d[c];
+		printf "%d,%d,%d,%.4f,NVIDIA H20,1024\n", d[a], d[b], d[c], f / (0.5 * 296e12) * 1e6 + 5;
+		printf "%d,%d,%d,%.4f,NVIDIA H800,4096\n", d[a], d[b], d[c], f / (0.5 * 1979e12) * 1e6 + 5;
+	}
+}' > "$D/pipeweave/gemm_fp8_train.csv"
+for g in V100:125 T4:65; do
+	name=${g%:*}
+	peak=${g#*:}
+	awk -v peak="$peak" 'BEGIN {
+		print "Precision,\"16 bit inputs, 16 bit multiplication, 32 bit addition\"";
+		print "Dense Matrix Multiplication,,M,N,K,A Transpose,B Transpose,,Time (msec),TERAFLOPS";
+		split("128 512 2048 5124", d, " ");
+		for (a = 1; a <= 4; a++) for (b = 1; b <= 4; b++) for (c = 1; c <= 4; c++) {
+			f = 2 * d[a] * d[b] * d[c];
+			printf ",Made-up,%d,%d,%d,N,N,,%.6f,1\n", d[a], d[b], d[c], f / (0.5 * peak * 1e12) * 1e3 + 0.005;
+		}
+		print "Convolution,,W,H,C";
+		print ",Made-up,7,7,832,16,N,N,,99,1";
+	}' > "$D/deepbench/csv/results/train/DeepBench_NV_${name}__Results_-_FP16_ip_Mixed_math.csv"
+done
+
+out=$("$BIN" tensorcore --data "$D") || { echo "FAIL: exit $? on good data"; fail=1; }
+for row in "h20 125" "h800 125" "v100-sxm2-16 64" "t4 64"; do
+	set -- $row
+	echo "$out" | awk -v g="$1" -v n="$2" '$1 == g && $2 == n { ok = 1 } END { exit !ok }' ||
+		{ echo "FAIL: no row '$1' with $2 GEMMs in:"; echo "$out"; fail=1; }
+done
+eff=$("$BIN" --data "$D" --emit | sed -n 's/.*GPU_DT_FP16\] = \([0-9.]*\).*/\1/p')
+awk -v e="$eff" 'BEGIN { exit !(e > 0.47 && e < 0.53) }' ||
+	{ echo "FAIL: fitted efficiency '$eff', want 0.5"; fail=1; }
+
+"$BIN" --data "$D/nothing" >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: missing data should exit 2"; fail=1; }
+"$BIN" --data "$D" --frobnicate >/dev/null 2>&1
+[ $? -eq 2 ] || { echo "FAIL: unknown option should exit 2"; fail=1; }
+
+[ $fail -eq 0 ] && echo "tc_bench: ok"
+exit $fail
