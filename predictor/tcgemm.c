@@ -2,8 +2,9 @@
  * tcgemm.c - the tensor-core GEMM model and its fitting.
  *
  * A tensor-core GEMM C[m x n] = A[m x k] B[k x n] (batch times) is cut into
- * output tiles of TCGEMM_TILE x TCGEMM_TILE, one per thread block, and the
- * blocks run in waves over the SMs.  Its time on GPU g is
+ * output tiles of T x Tn (128 x 128, 128 x 256 on Hopper: tcgemm.h), one
+ * per thread block, and the blocks run in waves over the SMs.  Its time on
+ * GPU g is
  *
  *   T = max(F / (P_dt * eff), bytes / (BW * bw_eff)) + overhead
  *   eff = eff_dt * e_wave^wave_pow * e_pad^pad_pow * k / (k + k0)
@@ -14,7 +15,7 @@
  *    fraction of SM-slots a ragged last wave keeps busy (the same argument
  *    as Habitat's ceil(B/W) term; one tile per SM at a time, as the large
  *    tensor-core tiles use most of an SM's shared memory);
- *  - e_pad = m n / (ceil(m/T) T * ceil(n/T) T): the work wasted in partly
+ *  - e_pad = m n / (ceil(m/T) T * ceil(n/Tn) Tn): the work wasted in partly
  *    filled edge tiles (libraries pick smaller tiles for skinny shapes,
  *    hence a fitted exponent rather than 1);
  *  - k / (k + k0): each tile pays a fixed prologue (pipeline fill) and
@@ -82,12 +83,13 @@ static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 		return -1;
 	double m = (double)k->m, n = (double)k->n, kk = (double)k->k;
 	double b = k->batch ? (double)k->batch : 1.0;
-	double tm = ceil(m / TCGEMM_TILE), tn = ceil(n / TCGEMM_TILE);
+	double tw = g->cc >= 90 ? TCGEMM_TILE_N_SM90 : TCGEMM_TILE;
+	double tm = ceil(m / TCGEMM_TILE), tn = ceil(n / tw);
 	double tiles = b * tm * tn, waves = ceil(tiles / g->sms);
 
 	f->dt = k->dtype;
 	f->log_wave = log(tiles / (waves * g->sms));
-	f->log_pad = log(m * n / (tm * TCGEMM_TILE * tn * TCGEMM_TILE));
+	f->log_pad = log(m * n / (tm * TCGEMM_TILE * tn * tw));
 	f->k = kk;
 	f->tc_ns = 2.0 * m * n * kk * b / peak * 1e9;
 	f->tm_ns = ((m * kk + kk * n) * in + m * n * outb) * b / bw * 1e9;
