@@ -423,15 +423,19 @@ static int tc_heldout(const struct tc_set *set, const long *pair, const struct g
 				cnt[c]++;
 			}
 	}
-	printf("%-14s %6zu", h->id, cnt[TC_ROOF]);
+	printf("%-14s %6zu %6zu", h->id, cnt[TC_ROOF], cnt[TC_RATIO]);
 	for (int c = 0; c < TC_NCOL; c++)
 		if (cnt[c])
 			printf(" %14.1f%%", 100 * err[c] / (double)cnt[c]);
 		else
 			printf(" %15s", "-");
-	printf("   (fit rms log %.3f, eff16 %.2f eff8 %.2f k0 %.0f W/TF %.2f^%.2f ovh %.1fus)\n",
-	       rms, p.eff[GPU_DT_FP16], p.eff[GPU_DT_FP8], p.k0, p.power_w_ref, p.power_pow,
-	       p.overhead_ns / 1e3);
+	printf("   (fit: rms log %.3f, eff %.2f", rms, p.eff[GPU_DT_FP16]);
+	if (p.eff[GPU_DT_FP8] > 0)
+		printf(" fp8 %.2f", p.eff[GPU_DT_FP8]);
+	printf(" k0 %.0f", p.k0);
+	if (p.power_w_ref > 0)
+		printf(" W/TF %.2f^%.2f", p.power_w_ref, p.power_pow);
+	printf(" overhead %.1f us)\n", p.overhead_ns / 1e3);
 	return 0;
 }
 
@@ -520,12 +524,14 @@ int bench_tc_main(int argc, char **argv)
 		if (!pair) {
 			rc = -ENOMEM;
 		} else {
-			printf("%-14s %6s", "held-out", "n");
+			printf("%-14s %6s %6s", "held-out", "n", "pairs");
 			for (int c = 0; c < TC_NCOL; c++)
 				printf(" %15s", tc_colname[c]);
 			printf("   (MAPE; fit on the other GPUs)\n");
 			for (size_t g = 0; g < ng && rc == 0; g++)
 				rc = tc_heldout(&set, pair, gpus[g], dump);
+			printf("(orig) columns: over the pairs, the same shape measured on the other GPU "
+			       "of its data source as the origin\n");
 			free(pair);
 		}
 	}
