@@ -20,6 +20,7 @@
 
 #include "predictor/choose.h"
 #include "predictor/roofline.h"
+#include "predictor/tcgemm.h"
 #include "predictor/tile.h"
 #include "predictor/wave.h"
 
@@ -50,6 +51,21 @@ static int pred_run(const struct pred_kernel *k, const struct gpu_spec *origin,
 	case PRED_MLP:
 		if (tile_predict(k, origin, target, out) == 0 && out->ns > 0) {
 			out->method = PRED_MLP;
+			return 0;
+		}
+		/* the tile model covers FP32; tensor-core GEMMs have their own */
+		pred_result_clear(out);
+		if (tcgemm_predict(k, origin, target, out) == 0) {
+			out->method = PRED_TCGEMM;
+			return 0;
+		}
+		pred_result_clear(out);
+		if (wave_predict(k, origin, target, out) == 0)
+			return 0;
+		return roofline_predict(k, origin, target, out);
+	case PRED_TCGEMM:
+		if (tcgemm_predict(k, origin, target, out) == 0) {
+			out->method = PRED_TCGEMM;
 			return 0;
 		}
 		pred_result_clear(out);
@@ -137,6 +153,7 @@ static int pred_dispatch(const struct pred_kernel *k, const struct gpu_spec *ori
 static const char *const pred_method_names[PRED_METHOD_COUNT] = {
 	[PRED_AUTO] = "auto", [PRED_WAVE] = "wave", [PRED_MLP] = "mlp",
 	[PRED_ROOFLINE] = "roofline", [PRED_IDENTITY] = "identity",
+	[PRED_TCGEMM] = "tcgemm",
 };
 
 const char *pred_method_name(enum pred_method m)

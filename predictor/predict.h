@@ -19,6 +19,7 @@ enum pred_method {
 	PRED_MLP,         /* tile model; ratio form when an origin time exists */
 	PRED_ROOFLINE,    /* max(flops/peak, bytes/bandwidth) (+ ratio form)   */
 	PRED_IDENTITY,    /* origin == target: the measured time unchanged     */
+	PRED_TCGEMM,      /* tensor-core GEMM model (tcgemm.c); ratio form too */
 	PRED_METHOD_COUNT
 };
 

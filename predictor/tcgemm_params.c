@@ -5,8 +5,8 @@
  * DeepBench FP16 on V100 and T4: 79784 GEMMs, six GPUs) with one efficiency
  * for every dtype and no power term.  Reproduce (prints this table):
  *
- *   make build/surfer-bench-tc
- *   build/surfer-bench-tc tensorcore --data ../shared/data --emit
+ *   make build/surfer-bench
+ *   build/surfer-bench tensorcore --data ../shared/data --emit
  *
  * Held-out accuracy of the same fit: `make bench-tc`.
  */

@@ -1,10 +1,10 @@
 #!/bin/sh
-# tc_bench.sh - surfer-bench-tc on a made-up data folder in the layouts it
+# tc_bench.sh - surfer-bench tensorcore on a made-up data folder in the layouts it
 # reads (PipeWeave FP8 rows on H20 and H800, DeepBench FP16 GEMM sections on
 # V100 and T4), generated here from a known law: every GEMM runs at half of
 # the GPU's dense peak plus 5 us.  The fit must find that efficiency, the
 # table must hold every GPU with its row count, bad input must exit 2.
-BIN="${BUILD:-build}/surfer-bench-tc"
+BIN="${BUILD:-build}/surfer-bench"
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 fail=0
@@ -43,13 +43,13 @@ for row in "h20 125" "h800 125" "v100-sxm2-16 64" "t4 64"; do
 	echo "$out" | awk -v g="$1" -v n="$2" '$1 == g && $2 == n { ok = 1 } END { exit !ok }' ||
 		{ echo "FAIL: no row '$1' with $2 GEMMs in:"; echo "$out"; fail=1; }
 done
-eff=$("$BIN" --data "$D" --emit | sed -n 's/.*GPU_DT_FP16\] = \([0-9.]*\).*/\1/p')
+eff=$("$BIN" tensorcore --data "$D" --emit | sed -n 's/.*GPU_DT_FP16\] = \([0-9.]*\).*/\1/p')
 awk -v e="$eff" 'BEGIN { exit !(e > 0.47 && e < 0.53) }' ||
 	{ echo "FAIL: fitted efficiency '$eff', want 0.5"; fail=1; }
 
-"$BIN" --data "$D/nothing" >/dev/null 2>&1
+"$BIN" tensorcore --data "$D/nothing" >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: missing data should exit 2"; fail=1; }
-"$BIN" --data "$D" --frobnicate >/dev/null 2>&1
+"$BIN" tensorcore --data "$D" --frobnicate >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: unknown option should exit 2"; fail=1; }
 
 [ $fail -eq 0 ] && echo "tc_bench: ok"

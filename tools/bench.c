@@ -15,6 +15,7 @@
  * auto.
  */
 #include "tools/bench_e2e.h"
+#include "tools/bench_tc.h"
 #include "predictor/predict.h"
 #include "predictor/tile.h"
 #include "tools/neusight.h"
@@ -58,6 +59,7 @@ static void usage(FILE *fp)
 		"       " PROG " table REPORT.json...   (markdown tables of accuracy reports)\n"
 		"       " PROG " e2e --labels DIR --configs DIR [--weights F | --holdout-weights DIR]\n"
 		"       " PROG " comm DIR...            (collective times vs NCCL measurements)\n"
+		"       " PROG " tensorcore --data DIR  (tensor-core GEMM model, held out per GPU)\n"
 		"       " PROG " --version\n"
 		"methods: bw-ratio flops-ratio roofline wave mlp auto (default auto), all\n");
 }
@@ -411,6 +413,8 @@ int main(int argc, char **argv)
 		return bench_e2e_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "comm"))
 		return bench_comm_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "tensorcore"))
+		return bench_tc_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "--version")) {
 		printf(PROG " " SURFER_VERSION "\n");
 		return 0;
