@@ -2,6 +2,9 @@
  * choose.c - the `auto` rule: which method predicts a kernel.
  *
  *   1. origin and target are the same GPU, with a measured time: identity.
+ *   1b. a tensor-core GEMM (TF32/FP16/BF16/FP8/INT8) of known shape: the
+ *      tensor-core GEMM model (tcgemm.c), as a ratio when an origin time
+ *      exists.
  *   2. the tile model covers the kernel (an FP32 GEMM, elementwise, softmax
  *      or norm kernel whose shape is known, and weights for that family):
  *      the tile model, as a ratio when an origin time exists.
@@ -16,11 +19,20 @@
  *     22.4% vs 92.1%; the tile model was the better of the two for every
  *     operator, and from scratch (28.7% / 23.2%) it still beats wave
  *     scaling with a measurement;
+ *   - tensor-core GEMMs (`surfer-bench tensorcore`: 79,784 measured FP8
+ *     and FP16 GEMMs on H20, H800, A100, A40, V100, T4, each GPU held out
+ *     in turn): tcgemm from the shape 17.8% mean MAPE, its ratio form from
+ *     another GPU's time 21.6%, wave scaling 28.2%, roofline 41.2%; the
+ *     shape alone was better than the ratio on 5 of the 6 GPUs, but only
+ *     the ratio follows the measurement: a change that makes the origin's
+ *     GEMM slower must make the prediction slower (the CI gate), so the
+ *     ratio form is used whenever a measurement exists;
  *   - convolutions (which the model does not describe): roofline ratio
  *     better than wave scaling in all 12 origin/target pairs (13-29% vs
  *     27-100%, mean 21.3% vs 44.7%).
  */
 #include "predictor/choose.h"
+#include "predictor/tcgemm.h"
 #include "predictor/tile.h"
 
 enum pred_method pred_choose(const struct pred_kernel *k, const struct gpu_spec *origin,
@@ -29,6 +41,8 @@ enum pred_method pred_choose(const struct pred_kernel *k, const struct gpu_spec 
 	int measured = origin && k->origin_ns > 0;
 	if (measured && origin == target)
 		return PRED_IDENTITY;
+	if (k->op == PRED_OP_GEMM && tcgemm_model_ns(k, target, NULL) > 0)
+		return PRED_TCGEMM;
 	int fam = tile_family_of(k);
 	if (fam >= 0 && tile_model_has(fam)) {
 		double f[TILE_NFEAT], base;

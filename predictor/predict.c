@@ -64,6 +64,7 @@ static int pred_run(const struct pred_kernel *k, const struct gpu_spec *origin,
 			return 0;
 		return roofline_predict(k, origin, target, out);
 	case PRED_TCGEMM:
+		/* As a ratio when an origin time exists (see choose.c). */
 		if (tcgemm_predict(k, origin, target, out) == 0) {
 			out->method = PRED_TCGEMM;
 			return 0;

@@ -235,7 +235,10 @@ START_TEST(auto_rule)
 	ck_assert_int_eq(pred_choose(&g, &v, &v), PRED_IDENTITY);
 	ck_assert_int_eq(pred_choose(&g, &v, &t), PRED_MLP);
 	ck_assert_int_eq(pred_choose(&g, NULL, &t), PRED_MLP);
-	g.dtype = GPU_DT_FP16;                     /* tensor cores: not the model's */
+	g.dtype = GPU_DT_FP16;                     /* tensor cores: not the tile model's */
+	ck_assert_int_eq(pred_choose(&g, &v, &t), PRED_TCGEMM);
+	ck_assert_int_eq(pred_choose(&g, NULL, &t), PRED_TCGEMM);
+	g.m = 0;                                   /* shape unknown: no tensor-core model */
 	ck_assert_int_eq(pred_choose(&g, &v, &t), PRED_WAVE);
 	ck_assert_int_eq(pred_choose(&g, NULL, &t), PRED_ROOFLINE);
 	struct pred_kernel c = {.op = PRED_OP_CONV, .m = 4096, .n = 64, .k = 576,
