@@ -1,26 +1,32 @@
 /*
- * analyze.c - the analysis pipeline behind surfer-analyze: two streaming
- * passes over the trace around the per-configuration predictions.
+ * analyze.c - the analysis pipeline behind surfer-analyze, in one streaming
+ * pass over the trace:
  *
- *   pass 1: header -> origin GPU; kernels -> kernel table (with the shape of
- *           the GEMM/conv call that launched them); the clock offset between
- *           GPU and CPU times; whether records are in CPU order; iteration
- *           markers.
- *   predict: every configuration once per target (predict_kernel), kept as
- *           a ratio to its mean measured time so each launch keeps its own
- *           measured variation.
- *   pass 2: events to the timeline in CPU order; then per-name groups.
+ *   header  -> the origin GPU;
+ *   GEMM/conv records -> a small ring, so the kernels they launch carry
+ *           their shape, dtype, FLOPs and bytes;
+ *   kernels -> the kernel table; a new configuration is predicted on every
+ *           target at once (predict_kernel), as a ratio to the measured
+ *           time of the launch that made it known;
+ *   every event -> a reorder window of AN_WINDOW events sorted by CPU time,
+ *           then the timeline, which replays it with measured durations and
+ *           with measured x ratio on each target;
+ *   end     -> per-name groups and shares for the reports.
+ *
+ * Memory is bounded by the configurations, strings, streams and the window,
+ * never by the number of launches.  A trace out of CPU order by more than
+ * the window (an event older than one already replayed) is read a second
+ * time into a compact sorted copy (about 100 bytes an event) and replayed
+ * from it.
  *
  * Clocks: GPU times are expected on the CPU clock.  When the smallest
- * (GPU start - CPU launch) is negative or above one second the two clocks
- * have different bases and GPU times are moved by that smallest difference
- * (the earliest launch then starts with no latency); otherwise they are
- * used as recorded.
+ * (GPU start - CPU launch) among the first AN_WINDOW events is negative or
+ * above one second the two clocks have different bases and GPU times are
+ * moved by that smallest difference (the earliest launch then starts with
+ * no latency); otherwise they are used as recorded.
  */
 #include "analyzer/analyze.h"
 
-#include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,35 +45,50 @@ struct an_ring {
 	struct ktable_lib lib[AN_LIB_RING];
 };
 
-/* A pending event, when records must be sorted. */
+/* An event waiting in the reorder window (or, for a trace out of order
+ * beyond it, in the sorted copy). */
 struct an_pending {
 	struct tl_event ev;
 	uint64_t seq;
 	int32_t iteration;
 };
 
+/* Events wait here until AN_WINDOW later ones have been read, so records
+ * written a little out of CPU order (GPU times that arrive late) replay in
+ * order while memory stays bounded. */
+#define AN_WINDOW 16384
+
 struct an_ctx {
 	const char *path;
 	const struct analysis_options *o;
 	struct analysis *a;
-	struct trace_reader *r;       /* pass 1 reader, kept for its strings       */
+	struct trace_reader *r;       /* the reader, kept for its strings          */
 	struct ktable *kt;
 	struct an_ring ring;
-	uint64_t nrecords;            /* records pass 1 accepted                   */
-	int64_t t0;                   /* smallest CPU time                         */
+	uint64_t nrecords;            /* records read                              */
+	int64_t t0;                   /* origin of relative times: first CPU time  */
 	int64_t offset;               /* subtracted from GPU times                 */
 	int64_t min_delta;
 	int have_delta;
 	uint64_t markers;             /* iteration markers                         */
+	uint64_t capture_markers;     /* capture start/stop markers                */
 	int kernel_iterations;        /* kernels carry iteration numbers           */
-	int disorder;
 	int timed;                    /* some kernel or copy has GPU times         */
 	struct tl_kernel_pred *pred;  /* configs x targets                         */
 	uint8_t *pmethod, *pbound;    /* configs x targets                         */
 	struct tl_target *targets;
 	struct timeline *tl;
-	struct an_pending *pend;
+	struct an_pending *pend;      /* sorted copy of every event (fallback)     */
 	size_t npend, cappend;
+	struct an_pending *win;       /* reorder window, sorted, [whead, wtail)    */
+	size_t whead, wtail, wcap;
+	int offset_fixed;             /* the clock offset is decided              */
+	int fed;                      /* an event left the window                 */
+	double fed_cpu;               /* ... and the CPU time and seq of the last  */
+	uint64_t fed_seq;
+	int overflow;                 /* an event came later than the window allows */
+	int have_t0;
+	uint32_t cap_configs;
 	int32_t cur_iteration;
 	char *err;
 	size_t errlen;
@@ -136,80 +157,6 @@ static uint64_t an_cpu_ns(const struct trace_record *rec)
 	}
 }
 
-static int an_pass1(struct an_ctx *c)
-{
-	struct trace_record rec;
-	char rerr[160];
-	uint64_t last_cpu = 0;
-	int rc;
-
-	c->t0 = INT64_MAX;
-	while ((rc = trace_reader_next(c->r, &rec, rerr, sizeof(rerr))) == 1) {
-		uint64_t cpu = an_cpu_ns(&rec);
-
-		c->nrecords++;
-		if (cpu) {
-			if (cpu < last_cpu)
-				c->disorder = 1;
-			last_cpu = cpu;
-			if ((int64_t)cpu < c->t0)
-				c->t0 = (int64_t)cpu;
-		}
-		switch (rec.type) {
-		case TRACE_GEMM:
-		case TRACE_CONV:
-			an_lib_record(c, &rec);
-			break;
-		case TRACE_KERNEL: {
-			const struct trace_kernel *k = &rec.u.kernel;
-			struct ktable_key key;
-			struct ktable_entry *e;
-			int64_t i;
-
-			ktable_key_init(&key, k, an_ring_get(&c->ring, k->lib_call));
-			i = ktable_intern(c->kt, &key);
-			if (i < 0)
-				return an_fail(c, -1, "out of memory");
-			e = ktable_entry(c->kt, (uint32_t)i);
-			e->launches++;
-			if (k->start_ns && k->end_ns >= k->start_ns) {
-				e->timed++;
-				e->sum_ns += (double)(k->end_ns - k->start_ns);
-			}
-			an_note_gpu(c, k->cpu_ns, k->start_ns, k->end_ns);
-			if (k->iteration >= 0)
-				c->kernel_iterations = 1;
-			c->a->kernels++;
-			break;
-		}
-		case TRACE_MEMCPY:
-		case TRACE_MEMSET:
-			an_note_gpu(c, rec.u.copy.cpu_ns, rec.u.copy.start_ns, rec.u.copy.end_ns);
-			break;
-		case TRACE_MARKER:
-			if (rec.u.marker.kind == TRACE_MARK_ITERATION)
-				c->markers++;
-			break;
-		default:
-			break;
-		}
-	}
-	if (rc == TRACE_ETRUNC) {
-		c->a->truncated = 1;
-		snprintf(c->a->warning, sizeof(c->a->warning), "%s; analyzed what was read", rerr);
-	} else if (rc < 0) {
-		return an_fail(c, -2, "cannot read '%s': %s", c->path, rerr);
-	}
-	if (c->t0 == INT64_MAX)
-		c->t0 = 0;
-	if (c->have_delta && (c->min_delta < 0 || c->min_delta > AN_CLOCK_BASE_LIMIT_NS))
-		c->offset = c->min_delta;
-	c->a->records = c->nrecords;
-	c->a->untimed = !c->timed;
-	c->a->configs = ktable_count(c->kt);
-	return 0;
-}
-
 static enum tl_copy_class an_copy_class(const struct trace_record *rec)
 {
 	if (rec->type == TRACE_MEMSET)
@@ -227,56 +174,15 @@ static double an_ratio(double o, double d)
 	return (o > 0 && d > 0) ? o / d : 1.0;
 }
 
-static int an_predict(struct an_ctx *c)
+/* Copy duration multipliers of every target. */
+static int an_targets(struct an_ctx *c)
 {
-	uint32_t n = ktable_count(c->kt);
 	size_t nt = c->o->ntargets;
 	const struct gpu_spec *og = c->a->origin;
 
-	c->pred = calloc((size_t)(n ? n : 1) * (nt ? nt : 1), sizeof(*c->pred));
-	c->pmethod = calloc((size_t)(n ? n : 1) * (nt ? nt : 1), 1);
-	c->pbound = calloc((size_t)(n ? n : 1) * (nt ? nt : 1), 1);
 	c->targets = calloc(nt ? nt : 1, sizeof(*c->targets));
-	if (!c->pred || !c->pmethod || !c->pbound || !c->targets)
+	if (!c->targets)
 		return an_fail(c, -1, "out of memory");
-	for (uint32_t i = 0; i < n; i++) {
-		const struct ktable_entry *e = ktable_entry(c->kt, i);
-		struct pred_kernel k;
-
-		memset(&k, 0, sizeof(k));
-		k.name = trace_reader_string(c->r, e->key.name, NULL);
-		memcpy(k.grid, e->key.grid, sizeof(k.grid));
-		memcpy(k.block, e->key.block, sizeof(k.block));
-		k.regs = e->key.regs;
-		k.smem_static = e->key.smem_static;
-		k.smem_dynamic = e->key.smem_dynamic;
-		k.dtype = e->key.lib_kind ? (enum gpu_dtype)e->key.dtype : GPU_DT_FP32;
-		if (e->key.lib_kind == KTABLE_LIB_GEMM)
-			k.op = PRED_OP_GEMM;
-		else if (e->key.lib_kind == KTABLE_LIB_CONV)
-			k.op = PRED_OP_CONV;
-		k.m = e->key.m;
-		k.n = e->key.n;
-		k.k = e->key.k;
-		k.batch = e->key.batch;
-		k.flops = e->key.flops;
-		k.bytes = e->key.bytes;
-		k.origin_ns = e->timed ? e->sum_ns / (double)e->timed : 0;
-		predict_classify(&k);
-		for (size_t t = 0; t < nt; t++) {
-			struct pred_result r;
-			size_t at = (size_t)i * nt + t;
-
-			if (predict_kernel(&k, og, c->o->targets[t], c->o->method, &r) < 0 &&
-			    predict_kernel(&k, og, c->o->targets[t], PRED_AUTO, &r) < 0)
-				return an_fail(c, -2, "cannot predict kernel on '%s'",
-					       c->o->targets[t]->id);
-			c->pred[at].ns = r.ns;
-			c->pred[at].scale = k.origin_ns > 0 ? r.ns / k.origin_ns : 0;
-			c->pmethod[at] = (uint8_t)r.method;
-			c->pbound[at] = (uint8_t)(r.memory_bound + 1);
-		}
-	}
 	for (size_t t = 0; t < nt; t++) {
 		const struct gpu_spec *tg = c->o->targets[t];
 		double *s = c->targets[t].copy_scale;
@@ -291,14 +197,83 @@ static int an_predict(struct an_ctx *c)
 	return 0;
 }
 
+/* Makes room for configuration i in the prediction arrays. */
+static int an_grow(struct an_ctx *c, uint32_t i)
+{
+	size_t nt = c->o->ntargets ? c->o->ntargets : 1;
+
+	if (i >= c->cap_configs) {
+		uint32_t cap = c->cap_configs ? c->cap_configs * 2 : 256;
+		struct tl_kernel_pred *p = realloc(c->pred, (size_t)cap * nt * sizeof(*p));
+		uint8_t *m, *b;
+
+		if (!p)
+			return -1;
+		c->pred = p;
+		m = realloc(c->pmethod, (size_t)cap * nt);
+		if (!m)
+			return -1;
+		c->pmethod = m;
+		b = realloc(c->pbound, (size_t)cap * nt);
+		if (!b)
+			return -1;
+		c->pbound = b;
+		c->cap_configs = cap;
+	}
+	return timeline_set_configs(c->tl, i + 1, c->pred);
+}
+
+/*
+ * Predicts configuration i on every target, as a ratio to origin_ns (the
+ * duration of the launch that made it known; 0 when untimed).  Every method
+ * is linear in the origin time (Eq. (1) of wave scaling, the roofline and
+ * tile ratios, identity), so the ratio does not depend on which launch it
+ * was computed from; each launch keeps its own measured duration x ratio.
+ */
+static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
+{
+	const struct ktable_entry *e = ktable_entry(c->kt, i);
+	size_t nt = c->o->ntargets;
+	struct pred_kernel k;
+
+	memset(&k, 0, sizeof(k));
+	k.name = trace_reader_string(c->r, e->key.name, NULL);
+	memcpy(k.grid, e->key.grid, sizeof(k.grid));
+	memcpy(k.block, e->key.block, sizeof(k.block));
+	k.regs = e->key.regs;
+	k.smem_static = e->key.smem_static;
+	k.smem_dynamic = e->key.smem_dynamic;
+	k.dtype = e->key.lib_kind ? (enum gpu_dtype)e->key.dtype : GPU_DT_FP32;
+	if (e->key.lib_kind == KTABLE_LIB_GEMM)
+		k.op = PRED_OP_GEMM;
+	else if (e->key.lib_kind == KTABLE_LIB_CONV)
+		k.op = PRED_OP_CONV;
+	k.m = e->key.m;
+	k.n = e->key.n;
+	k.k = e->key.k;
+	k.batch = e->key.batch;
+	k.flops = e->key.flops;
+	k.bytes = e->key.bytes;
+	k.origin_ns = origin_ns;
+	predict_classify(&k);
+	for (size_t t = 0; t < nt; t++) {
+		struct pred_result r;
+		size_t at = (size_t)i * nt + t;
+
+		if (predict_kernel(&k, c->a->origin, c->o->targets[t], c->o->method, &r) < 0 &&
+		    predict_kernel(&k, c->a->origin, c->o->targets[t], PRED_AUTO, &r) < 0)
+			return an_fail(c, -2, "cannot predict a kernel on '%s'", c->o->targets[t]->id);
+		c->pred[at].ns = r.ns;
+		c->pred[at].scale = k.origin_ns > 0 ? r.ns / k.origin_ns : 0;
+		c->pmethod[at] = (uint8_t)r.method;
+		c->pbound[at] = (uint8_t)(r.memory_bound + 1);
+	}
+	return 0;
+}
+
 static double an_rel(const struct an_ctx *c, uint64_t t)
 {
 	return (double)((int64_t)t - c->t0);
-}
-
-static double an_rel_gpu(const struct an_ctx *c, uint64_t t)
-{
-	return (double)((int64_t)t - c->offset - c->t0);
 }
 
 /* ns a copy of bytes takes on g when the trace did not time it: bytes over
@@ -316,18 +291,23 @@ static double an_copy_estimate(const struct gpu_spec *g, enum tl_copy_class cls,
 	return gbps > 0 ? (double)bytes / gbps : 0;   /* bytes / (GB/s) = ns */
 }
 
-/* Converts a record to a timeline event; returns 0 when it has none. */
-static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_event *ev)
+/* Converts a record to a timeline event (GPU times not yet moved by the
+ * clock offset); returns 0 when it has none.  config is the kernel's
+ * configuration, or -1 to look it up. */
+static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_event *ev,
+		    int64_t config)
 {
 	memset(ev, 0, sizeof(*ev));
 	switch (rec->type) {
 	case TRACE_KERNEL: {
 		const struct trace_kernel *k = &rec->u.kernel;
 		struct ktable_key key;
-		int64_t i;
+		int64_t i = config;
 
-		ktable_key_init(&key, k, an_ring_get(&c->ring, k->lib_call));
-		i = ktable_find(c->kt, &key);
+		if (i < 0) {
+			ktable_key_init(&key, k, an_ring_get(&c->ring, k->lib_call));
+			i = ktable_find(c->kt, &key);
+		}
 		if (i < 0)
 			return 0;
 		ev->kind = TL_KERNEL;
@@ -336,8 +316,8 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		ev->cpu_ns = ev->cpu_end_ns = an_rel(c, k->cpu_ns);
 		if (k->start_ns && k->end_ns >= k->start_ns) {
 			ev->has_gpu = 1;
-			ev->start_ns = an_rel_gpu(c, k->start_ns);
-			ev->end_ns = an_rel_gpu(c, k->end_ns);
+			ev->start_ns = an_rel(c, k->start_ns);
+			ev->end_ns = an_rel(c, k->end_ns);
 		}
 		return 1;
 	}
@@ -354,8 +334,8 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		ev->copy = an_copy_class(rec);
 		if (cp->start_ns && cp->end_ns >= cp->start_ns) {
 			ev->has_gpu = 1;
-			ev->start_ns = an_rel_gpu(c, cp->start_ns);
-			ev->end_ns = an_rel_gpu(c, cp->end_ns);
+			ev->start_ns = an_rel(c, cp->start_ns);
+			ev->end_ns = an_rel(c, cp->end_ns);
 		} else {
 			ev->est_ns = an_copy_estimate(c->a->origin, ev->copy, cp->bytes);
 		}
@@ -385,9 +365,16 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		return 1;
 	}
 	case TRACE_MARKER:
-		if (rec->u.marker.kind != TRACE_MARK_ITERATION)
+		/* Iteration markers delimit iterations; without them the
+		 * recorder's capture windows (cuProfilerStart/Stop) do. */
+		if (rec->u.marker.kind == TRACE_MARK_ITERATION)
+			ev->kind = TL_ITERATION;
+		else if (c->markers == 0 && rec->u.marker.kind == TRACE_MARK_CAPTURE_START)
+			ev->kind = TL_ITERATION;
+		else if (c->markers == 0 && rec->u.marker.kind == TRACE_MARK_CAPTURE_STOP)
+			ev->kind = TL_ITERATION_END;
+		else
 			return 0;
-		ev->kind = TL_ITERATION;
 		ev->cpu_ns = ev->cpu_end_ns = an_rel(c, rec->u.marker.cpu_ns);
 		return 1;
 	default:
@@ -395,11 +382,25 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 	}
 }
 
-/* Feeds an event, first emitting an iteration boundary when the trace has
- * no markers and a kernel starts a new iteration number. */
-static int an_feed(struct an_ctx *c, const struct tl_event *ev, int32_t iteration)
+/* Feeds an event to the timeline: GPU times moved by the clock offset, an
+ * untimed launch given its configuration's mean, and an iteration boundary
+ * first when the trace has no markers and a kernel starts a new iteration
+ * number. */
+static int an_feed(struct an_ctx *c, const struct tl_event *in, int32_t iteration)
 {
-	if (!c->markers && c->kernel_iterations && ev->kind == TL_KERNEL && iteration >= 0 &&
+	struct tl_event e = *in, *ev = &e;
+
+	if (e.has_gpu) {
+		e.start_ns -= (double)c->offset;
+		e.end_ns -= (double)c->offset;
+	} else if (e.kind == TL_KERNEL) {
+		/* an untimed launch of a timed configuration: its mean so far */
+		const struct ktable_entry *k = ktable_entry(c->kt, e.config);
+		if (k && k->timed)
+			e.est_ns = k->sum_ns / (double)k->timed;
+	}
+	if (!c->markers && !c->capture_markers && c->kernel_iterations && ev->kind == TL_KERNEL &&
+	    iteration >= 0 &&
 	    iteration != c->cur_iteration) {
 		struct tl_event b;
 
@@ -433,6 +434,8 @@ static uint64_t an_seq(const struct trace_record *rec)
 	}
 }
 
+/* The fallback for a trace out of order beyond the reorder window: read it
+ * again, keep every event (compactly), sort them by CPU time and replay. */
 static int an_pass2(struct an_ctx *c)
 {
 	struct trace_reader *r;
@@ -444,9 +447,6 @@ static int an_pass2(struct an_ctx *c)
 
 	memset(&c->ring, 0, sizeof(c->ring));
 	c->cur_iteration = -1;
-	c->tl = timeline_new((uint32_t)c->o->ntargets, ktable_count(c->kt), c->pred, c->targets);
-	if (!c->tl)
-		return an_fail(c, -1, "out of memory");
 	if (trace_reader_open(&r, c->path, rerr, sizeof(rerr)) < 0)
 		return an_fail(c, -2, "cannot read '%s': %s", c->path, rerr);
 	while (n < c->nrecords && (rc = trace_reader_next(r, &rec, rerr, sizeof(rerr))) == 1) {
@@ -455,37 +455,209 @@ static int an_pass2(struct an_ctx *c)
 			an_lib_record(c, &rec);
 			continue;
 		}
-		if (!an_event(c, &rec, &ev))
+		if (rec.type == TRACE_KERNEL && (rec.u.kernel.flags & TRACE_KF_CAPTURED))
 			continue;
-		if (c->disorder) {
-			if (c->npend == c->cappend) {
-				size_t cap = c->cappend ? c->cappend * 2 : 4096;
-				struct an_pending *p = realloc(c->pend, cap * sizeof(*p));
-				if (!p) {
-					trace_reader_free(r);
-					return an_fail(c, -1, "out of memory");
-				}
-				c->pend = p;
-				c->cappend = cap;
+		if (!an_event(c, &rec, &ev, -1))
+			continue;
+		if (c->npend == c->cappend) {
+			size_t cap = c->cappend ? c->cappend * 2 : 4096;
+			struct an_pending *p = realloc(c->pend, cap * sizeof(*p));
+			if (!p) {
+				trace_reader_free(r);
+				return an_fail(c, -1, "out of memory");
 			}
-			c->pend[c->npend].ev = ev;
-			c->pend[c->npend].seq = an_seq(&rec);
-			c->pend[c->npend].iteration =
-				rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
-			c->npend++;
-		} else if (an_feed(c, &ev, rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1) < 0) {
-			trace_reader_free(r);
-			return an_fail(c, -1, "out of memory");
+			c->pend = p;
+			c->cappend = cap;
 		}
+		c->pend[c->npend].ev = ev;
+		c->pend[c->npend].seq = an_seq(&rec);
+		c->pend[c->npend].iteration = rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
+		c->npend++;
 	}
 	trace_reader_free(r);
-	if (c->disorder) {
-		c->a->sorted_in_memory = 1;
-		qsort(c->pend, c->npend, sizeof(*c->pend), an_pending_cmp);
-		for (size_t i = 0; i < c->npend; i++)
-			if (an_feed(c, &c->pend[i].ev, c->pend[i].iteration) < 0)
-				return an_fail(c, -1, "out of memory");
+	c->a->sorted_in_memory = 1;
+	qsort(c->pend, c->npend, sizeof(*c->pend), an_pending_cmp);
+	for (size_t i = 0; i < c->npend; i++)
+		if (an_feed(c, &c->pend[i].ev, c->pend[i].iteration) < 0)
+			return an_fail(c, -1, "out of memory");
+	return 0;
+}
+
+static int an_before(const struct an_pending *a, double cpu, uint64_t seq)
+{
+	return a->ev.cpu_ns < cpu || (a->ev.cpu_ns == cpu && a->seq < seq);
+}
+
+/* Decides the clock offset from the GPU/CPU differences seen so far (see
+ * the header comment). */
+static void an_fix_offset(struct an_ctx *c)
+{
+	if (c->offset_fixed)
+		return;
+	c->offset_fixed = 1;
+	if (c->have_delta && (c->min_delta < 0 || c->min_delta > AN_CLOCK_BASE_LIMIT_NS))
+		c->offset = c->min_delta;
+}
+
+/* Replays the oldest event of the window. */
+static int an_pop(struct an_ctx *c)
+{
+	struct an_pending *p = &c->win[c->whead++];
+
+	an_fix_offset(c);
+	c->fed = 1;
+	c->fed_cpu = p->ev.cpu_ns;
+	c->fed_seq = p->seq;
+	if (c->whead == c->wtail)
+		c->whead = c->wtail = 0;
+	return an_feed(c, &p->ev, p->iteration);
+}
+
+/* Adds an event to the window in (CPU time, seq) order, replaying the
+ * oldest when it is full. */
+static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, int32_t iteration)
+{
+	size_t at;
+
+	if (c->overflow)
+		return 0;
+	if (c->fed && !(c->fed_cpu < ev->cpu_ns || (c->fed_cpu == ev->cpu_ns && c->fed_seq < seq))) {
+		c->overflow = 1;     /* older than what was replayed: sort instead */
+		return 0;
 	}
+	if (c->wtail - c->whead == c->wcap && an_pop(c) < 0)
+		return -1;
+	if (c->wtail == 2 * c->wcap) {  /* slide the live part to the front */
+		memmove(c->win, c->win + c->whead, (c->wtail - c->whead) * sizeof(*c->win));
+		c->wtail -= c->whead;
+		c->whead = 0;
+	}
+	at = c->wtail;
+	while (at > c->whead && !an_before(&c->win[at - 1], ev->cpu_ns, seq))
+		at--;
+	if (at < c->wtail)
+		memmove(&c->win[at + 1], &c->win[at], (c->wtail - at) * sizeof(*c->win));
+	c->win[at].ev = *ev;
+	c->win[at].seq = seq;
+	c->win[at].iteration = iteration;
+	c->wtail++;
+	return 0;
+}
+
+/* The kernel's configuration, added and predicted when new. */
+static int64_t an_config(struct an_ctx *c, const struct trace_kernel *k)
+{
+	struct ktable_key key;
+	struct ktable_entry *e;
+	uint32_t before = ktable_count(c->kt);
+	int timed = k->start_ns && k->end_ns >= k->start_ns;
+	double dur = timed ? (double)(k->end_ns - k->start_ns) : 0;
+	int64_t i;
+
+	ktable_key_init(&key, k, an_ring_get(&c->ring, k->lib_call));
+	i = ktable_intern(c->kt, &key);
+	if (i < 0)
+		return an_fail(c, -1, "out of memory");
+	e = ktable_entry(c->kt, (uint32_t)i);
+	if (ktable_count(c->kt) != before) {
+		if (an_grow(c, (uint32_t)i) < 0)
+			return an_fail(c, -1, "out of memory");
+		if (an_predict_config(c, (uint32_t)i, dur) < 0)
+			return -2;
+	} else if (timed && e->timed == 0 && dur > 0) {
+		/* first measured launch of a configuration seen untimed */
+		if (an_predict_config(c, (uint32_t)i, dur) < 0)
+			return -2;
+	}
+	e->launches++;
+	if (timed) {
+		e->timed++;
+		e->sum_ns += dur;
+	}
+	if (k->iteration >= 0)
+		c->kernel_iterations = 1;
+	c->a->kernels++;
+	return i;
+}
+
+/* The single streaming pass: kernel table, predictions and replay. */
+static int an_stream(struct an_ctx *c)
+{
+	struct trace_record rec;
+	struct tl_event ev;
+	char rerr[160];
+	int rc;
+
+	c->wcap = c->o->reorder_window ? c->o->reorder_window : AN_WINDOW;
+	c->win = malloc(2 * c->wcap * sizeof(*c->win));  /* slides once per wcap events */
+	if (!c->win)
+		return an_fail(c, -1, "out of memory");
+	c->cur_iteration = -1;
+	while ((rc = trace_reader_next(c->r, &rec, rerr, sizeof(rerr))) == 1) {
+		uint64_t cpu = an_cpu_ns(&rec);
+		int64_t config = -1;
+
+		c->nrecords++;
+		if (cpu && !c->have_t0) {
+			c->t0 = (int64_t)cpu;
+			c->have_t0 = 1;
+		}
+		switch (rec.type) {
+		case TRACE_GEMM:
+		case TRACE_CONV:
+			an_lib_record(c, &rec);
+			continue;
+		case TRACE_KERNEL:
+			if (rec.u.kernel.flags & TRACE_KF_CAPTURED) {
+				/* recorded into a CUDA graph, not run: its replays
+				 * appear as TRACE_KF_GRAPH launches */
+				c->a->captured++;
+				continue;
+			}
+			config = an_config(c, &rec.u.kernel);
+			if (config < 0)
+				return (int)config;
+			an_note_gpu(c, rec.u.kernel.cpu_ns, rec.u.kernel.start_ns, rec.u.kernel.end_ns);
+			break;
+		case TRACE_MEMCPY:
+		case TRACE_MEMSET:
+			an_note_gpu(c, rec.u.copy.cpu_ns, rec.u.copy.start_ns, rec.u.copy.end_ns);
+			break;
+		case TRACE_MARKER:
+			if (rec.u.marker.kind == TRACE_MARK_ITERATION)
+				c->markers++;
+			else if (rec.u.marker.kind == TRACE_MARK_CAPTURE_START ||
+				 rec.u.marker.kind == TRACE_MARK_CAPTURE_STOP)
+				c->capture_markers++;
+			break;
+		default:
+			break;
+		}
+		if (an_event(c, &rec, &ev, config) &&
+		    an_push(c, &ev, an_seq(&rec), rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1) < 0)
+			return an_fail(c, -1, "out of memory");
+	}
+	if (rc == TRACE_ETRUNC) {
+		c->a->truncated = 1;
+		snprintf(c->a->warning, sizeof(c->a->warning), "%s; analyzed what was read", rerr);
+	} else if (rc < 0) {
+		return an_fail(c, -2, "cannot read '%s': %s", c->path, rerr);
+	}
+	c->a->records = c->nrecords;
+	c->a->configs = ktable_count(c->kt);
+	c->a->untimed = !c->timed;
+	an_fix_offset(c);
+	if (c->overflow) {
+		/* Out of order beyond the window: replay again from a sorted copy. */
+		timeline_free(c->tl);
+		c->tl = timeline_new((uint32_t)c->o->ntargets, ktable_count(c->kt), c->pred, c->targets);
+		if (!c->tl)
+			return an_fail(c, -1, "out of memory");
+		return an_pass2(c);
+	}
+	while (c->whead < c->wtail)
+		if (an_pop(c) < 0)
+			return an_fail(c, -1, "out of memory");
 	return 0;
 }
 
@@ -494,9 +666,6 @@ static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_
 		      const struct analysis_group *proto)
 {
 	struct analysis_target *at = &c->a->targets[t];
-	const double *meas = timeline_config_ns(c->tl, 0);
-	const double *pred = timeline_config_ns(c->tl, (uint32_t)t + 1);
-	const uint64_t *launches = timeline_config_launches(c->tl);
 	uint32_t n = ktable_count(c->kt);
 	size_t nt = c->o->ntargets;
 	double iters = c->a->iterations ? c->a->iterations : 1;
@@ -514,12 +683,13 @@ static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_
 	for (uint32_t i = 0; i < n; i++) {
 		int32_t g = group_of[i];
 		size_t at_i = (size_t)i * nt + t;
-		double p = pred[i] / iters;
+		double p = timeline_config_ns(c->tl, i, (uint32_t)t + 1) / iters;
+		double meas = timeline_config_ns(c->tl, i, 0) / iters;
 		enum pred_method m = (enum pred_method)c->pmethod[at_i];
 		int b = c->pbound[at_i];    /* 0 unknown, 1 compute, 2 memory */
 
-		at->groups[g].launches += launches[i];
-		at->groups[g].origin_ns += meas[i] / iters;
+		at->groups[g].launches += timeline_config_launches(c->tl, i);
+		at->groups[g].origin_ns += meas;
 		at->groups[g].pred_ns += p;
 		gm[g][m] += p;
 		gb[g][b] += p;
@@ -531,7 +701,7 @@ static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_
 		else
 			at->unknown_bound_ns += p;
 		at->op_ns[at->groups[g].op] += p;
-		at->op_origin_ns[at->groups[g].op] += meas[i] / iters;
+		at->op_origin_ns[at->groups[g].op] += meas;
 	}
 	for (size_t g = 0; g < ngroups; g++) {
 		int bm = 0, bb = 0;
@@ -674,8 +844,14 @@ int analysis_run(const char *path, const struct analysis_options *o, struct anal
 		rc = an_fail(&c, -2, "cannot read '%s': %s", path, rerr);
 		goto out;
 	}
-	if ((rc = an_origin(&c)) < 0 || (rc = an_pass1(&c)) < 0 || (rc = an_predict(&c)) < 0 ||
-	    (rc = an_pass2(&c)) < 0 || (rc = an_results(&c)) < 0)
+	if ((rc = an_origin(&c)) < 0 || (rc = an_targets(&c)) < 0)
+		goto out;
+	c.tl = timeline_new((uint32_t)o->ntargets, 0, NULL, c.targets);
+	if (!c.tl) {
+		rc = an_fail(&c, -1, "out of memory");
+		goto out;
+	}
+	if ((rc = an_stream(&c)) < 0 || (rc = an_results(&c)) < 0)
 		goto out;
 	*out = c.a;
 	c.a = NULL;
@@ -690,6 +866,7 @@ out:
 	free(c.pbound);
 	free(c.targets);
 	free(c.pend);
+	free(c.win);
 	return rc;
 }
 

@@ -3,11 +3,12 @@
  * kernel table, predict every configuration on every target, replay the
  * timeline, and collect what the reports print.
  *
- * The trace is streamed twice (pass 1 builds the kernel table, pass 2
- * replays the timeline), so memory is bounded by the number of distinct
+ * The trace is streamed once (the kernel table, the predictions and the
+ * replay advance together), so memory is bounded by the number of distinct
  * configurations, strings and streams, not by the number of launches.  A
- * trace whose records are not in CPU order (some imports) is replayed from
- * a compact in-memory copy of its events, sorted (about 80 bytes a launch).
+ * trace out of CPU order beyond a 16384-event window (some imports) is read
+ * again and replayed from a compact sorted copy of its events (about 100
+ * bytes a launch).
  */
 #ifndef SURFER_ANALYZE_H
 #define SURFER_ANALYZE_H
@@ -23,6 +24,7 @@ struct analysis_options {
 	const struct gpu_spec *const *targets; /* ntargets GPUs to predict          */
 	size_t ntargets;
 	enum pred_method method;
+	uint32_t reorder_window;               /* events; 0 = the default (16384)   */
 };
 
 /* The kernels sharing one name (all their configurations). */
@@ -52,7 +54,8 @@ struct analysis_target {
 struct analysis {
 	char device[96];              /* the origin GPU as the trace names it       */
 	const struct gpu_spec *origin;
-	uint64_t kernels;             /* kernel launches read                       */
+	uint64_t kernels;             /* kernel launches read (captured excluded)   */
+	uint64_t captured;            /* launches captured into CUDA graphs (not run) */
 	uint64_t records;             /* records read (strings excluded)            */
 	uint32_t configs;             /* distinct kernel configurations             */
 	uint32_t iterations;          /* iterations the times are averaged over     */
@@ -68,7 +71,8 @@ struct analysis {
 	size_t nnames;
 };
 
-/* Analyzes the trace at path (a regular file: it is read twice).  Returns 0
+/* Analyzes the trace at path (a regular file: a trace far out of order is
+ * read twice).  Returns 0
  * with *out (free with analysis_free), or a negative code with a one-line
  * reason in err: -2 bad input (unreadable or corrupt trace, unknown origin
  * GPU), -1 out of memory. */

@@ -17,6 +17,7 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/baseline.h"
+#include "analyzer/modelrun.h"
 #include "analyzer/report.h"
 #include "gpu_specs/gpu.h"
 
@@ -37,12 +38,14 @@ struct cli {
 	double max_regression;
 	int have_max_regression;
 	int list_gpus;
+	struct model_cli model;   /* --model and its options */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: " PROG " TRACE --target GPU [--target GPU ...] [options]\n"
+		"       " PROG " --model CONFIG.json|NAME --batch B --seq S --target GPU [options]\n"
 		"       " PROG " --list-gpus [--json]\n"
 		"\n"
 		"Predicts the iteration time of the program recorded in TRACE on other GPUs.\n"
@@ -59,6 +62,17 @@ static void usage(FILE *f)
 		"      --max-regression PCT  predicted iteration time grew by more than PCT %%\n"
 		"                            (default 0)\n"
 		"      --list-gpus           list the GPUs surfer knows\n"
+		"\n"
+		"Without a trace, from a model configuration (Hugging Face config.json or a\n"
+		"built-in name such as gpt2-large, bert-large, llama-3-8b):\n"
+		"      --model CONFIG|NAME   the model; --batch B, --seq S (default 1, 128)\n"
+		"      --mode M              inference (default) or training\n"
+		"      --dtype D             fp32 (default), tf32, bf16 or fp16\n"
+		"      --optimizer O         none (default), sgd or adamw\n"
+		"      --attention A         eager (default) or sdpa\n"
+		"      --dp N --tp N --pp N  data, tensor and pipeline parallel degrees\n"
+		"      --microbatches M      pipeline microbatches (default pp)\n"
+		"      --launch-us US        CPU cost per kernel launch (default 6)\n"
 		"  -h, --help                this help\n"
 		"  -V, --version             the version\n"
 		"\n"
@@ -112,7 +126,7 @@ static int parse_number(const char *s, double *out)
 	return errno || end == s || *end || *out != *out ? -1 : 0;
 }
 
-enum { OPT_SAVE = 256, OPT_BASELINE, OPT_MAXREG, OPT_LIST };
+enum { OPT_SAVE = 256, OPT_BASELINE, OPT_MAXREG, OPT_LIST, OPT_MODEL };
 
 /* Returns -1 to go on, else an exit code. */
 static int parse(int argc, char **argv, struct cli *c)
@@ -128,18 +142,32 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"baseline", required_argument, NULL, OPT_BASELINE},
 		{"max-regression", required_argument, NULL, OPT_MAXREG},
 		{"list-gpus", no_argument, NULL, OPT_LIST},
+		{"model", required_argument, NULL, OPT_MODEL},
+		{"batch", required_argument, NULL, OPT_MODEL},
+		{"seq", required_argument, NULL, OPT_MODEL},
+		{"mode", required_argument, NULL, OPT_MODEL},
+		{"dtype", required_argument, NULL, OPT_MODEL},
+		{"optimizer", required_argument, NULL, OPT_MODEL},
+		{"attention", required_argument, NULL, OPT_MODEL},
+		{"dp", required_argument, NULL, OPT_MODEL},
+		{"tp", required_argument, NULL, OPT_MODEL},
+		{"pp", required_argument, NULL, OPT_MODEL},
+		{"microbatches", required_argument, NULL, OPT_MODEL},
+		{"launch-us", required_argument, NULL, OPT_MODEL},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	const struct gpu_spec *g;
 	double v;
-	int o, rc;
+	int o, rc, li = 0;
+	char merr[256];
 
+	model_cli_init(&c->model);
 	c->method = PRED_AUTO;
 	c->top = 10;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":t:ao:m:jn:hV", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":t:ao:m:jn:hV", opts, &li)) != -1) {
 		switch (o) {
 		case 't':
 			if ((rc = find_gpu(optarg, &g)) || (rc = add_target(c, g)))
@@ -180,6 +208,10 @@ static int parse(int argc, char **argv, struct cli *c)
 		case OPT_LIST:
 			c->list_gpus = 1;
 			break;
+		case OPT_MODEL:
+			if (model_cli_set(&c->model, opts[li].name, optarg, merr, sizeof(merr)))
+				return bad("%s%s", merr, "");
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -194,11 +226,15 @@ static int parse(int argc, char **argv, struct cli *c)
 	}
 	if (c->list_gpus)
 		return -1;
-	if (optind >= argc)
+	if (c->model.set && optind < argc)
+		return bad("give a trace or --model, not both ('%s')%s", argv[optind], "");
+	if (c->model.set && !c->model.model)
+		return bad("model options given without --model CONFIG.json|NAME%s%s", "", "");
+	if (optind >= argc && !c->model.set)
 		return bad("no trace given%s%s; see --help", "", "");
 	if (optind + 1 < argc)
 		return bad("unexpected argument '%s'%s; see --help", argv[optind + 1], "");
-	c->trace = argv[optind];
+	c->trace = c->model.set ? c->model.model : argv[optind];
 	if (c->all_targets) {
 		size_t n;
 		const struct gpu_spec *all = gpu_all(&n);
@@ -288,6 +324,14 @@ int main(int argc, char **argv)
 		return gpu_list_print(stdout, c.json) < 0 ? 1 : 0;
 
 	path = c.trace;
+	if (c.model.set) {
+		rc = model_analysis_run(&c.model, c.targets, c.ntargets, c.method, &a, err, sizeof(err));
+		if (rc < 0) {
+			fprintf(stderr, PROG ": %s\n", err);
+			return rc == -2 ? 2 : 1;
+		}
+		goto report;
+	}
 	if (strcmp(path, "-") == 0) {
 		if ((rc = spool_stdin(spool, sizeof(spool))))
 			return rc;
@@ -305,6 +349,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", err);
 		return rc == -2 ? 2 : 1;
 	}
+report:
 	if (a->warning[0])
 		fprintf(stderr, PROG ": warning: '%s': %s\n", c.trace, a->warning);
 	if (c.json)

@@ -5,6 +5,8 @@
 #include "analyzer/report.h"
 
 #include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define REPORT_NAME_WIDTH 46
@@ -200,6 +202,32 @@ int report_text(FILE *f, const struct analysis *a, size_t top)
 	return ferror(f) ? -1 : 0;
 }
 
+/* A JSON string of s; bytes that are not valid UTF-8 (a damaged trace)
+ * become '?'. */
+static json_t *rp_str(const char *s)
+{
+	json_t *j = json_string(s ? s : "");
+	char *copy;
+
+	if (j || !s)
+		return j;
+	copy = strdup(s);
+	if (!copy)
+		return NULL;
+	for (char *p = copy; *p; p++)
+		if ((unsigned char)*p >= 0x80 || (unsigned char)*p < 0x20)
+			*p = '?';
+	j = json_string(copy);
+	free(copy);
+	return j;
+}
+
+/* A JSON number of ms; null when not finite (JSON has no inf or NaN). */
+static json_t *rp_num(double ms)
+{
+	return isfinite(ms) ? json_real(ms) : json_null();
+}
+
 /* Adds key: value, dropping the reference (jansson's _new setters). */
 static int rp_set(json_t *o, const char *key, json_t *v)
 {
@@ -217,13 +245,13 @@ static json_t *rp_breakdown(const struct analysis_target *t, size_t top)
 		const struct analysis_group *g = &t->groups[i];
 		json_t *o = json_object();
 
-		if (!o || rp_set(o, "kernel", json_string(g->name)) ||
-		    rp_set(o, "op", json_string(pred_op_name(g->op))) ||
+		if (!o || rp_set(o, "kernel", rp_str(g->name)) ||
+		    rp_set(o, "op", rp_str(pred_op_name(g->op))) ||
 		    rp_set(o, "launches", json_integer((json_int_t)g->launches)) ||
-		    rp_set(o, "origin_ms", json_real(rp_ms(g->origin_ns))) ||
-		    rp_set(o, "predicted_ms", json_real(rp_ms(g->pred_ns))) ||
-		    rp_set(o, "method", json_string(pred_method_name(g->method))) ||
-		    rp_set(o, "bound", json_string(rp_bound(g->memory_bound))) ||
+		    rp_set(o, "origin_ms", rp_num(rp_ms(g->origin_ns))) ||
+		    rp_set(o, "predicted_ms", rp_num(rp_ms(g->pred_ns))) ||
+		    rp_set(o, "method", rp_str(pred_method_name(g->method))) ||
+		    rp_set(o, "bound", rp_str(rp_bound(g->memory_bound))) ||
 		    json_array_append_new(arr, o)) {
 			json_decref(o);
 			json_decref(arr);
@@ -241,18 +269,18 @@ static json_t *rp_prediction(const struct analysis_target *t, size_t top)
 		goto fail;
 	for (int m = 0; m < PRED_METHOD_COUNT; m++)
 		if (t->method_ns[m] > 0 &&
-		    rp_set(methods, pred_method_name((enum pred_method)m), json_real(rp_ms(t->method_ns[m]))))
+		    rp_set(methods, pred_method_name((enum pred_method)m), rp_num(rp_ms(t->method_ns[m]))))
 			goto fail;
-	if (rp_set(o, "target", json_string(t->gpu->id)) ||
-	    rp_set(o, "target_name", json_string(t->gpu->name)) ||
-	    rp_set(o, "method", json_string(pred_method_name(t->method))) ||
-	    rp_set(o, "iteration_ms", json_real(rp_ms(t->iteration_ns))) ||
-	    rp_set(o, "kernel_ms", json_real(rp_ms(t->kernel_ns))) ||
-	    rp_set(o, "copy_ms", json_real(rp_ms(t->copy_ns))) ||
-	    rp_set(o, "gpu_waiting_on_cpu_ms", json_real(rp_ms(t->gpu_wait_cpu_ns))) ||
-	    rp_set(o, "memory_bound_ms", json_real(rp_ms(t->memory_bound_ns))) ||
-	    rp_set(o, "compute_bound_ms", json_real(rp_ms(t->compute_bound_ns))) ||
-	    rp_set(o, "unknown_bound_ms", json_real(rp_ms(t->unknown_bound_ns))) ||
+	if (rp_set(o, "target", rp_str(t->gpu->id)) ||
+	    rp_set(o, "target_name", rp_str(t->gpu->name)) ||
+	    rp_set(o, "method", rp_str(pred_method_name(t->method))) ||
+	    rp_set(o, "iteration_ms", rp_num(rp_ms(t->iteration_ns))) ||
+	    rp_set(o, "kernel_ms", rp_num(rp_ms(t->kernel_ns))) ||
+	    rp_set(o, "copy_ms", rp_num(rp_ms(t->copy_ns))) ||
+	    rp_set(o, "gpu_waiting_on_cpu_ms", rp_num(rp_ms(t->gpu_wait_cpu_ns))) ||
+	    rp_set(o, "memory_bound_ms", rp_num(rp_ms(t->memory_bound_ns))) ||
+	    rp_set(o, "compute_bound_ms", rp_num(rp_ms(t->compute_bound_ns))) ||
+	    rp_set(o, "unknown_bound_ms", rp_num(rp_ms(t->unknown_bound_ns))) ||
 	    rp_set(o, "methods", methods))
 		goto fail_o;
 	if (rp_set(o, "breakdown", rp_breakdown(t, top)))
@@ -271,12 +299,12 @@ json_t *report_json(const struct analysis *a, size_t top)
 
 	if (!doc || !origin || !preds)
 		goto fail;
-	if (rp_set(origin, "device", json_string(a->device)) ||
-	    rp_set(origin, "gpu", json_string(a->origin ? a->origin->id : "")) ||
+	if (rp_set(origin, "device", rp_str(a->device)) ||
+	    rp_set(origin, "gpu", rp_str(a->origin ? a->origin->id : "")) ||
 	    rp_set(origin, "kernels", json_integer((json_int_t)a->kernels)) ||
 	    rp_set(origin, "configurations", json_integer(a->configs)) ||
 	    rp_set(origin, "iterations", json_integer(a->iterations)) ||
-	    rp_set(origin, "measured_ms", json_real(rp_ms(a->measured_ns))) ||
+	    rp_set(origin, "measured_ms", rp_num(rp_ms(a->measured_ns))) ||
 	    rp_set(origin, "gpu_times", json_boolean(!a->untimed)) ||
 	    rp_set(origin, "truncated", json_boolean(a->truncated)))
 		goto fail;

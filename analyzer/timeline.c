@@ -19,9 +19,13 @@
  *  - Where the whole GPU is idle until a kernel starts, the GPU waited on
  *    the CPU; that stretch stays CPU time on every target, so a launch-bound
  *    program is not predicted to speed up on a faster GPU.
- *  - An iteration runs from its boundary to the next one; the iteration
- *    time is (end of all work - first boundary) / iterations, the end being
- *    the later of the last CPU call and the last GPU work.
+ *  - An iteration runs from its start boundary to the next one, or to its
+ *    end boundary (a capture stop) or the end of the GPU work it launched,
+ *    whichever is later; the last one ends with all the work (the later of
+ *    the last CPU call and the last GPU work).  The iteration time is the
+ *    total over iterations with work divided by their number; time outside
+ *    iterations (warm-up, between a stop and the next start) is replayed
+ *    but not counted.
  * With the measured ratios (scale 1) every lane reproduces the measured
  * start and end times exactly: the replay of the origin GPU is the
  * measurement.
@@ -39,7 +43,10 @@ struct tl_lane {
 	double shift;             /* predicted CPU time - recorded CPU time    */
 	double busy;              /* end of the latest work on any stream      */
 	double cpu_last;          /* latest CPU time reached                   */
-	double win_start;         /* first boundary                            */
+	double win_start;         /* start of the open iteration               */
+	double span;              /* total time of the closed iterations       */
+	double count_from;        /* GPU idle time counts from here (the start
+				   * of the current run of adjacent iterations) */
 	double gpu_wait;          /* whole-GPU idle before launches, in window */
 	double kernel_ns, copy_ns;
 };
@@ -54,11 +61,14 @@ struct timeline {
 	uint32_t *stream_slots;   /* cap_slots, index + 1, 0 empty             */
 	uint32_t nstreams, cap_streams, cap_slots;
 	double *stream_end;       /* nstreams x nlanes                         */
-	double *acc;              /* nlanes x nconfigs                         */
+	double *acc;              /* nconfigs x nlanes                         */
 	uint64_t *launches;       /* nconfigs                                  */
-	uint32_t boundaries;      /* iteration boundaries seen                 */
+	int seen_boundary;        /* an iteration start or end was seen        */
+	int open;                 /* inside an iteration (before any boundary:
+				   * the whole trace is one)                   */
+	int work_in_window;       /* the open iteration has kernels or copies  */
+	uint32_t windows;         /* closed iterations with work               */
 	int started;              /* any event seen                            */
-	int work_after_boundary;  /* kernel or copy after the last boundary    */
 	uint64_t last_stream;
 	uint32_t last_index;
 	int have_last;
@@ -77,13 +87,35 @@ struct timeline *timeline_new(uint32_t ntargets, uint32_t nconfigs,
 	tl->pred = pred;
 	tl->targets = targets;
 	tl->lanes = calloc(tl->nlanes, sizeof(*tl->lanes));
-	tl->acc = calloc((size_t)tl->nlanes * (nconfigs ? nconfigs : 1), sizeof(*tl->acc));
-	tl->launches = calloc(nconfigs ? nconfigs : 1, sizeof(*tl->launches));
-	if (!tl->lanes || !tl->acc || !tl->launches) {
+	tl->nconfigs = 0;
+	if (!tl->lanes || timeline_set_configs(tl, nconfigs, pred) < 0) {
 		timeline_free(tl);
 		return NULL;
 	}
 	return tl;
+}
+
+int timeline_set_configs(struct timeline *tl, uint32_t nconfigs, const struct tl_kernel_pred *pred)
+{
+	size_t n = nconfigs ? nconfigs : 1, old = tl->nconfigs;
+	double *acc;
+	uint64_t *l;
+
+	if (nconfigs < tl->nconfigs)
+		return -1;
+	acc = realloc(tl->acc, n * tl->nlanes * sizeof(*acc));
+	if (!acc)
+		return -1;
+	tl->acc = acc;
+	l = realloc(tl->launches, n * sizeof(*l));
+	if (!l)
+		return -1;
+	tl->launches = l;
+	memset(acc + old * tl->nlanes, 0, (n - old) * tl->nlanes * sizeof(*acc));
+	memset(l + old, 0, (n - old) * sizeof(*l));
+	tl->nconfigs = nconfigs;
+	tl->pred = pred;
+	return 0;
 }
 
 void timeline_free(struct timeline *tl)
@@ -158,7 +190,7 @@ static int64_t tl_stream(struct timeline *tl, uint64_t id)
 	tl->stream_slots[h] = tl->nstreams + 1;
 	tl->stream_ids[tl->nstreams] = id;
 	for (uint32_t l = 0; l < tl->nlanes; l++)
-		tl->stream_end[(size_t)tl->nstreams * tl->nlanes + l] = 0;
+		tl->stream_end[(size_t)tl->nstreams * tl->nlanes + l] = -INFINITY;
 	tl->nstreams++;
 	h = tl->stream_slots[h] - 1;
 	tl->last_stream = id;
@@ -172,11 +204,6 @@ found:
 	return tl->last_index;
 }
 
-static int tl_in_window(const struct timeline *tl)
-{
-	return tl->boundaries > 0;
-}
-
 /* Start of the first iteration when the trace has no boundaries: the first
  * event's CPU time. */
 static void tl_start(struct timeline *tl, double cpu_ns)
@@ -184,8 +211,10 @@ static void tl_start(struct timeline *tl, double cpu_ns)
 	if (tl->started)
 		return;
 	tl->started = 1;
+	tl->open = 1;
 	for (uint32_t l = 0; l < tl->nlanes; l++) {
 		tl->lanes[l].win_start = cpu_ns;
+		tl->lanes[l].count_from = cpu_ns;
 		tl->lanes[l].cpu_last = cpu_ns;
 		tl->lanes[l].busy = -INFINITY;
 	}
@@ -202,7 +231,7 @@ static double tl_place(struct timeline *tl, uint32_t l, int64_t s, double launch
 	double end = start + dur;
 
 	if (count && start > ln->busy)
-		ln->gpu_wait += start - fmax(ln->busy, ln->win_start);
+		ln->gpu_wait += start - fmax(ln->busy, ln->count_from);
 	*send = end;
 	if (end > ln->busy)
 		ln->busy = end;
@@ -219,14 +248,15 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 {
 	int64_t s = tl_stream(tl, ev->stream);
 	double *send0, meas_start, meas_end, meas_dur, gap;
-	int count = tl_in_window(tl) || tl->boundaries == 0;
+	int count = tl->open;
 	int kernel = ev->kind == TL_KERNEL;
 
 	if (s < 0)
 		return -1;
 	if (kernel && ev->config >= tl->nconfigs)
 		return -1;
-	tl->work_after_boundary = 1;
+	if (count)
+		tl->work_in_window = 1;
 	send0 = &tl->stream_end[(size_t)s * tl->nlanes];
 	/* The measurement: recorded times, or (without them) the work starts
 	 * when both its launch and its stream allow and lasts what the CPU
@@ -236,7 +266,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 		meas_end = ev->end_ns;
 	} else {
 		meas_start = fmax(ev->cpu_ns, *send0);
-		meas_end = meas_start + (!kernel && ev->est_ns > 0 ? ev->est_ns : 0);
+		meas_end = meas_start + (ev->est_ns > 0 ? ev->est_ns : 0);
 	}
 	meas_dur = meas_end - meas_start;
 	gap = meas_start - fmax(ev->cpu_ns, *send0);
@@ -248,7 +278,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 		tl_cpu(&tl->lanes[0], fmax(ev->cpu_end_ns, ev->cpu_ns));
 	if (count) {
 		if (kernel) {
-			tl->acc[ev->config] += meas_dur;
+			tl->acc[(size_t)ev->config * tl->nlanes] += meas_dur;
 			tl->launches[ev->config]++;
 			tl->lanes[0].kernel_ns += meas_dur;
 		} else {
@@ -263,7 +293,8 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 
 		if (kernel) {
 			const struct tl_kernel_pred *p = &tl->pred[(size_t)ev->config * tl->ntargets + t];
-			dur = (ev->has_gpu && p->scale > 0) ? meas_dur * p->scale : p->ns;
+			dur = ((ev->has_gpu || ev->est_ns > 0) && p->scale > 0) ? meas_dur * p->scale
+										 : p->ns;
 		} else {
 			dur = meas_dur * tl->targets[t].copy_scale[ev->copy];
 		}
@@ -278,7 +309,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 		}
 		if (count) {
 			if (kernel)
-				tl->acc[(size_t)l * tl->nconfigs + ev->config] += dur;
+				tl->acc[(size_t)ev->config * tl->nlanes + l] += dur;
 			if (kernel)
 				ln->kernel_ns += dur;
 			else
@@ -330,27 +361,60 @@ static int tl_sync(struct timeline *tl, const struct tl_event *ev)
 	return 0;
 }
 
+/* An iteration starts at ev: the first boundary drops what came before
+ * (warm-up); a later one closes the open window. */
 static void tl_boundary(struct timeline *tl, const struct tl_event *ev)
+{
+	int first = !tl->seen_boundary;
+
+	for (uint32_t l = 0; l < tl->nlanes; l++) {
+		struct tl_lane *ln = &tl->lanes[l];
+		double t = ev->cpu_ns + ln->shift;
+
+		if (first) {
+			ln->span = 0;
+			ln->gpu_wait = 0;
+			ln->kernel_ns = 0;
+			ln->copy_ns = 0;
+		} else if (tl->open) {
+			ln->span += t - ln->win_start;
+		}
+		if (first || !tl->open)
+			ln->count_from = t;
+		ln->win_start = t;
+		tl_cpu(ln, t);
+	}
+	if (first) {
+		memset(tl->acc, 0, (size_t)tl->nlanes * (tl->nconfigs ? tl->nconfigs : 1) *
+				   sizeof(*tl->acc));
+		memset(tl->launches, 0, (tl->nconfigs ? tl->nconfigs : 1) * sizeof(*tl->launches));
+		tl->windows = 0;
+	} else if (tl->open) {
+		tl->windows += tl->work_in_window;
+	}
+	tl->seen_boundary = 1;
+	tl->open = 1;
+	tl->work_in_window = 0;
+}
+
+/* The open iteration ends at ev (a capture stop): it lasts until ev or
+ * until the GPU work already launched ends, whichever is later; what
+ * follows until the next start is replayed but not counted. */
+static void tl_window_end(struct timeline *tl, const struct tl_event *ev)
 {
 	for (uint32_t l = 0; l < tl->nlanes; l++) {
 		struct tl_lane *ln = &tl->lanes[l];
 		double t = ev->cpu_ns + ln->shift;
 
-		if (tl->boundaries == 0) {
-			ln->win_start = t;
-			ln->gpu_wait = 0;
-			ln->kernel_ns = 0;
-			ln->copy_ns = 0;
-		}
+		if (tl->open)
+			ln->span += fmax(t, ln->busy) - ln->win_start;
 		tl_cpu(ln, t);
 	}
-	if (tl->boundaries == 0) {
-		memset(tl->acc, 0, (size_t)tl->nlanes * (tl->nconfigs ? tl->nconfigs : 1) *
-				   sizeof(*tl->acc));
-		memset(tl->launches, 0, (tl->nconfigs ? tl->nconfigs : 1) * sizeof(*tl->launches));
-	}
-	tl->boundaries++;
-	tl->work_after_boundary = 0;
+	if (tl->open)
+		tl->windows += tl->work_in_window;
+	tl->seen_boundary = 1;
+	tl->open = 0;
+	tl->work_in_window = 0;
 }
 
 int timeline_add(struct timeline *tl, const struct tl_event *ev)
@@ -365,6 +429,9 @@ int timeline_add(struct timeline *tl, const struct tl_event *ev)
 	case TL_ITERATION:
 		tl_boundary(tl, ev);
 		return 0;
+	case TL_ITERATION_END:
+		tl_window_end(tl, ev);
+		return 0;
 	default:
 		return -1;
 	}
@@ -372,25 +439,21 @@ int timeline_add(struct timeline *tl, const struct tl_event *ev)
 
 void timeline_finish(struct timeline *tl, struct tl_summary *measured, struct tl_summary *pred)
 {
-	uint32_t n;
+	uint32_t n = tl->windows + (tl->open && tl->work_in_window);
 
-	if (tl->boundaries == 0)
-		n = 1;
-	else
-		n = tl->work_after_boundary ? tl->boundaries : tl->boundaries - 1;
 	if (n == 0)
 		n = 1;
 	for (uint32_t l = 0; l < tl->nlanes; l++) {
 		struct tl_lane *ln = &tl->lanes[l];
 		struct tl_summary *s = l == 0 ? measured : &pred[l - 1];
-		double end = fmax(ln->cpu_last, ln->busy);
+		double span = ln->span;
 
 		memset(s, 0, sizeof(*s));
 		if (!tl->started)
 			continue;
-		s->span_ns = end - ln->win_start;
-		if (s->span_ns < 0)
-			s->span_ns = 0;
+		if (tl->open)   /* the last window ends with all the work */
+			span += fmax(ln->cpu_last, ln->busy) - ln->win_start;
+		s->span_ns = span > 0 ? span : 0;
 		s->iterations = n;
 		s->iteration_ns = s->span_ns / n;
 		s->gpu_wait_cpu_ns = ln->gpu_wait / n;
@@ -399,12 +462,12 @@ void timeline_finish(struct timeline *tl, struct tl_summary *measured, struct tl
 	}
 }
 
-const double *timeline_config_ns(const struct timeline *tl, uint32_t lane)
+double timeline_config_ns(const struct timeline *tl, uint32_t c, uint32_t lane)
 {
-	return lane < tl->nlanes ? tl->acc + (size_t)lane * tl->nconfigs : NULL;
+	return c < tl->nconfigs && lane < tl->nlanes ? tl->acc[(size_t)c * tl->nlanes + lane] : 0;
 }
 
-const uint64_t *timeline_config_launches(const struct timeline *tl)
+uint64_t timeline_config_launches(const struct timeline *tl, uint32_t c)
 {
-	return tl->launches;
+	return c < tl->nconfigs ? tl->launches[c] : 0;
 }

@@ -7,7 +7,7 @@
  *
  * Events are fed one at a time in CPU order; the state is per stream and
  * per configuration (never per launch), so a trace of any length replays in
- * bounded memory.
+ * bounded memory.  Times may be negative (any fixed origin works).
  */
 #ifndef SURFER_TIMELINE_H
 #define SURFER_TIMELINE_H
@@ -18,7 +18,8 @@ enum tl_kind {
 	TL_KERNEL = 0,   /* a kernel launch                                     */
 	TL_COPY,         /* a memcpy or memset                                  */
 	TL_SYNC,         /* the CPU waited for GPU work                         */
-	TL_ITERATION,    /* an iteration boundary (at cpu_ns)                   */
+	TL_ITERATION,    /* an iteration starts (at cpu_ns)                     */
+	TL_ITERATION_END, /* the iteration ends (a capture stop), at cpu_ns     */
 	TL_KIND_COUNT
 };
 
@@ -49,12 +50,14 @@ struct tl_event {
 				   * times, so the measured wait is not known to be
 				   * CPU time: the CPU resumes when the predicted
 				   * work ends                                   */
-	double est_ns;            /* TL_COPY without GPU times: its estimated
-				   * duration on the origin (bytes / bandwidth)  */
+	double est_ns;            /* without GPU times: the estimated duration on
+				   * the origin (TL_COPY: bytes / bandwidth;
+				   * TL_KERNEL: the mean of its configuration's
+				   * measured launches), 0 unknown               */
 };
 
-/* Duration of a kernel configuration on one target: measured x scale when
- * the launch has a measured time and scale > 0, else ns. */
+/* Duration of a kernel configuration on one target: measured (or est_ns)
+ * x scale when the launch has one and scale > 0, else ns. */
 struct tl_kernel_pred {
 	double scale;
 	double ns;
@@ -92,14 +95,17 @@ int timeline_add(struct timeline *tl, const struct tl_event *ev);
  * once all events were added; may be called again (same results). */
 void timeline_finish(struct timeline *tl, struct tl_summary *measured, struct tl_summary *pred);
 
-/* Sum of durations per configuration over the counted iterations (not
- * divided by their number): lane 0 is measured, lane 1 + t target t.
- * Returns an array of nconfigs values owned by the timeline. */
-const double *timeline_config_ns(const struct timeline *tl, uint32_t lane);
+/* Declares more configurations: nconfigs (>= the current number) with their
+ * predictions in pred (nconfigs x ntargets, borrowed, replacing the previous
+ * array).  Returns 0, or -1 on allocation failure. */
+int timeline_set_configs(struct timeline *tl, uint32_t nconfigs, const struct tl_kernel_pred *pred);
 
-/* Launches per configuration over the counted iterations (nconfigs values,
- * owned by the timeline). */
-const uint64_t *timeline_config_launches(const struct timeline *tl);
+/* Sum of the durations of configuration c over the counted iterations (not
+ * divided by their number): lane 0 is measured, lane 1 + t target t. */
+double timeline_config_ns(const struct timeline *tl, uint32_t c, uint32_t lane);
+
+/* Launches of configuration c over the counted iterations. */
+uint64_t timeline_config_launches(const struct timeline *tl, uint32_t c);
 
 void timeline_free(struct timeline *tl);
 

@@ -67,22 +67,44 @@ static int pred_run(const struct pred_kernel *k, const struct gpu_spec *origin,
 	}
 }
 
+/* Methods that do not say which bound applied (the tile model) get the
+ * roofline's verdict on the target, or the wave-scaling gamma estimate. */
+static int pred_fill_bound(const struct pred_kernel *k, const struct gpu_spec *target,
+			   struct pred_result *out, int rc)
+{
+	int mb;
+	double roof;
+
+	if (rc < 0 || out->memory_bound >= 0)
+		return rc;
+	roof = roofline_ns(k, target, &mb);
+	if (roof > 0 && out->roofline_ns <= 0)
+		out->roofline_ns = roof;
+	out->memory_bound = mb >= 0 ? mb : (wave_gamma(k, target, NULL) >= 0.5);
+	return rc;
+}
+
+static int pred_dispatch(const struct pred_kernel *k, const struct gpu_spec *origin,
+			 const struct gpu_spec *target, enum pred_method method,
+			 struct pred_result *out);
+
 int predict_kernel(const struct pred_kernel *k, const struct gpu_spec *origin,
 		   const struct gpu_spec *target, enum pred_method method,
 		   struct pred_result *out)
 {
-	int mb;
-
 	if (!k || !target || !out || (unsigned)method >= PRED_METHOD_COUNT)
 		return -1;
+	return pred_fill_bound(k, target, out, pred_dispatch(k, origin, target, method, out));
+}
+
+static int pred_dispatch(const struct pred_kernel *k, const struct gpu_spec *origin,
+			 const struct gpu_spec *target, enum pred_method method,
+			 struct pred_result *out)
+{
 	pred_result_clear(out);
 	if (k->origin_ns > 0 && pred_same_gpu(origin, target)) {
 		out->ns = k->origin_ns;
 		out->method = PRED_IDENTITY;
-		out->roofline_ns = roofline_ns(k, target, &mb);
-		if (out->roofline_ns < 0)
-			out->roofline_ns = 0;
-		out->memory_bound = mb >= 0 ? mb : (wave_gamma(k, target, NULL) >= 0.5);
 		return 0;
 	}
 	if (method != PRED_AUTO)

@@ -44,10 +44,13 @@ static void teardown(void)
 	unlink(path2);
 }
 
+static uint32_t window;   /* reorder window of the next run(), 0 default */
+
 static struct analysis *run(const char *p, const struct gpu_spec *origin,
 			    const struct gpu_spec *const *targets, size_t n, enum pred_method m)
 {
-	struct analysis_options o = {.origin = origin, .targets = targets, .ntargets = n, .method = m};
+	struct analysis_options o = {.origin = origin, .targets = targets, .ntargets = n, .method = m,
+				     .reorder_window = window};
 	struct analysis *a = NULL;
 	char err[256];
 	int rc = analysis_run(p, &o, &a, err, sizeof(err));
@@ -75,6 +78,7 @@ START_TEST(identity_every_gpu)
 	ck_assert_uint_lt((size_t)_i, n);
 	synth_defaults(&o, g->name);
 	o.iterations = 3;
+	o.untimed_every = (_i % 2) ? 7 : 0;   /* half the GPUs: some launches untimed */
 	ck_assert_int_eq(synth_write(path, &o), 0);
 	for (size_t m = 0; m < sizeof(methods) / sizeof(methods[0]); m++) {
 		struct analysis *a = run(path, NULL, targets, 2, methods[m]);
@@ -140,10 +144,11 @@ END_TEST
 START_TEST(out_of_order_records)
 {
 	/* Kernel records written after the synchronization that follows them
-	 * (as when GPU times arrive late) replay to the same times. */
+	 * (as when GPU times arrive late) replay to the same times: within the
+	 * reorder window, and beyond it (a 1-event window) from a sorted copy. */
 	const struct gpu_spec *targets[2] = {gpu("a100-sxm4-80"), gpu("l4")};
 	struct synth_opts o;
-	struct analysis *a, *b;
+	struct analysis *a, *b, *w;
 
 	synth_defaults(&o, "NVIDIA A100-SXM4-80GB");
 	o.iterations = 2;
@@ -152,12 +157,48 @@ START_TEST(out_of_order_records)
 	ck_assert_int_eq(synth_write(path2, &o), 0);
 	a = run(path, NULL, targets, 2, PRED_AUTO);
 	b = run(path2, NULL, targets, 2, PRED_AUTO);
+	window = 1;
+	w = run(path2, NULL, targets, 2, PRED_AUTO);
+	window = 0;
 	ck_assert_int_eq(a->sorted_in_memory, 0);
-	ck_assert_int_eq(b->sorted_in_memory, 1);
+	ck_assert_int_eq(b->sorted_in_memory, 0);
+	ck_assert_int_eq(w->sorted_in_memory, 1);
 	ck_assert_double_eq_tol(a->measured_ns, b->measured_ns, 1e-6);
+	ck_assert_double_eq_tol(a->measured_ns, w->measured_ns, 1e-6);
 	ck_assert_double_eq_tol(a->targets[1].iteration_ns, b->targets[1].iteration_ns, 1e-6);
+	ck_assert_double_eq_tol(a->targets[1].iteration_ns, w->targets[1].iteration_ns, 1e-6);
 	ck_assert_double_eq_tol(b->targets[0].iteration_ns, b->measured_ns, 1e-6);
+	ck_assert_double_eq_tol(w->targets[0].iteration_ns, w->measured_ns, 1e-6);
 	ck_assert_uint_eq(a->configs, b->configs);
+	ck_assert_uint_eq(a->configs, w->configs);
+	analysis_free(a);
+	analysis_free(b);
+	analysis_free(w);
+}
+END_TEST
+
+START_TEST(capture_windows)
+{
+	/* The recorder's capture windows (start/stop markers, kernels numbered
+	 * by window) delimit iterations; the 50 ms between windows is not
+	 * recorded and not counted. */
+	const struct gpu_spec *targets[2] = {gpu("a100-sxm4-40"), gpu("h100-sxm")};
+	struct synth_opts o;
+	struct analysis *a, *b;
+
+	synth_defaults(&o, "NVIDIA A100-SXM4-40GB");
+	o.iterations = 3;
+	ck_assert_int_eq(synth_write(path, &o), 0);
+	o.capture = 1;
+	ck_assert_int_eq(synth_write(path2, &o), 0);
+	a = run(path, NULL, targets, 2, PRED_WAVE);
+	b = run(path2, NULL, targets, 2, PRED_WAVE);
+	ck_assert_uint_eq(b->iterations, 3);
+	ck_assert(b->measured_ns < 10e6);
+	ck_assert_double_eq_tol(b->measured_ns, a->measured_ns, 0.01 * a->measured_ns);
+	ck_assert_double_eq_tol(b->targets[0].iteration_ns, b->measured_ns, 1e-6);
+	ck_assert_double_eq_tol(b->targets[1].iteration_ns, a->targets[1].iteration_ns,
+				0.01 * a->targets[1].iteration_ns);
 	analysis_free(a);
 	analysis_free(b);
 }
@@ -336,6 +377,7 @@ int main(void)
 	tcase_add_test(tc, launch_bound_does_not_shrink);
 	tcase_add_test(tc, gpu_bound_scales);
 	tcase_add_test(tc, out_of_order_records);
+	tcase_add_test(tc, capture_windows);
 	tcase_add_test(tc, truncated_trace);
 	tcase_add_test(tc, bad_input);
 	tcase_add_test(tc, no_gpu_times);

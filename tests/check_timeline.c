@@ -210,6 +210,38 @@ START_TEST(iterations)
 }
 END_TEST
 
+static void window_end(double cpu)
+{
+	struct tl_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = TL_ITERATION_END;
+	e.cpu_ns = e.cpu_end_ns = cpu;
+	ck_assert_int_eq(timeline_add(tl, &e), 0);
+}
+
+START_TEST(capture_windows)
+{
+	/* Two capture windows with uncaptured time between them: start 0,
+	 * kernel 1000..11000, stop at 2000 (the kernel still runs: the window
+	 * lasts to 11000); start 100000, kernel 101000..111000, stop 101500
+	 * (to 111000).  Measured (11000 + 11000) / 2 = 11000; fast: kernels end
+	 * 6000 and 106000: (6000 + 6000) / 2.  The 89 us between windows are not
+	 * counted. */
+	boundary(0);
+	kernel(7, 500, 1000, 11000);
+	window_end(2000);
+	boundary(100000);
+	kernel(7, 100500, 101000, 111000);
+	window_end(101500);
+	finish();
+	ck_assert_uint_eq(meas.iterations, 2);
+	ck_assert_double_eq(meas.iteration_ns, 11000);
+	ck_assert_double_eq(pred[1].iteration_ns, 6000);
+	ck_assert_double_eq(meas.kernel_ns, 10000);
+}
+END_TEST
+
 START_TEST(warmup_excluded)
 {
 	/* Work before the first boundary is replayed but not counted: a kernel
@@ -220,9 +252,9 @@ START_TEST(warmup_excluded)
 	finish();
 	ck_assert_double_eq(meas.iteration_ns, 2000);
 	ck_assert_double_eq(meas.kernel_ns, 1000);
-	ck_assert_uint_eq(timeline_config_launches(tl)[0], 1);
-	ck_assert_double_eq(timeline_config_ns(tl, 0)[0], 1000);
-	ck_assert_double_eq(timeline_config_ns(tl, 2)[0], 500);
+	ck_assert_uint_eq(timeline_config_launches(tl, 0), 1);
+	ck_assert_double_eq(timeline_config_ns(tl, 0, 0), 1000);
+	ck_assert_double_eq(timeline_config_ns(tl, 0, 2), 500);
 }
 END_TEST
 
@@ -258,6 +290,7 @@ int main(void)
 	tcase_add_test(tc, sync_waits_for_its_stream);
 	tcase_add_test(tc, blocking_copy);
 	tcase_add_test(tc, iterations);
+	tcase_add_test(tc, capture_windows);
 	tcase_add_test(tc, warmup_excluded);
 	tcase_add_test(tc, no_gpu_times);
 	suite_add_tcase(s, tc);

@@ -79,7 +79,8 @@ static int sy_kernel(struct sy *s, const char *name, uint32_t grid, uint32_t blo
 	r.u.kernel.iteration = s->iteration;
 	start = s->cpu + SY_LATENCY > s->end[stream] ? s->cpu + SY_LATENCY : s->end[stream];
 	s->end[stream] = start + (uint64_t)(dur_us * 1000.0 * s->o->gpu_scale);
-	if (!s->o->no_gpu_times) {
+	if (!s->o->no_gpu_times &&
+	    !(s->o->untimed_every && r.u.kernel.seq % (uint64_t)s->o->untimed_every == 0)) {
 		r.u.kernel.start_ns = start;
 		r.u.kernel.end_ns = s->end[stream];
 	}
@@ -142,14 +143,14 @@ static int sy_copy(struct sy *s, enum trace_copy_kind kind, uint64_t bytes, int 
 	return sy_put(s, &r);
 }
 
-static int sy_marker(struct sy *s)
+static int sy_marker(struct sy *s, enum trace_marker_kind kind)
 {
 	struct trace_record r;
 
 	memset(&r, 0, sizeof(r));
 	s->cpu += 1000;
 	r.type = TRACE_MARKER;
-	r.u.marker = (struct trace_marker){ .seq = ++s->seq, .kind = TRACE_MARK_ITERATION,
+	r.u.marker = (struct trace_marker){ .seq = ++s->seq, .kind = kind,
 		.thread = 100, .cpu_ns = s->cpu, .iteration = s->iteration };
 	return sy_put(s, &r);
 }
@@ -250,8 +251,12 @@ int synth_write(const char *path, const struct synth_opts *o)
 	for (int it = 0; rc == 0 && it < (o->iterations ? o->iterations : 1); it++) {
 		s.iteration = o->iterations ? it : -1;
 		if (o->iterations)
-			rc |= sy_marker(&s);
+			rc |= sy_marker(&s, o->capture ? TRACE_MARK_CAPTURE_START : TRACE_MARK_ITERATION);
 		rc |= sy_step(&s);
+		if (o->iterations && o->capture) {
+			rc |= sy_marker(&s, TRACE_MARK_CAPTURE_STOP);
+			s.cpu += 50000000;   /* uncaptured iteration */
+		}
 	}
 	if (s.rec) {
 		rc |= sy_flush(&s);

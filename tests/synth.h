@@ -20,6 +20,10 @@ struct synth_opts {
 	int shuffle;              /* write records out of CPU order              */
 	int truncate;             /* no trailer, last record cut                 */
 	int no_gpu_times;         /* CPU times only                              */
+	int untimed_every;        /* every Nth kernel has no GPU times (0 none)  */
+	int capture;              /* capture start/stop markers around each
+				   * iteration, 50 ms uncaptured between them,
+				   * instead of iteration markers                */
 };
 
 /* Fills o with the defaults (1 iteration, 4 layers, scale 1). */

@@ -35,6 +35,7 @@
 #define TRACE_SMEM_MAX (1u << 20)          /* bytes per block */
 #define TRACE_MAX_STRINGS (1u << 24)
 #define TRACE_MAX_STACKS (1u << 22)
+#define TRACE_MAX_STRING_BYTES (UINT64_C(1) << 30)  /* all strings together */
 
 /* Open-addressing map from nonzero uint32 keys to uint32 values. */
 struct trace_u32map {

@@ -27,7 +27,6 @@
 
 #define READ_CHUNK (64u * 1024)
 #define ARRAY_MAX 4096u           /* elements of any array in a record */
-#define STRINGS_MAX_BYTES (1ull << 30)
 #define MSG_MAX 256
 
 enum { R_READING = 0, R_DONE = 1 };
@@ -254,6 +253,7 @@ struct fields {
 	const char *what;            /* record type name, for messages */
 	const msgpack_object *v;
 	uint32_t n, i;
+	int rc;                      /* first failure; later getters do nothing */
 };
 
 #if defined(__GNUC__)
@@ -266,6 +266,7 @@ static int ferr(struct fields *f, const char *name, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	f->rc = TRACE_ECORRUPT;
 	return rfail(f->r, TRACE_ECORRUPT, "at byte %llu: %s record: %s: %s",
 		     (unsigned long long)f->r->offset, f->what, name, why);
 }
@@ -278,6 +279,8 @@ static const msgpack_object *field(struct fields *f)
 
 static int get_u64(struct fields *f, const char *name, uint64_t max, uint64_t def, uint64_t *out)
 {
+	if (f->rc)
+		return f->rc;
 	const msgpack_object *o = field(f);
 	if (!o) {
 		*out = def;
@@ -327,6 +330,8 @@ static int conv_i64(struct fields *f, const char *name, const msgpack_object *o,
 
 static int get_i32(struct fields *f, const char *name, int32_t def, int32_t *out)
 {
+	if (f->rc)
+		return f->rc;
 	const msgpack_object *o = field(f);
 	int64_t v = def;
 	if (o && conv_i64(f, name, o, INT32_MIN, INT32_MAX, &v) < 0)
@@ -338,6 +343,8 @@ static int get_i32(struct fields *f, const char *name, int32_t def, int32_t *out
 /* An array of exactly n integers; def fills it when the field is absent. */
 static int get_i64s(struct fields *f, const char *name, uint32_t n, int64_t def, int64_t *out)
 {
+	if (f->rc)
+		return f->rc;
 	const msgpack_object *o = field(f);
 	if (!o) {
 		for (uint32_t i = 0; i < n; i++)
@@ -356,14 +363,17 @@ static int get_i64s(struct fields *f, const char *name, uint32_t n, int64_t def,
 /* A string copied into buf[cap], cut to fit. */
 static int get_str(struct fields *f, const char *name, char *buf, size_t cap)
 {
-	const msgpack_object *o = field(f);
 	buf[0] = '\0';
+	if (f->rc)
+		return f->rc;
+	const msgpack_object *o = field(f);
 	if (!o)
 		return 0;
 	if (o->type != MSGPACK_OBJECT_STR)
 		return ferr(f, name, "not a string");
 	size_t n = o->via.str.size < cap - 1 ? o->via.str.size : cap - 1;
-	memcpy(buf, o->via.str.ptr, n);
+	if (n)   /* an empty str may carry a NULL pointer */
+		memcpy(buf, o->via.str.ptr, n);
 	buf[n] = '\0';
 	return 0;
 }
@@ -384,13 +394,10 @@ static int get_enum(struct fields *f, const char *name, unsigned count, int unkn
 	if (!f->r->newer_minor)
 		return ferr(f, name, "%llu out of range", (unsigned long long)v);
 	if (unknown_val < 0)
-		return D_ABSORBED;
+		return f->rc = D_ABSORBED;
 	*out = unknown_val;
 	return 0;
 }
-
-/* Runs each decoding step, stopping at the first nonzero result. */
-#define STEP(x) do { int rc_ = (x); if (rc_) return rc_; } while (0)
 
 static int decode_header(struct fields *f, struct trace_header *h)
 {
@@ -399,11 +406,15 @@ static int decode_header(struct fields *f, struct trace_header *h)
 	char magic[16];
 	uint64_t major, minor;
 	f->i = 1;
-	STEP(get_str(f, "magic", magic, sizeof(magic)));
+	get_str(f, "magic", magic, sizeof(magic));
+	if (f->rc)
+		return f->rc;
 	if (strcmp(magic, TRACE_MAGIC) != 0)
 		return rfail(f->r, TRACE_EVERSION, "not a surfer trace (bad magic)");
-	STEP(get_u64(f, "major", UINT32_MAX, 0, &major));
-	STEP(get_u64(f, "minor", UINT32_MAX, 0, &minor));
+	get_u64(f, "major", UINT32_MAX, 0, &major);
+	get_u64(f, "minor", UINT32_MAX, 0, &minor);
+	if (f->rc)
+		return f->rc;
 	if (major > TRACE_VERSION_MAJOR)
 		return rfail(f->r, TRACE_EVERSION,
 			     "trace format version %llu.%llu is newer than this reader (%d.%d); upgrade surfer",
@@ -416,46 +427,50 @@ static int decode_header(struct fields *f, struct trace_header *h)
 	h->version_minor = (uint32_t)minor;
 	f->r->newer_minor = minor > TRACE_VERSION_MINOR;
 	int timing = TRACE_TIMING_NONE;
-	STEP(get_str(f, "tool_version", h->tool_version, sizeof(h->tool_version)));
-	STEP(get_str(f, "host", h->host, sizeof(h->host)));
-	STEP(get_u32(f, "pid", 0, &h->pid));
-	STEP(get_u64(f, "start_unix_ns", UINT64_MAX, 0, &h->start_unix_ns));
-	STEP(get_str(f, "cmdline", h->cmdline, sizeof(h->cmdline)));
+	get_str(f, "tool_version", h->tool_version, sizeof(h->tool_version));
+	get_str(f, "host", h->host, sizeof(h->host));
+	get_u32(f, "pid", 0, &h->pid);
+	get_u64(f, "start_unix_ns", UINT64_MAX, 0, &h->start_unix_ns);
+	get_str(f, "cmdline", h->cmdline, sizeof(h->cmdline));
 	if (get_enum(f, "timing", TRACE_TIMING_COUNT, TRACE_TIMING_NONE, TRACE_TIMING_NONE,
 		     &timing) < 0)
 		return TRACE_ECORRUPT;
 	h->timing = (enum trace_timing)timing;
-	STEP(get_str(f, "timing_note", h->timing_note, sizeof(h->timing_note)));
+	get_str(f, "timing_note", h->timing_note, sizeof(h->timing_note));
+	if (f->rc)
+		return f->rc;
 	const msgpack_object *dev = field(f);
 	if (!dev)
 		return 0;
 	if (dev->type != MSGPACK_OBJECT_ARRAY)
 		return ferr(f, "device", "not an array");
-	struct fields df = { f->r, "header device", dev->via.array.ptr, dev->via.array.size, 0 };
-	STEP(get_str(&df, "name", d->name, sizeof(d->name)));
-	STEP(get_u32(&df, "cc_major", 0, &d->cc_major));
-	STEP(get_u32(&df, "cc_minor", 0, &d->cc_minor));
-	STEP(get_u32(&df, "sm_count", 0, &d->sm_count));
-	STEP(get_u32(&df, "clock_khz", 0, &d->clock_khz));
-	STEP(get_u32(&df, "mem_clock_khz", 0, &d->mem_clock_khz));
-	STEP(get_u32(&df, "mem_bus_bits", 0, &d->mem_bus_bits));
-	STEP(get_u64(&df, "mem_bytes", UINT64_MAX, 0, &d->mem_bytes));
-	STEP(get_u32(&df, "l2_bytes", 0, &d->l2_bytes));
-	STEP(get_u32(&df, "max_threads_per_sm", 0, &d->max_threads_per_sm));
-	STEP(get_u32(&df, "max_blocks_per_sm", 0, &d->max_blocks_per_sm));
-	STEP(get_u32(&df, "regs_per_sm", 0, &d->regs_per_sm));
-	STEP(get_u32(&df, "smem_per_sm", 0, &d->smem_per_sm));
-	STEP(get_u32(&df, "smem_per_block_optin", 0, &d->smem_per_block_optin));
-	STEP(get_u32(&df, "driver_version", 0, &d->driver_version));
-	STEP(get_u32(&df, "runtime_version", 0, &d->runtime_version));
-	return 0;
+	struct fields df = { f->r, "header device", dev->via.array.ptr, dev->via.array.size, 0, 0 };
+	get_str(&df, "name", d->name, sizeof(d->name));
+	get_u32(&df, "cc_major", 0, &d->cc_major);
+	get_u32(&df, "cc_minor", 0, &d->cc_minor);
+	get_u32(&df, "sm_count", 0, &d->sm_count);
+	get_u32(&df, "clock_khz", 0, &d->clock_khz);
+	get_u32(&df, "mem_clock_khz", 0, &d->mem_clock_khz);
+	get_u32(&df, "mem_bus_bits", 0, &d->mem_bus_bits);
+	get_u64(&df, "mem_bytes", UINT64_MAX, 0, &d->mem_bytes);
+	get_u32(&df, "l2_bytes", 0, &d->l2_bytes);
+	get_u32(&df, "max_threads_per_sm", 0, &d->max_threads_per_sm);
+	get_u32(&df, "max_blocks_per_sm", 0, &d->max_blocks_per_sm);
+	get_u32(&df, "regs_per_sm", 0, &d->regs_per_sm);
+	get_u32(&df, "smem_per_sm", 0, &d->smem_per_sm);
+	get_u32(&df, "smem_per_block_optin", 0, &d->smem_per_block_optin);
+	get_u32(&df, "driver_version", 0, &d->driver_version);
+	get_u32(&df, "runtime_version", 0, &d->runtime_version);
+	return df.rc;
 }
 
 static int decode_string(struct fields *f)
 {
 	struct trace_reader *r = f->r;
 	uint64_t id;
-	STEP(get_u64(f, "id", UINT32_MAX, 0, &id));
+	get_u64(f, "id", UINT32_MAX, 0, &id);
+	if (f->rc)
+		return f->rc;
 	if (id != (uint64_t)r->nstr + 1)
 		return ferr(f, "id", "%llu, expected %u (ids are consecutive)",
 			    (unsigned long long)id, r->nstr + 1);
@@ -463,7 +478,7 @@ static int decode_string(struct fields *f)
 	if (o->type != MSGPACK_OBJECT_STR)
 		return ferr(f, "bytes", "not a string");
 	uint32_t len = o->via.str.size;
-	if (r->nstr >= TRACE_MAX_STRINGS || r->str_bytes + len > STRINGS_MAX_BYTES)
+	if (r->nstr >= TRACE_MAX_STRINGS || r->str_bytes + len > TRACE_MAX_STRING_BYTES)
 		return ferr(f, "id", "too many strings");
 	if (r->nstr == r->capstr) {
 		uint32_t nc = r->capstr ? r->capstr * 2 : 256;
@@ -480,7 +495,8 @@ static int decode_string(struct fields *f)
 	char *s = malloc((size_t)len + 1);
 	if (!s)
 		return rfail(r, TRACE_ENOMEM, "out of memory");
-	memcpy(s, o->via.str.ptr, len);
+	if (len)   /* an empty str may carry a NULL pointer */
+		memcpy(s, o->via.str.ptr, len);
 	s[len] = '\0';
 	r->strs[r->nstr] = s;
 	r->slens[r->nstr] = len;
@@ -495,131 +511,135 @@ static int decode_kernel(struct fields *f, struct trace_kernel *k)
 		"grid.x", "grid.y", "grid.z", "block.x", "block.y", "block.z",
 		"cluster.x", "cluster.y", "cluster.z",
 	};
-	STEP(get_u64(f, "seq", UINT64_MAX, 0, &k->seq));
-	STEP(get_u32(f, "name", 0, &k->name));
+	get_u64(f, "seq", UINT64_MAX, 0, &k->seq);
+	get_u32(f, "name", 0, &k->name);
 	for (int i = 0; i < 9; i++) {
 		uint32_t *dst = i < 3 ? &k->grid[i] : i < 6 ? &k->block[i - 3] : &k->cluster[i - 6];
-		STEP(get_u32(f, dims[i], 0, dst));
+		get_u32(f, dims[i], 0, dst);
 	}
-	STEP(get_u32(f, "regs", 0, &k->regs));
-	STEP(get_u32(f, "static_smem", 0, &k->static_smem));
-	STEP(get_u32(f, "dyn_smem", 0, &k->dyn_smem));
-	STEP(get_u64(f, "stream", UINT64_MAX, 0, &k->stream));
-	STEP(get_u32(f, "thread", 0, &k->thread));
-	STEP(get_u32(f, "flags", 0, &k->flags));
-	STEP(get_u64(f, "cpu_ns", UINT64_MAX, 0, &k->cpu_ns));
-	STEP(get_u64(f, "start_ns", UINT64_MAX, 0, &k->start_ns));
-	STEP(get_u64(f, "end_ns", UINT64_MAX, 0, &k->end_ns));
-	STEP(get_u64(f, "lib_call", UINT64_MAX, 0, &k->lib_call));
-	STEP(get_i32(f, "iteration", -1, &k->iteration));
-	STEP(get_u32(f, "stack", 0, &k->stack));
-	return 0;
+	get_u32(f, "regs", 0, &k->regs);
+	get_u32(f, "static_smem", 0, &k->static_smem);
+	get_u32(f, "dyn_smem", 0, &k->dyn_smem);
+	get_u64(f, "stream", UINT64_MAX, 0, &k->stream);
+	get_u32(f, "thread", 0, &k->thread);
+	get_u32(f, "flags", 0, &k->flags);
+	get_u64(f, "cpu_ns", UINT64_MAX, 0, &k->cpu_ns);
+	get_u64(f, "start_ns", UINT64_MAX, 0, &k->start_ns);
+	get_u64(f, "end_ns", UINT64_MAX, 0, &k->end_ns);
+	get_u64(f, "lib_call", UINT64_MAX, 0, &k->lib_call);
+	get_i32(f, "iteration", -1, &k->iteration);
+	get_u32(f, "stack", 0, &k->stack);
+	return f->rc;
 }
 
 static int get_dtype(struct fields *f, const char *name, enum trace_dtype *out)
 {
 	int v = TRACE_DT_UNKNOWN;
-	STEP(get_enum(f, name, TRACE_DT_COUNT, TRACE_DT_UNKNOWN, TRACE_DT_UNKNOWN, &v));
+	get_enum(f, name, TRACE_DT_COUNT, TRACE_DT_UNKNOWN, TRACE_DT_UNKNOWN, &v);
 	*out = (enum trace_dtype)v;
-	return 0;
+	return f->rc;
 }
 
 static int decode_gemm(struct fields *f, struct trace_gemm *g)
 {
 	int api = 0;
-	STEP(get_u64(f, "seq", UINT64_MAX, 0, &g->seq));
-	STEP(get_enum(f, "api", TRACE_GEMM_API_COUNT, TRACE_GEMM_UNKNOWN, 0, &api));
+	get_u64(f, "seq", UINT64_MAX, 0, &g->seq);
+	get_enum(f, "api", TRACE_GEMM_API_COUNT, TRACE_GEMM_UNKNOWN, 0, &api);
 	g->api = (enum trace_gemm_api)api;
-	STEP(get_u64(f, "m", UINT64_MAX, 0, &g->m));
-	STEP(get_u64(f, "n", UINT64_MAX, 0, &g->n));
-	STEP(get_u64(f, "k", UINT64_MAX, 0, &g->k));
-	STEP(get_u64(f, "batch", UINT64_MAX, 1, &g->batch));
-	STEP(get_u8(f, "trans_a", 0, &g->trans_a));
-	STEP(get_u8(f, "trans_b", 0, &g->trans_b));
-	STEP(get_dtype(f, "a_type", &g->a_type));
-	STEP(get_dtype(f, "b_type", &g->b_type));
-	STEP(get_dtype(f, "c_type", &g->c_type));
-	STEP(get_dtype(f, "compute_type", &g->compute_type));
-	STEP(get_u32(f, "epilogue", 1, &g->epilogue));
-	STEP(get_u64(f, "stream", UINT64_MAX, 0, &g->stream));
-	STEP(get_u32(f, "thread", 0, &g->thread));
-	STEP(get_u64(f, "cpu_ns", UINT64_MAX, 0, &g->cpu_ns));
-	return 0;
+	get_u64(f, "m", UINT64_MAX, 0, &g->m);
+	get_u64(f, "n", UINT64_MAX, 0, &g->n);
+	get_u64(f, "k", UINT64_MAX, 0, &g->k);
+	get_u64(f, "batch", UINT64_MAX, 1, &g->batch);
+	get_u8(f, "trans_a", 0, &g->trans_a);
+	get_u8(f, "trans_b", 0, &g->trans_b);
+	get_dtype(f, "a_type", &g->a_type);
+	get_dtype(f, "b_type", &g->b_type);
+	get_dtype(f, "c_type", &g->c_type);
+	get_dtype(f, "compute_type", &g->compute_type);
+	get_u32(f, "epilogue", 1, &g->epilogue);
+	get_u64(f, "stream", UINT64_MAX, 0, &g->stream);
+	get_u32(f, "thread", 0, &g->thread);
+	get_u64(f, "cpu_ns", UINT64_MAX, 0, &g->cpu_ns);
+	return f->rc;
 }
 
 static int decode_conv(struct fields *f, struct trace_conv *c)
 {
 	int api = 0, dir = 0;
-	STEP(get_u64(f, "seq", UINT64_MAX, 0, &c->seq));
-	STEP(get_enum(f, "api", TRACE_CONV_API_COUNT, TRACE_CONV_API_UNKNOWN, 0, &api));
-	STEP(get_enum(f, "dir", TRACE_CONV_DIR_COUNT, -1, 0, &dir));
+	get_u64(f, "seq", UINT64_MAX, 0, &c->seq);
+	get_enum(f, "api", TRACE_CONV_API_COUNT, TRACE_CONV_API_UNKNOWN, 0, &api);
+	get_enum(f, "dir", TRACE_CONV_DIR_COUNT, -1, 0, &dir);
 	c->api = (enum trace_conv_api)api;
 	c->dir = (enum trace_conv_dir)dir;
-	STEP(get_u32(f, "nbdims", 0, &c->nbdims));
+	get_u32(f, "nbdims", 0, &c->nbdims);
+	if (f->rc)
+		return f->rc;
 	if (c->nbdims != 4 && c->nbdims != 5)
 		return ferr(f, "nbdims", "%u is not 4 or 5", c->nbdims);
 	uint32_t sp = c->nbdims - 2;
-	STEP(get_i64s(f, "in", c->nbdims, 0, c->in));
-	STEP(get_i64s(f, "filt", c->nbdims, 0, c->filt));
-	STEP(get_i64s(f, "out", c->nbdims, 0, c->out));
-	STEP(get_i64s(f, "stride", sp, 1, c->stride));
-	STEP(get_i64s(f, "pad", sp, 0, c->pad));
-	STEP(get_i64s(f, "dilation", sp, 1, c->dilation));
-	STEP(get_u32(f, "groups", 1, &c->groups));
-	STEP(get_dtype(f, "dtype", &c->dtype));
-	STEP(get_dtype(f, "compute_type", &c->compute_type));
-	STEP(get_u64(f, "stream", UINT64_MAX, 0, &c->stream));
-	STEP(get_u32(f, "thread", 0, &c->thread));
-	STEP(get_u64(f, "cpu_ns", UINT64_MAX, 0, &c->cpu_ns));
-	return 0;
+	get_i64s(f, "in", c->nbdims, 0, c->in);
+	get_i64s(f, "filt", c->nbdims, 0, c->filt);
+	get_i64s(f, "out", c->nbdims, 0, c->out);
+	get_i64s(f, "stride", sp, 1, c->stride);
+	get_i64s(f, "pad", sp, 0, c->pad);
+	get_i64s(f, "dilation", sp, 1, c->dilation);
+	get_u32(f, "groups", 1, &c->groups);
+	get_dtype(f, "dtype", &c->dtype);
+	get_dtype(f, "compute_type", &c->compute_type);
+	get_u64(f, "stream", UINT64_MAX, 0, &c->stream);
+	get_u32(f, "thread", 0, &c->thread);
+	get_u64(f, "cpu_ns", UINT64_MAX, 0, &c->cpu_ns);
+	return f->rc;
 }
 
 static int decode_copy(struct fields *f, struct trace_copy *c)
 {
 	int kind = 0;
-	STEP(get_u64(f, "seq", UINT64_MAX, 0, &c->seq));
-	STEP(get_u64(f, "bytes", UINT64_MAX, 0, &c->bytes));
-	STEP(get_enum(f, "kind", TRACE_COPY_KIND_COUNT, TRACE_COPY_UNKNOWN, 0, &kind));
+	get_u64(f, "seq", UINT64_MAX, 0, &c->seq);
+	get_u64(f, "bytes", UINT64_MAX, 0, &c->bytes);
+	get_enum(f, "kind", TRACE_COPY_KIND_COUNT, TRACE_COPY_UNKNOWN, 0, &kind);
 	c->kind = (enum trace_copy_kind)kind;
-	STEP(get_u8(f, "async", 0, &c->async));
-	STEP(get_u64(f, "stream", UINT64_MAX, 0, &c->stream));
-	STEP(get_u32(f, "thread", 0, &c->thread));
-	STEP(get_u64(f, "cpu_ns", UINT64_MAX, 0, &c->cpu_ns));
-	STEP(get_u64(f, "cpu_end_ns", UINT64_MAX, 0, &c->cpu_end_ns));
-	STEP(get_u64(f, "start_ns", UINT64_MAX, 0, &c->start_ns));
-	STEP(get_u64(f, "end_ns", UINT64_MAX, 0, &c->end_ns));
-	return 0;
+	get_u8(f, "async", 0, &c->async);
+	get_u64(f, "stream", UINT64_MAX, 0, &c->stream);
+	get_u32(f, "thread", 0, &c->thread);
+	get_u64(f, "cpu_ns", UINT64_MAX, 0, &c->cpu_ns);
+	get_u64(f, "cpu_end_ns", UINT64_MAX, 0, &c->cpu_end_ns);
+	get_u64(f, "start_ns", UINT64_MAX, 0, &c->start_ns);
+	get_u64(f, "end_ns", UINT64_MAX, 0, &c->end_ns);
+	return f->rc;
 }
 
 static int decode_sync(struct fields *f, struct trace_sync *s)
 {
 	int kind = 0;
-	STEP(get_u64(f, "seq", UINT64_MAX, 0, &s->seq));
-	STEP(get_enum(f, "kind", TRACE_SYNC_KIND_COUNT, TRACE_SYNC_OTHER, 0, &kind));
+	get_u64(f, "seq", UINT64_MAX, 0, &s->seq);
+	get_enum(f, "kind", TRACE_SYNC_KIND_COUNT, TRACE_SYNC_OTHER, 0, &kind);
 	s->kind = (enum trace_sync_kind)kind;
-	STEP(get_u64(f, "stream", UINT64_MAX, 0, &s->stream));
-	STEP(get_u32(f, "thread", 0, &s->thread));
-	STEP(get_u64(f, "cpu_ns", UINT64_MAX, 0, &s->cpu_ns));
-	STEP(get_u64(f, "cpu_end_ns", UINT64_MAX, 0, &s->cpu_end_ns));
-	return 0;
+	get_u64(f, "stream", UINT64_MAX, 0, &s->stream);
+	get_u32(f, "thread", 0, &s->thread);
+	get_u64(f, "cpu_ns", UINT64_MAX, 0, &s->cpu_ns);
+	get_u64(f, "cpu_end_ns", UINT64_MAX, 0, &s->cpu_end_ns);
+	return f->rc;
 }
 
 static int decode_marker(struct fields *f, struct trace_marker *m)
 {
 	int kind = 0;
-	STEP(get_u64(f, "seq", UINT64_MAX, 0, &m->seq));
-	STEP(get_enum(f, "kind", TRACE_MARK_KIND_COUNT, -1, 0, &kind));
+	get_u64(f, "seq", UINT64_MAX, 0, &m->seq);
+	get_enum(f, "kind", TRACE_MARK_KIND_COUNT, -1, 0, &kind);
 	m->kind = (enum trace_marker_kind)kind;
-	STEP(get_u32(f, "name", 0, &m->name));
-	STEP(get_u32(f, "thread", 0, &m->thread));
-	STEP(get_u64(f, "cpu_ns", UINT64_MAX, 0, &m->cpu_ns));
-	STEP(get_i32(f, "iteration", -1, &m->iteration));
-	return 0;
+	get_u32(f, "name", 0, &m->name);
+	get_u32(f, "thread", 0, &m->thread);
+	get_u64(f, "cpu_ns", UINT64_MAX, 0, &m->cpu_ns);
+	get_i32(f, "iteration", -1, &m->iteration);
+	return f->rc;
 }
 
 static int decode_stack(struct fields *f, struct trace_stack *s)
 {
-	STEP(get_u32(f, "id", 0, &s->id));
+	get_u32(f, "id", 0, &s->id);
+	if (f->rc)
+		return f->rc;
 	const msgpack_object *o = field(f);
 	if (o->type != MSGPACK_OBJECT_ARRAY)
 		return ferr(f, "frames", "not an array");
@@ -627,10 +647,10 @@ static int decode_stack(struct fields *f, struct trace_stack *s)
 		return ferr(f, "frames", "%u frames, more than %d", o->via.array.size,
 			    TRACE_STACK_MAXFRAMES);
 	s->nframes = o->via.array.size;
-	struct fields ff = { f->r, "stack", o->via.array.ptr, o->via.array.size, 0 };
+	struct fields ff = { f->r, "stack", o->via.array.ptr, o->via.array.size, 0, 0 };
 	for (uint32_t i = 0; i < s->nframes; i++)
-		STEP(get_u32(&ff, "frames", 0, &s->frames[i]));
-	return 0;
+		get_u32(&ff, "frames", 0, &s->frames[i]);
+	return ff.rc;
 }
 
 static int decode_trailer(struct fields *f, struct trace_trailer *t)
@@ -639,11 +659,13 @@ static int decode_trailer(struct fields *f, struct trace_trailer *t)
 	const msgpack_object *o = field(f);
 	if (o->type != MSGPACK_OBJECT_ARRAY)
 		return ferr(f, "counts", "not an array");
-	struct fields cf = { r, "trailer", o->via.array.ptr, o->via.array.size, 0 };
+	struct fields cf = { r, "trailer", o->via.array.ptr, o->via.array.size, 0, 0 };
 	for (int i = 0; i < TRACE_TYPE_MAX; i++)
-		STEP(get_u64(&cf, "counts", UINT64_MAX, 0, &t->count[i]));
-	STEP(get_u64(f, "end_unix_ns", UINT64_MAX, 0, &t->end_unix_ns));
-	STEP(get_u64(f, "dropped", UINT64_MAX, 0, &t->dropped));
+		get_u64(&cf, "counts", UINT64_MAX, 0, &t->count[i]);
+	get_u64(f, "end_unix_ns", UINT64_MAX, 0, &t->end_unix_ns);
+	get_u64(f, "dropped", UINT64_MAX, 0, &t->dropped);
+	if (cf.rc || f->rc)
+		return cf.rc ? cf.rc : f->rc;
 	t->count[0] = 0;
 	t->count[TRACE_TRAILER] = 0;
 	for (int i = 1; i < TRACE_TYPE_MAX; i++) {
@@ -712,7 +734,7 @@ static int decode(struct trace_reader *r, struct trace_record *rec)
 		return rfail(r, TRACE_ECORRUPT, "at byte %llu: unexpected record type %llu",
 			     (unsigned long long)r->offset, (unsigned long long)type);
 	struct fields f = { r, trace_type_name((enum trace_type)type), o->via.array.ptr,
-			    o->via.array.size, 1 };
+			    o->via.array.size, 1, 0 };
 	if (f.n < required_fields[type])
 		return rfail(r, TRACE_ECORRUPT, "at byte %llu: %s record has %u fields, needs %u",
 			     (unsigned long long)r->offset, f.what, f.n - 1,
@@ -800,7 +822,7 @@ static int open_common(struct trace_reader *r, char *err, size_t errlen)
 	}
 	if (rc == 1) {
 		const msgpack_object *o = &r->res.data;
-		struct fields f = { r, "header", o->via.array.ptr, o->via.array.size, 0 };
+		struct fields f = { r, "header", o->via.array.ptr, o->via.array.size, 0, 0 };
 		if (o->type != MSGPACK_OBJECT_ARRAY || f.n < TRACE_REQ_HEADER)
 			rc = rfail(r, TRACE_ECORRUPT, "header: too few fields");
 		else

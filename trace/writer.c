@@ -21,6 +21,7 @@
 #include "trace/trace.h"
 
 #define DEFAULT_CHUNK (64u * 1024)
+#define MAX_CHUNK (64u * 1024 * 1024)
 #define ARENA_BLOCK (64u * 1024)
 
 enum wstate { W_NEW, W_OPEN, W_DONE, W_FAILED };
@@ -50,6 +51,7 @@ struct trace_writer {
 
 	struct wstring *strs;        /* strs[id - 1] */
 	uint32_t nstr, capstr;
+	uint64_t str_bytes;          /* of all strings, for the reader's limit */
 	uint32_t *tab;               /* open addressing: string ids, 0 empty */
 	uint32_t tabcap;
 	struct arena_block *arena;
@@ -96,7 +98,8 @@ static int pack_write(void *data, const char *buf, size_t len)
 		w->buf = nb;
 		w->cap = ncap;
 	}
-	memcpy(w->buf + w->len, buf, len);
+	if (len)
+		memcpy(w->buf + w->len, buf, len);
 	w->len += len;
 	return 0;
 }
@@ -112,6 +115,8 @@ struct trace_writer *trace_writer_new(trace_sink_fn sink, void *ctx, size_t chun
 	w->ctx = ctx;
 	w->fd = -1;
 	w->chunk = chunk_bytes ? chunk_bytes : DEFAULT_CHUNK;
+	if (w->chunk > MAX_CHUNK)
+		w->chunk = MAX_CHUNK;
 	/* Room for one chunk plus the record that crosses its end. */
 	w->cap = w->chunk + 4096;
 	w->buf = malloc(w->cap);
@@ -311,7 +316,7 @@ uint32_t trace_writer_intern(struct trace_writer *w, const char *s, size_t len)
 				return w->tab[i];
 		}
 	}
-	if (w->nstr >= TRACE_MAX_STRINGS)
+	if (w->nstr >= TRACE_MAX_STRINGS || w->str_bytes + len > TRACE_MAX_STRING_BYTES)
 		return 0;
 	if ((w->nstr + 1) * 2 > w->tabcap && tab_grow(w) < 0)
 		return 0;
@@ -336,6 +341,7 @@ uint32_t trace_writer_intern(struct trace_writer *w, const char *s, size_t len)
 		return 0;
 	w->strs[id - 1] = (struct wstring){ copy, (uint32_t)len, h };
 	w->nstr = id;
+	w->str_bytes += len;
 	uint32_t mask = w->tabcap - 1;
 	uint32_t i = h & mask;
 	while (w->tab[i])
@@ -496,6 +502,8 @@ int trace_writer_record(struct trace_writer *w, const struct trace_record *rec)
 	case TRACE_SYNC: pack_sync(pk, &rec->u.sync); break;
 	case TRACE_MARKER: pack_marker(pk, &rec->u.marker); break;
 	case TRACE_STACK:
+		if (w->stacks.n >= TRACE_MAX_STACKS)
+			return TRACE_EINVAL;
 		if (trace_u32map_put(&w->stacks, rec->u.stack.id, 1) < 0)
 			return fail(w, TRACE_ENOMEM);
 		pack_stack(pk, &rec->u.stack);

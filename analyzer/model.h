@@ -1,0 +1,200 @@
+/*
+ * model.h - predict an iteration from a model's configuration, with no GPU
+ * and no trace: a Hugging Face config (or a built-in name) becomes the
+ * kernel sequence a PyTorch eager run issues (model.c), each kernel is
+ * predicted from scratch and the sequence is replayed with a per-launch CPU
+ * cost (modeltime.c); --dp/--tp/--pp add collectives timed by comm.c.
+ *
+ * The sequence follows what Hugging Face transformers' eager modules call
+ * into ATen, layer by layer: embeddings, norms, the Q/K/V GEMMs, eager
+ * attention (bmm, scale, mask, softmax, dropout, bmm) or one fused SDPA
+ * kernel, output projection, residual adds, the MLP with its activation,
+ * the final norm, the LM head and (optionally) the loss.  Training adds the
+ * backward kernels of every forward op in reverse order, one gradient
+ * accumulation add per parameter tensor, and the optimizer step.
+ */
+#ifndef SURFER_MODEL_H
+#define SURFER_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "predictor/predict.h"
+
+/* Architectures whose module structure model.c knows. */
+enum model_family {
+	MODEL_FAM_GPT2 = 0, /* GPT-2, GPT-3 style (HF GPT2LMHeadModel), GPT-NeoX */
+	MODEL_FAM_BERT,     /* BERT encoder with the MLM head                  */
+	MODEL_FAM_OPT,      /* OPT decoder                                     */
+	MODEL_FAM_LLAMA,    /* Llama, Mistral, Qwen2: RMSNorm, RoPE, gated MLP  */
+	MODEL_FAM_T5,       /* T5 and Switch (encoder-decoder, optional MoE)    */
+	MODEL_FAM_COUNT
+};
+
+/* MLP activation, as the HF module computes it. */
+enum model_act {
+	MODEL_ACT_GELU = 0,   /* one erf-GELU kernel                               */
+	MODEL_ACT_GELU_NEW,   /* HF NewGELUActivation: 8 elementwise kernels (tanh) */
+	MODEL_ACT_GELU_TANH,  /* gelu(approximate='tanh'): one kernel              */
+	MODEL_ACT_RELU,
+	MODEL_ACT_SILU,
+	MODEL_ACT_COUNT
+};
+
+/* A model's shape, as read from config.json (modelcfg.c). */
+struct model_config {
+	char name[64];
+	enum model_family family;
+	uint32_t layers;      /* decoder (or encoder-only) layers; T5: encoder */
+	uint32_t dec_layers;  /* T5: decoder layers; 0 otherwise               */
+	uint32_t hidden;      /* d_model                                      */
+	uint32_t heads;       /* attention heads                              */
+	uint32_t kv_heads;    /* key/value heads (GQA); == heads when absent  */
+	uint32_t head_dim;    /* per-head width (hidden / heads unless given) */
+	uint32_t ffn;         /* MLP inner width                              */
+	uint32_t vocab;
+	uint32_t type_vocab;  /* BERT token types; 0 none                     */
+	enum model_act act;
+	int gated;            /* gated MLP (SwiGLU): gate and up projections  */
+	int qkv_bias;         /* projections carry a bias                     */
+	int tied;             /* LM head shares the token embedding           */
+	uint32_t experts;     /* Switch: experts per sparse MLP; 0 dense      */
+	uint32_t sparse_step; /* every sparse_step-th layer is sparse         */
+	uint32_t capacity;    /* Switch: tokens per expert per sequence; 0 = all */
+	double dropout;       /* hidden dropout probability                   */
+	double attn_dropout;  /* attention-probability dropout                */
+};
+
+enum model_mode { MODEL_INFERENCE = 0, MODEL_TRAINING };
+enum model_optimizer { MODEL_OPTIM_NONE = 0, MODEL_OPTIM_SGD, MODEL_OPTIM_ADAMW };
+enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA };
+
+/* What is run: one iteration of batch x seq tokens. */
+struct model_opts {
+	uint32_t batch, seq;
+	enum model_mode mode;
+	enum gpu_dtype dtype;          /* FP32, TF32, BF16 or FP16            */
+	enum model_optimizer optimizer;
+	enum model_attention attention;
+	int loss;                      /* training: log_softmax + nll (+ backward) */
+	int fused_optimizer;           /* AdamW(fused=True): one kernel a pass */
+	uint32_t dp, tp, pp;           /* parallel degrees (1 = none)         */
+	uint32_t microbatches;         /* pipeline microbatches (pp > 1)      */
+};
+
+/* Sets o to: inference, fp32, eager attention, no loss, no optimizer, no
+ * parallelism, batch 1, seq 128. */
+void model_opts_init(struct model_opts *o);
+
+enum model_phase {
+	MODEL_PH_FORWARD = 0, MODEL_PH_BACKWARD, MODEL_PH_OPTIMIZER, MODEL_PH_COMM,
+	MODEL_PH_COUNT
+};
+
+/* The collective a MODEL_PH_COMM kernel stands for (comm.h). */
+enum model_comm {
+	MODEL_COMM_NONE = 0, MODEL_COMM_ALL_REDUCE, MODEL_COMM_ALL_GATHER,
+	MODEL_COMM_REDUCE_SCATTER, MODEL_COMM_SEND_RECV
+};
+
+/* One kernel launch of the sequence.  k.name points to a static string. */
+struct model_kernel {
+	struct pred_kernel k;
+	enum model_phase phase;
+	int32_t layer;          /* transformer layer, -1 outside the layers    */
+	enum model_comm comm;   /* MODEL_PH_COMM: which collective            */
+	uint32_t ranks;         /* MODEL_PH_COMM: group size                  */
+	int async;              /* runs on a side stream (DDP's gradient buckets) */
+};
+
+/* The kernel sequence of one iteration on one GPU (one pipeline stage). */
+struct model_seq {
+	struct model_kernel *v;
+	size_t n, cap;
+	double params;          /* parameters held by this GPU                */
+	double params_total;    /* parameters of the whole model              */
+	uint32_t param_tensors; /* parameter tensors held by this GPU         */
+	uint32_t stage_layers;  /* layers run by this GPU                     */
+};
+
+/* Error codes (0 is success). */
+enum {
+	MODEL_EINVAL = -1,   /* bad option or inconsistent configuration  */
+	MODEL_ENOMEM = -2,
+	MODEL_EPARSE = -3,   /* config file unreadable or malformed       */
+	MODEL_EUNKNOWN = -4, /* unknown built-in name or architecture     */
+};
+
+/* Builds the kernel sequence of c run as o into s (initialized here; the
+ * caller releases it with model_seq_release).  Returns 0, or MODEL_EINVAL
+ * with a reason in err when o or c cannot be run (tp not dividing the
+ * heads, zero sizes, ...). */
+int model_build(const struct model_config *c, const struct model_opts *o,
+		struct model_seq *s, char *err, size_t errlen);
+
+void model_seq_release(struct model_seq *s);
+
+/* Sum of the FLOPs of the sequence's kernels of one phase. */
+double model_seq_flops(const struct model_seq *s, enum model_phase ph);
+
+/* Number of kernels of one phase. */
+size_t model_seq_count(const struct model_seq *s, enum model_phase ph);
+
+/* ---- configs (modelcfg.c) -------------------------------------------- */
+
+/* Reads a Hugging Face config.json.  Returns 0, MODEL_EPARSE (unreadable
+ * or not JSON, reason in err) or MODEL_EUNKNOWN (architecture it does not
+ * know).  The name is the file's base name without ".json". */
+int model_config_load(const char *path, struct model_config *c, char *err, size_t errlen);
+
+/* Same over a JSON text; name is copied into c->name. */
+int model_config_parse(const char *json, const char *name, struct model_config *c,
+		       char *err, size_t errlen);
+
+/* Fills c with the built-in model name (case-insensitive; '-', '_' and '.'
+ * ignored).  Returns 0 or MODEL_EUNKNOWN. */
+int model_config_builtin(const char *name, struct model_config *c);
+
+/* A built-in name or a config file path: tries the file when arg ends in
+ * ".json" or names an existing file, else the built-in table. */
+int model_config_resolve(const char *arg, struct model_config *c, char *err, size_t errlen);
+
+/* The built-in names, NULL-terminated. */
+const char *const *model_config_builtin_names(void);
+
+const char *model_family_name(enum model_family f);
+const char *model_phase_name(enum model_phase p);
+int model_mode_parse(const char *s, enum model_mode *out);
+int model_optimizer_parse(const char *s, enum model_optimizer *out);
+/* fp32, tf32, bf16, fp16 (also float32, float16, bfloat16). */
+int model_dtype_parse(const char *s, enum gpu_dtype *out);
+
+/* ---- timing (modeltime.c) -------------------------------------------- */
+
+/* CPU cost of one eager PyTorch op launch, ns: Python + dispatcher +
+ * cudaLaunchKernel.  See modeltime.c for the source of the figure. */
+#define MODEL_LAUNCH_NS_DEFAULT 6000.0
+
+struct model_timing {
+	double iteration_ns;     /* predicted iteration time (replayed)        */
+	double compute_ns;       /* sum of compute kernel times                */
+	double comm_ns;          /* sum of collective times                    */
+	double comm_exposed_ns;  /* collective time not hidden by compute      */
+	double phase_ns[MODEL_PH_COUNT]; /* kernel time by phase               */
+	double cpu_bound_ns;     /* GPU idle waiting for launches              */
+	double bubble_ns;        /* pipeline bubble (pp > 1)                   */
+	size_t kernels;          /* launches on this GPU                        */
+	double method_ns[PRED_METHOD_COUNT]; /* kernel time by predictor method */
+};
+
+/* Predicts every kernel of s on target (from scratch: predict_kernel with no
+ * origin) and replays the sequence: the CPU issues kernels launch_ns apart,
+ * a kernel starts when issued and its stream is free; asynchronous
+ * collectives run on a second stream.  pp > 1 adds the pipeline bubble.
+ * kernel_res (may be NULL; s->n entries) receives each kernel's
+ * prediction (collectives: their time, method roofline, bound unknown).
+ * Returns 0 or a negative code. */
+int model_time(const struct model_seq *s, const struct model_opts *o,
+	       const struct gpu_spec *target, double launch_ns,
+	       struct model_timing *out, struct pred_result *kernel_res);
+
+#endif

@@ -1,0 +1,251 @@
+/*
+ * modelrun.c - the --model path of surfer-analyze: option parsing, and the
+ * model's predicted timeline packaged as a struct analysis (no origin, no
+ * measurement; one iteration; kernels grouped by name per target;
+ * collectives appear as the "comm" op, apart from compute).
+ */
+#include "analyzer/modelrun.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void model_cli_init(struct model_cli *m)
+{
+	memset(m, 0, sizeof(*m));
+	model_opts_init(&m->opts);
+	m->opts.loss = 1; /* a training step computes its loss */
+	m->launch_ns = MODEL_LAUNCH_NS_DEFAULT;
+}
+
+const char *const *model_cli_options(void)
+{
+	static const char *const names[] = {
+		"model", "batch", "seq", "mode", "dtype", "optimizer", "attention",
+		"dp", "tp", "pp", "microbatches", "launch-us", NULL
+	};
+	return names;
+}
+
+static int parse_count(const char *v, uint32_t max, uint32_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long x = strtoul(v, &end, 10);
+	if (errno || end == v || *end || v[0] == '-' || x == 0 || x > max)
+		return -1;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+int model_cli_set(struct model_cli *m, const char *name, const char *v,
+		  char *err, size_t errlen)
+{
+	struct model_opts *o = &m->opts;
+	int bad = 0;
+	m->set = 1;
+	if (!strcmp(name, "model")) {
+		m->model = v;
+	} else if (!strcmp(name, "batch")) {
+		bad = parse_count(v, 1u << 20, &o->batch);
+	} else if (!strcmp(name, "seq")) {
+		bad = parse_count(v, 1u << 20, &o->seq);
+	} else if (!strcmp(name, "mode")) {
+		bad = model_mode_parse(v, &o->mode);
+	} else if (!strcmp(name, "dtype")) {
+		bad = model_dtype_parse(v, &o->dtype);
+	} else if (!strcmp(name, "optimizer")) {
+		bad = model_optimizer_parse(v, &o->optimizer);
+	} else if (!strcmp(name, "attention")) {
+		if (!strcmp(v, "eager"))
+			o->attention = MODEL_ATTN_EAGER;
+		else if (!strcmp(v, "sdpa") || !strcmp(v, "flash"))
+			o->attention = MODEL_ATTN_SDPA;
+		else
+			bad = -1;
+	} else if (!strcmp(name, "dp")) {
+		bad = parse_count(v, 65536, &o->dp);
+	} else if (!strcmp(name, "tp")) {
+		bad = parse_count(v, 1024, &o->tp);
+	} else if (!strcmp(name, "pp")) {
+		bad = parse_count(v, 1024, &o->pp);
+	} else if (!strcmp(name, "microbatches")) {
+		bad = parse_count(v, 1u << 20, &o->microbatches);
+	} else if (!strcmp(name, "launch-us")) {
+		char *end;
+		double us = strtod(v, &end);
+		if (end == v || *end || !(us >= 0) || us > 1e6)
+			bad = -1;
+		else
+			m->launch_ns = us * 1e3;
+	} else {
+		snprintf(err, errlen, "unknown model option '--%s'", name);
+		return -2;
+	}
+	if (bad) {
+		static const struct { const char *opt, *what; } help[] = {
+			{ "mode", "inference or training" }, { "dtype", "fp32, tf32, bf16 or fp16" },
+			{ "optimizer", "none, sgd or adamw" }, { "attention", "eager or sdpa" },
+			{ "launch-us", "microseconds >= 0" },
+		};
+		const char *what = "a positive count";
+		for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)
+			if (!strcmp(help[i].opt, name))
+				what = help[i].what;
+		snprintf(err, errlen, "bad --%s '%s': %s is expected", name, v, what);
+		return -2;
+	}
+	return 0;
+}
+
+/* Groups one target's kernels by name (names are static strings). */
+static int fill_target(struct analysis_target *t, const struct model_seq *s,
+		       const struct pred_result *res, const struct model_opts *o)
+{
+	uint32_t M = 1;
+	if (o->pp > 1) {
+		M = o->microbatches ? o->microbatches : o->pp;
+		if (M > o->batch)
+			M = o->batch;
+	}
+	struct analysis_group *g = calloc(s->n ? s->n : 1, sizeof(*g));
+	double *best = calloc(s->n ? s->n : 1, sizeof(*best) * 2);
+	if (!g || !best) {
+		free(g);
+		free(best);
+		return -1;
+	}
+	size_t ng = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct model_kernel *mk = &s->v[i];
+		double mult = (o->pp > 1 && mk->phase != MODEL_PH_OPTIMIZER && !mk->async) ? M : 1;
+		double ns = res[i].ns * mult;
+		size_t j;
+		for (j = 0; j < ng; j++)
+			if (g[j].name == mk->k.name)
+				break;
+		if (j == ng) {
+			g[ng].name = mk->k.name;
+			g[ng].op = mk->k.op;
+			g[ng].method = res[i].method;
+			g[ng].memory_bound = res[i].memory_bound;
+			ng++;
+		}
+		g[j].launches += (uint64_t)mult;
+		g[j].pred_ns += ns;
+		if (ns > best[j]) {
+			best[j] = ns;
+			g[j].method = res[i].method;
+			g[j].memory_bound = res[i].memory_bound;
+		}
+		t->op_ns[mk->k.op] += ns;
+		if (mk->phase == MODEL_PH_COMM)
+			continue;
+		t->kernel_ns += ns;
+		if (res[i].memory_bound == 1)
+			t->memory_bound_ns += ns;
+		else if (res[i].memory_bound == 0)
+			t->compute_bound_ns += ns;
+		else
+			t->unknown_bound_ns += ns;
+	}
+	free(best);
+	/* largest first */
+	for (size_t a = 1; a < ng; a++) {
+		struct analysis_group x = g[a];
+		size_t b = a;
+		while (b > 0 && g[b - 1].pred_ns < x.pred_ns) {
+			g[b] = g[b - 1];
+			b--;
+		}
+		g[b] = x;
+	}
+	t->groups = g;
+	t->ngroups = ng;
+	return 0;
+}
+
+static int cmp_kernel(const void *a, const void *b)
+{
+	return memcmp(*(const struct pred_kernel *const *)a, *(const struct pred_kernel *const *)b,
+		      sizeof(struct pred_kernel));
+}
+
+int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *targets,
+		       size_t ntargets, enum pred_method method, struct analysis **out,
+		       char *err, size_t errlen)
+{
+	struct model_config c;
+	struct model_seq s;
+	*out = NULL;
+	if (!m->model) {
+		snprintf(err, errlen, "model options given without --model CONFIG.json|NAME");
+		return -2;
+	}
+	int rc = model_config_resolve(m->model, &c, err, errlen);
+	if (rc)
+		return -2;
+	rc = model_build(&c, &m->opts, &s, err, errlen);
+	if (rc)
+		return rc == MODEL_ENOMEM ? -1 : -2;
+	struct analysis *a = calloc(1, sizeof(*a));
+	struct pred_result *res = malloc((s.n ? s.n : 1) * sizeof(*res));
+	if (!a || !res || !(a->targets = calloc(ntargets ? ntargets : 1, sizeof(*a->targets)))) {
+		free(a);
+		free(res);
+		model_seq_release(&s);
+		return -1;
+	}
+	const struct model_opts *o = &m->opts;
+	snprintf(a->device, sizeof(a->device), "model %.40s, %s, batch %u, seq %u, %.8s%s",
+		 c.name, o->mode == MODEL_TRAINING ? "training" : "inference", o->batch, o->seq,
+		 gpu_dtype_name(o->dtype), o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
+	a->kernels = s.n;
+	a->iterations = 1;
+	a->ntargets = ntargets;
+	if (o->dp * o->tp * o->pp > 1)
+		snprintf(a->warning, sizeof(a->warning),
+			 "dp %u, tp %u, pp %u: one GPU of %u predicted; collectives in op 'comm'",
+			 o->dp, o->tp, o->pp, o->dp * o->tp * o->pp);
+	(void)method; /* from-scratch predictions always use the auto rule */
+	rc = 0;
+	for (size_t i = 0; i < ntargets && !rc; i++) {
+		struct model_timing t;
+		struct analysis_target *at = &a->targets[i];
+		at->gpu = targets[i];
+		at->method = PRED_AUTO;
+		if (model_time(&s, o, targets[i], m->launch_ns, &t, res)) {
+			rc = -1;
+			break;
+		}
+		at->iteration_ns = t.iteration_ns;
+		at->gpu_wait_cpu_ns = t.cpu_bound_ns;
+		memcpy(at->method_ns, t.method_ns, sizeof(at->method_ns));
+		if (fill_target(at, &s, res, o))
+			rc = -1;
+	}
+	/* distinct configurations (by name, shape and launch) */
+	if (!rc && s.n) {
+		const struct pred_kernel **p = malloc(s.n * sizeof(*p));
+		if (p) {
+			for (size_t i = 0; i < s.n; i++)
+				p[i] = &s.v[i].k;
+			qsort(p, s.n, sizeof(*p), cmp_kernel);
+			a->configs = 1;
+			for (size_t i = 1; i < s.n; i++)
+				a->configs += memcmp(p[i - 1], p[i], sizeof(*p[i])) != 0;
+			free(p);
+		}
+	}
+	free(res);
+	model_seq_release(&s);
+	if (rc) {
+		analysis_free(a);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	*out = a;
+	return 0;
+}

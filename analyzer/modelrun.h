@@ -1,0 +1,43 @@
+/*
+ * modelrun.h - surfer-analyze --model: a model configuration predicted on
+ * the targets and packaged as an analysis, so the text and JSON reports
+ * and the baseline gate are the same as for a trace.
+ */
+#ifndef SURFER_MODELRUN_H
+#define SURFER_MODELRUN_H
+
+#include <stddef.h>
+
+#include "analyzer/analyze.h"
+#include "analyzer/model.h"
+
+/* The --model options as the command line gives them. */
+struct model_cli {
+	const char *model;        /* config.json path or built-in name; NULL = none */
+	struct model_opts opts;
+	double launch_ns;         /* CPU cost per launch                        */
+	int set;                  /* some model option was given               */
+};
+
+/* Sets m to the defaults (batch 1, seq 128 ... see model_opts_init; the
+ * loss computed in training; launch cost MODEL_LAUNCH_NS_DEFAULT). */
+void model_cli_init(struct model_cli *m);
+
+/* The long options model_cli_set understands, NULL-terminated, each
+ * taking a value: model, batch, seq, mode, dtype, optimizer, attention,
+ * dp, tp, pp, microbatches, launch-us. */
+const char *const *model_cli_options(void);
+
+/* Applies option name (without "--") with value.  Returns 0, or -2 with a
+ * one-line reason in err for a bad value or an unknown name. */
+int model_cli_set(struct model_cli *m, const char *name, const char *value,
+		  char *err, size_t errlen);
+
+/* Builds the model's kernel sequence and predicts it on every target.
+ * Returns 0 with *out (free with analysis_free), -2 for a bad model or
+ * options (reason in err), -1 out of memory. */
+int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *targets,
+		       size_t ntargets, enum pred_method method, struct analysis **out,
+		       char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,511 @@
+/*
+ * check_model.c - the config path: kernel sequences checked against
+ * hand-derived counts, shapes and FLOPs; config.json parsing; collective
+ * sizes and times.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyzer/comm.h"
+#include "analyzer/model.h"
+
+static struct model_config gpt2_small(void)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("gpt2", &c), 0);
+	return c;
+}
+
+static double layer_sum(const struct model_seq *s, int32_t layer, enum model_phase ph,
+			enum pred_op op, size_t *count)
+{
+	double f = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct model_kernel *k = &s->v[i];
+		if (k->layer != layer || k->phase != ph || (op != PRED_OP_COUNT && k->k.op != op))
+			continue;
+		f += k->k.flops;
+		n++;
+	}
+	if (count)
+		*count = n;
+	return f;
+}
+
+START_TEST(gpt2_layer_flops)
+{
+	/* Forward GEMM FLOPs of a GPT-2 layer (Narayanan et al. 2021):
+	 * QKV 6bsh^2, projection 2bsh^2, MLP 16bsh^2 and the two attention
+	 * products 4bs^2h. */
+	struct model_config c = gpt2_small();
+	struct model_opts o;
+	model_opts_init(&o);
+	o.batch = 4;
+	o.seq = 512;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	double b = 4, sl = 512, h = 768;
+	double want = 24 * b * sl * h * h + 4 * b * sl * sl * h;
+	double got = layer_sum(&s, 3, MODEL_PH_FORWARD, PRED_OP_GEMM, NULL);
+	ck_assert_double_eq_tol(got, want, want * 1e-12);
+	model_seq_release(&s);
+}
+END_TEST
+
+START_TEST(gpt2_layer_kernels)
+{
+	/* Inference: ln_1, c_attn, QK^T, /sqrt(d), where(mask), softmax, PV,
+	 * merge-heads copy, c_proj, residual add, ln_2, c_fc, 8 kernels of
+	 * gelu_new, c_proj, residual add = 22. */
+	struct model_config c = gpt2_small();
+	struct model_opts o;
+	model_opts_init(&o);
+	o.batch = 2;
+	o.seq = 256;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t n;
+	layer_sum(&s, 0, MODEL_PH_FORWARD, PRED_OP_COUNT, &n);
+	ck_assert_uint_eq(n, 22);
+	layer_sum(&s, 0, MODEL_PH_FORWARD, PRED_OP_GEMM, &n);
+	ck_assert_uint_eq(n, 6);
+	ck_assert_uint_eq(model_seq_count(&s, MODEL_PH_BACKWARD), 0);
+	/* the first GEMM of layer 0 is c_attn: (b*s x h) * (h x 3h) */
+	const struct model_kernel *q = NULL;
+	for (size_t i = 0; i < s.n && !q; i++)
+		if (s.v[i].layer == 0 && s.v[i].k.op == PRED_OP_GEMM)
+			q = &s.v[i];
+	ck_assert_ptr_nonnull(q);
+	ck_assert_uint_eq(q->k.m, 512);
+	ck_assert_uint_eq(q->k.n, 2304);
+	ck_assert_uint_eq(q->k.k, 768);
+	ck_assert_uint_eq(q->k.grid[0] * q->k.grid[1], (512 / 128) * (2304 / 128));
+	model_seq_release(&s);
+
+	/* SDPA replaces QK^T, scale, mask, softmax, PV by one kernel: 18. */
+	o.attention = MODEL_ATTN_SDPA;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	layer_sum(&s, 0, MODEL_PH_FORWARD, PRED_OP_COUNT, &n);
+	ck_assert_uint_eq(n, 18);
+	layer_sum(&s, 0, MODEL_PH_FORWARD, PRED_OP_ATTENTION, &n);
+	ck_assert_uint_eq(n, 1);
+	model_seq_release(&s);
+
+	/* Training adds the attention, residual and MLP dropouts: 25. */
+	o.attention = MODEL_ATTN_EAGER;
+	o.mode = MODEL_TRAINING;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	layer_sum(&s, 0, MODEL_PH_FORWARD, PRED_OP_COUNT, &n);
+	ck_assert_uint_eq(n, 25);
+	model_seq_release(&s);
+}
+END_TEST
+
+START_TEST(backward_is_twice_forward)
+{
+	/* Every forward GEMM has two backward GEMMs of the same size. */
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("bert-large", &c), 0);
+	struct model_opts o;
+	model_opts_init(&o);
+	o.batch = 2;
+	o.seq = 512;
+	o.mode = MODEL_TRAINING;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t nf, nb;
+	double f = layer_sum(&s, 5, MODEL_PH_FORWARD, PRED_OP_GEMM, &nf);
+	double b = layer_sum(&s, 5, MODEL_PH_BACKWARD, PRED_OP_GEMM, &nb);
+	ck_assert_uint_eq(nb, 2 * nf);
+	ck_assert_double_eq_tol(b, 2 * f, f * 1e-12);
+	/* BERT layer: Q, K, V, output, intermediate, output dense + 2 bmm */
+	ck_assert_uint_eq(nf, 8);
+	model_seq_release(&s);
+}
+END_TEST
+
+START_TEST(gpt2_params)
+{
+	/* GPT-2 small has 124,439,808 parameters (wte 50257x768, wpe
+	 * 1024x768, 12 layers of 7,087,872, ln_f 1536). */
+	struct model_config c = gpt2_small();
+	struct model_opts o;
+	model_opts_init(&o);
+	o.seq = 1024;
+	o.mode = MODEL_TRAINING;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	ck_assert_double_eq(s.params, 124439808.0);
+	model_seq_release(&s);
+}
+END_TEST
+
+START_TEST(llama_gqa_shapes)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("Llama_3-8B", &c), 0);
+	ck_assert_uint_eq(c.kv_heads, 8);
+	struct model_opts o;
+	model_opts_init(&o);
+	o.batch = 1;
+	o.seq = 2048;
+	o.dtype = GPU_DT_BF16;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	/* layer GEMMs: q (4096), k (1024), v (1024), o, gate, up, down, 2 bmm */
+	uint64_t want_n[] = { 4096, 1024, 1024 };
+	size_t g = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->layer != 1 || k->k.op != PRED_OP_GEMM)
+			continue;
+		if (g < 3)
+			ck_assert_uint_eq(k->k.n, want_n[g]);
+		ck_assert_int_eq(k->k.dtype, GPU_DT_BF16);
+		g++;
+	}
+	ck_assert_uint_eq(g, 9);
+	/* Llama-3-8B: 8.03 B parameters */
+	ck_assert_double_eq_tol(s.params, 8.03e9, 0.01e9);
+	model_seq_release(&s);
+}
+END_TEST
+
+static const char *gpt2_json =
+	"{\"model_type\": \"gpt2\", \"n_embd\": 256, \"n_head\": 4, \"n_layer\": 3,"
+	" \"vocab_size\": 1000, \"activation_function\": \"gelu_new\", \"n_inner\": null}";
+
+START_TEST(parse_configs)
+{
+	struct model_config c;
+	char err[256];
+	ck_assert_int_eq(model_config_parse(gpt2_json, "tiny", &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.family, MODEL_FAM_GPT2);
+	ck_assert_uint_eq(c.hidden, 256);
+	ck_assert_uint_eq(c.ffn, 1024);
+	ck_assert_uint_eq(c.head_dim, 64);
+	ck_assert_uint_eq(c.layers, 3);
+	ck_assert_int_eq(c.act, MODEL_ACT_GELU_NEW);
+	ck_assert_str_eq(c.name, "tiny");
+
+	const char *llama = "{\"architectures\": [\"MistralForCausalLM\"], \"hidden_size\": 512,"
+			    " \"num_attention_heads\": 8, \"num_key_value_heads\": 2,"
+			    " \"num_hidden_layers\": 2, \"intermediate_size\": 1408, \"vocab_size\": 3200}";
+	ck_assert_int_eq(model_config_parse(llama, "m", &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.family, MODEL_FAM_LLAMA);
+	ck_assert_uint_eq(c.kv_heads, 2);
+	ck_assert_uint_eq(c.head_dim, 64);
+	ck_assert_int_eq(c.gated, 1);
+	ck_assert_int_eq(c.tied, 0);
+
+	const char *sw = "{\"model_type\": \"switch_transformers\", \"d_model\": 128, \"num_heads\": 4,"
+			 " \"d_kv\": 16, \"d_ff\": 256, \"num_layers\": 4, \"num_decoder_layers\": 2,"
+			 " \"num_experts\": 4, \"encoder_sparse_step\": 2, \"vocab_size\": 500}";
+	ck_assert_int_eq(model_config_parse(sw, "s", &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.family, MODEL_FAM_T5);
+	ck_assert_uint_eq(c.dec_layers, 2);
+	ck_assert_uint_eq(c.experts, 4);
+	ck_assert_uint_eq(c.head_dim, 16);
+	ck_assert_uint_eq(c.capacity, 64); /* SwitchTransformersConfig default */
+	struct model_opts o;
+	model_opts_init(&o);
+	o.seq = 64;
+	o.mode = MODEL_TRAINING;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	ck_assert_uint_gt(model_seq_count(&s, MODEL_PH_BACKWARD), 0);
+	model_seq_release(&s);
+
+	/* bad inputs */
+	ck_assert_int_eq(model_config_parse("{\"model_type\": \"gpt2\", \"n_embd\": ", "x", &c, err, sizeof(err)), MODEL_EPARSE);
+	ck_assert_int_eq(model_config_parse("[1, 2]", "x", &c, err, sizeof(err)), MODEL_EPARSE);
+	ck_assert_int_eq(model_config_parse("{\"model_type\": \"mamba\"}", "x", &c, err, sizeof(err)), MODEL_EUNKNOWN);
+	ck_assert_int_eq(model_config_parse("{\"model_type\": \"gpt2\", \"n_embd\": 250, \"n_head\": 3}", "x", &c, err, sizeof(err)), MODEL_EPARSE);
+	ck_assert_int_eq(model_config_parse("{\"model_type\": \"bert\", \"hidden_size\": -4}", "x", &c, err, sizeof(err)), MODEL_EPARSE);
+	ck_assert_int_eq(model_config_builtin("gpt-9", &c), MODEL_EUNKNOWN);
+}
+END_TEST
+
+START_TEST(load_config_file)
+{
+	char path[] = "/tmp/check_model_XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, gpt2_json, strlen(gpt2_json)), (ssize_t)strlen(gpt2_json));
+	close(fd);
+	struct model_config c;
+	char err[256];
+	ck_assert_int_eq(model_config_resolve(path, &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.hidden, 256);
+	unlink(path);
+	ck_assert_int_ne(model_config_resolve("/nonexistent/config.json", &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(model_config_resolve("gpt2-large", &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.layers, 36);
+}
+END_TEST
+
+START_TEST(collective_sizes)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o;
+	model_opts_init(&o);
+	o.batch = 2;
+	o.seq = 1024;
+	o.mode = MODEL_TRAINING;
+	o.dp = 4;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	/* DDP all-reduces every gradient once: 4 bytes per parameter. */
+	double ar = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].phase == MODEL_PH_COMM) {
+			ck_assert_int_eq(s.v[i].comm, MODEL_COMM_ALL_REDUCE);
+			ck_assert_uint_eq(s.v[i].ranks, 4);
+			ck_assert_int_eq(s.v[i].async, 1);
+			ar += s.v[i].k.bytes;
+		}
+	ck_assert_double_eq_tol(ar, 4.0 * 124439808.0, 1);
+	model_seq_release(&s);
+
+	/* Megatron tensor parallelism: two all-reduces of b*s*h activations
+	 * per layer forward and two backward. */
+	o.dp = 1;
+	o.tp = 4;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].phase == MODEL_PH_COMM && s.v[i].layer == 2)
+			ck_assert_double_eq(s.v[i].k.bytes, 2.0 * 1024 * 768 * 4);
+	/* forward ones come before the first backward kernel */
+	size_t nf, nb, first_bwd = s.n;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].phase == MODEL_PH_BACKWARD) {
+			first_bwd = i;
+			break;
+		}
+	nf = nb = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].phase == MODEL_PH_COMM && s.v[i].layer == 2)
+			*(i < first_bwd ? &nf : &nb) += 1;
+	ck_assert_uint_eq(nf, 2);
+	ck_assert_uint_eq(nb, 2);
+	/* the QKV GEMM of a rank is a quarter of the full one */
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].layer == 2 && s.v[i].k.op == PRED_OP_GEMM) {
+			ck_assert_uint_eq(s.v[i].k.n, 3 * 768 / 4);
+			break;
+		}
+	model_seq_release(&s);
+
+	/* tp must divide the heads */
+	o.tp = 5;
+	char err[200];
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), MODEL_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--tp"));
+
+	/* pipeline: the last stage runs layers/pp layers and a send/recv of
+	 * the microbatch's activations each way */
+	o.tp = 1;
+	o.pp = 4;
+	o.batch = 8;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	ck_assert_uint_eq(s.stage_layers, 3);
+	size_t sr = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].comm == MODEL_COMM_SEND_RECV) {
+			ck_assert_double_eq(s.v[i].k.bytes, 2.0 * 1024 * 768 * 4);
+			sr++;
+		}
+	ck_assert_uint_eq(sr, 2);
+	model_seq_release(&s);
+}
+END_TEST
+
+START_TEST(collective_times)
+{
+	struct comm_link l = { .bw_gbps = 100, .latency_us = 10, .step_us = 5, .p2p_us = 3, .nvlink = 1 };
+	/* all-reduce of 1 GB over 4 ranks: 2*3/4 GB at 100 GB/s = 15 ms,
+	 * plus 10 + 2*5 us */
+	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e9, 4, &l), 15e6 + 20e3, 1);
+	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_GATHER, 1e9, 4, &l), 7.5e6 + 20e3, 1);
+	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_SEND_RECV, 1e9, 2, &l), 10e6 + 3e3, 1);
+	ck_assert_double_eq(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e9, 1, &l), 0);
+}
+END_TEST
+
+START_TEST(optimizer_traffic)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o;
+	model_opts_init(&o);
+	o.seq = 1024;
+	o.mode = MODEL_TRAINING;
+	o.optimizer = MODEL_OPTIM_ADAMW;
+	o.fused_optimizer = 1;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	/* fused AdamW reads p, g, m, v and writes p, m, v: 28 bytes/param */
+	double bytes = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].phase == MODEL_PH_OPTIMIZER)
+			bytes += s.v[i].k.bytes;
+	ck_assert_double_eq_tol(bytes, 28.0 * 124439808.0, 1);
+	model_seq_release(&s);
+	o.optimizer = MODEL_OPTIM_NONE;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	ck_assert_uint_eq(model_seq_count(&s, MODEL_PH_OPTIMIZER), 0);
+	model_seq_release(&s);
+}
+END_TEST
+
+START_TEST(loss_kernels)
+{
+	/* The causal-LM loss: shift copy, log_softmax over the vocabulary and
+	 * nll forward; zero-filled logits gradient, nll and log_softmax
+	 * backward.  Inference never computes it. */
+	struct model_config c = gpt2_small();
+	struct model_opts o;
+	model_opts_init(&o);
+	o.batch = 2;
+	o.seq = 64;
+	o.mode = MODEL_TRAINING;
+	struct model_seq a, b;
+	ck_assert_int_eq(model_build(&c, &o, &a, NULL, 0), 0);
+	o.loss = 1;
+	ck_assert_int_eq(model_build(&c, &o, &b, NULL, 0), 0);
+	ck_assert_uint_eq(model_seq_count(&b, MODEL_PH_FORWARD), model_seq_count(&a, MODEL_PH_FORWARD) + 3);
+	ck_assert_uint_eq(model_seq_count(&b, MODEL_PH_BACKWARD), model_seq_count(&a, MODEL_PH_BACKWARD) + 3);
+	int found = 0;
+	for (size_t i = 0; i < b.n; i++)
+		if (b.v[i].k.op == PRED_OP_SOFTMAX && b.v[i].k.n == 50257) {
+			ck_assert_uint_eq(b.v[i].k.m, 2 * 63);
+			found++;
+		}
+	ck_assert_int_eq(found, 2);
+	model_seq_release(&a);
+	model_seq_release(&b);
+	o.mode = MODEL_INFERENCE;
+	ck_assert_int_eq(model_build(&c, &o, &b, NULL, 0), 0);
+	for (size_t i = 0; i < b.n; i++)
+		if (b.v[i].k.op == PRED_OP_SOFTMAX)
+			ck_assert_uint_ne(b.v[i].k.n, 50257);
+	model_seq_release(&b);
+}
+END_TEST
+
+/* A hand-made sequence of collectives (their times are closed-form) to
+ * check the replay: launches 6 us apart, stream order, the side stream. */
+static void push_comm(struct model_seq *s, double bytes, int async, enum model_phase ph)
+{
+	struct model_kernel *k = &s->v[s->n++];
+	memset(k, 0, sizeof(*k));
+	k->k.name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+	k->k.op = PRED_OP_COMM;
+	k->k.bytes = bytes;
+	k->phase = ph;
+	k->comm = MODEL_COMM_ALL_REDUCE;
+	k->ranks = 4;
+	k->async = async;
+	k->layer = -1;
+}
+
+START_TEST(replay)
+{
+	const struct gpu_spec *g = gpu_find("a100-sxm4-80");
+	ck_assert_ptr_nonnull(g);
+	struct comm_link l;
+	comm_link_init(g, &l);
+	/* 600 GB/s NVLink: 300 per direction at 0.8 */
+	ck_assert_double_eq_tol(l.bw_gbps, 240, 1e-9);
+	double t1 = comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 4, &l);
+	double t2 = comm_time_ns(MODEL_COMM_ALL_REDUCE, 5e7, 4, &l);
+	ck_assert_double_eq_tol(t1, 30e3 + 1.5e8 / 240, 1e-6);
+
+	struct model_kernel v[8];
+	struct model_seq s;
+	memset(&s, 0, sizeof(s));
+	s.v = v;
+	struct model_opts o;
+	model_opts_init(&o);
+	struct model_timing t;
+	/* two kernels on one stream: issued at 6 us, back to back after */
+	push_comm(&s, 1e8, 0, MODEL_PH_COMM);
+	push_comm(&s, 5e7, 0, MODEL_PH_COMM);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t, NULL), 0);
+	ck_assert_double_eq_tol(t.iteration_ns, 6000 + t1 + t2, 1e-3);
+	ck_assert_double_eq_tol(t.comm_ns, t1 + t2, 1e-3);
+	ck_assert_uint_eq(t.kernels, 2);
+	/* the second on the side stream overlaps the first: it starts when
+	 * issued (12 us) but not before stream 0's work issued so far ends */
+	s.v[1].async = 1;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t, NULL), 0);
+	ck_assert_double_eq_tol(t.iteration_ns, 6000 + t1 + t2, 1e-3);
+	s.n = 0;
+	push_comm(&s, 5e7, 1, MODEL_PH_COMM);
+	push_comm(&s, 1e8, 0, MODEL_PH_COMM);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t, NULL), 0);
+	/* async first (6 us .. 6 us + t2), then stream 0 from 12 us */
+	ck_assert_double_eq_tol(t.iteration_ns, fmax(6000 + t2, 12000 + t1), 1e-3);
+	/* pipeline: 4 microbatches over 2 stages take 5 microbatch times */
+	o.pp = 2;
+	o.batch = 4;
+	o.microbatches = 4;
+	s.n = 0;
+	push_comm(&s, 1e8, 0, MODEL_PH_COMM);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t, NULL), 0);
+	ck_assert_double_eq_tol(t.iteration_ns, 5 * (6000 + t1), 1e-3);
+	ck_assert_double_eq_tol(t.bubble_ns, 6000 + t1, 1e-3);
+	ck_assert_double_eq_tol(t.comm_ns, 4 * t1, 1e-3);
+}
+END_TEST
+
+START_TEST(bad_options)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o;
+	model_opts_init(&o);
+	struct model_seq s;
+	o.batch = 0;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), MODEL_EINVAL);
+	o.batch = 3;
+	o.pp = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), MODEL_EINVAL);
+	o.pp = 100;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), MODEL_EINVAL);
+	enum gpu_dtype dt;
+	ck_assert_int_eq(model_dtype_parse("bf16", &dt), 0);
+	ck_assert_int_eq(dt, GPU_DT_BF16);
+	ck_assert_int_ne(model_dtype_parse("int3", &dt), 0);
+	enum model_mode m;
+	ck_assert_int_ne(model_mode_parse("serving", &m), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("model");
+	TCase *t = tcase_create("core");
+	tcase_add_test(t, gpt2_layer_flops);
+	tcase_add_test(t, gpt2_layer_kernels);
+	tcase_add_test(t, backward_is_twice_forward);
+	tcase_add_test(t, gpt2_params);
+	tcase_add_test(t, llama_gqa_shapes);
+	tcase_add_test(t, parse_configs);
+	tcase_add_test(t, load_config_file);
+	tcase_add_test(t, collective_sizes);
+	tcase_add_test(t, collective_times);
+	tcase_add_test(t, optimizer_traffic);
+	tcase_add_test(t, loss_kernels);
+	tcase_add_test(t, replay);
+	tcase_add_test(t, bad_options);
+	suite_add_tcase(s, t);
+	SRunner *r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	int failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,1234 @@
+/*
+ * check_trace.c - Check suite of the trace module (trace/): round trip of
+ * every record type and field, truncation at every byte offset, random
+ * corruption, version rules, hand-made encodings the writer never
+ * produces (missing and extra fields, oversized lengths), and a streamed
+ * one-million-kernel trace in bounded memory.
+ *
+ * Expected values come from the structs written or from hand-built msgpack,
+ * never from the reader's own output.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <msgpack.h>
+
+#include "trace/trace.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+#ifndef UNDER_SANITIZER
+#define UNDER_SANITIZER 0
+#endif
+
+/* ---- a memory sink that remembers where each sink call ended --------- */
+
+struct memsink {
+	unsigned char *buf;
+	size_t len, cap;
+	size_t ends[256];   /* byte offset after each sink call */
+	size_t ncalls;
+	int fail_after;     /* fail the call with this index (-1 never) */
+};
+
+static int mem_sink(void *ctx, const void *p, size_t n)
+{
+	struct memsink *m = ctx;
+	if (m->fail_after >= 0 && (int)m->ncalls >= m->fail_after)
+		return -1;
+	if (m->len + n > m->cap) {
+		m->cap = (m->len + n) * 2;
+		m->buf = realloc(m->buf, m->cap);
+		ck_assert_ptr_nonnull(m->buf);
+	}
+	memcpy(m->buf + m->len, p, n);
+	m->len += n;
+	if (m->ncalls < sizeof(m->ends) / sizeof(m->ends[0]))
+		m->ends[m->ncalls] = m->len;
+	m->ncalls++;
+	return 0;
+}
+
+static void memsink_init(struct memsink *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->fail_after = -1;
+}
+
+static void fill_header(struct trace_header *h)
+{
+	memset(h, 0, sizeof(*h));
+	strcpy(h->tool_version, "0.1.0-test");
+	strcpy(h->host, "node17");
+	h->pid = 31337;
+	h->start_unix_ns = 1764400000123456789ull;
+	strcpy(h->cmdline, "torchrun --nproc 1 train.py");
+	h->timing = TRACE_TIMING_CUPTI;
+	strcpy(h->timing_note, "cupti activity api");
+	struct trace_device *d = &h->device;
+	strcpy(d->name, "NVIDIA A100-SXM4-80GB");
+	d->cc_major = 8;
+	d->cc_minor = 1;
+	d->sm_count = 108;
+	d->clock_khz = 1410000;
+	d->mem_clock_khz = 1593000;
+	d->mem_bus_bits = 5120;
+	d->mem_bytes = 85899345920ull;
+	d->l2_bytes = 41943040;
+	d->max_threads_per_sm = 2048;
+	d->max_blocks_per_sm = 32;
+	d->regs_per_sm = 65536;
+	d->smem_per_sm = 167936;
+	d->smem_per_block_optin = 166912;
+	d->driver_version = 12040;
+	d->runtime_version = 12010;
+}
+
+/* ---- one record of every type, every field a distinct value ---------- */
+
+struct sample {
+	uint32_t s_kname, s_range, s_frame1, s_frame2, s_nul, s_long;
+	struct trace_record rec[8];   /* stack, kernel, gemm, conv, memcpy, memset, sync, marker */
+};
+
+static char long_string[TRACE_STRING_MAX];
+
+/* with_long adds a TRACE_STRING_MAX-byte string (id 6): the round trip
+ * wants it, the byte-by-byte tests stay small without it. */
+static void make_sample(struct trace_writer *w, struct sample *s, int with_long)
+{
+	memset(long_string, 'x', sizeof(long_string));
+	long_string[0] = 'L';
+	s->s_kname = trace_writer_intern(w, "_Z10vec_addPfS_S_i", 18);
+	s->s_range = trace_writer_intern(w, "forward", 7);
+	s->s_frame1 = trace_writer_intern(w, "libc10.so+0x1234 c10::foo+0x10", 30);
+	s->s_frame2 = trace_writer_intern(w, "python3+0x99", 12);
+	s->s_nul = trace_writer_intern(w, "a\0b", 3);
+	s->s_long = with_long ? trace_writer_intern(w, long_string, sizeof(long_string)) : 0;
+	ck_assert_uint_eq(s->s_kname, 1);
+	ck_assert_uint_eq(s->s_long, with_long ? 6 : 0);
+	/* Interning again returns the same id and writes nothing new. */
+	ck_assert_uint_eq(trace_writer_intern(w, "forward", 7), s->s_range);
+
+	struct trace_record *r = s->rec;
+	memset(r, 0, sizeof(s->rec));
+	r[0].type = TRACE_STACK;
+	r[0].u.stack.id = 42;
+	r[0].u.stack.nframes = TRACE_STACK_MAXFRAMES;
+	for (uint32_t i = 0; i < TRACE_STACK_MAXFRAMES; i++)
+		r[0].u.stack.frames[i] = i % 2 ? s->s_frame2 : s->s_frame1;
+
+	r[1].type = TRACE_KERNEL;
+	r[1].u.kernel = (struct trace_kernel){
+		.seq = 10000000001ull, .name = s->s_kname, .grid = { 2147483647u, 65535, 3 },
+		.block = { 32, 8, 4 }, .cluster = { 2, 2, 1 }, .regs = 255, .static_smem = 1024,
+		.dyn_smem = 232448, .stream = 0xfedcba9876543210ull, .thread = 4000000000u,
+		.flags = TRACE_KF_COOPERATIVE | TRACE_KF_GRAPH | TRACE_KF_EX,
+		.cpu_ns = 1111111111111ull, .start_ns = 2222222222222ull,
+		.end_ns = 2222222233333ull, .lib_call = 9999, .iteration = 77, .stack = 42,
+	};
+
+	r[2].type = TRACE_GEMM;
+	r[2].u.gemm = (struct trace_gemm){
+		.seq = 12, .api = TRACE_GEMM_GEMM_STRIDED_BATCHED_EX, .m = 8192, .n = 3,
+		.k = 1ull << 40, .batch = 96, .trans_a = 2, .trans_b = 1,
+		.a_type = TRACE_DT_F8E4M3, .b_type = TRACE_DT_F8E5M2, .c_type = TRACE_DT_BF16,
+		.compute_type = TRACE_DT_F32, .epilogue = 33, .stream = 5, .thread = 6,
+		.cpu_ns = 7,
+	};
+
+	r[3].type = TRACE_CONV;
+	r[3].u.conv = (struct trace_conv){
+		.seq = 13, .api = TRACE_CONV_API_BACKEND, .dir = TRACE_CONV_BWD_FILTER,
+		.nbdims = 5, .in = { 8, 64, 16, 112, 111 }, .filt = { 128, 32, 3, 5, 7 },
+		.out = { 8, 128, 14, 108, 105 }, .stride = { 1, 2, 3 }, .pad = { 0, 4, 5 },
+		.dilation = { 6, 7, 8 }, .groups = 2, .dtype = TRACE_DT_BF16,
+		.compute_type = TRACE_DT_F32, .stream = 14, .thread = 15, .cpu_ns = 16,
+	};
+
+	r[4].type = TRACE_MEMCPY;
+	r[4].u.copy = (struct trace_copy){
+		.seq = 17, .bytes = 1ull << 33, .kind = TRACE_COPY_PTOP, .async = 1,
+		.stream = 18, .thread = 19, .cpu_ns = 20, .cpu_end_ns = 21, .start_ns = 22,
+		.end_ns = 23,
+	};
+
+	r[5].type = TRACE_MEMSET;
+	r[5].u.copy = (struct trace_copy){
+		.seq = 24, .bytes = 25, .kind = TRACE_COPY_UNKNOWN, .async = 0, .stream = 26,
+		.thread = 27, .cpu_ns = 28, .cpu_end_ns = 29, .start_ns = 30, .end_ns = 31,
+	};
+
+	r[6].type = TRACE_SYNC;
+	r[6].u.sync = (struct trace_sync){
+		.seq = 32, .kind = TRACE_SYNC_STREAM_WAIT_EVENT, .stream = 33, .thread = 34,
+		.cpu_ns = 35, .cpu_end_ns = 36,
+	};
+
+	r[7].type = TRACE_MARKER;
+	r[7].u.marker = (struct trace_marker){
+		.seq = 37, .kind = TRACE_MARK_RANGE_PUSH, .name = s->s_range, .thread = 38,
+		.cpu_ns = 39, .iteration = -1,
+	};
+}
+
+static void check_kernel_eq(const struct trace_kernel *a, const struct trace_kernel *b)
+{
+	ck_assert_uint_eq(a->seq, b->seq);
+	ck_assert_uint_eq(a->name, b->name);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_uint_eq(a->grid[i], b->grid[i]);
+		ck_assert_uint_eq(a->block[i], b->block[i]);
+		ck_assert_uint_eq(a->cluster[i], b->cluster[i]);
+	}
+	ck_assert_uint_eq(a->regs, b->regs);
+	ck_assert_uint_eq(a->static_smem, b->static_smem);
+	ck_assert_uint_eq(a->dyn_smem, b->dyn_smem);
+	ck_assert_uint_eq(a->stream, b->stream);
+	ck_assert_uint_eq(a->thread, b->thread);
+	ck_assert_uint_eq(a->flags, b->flags);
+	ck_assert_uint_eq(a->cpu_ns, b->cpu_ns);
+	ck_assert_uint_eq(a->start_ns, b->start_ns);
+	ck_assert_uint_eq(a->end_ns, b->end_ns);
+	ck_assert_uint_eq(a->lib_call, b->lib_call);
+	ck_assert_int_eq(a->iteration, b->iteration);
+	ck_assert_uint_eq(a->stack, b->stack);
+}
+
+static void check_record_eq(const struct trace_record *got, const struct trace_record *want)
+{
+	ck_assert_int_eq(got->type, want->type);
+	switch (want->type) {
+	case TRACE_KERNEL:
+		check_kernel_eq(&got->u.kernel, &want->u.kernel);
+		break;
+	case TRACE_GEMM: {
+		const struct trace_gemm *a = &got->u.gemm, *b = &want->u.gemm;
+		ck_assert_uint_eq(a->seq, b->seq);
+		ck_assert_int_eq(a->api, b->api);
+		ck_assert_uint_eq(a->m, b->m);
+		ck_assert_uint_eq(a->n, b->n);
+		ck_assert_uint_eq(a->k, b->k);
+		ck_assert_uint_eq(a->batch, b->batch);
+		ck_assert_uint_eq(a->trans_a, b->trans_a);
+		ck_assert_uint_eq(a->trans_b, b->trans_b);
+		ck_assert_int_eq(a->a_type, b->a_type);
+		ck_assert_int_eq(a->b_type, b->b_type);
+		ck_assert_int_eq(a->c_type, b->c_type);
+		ck_assert_int_eq(a->compute_type, b->compute_type);
+		ck_assert_uint_eq(a->epilogue, b->epilogue);
+		ck_assert_uint_eq(a->stream, b->stream);
+		ck_assert_uint_eq(a->thread, b->thread);
+		ck_assert_uint_eq(a->cpu_ns, b->cpu_ns);
+		break;
+	}
+	case TRACE_CONV: {
+		const struct trace_conv *a = &got->u.conv, *b = &want->u.conv;
+		ck_assert_uint_eq(a->seq, b->seq);
+		ck_assert_int_eq(a->api, b->api);
+		ck_assert_int_eq(a->dir, b->dir);
+		ck_assert_uint_eq(a->nbdims, b->nbdims);
+		for (int i = 0; i < TRACE_CONV_MAXDIM; i++) {
+			ck_assert_int_eq(a->in[i], b->in[i]);
+			ck_assert_int_eq(a->filt[i], b->filt[i]);
+			ck_assert_int_eq(a->out[i], b->out[i]);
+		}
+		for (int i = 0; i < 3; i++) {
+			ck_assert_int_eq(a->stride[i], b->stride[i]);
+			ck_assert_int_eq(a->pad[i], b->pad[i]);
+			ck_assert_int_eq(a->dilation[i], b->dilation[i]);
+		}
+		ck_assert_uint_eq(a->groups, b->groups);
+		ck_assert_int_eq(a->dtype, b->dtype);
+		ck_assert_int_eq(a->compute_type, b->compute_type);
+		ck_assert_uint_eq(a->stream, b->stream);
+		ck_assert_uint_eq(a->thread, b->thread);
+		ck_assert_uint_eq(a->cpu_ns, b->cpu_ns);
+		break;
+	}
+	case TRACE_MEMCPY:
+	case TRACE_MEMSET: {
+		const struct trace_copy *a = &got->u.copy, *b = &want->u.copy;
+		ck_assert_uint_eq(a->seq, b->seq);
+		ck_assert_uint_eq(a->bytes, b->bytes);
+		ck_assert_int_eq(a->kind, b->kind);
+		ck_assert_uint_eq(a->async, b->async);
+		ck_assert_uint_eq(a->stream, b->stream);
+		ck_assert_uint_eq(a->thread, b->thread);
+		ck_assert_uint_eq(a->cpu_ns, b->cpu_ns);
+		ck_assert_uint_eq(a->cpu_end_ns, b->cpu_end_ns);
+		ck_assert_uint_eq(a->start_ns, b->start_ns);
+		ck_assert_uint_eq(a->end_ns, b->end_ns);
+		break;
+	}
+	case TRACE_SYNC: {
+		const struct trace_sync *a = &got->u.sync, *b = &want->u.sync;
+		ck_assert_uint_eq(a->seq, b->seq);
+		ck_assert_int_eq(a->kind, b->kind);
+		ck_assert_uint_eq(a->stream, b->stream);
+		ck_assert_uint_eq(a->thread, b->thread);
+		ck_assert_uint_eq(a->cpu_ns, b->cpu_ns);
+		ck_assert_uint_eq(a->cpu_end_ns, b->cpu_end_ns);
+		break;
+	}
+	case TRACE_MARKER: {
+		const struct trace_marker *a = &got->u.marker, *b = &want->u.marker;
+		ck_assert_uint_eq(a->seq, b->seq);
+		ck_assert_int_eq(a->kind, b->kind);
+		ck_assert_uint_eq(a->name, b->name);
+		ck_assert_uint_eq(a->thread, b->thread);
+		ck_assert_uint_eq(a->cpu_ns, b->cpu_ns);
+		ck_assert_int_eq(a->iteration, b->iteration);
+		break;
+	}
+	case TRACE_STACK: {
+		const struct trace_stack *a = &got->u.stack, *b = &want->u.stack;
+		ck_assert_uint_eq(a->id, b->id);
+		ck_assert_uint_eq(a->nframes, b->nframes);
+		for (uint32_t i = 0; i < b->nframes; i++)
+			ck_assert_uint_eq(a->frames[i], b->frames[i]);
+		break;
+	}
+	default:
+		ck_abort_msg("unexpected record type %d", (int)want->type);
+	}
+}
+
+/* Writes header + sample records + trailer into m (chunk size 1: one sink
+ * call per record). */
+static void write_sample(struct memsink *m, struct sample *s, int finish, int with_long)
+{
+	memsink_init(m);
+	struct trace_writer *w = trace_writer_new(mem_sink, m, 1);
+	ck_assert_ptr_nonnull(w);
+	struct trace_header h;
+	fill_header(&h);
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	make_sample(w, s, with_long);
+	for (int i = 0; i < 8; i++)
+		ck_assert_int_eq(trace_writer_record(w, &s->rec[i]), 0);
+	trace_writer_add_dropped(w, 3);
+	if (finish)
+		ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+}
+
+START_TEST(test_round_trip)
+{
+	struct memsink m;
+	struct sample s;
+	write_sample(&m, &s, 1, 1);
+	/* Chunk size 1: header, 6 strings, 8 records, trailer, one call each. */
+	ck_assert_uint_eq(m.ncalls, 16);
+
+	struct trace_reader *r;
+	char err[256] = "";
+	ck_assert_int_eq(trace_reader_open_mem(&r, m.buf, m.len, err, sizeof(err)), 0);
+	const struct trace_header *h = trace_reader_header(r);
+	struct trace_header want;
+	fill_header(&want);
+	ck_assert_uint_eq(h->version_major, TRACE_VERSION_MAJOR);
+	ck_assert_uint_eq(h->version_minor, TRACE_VERSION_MINOR);
+	ck_assert_str_eq(h->tool_version, want.tool_version);
+	ck_assert_str_eq(h->host, want.host);
+	ck_assert_uint_eq(h->pid, want.pid);
+	ck_assert_uint_eq(h->start_unix_ns, want.start_unix_ns);
+	ck_assert_str_eq(h->cmdline, want.cmdline);
+	ck_assert_int_eq(h->timing, want.timing);
+	ck_assert_str_eq(h->timing_note, want.timing_note);
+	ck_assert_str_eq(h->device.name, want.device.name);
+	ck_assert_uint_eq(h->device.cc_major, want.device.cc_major);
+	ck_assert_uint_eq(h->device.cc_minor, want.device.cc_minor);
+	ck_assert_uint_eq(h->device.sm_count, want.device.sm_count);
+	ck_assert_uint_eq(h->device.clock_khz, want.device.clock_khz);
+	ck_assert_uint_eq(h->device.mem_clock_khz, want.device.mem_clock_khz);
+	ck_assert_uint_eq(h->device.mem_bus_bits, want.device.mem_bus_bits);
+	ck_assert_uint_eq(h->device.mem_bytes, want.device.mem_bytes);
+	ck_assert_uint_eq(h->device.l2_bytes, want.device.l2_bytes);
+	ck_assert_uint_eq(h->device.max_threads_per_sm, want.device.max_threads_per_sm);
+	ck_assert_uint_eq(h->device.max_blocks_per_sm, want.device.max_blocks_per_sm);
+	ck_assert_uint_eq(h->device.regs_per_sm, want.device.regs_per_sm);
+	ck_assert_uint_eq(h->device.smem_per_sm, want.device.smem_per_sm);
+	ck_assert_uint_eq(h->device.smem_per_block_optin, want.device.smem_per_block_optin);
+	ck_assert_uint_eq(h->device.driver_version, want.device.driver_version);
+	ck_assert_uint_eq(h->device.runtime_version, want.device.runtime_version);
+
+	struct trace_record rec;
+	for (int i = 0; i < 8; i++) {
+		ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), 1);
+		check_record_eq(&rec, &s.rec[i]);
+	}
+	ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), 0);
+	ck_assert_int_eq(rec.type, TRACE_TRAILER);
+	ck_assert_uint_eq(rec.u.trailer.count[TRACE_HEADER], 1);
+	ck_assert_uint_eq(rec.u.trailer.count[TRACE_STRING], 6);
+	ck_assert_uint_eq(rec.u.trailer.count[TRACE_KERNEL], 1);
+	ck_assert_uint_eq(rec.u.trailer.count[TRACE_MEMSET], 1);
+	ck_assert_uint_eq(rec.u.trailer.dropped, 3);
+	ck_assert_uint_gt(rec.u.trailer.end_unix_ns, 1600000000ull * 1000000000ull);
+	/* At the end, later calls keep returning the trailer. */
+	ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), 0);
+	ck_assert_int_eq(rec.type, TRACE_TRAILER);
+	ck_assert_uint_eq(trace_reader_count(r), 8);
+
+	size_t len = 0;
+	ck_assert_uint_eq(trace_reader_nstrings(r), 6);
+	ck_assert_str_eq(trace_reader_string(r, s.s_kname, &len), "_Z10vec_addPfS_S_i");
+	ck_assert_uint_eq(len, 18);
+	const char *nul = trace_reader_string(r, s.s_nul, &len);
+	ck_assert_uint_eq(len, 3);
+	ck_assert_int_eq(memcmp(nul, "a\0b", 4), 0);
+	const char *lng = trace_reader_string(r, s.s_long, &len);
+	ck_assert_uint_eq(len, sizeof(long_string));
+	ck_assert_int_eq(memcmp(lng, long_string, len), 0);
+	ck_assert_int_eq(lng[len], '\0');
+	ck_assert_ptr_null(trace_reader_string(r, 0, NULL));
+	ck_assert_ptr_null(trace_reader_string(r, 7, NULL));
+	const struct trace_stack *st = trace_reader_stack(r, 42);
+	ck_assert_ptr_nonnull(st);
+	ck_assert_uint_eq(st->nframes, TRACE_STACK_MAXFRAMES);
+	ck_assert_uint_eq(st->frames[1], s.s_frame2);
+	ck_assert_ptr_null(trace_reader_stack(r, 43));
+	trace_reader_free(r);
+	free(m.buf);
+}
+END_TEST
+
+START_TEST(test_writer_refuses)
+{
+	struct memsink m;
+	memsink_init(&m);
+	struct trace_writer *w = trace_writer_new(mem_sink, &m, 0);
+	struct trace_record r;
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_KERNEL;
+	r.u.kernel.grid[0] = r.u.kernel.grid[1] = r.u.kernel.grid[2] = 1;
+	r.u.kernel.block[0] = r.u.kernel.block[1] = r.u.kernel.block[2] = 1;
+	/* Nothing before the header. */
+	ck_assert_int_eq(trace_writer_record(w, &r), TRACE_EINVAL);
+	ck_assert_uint_eq(trace_writer_intern(w, "x", 1), 0);
+	struct trace_header h;
+	fill_header(&h);
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	ck_assert_int_eq(trace_writer_header(w, &h), TRACE_EINVAL);
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+
+	struct trace_record bad = r;
+	bad.u.kernel.grid[1] = 0;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = r;
+	bad.u.kernel.block[0] = 64;
+	bad.u.kernel.block[1] = 32;   /* 2048 threads */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = r;
+	bad.u.kernel.name = 1;        /* no string defined yet */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = r;
+	bad.u.kernel.cluster[0] = 2;  /* partly zero */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = r;
+	bad.u.kernel.stack = 5;       /* undefined stack */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = r;
+	bad.u.kernel.start_ns = 10;
+	bad.u.kernel.end_ns = 9;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = r;
+	bad.u.kernel.iteration = -2;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+
+	memset(&bad, 0, sizeof(bad));
+	bad.type = TRACE_MEMSET;
+	bad.u.copy.kind = TRACE_COPY_HTOD;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	memset(&bad, 0, sizeof(bad));
+	bad.type = TRACE_CONV;
+	bad.u.conv.nbdims = 3;
+	bad.u.conv.groups = 1;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	memset(&bad, 0, sizeof(bad));
+	bad.type = TRACE_GEMM;
+	bad.u.gemm.api = TRACE_GEMM_API_COUNT;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	memset(&bad, 0, sizeof(bad));
+	bad.type = TRACE_TRAILER;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad.type = TRACE_STRING;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+
+	uint32_t f = trace_writer_intern(w, "frame", 5);
+	ck_assert_uint_eq(f, 1);
+	memset(&bad, 0, sizeof(bad));
+	bad.type = TRACE_STACK;
+	bad.u.stack.id = 3;
+	bad.u.stack.nframes = 1;
+	bad.u.stack.frames[0] = f;
+	ck_assert_int_eq(trace_writer_record(w, &bad), 0);
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);   /* defined twice */
+	bad.u.stack.id = 4;
+	bad.u.stack.nframes = TRACE_STACK_MAXFRAMES + 1;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+
+	/* Too long a string is refused. */
+	char *big = calloc(1, TRACE_STRING_MAX + 1);
+	ck_assert_uint_eq(trace_writer_intern(w, big, TRACE_STRING_MAX + 1), 0);
+	free(big);
+
+	ck_assert_uint_eq(trace_writer_counts(w)->count[TRACE_KERNEL], 1);
+	ck_assert_uint_eq(trace_writer_counts(w)->count[TRACE_STACK], 1);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	ck_assert_int_eq(trace_writer_record(w, &r), TRACE_EINVAL);
+	trace_writer_free(w);
+	free(m.buf);
+}
+END_TEST
+
+START_TEST(test_writer_sink_failure)
+{
+	struct memsink m;
+	memsink_init(&m);
+	m.fail_after = 1;   /* the header goes through, the next chunk fails */
+	struct trace_writer *w = trace_writer_new(mem_sink, &m, 1);
+	struct trace_header h;
+	fill_header(&h);
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	struct trace_record r;
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_SYNC;
+	ck_assert_int_eq(trace_writer_record(w, &r), TRACE_EIO);
+	ck_assert_int_eq(trace_writer_record(w, &r), TRACE_EIO);
+	ck_assert_int_eq(trace_writer_finish(w), TRACE_EIO);
+	trace_writer_free(w);
+	free(m.buf);
+
+	int err = 0;
+	ck_assert_ptr_null(trace_writer_open("/nonexistent-dir/x.mp", 0, &err));
+	ck_assert_int_eq(err, TRACE_EIO);
+}
+END_TEST
+
+/* ---- truncation at every byte offset --------------------------------- */
+
+START_TEST(test_truncation_every_offset)
+{
+	struct memsink m;
+	struct sample s;
+	write_sample(&m, &s, 1, 0);
+	/* Sink calls: 0 header, 1-5 strings, 6-13 the 8 records, 14 trailer.
+	 * N for a prefix = records among calls 6..13 that end within it. */
+	ck_assert_uint_eq(m.ncalls, 15);
+	ck_assert_uint_eq(m.ends[14], m.len);
+	for (size_t cut = 0; cut <= m.len; cut++) {
+		unsigned expect_n = 0;
+		for (size_t c = 6; c <= 13; c++)
+			expect_n += m.ends[c] <= cut;
+		char expect_msg[64];
+		snprintf(expect_msg, sizeof(expect_msg), "truncated after %u records", expect_n);
+
+		/* A private copy, so ASan sees any read past the cut. */
+		unsigned char *copy = malloc(cut ? cut : 1);
+		memcpy(copy, m.buf, cut);
+		struct trace_reader *r = NULL;
+		char err[256] = "";
+		int rc = trace_reader_open_mem(&r, copy, cut, err, sizeof(err));
+		if (cut < m.ends[0]) {
+			ck_assert_msg(rc == TRACE_ETRUNC, "cut %zu: open returned %d", cut, rc);
+			ck_assert_str_eq(err, "truncated after 0 records");
+			ck_assert_ptr_null(r);
+			free(copy);
+			continue;
+		}
+		ck_assert_msg(rc == 0, "cut %zu: open returned %d (%s)", cut, rc, err);
+		struct trace_record rec;
+		unsigned n = 0;
+		while ((rc = trace_reader_next(r, &rec, err, sizeof(err))) == 1) {
+			check_record_eq(&rec, &s.rec[n]);
+			n++;
+			ck_assert_uint_le(n, 8);
+		}
+		if (cut == m.len) {
+			ck_assert_int_eq(rc, 0);
+			ck_assert_uint_eq(n, 8);
+		} else {
+			ck_assert_msg(rc == TRACE_ETRUNC, "cut %zu: next returned %d (%s)", cut, rc, err);
+			ck_assert_uint_eq(n, expect_n);
+			ck_assert_str_eq(err, expect_msg);
+			/* The error sticks. */
+			err[0] = '\0';
+			ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), TRACE_ETRUNC);
+			ck_assert_str_eq(err, expect_msg);
+		}
+		trace_reader_free(r);
+		free(copy);
+	}
+	free(m.buf);
+}
+END_TEST
+
+START_TEST(test_unfinished_writer)
+{
+	/* A writer freed without finishing flushes its records: truncated
+	 * after all 8 of them. */
+	struct memsink m;
+	struct sample s;
+	write_sample(&m, &s, 0, 0);
+	struct trace_reader *r;
+	char err[256];
+	ck_assert_int_eq(trace_reader_open_mem(&r, m.buf, m.len, err, sizeof(err)), 0);
+	struct trace_record rec;
+	int rc, n = 0;
+	while ((rc = trace_reader_next(r, &rec, err, sizeof(err))) == 1)
+		n++;
+	ck_assert_int_eq(rc, TRACE_ETRUNC);
+	ck_assert_int_eq(n, 8);
+	ck_assert_str_eq(err, "truncated after 8 records");
+	trace_reader_free(r);
+	free(m.buf);
+}
+END_TEST
+
+/* ---- random corruption ----------------------------------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64* (Vigna 2014). */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ull;
+}
+
+/* Reads the whole input; returns the final code.  Fails the test on a
+ * crash (ASan), an endless loop or an inconsistent result. */
+static int read_all(const unsigned char *buf, size_t len)
+{
+	struct trace_reader *r = NULL;
+	char err[256] = "";
+	int rc = trace_reader_open_mem(&r, buf, len, err, sizeof(err));
+	if (rc < 0) {
+		ck_assert_ptr_null(r);
+		ck_assert_msg(err[0] != '\0', "open: error %d without a reason", rc);
+		return rc;
+	}
+	struct trace_record rec;
+	long n = 0;
+	while ((rc = trace_reader_next(r, &rec, err, sizeof(err))) == 1) {
+		/* Whatever came back passed validation: ids resolve. */
+		if (rec.type == TRACE_KERNEL && rec.u.kernel.name)
+			ck_assert_ptr_nonnull(trace_reader_string(r, rec.u.kernel.name, NULL));
+		if (rec.type == TRACE_KERNEL && rec.u.kernel.stack)
+			ck_assert_ptr_nonnull(trace_reader_stack(r, rec.u.kernel.stack));
+		ck_assert_msg(++n < 100000, "no end in sight");
+	}
+	if (rc < 0) {
+		ck_assert_msg(err[0] != '\0', "next: error %d without a reason", rc);
+		ck_assert_int_eq(trace_reader_next(r, &rec, NULL, 0), rc);
+	}
+	trace_reader_free(r);
+	return rc;
+}
+
+START_TEST(test_random_corruption)
+{
+	struct memsink m;
+	struct sample s;
+	write_sample(&m, &s, 1, 0);
+	static const unsigned char nasty[] = {
+		0xc1, 0xdd, 0xdb, 0xdf, 0xc6, 0xc9, 0xff, 0x00, 0x7f, 0x80, 0x90, 0xcf, 0xd3,
+	};
+	int iterations = UNDER_SANITIZER ? 3000 : 5000;
+	int seen[8] = { 0 };
+	unsigned char *copy = malloc(m.len);
+	for (int it = 0; it < iterations; it++) {
+		memcpy(copy, m.buf, m.len);
+		int edits = 1 + (int)(rnd() % 4);
+		for (int e = 0; e < edits; e++) {
+			size_t at = rnd() % m.len;
+			switch (rnd() % 3) {
+			case 0: copy[at] ^= (unsigned char)(1u << (rnd() % 8)); break;
+			case 1: copy[at] = (unsigned char)rnd(); break;
+			default: copy[at] = nasty[rnd() % sizeof(nasty)]; break;
+			}
+		}
+		/* Sometimes cut too. */
+		size_t len = rnd() % 4 == 0 ? rnd() % m.len : m.len;
+		int rc = read_all(copy, len);
+		ck_assert_msg(rc == 0 || rc == TRACE_ETRUNC || rc == TRACE_ECORRUPT ||
+			      rc == TRACE_EVERSION, "iteration %d: code %d", it, rc);
+		seen[-rc]++;
+	}
+	/* The edits hit every outcome at least once. */
+	ck_assert_int_gt(seen[0], 0);
+	ck_assert_int_gt(seen[-TRACE_ETRUNC], 0);
+	ck_assert_int_gt(seen[-TRACE_ECORRUPT], 0);
+	ck_assert_int_gt(seen[-TRACE_EVERSION], 0);
+	free(copy);
+	free(m.buf);
+}
+END_TEST
+
+/* ---- hand-made encodings --------------------------------------------- */
+
+struct raw {
+	msgpack_sbuffer sb;
+	msgpack_packer pk;
+};
+
+static void raw_init(struct raw *w)
+{
+	msgpack_sbuffer_init(&w->sb);
+	msgpack_packer_init(&w->pk, &w->sb, msgpack_sbuffer_write);
+}
+
+static void raw_str(struct raw *w, const char *s)
+{
+	msgpack_pack_str(&w->pk, strlen(s));
+	msgpack_pack_str_body(&w->pk, s, strlen(s));
+}
+
+/* A header of version major.minor with extra unknown fields. */
+static void raw_header(struct raw *w, unsigned major, unsigned minor, int extra)
+{
+	msgpack_pack_array(&w->pk, 4 + (extra ? 9 : 0));
+	msgpack_pack_uint8(&w->pk, TRACE_HEADER);
+	raw_str(w, TRACE_MAGIC);
+	msgpack_pack_uint32(&w->pk, major);
+	msgpack_pack_uint32(&w->pk, minor);
+	if (extra) {
+		raw_str(w, "tool");
+		raw_str(w, "host");
+		msgpack_pack_uint32(&w->pk, 1);
+		msgpack_pack_uint64(&w->pk, 2);
+		raw_str(w, "cmd");
+		msgpack_pack_uint32(&w->pk, 99);   /* timing of a newer minor */
+		raw_str(w, "note");
+		msgpack_pack_array(&w->pk, 1);
+		raw_str(w, "GPU-X");
+		raw_str(w, "a field of a later minor version");
+	}
+}
+
+static void raw_kernel_min(struct raw *w, uint64_t seq, uint32_t name)
+{
+	msgpack_pack_array(&w->pk, 9);
+	msgpack_pack_uint8(&w->pk, TRACE_KERNEL);
+	msgpack_pack_uint64(&w->pk, seq);
+	msgpack_pack_uint32(&w->pk, name);
+	for (int i = 0; i < 6; i++)
+		msgpack_pack_uint32(&w->pk, (uint32_t)(i + 1));
+}
+
+static int raw_read(struct raw *w, char *err, size_t errlen, int *nrec, struct trace_record *last)
+{
+	struct trace_reader *r;
+	int rc = trace_reader_open_mem(&r, w->sb.data, w->sb.size, err, errlen);
+	*nrec = 0;
+	if (rc < 0)
+		return rc;
+	struct trace_record rec;
+	while ((rc = trace_reader_next(r, &rec, err, errlen)) == 1) {
+		(*nrec)++;
+		if (last)
+			*last = rec;
+	}
+	trace_reader_free(r);
+	return rc;
+}
+
+START_TEST(test_newer_major)
+{
+	struct raw w;
+	raw_init(&w);
+	raw_header(&w, 2, 3, 1);
+	char err[256];
+	int n;
+	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, NULL), TRACE_EVERSION);
+	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.0); upgrade surfer");
+	msgpack_sbuffer_destroy(&w.sb);
+
+	raw_init(&w);
+	raw_header(&w, 0, 9, 0);
+	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, NULL), TRACE_EVERSION);
+	msgpack_sbuffer_destroy(&w.sb);
+
+	static const char garbage[] = "#!/bin/sh\necho not a trace\n";
+	struct trace_reader *r;
+	ck_assert_int_eq(trace_reader_open_mem(&r, garbage, sizeof(garbage) - 1, err, sizeof(err)),
+			 TRACE_EVERSION);
+	ck_assert_str_eq(err, "not a surfer trace");
+	/* Right structure, wrong magic. */
+	static const unsigned char other[] = { 0x94, 0x01, 0xac, 's', 'u', 'r', 'f', 'e', 'r', '-',
+					       't', 'r', 'a', 'x', 0x01, 0x00 };
+	ck_assert_int_eq(trace_reader_open_mem(&r, other, sizeof(other), err, sizeof(err)),
+			 TRACE_EVERSION);
+}
+END_TEST
+
+START_TEST(test_newer_minor_and_defaults)
+{
+	/* A 1.7 file: header with an unknown timing and trailing fields, a
+	 * kernel with only its required fields, a kernel with an extra field,
+	 * a record type this reader does not know, a marker of an unknown
+	 * kind (skipped), a trailer with an extra count. */
+	struct raw w;
+	raw_init(&w);
+	raw_header(&w, 1, 7, 1);
+	msgpack_pack_array(&w.pk, 3);
+	msgpack_pack_uint8(&w.pk, TRACE_STRING);
+	msgpack_pack_uint32(&w.pk, 1);
+	raw_str(&w, "k");
+	raw_kernel_min(&w, 5, 1);
+	msgpack_pack_array(&w.pk, 26);
+	msgpack_pack_uint8(&w.pk, TRACE_KERNEL);
+	for (int i = 1; i < 26; i++)
+		msgpack_pack_uint32(&w.pk, i == 22 ? 3 : i == 23 || (i >= 9 && i <= 11) ? 0 : 1);
+	msgpack_pack_array(&w.pk, 2);
+	msgpack_pack_uint8(&w.pk, 40);           /* unknown record type */
+	raw_str(&w, "future");
+	msgpack_pack_array(&w.pk, 3);
+	msgpack_pack_uint8(&w.pk, TRACE_MARKER);
+	msgpack_pack_uint32(&w.pk, 9);
+	msgpack_pack_uint32(&w.pk, 200);         /* unknown marker kind */
+	msgpack_pack_array(&w.pk, 2);
+	msgpack_pack_uint8(&w.pk, TRACE_TRAILER);
+	msgpack_pack_array(&w.pk, 13);
+	for (int i = 0; i < 13; i++)
+		msgpack_pack_uint64(&w.pk, i == TRACE_HEADER ? 1 : i == TRACE_STRING ? 1 :
+					   i == TRACE_KERNEL ? 2 : i == TRACE_MARKER ? 1 :
+					   i == 12 ? 1 : 0);
+
+	struct trace_reader *r;
+	char err[256];
+	ck_assert_int_eq(trace_reader_open_mem(&r, w.sb.data, w.sb.size, err, sizeof(err)), 0);
+	const struct trace_header *h = trace_reader_header(r);
+	ck_assert_uint_eq(h->version_minor, 7);
+	ck_assert_int_eq(h->timing, TRACE_TIMING_NONE);
+	ck_assert_str_eq(h->device.name, "GPU-X");
+	ck_assert_uint_eq(h->device.sm_count, 0);
+	struct trace_record rec;
+	ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), 1);
+	ck_assert_int_eq(rec.type, TRACE_KERNEL);
+	ck_assert_uint_eq(rec.u.kernel.seq, 5);
+	ck_assert_uint_eq(rec.u.kernel.grid[0], 1);
+	ck_assert_uint_eq(rec.u.kernel.block[2], 6);
+	ck_assert_uint_eq(rec.u.kernel.cluster[0], 0);
+	ck_assert_int_eq(rec.u.kernel.iteration, -1);   /* default */
+	ck_assert_uint_eq(rec.u.kernel.stack, 0);
+	ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), 1);
+	ck_assert_int_eq(rec.type, TRACE_KERNEL);
+	ck_assert_int_eq(rec.u.kernel.iteration, 3);
+	ck_assert_uint_eq(rec.u.kernel.cpu_ns, 1);
+	ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), 0);
+	ck_assert_int_eq(rec.type, TRACE_TRAILER);
+	ck_assert_uint_eq(trace_reader_count(r), 2);
+	trace_reader_free(r);
+	msgpack_sbuffer_destroy(&w.sb);
+
+	/* The same unknown record type in a 1.0 file is corruption. */
+	raw_init(&w);
+	raw_header(&w, 1, 0, 0);
+	msgpack_pack_array(&w.pk, 1);
+	msgpack_pack_uint8(&w.pk, 40);
+	int n;
+	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, NULL), TRACE_ECORRUPT);
+	ck_assert_ptr_nonnull(strstr(err, "unknown record type 40"));
+	msgpack_sbuffer_destroy(&w.sb);
+}
+END_TEST
+
+/* Each case: a valid 1.0 header and string 1, then the bytes built by fn;
+ * reading must stop with `code` and a reason containing `why`. */
+struct bad_case {
+	const char *label;
+	void (*fn)(struct raw *w);
+	int code;
+	const char *why;
+};
+
+static void bad_grid0(struct raw *w)
+{
+	msgpack_pack_array(&w->pk, 9);
+	msgpack_pack_uint8(&w->pk, TRACE_KERNEL);
+	msgpack_pack_uint32(&w->pk, 1);
+	msgpack_pack_uint32(&w->pk, 1);
+	for (int i = 0; i < 6; i++)
+		msgpack_pack_uint32(&w->pk, i == 1 ? 0 : 1);
+}
+static void bad_name_undefined(struct raw *w) { raw_kernel_min(w, 1, 2); }
+static void bad_missing_field(struct raw *w)
+{
+	msgpack_pack_array(&w->pk, 5);
+	msgpack_pack_uint8(&w->pk, TRACE_KERNEL);
+	for (int i = 0; i < 4; i++)
+		msgpack_pack_uint32(&w->pk, 1);
+}
+static void bad_type_float(struct raw *w)
+{
+	msgpack_pack_array(&w->pk, 3);
+	msgpack_pack_uint8(&w->pk, TRACE_SYNC);
+	msgpack_pack_double(&w->pk, 1.5);
+	msgpack_pack_uint32(&w->pk, 0);
+}
+static void bad_negative_seq(struct raw *w)
+{
+	msgpack_pack_array(&w->pk, 3);
+	msgpack_pack_uint8(&w->pk, TRACE_SYNC);
+	msgpack_pack_int64(&w->pk, -5);
+	msgpack_pack_uint32(&w->pk, 0);
+}
+static void bad_enum(struct raw *w)
+{
+	msgpack_pack_array(&w->pk, 3);
+	msgpack_pack_uint8(&w->pk, TRACE_SYNC);
+	msgpack_pack_uint32(&w->pk, 1);
+	msgpack_pack_uint32(&w->pk, TRACE_SYNC_KIND_COUNT);
+}
+static void bad_u32_overflow(struct raw *w)
+{
+	msgpack_pack_array(&w->pk, 9);
+	msgpack_pack_uint8(&w->pk, TRACE_KERNEL);
+	msgpack_pack_uint32(&w->pk, 1);
+	msgpack_pack_uint64(&w->pk, 1ull << 32);   /* name id > uint32 */
+	for (int i = 0; i < 6; i++)
+		msgpack_pack_uint32(&w->pk, 1);
+}
+static void bad_string_order(struct raw *w)
+{
+	msgpack_pack_array(&w->pk, 3);
+	msgpack_pack_uint8(&w->pk, TRACE_STRING);
+	msgpack_pack_uint32(&w->pk, 5);
+	raw_str(w, "gap");
+}
+static void bad_second_header(struct raw *w) { raw_header(w, 1, 0, 0); }
+static void bad_not_array(struct raw *w) { msgpack_pack_uint32(&w->pk, 3); }
+static void bad_huge_array(struct raw *w)
+{
+	static const unsigned char b[] = { 0xdd, 0xff, 0xff, 0xff, 0xff, 0x03 };
+	msgpack_sbuffer_write(&w->sb, (const char *)b, sizeof(b));
+}
+static void bad_huge_string(struct raw *w)
+{
+	static const unsigned char b[] = { 0x93, 0x02, 0x02, 0xdb, 0x7f, 0xff, 0xff, 0xff, 'a' };
+	msgpack_sbuffer_write(&w->sb, (const char *)b, sizeof(b));
+}
+static void bad_huge_map(struct raw *w)
+{
+	static const unsigned char b[] = { 0x92, 0x03, 0xdf, 0x10, 0x00, 0x00, 0x00 };
+	msgpack_sbuffer_write(&w->sb, (const char *)b, sizeof(b));
+}
+static void bad_nested_bomb(struct raw *w)
+{
+	/* 4000-element arrays nested: each declares many elements but the
+	 * bytes are missing -- must fail on the size limit, not allocate. */
+	for (int i = 0; i < 300; i++) {
+		static const unsigned char b[] = { 0xdc, 0x0f, 0xa0 };
+		msgpack_sbuffer_write(&w->sb, (const char *)b, sizeof(b));
+	}
+}
+static void bad_reserved_byte(struct raw *w)
+{
+	static const unsigned char b[] = { 0x92, 0x08, 0xc1 };
+	msgpack_sbuffer_write(&w->sb, (const char *)b, sizeof(b));
+}
+static void bad_conv_dims(struct raw *w)
+{
+	msgpack_pack_array(&w->pk, 8);
+	msgpack_pack_uint8(&w->pk, TRACE_CONV);
+	msgpack_pack_uint32(&w->pk, 1);
+	msgpack_pack_uint32(&w->pk, 0);
+	msgpack_pack_uint32(&w->pk, 0);
+	msgpack_pack_uint32(&w->pk, 4);
+	for (int a = 0; a < 3; a++) {
+		msgpack_pack_array(&w->pk, a == 2 ? 3 : 4);   /* out has 3, not 4 */
+		for (int i = 0; i < (a == 2 ? 3 : 4); i++)
+			msgpack_pack_uint32(&w->pk, 8);
+	}
+}
+static void bad_trailer_count(struct raw *w)
+{
+	raw_kernel_min(w, 1, 1);
+	msgpack_pack_array(&w->pk, 2);
+	msgpack_pack_uint8(&w->pk, TRACE_TRAILER);
+	msgpack_pack_array(&w->pk, TRACE_TYPE_MAX);
+	for (int i = 0; i < TRACE_TYPE_MAX; i++)
+		msgpack_pack_uint32(&w->pk, i == TRACE_HEADER || i == TRACE_STRING ? 1
+				    : i == TRACE_KERNEL ? 2 : 0);
+}
+static void bad_stack_twice(struct raw *w)
+{
+	for (int k = 0; k < 2; k++) {
+		msgpack_pack_array(&w->pk, 3);
+		msgpack_pack_uint8(&w->pk, TRACE_STACK);
+		msgpack_pack_uint32(&w->pk, 9);
+		msgpack_pack_array(&w->pk, 1);
+		msgpack_pack_uint32(&w->pk, 1);
+	}
+}
+
+START_TEST(test_bad_encodings)
+{
+	static const struct bad_case cases[] = {
+		{ "grid 0", bad_grid0, TRACE_ECORRUPT, "grid.y: 0 out of range" },
+		{ "undefined name", bad_name_undefined, TRACE_ECORRUPT, "undefined string id 2" },
+		{ "missing field", bad_missing_field, TRACE_ECORRUPT, "has 4 fields, needs 8" },
+		{ "float", bad_type_float, TRACE_ECORRUPT, "seq: not an unsigned integer" },
+		{ "negative", bad_negative_seq, TRACE_ECORRUPT, "seq: not an unsigned integer" },
+		{ "enum", bad_enum, TRACE_ECORRUPT, "kind: 5 out of range" },
+		{ "u32", bad_u32_overflow, TRACE_ECORRUPT, "name: 4294967296 out of range" },
+		{ "string order", bad_string_order, TRACE_ECORRUPT, "expected 2" },
+		{ "second header", bad_second_header, TRACE_ECORRUPT, "unexpected record type 1" },
+		{ "not array", bad_not_array, TRACE_ECORRUPT, "not a record" },
+		{ "huge array", bad_huge_array, TRACE_ECORRUPT, "oversized" },
+		{ "huge string", bad_huge_string, TRACE_ECORRUPT, "oversized" },
+		{ "huge map", bad_huge_map, TRACE_ECORRUPT, "oversized" },
+		{ "nested bomb", bad_nested_bomb, TRACE_ECORRUPT, "oversized" },
+		{ "0xc1", bad_reserved_byte, TRACE_ECORRUPT, "malformed" },
+		{ "conv dims", bad_conv_dims, TRACE_ECORRUPT, "out: not an array of 4" },
+		{ "trailer", bad_trailer_count, TRACE_ECORRUPT, "trailer counts 2 kernel records, 1 were read" },
+		{ "stack twice", bad_stack_twice, TRACE_ECORRUPT, "stack 9 defined twice" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct raw w;
+		raw_init(&w);
+		raw_header(&w, 1, 0, 0);
+		msgpack_pack_array(&w.pk, 3);
+		msgpack_pack_uint8(&w.pk, TRACE_STRING);
+		msgpack_pack_uint32(&w.pk, 1);
+		raw_str(&w, "name");
+		cases[i].fn(&w);
+		char err[256] = "";
+		int n;
+		int rc = raw_read(&w, err, sizeof(err), &n, NULL);
+		ck_assert_msg(rc == cases[i].code, "%s: code %d (%s)", cases[i].label, rc, err);
+		ck_assert_msg(strstr(err, cases[i].why), "%s: reason '%s'", cases[i].label, err);
+		msgpack_sbuffer_destroy(&w.sb);
+	}
+}
+END_TEST
+
+/* ---- one million kernels, streamed ----------------------------------- */
+
+static long maxrss_kb(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+START_TEST(test_million_kernels)
+{
+	const uint64_t n = UNDER_SANITIZER ? 200000 : 1000000;
+	const unsigned nnames = 500;
+	char path[] = "/tmp/check_trace_XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+
+	double t0 = now_s();
+	int err = 0;
+	struct trace_writer *w = trace_writer_open(path, 0, &err);
+	ck_assert_ptr_nonnull(w);
+	struct trace_header h;
+	fill_header(&h);
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	char name[32];
+	struct trace_record rec;
+	memset(&rec, 0, sizeof(rec));
+	rec.type = TRACE_KERNEL;
+	struct trace_kernel *k = &rec.u.kernel;
+	k->block[0] = 128;
+	k->block[1] = k->block[2] = 1;
+	k->grid[1] = k->grid[2] = 1;
+	for (uint64_t i = 0; i < n; i++) {
+		int len = snprintf(name, sizeof(name), "kernel_%u", (unsigned)(i * 7 % nnames));
+		k->seq = i + 1;
+		k->name = trace_writer_intern(w, name, (size_t)len);
+		k->grid[0] = 1 + (uint32_t)(i % 1000);
+		k->stream = i % 4;
+		k->cpu_ns = 1000000000000ull + i * 4000;
+		k->start_ns = k->cpu_ns + 20000;
+		k->end_ns = k->start_ns + 1000 + i % 3000;
+		k->iteration = (int32_t)(i / 50000);
+		if (trace_writer_record(w, &rec) != 0)
+			ck_abort_msg("record %llu refused", (unsigned long long)i);
+	}
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	double t1 = now_s();
+
+	FILE *f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	fclose(f);
+
+	long rss0 = maxrss_kb();
+	double t2 = now_s();
+	struct trace_reader *r;
+	char msg[256];
+	ck_assert_int_eq(trace_reader_open(&r, path, msg, sizeof(msg)), 0);
+	uint64_t got = 0, wrong = 0, first_wrong = 0;
+	int rc;
+	/* Plain comparisons here: each ck_assert records its location, too
+	 * slow a million times. */
+	while ((rc = trace_reader_next(r, &rec, msg, sizeof(msg))) == 1) {
+		size_t len = 0;
+		const char *s = trace_reader_string(r, k->name, &len);
+		int want_len = snprintf(name, sizeof(name), "kernel_%u", (unsigned)(got * 7 % nnames));
+		if (rec.type != TRACE_KERNEL || k->seq != got + 1 || !s ||
+		    len != (size_t)want_len || memcmp(s, name, len) != 0 ||
+		    k->end_ns - k->start_ns != 1000 + got % 3000) {
+			if (!wrong++)
+				first_wrong = got;
+		}
+		got++;
+	}
+	ck_assert_msg(wrong == 0, "%llu records differ, the first is #%llu",
+		      (unsigned long long)wrong, (unsigned long long)first_wrong);
+	ck_assert_msg(rc == 0, "read ended with %d: %s", rc, msg);
+	ck_assert_uint_eq(got, n);
+	ck_assert_uint_eq(trace_reader_nstrings(r), nnames);
+	trace_reader_free(r);
+	double t3 = now_s();
+	long rss1 = maxrss_kb();
+	unlink(path);
+
+	printf("trace: %llu kernels: write %.2f s (%.2f M records/s), read %.2f s "
+	       "(%.2f M records/s), %.1f bytes/record, reader peak RSS growth %ld KiB\n",
+	       (unsigned long long)n, t1 - t0, n / (t1 - t0) / 1e6, t3 - t2,
+	       n / (t3 - t2) / 1e6, (double)size / n, rss1 - rss0);
+	if (!UNDER_SANITIZER)   /* ASan's quarantine keeps freed memory */
+		ck_assert_int_lt(rss1 - rss0, 20 * 1024);
+}
+END_TEST
+
+START_TEST(test_stdin_and_missing)
+{
+	struct trace_reader *r;
+	char err[256];
+	ck_assert_int_eq(trace_reader_open(&r, "/nonexistent/trace.mp", err, sizeof(err)), TRACE_EIO);
+	ck_assert_str_eq(err, "No such file or directory");
+
+	struct memsink m;
+	struct sample s;
+	write_sample(&m, &s, 1, 0);
+	char path[] = "/tmp/check_trace_stdin_XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, m.buf, m.len), (ssize_t)m.len);
+	close(fd);
+	ck_assert_ptr_nonnull(freopen(path, "rb", stdin));
+	ck_assert_int_eq(trace_reader_open(&r, "-", err, sizeof(err)), 0);
+	struct trace_record rec;
+	int n = 0, rc;
+	while ((rc = trace_reader_next(r, &rec, err, sizeof(err))) == 1)
+		check_record_eq(&rec, &s.rec[n++]);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(n, 8);
+	trace_reader_free(r);
+	unlink(path);
+	free(m.buf);
+}
+END_TEST
+
+START_TEST(test_empty_string)
+{
+	struct memsink m;
+	memsink_init(&m);
+	struct trace_writer *w = trace_writer_new(mem_sink, &m, 0);
+	struct trace_header h;
+	memset(&h, 0, sizeof(h));   /* every header string empty */
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	uint32_t id = trace_writer_intern(w, "", 0);
+	ck_assert_uint_eq(id, 1);
+	ck_assert_uint_eq(trace_writer_intern(w, NULL, 0), id);
+	struct trace_record r;
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_MARKER;
+	r.u.marker.name = id;
+	r.u.marker.kind = TRACE_MARK_RANGE_PUSH;
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+
+	struct trace_reader *rd;
+	char err[256];
+	ck_assert_int_eq(trace_reader_open_mem(&rd, m.buf, m.len, err, sizeof(err)), 0);
+	ck_assert_str_eq(trace_reader_header(rd)->device.name, "");
+	struct trace_record got;
+	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 1);
+	ck_assert_uint_eq(got.u.marker.name, id);
+	size_t len = 99;
+	ck_assert_str_eq(trace_reader_string(rd, id, &len), "");
+	ck_assert_uint_eq(len, 0);
+	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 0);
+	trace_reader_free(rd);
+	free(m.buf);
+}
+END_TEST
+
+START_TEST(test_names)
+{
+	ck_assert_str_eq(trace_type_name(TRACE_KERNEL), "kernel");
+	ck_assert_str_eq(trace_type_name(TRACE_TYPE_MAX), "?");
+	ck_assert_str_eq(trace_dtype_name(TRACE_DT_BF16), "bf16");
+	ck_assert_str_eq(trace_dtype_name(TRACE_DT_COUNT), "?");
+	ck_assert_str_eq(trace_gemm_api_name(TRACE_GEMM_LT_MATMUL), "lt_matmul");
+	ck_assert_str_eq(trace_conv_dir_name(TRACE_CONV_BWD_FILTER), "bwd_filter");
+	ck_assert_str_eq(trace_copy_kind_name(TRACE_COPY_DTOH), "dtoh");
+	ck_assert_str_eq(trace_sync_kind_name(TRACE_SYNC_EVENT), "event");
+	ck_assert_str_eq(trace_marker_kind_name(TRACE_MARK_RANGE_POP), "range_pop");
+	ck_assert_str_eq(trace_timing_name(TRACE_TIMING_EVENTS), "events");
+	ck_assert_str_eq(trace_conv_api_name(TRACE_CONV_API_IMPORTED), "imported");
+	ck_assert(trace_dtype_bytes(TRACE_DT_F64) == 8);
+	ck_assert(trace_dtype_bytes(TRACE_DT_TF32) == 4);
+	ck_assert(trace_dtype_bytes(TRACE_DT_BF16) == 2);
+	ck_assert(trace_dtype_bytes(TRACE_DT_F8E5M2) == 1);
+	ck_assert(trace_dtype_bytes(TRACE_DT_UNKNOWN) == 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("trace");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_round_trip);
+	tcase_add_test(tc, test_writer_refuses);
+	tcase_add_test(tc, test_writer_sink_failure);
+	tcase_add_test(tc, test_truncation_every_offset);
+	tcase_add_test(tc, test_unfinished_writer);
+	tcase_add_test(tc, test_random_corruption);
+	tcase_add_test(tc, test_newer_major);
+	tcase_add_test(tc, test_newer_minor_and_defaults);
+	tcase_add_test(tc, test_bad_encodings);
+	tcase_add_test(tc, test_million_kernels);
+	tcase_add_test(tc, test_stdin_and_missing);
+	tcase_add_test(tc, test_empty_string);
+	tcase_add_test(tc, test_names);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

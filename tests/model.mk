@@ -1,0 +1,8 @@
+# tests/model.mk - the config-path suite.
+TEST_BINS += $(BUILD)/tests/check_model
+CFLAGS_tests_ += $(CHECK_CFLAGS)
+
+$(BUILD)/tests/check_model: $(BUILD)/obj/tests/check_model.o $(BUILD)/libsurfer-core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(CORE_LIB) $(CHECK_LIBS) $(LDLIBS)
+TEST_SCRIPTS += tests/model_cli.sh

@@ -1,0 +1,88 @@
+#!/bin/sh
+# model_cli.sh - surfer-analyze --model: the README command runs well under
+# a second with one prediction per target, a faster GPU is predicted
+# faster, collectives appear apart, and bad input exits 2 with one line.
+BIN="${BUILD:-build}/surfer-analyze"
+fail=0
+n=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/model_cli.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+check() { # check DESCRIPTION COND-EXIT-CODE
+	n=$((n + 1))
+	if [ "$2" -ne 0 ]; then
+		echo "FAIL: $1"
+		fail=$((fail + 1))
+	fi
+}
+
+t0=$(date +%s%N)
+"$BIN" --model gpt2-large --batch 8 --seq 1024 --mode training --target a100 --target h100 \
+	--json >"$tmp/out.json" 2>"$tmp/err"
+rc=$?
+t1=$(date +%s%N)
+check "README command exits 0 (got $rc: $(cat "$tmp/err"))" $rc
+ms=$(( (t1 - t0) / 1000000 ))
+limit=1000
+[ -n "$SANITIZE" ] && limit=20000
+[ $ms -lt $limit ]; check "README command takes $ms ms (limit $limit)" $?
+a100=$(grep -A3 '"target": "a100' "$tmp/out.json" | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p')
+h100=$(grep -A3 '"target": "h100' "$tmp/out.json" | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p')
+[ -n "$a100" ] && [ -n "$h100" ]; check "two predictions in the JSON (a100 '$a100', h100 '$h100')" $?
+awk -v a="$a100" -v h="$h100" 'BEGIN { exit !(h > 0 && a > h) }'
+check "H100 predicted faster than A100 ($h100 < $a100 ms)" $?
+# gpt2-large training of 8 x 1024 tokens is at least 6 * 774M * 8192 FLOPs
+# (forward + backward) = 38 PFLOP: more than 38e15 / 19.5e12 s = 1950 ms at
+# the A100's FP32 peak.
+awk -v a="$a100" 'BEGIN { exit !(a > 1950) }'
+check "A100 prediction $a100 ms above the FP32 peak bound 1950 ms" $?
+
+"$BIN" --model gpt2 --batch 2 --seq 128 --mode training --dp 4 --target a100 >"$tmp/dp.txt" 2>&1
+check "--dp 4 exits 0" $?
+grep -q 'comm ' "$tmp/dp.txt"; check "--dp 4 reports communication apart" $?
+
+cat >"$tmp/tiny.json" <<'JSON'
+{"model_type": "llama", "hidden_size": 256, "num_attention_heads": 4,
+ "num_key_value_heads": 2, "num_hidden_layers": 2, "intermediate_size": 688,
+ "vocab_size": 1000}
+JSON
+"$BIN" --model "$tmp/tiny.json" --seq 64 --target t4 >/dev/null 2>"$tmp/err"
+check "config file accepted ($(cat "$tmp/err"))" $?
+
+# The CI gate on a model: the same model passes (exit 0); twice the batch
+# grows the iteration far beyond a 10% limit (exit 3).
+"$BIN" --model gpt2 --batch 8 --seq 256 --target a100 --save-baseline "$tmp/base.json" >/dev/null 2>&1
+check "--save-baseline with --model" $?
+"$BIN" --model gpt2 --batch 8 --seq 256 --target a100 --baseline "$tmp/base.json" \
+	--max-regression 10 >/dev/null 2>&1
+check "same model passes the gate" $?
+"$BIN" --model gpt2 --batch 16 --seq 256 --target a100 --baseline "$tmp/base.json" \
+	--max-regression 10 >"$tmp/gate.txt" 2>&1
+[ $? -eq 3 ] && grep -q REGRESSION "$tmp/gate.txt"
+check "doubled batch fails the gate with exit 3" $?
+
+# bad_input ARGS...: exit 2, one line on stderr starting with the program name
+bad_input() {
+	n=$((n + 1))
+	"$BIN" "$@" >/dev/null 2>"$tmp/err"
+	rc=$?
+	lines=$(wc -l <"$tmp/err")
+	if [ $rc -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -q '^surfer-analyze: ' "$tmp/err"; then
+		echo "FAIL: surfer-analyze $* -> exit $rc, stderr: $(cat "$tmp/err")"
+		fail=$((fail + 1))
+	fi
+}
+bad_input --model no-such-model --target a100
+bad_input --model gpt2 --batch 0 --target a100
+bad_input --model gpt2 --tp 5 --target a100
+bad_input --model gpt2 --mode serving --target a100
+bad_input --model gpt2 --dtype int3 --target a100
+bad_input --model gpt2 --pp 2 --batch 3 --target a100
+bad_input --batch 4 --target a100
+bad_input --model gpt2 --target a100 some-trace.mp
+printf '{"model_type": "gpt2", "n_embd": ' >"$tmp/broken.json"
+bad_input --model "$tmp/broken.json" --target a100
+bad_input --model "$tmp/missing.json" --target a100
+
+echo "model_cli.sh: $((n - fail)) of $n passed"
+[ $fail -eq 0 ]

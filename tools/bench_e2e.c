@@ -1,0 +1,439 @@
+/*
+ * bench_e2e.c - `surfer-bench e2e`: predicted iterations of model configs
+ * against measured ones, and `surfer-bench comm`: collective times against
+ * measured NCCL curves.
+ *
+ * e2e reads NeuSight-style labels: DIR/<GPU>/<model>-<inf|train>-<seq>-<batch>.json
+ * with e2e_latency in ms (FP32 with TF32 off; inference = forward,
+ * training = forward + backward with no optimizer step and no loss), and
+ * the Hugging Face configs CONFIGS/<model>.json.  It prints per config the
+ * error and per GPU and overall the mean absolute percentage error.
+ *
+ * comm reads NCCL measurements (vidur / PipeWeave CSV: size in bytes,
+ * time_stats.<op>.median in ms, num_workers) from DIR/<GPU>/<op>.csv.
+ */
+#include "analyzer/comm.h"
+#include "analyzer/model.h"
+#include "gpu_specs/gpu.h"
+#include "predictor/tile.h"
+#include "tools/bench_e2e.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+
+#define PROG "surfer-bench"
+
+static const struct gpu_spec *find_gpu(const char *dir)
+{
+	const struct gpu_spec *g = gpu_find(dir);
+	if (g)
+		return g;
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%s", dir);
+	for (char *p = buf; *p; p++)
+		if (*p == '_')
+			*p = ' ';
+	g = gpu_find(buf);
+	if (g)
+		return g;
+	/* drop a vendor/product-line prefix: "Tesla T4", "NVIDIA A100-..." */
+	char *sp = strchr(buf, ' ');
+	return sp ? gpu_find(sp + 1) : NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted entries of dir (without "." and ".."); NULL on failure. */
+static char **list_dir(const char *dir, size_t *n)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return NULL;
+	size_t cap = 64;
+	char **v = malloc(cap * sizeof(*v));
+	*n = 0;
+	struct dirent *e;
+	while (v && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (*n == cap) {
+			char **nv = realloc(v, 2 * cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+			cap *= 2;
+		}
+		v[(*n)++] = strdup(e->d_name);
+	}
+	closedir(d);
+	if (v)
+		qsort(v, *n, sizeof(*v), cmp_str);
+	return v;
+}
+
+static void free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Parses "<model>-<inf|train>-<seq>-<batch>.json". */
+static int parse_label_name(const char *f, char *model, size_t msz, enum model_mode *mode,
+			    unsigned *seq, unsigned *batch)
+{
+	size_t n = strlen(f);
+	if (n < 6 || strcmp(f + n - 5, ".json") != 0)
+		return -1;
+	const char *p = strstr(f, "-inf-");
+	const char *q = strstr(f, "-train-");
+	const char *rest;
+	if (p && (!q || p < q)) {
+		*mode = MODEL_INFERENCE;
+		rest = p + 5;
+	} else if (q) {
+		*mode = MODEL_TRAINING;
+		rest = q + 7;
+		p = q;
+	} else {
+		return -1;
+	}
+	if ((size_t)(p - f) + 1 > msz)
+		return -1;
+	memcpy(model, f, (size_t)(p - f));
+	model[p - f] = 0;
+	char tail[32];
+	if (sscanf(rest, "%u-%u%31s", seq, batch, tail) != 3 || strcmp(tail, ".json") != 0)
+		return -1; /* "-fusion" and other variants are not plain eager runs */
+	return 0;
+}
+
+static void usage_e2e(void)
+{
+	fprintf(stderr, "usage: " PROG " e2e --labels DIR --configs DIR [--gpu NAME] [--launch-us US] [--attention eager|sdpa]\n"
+			"                        [--weights FILE | --holdout-weights DIR]\n"
+			"  DIR/<GPU>/<model>-<inf|train>-<seq>-<batch>.json (e2e_latency, ms); CONFIGS/<model>.json\n"
+			"  --weights FILE: tile-model weights for every GPU; --holdout-weights DIR: for GPU G the\n"
+			"  weights DIR/w_G.bin trained without G (make accuracy writes them), GPUs without one skipped\n");
+}
+
+struct acc {
+	double sum;
+	size_t n;
+};
+
+static int run_gpu_dir(const char *labels, const char *gname, const char *configs,
+		       double launch_ns, enum model_attention attn, const char *holdout,
+		       struct acc *all)
+{
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s/%s", labels, gname);
+	const struct gpu_spec *g = find_gpu(gname);
+	if (!g) {
+		printf("%-24s skipped: not in the GPU database\n", gname);
+		return 0;
+	}
+	if (holdout) {
+		char w[4096];
+		snprintf(w, sizeof(w), "%s/w_%s.bin", holdout, gname);
+		if (tile_model_load_file(w) != 0) {
+			printf("%-24s skipped: no held-out weights '%s'\n", gname, w);
+			return 0;
+		}
+	}
+	size_t nf;
+	char **files = list_dir(dir, &nf);
+	if (!files)
+		return 0;
+	struct acc acc = { 0, 0 };
+	for (size_t i = 0; i < nf; i++) {
+		char model[128];
+		enum model_mode mode;
+		unsigned seq, batch;
+		if (parse_label_name(files[i], model, sizeof(model), &mode, &seq, &batch))
+			continue;
+		char path[8192], err[256];
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		json_error_t je;
+		json_t *root = json_load_file(path, 0, &je);
+		double measured = root ? json_number_value(json_object_get(root, "e2e_latency")) : 0;
+		double fw = root ? json_number_value(json_object_get(root, "fw_latency")) : 0;
+		double bw = root ? json_number_value(json_object_get(root, "bwall_latency")) : 0;
+		json_decref(root);
+		if (!(measured > 0)) {
+			fprintf(stderr, PROG ": cannot read e2e_latency from '%s'\n", path);
+			continue;
+		}
+		struct model_config c;
+		snprintf(path, sizeof(path), "%s/%s.json", configs, model);
+		if (model_config_load(path, &c, err, sizeof(err))) {
+			printf("%-24s %-28s skipped: config: %s\n", g->id, files[i], err);
+			continue;
+		}
+		struct model_opts o;
+		model_opts_init(&o);
+		o.batch = batch;
+		o.seq = seq;
+		o.mode = mode;
+		o.attention = attn;
+		struct model_seq s;
+		if (model_build(&c, &o, &s, err, sizeof(err))) {
+			printf("%-24s %-28s skipped: %s\n", g->id, files[i], err);
+			continue;
+		}
+		struct model_timing t;
+		int rc = model_time(&s, &o, g, launch_ns, &t, NULL);
+		model_seq_release(&s);
+		if (rc)
+			continue;
+		double pred = t.iteration_ns / 1e6;
+		double e = (pred - measured) / measured * 100.0;
+		printf("%-16s %-34s %10.2f %10.2f %+8.1f%%", g->id, files[i], measured, pred, e);
+		if (mode == MODEL_TRAINING && fw > 0 && bw > 0)
+			printf("   forward %+.1f%%, backward %+.1f%%",
+			       (t.phase_ns[MODEL_PH_FORWARD] / 1e6 - fw) / fw * 100.0,
+			       (t.phase_ns[MODEL_PH_BACKWARD] / 1e6 - bw) / bw * 100.0);
+		putchar('\n');
+		acc.sum += fabs(e);
+		acc.n++;
+	}
+	free_list(files, nf);
+	if (acc.n) {
+		printf("%-16s mean |error| %.1f%% over %zu configs\n", g->id, acc.sum / (double)acc.n, acc.n);
+		all->sum += acc.sum;
+		all->n += acc.n;
+	}
+	return 0;
+}
+
+int bench_e2e_main(int argc, char **argv)
+{
+	const char *labels = NULL, *configs = NULL, *only = NULL, *weights = NULL, *holdout = NULL;
+	double launch_ns = MODEL_LAUNCH_NS_DEFAULT;
+	enum model_attention attn = MODEL_ATTN_EAGER;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--labels") && v)
+			labels = v, i++;
+		else if (!strcmp(a, "--configs") && v)
+			configs = v, i++;
+		else if (!strcmp(a, "--gpu") && v)
+			only = v, i++;
+		else if (!strcmp(a, "--weights") && v)
+			weights = v, i++;
+		else if (!strcmp(a, "--holdout-weights") && v)
+			holdout = v, i++;
+		else if (!strcmp(a, "--launch-us") && v) {
+			char *end;
+			launch_ns = strtod(v, &end) * 1e3;
+			if (*end || !(launch_ns >= 0) || launch_ns > 1e9) {
+				fprintf(stderr, PROG ": bad --launch-us '%s'\n", v);
+				return 2;
+			}
+			i++;
+		} else if (!strcmp(a, "--attention") && v) {
+			if (!strcmp(v, "sdpa"))
+				attn = MODEL_ATTN_SDPA;
+			else if (strcmp(v, "eager")) {
+				fprintf(stderr, PROG ": bad --attention '%s' (eager or sdpa)\n", v);
+				return 2;
+			}
+			i++;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage_e2e();
+			return 0;
+		} else {
+			fprintf(stderr, PROG ": unknown e2e option '%s'\n", a);
+			usage_e2e();
+			return 2;
+		}
+	}
+	if (!labels || !configs) {
+		usage_e2e();
+		return 2;
+	}
+	if (only && !gpu_find(only)) {
+		fprintf(stderr, PROG ": unknown GPU '%s'\n", only);
+		return 2;
+	}
+	if (weights && tile_model_load_file(weights) != 0) {
+		fprintf(stderr, PROG ": cannot load tile-model weights '%s'\n", weights);
+		return 2;
+	}
+	size_t ng;
+	char **gpus = list_dir(labels, &ng);
+	if (!gpus) {
+		fprintf(stderr, PROG ": cannot read '%s': %s\n", labels, strerror(errno));
+		return 2;
+	}
+	printf("%-16s %-34s %10s %10s %9s\n", "gpu", "config", "measured", "predicted", "error");
+	struct acc all = { 0, 0 };
+	for (size_t i = 0; i < ng; i++) {
+		if (only && !find_gpu(gpus[i]))
+			continue;
+		if (only && find_gpu(gpus[i]) != gpu_find(only))
+			continue;
+		run_gpu_dir(labels, gpus[i], configs, launch_ns, attn, holdout, &all);
+	}
+	free_list(gpus, ng);
+	if (all.n)
+		printf("all              mean |error| %.1f%% over %zu configs\n", all.sum / (double)all.n, all.n);
+	else
+		printf("no configs compared\n");
+	return 0;
+}
+
+/* ---- comm -------------------------------------------------------------- */
+
+static enum model_comm comm_of_file(const char *f)
+{
+	if (strstr(f, "all_reduce"))
+		return MODEL_COMM_ALL_REDUCE;
+	if (strstr(f, "send_recv"))
+		return MODEL_COMM_SEND_RECV;
+	if (strstr(f, "all_gather"))
+		return MODEL_COMM_ALL_GATHER;
+	return MODEL_COMM_NONE;
+}
+
+/* Column index of name in a CSV header line, -1 if absent. */
+static int csv_col(const char *header, const char *suffix)
+{
+	int col = 0;
+	const char *p = header;
+	size_t sl = strlen(suffix);
+	while (*p) {
+		const char *e = strpbrk(p, ",\n\r");
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len >= sl && strncmp(p + len - sl, suffix, sl) == 0)
+			return col;
+		if (!e || *e != ',')
+			break;
+		p = e + 1;
+		col++;
+	}
+	return -1;
+}
+
+static double csv_field(const char *line, int col)
+{
+	const char *p = line;
+	for (int i = 0; i < col && p; i++) {
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return p ? strtod(p, NULL) : NAN;
+}
+
+static void comm_file(const char *path, const char *set, const char *fname,
+		      const struct gpu_spec *g, double min_bytes, struct acc *all)
+{
+	enum model_comm op = comm_of_file(fname);
+	if (op == MODEL_COMM_NONE)
+		return;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	char line[4096];
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return;
+	}
+	int c_med = csv_col(line, ".median"), c_n = csv_col(line, "num_workers");
+	int c_size = csv_col(line, "size"), c_dpn = csv_col(line, "devices_per_node");
+	if (c_med < 0 || c_n < 0 || c_size < 0) {
+		fclose(f);
+		return;
+	}
+	struct comm_link l;
+	comm_link_init(g, &l);
+	struct { double sum; size_t n; } per[17];
+	memset(per, 0, sizeof(per));
+	while (fgets(line, sizeof(line), f)) {
+		double ms = csv_field(line, c_med), n = csv_field(line, c_n);
+		double bytes = csv_field(line, c_size);
+		double dpn = c_dpn >= 0 ? csv_field(line, c_dpn) : n;
+		if (!(ms > 0) || !(n >= 2 && n <= 16) || bytes < min_bytes || dpn < n)
+			continue; /* node-local collectives only */
+		double pred = comm_time_ns(op, bytes, (uint32_t)n, &l) / 1e6;
+		per[(int)n].sum += fabs(pred - ms) / ms * 100.0;
+		per[(int)n].n++;
+	}
+	fclose(f);
+	for (int n = 2; n <= 16; n++)
+		if (per[n].n) {
+			printf("%-22s %-13s %-14s ranks %-2d %5zu sizes >= %.0f MB  mean |error| %5.1f%%\n",
+			       set, g->id, comm_name(op), n, per[n].n, min_bytes / 1e6,
+			       per[n].sum / (double)per[n].n);
+			all->sum += per[n].sum;
+			all->n += per[n].n;
+		}
+}
+
+/* Directory names of the public NCCL data sets to GPU database names. */
+static const struct gpu_spec *comm_gpu(const char *dir)
+{
+	if (!strncasecmp(dir, "a100", 4))
+		return gpu_find("a100-sxm") ? gpu_find("a100-sxm") : gpu_find("A100-SXM4-80GB");
+	if (!strncasecmp(dir, "a40", 3))
+		return gpu_find("a40");
+	return find_gpu(dir);
+}
+
+int bench_comm_main(int argc, char **argv)
+{
+	double min_bytes = 1e6;
+	struct acc all = { 0, 0 };
+	int dirs = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--min-bytes") && i + 1 < argc) {
+			min_bytes = strtod(argv[++i], NULL);
+			continue;
+		}
+		size_t ng;
+		char **gd = list_dir(argv[i], &ng);
+		if (!gd) {
+			fprintf(stderr, PROG ": cannot read '%s': %s\n", argv[i], strerror(errno));
+			return 2;
+		}
+		dirs++;
+		for (size_t k = 0; k < ng; k++) {
+			const struct gpu_spec *g = comm_gpu(gd[k]);
+			if (!g) {
+				printf("%-24s skipped: not in the GPU database\n", gd[k]);
+				continue;
+			}
+			char sub[4096];
+			snprintf(sub, sizeof(sub), "%s/%s", argv[i], gd[k]);
+			size_t nf;
+			char **files = list_dir(sub, &nf);
+			for (size_t j = 0; files && j < nf; j++) {
+				char path[8192];
+				snprintf(path, sizeof(path), "%s/%s", sub, files[j]);
+				comm_file(path, gd[k], files[j], g, min_bytes, &all);
+			}
+			if (files)
+				free_list(files, nf);
+		}
+		free_list(gd, ng);
+	}
+	if (!dirs) {
+		fprintf(stderr, "usage: " PROG " comm [--min-bytes N] DIR...   (DIR/<GPU>/{all_reduce,send_recv}.csv)\n");
+		return 2;
+	}
+	if (all.n)
+		printf("all              mean |error| %.1f%% over %zu measurements\n", all.sum / (double)all.n, all.n);
+	return 0;
+}
