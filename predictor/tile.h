@@ -104,9 +104,19 @@ double tile_sustain_pj(void);
 /* The floor of family fam, ns: the model's time is floor + base_ns /
  * utilisation.  NeuSight's timings of a PyTorch op never go below 25-60
  * us (launch and event overhead of the measuring host); surfer-train sets
- * it to the geometric mean over the training GPUs of each one's 1st
- * percentile time in the family.  0 when the weights carry none. */
+ * it from the training GPUs' 1st percentile times (train.c).  0 when
+ * the weights carry none. */
 double tile_floor_ns(int fam);
+/* Predictions leave the floor out unless tile_use_floor(1): a kernel's
+ * duration as a profiler or a trace records it has no host overhead in
+ * it; surfer-bench accuracy, which compares with NeuSight's op timings,
+ * turns it on.  Process-wide. */
+void tile_use_floor(int on);
+/* Combines the floor F and the work term W = base / u into the time,
+ * (F^p + W^p)^(1/p) with p = TILE_FLOOR_P (W alone when F is 0); the
+ * weights are trained for the p they were built with. */
+#define TILE_FLOOR_P 1.0
+double tile_with_floor(double floor_ns, double work_ns);
 
 /* Weights blob: "STIL", u32 version (1 or 2), u32 count, (version 2) u32
  * sustain energy in fJ (pJ x 1000) and u32 floor (ns) per family, then

@@ -254,6 +254,18 @@ START_TEST(clamp_caps_blowups)
 }
 END_TEST
 
+START_TEST(floor_combination)
+{
+	/* p = 1 is the sum, p = 2 the hypotenuse; no floor: the work. */
+	double f = 30e3, w = 40e3;
+	double want = TILE_FLOOR_P == 1 ? 70e3 : pow(pow(f, TILE_FLOOR_P) + pow(w, TILE_FLOOR_P),
+						       1 / TILE_FLOOR_P);
+	ck_assert_double_eq_tol(tile_with_floor(f, w), want, 1e-6);
+	ck_assert_double_eq_tol(tile_with_floor(0, w), w, 1e-9);
+	ck_assert(tile_with_floor(f, 1) >= f);
+}
+END_TEST
+
 START_TEST(power_cap_by_hand)
 {
 	struct gpu_spec v, t;
@@ -317,12 +329,19 @@ START_TEST(v2_blob_floor_and_cap)
 	double f[TILE_NFEAT], base, y;
 	ck_assert_int_eq(tile_features(&k, &t, NULL, f, &base), TILE_FAM_GEMM);
 	mlp_forward(m, f, &y);
-	double want = 5000 + base * (1 + exp(-y));
+	double w = base * (1 + exp(-y));
 	double cap = 256 * base + 2e6;
-	if (want > cap)
-		want = cap;
+	/* Without the floor (the default: kernel durations as traced). */
 	struct pred_result r;
 	ck_assert_int_eq(tile_predict(&k, NULL, &t, &r), 0);
+	ck_assert_double_eq_tol(r.ns, w < cap ? w : cap, w * 1e-6);
+	/* With it (NeuSight's op timings): (F^p + W^p)^(1/p). */
+	double want = pow(pow(5000, TILE_FLOOR_P) + pow(w, TILE_FLOOR_P), 1 / TILE_FLOOR_P);
+	if (want > cap)
+		want = cap;
+	tile_use_floor(1);
+	ck_assert_int_eq(tile_predict(&k, NULL, &t, &r), 0);
+	tile_use_floor(0);
 	ck_assert_double_eq_tol(r.ns, want, want * 1e-6);
 	ck_assert_double_eq_tol(r.roofline_ns, base, base * 1e-12);
 	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, tile_weights_blob_len), 0);
@@ -371,6 +390,7 @@ int main(void)
 	tcase_add_test(tc, auto_rule);
 	tcase_add_test(tc, clamp_caps_blowups);
 	tcase_add_test(tc, power_cap_by_hand);
+	tcase_add_test(tc, floor_combination);
 	tcase_add_test(tc, v2_blob_floor_and_cap);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

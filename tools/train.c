@@ -111,7 +111,7 @@ static double eval_mape(const struct mlp *m, const struct samples *s, const size
 		const struct sample *x = &s->v[idx[i]];
 		double y;
 		mlp_forward(m, x->f, &y);
-		double p = x->floor + tile_time_from_output(y, exp(x->log_base));
+		double p = tile_with_floor(x->floor, tile_time_from_output(y, exp(x->log_base)));
 		double t = exp(x->log_y);
 		sum += fabs(p - t) / t;
 	}
@@ -170,12 +170,15 @@ static struct mlp *train_family(const struct opts *o, int fam, struct samples *s
 			const struct sample *x = &s->v[tr[i]];
 			double y;
 			mlp_train_forward(m, x->f, &y);
-			/* pred = floor + base / sigmoid(y) = floor + base (1 + e^-y);
-			 * d log pred / dy = -base e^-y / pred. */
+			/* pred = (F^p + W^p)^(1/p), W = base / sigmoid(y) =
+			 * base (1 + e^-y); d log pred / dy = W^p / (F^p + W^p)
+			 * x d log W / dy = W^p / (F^p + W^p) x -e^-y / (1 + e^-y). */
 			double ey = exp(-(y > -60 ? y : -60));
-			double base = exp(x->log_base), pred = x->floor + base * (1 + ey);
+			double w = exp(x->log_base) * (1 + ey);
+			double pred = tile_with_floor(x->floor, w);
+			double share = x->floor > 0 ? pow(w / pred, TILE_FLOOR_P) : 1;
 			double err = log(pred) - x->log_y;
-			double dy = 2 * err * (-base * ey / pred);
+			double dy = 2 * err * share * (-ey / (1 + ey));
 			sum += err * err;
 			mlp_backward(m, &dy);
 			if (++inb == batch) {
