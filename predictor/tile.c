@@ -9,10 +9,14 @@
  * pressure of the data a wave touches; plus the whole kernel's roofline
  * terms, its shape and the GPU's figures.  The MLP's output o gives the
  * utilisation u = sigmoid(o), and time = roofline / u, so a prediction can
- * never beat the roofline.  With a measured origin the model is used as a
- * ratio, T_t = T_o * model(target) / model(origin) (Habitat, Yu et al. ATC
- * 2021, section 3.3): whatever the model gets wrong about this particular
- * kernel on both GPUs cancels.
+ * never beat the roofline.  A per-family floor (the launch and timing
+ * overhead of the measuring host) is added, and the FP32 peak is the one
+ * the GPU's power limit sustains.  With a measured origin the ratio
+ * T_o * model(target) / model(origin) (Habitat, Yu et al. ATC 2021,
+ * section 3.3) cancels what the model gets wrong about the kernel on both
+ * GPUs but carries the origin host's floor and the origin's efficiency;
+ * the prediction is the geometric mean of that ratio and the model's own
+ * time, which did better held out (docs/tile-model.md).
  */
 #include "predictor/tile.h"
 #include "predictor/mlp.h"
@@ -26,6 +30,21 @@
  * (or replaced by tile_model_load_*) and only read afterwards. */
 static struct mlp *models[TILE_FAM_COUNT];
 static int models_loaded;
+/* Energy of one FP32 core-cycle (an FMA) scaled to 16 nm, in pJ, that the
+ * loaded weights were trained with (tile_set_sustain_pj); 0: no power cap. */
+static double sustain_pj16;
+/* Per family, the time every measured kernel takes at least (launch and
+ * timing overhead), added to the roofline / utilisation term; 0: none. */
+static double floor_ns[TILE_FAM_COUNT];
+/* Whether predictions include the floor (tile_use_floor). */
+static int use_floor;
+
+void tile_use_floor(int on) { use_floor = on != 0; }
+
+double tile_floor_ns(int fam)
+{
+	return fam >= 0 && fam < TILE_FAM_COUNT ? floor_ns[fam] : 0;
+}
 
 static double lg(double v) { return log2(v > 1e-30 ? v : 1e-30); }
 
@@ -41,14 +60,48 @@ int tile_family_of(const struct pred_kernel *k)
 	}
 }
 
-/* FP32 SIMT peak in FLOP/ns: the tile model covers the FP32 kernels it was
- * trained on; other dtypes use that dtype's peak when the GPU lists it. */
+/* Process node (nm) of a compute capability's chips: TSMC 16FF (Pascal),
+ * 12FFN (Volta, Turing), 7N (A100), Samsung 8N (GA10x), TSMC 4N, a 5 nm
+ * class process (Ada, Hopper, Blackwell).  Public die facts, not fitted. */
+static double node_nm(uint32_t cc)
+{
+	if (cc < 60) return 28;
+	if (cc < 70) return 16;
+	if (cc < 80) return 12;
+	if (cc == 80) return 7;
+	if (cc < 89) return 8;
+	return 5;
+}
+
+double tile_sustain_pj(void) { return sustain_pj16; }
+void tile_set_sustain_pj(double pj) { sustain_pj16 = pj > 0 ? pj : 0; }
+
+/* The fraction of the boost-clock peak a GPU can sustain under its power
+ * limit on FP32 math: with E joules per core-cycle the cores draw
+ * cores x clock x E = peak/2 x E at full rate, so the power-limited rate is
+ * 2 TDP / (peak E) of the peak.  E scales with the node as nm^2 (dynamic
+ * energy C V^2, C ~ feature size, voltage falling with it), E at 16 nm
+ * fitted by surfer-train on the training GPUs only.  This is why 70-75 W
+ * parts (P4, T4) reach 0.2-0.4 of their datasheet peak on large GEMMs. */
+double tile_sustained_fraction(const struct gpu_spec *g)
+{
+	if (!g || !(sustain_pj16 > 0) || !g->tdp_w || !(g->peak_tflops[GPU_DT_FP32] > 0))
+		return 1;
+	double nm = node_nm(g->cc) / 16;
+	double e = sustain_pj16 * 1e-12 * nm * nm;
+	double s = 2.0 * g->tdp_w / (g->peak_tflops[GPU_DT_FP32] * 1e12 * e);
+	return s < 1 ? s : 1;
+}
+
+/* FP32 SIMT peak in FLOP/ns at the clock the power limit sustains: the
+ * tile model covers the FP32 kernels it was trained on; other dtypes use
+ * that dtype's peak when the GPU lists it. */
 static double peak_flops_per_ns(const struct gpu_spec *g, enum gpu_dtype dt)
 {
 	double t = (dt < GPU_DT_COUNT) ? g->peak_tflops[dt] : 0;
 	if (!(t > 0))
 		t = g->peak_tflops[GPU_DT_FP32];
-	return t * 1e3;
+	return t * 1e3 * tile_sustained_fraction(g);
 }
 
 /* Achievable DRAM bandwidth in bytes/ns (GB/s): the public measurement
@@ -196,6 +249,24 @@ double tile_time_from_output(double out, double base_ns)
 	return base_ns * (1.0 + exp(-out));
 }
 
+double tile_with_floor(double floor_ns_, double work_ns)
+{
+	/* (F^p + W^p)^(1/p): p = 1 adds the overhead to the kernel, a
+	 * larger p overlaps them (a smooth maximum).  p = 4 fits far better
+	 * in-sample (elementwise 2% against 14%) but held out did worse on
+	 * iterations, so TILE_FLOOR_P is 1 (docs/tile-model.md). */
+	if (!(floor_ns_ > 0))
+		return work_ns;
+	double r = work_ns / floor_ns_;
+	return floor_ns_ * pow(1 + pow(r, TILE_FLOOR_P), 1.0 / TILE_FLOOR_P);
+}
+
+double tile_clamp_ns(double ns, double base_ns)
+{
+	double cap = TILE_MAX_SLOWDOWN * base_ns + TILE_MAX_EXTRA_NS;
+	return ns < cap ? ns : cap;
+}
+
 /* ---- weights --------------------------------------------------------- */
 
 static uint32_t rd32(const unsigned char *p)
@@ -207,10 +278,20 @@ static uint32_t rd32(const unsigned char *p)
 int tile_model_load_blob(const unsigned char *blob, size_t len)
 {
 	struct mlp *fresh[TILE_FAM_COUNT] = {0};
-	if (len < 12 || memcmp(blob, "STIL", 4) != 0 || rd32(blob + 4) != 1)
+	if (len < 12 || memcmp(blob, "STIL", 4) != 0 || rd32(blob + 4) < 1 || rd32(blob + 4) > 2)
 		return -1;
-	uint32_t count = rd32(blob + 8);
+	uint32_t version = rd32(blob + 4), count = rd32(blob + 8);
 	size_t off = 12;
+	double pj = 0, fl[TILE_FAM_COUNT] = {0};
+	if (version >= 2) {
+		/* v2: the power-cap energy (pJ x 1000) and the floors (ns). */
+		if (len < 16 + 4 * TILE_FAM_COUNT)
+			return -1;
+		pj = rd32(blob + 12) / 1000.0;
+		for (int f = 0; f < TILE_FAM_COUNT; f++)
+			fl[f] = rd32(blob + 16 + 4 * f);
+		off = 16 + 4 * TILE_FAM_COUNT;
+	}
 	for (uint32_t i = 0; i < count; i++) {
 		if (len - off < 8)
 			goto bad;
@@ -232,6 +313,8 @@ int tile_model_load_blob(const unsigned char *blob, size_t len)
 		mlp_free(models[f]);
 		models[f] = fresh[f];
 	}
+	sustain_pj16 = pj;
+	memcpy(floor_ns, fl, sizeof floor_ns);
 	models_loaded = 1;
 	return 0;
 bad:
@@ -296,7 +379,8 @@ static double model_ns(const struct pred_kernel *k, const struct gpu_spec *g, do
 	 * byte terms of the roofline. */
 	*mem_bound = fam == TILE_FAM_GEMM ? f[7] >= f[6] : f[6] >= f[5];
 	mlp_forward(models[fam], f, &y);
-	return tile_time_from_output(y, *base_ns);
+	return tile_clamp_ns(tile_with_floor(use_floor ? floor_ns[fam] : 0,
+					     tile_time_from_output(y, *base_ns)), *base_ns);
 }
 
 int tile_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
@@ -321,10 +405,18 @@ int tile_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 		o_ns = model_ns(k, origin, &base_o, &mb_o);
 		if (o_ns <= 0)
 			return -1;
-		out->ns = k->origin_ns * t_ns / o_ns;
+		/* The geometric mean of the ratio (which carries the origin
+		 * host's floor and the origin's efficiency) and the model's own
+		 * time (the training GPUs' typical host): their errors are
+		 * partly independent. */
+		if (origin == target)
+			out->ns = k->origin_ns;
+		else
+			out->ns = sqrt(k->origin_ns * t_ns / o_ns * t_ns);
 		/* The ratio cannot take the kernel below the target's roofline. */
 		if (out->ns < base_t)
 			out->ns = base_t;
+		out->ns = tile_clamp_ns(out->ns, base_t);
 	}
 	return 0;
 }

@@ -11,7 +11,8 @@
 #include "predictor/predict.h"
 
 /* Predicts k on target with the tile model.  When origin is not NULL and
- * k->origin_ns > 0 the model is used as a ratio (T_o * model(t) / model(o)).
+ * k->origin_ns > 0 the measurement is used: the geometric mean of the ratio
+ * T_o * model(t) / model(o) and model(t) (T_o itself when origin is target).
  * Returns 0, or a negative code when the model cannot describe k. */
 int tile_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 		 const struct gpu_spec *target, struct pred_result *out);
@@ -81,7 +82,45 @@ int tile_features(const struct pred_kernel *k, const struct gpu_spec *g,
  * model predicts utilisation u in (0,1) of the roofline. */
 double tile_time_from_output(double out, double base_ns);
 
-/* Weights blob: "STIL", u32 version 1, u32 count, then per model u32
+/* The model's time is never more than TILE_MAX_SLOWDOWN x the roofline
+ * plus TILE_MAX_EXTRA_NS: NeuSight's slowest kernels relative to their
+ * roofline are ~110x (+1.3 ms, odd-shaped linears) and the launch floor
+ * is 25-60 us, so the cap never binds on measured kernels but stops an
+ * MLP extrapolating far outside its data (column reductions came out at
+ * 1e8 x the roofline).  tile_clamp_ns() applies it. */
+#define TILE_MAX_SLOWDOWN 256.0
+#define TILE_MAX_EXTRA_NS 2e6
+double tile_clamp_ns(double ns, double base_ns);
+
+/* The power cap (tile.c): the fraction of the FP32 peak g sustains, from
+ * its TDP, node and the energy per core-cycle at 16 nm the loaded weights
+ * carry (1 when they carry none); the features and the roofline use the
+ * peak times it.  tile_set_sustain_pj() sets that energy (surfer-train,
+ * before computing features); tile_sustain_pj() reads it. */
+double tile_sustained_fraction(const struct gpu_spec *g);
+void tile_set_sustain_pj(double pj);
+double tile_sustain_pj(void);
+
+/* The floor of family fam, ns: the model's time is floor + base_ns /
+ * utilisation.  NeuSight's timings of a PyTorch op never go below 25-60
+ * us (launch and event overhead of the measuring host); surfer-train sets
+ * it from the training GPUs' 1st percentile times (train.c).  0 when
+ * the weights carry none. */
+double tile_floor_ns(int fam);
+/* Predictions leave the floor out unless tile_use_floor(1): a kernel's
+ * duration as a profiler or a trace records it has no host overhead in
+ * it; surfer-bench accuracy, which compares with NeuSight's op timings,
+ * turns it on.  Process-wide. */
+void tile_use_floor(int on);
+/* Combines the floor F and the work term W = base / u into the time,
+ * (F^p + W^p)^(1/p) with p = TILE_FLOOR_P (W alone when F is 0); the
+ * weights are trained for the p they were built with. */
+#define TILE_FLOOR_P 1.0
+double tile_with_floor(double floor_ns, double work_ns);
+
+/* Weights blob: "STIL", u32 version (1 or 2), u32 count, (version 2) u32
+ * sustain energy in fJ (pJ x 1000) and u32 floor (ns) per family, then
+ * per model u32
  * family, u32 feature count, and an mlp blob.  tile_model_load_blob()
  * replaces the process-wide weights (the compiled-in ones by default)
  * and tile_model_load_file() reads a blob from a file; both return 0, or

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "predictor/choose.h"
+#include "predictor/mlp.h"
 #include "predictor/tile.h"
 
 struct name_case {
@@ -180,7 +181,13 @@ START_TEST(committed_weights_predict_sanely)
 	struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
 				.m = 4096, .n = 4096, .k = 4096};
 	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r), 0);
-	double roof = 2.0 * 4096 * 4096 * 4096 / 14e3;          /* ns */
+	/* The weights' power cap for a 250 W, 14 TF, 12 nm part:
+	 * 2 x 250 / (14e12 x E x (12/16)^2) of the peak, at most 1. */
+	double pj = tile_sustain_pj();
+	double s = pj > 0 ? 500.0 / (14e12 * pj * 1e-12 * 0.5625) : 1;
+	if (s > 1)
+		s = 1;
+	double roof = 2.0 * 4096 * 4096 * 4096 / (14e3 * s);    /* ns */
 	ck_assert_double_eq_tol(r.roofline_ns, roof, roof * 1e-9);
 	ck_assert_msg(r.ns >= roof && r.ns < 4 * roof, "4096^3 on V100: %g ns, roofline %g", r.ns, roof);
 	ck_assert_int_eq(r.method, PRED_MLP);
@@ -209,6 +216,18 @@ START_TEST(committed_weights_predict_sanely)
 	k.origin_ns = 2 * roof;
 	ck_assert_int_eq(tile_predict(&k, &v, &v, &r), 0);
 	ck_assert_double_eq_tol(r.ns, 2 * roof, roof * 1e-9);
+	/* V100 -> T4: the geometric mean of T_o x model(T4) / model(V100)
+	 * and model(T4), from the two from-scratch predictions. */
+	struct pred_result rt, rv;
+	k.origin_ns = 0;
+	ck_assert_int_eq(tile_predict(&k, NULL, &t, &rt), 0);
+	ck_assert_int_eq(tile_predict(&k, NULL, &v, &rv), 0);
+	k.origin_ns = 3 * roof;
+	ck_assert_int_eq(tile_predict(&k, &v, &t, &r), 0);
+	double want = sqrt(3 * roof * rt.ns / rv.ns * rt.ns);
+	if (want < rt.roofline_ns)
+		want = rt.roofline_ns;
+	ck_assert_double_eq_tol(r.ns, want, want * 1e-9);
 	/* Unknown operators are not the tile model's. */
 	struct pred_kernel u = {.op = PRED_OP_ATTENTION, .m = 10, .n = 10};
 	ck_assert_int_lt(tile_predict(&u, NULL, &v, &r), 0);
@@ -223,6 +242,112 @@ START_TEST(bad_weights_keep_old_ones)
 	ck_assert_int_eq(tile_model_load_file("/nonexistent/weights.bin"), -2);
 	for (int f = 0; f < TILE_FAM_COUNT; f++)
 		ck_assert(tile_model_has(f));
+}
+END_TEST
+
+START_TEST(clamp_caps_blowups)
+{
+	/* cap = 256 x roofline + 2 ms: 100 ns roofline -> 25600 + 2e6 ns. */
+	ck_assert_double_eq_tol(tile_clamp_ns(1e20, 100), 2025600, 1e-6);
+	ck_assert_double_eq_tol(tile_clamp_ns(INFINITY, 100), 2025600, 1e-6);
+	ck_assert_double_eq_tol(tile_clamp_ns(5e4, 100), 5e4, 1e-9);
+}
+END_TEST
+
+START_TEST(floor_combination)
+{
+	/* p = 1 is the sum, p = 2 the hypotenuse; no floor: the work. */
+	double f = 30e3, w = 40e3;
+	double want = TILE_FLOOR_P == 1 ? 70e3 : pow(pow(f, TILE_FLOOR_P) + pow(w, TILE_FLOOR_P),
+						       1 / TILE_FLOOR_P);
+	ck_assert_double_eq_tol(tile_with_floor(f, w), want, 1e-6);
+	ck_assert_double_eq_tol(tile_with_floor(0, w), w, 1e-9);
+	ck_assert(tile_with_floor(f, 1) >= f);
+}
+END_TEST
+
+START_TEST(power_cap_by_hand)
+{
+	struct gpu_spec v, t;
+	two_gpus(&v, &t);
+	double keep = tile_sustain_pj();
+	tile_set_sustain_pj(60);
+	/* T4-like: 12 nm, E = 60 pJ x (12/16)^2 = 33.75 pJ; 2 x 70 W /
+	 * (8.1e12 FLOP/s x 33.75e-12 J) = 140 / 273.375 = 0.51211. */
+	ck_assert_double_eq_tol(tile_sustained_fraction(&t), 140.0 / 273.375, 1e-9);
+	/* V100-like: 500 / (14e12 x 33.75e-12) = 1.058 -> not limited. */
+	ck_assert_double_eq_tol(tile_sustained_fraction(&v), 1, 1e-12);
+	/* The capped peak is the roofline the model divides. */
+	struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
+				.m = 4096, .n = 4096, .k = 4096};
+	double f[TILE_NFEAT], base;
+	ck_assert_int_eq(tile_features(&k, &t, NULL, f, &base), TILE_FAM_GEMM);
+	ck_assert_double_eq_tol(base, 2.0 * 4096 * 4096 * 4096 / (8.1e3 * 140.0 / 273.375), 1e-3);
+	tile_set_sustain_pj(0);
+	ck_assert_double_eq_tol(tile_sustained_fraction(&t), 1, 1e-12);
+	tile_set_sustain_pj(keep);
+}
+END_TEST
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int b = 0; b < 4; b++)
+		p[b] = (v >> (8 * b)) & 0xff;
+}
+
+START_TEST(v2_blob_floor_and_cap)
+{
+	/* A one-layer GEMM model in a version-2 blob with 60 pJ and a 5 us
+	 * GEMM floor: the prediction is floor + roofline / sigmoid(y), with y
+	 * the MLP's output on the features, recomputed here. */
+	unsigned sizes[2] = {TILE_NFEAT, 1};
+	struct mlp *m = mlp_new(sizes, 1, 7);
+	unsigned char *mb;
+	size_t ml;
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(mlp_save(m, &mb, &ml), 0);
+	size_t len = 16 + 4 * TILE_FAM_COUNT + 8 + ml;
+	unsigned char *blob = calloc(1, len);
+	memcpy(blob, "STIL", 4);
+	put32(blob + 4, 2);
+	put32(blob + 8, 1);
+	put32(blob + 12, 60000);
+	put32(blob + 16, 5000);
+	put32(blob + 16 + 4 * TILE_FAM_COUNT, TILE_FAM_GEMM);
+	put32(blob + 20 + 4 * TILE_FAM_COUNT, TILE_NFEAT);
+	memcpy(blob + 24 + 4 * TILE_FAM_COUNT, mb, ml);
+	ck_assert_int_eq(tile_model_load_blob(blob, len), 0);
+	ck_assert_double_eq_tol(tile_sustain_pj(), 60, 1e-9);
+	ck_assert_double_eq_tol(tile_floor_ns(TILE_FAM_GEMM), 5000, 1e-9);
+	ck_assert_double_eq_tol(tile_floor_ns(TILE_FAM_NORM), 0, 1e-9);
+	ck_assert(!tile_model_has(TILE_FAM_NORM));
+
+	struct gpu_spec v, t;
+	two_gpus(&v, &t);
+	struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
+				.m = 300, .n = 500, .k = 700};
+	double f[TILE_NFEAT], base, y;
+	ck_assert_int_eq(tile_features(&k, &t, NULL, f, &base), TILE_FAM_GEMM);
+	mlp_forward(m, f, &y);
+	double w = base * (1 + exp(-y));
+	double cap = 256 * base + 2e6;
+	/* Without the floor (the default: kernel durations as traced). */
+	struct pred_result r;
+	ck_assert_int_eq(tile_predict(&k, NULL, &t, &r), 0);
+	ck_assert_double_eq_tol(r.ns, w < cap ? w : cap, w * 1e-6);
+	/* With it (NeuSight's op timings): (F^p + W^p)^(1/p). */
+	double want = pow(pow(5000, TILE_FLOOR_P) + pow(w, TILE_FLOOR_P), 1 / TILE_FLOOR_P);
+	if (want > cap)
+		want = cap;
+	tile_use_floor(1);
+	ck_assert_int_eq(tile_predict(&k, NULL, &t, &r), 0);
+	tile_use_floor(0);
+	ck_assert_double_eq_tol(r.ns, want, want * 1e-6);
+	ck_assert_double_eq_tol(r.roofline_ns, base, base * 1e-12);
+	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, tile_weights_blob_len), 0);
+	mlp_free(m);
+	free(mb);
+	free(blob);
 }
 END_TEST
 
@@ -266,6 +391,10 @@ int main(void)
 	tcase_add_test(tc, committed_weights_predict_sanely);
 	tcase_add_test(tc, bad_weights_keep_old_ones);
 	tcase_add_test(tc, auto_rule);
+	tcase_add_test(tc, clamp_caps_blowups);
+	tcase_add_test(tc, power_cap_by_hand);
+	tcase_add_test(tc, floor_combination);
+	tcase_add_test(tc, v2_blob_floor_and_cap);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

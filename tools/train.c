@@ -33,10 +33,15 @@ struct opts {
 	uint64_t seed;
 	double lr;
 	int quiet;
+	int no_power_cap;
+	int no_floor;
 };
 
 struct sample {
 	double f[TILE_NFEAT];
+	double floor;       /* its GPU's floor in the family, ns */
+	const struct gpu_spec *gpu;
+	const char *op;     /* interned OPName */
 	double log_base;    /* log of the roofline time, ns */
 	double log_y;       /* log of the measured time, ns */
 };
@@ -51,7 +56,7 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"usage: " PROG " --data PATH [--data PATH...] [--holdout GPU...] --out FILE\n"
 		"                    [--epochs N] [--max-rows N] [--layers N] [--width N]\n"
-		"                    [--lr X] [--seed N] [--quiet]\n"
+		"                    [--lr X] [--seed N] [--no-power-cap] [--no-floor] [--quiet]\n"
 		"Trains the tile model on NeuSight-layout kernel CSVs (files or directories)\n"
 		"and writes its weights: FILE.bin (load with --weights) or FILE.c (compiled in).\n");
 }
@@ -106,7 +111,7 @@ static double eval_mape(const struct mlp *m, const struct samples *s, const size
 		const struct sample *x = &s->v[idx[i]];
 		double y;
 		mlp_forward(m, x->f, &y);
-		double p = tile_time_from_output(y, exp(x->log_base));
+		double p = tile_with_floor(x->floor, tile_time_from_output(y, exp(x->log_base)));
 		double t = exp(x->log_y);
 		sum += fabs(p - t) / t;
 	}
@@ -165,11 +170,15 @@ static struct mlp *train_family(const struct opts *o, int fam, struct samples *s
 			const struct sample *x = &s->v[tr[i]];
 			double y;
 			mlp_train_forward(m, x->f, &y);
-			/* log pred = log base - log sigmoid(y) = log base + softplus(-y) */
-			double sp = y > -30 ? log1p(exp(-y)) : -y;
-			double err = x->log_base + sp - x->log_y;
-			double sig = 1 / (1 + exp(-y));
-			double dy = 2 * err * (-(1 - sig));
+			/* pred = (F^p + W^p)^(1/p), W = base / sigmoid(y) =
+			 * base (1 + e^-y); d log pred / dy = W^p / (F^p + W^p)
+			 * x d log W / dy = W^p / (F^p + W^p) x -e^-y / (1 + e^-y). */
+			double ey = exp(-(y > -60 ? y : -60));
+			double w = exp(x->log_base) * (1 + ey);
+			double pred = tile_with_floor(x->floor, w);
+			double share = x->floor > 0 ? pow(w / pred, TILE_FLOOR_P) : 1;
+			double err = log(pred) - x->log_y;
+			double dy = 2 * err * share * (-ey / (1 + ey));
 			sum += err * err;
 			mlp_backward(m, &dy);
 			if (++inb == batch) {
@@ -188,6 +197,179 @@ static struct mlp *train_family(const struct opts *o, int fam, struct samples *s
 			fam_names[fam], ntr, eval_mape(m, s, tr, ntr), eval_mape(m, s, idx, nval), nval);
 	free(idx);
 	return m;
+}
+
+/* The energy per FP32 core-cycle at 16 nm (pJ) for the power cap of
+ * tile.c, from the training rows alone: each GPU's best utilisation of the
+ * datasheet peak on large GEMMs (the highest median over the decades of
+ * 1e10, 1e11 and 1e12 FLOPs, past the small-shape regime), relative to the
+ * best GPU's; a GPU below 0.9 of it is taken as power-limited at that
+ * fraction s, giving E = 2 TDP / (peak s) / (nm/16)^2; E is their
+ * geometric mean (0 when no GPU is limited).  Returns E. */
+#define SUS_MAXG 16
+#define SUS_DEC 3
+struct sus_gpu {
+	const struct gpu_spec *g;
+	double *u[SUS_DEC];
+	size_t n[SUS_DEC], cap[SUS_DEC];
+};
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double node_scale(uint32_t cc)
+{
+	/* (nm/16)^2 via the cap of a 1 pJ-at-16 nm GPU: tile.c owns the node
+	 * table, so ask it rather than repeat it. */
+	struct gpu_spec probe;
+	memset(&probe, 0, sizeof probe);
+	probe.cc = cc;
+	probe.tdp_w = 1;
+	probe.peak_tflops[GPU_DT_FP32] = 1e-6;  /* 1 MFLOP/s: s = 2 / (1e6 E) */
+	double keep = tile_sustain_pj();
+	tile_set_sustain_pj(1e8);               /* E = 1e-4 J x scale: s = 0.02 / scale */
+	double s = tile_sustained_fraction(&probe);
+	tile_set_sustain_pj(keep);
+	return 0.02 / s;
+}
+
+static double fit_sustain(const struct ns_set *set, const struct opts *o)
+{
+	struct sus_gpu gs[SUS_MAXG];
+	int ng = 0;
+	memset(gs, 0, sizeof gs);
+	for (size_t i = 0; i < set->n; i++) {
+		const struct ns_row *r = &set->rows[i];
+		struct pred_kernel k;
+		int skip = !r->gpu;
+		for (int h = 0; h < o->nholdout; h++)
+			if (r->gpu == o->holdout[h])
+				skip = 1;
+		if (skip || ns_kernel(r, 1, &k) != 0 || tile_family_of(&k) != TILE_FAM_GEMM ||
+		    !(r->latency_ms > 0) || !(r->gpu->peak_tflops[GPU_DT_FP32] > 0))
+			continue;
+		double B = k.batch ? (double)k.batch : 1;
+		double fl = k.flops > 0 ? k.flops : 2 * B * (double)k.m * (double)k.n * (double)k.k;
+		if (fl < 1e10 || fl >= 1e13)
+			continue;
+		int d = fl < 1e11 ? 0 : fl < 1e12 ? 1 : 2;
+		int j = 0;
+		while (j < ng && gs[j].g != r->gpu)
+			j++;
+		if (j == ng) {
+			if (ng == SUS_MAXG)
+				continue;
+			gs[ng++].g = r->gpu;
+		}
+		if (gs[j].n[d] == gs[j].cap[d]) {
+			size_t nc = gs[j].cap[d] ? 2 * gs[j].cap[d] : 256;
+			double *nv = realloc(gs[j].u[d], nc * sizeof *nv);
+			if (!nv)
+				continue;
+			gs[j].u[d] = nv;
+			gs[j].cap[d] = nc;
+		}
+		gs[j].u[d][gs[j].n[d]++] = fl / (r->latency_ms * 1e-3) / (r->gpu->peak_tflops[GPU_DT_FP32] * 1e12);
+	}
+	double med[SUS_MAXG], best = 0, lsum = 0;
+	int nlim = 0;
+	for (int j = 0; j < ng; j++) {
+		med[j] = 0;
+		for (int d = 0; d < SUS_DEC; d++) {
+			if (gs[j].n[d] < 20)
+				continue;
+			qsort(gs[j].u[d], gs[j].n[d], sizeof *gs[j].u[d], cmp_dbl);
+			double m = gs[j].u[d][gs[j].n[d] / 2];
+			if (m > med[j])
+				med[j] = m;
+		}
+		if (med[j] > best)
+			best = med[j];
+	}
+	for (int j = 0; j < ng; j++) {
+		double s = best > 0 ? med[j] / best : 1;
+		if (s < 0.9 && s > 0 && gs[j].g->tdp_w) {
+			double e = 2.0 * gs[j].g->tdp_w / (gs[j].g->peak_tflops[GPU_DT_FP32] * 1e12 * s);
+			e /= node_scale(gs[j].g->cc);
+			lsum += log(e * 1e12);
+			nlim++;
+			if (!o->quiet)
+				fprintf(stderr, PROG ": %s power-limited at %.2f of the best utilisation: %.1f pJ at 16 nm\n",
+					gs[j].g->name, s, e * 1e12);
+		}
+		for (int d = 0; d < SUS_DEC; d++)
+			free(gs[j].u[d]);
+	}
+	return nlim ? exp(lsum / nlim) : 0;
+}
+
+/* Each family's floor (tile.h).  Per training GPU and operator (add,
+ * relu, ...) the 1st percentile of its times: what a row of that GPU and
+ * operator takes at least, the measuring host's launch and timing
+ * overhead, which the MLP should not have to explain from the GPU's
+ * figures.  A GPU not seen gets the lowest of the training GPUs' family
+ * floors: the hosts add 0-25 us above it that nothing about the GPU
+ * predicts, and under absolute percentage error an overestimate costs
+ * more than an underestimate of the same size. */
+#define FL_MAXK 128
+struct floor_acc {
+	const struct gpu_spec *g[FL_MAXK];
+	const char *op[FL_MAXK];    /* NULL: the whole family */
+	double *t[FL_MAXK];
+	size_t n[FL_MAXK], cap[FL_MAXK];
+	double fl[FL_MAXK];
+	int nk;
+};
+
+static int floor_key(const struct floor_acc *a, const struct gpu_spec *g, const char *op)
+{
+	for (int j = 0; j < a->nk; j++)
+		if (a->g[j] == g && a->op[j] == op)
+			return j;
+	return -1;
+}
+
+static void floor_add(struct floor_acc *a, const struct gpu_spec *g, const char *op, double ns)
+{
+	int j = floor_key(a, g, op);
+	if (j < 0) {
+		if (a->nk == FL_MAXK)
+			return;
+		j = a->nk++;
+		a->g[j] = g;
+		a->op[j] = op;
+	}
+	if (a->n[j] == a->cap[j]) {
+		size_t nc = a->cap[j] ? 2 * a->cap[j] : 1024;
+		double *nv = realloc(a->t[j], nc * sizeof *nv);
+		if (!nv)
+			return;
+		a->t[j] = nv;
+		a->cap[j] = nc;
+	}
+	a->t[j][a->n[j]++] = ns;
+}
+
+/* Fills a->fl (0 with under 100 rows) and returns the floor for a GPU
+ * not seen. */
+static double floor_fit(struct floor_acc *a)
+{
+	double lo = 0;
+	for (int j = 0; j < a->nk; j++) {
+		a->fl[j] = 0;
+		if (a->n[j] >= 100) {
+			qsort(a->t[j], a->n[j], sizeof *a->t[j], cmp_dbl);
+			a->fl[j] = a->t[j][a->n[j] / 100];
+			if (!a->op[j] && (lo == 0 || a->fl[j] < lo))
+				lo = a->fl[j];
+		}
+		free(a->t[j]);
+		a->t[j] = NULL;
+	}
+	return lo;
 }
 
 static int write_out(const char *path, const unsigned char *blob, size_t len)
@@ -229,6 +411,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			exit(0);
 		} else if (!strcmp(a, "--quiet")) {
 			o->quiet = 1;
+			continue;
+		} else if (!strcmp(a, "--no-power-cap")) {
+			o->no_power_cap = 1;
+			continue;
+		} else if (!strcmp(a, "--no-floor")) {
+			o->no_floor = 1;
 			continue;
 		}
 		if (!v) {
@@ -304,8 +492,14 @@ int main(int argc, char **argv)
 			ns_release(&set);
 			return 2;
 		}
+	double pj = o.no_power_cap ? 0 : fit_sustain(&set, &o);
+	tile_set_sustain_pj(pj);
+	if (!o.quiet)
+		fprintf(stderr, PROG ": power cap: %.1f pJ per FP32 core-cycle at 16 nm\n", pj);
 	struct samples fam[TILE_FAM_COUNT];
 	memset(fam, 0, sizeof fam);
+	struct floor_acc facc[TILE_FAM_COUNT];
+	memset(facc, 0, sizeof facc);
 	size_t unknown = 0, held = 0;
 	for (size_t i = 0; i < set.n; i++) {
 		const struct ns_row *r = &set.rows[i];
@@ -331,6 +525,13 @@ int main(int argc, char **argv)
 			continue;
 		x.log_base = log(base);
 		x.log_y = log(r->latency_ms * 1e6);
+		x.floor = 0;
+		x.gpu = r->gpu;
+		x.op = r->op;
+		if (!o.no_floor) {
+			floor_add(&facc[f], r->gpu, NULL, r->latency_ms * 1e6);
+			floor_add(&facc[f], r->gpu, r->op, r->latency_ms * 1e6);
+		}
 		if (push(&fam[f], &x) != 0) {
 			fprintf(stderr, PROG ": out of memory\n");
 			return 2;
@@ -340,9 +541,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %zu rows read, %zu of held-out GPUs skipped, %zu of unknown GPUs skipped\n",
 			set.n, held, unknown);
 	ns_release(&set);
+	double floors[TILE_FAM_COUNT];
+	for (int f = 0; f < TILE_FAM_COUNT; f++) {
+		/* Each training row carries its own GPU's and operator's
+		 * floor; a new GPU gets floor_fit()'s. */
+		floors[f] = floor_fit(&facc[f]);
+		for (size_t i = 0; i < fam[f].n; i++) {
+			int j = floor_key(&facc[f], fam[f].v[i].gpu, fam[f].v[i].op);
+			if (j < 0 || !(facc[f].fl[j] > 0))
+				j = floor_key(&facc[f], fam[f].v[i].gpu, NULL);
+			fam[f].v[i].floor = j >= 0 && facc[f].fl[j] > 0 ? facc[f].fl[j] : floors[f];
+		}
+		if (!o.quiet)
+			fprintf(stderr, PROG ": %-11s floor %.1f us\n", fam_names[f], floors[f] / 1e3);
+	}
 
 	/* Blob: "STIL", version, count, then (family, nfeat, mlp blob)... */
-	size_t cap = 1 << 20, len = 12;
+	size_t cap = 1 << 20, len = 16 + 4 * TILE_FAM_COUNT;
 	unsigned char *blob = malloc(cap);
 	int count = 0, rc = 0;
 	if (!blob)
@@ -377,10 +592,15 @@ int main(int argc, char **argv)
 	for (int f = 0; f < TILE_FAM_COUNT; f++)
 		free(fam[f].v);
 	memcpy(blob, "STIL", 4);
-	uint32_t hv[2] = {1, (uint32_t)count};
-	for (int j = 0; j < 2; j++)
+	uint32_t hv[3] = {2, (uint32_t)count, (uint32_t)lround(pj * 1000)};
+	for (int j = 0; j < 3; j++)
 		for (int b = 0; b < 4; b++)
 			blob[4 + 4 * j + b] = (hv[j] >> (8 * b)) & 0xff;
+	for (int f = 0; f < TILE_FAM_COUNT; f++) {
+		uint32_t v = (uint32_t)lround(floors[f]);
+		for (int b = 0; b < 4; b++)
+			blob[16 + 4 * f + b] = (v >> (8 * b)) & 0xff;
+	}
 	if (count == 0) {
 		fprintf(stderr, PROG ": no usable rows in the data\n");
 		rc = 2;
