@@ -91,6 +91,7 @@ static void usage(FILE *f)
 		"      --dtype D             fp32 (default), tf32, bf16 or fp16\n"
 		"      --optimizer O         none (default), sgd or adamw\n"
 		"      --attention A         eager (default) or sdpa\n"
+		"      --head H              lm (default: LM / pretraining head) or classify\n"
 		"      --dp N --tp N --pp N  data, tensor and pipeline parallel degrees\n"
 		"      --microbatches M      pipeline microbatches (default pp)\n"
 		"      --launch-us US        CPU cost per kernel launch (default 6)\n"
@@ -211,6 +212,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"dtype", required_argument, NULL, OPT_MODEL},
 		{"optimizer", required_argument, NULL, OPT_MODEL},
 		{"attention", required_argument, NULL, OPT_MODEL},
+		{"head", required_argument, NULL, OPT_MODEL},
 		{"dp", required_argument, NULL, OPT_MODEL},
 		{"tp", required_argument, NULL, OPT_MODEL},
 		{"pp", required_argument, NULL, OPT_MODEL},

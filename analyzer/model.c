@@ -949,6 +949,10 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 o->tp, c->heads, c->ffn);
 		return MODEL_EINVAL;
 	}
+	if (o->head == MODEL_HEAD_CLASSIFY && c->family == MODEL_FAM_T5) {
+		snprintf(err, errlen, "model '%s': no sequence-classification head for T5", c->name);
+		return MODEL_EINVAL;
+	}
 	uint32_t layers = c->layers + c->dec_layers;
 	if (o->pp > layers) {
 		snprintf(err, errlen, "--pp %u exceeds the %u layers", o->pp, layers);
@@ -1064,6 +1068,17 @@ static void embeddings(struct bld *B)
 		op_dropout(B, (double)T * h, c->dropout);
 		break;
 	case MODEL_FAM_BERT:
+		/* BertModel with no attention_mask: torch.ones(b, s), then
+		 * get_extended_attention_mask's (1.0 - m) * finfo.min on the
+		 * (b, 1, 1, s) view; no gradient flows into them. */
+		B->cols = sl;
+		k_vector(B, "vectorized_elementwise_kernel<4, FillFunctor>", PRED_OP_ELEMENTWISE,
+			 (double)T, 0.0, 1.0, 0.0);
+		k_vector(B, "vectorized_elementwise_kernel<4, RsubFunctor>", PRED_OP_ELEMENTWISE,
+			 (double)T, 1.0, 1.0, 1.0);
+		k_vector(B, "vectorized_elementwise_kernel<4, MulFunctor>", PRED_OP_ELEMENTWISE,
+			 (double)T, 1.0, 1.0, 1.0);
+		B->cols = h;
 		op_embed(B, T, h, c->vocab, 1);
 		if (c->type_vocab) {
 			op_embed(B, T, h, c->type_vocab, 1);
@@ -1111,6 +1126,16 @@ static void head(struct bld *B, int has_embed)
 	const struct model_config *c = B->c;
 	uint64_t T = B->T, h = c->hidden;
 	int tied = c->tied && has_embed;
+	if (B->o->head == MODEL_HEAD_CLASSIFY && c->family == MODEL_FAM_BERT) {
+		/* BertForSequenceClassification: pooler (dense + tanh on the
+		 * first token), dropout, classifier. */
+		op_linear(B, B->b, h, h, 1, 0);
+		op_ew(B, "vectorized_elementwise_kernel<4, tanh_kernel_cuda>", (double)B->b * h, 1, 4, 1,
+		      "vectorized_elementwise_kernel<4, tanh_backward_kernel_cuda>");
+		op_dropout(B, (double)B->b * h, c->dropout);
+		op_linear(B, B->b, h, MODEL_CLASSIFY_LABELS, 1, 0);
+		return;
+	}
 	switch (c->family) {
 	case MODEL_FAM_BERT:
 		/* BertForPreTraining: pooler + NSP head on the first token, and
@@ -1139,6 +1164,13 @@ static void head(struct bld *B, int has_embed)
 		if (c->tied)
 			op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", (double)T * h, 1, 1, 1, NULL);
 		break;
+	}
+	if (B->o->head == MODEL_HEAD_CLASSIFY) {
+		/* GPT2/OPT/Llama ForSequenceClassification: score = Linear(h, labels,
+		 * bias=False) over every token, then the last token's row is
+		 * picked (an index, no kernel of note). */
+		op_linear(B, T, h, MODEL_CLASSIFY_LABELS, 0, 0);
+		return;
 	}
 	lm_head_and_loss(B, tied);
 }

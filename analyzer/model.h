@@ -67,6 +67,13 @@ struct model_config {
 enum model_mode { MODEL_INFERENCE = 0, MODEL_TRAINING };
 enum model_optimizer { MODEL_OPTIM_NONE = 0, MODEL_OPTIM_SGD, MODEL_OPTIM_ADAMW };
 enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA };
+/* The head on top of the layers: the pretraining / language-model head
+ * (LM head; BERT: BertForPreTraining's MLM + NSP heads), or a sequence
+ * classifier with MODEL_CLASSIFY_LABELS outputs (HF *ForSequenceClassification:
+ * BERT's pooler, dropout and classifier on the first token; decoders' final
+ * norm and a bias-free score projection of every token). */
+enum model_head { MODEL_HEAD_LM = 0, MODEL_HEAD_CLASSIFY };
+#define MODEL_CLASSIFY_LABELS 2
 
 /* What is run: one iteration of batch x seq tokens. */
 struct model_opts {
@@ -75,6 +82,7 @@ struct model_opts {
 	enum gpu_dtype dtype;          /* FP32, TF32, BF16 or FP16            */
 	enum model_optimizer optimizer;
 	enum model_attention attention;
+	enum model_head head;          /* LM / pretraining head or classifier */
 	int loss;                      /* training: log_softmax + nll (+ backward) */
 	int fused_optimizer;           /* AdamW(fused=True): one kernel a pass */
 	uint32_t dp, tp, pp;           /* parallel degrees (1 = none)         */

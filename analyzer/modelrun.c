@@ -24,7 +24,7 @@ const char *const *model_cli_options(void)
 {
 	static const char *const names[] = {
 		"model", "batch", "seq", "mode", "dtype", "optimizer", "attention",
-		"dp", "tp", "pp", "microbatches", "launch-us", NULL
+		"head", "dp", "tp", "pp", "microbatches", "launch-us", NULL
 	};
 	return names;
 }
@@ -65,6 +65,13 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			o->attention = MODEL_ATTN_SDPA;
 		else
 			bad = -1;
+	} else if (!strcmp(name, "head")) {
+		if (!strcmp(v, "lm"))
+			o->head = MODEL_HEAD_LM;
+		else if (!strcmp(v, "classify"))
+			o->head = MODEL_HEAD_CLASSIFY;
+		else
+			bad = -1;
 	} else if (!strcmp(name, "dp")) {
 		bad = parse_count(v, 65536, &o->dp);
 	} else if (!strcmp(name, "tp")) {
@@ -88,7 +95,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		static const struct { const char *opt, *what; } help[] = {
 			{ "mode", "inference or training" }, { "dtype", "fp32, tf32, bf16 or fp16" },
 			{ "optimizer", "none, sgd or adamw" }, { "attention", "eager or sdpa" },
-			{ "launch-us", "microseconds >= 0" },
+			{ "head", "lm or classify" }, { "launch-us", "microseconds >= 0" },
 		};
 		const char *what = "a positive count";
 		for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)

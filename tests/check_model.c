@@ -129,6 +129,45 @@ START_TEST(backward_is_twice_forward)
 }
 END_TEST
 
+START_TEST(classify_head)
+{
+	/* BertForSequenceClassification outside the layers: the pooler
+	 * (b x h x h) and the 2-label classifier, 2bh^2 + 4bh FLOPs, instead
+	 * of BertForPreTraining's MLM transform and T x h x vocab decoder. */
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("bert-large", &c), 0);
+	struct model_opts o;
+	model_opts_init(&o);
+	o.batch = 8;
+	o.seq = 512;
+	o.head = MODEL_HEAD_CLASSIFY;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t n;
+	double f = layer_sum(&s, -1, MODEL_PH_FORWARD, PRED_OP_GEMM, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_double_eq_tol(f, 2.0 * 8 * 1024 * 1024 + 4.0 * 8 * 1024, 1.0);
+	model_seq_release(&s);
+	/* the default head keeps the decoder: T x h x vocab among them */
+	o.head = MODEL_HEAD_LM;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	f = layer_sum(&s, -1, MODEL_PH_FORWARD, PRED_OP_GEMM, &n);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_double_ge(f, 2.0 * 4096 * 1024 * 30522);
+	model_seq_release(&s);
+	/* GPT-2: a bias-free score projection of every token, T x h x 2 */
+	c = gpt2_small();
+	o.batch = 2;
+	o.seq = 128;
+	o.head = MODEL_HEAD_CLASSIFY;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	f = layer_sum(&s, -1, MODEL_PH_FORWARD, PRED_OP_GEMM, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_double_eq_tol(f, 2.0 * 256 * 768 * 2, 1e-6);
+	model_seq_release(&s);
+}
+END_TEST
+
 START_TEST(gpt2_params)
 {
 	/* GPT-2 small has 124,439,808 parameters (wte 50257x768, wpe
@@ -492,6 +531,7 @@ int main(void)
 	tcase_add_test(t, gpt2_layer_flops);
 	tcase_add_test(t, gpt2_layer_kernels);
 	tcase_add_test(t, backward_is_twice_forward);
+	tcase_add_test(t, classify_head);
 	tcase_add_test(t, gpt2_params);
 	tcase_add_test(t, llama_gqa_shapes);
 	tcase_add_test(t, parse_configs);

@@ -186,6 +186,12 @@ static int run_gpu_dir(const char *labels, const char *gname, const char *config
 		o.seq = seq;
 		o.mode = mode;
 		o.attention = attn;
+		/* NeuSight runs BERT inference as BertForSequenceClassification
+		 * (its traced graphs end in bert.pooler, dropout and a 2-label
+		 * classifier) and BERT training as BertForPreTraining (MLM and
+		 * NSP heads); its decoders keep their LM head in both. */
+		if (c.family == MODEL_FAM_BERT && mode == MODEL_INFERENCE)
+			o.head = MODEL_HEAD_CLASSIFY;
 		struct model_seq s;
 		if (model_build(&c, &o, &s, err, sizeof(err))) {
 			printf("%-24s %-28s skipped: %s\n", g->id, files[i], err);
