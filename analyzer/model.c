@@ -891,14 +891,27 @@ static void layer_t5(struct bld *B, int decoder, int sparse)
 
 /* Relative position bias of T5: bucket arithmetic on s x s, an embedding
  * lookup of s*s rows and a permute copy; computed by the first layer. */
-static void t5_position_bias(struct bld *B)
+static void t5_position_bias(struct bld *B, int decoder)
 {
 	double ss = (double)B->sl * (double)B->sl;
+	uint64_t nh = B->c->heads / B->tp;
+	/* the bias broadcast over the batch: read once, written b times */
+	double nb = (double)B->b * (double)nh * ss, nin = 1.0 / (double)B->b;
 	B->cols = B->sl;
 	for (int i = 0; i < 8; i++)
 		op_ew(B, "vectorized_elementwise_kernel<4, BucketFunctor>", ss, 1, 1, 0, NULL);
-	op_embed(B, B->sl * B->sl, B->c->heads / B->tp, 32, 1);
-	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", ss * (B->c->heads / B->tp), 1, 0, 0, NULL);
+	op_embed(B, B->sl * B->sl, nh, 32, 1);
+	/* T5Attention (first layer of a stack): position_bias = bias + mask,
+	 * the (1, heads, s, s) bias plus the extended mask materialized as
+	 * (b, heads, s, s), which every layer then adds to its scores. */
+	op_ew(B, "elementwise_kernel<128, 4, AddFunctor>", nb, nin, 1, 0, NULL);
+	if (decoder) {
+		/* the cross-attention has no relative bias: torch.zeros((1,
+		 * heads, s, s_k)) + the encoder mask, once per decoder stack */
+		k_vector(B, "vectorized_elementwise_kernel<4, FillFunctor>", PRED_OP_ELEMENTWISE,
+			 (double)nh * ss, 0.0, 1.0, 0.0);
+		op_ew(B, "elementwise_kernel<128, 4, AddFunctor>", nb, nin, 1, 0, NULL);
+	}
 	B->cols = B->c->hidden;
 }
 
@@ -1259,7 +1272,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 				B.layer = (int32_t)i;
 			}
 			if (idx == 0)
-				t5_position_bias(&B);
+				t5_position_bias(&B, dec);
 			layer_t5(&B, dec, sparse);
 			break;
 		}
