@@ -34,17 +34,22 @@
 #include "predictor/choose.h"
 #include "predictor/tcgemm.h"
 #include "predictor/tile.h"
+#include "predictor/vecop.h"
 
 enum pred_method pred_choose(const struct pred_kernel *k, const struct gpu_spec *origin,
 			     const struct gpu_spec *target)
 {
 	int measured = origin && k->origin_ns > 0;
+	int vec16 = vecop_class_of(k) >= 0 &&
+		    (k->dtype == GPU_DT_FP16 || k->dtype == GPU_DT_BF16);
 	if (measured && origin == target)
 		return PRED_IDENTITY;
 	if (k->op == PRED_OP_GEMM && tcgemm_model_ns(k, target, NULL) > 0)
 		return PRED_TCGEMM;
+	if (vec16 && !measured && vecop_model_ns(k, target, NULL) > 0)
+		return PRED_VECOP;
 	int fam = tile_family_of(k);
-	if (fam >= 0 && tile_model_has(fam)) {
+	if (!vec16 && fam >= 0 && tile_model_has(fam)) {
 		double f[TILE_NFEAT], base;
 		if (tile_features(k, target, NULL, f, &base) >= 0 &&
 		    (!measured || tile_features(k, origin, NULL, f, &base) >= 0))
