@@ -207,9 +207,15 @@ START_TEST(auto_rule)
 	enum pred_method m;
 	ck_assert_int_eq(pred_method_parse("vecop", &m), 0);
 	ck_assert_int_eq(m, PRED_VECOP);
-	/* with a measurement on another GPU: wave scaling as before */
+	/* with a measurement on another GPU: the ratio form */
 	k.origin_ns = 50000;
-	ck_assert_int_eq(pred_choose(&k, a40, a100), PRED_WAVE);
+	ck_assert_int_eq(pred_choose(&k, a40, a100), PRED_VECOP);
+	ck_assert_int_eq(predict_kernel(&k, a40, a100, PRED_AUTO, &res), 0);
+	ck_assert_int_eq(res.method, PRED_VECOP);
+	ck_assert_double_eq_tol(res.ns, 50000 * vecop_model_ns(&k, a100, NULL) /
+				vecop_model_ns(&k, a40, NULL), 1e-9 * res.ns);
+	/* same GPU: the measurement */
+	ck_assert_int_eq(pred_choose(&k, a40, a40), PRED_IDENTITY);
 	/* FP32 vector ops stay with the tile model */
 	k = vec(PRED_OP_NORM, GPU_DT_FP32, 8192, 1280);
 	k.bytes = 8.0 * 8192 * 1280;

@@ -321,6 +321,73 @@ static void vb_heldout(const struct vb_set *s, const char *title, const char *co
 	free(per);
 }
 
+/* With a measurement on the other GPU (Vidur rows of the same operator
+ * and shape on both): Habitat's wave scaling (what `auto` uses) against
+ * vecop's ratio T_o x model(target) / model(origin), constants fitted on
+ * the origin GPU only. */
+static void vb_measured(const struct vb_set *s, const char *const *opnames, int nops,
+			double bw_exp)
+{
+	const struct gpu_spec *gpus[2] = {NULL, NULL};
+	for (size_t i = 0; i < s->n; i++) {
+		if (!gpus[0])
+			gpus[0] = s->r[i].gpu;
+		else if (s->r[i].gpu != gpus[0] && !gpus[1])
+			gpus[1] = s->r[i].gpu;
+	}
+	if (!gpus[1])
+		return;
+	printf("Vidur FP16 operators with the other GPU's time, MAPE %%\n  %-18s %6s %9s %9s "
+	       "%9s\n", "operator", "pairs", "wave", "vecop-r", "roofl-r");
+	double tot[3] = {0};
+	size_t ntot = 0;
+	for (int t = 0; t < 2; t++) {
+		const struct gpu_spec *tg = gpus[t], *og = gpus[1 - t];
+		struct vecop_params p = vecop_default_params;
+		p.bw_exp = bw_exp;
+		vb_fit(s, tg, &p, 0);   /* every row not on the target: the origin's */
+		printf(" %s from %s\n", tg->id, og->id);
+		for (int o = 0; o < nops; o++) {
+			double sum[3] = {0};
+			size_t n = 0;
+			for (size_t i = 0; i < s->n; i++) {
+				const struct vb_row *r = &s->r[i];
+				if (r->gpu != tg || r->op != o)
+					continue;
+				const struct vb_row *q = NULL;
+				for (size_t j = 0; j < s->n && !q; j++)
+					if (s->r[j].gpu == og && s->r[j].op == o &&
+					    s->r[j].k.m == r->k.m && s->r[j].k.n == r->k.n &&
+					    s->r[j].k.bytes == r->k.bytes)
+						q = &s->r[j];
+				if (!q)
+					continue;
+				struct pred_kernel k = r->k;
+				struct pred_result res;
+				double pred[3];
+				k.origin_ns = q->ns;
+				pred[0] = predict_kernel(&k, og, tg, PRED_WAVE, &res) == 0 ? res.ns : 0;
+				double mt = vecop_model_ns(&k, tg, &p), mo = vecop_model_ns(&k, og, &p);
+				pred[1] = mt > 0 && mo > 0 ? q->ns * mt / mo : 0;
+				pred[2] = predict_kernel(&k, og, tg, PRED_ROOFLINE, &res) == 0 ? res.ns : 0;
+				for (int c = 0; c < 3; c++) {
+					double e = pred[c] > 0 ? fabs(pred[c] / r->ns - 1) * 100 : 100;
+					sum[c] += e;
+					tot[c] += e;
+				}
+				n++;
+				ntot++;
+			}
+			if (n)
+				printf("  %-18s %6zu %9.1f %9.1f %9.1f\n", opnames[o], n, sum[0] / (double)n,
+				       sum[1] / (double)n, sum[2] / (double)n);
+		}
+	}
+	if (ntot)
+		printf("  %-18s %6zu %9.1f %9.1f %9.1f\n\n", "overall", ntot, tot[0] / (double)ntot,
+		       tot[1] / (double)ntot, tot[2] / (double)ntot);
+}
+
 /* The held-out MAPE (%) of vecop at exponent a on s, each GPU predicted
  * by a fit on the others, every stride-th row. */
 static double vb_exp_mape(const struct vb_set *s, double a, size_t stride)
@@ -467,6 +534,7 @@ int bench_vec_main(int argc, char **argv)
 	       "in-sample there)\n\n");
 	vb_heldout(&vid, "Vidur FP16 operators, MAPE % from the shape (vecop fitted on the "
 			 "other GPU)", vb_opname, VB_NOPS, bw_exp);
+	vb_measured(&vid, vb_opname, VB_NOPS, bw_exp);
 	if (nsv.n) {
 		tile_use_floor(1);
 		vb_heldout(&nsv, "NeuSight FP32 vector operators, MAPE % from the shape (vecop "
