@@ -6,6 +6,8 @@
  * Fallbacks (so a report always has a number and says where it came from):
  *  - origin == target with a measured time: the measurement itself
  *    (PRED_IDENTITY), whatever method was asked for;
+ *  - PRED_VECOP when the kernel is no vector operator of known bytes: wave
+ *    scaling if an origin time exists, else the roofline;
  *  - PRED_MLP when the tile model cannot describe the kernel: wave scaling if
  *    an origin time exists, else the roofline;
  *  - PRED_AUTO takes pred_choose()'s method, then wave, then roofline, and
@@ -22,6 +24,7 @@
 #include "predictor/roofline.h"
 #include "predictor/tcgemm.h"
 #include "predictor/tile.h"
+#include "predictor/vecop.h"
 #include "predictor/wave.h"
 
 /* ns: a kernel of unknown work with no measurement (about the cost of the
@@ -69,6 +72,13 @@ static int pred_run(const struct pred_kernel *k, const struct gpu_spec *origin,
 			out->method = PRED_TCGEMM;
 			return 0;
 		}
+		pred_result_clear(out);
+		if (wave_predict(k, origin, target, out) == 0)
+			return 0;
+		return roofline_predict(k, origin, target, out);
+	case PRED_VECOP:
+		if (vecop_predict(k, origin, target, out) == 0)
+			return 0;
 		pred_result_clear(out);
 		if (wave_predict(k, origin, target, out) == 0)
 			return 0;
@@ -154,7 +164,7 @@ static int pred_dispatch(const struct pred_kernel *k, const struct gpu_spec *ori
 static const char *const pred_method_names[PRED_METHOD_COUNT] = {
 	[PRED_AUTO] = "auto", [PRED_WAVE] = "wave", [PRED_MLP] = "mlp",
 	[PRED_ROOFLINE] = "roofline", [PRED_IDENTITY] = "identity",
-	[PRED_TCGEMM] = "tcgemm",
+	[PRED_TCGEMM] = "tcgemm", [PRED_VECOP] = "vecop",
 };
 
 const char *pred_method_name(enum pred_method m)

@@ -20,6 +20,7 @@ enum pred_method {
 	PRED_ROOFLINE,    /* max(flops/peak, bytes/bandwidth) (+ ratio form)   */
 	PRED_IDENTITY,    /* origin == target: the measured time unchanged     */
 	PRED_TCGEMM,      /* tensor-core GEMM model (tcgemm.c); ratio form too */
+	PRED_VECOP,       /* memory-bound vector-op model (vecop.c); ratio too */
 	PRED_METHOD_COUNT
 };
 

@@ -180,7 +180,9 @@ static int vector_feats(const struct pred_kernel *k, const struct gpu_spec *g,
 		return -1;
 	double rows = (double)k->m, cols = (double)k->n, numel = rows * cols;
 	double peak = peak_flops_per_ns(g, k->dtype), bw = bw_bytes_per_ns(g);
-	double bytes = k->bytes > 0 ? k->bytes : 8 * numel;
+	/* one read and one write of each element, at the dtype's size */
+	double esz = (k->dtype == GPU_DT_FP16 || k->dtype == GPU_DT_BF16) ? 2 : 4;
+	double bytes = k->bytes > 0 ? k->bytes : 2 * esz * numel;
 	double flops = k->flops > 0 ? k->flops : numel;
 	double threads = (double)k->block[0] * (k->block[1] ? k->block[1] : 1) *
 			 (k->block[2] ? k->block[2] : 1);
@@ -226,8 +228,13 @@ int tile_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	int fam = tile_family_of(k);
 	/* Trained on FP32 SIMT kernels only (NeuSight's data, TF32 off): a
 	 * tensor-core kernel's utilisation is another story the model has not
-	 * seen, so it declines and callers fall back to wave scaling. */
-	if (fam < 0 || k->dtype != GPU_DT_FP32 || !g || !g->sms ||
+	 * seen, so it declines and callers fall back to wave scaling.  Vector
+	 * operators are memory-bound and their features are bytes and FLOPs,
+	 * so 16-bit ones are described with their bytes (surfer-bench-vec
+	 * measures how well; `auto` prefers vecop.c for them, choose.c). */
+	int dt_ok = k->dtype == GPU_DT_FP32 ||
+		    (fam != TILE_FAM_GEMM && (k->dtype == GPU_DT_FP16 || k->dtype == GPU_DT_BF16));
+	if (fam < 0 || !dt_ok || !g || !g->sms ||
 	    !(g->peak_tflops[GPU_DT_FP32] > 0) || !(g->mem_bw_gbps > 0))
 		return -1;
 	memset(feat, 0, TILE_NFEAT * sizeof *feat);

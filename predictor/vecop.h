@@ -1,0 +1,79 @@
+/*
+ * vecop.h - the memory-bound model of vector operators (elementwise,
+ * norms, softmax, reductions): time = floor + bytes / (eff x achievable
+ * DRAM bandwidth), with one (eff, floor) pair per operator class fitted on
+ * measured kernels (vecop.c).  Used by `auto` for 16-bit vector kernels,
+ * which the FP32 tile model does not describe.
+ */
+#ifndef SURFER_VECOP_H
+#define SURFER_VECOP_H
+
+#include <stddef.h>
+#include "predictor/predict.h"
+
+/* The operator classes with constants of their own. */
+enum vecop_class {
+	VECOP_ELEMENTWISE = 0, VECOP_NORM, VECOP_SOFTMAX, VECOP_REDUCTION, VECOP_COUNT
+};
+
+/* The class of k's operator, or -1 when k is not a vector operator. */
+int vecop_class_of(const struct pred_kernel *k);
+
+/* Bytes of one element of dtype dt (FP32 4, FP16/BF16 2, FP8/INT8 1, FP4
+ * 0.5, FP64 8, TF32 4 as stored). */
+double vecop_dtype_bytes(enum gpu_dtype dt);
+
+/* The DRAM traffic of k: k->bytes when known, else from the shape m x n
+ * and the dtype size: elementwise, norm and softmax read and write each
+ * element once (2 x), a reduction reads it once.  0 when unknown. */
+double vecop_bytes(const struct pred_kernel *k);
+
+/* The constants: per class eff, the fraction of the GPU's streaming rate
+ * (vecop_rate_gbps) its kernels reach on large tensors, and floor_ns, the
+ * time of a kernel with almost no data; bw_exp, shared, how the rate
+ * follows the DRAM bandwidth rather than the SMs (vecop_rate_gbps). */
+struct vecop_params {
+	double eff[VECOP_COUNT];
+	double floor_ns[VECOP_COUNT];
+	double bw_exp;
+};
+
+/* The streaming rate of g, GB/s: BW^a x S^(1-a) with BW the achievable
+ * DRAM bandwidth (gpu_mem_bw_eff_gbps), S = SMs x boost clock x 64 bytes
+ * per SM-cycle (what the SMs can issue: two 32-byte sectors a cycle) and
+ * a = bw_exp.  a = 1 is a pure bandwidth model; a < 1 says a kernel's
+ * loads in flight per SM, not DRAM, limit it on GPUs with much bandwidth
+ * per SM (Little's law).  0 when g's figures are unknown. */
+double vecop_rate_gbps(const struct gpu_spec *g, double bw_exp);
+
+/* The compiled-in constants (vecop.c, with the command that fits them). */
+extern const struct vecop_params vecop_default_params;
+
+/* The model's time of k on g with constants p (NULL: the defaults), ns;
+ * -1 when k is not a vector operator or its bytes or g's bandwidth are
+ * unknown. */
+double vecop_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
+		      const struct vecop_params *p);
+
+/* predict_kernel's PRED_VECOP: the model's time on target; with a measured
+ * origin the ratio T_o x model(target) / model(origin).  0 or -1. */
+int vecop_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
+		  const struct gpu_spec *target, struct pred_result *out);
+
+/* One measured kernel for the fit. */
+struct vecop_sample {
+	double bytes;       /* DRAM traffic                               */
+	double bw_gbps;     /* the GPU's vecop_rate_gbps at bw_exp, GB/s  */
+	double ns;          /* measured time                              */
+};
+
+/* Fits (eff, floor) of one class to n samples by minimising the mean
+ * absolute percentage error.  The error |(F + X b/r) / t - 1| is convex
+ * in (F, X = 1/eff) jointly (an affine map inside an absolute value), so
+ * its minimum over X is convex in F and nested ternary searches (F in
+ * 0-100 us, eff in 0.01-4) find the global minimum.  Returns 0, or -1
+ * when n is 0 or a sample is invalid. */
+int vecop_fit(const struct vecop_sample *s, size_t n, double *eff, double *floor_ns,
+	      double *mape);
+
+#endif

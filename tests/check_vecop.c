@@ -1,0 +1,252 @@
+/*
+ * check_vecop.c - the vector-op model (predictor/vecop.c): dtype sizes, the
+ * bytes it derives from a shape, the streaming rate, hand-computed times on
+ * a made-up GPU and on the A40 of the database, the ratio form, the fit
+ * recovering known constants, what it refuses, and `auto` choosing it for
+ * 16-bit vector kernels only.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predictor/choose.h"
+#include "predictor/vecop.h"
+
+/* 100 SMs at 1000 MHz, 1000 GB/s achievable. */
+static struct gpu_spec fake_gpu(const char *id, double bw)
+{
+	struct gpu_spec g;
+	memset(&g, 0, sizeof g);
+	g.id = id;
+	g.name = id;
+	g.cc = 80;
+	g.sms = 100;
+	g.boost_clock_mhz = 1000;
+	g.mem_bw_gbps = bw;
+	g.mem_bw_measured_gbps = bw;
+	g.peak_tflops[GPU_DT_FP32] = 20;
+	g.peak_tflops[GPU_DT_FP16] = 300;
+	g.peak_tflops[GPU_DT_BF16] = 300;
+	return g;
+}
+
+static struct pred_kernel vec(enum pred_op op, enum gpu_dtype dt, uint64_t m, uint64_t n)
+{
+	struct pred_kernel k;
+	memset(&k, 0, sizeof k);
+	k.op = op;
+	k.dtype = dt;
+	k.m = m;
+	k.n = n;
+	return k;
+}
+
+static struct vecop_params hand_params(double bw_exp)
+{
+	struct vecop_params p;
+	memset(&p, 0, sizeof p);
+	for (int c = 0; c < VECOP_COUNT; c++) {
+		p.eff[c] = 0.5;
+		p.floor_ns[c] = 1000;
+	}
+	p.bw_exp = bw_exp;
+	return p;
+}
+
+START_TEST(dtype_bytes)
+{
+	ck_assert(vecop_dtype_bytes(GPU_DT_FP16) == 2);
+	ck_assert(vecop_dtype_bytes(GPU_DT_BF16) == 2);
+	ck_assert(vecop_dtype_bytes(GPU_DT_FP32) == 4);
+	ck_assert(vecop_dtype_bytes(GPU_DT_FP64) == 8);
+	ck_assert(vecop_dtype_bytes(GPU_DT_FP8) == 1);
+}
+END_TEST
+
+START_TEST(bytes_from_shape)
+{
+	/* 1024 x 4096 BF16 norm: read + write 2 bytes each = 16 MiB. */
+	struct pred_kernel k = vec(PRED_OP_NORM, GPU_DT_BF16, 1024, 4096);
+	ck_assert(vecop_bytes(&k) == 16777216.0);
+	/* the same in FP32: twice that */
+	k.dtype = GPU_DT_FP32;
+	ck_assert(vecop_bytes(&k) == 33554432.0);
+	/* an FP16 reduction of 100 x 10 reads 1000 x 2 bytes */
+	k = vec(PRED_OP_REDUCTION, GPU_DT_FP16, 100, 10);
+	ck_assert(vecop_bytes(&k) == 2000.0);
+	/* batch multiplies: 3 x 10 x 10 FP16 elementwise = 300 x 4 */
+	k = vec(PRED_OP_ELEMENTWISE, GPU_DT_FP16, 10, 10);
+	k.batch = 3;
+	ck_assert(vecop_bytes(&k) == 1200.0);
+	/* known bytes win */
+	k.bytes = 12345;
+	ck_assert(vecop_bytes(&k) == 12345.0);
+	/* a GEMM is no vector operator; no shape: unknown */
+	k = vec(PRED_OP_GEMM, GPU_DT_FP16, 10, 10);
+	ck_assert(vecop_bytes(&k) == 0);
+	ck_assert_int_eq(vecop_class_of(&k), -1);
+	k = vec(PRED_OP_SOFTMAX, GPU_DT_FP16, 0, 10);
+	ck_assert(vecop_bytes(&k) == 0);
+}
+END_TEST
+
+START_TEST(rate)
+{
+	struct gpu_spec g = fake_gpu("vg", 1000);
+	/* a = 1: the bandwidth; a = 0: 100 SMs x 1 GHz x 64 B = 6400 GB/s;
+	 * a = 0.5: sqrt(1000 x 6400) = 2529.82 */
+	ck_assert_double_eq_tol(vecop_rate_gbps(&g, 1), 1000, 1e-9);
+	ck_assert_double_eq_tol(vecop_rate_gbps(&g, 0), 6400, 1e-6);
+	ck_assert_double_eq_tol(vecop_rate_gbps(&g, 0.5), 2529.822128, 1e-4);
+	/* the database's A40: 663 GB/s measured (gpu-benches) */
+	const struct gpu_spec *a40 = gpu_find("a40");
+	ck_assert_ptr_nonnull(a40);
+	ck_assert_double_eq_tol(vecop_rate_gbps(a40, 1), 663, 1e-9);
+	/* 84 SMs x 1.74 GHz x 64 B = 9354.24 GB/s */
+	ck_assert_double_eq_tol(vecop_rate_gbps(a40, 0), 9354.24, 1e-6);
+}
+END_TEST
+
+START_TEST(hand_times)
+{
+	struct gpu_spec g = fake_gpu("vg", 1000);
+	struct vecop_params p = hand_params(1);
+	/* 1e6 bytes at 0.5 x 1000 GB/s = 2000 ns, + 1000 ns floor */
+	struct pred_kernel k = vec(PRED_OP_ELEMENTWISE, GPU_DT_FP16, 1000, 250);
+	ck_assert_double_eq_tol(vecop_model_ns(&k, &g, &p), 3000, 1e-6);
+	/* BF16 norm 1000 x 250: same 1e6 bytes */
+	k = vec(PRED_OP_NORM, GPU_DT_BF16, 1000, 250);
+	ck_assert_double_eq_tol(vecop_model_ns(&k, &g, &p), 3000, 1e-6);
+	/* a = 0: 1e6 / (0.5 x 6400) = 312.5 ns + 1000 */
+	p = hand_params(0);
+	ck_assert_double_eq_tol(vecop_model_ns(&k, &g, &p), 1312.5, 1e-6);
+	/* a tiny kernel costs about the floor */
+	k = vec(PRED_OP_SOFTMAX, GPU_DT_FP16, 1, 2);
+	ck_assert(vecop_model_ns(&k, &g, &p) > 1000 && vecop_model_ns(&k, &g, &p) < 1001);
+	/* refused: not a vector op, no bytes, no GPU */
+	k = vec(PRED_OP_GEMM, GPU_DT_FP16, 10, 10);
+	k.bytes = 1e6;
+	ck_assert(vecop_model_ns(&k, &g, &p) < 0);
+	k = vec(PRED_OP_NORM, GPU_DT_FP16, 0, 0);
+	ck_assert(vecop_model_ns(&k, &g, &p) < 0);
+	k = vec(PRED_OP_NORM, GPU_DT_FP16, 4, 4);
+	ck_assert(vecop_model_ns(&k, NULL, &p) < 0);
+}
+END_TEST
+
+START_TEST(defaults_and_ratio)
+{
+	/* A 16-bit norm of 4096 x 4096 (64 MiB) on the A40 with the
+	 * compiled-in constants, written out by hand. */
+	const struct gpu_spec *a40 = gpu_find("a40"), *a100 = gpu_find("a100-sxm4-80");
+	ck_assert_ptr_nonnull(a40);
+	ck_assert_ptr_nonnull(a100);
+	const struct vecop_params *d = &vecop_default_params;
+	struct pred_kernel k = vec(PRED_OP_NORM, GPU_DT_FP16, 4096, 4096);
+	double bytes = 4096.0 * 4096 * 4;
+	double r40 = pow(663, d->bw_exp) * pow(84 * 1.74 * 64, 1 - d->bw_exp);
+	double t40 = d->floor_ns[VECOP_NORM] + bytes / (d->eff[VECOP_NORM] * r40);
+	ck_assert_double_eq_tol(vecop_model_ns(&k, a40, NULL), t40, 1e-6 * t40);
+	/* the model must be slower than the datasheet roofline (696 GB/s) */
+	ck_assert(t40 > bytes / 696);
+
+	struct pred_result res;
+	ck_assert_int_eq(vecop_predict(&k, NULL, a40, &res), 0);
+	ck_assert_int_eq(res.method, PRED_VECOP);
+	ck_assert_double_eq_tol(res.ns, t40, 1e-6 * t40);
+	/* ratio form: T_o x model(t) / model(o) */
+	k.origin_ns = 200000;
+	double t100 = vecop_model_ns(&k, a100, NULL);
+	ck_assert_int_eq(vecop_predict(&k, a40, a100, &res), 0);
+	ck_assert_double_eq_tol(res.ns, 200000 * t100 / t40, 1e-6 * res.ns);
+	/* the A100 streams faster */
+	ck_assert(t100 < t40);
+}
+END_TEST
+
+START_TEST(fit_recovers)
+{
+	/* data made by eff 0.6, floor 2000 ns on two bandwidths */
+	struct vecop_sample s[40];
+	for (int i = 0; i < 40; i++) {
+		s[i].bytes = 1e3 * pow(2, i % 20);
+		s[i].bw_gbps = i < 20 ? 700 : 2000;
+		s[i].ns = 2000 + s[i].bytes / (0.6 * s[i].bw_gbps);
+	}
+	double e, f, m;
+	ck_assert_int_eq(vecop_fit(s, 40, &e, &f, &m), 0);
+	ck_assert_double_eq_tol(e, 0.6, 0.003);
+	ck_assert_double_eq_tol(f, 2000, 20);
+	ck_assert(m < 0.5);
+	/* bad input */
+	ck_assert_int_eq(vecop_fit(s, 0, &e, &f, &m), -1);
+	s[3].ns = 0;
+	ck_assert_int_eq(vecop_fit(s, 40, &e, &f, &m), -1);
+}
+END_TEST
+
+START_TEST(auto_rule)
+{
+	const struct gpu_spec *a40 = gpu_find("a40"), *a100 = gpu_find("a100-sxm4-80");
+	struct pred_kernel k = vec(PRED_OP_NORM, GPU_DT_BF16, 8192, 1280);
+	/* 16-bit vector ops from the shape: vecop */
+	ck_assert_int_eq(pred_choose(&k, NULL, a100), PRED_VECOP);
+	k.op = PRED_OP_ELEMENTWISE;
+	k.dtype = GPU_DT_FP16;
+	ck_assert_int_eq(pred_choose(&k, NULL, a100), PRED_VECOP);
+	k.op = PRED_OP_SOFTMAX;
+	ck_assert_int_eq(pred_choose(&k, NULL, a100), PRED_VECOP);
+	/* through predict_kernel: the method and the model's time */
+	struct pred_result res;
+	ck_assert_int_eq(predict_kernel(&k, NULL, a100, PRED_AUTO, &res), 0);
+	ck_assert_int_eq(res.method, PRED_VECOP);
+	ck_assert_double_eq_tol(res.ns, vecop_model_ns(&k, a100, NULL), 1e-9 * res.ns);
+	ck_assert_int_eq(res.memory_bound, 1);
+	ck_assert_str_eq(pred_method_name(PRED_VECOP), "vecop");
+	enum pred_method m;
+	ck_assert_int_eq(pred_method_parse("vecop", &m), 0);
+	ck_assert_int_eq(m, PRED_VECOP);
+	/* with a measurement on another GPU: the ratio form */
+	k.origin_ns = 50000;
+	ck_assert_int_eq(pred_choose(&k, a40, a100), PRED_VECOP);
+	ck_assert_int_eq(predict_kernel(&k, a40, a100, PRED_AUTO, &res), 0);
+	ck_assert_int_eq(res.method, PRED_VECOP);
+	ck_assert_double_eq_tol(res.ns, 50000 * vecop_model_ns(&k, a100, NULL) /
+				vecop_model_ns(&k, a40, NULL), 1e-9 * res.ns);
+	/* same GPU: the measurement */
+	ck_assert_int_eq(pred_choose(&k, a40, a40), PRED_IDENTITY);
+	/* FP32 vector ops stay with the tile model */
+	k = vec(PRED_OP_NORM, GPU_DT_FP32, 8192, 1280);
+	k.bytes = 8.0 * 8192 * 1280;
+	k.flops = 8.0 * 8192 * 1280;
+	ck_assert_int_eq(pred_choose(&k, NULL, a100), PRED_MLP);
+	/* 16-bit GEMMs stay with the tensor-core model */
+	k = vec(PRED_OP_GEMM, GPU_DT_BF16, 1024, 1024);
+	k.k = 1024;
+	k.batch = 1;
+	ck_assert_int_eq(pred_choose(&k, NULL, a100), PRED_TCGEMM);
+	/* a 16-bit vector op with nothing known: not vecop */
+	k = vec(PRED_OP_NORM, GPU_DT_FP16, 0, 0);
+	ck_assert_int_ne(pred_choose(&k, NULL, a100), PRED_VECOP);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *su = suite_create("vecop");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, dtype_bytes);
+	tcase_add_test(tc, bytes_from_shape);
+	tcase_add_test(tc, rate);
+	tcase_add_test(tc, hand_times);
+	tcase_add_test(tc, defaults_and_ratio);
+	tcase_add_test(tc, fit_recovers);
+	tcase_add_test(tc, auto_rule);
+	suite_add_tcase(su, tc);
+	SRunner *sr = srunner_create(su);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
