@@ -230,7 +230,7 @@ int tile_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	 * tensor-core kernel's utilisation is another story the model has not
 	 * seen, so it declines and callers fall back to wave scaling.  Vector
 	 * operators are memory-bound and their features are bytes and FLOPs,
-	 * so 16-bit ones are described with their bytes (surfer-bench-vec
+	 * so 16-bit ones are described with their bytes (surfer-bench vec
 	 * measures how well; `auto` prefers vecop.c for them, choose.c). */
 	int dt_ok = k->dtype == GPU_DT_FP32 ||
 		    (fam != TILE_FAM_GEMM && (k->dtype == GPU_DT_FP16 || k->dtype == GPU_DT_BF16));

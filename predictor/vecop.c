@@ -12,7 +12,7 @@
  * on FP32 PyTorch kernels whose grids and per-element work differ.
  *
  * The constants below come from `make bench-vec ARGS=--emit`
- * (surfer-bench-vec --data DIR --emit): the bandwidth exponent is the one
+ * (surfer-bench vec --data DIR --emit): the bandwidth exponent is the one
  * that predicts NeuSight's FP32 vector operators best held out per GPU
  * (five GPUs, 0.9; 1.0 is within 0.1 point), eff and floor are fitted on
  * Vidur's FP16 operators on A100 and A40 together; `make bench-vec` fits

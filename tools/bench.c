@@ -16,6 +16,7 @@
  */
 #include "tools/bench_e2e.h"
 #include "tools/bench_tc.h"
+#include "tools/bench_vec.h"
 #include "predictor/predict.h"
 #include "predictor/tile.h"
 #include "tools/neusight.h"
@@ -60,6 +61,7 @@ static void usage(FILE *fp)
 		"       " PROG " e2e --labels DIR --configs DIR [--weights F | --holdout-weights DIR]\n"
 		"       " PROG " comm DIR...            (collective times vs NCCL measurements)\n"
 		"       " PROG " tensorcore --data DIR  (tensor-core GEMM model, held out per GPU)\n"
+		"       " PROG " vec --data DIR [--emit] (16-bit vector-op model, A100 <-> A40 held out)\n"
 		"       " PROG " --version\n"
 		"methods: bw-ratio flops-ratio roofline wave mlp auto (default auto), all\n");
 }
@@ -415,6 +417,8 @@ int main(int argc, char **argv)
 		return bench_comm_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "tensorcore"))
 		return bench_tc_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "vec"))
+		return bench_vec_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "--version")) {
 		printf(PROG " " SURFER_VERSION "\n");
 		return 0;
