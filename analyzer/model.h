@@ -87,6 +87,7 @@ struct model_opts {
 	int fused_optimizer;           /* AdamW(fused=True): one kernel a pass */
 	uint32_t dp, tp, pp;           /* parallel degrees (1 = none)         */
 	uint32_t microbatches;         /* pipeline microbatches (pp > 1)      */
+	enum pred_method method;       /* kernel predictor (PRED_AUTO default) */
 };
 
 /* Sets o to: inference, fp32, eager attention, no loss, no optimizer, no

@@ -205,7 +205,19 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 		model_seq_release(&s);
 		return -1;
 	}
-	const struct model_opts *o = &m->opts;
+	struct model_opts opts = m->opts;
+	const struct model_opts *o = &opts;
+
+	if (method == PRED_WAVE) {
+		snprintf(err, errlen, "--method wave needs a measured trace; use auto, mlp, roofline, "
+			 "tcgemm or vecop with --model");
+		free(a->targets);
+		free(a);
+		free(res);
+		model_seq_release(&s);
+		return -2;
+	}
+	opts.method = method;
 	snprintf(a->device, sizeof(a->device), "model %.40s, %s, batch %u, seq %u, %.8s%s",
 		 c.name, o->mode == MODEL_TRAINING ? "training" : "inference", o->batch, o->seq,
 		 gpu_dtype_name(o->dtype), o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
@@ -216,13 +228,12 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 		snprintf(a->warning, sizeof(a->warning),
 			 "dp %u, tp %u, pp %u: one GPU of %u predicted; collectives in op 'comm'",
 			 o->dp, o->tp, o->pp, o->dp * o->tp * o->pp);
-	(void)method; /* from-scratch predictions always use the auto rule */
 	rc = 0;
 	for (size_t i = 0; i < ntargets && !rc; i++) {
 		struct model_timing t;
 		struct analysis_target *at = &a->targets[i];
 		at->gpu = targets[i];
-		at->method = PRED_AUTO;
+		at->method = method;
 		if (model_time(&s, o, targets[i], m->launch_ns, &t, res)) {
 			rc = -1;
 			break;

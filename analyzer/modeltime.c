@@ -55,7 +55,7 @@ static int same_kernel(const struct pred_kernel *a, const struct pred_kernel *b)
 }
 
 static int predict_all(const struct model_seq *s, const struct gpu_spec *target,
-		       struct pred_result *res)
+		       enum pred_method method, struct pred_result *res)
 {
 	const struct comm_link *lp;
 	struct comm_link link;
@@ -83,7 +83,7 @@ static int predict_all(const struct model_seq *s, const struct gpu_spec *target,
 		if (!tab[j].k) {
 			struct pred_result r;
 			memset(&r, 0, sizeof(r));
-			if (predict_kernel(&mk->k, NULL, target, PRED_AUTO, &r) != 0 || !(r.ns >= 0))
+			if (predict_kernel(&mk->k, NULL, target, method, &r) != 0 || !(r.ns >= 0))
 				r.ns = 0, r.method = PRED_ROOFLINE;
 			/* A learned model far outside its training data can return
 			 * absurd times (seen: reductions at 1e8 x their roofline);
@@ -139,7 +139,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 		free(ns);
 		return MODEL_ENOMEM;
 	}
-	int rc = predict_all(s, target, res);
+	int rc = predict_all(s, target, o->method, res);
 	if (rc)
 		goto done;
 	for (size_t i = 0; i < s->n; i++)

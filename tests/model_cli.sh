@@ -83,6 +83,21 @@ bad_input --model gpt2 --target a100 some-trace.mp
 printf '{"model_type": "gpt2", "n_embd": ' >"$tmp/broken.json"
 bad_input --model "$tmp/broken.json" --target a100
 bad_input --model "$tmp/missing.json" --target a100
+bad_input --model gpt2 --target a100 --method wave
+
+# --method reaches the from-scratch predictions: the bare roofline is a lower
+# bound, so forcing it cannot predict a longer iteration than auto, and the
+# report names the method asked for.
+"$BIN" --model gpt2 --batch 8 --seq 1024 --target a100 --json >"$tmp/auto.json" &&
+"$BIN" --model gpt2 --batch 8 --seq 1024 --target a100 --method roofline --json >"$tmp/roof.json"
+python3 - "$tmp/auto.json" "$tmp/roof.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["predictions"][0]
+r = json.load(open(sys.argv[2]))["predictions"][0]
+assert r["method"] == "roofline", r["method"]
+assert 0 < r["iteration_ms"] < a["iteration_ms"], (r["iteration_ms"], a["iteration_ms"])
+PY
+check "--method roofline with --model: named in the report, faster than auto" $?
 
 echo "model_cli.sh: $((n - fail)) of $n passed"
 [ $fail -eq 0 ]
