@@ -43,6 +43,17 @@ static int pred_same_gpu(const struct gpu_spec *a, const struct gpu_spec *b)
 	return a && b && (a == b || (a->id && b->id && strcmp(a->id, b->id) == 0));
 }
 
+/* Where a fitted model cannot describe a kernel: wave scaling (which needs
+ * an origin time), then the roofline. */
+static int pred_fallback(const struct pred_kernel *k, const struct gpu_spec *origin,
+			 const struct gpu_spec *target, struct pred_result *out)
+{
+	pred_result_clear(out);
+	if (wave_predict(k, origin, target, out) == 0)
+		return 0;
+	return roofline_predict(k, origin, target, out);
+}
+
 static int pred_run(const struct pred_kernel *k, const struct gpu_spec *origin,
 		    const struct gpu_spec *target, enum pred_method m, struct pred_result *out)
 {
@@ -58,31 +69,18 @@ static int pred_run(const struct pred_kernel *k, const struct gpu_spec *origin,
 		}
 		/* the tile model covers FP32; tensor-core GEMMs have their own */
 		pred_result_clear(out);
-		if (tcgemm_predict(k, origin, target, out) == 0) {
-			out->method = PRED_TCGEMM;
-			return 0;
-		}
-		pred_result_clear(out);
-		if (wave_predict(k, origin, target, out) == 0)
-			return 0;
-		return roofline_predict(k, origin, target, out);
+		/* fall through */
 	case PRED_TCGEMM:
 		/* As a ratio when an origin time exists (see choose.c). */
 		if (tcgemm_predict(k, origin, target, out) == 0) {
 			out->method = PRED_TCGEMM;
 			return 0;
 		}
-		pred_result_clear(out);
-		if (wave_predict(k, origin, target, out) == 0)
-			return 0;
-		return roofline_predict(k, origin, target, out);
+		return pred_fallback(k, origin, target, out);
 	case PRED_VECOP:
 		if (vecop_predict(k, origin, target, out) == 0)
 			return 0;
-		pred_result_clear(out);
-		if (wave_predict(k, origin, target, out) == 0)
-			return 0;
-		return roofline_predict(k, origin, target, out);
+		return pred_fallback(k, origin, target, out);
 	case PRED_IDENTITY:
 		if (!pred_same_gpu(origin, target) || !(k->origin_ns > 0))
 			return -1;
