@@ -24,6 +24,7 @@
  * SXM2 16GB.
  */
 #include "tools/bench_tc.h"
+#include "tools/vidur.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -129,8 +130,9 @@ static int tc_load_pipeweave(struct tc_set *set, const char *path)
 	return rc;
 }
 
-static int tc_load_vidur_csv(struct tc_set *set, const char *path, const struct gpu_spec *g)
+static int tc_load_vidur_csv(void *ctx, const char *path, const struct gpu_spec *g)
 {
+	struct tc_set *set = ctx;
 	static const char *const ops[4] = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj",
 					   "mlp_down_proj"};
 	char line[16384], *f[TC_MAXCOL], name[64];
@@ -178,43 +180,6 @@ static int tc_load_vidur_csv(struct tc_set *set, const char *path, const struct 
 	return rc;
 }
 
-static int tc_load_vidur(struct tc_set *set, const char *root, const char *sub, const char *gpu)
-{
-	char dir[4096], path[4096 + 512];
-	const struct gpu_spec *g = gpu_find(gpu);
-	int rc = 0;
-
-	snprintf(dir, sizeof dir, "%s/vidur/compute/%s", root, sub);
-	DIR *d = opendir(dir);
-	if (!d || !g) {
-		if (d)
-			closedir(d);
-		return -ENOENT;
-	}
-	struct dirent *org;
-	while (rc == 0 && (org = readdir(d))) {
-		if (org->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, org->d_name);
-		DIR *d2 = opendir(path);
-		if (!d2)
-			continue;
-		struct dirent *mod;
-		while (rc == 0 && (mod = readdir(d2))) {
-			char p2[4096 + 1024];
-			if (mod->d_name[0] == '.')
-				continue;
-			snprintf(p2, sizeof p2, "%s/%s/%s/mlp.csv", dir, org->d_name, mod->d_name);
-			int r = tc_load_vidur_csv(set, p2, g);
-			if (r != -ENOENT)
-				rc = r;
-		}
-		closedir(d2);
-	}
-	closedir(d);
-	return rc;
-}
-
 static int tc_load_deepbench(struct tc_set *set, const char *path, const char *gpu)
 {
 	char line[4096], *f[TC_MAXCOL];
@@ -259,9 +224,9 @@ static int tc_load_all(struct tc_set *set, const char *root)
 		if ((rc = tc_load_pipeweave(set, p)) < 0 && rc != -ENOENT)
 			return rc;
 	}
-	if ((rc = tc_load_vidur(set, root, "a100", "a100-sxm4-80")) < 0 && rc != -ENOENT)
+	if ((rc = vidur_each_csv(root, "a100", "a100-sxm4-80", tc_load_vidur_csv, set)) < 0 && rc != -ENOENT)
 		return rc;
-	if ((rc = tc_load_vidur(set, root, "a40", "a40")) < 0 && rc != -ENOENT)
+	if ((rc = vidur_each_csv(root, "a40", "a40", tc_load_vidur_csv, set)) < 0 && rc != -ENOENT)
 		return rc;
 	for (int i = 0; i < 2; i++) {
 		snprintf(p, sizeof p, "%s/deepbench/csv/results/train/%s", root, db[i][0]);

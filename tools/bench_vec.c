@@ -26,6 +26,7 @@
  * and over all rows of one run.
  */
 #include "tools/bench_vec.h"
+#include "tools/vidur.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -98,8 +99,9 @@ static int vb_col(char **f, int nf, const char *name)
 	return -1;
 }
 
-static int vb_load_csv(struct vb_set *s, const char *path, const struct gpu_spec *g)
+static int vb_load_csv(void *ctx, const char *path, const struct gpu_spec *g)
 {
+	struct vb_set *s = ctx;
 	char line[16384], *f[VB_MAXCOL], name[96];
 	int c[VB_NOPS], ch, ckv, ce, cff, cgate, ctok, ctp, rc = 0;
 	FILE *fp = fopen(path, "r");
@@ -156,43 +158,6 @@ static int vb_load_csv(struct vb_set *s, const char *path, const struct gpu_spec
 		}
 	}
 	fclose(fp);
-	return rc;
-}
-
-static int vb_load_vidur(struct vb_set *s, const char *root, const char *sub, const char *gpu)
-{
-	char dir[4096], path[4096 + 512];
-	const struct gpu_spec *g = gpu_find(gpu);
-	int rc = 0;
-
-	snprintf(dir, sizeof dir, "%s/vidur/compute/%s", root, sub);
-	DIR *d = opendir(dir);
-	if (!d || !g) {
-		if (d)
-			closedir(d);
-		return -ENOENT;
-	}
-	struct dirent *org;
-	while (rc == 0 && (org = readdir(d))) {
-		if (org->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, org->d_name);
-		DIR *d2 = opendir(path);
-		if (!d2)
-			continue;
-		struct dirent *mod;
-		while (rc == 0 && (mod = readdir(d2))) {
-			char p2[4096 + 1024];
-			if (mod->d_name[0] == '.')
-				continue;
-			snprintf(p2, sizeof p2, "%s/%s/%s/mlp.csv", dir, org->d_name, mod->d_name);
-			int r = vb_load_csv(s, p2, g);
-			if (r != -ENOENT)
-				rc = r;
-		}
-		closedir(d2);
-	}
-	closedir(d);
 	return rc;
 }
 
@@ -489,9 +454,9 @@ int bench_vec_main(int argc, char **argv)
 		return 2;
 	}
 	struct vb_set vid = {0}, nsv = {0};
-	int rc = vb_load_vidur(&vid, data, "a100", "a100-sxm4-80");
+	int rc = vidur_each_csv(data, "a100", "a100-sxm4-80", vb_load_csv, &vid);
 	if (rc == 0 || rc == -ENOENT)
-		rc = vb_load_vidur(&vid, data, "a40", "a40");
+		rc = vidur_each_csv(data, "a40", "a40", vb_load_csv, &vid);
 	if ((rc < 0 && rc != -ENOENT) || vid.n == 0) {
 		fprintf(stderr, PROG ": cannot read Vidur data under '%s': %s\n", data,
 			rc < 0 ? strerror(-rc) : "no rows found");
