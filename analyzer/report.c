@@ -247,25 +247,21 @@ int report_text(FILE *f, const struct analysis *a, size_t top, int color)
 		fprintf(f, "input      %s\n", a->device);
 		fprintf(f, "kernels    %llu launches, %u configurations per iteration\n",
 			(unsigned long long)a->kernels, a->configs);
-		if (a->warning[0])
-			fprintf(f, "%swarning    %s%s\n", rp_c(color, RP_YELLOW), a->warning,
-				rp_c(color, RP_RESET));
-		for (size_t t = 0; t < a->ntargets; t++)
-			rp_target(f, a, &a->targets[t], top, color);
-		return ferror(f) ? -1 : 0;
+	} else {
+		fprintf(f, "origin     %s (%s)\n", a->origin ? a->origin->id : "?", a->device);
+		fprintf(f, "trace      %llu kernels, %u configurations, %u iteration%s\n",
+			(unsigned long long)a->kernels, a->configs, a->iterations,
+			a->iterations == 1 ? "" : "s");
+		fprintf(f, "measured   %s%.3f ms%s per iteration\n", rp_c(color, RP_BOLD),
+			rp_ms(a->measured_ns), rp_c(color, RP_RESET));
+		if (a->untimed)
+			fprintf(f, "           (the trace has no GPU times: kernels are predicted "
+				"from scratch)\n");
+		else
+			fprintf(f, "           kernels %.3f ms, copies %.3f ms, GPU waits %.3f ms "
+				"on the CPU\n", rp_ms(a->measured_kernel_ns),
+				rp_ms(a->measured_copy_ns), rp_ms(a->measured_gpu_wait_cpu_ns));
 	}
-	fprintf(f, "origin     %s (%s)\n", a->origin ? a->origin->id : "?", a->device);
-	fprintf(f, "trace      %llu kernels, %u configurations, %u iteration%s\n",
-		(unsigned long long)a->kernels, a->configs, a->iterations,
-		a->iterations == 1 ? "" : "s");
-	fprintf(f, "measured   %s%.3f ms%s per iteration\n", rp_c(color, RP_BOLD),
-		rp_ms(a->measured_ns), rp_c(color, RP_RESET));
-	if (a->untimed)
-		fprintf(f, "           (the trace has no GPU times: kernels are predicted from scratch)\n");
-	else
-		fprintf(f, "           kernels %.3f ms, copies %.3f ms, GPU waits %.3f ms on the CPU\n",
-		rp_ms(a->measured_kernel_ns), rp_ms(a->measured_copy_ns),
-		rp_ms(a->measured_gpu_wait_cpu_ns));
 	if (a->warning[0])
 		fprintf(f, "%swarning    %s%s\n", rp_c(color, RP_YELLOW), a->warning,
 			rp_c(color, RP_RESET));

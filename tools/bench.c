@@ -289,6 +289,18 @@ static void cell(double v)
 		printf(" %.1f |", v);
 }
 
+/* The header of a markdown table: first, origin, then one column per method. */
+static void table_header(const char *first)
+{
+	printf("| %s | origin |", first);
+	for (int m = 0; m < BM_COUNT; m++)
+		printf(" %s |", bm_names[m]);
+	printf("\n|---|---|");
+	for (int m = 0; m < BM_COUNT; m++)
+		printf("---|");
+	printf("\n");
+}
+
 static int run_table(int nfiles, char **files)
 {
 	json_t *rep[256];
@@ -307,13 +319,7 @@ static int run_table(int nfiles, char **files)
 		rep[n++] = r;
 	}
 	/* Table 1: each held-out target and origin, GEMM / vector MAPE. */
-	printf("| held-out target | origin |");
-	for (int m = 0; m < BM_COUNT; m++)
-		printf(" %s |", bm_names[m]);
-	printf("\n|---|---|");
-	for (int m = 0; m < BM_COUNT; m++)
-		printf("---|");
-	printf("\n");
+	table_header("held-out target");
 	double sum[2][2][BM_COUNT] = {{{0}}};   /* [scratch][group][method] */
 	int cnt[2][2][BM_COUNT] = {{{0}}};
 	for (int i = 0; i < n; i++) {
@@ -367,13 +373,8 @@ static int run_table(int nfiles, char **files)
 			}
 		}
 	}
-	printf("\n| operator | origin |");
-	for (int m = 0; m < BM_COUNT; m++)
-		printf(" %s |", bm_names[m]);
-	printf("\n|---|---|");
-	for (int m = 0; m < BM_COUNT; m++)
-		printf("---|");
 	printf("\n");
+	table_header("operator");
 	for (int k = 0; k < nops; k++)
 		for (int sc = 0; sc < 2; sc++) {
 			printf("| %s | %s |", ops[k], sc ? "none" : "measured");
