@@ -96,6 +96,8 @@ static void usage(FILE *f)
 		"      --dp N --tp N --pp N  data, tensor and pipeline parallel degrees\n"
 		"      --microbatches M      pipeline microbatches (default pp)\n"
 		"      --launch-us US        CPU cost per kernel launch (default 6)\n"
+		"      --expert-capacity N   MoE: tokens per expert per sequence at most;\n"
+		"                            none (default: every token) or config\n"
 		"  -h, --help                this help\n"
 		"  -V, --version             the version\n"
 		"\n"
@@ -219,6 +221,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"pp", required_argument, NULL, OPT_MODEL},
 		{"microbatches", required_argument, NULL, OPT_MODEL},
 		{"launch-us", required_argument, NULL, OPT_MODEL},
+		{"expert-capacity", required_argument, NULL, OPT_MODEL},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},

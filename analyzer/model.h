@@ -88,7 +88,12 @@ struct model_opts {
 	uint32_t dp, tp, pp;           /* parallel degrees (1 = none)         */
 	uint32_t microbatches;         /* pipeline microbatches (pp > 1)      */
 	enum pred_method method;       /* kernel predictor (PRED_AUTO default) */
+	/* Mixture of experts: tokens each expert takes per sequence at most;
+	 * 0 (default) every routed token, MODEL_CAPACITY_CONFIG the config's
+	 * expert_capacity (Hugging Face's router drops the rest). */
+	int64_t expert_capacity;
 };
+#define MODEL_CAPACITY_CONFIG (-1)
 
 /* Sets o to: inference, fp32, eager attention, no loss, no optimizer, no
  * parallelism, batch 1, seq 128. */

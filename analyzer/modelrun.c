@@ -24,7 +24,7 @@ const char *const *model_cli_options(void)
 {
 	static const char *const names[] = {
 		"model", "batch", "seq", "mode", "dtype", "optimizer", "attention",
-		"head", "dp", "tp", "pp", "microbatches", "launch-us", NULL
+		"head", "dp", "tp", "pp", "microbatches", "launch-us", "expert-capacity", NULL
 	};
 	return names;
 }
@@ -80,6 +80,14 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 1024, &o->pp);
 	} else if (!strcmp(name, "microbatches")) {
 		bad = parse_count(v, 1u << 20, &o->microbatches);
+	} else if (!strcmp(name, "expert-capacity")) {
+		uint32_t n;
+		if (!strcmp(v, "none"))
+			o->expert_capacity = 0;
+		else if (!strcmp(v, "config"))
+			o->expert_capacity = MODEL_CAPACITY_CONFIG;
+		else if (!(bad = parse_count(v, 1u << 30, &n)))
+			o->expert_capacity = n;
 	} else if (!strcmp(name, "launch-us")) {
 		char *end;
 		double us = strtod(v, &end);
@@ -96,6 +104,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			{ "mode", "inference or training" }, { "dtype", "fp32, tf32, bf16 or fp16" },
 			{ "optimizer", "none, sgd or adamw" }, { "attention", "eager or sdpa" },
 			{ "head", "lm or classify" }, { "launch-us", "microseconds >= 0" },
+			{ "expert-capacity", "a positive count, config or none" },
 		};
 		const char *what = "a positive count";
 		for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)

@@ -260,6 +260,32 @@ START_TEST(parse_configs)
 	ck_assert_uint_gt(model_seq_count(&s, MODEL_PH_BACKWARD), 0);
 	model_seq_release(&s);
 
+	/* The experts' first GEMM (d_model 128 -> d_ff 256): batch 2 x seq
+	 * 64 over 4 experts is 32 tokens each; --expert-capacity 8 keeps 8 of
+	 * each sequence (16), `config` the config's 64 (no cut at 16 per
+	 * sequence).  2 sparse encoder layers + 1 sparse decoder layer. */
+	const struct { int64_t cap; uint64_t m; } caps[] = {
+		{ 0, 32 }, { 8, 16 }, { MODEL_CAPACITY_CONFIG, 32 },
+	};
+	for (size_t ci = 0; ci < sizeof(caps) / sizeof(caps[0]); ci++) {
+		model_opts_init(&o);
+		o.batch = 2;
+		o.seq = 64;
+		o.expert_capacity = caps[ci].cap;
+		ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+		size_t nexp = 0;
+		for (size_t i = 0; i < s.n; i++) {
+			const struct pred_kernel *k = &s.v[i].k;
+			/* (the 3 dense layers' MLP has all 128 tokens) */
+			if (k->op == PRED_OP_GEMM && k->k == 128 && k->n == 256 && k->m != 128) {
+				ck_assert_uint_eq(k->m, caps[ci].m);
+				nexp++;
+			}
+		}
+		ck_assert_uint_eq(nexp, 3 * 4);
+		model_seq_release(&s);
+	}
+
 	/* bad inputs */
 	ck_assert_int_eq(model_config_parse("{\"model_type\": \"gpt2\", \"n_embd\": ", "x", &c, err, sizeof(err)), MODEL_EPARSE);
 	ck_assert_int_eq(model_config_parse("[1, 2]", "x", &c, err, sizeof(err)), MODEL_EPARSE);
