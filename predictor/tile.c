@@ -125,14 +125,13 @@ static int gemm_feats(const struct pred_kernel *k, const struct gpu_spec *g,
 	struct tile_shape t;
 	if (!k->m || !k->n || !k->k)
 		return -1;
-	/* The tile is the one tile_gemm_pick() predicts for g, in training
-	 * and in prediction alike, not the one the measured kernel's name
-	 * shows: the target's library choice is unknown at prediction time,
-	 * and a model trained on name tiles but fed predicted ones missed
-	 * held-out GPUs by more (V100 held out, GEMM: 66% vs 41% MAPE). */
-	if (tin && tin->kind == TILE_GEMM && tin->t0)
+	/* The tile the library picked (surfer-train passes the one the
+	 * measured kernel's name shows; with a measured origin, the origin
+	 * is described by its kernel's), else the one g's library is
+	 * predicted to pick (tilepick.c), else the canonical rule. */
+	if (tin && tin->kind == TILE_GEMM && tin->t0 && tin->t1)
 		t = *tin;
-	else
+	else if (tile_pick_lookup(k, g, &t) != 0)
 		tile_gemm_pick(k, g, &t);
 	double B = k->batch ? (double)k->batch : 1, M = (double)k->m, N = (double)k->n,
 	       K = (double)k->k;
@@ -285,7 +284,7 @@ static uint32_t rd32(const unsigned char *p)
 int tile_model_load_blob(const unsigned char *blob, size_t len)
 {
 	struct mlp *fresh[TILE_FAM_COUNT] = {0};
-	if (len < 12 || memcmp(blob, "STIL", 4) != 0 || rd32(blob + 4) < 1 || rd32(blob + 4) > 2)
+	if (len < 12 || memcmp(blob, "STIL", 4) != 0 || rd32(blob + 4) < 1 || rd32(blob + 4) > 3)
 		return -1;
 	uint32_t version = rd32(blob + 4), count = rd32(blob + 8);
 	size_t off = 12;
@@ -315,6 +314,12 @@ int tile_model_load_blob(const unsigned char *blob, size_t len)
 		}
 		fresh[fam] = m;
 		off += used;
+	}
+	if (version >= 3) {
+		if (tile_pick_parse(blob + off, len - off) != 0)
+			goto bad;
+	} else {
+		tile_pick_clear();
 	}
 	for (int f = 0; f < TILE_FAM_COUNT; f++) {
 		mlp_free(models[f]);
@@ -375,11 +380,11 @@ int tile_model_has(int fam)
 
 /* The model's time for k on g; -1 when it cannot say.  *mem_bound: 1 when
  * the bytes term of the roofline is the larger. */
-static double model_ns(const struct pred_kernel *k, const struct gpu_spec *g, double *base_ns,
-		       int *mem_bound)
+static double model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
+		       const struct tile_shape *tile, double *base_ns, int *mem_bound)
 {
 	double f[TILE_NFEAT], y;
-	int fam = tile_features(k, g, NULL, f, base_ns);
+	int fam = tile_features(k, g, tile, f, base_ns);
 	if (fam < 0 || !models[fam])
 		return -1;
 	/* f[6]/f[7] (GEMM) and f[5]/f[6] (vector) are log2 of the FLOP and
@@ -399,7 +404,7 @@ int tile_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 	if (!k || !target || !out)
 		return -1;
 	int ratio = origin && k->origin_ns > 0;
-	t_ns = model_ns(k, target, &base_t, &mb_t);
+	t_ns = model_ns(k, target, NULL, &base_t, &mb_t);
 	if (t_ns <= 0)
 		return -1;
 	memset(out, 0, sizeof *out);
@@ -409,7 +414,11 @@ int tile_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 	out->roofline_ns = base_t;
 	out->ns = t_ns;
 	if (ratio) {
-		o_ns = model_ns(k, origin, &base_o, &mb_o);
+		/* The origin ran the tile its kernel's name shows. */
+		struct tile_shape ot;
+		int named = k->op == PRED_OP_GEMM && tile_from_name(k->name, &ot) == 0 &&
+			    ot.kind == TILE_GEMM;
+		o_ns = model_ns(k, origin, named ? &ot : NULL, &base_o, &mb_o);
 		if (o_ns <= 0)
 			return -1;
 		/* The geometric mean of the ratio (which carries the origin

@@ -58,6 +58,30 @@ int tile_from_launch(const struct pred_kernel *k, struct tile_shape *out);
 void tile_gemm_pick(const struct pred_kernel *k, const struct gpu_spec *target,
 		    struct tile_shape *out);
 
+/* ---- the library's tile picks (tilepick.c) -------------------------- */
+
+/* Which tile g's library picks for GEMM k, from the pick tables the loaded
+ * weights carry (surfer-train records them per training GPU): g's own
+ * table, else the one of the nearest architecture; the nearest recorded
+ * shape cell when k's is empty.  0 and fills out, or -1 (no tables, or no
+ * cell near k's); callers then use tile_gemm_pick(). */
+int tile_pick_lookup(const struct pred_kernel *k, const struct gpu_spec *g,
+		     struct tile_shape *out);
+/* The training GPU whose table tile_pick_lookup() uses for g; NULL none. */
+const struct gpu_spec *tile_pick_source(const struct gpu_spec *g);
+/* A GEMM's shape cell: octaves of m, n, k and batch, and whether it is
+ * batched (23 bits). */
+uint32_t tile_pick_key(const struct pred_kernel *k);
+/* A tile as 9 bits (log2 of t0, t1 and split). */
+uint32_t tile_pick_code(const struct tile_shape *t);
+/* Replaces the tables with the ones of a weights blob's pick section:
+ * u32 count, then per GPU u32 id length, the GPU id, u32 n and n u32
+ * entries (cell key << 9 | tile code, keys ascending).  0, or -1
+ * (malformed; tables unchanged).  tile_pick_clear() drops them. */
+int tile_pick_parse(const unsigned char *p, size_t len);
+void tile_pick_clear(void);
+#define TILE_PICK_MAXGPU 16
+
 /* ---- features and weights (tile.c) ---------------------------------- */
 
 /* The model families, one MLP each. */
@@ -72,7 +96,7 @@ enum tile_family {
 int tile_family_of(const struct pred_kernel *k);
 
 /* Computes the features of k on g given its GEMM tile t (NULL: the one
- * tile_gemm_pick() predicts), and the
+ * tile_pick_lookup() or else tile_gemm_pick() predicts), and the
  * roofline time base_ns the utilisation divides.  Returns the family, or -1
  * when k cannot be described (no shape, unknown operator, missing figures). */
 int tile_features(const struct pred_kernel *k, const struct gpu_spec *g,
@@ -118,10 +142,11 @@ void tile_use_floor(int on);
 #define TILE_FLOOR_P 1.0
 double tile_with_floor(double floor_ns, double work_ns);
 
-/* Weights blob: "STIL", u32 version (1 or 2), u32 count, (version 2) u32
+/* Weights blob: "STIL", u32 version (1 to 3), u32 count, (version 2) u32
  * sustain energy in fJ (pJ x 1000) and u32 floor (ns) per family, then
  * per model u32
- * family, u32 feature count, and an mlp blob.  tile_model_load_blob()
+ * family, u32 feature count, and an mlp blob; (version 3) then the pick
+ * tables (tile_pick_parse).  tile_model_load_blob()
  * replaces the process-wide weights (the compiled-in ones by default)
  * and tile_model_load_file() reads a blob from a file; both return 0, or
  * -1 (malformed) / -2 (unreadable) and keep the old weights. */

@@ -351,6 +351,121 @@ START_TEST(v2_blob_floor_and_cap)
 }
 END_TEST
 
+/* A version-3 blob: the one-layer model of the test above plus pick tables
+ * written here for the T4 and the A100 PCIe 40GB; keys and codes worked by
+ * hand from tile.h's layout. */
+START_TEST(v3_blob_pick_tables)
+{
+	unsigned sizes[2] = {TILE_NFEAT, 1};
+	struct mlp *m = mlp_new(sizes, 1, 7);
+	unsigned char *mb;
+	size_t ml;
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(mlp_save(m, &mb, &ml), 0);
+	/* kA: 1 x 1024 x 4096, k 512: octaves 10, 12, 9, not batched.
+	 * kB: 8 x 64 x 64, k 64: batched, 6, 6, 6, batch 3. */
+	struct pred_kernel kA = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
+				 .m = 1024, .n = 4096, .k = 512};
+	struct pred_kernel kB = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 8,
+				 .m = 64, .n = 64, .k = 64};
+	const uint32_t keyA = 10u << 16 | 12u << 10 | 9u << 5;
+	const uint32_t keyB = 1u << 22 | 6u << 16 | 6u << 10 | 6u << 5 | 3u;
+	ck_assert_uint_eq(tile_pick_key(&kA), keyA);
+	ck_assert_uint_eq(tile_pick_key(&kB), keyB);
+	/* 128x64: 7 | 6 << 3; 32x32 sliced 1x4: 5 | 5 << 3 | 2 << 6; 128x128 */
+	const uint32_t c128x64 = 55, c32x32s4 = 173, c128x128 = 63;
+	struct tile_shape ts = {.kind = TILE_GEMM, .t0 = 32, .t1 = 32, .split = 4};
+	ck_assert_uint_eq(tile_pick_code(&ts), c32x32s4);
+
+	size_t hdr = 16 + 4 * TILE_FAM_COUNT, picks = 4 + (4 + 2 + 4 + 8) + (4 + 12 + 4 + 4);
+	size_t len = hdr + 8 + ml + picks;
+	unsigned char *blob = calloc(1, len);
+	memcpy(blob, "STIL", 4);
+	put32(blob + 4, 3);
+	put32(blob + 8, 1);
+	put32(blob + hdr, TILE_FAM_GEMM);
+	put32(blob + hdr + 4, TILE_NFEAT);
+	memcpy(blob + hdr + 8, mb, ml);
+	unsigned char *p = blob + hdr + 8 + ml;
+	put32(p, 2);
+	put32(p + 4, 2);
+	memcpy(p + 8, "t4", 2);
+	put32(p + 10, 2);
+	put32(p + 14, keyA << 9 | c128x64);
+	put32(p + 18, keyB << 9 | c32x32s4);
+	put32(p + 22, 12);
+	memcpy(p + 26, "a100-pcie-40", 12);
+	put32(p + 38, 1);
+	put32(p + 42, keyA << 9 | c128x128);
+	ck_assert_uint_eq((size_t)(p + 46 - blob), len);
+	ck_assert_int_eq(tile_model_load_blob(blob, len), 0);
+
+	const struct gpu_spec *t4 = gpu_find("t4"), *a100 = gpu_find("a100-pcie-40");
+	ck_assert_ptr_nonnull(t4);
+	ck_assert_ptr_nonnull(a100);
+	struct tile_shape t;
+	ck_assert_int_eq(tile_pick_lookup(&kA, t4, &t), 0);
+	ck_assert_uint_eq(t.t0, 128);
+	ck_assert_uint_eq(t.t1, 64);
+	ck_assert_uint_eq(t.split, 1);
+	ck_assert_int_eq(tile_pick_lookup(&kB, t4, &t), 0);
+	ck_assert_uint_eq(t.t0, 32);
+	ck_assert_uint_eq(t.t1, 32);
+	ck_assert_uint_eq(t.split, 4);
+	ck_assert_int_eq(tile_pick_lookup(&kA, a100, &t), 0);
+	ck_assert_uint_eq(t.t0, 128);
+	ck_assert_uint_eq(t.t1, 128);
+	/* GPUs without a table: the same major first, then the nearest cc. */
+	static const struct { const char *gpu, *source; } near[] = {
+		{"a100-sxm4-80", "a100-pcie-40"}, {"l4", "a100-pcie-40"},
+		{"h100-sxm", "a100-pcie-40"},   /* 9.0: 8.0 is nearer than 7.5 */
+		{"v100-pcie-32", "t4"}, {"p100-pcie", "t4"},
+	};
+	for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+		const struct gpu_spec *g = gpu_find(near[i].gpu);
+		ck_assert_msg(g != NULL, "%s", near[i].gpu);
+		ck_assert_ptr_eq(tile_pick_source(g), gpu_find(near[i].source));
+	}
+	/* A neighbouring cell (m 2048: octave 11) takes kA's pick; a shape
+	 * 6 octaves away from every cell is not guessed. */
+	struct pred_kernel kn = kA;
+	kn.m = 2048;
+	ck_assert_int_eq(tile_pick_lookup(&kn, t4, &t), 0);
+	ck_assert_uint_eq(t.t1, 64);
+	kn.m = 1u << 16;
+	ck_assert_int_eq(tile_pick_lookup(&kn, t4, &t), -1);
+	/* The features use the table's tile: f[12], f[13] = log2 of it. */
+	double f[TILE_NFEAT], base;
+	ck_assert_int_eq(tile_features(&kA, t4, NULL, f, &base), TILE_FAM_GEMM);
+	ck_assert_double_eq_tol(f[12], 7, 1e-12);
+	ck_assert_double_eq_tol(f[13], 6, 1e-12);
+	/* Keys out of order: rejected, the tables loaded above stay. */
+	put32(p + 14, keyB << 9 | c128x64);
+	put32(p + 18, keyA << 9 | c32x32s4);
+	ck_assert_int_eq(tile_model_load_blob(blob, len), -1);
+	ck_assert_int_eq(tile_pick_lookup(&kA, t4, &t), 0);
+	ck_assert_uint_eq(t.t1, 64);
+	/* Truncated: rejected. */
+	ck_assert_int_eq(tile_model_load_blob(blob, len - 3), -1);
+
+	/* The committed weights: a table for each of NeuSight's GPUs; the
+	 * A100's cuBLAS ran batched SGEMMs with 128x128 tiles (16588 of
+	 * 16661 bmm rows). */
+	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, tile_weights_blob_len), 0);
+	static const char *const ns[] = {"p4", "p100-pcie", "t4", "v100-pcie-32", "a100-pcie-40"};
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_ptr_eq(tile_pick_source(gpu_find(ns[i])), gpu_find(ns[i]));
+	struct pred_kernel kb = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 16,
+				 .m = 512, .n = 512, .k = 64};
+	ck_assert_int_eq(tile_pick_lookup(&kb, a100, &t), 0);
+	ck_assert_uint_eq(t.t0, 128);
+	ck_assert_uint_eq(t.t1, 128);
+	mlp_free(m);
+	free(mb);
+	free(blob);
+}
+END_TEST
+
 START_TEST(auto_rule)
 {
 	struct gpu_spec v, t;
@@ -395,6 +510,7 @@ int main(void)
 	tcase_add_test(tc, power_cap_by_hand);
 	tcase_add_test(tc, floor_combination);
 	tcase_add_test(tc, v2_blob_floor_and_cap);
+	tcase_add_test(tc, v3_blob_pick_tables);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

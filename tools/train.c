@@ -372,6 +372,126 @@ static double floor_fit(struct floor_acc *a)
 	return lo;
 }
 
+/* The library's tile picks (tilepick.c): one (GPU, shape cell, tile)
+ * observation per training GEMM whose kernel name shows its tile; each
+ * GPU's table keeps the most frequent tile of every cell. */
+struct pick_obs {
+	const struct gpu_spec *gpu;
+	uint32_t key, code;
+};
+
+struct pick_acc {
+	struct pick_obs *v;
+	size_t n, cap;
+};
+
+static int pick_add(struct pick_acc *a, const struct gpu_spec *g, uint32_t key, uint32_t code)
+{
+	if (a->n == a->cap) {
+		size_t nc = a->cap ? 2 * a->cap : 4096;
+		struct pick_obs *nv = realloc(a->v, nc * sizeof *nv);
+		if (!nv)
+			return -1;
+		a->v = nv;
+		a->cap = nc;
+	}
+	a->v[a->n++] = (struct pick_obs){g, key, code};
+	return 0;
+}
+
+static int cmp_obs(const void *pa, const void *pb)
+{
+	const struct pick_obs *a = pa, *b = pb;
+	/* GPUs in the order of their ids, so the output is the same from run to run */
+	int c = strcmp(a->gpu->id, b->gpu->id);
+	if (c)
+		return c;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->code < b->code ? -1 : a->code > b->code;
+}
+
+/* Makes room for need more bytes in *buf. */
+static int reserve(unsigned char **buf, size_t len, size_t *cap, size_t need)
+{
+	if (len + need <= *cap)
+		return 0;
+	size_t nc = 2 * (len + need);
+	unsigned char *nb = realloc(*buf, nc);
+	if (!nb)
+		return -1;
+	*buf = nb;
+	*cap = nc;
+	return 0;
+}
+
+static int put32(unsigned char **buf, size_t *len, size_t *cap, uint32_t v)
+{
+	if (reserve(buf, *len, cap, 4))
+		return -1;
+	for (int b = 0; b < 4; b++)
+		(*buf)[(*len)++] = (v >> (8 * b)) & 0xff;
+	return 0;
+}
+
+/* Appends the pick section (tile_pick_parse's layout) to blob. */
+static int pick_write(struct pick_acc *a, unsigned char **blob, size_t *len, size_t *cap, int quiet)
+{
+	qsort(a->v, a->n, sizeof *a->v, cmp_obs);
+	uint32_t ngpu = 0;
+	for (size_t i = 0; i < a->n; i++)
+		if (i == 0 || a->v[i].gpu != a->v[i - 1].gpu)
+			ngpu++;
+	if (ngpu > TILE_PICK_MAXGPU)
+		ngpu = TILE_PICK_MAXGPU;
+	if (put32(blob, len, cap, ngpu))
+		return -1;
+	size_t i = 0;
+	for (uint32_t g = 0; g < ngpu; g++) {
+		const struct gpu_spec *gpu = a->v[i].gpu;
+		size_t nl = strlen(gpu->id);
+		if (put32(blob, len, cap, (uint32_t)nl) || reserve(blob, *len, cap, nl))
+			return -1;
+		memcpy(*blob + *len, gpu->id, nl);
+		*len += nl;
+		size_t nat = *len;          /* the entry count, written below */
+		if (put32(blob, len, cap, 0))
+			return -1;
+		uint32_t cells = 0;
+		size_t obs = 0, agree = 0;
+		while (i < a->n && a->v[i].gpu == gpu) {
+			/* one cell: runs of equal codes, keep the longest (the
+			 * smallest code on a tie) */
+			uint32_t key = a->v[i].key, best = 0;
+			size_t bestn = 0, cn = 0;
+			while (i < a->n && a->v[i].gpu == gpu && a->v[i].key == key) {
+				size_t j = i;
+				while (j < a->n && a->v[j].gpu == gpu && a->v[j].key == key &&
+				       a->v[j].code == a->v[i].code)
+					j++;
+				if (j - i > bestn) {
+					bestn = j - i;
+					best = a->v[i].code;
+				}
+				cn += j - i;
+				i = j;
+			}
+			if (put32(blob, len, cap, key << 9 | best))
+				return -1;
+			cells++;
+			obs += cn;
+			agree += bestn;
+		}
+		for (int b = 0; b < 4; b++)
+			(*blob)[nat + b] = (cells >> (8 * b)) & 0xff;
+		if (!quiet)
+			fprintf(stderr, PROG ": %-22s tile picks: %u cells from %zu GEMMs, "
+				"the cell's tile is the one picked for %.1f%% of them\n",
+				gpu->id, cells, obs, obs ? 100.0 * agree / obs : 0);
+	}
+	return 0;
+}
+
 static int write_out(const char *path, const unsigned char *blob, size_t len)
 {
 	FILE *fp = fopen(path, "wb");
@@ -501,6 +621,8 @@ int main(int argc, char **argv)
 	struct floor_acc facc[TILE_FAM_COUNT];
 	memset(facc, 0, sizeof facc);
 	size_t unknown = 0, held = 0;
+	struct pick_acc picks;
+	memset(&picks, 0, sizeof picks);
 	for (size_t i = 0; i < set.n; i++) {
 		const struct ns_row *r = &set.rows[i];
 		if (!r->gpu) {
@@ -520,9 +642,18 @@ int main(int argc, char **argv)
 		double base;
 		if (ns_kernel(r, 1, &k) != 0)
 			continue;
-		int f = tile_features(&k, r->gpu, NULL, x.f, &base);
+		/* A GEMM is described with the tile its library picked (the
+		 * kernel name's), and the pick is recorded for tilepick.c. */
+		struct tile_shape t;
+		int named = tile_family_of(&k) == TILE_FAM_GEMM && tile_from_name(k.name, &t) == 0 &&
+			    t.kind == TILE_GEMM && t.t0 && t.t1;
+		int f = tile_features(&k, r->gpu, named ? &t : NULL, x.f, &base);
 		if (f < 0)
 			continue;
+		if (named && pick_add(&picks, r->gpu, tile_pick_key(&k), tile_pick_code(&t)) != 0) {
+			fprintf(stderr, PROG ": out of memory\n");
+			return 2;
+		}
 		x.log_base = log(base);
 		x.log_y = log(r->latency_ms * 1e6);
 		x.floor = 0;
@@ -591,8 +722,13 @@ int main(int argc, char **argv)
 	}
 	for (int f = 0; f < TILE_FAM_COUNT; f++)
 		free(fam[f].v);
+	if (pick_write(&picks, &blob, &len, &cap, o.quiet) != 0) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 2;
+	}
+	free(picks.v);
 	memcpy(blob, "STIL", 4);
-	uint32_t hv[3] = {2, (uint32_t)count, (uint32_t)lround(pj * 1000)};
+	uint32_t hv[3] = {3, (uint32_t)count, (uint32_t)lround(pj * 1000)};
 	for (int j = 0; j < 3; j++)
 		for (int b = 0; b < 4; b++)
 			blob[4 + 4 * j + b] = (hv[j] >> (8 * b)) & 0xff;
