@@ -28,7 +28,8 @@
 
 /* The loaded models.  Process-wide: loaded once from the compiled-in blob
  * (or replaced by tile_model_load_*) and only read afterwards. */
-static struct mlp *models[TILE_FAM_COUNT];
+static struct mlp *models[TILE_FAM_COUNT][TILE_MAX_MEMBERS];
+static int nmembers[TILE_FAM_COUNT];
 static int models_loaded;
 /* Energy of one FP32 core-cycle (an FMA) scaled to 16 nm, in pJ, that the
  * loaded weights were trained with (tile_set_sustain_pj); 0: no power cap. */
@@ -161,9 +162,12 @@ static int gemm_feats(const struct pred_kernel *k, const struct gpu_spec *g,
 	f[9] = lg(M);
 	f[10] = lg(N);
 	f[11] = lg(K);
-	f[12] = lg(t0);
-	f[13] = lg(t1);
-	f[14] = lg(t.split ? t.split : 1);
+	/* f[12..14] (the tile's sides and split) stay 0: the tile enters
+	 * through the work it implies (tile time, waves, fill, pressure).  As
+	 * inputs of their own they let the model tie a tile to the GPUs that
+	 * used it (the P4's slow 64x64 GEMMs made a held-out P100 slow with
+	 * that tile); without them, held out, GEMMs 21.8% -> 21.1% and
+	 * iterations 12.6% -> 10.6% (five-member ensembles, docs/tile-model.md). */
 	f[15] = lg(flops / bytes);
 	f[16] = lg(blocks);
 	return 0;
@@ -283,7 +287,8 @@ static uint32_t rd32(const unsigned char *p)
 
 int tile_model_load_blob(const unsigned char *blob, size_t len)
 {
-	struct mlp *fresh[TILE_FAM_COUNT] = {0};
+	struct mlp *fresh[TILE_FAM_COUNT][TILE_MAX_MEMBERS] = {{0}};
+	int nfresh[TILE_FAM_COUNT] = {0};
 	if (len < 12 || memcmp(blob, "STIL", 4) != 0 || rd32(blob + 4) < 1 || rd32(blob + 4) > 3)
 		return -1;
 	uint32_t version = rd32(blob + 4), count = rd32(blob + 8);
@@ -305,14 +310,14 @@ int tile_model_load_blob(const unsigned char *blob, size_t len)
 		off += 8;
 		struct mlp *m;
 		size_t used;
-		if (fam >= TILE_FAM_COUNT || nfeat != TILE_NFEAT || fresh[fam] ||
+		if (fam >= TILE_FAM_COUNT || nfeat != TILE_NFEAT || nfresh[fam] == TILE_MAX_MEMBERS ||
 		    mlp_load(blob + off, len - off, &m, &used) != 0)
 			goto bad;
 		if (mlp_inputs(m) != TILE_NFEAT || mlp_outputs(m) != 1) {
 			mlp_free(m);
 			goto bad;
 		}
-		fresh[fam] = m;
+		fresh[fam][nfresh[fam]++] = m;
 		off += used;
 	}
 	if (version >= 3) {
@@ -322,8 +327,10 @@ int tile_model_load_blob(const unsigned char *blob, size_t len)
 		tile_pick_clear();
 	}
 	for (int f = 0; f < TILE_FAM_COUNT; f++) {
-		mlp_free(models[f]);
-		models[f] = fresh[f];
+		for (int j = 0; j < nmembers[f]; j++)
+			mlp_free(models[f][j]);
+		memcpy(models[f], fresh[f], sizeof models[f]);
+		nmembers[f] = nfresh[f];
 	}
 	sustain_pj16 = pj;
 	memcpy(floor_ns, fl, sizeof floor_ns);
@@ -331,7 +338,8 @@ int tile_model_load_blob(const unsigned char *blob, size_t len)
 	return 0;
 bad:
 	for (int f = 0; f < TILE_FAM_COUNT; f++)
-		mlp_free(fresh[f]);
+		for (int j = 0; j < nfresh[f]; j++)
+			mlp_free(fresh[f][j]);
 	return -1;
 }
 
@@ -375,7 +383,7 @@ static void ensure_loaded(void)
 int tile_model_has(int fam)
 {
 	ensure_loaded();
-	return fam >= 0 && fam < TILE_FAM_COUNT && models[fam] != NULL;
+	return fam >= 0 && fam < TILE_FAM_COUNT && nmembers[fam] > 0;
 }
 
 /* The model's time for k on g; -1 when it cannot say.  *mem_bound: 1 when
@@ -383,16 +391,21 @@ int tile_model_has(int fam)
 static double model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 		       const struct tile_shape *tile, double *base_ns, int *mem_bound)
 {
-	double f[TILE_NFEAT], y;
+	double f[TILE_NFEAT], y, logw = 0;
 	int fam = tile_features(k, g, tile, f, base_ns);
-	if (fam < 0 || !models[fam])
+	if (fam < 0 || !nmembers[fam])
 		return -1;
 	/* f[6]/f[7] (GEMM) and f[5]/f[6] (vector) are log2 of the FLOP and
 	 * byte terms of the roofline. */
 	*mem_bound = fam == TILE_FAM_GEMM ? f[7] >= f[6] : f[6] >= f[5];
-	mlp_forward(models[fam], f, &y);
-	return tile_clamp_ns(tile_with_floor(use_floor ? floor_ns[fam] : 0,
-					     tile_time_from_output(y, *base_ns)), *base_ns);
+	/* An ensemble's time is the geometric mean of its members' (they were
+	 * trained on log time). */
+	for (int j = 0; j < nmembers[fam]; j++) {
+		mlp_forward(models[fam][j], f, &y);
+		logw += log(tile_time_from_output(y, *base_ns));
+	}
+	double w = exp(logw / nmembers[fam]);
+	return tile_clamp_ns(tile_with_floor(use_floor ? floor_ns[fam] : 0, w), *base_ns);
 }
 
 int tile_predict(const struct pred_kernel *k, const struct gpu_spec *origin,

@@ -91,6 +91,9 @@ enum tile_family {
 };
 
 #define TILE_NFEAT 24   /* features per family (unused ones are 0) */
+/* A family may have several models (an ensemble of members trained with
+ * other seeds on other row samples); its time is their geometric mean. */
+#define TILE_MAX_MEMBERS 8
 
 /* The family of k's operator, or -1 when the model does not cover it. */
 int tile_family_of(const struct pred_kernel *k);
@@ -145,8 +148,9 @@ double tile_with_floor(double floor_ns, double work_ns);
 /* Weights blob: "STIL", u32 version (1 to 3), u32 count, (version 2) u32
  * sustain energy in fJ (pJ x 1000) and u32 floor (ns) per family, then
  * per model u32
- * family, u32 feature count, and an mlp blob; (version 3) then the pick
- * tables (tile_pick_parse).  tile_model_load_blob()
+ * family, u32 feature count, and an mlp blob (a family may repeat, up to
+ * TILE_MAX_MEMBERS times: an ensemble); (version 3) then the pick tables
+ * (tile_pick_parse).  tile_model_load_blob()
  * replaces the process-wide weights (the compiled-in ones by default)
  * and tile_model_load_file() reads a blob from a file; both return 0, or
  * -1 (malformed) / -2 (unreadable) and keep the old weights. */

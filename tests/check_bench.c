@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "predictor/tile.h"
 #include "tools/neusight.h"
 
 #define DEV_O "Tesla T4"
@@ -244,6 +245,52 @@ START_TEST(bench_json_bandwidth_ratio)
 }
 END_TEST
 
+/* surfer-train on rows written here: 14 GEMMs of one shape cell ran
+ * volta_sgemm_128x128, 6 volta_sgemm_64x64 (the cell keeps 128x128), 6 of
+ * a small shape volta_sgemm_32x32_sliced1x4; the weights it writes carry
+ * those picks for the T4, and the V100 (no rows) borrows the T4's. */
+START_TEST(trainer_records_picks)
+{
+	char sub[300], buf[8192];
+	size_t n = (size_t)snprintf(buf, sizeof buf, "%s", GEMM_HDR);
+	for (int i = 0; i < 26; i++) {
+		const char *name = i < 14 ? "volta_sgemm_128x128_tn" : i < 20 ? "volta_sgemm_64x64_tn" :
+				   "volta_sgemm_32x32_sliced1x4_tn";
+		unsigned mm = i < 20 ? 2048 + 8 * i : 64 + i;
+		n += (size_t)snprintf(buf + n, sizeof buf - n,
+				      "linear,%.3f," DEV_O ",p2.1.0,8902,%s,1,1,4,1,1,256,1,1,cu121,;x,1,%u,%u,%u\n",
+				      0.1 + 0.01 * i, name, mm, i < 20 ? 512u : 64u, i < 20 ? 2048u : 64u);
+	}
+	snprintf(sub, sizeof sub, "%s/train", dir);
+	mkdir(sub, 0700);
+	write_file("train/t4.csv", buf);
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char cmd[1024], out[400];
+	snprintf(out, sizeof out, "%s/w.bin", dir);
+	snprintf(cmd, sizeof cmd, "%s/surfer-train --data '%s' --out '%s' --epochs 2 --members 2 --quiet",
+		 build, sub, out);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(tile_model_load_file(out), 0);
+	ck_assert(tile_model_has(TILE_FAM_GEMM));
+	const struct gpu_spec *t4 = gpu_find(DEV_O), *v100 = gpu_find(DEV_T);
+	struct pred_kernel big = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
+				  .m = 2100, .k = 512, .n = 2048};
+	struct pred_kernel small = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
+				    .m = 80, .k = 64, .n = 64};
+	struct tile_shape t;
+	ck_assert_int_eq(tile_pick_lookup(&big, t4, &t), 0);
+	ck_assert_uint_eq(t.t0, 128);
+	ck_assert_uint_eq(t.t1, 128);
+	ck_assert_int_eq(tile_pick_lookup(&small, t4, &t), 0);
+	ck_assert_uint_eq(t.t0, 32);
+	ck_assert_uint_eq(t.split, 4);
+	ck_assert_ptr_eq(tile_pick_source(v100), t4);
+	ck_assert_int_eq(tile_pick_lookup(&big, v100, &t), 0);
+	ck_assert_uint_eq(t.t1, 128);
+	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, tile_weights_blob_len), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bench");
@@ -253,6 +300,7 @@ int main(void)
 	tcase_add_test(tc, kernel_records);
 	tcase_add_test(tc, statistics_by_hand);
 	tcase_add_test(tc, bench_json_bandwidth_ratio);
+	tcase_add_test(tc, trainer_records_picks);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -434,11 +434,14 @@ START_TEST(v3_blob_pick_tables)
 	ck_assert_uint_eq(t.t1, 64);
 	kn.m = 1u << 16;
 	ck_assert_int_eq(tile_pick_lookup(&kn, t4, &t), -1);
-	/* The features use the table's tile: f[12], f[13] = log2 of it. */
+	/* The features use the table's tile: 128 (over n = 4096) x 64 (over
+	 * m = 1024) gives 32 x 16 = 512 blocks, 13 waves on the T4's 40 SMs,
+	 * the last one 512 / 520 full (128x128 would give 256 blocks in 7). */
 	double f[TILE_NFEAT], base;
+	ck_assert_uint_eq(t4->sms, 40);
 	ck_assert_int_eq(tile_features(&kA, t4, NULL, f, &base), TILE_FAM_GEMM);
-	ck_assert_double_eq_tol(f[12], 7, 1e-12);
-	ck_assert_double_eq_tol(f[13], 6, 1e-12);
+	ck_assert_double_eq_tol(f[2], log2(13), 1e-12);
+	ck_assert_double_eq_tol(f[3], 512.0 / 520, 1e-12);
 	/* Keys out of order: rejected, the tables loaded above stay. */
 	put32(p + 14, keyB << 9 | c128x64);
 	put32(p + 18, keyA << 9 | c32x32s4);
@@ -463,6 +466,66 @@ START_TEST(v3_blob_pick_tables)
 	mlp_free(m);
 	free(mb);
 	free(blob);
+}
+END_TEST
+
+/* An ensemble: two GEMM members in one blob; the time is the geometric
+ * mean of the members' times, each recomputed here from its MLP. */
+START_TEST(ensemble_geometric_mean)
+{
+	unsigned sizes[2] = {TILE_NFEAT, 1};
+	struct mlp *m[TILE_MAX_MEMBERS + 1];
+	unsigned char *mb[TILE_MAX_MEMBERS + 1];
+	size_t ml[TILE_MAX_MEMBERS + 1];
+	for (int j = 0; j <= TILE_MAX_MEMBERS; j++) {
+		m[j] = mlp_new(sizes, 1, 7 + (uint64_t)j);
+		ck_assert_ptr_nonnull(m[j]);
+		ck_assert_int_eq(mlp_save(m[j], &mb[j], &ml[j]), 0);
+	}
+	size_t hdr = 16 + 4 * TILE_FAM_COUNT;
+	/* n members, then an empty pick section */
+	for (int n = 2; n <= TILE_MAX_MEMBERS + 1; n += TILE_MAX_MEMBERS - 1) {
+		size_t len = hdr + 4;
+		for (int j = 0; j < n; j++)
+			len += 8 + ml[j];
+		unsigned char *blob = calloc(1, len), *p = blob + hdr;
+		memcpy(blob, "STIL", 4);
+		put32(blob + 4, 3);
+		put32(blob + 8, (uint32_t)n);
+		for (int j = 0; j < n; j++) {
+			put32(p, TILE_FAM_GEMM);
+			put32(p + 4, TILE_NFEAT);
+			memcpy(p + 8, mb[j], ml[j]);
+			p += 8 + ml[j];
+		}
+		put32(p, 0);
+		if (n > TILE_MAX_MEMBERS) {
+			/* more members than a family may have */
+			ck_assert_int_eq(tile_model_load_blob(blob, len), -1);
+			free(blob);
+			continue;
+		}
+		ck_assert_int_eq(tile_model_load_blob(blob, len), 0);
+		struct gpu_spec v, t;
+		two_gpus(&v, &t);
+		struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
+					.m = 300, .n = 500, .k = 700};
+		double f[TILE_NFEAT], base, y0, y1;
+		ck_assert_int_eq(tile_features(&k, &t, NULL, f, &base), TILE_FAM_GEMM);
+		mlp_forward(m[0], f, &y0);
+		mlp_forward(m[1], f, &y1);
+		double w = sqrt(base * (1 + exp(-y0)) * base * (1 + exp(-y1)));
+		double cap = 256 * base + 2e6;
+		struct pred_result r;
+		ck_assert_int_eq(tile_predict(&k, NULL, &t, &r), 0);
+		ck_assert_double_eq_tol(r.ns, w < cap ? w : cap, w * 1e-6);
+		free(blob);
+	}
+	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, tile_weights_blob_len), 0);
+	for (int j = 0; j <= TILE_MAX_MEMBERS; j++) {
+		mlp_free(m[j]);
+		free(mb[j]);
+	}
 }
 END_TEST
 
@@ -511,6 +574,7 @@ int main(void)
 	tcase_add_test(tc, floor_combination);
 	tcase_add_test(tc, v2_blob_floor_and_cap);
 	tcase_add_test(tc, v3_blob_pick_tables);
+	tcase_add_test(tc, ensemble_geometric_mean);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
