@@ -83,6 +83,17 @@ const struct gpu_cc_limits *gpu_cc_find(uint32_t cc);
  * datasheet figure times a documented efficiency. */
 double gpu_mem_bw_eff_gbps(const struct gpu_spec *g);
 
+/* The FP32 rate of the CUDA cores that code can issue, TFLOP/s: the
+ * datasheet peak, times GPU_FP32_DUAL_ISSUE_EFF on GPUs whose datasheet
+ * counts 128 FP32 lanes per SM from compute capability 8.6 on (GA10x, Ada,
+ * Hopper, Blackwell: every FP32 warp instruction must issue back to back
+ * to reach it), where a pure FMA loop reaches 0.64 (A40) and 0.63 (L40) of
+ * the peak at the clock it ran, against 0.98 on the A100's 64 lanes
+ * (gpu-benches gpu-roofline).  Pascal's 128-lane SMs (GP104) issue at full
+ * rate.  0 when the GPU lists no FP32 peak. */
+double gpu_fp32_simt_tflops(const struct gpu_spec *g);
+#define GPU_FP32_DUAL_ISSUE_EFF 0.635
+
 /* Host-to-device link bandwidth in GB/s per direction (PCIe gen x lanes). */
 double gpu_host_link_gbps(const struct gpu_spec *g);
 

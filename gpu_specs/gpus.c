@@ -184,6 +184,19 @@ const struct gpu_cc_limits *gpu_cc_find(uint32_t cc)
 	return NULL;
 }
 
+double gpu_fp32_simt_tflops(const struct gpu_spec *g)
+{
+	if (!g || !(g->peak_tflops[GPU_DT_FP32] > 0))
+		return 0.0;
+	double t = g->peak_tflops[GPU_DT_FP32];
+	/* FP32 lanes per SM: peak = 2 FLOPs x lanes x SMs x boost clock. */
+	double lanes = g->sms && g->boost_clock_mhz ?
+		       t * 1e6 / (2.0 * g->sms * g->boost_clock_mhz) : 0;
+	if (g->cc >= 86 && lanes >= 96)
+		t *= GPU_FP32_DUAL_ISSUE_EFF;
+	return t;
+}
+
 double gpu_mem_bw_eff_gbps(const struct gpu_spec *g)
 {
 	if (!g)

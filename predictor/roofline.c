@@ -33,7 +33,7 @@ double roofline_peak_flops(const struct gpu_spec *g, enum gpu_dtype dt)
 		dt = GPU_DT_FP32;
 	for (int guard = 0; guard < GPU_DT_COUNT && dt < GPU_DT_COUNT; guard++) {
 		if (g->peak_tflops[dt] > 0)
-			return g->peak_tflops[dt] * 1e12;
+			return (dt == GPU_DT_FP32 ? gpu_fp32_simt_tflops(g) : g->peak_tflops[dt]) * 1e12;
 		dt = next[dt];
 	}
 	return 0;

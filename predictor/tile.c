@@ -86,22 +86,23 @@ void tile_set_sustain_pj(double pj) { sustain_pj16 = pj > 0 ? pj : 0; }
  * parts (P4, T4) reach 0.2-0.4 of their datasheet peak on large GEMMs. */
 double tile_sustained_fraction(const struct gpu_spec *g)
 {
-	if (!g || !(sustain_pj16 > 0) || !g->tdp_w || !(g->peak_tflops[GPU_DT_FP32] > 0))
+	if (!g || !(sustain_pj16 > 0) || !g->tdp_w || !(gpu_fp32_simt_tflops(g) > 0))
 		return 1;
 	double nm = node_nm(g->cc) / 16;
 	double e = sustain_pj16 * 1e-12 * nm * nm;
-	double s = 2.0 * g->tdp_w / (g->peak_tflops[GPU_DT_FP32] * 1e12 * e);
+	double s = 2.0 * g->tdp_w / (gpu_fp32_simt_tflops(g) * 1e12 * e);
 	return s < 1 ? s : 1;
 }
 
-/* FP32 SIMT peak in FLOP/ns at the clock the power limit sustains: the
- * tile model covers the FP32 kernels it was trained on; other dtypes use
- * that dtype's peak when the GPU lists it. */
+/* FP32 SIMT peak in FLOP/ns at the clock the power limit sustains (the
+ * rate code can issue, gpu_fp32_simt_tflops()): the tile model covers the
+ * FP32 kernels it was trained on; other dtypes use that dtype's peak when
+ * the GPU lists it. */
 static double peak_flops_per_ns(const struct gpu_spec *g, enum gpu_dtype dt)
 {
-	double t = (dt < GPU_DT_COUNT) ? g->peak_tflops[dt] : 0;
+	double t = (dt < GPU_DT_COUNT && dt != GPU_DT_FP32) ? g->peak_tflops[dt] : 0;
 	if (!(t > 0))
-		t = g->peak_tflops[GPU_DT_FP32];
+		t = gpu_fp32_simt_tflops(g);
 	return t * 1e3 * tile_sustained_fraction(g);
 }
 

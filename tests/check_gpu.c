@@ -365,6 +365,29 @@ static char *capture(int json)
 	return buf;
 }
 
+/* The FP32 rate code can issue: GPUs whose datasheet counts 128 FP32
+ * lanes per SM from cc 8.6 on get GPU_FP32_DUAL_ISSUE_EFF of it; 64-lane
+ * SMs and Pascal's 128-lane GP104 the datasheet figure. */
+START_TEST(test_fp32_simt)
+{
+	static const struct { const char *id; int derated; } cases[] = {
+		{"a100-sxm4-80", 0},   /* 108 SMs x 64 lanes x 1.41 GHz x 2 = 19.5 */
+		{"v100-pcie-32", 0}, {"t4", 0},
+		{"p4", 0},             /* GP104: 20 SMs x 128 lanes, full rate  */
+		{"a40", 1}, {"rtx-3090", 1}, {"l4", 1}, {"l40", 1},
+		{"h100-sxm", 1}, {"h200", 1},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct gpu_spec *g = gpu_find(cases[i].id);
+		ck_assert_msg(g != NULL, "%s", cases[i].id);
+		double want = g->peak_tflops[GPU_DT_FP32] * (cases[i].derated ? 0.635 : 1.0);
+		ck_assert_msg(fabs(gpu_fp32_simt_tflops(g) - want) < 1e-9, "%s: %g, want %g",
+			      cases[i].id, gpu_fp32_simt_tflops(g), want);
+	}
+	ck_assert_double_eq(gpu_fp32_simt_tflops(NULL), 0);
+}
+END_TEST
+
 START_TEST(test_list_text)
 {
 	size_t n, lines = 0;
@@ -446,6 +469,7 @@ static Suite *gpu_suite(void)
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_list_text);
 	tcase_add_test(tc, test_list_json);
+	tcase_add_test(tc, test_fp32_simt);
 	suite_add_tcase(s, tc);
 	return s;
 }
