@@ -295,17 +295,24 @@ static void put32(unsigned char *p, uint32_t v)
 		p[b] = (v >> (8 * b)) & 0xff;
 }
 
+/* A one-layer GEMM-sized MLP (seed) and its saved blob. */
+static struct mlp *one_layer(uint64_t seed, unsigned char **mb, size_t *ml)
+{
+	unsigned sizes[2] = {TILE_NFEAT, 1};
+	struct mlp *m = mlp_new(sizes, 1, seed);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(mlp_save(m, mb, ml), 0);
+	return m;
+}
+
 START_TEST(v2_blob_floor_and_cap)
 {
 	/* A one-layer GEMM model in a version-2 blob with 60 pJ and a 5 us
 	 * GEMM floor: the prediction is floor + roofline / sigmoid(y), with y
 	 * the MLP's output on the features, recomputed here. */
-	unsigned sizes[2] = {TILE_NFEAT, 1};
-	struct mlp *m = mlp_new(sizes, 1, 7);
 	unsigned char *mb;
 	size_t ml;
-	ck_assert_ptr_nonnull(m);
-	ck_assert_int_eq(mlp_save(m, &mb, &ml), 0);
+	struct mlp *m = one_layer(7, &mb, &ml);
 	size_t len = 16 + 4 * TILE_FAM_COUNT + 8 + ml;
 	unsigned char *blob = calloc(1, len);
 	memcpy(blob, "STIL", 4);
@@ -356,12 +363,9 @@ END_TEST
  * hand from tile.h's layout. */
 START_TEST(v3_blob_pick_tables)
 {
-	unsigned sizes[2] = {TILE_NFEAT, 1};
-	struct mlp *m = mlp_new(sizes, 1, 7);
 	unsigned char *mb;
 	size_t ml;
-	ck_assert_ptr_nonnull(m);
-	ck_assert_int_eq(mlp_save(m, &mb, &ml), 0);
+	struct mlp *m = one_layer(7, &mb, &ml);
 	/* kA: 1 x 1024 x 4096, k 512: octaves 10, 12, 9, not batched.
 	 * kB: 8 x 64 x 64, k 64: batched, 6, 6, 6, batch 3. */
 	struct pred_kernel kA = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
@@ -473,15 +477,11 @@ END_TEST
  * mean of the members' times, each recomputed here from its MLP. */
 START_TEST(ensemble_geometric_mean)
 {
-	unsigned sizes[2] = {TILE_NFEAT, 1};
 	struct mlp *m[TILE_MAX_MEMBERS + 1];
 	unsigned char *mb[TILE_MAX_MEMBERS + 1];
 	size_t ml[TILE_MAX_MEMBERS + 1];
-	for (int j = 0; j <= TILE_MAX_MEMBERS; j++) {
-		m[j] = mlp_new(sizes, 1, 7 + (uint64_t)j);
-		ck_assert_ptr_nonnull(m[j]);
-		ck_assert_int_eq(mlp_save(m[j], &mb[j], &ml[j]), 0);
-	}
+	for (int j = 0; j <= TILE_MAX_MEMBERS; j++)
+		m[j] = one_layer(7 + (uint64_t)j, &mb[j], &ml[j]);
 	size_t hdr = 16 + 4 * TILE_FAM_COUNT;
 	/* n members, then an empty pick section */
 	for (int n = 2; n <= TILE_MAX_MEMBERS + 1; n += TILE_MAX_MEMBERS - 1) {
