@@ -703,7 +703,7 @@ int main(int argc, char **argv)
 	 * own seed (initial weights, row sample, order): held out, one seed's
 	 * GEMM error swung by up to 10 points on a GPU from seed to seed. */
 	for (int f = 0; f < TILE_FAM_COUNT; f++)
-	for (unsigned j = 0; j < (f == TILE_FAM_GEMM || getenv("ALLM") ? o.members : 1) && fam[f].n >= 20; j++) {
+	for (unsigned j = 0; j < (f == TILE_FAM_GEMM ? o.members : 1) && fam[f].n >= 20; j++) {
 		struct opts om = o;
 		om.seed = o.seed + 7919u * (uint64_t)j;
 		struct mlp *m = train_family(&om, f, &fam[f]);
