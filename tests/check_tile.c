@@ -529,6 +529,44 @@ START_TEST(ensemble_geometric_mean)
 }
 END_TEST
 
+/* The committed weights cut at random lengths and with random bytes
+ * changed: every load returns 0 or -1 (never reads past the blob, which
+ * ASan checks in `make SANITIZE=address,undefined test`), and a failed
+ * load keeps predicting with the weights it had. */
+START_TEST(corrupt_weights_rejected_safely)
+{
+	size_t len = tile_weights_blob_len;
+	unsigned char *b = malloc(len);
+	ck_assert_ptr_nonnull(b);
+	uint64_t rs = 12345;
+	struct gpu_spec v, t;
+	two_gpus(&v, &t);
+	struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
+				.m = 1024, .n = 1024, .k = 1024};
+	struct pred_result r0, r;
+	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r0), 0);
+	for (int i = 0; i < 300; i++) {
+		memcpy(b, tile_weights_blob, len);
+		rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+		size_t cut = (size_t)(rs >> 33) % (len + 1);
+		for (int j = 0; j < 4; j++) {
+			rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+			b[(rs >> 33) % len] ^= (unsigned char)(1 + (rs >> 20) % 255);
+		}
+		int rc = tile_model_load_blob(b, i % 2 ? cut : len);
+		ck_assert(rc == 0 || rc == -1);
+		if (rc != 0) {
+			ck_assert_int_eq(tile_predict(&k, NULL, &v, &r), 0);
+			ck_assert_double_eq_tol(r.ns, r0.ns, r0.ns * 1e-12);
+		} else {
+			ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, len), 0);
+		}
+	}
+	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, len), 0);
+	free(b);
+}
+END_TEST
+
 START_TEST(auto_rule)
 {
 	struct gpu_spec v, t;
@@ -575,6 +613,7 @@ int main(void)
 	tcase_add_test(tc, v2_blob_floor_and_cap);
 	tcase_add_test(tc, v3_blob_pick_tables);
 	tcase_add_test(tc, ensemble_geometric_mean);
+	tcase_add_test(tc, corrupt_weights_rejected_safely);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
