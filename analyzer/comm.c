@@ -19,24 +19,27 @@
 
 #define NVLINK_EFF 0.8
 #define PCIE_EFF 0.5
+#define PCIE_P2P_EFF 0.75
 
-void comm_link_init(const struct gpu_spec *g, struct comm_link *l)
+void comm_link_init(const struct gpu_spec *g, struct comm_link *l, struct comm_link *pcie)
 {
+	double host = g ? gpu_host_link_gbps(g) : 0;
+	if (host <= 0)
+		host = 16.0; /* PCIe 3.0 x16 */
+	*pcie = (struct comm_link){ .bw_gbps = host * PCIE_EFF, .latency_us = 30.0,
+				    .step_us = 5.0, .p2p_us = 10.0 };
 	if (g && g->nvlink_gbps > 0) {
-		l->nvlink = 1;
-		l->bw_gbps = g->nvlink_gbps / 2.0 * NVLINK_EFF;
-		l->latency_us = 30.0;
-		l->step_us = 0.0;
-		l->p2p_us = 8.0;
+		*l = (struct comm_link){ .nvlink = 1, .bw_gbps = g->nvlink_gbps / 2.0 * NVLINK_EFF,
+					 .latency_us = 30.0, .p2p_us = 8.0,
+					 .peers = g->nvlink_peers, .wide = pcie };
+		/* Bridged PCIe cards: a ring of more than two crosses PCIe
+		 * between pairs.  Every link of a ring carries the same bytes,
+		 * so the PCIe hops set the pace, at the efficiency of PCIe
+		 * peer-to-peer through a switch (vidur's A100 pairs, 4 ranks:
+		 * busbw 23-24 GB/s of 31.5). */
+		pcie->bw_gbps = host * PCIE_P2P_EFF;
 	} else {
-		double pcie = g ? gpu_host_link_gbps(g) : 0;
-		if (pcie <= 0)
-			pcie = 16.0; /* PCIe 3.0 x16 */
-		l->nvlink = 0;
-		l->bw_gbps = pcie * PCIE_EFF;
-		l->latency_us = 30.0;
-		l->step_us = 5.0;
-		l->p2p_us = 10.0;
+		*l = *pcie;
 	}
 }
 
@@ -44,6 +47,8 @@ double comm_time_ns(enum model_comm op, double bytes, uint32_t ranks, const stru
 {
 	if (ranks <= 1 || bytes <= 0 || !l || l->bw_gbps <= 0)
 		return 0;
+	if (l->peers && ranks > l->peers && l->wide)
+		l = l->wide;
 	double n = ranks, traffic;
 	switch (op) {
 	case MODEL_COMM_ALL_REDUCE:

@@ -16,10 +16,16 @@ struct comm_link {
 	double step_us;        /* added per extra rank (ring steps)          */
 	double p2p_us;         /* fixed cost of one send/recv                */
 	int nvlink;            /* 1 NVLink, 0 PCIe                           */
+	/* Groups of more than `peers` ranks (0: no limit) leave the NVLink
+	 * domain: their ring crosses PCIe, and *wide describes that link. */
+	uint32_t peers;
+	const struct comm_link *wide;
 };
 
-/* Fills l for collectives between GPUs of type g inside one node. */
-void comm_link_init(const struct gpu_spec *g, struct comm_link *l);
+/* Fills l for collectives between GPUs of type g inside one node; pcie
+ * receives the PCIe link that groups wider than g's NVLink domain use
+ * (l->wide points to it, so it must live as long as l). */
+void comm_link_init(const struct gpu_spec *g, struct comm_link *l, struct comm_link *pcie);
 
 /* Time in ns of collective op over bytes (the buffer each rank holds:
  * the reduced buffer for all-reduce, the full output for all-gather and

@@ -58,8 +58,8 @@ static int predict_all(const struct model_seq *s, const struct gpu_spec *target,
 		       enum pred_method method, struct pred_result *res)
 {
 	const struct comm_link *lp;
-	struct comm_link link;
-	comm_link_init(target, &link);
+	struct comm_link link, wide;
+	comm_link_init(target, &link, &wide);
 	lp = &link;
 	size_t cap = 64;
 	while (cap < 2 * s->n)

@@ -59,6 +59,8 @@ struct gpu_spec {
 	double peak_tflops[GPU_DT_COUNT]; /* dense peak, TFLOP/s (TOPS for INT8); 0 = none */
 	uint32_t pcie_gen, pcie_lanes;
 	double nvlink_gbps;             /* total NVLink bandwidth, GB/s; 0 none  */
+	uint32_t nvlink_peers;          /* GPUs one NVLink domain joins (2: bridged
+					 * PCIe cards, 8: HGX/DGX boards); 0 none */
 	uint32_t tdp_w;
 	const char *source;             /* where the figures come from           */
 	const struct gpu_cc_limits *limits;

@@ -95,6 +95,7 @@ static json_t *gpu_json(const struct gpu_spec *g)
 	bad |= put(o, "pcie_gen", json_integer(g->pcie_gen));
 	bad |= put(o, "pcie_lanes", json_integer(g->pcie_lanes));
 	bad |= put(o, "nvlink_gbps", json_real(g->nvlink_gbps));
+	bad |= put(o, "nvlink_peers", json_integer(g->nvlink_peers));
 	bad |= put(o, "tdp_w", json_integer(g->tdp_w));
 	bad |= put(o, "source", json_string(g->source));
 	if (bad) {

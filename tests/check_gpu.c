@@ -177,6 +177,11 @@ START_TEST(test_figures_sane)
 			ck_assert_uint_eq(g->pcie_lanes, 16);
 		}
 		IN(g->nvlink_gbps, 0, 1800);
+		/* an NVLink domain joins 2 (bridged cards), 8 (boards) or 72 */
+		ck_assert_msg((g->nvlink_gbps > 0) == (g->nvlink_peers > 0), "%s: NVLink %g GB/s, %u peers",
+			      g->id, g->nvlink_gbps, g->nvlink_peers);
+		ck_assert_msg(g->nvlink_peers == 0 || g->nvlink_peers == 2 || g->nvlink_peers == 8 ||
+			      g->nvlink_peers == 72, "%s: %u peers", g->id, g->nvlink_peers);
 		IN(g->tdp_w, 60, 1500);
 	}
 }

@@ -402,6 +402,34 @@ START_TEST(collective_times)
 }
 END_TEST
 
+/* PCIe A100s are bridged in pairs: 2 ranks use the bridge, 4 cross PCIe
+ * 4.0 x16 (16 GT/s x 16 lanes x 128/130 / 8 = 31.5 GB/s) at 0.75 with
+ * 5 us per ring step; SXM4 boards keep NVLink for 8. */
+START_TEST(bridged_pairs_cross_pcie)
+{
+	const struct gpu_spec *pc = gpu_find("a100-pcie-80"), *sx = gpu_find("a100-sxm4-80");
+	ck_assert_ptr_nonnull(pc);
+	ck_assert_ptr_nonnull(sx);
+	ck_assert_uint_eq(pc->nvlink_peers, 2);
+	ck_assert_uint_eq(sx->nvlink_peers, 8);
+	struct comm_link l, wide;
+	comm_link_init(pc, &l, &wide);
+	double gen4 = 16.0 * 16 * 128 / 130 / 8;
+	/* 2 ranks: 1e8 bytes once over 240 GB/s (600 / 2 x 0.8) + 30 us */
+	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 2, &l), 30e3 + 1e8 / 240, 1);
+	/* 4 ranks: 1.5e8 bytes over 0.75 x gen4, 30 us + 2 steps of 5 us */
+	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 4, &l),
+				40e3 + 1.5e8 / (0.75 * gen4), 10);
+	comm_link_init(sx, &l, &wide);
+	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 8, &l),
+				30e3 + 1.75e8 / 240, 1);
+	/* no NVLink at all: PCIe at 0.5 (a T4: PCIe 3.0 x16, 8 GT/s) */
+	comm_link_init(gpu_find("t4"), &l, &wide);
+	double gen3 = 8.0 * 16 * 128 / 130 / 8;
+	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 2, &l), 30e3 + 1e8 / (0.5 * gen3), 10);
+}
+END_TEST
+
 START_TEST(optimizer_traffic)
 {
 	struct model_config c = gpt2_small();
@@ -482,8 +510,8 @@ START_TEST(replay)
 {
 	const struct gpu_spec *g = gpu_find("a100-sxm4-80");
 	ck_assert_ptr_nonnull(g);
-	struct comm_link l;
-	comm_link_init(g, &l);
+	struct comm_link l, wide;
+	comm_link_init(g, &l, &wide);
 	/* 600 GB/s NVLink: 300 per direction at 0.8 */
 	ck_assert_double_eq_tol(l.bw_gbps, 240, 1e-9);
 	double t1 = comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 4, &l);
@@ -564,6 +592,7 @@ int main(void)
 	tcase_add_test(t, load_config_file);
 	tcase_add_test(t, collective_sizes);
 	tcase_add_test(t, collective_times);
+	tcase_add_test(t, bridged_pairs_cross_pcie);
 	tcase_add_test(t, optimizer_traffic);
 	tcase_add_test(t, loss_kernels);
 	tcase_add_test(t, replay);

@@ -37,7 +37,8 @@ fi
 # A GPU row with a field missing.
 sed 's/^t4,NVIDIA T4,Tesla T4,7.5,40,/t4,NVIDIA T4,Tesla T4,7.5,/' $gpus >"$dir/g1.csv"
 line=$(grep -n '^t4,' "$dir/g1.csv" | cut -d: -f1)
-check 2 "g1.csv:$line: 23 fields, the header has 24" $cc "$dir/g1.csv"
+h=$(grep '^id,' $gpus | tr ',' '\n' | grep -c .)
+check 2 "g1.csv:$line: $((h - 1)) fields, the header has $h" $cc "$dir/g1.csv"
 
 # Not a number.
 sed 's/^t4,NVIDIA T4,Tesla T4,7.5,40,/t4,NVIDIA T4,Tesla T4,7.5,forty,/' $gpus >"$dir/g2.csv"

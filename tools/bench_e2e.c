@@ -363,8 +363,8 @@ static void comm_file(const char *path, const char *set, const char *fname,
 		fclose(f);
 		return;
 	}
-	struct comm_link l;
-	comm_link_init(g, &l);
+	struct comm_link l, wide;
+	comm_link_init(g, &l, &wide);
 	struct { double sum; size_t n; } per[17];
 	memset(per, 0, sizeof(per));
 	while (fgets(line, sizeof(line), f)) {
@@ -391,6 +391,10 @@ static void comm_file(const char *path, const char *set, const char *fname,
 /* Directory names of the public NCCL data sets to GPU database names. */
 static const struct gpu_spec *comm_gpu(const char *dir)
 {
+	/* "pairwise NVLink": PCIe cards bridged in pairs; the DGX and the
+	 * PipeWeave A100s are SXM4 boards. */
+	if (!strncasecmp(dir, "a100_pairwise", 13))
+		return gpu_find("a100-pcie-80");
 	if (!strncasecmp(dir, "a100", 4))
 		return gpu_find("a100-sxm") ? gpu_find("a100-sxm") : gpu_find("A100-SXM4-80GB");
 	if (!strncasecmp(dir, "a40", 3))

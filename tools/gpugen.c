@@ -48,7 +48,7 @@ static const char *const gpu_cols[] = {
 	"id", "name", "aliases", "cc", "sms", "base_mhz", "boost_mhz", "mem_gb",
 	"mem_bw_gbps", "mem_bw_meas_gbps", "l2_mb", "fp32", "fp64", "tf32",
 	"fp16", "bf16", "fp8", "int8", "fp4", "pcie_gen", "pcie_lanes",
-	"nvlink_gbps", "tdp_w", "source", NULL
+	"nvlink_gbps", "nvlink_peers", "tdp_w", "source", NULL
 };
 
 static void die(const char *fmt, ...)
@@ -366,9 +366,10 @@ static void emit_gpus(FILE *o, const struct table *cc, const struct table *g)
 		for (int k = 0; dt[k]; k++)
 			fprintf(o, "%s[%s] = %.17g", k ? ", " : " ", dt_enum[k], num_d(g, r, dt[k]));
 		fputs(" },\n", o);
-		fprintf(o, "\t  .pcie_gen = %lu, .pcie_lanes = %lu, .nvlink_gbps = %.17g, .tdp_w = %lu,\n",
+		fprintf(o, "\t  .pcie_gen = %lu, .pcie_lanes = %lu, .nvlink_gbps = %.17g,"
+			   " .nvlink_peers = %lu, .tdp_w = %lu,\n",
 			num_u(g, r, "pcie_gen"), num_u(g, r, "pcie_lanes"),
-			num_d(g, r, "nvlink_gbps"), num_u(g, r, "tdp_w"));
+			num_d(g, r, "nvlink_gbps"), num_u(g, r, "nvlink_peers"), num_u(g, r, "tdp_w"));
 		fputs("\t  .source = ", o);
 		put_str(o, field(g, r, "source"));
 		fprintf(o, ",\n\t  .limits = &gpu_cc_table[%d] },\n", ci);
