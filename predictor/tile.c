@@ -1,13 +1,15 @@
 /*
  * tile.c - the tile model: NeuSight-style features of a kernel's tiles on a
- * GPU, one small MLP per operator family predicting the utilisation of the
- * roofline, used from scratch or as an origin/target ratio.
+ * GPU, one small MLP per operator family (five for GEMMs, averaged)
+ * predicting the utilisation of the roofline, used from scratch or as an
+ * origin/target ratio.
  *
  * Features (NeuSight, Lee et al. ASPLOS 2025, section 4.2, all log2): the
  * time one tile's FLOPs take at one SM's peak, the time its bytes take at one
  * SM's share of the bandwidth, the number of waves, and the memory and L2
  * pressure of the data a wave touches; plus the whole kernel's roofline
- * terms, its shape and the GPU's figures.  The MLP's output o gives the
+ * terms and its shape; the GEMM tile is the one the GPU's library picks
+ * (tilepick.c).  The MLP's output o gives the
  * utilisation u = sigmoid(o), and time = roofline / u, so a prediction can
  * never beat the roofline.  A per-family floor (the launch and timing
  * overhead of the measuring host) is added, and the FP32 peak is the one

@@ -52,9 +52,9 @@ int tile_from_name(const char *name, struct tile_shape *out);
  * when k is not a GEMM with a grid. */
 int tile_from_launch(const struct pred_kernel *k, struct tile_shape *out);
 
-/* The GEMM tile target's library is predicted to pick for k (batch x m x
- * n outputs): the largest of 128x128, 128x64, 64x64, 128x32, 32x128 that
- * still gives every SM a block, else 32x32. */
+/* A canonical GEMM tile for k (batch x m x n outputs) on target, used
+ * where tile_pick_lookup() has nothing: the largest of 128x128, 128x64,
+ * 64x64, 128x32, 32x128 that still gives every SM a block, else 32x32. */
 void tile_gemm_pick(const struct pred_kernel *k, const struct gpu_spec *target,
 		    struct tile_shape *out);
 
