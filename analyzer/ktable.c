@@ -77,8 +77,12 @@ void ktable_lib_from_gemm(struct ktable_lib *lib, const struct trace_gemm *g)
 	memset(lib, 0, sizeof(*lib));
 	lib->kind = KTABLE_LIB_GEMM;
 	lib->dtype = ktable_dtype(g->a_type, g->compute_type);
-	lib->m = g->m;
-	lib->n = g->n;
+	/* cuBLAS is column-major: its m x n output is, row-major (surfer's
+	 * and NeuSight's convention, in which the tile model was trained:
+	 * batch x (m x k) * (k x n)), an n x m one.  PyTorch's mm of an
+	 * M x K by a K x N matrix calls cuBLAS with m = N and n = M. */
+	lib->m = g->n;
+	lib->n = g->m;
 	lib->k = g->k;
 	lib->batch = g->batch ? g->batch : 1;
 	lib->flops = 2.0 * m * n * k * b;

@@ -16,6 +16,7 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/baseline.h"
+#include "analyzer/ktable.h"
 #include "analyzer/report.h"
 #include "tests/synth.h"
 #include "trace/trace.h"
@@ -406,6 +407,29 @@ START_TEST(short_names)
 }
 END_TEST
 
+/* PyTorch's mm of a 4096 x 512 by a 512 x 1024 matrix reaches cuBLAS
+ * (column-major) as m = 1024, n = 4096, k = 512: the predictor gets the
+ * row-major shape back, 4096 rows by 1024 columns. */
+START_TEST(cublas_shape_to_row_major)
+{
+	struct trace_gemm g;
+	memset(&g, 0, sizeof(g));
+	g.api = TRACE_GEMM_SGEMM;
+	g.m = 1024;
+	g.n = 4096;
+	g.k = 512;
+	g.batch = 1;
+	g.a_type = g.b_type = g.c_type = g.compute_type = TRACE_DT_F32;
+	struct ktable_lib lib;
+	ktable_lib_from_gemm(&lib, &g);
+	ck_assert_uint_eq(lib.m, 4096);
+	ck_assert_uint_eq(lib.n, 1024);
+	ck_assert_uint_eq(lib.k, 512);
+	ck_assert_double_eq_tol(lib.flops, 2.0 * 4096 * 1024 * 512, 1);
+	ck_assert_double_eq_tol(lib.bytes, 4.0 * (4096 * 512 + 512 * 1024 + 4096 * 1024), 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("analyze");
@@ -429,6 +453,7 @@ int main(void)
 	tcase_add_test(tc, json_document);
 	tcase_add_test(tc, baseline_gate);
 	tcase_add_test(tc, short_names);
+	tcase_add_test(tc, cublas_shape_to_row_major);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
