@@ -133,7 +133,14 @@ static const char kineto_json[] =
 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":100,\"tid\":100,"
 " \"ts\":1950,\"dur\":60,\"args\":{\"correlation\":18}},\n"
 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":100,\"tid\":100,\"ts\":1004,\"dur\":10,"
-" \"args\":{\"Input Dims\":[[2,3],[3,4]],\"flag\":true,\"none\":null}},\n"
+" \"args\":{\"Input Dims\":[[2,3],[3,4]],\"Input type\":[\"float\",\"float\"],\"flag\":true,\"none\":null}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::baddbmm\",\"pid\":100,\"tid\":101,\"ts\":1099,\"dur\":5,"
+" \"args\":{\"Input Dims\":[[4,8,16],[4,8,32],[4,32,16],[],[]],"
+" \"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\",\"Scalar\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":100,\"tid\":100,\"ts\":1599,\"dur\":20,"
+" \"args\":{\"Input Dims\":[[2,3,4],[4,5]],\"Input type\":[\"float\",\"float\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::addmm\",\"pid\":100,\"tid\":100,\"ts\":1199,\"dur\":60,"
+" \"args\":{\"Input Dims\":[[4],[2,3],[3,4]],\"Input type\":[\"float\",\"float\",\"float\"]}},\n"
 "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":11,\"pid\":100,\"tid\":100,\"ts\":1005},\n"
 "{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":100,\"tid\":0,\"args\":{\"name\":\"python\"}},\n"
 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaEventQuery\",\"pid\":100,\"tid\":100,"
@@ -156,20 +163,27 @@ static const char kineto_json[] =
  * bytes of shared memory exceed 48 KB, so they are dynamic. */
 static const char *const kineto_expected[] = {
 	"M 1 it=7 cpu=1000000 th=100 name=ProfilerStep#7",
-	"K 2 void gemm_kernel<float>(int) grid=80,2,1 block=256,1,1 regs=64 smem=16384+0 "
-		"stream=7 th=100 flags=0 cpu=1005125 gpu=1010500-1030750 it=7",
-	"K 3 flash_fwd grid=4,8,2 block=128,1,1 regs=128 smem=0+100000 "
-		"stream=20 th=101 flags=16 cpu=1100000 gpu=1104000-1154000 it=7",
-	"C6 4 kind=1 bytes=4096 async=1 stream=7 th=100 cpu=1200000-1206000 gpu=1210000-1215000",
-	"C7 5 kind=0 bytes=512 async=1 stream=7 th=100 cpu=1250000-1252000 gpu=1260000-1261000",
-	"Y 6 kind=1 stream=7 th=100 cpu=1300000-1350000",
-	"M 7 it=8 cpu=1500000 th=100 name=ProfilerStep#8",
-	"K 8 void gemm_kernel<float>(int) grid=80,2,1 block=256,1,1 regs=64 smem=16384+0 "
+	/* aten::mm of 2 x 3 by 3 x 4 around the launch at 1005.125 us: cuBLAS
+	 * sees m = 4, n = 2, k = 3 */
+	"G 2 imported m=4 n=2 k=3 batch=1 f32/f32 stream=7 th=100 cpu=1004000",
+	"K 3 void gemm_kernel<float>(int) grid=80,2,1 block=256,1,1 regs=64 smem=16384+0 "
+		"stream=7 th=100 flags=0 cpu=1005125 gpu=1010500-1030750 it=7 lib=2",
+	/* aten::baddbmm (thread 101) of 4 x 8 x 32 by 4 x 32 x 16, bf16 */
+	"G 4 imported m=16 n=8 k=32 batch=4 bf16/f32 stream=20 th=101 cpu=1099000",
+	"K 5 flash_fwd grid=4,8,2 block=128,1,1 regs=128 smem=0+100000 "
+		"stream=20 th=101 flags=16 cpu=1100000 gpu=1104000-1154000 it=7 lib=4",
+	/* the addmm around the copy and the set launches no kernel: no G */
+	"C6 6 kind=1 bytes=4096 async=1 stream=7 th=100 cpu=1200000-1206000 gpu=1210000-1215000",
+	"C7 7 kind=0 bytes=512 async=1 stream=7 th=100 cpu=1250000-1252000 gpu=1260000-1261000",
+	"Y 8 kind=1 stream=7 th=100 cpu=1300000-1350000",
+	"M 9 it=8 cpu=1500000 th=100 name=ProfilerStep#8",
+	/* the mm around the graph launch has a 3-d input: not a GEMM shape */
+	"K 10 void gemm_kernel<float>(int) grid=80,2,1 block=256,1,1 regs=64 smem=16384+0 "
 		"stream=7 th=100 flags=2 cpu=1600000 gpu=1612000-1617000 it=8",
-	"K 9 ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*) grid=2,1,1 block=512,1,1 "
+	"K 11 ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*) grid=2,1,1 block=512,1,1 "
 		"regs=96 smem=0+0 stream=7 th=100 flags=2 cpu=1600000 gpu=1620000-1650000 it=8",
-	"Y 10 kind=0 stream=0 th=100 cpu=1950000-2010000",
-	"K 11 orphan grid=1,1,1 block=64,1,1 regs=16 smem=0+0 stream=7 th=0 flags=0 cpu=0 "
+	"Y 12 kind=0 stream=0 th=100 cpu=1950000-2010000",
+	"K 13 orphan grid=1,1,1 block=64,1,1 regs=16 smem=0+0 stream=7 th=0 flags=0 cpu=0 "
 		"gpu=2000001-2001001 it=-1",
 	NULL
 };
@@ -200,6 +214,20 @@ static size_t dump(const char *path, char lines[][320], size_t max, struct trace
 				 k->thread, k->flags, (unsigned long long)k->cpu_ns,
 				 (unsigned long long)k->start_ns, (unsigned long long)k->end_ns,
 				 k->iteration);
+			if (k->lib_call) {
+				size_t used = strlen(l);
+				snprintf(l + used, 320 - used, " lib=%llu", (unsigned long long)k->lib_call);
+			}
+			break;
+		}
+		case TRACE_GEMM: {
+			const struct trace_gemm *g = &rec.u.gemm;
+			snprintf(l, 320, "G %llu %s m=%llu n=%llu k=%llu batch=%llu %s/%s stream=%llu "
+				 "th=%u cpu=%llu", (unsigned long long)g->seq, trace_gemm_api_name(g->api),
+				 (unsigned long long)g->m, (unsigned long long)g->n,
+				 (unsigned long long)g->k, (unsigned long long)g->batch,
+				 trace_dtype_name(g->a_type), trace_dtype_name(g->compute_type),
+				 (unsigned long long)g->stream, g->thread, (unsigned long long)g->cpu_ns);
 			break;
 		}
 		case TRACE_MEMCPY:
@@ -282,6 +310,7 @@ START_TEST(kineto_plain)
 	ck_assert_uint_eq(st.memsets, 1);
 	ck_assert_uint_eq(st.syncs, 2);
 	ck_assert_uint_eq(st.markers, 2);
+	ck_assert_uint_eq(st.gemms, 2);       /* the mm and the baddbmm */
 	ck_assert_uint_eq(st.skipped, 1);     /* other_dev */
 	ck_assert_uint_eq(st.unmatched, 1);   /* orphan */
 	ck_assert_uint_eq(st.after, 1);       /* late */

@@ -177,11 +177,12 @@ int main(int argc, char **argv)
 		return status;
 	}
 	if (!quiet) {
-		printf("%s: %llu kernels, %llu copies, %llu sets, %llu syncs, %llu markers "
-		       "from GPU %d (%s) -> '%s'\n", prog,
+		printf("%s: %llu kernels, %llu copies, %llu sets, %llu syncs, %llu markers, "
+		       "%llu GEMM shapes from GPU %d (%s) -> '%s'\n", prog,
 		       (unsigned long long)st.kernels, (unsigned long long)st.memcpys,
 		       (unsigned long long)st.memsets, (unsigned long long)st.syncs,
-		       (unsigned long long)st.markers, st.device, st.origin, out);
+		       (unsigned long long)st.markers, (unsigned long long)st.gemms,
+		       st.device, st.origin, out);
 		if (st.unmatched)
 			fprintf(stderr, "%s: warning: %llu GPU activities have no launch call "
 				"in the trace (CPU times unknown)\n", prog,

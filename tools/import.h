@@ -69,6 +69,17 @@ struct import_call {
 	uint8_t async;              /* 1 for *Async copies and sets           */
 };
 
+/* A CPU op that calls a GEMM library (aten::mm, addmm, bmm, baddbmm) with
+ * the shapes the profiler recorded (record_shapes=True): batch x (m x k)
+ * times (k x n), row-major as PyTorch sees it.  Kernels launched inside
+ * [cpu_ns, cpu_end_ns) on its thread are that GEMM's. */
+struct import_gemm {
+	uint64_t cpu_ns, cpu_end_ns;
+	uint32_t thread;
+	uint64_t m, n, k, batch;
+	uint8_t dtype;              /* enum trace_dtype                       */
+};
+
 /* A device the input describes. */
 struct import_device {
 	int32_t id;
@@ -83,6 +94,8 @@ struct import_set {
 	size_t ncall, capcall;
 	struct import_device *devs;
 	size_t ndevs;
+	struct import_gemm *gemm;   /* sorted by thread, then time, in finish */
+	size_t ngemm, capgemm;
 	/* string pool: ids 1..nstr, open-addressing hash over them */
 	char **str;
 	uint32_t *strlen_;
@@ -108,6 +121,7 @@ struct import_opts {
 /* Counts reported after a successful import. */
 struct import_stats {
 	uint64_t kernels, memcpys, memsets, syncs, markers;
+	uint64_t gemms;             /* GEMM records from CPU ops' shapes      */
 	uint64_t unmatched;         /* activities with no matching API call   */
 	uint64_t skipped;           /* activities of other devices            */
 	uint64_t invalid;           /* records with impossible values, dropped */
@@ -129,6 +143,7 @@ void import_set_release(struct import_set *s);
 /* Appends a zeroed event and returns it, NULL on allocation failure. */
 struct import_event *import_add_event(struct import_set *s);
 struct import_call *import_add_call(struct import_set *s);
+struct import_gemm *import_add_gemm(struct import_set *s);
 /* Returns the device slot for id (created zeroed on first use), NULL on
  * allocation failure. */
 struct import_device *import_device_slot(struct import_set *s, int32_t id);

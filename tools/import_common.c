@@ -37,6 +37,7 @@ void import_set_release(struct import_set *s)
 	free(s->ev);
 	free(s->call);
 	free(s->devs);
+	free(s->gemm);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -72,6 +73,45 @@ struct import_call *import_add_call(struct import_set *s)
 	struct import_call *c = &s->call[s->ncall++];
 	memset(c, 0, sizeof(*c));
 	return c;
+}
+
+struct import_gemm *import_add_gemm(struct import_set *s)
+{
+	if (grow((void **)&s->gemm, &s->capgemm, s->ngemm + 1, sizeof(*s->gemm)))
+		return NULL;
+	struct import_gemm *g = &s->gemm[s->ngemm++];
+	memset(g, 0, sizeof(*g));
+	return g;
+}
+
+static int cmp_gemm(const void *a, const void *b)
+{
+	const struct import_gemm *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns < y->cpu_ns ? -1 : 1;
+	return 0;
+}
+
+/* The GEMM op (index into s->gemm, sorted by cmp_gemm) whose CPU span
+ * holds a launch at t on thread; -1 none.  GEMM ops do not nest, so it is
+ * the last one of the thread starting at or before t, if still open. */
+static long gemm_of(const struct import_set *s, uint32_t thread, uint64_t t)
+{
+	size_t lo = 0, hi = s->ngemm;
+	while (lo < hi) {     /* first op after (thread, t) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct import_gemm *g = &s->gemm[mid];
+		if (g->thread < thread || (g->thread == thread && g->cpu_ns <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	const struct import_gemm *g = &s->gemm[lo - 1];
+	return g->thread == thread && t < g->cpu_end_ns ? (long)(lo - 1) : -1;
 }
 
 struct import_device *import_device_slot(struct import_set *s, int32_t id)
@@ -413,7 +453,9 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 		return IMPORT_EIO;
 	}
 	uint32_t *wid = calloc((size_t)s->nstr + 1, sizeof(*wid));
-	int rc = wid ? trace_writer_header(w, h) : TRACE_ENOMEM;
+	/* per GEMM op, the seq of its written GEMM record (0: not yet) */
+	uint64_t *gseq = s->ngemm ? calloc(s->ngemm, sizeof(*gseq)) : NULL;
+	int rc = wid && (gseq || !s->ngemm) ? trace_writer_header(w, h) : TRACE_ENOMEM;
 	uint64_t seq = 0;
 	struct trace_record rec;
 	for (size_t i = 0; rc == 0 && i < nord; i++) {
@@ -437,7 +479,36 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 		}
 		switch (e->kind) {
 		case IMPORT_KERNEL: {
+			/* A kernel launched inside a GEMM op follows that op's
+			 * GEMM record (written before its first kernel), as the
+			 * recorder links kernels to the cuBLAS call around them. */
+			long gi = e->cpu_ns ? gemm_of(s, e->thread, e->cpu_ns) : -1;
+			uint64_t lib = 0;
+			if (gi >= 0 && !(lib = gseq[gi])) {
+				const struct import_gemm *g = &s->gemm[gi];
+				struct trace_record gr;
+				memset(&gr, 0, sizeof(gr));
+				gr.type = TRACE_GEMM;
+				/* cuBLAS's column-major view of the row-major
+				 * product: m and n swap */
+				gr.u.gemm = (struct trace_gemm){
+					.seq = seq + 1, .api = TRACE_GEMM_IMPORTED,
+					.m = g->n, .n = g->m, .k = g->k, .batch = g->batch,
+					.a_type = g->dtype, .b_type = g->dtype, .c_type = g->dtype,
+					.compute_type = g->dtype == TRACE_DT_F64 ? TRACE_DT_F64 : TRACE_DT_F32,
+					.epilogue = 1, .stream = e->stream, .thread = g->thread,
+					.cpu_ns = g->cpu_ns };
+				int grc = trace_writer_record(w, &gr);
+				if (grc == 0) {
+					lib = gseq[gi] = ++seq;
+					st->gemms++;
+				} else if (grc != TRACE_EINVAL) {
+					rc = grc;
+					break;
+				}
+			}
 			struct trace_kernel *k = &rec.u.kernel;
+			k->lib_call = lib;
 			k->seq = ++seq;
 			k->name = name;
 			memcpy(k->grid, e->grid, sizeof(k->grid));
@@ -481,6 +552,8 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 			break;
 		}
 		}
+		if (rc)
+			break;
 		rc = trace_writer_record(w, &rec);
 		if (rc == TRACE_EINVAL) {
 			/* the trace module refuses values no launch can have
@@ -494,6 +567,7 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 			*counter_of(st, e->kind) += 1;
 	}
 	free(wid);
+	free(gseq);
 	if (rc == 0)
 		rc = trace_writer_finish(w);
 	int saved = errno;
@@ -671,6 +745,8 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 	}
 	if (nord > 1)
 		qsort(ord, nord, sizeof(*ord), cmp_order);
+	if (s->ngemm > 1)
+		qsort(s->gemm, s->ngemm, sizeof(*s->gemm), cmp_gemm);
 	st->skipped += s->skipped;
 
 	uint64_t first = nord ? ord[0].key : UINT64_MAX;

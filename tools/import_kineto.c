@@ -17,6 +17,10 @@
  *                                        calls -> sync records
  *   cat "cuda_sync"                   -> the stream a sync call waited on
  *   cat "user_annotation" ProfilerStep#N -> iteration N (or --step)
+ *   cat "cpu_op" aten::mm/addmm/bmm/baddbmm with "Input Dims" (traces
+ *                                        taken with record_shapes=True)
+ *                                     -> the GEMM shape of the kernels
+ *                                        launched inside it
  *   deviceProperties[]                -> the header's device
  * Kineto writes times in microseconds with up to three decimals; they are
  * converted to nanoseconds from the number's text, exactly.
@@ -42,6 +46,9 @@ enum ctx {
 	C_DIM,        /* args "grid" / "block": [x, y, z]            */
 	C_DEVPROPS,   /* "deviceProperties": [ ... ]                 */
 	C_DEVPROP,    /* one device object                          */
+	C_IDIMS,      /* args "Input Dims": [[...], [...]]           */
+	C_IDIM,       /* the dims of one input                      */
+	C_ITYPES,     /* args "Input type": ["float", ...]          */
 };
 
 /* Keys the parser acts on, per container. */
@@ -54,7 +61,7 @@ enum key {
 	K_PH, K_CAT, K_NAME, K_TID, K_TS, K_DUR, K_ARGS,
 	/* args */
 	K_GRID, K_BLOCK, K_REGS, K_SMEM, K_STREAM, K_DEVICE, K_CORRELATION,
-	K_BYTES,
+	K_BYTES, K_INPUT_DIMS, K_INPUT_TYPE,
 	/* device properties */
 	K_ID, K_DNAME, K_CC_MAJOR, K_CC_MINOR, K_NUM_SMS, K_TOTAL_MEM,
 	K_MAX_THREADS_SM, K_REGS_SM, K_SMEM_SM, K_SMEM_OPTIN, K_MAX_BLOCKS_SM,
@@ -88,6 +95,8 @@ static const struct keyname keys[] = {
 	{ C_ARGS, "device", K_DEVICE },
 	{ C_ARGS, "correlation", K_CORRELATION },
 	{ C_ARGS, "bytes", K_BYTES },
+	{ C_ARGS, "Input Dims", K_INPUT_DIMS },
+	{ C_ARGS, "Input type", K_INPUT_TYPE },
 	{ C_DEVPROP, "id", K_ID },
 	{ C_DEVPROP, "name", K_DNAME },
 	{ C_DEVPROP, "computeMajor", K_CC_MAJOR },
@@ -105,8 +114,13 @@ static const struct keyname keys[] = {
 /* Event categories kept. */
 enum cat {
 	CAT_OTHER = 0, CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET, CAT_RUNTIME,
-	CAT_SYNC, CAT_ANNOTATION,
+	CAT_SYNC, CAT_ANNOTATION, CAT_CPU_OP,
 };
+
+/* Inputs of a CPU op whose shapes are kept (a GEMM op's operands are among
+ * its first three), and dims per input (at most 3: batch, rows, columns). */
+#define NIN 3
+#define NDIM 3
 
 #define MAXDEPTH 64
 
@@ -123,6 +137,11 @@ struct scratch {
 	uint32_t regs, smem;
 	uint64_t stream, corr, bytes;
 	int64_t device;
+	int nin;                    /* inputs seen in "Input Dims"             */
+	int ndim[NIN];              /* dims of each, NDIM + 1 when more        */
+	int64_t dims[NIN][NDIM];
+	int ntype;                  /* entries seen in "Input type"            */
+	enum trace_dtype type[NIN];
 };
 
 struct parser {
@@ -272,6 +291,8 @@ static enum cat classify_cat(const unsigned char *s, size_t len)
 		return CAT_SYNC;
 	if (equals(c, len, "user_annotation"))
 		return CAT_ANNOTATION;
+	if (equals(c, len, "cpu_op"))
+		return CAT_CPU_OP;
 	return CAT_OTHER;
 }
 
@@ -325,6 +346,60 @@ static enum call_role classify_call(const char *n, size_t len, uint32_t *flags,
 		return ROLE_SYNC;
 	}
 	return ROLE_NONE;
+}
+
+/* ---- GEMM ops -------------------------------------------------------- */
+
+/* The dtype of a profiler "Input type" string. */
+static enum trace_dtype input_dtype(const char *s, size_t len)
+{
+	if (equals(s, len, "float"))
+		return TRACE_DT_F32;
+	if (equals(s, len, "double"))
+		return TRACE_DT_F64;
+	if (equals(s, len, "c10::Half"))
+		return TRACE_DT_F16;
+	if (equals(s, len, "c10::BFloat16"))
+		return TRACE_DT_BF16;
+	return TRACE_DT_UNKNOWN;
+}
+
+/* Fills g's shape from a GEMM op's inputs: aten::mm (A, B), addmm (bias,
+ * A, B), bmm (A, B batched), baddbmm (C, A, B batched), A being m x k and
+ * B k x n.  0, or -1 when the op is another one or the dims do not fit. */
+static int gemm_shape(const struct scratch *e, struct import_gemm *g)
+{
+	const char *n = e->name ? e->name : "";
+	size_t len = e->name_len;
+	int a, batched;
+	if (equals(n, len, "aten::mm"))
+		a = 0, batched = 0;
+	else if (equals(n, len, "aten::addmm"))
+		a = 1, batched = 0;
+	else if (equals(n, len, "aten::bmm"))
+		a = 0, batched = 1;
+	else if (equals(n, len, "aten::baddbmm"))
+		a = 1, batched = 1;
+	else
+		return -1;
+	int b = a + 1, want = batched ? 3 : 2;
+	if (e->nin <= b || e->ndim[a] != want || e->ndim[b] != want)
+		return -1;
+	const int64_t *da = e->dims[a], *db = e->dims[b];
+	int o = batched;            /* offset of the matrix dims */
+	if (batched && da[0] != db[0])
+		return -1;
+	if (da[o + 1] != db[o])     /* A's columns are B's rows */
+		return -1;
+	for (int i = 0; i < want; i++)
+		if (da[i] <= 0 || db[i] <= 0)
+			return -1;
+	g->batch = batched ? (uint64_t)da[0] : 1;
+	g->m = (uint64_t)da[o];
+	g->k = (uint64_t)da[o + 1];
+	g->n = (uint64_t)db[o + 1];
+	g->dtype = (uint8_t)(e->ntype > a ? e->type[a] : TRACE_DT_UNKNOWN);
+	return 0;
 }
 
 /* ---- one event ------------------------------------------------------ */
@@ -411,6 +486,20 @@ static void finish_event(struct parser *p)
 		o->has_device = (uint8_t)e->has_device;
 		o->device = (int32_t)e->device;
 		return;
+	case CAT_CPU_OP: {
+		struct import_gemm g;
+		memset(&g, 0, sizeof(g));
+		if (!e->has_tid || gemm_shape(e, &g) != 0)
+			return;
+		struct import_gemm *d = import_add_gemm(s);
+		if (!d)
+			goto nomem;
+		*d = g;
+		d->cpu_ns = e->ts_ns;
+		d->cpu_end_ns = e->ts_ns + e->dur_ns;
+		d->thread = (uint32_t)e->tid;
+		return;
+	}
 	case CAT_ANNOTATION: {
 		int64_t n;
 		if (!import_step_match(s->step, e->name ? e->name : "", e->name_len, &n))
@@ -473,6 +562,17 @@ static int push(struct parser *p, int is_map)
 		c = C_DIM;
 	else if (parent == C_DEVPROPS && is_map)
 		c = C_DEVPROP;
+	else if (parent == C_ARGS && k == K_INPUT_DIMS && !is_map)
+		c = C_IDIMS;
+	else if (parent == C_IDIMS && !is_map)
+		c = C_IDIM;
+	else if (parent == C_ARGS && k == K_INPUT_TYPE && !is_map)
+		c = C_ITYPES;
+	if (c == C_IDIM) {
+		if (p->ev.nin < NIN)
+			p->ev.ndim[p->ev.nin] = 0;
+		p->ev.nin++;
+	}
 	if (c == C_EVENT)
 		reset_event(&p->ev);
 	if (c == C_EVENTS)
@@ -552,6 +652,10 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 			p->ev.name[len] = '\0';
 			p->ev.name_len = len;
 		}
+	} else if (c == C_ITYPES) {
+		if (p->ev.ntype < NIN)
+			p->ev.type[p->ev.ntype] = input_dtype((const char *)s, len);
+		p->ev.ntype++;
 	} else if (c == C_DEVPROP && k == K_DNAME) {
 		size_t n = len < sizeof(p->dev.dev.name) - 1 ? len : sizeof(p->dev.dev.name) - 1;
 		memcpy(p->dev.dev.name, s, n);
@@ -627,6 +731,21 @@ static int cb_number(void *ctx, const char *s, size_t len)
 		p->dim++;
 		return 1;
 	}
+	case C_IDIM: {
+		int in = e->nin - 1;
+		if (in >= NIN)
+			return 1;
+		if (e->ndim[in] < NDIM && parse_int(s, len, &i) == 0)
+			e->dims[in][e->ndim[in]] = i;
+		if (e->ndim[in] <= NDIM)
+			e->ndim[in]++;       /* NDIM + 1: too many dims to use */
+		return 1;
+	}
+	case C_ITYPES:
+		if (e->ntype < NIN)
+			e->type[e->ntype] = TRACE_DT_UNKNOWN;
+		e->ntype++;
+		return 1;
 	case C_DEVPROP: {
 		if (parse_uint(s, len, &u))
 			return 1;
