@@ -75,33 +75,6 @@ static int tc_add(struct tc_set *set, const struct gpu_spec *g, enum gpu_dtype d
 	return 0;
 }
 
-/* Splits a CSV line in place (no quoted commas in these files' numeric
- * rows; quotes are stripped).  Returns the number of fields. */
-static int tc_split(char *line, char **f, int max)
-{
-	int n = 0;
-	char *p = line;
-
-	line[strcspn(line, "\r\n")] = 0;
-	while (n < max) {
-		f[n++] = p;
-		char *c = strchr(p, ',');
-		if (!c)
-			break;
-		*c = 0;
-		p = c + 1;
-	}
-	return n;
-}
-
-static int tc_col(char **f, int nf, const char *name)
-{
-	for (int i = 0; i < nf; i++)
-		if (!strcmp(f[i], name))
-			return i;
-	return -1;
-}
-
 static int tc_load_pipeweave(struct tc_set *set, const char *path)
 {
 	char line[8192], *f[TC_MAXCOL];
@@ -110,16 +83,16 @@ static int tc_load_pipeweave(struct tc_set *set, const char *path)
 		return -ENOENT;
 	int cm = -1, cn = -1, ck = -1, ct = -1, ch = -1, rc = 0;
 	if (fgets(line, sizeof line, fp)) {
-		int nf = tc_split(line, f, TC_MAXCOL);
-		cm = tc_col(f, nf, "M"), cn = tc_col(f, nf, "N"), ck = tc_col(f, nf, "K");
-		ct = tc_col(f, nf, "avg_duration"), ch = tc_col(f, nf, "hardware");
+		int nf = vidur_split(line, f, TC_MAXCOL);
+		cm = vidur_col(f, nf, "M"), cn = vidur_col(f, nf, "N"), ck = vidur_col(f, nf, "K");
+		ct = vidur_col(f, nf, "avg_duration"), ch = vidur_col(f, nf, "hardware");
 	}
 	if (cm < 0 || cn < 0 || ck < 0 || ct < 0 || ch < 0) {
 		fclose(fp);
 		return -EINVAL;
 	}
 	while (rc == 0 && fgets(line, sizeof line, fp)) {
-		int nf = tc_split(line, f, TC_MAXCOL);
+		int nf = vidur_split(line, f, TC_MAXCOL);
 		if (nf <= cm || nf <= cn || nf <= ck || nf <= ct || nf <= ch)
 			continue;
 		rc = tc_add(set, gpu_find(f[ch]), GPU_DT_FP8, strtoull(f[cm], NULL, 10),
@@ -130,53 +103,27 @@ static int tc_load_pipeweave(struct tc_set *set, const char *path)
 	return rc;
 }
 
-static int tc_load_vidur_csv(void *ctx, const char *path, const struct gpu_spec *g)
+/* Vidur's four projection GEMMs of one mlp.csv row (FP16, tokens x in ->
+ * out, tensor-parallel shards). */
+static const char *const tc_vidur_ops[4] = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj",
+					    "mlp_down_proj"};
+
+static int tc_vidur_row(void *ctx, const struct vidur_row *r, const struct gpu_spec *g)
 {
 	struct tc_set *set = ctx;
-	static const char *const ops[4] = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj",
-					   "mlp_down_proj"};
-	char line[16384], *f[TC_MAXCOL], name[64];
-	int c[4], ch, ckv, ce, cff, cgate, ctok, ctp, rc = 0;
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return -ENOENT;
-	if (!fgets(line, sizeof line, fp)) {
-		fclose(fp);
-		return -EINVAL;
-	}
-	int nf = tc_split(line, f, TC_MAXCOL);
-	for (int i = 0; i < 4; i++) {
-		snprintf(name, sizeof name, "time_stats.%s.median", ops[i]);
-		c[i] = tc_col(f, nf, name);
-	}
-	ch = tc_col(f, nf, "n_head"), ckv = tc_col(f, nf, "n_kv_head");
-	ce = tc_col(f, nf, "n_embd"), cff = tc_col(f, nf, "n_expanded_embd");
-	cgate = tc_col(f, nf, "use_gated_mlp"), ctok = tc_col(f, nf, "num_tokens");
-	ctp = tc_col(f, nf, "num_tensor_parallel_workers");
-	if (c[0] < 0 || c[1] < 0 || c[2] < 0 || c[3] < 0 || ch < 0 || ckv < 0 || ce < 0 ||
-	    cff < 0 || cgate < 0 || ctok < 0 || ctp < 0) {
-		fclose(fp);
-		return -EINVAL;
-	}
-	while (rc == 0 && fgets(line, sizeof line, fp)) {
-		nf = tc_split(line, f, TC_MAXCOL);
-		if (nf <= ctp)
-			continue;
-		uint64_t h = strtoull(f[ch], NULL, 10), kv = strtoull(f[ckv], NULL, 10);
-		uint64_t e = strtoull(f[ce], NULL, 10), ff = strtoull(f[cff], NULL, 10);
-		uint64_t t = strtoull(f[ctok], NULL, 10), tp = strtoull(f[ctp], NULL, 10);
-		uint64_t gated = !strcmp(f[cgate], "True") ? 2 : 1;
-		if (!h || !tp || !e)
-			continue;
-		uint64_t hd = e / h;
-		uint64_t sh[4][2] = {
-			{e, (h + 2 * kv) * hd / tp}, {h * hd / tp, e}, {e, ff * gated / tp}, {ff / tp, e},
-		};
-		for (int i = 0; i < 4 && rc == 0; i++)
-			rc = tc_add(set, g, GPU_DT_FP16, t, sh[i][1], sh[i][0],
-				    strtod(f[c[i]], NULL) * 1e6, 1);
-	}
-	fclose(fp);
+	uint64_t h = (uint64_t)r->n_head, kv = (uint64_t)r->n_kv_head;
+	uint64_t e = (uint64_t)r->n_embd, ff = (uint64_t)r->n_expanded_embd;
+	uint64_t t = (uint64_t)r->num_tokens, tp = (uint64_t)r->tp;
+	uint64_t gated = r->gated ? 2 : 1;
+	int rc = 0;
+	if (!h || !tp || !e)
+		return 0;
+	uint64_t hd = e / h;
+	uint64_t sh[4][2] = {
+		{e, (h + 2 * kv) * hd / tp}, {h * hd / tp, e}, {e, ff * gated / tp}, {ff / tp, e},
+	};
+	for (int i = 0; i < 4 && rc == 0; i++)
+		rc = tc_add(set, g, GPU_DT_FP16, t, sh[i][1], sh[i][0], r->median_ms[i] * 1e6, 1);
 	return rc;
 }
 
@@ -195,7 +142,7 @@ static int tc_load_deepbench(struct tc_set *set, const char *path, const char *g
 	 * "Dense Matrix Multiplication,,M,N,K,A Transpose,B Transpose,,Time
 	 * (msec),...", have an empty first field. */
 	while (rc == 0 && fgets(line, sizeof line, fp)) {
-		int nf = tc_split(line, f, TC_MAXCOL);
+		int nf = vidur_split(line, f, TC_MAXCOL);
 		if (f[0][0]) {
 			in = !strcmp(f[0], "Dense Matrix Multiplication");
 			continue;
@@ -224,9 +171,9 @@ static int tc_load_all(struct tc_set *set, const char *root)
 		if ((rc = tc_load_pipeweave(set, p)) < 0 && rc != -ENOENT)
 			return rc;
 	}
-	if ((rc = vidur_each_csv(root, "a100", "a100-sxm4-80", tc_load_vidur_csv, set)) < 0 && rc != -ENOENT)
+	if ((rc = vidur_each_row(root, "a100", "a100-sxm4-80", tc_vidur_ops, 4, tc_vidur_row, set)) < 0 && rc != -ENOENT)
 		return rc;
-	if ((rc = vidur_each_csv(root, "a40", "a40", tc_load_vidur_csv, set)) < 0 && rc != -ENOENT)
+	if ((rc = vidur_each_row(root, "a40", "a40", tc_vidur_ops, 4, tc_vidur_row, set)) < 0 && rc != -ENOENT)
 		return rc;
 	for (int i = 0; i < 2; i++) {
 		snprintf(p, sizeof p, "%s/deepbench/csv/results/train/%s", root, db[i][0]);

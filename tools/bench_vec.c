@@ -42,7 +42,6 @@
 #include "tools/neusight.h"
 
 #define PROG "surfer-bench"
-#define VB_MAXCOL 128
 
 /* Vidur's operators. */
 enum { VB_NORM, VB_ADD, VB_ACT, VB_ROPE, VB_NOPS };
@@ -74,90 +73,35 @@ static int vb_push(struct vb_set *s, const struct vb_row *row)
 	return 0;
 }
 
-static int vb_split(char *line, char **f, int max)
-{
-	int n = 0;
-	char *p = line;
-
-	line[strcspn(line, "\r\n")] = 0;
-	while (n < max) {
-		f[n++] = p;
-		char *c = strchr(p, ',');
-		if (!c)
-			break;
-		*c = 0;
-		p = c + 1;
-	}
-	return n;
-}
-
-static int vb_col(char **f, int nf, const char *name)
-{
-	for (int i = 0; i < nf; i++)
-		if (!strcmp(f[i], name))
-			return i;
-	return -1;
-}
-
-static int vb_load_csv(void *ctx, const char *path, const struct gpu_spec *g)
+static int vb_vidur_row(void *ctx, const struct vidur_row *r, const struct gpu_spec *g)
 {
 	struct vb_set *s = ctx;
-	char line[16384], *f[VB_MAXCOL], name[96];
-	int c[VB_NOPS], ch, ckv, ce, cff, cgate, ctok, ctp, rc = 0;
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return -ENOENT;
-	if (!fgets(line, sizeof line, fp)) {
-		fclose(fp);
-		return -EINVAL;
-	}
-	int nf = vb_split(line, f, VB_MAXCOL);
-	for (int i = 0; i < VB_NOPS; i++) {
-		snprintf(name, sizeof name, "time_stats.%s.median", vb_opname[i]);
-		c[i] = vb_col(f, nf, name);
-	}
-	ch = vb_col(f, nf, "n_head"), ckv = vb_col(f, nf, "n_kv_head");
-	ce = vb_col(f, nf, "n_embd"), cff = vb_col(f, nf, "n_expanded_embd");
-	cgate = vb_col(f, nf, "use_gated_mlp"), ctok = vb_col(f, nf, "num_tokens");
-	ctp = vb_col(f, nf, "num_tensor_parallel_workers");
-	if (c[0] < 0 || c[1] < 0 || c[2] < 0 || c[3] < 0 || ch < 0 || ckv < 0 || ce < 0 ||
-	    cff < 0 || cgate < 0 || ctok < 0 || ctp < 0) {
-		fclose(fp);
-		return -EINVAL;
-	}
-	while (rc == 0 && fgets(line, sizeof line, fp)) {
-		nf = vb_split(line, f, VB_MAXCOL);
-		if (nf <= ctp)
+	double h = r->n_head, kv = r->n_kv_head, e = r->n_embd, ff = r->n_expanded_embd;
+	double t = r->num_tokens, tp = r->tp;
+	int gated = r->gated, rc = 0;
+	if (!(h > 0) || !(tp > 0) || !(e > 0) || !(t > 0) || !(ff > 0))
+		return 0;
+	double hd = e / h;
+	/* columns, element reads + writes per row element, FLOPs per element */
+	double cols[VB_NOPS] = {e, e, ff / tp, (h + kv) * hd / tp};
+	double acc[VB_NOPS] = {2, 3, gated ? 3 : 2, 2};
+	double fpe[VB_NOPS] = {5, 1, gated ? 6 : 10, 3};
+	for (int i = 0; i < VB_NOPS && rc == 0; i++) {
+		struct vb_row row = {.gpu = g, .op = i};
+		double ms = r->median_ms[i];
+		if (!(ms > 0))
 			continue;
-		double h = strtod(f[ch], NULL), kv = strtod(f[ckv], NULL);
-		double e = strtod(f[ce], NULL), ff = strtod(f[cff], NULL);
-		double t = strtod(f[ctok], NULL), tp = strtod(f[ctp], NULL);
-		int gated = !strcmp(f[cgate], "True");
-		if (!(h > 0) || !(tp > 0) || !(e > 0) || !(t > 0) || !(ff > 0))
-			continue;
-		double hd = e / h;
-		/* columns, element reads + writes per row element, FLOPs per element */
-		double cols[VB_NOPS] = {e, e, ff / tp, (h + kv) * hd / tp};
-		double acc[VB_NOPS] = {2, 3, gated ? 3 : 2, 2};
-		double fpe[VB_NOPS] = {5, 1, gated ? 6 : 10, 3};
-		for (int i = 0; i < VB_NOPS && rc == 0; i++) {
-			struct vb_row row = {.gpu = g, .op = i};
-			double ms = strtod(f[c[i]], NULL);
-			if (!(ms > 0))
-				continue;
-			row.ns = ms * 1e6;
-			row.k.op = i == VB_NORM ? PRED_OP_NORM : PRED_OP_ELEMENTWISE;
-			row.k.dtype = GPU_DT_FP16;
-			row.k.m = (uint64_t)t;
-			row.k.n = (uint64_t)cols[i];
-			row.k.bytes = 2.0 * acc[i] * t * cols[i];
-			if (i == VB_NORM)
-				row.k.bytes += 2.0 * e;   /* the weight */
-			row.k.flops = fpe[i] * t * cols[i];
-			rc = vb_push(s, &row);
-		}
+		row.ns = ms * 1e6;
+		row.k.op = i == VB_NORM ? PRED_OP_NORM : PRED_OP_ELEMENTWISE;
+		row.k.dtype = GPU_DT_FP16;
+		row.k.m = (uint64_t)t;
+		row.k.n = (uint64_t)cols[i];
+		row.k.bytes = 2.0 * acc[i] * t * cols[i];
+		if (i == VB_NORM)
+			row.k.bytes += 2.0 * e;   /* the weight */
+		row.k.flops = fpe[i] * t * cols[i];
+		rc = vb_push(s, &row);
 	}
-	fclose(fp);
 	return rc;
 }
 
@@ -454,9 +398,9 @@ int bench_vec_main(int argc, char **argv)
 		return 2;
 	}
 	struct vb_set vid = {0}, nsv = {0};
-	int rc = vidur_each_csv(data, "a100", "a100-sxm4-80", vb_load_csv, &vid);
+	int rc = vidur_each_row(data, "a100", "a100-sxm4-80", vb_opname, VB_NOPS, vb_vidur_row, &vid);
 	if (rc == 0 || rc == -ENOENT)
-		rc = vidur_each_csv(data, "a40", "a40", vb_load_csv, &vid);
+		rc = vidur_each_row(data, "a40", "a40", vb_opname, VB_NOPS, vb_vidur_row, &vid);
 	if ((rc < 0 && rc != -ENOENT) || vid.n == 0) {
 		fprintf(stderr, PROG ": cannot read Vidur data under '%s': %s\n", data,
 			rc < 0 ? strerror(-rc) : "no rows found");

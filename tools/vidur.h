@@ -1,22 +1,43 @@
 /*
- * vidur.h - the layout of Vidur's operator measurements
- * (vidur/compute/<gpu>/<org>/<model>/mlp.csv), walked once for every
- * benchmark that reads them.
+ * vidur.h - Vidur's operator measurements
+ * (vidur/compute/<gpu>/<org>/<model>/mlp.csv), walked and parsed once for
+ * every benchmark that reads them, and the plain CSV splitting those and
+ * the other public sets (PipeWeave, DeepBench) need.
  */
 #ifndef SURFER_VIDUR_H
 #define SURFER_VIDUR_H
 
 #include "gpu_specs/gpu.h"
 
-/* Called with the path of one mlp.csv and the GPU it was measured on;
- * returns 0, -ENOENT when the file is absent (ignored), or another
- * negative code, which stops the walk. */
-typedef int (*vidur_csv_fn)(void *ctx, const char *path, const struct gpu_spec *g);
+/* One row of an mlp.csv: the model's shape and the median time (ms) of each
+ * operator asked for, in the order asked (0 when the cell is empty).  The
+ * numbers are the cells as strtod reads them. */
+#define VIDUR_MAXOPS 8
+struct vidur_row {
+	double n_head, n_kv_head, n_embd, n_expanded_embd;
+	double num_tokens, tp;          /* num_tensor_parallel_workers */
+	int gated;                      /* use_gated_mlp is "True"     */
+	double median_ms[VIDUR_MAXOPS];
+};
 
-/* Calls fn for every <root>/vidur/compute/<sub>/<org>/<model>/mlp.csv, with
- * gpu (a name gpu_find knows) as the GPU.  Returns 0, -ENOENT when the
- * folder or the GPU is unknown, or the first other error fn returned. */
-int vidur_each_csv(const char *root, const char *sub, const char *gpu, vidur_csv_fn fn,
-		   void *ctx);
+/* Called per row with the GPU it was measured on; a nonzero return stops
+ * the walk and is returned. */
+typedef int (*vidur_row_fn)(void *ctx, const struct vidur_row *r, const struct gpu_spec *g);
+
+/* Calls fn for every row of every <root>/vidur/compute/<sub>/<org>/<model>/
+ * mlp.csv, with gpu (a name gpu_find knows) as the GPU and the medians of
+ * time_stats.<ops[i]>.median (nops <= VIDUR_MAXOPS).  Returns 0, -ENOENT
+ * when the folder or the GPU is unknown, -EINVAL when a file lacks a
+ * column, or what fn returned. */
+int vidur_each_row(const char *root, const char *sub, const char *gpu, const char *const *ops,
+		   int nops, vidur_row_fn fn, void *ctx);
+
+/* Splits a CSV line in place at every comma (no quoted commas in these
+ * files' numeric rows), dropping the line end; returns the field count
+ * (at most max). */
+int vidur_split(char *line, char **f, int max);
+
+/* Index of the field equal to name among f[0..nf), -1 when absent. */
+int vidur_col(char **f, int nf, const char *name);
 
 #endif
