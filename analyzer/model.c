@@ -710,6 +710,19 @@ static void residual(struct bld *B)
 	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)B->T * B->c->hidden, 2, 1, 0, NULL);
 }
 
+/* After attention: the heads merged (permute + contiguous), the output
+ * projection, its tensor-parallel all-reduce, dropout p and the residual
+ * add. */
+static void attn_out(struct bld *B, int bias, double p)
+{
+	uint64_t T = B->T, h = B->c->hidden, nh = B->c->heads / B->tp, d = B->c->head_dim;
+	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * nh * d, 1, 0, 0, NULL);
+	op_linear(B, T, nh * d, h, bias, 0);
+	op_tp(B, 1, (double)T * h);
+	op_dropout(B, (double)T * h, p);
+	residual(B);
+}
+
 static void layer_gpt2(struct bld *B)
 {
 	const struct model_config *c = B->c;
@@ -718,12 +731,7 @@ static void layer_gpt2(struct bld *B)
 	op_tp(B, 0, (double)T * h);
 	op_linear(B, T, h, 3 * nh * d, 1, 0);
 	attention_core(B, nh, B->sl, B->sl, d, 1, 1, 1, c->attn_dropout);
-	/* merge heads: permute + contiguous */
-	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * nh * d, 1, 0, 0, NULL);
-	op_linear(B, T, nh * d, h, 1, 0);
-	op_tp(B, 1, (double)T * h);
-	op_dropout(B, (double)T * h, c->dropout);
-	residual(B);
+	attn_out(B, 1, c->dropout);
 	op_layernorm(B, T, h);
 	mlp_dense(B, T, 1, 0);
 	op_dropout(B, (double)T * h, c->dropout);
@@ -739,11 +747,7 @@ static void layer_bert(struct bld *B)
 	op_linear(B, T, h, nh * d, 1, 0);
 	op_linear(B, T, h, nh * d, 1, 0);
 	attention_core(B, nh, B->sl, B->sl, d, 0, 1, 2, c->attn_dropout);
-	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * nh * d, 1, 0, 0, NULL);
-	op_linear(B, T, nh * d, h, 1, 0);
-	op_tp(B, 1, (double)T * h);
-	op_dropout(B, (double)T * h, c->dropout);
-	residual(B);
+	attn_out(B, 1, c->dropout);
 	op_layernorm(B, T, h);
 	mlp_dense(B, T, 1, 0);
 	op_dropout(B, (double)T * h, c->dropout);
@@ -766,11 +770,7 @@ static void layer_opt(struct bld *B)
 	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", n, 1, 0, 0, NULL);
 	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", n, 1, 0, 0, NULL);
 	attention_core(B, nh, B->sl, B->sl, d, 1, 0, 3, c->attn_dropout);
-	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", n, 1, 0, 0, NULL);
-	op_linear(B, T, nh * d, h, 1, 0);
-	op_tp(B, 1, (double)T * h);
-	op_dropout(B, (double)T * h, c->dropout);
-	residual(B);
+	attn_out(B, 1, c->dropout);
 	op_layernorm(B, T, h);
 	mlp_dense(B, T, 1, 0);
 	op_dropout(B, (double)T * h, c->dropout);
@@ -814,10 +814,7 @@ static void layer_llama(struct bld *B)
 		      "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>");
 	}
 	attention_core(B, nh, B->sl, B->sl, d, 1, 1, 2, c->attn_dropout);
-	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * nh * d, 1, 0, 0, NULL);
-	op_linear(B, T, nh * d, h, 0, 0);
-	op_tp(B, 1, (double)T * h);
-	residual(B);
+	attn_out(B, 0, 0);     /* LlamaDecoderLayer: no residual dropout */
 	op_rmsnorm(B, T, h);
 	mlp_dense(B, T, 0, 0);
 	residual(B);
@@ -882,11 +879,7 @@ static void layer_t5(struct bld *B, int decoder, int sparse)
 		op_linear(B, T, h, nh * d, 0, 0);
 		op_linear(B, T, h, nh * d, 0, 0);
 		attention_core(B, nh, B->sl, B->sl, d, decoder && i == 0, 0, 2, c->dropout);
-		op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * nh * d, 1, 0, 0, NULL);
-		op_linear(B, T, nh * d, h, 0, 0);
-		op_tp(B, 1, (double)T * h);
-		op_dropout(B, (double)T * h, c->dropout);
-		residual(B);
+		attn_out(B, 0, c->dropout);
 	}
 	op_rmsnorm(B, T, h);
 	if (sparse)
