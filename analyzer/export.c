@@ -13,16 +13,6 @@
 
 #include "analyzer/report.h"
 
-static double ex_ms(double ns)
-{
-	return ns / 1e6;
-}
-
-static double ex_pct(double part, double whole)
-{
-	return whole > 0 ? 100.0 * part / whole : 0.0;
-}
-
 static const char *ex_bound(int memory_bound)
 {
 	return memory_bound > 0 ? "memory" : memory_bound == 0 ? "compute" : "unknown";
@@ -67,8 +57,8 @@ int export_csv(FILE *f, const struct analysis *a)
 			ex_csv_field(f, g->name);
 			fprintf(f, ",%.6g,", (double)g->launches / iters);
 			if (!ex_no_origin(a))
-				fprintf(f, "%.6f", ex_ms(g->origin_ns));
-			fprintf(f, ",%.6f,%s,%s,%s\n", ex_ms(g->pred_ns), pred_method_name(g->method),
+				fprintf(f, "%.6f", report_ms(g->origin_ns));
+			fprintf(f, ",%.6f,%s,%s,%s\n", report_ms(g->pred_ns), pred_method_name(g->method),
 				ex_bound(g->memory_bound), pred_op_name(g->op));
 		}
 	}
@@ -123,12 +113,12 @@ static void ex_chart(FILE *f, const struct analysis *a)
 {
 	int measured = !ex_no_origin(a) && a->measured_ns > 0;
 	size_t rows = a->ntargets + (size_t)measured;
-	double max_ms = measured ? ex_ms(a->measured_ns) : 0;
+	double max_ms = measured ? report_ms(a->measured_ns) : 0;
 	char label[192];
 
 	for (size_t t = 0; t < a->ntargets; t++)
-		if (isfinite(a->targets[t].iteration_ns) && ex_ms(a->targets[t].iteration_ns) > max_ms)
-			max_ms = ex_ms(a->targets[t].iteration_ns);
+		if (isfinite(a->targets[t].iteration_ns) && report_ms(a->targets[t].iteration_ns) > max_ms)
+			max_ms = report_ms(a->targets[t].iteration_ns);
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%zu\" "
 		"viewBox=\"0 0 %d %zu\" role=\"img\" aria-label=\"predicted iteration time per "
 		"target\">\n", EX_CHART_WIDTH, rows * EX_CHART_BAR + 20, EX_CHART_WIDTH,
@@ -136,11 +126,11 @@ static void ex_chart(FILE *f, const struct analysis *a)
 	if (measured) {
 		snprintf(label, sizeof(label), "%s (%s)", a->origin ? a->origin->id : a->device,
 			 a->untimed ? "CPU times only" : "measured");
-		ex_bar(f, 0, label, ex_ms(a->measured_ns), max_ms, "measured");
+		ex_bar(f, 0, label, report_ms(a->measured_ns), max_ms, "measured");
 	}
 	for (size_t t = 0; t < a->ntargets; t++)
 		ex_bar(f, t + (size_t)measured, a->targets[t].gpu->id,
-		       ex_ms(a->targets[t].iteration_ns), max_ms, "predicted");
+		       report_ms(a->targets[t].iteration_ns), max_ms, "predicted");
 	fputs("</svg>\n", f);
 }
 
@@ -165,19 +155,19 @@ static void ex_summary(FILE *f, const struct analysis *a)
 
 		fputs("<tr><td>", f);
 		ex_html(f, at->gpu->id);
-		fprintf(f, "</td><td class=\"n\">%.3f</td>", ex_ms(at->iteration_ns));
+		fprintf(f, "</td><td class=\"n\">%.3f</td>", report_ms(at->iteration_ns));
 		if (a->measured_ns > 0)
 			fprintf(f, "<td class=\"n\">%.2fx</td>", at->iteration_ns / a->measured_ns);
 		fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.3f</td><td class=\"n\">%.3f</td>"
 			"<td class=\"n\">%.1f%%</td><td class=\"n\">%.1f%%</td><td>",
-			ex_ms(at->kernel_ns), ex_ms(at->copy_ns), ex_ms(at->gpu_wait_cpu_ns),
-			ex_pct(at->memory_bound_ns, at->kernel_ns),
-			ex_pct(at->compute_bound_ns, at->kernel_ns));
+			report_ms(at->kernel_ns), report_ms(at->copy_ns), report_ms(at->gpu_wait_cpu_ns),
+			report_pct(at->memory_bound_ns, at->kernel_ns),
+			report_pct(at->compute_bound_ns, at->kernel_ns));
 		for (int m = 0, first = 1; m < PRED_METHOD_COUNT; m++)
 			if (at->method_ns[m] > 0) {
 				fprintf(f, "%s%s %.1f%%", first ? "" : ", ",
 					pred_method_name((enum pred_method)m),
-					ex_pct(at->method_ns[m], at->kernel_ns));
+					report_pct(at->method_ns[m], at->kernel_ns));
 				first = 0;
 			}
 		fputs("</td>", f);
@@ -203,7 +193,7 @@ static void ex_kernels(FILE *f, const struct analysis *a, const struct analysis_
 	fputs(" (", f);
 	ex_html(f, at->gpu->name);
 	fprintf(f, "): %.3f ms per iteration</h2>\n<table>\n<tr><th>kernel</th><th>op</th>"
-		"<th>calls/it</th>", ex_ms(at->iteration_ns));
+		"<th>calls/it</th>", report_ms(at->iteration_ns));
 	if (!ex_no_origin(a))
 		fputs("<th>origin ms</th>", f);
 	fputs("<th>pred ms</th><th>share</th><th>method</th><th>bound</th></tr>\n", f);
@@ -218,9 +208,9 @@ static void ex_kernels(FILE *f, const struct analysis *a, const struct analysis_
 		fprintf(f, "</td><td>%s</td><td class=\"n\">%.6g</td>", pred_op_name(g->op),
 			(double)g->launches / iters);
 		if (!ex_no_origin(a))
-			fprintf(f, "<td class=\"n\">%.3f</td>", ex_ms(g->origin_ns));
+			fprintf(f, "<td class=\"n\">%.3f</td>", report_ms(g->origin_ns));
 		fprintf(f, "<td class=\"n\">%.3f</td><td class=\"n\">%.1f%%</td><td>%s</td>"
-			"<td>%s</td></tr>\n", ex_ms(g->pred_ns), ex_pct(g->pred_ns, at->kernel_ns),
+			"<td>%s</td></tr>\n", report_ms(g->pred_ns), report_pct(g->pred_ns, at->kernel_ns),
 			pred_method_name(g->method), ex_bound(g->memory_bound));
 	}
 	fputs("</table>\n", f);
@@ -251,7 +241,7 @@ int export_html(FILE *f, const struct analysis *a, size_t top)
 		ex_html(f, a->device);
 		fprintf(f, "); %llu kernels, %u configurations, %u iteration%s; measured %.3f ms per "
 			"iteration%s.", (unsigned long long)a->kernels, a->configs, a->iterations,
-			a->iterations == 1 ? "" : "s", ex_ms(a->measured_ns),
+			a->iterations == 1 ? "" : "s", report_ms(a->measured_ns),
 			a->untimed ? " (no GPU times in the trace: kernels predicted from scratch)" : "");
 	}
 	fputs("</p>\n", f);

@@ -99,12 +99,12 @@ void report_short_name(const char *name, char *out, size_t width)
 	}
 }
 
-static double rp_ms(double ns)
+double report_ms(double ns)
 {
 	return ns / 1e6;
 }
 
-static double rp_pct(double part, double whole)
+double report_pct(double part, double whole)
 {
 	return whole > 0 ? 100.0 * part / whole : 0.0;
 }
@@ -129,11 +129,11 @@ static void rp_ops(FILE *f, const struct analysis_target *t, int with_origin)
 			continue;
 		if (with_origin)
 			len = snprintf(item, sizeof(item), " %s %.3f -> %.3f ms",
-				       pred_op_name((enum pred_op)o), rp_ms(t->op_origin_ns[o]),
-				       rp_ms(t->op_ns[o]));
+				       pred_op_name((enum pred_op)o), report_ms(t->op_origin_ns[o]),
+				       report_ms(t->op_ns[o]));
 		else
 			len = snprintf(item, sizeof(item), " %s %.3f ms",
-				       pred_op_name((enum pred_op)o), rp_ms(t->op_ns[o]));
+				       pred_op_name((enum pred_op)o), report_ms(t->op_ns[o]));
 		if (!first && col + 1 + (size_t)len > REPORT_COLUMNS) {
 			fputs(",\n          ", f);
 			col = 10;
@@ -191,7 +191,7 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	fprintf(f, "\n%starget     %s (%s), method %s%s\n", rp_c(color, RP_BOLD), t->gpu->id,
 		t->gpu->name, pred_method_name(t->method), rp_c(color, RP_RESET));
 	fprintf(f, "predicted  %s%.3f ms%s per iteration", rp_c(color, RP_BOLD),
-		rp_ms(t->iteration_ns), rp_c(color, RP_RESET));
+		report_ms(t->iteration_ns), rp_c(color, RP_RESET));
 	if (a->measured_ns > 0) {
 		double r = t->iteration_ns / a->measured_ns;
 		const char *c = r < 0.995 ? RP_GREEN : r > 1.005 ? RP_RED : "";
@@ -204,16 +204,16 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 		fprintf(f, "cost       $%.3g per iteration, $%.2f per million iterations "
 			"(at $%.2f/hour)\n", it_usd, m_usd, t->price_usd_per_hour);
 	fprintf(f, "kernels    %.3f ms: memory-bound %.1f%%, compute-bound %.1f%%, unknown %.1f%%\n",
-		rp_ms(t->kernel_ns), rp_pct(t->memory_bound_ns, t->kernel_ns),
-		rp_pct(t->compute_bound_ns, t->kernel_ns), rp_pct(t->unknown_bound_ns, t->kernel_ns));
+		report_ms(t->kernel_ns), report_pct(t->memory_bound_ns, t->kernel_ns),
+		report_pct(t->compute_bound_ns, t->kernel_ns), report_pct(t->unknown_bound_ns, t->kernel_ns));
 	fprintf(f, "methods   ");
 	for (int m = 0; m < PRED_METHOD_COUNT; m++)
 		if (t->method_ns[m] > 0)
 			fprintf(f, " %s %.1f%%", pred_method_name((enum pred_method)m),
-				rp_pct(t->method_ns[m], t->kernel_ns));
+				report_pct(t->method_ns[m], t->kernel_ns));
 	fprintf(f, "\n");
-	fprintf(f, "GPU waits  %.3f ms on the CPU; copies %.3f ms\n", rp_ms(t->gpu_wait_cpu_ns),
-		rp_ms(t->copy_ns));
+	fprintf(f, "GPU waits  %.3f ms on the CPU; copies %.3f ms\n", report_ms(t->gpu_wait_cpu_ns),
+		report_ms(t->copy_ns));
 	rp_ops(f, t, !rp_no_origin(a));
 	if (!n)
 		return;
@@ -232,11 +232,11 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 		report_short_name(g->name, name, REPORT_NAME_WIDTH);
 		if (rp_no_origin(a))
 			fprintf(f, "  %-*s %8.6g %10.3f %-8s %s\n", REPORT_NAME_WIDTH, name, calls,
-				rp_ms(g->pred_ns), pred_method_name(g->method),
+				report_ms(g->pred_ns), pred_method_name(g->method),
 				rp_bound(g->memory_bound));
 		else
 			fprintf(f, "  %-*s %8.6g %10.3f %10.3f %-8s %s\n", REPORT_NAME_WIDTH, name,
-				calls, rp_ms(g->origin_ns), rp_ms(g->pred_ns),
+				calls, report_ms(g->origin_ns), report_ms(g->pred_ns),
 				pred_method_name(g->method), rp_bound(g->memory_bound));
 	}
 }
@@ -253,14 +253,14 @@ int report_text(FILE *f, const struct analysis *a, size_t top, int color)
 			(unsigned long long)a->kernels, a->configs, a->iterations,
 			a->iterations == 1 ? "" : "s");
 		fprintf(f, "measured   %s%.3f ms%s per iteration\n", rp_c(color, RP_BOLD),
-			rp_ms(a->measured_ns), rp_c(color, RP_RESET));
+			report_ms(a->measured_ns), rp_c(color, RP_RESET));
 		if (a->untimed)
 			fprintf(f, "           (the trace has no GPU times: kernels are predicted "
 				"from scratch)\n");
 		else
 			fprintf(f, "           kernels %.3f ms, copies %.3f ms, GPU waits %.3f ms "
-				"on the CPU\n", rp_ms(a->measured_kernel_ns),
-				rp_ms(a->measured_copy_ns), rp_ms(a->measured_gpu_wait_cpu_ns));
+				"on the CPU\n", report_ms(a->measured_kernel_ns),
+				report_ms(a->measured_copy_ns), report_ms(a->measured_gpu_wait_cpu_ns));
 	}
 	if (a->warning[0])
 		fprintf(f, "%swarning    %s%s\n", rp_c(color, RP_YELLOW), a->warning,
@@ -316,8 +316,8 @@ static json_t *rp_breakdown(const struct analysis_target *t, size_t top)
 		if (!o || rp_set(o, "kernel", rp_str(g->name)) ||
 		    rp_set(o, "op", rp_str(pred_op_name(g->op))) ||
 		    rp_set(o, "launches", json_integer((json_int_t)g->launches)) ||
-		    rp_set(o, "origin_ms", rp_num(rp_ms(g->origin_ns))) ||
-		    rp_set(o, "predicted_ms", rp_num(rp_ms(g->pred_ns))) ||
+		    rp_set(o, "origin_ms", rp_num(report_ms(g->origin_ns))) ||
+		    rp_set(o, "predicted_ms", rp_num(report_ms(g->pred_ns))) ||
 		    rp_set(o, "method", rp_str(pred_method_name(g->method))) ||
 		    rp_set(o, "bound", rp_str(rp_bound(g->memory_bound))) ||
 		    json_array_append_new(arr, o)) {
@@ -349,19 +349,19 @@ static json_t *rp_prediction(const struct analysis_target *t, size_t top)
 		goto fail;
 	for (int m = 0; m < PRED_METHOD_COUNT; m++)
 		if (t->method_ns[m] > 0 &&
-		    rp_set(methods, pred_method_name((enum pred_method)m), rp_num(rp_ms(t->method_ns[m]))))
+		    rp_set(methods, pred_method_name((enum pred_method)m), rp_num(report_ms(t->method_ns[m]))))
 			goto fail;
 	if (rp_set(o, "target", rp_str(t->gpu->id)) ||
 	    rp_set(o, "target_name", rp_str(t->gpu->name)) ||
 	    rp_set(o, "method", rp_str(pred_method_name(t->method))) ||
-	    rp_set(o, "iteration_ms", rp_num(rp_ms(t->iteration_ns))) ||
+	    rp_set(o, "iteration_ms", rp_num(report_ms(t->iteration_ns))) ||
 	    rp_cost(o, t) ||
-	    rp_set(o, "kernel_ms", rp_num(rp_ms(t->kernel_ns))) ||
-	    rp_set(o, "copy_ms", rp_num(rp_ms(t->copy_ns))) ||
-	    rp_set(o, "gpu_waiting_on_cpu_ms", rp_num(rp_ms(t->gpu_wait_cpu_ns))) ||
-	    rp_set(o, "memory_bound_ms", rp_num(rp_ms(t->memory_bound_ns))) ||
-	    rp_set(o, "compute_bound_ms", rp_num(rp_ms(t->compute_bound_ns))) ||
-	    rp_set(o, "unknown_bound_ms", rp_num(rp_ms(t->unknown_bound_ns))) ||
+	    rp_set(o, "kernel_ms", rp_num(report_ms(t->kernel_ns))) ||
+	    rp_set(o, "copy_ms", rp_num(report_ms(t->copy_ns))) ||
+	    rp_set(o, "gpu_waiting_on_cpu_ms", rp_num(report_ms(t->gpu_wait_cpu_ns))) ||
+	    rp_set(o, "memory_bound_ms", rp_num(report_ms(t->memory_bound_ns))) ||
+	    rp_set(o, "compute_bound_ms", rp_num(report_ms(t->compute_bound_ns))) ||
+	    rp_set(o, "unknown_bound_ms", rp_num(report_ms(t->unknown_bound_ns))) ||
 	    rp_set(o, "methods", methods))
 		goto fail_o;
 	if (rp_set(o, "breakdown", rp_breakdown(t, top)))
@@ -385,7 +385,7 @@ json_t *report_json(const struct analysis *a, size_t top)
 	    rp_set(origin, "kernels", json_integer((json_int_t)a->kernels)) ||
 	    rp_set(origin, "configurations", json_integer(a->configs)) ||
 	    rp_set(origin, "iterations", json_integer(a->iterations)) ||
-	    rp_set(origin, "measured_ms", rp_num(rp_ms(a->measured_ns))) ||
+	    rp_set(origin, "measured_ms", rp_num(report_ms(a->measured_ns))) ||
 	    rp_set(origin, "gpu_times", json_boolean(!a->untimed)) ||
 	    rp_set(origin, "truncated", json_boolean(a->truncated)))
 		goto fail;

@@ -34,6 +34,11 @@ int report_cost(const struct analysis_target *t, double *per_iteration_usd,
  * the result (json_decref); NULL on allocation failure. */
 json_t *report_json(const struct analysis *a, size_t top);
 
+/* Nanoseconds as milliseconds, and part as a percentage of whole (0 when
+ * whole is not positive): the units of every report and export. */
+double report_ms(double ns);
+double report_pct(double part, double whole);
+
 /* Writes report_json(a, top) to f, indented, with a final newline. */
 int report_json_write(FILE *f, const struct analysis *a, size_t top);
 
