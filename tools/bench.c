@@ -101,6 +101,17 @@ static json_t *stats_json(const char *key, const char *name, double *ape, size_t
 			 "mape", s.mape, "median_ape", s.median, "p90_ape", s.p90);
 }
 
+/* One line of the text report: a method's statistics (stats_json's object)
+ * for one operator, group or the whole. */
+static void print_stats(const char *method, const char *what, const json_t *e)
+{
+	printf("%-12s %-11s %6lld %8.2f %8.2f %8.2f\n", method, what,
+	       (long long)json_integer_value(json_object_get(e, "n")),
+	       json_real_value(json_object_get(e, "mape")),
+	       json_real_value(json_object_get(e, "median_ape")),
+	       json_real_value(json_object_get(e, "p90_ape")));
+}
+
 static int run_accuracy(const struct opts *o)
 {
 	struct ns_set set;
@@ -236,25 +247,10 @@ static int run_accuracy(const struct opts *o)
 			size_t i;
 			json_t *e;
 			json_array_foreach(json_object_get(v, "pairs"), i, e)
-				printf("%-12s %-11s %6lld %8.2f %8.2f %8.2f\n", only,
-				       json_string_value(json_object_get(e, "op")),
-				       (long long)json_integer_value(json_object_get(e, "n")),
-				       json_real_value(json_object_get(e, "mape")),
-				       json_real_value(json_object_get(e, "median_ape")),
-				       json_real_value(json_object_get(e, "p90_ape")));
+				print_stats(only, json_string_value(json_object_get(e, "op")), e);
 			json_array_foreach(json_object_get(v, "groups"), i, e)
-				printf("%-12s %-11s %6lld %8.2f %8.2f %8.2f\n", only,
-				       json_string_value(json_object_get(e, "group")),
-				       (long long)json_integer_value(json_object_get(e, "n")),
-				       json_real_value(json_object_get(e, "mape")),
-				       json_real_value(json_object_get(e, "median_ape")),
-				       json_real_value(json_object_get(e, "p90_ape")));
-			e = json_object_get(v, "overall");
-			printf("%-12s %-11s %6lld %8.2f %8.2f %8.2f\n", only, "overall",
-			       (long long)json_integer_value(json_object_get(e, "n")),
-			       json_real_value(json_object_get(e, "mape")),
-			       json_real_value(json_object_get(e, "median_ape")),
-			       json_real_value(json_object_get(e, "p90_ape")));
+				print_stats(only, json_string_value(json_object_get(e, "group")), e);
+			print_stats(only, "overall", json_object_get(v, "overall"));
 		}
 	}
 	json_decref(methods);
