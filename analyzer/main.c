@@ -23,6 +23,7 @@
 #include "analyzer/modelrun.h"
 #include "analyzer/report.h"
 #include "gpu_specs/gpu.h"
+#include "predictor/tile.h"
 
 #define PROG "surfer-analyze"
 #define MAX_TARGETS 256
@@ -81,6 +82,8 @@ static void usage(FILE *f)
 		"      --csv FILE            write the kernel breakdown of every target as CSV\n"
 		"      --price GPU=USD       hourly price of GPU: adds the cost per iteration\n"
 		"                            and per million iterations (repeatable)\n"
+		"      --weights FILE        tile-model weights written by surfer-train, in\n"
+		"                            place of the compiled-in ones\n"
 		"      --color[=WHEN]        colour the text report: auto (default: when\n"
 		"                            standard output is a terminal and NO_COLOR is\n"
 		"                            unset), always or never\n"
@@ -157,7 +160,7 @@ static int parse_number(const char *s, double *out)
 }
 
 enum { OPT_SAVE = 256, OPT_BASELINE, OPT_MAXREG, OPT_LIST, OPT_MODEL, OPT_CHROME, OPT_HTML,
-       OPT_CSV, OPT_PRICE, OPT_COLOR };
+       OPT_CSV, OPT_PRICE, OPT_COLOR, OPT_WEIGHTS };
 
 /* --price GPU=USD_PER_HOUR; a later price of the same GPU replaces it. */
 static int add_price(struct cli *c, const char *arg)
@@ -207,6 +210,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"csv", required_argument, NULL, OPT_CSV},
 		{"price", required_argument, NULL, OPT_PRICE},
 		{"color", optional_argument, NULL, OPT_COLOR},
+		{"weights", required_argument, NULL, OPT_WEIGHTS},
 		{"colour", optional_argument, NULL, OPT_COLOR},
 		{"model", required_argument, NULL, OPT_MODEL},
 		{"batch", required_argument, NULL, OPT_MODEL},
@@ -306,6 +310,11 @@ static int parse(int argc, char **argv, struct cli *c)
 				c->color = -1;
 			else
 				return bad("bad --color '%s': use auto, always or never", optarg);
+			break;
+		case OPT_WEIGHTS:
+			/* before any prediction: the weights replace the compiled-in ones */
+			if (tile_model_load_file(optarg) != 0)
+				return bad("cannot load tile-model weights '%s' (not a file surfer-train wrote)", optarg);
 			break;
 		case OPT_MODEL:
 			if (model_cli_set(&c->model, opts[li].name, optarg, merr, sizeof(merr)))

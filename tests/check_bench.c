@@ -2,7 +2,8 @@
  * check_bench.c - the accuracy harness on small CSVs written here: reading
  * (quoted names with commas, files and directories), the kernel record built
  * from a row, pairing by operator and shape, the statistics (worked by
- * hand), and surfer-bench's JSON against errors computed independently.
+ * hand), DeepBench's results layout, and surfer-bench's JSON against errors
+ * computed independently.
  */
 #include <check.h>
 #include <jansson.h>
@@ -131,6 +132,91 @@ START_TEST(reads_and_pairs)
 	memset(&s, 0, sizeof s);
 	ck_assert_int_eq(ns_load(&s, "/nonexistent/x.csv", NULL, NULL, err, sizeof err), -1);
 	ck_assert(strstr(err, "nonexistent") != NULL);
+	ns_release(&s);
+}
+END_TEST
+
+/* DeepBench's layout: a results file with sections (only the FP32 GEMM
+ * rows are kept), its GPU named by the specs file beside it, CRLF line
+ * ends; an FP16 results file and a CPU's are passed over. */
+START_TEST(reads_deepbench)
+{
+	char db[300], path[400];
+	snprintf(db, sizeof db, "%s/db", dir);
+	ck_assert_int_eq(mkdir(db, 0700), 0);
+	write_file("db/DeepBench_NV_X__Specs.csv",
+		   "CPU Model,Intel(R) Xeon(R)\r\nGPU Model,NVIDIA GTX TitanXp\r\nCUDA Version,8.0.88\r\n");
+	write_file("db/DeepBench_NV_X__Results_FP32.csv",
+		   "Precision,Float\r\n"
+		   "Dense Matrix Multiplication,,M,N,K,A Transpose,B Transpose,,Time (msec),TERAFLOPS\r\n"
+		   ",DeepSpeech,1760,16,1760,N,N,,3.7999999999999999E-2,2.6\r\n"
+		   ",,2048,7000,512,T,N,,1.25,11.7\r\n"
+		   ",,64,0,64,N,N,,0.01,0\r\n"
+		   "Convolution,,W,H,C,N,K,S,R,pad_w,pad_h,wstride,hstride,,Time (msec)\r\n"
+		   ",,700,161,1,4,32,20,5,0,0,2,2,,0.5\r\n"
+		   "All-Reduce,,Size # floats,# chips,,,Mean All Reduce Time (msec)\r\n"
+		   ",,100000,8,,,0.2\r\n");
+	write_file("db/DeepBench_NV_X__Results_-_FP16_ip_Mixed_math.csv",
+		   "Precision,\"16 bit inputs, 16 bit multiplication, 32 bit addition\"\r\n"
+		   "Dense Matrix Multiplication,,M,N,K,A Transpose,B Transpose,,Time (msec),TERAFLOPS\r\n"
+		   ",,1760,16,1760,N,N,,0.02,5\r\n");
+	write_file("db/DeepBench_IA_KNL__Specs.csv", "CPU Model,Xeon Phi 7250\r\n");
+	write_file("db/DeepBench_IA_KNL__Results_-_FP32.csv",
+		   "Precision,Float\r\n"
+		   "Dense Matrix Multiplication,,M,N,K,A Transpose,B Transpose,,Time (msec),TERAFLOPS\r\n"
+		   ",,1760,16,1760,N,N,,0.4,0.2\r\n");
+	struct ns_set s;
+	char err[256];
+	memset(&s, 0, sizeof s);
+	ck_assert_int_eq(ns_load(&s, db, NULL, NULL, err, sizeof err), 0);
+	ck_assert_uint_eq(s.n, 3);   /* the KNL's row (an unknown device), two GEMMs */
+	const struct gpu_spec *xp = gpu_find("titan-xp");
+	ck_assert_ptr_nonnull(xp);
+	size_t seen = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct ns_row *r = &s.rows[i];
+		ck_assert_str_eq(r->op, "matmul");
+		if (!r->gpu) {
+			ck_assert_str_eq(r->device, "DeepBench_IA_KNL");
+			continue;
+		}
+		ck_assert(r->gpu == xp);
+		ck_assert_uint_eq(r->ndims, 4);
+		ck_assert_uint_eq(r->dims[0], 1);
+		struct pred_kernel k;
+		ck_assert_int_eq(ns_kernel(r, 1, &k), 0);
+		ck_assert_int_eq(k.op, PRED_OP_GEMM);
+		ck_assert_ptr_null(k.name);
+		if (r->dims[1] == 1760) {
+			/* C (1760 x 16) = A (1760 x 1760) B (1760 x 16) */
+			ck_assert_uint_eq(k.m, 1760);
+			ck_assert_uint_eq(k.k, 1760);
+			ck_assert_uint_eq(k.n, 16);
+			ck_assert_double_eq_tol(r->latency_ms, 0.038, 1e-12);
+			ck_assert_double_eq_tol(k.flops, 2.0 * 1760 * 16 * 1760, 1);
+			seen |= 1;
+		} else {
+			ck_assert_uint_eq(k.m, 2048);
+			ck_assert_uint_eq(k.k, 512);
+			ck_assert_uint_eq(k.n, 7000);
+			ck_assert_double_eq_tol(k.origin_ns, 1.25e6, 1e-3);
+			seen |= 2;
+		}
+	}
+	ck_assert_uint_eq(seen, 3);
+	ns_release(&s);
+	/* Another GPU kept: nothing of the Titan Xp. */
+	memset(&s, 0, sizeof s);
+	snprintf(path, sizeof path, "%s/DeepBench_NV_X__Results_FP32.csv", db);
+	ck_assert_int_eq(ns_load(&s, path, gpu_find("t4"), NULL, err, sizeof err), 0);
+	ck_assert_uint_eq(s.n, 0);
+	ns_release(&s);
+	/* A results file whose name has no prefix: one clear error. */
+	write_file("db/results.csv", "Precision,Float\n");
+	memset(&s, 0, sizeof s);
+	snprintf(path, sizeof path, "%s/results.csv", db);
+	ck_assert_int_eq(ns_load(&s, path, NULL, NULL, err, sizeof err), -1);
+	ck_assert(strstr(err, "<prefix>__") != NULL);
 	ns_release(&s);
 }
 END_TEST
@@ -297,6 +383,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, reads_and_pairs);
+	tcase_add_test(tc, reads_deepbench);
 	tcase_add_test(tc, kernel_records);
 	tcase_add_test(tc, statistics_by_hand);
 	tcase_add_test(tc, bench_json_bandwidth_ratio);

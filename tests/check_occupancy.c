@@ -189,6 +189,7 @@ struct devprops {
 };
 
 static const struct devprops props_table[] = {
+	{ 52, 2048, 96 * 1024, 48 * 1024, 0 },
 	{ 60, 2048, 64 * 1024, 48 * 1024, 0 },
 	{ 61, 2048, 96 * 1024, 48 * 1024, 0 },
 	{ 70, 2048, 96 * 1024, 96 * 1024, 0 },
@@ -229,7 +230,7 @@ static int reference(const struct devprops *p, int threads, int regs, size_t sme
 	prop.computeMinor = (int)(p->cc % 10);
 	prop.maxThreadsPerBlock = 1024;
 	prop.maxThreadsPerMultiprocessor = p->threads_per_sm;
-	prop.regsPerBlock = 65536;
+	prop.regsPerBlock = p->cc == 52 ? 32768 : 65536;   /* 32K on GM20x only */
 	prop.regsPerMultiprocessor = 65536;
 	prop.warpSize = 32;
 	prop.sharedMemPerBlock = 48 * 1024;

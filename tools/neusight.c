@@ -184,6 +184,100 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* ---- DeepBench -------------------------------------------------------- */
+
+/* The GPU of a DeepBench results file "<prefix>__Results....csv": the "GPU
+ * Model" line of "<prefix>__Specs.csv" beside it (else the prefix's file
+ * name), interned into name.  0, or -1 with a reason in L->err. */
+static int deepbench_device(struct loader *L, const char *path, const char **name)
+{
+	const char *base = strrchr(path, '/');
+	const char *us = strstr(base ? base + 1 : path, "__");
+	if (!us) {
+		snprintf(L->err, L->errlen, "'%s': a DeepBench results file is named <prefix>__<what>.csv", path);
+		return -1;
+	}
+	size_t pl = (size_t)(us - path);
+	char *spec = malloc(pl + sizeof "__Specs.csv");
+	if (!spec)
+		return -1;
+	memcpy(spec, path, pl);
+	memcpy(spec + pl, "__Specs.csv", sizeof "__Specs.csv");
+	FILE *fp = fopen(spec, "r");
+	char *line = NULL, *f[MAXCOLS];
+	size_t cap = 0;
+	*name = NULL;
+	while (fp && !*name && getline(&line, &cap, fp) > 0)
+		if (split_csv(line, f, MAXCOLS) >= 2 && strcmp(f[0], "GPU Model") == 0 && f[1][0])
+			*name = intern(L->s->strings, f[1]);
+	if (!*name) {
+		/* a CPU's (KNL) or a missing specs file: the file's prefix
+		 * names a device no GPU matches, and its rows are skipped */
+		const char *b = strrchr(spec, '/');
+		spec[pl] = 0;
+		*name = intern(L->s->strings, b ? b + 1 : spec);
+	}
+	free(line);
+	free(spec);
+	if (fp)
+		fclose(fp);
+	return *name ? 0 : -1;
+}
+
+/* DeepBench's results (baidu-research/DeepBench, csv/results/train/...):
+ * sections headed by a line whose first field names them; the rows of
+ * "Dense Matrix Multiplication" are ",<source>,M,N,K,A^T,B^T,,ms,TFLOPS",
+ * C (M x N) = A (M x K) B (K x N), one cuBLAS call each.  They become
+ * "matmul" rows in NeuSight's convention (B 1, M, N the reduction, K the
+ * output's columns), without a kernel name or launch.  Only FP32 files
+ * ("Precision,Float") are read; the caller has read the first line. */
+static int load_deepbench(struct loader *L, FILE *fp, const char *path, const char *precision)
+{
+	if (strcmp(precision, "Float") != 0)
+		return 0;                    /* FP16 / int8 results: not modelled */
+	const char *dev, *op = intern(L->s->strings, "matmul"), *none = intern(L->s->strings, "");
+	if (!op || !none || deepbench_device(L, path, &dev) != 0)
+		return -1;
+	const struct gpu_spec *g = device_gpu(L, dev);
+	if (L->keep && g != L->keep && g != L->keep2)
+		return 0;
+	char *line = NULL, *f[MAXCOLS];
+	size_t cap = 0;
+	int gemm = 0, rc = 0;
+	while (getline(&line, &cap, fp) > 0) {
+		int n = split_csv(line, f, MAXCOLS);
+		if (n >= 1 && f[0][0]) {
+			gemm = strcmp(f[0], "Dense Matrix Multiplication") == 0;
+			continue;
+		}
+		uint64_t m, nn, k;
+		char *end;
+		if (!gemm || n < 9 || parse_u64(f[2], &m) || parse_u64(f[3], &nn) || parse_u64(f[4], &k))
+			continue;
+		struct ns_row r;
+		memset(&r, 0, sizeof r);
+		r.op = op;
+		r.device = dev;
+		r.kname = none;
+		r.gpu = g;
+		r.latency_ms = strtod(f[8], &end);
+		if (end == f[8] || *end || !(r.latency_ms > 0) || !isfinite(r.latency_ms) || !m || !nn || !k)
+			continue;
+		r.dims[0] = 1;
+		r.dims[1] = m;
+		r.dims[2] = k;
+		r.dims[3] = nn;
+		r.ndims = 4;
+		if (push_row(L->s, &r) != 0) {
+			snprintf(L->err, L->errlen, "'%s': out of memory", path);
+			rc = -1;
+			break;
+		}
+	}
+	free(line);
+	return rc;
+}
+
 static int load_file(struct loader *L, const char *path)
 {
 	FILE *fp = fopen(path, "r");
@@ -201,6 +295,13 @@ static int load_file(struct loader *L, const char *path)
 			hdr_line = strdup(line);
 			if (!hdr_line) { rc = -1; break; }
 			nh = split_csv(hdr_line, hdr, MAXCOLS);
+			if (nh >= 2 && strcmp(hdr[0], "Precision") == 0) {
+				rc = load_deepbench(L, fp, path, hdr[1]);
+				break;
+			}
+			if (nh >= 1 && (strcmp(hdr[0], "GPU Model") == 0 || strcmp(hdr[0], "CPU Model") == 0 ||
+					strcmp(hdr[0], "Dense Matrix Multiplication") == 0))
+				break;       /* DeepBench's specs and kernel lists: no times */
 			for (int c = 0; c < C_NCOLS; c++)
 				col[c] = find_col(hdr, nh, col_names[c]);
 			const char *const *dims = find_col(hdr, nh, "Input_Channel") >= 0 ? conv_dims :

@@ -216,6 +216,17 @@ struct sus_gpu {
 	size_t n[SUS_DEC], cap[SUS_DEC];
 };
 
+/* A held-out GPU's chip is held out with it: rows of another board of
+ * the same chip (same compute capability and SM count: DeepBench's V100
+ * SXM2 when the V100 PCIe is held out) would tell the model its answer. */
+static int held_out(const struct opts *o, const struct gpu_spec *g)
+{
+	for (int h = 0; h < o->nholdout; h++)
+		if (g == o->holdout[h] || (g->cc == o->holdout[h]->cc && g->sms == o->holdout[h]->sms))
+			return 1;
+	return 0;
+}
+
 static int cmp_dbl(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -246,12 +257,8 @@ static double fit_sustain(const struct ns_set *set, const struct opts *o)
 	for (size_t i = 0; i < set->n; i++) {
 		const struct ns_row *r = &set->rows[i];
 		struct pred_kernel k;
-		int skip = !r->gpu;
-		for (int h = 0; h < o->nholdout; h++)
-			if (r->gpu == o->holdout[h])
-				skip = 1;
-		if (skip || ns_kernel(r, 1, &k) != 0 || tile_family_of(&k) != TILE_FAM_GEMM ||
-		    !(r->latency_ms > 0) || !(r->gpu->peak_tflops[GPU_DT_FP32] > 0))
+		if (!r->gpu || held_out(o, r->gpu) || ns_kernel(r, 1, &k) != 0 ||
+		    tile_family_of(&k) != TILE_FAM_GEMM || !(r->latency_ms > 0) || !(r->gpu->peak_tflops[GPU_DT_FP32] > 0))
 			continue;
 		double B = k.batch ? (double)k.batch : 1;
 		double fl = k.flops > 0 ? k.flops : 2 * B * (double)k.m * (double)k.n * (double)k.k;
@@ -635,11 +642,7 @@ int main(int argc, char **argv)
 			unknown++;
 			continue;
 		}
-		int skip = 0;
-		for (int h = 0; h < o.nholdout; h++)
-			if (r->gpu == o.holdout[h])
-				skip = 1;
-		if (skip) {
+		if (held_out(&o, r->gpu)) {
 			held++;
 			continue;
 		}
@@ -666,7 +669,11 @@ int main(int argc, char **argv)
 		x.gpu = r->gpu;
 		x.op = r->op;
 		if (!o.no_floor) {
-			floor_add(&facc[f], r->gpu, NULL, r->latency_ms * 1e6);
+			/* DeepBench's rows ("matmul") were timed by another
+			 * host: they get their own floor and leave the one a
+			 * new GPU gets (NeuSight's host's) alone. */
+			if (strcmp(r->op, "matmul") != 0)
+				floor_add(&facc[f], r->gpu, NULL, r->latency_ms * 1e6);
 			floor_add(&facc[f], r->gpu, r->op, r->latency_ms * 1e6);
 		}
 		if (push(&fam[f], &x) != 0) {
