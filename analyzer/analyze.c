@@ -422,6 +422,7 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		ev->thread = s->thread;
 		ev->cpu_ns = an_rel(c, s->cpu_ns);
 		ev->cpu_end_ns = s->cpu_end_ns >= s->cpu_ns ? an_rel(c, s->cpu_end_ns) : ev->cpu_ns;
+		ev->event = s->event;
 		switch (s->kind) {
 		case TRACE_SYNC_STREAM:
 		case TRACE_SYNC_EVENT:
@@ -430,6 +431,9 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 			break;
 		case TRACE_SYNC_STREAM_WAIT_EVENT:
 			ev->no_cpu_wait = 1;
+			break;
+		case TRACE_SYNC_EVENT_RECORD:
+			ev->kind = TL_EVENT_RECORD;
 			break;
 		default:
 			ev->wait_all = 1;

@@ -17,6 +17,12 @@
  *    dependent launch overlap).  Its duration is the measured one times the
  *    configuration's predicted ratio (or the predicted time when it has no
  *    measurement).
+ *  - An event recorded on a stream marks the end of the work before it on
+ *    that stream, per lane; a stream that waits for the event
+ *    (cuStreamWaitEvent) starts its next work no earlier, and a CPU that
+ *    synchronizes on it (cuEventSynchronize) resumes when that work ends.
+ *    So work on one stream that needs another's (NCCL, side streams, the
+ *    caching allocator) waits for it on every target.
  *  - Where the whole GPU is idle until a kernel starts, the GPU waited on
  *    the CPU; that stretch stays CPU time on every target, so a launch-bound
  *    program is not predicted to speed up on a faster GPU.
@@ -71,6 +77,8 @@ struct timeline {
 	struct tl_map streams;    /* per stream x lane: end of its last work   */
 	struct tl_map threads;    /* per thread x lane: predicted CPU time -
 				   * recorded CPU time (the shift)             */
+	struct tl_map events;     /* per event x lane: end of the work before
+				   * its latest record on its stream           */
 	double *acc;              /* nconfigs x nlanes                         */
 	uint64_t *launches;       /* nconfigs                                  */
 	int seen_boundary;        /* an iteration start or end was seen        */
@@ -156,6 +164,19 @@ found:
 	return &m->vals[(size_t)i * nlanes];
 }
 
+/* Row of id in m, or NULL when id was never added. */
+static const double *tl_map_find(const struct tl_map *m, uint32_t nlanes, uint64_t id)
+{
+	if (!m->nslots)
+		return NULL;
+	for (uint32_t h = tl_hash(id, m->nslots - 1); m->slots[h]; h = (h + 1) & (m->nslots - 1)) {
+		uint32_t i = m->slots[h] - 1;
+		if (m->ids[i] == id)
+			return &m->vals[(size_t)i * nlanes];
+	}
+	return NULL;
+}
+
 static void tl_map_release(struct tl_map *m)
 {
 	free(m->ids);
@@ -237,6 +258,7 @@ void timeline_free(struct timeline *tl)
 	free(tl->lanes);
 	tl_map_release(&tl->streams);
 	tl_map_release(&tl->threads);
+	tl_map_release(&tl->events);
 	free(tl->acc);
 	free(tl->launches);
 	free(tl);
@@ -409,27 +431,60 @@ static int tl_sync(struct timeline *tl, const struct tl_event *ev)
 		if (s < 0)
 			return -1;
 	}
+	/* the event's recorded work, when it was recorded in the trace */
+	const double *evt = ev->event ? tl_map_find(&tl->events, tl->nlanes, ev->event) : NULL;
+
 	tl_cpu(&tl->lanes[0], cpu_end);
 	if (ev->no_cpu_wait) {
+		if (evt && s >= 0) {
+			/* the stream's next work waits for the event's */
+			double *send = &tl->streams.vals[(size_t)s * tl->nlanes];
+			for (uint32_t l = 0; l < tl->nlanes; l++)
+				send[l] = fmax(send[l], evt[l]);
+		}
 		for (uint32_t l = 1; l < tl->nlanes; l++)
 			tl_cpu(&tl->lanes[l], ev->cpu_ns + shift[l]);
 		return 0;
 	}
 	if (tl->cb)
 		tl_emit(tl, ev, 0, ev->cpu_ns, ev->cpu_ns, cpu_end, 0, 1);
-	aw_meas = tl_awaited(tl, 0, s, all);
+	aw_meas = evt ? (isfinite(evt[0]) ? evt[0] : -INFINITY) : tl_awaited(tl, 0, s, all);
 	/* The wake-up delay: how long after the later of the call and the
 	 * awaited work the CPU returned (may be negative with clock noise). */
 	wake = ev->no_wake ? 0 : cpu_end - fmax(ev->cpu_ns, aw_meas);
 	for (uint32_t l = 1; l < tl->nlanes; l++) {
 		struct tl_lane *ln = &tl->lanes[l];
 		double call = ev->cpu_ns + shift[l];
-		double resume = fmax(call, fmax(call, tl_awaited(tl, l, s, all)) + wake);
+		double aw = evt ? (isfinite(evt[l]) ? evt[l] : -INFINITY) : tl_awaited(tl, l, s, all);
+		double resume = fmax(call, fmax(call, aw) + wake);
 
 		shift[l] = resume - cpu_end;
 		tl_cpu(ln, resume);
 		if (tl->cb)
 			tl_emit(tl, ev, l, call, call, resume, 0, 1);
+	}
+	return 0;
+}
+
+/* ev records an event on its stream: on every lane the event stands for
+ * the end of the stream's work so far (a later record of the same event
+ * replaces it, as CUDA's does). */
+static int tl_record(struct timeline *tl, const struct tl_event *ev)
+{
+	int64_t s = tl_stream(tl, ev->stream);
+	double *shift = tl_shift(tl, ev);
+	double *row;
+
+	if (s < 0 || !shift)
+		return -1;
+	if (!ev->event)
+		return 0;
+	row = tl_map_row(&tl->events, tl->nlanes, ev->event, -INFINITY, NULL);
+	if (!row)
+		return -1;
+	for (uint32_t l = 0; l < tl->nlanes; l++) {
+		row[l] = tl->streams.vals[(size_t)s * tl->nlanes + l];
+		tl_cpu(&tl->lanes[l], ev->cpu_ns + shift[l]);
 	}
 	return 0;
 }
@@ -514,6 +569,8 @@ int timeline_add(struct timeline *tl, const struct tl_event *ev)
 		return tl_boundary(tl, ev);
 	case TL_ITERATION_END:
 		return tl_window_end(tl, ev);
+	case TL_EVENT_RECORD:
+		return tl_record(tl, ev);
 	default:
 		return -1;
 	}

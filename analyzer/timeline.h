@@ -20,6 +20,8 @@ enum tl_kind {
 	TL_SYNC,         /* the CPU waited for GPU work                         */
 	TL_ITERATION,    /* an iteration starts (at cpu_ns)                     */
 	TL_ITERATION_END, /* the iteration ends (a capture stop), at cpu_ns     */
+	TL_EVENT_RECORD, /* an event recorded on stream: marks the work before
+			  * it for a later stream wait or event sync; no wait */
 	TL_KIND_COUNT
 };
 
@@ -46,7 +48,11 @@ struct tl_event {
 	int blocking;             /* TL_COPY: the CPU waited for the copy      */
 	enum tl_copy_class copy;  /* TL_COPY                                   */
 	int wait_all;             /* TL_SYNC: waits for every stream           */
-	int no_cpu_wait;          /* TL_SYNC: does not block the CPU (stream wait event) */
+	int no_cpu_wait;          /* TL_SYNC: does not block the CPU (stream wait
+				   * event: stream waits for event's work)     */
+	uint64_t event;           /* TL_EVENT_RECORD, TL_SYNC: the event, 0 none;
+				   * a sync on an event recorded earlier waits
+				   * for the work before that record          */
 	int no_wake;              /* TL_SYNC, blocking TL_COPY: the trace has no GPU
 				   * times, so the measured wait is not known to be
 				   * CPU time: the CPU resumes when the predicted

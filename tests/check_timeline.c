@@ -61,6 +61,50 @@ static void sync_on(uint64_t stream, int all, double cpu, double cpu_end)
 	ck_assert_int_eq(timeline_add(tl, &e), 0);
 }
 
+static void record_event(uint64_t stream, uint64_t event, double cpu)
+{
+	struct tl_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.thread = thread;
+	e.kind = TL_EVENT_RECORD;
+	e.stream = stream;
+	e.event = event;
+	e.cpu_ns = e.cpu_end_ns = cpu;
+	ck_assert_int_eq(timeline_add(tl, &e), 0);
+}
+
+/* stream waits for event (cuStreamWaitEvent); event 0: a wait whose
+ * event is not known (a trace without event ids) */
+static void wait_event(uint64_t stream, uint64_t event, double cpu)
+{
+	struct tl_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.thread = thread;
+	e.kind = TL_SYNC;
+	e.no_cpu_wait = 1;
+	e.stream = stream;
+	e.event = event;
+	e.cpu_ns = e.cpu_end_ns = cpu;
+	ck_assert_int_eq(timeline_add(tl, &e), 0);
+}
+
+/* the CPU waits for event (cuEventSynchronize) */
+static void sync_event(uint64_t event, double cpu, double cpu_end)
+{
+	struct tl_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.thread = thread;
+	e.kind = TL_SYNC;
+	e.wait_all = 1;          /* what the analyzer sets without a stream */
+	e.event = event;
+	e.cpu_ns = cpu;
+	e.cpu_end_ns = cpu_end;
+	ck_assert_int_eq(timeline_add(tl, &e), 0);
+}
+
 static void boundary(double cpu)
 {
 	struct tl_event e;
@@ -159,6 +203,65 @@ START_TEST(sync_waits_for_its_stream)
 	finish();
 	ck_assert_double_eq(meas.iteration_ns, 21350);
 	ck_assert_double_eq(pred[1].iteration_ns, 10850);
+}
+END_TEST
+
+START_TEST(stream_waits_for_event)
+{
+	/* A on stream 1 runs 10..110; event 7 recorded after it; stream 2
+	 * waits for event 7, then B (launched at 3) runs 110..130; the CPU
+	 * syncs all at 4 and returns at 131 (1 after B).  Measured: 131.
+	 * Fast: A 10..60 (its 10 us launch gap kept), event 7 = 60, B starts
+	 * at 60 (its measured gap after the event is 0) and ends 70; the sync
+	 * returns 71.  Without the dependency B's measured 107 us after its
+	 * launch would stay a gap: 110..120, returning at 121. */
+	boundary(0);
+	kernel(1, 0, 10, 110);
+	record_event(1, 7, 1);
+	wait_event(2, 7, 2);
+	kernel(2, 3, 110, 130);
+	sync_on(0, 1, 4, 131);
+	finish();
+	ck_assert_double_eq(meas.iteration_ns, 131);
+	ck_assert_double_eq(pred[1].iteration_ns, 71);
+}
+END_TEST
+
+START_TEST(wait_for_unknown_event)
+{
+	/* The same with a wait on an event never recorded (and one without
+	 * an id): no dependency, B keeps its measured gap: 121. */
+	boundary(0);
+	kernel(1, 0, 10, 110);
+	wait_event(2, 8, 2);
+	wait_event(2, 0, 2);
+	kernel(2, 3, 110, 130);
+	sync_on(0, 1, 4, 131);
+	finish();
+	ck_assert_double_eq(meas.iteration_ns, 131);
+	ck_assert_double_eq(pred[1].iteration_ns, 121);
+}
+END_TEST
+
+START_TEST(cpu_waits_for_event)
+{
+	/* A on stream 1 (10..60), B on stream 2 (11..211); event 9 recorded on
+	 * stream 1 after A; the CPU syncs on event 9 at 3 and returns at 61
+	 * (1 after A, not after B); C on stream 1 launched at 62 runs 63..73;
+	 * a sync of all at 74 returns 212.  Fast: A 10..35, B 11..111, event
+	 * 9 = 35, the event sync returns 36 (shift -25), C launches 37 and runs
+	 * 38..43, the last sync returns 112.  Waiting for every stream instead
+	 * would give 120. */
+	boundary(0);
+	kernel(1, 0, 10, 60);
+	kernel(2, 1, 11, 211);
+	record_event(1, 9, 2);
+	sync_event(9, 3, 61);
+	kernel(1, 62, 63, 73);
+	sync_on(0, 1, 74, 212);
+	finish();
+	ck_assert_double_eq(meas.iteration_ns, 212);
+	ck_assert_double_eq(pred[1].iteration_ns, 112);
 }
 END_TEST
 
@@ -317,6 +420,9 @@ int main(void)
 	tcase_add_test(tc, gpu_bound_with_sync);
 	tcase_add_test(tc, streams_overlap);
 	tcase_add_test(tc, sync_waits_for_its_stream);
+	tcase_add_test(tc, stream_waits_for_event);
+	tcase_add_test(tc, wait_for_unknown_event);
+	tcase_add_test(tc, cpu_waits_for_event);
 	tcase_add_test(tc, threads_keep_their_pace);
 	tcase_add_test(tc, blocking_copy);
 	tcase_add_test(tc, iterations);

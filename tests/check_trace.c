@@ -172,7 +172,7 @@ static void make_sample(struct trace_writer *w, struct sample *s, int with_long)
 	r[6].type = TRACE_SYNC;
 	r[6].u.sync = (struct trace_sync){
 		.seq = 32, .kind = TRACE_SYNC_STREAM_WAIT_EVENT, .stream = 33, .thread = 34,
-		.cpu_ns = 35, .cpu_end_ns = 36,
+		.cpu_ns = 35, .cpu_end_ns = 36, .event = 0x7f3a5c001230ULL,
 	};
 
 	r[7].type = TRACE_MARKER;
@@ -279,6 +279,7 @@ static void check_record_eq(const struct trace_record *got, const struct trace_r
 		ck_assert_uint_eq(a->thread, b->thread);
 		ck_assert_uint_eq(a->cpu_ns, b->cpu_ns);
 		ck_assert_uint_eq(a->cpu_end_ns, b->cpu_end_ns);
+		ck_assert_uint_eq(a->event, b->event);
 		break;
 	}
 	case TRACE_MARKER: {
@@ -755,7 +756,7 @@ START_TEST(test_newer_major)
 	char err[256];
 	int n;
 	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, NULL), TRACE_EVERSION);
-	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.0); upgrade surfer");
+	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.1); upgrade surfer");
 	msgpack_sbuffer_destroy(&w.sb);
 
 	raw_init(&w);
@@ -985,7 +986,7 @@ START_TEST(test_bad_encodings)
 		{ "missing field", bad_missing_field, TRACE_ECORRUPT, "has 4 fields, needs 8" },
 		{ "float", bad_type_float, TRACE_ECORRUPT, "seq: not an unsigned integer" },
 		{ "negative", bad_negative_seq, TRACE_ECORRUPT, "seq: not an unsigned integer" },
-		{ "enum", bad_enum, TRACE_ECORRUPT, "kind: 5 out of range" },
+		{ "enum", bad_enum, TRACE_ECORRUPT, "kind: 6 out of range" },
 		{ "u32", bad_u32_overflow, TRACE_ECORRUPT, "name: 4294967296 out of range" },
 		{ "string order", bad_string_order, TRACE_ECORRUPT, "expected 2" },
 		{ "second header", bad_second_header, TRACE_ECORRUPT, "unexpected record type 1" },
@@ -1207,6 +1208,51 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* A 1.0 sync record (six fields, no event) reads with event 0; a 1.1
+ * event_record keeps its event. */
+START_TEST(test_sync_event_versions)
+{
+	struct raw w;
+	raw_init(&w);
+	raw_header(&w, 1, 0, 0);
+	msgpack_pack_array(&w.pk, 7);
+	msgpack_pack_uint8(&w.pk, TRACE_SYNC);
+	msgpack_pack_uint64(&w.pk, 5);
+	msgpack_pack_uint32(&w.pk, TRACE_SYNC_STREAM_WAIT_EVENT);
+	msgpack_pack_uint64(&w.pk, 7);
+	msgpack_pack_uint32(&w.pk, 1);
+	msgpack_pack_uint64(&w.pk, 100);
+	msgpack_pack_uint64(&w.pk, 100);
+	char err[256] = "";
+	int n;
+	struct trace_record last;
+	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, &last), TRACE_ETRUNC);  /* no trailer */
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(last.u.sync.kind, TRACE_SYNC_STREAM_WAIT_EVENT);
+	ck_assert_uint_eq(last.u.sync.stream, 7);
+	ck_assert_uint_eq(last.u.sync.event, 0);
+	msgpack_sbuffer_destroy(&w.sb);
+
+	raw_init(&w);
+	raw_header(&w, 1, 1, 0);
+	msgpack_pack_array(&w.pk, 8);
+	msgpack_pack_uint8(&w.pk, TRACE_SYNC);
+	msgpack_pack_uint64(&w.pk, 6);
+	msgpack_pack_uint32(&w.pk, 5);          /* event_record */
+	msgpack_pack_uint64(&w.pk, 3);
+	msgpack_pack_uint32(&w.pk, 1);
+	msgpack_pack_uint64(&w.pk, 200);
+	msgpack_pack_uint64(&w.pk, 200);
+	msgpack_pack_uint64(&w.pk, 0xabcdef01ULL);
+	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, &last), TRACE_ETRUNC);  /* no trailer */
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(last.u.sync.kind, TRACE_SYNC_EVENT_RECORD);
+	ck_assert_str_eq(trace_sync_kind_name(last.u.sync.kind), "event_record");
+	ck_assert_uint_eq(last.u.sync.event, 0xabcdef01ULL);
+	msgpack_sbuffer_destroy(&w.sb);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trace");
@@ -1220,6 +1266,7 @@ int main(void)
 	tcase_add_test(tc, test_random_corruption);
 	tcase_add_test(tc, test_newer_major);
 	tcase_add_test(tc, test_newer_minor_and_defaults);
+	tcase_add_test(tc, test_sync_event_versions);
 	tcase_add_test(tc, test_bad_encodings);
 	tcase_add_test(tc, test_million_kernels);
 	tcase_add_test(tc, test_stdin_and_missing);

@@ -350,6 +350,8 @@ static json_t *record_json(const struct trace_reader *r, const struct trace_reco
 		set(o, "thread", ju(rec->u.sync.thread));
 		set(o, "cpu_ns", ju(rec->u.sync.cpu_ns));
 		set(o, "cpu_end_ns", ju(rec->u.sync.cpu_end_ns));
+		if (rec->u.sync.event)
+			set(o, "event", ju(rec->u.sync.event));
 		break;
 	case TRACE_MARKER:
 		set(o, "seq", ju(rec->u.marker.seq));

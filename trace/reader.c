@@ -619,6 +619,7 @@ static int decode_sync(struct fields *f, struct trace_sync *s)
 	get_u32(f, "thread", 0, &s->thread);
 	get_u64(f, "cpu_ns", UINT64_MAX, 0, &s->cpu_ns);
 	get_u64(f, "cpu_end_ns", UINT64_MAX, 0, &s->cpu_end_ns);
+	get_u64(f, "event", UINT64_MAX, 0, &s->event);
 	return f->rc;
 }
 

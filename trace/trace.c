@@ -80,7 +80,7 @@ const char *trace_copy_kind_name(enum trace_copy_kind k)
 const char *trace_sync_kind_name(enum trace_sync_kind k)
 {
 	static const char *const names[] = {
-		"ctx", "stream", "event", "stream_wait_event", "other",
+		"ctx", "stream", "event", "stream_wait_event", "other", "event_record",
 	};
 	return name_of(names, NELEM(names), (int)k);
 }

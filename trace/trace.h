@@ -26,7 +26,7 @@
 
 #define TRACE_MAGIC "surfer-trace"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 0
+#define TRACE_VERSION_MINOR 1
 
 /* Limits every reader enforces and the writer respects, so that a corrupt
  * length can never make a reader allocate more than a few MiB at once. */
@@ -213,16 +213,24 @@ struct trace_copy {
 
 enum trace_sync_kind {
 	TRACE_SYNC_CTX = 0, TRACE_SYNC_STREAM, TRACE_SYNC_EVENT,
-	TRACE_SYNC_STREAM_WAIT_EVENT, TRACE_SYNC_OTHER, TRACE_SYNC_KIND_COUNT
+	TRACE_SYNC_STREAM_WAIT_EVENT, TRACE_SYNC_OTHER,
+	TRACE_SYNC_EVENT_RECORD,    /* 1.1: an event recorded on stream; no wait */
+	TRACE_SYNC_KIND_COUNT
 };
 
-/* The CPU blocked from cpu_ns to cpu_end_ns waiting for the GPU. */
+/* The CPU blocked from cpu_ns to cpu_end_ns waiting for the GPU; or (1.1)
+ * an event was recorded on a stream (EVENT_RECORD) for a later
+ * STREAM_WAIT_EVENT (a stream waits, not the CPU) or EVENT wait to name. */
 struct trace_sync {
 	uint64_t seq;
 	enum trace_sync_kind kind;
-	uint64_t stream;            /* the stream waited on (0 for ctx)         */
+	uint64_t stream;            /* the stream waited on (0 for ctx); for
+				     * STREAM_WAIT_EVENT the stream that waits;
+				     * for EVENT_RECORD the one recorded on     */
 	uint32_t thread;
 	uint64_t cpu_ns, cpu_end_ns;
+	uint64_t event;             /* 1.1: the event (an opaque id) of EVENT,
+				     * STREAM_WAIT_EVENT, EVENT_RECORD; 0 unknown */
 };
 
 enum trace_marker_kind {

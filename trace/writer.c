@@ -451,7 +451,7 @@ static void pack_copy(msgpack_packer *pk, enum trace_type type, const struct tra
 
 static void pack_sync(msgpack_packer *pk, const struct trace_sync *s)
 {
-	msgpack_pack_array(pk, 7);
+	msgpack_pack_array(pk, 8);
 	msgpack_pack_uint8(pk, TRACE_SYNC);
 	msgpack_pack_uint64(pk, s->seq);
 	msgpack_pack_uint32(pk, (uint32_t)s->kind);
@@ -459,6 +459,7 @@ static void pack_sync(msgpack_packer *pk, const struct trace_sync *s)
 	msgpack_pack_uint32(pk, s->thread);
 	msgpack_pack_uint64(pk, s->cpu_ns);
 	msgpack_pack_uint64(pk, s->cpu_end_ns);
+	msgpack_pack_uint64(pk, s->event);
 }
 
 static void pack_marker(msgpack_packer *pk, const struct trace_marker *m)
