@@ -40,6 +40,8 @@ typedef CUresult (*void_fn)(void);
 typedef CUresult (*stream_fn)(CUstream);
 typedef CUresult (*event_fn)(CUevent);
 typedef CUresult (*wait_event_fn)(CUstream, CUevent, unsigned int);
+typedef CUresult (*record_fn)(CUevent, CUstream);
+typedef CUresult (*record_flags_fn)(CUevent, CUstream, unsigned int);
 typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
 typedef CUresult (*device_fn)(CUdevice);
 typedef CUresult (*ctx_fn)(CUcontext);
@@ -48,7 +50,8 @@ enum {
 	HK_LAUNCH = 2, HK_LAUNCH_EX, HK_LAUNCH_COOP, HK_GRAPH, HK_MEMCPY, HK_MEMCPY_ASYNC,
 	HK_HTOD, HK_DTOH, HK_DTOD, HK_HTOD_ASYNC, HK_DTOH_ASYNC, HK_DTOD_ASYNC,
 	HK_MEMSET8, HK_MEMSET32, HK_MEMSET8_ASYNC, HK_MEMSET32_ASYNC,
-	HK_CTX_SYNC, HK_STREAM_SYNC, HK_EVENT_SYNC, HK_WAIT_EVENT, HK_PROF_START, HK_PROF_STOP,
+	HK_CTX_SYNC, HK_STREAM_SYNC, HK_EVENT_SYNC, HK_WAIT_EVENT, HK_RECORD, HK_RECORD_FLAGS,
+	HK_PROF_START, HK_PROF_STOP,
 	HK_PRIMARY_RELEASE, HK_PRIMARY_RESET, HK_CTX_DESTROY,
 };
 
@@ -224,10 +227,10 @@ static void copy_end(struct call_tok *tok, CUresult r, int type, uint64_t bytes,
 	errno = tok->e;
 }
 
-static void sync_end(struct call_tok *tok, enum trace_sync_kind kind, CUstream s, int v)
+static void sync_end(struct call_tok *tok, enum trace_sync_kind kind, CUstream s, int v, CUevent ev)
 {
 	tok->e = errno;
-	preload_sync(kind, s, v, tok->t0, preload_now_ns());
+	preload_sync(kind, s, v, tok->t0, preload_now_ns(), (uint64_t)(uintptr_t)ev);
 	errno = tok->e;
 }
 
@@ -398,7 +401,7 @@ static CUresult ctx_sync(void)
 	if (!call_begin(&tok))
 		return real();
 	CUresult r = real();
-	sync_end(&tok, TRACE_SYNC_CTX, NULL, 0);
+	sync_end(&tok, TRACE_SYNC_CTX, NULL, 0, NULL);
 	return r;
 }
 
@@ -411,7 +414,7 @@ static CUresult stream_sync(int v, CUstream s)
 	if (!call_begin(&tok))
 		return real(s);
 	CUresult r = real(s);
-	sync_end(&tok, TRACE_SYNC_STREAM, s, v);
+	sync_end(&tok, TRACE_SYNC_STREAM, s, v, NULL);
 	return r;
 }
 
@@ -424,7 +427,7 @@ static CUresult event_sync(CUevent ev)
 	if (!call_begin(&tok))
 		return real(ev);
 	CUresult r = real(ev);
-	sync_end(&tok, TRACE_SYNC_EVENT, NULL, 0);
+	sync_end(&tok, TRACE_SYNC_EVENT, NULL, 0, ev);
 	return r;
 }
 
@@ -437,7 +440,38 @@ static CUresult wait_event(int v, CUstream s, CUevent ev, unsigned flags)
 	if (!call_begin(&tok))
 		return real(s, ev, flags);
 	CUresult r = real(s, ev, flags);
-	sync_end(&tok, TRACE_SYNC_STREAM_WAIT_EVENT, s, v);
+	sync_end(&tok, TRACE_SYNC_STREAM_WAIT_EVENT, s, v, ev);
+	return r;
+}
+
+/* An event recorded on a stream: what a later stream wait or event sync
+ * on it waits for (the analyzer replays the dependency).  Only a record
+ * the driver accepted is kept. */
+static CUresult event_record(int v, CUevent ev, CUstream s)
+{
+	record_fn real = REAL(record_fn, HK_RECORD, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(ev, s);
+	CUresult r = real(ev, s);
+	if (r == CUDA_SUCCESS)
+		sync_end(&tok, TRACE_SYNC_EVENT_RECORD, s, v, ev);
+	return r;
+}
+
+static CUresult event_record_flags(int v, CUevent ev, CUstream s, unsigned flags)
+{
+	record_flags_fn real = REAL(record_flags_fn, HK_RECORD_FLAGS, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct call_tok tok;
+	if (!call_begin(&tok))
+		return real(ev, s, flags);
+	CUresult r = real(ev, s, flags);
+	if (r == CUDA_SUCCESS)
+		sync_end(&tok, TRACE_SYNC_EVENT_RECORD, s, v, ev);
 	return r;
 }
 
@@ -502,6 +536,8 @@ PRELOAD_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int c, siz
 					      CUstream st);
 PRELOAD_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s);
 PRELOAD_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent ev, unsigned int flags);
+PRELOAD_EXPORT CUresult cuEventRecord_ptsz(CUevent ev, CUstream s);
+PRELOAD_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent ev, CUstream s, unsigned int flags);
 PRELOAD_EXPORT CUresult cuProfilerStart(void);
 PRELOAD_EXPORT CUresult cuProfilerStop(void);
 
@@ -593,6 +629,16 @@ CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent ev, unsigned int flags)
 {
 	return wait_event(1, s, ev, flags);
 }
+PRELOAD_EXPORT CUresult cuEventRecord(CUevent ev, CUstream s) { return event_record(0, ev, s); }
+CUresult cuEventRecord_ptsz(CUevent ev, CUstream s) { return event_record(1, ev, s); }
+PRELOAD_EXPORT CUresult cuEventRecordWithFlags(CUevent ev, CUstream s, unsigned int flags)
+{
+	return event_record_flags(0, ev, s, flags);
+}
+CUresult cuEventRecordWithFlags_ptsz(CUevent ev, CUstream s, unsigned int flags)
+{
+	return event_record_flags(1, ev, s, flags);
+}
 PRELOAD_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return teardown(HK_PRIMARY_RELEASE, d, NULL); }
 PRELOAD_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice d) { return teardown(HK_PRIMARY_RESET, d, NULL); }
 PRELOAD_EXPORT CUresult cuCtxDestroy_v2(CUcontext c) { return teardown(HK_CTX_DESTROY, 0, c); }
@@ -642,6 +688,10 @@ struct preload_hook preload_cuda_hooks[] = {
 	E("cuEventSynchronize", "cuEventSynchronize", NULL, 2000, cuEventSynchronize, NULL),
 	E("cuStreamWaitEvent", "cuStreamWaitEvent", "cuStreamWaitEvent_ptsz", 2000,
 	  cuStreamWaitEvent, cuStreamWaitEvent_ptsz),
+	E("cuEventRecord", "cuEventRecord", "cuEventRecord_ptsz", 2000, cuEventRecord,
+	  cuEventRecord_ptsz),
+	E("cuEventRecordWithFlags", "cuEventRecordWithFlags", "cuEventRecordWithFlags_ptsz", 11010,
+	  cuEventRecordWithFlags, cuEventRecordWithFlags_ptsz),
 	E("cuProfilerStart", "cuProfilerStart", NULL, 4000, cuProfilerStart, NULL),
 	E("cuProfilerStop", "cuProfilerStop", NULL, 4000, cuProfilerStop, NULL),
 	E("cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", NULL, 11000,

@@ -153,9 +153,11 @@ void preload_op_end(void);
 /* Memcpy / memset (type TRACE_MEMCPY or TRACE_MEMSET), seq from begin. */
 void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind kind, int async,
 		  preload_stream s, int ptsz, uint64_t cpu_ns, uint64_t cpu_end_ns);
-/* Synchronization that blocked the CPU from cpu_ns to cpu_end_ns. */
+/* Synchronization that blocked the CPU from cpu_ns to cpu_end_ns, a
+ * stream's wait for an event, or an event recorded on a stream; event is
+ * the CUevent (an opaque id), 0 for none. */
 void preload_sync(enum trace_sync_kind kind, preload_stream s, int ptsz,
-		  uint64_t cpu_ns, uint64_t cpu_end_ns);
+		  uint64_t cpu_ns, uint64_t cpu_end_ns, uint64_t event);
 /* Library records: seq from preload_lib_enter. */
 void preload_gemm(struct trace_gemm *g);
 void preload_conv(struct trace_conv *c);

@@ -862,7 +862,7 @@ void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind k
 }
 
 void preload_sync(enum trace_sync_kind kind, preload_stream s, int ptsz, uint64_t cpu_ns,
-		  uint64_t cpu_end_ns)
+		  uint64_t cpu_end_ns, uint64_t event)
 {
 	struct preload_thread *t = thread_state();
 	if (!t)
@@ -873,13 +873,16 @@ void preload_sync(enum trace_sync_kind kind, preload_stream s, int ptsz, uint64_
 	memset(y, 0, sizeof *y);
 	y->seq = next_seq(t);
 	y->kind = kind;
-	y->stream = kind == TRACE_SYNC_CTX ? 0 : preload_stream_id(s, ptsz);
+	/* a context or event sync names no stream (the event's own says
+	 * which work it waits for) */
+	y->stream = kind == TRACE_SYNC_CTX || kind == TRACE_SYNC_EVENT ? 0 : preload_stream_id(s, ptsz);
 	y->thread = t->tid;
 	y->cpu_ns = cpu_ns;
 	y->cpu_end_ns = cpu_end_ns;
+	y->event = event;
 	publish(t);
 	/* Without a writer thread, a thread that waited for the GPU writes. */
-	if (kind != TRACE_SYNC_STREAM_WAIT_EVENT && WT.started != 1)
+	if (kind != TRACE_SYNC_STREAM_WAIT_EVENT && kind != TRACE_SYNC_EVENT_RECORD && WT.started != 1)
 		flush_thread(t);
 }
 

@@ -203,6 +203,34 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (!strcmp(mode, "events")) {
+		/* A kernel on s1, an event recorded after it (legacy and
+		 * per-thread entry points), s2 waiting for it before its
+		 * kernel, the CPU waiting for it: what PyTorch does between a
+		 * side stream and the main one. */
+		typedef int (*ev_create_fn)(void **, unsigned);
+		typedef int (*ev_record_fn)(void *, void *);
+		typedef int (*ev_wait_fn)(void *, void *, unsigned);
+		typedef int (*ev_sync_fn)(void *);
+		ev_create_fn ev_create = fetch("cuEventCreate", 2000, 0);
+		ev_record_fn record = fetch("cuEventRecord", 2000, 0);
+		ev_record_fn record_ptsz = fetch("cuEventRecord", 7000, 2);
+		ev_wait_fn wait = fetch("cuStreamWaitEvent", 3020, 0);
+		ev_sync_fn ev_sync = fetch("cuEventSynchronize", 2000, 0);
+		void *s1, *s2, *e1, *e2;
+		CHECK(stream_create(&s1, 0));
+		CHECK(stream_create(&s2, 0));
+		CHECK(ev_create(&e1, 0));
+		CHECK(ev_create(&e2, 0));
+		CHECK(lk(func("producer"), 64, 1, 1, 128, 1, 1, 0, s1, NULL, NULL));
+		CHECK(record(e1, s1));
+		CHECK(wait(s2, e1, 0));
+		CHECK(lk(func("consumer"), 8, 1, 1, 128, 1, 1, 0, s2, NULL, NULL));
+		CHECK(record_ptsz(e2, s2));
+		CHECK(ev_sync(e2));
+		CHECK(ctx_sync());
+		return 0;
+	}
 	if (!strcmp(mode, "capture")) {
 		typedef int (*begin_fn)(void *, int);
 		typedef int (*end_fn)(void *, void **);

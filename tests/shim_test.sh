@@ -53,6 +53,32 @@ if run runtime 7 SURFER_TIMING=events SURFER_OUTPUT="$T/rt.mp" -- $B/tests/shim_
 	check runtime "$T/rt.mp" --kernels 8 --copies 2 --timing events
 fi
 
+# 1b. Events: cuEventRecord (legacy and per-thread), cuStreamWaitEvent and
+#     cuEventSynchronize become sync records naming the same event, the
+#     record before the wait, on the streams the program used.
+if run events 0 SURFER_TIMING=events SURFER_OUTPUT="$T/ev.mp" -- $B/tests/shim_runtime events; then
+	check events "$T/ev.mp" --kernels 2 --timing events
+	$B/surfer-dump "$T/ev.mp" >"$T/ev.json" 2>&1
+	if python3 - "$T/ev.json" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+k = {r["name"]: r for r in recs if r["type"] == "kernel"}
+s = [r for r in recs if r["type"] == "sync"]
+rec = [r for r in s if r["kind"] == "event_record"]
+wait = [r for r in s if r["kind"] == "stream_wait_event"]
+esync = [r for r in s if r["kind"] == "event"]
+assert len(rec) == 2 and len(wait) == 1 and len(esync) == 1, s
+assert rec[0]["stream"] == k["producer"]["stream"] and rec[0]["event"] > 0, rec
+assert wait[0]["stream"] == k["consumer"]["stream"] != k["producer"]["stream"], wait
+assert wait[0]["event"] == rec[0]["event"] and rec[0]["seq"] < wait[0]["seq"], (rec, wait)
+assert rec[1]["stream"] == k["consumer"]["stream"] and rec[1]["event"] != rec[0]["event"], rec
+assert esync[0]["event"] == rec[1]["event"] and esync[0]["stream"] == 0, esync
+PY
+	then pass "events: records, wait and sync name the same event"; else fail "events: records, wait and sync name the same event"; fi
+	$B/surfer-analyze "$T/ev.mp" --origin h100-sxm --target a100 >"$T/ev.txt" 2>&1 && pass "events: analyzed" ||
+		{ fail "events: analyzed"; cat "$T/ev.txt"; }
+fi
+
 # 2. Default timing: CUPTI cannot run on the fake; events are used and the
 #    header says why.
 if run cupti-fallback 0 SURFER_OUTPUT="$T/fb.mp" -- $B/tests/shim_runtime basic; then
