@@ -446,7 +446,8 @@ static int put32(unsigned char **buf, size_t *len, size_t *cap, uint32_t v)
 /* Appends the pick section (tile_pick_parse's layout) to blob. */
 static int pick_write(struct pick_acc *a, unsigned char **blob, size_t *len, size_t *cap, int quiet)
 {
-	qsort(a->v, a->n, sizeof *a->v, cmp_obs);
+	if (a->n)     /* no named GEMMs: no picks, and qsort takes no NULL */
+		qsort(a->v, a->n, sizeof *a->v, cmp_obs);
 	uint32_t ngpu = 0;
 	for (size_t i = 0; i < a->n; i++)
 		if (i == 0 || a->v[i].gpu != a->v[i - 1].gpu)
