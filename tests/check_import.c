@@ -246,6 +246,10 @@ static size_t dump(const char *path, char lines[][320], size_t max, struct trace
 			snprintf(l, 320, "Y %llu kind=%d stream=%llu th=%u cpu=%llu-%llu",
 				 (unsigned long long)y->seq, (int)y->kind, (unsigned long long)y->stream,
 				 y->thread, (unsigned long long)y->cpu_ns, (unsigned long long)y->cpu_end_ns);
+			if (y->event) {
+				size_t used = strlen(l);
+				snprintf(l + used, 320 - used, " event=%llu", (unsigned long long)y->event);
+			}
 			break;
 		}
 		case TRACE_MARKER: {
@@ -604,6 +608,121 @@ START_TEST(program_errors)
 }
 END_TEST
 
+/* ---- events: cudaEventRecord, cudaStreamWaitEvent, cudaEventSynchronize
+ * Kineto's cuda_sync of a wait names the record's correlation and stream
+ * (wait_on_cuda_event_record_corr_id, wait_on_stream).  GPU activities
+ * come before their calls here, as Kineto writes them. */
+static const char events_json[] =
+"{\"deviceProperties\":[{\"id\":0,\"name\":\"Tesla V100-SXM2-16GB\"}],\"traceEvents\":[\n"
+"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"tid\":1,"
+" \"ts\":100,\"dur\":1000},\n"
+/* a wait on stream 20 for the record (corr 2) on stream 7 */
+"{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Wait Event\",\"pid\":0,\"tid\":20,"
+" \"ts\":130,\"dur\":1,\"args\":{\"External id\":3,\"cuda_sync_kind\":\"Stream Wait Event\","
+" \"wait_on_stream\":7,\"wait_on_cuda_event_record_corr_id\":2,\"wait_on_cuda_event_id\":1,"
+" \"stream\":20,\"correlation\":3,\"device\":0,\"context\":1}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"a\",\"tid\":7,\"ts\":115,\"dur\":20,"
+" \"args\":{\"device\":0,\"stream\":7,\"correlation\":1,\"grid\":[1,1,1],\"block\":[32,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"tid\":20,\"ts\":145,\"dur\":5,"
+" \"args\":{\"device\":0,\"stream\":20,\"correlation\":4,\"grid\":[1,1,1],\"block\":[32,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"c\",\"tid\":21,\"ts\":160,\"dur\":5,"
+" \"args\":{\"device\":0,\"stream\":21,\"correlation\":10,\"grid\":[1,1,1],\"block\":[32,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,\"ts\":110,"
+" \"dur\":4,\"args\":{\"correlation\":1}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaEventRecord\",\"tid\":1,\"ts\":120,"
+" \"dur\":3,\"args\":{\"correlation\":2}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamWaitEvent\",\"tid\":1,\"ts\":130,"
+" \"dur\":2,\"args\":{\"correlation\":3}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,\"ts\":140,"
+" \"dur\":4,\"args\":{\"correlation\":4}},\n"
+/* stream 21 waits for the same record: no second record */
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamWaitEvent\",\"tid\":1,\"ts\":150,"
+" \"dur\":2,\"args\":{\"correlation\":5}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Wait Event\",\"tid\":21,\"ts\":150,"
+" \"dur\":1,\"args\":{\"cuda_sync_kind\":\"Stream Wait Event\",\"wait_on_stream\":7,"
+" \"wait_on_cuda_event_record_corr_id\":2,\"stream\":21,\"correlation\":5,\"device\":0}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,\"ts\":155,"
+" \"dur\":4,\"args\":{\"correlation\":10}},\n"
+/* a wait with no cuda_sync, and one whose record corr is no number:
+ * neither names its event, neither is written */
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamWaitEvent\",\"tid\":1,\"ts\":160,"
+" \"dur\":1,\"args\":{\"correlation\":6}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamWaitEvent\",\"tid\":1,\"ts\":162,"
+" \"dur\":1,\"args\":{\"correlation\":11}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Wait Event\",\"tid\":20,\"ts\":162,"
+" \"dur\":1,\"args\":{\"wait_on_stream\":7,\"wait_on_cuda_event_record_corr_id\":-1,"
+" \"stream\":20,\"correlation\":11,\"device\":0}},\n"
+/* a wait for a record made before the trace (corr 1000, no call): the
+ * wait names it, no record is written */
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamWaitEvent\",\"tid\":1,\"ts\":170,"
+" \"dur\":2,\"args\":{\"correlation\":7}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Wait Event\",\"tid\":20,\"ts\":170,"
+" \"dur\":1,\"args\":{\"wait_on_stream\":7,\"wait_on_cuda_event_record_corr_id\":1000,"
+" \"stream\":20,\"correlation\":7,\"device\":0}},\n"
+/* an event sync in the same microsecond as its record (corr 8 before
+ * 9): the record still comes first */
+"{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Event Sync\",\"tid\":7,\"ts\":180,"
+" \"dur\":20,\"args\":{\"cuda_sync_kind\":\"Event Sync\",\"wait_on_stream\":7,"
+" \"wait_on_cuda_event_record_corr_id\":8,\"stream\":7,\"correlation\":9,\"device\":0}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaEventSynchronize\",\"tid\":1,\"ts\":180,"
+" \"dur\":20,\"args\":{\"correlation\":9}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaEventRecord\",\"tid\":1,\"ts\":180,"
+" \"dur\":0,\"args\":{\"correlation\":8}},\n"
+/* a record no wait names: not written */
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaEventRecord\",\"tid\":1,\"ts\":210,"
+" \"dur\":1,\"args\":{\"correlation\":12}}\n"
+"]}\n";
+
+/* Worked out by hand: the event's id is its record's correlation (2, 8;
+ * 1000 for the record before the trace); sync kinds 2 event, 3
+ * stream_wait_event, 5 event_record; stream of a record = wait_on_stream,
+ * of a wait = the waiting stream ("stream"). */
+static const char *const events_expected[] = {
+	"M 1 it=1 cpu=100000 th=1 name=ProfilerStep#1",
+	"K 2 a grid=1,1,1 block=32,1,1 regs=0 smem=0+0 stream=7 th=1 flags=0 "
+		"cpu=110000 gpu=115000-135000 it=1",
+	"Y 3 kind=5 stream=7 th=1 cpu=120000-123000 event=2",
+	"Y 4 kind=3 stream=20 th=1 cpu=130000-132000 event=2",
+	"K 5 b grid=1,1,1 block=32,1,1 regs=0 smem=0+0 stream=20 th=1 flags=0 "
+		"cpu=140000 gpu=145000-150000 it=1",
+	"Y 6 kind=3 stream=21 th=1 cpu=150000-152000 event=2",
+	"K 7 c grid=1,1,1 block=32,1,1 regs=0 smem=0+0 stream=21 th=1 flags=0 "
+		"cpu=155000 gpu=160000-165000 it=1",
+	"Y 8 kind=3 stream=20 th=1 cpu=170000-172000 event=1000",
+	"Y 9 kind=5 stream=7 th=1 cpu=180000-180000 event=8",
+	"Y 10 kind=2 stream=7 th=1 cpu=180000-200000 event=8",
+	NULL
+};
+
+START_TEST(kineto_events)
+{
+	const char *in = tmp("e.json"), *out = tmp("e.mp");
+	write_file(in, events_json);
+	struct import_stats st;
+	char err[512] = "";
+	int rc = import_kineto(in, out, NULL, &st, err, sizeof(err));
+	ck_assert_msg(rc == 0, "import: %s", err);
+	check_lines(out, events_expected, NULL);
+	ck_assert_uint_eq(st.kernels, 3);
+	ck_assert_uint_eq(st.syncs, 6);
+	ck_assert_uint_eq(st.event_records, 2);
+	ck_assert_uint_eq(st.event_waits, 4);
+	ck_assert_uint_eq(st.skipped, 0);
+	/* the waits' GPU side ran on device 0: with --device 1 neither they
+	 * nor the records they name are written */
+	struct import_set set;
+	struct import_opts opts = { "v100-sxm2-16", 1 };
+	import_set_init(&set);
+	ck_assert_int_eq(import_kineto_read(&set, in, NULL, NULL, err, sizeof(err)), 0);
+	rc = import_finish(&set, &opts, out, &st, err, sizeof(err));
+	ck_assert_msg(rc == 0, "finish: %s", err);
+	import_set_release(&set);
+	ck_assert_uint_eq(st.syncs, 0);
+	ck_assert_uint_eq(st.event_records, 0);
+	ck_assert_uint_eq(st.skipped, 3 + 4);   /* 3 kernels, 4 syncs */
+}
+END_TEST
+
 /* ---- nsys -------------------------------------------------------------
  * The tables of `nsys export --type sqlite` that the importer reads, with
  * the columns it uses (plus a few it ignores).  globalTid / globalPid pack
@@ -836,6 +955,7 @@ static Suite *import_suite(void)
 	tcase_add_test(t, kineto_origin_override);
 	tcase_add_test(t, kineto_bad_values);
 	tcase_add_test(t, kineto_step_option);
+	tcase_add_test(t, kineto_events);
 	tcase_add_test(t, step_names);
 	suite_add_tcase(s, t);
 	t = tcase_create("program");

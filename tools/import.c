@@ -183,6 +183,11 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.memsets, (unsigned long long)st.syncs,
 		       (unsigned long long)st.markers, (unsigned long long)st.gemms,
 		       st.device, st.origin, out);
+		if (st.event_records || st.event_waits)
+			fprintf(stderr, "%s: note: of the syncs, %llu events recorded and %llu "
+				"waits for an event\n", prog,
+				(unsigned long long)st.event_records,
+				(unsigned long long)st.event_waits);
 		if (st.unmatched)
 			fprintf(stderr, "%s: warning: %llu GPU activities have no launch call "
 				"in the trace (CPU times unknown)\n", prog,

@@ -57,16 +57,32 @@ struct import_event {
 	uint64_t corr;              /* correlation id, 0 none                 */
 	uint64_t cpu_ns, cpu_end_ns; /* API call, 0 unknown                   */
 	uint64_t start_ns, end_ns;  /* GPU activity, 0 unknown                */
-	uint64_t bytes;
+	union {
+		uint64_t bytes;     /* memcpy / memset                        */
+		uint64_t event;     /* IMPORT_SYNC, IMPORT_GPU_SYNC: the event
+				     * (its record's correlation), 0 none    */
+	};
 };
 
-/* An API call that issued GPU work (launch, copy, set) or waited on it. */
+/* An API call that issued GPU work (launch, copy, set), waited on it, or
+ * recorded an event (cudaEventRecord, which a wait names). */
 struct import_call {
 	uint64_t corr;
 	uint64_t cpu_ns, cpu_end_ns;
 	uint32_t thread;
 	uint32_t flags;             /* TRACE_KF_* implied by the API          */
 	uint8_t async;              /* 1 for *Async copies and sets           */
+};
+
+/* An event record that a wait names (Kineto's cuda_sync "Stream Wait
+ * Event" with wait_on_cuda_event_record_corr_id): the correlation of the
+ * cudaEventRecord call, which is the event's id, and the stream it was
+ * recorded on.  One per wait, so duplicates are merged in finish. */
+struct import_evrec {
+	uint64_t corr;
+	uint64_t stream;
+	int32_t device;
+	uint8_t has_device;
 };
 
 /* A CPU op that calls a GEMM library (aten::mm, addmm, bmm, baddbmm) with
@@ -96,6 +112,8 @@ struct import_set {
 	size_t ndevs;
 	struct import_gemm *gemm;   /* sorted by thread, then time, in finish */
 	size_t ngemm, capgemm;
+	struct import_evrec *evrec; /* sorted by corr in finish               */
+	size_t nevrec, capevrec;
 	/* string pool: ids 1..nstr, open-addressing hash over them */
 	char **str;
 	uint32_t *strlen_;
@@ -122,6 +140,8 @@ struct import_opts {
 struct import_stats {
 	uint64_t kernels, memcpys, memsets, syncs, markers;
 	uint64_t gemms;             /* GEMM records from CPU ops' shapes      */
+	uint64_t event_records;     /* of the syncs: events recorded          */
+	uint64_t event_waits;       /* syncs that name an event               */
 	uint64_t unmatched;         /* activities with no matching API call   */
 	uint64_t skipped;           /* activities of other devices            */
 	uint64_t invalid;           /* records with impossible values, dropped */
@@ -144,6 +164,7 @@ void import_set_release(struct import_set *s);
 struct import_event *import_add_event(struct import_set *s);
 struct import_call *import_add_call(struct import_set *s);
 struct import_gemm *import_add_gemm(struct import_set *s);
+struct import_evrec *import_add_evrec(struct import_set *s);
 /* Returns the device slot for id (created zeroed on first use), NULL on
  * allocation failure. */
 struct import_device *import_device_slot(struct import_set *s, int32_t id);

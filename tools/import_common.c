@@ -38,6 +38,7 @@ void import_set_release(struct import_set *s)
 	free(s->call);
 	free(s->devs);
 	free(s->gemm);
+	free(s->evrec);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -82,6 +83,25 @@ struct import_gemm *import_add_gemm(struct import_set *s)
 	struct import_gemm *g = &s->gemm[s->ngemm++];
 	memset(g, 0, sizeof(*g));
 	return g;
+}
+
+struct import_evrec *import_add_evrec(struct import_set *s)
+{
+	if (grow((void **)&s->evrec, &s->capevrec, s->nevrec + 1, sizeof(*s->evrec)))
+		return NULL;
+	struct import_evrec *r = &s->evrec[s->nevrec++];
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+static int cmp_evrec(const void *a, const void *b)
+{
+	const struct import_evrec *x = a, *y = b;
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	return x->device < y->device ? -1 : x->device > y->device;
 }
 
 static int cmp_gemm(const void *a, const void *b)
@@ -275,6 +295,7 @@ static int cmp_step(const void *a, const void *b)
 
 struct gsync {
 	uint64_t corr, stream;
+	uint64_t event;        /* the event a wait names, 0 none            */
 	int32_t device;
 	uint8_t has_device;
 };
@@ -549,6 +570,7 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 			y->thread = e->thread;
 			y->cpu_ns = e->cpu_ns;
 			y->cpu_end_ns = e->cpu_end_ns;
+			y->event = e->event;
 			break;
 		}
 		}
@@ -563,8 +585,13 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 			rc = 0;
 			continue;
 		}
-		if (rc == 0)
+		if (rc == 0) {
 			*counter_of(st, e->kind) += 1;
+			if (e->kind == IMPORT_SYNC && e->sub == TRACE_SYNC_EVENT_RECORD)
+				st->event_records++;
+			else if (e->kind == IMPORT_SYNC && e->event)
+				st->event_waits++;
+		}
 	}
 	free(wid);
 	free(gseq);
@@ -633,6 +660,36 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 	/* join API calls to the activities they issued */
 	if (s->ncall > 1)
 		qsort(s->call, s->ncall, sizeof(*s->call), cmp_call);
+	/* One event record per record that waits name, at its cudaEventRecord
+	 * call.  A record whose call the trace lacks (made before the
+	 * profiler's window) is left out: the waits naming it then wait for
+	 * nothing, since the work it covers ran before the trace. */
+	if (s->nevrec > 1)
+		qsort(s->evrec, s->nevrec, sizeof(*s->evrec), cmp_evrec);
+	for (size_t i = 0; i < s->nevrec; i++) {
+		const struct import_evrec *r = &s->evrec[i];
+		if (i && r->corr == s->evrec[i - 1].corr)
+			continue;
+		if (device >= 0 && r->has_device && r->device != device)
+			continue;
+		const struct import_call *c = find_call(s, r->corr);
+		if (!c)
+			continue;
+		struct import_event *e = import_add_event(s);
+		if (!e) {
+			snprintf(err, errlen, "out of memory");
+			return IMPORT_ENOMEM;
+		}
+		e->kind = IMPORT_SYNC;
+		e->sub = TRACE_SYNC_EVENT_RECORD;
+		e->stream = r->stream;
+		e->thread = c->thread;
+		e->cpu_ns = c->cpu_ns;
+		e->cpu_end_ns = c->cpu_end_ns;
+		e->corr = r->corr;
+		e->event = r->corr;
+	}
+	s->nevrec = 0;   /* they are events now */
 	size_t ngs = 0;
 	for (size_t i = 0; i < s->nev; i++)
 		ngs += s->ev[i].kind == IMPORT_GPU_SYNC;
@@ -650,7 +707,8 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 	for (size_t i = 0; i < s->nev; i++) {
 		const struct import_event *e = &s->ev[i];
 		if (e->kind == IMPORT_GPU_SYNC)
-			gs[ngs++] = (struct gsync){ e->corr, e->stream, e->device, e->has_device };
+			gs[ngs++] = (struct gsync){ e->corr, e->stream, e->event,
+						    e->device, e->has_device };
 	}
 	if (ngs > 1)
 		qsort(gs, ngs, sizeof(*gs), cmp_gsync);
@@ -681,7 +739,17 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 			break;
 		}
 		case IMPORT_SYNC: {
+			if (e->sub == TRACE_SYNC_EVENT_RECORD) {
+				/* added above, already on this device */
+				ord[nord++] = (struct order){ e->cpu_ns, e->corr, i, ORD_RECORD };
+				continue;
+			}
 			const struct gsync *y = e->corr ? find_gsync(gs, ngs, e->corr) : NULL;
+			/* A stream wait is only worth writing with the event it
+			 * waits for (its cuda_sync names the record): so traces
+			 * without those fields import as they did. */
+			if (e->sub == TRACE_SYNC_STREAM_WAIT_EVENT && !(y && y->event))
+				continue;
 			if (y) {
 				if (device >= 0 && y->has_device && y->device != device) {
 					st->skipped++;
@@ -689,6 +757,15 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 				}
 				if (e->sub != TRACE_SYNC_CTX)
 					e->stream = y->stream;
+				if (e->sub == TRACE_SYNC_STREAM_WAIT_EVENT || e->sub == TRACE_SYNC_EVENT)
+					e->event = y->event;
+			}
+			if (e->event) {
+				/* At equal call times (traces in whole microseconds)
+				 * records and waits keep their call order, which
+				 * their correlation ids give. */
+				ord[nord++] = (struct order){ e->cpu_ns, e->corr, i, ORD_RECORD };
+				continue;
 			}
 			break;
 		}

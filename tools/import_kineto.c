@@ -11,11 +11,16 @@
  *                                        "registers per thread", "shared
  *                                        memory", stream, device, times)
  *   cat "gpu_memcpy" / "gpu_memset"   -> copy / set (bytes, kind from name)
- *   cat "cuda_runtime" / "cuda_driver": launch, copy and set calls (CPU
- *                                        time, thread, by correlation id);
- *                                        device/stream/event synchronize
- *                                        calls -> sync records
- *   cat "cuda_sync"                   -> the stream a sync call waited on
+ *   cat "cuda_runtime" / "cuda_driver": launch, copy, set and event
+ *                                        record calls (CPU time, thread, by
+ *                                        correlation id); device/stream/
+ *                                        event synchronize and stream wait
+ *                                        event calls -> sync records
+ *   cat "cuda_sync"                   -> the stream a sync call waited on;
+ *                                        for a wait that names its event's
+ *                                        record (wait_on_stream,
+ *                                        wait_on_cuda_event_record_corr_id)
+ *                                        that event and its record
  *   cat "user_annotation" ProfilerStep#N -> iteration N (or --step)
  *   cat "cpu_op" aten::mm/addmm/bmm/baddbmm with "Input Dims" (traces
  *                                        taken with record_shapes=True)
@@ -61,7 +66,7 @@ enum key {
 	K_PH, K_CAT, K_NAME, K_TID, K_TS, K_DUR, K_ARGS,
 	/* args */
 	K_GRID, K_BLOCK, K_REGS, K_SMEM, K_STREAM, K_DEVICE, K_CORRELATION,
-	K_BYTES, K_INPUT_DIMS, K_INPUT_TYPE,
+	K_BYTES, K_INPUT_DIMS, K_INPUT_TYPE, K_WAIT_STREAM, K_WAIT_RECORD,
 	/* device properties */
 	K_ID, K_DNAME, K_CC_MAJOR, K_CC_MINOR, K_NUM_SMS, K_TOTAL_MEM,
 	K_MAX_THREADS_SM, K_REGS_SM, K_SMEM_SM, K_SMEM_OPTIN, K_MAX_BLOCKS_SM,
@@ -97,6 +102,8 @@ static const struct keyname keys[] = {
 	{ C_ARGS, "bytes", K_BYTES },
 	{ C_ARGS, "Input Dims", K_INPUT_DIMS },
 	{ C_ARGS, "Input type", K_INPUT_TYPE },
+	{ C_ARGS, "wait_on_stream", K_WAIT_STREAM },
+	{ C_ARGS, "wait_on_cuda_event_record_corr_id", K_WAIT_RECORD },
 	{ C_DEVPROP, "id", K_ID },
 	{ C_DEVPROP, "name", K_DNAME },
 	{ C_DEVPROP, "computeMajor", K_CC_MAJOR },
@@ -130,12 +137,15 @@ struct scratch {
 	enum cat cat;
 	char *name;
 	size_t name_len, name_cap;
-	int has_tid, has_ts, has_stream, has_device, has_corr;
+	int has_tid, has_ts, has_stream, has_device, has_corr, has_wait_stream;
 	int64_t tid;
 	uint64_t ts_ns, dur_ns;
 	uint32_t grid[3], block[3];
 	uint32_t regs, smem;
 	uint64_t stream, corr, bytes;
+	uint64_t wait_stream;       /* cuda_sync: where the awaited event was
+				     * recorded                               */
+	uint64_t wait_record;       /* and the correlation of that record, 0 */
 	int64_t device;
 	int nin;                    /* inputs seen in "Input Dims"             */
 	int ndim[NIN];              /* dims of each, NDIM + 1 when more        */
@@ -312,7 +322,7 @@ static enum trace_copy_kind copy_kind(const char *s, size_t len)
 }
 
 /* What an API call is to surfer. */
-enum call_role { ROLE_NONE = 0, ROLE_LAUNCH, ROLE_COPY, ROLE_SYNC };
+enum call_role { ROLE_NONE = 0, ROLE_LAUNCH, ROLE_COPY, ROLE_SYNC, ROLE_RECORD };
 
 static enum call_role classify_call(const char *n, size_t len, uint32_t *flags,
 				    enum trace_sync_kind *sync)
@@ -345,6 +355,14 @@ static enum call_role classify_call(const char *n, size_t len, uint32_t *flags,
 		*sync = TRACE_SYNC_EVENT;
 		return ROLE_SYNC;
 	}
+	/* the CPU does not wait: kept only when its cuda_sync names the
+	 * event's record (import_finish drops it otherwise) */
+	if (starts(n, len, "cudaStreamWaitEvent") || starts(n, len, "cuStreamWaitEvent")) {
+		*sync = TRACE_SYNC_STREAM_WAIT_EVENT;
+		return ROLE_SYNC;
+	}
+	if (starts(n, len, "cudaEventRecord") || starts(n, len, "cuEventRecord"))
+		return ROLE_RECORD;
 	return ROLE_NONE;
 }
 
@@ -485,6 +503,22 @@ static void finish_event(struct parser *p)
 		o->stream = e->stream;
 		o->has_device = (uint8_t)e->has_device;
 		o->device = (int32_t)e->device;
+		/* The record's correlation is the event's id: unique per
+		 * cudaEventRecord call, nonzero, and the same in every wait
+		 * that names that record.  Without the recording stream the
+		 * record cannot be placed, but the wait still names it. */
+		if (e->wait_record) {
+			o->event = e->wait_record;
+			if (e->has_wait_stream) {
+				struct import_evrec *r = import_add_evrec(s);
+				if (!r)
+					goto nomem;
+				r->corr = e->wait_record;
+				r->stream = e->wait_stream;
+				r->device = (int32_t)e->device;
+				r->has_device = (uint8_t)e->has_device;
+			}
+		}
 		return;
 	case CAT_CPU_OP: {
 		struct import_gemm g;
@@ -720,6 +754,8 @@ static int cb_number(void *ctx, const char *s, size_t len)
 			break;
 		case K_CORRELATION: e->corr = u; e->has_corr = 1; break;
 		case K_BYTES: e->bytes = u; break;
+		case K_WAIT_STREAM: e->wait_stream = u; e->has_wait_stream = 1; break;
+		case K_WAIT_RECORD: e->wait_record = u; break;
 		default: break;
 		}
 		return 1;
