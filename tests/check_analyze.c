@@ -99,6 +99,33 @@ START_TEST(identity_every_gpu)
 }
 END_TEST
 
+/* The same with DDP's event pattern (the all-reduce stream waits for the
+ * layers' work, the optimizer for the all-reduce): the replay of the
+ * origin stays exact on every GPU (the waits' semantics are
+ * check_timeline's). */
+START_TEST(identity_with_events)
+{
+	size_t n;
+	const struct gpu_spec *all = gpu_all(&n);
+	const struct gpu_spec *g = &all[_i];
+	const struct gpu_spec *targets[1] = {g};
+	struct synth_opts o;
+
+	synth_defaults(&o, g->name);
+	o.iterations = 3;
+	o.events = 1;
+	o.untimed_every = (_i % 2) ? 7 : 0;
+	ck_assert_int_eq(synth_write(path, &o), 0);
+	struct analysis *a = run(path, NULL, targets, 1, PRED_AUTO);
+	ck_assert_ptr_eq(a->origin, g);
+	ck_assert_uint_eq(a->iterations, 3);
+	ck_assert_msg(fabs(a->targets[0].iteration_ns - a->measured_ns) < 1e-6 * a->measured_ns,
+		      "%s: predicted %.0f ns, measured %.0f ns", g->id, a->targets[0].iteration_ns,
+		      a->measured_ns);
+	analysis_free(a);
+}
+END_TEST
+
 START_TEST(launch_bound_does_not_shrink)
 {
 	/* Tiny kernels between long CPU gaps on a T4: an H100 finishes each
@@ -442,6 +469,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, identity_every_gpu, 0, (int)ngpus);
+	tcase_add_loop_test(tc, identity_with_events, 0, (int)ngpus);
 	tcase_add_test(tc, launch_bound_does_not_shrink);
 	tcase_add_test(tc, gpu_bound_scales);
 	tcase_add_test(tc, out_of_order_records);

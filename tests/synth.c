@@ -118,6 +118,31 @@ static int sy_sync(struct sy *s, enum trace_sync_kind kind, int stream)
 	return sy_put(s, &r);
 }
 
+/* Records event ev on stream index from, then makes stream index to wait
+ * for it; the simulated GPU honours the wait. */
+static int sy_event_wait(struct sy *s, int from, int to, uint64_t ev)
+{
+	struct trace_record r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	s->cpu += 1000;
+	r.type = TRACE_SYNC;
+	r.u.sync = (struct trace_sync){ .seq = ++s->seq, .kind = TRACE_SYNC_EVENT_RECORD,
+		.stream = sy_stream(from), .thread = 100, .cpu_ns = s->cpu,
+		.cpu_end_ns = s->cpu + 500, .event = ev };
+	s->cpu += 500;
+	rc = sy_put(s, &r);
+	s->cpu += 1000;
+	r.u.sync = (struct trace_sync){ .seq = ++s->seq, .kind = TRACE_SYNC_STREAM_WAIT_EVENT,
+		.stream = sy_stream(to), .thread = 100, .cpu_ns = s->cpu,
+		.cpu_end_ns = s->cpu + 500, .event = ev };
+	s->cpu += 500;
+	if (s->end[from] > s->end[to])
+		s->end[to] = s->end[from];
+	return rc | sy_put(s, &r);
+}
+
 static int sy_copy(struct sy *s, enum trace_copy_kind kind, uint64_t bytes, int async,
 		   double dur_us)
 {
@@ -182,12 +207,17 @@ static int sy_step(struct sy *s)
 		rc |= sy_kernel(s, "_ZN2at6native28vectorized_layer_norm_kernelIN3c104HalfEfEEviT0_"
 				   "PKT_S5_S5_PS4_S6_PS3_",
 				4096, 256, 40, 0, 60.0, 0);
-		if (l % 2 == 1)
+		if (l % 2 == 1) {
+			if (o->events)
+				rc |= sy_event_wait(s, 0, 1, 0x7f0000001000ULL + (uint64_t)l);
 			rc |= sy_kernel(s, "ncclDevKernel_AllReduce_Sum_f16_RING_LL", 32, 512, 96, 1,
 					500.0, 0);
+		}
 	}
 	rc |= sy_kernel(s, "softmax_warp_forward", 512, 128, 32, 0, 30.0, 0);
 	rc |= sy_copy(s, TRACE_COPY_DTOH, 4, 0, 2.0);
+	if (o->events)
+		rc |= sy_event_wait(s, 1, 0, 0x7f0000002000ULL);
 	rc |= sy_kernel(s, "multi_tensor_apply_kernel", 2048, 512, 64, 0, 120.0, 0);
 	rc |= sy_sync(s, TRACE_SYNC_STREAM, 1);
 	rc |= sy_sync(s, TRACE_SYNC_CTX, 0);

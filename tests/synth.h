@@ -24,6 +24,10 @@ struct synth_opts {
 	int capture;              /* capture start/stop markers around each
 				   * iteration, 50 ms uncaptured between them,
 				   * instead of iteration markers                */
+	int events;               /* DDP's pattern: the all-reduce stream waits
+				   * for an event recorded after the layer's
+				   * work, the optimizer for one recorded after
+				   * the all-reduce                            */
 };
 
 /* Fills o with the defaults (1 iteration, 4 layers, scale 1). */
