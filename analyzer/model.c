@@ -792,6 +792,56 @@ static void rope(struct bld *B, double n)
 	B->cols = keep;
 }
 
+/* Top-k mixture of experts, as Mixtral's sparse MoE block runs in eager
+ * mode: the router (linear, softmax, topk, the weights renormalised), the
+ * zeroed output and the one-hot expert mask; then per expert torch.where
+ * on its mask, the tokens routed to it gathered, its gated MLP, the
+ * routing weight applied and index_add into the output.  Each expert
+ * takes an even share (T k / E) of the routed tokens.  torch.where makes
+ * the CPU wait for the GPU once per expert; that wait is not modelled. */
+static void mlp_topk(struct bld *B)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden, E = c->experts, f = c->ffn / B->tp;
+	uint64_t K = c->experts_per_tok ? c->experts_per_tok : 1;
+	uint64_t m = cdiv(T * K, E);
+	op_tp(B, 0, (double)T * h);
+	op_linear(B, T, h, E, 0, 0);
+	op_softmax(B, T, E);
+	B->cols = E;
+	op_ew(B, "gatherTopK<float, unsigned int, 2, false>", (double)T * E, 1, 2, 1,
+	      "scatter_gather_elementwise_kernel<128, 4>");
+	B->cols = K;
+	k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>",
+	       PRED_OP_REDUCTION, T, K, 1.0, 0.0, 1.0, 512);
+	op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", (double)T * K, 2, 1, 2, NULL);
+	B->cols = h;
+	op_ew(B, "vectorized_elementwise_kernel<4, FillFunctor>", (double)T * h, 0, 0, 0, NULL);
+	B->cols = E;
+	op_ew(B, "vectorized_elementwise_kernel<4, FillFunctor>", (double)T * K * E, 0, 0, 0, NULL);
+	op_ew(B, "scatter_gather_elementwise_kernel<128, 4>", (double)T * K, 1, 0, 0, NULL);
+	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * K * E, 1, 0, 0, NULL);
+	for (uint64_t e = 0; e < E; e++) {
+		B->cols = 1;
+		op_ew(B, "DeviceSelectSweepKernel", (double)T * K, 1, 1, 0, NULL);
+		B->cols = h;
+		op_ew(B, "index_elementwise_kernel<128, 4, index_kernel>", (double)m * h, 1, 0, 1,
+		      "index_put_kernel");
+		B->cols = f;
+		op_linear(B, m, h, f, 0, 0);
+		op_linear(B, m, h, f, 0, 0);
+		mlp_activation(B, (double)m * f);
+		op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", (double)m * f, 2, 1, 2, NULL);
+		op_linear(B, m, f, h, 0, 0);
+		B->cols = h;
+		op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", (double)m * h, 2, 1, 2, NULL);
+		op_ew(B, "indexFuncLargeIndex<float, long, unsigned int, 2, 2, -2, true>", (double)m * h,
+		      2, 1, 1, "index_elementwise_kernel<128, 4, index_kernel>");
+	}
+	op_tp(B, 1, (double)T * h);
+	B->cols = h;
+}
+
 static void layer_llama(struct bld *B)
 {
 	const struct model_config *c = B->c;
@@ -816,7 +866,10 @@ static void layer_llama(struct bld *B)
 	attention_core(B, nh, B->sl, B->sl, d, 1, 1, 2, c->attn_dropout);
 	attn_out(B, 0, 0);     /* LlamaDecoderLayer: no residual dropout */
 	op_rmsnorm(B, T, h);
-	mlp_dense(B, T, 0, 0);
+	if (c->experts > 1)
+		mlp_topk(B);
+	else
+		mlp_dense(B, T, 0, 0);
 	residual(B);
 }
 
@@ -1065,6 +1118,8 @@ static double params_total(const struct model_config *c)
 		return (c->layers + c->dec_layers) * layer + c->dec_layers * attn +
 		       sparse_layers * mlp * (c->experts - 1) + V * h;
 	}
+	if (c->experts > 1)      /* Mixtral: every layer's MLP, E times, + router */
+		layer += mlp * (c->experts - 1) + h * c->experts;
 	return c->layers * layer + V * h * (c->tied ? 1 : 2);
 }
 

@@ -25,7 +25,8 @@ enum model_family {
 	MODEL_FAM_GPT2 = 0, /* GPT-2, GPT-3 style (HF GPT2LMHeadModel), GPT-NeoX */
 	MODEL_FAM_BERT,     /* BERT encoder with the MLM head                  */
 	MODEL_FAM_OPT,      /* OPT decoder                                     */
-	MODEL_FAM_LLAMA,    /* Llama, Mistral, Qwen2: RMSNorm, RoPE, gated MLP  */
+	MODEL_FAM_LLAMA,    /* Llama, Mistral, Qwen2, Gemma, Phi-3: RMSNorm,
+			     * RoPE, gated MLP; Mixtral: top-k experts      */
 	MODEL_FAM_T5,       /* T5 and Switch (encoder-decoder, optional MoE)    */
 	MODEL_FAM_COUNT
 };
@@ -57,7 +58,9 @@ struct model_config {
 	int gated;            /* gated MLP (SwiGLU): gate and up projections  */
 	int qkv_bias;         /* projections carry a bias                     */
 	int tied;             /* LM head shares the token embedding           */
-	uint32_t experts;     /* Switch: experts per sparse MLP; 0 dense      */
+	uint32_t experts;     /* experts per sparse MLP (Switch, Mixtral); 0 dense */
+	uint32_t experts_per_tok; /* experts each token is routed to (top-k):
+				   * Switch 1, Mixtral 2                      */
 	uint32_t sparse_step; /* every sparse_step-th layer is sparse         */
 	uint32_t capacity;    /* Switch: tokens per expert per sequence; 0 = all */
 	double dropout;       /* hidden dropout probability                   */

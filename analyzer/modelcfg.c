@@ -7,7 +7,9 @@
  * (hidden_size, num_attention_heads, num_hidden_layers, intermediate_size or
  * ffn_dim, num_key_value_heads, head_dim), T5Config / SwitchTransformersConfig
  * (d_model, num_heads, d_kv, d_ff, num_layers, num_decoder_layers,
- * num_experts, encoder_sparse_step).  Absent keys take the class defaults.
+ * num_experts, encoder_sparse_step), MixtralConfig (num_local_experts,
+ * num_experts_per_tok), GemmaConfig (hidden_activation, head_dim),
+ * Phi3Config.  Absent keys take the class defaults.
  * The built-in figures are those of the published configs on the Hub
  * (GPT-3 from Brown et al. 2020, Table 2.1).
  */
@@ -63,6 +65,8 @@ static const struct builtin builtins[] = {
 	{ "llama-3.2-1b", MODEL_FAM_LLAMA, 16, 0, 2048, 32, 8, 64, 8192, 128256, 0, MODEL_ACT_SILU, 1, 0, 1, 0, 0, 0.0, 0.0 },
 	{ "mistral-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
 	{ "qwen2-7b", MODEL_FAM_LLAMA, 28, 0, 3584, 28, 4, 128, 18944, 152064, 0, MODEL_ACT_SILU, 1, 1, 0, 0, 0, 0.0, 0.0 },
+	{ "mixtral-8x7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0 },
+	{ "gemma-7b", MODEL_FAM_LLAMA, 28, 0, 3072, 16, 16, 256, 24576, 256000, 0, MODEL_ACT_GELU_TANH, 1, 0, 1, 0, 0, 0.0, 0.0 },
 	{ "t5-base", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1 },
 	{ "t5-large", MODEL_FAM_T5, 24, 24, 1024, 16, 16, 64, 4096, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1 },
 	{ "switch-base-8", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 8, 2, 0.1, 0.1 },
@@ -105,8 +109,10 @@ int model_config_builtin(const char *name, struct model_config *c)
 		c->qkv_bias = b->qkv_bias;
 		c->tied = b->tied;
 		c->experts = b->experts;
+		c->experts_per_tok = b->experts ? (b->fam == MODEL_FAM_T5 ? 1 : 2) : 0;
 		c->sparse_step = b->sparse_step;
-		c->capacity = b->experts ? 64 : 0; /* SwitchTransformersConfig default */
+		/* SwitchTransformersConfig's default; Mixtral drops no token */
+		c->capacity = b->experts && b->fam == MODEL_FAM_T5 ? 64 : 0;
 		c->dropout = b->dropout;
 		c->attn_dropout = b->attn_dropout;
 		return 0;
@@ -185,6 +191,8 @@ static int family_of(json_t *root, enum model_family *f)
 		{ "bert", MODEL_FAM_BERT }, { "roberta", MODEL_FAM_BERT },
 		{ "opt", MODEL_FAM_OPT },
 		{ "llama", MODEL_FAM_LLAMA }, { "mistral", MODEL_FAM_LLAMA }, { "qwen2", MODEL_FAM_LLAMA },
+		{ "mixtral", MODEL_FAM_LLAMA }, { "gemma", MODEL_FAM_LLAMA }, { "gemma2", MODEL_FAM_LLAMA },
+		{ "phi3", MODEL_FAM_LLAMA },
 		{ "switch_transformers", MODEL_FAM_T5 }, { "t5", MODEL_FAM_T5 }, { "mt5", MODEL_FAM_T5 },
 	};
 	for (size_t i = 0; mt && i < sizeof(map) / sizeof(map[0]); i++)
@@ -196,7 +204,8 @@ static int family_of(json_t *root, enum model_family *f)
 		struct { const char *prefix; enum model_family f; } am[] = {
 			{ "GPT2", MODEL_FAM_GPT2 }, { "GPTNeoX", MODEL_FAM_GPT2 }, { "Bert", MODEL_FAM_BERT },
 			{ "OPT", MODEL_FAM_OPT }, { "Llama", MODEL_FAM_LLAMA }, { "Mistral", MODEL_FAM_LLAMA },
-			{ "Qwen2", MODEL_FAM_LLAMA }, { "SwitchTransformers", MODEL_FAM_T5 }, { "T5", MODEL_FAM_T5 },
+			{ "Qwen2", MODEL_FAM_LLAMA }, { "Mixtral", MODEL_FAM_LLAMA }, { "Gemma", MODEL_FAM_LLAMA },
+			{ "Phi3", MODEL_FAM_LLAMA }, { "SwitchTransformers", MODEL_FAM_T5 }, { "T5", MODEL_FAM_T5 },
 		};
 		for (size_t i = 0; i < sizeof(am) / sizeof(am[0]); i++)
 			if (strncmp(arch, am[i].prefix, strlen(am[i].prefix)) == 0) {
@@ -212,13 +221,13 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	enum model_family fam;
 	if (family_of(root, &fam)) {
 		const char *mt = get_str(root, "model_type");
-		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, t5, switch_transformers)",
+		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, mixtral, gemma, phi3, t5, switch_transformers)",
 			 mt ? mt : "?");
 		return MODEL_EUNKNOWN;
 	}
 	c->family = fam;
 	int64_t layers = 0, dec = 0, hidden = 0, heads = 0, kv = 0, hd = 0, ffn = 0, vocab = 0, tv = 0;
-	int64_t experts = 0, step = 0, cap = 0;
+	int64_t experts = 0, step = 0, cap = 0, topk = 0;
 	switch (fam) {
 	case MODEL_FAM_GPT2:
 		hidden = get_uint(root, "n_embd", get_uint(root, "hidden_size", 768));
@@ -267,10 +276,18 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		vocab = get_uint(root, "vocab_size", 32000);
 		kv = get_uint(root, "num_key_value_heads", heads);
 		hd = get_uint(root, "head_dim", 0);
-		c->act = parse_act(get_str(root, "hidden_act"), MODEL_ACT_SILU);
+		int gemma = mt && strncasecmp(mt, "gemma", 5) == 0;
+		/* Gemma: GeGLU (hidden_activation, else hidden_act), tied */
+		c->act = parse_act(get_str(root, "hidden_activation"),
+				   parse_act(get_str(root, "hidden_act"), MODEL_ACT_SILU));
 		c->gated = 1;
 		c->qkv_bias = get_bool(root, "attention_bias", mt && strcasecmp(mt, "qwen2") == 0);
-		c->tied = get_bool(root, "tie_word_embeddings", 0);
+		c->tied = get_bool(root, "tie_word_embeddings", gemma);
+		/* Mixtral: every layer's MLP is num_local_experts experts, each
+		 * token routed to num_experts_per_tok of them */
+		experts = get_uint(root, "num_local_experts", 0);
+		topk = experts ? get_uint(root, "num_experts_per_tok", 2) : 0;
+		step = experts ? 1 : 0;
 		c->dropout = 0;
 		c->attn_dropout = get_real(root, "attention_dropout", 0.0);
 		break;
@@ -287,6 +304,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		experts = get_uint(root, "num_experts", 0);
 		step = get_uint(root, "encoder_sparse_step", experts ? 2 : 0);
 		cap = get_uint(root, "expert_capacity", experts ? 64 : 0);
+		topk = experts ? 1 : 0;
 		const char *ff = get_str(root, "feed_forward_proj");
 		c->gated = ff && strncmp(ff, "gated-", 6) == 0;
 		c->act = parse_act(ff ? ff : get_str(root, "dense_act_fn"), MODEL_ACT_RELU);
@@ -297,7 +315,8 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	}
 	}
 	if (layers <= 0 || hidden <= 0 || heads <= 0 || ffn <= 0 || vocab <= 0 || kv < 0 || hd < 0 ||
-	    dec < 0 || tv < 0 || experts < 0 || step < 0 || cap < 0 || layers > 100000 || hidden > 1 << 20 ||
+	    dec < 0 || tv < 0 || experts < 0 || step < 0 || cap < 0 || topk < 0 || topk > experts ||
+	    experts > 4096 || layers > 100000 || hidden > 1 << 20 ||
 	    heads > hidden) {
 		snprintf(err, errlen, "config lacks or has a bad size (layers %lld, hidden %lld, heads %lld, ffn %lld, vocab %lld)",
 			 (long long)layers, (long long)hidden, (long long)heads, (long long)ffn, (long long)vocab);
@@ -323,6 +342,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	c->vocab = (uint32_t)vocab;
 	c->type_vocab = (uint32_t)tv;
 	c->experts = (uint32_t)experts;
+	c->experts_per_tok = (uint32_t)topk;
 	c->sparse_step = (uint32_t)step;
 	c->capacity = (uint32_t)cap;
 	return 0;

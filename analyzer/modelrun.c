@@ -183,6 +183,45 @@ static int fill_target(struct analysis_target *t, const struct model_seq *s,
 	return 0;
 }
 
+/* The bytes the model's state takes on one GPU: its parameters at the
+ * dtype's size, for training also their gradients and, with AdamW, its two
+ * moments (activations come on top and are not counted). */
+static double state_bytes(const struct model_seq *s, const struct model_opts *o)
+{
+	double esz = (o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16) ? 2.0 : 4.0;
+	double copies = 1;
+	if (o->mode == MODEL_TRAINING)
+		copies += 1 + (o->optimizer == MODEL_OPTIM_ADAMW ? 2 : 0);
+	return s->params * esz * copies;
+}
+
+/* Appends to a's warning the targets whose memory the state alone
+ * exceeds: such a run does not start there at all. */
+static void warn_memory(struct analysis *a, const struct model_seq *s, const struct model_opts *o)
+{
+	double need = state_bytes(s, o);
+	char list[96] = "";
+	size_t n = 0;
+	for (size_t i = 0; i < a->ntargets; i++) {
+		const struct gpu_spec *g = a->targets[i].gpu;
+		/* GB as marketed are GiB on these parts (80 GB = 80 GiB) */
+		if (g->mem_gb > 0 && need > g->mem_gb * 1073741824.0) {
+			size_t l = strlen(list);
+			if (l + strlen(g->id) + 3 < sizeof(list))
+				snprintf(list + l, sizeof(list) - l, "%s%s", n ? ", " : "", g->id);
+			n++;
+		}
+	}
+	if (!n)
+		return;
+	const char *what = o->mode != MODEL_TRAINING ? "weights"
+			   : o->optimizer == MODEL_OPTIM_ADAMW ? "weights, gradients, AdamW state"
+							       : "weights and gradients";
+	size_t l = strlen(a->warning);
+	snprintf(a->warning + l, sizeof(a->warning) - l, "%s%s need %.1f GiB per GPU: more than %s %s",
+		 l ? "; " : "", what, need / 1073741824.0, list, n == 1 ? "has" : "have");
+}
+
 static int cmp_kernel(const void *a, const void *b)
 {
 	return memcmp(*(const struct pred_kernel *const *)a, *(const struct pred_kernel *const *)b,
@@ -253,6 +292,8 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 		if (fill_target(at, &s, res, o))
 			rc = -1;
 	}
+	if (!rc)
+		warn_memory(a, &s, o);
 	/* distinct configurations (by name, shape and launch) */
 	if (!rc && s.n) {
 		const struct pred_kernel **p = malloc(s.n * sizeof(*p));

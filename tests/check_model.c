@@ -296,6 +296,67 @@ START_TEST(parse_configs)
 }
 END_TEST
 
+/* A Mixtral-style config (4 experts, top 2, every layer sparse): the
+ * parse, the parameter count and the forward GEMM work of a layer worked
+ * by hand, a torch.where per expert; Gemma's GeGLU, head_dim and tied
+ * embeddings; a top-k above the expert count refused. */
+START_TEST(mixtral_and_gemma)
+{
+	const char *mx = "{\"model_type\": \"mixtral\", \"hidden_size\": 256,"
+			 " \"num_attention_heads\": 8, \"num_key_value_heads\": 2,"
+			 " \"num_hidden_layers\": 2, \"intermediate_size\": 512, \"vocab_size\": 1000,"
+			 " \"num_local_experts\": 4, \"num_experts_per_tok\": 2}";
+	struct model_config c;
+	char err[256];
+	ck_assert_int_eq(model_config_parse(mx, "mx", &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.family, MODEL_FAM_LLAMA);
+	ck_assert_uint_eq(c.experts, 4);
+	ck_assert_uint_eq(c.experts_per_tok, 2);
+	ck_assert_uint_eq(c.capacity, 0);
+	struct model_opts o;
+	model_opts_init(&o);
+	o.batch = 2;
+	o.seq = 64;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	/* per layer: q 256x256, k and v 256x64, o 256x256, router 256x4,
+	 * norms 2x256, 4 experts of 3 x 256x512 */
+	double h = 256, f = 512, kvd = 64, E = 4;
+	double layer = 2 * h * h + 2 * h * kvd + h * E + 2 * h + E * 3 * h * f;
+	double want_params = 2 * layer + 2 * 1000 * h + h;   /* untied embed + head, final norm */
+	ck_assert_double_eq(s.params, want_params);
+	/* forward GEMMs of layer 1: 128 tokens; projections 2T(h h + 2 h kvd + h h);
+	 * router 2T h E; each expert 64 tokens (128 x 2 / 4) x 3 GEMMs of h x f;
+	 * attention 2 x 2 b heads s^2 d (b 2, 8 heads of 32, s 64). */
+	double T = 128, want = 2 * T * (2 * h * h + 2 * h * kvd) + 2 * T * h * E +
+			       E * 3 * 2 * 64 * h * f + 2 * 2 * 2 * 8 * 64.0 * 64 * 32;
+	ck_assert_double_eq_tol(layer_sum(&s, 1, MODEL_PH_FORWARD, PRED_OP_GEMM, NULL), want, want * 1e-12);
+	size_t wheres = 0;
+	for (size_t i = 0; i < s.n; i++)
+		wheres += s.v[i].layer == 1 && strcmp(s.v[i].k.name, "DeviceSelectSweepKernel") == 0;
+	ck_assert_uint_eq(wheres, 4);
+	model_seq_release(&s);
+
+	const char *gm = "{\"model_type\": \"gemma\", \"hidden_size\": 384, \"num_attention_heads\": 4,"
+			 " \"num_key_value_heads\": 1, \"head_dim\": 128, \"num_hidden_layers\": 2,"
+			 " \"intermediate_size\": 1024, \"vocab_size\": 2000,"
+			 " \"hidden_act\": \"gelu\", \"hidden_activation\": \"gelu_pytorch_tanh\"}";
+	ck_assert_int_eq(model_config_parse(gm, "g", &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.family, MODEL_FAM_LLAMA);
+	ck_assert_int_eq(c.act, MODEL_ACT_GELU_TANH);
+	ck_assert_uint_eq(c.head_dim, 128);
+	ck_assert_int_eq(c.tied, 1);
+	ck_assert_uint_eq(c.experts, 0);
+
+	const char *bad = "{\"model_type\": \"mixtral\", \"hidden_size\": 256, \"num_attention_heads\": 8,"
+			  " \"num_hidden_layers\": 2, \"intermediate_size\": 512, \"vocab_size\": 1000,"
+			  " \"num_local_experts\": 2, \"num_experts_per_tok\": 3}";
+	ck_assert_int_eq(model_config_parse(bad, "b", &c, err, sizeof(err)), MODEL_EPARSE);
+	ck_assert_int_eq(model_config_builtin("mixtral-8x7b", &c), 0);
+	ck_assert_uint_eq(c.experts_per_tok, 2);
+}
+END_TEST
+
 START_TEST(load_config_file)
 {
 	char path[] = "/tmp/check_model_XXXXXX";
@@ -589,6 +650,7 @@ int main(void)
 	tcase_add_test(t, gpt2_params);
 	tcase_add_test(t, llama_gqa_shapes);
 	tcase_add_test(t, parse_configs);
+	tcase_add_test(t, mixtral_and_gemma);
 	tcase_add_test(t, load_config_file);
 	tcase_add_test(t, collective_sizes);
 	tcase_add_test(t, collective_times);
