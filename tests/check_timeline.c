@@ -32,77 +32,45 @@ static void teardown(void)
 	timeline_free(tl);
 }
 
+/* Replays e from the current thread. */
+static void add(struct tl_event e)
+{
+	e.thread = thread;
+	ck_assert_int_eq(timeline_add(tl, &e), 0);
+}
+
 static void kernel(uint64_t stream, double cpu, double start, double end)
 {
-	struct tl_event e;
-
-	memset(&e, 0, sizeof(e));
-	e.thread = thread;
-	e.kind = TL_KERNEL;
-	e.stream = stream;
-	e.cpu_ns = e.cpu_end_ns = cpu;
-	e.start_ns = start;
-	e.end_ns = end;
-	e.has_gpu = 1;
-	ck_assert_int_eq(timeline_add(tl, &e), 0);
+	add((struct tl_event){ .kind = TL_KERNEL, .stream = stream, .cpu_ns = cpu, .cpu_end_ns = cpu,
+			       .start_ns = start, .end_ns = end, .has_gpu = 1 });
 }
 
 static void sync_on(uint64_t stream, int all, double cpu, double cpu_end)
 {
-	struct tl_event e;
-
-	memset(&e, 0, sizeof(e));
-	e.thread = thread;
-	e.kind = TL_SYNC;
-	e.stream = stream;
-	e.wait_all = all;
-	e.cpu_ns = cpu;
-	e.cpu_end_ns = cpu_end;
-	ck_assert_int_eq(timeline_add(tl, &e), 0);
+	add((struct tl_event){ .kind = TL_SYNC, .stream = stream, .wait_all = all, .cpu_ns = cpu,
+			       .cpu_end_ns = cpu_end });
 }
 
 static void record_event(uint64_t stream, uint64_t event, double cpu)
 {
-	struct tl_event e;
-
-	memset(&e, 0, sizeof(e));
-	e.thread = thread;
-	e.kind = TL_EVENT_RECORD;
-	e.stream = stream;
-	e.event = event;
-	e.cpu_ns = e.cpu_end_ns = cpu;
-	ck_assert_int_eq(timeline_add(tl, &e), 0);
+	add((struct tl_event){ .kind = TL_EVENT_RECORD, .stream = stream, .event = event,
+			       .cpu_ns = cpu, .cpu_end_ns = cpu });
 }
 
 /* stream waits for event (cuStreamWaitEvent); event 0: a wait whose
  * event is not known (a trace without event ids) */
 static void wait_event(uint64_t stream, uint64_t event, double cpu)
 {
-	struct tl_event e;
-
-	memset(&e, 0, sizeof(e));
-	e.thread = thread;
-	e.kind = TL_SYNC;
-	e.no_cpu_wait = 1;
-	e.stream = stream;
-	e.event = event;
-	e.cpu_ns = e.cpu_end_ns = cpu;
-	ck_assert_int_eq(timeline_add(tl, &e), 0);
+	add((struct tl_event){ .kind = TL_SYNC, .no_cpu_wait = 1, .stream = stream, .event = event,
+			       .cpu_ns = cpu, .cpu_end_ns = cpu });
 }
 
-/* the CPU waits for event (cuEventSynchronize) */
+/* the CPU waits for event (cuEventSynchronize); wait_all as the analyzer
+ * sets it for a sync that names no stream */
 static void sync_event(uint64_t event, double cpu, double cpu_end)
 {
-	struct tl_event e;
-
-	memset(&e, 0, sizeof(e));
-	e.thread = thread;
-	e.kind = TL_SYNC;
-	e.wait_all = 1;          /* what the analyzer sets without a stream */
-	e.event = event;
-	e.cpu_ns = cpu;
-	e.cpu_end_ns = cpu_end;
-	ck_assert_int_eq(timeline_add(tl, &e), 0);
+	add((struct tl_event){ .kind = TL_SYNC, .wait_all = 1, .event = event, .cpu_ns = cpu,
+			       .cpu_end_ns = cpu_end });
 }
 
 static void boundary(double cpu)
