@@ -42,6 +42,7 @@ struct cli {
 	double max_regression;
 	int have_max_regression;
 	int list_gpus;
+	int list_models;
 	struct model_cli model;   /* --model and its options */
 	const char *chrome_trace; /* output files, NULL none */
 	const char *html;
@@ -60,6 +61,7 @@ static void usage(FILE *f)
 		"usage: " PROG " TRACE --target GPU [--target GPU ...] [options]\n"
 		"       " PROG " --model CONFIG.json|NAME --batch B --seq S --target GPU [options]\n"
 		"       " PROG " --list-gpus [--json]\n"
+		"       " PROG " --list-models [--json]\n"
 		"\n"
 		"Predicts the iteration time of the program recorded in TRACE on other GPUs.\n"
 		"\n"
@@ -76,6 +78,7 @@ static void usage(FILE *f)
 		"      --max-regression PCT  predicted iteration time grew by more than PCT %%\n"
 		"                            (default 0)\n"
 		"      --list-gpus           list the GPUs surfer knows\n"
+		"      --list-models         list the built-in models (--model NAME)\n"
 		"      --chrome-trace FILE   write the predicted timelines as a Chrome trace\n"
 		"                            (Perfetto, chrome://tracing)\n"
 		"      --html FILE           write a self-contained HTML report\n"
@@ -160,7 +163,7 @@ static int parse_number(const char *s, double *out)
 }
 
 enum { OPT_SAVE = 256, OPT_BASELINE, OPT_MAXREG, OPT_LIST, OPT_MODEL, OPT_CHROME, OPT_HTML,
-       OPT_CSV, OPT_PRICE, OPT_COLOR, OPT_WEIGHTS };
+       OPT_CSV, OPT_PRICE, OPT_COLOR, OPT_WEIGHTS, OPT_LIST_MODELS };
 
 /* --price GPU=USD_PER_HOUR; a later price of the same GPU replaces it. */
 static int add_price(struct cli *c, const char *arg)
@@ -205,6 +208,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"baseline", required_argument, NULL, OPT_BASELINE},
 		{"max-regression", required_argument, NULL, OPT_MAXREG},
 		{"list-gpus", no_argument, NULL, OPT_LIST},
+		{"list-models", no_argument, NULL, OPT_LIST_MODELS},
 		{"chrome-trace", required_argument, NULL, OPT_CHROME},
 		{"html", required_argument, NULL, OPT_HTML},
 		{"csv", required_argument, NULL, OPT_CSV},
@@ -280,6 +284,9 @@ static int parse(int argc, char **argv, struct cli *c)
 		case OPT_LIST:
 			c->list_gpus = 1;
 			break;
+		case OPT_LIST_MODELS:
+			c->list_models = 1;
+			break;
 		case OPT_CHROME:
 		case OPT_HTML:
 		case OPT_CSV:
@@ -332,7 +339,7 @@ static int parse(int argc, char **argv, struct cli *c)
 			return bad("unknown option '%s'; see --help", argv[optind - 1]);
 		}
 	}
-	if (c->list_gpus)
+	if (c->list_gpus || c->list_models)
 		return -1;
 	if (c->model.set && optind < argc)
 		return bad("give a trace or --model, not both ('%s')", argv[optind]);
@@ -497,6 +504,8 @@ int main(int argc, char **argv)
 		return rc;
 	if (c.list_gpus)
 		return gpu_list_print(stdout, c.json) < 0 ? 1 : 0;
+	if (c.list_models)
+		return model_list_print(stdout, c.json) < 0 ? 1 : 0;
 
 	path = c.trace;
 	if (c.model.set) {

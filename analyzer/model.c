@@ -1104,7 +1104,7 @@ static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int fi
 	}
 }
 
-static double params_total(const struct model_config *c)
+double model_config_params(const struct model_config *c)
 {
 	double h = c->hidden, f = c->ffn, V = c->vocab, d = c->head_dim;
 	double nh = c->heads, kv = c->kv_heads ? c->kv_heads : c->heads;
@@ -1288,7 +1288,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	B.b = o->batch / mb;
 	B.sl = o->seq;
 	B.T = B.b * B.sl;
-	s->params_total = params_total(c);
+	s->params_total = model_config_params(c);
 
 	/* Pipeline parallelism: the last stage is modelled (it runs the LM
 	 * head and the loss, the most loaded one); it receives activations

@@ -178,6 +178,14 @@ int model_config_resolve(const char *arg, struct model_config *c, char *err, siz
 /* The built-in names, NULL-terminated. */
 const char *const *model_config_builtin_names(void);
 
+/* The model's parameters, approximately (weights of the attention and MLP
+ * projections and the embeddings; biases and norms left out). */
+double model_config_params(const struct model_config *c);
+
+/* Prints the built-in models (name, architecture, layers, hidden size,
+ * heads, experts, parameters) as text or JSON.  0, or -1 on a write error. */
+int model_list_print(FILE *f, int json);
+
 const char *model_family_name(enum model_family f);
 const char *model_phase_name(enum model_phase p);
 int model_mode_parse(const char *s, enum model_mode *out);

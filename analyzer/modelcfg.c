@@ -413,7 +413,7 @@ int model_config_resolve(const char *arg, struct model_config *c, char *err, siz
 		return model_config_load(arg, c, err, errlen);
 	int rc = model_config_builtin(arg, c);
 	if (rc && err)
-		snprintf(err, errlen, "no file and no built-in model named '%s'", arg);
+		snprintf(err, errlen, "no file and no built-in model named '%s' (--list-models lists them)", arg);
 	return rc;
 }
 
@@ -455,5 +455,50 @@ int model_dtype_parse(const char *s, enum gpu_dtype *out)
 		*out = GPU_DT_FP16;
 	else
 		return MODEL_EINVAL;
+	return 0;
+}
+
+int model_list_print(FILE *f, int json)
+{
+	const char *const *names = model_config_builtin_names();
+	struct model_config c;
+	if (json) {
+		json_t *arr = json_array();
+		if (!arr)
+			return -1;
+		for (size_t i = 0; names[i]; i++) {
+			if (model_config_builtin(names[i], &c))
+				continue;
+			json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f}",
+					      "name", names[i], "architecture", model_family_name(c.family),
+					      "layers", (json_int_t)(c.layers + c.dec_layers),
+					      "hidden", (json_int_t)c.hidden, "heads", (json_int_t)c.heads,
+					      "kv_heads", (json_int_t)c.kv_heads, "ffn", (json_int_t)c.ffn,
+					      "experts", (json_int_t)c.experts,
+					      "experts_per_token", (json_int_t)c.experts_per_tok,
+					      "params", model_config_params(&c));
+			if (!o || json_array_append_new(arr, o)) {
+				json_decref(arr);
+				return -1;
+			}
+		}
+		int rc = json_dumpf(arr, f, JSON_INDENT(2)) == 0 && fputc('\n', f) != EOF ? 0 : -1;
+		json_decref(arr);
+		return rc;
+	}
+	if (fprintf(f, "%-16s %-6s %6s %6s %5s %4s %6s %7s %8s\n", "name", "arch", "layers", "hidden",
+		    "heads", "kv", "ffn", "experts", "params") < 0)
+		return -1;
+	for (size_t i = 0; names[i]; i++) {
+		if (model_config_builtin(names[i], &c))
+			continue;
+		char ex[16] = "-";
+		if (c.experts)
+			snprintf(ex, sizeof(ex), "%u/%u", c.experts_per_tok, c.experts);
+		if (fprintf(f, "%-16s %-6s %6u %6u %5u %4u %6u %7s %7.2fB\n", names[i],
+			    model_family_name(c.family), c.layers + c.dec_layers, c.hidden, c.heads,
+			    c.kv_heads, c.ffn, ex, model_config_params(&c) / 1e9) < 0)
+			return -1;
+	}
 	return 0;
 }

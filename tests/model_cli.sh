@@ -144,5 +144,28 @@ check "Llama-3-8B AdamW training does not fit a 40 GB A100 ($(grep warning "$tmp
 ! grep -q 'GiB per GPU' "$tmp/l3tp.txt"
 check "with --tp 2 it fits (half the parameters per GPU)" $?
 
+# --list-models: every built-in name, with parameter counts within 1% of the
+# published ones (model cards: GPT-2 124M, Llama-2-7B 6.74B, Llama-3-8B
+# 8.03B, Mistral-7B 7.24B, Qwen2-7B 7.62B, Mixtral-8x7B 46.7B, Gemma-7B
+# 8.54B, Switch-base-8 620M); an unknown name points to the list.
+"$BIN" --list-models --json >"$tmp/models.json" 2>"$tmp/err"
+check "--list-models --json exits 0 ($(cat "$tmp/err"))" $?
+python3 - "$tmp/models.json" <<'PY'
+import json, sys
+m = {x["name"]: x for x in json.load(open(sys.argv[1]))}
+want = {"gpt2": 124e6, "llama-2-7b": 6.74e9, "llama-3-8b": 8.03e9, "mistral-7b": 7.24e9,
+        "qwen2-7b": 7.62e9, "mixtral-8x7b": 46.7e9, "gemma-7b": 8.54e9, "switch-base-8": 620e6}
+for name, p in want.items():
+    assert abs(m[name]["params"] / p - 1) < 0.01, (name, m[name]["params"], p)
+assert m["mixtral-8x7b"]["experts"] == 8 and m["mixtral-8x7b"]["experts_per_token"] == 2
+assert len(m) >= 20
+PY
+check "--list-models: published parameter counts" $?
+"$BIN" --list-models | grep -q '^mixtral-8x7b '
+check "--list-models text lists mixtral-8x7b" $?
+bad_input --model gpt-17 --target a100
+grep -q -- '--list-models' "$tmp/err"
+check "an unknown model name points to --list-models" $?
+
 echo "model_cli.sh: $((n - fail)) of $n passed"
 [ $fail -eq 0 ]
