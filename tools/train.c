@@ -533,7 +533,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->width = 48;
 	o->seed = 1;
 	o->lr = 3e-3;
-	o->members = 5;
+	o->members = TILE_MAX_MEMBERS;   /* 8: held out, GEMMs 22.0 -> 21.3%, iterations 6.7 -> 6.6% against 5 */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -596,7 +596,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (o->epochs < 1 || o->layers < 1 || o->layers + 1 > MLP_MAX_LAYERS || o->width < 1 ||
 	    o->width > MLP_MAX_WIDTH || !(o->lr > 0) || o->members < 1 ||
 	    o->members > TILE_MAX_MEMBERS) {
-		fprintf(stderr, PROG ": bad --epochs, --layers, --width, --lr or --members\n");
+		fprintf(stderr, PROG ": out of range: --epochs >= 1, --layers 1 to %d, --width 1 to %d, "
+			"--lr > 0, --members 1 to %d\n", MLP_MAX_LAYERS - 1, MLP_MAX_WIDTH, TILE_MAX_MEMBERS);
 		return -1;
 	}
 	return 0;
