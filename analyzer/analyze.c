@@ -720,6 +720,8 @@ static int an_stream(struct an_ctx *c)
 		    an_push(c, &ev, an_seq(&rec), rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1) < 0)
 			return an_fail(c, -1, "out of memory");
 	}
+	if (rc == 0)
+		c->a->peak_device_bytes = rec.u.trailer.peak_device_bytes;
 	if (rc == TRACE_ETRUNC) {
 		c->a->truncated = 1;
 		snprintf(c->a->warning, sizeof(c->a->warning), "%s; analyzed what was read", rerr);
@@ -948,6 +950,8 @@ int analysis_run(const char *path, const struct analysis_options *o, struct anal
 	}
 	if ((rc = an_stream(&c)) < 0 || (rc = an_results(&c)) < 0)
 		goto out;
+	analysis_warn_memory(c.a, (double)c.a->peak_device_bytes,
+			     "the program's allocations (peak on the origin)");
 	*out = c.a;
 	c.a = NULL;
 out:
@@ -963,6 +967,27 @@ out:
 	free(c.pend);
 	free(c.win);
 	return rc;
+}
+
+void analysis_warn_memory(struct analysis *a, double bytes, const char *what)
+{
+	char list[96] = "";
+	size_t n = 0;
+	for (size_t i = 0; i < a->ntargets; i++) {
+		const struct gpu_spec *g = a->targets[i].gpu;
+		/* GB as marketed are GiB on these parts (80 GB = 80 GiB) */
+		if (g->mem_gb > 0 && bytes > g->mem_gb * 1073741824.0) {
+			size_t l = strlen(list);
+			if (l + strlen(g->id) + 3 < sizeof(list))
+				snprintf(list + l, sizeof(list) - l, "%s%s", n ? ", " : "", g->id);
+			n++;
+		}
+	}
+	if (!n)
+		return;
+	size_t l = strlen(a->warning);
+	snprintf(a->warning + l, sizeof(a->warning) - l, "%s%s need %.1f GiB: more than %s %s",
+		 l ? "; " : "", what, bytes / 1073741824.0, list, n == 1 ? "has" : "have");
 }
 
 void analysis_free(struct analysis *a)

@@ -104,6 +104,7 @@ struct analysis {
 	int truncated;                /* the trace ended early: warning says where  */
 	int sorted_in_memory;         /* records were out of CPU order              */
 	int untimed;                  /* no GPU times: measured_ns is CPU time only */
+	uint64_t peak_device_bytes;   /* most device memory the program held (trailer), 0 unknown */
 	char warning[192];
 	size_t ntargets;
 	struct analysis_target *targets;
@@ -120,5 +121,9 @@ int analysis_run(const char *path, const struct analysis_options *o, struct anal
 		 char *err, size_t errlen);
 
 void analysis_free(struct analysis *a);
+
+/* Appends to a's warning the targets whose memory is smaller than bytes:
+ * "WHAT need X GiB: more than A, B have". */
+void analysis_warn_memory(struct analysis *a, double bytes, const char *what);
 
 #endif

@@ -199,27 +199,12 @@ static double state_bytes(const struct model_seq *s, const struct model_opts *o)
  * exceeds: such a run does not start there at all. */
 static void warn_memory(struct analysis *a, const struct model_seq *s, const struct model_opts *o)
 {
-	double need = state_bytes(s, o);
-	char list[96] = "";
-	size_t n = 0;
-	for (size_t i = 0; i < a->ntargets; i++) {
-		const struct gpu_spec *g = a->targets[i].gpu;
-		/* GB as marketed are GiB on these parts (80 GB = 80 GiB) */
-		if (g->mem_gb > 0 && need > g->mem_gb * 1073741824.0) {
-			size_t l = strlen(list);
-			if (l + strlen(g->id) + 3 < sizeof(list))
-				snprintf(list + l, sizeof(list) - l, "%s%s", n ? ", " : "", g->id);
-			n++;
-		}
-	}
-	if (!n)
-		return;
 	const char *what = o->mode != MODEL_TRAINING ? "weights"
 			   : o->optimizer == MODEL_OPTIM_ADAMW ? "weights, gradients, AdamW state"
 							       : "weights and gradients";
-	size_t l = strlen(a->warning);
-	snprintf(a->warning + l, sizeof(a->warning) - l, "%s%s need %.1f GiB per GPU: more than %s %s",
-		 l ? "; " : "", what, need / 1073741824.0, list, n == 1 ? "has" : "have");
+	char w[64];
+	snprintf(w, sizeof(w), "%s per GPU", what);
+	analysis_warn_memory(a, state_bytes(s, o), w);
 }
 
 static int cmp_kernel(const void *a, const void *b)

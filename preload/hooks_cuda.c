@@ -41,6 +41,10 @@ typedef CUresult (*stream_fn)(CUstream);
 typedef CUresult (*event_fn)(CUevent);
 typedef CUresult (*wait_event_fn)(CUstream, CUevent, unsigned int);
 typedef CUresult (*record_fn)(CUevent, CUstream);
+typedef CUresult (*mem_alloc_fn)(CUdeviceptr *, size_t);
+typedef CUresult (*mem_free_fn)(CUdeviceptr);
+typedef CUresult (*mem_alloc_async_fn)(CUdeviceptr *, size_t, CUstream);
+typedef CUresult (*mem_free_async_fn)(CUdeviceptr, CUstream);
 typedef CUresult (*record_flags_fn)(CUevent, CUstream, unsigned int);
 typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
 typedef CUresult (*device_fn)(CUdevice);
@@ -51,6 +55,7 @@ enum {
 	HK_HTOD, HK_DTOH, HK_DTOD, HK_HTOD_ASYNC, HK_DTOH_ASYNC, HK_DTOD_ASYNC,
 	HK_MEMSET8, HK_MEMSET32, HK_MEMSET8_ASYNC, HK_MEMSET32_ASYNC,
 	HK_CTX_SYNC, HK_STREAM_SYNC, HK_EVENT_SYNC, HK_WAIT_EVENT, HK_RECORD, HK_RECORD_FLAGS,
+	HK_MEM_ALLOC, HK_MEM_FREE, HK_MEM_ALLOC_ASYNC, HK_MEM_FREE_ASYNC,
 	HK_PROF_START, HK_PROF_STOP,
 	HK_PRIMARY_RELEASE, HK_PRIMARY_RESET, HK_CTX_DESTROY,
 };
@@ -475,6 +480,66 @@ static CUresult event_record_flags(int v, CUevent ev, CUstream s, unsigned flags
 	return r;
 }
 
+/* ---- device memory ------------------------------------------------------- */
+
+/* Allocations and frees only update the held-bytes count (no record, no
+ * timing): the trailer reports the peak. */
+static CUresult mem_alloc(CUdeviceptr *p, size_t n)
+{
+	mem_alloc_fn real = REAL(mem_alloc_fn, HK_MEM_ALLOC, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	CUresult r = real(p, n);
+	if (r == CUDA_SUCCESS && p) {
+		int e = errno;
+		preload_mem_alloc((uint64_t)*p, n);
+		errno = e;
+	}
+	return r;
+}
+
+static CUresult mem_free(CUdeviceptr p)
+{
+	mem_free_fn real = REAL(mem_free_fn, HK_MEM_FREE, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	CUresult r = real(p);
+	if (r == CUDA_SUCCESS) {
+		int e = errno;
+		preload_mem_free((uint64_t)p);
+		errno = e;
+	}
+	return r;
+}
+
+static CUresult mem_alloc_async(int v, CUdeviceptr *p, size_t n, CUstream s)
+{
+	mem_alloc_async_fn real = REAL(mem_alloc_async_fn, HK_MEM_ALLOC_ASYNC, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	CUresult r = real(p, n, s);
+	if (r == CUDA_SUCCESS && p) {
+		int e = errno;
+		preload_mem_alloc((uint64_t)*p, n);
+		errno = e;
+	}
+	return r;
+}
+
+static CUresult mem_free_async(int v, CUdeviceptr p, CUstream s)
+{
+	mem_free_async_fn real = REAL(mem_free_async_fn, HK_MEM_FREE_ASYNC, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	CUresult r = real(p, s);
+	if (r == CUDA_SUCCESS) {
+		int e = errno;
+		preload_mem_free((uint64_t)p);
+		errno = e;
+	}
+	return r;
+}
+
 static CUresult profiler(int start)
 {
 	void_fn real = REAL(void_fn, start ? HK_PROF_START : HK_PROF_STOP, 0);
@@ -537,6 +602,8 @@ PRELOAD_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int c, siz
 PRELOAD_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s);
 PRELOAD_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent ev, unsigned int flags);
 PRELOAD_EXPORT CUresult cuEventRecord_ptsz(CUevent ev, CUstream s);
+PRELOAD_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t n, CUstream s);
+PRELOAD_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s);
 PRELOAD_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent ev, CUstream s, unsigned int flags);
 PRELOAD_EXPORT CUresult cuProfilerStart(void);
 PRELOAD_EXPORT CUresult cuProfilerStop(void);
@@ -639,6 +706,15 @@ CUresult cuEventRecordWithFlags_ptsz(CUevent ev, CUstream s, unsigned int flags)
 {
 	return event_record_flags(1, ev, s, flags);
 }
+PRELOAD_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) { return mem_alloc(p, n); }
+PRELOAD_EXPORT CUresult cuMemFree_v2(CUdeviceptr p) { return mem_free(p); }
+PRELOAD_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, CUstream s)
+{
+	return mem_alloc_async(0, p, n, s);
+}
+CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t n, CUstream s) { return mem_alloc_async(1, p, n, s); }
+PRELOAD_EXPORT CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s) { return mem_free_async(0, p, s); }
+CUresult cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s) { return mem_free_async(1, p, s); }
 PRELOAD_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return teardown(HK_PRIMARY_RELEASE, d, NULL); }
 PRELOAD_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice d) { return teardown(HK_PRIMARY_RESET, d, NULL); }
 PRELOAD_EXPORT CUresult cuCtxDestroy_v2(CUcontext c) { return teardown(HK_CTX_DESTROY, 0, c); }
@@ -692,6 +768,12 @@ struct preload_hook preload_cuda_hooks[] = {
 	  cuEventRecord_ptsz),
 	E("cuEventRecordWithFlags", "cuEventRecordWithFlags", "cuEventRecordWithFlags_ptsz", 11010,
 	  cuEventRecordWithFlags, cuEventRecordWithFlags_ptsz),
+	E("cuMemAlloc", "cuMemAlloc_v2", NULL, 3020, cuMemAlloc_v2, NULL),
+	E("cuMemFree", "cuMemFree_v2", NULL, 3020, cuMemFree_v2, NULL),
+	E("cuMemAllocAsync", "cuMemAllocAsync", "cuMemAllocAsync_ptsz", 11020, cuMemAllocAsync,
+	  cuMemAllocAsync_ptsz),
+	E("cuMemFreeAsync", "cuMemFreeAsync", "cuMemFreeAsync_ptsz", 11020, cuMemFreeAsync,
+	  cuMemFreeAsync_ptsz),
 	E("cuProfilerStart", "cuProfilerStart", NULL, 4000, cuProfilerStart, NULL),
 	E("cuProfilerStop", "cuProfilerStop", NULL, 4000, cuProfilerStop, NULL),
 	E("cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", NULL, 11000,

@@ -886,6 +886,56 @@ void preload_sync(enum trace_sync_kind kind, preload_stream s, int ptsz, uint64_
 		flush_thread(t);
 }
 
+/* ---- device memory held ------------------------------------------------ */
+
+/* What the program holds through the driver's allocators, and the most it
+ * held at once: the trailer's peak_device_bytes, which the analyzer
+ * compares with each target's memory.  Counted from the start, whatever
+ * is being recorded.  Allocations are rare (PyTorch's caching allocator
+ * keeps its segments), so one lock is enough. */
+static struct {
+	pthread_mutex_t mu;
+	struct u64map size;           /* device pointer -> bytes                */
+	uint64_t held, peak;
+} M = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+void preload_mem_alloc(uint64_t ptr, uint64_t bytes)
+{
+	if (!ptr || !bytes)
+		return;
+	pthread_mutex_lock(&M.mu);
+	/* a pointer the map cannot hold is still counted (never freed) */
+	void *old = map_get(&M.size, ptr);
+	if (old)
+		M.held -= (uint64_t)(uintptr_t)old;
+	map_put(&M.size, ptr, (void *)(uintptr_t)bytes);
+	M.held += bytes;
+	if (M.held > M.peak)
+		M.peak = M.held;
+	pthread_mutex_unlock(&M.mu);
+}
+
+void preload_mem_free(uint64_t ptr)
+{
+	if (!ptr)
+		return;
+	pthread_mutex_lock(&M.mu);
+	uint64_t b = (uint64_t)(uintptr_t)map_get(&M.size, ptr);
+	if (b) {
+		map_del(&M.size, ptr);
+		M.held -= b;
+	}
+	pthread_mutex_unlock(&M.mu);
+}
+
+static uint64_t mem_peak(void)
+{
+	pthread_mutex_lock(&M.mu);
+	uint64_t p = M.peak;
+	pthread_mutex_unlock(&M.mu);
+	return p;
+}
+
 void preload_before_teardown(void)
 {
 	if (G.timing == TRACE_TIMING_CUPTI) {
@@ -1472,6 +1522,7 @@ static void finish(int from_signal)
 		/* A process that recorded nothing (a shell, a compiler the
 		 * program ran) leaves no file behind. */
 		if (G.w) {
+			trace_writer_set_peak_device_bytes(G.w, mem_peak());
 			if (trace_writer_finish(G.w) != 0)
 				preload_warn("cannot finish the trace: %s", strerror(errno));
 			trace_writer_free(G.w);

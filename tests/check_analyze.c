@@ -126,6 +126,30 @@ START_TEST(identity_with_events)
 }
 END_TEST
 
+/* The trailer's peak of device memory held, against each target's memory:
+ * 30 GiB fits an H100 (80) and an A100 80GB, not an L4 (24) or a T4 (16). */
+START_TEST(memory_warning)
+{
+	const struct gpu_spec *targets[4] = {gpu("h100-sxm"), gpu("l4"), gpu("a100-sxm4-80"), gpu("t4")};
+	struct synth_opts o;
+
+	synth_defaults(&o, "NVIDIA A100-SXM4-80GB");
+	o.peak_device_bytes = 30ull << 30;
+	ck_assert_int_eq(synth_write(path, &o), 0);
+	struct analysis *a = run(path, NULL, targets, 4, PRED_AUTO);
+	ck_assert_uint_eq(a->peak_device_bytes, 30ull << 30);
+	ck_assert_str_eq(a->warning, "the program's allocations (peak on the origin) need 30.0 GiB: "
+				     "more than l4, t4 have");
+	analysis_free(a);
+	/* a trace without the figure (format 1.0, or nothing allocated): no warning */
+	o.peak_device_bytes = 0;
+	ck_assert_int_eq(synth_write(path, &o), 0);
+	a = run(path, NULL, targets, 4, PRED_AUTO);
+	ck_assert_str_eq(a->warning, "");
+	analysis_free(a);
+}
+END_TEST
+
 START_TEST(launch_bound_does_not_shrink)
 {
 	/* Tiny kernels between long CPU gaps on a T4: an H100 finishes each
@@ -470,6 +494,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, identity_every_gpu, 0, (int)ngpus);
 	tcase_add_loop_test(tc, identity_with_events, 0, (int)ngpus);
+	tcase_add_test(tc, memory_warning);
 	tcase_add_test(tc, launch_bound_does_not_shrink);
 	tcase_add_test(tc, gpu_bound_scales);
 	tcase_add_test(tc, out_of_order_records);

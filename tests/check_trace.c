@@ -319,6 +319,7 @@ static void write_sample(struct memsink *m, struct sample *s, int finish, int wi
 	for (int i = 0; i < 8; i++)
 		ck_assert_int_eq(trace_writer_record(w, &s->rec[i]), 0);
 	trace_writer_add_dropped(w, 3);
+	trace_writer_set_peak_device_bytes(w, 5ull << 32);
 	if (finish)
 		ck_assert_int_eq(trace_writer_finish(w), 0);
 	trace_writer_free(w);
@@ -376,6 +377,7 @@ START_TEST(test_round_trip)
 	ck_assert_uint_eq(rec.u.trailer.count[TRACE_KERNEL], 1);
 	ck_assert_uint_eq(rec.u.trailer.count[TRACE_MEMSET], 1);
 	ck_assert_uint_eq(rec.u.trailer.dropped, 3);
+	ck_assert_uint_eq(rec.u.trailer.peak_device_bytes, 5ull << 32);
 	ck_assert_uint_gt(rec.u.trailer.end_unix_ns, 1600000000ull * 1000000000ull);
 	/* At the end, later calls keep returning the trailer. */
 	ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), 0);

@@ -228,6 +228,18 @@ int main(int argc, char **argv)
 		CHECK(lk(func("consumer"), 8, 1, 1, 128, 1, 1, 0, s2, NULL, NULL));
 		CHECK(record_ptsz(e2, s2));
 		CHECK(ev_sync(e2));
+		/* Device memory held: 3 MiB, 8, 5, 6, then 0: the peak is 8 MiB. */
+		typedef int (*alloc_fn_t)(unsigned long long *, size_t);
+		typedef int (*free_fn_t)(unsigned long long);
+		alloc_fn_t alloc = fetch("cuMemAlloc", 3020, 0);
+		free_fn_t release = fetch("cuMemFree", 3020, 0);
+		unsigned long long a, b, c;
+		CHECK(alloc(&a, 3u << 20));
+		CHECK(alloc(&b, 5u << 20));
+		CHECK(release(a));
+		CHECK(alloc(&c, 1u << 20));
+		CHECK(release(b));
+		CHECK(release(c));
 		CHECK(ctx_sync());
 		return 0;
 	}

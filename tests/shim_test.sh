@@ -55,7 +55,8 @@ fi
 
 # 1b. Events: cuEventRecord (legacy and per-thread), cuStreamWaitEvent and
 #     cuEventSynchronize become sync records naming the same event, the
-#     record before the wait, on the streams the program used.
+#     record before the wait, on the streams the program used; the trailer
+#     holds the most device memory held at once (3, 8, 5, 6 MiB: 8).
 if run events 0 SURFER_TIMING=events SURFER_OUTPUT="$T/ev.mp" -- $B/tests/shim_runtime events; then
 	check events "$T/ev.mp" --kernels 2 --timing events
 	$B/surfer-dump "$T/ev.mp" >"$T/ev.json" 2>&1
@@ -73,6 +74,8 @@ assert wait[0]["stream"] == k["consumer"]["stream"] != k["producer"]["stream"], 
 assert wait[0]["event"] == rec[0]["event"] and rec[0]["seq"] < wait[0]["seq"], (rec, wait)
 assert rec[1]["stream"] == k["consumer"]["stream"] and rec[1]["event"] != rec[0]["event"], rec
 assert esync[0]["event"] == rec[1]["event"] and esync[0]["stream"] == 0, esync
+t = [r for r in recs if r["type"] == "trailer"]
+assert t and t[0]["peak_device_bytes"] == 8 << 20, t
 PY
 	then pass "events: records, wait and sync name the same event"; else fail "events: records, wait and sync name the same event"; fi
 	$B/surfer-analyze "$T/ev.mp" --origin h100-sxm --target a100 >"$T/ev.txt" 2>&1 && pass "events: analyzed" ||

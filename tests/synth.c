@@ -292,8 +292,10 @@ int synth_write(const char *path, const struct synth_opts *o)
 		rc |= sy_flush(&s);
 		free(s.rec);
 	}
-	if (rc == 0 && !o->truncate)
+	if (rc == 0 && !o->truncate) {
+		trace_writer_set_peak_device_bytes(s.w, o->peak_device_bytes);
 		rc = trace_writer_finish(s.w);
+	}
 	else if (rc == 0)
 		rc = trace_writer_flush(s.w);
 	trace_writer_free(s.w);

@@ -24,6 +24,7 @@ struct synth_opts {
 	int capture;              /* capture start/stop markers around each
 				   * iteration, 50 ms uncaptured between them,
 				   * instead of iteration markers                */
+	uint64_t peak_device_bytes; /* the trailer's peak of device memory held */
 	int events;               /* DDP's pattern: the all-reduce stream waits
 				   * for an event recorded after the layer's
 				   * work, the optimizer for one recorded after

@@ -330,6 +330,8 @@ static void trailer_json(json_t *o, const struct trace_trailer *t)
 	set(o, "counts", counts);
 	set(o, "end_unix_ns", ju(t->end_unix_ns));
 	set(o, "dropped", ju(t->dropped));
+	if (t->peak_device_bytes)
+		set(o, "peak_device_bytes", ju(t->peak_device_bytes));
 }
 
 static json_t *record_json(const struct trace_reader *r, const struct trace_record *rec)

@@ -665,6 +665,7 @@ static int decode_trailer(struct fields *f, struct trace_trailer *t)
 		get_u64(&cf, "counts", UINT64_MAX, 0, &t->count[i]);
 	get_u64(f, "end_unix_ns", UINT64_MAX, 0, &t->end_unix_ns);
 	get_u64(f, "dropped", UINT64_MAX, 0, &t->dropped);
+	get_u64(f, "peak_device_bytes", UINT64_MAX, 0, &t->peak_device_bytes);
 	if (cf.rc || f->rc)
 		return cf.rc ? cf.rc : f->rc;
 	t->count[0] = 0;

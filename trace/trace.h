@@ -265,6 +265,9 @@ struct trace_trailer {
 	uint64_t count[TRACE_TYPE_MAX]; /* records of each type, trailer excluded */
 	uint64_t end_unix_ns;
 	uint64_t dropped;           /* records the recorder had to drop         */
+	uint64_t peak_device_bytes; /* 1.1: most device memory the program held at
+				     * once through the driver's allocators
+				     * (cuMemAlloc, cuMemAllocAsync); 0 unknown */
 };
 
 struct trace_record {
@@ -332,6 +335,9 @@ const struct trace_trailer *trace_writer_counts(const struct trace_writer *w);
 
 /* Adds to the "dropped" count reported in the trailer. */
 void trace_writer_add_dropped(struct trace_writer *w, uint64_t n);
+
+/* Sets the trailer's peak_device_bytes. */
+void trace_writer_set_peak_device_bytes(struct trace_writer *w, uint64_t bytes);
 
 /* Writes the trailer and flushes.  The writer accepts nothing afterwards. */
 int trace_writer_finish(struct trace_writer *w);

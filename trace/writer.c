@@ -535,6 +535,12 @@ void trace_writer_add_dropped(struct trace_writer *w, uint64_t n)
 		w->counts.dropped += n;
 }
 
+void trace_writer_set_peak_device_bytes(struct trace_writer *w, uint64_t bytes)
+{
+	if (w)
+		w->counts.peak_device_bytes = bytes;
+}
+
 int trace_writer_finish(struct trace_writer *w)
 {
 	if (!w)
@@ -546,13 +552,14 @@ int trace_writer_finish(struct trace_writer *w)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	w->counts.end_unix_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	msgpack_packer *pk = &w->pk;
-	msgpack_pack_array(pk, 4);
+	msgpack_pack_array(pk, 5);
 	msgpack_pack_uint8(pk, TRACE_TRAILER);
 	msgpack_pack_array(pk, TRACE_TYPE_MAX);
 	for (int t = 0; t < TRACE_TYPE_MAX; t++)
 		msgpack_pack_uint64(pk, t == TRACE_TRAILER ? 0 : w->counts.count[t]);
 	msgpack_pack_uint64(pk, w->counts.end_unix_ns);
 	msgpack_pack_uint64(pk, w->counts.dropped);
+	msgpack_pack_uint64(pk, w->counts.peak_device_bytes);
 	if (w->oom)
 		return fail(w, TRACE_ENOMEM);
 	rc = flush_buf(w);
