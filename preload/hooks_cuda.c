@@ -45,6 +45,9 @@ typedef CUresult (*mem_alloc_fn)(CUdeviceptr *, size_t);
 typedef CUresult (*mem_free_fn)(CUdeviceptr);
 typedef CUresult (*mem_alloc_async_fn)(CUdeviceptr *, size_t, CUstream);
 typedef CUresult (*mem_free_async_fn)(CUdeviceptr, CUstream);
+typedef CUresult (*mem_create_fn)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
+				  unsigned long long);
+typedef CUresult (*mem_release_fn)(CUmemGenericAllocationHandle);
 typedef CUresult (*record_flags_fn)(CUevent, CUstream, unsigned int);
 typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
 typedef CUresult (*device_fn)(CUdevice);
@@ -55,7 +58,7 @@ enum {
 	HK_HTOD, HK_DTOH, HK_DTOD, HK_HTOD_ASYNC, HK_DTOH_ASYNC, HK_DTOD_ASYNC,
 	HK_MEMSET8, HK_MEMSET32, HK_MEMSET8_ASYNC, HK_MEMSET32_ASYNC,
 	HK_CTX_SYNC, HK_STREAM_SYNC, HK_EVENT_SYNC, HK_WAIT_EVENT, HK_RECORD, HK_RECORD_FLAGS,
-	HK_MEM_ALLOC, HK_MEM_FREE, HK_MEM_ALLOC_ASYNC, HK_MEM_FREE_ASYNC,
+	HK_MEM_ALLOC, HK_MEM_FREE, HK_MEM_ALLOC_ASYNC, HK_MEM_FREE_ASYNC, HK_MEM_CREATE, HK_MEM_RELEASE,
 	HK_PROF_START, HK_PROF_STOP,
 	HK_PRIMARY_RELEASE, HK_PRIMARY_RESET, HK_CTX_DESTROY,
 };
@@ -540,6 +543,40 @@ static CUresult mem_free_async(int v, CUdeviceptr p, CUstream s)
 	return r;
 }
 
+/* Physical memory of the virtual memory API (PyTorch's expandable
+ * segments map it into one range): counted by its handle, device memory
+ * only.  Handles are tagged apart from device pointers in the count. */
+#define MEM_HANDLE_TAG (1ull << 63)
+
+static CUresult mem_create(CUmemGenericAllocationHandle *h, size_t n, const CUmemAllocationProp *prop,
+			   unsigned long long flags)
+{
+	mem_create_fn real = REAL(mem_create_fn, HK_MEM_CREATE, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	CUresult r = real(h, n, prop, flags);
+	if (r == CUDA_SUCCESS && h && prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE) {
+		int e = errno;
+		preload_mem_alloc((uint64_t)*h | MEM_HANDLE_TAG, n);
+		errno = e;
+	}
+	return r;
+}
+
+static CUresult mem_release(CUmemGenericAllocationHandle h)
+{
+	mem_release_fn real = REAL(mem_release_fn, HK_MEM_RELEASE, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	CUresult r = real(h);
+	if (r == CUDA_SUCCESS) {
+		int e = errno;
+		preload_mem_free((uint64_t)h | MEM_HANDLE_TAG);
+		errno = e;
+	}
+	return r;
+}
+
 static CUresult profiler(int start)
 {
 	void_fn real = REAL(void_fn, start ? HK_PROF_START : HK_PROF_STOP, 0);
@@ -715,6 +752,12 @@ PRELOAD_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, CUstream s)
 CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t n, CUstream s) { return mem_alloc_async(1, p, n, s); }
 PRELOAD_EXPORT CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s) { return mem_free_async(0, p, s); }
 CUresult cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s) { return mem_free_async(1, p, s); }
+PRELOAD_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t n,
+				   const CUmemAllocationProp *prop, unsigned long long flags)
+{
+	return mem_create(h, n, prop, flags);
+}
+PRELOAD_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h) { return mem_release(h); }
 PRELOAD_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return teardown(HK_PRIMARY_RELEASE, d, NULL); }
 PRELOAD_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice d) { return teardown(HK_PRIMARY_RESET, d, NULL); }
 PRELOAD_EXPORT CUresult cuCtxDestroy_v2(CUcontext c) { return teardown(HK_CTX_DESTROY, 0, c); }
@@ -774,6 +817,8 @@ struct preload_hook preload_cuda_hooks[] = {
 	  cuMemAllocAsync_ptsz),
 	E("cuMemFreeAsync", "cuMemFreeAsync", "cuMemFreeAsync_ptsz", 11020, cuMemFreeAsync,
 	  cuMemFreeAsync_ptsz),
+	E("cuMemCreate", "cuMemCreate", NULL, 10020, cuMemCreate, NULL),
+	E("cuMemRelease", "cuMemRelease", NULL, 10020, cuMemRelease, NULL),
 	E("cuProfilerStart", "cuProfilerStart", NULL, 4000, cuProfilerStart, NULL),
 	E("cuProfilerStop", "cuProfilerStop", NULL, 4000, cuProfilerStop, NULL),
 	E("cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", NULL, 11000,

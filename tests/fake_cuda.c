@@ -297,6 +297,15 @@ static void log_copy(uint64_t bytes, int kind, void *s, int ptsz)
 typedef unsigned long long dptr;
 API CUresult cuMemAlloc_v2(dptr *p, size_t n) { void *m = malloc(n ? n : 1); *p = (dptr)(uintptr_t)m; return m ? OK : 2; }
 API CUresult cuMemFree_v2(dptr p) { free((void *)(uintptr_t)p); return OK; }
+/* The virtual memory API's physical allocations: a handle, no memory. */
+API CUresult cuMemCreate(unsigned long long *h, size_t n, const void *prop, unsigned long long f)
+{
+	static unsigned long long next = 0x100;
+	(void)n; (void)prop; (void)f;
+	*h = __atomic_add_fetch(&next, 1, __ATOMIC_RELAXED);
+	return OK;
+}
+API CUresult cuMemRelease(unsigned long long h) { (void)h; return OK; }
 API CUresult cuMemcpyHtoD_v2(dptr d, const void *s, size_t n) { memcpy((void *)(uintptr_t)d, s, n); log_copy(n, 1, NULL, 0); return OK; }
 API CUresult cuMemcpyHtoD_v2_ptds(dptr d, const void *s, size_t n) { memcpy((void *)(uintptr_t)d, s, n); log_copy(n, 1, NULL, 1); return OK; }
 API CUresult cuMemcpyDtoH_v2(void *d, dptr s, size_t n) { memcpy(d, (void *)(uintptr_t)s, n); log_copy(n, 2, NULL, 0); return OK; }
@@ -338,6 +347,8 @@ static const struct entry table[] = {
 	{ "cuGraphLaunch", 10000, F(cuGraphLaunch), F(cuGraphLaunch_ptsz) },
 	{ "cuMemAlloc", 3020, F(cuMemAlloc_v2), NULL },
 	{ "cuMemFree", 3020, F(cuMemFree_v2), NULL },
+	{ "cuMemCreate", 10020, F(cuMemCreate), NULL },
+	{ "cuMemRelease", 10020, F(cuMemRelease), NULL },
 	{ "cuMemcpyHtoD", 3020, F(cuMemcpyHtoD_v2), F(cuMemcpyHtoD_v2_ptds) },
 	{ "cuMemcpyDtoH", 3020, F(cuMemcpyDtoH_v2), F(cuMemcpyDtoH_v2_ptds) },
 	{ "cuMemcpyHtoDAsync", 3020, F(cuMemcpyHtoDAsync_v2), F(cuMemcpyHtoDAsync_v2_ptsz) },

@@ -228,16 +228,31 @@ int main(int argc, char **argv)
 		CHECK(lk(func("consumer"), 8, 1, 1, 128, 1, 1, 0, s2, NULL, NULL));
 		CHECK(record_ptsz(e2, s2));
 		CHECK(ev_sync(e2));
-		/* Device memory held: 3 MiB, 8, 5, 6, then 0: the peak is 8 MiB. */
+		/* Device memory held: 3 MiB, 8, 10 (a 2 MiB physical allocation
+		 * of the virtual memory API; a 64 MiB one on the host does not
+		 * count), 7, 8, 6, 1, 0: the peak is 10 MiB. */
 		typedef int (*alloc_fn_t)(unsigned long long *, size_t);
 		typedef int (*free_fn_t)(unsigned long long);
+		/* CUmemAllocationProp's layout (cuda.h): type, handle types,
+		 * location {type: 1 device, 2 host; id}, win32 data, flags */
+		struct memprop { int type, handles; struct { int type, id; } location; void *win32;
+				 unsigned char flags[8]; };
+		typedef int (*create_fn_t)(unsigned long long *, size_t, const struct memprop *,
+					   unsigned long long);
 		alloc_fn_t alloc = fetch("cuMemAlloc", 3020, 0);
 		free_fn_t release = fetch("cuMemFree", 3020, 0);
-		unsigned long long a, b, c;
+		create_fn_t create = fetch("cuMemCreate", 10020, 0);
+		free_fn_t mem_release = fetch("cuMemRelease", 10020, 0);
+		struct memprop dev = { 1, 0, { 1, 0 }, NULL, {0} }, host = { 1, 0, { 2, 0 }, NULL, {0} };
+		unsigned long long a, b, c, hd, hh;
 		CHECK(alloc(&a, 3u << 20));
 		CHECK(alloc(&b, 5u << 20));
+		CHECK(create(&hd, 2u << 20, &dev, 0));
+		CHECK(create(&hh, 64u << 20, &host, 0));
 		CHECK(release(a));
 		CHECK(alloc(&c, 1u << 20));
+		CHECK(mem_release(hd));
+		CHECK(mem_release(hh));
 		CHECK(release(b));
 		CHECK(release(c));
 		CHECK(ctx_sync());
