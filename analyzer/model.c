@@ -1278,7 +1278,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	B.tp = o->tp;
 	B.vec_dt = o->dtype == GPU_DT_TF32 ? GPU_DT_FP32 : o->dtype;
 	B.gemm_dt = o->dtype;
-	B.esz = (o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16) ? 2.0 : 4.0;
+	B.esz = gpu_dtype_bytes(o->dtype);
 	uint32_t mb = 1;
 	if (o->pp > 1) {
 		mb = o->microbatches ? o->microbatches : o->pp;

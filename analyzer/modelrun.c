@@ -188,7 +188,7 @@ static int fill_target(struct analysis_target *t, const struct model_seq *s,
  * moments (activations come on top and are not counted). */
 static double state_bytes(const struct model_seq *s, const struct model_opts *o)
 {
-	double esz = (o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16) ? 2.0 : 4.0;
+	double esz = gpu_dtype_bytes(o->dtype);
 	double copies = 1;
 	if (o->mode == MODEL_TRAINING)
 		copies += 1 + (o->optimizer == MODEL_OPTIM_ADAMW ? 2 : 0);

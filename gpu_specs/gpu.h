@@ -123,6 +123,9 @@ int gpu_occupancy(const struct gpu_cc_limits *lim, uint32_t threads_per_block,
 
 const char *gpu_occ_limit_name(enum gpu_occ_limit l);
 const char *gpu_dtype_name(enum gpu_dtype d);
+/* Bytes an element of d takes in memory (TF32 is stored as FP32; 4 for an
+ * unknown type). */
+double gpu_dtype_bytes(enum gpu_dtype d);
 
 /* ---- additions ------------------------------------------------------ */
 

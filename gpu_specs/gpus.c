@@ -242,6 +242,17 @@ const char *gpu_occ_limit_name(enum gpu_occ_limit l)
 	return "unknown";
 }
 
+double gpu_dtype_bytes(enum gpu_dtype d)
+{
+	switch (d) {
+	case GPU_DT_FP64:                   return 8;
+	case GPU_DT_FP16: case GPU_DT_BF16: return 2;
+	case GPU_DT_FP8: case GPU_DT_INT8:  return 1;
+	case GPU_DT_FP4:                    return 0.5;
+	default:                            return 4;   /* FP32, TF32 (stored as FP32) */
+	}
+}
+
 const char *gpu_dtype_name(enum gpu_dtype d)
 {
 	static const char *const names[GPU_DT_COUNT] = {

@@ -120,17 +120,6 @@ static enum gpu_dtype cls_dtype(const char *s)
 	return GPU_DT_FP32;
 }
 
-static double cls_dtype_bytes(enum gpu_dtype d)
-{
-	switch (d) {
-	case GPU_DT_FP64: return 8;
-	case GPU_DT_FP16: case GPU_DT_BF16: return 2;
-	case GPU_DT_FP8: case GPU_DT_INT8: return 1;
-	case GPU_DT_FP4: return 0.5;
-	default: return 4;
-	}
-}
-
 void predict_classify(struct pred_kernel *k)
 {
 	double elt, elems;
@@ -143,7 +132,7 @@ void predict_classify(struct pred_kernel *k)
 		if (k->dtype == GPU_DT_FP32)
 			k->dtype = cls_dtype(k->name);
 	}
-	elt = cls_dtype_bytes(k->dtype);
+	elt = gpu_dtype_bytes(k->dtype);
 	if (k->flops > 0 || k->bytes > 0)
 		return;
 

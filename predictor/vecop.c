@@ -56,18 +56,6 @@ int vecop_class_of(const struct pred_kernel *k)
 	}
 }
 
-double vecop_dtype_bytes(enum gpu_dtype dt)
-{
-	switch (dt) {
-	case GPU_DT_FP64:                return 8;
-	case GPU_DT_FP32: case GPU_DT_TF32: return 4;
-	case GPU_DT_FP16: case GPU_DT_BF16: return 2;
-	case GPU_DT_FP8: case GPU_DT_INT8:  return 1;
-	case GPU_DT_FP4:                 return 0.5;
-	default:                         return 4;
-	}
-}
-
 double vecop_bytes(const struct pred_kernel *k)
 {
 	int c = vecop_class_of(k);
@@ -77,7 +65,7 @@ double vecop_bytes(const struct pred_kernel *k)
 		return 0;
 	double numel = (double)k->m * (double)k->n * (k->batch ? (double)k->batch : 1);
 	/* one read and one write per element; a reduction's output is small */
-	return numel * vecop_dtype_bytes(k->dtype) * (c == VECOP_REDUCTION ? 1 : 2);
+	return numel * gpu_dtype_bytes(k->dtype) * (c == VECOP_REDUCTION ? 1 : 2);
 }
 
 double vecop_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,

@@ -19,10 +19,6 @@ enum vecop_class {
 /* The class of k's operator, or -1 when k is not a vector operator. */
 int vecop_class_of(const struct pred_kernel *k);
 
-/* Bytes of one element of dtype dt (FP32 4, FP16/BF16 2, FP8/INT8 1, FP4
- * 0.5, FP64 8, TF32 4 as stored). */
-double vecop_dtype_bytes(enum gpu_dtype dt);
-
 /* The DRAM traffic of k: k->bytes when known, else from the shape m x n
  * and the dtype size: elementwise, norm and softmax read and write each
  * element once (2 x), a reduction reads it once.  0 when unknown. */

@@ -56,11 +56,11 @@ static struct vecop_params hand_params(double bw_exp)
 
 START_TEST(dtype_bytes)
 {
-	ck_assert(vecop_dtype_bytes(GPU_DT_FP16) == 2);
-	ck_assert(vecop_dtype_bytes(GPU_DT_BF16) == 2);
-	ck_assert(vecop_dtype_bytes(GPU_DT_FP32) == 4);
-	ck_assert(vecop_dtype_bytes(GPU_DT_FP64) == 8);
-	ck_assert(vecop_dtype_bytes(GPU_DT_FP8) == 1);
+	ck_assert(gpu_dtype_bytes(GPU_DT_FP16) == 2);
+	ck_assert(gpu_dtype_bytes(GPU_DT_BF16) == 2);
+	ck_assert(gpu_dtype_bytes(GPU_DT_FP32) == 4);
+	ck_assert(gpu_dtype_bytes(GPU_DT_FP64) == 8);
+	ck_assert(gpu_dtype_bytes(GPU_DT_FP8) == 1);
 }
 END_TEST
 
