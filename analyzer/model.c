@@ -682,14 +682,14 @@ static void mlp_activation(struct bld *B, double n)
 	}
 }
 
-/* A dense MLP on m tokens (sharded by tp). */
-static void mlp_dense(struct bld *B, uint64_t m, int bias, double p_act)
+/* The MLP's projections on m tokens of inner width f: up (and gate when
+ * gated) projection, activation, dropout p_act, down projection.  Dense
+ * layers and every expert run it. */
+static void mlp_body(struct bld *B, uint64_t m, uint64_t f, int gated, int bias, double p_act)
 {
-	const struct model_config *c = B->c;
-	uint64_t h = c->hidden, f = c->ffn / B->tp;
-	op_tp(B, 0, (double)m * h);
+	uint64_t h = B->c->hidden;
 	B->cols = f;
-	if (c->gated) {
+	if (gated) {
 		op_linear(B, m, h, f, bias, 0);
 		op_linear(B, m, h, f, bias, 0);
 		mlp_activation(B, (double)m * f);
@@ -700,8 +700,16 @@ static void mlp_dense(struct bld *B, uint64_t m, int bias, double p_act)
 	}
 	op_dropout(B, (double)m * f, p_act);
 	op_linear(B, m, f, h, bias, 0);
-	op_tp(B, 1, (double)m * h);
 	B->cols = h;
+}
+
+/* A dense MLP on m tokens (sharded by tp). */
+static void mlp_dense(struct bld *B, uint64_t m, int bias, double p_act)
+{
+	uint64_t h = B->c->hidden;
+	op_tp(B, 0, (double)m * h);
+	mlp_body(B, m, B->c->ffn / B->tp, B->c->gated, bias, p_act);
+	op_tp(B, 1, (double)m * h);
 }
 
 static void residual(struct bld *B)
@@ -827,13 +835,7 @@ static void mlp_topk(struct bld *B)
 		B->cols = h;
 		op_ew(B, "index_elementwise_kernel<128, 4, index_kernel>", (double)m * h, 1, 0, 1,
 		      "index_put_kernel");
-		B->cols = f;
-		op_linear(B, m, h, f, 0, 0);
-		op_linear(B, m, h, f, 0, 0);
-		mlp_activation(B, (double)m * f);
-		op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", (double)m * f, 2, 1, 2, NULL);
-		op_linear(B, m, f, h, 0, 0);
-		B->cols = h;
+		mlp_body(B, m, f, c->gated, 0, 0);
 		op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", (double)m * h, 2, 1, 2, NULL);
 		op_ew(B, "indexFuncLargeIndex<float, long, unsigned int, 2, 2, -2, true>", (double)m * h,
 		      2, 1, 1, "index_elementwise_kernel<128, 4, index_kernel>");
@@ -905,12 +907,7 @@ static void mlp_sparse(struct bld *B)
 		B->cols = h;
 		op_ew(B, "index_elementwise_kernel<128, 4, index_kernel>", (double)m * h, 1, 0, 1,
 		      "index_put_kernel");
-		op_linear(B, m, h, c->ffn, 0, 0);
-		B->cols = c->ffn;
-		mlp_activation(B, (double)m * c->ffn);
-		op_dropout(B, (double)m * c->ffn, c->dropout);
-		op_linear(B, m, c->ffn, h, 0, 0);
-		B->cols = h;
+		mlp_body(B, m, c->ffn, 0, 0, c->dropout);   /* Switch's experts: not gated */
 		op_ew(B, "index_put_kernel", (double)m * h, 1, 0, 1,
 		      "index_elementwise_kernel<128, 4, index_kernel>");
 	}
