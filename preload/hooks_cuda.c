@@ -486,18 +486,15 @@ static CUresult event_record_flags(int v, CUevent ev, CUstream s, unsigned flags
 /* ---- device memory ------------------------------------------------------- */
 
 /* Allocations and frees only update the held-bytes count (no record, no
- * timing): the trailer reports the peak. */
+ * timing; the count keeps errno): the trailer reports the peak. */
 static CUresult mem_alloc(CUdeviceptr *p, size_t n)
 {
 	mem_alloc_fn real = REAL(mem_alloc_fn, HK_MEM_ALLOC, 0);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	CUresult r = real(p, n);
-	if (r == CUDA_SUCCESS && p) {
-		int e = errno;
+	if (r == CUDA_SUCCESS && p)
 		preload_mem_alloc((uint64_t)*p, n);
-		errno = e;
-	}
 	return r;
 }
 
@@ -507,11 +504,8 @@ static CUresult mem_free(CUdeviceptr p)
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	CUresult r = real(p);
-	if (r == CUDA_SUCCESS) {
-		int e = errno;
+	if (r == CUDA_SUCCESS)
 		preload_mem_free((uint64_t)p);
-		errno = e;
-	}
 	return r;
 }
 
@@ -521,11 +515,8 @@ static CUresult mem_alloc_async(int v, CUdeviceptr *p, size_t n, CUstream s)
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	CUresult r = real(p, n, s);
-	if (r == CUDA_SUCCESS && p) {
-		int e = errno;
+	if (r == CUDA_SUCCESS && p)
 		preload_mem_alloc((uint64_t)*p, n);
-		errno = e;
-	}
 	return r;
 }
 
@@ -535,11 +526,8 @@ static CUresult mem_free_async(int v, CUdeviceptr p, CUstream s)
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	CUresult r = real(p, s);
-	if (r == CUDA_SUCCESS) {
-		int e = errno;
+	if (r == CUDA_SUCCESS)
 		preload_mem_free((uint64_t)p);
-		errno = e;
-	}
 	return r;
 }
 
@@ -555,11 +543,8 @@ static CUresult mem_create(CUmemGenericAllocationHandle *h, size_t n, const CUme
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	CUresult r = real(h, n, prop, flags);
-	if (r == CUDA_SUCCESS && h && prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE) {
-		int e = errno;
+	if (r == CUDA_SUCCESS && h && prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
 		preload_mem_alloc((uint64_t)*h | MEM_HANDLE_TAG, n);
-		errno = e;
-	}
 	return r;
 }
 
@@ -569,11 +554,8 @@ static CUresult mem_release(CUmemGenericAllocationHandle h)
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	CUresult r = real(h);
-	if (r == CUDA_SUCCESS) {
-		int e = errno;
+	if (r == CUDA_SUCCESS)
 		preload_mem_free((uint64_t)h | MEM_HANDLE_TAG);
-		errno = e;
-	}
 	return r;
 }
 

@@ -903,6 +903,7 @@ void preload_mem_alloc(uint64_t ptr, uint64_t bytes)
 {
 	if (!ptr || !bytes)
 		return;
+	int e = errno;             /* the host program's, as the driver left it */
 	pthread_mutex_lock(&M.mu);
 	/* a pointer the map cannot hold is still counted (never freed) */
 	void *old = map_get(&M.size, ptr);
@@ -913,12 +914,14 @@ void preload_mem_alloc(uint64_t ptr, uint64_t bytes)
 	if (M.held > M.peak)
 		M.peak = M.held;
 	pthread_mutex_unlock(&M.mu);
+	errno = e;
 }
 
 void preload_mem_free(uint64_t ptr)
 {
 	if (!ptr)
 		return;
+	int e = errno;
 	pthread_mutex_lock(&M.mu);
 	uint64_t b = (uint64_t)(uintptr_t)map_get(&M.size, ptr);
 	if (b) {
@@ -926,6 +929,7 @@ void preload_mem_free(uint64_t ptr)
 		M.held -= b;
 	}
 	pthread_mutex_unlock(&M.mu);
+	errno = e;
 }
 
 static uint64_t mem_peak(void)
