@@ -66,6 +66,8 @@ struct bld {
 	/* parallel sharding of one layer */
 	uint32_t tp;
 	uint64_t b, sl, T;      /* microbatch, sequence length, tokens b*sl  */
+	uint64_t kv;            /* keys each query attends to: sl, or in a
+				 * decode step the cache and the new token */
 	uint64_t cols;          /* last dimension of the tensors the next vector
 				 * kernels work on (their rows x cols shape) */
 };
@@ -608,7 +610,7 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 	const struct model_config *c = B->c;
 	uint64_t bh = B->b * heads;
 	if (B->o->attention == MODEL_ATTN_SDPA) {
-		op_sdpa(B, bh, sq, sk, d, causal);
+		op_sdpa(B, bh, sq, sk, d, causal && sq > 1);
 		return;
 	}
 	double n = (double)bh * (double)sq * (double)sk;
@@ -731,6 +733,21 @@ static void attn_out(struct bld *B, int bias, double p)
 	residual(B);
 }
 
+/* A decode step appends the new token's keys and values to the cache:
+ * Hugging Face's cache update is a torch.cat per tensor, which copies the
+ * whole cache (b, kv heads, cached + 1, d) for K and for V. */
+static void kv_append(struct bld *B, uint64_t kv_heads)
+{
+	if (B->o->mode != MODEL_DECODE)
+		return;
+	uint64_t keep = B->cols;
+	B->cols = B->c->head_dim;
+	double n = (double)B->b * (double)kv_heads * (double)B->kv * (double)B->c->head_dim;
+	for (int i = 0; i < 2; i++)
+		op_ew(B, "CatArrayBatchedCopy<float, unsigned int, 4, 64, 64>", n, 1, 0, 0, NULL);
+	B->cols = keep;
+}
+
 static void layer_gpt2(struct bld *B)
 {
 	const struct model_config *c = B->c;
@@ -738,7 +755,8 @@ static void layer_gpt2(struct bld *B)
 	op_layernorm(B, T, h);
 	op_tp(B, 0, (double)T * h);
 	op_linear(B, T, h, 3 * nh * d, 1, 0);
-	attention_core(B, nh, B->sl, B->sl, d, 1, 1, 1, c->attn_dropout);
+	kv_append(B, nh);
+	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 1, c->attn_dropout);
 	attn_out(B, 1, c->dropout);
 	op_layernorm(B, T, h);
 	mlp_dense(B, T, 1, 0);
@@ -754,7 +772,7 @@ static void layer_bert(struct bld *B)
 	op_linear(B, T, h, nh * d, 1, 0);
 	op_linear(B, T, h, nh * d, 1, 0);
 	op_linear(B, T, h, nh * d, 1, 0);
-	attention_core(B, nh, B->sl, B->sl, d, 0, 1, 2, c->attn_dropout);
+	attention_core(B, nh, B->sl, B->kv, d, 0, 1, 2, c->attn_dropout);
 	attn_out(B, 1, c->dropout);
 	op_layernorm(B, T, h);
 	mlp_dense(B, T, 1, 0);
@@ -777,7 +795,8 @@ static void layer_opt(struct bld *B)
 	op_linear(B, T, h, nh * d, 1, 0);
 	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", n, 1, 0, 0, NULL);
 	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", n, 1, 0, 0, NULL);
-	attention_core(B, nh, B->sl, B->sl, d, 1, 0, 3, c->attn_dropout);
+	kv_append(B, nh);
+	attention_core(B, nh, B->sl, B->kv, d, 1, 0, 3, c->attn_dropout);
 	attn_out(B, 1, c->dropout);
 	op_layernorm(B, T, h);
 	mlp_dense(B, T, 1, 0);
@@ -858,14 +877,17 @@ static void layer_llama(struct bld *B)
 	op_linear(B, T, h, nkv * d, c->qkv_bias, 0);
 	rope(B, (double)T * nh * d);
 	rope(B, (double)T * nkv * d);
+	kv_append(B, nkv);
 	if (nkv < nh) {
-		/* repeat_kv: expand + reshape copies K and V to every head. */
-		op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * nh * d, 1, 0, 1,
+		/* repeat_kv: expand + reshape copies K and V (all B->kv
+		 * positions of them) to every head. */
+		double n = (double)B->b * (double)nh * (double)B->kv * (double)d;
+		op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", n, 1, 0, 1,
 		      "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>");
-		op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * nh * d, 1, 0, 1,
+		op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", n, 1, 0, 1,
 		      "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>");
 	}
-	attention_core(B, nh, B->sl, B->sl, d, 1, 1, 2, c->attn_dropout);
+	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 2, c->attn_dropout);
 	attn_out(B, 0, 0);     /* LlamaDecoderLayer: no residual dropout */
 	op_rmsnorm(B, T, h);
 	if (c->experts > 1)
@@ -1013,6 +1035,12 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 o->tp, c->heads, c->ffn);
 		return MODEL_EINVAL;
 	}
+	if (o->mode == MODEL_DECODE &&
+	    (c->family == MODEL_FAM_BERT || c->family == MODEL_FAM_T5 || o->head == MODEL_HEAD_CLASSIFY)) {
+		snprintf(err, errlen, "model '%s': --mode decode needs a decoder-only language model "
+			 "(GPT-2, OPT, Llama family)", c->name);
+		return MODEL_EINVAL;
+	}
 	if (o->head == MODEL_HEAD_CLASSIFY && c->family == MODEL_FAM_T5) {
 		snprintf(err, errlen, "model '%s': no sequence-classification head for T5", c->name);
 		return MODEL_EINVAL;
@@ -1124,12 +1152,12 @@ static void embeddings(struct bld *B)
 {
 	const struct model_config *c = B->c;
 	uint64_t T = B->T, h = c->hidden, sl = B->sl;
-	double bss = (double)B->b * (double)sl * (double)sl;
+	double bss = (double)B->b * (double)sl * (double)B->kv;   /* (b, 1, s, keys) mask */
 	B->cols = h;
 	switch (c->family) {
 	case MODEL_FAM_GPT2:
 		op_embed(B, T, h, c->vocab, 1);
-		op_embed(B, sl, h, sl, 1);
+		op_embed(B, sl, h, B->kv, 1);
 		op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)T * h, 2, 1, 0, NULL);
 		op_dropout(B, (double)T * h, c->dropout);
 		break;
@@ -1163,7 +1191,7 @@ static void embeddings(struct bld *B)
 			k_vector(B, "elementwise_kernel<128, 4, masked_fill_kernel>", PRED_OP_ELEMENTWISE,
 				 bss, 1.0, 1.0, 1.0);
 		B->cols = h;
-		op_embed(B, T, h, sl + 2, 1);
+		op_embed(B, T, h, B->kv + 2, 1);
 		op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)T * h, 2, 1, 0, NULL);
 		op_dropout(B, (double)T * h, c->dropout);
 		break;
@@ -1283,7 +1311,8 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 			mb = o->batch;
 	}
 	B.b = o->batch / mb;
-	B.sl = o->seq;
+	B.sl = o->mode == MODEL_DECODE ? 1 : o->seq;
+	B.kv = o->mode == MODEL_DECODE ? (uint64_t)o->seq + 1 : o->seq;
 	B.T = B.b * B.sl;
 	s->params_total = model_config_params(c);
 
@@ -1295,6 +1324,13 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	uint32_t first = o->pp > 1 ? total - per_stage : 0;
 	int has_embed = first == 0;
 	s->stage_layers = total - first;
+	if (o->mode == MODEL_DECODE) {
+		/* every sequence of the batch keeps its cache between steps */
+		uint64_t kvh = c->kv_heads ? c->kv_heads : c->heads;
+		kvh = kvh >= o->tp ? kvh / o->tp : 1;
+		s->kv_cache_bytes = 2.0 * s->stage_layers * (double)o->batch * (double)kvh *
+				    (double)B.kv * c->head_dim * B.esz;
+	}
 
 	B.ph = MODEL_PH_FORWARD;
 	if (has_embed) {

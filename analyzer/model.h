@@ -67,7 +67,10 @@ struct model_config {
 	double attn_dropout;  /* attention-probability dropout                */
 };
 
-enum model_mode { MODEL_INFERENCE = 0, MODEL_TRAINING };
+/* MODEL_DECODE: one step of autoregressive generation with the KV cache
+ * (Hugging Face generate() in eager mode): each of the batch's sequences
+ * adds one token to seq cached ones. */
+enum model_mode { MODEL_INFERENCE = 0, MODEL_TRAINING, MODEL_DECODE };
 enum model_optimizer { MODEL_OPTIM_NONE = 0, MODEL_OPTIM_SGD, MODEL_OPTIM_ADAMW };
 enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA };
 /* The head on top of the layers: the pretraining / language-model head
@@ -78,7 +81,8 @@ enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA };
 enum model_head { MODEL_HEAD_LM = 0, MODEL_HEAD_CLASSIFY };
 #define MODEL_CLASSIFY_LABELS 2
 
-/* What is run: one iteration of batch x seq tokens. */
+/* What is run: one iteration of batch x seq tokens (decode: batch tokens,
+ * each attending to seq cached ones and itself). */
 struct model_opts {
 	uint32_t batch, seq;
 	enum model_mode mode;
@@ -131,6 +135,7 @@ struct model_seq {
 	double params_total;    /* parameters of the whole model              */
 	uint32_t param_tensors; /* parameter tensors held by this GPU         */
 	uint32_t stage_layers;  /* layers run by this GPU                     */
+	double kv_cache_bytes;  /* decode: the K and V cache this GPU holds    */
 };
 
 /* Error codes (0 is success). */

@@ -425,6 +425,8 @@ int model_mode_parse(const char *s, enum model_mode *out)
 		*out = MODEL_INFERENCE;
 	else if (strcasecmp(s, "training") == 0 || strcasecmp(s, "train") == 0)
 		*out = MODEL_TRAINING;
+	else if (strcasecmp(s, "decode") == 0)
+		*out = MODEL_DECODE;
 	else
 		return MODEL_EINVAL;
 	return 0;

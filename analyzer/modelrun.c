@@ -101,7 +101,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	}
 	if (bad) {
 		static const struct { const char *opt, *what; } help[] = {
-			{ "mode", "inference or training" }, { "dtype", "fp32, tf32, bf16 or fp16" },
+			{ "mode", "inference, training or decode" }, { "dtype", "fp32, tf32, bf16 or fp16" },
 			{ "optimizer", "none, sgd or adamw" }, { "attention", "eager or sdpa" },
 			{ "head", "lm or classify" }, { "launch-us", "microseconds >= 0" },
 			{ "expert-capacity", "a positive count, config or none" },
@@ -185,21 +185,23 @@ static int fill_target(struct analysis_target *t, const struct model_seq *s,
 
 /* The bytes the model's state takes on one GPU: its parameters at the
  * dtype's size, for training also their gradients and, with AdamW, its two
- * moments (activations come on top and are not counted). */
+ * moments, for a decode step the KV cache (activations come on top and
+ * are not counted). */
 static double state_bytes(const struct model_seq *s, const struct model_opts *o)
 {
 	double esz = gpu_dtype_bytes(o->dtype);
 	double copies = 1;
 	if (o->mode == MODEL_TRAINING)
 		copies += 1 + (o->optimizer == MODEL_OPTIM_ADAMW ? 2 : 0);
-	return s->params * esz * copies;
+	return s->params * esz * copies + s->kv_cache_bytes;
 }
 
 /* Appends to a's warning the targets whose memory the state alone
  * exceeds: such a run does not start there at all. */
 static void warn_memory(struct analysis *a, const struct model_seq *s, const struct model_opts *o)
 {
-	const char *what = o->mode != MODEL_TRAINING ? "weights"
+	const char *what = o->mode == MODEL_DECODE ? "weights and KV cache"
+			   : o->mode != MODEL_TRAINING ? "weights"
 			   : o->optimizer == MODEL_OPTIM_ADAMW ? "weights, gradients, AdamW state"
 							       : "weights and gradients";
 	char w[64];
@@ -252,7 +254,8 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 	}
 	opts.method = method;
 	snprintf(a->device, sizeof(a->device), "model %.40s, %s, batch %u, seq %u, %.8s%s",
-		 c.name, o->mode == MODEL_TRAINING ? "training" : "inference", o->batch, o->seq,
+		 c.name, o->mode == MODEL_TRAINING ? "training" : o->mode == MODEL_DECODE ? "decode" : "inference",
+		 o->batch, o->seq,
 		 gpu_dtype_name(o->dtype), o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
 	a->kernels = s.n;
 	a->iterations = 1;

@@ -617,6 +617,84 @@ START_TEST(replay)
 }
 END_TEST
 
+/* A decode step (--mode decode): b new tokens after S cached ones.
+ * Llama-3-8B layer, worked by hand: the projections are GEMMs of b rows
+ * (q 4096, k 1024, v 1024, o 4096; gate, up, down 14336), 2 b h (4096 +
+ * 1024 + 1024 + 4096 + 3 x 14336) h FLOPs... with h = 4096 on the input
+ * side; the two attention products 4 b heads (S + 1) d; the cache append
+ * copies b x 8 kv heads x (S + 1) x 128 elements for K and for V; the
+ * cache is 2 x 32 layers x b x 8 x (S + 1) x 128 x 2 bytes in BF16. */
+START_TEST(decode_step)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-3-8b", &c), 0);
+	struct model_opts o;
+	model_opts_init(&o);
+	ck_assert_int_eq(model_mode_parse("decode", &o.mode), 0);
+	o.batch = 4;
+	o.seq = 1000;
+	o.dtype = GPU_DT_BF16;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	double b = 4, S1 = 1001, h = 4096, d = 128;
+	double proj = 2 * b * h * (4096 + 1024 + 1024 + 4096) + 2 * b * h * 14336 * 3;
+	double attn = 4 * b * 32 * S1 * d;
+	double got = layer_sum(&s, 5, MODEL_PH_FORWARD, PRED_OP_GEMM, NULL);
+	ck_assert_double_eq_tol(got, proj + attn, (proj + attn) * 1e-12);
+	size_t cats = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->layer == 5 && !strncmp(k->k.name, "CatArrayBatchedCopy", 19) &&
+		    k->k.m * k->k.n == (uint64_t)(b * 8 * S1 * d))
+			cats++;
+		/* every GEMM of the layers has b rows (or one query per head) */
+		if (k->layer == 5 && k->k.op == PRED_OP_GEMM && k->k.batch <= 1)
+			ck_assert_uint_eq(k->k.m, 4);
+	}
+	ck_assert_uint_eq(cats, 2);
+	ck_assert_double_eq_tol(s.kv_cache_bytes, 2 * 32 * b * 8 * S1 * d * 2, 1);
+	/* the LM head projects the b new tokens only */
+	double head = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].layer == -1 && s.v[i].k.op == PRED_OP_GEMM)
+			head += s.v[i].k.flops;
+	ck_assert_double_eq_tol(head, 2 * b * h * 128256, 1);
+	model_seq_release(&s);
+
+	/* a longer cache costs more (the cache copies and attention grow),
+	 * and the step is far cheaper than running the S tokens again */
+	const struct gpu_spec *g = gpu_find("a100-sxm4-80");
+	ck_assert_ptr_nonnull(g);
+	struct model_timing t1, t2, tp;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t1, NULL), 0);
+	model_seq_release(&s);
+	o.seq = 8000;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t2, NULL), 0);
+	model_seq_release(&s);
+	ck_assert(t2.iteration_ns > 1.2 * t1.iteration_ns);
+	o.mode = MODEL_INFERENCE;
+	o.seq = 1000;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &tp, NULL), 0);
+	model_seq_release(&s);
+	ck_assert(tp.iteration_ns > 10 * t1.iteration_ns);
+	/* weights are read once per step: at least 16 GB over the HBM */
+	ck_assert(t1.iteration_ns > 16.06e9 / (g->mem_bw_gbps * 1e9) * 1e9);
+
+	/* encoder-only and encoder-decoder models have no decode step here */
+	struct model_config bert;
+	ck_assert_int_eq(model_config_builtin("bert-large", &bert), 0);
+	o.mode = MODEL_DECODE;
+	char err[160];
+	ck_assert_int_eq(model_build(&bert, &o, &s, err, sizeof err), MODEL_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "decode"));
+	ck_assert_int_eq(model_config_builtin("t5-base", &bert), 0);
+	ck_assert_int_eq(model_build(&bert, &o, &s, err, sizeof err), MODEL_EINVAL);
+}
+END_TEST
+
 START_TEST(bad_options)
 {
 	struct model_config c = gpt2_small();
@@ -658,6 +736,7 @@ int main(void)
 	tcase_add_test(t, optimizer_traffic);
 	tcase_add_test(t, loss_kernels);
 	tcase_add_test(t, replay);
+	tcase_add_test(t, decode_step);
 	tcase_add_test(t, bad_options);
 	suite_add_tcase(s, t);
 	SRunner *r = srunner_create(s);

@@ -84,6 +84,17 @@ printf '{"model_type": "gpt2", "n_embd": ' >"$tmp/broken.json"
 bad_input --model "$tmp/broken.json" --target a100
 bad_input --model "$tmp/missing.json" --target a100
 bad_input --model gpt2 --target a100 --method wave
+bad_input --model bert-large --mode decode --target a100
+
+# A decode step with a long cache: the warning counts the KV cache
+# (Llama-2-7B: 32 layers x 32 KV heads x 128 x K and V x 2 bytes = 0.5 MiB
+# per token in FP16; 32 x 4096 tokens = 64 GiB, plus 12.6 GiB of weights)
+# and names the 24 GB L4, not the 141 GB H200.
+"$BIN" --model llama-2-7b --mode decode --batch 32 --seq 4095 --dtype fp16 \
+	--target l4 --target h200 >"$tmp/dec.txt" 2>&1
+grep -q "weights and KV cache per GPU need 76\.[0-9] GiB: more than l4 has" "$tmp/dec.txt" &&
+	grep -q "decode, batch 32, seq 4095" "$tmp/dec.txt"
+check "decode: KV cache in the memory warning" $?
 
 # --method reaches the from-scratch predictions: the bare roofline is a lower
 # bound, so forcing it cannot predict a longer iteration than auto, and the
