@@ -86,6 +86,9 @@ struct analysis_target {
 	double memory_bound_ns, compute_bound_ns, unknown_bound_ns; /* kernel_ns split */
 	double method_ns[PRED_METHOD_COUNT]; /* kernel_ns split by the method used  */
 	double price_usd_per_hour;    /* set by the caller for cost reports; 0 none */
+	double tokens_per_iteration;  /* --model: tokens an iteration processes (all
+				       * data-parallel ranks; a decode step: one per
+				       * sequence); 0 unknown (traces)               */
 	double op_ns[PRED_OP_COUNT], op_origin_ns[PRED_OP_COUNT];
 	struct analysis_group *groups; /* by pred_ns, largest first                 */
 	size_t ngroups;

@@ -275,6 +275,8 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 			break;
 		}
 		at->iteration_ns = t.iteration_ns;
+		at->tokens_per_iteration = (double)o->batch * o->dp *
+					   (o->mode == MODEL_DECODE ? 1 : o->seq);
 		at->gpu_wait_cpu_ns = t.cpu_bound_ns;
 		memcpy(at->method_ns, t.method_ns, sizeof(at->method_ns));
 		if (fill_target(at, &s, res, o))

@@ -155,6 +155,13 @@ static int rp_no_origin(const struct analysis *a)
 	return !a->origin && a->measured_ns <= 0;
 }
 
+double report_tokens_per_s(const struct analysis_target *t)
+{
+	if (!(t->tokens_per_iteration > 0) || !(t->iteration_ns > 0))
+		return 0;
+	return t->tokens_per_iteration / (t->iteration_ns / 1e9);
+}
+
 int report_cost(const struct analysis_target *t, double *per_iteration_usd,
 		double *per_million_usd)
 {
@@ -203,6 +210,12 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	if (report_cost(t, &it_usd, &m_usd) == 0)
 		fprintf(f, "cost       $%.3g per iteration, $%.2f per million iterations "
 			"(at $%.2f/hour)\n", it_usd, m_usd, t->price_usd_per_hour);
+	if (t->tokens_per_iteration > 0 && t->iteration_ns > 0) {
+		fprintf(f, "throughput %.0f tokens/s", report_tokens_per_s(t));
+		if (report_cost(t, &it_usd, &m_usd) == 0)
+			fprintf(f, ", $%.3g per million tokens", it_usd / t->tokens_per_iteration * 1e6);
+		fprintf(f, "\n");
+	}
 	fprintf(f, "kernels    %.3f ms: memory-bound %.1f%%, compute-bound %.1f%%, unknown %.1f%%\n",
 		report_ms(t->kernel_ns), report_pct(t->memory_bound_ns, t->kernel_ns),
 		report_pct(t->compute_bound_ns, t->kernel_ns), report_pct(t->unknown_bound_ns, t->kernel_ns));
@@ -338,7 +351,18 @@ static int rp_cost(json_t *o, const struct analysis_target *t)
 		return 0;
 	return rp_set(o, "price_usd_per_hour", json_real(t->price_usd_per_hour)) ||
 	       rp_set(o, "cost_per_iteration_usd", json_real(it_usd)) ||
-	       rp_set(o, "cost_per_million_iterations_usd", json_real(m_usd));
+	       rp_set(o, "cost_per_million_iterations_usd", json_real(m_usd)) ||
+	       (t->tokens_per_iteration > 0 &&
+		rp_set(o, "cost_per_million_tokens_usd", json_real(it_usd / t->tokens_per_iteration * 1e6)));
+}
+
+/* Tokens per iteration and per second, when the caller knows them. */
+static int rp_tokens(json_t *o, const struct analysis_target *t)
+{
+	if (!(report_tokens_per_s(t) > 0))
+		return 0;
+	return rp_set(o, "tokens_per_iteration", json_real(t->tokens_per_iteration)) ||
+	       rp_set(o, "tokens_per_s", json_real(report_tokens_per_s(t)));
 }
 
 static json_t *rp_prediction(const struct analysis_target *t, size_t top)
@@ -355,7 +379,7 @@ static json_t *rp_prediction(const struct analysis_target *t, size_t top)
 	    rp_set(o, "target_name", rp_str(t->gpu->name)) ||
 	    rp_set(o, "method", rp_str(pred_method_name(t->method))) ||
 	    rp_set(o, "iteration_ms", rp_num(report_ms(t->iteration_ns))) ||
-	    rp_cost(o, t) ||
+	    rp_cost(o, t) || rp_tokens(o, t) ||
 	    rp_set(o, "kernel_ms", rp_num(report_ms(t->kernel_ns))) ||
 	    rp_set(o, "copy_ms", rp_num(report_ms(t->copy_ns))) ||
 	    rp_set(o, "gpu_waiting_on_cpu_ms", rp_num(report_ms(t->gpu_wait_cpu_ns))) ||

@@ -29,6 +29,10 @@ int report_text(FILE *f, const struct analysis *a, size_t top, int color);
 int report_cost(const struct analysis_target *t, double *per_iteration_usd,
 		double *per_million_usd);
 
+/* Tokens per second of target t (tokens_per_iteration over the predicted
+ * iteration), 0 when unknown. */
+double report_tokens_per_s(const struct analysis_target *t);
+
 /* Builds the JSON document {"origin": {...}, "predictions": [...]} with the
  * top groups of each target in "breakdown" (top 0 = all).  The caller owns
  * the result (json_decref); NULL on allocation failure. */

@@ -96,6 +96,27 @@ grep -q "weights and KV cache per GPU need 76\.[0-9] GiB: more than l4 has" "$tm
 	grep -q "decode, batch 32, seq 4095" "$tmp/dec.txt"
 check "decode: KV cache in the memory warning" $?
 
+# Throughput: tokens an iteration processes over its predicted time (batch x
+# seq x dp for a step of training, batch x dp for a decode step), and the
+# price per million tokens from --price.
+"$BIN" --model gpt2 --batch 4 --seq 256 --dp 2 --mode training --target a100 --price a100=2 \
+	--json >"$tmp/tok.json" 2>/dev/null &&
+"$BIN" --model gpt2 --batch 4 --seq 256 --mode decode --target a100 --json >"$tmp/tokd.json" &&
+"$BIN" --model gpt2 --batch 4 --seq 256 --mode decode --target a100 >"$tmp/tokd.txt"
+python3 - "$tmp/tok.json" "$tmp/tokd.json" "$tmp/tokd.txt" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["predictions"][0]
+assert t["tokens_per_iteration"] == 4 * 256 * 2, t
+assert abs(t["tokens_per_s"] - 2048 / (t["iteration_ms"] / 1e3)) < 1e-6 * t["tokens_per_s"], t
+usd = 2.0 * t["iteration_ms"] / 1e3 / 3600
+assert abs(t["cost_per_million_tokens_usd"] - usd / 2048 * 1e6) < 1e-9 * usd * 1e6, t
+d = json.load(open(sys.argv[2]))["predictions"][0]
+assert d["tokens_per_iteration"] == 4, d
+text = open(sys.argv[3]).read()
+assert "throughput %.0f tokens/s" % (4 / (d["iteration_ms"] / 1e3)) in text, text
+PY
+check "tokens per second and price per million tokens" $?
+
 # --method reaches the from-scratch predictions: the bare roofline is a lower
 # bound, so forcing it cannot predict a longer iteration than auto, and the
 # report names the method asked for.
