@@ -80,5 +80,75 @@ runit "$T/out5"
 [ $? -eq 0 ] && grep -q "no GPU here" "$T/log"
 check "no GPU: skipped" $?
 
+# tools/gpu_workload.py itself, over stand-ins for the parts of PyTorch and
+# transformers it touches (no PyTorch here): each workload writes its step
+# times and config, and opens exactly the profiler windows asked for.
+mkdir -p "$T/py/torch" "$T/py/transformers"
+cat >"$T/py/torch/__init__.py" <<'PY'
+"""A stand-in for the parts of PyTorch tools/gpu_workload.py touches."""
+import contextlib, types
+__version__ = "fake"
+bfloat16 = "bf16"
+calls = []
+import atexit, os
+atexit.register(lambda: open(os.environ["FAKE_TORCH_LOG"], "w").write(" ".join(calls)))
+class _T:
+    def __init__(self, *shape): self.shape = shape
+    def cuda(self): return self
+    def to(self, *a): return self
+def randn(*shape, device=None): return _T(*shape)
+def randint(lo, hi, shape, device=None): return _T(*shape)
+def mm(a, b): calls.append("mm"); return _T(a.shape[0], b.shape[1])
+def no_grad(): return contextlib.nullcontext()
+class _Ev:
+    n = 0
+    def __init__(self, enable_timing=False): pass
+    def record(self): _Ev.n += 1; self.t = _Ev.n
+    def elapsed_time(self, o): return float(o.t - self.t)
+_prof = types.SimpleNamespace(start=lambda: calls.append("start"), stop=lambda: calls.append("stop"))
+cuda = types.SimpleNamespace(Event=_Ev, synchronize=lambda: None, profiler=_prof,
+                             get_device_name=lambda: "Fake GPU")
+backends = types.SimpleNamespace(cuda=types.SimpleNamespace(matmul=types.SimpleNamespace(allow_tf32=True)),
+                                 cudnn=types.SimpleNamespace(allow_tf32=True))
+PY
+cat >"$T/py/transformers/__init__.py" <<'PY'
+"""A stand-in for the parts of transformers tools/gpu_workload.py touches."""
+import json, types
+class _Cfg:
+    def __init__(self, **kw): self.__dict__.update(kw); self.vocab_size = kw.get("vocab_size", 50257)
+    def to_json_file(self, p): json.dump(self.__dict__, open(p, "w"))
+class GPT2Config(_Cfg): pass
+class LlamaConfig(_Cfg): pass
+class _Model:
+    def cuda(self): return self
+    def to(self, *a): return self
+    def train(self): return self
+    def eval(self): return self
+    def zero_grad(self, set_to_none=False): pass
+    def __call__(self, ids, labels=None, use_cache=False, past_key_values=None):
+        loss = types.SimpleNamespace(backward=lambda: None)
+        return types.SimpleNamespace(loss=loss, past_key_values=past_key_values or object())
+class AutoModelForCausalLM:
+    @staticmethod
+    def from_config(cfg, attn_implementation=None):
+        assert attn_implementation == "eager"
+        return _Model()
+PY
+for w in gemm gpt2 decode; do
+	PYTHONPATH="$T/py" FAKE_TORCH_LOG="$T/calls.$w" python3 tools/gpu_workload.py $w "$T/$w.json" \
+		--windows 3 >/dev/null 2>&1 &&
+	python3 - "$T/$w.json" "$T/calls.$w" $w <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+calls = open(sys.argv[2]).read().split()
+assert d["step_ms"] > 0 and len(d["steps_ms"]) == 10, d
+assert calls.count("start") == 3 and calls.count("stop") == 3, calls
+if sys.argv[3] != "gemm":
+    assert os.path.exists(sys.argv[1] + ".config.json")
+    assert d["mode"] == {"gpt2": "training", "decode": "decode"}[sys.argv[3]], d
+PY
+	check "gpu_workload.py $w: step times, config, three profiler windows" $?
+done
+
 echo "gpu_check_test: $((n - fail)) of $n passed"
 [ $fail -eq 0 ]
