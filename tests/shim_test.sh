@@ -198,7 +198,7 @@ env FAKE_CUDA_LOG="$T/fake.log" LD_LIBRARY_PATH="$B/tests" LD_PRELOAD="$PRE" SUR
 	SURFER_OUTPUT="$T/sig.mp" $B/tests/shim_runtime hang 40 >"$T/ready" 2>"$T/sig.err" &
 pid=$!
 i=0
-while ! grep -q ready "$T/ready" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+while ! grep -q ready "$T/ready" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
 kill -TERM $pid
 wait $pid 2>/dev/null
 st=$?
