@@ -94,8 +94,10 @@ static void usage(FILE *f)
 		"Without a trace, from a model configuration (Hugging Face config.json or a\n"
 		"built-in name such as gpt2-large, bert-large, llama-3-8b):\n"
 		"      --model CONFIG|NAME   the model; --batch B, --seq S (default 1, 128)\n"
-		"      --mode M              inference (default), training, or decode: one\n"
-		"                            generation step, B new tokens after S cached\n"
+		"      --mode M              inference (default), training, decode (one\n"
+		"                            generation step: B new tokens after S cached)\n"
+		"                            or generate (the prompt's pass, then decode\n"
+		"                            steps up to --new-tokens N, default 128)\n"
 		"      --dtype D             fp32 (default), tf32, bf16 or fp16\n"
 		"      --optimizer O         none (default), sgd or adamw\n"
 		"      --attention A         eager (default) or sdpa\n"
@@ -231,6 +233,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"microbatches", required_argument, NULL, OPT_MODEL},
 		{"launch-us", required_argument, NULL, OPT_MODEL},
 		{"expert-capacity", required_argument, NULL, OPT_MODEL},
+		{"new-tokens", required_argument, NULL, OPT_MODEL},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},

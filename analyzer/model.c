@@ -1035,10 +1035,14 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 o->tp, c->heads, c->ffn);
 		return MODEL_EINVAL;
 	}
+	if (o->mode == MODEL_GENERATE) {
+		snprintf(err, errlen, "generate is built as an inference and a decode pass");
+		return MODEL_EINVAL;
+	}
 	if (o->mode == MODEL_DECODE &&
 	    (c->family == MODEL_FAM_BERT || c->family == MODEL_FAM_T5 || o->head == MODEL_HEAD_CLASSIFY)) {
-		snprintf(err, errlen, "model '%s': --mode decode needs a decoder-only language model "
-			 "(GPT-2, OPT, Llama family)", c->name);
+		snprintf(err, errlen, "model '%s': --mode decode and generate need a decoder-only "
+			 "language model (GPT-2, OPT, Llama family)", c->name);
 		return MODEL_EINVAL;
 	}
 	if (o->head == MODEL_HEAD_CLASSIFY && c->family == MODEL_FAM_T5) {

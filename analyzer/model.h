@@ -69,8 +69,11 @@ struct model_config {
 
 /* MODEL_DECODE: one step of autoregressive generation with the KV cache
  * (Hugging Face generate() in eager mode): each of the batch's sequences
- * adds one token to seq cached ones. */
-enum model_mode { MODEL_INFERENCE = 0, MODEL_TRAINING, MODEL_DECODE };
+ * adds one token to seq cached ones.  MODEL_GENERATE: a whole generate()
+ * call, the prompt's forward pass then the decode steps; modelrun.c puts
+ * it together from an inference and a decode build (model_build refuses
+ * it). */
+enum model_mode { MODEL_INFERENCE = 0, MODEL_TRAINING, MODEL_DECODE, MODEL_GENERATE };
 enum model_optimizer { MODEL_OPTIM_NONE = 0, MODEL_OPTIM_SGD, MODEL_OPTIM_ADAMW };
 enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA };
 /* The head on top of the layers: the pretraining / language-model head

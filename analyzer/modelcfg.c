@@ -427,6 +427,8 @@ int model_mode_parse(const char *s, enum model_mode *out)
 		*out = MODEL_TRAINING;
 	else if (strcasecmp(s, "decode") == 0)
 		*out = MODEL_DECODE;
+	else if (strcasecmp(s, "generate") == 0)
+		*out = MODEL_GENERATE;
 	else
 		return MODEL_EINVAL;
 	return 0;

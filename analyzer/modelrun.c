@@ -18,13 +18,15 @@ void model_cli_init(struct model_cli *m)
 	model_opts_init(&m->opts);
 	m->opts.loss = 1; /* a training step computes its loss */
 	m->launch_ns = MODEL_LAUNCH_NS_DEFAULT;
+	m->new_tokens = 128;
 }
 
 const char *const *model_cli_options(void)
 {
 	static const char *const names[] = {
 		"model", "batch", "seq", "mode", "dtype", "optimizer", "attention",
-		"head", "dp", "tp", "pp", "microbatches", "launch-us", "expert-capacity", NULL
+		"head", "dp", "tp", "pp", "microbatches", "launch-us", "expert-capacity", "new-tokens",
+		NULL
 	};
 	return names;
 }
@@ -78,6 +80,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 1024, &o->tp);
 	} else if (!strcmp(name, "pp")) {
 		bad = parse_count(v, 1024, &o->pp);
+	} else if (!strcmp(name, "new-tokens")) {
+		bad = parse_count(v, 1u << 20, &m->new_tokens);
 	} else if (!strcmp(name, "microbatches")) {
 		bad = parse_count(v, 1u << 20, &o->microbatches);
 	} else if (!strcmp(name, "expert-capacity")) {
@@ -101,7 +105,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	}
 	if (bad) {
 		static const struct { const char *opt, *what; } help[] = {
-			{ "mode", "inference, training or decode" }, { "dtype", "fp32, tf32, bf16 or fp16" },
+			{ "mode", "inference, training, decode or generate" }, { "dtype", "fp32, tf32, bf16 or fp16" },
 			{ "optimizer", "none, sgd or adamw" }, { "attention", "eager or sdpa" },
 			{ "head", "lm or classify" }, { "launch-us", "microseconds >= 0" },
 			{ "expert-capacity", "a positive count, config or none" },
@@ -114,6 +118,20 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		return -2;
 	}
 	return 0;
+}
+
+/* Largest prediction first. */
+static void sort_groups(struct analysis_group *g, size_t ng)
+{
+	for (size_t a = 1; a < ng; a++) {
+		struct analysis_group x = g[a];
+		size_t b = a;
+		while (b > 0 && g[b - 1].pred_ns < x.pred_ns) {
+			g[b] = g[b - 1];
+			b--;
+		}
+		g[b] = x;
+	}
 }
 
 /* Groups one target's kernels by name (names are static strings). */
@@ -168,18 +186,63 @@ static int fill_target(struct analysis_target *t, const struct model_seq *s,
 			t->unknown_bound_ns += ns;
 	}
 	free(best);
-	/* largest first */
-	for (size_t a = 1; a < ng; a++) {
-		struct analysis_group x = g[a];
-		size_t b = a;
-		while (b > 0 && g[b - 1].pred_ns < x.pred_ns) {
-			g[b] = g[b - 1];
-			b--;
-		}
-		g[b] = x;
-	}
+	sort_groups(g, ng);
 	t->groups = g;
 	t->ngroups = ng;
+	return 0;
+}
+
+/* Predicts s on target g into at: the replayed iteration, its splits and
+ * the kernel groups. */
+static int time_target(struct analysis_target *at, const struct model_seq *s,
+		       const struct model_opts *o, const struct gpu_spec *g, enum pred_method method,
+		       double launch_ns, struct pred_result *res)
+{
+	struct model_timing t;
+	at->gpu = g;
+	at->method = method;
+	if (model_time(s, o, g, launch_ns, &t, res))
+		return -1;
+	at->iteration_ns = t.iteration_ns;
+	at->gpu_wait_cpu_ns = t.cpu_bound_ns;
+	memcpy(at->method_ns, t.method_ns, sizeof(at->method_ns));
+	return fill_target(at, s, res, o);
+}
+
+/* dst += k x src: times, splits and kernel groups (matched by name, which
+ * are model.c's static strings). */
+static int add_scaled(struct analysis_target *dst, const struct analysis_target *src, double k)
+{
+	dst->iteration_ns += k * src->iteration_ns;
+	dst->kernel_ns += k * src->kernel_ns;
+	dst->copy_ns += k * src->copy_ns;
+	dst->gpu_wait_cpu_ns += k * src->gpu_wait_cpu_ns;
+	dst->memory_bound_ns += k * src->memory_bound_ns;
+	dst->compute_bound_ns += k * src->compute_bound_ns;
+	dst->unknown_bound_ns += k * src->unknown_bound_ns;
+	for (int m = 0; m < PRED_METHOD_COUNT; m++)
+		dst->method_ns[m] += k * src->method_ns[m];
+	for (int op = 0; op < PRED_OP_COUNT; op++)
+		dst->op_ns[op] += k * src->op_ns[op];
+	struct analysis_group *g = realloc(dst->groups, (dst->ngroups + src->ngroups + 1) * sizeof(*g));
+	if (!g)
+		return -1;
+	dst->groups = g;
+	for (size_t i = 0; i < src->ngroups; i++) {
+		size_t j;
+		for (j = 0; j < dst->ngroups; j++)
+			if (g[j].name == src->groups[i].name)
+				break;
+		if (j == dst->ngroups) {
+			g[j] = src->groups[i];
+			g[j].launches = 0;
+			g[j].pred_ns = 0;
+			dst->ngroups++;
+		}
+		g[j].launches += (uint64_t)llround(k * (double)src->groups[i].launches);
+		g[j].pred_ns += k * src->groups[i].pred_ns;
+	}
+	sort_groups(g, dst->ngroups);
 	return 0;
 }
 
@@ -200,7 +263,7 @@ static double state_bytes(const struct model_seq *s, const struct model_opts *o)
  * exceeds: such a run does not start there at all. */
 static void warn_memory(struct analysis *a, const struct model_seq *s, const struct model_opts *o)
 {
-	const char *what = o->mode == MODEL_DECODE ? "weights and KV cache"
+	const char *what = o->mode == MODEL_DECODE || o->mode == MODEL_GENERATE ? "weights and KV cache"
 			   : o->mode != MODEL_TRAINING ? "weights"
 			   : o->optimizer == MODEL_OPTIM_ADAMW ? "weights, gradients, AdamW state"
 							       : "weights and gradients";
@@ -220,8 +283,9 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 		       char *err, size_t errlen)
 {
 	struct model_config c;
-	struct model_seq s;
+	struct model_seq s, sd;
 	*out = NULL;
+	memset(&sd, 0, sizeof(sd));
 	if (!m->model) {
 		snprintf(err, errlen, "model options given without --model CONFIG.json|NAME");
 		return -2;
@@ -229,76 +293,106 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 	int rc = model_config_resolve(m->model, &c, err, errlen);
 	if (rc)
 		return -2;
-	rc = model_build(&c, &m->opts, &s, err, errlen);
-	if (rc)
+	/* generate: the prompt's forward pass (inference over seq tokens,
+	 * which also gives the first new token), then new_tokens - 1 decode
+	 * steps whose caches hold seq .. seq + new_tokens - 2 tokens: the step
+	 * time is nearly affine in the cache length, so they are predicted as
+	 * as many steps at the middle length. */
+	int generate = m->opts.mode == MODEL_GENERATE;
+	struct model_opts opts = m->opts, od = m->opts;
+	if (generate) {
+		opts.mode = MODEL_INFERENCE;
+		od.mode = MODEL_DECODE;
+		od.seq = m->opts.seq + (m->new_tokens >= 2 ? (m->new_tokens - 2) / 2 : 0);
+		rc = model_build(&c, &od, &sd, err, errlen);
+		if (rc)
+			return rc == MODEL_ENOMEM ? -1 : -2;
+	}
+	rc = model_build(&c, &opts, &s, err, errlen);
+	if (rc) {
+		model_seq_release(&sd);
 		return rc == MODEL_ENOMEM ? -1 : -2;
+	}
+	if (generate) /* the cache at the end holds seq + new_tokens tokens */
+		s.kv_cache_bytes = sd.kv_cache_bytes / ((double)od.seq + 1) *
+				   ((double)m->opts.seq + m->new_tokens);
 	struct analysis *a = calloc(1, sizeof(*a));
 	struct pred_result *res = malloc((s.n ? s.n : 1) * sizeof(*res));
-	if (!a || !res || !(a->targets = calloc(ntargets ? ntargets : 1, sizeof(*a->targets)))) {
-		free(a);
-		free(res);
-		model_seq_release(&s);
-		return -1;
-	}
-	struct model_opts opts = m->opts;
-	const struct model_opts *o = &opts;
-
-	if (method == PRED_WAVE) {
+	struct pred_result *resd = malloc((sd.n ? sd.n : 1) * sizeof(*resd));
+	rc = 0;
+	if (!a || !res || !resd || !(a->targets = calloc(ntargets ? ntargets : 1, sizeof(*a->targets)))) {
+		rc = -1;
+		snprintf(err, errlen, "out of memory");
+	} else if (method == PRED_WAVE) {
+		rc = -2;
 		snprintf(err, errlen, "--method wave needs a measured trace; use auto, mlp, roofline, "
 			 "tcgemm or vecop with --model");
-		free(a->targets);
+	}
+	if (rc) {
+		if (a)
+			free(a->targets);
 		free(a);
 		free(res);
+		free(resd);
 		model_seq_release(&s);
-		return -2;
+		model_seq_release(&sd);
+		return rc;
 	}
-	opts.method = method;
-	snprintf(a->device, sizeof(a->device), "model %.40s, %s, batch %u, seq %u, %.8s%s",
-		 c.name, o->mode == MODEL_TRAINING ? "training" : o->mode == MODEL_DECODE ? "decode" : "inference",
-		 o->batch, o->seq,
-		 gpu_dtype_name(o->dtype), o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
-	a->kernels = s.n;
+	const struct model_opts *o = &opts, *mo = &m->opts;
+	opts.method = od.method = method;
+	char gen[32] = "";
+	if (generate)
+		snprintf(gen, sizeof(gen), " + %u new tokens", m->new_tokens);
+	snprintf(a->device, sizeof(a->device), "model %.40s, %s, batch %u, seq %u%s, %.8s%s", c.name,
+		 mo->mode == MODEL_TRAINING ? "training" : mo->mode == MODEL_DECODE ? "decode"
+		 : generate ? "generate" : "inference",
+		 o->batch, o->seq, gen, gpu_dtype_name(o->dtype), o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
+	a->kernels = s.n + (generate ? (size_t)(m->new_tokens - 1) * sd.n : 0);
 	a->iterations = 1;
 	a->ntargets = ntargets;
 	if (o->dp * o->tp * o->pp > 1)
 		snprintf(a->warning, sizeof(a->warning),
 			 "dp %u, tp %u, pp %u: one GPU of %u predicted; collectives in op 'comm'",
 			 o->dp, o->tp, o->pp, o->dp * o->tp * o->pp);
-	rc = 0;
 	for (size_t i = 0; i < ntargets && !rc; i++) {
-		struct model_timing t;
 		struct analysis_target *at = &a->targets[i];
-		at->gpu = targets[i];
-		at->method = method;
-		if (model_time(&s, o, targets[i], m->launch_ns, &t, res)) {
+		if (time_target(at, &s, o, targets[i], method, m->launch_ns, res)) {
 			rc = -1;
 			break;
 		}
-		at->iteration_ns = t.iteration_ns;
 		at->tokens_per_iteration = (double)o->batch * o->dp *
-					   (o->mode == MODEL_DECODE ? 1 : o->seq);
-		at->gpu_wait_cpu_ns = t.cpu_bound_ns;
-		memcpy(at->method_ns, t.method_ns, sizeof(at->method_ns));
-		if (fill_target(at, &s, res, o))
-			rc = -1;
+			(generate ? m->new_tokens : o->mode == MODEL_DECODE ? 1 : o->seq);
+		if (generate && m->new_tokens > 1) {
+			struct analysis_target td;
+			memset(&td, 0, sizeof(td));
+			if (time_target(&td, &sd, &od, targets[i], method, m->launch_ns, resd) ||
+			    add_scaled(at, &td, (double)(m->new_tokens - 1)))
+				rc = -1;
+			free(td.groups);
+		}
 	}
 	if (!rc)
-		warn_memory(a, &s, o);
+		warn_memory(a, &s, mo);
 	/* distinct configurations (by name, shape and launch) */
 	if (!rc && s.n) {
-		const struct pred_kernel **p = malloc(s.n * sizeof(*p));
+		const struct pred_kernel **p = malloc((s.n + sd.n) * sizeof(*p));
 		if (p) {
+			size_t n = 0;
 			for (size_t i = 0; i < s.n; i++)
-				p[i] = &s.v[i].k;
-			qsort(p, s.n, sizeof(*p), cmp_kernel);
+				p[n++] = &s.v[i].k;
+			for (size_t i = 0; generate && i < sd.n; i++)
+				p[n++] = &sd.v[i].k;
+			qsort(p, n, sizeof(*p), cmp_kernel);
 			a->configs = 1;
-			for (size_t i = 1; i < s.n; i++)
+			for (size_t i = 1; i < n; i++)
 				a->configs += memcmp(p[i - 1], p[i], sizeof(*p[i])) != 0;
 			free(p);
 		}
 	}
 	free(res);
+	free(resd);
 	model_seq_release(&s);
+	model_seq_release(&sd);
 	if (rc) {
 		analysis_free(a);
 		snprintf(err, errlen, "out of memory");

@@ -16,6 +16,7 @@ struct model_cli {
 	const char *model;        /* config.json path or built-in name; NULL = none */
 	struct model_opts opts;
 	double launch_ns;         /* CPU cost per launch                        */
+	uint32_t new_tokens;      /* --mode generate: tokens generated per sequence */
 	int set;                  /* some model option was given               */
 };
 
@@ -25,7 +26,7 @@ void model_cli_init(struct model_cli *m);
 
 /* The long options model_cli_set understands, NULL-terminated, each
  * taking a value: model, batch, seq, mode, dtype, optimizer, attention,
- * dp, tp, pp, microbatches, launch-us. */
+ * dp, tp, pp, microbatches, launch-us, expert-capacity, new-tokens. */
 const char *const *model_cli_options(void);
 
 /* Applies option name (without "--") with value.  Returns 0, or -2 with a

@@ -117,6 +117,36 @@ assert "throughput %.0f tokens/s" % (4 / (d["iteration_ms"] / 1e3)) in text, tex
 PY
 check "tokens per second and price per million tokens" $?
 
+# generate = the prompt's forward pass + (N - 1) decode steps, predicted at
+# the middle cache length: rebuilt here from separate inference and decode
+# runs; bounded by all steps at the shortest and at the longest cache; N
+# new tokens per sequence; N = 1 is the prompt's pass alone.
+g="--model llama-3.2-1b --batch 32 --dtype bf16 --target h100-sxm --json"
+"$BIN" $g --mode generate --seq 4000 --new-tokens 2001 -n 0 >"$tmp/gen.json" 2>/dev/null &&
+"$BIN" $g --mode generate --seq 4000 --new-tokens 1 >"$tmp/gen1.json" 2>/dev/null &&
+"$BIN" $g --mode inference --seq 4000 >"$tmp/pre.json" 2>/dev/null &&
+"$BIN" $g --mode decode --seq 4999 >"$tmp/mid.json" 2>/dev/null &&
+"$BIN" $g --mode decode --seq 4000 >"$tmp/lo.json" 2>/dev/null &&
+"$BIN" $g --mode decode --seq 5999 >"$tmp/hi.json" 2>/dev/null
+python3 - "$tmp" <<'PY'
+import json, sys
+t = sys.argv[1]
+p = lambda n: json.load(open("%s/%s.json" % (t, n)))["predictions"][0]
+gen, pre, mid, lo, hi = p("gen"), p("pre"), p("mid"), p("lo"), p("hi")
+want = pre["iteration_ms"] + 2000 * mid["iteration_ms"]
+assert abs(gen["iteration_ms"] - want) < 1e-6 * want, (gen["iteration_ms"], want)
+assert lo["iteration_ms"] < mid["iteration_ms"] < hi["iteration_ms"], (lo, mid, hi)
+assert pre["iteration_ms"] + 2000 * lo["iteration_ms"] < gen["iteration_ms"] < \
+    pre["iteration_ms"] + 2000 * hi["iteration_ms"]
+assert gen["tokens_per_iteration"] == 32 * 2001, gen
+# the kernel groups of both passes merged: they add up to the kernel time
+assert abs(sum(k["predicted_ms"] for k in gen["breakdown"]) - gen["kernel_ms"]) < 1e-6 * gen["kernel_ms"]
+assert abs(p("gen1")["iteration_ms"] - pre["iteration_ms"]) < 1e-9 * pre["iteration_ms"]
+PY
+check "generate: prompt pass + (N - 1) decode steps at the middle cache length" $?
+bad_input --model gpt2 --mode generate --new-tokens 0 --target a100
+bad_input --model t5-base --mode generate --target a100
+
 # --method reaches the from-scratch predictions: the bare roofline is a lower
 # bound, so forcing it cannot predict a longer iteration than auto, and the
 # report names the method asked for.
