@@ -209,8 +209,7 @@ static int time_target(struct analysis_target *at, const struct model_seq *s,
 	return fill_target(at, s, res, o);
 }
 
-/* dst += k x src: times, splits and kernel groups (matched by name, which
- * are model.c's static strings). */
+/* dst += k x src: times, splits and kernel groups (matched by name). */
 static int add_scaled(struct analysis_target *dst, const struct analysis_target *src, double k)
 {
 	dst->iteration_ns += k * src->iteration_ns;
@@ -231,7 +230,7 @@ static int add_scaled(struct analysis_target *dst, const struct analysis_target 
 	for (size_t i = 0; i < src->ngroups; i++) {
 		size_t j;
 		for (j = 0; j < dst->ngroups; j++)
-			if (g[j].name == src->groups[i].name)
+			if (!strcmp(g[j].name, src->groups[i].name))
 				break;
 		if (j == dst->ngroups) {
 			g[j] = src->groups[i];
