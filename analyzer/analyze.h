@@ -95,7 +95,8 @@ struct analysis_target {
 };
 
 struct analysis {
-	char device[96];              /* the origin GPU as the trace names it       */
+	char device[160];             /* the origin GPU as the trace names it (or the
+				       * --model run described)                     */
 	const struct gpu_spec *origin;
 	uint64_t kernels;             /* kernel launches read (captured excluded)   */
 	uint64_t captured;            /* launches captured into CUDA graphs (not run) */
