@@ -58,40 +58,35 @@ static int grow(void **p, size_t *cap, size_t need, size_t sz)
 	return 0;
 }
 
+/* Appends one zeroed element of size sz to the array *p of *n (capacity
+ * *cap); NULL when out of memory. */
+static void *push_zeroed(void **p, size_t *n, size_t *cap, size_t sz)
+{
+	if (grow(p, cap, *n + 1, sz))
+		return NULL;
+	void *e = (char *)*p + (*n)++ * sz;
+	memset(e, 0, sz);
+	return e;
+}
+
 struct import_event *import_add_event(struct import_set *s)
 {
-	if (grow((void **)&s->ev, &s->capev, s->nev + 1, sizeof(*s->ev)))
-		return NULL;
-	struct import_event *e = &s->ev[s->nev++];
-	memset(e, 0, sizeof(*e));
-	return e;
+	return push_zeroed((void **)&s->ev, &s->nev, &s->capev, sizeof(*s->ev));
 }
 
 struct import_call *import_add_call(struct import_set *s)
 {
-	if (grow((void **)&s->call, &s->capcall, s->ncall + 1, sizeof(*s->call)))
-		return NULL;
-	struct import_call *c = &s->call[s->ncall++];
-	memset(c, 0, sizeof(*c));
-	return c;
+	return push_zeroed((void **)&s->call, &s->ncall, &s->capcall, sizeof(*s->call));
 }
 
 struct import_gemm *import_add_gemm(struct import_set *s)
 {
-	if (grow((void **)&s->gemm, &s->capgemm, s->ngemm + 1, sizeof(*s->gemm)))
-		return NULL;
-	struct import_gemm *g = &s->gemm[s->ngemm++];
-	memset(g, 0, sizeof(*g));
-	return g;
+	return push_zeroed((void **)&s->gemm, &s->ngemm, &s->capgemm, sizeof(*s->gemm));
 }
 
 struct import_evrec *import_add_evrec(struct import_set *s)
 {
-	if (grow((void **)&s->evrec, &s->capevrec, s->nevrec + 1, sizeof(*s->evrec)))
-		return NULL;
-	struct import_evrec *r = &s->evrec[s->nevrec++];
-	memset(r, 0, sizeof(*r));
-	return r;
+	return push_zeroed((void **)&s->evrec, &s->nevrec, &s->capevrec, sizeof(*s->evrec));
 }
 
 static int cmp_evrec(const void *a, const void *b)
