@@ -162,6 +162,12 @@ double report_tokens_per_s(const struct analysis_target *t)
 	return t->tokens_per_iteration / (t->iteration_ns / 1e9);
 }
 
+/* USD per million tokens at t's price, 0 without a price or a token count. */
+static double cost_per_million_tokens(const struct analysis_target *t, double per_iteration_usd)
+{
+	return t->tokens_per_iteration > 0 ? per_iteration_usd / t->tokens_per_iteration * 1e6 : 0;
+}
+
 int report_cost(const struct analysis_target *t, double *per_iteration_usd,
 		double *per_million_usd)
 {
@@ -213,7 +219,7 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	if (t->tokens_per_iteration > 0 && t->iteration_ns > 0) {
 		fprintf(f, "throughput %.0f tokens/s", report_tokens_per_s(t));
 		if (report_cost(t, &it_usd, &m_usd) == 0)
-			fprintf(f, ", $%.3g per million tokens", it_usd / t->tokens_per_iteration * 1e6);
+			fprintf(f, ", $%.3g per million tokens", cost_per_million_tokens(t, it_usd));
 		fprintf(f, "\n");
 	}
 	fprintf(f, "kernels    %.3f ms: memory-bound %.1f%%, compute-bound %.1f%%, unknown %.1f%%\n",
@@ -353,7 +359,7 @@ static int rp_cost(json_t *o, const struct analysis_target *t)
 	       rp_set(o, "cost_per_iteration_usd", json_real(it_usd)) ||
 	       rp_set(o, "cost_per_million_iterations_usd", json_real(m_usd)) ||
 	       (t->tokens_per_iteration > 0 &&
-		rp_set(o, "cost_per_million_tokens_usd", json_real(it_usd / t->tokens_per_iteration * 1e6)));
+		rp_set(o, "cost_per_million_tokens_usd", json_real(cost_per_million_tokens(t, it_usd))));
 }
 
 /* Tokens per iteration and per second, when the caller knows them. */
