@@ -213,12 +213,13 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 			rp_c(color && *c, RP_RESET));
 	}
 	fprintf(f, "\n");
-	if (report_cost(t, &it_usd, &m_usd) == 0)
+	int priced = report_cost(t, &it_usd, &m_usd) == 0;
+	if (priced)
 		fprintf(f, "cost       $%.3g per iteration, $%.2f per million iterations "
 			"(at $%.2f/hour)\n", it_usd, m_usd, t->price_usd_per_hour);
-	if (t->tokens_per_iteration > 0 && t->iteration_ns > 0) {
+	if (report_tokens_per_s(t) > 0) {
 		fprintf(f, "throughput %.0f tokens/s", report_tokens_per_s(t));
-		if (report_cost(t, &it_usd, &m_usd) == 0)
+		if (priced)
 			fprintf(f, ", $%.3g per million tokens", cost_per_million_tokens(t, it_usd));
 		fprintf(f, "\n");
 	}
