@@ -79,19 +79,39 @@ static double node_nm(uint32_t cc)
 double tile_sustain_pj(void) { return sustain_pj16; }
 void tile_set_sustain_pj(double pj) { sustain_pj16 = pj > 0 ? pj : 0; }
 
+/* Energy of one FP32 core-cycle on a chip of compute capability cc
+ * relative to 16 nm.  As nm^2 from 16 nm
+ * down to 12 nm (dynamic energy C V^2, C ~ feature size, voltage falling
+ * with it: what the training GPUs' power caps fit), as nm below 12 nm,
+ * where supply voltages stopped falling much.  Against the pure FMA runs
+ * of gpu-benches gpu-roofline (2 x board power / FLOP rate at the clock
+ * each ran), with the 66.8 pJ at 16 nm of the committed weights: 7 nm
+ * 21.9 pJ (A100 SXM4 40GB measured 19.5), 8 nm 25.0 (A40, 25.3), 5 nm
+ * 15.7 (L40 15.6, H200 18.7); the L40's 300 W then sustains 0.67 of its
+ * boost clock (it ran at 1740 of 2490 MHz, 0.70) and the A40, A100 and
+ * H200 all of it (they ran at 0.97-1.0).  With nm^2 all the way the
+ * energies at 5-8 nm were 2-3x below those measurements and every 5 nm
+ * part, the 72 W L4 included, came out unlimited. */
+double tile_node_energy(uint32_t cc)
+{
+	double nm = node_nm(cc);
+	if (nm >= 12)
+		return (nm / 16) * (nm / 16);
+	return (12.0 / 16) * (12.0 / 16) * (nm / 12);
+}
+
 /* The fraction of the boost-clock peak a GPU can sustain under its power
  * limit on FP32 math: with E joules per core-cycle the cores draw
  * cores x clock x E = peak/2 x E at full rate, so the power-limited rate is
- * 2 TDP / (peak E) of the peak.  E scales with the node as nm^2 (dynamic
- * energy C V^2, C ~ feature size, voltage falling with it), E at 16 nm
- * fitted by surfer-train on the training GPUs only.  This is why 70-75 W
- * parts (P4, T4) reach 0.2-0.4 of their datasheet peak on large GEMMs. */
+ * 2 TDP / (peak E) of the peak.  E scales with the node (tile_node_energy()),
+ * E at 16 nm fitted by surfer-train on the training GPUs only.  This is
+ * why 70-75 W parts (P4, T4) reach 0.2-0.4 of their datasheet peak on
+ * large GEMMs. */
 double tile_sustained_fraction(const struct gpu_spec *g)
 {
 	if (!g || !(sustain_pj16 > 0) || !g->tdp_w || !(gpu_fp32_simt_tflops(g) > 0))
 		return 1;
-	double nm = node_nm(g->cc) / 16;
-	double e = sustain_pj16 * 1e-12 * nm * nm;
+	double e = sustain_pj16 * 1e-12 * tile_node_energy(g->cc);
 	double s = 2.0 * g->tdp_w / (gpu_fp32_simt_tflops(g) * 1e12 * e);
 	return s < 1 ? s : 1;
 }

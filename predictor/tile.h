@@ -127,6 +127,9 @@ double tile_clamp_ns(double ns, double base_ns);
 double tile_sustained_fraction(const struct gpu_spec *g);
 void tile_set_sustain_pj(double pj);
 double tile_sustain_pj(void);
+/* The energy of an FP32 core-cycle on compute capability cc's process
+ * node relative to 16 nm (tile.c says how it scales and what checks it). */
+double tile_node_energy(uint32_t cc);
 
 /* The floor of family fam, ns: the model's time is floor + base_ns /
  * utilisation.  NeuSight's timings of a PyTorch op never go below 25-60

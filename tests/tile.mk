@@ -1,4 +1,5 @@
-# tests/tile.mk - suites of the MLP, the tile model and the accuracy harness.
+# tests/tile.mk - suites of the MLP, the tile model and the accuracy harness,
+# and the power-cap benchmark's script.
 TEST_BINS += $(BUILD)/tests/check_mlp $(BUILD)/tests/check_tile $(BUILD)/tests/check_bench
 
 $(BUILD)/tests/check_mlp: $(BUILD)/obj/tests/check_mlp.o $(BUILD)/libsurfer-core.a
@@ -13,3 +14,4 @@ $(BUILD)/tests/check_bench: $(BUILD)/obj/tests/check_bench.o $(BUILD)/obj/tools/
 		$(BUILD)/libsurfer-core.a | $(BUILD)/surfer-bench $(BUILD)/surfer-train
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(CHECK_LIBS) $(LDLIBS) -ljansson
+TEST_SCRIPTS += tests/power_bench.sh

@@ -233,22 +233,6 @@ static int cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double node_scale(uint32_t cc)
-{
-	/* (nm/16)^2 via the cap of a 1 pJ-at-16 nm GPU: tile.c owns the node
-	 * table, so ask it rather than repeat it. */
-	struct gpu_spec probe;
-	memset(&probe, 0, sizeof probe);
-	probe.cc = cc;
-	probe.tdp_w = 1;
-	probe.peak_tflops[GPU_DT_FP32] = 1e-6;  /* 1 MFLOP/s: s = 2 / (1e6 E) */
-	double keep = tile_sustain_pj();
-	tile_set_sustain_pj(1e8);               /* E = 1e-4 J x scale: s = 0.02 / scale */
-	double s = tile_sustained_fraction(&probe);
-	tile_set_sustain_pj(keep);
-	return 0.02 / s;
-}
-
 static double fit_sustain(const struct ns_set *set, const struct opts *o)
 {
 	struct sus_gpu gs[SUS_MAXG];
@@ -302,7 +286,7 @@ static double fit_sustain(const struct ns_set *set, const struct opts *o)
 		double s = best > 0 ? med[j] / best : 1;
 		if (s < 0.9 && s > 0 && gs[j].g->tdp_w) {
 			double e = 2.0 * gs[j].g->tdp_w / (gs[j].g->peak_tflops[GPU_DT_FP32] * 1e12 * s);
-			e /= node_scale(gs[j].g->cc);
+			e /= tile_node_energy(gs[j].g->cc);
 			lsum += log(e * 1e12);
 			nlim++;
 			if (!o->quiet)

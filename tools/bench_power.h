@@ -1,0 +1,12 @@
+/*
+ * bench_power.h - `surfer-bench power`: the tile model's FP32 power cap
+ * against measured FMA runs (tools/bench_power.c).
+ */
+#ifndef SURFER_BENCH_POWER_H
+#define SURFER_BENCH_POWER_H
+
+/* Runs the subcommand; argv[0] is the subcommand's name.  Prints the table
+ * on stdout; returns the exit code (0, or 2 for bad input or no data). */
+int bench_power_main(int argc, char **argv);
+
+#endif
