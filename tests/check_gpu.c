@@ -214,6 +214,7 @@ START_TEST(test_find_driver_names)
 		{ "NVIDIA H100 PCIe", "h100-pcie" },
 		{ "NVIDIA H100 NVL", "h100-nvl" },
 		{ "NVIDIA H200", "h200" },
+		{ "NVIDIA H200 NVL", "h200-nvl" },
 		{ "NVIDIA L4", "l4" },
 		{ "NVIDIA GeForce RTX 4090", "rtx-4090" },
 		{ "NVIDIA H800", "h800" },
