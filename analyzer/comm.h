@@ -20,7 +20,12 @@ struct comm_link {
 	 * domain: their ring crosses PCIe, and *wide describes that link. */
 	uint32_t peers;
 	const struct comm_link *wide;
+	/* All-reduces of NVLS_MIN_RANKS or more ranks inside the domain run
+	 * NVLink SHARP at this per-direction rate, GB/s (0: never). */
+	double nvls_gbps;
+	double p2p_gbps;       /* send/recv rate, GB/s (0: bw_gbps)          */
 };
+#define NVLS_MIN_RANKS 8
 
 /* Fills l for collectives between GPUs of type g inside one node; pcie
  * receives the PCIe link that groups wider than g's NVLink domain use

@@ -476,18 +476,43 @@ START_TEST(bridged_pairs_cross_pcie)
 	struct comm_link l, wide;
 	comm_link_init(pc, &l, &wide);
 	double gen4 = 16.0 * 16 * 128 / 130 / 8;
-	/* 2 ranks: 1e8 bytes once over 240 GB/s (600 / 2 x 0.8) + 30 us */
-	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 2, &l), 30e3 + 1e8 / 240, 1);
+	/* 2 ranks: 1e8 bytes once over 225 GB/s (600 / 2 x 0.75) + 50 us */
+	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 2, &l), 50e3 + 1e8 / 225, 1);
 	/* 4 ranks: 1.5e8 bytes over 0.75 x gen4, 30 us + 2 steps of 5 us */
 	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 4, &l),
 				40e3 + 1.5e8 / (0.75 * gen4), 10);
 	comm_link_init(sx, &l, &wide);
 	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 8, &l),
-				30e3 + 1.75e8 / 240, 1);
+				50e3 + 1.75e8 / 225, 1);
+	/* send/recv over NVLink: the message once at 0.8 of 300 GB/s + 8 us */
+	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_SEND_RECV, 1e8, 2, &l), 8e3 + 1e8 / 240, 1);
 	/* no NVLink at all: PCIe at 0.5 (a T4: PCIe 3.0 x16, 8 GT/s) */
 	comm_link_init(gpu_find("t4"), &l, &wide);
 	double gen3 = 8.0 * 16 * 128 / 130 / 8;
 	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 2, &l), 30e3 + 1e8 / (0.5 * gen3), 10);
+}
+END_TEST
+
+/* Hopper's eight-GPU NVSwitch boards: an all-reduce of all eight is NVLS,
+ * the buffer once each way at 0.6 of 450 GB/s (900 / 2); of four, a ring
+ * at 0.75; all-gather never NVLS.  An A100 board (no NVLS) stays a ring. */
+START_TEST(nvls_on_hopper_boards)
+{
+	const struct gpu_spec *h = gpu_find("h100-sxm");
+	ck_assert_ptr_nonnull(h);
+	ck_assert_uint_eq(h->nvlink_peers, 8);
+	struct comm_link l, wide;
+	comm_link_init(h, &l, &wide);
+	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 8, &l), 50e3 + 1e8 / 270, 1);
+	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 4, &l),
+				50e3 + 1.5e8 / 337.5, 1);
+	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_GATHER, 1e8, 8, &l),
+				50e3 + 0.875e8 / 337.5, 1);
+	/* NVLS is the faster of the two for eight ranks */
+	ck_assert(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e9, 8, &l) <
+		  50e3 + 1.75e9 / 337.5);
+	comm_link_init(gpu_find("a100-sxm4-80"), &l, &wide);
+	ck_assert_double_eq(l.nvls_gbps, 0);
 }
 END_TEST
 
@@ -573,11 +598,11 @@ START_TEST(replay)
 	ck_assert_ptr_nonnull(g);
 	struct comm_link l, wide;
 	comm_link_init(g, &l, &wide);
-	/* 600 GB/s NVLink: 300 per direction at 0.8 */
-	ck_assert_double_eq_tol(l.bw_gbps, 240, 1e-9);
+	/* 600 GB/s NVLink: 300 per direction at 0.75 */
+	ck_assert_double_eq_tol(l.bw_gbps, 225, 1e-9);
 	double t1 = comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 4, &l);
 	double t2 = comm_time_ns(MODEL_COMM_ALL_REDUCE, 5e7, 4, &l);
-	ck_assert_double_eq_tol(t1, 30e3 + 1.5e8 / 240, 1e-6);
+	ck_assert_double_eq_tol(t1, 50e3 + 1.5e8 / 225, 1e-6);
 
 	struct model_kernel v[8];
 	struct model_seq s;
@@ -733,6 +758,7 @@ int main(void)
 	tcase_add_test(t, collective_sizes);
 	tcase_add_test(t, collective_times);
 	tcase_add_test(t, bridged_pairs_cross_pcie);
+	tcase_add_test(t, nvls_on_hopper_boards);
 	tcase_add_test(t, optimizer_traffic);
 	tcase_add_test(t, loss_kernels);
 	tcase_add_test(t, replay);
