@@ -66,7 +66,7 @@ int tile_family_of(const struct pred_kernel *k)
 /* Process node (nm) of a compute capability's chips: TSMC 16FF (Pascal),
  * 12FFN (Volta, Turing), 7N (A100), Samsung 8N (GA10x), TSMC 4N, a 5 nm
  * class process (Ada, Hopper, Blackwell).  Public die facts, not fitted. */
-static double node_nm(uint32_t cc)
+double tile_node_nm(uint32_t cc)
 {
 	if (cc < 60) return 28;
 	if (cc < 70) return 16;
@@ -94,7 +94,7 @@ void tile_set_sustain_pj(double pj) { sustain_pj16 = pj > 0 ? pj : 0; }
  * part, the 72 W L4 included, came out unlimited. */
 double tile_node_energy(uint32_t cc)
 {
-	double nm = node_nm(cc);
+	double nm = tile_node_nm(cc);
 	if (nm >= 12)
 		return (nm / 16) * (nm / 16);
 	return (12.0 / 16) * (12.0 / 16) * (nm / 12);

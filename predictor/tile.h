@@ -127,8 +127,10 @@ double tile_clamp_ns(double ns, double base_ns);
 double tile_sustained_fraction(const struct gpu_spec *g);
 void tile_set_sustain_pj(double pj);
 double tile_sustain_pj(void);
-/* The energy of an FP32 core-cycle on compute capability cc's process
- * node relative to 16 nm (tile.c says how it scales and what checks it). */
+/* The process node (nm) of compute capability cc's chips, and the energy
+ * of an FP32 core-cycle there relative to 16 nm (tile.c says how it
+ * scales and what checks it). */
+double tile_node_nm(uint32_t cc);
 double tile_node_energy(uint32_t cc);
 
 /* The floor of family fam, ns: the model's time is floor + base_ns /
