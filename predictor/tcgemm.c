@@ -35,6 +35,16 @@
  * constants fitted on some GPUs carry to others.  The constants are fitted
  * by least squares on log(model / measured) with Nelder-Mead (the max() is
  * not differentiable), each GPU weighted equally.
+ *
+ * Tried and dropped (make bench-tc, each GPU held out, mean of the six):
+ *  - the tensor width, eff x (FP16 FLOP per clock per SM / 1024)^-w (the
+ *    A100's 2048 and H800's 4096 reach less of their peak than the 1024
+ *    of V100, A40 and H20): w fitted at 0.03-0.18, mean 17.8% -> 17.9%
+ *    (H20 25.8 -> 23.5, A100 7.3 -> 11.6);
+ *  - a floor of one SM's share at its peak, waves x 2 x rows x tile n x K /
+ *    (peak / SMs) with rows m rounded up to 16, 32 or 64 (the H20's small-m
+ *    FP8 GEMMs take a time linear in K whatever n is, and are predicted
+ *    ~47% fast): 37.7-38.5%, split-K kernels run far faster than that.
  */
 #include "predictor/tcgemm.h"
 
