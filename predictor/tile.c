@@ -80,18 +80,18 @@ double tile_sustain_pj(void) { return sustain_pj16; }
 void tile_set_sustain_pj(double pj) { sustain_pj16 = pj > 0 ? pj : 0; }
 
 /* Energy of one FP32 core-cycle on a chip of compute capability cc
- * relative to 16 nm.  As nm^2 from 16 nm
- * down to 12 nm (dynamic energy C V^2, C ~ feature size, voltage falling
- * with it: what the training GPUs' power caps fit), as nm below 12 nm,
- * where supply voltages stopped falling much.  Against the pure FMA runs
- * of gpu-benches gpu-roofline (2 x board power / FLOP rate at the clock
- * each ran), with the 66.8 pJ at 16 nm of the committed weights: 7 nm
- * 21.9 pJ (A100 SXM4 40GB measured 19.5), 8 nm 25.0 (A40, 25.3), 5 nm
- * 15.7 (L40 15.6, H200 18.7); the L40's 300 W then sustains 0.67 of its
- * boost clock (it ran at 1740 of 2490 MHz, 0.70) and the A40, A100 and
- * H200 all of it (they ran at 0.97-1.0).  With nm^2 all the way the
- * energies at 5-8 nm were 2-3x below those measurements and every 5 nm
- * part, the 72 W L4 included, came out unlimited. */
+ * relative to 16 nm: as nm^2 from 16 nm down to 12 nm (dynamic energy
+ * C V^2, C ~ feature size, voltage falling with it: what the training
+ * GPUs' power caps fit), as nm below 12 nm, where supply voltages stopped
+ * falling much.  Against the pure FMA runs of gpu-benches gpu-roofline
+ * (2 x board power / FLOP rate at the clock each ran; make bench-power),
+ * with the committed weights' 60.2 pJ at 16 nm: 7 nm 19.7 pJ (A100 SXM4
+ * 40GB, 8 boards: 18.6-20.3 measured), 8 nm 22.6 (A40: 25.2-25.7), 5 nm
+ * 14.1 (L40: 15.2 and 13.8; H200: 18.7); the L40's 300 W then sustains
+ * 0.74 of its boost clock (it ran at 1740 of 2490 MHz, 0.70) and the A40,
+ * A100 and H200 all of it (they ran at 0.98-1.0).  With nm^2 all the way
+ * the energies at 5-8 nm were 1.7-3x below those measurements and every
+ * 5 nm part, the 72 W L4 included, came out unlimited. */
 double tile_node_energy(uint32_t cc)
 {
 	double nm = tile_node_nm(cc);
