@@ -44,7 +44,11 @@
  *  - a floor of one SM's share at its peak, waves x 2 x rows x tile n x K /
  *    (peak / SMs) with rows m rounded up to 16, 32 or 64 (the H20's small-m
  *    FP8 GEMMs take a time linear in K whatever n is, and are predicted
- *    ~47% fast): 37.7-38.5%, split-K kernels run far faster than that.
+ *    ~47% fast): 37.7-38.5%, split-K kernels run far faster than that;
+ *  - the power term with watts per TFLOP/s divided by the node's energy
+ *    (tile_node_energy(), as the FP32 cap does): 20.5% (T4 43.6%: with
+ *    the T4 held out no other GPU is power-limited), against 21.5% with
+ *    the plain power term and 17.8% without.
  */
 #include "predictor/tcgemm.h"
 
