@@ -65,28 +65,31 @@ double comm_time_ns(enum model_comm op, double bytes, uint32_t ranks, const stru
 		return 0;
 	if (l->peers && ranks > l->peers && l->wide)
 		l = l->wide;
-	double n = ranks, traffic;
-	if (op == MODEL_COMM_ALL_REDUCE && l->nvls_gbps > 0 && ranks >= NVLS_MIN_RANKS)
-		return l->latency_us * 1e3 + bytes / l->nvls_gbps;
+	double n = ranks, traffic, bw = l->bw_gbps;
 	switch (op) {
 	case MODEL_COMM_ALL_REDUCE:
-		traffic = 2.0 * (n - 1) / n * bytes;
+		if (l->nvls_gbps > 0 && ranks >= NVLS_MIN_RANKS) {
+			traffic = bytes;   /* NVLS: the switches reduce */
+			bw = l->nvls_gbps;
+		} else {
+			traffic = 2.0 * (n - 1) / n * bytes;
+		}
 		break;
 	case MODEL_COMM_ALL_GATHER:
 	case MODEL_COMM_REDUCE_SCATTER:
 		traffic = (n - 1) / n * bytes;
 		break;
 	case MODEL_COMM_SEND_RECV:
-		if (l->p2p_gbps > 0)
-			return l->p2p_us * 1e3 + bytes / l->p2p_gbps;
 		traffic = bytes;
 		n = 2;
+		if (l->p2p_gbps > 0)
+			bw = l->p2p_gbps;
 		break;
 	default:
 		return 0;
 	}
 	double lat_us = op == MODEL_COMM_SEND_RECV ? l->p2p_us : l->latency_us + l->step_us * (n - 2);
-	return lat_us * 1e3 + traffic / l->bw_gbps; /* bytes / (GB/s) = ns */
+	return lat_us * 1e3 + traffic / bw; /* bytes / (GB/s) = ns */
 }
 
 const char *comm_name(enum model_comm op)
