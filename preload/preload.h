@@ -153,8 +153,8 @@ void preload_op_end(void);
 /* Memcpy / memset (type TRACE_MEMCPY or TRACE_MEMSET), seq from begin. */
 void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind kind, int async,
 		  preload_stream s, int ptsz, uint64_t cpu_ns, uint64_t cpu_end_ns);
-/* Device memory taken (cuMemAlloc, cuMemAllocAsync) and given back, for
- * the peak the trailer reports. */
+/* Device memory taken (cuMemAlloc, cuMemAllocAsync, cuMemCreate) and given
+ * back, for the peak the trailer reports. */
 void preload_mem_alloc(uint64_t ptr, uint64_t bytes);   /* both keep errno */
 void preload_mem_free(uint64_t ptr);
 /* Synchronization that blocked the CPU from cpu_ns to cpu_end_ns, a

@@ -295,9 +295,9 @@ int synth_write(const char *path, const struct synth_opts *o)
 	if (rc == 0 && !o->truncate) {
 		trace_writer_set_peak_device_bytes(s.w, o->peak_device_bytes);
 		rc = trace_writer_finish(s.w);
-	}
-	else if (rc == 0)
+	} else if (rc == 0) {
 		rc = trace_writer_flush(s.w);
+	}
 	trace_writer_free(s.w);
 	if (rc == 0 && o->truncate)
 		rc = sy_cut(path);

@@ -267,7 +267,8 @@ struct trace_trailer {
 	uint64_t dropped;           /* records the recorder had to drop         */
 	uint64_t peak_device_bytes; /* 1.1: most device memory the program held at
 				     * once through the driver's allocators
-				     * (cuMemAlloc, cuMemAllocAsync); 0 unknown */
+				     * (cuMemAlloc, cuMemAllocAsync, cuMemCreate);
+				     * 0 unknown */
 };
 
 struct trace_record {
