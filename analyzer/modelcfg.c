@@ -318,8 +318,14 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	    dec < 0 || tv < 0 || experts < 0 || step < 0 || cap < 0 || topk < 0 || topk > experts ||
 	    experts > 4096 || layers > 100000 || hidden > 1 << 20 ||
 	    heads > hidden) {
-		snprintf(err, errlen, "config lacks or has a bad size (layers %lld, hidden %lld, heads %lld, ffn %lld, vocab %lld)",
-			 (long long)layers, (long long)hidden, (long long)heads, (long long)ffn, (long long)vocab);
+		if (experts || topk)
+			snprintf(err, errlen, "config lacks or has a bad size (layers %lld, hidden %lld, heads %lld, ffn %lld, vocab %lld, experts %lld, top-k %lld)",
+				 (long long)layers, (long long)hidden, (long long)heads, (long long)ffn,
+				 (long long)vocab, (long long)experts, (long long)topk);
+		else
+			snprintf(err, errlen, "config lacks or has a bad size (layers %lld, hidden %lld, heads %lld, ffn %lld, vocab %lld)",
+				 (long long)layers, (long long)hidden, (long long)heads, (long long)ffn,
+				 (long long)vocab);
 		return MODEL_EPARSE;
 	}
 	if (!hd) {

@@ -293,6 +293,12 @@ START_TEST(parse_configs)
 	ck_assert_int_eq(model_config_parse("{\"model_type\": \"gpt2\", \"n_embd\": 250, \"n_head\": 3}", "x", &c, err, sizeof(err)), MODEL_EPARSE);
 	ck_assert_int_eq(model_config_parse("{\"model_type\": \"bert\", \"hidden_size\": -4}", "x", &c, err, sizeof(err)), MODEL_EPARSE);
 	ck_assert_int_eq(model_config_builtin("gpt-9", &c), MODEL_EUNKNOWN);
+	/* More experts than the parser takes: the message names them. */
+	ck_assert_int_eq(model_config_parse("{\"model_type\": \"mixtral\", \"num_hidden_layers\": 2, "
+					    "\"hidden_size\": 64, \"num_attention_heads\": 4, "
+					    "\"intermediate_size\": 128, \"num_local_experts\": 100000, "
+					    "\"num_experts_per_tok\": 2}", "x", &c, err, sizeof(err)), MODEL_EPARSE);
+	ck_assert_msg(strstr(err, "experts 100000, top-k 2") != NULL, "%s", err);
 }
 END_TEST
 
