@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "predictor/nelder.h"
 #include "predictor/roofline.h"
 
 /* Bytes per element of the inputs and of the output: FP8 GEMMs write BF16,
@@ -173,7 +174,7 @@ int tcgemm_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 
 /* ---- fitting --------------------------------------------------------- */
 
-#define TC_MAXDIM 16
+#define TC_MAXDIM NELDER_MAXDIM
 
 /* The fit's parameter vector: log eff of each present dtype, then log k0,
  * wave_pow, pad_pow, (when fitted) log power_w_ref and power_pow, log
@@ -245,84 +246,10 @@ static double tc_loss(const struct tc_problem *pr, const double *x)
 	return s;
 }
 
-/* Nelder-Mead (Nelder & Mead 1965; the standard reflection 1, expansion 2,
- * contraction and shrink 0.5 coefficients) from x with initial steps of
- * `step`; x receives the best point, the return value its loss. */
-static double tc_nelder_mead(const struct tc_problem *pr, double *x, int d, double step,
-			     int iters)
+/* nelder_mead()'s view of tc_loss(). */
+static double tc_loss_cb(const double *x, void *ctx)
 {
-	double sx[TC_MAXDIM + 1][TC_MAXDIM], fx[TC_MAXDIM + 1];
-	double c[TC_MAXDIM], xr[TC_MAXDIM], xe[TC_MAXDIM];
-
-	for (int i = 0; i <= d; i++) {
-		memcpy(sx[i], x, sizeof(double) * (size_t)d);
-		if (i > 0)
-			sx[i][i - 1] += step;
-		fx[i] = tc_loss(pr, sx[i]);
-	}
-	for (int it = 0; it < iters; it++) {
-		int lo = 0, hi = 0, nh = 0;
-		for (int i = 1; i <= d; i++) {
-			if (fx[i] < fx[lo])
-				lo = i;
-			if (fx[i] > fx[hi])
-				hi = i;
-		}
-		nh = lo;
-		for (int i = 0; i <= d; i++)
-			if (i != hi && fx[i] > fx[nh])
-				nh = i;
-		if (fabs(fx[hi] - fx[lo]) <= 1e-12 * (fabs(fx[lo]) + 1e-12))
-			break;
-		for (int j = 0; j < d; j++) {
-			c[j] = 0;
-			for (int i = 0; i <= d; i++)
-				if (i != hi)
-					c[j] += sx[i][j] / d;
-		}
-		for (int j = 0; j < d; j++)
-			xr[j] = c[j] + (c[j] - sx[hi][j]);
-		double fr = tc_loss(pr, xr);
-		if (fr < fx[lo]) {
-			for (int j = 0; j < d; j++)
-				xe[j] = c[j] + 2 * (c[j] - sx[hi][j]);
-			double fe = tc_loss(pr, xe);
-			if (fe < fr) {
-				memcpy(sx[hi], xe, sizeof(double) * (size_t)d);
-				fx[hi] = fe;
-			} else {
-				memcpy(sx[hi], xr, sizeof(double) * (size_t)d);
-				fx[hi] = fr;
-			}
-		} else if (fr < fx[nh]) {
-			memcpy(sx[hi], xr, sizeof(double) * (size_t)d);
-			fx[hi] = fr;
-		} else {
-			int outside = fr < fx[hi];
-			for (int j = 0; j < d; j++)
-				xe[j] = outside ? c[j] + 0.5 * (xr[j] - c[j])
-						: c[j] + 0.5 * (sx[hi][j] - c[j]);
-			double fc = tc_loss(pr, xe);
-			if (fc < (outside ? fr : fx[hi])) {
-				memcpy(sx[hi], xe, sizeof(double) * (size_t)d);
-				fx[hi] = fc;
-			} else {
-				for (int i = 0; i <= d; i++) {
-					if (i == lo)
-						continue;
-					for (int j = 0; j < d; j++)
-						sx[i][j] = sx[lo][j] + 0.5 * (sx[i][j] - sx[lo][j]);
-					fx[i] = tc_loss(pr, sx[i]);
-				}
-			}
-		}
-	}
-	int lo = 0;
-	for (int i = 1; i <= d; i++)
-		if (fx[i] < fx[lo])
-			lo = i;
-	memcpy(x, sx[lo], sizeof(double) * (size_t)d);
-	return fx[lo];
+	return tc_loss(ctx, x);
 }
 
 int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
@@ -391,11 +318,11 @@ int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
 		int d = pr.ndt + 5 + 2 * pr.power;
 		double x[TC_MAXDIM];
 		tc_pack(&pr, &pr.base, x);
-		double loss = tc_nelder_mead(&pr, x, d, 0.5, 4000);
+		double loss = nelder_mead(tc_loss_cb, &pr, x, d, 0.5, 4000);
 		/* Restarts from the best point: Nelder-Mead can stall on a
 		 * collapsed simplex. */
 		for (int r = 0; r < 4; r++) {
-			double l2 = tc_nelder_mead(&pr, x, d, 0.1, 4000);
+			double l2 = nelder_mead(tc_loss_cb, &pr, x, d, 0.1, 4000);
 			int done = l2 > loss - 1e-10;
 			loss = l2;
 			if (done)
