@@ -33,6 +33,11 @@
 static struct mlp *models[TILE_FAM_COUNT][TILE_MAX_MEMBERS];
 static int nmembers[TILE_FAM_COUNT];
 static int models_loaded;
+/* The GEMM curve's constants (tile.h); has_curve 0: the weights carry none
+ * and GEMMs are the MLP's alone. */
+static double curve[TILE_CURVE_NPARAM];
+static int has_curve;
+static void ensure_loaded(void);
 /* Energy of one FP32 core-cycle (an FMA) scaled to 16 nm, in pJ, that the
  * loaded weights were trained with (tile_set_sustain_pj); 0: no power cap. */
 static double sustain_pj16;
@@ -300,6 +305,48 @@ double tile_clamp_ns(double ns, double base_ns)
 	return ns < cap ? ns : cap;
 }
 
+/* ---- the GEMM curve ---------------------------------------------------- */
+
+int tile_curve_terms(const struct pred_kernel *k, const struct gpu_spec *g, double t[4])
+{
+	if (!k || !g || k->op != PRED_OP_GEMM || k->dtype != GPU_DT_FP32 || !k->m || !k->n ||
+	    !k->k || !g->sms || !(g->peak_tflops[GPU_DT_FP32] > 0) || !(g->mem_bw_gbps > 0))
+		return -1;
+	double B = k->batch ? (double)k->batch : 1, M = (double)k->m, N = (double)k->n,
+	       K = (double)k->k;
+	double tm = ceil(M / 128), tn = ceil(N / 128), tiles = B * tm * tn;
+	double waves = ceil(tiles / g->sms);
+	double flops = k->flops > 0 ? k->flops : 2 * B * M * N * K;
+	double bytes = k->bytes > 0 ? k->bytes : 4 * B * (M * K + K * N + M * N);
+	t[0] = flops / peak_flops_per_ns(g, GPU_DT_FP32);
+	t[1] = bytes / bw_bytes_per_ns(g);
+	t[2] = log(tiles / (waves * g->sms));
+	t[3] = log(M * N / (tm * 128 * tn * 128));
+	return isfinite(t[0]) && isfinite(t[1]) ? 0 : -1;
+}
+
+double tile_curve_ns(const double t[4], const double c[TILE_CURVE_NPARAM])
+{
+	double eff = exp(c[0] + c[1] * t[2] + c[2] * t[3]);
+	return fmax(t[0] / eff, t[1] / exp(c[3]));
+}
+
+int tile_curve_valid(const double c[TILE_CURVE_NPARAM])
+{
+	for (int i = 0; i < TILE_CURVE_NPARAM; i++)
+		if (!isfinite(c[i]))
+			return 0;
+	return c[0] <= 0 && c[3] <= 0 && c[1] >= 0 && c[2] >= c[1] && c[2] <= 2;
+}
+
+int tile_curve_params(double c[TILE_CURVE_NPARAM])
+{
+	ensure_loaded();
+	if (has_curve)
+		memcpy(c, curve, sizeof curve);
+	return has_curve;
+}
+
 /* ---- weights --------------------------------------------------------- */
 
 static uint32_t rd32(const unsigned char *p)
@@ -312,7 +359,7 @@ int tile_model_load_blob(const unsigned char *blob, size_t len)
 {
 	struct mlp *fresh[TILE_FAM_COUNT][TILE_MAX_MEMBERS] = {{0}};
 	int nfresh[TILE_FAM_COUNT] = {0};
-	if (len < 12 || memcmp(blob, "STIL", 4) != 0 || rd32(blob + 4) < 1 || rd32(blob + 4) > 3)
+	if (len < 12 || memcmp(blob, "STIL", 4) != 0 || rd32(blob + 4) < 1 || rd32(blob + 4) > 4)
 		return -1;
 	uint32_t version = rd32(blob + 4), count = rd32(blob + 8);
 	size_t off = 12;
@@ -343,6 +390,18 @@ int tile_model_load_blob(const unsigned char *blob, size_t len)
 		fresh[fam][nfresh[fam]++] = m;
 		off += used;
 	}
+	double cv[TILE_CURVE_NPARAM] = {0};
+	if (version >= 4) {
+		if (len - off < 4 + 8 * TILE_CURVE_NPARAM || rd32(blob + off) != TILE_CURVE_NPARAM)
+			goto bad;
+		off += 4;
+		for (int i = 0; i < TILE_CURVE_NPARAM; i++, off += 8) {
+			uint64_t bits = (uint64_t)rd32(blob + off) | (uint64_t)rd32(blob + off + 4) << 32;
+			memcpy(&cv[i], &bits, sizeof cv[i]);
+		}
+		if (!tile_curve_valid(cv))
+			goto bad;
+	}
 	if (version >= 3) {
 		if (tile_pick_parse(blob + off, len - off) != 0)
 			goto bad;
@@ -357,6 +416,8 @@ int tile_model_load_blob(const unsigned char *blob, size_t len)
 	}
 	sustain_pj16 = pj;
 	memcpy(floor_ns, fl, sizeof floor_ns);
+	memcpy(curve, cv, sizeof curve);
+	has_curve = version >= 4;
 	models_loaded = 1;
 	return 0;
 bad:
@@ -428,6 +489,11 @@ static double model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 		logw += log(tile_time_from_output(y, *base_ns));
 	}
 	double w = exp(logw / nmembers[fam]);
+	/* GEMMs: the geometric mean with the curve, whose few constants
+	 * carry to a new GPU more steadily than the MLP's many. */
+	double ct[4];
+	if (fam == TILE_FAM_GEMM && has_curve && tile_curve_terms(k, g, ct) == 0)
+		w = sqrt(w * tile_curve_ns(ct, curve));
 	return tile_clamp_ns(tile_with_floor(use_floor ? floor_ns[fam] : 0, w), *base_ns);
 }
 

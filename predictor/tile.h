@@ -133,6 +133,28 @@ double tile_sustain_pj(void);
 double tile_node_nm(uint32_t cc);
 double tile_node_energy(uint32_t cc);
 
+/* The GEMM curve: a few-constant model of an FP32 GEMM's time that the
+ * GEMM family's MLP prediction is blended with (the geometric mean of the
+ * two), fitted by surfer-train on the same rows.  With 128 x 128 output
+ * tiles over B x M x N, e_wave = tiles / (waves x SMs) and e_pad = M N /
+ * the padded tiles' area,
+ *
+ *   time = max(F / (P x e^c0 x e_wave^c1 x e_pad^c2), bytes / (BW x e^c3))
+ *
+ * with P the FP32 peak the power cap sustains and BW the achievable
+ * bandwidth.  tile_curve_terms() fills t with F / P and bytes / BW (ns),
+ * log e_wave and log e_pad for k on g (-1 when k is not an FP32 GEMM of
+ * known shape); tile_curve_ns() is the time for constants c; and
+ * tile_curve_valid() says whether c is inside the physical region (no
+ * efficiency above 1, 0 <= c1 <= c2 <= 2, which keeps the time
+ * non-decreasing in the shape as tcgemm.c explains). */
+#define TILE_CURVE_NPARAM 4
+int tile_curve_terms(const struct pred_kernel *k, const struct gpu_spec *g, double t[4]);
+double tile_curve_ns(const double t[4], const double c[TILE_CURVE_NPARAM]);
+int tile_curve_valid(const double c[TILE_CURVE_NPARAM]);
+/* The loaded weights' constants: 1 and c filled when they carry a curve. */
+int tile_curve_params(double c[TILE_CURVE_NPARAM]);
+
 /* The floor of family fam, ns: the model's time is floor + base_ns /
  * utilisation.  NeuSight's timings of a PyTorch op never go below 25-60
  * us (launch and event overhead of the measuring host); surfer-train sets
@@ -150,11 +172,13 @@ void tile_use_floor(int on);
 #define TILE_FLOOR_P 1.0
 double tile_with_floor(double floor_ns, double work_ns);
 
-/* Weights blob: "STIL", u32 version (1 to 3), u32 count, (version 2) u32
+/* Weights blob: "STIL", u32 version (1 to 4), u32 count, (version 2) u32
  * sustain energy in fJ (pJ x 1000) and u32 floor (ns) per family, then
  * per model u32
  * family, u32 feature count, and an mlp blob (a family may repeat, up to
- * TILE_MAX_MEMBERS times: an ensemble); (version 3) then the pick tables
+ * TILE_MAX_MEMBERS times: an ensemble); (version 4) then u32
+ * TILE_CURVE_NPARAM and the GEMM curve's constants as IEEE doubles (u64
+ * little-endian bit patterns); (version 3) then the pick tables
  * (tile_pick_parse).  tile_model_load_blob()
  * replaces the process-wide weights (the compiled-in ones by default)
  * and tile_model_load_file() reads a blob from a file; both return 0, or

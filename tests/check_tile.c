@@ -490,6 +490,131 @@ START_TEST(v3_blob_pick_tables)
 }
 END_TEST
 
+/* put64: an IEEE double as the v4 blob stores it. */
+static void putdbl(unsigned char *p, double d)
+{
+	uint64_t bits;
+	memcpy(&bits, &d, sizeof bits);
+	put32(p, (uint32_t)bits);
+	put32(p + 4, (uint32_t)(bits >> 32));
+}
+
+/* The GEMM curve worked by hand on the V100-like part (80 SMs, 14 TFLOP/s,
+ * 900 GB/s x 0.89 achievable, no power cap), then a version-4 blob: the
+ * one-layer model and the curve, whose prediction is the geometric mean
+ * of the two; blobs with constants outside the physical region, a wrong
+ * count or a cut section are refused. */
+START_TEST(v4_blob_gemm_curve)
+{
+	struct gpu_spec v, t;
+	two_gpus(&v, &t);
+	const double c[TILE_CURVE_NPARAM] = {log(0.8), 0.5, 1.0, log(0.5)};
+	ck_assert(tile_curve_valid(c));
+	double tm[4];
+	tile_set_sustain_pj(0);
+	/* 1024^3: 8 x 8 = 64 tiles of 128 x 128 in one wave of 80 SMs, no
+	 * padding; 2^31 FLOPs at 14000 FLOP/ns over 0.8 x 0.8^0.5; the bytes
+	 * (12 x 2^20) at 801 x 0.5 GB/s take 31.4 us, less. */
+	struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
+				.m = 1024, .n = 1024, .k = 1024};
+	ck_assert_int_eq(tile_curve_terms(&k, &v, tm), 0);
+	double want = 2147483648.0 / 14000 / (0.8 * sqrt(0.8));
+	ck_assert_double_eq_tol(tile_curve_ns(tm, c), want, want * 1e-9);
+	ck_assert_double_eq_tol(tm[1], 12582912.0 / 801, 1e-6);
+	/* m = 1000: the same tiles, 1000 / 1024 of their area used: the
+	 * padding exponent 1 charges the padded work in full. */
+	k.m = 1000;
+	ck_assert_int_eq(tile_curve_terms(&k, &v, tm), 0);
+	want = 2.0 * 1000 * 1024 * 1024 / 14000 / (0.8 * sqrt(0.8) * (1000.0 / 1024));
+	ck_assert_double_eq_tol(tile_curve_ns(tm, c), want, want * 1e-9);
+	/* 1 x 4096 x 4096: memory-bound, 4 x (2 x 4096 + 4096^2) bytes. */
+	struct pred_kernel gv = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
+				 .m = 1, .n = 4096, .k = 4096};
+	const double c2[TILE_CURVE_NPARAM] = {log(0.8), 0.1, 0.6, log(0.5)};
+	ck_assert_int_eq(tile_curve_terms(&gv, &v, tm), 0);
+	want = 4.0 * (2 * 4096 + 4096.0 * 4096) / (801 * 0.5);
+	ck_assert_double_eq_tol(tile_curve_ns(tm, c2), want, want * 1e-9);
+	/* Not an FP32 GEMM: no terms. */
+	k.dtype = GPU_DT_BF16;
+	ck_assert_int_eq(tile_curve_terms(&k, &v, tm), -1);
+	k.dtype = GPU_DT_FP32;
+	/* Outside the physical region. */
+	static const double bad[][TILE_CURVE_NPARAM] = {
+		{0.1, 0.5, 1, -1},   /* efficiency above 1 */
+		{-0.1, -0.1, 1, -1}, /* negative wave exponent */
+		{-0.1, 0.5, 0.4, -1},/* padding exponent below the wave's */
+		{-0.1, 0.5, 2.5, -1},
+		{-0.1, 0.5, 1, 0.2}, /* bandwidth above the achievable */
+		{NAN, 0.5, 1, -1},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(!tile_curve_valid(bad[i]), "case %zu", i);
+
+	unsigned char *mb;
+	size_t ml;
+	struct mlp *m = one_layer(7, &mb, &ml);
+	size_t hdr = 16 + 4 * TILE_FAM_COUNT, cs = 4 + 8 * TILE_CURVE_NPARAM;
+	size_t len = hdr + 8 + ml + cs + 4;
+	unsigned char *blob = calloc(1, len);
+	memcpy(blob, "STIL", 4);
+	put32(blob + 4, 4);
+	put32(blob + 8, 1);
+	put32(blob + hdr, TILE_FAM_GEMM);
+	put32(blob + hdr + 4, TILE_NFEAT);
+	memcpy(blob + hdr + 8, mb, ml);
+	unsigned char *p = blob + hdr + 8 + ml;
+	put32(p, TILE_CURVE_NPARAM);
+	for (int i = 0; i < TILE_CURVE_NPARAM; i++)
+		putdbl(p + 4 + 8 * i, c[i]);
+	put32(p + cs, 0);           /* no pick tables */
+	ck_assert_int_eq(tile_model_load_blob(blob, len), 0);
+	double got[TILE_CURVE_NPARAM];
+	ck_assert_int_eq(tile_curve_params(got), 1);
+	for (int i = 0; i < TILE_CURVE_NPARAM; i++)
+		ck_assert_double_eq(got[i], c[i]);
+	k.m = 1024;
+	double f[TILE_NFEAT], base, y;
+	ck_assert_int_eq(tile_features(&k, &v, NULL, f, &base), TILE_FAM_GEMM);
+	mlp_forward(m, f, &y);
+	double w = base * (1 + exp(-y));
+	ck_assert_int_eq(tile_curve_terms(&k, &v, tm), 0);
+	want = sqrt(w * tile_curve_ns(tm, c));
+	struct pred_result r;
+	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r), 0);
+	ck_assert_double_eq_tol(r.ns, want, want * 1e-6);
+	/* Vector kernels do not take the curve: no model for them here. */
+	struct pred_kernel ve = {.op = PRED_OP_ELEMENTWISE, .dtype = GPU_DT_FP32, .m = 1024,
+				 .n = 1024};
+	ck_assert_int_eq(tile_predict(&ve, NULL, &v, &r), -1);
+
+	/* Refused, and the weights just loaded stay. */
+	putdbl(p + 4, 0.1);
+	ck_assert_int_eq(tile_model_load_blob(blob, len), -1);
+	putdbl(p + 4, c[0]);
+	put32(p, 3);
+	ck_assert_int_eq(tile_model_load_blob(blob, len), -1);
+	put32(p, TILE_CURVE_NPARAM);
+	ck_assert_int_eq(tile_model_load_blob(blob, hdr + 8 + ml + cs - 1), -1);
+	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r), 0);
+	ck_assert_double_eq_tol(r.ns, want, want * 1e-6);
+	/* The same blob as version 3 has no curve: the MLP's time alone. */
+	put32(blob + 4, 3);
+	unsigned char *v3 = calloc(1, len - cs);
+	memcpy(v3, blob, hdr + 8 + ml);
+	put32(v3 + hdr + 8 + ml, 0);
+	ck_assert_int_eq(tile_model_load_blob(v3, len - cs), 0);
+	ck_assert_int_eq(tile_curve_params(got), 0);
+	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r), 0);
+	ck_assert_double_eq_tol(r.ns, w < 256 * base + 2e6 ? w : 256 * base + 2e6, w * 1e-6);
+
+	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, tile_weights_blob_len), 0);
+	mlp_free(m);
+	free(mb);
+	free(blob);
+	free(v3);
+}
+END_TEST
+
 /* An ensemble: two GEMM members in one blob; the time is the geometric
  * mean of the members' times, each recomputed here from its MLP. */
 START_TEST(ensemble_geometric_mean)
@@ -632,6 +757,7 @@ int main(void)
 	tcase_add_test(tc, floor_combination);
 	tcase_add_test(tc, v2_blob_floor_and_cap);
 	tcase_add_test(tc, v3_blob_pick_tables);
+	tcase_add_test(tc, v4_blob_gemm_curve);
 	tcase_add_test(tc, ensemble_geometric_mean);
 	tcase_add_test(tc, corrupt_weights_rejected_safely);
 	suite_add_tcase(s, tc);
