@@ -1,7 +1,8 @@
 /*
  * tile.c - the tile model: NeuSight-style features of a kernel's tiles on a
- * GPU, one small MLP per operator family (five for GEMMs, averaged)
- * predicting the utilisation of the roofline, used from scratch or as an
+ * GPU, one small MLP per operator family (an ensemble of up to eight for
+ * GEMMs, averaged, and blended with a four-constant GEMM curve) predicting
+ * the utilisation of the roofline, used from scratch or as an
  * origin/target ratio.
  *
  * Features (NeuSight, Lee et al. ASPLOS 2025, section 4.2, all log2): the

@@ -377,6 +377,69 @@ START_TEST(trainer_records_picks)
 }
 END_TEST
 
+/* surfer-train's GEMM curve recovers the constants of times made with
+ * them: linear rows on the T4 and the V100 whose times are the curve's
+ * (tile.h) for constants chosen here, over shapes from memory-bound
+ * (one row) to several waves with ragged edges; no floor and no power
+ * cap, so the curve is all there is to fit. */
+START_TEST(trainer_fits_curve)
+{
+	static const double truth[TILE_CURVE_NPARAM] = {-0.35667494393873245 /* log 0.7 */, 0.3,
+							0.8, -0.5108256237659907 /* log 0.6 */};
+	static const unsigned ms[] = {1, 16, 100, 300, 1000, 2048, 5000};
+	static const unsigned ns[] = {64, 512, 2048};     /* reduction */
+	static const unsigned ks[] = {96, 1024, 3000};    /* output columns */
+	const char *devs[] = {DEV_O, DEV_T};
+	char sub[300];
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+	ck_assert_ptr_nonnull(buf);
+	n += (size_t)snprintf(buf, cap, "%s", GEMM_HDR);
+	tile_set_sustain_pj(0);
+	for (int d = 0; d < 2; d++)
+		for (size_t a = 0; a < sizeof ms / sizeof ms[0]; a++)
+			for (size_t b = 0; b < sizeof ns / sizeof ns[0]; b++)
+				for (size_t c = 0; c < sizeof ks / sizeof ks[0]; c++) {
+					/* the record ns_kernel() builds from the row */
+					double M = ms[a], N = ns[b], K = ks[c];
+					struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32,
+								.batch = 1, .m = ms[a], .k = ns[b],
+								.n = ks[c], .flops = 2 * M * N * K,
+								.bytes = 4 * (M * N + N * K + M * K)};
+					double t[4];
+					ck_assert_int_eq(tile_curve_terms(&k, gpu_find(devs[d]), t), 0);
+					n += (size_t)snprintf(buf + n, cap - n,
+							      "linear,%.17g,%s,p2.1.0,8902,volta_sgemm_128x128_tn,"
+							      "1,1,4,1,1,256,1,1,cu121,;x,1,%u,%u,%u\n",
+							      tile_curve_ns(t, truth) / 1e6, devs[d], ms[a], ns[b], ks[c]);
+					ck_assert_uint_lt(n, cap);
+				}
+	snprintf(sub, sizeof sub, "%s/curve", dir);
+	mkdir(sub, 0700);
+	write_file("curve/rows.csv", buf);
+	free(buf);
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char cmd[1024], out[400];
+	snprintf(out, sizeof out, "%s/wc.bin", dir);
+	snprintf(cmd, sizeof cmd, "%s/surfer-train --data '%s' --out '%s' --epochs 1 --members 1 "
+		 "--no-floor --no-power-cap --quiet", build, sub, out);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(tile_model_load_file(out), 0);
+	double c[TILE_CURVE_NPARAM];
+	ck_assert_int_eq(tile_curve_params(c), 1);
+	for (int i = 0; i < TILE_CURVE_NPARAM; i++)
+		ck_assert_msg(fabs(c[i] - truth[i]) < 2e-3, "constant %d: %g, made with %g", i, c[i],
+			      truth[i]);
+	/* --no-curve: format 3, no curve. */
+	snprintf(cmd, sizeof cmd, "%s/surfer-train --data '%s' --out '%s' --epochs 1 --members 1 "
+		 "--no-floor --no-power-cap --no-curve --quiet", build, sub, out);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(tile_model_load_file(out), 0);
+	ck_assert_int_eq(tile_curve_params(c), 0);
+	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, tile_weights_blob_len), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bench");
@@ -388,6 +451,7 @@ int main(void)
 	tcase_add_test(tc, statistics_by_hand);
 	tcase_add_test(tc, bench_json_bandwidth_ratio);
 	tcase_add_test(tc, trainer_records_picks);
+	tcase_add_test(tc, trainer_fits_curve);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

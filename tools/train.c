@@ -634,6 +634,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			continue;
 		} else if (!strcmp(a, "--no-floor")) {
 			o->no_floor = 1;
+			continue;
 		} else if (!strcmp(a, "--no-curve")) {
 			o->no_curve = 1;
 			continue;
