@@ -18,9 +18,9 @@
  * The numbers behind the rule (`make accuracy`: NeuSight's five GPUs, each
  * held out in turn, the tile model trained on the other four, predicted
  * from each of the others; mean of the per-pair MAPE):
- *   - tile model vs wave scaling, GEMMs 21.0% vs 58.1%, vector operators
- *     17.9% vs 92.1%; the tile model was the better of the two for every
- *     operator, and from scratch (20.6% / 15.7%) it still beats wave
+ *   - tile model vs wave scaling, GEMMs 22.4% vs 58.1%, vector operators
+ *     18.0% vs 92.1%; the tile model was the better of the two for every
+ *     operator, and from scratch (21.3% / 15.7%) it still beats wave
  *     scaling with a measurement;
  *   - tensor-core GEMMs (`surfer-bench tensorcore`: 79,784 measured FP8
  *     and FP16 GEMMs on H20, H800, A100, A40, V100, T4, each GPU held out
