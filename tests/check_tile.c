@@ -312,6 +312,26 @@ static void put32(unsigned char *p, uint32_t v)
 		p[b] = (v >> (8 * b)) & 0xff;
 }
 
+/* A blob of the given version holding one GEMM model (mb, ml) and `tail`
+ * zero bytes after it, which *p points to; the version-2 fields (energy,
+ * floors) are 0. */
+static unsigned char *gemm_blob(uint32_t version, const unsigned char *mb, size_t ml, size_t tail,
+				size_t *len, unsigned char **p)
+{
+	size_t hdr = 16 + 4 * TILE_FAM_COUNT;
+	*len = hdr + 8 + ml + tail;
+	unsigned char *blob = calloc(1, *len);
+	ck_assert_ptr_nonnull(blob);
+	memcpy(blob, "STIL", 4);
+	put32(blob + 4, version);
+	put32(blob + 8, 1);
+	put32(blob + hdr, TILE_FAM_GEMM);
+	put32(blob + hdr + 4, TILE_NFEAT);
+	memcpy(blob + hdr + 8, mb, ml);
+	*p = blob + hdr + 8 + ml;
+	return blob;
+}
+
 /* A one-layer GEMM-sized MLP (seed) and its saved blob. */
 static struct mlp *one_layer(uint64_t seed, unsigned char **mb, size_t *ml)
 {
@@ -330,16 +350,10 @@ START_TEST(v2_blob_floor_and_cap)
 	unsigned char *mb;
 	size_t ml;
 	struct mlp *m = one_layer(7, &mb, &ml);
-	size_t len = 16 + 4 * TILE_FAM_COUNT + 8 + ml;
-	unsigned char *blob = calloc(1, len);
-	memcpy(blob, "STIL", 4);
-	put32(blob + 4, 2);
-	put32(blob + 8, 1);
+	size_t len;
+	unsigned char *tail, *blob = gemm_blob(2, mb, ml, 0, &len, &tail);
 	put32(blob + 12, 60000);
 	put32(blob + 16, 5000);
-	put32(blob + 16 + 4 * TILE_FAM_COUNT, TILE_FAM_GEMM);
-	put32(blob + 20 + 4 * TILE_FAM_COUNT, TILE_NFEAT);
-	memcpy(blob + 24 + 4 * TILE_FAM_COUNT, mb, ml);
 	ck_assert_int_eq(tile_model_load_blob(blob, len), 0);
 	ck_assert_double_eq_tol(tile_sustain_pj(), 60, 1e-9);
 	ck_assert_double_eq_tol(tile_floor_ns(TILE_FAM_GEMM), 5000, 1e-9);
@@ -398,16 +412,8 @@ START_TEST(v3_blob_pick_tables)
 	struct tile_shape ts = {.kind = TILE_GEMM, .t0 = 32, .t1 = 32, .split = 4};
 	ck_assert_uint_eq(tile_pick_code(&ts), c32x32s4);
 
-	size_t hdr = 16 + 4 * TILE_FAM_COUNT, picks = 4 + (4 + 2 + 4 + 8) + (4 + 12 + 4 + 4);
-	size_t len = hdr + 8 + ml + picks;
-	unsigned char *blob = calloc(1, len);
-	memcpy(blob, "STIL", 4);
-	put32(blob + 4, 3);
-	put32(blob + 8, 1);
-	put32(blob + hdr, TILE_FAM_GEMM);
-	put32(blob + hdr + 4, TILE_NFEAT);
-	memcpy(blob + hdr + 8, mb, ml);
-	unsigned char *p = blob + hdr + 8 + ml;
+	size_t len, picks = 4 + (4 + 2 + 4 + 8) + (4 + 12 + 4 + 4);
+	unsigned char *p, *blob = gemm_blob(3, mb, ml, picks, &len, &p);
 	put32(p, 2);
 	put32(p + 4, 2);
 	memcpy(p + 8, "t4", 2);
@@ -553,16 +559,9 @@ START_TEST(v4_blob_gemm_curve)
 	unsigned char *mb;
 	size_t ml;
 	struct mlp *m = one_layer(7, &mb, &ml);
-	size_t hdr = 16 + 4 * TILE_FAM_COUNT, cs = 4 + 8 * TILE_CURVE_NPARAM;
-	size_t len = hdr + 8 + ml + cs + 4;
-	unsigned char *blob = calloc(1, len);
-	memcpy(blob, "STIL", 4);
-	put32(blob + 4, 4);
-	put32(blob + 8, 1);
-	put32(blob + hdr, TILE_FAM_GEMM);
-	put32(blob + hdr + 4, TILE_NFEAT);
-	memcpy(blob + hdr + 8, mb, ml);
-	unsigned char *p = blob + hdr + 8 + ml;
+	size_t len, cs = 4 + 8 * TILE_CURVE_NPARAM;
+	unsigned char *p, *blob = gemm_blob(4, mb, ml, cs + 4, &len, &p);
+	size_t body = (size_t)(p - blob);
 	put32(p, TILE_CURVE_NPARAM);
 	for (int i = 0; i < TILE_CURVE_NPARAM; i++)
 		putdbl(p + 4 + 8 * i, c[i]);
@@ -594,14 +593,14 @@ START_TEST(v4_blob_gemm_curve)
 	put32(p, 3);
 	ck_assert_int_eq(tile_model_load_blob(blob, len), -1);
 	put32(p, TILE_CURVE_NPARAM);
-	ck_assert_int_eq(tile_model_load_blob(blob, hdr + 8 + ml + cs - 1), -1);
+	ck_assert_int_eq(tile_model_load_blob(blob, body + cs - 1), -1);
 	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r), 0);
 	ck_assert_double_eq_tol(r.ns, want, want * 1e-6);
 	/* The same blob as version 3 has no curve: the MLP's time alone. */
 	put32(blob + 4, 3);
 	unsigned char *v3 = calloc(1, len - cs);
-	memcpy(v3, blob, hdr + 8 + ml);
-	put32(v3 + hdr + 8 + ml, 0);
+	memcpy(v3, blob, body);
+	put32(v3 + body, 0);
 	ck_assert_int_eq(tile_model_load_blob(v3, len - cs), 0);
 	ck_assert_int_eq(tile_curve_params(got), 0);
 	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r), 0);
