@@ -18,9 +18,9 @@
  * The numbers behind the rule (`make accuracy`: NeuSight's five GPUs, each
  * held out in turn, the tile model trained on the other four, predicted
  * from each of the others; mean of the per-pair MAPE):
- *   - tile model vs wave scaling, GEMMs 22.4% vs 58.1%, vector operators
- *     18.0% vs 92.1%; the tile model was the better of the two for every
- *     operator, and from scratch (21.3% / 15.7%) it still beats wave
+ *   - tile model vs wave scaling, GEMMs 22.2% vs 56.6%, vector operators
+ *     16.3% vs 86.1%; the tile model was the better of the two for every
+ *     operator, and from scratch (21.4% / 15.0%) it still beats wave
  *     scaling with a measurement;
  *   - tensor-core GEMMs (`surfer-bench tensorcore`: 79,784 measured FP8
  *     and FP16 GEMMs on H20, H800, A100, A40, V100, T4, each GPU held out
@@ -39,7 +39,7 @@
  *     scaling's 43.1% and the roofline ratio's 48.1%;
  *   - convolutions (which the model does not describe): roofline ratio
  *     better than wave scaling in all 12 origin/target pairs (13-29% vs
- *     27-100%, mean 21.3% vs 44.7%).
+ *     26-100%, mean 21.1% vs 44.2%).
  */
 #include "predictor/choose.h"
 #include "predictor/tcgemm.h"
