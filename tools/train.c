@@ -492,9 +492,14 @@ static double curve_fit(const struct curve_rows *c, const struct samples *s,
 	size_t cnt[MAXG] = {0};
 	int ng = 0;
 	double *w = calloc(c->n ? c->n : 1, sizeof *w);
-	if (!w)
+	int *gi = calloc(c->n ? c->n : 1, sizeof *gi);     /* row -> GPU, -1 unused */
+	if (!w || !gi) {
+		free(w);
+		free(gi);
 		return -1;
+	}
 	for (size_t i = 0; i < c->n; i++) {
+		gi[i] = -1;
 		if (!(c->t[i][0] > 0))
 			continue;
 		int j = 0;
@@ -506,15 +511,16 @@ static double curve_fit(const struct curve_rows *c, const struct samples *s,
 			g[ng++] = s->v[i].gpu;
 		}
 		cnt[j]++;
-		w[i] = j + 1;      /* which GPU, for now */
+		gi[i] = j;
 	}
+	for (size_t i = 0; i < c->n; i++)
+		if (gi[i] >= 0)
+			w[i] = 1.0 / ((double)cnt[gi[i]] * ng);
+	free(gi);
 	if (!ng) {
 		free(w);
 		return -1;
 	}
-	for (size_t i = 0; i < c->n; i++)
-		if (w[i] > 0)
-			w[i] = 1.0 / ((double)cnt[(int)w[i] - 1] * ng);
 	struct curve_problem pr = {c, s, w};
 	x[0] = log(0.8), x[1] = 0.5, x[2] = 0.5, x[3] = log(0.9);
 	double loss = nelder_mead(curve_loss, &pr, x, TILE_CURVE_NPARAM, 0.3, 4000);
@@ -775,7 +781,8 @@ int main(int argc, char **argv)
 		 * time whole cuBLAS calls in another harness: with them (eight
 		 * boards against NeuSight's four) the curve fitted their large
 		 * GEMMs rather than PyTorch's (held out, iterations 7.8% and
-		 * 8.4% for two seeds against 6.8% and 7.7%, docs/tile-model.md). */
+		 * 8.4% for two seeds' weights against 6.8% and 7.7%, a check
+		 * before the curve was trained in, docs/tile-model.md). */
 		double ct[4] = {0};
 		if (f == TILE_FAM_GEMM && (!strcmp(r->op, "matmul") ||
 					   tile_curve_terms(&k, r->gpu, ct) != 0))
