@@ -318,14 +318,13 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	    dec < 0 || tv < 0 || experts < 0 || step < 0 || cap < 0 || topk < 0 || topk > experts ||
 	    experts > 4096 || layers > 100000 || hidden > 1 << 20 ||
 	    heads > hidden) {
+		char moe[64] = "";
 		if (experts || topk)
-			snprintf(err, errlen, "config lacks or has a bad size (layers %lld, hidden %lld, heads %lld, ffn %lld, vocab %lld, experts %lld, top-k %lld)",
-				 (long long)layers, (long long)hidden, (long long)heads, (long long)ffn,
-				 (long long)vocab, (long long)experts, (long long)topk);
-		else
-			snprintf(err, errlen, "config lacks or has a bad size (layers %lld, hidden %lld, heads %lld, ffn %lld, vocab %lld)",
-				 (long long)layers, (long long)hidden, (long long)heads, (long long)ffn,
-				 (long long)vocab);
+			snprintf(moe, sizeof(moe), ", experts %lld, top-k %lld", (long long)experts,
+				 (long long)topk);
+		snprintf(err, errlen, "config lacks or has a bad size (layers %lld, hidden %lld, heads %lld, ffn %lld, vocab %lld%s)",
+			 (long long)layers, (long long)hidden, (long long)heads, (long long)ffn,
+			 (long long)vocab, moe);
 		return MODEL_EPARSE;
 	}
 	if (!hd) {
