@@ -82,3 +82,17 @@ double nelder_mead(nelder_fn f, void *ctx, double *x, int d, double step, int it
 	memcpy(x, sx[lo], sz);
 	return fx[lo];
 }
+
+double nelder_mead_restarts(nelder_fn f, void *ctx, double *x, int d, double step,
+			    double restep, int iters, int restarts)
+{
+	double loss = nelder_mead(f, ctx, x, d, step, iters);
+	for (int r = 0; r < restarts; r++) {
+		double l2 = nelder_mead(f, ctx, x, d, restep, iters);
+		int done = l2 > loss - 1e-10;
+		loss = l2;
+		if (done)
+			break;
+	}
+	return loss;
+}

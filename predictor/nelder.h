@@ -20,4 +20,11 @@ typedef double (*nelder_fn)(const double *x, void *ctx);
  * its value.  d is 1 to NELDER_MAXDIM. */
 double nelder_mead(nelder_fn f, void *ctx, double *x, int d, double step, int iters);
 
+/* nelder_mead() with steps of `step`, then restarted from the best point
+ * with steps of `restep` (a simplex can collapse and stall) until a
+ * restart lowers the value by no more than 1e-10, at most `restarts`
+ * times.  x receives the best point; returns its value. */
+double nelder_mead_restarts(nelder_fn f, void *ctx, double *x, int d, double step,
+			    double restep, int iters, int restarts);
+
 #endif

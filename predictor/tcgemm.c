@@ -318,16 +318,7 @@ int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
 		int d = pr.ndt + 5 + 2 * pr.power;
 		double x[TC_MAXDIM];
 		tc_pack(&pr, &pr.base, x);
-		double loss = nelder_mead(tc_loss_cb, &pr, x, d, 0.5, 4000);
-		/* Restarts from the best point: Nelder-Mead can stall on a
-		 * collapsed simplex. */
-		for (int r = 0; r < 4; r++) {
-			double l2 = nelder_mead(tc_loss_cb, &pr, x, d, 0.1, 4000);
-			int done = l2 > loss - 1e-10;
-			loss = l2;
-			if (done)
-				break;
-		}
+		double loss = nelder_mead_restarts(tc_loss_cb, &pr, x, d, 0.5, 0.1, 4000, 4);
 		tc_unpack(&pr, x, p);
 		if (rms_log)
 			*rms_log = sqrt(loss);

@@ -523,14 +523,7 @@ static double curve_fit(const struct curve_rows *c, const struct samples *s,
 	}
 	struct curve_problem pr = {c, s, w};
 	x[0] = log(0.8), x[1] = 0.5, x[2] = 0.5, x[3] = log(0.9);
-	double loss = nelder_mead(curve_loss, &pr, x, TILE_CURVE_NPARAM, 0.3, 4000);
-	for (int r = 0; r < 4; r++) {      /* restarts: a simplex can collapse */
-		double l2 = nelder_mead(curve_loss, &pr, x, TILE_CURVE_NPARAM, 0.1, 4000);
-		int done = l2 > loss - 1e-10;
-		loss = l2;
-		if (done)
-			break;
-	}
+	double loss = nelder_mead_restarts(curve_loss, &pr, x, TILE_CURVE_NPARAM, 0.3, 0.1, 4000, 4);
 	free(w);
 	return sqrt(loss);
 }
