@@ -47,6 +47,7 @@ struct sample {
 	const char *op;     /* interned OPName */
 	double log_base;    /* log of the roofline time, ns */
 	double log_y;       /* log of the measured time, ns */
+	double curve[4];    /* GEMMs: the curve's terms (tile.h); curve[0] 0: not fitted to */
 };
 
 struct samples {
@@ -439,31 +440,11 @@ static int put32(unsigned char **buf, size_t *len, size_t *cap, uint32_t v)
 	return 0;
 }
 
-/* The GEMM curve (tile.h): its terms for every GEMM sample, in the
- * samples' order, and the fit of its constants to the times of
- * NeuSight-layout rows (each row's floor added, as the MLP's are), least
- * squares on log time with every training GPU weighted equally. */
-struct curve_rows {
-	double (*t)[4];
-	size_t n, cap;
-};
-
-static int curve_push(struct curve_rows *c, const double t[4])
-{
-	if (c->n == c->cap) {
-		size_t nc = c->cap ? 2 * c->cap : 4096;
-		double (*nt)[4] = realloc(c->t, nc * sizeof *nt);
-		if (!nt)
-			return -1;
-		c->t = nt;
-		c->cap = nc;
-	}
-	memcpy(c->t[c->n++], t, sizeof c->t[0]);
-	return 0;
-}
-
+/* The GEMM curve (tile.h): the fit of its constants to the times of the
+ * GEMM samples that carry its terms (NeuSight-layout rows; each row's
+ * floor added, as the MLP's are), least squares on log time with every
+ * training GPU weighted equally. */
 struct curve_problem {
-	const struct curve_rows *c;
 	const struct samples *s;
 	const double *w;
 };
@@ -474,33 +455,33 @@ static double curve_loss(const double *x, void *ctx)
 	if (!tile_curve_valid(x))
 		return INFINITY;
 	double sum = 0;
-	for (size_t i = 0; i < pr->c->n; i++) {
+	for (size_t i = 0; i < pr->s->n; i++) {
 		if (!(pr->w[i] > 0))
 			continue;
-		double e = log(pr->s->v[i].floor + tile_curve_ns(pr->c->t[i], x)) - pr->s->v[i].log_y;
+		const struct sample *v = &pr->s->v[i];
+		double e = log(v->floor + tile_curve_ns(v->curve, x)) - v->log_y;
 		sum += pr->w[i] * e * e;
 	}
 	return sum;
 }
 
 /* Fits x; returns the RMS log error, or -1 with no rows or no memory. */
-static double curve_fit(const struct curve_rows *c, const struct samples *s,
-			double x[TILE_CURVE_NPARAM])
+static double curve_fit(const struct samples *s, double x[TILE_CURVE_NPARAM])
 {
 	enum { MAXG = 64 };
 	const struct gpu_spec *g[MAXG];
 	size_t cnt[MAXG] = {0};
 	int ng = 0;
-	double *w = calloc(c->n ? c->n : 1, sizeof *w);
-	int *gi = calloc(c->n ? c->n : 1, sizeof *gi);     /* row -> GPU, -1 unused */
+	double *w = calloc(s->n ? s->n : 1, sizeof *w);
+	int *gi = calloc(s->n ? s->n : 1, sizeof *gi);     /* row -> GPU, -1 unused */
 	if (!w || !gi) {
 		free(w);
 		free(gi);
 		return -1;
 	}
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t i = 0; i < s->n; i++) {
 		gi[i] = -1;
-		if (!(c->t[i][0] > 0))
+		if (!(s->v[i].curve[0] > 0))
 			continue;
 		int j = 0;
 		while (j < ng && g[j] != s->v[i].gpu)
@@ -513,7 +494,7 @@ static double curve_fit(const struct curve_rows *c, const struct samples *s,
 		cnt[j]++;
 		gi[i] = j;
 	}
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < s->n; i++)
 		if (gi[i] >= 0)
 			w[i] = 1.0 / ((double)cnt[gi[i]] * ng);
 	free(gi);
@@ -521,7 +502,7 @@ static double curve_fit(const struct curve_rows *c, const struct samples *s,
 		free(w);
 		return -1;
 	}
-	struct curve_problem pr = {c, s, w};
+	struct curve_problem pr = {s, w};
 	x[0] = log(0.8), x[1] = 0.5, x[2] = 0.5, x[3] = log(0.9);
 	double loss = nelder_mead_restarts(curve_loss, &pr, x, TILE_CURVE_NPARAM, 0.3, 0.1, 4000, 4);
 	free(w);
@@ -726,8 +707,6 @@ int main(int argc, char **argv)
 	size_t unknown = 0, held = 0;
 	struct pick_acc picks;
 	memset(&picks, 0, sizeof picks);
-	struct curve_rows crow;
-	memset(&crow, 0, sizeof crow);
 	for (size_t i = 0; i < set.n; i++) {
 		const struct ns_row *r = &set.rows[i];
 		if (!r->gpu) {
@@ -768,19 +747,18 @@ int main(int argc, char **argv)
 				floor_add(&facc[f], r->gpu, NULL, r->latency_ms * 1e6);
 			floor_add(&facc[f], r->gpu, r->op, r->latency_ms * 1e6);
 		}
-		/* GEMM samples and their curve terms stay in step; a row
-		 * the curve is not fitted to gets zero terms and no weight:
-		 * one it cannot describe, and DeepBench's ("matmul"), which
+		/* A row the curve is not fitted to gets zero terms and no
+		 * weight: one it cannot describe, and DeepBench's ("matmul"), which
 		 * time whole cuBLAS calls in another harness: with them (eight
 		 * boards against NeuSight's four) the curve fitted their large
 		 * GEMMs rather than PyTorch's (held out, iterations 7.8% and
 		 * 8.4% for two seeds' weights against 6.8% and 7.7%, a check
 		 * before the curve was trained in, docs/tile-model.md). */
-		double ct[4] = {0};
+		memset(x.curve, 0, sizeof x.curve);
 		if (f == TILE_FAM_GEMM && (!strcmp(r->op, "matmul") ||
-					   tile_curve_terms(&k, r->gpu, ct) != 0))
-			memset(ct, 0, sizeof ct);
-		if (push(&fam[f], &x) != 0 || (f == TILE_FAM_GEMM && curve_push(&crow, ct) != 0)) {
+					   tile_curve_terms(&k, r->gpu, x.curve) != 0))
+			memset(x.curve, 0, sizeof x.curve);
+		if (push(&fam[f], &x) != 0) {
 			fprintf(stderr, PROG ": out of memory\n");
 			return 2;
 		}
@@ -807,14 +785,13 @@ int main(int argc, char **argv)
 	double cx[TILE_CURVE_NPARAM];
 	int curve = 0;
 	if (!o.no_curve) {
-		double rms = curve_fit(&crow, &fam[TILE_FAM_GEMM], cx);
+		double rms = curve_fit(&fam[TILE_FAM_GEMM], cx);
 		curve = rms >= 0;
 		if (curve && !o.quiet)
 			fprintf(stderr, PROG ": GEMM curve: efficiency %.3f, wave exponent %.3f, "
 				"padding exponent %.3f, bandwidth %.3f (rms log %.3f)\n",
 				exp(cx[0]), cx[1], cx[2], exp(cx[3]), rms);
 	}
-	free(crow.t);
 
 	/* Blob: "STIL", version, count, then (family, nfeat, mlp blob)... */
 	size_t cap = 1 << 20, len = 16 + 4 * TILE_FAM_COUNT;
