@@ -46,7 +46,7 @@ void comm_link_init(const struct gpu_spec *g, struct comm_link *l, struct comm_l
 					 .latency_us = NVLINK_LATENCY_US, .p2p_us = 8.0,
 					 .peers = g->nvlink_peers, .wide = pcie };
 		l->p2p_gbps = g->nvlink_gbps / 2.0 * NVLINK_P2P_EFF;
-		if (g->cc >= 90 && g->nvlink_peers >= NVLS_MIN_RANKS)
+		if (!gpu_cc_is_amd(g->cc) && g->cc >= 90 && g->nvlink_peers >= NVLS_MIN_RANKS)
 			l->nvls_gbps = g->nvlink_gbps / 2.0 * NVLS_EFF;
 		/* Bridged PCIe cards: a ring of more than two crosses PCIe
 		 * between pairs.  Every link of a ring carries the same bytes,

@@ -24,8 +24,20 @@ enum gpu_dtype {
 	GPU_DT_COUNT
 };
 
+/* AMD Instinct GPUs have no compute capability: their cc is GPU_CC_AMD
+ * plus the hex number of their LLVM gfx target (gfx908 -> GPU_CC_AMD +
+ * 0x908), written "gfx908" in the CSV files.  Every cc stays distinct, and
+ * a rule that belongs to NVIDIA's compute capabilities (cc >= 86: dual-
+ * issue FP32; cc >= 90: Hopper tiles, NVLink SHARP) asks gpu_cc_is_amd()
+ * first. */
+#define GPU_CC_AMD 0x10000u
+static inline int gpu_cc_is_amd(uint32_t cc) { return cc >= GPU_CC_AMD; }
+
+/* cc as people write it: "8.6", or "gfx90a" for an AMD part.  Returns buf. */
+char *gpu_cc_string(uint32_t cc, char *buf, size_t len);
+
 /* Limits of one compute capability (CUDA programming guide, occupancy
- * calculator data). */
+ * calculator data; for AMD the CDNA ISA guides' per-CU limits). */
 struct gpu_cc_limits {
 	uint32_t cc;                    /* major*10 + minor, e.g. 86             */
 	uint32_t max_blocks_per_sm;
@@ -96,6 +108,23 @@ double gpu_mem_bw_eff_gbps(const struct gpu_spec *g);
 double gpu_fp32_simt_tflops(const struct gpu_spec *g);
 #define GPU_FP32_DUAL_ISSUE_EFF 0.635
 
+/* The FP32 rate a GEMM can reach, TFLOP/s: the CUDA cores' on NVIDIA
+ * (gpu_fp32_simt_tflops()); on AMD CDNA 1-3 the matrix cores' FP32 MFMA
+ * rate, twice the vector ALUs' unpacked FP32 rate the fp32 column holds
+ * (MI100 46.1 against 23.1, MI210 45.3 against 22.6, MI300X 163.4 against
+ * 81.7 TF in AMD's datasheets), which rocBLAS and hipBLASLt use for SGEMM. */
+double gpu_fp32_gemm_tflops(const struct gpu_spec *g);
+
+/* The share of the datasheet matrix rate PyTorch's matmuls reach on g's
+ * vendor relative to NVIDIA's: 1 on NVIDIA; on AMD the median efficiency
+ * of AMD's parts in the ml-engineering MAMF table (best BF16 matmul over
+ * the datasheet peak: MI300X 51.4%, MI325X 60.4%, MI355X 68.0%) over
+ * NVIDIA's median (80.3% over seven parts, A100 to GB200): 0.75.  The
+ * GEMM models trained on NVIDIA GPUs scale an AMD part's matrix peaks by
+ * it. */
+#define GPU_AMD_MATRIX_EFF 0.75
+double gpu_matrix_eff(const struct gpu_spec *g);
+
 /* Host-to-device link bandwidth in GB/s per direction (PCIe gen x lanes). */
 double gpu_host_link_gbps(const struct gpu_spec *g);
 
@@ -133,8 +162,10 @@ double gpu_dtype_bytes(enum gpu_dtype d);
 
 /* Efficiency gpu_mem_bw_eff_gbps() applies to the datasheet bandwidth when
  * no measurement is known: the median of measured/datasheet over the GPUs
- * of gpus.csv that have a measurement (range 0.74..0.95). */
+ * of gpus.csv of the same vendor that have a measurement (NVIDIA 0.68 to
+ * 0.95; AMD: the MI100 0.850 and the MI210 0.854). */
 #define GPU_MEM_BW_EFF_DEFAULT 0.89
+#define GPU_MEM_BW_EFF_DEFAULT_AMD 0.85
 
 /* All compute capabilities with known limits, ascending, and their number. */
 const struct gpu_cc_limits *gpu_cc_all(size_t *n);

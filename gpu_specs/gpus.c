@@ -192,9 +192,29 @@ double gpu_fp32_simt_tflops(const struct gpu_spec *g)
 	/* FP32 lanes per SM: peak = 2 FLOPs x lanes x SMs x boost clock. */
 	double lanes = g->sms && g->boost_clock_mhz ?
 		       t * 1e6 / (2.0 * g->sms * g->boost_clock_mhz) : 0;
-	if (g->cc >= 86 && lanes >= 96)
+	if (!gpu_cc_is_amd(g->cc) && g->cc >= 86 && lanes >= 96)
 		t *= GPU_FP32_DUAL_ISSUE_EFF;
 	return t;
+}
+
+double gpu_fp32_gemm_tflops(const struct gpu_spec *g)
+{
+	double t = gpu_fp32_simt_tflops(g);
+	return g && gpu_cc_is_amd(g->cc) ? 2 * t : t;
+}
+
+double gpu_matrix_eff(const struct gpu_spec *g)
+{
+	return g && gpu_cc_is_amd(g->cc) ? GPU_AMD_MATRIX_EFF : 1.0;
+}
+
+char *gpu_cc_string(uint32_t cc, char *buf, size_t len)
+{
+	if (gpu_cc_is_amd(cc))
+		snprintf(buf, len, "gfx%x", cc - GPU_CC_AMD);
+	else
+		snprintf(buf, len, "%u.%u", cc / 10, cc % 10);
+	return buf;
 }
 
 double gpu_mem_bw_eff_gbps(const struct gpu_spec *g)
@@ -203,7 +223,8 @@ double gpu_mem_bw_eff_gbps(const struct gpu_spec *g)
 		return 0.0;
 	if (g->mem_bw_measured_gbps > 0.0)
 		return g->mem_bw_measured_gbps;
-	return g->mem_bw_gbps * GPU_MEM_BW_EFF_DEFAULT;
+	return g->mem_bw_gbps * (gpu_cc_is_amd(g->cc) ? GPU_MEM_BW_EFF_DEFAULT_AMD :
+				 GPU_MEM_BW_EFF_DEFAULT);
 }
 
 /*

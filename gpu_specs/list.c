@@ -12,18 +12,13 @@
 
 #include "gpu_specs/gpu.h"
 
-static void cc_string(uint32_t cc, char buf[16])
-{
-	snprintf(buf, 16, "%u.%u", cc / 10, cc % 10);
-}
-
 static int print_text(FILE *f)
 {
 	size_t n;
 	const struct gpu_spec *g = gpu_all(&n);
 
 	/* At most 99 columns. */
-	if (fprintf(f, "%-22s %4s %3s %4s %3s %5s %4s %4s %5s %5s %5s  %s\n",
+	if (fprintf(f, "%-22s %6s %3s %4s %3s %5s %4s %4s %5s %5s %5s %s\n",
 		    "id", "cc", "SMs", "MHz", "GB", "GB/s", "meas", "L2",
 		    "fp32", "fp16", "fp8", "name") < 0)
 		return -EIO;
@@ -31,15 +26,17 @@ static int print_text(FILE *f)
 		char cc[16], meas[16];
 		const char *name = g->name;
 
-		cc_string(g->cc, cc);
+		gpu_cc_string(g->cc, cc, sizeof cc);
 		if (g->mem_bw_measured_gbps > 0)
 			snprintf(meas, sizeof meas, "%.0f", g->mem_bw_measured_gbps);
 		else
 			snprintf(meas, sizeof meas, "-");
-		/* the name without "NVIDIA " fits what is left */
+		/* the name without "NVIDIA " or "AMD Instinct " fits what is left */
 		if (strncmp(name, "NVIDIA ", 7) == 0)
 			name += 7;
-		if (fprintf(f, "%-22.22s %4s %3u %4u %3.0f %5.0f %4s %4g %5.1f %5.0f %5.0f  %.23s\n",
+		else if (strncmp(name, "AMD Instinct ", 13) == 0)
+			name += 13;
+		if (fprintf(f, "%-22.22s %6s %3u %4u %3.0f %5.0f %4s %4g %5.1f %5.0f %5.0f %.22s\n",
 			    g->id, cc, g->sms, g->boost_clock_mhz, g->mem_gb,
 			    g->mem_bw_gbps, meas, g->l2_mb, g->peak_tflops[GPU_DT_FP32],
 			    g->peak_tflops[GPU_DT_FP16], g->peak_tflops[GPU_DT_FP8],
@@ -76,7 +73,7 @@ static json_t *gpu_json(const struct gpu_spec *g)
 		if (g->peak_tflops[d] > 0)
 			bad |= put(tensor, gpu_dtype_name((enum gpu_dtype)d),
 				   json_real(g->peak_tflops[d]));
-	cc_string(g->cc, cc);
+	gpu_cc_string(g->cc, cc, sizeof cc);
 	bad |= put(o, "id", json_string(g->id));
 	bad |= put(o, "name", json_string(g->name));
 	bad |= put(o, "aliases", aliases);

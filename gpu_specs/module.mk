@@ -14,7 +14,7 @@ JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 CFLAGS_gpu_specs_ += $(JANSSON_CFLAGS)
 
-$(GPUGEN): tools/gpugen.c
+$(GPUGEN): tools/gpugen.c gpu_specs/gpu.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
 

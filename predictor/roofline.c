@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stddef.h>
 
-double roofline_peak_flops(const struct gpu_spec *g, enum gpu_dtype dt)
+static double peak_flops(const struct gpu_spec *g, enum gpu_dtype dt, int matrix)
 {
 	/* Each dtype's fallback when the GPU has no unit for it: the next wider
 	 * type it would be computed in. */
@@ -33,10 +33,27 @@ double roofline_peak_flops(const struct gpu_spec *g, enum gpu_dtype dt)
 		dt = GPU_DT_FP32;
 	for (int guard = 0; guard < GPU_DT_COUNT && dt < GPU_DT_COUNT; guard++) {
 		if (g->peak_tflops[dt] > 0)
-			return (dt == GPU_DT_FP32 ? gpu_fp32_simt_tflops(g) : g->peak_tflops[dt]) * 1e12;
+			return (dt != GPU_DT_FP32 ? g->peak_tflops[dt] :
+				matrix ? gpu_fp32_gemm_tflops(g) : gpu_fp32_simt_tflops(g)) * 1e12;
 		dt = next[dt];
 	}
 	return 0;
+}
+
+double roofline_peak_flops(const struct gpu_spec *g, enum gpu_dtype dt)
+{
+	return peak_flops(g, dt, 0);
+}
+
+/* GEMMs, convolutions and attention run on the matrix units where a GPU
+ * has FP32 ones (gpu_fp32_gemm_tflops()); everything else on the vector
+ * ALUs. */
+double roofline_kernel_peak_flops(const struct pred_kernel *k, const struct gpu_spec *g,
+				  enum gpu_dtype dt)
+{
+	int matrix = k && (k->op == PRED_OP_GEMM || k->op == PRED_OP_CONV ||
+			   k->op == PRED_OP_ATTENTION);
+	return peak_flops(g, dt, matrix);
 }
 
 double roofline_bw_bytes(const struct gpu_spec *g)
@@ -46,7 +63,7 @@ double roofline_bw_bytes(const struct gpu_spec *g)
 
 double roofline_ns(const struct pred_kernel *k, const struct gpu_spec *g, int *memory_bound)
 {
-	double peak = roofline_peak_flops(g, k->dtype);
+	double peak = roofline_kernel_peak_flops(k, g, k->dtype);
 	double bw = roofline_bw_bytes(g);
 	double t_c = (k->flops > 0 && peak > 0) ? k->flops / peak * 1e9 : 0;
 	double t_m = (k->bytes > 0 && bw > 0) ? k->bytes / bw * 1e9 : 0;

@@ -14,6 +14,10 @@
  * TF32 -> FP32, INT8 -> FP16 -> FP32, FP4 -> FP8 -> ...; 0 when nothing is
  * known. */
 double roofline_peak_flops(const struct gpu_spec *g, enum gpu_dtype dt);
+/* The same for kernel k: its FP32 peak is gpu_fp32_gemm_tflops() when k is
+ * a GEMM, convolution or attention (the matrix units' FP32 rate on AMD). */
+double roofline_kernel_peak_flops(const struct pred_kernel *k, const struct gpu_spec *g,
+				  enum gpu_dtype dt);
 
 /* Achievable DRAM bandwidth of g in bytes/s (gpu_mem_bw_eff_gbps). */
 double roofline_bw_bytes(const struct gpu_spec *g);

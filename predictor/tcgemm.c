@@ -93,12 +93,13 @@ static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	if (!k || !g || k->op != PRED_OP_GEMM || k->m == 0 || k->n == 0 || k->k == 0 ||
 	    tc_sizes(k->dtype, &in, &outb) < 0 || g->cc < 70 || g->sms == 0)
 		return -1;
-	double peak = roofline_peak_flops(g, k->dtype), bw = roofline_bw_bytes(g);
+	double peak = roofline_peak_flops(g, k->dtype) * gpu_matrix_eff(g),
+	       bw = roofline_bw_bytes(g);
 	if (!(peak > 0) || !(bw > 0))
 		return -1;
 	double m = (double)k->m, n = (double)k->n, kk = (double)k->k;
 	double b = k->batch ? (double)k->batch : 1.0;
-	double tw = g->cc >= 90 ? TCGEMM_TILE_N_SM90 : TCGEMM_TILE;
+	double tw = !gpu_cc_is_amd(g->cc) && g->cc >= 90 ? TCGEMM_TILE_N_SM90 : TCGEMM_TILE;
 	double tm = ceil(m / TCGEMM_TILE), tn = ceil(n / tw);
 	double tiles = b * tm * tn, waves = ceil(tiles / g->sms);
 

@@ -71,9 +71,15 @@ int tile_family_of(const struct pred_kernel *k)
 
 /* Process node (nm) of a compute capability's chips: TSMC 16FF (Pascal),
  * 12FFN (Volta, Turing), 7N (A100), Samsung 8N (GA10x), TSMC 4N, a 5 nm
- * class process (Ada, Hopper, Blackwell).  Public die facts, not fitted. */
+ * class process (Ada, Hopper, Blackwell); AMD: TSMC N7 (MI100, gfx908), N6
+ * (MI200, gfx90a), N5 compute dies (MI300, gfx942 and later).  Public die
+ * facts, not fitted. */
 double tile_node_nm(uint32_t cc)
 {
+	if (gpu_cc_is_amd(cc)) {
+		uint32_t gfx = cc - GPU_CC_AMD;
+		return gfx < 0x90a ? 7 : gfx < 0x940 ? 6 : 5;
+	}
 	if (cc < 60) return 28;
 	if (cc < 70) return 16;
 	if (cc < 80) return 12;
@@ -109,28 +115,35 @@ double tile_node_energy(uint32_t cc)
 /* The fraction of the boost-clock peak a GPU can sustain under its power
  * limit on FP32 math: with E joules per core-cycle the cores draw
  * cores x clock x E = peak/2 x E at full rate, so the power-limited rate is
- * 2 TDP / (peak E) of the peak.  E scales with the node (tile_node_energy()),
+ * 2 TDP / (peak E) of the peak.  E is a CUDA core's FMA: AMD's FP32
+ * GEMMs run on matrix units, whose energy per FLOP nothing here measures,
+ * so an AMD part is taken as unlimited (its GEMM peak carries
+ * gpu_matrix_eff() instead).  E scales with the node (tile_node_energy()),
  * E at 16 nm fitted by surfer-train on the training GPUs only.  This is
  * why 70-75 W parts (P4, T4) reach 0.2-0.4 of their datasheet peak on
  * large GEMMs. */
 double tile_sustained_fraction(const struct gpu_spec *g)
 {
-	if (!g || !(sustain_pj16 > 0) || !g->tdp_w || !(gpu_fp32_simt_tflops(g) > 0))
+	if (!g || !(sustain_pj16 > 0) || !g->tdp_w || !(gpu_fp32_simt_tflops(g) > 0) ||
+	    gpu_cc_is_amd(g->cc))
 		return 1;
 	double e = sustain_pj16 * 1e-12 * tile_node_energy(g->cc);
 	double s = 2.0 * g->tdp_w / (gpu_fp32_simt_tflops(g) * 1e12 * e);
 	return s < 1 ? s : 1;
 }
 
-/* FP32 SIMT peak in FLOP/ns at the clock the power limit sustains (the
- * rate code can issue, gpu_fp32_simt_tflops()): the tile model covers the
- * FP32 kernels it was trained on; other dtypes use that dtype's peak when
- * the GPU lists it. */
-static double peak_flops_per_ns(const struct gpu_spec *g, enum gpu_dtype dt)
+/* FP32 peak in FLOP/ns at the clock the power limit sustains (the rate
+ * code can issue: for a GEMM gpu_fp32_gemm_tflops() x gpu_matrix_eff(),
+ * else gpu_fp32_simt_tflops()): the tile model covers the FP32 kernels it
+ * was trained on; other dtypes use that dtype's peak when the GPU lists
+ * it. */
+static double peak_flops_per_ns(const struct gpu_spec *g, enum gpu_dtype dt, int gemm)
 {
 	double t = (dt < GPU_DT_COUNT && dt != GPU_DT_FP32) ? g->peak_tflops[dt] : 0;
 	if (!(t > 0))
-		t = gpu_fp32_simt_tflops(g);
+		t = gemm ? gpu_fp32_gemm_tflops(g) : gpu_fp32_simt_tflops(g);
+	if (gemm)
+		t *= gpu_matrix_eff(g);
 	return t * 1e3 * tile_sustained_fraction(g);
 }
 
@@ -165,7 +178,7 @@ static int gemm_feats(const struct pred_kernel *k, const struct gpu_spec *g,
 		tile_gemm_pick(k, g, &t);
 	double B = k->batch ? (double)k->batch : 1, M = (double)k->m, N = (double)k->n,
 	       K = (double)k->k;
-	double peak = peak_flops_per_ns(g, k->dtype), bw = bw_bytes_per_ns(g);
+	double peak = peak_flops_per_ns(g, k->dtype, 1), bw = bw_bytes_per_ns(g);
 	double esz = 4;
 	double flops = k->flops > 0 ? k->flops : 2 * B * M * N * K;
 	double bytes = k->bytes > 0 ? k->bytes : esz * B * (M * K + K * N + M * N);
@@ -211,7 +224,7 @@ static int vector_feats(const struct pred_kernel *k, const struct gpu_spec *g,
 	if (!k->m || !k->n)
 		return -1;
 	double rows = (double)k->m, cols = (double)k->n, numel = rows * cols;
-	double peak = peak_flops_per_ns(g, k->dtype), bw = bw_bytes_per_ns(g);
+	double peak = peak_flops_per_ns(g, k->dtype, 0), bw = bw_bytes_per_ns(g);
 	/* one read and one write of each element, at the dtype's size */
 	double esz = (k->dtype == GPU_DT_FP16 || k->dtype == GPU_DT_BF16) ? 2 : 4;
 	double bytes = k->bytes > 0 ? k->bytes : 2 * esz * numel;
@@ -319,7 +332,7 @@ int tile_curve_terms(const struct pred_kernel *k, const struct gpu_spec *g, doub
 	double waves = ceil(tiles / g->sms);
 	double flops = k->flops > 0 ? k->flops : 2 * B * M * N * K;
 	double bytes = k->bytes > 0 ? k->bytes : 4 * B * (M * K + K * N + M * N);
-	t[0] = flops / peak_flops_per_ns(g, GPU_DT_FP32);
+	t[0] = flops / peak_flops_per_ns(g, GPU_DT_FP32, 1);
 	t[1] = bytes / bw_bytes_per_ns(g);
 	t[2] = log(tiles / (waves * g->sms));
 	t[3] = log(M * N / (tm * 128 * tn * 128));

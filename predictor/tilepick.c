@@ -93,11 +93,14 @@ static unsigned key_dist(uint32_t a, uint32_t b)
 
 /* The table whose GPU's library is most likely to pick as g's does: g's
  * own, else the nearest compute capability (the same major first), then
- * the nearest SM count. */
+ * the nearest SM count.  None for an AMD GPU: rocBLAS's tiles have nothing
+ * to do with cuBLAS's. */
 static const struct pick_table *table_for(const struct gpu_spec *g)
 {
 	const struct pick_table *best = NULL;
 	long bscore = 0;
+	if (gpu_cc_is_amd(g->cc))
+		return NULL;
 	for (int i = 0; i < ntables; i++) {
 		const struct gpu_spec *h = tables[i].gpu;
 		if (h == g)

@@ -58,7 +58,7 @@ static enum gpu_dtype wave_math_unit(const struct pred_kernel *k)
 
 static double wave_ridge(const struct pred_kernel *k, const struct gpu_spec *g)
 {
-	double peak = roofline_peak_flops(g, wave_math_unit(k));
+	double peak = roofline_kernel_peak_flops(k, g, wave_math_unit(k));
 	double bw = roofline_bw_bytes(g);
 	return (peak > 0 && bw > 0) ? peak / bw : 0;
 }
@@ -138,7 +138,7 @@ static double wave_compute_ratio(const struct pred_kernel *k, const struct gpu_s
 				 const struct gpu_spec *d)
 {
 	enum gpu_dtype unit = wave_math_unit(k);
-	double po = roofline_peak_flops(o, unit), pd = roofline_peak_flops(d, unit);
+	double po = roofline_kernel_peak_flops(k, o, unit), pd = roofline_kernel_peak_flops(k, d, unit);
 
 	if (po > 0 && pd > 0 && o->sms && d->sms)
 		return (po / o->sms) / (pd / d->sms);

@@ -106,9 +106,12 @@ START_TEST(test_ids_well_formed)
 }
 END_TEST
 
-/* FP32 lanes per SM (CUDA programming guide, arithmetic instructions). */
+/* FP32 lanes per SM (CUDA programming guide, arithmetic instructions; an
+ * AMD CU's four 16-lane SIMDs). */
 static double fp32_lanes(uint32_t cc)
 {
+	if (gpu_cc_is_amd(cc))
+		return 64;
 	switch (cc) {
 	case 60: case 70: case 75: case 80: return 64;
 	default: return 128;
@@ -130,24 +133,41 @@ START_TEST(test_figures_sane)
 
 		ck_assert_ptr_nonnull(gpu_cc_find(g->cc));
 		ck_assert_msg(g->name[0] && g->source[0], "%s: empty name or source", g->id);
-		IN(g->sms, 10, 200);
+		int amd = gpu_cc_is_amd(g->cc);
+		IN(g->sms, 10, amd ? 320 : 200);
 		IN(g->base_clock_mhz, 500, 2400);
 		IN(g->boost_clock_mhz, 1000, 3000);
-		ck_assert_msg(g->base_clock_mhz < g->boost_clock_mhz, "%s: base >= boost", g->id);
-		IN(g->mem_gb, 8, 200);
+		/* AMD publishes the peak engine clock only (base = boost) */
+		ck_assert_msg(amd ? g->base_clock_mhz == g->boost_clock_mhz :
+			      g->base_clock_mhz < g->boost_clock_mhz, "%s: base, boost", g->id);
+		IN(g->mem_gb, 8, amd ? 256 : 200);
 		IN(g->mem_bw_gbps, 150, 10000);
 		if (g->mem_bw_measured_gbps > 0) {
 			IN(g->mem_bw_measured_gbps, 0.6 * g->mem_bw_gbps, g->mem_bw_gbps);
 		}
 		IN(g->l2_mb, 1, 160);
 		IN(t[GPU_DT_FP32], 4, 150);
-		IN(t[GPU_DT_FP64], 0.1, 50);
+		IN(t[GPU_DT_FP64], 0.1, amd ? 100 : 50);
 		/* FP32 peak = 2 FLOP x lanes x SMs x boost clock, within 15% (the
 		 * H20's datasheet 44 TF with 78 SMs is the farthest, 11%). */
 		expect_fp32 = 2 * fp32_lanes(g->cc) * g->sms * g->boost_clock_mhz * 1e-6;
 		ck_assert_msg(fabs(t[GPU_DT_FP32] / expect_fp32 - 1) < 0.15,
 			      "%s: fp32 %.1f TF but %u SMs at %u MHz give %.1f", g->id,
 			      t[GPU_DT_FP32], g->sms, g->boost_clock_mhz, expect_fp32);
+		if (amd) {
+			/* CDNA: FP16, BF16 and INT8 matrix rates from gfx908 on,
+			 * TF32 (xf32) and FP8 from gfx942 (MI300) on, no FP4 */
+			int cdna3 = g->cc >= GPU_CC_AMD + 0x940;
+			ck_assert_msg((t[GPU_DT_TF32] > 0) == cdna3, "%s: tf32", g->id);
+			ck_assert_msg((t[GPU_DT_FP8] > 0) == cdna3, "%s: fp8", g->id);
+			ck_assert_msg(t[GPU_DT_FP4] == 0, "%s: fp4", g->id);
+			IN(t[GPU_DT_FP16], 7.5 * t[GPU_DT_FP32], 16.5 * t[GPU_DT_FP32]);
+			IN(t[GPU_DT_BF16], 0.5 * t[GPU_DT_FP16], t[GPU_DT_FP16]);
+			IN(t[GPU_DT_INT8], t[GPU_DT_FP16], 2.001 * t[GPU_DT_FP16]);
+			ck_assert_uint_eq(g->pcie_lanes, 16);
+			IN(g->tdp_w, 250, 1000);
+			continue;
+		}
 		/* Dtypes exist from the architecture that introduced them. */
 		ck_assert_msg((t[GPU_DT_TF32] > 0) == (g->cc >= 80), "%s: tf32", g->id);
 		ck_assert_msg((t[GPU_DT_BF16] > 0) == (g->cc >= 80), "%s: bf16", g->id);
@@ -307,6 +327,13 @@ START_TEST(test_cc_table)
 		if (i > 0)
 			ck_assert_uint_gt(l[i].cc, l[i - 1].cc);
 		ck_assert_uint_eq(l[i].max_warps_per_sm * 32, l[i].max_threads_per_sm);
+		if (gpu_cc_is_amd(l[i].cc)) {
+			/* a CU: 64 KB of LDS, 512 VGPRs, 4 SIMDs x 512 x 64 lanes */
+			ck_assert_uint_eq(l[i].smem_per_sm, 65536);
+			ck_assert_uint_eq(l[i].max_regs_per_thread, 512);
+			ck_assert_uint_eq(l[i].regs_per_sm, 4 * 512 * 64);
+			continue;
+		}
 		ck_assert_uint_eq(l[i].max_regs_per_thread, 255);
 		ck_assert_uint_eq(l[i].smem_alloc_unit, l[i].cc >= 80 ? 128 : 256);
 		ck_assert_uint_eq(l[i].smem_reserved_per_block, l[i].cc >= 80 ? 1024 : 0);
@@ -314,6 +341,36 @@ START_TEST(test_cc_table)
 		ck_assert_uint_eq(l[i].smem_per_block_optin + l[i].smem_reserved_per_block,
 				  l[i].cc >= 70 ? l[i].smem_per_sm : 48 * 1024);
 	}
+}
+END_TEST
+
+/* AMD Instinct parts: found by the names ROCm's PyTorch reports, cc as
+ * the gfx target, FP32 GEMMs at the matrix units' rate. */
+START_TEST(test_amd)
+{
+	const struct gpu_spec *mi210 = gpu_find("AMD Instinct MI210"),
+			      *mi250 = gpu_find("AMD_Instinct_MI250"), *mi300 = gpu_find("mi300x"),
+			      *a100 = gpu_find("a100-pcie-40");
+	char cc[16];
+
+	ck_assert_ptr_nonnull(mi210);
+	ck_assert_ptr_nonnull(mi250);
+	ck_assert_ptr_nonnull(mi300);
+	ck_assert_str_eq(mi250->id, "mi250");
+	ck_assert(gpu_cc_is_amd(mi210->cc) && !gpu_cc_is_amd(a100->cc));
+	ck_assert_str_eq(gpu_cc_string(mi210->cc, cc, sizeof cc), "gfx90a");
+	ck_assert_str_eq(gpu_cc_string(mi300->cc, cc, sizeof cc), "gfx942");
+	ck_assert_str_eq(gpu_cc_string(a100->cc, cc, sizeof cc), "8.0");
+	ck_assert_ptr_eq(mi210->limits, gpu_cc_find(GPU_CC_AMD + 0x90a));
+	ck_assert_double_eq_tol(gpu_fp32_simt_tflops(mi210), 22.6, 1e-12);
+	ck_assert_double_eq_tol(gpu_fp32_gemm_tflops(mi210), 45.2, 1e-12);
+	ck_assert_double_eq_tol(gpu_fp32_gemm_tflops(mi300), 163.4, 1e-12);
+	ck_assert_double_eq_tol(gpu_fp32_gemm_tflops(a100), gpu_fp32_simt_tflops(a100), 1e-12);
+	ck_assert_double_eq(gpu_matrix_eff(mi300), GPU_AMD_MATRIX_EFF);
+	ck_assert_double_eq(gpu_matrix_eff(a100), 1);
+	/* One GCD: half the module's 208 CUs and 128 GB. */
+	ck_assert_uint_eq(mi250->sms, 104);
+	ck_assert_double_eq(mi250->mem_gb, 64);
 }
 END_TEST
 
@@ -327,9 +384,14 @@ START_TEST(test_bandwidths)
 	ck_assert_double_eq(gpu_mem_bw_eff_gbps(gpu_find("t4")), 239);
 	ck_assert_double_eq_tol(gpu_mem_bw_eff_gbps(gpu_find("h100-sxm")), 3350 * 0.89, 1e-9);
 	ck_assert_double_eq(gpu_mem_bw_eff_gbps(NULL), 0);
-	/* The default efficiency is the median of the measured ratios. */
+	/* The default efficiency is the median of the measured ratios (of the
+	 * NVIDIA parts; AMD's two measured parts give AMD's default). */
+	ck_assert_double_eq_tol(gpu_mem_bw_eff_gbps(gpu_find("mi300x")), 5300 * 0.85, 1e-9);
+	ck_assert_double_eq(gpu_mem_bw_eff_gbps(gpu_find("mi100")), 1044);
+	ck_assert_double_eq_tol(GPU_MEM_BW_EFF_DEFAULT_AMD, 1044 / 1228.8, 0.01);
+	ck_assert_double_eq_tol(GPU_MEM_BW_EFF_DEFAULT_AMD, 1399 / 1638.4, 0.01);
 	for (size_t i = 0; i < n; i++)
-		if (g[i].mem_bw_measured_gbps > 0 && m < 64)
+		if (g[i].mem_bw_measured_gbps > 0 && m < 64 && !gpu_cc_is_amd(g[i].cc))
 			ratios[m++] = g[i].mem_bw_measured_gbps / g[i].mem_bw_gbps;
 	ck_assert_uint_ge(m, 5);
 	for (size_t i = 1; i < m; i++)
@@ -431,7 +493,10 @@ START_TEST(test_list_json)
 		char cc[16];
 		size_t na = 0;
 
-		snprintf(cc, sizeof cc, "%u.%u", g[i].cc / 10, g[i].cc % 10);
+		if (gpu_cc_is_amd(g[i].cc))
+			snprintf(cc, sizeof cc, "gfx%x", g[i].cc - GPU_CC_AMD);
+		else
+			snprintf(cc, sizeof cc, "%u.%u", g[i].cc / 10, g[i].cc % 10);
 		ck_assert_str_eq(json_string_value(json_object_get(o, "id")), g[i].id);
 		ck_assert_str_eq(json_string_value(json_object_get(o, "name")), g[i].name);
 		ck_assert_str_eq(json_string_value(json_object_get(o, "cc")), cc);
@@ -473,6 +538,7 @@ static Suite *gpu_suite(void)
 	tcase_add_test(tc, test_suggest);
 	tcase_add_test(tc, test_cc_table);
 	tcase_add_test(tc, test_bandwidths);
+	tcase_add_test(tc, test_amd);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_list_text);
 	tcase_add_test(tc, test_list_json);

@@ -11,6 +11,7 @@
 
 #include "predictor/choose.h"
 #include "predictor/mlp.h"
+#include "predictor/roofline.h"
 #include "predictor/tile.h"
 
 struct name_case {
@@ -303,6 +304,57 @@ START_TEST(power_cap_by_hand)
 	tile_set_sustain_pj(0);
 	ck_assert_double_eq_tol(tile_sustained_fraction(&t), 1, 1e-12);
 	tile_set_sustain_pj(keep);
+}
+END_TEST
+
+/* AMD parts: the node from the gfx target, no SIMT power cap, the GEMM
+ * peak the matrix units' FP32 rate (twice the vector rate) times
+ * GPU_AMD_MATRIX_EFF, and no cuBLAS tile picks. */
+START_TEST(amd_targets)
+{
+	const struct gpu_spec *mi100 = gpu_find("AMD Instinct MI100"),
+			      *mi210 = gpu_find("AMD_Instinct_MI210"), *mi300 = gpu_find("mi300x"),
+			      *a100 = gpu_find("a100-pcie-40");
+	ck_assert_ptr_nonnull(mi100);
+	ck_assert_ptr_nonnull(mi210);
+	ck_assert_ptr_nonnull(mi300);
+	ck_assert_double_eq(tile_node_nm(mi100->cc), 7);
+	ck_assert_double_eq(tile_node_nm(mi210->cc), 6);
+	ck_assert_double_eq(tile_node_nm(mi300->cc), 5);
+
+	double keep = tile_sustain_pj();
+	tile_set_sustain_pj(600);
+	/* An NVIDIA part with the MI210's figures would be held to
+	 * 600 W / (22.6e12 x 600e-12 x 0.5625 x 7/12 J) = 0.135 of its peak. */
+	struct gpu_spec nv = *mi210;
+	nv.cc = 80;
+	ck_assert_double_eq_tol(tile_sustained_fraction(&nv), 600.0 / (22.6 * 600 * 0.5625 * 7 / 12),
+				1e-9);
+	ck_assert_double_eq(tile_sustained_fraction(mi210), 1);
+
+	/* 4096^3: 137 GFLOP at 2 x 22.6 x 0.75 TFLOP/s; the 201 MB at
+	 * 1399 GB/s take 35x less. */
+	struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
+				.m = 4096, .n = 4096, .k = 4096};
+	double f[TILE_NFEAT], base;
+	ck_assert_int_eq(tile_features(&k, mi210, NULL, f, &base), TILE_FAM_GEMM);
+	ck_assert_double_eq_tol(base, 2.0 * 4096 * 4096 * 4096 / (2 * 22.6e3 * GPU_AMD_MATRIX_EFF),
+				1e-3);
+	ck_assert_double_eq_tol(roofline_kernel_peak_flops(&k, mi210, GPU_DT_FP32), 45.2e12, 1e3);
+	ck_assert_double_eq_tol(roofline_kernel_peak_flops(&k, a100, GPU_DT_FP32), 19.5e12, 1e3);
+	struct pred_kernel e = {.op = PRED_OP_ELEMENTWISE, .dtype = GPU_DT_FP32, .m = 1, .n = 1 << 20};
+	ck_assert_double_eq_tol(roofline_kernel_peak_flops(&e, mi210, GPU_DT_FP32), 22.6e12, 1e3);
+	tile_set_sustain_pj(keep);
+
+	/* The committed weights' picks: the A100's for its batched GEMM,
+	 * none for an AMD part, which falls to the canonical rule. */
+	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, tile_weights_blob_len), 0);
+	struct pred_kernel kb = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 16,
+				 .m = 512, .n = 512, .k = 64};
+	struct tile_shape t;
+	ck_assert_int_eq(tile_pick_lookup(&kb, a100, &t), 0);
+	ck_assert_ptr_null(tile_pick_source(mi210));
+	ck_assert_int_eq(tile_pick_lookup(&kb, mi210, &t), -1);
 }
 END_TEST
 
@@ -753,6 +805,7 @@ int main(void)
 	tcase_add_test(tc, auto_rule);
 	tcase_add_test(tc, clamp_caps_blowups);
 	tcase_add_test(tc, power_cap_by_hand);
+	tcase_add_test(tc, amd_targets);
 	tcase_add_test(tc, floor_combination);
 	tcase_add_test(tc, v2_blob_floor_and_cap);
 	tcase_add_test(tc, v3_blob_pick_tables);

@@ -48,6 +48,14 @@ check 2 "sms: 'forty' is not a non-negative integer" $cc "$dir/g2.csv"
 sed 's/^t4,NVIDIA T4,Tesla T4,7.5,/t4,NVIDIA T4,Tesla T4,7.2,/' $gpus >"$dir/g3.csv"
 check 2 "cc 7.2 is not in" $cc "$dir/g3.csv"
 
+# AMD gfx targets: hex, gfx9xx, three digits.
+sed 's/^mi210,\(.*\),gfx90a,/mi210,\1,gfx9zz,/' $gpus >"$dir/g6.csv"
+check 2 "cc: 'gfx9zz' is not an AMD gfx9xx target" $cc "$dir/g6.csv"
+sed 's/^mi210,\(.*\),gfx90a,/mi210,\1,gfx80a,/' $gpus >"$dir/g7.csv"
+check 2 "cc: 'gfx80a' is not an AMD gfx9xx target" $cc "$dir/g7.csv"
+sed 's/^mi210,\(.*\),gfx90a,/mi210,\1,gfx90c,/' $gpus >"$dir/g8.csv"
+check 2 "cc gfx90c is not in" $cc "$dir/g8.csv"
+
 # The same id twice.
 sed 's/^a10g,/a10,/' $gpus >"$dir/g4.csv"
 check 2 "id 'a10' listed twice" $cc "$dir/g4.csv"

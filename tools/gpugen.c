@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_specs/gpu.h"
+
 #define MAX_FIELDS 32
 #define MAX_ROWS 256
 #define LINE_MAX_LEN 4096
@@ -205,13 +207,21 @@ static double num_d(const struct table *t, const struct row *r, const char *name
 	return v;
 }
 
-/* "9.0" -> 90, "10.0" -> 100, "12.0" -> 120. */
+/* "9.0" -> 90, "10.0" -> 100, "12.0" -> 120; an AMD gfx target
+ * "gfx90a" -> GPU_CC_AMD + 0x90a (gpu.h). */
 static unsigned parse_cc(const struct table *t, const struct row *r)
 {
 	const char *s = field(t, r, "cc");
 	unsigned major, minor;
 	int used = 0;
 
+	if (strncmp(s, "gfx", 3) == 0) {
+		unsigned gfx;
+		if (sscanf(s + 3, "%3x%n", &gfx, &used) != 1 || used != 3 || s[3 + used] != '\0' ||
+		    gfx < 0x900)
+			die("%s:%d: cc: '%s' is not an AMD gfx9xx target", t->path, r->line, s);
+		return GPU_CC_AMD + gfx;
+	}
 	if (sscanf(s, "%u.%u%n", &major, &minor, &used) != 2 || s[used] != '\0' ||
 	    major < 1 || major > 99 || minor > 9)
 		die("%s:%d: cc: '%s' is not major.minor", t->path, r->line, s);

@@ -407,8 +407,10 @@ static void fill_device(struct trace_device *d, const struct trace_device *in,
 	if (forced || !d->sm_count)
 		d->sm_count = g->sms;
 	if (forced || !d->cc_major) {
-		d->cc_major = g->cc / 10;
-		d->cc_minor = g->cc % 10;
+		/* an AMD part has no compute capability: 0.0 */
+		int amd = gpu_cc_is_amd(g->cc);
+		d->cc_major = amd ? 0 : g->cc / 10;
+		d->cc_minor = amd ? 0 : g->cc % 10;
 	}
 	if (forced || !d->clock_khz)
 		d->clock_khz = g->boost_clock_mhz * 1000u;
