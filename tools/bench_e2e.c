@@ -294,11 +294,9 @@ int bench_e2e_main(int argc, char **argv)
 	printf("%-16s %-34s %10s %10s %9s\n", "gpu", "config", "measured", "predicted", "error");
 	struct acc all = { 0, 0 }, vendor[2] = { { 0, 0 }, { 0, 0 } };
 	for (size_t i = 0; i < ng; i++) {
-		if (only && !find_gpu(gpus[i]))
-			continue;
-		if (only && find_gpu(gpus[i]) != gpu_find(only))
-			continue;
 		const struct gpu_spec *g = find_gpu(gpus[i]);
+		if (only && (!g || g != gpu_find(only)))
+			continue;
 		run_gpu_dir(labels, gpus[i], configs, launch_ns, attn, holdout,
 			    &vendor[g && gpu_cc_is_amd(g->cc)]);
 	}

@@ -135,8 +135,10 @@ int bench_power_main(int argc, char **argv)
 			if (!(dev[d].gflops > 0))
 				continue;
 			double e = 2.0 * dev[d].watts / (dev[d].gflops * 1e9) * 1e12;
-			printf("%-14s %-20s %3d %2u.%u %6.0f %5.0f %6.1f pJ %6.1f pJ %6.2f %9.2f %9.2f\n",
-			       g->id, bp_files[i].file, d, g->cc / 10, g->cc % 10, dev[d].watts, dev[d].mhz, e, em, em / e,
+			char cc[16];
+			printf("%-14s %-20s %3d %4s %6.0f %5.0f %6.1f pJ %6.1f pJ %6.2f %9.2f %9.2f\n",
+			       g->id, bp_files[i].file, d, gpu_cc_string(g->cc, cc, sizeof cc),
+			       dev[d].watts, dev[d].mhz, e, em, em / e,
 			       g->boost_clock_mhz ? dev[d].mhz / g->boost_clock_mhz : 0,
 			       tile_sustained_fraction(g));
 			lsum += log(em / e);

@@ -754,9 +754,8 @@ int main(int argc, char **argv)
 		 * GEMMs rather than PyTorch's (held out, iterations 7.8% and
 		 * 8.4% for two seeds' weights against 6.8% and 7.7%, a check
 		 * before the curve was trained in, docs/tile-model.md). */
-		memset(x.curve, 0, sizeof x.curve);
-		if (f == TILE_FAM_GEMM && (!strcmp(r->op, "matmul") ||
-					   tile_curve_terms(&k, r->gpu, x.curve) != 0))
+		if (f != TILE_FAM_GEMM || !strcmp(r->op, "matmul") ||
+		    tile_curve_terms(&k, r->gpu, x.curve) != 0)
 			memset(x.curve, 0, sizeof x.curve);
 		if (push(&fam[f], &x) != 0) {
 			fprintf(stderr, PROG ": out of memory\n");
