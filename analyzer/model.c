@@ -352,6 +352,41 @@ static void op_layernorm(struct bld *B, uint64_t rows, uint64_t cols)
 	remember(B, &f);
 }
 
+int model_forward_kernel(enum pred_op op, uint64_t batch, uint64_t rows, uint64_t cols,
+			 uint64_t k, double nin, double flops, struct pred_kernel *out)
+{
+	struct model_seq s;
+	struct model_opts o;
+	memset(&s, 0, sizeof s);
+	model_opts_init(&o);
+	struct bld B = { .s = &s, .o = &o, .esz = 4, .gemm_dt = GPU_DT_FP32,
+			 .vec_dt = GPU_DT_FP32, .cols = cols };
+	if (!rows || !cols || !batch || (op == PRED_OP_GEMM && !k))
+		return -1;
+	switch (op) {
+	case PRED_OP_GEMM:
+		k_gemm(&B, batch, rows, cols, k);
+		break;
+	case PRED_OP_ELEMENTWISE:
+		k_vector(&B, "vectorized_elementwise_kernel<4, AddFunctor>", PRED_OP_ELEMENTWISE,
+			 (double)rows * (double)cols, nin, 1.0, flops);
+		break;
+	case PRED_OP_SOFTMAX:
+		op_softmax(&B, rows, cols);
+		break;
+	case PRED_OP_NORM:
+		op_layernorm(&B, rows, cols);
+		break;
+	default:
+		return -1;
+	}
+	int rc = s.n == 1 && !B.err ? 0 : -1;
+	if (rc == 0)
+		*out = s.v[0].k;
+	free(s.v);
+	return rc;
+}
+
 /* HF LlamaRMSNorm / T5LayerNorm in eager mode: x.pow(2).mean(-1), + eps,
  * rsqrt, x * r, weight * x (plus casts to and from fp32 for 16-bit). */
 static void op_rmsnorm(struct bld *B, uint64_t rows, uint64_t cols)

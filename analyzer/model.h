@@ -158,6 +158,15 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 
 void model_seq_release(struct model_seq *s);
 
+/* The kernel model_build emits for one FP32 forward operator of an eager
+ * run, for comparisons with measured operators: a GEMM batch x (m x k) *
+ * (k x n) (PRED_OP_GEMM; rows = m, cols = n), an element-wise op over rows
+ * x cols reading nin tensors per element with flops per element
+ * (PRED_OP_ELEMENTWISE), a softmax or a layer norm over rows of cols
+ * (PRED_OP_SOFTMAX, PRED_OP_NORM).  0, or -1 (another op, a zero size). */
+int model_forward_kernel(enum pred_op op, uint64_t batch, uint64_t rows, uint64_t cols,
+			 uint64_t k, double nin, double flops, struct pred_kernel *out);
+
 /* Sum of the FLOPs of the sequence's kernels of one phase. */
 double model_seq_flops(const struct model_seq *s, enum model_phase ph);
 

@@ -47,6 +47,41 @@ static double sustain_pj16;
 static double floor_ns[TILE_FAM_COUNT];
 /* Whether predictions include the floor (tile_use_floor). */
 static int use_floor;
+/* The AMD scale in force (tile.h); amd_scale_set 0: the compiled-in one. */
+static double amd_scale[TILE_AMD_NCLASS];
+static int amd_scale_set;
+
+const char *const tile_amd_class_names[TILE_AMD_NCLASS] = {
+	"gemm", "elementwise", "softmax-warp", "softmax-block", "norm"
+};
+
+int tile_amd_class_of(const struct pred_kernel *k)
+{
+	switch (tile_family_of(k)) {
+	case TILE_FAM_GEMM:
+		return TILE_AMD_GEMM;
+	case TILE_FAM_ELEMENTWISE:
+		return TILE_AMD_ELEMENTWISE;
+	case TILE_FAM_SOFTMAX:
+		return k->n > 1024 ? TILE_AMD_SOFTMAX_BLOCK : TILE_AMD_SOFTMAX_WARP;
+	case TILE_FAM_NORM:
+		return TILE_AMD_NORM;
+	default:
+		return -1;
+	}
+}
+
+void tile_set_amd_scale(const double s[TILE_AMD_NCLASS])
+{
+	amd_scale_set = s != NULL;
+	if (s)
+		memcpy(amd_scale, s, sizeof amd_scale);
+}
+
+void tile_get_amd_scale(double s[TILE_AMD_NCLASS])
+{
+	memcpy(s, amd_scale_set ? amd_scale : tile_amd_scale_default, sizeof amd_scale);
+}
 
 void tile_use_floor(int on) { use_floor = on != 0; }
 
@@ -508,6 +543,9 @@ static double model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 	double ct[4];
 	if (fam == TILE_FAM_GEMM && has_curve && tile_curve_terms(k, g, ct) == 0)
 		w = sqrt(w * tile_curve_ns(ct, curve));
+	int ac = gpu_cc_is_amd(g->cc) ? tile_amd_class_of(k) : -1;
+	if (ac >= 0)
+		w *= amd_scale_set ? amd_scale[ac] : tile_amd_scale_default[ac];
 	return tile_clamp_ns(tile_with_floor(use_floor ? floor_ns[fam] : 0, w), *base_ns);
 }
 

@@ -15,6 +15,7 @@
  * auto.
  */
 #include "tools/bench_e2e.h"
+#include "tools/profile.h"
 #include "tools/bench_power.h"
 #include "tools/bench_tc.h"
 #include "tools/bench_vec.h"
@@ -64,6 +65,8 @@ static void usage(FILE *fp)
 		"       " PROG " tensorcore --data DIR  (tensor-core GEMM model, held out per GPU)\n"
 		"       " PROG " vec --data DIR [--emit] (16-bit vector-op model, A100 <-> A40 held out)\n"
 		"       " PROG " power --data DIR       (FP32 power cap vs measured FMA runs)\n"
+		"       " PROG " profile --labels DIR [--emit] (per-operator profiles vs the tile model;\n"
+		"                                          the AMD scale)\n"
 		"       " PROG " --version\n"
 		"methods: bw-ratio flops-ratio roofline wave mlp auto (default auto), all\n");
 }
@@ -418,6 +421,8 @@ int main(int argc, char **argv)
 		return bench_tc_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "vec"))
 		return bench_vec_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "profile"))
+		return bench_profile_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "power"))
 		return bench_power_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "--version")) {

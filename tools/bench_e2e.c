@@ -17,6 +17,7 @@
 #include "gpu_specs/gpu.h"
 #include "predictor/tile.h"
 #include "tools/bench_e2e.h"
+#include "tools/profile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -29,64 +30,6 @@
 #include <jansson.h>
 
 #define PROG "surfer-bench"
-
-static const struct gpu_spec *find_gpu(const char *dir)
-{
-	const struct gpu_spec *g = gpu_find(dir);
-	if (g)
-		return g;
-	char buf[128];
-	snprintf(buf, sizeof(buf), "%s", dir);
-	for (char *p = buf; *p; p++)
-		if (*p == '_')
-			*p = ' ';
-	g = gpu_find(buf);
-	if (g)
-		return g;
-	/* drop a vendor/product-line prefix: "Tesla T4", "NVIDIA A100-..." */
-	char *sp = strchr(buf, ' ');
-	return sp ? gpu_find(sp + 1) : NULL;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Sorted entries of dir (without "." and ".."); NULL on failure. */
-static char **list_dir(const char *dir, size_t *n)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return NULL;
-	size_t cap = 64;
-	char **v = malloc(cap * sizeof(*v));
-	*n = 0;
-	struct dirent *e;
-	while (v && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		if (*n == cap) {
-			char **nv = realloc(v, 2 * cap * sizeof(*v));
-			if (!nv)
-				break;
-			v = nv;
-			cap *= 2;
-		}
-		v[(*n)++] = strdup(e->d_name);
-	}
-	closedir(d);
-	if (v)
-		qsort(v, *n, sizeof(*v), cmp_str);
-	return v;
-}
-
-static void free_list(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
 
 /* Parses "<model>-<inf|train>-<seq>-<batch>.json". */
 static int parse_label_name(const char *f, char *model, size_t msz, enum model_mode *mode,
@@ -121,10 +64,12 @@ static int parse_label_name(const char *f, char *model, size_t msz, enum model_m
 static void usage_e2e(void)
 {
 	fprintf(stderr, "usage: " PROG " e2e --labels DIR --configs DIR [--gpu NAME] [--launch-us US] [--attention eager|sdpa]\n"
-			"                        [--weights FILE | --holdout-weights DIR]\n"
+			"                        [--weights FILE | --holdout-weights DIR] [--compiled-amd-scale]\n"
 			"  DIR/<GPU>/<model>-<inf|train>-<seq>-<batch>.json (e2e_latency, ms); CONFIGS/<model>.json\n"
 			"  --weights FILE: tile-model weights for every GPU; --holdout-weights DIR: for GPU G the\n"
-			"  weights DIR/w_G.bin trained without G (make accuracy writes them), GPUs without one skipped\n");
+			"  weights DIR/w_G.bin trained without G (make accuracy writes them), GPUs without one skipped\n"
+			"  An AMD GPU gets the AMD scale fitted on the other AMD GPUs' profiles under DIR\n"
+			"  (surfer-bench profile); --compiled-amd-scale: the compiled-in one\n");
 }
 
 struct acc {
@@ -132,13 +77,33 @@ struct acc {
 	size_t n;
 };
 
+/* An AMD GPU's scale (tile.h) fitted on the other AMD GPUs' profiles
+ * under labels; the compiled-in one when there are none (or compiled).
+ * Writes what it used into note. */
+static void amd_scale_for(const char *labels, const struct gpu_spec *g, int compiled,
+			  char *note, size_t sz)
+{
+	double sc[TILE_AMD_NCLASS];
+	char err[512];
+	int used = compiled ? 0 : prof_fit_amd(labels, g, PROF_MIN_MS_DEFAULT, sc, err, sizeof err);
+	if (used > 0) {
+		tile_set_amd_scale(sc);
+	} else {
+		tile_set_amd_scale(NULL);
+		tile_get_amd_scale(sc);
+	}
+	int n = snprintf(note, sz, ", AMD scale %s:", used > 0 ? "fitted without it" : "compiled-in");
+	for (int c = 0; c < TILE_AMD_NCLASS && n > 0 && (size_t)n < sz; c++)
+		n += snprintf(note + n, sz - (size_t)n, " %s %.2f", tile_amd_class_names[c], sc[c]);
+}
+
 static int run_gpu_dir(const char *labels, const char *gname, const char *configs,
 		       double launch_ns, enum model_attention attn, const char *holdout,
-		       struct acc *all)
+		       int compiled_scale, struct acc *all)
 {
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/%s", labels, gname);
-	const struct gpu_spec *g = find_gpu(gname);
+	const struct gpu_spec *g = prof_gpu_of_dir(gname);
 	if (!g) {
 		printf("%-24s skipped: not in the GPU database\n", gname);
 		return 0;
@@ -158,8 +123,11 @@ static int run_gpu_dir(const char *labels, const char *gname, const char *config
 			builtin = 1;
 		}
 	}
+	char note[256] = "";
+	if (gpu_cc_is_amd(g->cc))
+		amd_scale_for(labels, g, compiled_scale, note, sizeof note);
 	size_t nf;
-	char **files = list_dir(dir, &nf);
+	char **files = prof_list_dir(dir, &nf);
 	if (!files)
 		return 0;
 	struct acc acc = { 0, 0 };
@@ -220,10 +188,16 @@ static int run_gpu_dir(const char *labels, const char *gname, const char *config
 		acc.sum += fabs(e);
 		acc.n++;
 	}
-	free_list(files, nf);
+	prof_free_list(files, nf);
 	if (acc.n) {
-		printf("%-16s mean |error| %.1f%% over %zu configs%s\n", g->id, acc.sum / (double)acc.n,
-		       acc.n, builtin ? " (compiled-in weights)" : "");
+		/* note starts ", ": without the weights' remark it opens the
+		 * parenthesis itself */
+		printf("%-16s mean |error| %.1f%% over %zu configs", g->id, acc.sum / (double)acc.n,
+		       acc.n);
+		if (builtin || *note)
+			printf(" (%s%s)", builtin ? "compiled-in weights" : "",
+			       *note ? note + (builtin ? 0 : 2) : "");
+		putchar('\n');
 		all->sum += acc.sum;
 		all->n += acc.n;
 	}
@@ -233,6 +207,7 @@ static int run_gpu_dir(const char *labels, const char *gname, const char *config
 int bench_e2e_main(int argc, char **argv)
 {
 	const char *labels = NULL, *configs = NULL, *only = NULL, *weights = NULL, *holdout = NULL;
+	int compiled_scale = 0;
 	double launch_ns = MODEL_LAUNCH_NS_DEFAULT;
 	enum model_attention attn = MODEL_ATTN_EAGER;
 	for (int i = 1; i < argc; i++) {
@@ -248,6 +223,8 @@ int bench_e2e_main(int argc, char **argv)
 			weights = v, i++;
 		else if (!strcmp(a, "--holdout-weights") && v)
 			holdout = v, i++;
+		else if (!strcmp(a, "--compiled-amd-scale"))
+			compiled_scale = 1;
 		else if (!strcmp(a, "--launch-us") && v) {
 			char *end;
 			launch_ns = strtod(v, &end) * 1e3;
@@ -286,7 +263,7 @@ int bench_e2e_main(int argc, char **argv)
 		return 2;
 	}
 	size_t ng;
-	char **gpus = list_dir(labels, &ng);
+	char **gpus = prof_list_dir(labels, &ng);
 	if (!gpus) {
 		fprintf(stderr, PROG ": cannot read '%s': %s\n", labels, strerror(errno));
 		return 2;
@@ -294,13 +271,13 @@ int bench_e2e_main(int argc, char **argv)
 	printf("%-16s %-34s %10s %10s %9s\n", "gpu", "config", "measured", "predicted", "error");
 	struct acc all = { 0, 0 }, vendor[2] = { { 0, 0 }, { 0, 0 } };
 	for (size_t i = 0; i < ng; i++) {
-		const struct gpu_spec *g = find_gpu(gpus[i]);
+		const struct gpu_spec *g = prof_gpu_of_dir(gpus[i]);
 		if (only && (!g || g != gpu_find(only)))
 			continue;
-		run_gpu_dir(labels, gpus[i], configs, launch_ns, attn, holdout,
+		run_gpu_dir(labels, gpus[i], configs, launch_ns, attn, holdout, compiled_scale,
 			    &vendor[g && gpu_cc_is_amd(g->cc)]);
 	}
-	free_list(gpus, ng);
+	prof_free_list(gpus, ng);
 	/* NVIDIA and AMD apart as well: every GPU the weights learnt from is
 	 * an NVIDIA one. */
 	for (int v = 0; v < 2; v++) {
@@ -416,7 +393,7 @@ static const struct gpu_spec *comm_gpu(const char *dir)
 		return gpu_find("a100-sxm") ? gpu_find("a100-sxm") : gpu_find("A100-SXM4-80GB");
 	if (!strncasecmp(dir, "a40", 3))
 		return gpu_find("a40");
-	return find_gpu(dir);
+	return prof_gpu_of_dir(dir);
 }
 
 int bench_comm_main(int argc, char **argv)
@@ -430,7 +407,7 @@ int bench_comm_main(int argc, char **argv)
 			continue;
 		}
 		size_t ng;
-		char **gd = list_dir(argv[i], &ng);
+		char **gd = prof_list_dir(argv[i], &ng);
 		if (!gd) {
 			fprintf(stderr, PROG ": cannot read '%s': %s\n", argv[i], strerror(errno));
 			return 2;
@@ -445,16 +422,16 @@ int bench_comm_main(int argc, char **argv)
 			char sub[4096];
 			snprintf(sub, sizeof(sub), "%s/%s", argv[i], gd[k]);
 			size_t nf;
-			char **files = list_dir(sub, &nf);
+			char **files = prof_list_dir(sub, &nf);
 			for (size_t j = 0; files && j < nf; j++) {
 				char path[8192];
 				snprintf(path, sizeof(path), "%s/%s", sub, files[j]);
 				comm_file(path, gd[k], files[j], g, min_bytes, &all);
 			}
 			if (files)
-				free_list(files, nf);
+				prof_free_list(files, nf);
 		}
-		free_list(gd, ng);
+		prof_free_list(gd, ng);
 	}
 	if (!dirs) {
 		fprintf(stderr, "usage: " PROG " comm [--min-bytes N] DIR...   (DIR/<GPU>/{all_reduce,send_recv}.csv)\n");

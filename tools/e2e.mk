@@ -1,7 +1,9 @@
-# tools/e2e.mk - the e2e and comm benchmarks of the config path.
+# tools/e2e.mk - the e2e, profile and comm benchmarks of the config path.
 # `make bench-e2e` compares predicted iterations with NeuSight's measured
-# ones; `make bench-comm` collective times with NCCL measurements.
-BENCH_TARGETS += bench-e2e bench-comm
+# ones; `make bench-profile` their per-operator profiles with the tile
+# model per kernel class (and fits the AMD scale, each AMD GPU held out);
+# `make bench-comm` collective times with NCCL measurements.
+BENCH_TARGETS += bench-e2e bench-profile bench-comm
 SHARED_DATA ?= ../shared/data
 
 # With the held-out weights `make accuracy` writes ($(BUILD)/accuracy/w_<GPU>.bin,
@@ -18,9 +20,14 @@ bench-e2e: $(BUILD)/surfer-bench
 			--configs $(SHARED_DATA)/neusight/model_configs; \
 	fi
 
+bench-profile: $(BUILD)/surfer-bench
+	@if [ -d $(SHARED_DATA)/neusight/labels ]; then \
+		$(BUILD)/surfer-bench profile --labels $(SHARED_DATA)/neusight/labels $(ARGS); \
+	else echo "bench-profile: $(SHARED_DATA)/neusight absent, skipped"; fi
+
 bench-comm: $(BUILD)/surfer-bench
 	@if [ -d $(SHARED_DATA)/vidur/network ]; then \
 		$(BUILD)/surfer-bench comm $(SHARED_DATA)/vidur/network $(SHARED_DATA)/pipeweave/collective; \
 	else echo "bench-comm: $(SHARED_DATA) absent, skipped"; fi
 
-.PHONY: bench-e2e bench-comm
+.PHONY: bench-e2e bench-profile bench-comm

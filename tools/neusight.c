@@ -73,7 +73,7 @@ static const char *intern(struct strtab *t, const char *s)
 
 /* Splits line in place into fields (double-quoted fields may hold commas;
  * "" is a quote).  Returns the number of fields. */
-static int split_csv(char *line, char **f, int max)
+int ns_split_csv(char *line, char **f, int max)
 {
 	int n = 0;
 	char *p = line;
@@ -208,7 +208,7 @@ static int deepbench_device(struct loader *L, const char *path, const char **nam
 	size_t cap = 0;
 	*name = NULL;
 	while (fp && !*name && getline(&line, &cap, fp) > 0)
-		if (split_csv(line, f, MAXCOLS) >= 2 && strcmp(f[0], "GPU Model") == 0 && f[1][0])
+		if (ns_split_csv(line, f, MAXCOLS) >= 2 && strcmp(f[0], "GPU Model") == 0 && f[1][0])
 			*name = intern(L->s->strings, f[1]);
 	if (!*name) {
 		/* a CPU's (KNL) or a missing specs file: the file's prefix
@@ -245,7 +245,7 @@ static int load_deepbench(struct loader *L, FILE *fp, const char *path, const ch
 	size_t cap = 0;
 	int gemm = 0, rc = 0;
 	while (getline(&line, &cap, fp) > 0) {
-		int n = split_csv(line, f, MAXCOLS);
+		int n = ns_split_csv(line, f, MAXCOLS);
 		if (n >= 1 && f[0][0]) {
 			gemm = strcmp(f[0], "Dense Matrix Multiplication") == 0;
 			continue;
@@ -294,7 +294,7 @@ static int load_file(struct loader *L, const char *path)
 		if (!hdr_line) {
 			hdr_line = strdup(line);
 			if (!hdr_line) { rc = -1; break; }
-			nh = split_csv(hdr_line, hdr, MAXCOLS);
+			nh = ns_split_csv(hdr_line, hdr, MAXCOLS);
 			if (nh >= 2 && strcmp(hdr[0], "Precision") == 0) {
 				rc = load_deepbench(L, fp, path, hdr[1]);
 				break;
@@ -315,7 +315,7 @@ static int load_file(struct loader *L, const char *path)
 			}
 			continue;
 		}
-		int n = split_csv(line, f, MAXCOLS);
+		int n = ns_split_csv(line, f, MAXCOLS);
 		if (n != nh)
 			continue;            /* ragged line: skip, as pandas would fail */
 		struct ns_row r;

@@ -1,0 +1,345 @@
+/*
+ * check_profile.c - NeuSight per-operator profiles (tools/profile.c) on
+ * files written here: which graph nodes become which kernel rows (shapes,
+ * layer multiplicity, broadcast operands), the kernel each becomes, the
+ * AMD scale fitted against sums computed here from the builder's kernels,
+ * where the scale applies (AMD targets only), and surfer-bench profile's
+ * exit codes.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analyzer/model.h"
+#include "gpu_specs/gpu.h"
+#include "predictor/predict.h"
+#include "predictor/tile.h"
+#include "tools/profile.h"
+
+/* Columns in another order than NeuSight's, and some of its columns left
+ * out: the reader goes by the header. */
+static const char HDR[] = "op,target,meta,input_shapes,bw_latency,fw_latency,output_shape,Name\n";
+/* meta of a node inside the first layer, and of a Linear / LayerNorm /
+ * Dropout module there */
+#define LAYER "\"{'nn_module_stack': OrderedDict({'m.layers.0': ('m.layers.0', <class 'x.Block'>)})}\""
+#define MOD(cls) "\"{'nn_module_stack': OrderedDict({'m.layers.0': ('m.layers.0', <class 'x.Block'>), " \
+	"'m.layers.0.f': ('m.layers.0.f', <class 'torch.nn.modules." cls "'>)})}\""
+#define TOP "\"{'nn_module_stack': OrderedDict({'lm_head': ('lm_head', <class 'torch.nn.modules.linear.Linear'>)})}\""
+
+static char dir[256];
+
+static void write_file(const char *rel, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void mkdir_rel(const char *rel)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+}
+
+/* One profile with every kind of node; num_layer 3. */
+static const char PROFILE[] =
+	"placeholder,input_ids,{},[],0,0.0,\"(2, 64)\",input_ids\n"
+	"call_method,size,{},\"[[2, 64]]\",0,0.012,\"(1,)\",size\n"
+	"call_module,m.layers.0.f," MOD("linear.Linear") ",\"[[2, 64, 32]]\",0,0.5,\"(2, 64, 128)\",fc1\n"
+	"call_module,m.layers.0.f," MOD("dropout.Dropout") ",\"[[2, 64, 128]]\",0,0.3,\"(2, 64, 128)\",drop\n"
+	"call_module,m.layers.0.f," MOD("normalization.LayerNorm") ",\"[[2, 64, 128]]\",0,0.25,\"(2, 64, 128)\",ln_1\n"
+	"call_function,<built-in method matmul of type object at 0x7f>," LAYER ",\"[[2, 4, 64, 16], [2, 4, 16, 64]]\",0,0.4,\"(2, 4, 64, 64)\",matmul\n"
+	"call_function,<built-in function truediv>," LAYER ",\"[[2, 4, 64, 2048], [1]]\",0,0.6,\"(2, 4, 64, 2048)\",truediv\n"
+	"call_function,<built-in method where of type object at 0x7f>," LAYER ",\"[[1, 1, 64, 2048], [2, 4, 64, 2048], [1]]\",0,0.7,\"(2, 4, 64, 2048)\",where\n"
+	"call_function,<function softmax at 0x7f>," LAYER ",\"[[2, 4, 64, 2048]]\",0,0.9,\"(2, 4, 64, 2048)\",softmax\n"
+	"call_function,<built-in function mul>," LAYER ",\"[[2, 64, 128], [2, 64, 128]]\",0,0.35,\"(2, 64, 128)\",mul\n"
+	"call_function,<built-in function gelu>," LAYER ",\"[[2, 64, 512]]\",0,,\"(2, 64, 512)\",gelu\n"
+	"call_function,<built-in method addmm of type object at 0x7f>," TOP ",\"[[96], [128, 32], [32, 96]]\",0,0.8,\"(128, 96)\",addmm\n"
+	"call_function,<built-in function add>," LAYER ",\"[[1]]\",0,0.011,\"(1,)\",add\n"
+	"output,output,{},[],0,0.0,(),output\n";
+
+static void setup(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/surfer-check-profile-%ld", (long)getpid());
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	char buf[8192];
+	snprintf(buf, sizeof buf, "%s%s", HDR, PROFILE);
+	write_file("m-inf-64-2.csv", buf);
+	write_file("m-inf-64-2.json", "{\"num_layer\": 3, \"e2e_latency\": 10.0}\n");
+	tile_set_amd_scale(NULL);
+}
+
+static void teardown(void)
+{
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	tile_set_amd_scale(NULL);
+}
+
+static const struct prof_op *find(const struct prof_set *s, const char *node)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i].node, node))
+			return &s->v[i];
+	ck_abort_msg("node %s not read", node);
+	return NULL;
+}
+
+static void check_dims(const struct prof_op *o, const char *op, unsigned n, uint64_t a,
+		       uint64_t b, uint64_t c, uint64_t d)
+{
+	uint64_t want[4] = {a, b, c, d};
+	ck_assert_str_eq(o->row.op, op);
+	ck_assert_uint_eq(o->row.ndims, n);
+	for (unsigned i = 0; i < n; i++)
+		ck_assert_uint_eq(o->row.dims[i], want[i]);
+}
+
+START_TEST(reads_nodes)
+{
+	struct prof_set s = {0};
+	char err[256], path[512];
+	snprintf(path, sizeof path, "%s/m-inf-64-2.csv", dir);
+	ck_assert_int_eq(prof_load_file(&s, path, err, sizeof err), 0);
+	/* fc1, ln_1, matmul, truediv, where, softmax, mul, addmm; not the
+	 * placeholder, size, dropout, the gelu without a time, the add of
+	 * Python numbers or the output */
+	ck_assert_uint_eq(s.n, 8);
+	const struct prof_op *o = find(&s, "fc1");
+	/* NeuSight's B, M, N (reduction), K (output columns) */
+	check_dims(o, "linear", 4, 1, 128, 32, 128);
+	ck_assert_double_eq(o->mult, 3);
+	ck_assert_double_eq(o->ms, 0.5);
+	ck_assert_str_eq(o->config, "m-inf-64-2.csv");
+	check_dims(find(&s, "addmm"), "linear", 4, 1, 128, 32, 96);
+	ck_assert_double_eq(find(&s, "addmm")->mult, 1);
+	check_dims(find(&s, "matmul"), "bmm", 4, 8, 64, 16, 64);
+	check_dims(find(&s, "ln_1"), "ln", 2, 128, 128, 0, 0);
+	check_dims(find(&s, "softmax"), "softmax", 2, 512, 2048, 0, 0);
+	/* a one-element tensor is the scalar form */
+	o = find(&s, "truediv");
+	check_dims(o, "divu", 2, 512, 2048, 0, 0);
+	ck_assert_double_eq(o->nin, 1);
+	/* a broadcast mask reads its share: 1 + 64*2048 / (2*4*64*2048) */
+	o = find(&s, "where");
+	check_dims(o, "add", 2, 512, 2048, 0, 0);
+	ck_assert_double_eq_tol(o->nin, 1.125, 1e-12);
+	o = find(&s, "mul");
+	check_dims(o, "mul", 2, 128, 128, 0, 0);
+	ck_assert_double_eq(o->nin, 2);
+	prof_release(&s);
+	/* A file that is not a profile: a clear error. */
+	write_file("x-inf-1-1.csv", "OPName,Latency\nadd,0.1\n");
+	snprintf(path, sizeof path, "%s/x-inf-1-1.csv", dir);
+	ck_assert_int_eq(prof_load_file(&s, path, err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "not a per-operator profile"));
+	prof_release(&s);
+}
+END_TEST
+
+START_TEST(kernels_and_classes)
+{
+	struct prof_set s = {0};
+	char err[256], path[512];
+	snprintf(path, sizeof path, "%s/m-inf-64-2.csv", dir);
+	ck_assert_int_eq(prof_load_file(&s, path, err, sizeof err), 0);
+	struct pred_kernel k;
+	ck_assert_int_eq(prof_kernel(find(&s, "fc1"), &k), 0);
+	ck_assert_int_eq(k.op, PRED_OP_GEMM);
+	ck_assert_uint_eq(k.m, 128);
+	ck_assert_uint_eq(k.n, 128);
+	ck_assert_uint_eq(k.k, 32);
+	ck_assert_int_eq(tile_amd_class_of(&k), TILE_AMD_GEMM);
+	ck_assert_int_eq(prof_kernel(find(&s, "softmax"), &k), 0);
+	ck_assert_int_eq(tile_amd_class_of(&k), TILE_AMD_SOFTMAX_BLOCK);
+	ck_assert_int_eq(prof_kernel(find(&s, "where"), &k), 0);
+	ck_assert_double_eq_tol(k.bytes, (1.125 + 1) * 512 * 2048 * 4, 1e-6);
+	ck_assert_int_eq(tile_amd_class_of(&k), TILE_AMD_ELEMENTWISE);
+	ck_assert_int_eq(prof_kernel(find(&s, "ln_1"), &k), 0);
+	ck_assert_int_eq(tile_amd_class_of(&k), TILE_AMD_NORM);
+	/* up to 1024 columns PyTorch runs a warp per row */
+	struct pred_kernel w;
+	ck_assert_int_eq(model_forward_kernel(PRED_OP_SOFTMAX, 1, 512, 1024, 0, 1, 1, &w), 0);
+	ck_assert_int_eq(tile_amd_class_of(&w), TILE_AMD_SOFTMAX_WARP);
+	prof_release(&s);
+}
+END_TEST
+
+/* The tile model's time (ms) of a kernel built here, scale as in force. */
+static double model_ms(enum pred_op op, uint64_t b, uint64_t r, uint64_t c, uint64_t kk,
+		       double nin, double flops, const struct gpu_spec *g)
+{
+	struct pred_kernel k;
+	struct pred_result res;
+	ck_assert_int_eq(model_forward_kernel(op, b, r, c, kk, nin, flops, &k), 0);
+	ck_assert_int_eq(predict_kernel(&k, NULL, g, PRED_AUTO, &res), 0);
+	ck_assert_int_eq(res.method, PRED_MLP);
+	return res.ns / 1e6;
+}
+
+/* Three GEMM nodes (two in the layer, run twice), three element-wise
+ * ones, one block softmax, and an add below the threshold. */
+static void write_gpu(const char *gdir, double t)
+{
+	char rel[300], buf[8192];
+	mkdir_rel(gdir);
+	snprintf(buf, sizeof buf, "%s"
+		 "call_module,m.layers.0.f," MOD("linear.Linear") ",\"[[4, 256, 512]]\",0,%g,\"(4, 256, 1024)\",fc1\n"
+		 "call_module,m.layers.0.g," MOD("linear.Linear") ",\"[[4, 256, 1024]]\",0,%g,\"(4, 256, 512)\",fc2\n"
+		 "call_function,<built-in method addmm of type object at 0x7f>," TOP ",\"[[64], [1024, 512], [512, 64]]\",0,%g,\"(1024, 64)\",addmm\n"
+		 "call_function,<built-in function mul>," LAYER ",\"[[4, 256, 4096], [4, 256, 4096]]\",0,%g,\"(4, 256, 4096)\",mul\n"
+		 "call_function,<built-in function mul>," LAYER ",\"[[4, 256, 8192], [1]]\",0,%g,\"(4, 256, 8192)\",mul_1\n"
+		 "call_function,<built-in method tanh of type object at 0x7f>," LAYER ",\"[[4, 256, 2048]]\",0,%g,\"(4, 256, 2048)\",tanh\n"
+		 "call_function,<function softmax at 0x7f>," LAYER ",\"[[4, 8, 256, 2048]]\",0,%g,\"(4, 8, 256, 2048)\",softmax\n"
+		 "call_function,<built-in function add>," LAYER ",\"[[4, 256, 64], [4, 256, 64]]\",0,0.01,\"(4, 256, 64)\",add\n",
+		 HDR, 0.5 * t, 0.6 * t, 0.3 * t, 0.4 * t, 0.45 * t, 0.3 * t, 1.2 * t);
+	snprintf(rel, sizeof rel, "%s/m-inf-256-4.csv", gdir);
+	write_file(rel, buf);
+	snprintf(rel, sizeof rel, "%s/m-inf-256-4.json", gdir);
+	write_file(rel, "{\"num_layer\": 2}\n");
+	/* training profiles are not read */
+	snprintf(rel, sizeof rel, "%s/m-train-256-4.csv", gdir);
+	write_file(rel, buf);
+}
+
+/* measured / predicted of the GEMM and element-wise classes on g, by hand */
+static void ratios(const struct gpu_spec *g, double t, double *gemm, double *ew)
+{
+	double pg = 2 * model_ms(PRED_OP_GEMM, 1, 1024, 1024, 512, 0, 0, g) +
+		    2 * model_ms(PRED_OP_GEMM, 1, 1024, 512, 1024, 0, 0, g) +
+		    model_ms(PRED_OP_GEMM, 1, 1024, 64, 512, 0, 0, g);
+	double mg = 2 * 0.5 * t + 2 * 0.6 * t + 0.3 * t;
+	double pe = 2 * model_ms(PRED_OP_ELEMENTWISE, 1, 1024, 4096, 0, 2, 1, g) +
+		    2 * model_ms(PRED_OP_ELEMENTWISE, 1, 1024, 8192, 0, 1, 1, g) +
+		    2 * model_ms(PRED_OP_ELEMENTWISE, 1, 1024, 2048, 0, 1, 4, g);
+	double me = 2 * 0.4 * t + 2 * 0.45 * t + 2 * 0.3 * t;
+	*gemm = mg / pg;
+	*ew = me / pe;
+}
+
+START_TEST(fits_amd_scale)
+{
+	const struct gpu_spec *mi100 = gpu_find("mi100"), *mi210 = gpu_find("mi210");
+	ck_assert_ptr_nonnull(mi100);
+	ck_assert_ptr_nonnull(mi210);
+	mkdir_rel("labels");
+	write_gpu("labels/AMD_Instinct_MI100", 2.0);
+	write_gpu("labels/AMD_Instinct_MI210", 1.0);
+	write_gpu("labels/Tesla_T4", 50.0);             /* NVIDIA: not in the fit */
+	char labels[300], err[256];
+	snprintf(labels, sizeof labels, "%s/labels", dir);
+	double sc[TILE_AMD_NCLASS], set[TILE_AMD_NCLASS] = {3, 3, 3, 3, 3}, now[TILE_AMD_NCLASS];
+	tile_set_amd_scale(set);
+	ck_assert_int_eq(prof_fit_amd(labels, NULL, 0.2, sc, err, sizeof err), 2);
+	/* the scale in force is back */
+	tile_get_amd_scale(now);
+	for (int c = 0; c < TILE_AMD_NCLASS; c++)
+		ck_assert_double_eq(now[c], 3);
+	/* by hand, with the scale at 1: geometric mean over the two GPUs */
+	double ones[TILE_AMD_NCLASS] = {1, 1, 1, 1, 1}, g1, e1, g2, e2;
+	tile_set_amd_scale(ones);
+	ratios(mi100, 2.0, &g1, &e1);
+	ratios(mi210, 1.0, &g2, &e2);
+	ck_assert_double_eq_tol(sc[TILE_AMD_GEMM], sqrt(g1 * g2), 1e-9 * sc[TILE_AMD_GEMM]);
+	ck_assert_double_eq_tol(sc[TILE_AMD_ELEMENTWISE], sqrt(e1 * e2), 1e-9 * sc[TILE_AMD_ELEMENTWISE]);
+	/* one softmax row is fewer than PROF_MIN_ROWS; no norm rows */
+	ck_assert_double_eq(sc[TILE_AMD_SOFTMAX_BLOCK], 1);
+	ck_assert_double_eq(sc[TILE_AMD_NORM], 1);
+	/* held out: the MI210 alone */
+	ck_assert_int_eq(prof_fit_amd(labels, mi100, 0.2, sc, err, sizeof err), 1);
+	ck_assert_double_eq_tol(sc[TILE_AMD_GEMM], g2, 1e-9 * g2);
+	ck_assert_double_eq_tol(sc[TILE_AMD_ELEMENTWISE], e2, 1e-9 * e2);
+	/* above every row but the lone softmax: nothing to fit, all 1 */
+	ck_assert_int_eq(prof_fit_amd(labels, mi100, 0.65, sc, err, sizeof err), 0);
+	for (int c = 0; c < TILE_AMD_NCLASS; c++)
+		ck_assert_double_eq(sc[c], 1);
+	ck_assert_int_eq(prof_fit_amd("/nonexistent/labels", NULL, 0.2, sc, err, sizeof err), -1);
+}
+END_TEST
+
+START_TEST(scale_on_amd_targets_only)
+{
+	const struct gpu_spec *mi100 = gpu_find("mi100"), *mi210 = gpu_find("mi210"),
+			      *a100 = gpu_find("a100");
+	double ones[TILE_AMD_NCLASS] = {1, 1, 1, 1, 1}, two[TILE_AMD_NCLASS] = {2, 1, 1, 1, 1};
+	tile_set_amd_scale(ones);
+	double t1 = model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, mi210);
+	double a1 = model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, a100);
+	double v1 = model_ms(PRED_OP_ELEMENTWISE, 1, 4096, 4096, 0, 2, 1, mi210);
+	struct pred_kernel k;
+	struct pred_result r;
+	ck_assert_int_eq(model_forward_kernel(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, &k), 0);
+	k.origin_ns = 5e6;
+	ck_assert_int_eq(predict_kernel(&k, mi100, mi210, PRED_MLP, &r), 0);
+	double ratio1 = r.ns;
+	tile_set_amd_scale(two);
+	ck_assert_double_eq_tol(model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, mi210), 2 * t1,
+				1e-9 * t1);
+	ck_assert_double_eq(model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, a100), a1);
+	ck_assert_double_eq(model_ms(PRED_OP_ELEMENTWISE, 1, 4096, 4096, 0, 2, 1, mi210), v1);
+	/* AMD to AMD: the ratio cancels, the model's own time keeps its
+	 * half of the geometric mean */
+	ck_assert_int_eq(predict_kernel(&k, mi100, mi210, PRED_MLP, &r), 0);
+	ck_assert_double_eq_tol(r.ns, ratio1 * sqrt(2), 1e-9 * ratio1);
+	/* NULL: the compiled-in scale again */
+	tile_set_amd_scale(NULL);
+	double now[TILE_AMD_NCLASS];
+	tile_get_amd_scale(now);
+	for (int c = 0; c < TILE_AMD_NCLASS; c++)
+		ck_assert_double_eq(now[c], tile_amd_scale_default[c]);
+}
+END_TEST
+
+static int run(const char *args)
+{
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "%s/surfer-bench profile %s >/dev/null 2>&1", build, args);
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(cli_exit_codes)
+{
+	mkdir_rel("labels");
+	write_gpu("labels/AMD_Instinct_MI210", 1.0);
+	char a[600];
+	snprintf(a, sizeof a, "--labels '%s/labels' --rows", dir);
+	ck_assert_int_eq(run(a), 0);
+	snprintf(a, sizeof a, "--labels '%s/labels' --emit", dir);
+	ck_assert_int_eq(run(a), 0);
+	snprintf(a, sizeof a, "--labels '%s/labels' --min-ms -1", dir);
+	ck_assert_int_eq(run(a), 2);
+	ck_assert_int_eq(run("--labels /nonexistent/labels"), 2);
+	ck_assert_int_eq(run("--gpu nosuchgpu --labels /tmp"), 2);
+	ck_assert_int_eq(run(""), 2);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("profile");
+	TCase *tc = tcase_create("profile");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, reads_nodes);
+	tcase_add_test(tc, kernels_and_classes);
+	tcase_add_test(tc, fits_amd_scale);
+	tcase_add_test(tc, scale_on_amd_targets_only);
+	tcase_add_test(tc, cli_exit_codes);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

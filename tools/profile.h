@@ -1,0 +1,92 @@
+/*
+ * profile.h - NeuSight's per-operator profiles of whole models
+ * (labels/<GPU>/<model>-<inf|train>-<seq>-<batch>.csv beside the .json that
+ * holds the iteration time): every forward operator of one eager PyTorch run
+ * with its input shapes and measured time, one transformer layer of them
+ * (the iteration runs it num_layer times).  Read into the kernel records
+ * the accuracy harness builds from NeuSight's kernel rows, predicted, and
+ * summed per tile-model family; surfer-bench profile prints the comparison
+ * and fits the AMD scale (predictor/amd_scale.c) from them.
+ */
+#ifndef SURFER_PROFILE_H
+#define SURFER_PROFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "predictor/tile.h"
+#include "tools/neusight.h"
+
+struct prof_op {
+	struct ns_row row;      /* op ("linear", "bmm", "add", "divu", "softmax",
+				 * "ln", ...) and dims; device and gpu unset   */
+	double nin, flops;      /* element-wise: tensors read and FLOPs per
+				 * element (a broadcast operand counts its share) */
+	double ms;              /* measured forward time of one run            */
+	double mult;            /* runs per iteration (num_layer in a layer)   */
+	const char *config;     /* the profile's file name (static per set)    */
+	const char *node;       /* the graph node's name, e.g. "softmax"       */
+};
+
+struct prof_set {
+	struct prof_op *v;
+	size_t n, cap;
+	char **strings;         /* owned copies of config and node names       */
+	size_t nstrings, capstrings;
+};
+
+/* Appends the operators of one profile (a CSV; num_layer from the JSON of
+ * the same name, 1 when absent) that the tile model describes: Linear
+ * modules, addmm, matmul and bmm, softmax, layer norm, and element-wise
+ * arithmetic and activations.  View, shape and Python ops, dropout in
+ * evaluation, embeddings and copies are left out.  0, or -1 with a reason
+ * in err (unreadable file, no header). */
+int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen);
+
+/* Every inference profile (*-inf-*.csv) of dir, in sorted order.  0, or -1
+ * (unreadable directory). */
+int prof_load_dir(struct prof_set *s, const char *dir, char *err, size_t errlen);
+
+void prof_release(struct prof_set *s);
+
+/* The kernel record of op as the model-config path emits it for that
+ * shape (model_forward_kernel()): 0, or -1. */
+int prof_kernel(const struct prof_op *op, struct pred_kernel *k);
+
+/* Per kernel class (tile_amd_class_of()): measured and predicted time per iteration (ms x mult) of the
+ * operators of s that ran at least min_ms and that `auto` gives the tile
+ * model on g, and how many.  Predictions use the tile model as loaded,
+ * with the AMD scale as set. */
+struct prof_sums {
+	double meas[TILE_AMD_NCLASS], pred[TILE_AMD_NCLASS];
+	size_t n[TILE_AMD_NCLASS];
+};
+void prof_sums(const struct prof_set *s, const struct gpu_spec *g, double min_ms,
+	       struct prof_sums *out);
+
+/* Rows a class needs before its scale is fitted; with fewer it stays 1. */
+#define PROF_MIN_ROWS 3
+/* Operators shorter than this carry the profiler's per-call overhead. */
+#define PROF_MIN_MS_DEFAULT 0.2
+
+/* Fits the AMD scale: per class the measured over the predicted time of
+ * every AMD GPU's inference profiles under labels (labels/<GPU>/), except
+ * those of skip (NULL: none), predicted with the scale at 1.  The scale in
+ * force is restored.  Returns the number of AMD GPUs used (0: scale all 1),
+ * or -1 (unreadable labels). */
+int prof_fit_amd(const char *labels, const struct gpu_spec *skip, double min_ms,
+		 double scale[TILE_AMD_NCLASS], char *err, size_t errlen);
+
+/* A labels directory's GPU: "Tesla_T4", "NVIDIA_A100-PCIE-40GB",
+ * "AMD_Instinct_MI210" (underscores for spaces, a vendor or product-line
+ * prefix dropped when the database does not know the whole name). */
+const struct gpu_spec *prof_gpu_of_dir(const char *dir);
+/* The entries of dir but "." and "..", sorted; NULL when unreadable.
+ * prof_free_list() releases them. */
+char **prof_list_dir(const char *dir, size_t *n);
+void prof_free_list(char **v, size_t n);
+
+/* surfer-bench profile --labels DIR [--gpu NAME] [--min-ms MS] [--emit]. */
+int bench_profile_main(int argc, char **argv);
+
+#endif
