@@ -232,9 +232,13 @@ static void k_softmax(struct bld *B, const char *name, uint64_t rows, uint64_t c
 		k->k.grid[0] = (uint32_t)cdiv(rows, rows_per_block);
 		k->k.block[0] = 128;
 	} else {
-		/* cunn_SoftMaxForward: a block per row, dim/4 threads up to 1024. */
+		/* cunn_SoftMaxForward: a block per row; SoftMax_getBlockSize()
+		 * takes the power of two that covers dim / ILP / 2 (ILP 4 for
+		 * float, halved to keep half the row vectorised), 32 to 1024:
+		 * NeuSight's launches show 256 threads at 1600 and 2048 columns,
+		 * 512 at 4096. */
 		uint64_t t = 32;
-		while (t < cols / 4 && t < 1024)
+		while (t < cols / 8 && t < 1024)
 			t *= 2;
 		k->k.grid[0] = (uint32_t)rows;
 		k->k.block[0] = (uint32_t)t;

@@ -11,9 +11,9 @@
 #include "predictor/tile.h"
 
 const double tile_amd_scale_default[TILE_AMD_NCLASS] = {
-	1.0805,    /* gemm */
-	1.1891,    /* elementwise */
-	1.0449,    /* softmax-warp */
-	1.7303,    /* softmax-block */
-	1.4156,    /* norm */
+	1.0792,    /* gemm */
+	1.1826,    /* elementwise */
+	1.0343,    /* softmax-warp */
+	1.8152,    /* softmax-block */
+	1.3990,    /* norm */
 };

@@ -269,6 +269,45 @@ static int classify(const char *op, const char *target, const char *meta,
 	return 0;
 }
 
+/* Whether a node launches no kernel: a view, a size, an item of a tuple,
+ * dropout in evaluation.  Its time is the profiler's cost of one call. */
+static int kernel_less(const char *op, const char *target, const char *meta)
+{
+	static const char *const methods[] = {"view", "size", "permute", "transpose", "dim",
+					      "expand", "unsqueeze"};
+	char fn[64];
+	if (!strcmp(op, "call_module")) {
+		module_class(meta, fn, sizeof fn);
+		return !strcmp(fn, "Dropout");
+	}
+	if (!strcmp(op, "call_method")) {
+		for (size_t i = 0; i < sizeof methods / sizeof *methods; i++)
+			if (!strcmp(target, methods[i]))
+				return 1;
+		return 0;
+	}
+	if (!strcmp(op, "call_function")) {
+		target_name(target, fn, sizeof fn);
+		return !strcmp(fn, "getitem") || !strcmp(fn, "getattr");
+	}
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n), 0 when n is 0 (v is sorted in place). */
+static double median(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static const char *keep_string(struct prof_set *s, const char *str)
 {
 	if (s->nstrings == s->capstrings) {
@@ -334,6 +373,7 @@ int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen
 		return -1;
 	}
 	char *line = NULL, *f[MAXCOLS];
+	double *free_ms[2] = {NULL, NULL};
 	size_t cap = 0;
 	int col[P_NCOLS], rc = -1;
 	if (getline(&line, &cap, fp) < 0) {
@@ -355,6 +395,7 @@ int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen
 	const char *base = strrchr(csv, '/');
 	const char *config = keep_string(s, base ? base + 1 : csv);
 	double nl = num_layer(csv);
+	size_t first = s->n, nfree[2] = {0, 0};
 	if (!config)
 		goto nomem;
 	while (getline(&line, &cap, fp) >= 0) {
@@ -367,19 +408,43 @@ int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen
 		op.ms = strtod(f[col[P_FW]], &end);
 		if (end == f[col[P_FW]] || !(op.ms > 0) || !isfinite(op.ms))
 			continue;
+		int module = !strcmp(f[col[P_OP]], "call_module");
+		if (kernel_less(f[col[P_OP]], f[col[P_TARGET]], f[col[P_META]])) {
+			double *v = realloc(free_ms[module], (nfree[module] + 1) * sizeof *v);
+			if (!v)
+				goto nomem;
+			free_ms[module] = v;
+			v[nfree[module]++] = op.ms;
+			continue;
+		}
 		if (classify(f[col[P_OP]], f[col[P_TARGET]], f[col[P_META]], f[col[P_SHAPES]],
 			     f[col[P_OSHAPE]], &op) != 0)
 			continue;
 		op.mult = in_first_layer(f[col[P_META]]) ? nl : 1;
 		op.config = config;
+		op.overhead_ms = module;        /* which call; the time comes below */
 		if (!(op.node = keep_string(s, f[col[P_NAME]])) || push_op(s, &op) != 0)
 			goto nomem;
+	}
+	/* The profiler's cost of one call, a module's and a function's: the
+	 * median time of the nodes that launch nothing.  An iteration does
+	 * not pay it (its CPU runs ahead of the GPU), so each operator's time
+	 * is its measured time less that. */
+	double over[2] = {median(free_ms[0], nfree[0]), median(free_ms[1], nfree[1])};
+	for (size_t i = first; i < s->n; i++) {
+		struct prof_op *op = &s->v[i];
+		op->overhead_ms = over[op->overhead_ms != 0];
+		op->raw_ms = op->ms;
+		op->ms = op->raw_ms > 2 * op->overhead_ms ? op->raw_ms - op->overhead_ms
+							  : op->raw_ms / 2;
 	}
 	rc = 0;
 	goto out;
 nomem:
 	snprintf(err, errlen, "out of memory");
 out:
+	free(free_ms[0]);
+	free(free_ms[1]);
 	free(line);
 	fclose(fp);
 	return rc;
@@ -569,11 +634,13 @@ int prof_fit_amd(const char *labels, const struct gpu_spec *skip, double min_ms,
 
 static void usage_profile(FILE *f)
 {
-	fprintf(f, "usage: " PROG " profile --labels DIR [--gpu NAME] [--min-ms MS] [--weights FILE] [--rows] [--emit]\n"
+	fprintf(f, "usage: " PROG " profile --labels DIR [--gpu NAME] [--min-ms MS] [--weights FILE |\n"
+		   "                      --holdout-weights DIR] [--rows] [--emit]\n"
 		   "  DIR/<GPU>/<model>-inf-<seq>-<batch>.csv: NeuSight's per-operator profiles; per GPU\n"
 		   "  and kernel class, measured against the tile model's time from the shape (operators of at\n"
 		   "  least MS ms, default %.1f).  AMD GPUs also with the AMD scale fitted on the other AMD\n"
-		   "  GPUs' profiles; --rows lists every operator compared; --emit prints\n"
+		   "  GPUs' profiles; --holdout-weights DIR: GPU G with DIR/w_G.bin (make accuracy), the\n"
+		   "  compiled-in weights where there is none; --rows lists every operator compared; --emit prints\n"
 		   "  predictor/amd_scale.c fitted on all of them.\n",
 		PROF_MIN_MS_DEFAULT);
 }
@@ -646,7 +713,7 @@ static int emit(const char *labels, double min_ms)
 
 int bench_profile_main(int argc, char **argv)
 {
-	const char *labels = NULL, *only = NULL, *weights = NULL;
+	const char *labels = NULL, *only = NULL, *weights = NULL, *holdout = NULL;
 	double min_ms = PROF_MIN_MS_DEFAULT;
 	int do_emit = 0, rows = 0;
 	for (int i = 1; i < argc; i++) {
@@ -667,6 +734,8 @@ int bench_profile_main(int argc, char **argv)
 			only = v, i++;
 		} else if (!strcmp(a, "--weights")) {
 			weights = v, i++;
+		} else if (!strcmp(a, "--holdout-weights")) {
+			holdout = v, i++;
 		} else if (!strcmp(a, "--min-ms")) {
 			char *end;
 			min_ms = strtod(v, &end);
@@ -711,6 +780,16 @@ int bench_profile_main(int argc, char **argv)
 		if (!g || (only && g != gpu_find(only)))
 			continue;
 		char path[4096], err[512];
+		if (holdout) {
+			/* G's weights trained without G; else the compiled-in ones */
+			snprintf(path, sizeof path, "%s/w_%s.bin", holdout, dirs[i]);
+			if (tile_model_load_file(path) != 0 &&
+			    tile_model_load_blob(tile_weights_blob, tile_weights_blob_len) != 0) {
+				fprintf(stderr, PROG ": cannot load the tile-model weights\n");
+				rc = 2;
+				break;
+			}
+		}
 		snprintf(path, sizeof path, "%s/%s", labels, dirs[i]);
 		struct prof_set s = {0};
 		double held[TILE_AMD_NCLASS];

@@ -22,7 +22,12 @@ struct prof_op {
 				 * "ln", ...) and dims; device and gpu unset   */
 	double nin, flops;      /* element-wise: tensors read and FLOPs per
 				 * element (a broadcast operand counts its share) */
-	double ms;              /* measured forward time of one run            */
+	double raw_ms;          /* measured forward time of one call           */
+	double overhead_ms;     /* the profiler's cost of a call like it: the
+				 * median of the profile's kernel-less nodes
+				 * (views, sizes, eval dropout) of its kind   */
+	double ms;              /* raw_ms less overhead_ms (half of raw_ms at
+				 * least): the kernels' time                  */
 	double mult;            /* runs per iteration (num_layer in a layer)   */
 	const char *config;     /* the profile's file name (static per set)    */
 	const char *node;       /* the graph node's name, e.g. "softmax"       */
@@ -39,7 +44,10 @@ struct prof_set {
  * the same name, 1 when absent) that the tile model describes: Linear
  * modules, addmm, matmul and bmm, softmax, layer norm, and element-wise
  * arithmetic and activations.  View, shape and Python ops, dropout in
- * evaluation, embeddings and copies are left out.  0, or -1 with a reason
+ * evaluation, embeddings and copies are left out.  Each operator's time
+ * is its own less the profiler's cost of a call, taken from the nodes that
+ * launch no kernel (views, sizes, dropout in evaluation), module calls and
+ * function calls apart.  0, or -1 with a reason
  * in err (unreadable file, no header). */
 int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen);
 
