@@ -128,7 +128,18 @@ struct model_kernel {
 	enum model_comm comm;   /* MODEL_PH_COMM: which collective            */
 	uint32_t ranks;         /* MODEL_PH_COMM: group size                  */
 	int async;              /* runs on a side stream (DDP's gradient buckets) */
+	/* A broadcast operand that is read again for every repetition unless
+	 * it stays in L2 (an attention mask [B,1,S,S] added to the scores of
+	 * every head): the DRAM bytes the re-reads add, and the bytes the
+	 * kernel streams between two uses of one of its elements.
+	 * model_reread_bytes() says which a GPU pays. */
+	double reread_bytes, reuse_bytes;
 };
+
+/* The bytes g's DRAM carries besides k.bytes for a broadcast operand:
+ * reread when reuse (the bytes streamed between two uses) exceeds g's L2,
+ * else 0.  The profile harness applies the same rule to measured ops. */
+double model_reread_bytes(double reread, double reuse, const struct gpu_spec *g);
 
 /* The kernel sequence of one iteration on one GPU (one pipeline stage). */
 struct model_seq {

@@ -28,9 +28,16 @@
 #define IMPLAUSIBLE 50.0
 
 struct cache_ent {
-	const struct pred_kernel *k;
+	struct pred_kernel k;   /* as predicted: with the target's re-reads */
+	int used;
 	struct pred_result r;
 };
+
+double model_reread_bytes(double reread, double reuse, const struct gpu_spec *g)
+{
+	double l2 = g && g->l2_mb > 0 ? g->l2_mb * 1048576.0 : 0;
+	return reread > 0 && reuse > l2 ? reread : 0;
+}
 
 static uint64_t hash_kernel(const struct pred_kernel *k)
 {
@@ -77,13 +84,15 @@ static int predict_all(const struct model_seq *s, const struct gpu_spec *target,
 			res[i].gamma = -1;
 			continue;
 		}
-		size_t j = hash_kernel(&mk->k) & (cap - 1);
-		while (tab[j].k && !same_kernel(tab[j].k, &mk->k))
+		struct pred_kernel k = mk->k;
+		k.bytes += model_reread_bytes(mk->reread_bytes, mk->reuse_bytes, target);
+		size_t j = hash_kernel(&k) & (cap - 1);
+		while (tab[j].used && !same_kernel(&tab[j].k, &k))
 			j = (j + 1) & (cap - 1);
-		if (!tab[j].k) {
+		if (!tab[j].used) {
 			struct pred_result r;
 			memset(&r, 0, sizeof(r));
-			if (predict_kernel(&mk->k, NULL, target, method, &r) != 0 || !(r.ns >= 0))
+			if (predict_kernel(&k, NULL, target, method, &r) != 0 || !(r.ns >= 0))
 				r.ns = 0, r.method = PRED_ROOFLINE;
 			/* A learned model far outside its training data can return
 			 * absurd times (seen: reductions at 1e8 x their roofline);
@@ -91,10 +100,11 @@ static int predict_all(const struct model_seq *s, const struct gpu_spec *target,
 			if (r.method == PRED_MLP && r.roofline_ns > 0 &&
 			    r.ns > IMPLAUSIBLE * (r.roofline_ns > 1000 ? r.roofline_ns : 1000)) {
 				struct pred_result rr;
-				if (predict_kernel(&mk->k, NULL, target, PRED_ROOFLINE, &rr) == 0)
+				if (predict_kernel(&k, NULL, target, PRED_ROOFLINE, &rr) == 0)
 					r = rr;
 			}
-			tab[j].k = &mk->k;
+			tab[j].k = k;
+			tab[j].used = 1;
 			tab[j].r = r;
 		}
 		res[i] = tab[j].r;

@@ -215,6 +215,48 @@ START_TEST(llama_gqa_shapes)
 }
 END_TEST
 
+/* Llama's [B,1,S,S] causal mask is added to every head's scores: once
+ * what streams between two heads (the scores', the result's and the
+ * mask's S x S slices) outgrows L2, every head reads the mask again. */
+START_TEST(mask_reread_per_head)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("Llama_3-8B", &c), 0);
+	struct model_opts o;
+	model_opts_init(&o);
+	o.batch = 2;
+	o.seq = 2048;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	double n = 2.0 * 32 * 2048 * 2048, found = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->layer != 1 || !(k->reread_bytes > 0))
+			continue;
+		found++;
+		ck_assert_int_eq(k->k.op, PRED_OP_ELEMENTWISE);
+		/* read once: scores and result plus 1/32 of them for the mask */
+		ck_assert_double_eq_tol(k->k.bytes, n * 4 * (2 + 1.0 / 32), 1);
+		ck_assert_double_eq_tol(k->reread_bytes, n * 4 * (1 - 1.0 / 32), 1);
+		ck_assert_double_eq_tol(k->reuse_bytes, 3.0 * 2048 * 2048 * 4, 1);
+	}
+	ck_assert_double_eq(found, 1);
+	model_seq_release(&s);
+	/* 48 MB between reuses: the A100's 40 MB L2 re-reads, a 60 MB one not */
+	const struct gpu_spec *a100 = gpu_find("a100");
+	ck_assert_ptr_nonnull(a100);
+	ck_assert_double_eq(model_reread_bytes(7, 48.0 * 1048576, a100), 7);
+	ck_assert_double_eq(model_reread_bytes(7, 30.0 * 1048576, a100), 0);
+	ck_assert_double_eq(model_reread_bytes(0, 48.0 * 1048576, a100), 0);
+	/* BERT's [B,1,1,S] mask stays a single read */
+	ck_assert_int_eq(model_config_builtin("bert-large", &c), 0);
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	for (size_t i = 0; i < s.n; i++)
+		ck_assert_double_eq(s.v[i].reread_bytes, 0);
+	model_seq_release(&s);
+}
+END_TEST
+
 static const char *gpt2_json =
 	"{\"model_type\": \"gpt2\", \"n_embd\": 256, \"n_head\": 4, \"n_layer\": 3,"
 	" \"vocab_size\": 1000, \"activation_function\": \"gelu_new\", \"n_inner\": null}";
@@ -770,6 +812,7 @@ int main(void)
 	tcase_add_test(t, replay);
 	tcase_add_test(t, decode_step);
 	tcase_add_test(t, bad_options);
+	tcase_add_test(t, mask_reread_per_head);
 	suite_add_tcase(s, t);
 	SRunner *r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);

@@ -62,6 +62,7 @@ static const char PROFILE[] =
 	"call_function,<built-in method where of type object at 0x7f>," LAYER ",\"[[1, 1, 64, 2048], [2, 4, 64, 2048], [1]]\",0,0.7,\"(2, 4, 64, 2048)\",where\n"
 	"call_function,<function softmax at 0x7f>," LAYER ",\"[[2, 4, 64, 2048]]\",0,0.9,\"(2, 4, 64, 2048)\",softmax\n"
 	"call_function,<built-in function mul>," LAYER ",\"[[2, 64, 128], [2, 64, 128]]\",0,0.35,\"(2, 64, 128)\",mul\n"
+	"call_function,<built-in function add>," LAYER ",\"[[2, 4, 64, 2048], [2, 1, 64, 2048]]\",0,0.45,\"(2, 4, 64, 2048)\",mask\n"
 	"call_function,<built-in function gelu>," LAYER ",\"[[2, 64, 512]]\",0,,\"(2, 64, 512)\",gelu\n"
 	"call_function,<built-in method addmm of type object at 0x7f>," TOP ",\"[[96], [128, 32], [32, 96]]\",0,0.8,\"(128, 96)\",addmm\n"
 	"call_function,<built-in function add>," LAYER ",\"[[1]]\",0,0.011,\"(1,)\",add\n"
@@ -111,10 +112,10 @@ START_TEST(reads_nodes)
 	char err[256], path[512];
 	snprintf(path, sizeof path, "%s/m-inf-64-2.csv", dir);
 	ck_assert_int_eq(prof_load_file(&s, path, err, sizeof err), 0);
-	/* fc1, ln_1, matmul, truediv, where, softmax, mul, addmm; not the
-	 * placeholder, size, dropout, the gelu without a time, the add of
+	/* fc1, ln_1, matmul, truediv, where, softmax, mul, mask, addmm; not
+	 * the placeholder, size, dropout, the gelu without a time, the add of
 	 * Python numbers or the output */
-	ck_assert_uint_eq(s.n, 8);
+	ck_assert_uint_eq(s.n, 9);
 	const struct prof_op *o = find(&s, "fc1");
 	/* NeuSight's B, M, N (reduction), K (output columns) */
 	check_dims(o, "linear", 4, 1, 128, 32, 128);
@@ -142,6 +143,15 @@ START_TEST(reads_nodes)
 	o = find(&s, "mul");
 	check_dims(o, "mul", 2, 128, 128, 0, 0);
 	ck_assert_double_eq(o->nin, 2);
+	ck_assert_double_eq(o->reread_bytes, 0);
+	/* a mask broadcast over heads: read again per head unless the three
+	 * 64 x 2048 slices between two heads stay in L2 */
+	o = find(&s, "mask");
+	check_dims(o, "add", 2, 512, 2048, 0, 0);
+	ck_assert_double_eq(o->reread_bytes, (2.0 * 4 * 64 * 2048 - 2.0 * 64 * 2048) * 4);
+	ck_assert_double_eq(o->reuse_bytes, 3.0 * 64 * 2048 * 4);
+	/* where's condition is bool: no re-read rule */
+	ck_assert_double_eq(find(&s, "where")->reread_bytes, 0);
 	prof_release(&s);
 	/* A file that is not a profile: a clear error. */
 	write_file("x-inf-1-1.csv", "OPName,Latency\nadd,0.1\n");

@@ -169,6 +169,38 @@ static void set_gemm(struct prof_op *o, const char *op, uint64_t b, uint64_t m,
 	r->dims[3] = out;
 }
 
+/* A float operand broadcast over an outer dimension (a [B,1,S,S] mask
+ * added to [B,H,S,S] scores) is read again for each repetition unless
+ * what the kernel streams between two uses stays in L2: the rule the
+ * model-config path applies (model_reread_bytes()).  The reuse distance is
+ * the output's elements inside the operand's innermost broadcast
+ * dimension, times the bytes of the output and every tensor input. */
+static void broadcast_reads(struct prof_op *o, const struct shape *in, int nin, int big,
+			    int tensors)
+{
+	const struct shape *out = &in[big];
+	for (int j = 0; j < nin; j++) {
+		const struct shape *s = &in[j];
+		if (j == big || numel(s) <= 1 || s->rank > out->rank)
+			continue;
+		double inner = 1;
+		int bdim = -1;
+		for (unsigned d = 0; d < out->rank; d++) {
+			unsigned od = out->rank - 1 - d;
+			uint64_t sd = d < s->rank ? s->d[s->rank - 1 - d] : 1;
+			if (sd == 1 && out->d[od] > 1) {
+				bdim = (int)od;
+				break;
+			}
+			inner *= (double)out->d[od];
+		}
+		if (bdim < 0)
+			continue;
+		o->reread_bytes += (numel(out) - numel(s)) * 4;
+		o->reuse_bytes = fmax(o->reuse_bytes, inner * 4 * (tensors + 1));
+	}
+}
+
 /* Element-wise arithmetic: NeuSight's binary form when two inputs are
  * tensors, its "u" (tensor and scalar) form otherwise. */
 static int set_arith(struct prof_op *o, const char *fn, const struct shape *in, int nin)
@@ -194,6 +226,8 @@ static int set_arith(struct prof_op *o, const char *fn, const struct shape *in, 
 			return -1;
 		set_vec(o, tensors >= 2 ? map[i].bin : map[i].un, &in[big]);
 		o->nin = elems / numel(&in[big]);
+		if (strcmp(fn, "where"))        /* where's condition is bool */
+			broadcast_reads(o, in, nin, big, tensors);
 		return 0;
 	}
 	return -1;
@@ -559,6 +593,7 @@ static double predict_op(const struct prof_op *op, const struct gpu_spec *g, int
 	struct pred_result r;
 	if (prof_kernel(op, &k) != 0 || (*cls = tile_amd_class_of(&k)) < 0)
 		return -1;
+	k.bytes += model_reread_bytes(op->reread_bytes, op->reuse_bytes, g);
 	if (predict_kernel(&k, NULL, g, PRED_AUTO, &r) != 0 || r.method != PRED_MLP)
 		return -1;
 	return r.ns / 1e6;

@@ -22,6 +22,8 @@ struct prof_op {
 				 * "ln", ...) and dims; device and gpu unset   */
 	double nin, flops;      /* element-wise: tensors read and FLOPs per
 				 * element (a broadcast operand counts its share) */
+	double reread_bytes, reuse_bytes; /* a float operand broadcast over an
+				 * outer dimension: as model_kernel's        */
 	double raw_ms;          /* measured forward time of one call           */
 	double overhead_ms;     /* the profiler's cost of a call like it: the
 				 * median of the profile's kernel-less nodes
