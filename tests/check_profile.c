@@ -66,6 +66,8 @@ static const char PROFILE[] =
 	"call_function,<built-in function gelu>," LAYER ",\"[[2, 64, 512]]\",0,,\"(2, 64, 512)\",gelu\n"
 	"call_function,<built-in method addmm of type object at 0x7f>," TOP ",\"[[96], [128, 32], [32, 96]]\",0,0.8,\"(128, 96)\",addmm\n"
 	"call_function,<built-in function add>," LAYER ",\"[[1]]\",0,0.011,\"(1,)\",add\n"
+	"call_function,<built-in function mul>," LAYER ",\"[[99999999999, 99999999999, 9999], [9, 9]]\",0,0.5,\"(1,)\",damaged\n"
+	"call_function,<built-in function mul>," LAYER ",\"[[2, 64, 128], [2, 64\",0,0.5,\"(1,)\",cut\n"
 	"output,output,{},[],0,0.0,(),output\n";
 
 static void setup(void)
@@ -114,7 +116,7 @@ START_TEST(reads_nodes)
 	ck_assert_int_eq(prof_load_file(&s, path, err, sizeof err), 0);
 	/* fc1, ln_1, matmul, truediv, where, softmax, mul, mask, addmm; not
 	 * the placeholder, size, dropout, the gelu without a time, the add of
-	 * Python numbers or the output */
+	 * Python numbers, a shape of 1e26 elements, a cut shape or the output */
 	ck_assert_uint_eq(s.n, 9);
 	const struct prof_op *o = find(&s, "fc1");
 	/* NeuSight's B, M, N (reduction), K (output columns) */

@@ -243,6 +243,11 @@ static int classify(const char *op, const char *target, const char *meta,
 	int nin = parse_shapes(shapes, in, MAXSHAPES);
 	if (nin < 1 || in[0].rank < 1)
 		return -1;
+	/* no tensor holds 2^50 elements; larger products are a damaged row
+	 * (and would not convert back to integers) */
+	for (int j = 0; j < nin; j++)
+		if (!(numel(&in[j]) < 0x1p50))
+			return -1;
 	memset(r, 0, sizeof *r);
 	r->kname = "";
 	const struct shape *a = &in[0];
@@ -251,7 +256,7 @@ static int classify(const char *op, const char *target, const char *meta,
 	if (!strcmp(op, "call_module")) {
 		module_class(meta, fn, sizeof fn);
 		if (!strcmp(fn, "Linear")) {
-			if (parse_tuple(oshape, &out) != 0)
+			if (parse_tuple(oshape, &out) != 0 || !(numel(&out) < 0x1p50))
 				return -1;
 			set_gemm(o, "linear", 1, rows_a, a->d[a->rank - 1], out.d[out.rank - 1]);
 		} else if (!strcmp(fn, "LayerNorm")) {
