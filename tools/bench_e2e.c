@@ -254,14 +254,8 @@ int bench_e2e_main(int argc, char **argv)
 		usage_e2e();
 		return 2;
 	}
-	if (only && !gpu_find(only)) {
-		fprintf(stderr, PROG ": unknown GPU '%s'\n", only);
+	if (prof_gpu_and_weights(only, weights) != 0)
 		return 2;
-	}
-	if (weights && tile_model_load_file(weights) != 0) {
-		fprintf(stderr, PROG ": cannot load tile-model weights '%s'\n", weights);
-		return 2;
-	}
 	size_t ng;
 	char **gpus = prof_list_dir(labels, &ng);
 	if (!gpus) {

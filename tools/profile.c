@@ -671,6 +671,19 @@ int prof_fit_amd(const char *labels, const struct gpu_spec *skip, double min_ms,
 
 /* ---- surfer-bench profile ------------------------------------------------ */
 
+int prof_gpu_and_weights(const char *only, const char *weights)
+{
+	if (only && !gpu_find(only)) {
+		fprintf(stderr, PROG ": unknown GPU '%s'\n", only);
+		return -1;
+	}
+	if (weights && tile_model_load_file(weights) != 0) {
+		fprintf(stderr, PROG ": cannot load tile-model weights '%s'\n", weights);
+		return -1;
+	}
+	return 0;
+}
+
 
 static void usage_profile(FILE *f)
 {
@@ -793,14 +806,8 @@ int bench_profile_main(int argc, char **argv)
 		usage_profile(stderr);
 		return 2;
 	}
-	if (only && !gpu_find(only)) {
-		fprintf(stderr, PROG ": unknown GPU '%s'\n", only);
+	if (prof_gpu_and_weights(only, weights) != 0)
 		return 2;
-	}
-	if (weights && tile_model_load_file(weights) != 0) {
-		fprintf(stderr, PROG ": cannot load tile-model weights '%s'\n", weights);
-		return 2;
-	}
 	if (do_emit)
 		return emit(labels, min_ms);
 	size_t nd;

@@ -96,6 +96,11 @@ const struct gpu_spec *prof_gpu_of_dir(const char *dir);
 char **prof_list_dir(const char *dir, size_t *n);
 void prof_free_list(char **v, size_t n);
 
+/* The --gpu and --weights options of surfer-bench e2e and profile: NAME
+ * must be a known GPU, FILE a weights file (then loaded).  0, or -1 after
+ * a one-line error on stderr. */
+int prof_gpu_and_weights(const char *only, const char *weights);
+
 /* surfer-bench profile --labels DIR [--gpu NAME] [--min-ms MS] [--emit]. */
 int bench_profile_main(int argc, char **argv);
 
