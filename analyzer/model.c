@@ -673,6 +673,8 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 	uint64_t keep = B->cols;
 	B->cols = sk;
 	op_bmm(B, bh, sq, sk, d);
+	if (!B->err && B->s->n)         /* matmul(q, k.transpose(-1, -2)) */
+		B->s->v[B->s->n - 1].k.b_transposed = 1;
 	if (scale)
 		op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", n, 1, 1, 1,
 		      "vectorized_elementwise_kernel<4, DivFunctor>");

@@ -58,7 +58,7 @@ static int same_kernel(const struct pred_kernel *a, const struct pred_kernel *b)
 	       a->n == b->n && a->k == b->k && a->batch == b->batch &&
 	       memcmp(a->grid, b->grid, sizeof(a->grid)) == 0 &&
 	       memcmp(a->block, b->block, sizeof(a->block)) == 0 && a->bytes == b->bytes &&
-	       a->flops == b->flops;
+	       a->flops == b->flops && a->b_transposed == b->b_transposed;
 }
 
 static int predict_all(const struct model_seq *s, const struct gpu_spec *target,

@@ -11,7 +11,8 @@
 #include "predictor/tile.h"
 
 const double tile_amd_scale_default[TILE_AMD_NCLASS] = {
-	1.0792,    /* gemm */
+	1.0335,    /* gemm */
+	1.8072,    /* gemm-bt */
 	1.1042,    /* elementwise */
 	1.0343,    /* softmax-warp */
 	1.8152,    /* softmax-block */

@@ -53,6 +53,9 @@ struct pred_kernel {
 	double flops;                 /* total floating-point operations         */
 	double bytes;                 /* minimum DRAM traffic, bytes             */
 	double origin_ns;             /* measured on the origin GPU; <= 0 none   */
+	/* GEMM: the second operand is read transposed (attention's Q K^T on
+	 * a K^T view); 0 none or unknown.  Only the AMD scale reads it. */
+	uint8_t b_transposed;
 };
 
 /* How a prediction was obtained, for reports and for debugging. */

@@ -52,14 +52,14 @@ static double amd_scale[TILE_AMD_NCLASS];
 static int amd_scale_set;
 
 const char *const tile_amd_class_names[TILE_AMD_NCLASS] = {
-	"gemm", "elementwise", "softmax-warp", "softmax-block", "norm"
+	"gemm", "gemm-bt", "elementwise", "softmax-warp", "softmax-block", "norm"
 };
 
 int tile_amd_class_of(const struct pred_kernel *k)
 {
 	switch (tile_family_of(k)) {
 	case TILE_FAM_GEMM:
-		return TILE_AMD_GEMM;
+		return k->b_transposed ? TILE_AMD_GEMM_BT : TILE_AMD_GEMM;
 	case TILE_FAM_ELEMENTWISE:
 		return TILE_AMD_ELEMENTWISE;
 	case TILE_FAM_SOFTMAX:

@@ -131,13 +131,14 @@ double tile_sustain_pj(void);
  * PyTorch and rocBLAS kernels compare with the CUDA ones the model learnt
  * from (tools/profile.c fits it on NeuSight's per-operator profiles of AMD
  * GPUs; predictor/amd_scale.c holds the compiled-in one).  The classes are
- * the tile-model families with softmax split in two, as PyTorch
- * dispatches it: a warp per row up to 1024 columns, a block per row
- * beyond.  Applied to the work term before the floor, on AMD targets only,
+ * the tile-model families with GEMMs whose second operand is read
+ * transposed (attention's Q K^T) apart from the others, and softmax split
+ * in two, as PyTorch dispatches it: a warp per row up to 1024 columns, a
+ * block per row beyond.  Applied to the work term before the floor, on AMD targets only,
  * so that an AMD origin and an AMD target cancel in the ratio.
  * tile_set_amd_scale(NULL) restores the compiled-in scale. */
 enum tile_amd_class {
-	TILE_AMD_GEMM = 0, TILE_AMD_ELEMENTWISE, TILE_AMD_SOFTMAX_WARP,
+	TILE_AMD_GEMM = 0, TILE_AMD_GEMM_BT, TILE_AMD_ELEMENTWISE, TILE_AMD_SOFTMAX_WARP,
 	TILE_AMD_SOFTMAX_BLOCK, TILE_AMD_NORM, TILE_AMD_NCLASS
 };
 extern const double tile_amd_scale_default[TILE_AMD_NCLASS];

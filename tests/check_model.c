@@ -241,6 +241,16 @@ START_TEST(mask_reread_per_head)
 		ck_assert_double_eq_tol(k->reuse_bytes, 3.0 * 2048 * 2048 * 4, 1);
 	}
 	ck_assert_double_eq(found, 1);
+	/* the layer's first bmm is Q K^T on a K^T view, the second P V */
+	int bmm = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->layer != 1 || k->k.op != PRED_OP_GEMM || k->k.batch < 2)
+			continue;
+		ck_assert_int_eq(k->k.b_transposed, bmm == 0);
+		bmm++;
+	}
+	ck_assert_int_eq(bmm, 2);
 	model_seq_release(&s);
 	/* 48 MB between reuses: the A100's 40 MB L2 re-reads, a 60 MB one not */
 	const struct gpu_spec *a100 = gpu_find("a100");

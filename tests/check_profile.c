@@ -23,7 +23,7 @@
 
 /* Columns in another order than NeuSight's, and some of its columns left
  * out: the reader goes by the header. */
-static const char HDR[] = "op,target,meta,input_shapes,bw_latency,fw_latency,output_shape,Name\n";
+static const char HDR[] = "op,target,meta,input_shapes,bw_latency,fw_latency,output_shape,Name,_input_nodes\n";
 /* meta of a node inside the first layer, and of a Linear / LayerNorm /
  * Dropout module there */
 #define LAYER "\"{'nn_module_stack': OrderedDict({'m.layers.0': ('m.layers.0', <class 'x.Block'>)})}\""
@@ -52,23 +52,23 @@ static void mkdir_rel(const char *rel)
 
 /* One profile with every kind of node; num_layer 3. */
 static const char PROFILE[] =
-	"placeholder,input_ids,{},[],0,0.0,\"(2, 64)\",input_ids\n"
-	"call_method,size,{},\"[[2, 64]]\",0,0.012,\"(1,)\",size\n"
-	"call_module,m.layers.0.f," MOD("linear.Linear") ",\"[[2, 64, 32]]\",0,0.5,\"(2, 64, 128)\",fc1\n"
-	"call_module,m.layers.0.f," MOD("dropout.Dropout") ",\"[[2, 64, 128]]\",0,0.02,\"(2, 64, 128)\",drop\n"
-	"call_module,m.layers.0.f," MOD("normalization.LayerNorm") ",\"[[2, 64, 128]]\",0,0.25,\"(2, 64, 128)\",ln_1\n"
-	"call_function,<built-in method matmul of type object at 0x7f>," LAYER ",\"[[2, 4, 64, 16], [2, 4, 16, 64]]\",0,0.4,\"(2, 4, 64, 64)\",matmul\n"
-	"call_function,<built-in function truediv>," LAYER ",\"[[2, 4, 64, 2048], [1]]\",0,0.6,\"(2, 4, 64, 2048)\",truediv\n"
-	"call_function,<built-in method where of type object at 0x7f>," LAYER ",\"[[1, 1, 64, 2048], [2, 4, 64, 2048], [1]]\",0,0.7,\"(2, 4, 64, 2048)\",where\n"
-	"call_function,<function softmax at 0x7f>," LAYER ",\"[[2, 4, 64, 2048]]\",0,0.9,\"(2, 4, 64, 2048)\",softmax\n"
-	"call_function,<built-in function mul>," LAYER ",\"[[2, 64, 128], [2, 64, 128]]\",0,0.35,\"(2, 64, 128)\",mul\n"
-	"call_function,<built-in function add>," LAYER ",\"[[2, 4, 64, 2048], [2, 1, 64, 2048]]\",0,0.45,\"(2, 4, 64, 2048)\",mask\n"
-	"call_function,<built-in function gelu>," LAYER ",\"[[2, 64, 512]]\",0,,\"(2, 64, 512)\",gelu\n"
-	"call_function,<built-in method addmm of type object at 0x7f>," TOP ",\"[[96], [128, 32], [32, 96]]\",0,0.8,\"(128, 96)\",addmm\n"
-	"call_function,<built-in function add>," LAYER ",\"[[1]]\",0,0.011,\"(1,)\",add\n"
-	"call_function,<built-in function mul>," LAYER ",\"[[99999999999, 99999999999, 9999], [9, 9]]\",0,0.5,\"(1,)\",damaged\n"
-	"call_function,<built-in function mul>," LAYER ",\"[[2, 64, 128], [2, 64\",0,0.5,\"(1,)\",cut\n"
-	"output,output,{},[],0,0.0,(),output\n";
+	"placeholder,input_ids,{},[],0,0.0,\"(2, 64)\",input_ids,{}\n"
+	"call_method,size,{},\"[[2, 64]]\",0,0.012,\"(1,)\",size,{}\n"
+	"call_module,m.layers.0.f," MOD("linear.Linear") ",\"[[2, 64, 32]]\",0,0.5,\"(2, 64, 128)\",fc1,{}\n"
+	"call_module,m.layers.0.f," MOD("dropout.Dropout") ",\"[[2, 64, 128]]\",0,0.02,\"(2, 64, 128)\",drop,{}\n"
+	"call_module,m.layers.0.f," MOD("normalization.LayerNorm") ",\"[[2, 64, 128]]\",0,0.25,\"(2, 64, 128)\",ln_1,{}\n"
+	"call_function,<built-in method matmul of type object at 0x7f>," LAYER ",\"[[2, 4, 64, 16], [2, 4, 16, 64]]\",0,0.4,\"(2, 4, 64, 64)\",matmul,\"{permute: None, transpose: None}\"\n"
+	"call_function,<built-in function truediv>," LAYER ",\"[[2, 4, 64, 2048], [1]]\",0,0.6,\"(2, 4, 64, 2048)\",truediv,{}\n"
+	"call_function,<built-in method where of type object at 0x7f>," LAYER ",\"[[1, 1, 64, 2048], [2, 4, 64, 2048], [1]]\",0,0.7,\"(2, 4, 64, 2048)\",where,{}\n"
+	"call_function,<function softmax at 0x7f>," LAYER ",\"[[2, 4, 64, 2048]]\",0,0.9,\"(2, 4, 64, 2048)\",softmax,{}\n"
+	"call_function,<built-in function mul>," LAYER ",\"[[2, 64, 128], [2, 64, 128]]\",0,0.35,\"(2, 64, 128)\",mul,{}\n"
+	"call_function,<built-in function add>," LAYER ",\"[[2, 4, 64, 2048], [2, 1, 64, 2048]]\",0,0.45,\"(2, 4, 64, 2048)\",mask,{}\n"
+	"call_function,<built-in function gelu>," LAYER ",\"[[2, 64, 512]]\",0,,\"(2, 64, 512)\",gelu,{}\n"
+	"call_function,<built-in method addmm of type object at 0x7f>," TOP ",\"[[96], [128, 32], [32, 96]]\",0,0.8,\"(128, 96)\",addmm,{}\n"
+	"call_function,<built-in function add>," LAYER ",\"[[1]]\",0,0.011,\"(1,)\",add,{}\n"
+	"call_function,<built-in function mul>," LAYER ",\"[[99999999999, 99999999999, 9999], [9, 9]]\",0,0.5,\"(1,)\",damaged,{}\n"
+	"call_function,<built-in function mul>," LAYER ",\"[[2, 64, 128], [2, 64\",0,0.5,\"(1,)\",cut,{}\n"
+	"output,output,{},[],0,0.0,(),output,{}\n";
 
 static void setup(void)
 {
@@ -132,6 +132,9 @@ START_TEST(reads_nodes)
 	check_dims(find(&s, "addmm"), "linear", 4, 1, 128, 32, 96);
 	ck_assert_double_eq(find(&s, "addmm")->mult, 1);
 	check_dims(find(&s, "matmul"), "bmm", 4, 8, 64, 16, 64);
+	/* its second input is a transpose node: Q K^T */
+	ck_assert_int_eq(find(&s, "matmul")->b_transposed, 1);
+	ck_assert_int_eq(find(&s, "fc1")->b_transposed, 0);
 	check_dims(find(&s, "ln_1"), "ln", 2, 128, 128, 0, 0);
 	check_dims(find(&s, "softmax"), "softmax", 2, 512, 2048, 0, 0);
 	/* a one-element tensor is the scalar form */
@@ -177,6 +180,8 @@ START_TEST(kernels_and_classes)
 	ck_assert_uint_eq(k.n, 128);
 	ck_assert_uint_eq(k.k, 32);
 	ck_assert_int_eq(tile_amd_class_of(&k), TILE_AMD_GEMM);
+	ck_assert_int_eq(prof_kernel(find(&s, "matmul"), &k), 0);
+	ck_assert_int_eq(tile_amd_class_of(&k), TILE_AMD_GEMM_BT);
 	ck_assert_int_eq(prof_kernel(find(&s, "softmax"), &k), 0);
 	ck_assert_int_eq(tile_amd_class_of(&k), TILE_AMD_SOFTMAX_BLOCK);
 	ck_assert_int_eq(prof_kernel(find(&s, "where"), &k), 0);
@@ -220,14 +225,14 @@ static void write_gpu(const char *gdir, double t)
 	char rel[300], buf[8192];
 	mkdir_rel(gdir);
 	snprintf(buf, sizeof buf, "%s"
-		 "call_module,m.layers.0.f," MOD("linear.Linear") ",\"[[4, 256, 512]]\",0,%g,\"(4, 256, 1024)\",fc1\n"
-		 "call_module,m.layers.0.g," MOD("linear.Linear") ",\"[[4, 256, 1024]]\",0,%g,\"(4, 256, 512)\",fc2\n"
-		 "call_function,<built-in method addmm of type object at 0x7f>," TOP ",\"[[64], [1024, 512], [512, 64]]\",0,%g,\"(1024, 64)\",addmm\n"
-		 "call_function,<built-in function mul>," LAYER ",\"[[4, 256, 4096], [4, 256, 4096]]\",0,%g,\"(4, 256, 4096)\",mul\n"
-		 "call_function,<built-in function mul>," LAYER ",\"[[4, 256, 8192], [1]]\",0,%g,\"(4, 256, 8192)\",mul_1\n"
-		 "call_function,<built-in method tanh of type object at 0x7f>," LAYER ",\"[[4, 256, 2048]]\",0,%g,\"(4, 256, 2048)\",tanh\n"
-		 "call_function,<function softmax at 0x7f>," LAYER ",\"[[4, 8, 256, 2048]]\",0,%g,\"(4, 8, 256, 2048)\",softmax\n"
-		 "call_function,<built-in function add>," LAYER ",\"[[4, 256, 64], [4, 256, 64]]\",0,0.01,\"(4, 256, 64)\",add\n",
+		 "call_module,m.layers.0.f," MOD("linear.Linear") ",\"[[4, 256, 512]]\",0,%g,\"(4, 256, 1024)\",fc1,{}\n"
+		 "call_module,m.layers.0.g," MOD("linear.Linear") ",\"[[4, 256, 1024]]\",0,%g,\"(4, 256, 512)\",fc2,{}\n"
+		 "call_function,<built-in method addmm of type object at 0x7f>," TOP ",\"[[64], [1024, 512], [512, 64]]\",0,%g,\"(1024, 64)\",addmm,{}\n"
+		 "call_function,<built-in function mul>," LAYER ",\"[[4, 256, 4096], [4, 256, 4096]]\",0,%g,\"(4, 256, 4096)\",mul,{}\n"
+		 "call_function,<built-in function mul>," LAYER ",\"[[4, 256, 8192], [1]]\",0,%g,\"(4, 256, 8192)\",mul_1,{}\n"
+		 "call_function,<built-in method tanh of type object at 0x7f>," LAYER ",\"[[4, 256, 2048]]\",0,%g,\"(4, 256, 2048)\",tanh,{}\n"
+		 "call_function,<function softmax at 0x7f>," LAYER ",\"[[4, 8, 256, 2048]]\",0,%g,\"(4, 8, 256, 2048)\",softmax,{}\n"
+		 "call_function,<built-in function add>," LAYER ",\"[[4, 256, 64], [4, 256, 64]]\",0,0.01,\"(4, 256, 64)\",add,{}\n",
 		 HDR, 0.5 * t, 0.6 * t, 0.3 * t, 0.4 * t, 0.45 * t, 0.3 * t, 1.2 * t);
 	snprintf(rel, sizeof rel, "%s/m-inf-256-4.csv", gdir);
 	write_file(rel, buf);
@@ -264,7 +269,7 @@ START_TEST(fits_amd_scale)
 	write_gpu("labels/Tesla_T4", 50.0);             /* NVIDIA: not in the fit */
 	char labels[300], err[256];
 	snprintf(labels, sizeof labels, "%s/labels", dir);
-	double sc[TILE_AMD_NCLASS], set[TILE_AMD_NCLASS] = {3, 3, 3, 3, 3}, now[TILE_AMD_NCLASS];
+	double sc[TILE_AMD_NCLASS], set[TILE_AMD_NCLASS] = {3, 3, 3, 3, 3, 3}, now[TILE_AMD_NCLASS];
 	tile_set_amd_scale(set);
 	ck_assert_int_eq(prof_fit_amd(labels, NULL, 0.2, sc, err, sizeof err), 2);
 	/* the scale in force is back */
@@ -272,7 +277,7 @@ START_TEST(fits_amd_scale)
 	for (int c = 0; c < TILE_AMD_NCLASS; c++)
 		ck_assert_double_eq(now[c], 3);
 	/* by hand, with the scale at 1: geometric mean over the two GPUs */
-	double ones[TILE_AMD_NCLASS] = {1, 1, 1, 1, 1}, g1, e1, g2, e2;
+	double ones[TILE_AMD_NCLASS] = {1, 1, 1, 1, 1, 1}, g1, e1, g2, e2;
 	tile_set_amd_scale(ones);
 	ratios(mi100, 2.0, &g1, &e1);
 	ratios(mi210, 1.0, &g2, &e2);
@@ -297,7 +302,7 @@ START_TEST(scale_on_amd_targets_only)
 {
 	const struct gpu_spec *mi100 = gpu_find("mi100"), *mi210 = gpu_find("mi210"),
 			      *a100 = gpu_find("a100");
-	double ones[TILE_AMD_NCLASS] = {1, 1, 1, 1, 1}, two[TILE_AMD_NCLASS] = {2, 1, 1, 1, 1};
+	double ones[TILE_AMD_NCLASS] = {1, 1, 1, 1, 1, 1}, two[TILE_AMD_NCLASS] = {2, 1, 1, 1, 1, 1};
 	tile_set_amd_scale(ones);
 	double t1 = model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, mi210);
 	double a1 = model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, a100);

@@ -431,6 +431,11 @@ int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen
 			goto out;
 		}
 	}
+	/* the nodes a node reads (optional: tells a transposed GEMM operand) */
+	int cin = -1;
+	for (int i = 0; i < nh; i++)
+		if (!strcmp(f[i], "_input_nodes"))
+			cin = i;
 	const char *base = strrchr(csv, '/');
 	const char *config = keep_string(s, base ? base + 1 : csv);
 	double nl = num_layer(csv);
@@ -461,6 +466,9 @@ int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen
 			continue;
 		op.mult = in_first_layer(f[col[P_META]]) ? nl : 1;
 		op.config = config;
+		/* matmul(q, k.transpose(-1, -2)): HF's Q K^T */
+		op.b_transposed = !strcmp(op.row.op, "bmm") && cin >= 0 && cin < n &&
+				  strstr(f[cin], "transpose") != NULL;
 		op.overhead_ms = module;        /* which call; the time comes below */
 		if (!(op.node = keep_string(s, f[col[P_NAME]])) || push_op(s, &op) != 0)
 			goto nomem;
@@ -583,10 +591,13 @@ int prof_kernel(const struct prof_op *op, struct pred_kernel *k)
 {
 	const struct ns_row *r = &op->row;
 	enum pred_op c = ns_op_class(r->op);
-	if (c == PRED_OP_GEMM)
+	if (c == PRED_OP_GEMM) {
 		/* NeuSight's B, M, N (reduction), K (output columns) */
-		return model_forward_kernel(c, r->dims[0], r->dims[1], r->dims[3], r->dims[2],
-					    0, 0, k);
+		int rc = model_forward_kernel(c, r->dims[0], r->dims[1], r->dims[3], r->dims[2],
+					      0, 0, k);
+		k->b_transposed = (uint8_t)(op->b_transposed != 0);
+		return rc;
+	}
 	return model_forward_kernel(c, 1, r->dims[0], r->dims[1], 0, op->nin, op->flops, k);
 }
 

@@ -24,6 +24,8 @@ struct prof_op {
 				 * element (a broadcast operand counts its share) */
 	double reread_bytes, reuse_bytes; /* a float operand broadcast over an
 				 * outer dimension: as model_kernel's        */
+	int b_transposed;       /* matmul/bmm whose second input is a
+				 * transpose node (Q K^T)                     */
 	double raw_ms;          /* measured forward time of one call           */
 	double overhead_ms;     /* the profiler's cost of a call like it: the
 				 * median of the profile's kernel-less nodes
