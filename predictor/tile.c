@@ -48,7 +48,7 @@ static double floor_ns[TILE_FAM_COUNT];
 /* Whether predictions include the floor (tile_use_floor). */
 static int use_floor;
 /* The AMD scale in force (tile.h); amd_scale_set 0: the compiled-in one. */
-static double amd_scale[TILE_AMD_NCLASS];
+static struct tile_amd_scale amd_scale;
 static int amd_scale_set;
 
 const char *const tile_amd_class_names[TILE_AMD_NCLASS] = {
@@ -71,16 +71,16 @@ int tile_amd_class_of(const struct pred_kernel *k)
 	}
 }
 
-void tile_set_amd_scale(const double s[TILE_AMD_NCLASS])
+void tile_set_amd_scale(const struct tile_amd_scale *s)
 {
 	amd_scale_set = s != NULL;
 	if (s)
-		memcpy(amd_scale, s, sizeof amd_scale);
+		amd_scale = *s;
 }
 
-void tile_get_amd_scale(double s[TILE_AMD_NCLASS])
+void tile_get_amd_scale(struct tile_amd_scale *s)
 {
-	memcpy(s, amd_scale_set ? amd_scale : tile_amd_scale_default, sizeof amd_scale);
+	*s = amd_scale_set ? amd_scale : tile_amd_scale_default;
 }
 
 void tile_use_floor(int on) { use_floor = on != 0; }
@@ -544,8 +544,10 @@ static double model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 	if (fam == TILE_FAM_GEMM && has_curve && tile_curve_terms(k, g, ct) == 0)
 		w = sqrt(w * tile_curve_ns(ct, curve));
 	int ac = gpu_cc_is_amd(g->cc) ? tile_amd_class_of(k) : -1;
-	if (ac >= 0)
-		w *= amd_scale_set ? amd_scale[ac] : tile_amd_scale_default[ac];
+	if (ac >= 0) {
+		const struct tile_amd_scale *s = amd_scale_set ? &amd_scale : &tile_amd_scale_default;
+		w = w * s->scale[ac] + s->fixed_ns;
+	}
 	return tile_clamp_ns(tile_with_floor(use_floor ? floor_ns[fam] : 0, w), *base_ns);
 }
 

@@ -127,26 +127,31 @@ double tile_clamp_ns(double ns, double base_ns);
 double tile_sustained_fraction(const struct gpu_spec *g);
 void tile_set_sustain_pj(double pj);
 double tile_sustain_pj(void);
-/* AMD targets: each kernel class's time times a scale, how ROCm's
- * PyTorch and rocBLAS kernels compare with the CUDA ones the model learnt
- * from (tools/profile.c fits it on NeuSight's per-operator profiles of AMD
- * GPUs; predictor/amd_scale.c holds the compiled-in one).  The classes are
- * the tile-model families with GEMMs whose second operand is read
- * transposed (attention's Q K^T) apart from the others, and softmax split
- * in two, as PyTorch dispatches it: a warp per row up to 1024 columns, a
- * block per row beyond.  Applied to the work term before the floor, on AMD targets only,
- * so that an AMD origin and an AMD target cancel in the ratio.
- * tile_set_amd_scale(NULL) restores the compiled-in scale. */
+/* AMD targets: each kernel class's time times a scale, plus a fixed cost
+ * per kernel: how ROCm's PyTorch and rocBLAS kernels compare with the CUDA
+ * ones the model learnt from (tools/profile.c fits both on NeuSight's
+ * per-operator profiles of AMD GPUs; predictor/amd_scale.c holds the
+ * compiled-in ones).  The classes are the tile-model families with GEMMs
+ * whose second operand is read transposed (attention's Q K^T) apart from
+ * the others, and softmax split in two, as PyTorch dispatches it: a warp
+ * per row up to 1024 columns, a block per row beyond.  Applied to the work
+ * term before the floor, on AMD targets only, so that an AMD origin and an
+ * AMD target cancel in the ratio.  tile_set_amd_scale(NULL) restores the
+ * compiled-in one. */
 enum tile_amd_class {
 	TILE_AMD_GEMM = 0, TILE_AMD_GEMM_BT, TILE_AMD_ELEMENTWISE, TILE_AMD_SOFTMAX_WARP,
 	TILE_AMD_SOFTMAX_BLOCK, TILE_AMD_NORM, TILE_AMD_NCLASS
 };
-extern const double tile_amd_scale_default[TILE_AMD_NCLASS];
+struct tile_amd_scale {
+	double scale[TILE_AMD_NCLASS];
+	double fixed_ns;        /* added to every kernel's time */
+};
+extern const struct tile_amd_scale tile_amd_scale_default;
 extern const char *const tile_amd_class_names[TILE_AMD_NCLASS];
 /* k's class, or -1 when the tile model has no family for it. */
 int tile_amd_class_of(const struct pred_kernel *k);
-void tile_set_amd_scale(const double s[TILE_AMD_NCLASS]);
-void tile_get_amd_scale(double s[TILE_AMD_NCLASS]);
+void tile_set_amd_scale(const struct tile_amd_scale *s);
+void tile_get_amd_scale(struct tile_amd_scale *s);
 /* The process node (nm) of compute capability cc's chips, and the energy
  * of an FP32 core-cycle there relative to 16 nm (tile.c says how it
  * scales and what checks it). */

@@ -219,21 +219,40 @@ static double model_ms(enum pred_op op, uint64_t b, uint64_t r, uint64_t c, uint
 }
 
 /* Three GEMM nodes (two in the layer, run twice), three element-wise
- * ones, one block softmax, and an add below the threshold. */
-static void write_gpu(const char *gdir, double t)
+ * ones, one block softmax, and an add below any threshold; each measured
+ * as scale x the model's time on g plus fixed (ms), or t ms when g is
+ * NULL. */
+static void write_gpu(const char *gdir, const struct gpu_spec *g, double scale, double fixed)
 {
+	static const struct { enum pred_op op; uint64_t r, c, k; double nin, fl, t; } n[] = {
+		{PRED_OP_GEMM, 1024, 1024, 512, 0, 0, 0.5},
+		{PRED_OP_GEMM, 1024, 512, 1024, 0, 0, 0.6},
+		{PRED_OP_GEMM, 1024, 64, 512, 0, 0, 0.3},
+		{PRED_OP_ELEMENTWISE, 1024, 4096, 0, 2, 1, 0.4},
+		{PRED_OP_ELEMENTWISE, 1024, 8192, 0, 1, 1, 0.45},
+		{PRED_OP_ELEMENTWISE, 1024, 2048, 0, 1, 4, 0.3},
+		{PRED_OP_SOFTMAX, 8192, 2048, 0, 1, 1, 1.2},
+	};
+	double ms[7];
+	struct tile_amd_scale ones = { { 1, 1, 1, 1, 1, 1 }, 0 };
+	tile_set_amd_scale(&ones);
+	for (int i = 0; i < 7; i++)
+		ms[i] = g ? scale * model_ms(n[i].op, 1, n[i].r, n[i].c, n[i].k, n[i].nin, n[i].fl, g) +
+				    fixed
+			  : n[i].t;
+	tile_set_amd_scale(NULL);
 	char rel[300], buf[8192];
 	mkdir_rel(gdir);
 	snprintf(buf, sizeof buf, "%s"
-		 "call_module,m.layers.0.f," MOD("linear.Linear") ",\"[[4, 256, 512]]\",0,%g,\"(4, 256, 1024)\",fc1,{}\n"
-		 "call_module,m.layers.0.g," MOD("linear.Linear") ",\"[[4, 256, 1024]]\",0,%g,\"(4, 256, 512)\",fc2,{}\n"
-		 "call_function,<built-in method addmm of type object at 0x7f>," TOP ",\"[[64], [1024, 512], [512, 64]]\",0,%g,\"(1024, 64)\",addmm,{}\n"
-		 "call_function,<built-in function mul>," LAYER ",\"[[4, 256, 4096], [4, 256, 4096]]\",0,%g,\"(4, 256, 4096)\",mul,{}\n"
-		 "call_function,<built-in function mul>," LAYER ",\"[[4, 256, 8192], [1]]\",0,%g,\"(4, 256, 8192)\",mul_1,{}\n"
-		 "call_function,<built-in method tanh of type object at 0x7f>," LAYER ",\"[[4, 256, 2048]]\",0,%g,\"(4, 256, 2048)\",tanh,{}\n"
-		 "call_function,<function softmax at 0x7f>," LAYER ",\"[[4, 8, 256, 2048]]\",0,%g,\"(4, 8, 256, 2048)\",softmax,{}\n"
-		 "call_function,<built-in function add>," LAYER ",\"[[4, 256, 64], [4, 256, 64]]\",0,0.01,\"(4, 256, 64)\",add,{}\n",
-		 HDR, 0.5 * t, 0.6 * t, 0.3 * t, 0.4 * t, 0.45 * t, 0.3 * t, 1.2 * t);
+		 "call_module,m.layers.0.f," MOD("linear.Linear") ",\"[[4, 256, 512]]\",0,%.17g,\"(4, 256, 1024)\",fc1,{}\n"
+		 "call_module,m.layers.0.g," MOD("linear.Linear") ",\"[[4, 256, 1024]]\",0,%.17g,\"(4, 256, 512)\",fc2,{}\n"
+		 "call_function,<built-in method addmm of type object at 0x7f>," TOP ",\"[[64], [1024, 512], [512, 64]]\",0,%.17g,\"(1024, 64)\",addmm,{}\n"
+		 "call_function,<built-in function mul>," LAYER ",\"[[4, 256, 4096], [4, 256, 4096]]\",0,%.17g,\"(4, 256, 4096)\",mul,{}\n"
+		 "call_function,<built-in function mul>," LAYER ",\"[[4, 256, 8192], [1]]\",0,%.17g,\"(4, 256, 8192)\",mul_1,{}\n"
+		 "call_function,<built-in method tanh of type object at 0x7f>," LAYER ",\"[[4, 256, 2048]]\",0,%.17g,\"(4, 256, 2048)\",tanh,{}\n"
+		 "call_function,<function softmax at 0x7f>," LAYER ",\"[[4, 8, 256, 2048]]\",0,%.17g,\"(4, 8, 256, 2048)\",softmax,{}\n"
+		 "call_function,<built-in function add>," LAYER ",\"[[4, 256, 64], [4, 256, 64]]\",0,0.001,\"(4, 256, 64)\",add,{}\n",
+		 HDR, ms[0], ms[1], ms[2], ms[3], ms[4], ms[5], ms[6]);
 	snprintf(rel, sizeof rel, "%s/m-inf-256-4.csv", gdir);
 	write_file(rel, buf);
 	snprintf(rel, sizeof rel, "%s/m-inf-256-4.json", gdir);
@@ -243,58 +262,51 @@ static void write_gpu(const char *gdir, double t)
 	write_file(rel, buf);
 }
 
-/* measured / predicted of the GEMM and element-wise classes on g, by hand */
-static void ratios(const struct gpu_spec *g, double t, double *gemm, double *ew)
-{
-	double pg = 2 * model_ms(PRED_OP_GEMM, 1, 1024, 1024, 512, 0, 0, g) +
-		    2 * model_ms(PRED_OP_GEMM, 1, 1024, 512, 1024, 0, 0, g) +
-		    model_ms(PRED_OP_GEMM, 1, 1024, 64, 512, 0, 0, g);
-	double mg = 2 * 0.5 * t + 2 * 0.6 * t + 0.3 * t;
-	double pe = 2 * model_ms(PRED_OP_ELEMENTWISE, 1, 1024, 4096, 0, 2, 1, g) +
-		    2 * model_ms(PRED_OP_ELEMENTWISE, 1, 1024, 8192, 0, 1, 1, g) +
-		    2 * model_ms(PRED_OP_ELEMENTWISE, 1, 1024, 2048, 0, 1, 4, g);
-	double me = 2 * 0.4 * t + 2 * 0.45 * t + 2 * 0.3 * t;
-	*gemm = mg / pg;
-	*ew = me / pe;
-}
-
+/* Operators measured as 1.5 x the model's time + 12 us on both AMD GPUs:
+ * the fit finds both; with the MI100 at 2 x, held out it is the MI210's
+ * alone. */
 START_TEST(fits_amd_scale)
 {
 	const struct gpu_spec *mi100 = gpu_find("mi100"), *mi210 = gpu_find("mi210");
 	ck_assert_ptr_nonnull(mi100);
 	ck_assert_ptr_nonnull(mi210);
 	mkdir_rel("labels");
-	write_gpu("labels/AMD_Instinct_MI100", 2.0);
-	write_gpu("labels/AMD_Instinct_MI210", 1.0);
-	write_gpu("labels/Tesla_T4", 50.0);             /* NVIDIA: not in the fit */
+	write_gpu("labels/AMD_Instinct_MI100", mi100, 1.5, 0.012);
+	write_gpu("labels/AMD_Instinct_MI210", mi210, 1.5, 0.012);
+	write_gpu("labels/Tesla_T4", NULL, 50, 0);       /* NVIDIA: not in the fit */
 	char labels[300], err[256];
 	snprintf(labels, sizeof labels, "%s/labels", dir);
-	double sc[TILE_AMD_NCLASS], set[TILE_AMD_NCLASS] = {3, 3, 3, 3, 3, 3}, now[TILE_AMD_NCLASS];
-	tile_set_amd_scale(set);
-	ck_assert_int_eq(prof_fit_amd(labels, NULL, 0.2, sc, err, sizeof err), 2);
+	struct tile_amd_scale sc, set = { { 3, 3, 3, 3, 3, 3 }, 7 }, now;
+	tile_set_amd_scale(&set);
+	ck_assert_int_eq(prof_fit_amd(labels, NULL, 0.01, &sc, err, sizeof err), 2);
 	/* the scale in force is back */
-	tile_get_amd_scale(now);
+	tile_get_amd_scale(&now);
 	for (int c = 0; c < TILE_AMD_NCLASS; c++)
-		ck_assert_double_eq(now[c], 3);
-	/* by hand, with the scale at 1: geometric mean over the two GPUs */
-	double ones[TILE_AMD_NCLASS] = {1, 1, 1, 1, 1, 1}, g1, e1, g2, e2;
-	tile_set_amd_scale(ones);
-	ratios(mi100, 2.0, &g1, &e1);
-	ratios(mi210, 1.0, &g2, &e2);
-	ck_assert_double_eq_tol(sc[TILE_AMD_GEMM], sqrt(g1 * g2), 1e-9 * sc[TILE_AMD_GEMM]);
-	ck_assert_double_eq_tol(sc[TILE_AMD_ELEMENTWISE], sqrt(e1 * e2), 1e-9 * sc[TILE_AMD_ELEMENTWISE]);
+		ck_assert_double_eq(now.scale[c], 3);
+	ck_assert_double_eq(now.fixed_ns, 7);
+	ck_assert_double_eq_tol(sc.fixed_ns, 12000, 1e-6);
+	ck_assert_double_eq_tol(sc.scale[TILE_AMD_GEMM], 1.5, 1e-9);
+	ck_assert_double_eq_tol(sc.scale[TILE_AMD_ELEMENTWISE], 1.5, 1e-9);
 	/* one softmax row is fewer than PROF_MIN_ROWS; no norm rows */
-	ck_assert_double_eq(sc[TILE_AMD_SOFTMAX_BLOCK], 1);
-	ck_assert_double_eq(sc[TILE_AMD_NORM], 1);
+	ck_assert_double_eq(sc.scale[TILE_AMD_SOFTMAX_BLOCK], 1);
+	ck_assert_double_eq(sc.scale[TILE_AMD_NORM], 1);
 	/* held out: the MI210 alone */
-	ck_assert_int_eq(prof_fit_amd(labels, mi100, 0.2, sc, err, sizeof err), 1);
-	ck_assert_double_eq_tol(sc[TILE_AMD_GEMM], g2, 1e-9 * g2);
-	ck_assert_double_eq_tol(sc[TILE_AMD_ELEMENTWISE], e2, 1e-9 * e2);
-	/* above every row but the lone softmax: nothing to fit, all 1 */
-	ck_assert_int_eq(prof_fit_amd(labels, mi100, 0.65, sc, err, sizeof err), 0);
+	char rm[400];
+	snprintf(rm, sizeof rm, "rm -rf '%s/labels/AMD_Instinct_MI100'", dir);
+	ck_assert_int_eq(system(rm), 0);
+	write_gpu("labels/AMD_Instinct_MI100", mi100, 2.0, 0.004);
+	ck_assert_int_eq(prof_fit_amd(labels, mi100, 0.01, &sc, err, sizeof err), 1);
+	ck_assert_double_eq_tol(sc.fixed_ns, 12000, 1e-6);
+	ck_assert_double_eq_tol(sc.scale[TILE_AMD_GEMM], 1.5, 1e-9);
+	/* both: between the two */
+	ck_assert_int_eq(prof_fit_amd(labels, NULL, 0.01, &sc, err, sizeof err), 2);
+	ck_assert(sc.scale[TILE_AMD_GEMM] > 1.5 && sc.scale[TILE_AMD_GEMM] < 2.0);
+	/* above every row: nothing to fit, scale 1 and no fixed cost */
+	ck_assert_int_eq(prof_fit_amd(labels, mi100, 1e3, &sc, err, sizeof err), 0);
 	for (int c = 0; c < TILE_AMD_NCLASS; c++)
-		ck_assert_double_eq(sc[c], 1);
-	ck_assert_int_eq(prof_fit_amd("/nonexistent/labels", NULL, 0.2, sc, err, sizeof err), -1);
+		ck_assert_double_eq(sc.scale[c], 1);
+	ck_assert_double_eq(sc.fixed_ns, 0);
+	ck_assert_int_eq(prof_fit_amd("/nonexistent/labels", NULL, 0.2, &sc, err, sizeof err), -1);
 }
 END_TEST
 
@@ -302,8 +314,9 @@ START_TEST(scale_on_amd_targets_only)
 {
 	const struct gpu_spec *mi100 = gpu_find("mi100"), *mi210 = gpu_find("mi210"),
 			      *a100 = gpu_find("a100");
-	double ones[TILE_AMD_NCLASS] = {1, 1, 1, 1, 1, 1}, two[TILE_AMD_NCLASS] = {2, 1, 1, 1, 1, 1};
-	tile_set_amd_scale(ones);
+	struct tile_amd_scale ones = { { 1, 1, 1, 1, 1, 1 }, 0 }, two = { { 2, 1, 1, 1, 1, 1 }, 0 },
+			      fixed = { { 1, 1, 1, 1, 1, 1 }, 5000 };
+	tile_set_amd_scale(&ones);
 	double t1 = model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, mi210);
 	double a1 = model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, a100);
 	double v1 = model_ms(PRED_OP_ELEMENTWISE, 1, 4096, 4096, 0, 2, 1, mi210);
@@ -313,7 +326,7 @@ START_TEST(scale_on_amd_targets_only)
 	k.origin_ns = 5e6;
 	ck_assert_int_eq(predict_kernel(&k, mi100, mi210, PRED_MLP, &r), 0);
 	double ratio1 = r.ns;
-	tile_set_amd_scale(two);
+	tile_set_amd_scale(&two);
 	ck_assert_double_eq_tol(model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, mi210), 2 * t1,
 				1e-9 * t1);
 	ck_assert_double_eq(model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, a100), a1);
@@ -322,12 +335,18 @@ START_TEST(scale_on_amd_targets_only)
 	 * half of the geometric mean */
 	ck_assert_int_eq(predict_kernel(&k, mi100, mi210, PRED_MLP, &r), 0);
 	ck_assert_double_eq_tol(r.ns, ratio1 * sqrt(2), 1e-9 * ratio1);
+	/* the fixed cost: 5 us more on every AMD kernel, none on NVIDIA */
+	tile_set_amd_scale(&fixed);
+	ck_assert_double_eq_tol(model_ms(PRED_OP_ELEMENTWISE, 1, 4096, 4096, 0, 2, 1, mi210),
+				v1 + 0.005, 1e-12);
+	ck_assert_double_eq(model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, a100), a1);
 	/* NULL: the compiled-in scale again */
 	tile_set_amd_scale(NULL);
-	double now[TILE_AMD_NCLASS];
-	tile_get_amd_scale(now);
+	struct tile_amd_scale now;
+	tile_get_amd_scale(&now);
 	for (int c = 0; c < TILE_AMD_NCLASS; c++)
-		ck_assert_double_eq(now[c], tile_amd_scale_default[c]);
+		ck_assert_double_eq(now.scale[c], tile_amd_scale_default.scale[c]);
+	ck_assert_double_eq(now.fixed_ns, tile_amd_scale_default.fixed_ns);
 }
 END_TEST
 
@@ -343,7 +362,7 @@ static int run(const char *args)
 START_TEST(cli_exit_codes)
 {
 	mkdir_rel("labels");
-	write_gpu("labels/AMD_Instinct_MI210", 1.0);
+	write_gpu("labels/AMD_Instinct_MI210", NULL, 1, 0);
 	char a[600];
 	snprintf(a, sizeof a, "--labels '%s/labels' --rows", dir);
 	ck_assert_int_eq(run(a), 0);

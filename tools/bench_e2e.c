@@ -83,18 +83,20 @@ struct acc {
 static void amd_scale_for(const char *labels, const struct gpu_spec *g, int compiled,
 			  char *note, size_t sz)
 {
-	double sc[TILE_AMD_NCLASS];
+	struct tile_amd_scale sc;
 	char err[512];
-	int used = compiled ? 0 : prof_fit_amd(labels, g, PROF_MIN_MS_DEFAULT, sc, err, sizeof err);
+	int used = compiled ? 0 : prof_fit_amd(labels, g, PROF_MIN_MS_DEFAULT, &sc, err, sizeof err);
 	if (used > 0) {
-		tile_set_amd_scale(sc);
+		tile_set_amd_scale(&sc);
 	} else {
 		tile_set_amd_scale(NULL);
-		tile_get_amd_scale(sc);
+		tile_get_amd_scale(&sc);
 	}
 	int n = snprintf(note, sz, ", AMD scale %s:", used > 0 ? "fitted without it" : "compiled-in");
 	for (int c = 0; c < TILE_AMD_NCLASS && n > 0 && (size_t)n < sz; c++)
-		n += snprintf(note + n, sz - (size_t)n, " %s %.2f", tile_amd_class_names[c], sc[c]);
+		n += snprintf(note + n, sz - (size_t)n, " %s %.2f", tile_amd_class_names[c], sc.scale[c]);
+	if (n > 0 && (size_t)n < sz)
+		snprintf(note + n, sz - (size_t)n, ", %.1f us per kernel", sc.fixed_ns / 1e3);
 }
 
 static int run_gpu_dir(const char *labels, const char *gname, const char *configs,
@@ -123,7 +125,7 @@ static int run_gpu_dir(const char *labels, const char *gname, const char *config
 			builtin = 1;
 		}
 	}
-	char note[256] = "";
+	char note[384] = "";
 	if (gpu_cc_is_amd(g->cc))
 		amd_scale_for(labels, g, compiled_scale, note, sizeof note);
 	size_t nf;

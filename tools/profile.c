@@ -633,8 +633,43 @@ void prof_sums(const struct prof_set *s, const struct gpu_spec *g, double min_ms
 	}
 }
 
+/* One operator in the fit: its GPU (index), class, measured and
+ * predicted time of one run and how often it runs. */
+struct fit_row {
+	int gpu, cls;
+	double ms, pred, mult;
+};
+
+/* Each class's scale for fixed cost c (ms), as prof_fit_amd() says;
+ * fitted[k] 0 where no GPU had PROF_MIN_ROWS operators of class k (its
+ * scale stays 1). */
+static void fit_scale(const struct fit_row *r, size_t n, int ngpu, double c,
+		      double scale[TILE_AMD_NCLASS], int fitted[TILE_AMD_NCLASS])
+{
+	for (int k = 0; k < TILE_AMD_NCLASS; k++) {
+		double logsum = 0;
+		int used = 0;
+		for (int g = 0; g < ngpu; g++) {
+			double m = 0, p = 0;
+			size_t rows = 0;
+			for (size_t i = 0; i < n; i++)
+				if (r[i].gpu == g && r[i].cls == k) {
+					m += (r[i].ms - c) * r[i].mult;
+					p += r[i].pred * r[i].mult;
+					rows++;
+				}
+			if (rows >= PROF_MIN_ROWS && m > 0 && p > 0) {
+				logsum += log(m / p);
+				used++;
+			}
+		}
+		scale[k] = used ? exp(logsum / used) : 1;
+		fitted[k] = used > 0;
+	}
+}
+
 int prof_fit_amd(const char *labels, const struct gpu_spec *skip, double min_ms,
-		 double scale[TILE_AMD_NCLASS], char *err, size_t errlen)
+		 struct tile_amd_scale *out, char *err, size_t errlen)
 {
 	size_t nd;
 	char **dirs = prof_list_dir(labels, &nd);
@@ -642,12 +677,14 @@ int prof_fit_amd(const char *labels, const struct gpu_spec *skip, double min_ms,
 		snprintf(err, errlen, "cannot read '%s': %s", labels, strerror(errno));
 		return -1;
 	}
-	double saved[TILE_AMD_NCLASS], ones[TILE_AMD_NCLASS], logsum[TILE_AMD_NCLASS] = {0};
-	int ngpu[TILE_AMD_NCLASS] = {0}, used = 0, rc = 0;
-	for (int f = 0; f < TILE_AMD_NCLASS; f++)
-		ones[f] = 1;
-	tile_get_amd_scale(saved);
-	tile_set_amd_scale(ones);
+	struct tile_amd_scale saved, ones = { .fixed_ns = 0 };
+	for (int k = 0; k < TILE_AMD_NCLASS; k++)
+		ones.scale[k] = 1;
+	tile_get_amd_scale(&saved);
+	tile_set_amd_scale(&ones);
+	struct fit_row *rows = NULL;
+	size_t n = 0, cap = 0;
+	int ngpu = 0, rc = 0;
 	for (size_t i = 0; i < nd && rc == 0; i++) {
 		const struct gpu_spec *g = prof_gpu_of_dir(dirs[i]);
 		if (!g || !gpu_cc_is_amd(g->cc) || g == skip)
@@ -655,29 +692,54 @@ int prof_fit_amd(const char *labels, const struct gpu_spec *skip, double min_ms,
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s", labels, dirs[i]);
 		struct prof_set s = {0};
-		if (prof_load_dir(&s, path, err, errlen) != 0) {
+		if (prof_load_dir(&s, path, err, errlen) != 0)
 			rc = -1;
-		} else {
-			struct prof_sums sum;
-			prof_sums(&s, g, min_ms, &sum);
-			int any = 0;
-			/* Each GPU weighs the same: the geometric mean over GPUs
-			 * of each one's measured / predicted time. */
-			for (int f = 0; f < TILE_AMD_NCLASS; f++)
-				if (sum.n[f] >= PROF_MIN_ROWS && sum.pred[f] > 0 && sum.meas[f] > 0) {
-					logsum[f] += log(sum.meas[f] / sum.pred[f]);
-					ngpu[f]++;
-					any = 1;
+		size_t first = n;
+		for (size_t j = 0; rc == 0 && j < s.n; j++) {
+			int cls;
+			double p = s.v[j].ms >= min_ms ? predict_op(&s.v[j], g, &cls) : -1;
+			if (!(p > 0))
+				continue;
+			if (n == cap) {
+				size_t nc = cap ? 2 * cap : 1024;
+				struct fit_row *v = realloc(rows, nc * sizeof *v);
+				if (!v) {
+					snprintf(err, errlen, "out of memory");
+					rc = -1;
+					break;
 				}
-			used += any;
+				rows = v;
+				cap = nc;
+			}
+			rows[n++] = (struct fit_row){ ngpu, cls, s.v[j].ms, p, s.v[j].mult };
 		}
+		ngpu += n > first;
 		prof_release(&s);
 	}
 	prof_free_list(dirs, nd);
-	tile_set_amd_scale(saved);
-	for (int f = 0; f < TILE_AMD_NCLASS; f++)
-		scale[f] = ngpu[f] ? exp(logsum[f] / ngpu[f]) : 1;
-	return rc ? -1 : used;
+	tile_set_amd_scale(&saved);
+	*out = ones;
+	if (rc == 0 && n) {
+		/* the fixed cost by a scan of its one dimension, judged on the
+		 * operators of the classes whose scale was fitted */
+		double best = INFINITY;
+		for (double c = 0; c <= PROF_MAX_FIXED_NS + 1; c += 500) {
+			double sc[TILE_AMD_NCLASS], sum = 0;
+			int fitted[TILE_AMD_NCLASS];
+			fit_scale(rows, n, ngpu, c / 1e6, sc, fitted);
+			for (size_t i = 0; i < n; i++)
+				if (fitted[rows[i].cls])
+					sum += fabs(log((sc[rows[i].cls] * rows[i].pred + c / 1e6) /
+							rows[i].ms));
+			if (sum < best) {
+				best = sum;
+				out->fixed_ns = c;
+				memcpy(out->scale, sc, sizeof sc);
+			}
+		}
+	}
+	free(rows);
+	return rc ? -1 : ngpu;
 }
 
 /* ---- surfer-bench profile ------------------------------------------------ */
@@ -702,16 +764,17 @@ static void usage_profile(FILE *f)
 		   "                      --holdout-weights DIR] [--rows] [--emit]\n"
 		   "  DIR/<GPU>/<model>-inf-<seq>-<batch>.csv: NeuSight's per-operator profiles; per GPU\n"
 		   "  and kernel class, measured against the tile model's time from the shape (operators of at\n"
-		   "  least MS ms, default %.1f).  AMD GPUs also with the AMD scale fitted on the other AMD\n"
+		   "  least MS ms, default %.2f).  AMD GPUs also with the AMD scale fitted on the other AMD\n"
 		   "  GPUs' profiles; --holdout-weights DIR: GPU G with DIR/w_G.bin (make accuracy), the\n"
 		   "  compiled-in weights where there is none; --rows lists every operator compared; --emit prints\n"
 		   "  predictor/amd_scale.c fitted on all of them.\n",
 		PROF_MIN_MS_DEFAULT);
 }
 
-/* Mean |predicted x scale / measured - 1| (percent) over the rows of cls. */
+/* Mean |(predicted x scale + fixed) / measured - 1| (percent) over the
+ * rows of cls; fixed in ms. */
 static double rows_mape(const struct prof_set *s, const struct gpu_spec *g, double min_ms,
-			int cls, double scale)
+			int cls, double scale, double fixed)
 {
 	double sum = 0;
 	size_t n = 0;
@@ -722,7 +785,7 @@ static double rows_mape(const struct prof_set *s, const struct gpu_spec *g, doub
 		double p = predict_op(&s->v[i], g, &f);
 		if (!(p > 0) || f != cls)
 			continue;
-		sum += fabs(p * scale / s->v[i].ms - 1);
+		sum += fabs((p * scale + fixed) / s->v[i].ms - 1);
 		n++;
 	}
 	return n ? 100 * sum / (double)n : 0;
@@ -745,9 +808,9 @@ static void print_rows(const struct prof_set *s, const struct gpu_spec *g, doubl
 
 static int emit(const char *labels, double min_ms)
 {
-	double sc[TILE_AMD_NCLASS];
+	struct tile_amd_scale sc;
 	char err[512];
-	int used = prof_fit_amd(labels, NULL, min_ms, sc, err, sizeof err);
+	int used = prof_fit_amd(labels, NULL, min_ms, &sc, err, sizeof err);
 	if (used < 0) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return 2;
@@ -761,16 +824,18 @@ static int emit(const char *labels, double min_ms)
 	       " * ../shared/data/neusight/labels --emit > predictor/amd_scale.c` (after the\n"
 	       " * tile weights: it predicts with the compiled-in model); do not edit.\n"
 	       " *\n"
-	       " * Per kernel class, the measured over the predicted time of the\n"
+	       " * Per kernel class, (measured - fixed) over the predicted time of the\n"
 	       " * forward operators of at least %.2f ms in NeuSight's inference profiles\n"
-	       " * of %d AMD GPUs (geometric mean over the GPUs): ROCm's PyTorch and\n"
-	       " * rocBLAS kernels against what a model trained on CUDA kernels predicts.\n"
+	       " * of %d AMD GPUs (geometric mean over the GPUs), with the fixed cost per\n"
+	       " * kernel that fits every operator best (tools/profile.c): ROCm's PyTorch\n"
+	       " * and rocBLAS kernels against what a model trained on CUDA kernels predicts.\n"
 	       " */\n"
 	       "#include \"predictor/tile.h\"\n\n"
-	       "const double tile_amd_scale_default[TILE_AMD_NCLASS] = {\n",
+	       "const struct tile_amd_scale tile_amd_scale_default = {\n\t{\n",
 	       min_ms, used);
 	for (int f = 0; f < TILE_AMD_NCLASS; f++)
-		printf("\t%.4f,%*s/* %s */\n", sc[f], 4, "", tile_amd_class_names[f]);
+		printf("\t\t%.4f,%*s/* %s */\n", sc.scale[f], 4, "", tile_amd_class_names[f]);
+	printf("\t},\n\t%.0f,%*s/* fixed cost per kernel, ns */\n", sc.fixed_ns, 6, "");
 	printf("};\n");
 	return 0;
 }
@@ -827,9 +892,9 @@ int bench_profile_main(int argc, char **argv)
 		fprintf(stderr, PROG ": cannot read '%s': %s\n", labels, strerror(errno));
 		return 2;
 	}
-	double ones[TILE_AMD_NCLASS];
+	struct tile_amd_scale ones = { .fixed_ns = 0 };
 	for (int f = 0; f < TILE_AMD_NCLASS; f++)
-		ones[f] = 1;
+		ones.scale[f] = 1;
 	printf("%-16s %-13s %5s %10s %11s %14s %12s\n", "gpu", "class", "rows", "meas/pred",
 	       "MAPE", "held-out scale", "scaled MAPE");
 	int rc = 0;
@@ -850,26 +915,30 @@ int bench_profile_main(int argc, char **argv)
 		}
 		snprintf(path, sizeof path, "%s/%s", labels, dirs[i]);
 		struct prof_set s = {0};
-		double held[TILE_AMD_NCLASS];
+		struct tile_amd_scale held;
 		int amd = gpu_cc_is_amd(g->cc), used = 0;
 		if (prof_load_dir(&s, path, err, sizeof err) != 0 ||
-		    (amd && (used = prof_fit_amd(labels, g, min_ms, held, err, sizeof err)) < 0)) {
+		    (amd && (used = prof_fit_amd(labels, g, min_ms, &held, err, sizeof err)) < 0)) {
 			fprintf(stderr, PROG ": %s\n", err);
 			rc = 2;
 		} else if (s.n) {
 			struct prof_sums sum;
-			tile_set_amd_scale(ones);
+			tile_set_amd_scale(&ones);
 			prof_sums(&s, g, min_ms, &sum);
 			for (int f = 0; f < TILE_AMD_NCLASS; f++) {
 				if (!sum.n[f])
 					continue;
 				printf("%-16s %-13s %5zu %10.3f %10.1f%%", g->id, tile_amd_class_names[f], sum.n[f],
-				       sum.meas[f] / sum.pred[f], rows_mape(&s, g, min_ms, f, 1));
+				       sum.meas[f] / sum.pred[f], rows_mape(&s, g, min_ms, f, 1, 0));
 				if (amd && used)
-					printf(" %14.3f %11.1f%%", held[f],
-					       rows_mape(&s, g, min_ms, f, held[f]));
+					printf(" %14.3f %11.1f%%", held.scale[f],
+					       rows_mape(&s, g, min_ms, f, held.scale[f],
+							 held.fixed_ns / 1e6));
 				putchar('\n');
 			}
+			if (amd && used)
+				printf("%-16s %-13s %5s %10s %11s %11.1f us\n", g->id, "fixed", "", "", "",
+				       held.fixed_ns / 1e3);
 			if (rows)
 				print_rows(&s, g, min_ms);
 			tile_set_amd_scale(NULL);

@@ -78,16 +78,24 @@ void prof_sums(const struct prof_set *s, const struct gpu_spec *g, double min_ms
 
 /* Rows a class needs before its scale is fitted; with fewer it stays 1. */
 #define PROF_MIN_ROWS 3
-/* Operators shorter than this carry the profiler's per-call overhead. */
-#define PROF_MIN_MS_DEFAULT 0.2
+/* Operators shorter than this are left out: their time is mostly the
+ * profiler's cost of a call, which is subtracted but not known well. */
+#define PROF_MIN_MS_DEFAULT 0.05
+/* The fixed cost per kernel is searched from 0 to this, in steps of 0.5 us. */
+#define PROF_MAX_FIXED_NS 40000.0
 
-/* Fits the AMD scale: per class the measured over the predicted time of
- * every AMD GPU's inference profiles under labels (labels/<GPU>/), except
- * those of skip (NULL: none), predicted with the scale at 1.  The scale in
- * force is restored.  Returns the number of AMD GPUs used (0: scale all 1),
- * or -1 (unreadable labels). */
+/* Fits the AMD scale on every AMD GPU's inference profiles under labels
+ * (labels/<GPU>/) but those of skip (NULL: none), operators of min_ms or
+ * more predicted with the scale at 1 and no fixed cost.  For a fixed cost
+ * c per kernel, each class's scale is the geometric mean over the GPUs of
+ * its (measured - c) over its predicted time (times summed over the
+ * class's operators, each as often as it runs); c is the one, 0 to
+ * PROF_MAX_FIXED_NS, whose scale gives the least mean |log(predicted /
+ * measured)| over every operator.  The scale in force is restored.
+ * Returns the number of AMD GPUs used (0: scale 1, c 0), or -1 (unreadable
+ * labels). */
 int prof_fit_amd(const char *labels, const struct gpu_spec *skip, double min_ms,
-		 double scale[TILE_AMD_NCLASS], char *err, size_t errlen);
+		 struct tile_amd_scale *out, char *err, size_t errlen);
 
 /* A labels directory's GPU: "Tesla_T4", "NVIDIA_A100-PCIE-40GB",
  * "AMD_Instinct_MI210" (underscores for spaces, a vendor or product-line
