@@ -684,8 +684,12 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 		      "elementwise_kernel<128, 4, where_kernel_impl>");
 		break;
 	case 2: /* additive mask broadcast over heads and queries (BERT's
-		 * [B,1,1,S], T5's bias) */
+		 * [B,1,1,S]) */
 		op_ew(B, "elementwise_kernel<128, 4, AddFunctor>", n, 1.1, 1, 0, NULL);
+		break;
+	case 5: /* T5: scores += position_bias, the bias and mask that the
+		 * stack's first layer materialized as [B,H,S,S] */
+		op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", n, 2, 1, 0, NULL);
 		break;
 	case 3: /* OPT: add a [B,1,S,S] mask, then torch.max(w, finfo.min) */
 	case 4: /* Llama and its kind: add a [B,1,S,S] causal mask */
@@ -1011,7 +1015,7 @@ static void layer_t5(struct bld *B, int decoder, int sparse)
 		op_linear(B, T, h, nh * d, 0, 0);
 		op_linear(B, T, h, nh * d, 0, 0);
 		op_linear(B, T, h, nh * d, 0, 0);
-		attention_core(B, nh, B->sl, B->sl, d, decoder && i == 0, 0, 2, c->dropout);
+		attention_core(B, nh, B->sl, B->sl, d, decoder && i == 0, 0, 5, c->dropout);
 		attn_out(B, 0, c->dropout);
 	}
 	op_rmsnorm(B, T, h);

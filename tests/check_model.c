@@ -258,6 +258,20 @@ START_TEST(mask_reread_per_head)
 	ck_assert_double_eq(model_reread_bytes(7, 48.0 * 1048576, a100), 7);
 	ck_assert_double_eq(model_reread_bytes(7, 30.0 * 1048576, a100), 0);
 	ck_assert_double_eq(model_reread_bytes(0, 48.0 * 1048576, a100), 0);
+	/* T5 adds the [B,H,S,S] bias its first layer materialized: two full
+	 * reads, no re-read rule */
+	ck_assert_int_eq(model_config_builtin("t5-base", &c), 0);
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	double nt5 = 2.0 * 12 * 2048 * 2048;
+	int adds = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		ck_assert_double_eq(k->reread_bytes, 0);
+		if (k->layer == 1 && k->k.op == PRED_OP_ELEMENTWISE && k->k.bytes == nt5 * 4 * 3)
+			adds++;
+	}
+	ck_assert_int_ge(adds, 1);
+	model_seq_release(&s);
 	/* BERT's [B,1,1,S] mask stays a single read */
 	ck_assert_int_eq(model_config_builtin("bert-large", &c), 0);
 	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
