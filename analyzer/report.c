@@ -3,6 +3,7 @@
  * per iteration, in ms; nothing here computes a prediction.
  */
 #include "analyzer/report.h"
+#include "predictor/tile.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -232,6 +233,15 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 			fprintf(f, " %s %.1f%%", pred_method_name((enum pred_method)m),
 				report_pct(t->method_ns[m], t->kernel_ns));
 	fprintf(f, "\n");
+	if (gpu_cc_is_amd(t->gpu->cc) && t->method_ns[PRED_MLP] > 0) {
+		struct tile_amd_scale s;
+		tile_get_amd_scale(&s);
+		/* ROCm's kernels against the tile model (predictor/amd_scale.c) */
+		fprintf(f, "AMD scale  gemm %.2f, gemm-bt %.2f, ew %.2f, softmax %.2f / %.2f, norm %.2f, "
+			"+%.1f us/kernel\n", s.scale[TILE_AMD_GEMM], s.scale[TILE_AMD_GEMM_BT],
+			s.scale[TILE_AMD_ELEMENTWISE], s.scale[TILE_AMD_SOFTMAX_WARP],
+			s.scale[TILE_AMD_SOFTMAX_BLOCK], s.scale[TILE_AMD_NORM], s.fixed_ns / 1e3);
+	}
 	fprintf(f, "GPU waits  %.3f ms on the CPU; copies %.3f ms\n", report_ms(t->gpu_wait_cpu_ns),
 		report_ms(t->copy_ns));
 	rp_ops(f, t, !rp_no_origin(a));
@@ -395,6 +405,20 @@ static json_t *rp_prediction(const struct analysis_target *t, size_t top)
 	    rp_set(o, "unknown_bound_ms", rp_num(report_ms(t->unknown_bound_ns))) ||
 	    rp_set(o, "methods", methods))
 		goto fail_o;
+	if (gpu_cc_is_amd(t->gpu->cc) && t->method_ns[PRED_MLP] > 0) {
+		/* the tile model's times carry it (predictor/amd_scale.c) */
+		struct tile_amd_scale s;
+		json_t *sc = json_object();
+		tile_get_amd_scale(&s);
+		for (int c = 0; sc && c < TILE_AMD_NCLASS; c++)
+			if (rp_set(sc, tile_amd_class_names[c], rp_num(s.scale[c]))) {
+				json_decref(sc);
+				sc = NULL;
+			}
+		if (!sc || rp_set(sc, "fixed_us", rp_num(s.fixed_ns / 1e3)) ||
+		    rp_set(o, "amd_scale", sc))
+			goto fail_o;
+	}
 	if (rp_set(o, "breakdown", rp_breakdown(t, top)))
 		goto fail_o;
 	return o;

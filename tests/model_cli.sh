@@ -229,5 +229,27 @@ bad_input --model gpt-17 --target a100
 grep -q -- '--list-models' "$tmp/err"
 check "an unknown model name points to --list-models" $?
 
+# An AMD target reports the scale its tile-model times carry, the
+# compiled-in one of predictor/amd_scale.c; an NVIDIA target none.
+"$BIN" --model gpt2 --batch 2 --seq 128 --target mi250 --target a100 --json >"$tmp/amd.json" 2>&1 &&
+"$BIN" --model gpt2 --batch 2 --seq 128 --target mi250 >"$tmp/amd.txt" 2>&1
+check "an AMD and an NVIDIA target predicted" $?
+python3 - "$tmp/amd.json" predictor/amd_scale.c <<'PY'
+import json, re, sys
+p = {q["target"]: q for q in json.load(open(sys.argv[1]))["predictions"]}
+src = open(sys.argv[2]).read()
+vals = [float(v) for v in re.findall(r"^\s*([0-9.]+),\s*/\* [a-z-]+ \*/", src, re.M)]
+names = re.findall(r"/\* ([a-z-]+) \*/", src)
+s = p["mi250"]["amd_scale"]
+assert len(vals) == 6 and all(abs(s[n] - v) < 1e-9 for n, v in zip(names, vals)), (s, vals)
+fixed = float(re.search(r"^\s*([0-9.]+),\s*/\* fixed cost", src, re.M).group(1))
+assert abs(s["fixed_us"] - fixed / 1e3) < 1e-9, (s, fixed)
+assert "amd_scale" not in p["a100-sxm4-40"]
+PY
+check "--json: the AMD target's amd_scale is predictor/amd_scale.c's, the NVIDIA target has none" $?
+grep -q '^AMD scale  gemm .*gemm-bt .*us/kernel$' "$tmp/amd.txt" &&
+	[ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$tmp/amd.txt")" -le 100 ]
+check "the text report names the AMD scale within 100 columns" $?
+
 echo "model_cli.sh: $((n - fail)) of $n passed"
 [ $fail -eq 0 ]
