@@ -13,12 +13,12 @@
 
 const struct tile_amd_scale tile_amd_scale_default = {
 	{
-		1.0307,    /* gemm */
-		1.7996,    /* gemm-bt */
-		1.0836,    /* elementwise */
-		1.0108,    /* softmax-warp */
-		1.8117,    /* softmax-block */
-		1.4016,    /* norm */
+		1.0300,    /* gemm */
+		1.7980,    /* gemm-bt */
+		1.0793,    /* elementwise */
+		1.0058,    /* softmax-warp */
+		1.8109,    /* softmax-block */
+		1.2714,    /* norm */
 	},
-	14000,      /* fixed cost per kernel, ns */
+	17000,      /* fixed cost per kernel, ns */
 };

@@ -189,6 +189,11 @@ START_TEST(kernels_and_classes)
 	ck_assert_int_eq(tile_amd_class_of(&k), TILE_AMD_ELEMENTWISE);
 	ck_assert_int_eq(prof_kernel(find(&s, "ln_1"), &k), 0);
 	ck_assert_int_eq(tile_amd_class_of(&k), TILE_AMD_NORM);
+	/* vectorized_layer_norm_kernel: a 32 x 4 block per row (NeuSight's
+	 * launches on every GPU) */
+	ck_assert_uint_eq(k.grid[0], 128);
+	ck_assert_uint_eq(k.block[0], 32);
+	ck_assert_uint_eq(k.block[1], 4);
 	/* up to 1024 columns PyTorch runs a warp per row */
 	struct pred_kernel w;
 	ck_assert_int_eq(model_forward_kernel(PRED_OP_SOFTMAX, 1, 512, 1024, 0, 1, 1, &w), 0);
