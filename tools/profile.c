@@ -615,30 +615,45 @@ static double predict_op(const struct prof_op *op, const struct gpu_spec *g, int
 	return r.ns / 1e6;
 }
 
-void prof_sums(const struct prof_set *s, const struct gpu_spec *g, double min_ms,
-	       struct prof_sums *out)
-{
-	memset(out, 0, sizeof *out);
-	for (size_t i = 0; i < s->n; i++) {
-		const struct prof_op *op = &s->v[i];
-		int c;
-		if (op->ms < min_ms)
-			continue;
-		double p = predict_op(op, g, &c);
-		if (!(p > 0))
-			continue;
-		out->meas[c] += op->ms * op->mult;
-		out->pred[c] += p * op->mult;
-		out->n[c]++;
-	}
-}
-
-/* One operator in the fit: its GPU (index), class, measured and
- * predicted time of one run and how often it runs. */
+/* One predicted operator: its GPU (an index), class, measured and
+ * predicted time of one run, how often it runs, and its place in its set. */
 struct fit_row {
 	int gpu, cls;
 	double ms, pred, mult;
+	size_t op;
 };
+
+/* The scale that leaves the tile model's times as they are. */
+static void amd_scale_ones(struct tile_amd_scale *s)
+{
+	for (int k = 0; k < TILE_AMD_NCLASS; k++)
+		s->scale[k] = 1;
+	s->fixed_ns = 0;
+}
+
+/* Appends to *rows (n used, cap allocated) every operator of s of min_ms
+ * or more that `auto` gives the tile model on g, predicted with the scale
+ * in force.  0, or -1 (memory). */
+static int predict_rows(const struct prof_set *s, const struct gpu_spec *g, double min_ms,
+			int gpu, struct fit_row **rows, size_t *n, size_t *cap)
+{
+	for (size_t j = 0; j < s->n; j++) {
+		int cls;
+		double p = s->v[j].ms >= min_ms ? predict_op(&s->v[j], g, &cls) : -1;
+		if (!(p > 0))
+			continue;
+		if (*n == *cap) {
+			size_t nc = *cap ? 2 * *cap : 1024;
+			struct fit_row *v = realloc(*rows, nc * sizeof *v);
+			if (!v)
+				return -1;
+			*rows = v;
+			*cap = nc;
+		}
+		(*rows)[(*n)++] = (struct fit_row){ gpu, cls, s->v[j].ms, p, s->v[j].mult, j };
+	}
+	return 0;
+}
 
 /* Each class's scale for fixed cost c (ms), as prof_fit_amd() says;
  * fitted[k] 0 where no GPU had PROF_MIN_ROWS operators of class k (its
@@ -677,9 +692,8 @@ int prof_fit_amd(const char *labels, const struct gpu_spec *skip, double min_ms,
 		snprintf(err, errlen, "cannot read '%s': %s", labels, strerror(errno));
 		return -1;
 	}
-	struct tile_amd_scale saved, ones = { .fixed_ns = 0 };
-	for (int k = 0; k < TILE_AMD_NCLASS; k++)
-		ones.scale[k] = 1;
+	struct tile_amd_scale saved, ones;
+	amd_scale_ones(&ones);
 	tile_get_amd_scale(&saved);
 	tile_set_amd_scale(&ones);
 	struct fit_row *rows = NULL;
@@ -695,23 +709,9 @@ int prof_fit_amd(const char *labels, const struct gpu_spec *skip, double min_ms,
 		if (prof_load_dir(&s, path, err, errlen) != 0)
 			rc = -1;
 		size_t first = n;
-		for (size_t j = 0; rc == 0 && j < s.n; j++) {
-			int cls;
-			double p = s.v[j].ms >= min_ms ? predict_op(&s.v[j], g, &cls) : -1;
-			if (!(p > 0))
-				continue;
-			if (n == cap) {
-				size_t nc = cap ? 2 * cap : 1024;
-				struct fit_row *v = realloc(rows, nc * sizeof *v);
-				if (!v) {
-					snprintf(err, errlen, "out of memory");
-					rc = -1;
-					break;
-				}
-				rows = v;
-				cap = nc;
-			}
-			rows[n++] = (struct fit_row){ ngpu, cls, s.v[j].ms, p, s.v[j].mult };
+		if (rc == 0 && predict_rows(&s, g, min_ms, ngpu, &rows, &n, &cap) != 0) {
+			snprintf(err, errlen, "out of memory");
+			rc = -1;
 		}
 		ngpu += n > first;
 		prof_release(&s);
@@ -772,37 +772,29 @@ static void usage_profile(FILE *f)
 }
 
 /* Mean |(predicted x scale + fixed) / measured - 1| (percent) over the
- * rows of cls; fixed in ms. */
-static double rows_mape(const struct prof_set *s, const struct gpu_spec *g, double min_ms,
-			int cls, double scale, double fixed)
+ * rows of class cls; fixed in ms. */
+static double rows_mape(const struct fit_row *r, size_t n, int cls, double scale, double fixed)
 {
 	double sum = 0;
-	size_t n = 0;
-	for (size_t i = 0; i < s->n; i++) {
-		int f;
-		if (s->v[i].ms < min_ms)
-			continue;
-		double p = predict_op(&s->v[i], g, &f);
-		if (!(p > 0) || f != cls)
-			continue;
-		sum += fabs((p * scale + fixed) / s->v[i].ms - 1);
-		n++;
-	}
-	return n ? 100 * sum / (double)n : 0;
+	size_t used = 0;
+	for (size_t i = 0; i < n; i++)
+		if (r[i].cls == cls) {
+			sum += fabs((r[i].pred * scale + fixed) / r[i].ms - 1);
+			used++;
+		}
+	return used ? 100 * sum / (double)used : 0;
 }
 
 /* Every operator compared: GPU, profile, node, class, measured and
- * predicted ms of one run (the scale in force). */
-static void print_rows(const struct prof_set *s, const struct gpu_spec *g, double min_ms)
+ * predicted ms of one run. */
+static void print_rows(const struct prof_set *s, const struct gpu_spec *g,
+		       const struct fit_row *r, size_t n)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		const struct prof_op *op = &s->v[i];
-		int f;
-		double p = op->ms >= min_ms ? predict_op(op, g, &f) : -1;
-		if (!(p > 0))
-			continue;
+	for (size_t i = 0; i < n; i++) {
+		const struct prof_op *op = &s->v[r[i].op];
 		printf("  %-14s %-28s %-44s %-13s x%-3g %9.3f %9.3f %+7.1f%%\n", g->id, op->config,
-		       op->node, tile_amd_class_names[f], op->mult, op->ms, p, 100 * (p / op->ms - 1));
+		       op->node, tile_amd_class_names[r[i].cls], op->mult, op->ms, r[i].pred,
+		       100 * (r[i].pred / op->ms - 1));
 	}
 }
 
@@ -892,9 +884,8 @@ int bench_profile_main(int argc, char **argv)
 		fprintf(stderr, PROG ": cannot read '%s': %s\n", labels, strerror(errno));
 		return 2;
 	}
-	struct tile_amd_scale ones = { .fixed_ns = 0 };
-	for (int f = 0; f < TILE_AMD_NCLASS; f++)
-		ones.scale[f] = 1;
+	struct tile_amd_scale ones;
+	amd_scale_ones(&ones);
 	printf("%-16s %-13s %5s %10s %11s %14s %12s\n", "gpu", "class", "rows", "meas/pred",
 	       "MAPE", "held-out scale", "scaled MAPE");
 	int rc = 0;
@@ -922,25 +913,37 @@ int bench_profile_main(int argc, char **argv)
 			fprintf(stderr, PROG ": %s\n", err);
 			rc = 2;
 		} else if (s.n) {
-			struct prof_sums sum;
+			struct fit_row *r = NULL;
+			size_t n = 0, cap = 0;
 			tile_set_amd_scale(&ones);
-			prof_sums(&s, g, min_ms, &sum);
-			for (int f = 0; f < TILE_AMD_NCLASS; f++) {
-				if (!sum.n[f])
+			if (predict_rows(&s, g, min_ms, 0, &r, &n, &cap) != 0) {
+				fprintf(stderr, PROG ": out of memory\n");
+				rc = 2;
+			}
+			for (int f = 0; rc == 0 && f < TILE_AMD_NCLASS; f++) {
+				double meas = 0, pred = 0;
+				size_t rows_f = 0;
+				for (size_t j = 0; j < n; j++)
+					if (r[j].cls == f) {
+						meas += r[j].ms * r[j].mult;
+						pred += r[j].pred * r[j].mult;
+						rows_f++;
+					}
+				if (!rows_f)
 					continue;
-				printf("%-16s %-13s %5zu %10.3f %10.1f%%", g->id, tile_amd_class_names[f], sum.n[f],
-				       sum.meas[f] / sum.pred[f], rows_mape(&s, g, min_ms, f, 1, 0));
+				printf("%-16s %-13s %5zu %10.3f %10.1f%%", g->id, tile_amd_class_names[f],
+				       rows_f, meas / pred, rows_mape(r, n, f, 1, 0));
 				if (amd && used)
 					printf(" %14.3f %11.1f%%", held.scale[f],
-					       rows_mape(&s, g, min_ms, f, held.scale[f],
-							 held.fixed_ns / 1e6));
+					       rows_mape(r, n, f, held.scale[f], held.fixed_ns / 1e6));
 				putchar('\n');
 			}
-			if (amd && used)
+			if (rc == 0 && amd && used)
 				printf("%-16s %-13s %5s %10s %11s %11.1f us\n", g->id, "fixed", "", "", "",
 				       held.fixed_ns / 1e3);
-			if (rows)
-				print_rows(&s, g, min_ms);
+			if (rc == 0 && rows)
+				print_rows(&s, g, r, n);
+			free(r);
 			tile_set_amd_scale(NULL);
 		}
 		prof_release(&s);

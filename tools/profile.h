@@ -65,17 +65,6 @@ void prof_release(struct prof_set *s);
  * shape (model_forward_kernel()): 0, or -1. */
 int prof_kernel(const struct prof_op *op, struct pred_kernel *k);
 
-/* Per kernel class (tile_amd_class_of()): measured and predicted time per iteration (ms x mult) of the
- * operators of s that ran at least min_ms and that `auto` gives the tile
- * model on g, and how many.  Predictions use the tile model as loaded,
- * with the AMD scale as set. */
-struct prof_sums {
-	double meas[TILE_AMD_NCLASS], pred[TILE_AMD_NCLASS];
-	size_t n[TILE_AMD_NCLASS];
-};
-void prof_sums(const struct prof_set *s, const struct gpu_spec *g, double min_ms,
-	       struct prof_sums *out);
-
 /* Rows a class needs before its scale is fitted; with fewer it stays 1. */
 #define PROF_MIN_ROWS 3
 /* Operators shorter than this are left out: their time is mostly the
