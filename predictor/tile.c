@@ -47,9 +47,10 @@ static double sustain_pj16;
 static double floor_ns[TILE_FAM_COUNT];
 /* Whether predictions include the floor (tile_use_floor). */
 static int use_floor;
-/* The AMD scale in force (tile.h); amd_scale_set 0: the compiled-in one. */
-static struct tile_amd_scale amd_scale;
-static int amd_scale_set;
+/* The AMD scale in force (tile.h): the compiled-in one, or a copy of the
+ * one tile_set_amd_scale() was given. */
+static struct tile_amd_scale amd_scale_copy;
+static const struct tile_amd_scale *amd_scale = &tile_amd_scale_default;
 
 const char *const tile_amd_class_names[TILE_AMD_NCLASS] = {
 	"gemm", "gemm-bt", "elementwise", "softmax-warp", "softmax-block", "norm"
@@ -73,14 +74,14 @@ int tile_amd_class_of(const struct pred_kernel *k)
 
 void tile_set_amd_scale(const struct tile_amd_scale *s)
 {
-	amd_scale_set = s != NULL;
 	if (s)
-		amd_scale = *s;
+		amd_scale_copy = *s;
+	amd_scale = s ? &amd_scale_copy : &tile_amd_scale_default;
 }
 
 void tile_get_amd_scale(struct tile_amd_scale *s)
 {
-	*s = amd_scale_set ? amd_scale : tile_amd_scale_default;
+	*s = *amd_scale;
 }
 
 void tile_use_floor(int on) { use_floor = on != 0; }
@@ -544,10 +545,8 @@ static double model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 	if (fam == TILE_FAM_GEMM && has_curve && tile_curve_terms(k, g, ct) == 0)
 		w = sqrt(w * tile_curve_ns(ct, curve));
 	int ac = gpu_cc_is_amd(g->cc) ? tile_amd_class_of(k) : -1;
-	if (ac >= 0) {
-		const struct tile_amd_scale *s = amd_scale_set ? &amd_scale : &tile_amd_scale_default;
-		w = w * s->scale[ac] + s->fixed_ns;
-	}
+	if (ac >= 0)
+		w = w * amd_scale->scale[ac] + amd_scale->fixed_ns;
 	return tile_clamp_ns(tile_with_floor(use_floor ? floor_ns[fam] : 0, w), *base_ns);
 }
 
