@@ -100,6 +100,12 @@ static struct model_kernel *push(struct bld *B)
 	return k;
 }
 
+/* The kernel the last emitter pushed, NULL after an error. */
+static struct model_kernel *last_kernel(struct bld *B)
+{
+	return B->err || !B->s->n ? NULL : &B->s->v[B->s->n - 1];
+}
+
 static void remember(struct bld *B, const struct fop *f)
 {
 	if (B->err || B->o->mode != MODEL_TRAINING)
@@ -351,8 +357,9 @@ static void op_layernorm(struct bld *B, uint64_t rows, uint64_t cols)
 	k_rows(B, "vectorized_layer_norm_kernel<float, float>", PRED_OP_NORM, rows, cols,
 	       1.0, 1.0, 8.0, 32);
 	/* a block of 32 x 4 threads per row, as NeuSight's launches show */
-	if (!B->err && B->s->n)
-		B->s->v[B->s->n - 1].k.block[1] = 4;
+	struct model_kernel *k = last_kernel(B);
+	if (k)
+		k->k.block[1] = 4;
 	add_params(B, 2.0 * (double)cols, 2);
 	struct fop f = { .kind = F_NORM, .a = rows, .b = cols, .param = 1,
 			 .param_elems = 2.0 * (double)cols };
@@ -645,7 +652,6 @@ static void backward_op(struct bld *B, const struct fop *f)
 
 /* ---- architectures ----------------------------------------------------- */
 
-/* Eager attention core: scores, scale, mask, softmax, dropout, context. */
 /* scores [B,H,Sq,Sk] + mask [B,1,Sq,Sk]: the mask is read once per head
  * unless the Sq x Sk slices of the scores, the result and the mask that
  * pass between two heads stay in L2.  NeuSight's profiles of OPT's
@@ -656,13 +662,14 @@ static void mask_per_head(struct bld *B, double n, uint64_t heads, uint64_t sq, 
 {
 	op_ew(B, "elementwise_kernel<128, 4, AddFunctor>", n, 1.0 + 1.0 / (double)heads, 1, 0,
 	      NULL);
-	if (B->err || !B->s->n)
+	struct model_kernel *mk = last_kernel(B);
+	if (!mk)
 		return;
-	struct model_kernel *mk = &B->s->v[B->s->n - 1];
 	mk->reread_bytes = n * (1.0 - 1.0 / (double)heads) * B->esz;
 	mk->reuse_bytes = 3.0 * (double)sq * (double)sk * B->esz;
 }
 
+/* Eager attention core: scores, scale, mask, softmax, dropout, context. */
 static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t sk,
 			   uint64_t d, int causal, int scale, int mask_kind, double p)
 {
@@ -676,8 +683,9 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 	uint64_t keep = B->cols;
 	B->cols = sk;
 	op_bmm(B, bh, sq, sk, d);
-	if (!B->err && B->s->n)         /* matmul(q, k.transpose(-1, -2)) */
-		B->s->v[B->s->n - 1].k.b_transposed = 1;
+	struct model_kernel *qk = last_kernel(B);
+	if (qk)                         /* matmul(q, k.transpose(-1, -2)) */
+		qk->k.b_transposed = 1;
 	if (scale)
 		op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", n, 1, 1, 1,
 		      "vectorized_elementwise_kernel<4, DivFunctor>");
