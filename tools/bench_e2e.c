@@ -19,7 +19,6 @@
 #include "tools/bench_e2e.h"
 #include "tools/profile.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -92,20 +91,19 @@ static void amd_scale_for(const char *labels, const struct gpu_spec *g, int comp
 		tile_set_amd_scale(NULL);
 		tile_get_amd_scale(&sc);
 	}
-	int n = snprintf(note, sz, ", AMD scale %s:", used > 0 ? "fitted without it" : "compiled-in");
+	int n = snprintf(note, sz, "AMD scale %s:", used > 0 ? "fitted without it" : "compiled-in");
 	for (int c = 0; c < TILE_AMD_NCLASS && n > 0 && (size_t)n < sz; c++)
 		n += snprintf(note + n, sz - (size_t)n, " %s %.2f", tile_amd_class_names[c], sc.scale[c]);
 	if (n > 0 && (size_t)n < sz)
 		snprintf(note + n, sz - (size_t)n, ", %.1f us per kernel", sc.fixed_ns / 1e3);
 }
 
-static int run_gpu_dir(const char *labels, const char *gname, const char *configs,
-		       double launch_ns, enum model_attention attn, const char *holdout,
-		       int compiled_scale, struct acc *all)
+static int run_gpu_dir(const char *labels, const char *gname, const struct gpu_spec *g,
+		       const char *configs, double launch_ns, enum model_attention attn,
+		       const char *holdout, int compiled_scale, struct acc *all)
 {
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/%s", labels, gname);
-	const struct gpu_spec *g = prof_gpu_of_dir(gname);
 	if (!g) {
 		printf("%-24s skipped: not in the GPU database\n", gname);
 		return 0;
@@ -192,13 +190,11 @@ static int run_gpu_dir(const char *labels, const char *gname, const char *config
 	}
 	prof_free_list(files, nf);
 	if (acc.n) {
-		/* note starts ", ": without the weights' remark it opens the
-		 * parenthesis itself */
 		printf("%-16s mean |error| %.1f%% over %zu configs", g->id, acc.sum / (double)acc.n,
 		       acc.n);
 		if (builtin || *note)
-			printf(" (%s%s)", builtin ? "compiled-in weights" : "",
-			       *note ? note + (builtin ? 0 : 2) : "");
+			printf(" (%s%s%s)", builtin ? "compiled-in weights" : "",
+			       builtin && *note ? ", " : "", note);
 		putchar('\n');
 		all->sum += acc.sum;
 		all->n += acc.n;
@@ -270,7 +266,7 @@ int bench_e2e_main(int argc, char **argv)
 		const struct gpu_spec *g = prof_gpu_of_dir(gpus[i]);
 		if (only && (!g || g != gpu_find(only)))
 			continue;
-		run_gpu_dir(labels, gpus[i], configs, launch_ns, attn, holdout, compiled_scale,
+		run_gpu_dir(labels, gpus[i], g, configs, launch_ns, attn, holdout, compiled_scale,
 			    &vendor[g && gpu_cc_is_amd(g->cc)]);
 	}
 	prof_free_list(gpus, ng);
