@@ -3,10 +3,13 @@
  *
  * libcupti is opened at run time, so the recorder loads (and falls back to
  * events) where it is missing.  We enable CONCURRENT_KERNEL (it does not
- * serialize kernels, KIND_KERNEL does), MEMCPY, MEMSET and
- * EXTERNAL_CORRELATION, and push our launch sequence number as a CUSTOM0
- * external id around each launch: CUPTI then reports, per buffer, which of
- * its correlation ids belongs to which of our records.
+ * serialize kernels, KIND_KERNEL does), MEMCPY, MEMSET,
+ * EXTERNAL_CORRELATION and DRIVER, and push our launch sequence number as a
+ * CUSTOM0 external id around each launch: CUPTI then reports, per buffer,
+ * which of its correlation ids belongs to which of our records.  DRIVER is
+ * needed although its records are skipped: CUPTI writes an external
+ * correlation record only in front of an API record (cupti_activity.h),
+ * so without it every kernel came back unjoined (seen on an H200).
  *
  * The buffer walk uses the loaded CUPTI's cuptiActivityGetNextRecord and
  * reads the record layouts of the CUPTI 13 headers (CUpti_ActivityKernel10,
@@ -44,6 +47,7 @@ static struct {
 	timestamp_fn timestamp;
 	const struct preload_cupti_sink *sink;
 	int64_t offset_ns;          /* recorder clock - CUPTI clock            */
+	int clock_known;            /* offset_ns measured                      */
 	int on;
 } C;
 
@@ -199,8 +203,9 @@ int preload_cupti_start(const struct preload_cupti_sink *sink, char *why, size_t
 		return -1;
 	}
 	static const CUpti_ActivityKind kinds[] = {
-		CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-		CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+		CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_DRIVER,
+		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+		CUPTI_ACTIVITY_KIND_MEMSET,
 	};
 	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
 		r = C.enable(kinds[i]);
@@ -214,9 +219,20 @@ int preload_cupti_start(const struct preload_cupti_sink *sink, char *why, size_t
 			return -1;
 		}
 	}
-	uint64_t ts = 0;
-	if (C.timestamp && C.timestamp(&ts) == CUPTI_SUCCESS && ts)
-		C.offset_ns = (int64_t)preload_now_ns() - (int64_t)ts;
+	/* CUPTI's clock against ours: the reading bracketed tightest of a
+	 * few (the recorder compares GPU starts with launch times). */
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 5 && C.timestamp; i++) {
+		uint64_t ts = 0, a = preload_now_ns();
+		if (C.timestamp(&ts) != CUPTI_SUCCESS || !ts)
+			break;
+		uint64_t b = preload_now_ns();
+		if (b - a < best) {
+			best = b - a;
+			C.offset_ns = (int64_t)(a + (b - a) / 2) - (int64_t)ts;
+			C.clock_known = 1;
+		}
+	}
 	C.on = 1;
 	return 0;
 }
@@ -236,6 +252,11 @@ void preload_cupti_flush(void)
 {
 	if (C.on)
 		C.flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+int preload_cupti_clock_known(void)
+{
+	return C.clock_known;
 }
 
 uint64_t preload_cupti_to_cpu_ns(uint64_t gpu_ns)

@@ -247,6 +247,9 @@ void preload_cupti_deliver_end(void);
 void preload_cupti_flush(void);
 /* Converts a CUPTI timestamp to the recorder's clock (0 stays 0). */
 uint64_t preload_cupti_to_cpu_ns(uint64_t gpu_ns);
+/* 1 when CUPTI's clock was read against ours: GPU times then compare with
+ * launch times. */
+int preload_cupti_clock_known(void);
 
 /* ---- stacks.c -------------------------------------------------------- */
 

@@ -1442,33 +1442,190 @@ static void adopt_orphans(struct pend *p, uint64_t seq)
 	free_orphans(o);
 }
 
-static void cupti_kernel(void *ctx, const struct preload_cupti_kernel *k)
+/*
+ * Reports no external correlation names.  CUPTI writes the correlation
+ * record only in front of an API record made inside our push, and a kernel
+ * launched through the CUDA runtime carries the correlation id of the
+ * runtime's API record, made outside it (on an H200 every PyTorch and
+ * cuBLAS-Lt kernel came so; only cuBLAS's own driver launches were named).
+ * Such a report is joined to the earliest-launched pending launch of the
+ * same kernel (name, grid, block) on its stream: a stream runs its work in
+ * launch order, so that launch is the one it reports.  A report whose launch is
+ * not published yet waits in a bounded list, retried at each buffer and at
+ * the end; what is left then is counted as dropped.
+ */
+struct unjoined {
+	int copy;                     /* 1: c, 0: k                              */
+	struct preload_cupti_kernel k;
+	struct preload_cupti_copy c;
+	struct unjoined *next;
+};
+static struct unjoined *unjoined_head, **unjoined_tail = &unjoined_head;
+static size_t n_unjoined;
+#define MAX_UNJOINED 65536
+
+static int same_kernel(const struct trace_kernel *r, uint32_t name, const struct preload_cupti_kernel *k)
 {
-	(void)ctx;
+	for (int i = 0; i < 3; i++)
+		if (r->grid[i] != k->grid[i] || r->block[i] != k->block[i])
+			return 0;
+	return r->name == name;
+}
+
+/* A kernel starts after its launch call began; what CUPTI's clock reading
+ * against ours may be off by. */
+#define LAUNCH_CLOCK_SLACK_NS 50000u
+
+/* The launch k reports: the earliest-launched pending one of the same
+ * kernel on its stream, else (a stream the driver and CUPTI number apart)
+ * on any, never one launched after k started.  Earliest by launch time,
+ * not by the pending list's order: threads' launches are published in
+ * batches, so PyTorch's autograd thread's launches can enter the list
+ * after later ones of the main thread on the same stream. */
+static struct pend *match_kernel(const struct preload_cupti_kernel *k)
+{
+	if (k->graph_id || !k->name || open_writer() < 0)
+		return NULL;
+	uint32_t name = trace_writer_intern(G.w, k->name, strlen(k->name));
+	uint64_t limit = UINT64_MAX;
+	if (preload_cupti_clock_known() && k->start_ns)
+		limit = preload_cupti_to_cpu_ns(k->start_ns) + LAUNCH_CLOCK_SLACK_NS;
+	struct pend *same = NULL, *any = NULL;
+	for (struct pend *p = G.phead; p && name; p = p->next) {
+		const struct trace_kernel *r = &p->rec.u.kernel;
+		if (p->rec.type != TRACE_KERNEL || p->graph || r->cpu_ns > limit ||
+		    !same_kernel(r, name, k))
+			continue;
+		if (r->stream == k->stream && (!same || r->cpu_ns < same->rec.u.kernel.cpu_ns))
+			same = p;
+		if (!any || r->cpu_ns < any->rec.u.kernel.cpu_ns)
+			any = p;
+	}
+	return same ? same : any;
+}
+
+static struct pend *match_copy(const struct preload_cupti_copy *c)
+{
+	struct pend *same = NULL, *any = NULL;
+	for (struct pend *p = G.phead; p; p = p->next) {
+		const struct trace_copy *r = &p->rec.u.copy;
+		if (p->rec.type != (c->memset ? TRACE_MEMSET : TRACE_MEMCPY) || r->bytes != c->bytes)
+			continue;
+		if (r->stream == c->stream && (!same || r->cpu_ns < same->rec.u.copy.cpu_ns))
+			same = p;
+		if (!any || r->cpu_ns < any->rec.u.copy.cpu_ns)
+			any = p;
+	}
+	return same ? same : any;
+}
+
+static void join_copy(struct pend *p, const struct preload_cupti_copy *c)
+{
+	p->rec.u.copy.start_ns = preload_cupti_to_cpu_ns(c->start_ns);
+	p->rec.u.copy.end_ns = preload_cupti_to_cpu_ns(c->end_ns);
+	map_del(&G.pending, p->rec.u.copy.seq);
+	pend_unlink(p);
+	write_locked(&p->rec, NULL);
+	pend_release(p);
+}
+
+static void keep_unjoined(const struct preload_cupti_kernel *k, const struct preload_cupti_copy *c)
+{
+	struct unjoined *u = n_unjoined < MAX_UNJOINED ? calloc(1, sizeof *u) : NULL;
+	if (u && k) {
+		u->k = *k;
+		u->k.name = k->name ? strdup(k->name) : NULL;
+		if (k->name && !u->k.name) {
+			free(u);
+			u = NULL;
+		}
+	} else if (u) {
+		u->copy = 1;
+		u->c = *c;
+	}
+	if (!u) {
+		if (open_writer() == 0)
+			trace_writer_add_dropped(G.w, 1);
+		return;
+	}
+	*unjoined_tail = u;
+	unjoined_tail = &u->next;
+	n_unjoined++;
+}
+
+/* 1 when the report found its launch (now or as an orphan kept by seq). */
+static int try_kernel(const struct preload_cupti_kernel *k)
+{
 	uint64_t seq = (uint64_t)(uintptr_t)map_get(&G.corr, k->correlation);
 	struct pend *p = seq ? map_get(&G.pending, seq) : NULL;
 	if (p && p->rec.type == TRACE_KERNEL) {
 		join_kernel(p, k);
-	} else if (seq) {
-		keep_orphan(seq, k);
-	} else if (open_writer() == 0) {
-		trace_writer_add_dropped(G.w, 1);
+		return 1;
 	}
+	if (seq) {
+		keep_orphan(seq, k);
+		return 1;
+	}
+	if ((p = match_kernel(k)) != NULL) {
+		join_kernel(p, k);
+		return 1;
+	}
+	return 0;
+}
+
+static int try_copy(const struct preload_cupti_copy *c)
+{
+	uint64_t seq = (uint64_t)(uintptr_t)map_get(&G.corr, c->correlation);
+	struct pend *p = seq ? map_get(&G.pending, seq) : NULL;
+	if (!p || (p->rec.type != TRACE_MEMCPY && p->rec.type != TRACE_MEMSET))
+		p = seq ? NULL : match_copy(c);
+	if (!p)
+		return 0;
+	join_copy(p, c);
+	return 1;
+}
+
+static void cupti_kernel(void *ctx, const struct preload_cupti_kernel *k)
+{
+	(void)ctx;
+	if (!try_kernel(k))
+		keep_unjoined(k, NULL);
 }
 
 static void cupti_copy(void *ctx, const struct preload_cupti_copy *c)
 {
 	(void)ctx;
-	uint64_t seq = (uint64_t)(uintptr_t)map_get(&G.corr, c->correlation);
-	struct pend *p = seq ? map_get(&G.pending, seq) : NULL;
-	if (!p || (p->rec.type != TRACE_MEMCPY && p->rec.type != TRACE_MEMSET))
-		return;
-	p->rec.u.copy.start_ns = preload_cupti_to_cpu_ns(c->start_ns);
-	p->rec.u.copy.end_ns = preload_cupti_to_cpu_ns(c->end_ns);
-	map_del(&G.pending, seq);
-	pend_unlink(p);
-	write_locked(&p->rec, NULL);
-	pend_release(p);
+	if (!try_copy(c))
+		keep_unjoined(NULL, c);
+}
+
+/* Retries the waiting reports; at the end (last) what is left is dropped. */
+static void retry_unjoined(int last)
+{
+	struct unjoined *u = unjoined_head, *keep = NULL, **kt = &keep;
+	size_t left = 0, lost = 0;
+	unjoined_head = NULL;
+	unjoined_tail = &unjoined_head;
+	while (u) {
+		struct unjoined *n = u->next;
+		int done = u->copy ? try_copy(&u->c) : try_kernel(&u->k);
+		if (done || last) {
+			lost += !done;
+			free((char *)u->k.name);
+			free(u);
+		} else {
+			u->next = NULL;
+			*kt = u;
+			kt = &u->next;
+			left++;
+		}
+		u = n;
+	}
+	unjoined_head = keep;
+	unjoined_tail = keep ? kt : &unjoined_head;
+	n_unjoined = left;
+	if (lost && open_writer() == 0)
+		trace_writer_add_dropped(G.w, lost);
 }
 
 /* CUPTI calls these around a buffer's records: the joins need the lock and
@@ -1477,6 +1634,7 @@ void preload_cupti_deliver_begin(void)
 {
 	pthread_mutex_lock(&G.lock);
 	drain_all_locked();
+	retry_unjoined(0);
 }
 
 void preload_cupti_deliver_end(void)
@@ -1494,13 +1652,13 @@ static void finish(int from_signal)
 		return;
 	if (!from_signal) {
 		writer_stop();
-		if (G.timing == TRACE_TIMING_EVENTS) {
-			ctx_sync_fn sync = (ctx_sync_fn)preload_driver_sym("cuCtxSynchronize");
-			if (sync)
-				sync();
-		} else if (G.timing == TRACE_TIMING_CUPTI) {
+		/* the last kernels' events and CUPTI reports are complete
+		 * once they ran */
+		ctx_sync_fn sync = (ctx_sync_fn)preload_driver_sym("cuCtxSynchronize");
+		if (sync && (G.timing == TRACE_TIMING_EVENTS || G.timing == TRACE_TIMING_CUPTI))
+			sync();
+		if (G.timing == TRACE_TIMING_CUPTI)
 			preload_cupti_flush();
-		}
 		pthread_mutex_lock(&G.lock);
 	} else if (pthread_mutex_trylock(&G.lock) != 0) {
 		return;
@@ -1509,6 +1667,8 @@ static void finish(int from_signal)
 		drain_all_locked();
 		if (G.timing == TRACE_TIMING_EVENTS && !from_signal)
 			harvest_locked(1);
+		if (!from_signal)
+			retry_unjoined(1);
 		/* What is still pending has no GPU times. */
 		for (struct pend *p = G.phead, *n; p; p = n) {
 			n = p->next;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -35,6 +36,13 @@ struct launch_config {
 	unsigned nattrs;
 };
 
+static unsigned long long mono_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct fstream legacy = { 1, 0, 0 };
 static uint64_t next_stream_id = 100;
@@ -50,6 +58,7 @@ struct fake_cuda_launch {
 	unsigned long long stream, start, end;
 	int copy_kind;              /* -1 kernel, 0 memset, 1 HtoD, 2 DtoH, 3 DtoD */
 	unsigned long long bytes;
+	unsigned long long real_ns;  /* CLOCK_MONOTONIC at the launch      */
 };
 static int tracking;
 static __thread struct fake_cuda_launch tracked[64];
@@ -222,6 +231,7 @@ static CUresult run(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 		t->start = start;
 		t->end = start + dur;
 		t->copy_kind = -1;
+		t->real_ns = mono_now();
 	}
 	if (logf)
 		fprintf(logf, "K %ld %s %u %u %u %u %u %u %u %u %u %u %d %d %llu %llu %llu\n",
@@ -282,6 +292,7 @@ static void log_copy(uint64_t bytes, int kind, void *s, int ptsz)
 		struct fake_cuda_launch *t = &tracked[ntracked++];
 		memset(t, 0, sizeof *t);
 		t->copy_kind = kind;
+		t->real_ns = mono_now();
 		t->bytes = bytes;
 		t->stream = st->id;
 		t->start = st->clock_ns;

@@ -12,11 +12,26 @@
  * fake driver's virtual stream clocks.  With FAKE_CUPTI_EAGER=1 every pop
  * hands its records over at once, before the launch hook has returned (as
  * a GPU that finishes a kernel immediately would).
+ *
+ * As real CUPTI does (cupti_activity.h, cuptiActivityPushExternalCorrelationId;
+ * seen on an H200 with CUPTI 2025.1), the external correlation record is
+ * written only in front of an API activity record: unless the recorder
+ * enabled CUPTI_ACTIVITY_KIND_DRIVER (or RUNTIME), the kernels come with
+ * correlation ids that nothing names.  FAKE_CUPTI_EXTERNAL=none leaves the
+ * correlation records out altogether, as for a launch through the CUDA
+ * runtime (its kernel carries the runtime API record's correlation id, made
+ * outside the recorder's push); =late queues them apart and hands them over
+ * in a buffer after the kernels' (CUPTI keeps API records in per-thread
+ * buffers).  FAKE_CUPTI_CLOCK=real puts the reports on the recorder's clock
+ * (CLOCK_MONOTONIC, + 1 s as CUPTI's own): a kernel starts when it was
+ * launched or its stream's previous kernel ends, and lasts what the fake
+ * driver's virtual clock gave it.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cupti.h>
 
@@ -29,6 +44,7 @@ struct fake_cuda_launch {
 	unsigned long long stream, start, end;
 	int copy_kind;              /* -1 kernel, 0 memset, 1 HtoD, 2 DtoH, 3 DtoD */
 	unsigned long long bytes;
+	unsigned long long real_ns;  /* CLOCK_MONOTONIC at the launch      */
 };
 void fake_cuda_track_launches(int on);
 int fake_cuda_take_launches(struct fake_cuda_launch *out, int max);
@@ -36,25 +52,31 @@ int fake_cuda_take_launches(struct fake_cuda_launch *out, int max);
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static CUpti_BuffersCallbackRequestFunc req;
 static CUpti_BuffersCallbackCompleteFunc done;
-static uint8_t *queue;
-static size_t qlen, qcap;
+static uint8_t *queue, *apiq;
+static size_t qlen, qcap, alen, acap;
 static uint32_t next_corr = 100;
+static int api_kinds;           /* DRIVER or RUNTIME activity enabled */
 static __thread uint64_t ext_stack[16];
 static __thread int ext_depth;
 /* Names must outlive the buffer: keep every one. */
 static char **names;
 static size_t nnames;
 
-static void append(const void *rec, size_t n)
+static void append_to(uint8_t **q, size_t *len, size_t *cap, const void *rec, size_t n)
 {
 	size_t padded = (n + 7) & ~(size_t)7;
-	if (qlen + padded > qcap) {
-		qcap = (qcap + padded) * 2;
-		queue = realloc(queue, qcap);
+	if (*len + padded > *cap) {
+		*cap = (*cap + padded) * 2;
+		*q = realloc(*q, *cap);
 	}
-	memset(queue + qlen, 0, padded);
-	memcpy(queue + qlen, rec, n);
-	qlen += padded;
+	memset(*q + *len, 0, padded);
+	memcpy(*q + *len, rec, n);
+	*len += padded;
+}
+
+static void append(const void *rec, size_t n)
+{
+	append_to(&queue, &qlen, &qcap, rec, n);
 }
 
 static size_t record_size(CUpti_ActivityKind k)
@@ -63,6 +85,7 @@ static size_t record_size(CUpti_ActivityKind k)
 		: k == CUPTI_ACTIVITY_KIND_MEMCPY ? sizeof(CUpti_ActivityMemcpy6)
 		: k == CUPTI_ACTIVITY_KIND_MEMSET ? sizeof(CUpti_ActivityMemset4)
 		: k == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION ? sizeof(CUpti_ActivityExternalCorrelation)
+		: k == CUPTI_ACTIVITY_KIND_DRIVER || k == CUPTI_ACTIVITY_KIND_RUNTIME ? sizeof(CUpti_ActivityAPI)
 		: 0;
 }
 
@@ -76,15 +99,51 @@ API CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc 
 
 API CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 {
-	(void)kind;
+	if (kind == CUPTI_ACTIVITY_KIND_DRIVER || kind == CUPTI_ACTIVITY_KIND_RUNTIME)
+		api_kinds = 1;
 	fake_cuda_track_launches(1);
 	return CUPTI_SUCCESS;
 }
 
+API CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
+{
+	if (kind == CUPTI_ACTIVITY_KIND_DRIVER || kind == CUPTI_ACTIVITY_KIND_RUNTIME)
+		api_kinds = 0;
+	return CUPTI_SUCCESS;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static int real_clock(void)
+{
+	const char *c = getenv("FAKE_CUPTI_CLOCK");
+	return c && !strcmp(c, "real");
+}
+
 API CUptiResult cuptiGetTimestamp(uint64_t *ts)
 {
-	*ts = 0;
+	*ts = real_clock() ? mono_ns() + 1000000000ull : 0;
 	return CUPTI_SUCCESS;
+}
+
+/* FAKE_CUPTI_CLOCK=real: [start, end) of a launch on the real clock. */
+static struct { unsigned long long stream, end; } last_end[64];
+
+static void on_real_clock(const struct fake_cuda_launch *l, uint64_t *start, uint64_t *end)
+{
+	uint64_t now = l->real_ns, dur = l->end - l->start;
+	int i = 0;
+	while (i < 63 && last_end[i].end && last_end[i].stream != l->stream)
+		i++;
+	*start = now > last_end[i].end ? now : last_end[i].end;
+	*end = *start + dur;
+	last_end[i].stream = l->stream;
+	last_end[i].end = *end;
 }
 
 API CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
@@ -94,31 +153,9 @@ API CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
 	return CUPTI_SUCCESS;
 }
 
-API CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind k, uint64_t id)
+/* Queues the reports of n launches under one correlation id (mu held). */
+static void report(const struct fake_cuda_launch *l, int n, uint32_t corr)
 {
-	(void)k;
-	if (ext_depth < 16)
-		ext_stack[ext_depth] = id;
-	ext_depth++;
-	struct fake_cuda_launch drop[64];
-	fake_cuda_take_launches(drop, 64); /* forget launches made outside */
-	return CUPTI_SUCCESS;
-}
-
-API CUptiResult cuptiActivityFlushAll(uint32_t flag);
-
-API CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind k, uint64_t *last)
-{
-	if (ext_depth == 0)
-		return CUPTI_ERROR_INVALID_PARAMETER;
-	uint64_t id = ext_stack[--ext_depth];
-	*last = id;
-	struct fake_cuda_launch l[64];
-	int n = fake_cuda_take_launches(l, 64);
-	if (n == 0)
-		return CUPTI_SUCCESS;
-	pthread_mutex_lock(&mu);
-	uint32_t corr = next_corr++;
 	for (int i = 0; i < n; i++) {
 		if (l[i].copy_kind == 0) {
 			CUpti_ActivityMemset4 m;
@@ -165,15 +202,75 @@ API CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationK
 		/* CUPTI timestamps are never 0: shift the virtual clock by 1 s. */
 		r.start = l[i].start + 1000000000ull;
 		r.end = l[i].end + 1000000000ull;
+		if (real_clock()) {
+			uint64_t s0, e0;
+			on_real_clock(&l[i], &s0, &e0);
+			r.start = s0 + 1000000000ull;
+			r.end = e0 + 1000000000ull;
+		}
 		append(&r, sizeof r);
 	}
-	CUpti_ActivityExternalCorrelation x;
-	memset(&x, 0, sizeof x);
-	x.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
-	x.externalKind = k;
-	x.externalId = id;
-	x.correlationId = corr;
-	append(&x, sizeof x);
+}
+
+API CUptiResult cuptiActivityPushExternalCorrelationId(CUpti_ExternalCorrelationKind k, uint64_t id)
+{
+	(void)k;
+	if (ext_depth < 16)
+		ext_stack[ext_depth] = id;
+	ext_depth++;
+	/* launches made outside any push (the recorder left them out) are
+	 * reported too, under a correlation id nothing names */
+	struct fake_cuda_launch out[64];
+	int n = fake_cuda_take_launches(out, 64);
+	if (n > 0) {
+		pthread_mutex_lock(&mu);
+		report(out, n, next_corr++);
+		pthread_mutex_unlock(&mu);
+	}
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityFlushAll(uint32_t flag);
+
+API CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationKind k, uint64_t *last)
+{
+	if (ext_depth == 0)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	uint64_t id = ext_stack[--ext_depth];
+	*last = id;
+	struct fake_cuda_launch l[64];
+	int n = fake_cuda_take_launches(l, 64);
+	if (n == 0)
+		return CUPTI_SUCCESS;
+	pthread_mutex_lock(&mu);
+	uint32_t corr = next_corr++;
+	report(l, n, corr);
+	const char *ext = getenv("FAKE_CUPTI_EXTERNAL");
+	int late = ext && !strcmp(ext, "late");
+	if (api_kinds && !(ext && !strcmp(ext, "none"))) {
+		/* the launch's driver API record, the correlation record first */
+		CUpti_ActivityExternalCorrelation x;
+		memset(&x, 0, sizeof x);
+		x.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+		x.externalKind = k;
+		x.externalId = id;
+		x.correlationId = corr;
+		if (late)
+			append_to(&apiq, &alen, &acap, &x, sizeof x);
+		else
+			append(&x, sizeof x);
+		CUpti_ActivityAPI a;
+		memset(&a, 0, sizeof a);
+		a.kind = CUPTI_ACTIVITY_KIND_DRIVER;
+		a.cbid = 307; /* cuLaunchKernel's driver callback id */
+		a.correlationId = corr;
+		a.start = 1000000000ull;
+		a.end = 1000000001ull;
+		if (late)
+			append_to(&apiq, &alen, &acap, &a, sizeof a);
+		else
+			append(&a, sizeof a);
+	}
 	pthread_mutex_unlock(&mu);
 	const char *eager = getenv("FAKE_CUPTI_EAGER");
 	if (eager && *eager == '1')
@@ -181,15 +278,8 @@ API CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationK
 	return CUPTI_SUCCESS;
 }
 
-API CUptiResult cuptiActivityFlushAll(uint32_t flag)
+static CUptiResult hand_over(uint8_t *q, size_t n)
 {
-	(void)flag;
-	pthread_mutex_lock(&mu);
-	uint8_t *q = queue;
-	size_t n = qlen;
-	queue = NULL;
-	qlen = qcap = 0;
-	pthread_mutex_unlock(&mu);
 	if (!n || !req || !done) {
 		free(q);
 		return CUPTI_SUCCESS;
@@ -205,6 +295,21 @@ API CUptiResult cuptiActivityFlushAll(uint32_t flag)
 	free(q);
 	done(NULL, 0, buf, size, n);
 	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityFlushAll(uint32_t flag)
+{
+	(void)flag;
+	pthread_mutex_lock(&mu);
+	uint8_t *q = queue, *a = apiq;
+	size_t n = qlen, na = alen;
+	queue = apiq = NULL;
+	qlen = qcap = alen = acap = 0;
+	pthread_mutex_unlock(&mu);
+	/* the kernels' buffer first, the API records' after */
+	CUptiResult r = hand_over(q, n);
+	CUptiResult r2 = hand_over(a, na);
+	return r != CUPTI_SUCCESS ? r : r2;
 }
 
 API CUptiResult cuptiActivityGetNextRecord(uint8_t *buf, size_t valid, CUpti_Activity **rec)

@@ -9,7 +9,12 @@
  *
  *   shim_runtime basic [EXIT]   one launch of each kind, copies, syncs
  *   shim_runtime threads N M    N threads x M launches, concurrently
+ *   shim_runtime handoff M      two threads taking turns, M launches each of
+ *                               one kernel on the legacy stream (the main
+ *                               and autograd threads of a PyTorch step)
  *   shim_runtime windows W K    W profiler windows of K launches each
+ *   shim_runtime rewindow W K   W rounds of K launches of one kernel before
+ *                               a profiler window and, 1 ms later, K inside it
  *   shim_runtime hang K         K launches, prints "ready", waits for a signal
  *   shim_runtime graph R        the basic launches, then R graph replays
  *   shim_runtime capture        2 launches into a stream capture, 1 after
@@ -88,6 +93,28 @@ static void *worker(void *arg)
 			CHECK(lk_ptsz(g, gx, 2, 1, 32, 1, 1, 128, NULL, NULL, NULL));
 	}
 	CHECK(stream_sync_ptsz(NULL));
+	return NULL;
+}
+
+static pthread_mutex_t turn_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t turn_cv = PTHREAD_COND_INITIALIZER;
+static long turn;
+
+struct handoff { int me; long m; };
+
+static void *taking_turns(void *arg)
+{
+	const struct handoff *h = arg;
+	void *f = func("turn_kernel");
+	for (long i = 0; i < h->m; i++) {
+		pthread_mutex_lock(&turn_mu);
+		while (turn % 2 != h->me)
+			pthread_cond_wait(&turn_cv, &turn_mu);
+		CHECK(lk(f, 3, 1, 1, 64, 1, 1, 0, NULL, NULL, NULL));
+		turn++;
+		pthread_cond_broadcast(&turn_cv);
+		pthread_mutex_unlock(&turn_mu);
+	}
 	return NULL;
 }
 
@@ -185,6 +212,32 @@ int main(int argc, char **argv)
 			pthread_create(&th[i], NULL, worker, (void *)(intptr_t)m);
 		for (int i = 0; i < n; i++)
 			pthread_join(th[i], NULL);
+		return 0;
+	}
+	if (!strcmp(mode, "handoff")) {
+		struct handoff a = { 0, argc > 2 ? atol(argv[2]) : 200 }, b = { 1, a.m };
+		pthread_t ta, tb;
+		pthread_create(&ta, NULL, taking_turns, &a);
+		pthread_create(&tb, NULL, taking_turns, &b);
+		pthread_join(ta, NULL);
+		pthread_join(tb, NULL);
+		return ctx_sync();
+	}
+	if (!strcmp(mode, "rewindow")) {
+		void_fn start = fetch("cuProfilerStart", 4000, 0), stop = fetch("cuProfilerStop", 4000, 0);
+		int w = argc > 2 ? atoi(argv[2]) : 3, k = argc > 3 ? atoi(argv[3]) : 4;
+		void *f = func("step_kernel");
+		for (int i = 0; i < w; i++) {
+			for (int j = 0; j < k; j++)
+				CHECK(lk(f, 2, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
+			CHECK(ctx_sync());
+			usleep(1000); /* the host's work between steps */
+			CHECK(start());
+			for (int j = 0; j < k; j++)
+				CHECK(lk(f, 2, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
+			CHECK(ctx_sync());
+			CHECK(stop());
+		}
 		return 0;
 	}
 	if (!strcmp(mode, "windows")) {

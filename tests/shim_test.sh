@@ -111,6 +111,56 @@ if run cupti-eager 0 FAKE_CUPTI_EAGER=1 SURFER_CUPTI_PATH="$B/tests/fakelib/libc
 	check cupti-eager "$T/ce.mp" --kernels 12 --timing cupti
 fi
 
+# 2b''. Kernels and copies no correlation record names (launched through the
+#       CUDA runtime, as PyTorch's are) or whose records come in a later
+#       buffer: joined to their launches by stream, kernel and shape, every
+#       one timed, none dropped; with FAKE_CUPTI_EAGER the reports come
+#       before their launches are published and wait for them.  The graph
+#       replays' kernels need the correlation: these runs have no graphs.
+for ext in none late none-eager; do
+	eager=0
+	[ $ext = none-eager ] && eager=1
+	if run cupti-ext-$ext 0 FAKE_CUPTI_EXTERNAL=${ext%-eager} FAKE_CUPTI_EAGER=$eager \
+		SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" \
+		SURFER_OUTPUT="$T/cx.mp" -- $B/tests/shim_runtime basic; then
+		check cupti-ext-$ext "$T/cx.mp" --kernels 8 --copy-times --timing cupti
+		d=$($B/surfer-dump "$T/cx.mp" | grep '"type":"trailer"' | sed 's/.*"dropped":\([0-9]*\).*/\1/')
+		[ "$d" = 0 ] && pass "cupti-ext-$ext: none dropped" || fail "cupti-ext-$ext: $d dropped"
+	fi
+done
+
+# 2b'''. Two threads taking turns on one stream (PyTorch's main and autograd
+#        threads), no correlation records: each report goes to the launch
+#        it ran, the earliest pending one, although threads publish their
+#        launches in batches (on the fake, a stream's GPU times grow with
+#        its launches: sorted by launch time they must too).
+if run cupti-handoff 0 FAKE_CUPTI_EXTERNAL=none SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" \
+	SURFER_OUTPUT="$T/ho.mp" -- $B/tests/shim_runtime handoff 3000; then
+	check cupti-handoff "$T/ho.mp" --kernels 6000 --timing cupti
+	if $B/surfer-dump "$T/ho.mp" | python3 -c '
+import json, sys
+ks = sorted((r["cpu_ns"], r["start_ns"]) for r in map(json.loads, sys.stdin)
+            if r["type"] == "kernel" and "start_ns" in r)
+bad = sum(1 for a, b in zip(ks, ks[1:]) if b[1] < a[1])
+assert len(ks) == 6000 and bad == 0, "%d kernels, %d out of launch order" % (len(ks), bad)
+'; then pass "cupti-handoff: reports in launch order"; else fail "cupti-handoff: reports in launch order"; fi
+fi
+
+# 2b''''. The same kernel launched before each profiler window and inside
+#         it, no correlation records, reports on the recorder's clock: the
+#         reports of the launches left out (a warm-up) never take a
+#         window's launch, which came after they ran.
+if run cupti-rewindow 0 FAKE_CUPTI_EXTERNAL=none FAKE_CUPTI_CLOCK=real SURFER_ITERATIONS=3 \
+	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/rw.mp" \
+	-- $B/tests/shim_runtime rewindow 3 50; then
+	if $B/surfer-dump "$T/rw.mp" | python3 -c '
+import json, sys
+ks = [r for r in map(json.loads, sys.stdin) if r["type"] == "kernel"]
+early = [r for r in ks if "start_ns" not in r or r["start_ns"] < r["cpu_ns"]]
+assert len(ks) == 150 and not early, "%d kernels, %d untimed or timed before their launch" % (len(ks), len(early))
+'; then pass "cupti-rewindow: window launches keep their own reports"; else fail "cupti-rewindow: window launches keep their own reports"; fi
+fi
+
 # 2c. Launches into a stream capture are recorded with the captured flag and
 #     no GPU times, with events and with CUPTI; the launch after is timed.
 for tm in events cupti; do

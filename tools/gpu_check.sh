@@ -84,7 +84,12 @@ for w in gemm gpt2 decode; do
 	say "$w: step $m ms alone, $mr ms recorded ($(pct "$m" "$mr") overhead)"
 	"$dump" "$trace" >"$out/$w-dump.jsonl" 2>"$out/$w-dump.err" ||
 		{ say "FAIL: $w: surfer-dump failed"; fail=$((fail + 1)); }
-	say "  trace: $(grep -c '"type":"kernel"' "$out/$w-dump.jsonl") kernels, $(grep -c '"type":"gemm"\|"type":"conv"' "$out/$w-dump.jsonl") GEMM/conv library calls, timing $(head -1 "$out/$w-dump.jsonl" | python3 -c "import json, sys; print(json.load(sys.stdin).get('timing'))")"
+	nk=$(grep -c '"type":"kernel"' "$out/$w-dump.jsonl")
+	nt=$(grep '"type":"kernel"' "$out/$w-dump.jsonl" | grep -c '"start_ns"')
+	say "  trace: $nk kernels ($nt with GPU times), $(grep -c '"type":"gemm"\|"type":"conv"' "$out/$w-dump.jsonl") GEMM/conv library calls, timing $(head -1 "$out/$w-dump.jsonl" | python3 -c "import json, sys; print(json.load(sys.stdin).get('timing'))"), dropped $(grep '"type":"trailer"' "$out/$w-dump.jsonl" | python3 -c "import json, sys; print(json.load(sys.stdin).get('dropped'))")"
+	# every kernel of the windows must carry its GPU start and end
+	[ "$nk" -gt 0 ] && [ "$nt" -eq "$nk" ] ||
+		{ say "FAIL: $w: $((nk - nt)) of $nk kernels without GPU times"; fail=$((fail + 1)); }
 	if "$analyze" "$trace" $origin --target h200 --target h100-sxm --target a100-sxm4-80 --target l4 --json \
 		>"$out/$w-analyze.json" 2>"$out/$w-analyze.err"; then
 		p=$(field "$out/$w-analyze.json" "'%.3f' % d['predictions'][0]['iteration_ms']")

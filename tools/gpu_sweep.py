@@ -1,0 +1,206 @@
+"""Time operators of NeuSight's kernel layout on this GPU.
+
+    python3 tools/gpu_sweep.py SHAPES.csv... --out DIR [--budget-s S] [--seed N]
+
+Reads rows in NeuSight's CSV layout (OPName and B, M, N, K for bmm and
+linear; B, H for the vector ops), keeps each operator and shape once,
+shuffles them with a fixed seed and interleaves the operators, then times
+as many as the budget allows in FP32 with TF32 off: bmm of (B,M,N) by
+(B,N,K), linear of (B*M,N) by a (K,N) weight, element-wise ops on (B,H)
+(add/mul/div/pow of two tensors, the `u` variants with a scalar, gelu,
+relu, tanh), layer norm and softmax over H.  Latency is NeuSight's: the mean
+of the 5 fastest of 25 CUDA-event timings (long kernels: of 8).  One more
+pass under torch.profiler names each row's kernel with its grid and block.
+Writes DIR/gemm.csv and DIR/vec.csv in the same layout with this GPU's
+name in Device, which `surfer-bench accuracy --dataset` reads.
+"""
+import argparse
+import csv
+import gzip
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+
+import torch
+import torch.nn.functional as F
+
+GEMM = ("bmm", "linear")
+HEADER = ["OPName", "Latency", "Device", "Torch Version", "CUDNN Version", "Kernel Name",
+          "Grid x", "Grid y", "Grid z", "Block x", "Block y", "Block z", "CUDA Version", "Kernels"]
+
+
+def shapes(paths):
+    seen, by_op = set(), {}
+    for p in paths:
+        for r in csv.DictReader(open(p)):
+            op = r["OPName"]
+            if op in GEMM:
+                key = (op, int(r["B"]), int(r["M"]), int(r["N"]), int(r["K"]))
+            else:
+                key = (op, int(r["B"]), int(r["H"]))
+            if key not in seen:
+                seen.add(key)
+                by_op.setdefault(op, []).append(key)
+    return by_op
+
+
+def interleave(by_op, seed):
+    rng = random.Random(seed)
+    lists = []
+    for op in sorted(by_op):
+        l = sorted(by_op[op])
+        rng.shuffle(l)
+        lists.append(l)
+    out = []
+    while any(lists):
+        for l in lists:
+            if l:
+                out.append(l.pop())
+    return out
+
+
+def make_call(key):
+    """A closure running the operator once, and the bytes it allocated."""
+    op = key[0]
+    dev = "cuda"
+    if op == "bmm":
+        _, b, m, n, k = key
+        x, w = torch.randn(b, m, n, device=dev), torch.randn(b, n, k, device=dev)
+        return lambda: torch.bmm(x, w)
+    if op == "linear":
+        _, b, m, n, k = key
+        x, w = torch.randn(b * m, n, device=dev), torch.randn(k, n, device=dev)
+        return lambda: F.linear(x, w)
+    _, b, h = key
+    x = torch.randn(b, h, device=dev)
+    if op in ("add", "mul", "div", "pow"):
+        y = torch.rand(b, h, device=dev) + 0.5
+        f = {"add": torch.add, "mul": torch.mul, "div": torch.div, "pow": torch.pow}[op]
+        return lambda: f(x, y)
+    unary = {"addu": lambda: x + 1.5, "mulu": lambda: x * 1.5, "divu": lambda: x / 1.5,
+             "powu": lambda: torch.pow(x, 3.0), "gelu": lambda: F.gelu(x),
+             "relu": lambda: F.relu(x), "tanh": lambda: torch.tanh(x),
+             "softmax": lambda: torch.softmax(x, dim=-1)}
+    if op == "ln":
+        g, bb = torch.ones(h, device=dev), torch.zeros(h, device=dev)
+        return lambda: F.layer_norm(x, (h,), g, bb)
+    return unary[op]
+
+
+def time_call(call):
+    call()
+    torch.cuda.synchronize()
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    call()
+    b.record()
+    torch.cuda.synchronize()
+    reps = 25 if a.elapsed_time(b) < 2.0 else 8
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+    for s, e in ev:
+        s.record()
+        call()
+        e.record()
+    torch.cuda.synchronize()
+    t = sorted(s.elapsed_time(e) for s, e in ev)
+    return sum(t[:5]) / 5
+
+
+def kernel_names(keys):
+    """Kernel name, grid and block of each key's call, from one profiled pass."""
+    names = {}
+    try:
+        from torch.profiler import ProfilerActivity, profile, record_function
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for i, k in enumerate(keys):
+                call = make_call(k)  # one row's tensors at a time
+                with record_function("row:%d" % i):
+                    call()
+                del call
+            torch.cuda.synchronize()
+        path = os.path.join(tempfile.mkdtemp(), "trace.json")
+        prof.export_chrome_trace(path)
+        names = rows_of_trace(json.load(open(path)), keys)
+    except Exception as e:  # names are extra: the timings stand without them
+        print("gpu_sweep: no kernel names: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+    return names
+
+
+def rows_of_trace(trace, keys):
+    """Map each key to (kernel name, grid, block, kernel count) through the
+    launch (runtime/driver event, by correlation) inside its row range."""
+    ev = trace["traceEvents"] if isinstance(trace, dict) else trace
+    ranges = sorted((e["ts"], e["ts"] + e.get("dur", 0), int(e["name"][4:])) for e in ev
+                    if e.get("cat") == "user_annotation" and str(e.get("name", "")).startswith("row:"))
+    launch_ts = {}
+    for e in ev:
+        if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {}):
+            launch_ts[e["args"]["correlation"]] = e["ts"]
+    out = {}
+    for e in sorted((e for e in ev if e.get("cat") == "kernel"), key=lambda e: e["ts"]):
+        ts = launch_ts.get(e.get("args", {}).get("correlation"))
+        if ts is None:
+            continue
+        for lo, hi, i in ranges:
+            if lo <= ts <= hi:
+                a = e["args"]
+                prev = out.get(keys[i])
+                # the longest kernel of the row names it; count them all
+                if prev is None or e.get("dur", 0) > prev[3]:
+                    out[keys[i]] = (e["name"], a.get("grid", [0, 0, 0]), a.get("block", [0, 0, 0]),
+                                    e.get("dur", 0), (prev[4] + 1) if prev else 1)
+                else:
+                    out[keys[i]] = prev[:4] + (prev[4] + 1,)
+                break
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("shapes", nargs="+")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--budget-s", type=float, default=100)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    keys = interleave(shapes(a.shapes), a.seed)
+    dev = torch.cuda.get_device_name()
+    deadline = time.time() + a.budget_s * 0.85  # the rest for the profiled pass
+    done = []
+    for k in keys:
+        if time.time() > deadline:
+            break
+        try:
+            done.append((k, time_call(make_call(k))))
+        except torch.cuda.OutOfMemoryError:
+            torch.cuda.empty_cache()
+        torch.cuda.empty_cache() if len(done) % 64 == 0 else None
+    names = kernel_names([k for k, _ in done[:400]]) if done else {}
+    os.makedirs(a.out, exist_ok=True)
+    files = {}
+    for k, ms in done:
+        gemm = k[0] in GEMM
+        if gemm not in files:
+            f = open(os.path.join(a.out, "gemm.csv" if gemm else "vec.csv"), "w", newline="")
+            files[gemm] = (f, csv.writer(f))
+            files[gemm][1].writerow(HEADER + (["B", "M", "N", "K"] if gemm else ["B", "H"]))
+        n = names.get(k)
+        kname, grid, block, nk = (n[0], n[1], n[2], n[4]) if n else ("", [0, 0, 0], [0, 0, 0], "")
+        files[gemm][1].writerow([k[0], "%.6f" % ms, dev, "p" + torch.__version__,
+                                 torch.backends.cudnn.version(), kname, grid[0], grid[1], grid[2],
+                                 block[0], block[1], block[2],
+                                 "cu" + (torch.version.cuda or "").replace(".", ""), nk] + list(k[1:]))
+    for f, _ in files.values():
+        f.close()
+    print("gpu_sweep: %d of %d shapes timed on %s, %d named -> %s" %
+          (len(done), len(keys), dev, len(names), a.out))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
