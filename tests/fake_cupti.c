@@ -25,7 +25,8 @@
  * buffers).  FAKE_CUPTI_CLOCK=real puts the reports on the recorder's clock
  * (CLOCK_MONOTONIC, + 1 s as CUPTI's own): a kernel starts when it was
  * launched or its stream's previous kernel ends, and lasts what the fake
- * driver's virtual clock gave it.
+ * driver's virtual clock gave it.  FAKE_CUPTI_ENABLE_MS=N makes the first
+ * cuptiActivityEnable take N ms.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -99,6 +100,14 @@ API CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc 
 
 API CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 {
+	/* FAKE_CUPTI_ENABLE_MS: the first enable takes that long (CUPTI's
+	 * start on a real GPU: tens of ms) */
+	static int started;
+	const char *ms = getenv("FAKE_CUPTI_ENABLE_MS");
+	if (!started++ && ms && atoi(ms) > 0) {
+		struct timespec d = { atoi(ms) / 1000, (long)(atoi(ms) % 1000) * 1000000L };
+		nanosleep(&d, NULL);
+	}
 	if (kind == CUPTI_ACTIVITY_KIND_DRIVER || kind == CUPTI_ACTIVITY_KIND_RUNTIME)
 		api_kinds = 1;
 	fake_cuda_track_launches(1);

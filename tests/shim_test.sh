@@ -161,6 +161,22 @@ assert len(ks) == 150 and not early, "%d kernels, %d untimed or timed before the
 '; then pass "cupti-rewindow: window launches keep their own reports"; else fail "cupti-rewindow: window launches keep their own reports"; fi
 fi
 
+# 2b'''''. CUPTI's start (slow on a real GPU: 29-50 ms on an H200) happens
+#          before the first profiler window opens, not inside it: the
+#          window's span is the program's step, not the recorder's setup.
+if run cupti-window-start 0 FAKE_CUPTI_ENABLE_MS=300 SURFER_ITERATIONS=2 \
+	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/ws.mp" \
+	-- $B/tests/shim_runtime windows 2 3; then
+	if $B/surfer-dump "$T/ws.mp" | python3 -c '
+import json, sys
+m = [r for r in map(json.loads, sys.stdin) if r["type"] == "marker"]
+s = [r["cpu_ns"] for r in m if r["kind"] == "capture_start"]
+e = [r["cpu_ns"] for r in m if r["kind"] == "capture_stop"]
+assert len(s) == 2 == len(e), m
+assert e[0] - s[0] < 100e6, "first window %.0f ms" % ((e[0] - s[0]) / 1e6)
+'; then pass "cupti-window-start: the first window is the step's"; else fail "cupti-window-start: the first window is the step's"; fi
+fi
+
 # 2c. Launches into a stream capture are recorded with the captured flag and
 #     no GPU times, with events and with CUPTI; the launch after is timed.
 for tm in events cupti; do
