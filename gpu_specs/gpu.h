@@ -107,9 +107,16 @@ double gpu_mem_bw_eff_gbps(const struct gpu_spec *g);
  * rate.  0 when the GPU lists no FP32 peak. */
 double gpu_fp32_simt_tflops(const struct gpu_spec *g);
 #define GPU_FP32_DUAL_ISSUE_EFF 0.635
+#define GPU_FP32_HOPPER_GEMM_EFF 0.93
 
 /* The FP32 rate a GEMM can reach, TFLOP/s: the CUDA cores' on NVIDIA
- * (gpu_fp32_simt_tflops()); on AMD CDNA 1-3 the matrix cores' FP32 MFMA
+ * (gpu_fp32_simt_tflops()), but on Hopper (compute capability 9.0), whose
+ * 128 lanes per SM are all FP32 units, the datasheet peak times
+ * GPU_FP32_HOPPER_GEMM_EFF: the FFMA share of an SGEMM main loop (cuBLAS's
+ * 256 x 128 x 8 SIMT tile, 256 threads: per k step 128 FFMA, 6 LDS.128 and
+ * about 1.5 other instructions of the global-to-shared copy and the loop,
+ * 0.94; 128 x 128: 0.93), where a pure FMA loop with its loads and counter
+ * reaches 0.61 (gpu-benches gpu-roofline, H200 at 1980 MHz).  On AMD CDNA 1-3 the matrix cores' FP32 MFMA
  * rate, twice the vector ALUs' unpacked FP32 rate the fp32 column holds
  * (MI100 46.1 against 23.1, MI210 45.3 against 22.6, MI300X 163.4 against
  * 81.7 TF in AMD's datasheets), which rocBLAS and hipBLASLt use for SGEMM. */

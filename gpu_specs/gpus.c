@@ -200,7 +200,14 @@ double gpu_fp32_simt_tflops(const struct gpu_spec *g)
 double gpu_fp32_gemm_tflops(const struct gpu_spec *g)
 {
 	double t = gpu_fp32_simt_tflops(g);
-	return g && gpu_cc_is_amd(g->cc) ? 2 * t : t;
+	if (g && gpu_cc_is_amd(g->cc))
+		return 2 * t;
+	/* Hopper's 128 lanes are all FP32 (GA10x and Ada share half of
+	 * theirs with INT32): an SGEMM main loop, almost all FFMA, issues
+	 * close to every cycle there. */
+	if (g && g->cc == 90 && t > 0 && t < g->peak_tflops[GPU_DT_FP32])
+		return g->peak_tflops[GPU_DT_FP32] * GPU_FP32_HOPPER_GEMM_EFF;
+	return t;
 }
 
 double gpu_matrix_eff(const struct gpu_spec *g)

@@ -454,6 +454,21 @@ START_TEST(test_fp32_simt)
 			      cases[i].id, gpu_fp32_simt_tflops(g), want);
 	}
 	ck_assert_double_eq(gpu_fp32_simt_tflops(NULL), 0);
+	/* GEMMs: Hopper's all-FP32 lanes issue an SGEMM's FFMA stream at
+	 * 0.93 of the datasheet; the dual-datapath GA10x / Ada parts stay at
+	 * the FMA-loop rate, 64-lane parts at the datasheet's. */
+	static const struct { const char *id; double eff; } gemm[] = {
+		{"h100-sxm", 0.93}, {"h100-pcie", 0.93}, {"h200", 0.93},
+		{"l40", 0.635}, {"l4", 0.635}, {"a40", 0.635}, {"rtx-3090", 0.635},
+		{"a100-sxm4-80", 1.0}, {"v100-pcie-32", 1.0}, {"p4", 1.0},
+	};
+	for (size_t i = 0; i < sizeof gemm / sizeof gemm[0]; i++) {
+		const struct gpu_spec *g = gpu_find(gemm[i].id);
+		ck_assert_msg(g != NULL, "%s", gemm[i].id);
+		double want = g->peak_tflops[GPU_DT_FP32] * gemm[i].eff;
+		ck_assert_msg(fabs(gpu_fp32_gemm_tflops(g) - want) < 1e-9, "%s: GEMM %g, want %g",
+			      gemm[i].id, gpu_fp32_gemm_tflops(g), want);
+	}
 }
 END_TEST
 
