@@ -1480,6 +1480,30 @@ static int same_kernel(const struct trace_kernel *r, uint32_t name, const struct
  * against ours may be off by. */
 #define LAUNCH_CLOCK_SLACK_NS 50000u
 
+static uint64_t pend_cpu_ns(const struct pend *p)
+{
+	return p->rec.type == TRACE_KERNEL ? p->rec.u.kernel.cpu_ns : p->rec.u.copy.cpu_ns;
+}
+
+/* Launches made after this GPU start cannot be the one it reports. */
+static uint64_t launched_by(uint64_t gpu_start_ns)
+{
+	if (!preload_cupti_clock_known() || !gpu_start_ns)
+		return UINT64_MAX;
+	return preload_cupti_to_cpu_ns(gpu_start_ns) + LAUNCH_CLOCK_SLACK_NS;
+}
+
+/* Keeps p if it was launched before the candidates so far: *same among
+ * those on the report's stream, *any among all. */
+static void consider(struct pend *p, int on_stream, struct pend **same, struct pend **any)
+{
+	uint64_t t = pend_cpu_ns(p);
+	if (on_stream && (!*same || t < pend_cpu_ns(*same)))
+		*same = p;
+	if (!*any || t < pend_cpu_ns(*any))
+		*any = p;
+}
+
 /* The launch k reports: the earliest-launched pending one of the same
  * kernel on its stream, else (a stream the driver and CUPTI number apart)
  * on any, never one launched after k started.  Earliest by launch time,
@@ -1491,35 +1515,24 @@ static struct pend *match_kernel(const struct preload_cupti_kernel *k)
 	if (k->graph_id || !k->name || open_writer() < 0)
 		return NULL;
 	uint32_t name = trace_writer_intern(G.w, k->name, strlen(k->name));
-	uint64_t limit = UINT64_MAX;
-	if (preload_cupti_clock_known() && k->start_ns)
-		limit = preload_cupti_to_cpu_ns(k->start_ns) + LAUNCH_CLOCK_SLACK_NS;
+	uint64_t limit = launched_by(k->start_ns);
 	struct pend *same = NULL, *any = NULL;
-	for (struct pend *p = G.phead; p && name; p = p->next) {
-		const struct trace_kernel *r = &p->rec.u.kernel;
-		if (p->rec.type != TRACE_KERNEL || p->graph || r->cpu_ns > limit ||
-		    !same_kernel(r, name, k))
-			continue;
-		if (r->stream == k->stream && (!same || r->cpu_ns < same->rec.u.kernel.cpu_ns))
-			same = p;
-		if (!any || r->cpu_ns < any->rec.u.kernel.cpu_ns)
-			any = p;
-	}
+	for (struct pend *p = G.phead; p && name; p = p->next)
+		if (p->rec.type == TRACE_KERNEL && !p->graph && p->rec.u.kernel.cpu_ns <= limit &&
+		    same_kernel(&p->rec.u.kernel, name, k))
+			consider(p, p->rec.u.kernel.stream == k->stream, &same, &any);
 	return same ? same : any;
 }
 
+/* The same for a copy or set, by its size. */
 static struct pend *match_copy(const struct preload_cupti_copy *c)
 {
+	uint64_t limit = launched_by(c->start_ns);
 	struct pend *same = NULL, *any = NULL;
-	for (struct pend *p = G.phead; p; p = p->next) {
-		const struct trace_copy *r = &p->rec.u.copy;
-		if (p->rec.type != (c->memset ? TRACE_MEMSET : TRACE_MEMCPY) || r->bytes != c->bytes)
-			continue;
-		if (r->stream == c->stream && (!same || r->cpu_ns < same->rec.u.copy.cpu_ns))
-			same = p;
-		if (!any || r->cpu_ns < any->rec.u.copy.cpu_ns)
-			any = p;
-	}
+	for (struct pend *p = G.phead; p; p = p->next)
+		if (p->rec.type == (c->memset ? TRACE_MEMSET : TRACE_MEMCPY) &&
+		    p->rec.u.copy.bytes == c->bytes && p->rec.u.copy.cpu_ns <= limit)
+			consider(p, p->rec.u.copy.stream == c->stream, &same, &any);
 	return same ? same : any;
 }
 
