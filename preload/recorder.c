@@ -1023,6 +1023,21 @@ static void marker(enum trace_marker_kind kind, int iteration)
 	publish(t);
 }
 
+/* A kernel starts after its launch call began; what CUPTI's clock reading
+ * against ours may be off by. */
+#define LAUNCH_CLOCK_SLACK_NS 50000u
+
+/* Whether a CUPTI report that matches no launch counts as dropped: with
+ * capture windows the kernels run between them are reported too and
+ * cannot be told from a window's (whose kernels may start after it
+ * closed), so only without windows; a window's kernel left untimed shows
+ * as a kernel record without GPU times. */
+static int counts_as_dropped(void)
+{
+	const struct preload_settings *c = &preload_cfg;
+	return !(c->skip || c->iterations);
+}
+
 void preload_profiler(int start)
 {
 	if (G.state != ST_ON)
@@ -1460,6 +1475,7 @@ static void adopt_orphans(struct pend *p, uint64_t seq)
  */
 struct unjoined {
 	int copy;                     /* 1: c, 0: k                              */
+	uint64_t seen_ns;             /* when it came                            */
 	struct preload_cupti_kernel k;
 	struct preload_cupti_copy c;
 	struct unjoined *next;
@@ -1476,9 +1492,6 @@ static int same_kernel(const struct trace_kernel *r, uint32_t name, const struct
 	return r->name == name;
 }
 
-/* A kernel starts after its launch call began; what CUPTI's clock reading
- * against ours may be off by. */
-#define LAUNCH_CLOCK_SLACK_NS 50000u
 
 static uint64_t pend_cpu_ns(const struct pend *p)
 {
@@ -1561,10 +1574,11 @@ static void keep_unjoined(const struct preload_cupti_kernel *k, const struct pre
 		u->c = *c;
 	}
 	if (!u) {
-		if (open_writer() == 0)
+		if (counts_as_dropped() && open_writer() == 0)
 			trace_writer_add_dropped(G.w, 1);
 		return;
 	}
+	u->seen_ns = preload_now_ns();
 	*unjoined_tail = u;
 	unjoined_tail = &u->next;
 	n_unjoined++;
@@ -1616,18 +1630,23 @@ static void cupti_copy(void *ctx, const struct preload_cupti_copy *c)
 		keep_unjoined(NULL, c);
 }
 
-/* Retries the waiting reports; at the end (last) what is left is dropped. */
+/* Retries the waiting reports.  A launch still unpublished is a call in
+ * flight when its report came (enqueued, not yet returned), handed over
+ * microseconds later, so a report unmatched UNJOINED_NS after it came (or
+ * at the end) is given up. */
+#define UNJOINED_NS 200000000u
 static void retry_unjoined(int last)
 {
 	struct unjoined *u = unjoined_head, *keep = NULL, **kt = &keep;
 	size_t left = 0, lost = 0;
+	uint64_t now = preload_now_ns();
 	unjoined_head = NULL;
 	unjoined_tail = &unjoined_head;
 	while (u) {
 		struct unjoined *n = u->next;
 		int done = u->copy ? try_copy(&u->c) : try_kernel(&u->k);
-		if (done || last) {
-			lost += !done;
+		if (done || last || now - u->seen_ns >= UNJOINED_NS) {
+			lost += !done && counts_as_dropped();
 			free((char *)u->k.name);
 			free(u);
 		} else {

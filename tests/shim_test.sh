@@ -159,6 +159,16 @@ ks = [r for r in map(json.loads, sys.stdin) if r["type"] == "kernel"]
 early = [r for r in ks if "start_ns" not in r or r["start_ns"] < r["cpu_ns"]]
 assert len(ks) == 150 and not early, "%d kernels, %d untimed or timed before their launch" % (len(ks), len(early))
 '; then pass "cupti-rewindow: window launches keep their own reports"; else fail "cupti-rewindow: window launches keep their own reports"; fi
+	d=$($B/surfer-dump "$T/rw.mp" | grep '"type":"trailer"' | sed 's/.*"dropped":\([0-9]*\).*/\1/')
+	[ "$d" = 0 ] && pass "cupti-rewindow: kernels run between windows are not dropped records" ||
+		fail "cupti-rewindow: $d dropped"
+fi
+# ... but a report that matches no launch of a window is counted as dropped.
+if run cupti-unmatched 0 FAKE_CUPTI_EXTERNAL=none FAKE_CUPTI_RENAME=1 FAKE_CUPTI_CLOCK=real \
+	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/um.mp" \
+	-- $B/tests/shim_runtime rewindow 2 5; then
+	d=$($B/surfer-dump "$T/um.mp" | grep '"type":"trailer"' | sed 's/.*"dropped":\([0-9]*\).*/\1/')
+	[ "$d" = 20 ] && pass "cupti-unmatched: 20 dropped" || fail "cupti-unmatched: $d dropped, expected 20"
 fi
 
 # 2b'''''. CUPTI's start (slow on a real GPU: 29-50 ms on an H200) happens
