@@ -1584,8 +1584,10 @@ static void keep_unjoined(const struct preload_cupti_kernel *k, const struct pre
 	n_unjoined++;
 }
 
-/* 1 when the report found its launch (now or as an orphan kept by seq). */
-static int try_kernel(const struct preload_cupti_kernel *k)
+/* 1 when the report found its launch (now or as an orphan kept by seq).
+ * first: no pending launch was made before it, so a report whose kernel
+ * started earlier needs no search (0: search). */
+static int try_kernel(const struct preload_cupti_kernel *k, uint64_t first)
 {
 	uint64_t seq = (uint64_t)(uintptr_t)map_get(&G.corr, k->correlation);
 	struct pend *p = seq ? map_get(&G.pending, seq) : NULL;
@@ -1597,19 +1599,19 @@ static int try_kernel(const struct preload_cupti_kernel *k)
 		keep_orphan(seq, k);
 		return 1;
 	}
-	if ((p = match_kernel(k)) != NULL) {
+	if (launched_by(k->start_ns) >= first && (p = match_kernel(k)) != NULL) {
 		join_kernel(p, k);
 		return 1;
 	}
 	return 0;
 }
 
-static int try_copy(const struct preload_cupti_copy *c)
+static int try_copy(const struct preload_cupti_copy *c, uint64_t first)
 {
 	uint64_t seq = (uint64_t)(uintptr_t)map_get(&G.corr, c->correlation);
 	struct pend *p = seq ? map_get(&G.pending, seq) : NULL;
 	if (!p || (p->rec.type != TRACE_MEMCPY && p->rec.type != TRACE_MEMSET))
-		p = seq ? NULL : match_copy(c);
+		p = seq || launched_by(c->start_ns) < first ? NULL : match_copy(c);
 	if (!p)
 		return 0;
 	join_copy(p, c);
@@ -1619,14 +1621,14 @@ static int try_copy(const struct preload_cupti_copy *c)
 static void cupti_kernel(void *ctx, const struct preload_cupti_kernel *k)
 {
 	(void)ctx;
-	if (!try_kernel(k))
+	if (!try_kernel(k, 0))
 		keep_unjoined(k, NULL);
 }
 
 static void cupti_copy(void *ctx, const struct preload_cupti_copy *c)
 {
 	(void)ctx;
-	if (!try_copy(c))
+	if (!try_copy(c, 0))
 		keep_unjoined(NULL, c);
 }
 
@@ -1639,12 +1641,17 @@ static void retry_unjoined(int last)
 {
 	struct unjoined *u = unjoined_head, *keep = NULL, **kt = &keep;
 	size_t left = 0, lost = 0;
-	uint64_t now = preload_now_ns();
+	uint64_t now = preload_now_ns(), first = UINT64_MAX;
+	/* the earliest pending launch, once: most waiting reports are of
+	 * kernels run before it (between profiler windows) */
+	for (struct pend *p = G.phead; p; p = p->next)
+		if (pend_cpu_ns(p) < first)
+			first = pend_cpu_ns(p);
 	unjoined_head = NULL;
 	unjoined_tail = &unjoined_head;
 	while (u) {
 		struct unjoined *n = u->next;
-		int done = u->copy ? try_copy(&u->c) : try_kernel(&u->k);
+		int done = u->copy ? try_copy(&u->c, first) : try_kernel(&u->k, first);
 		if (done || last || now - u->seen_ns >= UNJOINED_NS) {
 			lost += !done && counts_as_dropped();
 			free((char *)u->k.name);
