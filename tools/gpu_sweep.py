@@ -9,8 +9,9 @@ as many as the budget allows in FP32 with TF32 off: bmm of (B,M,N) by
 (B,N,K), linear of (B*M,N) by a (K,N) weight, element-wise ops on (B,H)
 (add/mul/div/pow of two tensors, the `u` variants with a scalar, gelu,
 relu, tanh), layer norm and softmax over H.  Latency is NeuSight's: the mean
-of the 5 fastest of 25 CUDA-event timings (long kernels: of 8).  One more
-pass under torch.profiler names each row's kernel with its grid and block.
+of the 5 fastest of 25 CUDA-event timings (long kernels: of 8).  Passes
+under torch.profiler name each row's kernel with its grid and block, as far
+as the budget goes.
 Writes DIR/gemm.csv and DIR/vec.csv in the same layout with this GPU's
 name in Device, which `surfer-bench accuracy --dataset` reads.
 """
@@ -109,24 +110,31 @@ def time_call(call):
     return sum(t[:5]) / 5
 
 
-def kernel_names(keys):
-    """Kernel name, grid and block of each key's call, from one profiled pass."""
+def kernel_names(keys, deadline):
+    """Kernel name, grid and block of each key's call, from profiled passes
+    of 300 rows each (one trace of them all outgrows memory), while time is
+    left."""
     names = {}
     try:
         from torch.profiler import ProfilerActivity, profile, record_function
-        torch.cuda.synchronize()
-        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            for i, k in enumerate(keys):
-                call = make_call(k)  # one row's tensors at a time
-                with record_function("row:%d" % i):
-                    call()
-                del call
+        for lo in range(0, len(keys), 300):
+            if time.time() > deadline:
+                break
+            chunk = keys[lo:lo + 300]
             torch.cuda.synchronize()
-        path = os.path.join(tempfile.mkdtemp(), "trace.json")
-        prof.export_chrome_trace(path)
-        names = rows_of_trace(json.load(open(path)), keys)
+            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+                for i, k in enumerate(chunk):
+                    call = make_call(k)  # one row's tensors at a time
+                    with record_function("row:%d" % i):
+                        call()
+                    del call
+                torch.cuda.synchronize()
+            path = os.path.join(tempfile.mkdtemp(), "trace.json")
+            prof.export_chrome_trace(path)
+            names.update(rows_of_trace(json.load(open(path)), chunk))
+            os.unlink(path)
     except Exception as e:  # names are extra: the timings stand without them
-        print("gpu_sweep: no kernel names: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        print("gpu_sweep: kernel names stopped: %s: %s" % (type(e).__name__, e), file=sys.stderr)
     return names
 
 
@@ -171,7 +179,8 @@ def main():
     torch.set_float32_matmul_precision("highest")
     keys = interleave(shapes(a.shapes), a.seed)
     dev = torch.cuda.get_device_name()
-    deadline = time.time() + a.budget_s * 0.85  # the rest for the profiled pass
+    start = time.time()
+    deadline = start + a.budget_s * 0.75  # the rest for the profiled passes
     done = []
     for k in keys:
         if time.time() > deadline:
@@ -181,7 +190,7 @@ def main():
         except torch.cuda.OutOfMemoryError:
             torch.cuda.empty_cache()
         torch.cuda.empty_cache() if len(done) % 64 == 0 else None
-    names = kernel_names([k for k, _ in done[:400]]) if done else {}
+    names = kernel_names([k for k, _ in done], start + a.budget_s) if done else {}
     os.makedirs(a.out, exist_ok=True)
     files = {}
     for k, ms in done:
