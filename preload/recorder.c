@@ -1469,9 +1469,9 @@ static void adopt_orphans(struct pend *p, uint64_t seq)
  * cuBLAS-Lt kernel came so; only cuBLAS's own driver launches were named).
  * Such a report is joined to the earliest-launched pending launch of the
  * same kernel (name, grid, block) on its stream: a stream runs its work in
- * launch order, so that launch is the one it reports.  A report whose launch is
- * not published yet waits in a bounded list, retried at each buffer and at
- * the end; what is left then is counted as dropped.
+ * launch order, so that launch is the one it reports.  A report whose
+ * launch is not published yet waits in a bounded list, retried at each
+ * buffer (retry_unjoined()).
  */
 struct unjoined {
 	int copy;                     /* 1: c, 0: k                              */
@@ -1491,7 +1491,6 @@ static int same_kernel(const struct trace_kernel *r, uint32_t name, const struct
 			return 0;
 	return r->name == name;
 }
-
 
 static uint64_t pend_cpu_ns(const struct pend *p)
 {
