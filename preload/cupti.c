@@ -118,6 +118,7 @@ static void one_record(const CUpti_Activity *a, const struct preload_cupti_sink 
 			.regs = k->registersPerThread, .static_smem = (uint32_t)k->staticSharedMemory,
 			.dyn_smem = (uint32_t)k->dynamicSharedMemory, .stream = k->streamId,
 			.start_ns = k->start, .end_ns = k->end, .graph_id = k->graphId,
+			.graph_node_id = k->graphNodeId,
 		};
 		s->kernel(s->ctx, &o);
 	} else if (a->kind == CUPTI_ACTIVITY_KIND_MEMCPY && s->copy) {

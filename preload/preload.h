@@ -211,6 +211,7 @@ struct preload_cupti_kernel {
 	uint64_t stream;           /* CUPTI streamId                           */
 	uint64_t start_ns, end_ns; /* GPU timestamps                           */
 	uint32_t graph_id;         /* 0: not run by a graph                    */
+	uint64_t graph_node_id;    /* the graph node it ran as                 */
 };
 struct preload_cupti_copy {
 	uint32_t correlation;

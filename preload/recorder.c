@@ -232,6 +232,8 @@ struct pend {
 	preload_event ev[2];
 	uint8_t graph;
 	struct pend *prev, *next;     /* FIFO order                              */
+	uint64_t *nodes;              /* graph: nodes reported without correlation */
+	uint32_t nnodes, capnodes;
 };
 
 static struct {
@@ -1227,11 +1229,19 @@ static struct pend *pend_alloc(void)
 		pend_nfree--;
 		return p;
 	}
-	return malloc(sizeof *p);
+	p = malloc(sizeof *p);
+	if (p) {
+		p->nodes = NULL;
+		p->nnodes = p->capnodes = 0;
+	}
+	return p;
 }
 
 static void pend_release(struct pend *p)
 {
+	free(p->nodes);
+	p->nodes = NULL;
+	p->nnodes = p->capnodes = 0;
 	if (pend_nfree >= 65536) {
 		free(p);
 		return;
@@ -1536,6 +1546,47 @@ static struct pend *match_kernel(const struct preload_cupti_kernel *k)
 	return same ? same : any;
 }
 
+/* A graph replay's kernel no correlation names: the earliest-launched
+ * pending replay on its stream (else on any) that was launched before it
+ * started and has not had this graph node yet.  The replays launched
+ * before that one on its stream have run all their nodes: released. */
+static struct pend *match_graph(const struct preload_cupti_kernel *k)
+{
+	uint64_t limit = launched_by(k->start_ns);
+	struct pend *same = NULL, *any = NULL;
+	for (struct pend *p = G.phead; p; p = p->next) {
+		if (!p->graph || p->rec.u.kernel.cpu_ns > limit)
+			continue;
+		int seen = 0;
+		for (uint32_t i = 0; i < p->nnodes && !seen; i++)
+			seen = p->nodes[i] == k->graph_node_id;
+		if (!seen)
+			consider(p, p->rec.u.kernel.stream == k->stream, &same, &any);
+	}
+	struct pend *m = same ? same : any;
+	if (!m)
+		return NULL;
+	if (m->nnodes == m->capnodes) {
+		uint32_t cap = m->capnodes ? 2 * m->capnodes : 16;
+		uint64_t *n = realloc(m->nodes, cap * sizeof *n);
+		if (!n)
+			return m;  /* joined, though a later node may come here too */
+		m->nodes = n;
+		m->capnodes = cap;
+	}
+	m->nodes[m->nnodes++] = k->graph_node_id;
+	for (struct pend *p = G.phead, *n; p; p = n) {
+		n = p->next;
+		if (p->graph && p != m && p->rec.u.kernel.stream == m->rec.u.kernel.stream &&
+		    p->rec.u.kernel.cpu_ns < m->rec.u.kernel.cpu_ns && p->nnodes) {
+			map_del(&G.pending, p->rec.u.kernel.seq);
+			pend_unlink(p);
+			pend_release(p);
+		}
+	}
+	return m;
+}
+
 /* The same for a copy or set, by its size. */
 static struct pend *match_copy(const struct preload_cupti_copy *c)
 {
@@ -1598,7 +1649,9 @@ static int try_kernel(const struct preload_cupti_kernel *k, uint64_t first)
 		keep_orphan(seq, k);
 		return 1;
 	}
-	if (launched_by(k->start_ns) >= first && (p = match_kernel(k)) != NULL) {
+	if (launched_by(k->start_ns) < first)
+		return 0;
+	if ((p = k->graph_id ? match_graph(k) : match_kernel(k)) != NULL) {
 		join_kernel(p, k);
 		return 1;
 	}

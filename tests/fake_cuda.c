@@ -59,6 +59,8 @@ struct fake_cuda_launch {
 	int copy_kind;              /* -1 kernel, 0 memset, 1 HtoD, 2 DtoH, 3 DtoD */
 	unsigned long long bytes;
 	unsigned long long real_ns;  /* CLOCK_MONOTONIC at the launch      */
+	unsigned graph_id;           /* a graph replay's kernel: its graph  */
+	unsigned long long node_id;  /* and graph node                      */
 };
 static int tracking;
 static __thread struct fake_cuda_launch tracked[64];
@@ -232,6 +234,8 @@ static CUresult run(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 		t->end = start + dur;
 		t->copy_kind = -1;
 		t->real_ns = mono_now();
+		t->graph_id = 0;
+		t->node_id = 0;
 	}
 	if (logf)
 		fprintf(logf, "K %ld %s %u %u %u %u %u %u %u %u %u %u %d %d %llu %llu %llu\n",
@@ -265,8 +269,14 @@ static CUresult graph(void *g, void *s, int ptsz)
 {
 	static struct ffunc a = { "graph_node_a", 40, 0 }, b = { "graph_node_b", 48, 1024 };
 	(void)g;
+	int before = ntracked;
 	CUresult r = run(&a, 3, 1, 1, 64, 1, 1, 0, 0, 0, 0, s, ptsz);
-	return r ? r : run(&b, 5, 1, 1, 128, 1, 1, 0, 0, 0, 0, s, ptsz);
+	r = r ? r : run(&b, 5, 1, 1, 128, 1, 1, 0, 0, 0, 0, s, ptsz);
+	for (int i = before; i < ntracked; i++) { /* CUPTI's graph and node ids */
+		tracked[i].graph_id = 7;
+		tracked[i].node_id = 100 + (unsigned long long)(i - before);
+	}
+	return r;
 }
 API CUresult cuGraphLaunch(void *g, void *s) { return graph(g, s, 0); }
 API CUresult cuGraphLaunch_ptsz(void *g, void *s) { return graph(g, s, 1); }

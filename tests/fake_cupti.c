@@ -47,6 +47,8 @@ struct fake_cuda_launch {
 	int copy_kind;              /* -1 kernel, 0 memset, 1 HtoD, 2 DtoH, 3 DtoD */
 	unsigned long long bytes;
 	unsigned long long real_ns;  /* CLOCK_MONOTONIC at the launch      */
+	unsigned graph_id;           /* a graph replay's kernel: its graph  */
+	unsigned long long node_id;  /* and graph node                      */
 };
 void fake_cuda_track_launches(int on);
 int fake_cuda_take_launches(struct fake_cuda_launch *out, int max);
@@ -213,6 +215,8 @@ static void report(const struct fake_cuda_launch *l, int n, uint32_t corr)
 		r.staticSharedMemory = l[i].smem;
 		r.registersPerThread = (uint16_t)l[i].regs;
 		r.streamId = (uint32_t)l[i].stream;
+		r.graphId = l[i].graph_id;
+		r.graphNodeId = l[i].node_id;
 		/* CUPTI timestamps are never 0: shift the virtual clock by 1 s. */
 		r.start = l[i].start + 1000000000ull;
 		r.end = l[i].end + 1000000000ull;

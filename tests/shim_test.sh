@@ -187,6 +187,26 @@ assert e[0] - s[0] < 100e6, "first window %.0f ms" % ((e[0] - s[0]) / 1e6)
 '; then pass "cupti-window-start: the first window is the step's"; else fail "cupti-window-start: the first window is the step's"; fi
 fi
 
+# 2b''''''. Graph replays with no correlation records (a runtime
+#           cudaGraphLaunch): each replay's kernels are recorded from
+#           CUPTI's reports, one of each graph node per replay, none dropped.
+if run cupti-graph-none 0 FAKE_CUPTI_EXTERNAL=none SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" \
+	SURFER_OUTPUT="$T/gn.mp" -- $B/tests/shim_runtime graph 3; then
+	check cupti-graph-none "$T/gn.mp" --kernels 14 --copies 2 --copy-times --timing cupti
+	if $B/surfer-dump "$T/gn.mp" | python3 -c '
+import json, sys, collections
+rs = list(map(json.loads, sys.stdin))
+g = collections.defaultdict(list)
+for r in rs:
+    if r["type"] == "kernel" and r["name"].startswith("graph_node_"):
+        assert r["flags"] & 2 and "start_ns" in r, r
+        g[r["cpu_ns"]].append(r["name"])
+assert len(g) == 3 and all(sorted(v) == ["graph_node_a", "graph_node_b"] for v in g.values()), dict(g)
+d = [r for r in rs if r["type"] == "trailer"][0]["dropped"]
+assert d == 0, d
+'; then pass "cupti-graph-none: one of each node per replay"; else fail "cupti-graph-none: one of each node per replay"; fi
+fi
+
 # 2c. Launches into a stream capture are recorded with the captured flag and
 #     no GPU times, with events and with CUPTI; the launch after is timed.
 for tm in events cupti; do
