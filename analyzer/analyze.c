@@ -37,12 +37,17 @@
 #include "analyzer/timeline.h"
 #include "trace/trace.h"
 
-#define AN_LIB_RING 256               /* library calls remembered for their kernels */
+/* Library calls remembered for their kernels.  With CUPTI timing a kernel
+ * record is written when its GPU times arrive, up to a second (a CUPTI
+ * flush) after its GEMM call's record: on an H200 a GPT-2 step's kernels
+ * came a median of 1468 records after their calls, past a ring of 256
+ * calls, and lost their shapes. */
+#define AN_LIB_RING 65536
 #define AN_CLOCK_BASE_LIMIT_NS 1000000000LL
 
 struct an_ring {
-	uint64_t seq[AN_LIB_RING];
-	struct ktable_lib lib[AN_LIB_RING];
+	uint64_t *seq;                /* AN_LIB_RING of each, on the heap          */
+	struct ktable_lib *lib;
 };
 
 /* An event waiting in the reorder window (or, for a trace out of order
@@ -106,13 +111,15 @@ static int an_fail(struct an_ctx *c, int code, const char *fmt, ...)
 
 static void an_ring_put(struct an_ring *r, uint64_t seq, const struct ktable_lib *lib)
 {
+	if (!r->seq)
+		return;
 	r->seq[seq % AN_LIB_RING] = seq;
 	r->lib[seq % AN_LIB_RING] = *lib;
 }
 
 static const struct ktable_lib *an_ring_get(const struct an_ring *r, uint64_t seq)
 {
-	if (seq == 0 || r->seq[seq % AN_LIB_RING] != seq)
+	if (seq == 0 || !r->seq || r->seq[seq % AN_LIB_RING] != seq)
 		return NULL;
 	return &r->lib[seq % AN_LIB_RING];
 }
@@ -528,7 +535,7 @@ static int an_pass2(struct an_ctx *c)
 	uint64_t n = 0;
 	int rc;
 
-	memset(&c->ring, 0, sizeof(c->ring));
+	memset(c->ring.seq, 0, AN_LIB_RING * sizeof(*c->ring.seq));
 	c->cur_iteration = -1;
 	if (trace_reader_open(&r, c->path, rerr, sizeof(rerr)) < 0)
 		return an_fail(c, -2, "cannot read '%s': %s", c->path, rerr);
@@ -933,7 +940,9 @@ int analysis_run(const char *path, const struct analysis_options *o, struct anal
 	c.errlen = errlen;
 	c.a = calloc(1, sizeof(*c.a));
 	c.kt = ktable_new();
-	if (!c.a || !c.kt) {
+	c.ring.seq = calloc(AN_LIB_RING, sizeof(*c.ring.seq));
+	c.ring.lib = calloc(AN_LIB_RING, sizeof(*c.ring.lib));
+	if (!c.a || !c.kt || !c.ring.seq || !c.ring.lib) {
 		rc = an_fail(&c, -1, "out of memory");
 		goto out;
 	}
@@ -960,6 +969,8 @@ out:
 	if (c.r)
 		trace_reader_free(c.r);
 	ktable_free(c.kt);
+	free(c.ring.seq);
+	free(c.ring.lib);
 	free(c.pred);
 	free(c.pmethod);
 	free(c.pbound);

@@ -461,6 +461,64 @@ END_TEST
 /* PyTorch's mm of a 4096 x 512 by a 512 x 1024 matrix reaches cuBLAS
  * (column-major) as m = 1024, n = 4096, k = 512: the predictor gets the
  * row-major shape back, 4096 rows by 1024 columns. */
+START_TEST(kernels_long_after_their_calls)
+{
+	/* With CUPTI timing a kernel record is written when its GPU times
+	 * arrive, often thousands of records after its GEMM call's record:
+	 * 1000 sgemm calls, then their 1000 kernels.  Each kernel must still
+	 * carry its call's shape, so the tile model (not wave scaling, the
+	 * fallback of shapeless kernels) predicts every one. */
+	const struct gpu_spec *targets[1] = {gpu("t4")};
+	struct trace_header h;
+	struct trace_record r;
+	struct trace_writer *w;
+	struct analysis *a;
+	int err;
+	const int n = 1000;
+
+	w = trace_writer_open(path, 0, &err);
+	ck_assert_ptr_nonnull(w);
+	memset(&h, 0, sizeof(h));
+	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A10");
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	uint32_t name = trace_writer_intern(w, "volta_sgemm_128x64_nn", 21);
+	for (int i = 0; i < n; i++) {
+		memset(&r, 0, sizeof(r));
+		r.type = TRACE_GEMM;
+		r.u.gemm.seq = 1 + 2 * (uint64_t)i;
+		r.u.gemm.api = TRACE_GEMM_SGEMM;
+		r.u.gemm.m = 1024;
+		r.u.gemm.n = 512;
+		r.u.gemm.k = 256 + 64 * (uint64_t)(i % 4);
+		r.u.gemm.batch = 1;
+		r.u.gemm.a_type = r.u.gemm.b_type = r.u.gemm.c_type = TRACE_DT_F32;
+		r.u.gemm.compute_type = TRACE_DT_F32;
+		r.u.gemm.stream = 7;
+		r.u.gemm.cpu_ns = 1000 + 10000 * (uint64_t)i;
+		ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	}
+	for (int i = 0; i < n; i++) {
+		memset(&r, 0, sizeof(r));
+		r.type = TRACE_KERNEL;
+		r.u.kernel = (struct trace_kernel){ .seq = 2 + 2 * (uint64_t)i, .name = name,
+			.grid = {4, 16, 1}, .block = {256, 1, 1}, .stream = 7,
+			.cpu_ns = 1000 + 10000 * (uint64_t)i + 10,
+			.start_ns = 2000 + 10000 * (uint64_t)i, .end_ns = 9000 + 10000 * (uint64_t)i,
+			.lib_call = 1 + 2 * (uint64_t)i, .iteration = -1 };
+		ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	}
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	a = run(path, NULL, targets, 1, PRED_AUTO);
+	ck_assert_uint_eq(a->kernels, (uint64_t)n);
+	ck_assert_uint_eq(a->configs, 4);
+	ck_assert_msg(a->targets[0].method_ns[PRED_WAVE] == 0,
+		      "%g ns by wave scaling: kernels lost their shapes", a->targets[0].method_ns[PRED_WAVE]);
+	ck_assert(a->targets[0].method_ns[PRED_MLP] > 0);
+	analysis_free(a);
+}
+END_TEST
+
 START_TEST(cublas_shape_to_row_major)
 {
 	struct trace_gemm g;
@@ -506,6 +564,7 @@ int main(void)
 	tcase_add_test(tc, json_document);
 	tcase_add_test(tc, baseline_gate);
 	tcase_add_test(tc, short_names);
+	tcase_add_test(tc, kernels_long_after_their_calls);
 	tcase_add_test(tc, cublas_shape_to_row_major);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
