@@ -10,12 +10,16 @@
  *    are not DRAM traffic).
  *  - Elementwise kernels: elements = m*n when the caller knows the shape,
  *    else threads x elements per thread, with 4 elements per thread for
- *    ATen's elementwise kernels (thread_work_size 4 in ATen's
- *    cuda/Loops.cuh: 128-thread blocks, each thread 4 elements) and 1 for
+ *    ATen's vectorized_elementwise_kernel (thread_work_size 4 in ATen's
+ *    cuda/Loops.cuh for FP32: 128-thread blocks, each thread 4 elements;
+ *    on NeuSight's 3,219 FP32 rows threads x 4 is the tensor's size in
+ *    95 %, the rest are the first of several launches a 64-bit-indexed
+ *    tensor is split into), vt for elementwise_kernel<nt, vt>, and 1 for
  *    others (Triton pointwise kernels launch one program per XBLOCK
  *    elements with ~1 element per thread at XBLOCK = block size).  Bytes =
- *    3 x elements x dtype size (a binary op: two operands read, one
- *    written); FLOPs = elements (one op each).
+ *    N x elements x dtype size with N the tensors in the kernel's
+ *    Array<char*, N> (output and inputs), 3 when the name does not say;
+ *    FLOPs = elements (one op each).
  *  - Softmax and norms with a rows x cols shape in m, n: bytes =
  *    2 x m*n x dtype size (read once, write once), FLOPs = 5 x m*n
  *    (max, subtract, exp, sum, divide; mean/variance/scale for norms).
@@ -24,6 +28,7 @@
 #include "predictor/predict.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int cls_has(const char *s, const char *const *needles)
@@ -120,6 +125,49 @@ static enum gpu_dtype cls_dtype(const char *s)
 	return GPU_DT_FP32;
 }
 
+/* The number after the first of the needles, or 0. */
+static unsigned long cls_number_after(const char *s, const char *const *needles)
+{
+	for (; *needles; needles++) {
+		const char *p = strstr(s, *needles);
+		if (p)
+			return strtoul(p + strlen(*needles), NULL, 10);
+	}
+	return 0;
+}
+
+int predict_aten_elementwise(const char *name, double *elems_per_thread, unsigned *operands)
+{
+	/* demangled and Itanium-mangled spellings */
+	static const char *const arr[] = {"array<char*, ", "Array<char*, ", "arrayIPcLm",
+					  "ArrayIPcLi", NULL};
+	static const char *const vt2[] = {"elementwise_kernel<128, ", "elementwise_kernelILi128ELi",
+					  NULL};
+	if (!name || !strstr(name, "elementwise_kernel"))
+		return -1;
+	unsigned long n = cls_number_after(name, arr);
+	*operands = n >= 1 && n <= 16 ? (unsigned)n : 0;
+	if (strstr(name, "vectorized_elementwise_kernel")) {
+		*elems_per_thread = 4;
+	} else {
+		unsigned long vt = cls_number_after(name, vt2);
+		*elems_per_thread = vt >= 1 && vt <= 16 ? (double)vt : 4;
+	}
+	return 0;
+}
+
+double predict_launch_elements(const struct pred_kernel *k)
+{
+	double per = 1;
+	unsigned ops;
+	if (k->name && predict_aten_elementwise(k->name, &per, &ops) < 0)
+		per = 1;  /* Triton pointwise: ~1 element per thread */
+	double threads = (double)(k->grid[0] ? k->grid[0] : 1) * (k->grid[1] ? k->grid[1] : 1) *
+			 (k->grid[2] ? k->grid[2] : 1) * (k->block[0] ? k->block[0] : 1) *
+			 (k->block[1] ? k->block[1] : 1) * (k->block[2] ? k->block[2] : 1);
+	return k->grid[0] && k->block[0] ? threads * per : 0;
+}
+
 void predict_classify(struct pred_kernel *k)
 {
 	double elt, elems;
@@ -145,20 +193,19 @@ void predict_classify(struct pred_kernel *k)
 			k->bytes = (m * kk + kk * n + m * n) * b * elt;
 		}
 		break;
-	case PRED_OP_ELEMENTWISE:
-		if (k->m && k->n) {
+	case PRED_OP_ELEMENTWISE: {
+		double per;
+		unsigned ops = 0;
+		if (!k->name || predict_aten_elementwise(k->name, &per, &ops) < 0 || !ops)
+			ops = 3;
+		if (k->m && k->n)
 			elems = (double)k->m * (double)k->n;
-		} else {
-			double threads = (double)(k->grid[0] ? k->grid[0] : 1) *
-					 (k->grid[1] ? k->grid[1] : 1) * (k->grid[2] ? k->grid[2] : 1) *
-					 (k->block[0] ? k->block[0] : 1) *
-					 (k->block[1] ? k->block[1] : 1) * (k->block[2] ? k->block[2] : 1);
-			int aten = k->name && strstr(k->name, "elementwise_kernel");
-			elems = threads * (aten ? 4 : 1);
-		}
-		k->bytes = 3.0 * elems * elt;
+		else
+			elems = predict_launch_elements(k);
+		k->bytes = ops * elems * elt;
 		k->flops = elems;
 		break;
+	}
 	case PRED_OP_SOFTMAX:
 	case PRED_OP_NORM:
 		if (k->m && k->n) {

@@ -81,6 +81,17 @@ int predict_kernel(const struct pred_kernel *k, const struct gpu_spec *origin,
  * can be inferred of flops/bytes when they are 0). */
 void predict_classify(struct pred_kernel *k);
 
+/* An ATen elementwise kernel's launch read from its name (mangled or not):
+ * elements per thread (vectorized_elementwise_kernel: 4, as PyTorch's
+ * Loops.cuh launches FP32 work; elementwise_kernel<nt, vt>: vt) and the
+ * tensors it touches (its std::array / at::detail::Array<char*, N>, 0 when
+ * the name does not say).  Returns 0, or -1 when the name is not one. */
+int predict_aten_elementwise(const char *name, double *elems_per_thread, unsigned *operands);
+
+/* Elements an elementwise kernel of unknown shape processes, from its
+ * launch (threads x elements per thread); 0 when it cannot be told. */
+double predict_launch_elements(const struct pred_kernel *k);
+
 const char *pred_method_name(enum pred_method m);
 int pred_method_parse(const char *s, enum pred_method *out);
 const char *pred_op_name(enum pred_op o);

@@ -199,6 +199,47 @@ START_TEST(gamma_estimates)
 }
 END_TEST
 
+START_TEST(aten_elementwise_launch)
+{
+	/* names as real traces (mangled, PyTorch 2.11 on an H200) and
+	 * NeuSight's CSVs (demangled, PyTorch 2.1) spell them */
+	static const struct { const char *name; int rc; double per; unsigned ops; } c[] = {
+		{"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_15CUDAFunctor_addIfEESt5arrayIPcLm3EEEEviT0_T1_",
+		 0, 4, 3},
+		{"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13AUnaryFunctorIfffNS0_15binary_internal10MulFunctorIfEEEESt5arrayIPcLm2EEEEviT0_T1_",
+		 0, 4, 2},
+		{"_ZN2at6native18elementwise_kernelILi128ELi2EZNS0_22gpu_kernel_impl_nocastIZZZNS0_23direct_copy_kernel_cudaERNS_18TensorIteratorBaseEENKUlvE1_clEvENKUlvE5_clEvEUlfE_EEvS4_RKT_EUliE_EEviT1_",
+		 0, 2, 0},
+		{"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctorOnSelf_add<float>, at::detail::Array<char*, 2> >(int, at::native::CUDAFunctorOnSelf_add<float>, at::detail::Array<char*, 2>)",
+		 0, 4, 2},
+		{"void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<...> >(int, ...)",
+		 0, 4, 0},
+		{"triton_poi_fused_add_0", -1, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		double per = 0;
+		unsigned ops = 99;
+		int rc = predict_aten_elementwise(c[i].name, &per, &ops);
+		ck_assert_msg(rc == c[i].rc, "%zu: rc %d", i, rc);
+		if (rc == 0)
+			ck_assert_msg(per == c[i].per && ops == c[i].ops, "%zu: %g per thread, %u tensors",
+				      i, per, ops);
+	}
+	/* NeuSight's addu row (32768 x 1600 floats, 102400 blocks of 128):
+	 * every element read once and written once */
+	struct pred_kernel k;
+	memset(&k, 0, sizeof k);
+	k.name = c[3].name;
+	k.op = PRED_OP_ELEMENTWISE;
+	k.dtype = GPU_DT_FP32;
+	k.grid[0] = 102400; k.grid[1] = k.grid[2] = 1;
+	k.block[0] = 128; k.block[1] = k.block[2] = 1;
+	predict_classify(&k);
+	ck_assert_double_eq(k.flops, 32768.0 * 1600);
+	ck_assert_double_eq(k.bytes, 2 * 4 * 32768.0 * 1600);
+}
+END_TEST
+
 START_TEST(identity)
 {
 	struct pred_kernel k = kern(1000, 128, 3e6, 1e6);
@@ -382,6 +423,7 @@ int main(void)
 	tcase_add_test(tc, memory_vs_compute_bound);
 	tcase_add_test(tc, tensor_core_gemm);
 	tcase_add_test(tc, gamma_estimates);
+	tcase_add_test(tc, aten_elementwise_launch);
 	tcase_add_test(tc, identity);
 	tcase_add_test(tc, roofline);
 	tcase_add_test(tc, dispatch);
