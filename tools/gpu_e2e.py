@@ -23,6 +23,9 @@ import time
 
 import torch
 
+MAX_TIMED = 5   # timed steps after the warm-up
+LONG_S = 8      # past this, three timed steps are enough
+
 
 def build(cfg_path, spec_mode):
     import transformers as tf
@@ -88,9 +91,10 @@ def measure(spec, cfg_dir, deadline):
             tot_ms.append(a.elapsed_time(c))
         step += 1
         spent = time.time() - t0
-        took = spent / step
-        if step >= 6 or (step >= 4 and spent > 8) or (step >= 2 and time.time() + took > deadline):
+        if step > MAX_TIMED or (step > 3 and spent > LONG_S):
             break
+        if step > 1 and time.time() + spent / step > deadline:
+            break  # one timed step at least, then the budget decides
     del model
     torch.cuda.empty_cache()
     return {"num_layer": layers, "e2e_latency": statistics.median(tot_ms),
