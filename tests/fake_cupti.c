@@ -178,6 +178,12 @@ static void report(const struct fake_cuda_launch *l, int n, uint32_t corr)
 			m.streamId = (uint32_t)l[i].stream;
 			m.start = l[i].start + 1000000000ull;
 			m.end = l[i].end + 1000000000ull;
+			if (real_clock()) {
+				uint64_t s0, e0;
+				on_real_clock(&l[i], &s0, &e0);
+				m.start = s0 + 1000000000ull;
+				m.end = e0 + 1000000000ull;
+			}
 			append(&m, sizeof m);
 			continue;
 		}
@@ -194,6 +200,12 @@ static void report(const struct fake_cuda_launch *l, int n, uint32_t corr)
 			m.streamId = (uint32_t)l[i].stream;
 			m.start = l[i].start + 1000000000ull;
 			m.end = l[i].end + 1000000000ull;
+			if (real_clock()) {
+				uint64_t s0, e0;
+				on_real_clock(&l[i], &s0, &e0);
+				m.start = s0 + 1000000000ull;
+				m.end = e0 + 1000000000ull;
+			}
 			append(&m, sizeof m);
 			continue;
 		}

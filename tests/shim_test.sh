@@ -115,12 +115,14 @@ fi
 #       CUDA runtime, as PyTorch's are) or whose records come in a later
 #       buffer: joined to their launches by stream, kernel and shape, every
 #       one timed, none dropped; with FAKE_CUPTI_EAGER the reports come
-#       before their launches are published and wait for them.  The graph
+#       before their launches are published and wait for them; with
+#       FAKE_CUPTI_CLOCK=real the launch-time bound is in force.  The graph
 #       replays' kernels need the correlation: these runs have no graphs.
-for ext in none late none-eager; do
-	eager=0
+for ext in none late none-eager none-real; do
+	eager=0 clock=virtual
 	[ $ext = none-eager ] && eager=1
-	if run cupti-ext-$ext 0 FAKE_CUPTI_EXTERNAL=${ext%-eager} FAKE_CUPTI_EAGER=$eager \
+	[ $ext = none-real ] && clock=real
+	if run cupti-ext-$ext 0 FAKE_CUPTI_EXTERNAL=${ext%-*} FAKE_CUPTI_EAGER=$eager FAKE_CUPTI_CLOCK=$clock \
 		SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" \
 		SURFER_OUTPUT="$T/cx.mp" -- $B/tests/shim_runtime basic; then
 		check cupti-ext-$ext "$T/cx.mp" --kernels 8 --copy-times --timing cupti
