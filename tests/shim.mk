@@ -5,7 +5,7 @@ FAKE_CUDA := $(BUILD)/tests/libcuda.so.1
 SHIM_TEST_PROGS := $(BUILD)/tests/shim_runtime $(BUILD)/tests/shim_direct \
 	$(BUILD)/tests/shim_check $(BUILD)/tests/libshimctor.so
 EXTRA_TARGETS += $(FAKE_CUDA) $(SHIM_TEST_PROGS)
-TEST_SCRIPTS += tests/shim_test.sh tests/gpu_check_test.sh
+TEST_SCRIPTS += tests/shim_test.sh tests/gpu_check_test.sh tests/gpu_tools_test.sh
 
 # The fake defines driver entry points without prototypes, on purpose.
 # -Bsymbolic: its internal calls must not reach the recorder's hooks.

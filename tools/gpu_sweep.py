@@ -154,7 +154,7 @@ def rows_of_trace(trace, keys):
         if ts is None:
             continue
         for lo, hi, i in ranges:
-            if lo <= ts <= hi:
+            if lo <= ts < hi:  # half-open: a row ends where the next begins
                 a = e["args"]
                 prev = out.get(keys[i])
                 # the longest kernel of the row names it; count them all
