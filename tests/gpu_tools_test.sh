@@ -1,10 +1,12 @@
 #!/bin/sh
-# gpu_tools_test.sh - tools/gpu_sweep.py, which a machine with a GPU runs,
-# taken through its path here over a stand-in for the parts of PyTorch it
-# touches (no PyTorch or GPU here): it must time each operator and shape of
-# a NeuSight-layout input once, name their kernels from the profiler's
-# trace, and write CSVs that `surfer-bench accuracy --dataset` reads as rows
-# of the GPU it ran on.
+# gpu_tools_test.sh - the measuring tools a machine with a GPU runs, taken
+# through their paths here over stand-ins for the parts of PyTorch and
+# transformers they touch (neither, nor a GPU, is here).  gpu_sweep.py must
+# time each operator and shape of a NeuSight-layout input once, name their
+# kernels from the profiler's trace and write CSVs that `surfer-bench
+# accuracy --dataset` reads as rows of the GPU it ran on; gpu_e2e.py must
+# build the models NeuSight's graphs show and write labels that
+# `surfer-bench e2e --labels` reads.
 B=${BUILD:-build}
 T=$(mktemp -d "${TMPDIR:-/tmp}/gputools.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -23,7 +25,9 @@ clock = [0.0]          # ms
 launches = []          # (name, grid, block, t0, t1) of the current profile
 prof_on = [False]
 class _T:
+    requires_grad = False
     def __init__(self, *shape): self.shape = tuple(shape)
+    def is_floating_point(self): return True
     def numel(self): return math.prod(self.shape)
     def _same(self, *a): return _T(*self.shape)
     def _scalar_op(self, v): return _run("vectorized_elementwise_kernel<4, scalar>", self._same())
@@ -50,6 +54,13 @@ def pow(a, b): return _run("vectorized_elementwise_kernel<4, pow>", a._same())
 def tanh(a): return _run("vectorized_elementwise_kernel<4, tanh>", a._same())
 def softmax(a, dim=-1): return _run("softmax_warp_forward", a._same())
 def set_float32_matmul_precision(p): pass
+def randint(lo, hi, shape, device=None): return _T(*shape)
+def is_tensor(t): return isinstance(t, _T)
+def ones_like(t): return t._same()
+def no_grad(): return contextlib.nullcontext()
+def device(name): return contextlib.nullcontext()
+autograd = types.SimpleNamespace(
+    backward=lambda ts, grads: [_run("backward_kernel", _T(*t.shape, 2)) for t in ts])
 class OutOfMemoryError(RuntimeError): pass
 class _Ev:
     def __init__(self, enable_timing=False): self.t = 0.0
@@ -135,6 +146,70 @@ check "each operator and shape once, timed, named, in NeuSight's layout" $?
 $B/surfer-bench accuracy --dataset "$T/out" --origin none --target h200 --json >"$T/acc.json" 2>"$T/acc.err"
 python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert d['overall']['n'] == 8, d" "$T/acc.json"
 check "surfer-bench accuracy reads the 8 rows as the H200's ($(head -1 "$T/acc.err"))" $?
+
+# tools/gpu_e2e.py over stand-ins for PyTorch and transformers: the model
+# NeuSight's graphs show for each configuration (BERT inference: sequence
+# classification; training: pre-training heads; Switch with decoder ids),
+# eager attention, and label files `surfer-bench e2e` reads.
+mkdir -p "$T/py/transformers" "$T/cfg"
+cat >"$T/py/transformers/__init__.py" <<'PY'
+"""A stand-in for the parts of transformers tools/gpu_e2e.py touches."""
+import os, types
+import torch
+__version__ = "5.fake"
+def _log(s): open(os.environ["FAKE_HF_LOG"], "a").write(s + "\n")
+class AutoConfig:
+    @staticmethod
+    def for_model(model_type, **kw):
+        return types.SimpleNamespace(model_type=model_type, **kw)
+class _Model:
+    def __init__(self, cls, cfg): self.cls, self.cfg, self.training = cls, cfg, True
+    def float(self): return self
+    def eval(self): self.training = False; return self
+    def train(self): self.training = True; return self
+    def zero_grad(self, set_to_none=False): pass
+    def __call__(self, input_ids, decoder_input_ids=None):
+        _log("%s %s %s" % (self.cls, "train" if self.training else "eval",
+                           "decoder" if decoder_input_ids is not None else "-"))
+        out = torch._run("forward_kernel", torch._T(*input_ids.shape, 1000))
+        out.requires_grad = self.training
+        return {"logits": out, "past_key_values": None}
+def _auto(name):
+    class A:
+        @staticmethod
+        def from_config(cfg, attn_implementation=None):
+            assert attn_implementation == "eager"
+            return _Model(name, cfg)
+    return A
+AutoModelForSequenceClassification = _auto("SequenceClassification")
+AutoModelForPreTraining = _auto("PreTraining")
+AutoModelForCausalLM = _auto("CausalLM")
+AutoModelForSeq2SeqLM = _auto("Seq2SeqLM")
+PY
+echo '{"model_type": "bert", "num_hidden_layers": 24, "hidden_size": 1024, "num_attention_heads": 16, "intermediate_size": 4096, "vocab_size": 30522, "max_position_embeddings": 512, "type_vocab_size": 2}' >"$T/cfg/bert_large.json"
+echo '{"model_type": "gpt2", "n_layer": 36, "n_embd": 1280, "n_head": 20, "n_positions": 1024, "vocab_size": 50257, "activation_function": "gelu_new"}' >"$T/cfg/gpt2_large.json"
+echo '{"model_type": "switch_transformers", "num_layers": 24, "vocab_size": 32128}' >"$T/cfg/switchxl4.json"
+PYTHONPATH="$T/py" FAKE_HF_LOG="$T/hf.log" python3 tools/gpu_e2e.py --configs "$T/cfg" \
+	--out "$T/labels/NVIDIA_H200" --budget-s 30 bert_large-inf-512-8 bert_large-train-512-2 \
+	gpt2_large-train-1024-1 switchxl4-inf-512-1 >"$T/e2e.log" 2>&1
+check "gpu_e2e.py runs ($(tail -1 "$T/e2e.log"))" $?
+python3 - "$T/labels/NVIDIA_H200" "$T/hf.log" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+inf = json.load(open(os.path.join(d, "bert_large-inf-512-8.json")))
+tr = json.load(open(os.path.join(d, "gpt2_large-train-1024-1.json")))
+assert inf["num_layer"] == 24 and inf["e2e_latency"] > 0 and inf["bwall_latency"] == 0, inf
+assert tr["num_layer"] == 36 and tr["bwall_latency"] > 0, tr
+assert abs(tr["fw_latency"] + tr["bwall_latency"] - tr["e2e_latency"]) < 1e-9, tr
+assert len(tr["steps_ms"]) == 5 and tr["device"] == "NVIDIA H200", tr
+log = set(open(sys.argv[2]).read().split("\n"))
+assert {"SequenceClassification eval -", "PreTraining train -", "CausalLM train -",
+        "Seq2SeqLM eval decoder"} <= log, log
+PY
+check "labels in NeuSight's layout; the models its graphs show, eval for inference" $?
+$B/surfer-bench e2e --labels "$T/labels" --configs "$T/cfg" >"$T/bench.log" 2>&1
+grep -q "^h200 .*gpt2_large-train-1024-1.json *$(python3 -c "import json, sys; print('%.2f' % json.load(open(sys.argv[1]))['e2e_latency'])" "$T/labels/NVIDIA_H200/gpt2_large-train-1024-1.json") " "$T/bench.log"
+check "surfer-bench e2e reads the labels as the H200's ($(grep -c json "$T/bench.log") lines)" $?
 
 echo "gpu_tools_test: $((n - fail)) of $n passed"
 [ $fail -eq 0 ]
