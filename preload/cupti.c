@@ -18,6 +18,7 @@
  * tested on hand-built buffers.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,16 +54,74 @@ static struct {
 
 #define BUF_BYTES (8u << 20)
 
+/* Folders of the loaded libraries that look like CUDA's (a path naming
+ * "nvidia" or "cuda"): pip's CUDA wheels keep libcupti beside libcublas
+ * (nvidia/cu13/lib) or in a sibling package (nvidia/cuda_cupti/lib), off
+ * the loader's search path. */
+#define CUPTI_DIRS 32
+struct cupti_dirs {
+	char d[CUPTI_DIRS][512];
+	int n;
+};
+
+static int collect_dir(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct cupti_dirs *l = data;
+	const char *name = info->dlpi_name, *slash = name ? strrchr(name, '/') : NULL;
+	if (!slash || l->n >= CUPTI_DIRS || (size_t)(slash - name) >= sizeof l->d[0])
+		return 0;
+	size_t len = (size_t)(slash - name);
+	char dir[512];
+	memcpy(dir, name, len);
+	dir[len] = 0;
+	if (!strstr(dir, "nvidia") && !strstr(dir, "cuda"))
+		return 0;
+	for (int i = 0; i < l->n; i++)
+		if (strcmp(l->d[i], dir) == 0)
+			return 0;
+	memcpy(l->d[l->n++], dir, len + 1);
+	return 0;
+}
+
+/* Opens libcupti from beside the program's own CUDA libraries (not from
+ * inside dl_iterate_phdr: the loader's lock is held there). */
+static void *open_beside_loaded(void)
+{
+	static struct cupti_dirs l;  /* 16 KiB: off the launching thread's stack */
+	static const char *const rel[] = {
+		"/libcupti.so.13", "/libcupti.so.12", "/../../cuda_cupti/lib/libcupti.so.13",
+		"/../../cuda_cupti/lib/libcupti.so.12",
+	};
+	l.n = 0;
+	dl_iterate_phdr(collect_dir, &l);
+	for (int i = 0; i < l.n; i++)
+		for (size_t j = 0; j < sizeof rel / sizeof *rel; j++) {
+			char path[600];
+			snprintf(path, sizeof path, "%s%s", l.d[i], rel[j]);
+			void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+			if (h) {
+				preload_note("libcupti: %s", path);
+				return h;
+			}
+		}
+	return NULL;
+}
+
 int preload_cupti_load(char *why, size_t whylen)
 {
 	if (C.lib)
 		return 0;
+	/* SURFER_CUPTI_PATH, else the one beside the program's CUDA libraries
+	 * (it matches the runtime the program uses), else the loader's. */
 	const char *env = getenv("SURFER_CUPTI_PATH");
-	const char *names[] = { env && *env ? env : NULL, "libcupti.so.13", "libcupti.so.12",
-				"libcupti.so" };
+	if (env && *env)
+		C.lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+	if (!C.lib)
+		C.lib = open_beside_loaded();
+	const char *names[] = { "libcupti.so.13", "libcupti.so.12", "libcupti.so" };
 	for (size_t i = 0; i < sizeof names / sizeof *names && !C.lib; i++)
-		if (names[i])
-			C.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+		C.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
 	if (!C.lib) {
 		snprintf(why, whylen, "libcupti not found");
 		return -1;

@@ -93,6 +93,25 @@ if run cupti-fallback 0 SURFER_OUTPUT="$T/fb.mp" -- $B/tests/shim_runtime basic;
 	fi
 fi
 
+# 2a. No SURFER_CUPTI_PATH, libcupti off the search path but beside the
+#     CUDA libraries the program loaded (pip's nvidia/cu13/lib, and the
+#     cu12 wheels' nvidia/cuda_cupti/lib next to nvidia/cublas/lib): found.
+mkdir -p "$T/site/nvidia/cu13/lib" "$T/site12/nvidia/cublas/lib" "$T/site12/nvidia/cuda_cupti/lib"
+cp $B/tests/libcuda.so.1 $B/tests/fakelib/libcupti.so.13 "$T/site/nvidia/cu13/lib/"
+cp $B/tests/libcuda.so.1 "$T/site12/nvidia/cublas/lib/"
+cp $B/tests/fakelib/libcupti.so.13 "$T/site12/nvidia/cuda_cupti/lib/libcupti.so.12"
+for site in site/nvidia/cu13/lib site12/nvidia/cublas/lib; do
+	rm -f "$T/fake.log"
+	env FAKE_CUDA_LOG="$T/fake.log" LD_LIBRARY_PATH="$T/$site" LD_PRELOAD="$PRE" SURFER_OUTPUT="$T/pip.mp" \
+		$B/tests/shim_runtime basic >"$T/pip.out" 2>"$T/pip.err"
+	if [ $? -eq 0 ] && $B/surfer-dump "$T/pip.mp" 2>/dev/null | head -1 | grep -q '"timing":"cupti"'; then
+		pass "libcupti beside the loaded CUDA libraries ($site)"
+	else
+		fail "libcupti beside the loaded CUDA libraries ($site)"
+		cat "$T/pip.err"
+	fi
+done
+
 # 2b. The CUPTI path end to end with a fake libcupti fed by the fake driver:
 #     kernels joined by external correlation id (the correlation records come
 #     after the kernels), and the kernels of two graph replays recorded from
