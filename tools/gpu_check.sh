@@ -39,21 +39,10 @@ dump="$bundle/bin/surfer-dump"
 shim="$bundle/bin/libsurfer.so"
 "$analyze" --version >/dev/null 2>&1 || { say "FAIL: $analyze does not run here"; exit 1; }
 
-# CUPTI: the toolkit's, else the one of PyTorch's CUDA wheels.
-if [ -z "${SURFER_CUPTI_PATH:-}" ]; then
-	cupti=$(python3 - <<'PY' 2>/dev/null
-import glob, os, site
-roots = site.getsitepackages() + ["/usr/local/cuda", "/usr/local/cuda/extras/CUPTI", "/opt"]
-for r in roots:
-    hits = sorted(glob.glob(os.path.join(r, "**", "libcupti.so*"), recursive=True))
-    if hits:
-        print(hits[-1])
-        break
-PY
-)
-	[ -n "$cupti" ] && export SURFER_CUPTI_PATH="$cupti"
-fi
-say "device: $(head -1 "$out/nvidia-smi.txt"); cupti: ${SURFER_CUPTI_PATH:-default search}"
+# CUPTI: SURFER_CUPTI_PATH if set, else the recorder's own search (beside
+# the program's CUDA libraries, then the loader's path); each trace's line
+# says which it loaded.
+say "device: $(head -1 "$out/nvidia-smi.txt"); cupti: ${SURFER_CUPTI_PATH:-the recorder's search}"
 
 # pct MEASURED PREDICTED: signed percentage error
 pct() { python3 -c "import sys; m, p = float(sys.argv[1]), float(sys.argv[2]); print('%+.1f%%' % (100 * (p / m - 1)))" "$1" "$2"; }
@@ -81,7 +70,7 @@ for w in gemm gpt2 decode; do
 	fi
 	m=$(field "$plain" "d['step_ms']")
 	mr=$(field "$rec" "d['step_ms']")
-	say "$w: step $m ms alone, $mr ms recorded ($(pct "$m" "$mr") overhead)"
+	say "$w: step $m ms alone, $mr ms recorded ($(pct "$m" "$mr") overhead); $(grep -m1 -o 'libcupti: .*\|timing: .*' "$out/$w-rec.log" | head -1)"
 	"$dump" "$trace" >"$out/$w-dump.jsonl" 2>"$out/$w-dump.err" ||
 		{ say "FAIL: $w: surfer-dump failed"; fail=$((fail + 1)); }
 	nk=$(grep -c '"type":"kernel"' "$out/$w-dump.jsonl")
