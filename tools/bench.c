@@ -178,9 +178,10 @@ static int run_accuracy(const struct opts *o)
 				failed++;
 				continue;
 			}
-			/* A trace knows an elementwise kernel by its name and launch
-			 * alone: no library call gives its shape. */
-			if (o->as_recorded && k.op == PRED_OP_ELEMENTWISE) {
+			/* A trace knows a vector kernel by its name and launch alone:
+			 * no library call gives its shape. */
+			if (o->as_recorded && (k.op == PRED_OP_ELEMENTWISE || k.op == PRED_OP_SOFTMAX ||
+					       k.op == PRED_OP_NORM)) {
 				k.m = k.n = 0;
 				k.flops = k.bytes = 0;
 			}
