@@ -156,18 +156,6 @@ int predict_aten_elementwise(const char *name, double *elems_per_thread, unsigne
 	return 0;
 }
 
-double predict_launch_elements(const struct pred_kernel *k)
-{
-	double per = 1;
-	unsigned ops;
-	if (k->name && predict_aten_elementwise(k->name, &per, &ops) < 0)
-		per = 1;  /* Triton pointwise: ~1 element per thread */
-	double threads = (double)(k->grid[0] ? k->grid[0] : 1) * (k->grid[1] ? k->grid[1] : 1) *
-			 (k->grid[2] ? k->grid[2] : 1) * (k->block[0] ? k->block[0] : 1) *
-			 (k->block[1] ? k->block[1] : 1) * (k->block[2] ? k->block[2] : 1);
-	return k->grid[0] && k->block[0] ? threads * per : 0;
-}
-
 void predict_classify(struct pred_kernel *k)
 {
 	double elt, elems;
@@ -194,15 +182,20 @@ void predict_classify(struct pred_kernel *k)
 		}
 		break;
 	case PRED_OP_ELEMENTWISE: {
-		double per;
+		double per = 1;   /* not ATen's (Triton pointwise): ~1 per thread */
 		unsigned ops = 0;
-		if (!k->name || predict_aten_elementwise(k->name, &per, &ops) < 0 || !ops)
-			ops = 3;
-		if (k->m && k->n)
+		if (k->name)
+			predict_aten_elementwise(k->name, &per, &ops);
+		if (k->m && k->n) {
 			elems = (double)k->m * (double)k->n;
-		else
-			elems = predict_launch_elements(k);
-		k->bytes = ops * elems * elt;
+		} else {
+			double threads = (double)(k->grid[0] ? k->grid[0] : 1) *
+					 (k->grid[1] ? k->grid[1] : 1) * (k->grid[2] ? k->grid[2] : 1) *
+					 (k->block[0] ? k->block[0] : 1) *
+					 (k->block[1] ? k->block[1] : 1) * (k->block[2] ? k->block[2] : 1);
+			elems = threads * per;
+		}
+		k->bytes = (ops ? ops : 3) * elems * elt;
 		k->flops = elems;
 		break;
 	}

@@ -88,10 +88,6 @@ void predict_classify(struct pred_kernel *k);
  * the name does not say).  Returns 0, or -1 when the name is not one. */
 int predict_aten_elementwise(const char *name, double *elems_per_thread, unsigned *operands);
 
-/* Elements an elementwise kernel of unknown shape processes, from its
- * launch (threads x elements per thread); 0 when it cannot be told. */
-double predict_launch_elements(const struct pred_kernel *k);
-
 const char *pred_method_name(enum pred_method m);
 int pred_method_parse(const char *s, enum pred_method *out);
 const char *pred_op_name(enum pred_op o);
