@@ -37,6 +37,10 @@ run() { # run NAME EXPECTED_EXIT ENV... -- PROGRAM ARGS...
 	return 0
 }
 
+dropped() { # dropped TRACE: the trailer's count of dropped records
+	$B/surfer-dump "$1" | grep '"type":"trailer"' | sed 's/.*"dropped":\([0-9]*\).*/\1/'
+}
+
 check() { # check NAME TRACE ARGS...
 	name=$1 trace=$2
 	shift 2
@@ -145,7 +149,7 @@ for ext in none late none-eager none-real; do
 		SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" \
 		SURFER_OUTPUT="$T/cx.mp" -- $B/tests/shim_runtime basic; then
 		check cupti-ext-$ext "$T/cx.mp" --kernels 8 --copy-times --timing cupti
-		d=$($B/surfer-dump "$T/cx.mp" | grep '"type":"trailer"' | sed 's/.*"dropped":\([0-9]*\).*/\1/')
+		d=$(dropped "$T/cx.mp")
 		[ "$d" = 0 ] && pass "cupti-ext-$ext: none dropped" || fail "cupti-ext-$ext: $d dropped"
 	fi
 done
@@ -180,7 +184,7 @@ ks = [r for r in map(json.loads, sys.stdin) if r["type"] == "kernel"]
 early = [r for r in ks if "start_ns" not in r or r["start_ns"] < r["cpu_ns"]]
 assert len(ks) == 150 and not early, "%d kernels, %d untimed or timed before their launch" % (len(ks), len(early))
 '; then pass "cupti-rewindow: window launches keep their own reports"; else fail "cupti-rewindow: window launches keep their own reports"; fi
-	d=$($B/surfer-dump "$T/rw.mp" | grep '"type":"trailer"' | sed 's/.*"dropped":\([0-9]*\).*/\1/')
+	d=$(dropped "$T/rw.mp")
 	[ "$d" = 0 ] && pass "cupti-rewindow: kernels run between windows are not dropped records" ||
 		fail "cupti-rewindow: $d dropped"
 fi
@@ -188,7 +192,7 @@ fi
 if run cupti-unmatched 0 FAKE_CUPTI_EXTERNAL=none FAKE_CUPTI_RENAME=1 FAKE_CUPTI_CLOCK=real \
 	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/um.mp" \
 	-- $B/tests/shim_runtime rewindow 2 5; then
-	d=$($B/surfer-dump "$T/um.mp" | grep '"type":"trailer"' | sed 's/.*"dropped":\([0-9]*\).*/\1/')
+	d=$(dropped "$T/um.mp")
 	[ "$d" = 20 ] && pass "cupti-unmatched: 20 dropped" || fail "cupti-unmatched: $d dropped, expected 20"
 fi
 

@@ -17,7 +17,6 @@ name in Device, which `surfer-bench accuracy --dataset` reads.
 """
 import argparse
 import csv
-import gzip
 import json
 import os
 import random
@@ -189,7 +188,8 @@ def main():
             done.append((k, time_call(make_call(k))))
         except torch.cuda.OutOfMemoryError:
             torch.cuda.empty_cache()
-        torch.cuda.empty_cache() if len(done) % 64 == 0 else None
+        if len(done) % 64 == 0:
+            torch.cuda.empty_cache()
     names = kernel_names([k for k, _ in done], start + a.budget_s) if done else {}
     os.makedirs(a.out, exist_ok=True)
     files = {}
