@@ -111,15 +111,13 @@ static int an_fail(struct an_ctx *c, int code, const char *fmt, ...)
 
 static void an_ring_put(struct an_ring *r, uint64_t seq, const struct ktable_lib *lib)
 {
-	if (!r->seq)
-		return;
 	r->seq[seq % AN_LIB_RING] = seq;
 	r->lib[seq % AN_LIB_RING] = *lib;
 }
 
 static const struct ktable_lib *an_ring_get(const struct an_ring *r, uint64_t seq)
 {
-	if (seq == 0 || !r->seq || r->seq[seq % AN_LIB_RING] != seq)
+	if (seq == 0 || r->seq[seq % AN_LIB_RING] != seq)
 		return NULL;
 	return &r->lib[seq % AN_LIB_RING];
 }
