@@ -376,6 +376,17 @@ static int parse(int argc, char **argv, struct cli *c)
 }
 
 /* Copies standard input to a temporary file (the trace is read twice). */
+/* Prints an error as one line: a trace's or a config's strings quoted in
+ * it (a device or kernel name, a model_type) may hold any byte, and a
+ * control character among them would break the line. */
+static void print_error(const char *err)
+{
+	fputs(PROG ": ", stderr);
+	for (const unsigned char *p = (const unsigned char *)err; *p; p++)
+		fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+	fputc('\n', stderr);
+}
+
 static int spool_stdin(char *path, size_t len)
 {
 	const char *dir = getenv("TMPDIR");
@@ -411,7 +422,7 @@ static int gate(const struct analysis *a, const struct cli *c)
 				  sizeof(err));
 
 	if (rc < 0) {
-		fprintf(stderr, PROG ": %s\n", err);
+		print_error(err);
 		return rc == -2 ? 2 : 1;
 	}
 	if (!c->json)
@@ -515,7 +526,7 @@ int main(int argc, char **argv)
 	if (c.model.set) {
 		rc = model_analysis_run(&c.model, c.targets, c.ntargets, c.method, &a, err, sizeof(err));
 		if (rc < 0) {
-			fprintf(stderr, PROG ": %s\n", err);
+			print_error(err);
 			return rc == -2 ? 2 : 1;
 		}
 		goto report;
@@ -546,7 +557,7 @@ int main(int argc, char **argv)
 	}
 	rc = analysis_run(path, &o, &a, err, sizeof(err));
 	if (rc < 0)
-		fprintf(stderr, PROG ": %s\n", err);
+		print_error(err);
 	if (ct) {
 		int w = rc < 0 ? 0 : chrome_trace_finish(ct, a, err, sizeof(err));
 
@@ -583,7 +594,7 @@ report:
 	}
 	rc = write_exports(a, &c);
 	if (c.save_baseline && baseline_save(a, c.save_baseline, err, sizeof(err)) < 0) {
-		fprintf(stderr, PROG ": %s\n", err);
+		print_error(err);
 		rc = 2;
 	}
 	if (!rc && c.baseline)

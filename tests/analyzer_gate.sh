@@ -32,6 +32,10 @@ dev="NVIDIA A100-SXM4-40GB"
 "$MK" step "$dev" "$tmp/slow.mp" --iterations 2 --slow-gemm 2 || exit 1
 "$MK" step "$dev" "$tmp/cut.mp" --truncate || exit 1
 "$MK" step "Mystery Accelerator 7" "$tmp/odd.mp" || exit 1
+# a device name with a newline and a tab in it (the header's string is
+# the trace writer's to choose): quoted in the error, still one line
+"$MK" step "Mystery
+Accelerator	8" "$tmp/odd2.mp" || exit 1
 
 expect 0 "save a baseline" "$A" "$tmp/base.mp" -t h100-sxm -t t4 --save-baseline "$tmp/bl.json"
 [ -s "$tmp/bl.json" ] || { echo "gate: no baseline written"; failed=$((failed + 1)); }
@@ -58,6 +62,9 @@ expect 2 "unknown target" "$A" "$tmp/base.mp" -t no-such-gpu
 one_line "unknown target"
 expect 2 "unknown origin" "$A" "$tmp/odd.mp" -t t4
 one_line "unknown origin"
+expect 2 "unknown origin, control characters in its name" "$A" "$tmp/odd2.mp" -t t4
+one_line "unknown origin, control characters in its name"
+grep -q "Mystery?Accelerator?8" "$tmp/err" || { echo "gate: control characters not replaced"; cat "$tmp/err"; failed=$((failed + 1)); }
 expect 0 "origin given" "$A" "$tmp/odd.mp" -t t4 --origin a10
 expect 2 "no target" "$A" "$tmp/base.mp"
 one_line "no target"
