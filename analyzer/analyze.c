@@ -348,9 +348,13 @@ static struct timeline *an_timeline(struct an_ctx *c, uint32_t nconfigs)
 	return tl;
 }
 
+/* t relative to the first CPU time, ns.  Times are any 64-bit values a
+ * trace holds, so the difference is taken without signed overflow. */
 static double an_rel(const struct an_ctx *c, uint64_t t)
 {
-	return (double)((int64_t)t - c->t0);
+	uint64_t t0 = (uint64_t)c->t0;
+
+	return t >= t0 ? (double)(t - t0) : -(double)(t0 - t);
 }
 
 /* ns a copy of bytes takes on g when the trace did not time it: bytes over

@@ -300,6 +300,43 @@ START_TEST(sync_written_first)
 }
 END_TEST
 
+START_TEST(times_past_int64)
+{
+	/* A kernel timed at 2^63 ns and after (a corrupt or hostile trace):
+	 * times relative to the first CPU time must not overflow a signed
+	 * 64-bit difference (UBSan aborts on it), and the result is finite. */
+	const struct gpu_spec *targets[1] = {gpu("a10")};
+	struct trace_header h;
+	struct trace_record r;
+	struct trace_writer *w;
+	struct analysis *a;
+	int err;
+
+	w = trace_writer_open(path, 0, &err);
+	ck_assert_ptr_nonnull(w);
+	memset(&h, 0, sizeof(h));
+	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A10");
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_KERNEL;
+	r.u.kernel = (struct trace_kernel){ .seq = 1, .name = trace_writer_intern(w, "k", 1),
+		.grid = {1, 1, 1}, .block = {32, 1, 1}, .stream = 7, .cpu_ns = 1000,
+		.start_ns = 2000, .end_ns = 3000, .iteration = -1 };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	r.u.kernel.seq = 2;
+	r.u.kernel.cpu_ns = 1ULL << 63;
+	r.u.kernel.start_ns = (1ULL << 63) + 1000;
+	r.u.kernel.end_ns = (1ULL << 63) + 2000;
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	a = run(path, NULL, targets, 1, PRED_AUTO);
+	ck_assert(isfinite(a->measured_ns) && a->measured_ns >= 0);
+	ck_assert(isfinite(a->targets[0].iteration_ns) && a->targets[0].iteration_ns >= 0);
+	analysis_free(a);
+}
+END_TEST
+
 START_TEST(truncated_trace)
 {
 	const struct gpu_spec *targets[1] = {gpu("v100-sxm2-16")};
@@ -566,6 +603,7 @@ int main(void)
 	tcase_add_test(tc, short_names);
 	tcase_add_test(tc, kernels_long_after_their_calls);
 	tcase_add_test(tc, cublas_shape_to_row_major);
+	tcase_add_test(tc, times_past_int64);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
