@@ -68,6 +68,34 @@ static const struct gpu_spec *gpu(const char *id)
 	return g;
 }
 
+/* A writer of a trace at path recorded on an A10 (its header written). */
+static struct trace_writer *a10_writer(void)
+{
+	struct trace_header h;
+	int err;
+	struct trace_writer *w = trace_writer_open(path, 0, &err);
+
+	ck_assert_ptr_nonnull(w);
+	memset(&h, 0, sizeof(h));
+	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A10");
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	return w;
+}
+
+/* Appends kernel "k" (one 32-thread block on stream 7) with these times. */
+static void put_kernel(struct trace_writer *w, uint64_t seq, uint64_t cpu, uint64_t start,
+		       uint64_t end)
+{
+	struct trace_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_KERNEL;
+	r.u.kernel = (struct trace_kernel){ .seq = seq, .name = trace_writer_intern(w, "k", 1),
+		.grid = {1, 1, 1}, .block = {32, 1, 1}, .stream = 7, .cpu_ns = cpu,
+		.start_ns = start, .end_ns = end, .iteration = -1 };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+}
+
 START_TEST(identity_every_gpu)
 {
 	size_t n;
@@ -264,33 +292,18 @@ START_TEST(sync_written_first)
 	 * Kernel 1000 -> 2000..15000, sync 10000 -> 20000, kernel 21000 ->
 	 * 22000..23000: measured 23000 - 1000. */
 	const struct gpu_spec *targets[1] = {gpu("a10")};
-	struct trace_header h;
 	struct trace_record r;
 	struct trace_writer *w;
 	struct analysis *a;
-	int err;
 
-	w = trace_writer_open(path, 0, &err);
-	ck_assert_ptr_nonnull(w);
-	memset(&h, 0, sizeof(h));
-	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A10");
-	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	w = a10_writer();
 	memset(&r, 0, sizeof(r));
 	r.type = TRACE_SYNC;
 	r.u.sync = (struct trace_sync){ .seq = 2, .kind = TRACE_SYNC_STREAM, .stream = 7,
 		.cpu_ns = 10000, .cpu_end_ns = 20000 };
 	ck_assert_int_eq(trace_writer_record(w, &r), 0);
-	memset(&r, 0, sizeof(r));
-	r.type = TRACE_KERNEL;
-	r.u.kernel = (struct trace_kernel){ .seq = 1, .name = trace_writer_intern(w, "k", 1),
-		.grid = {1, 1, 1}, .block = {32, 1, 1}, .stream = 7, .cpu_ns = 1000,
-		.start_ns = 2000, .end_ns = 15000, .iteration = -1 };
-	ck_assert_int_eq(trace_writer_record(w, &r), 0);
-	r.u.kernel.seq = 3;
-	r.u.kernel.cpu_ns = 21000;
-	r.u.kernel.start_ns = 22000;
-	r.u.kernel.end_ns = 23000;
-	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	put_kernel(w, 1, 1000, 2000, 15000);
+	put_kernel(w, 3, 21000, 22000, 23000);
 	ck_assert_int_eq(trace_writer_finish(w), 0);
 	trace_writer_free(w);
 	a = run(path, NULL, targets, 1, PRED_AUTO);
@@ -306,28 +319,12 @@ START_TEST(times_past_int64)
 	 * times relative to the first CPU time must not overflow a signed
 	 * 64-bit difference (UBSan aborts on it), and the result is finite. */
 	const struct gpu_spec *targets[1] = {gpu("a10")};
-	struct trace_header h;
-	struct trace_record r;
 	struct trace_writer *w;
 	struct analysis *a;
-	int err;
 
-	w = trace_writer_open(path, 0, &err);
-	ck_assert_ptr_nonnull(w);
-	memset(&h, 0, sizeof(h));
-	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A10");
-	ck_assert_int_eq(trace_writer_header(w, &h), 0);
-	memset(&r, 0, sizeof(r));
-	r.type = TRACE_KERNEL;
-	r.u.kernel = (struct trace_kernel){ .seq = 1, .name = trace_writer_intern(w, "k", 1),
-		.grid = {1, 1, 1}, .block = {32, 1, 1}, .stream = 7, .cpu_ns = 1000,
-		.start_ns = 2000, .end_ns = 3000, .iteration = -1 };
-	ck_assert_int_eq(trace_writer_record(w, &r), 0);
-	r.u.kernel.seq = 2;
-	r.u.kernel.cpu_ns = 1ULL << 63;
-	r.u.kernel.start_ns = (1ULL << 63) + 1000;
-	r.u.kernel.end_ns = (1ULL << 63) + 2000;
-	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	w = a10_writer();
+	put_kernel(w, 1, 1000, 2000, 3000);
+	put_kernel(w, 2, 1ULL << 63, (1ULL << 63) + 1000, (1ULL << 63) + 2000);
 	ck_assert_int_eq(trace_writer_finish(w), 0);
 	trace_writer_free(w);
 	a = run(path, NULL, targets, 1, PRED_AUTO);
@@ -506,18 +503,12 @@ START_TEST(kernels_long_after_their_calls)
 	 * carry its call's shape, so the tile model (not wave scaling, the
 	 * fallback of shapeless kernels) predicts every one. */
 	const struct gpu_spec *targets[1] = {gpu("t4")};
-	struct trace_header h;
 	struct trace_record r;
 	struct trace_writer *w;
 	struct analysis *a;
-	int err;
 	const int n = 1000;
 
-	w = trace_writer_open(path, 0, &err);
-	ck_assert_ptr_nonnull(w);
-	memset(&h, 0, sizeof(h));
-	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A10");
-	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	w = a10_writer();
 	uint32_t name = trace_writer_intern(w, "volta_sgemm_128x64_nn", 21);
 	for (int i = 0; i < n; i++) {
 		memset(&r, 0, sizeof(r));
