@@ -259,6 +259,7 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 	k.batch = e->key.batch;
 	k.flops = e->key.flops;
 	k.bytes = e->key.bytes;
+	k.b_transposed = (uint8_t)e->key.b_transposed;
 	k.origin_ns = origin_ns;
 	predict_classify(&k);
 	for (size_t t = 0; t < nt; t++) {

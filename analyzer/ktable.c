@@ -45,6 +45,7 @@ void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
 		key->batch = lib->batch;
 		key->flops = lib->flops;
 		key->bytes = lib->bytes;
+		key->b_transposed = lib->b_transposed;
 	}
 }
 
@@ -88,6 +89,12 @@ void ktable_lib_from_gemm(struct ktable_lib *lib, const struct trace_gemm *g)
 	lib->flops = 2.0 * m * n * k * b;
 	lib->bytes = (m * k * ktable_elt(g->a_type) + k * n * ktable_elt(g->b_type) +
 		      m * n * ktable_elt(g->c_type)) * b;
+	/* PyTorch passes its second operand as cuBLAS's A: a transposed view
+	 * there (K^T in attention's Q K^T) is trans_a = T.  nn.Linear's W^T is
+	 * one too, but a plain GEMM; what the AMD scale's Q K^T class was
+	 * fitted on (NeuSight's profiles: bmm / matmul whose second input is a
+	 * transposed view, tools/profile.c) is the batched product. */
+	lib->b_transposed = lib->batch > 1 && g->trans_a != 0;
 }
 
 static double ktable_prod(const int64_t *d, uint32_t from, uint32_t n)

@@ -22,6 +22,9 @@ struct ktable_lib {
 	uint64_t m, n, k, batch;      /* GEMM; conv: 0                            */
 	double flops;                 /* total FLOPs of the call                  */
 	double bytes;                 /* minimum DRAM traffic, bytes              */
+	uint8_t b_transposed;         /* GEMM: a batched product whose second
+				       * operand is a transposed view (attention's
+				       * Q K^T), pred_kernel's flag               */
 };
 
 /* The grouping key.  Built only by ktable_key_init (padding is zeroed, the
@@ -30,7 +33,7 @@ struct ktable_key {
 	uint32_t name;                /* string id in the trace                   */
 	uint32_t grid[3], block[3];
 	uint32_t regs, smem_static, smem_dynamic;
-	uint32_t lib_kind, dtype;
+	uint32_t lib_kind, dtype, b_transposed;
 	uint64_t m, n, k, batch;
 	double flops, bytes;
 };
