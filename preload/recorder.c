@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -307,6 +308,29 @@ static int env_int(const char *name, int dflt)
 	return (int)v;
 }
 
+/* A switch: a number (0 off, any other on), yes/no, true/false, on/off
+ * (any case); anything else is reported and leaves the default
+ * (SURFER_DISABLE=true must not record). */
+static int env_flag(const char *name, int dflt)
+{
+	static const char *const on[] = {"yes", "true", "on"}, *const off[] = {"no", "false", "off"};
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return dflt;
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*end)
+		return v != 0;
+	for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
+		if (!strcasecmp(s, on[i]))
+			return 1;
+		if (!strcasecmp(s, off[i]))
+			return 0;
+	}
+	preload_warn("ignoring %s='%s': use 1 or 0", name, s);
+	return dflt;
+}
+
 static void thread_gone(void *p);
 static void at_exit(void);
 static void on_signal(int sig);
@@ -317,11 +341,11 @@ static void fork_child(void);
 static void init_once(void)
 {
 	struct preload_settings *c = &preload_cfg;
-	c->disabled = env_int("SURFER_DISABLE", 0) > 0;
-	c->verbose = env_int("SURFER_VERBOSE", 0) > 0;
+	c->disabled = env_flag("SURFER_DISABLE", 0);
+	c->verbose = env_flag("SURFER_VERBOSE", 0);
 	c->skip = env_int("SURFER_SKIP", 0);
 	c->iterations = env_int("SURFER_ITERATIONS", 0);
-	c->stacks = env_int("SURFER_STACKS", 0) > 0;
+	c->stacks = env_flag("SURFER_STACKS", 0);
 	const char *t = getenv("SURFER_TIMING");
 	c->timing = TRACE_TIMING_CUPTI;
 	if (t && strcmp(t, "events") == 0)

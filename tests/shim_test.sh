@@ -292,6 +292,19 @@ if run disabled 4 SURFER_DISABLE=1 SURFER_OUTPUT="$T/no.mp" -- $B/tests/shim_run
 	[ ! -e "$T/no.mp" ] && pass "disabled: no trace" || fail "disabled: a trace was written"
 fi
 
+# 7a. The switches read words too: SURFER_DISABLE=true records nothing; a
+#     word that is no switch is reported once and leaves the default.
+if run disabled-word 4 SURFER_DISABLE=True SURFER_OUTPUT="$T/no2.mp" -- $B/tests/shim_runtime basic 4; then
+	[ ! -e "$T/no2.mp" ] && pass "disabled: SURFER_DISABLE=True, no trace" || fail "disabled: SURFER_DISABLE=True wrote a trace"
+fi
+if run disabled-bad 4 SURFER_DISABLE=maybe SURFER_TIMING=events SURFER_OUTPUT="$T/no3.mp" -- $B/tests/shim_runtime basic 4; then
+	if [ -s "$T/no3.mp" ] && [ "$(grep -c "ignoring SURFER_DISABLE='maybe'" "$T/disabled-bad.err")" -eq 1 ]; then
+		pass "disabled: SURFER_DISABLE=maybe reported, recorded"
+	else
+		fail "disabled: SURFER_DISABLE=maybe"; cat "$T/disabled-bad.err"
+	fi
+fi
+
 # 7b. A process that uses no CUDA (the shells and compilers a program runs)
 #     writes no trace.
 mkdir -p "$T/nocuda"
