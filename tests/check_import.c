@@ -133,9 +133,11 @@ static const char kineto_json[] =
 "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":100,\"tid\":100,"
 " \"ts\":1950,\"dur\":60,\"args\":{\"correlation\":18}},\n"
 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":100,\"tid\":100,\"ts\":1004,\"dur\":10,"
-" \"args\":{\"Input Dims\":[[2,3],[3,4]],\"Input type\":[\"float\",\"float\"],\"flag\":true,\"none\":null}},\n"
+" \"args\":{\"Input Dims\":[[2,3],[3,4]],\"Input type\":[\"float\",\"float\"],\"flag\":true,\"none\":null,"
+" \"Input Strides\":[[3,1],[4,1]]}},\n"
 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::baddbmm\",\"pid\":100,\"tid\":101,\"ts\":1099,\"dur\":5,"
 " \"args\":{\"Input Dims\":[[4,8,16],[4,8,32],[4,32,16],[],[]],"
+" \"Input Strides\":[[128,16,1],[256,32,1],[512,1,32],[],[]],"
 " \"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\",\"Scalar\"]}},\n"
 "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":100,\"tid\":100,\"ts\":1599,\"dur\":20,"
 " \"args\":{\"Input Dims\":[[2,3,4],[4,5]],\"Input type\":[\"float\",\"float\"]}},\n"
@@ -168,8 +170,10 @@ static const char *const kineto_expected[] = {
 	"G 2 imported m=4 n=2 k=3 batch=1 f32/f32 stream=7 th=100 cpu=1004000",
 	"K 3 void gemm_kernel<float>(int) grid=80,2,1 block=256,1,1 regs=64 smem=16384+0 "
 		"stream=7 th=100 flags=0 cpu=1005125 gpu=1010500-1030750 it=7 lib=2",
-	/* aten::baddbmm (thread 101) of 4 x 8 x 32 by 4 x 32 x 16, bf16 */
-	"G 4 imported m=16 n=8 k=32 batch=4 bf16/f32 stream=20 th=101 cpu=1099000",
+	/* aten::baddbmm (thread 101) of 4 x 8 x 32 by 4 x 32 x 16, bf16; its
+	 * B's strides (512, 1, 32) make it a transposed view: cuBLAS's A is
+	 * transposed (the mm's contiguous B is not) */
+	"G 4 imported m=16 n=8 k=32 batch=4 bf16/f32 stream=20 th=101 cpu=1099000 ta=1",
 	"K 5 flash_fwd grid=4,8,2 block=128,1,1 regs=128 smem=0+100000 "
 		"stream=20 th=101 flags=16 cpu=1100000 gpu=1104000-1154000 it=7 lib=4",
 	/* the addmm around the copy and the set launches no kernel: no G */
@@ -223,11 +227,12 @@ static size_t dump(const char *path, char lines[][320], size_t max, struct trace
 		case TRACE_GEMM: {
 			const struct trace_gemm *g = &rec.u.gemm;
 			snprintf(l, 320, "G %llu %s m=%llu n=%llu k=%llu batch=%llu %s/%s stream=%llu "
-				 "th=%u cpu=%llu", (unsigned long long)g->seq, trace_gemm_api_name(g->api),
+				 "th=%u cpu=%llu%s", (unsigned long long)g->seq, trace_gemm_api_name(g->api),
 				 (unsigned long long)g->m, (unsigned long long)g->n,
 				 (unsigned long long)g->k, (unsigned long long)g->batch,
 				 trace_dtype_name(g->a_type), trace_dtype_name(g->compute_type),
-				 (unsigned long long)g->stream, g->thread, (unsigned long long)g->cpu_ns);
+				 (unsigned long long)g->stream, g->thread, (unsigned long long)g->cpu_ns,
+				 g->trans_a ? " ta=1" : "");
 			break;
 		}
 		case TRACE_MEMCPY:

@@ -94,6 +94,8 @@ struct import_gemm {
 	uint32_t thread;
 	uint64_t m, n, k, batch;
 	uint8_t dtype;              /* enum trace_dtype                       */
+	uint8_t b_transposed;       /* B (k x n) is a transposed view: cuBLAS's
+				     * A operand with trans_a = T              */
 };
 
 /* A device the input describes. */

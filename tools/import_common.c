@@ -512,6 +512,7 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 				gr.u.gemm = (struct trace_gemm){
 					.seq = seq + 1, .api = TRACE_GEMM_IMPORTED,
 					.m = g->n, .n = g->m, .k = g->k, .batch = g->batch,
+					.trans_a = g->b_transposed,
 					.a_type = g->dtype, .b_type = g->dtype, .c_type = g->dtype,
 					.compute_type = g->dtype == TRACE_DT_F64 ? TRACE_DT_F64 : TRACE_DT_F32,
 					.epilogue = 1, .stream = e->stream, .thread = g->thread,

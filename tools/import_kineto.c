@@ -54,6 +54,8 @@ enum ctx {
 	C_IDIMS,      /* args "Input Dims": [[...], [...]]           */
 	C_IDIM,       /* the dims of one input                      */
 	C_ITYPES,     /* args "Input type": ["float", ...]          */
+	C_ISTRIDES,   /* args "Input Strides": [[...], [...]]        */
+	C_ISTRIDE,    /* the strides of one input                   */
 };
 
 /* Keys the parser acts on, per container. */
@@ -66,7 +68,7 @@ enum key {
 	K_PH, K_CAT, K_NAME, K_TID, K_TS, K_DUR, K_ARGS,
 	/* args */
 	K_GRID, K_BLOCK, K_REGS, K_SMEM, K_STREAM, K_DEVICE, K_CORRELATION,
-	K_BYTES, K_INPUT_DIMS, K_INPUT_TYPE, K_WAIT_STREAM, K_WAIT_RECORD,
+	K_BYTES, K_INPUT_DIMS, K_INPUT_TYPE, K_INPUT_STRIDES, K_WAIT_STREAM, K_WAIT_RECORD,
 	/* device properties */
 	K_ID, K_DNAME, K_CC_MAJOR, K_CC_MINOR, K_NUM_SMS, K_TOTAL_MEM,
 	K_MAX_THREADS_SM, K_REGS_SM, K_SMEM_SM, K_SMEM_OPTIN, K_MAX_BLOCKS_SM,
@@ -102,6 +104,7 @@ static const struct keyname keys[] = {
 	{ C_ARGS, "bytes", K_BYTES },
 	{ C_ARGS, "Input Dims", K_INPUT_DIMS },
 	{ C_ARGS, "Input type", K_INPUT_TYPE },
+	{ C_ARGS, "Input Strides", K_INPUT_STRIDES },
 	{ C_ARGS, "wait_on_stream", K_WAIT_STREAM },
 	{ C_ARGS, "wait_on_cuda_event_record_corr_id", K_WAIT_RECORD },
 	{ C_DEVPROP, "id", K_ID },
@@ -152,6 +155,10 @@ struct scratch {
 	int64_t dims[NIN][NDIM];
 	int ntype;                  /* entries seen in "Input type"            */
 	enum trace_dtype type[NIN];
+	int nsin;                   /* inputs seen in "Input Strides" (newer
+				     * PyTorch; absent, nothing is known)     */
+	int nstride[NIN];           /* strides of each, NDIM + 1 when more     */
+	int64_t strides[NIN][NDIM];
 };
 
 struct parser {
@@ -417,6 +424,12 @@ static int gemm_shape(const struct scratch *e, struct import_gemm *g)
 	g->k = (uint64_t)da[o + 1];
 	g->n = (uint64_t)db[o + 1];
 	g->dtype = (uint8_t)(e->ntype > a ? e->type[a] : TRACE_DT_UNKNOWN);
+	/* B is a transposed view when its strides say its rows are adjacent
+	 * (the K^T of attention's Q K^T, the W^T of nn.Linear): unit stride
+	 * along k, not along n.  Without strides it counts as contiguous. */
+	const int64_t *sb = e->strides[b];
+	g->b_transposed = e->nsin > b && e->nstride[b] == want && db[o] > 1 && db[o + 1] > 1 &&
+			  sb[o] == 1 && sb[o + 1] != 1;
 	return 0;
 }
 
@@ -602,10 +615,19 @@ static int push(struct parser *p, int is_map)
 		c = C_IDIM;
 	else if (parent == C_ARGS && k == K_INPUT_TYPE && !is_map)
 		c = C_ITYPES;
+	else if (parent == C_ARGS && k == K_INPUT_STRIDES && !is_map)
+		c = C_ISTRIDES;
+	else if (parent == C_ISTRIDES && !is_map)
+		c = C_ISTRIDE;
 	if (c == C_IDIM) {
 		if (p->ev.nin < NIN)
 			p->ev.ndim[p->ev.nin] = 0;
 		p->ev.nin++;
+	}
+	if (c == C_ISTRIDE) {
+		if (p->ev.nsin < NIN)
+			p->ev.nstride[p->ev.nsin] = 0;
+		p->ev.nsin++;
 	}
 	if (c == C_EVENT)
 		reset_event(&p->ev);
@@ -775,6 +797,16 @@ static int cb_number(void *ctx, const char *s, size_t len)
 			e->dims[in][e->ndim[in]] = i;
 		if (e->ndim[in] <= NDIM)
 			e->ndim[in]++;       /* NDIM + 1: too many dims to use */
+		return 1;
+	}
+	case C_ISTRIDE: {
+		int in = e->nsin - 1;
+		if (in >= NIN)
+			return 1;
+		if (e->nstride[in] < NDIM && parse_int(s, len, &i) == 0)
+			e->strides[in][e->nstride[in]] = i;
+		if (e->nstride[in] <= NDIM)
+			e->nstride[in]++;
 		return 1;
 	}
 	case C_ITYPES:
