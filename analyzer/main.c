@@ -105,6 +105,8 @@ static void usage(FILE *f)
 		"      --dp N --tp N --pp N  data, tensor and pipeline parallel degrees\n"
 		"      --microbatches M      pipeline microbatches (default pp)\n"
 		"      --launch-us US        CPU cost per kernel launch (default 6)\n"
+		"      --launch-us-from TRACE  that cost from a recorded trace: the median gap between\n"
+		"                            one thread's kernel launches\n"
 		"      --expert-capacity N   MoE: tokens per expert per sequence at most;\n"
 		"                            none (default: every token) or config\n"
 		"  -h, --help                this help\n"
@@ -232,6 +234,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"pp", required_argument, NULL, OPT_MODEL},
 		{"microbatches", required_argument, NULL, OPT_MODEL},
 		{"launch-us", required_argument, NULL, OPT_MODEL},
+		{"launch-us-from", required_argument, NULL, OPT_MODEL},
 		{"expert-capacity", required_argument, NULL, OPT_MODEL},
 		{"new-tokens", required_argument, NULL, OPT_MODEL},
 		{"help", no_argument, NULL, 'h'},
@@ -328,8 +331,16 @@ static int parse(int argc, char **argv, struct cli *c)
 				return bad("cannot load tile-model weights '%s' (not a file surfer-train wrote)", optarg);
 			break;
 		case OPT_MODEL:
-			if (model_cli_set(&c->model, opts[li].name, optarg, merr, sizeof(merr)))
+			if ((rc = model_cli_set(&c->model, opts[li].name, optarg, merr, sizeof(merr))) == -1) {
+				fprintf(stderr, PROG ": out of memory\n");
+				return 1;
+			} else if (rc) {
 				return bad("%s%s", merr, "");
+			}
+			if (!strcmp(opts[li].name, "launch-us-from"))
+				fprintf(stderr, PROG ": note: %.2f us per launch, the median of %llu gaps between "
+					"kernel launches in '%s'\n", c->model.launch_ns / 1e3,
+					(unsigned long long)c->model.launch_gaps, optarg);
 			break;
 		case 'h':
 			usage(stdout);

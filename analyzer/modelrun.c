@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/trace.h"
+
 void model_cli_init(struct model_cli *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -25,7 +27,8 @@ const char *const *model_cli_options(void)
 {
 	static const char *const names[] = {
 		"model", "batch", "seq", "mode", "dtype", "optimizer", "attention",
-		"head", "dp", "tp", "pp", "microbatches", "launch-us", "expert-capacity", "new-tokens",
+		"head", "dp", "tp", "pp", "microbatches", "launch-us", "launch-us-from",
+		"expert-capacity", "new-tokens",
 		NULL
 	};
 	return names;
@@ -39,6 +42,87 @@ static int parse_count(const char *v, uint32_t max, uint32_t *out)
 	if (errno || end == v || *end || v[0] == '-' || x == 0 || x > max)
 		return -1;
 	*out = (uint32_t)x;
+	return 0;
+}
+
+struct launch {
+	uint32_t thread;
+	uint64_t cpu_ns;
+};
+
+static int cmp_launch(const void *a, const void *b)
+{
+	const struct launch *x = a, *y = b;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->cpu_ns < y->cpu_ns ? -1 : x->cpu_ns > y->cpu_ns;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median gap between consecutive kernel launches of one CPU thread in
+ * the trace at path (kernels with no CPU time left out; a truncated trace
+ * as far as it goes), into m->launch_ns.  0, -2 with a reason, -1 memory. */
+static int launch_from_trace(struct model_cli *m, const char *path, char *err, size_t errlen)
+{
+	struct trace_reader *r;
+	struct trace_record rec;
+	char rerr[200];
+	struct launch *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	if (trace_reader_open(&r, path, rerr, sizeof(rerr)) < 0) {
+		snprintf(err, errlen, "--launch-us-from: cannot read '%s': %s", path, rerr);
+		return -2;
+	}
+	while ((rc = trace_reader_next(r, &rec, rerr, sizeof(rerr))) == 1) {
+		if (rec.type != TRACE_KERNEL || !rec.u.kernel.cpu_ns)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? 2 * cap : 4096;
+			struct launch *nv = realloc(v, nc * sizeof(*nv));
+			if (!nv) {
+				free(v);
+				trace_reader_free(r);
+				return -1;
+			}
+			v = nv;
+			cap = nc;
+		}
+		v[n].thread = rec.u.kernel.thread;
+		v[n++].cpu_ns = rec.u.kernel.cpu_ns;
+	}
+	trace_reader_free(r);
+	if (rc < 0 && rc != TRACE_ETRUNC) {
+		free(v);
+		snprintf(err, errlen, "--launch-us-from: cannot read '%s': %s", path, rerr);
+		return -2;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_launch);
+	/* The gaps overwrite the launches they are taken from. */
+	uint64_t *gap = (uint64_t *)v;
+	size_t ng = 0;
+	for (size_t i = 1; i < n; i++)
+		if (v[i].thread == v[i - 1].thread) {
+			uint64_t d = v[i].cpu_ns - v[i - 1].cpu_ns;
+			gap[ng++] = d;
+		}
+	if (!ng) {
+		free(v);
+		snprintf(err, errlen, "--launch-us-from: '%s' has no two kernel launches of one thread", path);
+		return -2;
+	}
+	qsort(gap, ng, sizeof(*gap), cmp_u64);
+	double med = ng % 2 ? (double)gap[ng / 2] : ((double)gap[ng / 2 - 1] + (double)gap[ng / 2]) / 2;
+	free(v);
+	m->launch_ns = med < 1e9 ? med : 1e9;
+	m->launch_gaps = ng;
 	return 0;
 }
 
@@ -92,6 +176,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			o->expert_capacity = MODEL_CAPACITY_CONFIG;
 		else if (!(bad = parse_count(v, 1u << 30, &n)))
 			o->expert_capacity = n;
+	} else if (!strcmp(name, "launch-us-from")) {
+		return launch_from_trace(m, v, err, errlen);
 	} else if (!strcmp(name, "launch-us")) {
 		char *end;
 		double us = strtod(v, &end);

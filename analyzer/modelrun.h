@@ -16,6 +16,8 @@ struct model_cli {
 	const char *model;        /* config.json path or built-in name; NULL = none */
 	struct model_opts opts;
 	double launch_ns;         /* CPU cost per launch                        */
+	uint64_t launch_gaps;     /* --launch-us-from: the gaps launch_ns is the
+				   * median of (0: not from a trace)            */
 	uint32_t new_tokens;      /* --mode generate: tokens generated per sequence */
 	int set;                  /* some model option was given               */
 };
@@ -26,11 +28,15 @@ void model_cli_init(struct model_cli *m);
 
 /* The long options model_cli_set understands, NULL-terminated, each
  * taking a value: model, batch, seq, mode, dtype, optimizer, attention,
- * dp, tp, pp, microbatches, launch-us, expert-capacity, new-tokens. */
+ * dp, tp, pp, microbatches, launch-us, launch-us-from, expert-capacity,
+ * new-tokens. */
 const char *const *model_cli_options(void);
 
 /* Applies option name (without "--") with value.  Returns 0, or -2 with a
- * one-line reason in err for a bad value or an unknown name. */
+ * one-line reason in err for a bad value or an unknown name.
+ * launch-us-from TRACE sets the launch cost to the median gap between
+ * consecutive kernel launches of one CPU thread in a recorded trace (a
+ * host's and framework's figure, docs/model.md); -1 out of memory. */
 int model_cli_set(struct model_cli *m, const char *name, const char *value,
 		  char *err, size_t errlen);
 

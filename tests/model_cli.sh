@@ -251,5 +251,41 @@ grep -q '^AMD scale  gemm .*gemm-bt .*us/kernel$' "$tmp/amd.txt" &&
 	[ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$tmp/amd.txt")" -le 100 ]
 check "the text report names the AMD scale within 100 columns" $?
 
+# --launch-us-from TRACE: the launch cost is the median gap between one
+# thread's kernel launches in the trace (worked out here from surfer-dump's
+# kernel records), and predicts as --launch-us with that figure does.
+MK="${BUILD:-build}/tests/mkanalyzer"
+"$MK" step "Tesla T4" "$tmp/lb.mp" --launch-bound --layers 6 --iterations 2 >/dev/null 2>&1
+check "mkanalyzer writes a launch-bound trace" $?
+"${BUILD:-build}/surfer-dump" "$tmp/lb.mp" >"$tmp/lb.jsonl" 2>/dev/null
+med=$(python3 - "$tmp/lb.jsonl" <<'PY'
+import json, sys, collections
+by = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("type") == "kernel" and r.get("cpu_ns"):
+        by[r.get("thread", 0)].append(r["cpu_ns"])
+gaps = sorted(b - a for v in by.values() for a, b in zip(sorted(v), sorted(v)[1:]))
+n = len(gaps)
+print("%.6f" % ((gaps[n // 2] if n % 2 else (gaps[n // 2 - 1] + gaps[n // 2]) / 2) / 1e3))
+PY
+)
+"$BIN" --model gpt2 --batch 1 --seq 64 --target h100 --launch-us-from "$tmp/lb.mp" --json \
+	>"$tmp/lf.json" 2>"$tmp/lf.err"
+check "--launch-us-from exits 0 ($(cat "$tmp/lf.err"))" $?
+note=$(sed -n 's/.*note: \([0-9.]*\) us per launch.*/\1/p' "$tmp/lf.err")
+awk -v a="$note" -v b="$med" 'BEGIN { exit !(a != "" && b > 0 && a - b < 0.006 && b - a < 0.006) }'
+check "--launch-us-from: $note us, the trace's median gap $med us" $?
+"$BIN" --model gpt2 --batch 1 --seq 64 --target h100 --launch-us "$med" --json >"$tmp/lu.json" 2>/dev/null
+python3 - "$tmp/lf.json" "$tmp/lu.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f))["predictions"][0]["iteration_ms"] for f in sys.argv[1:3])
+assert abs(a - b) <= 1e-6 * b, (a, b)
+PY
+check "--launch-us-from predicts as --launch-us with the median" $?
+bad_input --model gpt2 --target a100 --launch-us-from "$tmp/no-such.mp"
+printf 'not a trace' >"$tmp/junk.mp"
+bad_input --model gpt2 --target a100 --launch-us-from "$tmp/junk.mp"
+
 echo "model_cli.sh: $((n - fail)) of $n passed"
 [ $fail -eq 0 ]
