@@ -424,10 +424,16 @@ START_TEST(kineto_bad_values)
 	ck_assert_int_eq(import_kineto(in, out, NULL, &st, err, sizeof(err)), 0);
 	ck_assert_uint_eq(st.kernels, 1);
 	ck_assert_uint_eq(st.invalid, 1);
-	write_file(in, "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\","
-		   "\"ts\":-5,\"dur\":1,\"args\":{}}]}");
+	static const char neg[] = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\","
+				  "\"ts\":-5,\"dur\":1,\"args\":{}}]}";
+	write_file(in, neg);
 	ck_assert_int_eq(import_kineto(in, out, NULL, NULL, err, sizeof(err)), IMPORT_EFORMAT);
 	ck_assert_ptr_nonnull(strstr(err, "ts"));
+	/* the error says where: at the value, not at the start of its chunk */
+	const char *at = strstr(err, "near byte ");
+	ck_assert_ptr_nonnull(at);
+	long byte = strtol(at + 10, NULL, 10), value = (long)(strstr(neg, "-5") - neg);
+	ck_assert_msg(byte >= value && byte <= value + 2, "'%s': the value is at byte %ld", err, value);
 }
 END_TEST
 

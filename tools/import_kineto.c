@@ -729,7 +729,7 @@ static void set_u32(struct parser *p, uint32_t *dst, uint64_t v, const char *wha
 		*dst = (uint32_t)v;
 }
 
-static int cb_number(void *ctx, const char *s, size_t len)
+static int number_value(void *ctx, const char *s, size_t len)
 {
 	struct parser *p = ctx;
 	enum ctx c = top(p);
@@ -847,6 +847,13 @@ static int cb_number(void *ctx, const char *s, size_t len)
 static int cb_null(void *ctx) { (void)ctx; return 1; }
 static int cb_bool(void *ctx, int v) { (void)ctx; (void)v; return 1; }
 
+/* A bad value stops the parse where it is, so the error can say where. */
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+	struct parser *p = ctx;
+	return number_value(ctx, s, len) && !p->bad;
+}
+
 static const yajl_callbacks callbacks = {
 	.yajl_null = cb_null,
 	.yajl_boolean = cb_bool,
@@ -922,15 +929,15 @@ int import_kineto_read(struct import_set *set, const char *path,
 			rc = IMPORT_ENOMEM;
 			goto out;
 		}
-		if (st != yajl_status_ok) {
-			json_error(h, buf, (size_t)n, consumed + yajl_get_bytes_consumed(h),
-				   err, errlen);
+		if (p->bad) {
+			snprintf(err, errlen, "bad value of '%s' near byte %llu", p->bad,
+				 (unsigned long long)(consumed + yajl_get_bytes_consumed(h)));
 			rc = IMPORT_EFORMAT;
 			goto out;
 		}
-		if (p->bad) {
-			snprintf(err, errlen, "bad value of '%s' near byte %llu", p->bad,
-				 (unsigned long long)consumed);
+		if (st != yajl_status_ok) {
+			json_error(h, buf, (size_t)n, consumed + yajl_get_bytes_consumed(h),
+				   err, errlen);
 			rc = IMPORT_EFORMAT;
 			goto out;
 		}
