@@ -729,6 +729,20 @@ static void set_u32(struct parser *p, uint32_t *dst, uint64_t v, const char *wha
 		*dst = (uint32_t)v;
 }
 
+/* Appends s to the last of nin inputs' dims (or strides): count[in]
+ * becomes NDIM + 1 when there are too many to use. */
+static void add_dim(int nin, int *count, int64_t (*vals)[NDIM], const char *s, size_t len)
+{
+	int in = nin - 1;
+	int64_t i;
+	if (in < 0 || in >= NIN)
+		return;
+	if (count[in] < NDIM && parse_int(s, len, &i) == 0)
+		vals[in][count[in]] = i;
+	if (count[in] <= NDIM)
+		count[in]++;
+}
+
 static int number_value(void *ctx, const char *s, size_t len)
 {
 	struct parser *p = ctx;
@@ -789,26 +803,12 @@ static int number_value(void *ctx, const char *s, size_t len)
 		p->dim++;
 		return 1;
 	}
-	case C_IDIM: {
-		int in = e->nin - 1;
-		if (in >= NIN)
-			return 1;
-		if (e->ndim[in] < NDIM && parse_int(s, len, &i) == 0)
-			e->dims[in][e->ndim[in]] = i;
-		if (e->ndim[in] <= NDIM)
-			e->ndim[in]++;       /* NDIM + 1: too many dims to use */
+	case C_IDIM:
+		add_dim(e->nin, e->ndim, e->dims, s, len);
 		return 1;
-	}
-	case C_ISTRIDE: {
-		int in = e->nsin - 1;
-		if (in >= NIN)
-			return 1;
-		if (e->nstride[in] < NDIM && parse_int(s, len, &i) == 0)
-			e->strides[in][e->nstride[in]] = i;
-		if (e->nstride[in] <= NDIM)
-			e->nstride[in]++;
+	case C_ISTRIDE:
+		add_dim(e->nsin, e->nstride, e->strides, s, len);
 		return 1;
-	}
 	case C_ITYPES:
 		if (e->ntype < NIN)
 			e->type[e->ntype] = TRACE_DT_UNKNOWN;
