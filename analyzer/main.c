@@ -116,16 +116,27 @@ static void usage(FILE *f)
 		"3 predicted regression, 1 internal failure.\n");
 }
 
+/* Prints an error as one line: a trace's or a config's strings quoted in
+ * it (a device or kernel name, a model_type) may hold any byte, and a
+ * control character among them would break the line. */
+static void print_error(const char *err)
+{
+	fputs(PROG ": ", stderr);
+	for (const unsigned char *p = (const unsigned char *)err; *p; p++)
+		fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+	fputc('\n', stderr);
+}
+
 /* Prints one line "surfer-analyze: ..." on stderr; returns exit code 2. */
 __attribute__((format(printf, 1, 2))) static int bad(const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	fprintf(stderr, PROG ": ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	print_error(msg);
 	return 2;
 }
 
@@ -387,17 +398,6 @@ static int parse(int argc, char **argv, struct cli *c)
 }
 
 /* Copies standard input to a temporary file (the trace is read twice). */
-/* Prints an error as one line: a trace's or a config's strings quoted in
- * it (a device or kernel name, a model_type) may hold any byte, and a
- * control character among them would break the line. */
-static void print_error(const char *err)
-{
-	fputs(PROG ": ", stderr);
-	for (const unsigned char *p = (const unsigned char *)err; *p; p++)
-		fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
-	fputc('\n', stderr);
-}
-
 static int spool_stdin(char *path, size_t len)
 {
 	const char *dir = getenv("TMPDIR");

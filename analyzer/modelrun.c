@@ -105,22 +105,24 @@ static int launch_from_trace(struct model_cli *m, const char *path, char *err, s
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_launch);
-	/* The gaps overwrite the launches they are taken from. */
-	uint64_t *gap = (uint64_t *)v;
+	uint64_t *gap = malloc((n ? n : 1) * sizeof(*gap));
 	size_t ng = 0;
-	for (size_t i = 1; i < n; i++)
-		if (v[i].thread == v[i - 1].thread) {
-			uint64_t d = v[i].cpu_ns - v[i - 1].cpu_ns;
-			gap[ng++] = d;
-		}
-	if (!ng) {
+	if (!gap) {
 		free(v);
+		return -1;
+	}
+	for (size_t i = 1; i < n; i++)
+		if (v[i].thread == v[i - 1].thread)
+			gap[ng++] = v[i].cpu_ns - v[i - 1].cpu_ns;
+	free(v);
+	if (!ng) {
+		free(gap);
 		snprintf(err, errlen, "--launch-us-from: '%s' has no two kernel launches of one thread", path);
 		return -2;
 	}
 	qsort(gap, ng, sizeof(*gap), cmp_u64);
 	double med = ng % 2 ? (double)gap[ng / 2] : ((double)gap[ng / 2 - 1] + (double)gap[ng / 2]) / 2;
-	free(v);
+	free(gap);
 	m->launch_ns = med < 1e9 ? med : 1e9;
 	m->launch_gaps = ng;
 	return 0;
