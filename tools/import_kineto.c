@@ -590,6 +590,14 @@ static enum key cur_key(const struct parser *p)
 	return p->depth >= 1 && p->depth <= MAXDEPTH ? p->key[p->depth - 1] : K_OTHER;
 }
 
+/* One more input's dims (or strides) begin: none of its values seen yet. */
+static void open_input(int *nin, int *count)
+{
+	if (*nin < NIN)
+		count[*nin] = 0;
+	(*nin)++;
+}
+
 static int push(struct parser *p, int is_map)
 {
 	enum ctx parent = top(p);
@@ -619,16 +627,10 @@ static int push(struct parser *p, int is_map)
 		c = C_ISTRIDES;
 	else if (parent == C_ISTRIDES && !is_map)
 		c = C_ISTRIDE;
-	if (c == C_IDIM) {
-		if (p->ev.nin < NIN)
-			p->ev.ndim[p->ev.nin] = 0;
-		p->ev.nin++;
-	}
-	if (c == C_ISTRIDE) {
-		if (p->ev.nsin < NIN)
-			p->ev.nstride[p->ev.nsin] = 0;
-		p->ev.nsin++;
-	}
+	if (c == C_IDIM)
+		open_input(&p->ev.nin, p->ev.ndim);
+	if (c == C_ISTRIDE)
+		open_input(&p->ev.nsin, p->ev.nstride);
 	if (c == C_EVENT)
 		reset_event(&p->ev);
 	if (c == C_EVENTS)
