@@ -109,6 +109,11 @@ struct analysis {
 	int sorted_in_memory;         /* records were out of CPU order              */
 	int untimed;                  /* no GPU times: measured_ns is CPU time only */
 	uint64_t peak_device_bytes;   /* most device memory the program held (trailer), 0 unknown */
+	/* --model: the estimated device memory of one GPU (model.h's
+	 * struct model_memory, bytes); all 0 for traces */
+	struct {
+		double peak, weights, gradients, optimizer, activations, kv_cache, transient;
+	} memory;
 	char warning[192];
 	size_t ntargets;
 	struct analysis_target *targets;

@@ -1391,6 +1391,8 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 			mb = o->batch;
 	}
 	B.b = o->batch / mb;
+	s->micro_batch = B.b;
+	s->microbatches = mb;
 	B.sl = o->mode == MODEL_DECODE ? 1 : o->seq;
 	B.kv = o->mode == MODEL_DECODE ? (uint64_t)o->seq + 1 : o->seq;
 	B.T = B.b * B.sl;
@@ -1404,6 +1406,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	uint32_t first = o->pp > 1 ? total - per_stage : 0;
 	int has_embed = first == 0;
 	s->stage_layers = total - first;
+	s->first_layer = first;
 	if (o->mode == MODEL_DECODE) {
 		/* every sequence of the batch keeps its cache between steps */
 		uint64_t kvh = c->kv_heads ? c->kv_heads : c->heads;

@@ -150,6 +150,9 @@ struct model_seq {
 	uint32_t param_tensors; /* parameter tensors held by this GPU         */
 	uint32_t stage_layers;  /* layers run by this GPU                     */
 	double kv_cache_bytes;  /* decode: the K and V cache this GPU holds    */
+	uint64_t micro_batch;   /* sequences of one (pipeline micro)batch      */
+	uint32_t microbatches;  /* microbatches of the iteration (1 unless pp) */
+	uint32_t first_layer;   /* first layer of this GPU's stage             */
 };
 
 /* Error codes (0 is success). */
@@ -220,6 +223,35 @@ int model_mode_parse(const char *s, enum model_mode *out);
 int model_optimizer_parse(const char *s, enum model_optimizer *out);
 /* fp32, tf32, bf16, fp16 (also float32, float16, bfloat16). */
 int model_dtype_parse(const char *s, enum gpu_dtype *out);
+
+/* ---- memory (modelmem.c) --------------------------------------------- */
+
+/* The device memory one iteration takes on one GPU, in bytes, as PyTorch's
+ * caching allocator counts it (torch.cuda.max_memory_allocated): the
+ * tensors autograd keeps for the backward pass, from the Hugging Face
+ * modules' ops and what each op saves (derivatives.yaml), plus the state
+ * and the short-lived tensors at the moment of the peak.  The CUDA context
+ * and the allocator's fragmentation come on top and are not counted. */
+struct model_memory {
+	double weights;      /* parameters at the dtype's size                 */
+	double gradients;    /* training: their gradients (DDP: and its buckets) */
+	double optimizer;    /* AdamW's two moments                            */
+	double activations;  /* training: the tensors saved for backward, of
+			      * every microbatch in flight on the stage      */
+	double kv_cache;     /* decode and generate: the K and V cache         */
+	double transient;    /* tensors alive only around the peak (logits and
+			      * their gradient, attention scores in inference,
+			      * AdamW's temporary)                          */
+	double peak;         /* the most allocated at any one time            */
+};
+
+/* Fills m for c run as o, s being the sequence model_build made of it
+ * (its params, stage and microbatch).  The peak is not the sum of the
+ * parts: a training step peaks either where the backward pass starts
+ * (every activation saved) or at its end (every gradient made), whichever
+ * is higher, and AdamW's step after it. */
+void model_memory(const struct model_config *c, const struct model_opts *o,
+		  const struct model_seq *s, struct model_memory *m);
 
 /* ---- timing (modeltime.c) -------------------------------------------- */
 

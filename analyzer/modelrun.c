@@ -333,30 +333,21 @@ static int add_scaled(struct analysis_target *dst, const struct analysis_target 
 	return 0;
 }
 
-/* The bytes the model's state takes on one GPU: its parameters at the
- * dtype's size, for training also their gradients and, with AdamW, its two
- * moments, for a decode step the KV cache (activations come on top and
- * are not counted). */
-static double state_bytes(const struct model_seq *s, const struct model_opts *o)
+/* Keeps the memory estimate in a and appends to its warning the targets
+ * whose memory it exceeds. */
+static void warn_memory(struct analysis *a, const struct model_config *c, const struct model_seq *s,
+			const struct model_opts *o)
 {
-	double esz = gpu_dtype_bytes(o->dtype);
-	double copies = 1;
-	if (o->mode == MODEL_TRAINING)
-		copies += 1 + (o->optimizer == MODEL_OPTIM_ADAMW ? 2 : 0);
-	return s->params * esz * copies + s->kv_cache_bytes;
-}
-
-/* Appends to a's warning the targets whose memory the state alone
- * exceeds: such a run does not start there at all. */
-static void warn_memory(struct analysis *a, const struct model_seq *s, const struct model_opts *o)
-{
-	const char *what = o->mode == MODEL_DECODE || o->mode == MODEL_GENERATE ? "weights and KV cache"
-			   : o->mode != MODEL_TRAINING ? "weights"
-			   : o->optimizer == MODEL_OPTIM_ADAMW ? "weights, gradients, AdamW state"
-							       : "weights and gradients";
-	char w[64];
-	snprintf(w, sizeof(w), "%s per GPU", what);
-	analysis_warn_memory(a, state_bytes(s, o), w);
+	struct model_memory m;
+	model_memory(c, o, s, &m);
+	a->memory.peak = m.peak;
+	a->memory.weights = m.weights;
+	a->memory.gradients = m.gradients;
+	a->memory.optimizer = m.optimizer;
+	a->memory.activations = m.activations;
+	a->memory.kv_cache = m.kv_cache;
+	a->memory.transient = m.transient;
+	analysis_warn_memory(a, m.peak, "one GPU's tensors (estimated)");
 }
 
 static int cmp_kernel(const void *a, const void *b)
@@ -459,7 +450,7 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 		}
 	}
 	if (!rc)
-		warn_memory(a, &s, mo);
+		warn_memory(a, &c, &s, mo);
 	/* distinct configurations (by name, shape and launch) */
 	if (!rc && s.n) {
 		const struct pred_kernel **p = malloc((s.n + sd.n) * sizeof(*p));

@@ -195,6 +195,24 @@ static const char *rp_c(int color, const char *sgr)
 	return color ? sgr : "";
 }
 
+#define RP_GIB 1073741824.0
+
+/* The memory estimate of a --model run: the peak and what makes it up. */
+static void rp_memory(FILE *f, const struct analysis *a)
+{
+	const struct { const char *name; double v; } part[] = {
+		{ "weights", a->memory.weights }, { "gradients", a->memory.gradients },
+		{ "optimizer", a->memory.optimizer }, { "activations", a->memory.activations },
+		{ "KV cache", a->memory.kv_cache }, { "transient", a->memory.transient },
+	};
+	fprintf(f, "memory     %.2f GiB at the peak (estimated):", a->memory.peak / RP_GIB);
+	int n = 0;
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++)
+		if (part[i].v > 0)
+			fprintf(f, "%s %s %.2f", n++ ? "," : "", part[i].name, part[i].v / RP_GIB);
+	fprintf(f, "\n");
+}
+
 static void rp_target(FILE *f, const struct analysis *a, const struct analysis_target *t,
 		      size_t top, int color)
 {
@@ -244,6 +262,14 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	}
 	fprintf(f, "GPU waits  %.3f ms on the CPU; copies %.3f ms\n", report_ms(t->gpu_wait_cpu_ns),
 		report_ms(t->copy_ns));
+	if (a->memory.peak > 0 && t->gpu->mem_gb > 0) {
+		double need = a->memory.peak / RP_GIB, have = t->gpu->mem_gb;
+		if (need > have)
+			fprintf(f, "%smemory     %.2f GiB needed, %g GiB here: does not fit%s\n",
+				rp_c(color, RP_RED), need, have, rp_c(color, RP_RESET));
+		else
+			fprintf(f, "memory     %.2f of %g GiB (%.0f%%)\n", need, have, 100.0 * need / have);
+	}
 	rp_ops(f, t, !rp_no_origin(a));
 	if (!n)
 		return;
@@ -277,6 +303,8 @@ int report_text(FILE *f, const struct analysis *a, size_t top, int color)
 		fprintf(f, "input      %s\n", a->device);
 		fprintf(f, "kernels    %llu launches, %u configurations per iteration\n",
 			(unsigned long long)a->kernels, a->configs);
+		if (a->memory.peak > 0)
+			rp_memory(f, a);
 	} else {
 		fprintf(f, "origin     %s (%s)\n", a->origin ? a->origin->id : "?", a->device);
 		fprintf(f, "trace      %llu kernels, %u configurations, %u iteration%s\n",
@@ -382,7 +410,7 @@ static int rp_tokens(json_t *o, const struct analysis_target *t)
 	       rp_set(o, "tokens_per_s", json_real(report_tokens_per_s(t)));
 }
 
-static json_t *rp_prediction(const struct analysis_target *t, size_t top)
+static json_t *rp_prediction(const struct analysis_target *t, size_t top, double mem_peak)
 {
 	json_t *o = json_object(), *methods = json_object();
 
@@ -404,6 +432,10 @@ static json_t *rp_prediction(const struct analysis_target *t, size_t top)
 	    rp_set(o, "compute_bound_ms", rp_num(report_ms(t->compute_bound_ns))) ||
 	    rp_set(o, "unknown_bound_ms", rp_num(report_ms(t->unknown_bound_ns))) ||
 	    rp_set(o, "methods", methods))
+		goto fail_o;
+	if (mem_peak > 0 && t->gpu->mem_gb > 0 &&
+	    (rp_set(o, "memory_gib", json_real(t->gpu->mem_gb)) ||
+	     rp_set(o, "memory_fits", json_boolean(mem_peak <= t->gpu->mem_gb * RP_GIB))))
 		goto fail_o;
 	if (gpu_cc_is_amd(t->gpu->cc) && t->method_ns[PRED_MLP] > 0) {
 		/* the tile model's times carry it (predictor/amd_scale.c) */
@@ -429,6 +461,23 @@ fail_o:
 	return NULL;
 }
 
+/* The memory estimate of a --model run, GiB. */
+static json_t *rp_memory_json(const struct analysis *a)
+{
+	json_t *o = json_object();
+	if (!o || rp_set(o, "peak_gib", json_real(a->memory.peak / RP_GIB)) ||
+	    rp_set(o, "weights_gib", json_real(a->memory.weights / RP_GIB)) ||
+	    rp_set(o, "gradients_gib", json_real(a->memory.gradients / RP_GIB)) ||
+	    rp_set(o, "optimizer_gib", json_real(a->memory.optimizer / RP_GIB)) ||
+	    rp_set(o, "activations_gib", json_real(a->memory.activations / RP_GIB)) ||
+	    rp_set(o, "kv_cache_gib", json_real(a->memory.kv_cache / RP_GIB)) ||
+	    rp_set(o, "transient_gib", json_real(a->memory.transient / RP_GIB))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 json_t *report_json(const struct analysis *a, size_t top)
 {
 	json_t *doc = json_object(), *origin = json_object(), *preds = json_array();
@@ -444,8 +493,10 @@ json_t *report_json(const struct analysis *a, size_t top)
 	    rp_set(origin, "gpu_times", json_boolean(!a->untimed)) ||
 	    rp_set(origin, "truncated", json_boolean(a->truncated)))
 		goto fail;
+	if (a->memory.peak > 0 && rp_set(doc, "memory", rp_memory_json(a)))
+		goto fail;
 	for (size_t t = 0; t < a->ntargets; t++)
-		if (json_array_append_new(preds, rp_prediction(&a->targets[t], top)))
+		if (json_array_append_new(preds, rp_prediction(&a->targets[t], top, a->memory.peak)))
 			goto fail;
 	if (json_object_set_new(doc, "origin", origin)) {
 		origin = NULL;

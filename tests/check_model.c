@@ -792,6 +792,206 @@ START_TEST(decode_step)
 }
 END_TEST
 
+/* The memory a configuration takes (model_memory) on one GPU, built and
+ * estimated in one go. */
+static struct model_memory mem_of(const struct model_config *c, const struct model_opts *o)
+{
+	struct model_seq s;
+	struct model_memory m;
+	ck_assert_int_eq(model_build(c, o, &s, NULL, 0), 0);
+	model_memory(c, o, &s, &m);
+	model_seq_release(&s);
+	return m;
+}
+
+/* A GPT-2 with erf GELU in FP16, L layers, training. */
+static struct model_memory gpt2_fp16_mem(uint32_t layers, uint32_t batch, enum model_attention at)
+{
+	struct model_config c = gpt2_small();
+	c.layers = layers;
+	c.act = MODEL_ACT_GELU;
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.dtype = GPU_DT_FP16;
+	o.batch = batch;
+	o.seq = 256;
+	o.attention = at;
+	return mem_of(&c, &o);
+}
+
+START_TEST(memory_layer_megatron)
+{
+	/* Korthikanti et al., "Reducing Activation Recomputation in Large
+	 * Transformer Models" (2022), eq. 1: a transformer layer with 16-bit
+	 * activations, GELU and dropout keeps s b h (34 + 5 a s / h) bytes for
+	 * its backward pass; it leaves out the layer norms' mean and rstd (two
+	 * FP32 numbers per token, two norms).  One layer is the difference
+	 * between 13 and 12 layers. */
+	struct model_memory m13 = gpt2_fp16_mem(13, 2, MODEL_ATTN_EAGER);
+	struct model_memory m12 = gpt2_fp16_mem(12, 2, MODEL_ATTN_EAGER);
+	double sl = 256, b = 2, h = 768, a = 12;
+	double want = sl * b * h * (34 + 5 * a * sl / h) + 2 * 8 * sl * b;
+	ck_assert_double_eq_tol(m13.activations - m12.activations, want, 1e-6 * want);
+	/* fused attention keeps no s x s tensor: q, k, v, its output, the
+	 * merged heads (2 bytes each of s b h) and a logsumexp per row and
+	 * head instead of the scores, probabilities and mask */
+	struct model_memory f13 = gpt2_fp16_mem(13, 2, MODEL_ATTN_SDPA);
+	struct model_memory f12 = gpt2_fp16_mem(12, 2, MODEL_ATTN_SDPA);
+	double fused = sl * b * h * (34 + 2) + 4 * b * a * sl + 2 * 8 * sl * b;
+	ck_assert_double_eq_tol(f13.activations - f12.activations, fused, 1e-6 * fused);
+	/* saved activations grow with the batch, the weights do not */
+	struct model_memory b4 = gpt2_fp16_mem(12, 4, MODEL_ATTN_EAGER);
+	ck_assert_double_eq_tol(b4.activations, 2 * m12.activations, 1e-9 * b4.activations);
+	ck_assert_double_eq(b4.weights, m12.weights);
+}
+END_TEST
+
+START_TEST(memory_state_and_peak)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o;
+	model_opts_init(&o);
+	o.batch = 4;
+	o.seq = 512;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	double P = s.params;
+	model_seq_release(&s);
+	/* inference: the weights and the tensors alive at once, nothing kept */
+	struct model_memory inf = mem_of(&c, &o);
+	ck_assert_double_eq(inf.weights, 4 * P);
+	ck_assert_double_eq(inf.activations, 0);
+	ck_assert_double_eq(inf.gradients, 0);
+	/* the logits of every token (4 x 512 x 50257 FP32) are alive at the end */
+	ck_assert(inf.transient >= 4.0 * 512 * 50257 * 4);
+	ck_assert_double_eq_tol(inf.peak, inf.weights + inf.transient, 1);
+
+	o.mode = MODEL_TRAINING;
+	struct model_memory tr = mem_of(&c, &o);
+	ck_assert_double_eq(tr.gradients, 4 * P);
+	ck_assert(tr.activations > inf.transient);
+	/* the backward pass peaks at its start: saved activations and the
+	 * logits' gradient, above every gradient at its end */
+	ck_assert_double_eq_tol(tr.peak, tr.weights + tr.activations + tr.transient, 1);
+
+	/* AdamW: two moments, and its foreach step's sqrt of the second
+	 * moment at the step; one token of context leaves the step the peak */
+	o.optimizer = MODEL_OPTIM_ADAMW;
+	o.batch = 1;
+	o.seq = 1;
+	struct model_memory ad = mem_of(&c, &o);
+	ck_assert_double_eq(ad.optimizer, 2 * ad.weights);
+	ck_assert_double_eq_tol(ad.peak, 5 * ad.weights, 1);
+	o.fused_optimizer = 1;
+	ad = mem_of(&c, &o);
+	ck_assert_double_eq_tol(ad.peak, 4 * ad.weights, 1);
+
+	/* DDP keeps a bucket copy of the gradients */
+	o.optimizer = MODEL_OPTIM_NONE;
+	o.fused_optimizer = 0;
+	o.batch = 4;
+	o.seq = 512;
+	struct model_memory one = mem_of(&c, &o);
+	o.dp = 4;
+	struct model_memory dp = mem_of(&c, &o);
+	ck_assert_double_eq_tol(dp.peak - one.peak, 4 * P, 1);
+}
+END_TEST
+
+START_TEST(memory_parallel)
+{
+	/* tp: every s x s and MLP tensor and the projections' outputs split;
+	 * pp (1F1B): the first stage holds pp microbatches of its layers (a
+	 * classifier head, so that the last stage's logits stay small) */
+	struct model_config c = gpt2_small();
+	c.layers = 4;
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.head = MODEL_HEAD_CLASSIFY;
+	o.batch = 2;
+	o.seq = 128;
+	struct model_memory base = mem_of(&c, &o);
+	o.tp = 2;
+	struct model_memory tp = mem_of(&c, &o);
+	ck_assert(tp.activations < 0.75 * base.activations);
+	ck_assert(tp.activations > 0.5 * base.activations);
+	o.tp = 1;
+
+	/* one layer of one sequence, from two layer counts */
+	o.batch = 1;
+	struct model_memory l4 = mem_of(&c, &o);
+	c.layers = 3;
+	struct model_memory l3 = mem_of(&c, &o);
+	double layer = l4.activations - l3.activations;
+	c.layers = 4;
+	o.batch = 2;
+	o.pp = 2;
+	o.microbatches = 2;
+	struct model_memory pp = mem_of(&c, &o);
+	/* first stage: 2 layers x 2 microbatches of one sequence, and the
+	 * embeddings' dropout mask (a byte per element of 128 x 768) */
+	ck_assert_double_eq_tol(pp.activations, 4 * layer + 128 * 768, 1);
+}
+END_TEST
+
+START_TEST(memory_llama_layer)
+{
+	/* One LlamaDecoderLayer in FP32 training (eager, GQA, SwiGLU, no
+	 * dropout), the tensors autograd keeps, listed from the module:
+	 * input_layernorm: x (pow, x * rsqrt), rsqrt per token, the normalised
+	 * x (weight * x); q/k/v_proj: their input; the two matmuls: q after
+	 * RoPE, k and v after repeat_kv (all heads); softmax (FP32): its
+	 * output, which the second matmul reads too; o_proj: the merged heads;
+	 * post_attention_layernorm as the first; gate/up_proj: their input;
+	 * SiLU: its input (gate's output) and output; act * up: up's output
+	 * (and SiLU's output); down_proj: the product. */
+	struct model_config c;
+	char err[128];
+	const char *js = "{\"model_type\": \"llama\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+			 " \"num_key_value_heads\": 2, \"num_hidden_layers\": %d, \"intermediate_size\": 688,"
+			 " \"vocab_size\": 1000}";
+	char buf[512];
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.batch = 3;
+	o.seq = 100;
+	double acts[2];
+	for (int i = 0; i < 2; i++) {
+		snprintf(buf, sizeof(buf), js, 2 + i);
+		ck_assert_int_eq(model_config_parse(buf, "t", &c, err, sizeof(err)), 0);
+		acts[i] = mem_of(&c, &o).activations;
+	}
+	double T = 300, h = 256, q = 4 * 64, f = 688, S = 3 * 4 * 100 * 100;
+	double norm = 2 * T * h * 4 + T * 4;
+	double want = norm + T * h * 4 + 3 * T * q * 4 + S * 4 + T * q * 4 + norm +
+		      T * h * 4 + 4 * T * f * 4;
+	ck_assert_double_eq_tol(acts[1] - acts[0], want, 1e-6 * want);
+}
+END_TEST
+
+START_TEST(memory_decode)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-3-8b", &c), 0);
+	struct model_opts o;
+	model_opts_init(&o);
+	ck_assert_int_eq(model_mode_parse("decode", &o.mode), 0);
+	o.batch = 4;
+	o.seq = 1000;
+	o.dtype = GPU_DT_BF16;
+	struct model_memory m = mem_of(&c, &o);
+	/* the cache: K and V of 32 layers, 8 KV heads of 128, 1001 tokens */
+	double cache = 2 * 32 * 4 * 8 * 1001 * 128 * 2.0;
+	ck_assert_double_eq_tol(m.kv_cache, cache, 1);
+	/* a step copies one layer's cache and writes b rows of logits */
+	ck_assert_double_eq_tol(m.transient, cache / 32 + 4 * 128256 * 2.0, 1);
+	ck_assert_double_eq_tol(m.peak, m.weights + m.kv_cache + m.transient, 1);
+}
+END_TEST
+
 START_TEST(bad_options)
 {
 	struct model_config c = gpt2_small();
@@ -837,6 +1037,11 @@ int main(void)
 	tcase_add_test(t, decode_step);
 	tcase_add_test(t, bad_options);
 	tcase_add_test(t, mask_reread_per_head);
+	tcase_add_test(t, memory_layer_megatron);
+	tcase_add_test(t, memory_state_and_peak);
+	tcase_add_test(t, memory_parallel);
+	tcase_add_test(t, memory_decode);
+	tcase_add_test(t, memory_llama_layer);
 	suite_add_tcase(s, t);
 	SRunner *r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);

@@ -67,7 +67,9 @@ class _Ev:
     def record(self): self.t = clock[0]
     def elapsed_time(self, o): return o.t - self.t
 cuda = types.SimpleNamespace(Event=_Ev, synchronize=lambda: None, empty_cache=lambda: None,
-                             get_device_name=lambda: "NVIDIA H200", OutOfMemoryError=OutOfMemoryError)
+                             get_device_name=lambda: "NVIDIA H200", OutOfMemoryError=OutOfMemoryError,
+                             reset_peak_memory_stats=lambda: None,
+                             max_memory_allocated=lambda: 20 * 2**30)
 backends = types.SimpleNamespace(
     cuda=types.SimpleNamespace(matmul=types.SimpleNamespace(allow_tf32=True)),
     cudnn=types.SimpleNamespace(allow_tf32=True, version=lambda: 91900))
@@ -202,6 +204,7 @@ assert inf["num_layer"] == 24 and inf["e2e_latency"] > 0 and inf["bwall_latency"
 assert tr["num_layer"] == 36 and tr["bwall_latency"] > 0, tr
 assert abs(tr["fw_latency"] + tr["bwall_latency"] - tr["e2e_latency"]) < 1e-9, tr
 assert len(tr["steps_ms"]) == 5 and tr["device"] == "NVIDIA H200", tr
+assert tr["peak_allocated_gib"] == 20, tr
 log = set(open(sys.argv[2]).read().split("\n"))
 assert {"SequenceClassification eval -", "PreTraining train -", "CausalLM train -",
         "Seq2SeqLM eval decoder"} <= log, log
@@ -210,6 +213,8 @@ check "labels in NeuSight's layout; the models its graphs show, eval for inferen
 $B/surfer-bench e2e --labels "$T/labels" --configs "$T/cfg" >"$T/bench.log" 2>&1
 grep -q "^h200 .*gpt2_large-train-1024-1.json *$(python3 -c "import json, sys; print('%.2f' % json.load(open(sys.argv[1]))['e2e_latency'])" "$T/labels/NVIDIA_H200/gpt2_large-train-1024-1.json") " "$T/bench.log"
 check "surfer-bench e2e reads the labels as the H200's ($(grep -c json "$T/bench.log") lines)" $?
+grep -q "^h200 .*gpt2_large-train-1024-1.json .*memory [0-9.]* GiB estimated, 20.0 measured" "$T/bench.log"
+check "surfer-bench e2e prints the measured peak memory beside the estimate" $?
 
 echo "gpu_tools_test: $((n - fail)) of $n passed"
 [ $fail -eq 0 ]

@@ -74,6 +74,8 @@ static void usage_e2e(void)
 struct acc {
 	double sum;
 	size_t n;
+	double mem_pct;         /* the largest estimated peak memory, % of the GPU's */
+	char mem_cfg[128];      /* its config */
 };
 
 /* An AMD GPU's scale (tile.h) fitted on the other AMD GPUs' profiles
@@ -130,7 +132,7 @@ static int run_gpu_dir(const char *labels, const char *gname, const struct gpu_s
 	char **files = prof_list_dir(dir, &nf);
 	if (!files)
 		return 0;
-	struct acc acc = { 0, 0 };
+	struct acc acc = { 0, 0, 0, "" };
 	for (size_t i = 0; i < nf; i++) {
 		char model[128];
 		enum model_mode mode;
@@ -144,6 +146,7 @@ static int run_gpu_dir(const char *labels, const char *gname, const struct gpu_s
 		double measured = root ? json_number_value(json_object_get(root, "e2e_latency")) : 0;
 		double fw = root ? json_number_value(json_object_get(root, "fw_latency")) : 0;
 		double bw = root ? json_number_value(json_object_get(root, "bwall_latency")) : 0;
+		double peak_gib = root ? json_number_value(json_object_get(root, "peak_allocated_gib")) : 0;
 		json_decref(root);
 		if (!(measured > 0)) {
 			fprintf(stderr, PROG ": cannot read e2e_latency from '%s'\n", path);
@@ -173,13 +176,26 @@ static int run_gpu_dir(const char *labels, const char *gname, const struct gpu_s
 			continue;
 		}
 		struct model_timing t;
+		struct model_memory mem;
+		model_memory(&c, &o, &s, &mem);
 		int rc = model_time(&s, &o, g, launch_ns, &t, NULL);
 		model_seq_release(&s);
 		if (rc)
 			continue;
 		double pred = t.iteration_ns / 1e6;
 		double e = (pred - measured) / measured * 100.0;
-		printf("%-16s %-34s %10.2f %10.2f %+8.1f%%", g->id, files[i], measured, pred, e);
+		/* the estimated peak memory against the GPU's: every config
+		 * measured ran, so none may exceed 100% */
+		double mem_pct = g->mem_gb > 0 ? 100.0 * mem.peak / (g->mem_gb * 1073741824.0) : 0;
+		printf("%-16s %-34s %10.2f %10.2f %+8.1f%% %5.0f%%", g->id, files[i], measured, pred, e,
+		       mem_pct);
+		if (mem_pct > acc.mem_pct) {
+			acc.mem_pct = mem_pct;
+			snprintf(acc.mem_cfg, sizeof(acc.mem_cfg), "%s", files[i]);
+		}
+		if (peak_gib > 0) /* tools/gpu_e2e.py's labels have it */
+			printf("   memory %.1f GiB estimated, %.1f measured (%+.0f%%)", mem.peak / 1073741824.0,
+			       peak_gib, (mem.peak / 1073741824.0 - peak_gib) / peak_gib * 100.0);
 		if (mode == MODEL_TRAINING && fw > 0 && bw > 0)
 			printf("   forward %+.1f%%, backward %+.1f%%",
 			       (t.phase_ns[MODEL_PH_FORWARD] / 1e6 - fw) / fw * 100.0,
@@ -196,6 +212,9 @@ static int run_gpu_dir(const char *labels, const char *gname, const struct gpu_s
 			printf(" (%s%s%s)", builtin ? "compiled-in weights" : "",
 			       builtin && *note ? ", " : "", note);
 		putchar('\n');
+		if (acc.mem_pct > 0)
+			printf("%-16s memory: the estimated peak is at most %.0f%% of its %g GiB (%s)\n",
+			       g->id, acc.mem_pct, g->mem_gb, acc.mem_cfg);
 		all->sum += acc.sum;
 		all->n += acc.n;
 	}
@@ -260,8 +279,9 @@ int bench_e2e_main(int argc, char **argv)
 		fprintf(stderr, PROG ": cannot read '%s': %s\n", labels, strerror(errno));
 		return 2;
 	}
-	printf("%-16s %-34s %10s %10s %9s\n", "gpu", "config", "measured", "predicted", "error");
-	struct acc all = { 0, 0 }, vendor[2] = { { 0, 0 }, { 0, 0 } };
+	printf("%-16s %-34s %10s %10s %9s %6s\n", "gpu", "config", "measured", "predicted", "error",
+	       "memory");
+	struct acc all = { 0, 0, 0, "" }, vendor[2] = { { 0, 0, 0, "" }, { 0, 0, 0, "" } };
 	for (size_t i = 0; i < ng; i++) {
 		const struct gpu_spec *g = prof_gpu_of_dir(gpus[i]);
 		if (only && (!g || g != gpu_find(only)))
@@ -391,7 +411,7 @@ static const struct gpu_spec *comm_gpu(const char *dir)
 int bench_comm_main(int argc, char **argv)
 {
 	double min_bytes = 1e6;
-	struct acc all = { 0, 0 };
+	struct acc all = { 0, 0, 0, "" };
 	int dirs = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--min-bytes") && i + 1 < argc) {

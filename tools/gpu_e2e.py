@@ -11,8 +11,9 @@ encoder's).  Inference is a forward pass under no_grad in eval mode;
 training a forward and a backward pass from every output of the heads (no
 loss, no optimizer step) in train mode.  One warm-up, then the median of
 the timed steps (CUDA events).  Writes OUT/SPEC.json with e2e_latency,
-fw_latency and bwall_latency in ms, which `surfer-bench e2e --labels`
-reads.  Specs left when the budget runs out are skipped, not guessed.
+fw_latency and bwall_latency in ms and peak_allocated_gib (the most the
+caching allocator held in tensors, torch.cuda.max_memory_allocated), which
+`surfer-bench e2e --labels` reads.  Specs left when the budget runs out are skipped, not guessed.
 """
 import argparse
 import json
@@ -66,6 +67,7 @@ def measure(spec, cfg_dir, deadline):
         model.eval()
     else:
         model.train()
+    torch.cuda.reset_peak_memory_stats()  # from here: the weights and every step
     step = 0
     t0 = time.time()
     while True:
@@ -95,9 +97,10 @@ def measure(spec, cfg_dir, deadline):
             break
         if step > 1 and time.time() + spent / step > deadline:
             break  # one timed step at least, then the budget decides
+    peak_gib = torch.cuda.max_memory_allocated() / 2**30
     del model
     torch.cuda.empty_cache()
-    return {"num_layer": layers, "e2e_latency": statistics.median(tot_ms),
+    return {"num_layer": layers, "e2e_latency": statistics.median(tot_ms), "peak_allocated_gib": peak_gib,
             "fw_latency": statistics.median(fw_ms), "bwall_latency": statistics.median(bw_ms),
             "steps_ms": tot_ms, "device": torch.cuda.get_device_name(),
             "torch": torch.__version__, "transformers": __import__("transformers").__version__}
