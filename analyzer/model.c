@@ -895,6 +895,19 @@ static void rope(struct bld *B, double n)
 	B->cols = keep;
 }
 
+int model_layer_sparse(const struct model_config *c, uint32_t i)
+{
+	uint32_t idx = i >= c->layers ? i - c->layers : i;
+	return c->family == MODEL_FAM_T5 && c->experts > 1 && c->sparse_step &&
+	       idx % c->sparse_step == c->sparse_step - 1;
+}
+
+uint64_t model_expert_capacity(const struct model_config *c, const struct model_opts *o)
+{
+	return o->expert_capacity == MODEL_CAPACITY_CONFIG ? c->capacity
+	       : o->expert_capacity > 0 ? (uint64_t)o->expert_capacity : 0;
+}
+
 /* Top-k mixture of experts, as Mixtral's sparse MoE block runs in eager
  * mode: the router (linear, softmax, topk, the weights renormalised), the
  * zeroed output and the one-hot expert mask; then per expert torch.where
@@ -994,8 +1007,7 @@ static void mlp_sparse(struct bld *B)
 	 * GPUs (docs/model.md).  So the cap applies only when asked for
 	 * (--expert-capacity N|config). */
 	uint64_t per = cdiv(B->sl, E);
-	uint64_t cap = B->o->expert_capacity == MODEL_CAPACITY_CONFIG ?
-		       c->capacity : (uint64_t)(B->o->expert_capacity > 0 ? B->o->expert_capacity : 0);
+	uint64_t cap = model_expert_capacity(c, B->o);
 	if (cap && per > cap)
 		per = cap;
 	uint64_t m = B->b * per;
@@ -1435,8 +1447,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		default: {
 			int dec = i >= c->layers;
 			uint32_t idx = dec ? i - c->layers : i;
-			int sparse = c->experts > 1 && c->sparse_step &&
-				     idx % c->sparse_step == c->sparse_step - 1;
+			int sparse = model_layer_sparse(c, i);
 			if (dec && idx == 0) {
 				B.layer = -1;
 				op_rmsnorm(&B, B.T, c->hidden);      /* encoder final norm */

@@ -172,6 +172,13 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 
 void model_seq_release(struct model_seq *s);
 
+/* Whether layer i (encoder layers first, then the decoder's) of a T5 /
+ * Switch model has a sparse MLP (every sparse_step-th of each stack). */
+int model_layer_sparse(const struct model_config *c, uint32_t i);
+
+/* Tokens each expert takes per sequence at most under o, 0 for all. */
+uint64_t model_expert_capacity(const struct model_config *c, const struct model_opts *o);
+
 /* The kernel model_build emits for one FP32 forward operator of an eager
  * run, for comparisons with measured operators: a GEMM batch x (m x k) *
  * (k x n) (PRED_OP_GEMM; rows = m, cols = n), an element-wise op over rows

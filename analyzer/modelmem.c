@@ -132,20 +132,16 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 	case MODEL_FAM_T5:
 	default: {
 		int dec = i >= c->layers;
-		uint32_t idx = dec ? i - c->layers : i;
-		int sparse = c->experts > 1 && c->sparse_step &&
-			     idx % c->sparse_step == c->sparse_step - 1;
 		double r = 0;
 		for (int blk = 0; blk < (dec ? 2 : 1); blk++)
 			r += rms_saved(z) + X + attn_saved(z, 1, 0, c->dropout) + mh;
 		r += rms_saved(z) + mh;
-		if (!sparse)
+		if (!model_layer_sparse(c, i))
 			return r + mlp_saved(c, z, z->T, c->dropout);
 		/* router (its input, FP32 probabilities), the tokens each
 		 * expert takes, their MLP and the scaled output */
 		double tok = z->T;
-		uint64_t cap = o->expert_capacity == MODEL_CAPACITY_CONFIG ? c->capacity
-			       : o->expert_capacity > 0 ? (uint64_t)o->expert_capacity : 0;
+		uint64_t cap = model_expert_capacity(c, o);
 		if (cap && c->experts && z->b * (double)cap * c->experts < tok)
 			tok = z->b * (double)cap * c->experts;
 		return r + X + z->T * c->experts * 4 + mlp_saved(c, z, tok, c->dropout) + X;

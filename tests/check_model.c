@@ -721,16 +721,22 @@ END_TEST
  * side; the two attention products 4 b heads (S + 1) d; the cache append
  * copies b x 8 kv heads x (S + 1) x 128 elements for K and for V; the
  * cache is 2 x 32 layers x b x 8 x (S + 1) x 128 x 2 bytes in BF16. */
+/* Llama-3-8B, one BF16 decode step of 4 sequences after 1000 cached tokens. */
+static void llama3_decode(struct model_config *c, struct model_opts *o)
+{
+	ck_assert_int_eq(model_config_builtin("llama-3-8b", c), 0);
+	model_opts_init(o);
+	ck_assert_int_eq(model_mode_parse("decode", &o->mode), 0);
+	o->batch = 4;
+	o->seq = 1000;
+	o->dtype = GPU_DT_BF16;
+}
+
 START_TEST(decode_step)
 {
 	struct model_config c;
-	ck_assert_int_eq(model_config_builtin("llama-3-8b", &c), 0);
 	struct model_opts o;
-	model_opts_init(&o);
-	ck_assert_int_eq(model_mode_parse("decode", &o.mode), 0);
-	o.batch = 4;
-	o.seq = 1000;
-	o.dtype = GPU_DT_BF16;
+	llama3_decode(&c, &o);
 	struct model_seq s;
 	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
 	double b = 4, S1 = 1001, h = 4096, d = 128;
@@ -975,13 +981,8 @@ END_TEST
 START_TEST(memory_decode)
 {
 	struct model_config c;
-	ck_assert_int_eq(model_config_builtin("llama-3-8b", &c), 0);
 	struct model_opts o;
-	model_opts_init(&o);
-	ck_assert_int_eq(model_mode_parse("decode", &o.mode), 0);
-	o.batch = 4;
-	o.seq = 1000;
-	o.dtype = GPU_DT_BF16;
+	llama3_decode(&c, &o);
 	struct model_memory m = mem_of(&c, &o);
 	/* the cache: K and V of 32 layers, 8 KV heads of 128, 1001 tokens */
 	double cache = 2 * 32 * 4 * 8 * 1001 * 128 * 2.0;
