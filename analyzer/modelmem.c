@@ -186,8 +186,9 @@ static double inference_transient(const struct model_config *c, const struct mod
 	double X = z->T * z->h * z->e, Q = z->T * z->q * z->e;
 	double esm = c->family == MODEL_FAM_LLAMA || c->family == MODEL_FAM_T5 ? 4 : z->e;
 	/* the residual and normed input, q, k, v, the scores and the
-	 * scaled / masked / softmaxed copy being made of them */
-	double attn = 2 * X + 3 * Q + (z->sdpa ? Q : 2 * z->S * esm);
+	 * scaled / masked / softmaxed copy being made of them (the softmax
+	 * in FP32 where the module asks for it, from 16-bit scores) */
+	double attn = 2 * X + 3 * Q + (z->sdpa ? Q : z->S * (z->e + esm));
 	double widest = c->gated || c->act == MODEL_ACT_GELU_NEW ? 3 : 2;
 	double mtok = c->experts > 1 ? z->T * (c->experts_per_tok ? c->experts_per_tok : 1) / c->experts
 				     : z->T;

@@ -333,13 +333,48 @@ static int add_scaled(struct analysis_target *dst, const struct analysis_target 
 	return 0;
 }
 
-/* Keeps the memory estimate in a and appends to its warning the targets
- * whose memory it exceeds. */
-static void warn_memory(struct analysis *a, const struct model_config *c, const struct model_seq *s,
-			const struct model_opts *o)
+/* The memory estimate of m's run at batch sequences per GPU: the
+ * sequence built as model_analysis_run builds it (a generate call's
+ * inference pass with the cache it ends with).  0, or -1 when that batch
+ * cannot be built. */
+static int memory_at(const struct model_config *c, const struct model_cli *m, uint32_t batch,
+		     struct model_memory *out)
+{
+	struct model_opts o = m->opts, od = m->opts;
+	struct model_seq s, sd;
+	o.batch = od.batch = batch;
+	int generate = m->opts.mode == MODEL_GENERATE;
+	if (generate) {
+		o.mode = MODEL_INFERENCE;
+		od.mode = MODEL_DECODE;
+		od.seq = m->opts.seq + (m->new_tokens >= 2 ? (m->new_tokens - 2) / 2 : 0);
+		if (model_build(c, &od, &sd, NULL, 0))
+			return -1;
+	}
+	if (model_build(c, &o, &s, NULL, 0)) {
+		if (generate)
+			model_seq_release(&sd);
+		return -1;
+	}
+	if (generate) { /* the cache at the end holds seq + new_tokens tokens */
+		s.kv_cache_bytes = sd.kv_cache_bytes / ((double)od.seq + 1) *
+				   ((double)m->opts.seq + m->new_tokens);
+		model_seq_release(&sd);
+	}
+	o.mode = m->opts.mode;
+	model_memory(c, &o, &s, out);
+	model_seq_release(&s);
+	return 0;
+}
+
+/* Keeps the memory estimate in a, with each target's largest batch whose
+ * estimate fits its memory, and appends to a's warning the targets whose
+ * memory the estimate exceeds. */
+static void warn_memory(struct analysis *a, const struct model_config *c, const struct model_cli *mc)
 {
 	struct model_memory m;
-	model_memory(c, o, s, &m);
+	if (memory_at(c, mc, mc->opts.batch, &m))
+		return;
 	a->memory.peak = m.peak;
 	a->memory.weights = m.weights;
 	a->memory.gradients = m.gradients;
@@ -348,6 +383,24 @@ static void warn_memory(struct analysis *a, const struct model_config *c, const 
 	a->memory.kv_cache = m.kv_cache;
 	a->memory.transient = m.transient;
 	analysis_warn_memory(a, m.peak, "one GPU's tensors (estimated)");
+	/* the peak grows with the batch: bisect for the largest that fits */
+	for (size_t t = 0; t < a->ntargets; t++) {
+		double have = a->targets[t].gpu->mem_gb * 1073741824.0;
+		uint32_t lo = 0, hi = 1u << 20; /* lo fits (0: none), hi does not */
+		struct model_memory x;
+		if (!(have > 0))
+			continue;
+		if (memory_at(c, mc, hi, &x) == 0 && x.peak <= have)
+			lo = hi;
+		while (hi - lo > 1) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (memory_at(c, mc, mid, &x) == 0 && x.peak <= have)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		a->targets[t].max_batch_fits = lo;
+	}
 }
 
 static int cmp_kernel(const void *a, const void *b)
@@ -450,7 +503,7 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 		}
 	}
 	if (!rc)
-		warn_memory(a, &c, &s, mo);
+		warn_memory(a, &c, m);
 	/* distinct configurations (by name, shape and launch) */
 	if (!rc && s.n) {
 		const struct pred_kernel **p = malloc((s.n + sd.n) * sizeof(*p));

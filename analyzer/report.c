@@ -265,10 +265,14 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	if (a->memory.peak > 0 && t->gpu->mem_gb > 0) {
 		double need = a->memory.peak / RP_GIB, have = t->gpu->mem_gb;
 		if (need > have)
-			fprintf(f, "%smemory     %.2f GiB needed, %g GiB here: does not fit%s\n",
-				rp_c(color, RP_RED), need, have, rp_c(color, RP_RESET));
+			fprintf(f, "%smemory     %.2f GiB needed, %g GiB here: does not fit%s", rp_c(color, RP_RED),
+				need, have, rp_c(color, RP_RESET));
 		else
-			fprintf(f, "memory     %.2f of %g GiB (%.0f%%)\n", need, have, 100.0 * need / have);
+			fprintf(f, "memory     %.2f of %g GiB (%.0f%%)", need, have, 100.0 * need / have);
+		if (t->max_batch_fits)
+			fprintf(f, "; batch %u at most\n", t->max_batch_fits);
+		else
+			fprintf(f, "; not even batch 1\n");
 	}
 	rp_ops(f, t, !rp_no_origin(a));
 	if (!n)
@@ -435,7 +439,8 @@ static json_t *rp_prediction(const struct analysis_target *t, size_t top, double
 		goto fail_o;
 	if (mem_peak > 0 && t->gpu->mem_gb > 0 &&
 	    (rp_set(o, "memory_gib", json_real(t->gpu->mem_gb)) ||
-	     rp_set(o, "memory_fits", json_boolean(mem_peak <= t->gpu->mem_gb * RP_GIB))))
+	     rp_set(o, "memory_fits", json_boolean(mem_peak <= t->gpu->mem_gb * RP_GIB)) ||
+	     rp_set(o, "max_batch_fits", json_integer(t->max_batch_fits))))
 		goto fail_o;
 	if (gpu_cc_is_amd(t->gpu->cc) && t->method_ns[PRED_MLP] > 0) {
 		/* the tile model's times carry it (predictor/amd_scale.c) */

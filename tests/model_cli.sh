@@ -46,6 +46,14 @@ awk -v p="$peak" 'BEGIN { exit !(p > 5.8 && p < 40) }'
 check "peak memory $peak GiB between the state (5.8) and the A100's 40" $?
 [ "$(grep -c '"memory_fits": true' "$tmp/out.json")" -eq 2 ]
 check "both targets fit ($(grep -c '"memory_fits"' "$tmp/out.json") memory_fits)" $?
+# The largest batch said to fit the A100 fits it, one more does not.
+mb=$(grep -A40 '"target": "a100' "$tmp/out.json" | sed -n 's/.*"max_batch_fits": \([0-9]*\).*/\1/p' | head -1)
+fits() { # fits BATCH: the A100's memory_fits at that batch
+	"$BIN" --model gpt2-large --batch "$1" --seq 1024 --mode training --target a100 --json 2>/dev/null |
+		sed -n 's/.*"memory_fits": \(true\|false\).*/\1/p'
+}
+[ -n "$mb" ] && [ "$mb" -ge 2 ] && [ "$(fits "$mb")" = true ] && [ "$(fits $((mb + 1)))" = false ]
+check "batch $mb is the largest that fits the A100 40GB" $?
 "$BIN" --model gpt2-large --batch 8 --seq 1024 --mode training --target a100 --target h200 \
 	--top 0 >"$tmp/b8.txt" 2>"$tmp/b8.err"
 check "batch 8 exits 0 ($(cat "$tmp/b8.err"))" $?
