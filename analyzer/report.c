@@ -205,11 +205,21 @@ static void rp_memory(FILE *f, const struct analysis *a)
 		{ "optimizer", a->memory.optimizer }, { "activations", a->memory.activations },
 		{ "KV cache", a->memory.kv_cache }, { "transient", a->memory.transient },
 	};
-	fprintf(f, "memory     %.2f GiB at the peak (estimated):", a->memory.peak / RP_GIB);
+	/* the parts in GiB, wrapped at 100 columns under the first */
+	int col = fprintf(f, "memory     %.2f GiB at the peak (estimated):", a->memory.peak / RP_GIB);
 	int n = 0;
-	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++)
-		if (part[i].v > 0)
-			fprintf(f, "%s %s %.2f", n++ ? "," : "", part[i].name, part[i].v / RP_GIB);
+	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
+		char item[64];
+		if (!(part[i].v > 0))
+			continue;
+		int len = snprintf(item, sizeof(item), " %s %.2f", part[i].name, part[i].v / RP_GIB);
+		if (n && col + 1 + len > 100)
+			col = fprintf(f, ",\n          ") - 1;
+		else if (n)
+			col += fprintf(f, ",");
+		col += fprintf(f, "%s", item);
+		n++;
+	}
 	fprintf(f, "\n");
 }
 
