@@ -104,6 +104,8 @@ static void usage(FILE *f)
 		"      --head H              lm (default: LM / pretraining head) or classify\n"
 		"      --dp N --tp N --pp N  data, tensor and pipeline parallel degrees\n"
 		"      --microbatches M      pipeline microbatches (default pp)\n"
+		"      --plan N              every dp x tp x pp layout of N GPUs for the global\n"
+		"                            batch B, fastest first, with each one's memory\n"
 		"      --launch-us US        CPU cost per kernel launch (default 6)\n"
 		"      --launch-us-from TRACE  that cost from a recorded trace: the median gap between\n"
 		"                            one thread's kernel launches\n"
@@ -248,6 +250,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"launch-us-from", required_argument, NULL, OPT_MODEL},
 		{"expert-capacity", required_argument, NULL, OPT_MODEL},
 		{"new-tokens", required_argument, NULL, OPT_MODEL},
+		{"plan", required_argument, NULL, OPT_MODEL},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -534,6 +537,13 @@ int main(int argc, char **argv)
 		return model_list_print(stdout, c.json) < 0 ? 1 : 0;
 
 	path = c.trace;
+	if (c.model.set && c.model.plan_gpus) {
+		rc = model_plan_write(stdout, &c.model, c.targets, c.ntargets, c.method, c.json, err,
+				      sizeof(err));
+		if (rc < 0)
+			print_error(err);
+		return rc == -2 ? 2 : rc < 0 ? 1 : 0;
+	}
 	if (c.model.set) {
 		rc = model_analysis_run(&c.model, c.targets, c.ntargets, c.method, &a, err, sizeof(err));
 		if (rc < 0) {

@@ -28,7 +28,7 @@ const char *const *model_cli_options(void)
 	static const char *const names[] = {
 		"model", "batch", "seq", "mode", "dtype", "optimizer", "attention",
 		"head", "dp", "tp", "pp", "microbatches", "launch-us", "launch-us-from",
-		"expert-capacity", "new-tokens",
+		"expert-capacity", "new-tokens", "plan",
 		NULL
 	};
 	return names;
@@ -168,6 +168,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 1024, &o->pp);
 	} else if (!strcmp(name, "new-tokens")) {
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
+	} else if (!strcmp(name, "plan")) {
+		bad = parse_count(v, 65536, &m->plan_gpus);
 	} else if (!strcmp(name, "microbatches")) {
 		bad = parse_count(v, 1u << 20, &o->microbatches);
 	} else if (!strcmp(name, "expert-capacity")) {

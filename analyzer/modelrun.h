@@ -7,6 +7,7 @@
 #define SURFER_MODELRUN_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "analyzer/analyze.h"
 #include "analyzer/model.h"
@@ -19,6 +20,7 @@ struct model_cli {
 	uint64_t launch_gaps;     /* --launch-us-from: the gaps launch_ns is the
 				   * median of (0: not from a trace)            */
 	uint32_t new_tokens;      /* --mode generate: tokens generated per sequence */
+	uint32_t plan_gpus;       /* --plan N: every layout of N GPUs; 0 none */
 	int set;                  /* some model option was given               */
 };
 
@@ -29,7 +31,7 @@ void model_cli_init(struct model_cli *m);
 /* The long options model_cli_set understands, NULL-terminated, each
  * taking a value: model, batch, seq, mode, dtype, optimizer, attention,
  * dp, tp, pp, microbatches, launch-us, launch-us-from, expert-capacity,
- * new-tokens. */
+ * new-tokens, plan. */
 const char *const *model_cli_options(void);
 
 /* Applies option name (without "--") with value.  Returns 0, or -2 with a
@@ -46,5 +48,13 @@ int model_cli_set(struct model_cli *m, const char *name, const char *value,
 int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *targets,
 		       size_t ntargets, enum pred_method method, struct analysis **out,
 		       char *err, size_t errlen);
+
+/* --plan: writes to f, as text or JSON, every data x tensor x pipeline
+ * layout of m->plan_gpus GPUs for the global batch m->opts.batch, each
+ * predicted on every target with its memory estimate, fastest first
+ * (modelplan.c).  0, -2 for a bad model or options (reason in err), -1 out
+ * of memory or a write error. */
+int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *const *targets,
+		     size_t ntargets, enum pred_method method, int json, char *err, size_t errlen);
 
 #endif

@@ -105,6 +105,40 @@ bad_input --model gpt2 --tp 5 --target a100
 bad_input --model gpt2 --mode serving --target a100
 bad_input --model gpt2 --dtype int3 --target a100
 bad_input --model gpt2 --pp 2 --batch 3 --target a100
+bad_input --model gpt2 --plan 0 --target a100
+bad_input --model gpt2 --plan 4 --tp 2 --target a100
+bad_input --model gpt2 --plan 4 --mode generate --target a100
+
+# --plan 8: every dp x tp x pp of 8 GPUs (tp 1, 2, 4, 8 with the pp
+# dividing what is left: 4 + 3 + 2 + 1 = 10 layouts) for one global batch,
+# fastest first; the layout dp 2 is the run --dp 2 with half the batch per
+# rank, to the same time and memory.
+"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 8 --target a100 --json \
+	>"$tmp/plan.json" 2>"$tmp/err"
+check "--plan 8 exits 0 ($(cat "$tmp/err"))" $?
+"$BIN" --model gpt2-medium --mode training --batch 8 --seq 512 --dp 2 --tp 4 --target a100 --json \
+	>"$tmp/dp2.json" 2>/dev/null
+python3 - "$tmp/plan.json" "$tmp/dp2.json" <<'PY'
+import json, sys
+plan, run = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ls = plan["targets"][0]["layouts"]
+assert plan["global_batch"] == 16 and len(ls) == 10, (plan["global_batch"], len(ls))
+assert sorted((l["dp"], l["tp"], l["pp"]) for l in ls) == sorted(
+    (8 // t // p, t, p) for t in (1, 2, 4, 8) for p in (1, 2, 4, 8) if 8 % (t * p) == 0)
+built = [l for l in ls if "iteration_ms" in l]
+assert len(built) >= 6, ls   # gpt2-medium's 16 heads take every tp
+t = [l["iteration_ms"] for l in built]
+assert t == sorted(t), t
+l = [l for l in built if (l["dp"], l["tp"], l["pp"]) == (2, 4, 1)][0]
+p = run["predictions"][0]
+assert abs(l["iteration_ms"] - p["iteration_ms"]) < 1e-6 * p["iteration_ms"], (l, p["iteration_ms"])
+assert abs(l["memory_gib"] - run["memory"]["peak_gib"]) < 1e-9, (l, run["memory"])
+assert abs(l["tokens_per_s"] - 16 * 512 / (l["iteration_ms"] / 1e3)) < 1e-6 * l["tokens_per_s"]
+PY
+check "--plan 8: ten layouts, fastest first, dp 2 x tp 4 as the --dp 2 --tp 4 run" $?
+"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 8 --target a100 >"$tmp/plan.txt" 2>&1
+[ "$(grep -c 'fastest that fits' "$tmp/plan.txt")" -eq 1 ]
+check "the text plan marks one layout the fastest that fits" $?
 bad_input --batch 4 --target a100
 bad_input --model gpt2 --target a100 some-trace.mp
 printf '{"model_type": "gpt2", "n_embd": ' >"$tmp/broken.json"
