@@ -101,8 +101,8 @@ static double tokens_of(const struct model_cli *m)
 #define MAX_LAYOUTS 512
 #define GIB 1073741824.0
 
-static int write_text(FILE *f, const struct model_config *c, const struct model_cli *m,
-		      const struct gpu_spec *g, struct layout *v, size_t n)
+static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec *g,
+		      const struct layout *v, size_t n)
 {
 	double have = g->mem_gb * GIB;
 	int best = 0, built = 0;
@@ -128,7 +128,6 @@ static int write_text(FILE *f, const struct model_config *c, const struct model_
 		fprintf(f, "  no layout of %u GPUs runs this batch\n", m->plan_gpus);
 	else if (!best)
 		fprintf(f, "  no layout of %u GPUs fits %s's memory\n", m->plan_gpus, g->id);
-	(void)c;
 	return ferror(f) ? -1 : 0;
 }
 
@@ -218,7 +217,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 					      targets[t]->mem_gb, "layouts", layouts_json(m, targets[t], v, n));
 			if (!o || json_array_append_new(tarr, o))
 				rc = -1;
-		} else if (write_text(f, &c, m, targets[t], v, n)) {
+		} else if (write_text(f, m, targets[t], v, n)) {
 			rc = -1;
 		}
 		/* the next target starts from the same order of layouts */
