@@ -374,6 +374,9 @@ static int parse(int argc, char **argv, struct cli *c)
 		return bad("give a trace or --model, not both ('%s')", argv[optind]);
 	if (c->model.set && !c->model.model)
 		return bad("model options given without --model CONFIG.json|NAME");
+	if (c->model.plan_gpus && (c->save_baseline || c->baseline || c->html || c->csv || c->chrome_trace))
+		return bad("--plan prints its table only: --save-baseline, --baseline, --html, --csv and "
+			   "--chrome-trace take one layout (--dp, --tp, --pp)");
 	if (optind >= argc && !c->model.set)
 		return bad("no trace given; see --help");
 	if (optind + 1 < argc)

@@ -335,34 +335,51 @@ static int add_scaled(struct analysis_target *dst, const struct analysis_target 
 	return 0;
 }
 
-/* The memory estimate of m's run at batch sequences per GPU: the
- * sequence built as model_analysis_run builds it (a generate call's
- * inference pass with the cache it ends with).  0, or -1 when that batch
- * cannot be built. */
+/* Builds m's run with batch sequences per GPU into s (and, for generate,
+ * its decode steps into sd; else sd is left empty), with the options each
+ * was built with in o and od.  generate: the prompt's forward pass
+ * (inference over seq tokens, which also gives the first new token), then
+ * new_tokens - 1 decode steps whose caches hold seq .. seq + new_tokens - 2
+ * tokens: the step time is nearly affine in the cache length, so they are
+ * predicted as as many steps at the middle length; s carries the cache the
+ * call ends with.  0, or model_build's code with a reason in err. */
+static int build_run(const struct model_config *c, const struct model_cli *m, uint32_t batch,
+		     struct model_seq *s, struct model_seq *sd, struct model_opts *o,
+		     struct model_opts *od, char *err, size_t errlen)
+{
+	int generate = m->opts.mode == MODEL_GENERATE;
+	*o = *od = m->opts;
+	o->batch = od->batch = batch;
+	memset(sd, 0, sizeof(*sd));
+	if (generate) {
+		o->mode = MODEL_INFERENCE;
+		od->mode = MODEL_DECODE;
+		od->seq = m->opts.seq + (m->new_tokens >= 2 ? (m->new_tokens - 2) / 2 : 0);
+		int rc = model_build(c, od, sd, err, errlen);
+		if (rc)
+			return rc;
+	}
+	int rc = model_build(c, o, s, err, errlen);
+	if (rc) {
+		model_seq_release(sd);
+		return rc;
+	}
+	if (generate) /* the cache at the end holds seq + new_tokens tokens */
+		s->kv_cache_bytes = sd->kv_cache_bytes / ((double)od->seq + 1) *
+				    ((double)m->opts.seq + m->new_tokens);
+	return 0;
+}
+
+/* The memory estimate of m's run at batch sequences per GPU.  0, or -1
+ * when that batch cannot be built. */
 static int memory_at(const struct model_config *c, const struct model_cli *m, uint32_t batch,
 		     struct model_memory *out)
 {
-	struct model_opts o = m->opts, od = m->opts;
+	struct model_opts o, od;
 	struct model_seq s, sd;
-	o.batch = od.batch = batch;
-	int generate = m->opts.mode == MODEL_GENERATE;
-	if (generate) {
-		o.mode = MODEL_INFERENCE;
-		od.mode = MODEL_DECODE;
-		od.seq = m->opts.seq + (m->new_tokens >= 2 ? (m->new_tokens - 2) / 2 : 0);
-		if (model_build(c, &od, &sd, NULL, 0))
-			return -1;
-	}
-	if (model_build(c, &o, &s, NULL, 0)) {
-		if (generate)
-			model_seq_release(&sd);
+	if (build_run(c, m, batch, &s, &sd, &o, &od, NULL, 0))
 		return -1;
-	}
-	if (generate) { /* the cache at the end holds seq + new_tokens tokens */
-		s.kv_cache_bytes = sd.kv_cache_bytes / ((double)od.seq + 1) *
-				   ((double)m->opts.seq + m->new_tokens);
-		model_seq_release(&sd);
-	}
+	model_seq_release(&sd);
 	o.mode = m->opts.mode;
 	model_memory(c, &o, &s, out);
 	model_seq_release(&s);
@@ -426,29 +443,11 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 	int rc = model_config_resolve(m->model, &c, err, errlen);
 	if (rc)
 		return -2;
-	/* generate: the prompt's forward pass (inference over seq tokens,
-	 * which also gives the first new token), then new_tokens - 1 decode
-	 * steps whose caches hold seq .. seq + new_tokens - 2 tokens: the step
-	 * time is nearly affine in the cache length, so they are predicted as
-	 * as many steps at the middle length. */
 	int generate = m->opts.mode == MODEL_GENERATE;
-	struct model_opts opts = m->opts, od = m->opts;
-	if (generate) {
-		opts.mode = MODEL_INFERENCE;
-		od.mode = MODEL_DECODE;
-		od.seq = m->opts.seq + (m->new_tokens >= 2 ? (m->new_tokens - 2) / 2 : 0);
-		rc = model_build(&c, &od, &sd, err, errlen);
-		if (rc)
-			return rc == MODEL_ENOMEM ? -1 : -2;
-	}
-	rc = model_build(&c, &opts, &s, err, errlen);
-	if (rc) {
-		model_seq_release(&sd);
+	struct model_opts opts, od;
+	rc = build_run(&c, m, m->opts.batch, &s, &sd, &opts, &od, err, errlen);
+	if (rc)
 		return rc == MODEL_ENOMEM ? -1 : -2;
-	}
-	if (generate) /* the cache at the end holds seq + new_tokens tokens */
-		s.kv_cache_bytes = sd.kv_cache_bytes / ((double)od.seq + 1) *
-				   ((double)m->opts.seq + m->new_tokens);
 	struct analysis *a = calloc(1, sizeof(*a));
 	struct pred_result *res = malloc((s.n ? s.n : 1) * sizeof(*res));
 	struct pred_result *resd = malloc((sd.n ? sd.n : 1) * sizeof(*resd));

@@ -508,8 +508,6 @@ json_t *report_json(const struct analysis *a, size_t top)
 	    rp_set(origin, "gpu_times", json_boolean(!a->untimed)) ||
 	    rp_set(origin, "truncated", json_boolean(a->truncated)))
 		goto fail;
-	if (a->memory.peak > 0 && rp_set(doc, "memory", rp_memory_json(a)))
-		goto fail;
 	for (size_t t = 0; t < a->ntargets; t++)
 		if (json_array_append_new(preds, rp_prediction(&a->targets[t], top, a->memory.peak)))
 			goto fail;
@@ -522,6 +520,9 @@ json_t *report_json(const struct analysis *a, size_t top)
 		preds = NULL;
 		goto fail;
 	}
+	preds = NULL;
+	if (a->memory.peak > 0 && rp_set(doc, "memory", rp_memory_json(a)))
+		goto fail;
 	return doc;
 fail:
 	json_decref(origin);

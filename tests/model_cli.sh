@@ -108,6 +108,7 @@ bad_input --model gpt2 --pp 2 --batch 3 --target a100
 bad_input --model gpt2 --plan 0 --target a100
 bad_input --model gpt2 --plan 4 --tp 2 --target a100
 bad_input --model gpt2 --plan 4 --mode generate --target a100
+bad_input --model gpt2 --plan 4 --target a100 --save-baseline "$tmp/nobase.json"
 
 # --plan 8: every dp x tp x pp of 8 GPUs (tp 1, 2, 4, 8 with the pp
 # dividing what is left: 4 + 3 + 2 + 1 = 10 layouts) for one global batch,
