@@ -104,6 +104,9 @@ static void usage(FILE *f)
 		"      --head H              lm (default: LM / pretraining head) or classify\n"
 		"      --dp N --tp N --pp N  data, tensor and pipeline parallel degrees\n"
 		"      --microbatches M      pipeline microbatches (default pp)\n"
+		"      --zero Z              training state sharded over the dp ranks: 0 none\n"
+		"                            (default, DDP), 1 optimizer state, 2 and gradients\n"
+		"                            (FSDP SHARD_GRAD_OP), 3 and parameters (FULL_SHARD)\n"
 		"      --plan N              every dp x tp x pp layout of N GPUs for the global\n"
 		"                            batch B, fastest first, with each one's memory\n"
 		"      --launch-us US        CPU cost per kernel launch (default 6)\n"
@@ -246,6 +249,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"tp", required_argument, NULL, OPT_MODEL},
 		{"pp", required_argument, NULL, OPT_MODEL},
 		{"microbatches", required_argument, NULL, OPT_MODEL},
+		{"zero", required_argument, NULL, OPT_MODEL},
 		{"launch-us", required_argument, NULL, OPT_MODEL},
 		{"launch-us-from", required_argument, NULL, OPT_MODEL},
 		{"expert-capacity", required_argument, NULL, OPT_MODEL},

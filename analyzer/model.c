@@ -70,6 +70,10 @@ struct bld {
 				 * decode step the cache and the new token */
 	uint64_t cols;          /* last dimension of the tensors the next vector
 				 * kernels work on (their rows x cols shape) */
+	double *unit;           /* parameters per FSDP unit: [0] outside the
+				 * layers, [1 + i] layer i                  */
+	uint32_t nunits;
+	uint32_t wait_next;     /* the next kernel's wait (model_kernel.wait) */
 };
 
 static uint64_t cdiv(uint64_t a, uint64_t b)
@@ -97,6 +101,8 @@ static struct model_kernel *push(struct bld *B)
 	k->phase = B->ph;
 	k->layer = B->layer;
 	k->k.dtype = B->vec_dt;
+	k->wait = B->wait_next;
+	B->wait_next = 0;
 	return k;
 }
 
@@ -129,6 +135,8 @@ static void add_params(struct bld *B, double elems, uint32_t tensors)
 {
 	B->s->params += elems;
 	B->s->param_tensors += tensors;
+	if (B->unit && B->layer + 1 >= 0 && (uint32_t)(B->layer + 1) < B->nunits)
+		B->unit[B->layer + 1] += elems;
 }
 
 /* ---- kernel emitters ---------------------------------------------------- */
@@ -1142,6 +1150,19 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--pp %u exceeds the %u layers", o->pp, layers);
 		return MODEL_EINVAL;
 	}
+	if (o->zero > 3) {
+		snprintf(err, errlen, "--zero %u: the stages are 0 to 3", o->zero);
+		return MODEL_EINVAL;
+	}
+	if (o->zero && o->mode != MODEL_TRAINING) {
+		snprintf(err, errlen, "--zero shards the training state: it needs --mode training");
+		return MODEL_EINVAL;
+	}
+	if (o->zero >= 2 && o->dp > 1 && o->pp > 1) {
+		/* a stage accumulates its gradients over the microbatches */
+		snprintf(err, errlen, "--zero %u does not combine with --pp (--zero 1 does)", o->zero);
+		return MODEL_EINVAL;
+	}
 	if (o->pp > 1) {
 		uint32_t mb = o->microbatches ? o->microbatches : o->pp;
 		if (mb > o->batch)
@@ -1167,6 +1188,12 @@ static void optimizer_step(struct bld *B)
 	uint32_t tensors = B->s->param_tensors ? B->s->param_tensors : 1;
 	if (o->optimizer == MODEL_OPTIM_NONE || o->mode != MODEL_TRAINING)
 		return;
+	if (o->zero && o->dp > 1) {
+		/* each rank steps its shard: ZeroRedundancyOptimizer a dp-th
+		 * of the tensors, FSDP one flat tensor per unit */
+		P /= o->dp;
+		tensors = o->zero == 1 ? (uint32_t)cdiv(tensors, o->dp) : B->nunits;
+	}
 	B->ph = MODEL_PH_OPTIMIZER;
 	B->layer = -1;
 	int passes;
@@ -1216,9 +1243,83 @@ static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int fi
 	*pending += grad_bytes;
 	while (*pending >= bucket || (final && *pending > 0)) {
 		double sz = *pending >= bucket ? bucket : *pending;
-		k_comm(B, MODEL_COMM_ALL_REDUCE, sz, B->o->dp, 1);
+		k_comm(B, MODEL_COMM_ALL_REDUCE, sz, B->o->dp, MODEL_ASYNC_AFTER);
 		*pending -= sz;
 	}
+}
+
+/* ZeRO's collectives.  --zero 1: DDP's all-reduces, then each rank's
+ * updated shard all-gathered after the step.  --zero 2 and 3 (FSDP):
+ * each unit (a layer; the embeddings, final norm and head together) is
+ * all-gathered before its forward, issued ahead on the side stream (the
+ * CPU runs ahead of the GPU, so the next unit's gather overlaps this
+ * one's compute), and its gradients reduce-scattered once its backward
+ * is done; --zero 3 gathers each layer again for its backward, the next
+ * one's gather issued before this one's backward (BACKWARD_PRE).  The
+ * root unit stays gathered from forward to backward, as FSDP's root does. */
+static int sharded(const struct bld *B)
+{
+	return B->o->zero >= 2 && B->o->dp > 1;
+}
+
+static uint32_t zero_gather(struct bld *B, int32_t layer, int async)
+{
+	int32_t keep = B->layer;
+	B->layer = layer;
+	k_comm(B, MODEL_COMM_ALL_GATHER, B->unit[layer + 1] * B->esz, B->o->dp, async);
+	B->layer = keep;
+	return B->err ? 0 : (uint32_t)B->s->n;
+}
+
+static void zero_reduce(struct bld *B, int32_t layer)
+{
+	if (B->unit[layer + 1] > 0)
+		k_comm(B, MODEL_COMM_REDUCE_SCATTER, B->unit[layer + 1] * B->esz, B->o->dp,
+		       MODEL_ASYNC_AFTER);
+}
+
+/* The backward pass, from the last op to the first. */
+static void backward(struct bld *B)
+{
+	const struct model_opts *o = B->o;
+	double pending = 0;
+	int shard = sharded(B), regather = shard && o->zero == 3;
+	uint32_t *gather = regather ? calloc(B->nunits, sizeof(*gather)) : NULL;
+	if (regather && !gather) {
+		B->err = MODEL_ENOMEM;
+		return;
+	}
+	int32_t cur = INT32_MIN, first = (int32_t)B->s->first_layer;
+	for (size_t i = B->nops; i-- > 0;) {
+		const struct fop *f = &B->ops[i];
+		if (shard && f->layer != cur) {
+			if (cur >= 0)
+				zero_reduce(B, cur);
+			int32_t next = f->layer >= 0 ? f->layer - 1 : (int32_t)B->nunits - 2;
+			if (regather && next >= first && next + 1 < (int32_t)B->nunits && !gather[next + 1])
+				gather[next + 1] = zero_gather(B, next, MODEL_ASYNC_FREE);
+			if (regather && f->layer >= 0) {
+				if (!gather[f->layer + 1])
+					gather[f->layer + 1] = zero_gather(B, f->layer, MODEL_ASYNC_FREE);
+				B->wait_next = gather[f->layer + 1];
+			}
+			cur = f->layer;
+		}
+		backward_op(B, f);
+		B->ph = MODEL_PH_BACKWARD;
+		if (!shard && f->param && !(f->kind == F_LINEAR && (f->flag & 2)))
+			dp_buckets(B, f->param_elems * B->esz, &pending, 0);
+	}
+	B->layer = -1;
+	B->wait_next = 0;
+	if (shard) {
+		if (cur >= 0)
+			zero_reduce(B, cur);
+		zero_reduce(B, -1);
+	} else {
+		dp_buckets(B, 0, &pending, 1);
+	}
+	free(gather);
 }
 
 double model_config_params(const struct model_config *c)
@@ -1427,7 +1528,17 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 				    (double)B.kv * c->head_dim * B.esz;
 	}
 
+	B.nunits = total + 1;
+	B.unit = calloc(B.nunits, sizeof(*B.unit));
+	uint32_t *gathers = calloc(B.nunits, sizeof(*gathers));
+	if (!B.unit || !gathers) {
+		free(B.unit);
+		free(gathers);
+		return MODEL_ENOMEM;
+	}
 	B.ph = MODEL_PH_FORWARD;
+	if (sharded(&B))
+		B.wait_next = gathers[0] = zero_gather(&B, -1, MODEL_ASYNC_FREE);
 	if (has_embed) {
 		embeddings(&B);
 	} else {
@@ -1438,6 +1549,8 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	for (uint32_t i = first; i < total; i++) {
 		B.layer = (int32_t)i;
 		B.cols = c->hidden;
+		if (sharded(&B))
+			B.wait_next = gathers[i + 1] = zero_gather(&B, (int32_t)i, MODEL_ASYNC_FREE);
 		switch (c->family) {
 		case MODEL_FAM_GPT2: layer_gpt2(&B); break;
 		case MODEL_FAM_BERT: layer_bert(&B); break;
@@ -1464,19 +1577,28 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	B.layer = -1;
 	head(&B, has_embed);
 
-	if (o->mode == MODEL_TRAINING && !B.err) {
-		double pending = 0;
-		B.ph = MODEL_PH_BACKWARD;
-		for (size_t i = B.nops; i-- > 0;) {
-			backward_op(&B, &B.ops[i]);
-			B.ph = MODEL_PH_BACKWARD;
-			if (B.ops[i].param && !(B.ops[i].kind == F_LINEAR && (B.ops[i].flag & 2)))
-				dp_buckets(&B, B.ops[i].param_elems * B.esz, &pending, 0);
+	/* the forward gathers' sizes, now that every unit's are known */
+	for (uint32_t u = 0; u < B.nunits && !B.err; u++)
+		if (gathers[u]) {
+			struct pred_kernel *k = &s->v[gathers[u] - 1].k;
+			k->bytes = B.unit[u] * B.esz;
+			k->m = (uint64_t)k->bytes;
 		}
-		B.layer = -1;
-		dp_buckets(&B, 0, &pending, 1);
+	s->root_params = B.unit[0];
+	for (uint32_t u = 1; u < B.nunits; u++)
+		if (B.unit[u] > s->layer_params)
+			s->layer_params = B.unit[u];
+	s->units = B.nunits;
+
+	if (o->mode == MODEL_TRAINING && !B.err) {
+		B.ph = MODEL_PH_BACKWARD;
+		backward(&B);
 		optimizer_step(&B);
+		if (o->zero == 1 && o->dp > 1)
+			k_comm(&B, MODEL_COMM_ALL_GATHER, s->params * B.esz, o->dp, MODEL_ASYNC_AFTER);
 	}
+	free(gathers);
+	free(B.unit);
 	free(B.ops);
 	if (B.err) {
 		model_seq_release(s);

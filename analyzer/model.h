@@ -97,6 +97,11 @@ struct model_opts {
 	int fused_optimizer;           /* AdamW(fused=True): one kernel a pass */
 	uint32_t dp, tp, pp;           /* parallel degrees (1 = none)         */
 	uint32_t microbatches;         /* pipeline microbatches (pp > 1)      */
+	/* Training state sharded over the dp ranks (ZeRO stages): 0 none
+	 * (DDP), 1 the optimizer's state (ZeroRedundancyOptimizer over DDP),
+	 * 2 and the gradients (FSDP SHARD_GRAD_OP), 3 and the parameters
+	 * (FSDP FULL_SHARD).  No effect with dp 1. */
+	uint32_t zero;
 	enum pred_method method;       /* kernel predictor (PRED_AUTO default) */
 	/* Mixture of experts: tokens each expert takes per sequence at most;
 	 * 0 (default) every routed token, MODEL_CAPACITY_CONFIG the config's
@@ -127,7 +132,13 @@ struct model_kernel {
 	int32_t layer;          /* transformer layer, -1 outside the layers    */
 	enum model_comm comm;   /* MODEL_PH_COMM: which collective            */
 	uint32_t ranks;         /* MODEL_PH_COMM: group size                  */
-	int async;              /* runs on a side stream (DDP's gradient buckets) */
+	/* 0 on the compute stream; MODEL_ASYNC_AFTER on the side stream once
+	 * the compute stream's work so far is done (a gradient bucket);
+	 * MODEL_ASYNC_FREE on the side stream, depending on nothing (an FSDP
+	 * all-gather of parameter shards, issued ahead). */
+	int async;
+	uint32_t wait;          /* 1 + index of the collective this kernel
+				 * waits for (its layer's parameters), 0 none */
 	/* A broadcast operand that is read again for every repetition unless
 	 * it stays in L2 (an attention mask [B,1,S,S] added to the scores of
 	 * every head): the DRAM bytes the re-reads add, and the bytes the
@@ -135,6 +146,8 @@ struct model_kernel {
 	 * model_reread_bytes() says which a GPU pays. */
 	double reread_bytes, reuse_bytes;
 };
+
+enum { MODEL_ASYNC_AFTER = 1, MODEL_ASYNC_FREE = 2 };
 
 /* The bytes g's DRAM carries besides k.bytes for a broadcast operand:
  * reread when reuse (the bytes streamed between two uses) exceeds g's L2,
@@ -153,6 +166,11 @@ struct model_seq {
 	uint64_t micro_batch;   /* sequences of one (pipeline micro)batch      */
 	uint32_t microbatches;  /* microbatches of the iteration (1 unless pp) */
 	uint32_t first_layer;   /* first layer of this GPU's stage             */
+	/* FSDP's units (--zero 2, 3): each layer, and the root (embeddings,
+	 * final norm and head); their parameters held by this GPU. */
+	double layer_params;    /* the largest layer's                        */
+	double root_params;     /* the root's                                 */
+	uint32_t units;         /* layers + 1                                 */
 };
 
 /* Error codes (0 is success). */

@@ -272,18 +272,35 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	/* the gradient of the logits (the harness's ones, or the loss's
 	 * log_softmax and slice gradients) */
 	m->transient = logits * (o->loss ? 2 : 1);
-	m->gradients = s->params * z.e * (o->dp > 1 ? 2 : 1);
+	/* ZeRO (Rajbhandari et al. 2020): each of the dp ranks keeps a dp-th
+	 * of the optimizer's state (--zero 1), of the gradients (2) and of
+	 * the parameters (3).  FSDP holds a layer's full gradient until it is
+	 * reduce-scattered, and the root's (embeddings and head) until the
+	 * end of backward; under FULL_SHARD the root's full parameters and
+	 * two layers' (the one running and the one prefetched), while
+	 * SHARD_GRAD_OP keeps every unit gathered from its forward to the
+	 * end of backward. */
+	double W = s->params * z.e, L = s->layer_params * z.e, R = s->root_params * z.e;
+	uint32_t zero = o->dp > 1 ? o->zero : 0;
+	double shard = zero ? W / o->dp : W;
+	double ddp = zero < 2 && o->dp > 1 ? W : 0;   /* DDP's bucket copy */
+	double weights_step = zero >= 2 ? shard : W;  /* FSDP reshards after backward */
+	if (zero == 2)
+		m->weights = W + shard;
+	else if (zero == 3)
+		m->weights = shard + R + 2 * L;
+	m->gradients = zero >= 2 ? shard + R + L : W + ddp;
 	if (o->optimizer == MODEL_OPTIM_ADAMW)
-		m->optimizer = 2 * s->params * z.e;
+		m->optimizer = 2 * shard;
 	/* Activations are freed layer by layer as the gradients appear, so
 	 * the pass peaks at its start or at its end. */
-	double start = m->activations + m->transient + (o->dp > 1 ? s->params * z.e : 0);
+	double start = m->activations + m->transient + ddp;
 	double pass = m->weights + m->optimizer + maxd(start, m->gradients);
 	double step = 0;
 	if (o->optimizer != MODEL_OPTIM_NONE) {
 		/* foreach AdamW takes a full-size sqrt of the second moment */
-		double tmp = o->optimizer == MODEL_OPTIM_ADAMW && !o->fused_optimizer ? s->params * z.e : 0;
-		step = m->weights + m->gradients + m->optimizer + tmp;
+		double tmp = o->optimizer == MODEL_OPTIM_ADAMW && !o->fused_optimizer ? shard : 0;
+		step = weights_step + (zero >= 2 ? shard : m->gradients) + m->optimizer + tmp;
 		if (step > pass)
 			m->transient = tmp;
 	}

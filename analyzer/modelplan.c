@@ -175,6 +175,10 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		snprintf(err, errlen, "--plan tries every --dp, --tp and --pp itself; give none of them");
 		return -2;
 	}
+	if (m->opts.zero && m->opts.mode != MODEL_TRAINING) {
+		snprintf(err, errlen, "--zero shards the training state: it needs --mode training");
+		return -2;
+	}
 	if (method == PRED_WAVE) {
 		snprintf(err, errlen, "--method wave needs a measured trace; use auto, mlp, roofline, "
 			 "tcgemm or vecop with --model");
@@ -188,11 +192,11 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	size_t n = layouts_of(m->plan_gpus, v, MAX_LAYOUTS);
 	json_t *doc = NULL, *tarr = NULL;
 	if (json) {
-		doc = json_pack("{s:s, s:s, s:i, s:i, s:i}", "model", c.name, "mode",
+		doc = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i}", "model", c.name, "mode",
 				m->opts.mode == MODEL_TRAINING ? "training"
 				: m->opts.mode == MODEL_DECODE ? "decode" : "inference",
 				"gpus", (json_int_t)m->plan_gpus, "global_batch", (json_int_t)m->opts.batch,
-				"seq", (json_int_t)m->opts.seq);
+				"seq", (json_int_t)m->opts.seq, "zero", (json_int_t)m->opts.zero);
 		tarr = json_array();
 		if (!doc || !tarr || json_object_set(doc, "targets", tarr)) {
 			json_decref(doc);
@@ -202,10 +206,13 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			return -1;
 		}
 	} else {
-		fprintf(f, "plan       %s, %s, %u sequences of %u over %u GPUs, %s (dp x tp x pp = %u; "
+		char zero[32] = "";
+		if (m->opts.zero)
+			snprintf(zero, sizeof(zero), ", zero %u", m->opts.zero);
+		fprintf(f, "plan       %s, %s, %u sequences of %u over %u GPUs, %s%s (dp x tp x pp = %u; "
 			"fastest first)\n", c.name, m->opts.mode == MODEL_TRAINING ? "training"
 			: m->opts.mode == MODEL_DECODE ? "decode" : "inference", m->opts.batch, m->opts.seq,
-			m->plan_gpus, gpu_dtype_name(m->opts.dtype), m->plan_gpus);
+			m->plan_gpus, gpu_dtype_name(m->opts.dtype), zero, m->plan_gpus);
 	}
 	int rc = 0;
 	for (size_t t = 0; t < ntargets && !rc; t++) {

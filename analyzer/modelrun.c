@@ -27,7 +27,7 @@ const char *const *model_cli_options(void)
 {
 	static const char *const names[] = {
 		"model", "batch", "seq", "mode", "dtype", "optimizer", "attention",
-		"head", "dp", "tp", "pp", "microbatches", "launch-us", "launch-us-from",
+		"head", "dp", "tp", "pp", "microbatches", "zero", "launch-us", "launch-us-from",
 		"expert-capacity", "new-tokens", "plan",
 		NULL
 	};
@@ -170,6 +170,11 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
 	} else if (!strcmp(name, "plan")) {
 		bad = parse_count(v, 65536, &m->plan_gpus);
+	} else if (!strcmp(name, "zero")) {
+		if (v[0] >= '0' && v[0] <= '3' && !v[1])
+			o->zero = (uint32_t)(v[0] - '0');
+		else
+			bad = -1;
 	} else if (!strcmp(name, "microbatches")) {
 		bad = parse_count(v, 1u << 20, &o->microbatches);
 	} else if (!strcmp(name, "expert-capacity")) {
@@ -199,6 +204,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			{ "optimizer", "none, sgd or adamw" }, { "attention", "eager or sdpa" },
 			{ "head", "lm or classify" }, { "launch-us", "microseconds >= 0" },
 			{ "expert-capacity", "a positive count, config or none" },
+			{ "zero", "0, 1, 2 or 3" },
 		};
 		const char *what = "a positive count";
 		for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)
@@ -482,10 +488,14 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 	a->kernels = s.n + (generate ? (size_t)(m->new_tokens - 1) * sd.n : 0);
 	a->iterations = 1;
 	a->ntargets = ntargets;
-	if (o->dp * o->tp * o->pp > 1)
+	if (o->dp * o->tp * o->pp > 1) {
+		char zero[32] = "";
+		if (o->zero && o->dp > 1)
+			snprintf(zero, sizeof(zero), ", zero %u", o->zero);
 		snprintf(a->warning, sizeof(a->warning),
-			 "dp %u, tp %u, pp %u: one GPU of %u predicted; collectives in op 'comm'",
-			 o->dp, o->tp, o->pp, o->dp * o->tp * o->pp);
+			 "dp %u, tp %u, pp %u%s: one GPU of %u predicted; collectives in op 'comm'",
+			 o->dp, o->tp, o->pp, zero, o->dp * o->tp * o->pp);
+	}
 	for (size_t i = 0; i < ntargets && !rc; i++) {
 		struct analysis_target *at = &a->targets[i];
 		if (time_target(at, &s, o, targets[i], method, m->launch_ns, res)) {

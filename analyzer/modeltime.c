@@ -9,7 +9,9 @@
  * gpu-small-kernels shows the launch alone, without Python, sustaining one
  * small kernel per ~3 us on A100), a kernel starts when it is issued
  * and its stream is idle.  DDP's gradient buckets run on a second stream
- * and overlap the backward pass; the optimizer waits for them.
+ * and overlap the backward pass; the optimizer waits for them.  ZeRO's
+ * parameter gathers run on that stream too, as early as the CPU issues
+ * them, and a layer's first kernel waits for its own.
  *
  * Pipeline parallelism (pp > 1, M microbatches): the sequence holds one
  * microbatch of the last stage; a GPipe/1F1B iteration takes (M + pp - 1)
@@ -115,22 +117,28 @@ static int predict_all(const struct model_seq *s, const struct gpu_spec *target,
 
 struct replay {
 	double cpu, stream[2], idle_cpu;
+	double *end;            /* each kernel's end, for the waits on them */
 };
 
-/* Replays kernel i: issue on the CPU, start when the stream is free. */
-static void replay_one(struct replay *r, const struct model_kernel *mk, double ns, double launch_ns)
+/* Replays kernel i: issue on the CPU, start when the stream is free (and
+ * what it waits for is done). */
+static void replay_one(struct replay *r, const struct model_kernel *mk, size_t i, double ns,
+		       double launch_ns)
 {
 	r->cpu += launch_ns;
 	int st = mk->async ? 1 : 0;
 	double ready = r->stream[st];
-	if (mk->async && r->stream[0] > ready)
+	if (mk->async == MODEL_ASYNC_AFTER && r->stream[0] > ready)
 		ready = r->stream[0]; /* the bucket's gradients come from stream 0 */
 	if (mk->phase == MODEL_PH_OPTIMIZER && r->stream[1] > ready)
 		ready = r->stream[1]; /* the step waits for the all-reduces */
+	if (mk->wait && mk->wait <= i && r->end[mk->wait - 1] > ready)
+		ready = r->end[mk->wait - 1]; /* its parameters' gather */
 	double start = r->cpu > ready ? r->cpu : ready;
 	if (st == 0 && r->cpu > r->stream[0])
 		r->idle_cpu += r->cpu - r->stream[0];
 	r->stream[st] = start + ns;
+	r->end[i] = start + ns;
 }
 
 int model_time(const struct model_seq *s, const struct model_opts *o,
@@ -143,10 +151,14 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 	size_t n = s->n ? s->n : 1;
 	struct pred_result *res = kernel_res ? kernel_res : malloc(n * sizeof(*res));
 	double *ns = malloc(n * sizeof(*ns));
-	if (!ns || !res) {
+	struct replay r;
+	memset(&r, 0, sizeof(r));
+	r.end = calloc(n, sizeof(*r.end));
+	if (!ns || !res || !r.end) {
 		if (!kernel_res)
 			free(res);
 		free(ns);
+		free(r.end);
 		return MODEL_ENOMEM;
 	}
 	int rc = predict_all(s, target, o->method, res);
@@ -161,17 +173,15 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 		if (M > o->batch)
 			M = o->batch;
 	}
-	struct replay r;
-	memset(&r, 0, sizeof(r));
 	if (o->pp <= 1) {
 		for (size_t i = 0; i < s->n; i++)
-			replay_one(&r, &s->v[i], ns[i], launch_ns);
+			replay_one(&r, &s->v[i], i, ns[i], launch_ns);
 		out->iteration_ns = r.stream[0] > r.stream[1] ? r.stream[0] : r.stream[1];
 	} else {
 		/* one microbatch of the stage, then (M + pp - 1) of them */
 		for (size_t i = 0; i < s->n; i++)
 			if (s->v[i].phase != MODEL_PH_OPTIMIZER && !s->v[i].async)
-				replay_one(&r, &s->v[i], ns[i], launch_ns);
+				replay_one(&r, &s->v[i], i, ns[i], launch_ns);
 		double t_mb = r.stream[0];
 		out->bubble_ns = (double)(o->pp - 1) * t_mb;
 		r.idle_cpu *= (double)(M + o->pp - 1);
@@ -180,7 +190,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 			if (s->v[i].phase == MODEL_PH_OPTIMIZER || s->v[i].async) {
 				struct model_kernel mk = s->v[i];
 				mk.async = 0;
-				replay_one(&r, &mk, ns[i], launch_ns);
+				replay_one(&r, &mk, i, ns[i], launch_ns);
 			}
 		out->iteration_ns = r.stream[0];
 	}
@@ -209,5 +219,6 @@ done:
 	if (!kernel_res)
 		free(res);
 	free(ns);
+	free(r.end);
 	return rc;
 }

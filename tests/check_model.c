@@ -993,6 +993,200 @@ START_TEST(memory_decode)
 }
 END_TEST
 
+/* GPT-2 small's FSDP units, counted from the module: a block is c_attn
+ * (h x 3h + 3h), c_proj (h x h + h), c_fc (h x 4h + 4h), the MLP's c_proj
+ * (4h x h + h) and two layer norms (2h each): 12 h^2 + 13 h; the root is
+ * wte (50257 x h), wpe (1024 x h) and ln_f (2h), the head tied to wte. */
+#define GPT2_LAYER (12.0 * 768 * 768 + 13.0 * 768)
+#define GPT2_ROOT ((50257.0 + 1024.0) * 768 + 2.0 * 768)
+
+static struct model_opts zero_opts(uint32_t zero)
+{
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.optimizer = MODEL_OPTIM_ADAMW;
+	o.batch = 2;
+	o.seq = 1024;
+	o.dp = 8;
+	o.zero = zero;
+	return o;
+}
+
+START_TEST(memory_zero)
+{
+	/* Rajbhandari et al. 2020, sec. 5: with Psi parameters, Nd ranks and
+	 * K bytes of optimizer state per parameter, a rank holds
+	 * 2 Psi + 2 Psi + K Psi / Nd (P_os), 2 Psi + (2 + K) Psi / Nd (P_os+g)
+	 * and (2 + 2 + K) Psi / Nd (P_os+g+p), in 16-bit weights; here in FP32
+	 * with AdamW's two FP32 moments: 4, 4 and K = 8 bytes.  FSDP adds a
+	 * layer's and the root's unsharded gradient (reduce-scattered when
+	 * done), and under FULL_SHARD the root's gathered weights and two
+	 * layers' (running, prefetched); DDP's bucket copy stays with P_os. */
+	struct model_config c = gpt2_small();
+	double P = 124439808.0, d = 8;
+	struct model_opts o = zero_opts(0);
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	ck_assert_double_eq(s.params, P);
+	ck_assert_double_eq(s.layer_params, GPT2_LAYER);
+	ck_assert_double_eq(s.root_params, GPT2_ROOT);
+	model_seq_release(&s);
+
+	struct model_memory m[4];
+	for (uint32_t z = 0; z < 4; z++) {
+		o = zero_opts(z);
+		m[z] = mem_of(&c, &o);
+	}
+	ck_assert_double_eq_tol(m[0].weights + m[0].gradients + m[0].optimizer, (4 + 4 + 4 + 8) * P, 1);
+	ck_assert_double_eq_tol(m[1].optimizer, 8 * P / d, 1);
+	ck_assert_double_eq_tol(m[1].weights + m[1].gradients, (4 + 4 + 4) * P, 1);
+	ck_assert_double_eq_tol(m[2].gradients, 4 * P / d + 4 * (GPT2_LAYER + GPT2_ROOT), 1);
+	ck_assert_double_eq_tol(m[2].weights, 4 * P + 4 * P / d, 1);
+	ck_assert_double_eq_tol(m[3].weights, 4 * P / d + 4 * (GPT2_ROOT + 2 * GPT2_LAYER), 1);
+	ck_assert_double_eq_tol(m[3].optimizer, 8 * P / d, 1);
+	for (int z = 1; z < 4; z++) {
+		ck_assert(m[z].peak < m[z - 1].peak);
+		ck_assert_double_eq(m[z].activations, m[0].activations);
+	}
+	/* one rank shards nothing */
+	o = zero_opts(3);
+	o.dp = 1;
+	struct model_memory one = mem_of(&c, &o);
+	o.zero = 0;
+	struct model_memory plain = mem_of(&c, &o);
+	ck_assert_double_eq(one.peak, plain.peak);
+}
+END_TEST
+
+/* The collectives of each stage, per rank, in bytes of FP32 buffers. */
+START_TEST(zero_collectives)
+{
+	struct model_config c = gpt2_small();
+	double P = 124439808.0;
+	struct model_seq s;
+	for (uint32_t z = 0; z < 4; z++) {
+		struct model_opts o = zero_opts(z);
+		o.fused_optimizer = 1;
+		ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+		double bytes[MODEL_COMM_SEND_RECV + 1] = { 0 };
+		size_t count[MODEL_COMM_SEND_RECV + 1] = { 0 };
+		double opt = 0;
+		size_t last_opt = 0;
+		for (size_t i = 0; i < s.n; i++) {
+			const struct model_kernel *k = &s.v[i];
+			if (k->phase == MODEL_PH_OPTIMIZER) {
+				opt += k->k.bytes;
+				last_opt = i;
+			}
+			if (k->phase != MODEL_PH_COMM)
+				continue;
+			ck_assert_uint_eq(k->ranks, 8);
+			bytes[k->comm] += k->k.bytes;
+			count[k->comm]++;
+		}
+		if (z < 2) {
+			/* DDP's all-reduces: every gradient once */
+			ck_assert_double_eq_tol(bytes[MODEL_COMM_ALL_REDUCE], 4 * P, 1);
+			ck_assert_uint_eq(count[MODEL_COMM_REDUCE_SCATTER], 0);
+		} else {
+			/* one reduce-scatter per unit, every gradient once */
+			ck_assert_uint_eq(count[MODEL_COMM_ALL_REDUCE], 0);
+			ck_assert_uint_eq(count[MODEL_COMM_REDUCE_SCATTER], 13);
+			ck_assert_double_eq_tol(bytes[MODEL_COMM_REDUCE_SCATTER], 4 * P, 1);
+		}
+		if (z == 0)
+			ck_assert_uint_eq(count[MODEL_COMM_ALL_GATHER], 0);
+		if (z == 1) {
+			/* the updated shards, gathered once the step is done */
+			ck_assert_uint_eq(count[MODEL_COMM_ALL_GATHER], 1);
+			ck_assert_int_eq(s.v[s.n - 1].comm, MODEL_COMM_ALL_GATHER);
+			ck_assert_uint_lt(last_opt, s.n - 1);
+		}
+		if (z == 2) {
+			ck_assert_uint_eq(count[MODEL_COMM_ALL_GATHER], 13);
+			ck_assert_double_eq_tol(bytes[MODEL_COMM_ALL_GATHER], 4 * P, 1);
+		}
+		if (z == 3) {
+			/* the layers again for backward, the root kept */
+			ck_assert_uint_eq(count[MODEL_COMM_ALL_GATHER], 25);
+			ck_assert_double_eq_tol(bytes[MODEL_COMM_ALL_GATHER], 4 * (2 * P - GPT2_ROOT), 1);
+		}
+		/* fused AdamW steps this rank's eighth of the parameters at 28
+		 * bytes each (optimizer_traffic) */
+		double want = z ? P / 8 : P;
+		ck_assert_double_eq_tol(opt, 28 * want, 1);
+		model_seq_release(&s);
+	}
+}
+END_TEST
+
+/* FSDP's waits: a layer's first kernel waits for that layer's all-gather,
+ * issued on the side stream ahead of it; in backward (--zero 3) the next
+ * layer's gather is issued before this layer's kernels. */
+START_TEST(zero_waits)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o = zero_opts(3);
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	int seen[2][12] = { { 0 } };
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->phase == MODEL_PH_COMM && k->comm == MODEL_COMM_ALL_GATHER)
+			ck_assert_int_eq(k->async, MODEL_ASYNC_FREE);
+		if (k->phase == MODEL_PH_COMM && k->comm == MODEL_COMM_REDUCE_SCATTER)
+			ck_assert_int_eq(k->async, MODEL_ASYNC_AFTER);
+		if (k->phase == MODEL_PH_COMM || k->layer < 0)
+			continue;
+		int bwd = k->phase == MODEL_PH_BACKWARD;
+		if (seen[bwd][k->layer]++)
+			continue;
+		/* the first kernel of the layer in this pass */
+		ck_assert_uint_gt(k->wait, 0);
+		ck_assert_uint_lt(k->wait - 1, i);
+		const struct model_kernel *g = &s.v[k->wait - 1];
+		ck_assert_int_eq(g->comm, MODEL_COMM_ALL_GATHER);
+		ck_assert_int_eq(g->layer, k->layer);
+		ck_assert_double_eq(g->k.bytes, 4 * GPT2_LAYER);
+		if (bwd && k->layer < 11) {
+			/* issued before the backward of the layer above began */
+			size_t above = 0;
+			for (size_t j = 0; j < i; j++)
+				if (s.v[j].phase == MODEL_PH_BACKWARD && s.v[j].layer == k->layer + 1) {
+					above = j;
+					break;
+				}
+			ck_assert_uint_lt(k->wait - 1, above);
+		}
+	}
+	for (int l = 0; l < 12; l++)
+		ck_assert(seen[0][l] && seen[1][l]);
+	model_seq_release(&s);
+
+	/* The replay: no compute before the root's gather (the embeddings
+	 * wait for it) and no step before the root's reduce-scatter, the
+	 * last collective of backward; so an iteration takes at least the
+	 * compute and those two, which a replay ignoring waits undercuts. */
+	const struct gpu_spec *gpu = gpu_find("h100-sxm");
+	ck_assert_ptr_nonnull(gpu);
+	struct comm_link l, wide;
+	comm_link_init(gpu, &l, &wide);
+	struct model_timing t;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	ck_assert_int_eq(model_time(&s, &o, gpu, 6000, &t, NULL), 0);
+	double root = comm_time_ns(MODEL_COMM_ALL_GATHER, 4 * GPT2_ROOT, 8, &l) +
+		      comm_time_ns(MODEL_COMM_REDUCE_SCATTER, 4 * GPT2_ROOT, 8, &l);
+	ck_assert(t.iteration_ns >= t.compute_ns + root);
+	for (size_t i = 0; i < s.n; i++)
+		s.v[i].wait = 0;
+	struct model_timing free_t;
+	ck_assert_int_eq(model_time(&s, &o, gpu, 6000, &free_t, NULL), 0);
+	ck_assert(free_t.iteration_ns < t.compute_ns + root);
+	model_seq_release(&s);
+}
+END_TEST
+
 START_TEST(bad_options)
 {
 	struct model_config c = gpt2_small();
@@ -1043,6 +1237,9 @@ int main(void)
 	tcase_add_test(t, memory_parallel);
 	tcase_add_test(t, memory_decode);
 	tcase_add_test(t, memory_llama_layer);
+	tcase_add_test(t, memory_zero);
+	tcase_add_test(t, zero_collectives);
+	tcase_add_test(t, zero_waits);
 	suite_add_tcase(s, t);
 	SRunner *r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);

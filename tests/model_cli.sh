@@ -140,6 +140,42 @@ check "--plan 8: ten layouts, fastest first, dp 2 x tp 4 as the --dp 2 --tp 4 ru
 "$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 8 --target a100 >"$tmp/plan.txt" 2>&1
 [ "$(grep -c 'fastest that fits' "$tmp/plan.txt")" -eq 1 ]
 check "the text plan marks one layout the fastest that fits" $?
+# --zero: ZeRO's stages over the dp ranks.  Llama-3-8B's AdamW training in
+# BF16 at one sequence of 2048 per rank does not fit an 80 GB H100 under
+# DDP (weights, gradients, their bucket copy and two moments are 5 x 16 GB
+# before activations); with the state sharded over 8 ranks it does, and
+# FSDP's stages do not combine with pipeline stages.
+bad_input --model gpt2 --mode training --dp 2 --zero 4 --target a100
+bad_input --model gpt2 --dp 2 --zero 2 --target a100
+bad_input --model gpt2 --mode training --dp 2 --pp 2 --batch 2 --zero 3 --target a100
+bad_input --model gpt2 --plan 4 --zero 1 --target a100
+"$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --optimizer adamw \
+	--plan 8 --target h100 --json >"$tmp/plan0.json" 2>"$tmp/err"
+check "--plan 8 of Llama-3-8B exits 0 ($(cat "$tmp/err"))" $?
+"$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --optimizer adamw \
+	--plan 8 --zero 3 --target h100 --json >"$tmp/plan3.json" 2>"$tmp/err"
+check "--plan 8 --zero 3 of Llama-3-8B exits 0 ($(cat "$tmp/err"))" $?
+"$BIN" --model llama-3-8b --mode training --batch 1 --seq 2048 --dtype bf16 --optimizer adamw \
+	--dp 8 --zero 3 --target h100 --json >"$tmp/z3.json" 2>/dev/null
+python3 - "$tmp/plan0.json" "$tmp/plan3.json" "$tmp/z3.json" <<'PY'
+import json, sys
+p0, p3, run = (json.load(open(a)) for a in sys.argv[1:4])
+assert p0["zero"] == 0 and p3["zero"] == 3
+l0 = {(l["dp"], l["tp"], l["pp"]): l for l in p0["targets"][0]["layouts"]}
+l3 = {(l["dp"], l["tp"], l["pp"]): l for l in p3["targets"][0]["layouts"]}
+assert not l0[(8, 1, 1)]["memory_fits"], l0[(8, 1, 1)]
+assert l3[(8, 1, 1)]["memory_fits"], l3[(8, 1, 1)]
+assert l3[(8, 1, 1)]["memory_gib"] < l0[(8, 1, 1)]["memory_gib"] - 40
+for k, l in l3.items():
+    if k[0] > 1 and k[2] > 1:
+        assert "--pp" in l["skipped"], l
+    elif k[0] == 1:   # one rank shards nothing
+        assert l == l0[k], (l, l0[k])
+p = run["predictions"][0]
+assert abs(l3[(8, 1, 1)]["iteration_ms"] - p["iteration_ms"]) < 1e-6 * p["iteration_ms"]
+assert abs(l3[(8, 1, 1)]["memory_gib"] - run["memory"]["peak_gib"]) < 1e-9
+PY
+check "--zero 3: dp 8 of Llama-3-8B fits an H100, as the --dp 8 --zero 3 run; dp x pp skipped" $?
 bad_input --batch 4 --target a100
 bad_input --model gpt2 --target a100 some-trace.mp
 printf '{"model_type": "gpt2", "n_embd": ' >"$tmp/broken.json"
