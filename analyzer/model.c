@@ -1228,9 +1228,9 @@ static void optimizer_step(struct bld *B)
 			k->k.m = (uint64_t)per;
 			k->k.n = 1;
 			k->k.batch = 1;
-			k->k.dtype = GPU_DT_FP32;
 			k->k.flops = 4.0 * per;
-			k->k.bytes = rw * per * 4.0; /* optimizer state stays FP32 */
+			/* the moments take the parameters' dtype (zeros_like) */
+			k->k.bytes = rw * per * B->esz;
 		}
 }
 

@@ -606,6 +606,16 @@ START_TEST(optimizer_traffic)
 			bytes += s.v[i].k.bytes;
 	ck_assert_double_eq_tol(bytes, 28.0 * 124439808.0, 1);
 	model_seq_release(&s);
+	/* a BF16 model's moments are BF16 (Adam's zeros_like): 14 bytes */
+	o.dtype = GPU_DT_BF16;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	bytes = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].phase == MODEL_PH_OPTIMIZER)
+			bytes += s.v[i].k.bytes;
+	ck_assert_double_eq_tol(bytes, 14.0 * 124439808.0, 1);
+	model_seq_release(&s);
+	o.dtype = GPU_DT_FP32;
 	o.optimizer = MODEL_OPTIM_NONE;
 	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
 	ck_assert_uint_eq(model_seq_count(&s, MODEL_PH_OPTIMIZER), 0);
