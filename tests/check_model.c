@@ -588,6 +588,19 @@ START_TEST(nvls_on_hopper_boards)
 }
 END_TEST
 
+/* The bytes the optimizer step of c run as o moves. */
+static double optimizer_bytes(const struct model_config *c, const struct model_opts *o)
+{
+	struct model_seq s;
+	ck_assert_int_eq(model_build(c, o, &s, NULL, 0), 0);
+	double bytes = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].phase == MODEL_PH_OPTIMIZER)
+			bytes += s.v[i].k.bytes;
+	model_seq_release(&s);
+	return bytes;
+}
+
 START_TEST(optimizer_traffic)
 {
 	struct model_config c = gpt2_small();
@@ -597,26 +610,14 @@ START_TEST(optimizer_traffic)
 	o.mode = MODEL_TRAINING;
 	o.optimizer = MODEL_OPTIM_ADAMW;
 	o.fused_optimizer = 1;
-	struct model_seq s;
-	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
 	/* fused AdamW reads p, g, m, v and writes p, m, v: 28 bytes/param */
-	double bytes = 0;
-	for (size_t i = 0; i < s.n; i++)
-		if (s.v[i].phase == MODEL_PH_OPTIMIZER)
-			bytes += s.v[i].k.bytes;
-	ck_assert_double_eq_tol(bytes, 28.0 * 124439808.0, 1);
-	model_seq_release(&s);
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), 28.0 * 124439808.0, 1);
 	/* a BF16 model's moments are BF16 (Adam's zeros_like): 14 bytes */
 	o.dtype = GPU_DT_BF16;
-	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
-	bytes = 0;
-	for (size_t i = 0; i < s.n; i++)
-		if (s.v[i].phase == MODEL_PH_OPTIMIZER)
-			bytes += s.v[i].k.bytes;
-	ck_assert_double_eq_tol(bytes, 14.0 * 124439808.0, 1);
-	model_seq_release(&s);
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), 14.0 * 124439808.0, 1);
 	o.dtype = GPU_DT_FP32;
 	o.optimizer = MODEL_OPTIM_NONE;
+	struct model_seq s;
 	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
 	ck_assert_uint_eq(model_seq_count(&s, MODEL_PH_OPTIMIZER), 0);
 	model_seq_release(&s);
