@@ -1296,7 +1296,7 @@ static void backward(struct bld *B)
 			if (cur >= 0)
 				zero_reduce(B, cur);
 			int32_t next = f->layer >= 0 ? f->layer - 1 : (int32_t)B->nunits - 2;
-			if (regather && next >= first && next + 1 < (int32_t)B->nunits && !gather[next + 1])
+			if (regather && next >= first && !gather[next + 1])
 				gather[next + 1] = zero_gather(B, next, MODEL_ASYNC_FREE);
 			if (regather && f->layer >= 0) {
 				if (!gather[f->layer + 1])
@@ -1588,7 +1588,6 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	for (uint32_t u = 1; u < B.nunits; u++)
 		if (B.unit[u] > s->layer_params)
 			s->layer_params = B.unit[u];
-	s->units = B.nunits;
 
 	if (o->mode == MODEL_TRAINING && !B.err) {
 		B.ph = MODEL_PH_BACKWARD;

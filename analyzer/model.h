@@ -170,7 +170,6 @@ struct model_seq {
 	 * final norm and head); their parameters held by this GPU. */
 	double layer_params;    /* the largest layer's                        */
 	double root_params;     /* the root's                                 */
-	uint32_t units;         /* layers + 1                                 */
 };
 
 /* Error codes (0 is success). */
