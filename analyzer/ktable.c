@@ -46,6 +46,13 @@ void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
 		key->flops = lib->flops;
 		key->bytes = lib->bytes;
 		key->b_transposed = lib->b_transposed;
+		if (lib->kind == KTABLE_LIB_OP) {
+			key->op = lib->op;
+			key->collective = lib->collective;
+			key->ranks = lib->ranks;
+			key->reread_bytes = lib->reread_bytes;
+			key->reuse_bytes = lib->reuse_bytes;
+		}
 	}
 }
 
@@ -118,6 +125,25 @@ void ktable_lib_from_conv(struct ktable_lib *lib, const struct trace_conv *c)
 	lib->flops = 2.0 * ktable_prod(c->out, 0, nd) * ktable_prod(c->filt, 1, nd);
 	lib->bytes = (ktable_prod(c->in, 0, nd) + ktable_prod(c->filt, 0, nd) +
 		      ktable_prod(c->out, 0, nd)) * elt;
+}
+
+void ktable_lib_from_op(struct ktable_lib *lib, const struct trace_op *o)
+{
+	memset(lib, 0, sizeof(*lib));
+	lib->kind = KTABLE_LIB_OP;
+	lib->dtype = ktable_dtype(o->dtype, TRACE_DT_UNKNOWN);
+	lib->m = o->m;
+	lib->n = o->n;
+	lib->k = o->k;
+	lib->batch = o->batch;
+	lib->flops = o->flops;
+	lib->bytes = o->bytes;
+	lib->b_transposed = o->b_transposed;
+	lib->op = o->kind;
+	lib->collective = o->collective;
+	lib->ranks = o->ranks;
+	lib->reread_bytes = o->reread_bytes;
+	lib->reuse_bytes = o->reuse_bytes;
 }
 
 struct ktable *ktable_new(void)

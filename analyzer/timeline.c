@@ -33,6 +33,10 @@
  *    total over iterations with work divided by their number; time outside
  *    iterations (warm-up, between a stop and the next start) is replayed
  *    but not counted.
+ *  - A peer's work (a pipeline stage's bubble in a built trace: the
+ *    microbatches the earlier stages run while this one waits) holds its
+ *    stream like any kernel and so lengthens the iteration, but is not
+ *    this GPU's kernel time, launches or configuration totals.
  * With the measured ratios (scale 1) every lane reproduces the measured
  * start and end times exactly: the replay of the origin GPU is the
  * measurement.
@@ -360,7 +364,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 			tl_emit(tl, ev, 0, ev->cpu_ns, ev->cpu_ns, fmax(ev->cpu_end_ns, ev->cpu_ns),
 				meas_dur, 1);
 	}
-	if (count) {
+	if (count && !ev->peer) {
 		if (kernel) {
 			tl->acc[(size_t)ev->config * tl->nlanes] += meas_dur;
 			tl->launches[ev->config]++;
@@ -395,7 +399,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 			if (tl->cb)
 				tl_emit(tl, ev, l, launch, launch, resume, meas_dur, 1);
 		}
-		if (count) {
+		if (count && !ev->peer) {
 			if (kernel)
 				tl->acc[(size_t)ev->config * tl->nlanes + l] += dur;
 			if (kernel)
