@@ -424,7 +424,7 @@ static void warn_memory(struct analysis *a, const struct model_config *c, const 
 	analysis_warn_memory(a, m.peak, "one GPU's tensors (estimated)");
 	/* the peak grows with the batch: bisect for the largest that fits */
 	for (size_t t = 0; t < a->ntargets; t++) {
-		double have = a->targets[t].gpu->mem_gb * 1073741824.0;
+		double have = gpu_mem_usable_bytes(a->targets[t].gpu);
 		uint32_t lo = 0, hi = 1u << 20; /* lo fits (0: none), hi does not */
 		struct model_memory x;
 		if (!(have > 0))
@@ -460,6 +460,18 @@ static int write_file(const char *path, const struct membuf *mb, char *err, size
 	return 0;
 }
 
+int model_target_check(const struct model_opts *o, const struct gpu_spec *g, char *err,
+		       size_t errlen)
+{
+	if (o->dtype != GPU_DT_BF16 || g->peak_tflops[GPU_DT_BF16] > 0)
+		return 0;
+	char cc[16];
+	snprintf(err, errlen, "--dtype bf16 on %s: the GPU has no BF16 tensor cores (compute capability "
+		 "%s; they start at 8.0) and PyTorch's emulation there was never measured: "
+		 "use --dtype fp16 or fp32", g->id, gpu_cc_string(g->cc, cc, sizeof(cc)));
+	return -2;
+}
+
 int model_analysis_run(const struct model_cli *m, const struct analysis_options *ao,
 		       struct analysis **out, char *err, size_t errlen)
 {
@@ -477,17 +489,22 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		snprintf(err, errlen, "model options given without --model CONFIG.json|NAME");
 		return -2;
 	}
-	if (ao->method == PRED_WAVE) {
-		snprintf(err, errlen, "--method wave needs a measured trace; use auto, mlp, roofline, "
-			 "tcgemm or vecop with --model");
-		return -2;
-	}
 	if (model_config_resolve(m->model, &c, err, errlen))
 		return -2;
+	for (size_t i = 0; i < ao->ntargets; i++)
+		if (model_target_check(&m->opts, ao->targets[i], err, errlen))
+			return -2;
 	int generate = m->opts.mode == MODEL_GENERATE;
 	rc = build_run(&c, m, m->opts.batch, &s, &sd, &opts, &od, err, errlen);
 	if (rc)
 		return rc == MODEL_ENOMEM ? -1 : -2;
+	if (ao->method == PRED_WAVE) {
+		model_seq_release(&s);
+		model_seq_release(&sd);
+		snprintf(err, errlen, "--method wave needs a measured trace; use auto, mlp, roofline, "
+			 "tcgemm or vecop with --model");
+		return -2;
+	}
 	const struct model_opts *o = &opts, *mo = &m->opts;
 	opts.method = od.method = ao->method;
 	if (generate)

@@ -40,7 +40,9 @@ import json, sys
 m, t = (json.load(open(p)) for p in sys.argv[1:3])
 pm = {p["target"]: p for p in m["predictions"]}
 pt = {p["target"]: p for p in t["predictions"]}
-assert len(pm) > 20 and set(pm) == set(pt), (len(pm), set(pm) ^ set(pt))
+# (--all-targets leaves out the GPUs a model run refuses: BF16 without
+# BF16 units; the trace is predicted on all of them)
+assert len(pm) > 20 and set(pm) <= set(pt), (len(pm), set(pm) - set(pt))
 for g in pm:
     a, b = pm[g]["iteration_ms"], pt[g]["iteration_ms"]
     assert a > 0 and abs(a - b) <= 1e-3 * a, (g, a, b)
