@@ -685,6 +685,52 @@ START_TEST(cublas_shape_to_row_major)
 }
 END_TEST
 
+/* A TF32 CUTLASS GEMM as the public A100 traces have it: the profiler's
+ * input type says "float" (an FP32 GEMM record), the kernel's name says
+ * tensor cores.  Predicted from an A100 40GB on an A100 80GB (the same
+ * chip, 14% more bandwidth) it must not come out slower: the FP32 SIMT
+ * model made this 0.411 ms kernel 1.673 ms; as a tensor-core TF32 GEMM it
+ * is the tensor-core model's, at most the measured time. */
+START_TEST(tf32_gemm_named_by_kernel)
+{
+	static const char kname[] = "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x128_32x3_"
+				    "tn_align4>(cutlass_80_tensorop_s1688gemm_256x128_32x3_tn_align4::Params)";
+	const struct gpu_spec *targets[1] = {gpu("a100-sxm4-80")};
+	struct trace_header h;
+	struct trace_record r;
+	int err;
+	struct trace_writer *w = trace_writer_open(path, 0, &err);
+
+	ck_assert_ptr_nonnull(w);
+	memset(&h, 0, sizeof(h));
+	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A100-SXM4-40GB");
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_GEMM;
+	r.u.gemm = (struct trace_gemm){ .seq = 1, .api = TRACE_GEMM_IMPORTED, .m = 4096, .n = 2048,
+		.k = 1024, .batch = 1, .a_type = TRACE_DT_F32, .b_type = TRACE_DT_F32,
+		.c_type = TRACE_DT_F32, .compute_type = TRACE_DT_F32, .epilogue = 1, .stream = 7,
+		.cpu_ns = 1000 };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_KERNEL;
+	r.u.kernel = (struct trace_kernel){ .seq = 2, .name = trace_writer_intern(w, kname, strlen(kname)),
+		.grid = {16, 32, 1}, .block = {256, 1, 1}, .regs = 230, .dyn_smem = 73728, .stream = 7,
+		.cpu_ns = 1000, .start_ns = 6000, .end_ns = 6000 + 411000, .lib_call = 1,
+		.iteration = -1 };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+
+	struct analysis *a = run(path, NULL, targets, 1, PRED_AUTO);
+	ck_assert_uint_eq(a->targets[0].ngroups, 1);
+	ck_assert_int_eq(a->targets[0].groups[0].method, PRED_TCGEMM);
+	ck_assert_msg(a->targets[0].kernel_ns <= 411000 * 1.001, "predicted %.0f ns",
+		      a->targets[0].kernel_ns);
+	analysis_free(a);
+}
+END_TEST
+
 /* cuBLAS's trans_a is PyTorch's second operand transposed: on a batched
  * product that is attention's Q K^T (the AMD scale's class of its own); on
  * a plain GEMM it is nn.Linear's W^T, which is not. */
@@ -798,6 +844,7 @@ int main(void)
 	tcase_add_test(tc, cublas_shape_to_row_major);
 	tcase_add_test(tc, times_past_int64);
 	tcase_add_test(tc, gemm_transposed_operand);
+	tcase_add_test(tc, tf32_gemm_named_by_kernel);
 	tcase_add_test(tc, transposed_gemm_on_amd);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
