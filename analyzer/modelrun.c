@@ -333,6 +333,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 		ao.targets = &target;
 		ao.ntargets = 1;
 		ao.method = o->method;
+		ao.pred = o->pred;
 		ao.on_span = mt_span;
 		ao.span_ctx = &t;
 		rc = analysis_run_mem(m.p, m.n, "model", &ao, &a, err, sizeof(err));

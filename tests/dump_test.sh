@@ -59,9 +59,10 @@ assert c["out"] == [32, 128, 56, 56] and c["pad"] == [1, 1] and c["stride"] == [
 assert c["dtype"] == "f16", c
 mc = recs[7]
 assert mc["kind"] == "htod" and mc["bytes"] == 1048576 and mc["async"] is True, mc
-assert mc["duration_ns"] == 100, mc
+assert mc["duration_ns"] == 100 and mc["host_mem"] == "pinned", mc
 ms = recs[8]
 assert ms["bytes"] == 4096 and "kind" not in ms and "duration_ns" not in ms, ms
+assert ms["host_mem"] == "unknown", ms
 s = recs[9]
 assert s["kind"] == "stream" and s["cpu_end_ns"] == 7000, s
 m = recs[11]
