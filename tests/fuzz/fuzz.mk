@@ -81,3 +81,5 @@ fuzz-clean:
 	rm -rf $(FUZZ_BUILD)
 
 .PHONY: fuzz fuzz-run fuzz-clean
+
+-include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
