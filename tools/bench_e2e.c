@@ -18,6 +18,7 @@
 #include "predictor/tile.h"
 #include "tools/bench_e2e.h"
 #include "tools/profile.h"
+#include "trace/csv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -321,71 +322,56 @@ static enum model_comm comm_of_file(const char *f)
 	return MODEL_COMM_NONE;
 }
 
-/* Column index of name in a CSV header line, -1 if absent. */
-static int csv_col(const char *header, const char *suffix)
+/* Index of the first header field that ends in suffix, -1 if none. */
+static int comm_col(const struct csv_reader *csv, const char *suffix)
 {
-	int col = 0;
-	const char *p = header;
 	size_t sl = strlen(suffix);
-	while (*p) {
-		const char *e = strpbrk(p, ",\n\r");
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len >= sl && strncmp(p + len - sl, suffix, sl) == 0)
-			return col;
-		if (!e || *e != ',')
-			break;
-		p = e + 1;
-		col++;
+	for (size_t i = 0; i < csv->nfield; i++) {
+		size_t len = strlen(csv->field[i]);
+		if (len >= sl && strcmp(csv->field[i] + len - sl, suffix) == 0)
+			return (int)i;
 	}
 	return -1;
 }
 
-static double csv_field(const char *line, int col)
+/* The number in field col of the current row; NaN when the row is short. */
+static double comm_num(const struct csv_reader *csv, int col)
 {
-	const char *p = line;
-	for (int i = 0; i < col && p; i++) {
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return p ? strtod(p, NULL) : NAN;
+	return (size_t)col < csv->nfield ? strtod(csv->field[col], NULL) : NAN;
 }
 
-static void comm_file(const char *path, const char *set, const char *fname,
-		      const struct gpu_spec *g, double min_bytes, struct acc *all)
+/* Adds the errors of one measurement file to all; files that are not NCCL
+ * measurements are skipped.  -1 (message printed) when it is not CSV. */
+static int comm_file(const char *path, const char *set, const char *fname,
+		     const struct gpu_spec *g, double min_bytes, struct acc *all)
 {
 	enum model_comm op = comm_of_file(fname);
 	if (op == MODEL_COMM_NONE)
-		return;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	char line[4096];
-	if (!fgets(line, sizeof(line), f)) {
-		fclose(f);
-		return;
-	}
-	int c_med = csv_col(line, ".median"), c_n = csv_col(line, "num_workers");
-	int c_size = csv_col(line, "size"), c_dpn = csv_col(line, "devices_per_node");
-	if (c_med < 0 || c_n < 0 || c_size < 0) {
-		fclose(f);
-		return;
-	}
+		return 0;
+	struct csv_reader csv;
+	if (csv_open(&csv, path, 0) != 0)
+		return 0;
+	int rc = csv_next(&csv);
+	int c_med = comm_col(&csv, ".median"), c_n = comm_col(&csv, "num_workers");
+	int c_size = comm_col(&csv, "size"), c_dpn = comm_col(&csv, "devices_per_node");
+	if (rc != 1 || c_med < 0 || c_n < 0 || c_size < 0)
+		goto out;
 	struct comm_link l, wide;
 	comm_link_init(g, &l, &wide);
 	struct { double sum; size_t n; } per[17];
 	memset(per, 0, sizeof(per));
-	while (fgets(line, sizeof(line), f)) {
-		double ms = csv_field(line, c_med), n = csv_field(line, c_n);
-		double bytes = csv_field(line, c_size);
-		double dpn = c_dpn >= 0 ? csv_field(line, c_dpn) : n;
+	while ((rc = csv_next(&csv)) == 1) {
+		double ms = comm_num(&csv, c_med), n = comm_num(&csv, c_n);
+		double bytes = comm_num(&csv, c_size);
+		double dpn = c_dpn >= 0 ? comm_num(&csv, c_dpn) : n;
 		if (!(ms > 0) || !(n >= 2 && n <= 16) || bytes < min_bytes || dpn < n)
 			continue; /* node-local collectives only */
 		double pred = comm_time_ns(op, bytes, (uint32_t)n, &l) / 1e6;
 		per[(int)n].sum += fabs(pred - ms) / ms * 100.0;
 		per[(int)n].n++;
 	}
-	fclose(f);
+	if (rc < 0)
+		goto out;
 	for (int n = 2; n <= 16; n++)
 		if (per[n].n) {
 			printf("%-22s %-13s %-14s ranks %-2d %5zu sizes >= %.0f MB  mean |error| %5.1f%%\n",
@@ -394,6 +380,11 @@ static void comm_file(const char *path, const char *set, const char *fname,
 			all->sum += per[n].sum;
 			all->n += per[n].n;
 		}
+out:
+	if (rc < 0)
+		fprintf(stderr, PROG ": %s\n", csv.err);
+	csv_release(&csv);
+	return rc < 0 ? -1 : 0;
 }
 
 /* Directory names of the public NCCL data sets to GPU database names. */
@@ -440,7 +431,11 @@ int bench_comm_main(int argc, char **argv)
 			for (size_t j = 0; files && j < nf; j++) {
 				char path[8192];
 				snprintf(path, sizeof(path), "%s/%s", sub, files[j]);
-				comm_file(path, gd[k], files[j], g, min_bytes, &all);
+				if (comm_file(path, gd[k], files[j], g, min_bytes, &all) != 0) {
+					prof_free_list(files, nf);
+					prof_free_list(gd, ng);
+					return 2;
+				}
 			}
 			if (files)
 				prof_free_list(files, nf);

@@ -398,12 +398,15 @@ int bench_vec_main(int argc, char **argv)
 		return 2;
 	}
 	struct vb_set vid = {0}, nsv = {0};
-	int rc = vidur_each_row(data, "a100", "a100-sxm4-80", vb_opname, VB_NOPS, vb_vidur_row, &vid);
+	char err[4608];
+	int rc = vidur_each_row(data, "a100", "a100-sxm4-80", vb_opname, VB_NOPS, vb_vidur_row, &vid,
+				err, sizeof err);
 	if (rc == 0 || rc == -ENOENT)
-		rc = vidur_each_row(data, "a40", "a40", vb_opname, VB_NOPS, vb_vidur_row, &vid);
+		rc = vidur_each_row(data, "a40", "a40", vb_opname, VB_NOPS, vb_vidur_row, &vid,
+				    err, sizeof err);
 	if ((rc < 0 && rc != -ENOENT) || vid.n == 0) {
 		fprintf(stderr, PROG ": cannot read Vidur data under '%s': %s\n", data,
-			rc < 0 ? strerror(-rc) : "no rows found");
+			rc < 0 ? (err[0] ? err : strerror(-rc)) : "no rows found");
 		free(vid.r);
 		return 2;
 	}

@@ -26,9 +26,9 @@
 #include "analyzer/model.h"
 #include "gpu_specs/gpu.h"
 #include "predictor/predict.h"
+#include "trace/csv.h"
 
 #define PROG "surfer-bench"
-#define MAXCOLS 64
 #define MAXSHAPES 4
 #define MAXRANK 8
 
@@ -406,20 +406,24 @@ int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen
 		snprintf(err, errlen, "'%s': not a .csv file", csv);
 		return -1;
 	}
-	FILE *fp = fopen(csv, "r");
-	if (!fp) {
-		snprintf(err, errlen, "cannot open '%s': %s", csv, strerror(errno));
+	struct csv_reader r;
+	int rc = csv_open(&r, csv, 0), next;
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", csv, strerror(-rc));
 		return -1;
 	}
-	char *line = NULL, *f[MAXCOLS];
 	double *free_ms[2] = {NULL, NULL};
-	size_t cap = 0;
-	int col[P_NCOLS], rc = -1;
-	if (getline(&line, &cap, fp) < 0) {
-		snprintf(err, errlen, "'%s': empty", csv);
+	int col[P_NCOLS];
+	rc = -1;
+	if ((next = csv_next(&r)) <= 0) {
+		if (next == 0)
+			snprintf(err, errlen, "'%s': empty", csv);
+		else
+			snprintf(err, errlen, "%s", r.err);
 		goto out;
 	}
-	int nh = ns_split_csv(line, f, MAXCOLS);
+	char **f = r.field;
+	int nh = (int)r.nfield;
 	for (int c = 0; c < P_NCOLS; c++) {
 		col[c] = -1;
 		for (int i = 0; i < nh; i++)
@@ -442,8 +446,9 @@ int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen
 	size_t first = s->n, nfree[2] = {0, 0};
 	if (!config)
 		goto nomem;
-	while (getline(&line, &cap, fp) >= 0) {
-		int n = ns_split_csv(line, f, MAXCOLS);
+	while ((next = csv_next(&r)) == 1) {
+		f = r.field;
+		int n = (int)r.nfield;
 		if (n < nh)
 			continue;
 		struct prof_op op;
@@ -477,6 +482,10 @@ int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen
 	 * median time of the nodes that launch nothing.  An iteration does
 	 * not pay it (its CPU runs ahead of the GPU), so each operator's time
 	 * is its measured time less that. */
+	if (next < 0) {
+		snprintf(err, errlen, "%s", r.err);
+		goto out;
+	}
 	double over[2] = {median(free_ms[0], nfree[0]), median(free_ms[1], nfree[1])};
 	for (size_t i = first; i < s->n; i++) {
 		struct prof_op *op = &s->v[i];
@@ -492,8 +501,7 @@ nomem:
 out:
 	free(free_ms[0]);
 	free(free_ms[1]);
-	free(line);
-	fclose(fp);
+	csv_release(&r);
 	return rc;
 }
 
