@@ -61,9 +61,9 @@ static int parse_label_name(const char *f, char *model, size_t msz, enum model_m
 	return 0;
 }
 
-static void usage_e2e(void)
+static void usage_e2e(FILE *f)
 {
-	fprintf(stderr, "usage: " PROG " e2e --labels DIR --configs DIR [--gpu NAME] [--launch-us US] [--attention eager|sdpa]\n"
+	fprintf(f, "usage: " PROG " e2e --labels DIR --configs DIR [--gpu NAME] [--launch-us US] [--attention eager|sdpa]\n"
 			"                        [--weights FILE | --holdout-weights DIR] [--compiled-amd-scale]\n"
 			"  DIR/<GPU>/<model>-<inf|train>-<seq>-<batch>.json (e2e_latency, ms); CONFIGS/<model>.json\n"
 			"  --weights FILE: tile-model weights for every GPU; --holdout-weights DIR: for GPU G the\n"
@@ -224,54 +224,35 @@ static int run_gpu_dir(const char *labels, const char *gname, const struct gpu_s
 	return 0;
 }
 
-int bench_e2e_main(int argc, char **argv)
+int bench_e2e_main(const struct bench_args *a)
 {
-	const char *labels = NULL, *configs = NULL, *only = NULL, *weights = NULL, *holdout = NULL;
-	int compiled_scale = 0;
+	const char *labels = a->labels, *configs = a->configs, *only = a->gpu;
+	const char *weights = a->weights, *holdout = a->holdout;
+	int compiled_scale = a->compiled_amd_scale;
 	double launch_ns = MODEL_LAUNCH_NS_DEFAULT;
 	enum model_attention attn = MODEL_ATTN_EAGER;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--labels") && v)
-			labels = v, i++;
-		else if (!strcmp(a, "--configs") && v)
-			configs = v, i++;
-		else if (!strcmp(a, "--gpu") && v)
-			only = v, i++;
-		else if (!strcmp(a, "--weights") && v)
-			weights = v, i++;
-		else if (!strcmp(a, "--holdout-weights") && v)
-			holdout = v, i++;
-		else if (!strcmp(a, "--compiled-amd-scale"))
-			compiled_scale = 1;
-		else if (!strcmp(a, "--launch-us") && v) {
-			char *end;
-			launch_ns = strtod(v, &end) * 1e3;
-			if (*end || !(launch_ns >= 0) || launch_ns > 1e9) {
-				fprintf(stderr, PROG ": bad --launch-us '%s'\n", v);
-				return 2;
-			}
-			i++;
-		} else if (!strcmp(a, "--attention") && v) {
-			if (!strcmp(v, "sdpa"))
-				attn = MODEL_ATTN_SDPA;
-			else if (strcmp(v, "eager")) {
-				fprintf(stderr, PROG ": bad --attention '%s' (eager or sdpa)\n", v);
-				return 2;
-			}
-			i++;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage_e2e();
-			return 0;
-		} else {
-			fprintf(stderr, PROG ": unknown e2e option '%s'\n", a);
-			usage_e2e();
+	if (a->help) {
+		usage_e2e(stdout);
+		return 0;
+	}
+	if (a->launch_us) {
+		char *end;
+		launch_ns = strtod(a->launch_us, &end) * 1e3;
+		if (*end || !(launch_ns >= 0) || launch_ns > 1e9) {
+			fprintf(stderr, PROG ": bad --launch-us '%s'\n", a->launch_us);
+			return 2;
+		}
+	}
+	if (a->attention) {
+		if (!strcmp(a->attention, "sdpa"))
+			attn = MODEL_ATTN_SDPA;
+		else if (strcmp(a->attention, "eager")) {
+			fprintf(stderr, PROG ": bad --attention '%s' (eager or sdpa)\n", a->attention);
 			return 2;
 		}
 	}
 	if (!labels || !configs) {
-		usage_e2e();
+		usage_e2e(stderr);
 		return 2;
 	}
 	if (prof_gpu_and_weights(only, weights) != 0)
@@ -401,20 +382,21 @@ static const struct gpu_spec *comm_gpu(const char *dir)
 	return prof_gpu_of_dir(dir);
 }
 
-int bench_comm_main(int argc, char **argv)
+int bench_comm_main(const struct bench_args *a)
 {
-	double min_bytes = 1e6;
+	double min_bytes = a->min_bytes ? strtod(a->min_bytes, NULL) : 1e6;
 	struct acc all = { 0, 0, 0, "" };
 	int dirs = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--min-bytes") && i + 1 < argc) {
-			min_bytes = strtod(argv[++i], NULL);
-			continue;
-		}
+	if (a->help) {
+		printf("usage: " PROG " comm [--min-bytes N] DIR...   (DIR/<GPU>/{all_reduce,send_recv}.csv)\n");
+		return 0;
+	}
+	for (int i = 0; i < a->noperands; i++) {
+		const char *dir = a->operands[i];
 		size_t ng;
-		char **gd = prof_list_dir(argv[i], &ng);
+		char **gd = prof_list_dir(dir, &ng);
 		if (!gd) {
-			fprintf(stderr, PROG ": cannot read '%s': %s\n", argv[i], strerror(errno));
+			fprintf(stderr, PROG ": cannot read '%s': %s\n", dir, strerror(errno));
 			return 2;
 		}
 		dirs++;
@@ -425,7 +407,7 @@ int bench_comm_main(int argc, char **argv)
 				continue;
 			}
 			char sub[4096];
-			snprintf(sub, sizeof(sub), "%s/%s", argv[i], gd[k]);
+			snprintf(sub, sizeof(sub), "%s/%s", dir, gd[k]);
 			size_t nf;
 			char **files = prof_list_dir(sub, &nf);
 			for (size_t j = 0; files && j < nf; j++) {

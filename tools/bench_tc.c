@@ -379,32 +379,20 @@ static void tc_usage(FILE *f)
 		   "  efficiency of its own, --power the board-power term (see tcgemm.c)\n");
 }
 
-int bench_tc_main(int argc, char **argv)
+int bench_tc_main(const struct bench_args *a)
 {
-	const char *data = NULL, *dump_path = NULL;
+	const char *data = a->data, *dump_path = a->dump;
 	FILE *dump = NULL;
-	int emit = 0;
+	int emit = a->emit;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--data") && i + 1 < argc) {
-			data = argv[++i];
-		} else if (!strcmp(argv[i], "--dump") && i + 1 < argc) {
-			dump_path = argv[++i];
-		} else if (!strcmp(argv[i], "--per-dtype")) {
-			tc_tie = 0;
-		} else if (!strcmp(argv[i], "--power")) {
-			tc_power = 1;
-		} else if (!strcmp(argv[i], "--emit")) {
-			emit = 1;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			tc_usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, PROG ": unknown option '%s'\n", argv[i]);
-			tc_usage(stderr);
-			return 2;
-		}
+	if (a->help) {
+		tc_usage(stdout);
+		return 0;
 	}
+	if (a->per_dtype)
+		tc_tie = 0;
+	if (a->power)
+		tc_power = 1;
 	if (!data) {
 		tc_usage(stderr);
 		return 2;

@@ -374,24 +374,14 @@ static void vb_usage(FILE *f)
 		   "  constants for vecop.c\n");
 }
 
-int bench_vec_main(int argc, char **argv)
+int bench_vec_main(const struct bench_args *a)
 {
-	const char *data = NULL;
-	int emit = 0;
+	const char *data = a->data;
+	int emit = a->emit;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--data") && i + 1 < argc) {
-			data = argv[++i];
-		} else if (!strcmp(argv[i], "--emit")) {
-			emit = 1;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			vb_usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, PROG ": unknown option '%s'\n", argv[i]);
-			vb_usage(stderr);
-			return 2;
-		}
+	if (a->help) {
+		vb_usage(stdout);
+		return 0;
 	}
 	if (!data) {
 		vb_usage(stderr);

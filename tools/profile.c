@@ -840,41 +840,20 @@ static int emit(const char *labels, double min_ms)
 	return 0;
 }
 
-int bench_profile_main(int argc, char **argv)
+int bench_profile_main(const struct bench_args *a)
 {
-	const char *labels = NULL, *only = NULL, *weights = NULL, *holdout = NULL;
+	const char *labels = a->labels, *only = a->gpu, *weights = a->weights, *holdout = a->holdout;
 	double min_ms = PROF_MIN_MS_DEFAULT;
-	int do_emit = 0, rows = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--emit")) {
-			do_emit = 1;
-		} else if (!strcmp(a, "--rows")) {
-			rows = 1;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage_profile(stdout);
-			return 0;
-		} else if (!v) {
-			fprintf(stderr, PROG ": profile: unknown option or missing value '%s'\n", a);
-			return 2;
-		} else if (!strcmp(a, "--labels")) {
-			labels = v, i++;
-		} else if (!strcmp(a, "--gpu")) {
-			only = v, i++;
-		} else if (!strcmp(a, "--weights")) {
-			weights = v, i++;
-		} else if (!strcmp(a, "--holdout-weights")) {
-			holdout = v, i++;
-		} else if (!strcmp(a, "--min-ms")) {
-			char *end;
-			min_ms = strtod(v, &end);
-			if (*end || !(min_ms >= 0) || min_ms > 1e6) {
-				fprintf(stderr, PROG ": bad --min-ms '%s'\n", v);
-				return 2;
-			}
-			i++;
-		} else {
-			fprintf(stderr, PROG ": profile: unknown option '%s'\n", a);
+	int do_emit = a->emit, rows = a->rows;
+	if (a->help) {
+		usage_profile(stdout);
+		return 0;
+	}
+	if (a->min_ms) {
+		char *end;
+		min_ms = strtod(a->min_ms, &end);
+		if (*end || !(min_ms >= 0) || min_ms > 1e6) {
+			fprintf(stderr, PROG ": bad --min-ms '%s'\n", a->min_ms);
 			return 2;
 		}
 	}

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "predictor/tile.h"
+#include "tools/bench_args.h"
 #include "tools/neusight.h"
 
 struct prof_op {
@@ -101,6 +102,6 @@ void prof_free_list(char **v, size_t n);
 int prof_gpu_and_weights(const char *only, const char *weights);
 
 /* surfer-bench profile --labels DIR [--gpu NAME] [--min-ms MS] [--emit]. */
-int bench_profile_main(int argc, char **argv);
+int bench_profile_main(const struct bench_args *a);
 
 #endif
