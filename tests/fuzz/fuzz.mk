@@ -77,3 +77,7 @@ fuzz-clean:
 	rm -rf $(FUZZ_BUILD)
 
 .PHONY: fuzz fuzz-run fuzz-clean
+
+# Header dependencies of the objects built here (the top Makefile reads only
+# $(BUILD)'s): a changed struct must rebuild every fuzz object using it.
+-include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
