@@ -262,8 +262,7 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 				report_pct(t->method_ns[m], t->kernel_ns));
 	fprintf(f, "\n");
 	if (gpu_cc_is_amd(t->gpu->cc) && t->method_ns[PRED_MLP] > 0) {
-		struct tile_amd_scale s;
-		tile_get_amd_scale(&s);
+		const struct tile_amd_scale s = a->amd_scale;
 		/* ROCm's kernels against the tile model (predictor/amd_scale.c) */
 		fprintf(f, "AMD scale  gemm %.2f, gemm-bt %.2f, ew %.2f, softmax %.2f / %.2f, norm %.2f, "
 			"+%.1f us/kernel\n", s.scale[TILE_AMD_GEMM], s.scale[TILE_AMD_GEMM_BT],
@@ -424,7 +423,8 @@ static int rp_tokens(json_t *o, const struct analysis_target *t)
 	       rp_set(o, "tokens_per_s", json_real(report_tokens_per_s(t)));
 }
 
-static json_t *rp_prediction(const struct analysis_target *t, size_t top, double mem_peak)
+static json_t *rp_prediction(const struct analysis *a, const struct analysis_target *t, size_t top,
+			     double mem_peak)
 {
 	json_t *o = json_object(), *methods = json_object();
 
@@ -454,9 +454,8 @@ static json_t *rp_prediction(const struct analysis_target *t, size_t top, double
 		goto fail_o;
 	if (gpu_cc_is_amd(t->gpu->cc) && t->method_ns[PRED_MLP] > 0) {
 		/* the tile model's times carry it (predictor/amd_scale.c) */
-		struct tile_amd_scale s;
+		const struct tile_amd_scale s = a->amd_scale;
 		json_t *sc = json_object();
-		tile_get_amd_scale(&s);
 		for (int c = 0; sc && c < TILE_AMD_NCLASS; c++)
 			if (rp_set(sc, tile_amd_class_names[c], rp_num(s.scale[c]))) {
 				json_decref(sc);
@@ -509,7 +508,7 @@ json_t *report_json(const struct analysis *a, size_t top)
 	    rp_set(origin, "truncated", json_boolean(a->truncated)))
 		goto fail;
 	for (size_t t = 0; t < a->ntargets; t++)
-		if (json_array_append_new(preds, rp_prediction(&a->targets[t], top, a->memory.peak)))
+		if (json_array_append_new(preds, rp_prediction(a, &a->targets[t], top, a->memory.peak)))
 			goto fail;
 	if (json_object_set_new(doc, "origin", origin)) {
 		origin = NULL;

@@ -52,6 +52,7 @@ struct opts {
 	int json;
 	int as_recorded;    /* elementwise rows without their shape      */
 	const char *dump;   /* per-pair predictions as CSV, or NULL */
+	const struct predictor *pred;
 };
 
 static void usage(FILE *fp)
@@ -73,8 +74,8 @@ static void usage(FILE *fp)
 }
 
 /* Predicts one pair with method m; <= 0 when the method cannot. */
-static double predict_one(int m, const struct pred_kernel *k, const struct gpu_spec *o,
-			  const struct gpu_spec *t)
+static double predict_one(const struct predictor *p, int m, const struct pred_kernel *k,
+			  const struct gpu_spec *o, const struct gpu_spec *t)
 {
 	static const enum pred_method map[BM_COUNT] = {
 		[BM_ROOFLINE] = PRED_ROOFLINE, [BM_WAVE] = PRED_WAVE,
@@ -85,7 +86,7 @@ static double predict_one(int m, const struct pred_kernel *k, const struct gpu_s
 	if (m == BM_FLOPS)
 		return k->origin_ns * o->peak_tflops[GPU_DT_FP32] / t->peak_tflops[GPU_DT_FP32];
 	struct pred_result r;
-	if (predict_kernel(k, o, t, map[m], &r) != 0)
+	if (predict_kernel(p, k, o, t, map[m], &r) != 0)
 		return -1;
 	return r.ns;
 }
@@ -185,7 +186,7 @@ static int run_accuracy(const struct opts *o)
 				k.m = k.n = 0;
 				k.flops = k.bytes = 0;
 			}
-			double pred = predict_one(m, &k, o->origin, o->target);
+			double pred = predict_one(o->pred, m, &k, o->origin, o->target);
 			double truth = pairs[i].target->latency_ms * 1e6;
 			if (!(pred > 0) || !isfinite(pred)) {
 				failed++;
@@ -509,8 +510,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": origin and target are the same GPU\n");
 		return 2;
 	}
+	struct tile_model *tm = NULL;
 	if (o.weights) {
-		int rc = tile_model_load_file(o.weights);
+		int rc = tile_model_load_file(o.weights, &tm);
 		if (rc != 0) {
 			fprintf(stderr, PROG ": cannot load weights '%s': %s\n", o.weights,
 				rc == -2 ? "unreadable" : "not a tile-model weights file");
@@ -518,6 +520,17 @@ int main(int argc, char **argv)
 		}
 	}
 	/* NeuSight's op timings include the measuring host's floor. */
-	tile_use_floor(1);
-	return run_accuracy(&o);
+	struct pred_config pc = { .weights = o.weights, .tile = tm, .tile_floor = 1 };
+	struct predictor *pred;
+	char err[256];
+	if (predictor_new(&pc, &pred, err, sizeof err) != 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		tile_model_free(tm);
+		return 2;
+	}
+	o.pred = pred;
+	int rc = run_accuracy(&o);
+	predictor_free(pred);
+	tile_model_free(tm);
+	return rc;
 }

@@ -78,21 +78,18 @@ struct acc {
 	char mem_cfg[128];      /* its config */
 };
 
-/* An AMD GPU's scale (tile.h) fitted on the other AMD GPUs' profiles
- * under labels; the compiled-in one when there are none (or compiled).
- * Writes what it used into note. */
-static void amd_scale_for(const char *labels, const struct gpu_spec *g, int compiled,
-			  char *note, size_t sz)
+/* An AMD GPU's scale (tile.h) fitted with weights tm on the other AMD
+ * GPUs' profiles under labels, into sc; the compiled-in one when there
+ * are none (or compiled).  Writes what it used into note. */
+static void amd_scale_for(const struct tile_model *tm, const char *labels, const struct gpu_spec *g,
+			  int compiled, struct tile_amd_scale *out, char *note, size_t sz)
 {
 	struct tile_amd_scale sc;
 	char err[512];
-	int used = compiled ? 0 : prof_fit_amd(labels, g, PROF_MIN_MS_DEFAULT, &sc, err, sizeof err);
-	if (used > 0) {
-		tile_set_amd_scale(&sc);
-	} else {
-		tile_set_amd_scale(NULL);
-		tile_get_amd_scale(&sc);
-	}
+	int used = compiled ? 0 : prof_fit_amd(tm, labels, g, PROF_MIN_MS_DEFAULT, &sc, err, sizeof err);
+	if (used <= 0)
+		sc = tile_amd_scale_default;
+	*out = sc;
 	int n = snprintf(note, sz, "AMD scale %s:", used > 0 ? "fitted without it" : "compiled-in");
 	for (int c = 0; c < TILE_AMD_NCLASS && n > 0 && (size_t)n < sz; c++)
 		n += snprintf(note + n, sz - (size_t)n, " %s %.2f", tile_amd_class_names[c], sc.scale[c]);
@@ -100,9 +97,10 @@ static void amd_scale_for(const char *labels, const struct gpu_spec *g, int comp
 		snprintf(note + n, sz - (size_t)n, ", %.1f us per kernel", sc.fixed_ns / 1e3);
 }
 
-static int run_gpu_dir(const char *labels, const char *gname, const struct gpu_spec *g,
-		       const char *configs, double launch_ns, enum model_attention attn,
-		       const char *holdout, int compiled_scale, struct acc *all)
+static int run_gpu_dir(const struct tile_model *tm, const char *labels, const char *gname,
+		       const struct gpu_spec *g, const char *configs, double launch_ns,
+		       enum model_attention attn, const char *holdout, int compiled_scale,
+		       struct acc *all)
 {
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/%s", labels, gname);
@@ -113,27 +111,38 @@ static int run_gpu_dir(const char *labels, const char *gname, const struct gpu_s
 	/* without held-out weights every GPU gets the compiled-in ones,
 	 * trained on NeuSight's NVIDIA GPUs: its mean line says so */
 	int builtin = !holdout;
+	struct tile_model *held_tm = NULL;
 	if (holdout) {
-		char w[4096];
-		snprintf(w, sizeof(w), "%s/w_%s.bin", holdout, gname);
 		/* A GPU without weights trained without it gets the compiled-in
 		 * ones, and its mean line says so: held out only if no kernel
 		 * of it was in their training data (none of an AMD GPU). */
-		if (tile_model_load_file(w) != 0) {
-			if (tile_model_load_blob(tile_weights_blob, tile_weights_blob_len) != 0) {
-				printf("%-24s skipped: no held-out weights '%s'\n", gname, w);
-				return 0;
-			}
-			builtin = 1;
+		int h = prof_holdout_weights(holdout, gname, &held_tm);
+		if (h < 0) {
+			printf("%-24s skipped: no held-out weights '%s/w_%s.bin'\n", gname, holdout, gname);
+			return 0;
 		}
+		builtin = h == 0;
+		tm = held_tm;
 	}
 	char note[384] = "";
+	struct tile_amd_scale sc = tile_amd_scale_default;
 	if (gpu_cc_is_amd(g->cc))
-		amd_scale_for(labels, g, compiled_scale, note, sizeof note);
+		amd_scale_for(tm, labels, g, compiled_scale, &sc, note, sizeof note);
+	struct pred_config pc = { .tile = tm, .amd_scale = &sc };
+	struct predictor *pred;
+	char perr[128];
+	if (predictor_new(&pc, &pred, perr, sizeof perr) != 0) {
+		tile_model_free(held_tm);
+		printf("%-24s skipped: %s\n", gname, perr);
+		return 0;
+	}
 	size_t nf;
 	char **files = prof_list_dir(dir, &nf);
-	if (!files)
+	if (!files) {
+		predictor_free(pred);
+		tile_model_free(held_tm);
 		return 0;
+	}
 	struct acc acc = { 0, 0, 0, "" };
 	for (size_t i = 0; i < nf; i++) {
 		char model[128];
@@ -162,6 +171,7 @@ static int run_gpu_dir(const char *labels, const char *gname, const struct gpu_s
 		}
 		struct model_opts o;
 		model_opts_init(&o);
+		o.pred = pred;
 		o.batch = batch;
 		o.seq = seq;
 		o.mode = mode;
@@ -207,6 +217,8 @@ static int run_gpu_dir(const char *labels, const char *gname, const struct gpu_s
 		acc.n++;
 	}
 	prof_free_list(files, nf);
+	predictor_free(pred);
+	tile_model_free(held_tm);
 	if (acc.n) {
 		printf("%-16s mean |error| %.1f%% over %zu configs", g->id, acc.sum / (double)acc.n,
 		       acc.n);
@@ -273,12 +285,14 @@ int bench_e2e_main(int argc, char **argv)
 		usage_e2e();
 		return 2;
 	}
-	if (prof_gpu_and_weights(only, weights) != 0)
+	struct tile_model *tm;
+	if (prof_gpu_and_weights(only, weights, &tm) != 0)
 		return 2;
 	size_t ng;
 	char **gpus = prof_list_dir(labels, &ng);
 	if (!gpus) {
 		fprintf(stderr, PROG ": cannot read '%s': %s\n", labels, strerror(errno));
+		tile_model_free(tm);
 		return 2;
 	}
 	printf("%-16s %-34s %10s %10s %9s %6s\n", "gpu", "config", "measured", "predicted", "error",
@@ -288,10 +302,11 @@ int bench_e2e_main(int argc, char **argv)
 		const struct gpu_spec *g = prof_gpu_of_dir(gpus[i]);
 		if (only && (!g || g != gpu_find(only)))
 			continue;
-		run_gpu_dir(labels, gpus[i], g, configs, launch_ns, attn, holdout, compiled_scale,
+		run_gpu_dir(tm, labels, gpus[i], g, configs, launch_ns, attn, holdout, compiled_scale,
 			    &vendor[g && gpu_cc_is_amd(g->cc)]);
 	}
 	prof_free_list(gpus, ng);
+	tile_model_free(tm);
 	/* NVIDIA and AMD apart as well: every GPU the weights learnt from is
 	 * an NVIDIA one. */
 	for (int v = 0; v < 2; v++) {
