@@ -81,23 +81,13 @@ static void bp_usage(FILE *f)
 		   "  the fraction of the boost clock each board held)\n");
 }
 
-int bench_power_main(int argc, char **argv)
+int bench_power_main(const struct bench_args *a)
 {
-	const char *data = NULL, *weights = NULL;
+	const char *data = a->data, *weights = a->weights;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--data") && i + 1 < argc) {
-			data = argv[++i];
-		} else if (!strcmp(argv[i], "--weights") && i + 1 < argc) {
-			weights = argv[++i];
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			bp_usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, PROG ": unknown option '%s'\n", argv[i]);
-			bp_usage(stderr);
-			return 2;
-		}
+	if (a->help) {
+		bp_usage(stdout);
+		return 0;
 	}
 	if (!data) {
 		bp_usage(stderr);

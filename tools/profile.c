@@ -26,9 +26,9 @@
 #include "analyzer/model.h"
 #include "gpu_specs/gpu.h"
 #include "predictor/predict.h"
+#include "trace/csv.h"
 
 #define PROG "surfer-bench"
-#define MAXCOLS 64
 #define MAXSHAPES 4
 #define MAXRANK 8
 
@@ -406,20 +406,24 @@ int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen
 		snprintf(err, errlen, "'%s': not a .csv file", csv);
 		return -1;
 	}
-	FILE *fp = fopen(csv, "r");
-	if (!fp) {
-		snprintf(err, errlen, "cannot open '%s': %s", csv, strerror(errno));
+	struct csv_reader r;
+	int rc = csv_open(&r, csv, 0), next;
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", csv, strerror(-rc));
 		return -1;
 	}
-	char *line = NULL, *f[MAXCOLS];
 	double *free_ms[2] = {NULL, NULL};
-	size_t cap = 0;
-	int col[P_NCOLS], rc = -1;
-	if (getline(&line, &cap, fp) < 0) {
-		snprintf(err, errlen, "'%s': empty", csv);
+	int col[P_NCOLS];
+	rc = -1;
+	if ((next = csv_next(&r)) <= 0) {
+		if (next == 0)
+			snprintf(err, errlen, "'%s': empty", csv);
+		else
+			snprintf(err, errlen, "%s", r.err);
 		goto out;
 	}
-	int nh = ns_split_csv(line, f, MAXCOLS);
+	char **f = r.field;
+	int nh = (int)r.nfield;
 	for (int c = 0; c < P_NCOLS; c++) {
 		col[c] = -1;
 		for (int i = 0; i < nh; i++)
@@ -442,8 +446,9 @@ int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen
 	size_t first = s->n, nfree[2] = {0, 0};
 	if (!config)
 		goto nomem;
-	while (getline(&line, &cap, fp) >= 0) {
-		int n = ns_split_csv(line, f, MAXCOLS);
+	while ((next = csv_next(&r)) == 1) {
+		f = r.field;
+		int n = (int)r.nfield;
 		if (n < nh)
 			continue;
 		struct prof_op op;
@@ -477,6 +482,10 @@ int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen
 	 * median time of the nodes that launch nothing.  An iteration does
 	 * not pay it (its CPU runs ahead of the GPU), so each operator's time
 	 * is its measured time less that. */
+	if (next < 0) {
+		snprintf(err, errlen, "%s", r.err);
+		goto out;
+	}
 	double over[2] = {median(free_ms[0], nfree[0]), median(free_ms[1], nfree[1])};
 	for (size_t i = first; i < s->n; i++) {
 		struct prof_op *op = &s->v[i];
@@ -492,8 +501,7 @@ nomem:
 out:
 	free(free_ms[0]);
 	free(free_ms[1]);
-	free(line);
-	fclose(fp);
+	csv_release(&r);
 	return rc;
 }
 
@@ -859,41 +867,20 @@ static int emit(const struct tile_model *tm, const char *labels, double min_ms)
 	return 0;
 }
 
-int bench_profile_main(int argc, char **argv)
+int bench_profile_main(const struct bench_args *a)
 {
-	const char *labels = NULL, *only = NULL, *weights = NULL, *holdout = NULL;
+	const char *labels = a->labels, *only = a->gpu, *weights = a->weights, *holdout = a->holdout;
 	double min_ms = PROF_MIN_MS_DEFAULT;
-	int do_emit = 0, rows = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--emit")) {
-			do_emit = 1;
-		} else if (!strcmp(a, "--rows")) {
-			rows = 1;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage_profile(stdout);
-			return 0;
-		} else if (!v) {
-			fprintf(stderr, PROG ": profile: unknown option or missing value '%s'\n", a);
-			return 2;
-		} else if (!strcmp(a, "--labels")) {
-			labels = v, i++;
-		} else if (!strcmp(a, "--gpu")) {
-			only = v, i++;
-		} else if (!strcmp(a, "--weights")) {
-			weights = v, i++;
-		} else if (!strcmp(a, "--holdout-weights")) {
-			holdout = v, i++;
-		} else if (!strcmp(a, "--min-ms")) {
-			char *end;
-			min_ms = strtod(v, &end);
-			if (*end || !(min_ms >= 0) || min_ms > 1e6) {
-				fprintf(stderr, PROG ": bad --min-ms '%s'\n", v);
-				return 2;
-			}
-			i++;
-		} else {
-			fprintf(stderr, PROG ": profile: unknown option '%s'\n", a);
+	int do_emit = a->emit, rows = a->rows;
+	if (a->help) {
+		usage_profile(stdout);
+		return 0;
+	}
+	if (a->min_ms) {
+		char *end;
+		min_ms = strtod(a->min_ms, &end);
+		if (*end || !(min_ms >= 0) || min_ms > 1e6) {
+			fprintf(stderr, PROG ": bad --min-ms '%s'\n", a->min_ms);
 			return 2;
 		}
 	}
