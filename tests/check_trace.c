@@ -9,6 +9,7 @@
  * never from the reader's own output.
  */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
