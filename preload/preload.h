@@ -78,7 +78,11 @@ void *preload_lib_sym(const char *soname, const char *sym);
  * looked up in the loaded libcuda.so.1 without our hooks; NULL if absent. */
 void *preload_driver_sym(const char *sym);
 
-/* ---- the hook tables (hooks_cuda.c, hooks_cublas.c, hooks_cudnn.c) ---- */
+/* ---- the hook tables (hooks_cuda.c, hooks_cublas.c, hooks_cudnn.c) ----
+ * Each is indexed by its file's enum (HK_*, HB_*, HD_*) through designated
+ * initializers and ends with an entry whose base is NULL, where the walks
+ * here stop: every index below the end needs its entry (shim_test.sh
+ * checks). */
 extern struct preload_hook preload_cuda_hooks[];
 extern struct preload_hook preload_cublas_hooks[];
 extern struct preload_hook preload_cudnn_hooks[];
