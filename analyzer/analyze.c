@@ -989,8 +989,9 @@ void analysis_warn_memory(struct analysis *a, double bytes, const char *what)
 	size_t n = 0;
 	for (size_t i = 0; i < a->ntargets; i++) {
 		const struct gpu_spec *g = a->targets[i].gpu;
-		/* GB as marketed are GiB on these parts (80 GB = 80 GiB) */
-		if (g->mem_gb > 0 && bytes > g->mem_gb * 1073741824.0) {
+		/* what the driver reports, less the context's and the
+		 * libraries' share (gpu_mem_usable_bytes()) */
+		if (gpu_mem_usable_bytes(g) > 0 && bytes > gpu_mem_usable_bytes(g)) {
 			size_t l = strlen(list);
 			if (l + strlen(g->id) + 3 < sizeof(list))
 				snprintf(list + l, sizeof(list) - l, "%s%s", n ? ", " : "", g->id);
