@@ -20,7 +20,7 @@
 
 static struct {
 	pthread_mutex_t mu;
-	struct preload_u64map size;   /* device pointer -> bytes                */
+	struct hmap size;             /* device pointer -> bytes                */
 	uint64_t held, peak;          /* bytes                                  */
 } M = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
@@ -31,10 +31,10 @@ void preload_mem_alloc(uint64_t ptr, uint64_t bytes)
 	int e = errno;             /* the host program's, as the driver left it */
 	pthread_mutex_lock(&M.mu);
 	/* a pointer the map cannot hold is still counted (never freed) */
-	void *old = preload_u64map_get(&M.size, ptr);
+	const uint64_t *old = hmap_get(&M.size, ptr);
 	if (old)
-		M.held -= (uint64_t)(uintptr_t)old;
-	preload_u64map_put(&M.size, ptr, (void *)(uintptr_t)bytes);
+		M.held -= *old;
+	hmap_put(&M.size, ptr, bytes);
 	M.held += bytes;
 	if (M.held > M.peak)
 		M.peak = M.held;
@@ -48,10 +48,10 @@ void preload_mem_free(uint64_t ptr)
 		return;
 	int e = errno;
 	pthread_mutex_lock(&M.mu);
-	uint64_t b = (uint64_t)(uintptr_t)preload_u64map_get(&M.size, ptr);
+	const uint64_t *b = hmap_get(&M.size, ptr);
 	if (b) {
-		preload_u64map_del(&M.size, ptr);
-		M.held -= b;
+		M.held -= *b;
+		hmap_del(&M.size, ptr);
 	}
 	pthread_mutex_unlock(&M.mu);
 	errno = e;

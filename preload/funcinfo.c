@@ -90,6 +90,19 @@ static void fill_funcinfo(struct preload_funcinfo *fi, preload_func f)
 		fi->static_smem = (uint32_t)v;
 }
 
+/* The first half of MurmurHash3's 64-bit finalizer, inlined: it runs on
+ * every launch. */
+static inline size_t mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+/* Not trace/hmap.h: every launch reads this table without a lock and
+ * threads insert with compare-and-swap, where the common map wants its
+ * caller to lock. */
 #define FC_SIZE 16384u
 static struct fc_slot {
 	_Atomic(uintptr_t) key;
@@ -100,7 +113,7 @@ static struct fc_slot {
 struct preload_funcinfo *preload_funcinfo_get(preload_func f)
 {
 	uintptr_t k = (uintptr_t)f;
-	size_t i = preload_mix64(k) & (FC_SIZE - 1);
+	size_t i = mix(k) & (FC_SIZE - 1);
 	for (int probe = 0; k && probe < 64; probe++, i = (i + 1) & (FC_SIZE - 1)) {
 		struct fc_slot *s = &fcache[i];
 		uintptr_t cur = atomic_load_explicit(&s->key, memory_order_acquire);

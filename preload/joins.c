@@ -19,7 +19,7 @@
 #include "preload/recorder.h"
 
 static struct {
-	struct preload_u64map corr;   /* CUPTI correlation id -> our seq         */
+	struct hmap corr;             /* CUPTI correlation id -> our seq         */
 } J;
 
 /* A kernel starts after its launch call began; what CUPTI's clock reading
@@ -40,9 +40,12 @@ static int counts_as_dropped(void)
 static void cupti_external(void *ctx, uint32_t corr, uint64_t ext)
 {
 	(void)ctx;
-	if (J.corr.n > (1u << 20))
-		preload_u64map_clear(&J.corr);
-	preload_u64map_put(&J.corr, corr, (void *)(uintptr_t)ext);
+	if (J.corr.count > (1u << 20))
+		hmap_release(&J.corr);
+	/* correlation 0 is kept for none: such a report is matched by
+	 * kernel, below */
+	if (corr)
+		hmap_put(&J.corr, corr, ext);
 }
 
 /*
@@ -201,7 +204,8 @@ static void keep_unjoined(const struct preload_cupti_kernel *k, const struct pre
  * started earlier needs no search (0: search). */
 static int try_kernel(const struct preload_cupti_kernel *k, uint64_t first)
 {
-	uint64_t seq = (uint64_t)(uintptr_t)preload_u64map_get(&J.corr, k->correlation);
+	const uint64_t *ext = hmap_get(&J.corr, k->correlation);
+	uint64_t seq = ext ? *ext : 0;
 	struct preload_pend *p = seq ? preload_pend_by_seq(seq) : NULL;
 	if (p && p->rec.type == TRACE_KERNEL) {
 		preload_pend_join_kernel(p, k);
@@ -222,7 +226,8 @@ static int try_kernel(const struct preload_cupti_kernel *k, uint64_t first)
 
 static int try_copy(const struct preload_cupti_copy *c, uint64_t first)
 {
-	uint64_t seq = (uint64_t)(uintptr_t)preload_u64map_get(&J.corr, c->correlation);
+	const uint64_t *ext = hmap_get(&J.corr, c->correlation);
+	uint64_t seq = ext ? *ext : 0;
 	struct preload_pend *p = seq ? preload_pend_by_seq(seq) : NULL;
 	if (!p || (p->rec.type != TRACE_MEMCPY && p->rec.type != TRACE_MEMSET))
 		p = seq || launched_by(c->start_ns) < first ? NULL : match_copy(c);
@@ -318,5 +323,5 @@ void preload_joins_finish(void)
 void preload_joins_fork_child(void)
 {
 	/* the parent's table is leaked: the child's CUPTI is off */
-	memset(&J.corr, 0, sizeof J.corr);
+	hmap_init(&J.corr);
 }

@@ -24,8 +24,8 @@
 static struct {
 	struct preload_pend *head, *tail;
 	size_t n;
-	struct preload_u64map by_seq;  /* seq -> struct preload_pend (CUPTI)     */
-	struct preload_u64map orphans; /* seq -> struct orphan list              */
+	struct hmap by_seq;            /* seq -> struct preload_pend (CUPTI)     */
+	struct hmap orphans;           /* seq -> struct orphan list              */
 	struct preload_pend *free_list;
 	size_t nfree;
 } P;
@@ -99,13 +99,13 @@ void preload_pend_orphan(uint64_t seq, const struct preload_cupti_kernel *k)
 	o->k.name = k->name ? strdup(k->name) : NULL;
 	o->next = NULL;
 	/* In report order: a graph's kernels keep their order. */
-	struct orphan *head = preload_u64map_get(&P.orphans, seq), *t = head;
+	struct orphan *head = preload_map_get(&P.orphans, seq), *t = head;
 	while (t && t->next)
 		t = t->next;
 	if (t)
 		t->next = o;
 	else
-		preload_u64map_put(&P.orphans, seq, o);
+		preload_map_put(&P.orphans, seq, o);
 }
 
 static void free_orphans(struct orphan *o)
@@ -121,10 +121,10 @@ static void free_orphans(struct orphan *o)
 /* A record entering the pending table takes the reports kept for it. */
 static void adopt_orphans(struct preload_pend *p, uint64_t seq)
 {
-	struct orphan *o = preload_u64map_get(&P.orphans, seq);
+	struct orphan *o = preload_map_get(&P.orphans, seq);
 	if (!o)
 		return;
-	preload_u64map_del(&P.orphans, seq);
+	hmap_del(&P.orphans, seq);
 	int done = 0;
 	for (struct orphan *x = o; x && !done; x = x->next)
 		done = preload_pend_join_kernel(p, &x->k);
@@ -157,7 +157,7 @@ void preload_pend_add(struct preload_entry *e)
 	P.tail = p;
 	P.n++;
 	if (preload_core.timing == TRACE_TIMING_CUPTI) {
-		preload_u64map_put(&P.by_seq, rec_seq(&p->rec), p);
+		preload_map_put(&P.by_seq, rec_seq(&p->rec), p);
 		if (p->rec.type == TRACE_KERNEL)
 			adopt_orphans(p, rec_seq(&p->rec));
 	}
@@ -170,13 +170,13 @@ struct preload_pend *preload_pend_head(void)
 
 struct preload_pend *preload_pend_by_seq(uint64_t seq)
 {
-	return preload_u64map_get(&P.by_seq, seq);
+	return preload_map_get(&P.by_seq, seq);
 }
 
 /* Writes p and forgets it. */
 static void complete(struct preload_pend *p)
 {
-	preload_u64map_del(&P.by_seq, rec_seq(&p->rec));
+	hmap_del(&P.by_seq, rec_seq(&p->rec));
 	pend_unlink(p);
 	preload_out_write(&p->rec, NULL);
 	pend_release(p);
@@ -222,7 +222,7 @@ void preload_pend_join_copy(struct preload_pend *p, const struct preload_cupti_c
 
 void preload_pend_drop(struct preload_pend *p)
 {
-	preload_u64map_del(&P.by_seq, rec_seq(&p->rec));
+	hmap_del(&P.by_seq, rec_seq(&p->rec));
 	pend_unlink(p);
 	pend_release(p);
 }
@@ -265,11 +265,11 @@ void preload_pend_finish(void)
 	}
 	P.head = P.tail = NULL;
 	P.n = 0;
-	preload_u64map_clear(&P.by_seq);
-	for (size_t i = 0; i < P.orphans.cap; i++)
-		if (P.orphans.keys[i])
-			free_orphans(P.orphans.vals[i]);
-	preload_u64map_clear(&P.orphans);
+	hmap_release(&P.by_seq);
+	uint32_t pos = 0;
+	for (const struct hmap_slot *o; (o = hmap_next(&P.orphans, &pos)) != NULL;)
+		free_orphans((struct orphan *)(uintptr_t)o->val);
+	hmap_release(&P.orphans);
 }
 
 void preload_pend_fork_child(void)
@@ -278,6 +278,6 @@ void preload_pend_fork_child(void)
 	 * nothing of them may reach the child's trace */
 	P.head = P.tail = NULL;
 	P.n = 0;
-	memset(&P.by_seq, 0, sizeof P.by_seq);
-	memset(&P.orphans, 0, sizeof P.orphans);
+	hmap_init(&P.by_seq);
+	hmap_init(&P.orphans);
 }

@@ -17,7 +17,6 @@
  *   joins.c          the CUPTI sink: which report belongs to which record
  *   output.c         the one trace writer: header, records, trailer
  *   devmem.c         device memory held, for the trailer's peak
- *   u64map.c         the uint64 -> pointer map the tables above use
  *
  * Who may call whom: the hooks call entries.c (and devmem.c); entries.c
  * fills rings; ring.c, writer_thread.c and recorder.c drain them into
@@ -39,6 +38,7 @@
 #include <sys/types.h>
 
 #include "preload/preload.h"
+#include "trace/hmap.h"
 
 /* ---- recorder.c -------------------------------------------------------- */
 
@@ -261,31 +261,20 @@ void preload_out_fork_child(void);
 /* The most device memory the program held at once, bytes. */
 uint64_t preload_mem_peak(void);
 
-/* ---- u64map.c: uint64 -> pointer maps (key 0 is never stored) ----------- */
+/* ---- the maps of pointers (trace/hmap.h, exact keys) -------------------- */
 
-struct preload_u64map {
-	uint64_t *keys;               /* cap slots, 0 = empty                    */
-	void **vals;
-	size_t cap, n;                /* cap a power of two (0 before the first put) */
-};
-
-/* The value of k, NULL when absent. */
-void *preload_u64map_get(const struct preload_u64map *m, uint64_t k);
-/* Sets k's value (allocates when the table grows); -1 when k is 0 or out
- * of memory (the map is then unchanged). */
-int preload_u64map_put(struct preload_u64map *m, uint64_t k, void *v);
-void preload_u64map_del(struct preload_u64map *m, uint64_t k);
-/* Frees the table; the map is empty and usable again. */
-void preload_u64map_clear(struct preload_u64map *m);
-
-/* The first half of MurmurHash3's 64-bit finalizer: spreads pointers and
- * sequence numbers over a power-of-two table. */
-static inline size_t preload_mix64(uint64_t k)
+/* The pointer stored for key, NULL when absent. */
+static inline void *preload_map_get(const struct hmap *m, uint64_t key)
 {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return (size_t)k;
+	const uint64_t *v = hmap_get(m, key);
+	return v ? (void *)(uintptr_t)*v : NULL;
+}
+
+/* Stores p for key (allocates when the table grows); 0, or negative when
+ * out of memory (the map is then unchanged). */
+static inline int preload_map_put(struct hmap *m, uint64_t key, void *p)
+{
+	return hmap_put(m, key, (uint64_t)(uintptr_t)p);
 }
 
 #endif
