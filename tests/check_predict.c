@@ -29,9 +29,17 @@ static const struct gpu_cc_limits cc80 = {
 	.smem_reserved_per_block = 1024, .carveouts_kb = carve, .ncarveouts = 8,
 };
 static struct gpu_spec ga, gb;
+static struct predictor *pred;    /* the defaults */
+
+static void teardown(void)
+{
+	predictor_free(pred);
+	pred = NULL;
+}
 
 static void setup(void)
 {
+	ck_assert_int_eq(predictor_new(NULL, &pred, NULL, 0), 0);
 	memset(&ga, 0, sizeof(ga));
 	ga.id = "test-a";
 	ga.name = "Test A";
@@ -249,7 +257,7 @@ START_TEST(identity)
 	ck_assert_int_eq(wave_predict(&k, &ga, &ga, &r), 0);
 	ck_assert(r.ns == 100000.0);
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		ck_assert_int_eq(predict_kernel(&k, &gb, &gb, m[i], &r), 0);
+		ck_assert_int_eq(predict_kernel(pred, &k, &gb, &gb, m[i], &r), 0);
 		ck_assert_int_eq(r.method, PRED_IDENTITY);
 		ck_assert(r.ns == 100000.0);
 	}
@@ -292,20 +300,20 @@ START_TEST(dispatch)
 	struct pred_result r;
 
 	/* The tile model cannot describe it yet: mlp falls back to wave. */
-	ck_assert_int_eq(predict_kernel(&k, &ga, &gb, PRED_MLP, &r), 0);
+	ck_assert_int_eq(predict_kernel(pred, &k, &ga, &gb, PRED_MLP, &r), 0);
 	ck_assert(r.method == PRED_WAVE || r.method == PRED_MLP);
 	ck_assert(r.ns > 0);
 	/* No origin time: wave refuses, auto falls back to the roofline:
 	 * max(20e6/60e12, 1e6/2e12) s = 500 ns. */
 	k.origin_ns = 0;
-	ck_assert_int_lt(predict_kernel(&k, &ga, &gb, PRED_WAVE, &r), 0);
-	ck_assert_int_eq(predict_kernel(&k, NULL, &gb, PRED_AUTO, &r), 0);
+	ck_assert_int_lt(predict_kernel(pred, &k, &ga, &gb, PRED_WAVE, &r), 0);
+	ck_assert_int_eq(predict_kernel(pred, &k, NULL, &gb, PRED_AUTO, &r), 0);
 	if (r.method == PRED_ROOFLINE)
 		NEAR(r.ns, 500.0);
 	ck_assert(r.ns > 0);
 	/* Nothing known at all: auto still answers. */
 	k.flops = k.bytes = 0;
-	ck_assert_int_eq(predict_kernel(&k, NULL, &gb, PRED_AUTO, &r), 0);
+	ck_assert_int_eq(predict_kernel(pred, &k, NULL, &gb, PRED_AUTO, &r), 0);
 	ck_assert(r.ns > 0);
 }
 END_TEST
@@ -333,7 +341,22 @@ static const struct {
 	{"ampere_sgemm_128x64_nn", PRED_OP_GEMM, GPU_DT_FP32},
 	{"ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn", PRED_OP_GEMM, GPU_DT_FP16},
 	{"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", PRED_OP_GEMM, GPU_DT_BF16},
-	{"nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NTT", PRED_OP_GEMM, GPU_DT_FP32},
+	{"nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NTT", PRED_OP_GEMM, GPU_DT_FP16},
+	/* tensor-core GEMMs of FP32 operands run in TF32, SIMT ones in FP32 */
+	{"nvjet_tst_128x64_64x6_1x1_v_bz_coopA_TNN", PRED_OP_GEMM, GPU_DT_TF32},
+	{"cutlass_80_tensorop_s1688gemm_256x128_32x3_nn", PRED_OP_GEMM, GPU_DT_TF32},
+	{"void cutlass::Kernel<cutlass_80_tensorop_s16816gemm_relu_128x128_32x3_nn_align4>(Params)",
+	 PRED_OP_GEMM, GPU_DT_TF32},
+	{"cutlass3x_sm90_tensorop_gemm_f32_f32_f32_f32_f32_128x128x32_1x2x1_0_tnn_align4",
+	 PRED_OP_GEMM, GPU_DT_TF32},
+	{"sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x16_stage4", PRED_OP_GEMM,
+	 GPU_DT_TF32},
+	{"sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x64x8_warpgroupsize1x1x1", PRED_OP_GEMM,
+	 GPU_DT_FP32},
+	{"void cutlass::Kernel<cutlass_80_simt_sgemm_128x128_8x4_nn_align1>(Params)", PRED_OP_GEMM,
+	 GPU_DT_FP32},
+	{"volta_sgemm_128x32_nt", PRED_OP_GEMM, GPU_DT_FP32},
+	{"cutlass_80_tensorop_d884gemm_64x32_16x4_nn_align1", PRED_OP_GEMM, GPU_DT_FP64},
 	{"void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_tf32_128x128_16x4_nn_align4>(Params)",
 	 PRED_OP_GEMM, GPU_DT_TF32},
 	{"sm90_xmma_gemm_e4m3e4m3_e4m3f32_f32_tn_n", PRED_OP_GEMM, GPU_DT_FP8},
@@ -415,7 +438,7 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
-	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, one_wave);
 	tcase_add_test(tc, many_waves);
 	tcase_add_test(tc, tail_wave);
