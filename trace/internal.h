@@ -1,7 +1,6 @@
 /*
  * internal.h - what the trace writer and reader share and nobody else uses:
- * the record field layout, the semantic validation both sides apply, and a
- * small uint32 -> uint32 hash map.
+ * the record field layout and the semantic validation both sides apply.
  *
  * The writer refuses exactly what the reader would reject, so a trace the
  * writer accepted is always readable.
@@ -12,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace/hmap.h"
 #include "trace/trace.h"
 
 /* Number of leading fields (record type included) a record must carry;
@@ -37,24 +37,12 @@
 #define TRACE_MAX_STACKS (1u << 22)
 #define TRACE_MAX_STRING_BYTES (UINT64_C(1) << 30)  /* all strings together */
 
-/* Open-addressing map from nonzero uint32 keys to uint32 values. */
-struct trace_u32map {
-	uint32_t *keys, *vals;
-	uint32_t cap, n;   /* cap is 0 or a power of two */
-};
-
-/* Returns a pointer to the value of key, or NULL. */
-uint32_t *trace_u32map_get(const struct trace_u32map *m, uint32_t key);
-/* Inserts or replaces; returns 0, or TRACE_ENOMEM. */
-int trace_u32map_put(struct trace_u32map *m, uint32_t key, uint32_t val);
-void trace_u32map_release(struct trace_u32map *m);
-
 /* Checks the values of rec (not its encoding) against the rules of
  * docs/trace-format.md: string ids must be <= nstrings, stack ids must be
- * in stacks, dimensions sane.  Returns 0, or TRACE_ECORRUPT with a reason
+ * keys of stacks (an exact-key hmap), dimensions sane.  Returns 0, or TRACE_ECORRUPT with a reason
  * ("field: what is wrong") in msg. */
 int trace_validate_record(const struct trace_record *rec, uint32_t nstrings,
-			  const struct trace_u32map *stacks, char *msg, size_t msglen);
+			  const struct hmap *stacks, char *msg, size_t msglen);
 
 /* Checks the enum values and bounds of a header; same conventions. */
 int trace_validate_header(const struct trace_header *h, char *msg, size_t msglen);
