@@ -15,9 +15,13 @@
  *
  * Memory is bounded by the configurations, strings, streams and the window,
  * never by the number of launches.  A trace out of CPU order by more than
- * the window (an event older than one already replayed) is read a second
- * time into a compact sorted copy (about 100 bytes an event) and replayed
- * from it.
+ * the window (an event older than one already replayed; the threads of a
+ * program interleave in runs longer than the window) is read a second time
+ * in CPU order, thread by thread (trace_merge_*, the reader noted where each
+ * thread's records are), and replayed again.  Only when one thread's own
+ * records are out of order beyond the window, or the second reading does
+ * not resolve every launch to the configuration the first gave it, is the
+ * trace read into a compact sorted copy (about 100 bytes an event).
  *
  * Clocks: GPU times are expected on the CPU clock.  When the smallest
  * (GPU start - CPU launch) among the first AN_WINDOW events is negative or
@@ -35,6 +39,7 @@
 
 #include "analyzer/ktable.h"
 #include "analyzer/timeline.h"
+#include "trace/hmap.h"
 #include "trace/trace.h"
 
 /* Library calls remembered for their kernels.  With CUPTI timing a kernel
@@ -93,6 +98,7 @@ struct an_ctx {
 	uint64_t fed_seq;
 	int overflow;                 /* an event came later than the window allows */
 	int have_t0;
+	uint64_t launch_sum;          /* over replayed launches, of an_launch_hash */
 	uint32_t cap_configs;
 	int32_t cur_iteration;
 	char *err;
@@ -516,6 +522,13 @@ static int an_pending_cmp(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* A launch and its configuration, summed over the launches of a reading
+ * to compare two readings. */
+static uint64_t an_launch_hash(uint64_t seq, uint32_t config)
+{
+	return hmap_hash_u64(hmap_hash_add(hmap_hash_u64(seq), config));
+}
+
 static uint64_t an_seq(const struct trace_record *rec)
 {
 	switch (rec->type) {
@@ -525,6 +538,69 @@ static uint64_t an_seq(const struct trace_record *rec)
 	case TRACE_MARKER: return rec->u.marker.seq;
 	default: return 0;
 	}
+}
+
+/* A new, empty timeline; the caller's spans are told to start over. */
+static int an_restart(struct an_ctx *c)
+{
+	timeline_free(c->tl);
+	c->tl = an_timeline(c, ktable_count(c->kt));
+	if (c->o->on_span) {
+		struct analysis_span restart;
+
+		memset(&restart, 0, sizeof(restart));
+		restart.kind = ANALYSIS_SPAN_RESTART;
+		restart.name = "restart";
+		c->o->on_span(c->o->span_ctx, &restart);
+	}
+	return c->tl ? 0 : -1;
+}
+
+/* an_pass_merge's results besides 0 (replayed) and errors. */
+enum { AN_MERGE_CANNOT = 1, AN_MERGE_DIFFERS = 2 };
+
+/* Replays a trace out of order beyond the window from a second reading in
+ * CPU order (trace_merge_*).  Library calls come in that order too, so a
+ * launch finds its GEMM record in the ring as in the first reading when
+ * the call precedes the launch, as calls do; the sum of (launch,
+ * configuration) over both readings checks it.  Returns 0, AN_MERGE_CANNOT
+ * (nothing replayed: a thread out of order beyond the window, or input that
+ * cannot be read twice), AN_MERGE_DIFFERS (replayed, but some launch found
+ * another configuration: the caller starts over) or a negative code. */
+static int an_pass_merge(struct an_ctx *c)
+{
+	struct trace_merge *m;
+	struct trace_record rec;
+	struct tl_event ev;
+	char rerr[160];
+	uint64_t sum = 0;
+	int rc;
+
+	if (trace_merge_open(&m, c->r, rerr, sizeof(rerr)) < 0)
+		return AN_MERGE_CANNOT;
+	memset(c->ring.seq, 0, AN_LIB_RING * sizeof(*c->ring.seq));
+	c->cur_iteration = -1;
+	c->a->sorted_in_memory = 1;
+	while ((rc = trace_merge_next(m, &rec, rerr, sizeof(rerr))) == 1) {
+		if (rec.type == TRACE_GEMM || rec.type == TRACE_CONV) {
+			an_lib_record(c, &rec);
+			continue;
+		}
+		if (rec.type == TRACE_KERNEL && (rec.u.kernel.flags & TRACE_KF_CAPTURED))
+			continue;
+		if (!an_event(c, &rec, &ev, -1))
+			continue;
+		if (rec.type == TRACE_KERNEL)
+			sum += an_launch_hash(rec.u.kernel.seq, ev.config);
+		if (an_feed(c, &ev, rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1) < 0) {
+			trace_merge_free(m);
+			return an_fail(c, -1, "out of memory");
+		}
+	}
+	trace_merge_free(m);
+	if (rc < 0)
+		return an_fail(c, rc == TRACE_ENOMEM ? -1 : -2, "cannot read '%s': %s", c->path, rerr);
+	return sum == c->launch_sum ? 0 : AN_MERGE_DIFFERS;
 }
 
 /* The fallback for a trace out of order beyond the reorder window: read it
@@ -710,6 +786,7 @@ static int an_stream(struct an_ctx *c)
 			config = an_config(c, &rec.u.kernel);
 			if (config < 0)
 				return (int)config;
+			c->launch_sum += an_launch_hash(rec.u.kernel.seq, (uint32_t)config);
 			an_note_gpu(c, rec.u.kernel.cpu_ns, rec.u.kernel.start_ns, rec.u.kernel.end_ns);
 			break;
 		case TRACE_MEMCPY:
@@ -743,22 +820,17 @@ static int an_stream(struct an_ctx *c)
 	c->a->untimed = !c->timed;
 	an_fix_offset(c);
 	if (c->overflow) {
-		/* Out of order beyond the window: replay again from a sorted copy,
-		 * with the clock offset of the whole trace. */
+		/* Out of order beyond the window: replay again in CPU order, with
+		 * the clock offset of the whole trace. */
 		c->offset_fixed = 0;
 		c->offset = 0;
 		an_fix_offset(c);
-		timeline_free(c->tl);
-		c->tl = an_timeline(c, ktable_count(c->kt));
-		if (c->o->on_span) {
-			struct analysis_span restart;
-
-			memset(&restart, 0, sizeof(restart));
-			restart.kind = ANALYSIS_SPAN_RESTART;
-			restart.name = "restart";
-			c->o->on_span(c->o->span_ctx, &restart);
-		}
-		if (!c->tl)
+		if (an_restart(c) < 0)
+			return an_fail(c, -1, "out of memory");
+		rc = an_pass_merge(c);
+		if (rc <= 0)
+			return rc;
+		if (rc == AN_MERGE_DIFFERS && an_restart(c) < 0)
 			return an_fail(c, -1, "out of memory");
 		return an_pass2(c);
 	}
@@ -951,6 +1023,10 @@ int analysis_run(const char *path, const struct analysis_options *o, struct anal
 	}
 	if (trace_reader_open(&c.r, path, rerr, sizeof(rerr)) < 0) {
 		rc = an_fail(&c, -2, "cannot read '%s': %s", path, rerr);
+		goto out;
+	}
+	if (trace_reader_keep_order(c.r, o->reorder_window ? o->reorder_window : AN_WINDOW) < 0) {
+		rc = an_fail(&c, -1, "out of memory");
 		goto out;
 	}
 	if ((rc = an_origin(&c)) < 0 || (rc = an_targets(&c)) < 0)

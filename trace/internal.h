@@ -47,4 +47,53 @@ int trace_validate_record(const struct trace_record *rec, uint32_t nstrings,
 /* Checks the enum values and bounds of a header; same conventions. */
 int trace_validate_header(const struct trace_header *h, char *msg, size_t msglen);
 
+/* The ordering key of rec (docs/trace-format.md, "Order"): 1 with its
+ * thread, cpu_ns and seq for the record types that have them (kernel, GEMM,
+ * conv, memcpy, memset, sync, marker), 0 for the others. */
+int trace_record_key(const struct trace_record *rec, uint32_t *thread, uint64_t *cpu_ns,
+		     uint64_t *seq);
+
+/* ---- order.c: the order of a trace's records, thread by thread ------- */
+
+/* Segments a trace_order keeps before joining neighbours (16 bytes each). */
+#define TRACE_ORDER_MAX_SEGS (1u << 16)
+
+struct trace_order;
+
+/* Bytes [start, end) of the file: whole records, the first and the last of
+ * them of one thread. */
+struct trace_order_seg {
+	uint64_t start, end;
+};
+
+struct trace_order_thread {
+	uint32_t thread;
+	int sorted;                  /* its keys never go down                  */
+	int beyond;                  /* a window of W records does not sort them */
+	uint64_t records;
+	const struct trace_order_seg *seg;  /* owned by the trace_order         */
+	uint32_t nseg;
+};
+
+/* A tracker with a window of W records (0 = TRACE_ORDER_WINDOW); NULL on
+ * allocation failure. */
+struct trace_order *trace_order_new(uint32_t window);
+
+/* Notes a record of thread at bytes [start, end) with key (cpu_ns, seq), in
+ * file order.  0 or TRACE_ENOMEM. */
+int trace_order_note(struct trace_order *o, uint32_t thread, uint64_t cpu_ns, uint64_t seq,
+		     uint64_t start, uint64_t end);
+
+uint32_t trace_order_window(const struct trace_order *o);
+/* Threads noted so far, and what is known of thread i (in order of first
+ * appearance). */
+uint32_t trace_order_threads(const struct trace_order *o);
+void trace_order_thread(const struct trace_order *o, uint32_t i, struct trace_order_thread *out);
+/* 1 when segments were joined: a segment may then hold other threads'
+ * records, which a reader of it skips. */
+int trace_order_coarse(const struct trace_order *o);
+/* Bytes the tracker holds. */
+size_t trace_order_bytes(const struct trace_order *o);
+void trace_order_free(struct trace_order *o);
+
 #endif

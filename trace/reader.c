@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "trace/internal.h"
 #include "trace/strpool.h"
@@ -70,7 +72,29 @@ struct trace_reader {
 
 	int state;                   /* R_READING, R_DONE or an error code */
 	char msg[MSG_MAX];
+
+	struct trace_order *order;   /* trace_reader_keep_order, or NULL */
+
+	/* A lane of a merge reads one thread's segments of base's input and
+	 * uses base's strings and stacks. */
+	const struct trace_reader *base;   /* NULL for a reader of its own */
+	int fd;                      /* base's file, read with pread */
+	size_t chunk;                /* bytes a fill asks for */
+	const struct trace_order_seg *seg;
+	uint32_t nseg, segi;
+	uint64_t seg_pos;            /* the next byte of seg[segi] to read */
+	int filter;                  /* skip other threads' records (joined segments) */
+	uint32_t thread;
 };
+
+/* The input of a reader before its first fill. */
+static const unsigned char no_input[1];
+
+/* The reader that owns the strings and stacks r's records refer to. */
+static const struct trace_reader *owner(const struct trace_reader *r)
+{
+	return r->base ? r->base : r;
+}
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
@@ -93,25 +117,68 @@ static void copy_msg(const char *msg, char *err, size_t errlen)
 
 /* ---- input ----------------------------------------------------------- */
 
+/* fill() of a lane: the next bytes of its segments.  Records never cross
+ * a segment's end, so the buffer is empty when the next segment starts and
+ * consumed can jump to it. */
+static int fill_lane(struct trace_reader *r, size_t keep)
+{
+	while (r->segi < r->nseg && r->seg_pos == r->seg[r->segi].end) {
+		if (keep > 0) {
+			r->eof = 1;   /* a record cut at a segment's end */
+			return 0;
+		}
+		if (++r->segi < r->nseg)
+			r->consumed = r->seg_pos = r->seg[r->segi].start;
+	}
+	if (r->segi >= r->nseg) {
+		r->eof = 1;
+		return 0;
+	}
+	size_t want = r->bcap - keep;
+	if (want > r->seg[r->segi].end - r->seg_pos)
+		want = (size_t)(r->seg[r->segi].end - r->seg_pos);
+	size_t n;
+	if (r->mem) {
+		n = r->seg_pos < r->mem_len ? r->mem_len - (size_t)r->seg_pos : 0;
+		if (n > want)
+			n = want;
+		memcpy(r->buf + keep, r->mem + r->seg_pos, n);
+	} else {
+		ssize_t got;
+		do
+			got = pread(r->fd, r->buf + keep, want, (off_t)r->seg_pos);
+		while (got < 0 && errno == EINTR);
+		if (got < 0)
+			return rfail(r, TRACE_EIO, "read failed: %s", strerror(errno));
+		n = (size_t)got;
+	}
+	if (n == 0)
+		r->eof = 1;   /* the file is shorter than it was */
+	r->seg_pos += n;
+	r->iused = keep + n;
+	return 0;
+}
+
 /* Reads more input after what is not yet consumed.  Returns 0 (possibly
  * at EOF, see r->eof) or a negative code. */
 static int fill(struct trace_reader *r)
 {
-	if (r->mem) {
+	if (r->mem && !r->base) {
 		/* all of it is in r->in already */
 		r->eof = 1;
 		return 0;
 	}
+	size_t chunk = r->chunk ? r->chunk : READ_CHUNK;
 	size_t keep = r->iused - r->ioff;
 	if (r->ioff > 0) {
 		memmove(r->buf, r->buf + r->ioff, keep);
 		r->ioff = 0;
 		r->iused = keep;
 	}
-	if (r->bcap - keep < READ_CHUNK) {
+	if (r->bcap - keep < chunk) {
 		/* one object longer than a chunk (scan_object bounds it) */
-		size_t ncap = r->bcap ? r->bcap * 2 : READ_CHUNK;
-		while (ncap - keep < READ_CHUNK)
+		size_t ncap = r->bcap ? r->bcap * 2 : chunk;
+		while (ncap - keep < chunk)
 			ncap *= 2;
 		unsigned char *nb = realloc(r->buf, ncap);
 		if (!nb)
@@ -120,6 +187,8 @@ static int fill(struct trace_reader *r)
 		r->bcap = ncap;
 	}
 	r->in = r->buf;
+	if (r->base)
+		return fill_lane(r, keep);
 	size_t n = fread(r->buf + keep, 1, r->bcap - keep, r->fp);
 	if (n == 0 && ferror(r->fp))
 		return rfail(r, TRACE_EIO, "read failed: %s", strerror(errno));
@@ -231,8 +300,8 @@ static int scan_object(const unsigned char *p, size_t avail, size_t *objlen)
  * with no message when the input ends inside an object). */
 static int next_object(struct trace_reader *r)
 {
-	r->offset = r->consumed;
 	for (;;) {
+		r->offset = r->consumed;   /* a lane's fill may move it */
 		const unsigned char *p = r->in + r->ioff;
 		size_t avail = r->iused - r->ioff;
 		size_t len = 0;
@@ -932,6 +1001,8 @@ static int decode(struct trace_reader *r, struct trace_record *rec)
 	if (type == 0 || type == TRACE_HEADER)
 		return rfail(r, TRACE_ECORRUPT, "at byte %llu: unexpected record type %llu",
 			     (unsigned long long)r->offset, (unsigned long long)type);
+	if (r->base && (type == TRACE_STRING || type == TRACE_STACK))
+		return D_ABSORBED;   /* a lane: base has them */
 	f.what = trace_type_name((enum trace_type)type);
 	if (f.n < required_fields[type])
 		return rfail(r, TRACE_ECORRUPT, "at byte %llu: %s record has %u fields, needs %u",
@@ -960,7 +1031,7 @@ static int decode(struct trace_reader *r, struct trace_record *rec)
 	if (rc == D_ABSORBED)
 		return rc;
 	char why[160];
-	if (trace_validate_record(rec, r->nstr, &r->stack_ids, why, sizeof(why)) < 0)
+	if (trace_validate_record(rec, owner(r)->nstr, &owner(r)->stack_ids, why, sizeof(why)) < 0)
 		return rfail(r, TRACE_ECORRUPT, "at byte %llu: %s record: %s",
 			     (unsigned long long)r->offset, f.what, why);
 	if (type == TRACE_STACK && store_stack(r, &rec->u.stack) < 0)
@@ -1234,6 +1305,7 @@ int trace_reader_open(struct trace_reader **out, const char *path, char *err, si
 		}
 		r->own_fp = 1;
 	}
+	r->in = no_input;
 	int rc = open_common(r, err, errlen);
 	if (rc < 0) {
 		trace_reader_free(r);
@@ -1282,31 +1354,53 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec, char *er
 		return 0;
 	}
 	for (;;) {
+		int rc;
 		if (fast_record(r, rec)) {
 			char why[160];
 			r->counts[rec->type]++;
-			if (trace_validate_record(rec, r->nstr, &r->stack_ids, why, sizeof(why)) < 0) {
+			if (trace_validate_record(rec, owner(r)->nstr, &owner(r)->stack_ids, why,
+						  sizeof(why)) < 0) {
 				rfail(r, TRACE_ECORRUPT, "at byte %llu: %s record: %s",
 				      (unsigned long long)r->offset, trace_type_name(rec->type), why);
 				copy_msg(r->msg, err, errlen);
 				return r->state;
 			}
-			r->returned++;
-			return 1;
-		}
-		int rc = next_object(r);
-		if (rc == 0 || rc == TRACE_ETRUNC)
-			rc = truncated(r);
-		if (rc < 0) {
-			copy_msg(r->msg, err, errlen);
-			return rc;
-		}
-		rc = decode(r, rec);
-		if (rc < 0) {
-			copy_msg(r->msg, err, errlen);
-			return rc;
+			rc = D_RECORD;
+		} else {
+			rc = next_object(r);
+			if (rc == 0 && r->base) {
+				r->state = R_DONE;   /* a lane ends with its segments */
+				rec->type = TRACE_TRAILER;
+				memset(&rec->u.trailer, 0, sizeof(rec->u.trailer));
+				return 0;
+			}
+			if (rc == 0 || rc == TRACE_ETRUNC)
+				rc = truncated(r);
+			if (rc < 0) {
+				copy_msg(r->msg, err, errlen);
+				return rc;
+			}
+			rc = decode(r, rec);
+			if (rc < 0) {
+				copy_msg(r->msg, err, errlen);
+				return rc;
+			}
 		}
 		if (rc == D_RECORD) {
+			if (r->filter || r->order) {
+				uint32_t thread;
+				uint64_t cpu, seq;
+				if (trace_record_key(rec, &thread, &cpu, &seq)) {
+					if (r->filter && thread != r->thread)
+						continue;
+					if (r->order && trace_order_note(r->order, thread, cpu, seq,
+									 r->offset, r->consumed) < 0) {
+						rfail(r, TRACE_ENOMEM, "out of memory");
+						copy_msg(r->msg, err, errlen);
+						return r->state;
+					}
+				}
+			}
 			r->returned++;
 			return 1;
 		}
@@ -1351,6 +1445,7 @@ void trace_reader_free(struct trace_reader *r)
 		return;
 	if (r->own_fp)
 		fclose(r->fp);
+	trace_order_free(r->order);
 	free(r->buf);
 	strpool_release(&r->pool);
 	free(r->sid);
@@ -1359,4 +1454,318 @@ void trace_reader_free(struct trace_reader *r)
 	free(r->stacks);
 	hmap_release(&r->stack_ids);
 	free(r);
+}
+
+/* ---- reading in order ------------------------------------------------ */
+
+int trace_reader_keep_order(struct trace_reader *r, uint32_t window)
+{
+	if (r->returned > 0 || r->order || r->base)
+		return TRACE_EINVAL;
+	r->order = trace_order_new(window);
+	return r->order ? 0 : TRACE_ENOMEM;
+}
+
+/* A record waiting in a lane's window, with its key. */
+struct lane_key {
+	uint64_t cpu, seq, pos;      /* pos: its byte offset, for equal keys */
+};
+
+/* One thread of a merge: its own reader over the thread's segments and a
+ * window of up to cap records, a min-heap of slot indexes by key.  A thread
+ * whose records are in order has a window of one record. */
+struct lane {
+	struct trace_reader *rd;
+	uint32_t cap;
+	struct trace_record *rec;    /* slots, grown up to cap */
+	struct lane_key *key;
+	uint32_t nslots;
+	uint32_t *heap;              /* slot indexes */
+	uint32_t n;
+	uint32_t *spare;             /* free slot indexes */
+	uint32_t nspare;
+	int done;
+};
+
+struct trace_merge {
+	const struct trace_reader *base;
+	struct lane *lane;
+	uint32_t nlane;
+	uint32_t *heap;              /* lanes with records, by their least key */
+	uint32_t nheap;
+	int started;
+	struct lane_key last;        /* the key returned last */
+	int state;                   /* 0, or an error code */
+	char msg[MSG_MAX];
+	size_t bytes;
+};
+
+static int lk_lt(const struct lane_key *a, const struct lane_key *b)
+{
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu;
+	if (a->seq != b->seq)
+		return a->seq < b->seq;
+	return a->pos < b->pos;
+}
+
+static const struct lane_key *lane_min(const struct lane *l)
+{
+	return &l->key[l->heap[0]];
+}
+
+static void lane_sift_up(struct lane *l, uint32_t i)
+{
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		if (!lk_lt(&l->key[l->heap[i]], &l->key[l->heap[p]]))
+			break;
+		uint32_t x = l->heap[i];
+		l->heap[i] = l->heap[p];
+		l->heap[p] = x;
+		i = p;
+	}
+}
+
+static void lane_sift_down(struct lane *l, uint32_t i)
+{
+	for (;;) {
+		uint32_t c = 2 * i + 1, m = i;
+		if (c < l->n && lk_lt(&l->key[l->heap[c]], &l->key[l->heap[m]]))
+			m = c;
+		if (c + 1 < l->n && lk_lt(&l->key[l->heap[c + 1]], &l->key[l->heap[m]]))
+			m = c + 1;
+		if (m == i)
+			return;
+		uint32_t x = l->heap[i];
+		l->heap[i] = l->heap[m];
+		l->heap[m] = x;
+		i = m;
+	}
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int mfail(struct trace_merge *m, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m->msg, sizeof(m->msg), fmt, ap);
+	va_end(ap);
+	m->state = code;
+	return code;
+}
+
+/* Reads records into lane l until its window is full or its segments end. */
+static int lane_fill(struct trace_merge *m, struct lane *l)
+{
+	while (!l->done && l->n < l->cap) {
+		uint32_t s;
+		if (l->nspare > 0) {
+			s = l->spare[--l->nspare];
+		} else {
+			if (l->nslots == 0 || (l->nslots & (l->nslots - 1)) == 0) {
+				/* slots grow by doubling, up to cap */
+				uint32_t ncap = l->nslots ? l->nslots * 2 : 1;
+				if (ncap > l->cap)
+					ncap = l->cap;
+				struct trace_record *nr = realloc(l->rec, (size_t)ncap * sizeof(*nr));
+				if (!nr)
+					return mfail(m, TRACE_ENOMEM, "out of memory");
+				l->rec = nr;
+				struct lane_key *nk = realloc(l->key, (size_t)ncap * sizeof(*nk));
+				if (!nk)
+					return mfail(m, TRACE_ENOMEM, "out of memory");
+				l->key = nk;
+				m->bytes += (size_t)(ncap - l->nslots) * (sizeof(*nr) + sizeof(*nk));
+			}
+			s = l->nslots++;
+		}
+		char err[MSG_MAX];
+		int rc = trace_reader_next(l->rd, &l->rec[s], err, sizeof(err));
+		if (rc < 0)
+			return mfail(m, rc, "%s", err);
+		if (rc == 0) {
+			l->spare[l->nspare++] = s;
+			l->done = 1;
+			break;
+		}
+		uint32_t thread;
+		trace_record_key(&l->rec[s], &thread, &l->key[s].cpu, &l->key[s].seq);
+		l->key[s].pos = l->rd->offset;
+		l->heap[l->n++] = s;
+		lane_sift_up(l, l->n - 1);
+	}
+	return 0;
+}
+
+static int merge_lt(const struct trace_merge *m, uint32_t a, uint32_t b)
+{
+	return lk_lt(lane_min(&m->lane[a]), lane_min(&m->lane[b]));
+}
+
+static void merge_sift_down(struct trace_merge *m, uint32_t i)
+{
+	for (;;) {
+		uint32_t c = 2 * i + 1, x = i;
+		if (c < m->nheap && merge_lt(m, m->heap[c], m->heap[x]))
+			x = c;
+		if (c + 1 < m->nheap && merge_lt(m, m->heap[c + 1], m->heap[x]))
+			x = c + 1;
+		if (x == i)
+			return;
+		uint32_t t = m->heap[i];
+		m->heap[i] = m->heap[x];
+		m->heap[x] = t;
+		i = x;
+	}
+}
+
+void trace_merge_free(struct trace_merge *m)
+{
+	if (!m)
+		return;
+	for (uint32_t i = 0; i < m->nlane; i++) {
+		struct lane *l = &m->lane[i];
+		trace_reader_free(l->rd);
+		free(l->rec);
+		free(l->key);
+		free(l->heap);
+		free(l->spare);
+	}
+	free(m->lane);
+	free(m->heap);
+	free(m);
+}
+
+int trace_merge_open(struct trace_merge **out, const struct trace_reader *r,
+		     char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!r->order) {
+		copy_msg("the reader does not keep order", err, errlen);
+		return TRACE_EINVAL;
+	}
+	const struct trace_order *o = r->order;
+	uint32_t nt = trace_order_threads(o);
+	for (uint32_t i = 0; i < nt; i++) {
+		struct trace_order_thread t;
+		trace_order_thread(o, i, &t);
+		if (t.beyond) {
+			if (err && errlen)
+				snprintf(err, errlen,
+					 "thread %u: records out of CPU order beyond a window of %u",
+					 t.thread, trace_order_window(o));
+			return TRACE_EINVAL;
+		}
+	}
+	int fd = -1;
+	if (!r->mem) {
+		fd = fileno(r->fp);
+		if (fd < 0 || lseek(fd, 0, SEEK_CUR) < 0) {
+			copy_msg("cannot read the trace a second time (not a regular file)", err, errlen);
+			return TRACE_EIO;
+		}
+	}
+	struct trace_merge *m = calloc(1, sizeof(*m));
+	if (!m || !(m->lane = calloc(nt ? nt : 1, sizeof(*m->lane))) ||
+	    !(m->heap = calloc(nt ? nt : 1, sizeof(*m->heap)))) {
+		trace_merge_free(m);
+		copy_msg("out of memory", err, errlen);
+		return TRACE_ENOMEM;
+	}
+	m->base = r;
+	m->bytes = sizeof(*m) + nt * (sizeof(*m->lane) + sizeof(*m->heap));
+	for (uint32_t i = 0; i < nt; i++) {
+		struct trace_order_thread t;
+		struct lane *l = &m->lane[m->nlane];
+		trace_order_thread(o, i, &t);
+		l->cap = t.sorted ? 1 : trace_order_window(o);
+		uint64_t bytes = 0;
+		for (uint32_t j = 0; j < t.nseg; j++)
+			bytes += t.seg[j].end - t.seg[j].start;
+		struct trace_reader *rd = calloc(1, sizeof(*rd));
+		l->rd = rd;
+		m->nlane++;
+		l->heap = malloc((size_t)l->cap * sizeof(*l->heap));
+		l->spare = malloc((size_t)l->cap * sizeof(*l->spare));
+		if (!rd || !l->heap || !l->spare) {
+			trace_merge_free(m);
+			copy_msg("out of memory", err, errlen);
+			return TRACE_ENOMEM;
+		}
+		m->bytes += sizeof(*rd) + (size_t)l->cap * 2 * sizeof(*l->heap);
+		rd->base = r;
+		rd->in = no_input;
+		rd->fd = fd;
+		rd->mem = r->mem;
+		rd->mem_len = r->mem_len;
+		rd->newer_minor = r->newer_minor;
+		rd->hdr = r->hdr;
+		rd->seg = t.seg;
+		rd->nseg = t.nseg;
+		rd->seg_pos = rd->consumed = t.nseg ? t.seg[0].start : 0;
+		rd->filter = trace_order_coarse(o);
+		rd->thread = t.thread;
+		/* a thread with few records needs no 64 KiB buffer */
+		rd->chunk = bytes < READ_CHUNK ? (bytes < 4096 ? 4096 : (size_t)bytes) : READ_CHUNK;
+		m->bytes += rd->chunk;
+	}
+	*out = m;
+	return 0;
+}
+
+int trace_merge_next(struct trace_merge *m, struct trace_record *rec, char *err, size_t errlen)
+{
+	if (m->state < 0) {
+		copy_msg(m->msg, err, errlen);
+		return m->state;
+	}
+	if (!m->started) {
+		m->started = 1;
+		for (uint32_t i = 0; i < m->nlane; i++) {
+			if (lane_fill(m, &m->lane[i]) < 0) {
+				copy_msg(m->msg, err, errlen);
+				return m->state;
+			}
+			if (m->lane[i].n > 0)
+				m->heap[m->nheap++] = i;
+		}
+		for (uint32_t i = m->nheap / 2; i-- > 0;)
+			merge_sift_down(m, i);
+	}
+	if (m->nheap == 0)
+		return 0;
+	struct lane *l = &m->lane[m->heap[0]];
+	uint32_t s = l->heap[0];
+	struct lane_key k = l->key[s];
+	if (lk_lt(&k, &m->last)) {
+		mfail(m, TRACE_ECORRUPT, "at byte %llu: out of order on a second reading "
+		      "(the file changed?)", (unsigned long long)k.pos);
+		copy_msg(m->msg, err, errlen);
+		return m->state;
+	}
+	m->last = k;
+	memcpy(rec, &l->rec[s], record_bytes(l->rec[s].type));
+	l->heap[0] = l->heap[--l->n];
+	lane_sift_down(l, 0);
+	l->spare[l->nspare++] = s;
+	if (lane_fill(m, l) < 0) {
+		copy_msg(m->msg, err, errlen);
+		return m->state;
+	}
+	if (l->n == 0)
+		m->heap[0] = m->heap[--m->nheap];
+	if (m->nheap > 0)
+		merge_sift_down(m, 0);
+	return 1;
+}
+
+size_t trace_merge_bytes(const struct trace_merge *m)
+{
+	size_t b = m->bytes;
+	for (uint32_t i = 0; i < m->nlane; i++)
+		b += m->lane[i].rd->bcap > m->lane[i].rd->chunk ? m->lane[i].rd->bcap - m->lane[i].rd->chunk : 0;
+	return b;
 }

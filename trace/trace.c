@@ -288,6 +288,46 @@ int trace_validate_record(const struct trace_record *rec, uint32_t nstrings,
 	}
 }
 
+int trace_record_key(const struct trace_record *rec, uint32_t *thread, uint64_t *cpu_ns,
+		     uint64_t *seq)
+{
+	switch (rec->type) {
+	case TRACE_KERNEL:
+		*thread = rec->u.kernel.thread;
+		*cpu_ns = rec->u.kernel.cpu_ns;
+		*seq = rec->u.kernel.seq;
+		return 1;
+	case TRACE_GEMM:
+		*thread = rec->u.gemm.thread;
+		*cpu_ns = rec->u.gemm.cpu_ns;
+		*seq = rec->u.gemm.seq;
+		return 1;
+	case TRACE_CONV:
+		*thread = rec->u.conv.thread;
+		*cpu_ns = rec->u.conv.cpu_ns;
+		*seq = rec->u.conv.seq;
+		return 1;
+	case TRACE_MEMCPY:
+	case TRACE_MEMSET:
+		*thread = rec->u.copy.thread;
+		*cpu_ns = rec->u.copy.cpu_ns;
+		*seq = rec->u.copy.seq;
+		return 1;
+	case TRACE_SYNC:
+		*thread = rec->u.sync.thread;
+		*cpu_ns = rec->u.sync.cpu_ns;
+		*seq = rec->u.sync.seq;
+		return 1;
+	case TRACE_MARKER:
+		*thread = rec->u.marker.thread;
+		*cpu_ns = rec->u.marker.cpu_ns;
+		*seq = rec->u.marker.seq;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 int trace_validate_header(const struct trace_header *h, char *msg, size_t msglen)
 {
 	if ((unsigned)h->timing >= TRACE_TIMING_COUNT)
