@@ -6,6 +6,7 @@
 #   make SANITIZE=address,undefined test    (or SANITIZE=thread)
 #   make CI=1                 warnings are errors
 #   make bench                heavy benchmarks (not part of test)
+#   make fuzz                 libFuzzer targets into build-fuzz/ (tests/fuzz/fuzz.mk)
 
 CC ?= cc
 CUDA_HOME ?= /usr/local/cuda
@@ -54,6 +55,7 @@ include analyzer/module.mk
 include preload/module.mk
 include tools/module.mk
 include tests/module.mk
+include tests/fuzz/fuzz.mk
 
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 

@@ -61,7 +61,11 @@ struct an_pending {
 	struct tl_event ev;
 	uint64_t seq;
 	int32_t iteration;
+	int item;                     /* an_item_candidate                         */
 };
+
+/* How far back (events) a CPU wait looks for the copy before it. */
+#define AN_ITEM_LOOKBACK 64
 
 /* Events wait here until AN_WINDOW later ones have been read, so records
  * written a little out of CPU order (GPU times that arrive late) replay in
@@ -178,6 +182,41 @@ static enum tl_copy_class an_copy_class(const struct trace_record *rec)
 	case TRACE_COPY_HTOH: return TL_COPY_NONE;
 	default: return TL_COPY_HOST;
 	}
+}
+
+/*
+ * Whether a copy's call returns only after the copy ran, so that the CPU
+ * waits for the stream to reach it (CUDA Runtime API, "API synchronization
+ * behavior"): every call without Async; a host-to-host copy; and a copy
+ * between the device and pageable memory, which the driver stages through
+ * a pinned buffer: to pageable memory cudaMemcpyAsync returns when the copy
+ * is done, from it after the stream reached the copy and the data was
+ * staged.  A copy whose call outlasted its GPU work is found in an_feed.
+ */
+static int an_copy_blocks(const struct trace_record *rec)
+{
+	const struct trace_copy *cp = &rec->u.copy;
+
+	if (!cp->async)
+		return 1;
+	if (rec->type != TRACE_MEMCPY)
+		return 0;
+	if (cp->kind == TRACE_COPY_HTOH)
+		return 1;
+	return cp->host_mem == TRACE_HOST_PAGEABLE &&
+	       (cp->kind == TRACE_COPY_HTOD || cp->kind == TRACE_COPY_DTOH);
+}
+
+/* A copy to host memory of unknown kind issued with Async: when the same
+ * thread's next call waits for its stream, it is the `.item()` pattern
+ * (a scalar copied out, then the CPU blocks on it), replayed as a blocking
+ * copy (an_mark_item). */
+static int an_item_candidate(const struct trace_record *rec)
+{
+	const struct trace_copy *cp = &rec->u.copy;
+
+	return rec->type == TRACE_MEMCPY && cp->async && cp->kind == TRACE_COPY_DTOH &&
+	       cp->host_mem == TRACE_HOST_UNKNOWN;
 }
 
 static double an_ratio(double o, double d)
@@ -419,7 +458,7 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		ev->thread = cp->thread;
 		ev->cpu_ns = an_rel(c, cp->cpu_ns);
 		ev->cpu_end_ns = cp->cpu_end_ns >= cp->cpu_ns ? an_rel(c, cp->cpu_end_ns) : ev->cpu_ns;
-		ev->blocking = !cp->async;
+		ev->blocking = an_copy_blocks(rec);
 		ev->copy = an_copy_class(rec);
 		if (cp->start_ns && cp->end_ns >= cp->start_ns) {
 			ev->has_gpu = 1;
@@ -491,6 +530,10 @@ static int an_feed(struct an_ctx *c, const struct tl_event *in, int32_t iteratio
 	if (e.has_gpu) {
 		e.start_ns -= (double)c->offset;
 		e.end_ns -= (double)c->offset;
+		/* a copy call that returned only after its GPU work ended waited
+		 * for it, whatever its name says */
+		if (e.kind == TL_COPY && e.cpu_end_ns > e.cpu_ns && e.cpu_end_ns >= e.end_ns)
+			e.blocking = 1;
 	} else if (e.kind == TL_KERNEL) {
 		/* an untimed launch of a timed configuration: its mean so far */
 		const struct ktable_entry *k = ktable_entry(c->kt, e.config);
@@ -540,6 +583,26 @@ static uint64_t an_seq(const struct trace_record *rec)
 	}
 }
 
+/* p[at] is a CPU wait: when the same thread's previous call (among the
+ * events p[lo..at)) is a copy to host memory of unknown kind on the stream
+ * waited for, that copy blocked (an_item_candidate). */
+static void an_mark_item(struct an_pending *p, size_t lo, size_t at)
+{
+	const struct tl_event *w = &p[at].ev;
+
+	if (w->kind != TL_SYNC || w->no_cpu_wait || (w->event && !w->wait_all))
+		return;
+	for (size_t i = at, n = 0; i > lo && n < AN_ITEM_LOOKBACK; i--, n++) {
+		struct an_pending *q = &p[i - 1];
+
+		if (q->ev.thread != w->thread)
+			continue;
+		if (q->item && (w->wait_all || q->ev.stream == w->stream))
+			q->ev.blocking = 1;
+		return;
+	}
+}
+
 /* A new, empty timeline; the caller's spans are told to start over. */
 static int an_restart(struct an_ctx *c)
 {
@@ -560,18 +623,22 @@ static int an_restart(struct an_ctx *c)
 enum { AN_MERGE_CANNOT = 1, AN_MERGE_DIFFERS = 2 };
 
 /* Replays a trace out of order beyond the window from a second reading in
- * CPU order (trace_merge_*).  Library calls come in that order too, so a
- * launch finds its GEMM record in the ring as in the first reading when
- * the call precedes the launch, as calls do; the sum of (launch,
- * configuration) over both readings checks it.  Returns 0, AN_MERGE_CANNOT
- * (nothing replayed: a thread out of order beyond the window, or input that
- * cannot be read twice), AN_MERGE_DIFFERS (replayed, but some launch found
- * another configuration: the caller starts over) or a negative code. */
+ * CPU order (trace_merge_*), as an_pass2 replays its sorted copy: each CPU
+ * wait marks the copy before it (an_mark_item, which looks back
+ * AN_ITEM_LOOKBACK events), so events are fed that many events late.
+ * Library calls come in CPU order too, so a launch finds its GEMM record in
+ * the ring as in the first reading when the call precedes the launch, as
+ * calls do; the sum of (launch, configuration) over both readings checks
+ * it.  Returns 0, AN_MERGE_CANNOT (nothing replayed: a thread out of order
+ * beyond the window, or input that cannot be read twice), AN_MERGE_DIFFERS
+ * (replayed, but some launch found another configuration: the caller starts
+ * over) or a negative code. */
 static int an_pass_merge(struct an_ctx *c)
 {
 	struct trace_merge *m;
 	struct trace_record rec;
-	struct tl_event ev;
+	struct an_pending late[2 * AN_ITEM_LOOKBACK + 1];
+	size_t head = 0, tail = 0;
 	char rerr[160];
 	uint64_t sum = 0;
 	int rc;
@@ -582,24 +649,43 @@ static int an_pass_merge(struct an_ctx *c)
 	c->cur_iteration = -1;
 	c->a->sorted_in_memory = 1;
 	while ((rc = trace_merge_next(m, &rec, rerr, sizeof(rerr))) == 1) {
+		struct an_pending *p;
+
 		if (rec.type == TRACE_GEMM || rec.type == TRACE_CONV) {
 			an_lib_record(c, &rec);
 			continue;
 		}
 		if (rec.type == TRACE_KERNEL && (rec.u.kernel.flags & TRACE_KF_CAPTURED))
 			continue;
-		if (!an_event(c, &rec, &ev, -1))
+		if (tail == sizeof(late) / sizeof(late[0])) {
+			memmove(late, late + head, (tail - head) * sizeof(*late));
+			tail -= head;
+			head = 0;
+		}
+		p = &late[tail];
+		if (!an_event(c, &rec, &p->ev, -1))
 			continue;
 		if (rec.type == TRACE_KERNEL)
-			sum += an_launch_hash(rec.u.kernel.seq, ev.config);
-		if (an_feed(c, &ev, rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1) < 0) {
-			trace_merge_free(m);
-			return an_fail(c, -1, "out of memory");
-		}
+			sum += an_launch_hash(rec.u.kernel.seq, p->ev.config);
+		p->seq = an_seq(&rec);
+		p->iteration = rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
+		p->item = an_item_candidate(&rec);
+		an_mark_item(late, head, tail++);
+		if (tail - head > AN_ITEM_LOOKBACK && an_feed(c, &late[head].ev, late[head].iteration) < 0)
+			rc = TRACE_ENOMEM;
+		if (tail - head > AN_ITEM_LOOKBACK)
+			head++;
+		if (rc < 0)
+			break;
 	}
 	trace_merge_free(m);
+	if (rc == TRACE_ENOMEM)
+		return an_fail(c, -1, "out of memory");
 	if (rc < 0)
-		return an_fail(c, rc == TRACE_ENOMEM ? -1 : -2, "cannot read '%s': %s", c->path, rerr);
+		return an_fail(c, -2, "cannot read '%s': %s", c->path, rerr);
+	for (; head < tail; head++)
+		if (an_feed(c, &late[head].ev, late[head].iteration) < 0)
+			return an_fail(c, -1, "out of memory");
 	return sum == c->launch_sum ? 0 : AN_MERGE_DIFFERS;
 }
 
@@ -641,11 +727,14 @@ static int an_pass2(struct an_ctx *c)
 		c->pend[c->npend].ev = ev;
 		c->pend[c->npend].seq = an_seq(&rec);
 		c->pend[c->npend].iteration = rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
+		c->pend[c->npend].item = an_item_candidate(&rec);
 		c->npend++;
 	}
 	trace_reader_free(r);
 	c->a->sorted_in_memory = 1;
 	qsort(c->pend, c->npend, sizeof(*c->pend), an_pending_cmp);
+	for (size_t i = 0; i < c->npend; i++)
+		an_mark_item(c->pend, 0, i);
 	for (size_t i = 0; i < c->npend; i++)
 		if (an_feed(c, &c->pend[i].ev, c->pend[i].iteration) < 0)
 			return an_fail(c, -1, "out of memory");
@@ -684,7 +773,8 @@ static int an_pop(struct an_ctx *c)
 
 /* Adds an event to the window in (CPU time, seq) order, replaying the
  * oldest when it is full. */
-static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, int32_t iteration)
+static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, int32_t iteration,
+		   int item)
 {
 	size_t at;
 
@@ -709,7 +799,9 @@ static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, in
 	c->win[at].ev = *ev;
 	c->win[at].seq = seq;
 	c->win[at].iteration = iteration;
+	c->win[at].item = item;
 	c->wtail++;
+	an_mark_item(c->win, c->whead, at);
 	return 0;
 }
 
@@ -804,7 +896,8 @@ static int an_stream(struct an_ctx *c)
 			break;
 		}
 		if (an_event(c, &rec, &ev, config) &&
-		    an_push(c, &ev, an_seq(&rec), rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1) < 0)
+		    an_push(c, &ev, an_seq(&rec), rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1,
+			    an_item_candidate(&rec)) < 0)
 			return an_fail(c, -1, "out of memory");
 	}
 	if (rc == 0)
@@ -1065,8 +1158,9 @@ void analysis_warn_memory(struct analysis *a, double bytes, const char *what)
 	size_t n = 0;
 	for (size_t i = 0; i < a->ntargets; i++) {
 		const struct gpu_spec *g = a->targets[i].gpu;
-		/* GB as marketed are GiB on these parts (80 GB = 80 GiB) */
-		if (g->mem_gb > 0 && bytes > g->mem_gb * 1073741824.0) {
+		/* what the driver reports, less the context's and the
+		 * libraries' share (gpu_mem_usable_bytes()) */
+		if (gpu_mem_usable_bytes(g) > 0 && bytes > gpu_mem_usable_bytes(g)) {
 			size_t l = strlen(list);
 			if (l + strlen(g->id) + 3 < sizeof(list))
 				snprintf(list + l, sizeof(list) - l, "%s%s", n ? ", " : "", g->id);

@@ -93,7 +93,11 @@ static void usage(FILE *f)
 		"\n"
 		"Without a trace, from a model configuration (Hugging Face config.json or a\n"
 		"built-in name such as gpt2-large, bert-large, llama-3-8b):\n"
-		"      --model CONFIG|NAME   the model; --batch B, --seq S (default 1, 128)\n"
+		"      --model CONFIG|NAME   the model; --batch B, --seq S (default 1, 128):\n"
+		"                            B sequences per GPU, per data-parallel rank with\n"
+		"                            --dp (the iteration has dp x B), split into the\n"
+		"                            microbatches with --pp; with --plan, B is the\n"
+		"                            whole iteration's batch, split over the dp ranks\n"
 		"      --mode M              inference (default), training, decode (one\n"
 		"                            generation step: B new tokens after S cached)\n"
 		"                            or generate (the prompt's pass, then decode\n"
@@ -387,11 +391,24 @@ static int parse(int argc, char **argv, struct cli *c)
 		return bad("unexpected argument '%s'; see --help", argv[optind + 1]);
 	c->trace = c->model.set ? c->model.model : argv[optind];
 	if (c->all_targets) {
-		size_t n;
+		size_t n, left = 0;
 		const struct gpu_spec *all = gpu_all(&n);
-		for (size_t i = 0; i < n; i++)
+		char first[32] = "";
+		for (size_t i = 0; i < n; i++) {
+			/* --all-targets leaves out the GPUs a --model run cannot
+			 * be predicted on (BF16 without BF16 units); a GPU
+			 * named with --target is refused instead */
+			if (c->model.set && model_target_check(&c->model.opts, &all[i], merr, sizeof(merr))) {
+				if (!left++)
+					snprintf(first, sizeof(first), "%s", all[i].id);
+				continue;
+			}
 			if ((rc = add_target(c, &all[i])))
 				return rc;
+		}
+		if (left)
+			fprintf(stderr, PROG ": note: --all-targets leaves out %zu GPUs without BF16 tensor "
+				"cores (%s ...)\n", left, first);
 	}
 	if (c->ntargets == 0)
 		return bad("no target GPU: give --target GPU or --all-targets");
@@ -405,6 +422,42 @@ static int parse(int argc, char **argv, struct cli *c)
 		c->color = isatty(STDOUT_FILENO) && !(nc && *nc);
 	}
 	return -1;
+}
+
+/* When the file at path is not a surfer trace but one surfer-import reads
+ * (a torch.profiler JSON, gzipped or not; an Nsight Systems SQLite export
+ * or report), prints one line saying how to convert it; returns whether it
+ * did.  The bytes decide, not the name. */
+static int suggest_import(const char *path)
+{
+	unsigned char b[16] = { 0 };
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	const char *kind = NULL, *how = NULL;
+
+	if (!f)
+		return 0;
+	n = fread(b, 1, sizeof(b), f);
+	fclose(f);
+	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
+		kind = "a gzipped file (a torch.profiler trace?)";
+		how = "kineto";
+	} else if (n >= 1 && (b[0] == '{' || b[0] == '[')) {
+		kind = "JSON (a torch.profiler trace?)";
+		how = "kineto";
+	} else if (n >= 15 && memcmp(b, "SQLite format 3", 15) == 0) {
+		kind = "an SQLite database (an Nsight Systems export?)";
+		how = "nsys";
+	} else if (strstr(path, ".nsys-rep")) {
+		fprintf(stderr, PROG ": '%s' is an Nsight Systems report: export it with 'nsys export "
+			"--type sqlite' and convert that with 'surfer-import nsys'\n", path);
+		return 1;
+	}
+	if (!kind)
+		return 0;
+	fprintf(stderr, PROG ": '%s' is %s, not a surfer trace: convert it with 'surfer-import %s "
+		"%s -o trace.mp'\n", path, kind, how, path);
+	return 1;
 }
 
 /* Copies standard input to a temporary file (the trace is read twice). */
@@ -584,7 +637,7 @@ int main(int argc, char **argv)
 		o.span_ctx = ct;
 	}
 	rc = analysis_run(path, &o, &a, err, sizeof(err));
-	if (rc < 0)
+	if (rc < 0 && !(rc == -2 && !spool[0] && strstr(err, "not a surfer trace") && suggest_import(path)))
 		print_error(err);
 	if (ct) {
 		int w = rc < 0 ? 0 : chrome_trace_finish(ct, a, err, sizeof(err));

@@ -178,13 +178,122 @@ static enum model_act parse_act(const char *s, enum model_act def)
 	return def;
 }
 
+/* The first architecture class the config names, NULL when none. */
+static const char *arch_of(json_t *root)
+{
+	json_t *a = json_object_get(root, "architectures");
+	if (json_is_array(a) && json_array_size(a) > 0 && json_is_string(json_array_get(a, 0)))
+		return json_string_value(json_array_get(a, 0));
+	return NULL;
+}
+
+/* A key that is set: present, not null, not false, not 0. */
+static int is_set(json_t *root, const char *key)
+{
+	json_t *v = json_object_get(root, key);
+	return v && !json_is_null(v) && !json_is_false(v) &&
+	       !(json_is_number(v) && json_number_value(v) == 0);
+}
+
+/* Whether the string array at key holds an element containing what. */
+static int array_has(json_t *root, const char *key, const char *what)
+{
+	json_t *a = json_object_get(root, key), *e;
+	size_t i;
+	if (!json_is_array(a))
+		return 0;
+	json_array_foreach(a, i, e) {
+		if (json_is_string(e) && strstr(json_string_value(e), what))
+			return 1;
+		/* gpt_neo's attention_types: [[["global", "local"], 12]] */
+		if (json_is_array(e) && json_array_size(e) && json_is_array(json_array_get(e, 0))) {
+			json_t *in = json_array_get(e, 0), *x;
+			size_t j;
+			json_array_foreach(in, j, x)
+				if (json_is_string(x) && strstr(json_string_value(x), what))
+					return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * What a config asks for that the builder has no kernels for, named in
+ * err: a layer built without it would be another model's (a dense Qwen2
+ * for Qwen2-MoE's 60 experts, Gemma 1 for Gemma 3's local attention), so
+ * such configs are refused rather than built as their neighbour.
+ *   - experts other than Mixtral's (num_local_experts, top-k routed) and
+ *     Switch Transformers' (num_experts in a T5 stack): Qwen-MoE's
+ *     num_experts with a shared expert, DeepSeek's n_routed_experts,
+ *     moe_intermediate_size;
+ *   - sliding-window (local) attention, except Mistral's, Mixtral's and
+ *     Phi-3's: their Hugging Face modules compute every score and mask the
+ *     far ones (eager and SDPA alike), the same kernels as full attention;
+ *     Gemma 2 and 3 interleave local and global layers (layer_types,
+ *     sliding_window_pattern) with more norms than a Llama layer has,
+ *     GPT-Neo has "local" layers, Qwen2 uses a window when
+ *     use_sliding_window is true;
+ *   - soft-capped attention or logits (Gemma 2: tanh on every score).
+ * MODEL_EUNKNOWN when one is found, else 0.
+ */
+static int unsupported(json_t *root, const char *mt, char *err, size_t errlen)
+{
+	const char *arch = arch_of(root), *who = arch ? arch : mt ? mt : "config";
+	int t5 = mt && (!strcasecmp(mt, "switch_transformers") || !strcasecmp(mt, "t5") ||
+			!strcasecmp(mt, "mt5"));
+	static const char *const moe[] = {
+		"num_experts", "n_routed_experts", "moe_intermediate_size",
+		"shared_expert_intermediate_size",
+	};
+	for (size_t i = 0; i < sizeof(moe) / sizeof(moe[0]); i++)
+		if (is_set(root, moe[i]) && !(t5 && !strcmp(moe[i], "num_experts"))) {
+			snprintf(err, errlen, "'%s': its mixture-of-experts layers (%s) are not built; "
+				 "surfer builds Mixtral's num_local_experts and Switch's num_experts only",
+				 who, moe[i]);
+			return MODEL_EUNKNOWN;
+		}
+	int mistral = mt && (!strcasecmp(mt, "mistral") || !strcasecmp(mt, "mixtral") ||
+			     !strcasecmp(mt, "phi3"));
+	json_t *use = json_object_get(root, "use_sliding_window");
+	const char *local = NULL;
+	if (array_has(root, "layer_types", "sliding"))
+		local = "layer_types";
+	else if (is_set(root, "sliding_window_pattern"))
+		local = "sliding_window_pattern";
+	else if (array_has(root, "attention_types", "local") || array_has(root, "attention_layers", "local"))
+		local = "attention_types";
+	else if (!mistral && is_set(root, "sliding_window") && !json_is_false(use))
+		local = "sliding_window";
+	if (local) {
+		char win[48] = "";
+		json_t *w = json_object_get(root, "sliding_window");
+		if (json_is_integer(w) && strcmp(local, "sliding_window"))
+			snprintf(win, sizeof(win), "sliding_window %lld, ", (long long)json_integer_value(w));
+		else if (json_is_integer(w))
+			snprintf(win, sizeof(win), " %lld", (long long)json_integer_value(w));
+		snprintf(err, errlen, "'%s': sliding-window attention (%s%s) is not built; surfer's "
+			 "layers attend to every token", who, !strcmp(local, "sliding_window") ? local : win,
+			 !strcmp(local, "sliding_window") ? win : local);
+		return MODEL_EUNKNOWN;
+	}
+	static const char *const cap[] = { "attn_logit_softcapping", "final_logit_softcapping" };
+	for (size_t i = 0; i < sizeof(cap) / sizeof(cap[0]); i++)
+		if (is_set(root, cap[i])) {
+			snprintf(err, errlen, "'%s': soft-capping (%s) is not built", who, cap[i]);
+			return MODEL_EUNKNOWN;
+		}
+	return 0;
+}
+
+/* The family of a config: its model_type when it has one (an unknown
+ * model_type is refused, not guessed from a class name that starts like a
+ * known one: Qwen2MoeForCausalLM is no Qwen2), else its architecture class
+ * when that is a known family's prefix followed by "For", "LMHead" or
+ * "Model" (LlamaForCausalLM, GPT2LMHeadModel, BertModel). */
 static int family_of(json_t *root, enum model_family *f)
 {
 	const char *mt = get_str(root, "model_type");
-	const char *arch = NULL;
-	json_t *a = json_object_get(root, "architectures");
-	if (json_is_array(a) && json_array_size(a) > 0 && json_is_string(json_array_get(a, 0)))
-		arch = json_string_value(json_array_get(a, 0));
+	const char *arch = arch_of(root);
 	struct { const char *key; enum model_family f; } map[] = {
 		{ "gpt2", MODEL_FAM_GPT2 }, { "gpt_neox", MODEL_FAM_GPT2 }, { "gptneox", MODEL_FAM_GPT2 },
 		{ "gpt_neo", MODEL_FAM_GPT2 }, { "gptj", MODEL_FAM_GPT2 },
@@ -200,18 +309,24 @@ static int family_of(json_t *root, enum model_family *f)
 			*f = map[i].f;
 			return 0;
 		}
-	if (arch) {
+	if (arch && !mt) {
 		struct { const char *prefix; enum model_family f; } am[] = {
 			{ "GPT2", MODEL_FAM_GPT2 }, { "GPTNeoX", MODEL_FAM_GPT2 }, { "Bert", MODEL_FAM_BERT },
 			{ "OPT", MODEL_FAM_OPT }, { "Llama", MODEL_FAM_LLAMA }, { "Mistral", MODEL_FAM_LLAMA },
 			{ "Qwen2", MODEL_FAM_LLAMA }, { "Mixtral", MODEL_FAM_LLAMA }, { "Gemma", MODEL_FAM_LLAMA },
 			{ "Phi3", MODEL_FAM_LLAMA }, { "SwitchTransformers", MODEL_FAM_T5 }, { "T5", MODEL_FAM_T5 },
 		};
-		for (size_t i = 0; i < sizeof(am) / sizeof(am[0]); i++)
-			if (strncmp(arch, am[i].prefix, strlen(am[i].prefix)) == 0) {
+		for (size_t i = 0; i < sizeof(am) / sizeof(am[0]); i++) {
+			size_t n = strlen(am[i].prefix);
+			const char *rest = arch + n;
+			if (strncmp(arch, am[i].prefix, n) != 0 ||
+			    (strncmp(rest, "For", 3) && strncmp(rest, "LMHead", 6) && strncmp(rest, "Model", 5)))
+				continue;
+			{
 				*f = am[i].f;
 				return 0;
 			}
+		}
 	}
 	return MODEL_EUNKNOWN;
 }
@@ -219,10 +334,13 @@ static int family_of(json_t *root, enum model_family *f)
 static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 {
 	enum model_family fam;
+	if (unsupported(root, get_str(root, "model_type"), err, errlen))
+		return MODEL_EUNKNOWN;
 	if (family_of(root, &fam)) {
 		const char *mt = get_str(root, "model_type");
+		const char *arch = arch_of(root);
 		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, mixtral, gemma, phi3, t5, switch_transformers)",
-			 mt ? mt : "?");
+			 mt ? mt : arch ? arch : "?");
 		return MODEL_EUNKNOWN;
 	}
 	c->family = fam;

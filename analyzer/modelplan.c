@@ -104,9 +104,9 @@ static double tokens_of(const struct model_cli *m)
 static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec *g,
 		      const struct layout *v, size_t n)
 {
-	double have = g->mem_gb * GIB;
+	double have = gpu_mem_usable_bytes(g);
 	int best = 0, built = 0;
-	fprintf(f, "\ntarget     %s (%s), %g GiB per GPU\n", g->id, g->name, g->mem_gb);
+	fprintf(f, "\ntarget     %s (%s), %.2f GiB usable per GPU\n", g->id, g->name, have / GIB);
 	fprintf(f, "  %4s %4s %4s %4s %12s %12s %10s %10s\n", "dp", "tp", "pp", "mb", "iteration ms",
 		"tokens/s", "comm ms", "memory GiB");
 	for (size_t i = 0; i < n; i++) {
@@ -135,7 +135,7 @@ static json_t *layouts_json(const struct model_cli *m, const struct gpu_spec *g,
 			    const struct layout *v, size_t n)
 {
 	json_t *arr = json_array();
-	double have = g->mem_gb * GIB;
+	double have = gpu_mem_usable_bytes(g);
 	for (size_t i = 0; arr && i < n; i++) {
 		const struct layout *l = &v[i];
 		json_t *o = json_pack("{s:i, s:i, s:i}", "dp", (json_int_t)l->dp, "tp", (json_int_t)l->tp,
@@ -145,7 +145,7 @@ static json_t *layouts_json(const struct model_cli *m, const struct gpu_spec *g,
 				"microbatches", (json_int_t)(l->mb ? l->mb : 1),
 				"iteration_ms", l->iteration_ns / 1e6,
 				"tokens_per_s", tokens_of(m) / (l->iteration_ns / 1e9),
-				"comm_exposed_ms", l->comm_exposed_ns / 1e6, "memory_gib", l->peak / GIB,
+				"comm_exposed_ms", l->comm_exposed_ns / 1e6, "memory_peak_gib", l->peak / GIB,
 				"memory_fits", !(have > 0) || l->peak <= have));
 		else if (o)
 			json_object_set_new(o, "skipped", json_string(l->why));
@@ -167,6 +167,9 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	}
 	if (model_config_resolve(m->model, &c, err, errlen))
 		return -2;
+	for (size_t i = 0; i < ntargets; i++)
+		if (model_target_check(&m->opts, targets[i], err, errlen))
+			return -2;
 	if (m->opts.mode == MODEL_GENERATE) {
 		snprintf(err, errlen, "--plan takes --mode inference, training or decode");
 		return -2;
@@ -220,8 +223,9 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			predict_layout(&c, m, targets[t], method, &v[i]);
 		qsort(v, n, sizeof(*v), cmp_layout);
 		if (json) {
-			json_t *o = json_pack("{s:s, s:f, s:o}", "target", targets[t]->id, "memory_gib",
-					      targets[t]->mem_gb, "layouts", layouts_json(m, targets[t], v, n));
+			json_t *o = json_pack("{s:s, s:f, s:o}", "target", targets[t]->id, "memory_usable_gib",
+					      gpu_mem_usable_bytes(targets[t]) / GIB, "layouts",
+					      layouts_json(m, targets[t], v, n));
 			if (!o || json_array_append_new(tarr, o))
 				rc = -1;
 		} else if (write_text(f, m, targets[t], v, n)) {

@@ -410,7 +410,7 @@ static void warn_memory(struct analysis *a, const struct model_config *c, const 
 	analysis_warn_memory(a, m.peak, "one GPU's tensors (estimated)");
 	/* the peak grows with the batch: bisect for the largest that fits */
 	for (size_t t = 0; t < a->ntargets; t++) {
-		double have = a->targets[t].gpu->mem_gb * 1073741824.0;
+		double have = gpu_mem_usable_bytes(a->targets[t].gpu);
 		uint32_t lo = 0, hi = 1u << 20; /* lo fits (0: none), hi does not */
 		struct model_memory x;
 		if (!(have > 0))
@@ -434,6 +434,18 @@ static int cmp_kernel(const void *a, const void *b)
 		      sizeof(struct pred_kernel));
 }
 
+int model_target_check(const struct model_opts *o, const struct gpu_spec *g, char *err,
+		       size_t errlen)
+{
+	if (o->dtype != GPU_DT_BF16 || g->peak_tflops[GPU_DT_BF16] > 0)
+		return 0;
+	char cc[16];
+	snprintf(err, errlen, "--dtype bf16 on %s: the GPU has no BF16 tensor cores (compute capability "
+		 "%s; they start at 8.0) and PyTorch's emulation there was never measured: "
+		 "use --dtype fp16 or fp32", g->id, gpu_cc_string(g->cc, cc, sizeof(cc)));
+	return -2;
+}
+
 int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *targets,
 		       size_t ntargets, enum pred_method method, struct analysis **out,
 		       char *err, size_t errlen)
@@ -449,6 +461,9 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 	int rc = model_config_resolve(m->model, &c, err, errlen);
 	if (rc)
 		return -2;
+	for (size_t i = 0; i < ntargets; i++)
+		if (model_target_check(&m->opts, targets[i], err, errlen))
+			return -2;
 	int generate = m->opts.mode == MODEL_GENERATE;
 	struct model_opts opts, od;
 	rc = build_run(&c, m, m->opts.batch, &s, &sd, &opts, &od, err, errlen);

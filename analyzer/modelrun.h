@@ -42,6 +42,16 @@ const char *const *model_cli_options(void);
 int model_cli_set(struct model_cli *m, const char *name, const char *value,
 		  char *err, size_t errlen);
 
+/* Whether a model at o's dtype can be predicted on g: 0, or -2 with a
+ * one-line reason in err.  BF16 needs BF16 units (compute capability 8.0
+ * on, every AMD part in the table): on a V100 or a T4 PyTorch runs BF16
+ * through emulation (cuBLAS has no BF16 tensor-core kernel for them) at a
+ * rate no public measurement gives, and the tensor-core GEMM model would
+ * take the FP16 tensor-core rate for it, so such a run is refused rather
+ * than predicted. */
+int model_target_check(const struct model_opts *o, const struct gpu_spec *g, char *err,
+		       size_t errlen);
+
 /* Builds the model's kernel sequence and predicts it on every target.
  * Returns 0 with *out (free with analysis_free), -2 for a bad model or
  * options (reason in err), -1 out of memory. */

@@ -272,13 +272,13 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	}
 	fprintf(f, "GPU waits  %.3f ms on the CPU; copies %.3f ms\n", report_ms(t->gpu_wait_cpu_ns),
 		report_ms(t->copy_ns));
-	if (a->memory.peak > 0 && t->gpu->mem_gb > 0) {
-		double need = a->memory.peak / RP_GIB, have = t->gpu->mem_gb;
+	if (a->memory.peak > 0 && gpu_mem_usable_bytes(t->gpu) > 0) {
+		double need = a->memory.peak / RP_GIB, have = gpu_mem_usable_bytes(t->gpu) / RP_GIB;
 		if (need > have)
-			fprintf(f, "%smemory     %.2f GiB needed, %g GiB here: does not fit%s", rp_c(color, RP_RED),
-				need, have, rp_c(color, RP_RESET));
+			fprintf(f, "%smemory     %.2f GiB needed, %.2f GiB usable here: does not fit%s",
+				rp_c(color, RP_RED), need, have, rp_c(color, RP_RESET));
 		else
-			fprintf(f, "memory     %.2f of %g GiB (%.0f%%)", need, have, 100.0 * need / have);
+			fprintf(f, "memory     %.2f of %.2f GiB usable (%.0f%%)", need, have, 100.0 * need / have);
 		if (t->max_batch_fits)
 			fprintf(f, "; batch %u at most\n", t->max_batch_fits);
 		else
@@ -447,9 +447,9 @@ static json_t *rp_prediction(const struct analysis_target *t, size_t top, double
 	    rp_set(o, "unknown_bound_ms", rp_num(report_ms(t->unknown_bound_ns))) ||
 	    rp_set(o, "methods", methods))
 		goto fail_o;
-	if (mem_peak > 0 && t->gpu->mem_gb > 0 &&
-	    (rp_set(o, "memory_gib", json_real(t->gpu->mem_gb)) ||
-	     rp_set(o, "memory_fits", json_boolean(mem_peak <= t->gpu->mem_gb * RP_GIB)) ||
+	if (mem_peak > 0 && gpu_mem_usable_bytes(t->gpu) > 0 &&
+	    (rp_set(o, "memory_usable_gib", json_real(gpu_mem_usable_bytes(t->gpu) / RP_GIB)) ||
+	     rp_set(o, "memory_fits", json_boolean(mem_peak <= gpu_mem_usable_bytes(t->gpu))) ||
 	     rp_set(o, "max_batch_fits", json_integer(t->max_batch_fits))))
 		goto fail_o;
 	if (gpu_cc_is_amd(t->gpu->cc) && t->method_ns[PRED_MLP] > 0) {

@@ -64,7 +64,10 @@ struct gpu_spec {
 	uint32_t cc;                    /* major*10 + minor                      */
 	uint32_t sms;
 	uint32_t base_clock_mhz, boost_clock_mhz;
-	double mem_gb;
+	double mem_gb;                  /* DRAM size, GB as marketed             */
+	double mem_mib;                 /* as the driver reports it (totalGlobalMem
+					 * or nvidia-smi), MiB; 0 unknown: see
+					 * gpu_mem_bytes()                       */
 	double mem_bw_gbps;             /* datasheet DRAM bandwidth, GB/s        */
 	double mem_bw_measured_gbps;    /* achievable (public measurement), 0 unknown */
 	double l2_mb;
@@ -132,6 +135,24 @@ double gpu_fp32_gemm_tflops(const struct gpu_spec *g);
 #define GPU_AMD_MATRIX_EFF 0.75
 double gpu_matrix_eff(const struct gpu_spec *g);
 
+/* Device memory as the driver reports it, bytes: mem_mib x 2^20, or when
+ * the table has no figure mem_gb GiB x GPU_MEM_UNKNOWN_RATIO, the lowest
+ * ratio of a known figure to its marketed size (the A40's 0.924: GDDR6
+ * with ECC on keeps 1/16 for the check bits, HBM parts lose about 1 %). */
+#define GPU_MEM_UNKNOWN_RATIO 0.92
+double gpu_mem_bytes(const struct gpu_spec *g);
+
+/* What a PyTorch process cannot use of gpu_mem_bytes(), bytes: the CUDA (or
+ * HIP) context of the process with its loaded modules, and the workspaces
+ * and rounding of the libraries and the caching allocator, by architecture
+ * (the figures and their sources are in gpus.c).  *source, when not NULL,
+ * gets a static string naming where the figure comes from. */
+double gpu_mem_reserve_bytes(const struct gpu_spec *g, const char **source);
+
+/* gpu_mem_bytes() less gpu_mem_reserve_bytes(): what a model's tensors can
+ * take, bytes (the capacity "fits" and "max_batch_fits" compare with). */
+double gpu_mem_usable_bytes(const struct gpu_spec *g);
+
 /* Host-to-device link bandwidth in GB/s per direction (PCIe gen x lanes). */
 double gpu_host_link_gbps(const struct gpu_spec *g);
 
@@ -189,6 +210,7 @@ int gpu_occupancy_carveout(const struct gpu_cc_limits *lim,
 /* Prints every GPU to f: a table that fits 100 columns (json == 0) or a
  * JSON array of objects (json != 0) with id, name, aliases (array), cc (a
  * string "major.minor"), sms, base_clock_mhz, boost_clock_mhz, mem_gb,
+ * mem_mib (null when unknown), mem_usable_gib (gpu_mem_usable_bytes()),
  * mem_bw_gbps, mem_bw_measured_gbps (null when unknown), l2_mb,
  * fp32_tflops, fp64_tflops, tensor_tflops (object by dtype name: tf32,
  * fp16, bf16, fp8, int8, fp4; only those the GPU has), pcie_gen,

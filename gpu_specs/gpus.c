@@ -234,6 +234,72 @@ double gpu_mem_bw_eff_gbps(const struct gpu_spec *g)
 				 GPU_MEM_BW_EFF_DEFAULT);
 }
 
+double gpu_mem_bytes(const struct gpu_spec *g)
+{
+	if (!g)
+		return 0.0;
+	if (g->mem_mib > 0.0)
+		return g->mem_mib * 1048576.0;
+	return g->mem_gb * 1073741824.0 * GPU_MEM_UNKNOWN_RATIO;
+}
+
+/*
+ * What a PyTorch process cannot give its tensors, by architecture.
+ *
+ * The CUDA context: the driver's per-process state and the device code of
+ * the modules loaded.  CUDA 11.7+ loads modules lazily (PyTorch sets
+ * CUDA_MODULE_LOADING=LAZY), so the context holds the kernels a program
+ * has run, not all of libtorch_cuda's; the figures grow with the
+ * generation as the SM count and the libraries' per-architecture kernels
+ * do.  unsure: no measurement of them is in this repository; they are the
+ * upper end of what public reports of PyTorch 2 on CUDA 12 give for a
+ * process after its first kernels (nvidia-smi's process memory, 250-600
+ * MiB), and tools/gpu_measure.sh is where a measurement would replace
+ * them.
+ *
+ * The libraries' workspaces, from PyTorch's source
+ * (aten/src/ATen/cuda/CublasHandlePool.cpp): cuBLAS's per handle and
+ * stream, CUBLAS_WORKSPACE_CONFIG's default ":4096:2:16:8" (2 x 4 MiB + 8
+ * x 16 KiB) below compute capability 9.0 and ":4096:8" (32 MiB) from it on,
+ * and cuBLASLt's, 1 MiB (TORCH_CUBLASLT_WORKSPACE_SIZE) below 9.0, the
+ * cuBLAS size from it on.  The caching allocator's rounding (512 bytes,
+ * 2 MiB segments) and fragmentation are not counted: they depend on the
+ * program's allocation order.
+ */
+double gpu_mem_reserve_bytes(const struct gpu_spec *g, const char **source)
+{
+	static const struct {
+		uint32_t cc_below;   /* the row holds below this cc */
+		double context_mib, workspace_mib;
+	} rows[] = {
+		{ 70, 300, 8.125 + 1 },     /* Maxwell, Pascal */
+		{ 80, 400, 8.125 + 1 },     /* Volta, Turing   */
+		{ 90, 500, 8.125 + 1 },     /* Ampere, Ada     */
+		{ 100, 600, 32 + 32 },      /* Hopper          */
+		{ GPU_CC_AMD, 700, 32 + 32 }, /* Blackwell     */
+	};
+	double mib = 500 + 32 + 32;  /* AMD (unsure): Ampere's context, Hopper's workspaces */
+
+	if (source)
+		*source = "estimate (unsure): context per architecture from public reports of PyTorch 2 "
+			  "on CUDA 12, workspaces from PyTorch's defaults";
+	if (!g)
+		return 0.0;
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		if (g->cc < rows[i].cc_below) {
+			mib = rows[i].context_mib + rows[i].workspace_mib;
+			break;
+		}
+	return mib * 1048576.0;
+}
+
+double gpu_mem_usable_bytes(const struct gpu_spec *g)
+{
+	double b = gpu_mem_bytes(g) - gpu_mem_reserve_bytes(g, NULL);
+
+	return b > 0 ? b : 0.0;
+}
+
 /*
  * Theoretical per-direction rate of the host link.  PCIe: transfer rate per
  * lane times line-code efficiency / 8 bits (PCI-SIG base specifications:

@@ -82,6 +82,8 @@ static json_t *gpu_json(const struct gpu_spec *g)
 	bad |= put(o, "base_clock_mhz", json_integer(g->base_clock_mhz));
 	bad |= put(o, "boost_clock_mhz", json_integer(g->boost_clock_mhz));
 	bad |= put(o, "mem_gb", json_real(g->mem_gb));
+	bad |= put(o, "mem_mib", g->mem_mib > 0 ? json_real(g->mem_mib) : json_null());
+	bad |= put(o, "mem_usable_gib", json_real(gpu_mem_usable_bytes(g) / 1073741824.0));
 	bad |= put(o, "mem_bw_gbps", json_real(g->mem_bw_gbps));
 	bad |= put(o, "mem_bw_measured_gbps", g->mem_bw_measured_gbps > 0
 		   ? json_real(g->mem_bw_measured_gbps) : json_null());

@@ -412,6 +412,44 @@ START_TEST(test_bandwidths)
 }
 END_TEST
 
+/* Memory as the driver reports it: every figure the table has is a part of
+ * the marketed size (GDDR6 with ECC keeps 1/16, HBM about 1 %), named in
+ * the source; what a program can use is less by the context's share;
+ * unknown figures fall back below the marketed GiB. */
+START_TEST(test_memory)
+{
+	size_t n;
+	const struct gpu_spec *all = gpu_all(&n);
+	const double MiB = 1048576.0, GiB = 1073741824.0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct gpu_spec *g = &all[i];
+		double total = gpu_mem_bytes(g), usable = gpu_mem_usable_bytes(g);
+		if (g->mem_mib > 0) {
+			ck_assert_double_eq(total, g->mem_mib * MiB);
+			IN(g->mem_mib / 1024, 0.92 * g->mem_gb, g->mem_gb);
+			ck_assert_msg(strstr(g->source, "mem: ") != NULL, "%s: memory source", g->id);
+		} else {
+			ck_assert_double_eq(total, g->mem_gb * GiB * GPU_MEM_UNKNOWN_RATIO);
+		}
+		double reserve = gpu_mem_reserve_bytes(g, NULL);
+		IN(reserve / MiB, 250, 1024);
+		ck_assert_double_eq(usable, total - reserve);
+	}
+	/* L4: 23034 MiB as nvidia-smi reports it, under 22.6 GiB usable
+	 * (the 24 GB of the datasheet would hold a 23.3 GiB model) */
+	const struct gpu_spec *l4 = gpu_find("l4");
+	ck_assert_double_eq(gpu_mem_bytes(l4), 23034 * MiB);
+	ck_assert(gpu_mem_usable_bytes(l4) < 22.6 * GiB);
+	ck_assert(gpu_mem_usable_bytes(l4) > 21.5 * GiB);
+	/* the A100 40GB as torch.profiler traces recorded it */
+	ck_assert_double_eq(gpu_mem_bytes(gpu_find("NVIDIA A100-PG509-200")), 42297524224.0);
+	const char *src = NULL;
+	gpu_mem_reserve_bytes(l4, &src);
+	ck_assert_ptr_nonnull(src);
+}
+END_TEST
+
 START_TEST(test_names)
 {
 	ck_assert_str_eq(gpu_dtype_name(GPU_DT_BF16), "bf16");
@@ -555,6 +593,7 @@ static Suite *gpu_suite(void)
 	tcase_add_test(tc, test_bandwidths);
 	tcase_add_test(tc, test_amd);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_memory);
 	tcase_add_test(tc, test_list_text);
 	tcase_add_test(tc, test_list_json);
 	tcase_add_test(tc, test_fp32_simt);

@@ -57,10 +57,10 @@ check "batch $mb is the largest that fits the A100 40GB" $?
 "$BIN" --model gpt2-large --batch 8 --seq 1024 --mode training --target a100 --target h200 \
 	--top 0 >"$tmp/b8.txt" 2>"$tmp/b8.err"
 check "batch 8 exits 0 ($(cat "$tmp/b8.err"))" $?
-grep -q 'memory .*GiB needed, 40 GiB here: does not fit' "$tmp/b8.txt"
+grep -q 'memory .*GiB needed, 38\.[0-9]* GiB usable here: does not fit' "$tmp/b8.txt"
 check "batch 8 does not fit the A100 40GB" $?
-grep -q 'memory .* of 141 GiB' "$tmp/b8.txt"
-check "batch 8 fits the H200's 141 GiB ($(grep -c '^memory' "$tmp/b8.txt") memory lines)" $?
+grep -q 'memory .* of 139\.[0-9]* GiB usable' "$tmp/b8.txt"
+check "batch 8 fits the H200's 139.8 GiB less its reserve ($(grep -c '^memory' "$tmp/b8.txt") memory lines)" $?
 [ "$(wc -l <"$tmp/b8.err")" -eq 1 ] && grep -q 'a100-sxm4-40' "$tmp/b8.err" && ! grep -q 'h200' "$tmp/b8.err"
 check "one warning line naming the A100 only ($(cat "$tmp/b8.err"))" $?
 
@@ -133,7 +133,7 @@ assert t == sorted(t), t
 l = [l for l in built if (l["dp"], l["tp"], l["pp"]) == (2, 4, 1)][0]
 p = run["predictions"][0]
 assert abs(l["iteration_ms"] - p["iteration_ms"]) < 1e-6 * p["iteration_ms"], (l, p["iteration_ms"])
-assert abs(l["memory_gib"] - run["memory"]["peak_gib"]) < 1e-9, (l, run["memory"])
+assert abs(l["memory_peak_gib"] - run["memory"]["peak_gib"]) < 1e-9, (l, run["memory"])
 assert abs(l["tokens_per_s"] - 16 * 512 / (l["iteration_ms"] / 1e3)) < 1e-6 * l["tokens_per_s"]
 PY
 check "--plan 8: ten layouts, fastest first, dp 2 x tp 4 as the --dp 2 --tp 4 run" $?
@@ -165,7 +165,7 @@ l0 = {(l["dp"], l["tp"], l["pp"]): l for l in p0["targets"][0]["layouts"]}
 l3 = {(l["dp"], l["tp"], l["pp"]): l for l in p3["targets"][0]["layouts"]}
 assert not l0[(8, 1, 1)]["memory_fits"], l0[(8, 1, 1)]
 assert l3[(8, 1, 1)]["memory_fits"], l3[(8, 1, 1)]
-assert l3[(8, 1, 1)]["memory_gib"] < l0[(8, 1, 1)]["memory_gib"] - 40
+assert l3[(8, 1, 1)]["memory_peak_gib"] < l0[(8, 1, 1)]["memory_peak_gib"] - 40
 for k, l in l3.items():
     if k[0] > 1 and k[2] > 1:
         assert "--pp" in l["skipped"], l
@@ -173,7 +173,7 @@ for k, l in l3.items():
         assert l == l0[k], (l, l0[k])
 p = run["predictions"][0]
 assert abs(l3[(8, 1, 1)]["iteration_ms"] - p["iteration_ms"]) < 1e-6 * p["iteration_ms"]
-assert abs(l3[(8, 1, 1)]["memory_gib"] - run["memory"]["peak_gib"]) < 1e-9
+assert abs(l3[(8, 1, 1)]["memory_peak_gib"] - run["memory"]["peak_gib"]) < 1e-9
 PY
 check "--zero 3: dp 8 of Llama-3-8B fits an H100, as the --dp 8 --zero 3 run; dp x pp skipped" $?
 bad_input --batch 4 --target a100
@@ -304,10 +304,96 @@ check "Mixtral in BF16 does not fit an H100 (warning: $(grep warning "$tmp/mx.tx
 grep -q 'weights 14\.9[0-9], gradients 14\.9[0-9], optimizer 29\.9[0-9]' "$tmp/l3.txt" &&
 	grep -q 'need 74.8 GiB: more than a100-sxm4-40 has' "$tmp/l3.txt"
 check "Llama-3-8B AdamW training does not fit a 40 GB A100 ($(grep warning "$tmp/l3.txt"))" $?
+# With --tp 2 half the parameters per GPU need 39.84 GiB: under the 40 GB
+# of the datasheet, over the 38.9 GiB the A100's driver and PyTorch's
+# context leave; with --tp 4 it fits.
 "$BIN" --model llama-3-8b --mode training --optimizer adamw --dtype bf16 --tp 2 --target a100 \
 	>"$tmp/l3tp.txt" 2>/dev/null
+grep -q 'need 39.8 GiB: more than a100-sxm4-40 has' "$tmp/l3tp.txt"
+check "with --tp 2 it does not fit the usable 38.9 GiB" $?
+"$BIN" --model llama-3-8b --mode training --optimizer adamw --dtype bf16 --tp 4 --target a100 \
+	>"$tmp/l3tp.txt" 2>/dev/null
 ! grep -q 'GiB: more than' "$tmp/l3tp.txt"
-check "with --tp 2 it fits (half the parameters per GPU)" $?
+check "with --tp 4 it fits (a quarter of the parameters per GPU)" $?
+
+# Real memory: the L4 reports 23034 MiB (22.49 GiB), of which the CUDA
+# context and the libraries' workspaces take their share, so Llama-3-8B's
+# inference of 10 x 2048 tokens in BF16 (14.96 GiB of weights and 8.36 of
+# scores and their softmax, 23.32 GiB) does not fit it, though it is under
+# the 24 GB of the datasheet; the JSON's capacity is under 22.6 GiB, and
+# the plan's capacity is the same one.
+"$BIN" --model llama-3-8b --batch 10 --seq 2048 --dtype bf16 -t l4 >"$tmp/l4.txt" 2>"$tmp/l4.err"
+check "Llama-3-8B on an L4 exits 0 ($(cat "$tmp/l4.err"))" $?
+grep -q '^memory     23\.3[0-9] GiB needed, 2[12]\.[0-9]* GiB usable here: does not fit' "$tmp/l4.txt" &&
+	grep -q 'need 23.3 GiB: more than l4 has' "$tmp/l4.err"
+check "Llama-3-8B at batch 10 does not fit the L4 ($(grep '^memory' "$tmp/l4.txt" | tail -1))" $?
+"$BIN" --model llama-3-8b --batch 10 --seq 2048 --dtype bf16 -t l4 --json >"$tmp/l4.json" 2>/dev/null &&
+"$BIN" --model llama-3-8b --batch 10 --seq 2048 --dtype bf16 -t l4 --plan 1 --json >"$tmp/l4p.json" 2>/dev/null
+python3 - "$tmp/l4.json" "$tmp/l4p.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["predictions"][0]
+assert 21 < p["memory_usable_gib"] < 22.6 and p["memory_fits"] is False, p
+assert p["max_batch_fits"] < 10, p
+t = json.load(open(sys.argv[2]))["targets"][0]
+assert t["memory_usable_gib"] == p["memory_usable_gib"], t
+assert t["layouts"][0]["memory_fits"] is False, t
+PY
+check "the L4's usable memory under 22.6 GiB in the JSON and the plan" $?
+
+# Configs read completely: what the builder has no kernels for is refused
+# with one line naming it, never built as the nearest known architecture
+# (Qwen2-MoE as a dense Qwen2, Gemma 3 as Gemma 1); Mistral's window (a
+# mask over the same scores) and Qwen2's unused one are built.
+cat >"$tmp/qmoe.json" <<'EOF'
+{"architectures": ["Qwen2MoeForCausalLM"], "model_type": "qwen2_moe", "hidden_size": 2048,
+ "num_attention_heads": 16, "num_key_value_heads": 16, "num_hidden_layers": 24,
+ "intermediate_size": 5632, "moe_intermediate_size": 1408, "num_experts": 60,
+ "num_experts_per_tok": 4, "shared_expert_intermediate_size": 5632, "vocab_size": 151936,
+ "sliding_window": 32768, "use_sliding_window": false}
+EOF
+cat >"$tmp/gemma3.json" <<'EOF'
+{"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", "hidden_size": 1152,
+ "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 256, "num_hidden_layers": 26,
+ "intermediate_size": 6912, "vocab_size": 262144, "sliding_window": 512,
+ "sliding_window_pattern": 6, "query_pre_attn_scalar": 256}
+EOF
+# the class name alone (no model_type, no expert keys) is no Qwen2 either
+cat >"$tmp/qarch.json" <<'EOF'
+{"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 2048, "num_attention_heads": 16,
+ "num_hidden_layers": 24, "intermediate_size": 5632, "vocab_size": 151936}
+EOF
+cat >"$tmp/mistral.json" <<'EOF'
+{"architectures": ["MistralForCausalLM"], "model_type": "mistral", "hidden_size": 4096,
+ "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
+ "intermediate_size": 14336, "vocab_size": 32000, "sliding_window": 4096}
+EOF
+for f in qmoe:num_experts gemma3:sliding_window qarch:Qwen2MoeForCausalLM; do
+	"$BIN" --model "$tmp/${f%%:*}.json" --target a100 >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "${f#*:}" "$tmp/err"
+	check "${f%%:*} refused with one line naming ${f#*:} (rc $rc: $(cat "$tmp/err"))" $?
+done
+"$BIN" --model "$tmp/mistral.json" --target a100 >/dev/null 2>"$tmp/err"
+check "Mistral with its 4096-token window is built ($(cat "$tmp/err"))" $?
+
+# BF16 where there are no BF16 tensor cores is refused (one line naming the
+# GPU and the dtype), not predicted at the FP16 tensor-core rate; FP16
+# there is predicted; --all-targets leaves those GPUs out with a note.
+for t in v100 t4; do
+	"$BIN" --model gpt2 --dtype bf16 --target a100 --target $t >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "bf16 on $t.*no BF16" "$tmp/err"
+	check "bf16 on $t refused (rc $rc: $(cat "$tmp/err"))" $?
+done
+"$BIN" --model gpt2 --dtype bf16 --target t4 --plan 2 >/dev/null 2>&1
+[ $? -eq 2 ]; check "bf16 on t4 refused by --plan too" $?
+"$BIN" --model gpt2 --dtype fp16 --target v100 >/dev/null 2>&1
+check "fp16 on v100 predicted" $?
+"$BIN" --model gpt2 --dtype bf16 --all-targets --json >"$tmp/all.json" 2>"$tmp/err"
+check "bf16 --all-targets exits 0" $?
+! grep -q '"target": "\(v100\|t4\)' "$tmp/all.json" && grep -q '"target": "a100-sxm4-40"' "$tmp/all.json" &&
+	grep -q 'leaves out 14 GPUs without BF16' "$tmp/err"
+check "bf16 --all-targets leaves the V100s and the T4 out ($(cat "$tmp/err"))" $?
 
 # --list-models: every built-in name, with parameter counts within 1% of the
 # published ones (model cards: GPT-2 124M, Llama-2-7B 6.74B, Llama-3-8B

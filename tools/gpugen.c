@@ -47,7 +47,7 @@ static const char *const cc_cols[] = {
 };
 
 static const char *const gpu_cols[] = {
-	"id", "name", "aliases", "cc", "sms", "base_mhz", "boost_mhz", "mem_gb",
+	"id", "name", "aliases", "cc", "sms", "base_mhz", "boost_mhz", "mem_gb", "mem_mib",
 	"mem_bw_gbps", "mem_bw_meas_gbps", "l2_mb", "fp32", "fp64", "tf32",
 	"fp16", "bf16", "fp8", "int8", "fp4", "pcie_gen", "pcie_lanes",
 	"nvlink_gbps", "nvlink_peers", "tdp_w", "source", NULL
@@ -369,8 +369,8 @@ static void emit_gpus(FILE *o, const struct table *cc, const struct table *g)
 		fprintf(o, "\t  .cc = %u, .sms = %lu, .base_clock_mhz = %lu, .boost_clock_mhz = %lu,\n",
 			parse_cc(g, r), num_u(g, r, "sms"), num_u(g, r, "base_mhz"),
 			num_u(g, r, "boost_mhz"));
-		fprintf(o, "\t  .mem_gb = %.17g, .mem_bw_gbps = %.17g, .mem_bw_measured_gbps = %.17g, .l2_mb = %.17g,\n",
-			num_d(g, r, "mem_gb"), num_d(g, r, "mem_bw_gbps"),
+		fprintf(o, "\t  .mem_gb = %.17g, .mem_mib = %.17g, .mem_bw_gbps = %.17g, .mem_bw_measured_gbps = %.17g, .l2_mb = %.17g,\n",
+			num_d(g, r, "mem_gb"), num_d(g, r, "mem_mib"), num_d(g, r, "mem_bw_gbps"),
 			num_d(g, r, "mem_bw_meas_gbps"), num_d(g, r, "l2_mb"));
 		fputs("\t  .peak_tflops = {", o);
 		for (int k = 0; dt[k]; k++)

@@ -1,0 +1,71 @@
+/*
+ * fuzz_trace.c - the trace reader on any bytes, as surfer-dump reads a trace
+ * (every record, the strings and stacks they name) and as surfer-analyze
+ * does (analysis_run with --origin given, so a header naming no known GPU
+ * still reaches the kernel table, the predictor and the replay).
+ */
+#include "tests/fuzz/fuzz.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer/analyze.h"
+#include "gpu_specs/gpu.h"
+#include "trace/trace.h"
+
+static const struct gpu_spec *targets[1];
+static const struct gpu_spec *origin;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	origin = gpu_find("a100");
+	targets[0] = gpu_find("h100-sxm");
+	if (!origin || !targets[0]) {
+		fprintf(stderr, "fuzz_trace: the GPU table lacks a100 or h100-sxm\n");
+		abort();
+	}
+	return 0;
+}
+
+static void read_all(const char *path)
+{
+	struct trace_reader *r;
+	struct trace_record rec;
+	char err[256];
+	size_t len;
+
+	if (trace_reader_open(&r, path, err, sizeof(err)) < 0)
+		return;
+	while (trace_reader_next(r, &rec, err, sizeof(err)) > 0) {
+		if (rec.type == TRACE_KERNEL) {
+			const struct trace_stack *st = trace_reader_stack(r, rec.u.kernel.stack);
+			trace_reader_string(r, rec.u.kernel.name, &len);
+			for (uint32_t i = 0; st && i < st->nframes; i++)
+				trace_reader_string(r, st->frames[i], &len);
+		} else if (rec.type == TRACE_MARKER) {
+			trace_reader_string(r, rec.u.marker.name, &len);
+		}
+	}
+	trace_reader_free(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *path = fuzz_file(data, size, "trace.mp");
+	struct analysis_options o;
+	struct analysis *a;
+	char err[256];
+
+	read_all(path);
+	memset(&o, 0, sizeof(o));
+	o.origin = origin;
+	o.targets = targets;
+	o.ntargets = 1;
+	o.method = PRED_AUTO;
+	if (analysis_run(path, &o, &a, err, sizeof(err)) == 0)
+		analysis_free(a);
+	return 0;
+}
