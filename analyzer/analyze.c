@@ -647,7 +647,7 @@ static int an_pass_merge(struct an_ctx *c)
 		return AN_MERGE_CANNOT;
 	memset(c->ring.seq, 0, AN_LIB_RING * sizeof(*c->ring.seq));
 	c->cur_iteration = -1;
-	c->a->sorted_in_memory = 1;
+	c->a->reread_in_order = 1;
 	while ((rc = trace_merge_next(m, &rec, rerr, sizeof(rerr))) == 1) {
 		struct an_pending *p;
 
@@ -925,6 +925,7 @@ static int an_stream(struct an_ctx *c)
 			return rc;
 		if (rc == AN_MERGE_DIFFERS && an_restart(c) < 0)
 			return an_fail(c, -1, "out of memory");
+		c->a->reread_in_order = 0;
 		return an_pass2(c);
 	}
 	while (c->whead < c->wtail)

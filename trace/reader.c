@@ -175,10 +175,11 @@ static int fill(struct trace_reader *r)
 		r->ioff = 0;
 		r->iused = keep;
 	}
-	if (r->bcap - keep < chunk) {
-		/* one object longer than a chunk (scan_object bounds it) */
+	if (r->bcap == 0 || keep > r->bcap / 2) {
+		/* the first fill, or one object longer than half the buffer
+		 * (scan_object bounds it) */
 		size_t ncap = r->bcap ? r->bcap * 2 : chunk;
-		while (ncap - keep < chunk)
+		while (keep > ncap / 2)
 			ncap *= 2;
 		unsigned char *nb = realloc(r->buf, ncap);
 		if (!nb)
