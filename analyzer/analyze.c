@@ -895,7 +895,9 @@ static int an_stream(struct an_ctx *c)
 		default:
 			break;
 		}
-		if (an_event(c, &rec, &ev, config) &&
+		/* once out of order beyond the window the replay starts over
+		 * after this reading: nothing more to place */
+		if (!c->overflow && an_event(c, &rec, &ev, config) &&
 		    an_push(c, &ev, an_seq(&rec), rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1,
 			    an_item_candidate(&rec)) < 0)
 			return an_fail(c, -1, "out of memory");

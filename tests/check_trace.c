@@ -18,6 +18,7 @@
 
 #include <msgpack.h>
 
+#include "trace/internal.h"
 #include "trace/trace.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -1638,6 +1639,25 @@ START_TEST(test_interleaved_threads_read_in_order)
 }
 END_TEST
 
+START_TEST(test_every_record_type_has_a_key)
+{
+	/* Every record type but the header, strings, stacks and the trailer
+	 * has a thread and a CPU time, hence a place in the order: a type added
+	 * without one would vanish from an ordered reading. */
+	for (int t = 1; t < TRACE_TYPE_MAX; t++) {
+		struct trace_record r;
+		uint32_t thread = 0;
+		uint64_t cpu = 0, seq = 0;
+		memset(&r, 0, sizeof(r));
+		r.type = (enum trace_type)t;
+		int keyed = t != TRACE_HEADER && t != TRACE_STRING && t != TRACE_STACK &&
+			    t != TRACE_TRAILER;
+		ck_assert_msg(trace_record_key(&r, &thread, &cpu, &seq) == keyed, "record type %s",
+			      trace_type_name((enum trace_type)t));
+	}
+}
+END_TEST
+
 START_TEST(test_thread_beyond_window)
 {
 	/* A thread whose own records are out of order beyond the window cannot
@@ -1740,6 +1760,7 @@ int main(void)
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_fast_and_general_decoding_agree);
 	tcase_add_test(tc, test_interleaved_threads_read_in_order);
+	tcase_add_test(tc, test_every_record_type_has_a_key);
 	tcase_add_test(tc, test_thread_beyond_window);
 	tcase_add_test(tc, test_threads_alternating_every_record);
 	suite_add_tcase(s, tc);

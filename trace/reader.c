@@ -201,12 +201,23 @@ static int fill(struct trace_reader *r)
 
 enum { SCAN_OK, SCAN_MORE, SCAN_BAD };
 
+/* The big-endian number of n (1, 2, 4 or 8) bytes at p. */
 static uint64_t be(const unsigned char *p, size_t n)
 {
-	uint64_t v = 0;
-	for (size_t i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
+	switch (n) {
+	case 1: return p[0];
+	case 2: return (uint64_t)p[0] << 8 | p[1];
+	case 4: {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return __builtin_bswap32(v);
+	}
+	default: {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		return __builtin_bswap64(v);
+	}
+	}
 }
 
 /* Walks the msgpack encoding of one object at p[0..avail) without
@@ -1495,7 +1506,10 @@ struct trace_merge {
 	const struct trace_reader *base;
 	struct lane *lane;
 	uint32_t nlane;
-	uint32_t *heap;              /* lanes with records, by their least key */
+	struct merge_head {          /* a lane with records, and its least key */
+		struct lane_key key;
+		uint32_t lane;
+	} *heap;                     /* a min-heap by key */
 	uint32_t nheap;
 	int started;
 	struct lane_key last;        /* the key returned last */
@@ -1596,7 +1610,10 @@ static int lane_fill(struct trace_merge *m, struct lane *l)
 			break;
 		}
 		uint32_t thread;
-		trace_record_key(&l->rec[s], &thread, &l->key[s].cpu, &l->key[s].seq);
+		if (!trace_record_key(&l->rec[s], &thread, &l->key[s].cpu, &l->key[s].seq)) {
+			l->spare[l->nspare++] = s;   /* no place in the order */
+			continue;
+		}
 		l->key[s].pos = l->rd->offset;
 		l->heap[l->n++] = s;
 		lane_sift_up(l, l->n - 1);
@@ -1604,24 +1621,20 @@ static int lane_fill(struct trace_merge *m, struct lane *l)
 	return 0;
 }
 
-static int merge_lt(const struct trace_merge *m, uint32_t a, uint32_t b)
-{
-	return lk_lt(lane_min(&m->lane[a]), lane_min(&m->lane[b]));
-}
-
 static void merge_sift_down(struct trace_merge *m, uint32_t i)
 {
+	struct merge_head *h = m->heap;
 	for (;;) {
 		uint32_t c = 2 * i + 1, x = i;
-		if (c < m->nheap && merge_lt(m, m->heap[c], m->heap[x]))
+		if (c < m->nheap && lk_lt(&h[c].key, &h[x].key))
 			x = c;
-		if (c + 1 < m->nheap && merge_lt(m, m->heap[c + 1], m->heap[x]))
+		if (c + 1 < m->nheap && lk_lt(&h[c + 1].key, &h[x].key))
 			x = c + 1;
 		if (x == i)
 			return;
-		uint32_t t = m->heap[i];
-		m->heap[i] = m->heap[x];
-		m->heap[x] = t;
+		struct merge_head t = h[i];
+		h[i] = h[x];
+		h[x] = t;
 		i = x;
 	}
 }
@@ -1733,15 +1746,17 @@ int trace_merge_next(struct trace_merge *m, struct trace_record *rec, char *err,
 				copy_msg(m->msg, err, errlen);
 				return m->state;
 			}
-			if (m->lane[i].n > 0)
-				m->heap[m->nheap++] = i;
+			if (m->lane[i].n > 0) {
+				m->heap[m->nheap].key = *lane_min(&m->lane[i]);
+				m->heap[m->nheap++].lane = i;
+			}
 		}
 		for (uint32_t i = m->nheap / 2; i-- > 0;)
 			merge_sift_down(m, i);
 	}
 	if (m->nheap == 0)
 		return 0;
-	struct lane *l = &m->lane[m->heap[0]];
+	struct lane *l = &m->lane[m->heap[0].lane];
 	uint32_t s = l->heap[0];
 	struct lane_key k = l->key[s];
 	if (lk_lt(&k, &m->last)) {
@@ -1761,6 +1776,8 @@ int trace_merge_next(struct trace_merge *m, struct trace_record *rec, char *err,
 	}
 	if (l->n == 0)
 		m->heap[0] = m->heap[--m->nheap];
+	else
+		m->heap[0].key = *lane_min(l);
 	if (m->nheap > 0)
 		merge_sift_down(m, 0);
 	return 1;
