@@ -43,6 +43,7 @@ struct cli {
 	int have_max_regression;
 	int list_gpus;
 	int list_models;
+	const char *weights;      /* --weights FILE; NULL: the compiled-in ones */
 	struct model_cli model;   /* --model and its options */
 	const char *chrome_trace; /* output files, NULL none */
 	const char *html;
@@ -347,11 +348,15 @@ static int parse(int argc, char **argv, struct cli *c)
 			else
 				return bad("bad --color '%s': use auto, always or never", optarg);
 			break;
-		case OPT_WEIGHTS:
-			/* before any prediction: the weights replace the compiled-in ones */
-			if (tile_model_load_file(optarg) != 0)
+		case OPT_WEIGHTS: {
+			/* checked here, loaded into the predictor main() builds */
+			struct tile_model *tm;
+			if (tile_model_load_file(optarg, &tm) != 0)
 				return bad("cannot load tile-model weights '%s' (not a file surfer-train wrote)", optarg);
+			tile_model_free(tm);
+			c->weights = optarg;
 			break;
+		}
 		case OPT_MODEL:
 			if ((rc = model_cli_set(&c->model, opts[li].name, optarg, merr, sizeof(merr))) == -1) {
 				fprintf(stderr, PROG ": out of memory\n");
@@ -580,6 +585,8 @@ int main(int argc, char **argv)
 {
 	struct cli c;
 	struct analysis_options o;
+	struct pred_config pc = { 0 };
+	struct predictor *pred;
 	struct analysis *a = NULL;
 	struct chrome_trace *ct = NULL;
 	FILE *ctf = NULL;
@@ -597,15 +604,23 @@ int main(int argc, char **argv)
 		return model_list_print(stdout, c.json) < 0 ? 1 : 0;
 
 	path = c.trace;
+	pc.weights = c.weights;
+	if ((rc = predictor_new(&pc, &pred, err, sizeof(err))) < 0) {
+		print_error(err);
+		return rc == -2 ? 2 : 1;
+	}
+	c.model.opts.pred = pred;
 	if (c.model.set && c.model.plan_gpus) {
 		rc = model_plan_write(stdout, &c.model, c.targets, c.ntargets, c.method, c.json, err,
 				      sizeof(err));
+		predictor_free(pred);
 		if (rc < 0)
 			print_error(err);
 		return rc == -2 ? 2 : rc < 0 ? 1 : 0;
 	}
 	if (c.model.set) {
 		rc = model_analysis_run(&c.model, c.targets, c.ntargets, c.method, &a, err, sizeof(err));
+		predictor_free(pred);
 		if (rc < 0) {
 			print_error(err);
 			return rc == -2 ? 2 : 1;
@@ -613,8 +628,10 @@ int main(int argc, char **argv)
 		goto report;
 	}
 	if (strcmp(path, "-") == 0) {
-		if ((rc = spool_stdin(spool, sizeof(spool))))
+		if ((rc = spool_stdin(spool, sizeof(spool)))) {
+			predictor_free(pred);
 			return rc;
+		}
 		path = spool;
 	}
 	memset(&o, 0, sizeof(o));
@@ -622,6 +639,7 @@ int main(int argc, char **argv)
 	o.targets = c.targets;
 	o.ntargets = c.ntargets;
 	o.method = c.method;
+	o.pred = pred;
 	if (c.chrome_trace) {
 		if (!(ctf = open_output("--chrome-trace", c.chrome_trace))) {
 			rc = -2;
@@ -637,6 +655,8 @@ int main(int argc, char **argv)
 		o.span_ctx = ct;
 	}
 	rc = analysis_run(path, &o, &a, err, sizeof(err));
+	predictor_free(pred);
+	pred = NULL;
 	if (rc < 0 && !(rc == -2 && !spool[0] && strstr(err, "not a surfer trace") && suggest_import(path)))
 		print_error(err);
 	if (ct) {
@@ -656,6 +676,7 @@ int main(int argc, char **argv)
 		}
 	}
 chrome_failed:
+	predictor_free(pred);
 	if (spool[0])
 		unlink(spool);
 	if (rc < 0)

@@ -25,9 +25,18 @@ static void rp_append(char *out, size_t cap, size_t *len, const char *s, size_t 
 	out[*len] = 0;
 }
 
-/* Qualified name of an Itanium-mangled symbol; 0 when it is not one this
- * simple reader understands. */
-static int rp_demangle(const char *s, char *out, size_t cap)
+/* The C++ ABI's demangler, from libstdc++ (the one c++filt and gdb use);
+ * <cxxabi.h> is C++ only, so it is declared here.  Returns a malloc'd
+ * string, or NULL with *status < 0 when mangled is not a valid name. */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* The leading qualified name of an Itanium-mangled symbol the demangler
+ * rejects, "<...>" for template arguments; 0 when it does not start with
+ * one.  libstdc++'s demangler (and c++filt) reject some names that
+ * profilers record as they are, among them cuDNN's CUTLASS kernels
+ * ("_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23Implicit...EEvNT_6ParamsE"
+ * in a V100 Kineto trace): their leading name is still the kernel's. */
+static int rp_prefix(const char *s, char *out, size_t cap)
 {
 	size_t len = 0;
 	int nested, parts = 0;
@@ -68,28 +77,45 @@ static int rp_demangle(const char *s, char *out, size_t cap)
 	return parts > 0;
 }
 
-/* "void ns::kernel<args>(params)" -> "ns::kernel<...>". */
+/* "void ns::kernel<args>(params)" -> "ns::kernel<...>": the qualified name
+ * without the return type of a kernel, its template arguments and its
+ * parameters.  An unnamed namespace is written "(anonymous namespace)" by
+ * demanglers (and by profilers that demangle), and is part of the name. */
 static void rp_plain(const char *s, char *out, size_t cap)
 {
+	static const char anon[] = "(anonymous namespace)";
 	size_t len = 0, n;
 
 	out[0] = 0;
 	if (strncmp(s, "void ", 5) == 0)
 		s += 5;
-	n = strcspn(s, "<(");
-	rp_append(out, cap, &len, s, n);
-	if (s[n] == '<')
+	for (;;) {
+		n = strcspn(s, "<(");
+		rp_append(out, cap, &len, s, n);
+		s += n;
+		if (strncmp(s, anon, sizeof anon - 1) != 0)
+			break;
+		rp_append(out, cap, &len, anon, sizeof anon - 1);
+		s += sizeof anon - 1;
+	}
+	if (*s == '<')
 		rp_append(out, cap, &len, "<...>", 5);
 }
 
 void report_short_name(const char *name, char *out, size_t width)
 {
-	char buf[512];
+	char buf[512], *dem = NULL;
+	int status;
 
 	if (!name)
 		name = "(unnamed)";
-	if (!rp_demangle(name, buf, sizeof(buf)))
+	if (strncmp(name, "_Z", 2) == 0)
+		dem = __cxa_demangle(name, NULL, NULL, &status);
+	if (dem)
+		rp_plain(dem, buf, sizeof(buf));
+	else if (!rp_prefix(name, buf, sizeof(buf)))
 		rp_plain(name, buf, sizeof(buf));
+	free(dem);
 	if (!buf[0])
 		snprintf(buf, sizeof(buf), "%s", name);
 	if (strlen(buf) > width && width > 3) {
@@ -262,8 +288,7 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 				report_pct(t->method_ns[m], t->kernel_ns));
 	fprintf(f, "\n");
 	if (gpu_cc_is_amd(t->gpu->cc) && t->method_ns[PRED_MLP] > 0) {
-		struct tile_amd_scale s;
-		tile_get_amd_scale(&s);
+		const struct tile_amd_scale s = a->amd_scale;
 		/* ROCm's kernels against the tile model (predictor/amd_scale.c) */
 		fprintf(f, "AMD scale  gemm %.2f, gemm-bt %.2f, ew %.2f, softmax %.2f / %.2f, norm %.2f, "
 			"+%.1f us/kernel\n", s.scale[TILE_AMD_GEMM], s.scale[TILE_AMD_GEMM_BT],
@@ -424,7 +449,8 @@ static int rp_tokens(json_t *o, const struct analysis_target *t)
 	       rp_set(o, "tokens_per_s", json_real(report_tokens_per_s(t)));
 }
 
-static json_t *rp_prediction(const struct analysis_target *t, size_t top, double mem_peak)
+static json_t *rp_prediction(const struct analysis *a, const struct analysis_target *t, size_t top,
+			     double mem_peak)
 {
 	json_t *o = json_object(), *methods = json_object();
 
@@ -454,9 +480,8 @@ static json_t *rp_prediction(const struct analysis_target *t, size_t top, double
 		goto fail_o;
 	if (gpu_cc_is_amd(t->gpu->cc) && t->method_ns[PRED_MLP] > 0) {
 		/* the tile model's times carry it (predictor/amd_scale.c) */
-		struct tile_amd_scale s;
+		const struct tile_amd_scale s = a->amd_scale;
 		json_t *sc = json_object();
-		tile_get_amd_scale(&s);
 		for (int c = 0; sc && c < TILE_AMD_NCLASS; c++)
 			if (rp_set(sc, tile_amd_class_names[c], rp_num(s.scale[c]))) {
 				json_decref(sc);
@@ -509,7 +534,7 @@ json_t *report_json(const struct analysis *a, size_t top)
 	    rp_set(origin, "truncated", json_boolean(a->truncated)))
 		goto fail;
 	for (size_t t = 0; t < a->ntargets; t++)
-		if (json_array_append_new(preds, rp_prediction(&a->targets[t], top, a->memory.peak)))
+		if (json_array_append_new(preds, rp_prediction(a, &a->targets[t], top, a->memory.peak)))
 			goto fail;
 	if (json_object_set_new(doc, "origin", origin)) {
 		origin = NULL;
