@@ -26,6 +26,7 @@
 #define TRACE_REQ_MARKER 3   /* type, seq, kind                    */
 #define TRACE_REQ_STACK 3    /* type, id, frames                   */
 #define TRACE_REQ_TRAILER 2  /* type, counts                       */
+#define TRACE_REQ_OP 3       /* type, seq, kind                    */
 
 /* Sanity bounds of library-call shapes (a corrupt value must not reach
  * the predictor's arithmetic). */
@@ -49,7 +50,7 @@ int trace_validate_header(const struct trace_header *h, char *msg, size_t msglen
 
 /* The ordering key of rec (docs/trace-format.md, "Order"): 1 with its
  * thread, cpu_ns and seq for the record types that have them (kernel, GEMM,
- * conv, memcpy, memset, sync, marker), 0 for the others. */
+ * conv, memcpy, memset, sync, marker, op), 0 for the others. */
 int trace_record_key(const struct trace_record *rec, uint32_t *thread, uint64_t *cpu_ns,
 		     uint64_t *seq);
 

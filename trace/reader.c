@@ -348,6 +348,7 @@ struct mobj {
 	enum mtype type;
 	uint32_t len;                /* STR bytes, ARRAY elements              */
 	uint64_t u;                  /* UINT value; NINT value as int64 bits   */
+	double f;                    /* FLOAT value (a float32 widened)        */
 	const unsigned char *p;      /* STR bytes, ARRAY first element         */
 };
 
@@ -477,9 +478,24 @@ static void read_obj(const unsigned char **pp, struct mobj *o)
 		p = skip_objects(o->p, o->len);
 		break;
 	}
+	case 0xca: {
+		uint32_t bits = (uint32_t)be(p, 4);
+		float x;
+		memcpy(&x, &bits, 4);
+		o->type = M_FLOAT;
+		o->f = x;
+		p += 4;
+		break;
+	}
+	case 0xcb: {
+		uint64_t bits = be(p, 8);
+		memcpy(&o->f, &bits, 8);
+		o->type = M_FLOAT;
+		p += 8;
+		break;
+	}
 	default:
 		o->type = b == 0xc0 ? M_NIL : (b == 0xc2 || b == 0xc3) ? M_BOOL
-			  : (b == 0xca || b == 0xcb) ? M_FLOAT
 			  : (b >= 0xc4 && b <= 0xc6) ? M_BIN
 			  : (b <= 0x8f || b == 0xde || b == 0xdf) ? M_MAP : M_EXT;
 		p = skip_objects(p - 1, 1);
@@ -567,6 +583,24 @@ static int get_u8(struct fields *f, const char *name, uint8_t def, uint8_t *out)
 	int rc = get_u64(f, name, UINT8_MAX, def, &v);
 	*out = (uint8_t)v;
 	return rc;
+}
+
+/* A real number (a float or an integer field). */
+static int get_f64(struct fields *f, const char *name, double def, double *out)
+{
+	if (f->rc)
+		return f->rc;
+	const struct mobj *o = field(f);
+	if (!o) {
+		*out = def;
+		return 0;
+	}
+	switch (o->type) {
+	case M_FLOAT: *out = o->f; return 0;
+	case M_UINT: *out = (double)o->u; return 0;
+	case M_NINT: *out = (double)(int64_t)o->u; return 0;
+	default: return ferr(f, name, "not a number");
+	}
 }
 
 static int conv_i64(struct fields *f, const char *name, const struct mobj *o,
@@ -894,6 +928,31 @@ static int decode_marker(struct fields *f, struct trace_marker *m)
 	return f->rc;
 }
 
+static int decode_op(struct fields *f, struct trace_op *o)
+{
+	int kind = 0, coll = 0;
+	get_u64(f, "seq", UINT64_MAX, 0, &o->seq);
+	get_enum(f, "kind", TRACE_OPK_COUNT, TRACE_OPK_UNKNOWN, 0, &kind);
+	o->kind = (enum trace_op_kind)kind;
+	get_dtype(f, "dtype", &o->dtype);
+	get_u64(f, "m", UINT64_MAX, 0, &o->m);
+	get_u64(f, "n", UINT64_MAX, 0, &o->n);
+	get_u64(f, "k", UINT64_MAX, 0, &o->k);
+	get_u64(f, "batch", UINT64_MAX, 0, &o->batch);
+	get_f64(f, "flops", 0, &o->flops);
+	get_f64(f, "bytes", 0, &o->bytes);
+	get_u8(f, "b_transposed", 0, &o->b_transposed);
+	get_f64(f, "reread_bytes", 0, &o->reread_bytes);
+	get_f64(f, "reuse_bytes", 0, &o->reuse_bytes);
+	get_enum(f, "collective", TRACE_COLL_COUNT, -1, 0, &coll);
+	o->collective = (enum trace_collective)coll;
+	get_u32(f, "ranks", 0, &o->ranks);
+	get_u64(f, "stream", UINT64_MAX, 0, &o->stream);
+	get_u32(f, "thread", 0, &o->thread);
+	get_u64(f, "cpu_ns", UINT64_MAX, 0, &o->cpu_ns);
+	return f->rc;
+}
+
 static int decode_stack(struct fields *f, struct trace_stack *s)
 {
 	get_u32(f, "id", 0, &s->id);
@@ -946,7 +1005,7 @@ static const uint8_t required_fields[TRACE_TYPE_MAX] = {
 	[TRACE_CONV] = TRACE_REQ_CONV, [TRACE_MEMCPY] = TRACE_REQ_COPY,
 	[TRACE_MEMSET] = TRACE_REQ_COPY, [TRACE_SYNC] = TRACE_REQ_SYNC,
 	[TRACE_MARKER] = TRACE_REQ_MARKER, [TRACE_STACK] = TRACE_REQ_STACK,
-	[TRACE_TRAILER] = TRACE_REQ_TRAILER,
+	[TRACE_TRAILER] = TRACE_REQ_TRAILER, [TRACE_OP] = TRACE_REQ_OP,
 };
 
 static int store_stack(struct trace_reader *r, const struct trace_stack *s)
@@ -985,6 +1044,7 @@ static size_t record_bytes(enum trace_type t)
 	case TRACE_MEMCPY: case TRACE_MEMSET: return u + sizeof(struct trace_copy);
 	case TRACE_SYNC: return u + sizeof(struct trace_sync);
 	case TRACE_MARKER: return u + sizeof(struct trace_marker);
+	case TRACE_OP: return u + sizeof(struct trace_op);
 	default: return sizeof(struct trace_record);
 	}
 }
@@ -1037,6 +1097,7 @@ static int decode(struct trace_reader *r, struct trace_record *rec)
 	case TRACE_SYNC: rc = decode_sync(&f, &rec->u.sync); break;
 	case TRACE_MARKER: rc = decode_marker(&f, &rec->u.marker); break;
 	case TRACE_STACK: rc = decode_stack(&f, &rec->u.stack); break;
+	case TRACE_OP: rc = decode_op(&f, &rec->u.op); break;
 	default: rc = decode_trailer(&f, &rec->u.trailer); break;
 	}
 	if (rc < 0 || rc == D_TRAILER)
