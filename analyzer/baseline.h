@@ -8,7 +8,6 @@
 #include <stddef.h>
 
 #include "analyzer/analyze.h"
-#include "analyzer/report.h"
 
 #define BASELINE_TOP_GROWERS 5
 
@@ -28,11 +27,9 @@ struct baseline_verdict {
 	size_t ngrowers;
 };
 
-/* Writes the baseline of a (every target, every kernel group; m: a model
- * run's estimates, NULL for a trace) to path.  Returns 0, or -1 with a
- * reason in err. */
-int baseline_save(const struct analysis *a, const struct report_model *m, const char *path,
-		  char *err, size_t errlen);
+/* Writes the baseline of a (every target, every kernel group) to path.
+ * Returns 0, or -1 with a reason in err. */
+int baseline_save(const struct analysis *a, const char *path, char *err, size_t errlen);
 
 /* Compares a with the baseline at path, target by target (targets missing
  * from either side are skipped).  Fills out[0..max) and *nout.  Returns 1

@@ -590,7 +590,6 @@ int main(int argc, char **argv)
 	struct pred_config pc = { 0 };
 	struct predictor *pred;
 	struct analysis *a = NULL;
-	struct report_model rm;   /* --model: what only the model knows */
 	struct chrome_trace *ct = NULL;
 	FILE *ctf = NULL;
 	char err[512], spool[4096] = "";
@@ -598,7 +597,6 @@ int main(int argc, char **argv)
 	int rc;
 
 	memset(&c, 0, sizeof(c));
-	memset(&rm, 0, sizeof(rm));
 	rc = parse(argc, argv, &c);
 	if (rc >= 0)
 		return rc;
@@ -650,7 +648,7 @@ int main(int argc, char **argv)
 		o.span_ctx = ct;
 	}
 	if (c.model.set)
-		rc = model_analysis_run(&c.model, &o, &a, &rm, err, sizeof(err));
+		rc = model_analysis_run(&c.model, &o, &a, err, sizeof(err));
 	else
 		rc = analysis_run(path, &o, &a, err, sizeof(err));
 	predictor_free(pred);
@@ -678,32 +676,27 @@ chrome_failed:
 	predictor_free(pred);
 	if (spool[0])
 		unlink(spool);
-	if (rc < 0) {
-		free(rm.max_batch_fits);
+	if (rc < 0)
 		return rc == -2 ? 2 : 1;
-	}
 	apply_prices(a, &c);
 	if (a->warning[0])
 		fprintf(stderr, PROG ": warning: '%s': %s\n", c.trace, a->warning);
 	if (c.json)
-		rc = report_json_write(stdout, a, c.model.set ? &rm : NULL, c.top);
+		rc = report_json_write(stdout, a, c.top);
 	else
-		rc = report_text(stdout, a, c.model.set ? &rm : NULL, c.top, c.color);
+		rc = report_text(stdout, a, c.top, c.color);
 	if (rc < 0 || fflush(stdout)) {
 		fprintf(stderr, PROG ": cannot write the report: %s\n", strerror(errno));
-		free(rm.max_batch_fits);
 		analysis_free(a);
 		return 1;
 	}
 	rc = write_exports(a, &c);
-	if (c.save_baseline &&
-	    baseline_save(a, c.model.set ? &rm : NULL, c.save_baseline, err, sizeof(err)) < 0) {
+	if (c.save_baseline && baseline_save(a, c.save_baseline, err, sizeof(err)) < 0) {
 		print_error(err);
 		rc = 2;
 	}
 	if (!rc && c.baseline)
 		rc = gate(a, &c);
-	free(rm.max_batch_fits);
 	analysis_free(a);
 	return rc;
 }

@@ -10,7 +10,6 @@
 #include <stdio.h>
 
 #include "analyzer/analyze.h"
-#include "analyzer/report.h"
 #include "analyzer/model.h"
 
 /* The --model options as the command line gives them. */
@@ -57,15 +56,12 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 
 /* Builds the model's run, writes it as the trace a recorder would have
  * written of it (modelprog.c; to m->write_trace too when set) and analyzes
- * that like any trace with o (targets, method, predictor, span callback;
- * o->origin is ignored): one timeline for both.  What only the model knows
- * (its memory estimate, tokens per iteration, the largest batch that fits
- * each target) goes to *rm for the reports.  Returns 0 with *out (free
- * with analysis_free) and *rm (free rm->max_batch_fits), -2 for a bad
- * model or options or an unwritable --write-trace (reason in err), -1 out
- * of memory. */
+ * that like any trace with o (targets, method, span callback; o->origin is
+ * ignored): one timeline for both.  Returns 0 with *out (free with
+ * analysis_free), -2 for a bad model or options or an unwritable
+ * --write-trace (reason in err), -1 out of memory. */
 int model_analysis_run(const struct model_cli *m, const struct analysis_options *o,
-		       struct analysis **out, struct report_model *rm, char *err, size_t errlen);
+		       struct analysis **out, char *err, size_t errlen);
 
 /* What model_time says about one iteration on one GPU. */
 struct model_timing {

@@ -182,27 +182,17 @@ static int rp_no_origin(const struct analysis *a)
 	return !a->origin && a->measured_ns <= 0;
 }
 
-double report_tokens_per_s(const struct analysis_target *t, double tokens_per_iteration)
+double report_tokens_per_s(const struct analysis_target *t)
 {
-	if (!(tokens_per_iteration > 0) || !(t->iteration_ns > 0))
+	if (!(t->tokens_per_iteration > 0) || !(t->iteration_ns > 0))
 		return 0;
-	return tokens_per_iteration / (t->iteration_ns / 1e9);
+	return t->tokens_per_iteration / (t->iteration_ns / 1e9);
 }
 
-/* USD per million tokens at a per-iteration cost, 0 without a token count. */
-static double cost_per_million_tokens(double tokens_per_iteration, double per_iteration_usd)
+/* USD per million tokens at t's price, 0 without a price or a token count. */
+static double cost_per_million_tokens(const struct analysis_target *t, double per_iteration_usd)
 {
-	return tokens_per_iteration > 0 ? per_iteration_usd / tokens_per_iteration * 1e6 : 0;
-}
-
-/* The estimates of a trace: none. */
-static const struct report_model rp_no_model;
-
-/* The largest batch that fits target t of a, 0 none or unknown. */
-static uint32_t rp_max_batch(const struct analysis *a, const struct report_model *m,
-			     const struct analysis_target *t)
-{
-	return m->max_batch_fits ? m->max_batch_fits[t - a->targets] : 0;
+	return t->tokens_per_iteration > 0 ? per_iteration_usd / t->tokens_per_iteration * 1e6 : 0;
 }
 
 int report_cost(const struct analysis_target *t, double *per_iteration_usd,
@@ -234,15 +224,15 @@ static const char *rp_c(int color, const char *sgr)
 #define RP_GIB 1073741824.0
 
 /* The memory estimate of a --model run: the peak and what makes it up. */
-static void rp_memory(FILE *f, const struct report_model *m)
+static void rp_memory(FILE *f, const struct analysis *a)
 {
 	const struct { const char *name; double v; } part[] = {
-		{ "weights", m->memory.weights }, { "gradients", m->memory.gradients },
-		{ "optimizer", m->memory.optimizer }, { "activations", m->memory.activations },
-		{ "KV cache", m->memory.kv_cache }, { "transient", m->memory.transient },
+		{ "weights", a->memory.weights }, { "gradients", a->memory.gradients },
+		{ "optimizer", a->memory.optimizer }, { "activations", a->memory.activations },
+		{ "KV cache", a->memory.kv_cache }, { "transient", a->memory.transient },
 	};
 	/* the parts in GiB, wrapped at 100 columns under the first */
-	int col = fprintf(f, "memory     %.2f GiB at the peak (estimated):", m->memory.peak / RP_GIB);
+	int col = fprintf(f, "memory     %.2f GiB at the peak (estimated):", a->memory.peak / RP_GIB);
 	int n = 0;
 	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
 		char item[64];
@@ -259,8 +249,8 @@ static void rp_memory(FILE *f, const struct report_model *m)
 	fprintf(f, "\n");
 }
 
-static void rp_target(FILE *f, const struct analysis *a, const struct report_model *m,
-		      const struct analysis_target *t, size_t top, int color)
+static void rp_target(FILE *f, const struct analysis *a, const struct analysis_target *t,
+		      size_t top, int color)
 {
 	char name[REPORT_NAME_WIDTH + 1];
 	size_t n = top && top < t->ngroups ? top : t->ngroups;
@@ -282,11 +272,10 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 	if (priced)
 		fprintf(f, "cost       $%.3g per iteration, $%.2f per million iterations "
 			"(at $%.2f/hour)\n", it_usd, m_usd, t->price_usd_per_hour);
-	if (report_tokens_per_s(t, m->tokens_per_iteration) > 0) {
-		fprintf(f, "throughput %.0f tokens/s", report_tokens_per_s(t, m->tokens_per_iteration));
+	if (report_tokens_per_s(t) > 0) {
+		fprintf(f, "throughput %.0f tokens/s", report_tokens_per_s(t));
 		if (priced)
-			fprintf(f, ", $%.3g per million tokens",
-				cost_per_million_tokens(m->tokens_per_iteration, it_usd));
+			fprintf(f, ", $%.3g per million tokens", cost_per_million_tokens(t, it_usd));
 		fprintf(f, "\n");
 	}
 	fprintf(f, "kernels    %.3f ms: memory-bound %.1f%%, compute-bound %.1f%%, unknown %.1f%%\n",
@@ -308,15 +297,15 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 	}
 	fprintf(f, "GPU waits  %.3f ms on the CPU; copies %.3f ms\n", report_ms(t->gpu_wait_cpu_ns),
 		report_ms(t->copy_ns));
-	if (m->memory.peak > 0 && gpu_mem_usable_bytes(t->gpu) > 0) {
-		double need = m->memory.peak / RP_GIB, have = gpu_mem_usable_bytes(t->gpu) / RP_GIB;
+	if (a->memory.peak > 0 && gpu_mem_usable_bytes(t->gpu) > 0) {
+		double need = a->memory.peak / RP_GIB, have = gpu_mem_usable_bytes(t->gpu) / RP_GIB;
 		if (need > have)
 			fprintf(f, "%smemory     %.2f GiB needed, %.2f GiB usable here: does not fit%s",
 				rp_c(color, RP_RED), need, have, rp_c(color, RP_RESET));
 		else
 			fprintf(f, "memory     %.2f of %.2f GiB usable (%.0f%%)", need, have, 100.0 * need / have);
-		if (rp_max_batch(a, m, t))
-			fprintf(f, "; batch %u at most\n", rp_max_batch(a, m, t));
+		if (t->max_batch_fits)
+			fprintf(f, "; batch %u at most\n", t->max_batch_fits);
 		else
 			fprintf(f, "; not even batch 1\n");
 	}
@@ -347,17 +336,14 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 	}
 }
 
-int report_text(FILE *f, const struct analysis *a, const struct report_model *m, size_t top,
-		int color)
+int report_text(FILE *f, const struct analysis *a, size_t top, int color)
 {
-	if (!m)
-		m = &rp_no_model;
 	if (rp_no_origin(a)) {
 		fprintf(f, "input      %s\n", a->device);
 		fprintf(f, "kernels    %llu launches, %u configurations per iteration\n",
 			(unsigned long long)a->kernels, a->configs);
-		if (m->memory.peak > 0)
-			rp_memory(f, m);
+		if (a->memory.peak > 0)
+			rp_memory(f, a);
 	} else {
 		fprintf(f, "origin     %s (%s)\n", a->origin ? a->origin->id : "?", a->device);
 		fprintf(f, "trace      %llu kernels, %u configurations, %u iteration%s\n",
@@ -377,7 +363,7 @@ int report_text(FILE *f, const struct analysis *a, const struct report_model *m,
 		fprintf(f, "%swarning    %s%s\n", rp_c(color, RP_YELLOW), a->warning,
 			rp_c(color, RP_RESET));
 	for (size_t t = 0; t < a->ntargets; t++)
-		rp_target(f, a, m, &a->targets[t], top, color);
+		rp_target(f, a, &a->targets[t], top, color);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -441,7 +427,7 @@ static json_t *rp_breakdown(const struct analysis_target *t, size_t top)
 }
 
 /* The price and costs of t, when it has a price. */
-static int rp_cost(json_t *o, const struct analysis_target *t, double tokens_per_iteration)
+static int rp_cost(json_t *o, const struct analysis_target *t)
 {
 	double it_usd, m_usd;
 
@@ -450,24 +436,22 @@ static int rp_cost(json_t *o, const struct analysis_target *t, double tokens_per
 	return rp_set(o, "price_usd_per_hour", json_real(t->price_usd_per_hour)) ||
 	       rp_set(o, "cost_per_iteration_usd", json_real(it_usd)) ||
 	       rp_set(o, "cost_per_million_iterations_usd", json_real(m_usd)) ||
-	       (tokens_per_iteration > 0 &&
-		rp_set(o, "cost_per_million_tokens_usd",
-		       json_real(cost_per_million_tokens(tokens_per_iteration, it_usd))));
+	       (t->tokens_per_iteration > 0 &&
+		rp_set(o, "cost_per_million_tokens_usd", json_real(cost_per_million_tokens(t, it_usd))));
 }
 
 /* Tokens per iteration and per second, when the caller knows them. */
-static int rp_tokens(json_t *o, const struct analysis_target *t, double tokens_per_iteration)
+static int rp_tokens(json_t *o, const struct analysis_target *t)
 {
-	if (!(report_tokens_per_s(t, tokens_per_iteration) > 0))
+	if (!(report_tokens_per_s(t) > 0))
 		return 0;
-	return rp_set(o, "tokens_per_iteration", json_real(tokens_per_iteration)) ||
-	       rp_set(o, "tokens_per_s", json_real(report_tokens_per_s(t, tokens_per_iteration)));
+	return rp_set(o, "tokens_per_iteration", json_real(t->tokens_per_iteration)) ||
+	       rp_set(o, "tokens_per_s", json_real(report_tokens_per_s(t)));
 }
 
-static json_t *rp_prediction(const struct analysis *a, const struct report_model *m,
-			     const struct analysis_target *t, size_t top)
+static json_t *rp_prediction(const struct analysis *a, const struct analysis_target *t, size_t top,
+			     double mem_peak)
 {
-	double mem_peak = m->memory.peak;
 	json_t *o = json_object(), *methods = json_object();
 
 	if (!o || !methods)
@@ -480,7 +464,7 @@ static json_t *rp_prediction(const struct analysis *a, const struct report_model
 	    rp_set(o, "target_name", rp_str(t->gpu->name)) ||
 	    rp_set(o, "method", rp_str(pred_method_name(t->method))) ||
 	    rp_set(o, "iteration_ms", rp_num(report_ms(t->iteration_ns))) ||
-	    rp_cost(o, t, m->tokens_per_iteration) || rp_tokens(o, t, m->tokens_per_iteration) ||
+	    rp_cost(o, t) || rp_tokens(o, t) ||
 	    rp_set(o, "kernel_ms", rp_num(report_ms(t->kernel_ns))) ||
 	    rp_set(o, "copy_ms", rp_num(report_ms(t->copy_ns))) ||
 	    rp_set(o, "gpu_waiting_on_cpu_ms", rp_num(report_ms(t->gpu_wait_cpu_ns))) ||
@@ -492,7 +476,7 @@ static json_t *rp_prediction(const struct analysis *a, const struct report_model
 	if (mem_peak > 0 && gpu_mem_usable_bytes(t->gpu) > 0 &&
 	    (rp_set(o, "memory_usable_gib", json_real(gpu_mem_usable_bytes(t->gpu) / RP_GIB)) ||
 	     rp_set(o, "memory_fits", json_boolean(mem_peak <= gpu_mem_usable_bytes(t->gpu))) ||
-	     rp_set(o, "max_batch_fits", json_integer(rp_max_batch(a, m, t)))))
+	     rp_set(o, "max_batch_fits", json_integer(t->max_batch_fits))))
 		goto fail_o;
 	if (gpu_cc_is_amd(t->gpu->cc) && t->method_ns[PRED_MLP] > 0) {
 		/* the tile model's times carry it (predictor/amd_scale.c) */
@@ -518,28 +502,25 @@ fail_o:
 }
 
 /* The memory estimate of a --model run, GiB. */
-static json_t *rp_memory_json(const struct report_model *m)
+static json_t *rp_memory_json(const struct analysis *a)
 {
 	json_t *o = json_object();
-	if (!o || rp_set(o, "peak_gib", json_real(m->memory.peak / RP_GIB)) ||
-	    rp_set(o, "weights_gib", json_real(m->memory.weights / RP_GIB)) ||
-	    rp_set(o, "gradients_gib", json_real(m->memory.gradients / RP_GIB)) ||
-	    rp_set(o, "optimizer_gib", json_real(m->memory.optimizer / RP_GIB)) ||
-	    rp_set(o, "activations_gib", json_real(m->memory.activations / RP_GIB)) ||
-	    rp_set(o, "kv_cache_gib", json_real(m->memory.kv_cache / RP_GIB)) ||
-	    rp_set(o, "transient_gib", json_real(m->memory.transient / RP_GIB))) {
+	if (!o || rp_set(o, "peak_gib", json_real(a->memory.peak / RP_GIB)) ||
+	    rp_set(o, "weights_gib", json_real(a->memory.weights / RP_GIB)) ||
+	    rp_set(o, "gradients_gib", json_real(a->memory.gradients / RP_GIB)) ||
+	    rp_set(o, "optimizer_gib", json_real(a->memory.optimizer / RP_GIB)) ||
+	    rp_set(o, "activations_gib", json_real(a->memory.activations / RP_GIB)) ||
+	    rp_set(o, "kv_cache_gib", json_real(a->memory.kv_cache / RP_GIB)) ||
+	    rp_set(o, "transient_gib", json_real(a->memory.transient / RP_GIB))) {
 		json_decref(o);
 		return NULL;
 	}
 	return o;
 }
 
-json_t *report_json(const struct analysis *a, const struct report_model *m, size_t top)
+json_t *report_json(const struct analysis *a, size_t top)
 {
 	json_t *doc = json_object(), *origin = json_object(), *preds = json_array();
-
-	if (!m)
-		m = &rp_no_model;
 
 	if (!doc || !origin || !preds)
 		goto fail;
@@ -553,7 +534,7 @@ json_t *report_json(const struct analysis *a, const struct report_model *m, size
 	    rp_set(origin, "truncated", json_boolean(a->truncated)))
 		goto fail;
 	for (size_t t = 0; t < a->ntargets; t++)
-		if (json_array_append_new(preds, rp_prediction(a, m, &a->targets[t], top)))
+		if (json_array_append_new(preds, rp_prediction(a, &a->targets[t], top, a->memory.peak)))
 			goto fail;
 	if (json_object_set_new(doc, "origin", origin)) {
 		origin = NULL;
@@ -565,7 +546,7 @@ json_t *report_json(const struct analysis *a, const struct report_model *m, size
 		goto fail;
 	}
 	preds = NULL;
-	if (m->memory.peak > 0 && rp_set(doc, "memory", rp_memory_json(m)))
+	if (a->memory.peak > 0 && rp_set(doc, "memory", rp_memory_json(a)))
 		goto fail;
 	return doc;
 fail:
@@ -575,9 +556,9 @@ fail:
 	return NULL;
 }
 
-int report_json_write(FILE *f, const struct analysis *a, const struct report_model *m, size_t top)
+int report_json_write(FILE *f, const struct analysis *a, size_t top)
 {
-	json_t *doc = report_json(a, m, top);
+	json_t *doc = report_json(a, top);
 	int rc;
 
 	if (!doc)
