@@ -29,6 +29,18 @@ int report_text(FILE *f, const struct analysis *a, size_t top, int color);
 int report_cost(const struct analysis_target *t, double *per_iteration_usd,
 		double *per_million_usd);
 
+/* USD in fixed notation with three significant digits and at least two
+ * decimals ("0.0000123", "1.46", "1234.57"); "-" when not finite. */
+void report_usd(double usd, char *out, size_t cap);
+
+/* Writes one line per target to f, sorted: by the predicted iteration time
+ * (by_cost 0, fastest first) or by the cost (by_cost 1: per million tokens
+ * where the tokens are known, else per iteration; cheapest first, targets
+ * without a price last).  Each line: target, predicted ms, the ratio to
+ * the measured time (traces), USD per iteration and per million tokens
+ * when priced.  Returns 0, -1 when writing failed or out of memory. */
+int report_rank(FILE *f, const struct analysis *a, int by_cost);
+
 /* Tokens per second of target t (tokens_per_iteration over the predicted
  * iteration), 0 when unknown. */
 double report_tokens_per_s(const struct analysis_target *t);
