@@ -218,7 +218,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	size_t n = layouts_of(m->plan_gpus, v, MAX_LAYOUTS);
 	json_t *doc = NULL, *tarr = NULL;
 	if (json) {
-		doc = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i}", "model", c.name, "mode",
+		doc = json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i}", "schema_version",
+				(json_int_t)REPORT_SCHEMA_VERSION, "model", c.name, "mode",
 				m->opts.mode == MODEL_TRAINING ? "training"
 				: m->opts.mode == MODEL_DECODE ? "decode" : "inference",
 				"gpus", (json_int_t)m->plan_gpus, "global_batch", (json_int_t)m->opts.batch,

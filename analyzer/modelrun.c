@@ -517,6 +517,7 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 			rc = -1;
 			break;
 		}
+		at->gpus = o->dp * o->tp * o->pp;
 		at->tokens_per_iteration = (double)o->batch * o->dp *
 			(generate ? m->new_tokens : o->mode == MODEL_DECODE ? 1 : o->seq);
 		if (generate && m->new_tokens > 1) {

@@ -338,8 +338,9 @@ static double cost_per_million_tokens(const struct analysis_target *t, double pe
 int report_cost(const struct analysis_target *t, double *per_iteration_usd,
 		double *per_million_usd)
 {
-	/* USD/hour x seconds per iteration / 3600 s per hour */
-	double usd = t->price_usd_per_hour * (t->iteration_ns / 1e9) / 3600.0;
+	/* USD/hour x GPUs x seconds per iteration / 3600 s per hour */
+	double usd = t->price_usd_per_hour * (t->gpus > 1 ? t->gpus : 1) * (t->iteration_ns / 1e9) /
+		     3600.0;
 
 	*per_iteration_usd = *per_million_usd = 0;
 	if (!(t->price_usd_per_hour > 0) || !isfinite(usd))
@@ -423,6 +424,86 @@ int report_rank(FILE *f, const struct analysis *a, int by_cost)
 	return ferror(f) ? -1 : 0;
 }
 
+static const struct report_legend_item rp_legend[] = {
+	{ "predicted", "the iteration replayed on the target: the recorded launches, stream order "
+	  "and synchronizations, each kernel and copy taking its predicted time (x the measured "
+	  "time: the ratio to the origin's measured iteration)" },
+	{ "kernels", "the sum of the kernel times of one iteration; kernels on different streams "
+	  "run at once and the GPU also idles, so it can exceed the iteration time or fall short "
+	  "of it" },
+	{ "bound", "memory when a kernel's bytes over the bandwidth outlast its FLOPs over the "
+	  "peak, compute otherwise; unknown when the method gives no bound" },
+	{ "methods", "the share of kernel time each predictor gave: wave (the measured time scaled "
+	  "by waves, clocks and bandwidth), mlp (the tile model), roofline, tcgemm (the tensor-core "
+	  "GEMM model), vecop (the vector-op model), identity (the target is the origin: the "
+	  "measured time)" },
+	{ "GPU waits", "time no kernel or copy runs because the GPU waits for the CPU to launch "
+	  "work; a faster GPU does not shorten it" },
+	{ "copies", "memcpy and memset time on the streams" },
+	{ "verdict", "why a much faster GPU is predicted no faster than the measured one" },
+	{ "memory", "the estimated peak against what the target leaves to tensors: the memory its "
+	  "driver reports less the CUDA context and the libraries' workspaces" },
+};
+
+const struct report_legend_item *report_legend(int traces, size_t *n)
+{
+	static struct report_legend_item model[sizeof(rp_legend) / sizeof(rp_legend[0])];
+	size_t k = 0;
+
+	if (traces) {
+		*n = sizeof(rp_legend) / sizeof(rp_legend[0]) - 1; /* memory: --model only */
+		return rp_legend;
+	}
+	/* --model: no measurement, no verdict; the same words otherwise */
+	for (size_t i = 0; i < sizeof(rp_legend) / sizeof(rp_legend[0]); i++)
+		if (strcmp(rp_legend[i].term, "verdict"))
+			model[k++] = rp_legend[i];
+	*n = k;
+	return model;
+}
+
+/* Writes text after "legend     " or the indent, wrapped at REPORT_COLUMNS. */
+static void rp_wrap(FILE *f, const char *term, const char *text, int first)
+{
+	size_t col = (size_t)fprintf(f, "%-11s%s:", first ? "legend" : "", term);
+
+	for (const char *p = text; *p;) {
+		size_t w = strcspn(p, " ");
+		if (col + 1 + w > REPORT_COLUMNS) {
+			fprintf(f, "\n%13s", "");
+			col = 13;
+		} else {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, w, f);
+		col += w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
+void report_verdict(const struct analysis *a, const struct analysis_target *t, char *out,
+		    size_t cap)
+{
+	out[0] = 0;
+	if (!(a->measured_ns > 0) || a->untimed || !(a->measured_kernel_ns > 0) ||
+	    !(t->iteration_ns > 0))
+		return;
+	double r = t->iteration_ns / a->measured_ns, k = t->kernel_ns / a->measured_kernel_ns;
+	if (!(k <= 0.67) || fabs(r - 1) > 0.05)
+		return;
+	double wait = report_pct(t->gpu_wait_cpu_ns, t->iteration_ns);
+	if (wait >= 50)
+		snprintf(out, cap, "CPU-bound: the GPU waits on the CPU %.0f%% of the time (kernels %.2fx, "
+			 "iteration %.2fx)", wait, k, r);
+	else
+		snprintf(out, cap, "not GPU-bound: kernels %.2fx, iteration %.2fx; GPU waits %.0f%% of "
+			 "it, copies %.3f ms", k, r, wait, report_ms(t->copy_ns));
+}
+
 /* ANSI SGR sequences, written only when colour is on. */
 #define RP_BOLD "\033[1m"
 #define RP_GREEN "\033[32m"
@@ -487,7 +568,10 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	if (priced) {
 		report_usd(it_usd, usd, sizeof(usd));
 		fprintf(f, "cost       $%s per iteration, $%.2f per million iterations "
-			"(at $%.2f/hour)\n", usd, m_usd, t->price_usd_per_hour);
+			"(at $%.2f/hour", usd, m_usd, t->price_usd_per_hour);
+		if (t->gpus > 1)
+			fprintf(f, " x %u GPUs", t->gpus);
+		fputs(")\n", f);
 	}
 	if (report_tokens_per_s(t) > 0) {
 		fprintf(f, "throughput %.0f tokens/s", report_tokens_per_s(t));
@@ -517,6 +601,10 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	}
 	fprintf(f, "GPU waits  %.3f ms on the CPU; copies %.3f ms\n", report_ms(t->gpu_wait_cpu_ns),
 		report_ms(t->copy_ns));
+	char verdict[160];
+	report_verdict(a, t, verdict, sizeof(verdict));
+	if (verdict[0])
+		fprintf(f, "%sverdict    %s%s\n", rp_c(color, RP_YELLOW), verdict, rp_c(color, RP_RESET));
 	if (a->memory.peak > 0 && gpu_mem_usable_bytes(t->gpu) > 0) {
 		double need = a->memory.peak / RP_GIB, have = gpu_mem_usable_bytes(t->gpu) / RP_GIB;
 		if (need > have)
@@ -584,6 +672,11 @@ int report_text(FILE *f, const struct analysis *a, size_t top, int color)
 			rp_c(color, RP_RESET));
 	for (size_t t = 0; t < a->ntargets; t++)
 		rp_target(f, a, &a->targets[t], top, color);
+	size_t nl;
+	const struct report_legend_item *l = report_legend(!rp_no_origin(a), &nl);
+	fputc('\n', f);
+	for (size_t i = 0; i < nl; i++)
+		rp_wrap(f, l[i].term, l[i].text, i == 0);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -669,7 +762,8 @@ static int rp_tokens(json_t *o, const struct analysis_target *t)
 	       rp_set(o, "tokens_per_s", json_real(report_tokens_per_s(t)));
 }
 
-static json_t *rp_prediction(const struct analysis_target *t, size_t top, double mem_peak)
+static json_t *rp_prediction(const struct analysis *a, const struct analysis_target *t, size_t top,
+			     double mem_peak)
 {
 	json_t *o = json_object(), *methods = json_object();
 
@@ -711,6 +805,10 @@ static json_t *rp_prediction(const struct analysis_target *t, size_t top, double
 		    rp_set(o, "amd_scale", sc))
 			goto fail_o;
 	}
+	char verdict[160];
+	report_verdict(a, t, verdict, sizeof(verdict));
+	if (verdict[0] && rp_set(o, "verdict", rp_str(verdict)))
+		goto fail_o;
 	if (rp_set(o, "breakdown", rp_breakdown(t, top)))
 		goto fail_o;
 	return o;
@@ -744,6 +842,8 @@ json_t *report_json(const struct analysis *a, size_t top)
 
 	if (!doc || !origin || !preds)
 		goto fail;
+	if (rp_set(doc, "schema_version", json_integer(REPORT_SCHEMA_VERSION)))
+		goto fail;
 	if (rp_set(origin, "device", rp_str(a->device)) ||
 	    rp_set(origin, "gpu", rp_str(a->origin ? a->origin->id : "")) ||
 	    rp_set(origin, "kernels", json_integer((json_int_t)a->kernels)) ||
@@ -754,7 +854,7 @@ json_t *report_json(const struct analysis *a, size_t top)
 	    rp_set(origin, "truncated", json_boolean(a->truncated)))
 		goto fail;
 	for (size_t t = 0; t < a->ntargets; t++)
-		if (json_array_append_new(preds, rp_prediction(&a->targets[t], top, a->memory.peak)))
+		if (json_array_append_new(preds, rp_prediction(a, &a->targets[t], top, a->memory.peak)))
 			goto fail;
 	if (json_object_set_new(doc, "origin", origin)) {
 		origin = NULL;
