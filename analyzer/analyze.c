@@ -56,7 +56,11 @@ struct an_pending {
 	struct tl_event ev;
 	uint64_t seq;
 	int32_t iteration;
+	int item;                     /* an_item_candidate                         */
 };
+
+/* How far back (events) a CPU wait looks for the copy before it. */
+#define AN_ITEM_LOOKBACK 64
 
 /* Events wait here until AN_WINDOW later ones have been read, so records
  * written a little out of CPU order (GPU times that arrive late) replay in
@@ -172,6 +176,41 @@ static enum tl_copy_class an_copy_class(const struct trace_record *rec)
 	case TRACE_COPY_HTOH: return TL_COPY_NONE;
 	default: return TL_COPY_HOST;
 	}
+}
+
+/*
+ * Whether a copy's call returns only after the copy ran, so that the CPU
+ * waits for the stream to reach it (CUDA Runtime API, "API synchronization
+ * behavior"): every call without Async; a host-to-host copy; and a copy
+ * between the device and pageable memory, which the driver stages through
+ * a pinned buffer: to pageable memory cudaMemcpyAsync returns when the copy
+ * is done, from it after the stream reached the copy and the data was
+ * staged.  A copy whose call outlasted its GPU work is found in an_feed.
+ */
+static int an_copy_blocks(const struct trace_record *rec)
+{
+	const struct trace_copy *cp = &rec->u.copy;
+
+	if (!cp->async)
+		return 1;
+	if (rec->type != TRACE_MEMCPY)
+		return 0;
+	if (cp->kind == TRACE_COPY_HTOH)
+		return 1;
+	return cp->host_mem == TRACE_HOST_PAGEABLE &&
+	       (cp->kind == TRACE_COPY_HTOD || cp->kind == TRACE_COPY_DTOH);
+}
+
+/* A copy to host memory of unknown kind issued with Async: when the same
+ * thread's next call waits for its stream, it is the `.item()` pattern
+ * (a scalar copied out, then the CPU blocks on it), replayed as a blocking
+ * copy (an_mark_item). */
+static int an_item_candidate(const struct trace_record *rec)
+{
+	const struct trace_copy *cp = &rec->u.copy;
+
+	return rec->type == TRACE_MEMCPY && cp->async && cp->kind == TRACE_COPY_DTOH &&
+	       cp->host_mem == TRACE_HOST_UNKNOWN;
 }
 
 static double an_ratio(double o, double d)
@@ -413,7 +452,7 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		ev->thread = cp->thread;
 		ev->cpu_ns = an_rel(c, cp->cpu_ns);
 		ev->cpu_end_ns = cp->cpu_end_ns >= cp->cpu_ns ? an_rel(c, cp->cpu_end_ns) : ev->cpu_ns;
-		ev->blocking = !cp->async;
+		ev->blocking = an_copy_blocks(rec);
 		ev->copy = an_copy_class(rec);
 		if (cp->start_ns && cp->end_ns >= cp->start_ns) {
 			ev->has_gpu = 1;
@@ -485,6 +524,10 @@ static int an_feed(struct an_ctx *c, const struct tl_event *in, int32_t iteratio
 	if (e.has_gpu) {
 		e.start_ns -= (double)c->offset;
 		e.end_ns -= (double)c->offset;
+		/* a copy call that returned only after its GPU work ended waited
+		 * for it, whatever its name says */
+		if (e.kind == TL_COPY && e.cpu_end_ns > e.cpu_ns && e.cpu_end_ns >= e.end_ns)
+			e.blocking = 1;
 	} else if (e.kind == TL_KERNEL) {
 		/* an untimed launch of a timed configuration: its mean so far */
 		const struct ktable_entry *k = ktable_entry(c->kt, e.config);
@@ -527,6 +570,26 @@ static uint64_t an_seq(const struct trace_record *rec)
 	}
 }
 
+/* p[at] is a CPU wait: when the same thread's previous call (among the
+ * events p[lo..at)) is a copy to host memory of unknown kind on the stream
+ * waited for, that copy blocked (an_item_candidate). */
+static void an_mark_item(struct an_pending *p, size_t lo, size_t at)
+{
+	const struct tl_event *w = &p[at].ev;
+
+	if (w->kind != TL_SYNC || w->no_cpu_wait || (w->event && !w->wait_all))
+		return;
+	for (size_t i = at, n = 0; i > lo && n < AN_ITEM_LOOKBACK; i--, n++) {
+		struct an_pending *q = &p[i - 1];
+
+		if (q->ev.thread != w->thread)
+			continue;
+		if (q->item && (w->wait_all || q->ev.stream == w->stream))
+			q->ev.blocking = 1;
+		return;
+	}
+}
+
 /* The fallback for a trace out of order beyond the reorder window: read it
  * again, keep every event (compactly), sort them by CPU time and replay. */
 static int an_pass2(struct an_ctx *c)
@@ -565,11 +628,14 @@ static int an_pass2(struct an_ctx *c)
 		c->pend[c->npend].ev = ev;
 		c->pend[c->npend].seq = an_seq(&rec);
 		c->pend[c->npend].iteration = rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
+		c->pend[c->npend].item = an_item_candidate(&rec);
 		c->npend++;
 	}
 	trace_reader_free(r);
 	c->a->sorted_in_memory = 1;
 	qsort(c->pend, c->npend, sizeof(*c->pend), an_pending_cmp);
+	for (size_t i = 0; i < c->npend; i++)
+		an_mark_item(c->pend, 0, i);
 	for (size_t i = 0; i < c->npend; i++)
 		if (an_feed(c, &c->pend[i].ev, c->pend[i].iteration) < 0)
 			return an_fail(c, -1, "out of memory");
@@ -608,7 +674,8 @@ static int an_pop(struct an_ctx *c)
 
 /* Adds an event to the window in (CPU time, seq) order, replaying the
  * oldest when it is full. */
-static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, int32_t iteration)
+static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, int32_t iteration,
+		   int item)
 {
 	size_t at;
 
@@ -633,7 +700,9 @@ static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, in
 	c->win[at].ev = *ev;
 	c->win[at].seq = seq;
 	c->win[at].iteration = iteration;
+	c->win[at].item = item;
 	c->wtail++;
+	an_mark_item(c->win, c->whead, at);
 	return 0;
 }
 
@@ -727,7 +796,8 @@ static int an_stream(struct an_ctx *c)
 			break;
 		}
 		if (an_event(c, &rec, &ev, config) &&
-		    an_push(c, &ev, an_seq(&rec), rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1) < 0)
+		    an_push(c, &ev, an_seq(&rec), rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1,
+			    an_item_candidate(&rec)) < 0)
 			return an_fail(c, -1, "out of memory");
 	}
 	if (rc == 0)

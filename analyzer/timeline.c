@@ -87,6 +87,9 @@ struct timeline {
 	int work_in_window;       /* the open iteration has kernels or copies  */
 	uint32_t windows;         /* closed iterations with work               */
 	int started;              /* any event seen                            */
+	int64_t dep;              /* the stream the work being placed waited
+				   * for (tl_infer_dep), -1 none               */
+	double dep_gap;           /* its measured delay after that stream's end */
 	timeline_placed_fn cb;    /* placement callback, NULL none             */
 	void *cb_ctx;
 };
@@ -304,6 +307,9 @@ static double tl_place(struct timeline *tl, uint32_t l, int64_t s, double launch
 	struct tl_lane *ln = &tl->lanes[l];
 	double *send = &tl->streams.vals[(size_t)s * tl->nlanes + l];
 	double start = fmax(launch, *send) + gap;
+
+	if (tl->dep >= 0)
+		start = fmax(start, tl->streams.vals[(size_t)tl->dep * tl->nlanes + l] + tl->dep_gap);
 	double end = start + dur;
 
 	*startp = start;
@@ -313,6 +319,41 @@ static double tl_place(struct timeline *tl, uint32_t l, int64_t s, double launch
 	if (end > ln->busy)
 		ln->busy = end;
 	return end;
+}
+
+/*
+ * Work that started long after both its launch and the end of its stream's
+ * previous work waited for something else: in a trace without the event
+ * records that name it, another stream's work (an event the stream waited
+ * for, NCCL's side stream) or SMs that stream held.  The stream whose
+ * latest work ended last before the start is taken as what it waited for,
+ * so on a target the work starts when that stream's work ends there, plus
+ * the measured delay after it; the rest of the gap stays as measured.
+ */
+#define TL_DEP_GAP_NS 20000.0
+static double tl_infer_dep(struct timeline *tl, int64_t s, double meas_start, double gap)
+{
+	double best = -INFINITY;
+
+	tl->dep = -1;
+	if (!(gap > TL_DEP_GAP_NS))
+		return gap;
+	for (uint32_t i = 0; i < tl->streams.n; i++) {
+		double e = tl->streams.vals[(size_t)i * tl->nlanes];
+
+		if ((int64_t)i != s && e <= meas_start && e > best) {
+			best = e;
+			tl->dep = i;
+		}
+	}
+	if (tl->dep < 0 || !(meas_start - best < gap)) {
+		tl->dep = -1;
+		return gap;
+	}
+	/* the delay after what it waited for also stands for its launch
+	 * latency; the measured start is max(launch, stream, that) + it */
+	tl->dep_gap = meas_start - best;
+	return tl->dep_gap;
 }
 
 static void tl_cpu(struct tl_lane *ln, double t)
@@ -348,6 +389,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 	}
 	meas_dur = meas_end - meas_start;
 	gap = meas_start - fmax(ev->cpu_ns, *send0);
+	gap = tl_infer_dep(tl, s, meas_start, gap);
 
 	/* lane 0: measured */
 	end0 = tl_place(tl, 0, s, ev->cpu_ns, gap, meas_dur, count, &start);

@@ -2,7 +2,9 @@
  * classify.c - predict_classify(): what a kernel computes and in which
  * dtype, from its name (cuBLAS/cuBLASLt, CUTLASS, cuDNN, ATen, Triton,
  * FlashAttention, NCCL naming conventions) and its launch, and estimates of
- * its FLOPs and DRAM bytes where the trace did not give them.
+ * its FLOPs and DRAM bytes where the trace did not give them.  An FP32
+ * GEMM or convolution whose name says tensor cores is TF32, whatever dtype
+ * the trace gave its library call.
  *
  * Estimates (documented because they feed gamma and the roofline):
  *  - GEMM with m, n, k known: 2*m*n*k*batch FLOPs; (m*k + k*n + m*n)*batch
@@ -125,6 +127,44 @@ static enum gpu_dtype cls_dtype(const char *s)
 	return GPU_DT_FP32;
 }
 
+/*
+ * Whether a GEMM or convolution kernel's name says it runs on tensor cores,
+ * by the naming of the libraries that make them: CUTLASS's "tensorop"
+ * (cutlass_80_tensorop_s1688gemm_..., cutlass3x_sm90_tensorop_...), the
+ * MMA instruction shapes of cuBLAS and CUTLASS names (s1688 and s16816:
+ * FP32 accumulation of TF32 or 16-bit inputs; h884, h1688, h16816, i8816),
+ * Hopper's warpgroup MMA (wgmma), cuBLASLt's xmma and sm90/sm100 kernels
+ * and cuBLAS 12's nvjet kernels.  A SIMT kernel says so ("simt", "sgemm",
+ * or cuBLASLt's f32f32_f32f32: FP32 inputs computed in FP32); it wins.
+ */
+static int cls_tensor_core(const char *s)
+{
+	static const char *const simt[] = {"simt", "sgemm", "f32f32_f32f32", NULL};
+	static const char *const tc[] = {"tensorop", "s1688", "s16816", "h884", "h1688",
+					 "h16816", "i8816", "hmma", "imma", "wgmma", "xmma",
+					 "sm90_", "sm100_", "nvjet", "tf32", NULL};
+
+	return !cls_has(s, simt) && cls_has(s, tc);
+}
+
+/* cuBLAS 12's nvjet kernels name their operand types with one letter each
+ * after "nvjet_" (nvjet_hsh_...: FP16 inputs, FP32 compute, FP16 output);
+ * the first is the inputs'.  FP32 at the tensor cores is TF32. */
+static enum gpu_dtype cls_nvjet_dtype(const char *s)
+{
+	const char *p = strstr(s, "nvjet_");
+
+	if (!p)
+		return GPU_DT_COUNT;
+	switch (p[strlen("nvjet_")]) {
+	case 'h': return GPU_DT_FP16;
+	case 'b': return GPU_DT_BF16;
+	case 'e': case 'q': return GPU_DT_FP8;
+	case 's': case 't': return GPU_DT_TF32;
+	default: return GPU_DT_COUNT;
+	}
+}
+
 /* The number after the first of the needles, or 0. */
 static unsigned long cls_number_after(const char *s, const char *const *needles)
 {
@@ -165,8 +205,16 @@ void predict_classify(struct pred_kernel *k)
 	if (k->name && *k->name) {
 		if (k->op == PRED_OP_UNKNOWN)
 			k->op = cls_op(k->name);
-		if (k->dtype == GPU_DT_FP32)
-			k->dtype = cls_dtype(k->name);
+		if (k->dtype == GPU_DT_FP32) {
+			enum gpu_dtype nv = cls_nvjet_dtype(k->name);
+			k->dtype = nv != GPU_DT_COUNT ? nv : cls_dtype(k->name);
+		}
+		/* FP32 operands on tensor cores are TF32 (the profiler's
+		 * "float" input type says what PyTorch passed, not what the
+		 * kernel computes in) */
+		if (k->dtype == GPU_DT_FP32 && (k->op == PRED_OP_GEMM || k->op == PRED_OP_CONV) &&
+		    cls_tensor_core(k->name))
+			k->dtype = GPU_DT_TF32;
 	}
 	elt = gpu_dtype_bytes(k->dtype);
 	if (k->flops > 0 || k->bytes > 0)

@@ -222,6 +222,124 @@ START_TEST(gpu_bound_scales)
 }
 END_TEST
 
+/*
+ * A GPU-bound step that ends with a copy to the host, the way `.item()` or
+ * `.cpu()` ends a training step: 20 memory-bound kernels launched ahead of
+ * the GPU, then one 8-byte DtoH copy whose call returns only once the copy
+ * is done, then the next step.  The truth is known: the CPU waits for the
+ * GPU at the copy, so on a target the step takes what its kernels take,
+ * plus the same few microseconds of CPU work.  How the copy is known to
+ * block differs per case.
+ */
+enum blocking_case {
+	BLOCK_PAGEABLE,     /* cudaMemcpyAsync to pageable memory (host_mem)       */
+	BLOCK_CPU_END,      /* host memory unknown; the call ended after the copy  */
+	BLOCK_SYNC_CALL,    /* cudaMemcpy (not Async)                              */
+	BLOCK_ITEM,         /* no GPU times, host memory unknown; a stream sync
+			     * follows the copy (.item())                          */
+	BLOCK_CASES
+};
+
+static void write_blocking_step(const char *p, enum blocking_case bc)
+{
+	static const char kname[] = "void at::native::vectorized_elementwise_kernel<4, "
+				    "at::native::AddFunctor<float>>(int, float*, float*)";
+	struct trace_header h;
+	struct trace_record r;
+	int err, untimed = bc == BLOCK_ITEM;
+	struct trace_writer *w = trace_writer_open(p, 0, &err);
+	uint64_t seq = 0, cpu = 1000000, gpu_end = 0;
+
+	ck_assert_ptr_nonnull(w);
+	memset(&h, 0, sizeof(h));
+	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A100-SXM4-40GB");
+	h.timing = untimed ? TRACE_TIMING_NONE : TRACE_TIMING_SYNTHETIC;
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	uint32_t name = trace_writer_intern(w, kname, strlen(kname));
+	for (int it = 0; it < 4; it++) {
+		memset(&r, 0, sizeof(r));
+		r.type = TRACE_MARKER;
+		r.u.marker = (struct trace_marker){ .seq = ++seq, .kind = TRACE_MARK_ITERATION,
+			.thread = 1, .cpu_ns = cpu, .iteration = it };
+		ck_assert_int_eq(trace_writer_record(w, &r), 0);
+		for (int k = 0; k < 20; k++) {
+			uint64_t start = cpu + 5000 > gpu_end ? cpu + 5000 : gpu_end + 2000;
+
+			gpu_end = start + 200000;   /* 200 us, far longer than a launch */
+			memset(&r, 0, sizeof(r));
+			r.type = TRACE_KERNEL;
+			r.u.kernel = (struct trace_kernel){ .seq = ++seq, .name = name,
+				.grid = {8192, 1, 1}, .block = {128, 1, 1}, .stream = 7, .thread = 1,
+				.cpu_ns = cpu, .start_ns = untimed ? 0 : start,
+				.end_ns = untimed ? 0 : gpu_end, .iteration = it };
+			ck_assert_int_eq(trace_writer_record(w, &r), 0);
+			cpu += 8000;
+		}
+		/* the copy runs after the last kernel; the call returns 10 us
+		 * after it ends */
+		uint64_t cstart = gpu_end + 2000, cend = cstart + 2000;
+		memset(&r, 0, sizeof(r));
+		r.type = TRACE_MEMCPY;
+		r.u.copy = (struct trace_copy){ .seq = ++seq, .bytes = 8, .kind = TRACE_COPY_DTOH,
+			.async = bc != BLOCK_SYNC_CALL, .stream = 7, .thread = 1, .cpu_ns = cpu,
+			.cpu_end_ns = cend + 10000, .start_ns = untimed ? 0 : cstart,
+			.end_ns = untimed ? 0 : cend,
+			.host_mem = bc == BLOCK_PAGEABLE ? TRACE_HOST_PAGEABLE : TRACE_HOST_UNKNOWN };
+		ck_assert_int_eq(trace_writer_record(w, &r), 0);
+		cpu = cend + 10000;
+		if (bc == BLOCK_ITEM) {
+			memset(&r, 0, sizeof(r));
+			r.type = TRACE_SYNC;
+			r.u.sync = (struct trace_sync){ .seq = ++seq, .kind = TRACE_SYNC_STREAM,
+				.stream = 7, .thread = 1, .cpu_ns = cpu + 1000, .cpu_end_ns = cpu + 3000 };
+			ck_assert_int_eq(trace_writer_record(w, &r), 0);
+			cpu += 3000;
+		}
+		cpu += 20000;   /* the step's Python after the copy */
+	}
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+}
+
+START_TEST(blocking_copy_scales)
+{
+	/* The kernels run about 2x faster on an H100 than on the A100 they
+	 * were recorded on, and so must the step: its time per iteration
+	 * follows the kernels' within 5% (the launch latency and the CPU's
+	 * 30 us after the copy are all that does not scale).  Replayed as an
+	 * asynchronous copy, the CPU's measured wait would stay and the step
+	 * would not speed up at all. */
+	const struct gpu_spec *targets[2] = {gpu("h100-sxm"), gpu("t4")};
+	struct analysis *a;
+
+	write_blocking_step(path, (enum blocking_case)_i);
+	a = run(path, NULL, targets, 2, PRED_WAVE);
+	ck_assert_uint_eq(a->iterations, 4);
+	for (int t = 0; t < 2; t++) {
+		const struct analysis_target *at = &a->targets[t];
+
+		/* GPU-bound everywhere: the step is its kernels and a little */
+		ck_assert_msg(at->iteration_ns >= at->kernel_ns && at->iteration_ns < 1.05 * at->kernel_ns,
+			      "case %d on %s: step %.0f ns, kernels %.0f ns", _i, at->gpu->id,
+			      at->iteration_ns, at->kernel_ns);
+		if (_i != BLOCK_ITEM) {   /* measured kernel times to compare with */
+			double kr = at->kernel_ns / a->measured_kernel_ns;
+			double ir = at->iteration_ns / a->measured_ns;
+
+			ck_assert_msg(fabs(ir / kr - 1) < 0.05, "case %d on %s: kernels x%.3f, step x%.3f",
+				      _i, at->gpu->id, kr, ir);
+		}
+	}
+	/* about 2x faster on the H100, slower on the T4 */
+	ck_assert(a->targets[0].kernel_ns < 0.6 * a->targets[1].kernel_ns / 1.5);
+	if (_i != BLOCK_ITEM) {
+		ck_assert(a->targets[0].kernel_ns < 0.6 * a->measured_kernel_ns);
+		ck_assert(a->targets[1].kernel_ns > 1.5 * a->measured_kernel_ns);
+	}
+	analysis_free(a);
+}
+END_TEST
+
 START_TEST(out_of_order_records)
 {
 	/* Kernel records written after the synchronization that follows them
@@ -610,6 +728,52 @@ START_TEST(cublas_shape_to_row_major)
 }
 END_TEST
 
+/* A TF32 CUTLASS GEMM as the public A100 traces have it: the profiler's
+ * input type says "float" (an FP32 GEMM record), the kernel's name says
+ * tensor cores.  Predicted from an A100 40GB on an A100 80GB (the same
+ * chip, 14% more bandwidth) it must not come out slower: the FP32 SIMT
+ * model made this 0.411 ms kernel 1.673 ms; as a tensor-core TF32 GEMM it
+ * is the tensor-core model's, at most the measured time. */
+START_TEST(tf32_gemm_named_by_kernel)
+{
+	static const char kname[] = "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x128_32x3_"
+				    "tn_align4>(cutlass_80_tensorop_s1688gemm_256x128_32x3_tn_align4::Params)";
+	const struct gpu_spec *targets[1] = {gpu("a100-sxm4-80")};
+	struct trace_header h;
+	struct trace_record r;
+	int err;
+	struct trace_writer *w = trace_writer_open(path, 0, &err);
+
+	ck_assert_ptr_nonnull(w);
+	memset(&h, 0, sizeof(h));
+	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A100-SXM4-40GB");
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_GEMM;
+	r.u.gemm = (struct trace_gemm){ .seq = 1, .api = TRACE_GEMM_IMPORTED, .m = 4096, .n = 2048,
+		.k = 1024, .batch = 1, .a_type = TRACE_DT_F32, .b_type = TRACE_DT_F32,
+		.c_type = TRACE_DT_F32, .compute_type = TRACE_DT_F32, .epilogue = 1, .stream = 7,
+		.cpu_ns = 1000 };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_KERNEL;
+	r.u.kernel = (struct trace_kernel){ .seq = 2, .name = trace_writer_intern(w, kname, strlen(kname)),
+		.grid = {16, 32, 1}, .block = {256, 1, 1}, .regs = 230, .dyn_smem = 73728, .stream = 7,
+		.cpu_ns = 1000, .start_ns = 6000, .end_ns = 6000 + 411000, .lib_call = 1,
+		.iteration = -1 };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+
+	struct analysis *a = run(path, NULL, targets, 1, PRED_AUTO);
+	ck_assert_uint_eq(a->targets[0].ngroups, 1);
+	ck_assert_int_eq(a->targets[0].groups[0].method, PRED_TCGEMM);
+	ck_assert_msg(a->targets[0].kernel_ns <= 411000 * 1.001, "predicted %.0f ns",
+		      a->targets[0].kernel_ns);
+	analysis_free(a);
+}
+END_TEST
+
 /* cuBLAS's trans_a is PyTorch's second operand transposed: on a batched
  * product that is attention's Q K^T (the AMD scale's class of its own); on
  * a plain GEMM it is nn.Linear's W^T, which is not. */
@@ -709,6 +873,7 @@ int main(void)
 	tcase_add_test(tc, memory_warning);
 	tcase_add_test(tc, launch_bound_does_not_shrink);
 	tcase_add_test(tc, gpu_bound_scales);
+	tcase_add_loop_test(tc, blocking_copy_scales, 0, BLOCK_CASES);
 	tcase_add_test(tc, out_of_order_records);
 	tcase_add_test(tc, capture_windows);
 	tcase_add_test(tc, sync_written_first);
@@ -723,6 +888,7 @@ int main(void)
 	tcase_add_test(tc, cublas_shape_to_row_major);
 	tcase_add_test(tc, times_past_int64);
 	tcase_add_test(tc, gemm_transposed_operand);
+	tcase_add_test(tc, tf32_gemm_named_by_kernel);
 	tcase_add_test(tc, transposed_gemm_on_amd);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

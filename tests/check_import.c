@@ -10,6 +10,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <sqlite3.h>
 #include <zlib.h>
 
+#include "analyzer/analyze.h"
 #include "gpu_specs/gpu.h"
 #include "tools/import.h"
 #include "trace/trace.h"
@@ -177,7 +179,8 @@ static const char *const kineto_expected[] = {
 	"K 5 flash_fwd grid=4,8,2 block=128,1,1 regs=128 smem=0+100000 "
 		"stream=20 th=101 flags=16 cpu=1100000 gpu=1104000-1154000 it=7 lib=4",
 	/* the addmm around the copy and the set launches no kernel: no G */
-	"C6 6 kind=1 bytes=4096 async=1 stream=7 th=100 cpu=1200000-1206000 gpu=1210000-1215000",
+	"C6 6 kind=1 bytes=4096 async=1 stream=7 th=100 cpu=1200000-1206000 gpu=1210000-1215000 "
+		"host=pinned",
 	"C7 7 kind=0 bytes=512 async=1 stream=7 th=100 cpu=1250000-1252000 gpu=1260000-1261000",
 	"Y 8 kind=1 stream=7 th=100 cpu=1300000-1350000",
 	"M 9 it=8 cpu=1500000 th=100 name=ProfilerStep#8",
@@ -244,6 +247,10 @@ static size_t dump(const char *path, char lines[][320], size_t max, struct trace
 				 c->async, (unsigned long long)c->stream, c->thread,
 				 (unsigned long long)c->cpu_ns, (unsigned long long)c->cpu_end_ns,
 				 (unsigned long long)c->start_ns, (unsigned long long)c->end_ns);
+			if (c->host_mem) {
+				size_t used = strlen(l);
+				snprintf(l + used, 320 - used, " host=%s", trace_host_mem_name(c->host_mem));
+			}
 			break;
 		}
 		case TRACE_SYNC: {
@@ -491,6 +498,83 @@ START_TEST(kineto_step_option)
 	ck_assert_uint_eq(st.markers, 0);
 	ck_assert_uint_eq(st.kernels, 3);
 	ck_assert_uint_eq(st.after, 0);
+}
+END_TEST
+
+/* A GPU-bound step in Kineto's form, ended by `.item()`: ProfilerStep#N
+ * ranges of 20 launches of a 200 us elementwise kernel, then a
+ * cudaMemcpyAsync whose "Memcpy DtoH (Device -> Pageable)" activity runs
+ * after the last kernel and whose call returns 10 us after it.  Written
+ * with "Pageable" in the activity's name and with "Host" (no memory kind:
+ * the call's end after the copy's tells). */
+static void write_item_step(const char *path, const char *host, int cpu_end_after)
+{
+	FILE *f = fopen(path, "w");
+	uint64_t cpu = 1000, gpu_end = 0;   /* us */
+	unsigned corr = 1;
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA A100-SXM4-40GB\"}],"
+		"\"traceEvents\":[");
+	for (int it = 0; it < 4; it++) {
+		uint64_t step0 = cpu;
+		for (int k = 0; k < 20; k++, corr++) {
+			uint64_t start = cpu + 5 > gpu_end ? cpu + 5 : gpu_end + 2;
+			gpu_end = start + 200;
+			fprintf(f, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+				"\"tid\":1,\"ts\":%llu,\"dur\":4,\"args\":{\"correlation\":%u}},"
+				"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void at::native::"
+				"vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>(int, float*, "
+				"float*)\",\"ts\":%llu,\"dur\":200,\"args\":{\"device\":0,\"stream\":7,"
+				"\"correlation\":%u,\"grid\":[8192,1,1],\"block\":[128,1,1]}},",
+				(unsigned long long)cpu, corr, (unsigned long long)start, corr);
+			cpu += 8;
+		}
+		uint64_t cstart = gpu_end + 2, cend = cstart + 2;
+		uint64_t ret = cpu_end_after ? cend + 10 : cpu + 6;
+		fprintf(f, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\","
+			"\"tid\":1,\"ts\":%llu,\"dur\":%llu,\"args\":{\"correlation\":%u}},"
+			"{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy DtoH (Device -> %s)\","
+			"\"ts\":%llu,\"dur\":2,\"args\":{\"device\":0,\"stream\":7,\"correlation\":%u,"
+			"\"bytes\":8}},", (unsigned long long)cpu, (unsigned long long)(ret - cpu), corr,
+			host, (unsigned long long)cstart, corr);
+		corr++;
+		cpu = cend + 10 + 20;
+		fprintf(f, "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\","
+			"\"tid\":1,\"ts\":%llu,\"dur\":%llu}%s", it, (unsigned long long)step0,
+			(unsigned long long)(cpu - step0 - 1), it < 3 ? "," : "");
+	}
+	fprintf(f, "]}");
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(kineto_item_blocks)
+{
+	static const struct { const char *host; int cpu_end_after; } cases[] = {
+		{ "Pageable", 1 }, { "Host", 1 },
+	};
+	const char *in = tmp("item.json"), *out = tmp("item.mp");
+	const struct gpu_spec *targets[2] = { gpu_find("h100-sxm"), gpu_find("t4") };
+	struct analysis_options o = { .targets = targets, .ntargets = 2, .method = PRED_WAVE };
+	char err[512] = "";
+
+	write_item_step(in, cases[_i].host, cases[_i].cpu_end_after);
+	ck_assert_msg(import_kineto(in, out, NULL, NULL, err, sizeof(err)) == 0, "%s", err);
+	struct analysis *a = NULL;
+	ck_assert_msg(analysis_run(out, &o, &a, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(a->iterations, 4);
+	for (int t = 0; t < 2; t++) {
+		const struct analysis_target *at = &a->targets[t];
+		double kr = at->kernel_ns / a->measured_kernel_ns;
+		double ir = at->iteration_ns / a->measured_ns;
+
+		/* the step follows its kernels: about 2x faster on the H100 */
+		ck_assert_msg(fabs(ir / kr - 1) < 0.05, "case %d on %s: kernels x%.3f, step x%.3f",
+			      _i, at->gpu->id, kr, ir);
+	}
+	ck_assert(a->targets[0].kernel_ns < 0.6 * a->measured_kernel_ns);
+	ck_assert(a->targets[1].kernel_ns > 1.5 * a->measured_kernel_ns);
+	analysis_free(a);
 }
 END_TEST
 
@@ -771,7 +855,12 @@ static const char nsys_sql[] =
 "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL,"
 " deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER,"
 " globalPid INTEGER, bytes INTEGER, copyKind INTEGER, srcKind INTEGER, dstKind INTEGER);"
-"INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (10500,10900,0,1,13,22,71168950272,65536,2,1,2);"
+/* the copy's memory kinds are what the export's own enum table names them:
+ * device to pageable */
+"CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER PRIMARY KEY, name TEXT, label TEXT);"
+"INSERT INTO ENUM_CUDA_MEM_KIND VALUES (0,'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE','Pageable'),"
+" (1,'CUDA_MEMOPR_MEMORY_KIND_DEVICE','Device'),(2,'CUDA_MEMOPR_MEMORY_KIND_PINNED','Pinned');"
+"INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (10500,10900,0,1,13,22,71168950272,65536,2,1,0);"
 "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL,"
 " deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER,"
 " globalPid INTEGER, value INTEGER, bytes INTEGER, memKind INTEGER);"
@@ -796,7 +885,8 @@ static const char *const nsys_expected[] = {
 		"stream=13 th=4243 flags=0 cpu=4000 gpu=5000-7000 it=0",
 	"K 3 elementwise(float*) grid=1024,1,1 block=256,1,1 regs=24 smem=0+0 "
 		"stream=13 th=4243 flags=0 cpu=8000 gpu=9000-9500 it=0",
-	"C6 4 kind=2 bytes=65536 async=1 stream=13 th=4243 cpu=10000-10200 gpu=10500-10900",
+	"C6 4 kind=2 bytes=65536 async=1 stream=13 th=4243 cpu=10000-10200 gpu=10500-10900 "
+		"host=pageable",
 	"Y 5 kind=1 stream=13 th=4243 cpu=11000-12000",
 	"C7 6 kind=0 bytes=256 async=0 stream=7 th=4243 cpu=13000-13300 gpu=13100-13200",
 	NULL
@@ -967,6 +1057,7 @@ static Suite *import_suite(void)
 	tcase_add_test(t, kineto_bad_values);
 	tcase_add_test(t, kineto_step_option);
 	tcase_add_test(t, kineto_events);
+	tcase_add_loop_test(t, kineto_item_blocks, 0, 2);
 	tcase_add_test(t, step_names);
 	suite_add_tcase(s, t);
 	t = tcase_create("program");

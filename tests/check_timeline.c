@@ -211,6 +211,30 @@ START_TEST(wait_for_unknown_event)
 }
 END_TEST
 
+START_TEST(inferred_stream_dependency)
+{
+	/* A trace without event records (Kineto's without cuda_sync args): A
+	 * on stream 1 runs 10000..110000; B on stream 2, launched at 3000,
+	 * starts 2 us after A ends (112000..132000): its 109 us after its
+	 * launch and its idle stream is a wait for stream 1, whose latest work
+	 * ended last before B started; the sync of all at 4000 returns 133000.
+	 * Fast: A 10000..60000, B starts 2 us after it (62000..72000), the
+	 * sync returns 1 us after: 73000.  Kept as a launch gap B would run
+	 * 112000..122000 and the sync return 123000.  C on stream 3, launched
+	 * at 140000, starts 40 us later with no other stream ending in between
+	 * (nothing to have waited for): its gap stays, 180000..190000 measured,
+	 * fast 73000 + 7000 + 40000 = 120000..125000. */
+	boundary(0);
+	kernel(1, 0, 10000, 110000);
+	kernel(2, 3000, 112000, 132000);
+	sync_on(0, 1, 4000, 133000);
+	kernel(3, 140000, 180000, 190000);
+	finish();
+	ck_assert_double_eq(meas.iteration_ns, 190000);
+	ck_assert_double_eq(pred[1].iteration_ns, 125000);
+}
+END_TEST
+
 START_TEST(cpu_waits_for_event)
 {
 	/* A on stream 1 (10..60), B on stream 2 (11..211); event 9 recorded on
@@ -390,6 +414,7 @@ int main(void)
 	tcase_add_test(tc, sync_waits_for_its_stream);
 	tcase_add_test(tc, stream_waits_for_event);
 	tcase_add_test(tc, wait_for_unknown_event);
+	tcase_add_test(tc, inferred_stream_dependency);
 	tcase_add_test(tc, cpu_waits_for_event);
 	tcase_add_test(tc, threads_keep_their_pace);
 	tcase_add_test(tc, blocking_copy);

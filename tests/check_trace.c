@@ -160,7 +160,7 @@ static void make_sample(struct trace_writer *w, struct sample *s, int with_long)
 	r[4].u.copy = (struct trace_copy){
 		.seq = 17, .bytes = 1ull << 33, .kind = TRACE_COPY_PTOP, .async = 1,
 		.stream = 18, .thread = 19, .cpu_ns = 20, .cpu_end_ns = 21, .start_ns = 22,
-		.end_ns = 23,
+		.end_ns = 23, .host_mem = TRACE_HOST_PINNED,
 	};
 
 	r[5].type = TRACE_MEMSET;
@@ -269,6 +269,7 @@ static void check_record_eq(const struct trace_record *got, const struct trace_r
 		ck_assert_uint_eq(a->cpu_end_ns, b->cpu_end_ns);
 		ck_assert_uint_eq(a->start_ns, b->start_ns);
 		ck_assert_uint_eq(a->end_ns, b->end_ns);
+		ck_assert_int_eq(a->host_mem, b->host_mem);
 		break;
 	}
 	case TRACE_SYNC: {
@@ -758,7 +759,7 @@ START_TEST(test_newer_major)
 	char err[256];
 	int n;
 	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, NULL), TRACE_EVERSION);
-	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.1); upgrade surfer");
+	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.2); upgrade surfer");
 	msgpack_sbuffer_destroy(&w.sb);
 
 	raw_init(&w);
@@ -1255,6 +1256,76 @@ START_TEST(test_sync_event_versions)
 }
 END_TEST
 
+/* A 1.1 memcpy (ten fields, no host_mem) reads as unknown host memory; a
+ * 1.2 one keeps pageable; a host_mem beyond the enum in a 1.2 file is
+ * corruption, and the writer refuses it. */
+static void raw_memcpy(struct raw *w, int host_mem)
+{
+	msgpack_pack_array(&w->pk, host_mem < 0 ? 11 : 12);
+	msgpack_pack_uint8(&w->pk, TRACE_MEMCPY);
+	msgpack_pack_uint64(&w->pk, 5);
+	msgpack_pack_uint64(&w->pk, 8);
+	msgpack_pack_uint32(&w->pk, TRACE_COPY_DTOH);
+	msgpack_pack_uint8(&w->pk, 1);
+	msgpack_pack_uint64(&w->pk, 7);
+	msgpack_pack_uint32(&w->pk, 1);
+	msgpack_pack_uint64(&w->pk, 100);
+	msgpack_pack_uint64(&w->pk, 900);
+	msgpack_pack_uint64(&w->pk, 800);
+	msgpack_pack_uint64(&w->pk, 850);
+	if (host_mem >= 0)
+		msgpack_pack_uint32(&w->pk, (uint32_t)host_mem);
+}
+
+START_TEST(test_copy_host_mem_versions)
+{
+	struct raw w;
+	char err[256] = "";
+	int n;
+	struct trace_record last;
+
+	raw_init(&w);
+	raw_header(&w, 1, 1, 0);
+	raw_memcpy(&w, -1);
+	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, &last), TRACE_ETRUNC);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(last.u.copy.kind, TRACE_COPY_DTOH);
+	ck_assert_uint_eq(last.u.copy.end_ns, 850);
+	ck_assert_int_eq(last.u.copy.host_mem, TRACE_HOST_UNKNOWN);
+	msgpack_sbuffer_destroy(&w.sb);
+
+	raw_init(&w);
+	raw_header(&w, 1, 2, 0);
+	raw_memcpy(&w, TRACE_HOST_PAGEABLE);
+	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, &last), TRACE_ETRUNC);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(last.u.copy.host_mem, TRACE_HOST_PAGEABLE);
+	ck_assert_str_eq(trace_host_mem_name(last.u.copy.host_mem), "pageable");
+	msgpack_sbuffer_destroy(&w.sb);
+
+	raw_init(&w);
+	raw_header(&w, 1, 2, 0);
+	raw_memcpy(&w, 7);
+	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, &last), TRACE_ECORRUPT);
+	ck_assert_ptr_nonnull(strstr(err, "host_mem"));
+	msgpack_sbuffer_destroy(&w.sb);
+
+	struct memsink m = { .fail_after = -1 };
+	struct trace_writer *wr = trace_writer_new(mem_sink, &m, 0);
+	struct trace_header h;
+	fill_header(&h);
+	ck_assert_int_eq(trace_writer_header(wr, &h), 0);
+	struct trace_record r;
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_MEMCPY;
+	r.u.copy = (struct trace_copy){ .seq = 1, .bytes = 4, .kind = TRACE_COPY_DTOH,
+		.host_mem = TRACE_HOST_MEM_COUNT };
+	ck_assert_int_eq(trace_writer_record(wr, &r), TRACE_EINVAL);
+	trace_writer_free(wr);
+	free(m.buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trace");
@@ -1269,6 +1340,7 @@ int main(void)
 	tcase_add_test(tc, test_newer_major);
 	tcase_add_test(tc, test_newer_minor_and_defaults);
 	tcase_add_test(tc, test_sync_event_versions);
+	tcase_add_test(tc, test_copy_host_mem_versions);
 	tcase_add_test(tc, test_bad_encodings);
 	tcase_add_test(tc, test_million_kernels);
 	tcase_add_test(tc, test_stdin_and_missing);

@@ -31,7 +31,7 @@ assert types == ["header", "stack", "marker", "gemm", "kernel", "kernel", "conv"
 h = recs[0]
 assert h["device"]["name"] == "NVIDIA H100 80GB HBM3", h
 assert h["device"]["cc_major"] == 9 and h["device"]["sm_count"] == 132, h
-assert h["version"] == "1.1" and h["pid"] == 4242 and h["timing"] == "synthetic", h
+assert h["version"] == "1.2" and h["pid"] == 4242 and h["timing"] == "synthetic", h
 assert h["cmdline"] == "python train.py --steps 2", h
 st = recs[1]
 assert st["id"] == 7 and st["frames"] == ["libtorch.so+0x10 at::mm+0x4"], st
@@ -59,9 +59,10 @@ assert c["out"] == [32, 128, 56, 56] and c["pad"] == [1, 1] and c["stride"] == [
 assert c["dtype"] == "f16", c
 mc = recs[7]
 assert mc["kind"] == "htod" and mc["bytes"] == 1048576 and mc["async"] is True, mc
-assert mc["duration_ns"] == 100, mc
+assert mc["duration_ns"] == 100 and mc["host_mem"] == "pinned", mc
 ms = recs[8]
 assert ms["bytes"] == 4096 and "kind" not in ms and "duration_ns" not in ms, ms
+assert ms["host_mem"] == "unknown", ms
 s = recs[9]
 assert s["kind"] == "stream" and s["cpu_end_ns"] == 7000, s
 m = recs[11]

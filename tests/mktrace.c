@@ -101,7 +101,7 @@ static int write_known(struct trace_writer *w)
 	r.type = TRACE_MEMCPY;
 	r.u.copy = (struct trace_copy){ .seq = 6, .bytes = 1048576, .kind = TRACE_COPY_HTOD,
 		.async = 1, .stream = 7, .thread = 11, .cpu_ns = 2300, .cpu_end_ns = 2310,
-		.start_ns = 6000, .end_ns = 6100 };
+		.start_ns = 6000, .end_ns = 6100, .host_mem = TRACE_HOST_PINNED };
 	rc |= put(w, &r);
 
 	memset(&r, 0, sizeof(r));

@@ -318,6 +318,7 @@ static void copy_json(json_t *o, const struct trace_copy *c, int is_memcpy)
 	set(o, "cpu_ns", ju(c->cpu_ns));
 	set(o, "cpu_end_ns", ju(c->cpu_end_ns));
 	set_times(o, c->start_ns, c->end_ns);
+	set(o, "host_mem", json_string(trace_host_mem_name(c->host_mem)));
 }
 
 static void trailer_json(json_t *o, const struct trace_trailer *t)

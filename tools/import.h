@@ -46,6 +46,7 @@ struct import_event {
 	uint8_t sub;                /* copy kind / sync kind                  */
 	uint8_t async;              /* memcpy/memset issued by an *Async call */
 	uint8_t has_device;         /* device is known                        */
+	uint8_t host_mem;           /* memcpy: enum trace_host_mem            */
 	int32_t device;             /* GPU ordinal                            */
 	uint32_t name;              /* pool string id, 0 none                 */
 	uint32_t grid[3], block[3];

@@ -558,6 +558,8 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 			c->cpu_end_ns = e->cpu_end_ns;
 			c->start_ns = e->start_ns;
 			c->end_ns = e->end_ns;
+			c->host_mem = e->kind == IMPORT_MEMCPY ? (enum trace_host_mem)e->host_mem
+							       : TRACE_HOST_UNKNOWN;
 			break;
 		}
 		default: { /* IMPORT_SYNC */
@@ -727,9 +729,11 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 				e->cpu_ns = c->cpu_ns;
 				e->thread = c->thread;
 				e->flags |= c->flags;
+				/* A copy run by a graph launch does not return
+				 * with the launch call: its end is not the copy's. */
 				if (e->kind != IMPORT_KERNEL) {
 					e->async = c->async;
-					e->cpu_end_ns = c->cpu_end_ns;
+					e->cpu_end_ns = c->flags & TRACE_KF_GRAPH ? 0 : c->cpu_end_ns;
 				}
 			} else if (!e->cpu_ns) {
 				st->unmatched++;

@@ -10,7 +10,9 @@
  *   cat "kernel"                      -> kernel (name, grid, block,
  *                                        "registers per thread", "shared
  *                                        memory", stream, device, times)
- *   cat "gpu_memcpy" / "gpu_memset"   -> copy / set (bytes, kind from name)
+ *   cat "gpu_memcpy" / "gpu_memset"   -> copy / set (bytes; direction and
+ *                                        pageable or pinned host memory
+ *                                        from the name)
  *   cat "cuda_runtime" / "cuda_driver": launch, copy, set and event
  *                                        record calls (CPU time, thread, by
  *                                        correlation id); device/stream/
@@ -328,6 +330,17 @@ static enum trace_copy_kind copy_kind(const char *s, size_t len)
 	return TRACE_COPY_UNKNOWN;
 }
 
+/* The host memory of a copy, from the same name: "(Device -> Pageable)",
+ * "(Pinned -> Device)". */
+static enum trace_host_mem host_mem(const char *s, size_t len)
+{
+	if (contains(s, len, "Pageable"))
+		return TRACE_HOST_PAGEABLE;
+	if (contains(s, len, "Pinned"))
+		return TRACE_HOST_PINNED;
+	return TRACE_HOST_UNKNOWN;
+}
+
 /* What an API call is to surfer. */
 enum call_role { ROLE_NONE = 0, ROLE_LAUNCH, ROLE_COPY, ROLE_SYNC, ROLE_RECORD };
 
@@ -476,6 +489,7 @@ static void finish_event(struct parser *p)
 				o->static_smem = e->smem;
 		} else if (e->cat == CAT_MEMCPY) {
 			o->sub = (uint8_t)copy_kind(e->name ? e->name : "", e->name_len);
+			o->host_mem = (uint8_t)host_mem(e->name ? e->name : "", e->name_len);
 		}
 		return;
 	case CAT_RUNTIME: {

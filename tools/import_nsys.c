@@ -5,7 +5,9 @@
  * Tables read (columns vary between nsys versions, so each query is built
  * from the columns PRAGMA table_info finds; a missing column reads as 0):
  *   CUPTI_ACTIVITY_KIND_KERNEL       kernels (names are StringIds ids)
- *   CUPTI_ACTIVITY_KIND_MEMCPY       copies (copyKind: CUpti_ActivityMemcpyKind)
+ *   CUPTI_ACTIVITY_KIND_MEMCPY       copies (copyKind: CUpti_ActivityMemcpyKind;
+ *                                    srcKind/dstKind: pageable or pinned host
+ *                                    memory, named by ENUM_CUDA_MEM_KIND)
  *   CUPTI_ACTIVITY_KIND_MEMSET       sets
  *   CUPTI_ACTIVITY_KIND_RUNTIME      API calls: launch CPU times and threads
  *                                    by correlationId; synchronize calls
@@ -33,6 +35,7 @@ struct db {
 	sqlite3 *h;
 	char *err;
 	size_t errlen;
+	int64_t pageable, pinned;   /* memory kind ids (ENUM_CUDA_MEM_KIND), -1 none */
 };
 
 static int has_table(struct db *d, const char *table)
@@ -194,6 +197,46 @@ static int read_devices(struct db *d, struct import_set *s)
 	return step_error(d, rc);
 }
 
+/* The ids the export gives pageable and pinned host memory in its copies'
+ * srcKind and dstKind, from its own ENUM_CUDA_MEM_KIND table (by name, so
+ * that no numbering is assumed); -1 when it has none. */
+static void read_mem_kinds(struct db *d)
+{
+	sqlite3_stmt *st;
+
+	d->pageable = d->pinned = -1;
+	if (!has_table(d, "ENUM_CUDA_MEM_KIND") ||
+	    sqlite3_prepare_v2(d->h, "SELECT id, name FROM ENUM_CUDA_MEM_KIND", -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		if (name && strstr(name, "PAGEABLE"))
+			d->pageable = sqlite3_column_int64(st, 0);
+		else if (name && strstr(name, "PINNED"))
+			d->pinned = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+}
+
+/* The host memory of a copy of direction k between memory kinds src and
+ * dst (its host side: the source of HtoD, the destination of DtoH). */
+static enum trace_host_mem nsys_host_mem(const struct db *d, enum trace_copy_kind k,
+					 sqlite3_stmt *st, int src_col)
+{
+	int64_t src = sqlite3_column_type(st, src_col) == SQLITE_NULL ? -2
+		    : sqlite3_column_int64(st, src_col);
+	int64_t dst = sqlite3_column_type(st, src_col + 1) == SQLITE_NULL ? -2
+		    : sqlite3_column_int64(st, src_col + 1);
+	int64_t host = k == TRACE_COPY_HTOD ? src : k == TRACE_COPY_DTOH ? dst : -2;
+	if (k == TRACE_COPY_HTOH)   /* pageable on either side stages the copy */
+		host = src == d->pageable || dst == d->pageable ? d->pageable : src;
+	if (host >= 0 && host == d->pageable)
+		return TRACE_HOST_PAGEABLE;
+	if (host >= 0 && host == d->pinned)
+		return TRACE_HOST_PINNED;
+	return TRACE_HOST_UNKNOWN;
+}
+
 /* A kernel, copy or set table; kind selects the columns used. */
 static int read_activities(struct db *d, struct import_set *s, enum import_kind kind)
 {
@@ -205,7 +248,7 @@ static int read_activities(struct db *d, struct import_set *s, enum import_kind 
 	};
 	static const char *const mcols[] = {
 		"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-		"bytes", "copyKind",
+		"bytes", "copyKind", "srcKind", "dstKind",
 	};
 	const char *table = kind == IMPORT_KERNEL ? "CUPTI_ACTIVITY_KIND_KERNEL"
 			  : kind == IMPORT_MEMCPY ? "CUPTI_ACTIVITY_KIND_MEMCPY"
@@ -254,8 +297,10 @@ static int read_activities(struct db *d, struct import_set *s, enum import_kind 
 			e->dyn_smem = col_u32(st, 17);
 		} else {
 			e->bytes = col_u64(st, 6);
-			if (kind == IMPORT_MEMCPY)
+			if (kind == IMPORT_MEMCPY) {
 				e->sub = (uint8_t)nsys_copy_kind(col_u64(st, 7));
+				e->host_mem = (uint8_t)nsys_host_mem(d, (enum trace_copy_kind)e->sub, st, 8);
+			}
 		}
 	}
 	sqlite3_finalize(st);
@@ -426,7 +471,7 @@ static void read_start_time(struct db *d, struct import_set *s)
 int import_nsys_read(struct import_set *set, const char *path,
 		     char *err, size_t errlen)
 {
-	struct db d = { NULL, err, errlen };
+	struct db d = { NULL, err, errlen, -1, -1 };
 	snprintf(set->source, sizeof(set->source), "nsys");
 	snprintf(set->input, sizeof(set->input), "%s", path);
 	/* sqlite3_open_v2 read-only on a missing file fails with a generic
@@ -456,6 +501,7 @@ int import_nsys_read(struct import_set *set, const char *path,
 		sqlite3_close(d.h);
 		return IMPORT_EFORMAT;
 	}
+	read_mem_kinds(&d);
 	int rc = read_devices(&d, set);
 	if (!rc)
 		rc = read_activities(&d, set, IMPORT_KERNEL);

@@ -594,7 +594,7 @@ static int decode_conv(struct fields *f, struct trace_conv *c)
 
 static int decode_copy(struct fields *f, struct trace_copy *c)
 {
-	int kind = 0;
+	int kind = 0, host = 0;
 	get_u64(f, "seq", UINT64_MAX, 0, &c->seq);
 	get_u64(f, "bytes", UINT64_MAX, 0, &c->bytes);
 	get_enum(f, "kind", TRACE_COPY_KIND_COUNT, TRACE_COPY_UNKNOWN, 0, &kind);
@@ -606,6 +606,8 @@ static int decode_copy(struct fields *f, struct trace_copy *c)
 	get_u64(f, "cpu_end_ns", UINT64_MAX, 0, &c->cpu_end_ns);
 	get_u64(f, "start_ns", UINT64_MAX, 0, &c->start_ns);
 	get_u64(f, "end_ns", UINT64_MAX, 0, &c->end_ns);
+	get_enum(f, "host_mem", TRACE_HOST_MEM_COUNT, TRACE_HOST_UNKNOWN, 0, &host);
+	c->host_mem = (enum trace_host_mem)host;
 	return f->rc;
 }
 

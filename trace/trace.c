@@ -77,6 +77,12 @@ const char *trace_copy_kind_name(enum trace_copy_kind k)
 	return name_of(names, NELEM(names), (int)k);
 }
 
+const char *trace_host_mem_name(enum trace_host_mem m)
+{
+	static const char *const names[] = { "unknown", "pageable", "pinned" };
+	return name_of(names, NELEM(names), (int)m);
+}
+
 const char *trace_sync_kind_name(enum trace_sync_kind k)
 {
 	static const char *const names[] = {
@@ -314,6 +320,8 @@ static int validate_copy(const struct trace_copy *c, int memset_rec, char *msg, 
 		return bad(msg, msglen, "kind: a memset has no copy direction");
 	if (c->async > 1)
 		return bad(msg, msglen, "async: not 0 or 1");
+	if ((unsigned)c->host_mem >= TRACE_HOST_MEM_COUNT)
+		return bad(msg, msglen, "host_mem: out of range");
 	if (times_reversed(c->cpu_ns, c->cpu_end_ns))
 		return bad(msg, msglen, "cpu_end_ns before cpu_ns");
 	if (times_reversed(c->start_ns, c->end_ns))

@@ -26,7 +26,7 @@
 
 #define TRACE_MAGIC "surfer-trace"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 1
+#define TRACE_VERSION_MINOR 2
 
 /* Limits every reader enforces and the writer respects, so that a corrupt
  * length can never make a reader allocate more than a few MiB at once. */
@@ -198,6 +198,17 @@ enum trace_copy_kind {
 	TRACE_COPY_HTOH, TRACE_COPY_PTOP, TRACE_COPY_KIND_COUNT
 };
 
+/* The host memory a copy reads or writes (1.2).  It decides whether the
+ * call returns before the copy runs: a copy between the device and pageable
+ * memory goes through a staging buffer, so even cudaMemcpyAsync waits for
+ * the stream to reach it and (to pageable) for the copy to end. */
+enum trace_host_mem {
+	TRACE_HOST_UNKNOWN = 0,    /* not asked, or no host side (DtoD, memset) */
+	TRACE_HOST_PAGEABLE,       /* ordinary (malloc, stack) memory          */
+	TRACE_HOST_PINNED,         /* page-locked: cuMemHostAlloc, registered  */
+	TRACE_HOST_MEM_COUNT
+};
+
 /* A memcpy (kind set) or memset (kind = TRACE_COPY_UNKNOWN). */
 struct trace_copy {
 	uint64_t seq;
@@ -209,6 +220,9 @@ struct trace_copy {
 	uint64_t cpu_ns;            /* CPU time of the call                      */
 	uint64_t cpu_end_ns;        /* CPU time the call returned (blocking copy) */
 	uint64_t start_ns, end_ns;  /* GPU times, 0 unknown                      */
+	enum trace_host_mem host_mem; /* 1.2: the host side's memory (HtoD
+				     * source, DtoH destination, HtoH either);
+				     * unknown for older traces              */
 };
 
 enum trace_sync_kind {
@@ -293,6 +307,7 @@ const char *trace_gemm_api_name(enum trace_gemm_api a);
 const char *trace_conv_dir_name(enum trace_conv_dir d);
 const char *trace_conv_api_name(enum trace_conv_api a);
 const char *trace_copy_kind_name(enum trace_copy_kind k);
+const char *trace_host_mem_name(enum trace_host_mem m);
 const char *trace_sync_kind_name(enum trace_sync_kind k);
 const char *trace_marker_kind_name(enum trace_marker_kind k);
 /* Size in bytes of one element of dtype d (TF32 and F32 are 4; F4 reports 1;
