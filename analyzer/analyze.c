@@ -99,6 +99,8 @@ struct an_ctx {
 	int have_t0;
 	uint32_t cap_configs;
 	int32_t cur_iteration;
+	const struct predictor *predictor; /* o->pred, or own_pred (the defaults)  */
+	struct predictor *own_pred;
 	char *err;
 	size_t errlen;
 };
@@ -305,8 +307,8 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 		struct pred_result r;
 		size_t at = (size_t)i * nt + t;
 
-		if (predict_kernel(&k, c->a->origin, c->o->targets[t], c->o->method, &r) < 0 &&
-		    predict_kernel(&k, c->a->origin, c->o->targets[t], PRED_AUTO, &r) < 0)
+		if (predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], c->o->method, &r) < 0 &&
+		    predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], PRED_AUTO, &r) < 0)
 			return an_fail(c, -2, "cannot predict a kernel on '%s'", c->o->targets[t]->id);
 		c->pred[at].ns = r.ns;
 		c->pred[at].scale = k.origin_ns > 0 ? r.ns / k.origin_ns : 0;
@@ -1019,6 +1021,12 @@ int analysis_run(const char *path, const struct analysis_options *o, struct anal
 		rc = an_fail(&c, -1, "out of memory");
 		goto out;
 	}
+	c.predictor = o->pred;
+	if (!c.predictor && (rc = predictor_new(NULL, &c.own_pred, err, errlen)) < 0)
+		goto out;
+	if (!c.predictor)
+		c.predictor = c.own_pred;
+	c.a->amd_scale = *predictor_amd_scale(c.predictor);
 	if (trace_reader_open(&c.r, path, rerr, sizeof(rerr)) < 0) {
 		rc = an_fail(&c, -2, "cannot read '%s': %s", path, rerr);
 		goto out;
@@ -1050,6 +1058,7 @@ out:
 	free(c.targets);
 	free(c.pend);
 	free(c.win);
+	predictor_free(c.own_pred);
 	return rc;
 }
 

@@ -18,6 +18,7 @@
 
 #include "gpu_specs/gpu.h"
 #include "predictor/predict.h"
+#include "predictor/tile.h"
 
 /* What an analysis_span is. */
 enum analysis_span_kind {
@@ -58,6 +59,7 @@ struct analysis_options {
 	const struct gpu_spec *const *targets; /* ntargets GPUs to predict          */
 	size_t ntargets;
 	enum pred_method method;
+	const struct predictor *pred;          /* NULL: the defaults (predict.h)    */
 	uint32_t reorder_window;               /* events; 0 = the default (16384)   */
 	analysis_span_fn on_span;              /* NULL, or called for every span of
 						* the replay on every lane (nothing
@@ -118,6 +120,8 @@ struct analysis {
 	struct {
 		double peak, weights, gradients, optimizer, activations, kv_cache, transient;
 	} memory;
+	struct tile_amd_scale amd_scale; /* the scale the predictor applied to the
+				       * tile model's times on AMD targets        */
 	char warning[192];
 	size_t ntargets;
 	struct analysis_target *targets;

@@ -45,6 +45,7 @@ struct cli {
 	int have_max_regression;
 	int list_gpus;
 	int list_models;
+	const char *weights;      /* --weights FILE; NULL: the compiled-in ones */
 	struct model_cli model;   /* --model and its options */
 	const char *chrome_trace; /* output files, NULL none */
 	const char *html;
@@ -428,11 +429,15 @@ static int parse(int argc, char **argv, struct cli *c)
 			else
 				return bad("bad --color '%s': use auto, always or never", optarg);
 			break;
-		case OPT_WEIGHTS:
-			/* before any prediction: the weights replace the compiled-in ones */
-			if (tile_model_load_file(optarg) != 0)
+		case OPT_WEIGHTS: {
+			/* checked here, loaded into the predictor main() builds */
+			struct tile_model *tm;
+			if (tile_model_load_file(optarg, &tm) != 0)
 				return bad("cannot load tile-model weights '%s' (not a file surfer-train wrote)", optarg);
+			tile_model_free(tm);
+			c->weights = optarg;
 			break;
+		}
 		case OPT_MODEL:
 			if ((rc = model_cli_set(&c->model, opts[li].name, optarg, merr, sizeof(merr))) == -1) {
 				fprintf(stderr, PROG ": out of memory\n");
@@ -664,6 +669,8 @@ int main(int argc, char **argv)
 {
 	struct cli c;
 	struct analysis_options o;
+	struct pred_config pc = { 0 };
+	struct predictor *pred;
 	struct analysis *a = NULL;
 	struct chrome_trace *ct = NULL;
 	FILE *ctf = NULL;
@@ -681,6 +688,12 @@ int main(int argc, char **argv)
 		return model_list_print(stdout, c.json) < 0 ? 1 : 0;
 
 	path = c.trace;
+	pc.weights = c.weights;
+	if ((rc = predictor_new(&pc, &pred, err, sizeof(err))) < 0) {
+		print_error(err);
+		return rc == -2 ? 2 : 1;
+	}
+	c.model.opts.pred = pred;
 	if (c.model.set && c.model.plan_gpus) {
 		double usd[MAX_TARGETS];
 		for (size_t t = 0; t < c.ntargets; t++)
@@ -688,12 +701,14 @@ int main(int argc, char **argv)
 		warn_unused_prices(&c);
 		rc = model_plan_write(stdout, &c.model, c.targets, c.ntargets, usd, c.method, c.json, err,
 				      sizeof(err));
+		predictor_free(pred);
 		if (rc < 0)
 			print_error(err);
 		return rc == -2 ? 2 : rc < 0 ? 1 : 0;
 	}
 	if (c.model.set) {
 		rc = model_analysis_run(&c.model, c.targets, c.ntargets, c.method, &a, err, sizeof(err));
+		predictor_free(pred);
 		if (rc < 0) {
 			print_error(err);
 			return rc == -2 ? 2 : 1;
@@ -701,8 +716,10 @@ int main(int argc, char **argv)
 		goto report;
 	}
 	if (strcmp(path, "-") == 0) {
-		if ((rc = spool_stdin(spool, sizeof(spool))))
+		if ((rc = spool_stdin(spool, sizeof(spool)))) {
+			predictor_free(pred);
 			return rc;
+		}
 		path = spool;
 	}
 	memset(&o, 0, sizeof(o));
@@ -710,6 +727,7 @@ int main(int argc, char **argv)
 	o.targets = c.targets;
 	o.ntargets = c.ntargets;
 	o.method = c.method;
+	o.pred = pred;
 	if (c.chrome_trace) {
 		if (!(ctf = open_output("--chrome-trace", c.chrome_trace))) {
 			rc = -2;
@@ -725,6 +743,8 @@ int main(int argc, char **argv)
 		o.span_ctx = ct;
 	}
 	rc = analysis_run(path, &o, &a, err, sizeof(err));
+	predictor_free(pred);
+	pred = NULL;
 	if (rc < 0 && !(rc == -2 && !spool[0] && strstr(err, "not a surfer trace") && suggest_import(path)))
 		print_error(err);
 	if (ct) {
@@ -744,6 +764,7 @@ int main(int argc, char **argv)
 		}
 	}
 chrome_failed:
+	predictor_free(pred);
 	if (spool[0])
 		unlink(spool);
 	if (rc < 0)

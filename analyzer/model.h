@@ -103,6 +103,7 @@ struct model_opts {
 	 * (FSDP FULL_SHARD).  No effect with dp 1. */
 	uint32_t zero;
 	enum pred_method method;       /* kernel predictor (PRED_AUTO default) */
+	const struct predictor *pred;  /* its state; NULL: the defaults      */
 	/* Mixture of experts: tokens each expert takes per sequence at most;
 	 * 0 (default) every routed token, MODEL_CAPACITY_CONFIG the config's
 	 * expert_capacity (Hugging Face's router drops the rest). */

@@ -493,6 +493,7 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 	}
 	const struct model_opts *o = &opts, *mo = &m->opts;
 	opts.method = od.method = method;
+	a->amd_scale = o->pred ? *predictor_amd_scale(o->pred) : tile_amd_scale_default;
 	char gen[32] = "";
 	if (generate)
 		snprintf(gen, sizeof(gen), " + %u new tokens", m->new_tokens);

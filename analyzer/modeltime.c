@@ -63,8 +63,9 @@ static int same_kernel(const struct pred_kernel *a, const struct pred_kernel *b)
 	       a->flops == b->flops && a->b_transposed == b->b_transposed;
 }
 
-static int predict_all(const struct model_seq *s, const struct gpu_spec *target,
-		       enum pred_method method, struct pred_result *res)
+static int predict_all(const struct predictor *pred, const struct model_seq *s,
+		       const struct gpu_spec *target, enum pred_method method,
+		       struct pred_result *res)
 {
 	const struct comm_link *lp;
 	struct comm_link link, wide;
@@ -94,7 +95,7 @@ static int predict_all(const struct model_seq *s, const struct gpu_spec *target,
 		if (!tab[j].used) {
 			struct pred_result r;
 			memset(&r, 0, sizeof(r));
-			if (predict_kernel(&k, NULL, target, method, &r) != 0 || !(r.ns >= 0))
+			if (predict_kernel(pred, &k, NULL, target, method, &r) != 0 || !(r.ns >= 0))
 				r.ns = 0, r.method = PRED_ROOFLINE;
 			/* A learned model far outside its training data can return
 			 * absurd times (seen: reductions at 1e8 x their roofline);
@@ -102,7 +103,7 @@ static int predict_all(const struct model_seq *s, const struct gpu_spec *target,
 			if (r.method == PRED_MLP && r.roofline_ns > 0 &&
 			    r.ns > IMPLAUSIBLE * (r.roofline_ns > 1000 ? r.roofline_ns : 1000)) {
 				struct pred_result rr;
-				if (predict_kernel(&k, NULL, target, PRED_ROOFLINE, &rr) == 0)
+				if (predict_kernel(pred, &k, NULL, target, PRED_ROOFLINE, &rr) == 0)
 					r = rr;
 			}
 			tab[j].k = k;
@@ -161,7 +162,13 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 		free(r.end);
 		return MODEL_ENOMEM;
 	}
-	int rc = predict_all(s, target, o->method, res);
+	struct predictor *own = NULL;
+	int rc = 0;
+	if (!o->pred && predictor_new(NULL, &own, NULL, 0) != 0)
+		rc = MODEL_ENOMEM;
+	if (!rc)
+		rc = predict_all(o->pred ? o->pred : own, s, target, o->method, res);
+	predictor_free(own);
 	if (rc)
 		goto done;
 	for (size_t i = 0; i < s->n; i++)

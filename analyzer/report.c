@@ -26,9 +26,18 @@ static void rp_append(char *out, size_t cap, size_t *len, const char *s, size_t 
 	out[*len] = 0;
 }
 
-/* Qualified name of an Itanium-mangled symbol; 0 when it is not one this
- * simple reader understands. */
-static int rp_demangle(const char *s, char *out, size_t cap)
+/* The C++ ABI's demangler, from libstdc++ (the one c++filt and gdb use);
+ * <cxxabi.h> is C++ only, so it is declared here.  Returns a malloc'd
+ * string, or NULL with *status < 0 when mangled is not a valid name. */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* The leading qualified name of an Itanium-mangled symbol the demangler
+ * rejects, "<...>" for template arguments; 0 when it does not start with
+ * one.  libstdc++'s demangler (and c++filt) reject some names that
+ * profilers record as they are, among them cuDNN's CUTLASS kernels
+ * ("_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23Implicit...EEvNT_6ParamsE"
+ * in a V100 Kineto trace): their leading name is still the kernel's. */
+static int rp_prefix(const char *s, char *out, size_t cap)
 {
 	size_t len = 0;
 	int nested, parts = 0;
@@ -250,12 +259,18 @@ static void rp_plain(const char *in, char *out, size_t cap, size_t width)
 
 void report_short_name(const char *name, char *out, size_t width)
 {
-	char buf[512];
+	char buf[512], *dem = NULL;
+	int status;
 
 	if (!name)
 		name = "(unnamed)";
-	if (!rp_demangle(name, buf, sizeof(buf)))
+	if (strncmp(name, "_Z", 2) == 0)
+		dem = __cxa_demangle(name, NULL, NULL, &status);
+	if (dem)
+		rp_plain(dem, buf, sizeof(buf), width);
+	else if (!rp_prefix(name, buf, sizeof(buf)))
 		rp_plain(name, buf, sizeof(buf), width);
+	free(dem);
 	if (!buf[0])
 		snprintf(buf, sizeof(buf), "%s", name);
 	if (strlen(buf) > width && width > 3) {
@@ -591,8 +606,7 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 				report_pct(t->method_ns[m], t->kernel_ns));
 	fprintf(f, "\n");
 	if (gpu_cc_is_amd(t->gpu->cc) && t->method_ns[PRED_MLP] > 0) {
-		struct tile_amd_scale s;
-		tile_get_amd_scale(&s);
+		const struct tile_amd_scale s = a->amd_scale;
 		/* ROCm's kernels against the tile model (predictor/amd_scale.c) */
 		fprintf(f, "AMD scale  gemm %.2f, gemm-bt %.2f, ew %.2f, softmax %.2f / %.2f, norm %.2f, "
 			"+%.1f us/kernel\n", s.scale[TILE_AMD_GEMM], s.scale[TILE_AMD_GEMM_BT],
@@ -793,9 +807,8 @@ static json_t *rp_prediction(const struct analysis *a, const struct analysis_tar
 		goto fail_o;
 	if (gpu_cc_is_amd(t->gpu->cc) && t->method_ns[PRED_MLP] > 0) {
 		/* the tile model's times carry it (predictor/amd_scale.c) */
-		struct tile_amd_scale s;
+		const struct tile_amd_scale s = a->amd_scale;
 		json_t *sc = json_object();
-		tile_get_amd_scale(&s);
 		for (int c = 0; sc && c < TILE_AMD_NCLASS; c++)
 			if (rp_set(sc, tile_amd_class_names[c], rp_num(s.scale[c]))) {
 				json_decref(sc);

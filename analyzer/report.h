@@ -12,10 +12,14 @@
 
 #include "analyzer/analyze.h"
 
-/* A readable short form of a kernel name: Itanium-mangled names become
- * their qualified name ("_ZN2at6native18elementwise_kernelILi4E..." ->
- * "at::native::elementwise_kernel<...>"), others are copied; the result is
- * cut to width characters (ending in "...") and always NUL-terminated. */
+/* A readable short form of a kernel name: Itanium-mangled names are
+ * demangled; the kernel's name without its namespaces and, of its template
+ * arguments, the one that tells its instances apart (the functor:
+ * "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEE..."
+ * -> "vectorized_elementwise_kernel<FillFunctor>"; "<...>" when every
+ * argument is a type or a number); the result is cut to width characters
+ * (the kernel's name before the functor, else ending in "...") and always
+ * NUL-terminated. */
 void report_short_name(const char *name, char *out, size_t width);
 
 /* Writes the text report of a (top groups per target) to f, with ANSI

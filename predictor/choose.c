@@ -46,9 +46,10 @@
 #include "predictor/tile.h"
 #include "predictor/vecop.h"
 
-enum pred_method pred_choose(const struct pred_kernel *k, const struct gpu_spec *origin,
-			     const struct gpu_spec *target)
+enum pred_method pred_choose(const struct predictor *p, const struct pred_kernel *k,
+			     const struct gpu_spec *origin, const struct gpu_spec *target)
 {
+	const struct tile_model *tm = predictor_tile(p);
 	int measured = origin && k->origin_ns > 0;
 	int vec16 = vecop_class_of(k) >= 0 &&
 		    (k->dtype == GPU_DT_FP16 || k->dtype == GPU_DT_BF16);
@@ -60,10 +61,10 @@ enum pred_method pred_choose(const struct pred_kernel *k, const struct gpu_spec 
 	    (!measured || vecop_model_ns(k, origin, NULL) > 0))
 		return PRED_VECOP;
 	int fam = tile_family_of(k);
-	if (!vec16 && fam >= 0 && tile_model_has(fam)) {
+	if (!vec16 && fam >= 0 && tile_model_has(tm, fam)) {
 		double f[TILE_NFEAT], base;
-		if (tile_features(k, target, NULL, f, &base) >= 0 &&
-		    (!measured || tile_features(k, origin, NULL, f, &base) >= 0))
+		if (tile_features(tm, k, target, NULL, f, &base) >= 0 &&
+		    (!measured || tile_features(tm, k, origin, NULL, f, &base) >= 0))
 			return PRED_MLP;
 	}
 	if (measured && k->op == PRED_OP_CONV && k->flops > 0 && k->bytes > 0)

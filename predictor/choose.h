@@ -6,9 +6,10 @@
 
 #include "predictor/predict.h"
 
-/* The method `auto` uses for k (never PRED_AUTO).  origin is NULL when no
- * origin time exists. */
-enum pred_method pred_choose(const struct pred_kernel *k, const struct gpu_spec *origin,
-			     const struct gpu_spec *target);
+/* The method `auto` uses for k with predictor p (whose weights say which
+ * families the tile model covers; never PRED_AUTO).  origin is NULL when
+ * no origin time exists. */
+enum pred_method pred_choose(const struct predictor *p, const struct pred_kernel *k,
+			     const struct gpu_spec *origin, const struct gpu_spec *target);
 
 #endif

@@ -17,6 +17,8 @@
  */
 #include "predictor/predict.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -30,6 +32,74 @@
 /* ns: a kernel of unknown work with no measurement (about the cost of the
  * smallest kernels on current GPUs, 2-3 us launch to completion). */
 #define PRED_NO_BASIS_NS 2500.0
+
+/* The state a prediction depends on (predict.h). */
+struct predictor {
+	struct tile_model *tile;      /* the weights; NULL when borrowed         */
+	const struct tile_model *use; /* the weights in force                    */
+	char *weights;                /* "compiled-in" or the file name          */
+	int tile_floor;
+	struct tile_amd_scale amd;
+};
+
+int predictor_new(const struct pred_config *c, struct predictor **out, char *err, size_t errlen)
+{
+	static const struct pred_config defaults;
+	struct predictor *p;
+	int rc;
+
+	*out = NULL;
+	if (!c)
+		c = &defaults;
+	if (!(p = calloc(1, sizeof(*p))))
+		goto oom;
+	p->tile_floor = c->tile_floor != 0;
+	p->amd = c->amd_scale ? *c->amd_scale : tile_amd_scale_default;
+	if (c->tile) {
+		p->use = c->tile;
+		p->weights = strdup(c->weights ? c->weights : "loaded");
+	} else if (c->weights) {
+		rc = tile_model_load_file(c->weights, &p->tile);
+		if (rc != 0) {
+			snprintf(err, errlen, rc == -1 ? "'%s' is not a weights file surfer-train wrote"
+				 : "cannot read '%s'", c->weights);
+			free(p);
+			return -2;
+		}
+		p->weights = strdup(c->weights);
+	} else {
+		if (tile_model_load_builtin(&p->tile) != 0) {
+			free(p);
+			goto oom;
+		}
+		p->weights = strdup("compiled-in");
+	}
+	if (!p->use)
+		p->use = p->tile;
+	if (!p->weights) {
+		predictor_free(p);
+		goto oom;
+	}
+	*out = p;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+void predictor_free(struct predictor *p)
+{
+	if (!p)
+		return;
+	tile_model_free(p->tile);
+	free(p->weights);
+	free(p);
+}
+
+const struct tile_model *predictor_tile(const struct predictor *p) { return p->use; }
+const char *predictor_weights(const struct predictor *p) { return p->weights; }
+int predictor_tile_floor(const struct predictor *p) { return p->tile_floor; }
+const struct tile_amd_scale *predictor_amd_scale(const struct predictor *p) { return &p->amd; }
 
 static void pred_result_clear(struct pred_result *out)
 {
@@ -54,8 +124,9 @@ static int pred_fallback(const struct pred_kernel *k, const struct gpu_spec *ori
 	return roofline_predict(k, origin, target, out);
 }
 
-static int pred_run(const struct pred_kernel *k, const struct gpu_spec *origin,
-		    const struct gpu_spec *target, enum pred_method m, struct pred_result *out)
+static int pred_run(const struct predictor *p, const struct pred_kernel *k,
+		    const struct gpu_spec *origin, const struct gpu_spec *target, enum pred_method m,
+		    struct pred_result *out)
 {
 	switch (m) {
 	case PRED_WAVE:
@@ -63,7 +134,7 @@ static int pred_run(const struct pred_kernel *k, const struct gpu_spec *origin,
 	case PRED_ROOFLINE:
 		return roofline_predict(k, origin, target, out);
 	case PRED_MLP:
-		if (tile_predict(k, origin, target, out) == 0 && out->ns > 0) {
+		if (tile_predict(p, k, origin, target, out) == 0 && out->ns > 0) {
 			out->method = PRED_MLP;
 			return 0;
 		}
@@ -115,22 +186,22 @@ static int pred_fill_bound(const struct pred_kernel *k, const struct gpu_spec *t
 	return rc;
 }
 
-static int pred_dispatch(const struct pred_kernel *k, const struct gpu_spec *origin,
-			 const struct gpu_spec *target, enum pred_method method,
-			 struct pred_result *out);
+static int pred_dispatch(const struct predictor *p, const struct pred_kernel *k,
+			 const struct gpu_spec *origin, const struct gpu_spec *target,
+			 enum pred_method method, struct pred_result *out);
 
-int predict_kernel(const struct pred_kernel *k, const struct gpu_spec *origin,
-		   const struct gpu_spec *target, enum pred_method method,
-		   struct pred_result *out)
+int predict_kernel(const struct predictor *p, const struct pred_kernel *k,
+		   const struct gpu_spec *origin, const struct gpu_spec *target,
+		   enum pred_method method, struct pred_result *out)
 {
-	if (!k || !target || !out || (unsigned)method >= PRED_METHOD_COUNT)
+	if (!p || !k || !target || !out || (unsigned)method >= PRED_METHOD_COUNT)
 		return -1;
-	return pred_fill_bound(k, target, out, pred_dispatch(k, origin, target, method, out));
+	return pred_fill_bound(k, target, out, pred_dispatch(p, k, origin, target, method, out));
 }
 
-static int pred_dispatch(const struct pred_kernel *k, const struct gpu_spec *origin,
-			 const struct gpu_spec *target, enum pred_method method,
-			 struct pred_result *out)
+static int pred_dispatch(const struct predictor *p, const struct pred_kernel *k,
+			 const struct gpu_spec *origin, const struct gpu_spec *target,
+			 enum pred_method method, struct pred_result *out)
 {
 	pred_result_clear(out);
 	if (k->origin_ns > 0 && pred_same_gpu(origin, target)) {
@@ -139,16 +210,16 @@ static int pred_dispatch(const struct pred_kernel *k, const struct gpu_spec *ori
 		return 0;
 	}
 	if (method != PRED_AUTO)
-		return pred_run(k, origin, target, method, out);
+		return pred_run(p, k, origin, target, method, out);
 
-	if (pred_run(k, origin, target, pred_choose(k, k->origin_ns > 0 ? origin : NULL, target),
-		     out) == 0)
+	if (pred_run(p, k, origin, target,
+		     pred_choose(p, k, k->origin_ns > 0 ? origin : NULL, target), out) == 0)
 		return 0;
 	pred_result_clear(out);
-	if (pred_run(k, origin, target, PRED_WAVE, out) == 0)
+	if (pred_run(p, k, origin, target, PRED_WAVE, out) == 0)
 		return 0;
 	pred_result_clear(out);
-	if (pred_run(k, origin, target, PRED_ROOFLINE, out) == 0)
+	if (pred_run(p, k, origin, target, PRED_ROOFLINE, out) == 0)
 		return 0;
 	pred_result_clear(out);
 	/* Nothing known: keep the measurement if any (unscaled), else the

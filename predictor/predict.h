@@ -6,12 +6,23 @@
  * The analyzer, the accuracy harness (surfer-bench) and the config path
  * (--model) all describe a kernel with struct pred_kernel and call
  * predict_kernel(); nothing else turns a kernel into a predicted time.
+ *
+ * Everything a prediction depends on besides the kernel and the two GPUs
+ * (the tile model's weights and curve, whether its times include the
+ * measuring host's floor, the AMD scale) is one struct predictor, built
+ * once and passed to every call: there is no process-wide predictor
+ * state, so one call with one predictor always gives one answer, and
+ * what it applied comes back in struct pred_result.
  */
 #ifndef SURFER_PREDICT_H
 #define SURFER_PREDICT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "gpu_specs/gpu.h"
+
+struct tile_model;      /* predictor/tile.h */
+struct tile_amd_scale;  /* predictor/tile.h */
 
 enum pred_method {
 	PRED_AUTO = 0,
@@ -67,15 +78,55 @@ struct pred_result {
 	double occ_origin, occ_target;/* theoretical occupancy, 0..1             */
 	int memory_bound;             /* 1 memory-bound, 0 compute-bound, -1 ?   */
 	double roofline_ns;           /* lower bound on the target               */
+	/* What the tile model applied (PRED_MLP; 0 / NULL otherwise), on the
+	 * target's side: */
+	const char *weights;          /* its weights: "compiled-in" or the file
+				       * (owned by the predictor)                */
+	double floor_ns;              /* the family's host floor in ns, 0 none   */
+	double amd_scale;             /* the AMD class scale the work term was
+				       * multiplied by; 0 not an AMD target      */
+	double amd_fixed_ns;          /* the AMD fixed cost added per kernel     */
 };
 
-/* Predicts k on target.  origin is the GPU k.origin_ns was measured on, or
- * NULL (from-scratch prediction; wave scaling is then unavailable).
- * Returns 0, or a negative code when method cannot handle k (PRED_WAVE with
- * no origin time, ...); `auto` always succeeds. */
-int predict_kernel(const struct pred_kernel *k, const struct gpu_spec *origin,
-		   const struct gpu_spec *target, enum pred_method method,
-		   struct pred_result *out);
+/* How to build a predictor.  All zero (or pred_config NULL) is the
+ * default: the compiled-in weights, no floor, the compiled-in AMD scale. */
+struct pred_config {
+	const char *weights;          /* tile-model weights surfer-train wrote;
+				       * NULL: the compiled-in ones              */
+	const struct tile_model *tile;/* weights already loaded (borrowed: they
+				       * must outlive the predictor); overrides
+				       * weights                                  */
+	int tile_floor;               /* 1: tile-model times include the host
+				       * floor of the weights (a NeuSight op
+				       * timing has it, a kernel in a trace not) */
+	const struct tile_amd_scale *amd_scale; /* copied; NULL: the compiled-in
+				       * one (predictor/amd_scale.c)             */
+};
+
+/* A predictor: the configuration above, resolved.  Opaque and immutable;
+ * one may be shared by threads.  predictor_new() returns 0 and *out (free
+ * with predictor_free), or -2 when the weights cannot be read or are not
+ * a file surfer-train wrote (err says which), -1 out of memory. */
+struct predictor;
+int predictor_new(const struct pred_config *c, struct predictor **out, char *err, size_t errlen);
+void predictor_free(struct predictor *p);
+/* What p applies, for reports: its weights (never NULL: the empty model
+ * when the compiled-in blob is empty), their source ("compiled-in" or the
+ * file name), whether tile-model times include the floor, and the AMD
+ * scale (a pointer into p). */
+const struct tile_model *predictor_tile(const struct predictor *p);
+const char *predictor_weights(const struct predictor *p);
+int predictor_tile_floor(const struct predictor *p);
+const struct tile_amd_scale *predictor_amd_scale(const struct predictor *p);
+
+/* Predicts k on target with predictor p.  origin is the GPU k.origin_ns
+ * was measured on, or NULL (from-scratch prediction; wave scaling is then
+ * unavailable).  Returns 0, or a negative code when method cannot handle k
+ * (PRED_WAVE with no origin time, ...) or p is NULL; `auto` always
+ * succeeds. */
+int predict_kernel(const struct predictor *p, const struct pred_kernel *k,
+		   const struct gpu_spec *origin, const struct gpu_spec *target,
+		   enum pred_method method, struct pred_result *out);
 
 /* Classifies a kernel by its name and launch (and fills op, dtype and what
  * can be inferred of flops/bytes when they are 0). */

@@ -29,28 +29,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The loaded models.  Process-wide: loaded once from the compiled-in blob
- * (or replaced by tile_model_load_*) and only read afterwards. */
-static struct mlp *models[TILE_FAM_COUNT][TILE_MAX_MEMBERS];
-static int nmembers[TILE_FAM_COUNT];
-static int models_loaded;
-/* The GEMM curve's constants (tile.h); has_curve 0: the weights carry none
- * and GEMMs are the MLP's alone. */
-static double curve[TILE_CURVE_NPARAM];
-static int has_curve;
-static void ensure_loaded(void);
-/* Energy of one FP32 core-cycle (an FMA) scaled to 16 nm, in pJ, that the
- * loaded weights were trained with (tile_set_sustain_pj); 0: no power cap. */
-static double sustain_pj16;
-/* Per family, the time every measured kernel takes at least (launch and
- * timing overhead), added to the roofline / utilisation term; 0: none. */
-static double floor_ns[TILE_FAM_COUNT];
-/* Whether predictions include the floor (tile_use_floor). */
-static int use_floor;
-/* The AMD scale in force (tile.h): the compiled-in one, or a copy of the
- * one tile_set_amd_scale() was given. */
-static struct tile_amd_scale amd_scale_copy;
-static const struct tile_amd_scale *amd_scale = &tile_amd_scale_default;
+/* One set of weights (tile.h).  Built by tile_model_load_*() and only
+ * read afterwards, except surfer-train's tile_model_set_sustain_pj() on
+ * the model it builds. */
+struct tile_model {
+	struct mlp *models[TILE_FAM_COUNT][TILE_MAX_MEMBERS];
+	int nmembers[TILE_FAM_COUNT];
+	/* The GEMM curve's constants (tile.h); has_curve 0: the weights
+	 * carry none and GEMMs are the MLP's alone. */
+	double curve[TILE_CURVE_NPARAM];
+	int has_curve;
+	/* Energy of one FP32 core-cycle (an FMA) scaled to 16 nm, in pJ,
+	 * that the weights were trained with; 0: no power cap. */
+	double sustain_pj16;
+	/* Per family, the time every measured kernel takes at least (launch
+	 * and timing overhead), added to the roofline / utilisation term
+	 * when the predictor asks for it; 0: none. */
+	double floor_ns[TILE_FAM_COUNT];
+	struct tile_picks picks;
+};
 
 const char *const tile_amd_class_names[TILE_AMD_NCLASS] = {
 	"gemm", "gemm-bt", "elementwise", "softmax-warp", "softmax-block", "norm"
@@ -72,23 +69,9 @@ int tile_amd_class_of(const struct pred_kernel *k)
 	}
 }
 
-void tile_set_amd_scale(const struct tile_amd_scale *s)
+double tile_floor_ns(const struct tile_model *m, int fam)
 {
-	if (s)
-		amd_scale_copy = *s;
-	amd_scale = s ? &amd_scale_copy : &tile_amd_scale_default;
-}
-
-void tile_get_amd_scale(struct tile_amd_scale *s)
-{
-	*s = *amd_scale;
-}
-
-void tile_use_floor(int on) { use_floor = on != 0; }
-
-double tile_floor_ns(int fam)
-{
-	return fam >= 0 && fam < TILE_FAM_COUNT ? floor_ns[fam] : 0;
+	return m && fam >= 0 && fam < TILE_FAM_COUNT ? m->floor_ns[fam] : 0;
 }
 
 static double lg(double v) { return log2(v > 1e-30 ? v : 1e-30); }
@@ -124,8 +107,8 @@ double tile_node_nm(uint32_t cc)
 	return 5;
 }
 
-double tile_sustain_pj(void) { return sustain_pj16; }
-void tile_set_sustain_pj(double pj) { sustain_pj16 = pj > 0 ? pj : 0; }
+double tile_model_sustain_pj(const struct tile_model *m) { return m ? m->sustain_pj16 : 0; }
+void tile_model_set_sustain_pj(struct tile_model *m, double pj) { m->sustain_pj16 = pj > 0 ? pj : 0; }
 
 /* Energy of one FP32 core-cycle on a chip of compute capability cc
  * relative to 16 nm: as nm^2 from 16 nm down to 12 nm (dynamic energy
@@ -158,8 +141,9 @@ double tile_node_energy(uint32_t cc)
  * E at 16 nm fitted by surfer-train on the training GPUs only.  This is
  * why 70-75 W parts (P4, T4) reach 0.2-0.4 of their datasheet peak on
  * large GEMMs. */
-double tile_sustained_fraction(const struct gpu_spec *g)
+double tile_sustained_fraction(const struct tile_model *m, const struct gpu_spec *g)
 {
+	double sustain_pj16 = tile_model_sustain_pj(m);
 	if (!g || !(sustain_pj16 > 0) || !g->tdp_w || !(gpu_fp32_simt_tflops(g) > 0) ||
 	    gpu_cc_is_amd(g->cc))
 		return 1;
@@ -173,14 +157,15 @@ double tile_sustained_fraction(const struct gpu_spec *g)
  * else gpu_fp32_simt_tflops()): the tile model covers the FP32 kernels it
  * was trained on; other dtypes use that dtype's peak when the GPU lists
  * it. */
-static double peak_flops_per_ns(const struct gpu_spec *g, enum gpu_dtype dt, int gemm)
+static double peak_flops_per_ns(const struct tile_model *m, const struct gpu_spec *g,
+				enum gpu_dtype dt, int gemm)
 {
 	double t = (dt < GPU_DT_COUNT && dt != GPU_DT_FP32) ? g->peak_tflops[dt] : 0;
 	if (!(t > 0))
 		t = gemm ? gpu_fp32_gemm_tflops(g) : gpu_fp32_simt_tflops(g);
 	if (gemm)
 		t *= gpu_matrix_eff(g);
-	return t * 1e3 * tile_sustained_fraction(g);
+	return t * 1e3 * tile_sustained_fraction(m, g);
 }
 
 /* Achievable DRAM bandwidth in bytes/ns (GB/s): the public measurement
@@ -198,8 +183,9 @@ static double bw_bytes_per_ns(const struct gpu_spec *g)
  * its nearest neighbour (docs/tile-model.md).  Features 17..23 are spare
  * and kept 0, so weights keep their shape if some are added. */
 
-static int gemm_feats(const struct pred_kernel *k, const struct gpu_spec *g,
-		      const struct tile_shape *tin, double *f, double *base_ns)
+static int gemm_feats(const struct tile_model *m, const struct pred_kernel *k,
+		      const struct gpu_spec *g, const struct tile_shape *tin, double *f,
+		      double *base_ns)
 {
 	struct tile_shape t;
 	if (!k->m || !k->n || !k->k)
@@ -210,11 +196,11 @@ static int gemm_feats(const struct pred_kernel *k, const struct gpu_spec *g,
 	 * predicted to pick (tilepick.c), else the canonical rule. */
 	if (tin && tin->kind == TILE_GEMM && tin->t0 && tin->t1)
 		t = *tin;
-	else if (tile_pick_lookup(k, g, &t) != 0)
+	else if (tile_pick_lookup(m, k, g, &t) != 0)
 		tile_gemm_pick(k, g, &t);
 	double B = k->batch ? (double)k->batch : 1, M = (double)k->m, N = (double)k->n,
 	       K = (double)k->k;
-	double peak = peak_flops_per_ns(g, k->dtype, 1), bw = bw_bytes_per_ns(g);
+	double peak = peak_flops_per_ns(m, g, k->dtype, 1), bw = bw_bytes_per_ns(g);
 	double esz = 4;
 	double flops = k->flops > 0 ? k->flops : 2 * B * M * N * K;
 	double bytes = k->bytes > 0 ? k->bytes : esz * B * (M * K + K * N + M * N);
@@ -254,13 +240,13 @@ static int gemm_feats(const struct pred_kernel *k, const struct gpu_spec *g,
 /* Vector operators: a row-wise or elementwise pass over m rows of n
  * elements.  The grid is PyTorch's choice (a function of the shape, not of
  * the GPU); when unknown it is inferred as PyTorch computes it. */
-static int vector_feats(const struct pred_kernel *k, const struct gpu_spec *g,
-			int fam, double *f, double *base_ns)
+static int vector_feats(const struct tile_model *m, const struct pred_kernel *k,
+			const struct gpu_spec *g, int fam, double *f, double *base_ns)
 {
 	if (!k->m || !k->n)
 		return -1;
 	double rows = (double)k->m, cols = (double)k->n, numel = rows * cols;
-	double peak = peak_flops_per_ns(g, k->dtype, 0), bw = bw_bytes_per_ns(g);
+	double peak = peak_flops_per_ns(m, g, k->dtype, 0), bw = bw_bytes_per_ns(g);
 	/* one read and one write of each element, at the dtype's size */
 	double esz = (k->dtype == GPU_DT_FP16 || k->dtype == GPU_DT_BF16) ? 2 : 4;
 	double bytes = k->bytes > 0 ? k->bytes : 2 * esz * numel;
@@ -303,8 +289,9 @@ static int vector_feats(const struct pred_kernel *k, const struct gpu_spec *g,
 	return 0;
 }
 
-int tile_features(const struct pred_kernel *k, const struct gpu_spec *g,
-		  const struct tile_shape *t, double feat[TILE_NFEAT], double *base_ns)
+int tile_features(const struct tile_model *m, const struct pred_kernel *k,
+		  const struct gpu_spec *g, const struct tile_shape *t, double feat[TILE_NFEAT],
+		  double *base_ns)
 {
 	int fam = tile_family_of(k);
 	/* Trained on FP32 SIMT kernels only (NeuSight's data, TF32 off): a
@@ -319,8 +306,8 @@ int tile_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	    !(g->peak_tflops[GPU_DT_FP32] > 0) || !(g->mem_bw_gbps > 0))
 		return -1;
 	memset(feat, 0, TILE_NFEAT * sizeof *feat);
-	int rc = fam == TILE_FAM_GEMM ? gemm_feats(k, g, t, feat, base_ns)
-				      : vector_feats(k, g, fam, feat, base_ns);
+	int rc = fam == TILE_FAM_GEMM ? gemm_feats(m, k, g, t, feat, base_ns)
+				      : vector_feats(m, k, g, fam, feat, base_ns);
 	if (rc != 0)
 		return -1;
 	for (int i = 0; i < TILE_NFEAT; i++)
@@ -357,7 +344,8 @@ double tile_clamp_ns(double ns, double base_ns)
 
 /* ---- the GEMM curve ---------------------------------------------------- */
 
-int tile_curve_terms(const struct pred_kernel *k, const struct gpu_spec *g, double t[4])
+int tile_curve_terms(const struct tile_model *m, const struct pred_kernel *k,
+		     const struct gpu_spec *g, double t[4])
 {
 	if (!k || !g || k->op != PRED_OP_GEMM || k->dtype != GPU_DT_FP32 || !k->m || !k->n ||
 	    !k->k || !g->sms || !(g->peak_tflops[GPU_DT_FP32] > 0) || !(g->mem_bw_gbps > 0))
@@ -368,7 +356,7 @@ int tile_curve_terms(const struct pred_kernel *k, const struct gpu_spec *g, doub
 	double waves = ceil(tiles / g->sms);
 	double flops = k->flops > 0 ? k->flops : 2 * B * M * N * K;
 	double bytes = k->bytes > 0 ? k->bytes : 4 * B * (M * K + K * N + M * N);
-	t[0] = flops / peak_flops_per_ns(g, GPU_DT_FP32, 1);
+	t[0] = flops / peak_flops_per_ns(m, g, GPU_DT_FP32, 1);
 	t[1] = bytes / bw_bytes_per_ns(g);
 	t[2] = log(tiles / (waves * g->sms));
 	t[3] = log(M * N / (tm * 128 * tn * 128));
@@ -389,12 +377,12 @@ int tile_curve_valid(const double c[TILE_CURVE_NPARAM])
 	return c[0] <= 0 && c[3] <= 0 && c[1] >= 0 && c[2] >= c[1] && c[2] <= 2;
 }
 
-int tile_curve_params(double c[TILE_CURVE_NPARAM])
+int tile_curve_params(const struct tile_model *m, double c[TILE_CURVE_NPARAM])
 {
-	ensure_loaded();
-	if (has_curve)
-		memcpy(c, curve, sizeof curve);
-	return has_curve;
+	if (!m || !m->has_curve)
+		return 0;
+	memcpy(c, m->curve, sizeof m->curve);
+	return 1;
 }
 
 /* ---- weights --------------------------------------------------------- */
@@ -405,22 +393,44 @@ static uint32_t rd32(const unsigned char *p)
 	       (uint32_t)p[3] << 24;
 }
 
-int tile_model_load_blob(const unsigned char *blob, size_t len)
+struct tile_model *tile_model_new(void)
 {
-	struct mlp *fresh[TILE_FAM_COUNT][TILE_MAX_MEMBERS] = {{0}};
-	int nfresh[TILE_FAM_COUNT] = {0};
+	return calloc(1, sizeof(struct tile_model));
+}
+
+void tile_model_free(struct tile_model *m)
+{
+	if (!m)
+		return;
+	for (int f = 0; f < TILE_FAM_COUNT; f++)
+		for (int j = 0; j < m->nmembers[f]; j++)
+			mlp_free(m->models[f][j]);
+	tile_picks_release(&m->picks);
+	free(m);
+}
+
+const struct tile_picks *tile_model_picks(const struct tile_model *m)
+{
+	return m ? &m->picks : NULL;
+}
+
+int tile_model_load_blob(const unsigned char *blob, size_t len, struct tile_model **out)
+{
+	struct tile_model *m;
+	*out = NULL;
 	if (len < 12 || memcmp(blob, "STIL", 4) != 0 || rd32(blob + 4) < 1 || rd32(blob + 4) > 4)
 		return -1;
+	if (!(m = tile_model_new()))
+		return -2;
 	uint32_t version = rd32(blob + 4), count = rd32(blob + 8);
 	size_t off = 12;
-	double pj = 0, fl[TILE_FAM_COUNT] = {0};
 	if (version >= 2) {
 		/* v2: the power-cap energy (pJ x 1000) and the floors (ns). */
 		if (len < 16 + 4 * TILE_FAM_COUNT)
-			return -1;
-		pj = rd32(blob + 12) / 1000.0;
+			goto bad;
+		m->sustain_pj16 = rd32(blob + 12) / 1000.0;
 		for (int f = 0; f < TILE_FAM_COUNT; f++)
-			fl[f] = rd32(blob + 16 + 4 * f);
+			m->floor_ns[f] = rd32(blob + 16 + 4 * f);
 		off = 16 + 4 * TILE_FAM_COUNT;
 	}
 	for (uint32_t i = 0; i < count; i++) {
@@ -428,57 +438,42 @@ int tile_model_load_blob(const unsigned char *blob, size_t len)
 			goto bad;
 		uint32_t fam = rd32(blob + off), nfeat = rd32(blob + off + 4);
 		off += 8;
-		struct mlp *m;
+		struct mlp *mm;
 		size_t used;
-		if (fam >= TILE_FAM_COUNT || nfeat != TILE_NFEAT || nfresh[fam] == TILE_MAX_MEMBERS ||
-		    mlp_load(blob + off, len - off, &m, &used) != 0)
+		if (fam >= TILE_FAM_COUNT || nfeat != TILE_NFEAT ||
+		    m->nmembers[fam] == TILE_MAX_MEMBERS || mlp_load(blob + off, len - off, &mm, &used) != 0)
 			goto bad;
-		if (mlp_inputs(m) != TILE_NFEAT || mlp_outputs(m) != 1) {
-			mlp_free(m);
+		if (mlp_inputs(mm) != TILE_NFEAT || mlp_outputs(mm) != 1) {
+			mlp_free(mm);
 			goto bad;
 		}
-		fresh[fam][nfresh[fam]++] = m;
+		m->models[fam][m->nmembers[fam]++] = mm;
 		off += used;
 	}
-	double cv[TILE_CURVE_NPARAM] = {0};
 	if (version >= 4) {
 		if (len - off < 4 + 8 * TILE_CURVE_NPARAM || rd32(blob + off) != TILE_CURVE_NPARAM)
 			goto bad;
 		off += 4;
 		for (int i = 0; i < TILE_CURVE_NPARAM; i++, off += 8) {
 			uint64_t bits = (uint64_t)rd32(blob + off) | (uint64_t)rd32(blob + off + 4) << 32;
-			memcpy(&cv[i], &bits, sizeof cv[i]);
+			memcpy(&m->curve[i], &bits, sizeof m->curve[i]);
 		}
-		if (!tile_curve_valid(cv))
+		if (!tile_curve_valid(m->curve))
 			goto bad;
+		m->has_curve = 1;
 	}
-	if (version >= 3) {
-		if (tile_pick_parse(blob + off, len - off) != 0)
-			goto bad;
-	} else {
-		tile_pick_clear();
-	}
-	for (int f = 0; f < TILE_FAM_COUNT; f++) {
-		for (int j = 0; j < nmembers[f]; j++)
-			mlp_free(models[f][j]);
-		memcpy(models[f], fresh[f], sizeof models[f]);
-		nmembers[f] = nfresh[f];
-	}
-	sustain_pj16 = pj;
-	memcpy(floor_ns, fl, sizeof floor_ns);
-	memcpy(curve, cv, sizeof curve);
-	has_curve = version >= 4;
-	models_loaded = 1;
+	if (version >= 3 && tile_picks_parse(&m->picks, blob + off, len - off) != 0)
+		goto bad;
+	*out = m;
 	return 0;
 bad:
-	for (int f = 0; f < TILE_FAM_COUNT; f++)
-		for (int j = 0; j < nfresh[f]; j++)
-			mlp_free(fresh[f][j]);
+	tile_model_free(m);
 	return -1;
 }
 
-int tile_model_load_file(const char *path)
+int tile_model_load_file(const char *path, struct tile_model **out)
 {
+	*out = NULL;
 	FILE *fp = fopen(path, "rb");
 	if (!fp)
 		return -2;
@@ -500,66 +495,83 @@ int tile_model_load_file(const char *path)
 	} while (n > 0);
 	int err = ferror(fp);
 	fclose(fp);
-	int rc = err ? -2 : tile_model_load_blob(buf, len);
+	int rc = err ? -2 : tile_model_load_blob(buf, len, out);
 	free(buf);
 	return rc;
 }
 
-static void ensure_loaded(void)
+int tile_model_load_builtin(struct tile_model **out)
 {
-	if (!models_loaded) {
-		models_loaded = 1;
-		if (tile_weights_blob_len > 0)
-			tile_model_load_blob(tile_weights_blob, tile_weights_blob_len);
-	}
+	/* A compiled-in blob that does not parse (none can: check_tile
+	 * loads it) leaves the model empty, as an empty blob does. */
+	if (tile_weights_blob_len > 0 &&
+	    tile_model_load_blob(tile_weights_blob, tile_weights_blob_len, out) == 0)
+		return 0;
+	*out = tile_model_new();
+	return *out ? 0 : -2;
 }
 
-int tile_model_has(int fam)
+int tile_model_has(const struct tile_model *m, int fam)
 {
-	ensure_loaded();
-	return fam >= 0 && fam < TILE_FAM_COUNT && nmembers[fam] > 0;
+	return m && fam >= 0 && fam < TILE_FAM_COUNT && m->nmembers[fam] > 0;
 }
 
-/* The model's time for k on g; -1 when it cannot say.  *mem_bound: 1 when
+/* What model_ns() applied on top of the MLP and the curve. */
+struct tile_applied {
+	double floor_ns;        /* the family's floor, 0 when left out       */
+	double amd_scale;       /* the AMD class scale, 0 not an AMD target  */
+	double amd_fixed_ns;
+};
+
+/* p's model's time for k on g; -1 when it cannot say.  *mem_bound: 1 when
  * the bytes term of the roofline is the larger. */
-static double model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
-		       const struct tile_shape *tile, double *base_ns, int *mem_bound)
+static double model_ns(const struct predictor *p, const struct pred_kernel *k,
+		       const struct gpu_spec *g, const struct tile_shape *tile, double *base_ns,
+		       int *mem_bound, struct tile_applied *ap)
 {
+	const struct tile_model *m = predictor_tile(p);
 	double f[TILE_NFEAT], y, logw = 0;
-	int fam = tile_features(k, g, tile, f, base_ns);
-	if (fam < 0 || !nmembers[fam])
+	int fam = tile_features(m, k, g, tile, f, base_ns);
+	if (fam < 0 || !tile_model_has(m, fam))
 		return -1;
 	/* f[6]/f[7] (GEMM) and f[5]/f[6] (vector) are log2 of the FLOP and
 	 * byte terms of the roofline. */
 	*mem_bound = fam == TILE_FAM_GEMM ? f[7] >= f[6] : f[6] >= f[5];
 	/* An ensemble's time is the geometric mean of its members' (they were
 	 * trained on log time). */
-	for (int j = 0; j < nmembers[fam]; j++) {
-		mlp_forward(models[fam][j], f, &y);
+	for (int j = 0; j < m->nmembers[fam]; j++) {
+		mlp_forward(m->models[fam][j], f, &y);
 		logw += log(tile_time_from_output(y, *base_ns));
 	}
-	double w = exp(logw / nmembers[fam]);
+	double w = exp(logw / m->nmembers[fam]);
 	/* GEMMs: the geometric mean with the curve, whose few constants
 	 * carry to a new GPU more steadily than the MLP's many. */
 	double ct[4];
-	if (fam == TILE_FAM_GEMM && has_curve && tile_curve_terms(k, g, ct) == 0)
-		w = sqrt(w * tile_curve_ns(ct, curve));
+	if (fam == TILE_FAM_GEMM && m->has_curve && tile_curve_terms(m, k, g, ct) == 0)
+		w = sqrt(w * tile_curve_ns(ct, m->curve));
+	memset(ap, 0, sizeof *ap);
 	int ac = gpu_cc_is_amd(g->cc) ? tile_amd_class_of(k) : -1;
-	if (ac >= 0)
-		w = w * amd_scale->scale[ac] + amd_scale->fixed_ns;
-	return tile_clamp_ns(tile_with_floor(use_floor ? floor_ns[fam] : 0, w), *base_ns);
+	if (ac >= 0) {
+		const struct tile_amd_scale *as = predictor_amd_scale(p);
+		w = w * as->scale[ac] + as->fixed_ns;
+		ap->amd_scale = as->scale[ac];
+		ap->amd_fixed_ns = as->fixed_ns;
+	}
+	ap->floor_ns = predictor_tile_floor(p) ? m->floor_ns[fam] : 0;
+	return tile_clamp_ns(tile_with_floor(ap->floor_ns, w), *base_ns);
 }
 
-int tile_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
-		 const struct gpu_spec *target, struct pred_result *out)
+int tile_predict(const struct predictor *p, const struct pred_kernel *k,
+		 const struct gpu_spec *origin, const struct gpu_spec *target,
+		 struct pred_result *out)
 {
 	double base_t, base_o, t_ns, o_ns;
 	int mb_t = -1, mb_o = -1;
-	ensure_loaded();
-	if (!k || !target || !out)
+	struct tile_applied at, ao;
+	if (!p || !k || !target || !out)
 		return -1;
 	int ratio = origin && k->origin_ns > 0;
-	t_ns = model_ns(k, target, NULL, &base_t, &mb_t);
+	t_ns = model_ns(p, k, target, NULL, &base_t, &mb_t, &at);
 	if (t_ns <= 0)
 		return -1;
 	memset(out, 0, sizeof *out);
@@ -568,12 +580,16 @@ int tile_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 	out->memory_bound = mb_t;
 	out->roofline_ns = base_t;
 	out->ns = t_ns;
+	out->weights = predictor_weights(p);
+	out->floor_ns = at.floor_ns;
+	out->amd_scale = at.amd_scale;
+	out->amd_fixed_ns = at.amd_fixed_ns;
 	if (ratio) {
 		/* The origin ran the tile its kernel's name shows. */
 		struct tile_shape ot;
 		int named = k->op == PRED_OP_GEMM && tile_from_name(k->name, &ot) == 0 &&
 			    ot.kind == TILE_GEMM;
-		o_ns = model_ns(k, origin, named ? &ot : NULL, &base_o, &mb_o);
+		o_ns = model_ns(p, k, origin, named ? &ot : NULL, &base_o, &mb_o, &ao);
 		if (o_ns <= 0)
 			return -1;
 		/* The geometric mean of the ratio (which carries the origin

@@ -10,12 +10,25 @@
 #include <stdint.h>
 #include "predictor/predict.h"
 
-/* Predicts k on target with the tile model.  When origin is not NULL and
- * k->origin_ns > 0 the measurement is used: the geometric mean of the ratio
- * T_o * model(t) / model(o) and model(t) (T_o itself when origin is target).
- * Returns 0, or a negative code when the model cannot describe k. */
-int tile_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
-		 const struct gpu_spec *target, struct pred_result *out);
+/* The tile model's weights: an MLP ensemble per family, the GEMM curve,
+ * the per-family floors, the power cap's energy and the library's tile
+ * picks (tilepick.c), as surfer-train wrote them.  Opaque; built by
+ * tile_model_new() (empty) or tile_model_load_*(), immutable once loaded
+ * except for tile_model_set_sustain_pj() on one's own model.  Every
+ * function below that reads a tile_model takes NULL as the empty model
+ * (no MLPs, no curve, no floors, no power cap, no picks). */
+struct tile_model;
+
+/* Predicts k on target with the tile model of p (its weights, its floor
+ * switch, its AMD scale; predict.h).  When origin is not NULL and
+ * k->origin_ns > 0 the measurement is used: the geometric mean of the
+ * ratio T_o * model(t) / model(o) and model(t) (T_o itself when origin is
+ * target).  Fills what it applied (weights, floor, AMD scale; the
+ * target's) into out.  Returns 0, or a negative code when the model
+ * cannot describe k. */
+int tile_predict(const struct predictor *p, const struct pred_kernel *k,
+		 const struct gpu_spec *origin, const struct gpu_spec *target,
+		 struct pred_result *out);
 
 /* ---- tile shapes (tiles.c) ------------------------------------------ */
 
@@ -60,27 +73,41 @@ void tile_gemm_pick(const struct pred_kernel *k, const struct gpu_spec *target,
 
 /* ---- the library's tile picks (tilepick.c) -------------------------- */
 
-/* Which tile g's library picks for GEMM k, from the pick tables the loaded
- * weights carry (surfer-train records them per training GPU): g's own
- * table, else the one of the nearest architecture; the nearest recorded
- * shape cell when k's is empty.  0 and fills out, or -1 (no tables, or no
- * cell near k's); callers then use tile_gemm_pick(). */
-int tile_pick_lookup(const struct pred_kernel *k, const struct gpu_spec *g,
-		     struct tile_shape *out);
+/* Which tile g's library picks for GEMM k, from the pick tables m
+ * carries (surfer-train records them per training GPU): g's own table,
+ * else the one of the nearest architecture; the nearest recorded shape
+ * cell when k's is empty.  0 and fills out, or -1 (no tables, or no cell
+ * near k's); callers then use tile_gemm_pick(). */
+int tile_pick_lookup(const struct tile_model *m, const struct pred_kernel *k,
+		     const struct gpu_spec *g, struct tile_shape *out);
 /* The training GPU whose table tile_pick_lookup() uses for g; NULL none. */
-const struct gpu_spec *tile_pick_source(const struct gpu_spec *g);
+const struct gpu_spec *tile_pick_source(const struct tile_model *m, const struct gpu_spec *g);
 /* A GEMM's shape cell: octaves of m, n, k and batch, and whether it is
  * batched (23 bits). */
 uint32_t tile_pick_key(const struct pred_kernel *k);
 /* A tile as 9 bits (log2 of t0, t1 and split). */
 uint32_t tile_pick_code(const struct tile_shape *t);
-/* Replaces the tables with the ones of a weights blob's pick section:
- * u32 count, then per GPU u32 id length, the GPU id, u32 n and n u32
- * entries (cell key << 9 | tile code, keys ascending).  0, or -1
- * (malformed; tables unchanged).  tile_pick_clear() drops them. */
-int tile_pick_parse(const unsigned char *p, size_t len);
-void tile_pick_clear(void);
 #define TILE_PICK_MAXGPU 16
+/* The pick tables of one set of weights: per training GPU, its entries
+ * (cell key << 9 | tile code, keys ascending). */
+struct tile_pick_table {
+	const struct gpu_spec *gpu;
+	uint32_t n;
+	uint32_t *e;            /* n entries, owned                          */
+};
+struct tile_picks {
+	struct tile_pick_table t[TILE_PICK_MAXGPU];
+	int n;
+};
+/* Parses a weights blob's pick section into out (zeroed by the caller):
+ * u32 count, then per GPU u32 id length, the GPU id, u32 n and n u32
+ * entries (keys ascending); GPUs this build does not know are skipped.
+ * 0, or -1 (malformed; out unchanged).  tile_picks_release() frees the
+ * entries. */
+int tile_picks_parse(struct tile_picks *out, const unsigned char *p, size_t len);
+void tile_picks_release(struct tile_picks *p);
+/* m's tables (NULL for the empty model). */
+const struct tile_picks *tile_model_picks(const struct tile_model *m);
 
 /* ---- features and weights (tile.c) ---------------------------------- */
 
@@ -98,12 +125,14 @@ enum tile_family {
 /* The family of k's operator, or -1 when the model does not cover it. */
 int tile_family_of(const struct pred_kernel *k);
 
-/* Computes the features of k on g given its GEMM tile t (NULL: the one
- * tile_pick_lookup() or else tile_gemm_pick() predicts), and the
- * roofline time base_ns the utilisation divides.  Returns the family, or -1
- * when k cannot be described (no shape, unknown operator, missing figures). */
-int tile_features(const struct pred_kernel *k, const struct gpu_spec *g,
-		  const struct tile_shape *t, double feat[TILE_NFEAT], double *base_ns);
+/* Computes the features of k on g under weights m (their power cap and
+ * tile picks) given its GEMM tile t (NULL: the one tile_pick_lookup() or
+ * else tile_gemm_pick() predicts), and the roofline time base_ns the
+ * utilisation divides.  Returns the family, or -1 when k cannot be
+ * described (no shape, unknown operator, missing figures). */
+int tile_features(const struct tile_model *m, const struct pred_kernel *k,
+		  const struct gpu_spec *g, const struct tile_shape *t, double feat[TILE_NFEAT],
+		  double *base_ns);
 
 /* Turns the MLP's raw output into a time: base_ns / sigmoid(out), i.e. the
  * model predicts utilisation u in (0,1) of the roofline. */
@@ -120,24 +149,24 @@ double tile_time_from_output(double out, double base_ns);
 double tile_clamp_ns(double ns, double base_ns);
 
 /* The power cap (tile.c): the fraction of the FP32 peak g sustains, from
- * its TDP, node and the energy per core-cycle at 16 nm the loaded weights
+ * its TDP, node and the energy per core-cycle at 16 nm that weights m
  * carry (1 when they carry none); the features and the roofline use the
- * peak times it.  tile_set_sustain_pj() sets that energy (surfer-train,
- * before computing features); tile_sustain_pj() reads it. */
-double tile_sustained_fraction(const struct gpu_spec *g);
-void tile_set_sustain_pj(double pj);
-double tile_sustain_pj(void);
+ * peak times it.  tile_model_set_sustain_pj() sets that energy on one's
+ * own model (surfer-train, before computing features);
+ * tile_model_sustain_pj() reads it. */
+double tile_sustained_fraction(const struct tile_model *m, const struct gpu_spec *g);
+void tile_model_set_sustain_pj(struct tile_model *m, double pj);
+double tile_model_sustain_pj(const struct tile_model *m);
 /* AMD targets: each kernel class's time times a scale, plus a fixed cost
- * per kernel: how ROCm's PyTorch and rocBLAS kernels compare with the CUDA
- * ones the model learnt from (tools/profile.c fits both on NeuSight's
+ * per kernel (a predictor's, predict.h): how ROCm's PyTorch and rocBLAS
+ * kernels compare with the CUDA ones the model learnt from (tools/profile.c fits both on NeuSight's
  * per-operator profiles of AMD GPUs; predictor/amd_scale.c holds the
  * compiled-in ones).  The classes are the tile-model families with GEMMs
  * whose second operand is read transposed (attention's Q K^T) apart from
  * the others, and softmax split in two, as PyTorch dispatches it: a warp
  * per row up to 1024 columns, a block per row beyond.  Applied to the work
  * term before the floor, on AMD targets only, so that an AMD origin and an
- * AMD target cancel in the ratio.  tile_set_amd_scale(NULL) restores the
- * compiled-in one. */
+ * AMD target cancel in the ratio. */
 enum tile_amd_class {
 	TILE_AMD_GEMM = 0, TILE_AMD_GEMM_BT, TILE_AMD_ELEMENTWISE, TILE_AMD_SOFTMAX_WARP,
 	TILE_AMD_SOFTMAX_BLOCK, TILE_AMD_NORM, TILE_AMD_NCLASS
@@ -146,12 +175,11 @@ struct tile_amd_scale {
 	double scale[TILE_AMD_NCLASS];
 	double fixed_ns;        /* added to every kernel's time */
 };
+/* The compiled-in scale (predictor/amd_scale.c, surfer-bench profile --emit). */
 extern const struct tile_amd_scale tile_amd_scale_default;
 extern const char *const tile_amd_class_names[TILE_AMD_NCLASS];
 /* k's class, or -1 when the tile model has no family for it. */
 int tile_amd_class_of(const struct pred_kernel *k);
-void tile_set_amd_scale(const struct tile_amd_scale *s);
-void tile_get_amd_scale(struct tile_amd_scale *s);
 /* The process node (nm) of compute capability cc's chips, and the energy
  * of an FP32 core-cycle there relative to 16 nm (tile.c says how it
  * scales and what checks it). */
@@ -168,29 +196,30 @@ double tile_node_energy(uint32_t cc);
  *
  * with P the FP32 peak the power cap sustains and BW the achievable
  * bandwidth.  tile_curve_terms() fills t with F / P and bytes / BW (ns),
- * log e_wave and log e_pad for k on g (-1 when k is not an FP32 GEMM of
- * known shape); tile_curve_ns() is the time for constants c; and
+ * log e_wave and log e_pad for k on g under weights m (their power cap;
+ * -1 when k is not an FP32 GEMM of known shape); tile_curve_ns() is the
+ * time for constants c; and
  * tile_curve_valid() says whether c is inside the physical region (no
  * efficiency above 1, 0 <= c1 <= c2 <= 2, which keeps the time
  * non-decreasing in the shape as tcgemm.c explains). */
 #define TILE_CURVE_NPARAM 4
-int tile_curve_terms(const struct pred_kernel *k, const struct gpu_spec *g, double t[4]);
+int tile_curve_terms(const struct tile_model *m, const struct pred_kernel *k,
+		     const struct gpu_spec *g, double t[4]);
 double tile_curve_ns(const double t[4], const double c[TILE_CURVE_NPARAM]);
 int tile_curve_valid(const double c[TILE_CURVE_NPARAM]);
-/* The loaded weights' constants: 1 and c filled when they carry a curve. */
-int tile_curve_params(double c[TILE_CURVE_NPARAM]);
+/* m's constants: 1 and c filled when m carries a curve, else 0. */
+int tile_curve_params(const struct tile_model *m, double c[TILE_CURVE_NPARAM]);
 
-/* The floor of family fam, ns: the model's time is floor + base_ns /
- * utilisation.  NeuSight's timings of a PyTorch op never go below 25-60
- * us (launch and event overhead of the measuring host); surfer-train sets
- * it from the training GPUs' 1st percentile times (train.c).  0 when
- * the weights carry none. */
-double tile_floor_ns(int fam);
-/* Predictions leave the floor out unless tile_use_floor(1): a kernel's
+/* The floor of family fam in weights m, ns: the model's time is floor +
+ * base_ns / utilisation.  NeuSight's timings of a PyTorch op never go
+ * below 25-60 us (launch and event overhead of the measuring host);
+ * surfer-train sets it from the training GPUs' 1st percentile times
+ * (train.c).  0 when the weights carry none.  Predictions leave it out
+ * unless the predictor's tile_floor is set (predict.h): a kernel's
  * duration as a profiler or a trace records it has no host overhead in
  * it; surfer-bench accuracy, which compares with NeuSight's op timings,
- * turns it on.  Process-wide. */
-void tile_use_floor(int on);
+ * turns it on. */
+double tile_floor_ns(const struct tile_model *m, int fam);
 /* Combines the floor F and the work term W = base / u into the time,
  * (F^p + W^p)^(1/p) with p = TILE_FLOOR_P (W alone when F is 0); the
  * weights are trained for the p they were built with. */
@@ -204,15 +233,20 @@ double tile_with_floor(double floor_ns, double work_ns);
  * TILE_MAX_MEMBERS times: an ensemble); (version 4) then u32
  * TILE_CURVE_NPARAM and the GEMM curve's constants as IEEE doubles (u64
  * little-endian bit patterns); (version 3) then the pick tables
- * (tile_pick_parse).  tile_model_load_blob()
- * replaces the process-wide weights (the compiled-in ones by default)
- * and tile_model_load_file() reads a blob from a file; both return 0, or
- * -1 (malformed) / -2 (unreadable) and keep the old weights. */
-int tile_model_load_blob(const unsigned char *blob, size_t len);
-int tile_model_load_file(const char *path);
+ * (tile_picks_parse).  tile_model_load_blob() builds a model from a blob,
+ * tile_model_load_file() from a file, tile_model_load_builtin() from the
+ * compiled-in blob (tile_weights.c; the empty model when it is empty);
+ * each returns 0 and *out (free with tile_model_free), or -1 (malformed)
+ * / -2 (unreadable, out of memory).  tile_model_new() returns an empty
+ * model, or NULL when out of memory. */
+int tile_model_load_blob(const unsigned char *blob, size_t len, struct tile_model **out);
+int tile_model_load_file(const char *path, struct tile_model **out);
+int tile_model_load_builtin(struct tile_model **out);
+struct tile_model *tile_model_new(void);
+void tile_model_free(struct tile_model *m);
 
-/* Nonzero when a model for family fam is loaded. */
-int tile_model_has(int fam);
+/* Nonzero when m carries a model for family fam. */
+int tile_model_has(const struct tile_model *m, int fam);
 
 /* The compiled-in weights (predictor/tile_weights.c, written by surfer-train). */
 extern const unsigned char tile_weights_blob[];

@@ -23,17 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct pick_table {
-	const struct gpu_spec *gpu;
-	uint32_t n;
-	uint32_t *e;            /* key << 9 | tile code, sorted by key */
-};
-
-/* Process-wide, like the weights they come with: replaced only by
- * tile_model_load_blob(), read afterwards. */
-static struct pick_table tables[TILE_PICK_MAXGPU];
-static int ntables;
-
 /* A cell further than this (octaves of m, n, k and batch, summed) from
  * every recorded one falls back to tile_gemm_pick(). */
 #define PICK_MAX_DIST 4
@@ -95,37 +84,38 @@ static unsigned key_dist(uint32_t a, uint32_t b)
  * own, else the nearest compute capability (the same major first), then
  * the nearest SM count.  None for an AMD GPU: rocBLAS's tiles have nothing
  * to do with cuBLAS's. */
-static const struct pick_table *table_for(const struct gpu_spec *g)
+static const struct tile_pick_table *table_for(const struct tile_picks *p,
+					       const struct gpu_spec *g)
 {
-	const struct pick_table *best = NULL;
+	const struct tile_pick_table *best = NULL;
 	long bscore = 0;
-	if (gpu_cc_is_amd(g->cc))
+	if (!p || gpu_cc_is_amd(g->cc))
 		return NULL;
-	for (int i = 0; i < ntables; i++) {
-		const struct gpu_spec *h = tables[i].gpu;
+	for (int i = 0; i < p->n; i++) {
+		const struct gpu_spec *h = p->t[i].gpu;
 		if (h == g)
-			return &tables[i];
+			return &p->t[i];
 		long score = (h->cc / 10 == g->cc / 10 ? 0 : 100000) +
 			     1000 * labs((long)h->cc - (long)g->cc) +
 			     labs((long)h->sms - (long)g->sms);
 		if (!best || score < bscore) {
-			best = &tables[i];
+			best = &p->t[i];
 			bscore = score;
 		}
 	}
 	return best;
 }
 
-const struct gpu_spec *tile_pick_source(const struct gpu_spec *g)
+const struct gpu_spec *tile_pick_source(const struct tile_model *m, const struct gpu_spec *g)
 {
-	const struct pick_table *t = g ? table_for(g) : NULL;
+	const struct tile_pick_table *t = g ? table_for(tile_model_picks(m), g) : NULL;
 	return t ? t->gpu : NULL;
 }
 
-int tile_pick_lookup(const struct pred_kernel *k, const struct gpu_spec *g,
-		     struct tile_shape *out)
+int tile_pick_lookup(const struct tile_model *m, const struct pred_kernel *k,
+		     const struct gpu_spec *g, struct tile_shape *out)
 {
-	const struct pick_table *t = g ? table_for(g) : NULL;
+	const struct tile_pick_table *t = g ? table_for(tile_model_picks(m), g) : NULL;
 	if (!t || !t->n)
 		return -1;
 	uint32_t key = tile_pick_key(k);
@@ -158,12 +148,11 @@ int tile_pick_lookup(const struct pred_kernel *k, const struct gpu_spec *g,
 	return 0;
 }
 
-void tile_pick_clear(void)
+void tile_picks_release(struct tile_picks *p)
 {
-	for (int i = 0; i < ntables; i++)
-		free(tables[i].e);
-	memset(tables, 0, sizeof tables);
-	ntables = 0;
+	for (int i = 0; i < p->n; i++)
+		free(p->t[i].e);
+	memset(p, 0, sizeof *p);
 }
 
 static uint32_t rd32(const unsigned char *p)
@@ -172,9 +161,9 @@ static uint32_t rd32(const unsigned char *p)
 	       (uint32_t)p[3] << 24;
 }
 
-int tile_pick_parse(const unsigned char *p, size_t len)
+int tile_picks_parse(struct tile_picks *out, const unsigned char *p, size_t len)
 {
-	struct pick_table fresh[TILE_PICK_MAXGPU];
+	struct tile_pick_table fresh[TILE_PICK_MAXGPU];
 	int nf = 0;
 	size_t off = 4;
 	memset(fresh, 0, sizeof fresh);
@@ -221,9 +210,8 @@ int tile_pick_parse(const unsigned char *p, size_t len)
 	}
 	if (off != len)
 		goto bad;
-	tile_pick_clear();
-	memcpy(tables, fresh, sizeof fresh);
-	ntables = nf;
+	memcpy(out->t, fresh, sizeof fresh);
+	out->n = nf;
 	return 0;
 bad:
 	for (int i = 0; i < nf; i++)

@@ -356,24 +356,25 @@ START_TEST(trainer_records_picks)
 	snprintf(cmd, sizeof cmd, "%s/surfer-train --data '%s' --out '%s' --epochs 2 --members 2 --quiet",
 		 build, sub, out);
 	ck_assert_int_eq(system(cmd), 0);
-	ck_assert_int_eq(tile_model_load_file(out), 0);
-	ck_assert(tile_model_has(TILE_FAM_GEMM));
+	struct tile_model *tm;
+	ck_assert_int_eq(tile_model_load_file(out, &tm), 0);
+	ck_assert(tile_model_has(tm, TILE_FAM_GEMM));
 	const struct gpu_spec *t4 = gpu_find(DEV_O), *v100 = gpu_find(DEV_T);
 	struct pred_kernel big = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
 				  .m = 2100, .k = 512, .n = 2048};
 	struct pred_kernel small = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
 				    .m = 80, .k = 64, .n = 64};
 	struct tile_shape t;
-	ck_assert_int_eq(tile_pick_lookup(&big, t4, &t), 0);
+	ck_assert_int_eq(tile_pick_lookup(tm, &big, t4, &t), 0);
 	ck_assert_uint_eq(t.t0, 128);
 	ck_assert_uint_eq(t.t1, 128);
-	ck_assert_int_eq(tile_pick_lookup(&small, t4, &t), 0);
+	ck_assert_int_eq(tile_pick_lookup(tm, &small, t4, &t), 0);
 	ck_assert_uint_eq(t.t0, 32);
 	ck_assert_uint_eq(t.split, 4);
-	ck_assert_ptr_eq(tile_pick_source(v100), t4);
-	ck_assert_int_eq(tile_pick_lookup(&big, v100, &t), 0);
+	ck_assert_ptr_eq(tile_pick_source(tm, v100), t4);
+	ck_assert_int_eq(tile_pick_lookup(tm, &big, v100, &t), 0);
 	ck_assert_uint_eq(t.t1, 128);
-	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, tile_weights_blob_len), 0);
+	tile_model_free(tm);
 }
 END_TEST
 
@@ -395,7 +396,6 @@ START_TEST(trainer_fits_curve)
 	char *buf = malloc(cap);
 	ck_assert_ptr_nonnull(buf);
 	n += (size_t)snprintf(buf, cap, "%s", GEMM_HDR);
-	tile_set_sustain_pj(0);
 	for (int d = 0; d < 2; d++)
 		for (size_t a = 0; a < sizeof ms / sizeof ms[0]; a++)
 			for (size_t b = 0; b < sizeof ns / sizeof ns[0]; b++)
@@ -407,7 +407,7 @@ START_TEST(trainer_fits_curve)
 								.n = ks[c], .flops = 2 * M * N * K,
 								.bytes = 4 * (M * N + N * K + M * K)};
 					double t[4];
-					ck_assert_int_eq(tile_curve_terms(&k, gpu_find(devs[d]), t), 0);
+					ck_assert_int_eq(tile_curve_terms(NULL, &k, gpu_find(devs[d]), t), 0);
 					n += (size_t)snprintf(buf + n, cap - n,
 							      "linear,%.17g,%s,p2.1.0,8902,volta_sgemm_128x128_tn,"
 							      "1,1,4,1,1,256,1,1,cu121,;x,1,%u,%u,%u\n",
@@ -424,9 +424,11 @@ START_TEST(trainer_fits_curve)
 	snprintf(cmd, sizeof cmd, "%s/surfer-train --data '%s' --out '%s' --epochs 1 --members 1 "
 		 "--no-floor --no-power-cap --quiet", build, sub, out);
 	ck_assert_int_eq(system(cmd), 0);
-	ck_assert_int_eq(tile_model_load_file(out), 0);
+	struct tile_model *tm;
+	ck_assert_int_eq(tile_model_load_file(out, &tm), 0);
 	double c[TILE_CURVE_NPARAM];
-	ck_assert_int_eq(tile_curve_params(c), 1);
+	ck_assert_int_eq(tile_curve_params(tm, c), 1);
+	tile_model_free(tm);
 	for (int i = 0; i < TILE_CURVE_NPARAM; i++)
 		ck_assert_msg(fabs(c[i] - truth[i]) < 2e-3, "constant %d: %g, made with %g", i, c[i],
 			      truth[i]);
@@ -434,9 +436,43 @@ START_TEST(trainer_fits_curve)
 	snprintf(cmd, sizeof cmd, "%s/surfer-train --data '%s' --out '%s' --epochs 1 --members 1 "
 		 "--no-floor --no-power-cap --no-curve --quiet", build, sub, out);
 	ck_assert_int_eq(system(cmd), 0);
-	ck_assert_int_eq(tile_model_load_file(out), 0);
-	ck_assert_int_eq(tile_curve_params(c), 0);
-	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, tile_weights_blob_len), 0);
+	ck_assert_int_eq(tile_model_load_file(out, &tm), 0);
+	ck_assert_int_eq(tile_curve_params(tm, c), 0);
+	tile_model_free(tm);
+}
+END_TEST
+
+/* A NeuSight file whose quote never closes: ns_load names the file and the
+ * row's line, and surfer-bench prints that one line and exits 2. */
+START_TEST(bad_csv_one_line)
+{
+	char buf[2048], path[400], err[1024];
+	snprintf(buf, sizeof buf, "%s"
+		 "add,0.03," DEV_O ",p2.1.0,8902,k,2.1,0.5,42,1,1,128,1,1,cu121,127,168\n"
+		 "add,0.05," DEV_O ",p2.1.0,8902,\"void k<4, 3>(int),2.1,0.5,42,1,1,128,1,1,cu121,1,1\n",
+		 VEC_HDR);
+	write_file("bad.csv", buf);
+	snprintf(path, sizeof path, "%s/bad.csv", dir);
+	struct ns_set s;
+	memset(&s, 0, sizeof s);
+	ck_assert_int_eq(ns_load(&s, path, NULL, NULL, err, sizeof err), -1);
+	char want[600];
+	snprintf(want, sizeof want, "%s:3: unterminated quote", path);
+	ck_assert_str_eq(err, want);
+	ns_release(&s);
+
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char cmd[1024], line[1024];
+	snprintf(cmd, sizeof cmd, "%s/surfer-bench accuracy --dataset '%s' --origin '" DEV_O
+		 "' --target '" DEV_T "' 2>&1 >/dev/null; echo \"exit $?\"", build, path);
+	FILE *pp = popen(cmd, "r");
+	ck_assert_ptr_nonnull(pp);
+	ck_assert_ptr_nonnull(fgets(line, sizeof line, pp));
+	ck_assert_ptr_nonnull(strstr(line, want));
+	ck_assert_ptr_nonnull(fgets(line, sizeof line, pp));
+	ck_assert_str_eq(line, "exit 2\n");
+	ck_assert_ptr_null(fgets(line, sizeof line, pp));
+	pclose(pp);
 }
 END_TEST
 
@@ -450,6 +486,7 @@ int main(void)
 	tcase_add_test(tc, kernel_records);
 	tcase_add_test(tc, statistics_by_hand);
 	tcase_add_test(tc, bench_json_bandwidth_ratio);
+	tcase_add_test(tc, bad_csv_one_line);
 	tcase_add_test(tc, trainer_records_picks);
 	tcase_add_test(tc, trainer_fits_curve);
 	suite_add_tcase(s, tc);

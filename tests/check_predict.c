@@ -29,9 +29,17 @@ static const struct gpu_cc_limits cc80 = {
 	.smem_reserved_per_block = 1024, .carveouts_kb = carve, .ncarveouts = 8,
 };
 static struct gpu_spec ga, gb;
+static struct predictor *pred;    /* the defaults */
+
+static void teardown(void)
+{
+	predictor_free(pred);
+	pred = NULL;
+}
 
 static void setup(void)
 {
+	ck_assert_int_eq(predictor_new(NULL, &pred, NULL, 0), 0);
 	memset(&ga, 0, sizeof(ga));
 	ga.id = "test-a";
 	ga.name = "Test A";
@@ -249,7 +257,7 @@ START_TEST(identity)
 	ck_assert_int_eq(wave_predict(&k, &ga, &ga, &r), 0);
 	ck_assert(r.ns == 100000.0);
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		ck_assert_int_eq(predict_kernel(&k, &gb, &gb, m[i], &r), 0);
+		ck_assert_int_eq(predict_kernel(pred, &k, &gb, &gb, m[i], &r), 0);
 		ck_assert_int_eq(r.method, PRED_IDENTITY);
 		ck_assert(r.ns == 100000.0);
 	}
@@ -292,20 +300,20 @@ START_TEST(dispatch)
 	struct pred_result r;
 
 	/* The tile model cannot describe it yet: mlp falls back to wave. */
-	ck_assert_int_eq(predict_kernel(&k, &ga, &gb, PRED_MLP, &r), 0);
+	ck_assert_int_eq(predict_kernel(pred, &k, &ga, &gb, PRED_MLP, &r), 0);
 	ck_assert(r.method == PRED_WAVE || r.method == PRED_MLP);
 	ck_assert(r.ns > 0);
 	/* No origin time: wave refuses, auto falls back to the roofline:
 	 * max(20e6/60e12, 1e6/2e12) s = 500 ns. */
 	k.origin_ns = 0;
-	ck_assert_int_lt(predict_kernel(&k, &ga, &gb, PRED_WAVE, &r), 0);
-	ck_assert_int_eq(predict_kernel(&k, NULL, &gb, PRED_AUTO, &r), 0);
+	ck_assert_int_lt(predict_kernel(pred, &k, &ga, &gb, PRED_WAVE, &r), 0);
+	ck_assert_int_eq(predict_kernel(pred, &k, NULL, &gb, PRED_AUTO, &r), 0);
 	if (r.method == PRED_ROOFLINE)
 		NEAR(r.ns, 500.0);
 	ck_assert(r.ns > 0);
 	/* Nothing known at all: auto still answers. */
 	k.flops = k.bytes = 0;
-	ck_assert_int_eq(predict_kernel(&k, NULL, &gb, PRED_AUTO, &r), 0);
+	ck_assert_int_eq(predict_kernel(pred, &k, NULL, &gb, PRED_AUTO, &r), 0);
 	ck_assert(r.ns > 0);
 }
 END_TEST
@@ -430,7 +438,7 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
-	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, one_wave);
 	tcase_add_test(tc, many_waves);
 	tcase_add_test(tc, tail_wave);

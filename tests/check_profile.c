@@ -78,7 +78,6 @@ static void setup(void)
 	snprintf(buf, sizeof buf, "%s%s", HDR, PROFILE);
 	write_file("m-inf-64-2.csv", buf);
 	write_file("m-inf-64-2.json", "{\"num_layer\": 3, \"e2e_latency\": 10.0}\n");
-	tile_set_amd_scale(NULL);
 }
 
 static void teardown(void)
@@ -86,7 +85,6 @@ static void teardown(void)
 	char cmd[400];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
-	tile_set_amd_scale(NULL);
 }
 
 static const struct prof_op *find(const struct prof_set *s, const char *node)
@@ -164,6 +162,15 @@ START_TEST(reads_nodes)
 	ck_assert_int_eq(prof_load_file(&s, path, err, sizeof err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "not a per-operator profile"));
 	prof_release(&s);
+	/* Text after a closing quote: the file and the line. */
+	write_file("y-inf-1-1.csv", "op,target,meta,input_shapes,output_shape,fw_latency,Name\n"
+				     "call_function,\"add\"x,{},[],[],0.1,add\n");
+	snprintf(path, sizeof path, "%s/y-inf-1-1.csv", dir);
+	ck_assert_int_eq(prof_load_file(&s, path, err, sizeof err), -1);
+	char want[600];
+	snprintf(want, sizeof want, "%s:2: text after a closing quote", path);
+	ck_assert_str_eq(err, want);
+	prof_release(&s);
 }
 END_TEST
 
@@ -211,14 +218,23 @@ START_TEST(kernels_and_classes)
 }
 END_TEST
 
-/* The tile model's time (ms) of a kernel built here, scale as in force. */
-static double model_ms(enum pred_op op, uint64_t b, uint64_t r, uint64_t c, uint64_t kk,
-		       double nin, double flops, const struct gpu_spec *g)
+/* A predictor with the compiled-in weights and AMD scale sc. */
+static struct predictor *scaled(const struct tile_amd_scale *sc)
+{
+	struct pred_config c = { .amd_scale = sc };
+	struct predictor *p;
+	ck_assert_int_eq(predictor_new(&c, &p, NULL, 0), 0);
+	return p;
+}
+
+/* The tile model's time (ms) of a kernel built here, predicted by p. */
+static double model_ms(const struct predictor *p, enum pred_op op, uint64_t b, uint64_t r,
+		       uint64_t c, uint64_t kk, double nin, double flops, const struct gpu_spec *g)
 {
 	struct pred_kernel k;
 	struct pred_result res;
 	ck_assert_int_eq(model_forward_kernel(op, b, r, c, kk, nin, flops, &k), 0);
-	ck_assert_int_eq(predict_kernel(&k, NULL, g, PRED_AUTO, &res), 0);
+	ck_assert_int_eq(predict_kernel(p, &k, NULL, g, PRED_AUTO, &res), 0);
 	ck_assert_int_eq(res.method, PRED_MLP);
 	return res.ns / 1e6;
 }
@@ -240,12 +256,12 @@ static void write_gpu(const char *gdir, const struct gpu_spec *g, double scale, 
 	};
 	double ms[7];
 	struct tile_amd_scale ones = { { 1, 1, 1, 1, 1, 1 }, 0 };
-	tile_set_amd_scale(&ones);
+	struct predictor *p = scaled(&ones);
 	for (int i = 0; i < 7; i++)
-		ms[i] = g ? scale * model_ms(n[i].op, 1, n[i].r, n[i].c, n[i].k, n[i].nin, n[i].fl, g) +
-				    fixed
+		ms[i] = g ? scale * model_ms(p, n[i].op, 1, n[i].r, n[i].c, n[i].k, n[i].nin, n[i].fl,
+					     g) + fixed
 			  : n[i].t;
-	tile_set_amd_scale(NULL);
+	predictor_free(p);
 	char rel[300], buf[8192];
 	mkdir_rel(gdir);
 	snprintf(buf, sizeof buf, "%s"
@@ -281,14 +297,10 @@ START_TEST(fits_amd_scale)
 	write_gpu("labels/Tesla_T4", NULL, 50, 0);       /* NVIDIA: not in the fit */
 	char labels[300], err[256];
 	snprintf(labels, sizeof labels, "%s/labels", dir);
-	struct tile_amd_scale sc, set = { { 3, 3, 3, 3, 3, 3 }, 7 }, now;
-	tile_set_amd_scale(&set);
-	ck_assert_int_eq(prof_fit_amd(labels, NULL, 0.01, &sc, err, sizeof err), 2);
-	/* the scale in force is back */
-	tile_get_amd_scale(&now);
-	for (int c = 0; c < TILE_AMD_NCLASS; c++)
-		ck_assert_double_eq(now.scale[c], 3);
-	ck_assert_double_eq(now.fixed_ns, 7);
+	struct tile_amd_scale sc;
+	struct tile_model *tm;
+	ck_assert_int_eq(tile_model_load_builtin(&tm), 0);
+	ck_assert_int_eq(prof_fit_amd(tm, labels, NULL, 0.01, &sc, err, sizeof err), 2);
 	ck_assert_double_eq_tol(sc.fixed_ns, 12000, 1e-6);
 	ck_assert_double_eq_tol(sc.scale[TILE_AMD_GEMM], 1.5, 1e-9);
 	ck_assert_double_eq_tol(sc.scale[TILE_AMD_ELEMENTWISE], 1.5, 1e-9);
@@ -300,18 +312,19 @@ START_TEST(fits_amd_scale)
 	snprintf(rm, sizeof rm, "rm -rf '%s/labels/AMD_Instinct_MI100'", dir);
 	ck_assert_int_eq(system(rm), 0);
 	write_gpu("labels/AMD_Instinct_MI100", mi100, 2.0, 0.004);
-	ck_assert_int_eq(prof_fit_amd(labels, mi100, 0.01, &sc, err, sizeof err), 1);
+	ck_assert_int_eq(prof_fit_amd(tm, labels, mi100, 0.01, &sc, err, sizeof err), 1);
 	ck_assert_double_eq_tol(sc.fixed_ns, 12000, 1e-6);
 	ck_assert_double_eq_tol(sc.scale[TILE_AMD_GEMM], 1.5, 1e-9);
 	/* both: between the two */
-	ck_assert_int_eq(prof_fit_amd(labels, NULL, 0.01, &sc, err, sizeof err), 2);
+	ck_assert_int_eq(prof_fit_amd(tm, labels, NULL, 0.01, &sc, err, sizeof err), 2);
 	ck_assert(sc.scale[TILE_AMD_GEMM] > 1.5 && sc.scale[TILE_AMD_GEMM] < 2.0);
 	/* above every row: nothing to fit, scale 1 and no fixed cost */
-	ck_assert_int_eq(prof_fit_amd(labels, mi100, 1e3, &sc, err, sizeof err), 0);
+	ck_assert_int_eq(prof_fit_amd(tm, labels, mi100, 1e3, &sc, err, sizeof err), 0);
 	for (int c = 0; c < TILE_AMD_NCLASS; c++)
 		ck_assert_double_eq(sc.scale[c], 1);
 	ck_assert_double_eq(sc.fixed_ns, 0);
-	ck_assert_int_eq(prof_fit_amd("/nonexistent/labels", NULL, 0.2, &sc, err, sizeof err), -1);
+	ck_assert_int_eq(prof_fit_amd(tm, "/nonexistent/labels", NULL, 0.2, &sc, err, sizeof err), -1);
+	tile_model_free(tm);
 }
 END_TEST
 
@@ -321,37 +334,38 @@ START_TEST(scale_on_amd_targets_only)
 			      *a100 = gpu_find("a100");
 	struct tile_amd_scale ones = { { 1, 1, 1, 1, 1, 1 }, 0 }, two = { { 2, 1, 1, 1, 1, 1 }, 0 },
 			      fixed = { { 1, 1, 1, 1, 1, 1 }, 5000 };
-	tile_set_amd_scale(&ones);
-	double t1 = model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, mi210);
-	double a1 = model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, a100);
-	double v1 = model_ms(PRED_OP_ELEMENTWISE, 1, 4096, 4096, 0, 2, 1, mi210);
+	struct predictor *p1 = scaled(&ones), *p2 = scaled(&two), *pf = scaled(&fixed),
+			 *pd = scaled(NULL);
+	double t1 = model_ms(p1, PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, mi210);
+	double a1 = model_ms(p1, PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, a100);
+	double v1 = model_ms(p1, PRED_OP_ELEMENTWISE, 1, 4096, 4096, 0, 2, 1, mi210);
 	struct pred_kernel k;
 	struct pred_result r;
 	ck_assert_int_eq(model_forward_kernel(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, &k), 0);
 	k.origin_ns = 5e6;
-	ck_assert_int_eq(predict_kernel(&k, mi100, mi210, PRED_MLP, &r), 0);
+	ck_assert_int_eq(predict_kernel(p1, &k, mi100, mi210, PRED_MLP, &r), 0);
 	double ratio1 = r.ns;
-	tile_set_amd_scale(&two);
-	ck_assert_double_eq_tol(model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, mi210), 2 * t1,
+	ck_assert_double_eq_tol(model_ms(p2, PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, mi210), 2 * t1,
 				1e-9 * t1);
-	ck_assert_double_eq(model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, a100), a1);
-	ck_assert_double_eq(model_ms(PRED_OP_ELEMENTWISE, 1, 4096, 4096, 0, 2, 1, mi210), v1);
+	ck_assert_double_eq(model_ms(p2, PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, a100), a1);
+	ck_assert_double_eq(model_ms(p2, PRED_OP_ELEMENTWISE, 1, 4096, 4096, 0, 2, 1, mi210), v1);
 	/* AMD to AMD: the ratio cancels, the model's own time keeps its
 	 * half of the geometric mean */
-	ck_assert_int_eq(predict_kernel(&k, mi100, mi210, PRED_MLP, &r), 0);
+	ck_assert_int_eq(predict_kernel(p2, &k, mi100, mi210, PRED_MLP, &r), 0);
 	ck_assert_double_eq_tol(r.ns, ratio1 * sqrt(2), 1e-9 * ratio1);
 	/* the fixed cost: 5 us more on every AMD kernel, none on NVIDIA */
-	tile_set_amd_scale(&fixed);
-	ck_assert_double_eq_tol(model_ms(PRED_OP_ELEMENTWISE, 1, 4096, 4096, 0, 2, 1, mi210),
+	ck_assert_double_eq_tol(model_ms(pf, PRED_OP_ELEMENTWISE, 1, 4096, 4096, 0, 2, 1, mi210),
 				v1 + 0.005, 1e-12);
-	ck_assert_double_eq(model_ms(PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, a100), a1);
-	/* NULL: the compiled-in scale again */
-	tile_set_amd_scale(NULL);
-	struct tile_amd_scale now;
-	tile_get_amd_scale(&now);
+	ck_assert_double_eq(model_ms(pf, PRED_OP_GEMM, 1, 4096, 4096, 4096, 0, 0, a100), a1);
+	/* none given: the compiled-in scale */
+	const struct tile_amd_scale *now = predictor_amd_scale(pd);
 	for (int c = 0; c < TILE_AMD_NCLASS; c++)
-		ck_assert_double_eq(now.scale[c], tile_amd_scale_default.scale[c]);
-	ck_assert_double_eq(now.fixed_ns, tile_amd_scale_default.fixed_ns);
+		ck_assert_double_eq(now->scale[c], tile_amd_scale_default.scale[c]);
+	ck_assert_double_eq(now->fixed_ns, tile_amd_scale_default.fixed_ns);
+	predictor_free(p1);
+	predictor_free(p2);
+	predictor_free(pf);
+	predictor_free(pd);
 }
 END_TEST
 

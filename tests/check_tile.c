@@ -2,17 +2,40 @@
  * check_tile.c - tile shapes from kernel names and launches, the tile
  * rule, features computed by hand, and the committed weights: they load and
  * predict sanely (never below the roofline, growing with the work, the
- * ratio form returning the measurement when both GPUs are alike).
+ * ratio form returning the measurement when both GPUs are alike); and the
+ * predictor's state: weights, floor and AMD scale belong to the predictor
+ * a call is given, and the result says which were applied.
  */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "predictor/choose.h"
 #include "predictor/mlp.h"
 #include "predictor/roofline.h"
 #include "predictor/tile.h"
+
+/* A predictor over weights tm (borrowed; NULL: the compiled-in ones), its
+ * times with the weights' host floor or without. */
+static struct predictor *pred_over(const struct tile_model *tm, int floor)
+{
+	struct pred_config c = { .tile = tm, .tile_floor = floor };
+	struct predictor *p;
+	ck_assert_int_eq(predictor_new(tm || floor ? &c : NULL, &p, NULL, 0), 0);
+	return p;
+}
+
+/* The weights of blob, which must load. */
+static struct tile_model *load(const unsigned char *blob, size_t len)
+{
+	struct tile_model *tm;
+	ck_assert_int_eq(tile_model_load_blob(blob, len, &tm), 0);
+	ck_assert_ptr_nonnull(tm);
+	return tm;
+}
 
 struct name_case {
 	const char *name;
@@ -130,7 +153,7 @@ START_TEST(gemm_features_by_hand)
 	struct pred_kernel k = {.op = PRED_OP_GEMM, .batch = 1, .m = 640, .n = 640, .k = 128};
 	struct tile_shape t = {.kind = TILE_GEMM, .t0 = 64, .t1 = 64, .split = 1};
 	double f[TILE_NFEAT], base;
-	ck_assert_int_eq(tile_features(&k, &g, &t, f, &base), TILE_FAM_GEMM);
+	ck_assert_int_eq(tile_features(NULL, &k, &g, &t, f, &base), TILE_FAM_GEMM);
 	/* tile FLOPs 2*64*64*128 = 1048576 at 100 FLOP/ns per SM */
 	ck_assert_double_eq_tol(f[0], log2(1048576.0 / 100), 1e-9);
 	/* 10 x 10 tiles on 10 SMs: 10 full waves */
@@ -139,13 +162,13 @@ START_TEST(gemm_features_by_hand)
 	/* 2*640*640*128 FLOPs at 1000 FLOP/ns, compute-bound */
 	ck_assert_double_eq_tol(base, 2.0 * 640 * 640 * 128 / 1000, 1e-6);
 	k.m = 0;
-	ck_assert_int_eq(tile_features(&k, &g, &t, f, &base), -1);
+	ck_assert_int_eq(tile_features(NULL, &k, &g, &t, f, &base), -1);
 	k.m = 640;
 	k.op = PRED_OP_CONV;
-	ck_assert_int_eq(tile_features(&k, &g, &t, f, &base), -1);
+	ck_assert_int_eq(tile_features(NULL, &k, &g, &t, f, &base), -1);
 	g.sms = 0;
 	k.op = PRED_OP_GEMM;
-	ck_assert_int_eq(tile_features(&k, &g, &t, f, &base), -1);
+	ck_assert_int_eq(tile_features(NULL, &k, &g, &t, f, &base), -1);
 }
 END_TEST
 
@@ -176,15 +199,17 @@ START_TEST(committed_weights_predict_sanely)
 {
 	struct gpu_spec v, t;
 	two_gpus(&v, &t);
+	struct predictor *p = pred_over(NULL, 0);
+	const struct tile_model *tm = predictor_tile(p);
 	for (int f = 0; f < TILE_FAM_COUNT; f++)
-		ck_assert_msg(tile_model_has(f), "no compiled-in weights for family %d", f);
+		ck_assert_msg(tile_model_has(tm, f), "no compiled-in weights for family %d", f);
 	struct pred_result r, r2;
 	struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
 				.m = 4096, .n = 4096, .k = 4096};
-	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r), 0);
+	ck_assert_int_eq(tile_predict(p, &k, NULL, &v, &r), 0);
 	/* The weights' power cap for a 250 W, 14 TF, 12 nm part:
 	 * 2 x 250 / (14e12 x E x (12/16)^2) of the peak, at most 1. */
-	double pj = tile_sustain_pj();
+	double pj = tile_model_sustain_pj(tm);
 	double s = pj > 0 ? 500.0 / (14e12 * pj * 1e-12 * 0.5625) : 1;
 	if (s > 1)
 		s = 1;
@@ -195,54 +220,66 @@ START_TEST(committed_weights_predict_sanely)
 	ck_assert_int_eq(r.memory_bound, 0);   /* 4096^3 is compute-bound */
 	/* Tensor-core dtypes are not what the model was trained on. */
 	k.dtype = GPU_DT_FP16;
-	ck_assert_int_lt(tile_predict(&k, NULL, &v, &r2), 0);
+	ck_assert_int_lt(tile_predict(p, &k, NULL, &v, &r2), 0);
 	k.dtype = GPU_DT_FP32;
 	/* Eight times the work takes longer. */
 	k.m = k.n = k.k = 2048;
-	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r2), 0);
+	ck_assert_int_eq(tile_predict(p, &k, NULL, &v, &r2), 0);
 	ck_assert(r2.ns < r.ns);
 	/* The slower T4 takes longer than the V100 for a large GEMM. */
 	k.m = k.n = k.k = 4096;
-	ck_assert_int_eq(tile_predict(&k, NULL, &t, &r2), 0);
+	ck_assert_int_eq(tile_predict(p, &k, NULL, &t, &r2), 0);
 	ck_assert(r2.ns > r.ns);
 	/* Elementwise add of 2^26 floats: 3 x 4 x 2^26 bytes at 900 GB/s. */
 	struct pred_kernel e = {.op = PRED_OP_ELEMENTWISE, .m = 1 << 16, .n = 1 << 10,
 				.bytes = 12.0 * (1 << 26), .flops = 1 << 26,
 				.block = {128, 1, 1}};
-	ck_assert_int_eq(tile_predict(&e, NULL, &v, &r), 0);
+	ck_assert_int_eq(tile_predict(p, &e, NULL, &v, &r), 0);
 	double eroof = 12.0 * (1 << 26) / 900;
 	ck_assert_msg(r.ns >= eroof && r.ns < 3 * eroof, "add on V100: %g ns, roofline %g", r.ns, eroof);
 	ck_assert_int_eq(r.memory_bound, 1);
 	/* Ratio form between identical GPUs returns the measurement. */
 	k.origin_ns = 2 * roof;
-	ck_assert_int_eq(tile_predict(&k, &v, &v, &r), 0);
+	ck_assert_int_eq(tile_predict(p, &k, &v, &v, &r), 0);
 	ck_assert_double_eq_tol(r.ns, 2 * roof, roof * 1e-9);
 	/* V100 -> T4: the geometric mean of T_o x model(T4) / model(V100)
 	 * and model(T4), from the two from-scratch predictions. */
 	struct pred_result rt, rv;
 	k.origin_ns = 0;
-	ck_assert_int_eq(tile_predict(&k, NULL, &t, &rt), 0);
-	ck_assert_int_eq(tile_predict(&k, NULL, &v, &rv), 0);
+	ck_assert_int_eq(tile_predict(p, &k, NULL, &t, &rt), 0);
+	ck_assert_int_eq(tile_predict(p, &k, NULL, &v, &rv), 0);
 	k.origin_ns = 3 * roof;
-	ck_assert_int_eq(tile_predict(&k, &v, &t, &r), 0);
+	ck_assert_int_eq(tile_predict(p, &k, &v, &t, &r), 0);
 	double want = sqrt(3 * roof * rt.ns / rv.ns * rt.ns);
 	if (want < rt.roofline_ns)
 		want = rt.roofline_ns;
 	ck_assert_double_eq_tol(r.ns, want, want * 1e-9);
 	/* Unknown operators are not the tile model's. */
 	struct pred_kernel u = {.op = PRED_OP_ATTENTION, .m = 10, .n = 10};
-	ck_assert_int_lt(tile_predict(&u, NULL, &v, &r), 0);
+	ck_assert_int_lt(tile_predict(p, &u, NULL, &v, &r), 0);
+	predictor_free(p);
 }
 END_TEST
 
-START_TEST(bad_weights_keep_old_ones)
+START_TEST(bad_weights_refused)
 {
 	const unsigned char junk[] = "STIL\x01\0\0\0\x01\0\0\0\0\0\0\0\x18\0\0\0garbage";
-	ck_assert_int_eq(tile_model_load_blob(junk, sizeof junk), -1);
-	ck_assert_int_eq(tile_model_load_blob((const unsigned char *)"nope", 4), -1);
-	ck_assert_int_eq(tile_model_load_file("/nonexistent/weights.bin"), -2);
+	struct tile_model *tm = (struct tile_model *)junk;
+	ck_assert_int_eq(tile_model_load_blob(junk, sizeof junk, &tm), -1);
+	ck_assert_ptr_null(tm);
+	ck_assert_int_eq(tile_model_load_blob((const unsigned char *)"nope", 4, &tm), -1);
+	ck_assert_int_eq(tile_model_load_file("/nonexistent/weights.bin", &tm), -2);
+	ck_assert_ptr_null(tm);
+	/* a predictor asked for them is not built, and says why */
+	struct pred_config c = { .weights = "/nonexistent/weights.bin" };
+	struct predictor *p = (struct predictor *)junk;
+	char err[128] = "";
+	ck_assert_int_eq(predictor_new(&c, &p, err, sizeof err), -2);
+	ck_assert_ptr_null(p);
+	ck_assert_str_eq(err, "cannot read '/nonexistent/weights.bin'");
+	/* the empty model has nothing */
 	for (int f = 0; f < TILE_FAM_COUNT; f++)
-		ck_assert(tile_model_has(f));
+		ck_assert(!tile_model_has(NULL, f));
 }
 END_TEST
 
@@ -271,18 +308,19 @@ START_TEST(power_cap_by_hand)
 {
 	struct gpu_spec v, t;
 	two_gpus(&v, &t);
-	double keep = tile_sustain_pj();
-	tile_set_sustain_pj(60);
+	struct tile_model *tm = tile_model_new();
+	ck_assert_ptr_nonnull(tm);
+	tile_model_set_sustain_pj(tm, 60);
 	/* T4-like: 12 nm, E = 60 pJ x (12/16)^2 = 33.75 pJ; 2 x 70 W /
 	 * (8.1e12 FLOP/s x 33.75e-12 J) = 140 / 273.375 = 0.51211. */
-	ck_assert_double_eq_tol(tile_sustained_fraction(&t), 140.0 / 273.375, 1e-9);
+	ck_assert_double_eq_tol(tile_sustained_fraction(tm, &t), 140.0 / 273.375, 1e-9);
 	/* V100-like: 500 / (14e12 x 33.75e-12) = 1.058 -> not limited. */
-	ck_assert_double_eq_tol(tile_sustained_fraction(&v), 1, 1e-12);
+	ck_assert_double_eq_tol(tile_sustained_fraction(tm, &v), 1, 1e-12);
 	/* The capped peak is the roofline the model divides. */
 	struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
 				.m = 4096, .n = 4096, .k = 4096};
 	double f[TILE_NFEAT], base;
-	ck_assert_int_eq(tile_features(&k, &t, NULL, f, &base), TILE_FAM_GEMM);
+	ck_assert_int_eq(tile_features(tm, &k, &t, NULL, f, &base), TILE_FAM_GEMM);
 	ck_assert_double_eq_tol(base, 2.0 * 4096 * 4096 * 4096 / (8.1e3 * 140.0 / 273.375), 1e-3);
 	/* Below 12 nm the energy falls as nm, not nm^2.  L4-like: 5 nm, 58
 	 * SMs of 128 FP32 lanes at 2040 MHz (30.3 TF on the datasheet, 0.635
@@ -291,19 +329,20 @@ START_TEST(power_cap_by_hand)
 	struct gpu_spec l = {.id = "l4-like", .cc = 89, .sms = 58, .boost_clock_mhz = 2040,
 			     .tdp_w = 72};
 	l.peak_tflops[GPU_DT_FP32] = 30.3;
-	ck_assert_double_eq_tol(tile_sustained_fraction(&l), 144.0 / (19.2405 * 14.0625), 1e-6);
+	ck_assert_double_eq_tol(tile_sustained_fraction(tm, &l), 144.0 / (19.2405 * 14.0625), 1e-6);
 	/* 7 nm, 64 lanes (no issue derating), 150 W: E = 60 x 0.5625 x 7/12
 	 * = 19.6875 pJ; 300 / (19.5 x 19.6875) = 0.78139.  At 250 W (an A100
 	 * PCIe) 1.30: not limited. */
 	struct gpu_spec a = {.id = "a100-like", .cc = 80, .sms = 108, .boost_clock_mhz = 1410,
 			     .tdp_w = 150};
 	a.peak_tflops[GPU_DT_FP32] = 19.5;
-	ck_assert_double_eq_tol(tile_sustained_fraction(&a), 300.0 / (19.5 * 19.6875), 1e-9);
+	ck_assert_double_eq_tol(tile_sustained_fraction(tm, &a), 300.0 / (19.5 * 19.6875), 1e-9);
 	a.tdp_w = 250;
-	ck_assert_double_eq_tol(tile_sustained_fraction(&a), 1, 1e-12);
-	tile_set_sustain_pj(0);
-	ck_assert_double_eq_tol(tile_sustained_fraction(&t), 1, 1e-12);
-	tile_set_sustain_pj(keep);
+	ck_assert_double_eq_tol(tile_sustained_fraction(tm, &a), 1, 1e-12);
+	tile_model_set_sustain_pj(tm, 0);
+	ck_assert_double_eq_tol(tile_sustained_fraction(tm, &t), 1, 1e-12);
+	ck_assert_double_eq_tol(tile_sustained_fraction(NULL, &t), 1, 1e-12);
+	tile_model_free(tm);
 }
 END_TEST
 
@@ -322,39 +361,41 @@ START_TEST(amd_targets)
 	ck_assert_double_eq(tile_node_nm(mi210->cc), 6);
 	ck_assert_double_eq(tile_node_nm(mi300->cc), 5);
 
-	double keep = tile_sustain_pj();
-	tile_set_sustain_pj(600);
+	struct tile_model *tm = tile_model_new();
+	ck_assert_ptr_nonnull(tm);
+	tile_model_set_sustain_pj(tm, 600);
 	/* An NVIDIA part with the MI210's figures would be held to
 	 * 600 W / (22.6e12 x 600e-12 x 0.5625 x 7/12 J) = 0.135 of its peak. */
 	struct gpu_spec nv = *mi210;
 	nv.cc = 80;
-	ck_assert_double_eq_tol(tile_sustained_fraction(&nv), 600.0 / (22.6 * 600 * 0.5625 * 7 / 12),
+	ck_assert_double_eq_tol(tile_sustained_fraction(tm, &nv), 600.0 / (22.6 * 600 * 0.5625 * 7 / 12),
 				1e-9);
-	ck_assert_double_eq(tile_sustained_fraction(mi210), 1);
+	ck_assert_double_eq(tile_sustained_fraction(tm, mi210), 1);
 
 	/* 4096^3: 137 GFLOP at 2 x 22.6 x 0.75 TFLOP/s; the 201 MB at
 	 * 1399 GB/s take 35x less. */
 	struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
 				.m = 4096, .n = 4096, .k = 4096};
 	double f[TILE_NFEAT], base;
-	ck_assert_int_eq(tile_features(&k, mi210, NULL, f, &base), TILE_FAM_GEMM);
+	ck_assert_int_eq(tile_features(tm, &k, mi210, NULL, f, &base), TILE_FAM_GEMM);
 	ck_assert_double_eq_tol(base, 2.0 * 4096 * 4096 * 4096 / (2 * 22.6e3 * GPU_AMD_MATRIX_EFF),
 				1e-3);
 	ck_assert_double_eq_tol(roofline_kernel_peak_flops(&k, mi210, GPU_DT_FP32), 45.2e12, 1e3);
 	ck_assert_double_eq_tol(roofline_kernel_peak_flops(&k, a100, GPU_DT_FP32), 19.5e12, 1e3);
 	struct pred_kernel e = {.op = PRED_OP_ELEMENTWISE, .dtype = GPU_DT_FP32, .m = 1, .n = 1 << 20};
 	ck_assert_double_eq_tol(roofline_kernel_peak_flops(&e, mi210, GPU_DT_FP32), 22.6e12, 1e3);
-	tile_set_sustain_pj(keep);
+	tile_model_free(tm);
 
 	/* The committed weights' picks: the A100's for its batched GEMM,
 	 * none for an AMD part, which falls to the canonical rule. */
-	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, tile_weights_blob_len), 0);
+	tm = load(tile_weights_blob, tile_weights_blob_len);
 	struct pred_kernel kb = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 16,
 				 .m = 512, .n = 512, .k = 64};
 	struct tile_shape t;
-	ck_assert_int_eq(tile_pick_lookup(&kb, a100, &t), 0);
-	ck_assert_ptr_null(tile_pick_source(mi210));
-	ck_assert_int_eq(tile_pick_lookup(&kb, mi210, &t), -1);
+	ck_assert_int_eq(tile_pick_lookup(tm, &kb, a100, &t), 0);
+	ck_assert_ptr_null(tile_pick_source(tm, mi210));
+	ck_assert_int_eq(tile_pick_lookup(tm, &kb, mi210, &t), -1);
+	tile_model_free(tm);
 }
 END_TEST
 
@@ -406,35 +447,38 @@ START_TEST(v2_blob_floor_and_cap)
 	unsigned char *tail, *blob = gemm_blob(2, mb, ml, 0, &len, &tail);
 	put32(blob + 12, 60000);
 	put32(blob + 16, 5000);
-	ck_assert_int_eq(tile_model_load_blob(blob, len), 0);
-	ck_assert_double_eq_tol(tile_sustain_pj(), 60, 1e-9);
-	ck_assert_double_eq_tol(tile_floor_ns(TILE_FAM_GEMM), 5000, 1e-9);
-	ck_assert_double_eq_tol(tile_floor_ns(TILE_FAM_NORM), 0, 1e-9);
-	ck_assert(!tile_model_has(TILE_FAM_NORM));
+	struct tile_model *tm = load(blob, len);
+	ck_assert_double_eq_tol(tile_model_sustain_pj(tm), 60, 1e-9);
+	ck_assert_double_eq_tol(tile_floor_ns(tm, TILE_FAM_GEMM), 5000, 1e-9);
+	ck_assert_double_eq_tol(tile_floor_ns(tm, TILE_FAM_NORM), 0, 1e-9);
+	ck_assert(!tile_model_has(tm, TILE_FAM_NORM));
+	struct predictor *p = pred_over(tm, 0), *pf = pred_over(tm, 1);
 
 	struct gpu_spec v, t;
 	two_gpus(&v, &t);
 	struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
 				.m = 300, .n = 500, .k = 700};
 	double f[TILE_NFEAT], base, y;
-	ck_assert_int_eq(tile_features(&k, &t, NULL, f, &base), TILE_FAM_GEMM);
+	ck_assert_int_eq(tile_features(tm, &k, &t, NULL, f, &base), TILE_FAM_GEMM);
 	mlp_forward(m, f, &y);
 	double w = base * (1 + exp(-y));
 	double cap = 256 * base + 2e6;
 	/* Without the floor (the default: kernel durations as traced). */
 	struct pred_result r;
-	ck_assert_int_eq(tile_predict(&k, NULL, &t, &r), 0);
+	ck_assert_int_eq(tile_predict(p, &k, NULL, &t, &r), 0);
 	ck_assert_double_eq_tol(r.ns, w < cap ? w : cap, w * 1e-6);
+	ck_assert_double_eq(r.floor_ns, 0);
 	/* With it (NeuSight's op timings): (F^p + W^p)^(1/p). */
 	double want = pow(pow(5000, TILE_FLOOR_P) + pow(w, TILE_FLOOR_P), 1 / TILE_FLOOR_P);
 	if (want > cap)
 		want = cap;
-	tile_use_floor(1);
-	ck_assert_int_eq(tile_predict(&k, NULL, &t, &r), 0);
-	tile_use_floor(0);
+	ck_assert_int_eq(tile_predict(pf, &k, NULL, &t, &r), 0);
 	ck_assert_double_eq_tol(r.ns, want, want * 1e-6);
+	ck_assert_double_eq(r.floor_ns, 5000);
 	ck_assert_double_eq_tol(r.roofline_ns, base, base * 1e-12);
-	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, tile_weights_blob_len), 0);
+	predictor_free(p);
+	predictor_free(pf);
+	tile_model_free(tm);
 	mlp_free(m);
 	free(mb);
 	free(blob);
@@ -477,21 +521,21 @@ START_TEST(v3_blob_pick_tables)
 	put32(p + 38, 1);
 	put32(p + 42, keyA << 9 | c128x128);
 	ck_assert_uint_eq((size_t)(p + 46 - blob), len);
-	ck_assert_int_eq(tile_model_load_blob(blob, len), 0);
+	struct tile_model *tm = load(blob, len), *bad;
 
 	const struct gpu_spec *t4 = gpu_find("t4"), *a100 = gpu_find("a100-pcie-40");
 	ck_assert_ptr_nonnull(t4);
 	ck_assert_ptr_nonnull(a100);
 	struct tile_shape t;
-	ck_assert_int_eq(tile_pick_lookup(&kA, t4, &t), 0);
+	ck_assert_int_eq(tile_pick_lookup(tm, &kA, t4, &t), 0);
 	ck_assert_uint_eq(t.t0, 128);
 	ck_assert_uint_eq(t.t1, 64);
 	ck_assert_uint_eq(t.split, 1);
-	ck_assert_int_eq(tile_pick_lookup(&kB, t4, &t), 0);
+	ck_assert_int_eq(tile_pick_lookup(tm, &kB, t4, &t), 0);
 	ck_assert_uint_eq(t.t0, 32);
 	ck_assert_uint_eq(t.t1, 32);
 	ck_assert_uint_eq(t.split, 4);
-	ck_assert_int_eq(tile_pick_lookup(&kA, a100, &t), 0);
+	ck_assert_int_eq(tile_pick_lookup(tm, &kA, a100, &t), 0);
 	ck_assert_uint_eq(t.t0, 128);
 	ck_assert_uint_eq(t.t1, 128);
 	/* GPUs without a table: the same major first, then the nearest cc. */
@@ -503,45 +547,45 @@ START_TEST(v3_blob_pick_tables)
 	for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
 		const struct gpu_spec *g = gpu_find(near[i].gpu);
 		ck_assert_msg(g != NULL, "%s", near[i].gpu);
-		ck_assert_ptr_eq(tile_pick_source(g), gpu_find(near[i].source));
+		ck_assert_ptr_eq(tile_pick_source(tm, g), gpu_find(near[i].source));
 	}
 	/* A neighbouring cell (m 2048: octave 11) takes kA's pick; a shape
 	 * 6 octaves away from every cell is not guessed. */
 	struct pred_kernel kn = kA;
 	kn.m = 2048;
-	ck_assert_int_eq(tile_pick_lookup(&kn, t4, &t), 0);
+	ck_assert_int_eq(tile_pick_lookup(tm, &kn, t4, &t), 0);
 	ck_assert_uint_eq(t.t1, 64);
 	kn.m = 1u << 16;
-	ck_assert_int_eq(tile_pick_lookup(&kn, t4, &t), -1);
+	ck_assert_int_eq(tile_pick_lookup(tm, &kn, t4, &t), -1);
 	/* The features use the table's tile: 128 (over n = 4096) x 64 (over
 	 * m = 1024) gives 32 x 16 = 512 blocks, 13 waves on the T4's 40 SMs,
 	 * the last one 512 / 520 full (128x128 would give 256 blocks in 7). */
 	double f[TILE_NFEAT], base;
 	ck_assert_uint_eq(t4->sms, 40);
-	ck_assert_int_eq(tile_features(&kA, t4, NULL, f, &base), TILE_FAM_GEMM);
+	ck_assert_int_eq(tile_features(tm, &kA, t4, NULL, f, &base), TILE_FAM_GEMM);
 	ck_assert_double_eq_tol(f[2], log2(13), 1e-12);
 	ck_assert_double_eq_tol(f[3], 512.0 / 520, 1e-12);
-	/* Keys out of order: rejected, the tables loaded above stay. */
+	/* Keys out of order: rejected. */
 	put32(p + 14, keyB << 9 | c128x64);
 	put32(p + 18, keyA << 9 | c32x32s4);
-	ck_assert_int_eq(tile_model_load_blob(blob, len), -1);
-	ck_assert_int_eq(tile_pick_lookup(&kA, t4, &t), 0);
-	ck_assert_uint_eq(t.t1, 64);
+	ck_assert_int_eq(tile_model_load_blob(blob, len, &bad), -1);
 	/* Truncated: rejected. */
-	ck_assert_int_eq(tile_model_load_blob(blob, len - 3), -1);
+	ck_assert_int_eq(tile_model_load_blob(blob, len - 3, &bad), -1);
+	tile_model_free(tm);
 
 	/* The committed weights: a table for each of NeuSight's GPUs; the
 	 * A100's cuBLAS ran batched SGEMMs with 128x128 tiles (16588 of
 	 * 16661 bmm rows). */
-	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, tile_weights_blob_len), 0);
+	tm = load(tile_weights_blob, tile_weights_blob_len);
 	static const char *const ns[] = {"p4", "p100-pcie", "t4", "v100-pcie-32", "a100-pcie-40"};
 	for (size_t i = 0; i < 5; i++)
-		ck_assert_ptr_eq(tile_pick_source(gpu_find(ns[i])), gpu_find(ns[i]));
+		ck_assert_ptr_eq(tile_pick_source(tm, gpu_find(ns[i])), gpu_find(ns[i]));
 	struct pred_kernel kb = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 16,
 				 .m = 512, .n = 512, .k = 64};
-	ck_assert_int_eq(tile_pick_lookup(&kb, a100, &t), 0);
+	ck_assert_int_eq(tile_pick_lookup(tm, &kb, a100, &t), 0);
 	ck_assert_uint_eq(t.t0, 128);
 	ck_assert_uint_eq(t.t1, 128);
+	tile_model_free(tm);
 	mlp_free(m);
 	free(mb);
 	free(blob);
@@ -569,32 +613,31 @@ START_TEST(v4_blob_gemm_curve)
 	const double c[TILE_CURVE_NPARAM] = {log(0.8), 0.5, 1.0, log(0.5)};
 	ck_assert(tile_curve_valid(c));
 	double tm[4];
-	tile_set_sustain_pj(0);
 	/* 1024^3: 8 x 8 = 64 tiles of 128 x 128 in one wave of 80 SMs, no
 	 * padding; 2^31 FLOPs at 14000 FLOP/ns over 0.8 x 0.8^0.5; the bytes
 	 * (12 x 2^20) at 801 x 0.5 GB/s take 31.4 us, less. */
 	struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
 				.m = 1024, .n = 1024, .k = 1024};
-	ck_assert_int_eq(tile_curve_terms(&k, &v, tm), 0);
+	ck_assert_int_eq(tile_curve_terms(NULL, &k, &v, tm), 0);
 	double want = 2147483648.0 / 14000 / (0.8 * sqrt(0.8));
 	ck_assert_double_eq_tol(tile_curve_ns(tm, c), want, want * 1e-9);
 	ck_assert_double_eq_tol(tm[1], 12582912.0 / 801, 1e-6);
 	/* m = 1000: the same tiles, 1000 / 1024 of their area used: the
 	 * padding exponent 1 charges the padded work in full. */
 	k.m = 1000;
-	ck_assert_int_eq(tile_curve_terms(&k, &v, tm), 0);
+	ck_assert_int_eq(tile_curve_terms(NULL, &k, &v, tm), 0);
 	want = 2.0 * 1000 * 1024 * 1024 / 14000 / (0.8 * sqrt(0.8) * (1000.0 / 1024));
 	ck_assert_double_eq_tol(tile_curve_ns(tm, c), want, want * 1e-9);
 	/* 1 x 4096 x 4096: memory-bound, 4 x (2 x 4096 + 4096^2) bytes. */
 	struct pred_kernel gv = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
 				 .m = 1, .n = 4096, .k = 4096};
 	const double c2[TILE_CURVE_NPARAM] = {log(0.8), 0.1, 0.6, log(0.5)};
-	ck_assert_int_eq(tile_curve_terms(&gv, &v, tm), 0);
+	ck_assert_int_eq(tile_curve_terms(NULL, &gv, &v, tm), 0);
 	want = 4.0 * (2 * 4096 + 4096.0 * 4096) / (801 * 0.5);
 	ck_assert_double_eq_tol(tile_curve_ns(tm, c2), want, want * 1e-9);
 	/* Not an FP32 GEMM: no terms. */
 	k.dtype = GPU_DT_BF16;
-	ck_assert_int_eq(tile_curve_terms(&k, &v, tm), -1);
+	ck_assert_int_eq(tile_curve_terms(NULL, &k, &v, tm), -1);
 	k.dtype = GPU_DT_FP32;
 	/* Outside the physical region. */
 	static const double bad[][TILE_CURVE_NPARAM] = {
@@ -618,47 +661,50 @@ START_TEST(v4_blob_gemm_curve)
 	for (int i = 0; i < TILE_CURVE_NPARAM; i++)
 		putdbl(p + 4 + 8 * i, c[i]);
 	put32(p + cs, 0);           /* no pick tables */
-	ck_assert_int_eq(tile_model_load_blob(blob, len), 0);
+	struct tile_model *w4 = load(blob, len), *refused;
+	struct predictor *pr = pred_over(w4, 0);
 	double got[TILE_CURVE_NPARAM];
-	ck_assert_int_eq(tile_curve_params(got), 1);
+	ck_assert_int_eq(tile_curve_params(w4, got), 1);
 	for (int i = 0; i < TILE_CURVE_NPARAM; i++)
 		ck_assert_double_eq(got[i], c[i]);
 	k.m = 1024;
 	double f[TILE_NFEAT], base, y;
-	ck_assert_int_eq(tile_features(&k, &v, NULL, f, &base), TILE_FAM_GEMM);
+	ck_assert_int_eq(tile_features(w4, &k, &v, NULL, f, &base), TILE_FAM_GEMM);
 	mlp_forward(m, f, &y);
 	double w = base * (1 + exp(-y));
-	ck_assert_int_eq(tile_curve_terms(&k, &v, tm), 0);
+	ck_assert_int_eq(tile_curve_terms(NULL, &k, &v, tm), 0);
 	want = sqrt(w * tile_curve_ns(tm, c));
 	struct pred_result r;
-	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r), 0);
+	ck_assert_int_eq(tile_predict(pr, &k, NULL, &v, &r), 0);
 	ck_assert_double_eq_tol(r.ns, want, want * 1e-6);
 	/* Vector kernels do not take the curve: no model for them here. */
 	struct pred_kernel ve = {.op = PRED_OP_ELEMENTWISE, .dtype = GPU_DT_FP32, .m = 1024,
 				 .n = 1024};
-	ck_assert_int_eq(tile_predict(&ve, NULL, &v, &r), -1);
+	ck_assert_int_eq(tile_predict(pr, &ve, NULL, &v, &r), -1);
 
-	/* Refused, and the weights just loaded stay. */
+	/* Refused. */
 	putdbl(p + 4, 0.1);
-	ck_assert_int_eq(tile_model_load_blob(blob, len), -1);
+	ck_assert_int_eq(tile_model_load_blob(blob, len, &refused), -1);
 	putdbl(p + 4, c[0]);
 	put32(p, 3);
-	ck_assert_int_eq(tile_model_load_blob(blob, len), -1);
+	ck_assert_int_eq(tile_model_load_blob(blob, len, &refused), -1);
 	put32(p, TILE_CURVE_NPARAM);
-	ck_assert_int_eq(tile_model_load_blob(blob, body + cs - 1), -1);
-	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r), 0);
-	ck_assert_double_eq_tol(r.ns, want, want * 1e-6);
+	ck_assert_int_eq(tile_model_load_blob(blob, body + cs - 1, &refused), -1);
+	predictor_free(pr);
 	/* The same blob as version 3 has no curve: the MLP's time alone. */
 	put32(blob + 4, 3);
 	unsigned char *v3 = calloc(1, len - cs);
 	memcpy(v3, blob, body);
 	put32(v3 + body, 0);
-	ck_assert_int_eq(tile_model_load_blob(v3, len - cs), 0);
-	ck_assert_int_eq(tile_curve_params(got), 0);
-	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r), 0);
+	struct tile_model *w3 = load(v3, len - cs);
+	pr = pred_over(w3, 0);
+	ck_assert_int_eq(tile_curve_params(w3, got), 0);
+	ck_assert_int_eq(tile_predict(pr, &k, NULL, &v, &r), 0);
 	ck_assert_double_eq_tol(r.ns, w < 256 * base + 2e6 ? w : 256 * base + 2e6, w * 1e-6);
 
-	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, tile_weights_blob_len), 0);
+	predictor_free(pr);
+	tile_model_free(w3);
+	tile_model_free(w4);
 	mlp_free(m);
 	free(mb);
 	free(blob);
@@ -694,27 +740,30 @@ START_TEST(ensemble_geometric_mean)
 		put32(p, 0);
 		if (n > TILE_MAX_MEMBERS) {
 			/* more members than a family may have */
-			ck_assert_int_eq(tile_model_load_blob(blob, len), -1);
+			struct tile_model *bad;
+			ck_assert_int_eq(tile_model_load_blob(blob, len, &bad), -1);
 			free(blob);
 			continue;
 		}
-		ck_assert_int_eq(tile_model_load_blob(blob, len), 0);
+		struct tile_model *tm = load(blob, len);
+		struct predictor *pr = pred_over(tm, 0);
 		struct gpu_spec v, t;
 		two_gpus(&v, &t);
 		struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
 					.m = 300, .n = 500, .k = 700};
 		double f[TILE_NFEAT], base, y0, y1;
-		ck_assert_int_eq(tile_features(&k, &t, NULL, f, &base), TILE_FAM_GEMM);
+		ck_assert_int_eq(tile_features(tm, &k, &t, NULL, f, &base), TILE_FAM_GEMM);
 		mlp_forward(m[0], f, &y0);
 		mlp_forward(m[1], f, &y1);
 		double w = sqrt(base * (1 + exp(-y0)) * base * (1 + exp(-y1)));
 		double cap = 256 * base + 2e6;
 		struct pred_result r;
-		ck_assert_int_eq(tile_predict(&k, NULL, &t, &r), 0);
+		ck_assert_int_eq(tile_predict(pr, &k, NULL, &t, &r), 0);
 		ck_assert_double_eq_tol(r.ns, w < cap ? w : cap, w * 1e-6);
+		predictor_free(pr);
+		tile_model_free(tm);
 		free(blob);
 	}
-	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, tile_weights_blob_len), 0);
 	for (int j = 0; j <= TILE_MAX_MEMBERS; j++) {
 		mlp_free(m[j]);
 		free(mb[j]);
@@ -724,8 +773,9 @@ END_TEST
 
 /* The committed weights cut at random lengths and with random bytes
  * changed: every load returns 0 or -1 (never reads past the blob, which
- * ASan checks in `make SANITIZE=address,undefined test`), and a failed
- * load keeps predicting with the weights it had. */
+ * ASan checks in `make SANITIZE=address,undefined test`), a failed one
+ * builds nothing, and a predictor over the committed weights is not
+ * touched by any of them. */
 START_TEST(corrupt_weights_rejected_safely)
 {
 	size_t len = tile_weights_blob_len;
@@ -737,7 +787,8 @@ START_TEST(corrupt_weights_rejected_safely)
 	struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 1,
 				.m = 1024, .n = 1024, .k = 1024};
 	struct pred_result r0, r;
-	ck_assert_int_eq(tile_predict(&k, NULL, &v, &r0), 0);
+	struct predictor *p = pred_over(NULL, 0);
+	ck_assert_int_eq(tile_predict(p, &k, NULL, &v, &r0), 0);
 	for (int i = 0; i < 300; i++) {
 		memcpy(b, tile_weights_blob, len);
 		rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -746,17 +797,94 @@ START_TEST(corrupt_weights_rejected_safely)
 			rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
 			b[(rs >> 33) % len] ^= (unsigned char)(1 + (rs >> 20) % 255);
 		}
-		int rc = tile_model_load_blob(b, i % 2 ? cut : len);
+		struct tile_model *tm;
+		int rc = tile_model_load_blob(b, i % 2 ? cut : len, &tm);
 		ck_assert(rc == 0 || rc == -1);
-		if (rc != 0) {
-			ck_assert_int_eq(tile_predict(&k, NULL, &v, &r), 0);
-			ck_assert_double_eq_tol(r.ns, r0.ns, r0.ns * 1e-12);
-		} else {
-			ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, len), 0);
-		}
+		if (rc != 0)
+			ck_assert_ptr_null(tm);
+		tile_model_free(tm);
+		ck_assert_int_eq(tile_predict(p, &k, NULL, &v, &r), 0);
+		ck_assert_double_eq_tol(r.ns, r0.ns, r0.ns * 1e-12);
 	}
-	ck_assert_int_eq(tile_model_load_blob(tile_weights_blob, len), 0);
+	predictor_free(p);
 	free(b);
+}
+END_TEST
+
+/* One predictor, one answer: predictors with other settings used in
+ * between change nothing, and each result says what its predictor
+ * applied (weights, host floor, AMD scale). */
+START_TEST(predictor_state_explicit)
+{
+	struct gpu_spec v, t;
+	two_gpus(&v, &t);
+	const struct gpu_spec *mi210 = gpu_find("mi210");
+	ck_assert_ptr_nonnull(mi210);
+	struct tile_amd_scale ones, two;
+	for (int c = 0; c < TILE_AMD_NCLASS; c++) {
+		ones.scale[c] = 1;
+		two.scale[c] = 2;
+	}
+	ones.fixed_ns = 0;
+	two.fixed_ns = 1000;
+	struct pred_config c1 = { .amd_scale = &ones }, c2 = { .amd_scale = &two };
+	struct predictor *plain = pred_over(NULL, 0), *floored = pred_over(NULL, 1), *p1, *p2;
+	ck_assert_int_eq(predictor_new(&c1, &p1, NULL, 0), 0);
+	ck_assert_int_eq(predictor_new(&c2, &p2, NULL, 0), 0);
+	struct pred_kernel e = {.op = PRED_OP_ELEMENTWISE, .dtype = GPU_DT_FP32, .m = 1 << 12,
+				.n = 1 << 12, .block = {128, 1, 1}};
+	struct pred_result a, b, f, r1, r2;
+	ck_assert_int_eq(predict_kernel(plain, &e, NULL, &t, PRED_MLP, &a), 0);
+	ck_assert_int_eq(predict_kernel(floored, &e, NULL, &t, PRED_MLP, &f), 0);
+	ck_assert_int_eq(predict_kernel(p2, &e, NULL, mi210, PRED_MLP, &r2), 0);
+	ck_assert_int_eq(predict_kernel(plain, &e, NULL, &t, PRED_MLP, &b), 0);
+	ck_assert_int_eq(a.method, PRED_MLP);
+	ck_assert(a.ns == b.ns);
+	ck_assert_str_eq(a.weights, "compiled-in");
+	ck_assert_str_eq(predictor_weights(plain), "compiled-in");
+	/* the floor: the weights' elementwise one, added (p = 1) */
+	double fl = tile_floor_ns(predictor_tile(plain), TILE_FAM_ELEMENTWISE);
+	ck_assert(fl > 0);
+	ck_assert_double_eq(a.floor_ns, 0);
+	ck_assert_double_eq(f.floor_ns, fl);
+	ck_assert_double_eq_tol(f.ns, tile_with_floor(fl, a.ns), 1e-9 * f.ns);
+	ck_assert_int_eq(predictor_tile_floor(floored), 1);
+	/* the AMD scale: on AMD targets only, class scale x time + fixed */
+	ck_assert_double_eq(a.amd_scale, 0);
+	ck_assert_int_eq(predict_kernel(p1, &e, NULL, mi210, PRED_MLP, &r1), 0);
+	ck_assert_double_eq(r1.amd_scale, 1);
+	ck_assert_double_eq(r2.amd_scale, 2);
+	ck_assert_double_eq(r2.amd_fixed_ns, 1000);
+	ck_assert_double_eq_tol(r2.ns, 2 * r1.ns + 1000, 1e-9 * r2.ns);
+	ck_assert_double_eq(predictor_amd_scale(p2)->scale[TILE_AMD_NORM], 2);
+	ck_assert_double_eq(predictor_amd_scale(plain)->fixed_ns, tile_amd_scale_default.fixed_ns);
+	/* weights from a file: the same answer, and the file named */
+	char path[] = "/tmp/check_tile_wXXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *fp = fdopen(fd, "wb");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(tile_weights_blob, 1, tile_weights_blob_len, fp),
+			  tile_weights_blob_len);
+	ck_assert_int_eq(fclose(fp), 0);
+	struct pred_config cf = { .weights = path };
+	struct predictor *pf;
+	ck_assert_int_eq(predictor_new(&cf, &pf, NULL, 0), 0);
+	unlink(path);
+	ck_assert_int_eq(predict_kernel(pf, &e, NULL, &t, PRED_MLP, &b), 0);
+	ck_assert(a.ns == b.ns);
+	ck_assert_str_eq(b.weights, path);
+	/* other methods apply none of it */
+	e.bytes = 8.0 * (1 << 24);
+	e.flops = 1 << 24;
+	ck_assert_int_eq(predict_kernel(floored, &e, NULL, &t, PRED_ROOFLINE, &b), 0);
+	ck_assert_ptr_null(b.weights);
+	ck_assert_double_eq(b.floor_ns, 0);
+	predictor_free(pf);
+	predictor_free(p1);
+	predictor_free(p2);
+	predictor_free(floored);
+	predictor_free(plain);
 }
 END_TEST
 
@@ -764,26 +892,34 @@ START_TEST(auto_rule)
 {
 	struct gpu_spec v, t;
 	two_gpus(&v, &t);
+	struct predictor *p = pred_over(NULL, 0);
 	struct pred_kernel g = {.op = PRED_OP_GEMM, .batch = 1, .m = 512, .n = 512, .k = 512,
 				.origin_ns = 1e5};
-	ck_assert_int_eq(pred_choose(&g, &v, &v), PRED_IDENTITY);
-	ck_assert_int_eq(pred_choose(&g, &v, &t), PRED_MLP);
-	ck_assert_int_eq(pred_choose(&g, NULL, &t), PRED_MLP);
+	ck_assert_int_eq(pred_choose(p, &g, &v, &v), PRED_IDENTITY);
+	ck_assert_int_eq(pred_choose(p, &g, &v, &t), PRED_MLP);
+	ck_assert_int_eq(pred_choose(p, &g, NULL, &t), PRED_MLP);
 	g.dtype = GPU_DT_FP16;                     /* tensor cores: not the tile model's */
-	ck_assert_int_eq(pred_choose(&g, &v, &t), PRED_TCGEMM);
-	ck_assert_int_eq(pred_choose(&g, NULL, &t), PRED_TCGEMM);
+	ck_assert_int_eq(pred_choose(p, &g, &v, &t), PRED_TCGEMM);
+	ck_assert_int_eq(pred_choose(p, &g, NULL, &t), PRED_TCGEMM);
 	g.m = 0;                                   /* shape unknown: no tensor-core model */
-	ck_assert_int_eq(pred_choose(&g, &v, &t), PRED_WAVE);
-	ck_assert_int_eq(pred_choose(&g, NULL, &t), PRED_ROOFLINE);
+	ck_assert_int_eq(pred_choose(p, &g, &v, &t), PRED_WAVE);
+	ck_assert_int_eq(pred_choose(p, &g, NULL, &t), PRED_ROOFLINE);
 	struct pred_kernel c = {.op = PRED_OP_CONV, .m = 4096, .n = 64, .k = 576,
 				.flops = 1e9, .bytes = 1e7, .origin_ns = 1e5};
-	ck_assert_int_eq(pred_choose(&c, &v, &t), PRED_ROOFLINE);
+	ck_assert_int_eq(pred_choose(p, &c, &v, &t), PRED_ROOFLINE);
 	c.flops = 0;
-	ck_assert_int_eq(pred_choose(&c, &v, &t), PRED_WAVE);
+	ck_assert_int_eq(pred_choose(p, &c, &v, &t), PRED_WAVE);
 	struct pred_kernel e = {.op = PRED_OP_ELEMENTWISE, .origin_ns = 1e4};
-	ck_assert_int_eq(pred_choose(&e, &v, &t), PRED_WAVE);   /* no shape */
+	ck_assert_int_eq(pred_choose(p, &e, &v, &t), PRED_WAVE);   /* no shape */
 	e.m = 1024; e.n = 1024;
-	ck_assert_int_eq(pred_choose(&e, &v, &t), PRED_MLP);
+	ck_assert_int_eq(pred_choose(p, &e, &v, &t), PRED_MLP);
+	/* weights without a vector model: not the tile model's */
+	struct tile_model *empty = tile_model_new();
+	struct predictor *pe = pred_over(empty, 0);
+	ck_assert_int_eq(pred_choose(pe, &e, &v, &t), PRED_WAVE);
+	predictor_free(pe);
+	tile_model_free(empty);
+	predictor_free(p);
 }
 END_TEST
 
@@ -801,8 +937,9 @@ int main(void)
 	tcase_add_test(tc, gemm_features_by_hand);
 	tcase_add_test(tc, utilisation_bound);
 	tcase_add_test(tc, committed_weights_predict_sanely);
-	tcase_add_test(tc, bad_weights_keep_old_ones);
+	tcase_add_test(tc, bad_weights_refused);
 	tcase_add_test(tc, auto_rule);
+	tcase_add_test(tc, predictor_state_explicit);
 	tcase_add_test(tc, clamp_caps_blowups);
 	tcase_add_test(tc, power_cap_by_hand);
 	tcase_add_test(tc, amd_targets);

@@ -190,16 +190,18 @@ START_TEST(auto_rule)
 {
 	const struct gpu_spec *a40 = gpu_find("a40"), *a100 = gpu_find("a100-sxm4-80");
 	struct pred_kernel k = vec(PRED_OP_NORM, GPU_DT_BF16, 8192, 1280);
+	struct predictor *p;
+	ck_assert_int_eq(predictor_new(NULL, &p, NULL, 0), 0);
 	/* 16-bit vector ops from the shape: vecop */
-	ck_assert_int_eq(pred_choose(&k, NULL, a100), PRED_VECOP);
+	ck_assert_int_eq(pred_choose(p, &k, NULL, a100), PRED_VECOP);
 	k.op = PRED_OP_ELEMENTWISE;
 	k.dtype = GPU_DT_FP16;
-	ck_assert_int_eq(pred_choose(&k, NULL, a100), PRED_VECOP);
+	ck_assert_int_eq(pred_choose(p, &k, NULL, a100), PRED_VECOP);
 	k.op = PRED_OP_SOFTMAX;
-	ck_assert_int_eq(pred_choose(&k, NULL, a100), PRED_VECOP);
+	ck_assert_int_eq(pred_choose(p, &k, NULL, a100), PRED_VECOP);
 	/* through predict_kernel: the method and the model's time */
 	struct pred_result res;
-	ck_assert_int_eq(predict_kernel(&k, NULL, a100, PRED_AUTO, &res), 0);
+	ck_assert_int_eq(predict_kernel(p, &k, NULL, a100, PRED_AUTO, &res), 0);
 	ck_assert_int_eq(res.method, PRED_VECOP);
 	ck_assert_double_eq_tol(res.ns, vecop_model_ns(&k, a100, NULL), 1e-9 * res.ns);
 	ck_assert_int_eq(res.memory_bound, 1);
@@ -209,26 +211,27 @@ START_TEST(auto_rule)
 	ck_assert_int_eq(m, PRED_VECOP);
 	/* with a measurement on another GPU: the ratio form */
 	k.origin_ns = 50000;
-	ck_assert_int_eq(pred_choose(&k, a40, a100), PRED_VECOP);
-	ck_assert_int_eq(predict_kernel(&k, a40, a100, PRED_AUTO, &res), 0);
+	ck_assert_int_eq(pred_choose(p, &k, a40, a100), PRED_VECOP);
+	ck_assert_int_eq(predict_kernel(p, &k, a40, a100, PRED_AUTO, &res), 0);
 	ck_assert_int_eq(res.method, PRED_VECOP);
 	ck_assert_double_eq_tol(res.ns, 50000 * vecop_model_ns(&k, a100, NULL) /
 				vecop_model_ns(&k, a40, NULL), 1e-9 * res.ns);
 	/* same GPU: the measurement */
-	ck_assert_int_eq(pred_choose(&k, a40, a40), PRED_IDENTITY);
+	ck_assert_int_eq(pred_choose(p, &k, a40, a40), PRED_IDENTITY);
 	/* FP32 vector ops stay with the tile model */
 	k = vec(PRED_OP_NORM, GPU_DT_FP32, 8192, 1280);
 	k.bytes = 8.0 * 8192 * 1280;
 	k.flops = 8.0 * 8192 * 1280;
-	ck_assert_int_eq(pred_choose(&k, NULL, a100), PRED_MLP);
+	ck_assert_int_eq(pred_choose(p, &k, NULL, a100), PRED_MLP);
 	/* 16-bit GEMMs stay with the tensor-core model */
 	k = vec(PRED_OP_GEMM, GPU_DT_BF16, 1024, 1024);
 	k.k = 1024;
 	k.batch = 1;
-	ck_assert_int_eq(pred_choose(&k, NULL, a100), PRED_TCGEMM);
+	ck_assert_int_eq(pred_choose(p, &k, NULL, a100), PRED_TCGEMM);
 	/* a 16-bit vector op with nothing known: not vecop */
 	k = vec(PRED_OP_NORM, GPU_DT_FP16, 0, 0);
-	ck_assert_int_ne(pred_choose(&k, NULL, a100), PRED_VECOP);
+	ck_assert_int_ne(pred_choose(p, &k, NULL, a100), PRED_VECOP);
+	predictor_free(p);
 }
 END_TEST
 

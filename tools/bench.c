@@ -14,6 +14,7 @@
  * --method all, next to the roofline ratio, wave scaling, the tile model and
  * auto.
  */
+#include "tools/bench_args.h"
 #include "tools/bench_e2e.h"
 #include "tools/profile.h"
 #include "tools/bench_power.h"
@@ -23,6 +24,7 @@
 #include "predictor/tile.h"
 #include "tools/neusight.h"
 
+#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -52,6 +54,7 @@ struct opts {
 	int json;
 	int as_recorded;    /* elementwise rows without their shape      */
 	const char *dump;   /* per-pair predictions as CSV, or NULL */
+	const struct predictor *pred;
 };
 
 static void usage(FILE *fp)
@@ -73,8 +76,8 @@ static void usage(FILE *fp)
 }
 
 /* Predicts one pair with method m; <= 0 when the method cannot. */
-static double predict_one(int m, const struct pred_kernel *k, const struct gpu_spec *o,
-			  const struct gpu_spec *t)
+static double predict_one(const struct predictor *p, int m, const struct pred_kernel *k,
+			  const struct gpu_spec *o, const struct gpu_spec *t)
 {
 	static const enum pred_method map[BM_COUNT] = {
 		[BM_ROOFLINE] = PRED_ROOFLINE, [BM_WAVE] = PRED_WAVE,
@@ -85,7 +88,7 @@ static double predict_one(int m, const struct pred_kernel *k, const struct gpu_s
 	if (m == BM_FLOPS)
 		return k->origin_ns * o->peak_tflops[GPU_DT_FP32] / t->peak_tflops[GPU_DT_FP32];
 	struct pred_result r;
-	if (predict_kernel(k, o, t, map[m], &r) != 0)
+	if (predict_kernel(p, k, o, t, map[m], &r) != 0)
 		return -1;
 	return r.ns;
 }
@@ -185,7 +188,7 @@ static int run_accuracy(const struct opts *o)
 				k.m = k.n = 0;
 				k.flops = k.bytes = 0;
 			}
-			double pred = predict_one(m, &k, o->origin, o->target);
+			double pred = predict_one(o->pred, m, &k, o->origin, o->target);
 			double truth = pairs[i].target->latency_ms * 1e6;
 			if (!(pred > 0) || !isfinite(pred)) {
 				failed++;
@@ -415,102 +418,53 @@ static const struct gpu_spec *gpu_arg(const char *v)
 	return g;
 }
 
-int main(int argc, char **argv)
+/* surfer-bench accuracy: the options checked, then run_accuracy(). */
+static int accuracy_main(const struct bench_args *a)
 {
 	struct opts o;
 	memset(&o, 0, sizeof o);
-	if (argc >= 2 && !strcmp(argv[1], "table"))
-		return run_table(argc - 2, argv + 2);
-	if (argc >= 2 && !strcmp(argv[1], "e2e"))
-		return bench_e2e_main(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "comm"))
-		return bench_comm_main(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "tensorcore"))
-		return bench_tc_main(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "vec"))
-		return bench_vec_main(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "profile"))
-		return bench_profile_main(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "power"))
-		return bench_power_main(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "--version")) {
-		printf(PROG " " SURFER_VERSION "\n");
+	if (a->help) {
+		usage(stdout);
 		return 0;
 	}
-	if (argc < 2 || strcmp(argv[1], "accuracy") != 0) {
-		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-			usage(stdout);
-			return 0;
-		}
-		usage(stderr);
+	o.dataset = a->dataset;
+	o.op = a->op;
+	o.dump = a->dump;
+	o.weights = a->weights;
+	o.json = a->json;
+	o.as_recorded = a->as_recorded;
+	if (a->origin && strcmp(a->origin, "none") != 0 && !(o.origin = gpu_arg(a->origin)))
 		return 2;
-	}
-	int origin_set = 0, method_set = 0;
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--json")) {
-			o.json = 1;
-			continue;
-		}
-		if (!strcmp(a, "--as-recorded")) {
-			o.as_recorded = 1;
-			continue;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if (!v) {
-			fprintf(stderr, PROG ": option '%s': missing value\n", a);
-			return 2;
-		}
-		i++;
-		if (!strcmp(a, "--dataset")) {
-			o.dataset = v;
-		} else if (!strcmp(a, "--origin")) {
-			origin_set = 1;
-			if (strcmp(v, "none") != 0 && !(o.origin = gpu_arg(v)))
-				return 2;
-		} else if (!strcmp(a, "--target")) {
-			if (!(o.target = gpu_arg(v)))
-				return 2;
-		} else if (!strcmp(a, "--op")) {
-			o.op = v;
-		} else if (!strcmp(a, "--dump")) {
-			o.dump = v;
-		} else if (!strcmp(a, "--weights")) {
-			o.weights = v;
-		} else if (!strcmp(a, "--method")) {
-			int all = !strcmp(v, "all"), found = all;
-			for (int m = 0; m < BM_COUNT; m++)
-				if (all || !strcmp(v, bm_names[m]) ||
-				    (m == BM_BW && !strcmp(v, "bw")) || (m == BM_FLOPS && !strcmp(v, "flops"))) {
-					o.methods[m] = 1;
-					found = 1;
-				}
-			if (!found) {
-				fprintf(stderr, PROG ": unknown method '%s'\n", v);
-				return 2;
+	if (a->target && !(o.target = gpu_arg(a->target)))
+		return 2;
+	if (a->method) {
+		const char *v = a->method;
+		int all = !strcmp(v, "all"), found = all;
+		for (int m = 0; m < BM_COUNT; m++)
+			if (all || !strcmp(v, bm_names[m]) ||
+			    (m == BM_BW && !strcmp(v, "bw")) || (m == BM_FLOPS && !strcmp(v, "flops"))) {
+				o.methods[m] = 1;
+				found = 1;
 			}
-			method_set = 1;
-		} else {
-			fprintf(stderr, PROG ": unknown option '%s'\n", a);
+		if (!found) {
+			fprintf(stderr, PROG ": unknown method '%s'\n", v);
 			return 2;
 		}
+	} else {
+		o.methods[BM_AUTO] = 1;
 	}
-	if (!o.dataset || !origin_set || !o.target) {
+	if (!o.dataset || !a->origin || !o.target) {
 		fprintf(stderr, PROG ": --dataset, --origin and --target are required\n");
 		usage(stderr);
 		return 2;
 	}
-	if (!method_set)
-		o.methods[BM_AUTO] = 1;
 	if (o.origin == o.target) {
 		fprintf(stderr, PROG ": origin and target are the same GPU\n");
 		return 2;
 	}
+	struct tile_model *tm = NULL;
 	if (o.weights) {
-		int rc = tile_model_load_file(o.weights);
+		int rc = tile_model_load_file(o.weights, &tm);
 		if (rc != 0) {
 			fprintf(stderr, PROG ": cannot load weights '%s': %s\n", o.weights,
 				rc == -2 ? "unreadable" : "not a tile-model weights file");
@@ -518,6 +472,177 @@ int main(int argc, char **argv)
 		}
 	}
 	/* NeuSight's op timings include the measuring host's floor. */
-	tile_use_floor(1);
-	return run_accuracy(&o);
+	struct pred_config pc = { .weights = o.weights, .tile = tm, .tile_floor = 1 };
+	struct predictor *pred;
+	char err[256];
+	if (predictor_new(&pc, &pred, err, sizeof err) != 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		tile_model_free(tm);
+		return 2;
+	}
+	o.pred = pred;
+	int rc = run_accuracy(&o);
+	predictor_free(pred);
+	tile_model_free(tm);
+	return rc;
+}
+
+static int table_main(const struct bench_args *a)
+{
+	if (a->help) {
+		usage(stdout);
+		return 0;
+	}
+	return run_table(a->noperands, a->operands);
+}
+
+/* ---- the option table of every subcommand ------------------------------ */
+
+enum bench_opt {
+	BO_DATA, BO_LABELS, BO_CONFIGS, BO_GPU, BO_WEIGHTS, BO_HOLDOUT, BO_DUMP, BO_DATASET,
+	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
+	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_POWER,
+	BO_COMPILED_AMD_SCALE, BO_HELP, BO_COUNT
+};
+#define BO(x) (1u << BO_##x)
+#define BO_VAL 256        /* getopt_long's value of option i is BO_VAL + i */
+
+static const struct option bench_long_opts[] = {
+	{"data", required_argument, NULL, BO_VAL + BO_DATA},
+	{"labels", required_argument, NULL, BO_VAL + BO_LABELS},
+	{"configs", required_argument, NULL, BO_VAL + BO_CONFIGS},
+	{"gpu", required_argument, NULL, BO_VAL + BO_GPU},
+	{"weights", required_argument, NULL, BO_VAL + BO_WEIGHTS},
+	{"holdout-weights", required_argument, NULL, BO_VAL + BO_HOLDOUT},
+	{"dump", required_argument, NULL, BO_VAL + BO_DUMP},
+	{"dataset", required_argument, NULL, BO_VAL + BO_DATASET},
+	{"origin", required_argument, NULL, BO_VAL + BO_ORIGIN},
+	{"target", required_argument, NULL, BO_VAL + BO_TARGET},
+	{"op", required_argument, NULL, BO_VAL + BO_OP},
+	{"method", required_argument, NULL, BO_VAL + BO_METHOD},
+	{"attention", required_argument, NULL, BO_VAL + BO_ATTENTION},
+	{"launch-us", required_argument, NULL, BO_VAL + BO_LAUNCH_US},
+	{"min-ms", required_argument, NULL, BO_VAL + BO_MIN_MS},
+	{"min-bytes", required_argument, NULL, BO_VAL + BO_MIN_BYTES},
+	{"emit", no_argument, NULL, BO_VAL + BO_EMIT},
+	{"rows", no_argument, NULL, BO_VAL + BO_ROWS},
+	{"json", no_argument, NULL, BO_VAL + BO_JSON},
+	{"as-recorded", no_argument, NULL, BO_VAL + BO_AS_RECORDED},
+	{"per-dtype", no_argument, NULL, BO_VAL + BO_PER_DTYPE},
+	{"power", no_argument, NULL, BO_VAL + BO_POWER},
+	{"compiled-amd-scale", no_argument, NULL, BO_VAL + BO_COMPILED_AMD_SCALE},
+	{"help", no_argument, NULL, BO_VAL + BO_HELP},
+	{NULL, 0, NULL, 0},
+};
+/* in enum bench_opt's order: entry i is option i */
+_Static_assert(sizeof bench_long_opts / sizeof bench_long_opts[0] == BO_COUNT + 1,
+	       "one getopt_long entry per option");
+
+/* Every subcommand: the options it takes (BO bits; --help always), whether
+ * it takes operands, and what runs it. */
+static const struct bench_cmd {
+	const char *name;
+	unsigned opts;
+	int operands;
+	int (*run)(const struct bench_args *a);
+} bench_cmds[] = {
+	{"accuracy", BO(DATASET) | BO(ORIGIN) | BO(TARGET) | BO(OP) | BO(METHOD) | BO(WEIGHTS) |
+		     BO(JSON) | BO(DUMP) | BO(AS_RECORDED), 0, accuracy_main},
+	{"table", 0, 1, table_main},
+	{"e2e", BO(LABELS) | BO(CONFIGS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(LAUNCH_US) |
+		BO(ATTENTION) | BO(COMPILED_AMD_SCALE), 0, bench_e2e_main},
+	{"comm", BO(MIN_BYTES), 1, bench_comm_main},
+	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(POWER) | BO(EMIT), 0, bench_tc_main},
+	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
+	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
+	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
+		    BO(ROWS), 0, bench_profile_main},
+};
+
+/* Parses argv (argv[0] the subcommand) into a for cmd.  Returns -1 to go
+ * on, else the exit code after a one-line message. */
+static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct bench_args *a)
+{
+	int o;
+	memset(a, 0, sizeof *a);
+	opterr = 0;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, ":h", bench_long_opts, NULL)) != -1) {
+		int id = o == 'h' ? BO_HELP : o - BO_VAL;
+		if (o == ':') {
+			fprintf(stderr, PROG ": %s: option '%s' needs a value\n", cmd->name,
+				argv[optind - 1]);
+			return 2;
+		}
+		if (o == '?' || id < 0 || id >= BO_COUNT) {
+			fprintf(stderr, PROG ": %s: unknown option '%s'; see " PROG " %s --help\n",
+				cmd->name, argv[optind - 1], cmd->name);
+			return 2;
+		}
+		if (id != BO_HELP && !(cmd->opts & (1u << id))) {
+			fprintf(stderr, PROG ": %s: no option '--%s'; see " PROG " %s --help\n",
+				cmd->name, bench_long_opts[id].name, cmd->name);
+			return 2;
+		}
+		switch ((enum bench_opt)id) {
+		case BO_DATA: a->data = optarg; break;
+		case BO_LABELS: a->labels = optarg; break;
+		case BO_CONFIGS: a->configs = optarg; break;
+		case BO_GPU: a->gpu = optarg; break;
+		case BO_WEIGHTS: a->weights = optarg; break;
+		case BO_HOLDOUT: a->holdout = optarg; break;
+		case BO_DUMP: a->dump = optarg; break;
+		case BO_DATASET: a->dataset = optarg; break;
+		case BO_ORIGIN: a->origin = optarg; break;
+		case BO_TARGET: a->target = optarg; break;
+		case BO_OP: a->op = optarg; break;
+		case BO_METHOD: a->method = optarg; break;
+		case BO_ATTENTION: a->attention = optarg; break;
+		case BO_LAUNCH_US: a->launch_us = optarg; break;
+		case BO_MIN_MS: a->min_ms = optarg; break;
+		case BO_MIN_BYTES: a->min_bytes = optarg; break;
+		case BO_EMIT: a->emit = 1; break;
+		case BO_ROWS: a->rows = 1; break;
+		case BO_JSON: a->json = 1; break;
+		case BO_AS_RECORDED: a->as_recorded = 1; break;
+		case BO_PER_DTYPE: a->per_dtype = 1; break;
+		case BO_POWER: a->power = 1; break;
+		case BO_COMPILED_AMD_SCALE: a->compiled_amd_scale = 1; break;
+		case BO_HELP: a->help = 1; break;
+		case BO_COUNT: break;
+		}
+	}
+	a->noperands = argc - optind;
+	a->operands = argv + optind;
+	if (a->noperands && !cmd->operands && !a->help) {
+		fprintf(stderr, PROG ": %s: unexpected argument '%s'\n", cmd->name, a->operands[0]);
+		return 2;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+		printf(PROG " " SURFER_VERSION "\n");
+		return 0;
+	}
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof bench_cmds / sizeof bench_cmds[0]; i++) {
+		const struct bench_cmd *cmd = &bench_cmds[i];
+		struct bench_args a;
+		if (strcmp(argv[1], cmd->name) != 0)
+			continue;
+		int rc = parse_args(cmd, argc - 1, argv + 1, &a);
+		return rc >= 0 ? rc : cmd->run(&a);
+	}
+	fprintf(stderr, PROG ": unknown command '%s'; see " PROG " --help\n", argv[1]);
+	return 2;
 }

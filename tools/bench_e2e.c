@@ -18,6 +18,7 @@
 #include "predictor/tile.h"
 #include "tools/bench_e2e.h"
 #include "tools/profile.h"
+#include "trace/csv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -60,9 +61,9 @@ static int parse_label_name(const char *f, char *model, size_t msz, enum model_m
 	return 0;
 }
 
-static void usage_e2e(void)
+static void usage_e2e(FILE *f)
 {
-	fprintf(stderr, "usage: " PROG " e2e --labels DIR --configs DIR [--gpu NAME] [--launch-us US] [--attention eager|sdpa]\n"
+	fprintf(f, "usage: " PROG " e2e --labels DIR --configs DIR [--gpu NAME] [--launch-us US] [--attention eager|sdpa]\n"
 			"                        [--weights FILE | --holdout-weights DIR] [--compiled-amd-scale]\n"
 			"  DIR/<GPU>/<model>-<inf|train>-<seq>-<batch>.json (e2e_latency, ms); CONFIGS/<model>.json\n"
 			"  --weights FILE: tile-model weights for every GPU; --holdout-weights DIR: for GPU G the\n"
@@ -78,21 +79,18 @@ struct acc {
 	char mem_cfg[128];      /* its config */
 };
 
-/* An AMD GPU's scale (tile.h) fitted on the other AMD GPUs' profiles
- * under labels; the compiled-in one when there are none (or compiled).
- * Writes what it used into note. */
-static void amd_scale_for(const char *labels, const struct gpu_spec *g, int compiled,
-			  char *note, size_t sz)
+/* An AMD GPU's scale (tile.h) fitted with weights tm on the other AMD
+ * GPUs' profiles under labels, into sc; the compiled-in one when there
+ * are none (or compiled).  Writes what it used into note. */
+static void amd_scale_for(const struct tile_model *tm, const char *labels, const struct gpu_spec *g,
+			  int compiled, struct tile_amd_scale *out, char *note, size_t sz)
 {
 	struct tile_amd_scale sc;
 	char err[512];
-	int used = compiled ? 0 : prof_fit_amd(labels, g, PROF_MIN_MS_DEFAULT, &sc, err, sizeof err);
-	if (used > 0) {
-		tile_set_amd_scale(&sc);
-	} else {
-		tile_set_amd_scale(NULL);
-		tile_get_amd_scale(&sc);
-	}
+	int used = compiled ? 0 : prof_fit_amd(tm, labels, g, PROF_MIN_MS_DEFAULT, &sc, err, sizeof err);
+	if (used <= 0)
+		sc = tile_amd_scale_default;
+	*out = sc;
 	int n = snprintf(note, sz, "AMD scale %s:", used > 0 ? "fitted without it" : "compiled-in");
 	for (int c = 0; c < TILE_AMD_NCLASS && n > 0 && (size_t)n < sz; c++)
 		n += snprintf(note + n, sz - (size_t)n, " %s %.2f", tile_amd_class_names[c], sc.scale[c]);
@@ -100,9 +98,10 @@ static void amd_scale_for(const char *labels, const struct gpu_spec *g, int comp
 		snprintf(note + n, sz - (size_t)n, ", %.1f us per kernel", sc.fixed_ns / 1e3);
 }
 
-static int run_gpu_dir(const char *labels, const char *gname, const struct gpu_spec *g,
-		       const char *configs, double launch_ns, enum model_attention attn,
-		       const char *holdout, int compiled_scale, struct acc *all)
+static int run_gpu_dir(const struct tile_model *tm, const char *labels, const char *gname,
+		       const struct gpu_spec *g, const char *configs, double launch_ns,
+		       enum model_attention attn, const char *holdout, int compiled_scale,
+		       struct acc *all)
 {
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/%s", labels, gname);
@@ -113,27 +112,38 @@ static int run_gpu_dir(const char *labels, const char *gname, const struct gpu_s
 	/* without held-out weights every GPU gets the compiled-in ones,
 	 * trained on NeuSight's NVIDIA GPUs: its mean line says so */
 	int builtin = !holdout;
+	struct tile_model *held_tm = NULL;
 	if (holdout) {
-		char w[4096];
-		snprintf(w, sizeof(w), "%s/w_%s.bin", holdout, gname);
 		/* A GPU without weights trained without it gets the compiled-in
 		 * ones, and its mean line says so: held out only if no kernel
 		 * of it was in their training data (none of an AMD GPU). */
-		if (tile_model_load_file(w) != 0) {
-			if (tile_model_load_blob(tile_weights_blob, tile_weights_blob_len) != 0) {
-				printf("%-24s skipped: no held-out weights '%s'\n", gname, w);
-				return 0;
-			}
-			builtin = 1;
+		int h = prof_holdout_weights(holdout, gname, &held_tm);
+		if (h < 0) {
+			printf("%-24s skipped: no held-out weights '%s/w_%s.bin'\n", gname, holdout, gname);
+			return 0;
 		}
+		builtin = h == 0;
+		tm = held_tm;
 	}
 	char note[384] = "";
+	struct tile_amd_scale sc = tile_amd_scale_default;
 	if (gpu_cc_is_amd(g->cc))
-		amd_scale_for(labels, g, compiled_scale, note, sizeof note);
+		amd_scale_for(tm, labels, g, compiled_scale, &sc, note, sizeof note);
+	struct pred_config pc = { .tile = tm, .amd_scale = &sc };
+	struct predictor *pred;
+	char perr[128];
+	if (predictor_new(&pc, &pred, perr, sizeof perr) != 0) {
+		tile_model_free(held_tm);
+		printf("%-24s skipped: %s\n", gname, perr);
+		return 0;
+	}
 	size_t nf;
 	char **files = prof_list_dir(dir, &nf);
-	if (!files)
+	if (!files) {
+		predictor_free(pred);
+		tile_model_free(held_tm);
 		return 0;
+	}
 	struct acc acc = { 0, 0, 0, "" };
 	for (size_t i = 0; i < nf; i++) {
 		char model[128];
@@ -162,6 +172,7 @@ static int run_gpu_dir(const char *labels, const char *gname, const struct gpu_s
 		}
 		struct model_opts o;
 		model_opts_init(&o);
+		o.pred = pred;
 		o.batch = batch;
 		o.seq = seq;
 		o.mode = mode;
@@ -207,6 +218,8 @@ static int run_gpu_dir(const char *labels, const char *gname, const struct gpu_s
 		acc.n++;
 	}
 	prof_free_list(files, nf);
+	predictor_free(pred);
+	tile_model_free(held_tm);
 	if (acc.n) {
 		printf("%-16s mean |error| %.1f%% over %zu configs", g->id, acc.sum / (double)acc.n,
 		       acc.n);
@@ -223,62 +236,45 @@ static int run_gpu_dir(const char *labels, const char *gname, const struct gpu_s
 	return 0;
 }
 
-int bench_e2e_main(int argc, char **argv)
+int bench_e2e_main(const struct bench_args *a)
 {
-	const char *labels = NULL, *configs = NULL, *only = NULL, *weights = NULL, *holdout = NULL;
-	int compiled_scale = 0;
+	const char *labels = a->labels, *configs = a->configs, *only = a->gpu;
+	const char *weights = a->weights, *holdout = a->holdout;
+	int compiled_scale = a->compiled_amd_scale;
 	double launch_ns = MODEL_LAUNCH_NS_DEFAULT;
 	enum model_attention attn = MODEL_ATTN_EAGER;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--labels") && v)
-			labels = v, i++;
-		else if (!strcmp(a, "--configs") && v)
-			configs = v, i++;
-		else if (!strcmp(a, "--gpu") && v)
-			only = v, i++;
-		else if (!strcmp(a, "--weights") && v)
-			weights = v, i++;
-		else if (!strcmp(a, "--holdout-weights") && v)
-			holdout = v, i++;
-		else if (!strcmp(a, "--compiled-amd-scale"))
-			compiled_scale = 1;
-		else if (!strcmp(a, "--launch-us") && v) {
-			char *end;
-			launch_ns = strtod(v, &end) * 1e3;
-			if (*end || !(launch_ns >= 0) || launch_ns > 1e9) {
-				fprintf(stderr, PROG ": bad --launch-us '%s'\n", v);
-				return 2;
-			}
-			i++;
-		} else if (!strcmp(a, "--attention") && v) {
-			if (!strcmp(v, "sdpa"))
-				attn = MODEL_ATTN_SDPA;
-			else if (strcmp(v, "eager")) {
-				fprintf(stderr, PROG ": bad --attention '%s' (eager or sdpa)\n", v);
-				return 2;
-			}
-			i++;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage_e2e();
-			return 0;
-		} else {
-			fprintf(stderr, PROG ": unknown e2e option '%s'\n", a);
-			usage_e2e();
+	if (a->help) {
+		usage_e2e(stdout);
+		return 0;
+	}
+	if (a->launch_us) {
+		char *end;
+		launch_ns = strtod(a->launch_us, &end) * 1e3;
+		if (*end || !(launch_ns >= 0) || launch_ns > 1e9) {
+			fprintf(stderr, PROG ": bad --launch-us '%s'\n", a->launch_us);
+			return 2;
+		}
+	}
+	if (a->attention) {
+		if (!strcmp(a->attention, "sdpa"))
+			attn = MODEL_ATTN_SDPA;
+		else if (strcmp(a->attention, "eager")) {
+			fprintf(stderr, PROG ": bad --attention '%s' (eager or sdpa)\n", a->attention);
 			return 2;
 		}
 	}
 	if (!labels || !configs) {
-		usage_e2e();
+		usage_e2e(stderr);
 		return 2;
 	}
-	if (prof_gpu_and_weights(only, weights) != 0)
+	struct tile_model *tm;
+	if (prof_gpu_and_weights(only, weights, &tm) != 0)
 		return 2;
 	size_t ng;
 	char **gpus = prof_list_dir(labels, &ng);
 	if (!gpus) {
 		fprintf(stderr, PROG ": cannot read '%s': %s\n", labels, strerror(errno));
+		tile_model_free(tm);
 		return 2;
 	}
 	printf("%-16s %-34s %10s %10s %9s %6s\n", "gpu", "config", "measured", "predicted", "error",
@@ -288,10 +284,11 @@ int bench_e2e_main(int argc, char **argv)
 		const struct gpu_spec *g = prof_gpu_of_dir(gpus[i]);
 		if (only && (!g || g != gpu_find(only)))
 			continue;
-		run_gpu_dir(labels, gpus[i], g, configs, launch_ns, attn, holdout, compiled_scale,
+		run_gpu_dir(tm, labels, gpus[i], g, configs, launch_ns, attn, holdout, compiled_scale,
 			    &vendor[g && gpu_cc_is_amd(g->cc)]);
 	}
 	prof_free_list(gpus, ng);
+	tile_model_free(tm);
 	/* NVIDIA and AMD apart as well: every GPU the weights learnt from is
 	 * an NVIDIA one. */
 	for (int v = 0; v < 2; v++) {
@@ -321,71 +318,56 @@ static enum model_comm comm_of_file(const char *f)
 	return MODEL_COMM_NONE;
 }
 
-/* Column index of name in a CSV header line, -1 if absent. */
-static int csv_col(const char *header, const char *suffix)
+/* Index of the first header field that ends in suffix, -1 if none. */
+static int comm_col(const struct csv_reader *csv, const char *suffix)
 {
-	int col = 0;
-	const char *p = header;
 	size_t sl = strlen(suffix);
-	while (*p) {
-		const char *e = strpbrk(p, ",\n\r");
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len >= sl && strncmp(p + len - sl, suffix, sl) == 0)
-			return col;
-		if (!e || *e != ',')
-			break;
-		p = e + 1;
-		col++;
+	for (size_t i = 0; i < csv->nfield; i++) {
+		size_t len = strlen(csv->field[i]);
+		if (len >= sl && strcmp(csv->field[i] + len - sl, suffix) == 0)
+			return (int)i;
 	}
 	return -1;
 }
 
-static double csv_field(const char *line, int col)
+/* The number in field col of the current row; NaN when the row is short. */
+static double comm_num(const struct csv_reader *csv, int col)
 {
-	const char *p = line;
-	for (int i = 0; i < col && p; i++) {
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return p ? strtod(p, NULL) : NAN;
+	return (size_t)col < csv->nfield ? strtod(csv->field[col], NULL) : NAN;
 }
 
-static void comm_file(const char *path, const char *set, const char *fname,
-		      const struct gpu_spec *g, double min_bytes, struct acc *all)
+/* Adds the errors of one measurement file to all; files that are not NCCL
+ * measurements are skipped.  -1 (message printed) when it is not CSV. */
+static int comm_file(const char *path, const char *set, const char *fname,
+		     const struct gpu_spec *g, double min_bytes, struct acc *all)
 {
 	enum model_comm op = comm_of_file(fname);
 	if (op == MODEL_COMM_NONE)
-		return;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	char line[4096];
-	if (!fgets(line, sizeof(line), f)) {
-		fclose(f);
-		return;
-	}
-	int c_med = csv_col(line, ".median"), c_n = csv_col(line, "num_workers");
-	int c_size = csv_col(line, "size"), c_dpn = csv_col(line, "devices_per_node");
-	if (c_med < 0 || c_n < 0 || c_size < 0) {
-		fclose(f);
-		return;
-	}
+		return 0;
+	struct csv_reader csv;
+	if (csv_open(&csv, path, 0) != 0)
+		return 0;
+	int rc = csv_next(&csv);
+	int c_med = comm_col(&csv, ".median"), c_n = comm_col(&csv, "num_workers");
+	int c_size = comm_col(&csv, "size"), c_dpn = comm_col(&csv, "devices_per_node");
+	if (rc != 1 || c_med < 0 || c_n < 0 || c_size < 0)
+		goto out;
 	struct comm_link l, wide;
 	comm_link_init(g, &l, &wide);
 	struct { double sum; size_t n; } per[17];
 	memset(per, 0, sizeof(per));
-	while (fgets(line, sizeof(line), f)) {
-		double ms = csv_field(line, c_med), n = csv_field(line, c_n);
-		double bytes = csv_field(line, c_size);
-		double dpn = c_dpn >= 0 ? csv_field(line, c_dpn) : n;
+	while ((rc = csv_next(&csv)) == 1) {
+		double ms = comm_num(&csv, c_med), n = comm_num(&csv, c_n);
+		double bytes = comm_num(&csv, c_size);
+		double dpn = c_dpn >= 0 ? comm_num(&csv, c_dpn) : n;
 		if (!(ms > 0) || !(n >= 2 && n <= 16) || bytes < min_bytes || dpn < n)
 			continue; /* node-local collectives only */
 		double pred = comm_time_ns(op, bytes, (uint32_t)n, &l) / 1e6;
 		per[(int)n].sum += fabs(pred - ms) / ms * 100.0;
 		per[(int)n].n++;
 	}
-	fclose(f);
+	if (rc < 0)
+		goto out;
 	for (int n = 2; n <= 16; n++)
 		if (per[n].n) {
 			printf("%-22s %-13s %-14s ranks %-2d %5zu sizes >= %.0f MB  mean |error| %5.1f%%\n",
@@ -394,6 +376,11 @@ static void comm_file(const char *path, const char *set, const char *fname,
 			all->sum += per[n].sum;
 			all->n += per[n].n;
 		}
+out:
+	if (rc < 0)
+		fprintf(stderr, PROG ": %s\n", csv.err);
+	csv_release(&csv);
+	return rc < 0 ? -1 : 0;
 }
 
 /* Directory names of the public NCCL data sets to GPU database names. */
@@ -410,20 +397,21 @@ static const struct gpu_spec *comm_gpu(const char *dir)
 	return prof_gpu_of_dir(dir);
 }
 
-int bench_comm_main(int argc, char **argv)
+int bench_comm_main(const struct bench_args *a)
 {
-	double min_bytes = 1e6;
+	double min_bytes = a->min_bytes ? strtod(a->min_bytes, NULL) : 1e6;
 	struct acc all = { 0, 0, 0, "" };
 	int dirs = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--min-bytes") && i + 1 < argc) {
-			min_bytes = strtod(argv[++i], NULL);
-			continue;
-		}
+	if (a->help) {
+		printf("usage: " PROG " comm [--min-bytes N] DIR...   (DIR/<GPU>/{all_reduce,send_recv}.csv)\n");
+		return 0;
+	}
+	for (int i = 0; i < a->noperands; i++) {
+		const char *dir = a->operands[i];
 		size_t ng;
-		char **gd = prof_list_dir(argv[i], &ng);
+		char **gd = prof_list_dir(dir, &ng);
 		if (!gd) {
-			fprintf(stderr, PROG ": cannot read '%s': %s\n", argv[i], strerror(errno));
+			fprintf(stderr, PROG ": cannot read '%s': %s\n", dir, strerror(errno));
 			return 2;
 		}
 		dirs++;
@@ -434,13 +422,17 @@ int bench_comm_main(int argc, char **argv)
 				continue;
 			}
 			char sub[4096];
-			snprintf(sub, sizeof(sub), "%s/%s", argv[i], gd[k]);
+			snprintf(sub, sizeof(sub), "%s/%s", dir, gd[k]);
 			size_t nf;
 			char **files = prof_list_dir(sub, &nf);
 			for (size_t j = 0; files && j < nf; j++) {
 				char path[8192];
 				snprintf(path, sizeof(path), "%s/%s", sub, files[j]);
-				comm_file(path, gd[k], files[j], g, min_bytes, &all);
+				if (comm_file(path, gd[k], files[j], g, min_bytes, &all) != 0) {
+					prof_free_list(files, nf);
+					prof_free_list(gd, ng);
+					return 2;
+				}
 			}
 			if (files)
 				prof_free_list(files, nf);

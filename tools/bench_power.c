@@ -81,37 +81,27 @@ static void bp_usage(FILE *f)
 		   "  the fraction of the boost clock each board held)\n");
 }
 
-int bench_power_main(int argc, char **argv)
+int bench_power_main(const struct bench_args *a)
 {
-	const char *data = NULL, *weights = NULL;
+	const char *data = a->data, *weights = a->weights;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--data") && i + 1 < argc) {
-			data = argv[++i];
-		} else if (!strcmp(argv[i], "--weights") && i + 1 < argc) {
-			weights = argv[++i];
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			bp_usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, PROG ": unknown option '%s'\n", argv[i]);
-			bp_usage(stderr);
-			return 2;
-		}
+	if (a->help) {
+		bp_usage(stdout);
+		return 0;
 	}
 	if (!data) {
 		bp_usage(stderr);
 		return 2;
 	}
-	if (weights && tile_model_load_file(weights) != 0) {
-		fprintf(stderr, PROG ": cannot load weights '%s'\n", weights);
+	struct tile_model *tm;
+	if (weights ? tile_model_load_file(weights, &tm) != 0 : tile_model_load_builtin(&tm) != 0) {
+		fprintf(stderr, PROG ": cannot load weights '%s'\n", weights ? weights : "compiled-in");
 		return 2;
 	}
-	if (!weights)
-		tile_model_has(0);       /* loads the compiled-in weights */
-	double pj16 = tile_sustain_pj();
+	double pj16 = tile_model_sustain_pj(tm);
 	if (!(pj16 > 0)) {
 		fprintf(stderr, PROG ": the weights carry no power cap\n");
+		tile_model_free(tm);
 		return 2;
 	}
 	printf("FP32 power cap (%.1f pJ per core-cycle at 16 nm) against gpu-benches FMA runs\n",
@@ -140,11 +130,12 @@ int bench_power_main(int argc, char **argv)
 			       g->id, bp_files[i].file, d, gpu_cc_string(g->cc, cc, sizeof cc),
 			       dev[d].watts, dev[d].mhz, e, em, em / e,
 			       g->boost_clock_mhz ? dev[d].mhz / g->boost_clock_mhz : 0,
-			       tile_sustained_fraction(g));
+			       tile_sustained_fraction(tm, g));
 			lsum += log(em / e);
 			n++;
 		}
 	}
+	tile_model_free(tm);
 	if (!files) {
 		fprintf(stderr, PROG ": no gpu-roofline output under '%s'\n", data);
 		return 2;

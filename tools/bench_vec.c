@@ -169,22 +169,23 @@ static void vb_header(const char *title)
 }
 
 /* Predicts row r on its GPU with every method; vecop with constants p. */
-static void vb_predict(const struct vb_row *r, const struct vecop_params *pbw,
-		       const struct vecop_params *p, double pred[VB_NCOL])
+static void vb_predict(const struct predictor *pr, const struct vb_row *r,
+		       const struct vecop_params *pbw, const struct vecop_params *p,
+		       double pred[VB_NCOL])
 {
 	struct pred_result res;
-	pred[VB_ROOF] = predict_kernel(&r->k, NULL, r->gpu, PRED_ROOFLINE, &res) == 0 ? res.ns : 0;
-	pred[VB_TILE] = predict_kernel(&r->k, NULL, r->gpu, PRED_MLP, &res) == 0 ? res.ns : 0;
+	pred[VB_ROOF] = predict_kernel(pr, &r->k, NULL, r->gpu, PRED_ROOFLINE, &res) == 0 ? res.ns : 0;
+	pred[VB_TILE] = predict_kernel(pr, &r->k, NULL, r->gpu, PRED_MLP, &res) == 0 ? res.ns : 0;
 	pred[VB_VECBW] = vecop_model_ns(&r->k, r->gpu, pbw);
 	pred[VB_VECOP] = vecop_model_ns(&r->k, r->gpu, p);
-	pred[VB_AUTO] = predict_kernel(&r->k, NULL, r->gpu, PRED_AUTO, &res) == 0 ? res.ns : 0;
+	pred[VB_AUTO] = predict_kernel(pr, &r->k, NULL, r->gpu, PRED_AUTO, &res) == 0 ? res.ns : 0;
 	for (int c = 0; c < VB_NCOL; c++)
 		if (!(pred[c] > 0))
 			pred[c] = 0;   /* counts as a 100% error */
 }
 
 /* Held-out table of s: each GPU predicted by constants fitted on the others. */
-static void vb_heldout(const struct vb_set *s, const char *title, const char *const *opnames,
+static void vb_heldout(const struct predictor *pr, const struct vb_set *s, const char *title, const char *const *opnames,
 		       int nops, double bw_exp)
 {
 	const struct gpu_spec *gpus[16];
@@ -212,7 +213,7 @@ static void vb_heldout(const struct vb_set *s, const char *title, const char *co
 			double pred[VB_NCOL];
 			if (s->r[i].gpu != gpus[g])
 				continue;
-			vb_predict(&s->r[i], &pbw, &p, pred);
+			vb_predict(pr, &s->r[i], &pbw, &p, pred);
 			vb_add(&per[g * (size_t)nops + (size_t)s->r[i].op], pred, s->r[i].ns);
 			vb_add(&gpu_all, pred, s->r[i].ns);
 			vb_add(&all, pred, s->r[i].ns);
@@ -234,7 +235,7 @@ static void vb_heldout(const struct vb_set *s, const char *title, const char *co
  * and shape on both): Habitat's wave scaling (what `auto` uses) against
  * vecop's ratio T_o x model(target) / model(origin), constants fitted on
  * the origin GPU only. */
-static void vb_measured(const struct vb_set *s, const char *const *opnames, int nops,
+static void vb_measured(const struct predictor *pr, const struct vb_set *s, const char *const *opnames, int nops,
 			double bw_exp)
 {
 	const struct gpu_spec *gpus[2] = {NULL, NULL};
@@ -275,10 +276,10 @@ static void vb_measured(const struct vb_set *s, const char *const *opnames, int 
 				struct pred_result res;
 				double pred[3];
 				k.origin_ns = q->ns;
-				pred[0] = predict_kernel(&k, og, tg, PRED_WAVE, &res) == 0 ? res.ns : 0;
+				pred[0] = predict_kernel(pr, &k, og, tg, PRED_WAVE, &res) == 0 ? res.ns : 0;
 				double mt = vecop_model_ns(&k, tg, &p), mo = vecop_model_ns(&k, og, &p);
 				pred[1] = mt > 0 && mo > 0 ? q->ns * mt / mo : 0;
-				pred[2] = predict_kernel(&k, og, tg, PRED_ROOFLINE, &res) == 0 ? res.ns : 0;
+				pred[2] = predict_kernel(pr, &k, og, tg, PRED_ROOFLINE, &res) == 0 ? res.ns : 0;
 				for (int c = 0; c < 3; c++) {
 					double e = pred[c] > 0 ? fabs(pred[c] / r->ns - 1) * 100 : 100;
 					sum[c] += e;
@@ -374,36 +375,29 @@ static void vb_usage(FILE *f)
 		   "  constants for vecop.c\n");
 }
 
-int bench_vec_main(int argc, char **argv)
+int bench_vec_main(const struct bench_args *a)
 {
-	const char *data = NULL;
-	int emit = 0;
+	const char *data = a->data;
+	int emit = a->emit;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--data") && i + 1 < argc) {
-			data = argv[++i];
-		} else if (!strcmp(argv[i], "--emit")) {
-			emit = 1;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			vb_usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, PROG ": unknown option '%s'\n", argv[i]);
-			vb_usage(stderr);
-			return 2;
-		}
+	if (a->help) {
+		vb_usage(stdout);
+		return 0;
 	}
 	if (!data) {
 		vb_usage(stderr);
 		return 2;
 	}
 	struct vb_set vid = {0}, nsv = {0};
-	int rc = vidur_each_row(data, "a100", "a100-sxm4-80", vb_opname, VB_NOPS, vb_vidur_row, &vid);
+	char err[4608];
+	int rc = vidur_each_row(data, "a100", "a100-sxm4-80", vb_opname, VB_NOPS, vb_vidur_row, &vid,
+				err, sizeof err);
 	if (rc == 0 || rc == -ENOENT)
-		rc = vidur_each_row(data, "a40", "a40", vb_opname, VB_NOPS, vb_vidur_row, &vid);
+		rc = vidur_each_row(data, "a40", "a40", vb_opname, VB_NOPS, vb_vidur_row, &vid,
+				    err, sizeof err);
 	if ((rc < 0 && rc != -ENOENT) || vid.n == 0) {
 		fprintf(stderr, PROG ": cannot read Vidur data under '%s': %s\n", data,
-			rc < 0 ? strerror(-rc) : "no rows found");
+			rc < 0 ? (err[0] ? err : strerror(-rc)) : "no rows found");
 		free(vid.r);
 		return 2;
 	}
@@ -438,19 +432,32 @@ int bench_vec_main(int argc, char **argv)
 		free(nsv.r);
 		return 0;
 	}
+	/* the tile model as traces see it, and as NeuSight's op timings
+	 * (with the measuring host's floor) */
+	struct pred_config floor_on = { .tile_floor = 1 };
+	struct predictor *pred = NULL, *pred_floor = NULL;
+	char perr[128];
+	if (predictor_new(NULL, &pred, perr, sizeof perr) != 0 ||
+	    predictor_new(&floor_on, &pred_floor, perr, sizeof perr) != 0) {
+		fprintf(stderr, "surfer-bench: %s\n", perr);
+		predictor_free(pred);
+		free(vid.r);
+		free(nsv.r);
+		return 2;
+	}
 	printf("vecop-bw: fitted with a=1 (bandwidth only); vecop: with the chosen a; auto: "
 	       "`--method auto` with the compiled-in constants (fitted on every Vidur row, so "
 	       "in-sample there)\n\n");
-	vb_heldout(&vid, "Vidur FP16 operators, MAPE % from the shape (vecop fitted on the "
+	vb_heldout(pred, &vid, "Vidur FP16 operators, MAPE % from the shape (vecop fitted on the "
 			 "other GPU)", vb_opname, VB_NOPS, bw_exp);
-	vb_measured(&vid, vb_opname, VB_NOPS, bw_exp);
+	vb_measured(pred, &vid, vb_opname, VB_NOPS, bw_exp);
 	if (nsv.n) {
-		tile_use_floor(1);
-		vb_heldout(&nsv, "NeuSight FP32 vector operators, MAPE % from the shape (vecop "
+		vb_heldout(pred_floor, &nsv, "NeuSight FP32 vector operators, MAPE % from the shape (vecop "
 				 "fitted on the other GPUs; tile in-sample, with its host floor)",
 			   ns_ops, NS_NOPS, bw_exp);
-		tile_use_floor(0);
 	}
+	predictor_free(pred);
+	predictor_free(pred_floor);
 	free(vid.r);
 	free(nsv.r);
 	return 0;

@@ -10,6 +10,7 @@
  * for convolutions.  Columns are found by header name.
  */
 #include "tools/neusight.h"
+#include "trace/csv.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -67,52 +68,6 @@ static const char *intern(struct strtab *t, const char *s)
 	return t->slot[j];
 }
 
-/* ---- CSV ------------------------------------------------------------- */
-
-#define MAXCOLS 40
-
-/* Splits line in place into fields (double-quoted fields may hold commas;
- * "" is a quote).  Returns the number of fields. */
-int ns_split_csv(char *line, char **f, int max)
-{
-	int n = 0;
-	char *p = line;
-	size_t l = strlen(line);
-	while (l && (line[l - 1] == '\n' || line[l - 1] == '\r'))
-		line[--l] = 0;
-	for (;;) {
-		if (n == max)
-			return n;
-		if (*p == '"') {
-			char *w = ++p;
-			f[n++] = w;
-			for (;;) {
-				if (!*p)
-					break;
-				if (*p == '"' && p[1] == '"') {
-					*w++ = '"';
-					p += 2;
-				} else if (*p == '"') {
-					p++;
-					break;
-				} else {
-					*w++ = *p++;
-				}
-			}
-			*w = 0;
-			while (*p && *p != ',')
-				p++;
-		} else {
-			f[n++] = p;
-			while (*p && *p != ',')
-				p++;
-		}
-		if (!*p)
-			return n;
-		*p++ = 0;
-	}
-}
-
 enum col {
 	C_OP, C_LAT, C_DEV, C_NAME, C_GX, C_GY, C_GZ, C_BX, C_BY, C_BZ, C_NCOLS
 };
@@ -125,9 +80,9 @@ static const char *const vec_dims[] = {"B", "H", NULL};
 static const char *const conv_dims[] = {"B", "Input_Channel", "Output_Channel",
 	"Kernel_Szie", "Input_Size", "Stride", "Padding", NULL};
 
-static int find_col(char **hdr, int nh, const char *name)
+static int find_col(char **hdr, size_t nh, const char *name)
 {
-	for (int i = 0; i < nh; i++)
+	for (int i = 0; i < (int)nh; i++)
 		if (strcmp(hdr[i], name) == 0 ||
 		    (strncmp(hdr[i], name, strlen(name)) == 0 && hdr[i][strlen(name)] == ' '))
 			return i;
@@ -203,13 +158,18 @@ static int deepbench_device(struct loader *L, const char *path, const char **nam
 		return -1;
 	memcpy(spec, path, pl);
 	memcpy(spec + pl, "__Specs.csv", sizeof "__Specs.csv");
-	FILE *fp = fopen(spec, "r");
-	char *line = NULL, *f[MAXCOLS];
-	size_t cap = 0;
+	struct csv_reader r;
+	int have = csv_open(&r, spec, 0) == 0, rc = 0;
 	*name = NULL;
-	while (fp && !*name && getline(&line, &cap, fp) > 0)
-		if (ns_split_csv(line, f, MAXCOLS) >= 2 && strcmp(f[0], "GPU Model") == 0 && f[1][0])
-			*name = intern(L->s->strings, f[1]);
+	while (have && !*name && (rc = csv_next(&r)) == 1)
+		if (r.nfield >= 2 && strcmp(r.field[0], "GPU Model") == 0 && r.field[1][0])
+			*name = intern(L->s->strings, r.field[1]);
+	if (rc < 0) {
+		snprintf(L->err, L->errlen, "%s", r.err);
+		csv_release(&r);
+		free(spec);
+		return -1;
+	}
 	if (!*name) {
 		/* a CPU's (KNL) or a missing specs file: the file's prefix
 		 * names a device no GPU matches, and its rows are skipped */
@@ -217,10 +177,9 @@ static int deepbench_device(struct loader *L, const char *path, const char **nam
 		spec[pl] = 0;
 		*name = intern(L->s->strings, b ? b + 1 : spec);
 	}
-	free(line);
+	if (have)
+		csv_release(&r);
 	free(spec);
-	if (fp)
-		fclose(fp);
 	return *name ? 0 : -1;
 }
 
@@ -231,7 +190,8 @@ static int deepbench_device(struct loader *L, const char *path, const char **nam
  * "matmul" rows in NeuSight's convention (B 1, M, N the reduction, K the
  * output's columns), without a kernel name or launch.  Only FP32 files
  * ("Precision,Float") are read; the caller has read the first line. */
-static int load_deepbench(struct loader *L, FILE *fp, const char *path, const char *precision)
+static int load_deepbench(struct loader *L, struct csv_reader *csv, const char *path,
+			  const char *precision)
 {
 	if (strcmp(precision, "Float") != 0)
 		return 0;                    /* FP16 / int8 results: not modelled */
@@ -241,12 +201,11 @@ static int load_deepbench(struct loader *L, FILE *fp, const char *path, const ch
 	const struct gpu_spec *g = device_gpu(L, dev);
 	if (L->keep && g != L->keep && g != L->keep2)
 		return 0;
-	char *line = NULL, *f[MAXCOLS];
-	size_t cap = 0;
-	int gemm = 0, rc = 0;
-	while (getline(&line, &cap, fp) > 0) {
-		int n = ns_split_csv(line, f, MAXCOLS);
-		if (n >= 1 && f[0][0]) {
+	int gemm = 0, rc;
+	while ((rc = csv_next(csv)) == 1) {
+		size_t n = csv->nfield;
+		char **f = csv->field;
+		if (f[0][0]) {
 			gemm = strcmp(f[0], "Dense Matrix Multiplication") == 0;
 			continue;
 		}
@@ -270,44 +229,45 @@ static int load_deepbench(struct loader *L, FILE *fp, const char *path, const ch
 		r.ndims = 4;
 		if (push_row(L->s, &r) != 0) {
 			snprintf(L->err, L->errlen, "'%s': out of memory", path);
-			rc = -1;
-			break;
+			return -1;
 		}
 	}
-	free(line);
-	return rc;
+	if (rc < 0) {
+		snprintf(L->err, L->errlen, "%s", csv->err);
+		return -1;
+	}
+	return 0;
 }
 
 static int load_file(struct loader *L, const char *path)
 {
-	FILE *fp = fopen(path, "r");
-	if (!fp) {
-		snprintf(L->err, L->errlen, "cannot open '%s': %s", path, strerror(errno));
+	struct csv_reader csv;
+	int rc = csv_open(&csv, path, 0);
+	if (rc != 0) {
+		snprintf(L->err, L->errlen, "cannot open '%s': %s", path, strerror(-rc));
 		return -1;
 	}
 	struct strtab *st = L->s->strings;
-	char *line = NULL, *hdr_line = NULL;
-	size_t cap = 0;
-	char *hdr[MAXCOLS], *f[MAXCOLS];
-	int nh = 0, col[C_NCOLS], dcol[NS_MAXDIMS], nd = 0, rc = 0;
-	while (getline(&line, &cap, fp) > 0) {
-		if (!hdr_line) {
-			hdr_line = strdup(line);
-			if (!hdr_line) { rc = -1; break; }
-			nh = ns_split_csv(hdr_line, hdr, MAXCOLS);
-			if (nh >= 2 && strcmp(hdr[0], "Precision") == 0) {
-				rc = load_deepbench(L, fp, path, hdr[1]);
+	size_t nh = 0;
+	int have_hdr = 0, col[C_NCOLS], dcol[NS_MAXDIMS], nd = 0;
+	while ((rc = csv_next(&csv)) == 1) {
+		char **f = csv.field;
+		if (!have_hdr) {
+			have_hdr = 1;
+			nh = csv.nfield;
+			if (nh >= 2 && strcmp(f[0], "Precision") == 0) {
+				rc = load_deepbench(L, &csv, path, f[1]);
 				break;
 			}
-			if (nh >= 1 && (strcmp(hdr[0], "GPU Model") == 0 || strcmp(hdr[0], "CPU Model") == 0 ||
-					strcmp(hdr[0], "Dense Matrix Multiplication") == 0))
+			if (strcmp(f[0], "GPU Model") == 0 || strcmp(f[0], "CPU Model") == 0 ||
+			    strcmp(f[0], "Dense Matrix Multiplication") == 0)
 				break;       /* DeepBench's specs and kernel lists: no times */
 			for (int c = 0; c < C_NCOLS; c++)
-				col[c] = find_col(hdr, nh, col_names[c]);
-			const char *const *dims = find_col(hdr, nh, "Input_Channel") >= 0 ? conv_dims :
-						  find_col(hdr, nh, "M") >= 0 ? gemm_dims : vec_dims;
+				col[c] = find_col(f, nh, col_names[c]);
+			const char *const *dims = find_col(f, nh, "Input_Channel") >= 0 ? conv_dims :
+						  find_col(f, nh, "M") >= 0 ? gemm_dims : vec_dims;
 			for (nd = 0; dims[nd]; nd++)
-				dcol[nd] = find_col(hdr, nh, dims[nd]);
+				dcol[nd] = find_col(f, nh, dims[nd]);
 			if (col[C_OP] < 0 || col[C_LAT] < 0 || col[C_DEV] < 0) {
 				snprintf(L->err, L->errlen, "'%s': not a NeuSight kernel CSV (no OPName, Latency, Device)", path);
 				rc = -1;
@@ -315,8 +275,7 @@ static int load_file(struct loader *L, const char *path)
 			}
 			continue;
 		}
-		int n = ns_split_csv(line, f, MAXCOLS);
-		if (n != nh)
+		if (csv.nfield != nh)
 			continue;            /* ragged line: skip, as pandas would fail */
 		struct ns_row r;
 		memset(&r, 0, sizeof r);
@@ -349,12 +308,11 @@ static int load_file(struct loader *L, const char *path)
 		r.ndims = (unsigned)nd;
 		if (push_row(L->s, &r) != 0) { rc = -1; break; }
 	}
-	if (rc != 0 && !L->err[0])
-		snprintf(L->err, L->errlen, "'%s': out of memory", path);
-	free(line);
-	free(hdr_line);
-	fclose(fp);
-	return rc;
+	if (rc < 0 && !L->err[0])
+		rc == -1 ? snprintf(L->err, L->errlen, "'%s': out of memory", path)
+			 : snprintf(L->err, L->errlen, "%s", csv.err);
+	csv_release(&csv);
+	return rc < 0 ? -1 : 0;
 }
 
 static int has_csv_suffix(const char *n)

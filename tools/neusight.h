@@ -38,10 +38,6 @@ int ns_load(struct ns_set *s, const char *path, const struct gpu_spec *keep,
 	    const struct gpu_spec *keep2, char *err, size_t errlen);
 void ns_release(struct ns_set *s);
 
-/* Splits a CSV line in place into at most max fields (double-quoted fields
- * may hold commas; "" is a quote).  Returns the number of fields. */
-int ns_split_csv(char *line, char **f, int max);
-
 /* The operator class of an OPName (PRED_OP_GEMM for bmm/linear, ...). */
 enum pred_op ns_op_class(const char *op);
 

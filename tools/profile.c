@@ -26,9 +26,9 @@
 #include "analyzer/model.h"
 #include "gpu_specs/gpu.h"
 #include "predictor/predict.h"
+#include "trace/csv.h"
 
 #define PROG "surfer-bench"
-#define MAXCOLS 64
 #define MAXSHAPES 4
 #define MAXRANK 8
 
@@ -406,20 +406,24 @@ int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen
 		snprintf(err, errlen, "'%s': not a .csv file", csv);
 		return -1;
 	}
-	FILE *fp = fopen(csv, "r");
-	if (!fp) {
-		snprintf(err, errlen, "cannot open '%s': %s", csv, strerror(errno));
+	struct csv_reader r;
+	int rc = csv_open(&r, csv, 0), next;
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", csv, strerror(-rc));
 		return -1;
 	}
-	char *line = NULL, *f[MAXCOLS];
 	double *free_ms[2] = {NULL, NULL};
-	size_t cap = 0;
-	int col[P_NCOLS], rc = -1;
-	if (getline(&line, &cap, fp) < 0) {
-		snprintf(err, errlen, "'%s': empty", csv);
+	int col[P_NCOLS];
+	rc = -1;
+	if ((next = csv_next(&r)) <= 0) {
+		if (next == 0)
+			snprintf(err, errlen, "'%s': empty", csv);
+		else
+			snprintf(err, errlen, "%s", r.err);
 		goto out;
 	}
-	int nh = ns_split_csv(line, f, MAXCOLS);
+	char **f = r.field;
+	int nh = (int)r.nfield;
 	for (int c = 0; c < P_NCOLS; c++) {
 		col[c] = -1;
 		for (int i = 0; i < nh; i++)
@@ -442,8 +446,9 @@ int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen
 	size_t first = s->n, nfree[2] = {0, 0};
 	if (!config)
 		goto nomem;
-	while (getline(&line, &cap, fp) >= 0) {
-		int n = ns_split_csv(line, f, MAXCOLS);
+	while ((next = csv_next(&r)) == 1) {
+		f = r.field;
+		int n = (int)r.nfield;
 		if (n < nh)
 			continue;
 		struct prof_op op;
@@ -477,6 +482,10 @@ int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen
 	 * median time of the nodes that launch nothing.  An iteration does
 	 * not pay it (its CPU runs ahead of the GPU), so each operator's time
 	 * is its measured time less that. */
+	if (next < 0) {
+		snprintf(err, errlen, "%s", r.err);
+		goto out;
+	}
 	double over[2] = {median(free_ms[0], nfree[0]), median(free_ms[1], nfree[1])};
 	for (size_t i = first; i < s->n; i++) {
 		struct prof_op *op = &s->v[i];
@@ -492,8 +501,7 @@ nomem:
 out:
 	free(free_ms[0]);
 	free(free_ms[1]);
-	free(line);
-	fclose(fp);
+	csv_release(&r);
 	return rc;
 }
 
@@ -603,14 +611,15 @@ int prof_kernel(const struct prof_op *op, struct pred_kernel *k)
 
 /* The tile model's time for op on g (ms), its class in *cls; -1 when
  * `auto` would not give op to the tile model. */
-static double predict_op(const struct prof_op *op, const struct gpu_spec *g, int *cls)
+static double predict_op(const struct predictor *p, const struct prof_op *op,
+			 const struct gpu_spec *g, int *cls)
 {
 	struct pred_kernel k;
 	struct pred_result r;
 	if (prof_kernel(op, &k) != 0 || (*cls = tile_amd_class_of(&k)) < 0)
 		return -1;
 	k.bytes += model_reread_bytes(op->reread_bytes, op->reuse_bytes, g);
-	if (predict_kernel(&k, NULL, g, PRED_AUTO, &r) != 0 || r.method != PRED_MLP)
+	if (predict_kernel(p, &k, NULL, g, PRED_AUTO, &r) != 0 || r.method != PRED_MLP)
 		return -1;
 	return r.ns / 1e6;
 }
@@ -632,14 +641,15 @@ static void amd_scale_ones(struct tile_amd_scale *s)
 }
 
 /* Appends to *rows (n used, cap allocated) every operator of s of min_ms
- * or more that `auto` gives the tile model on g, predicted with the scale
- * in force.  0, or -1 (memory). */
-static int predict_rows(const struct prof_set *s, const struct gpu_spec *g, double min_ms,
-			int gpu, struct fit_row **rows, size_t *n, size_t *cap)
+ * or more that `auto` gives the tile model on g, predicted by pred.  0,
+ * or -1 (memory). */
+static int predict_rows(const struct predictor *pred, const struct prof_set *s,
+			const struct gpu_spec *g, double min_ms, int gpu, struct fit_row **rows,
+			size_t *n, size_t *cap)
 {
 	for (size_t j = 0; j < s->n; j++) {
 		int cls;
-		double p = s->v[j].ms >= min_ms ? predict_op(&s->v[j], g, &cls) : -1;
+		double p = s->v[j].ms >= min_ms ? predict_op(pred, &s->v[j], g, &cls) : -1;
 		if (!(p > 0))
 			continue;
 		if (*n == *cap) {
@@ -653,6 +663,17 @@ static int predict_rows(const struct prof_set *s, const struct gpu_spec *g, doub
 		(*rows)[(*n)++] = (struct fit_row){ gpu, cls, s->v[j].ms, p, s->v[j].mult, j };
 	}
 	return 0;
+}
+
+/* A predictor with weights tm and the scale that leaves the tile model's
+ * times as they are; NULL (err says why) when out of memory. */
+static struct predictor *unscaled_predictor(const struct tile_model *tm, char *err, size_t errlen)
+{
+	struct tile_amd_scale ones;
+	struct predictor *p;
+	amd_scale_ones(&ones);
+	struct pred_config pc = { .tile = tm, .amd_scale = &ones };
+	return predictor_new(&pc, &p, err, errlen) == 0 ? p : NULL;
 }
 
 /* Each class's scale for fixed cost c (ms), as prof_fit_amd() says;
@@ -683,8 +704,8 @@ static void fit_scale(const struct fit_row *r, size_t n, int ngpu, double c,
 	}
 }
 
-int prof_fit_amd(const char *labels, const struct gpu_spec *skip, double min_ms,
-		 struct tile_amd_scale *out, char *err, size_t errlen)
+int prof_fit_amd(const struct tile_model *tm, const char *labels, const struct gpu_spec *skip,
+		 double min_ms, struct tile_amd_scale *out, char *err, size_t errlen)
 {
 	size_t nd;
 	char **dirs = prof_list_dir(labels, &nd);
@@ -692,10 +713,13 @@ int prof_fit_amd(const char *labels, const struct gpu_spec *skip, double min_ms,
 		snprintf(err, errlen, "cannot read '%s': %s", labels, strerror(errno));
 		return -1;
 	}
-	struct tile_amd_scale saved, ones;
+	struct tile_amd_scale ones;
 	amd_scale_ones(&ones);
-	tile_get_amd_scale(&saved);
-	tile_set_amd_scale(&ones);
+	struct predictor *pred = unscaled_predictor(tm, err, errlen);
+	if (!pred) {
+		prof_free_list(dirs, nd);
+		return -1;
+	}
 	struct fit_row *rows = NULL;
 	size_t n = 0, cap = 0;
 	int ngpu = 0, rc = 0;
@@ -709,7 +733,7 @@ int prof_fit_amd(const char *labels, const struct gpu_spec *skip, double min_ms,
 		if (prof_load_dir(&s, path, err, errlen) != 0)
 			rc = -1;
 		size_t first = n;
-		if (rc == 0 && predict_rows(&s, g, min_ms, ngpu, &rows, &n, &cap) != 0) {
+		if (rc == 0 && predict_rows(pred, &s, g, min_ms, ngpu, &rows, &n, &cap) != 0) {
 			snprintf(err, errlen, "out of memory");
 			rc = -1;
 		}
@@ -717,7 +741,7 @@ int prof_fit_amd(const char *labels, const struct gpu_spec *skip, double min_ms,
 		prof_release(&s);
 	}
 	prof_free_list(dirs, nd);
-	tile_set_amd_scale(&saved);
+	predictor_free(pred);
 	*out = ones;
 	if (rc == 0 && n) {
 		/* the fixed cost by a scan of its one dimension, judged on the
@@ -744,17 +768,28 @@ int prof_fit_amd(const char *labels, const struct gpu_spec *skip, double min_ms,
 
 /* ---- surfer-bench profile ------------------------------------------------ */
 
-int prof_gpu_and_weights(const char *only, const char *weights)
+int prof_gpu_and_weights(const char *only, const char *weights, struct tile_model **tm)
 {
+	*tm = NULL;
 	if (only && !gpu_find(only)) {
 		fprintf(stderr, PROG ": unknown GPU '%s'\n", only);
 		return -1;
 	}
-	if (weights && tile_model_load_file(weights) != 0) {
-		fprintf(stderr, PROG ": cannot load tile-model weights '%s'\n", weights);
+	if (weights ? tile_model_load_file(weights, tm) != 0 : tile_model_load_builtin(tm) != 0) {
+		fprintf(stderr, PROG ": cannot load tile-model weights '%s'\n",
+			weights ? weights : "compiled-in");
 		return -1;
 	}
 	return 0;
+}
+
+int prof_holdout_weights(const char *holdout, const char *gpu_dir, struct tile_model **tm)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/w_%s.bin", holdout, gpu_dir);
+	if (tile_model_load_file(path, tm) == 0)
+		return 1;
+	return tile_model_load_builtin(tm) == 0 ? 0 : -1;
 }
 
 
@@ -798,11 +833,11 @@ static void print_rows(const struct prof_set *s, const struct gpu_spec *g,
 	}
 }
 
-static int emit(const char *labels, double min_ms)
+static int emit(const struct tile_model *tm, const char *labels, double min_ms)
 {
 	struct tile_amd_scale sc;
 	char err[512];
-	int used = prof_fit_amd(labels, NULL, min_ms, &sc, err, sizeof err);
+	int used = prof_fit_amd(tm, labels, NULL, min_ms, &sc, err, sizeof err);
 	if (used < 0) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return 2;
@@ -832,41 +867,20 @@ static int emit(const char *labels, double min_ms)
 	return 0;
 }
 
-int bench_profile_main(int argc, char **argv)
+int bench_profile_main(const struct bench_args *a)
 {
-	const char *labels = NULL, *only = NULL, *weights = NULL, *holdout = NULL;
+	const char *labels = a->labels, *only = a->gpu, *weights = a->weights, *holdout = a->holdout;
 	double min_ms = PROF_MIN_MS_DEFAULT;
-	int do_emit = 0, rows = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--emit")) {
-			do_emit = 1;
-		} else if (!strcmp(a, "--rows")) {
-			rows = 1;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage_profile(stdout);
-			return 0;
-		} else if (!v) {
-			fprintf(stderr, PROG ": profile: unknown option or missing value '%s'\n", a);
-			return 2;
-		} else if (!strcmp(a, "--labels")) {
-			labels = v, i++;
-		} else if (!strcmp(a, "--gpu")) {
-			only = v, i++;
-		} else if (!strcmp(a, "--weights")) {
-			weights = v, i++;
-		} else if (!strcmp(a, "--holdout-weights")) {
-			holdout = v, i++;
-		} else if (!strcmp(a, "--min-ms")) {
-			char *end;
-			min_ms = strtod(v, &end);
-			if (*end || !(min_ms >= 0) || min_ms > 1e6) {
-				fprintf(stderr, PROG ": bad --min-ms '%s'\n", v);
-				return 2;
-			}
-			i++;
-		} else {
-			fprintf(stderr, PROG ": profile: unknown option '%s'\n", a);
+	int do_emit = a->emit, rows = a->rows;
+	if (a->help) {
+		usage_profile(stdout);
+		return 0;
+	}
+	if (a->min_ms) {
+		char *end;
+		min_ms = strtod(a->min_ms, &end);
+		if (*end || !(min_ms >= 0) || min_ms > 1e6) {
+			fprintf(stderr, PROG ": bad --min-ms '%s'\n", a->min_ms);
 			return 2;
 		}
 	}
@@ -874,18 +888,21 @@ int bench_profile_main(int argc, char **argv)
 		usage_profile(stderr);
 		return 2;
 	}
-	if (prof_gpu_and_weights(only, weights) != 0)
+	struct tile_model *tm;
+	if (prof_gpu_and_weights(only, weights, &tm) != 0)
 		return 2;
-	if (do_emit)
-		return emit(labels, min_ms);
+	if (do_emit) {
+		int erc = emit(tm, labels, min_ms);
+		tile_model_free(tm);
+		return erc;
+	}
 	size_t nd;
 	char **dirs = prof_list_dir(labels, &nd);
 	if (!dirs) {
 		fprintf(stderr, PROG ": cannot read '%s': %s\n", labels, strerror(errno));
+		tile_model_free(tm);
 		return 2;
 	}
-	struct tile_amd_scale ones;
-	amd_scale_ones(&ones);
 	printf("%-16s %-13s %5s %10s %11s %14s %12s\n", "gpu", "class", "rows", "meas/pred",
 	       "MAPE", "held-out scale", "scaled MAPE");
 	int rc = 0;
@@ -894,29 +911,28 @@ int bench_profile_main(int argc, char **argv)
 		if (!g || (only && g != gpu_find(only)))
 			continue;
 		char path[4096], err[512];
-		if (holdout) {
-			/* G's weights trained without G; else the compiled-in ones */
-			snprintf(path, sizeof path, "%s/w_%s.bin", holdout, dirs[i]);
-			if (tile_model_load_file(path) != 0 &&
-			    tile_model_load_blob(tile_weights_blob, tile_weights_blob_len) != 0) {
-				fprintf(stderr, PROG ": cannot load the tile-model weights\n");
-				rc = 2;
-				break;
-			}
+		/* G's weights trained without G; else the compiled-in ones */
+		struct tile_model *held_tm = NULL;
+		if (holdout && prof_holdout_weights(holdout, dirs[i], &held_tm) < 0) {
+			fprintf(stderr, PROG ": cannot load the tile-model weights\n");
+			rc = 2;
+			break;
 		}
+		const struct tile_model *gtm = held_tm ? held_tm : tm;
 		snprintf(path, sizeof path, "%s/%s", labels, dirs[i]);
 		struct prof_set s = {0};
 		struct tile_amd_scale held;
+		struct predictor *pred = NULL;
 		int amd = gpu_cc_is_amd(g->cc), used = 0;
 		if (prof_load_dir(&s, path, err, sizeof err) != 0 ||
-		    (amd && (used = prof_fit_amd(labels, g, min_ms, &held, err, sizeof err)) < 0)) {
+		    (amd && (used = prof_fit_amd(gtm, labels, g, min_ms, &held, err, sizeof err)) < 0) ||
+		    (s.n && !(pred = unscaled_predictor(gtm, err, sizeof err)))) {
 			fprintf(stderr, PROG ": %s\n", err);
 			rc = 2;
 		} else if (s.n) {
 			struct fit_row *r = NULL;
 			size_t n = 0, cap = 0;
-			tile_set_amd_scale(&ones);
-			if (predict_rows(&s, g, min_ms, 0, &r, &n, &cap) != 0) {
+			if (predict_rows(pred, &s, g, min_ms, 0, &r, &n, &cap) != 0) {
 				fprintf(stderr, PROG ": out of memory\n");
 				rc = 2;
 			}
@@ -944,10 +960,12 @@ int bench_profile_main(int argc, char **argv)
 			if (rc == 0 && rows)
 				print_rows(&s, g, r, n);
 			free(r);
-			tile_set_amd_scale(NULL);
 		}
+		predictor_free(pred);
+		tile_model_free(held_tm);
 		prof_release(&s);
 	}
 	prof_free_list(dirs, nd);
+	tile_model_free(tm);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "predictor/tile.h"
+#include "tools/bench_args.h"
 #include "tools/neusight.h"
 
 struct prof_op {
@@ -75,16 +76,16 @@ int prof_kernel(const struct prof_op *op, struct pred_kernel *k);
 
 /* Fits the AMD scale on every AMD GPU's inference profiles under labels
  * (labels/<GPU>/) but those of skip (NULL: none), operators of min_ms or
- * more predicted with the scale at 1 and no fixed cost.  For a fixed cost
+ * more predicted by the tile model with weights tm, the scale at 1 and no
+ * fixed cost.  For a fixed cost
  * c per kernel, each class's scale is the geometric mean over the GPUs of
  * its (measured - c) over its predicted time (times summed over the
  * class's operators, each as often as it runs); c is the one, 0 to
  * PROF_MAX_FIXED_NS, whose scale gives the least mean |log(predicted /
- * measured)| over every operator.  The scale in force is restored.
- * Returns the number of AMD GPUs used (0: scale 1, c 0), or -1 (unreadable
+ * measured)| over every operator.  Returns the number of AMD GPUs used (0: scale 1, c 0), or -1 (unreadable
  * labels). */
-int prof_fit_amd(const char *labels, const struct gpu_spec *skip, double min_ms,
-		 struct tile_amd_scale *out, char *err, size_t errlen);
+int prof_fit_amd(const struct tile_model *tm, const char *labels, const struct gpu_spec *skip,
+		 double min_ms, struct tile_amd_scale *out, char *err, size_t errlen);
 
 /* A labels directory's GPU: "Tesla_T4", "NVIDIA_A100-PCIE-40GB",
  * "AMD_Instinct_MI210" (underscores for spaces, a vendor or product-line
@@ -96,11 +97,17 @@ char **prof_list_dir(const char *dir, size_t *n);
 void prof_free_list(char **v, size_t n);
 
 /* The --gpu and --weights options of surfer-bench e2e and profile: NAME
- * must be a known GPU, FILE a weights file (then loaded).  0, or -1 after
- * a one-line error on stderr. */
-int prof_gpu_and_weights(const char *only, const char *weights);
+ * must be a known GPU, FILE a weights file, loaded into *tm (the
+ * compiled-in weights without one; free with tile_model_free).  0, or -1
+ * after a one-line error on stderr. */
+int prof_gpu_and_weights(const char *only, const char *weights, struct tile_model **tm);
+
+/* GPU directory gpu_dir's held-out weights: DIR/w_<gpu_dir>.bin (make
+ * accuracy writes them) into *tm, returning 1, or the compiled-in ones,
+ * returning 0; -1 when neither loads.  Free *tm with tile_model_free. */
+int prof_holdout_weights(const char *holdout, const char *gpu_dir, struct tile_model **tm);
 
 /* surfer-bench profile --labels DIR [--gpu NAME] [--min-ms MS] [--emit]. */
-int bench_profile_main(int argc, char **argv);
+int bench_profile_main(const struct bench_args *a);
 
 #endif

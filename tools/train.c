@@ -509,7 +509,7 @@ static double curve_fit(const struct samples *s, double x[TILE_CURVE_NPARAM])
 	return sqrt(loss);
 }
 
-/* Appends the pick section (tile_pick_parse's layout) to blob. */
+/* Appends the pick section (tile_picks_parse's layout) to blob. */
 static int pick_write(struct pick_acc *a, unsigned char **blob, size_t *len, size_t *cap, int quiet)
 {
 	if (a->n)     /* no named GEMMs: no picks, and qsort takes no NULL */
@@ -697,7 +697,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	double pj = o.no_power_cap ? 0 : fit_sustain(&set, &o);
-	tile_set_sustain_pj(pj);
+	/* The features are computed under the power cap just fitted and
+	 * nothing else of a model: no tile picks (a GEMM whose kernel name
+	 * shows no tile gets tile_gemm_pick()'s). */
+	struct tile_model *fm = tile_model_new();
+	if (!fm) {
+		fprintf(stderr, PROG ": out of memory\n");
+		ns_release(&set);
+		return 2;
+	}
+	tile_model_set_sustain_pj(fm, pj);
 	if (!o.quiet)
 		fprintf(stderr, PROG ": power cap: %.1f pJ per FP32 core-cycle at 16 nm\n", pj);
 	struct samples fam[TILE_FAM_COUNT];
@@ -727,7 +736,7 @@ int main(int argc, char **argv)
 		struct tile_shape t;
 		int named = tile_family_of(&k) == TILE_FAM_GEMM && tile_from_name(k.name, &t) == 0 &&
 			    t.kind == TILE_GEMM && t.t0 && t.t1;
-		int f = tile_features(&k, r->gpu, named ? &t : NULL, x.f, &base);
+		int f = tile_features(fm, &k, r->gpu, named ? &t : NULL, x.f, &base);
 		if (f < 0)
 			continue;
 		if (named && pick_add(&picks, r->gpu, tile_pick_key(&k), tile_pick_code(&t)) != 0) {
@@ -755,7 +764,7 @@ int main(int argc, char **argv)
 		 * 8.4% for two seeds' weights against 6.8% and 7.7%, a check
 		 * before the curve was trained in, docs/tile-model.md). */
 		if (f != TILE_FAM_GEMM || !strcmp(r->op, "matmul") ||
-		    tile_curve_terms(&k, r->gpu, x.curve) != 0)
+		    tile_curve_terms(fm, &k, r->gpu, x.curve) != 0)
 			memset(x.curve, 0, sizeof x.curve);
 		if (push(&fam[f], &x) != 0) {
 			fprintf(stderr, PROG ": out of memory\n");
@@ -766,6 +775,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %zu rows read, %zu of held-out GPUs skipped, %zu of unknown GPUs skipped\n",
 			set.n, held, unknown);
 	ns_release(&set);
+	tile_model_free(fm);
 	double floors[TILE_FAM_COUNT];
 	for (int f = 0; f < TILE_FAM_COUNT; f++) {
 		/* Each training row carries its own GPU's and operator's
