@@ -508,7 +508,7 @@ void report_verdict(const struct analysis *a, const struct analysis_target *t, c
 	    !(t->iteration_ns > 0))
 		return;
 	double r = t->iteration_ns / a->measured_ns, k = t->kernel_ns / a->measured_kernel_ns;
-	if (!(k <= 0.67) || fabs(r - 1) > 0.05)
+	if (!(k <= 0.67) || fabs(r - 1) > 0.10)
 		return;
 	double wait = report_pct(t->gpu_wait_cpu_ns, t->iteration_ns);
 	if (wait >= 50)

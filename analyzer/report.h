@@ -46,7 +46,7 @@ const struct report_legend_item *report_legend(int traces, size_t *n);
 
 /* The one-line verdict on target t, into out (empty when none): when the
  * target's kernels are predicted much faster than the measured ones (at
- * most 0.67 of their time) but the iteration within 5 % of the measured
+ * most 0.67 of their time) but the iteration within 10 % of the measured
  * one, what holds it: "CPU-bound: the GPU waits on the CPU 78% of the
  * time", or the waits and copies.  Traces only. */
 void report_verdict(const struct analysis *a, const struct analysis_target *t, char *out,
