@@ -57,6 +57,8 @@ struct an_pending {
 	uint64_t seq;
 	int32_t iteration;
 	int item;                     /* an_item_candidate                         */
+	int no_cpu;                   /* the launch's CPU time is unknown (0): it
+				       * launches when it starts on the GPU      */
 };
 
 /* How far back (events) a CPU wait looks for the copy before it. */
@@ -80,6 +82,7 @@ struct an_ctx {
 	int64_t min_delta;
 	int have_delta;
 	uint64_t markers;             /* iteration markers                         */
+	uint64_t copies;              /* memcpy and memset records                 */
 	uint64_t capture_markers;     /* capture start/stop markers                */
 	int kernel_iterations;        /* kernels carry iteration numbers           */
 	int timed;                    /* some kernel or copy has GPU times         */
@@ -156,12 +159,15 @@ static void an_note_gpu(struct an_ctx *c, uint64_t cpu, uint64_t start, uint64_t
 	c->have_delta = 1;
 }
 
-/* CPU time of a record that takes part in the replay, 0 for others. */
+/* CPU time of a record that takes part in the replay (for a launch whose
+ * CPU time is unknown, its GPU start), 0 for others. */
 static uint64_t an_cpu_ns(const struct trace_record *rec)
 {
 	switch (rec->type) {
-	case TRACE_KERNEL: return rec->u.kernel.cpu_ns;
-	case TRACE_MEMCPY: case TRACE_MEMSET: return rec->u.copy.cpu_ns;
+	case TRACE_KERNEL:
+		return rec->u.kernel.cpu_ns ? rec->u.kernel.cpu_ns : rec->u.kernel.start_ns;
+	case TRACE_MEMCPY: case TRACE_MEMSET:
+		return rec->u.copy.cpu_ns ? rec->u.copy.cpu_ns : rec->u.copy.start_ns;
 	case TRACE_SYNC: return rec->u.sync.cpu_ns;
 	case TRACE_MARKER: return rec->u.marker.cpu_ns;
 	default: return 0;
@@ -213,6 +219,17 @@ static int an_item_candidate(const struct trace_record *rec)
 
 	return rec->type == TRACE_MEMCPY && cp->async && cp->kind == TRACE_COPY_DTOH &&
 	       cp->host_mem == TRACE_HOST_UNKNOWN;
+}
+
+/* A kernel or copy with GPU times whose launch's CPU time the trace does
+ * not have (0: an importer found no launch call for it). */
+static int an_no_cpu(const struct trace_record *rec)
+{
+	if (rec->type == TRACE_KERNEL)
+		return !rec->u.kernel.cpu_ns && rec->u.kernel.start_ns;
+	if (rec->type == TRACE_MEMCPY || rec->type == TRACE_MEMSET)
+		return !rec->u.copy.cpu_ns && rec->u.copy.start_ns;
+	return 0;
 }
 
 static double an_ratio(double o, double d)
@@ -437,7 +454,9 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		ev->config = (uint32_t)i;
 		ev->stream = k->stream;
 		ev->thread = k->thread;
-		ev->cpu_ns = ev->cpu_end_ns = an_rel(c, k->cpu_ns);
+		/* a launch of unknown CPU time sorts by its GPU start (an_feed
+		 * launches it there) */
+		ev->cpu_ns = ev->cpu_end_ns = an_rel(c, k->cpu_ns ? k->cpu_ns : k->start_ns);
 		if (k->start_ns && k->end_ns >= k->start_ns) {
 			ev->has_gpu = 1;
 			ev->start_ns = an_rel(c, k->start_ns);
@@ -452,8 +471,9 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		ev->kind = TL_COPY;
 		ev->stream = cp->stream;
 		ev->thread = cp->thread;
-		ev->cpu_ns = an_rel(c, cp->cpu_ns);
-		ev->cpu_end_ns = cp->cpu_end_ns >= cp->cpu_ns ? an_rel(c, cp->cpu_end_ns) : ev->cpu_ns;
+		ev->cpu_ns = an_rel(c, cp->cpu_ns ? cp->cpu_ns : cp->start_ns);
+		ev->cpu_end_ns = cp->cpu_ns && cp->cpu_end_ns >= cp->cpu_ns ? an_rel(c, cp->cpu_end_ns)
+									    : ev->cpu_ns;
 		ev->blocking = an_copy_blocks(rec);
 		ev->copy = an_copy_class(rec);
 		if (cp->start_ns && cp->end_ns >= cp->start_ns) {
@@ -515,9 +535,10 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
  * untimed launch given its configuration's mean, and an iteration boundary
  * first when the trace has no markers and a kernel starts a new iteration
  * number. */
-static int an_feed(struct an_ctx *c, const struct tl_event *in, int32_t iteration)
+static int an_feed(struct an_ctx *c, const struct an_pending *p)
 {
-	struct tl_event e = *in, *ev = &e;
+	struct tl_event e = p->ev, *ev = &e;
+	int32_t iteration = p->iteration;
 
 	/* Decided when the event leaves the window, so that GPU times read
 	 * after it (a sync written before the kernels it waited for) count. */
@@ -526,6 +547,8 @@ static int an_feed(struct an_ctx *c, const struct tl_event *in, int32_t iteratio
 	if (e.has_gpu) {
 		e.start_ns -= (double)c->offset;
 		e.end_ns -= (double)c->offset;
+		if (p->no_cpu)
+			e.cpu_ns = e.cpu_end_ns = e.start_ns;
 		/* a copy call that returned only after its GPU work ended waited
 		 * for it, whatever its name says */
 		if (e.kind == TL_COPY && e.cpu_end_ns > e.cpu_ns && e.cpu_end_ns >= e.end_ns)
@@ -631,6 +654,7 @@ static int an_pass2(struct an_ctx *c)
 		c->pend[c->npend].seq = an_seq(&rec);
 		c->pend[c->npend].iteration = rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
 		c->pend[c->npend].item = an_item_candidate(&rec);
+		c->pend[c->npend].no_cpu = an_no_cpu(&rec);
 		c->npend++;
 	}
 	trace_reader_free(r);
@@ -639,7 +663,7 @@ static int an_pass2(struct an_ctx *c)
 	for (size_t i = 0; i < c->npend; i++)
 		an_mark_item(c->pend, 0, i);
 	for (size_t i = 0; i < c->npend; i++)
-		if (an_feed(c, &c->pend[i].ev, c->pend[i].iteration) < 0)
+		if (an_feed(c, &c->pend[i]) < 0)
 			return an_fail(c, -1, "out of memory");
 	return 0;
 }
@@ -671,13 +695,13 @@ static int an_pop(struct an_ctx *c)
 	c->fed_seq = p->seq;
 	if (c->whead == c->wtail)
 		c->whead = c->wtail = 0;
-	return an_feed(c, &p->ev, p->iteration);
+	return an_feed(c, p);
 }
 
 /* Adds an event to the window in (CPU time, seq) order, replaying the
  * oldest when it is full. */
 static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, int32_t iteration,
-		   int item)
+		   int item, int no_cpu)
 {
 	size_t at;
 
@@ -703,6 +727,7 @@ static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, in
 	c->win[at].seq = seq;
 	c->win[at].iteration = iteration;
 	c->win[at].item = item;
+	c->win[at].no_cpu = no_cpu;
 	c->wtail++;
 	an_mark_item(c->win, c->whead, at);
 	return 0;
@@ -786,6 +811,7 @@ static int an_stream(struct an_ctx *c)
 		case TRACE_MEMCPY:
 		case TRACE_MEMSET:
 			an_note_gpu(c, rec.u.copy.cpu_ns, rec.u.copy.start_ns, rec.u.copy.end_ns);
+			c->copies++;
 			break;
 		case TRACE_MARKER:
 			if (rec.u.marker.kind == TRACE_MARK_ITERATION)
@@ -799,7 +825,7 @@ static int an_stream(struct an_ctx *c)
 		}
 		if (an_event(c, &rec, &ev, config) &&
 		    an_push(c, &ev, an_seq(&rec), rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1,
-			    an_item_candidate(&rec)) < 0)
+			    an_item_candidate(&rec), an_no_cpu(&rec)) < 0)
 			return an_fail(c, -1, "out of memory");
 	}
 	if (rc == 0)
@@ -983,6 +1009,55 @@ out:
 	return rc < 0 ? an_fail(c, -1, "out of memory") : 0;
 }
 
+/* Appends one warning to the analysis's (joined by "; "). */
+static void an_warn(struct analysis *a, const char *fmt, ...)
+{
+	size_t l = strlen(a->warning);
+	va_list ap;
+
+	if (l && l + 2 < sizeof(a->warning)) {
+		memcpy(a->warning + l, "; ", 3);
+		l += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(a->warning + l, sizeof(a->warning) - l, fmt, ap);
+	va_end(ap);
+}
+
+/* The iterations the replay counted are ones the trace has: work to
+ * predict, a window it says (without step markers, the whole trace, and
+ * whether the GPU idled through most of it), and times no real iteration
+ * takes (a day or more: CPU and GPU times that do not belong together). */
+#define AN_DAY_NS 86400e9
+static int an_check(struct an_ctx *c)
+{
+	struct analysis *a = c->a;
+	double longest = a->measured_ns;
+
+	if (!a->kernels && !c->copies)
+		return an_fail(c, -2, "'%s' holds no kernel launches or copies: nothing to predict",
+			       c->path);
+	for (size_t t = 0; t < a->ntargets; t++)
+		longest = fmax(longest, a->targets[t].iteration_ns);
+	if (!(longest < AN_DAY_NS))
+		return an_fail(c, -2, "'%s': an iteration of %.1f days: its CPU and GPU times do "
+			       "not fit together", c->path, longest / AN_DAY_NS);
+	if (!a->kernels)
+		an_warn(a, "no kernels: only copies and CPU time are predicted");
+	if (!c->markers && !c->capture_markers && !c->kernel_iterations) {
+		double idle = a->measured_ns > 0 ? a->measured_gpu_wait_cpu_ns / a->measured_ns : 0;
+
+		an_warn(a, "no step markers: one iteration = the whole trace (%.3f ms)",
+			a->measured_ns / 1e6);
+		if (idle > 0.5) {
+			size_t l = strlen(a->warning);
+			snprintf(a->warning + l, sizeof(a->warning) - l, ", the GPU idle %.0f%% of it",
+				 100 * idle);
+		}
+	}
+	return 0;
+}
+
 static int an_origin(struct an_ctx *c)
 {
 	const struct trace_header *h = trace_reader_header(c->r);
@@ -1038,7 +1113,7 @@ int analysis_run(const char *path, const struct analysis_options *o, struct anal
 		rc = an_fail(&c, -1, "out of memory");
 		goto out;
 	}
-	if ((rc = an_stream(&c)) < 0 || (rc = an_results(&c)) < 0)
+	if ((rc = an_stream(&c)) < 0 || (rc = an_results(&c)) < 0 || (rc = an_check(&c)) < 0)
 		goto out;
 	analysis_warn_memory(c.a, (double)c.a->peak_device_bytes,
 			     "the program's allocations (peak on the origin)");
