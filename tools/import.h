@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace/strpool.h"
 #include "trace/trace.h"
 
 /* Error codes of import_* functions (0 is success). */
@@ -117,12 +118,7 @@ struct import_set {
 	size_t ngemm, capgemm;
 	struct import_evrec *evrec; /* sorted by corr in finish               */
 	size_t nevrec, capevrec;
-	/* string pool: ids 1..nstr, open-addressing hash over them */
-	char **str;
-	uint32_t *strlen_;
-	uint32_t nstr, capstr;
-	uint32_t *hash;             /* slot -> id, 0 empty                    */
-	uint32_t hashcap;
+	struct strpool strs;        /* import id i is the pool's id i - 1     */
 	/* header facts the input gave */
 	uint64_t base_unix_ns;      /* add to times for wall clock, 0 unknown */
 	uint32_t driver_version, runtime_version;
