@@ -77,3 +77,7 @@ fuzz-clean:
 	rm -rf $(FUZZ_BUILD)
 
 .PHONY: fuzz fuzz-run fuzz-clean
+
+# The fuzz objects' header dependencies (-MMD), as the main build's: without
+# them a changed header leaves objects built against the old layout.
+-include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
