@@ -19,14 +19,10 @@
 #include "trace/strpool.h"
 #include "trace/trace.h"
 
-/* Error codes of import_* functions (0 is success). */
-enum {
-	IMPORT_OK = 0,
-	IMPORT_EIO = -1,       /* cannot open / read / write (errno kept)    */
-	IMPORT_EFORMAT = -2,   /* the input is malformed                     */
-	IMPORT_ENOMEM = -3,
-	IMPORT_EDEVICE = -4,   /* no usable device (unknown, none, ambiguous) */
-};
+/* import_* functions return 0 or a surfer_err code (trace/surfer_err.h):
+ * SURFER_EIO (the input cannot be read), SURFER_ECORRUPT (it is malformed),
+ * SURFER_EDEVICE (no usable device: unknown, none, ambiguous),
+ * SURFER_EWRITE (the trace cannot be written), SURFER_ENOMEM. */
 
 /* What an event is, before the join (values above TRACE_TYPE_MAX are
  * importer-internal). */
@@ -191,7 +187,7 @@ int import_nsys_read(struct import_set *set, const char *path,
 
 /* Joins, sorts and writes set as a surfer trace to out_path.  The origin
  * device must be one gpu_find knows (the input's name, or opts->origin);
- * otherwise IMPORT_EDEVICE with a reason that suggests --origin.  On
+ * otherwise SURFER_EDEVICE with a reason that suggests --origin.  On
  * failure no output file is left behind.  stats may be NULL. */
 int import_finish(struct import_set *set, const struct import_opts *opts,
 		  const char *out_path, struct import_stats *stats,

@@ -313,7 +313,7 @@ static int pick_device(const struct import_set *s, int want, int *out,
 	if (best < 0 && s->ndevs > 1) {
 		snprintf(err, errlen, "the trace has no kernels and %zu devices; "
 			 "choose one with --device", s->ndevs);
-		return IMPORT_EDEVICE;
+		return SURFER_EDEVICE;
 	}
 	*out = best;
 	return 0;
@@ -410,7 +410,7 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 	if (!w) {
 		snprintf(err, errlen, "cannot create '%s': %s", path,
 			 werr == TRACE_ENOMEM ? "out of memory" : strerror(errno));
-		return IMPORT_EIO;
+		return SURFER_EWRITE;
 	}
 	uint32_t *wid = calloc((size_t)strpool_count(&s->strs) + 1, sizeof(*wid));
 	/* per GEMM op, the seq of its written GEMM record (0: not yet) */
@@ -545,7 +545,7 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 		unlink(path);
 		snprintf(err, errlen, "cannot write '%s': %s", path,
 			 rc == TRACE_ENOMEM ? "out of memory" : strerror(saved));
-		return rc == TRACE_ENOMEM ? IMPORT_ENOMEM : IMPORT_EIO;
+		return rc == TRACE_ENOMEM ? SURFER_ENOMEM : SURFER_EWRITE;
 	}
 	return 0;
 }
@@ -578,7 +578,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 			suggest(opts->origin, hint, sizeof(hint));
 			snprintf(err, errlen, "unknown GPU '%s' for --origin%s",
 				 opts->origin, hint);
-			return IMPORT_EDEVICE;
+			return SURFER_EDEVICE;
 		}
 	} else if (!in || !in->name[0]) {
 		if (device >= 0)
@@ -587,7 +587,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 		else
 			snprintf(err, errlen, "the trace does not name its GPU; "
 				 "name it with --origin GPU");
-		return IMPORT_EDEVICE;
+		return SURFER_EDEVICE;
 	} else {
 		g = gpu_find(in->name);
 		if (!g) {
@@ -595,7 +595,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 			snprintf(err, errlen, "GPU '%s' is not in the GPU database%s; "
 				 "name the GPU the trace was recorded on with --origin",
 				 in->name, hint);
-			return IMPORT_EDEVICE;
+			return SURFER_EDEVICE;
 		}
 	}
 
@@ -620,7 +620,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 		struct import_event *e = import_add_event(s);
 		if (!e) {
 			snprintf(err, errlen, "out of memory");
-			return IMPORT_ENOMEM;
+			return SURFER_ENOMEM;
 		}
 		e->kind = IMPORT_SYNC;
 		e->sub = TRACE_SYNC_EVENT_RECORD;
@@ -643,7 +643,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 		free(ord);
 		free(steps);
 		snprintf(err, errlen, "out of memory");
-		return IMPORT_ENOMEM;
+		return SURFER_ENOMEM;
 	}
 	ngs = 0;
 	for (size_t i = 0; i < s->nev; i++) {

@@ -206,7 +206,7 @@ static int load_file(struct loader *L, const char *path)
 	struct csv_reader csv;
 	int rc = csv_open(&csv, path, 0);
 	if (rc != 0) {
-		snprintf(L->err, L->errlen, "cannot open '%s': %s", path, strerror(-rc));
+		snprintf(L->err, L->errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	struct strpool *st = L->s->strings;
