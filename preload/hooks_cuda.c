@@ -50,6 +50,7 @@ typedef CUresult (*mem_create_fn)(CUmemGenericAllocationHandle *, size_t, const 
 typedef CUresult (*mem_release_fn)(CUmemGenericAllocationHandle);
 typedef CUresult (*record_flags_fn)(CUevent, CUstream, unsigned int);
 typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
+typedef CUresult (*host_flags_fn)(unsigned int *, void *);
 typedef CUresult (*device_fn)(CUdevice);
 typedef CUresult (*ctx_fn)(CUcontext);
 
@@ -172,27 +173,95 @@ static CUresult graph_launch(int v, CUgraphExec g, CUstream s)
 
 /* ---- copies and sets --------------------------------------------------- */
 
-/* Direction of a unified-address copy, from the memory type of each side
- * (cuPointerGetAttribute fails for pageable host memory: that is host). */
-static enum trace_copy_kind unified_kind(CUdeviceptr dst, CUdeviceptr src)
+/*
+ * What memory a pointer is, as the driver knows it.  The analyzer needs to
+ * know whether a copy's host side is page-locked: a copy to or from
+ * pageable memory goes through the driver's staging buffer, so even
+ * cuMemcpyAsync returns only once the stream reached it (to pageable: once
+ * it is done) and the CPU waits there.  cuPointerGetAttribute's memory type
+ * is host for page-locked memory (cuMemHostAlloc, cuMemAllocHost,
+ * cuMemHostRegister) and device for device memory; for memory the driver
+ * does not know (malloc, the stack) it fails with CUDA_ERROR_INVALID_VALUE:
+ * pageable.  Without it, cuMemHostGetFlags answers for a pointer known to
+ * be host memory (cuMemHostAlloc'd: pinned).  Any other answer (no context, a driver shutting down) is
+ * unknown.  Both are read-only queries of the driver's address map; they
+ * are made only while recording, after the copy itself succeeded (so the
+ * driver and the pointer's context are live), and never during a capture
+ * check or from a CUPTI callback.  Resolved once through resolve.c.
+ */
+enum mem_of { MEM_UNKNOWN = 0, MEM_DEVICE, MEM_PINNED, MEM_PAGEABLE };
+
+static enum mem_of mem_of(CUdeviceptr p, int known_host)
 {
-	static ptr_attr_fn attr;
-	if (!attr)
-		attr = (ptr_attr_fn)preload_driver_sym("cuPointerGetAttribute");
-	if (!attr)
-		return TRACE_COPY_UNKNOWN;
-	unsigned int td = 0, ts = 0;
-	int dev_d = attr(&td, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dst) == CUDA_SUCCESS &&
-		    td == CU_MEMORYTYPE_DEVICE;
-	int dev_s = attr(&ts, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, src) == CUDA_SUCCESS &&
-		    ts == CU_MEMORYTYPE_DEVICE;
-	if (dev_d && dev_s)
-		return TRACE_COPY_DTOD;
-	if (dev_d)
-		return TRACE_COPY_HTOD;
-	if (dev_s)
-		return TRACE_COPY_DTOH;
-	return TRACE_COPY_HTOH;
+	static ptr_attr_fn attr_cache;
+	static host_flags_fn flags_cache;
+	static int resolved;
+	if (!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&attr_cache, (ptr_attr_fn)preload_driver_sym("cuPointerGetAttribute"),
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&flags_cache, (host_flags_fn)preload_driver_sym("cuMemHostGetFlags"),
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
+	}
+	ptr_attr_fn attr = __atomic_load_n(&attr_cache, __ATOMIC_RELAXED);
+	host_flags_fn flags = __atomic_load_n(&flags_cache, __ATOMIC_RELAXED);
+	if (!p)
+		return MEM_UNKNOWN;
+	if (attr) {
+		unsigned int t = 0;
+		CUresult r = attr(&t, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p);
+		if (r == CUDA_SUCCESS)
+			return t == CU_MEMORYTYPE_DEVICE ? MEM_DEVICE
+			     : t == CU_MEMORYTYPE_HOST ? MEM_PINNED : MEM_UNKNOWN;
+		return r == CUDA_ERROR_INVALID_VALUE ? MEM_PAGEABLE : MEM_UNKNOWN;
+	}
+	if (flags && known_host) {   /* it cannot tell device memory */
+		unsigned int f = 0;
+		CUresult r = flags(&f, (void *)(uintptr_t)p);
+		return r == CUDA_SUCCESS ? MEM_PINNED : r == CUDA_ERROR_INVALID_VALUE ? MEM_PAGEABLE
+										      : MEM_UNKNOWN;
+	}
+	return MEM_UNKNOWN;
+}
+
+static enum trace_host_mem host_mem_of(enum mem_of m)
+{
+	return m == MEM_PINNED ? TRACE_HOST_PINNED : m == MEM_PAGEABLE ? TRACE_HOST_PAGEABLE
+								       : TRACE_HOST_UNKNOWN;
+}
+
+/* What a copy moved between: its direction and its host side's memory.  A
+ * unified-address copy's direction comes from the memory type of each side
+ * (memory the driver does not know is host); a host side of a known
+ * direction is asked about only for itself (host). */
+struct copy_mem {
+	enum trace_copy_kind kind;
+	enum trace_host_mem host;
+};
+
+static struct copy_mem unified_mem(CUdeviceptr dst, CUdeviceptr src)
+{
+	struct copy_mem c = { TRACE_COPY_UNKNOWN, TRACE_HOST_UNKNOWN };
+	enum mem_of d = mem_of(dst, 0), s = mem_of(src, 0);
+	if (d == MEM_UNKNOWN && s == MEM_UNKNOWN)
+		return c;
+	int dev_d = d == MEM_DEVICE, dev_s = s == MEM_DEVICE;
+	c.kind = dev_d && dev_s ? TRACE_COPY_DTOD : dev_d ? TRACE_COPY_HTOD
+		 : dev_s ? TRACE_COPY_DTOH : TRACE_COPY_HTOH;
+	if (c.kind == TRACE_COPY_HTOD)
+		c.host = host_mem_of(s);
+	else if (c.kind == TRACE_COPY_DTOH)
+		c.host = host_mem_of(d);
+	else if (c.kind == TRACE_COPY_HTOH)  /* pageable on either side stages it */
+		c.host = d == MEM_PAGEABLE || s == MEM_PAGEABLE ? TRACE_HOST_PAGEABLE
+							       : host_mem_of(d);
+	return c;
+}
+
+static struct copy_mem host_side(enum trace_copy_kind kind, const void *host)
+{
+	struct copy_mem c = { kind, host_mem_of(mem_of((CUdeviceptr)(uintptr_t)host, 1)) };
+	return c;
 }
 
 /* Around every copy, set and synchronization: begin notes errno and the CPU
@@ -224,14 +293,27 @@ static int copy_begin(struct call_tok *tok)
 	return 1;
 }
 
+/* sides says which of dst and src are asked what memory they are (only
+ * after a successful copy, see mem_of). */
+enum copy_sides { SIDES_NONE = 0, SIDES_UNIFIED, SIDES_HOST_SRC, SIDES_HOST_DST };
+
 static void copy_end(struct call_tok *tok, CUresult r, int type, uint64_t bytes,
-		     enum trace_copy_kind kind, int async, CUstream s, int v)
+		     enum trace_copy_kind kind, int async, CUstream s, int v,
+		     enum copy_sides sides, CUdeviceptr dst, CUdeviceptr src)
 {
 	tok->e = errno;
 	uint64_t t1 = preload_now_ns();
 	preload_op_end();
-	if (r == CUDA_SUCCESS)
-		preload_copy(tok->seq, type, bytes, kind, async, s, v, tok->t0, t1);
+	if (r == CUDA_SUCCESS) {
+		struct copy_mem m = { kind, TRACE_HOST_UNKNOWN };
+		if (sides == SIDES_UNIFIED)
+			m = unified_mem(dst, src);
+		else if (sides == SIDES_HOST_SRC)
+			m = host_side(kind, (const void *)(uintptr_t)src);
+		else if (sides == SIDES_HOST_DST)
+			m = host_side(kind, (const void *)(uintptr_t)dst);
+		preload_copy(tok->seq, type, bytes, m.kind, m.host, async, s, v, tok->t0, t1);
+	}
 	errno = tok->e;
 }
 
@@ -251,7 +333,7 @@ static CUresult memcpy_any(int v, CUdeviceptr d, CUdeviceptr s, size_t n)
 	if (!copy_begin(&tok))
 		return real(d, s, n);
 	CUresult r = real(d, s, n);
-	copy_end(&tok, r, TRACE_MEMCPY, n, unified_kind(d, s), 0, NULL, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_UNKNOWN, 0, NULL, v, SIDES_UNIFIED, d, s);
 	return r;
 }
 
@@ -264,7 +346,7 @@ static CUresult memcpy_async(int v, CUdeviceptr d, CUdeviceptr s, size_t n, CUst
 	if (!copy_begin(&tok))
 		return real(d, s, n, st);
 	CUresult r = real(d, s, n, st);
-	copy_end(&tok, r, TRACE_MEMCPY, n, unified_kind(d, s), 1, st, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_UNKNOWN, 1, st, v, SIDES_UNIFIED, d, s);
 	return r;
 }
 
@@ -277,7 +359,8 @@ static CUresult htod(int v, CUdeviceptr d, const void *s, size_t n)
 	if (!copy_begin(&tok))
 		return real(d, s, n);
 	CUresult r = real(d, s, n);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 0, NULL, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 0, NULL, v, SIDES_HOST_SRC, d,
+		 (CUdeviceptr)(uintptr_t)s);
 	return r;
 }
 
@@ -290,7 +373,8 @@ static CUresult dtoh(int v, void *d, CUdeviceptr s, size_t n)
 	if (!copy_begin(&tok))
 		return real(d, s, n);
 	CUresult r = real(d, s, n);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 0, NULL, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 0, NULL, v, SIDES_HOST_DST,
+		 (CUdeviceptr)(uintptr_t)d, s);
 	return r;
 }
 
@@ -303,7 +387,7 @@ static CUresult dtod(int v, CUdeviceptr d, CUdeviceptr s, size_t n)
 	if (!copy_begin(&tok))
 		return real(d, s, n);
 	CUresult r = real(d, s, n);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 0, NULL, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 0, NULL, v, SIDES_NONE, d, s);
 	return r;
 }
 
@@ -316,7 +400,8 @@ static CUresult htod_async(int v, CUdeviceptr d, const void *s, size_t n, CUstre
 	if (!copy_begin(&tok))
 		return real(d, s, n, st);
 	CUresult r = real(d, s, n, st);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 1, st, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 1, st, v, SIDES_HOST_SRC, d,
+		 (CUdeviceptr)(uintptr_t)s);
 	return r;
 }
 
@@ -329,7 +414,8 @@ static CUresult dtoh_async(int v, void *d, CUdeviceptr s, size_t n, CUstream st)
 	if (!copy_begin(&tok))
 		return real(d, s, n, st);
 	CUresult r = real(d, s, n, st);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 1, st, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 1, st, v, SIDES_HOST_DST,
+		 (CUdeviceptr)(uintptr_t)d, s);
 	return r;
 }
 
@@ -342,7 +428,7 @@ static CUresult dtod_async(int v, CUdeviceptr d, CUdeviceptr s, size_t n, CUstre
 	if (!copy_begin(&tok))
 		return real(d, s, n, st);
 	CUresult r = real(d, s, n, st);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 1, st, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 1, st, v, SIDES_NONE, d, s);
 	return r;
 }
 
@@ -355,7 +441,7 @@ static CUresult memset8(int v, CUdeviceptr d, unsigned char c, size_t n)
 	if (!copy_begin(&tok))
 		return real(d, c, n);
 	CUresult r = real(d, c, n);
-	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 0, NULL, v);
+	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 0, NULL, v, SIDES_NONE, 0, 0);
 	return r;
 }
 
@@ -368,7 +454,8 @@ static CUresult memset32(int v, CUdeviceptr d, unsigned int c, size_t n)
 	if (!copy_begin(&tok))
 		return real(d, c, n);
 	CUresult r = real(d, c, n);
-	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 0, NULL, v);
+	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 0, NULL, v, SIDES_NONE,
+		 0, 0);
 	return r;
 }
 
@@ -381,7 +468,7 @@ static CUresult memset8_async(int v, CUdeviceptr d, unsigned char c, size_t n, C
 	if (!copy_begin(&tok))
 		return real(d, c, n, st);
 	CUresult r = real(d, c, n, st);
-	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 1, st, v);
+	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 1, st, v, SIDES_NONE, 0, 0);
 	return r;
 }
 
@@ -394,7 +481,8 @@ static CUresult memset32_async(int v, CUdeviceptr d, unsigned int c, size_t n, C
 	if (!copy_begin(&tok))
 		return real(d, c, n, st);
 	CUresult r = real(d, c, n, st);
-	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 1, st, v);
+	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 1, st, v, SIDES_NONE,
+		 0, 0);
 	return r;
 }
 

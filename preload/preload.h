@@ -150,9 +150,11 @@ void preload_graph_end(preload_stream s, int ptsz, struct preload_launch_tok *to
  * and hands it to CUPTI as external correlation id; end takes it back. */
 uint64_t preload_op_begin(void);
 void preload_op_end(void);
-/* Memcpy / memset (type TRACE_MEMCPY or TRACE_MEMSET), seq from begin. */
-void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind kind, int async,
-		  preload_stream s, int ptsz, uint64_t cpu_ns, uint64_t cpu_end_ns);
+/* Memcpy / memset (type TRACE_MEMCPY or TRACE_MEMSET), seq from begin;
+ * host_mem: the copy's host side, pageable or pinned, as the driver said. */
+void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind kind,
+		  enum trace_host_mem host_mem, int async, preload_stream s, int ptsz,
+		  uint64_t cpu_ns, uint64_t cpu_end_ns);
 /* Device memory taken (cuMemAlloc, cuMemAllocAsync, cuMemCreate) and given
  * back, for the peak the trailer reports. */
 void preload_mem_alloc(uint64_t ptr, uint64_t bytes);   /* both keep errno */

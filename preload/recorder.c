@@ -866,8 +866,9 @@ void preload_op_end(void)
 		preload_cupti_pop();
 }
 
-void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind kind, int async,
-		  preload_stream s, int ptsz, uint64_t cpu_ns, uint64_t cpu_end_ns)
+void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind kind,
+		  enum trace_host_mem host_mem, int async, preload_stream s, int ptsz,
+		  uint64_t cpu_ns, uint64_t cpu_end_ns)
 {
 	struct preload_thread *t = thread_state();
 	if (!t)
@@ -879,6 +880,7 @@ void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind k
 	c->seq = seq ? seq : next_seq(t);
 	c->bytes = bytes;
 	c->kind = kind;
+	c->host_mem = host_mem;
 	c->async = (uint8_t)async;
 	c->stream = preload_stream_id(s, ptsz);
 	c->thread = t->tid;

@@ -180,6 +180,13 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.memsets, (unsigned long long)st.syncs,
 		       (unsigned long long)st.markers, (unsigned long long)st.gemms,
 		       st.device, st.origin, out);
+		if (!st.kernels)
+			fprintf(stderr, "%s: warning: no kernels on GPU %d in '%s': nothing for "
+				"surfer-analyze to predict but copies\n", prog, st.device, in);
+		if (!st.steps)
+			fprintf(stderr, "%s: note: no %s#N ranges: surfer-analyze will take the whole "
+				"trace as one iteration (name the ranges that are steps with --step)\n",
+				prog, step ? step : "ProfilerStep");
 		if (st.event_records || st.event_waits)
 			fprintf(stderr, "%s: note: of the syncs, %llu events recorded and %llu "
 				"waits for an event\n", prog,
