@@ -625,6 +625,46 @@ START_TEST(cublas_shape_to_row_major)
 }
 END_TEST
 
+/* A copy to page-locked memory issued on an idle GPU runs at once, and
+ * its call may return after it: that is no wait.  The same copy to
+ * pageable memory is one.  A 100 us kernel (5..105 us), then at 200 us a
+ * 2 us DtoH copy on its stream (205..207, the call returning at 215), then
+ * a kernel launched at 220 (225..325).  On a T4 the first kernel runs long
+ * past 200 us: the pageable copy makes the CPU wait for it before the
+ * second launch, the pinned one does not, and the second kernel queues
+ * behind the copy instead: the pinned step is shorter. */
+static double t4_step(enum trace_host_mem host)
+{
+	const struct gpu_spec *targets[1] = {gpu("t4")};
+	struct trace_record r;
+	struct trace_writer *w = a10_writer();
+	struct analysis *a;
+	double ns;
+
+	put_kernel(w, 1, 0, 5000, 105000);
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_MEMCPY;
+	r.u.copy = (struct trace_copy){ .seq = 2, .bytes = 4096, .kind = TRACE_COPY_DTOH, .async = 1,
+		.stream = 7, .cpu_ns = 200000, .cpu_end_ns = 215000, .start_ns = 205000,
+		.end_ns = 207000, .host_mem = host };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	put_kernel(w, 3, 220000, 225000, 325000);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	a = run(path, NULL, targets, 1, PRED_WAVE);
+	ns = a->targets[0].iteration_ns;
+	analysis_free(a);
+	return ns;
+}
+
+START_TEST(pinned_copy_does_not_wait)
+{
+	double pinned = t4_step(TRACE_HOST_PINNED), pageable = t4_step(TRACE_HOST_PAGEABLE);
+
+	ck_assert_msg(pinned < pageable - 1000, "pinned %.0f ns, pageable %.0f ns", pinned, pageable);
+}
+END_TEST
+
 /* Iterations that exist.  A trace without step markers is one iteration
  * from its first call to its last work and says so, with how idle the GPU
  * was; a launch whose CPU time is unknown (0, an importer found no call)
@@ -846,6 +886,7 @@ int main(void)
 	tcase_add_test(tc, gemm_transposed_operand);
 	tcase_add_test(tc, tf32_gemm_named_by_kernel);
 	tcase_add_test(tc, iterations_that_exist);
+	tcase_add_test(tc, pinned_copy_does_not_wait);
 	tcase_add_test(tc, transposed_gemm_on_amd);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
