@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/comm.h"
 #include "analyzer/ktable.h"
 #include "analyzer/timeline.h"
 #include "trace/trace.h"
@@ -71,7 +72,9 @@ struct an_pending {
 #define AN_WINDOW 16384
 
 struct an_ctx {
-	const char *path;
+	const char *path;             /* the trace file, or a name for the buffer   */
+	const void *buf;              /* the trace in memory, NULL: read path       */
+	size_t len;
 	const struct analysis_options *o;
 	struct analysis *a;
 	struct trace_reader *r;       /* the reader, kept for its strings          */
@@ -139,6 +142,9 @@ static void an_lib_record(struct an_ctx *c, const struct trace_record *rec)
 	if (rec->type == TRACE_GEMM) {
 		ktable_lib_from_gemm(&lib, &rec->u.gemm);
 		an_ring_put(&c->ring, rec->u.gemm.seq, &lib);
+	} else if (rec->type == TRACE_OP) {
+		ktable_lib_from_op(&lib, &rec->u.op);
+		an_ring_put(&c->ring, rec->u.op.seq, &lib);
 	} else {
 		ktable_lib_from_conv(&lib, &rec->u.conv);
 		an_ring_put(&c->ring, rec->u.conv.seq, &lib);
@@ -270,6 +276,11 @@ static int an_targets(struct an_ctx *c)
 		const struct gpu_spec *tg = c->o->targets[t];
 		double *s = c->targets[t].copy_scale;
 
+		if (!og) {   /* a built trace: nothing measured to scale */
+			for (int k = 0; k < TL_COPY_CLASS_COUNT; k++)
+				s[k] = 1.0;
+			continue;
+		}
 		s[TL_COPY_HOST] = an_ratio(gpu_host_link_gbps(og), gpu_host_link_gbps(tg));
 		s[TL_COPY_DEVICE] = an_ratio(gpu_mem_bw_eff_gbps(og), gpu_mem_bw_eff_gbps(tg));
 		s[TL_COPY_PEER] = (og->nvlink_gbps > 0 && tg->nvlink_gbps > 0)
@@ -313,6 +324,45 @@ static int an_grow(struct an_ctx *c, uint32_t i)
  * tile ratios, identity), so the ratio does not depend on which launch it
  * was computed from; each launch keeps its own measured duration x ratio.
  */
+/* A learned model far outside its training data can return absurd times
+ * (seen: reductions at 1e8 x their roofline); past AN_IMPLAUSIBLE x the
+ * roofline bound (at least 1 us) a from-scratch prediction takes the
+ * roofline. */
+#define AN_IMPLAUSIBLE 50.0
+
+/* Predicts a kernel no GPU ran (an operator record, no origin time) on
+ * target g from its description alone: a collective by comm.c over g's
+ * links; any other kernel from scratch (no origin), with the DRAM bytes a
+ * broadcast operand adds where it does not stay in g's L2.  A method that
+ * cannot predict it gives 0 ns. */
+static void an_predict_built(const struct predictor *pred, const struct ktable_key *key,
+			     const struct pred_kernel *in, const struct gpu_spec *g,
+			     enum pred_method method, struct pred_result *r)
+{
+	struct pred_kernel k = *in;
+
+	memset(r, 0, sizeof(*r));
+	if (key->collective != TRACE_COLL_NONE) {
+		struct comm_link link, wide;
+
+		comm_link_init(g, &link, &wide);
+		r->ns = comm_time_ns((enum model_comm)key->collective, k.bytes, key->ranks, &link);
+		r->method = PRED_ROOFLINE;
+		r->memory_bound = -1;
+		r->gamma = -1;
+		return;
+	}
+	k.bytes += model_reread_bytes(key->reread_bytes, key->reuse_bytes, g);
+	if (predict_kernel(pred, &k, NULL, g, method, r) != 0 || !(r->ns >= 0))
+		r->ns = 0, r->method = PRED_ROOFLINE;
+	if (r->method == PRED_MLP && r->roofline_ns > 0 &&
+	    r->ns > AN_IMPLAUSIBLE * (r->roofline_ns > 1000 ? r->roofline_ns : 1000)) {
+		struct pred_result rr;
+		if (predict_kernel(pred, &k, NULL, g, PRED_ROOFLINE, &rr) == 0)
+			*r = rr;
+	}
+}
+
 static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 {
 	const struct ktable_entry *e = ktable_entry(c->kt, i);
@@ -339,13 +389,19 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 	k.bytes = e->key.bytes;
 	k.b_transposed = (uint8_t)e->key.b_transposed;
 	k.origin_ns = origin_ns;
-	predict_classify(&k);
+	if (e->key.lib_kind == KTABLE_LIB_OP)
+		k.op = (enum pred_op)e->key.op;   /* as described: nothing to infer */
+	else
+		predict_classify(&k);
 	for (size_t t = 0; t < nt; t++) {
 		struct pred_result r;
 		size_t at = (size_t)i * nt + t;
 
-		if (predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], c->o->method, &r) < 0 &&
-		    predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], PRED_AUTO, &r) < 0)
+		if (e->key.lib_kind == KTABLE_LIB_OP && !(origin_ns > 0))
+			an_predict_built(c->predictor, &e->key, &k, c->o->targets[t], c->o->method, &r);
+		else if (predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], c->o->method,
+					&r) < 0 &&
+			 predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], PRED_AUTO, &r) < 0)
 			return an_fail(c, -2, "cannot predict a kernel on '%s'", c->o->targets[t]->id);
 		c->pred[at].ns = r.ns;
 		c->pred[at].scale = k.origin_ns > 0 ? r.ns / k.origin_ns : 0;
@@ -373,6 +429,9 @@ static void an_placed(void *ctx, const struct tl_placed *p)
 	struct an_ctx *c = ctx;
 	const struct tl_event *ev = p->ev;
 	struct analysis_span s;
+
+	if (p->lane == 0 && !c->a->origin)
+		return;   /* a built trace: nothing was measured */
 
 	memset(&s, 0, sizeof(s));
 	s.lane = p->lane;
@@ -472,6 +531,7 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 			return 0;
 		ev->kind = TL_KERNEL;
 		ev->config = (uint32_t)i;
+		ev->peer = (k->flags & TRACE_KF_PEER) != 0;
 		ev->stream = k->stream;
 		ev->thread = k->thread;
 		/* a launch of unknown CPU time sorts by its GPU start (an_feed
@@ -500,7 +560,7 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 			ev->has_gpu = 1;
 			ev->start_ns = an_rel(c, cp->start_ns);
 			ev->end_ns = an_rel(c, cp->end_ns);
-		} else {
+		} else if (c->a->origin) {
 			ev->est_ns = an_copy_estimate(c->a->origin, ev->copy, cp->bytes);
 		}
 		return 1;
@@ -616,6 +676,13 @@ static uint64_t an_seq(const struct trace_record *rec)
 	}
 }
 
+static int an_open(const struct an_ctx *c, struct trace_reader **r, char *err, size_t errlen)
+{
+	if (c->buf)
+		return trace_reader_open_mem(r, c->buf, c->len, err, errlen);
+	return trace_reader_open(r, c->path, err, errlen);
+}
+
 /* p[at] is a CPU wait: when the same thread's previous call (among the
  * events p[lo..at)) is a copy to host memory of unknown kind on the stream
  * waited for, that copy blocked (an_item_candidate). */
@@ -649,11 +716,11 @@ static int an_pass2(struct an_ctx *c)
 
 	memset(c->ring.seq, 0, AN_LIB_RING * sizeof(*c->ring.seq));
 	c->cur_iteration = -1;
-	if (trace_reader_open(&r, c->path, rerr, sizeof(rerr)) < 0)
+	if (an_open(c, &r, rerr, sizeof(rerr)) < 0)
 		return an_fail(c, -2, "cannot read '%s': %s", c->path, rerr);
 	while (n < c->nrecords && (rc = trace_reader_next(r, &rec, rerr, sizeof(rerr))) == 1) {
 		n++;
-		if (rec.type == TRACE_GEMM || rec.type == TRACE_CONV) {
+		if (rec.type == TRACE_GEMM || rec.type == TRACE_CONV || rec.type == TRACE_OP) {
 			an_lib_record(c, &rec);
 			continue;
 		}
@@ -788,7 +855,8 @@ static int64_t an_config(struct an_ctx *c, const struct trace_kernel *k)
 	}
 	if (k->iteration >= 0)
 		c->kernel_iterations = 1;
-	c->a->kernels++;
+	if (!(k->flags & TRACE_KF_PEER))
+		c->a->kernels++;
 	return i;
 }
 
@@ -817,6 +885,7 @@ static int an_stream(struct an_ctx *c)
 		switch (rec.type) {
 		case TRACE_GEMM:
 		case TRACE_CONV:
+		case TRACE_OP:
 			an_lib_record(c, &rec);
 			continue;
 		case TRACE_KERNEL:
@@ -861,7 +930,7 @@ static int an_stream(struct an_ctx *c)
 	}
 	c->a->records = c->nrecords;
 	c->a->configs = ktable_count(c->kt);
-	c->a->untimed = !c->timed;
+	c->a->untimed = !c->timed && c->a->origin;  /* a built trace has nothing measured */
 	an_fix_offset(c);
 	if (c->overflow) {
 		/* Out of order beyond the window: replay again from a sorted copy,
@@ -921,6 +990,19 @@ static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_
 		at->groups[g].pred_ns += p;
 		gm[g][m] += p;
 		gb[g][b] += p;
+		const struct ktable_key *key = &ktable_entry(c->kt, i)->key;
+		/* a described kernel says its op; a recorded one has its name's */
+		enum pred_op op = key->lib_kind == KTABLE_LIB_OP ? (enum pred_op)key->op
+								 : at->groups[g].op;
+
+		at->op_ns[op] += p;
+		at->op_origin_ns[op] += meas;
+		if (key->collective != TRACE_COLL_NONE) {
+			/* a described collective: communication, apart from
+			 * the kernel time and its splits */
+			at->kernel_ns -= p;
+			continue;
+		}
 		at->method_ns[m] += p;
 		if (b == 2)
 			at->memory_bound_ns += p;
@@ -928,8 +1010,6 @@ static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_
 			at->compute_bound_ns += p;
 		else
 			at->unknown_bound_ns += p;
-		at->op_ns[at->groups[g].op] += p;
-		at->op_origin_ns[at->groups[g].op] += meas;
 	}
 	for (size_t g = 0; g < ngroups; g++) {
 		int bm = 0, bb = 0;
@@ -973,6 +1053,12 @@ static int an_results(struct an_ctx *c)
 	if (!ps || !by_name || !group_of || !proto || !a->names)
 		goto out;
 	timeline_finish(c->tl, &meas, ps);
+	if (!a->origin) {   /* a built trace: nothing was measured */
+		uint32_t iterations = meas.iterations;
+
+		memset(&meas, 0, sizeof(meas));
+		meas.iterations = iterations;
+	}
 	a->iterations = meas.iterations;
 	a->measured_ns = meas.iteration_ns;
 	a->measured_kernel_ns = meas.kernel_ns;
@@ -1000,8 +1086,10 @@ static int an_results(struct an_ctx *c)
 			k.name = s;
 			k.op = e->key.lib_kind == KTABLE_LIB_GEMM   ? PRED_OP_GEMM
 			       : e->key.lib_kind == KTABLE_LIB_CONV ? PRED_OP_CONV
+			       : e->key.lib_kind == KTABLE_LIB_OP   ? (enum pred_op)e->key.op
 								    : PRED_OP_UNKNOWN;
-			predict_classify(&k);
+			if (e->key.lib_kind != KTABLE_LIB_OP)
+				predict_classify(&k);
 			proto[g].op = k.op;
 		}
 		group_of[i] = g;
@@ -1086,6 +1174,8 @@ static int an_origin(struct an_ctx *c)
 	const struct trace_header *h = trace_reader_header(c->r);
 
 	snprintf(c->a->device, sizeof(c->a->device), "%s", h->device.name);
+	if (h->timing == TRACE_TIMING_BUILT && !c->o->origin)
+		return 0;   /* no GPU ran it: the device names what was built */
 	c->a->origin = c->o->origin ? c->o->origin : gpu_find(h->device.name);
 	if (!c->a->origin) {
 		const char *near[1];
@@ -1098,8 +1188,8 @@ static int an_origin(struct an_ctx *c)
 	return 0;
 }
 
-int analysis_run(const char *path, const struct analysis_options *o, struct analysis **out,
-		 char *err, size_t errlen)
+static int an_run(const char *path, const void *buf, size_t len,
+		  const struct analysis_options *o, struct analysis **out, char *err, size_t errlen)
 {
 	struct an_ctx c;
 	char rerr[160];
@@ -1108,6 +1198,8 @@ int analysis_run(const char *path, const struct analysis_options *o, struct anal
 	*out = NULL;
 	memset(&c, 0, sizeof(c));
 	c.path = path;
+	c.buf = buf;
+	c.len = len;
 	c.o = o;
 	c.err = err;
 	c.errlen = errlen;
@@ -1125,7 +1217,7 @@ int analysis_run(const char *path, const struct analysis_options *o, struct anal
 	if (!c.predictor)
 		c.predictor = c.own_pred;
 	c.a->amd_scale = *predictor_amd_scale(c.predictor);
-	if (trace_reader_open(&c.r, path, rerr, sizeof(rerr)) < 0) {
+	if (an_open(&c, &c.r, rerr, sizeof(rerr)) < 0) {
 		rc = an_fail(&c, -2, "cannot read '%s': %s", path, rerr);
 		goto out;
 	}
@@ -1158,6 +1250,18 @@ out:
 	free(c.win);
 	predictor_free(c.own_pred);
 	return rc;
+}
+
+int analysis_run(const char *path, const struct analysis_options *o, struct analysis **out,
+		 char *err, size_t errlen)
+{
+	return an_run(path, NULL, 0, o, out, err, errlen);
+}
+
+int analysis_run_mem(const void *buf, size_t len, const char *name,
+		     const struct analysis_options *o, struct analysis **out, char *err, size_t errlen)
+{
+	return an_run(name, buf, len, o, out, err, errlen);
 }
 
 void analysis_warn_memory(struct analysis *a, double bytes, const char *what)

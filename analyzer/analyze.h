@@ -9,6 +9,11 @@
  * trace out of CPU order beyond a 16384-event window (some imports) is read
  * again and replayed from a compact sorted copy of its events (about 100
  * bytes a launch).
+ *
+ * A built trace (timing `built`: a program builder's, e.g. --model's)
+ * has no origin GPU and nothing measured: each kernel is predicted from
+ * the operator record that describes it, the measured figures stay 0 and
+ * collectives it describes count apart from the kernel time.
  */
 #ifndef SURFER_ANALYZE_H
 #define SURFER_ANALYZE_H
@@ -134,6 +139,11 @@ struct analysis {
  * GPU), -1 out of memory. */
 int analysis_run(const char *path, const struct analysis_options *o, struct analysis **out,
 		 char *err, size_t errlen);
+
+/* Same over a trace held in memory (buf, len bytes, borrowed for the
+ * call); name stands for it in messages. */
+int analysis_run_mem(const void *buf, size_t len, const char *name,
+		     const struct analysis_options *o, struct analysis **out, char *err, size_t errlen);
 
 void analysis_free(struct analysis *a);
 

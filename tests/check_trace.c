@@ -807,11 +807,11 @@ START_TEST(test_newer_minor_and_defaults)
 	msgpack_pack_uint32(&w.pk, 200);         /* unknown marker kind */
 	msgpack_pack_array(&w.pk, 2);
 	msgpack_pack_uint8(&w.pk, TRACE_TRAILER);
-	msgpack_pack_array(&w.pk, 13);
-	for (int i = 0; i < 13; i++)
+	msgpack_pack_array(&w.pk, TRACE_TYPE_MAX + 1);
+	for (int i = 0; i < TRACE_TYPE_MAX + 1; i++)
 		msgpack_pack_uint64(&w.pk, i == TRACE_HEADER ? 1 : i == TRACE_STRING ? 1 :
 					   i == TRACE_KERNEL ? 2 : i == TRACE_MARKER ? 1 :
-					   i == 12 ? 1 : 0);
+					   i == TRACE_TYPE_MAX ? 1 : 0);
 
 	struct trace_reader *r;
 	char err[256];

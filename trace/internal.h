@@ -26,6 +26,7 @@
 #define TRACE_REQ_MARKER 3   /* type, seq, kind                    */
 #define TRACE_REQ_STACK 3    /* type, id, frames                   */
 #define TRACE_REQ_TRAILER 2  /* type, counts                       */
+#define TRACE_REQ_OP 3       /* type, seq, kind                    */
 
 /* Sanity bounds of library-call shapes (a corrupt value must not reach
  * the predictor's arithmetic). */

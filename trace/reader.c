@@ -310,6 +310,25 @@ static int get_u8(struct fields *f, const char *name, uint8_t def, uint8_t *out)
 	return rc;
 }
 
+/* A real number (a float or an integer field). */
+static int get_f64(struct fields *f, const char *name, double def, double *out)
+{
+	if (f->rc)
+		return f->rc;
+	const msgpack_object *o = field(f);
+	if (!o) {
+		*out = def;
+		return 0;
+	}
+	switch (o->type) {
+	case MSGPACK_OBJECT_FLOAT32:
+	case MSGPACK_OBJECT_FLOAT64: *out = o->via.f64; return 0;
+	case MSGPACK_OBJECT_POSITIVE_INTEGER: *out = (double)o->via.u64; return 0;
+	case MSGPACK_OBJECT_NEGATIVE_INTEGER: *out = (double)o->via.i64; return 0;
+	default: return ferr(f, name, "not a number");
+	}
+}
+
 static int conv_i64(struct fields *f, const char *name, const msgpack_object *o,
 		    int64_t min, int64_t max, int64_t *out)
 {
@@ -638,6 +657,31 @@ static int decode_marker(struct fields *f, struct trace_marker *m)
 	return f->rc;
 }
 
+static int decode_op(struct fields *f, struct trace_op *o)
+{
+	int kind = 0, coll = 0;
+	get_u64(f, "seq", UINT64_MAX, 0, &o->seq);
+	get_enum(f, "kind", TRACE_OPK_COUNT, TRACE_OPK_UNKNOWN, 0, &kind);
+	o->kind = (enum trace_op_kind)kind;
+	get_dtype(f, "dtype", &o->dtype);
+	get_u64(f, "m", UINT64_MAX, 0, &o->m);
+	get_u64(f, "n", UINT64_MAX, 0, &o->n);
+	get_u64(f, "k", UINT64_MAX, 0, &o->k);
+	get_u64(f, "batch", UINT64_MAX, 0, &o->batch);
+	get_f64(f, "flops", 0, &o->flops);
+	get_f64(f, "bytes", 0, &o->bytes);
+	get_u8(f, "b_transposed", 0, &o->b_transposed);
+	get_f64(f, "reread_bytes", 0, &o->reread_bytes);
+	get_f64(f, "reuse_bytes", 0, &o->reuse_bytes);
+	get_enum(f, "collective", TRACE_COLL_COUNT, -1, 0, &coll);
+	o->collective = (enum trace_collective)coll;
+	get_u32(f, "ranks", 0, &o->ranks);
+	get_u64(f, "stream", UINT64_MAX, 0, &o->stream);
+	get_u32(f, "thread", 0, &o->thread);
+	get_u64(f, "cpu_ns", UINT64_MAX, 0, &o->cpu_ns);
+	return f->rc;
+}
+
 static int decode_stack(struct fields *f, struct trace_stack *s)
 {
 	get_u32(f, "id", 0, &s->id);
@@ -689,7 +733,7 @@ static const uint8_t required_fields[TRACE_TYPE_MAX] = {
 	[TRACE_CONV] = TRACE_REQ_CONV, [TRACE_MEMCPY] = TRACE_REQ_COPY,
 	[TRACE_MEMSET] = TRACE_REQ_COPY, [TRACE_SYNC] = TRACE_REQ_SYNC,
 	[TRACE_MARKER] = TRACE_REQ_MARKER, [TRACE_STACK] = TRACE_REQ_STACK,
-	[TRACE_TRAILER] = TRACE_REQ_TRAILER,
+	[TRACE_TRAILER] = TRACE_REQ_TRAILER, [TRACE_OP] = TRACE_REQ_OP,
 };
 
 static int store_stack(struct trace_reader *r, const struct trace_stack *s)
@@ -756,6 +800,7 @@ static int decode(struct trace_reader *r, struct trace_record *rec)
 	case TRACE_SYNC: rc = decode_sync(&f, &rec->u.sync); break;
 	case TRACE_MARKER: rc = decode_marker(&f, &rec->u.marker); break;
 	case TRACE_STACK: rc = decode_stack(&f, &rec->u.stack); break;
+	case TRACE_OP: rc = decode_op(&f, &rec->u.op); break;
 	default: rc = decode_trailer(&f, &rec->u.trailer); break;
 	}
 	if (rc < 0 || rc == D_TRAILER)

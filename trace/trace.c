@@ -24,7 +24,7 @@ const char *trace_type_name(enum trace_type t)
 {
 	static const char *const names[] = {
 		NULL, "header", "string", "kernel", "gemm", "conv", "memcpy",
-		"memset", "sync", "marker", "stack", "trailer",
+		"memset", "sync", "marker", "stack", "trailer", "op",
 	};
 	return name_of(names, NELEM(names), (int)t);
 }
@@ -41,7 +41,7 @@ const char *trace_dtype_name(enum trace_dtype d)
 const char *trace_timing_name(enum trace_timing t)
 {
 	static const char *const names[] = {
-		"none", "cupti", "events", "imported", "synthetic",
+		"none", "cupti", "events", "imported", "synthetic", "built",
 	};
 	return name_of(names, NELEM(names), (int)t);
 }
@@ -97,6 +97,23 @@ const char *trace_marker_kind_name(enum trace_marker_kind k)
 		"capture_start", "capture_stop", "range_push", "range_pop", "iteration",
 	};
 	return name_of(names, NELEM(names), (int)k);
+}
+
+const char *trace_op_kind_name(enum trace_op_kind k)
+{
+	static const char *const names[] = {
+		"unknown", "gemm", "conv", "elementwise", "reduction", "softmax", "norm",
+		"attention", "memcpy", "memset", "comm",
+	};
+	return name_of(names, NELEM(names), (int)k);
+}
+
+const char *trace_collective_name(enum trace_collective c)
+{
+	static const char *const names[] = {
+		"none", "all_reduce", "all_gather", "reduce_scatter", "send_recv",
+	};
+	return name_of(names, NELEM(names), (int)c);
 }
 
 double trace_dtype_bytes(enum trace_dtype d)
@@ -312,6 +329,33 @@ static int validate_conv(const struct trace_conv *c, char *msg, size_t msglen)
 	return 0;
 }
 
+/* A count or size a builder computed: finite, not negative. */
+static int bad_amount(double v)
+{
+	return !(v >= 0 && v <= 1e300);
+}
+
+static int validate_op(const struct trace_op *o, char *msg, size_t msglen)
+{
+	if ((unsigned)o->kind >= TRACE_OPK_COUNT)
+		return bad(msg, msglen, "kind: out of range");
+	if (!valid_dtype(o->dtype))
+		return bad(msg, msglen, "dtype: out of range");
+	if (o->m > TRACE_GEMM_DIM_MAX || o->n > TRACE_GEMM_DIM_MAX ||
+	    o->k > TRACE_GEMM_DIM_MAX || o->batch > TRACE_GEMM_DIM_MAX)
+		return bad(msg, msglen, "m/n/k/batch: out of range");
+	if (bad_amount(o->flops) || bad_amount(o->bytes) || bad_amount(o->reread_bytes) ||
+	    bad_amount(o->reuse_bytes))
+		return bad(msg, msglen, "flops/bytes: negative or not finite");
+	if (o->b_transposed > 1)
+		return bad(msg, msglen, "b_transposed: not 0 or 1");
+	if ((unsigned)o->collective >= TRACE_COLL_COUNT)
+		return bad(msg, msglen, "collective: out of range");
+	if ((o->collective != TRACE_COLL_NONE) != (o->kind == TRACE_OPK_COMM))
+		return bad(msg, msglen, "collective: given for a kind other than comm, or missing");
+	return 0;
+}
+
 static int validate_copy(const struct trace_copy *c, int memset_rec, char *msg, size_t msglen)
 {
 	if ((unsigned)c->kind >= TRACE_COPY_KIND_COUNT)
@@ -342,6 +386,8 @@ int trace_validate_record(const struct trace_record *rec, uint32_t nstrings,
 	case TRACE_MEMCPY:
 	case TRACE_MEMSET:
 		return validate_copy(&rec->u.copy, rec->type == TRACE_MEMSET, msg, msglen);
+	case TRACE_OP:
+		return validate_op(&rec->u.op, msg, msglen);
 	case TRACE_SYNC:
 		if ((unsigned)rec->u.sync.kind >= TRACE_SYNC_KIND_COUNT)
 			return bad(msg, msglen, "kind: out of range");

@@ -475,6 +475,29 @@ static void pack_marker(msgpack_packer *pk, const struct trace_marker *m)
 	msgpack_pack_int32(pk, m->iteration);
 }
 
+static void pack_op(msgpack_packer *pk, const struct trace_op *o)
+{
+	msgpack_pack_array(pk, 18);
+	msgpack_pack_uint8(pk, TRACE_OP);
+	msgpack_pack_uint64(pk, o->seq);
+	msgpack_pack_uint32(pk, (uint32_t)o->kind);
+	msgpack_pack_uint32(pk, (uint32_t)o->dtype);
+	msgpack_pack_uint64(pk, o->m);
+	msgpack_pack_uint64(pk, o->n);
+	msgpack_pack_uint64(pk, o->k);
+	msgpack_pack_uint64(pk, o->batch);
+	msgpack_pack_double(pk, o->flops);
+	msgpack_pack_double(pk, o->bytes);
+	msgpack_pack_uint8(pk, o->b_transposed);
+	msgpack_pack_double(pk, o->reread_bytes);
+	msgpack_pack_double(pk, o->reuse_bytes);
+	msgpack_pack_uint32(pk, (uint32_t)o->collective);
+	msgpack_pack_uint32(pk, o->ranks);
+	msgpack_pack_uint64(pk, o->stream);
+	msgpack_pack_uint32(pk, o->thread);
+	msgpack_pack_uint64(pk, o->cpu_ns);
+}
+
 static void pack_stack(msgpack_packer *pk, const struct trace_stack *s)
 {
 	msgpack_pack_array(pk, 3);
@@ -503,6 +526,7 @@ int trace_writer_record(struct trace_writer *w, const struct trace_record *rec)
 	case TRACE_MEMSET: pack_copy(pk, rec->type, &rec->u.copy); break;
 	case TRACE_SYNC: pack_sync(pk, &rec->u.sync); break;
 	case TRACE_MARKER: pack_marker(pk, &rec->u.marker); break;
+	case TRACE_OP: pack_op(pk, &rec->u.op); break;
 	case TRACE_STACK:
 		if (w->stacks.n >= TRACE_MAX_STACKS)
 			return TRACE_EINVAL;
