@@ -408,6 +408,21 @@ if run nested 0 SURFER_TIMING=events SURFER_OUTPUT="$T/n.mp" LD_LIBRARY_PATH="$B
 	[ "$got" = "2 0" ] && pass "nested: kernels linked to their GEMM" || fail "nested: gemm count and errors '$got'"
 fi
 
+# 12b. The hook tables are indexed by their enums and resolve.c walks each to
+#     its empty end entry: an index without its entry would cut the walk
+#     short and leave every later hook unwrapped.
+for f in preload/hooks_cuda.c preload/hooks_cublas.c preload/hooks_cudnn.c; do
+	ids=$(awk '/^enum \{/ { e = 1; s = "" } e { s = s $0 } e && /^\};/ { e = 0; if (s ~ /_COUNT/) print s }' "$f" |
+		grep -ow 'H[KBD]_[A-Z0-9_]*' | grep -v '_COUNT$' | sort)
+	[ "$f" = preload/hooks_cuda.c ] && ids=$(printf '%s\nPRELOAD_HK_GETPROC\nPRELOAD_HK_GETPROC_V2' "$ids" | sort)
+	have=$(sed -n 's/^	\[\([A-Z0-9_]*\)\] = E(.*/\1/p' "$f" | sort)
+	if [ -n "$ids" ] && [ "$ids" = "$have" ]; then
+		pass "hook table of $f: an entry per index"
+	else
+		fail "hook table of $f: indices without entries: $(printf '%s\n' "$ids" | grep -vxF "$have" | tr '\n' ' ')"
+	fi
+done
+
 # 13. What the shim exports: the hooks and nothing else.
 exp=$(nm -D --defined-only "$SHIM" | awk '{print $3}' | sort | tr '\n' ' ')
 bad=$(echo "$exp" | tr ' ' '\n' | grep -v -E '^(cu[A-Za-z0-9_]+|dlsym|dlvsym)?$' | tr '\n' ' ')
