@@ -115,7 +115,12 @@ struct analysis {
 	double measured_ns;           /* measured iteration time                    */
 	double measured_kernel_ns, measured_copy_ns, measured_gpu_wait_cpu_ns;
 	int truncated;                /* the trace ended early: warning says where  */
-	int sorted_in_memory;         /* records were out of CPU order              */
+	int reread_in_order;          /* records were out of CPU order beyond the
+				       * reorder window: replayed from a second
+				       * reading in order, thread by thread       */
+	int sorted_in_memory;         /* ... and a thread's own records too (or the
+				       * two readings disagreed): replayed from a
+				       * sorted copy of every event               */
 	int untimed;                  /* no GPU times: measured_ns is CPU time only */
 	uint64_t peak_device_bytes;   /* most device memory the program held (trailer), 0 unknown */
 	/* --model: the estimated device memory of one GPU (model.h's

@@ -297,6 +297,45 @@ START_TEST(out_of_order_records)
 }
 END_TEST
 
+START_TEST(interleaved_threads)
+{
+	/* Four launching threads whose records the file holds in runs of 4096
+	 * (per-thread buffers drained when full), past a 1024-event reorder
+	 * window, analyze to the numbers of the same launches written in CPU
+	 * order: read a second time thread by thread, not sorted in memory. */
+	const struct gpu_spec *targets[2] = {gpu("h100-sxm"), gpu("t4")};
+	struct analysis *a, *b;
+
+	ck_assert_int_eq(synth_write_bench(path, "NVIDIA A100-SXM4-80GB", 60000, 4, 1), 0);
+	ck_assert_int_eq(synth_write_bench(path2, "NVIDIA A100-SXM4-80GB", 60000, 4, 4096), 0);
+	window = 1024;
+	a = run(path, NULL, targets, 2, PRED_AUTO);
+	b = run(path2, NULL, targets, 2, PRED_AUTO);
+	window = 0;
+	ck_assert_int_eq(a->reread_in_order, 0);
+	ck_assert_int_eq(a->sorted_in_memory, 0);
+	ck_assert_int_eq(b->reread_in_order, 1);
+	ck_assert_int_eq(b->sorted_in_memory, 0);
+	ck_assert_uint_eq(a->kernels, 60000);
+	ck_assert_uint_eq(b->kernels, a->kernels);
+	ck_assert_uint_eq(b->configs, a->configs);
+	ck_assert_uint_eq(b->iterations, a->iterations);
+	ck_assert_double_eq(b->measured_ns, a->measured_ns);
+	ck_assert_double_eq(b->measured_kernel_ns, a->measured_kernel_ns);
+	for (size_t t = 0; t < 2; t++) {
+		ck_assert_double_eq(b->targets[t].iteration_ns, a->targets[t].iteration_ns);
+		ck_assert_double_eq(b->targets[t].kernel_ns, a->targets[t].kernel_ns);
+		ck_assert_uint_eq(b->targets[t].ngroups, a->targets[t].ngroups);
+		for (size_t g = 0; g < a->targets[t].ngroups; g++) {
+			ck_assert_str_eq(b->targets[t].groups[g].name, a->targets[t].groups[g].name);
+			ck_assert_double_eq(b->targets[t].groups[g].pred_ns, a->targets[t].groups[g].pred_ns);
+		}
+	}
+	analysis_free(a);
+	analysis_free(b);
+}
+END_TEST
+
 START_TEST(capture_windows)
 {
 	/* The recorder's capture windows (start/stop markers, kernels numbered
@@ -872,6 +911,7 @@ int main(void)
 	tcase_add_test(tc, gpu_bound_scales);
 	tcase_add_loop_test(tc, blocking_copy_scales, 0, SYNTH_BLOCK_COUNT);
 	tcase_add_test(tc, out_of_order_records);
+	tcase_add_test(tc, interleaved_threads);
 	tcase_add_test(tc, capture_windows);
 	tcase_add_test(tc, sync_written_first);
 	tcase_add_test(tc, truncated_trace);
