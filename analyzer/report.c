@@ -440,9 +440,10 @@ int report_rank(FILE *f, const struct analysis *a, int by_cost)
 }
 
 static const struct report_legend_item rp_legend[] = {
-	{ "predicted", "the iteration replayed on the target: the recorded launches, stream order "
-	  "and synchronizations, each kernel and copy taking its predicted time (x the measured "
-	  "time: the ratio to the origin's measured iteration)" },
+	{ "predicted", "the iteration replayed on the target: its launches, stream order and "
+	  "synchronizations (recorded, or built from a model config), each kernel and copy taking "
+	  "its predicted time; \"x the measured time\" is its ratio to the origin's measured "
+	  "iteration" },
 	{ "kernels", "the sum of the kernel times of one iteration; kernels on different streams "
 	  "run at once and the GPU also idles, so it can exceed the iteration time or fall short "
 	  "of it" },
