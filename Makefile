@@ -34,7 +34,7 @@ CUDA_CFLAGS := -I$(CUDA_HOME)/include
 CPPFLAGS := -I. -D_GNU_SOURCE -DSURFER_VERSION='"$(VERSION)"' -MMD -MP
 CFLAGS := -std=c11 $(OPT) $(WARN) $(SAN) -fPIC -pthread $(PKG_CFLAGS)
 LDFLAGS := $(SAN) -pthread
-LDLIBS := $(MSGPACK_LIBS) -lm
+LDLIBS := $(MSGPACK_LIBS) -lm -lstdc++
 
 # Filled by the module.mk files.
 CORE_SRCS :=        # the internal static library every program links

@@ -14,9 +14,9 @@ JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 CFLAGS_gpu_specs_ += $(JANSSON_CFLAGS)
 
-$(GPUGEN): tools/gpugen.c gpu_specs/gpu.h
+$(GPUGEN): tools/gpugen.c trace/csv.c trace/csv.h gpu_specs/gpu.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tools/gpugen.c trace/csv.c
 
 $(GPU_GEN_C): $(GPU_TABLES) $(GPUGEN)
 	@mkdir -p $(dir $@)

@@ -442,6 +442,40 @@ START_TEST(trainer_fits_curve)
 }
 END_TEST
 
+/* A NeuSight file whose quote never closes: ns_load names the file and the
+ * row's line, and surfer-bench prints that one line and exits 2. */
+START_TEST(bad_csv_one_line)
+{
+	char buf[2048], path[400], err[1024];
+	snprintf(buf, sizeof buf, "%s"
+		 "add,0.03," DEV_O ",p2.1.0,8902,k,2.1,0.5,42,1,1,128,1,1,cu121,127,168\n"
+		 "add,0.05," DEV_O ",p2.1.0,8902,\"void k<4, 3>(int),2.1,0.5,42,1,1,128,1,1,cu121,1,1\n",
+		 VEC_HDR);
+	write_file("bad.csv", buf);
+	snprintf(path, sizeof path, "%s/bad.csv", dir);
+	struct ns_set s;
+	memset(&s, 0, sizeof s);
+	ck_assert_int_eq(ns_load(&s, path, NULL, NULL, err, sizeof err), -1);
+	char want[600];
+	snprintf(want, sizeof want, "%s:3: unterminated quote", path);
+	ck_assert_str_eq(err, want);
+	ns_release(&s);
+
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char cmd[1024], line[1024];
+	snprintf(cmd, sizeof cmd, "%s/surfer-bench accuracy --dataset '%s' --origin '" DEV_O
+		 "' --target '" DEV_T "' 2>&1 >/dev/null; echo \"exit $?\"", build, path);
+	FILE *pp = popen(cmd, "r");
+	ck_assert_ptr_nonnull(pp);
+	ck_assert_ptr_nonnull(fgets(line, sizeof line, pp));
+	ck_assert_ptr_nonnull(strstr(line, want));
+	ck_assert_ptr_nonnull(fgets(line, sizeof line, pp));
+	ck_assert_str_eq(line, "exit 2\n");
+	ck_assert_ptr_null(fgets(line, sizeof line, pp));
+	pclose(pp);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bench");
@@ -452,6 +486,7 @@ int main(void)
 	tcase_add_test(tc, kernel_records);
 	tcase_add_test(tc, statistics_by_hand);
 	tcase_add_test(tc, bench_json_bandwidth_ratio);
+	tcase_add_test(tc, bad_csv_one_line);
 	tcase_add_test(tc, trainer_records_picks);
 	tcase_add_test(tc, trainer_fits_curve);
 	suite_add_tcase(s, tc);

@@ -162,6 +162,15 @@ START_TEST(reads_nodes)
 	ck_assert_int_eq(prof_load_file(&s, path, err, sizeof err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "not a per-operator profile"));
 	prof_release(&s);
+	/* Text after a closing quote: the file and the line. */
+	write_file("y-inf-1-1.csv", "op,target,meta,input_shapes,output_shape,fw_latency,Name\n"
+				     "call_function,\"add\"x,{},[],[],0.1,add\n");
+	snprintf(path, sizeof path, "%s/y-inf-1-1.csv", dir);
+	ck_assert_int_eq(prof_load_file(&s, path, err, sizeof err), -1);
+	char want[600];
+	snprintf(want, sizeof want, "%s:2: text after a closing quote", path);
+	ck_assert_str_eq(err, want);
+	prof_release(&s);
 }
 END_TEST
 

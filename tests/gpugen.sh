@@ -74,6 +74,24 @@ check 2 "the largest carveout must equal smem_per_sm" "$dir/c2.csv" $gpus
 sed 's/^id,name,aliases,/id,label,aliases,/' $gpus >"$dir/g6.csv"
 check 2 "column 2 must be 'name'" $cc "$dir/g6.csv"
 
+# Quotes: one left open, text after a closing one, a quoted line break; a
+# quoted comma is one field.
+line=$(grep -n '^t4,' $gpus | cut -d: -f1)
+sed 's/^t4,NVIDIA T4,/t4,"NVIDIA T4,/' $gpus >"$dir/q1.csv"
+check 2 "q1.csv:$line: unterminated quote" $cc "$dir/q1.csv"
+sed 's/^t4,NVIDIA T4,/t4,"NVIDIA" T4,/' $gpus >"$dir/q2.csv"
+check 2 "q2.csv:$line: text after a closing quote" $cc "$dir/q2.csv"
+sed 's/^t4,NVIDIA T4,/t4,"NVIDIA\
+T4",/' $gpus >"$dir/q3.csv"
+check 2 "q3.csv:$line: a quoted field spans lines" $cc "$dir/q3.csv"
+sed 's/^t4,NVIDIA T4,/t4,"NVIDIA T4, ""16 GB""",/' $gpus >"$dir/q4.csv"
+check 0 "" $cc "$dir/q4.csv"
+n=$((n + 1))
+if ! grep -q 'NVIDIA T4, \\"16 GB\\"' "$dir/out.c"; then
+	echo "FAIL: a quoted name with a comma and quotes is not one field"
+	fail=$((fail + 1))
+fi
+
 check 2 "cannot open" $cc "$dir/missing.csv"
 
 echo "gpugen.sh: $((n - fail)) of $n passed"

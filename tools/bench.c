@@ -14,6 +14,8 @@
  * --method all, next to the roofline ratio, wave scaling, the tile model and
  * auto.
  */
+#include "tools/bench_args.h"
+#include "trace/surfer_err.h"
 #include "tools/bench_e2e.h"
 #include "tools/profile.h"
 #include "tools/bench_power.h"
@@ -23,6 +25,7 @@
 #include "predictor/tile.h"
 #include "tools/neusight.h"
 
+#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -127,14 +130,14 @@ static int run_accuracy(const struct opts *o)
 	if (ns_load(&set, o->dataset, o->target, o->origin, err, sizeof err) != 0) {
 		fprintf(stderr, PROG ": cannot load dataset: %s\n", err);
 		ns_release(&set);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	struct ns_pair *pairs;
 	size_t np;
 	if (ns_pairs(&set, o->origin, o->target, o->op, &pairs, &np) != 0) {
 		fprintf(stderr, PROG ": out of memory\n");
 		ns_release(&set);
-		return 2;
+		return surfer_exit_code(SURFER_ENOMEM);
 	}
 	/* Operators, in order of first appearance among the pairs. */
 	const char *ops[64];
@@ -156,7 +159,7 @@ static int run_accuracy(const struct opts *o)
 		ns_release(&set);
 		json_decref(root);
 		json_decref(methods);
-		return 2;
+		return surfer_exit_code(SURFER_EWRITE);
 	}
 	if (dump)
 		fprintf(dump, "method,op,dims,origin_ns,target_ns,predicted_ns\n");
@@ -169,7 +172,7 @@ static int run_accuracy(const struct opts *o)
 		size_t na = 0, failed = 0;
 		if (!ape || !grp || !pop) {
 			fprintf(stderr, PROG ": out of memory\n");
-			return 2;
+			return surfer_exit_code(SURFER_ENOMEM);
 		}
 		for (size_t i = 0; i < np; i++) {
 			struct pred_kernel k;
@@ -240,7 +243,7 @@ static int run_accuracy(const struct opts *o)
 		nm++;
 	if (nm == 0) {
 		fprintf(stderr, PROG ": no method can run without an origin\n");
-		rc = 2;
+		rc = surfer_exit_code(SURFER_EINVAL);
 	} else if (nm == 1) {
 		json_object_foreach(methods, only, v)
 			json_object_update(root, v);
@@ -324,7 +327,7 @@ static int run_table(int nfiles, char **files)
 			json_decref(r);
 			for (int j = 0; j < n; j++)
 				json_decref(rep[j]);
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 		rep[n++] = r;
 	}
@@ -416,99 +419,49 @@ static const struct gpu_spec *gpu_arg(const char *v)
 	return g;
 }
 
-int main(int argc, char **argv)
+/* surfer-bench accuracy: the options checked, then run_accuracy(). */
+static int accuracy_main(const struct bench_args *a)
 {
 	struct opts o;
 	memset(&o, 0, sizeof o);
-	if (argc >= 2 && !strcmp(argv[1], "table"))
-		return run_table(argc - 2, argv + 2);
-	if (argc >= 2 && !strcmp(argv[1], "e2e"))
-		return bench_e2e_main(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "comm"))
-		return bench_comm_main(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "tensorcore"))
-		return bench_tc_main(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "vec"))
-		return bench_vec_main(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "profile"))
-		return bench_profile_main(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "power"))
-		return bench_power_main(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "--version")) {
-		printf(PROG " " SURFER_VERSION "\n");
+	if (a->help) {
+		usage(stdout);
 		return 0;
 	}
-	if (argc < 2 || strcmp(argv[1], "accuracy") != 0) {
-		if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-			usage(stdout);
-			return 0;
-		}
-		usage(stderr);
-		return 2;
-	}
-	int origin_set = 0, method_set = 0;
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--json")) {
-			o.json = 1;
-			continue;
-		}
-		if (!strcmp(a, "--as-recorded")) {
-			o.as_recorded = 1;
-			continue;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if (!v) {
-			fprintf(stderr, PROG ": option '%s': missing value\n", a);
-			return 2;
-		}
-		i++;
-		if (!strcmp(a, "--dataset")) {
-			o.dataset = v;
-		} else if (!strcmp(a, "--origin")) {
-			origin_set = 1;
-			if (strcmp(v, "none") != 0 && !(o.origin = gpu_arg(v)))
-				return 2;
-		} else if (!strcmp(a, "--target")) {
-			if (!(o.target = gpu_arg(v)))
-				return 2;
-		} else if (!strcmp(a, "--op")) {
-			o.op = v;
-		} else if (!strcmp(a, "--dump")) {
-			o.dump = v;
-		} else if (!strcmp(a, "--weights")) {
-			o.weights = v;
-		} else if (!strcmp(a, "--method")) {
-			int all = !strcmp(v, "all"), found = all;
-			for (int m = 0; m < BM_COUNT; m++)
-				if (all || !strcmp(v, bm_names[m]) ||
-				    (m == BM_BW && !strcmp(v, "bw")) || (m == BM_FLOPS && !strcmp(v, "flops"))) {
-					o.methods[m] = 1;
-					found = 1;
-				}
-			if (!found) {
-				fprintf(stderr, PROG ": unknown method '%s'\n", v);
-				return 2;
+	o.dataset = a->dataset;
+	o.op = a->op;
+	o.dump = a->dump;
+	o.weights = a->weights;
+	o.json = a->json;
+	o.as_recorded = a->as_recorded;
+	if (a->origin && strcmp(a->origin, "none") != 0 && !(o.origin = gpu_arg(a->origin)))
+		return surfer_exit_code(SURFER_EINVAL);
+	if (a->target && !(o.target = gpu_arg(a->target)))
+		return surfer_exit_code(SURFER_EINVAL);
+	if (a->method) {
+		const char *v = a->method;
+		int all = !strcmp(v, "all"), found = all;
+		for (int m = 0; m < BM_COUNT; m++)
+			if (all || !strcmp(v, bm_names[m]) ||
+			    (m == BM_BW && !strcmp(v, "bw")) || (m == BM_FLOPS && !strcmp(v, "flops"))) {
+				o.methods[m] = 1;
+				found = 1;
 			}
-			method_set = 1;
-		} else {
-			fprintf(stderr, PROG ": unknown option '%s'\n", a);
-			return 2;
+		if (!found) {
+			fprintf(stderr, PROG ": unknown method '%s'\n", v);
+			return surfer_exit_code(SURFER_EINVAL);
 		}
+	} else {
+		o.methods[BM_AUTO] = 1;
 	}
-	if (!o.dataset || !origin_set || !o.target) {
+	if (!o.dataset || !a->origin || !o.target) {
 		fprintf(stderr, PROG ": --dataset, --origin and --target are required\n");
 		usage(stderr);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
-	if (!method_set)
-		o.methods[BM_AUTO] = 1;
 	if (o.origin == o.target) {
 		fprintf(stderr, PROG ": origin and target are the same GPU\n");
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	struct tile_model *tm = NULL;
 	if (o.weights) {
@@ -516,7 +469,7 @@ int main(int argc, char **argv)
 		if (rc != 0) {
 			fprintf(stderr, PROG ": cannot load weights '%s': %s\n", o.weights,
 				rc == -2 ? "unreadable" : "not a tile-model weights file");
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 	}
 	/* NeuSight's op timings include the measuring host's floor. */
@@ -526,11 +479,171 @@ int main(int argc, char **argv)
 	if (predictor_new(&pc, &pred, err, sizeof err) != 0) {
 		fprintf(stderr, PROG ": %s\n", err);
 		tile_model_free(tm);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	o.pred = pred;
 	int rc = run_accuracy(&o);
 	predictor_free(pred);
 	tile_model_free(tm);
 	return rc;
+}
+
+static int table_main(const struct bench_args *a)
+{
+	if (a->help) {
+		usage(stdout);
+		return 0;
+	}
+	return run_table(a->noperands, a->operands);
+}
+
+/* ---- the option table of every subcommand ------------------------------ */
+
+enum bench_opt {
+	BO_DATA, BO_LABELS, BO_CONFIGS, BO_GPU, BO_WEIGHTS, BO_HOLDOUT, BO_DUMP, BO_DATASET,
+	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
+	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_POWER,
+	BO_COMPILED_AMD_SCALE, BO_HELP, BO_COUNT
+};
+#define BO(x) (1u << BO_##x)
+#define BO_VAL 256        /* getopt_long's value of option i is BO_VAL + i */
+
+static const struct option bench_long_opts[] = {
+	{"data", required_argument, NULL, BO_VAL + BO_DATA},
+	{"labels", required_argument, NULL, BO_VAL + BO_LABELS},
+	{"configs", required_argument, NULL, BO_VAL + BO_CONFIGS},
+	{"gpu", required_argument, NULL, BO_VAL + BO_GPU},
+	{"weights", required_argument, NULL, BO_VAL + BO_WEIGHTS},
+	{"holdout-weights", required_argument, NULL, BO_VAL + BO_HOLDOUT},
+	{"dump", required_argument, NULL, BO_VAL + BO_DUMP},
+	{"dataset", required_argument, NULL, BO_VAL + BO_DATASET},
+	{"origin", required_argument, NULL, BO_VAL + BO_ORIGIN},
+	{"target", required_argument, NULL, BO_VAL + BO_TARGET},
+	{"op", required_argument, NULL, BO_VAL + BO_OP},
+	{"method", required_argument, NULL, BO_VAL + BO_METHOD},
+	{"attention", required_argument, NULL, BO_VAL + BO_ATTENTION},
+	{"launch-us", required_argument, NULL, BO_VAL + BO_LAUNCH_US},
+	{"min-ms", required_argument, NULL, BO_VAL + BO_MIN_MS},
+	{"min-bytes", required_argument, NULL, BO_VAL + BO_MIN_BYTES},
+	{"emit", no_argument, NULL, BO_VAL + BO_EMIT},
+	{"rows", no_argument, NULL, BO_VAL + BO_ROWS},
+	{"json", no_argument, NULL, BO_VAL + BO_JSON},
+	{"as-recorded", no_argument, NULL, BO_VAL + BO_AS_RECORDED},
+	{"per-dtype", no_argument, NULL, BO_VAL + BO_PER_DTYPE},
+	{"power", no_argument, NULL, BO_VAL + BO_POWER},
+	{"compiled-amd-scale", no_argument, NULL, BO_VAL + BO_COMPILED_AMD_SCALE},
+	{"help", no_argument, NULL, BO_VAL + BO_HELP},
+	{NULL, 0, NULL, 0},
+};
+/* in enum bench_opt's order: entry i is option i */
+_Static_assert(sizeof bench_long_opts / sizeof bench_long_opts[0] == BO_COUNT + 1,
+	       "one getopt_long entry per option");
+
+/* Every subcommand: the options it takes (BO bits; --help always), whether
+ * it takes operands, and what runs it. */
+static const struct bench_cmd {
+	const char *name;
+	unsigned opts;
+	int operands;
+	int (*run)(const struct bench_args *a);
+} bench_cmds[] = {
+	{"accuracy", BO(DATASET) | BO(ORIGIN) | BO(TARGET) | BO(OP) | BO(METHOD) | BO(WEIGHTS) |
+		     BO(JSON) | BO(DUMP) | BO(AS_RECORDED), 0, accuracy_main},
+	{"table", 0, 1, table_main},
+	{"e2e", BO(LABELS) | BO(CONFIGS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(LAUNCH_US) |
+		BO(ATTENTION) | BO(COMPILED_AMD_SCALE), 0, bench_e2e_main},
+	{"comm", BO(MIN_BYTES), 1, bench_comm_main},
+	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(POWER) | BO(EMIT), 0, bench_tc_main},
+	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
+	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
+	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
+		    BO(ROWS), 0, bench_profile_main},
+};
+
+/* Parses argv (argv[0] the subcommand) into a for cmd.  Returns -1 to go
+ * on, else the exit code after a one-line message. */
+static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct bench_args *a)
+{
+	int o;
+	memset(a, 0, sizeof *a);
+	opterr = 0;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, ":h", bench_long_opts, NULL)) != -1) {
+		int id = o == 'h' ? BO_HELP : o - BO_VAL;
+		if (o == ':') {
+			fprintf(stderr, PROG ": %s: option '%s' needs a value\n", cmd->name,
+				argv[optind - 1]);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+		if (o == '?' || id < 0 || id >= BO_COUNT) {
+			fprintf(stderr, PROG ": %s: unknown option '%s'; see " PROG " %s --help\n",
+				cmd->name, argv[optind - 1], cmd->name);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+		if (id != BO_HELP && !(cmd->opts & (1u << id))) {
+			fprintf(stderr, PROG ": %s: no option '--%s'; see " PROG " %s --help\n",
+				cmd->name, bench_long_opts[id].name, cmd->name);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+		switch ((enum bench_opt)id) {
+		case BO_DATA: a->data = optarg; break;
+		case BO_LABELS: a->labels = optarg; break;
+		case BO_CONFIGS: a->configs = optarg; break;
+		case BO_GPU: a->gpu = optarg; break;
+		case BO_WEIGHTS: a->weights = optarg; break;
+		case BO_HOLDOUT: a->holdout = optarg; break;
+		case BO_DUMP: a->dump = optarg; break;
+		case BO_DATASET: a->dataset = optarg; break;
+		case BO_ORIGIN: a->origin = optarg; break;
+		case BO_TARGET: a->target = optarg; break;
+		case BO_OP: a->op = optarg; break;
+		case BO_METHOD: a->method = optarg; break;
+		case BO_ATTENTION: a->attention = optarg; break;
+		case BO_LAUNCH_US: a->launch_us = optarg; break;
+		case BO_MIN_MS: a->min_ms = optarg; break;
+		case BO_MIN_BYTES: a->min_bytes = optarg; break;
+		case BO_EMIT: a->emit = 1; break;
+		case BO_ROWS: a->rows = 1; break;
+		case BO_JSON: a->json = 1; break;
+		case BO_AS_RECORDED: a->as_recorded = 1; break;
+		case BO_PER_DTYPE: a->per_dtype = 1; break;
+		case BO_POWER: a->power = 1; break;
+		case BO_COMPILED_AMD_SCALE: a->compiled_amd_scale = 1; break;
+		case BO_HELP: a->help = 1; break;
+		case BO_COUNT: break;
+		}
+	}
+	a->noperands = argc - optind;
+	a->operands = argv + optind;
+	if (a->noperands && !cmd->operands && !a->help) {
+		fprintf(stderr, PROG ": %s: unexpected argument '%s'\n", cmd->name, a->operands[0]);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+		printf(PROG " " SURFER_VERSION "\n");
+		return 0;
+	}
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	for (size_t i = 0; i < sizeof bench_cmds / sizeof bench_cmds[0]; i++) {
+		const struct bench_cmd *cmd = &bench_cmds[i];
+		struct bench_args a;
+		if (strcmp(argv[1], cmd->name) != 0)
+			continue;
+		int rc = parse_args(cmd, argc - 1, argv + 1, &a);
+		return rc >= 0 ? rc : cmd->run(&a);
+	}
+	fprintf(stderr, PROG ": unknown command '%s'; see " PROG " --help\n", argv[1]);
+	return surfer_exit_code(SURFER_EINVAL);
 }

@@ -14,10 +14,13 @@
  */
 #include "analyzer/comm.h"
 #include "analyzer/model.h"
+#include "analyzer/modelrun.h"
 #include "gpu_specs/gpu.h"
 #include "predictor/tile.h"
 #include "tools/bench_e2e.h"
 #include "tools/profile.h"
+#include "trace/surfer_err.h"
+#include "trace/csv.h"
 
 #include <errno.h>
 #include <math.h>
@@ -60,9 +63,9 @@ static int parse_label_name(const char *f, char *model, size_t msz, enum model_m
 	return 0;
 }
 
-static void usage_e2e(void)
+static void usage_e2e(FILE *f)
 {
-	fprintf(stderr, "usage: " PROG " e2e --labels DIR --configs DIR [--gpu NAME] [--launch-us US] [--attention eager|sdpa]\n"
+	fprintf(f, "usage: " PROG " e2e --labels DIR --configs DIR [--gpu NAME] [--launch-us US] [--attention eager|sdpa]\n"
 			"                        [--weights FILE | --holdout-weights DIR] [--compiled-amd-scale]\n"
 			"  DIR/<GPU>/<model>-<inf|train>-<seq>-<batch>.json (e2e_latency, ms); CONFIGS/<model>.json\n"
 			"  --weights FILE: tile-model weights for every GPU; --holdout-weights DIR: for GPU G the\n"
@@ -190,7 +193,7 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		struct model_timing t;
 		struct model_memory mem;
 		model_memory(&c, &o, &s, &mem);
-		int rc = model_time(&s, &o, g, launch_ns, &t, NULL);
+		int rc = model_time(&s, &o, g, launch_ns, &t);
 		model_seq_release(&s);
 		if (rc)
 			continue;
@@ -198,7 +201,7 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		double e = (pred - measured) / measured * 100.0;
 		/* the estimated peak memory against the GPU's: every config
 		 * measured ran, so none may exceed 100% */
-		double mem_pct = g->mem_gb > 0 ? 100.0 * mem.peak / (g->mem_gb * 1073741824.0) : 0;
+		double mem_pct = gpu_mem_usable_bytes(g) > 0 ? 100.0 * mem.peak / gpu_mem_usable_bytes(g) : 0;
 		printf("%-16s %-34s %10.2f %10.2f %+8.1f%% %5.0f%%", g->id, files[i], measured, pred, e,
 		       mem_pct);
 		if (mem_pct > acc.mem_pct) {
@@ -227,73 +230,54 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 			       builtin && *note ? ", " : "", note);
 		putchar('\n');
 		if (acc.mem_pct > 0)
-			printf("%-16s memory: the estimated peak is at most %.0f%% of its %g GiB (%s)\n",
-			       g->id, acc.mem_pct, g->mem_gb, acc.mem_cfg);
+			printf("%-16s memory: the estimated peak is at most %.0f%% of its usable %.1f GiB (%s)\n",
+			       g->id, acc.mem_pct, gpu_mem_usable_bytes(g) / 1073741824.0, acc.mem_cfg);
 		all->sum += acc.sum;
 		all->n += acc.n;
 	}
 	return 0;
 }
 
-int bench_e2e_main(int argc, char **argv)
+int bench_e2e_main(const struct bench_args *a)
 {
-	const char *labels = NULL, *configs = NULL, *only = NULL, *weights = NULL, *holdout = NULL;
-	int compiled_scale = 0;
+	const char *labels = a->labels, *configs = a->configs, *only = a->gpu;
+	const char *weights = a->weights, *holdout = a->holdout;
+	int compiled_scale = a->compiled_amd_scale;
 	double launch_ns = MODEL_LAUNCH_NS_DEFAULT;
 	enum model_attention attn = MODEL_ATTN_EAGER;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--labels") && v)
-			labels = v, i++;
-		else if (!strcmp(a, "--configs") && v)
-			configs = v, i++;
-		else if (!strcmp(a, "--gpu") && v)
-			only = v, i++;
-		else if (!strcmp(a, "--weights") && v)
-			weights = v, i++;
-		else if (!strcmp(a, "--holdout-weights") && v)
-			holdout = v, i++;
-		else if (!strcmp(a, "--compiled-amd-scale"))
-			compiled_scale = 1;
-		else if (!strcmp(a, "--launch-us") && v) {
-			char *end;
-			launch_ns = strtod(v, &end) * 1e3;
-			if (*end || !(launch_ns >= 0) || launch_ns > 1e9) {
-				fprintf(stderr, PROG ": bad --launch-us '%s'\n", v);
-				return 2;
-			}
-			i++;
-		} else if (!strcmp(a, "--attention") && v) {
-			if (!strcmp(v, "sdpa"))
-				attn = MODEL_ATTN_SDPA;
-			else if (strcmp(v, "eager")) {
-				fprintf(stderr, PROG ": bad --attention '%s' (eager or sdpa)\n", v);
-				return 2;
-			}
-			i++;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage_e2e();
-			return 0;
-		} else {
-			fprintf(stderr, PROG ": unknown e2e option '%s'\n", a);
-			usage_e2e();
-			return 2;
+	if (a->help) {
+		usage_e2e(stdout);
+		return 0;
+	}
+	if (a->launch_us) {
+		char *end;
+		launch_ns = strtod(a->launch_us, &end) * 1e3;
+		if (*end || !(launch_ns >= 0) || launch_ns > 1e9) {
+			fprintf(stderr, PROG ": bad --launch-us '%s'\n", a->launch_us);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+	}
+	if (a->attention) {
+		if (!strcmp(a->attention, "sdpa"))
+			attn = MODEL_ATTN_SDPA;
+		else if (strcmp(a->attention, "eager")) {
+			fprintf(stderr, PROG ": bad --attention '%s' (eager or sdpa)\n", a->attention);
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 	}
 	if (!labels || !configs) {
-		usage_e2e();
-		return 2;
+		usage_e2e(stderr);
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	struct tile_model *tm;
 	if (prof_gpu_and_weights(only, weights, &tm) != 0)
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	size_t ng;
 	char **gpus = prof_list_dir(labels, &ng);
 	if (!gpus) {
 		fprintf(stderr, PROG ": cannot read '%s': %s\n", labels, strerror(errno));
 		tile_model_free(tm);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	printf("%-16s %-34s %10s %10s %9s %6s\n", "gpu", "config", "measured", "predicted", "error",
 	       "memory");
@@ -336,71 +320,56 @@ static enum model_comm comm_of_file(const char *f)
 	return MODEL_COMM_NONE;
 }
 
-/* Column index of name in a CSV header line, -1 if absent. */
-static int csv_col(const char *header, const char *suffix)
+/* Index of the first header field that ends in suffix, -1 if none. */
+static int comm_col(const struct csv_reader *csv, const char *suffix)
 {
-	int col = 0;
-	const char *p = header;
 	size_t sl = strlen(suffix);
-	while (*p) {
-		const char *e = strpbrk(p, ",\n\r");
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len >= sl && strncmp(p + len - sl, suffix, sl) == 0)
-			return col;
-		if (!e || *e != ',')
-			break;
-		p = e + 1;
-		col++;
+	for (size_t i = 0; i < csv->nfield; i++) {
+		size_t len = strlen(csv->field[i]);
+		if (len >= sl && strcmp(csv->field[i] + len - sl, suffix) == 0)
+			return (int)i;
 	}
 	return -1;
 }
 
-static double csv_field(const char *line, int col)
+/* The number in field col of the current row; NaN when the row is short. */
+static double comm_num(const struct csv_reader *csv, int col)
 {
-	const char *p = line;
-	for (int i = 0; i < col && p; i++) {
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return p ? strtod(p, NULL) : NAN;
+	return (size_t)col < csv->nfield ? strtod(csv->field[col], NULL) : NAN;
 }
 
-static void comm_file(const char *path, const char *set, const char *fname,
-		      const struct gpu_spec *g, double min_bytes, struct acc *all)
+/* Adds the errors of one measurement file to all; files that are not NCCL
+ * measurements are skipped.  -1 (message printed) when it is not CSV. */
+static int comm_file(const char *path, const char *set, const char *fname,
+		     const struct gpu_spec *g, double min_bytes, struct acc *all)
 {
 	enum model_comm op = comm_of_file(fname);
 	if (op == MODEL_COMM_NONE)
-		return;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	char line[4096];
-	if (!fgets(line, sizeof(line), f)) {
-		fclose(f);
-		return;
-	}
-	int c_med = csv_col(line, ".median"), c_n = csv_col(line, "num_workers");
-	int c_size = csv_col(line, "size"), c_dpn = csv_col(line, "devices_per_node");
-	if (c_med < 0 || c_n < 0 || c_size < 0) {
-		fclose(f);
-		return;
-	}
+		return 0;
+	struct csv_reader csv;
+	if (csv_open(&csv, path, 0) != 0)
+		return 0;
+	int rc = csv_next(&csv);
+	int c_med = comm_col(&csv, ".median"), c_n = comm_col(&csv, "num_workers");
+	int c_size = comm_col(&csv, "size"), c_dpn = comm_col(&csv, "devices_per_node");
+	if (rc != 1 || c_med < 0 || c_n < 0 || c_size < 0)
+		goto out;
 	struct comm_link l, wide;
 	comm_link_init(g, &l, &wide);
 	struct { double sum; size_t n; } per[17];
 	memset(per, 0, sizeof(per));
-	while (fgets(line, sizeof(line), f)) {
-		double ms = csv_field(line, c_med), n = csv_field(line, c_n);
-		double bytes = csv_field(line, c_size);
-		double dpn = c_dpn >= 0 ? csv_field(line, c_dpn) : n;
+	while ((rc = csv_next(&csv)) == 1) {
+		double ms = comm_num(&csv, c_med), n = comm_num(&csv, c_n);
+		double bytes = comm_num(&csv, c_size);
+		double dpn = c_dpn >= 0 ? comm_num(&csv, c_dpn) : n;
 		if (!(ms > 0) || !(n >= 2 && n <= 16) || bytes < min_bytes || dpn < n)
 			continue; /* node-local collectives only */
 		double pred = comm_time_ns(op, bytes, (uint32_t)n, &l) / 1e6;
 		per[(int)n].sum += fabs(pred - ms) / ms * 100.0;
 		per[(int)n].n++;
 	}
-	fclose(f);
+	if (rc < 0)
+		goto out;
 	for (int n = 2; n <= 16; n++)
 		if (per[n].n) {
 			printf("%-22s %-13s %-14s ranks %-2d %5zu sizes >= %.0f MB  mean |error| %5.1f%%\n",
@@ -409,6 +378,11 @@ static void comm_file(const char *path, const char *set, const char *fname,
 			all->sum += per[n].sum;
 			all->n += per[n].n;
 		}
+out:
+	if (rc < 0)
+		fprintf(stderr, PROG ": %s\n", csv.err);
+	csv_release(&csv);
+	return rc < 0 ? -1 : 0;
 }
 
 /* Directory names of the public NCCL data sets to GPU database names. */
@@ -425,21 +399,22 @@ static const struct gpu_spec *comm_gpu(const char *dir)
 	return prof_gpu_of_dir(dir);
 }
 
-int bench_comm_main(int argc, char **argv)
+int bench_comm_main(const struct bench_args *a)
 {
-	double min_bytes = 1e6;
+	double min_bytes = a->min_bytes ? strtod(a->min_bytes, NULL) : 1e6;
 	struct acc all = { 0, 0, 0, "" };
 	int dirs = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--min-bytes") && i + 1 < argc) {
-			min_bytes = strtod(argv[++i], NULL);
-			continue;
-		}
+	if (a->help) {
+		printf("usage: " PROG " comm [--min-bytes N] DIR...   (DIR/<GPU>/{all_reduce,send_recv}.csv)\n");
+		return 0;
+	}
+	for (int i = 0; i < a->noperands; i++) {
+		const char *dir = a->operands[i];
 		size_t ng;
-		char **gd = prof_list_dir(argv[i], &ng);
+		char **gd = prof_list_dir(dir, &ng);
 		if (!gd) {
-			fprintf(stderr, PROG ": cannot read '%s': %s\n", argv[i], strerror(errno));
-			return 2;
+			fprintf(stderr, PROG ": cannot read '%s': %s\n", dir, strerror(errno));
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 		dirs++;
 		for (size_t k = 0; k < ng; k++) {
@@ -449,13 +424,17 @@ int bench_comm_main(int argc, char **argv)
 				continue;
 			}
 			char sub[4096];
-			snprintf(sub, sizeof(sub), "%s/%s", argv[i], gd[k]);
+			snprintf(sub, sizeof(sub), "%s/%s", dir, gd[k]);
 			size_t nf;
 			char **files = prof_list_dir(sub, &nf);
 			for (size_t j = 0; files && j < nf; j++) {
 				char path[8192];
 				snprintf(path, sizeof(path), "%s/%s", sub, files[j]);
-				comm_file(path, gd[k], files[j], g, min_bytes, &all);
+				if (comm_file(path, gd[k], files[j], g, min_bytes, &all) != 0) {
+					prof_free_list(files, nf);
+					prof_free_list(gd, ng);
+					return surfer_exit_code(SURFER_EINVAL);
+				}
 			}
 			if (files)
 				prof_free_list(files, nf);
@@ -464,7 +443,7 @@ int bench_comm_main(int argc, char **argv)
 	}
 	if (!dirs) {
 		fprintf(stderr, "usage: " PROG " comm [--min-bytes N] DIR...   (DIR/<GPU>/{all_reduce,send_recv}.csv)\n");
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	if (all.n)
 		printf("all              mean |error| %.1f%% over %zu measurements\n", all.sum / (double)all.n, all.n);

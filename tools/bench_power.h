@@ -5,8 +5,10 @@
 #ifndef SURFER_BENCH_POWER_H
 #define SURFER_BENCH_POWER_H
 
-/* Runs the subcommand; argv[0] is the subcommand's name.  Prints the table
+#include "tools/bench_args.h"
+
+/* Runs the subcommand with the options of a.  Prints the table
  * on stdout; returns the exit code (0, or 2 for bad input or no data). */
-int bench_power_main(int argc, char **argv);
+int bench_power_main(const struct bench_args *a);
 
 #endif

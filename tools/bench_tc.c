@@ -24,7 +24,9 @@
  * SXM2 16GB.
  */
 #include "tools/bench_tc.h"
+#include "trace/surfer_err.h"
 #include "tools/vidur.h"
+#include "trace/csv.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,7 +40,6 @@
 #include "predictor/wave.h"
 
 #define PROG "surfer-bench"
-#define TC_MAXCOL 128
 
 struct tc_set {
 	struct tcgemm_sample *s;
@@ -75,31 +76,45 @@ static int tc_add(struct tc_set *set, const struct gpu_spec *g, enum gpu_dtype d
 	return 0;
 }
 
-static int tc_load_pipeweave(struct tc_set *set, const char *path)
+/* Releases csv after a read error, its "path:line: reason" in err. */
+static int tc_csv_error(struct csv_reader *csv, int rc, char *err, size_t errlen)
 {
-	char line[8192], *f[TC_MAXCOL];
-	FILE *fp = fopen(path, "r");
-	if (!fp)
+	snprintf(err, errlen, "%s", csv->err);
+	csv_release(csv);
+	return rc;
+}
+
+static int tc_load_pipeweave(struct tc_set *set, const char *path, char *err, size_t errlen)
+{
+	struct csv_reader csv;
+	if (csv_open(&csv, path, 0) != 0)
 		return -ENOENT;
-	int cm = -1, cn = -1, ck = -1, ct = -1, ch = -1, rc = 0;
-	if (fgets(line, sizeof line, fp)) {
-		int nf = vidur_split(line, f, TC_MAXCOL);
-		cm = vidur_col(f, nf, "M"), cn = vidur_col(f, nf, "N"), ck = vidur_col(f, nf, "K");
-		ct = vidur_col(f, nf, "avg_duration"), ch = vidur_col(f, nf, "hardware");
+	int cm = -1, cn = -1, ck = -1, ct = -1, ch = -1, rc = csv_next(&csv);
+	if (rc < 0)
+		return tc_csv_error(&csv, rc, err, errlen);
+	if (rc == 1) {
+		cm = csv_col(&csv, "M"), cn = csv_col(&csv, "N"), ck = csv_col(&csv, "K");
+		ct = csv_col(&csv, "avg_duration"), ch = csv_col(&csv, "hardware");
 	}
 	if (cm < 0 || cn < 0 || ck < 0 || ct < 0 || ch < 0) {
-		fclose(fp);
+		snprintf(err, errlen, "'%s': no M, N, K, avg_duration and hardware columns", path);
+		csv_release(&csv);
 		return -EINVAL;
 	}
-	while (rc == 0 && fgets(line, sizeof line, fp)) {
-		int nf = vidur_split(line, f, TC_MAXCOL);
+	rc = 0;
+	while (rc == 0 && (rc = csv_next(&csv)) == 1) {
+		char **f = csv.field;
+		int nf = (int)csv.nfield;
+		rc = 0;
 		if (nf <= cm || nf <= cn || nf <= ck || nf <= ct || nf <= ch)
 			continue;
 		rc = tc_add(set, gpu_find(f[ch]), GPU_DT_FP8, strtoull(f[cm], NULL, 10),
 			    strtoull(f[cn], NULL, 10), strtoull(f[ck], NULL, 10),
 			    strtod(f[ct], NULL) * 1e3, 0);
 	}
-	fclose(fp);
+	if (rc < 0 && csv.err[0])
+		return tc_csv_error(&csv, rc, err, errlen);
+	csv_release(&csv);
 	return rc;
 }
 
@@ -127,36 +142,36 @@ static int tc_vidur_row(void *ctx, const struct vidur_row *r, const struct gpu_s
 	return rc;
 }
 
-static int tc_load_deepbench(struct tc_set *set, const char *path, const char *gpu)
+static int tc_load_deepbench(struct tc_set *set, const char *path, const char *gpu,
+			     char *err, size_t errlen)
 {
-	char line[4096], *f[TC_MAXCOL];
 	const struct gpu_spec *g = gpu_find(gpu);
 	int in = 0, rc = 0;
-	FILE *fp = fopen(path, "r");
-	if (!fp || !g) {
-		if (fp)
-			fclose(fp);
+	struct csv_reader csv;
+	if (!g || csv_open(&csv, path, 0) != 0)
 		return -ENOENT;
-	}
 	/* Sections start with a named first field; the GEMM rows, under
 	 * "Dense Matrix Multiplication,,M,N,K,A Transpose,B Transpose,,Time
 	 * (msec),...", have an empty first field. */
-	while (rc == 0 && fgets(line, sizeof line, fp)) {
-		int nf = vidur_split(line, f, TC_MAXCOL);
+	while (rc == 0 && (rc = csv_next(&csv)) == 1) {
+		char **f = csv.field;
+		rc = 0;
 		if (f[0][0]) {
 			in = !strcmp(f[0], "Dense Matrix Multiplication");
 			continue;
 		}
-		if (!in || nf < 9)
+		if (!in || csv.nfield < 9)
 			continue;
 		rc = tc_add(set, g, GPU_DT_FP16, strtoull(f[2], NULL, 10), strtoull(f[3], NULL, 10),
 			    strtoull(f[4], NULL, 10), strtod(f[8], NULL) * 1e6, 2);
 	}
-	fclose(fp);
+	if (rc < 0 && csv.err[0])
+		return tc_csv_error(&csv, rc, err, errlen);
+	csv_release(&csv);
 	return rc;
 }
 
-static int tc_load_all(struct tc_set *set, const char *root)
+static int tc_load_all(struct tc_set *set, const char *root, char *err, size_t errlen)
 {
 	char p[4096];
 	int rc;
@@ -166,18 +181,21 @@ static int tc_load_all(struct tc_set *set, const char *root)
 		{"DeepBench_NV_T4__Results_-_FP16_ip_Mixed_math.csv", "t4"},
 	};
 
+	err[0] = 0;
 	for (int i = 0; i < 2; i++) {
 		snprintf(p, sizeof p, "%s/pipeweave/%s", root, pw[i]);
-		if ((rc = tc_load_pipeweave(set, p)) < 0 && rc != -ENOENT)
+		if ((rc = tc_load_pipeweave(set, p, err, errlen)) < 0 && rc != -ENOENT)
 			return rc;
 	}
-	if ((rc = vidur_each_row(root, "a100", "a100-sxm4-80", tc_vidur_ops, 4, tc_vidur_row, set)) < 0 && rc != -ENOENT)
+	if ((rc = vidur_each_row(root, "a100", "a100-sxm4-80", tc_vidur_ops, 4, tc_vidur_row, set,
+				 err, errlen)) < 0 && rc != -ENOENT)
 		return rc;
-	if ((rc = vidur_each_row(root, "a40", "a40", tc_vidur_ops, 4, tc_vidur_row, set)) < 0 && rc != -ENOENT)
+	if ((rc = vidur_each_row(root, "a40", "a40", tc_vidur_ops, 4, tc_vidur_row, set,
+				 err, errlen)) < 0 && rc != -ENOENT)
 		return rc;
 	for (int i = 0; i < 2; i++) {
 		snprintf(p, sizeof p, "%s/deepbench/csv/results/train/%s", root, db[i][0]);
-		if ((rc = tc_load_deepbench(set, p, db[i][1])) < 0 && rc != -ENOENT)
+		if ((rc = tc_load_deepbench(set, p, db[i][1], err, errlen)) < 0 && rc != -ENOENT)
 			return rc;
 	}
 	return 0;
@@ -362,54 +380,43 @@ static void tc_usage(FILE *f)
 		   "  efficiency of its own, --power the board-power term (see tcgemm.c)\n");
 }
 
-int bench_tc_main(int argc, char **argv)
+int bench_tc_main(const struct bench_args *a)
 {
-	const char *data = NULL, *dump_path = NULL;
+	const char *data = a->data, *dump_path = a->dump;
 	FILE *dump = NULL;
-	int emit = 0;
+	int emit = a->emit;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--data") && i + 1 < argc) {
-			data = argv[++i];
-		} else if (!strcmp(argv[i], "--dump") && i + 1 < argc) {
-			dump_path = argv[++i];
-		} else if (!strcmp(argv[i], "--per-dtype")) {
-			tc_tie = 0;
-		} else if (!strcmp(argv[i], "--power")) {
-			tc_power = 1;
-		} else if (!strcmp(argv[i], "--emit")) {
-			emit = 1;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			tc_usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, PROG ": unknown option '%s'\n", argv[i]);
-			tc_usage(stderr);
-			return 2;
-		}
+	if (a->help) {
+		tc_usage(stdout);
+		return 0;
 	}
+	if (a->per_dtype)
+		tc_tie = 0;
+	if (a->power)
+		tc_power = 1;
 	if (!data) {
 		tc_usage(stderr);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	if (dump_path) {
 		dump = fopen(dump_path, "w");
 		if (!dump) {
 			fprintf(stderr, PROG ": cannot write '%s': %s\n", dump_path, strerror(errno));
-			return 2;
+			return surfer_exit_code(SURFER_EWRITE);
 		}
 		fprintf(dump, "gpu,dtype,m,n,k,measured_ns,roofline_ns,tc_scratch_ns,wave_ns,"
 			      "tc_ratio_ns\n");
 	}
 	struct tc_set set = {0};
-	int rc = tc_load_all(&set, data);
+	char err[4608];
+	int rc = tc_load_all(&set, data, err, sizeof err);
 	if (rc < 0 || set.n == 0) {
 		fprintf(stderr, PROG ": cannot read GEMM data under '%s': %s\n", data,
-			rc < 0 ? strerror(-rc) : "no GEMM rows found");
+			rc < 0 ? (err[0] ? err : strerror(-rc)) : "no GEMM rows found");
 		free(set.s), free(set.src);
 		if (dump)
 			fclose(dump);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	const struct gpu_spec *gpus[16];
 	size_t ng = 0;
@@ -452,7 +459,7 @@ int bench_tc_main(int argc, char **argv)
 		rc = -EIO;
 	if (rc < 0) {
 		fprintf(stderr, PROG ": tensorcore: %s\n", strerror(-rc));
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	return 0;
 }

@@ -5,9 +5,11 @@
 #ifndef SURFER_BENCH_TC_H
 #define SURFER_BENCH_TC_H
 
-/* Runs the subcommand; argv[0] is "tensorcore".  Prints the table (or the
+#include "tools/bench_args.h"
+
+/* Runs the subcommand with the options of a.  Prints the table (or the
  * fitted constants with --emit) on stdout; returns the exit code (0, or 2
  * for bad input or unreadable data). */
-int bench_tc_main(int argc, char **argv);
+int bench_tc_main(const struct bench_args *a);
 
 #endif

@@ -26,6 +26,7 @@
  * and over all rows of one run.
  */
 #include "tools/bench_vec.h"
+#include "trace/surfer_err.h"
 #include "tools/vidur.h"
 
 #include <dirent.h>
@@ -375,38 +376,31 @@ static void vb_usage(FILE *f)
 		   "  constants for vecop.c\n");
 }
 
-int bench_vec_main(int argc, char **argv)
+int bench_vec_main(const struct bench_args *a)
 {
-	const char *data = NULL;
-	int emit = 0;
+	const char *data = a->data;
+	int emit = a->emit;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--data") && i + 1 < argc) {
-			data = argv[++i];
-		} else if (!strcmp(argv[i], "--emit")) {
-			emit = 1;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			vb_usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, PROG ": unknown option '%s'\n", argv[i]);
-			vb_usage(stderr);
-			return 2;
-		}
+	if (a->help) {
+		vb_usage(stdout);
+		return 0;
 	}
 	if (!data) {
 		vb_usage(stderr);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	struct vb_set vid = {0}, nsv = {0};
-	int rc = vidur_each_row(data, "a100", "a100-sxm4-80", vb_opname, VB_NOPS, vb_vidur_row, &vid);
+	char err[4608];
+	int rc = vidur_each_row(data, "a100", "a100-sxm4-80", vb_opname, VB_NOPS, vb_vidur_row, &vid,
+				err, sizeof err);
 	if (rc == 0 || rc == -ENOENT)
-		rc = vidur_each_row(data, "a40", "a40", vb_opname, VB_NOPS, vb_vidur_row, &vid);
+		rc = vidur_each_row(data, "a40", "a40", vb_opname, VB_NOPS, vb_vidur_row, &vid,
+				    err, sizeof err);
 	if ((rc < 0 && rc != -ENOENT) || vid.n == 0) {
 		fprintf(stderr, PROG ": cannot read Vidur data under '%s': %s\n", data,
-			rc < 0 ? strerror(-rc) : "no rows found");
+			rc < 0 ? (err[0] ? err : strerror(-rc)) : "no rows found");
 		free(vid.r);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	/* The bandwidth exponent is chosen on NeuSight's five GPUs (held out
 	 * per GPU), never on the Vidur rows it is then tested on. */
@@ -450,7 +444,7 @@ int bench_vec_main(int argc, char **argv)
 		predictor_free(pred);
 		free(vid.r);
 		free(nsv.r);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	printf("vecop-bw: fitted with a=1 (bandwidth only); vecop: with the chosen a; auto: "
 	       "`--method auto` with the compiled-in constants (fitted on every Vidur row, so "

@@ -6,9 +6,11 @@
 #ifndef SURFER_BENCH_VEC_H
 #define SURFER_BENCH_VEC_H
 
-/* Runs the subcommand; argv[0] is the subcommand's name.  Prints the
+#include "tools/bench_args.h"
+
+/* Runs the subcommand with the options of a.  Prints the
  * table (or the fitted constants with --emit) on stdout; returns the exit
  * code (0, or 2 for bad input or unreadable data). */
-int bench_vec_main(int argc, char **argv);
+int bench_vec_main(const struct bench_args *a);
 
 #endif

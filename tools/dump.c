@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "trace/surfer_err.h"
 #include "trace/trace.h"
 
 static const char *prog = "surfer-dump";
@@ -321,6 +322,29 @@ static void copy_json(json_t *o, const struct trace_copy *c, int is_memcpy)
 	set(o, "host_mem", json_string(trace_host_mem_name(c->host_mem)));
 }
 
+static void op_json(json_t *o, const struct trace_op *p)
+{
+	set(o, "seq", ju(p->seq));
+	set(o, "kind", json_string(trace_op_kind_name(p->kind)));
+	set(o, "dtype", json_string(trace_dtype_name(p->dtype)));
+	set(o, "m", ju(p->m));
+	set(o, "n", ju(p->n));
+	set(o, "k", ju(p->k));
+	set(o, "batch", ju(p->batch));
+	set(o, "flops", json_real(p->flops));
+	set(o, "bytes", json_real(p->bytes));
+	set(o, "b_transposed", json_boolean(p->b_transposed));
+	set(o, "reread_bytes", json_real(p->reread_bytes));
+	set(o, "reuse_bytes", json_real(p->reuse_bytes));
+	if (p->collective != TRACE_COLL_NONE) {
+		set(o, "collective", json_string(trace_collective_name(p->collective)));
+		set(o, "ranks", ju(p->ranks));
+	}
+	set(o, "stream", ju(p->stream));
+	set(o, "thread", ju(p->thread));
+	set(o, "cpu_ns", ju(p->cpu_ns));
+}
+
 static void trailer_json(json_t *o, const struct trace_trailer *t)
 {
 	json_t *counts = json_object();
@@ -373,6 +397,7 @@ static json_t *record_json(const struct trace_reader *r, const struct trace_reco
 		break;
 	}
 	case TRACE_TRAILER: trailer_json(o, &rec->u.trailer); break;
+	case TRACE_OP: op_json(o, &rec->u.op); break;
 	default: break;
 	}
 	return o;
@@ -436,12 +461,12 @@ int main(int argc, char **argv)
 			  return 0;
 		case 's': want_strings = 1; break;
 		case 'H': want_header = 0; break;
-		default: usage(stderr); return 2;
+		default: usage(stderr); return surfer_exit_code(SURFER_EINVAL);
 		}
 	}
 	if (optind != argc - 1) {
 		usage(stderr);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	const char *path = argv[optind];
 	static char outbuf[1 << 20];
@@ -456,7 +481,7 @@ int main(int argc, char **argv)
 	}
 	if (rc < 0) {
 		fprintf(stderr, "%s: cannot read '%s': %s\n", prog, path, err);
-		return 2;
+		return surfer_exit_code(rc);
 	}
 	int out_failed = want_header ? emit(header_json(trace_reader_header(r))) : 0;
 	struct trace_record rec;
@@ -471,7 +496,7 @@ int main(int argc, char **argv)
 	kernel_tmpl_release();
 	if (fflush(stdout) != 0 || out_failed) {
 		fprintf(stderr, "%s: cannot write the output\n", prog);
-		return 2;
+		return surfer_exit_code(SURFER_EWRITE);
 	}
 	if (rc == TRACE_ETRUNC) {
 		fprintf(stderr, "%s: warning: '%s': %s\n", prog, path, err);
@@ -479,7 +504,7 @@ int main(int argc, char **argv)
 	}
 	if (rc < 0) {
 		fprintf(stderr, "%s: cannot read '%s': %s\n", prog, path, err);
-		return 2;
+		return surfer_exit_code(rc);
 	}
 	return 0;
 }

@@ -9,8 +9,8 @@
  * count against the header, numbers parse completely, compute capability
  * known, ids well formed and unique) and reports file:line on a mistake,
  * and it escapes strings for C itself instead of relying on an awk dialect.
- * CSV: '#' lines and blank lines are comments; a field may be enclosed in
- * double quotes (then it may hold commas; "" is a quote).
+ * CSV (trace/csv.h): '#' lines and blank lines are comments; a field may
+ * be enclosed in double quotes (then it may hold commas; "" is a quote).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -19,10 +19,10 @@
 #include <string.h>
 
 #include "gpu_specs/gpu.h"
+#include "trace/csv.h"
 
 #define MAX_FIELDS 32
 #define MAX_ROWS 256
-#define LINE_MAX_LEN 4096
 
 struct row {
 	int line;
@@ -76,73 +76,32 @@ static char *xstrdup(const char *s, size_t n)
 	return p;
 }
 
-/* Splits one CSV line into fields (quotes handled); returns the count. */
-static int split_csv(const char *path, int lineno, const char *s, char **out)
-{
-	int n = 0;
-	char buf[LINE_MAX_LEN];
-
-	for (;;) {
-		size_t len = 0;
-
-		if (n == MAX_FIELDS)
-			die("%s:%d: more than %d fields", path, lineno, MAX_FIELDS);
-		if (*s == '"') {
-			s++;
-			for (;;) {
-				if (*s == '\0')
-					die("%s:%d: unterminated quote", path, lineno);
-				if (*s == '"' && s[1] == '"') {
-					buf[len++] = '"';
-					s += 2;
-				} else if (*s == '"') {
-					s++;
-					break;
-				} else {
-					buf[len++] = *s++;
-				}
-			}
-			if (*s != ',' && *s != '\0')
-				die("%s:%d: text after a closing quote", path, lineno);
-		} else {
-			while (*s != ',' && *s != '\0')
-				buf[len++] = *s++;
-		}
-		out[n++] = xstrdup(buf, len);
-		if (*s == '\0')
-			return n;
-		s++; /* ',' */
-	}
-}
-
 static void read_table(const char *path, const char *const *cols, struct table *t)
 {
-	FILE *f = fopen(path, "r");
-	char line[LINE_MAX_LEN];
-	int lineno = 0;
-	int have_head = 0;
+	struct csv_reader r;
+	int have_head = 0, rc;
 
-	if (!f)
+	if ((rc = csv_open(&r, path, CSV_COMMENTS)) != 0)
 		die("cannot open '%s': %s", path, strerror(errno));
 	t->path = path;
 	t->nrows = 0;
-	while (fgets(line, sizeof line, f)) {
-		size_t len = strlen(line);
+	while ((rc = csv_next(&r)) == 1) {
+		int lineno = (int)r.line;
 
-		lineno++;
-		if (len == sizeof line - 1 && line[len - 1] != '\n')
-			die("%s:%d: line too long", path, lineno);
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
-		if (len == 0 || line[0] == '#')
-			continue;
-		for (size_t i = 0; i < len; i++)
-			if ((unsigned char)line[i] < 0x20 && line[i] != '\t')
-				die("%s:%d: control character", path, lineno);
+		if (r.nfield > MAX_FIELDS)
+			die("%s:%d: more than %d fields", path, lineno, MAX_FIELDS);
+		for (size_t i = 0; i < r.nfield; i++)
+			for (const char *c = r.field[i]; *c; c++)
+				if (*c == '\n')
+					die("%s:%d: a quoted field spans lines", path, lineno);
+				else if ((unsigned char)*c < 0x20 && *c != '\t')
+					die("%s:%d: control character", path, lineno);
 		if (!have_head) {
 			int i;
 
-			t->nf = split_csv(path, lineno, line, t->head);
+			t->nf = (int)r.nfield;
+			for (i = 0; i < t->nf; i++)
+				t->head[i] = xstrdup(r.field[i], strlen(r.field[i]));
 			for (i = 0; cols[i]; i++)
 				if (i >= t->nf || strcmp(t->head[i], cols[i]) != 0)
 					die("%s:%d: column %d must be '%s'", path, lineno,
@@ -154,15 +113,17 @@ static void read_table(const char *path, const char *const *cols, struct table *
 		}
 		if (t->nrows == MAX_ROWS)
 			die("%s: more than %d rows", path, MAX_ROWS);
-		struct row *r = &t->rows[t->nrows++];
-		r->line = lineno;
-		r->nf = split_csv(path, lineno, line, r->f);
-		if (r->nf != t->nf)
-			die("%s:%d: %d fields, the header has %d", path, lineno, r->nf, t->nf);
+		struct row *row = &t->rows[t->nrows++];
+		row->line = lineno;
+		row->nf = (int)r.nfield;
+		if (row->nf != t->nf)
+			die("%s:%d: %d fields, the header has %d", path, lineno, row->nf, t->nf);
+		for (int i = 0; i < row->nf; i++)
+			row->f[i] = xstrdup(r.field[i], strlen(r.field[i]));
 	}
-	if (ferror(f))
-		die("cannot read '%s'", path);
-	fclose(f);
+	if (rc < 0)
+		die("%s", r.err);
+	csv_release(&r);
 	if (!have_head)
 		die("%s: no header line", path);
 }

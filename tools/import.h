@@ -16,16 +16,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace/strpool.h"
 #include "trace/trace.h"
 
-/* Error codes of import_* functions (0 is success). */
-enum {
-	IMPORT_OK = 0,
-	IMPORT_EIO = -1,       /* cannot open / read / write (errno kept)    */
-	IMPORT_EFORMAT = -2,   /* the input is malformed                     */
-	IMPORT_ENOMEM = -3,
-	IMPORT_EDEVICE = -4,   /* no usable device (unknown, none, ambiguous) */
-};
+/* import_* functions return 0 or a surfer_err code (trace/surfer_err.h):
+ * SURFER_EIO (the input cannot be read), SURFER_ECORRUPT (it is malformed),
+ * SURFER_EDEVICE (no usable device: unknown, none, ambiguous),
+ * SURFER_EINVAL (--step names no range of the input), SURFER_EWRITE (the
+ * trace cannot be written), SURFER_ENOMEM. */
 
 /* What an event is, before the join (values above TRACE_TYPE_MAX are
  * importer-internal). */
@@ -99,6 +97,14 @@ struct import_gemm {
 				     * A operand with trans_a = T              */
 };
 
+/* Names of the numbered ranges ("NAME#N", the way ProfilerStep#N is) an
+ * input holds, for saying which steps it has when --step names none. */
+#define IMPORT_MAX_RANGES 8
+struct import_range {
+	char name[48];              /* NAME, cut to 47 bytes                  */
+	uint64_t count;             /* ranges of that name                    */
+};
+
 /* A device the input describes. */
 struct import_device {
 	int32_t id;
@@ -117,12 +123,7 @@ struct import_set {
 	size_t ngemm, capgemm;
 	struct import_evrec *evrec; /* sorted by corr in finish               */
 	size_t nevrec, capevrec;
-	/* string pool: ids 1..nstr, open-addressing hash over them */
-	char **str;
-	uint32_t *strlen_;
-	uint32_t nstr, capstr;
-	uint32_t *hash;             /* slot -> id, 0 empty                    */
-	uint32_t hashcap;
+	struct strpool strs;        /* import id i is the pool's id i - 1     */
 	/* header facts the input gave */
 	uint64_t base_unix_ns;      /* add to times for wall clock, 0 unknown */
 	uint32_t driver_version, runtime_version;
@@ -131,6 +132,8 @@ struct import_set {
 	const char *step;           /* name of the ranges that are iterations,
 				     * set before reading (NULL: ProfilerStep) */
 	uint64_t skipped;           /* events dropped (other devices, ...)    */
+	struct import_range ranges[IMPORT_MAX_RANGES]; /* the first distinct names */
+	size_t nranges;
 };
 
 /* Options of import_finish. */
@@ -151,6 +154,7 @@ struct import_stats {
 	uint64_t nested;            /* step ranges inside another, ignored    */
 	uint64_t after;             /* records after the last step, dropped   */
 	uint64_t after_kernels;     /* of which kernels                       */
+	uint64_t steps;             /* iteration ranges found                 */
 	int device;                 /* the device imported                    */
 	char device_name[96];       /* as the input named it                  */
 	char origin[96];            /* the database name written as device    */
@@ -178,6 +182,11 @@ struct import_device *import_device_slot(struct import_set *s, int32_t id);
  * numbers such steps 0, 1, ... in time order). */
 int import_step_match(const char *step, const char *n, size_t len, int64_t *number);
 
+/* Notes a range (annotation, NVTX) named n[0..len) of the input: when it
+ * is "NAME#N", NAME is counted in set->ranges (the first
+ * IMPORT_MAX_RANGES distinct names). */
+void import_note_range(struct import_set *set, const char *n, size_t len);
+
 /* Returns the pool id (>= 1) of s[0..len), 0 on allocation failure. */
 uint32_t import_intern(struct import_set *set, const char *s, size_t len);
 /* The pool string with id, or NULL. */
@@ -195,8 +204,10 @@ int import_nsys_read(struct import_set *set, const char *path,
 
 /* Joins, sorts and writes set as a surfer trace to out_path.  The origin
  * device must be one gpu_find knows (the input's name, or opts->origin);
- * otherwise IMPORT_EDEVICE with a reason that suggests --origin.  On
- * failure no output file is left behind.  stats may be NULL. */
+ * otherwise SURFER_EDEVICE with a reason that suggests --origin.  A step
+ * name given in set->step that no range of the input has is SURFER_EINVAL,
+ * with a reason naming the numbered ranges it has.  On failure no output
+ * file is left behind.  stats may be NULL. */
 int import_finish(struct import_set *set, const struct import_opts *opts,
 		  const char *out_path, struct import_stats *stats,
 		  char *err, size_t errlen);

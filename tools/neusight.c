@@ -10,6 +10,8 @@
  * for convolutions.  Columns are found by header name.
  */
 #include "tools/neusight.h"
+#include "trace/csv.h"
+#include "trace/strpool.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,97 +22,12 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-/* ---- interned strings (kernel names repeat thousands of times) ------- */
-
-struct strtab {
-	char **slot;
-	size_t cap, used;
-};
-
-static uint64_t hash_str(const char *s)
+/* Kernel names, devices and operators repeat thousands of times: each is
+ * kept once in a string pool, and rows point at the pool's copy. */
+static const char *intern(struct strpool *sp, const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static const char *intern(struct strtab *t, const char *s)
-{
-	if ((t->used + 1) * 2 > t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 1024;
-		char **ns = calloc(ncap, sizeof *ns);
-		if (!ns)
-			return NULL;
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->slot[i])
-				continue;
-			size_t j = hash_str(t->slot[i]) & (ncap - 1);
-			while (ns[j])
-				j = (j + 1) & (ncap - 1);
-			ns[j] = t->slot[i];
-		}
-		free(t->slot);
-		t->slot = ns;
-		t->cap = ncap;
-	}
-	size_t j = hash_str(s) & (t->cap - 1);
-	while (t->slot[j]) {
-		if (strcmp(t->slot[j], s) == 0)
-			return t->slot[j];
-		j = (j + 1) & (t->cap - 1);
-	}
-	t->slot[j] = strdup(s);
-	if (!t->slot[j])
-		return NULL;
-	t->used++;
-	return t->slot[j];
-}
-
-/* ---- CSV ------------------------------------------------------------- */
-
-#define MAXCOLS 40
-
-/* Splits line in place into fields (double-quoted fields may hold commas;
- * "" is a quote).  Returns the number of fields. */
-int ns_split_csv(char *line, char **f, int max)
-{
-	int n = 0;
-	char *p = line;
-	size_t l = strlen(line);
-	while (l && (line[l - 1] == '\n' || line[l - 1] == '\r'))
-		line[--l] = 0;
-	for (;;) {
-		if (n == max)
-			return n;
-		if (*p == '"') {
-			char *w = ++p;
-			f[n++] = w;
-			for (;;) {
-				if (!*p)
-					break;
-				if (*p == '"' && p[1] == '"') {
-					*w++ = '"';
-					p += 2;
-				} else if (*p == '"') {
-					p++;
-					break;
-				} else {
-					*w++ = *p++;
-				}
-			}
-			*w = 0;
-			while (*p && *p != ',')
-				p++;
-		} else {
-			f[n++] = p;
-			while (*p && *p != ',')
-				p++;
-		}
-		if (!*p)
-			return n;
-		*p++ = 0;
-	}
+	int64_t id = strpool_intern(sp, s, strlen(s), NULL);
+	return id < 0 ? NULL : strpool_get(sp, (uint32_t)id, NULL);
 }
 
 enum col {
@@ -125,9 +42,9 @@ static const char *const vec_dims[] = {"B", "H", NULL};
 static const char *const conv_dims[] = {"B", "Input_Channel", "Output_Channel",
 	"Kernel_Szie", "Input_Size", "Stride", "Padding", NULL};
 
-static int find_col(char **hdr, int nh, const char *name)
+static int find_col(char **hdr, size_t nh, const char *name)
 {
-	for (int i = 0; i < nh; i++)
+	for (int i = 0; i < (int)nh; i++)
 		if (strcmp(hdr[i], name) == 0 ||
 		    (strncmp(hdr[i], name, strlen(name)) == 0 && hdr[i][strlen(name)] == ' '))
 			return i;
@@ -203,13 +120,18 @@ static int deepbench_device(struct loader *L, const char *path, const char **nam
 		return -1;
 	memcpy(spec, path, pl);
 	memcpy(spec + pl, "__Specs.csv", sizeof "__Specs.csv");
-	FILE *fp = fopen(spec, "r");
-	char *line = NULL, *f[MAXCOLS];
-	size_t cap = 0;
+	struct csv_reader r;
+	int have = csv_open(&r, spec, 0) == 0, rc = 0;
 	*name = NULL;
-	while (fp && !*name && getline(&line, &cap, fp) > 0)
-		if (ns_split_csv(line, f, MAXCOLS) >= 2 && strcmp(f[0], "GPU Model") == 0 && f[1][0])
-			*name = intern(L->s->strings, f[1]);
+	while (have && !*name && (rc = csv_next(&r)) == 1)
+		if (r.nfield >= 2 && strcmp(r.field[0], "GPU Model") == 0 && r.field[1][0])
+			*name = intern(L->s->strings, r.field[1]);
+	if (rc < 0) {
+		snprintf(L->err, L->errlen, "%s", r.err);
+		csv_release(&r);
+		free(spec);
+		return -1;
+	}
 	if (!*name) {
 		/* a CPU's (KNL) or a missing specs file: the file's prefix
 		 * names a device no GPU matches, and its rows are skipped */
@@ -217,10 +139,9 @@ static int deepbench_device(struct loader *L, const char *path, const char **nam
 		spec[pl] = 0;
 		*name = intern(L->s->strings, b ? b + 1 : spec);
 	}
-	free(line);
+	if (have)
+		csv_release(&r);
 	free(spec);
-	if (fp)
-		fclose(fp);
 	return *name ? 0 : -1;
 }
 
@@ -231,7 +152,8 @@ static int deepbench_device(struct loader *L, const char *path, const char **nam
  * "matmul" rows in NeuSight's convention (B 1, M, N the reduction, K the
  * output's columns), without a kernel name or launch.  Only FP32 files
  * ("Precision,Float") are read; the caller has read the first line. */
-static int load_deepbench(struct loader *L, FILE *fp, const char *path, const char *precision)
+static int load_deepbench(struct loader *L, struct csv_reader *csv, const char *path,
+			  const char *precision)
 {
 	if (strcmp(precision, "Float") != 0)
 		return 0;                    /* FP16 / int8 results: not modelled */
@@ -241,12 +163,11 @@ static int load_deepbench(struct loader *L, FILE *fp, const char *path, const ch
 	const struct gpu_spec *g = device_gpu(L, dev);
 	if (L->keep && g != L->keep && g != L->keep2)
 		return 0;
-	char *line = NULL, *f[MAXCOLS];
-	size_t cap = 0;
-	int gemm = 0, rc = 0;
-	while (getline(&line, &cap, fp) > 0) {
-		int n = ns_split_csv(line, f, MAXCOLS);
-		if (n >= 1 && f[0][0]) {
+	int gemm = 0, rc;
+	while ((rc = csv_next(csv)) == 1) {
+		size_t n = csv->nfield;
+		char **f = csv->field;
+		if (f[0][0]) {
 			gemm = strcmp(f[0], "Dense Matrix Multiplication") == 0;
 			continue;
 		}
@@ -270,44 +191,45 @@ static int load_deepbench(struct loader *L, FILE *fp, const char *path, const ch
 		r.ndims = 4;
 		if (push_row(L->s, &r) != 0) {
 			snprintf(L->err, L->errlen, "'%s': out of memory", path);
-			rc = -1;
-			break;
+			return -1;
 		}
 	}
-	free(line);
-	return rc;
+	if (rc < 0) {
+		snprintf(L->err, L->errlen, "%s", csv->err);
+		return -1;
+	}
+	return 0;
 }
 
 static int load_file(struct loader *L, const char *path)
 {
-	FILE *fp = fopen(path, "r");
-	if (!fp) {
+	struct csv_reader csv;
+	int rc = csv_open(&csv, path, 0);
+	if (rc != 0) {
 		snprintf(L->err, L->errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	struct strtab *st = L->s->strings;
-	char *line = NULL, *hdr_line = NULL;
-	size_t cap = 0;
-	char *hdr[MAXCOLS], *f[MAXCOLS];
-	int nh = 0, col[C_NCOLS], dcol[NS_MAXDIMS], nd = 0, rc = 0;
-	while (getline(&line, &cap, fp) > 0) {
-		if (!hdr_line) {
-			hdr_line = strdup(line);
-			if (!hdr_line) { rc = -1; break; }
-			nh = ns_split_csv(hdr_line, hdr, MAXCOLS);
-			if (nh >= 2 && strcmp(hdr[0], "Precision") == 0) {
-				rc = load_deepbench(L, fp, path, hdr[1]);
+	struct strpool *st = L->s->strings;
+	size_t nh = 0;
+	int have_hdr = 0, col[C_NCOLS], dcol[NS_MAXDIMS], nd = 0;
+	while ((rc = csv_next(&csv)) == 1) {
+		char **f = csv.field;
+		if (!have_hdr) {
+			have_hdr = 1;
+			nh = csv.nfield;
+			if (nh >= 2 && strcmp(f[0], "Precision") == 0) {
+				rc = load_deepbench(L, &csv, path, f[1]);
 				break;
 			}
-			if (nh >= 1 && (strcmp(hdr[0], "GPU Model") == 0 || strcmp(hdr[0], "CPU Model") == 0 ||
-					strcmp(hdr[0], "Dense Matrix Multiplication") == 0))
+			if (strcmp(f[0], "GPU Model") == 0 || strcmp(f[0], "CPU Model") == 0 ||
+			    strcmp(f[0], "Dense Matrix Multiplication") == 0)
 				break;       /* DeepBench's specs and kernel lists: no times */
 			for (int c = 0; c < C_NCOLS; c++)
-				col[c] = find_col(hdr, nh, col_names[c]);
-			const char *const *dims = find_col(hdr, nh, "Input_Channel") >= 0 ? conv_dims :
-						  find_col(hdr, nh, "M") >= 0 ? gemm_dims : vec_dims;
+				col[c] = find_col(f, nh, col_names[c]);
+			const char *const *dims = find_col(f, nh, "Input_Channel") >= 0 ? conv_dims :
+						  find_col(f, nh, "M") >= 0 ? gemm_dims : vec_dims;
 			for (nd = 0; dims[nd]; nd++)
-				dcol[nd] = find_col(hdr, nh, dims[nd]);
+				dcol[nd] = find_col(f, nh, dims[nd]);
 			if (col[C_OP] < 0 || col[C_LAT] < 0 || col[C_DEV] < 0) {
 				snprintf(L->err, L->errlen, "'%s': not a NeuSight kernel CSV (no OPName, Latency, Device)", path);
 				rc = -1;
@@ -315,8 +237,7 @@ static int load_file(struct loader *L, const char *path)
 			}
 			continue;
 		}
-		int n = ns_split_csv(line, f, MAXCOLS);
-		if (n != nh)
+		if (csv.nfield != nh)
 			continue;            /* ragged line: skip, as pandas would fail */
 		struct ns_row r;
 		memset(&r, 0, sizeof r);
@@ -349,12 +270,11 @@ static int load_file(struct loader *L, const char *path)
 		r.ndims = (unsigned)nd;
 		if (push_row(L->s, &r) != 0) { rc = -1; break; }
 	}
-	if (rc != 0 && !L->err[0])
-		snprintf(L->err, L->errlen, "'%s': out of memory", path);
-	free(line);
-	free(hdr_line);
-	fclose(fp);
-	return rc;
+	if (rc < 0 && !L->err[0])
+		rc == -1 ? snprintf(L->err, L->errlen, "'%s': out of memory", path)
+			 : snprintf(L->err, L->errlen, "%s", csv.err);
+	csv_release(&csv);
+	return rc < 0 ? -1 : 0;
 }
 
 static int has_csv_suffix(const char *n)
@@ -413,7 +333,7 @@ int ns_load(struct ns_set *s, const char *path, const struct gpu_spec *keep,
 	L.err = err;
 	L.errlen = errlen;
 	err[0] = 0;
-	if (!s->strings && !(s->strings = calloc(1, sizeof(struct strtab)))) {
+	if (!s->strings && !(s->strings = calloc(1, sizeof(struct strpool)))) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -422,12 +342,9 @@ int ns_load(struct ns_set *s, const char *path, const struct gpu_spec *keep,
 
 void ns_release(struct ns_set *s)
 {
-	struct strtab *t = s->strings;
-	if (t) {
-		for (size_t i = 0; i < t->cap; i++)
-			free(t->slot[i]);
-		free(t->slot);
-		free(t);
+	if (s->strings) {
+		strpool_release(s->strings);
+		free(s->strings);
 	}
 	free(s->rows);
 	memset(s, 0, sizeof *s);

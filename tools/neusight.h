@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include "predictor/predict.h"
 
+struct strpool;
+
 #define NS_MAXDIMS 7
 
 struct ns_row {
@@ -27,7 +29,7 @@ struct ns_row {
 struct ns_set {
 	struct ns_row *rows;
 	size_t n, cap;
-	void *strings;            /* interned strings (private)                 */
+	struct strpool *strings;  /* the rows' strings (private)                */
 };
 
 /* Reads every row of path (a CSV file or a directory searched recursively
@@ -37,10 +39,6 @@ struct ns_set {
 int ns_load(struct ns_set *s, const char *path, const struct gpu_spec *keep,
 	    const struct gpu_spec *keep2, char *err, size_t errlen);
 void ns_release(struct ns_set *s);
-
-/* Splits a CSV line in place into at most max fields (double-quoted fields
- * may hold commas; "" is a quote).  Returns the number of fields. */
-int ns_split_csv(char *line, char **f, int max);
 
 /* The operator class of an OPName (PRED_OP_GEMM for bmm/linear, ...). */
 enum pred_op ns_op_class(const char *op);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "predictor/tile.h"
+#include "tools/bench_args.h"
 #include "tools/neusight.h"
 
 struct prof_op {
@@ -107,6 +108,6 @@ int prof_gpu_and_weights(const char *only, const char *weights, struct tile_mode
 int prof_holdout_weights(const char *holdout, const char *gpu_dir, struct tile_model **tm);
 
 /* surfer-bench profile --labels DIR [--gpu NAME] [--min-ms MS] [--emit]. */
-int bench_profile_main(int argc, char **argv);
+int bench_profile_main(const struct bench_args *a);
 
 #endif

@@ -2,6 +2,7 @@
  * vidur.c - walks and parses Vidur's measurement folders (see vidur.h).
  */
 #include "tools/vidur.h"
+#include "trace/csv.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -9,41 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define VIDUR_MAXCOL 128
-
-int vidur_split(char *line, char **f, int max)
-{
-	int n = 0;
-	char *p = line;
-
-	line[strcspn(line, "\r\n")] = 0;
-	while (n < max) {
-		f[n++] = p;
-		char *c = strchr(p, ',');
-		if (!c)
-			break;
-		*c = 0;
-		p = c + 1;
-	}
-	return n;
-}
-
-int vidur_col(char **f, int nf, const char *name)
-{
-	for (int i = 0; i < nf; i++)
-		if (!strcmp(f[i], name))
-			return i;
-	return -1;
-}
-
 struct walk {
 	const char *const *ops;
 	int nops;
 	vidur_row_fn fn;
 	void *ctx;
+	char *err;
+	size_t errlen;
 };
 
-/* The rows of one mlp.csv; -ENOENT when it is absent. */
+/* The rows of one mlp.csv; -ENOENT when it is absent, -EINVAL (with a
+ * reason in w->err) when it is not a table of Vidur's columns. */
 static int each_row(const struct walk *w, const char *path, const struct gpu_spec *g)
 {
 	enum { H, KV, E, FF, GATE, TOK, TP, NMODEL };
@@ -51,52 +28,65 @@ static int each_row(const struct walk *w, const char *path, const struct gpu_spe
 		"n_head", "n_kv_head", "n_embd", "n_expanded_embd", "use_gated_mlp",
 		"num_tokens", "num_tensor_parallel_workers",
 	};
-	char line[16384], *f[VIDUR_MAXCOL], name[96];
+	char name[96];
 	int c[VIDUR_MAXOPS], m[NMODEL], rc = 0;
-	FILE *fp = fopen(path, "r");
-	if (!fp)
+	struct csv_reader csv;
+	if (csv_open(&csv, path, 0) != 0)
 		return -ENOENT;
-	if (!fgets(line, sizeof line, fp)) {
-		fclose(fp);
-		return -EINVAL;
+	if ((rc = csv_next(&csv)) != 1) {
+		if (rc == 0)
+			snprintf(w->err, w->errlen, "'%s': empty", path);
+		else
+			snprintf(w->err, w->errlen, "%s", csv.err);
+		csv_release(&csv);
+		return rc == 0 ? -EINVAL : rc;
 	}
-	int nf = vidur_split(line, f, VIDUR_MAXCOL), missing = 0;
+	rc = 0;
+	const char *missing = NULL;
 	for (int i = 0; i < w->nops; i++) {
 		snprintf(name, sizeof name, "time_stats.%s.median", w->ops[i]);
-		missing |= (c[i] = vidur_col(f, nf, name)) < 0;
+		if ((c[i] = csv_col(&csv, name)) < 0 && !missing)
+			missing = w->ops[i];
 	}
 	for (int i = 0; i < NMODEL; i++)
-		missing |= (m[i] = vidur_col(f, nf, model_cols[i])) < 0;
+		if ((m[i] = csv_col(&csv, model_cols[i])) < 0 && !missing)
+			missing = model_cols[i];
 	if (missing) {
-		fclose(fp);
+		snprintf(w->err, w->errlen, "'%s': no column for '%s'", path, missing);
+		csv_release(&csv);
 		return -EINVAL;
 	}
-	while (rc == 0 && fgets(line, sizeof line, fp)) {
-		nf = vidur_split(line, f, VIDUR_MAXCOL);
-		if (nf <= m[TP])
+	while (rc == 0 && (rc = csv_next(&csv)) == 1) {
+		rc = 0;
+		if (csv.nfield <= (size_t)m[TP])
 			continue;
+#define F(i) csv_field(&csv, (size_t)(i))
 		struct vidur_row r = {
-			.n_head = strtod(f[m[H]], NULL), .n_kv_head = strtod(f[m[KV]], NULL),
-			.n_embd = strtod(f[m[E]], NULL), .n_expanded_embd = strtod(f[m[FF]], NULL),
-			.num_tokens = strtod(f[m[TOK]], NULL), .tp = strtod(f[m[TP]], NULL),
-			.gated = !strcmp(f[m[GATE]], "True"),
+			.n_head = strtod(F(m[H]), NULL), .n_kv_head = strtod(F(m[KV]), NULL),
+			.n_embd = strtod(F(m[E]), NULL), .n_expanded_embd = strtod(F(m[FF]), NULL),
+			.num_tokens = strtod(F(m[TOK]), NULL), .tp = strtod(F(m[TP]), NULL),
+			.gated = !strcmp(F(m[GATE]), "True"),
 		};
 		for (int i = 0; i < w->nops; i++)
-			r.median_ms[i] = strtod(f[c[i]], NULL);
+			r.median_ms[i] = strtod(F(c[i]), NULL);
+#undef F
 		rc = w->fn(w->ctx, &r, g);
 	}
-	fclose(fp);
+	if (rc < 0 && !w->err[0])
+		snprintf(w->err, w->errlen, "%s", csv.err);
+	csv_release(&csv);
 	return rc;
 }
 
 int vidur_each_row(const char *root, const char *sub, const char *gpu, const char *const *ops,
-		   int nops, vidur_row_fn fn, void *ctx)
+		   int nops, vidur_row_fn fn, void *ctx, char *err, size_t errlen)
 {
 	char dir[4096], path[4096 + 512];
 	const struct gpu_spec *g = gpu_find(gpu);
-	const struct walk w = { ops, nops, fn, ctx };
+	const struct walk w = { ops, nops, fn, ctx, err, errlen };
 	int rc = 0;
 
+	err[0] = 0;
 	if (nops < 0 || nops > VIDUR_MAXOPS)
 		return -EINVAL;
 	snprintf(dir, sizeof dir, "%s/vidur/compute/%s", root, sub);

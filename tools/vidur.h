@@ -1,8 +1,7 @@
 /*
  * vidur.h - Vidur's operator measurements
  * (vidur/compute/<gpu>/<org>/<model>/mlp.csv), walked and parsed once for
- * every benchmark that reads them, and the plain CSV splitting those and
- * the other public sets (PipeWeave, DeepBench) need.
+ * every benchmark that reads them (with trace/csv.h).
  */
 #ifndef SURFER_VIDUR_H
 #define SURFER_VIDUR_H
@@ -28,16 +27,9 @@ typedef int (*vidur_row_fn)(void *ctx, const struct vidur_row *r, const struct g
  * mlp.csv, with gpu (a name gpu_find knows) as the GPU and the medians of
  * time_stats.<ops[i]>.median (nops <= VIDUR_MAXOPS).  Returns 0, -ENOENT
  * when the folder or the GPU is unknown, -EINVAL when a file lacks a
- * column, or what fn returned. */
+ * column or is not CSV (the file, and the line, in err), or what fn
+ * returned (err empty). */
 int vidur_each_row(const char *root, const char *sub, const char *gpu, const char *const *ops,
-		   int nops, vidur_row_fn fn, void *ctx);
-
-/* Splits a CSV line in place at every comma (no quoted commas in these
- * files' numeric rows), dropping the line end; returns the field count
- * (at most max). */
-int vidur_split(char *line, char **f, int max);
-
-/* Index of the field equal to name among f[0..nf), -1 when absent. */
-int vidur_col(char **f, int nf, const char *name);
+		   int nops, vidur_row_fn fn, void *ctx, char *err, size_t errlen);
 
 #endif

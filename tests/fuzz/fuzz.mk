@@ -8,7 +8,8 @@
 #   make test        when clang can link a fuzzer, builds them and runs each
 #                    for a few seconds (tests/fuzz/run.sh); skipped otherwise
 #
-# Seeds: tests/fuzz/corpus/<target>/, remade by tests/fuzz/seeds.sh.
+# Seeds: tests/fuzz/corpus/<target>/ (the generated ones remade by
+# tests/fuzz/seeds.sh); names each parser looks for: tests/fuzz/<target>.dict.
 FUZZ_BUILD ?= build-fuzz
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
@@ -58,16 +59,19 @@ $(FUZZ_BUILD)/fuzz_baseline: $(call fuzz_obj,baseline) $(FUZZ_BUILD)/obj/tests/s
 $(FUZZ_BUILD)/fuzz_neusight: $(call fuzz_obj,neusight) $(FUZZ_BUILD)/obj/tools/neusight.o $(FUZZ_CORE)
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(LDLIBS)
 
+ifeq ($(FUZZ_OK),yes)
 fuzz: $(FUZZ_BINS)
-ifneq ($(FUZZ_OK),yes)
-	@echo "fuzz: clang cannot link -fsanitize=fuzzer here (install clang and libclang-rt-14-dev)"; exit 1
+else
+fuzz:
+	@echo "fuzz: $(FUZZ_CC) cannot link -fsanitize=fuzzer here (install clang and libclang-rt-14-dev)"; exit 1
 endif
 
 fuzz-run: fuzz
 	@for t in $(FUZZ_NAMES); do \
 		mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts/$$t; \
 		echo "== fuzz_$$t ($(FUZZ_SECONDS) s)"; \
-		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+		$(FUZZ_BUILD)/fuzz_$$t $$dict -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 			-artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t/ \
 			$(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \
 	done
@@ -77,3 +81,5 @@ fuzz-clean:
 	rm -rf $(FUZZ_BUILD)
 
 .PHONY: fuzz fuzz-run fuzz-clean
+
+-include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)

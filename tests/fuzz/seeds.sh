@@ -3,7 +3,8 @@
 # generators (run after `make`, from the repository root):
 #   corpus/trace/     traces from tests/mktrace.c and tests/mkanalyzer.c
 #   corpus/baseline/  a baseline surfer-analyze --save-baseline wrote
-# The other corpora (Kineto JSON, nsys SQL, config.json, NeuSight CSV) are
+# (v1.1-*.mp are the same generators' traces in format 1.1, kept for the
+# reader's older-minor path.)  The other corpora (Kineto JSON, nsys SQL, config.json, NeuSight CSV) are
 # small hand-written files kept as they are.
 set -e
 BUILD=${BUILD:-build}

@@ -1,0 +1,49 @@
+#!/bin/sh
+# bench_cli.sh - surfer-bench's one option table: every subcommand answers
+# --help with its usage on stdout; an option of another subcommand, an
+# unknown one, a missing value, a stray argument and an unknown command each
+# give one line on stderr and exit 2; --opt=VALUE reads as --opt VALUE.
+BIN="${BUILD:-build}/surfer-bench"
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+fail=0
+
+for c in accuracy table e2e comm tensorcore vec power profile; do
+	"$BIN" $c --help >"$D/out" 2>"$D/err"
+	rc=$?
+	if [ $rc -ne 0 ] || ! grep -q '^usage:' "$D/out" || [ -s "$D/err" ]; then
+		echo "FAIL: '$c --help': exit $rc, want 0 and a usage on stdout only"
+		fail=1
+	fi
+done
+
+# expect WANT_LINE ARGS...: exit 2 and exactly that one line on stderr
+expect() {
+	want=$1
+	shift
+	"$BIN" "$@" >/dev/null 2>"$D/err"
+	rc=$?
+	if [ $rc -ne 2 ] || [ "$(wc -l <"$D/err")" -ne 1 ] || [ "$(cat "$D/err")" != "$want" ]; then
+		echo "FAIL: '$*': exit $rc, stderr '$(cat "$D/err")', want exit 2 and '$want'"
+		fail=1
+	fi
+}
+expect "surfer-bench: tensorcore: no option '--labels'; see surfer-bench tensorcore --help" \
+	tensorcore --data "$D" --labels x
+expect "surfer-bench: vec: unknown option '--frobnicate'; see surfer-bench vec --help" \
+	vec --frobnicate --data "$D"
+expect "surfer-bench: profile: option '--labels' needs a value" profile --labels
+expect "surfer-bench: power: unexpected argument 'extra'" power --data "$D" extra
+expect "surfer-bench: unknown command 'nosuch'; see surfer-bench --help" nosuch
+expect "surfer-bench: bad --launch-us 'x'" e2e --labels "$D" --configs "$D" --launch-us=x
+
+# --data=DIR and --data DIR: the same run.
+R="$D/gpu-reference/gpu-benches/gpu-roofline"
+mkdir -p "$R"
+echo "0 1056 blocks   400 its    100.250 Fl/B   400 GB/s   40000 GF/s   1800 Mhz   400 W   63°C" >"$R/h200.txt"
+"$BIN" power --data "$D" >"$D/a" || { echo "FAIL: power --data DIR exits $?"; fail=1; }
+"$BIN" power --data="$D" >"$D/b" || { echo "FAIL: power --data=DIR exits $?"; fail=1; }
+grep -q '^h200' "$D/a" && cmp -s "$D/a" "$D/b" || { echo "FAIL: --data=DIR differs from --data DIR"; fail=1; }
+
+[ $fail -eq 0 ] && echo "bench_cli: ok"
+exit $fail
