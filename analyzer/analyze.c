@@ -15,9 +15,13 @@
  *
  * Memory is bounded by the configurations, strings, streams and the window,
  * never by the number of launches.  A trace out of CPU order by more than
- * the window (an event older than one already replayed) is read a second
- * time into a compact sorted copy (about 100 bytes an event) and replayed
- * from it.
+ * the window (an event older than one already replayed; the threads of a
+ * program interleave in runs longer than the window) is read a second time
+ * in CPU order, thread by thread (trace_merge_*, the reader noted where each
+ * thread's records are), and replayed again.  Only when one thread's own
+ * records are out of order beyond the window, or the second reading does
+ * not resolve every launch to the configuration the first gave it, is the
+ * trace read into a compact sorted copy (about 100 bytes an event).
  *
  * Clocks: GPU times are expected on the CPU clock.  When the smallest
  * (GPU start - CPU launch) among the first AN_WINDOW events is negative or
@@ -33,8 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/comm.h"
 #include "analyzer/ktable.h"
 #include "analyzer/timeline.h"
+#include "trace/hmap.h"
 #include "trace/trace.h"
 
 /* Library calls remembered for their kernels.  With CUPTI timing a kernel
@@ -57,6 +63,8 @@ struct an_pending {
 	uint64_t seq;
 	int32_t iteration;
 	int item;                     /* an_item_candidate                         */
+	int no_cpu;                   /* the launch's CPU time is unknown (0): it
+				       * launches when it starts on the GPU      */
 };
 
 /* How far back (events) a CPU wait looks for the copy before it. */
@@ -68,7 +76,9 @@ struct an_pending {
 #define AN_WINDOW 16384
 
 struct an_ctx {
-	const char *path;
+	const char *path;             /* the trace file, or a name for the buffer   */
+	const void *buf;              /* the trace in memory, NULL: read path       */
+	size_t len;
 	const struct analysis_options *o;
 	struct analysis *a;
 	struct trace_reader *r;       /* the reader, kept for its strings          */
@@ -80,6 +90,7 @@ struct an_ctx {
 	int64_t min_delta;
 	int have_delta;
 	uint64_t markers;             /* iteration markers                         */
+	uint64_t copies;              /* memcpy and memset records                 */
 	uint64_t capture_markers;     /* capture start/stop markers                */
 	int kernel_iterations;        /* kernels carry iteration numbers           */
 	int timed;                    /* some kernel or copy has GPU times         */
@@ -97,6 +108,7 @@ struct an_ctx {
 	uint64_t fed_seq;
 	int overflow;                 /* an event came later than the window allows */
 	int have_t0;
+	uint64_t launch_sum;          /* over replayed launches, of an_launch_hash */
 	uint32_t cap_configs;
 	int32_t cur_iteration;
 	const struct predictor *predictor; /* o->pred, or own_pred (the defaults)  */
@@ -135,6 +147,9 @@ static void an_lib_record(struct an_ctx *c, const struct trace_record *rec)
 	if (rec->type == TRACE_GEMM) {
 		ktable_lib_from_gemm(&lib, &rec->u.gemm);
 		an_ring_put(&c->ring, rec->u.gemm.seq, &lib);
+	} else if (rec->type == TRACE_OP) {
+		ktable_lib_from_op(&lib, &rec->u.op);
+		an_ring_put(&c->ring, rec->u.op.seq, &lib);
 	} else {
 		ktable_lib_from_conv(&lib, &rec->u.conv);
 		an_ring_put(&c->ring, rec->u.conv.seq, &lib);
@@ -156,12 +171,15 @@ static void an_note_gpu(struct an_ctx *c, uint64_t cpu, uint64_t start, uint64_t
 	c->have_delta = 1;
 }
 
-/* CPU time of a record that takes part in the replay, 0 for others. */
+/* CPU time of a record that takes part in the replay (for a launch whose
+ * CPU time is unknown, its GPU start), 0 for others. */
 static uint64_t an_cpu_ns(const struct trace_record *rec)
 {
 	switch (rec->type) {
-	case TRACE_KERNEL: return rec->u.kernel.cpu_ns;
-	case TRACE_MEMCPY: case TRACE_MEMSET: return rec->u.copy.cpu_ns;
+	case TRACE_KERNEL:
+		return rec->u.kernel.cpu_ns ? rec->u.kernel.cpu_ns : rec->u.kernel.start_ns;
+	case TRACE_MEMCPY: case TRACE_MEMSET:
+		return rec->u.copy.cpu_ns ? rec->u.copy.cpu_ns : rec->u.copy.start_ns;
 	case TRACE_SYNC: return rec->u.sync.cpu_ns;
 	case TRACE_MARKER: return rec->u.marker.cpu_ns;
 	default: return 0;
@@ -215,6 +233,17 @@ static int an_item_candidate(const struct trace_record *rec)
 	       cp->host_mem == TRACE_HOST_UNKNOWN;
 }
 
+/* A kernel or copy with GPU times whose launch's CPU time the trace does
+ * not have (0: an importer found no launch call for it). */
+static int an_no_cpu(const struct trace_record *rec)
+{
+	if (rec->type == TRACE_KERNEL)
+		return !rec->u.kernel.cpu_ns && rec->u.kernel.start_ns;
+	if (rec->type == TRACE_MEMCPY || rec->type == TRACE_MEMSET)
+		return !rec->u.copy.cpu_ns && rec->u.copy.start_ns;
+	return 0;
+}
+
 static double an_ratio(double o, double d)
 {
 	return (o > 0 && d > 0) ? o / d : 1.0;
@@ -233,6 +262,11 @@ static int an_targets(struct an_ctx *c)
 		const struct gpu_spec *tg = c->o->targets[t];
 		double *s = c->targets[t].copy_scale;
 
+		if (!og) {   /* a built trace: nothing measured to scale */
+			for (int k = 0; k < TL_COPY_CLASS_COUNT; k++)
+				s[k] = 1.0;
+			continue;
+		}
 		s[TL_COPY_HOST] = an_ratio(gpu_host_link_gbps(og), gpu_host_link_gbps(tg));
 		s[TL_COPY_DEVICE] = an_ratio(gpu_mem_bw_eff_gbps(og), gpu_mem_bw_eff_gbps(tg));
 		s[TL_COPY_PEER] = (og->nvlink_gbps > 0 && tg->nvlink_gbps > 0)
@@ -276,6 +310,45 @@ static int an_grow(struct an_ctx *c, uint32_t i)
  * tile ratios, identity), so the ratio does not depend on which launch it
  * was computed from; each launch keeps its own measured duration x ratio.
  */
+/* A learned model far outside its training data can return absurd times
+ * (seen: reductions at 1e8 x their roofline); past AN_IMPLAUSIBLE x the
+ * roofline bound (at least 1 us) a from-scratch prediction takes the
+ * roofline. */
+#define AN_IMPLAUSIBLE 50.0
+
+/* Predicts a kernel no GPU ran (an operator record, no origin time) on
+ * target g from its description alone: a collective by comm.c over g's
+ * links; any other kernel from scratch (no origin), with the DRAM bytes a
+ * broadcast operand adds where it does not stay in g's L2.  A method that
+ * cannot predict it gives 0 ns. */
+static void an_predict_built(const struct predictor *pred, const struct ktable_key *key,
+			     const struct pred_kernel *in, const struct gpu_spec *g,
+			     enum pred_method method, struct pred_result *r)
+{
+	struct pred_kernel k = *in;
+
+	memset(r, 0, sizeof(*r));
+	if (key->collective != TRACE_COLL_NONE) {
+		struct comm_link link, wide;
+
+		comm_link_init(g, &link, &wide);
+		r->ns = comm_time_ns((enum model_comm)key->collective, k.bytes, key->ranks, &link);
+		r->method = PRED_ROOFLINE;
+		r->memory_bound = -1;
+		r->gamma = -1;
+		return;
+	}
+	k.bytes += model_reread_bytes(key->reread_bytes, key->reuse_bytes, g);
+	if (predict_kernel(pred, &k, NULL, g, method, r) != 0 || !(r->ns >= 0))
+		r->ns = 0, r->method = PRED_ROOFLINE;
+	if (r->method == PRED_MLP && r->roofline_ns > 0 &&
+	    r->ns > AN_IMPLAUSIBLE * (r->roofline_ns > 1000 ? r->roofline_ns : 1000)) {
+		struct pred_result rr;
+		if (predict_kernel(pred, &k, NULL, g, PRED_ROOFLINE, &rr) == 0)
+			*r = rr;
+	}
+}
+
 static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 {
 	const struct ktable_entry *e = ktable_entry(c->kt, i);
@@ -302,13 +375,19 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 	k.bytes = e->key.bytes;
 	k.b_transposed = (uint8_t)e->key.b_transposed;
 	k.origin_ns = origin_ns;
-	predict_classify(&k);
+	if (e->key.lib_kind == KTABLE_LIB_OP)
+		k.op = (enum pred_op)e->key.op;   /* as described: nothing to infer */
+	else
+		predict_classify(&k);
 	for (size_t t = 0; t < nt; t++) {
 		struct pred_result r;
 		size_t at = (size_t)i * nt + t;
 
-		if (predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], c->o->method, &r) < 0 &&
-		    predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], PRED_AUTO, &r) < 0)
+		if (e->key.lib_kind == KTABLE_LIB_OP && !(origin_ns > 0))
+			an_predict_built(c->predictor, &e->key, &k, c->o->targets[t], c->o->method, &r);
+		else if (predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], c->o->method,
+					&r) < 0 &&
+			 predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], PRED_AUTO, &r) < 0)
 			return an_fail(c, -2, "cannot predict a kernel on '%s'", c->o->targets[t]->id);
 		c->pred[at].ns = r.ns;
 		c->pred[at].scale = k.origin_ns > 0 ? r.ns / k.origin_ns : 0;
@@ -336,6 +415,9 @@ static void an_placed(void *ctx, const struct tl_placed *p)
 	struct an_ctx *c = ctx;
 	const struct tl_event *ev = p->ev;
 	struct analysis_span s;
+
+	if (p->lane == 0 && !c->a->origin)
+		return;   /* a built trace: nothing was measured */
 
 	memset(&s, 0, sizeof(s));
 	s.lane = p->lane;
@@ -435,9 +517,12 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 			return 0;
 		ev->kind = TL_KERNEL;
 		ev->config = (uint32_t)i;
+		ev->peer = (k->flags & TRACE_KF_PEER) != 0;
 		ev->stream = k->stream;
 		ev->thread = k->thread;
-		ev->cpu_ns = ev->cpu_end_ns = an_rel(c, k->cpu_ns);
+		/* a launch of unknown CPU time sorts by its GPU start (an_feed
+		 * launches it there) */
+		ev->cpu_ns = ev->cpu_end_ns = an_rel(c, k->cpu_ns ? k->cpu_ns : k->start_ns);
 		if (k->start_ns && k->end_ns >= k->start_ns) {
 			ev->has_gpu = 1;
 			ev->start_ns = an_rel(c, k->start_ns);
@@ -452,15 +537,16 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		ev->kind = TL_COPY;
 		ev->stream = cp->stream;
 		ev->thread = cp->thread;
-		ev->cpu_ns = an_rel(c, cp->cpu_ns);
-		ev->cpu_end_ns = cp->cpu_end_ns >= cp->cpu_ns ? an_rel(c, cp->cpu_end_ns) : ev->cpu_ns;
+		ev->cpu_ns = an_rel(c, cp->cpu_ns ? cp->cpu_ns : cp->start_ns);
+		ev->cpu_end_ns = cp->cpu_ns && cp->cpu_end_ns >= cp->cpu_ns ? an_rel(c, cp->cpu_end_ns)
+									    : ev->cpu_ns;
 		ev->blocking = an_copy_blocks(rec);
 		ev->copy = an_copy_class(rec);
 		if (cp->start_ns && cp->end_ns >= cp->start_ns) {
 			ev->has_gpu = 1;
 			ev->start_ns = an_rel(c, cp->start_ns);
 			ev->end_ns = an_rel(c, cp->end_ns);
-		} else {
+		} else if (c->a->origin) {
 			ev->est_ns = an_copy_estimate(c->a->origin, ev->copy, cp->bytes);
 		}
 		return 1;
@@ -515,9 +601,10 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
  * untimed launch given its configuration's mean, and an iteration boundary
  * first when the trace has no markers and a kernel starts a new iteration
  * number. */
-static int an_feed(struct an_ctx *c, const struct tl_event *in, int32_t iteration)
+static int an_feed(struct an_ctx *c, const struct an_pending *p)
 {
-	struct tl_event e = *in, *ev = &e;
+	struct tl_event e = p->ev, *ev = &e;
+	int32_t iteration = p->iteration;
 
 	/* Decided when the event leaves the window, so that GPU times read
 	 * after it (a sync written before the kernels it waited for) count. */
@@ -526,6 +613,8 @@ static int an_feed(struct an_ctx *c, const struct tl_event *in, int32_t iteratio
 	if (e.has_gpu) {
 		e.start_ns -= (double)c->offset;
 		e.end_ns -= (double)c->offset;
+		if (p->no_cpu)
+			e.cpu_ns = e.cpu_end_ns = e.start_ns;
 		/* a copy call that returned only after its GPU work ended waited
 		 * for it, whatever its name says */
 		if (e.kind == TL_COPY && e.cpu_end_ns > e.cpu_ns && e.cpu_end_ns >= e.end_ns)
@@ -561,6 +650,13 @@ static int an_pending_cmp(const void *pa, const void *pb)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* A launch and its configuration, summed over the launches of a reading
+ * to compare two readings. */
+static uint64_t an_launch_hash(uint64_t seq, uint32_t config)
+{
+	return hmap_hash_u64(hmap_hash_add(hmap_hash_u64(seq), config));
+}
+
 static uint64_t an_seq(const struct trace_record *rec)
 {
 	switch (rec->type) {
@@ -570,6 +666,13 @@ static uint64_t an_seq(const struct trace_record *rec)
 	case TRACE_MARKER: return rec->u.marker.seq;
 	default: return 0;
 	}
+}
+
+static int an_open(const struct an_ctx *c, struct trace_reader **r, char *err, size_t errlen)
+{
+	if (c->buf)
+		return trace_reader_open_mem(r, c->buf, c->len, err, errlen);
+	return trace_reader_open(r, c->path, err, errlen);
 }
 
 /* p[at] is a CPU wait: when the same thread's previous call (among the
@@ -592,6 +695,93 @@ static void an_mark_item(struct an_pending *p, size_t lo, size_t at)
 	}
 }
 
+/* A new, empty timeline; the caller's spans are told to start over. */
+static int an_restart(struct an_ctx *c)
+{
+	timeline_free(c->tl);
+	c->tl = an_timeline(c, ktable_count(c->kt));
+	if (c->o->on_span) {
+		struct analysis_span restart;
+
+		memset(&restart, 0, sizeof(restart));
+		restart.kind = ANALYSIS_SPAN_RESTART;
+		restart.name = "restart";
+		c->o->on_span(c->o->span_ctx, &restart);
+	}
+	return c->tl ? 0 : -1;
+}
+
+/* an_pass_merge's results besides 0 (replayed) and errors. */
+enum { AN_MERGE_CANNOT = 1, AN_MERGE_DIFFERS = 2 };
+
+/* Replays a trace out of order beyond the window from a second reading in
+ * CPU order (trace_merge_*), as an_pass2 replays its sorted copy: each CPU
+ * wait marks the copy before it (an_mark_item, which looks back
+ * AN_ITEM_LOOKBACK events), so events are fed that many events late.
+ * Library calls come in CPU order too, so a launch finds its GEMM record in
+ * the ring as in the first reading when the call precedes the launch, as
+ * calls do; the sum of (launch, configuration) over both readings checks
+ * it.  Returns 0, AN_MERGE_CANNOT (nothing replayed: a thread out of order
+ * beyond the window, or input that cannot be read twice), AN_MERGE_DIFFERS
+ * (replayed, but some launch found another configuration: the caller starts
+ * over) or a negative code. */
+static int an_pass_merge(struct an_ctx *c)
+{
+	struct trace_merge *m;
+	struct trace_record rec;
+	struct an_pending late[2 * AN_ITEM_LOOKBACK + 1];
+	size_t head = 0, tail = 0;
+	char rerr[160];
+	uint64_t sum = 0;
+	int rc;
+
+	if (trace_merge_open(&m, c->r, rerr, sizeof(rerr)) < 0)
+		return AN_MERGE_CANNOT;
+	memset(c->ring.seq, 0, AN_LIB_RING * sizeof(*c->ring.seq));
+	c->cur_iteration = -1;
+	c->a->reread_in_order = 1;
+	while ((rc = trace_merge_next(m, &rec, rerr, sizeof(rerr))) == 1) {
+		struct an_pending *p;
+
+		if (rec.type == TRACE_GEMM || rec.type == TRACE_CONV || rec.type == TRACE_OP) {
+			an_lib_record(c, &rec);
+			continue;
+		}
+		if (rec.type == TRACE_KERNEL && (rec.u.kernel.flags & TRACE_KF_CAPTURED))
+			continue;
+		if (tail == sizeof(late) / sizeof(late[0])) {
+			memmove(late, late + head, (tail - head) * sizeof(*late));
+			tail -= head;
+			head = 0;
+		}
+		p = &late[tail];
+		if (!an_event(c, &rec, &p->ev, -1))
+			continue;
+		if (rec.type == TRACE_KERNEL)
+			sum += an_launch_hash(rec.u.kernel.seq, p->ev.config);
+		p->seq = an_seq(&rec);
+		p->iteration = rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
+		p->item = an_item_candidate(&rec);
+		p->no_cpu = an_no_cpu(&rec);
+		an_mark_item(late, head, tail++);
+		if (tail - head > AN_ITEM_LOOKBACK && an_feed(c, &late[head]) < 0)
+			rc = TRACE_ENOMEM;
+		if (tail - head > AN_ITEM_LOOKBACK)
+			head++;
+		if (rc < 0)
+			break;
+	}
+	trace_merge_free(m);
+	if (rc == TRACE_ENOMEM)
+		return an_fail(c, -1, "out of memory");
+	if (rc < 0)
+		return an_fail(c, -2, "cannot read '%s': %s", c->path, rerr);
+	for (; head < tail; head++)
+		if (an_feed(c, &late[head]) < 0)
+			return an_fail(c, -1, "out of memory");
+	return sum == c->launch_sum ? 0 : AN_MERGE_DIFFERS;
+}
+
 /* The fallback for a trace out of order beyond the reorder window: read it
  * again, keep every event (compactly), sort them by CPU time and replay. */
 static int an_pass2(struct an_ctx *c)
@@ -605,11 +795,11 @@ static int an_pass2(struct an_ctx *c)
 
 	memset(c->ring.seq, 0, AN_LIB_RING * sizeof(*c->ring.seq));
 	c->cur_iteration = -1;
-	if (trace_reader_open(&r, c->path, rerr, sizeof(rerr)) < 0)
+	if (an_open(c, &r, rerr, sizeof(rerr)) < 0)
 		return an_fail(c, -2, "cannot read '%s': %s", c->path, rerr);
 	while (n < c->nrecords && (rc = trace_reader_next(r, &rec, rerr, sizeof(rerr))) == 1) {
 		n++;
-		if (rec.type == TRACE_GEMM || rec.type == TRACE_CONV) {
+		if (rec.type == TRACE_GEMM || rec.type == TRACE_CONV || rec.type == TRACE_OP) {
 			an_lib_record(c, &rec);
 			continue;
 		}
@@ -631,6 +821,7 @@ static int an_pass2(struct an_ctx *c)
 		c->pend[c->npend].seq = an_seq(&rec);
 		c->pend[c->npend].iteration = rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
 		c->pend[c->npend].item = an_item_candidate(&rec);
+		c->pend[c->npend].no_cpu = an_no_cpu(&rec);
 		c->npend++;
 	}
 	trace_reader_free(r);
@@ -639,7 +830,7 @@ static int an_pass2(struct an_ctx *c)
 	for (size_t i = 0; i < c->npend; i++)
 		an_mark_item(c->pend, 0, i);
 	for (size_t i = 0; i < c->npend; i++)
-		if (an_feed(c, &c->pend[i].ev, c->pend[i].iteration) < 0)
+		if (an_feed(c, &c->pend[i]) < 0)
 			return an_fail(c, -1, "out of memory");
 	return 0;
 }
@@ -671,13 +862,13 @@ static int an_pop(struct an_ctx *c)
 	c->fed_seq = p->seq;
 	if (c->whead == c->wtail)
 		c->whead = c->wtail = 0;
-	return an_feed(c, &p->ev, p->iteration);
+	return an_feed(c, p);
 }
 
 /* Adds an event to the window in (CPU time, seq) order, replaying the
  * oldest when it is full. */
 static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, int32_t iteration,
-		   int item)
+		   int item, int no_cpu)
 {
 	size_t at;
 
@@ -703,6 +894,7 @@ static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, in
 	c->win[at].seq = seq;
 	c->win[at].iteration = iteration;
 	c->win[at].item = item;
+	c->win[at].no_cpu = no_cpu;
 	c->wtail++;
 	an_mark_item(c->win, c->whead, at);
 	return 0;
@@ -740,7 +932,8 @@ static int64_t an_config(struct an_ctx *c, const struct trace_kernel *k)
 	}
 	if (k->iteration >= 0)
 		c->kernel_iterations = 1;
-	c->a->kernels++;
+	if (!(k->flags & TRACE_KF_PEER))
+		c->a->kernels++;
 	return i;
 }
 
@@ -769,6 +962,7 @@ static int an_stream(struct an_ctx *c)
 		switch (rec.type) {
 		case TRACE_GEMM:
 		case TRACE_CONV:
+		case TRACE_OP:
 			an_lib_record(c, &rec);
 			continue;
 		case TRACE_KERNEL:
@@ -781,11 +975,13 @@ static int an_stream(struct an_ctx *c)
 			config = an_config(c, &rec.u.kernel);
 			if (config < 0)
 				return (int)config;
+			c->launch_sum += an_launch_hash(rec.u.kernel.seq, (uint32_t)config);
 			an_note_gpu(c, rec.u.kernel.cpu_ns, rec.u.kernel.start_ns, rec.u.kernel.end_ns);
 			break;
 		case TRACE_MEMCPY:
 		case TRACE_MEMSET:
 			an_note_gpu(c, rec.u.copy.cpu_ns, rec.u.copy.start_ns, rec.u.copy.end_ns);
+			c->copies++;
 			break;
 		case TRACE_MARKER:
 			if (rec.u.marker.kind == TRACE_MARK_ITERATION)
@@ -797,9 +993,11 @@ static int an_stream(struct an_ctx *c)
 		default:
 			break;
 		}
-		if (an_event(c, &rec, &ev, config) &&
+		/* once out of order beyond the window the replay starts over
+		 * after this reading: nothing more to place */
+		if (!c->overflow && an_event(c, &rec, &ev, config) &&
 		    an_push(c, &ev, an_seq(&rec), rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1,
-			    an_item_candidate(&rec)) < 0)
+			    an_item_candidate(&rec), an_no_cpu(&rec)) < 0)
 			return an_fail(c, -1, "out of memory");
 	}
 	if (rc == 0)
@@ -812,26 +1010,22 @@ static int an_stream(struct an_ctx *c)
 	}
 	c->a->records = c->nrecords;
 	c->a->configs = ktable_count(c->kt);
-	c->a->untimed = !c->timed;
+	c->a->untimed = !c->timed && c->a->origin;  /* a built trace has nothing measured */
 	an_fix_offset(c);
 	if (c->overflow) {
-		/* Out of order beyond the window: replay again from a sorted copy,
-		 * with the clock offset of the whole trace. */
+		/* Out of order beyond the window: replay again in CPU order, with
+		 * the clock offset of the whole trace. */
 		c->offset_fixed = 0;
 		c->offset = 0;
 		an_fix_offset(c);
-		timeline_free(c->tl);
-		c->tl = an_timeline(c, ktable_count(c->kt));
-		if (c->o->on_span) {
-			struct analysis_span restart;
-
-			memset(&restart, 0, sizeof(restart));
-			restart.kind = ANALYSIS_SPAN_RESTART;
-			restart.name = "restart";
-			c->o->on_span(c->o->span_ctx, &restart);
-		}
-		if (!c->tl)
+		if (an_restart(c) < 0)
 			return an_fail(c, -1, "out of memory");
+		rc = an_pass_merge(c);
+		if (rc <= 0)
+			return rc;
+		if (rc == AN_MERGE_DIFFERS && an_restart(c) < 0)
+			return an_fail(c, -1, "out of memory");
+		c->a->reread_in_order = 0;
 		return an_pass2(c);
 	}
 	while (c->whead < c->wtail)
@@ -872,6 +1066,19 @@ static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_
 		at->groups[g].pred_ns += p;
 		gm[g][m] += p;
 		gb[g][b] += p;
+		const struct ktable_key *key = &ktable_entry(c->kt, i)->key;
+		/* a described kernel says its op; a recorded one has its name's */
+		enum pred_op op = key->lib_kind == KTABLE_LIB_OP ? (enum pred_op)key->op
+								 : at->groups[g].op;
+
+		at->op_ns[op] += p;
+		at->op_origin_ns[op] += meas;
+		if (key->collective != TRACE_COLL_NONE) {
+			/* a described collective: communication, apart from
+			 * the kernel time and its splits */
+			at->kernel_ns -= p;
+			continue;
+		}
 		at->method_ns[m] += p;
 		if (b == 2)
 			at->memory_bound_ns += p;
@@ -879,8 +1086,6 @@ static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_
 			at->compute_bound_ns += p;
 		else
 			at->unknown_bound_ns += p;
-		at->op_ns[at->groups[g].op] += p;
-		at->op_origin_ns[at->groups[g].op] += meas;
 	}
 	for (size_t g = 0; g < ngroups; g++) {
 		int bm = 0, bb = 0;
@@ -924,6 +1129,12 @@ static int an_results(struct an_ctx *c)
 	if (!ps || !by_name || !group_of || !proto || !a->names)
 		goto out;
 	timeline_finish(c->tl, &meas, ps);
+	if (!a->origin) {   /* a built trace: nothing was measured */
+		uint32_t iterations = meas.iterations;
+
+		memset(&meas, 0, sizeof(meas));
+		meas.iterations = iterations;
+	}
 	a->iterations = meas.iterations;
 	a->measured_ns = meas.iteration_ns;
 	a->measured_kernel_ns = meas.kernel_ns;
@@ -951,8 +1162,10 @@ static int an_results(struct an_ctx *c)
 			k.name = s;
 			k.op = e->key.lib_kind == KTABLE_LIB_GEMM   ? PRED_OP_GEMM
 			       : e->key.lib_kind == KTABLE_LIB_CONV ? PRED_OP_CONV
+			       : e->key.lib_kind == KTABLE_LIB_OP   ? (enum pred_op)e->key.op
 								    : PRED_OP_UNKNOWN;
-			predict_classify(&k);
+			if (e->key.lib_kind != KTABLE_LIB_OP)
+				predict_classify(&k);
 			proto[g].op = k.op;
 		}
 		group_of[i] = g;
@@ -983,11 +1196,62 @@ out:
 	return rc < 0 ? an_fail(c, -1, "out of memory") : 0;
 }
 
+/* Appends one warning to the analysis's (joined by "; "). */
+static void an_warn(struct analysis *a, const char *fmt, ...)
+{
+	size_t l = strlen(a->warning);
+	va_list ap;
+
+	if (l && l + 2 < sizeof(a->warning)) {
+		memcpy(a->warning + l, "; ", 3);
+		l += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(a->warning + l, sizeof(a->warning) - l, fmt, ap);
+	va_end(ap);
+}
+
+/* The iterations the replay counted are ones the trace has: work to
+ * predict, a window it says (without step markers, the whole trace, and
+ * whether the GPU idled through most of it), and times no real iteration
+ * takes (a day or more: CPU and GPU times that do not belong together). */
+#define AN_DAY_NS 86400e9
+static int an_check(struct an_ctx *c)
+{
+	struct analysis *a = c->a;
+	double longest = a->measured_ns;
+
+	if (!a->kernels && !c->copies)
+		return an_fail(c, -2, "'%s' holds no kernel launches or copies: nothing to predict",
+			       c->path);
+	for (size_t t = 0; t < a->ntargets; t++)
+		longest = fmax(longest, a->targets[t].iteration_ns);
+	if (!(longest < AN_DAY_NS))
+		return an_fail(c, -2, "'%s': an iteration of %.1f days: its CPU and GPU times do "
+			       "not fit together", c->path, longest / AN_DAY_NS);
+	if (!a->kernels)
+		an_warn(a, "no kernels: only copies and CPU time are predicted");
+	if (!c->markers && !c->capture_markers && !c->kernel_iterations) {
+		double idle = a->measured_ns > 0 ? a->measured_gpu_wait_cpu_ns / a->measured_ns : 0;
+
+		an_warn(a, "no step markers: one iteration = the whole trace (%.3f ms)",
+			a->measured_ns / 1e6);
+		if (idle > 0.5) {
+			size_t l = strlen(a->warning);
+			snprintf(a->warning + l, sizeof(a->warning) - l, ", the GPU idle %.0f%% of it",
+				 100 * idle);
+		}
+	}
+	return 0;
+}
+
 static int an_origin(struct an_ctx *c)
 {
 	const struct trace_header *h = trace_reader_header(c->r);
 
 	snprintf(c->a->device, sizeof(c->a->device), "%s", h->device.name);
+	if (h->timing == TRACE_TIMING_BUILT && !c->o->origin)
+		return 0;   /* no GPU ran it: the device names what was built */
 	c->a->origin = c->o->origin ? c->o->origin : gpu_find(h->device.name);
 	if (!c->a->origin) {
 		const char *near[1];
@@ -1000,8 +1264,8 @@ static int an_origin(struct an_ctx *c)
 	return 0;
 }
 
-int analysis_run(const char *path, const struct analysis_options *o, struct analysis **out,
-		 char *err, size_t errlen)
+static int an_run(const char *path, const void *buf, size_t len,
+		  const struct analysis_options *o, struct analysis **out, char *err, size_t errlen)
 {
 	struct an_ctx c;
 	char rerr[160];
@@ -1010,6 +1274,8 @@ int analysis_run(const char *path, const struct analysis_options *o, struct anal
 	*out = NULL;
 	memset(&c, 0, sizeof(c));
 	c.path = path;
+	c.buf = buf;
+	c.len = len;
 	c.o = o;
 	c.err = err;
 	c.errlen = errlen;
@@ -1027,8 +1293,12 @@ int analysis_run(const char *path, const struct analysis_options *o, struct anal
 	if (!c.predictor)
 		c.predictor = c.own_pred;
 	c.a->amd_scale = *predictor_amd_scale(c.predictor);
-	if (trace_reader_open(&c.r, path, rerr, sizeof(rerr)) < 0) {
+	if (an_open(&c, &c.r, rerr, sizeof(rerr)) < 0) {
 		rc = an_fail(&c, -2, "cannot read '%s': %s", path, rerr);
+		goto out;
+	}
+	if (trace_reader_keep_order(c.r, o->reorder_window ? o->reorder_window : AN_WINDOW) < 0) {
+		rc = an_fail(&c, -1, "out of memory");
 		goto out;
 	}
 	if ((rc = an_origin(&c)) < 0 || (rc = an_targets(&c)) < 0)
@@ -1038,7 +1308,7 @@ int analysis_run(const char *path, const struct analysis_options *o, struct anal
 		rc = an_fail(&c, -1, "out of memory");
 		goto out;
 	}
-	if ((rc = an_stream(&c)) < 0 || (rc = an_results(&c)) < 0)
+	if ((rc = an_stream(&c)) < 0 || (rc = an_results(&c)) < 0 || (rc = an_check(&c)) < 0)
 		goto out;
 	analysis_warn_memory(c.a, (double)c.a->peak_device_bytes,
 			     "the program's allocations (peak on the origin)");
@@ -1060,6 +1330,18 @@ out:
 	free(c.win);
 	predictor_free(c.own_pred);
 	return rc;
+}
+
+int analysis_run(const char *path, const struct analysis_options *o, struct analysis **out,
+		 char *err, size_t errlen)
+{
+	return an_run(path, NULL, 0, o, out, err, errlen);
+}
+
+int analysis_run_mem(const void *buf, size_t len, const char *name,
+		     const struct analysis_options *o, struct analysis **out, char *err, size_t errlen)
+{
+	return an_run(name, buf, len, o, out, err, errlen);
 }
 
 void analysis_warn_memory(struct analysis *a, double bytes, const char *what)

@@ -9,6 +9,11 @@
  * trace out of CPU order beyond a 16384-event window (some imports) is read
  * again and replayed from a compact sorted copy of its events (about 100
  * bytes a launch).
+ *
+ * A built trace (timing `built`: a program builder's, e.g. --model's)
+ * has no origin GPU and nothing measured: each kernel is predicted from
+ * the operator record that describes it, the measured figures stay 0 and
+ * collectives it describes count apart from the kernel time.
  */
 #ifndef SURFER_ANALYZE_H
 #define SURFER_ANALYZE_H
@@ -110,7 +115,12 @@ struct analysis {
 	double measured_ns;           /* measured iteration time                    */
 	double measured_kernel_ns, measured_copy_ns, measured_gpu_wait_cpu_ns;
 	int truncated;                /* the trace ended early: warning says where  */
-	int sorted_in_memory;         /* records were out of CPU order              */
+	int reread_in_order;          /* records were out of CPU order beyond the
+				       * reorder window: replayed from a second
+				       * reading in order, thread by thread       */
+	int sorted_in_memory;         /* ... and a thread's own records too (or the
+				       * two readings disagreed): replayed from a
+				       * sorted copy of every event               */
 	int untimed;                  /* no GPU times: measured_ns is CPU time only */
 	uint64_t peak_device_bytes;   /* most device memory the program held (trailer), 0 unknown */
 	/* --model: the estimated device memory of one GPU (model.h's
@@ -134,6 +144,11 @@ struct analysis {
  * GPU), -1 out of memory. */
 int analysis_run(const char *path, const struct analysis_options *o, struct analysis **out,
 		 char *err, size_t errlen);
+
+/* Same over a trace held in memory (buf, len bytes, borrowed for the
+ * call); name stands for it in messages. */
+int analysis_run_mem(const void *buf, size_t len, const char *name,
+		     const struct analysis_options *o, struct analysis **out, char *err, size_t errlen);
 
 void analysis_free(struct analysis *a);
 

@@ -268,7 +268,8 @@ int chrome_trace_finish(struct chrome_trace *ct, const struct analysis *a, char 
 
 	if (ct->maxlane + 1 > lanes)
 		lanes = ct->maxlane + 1;
-	for (size_t l = 0; l < lanes && !ct->failed; l++) {
+	/* a built trace (--model) measured nothing: no origin lane */
+	for (size_t l = a->origin ? 0 : 1; l < lanes && !ct->failed; l++) {
 		if (ct_process(ct, a, l) < 0) {
 			ct_fail(ct, 1);
 			break;

@@ -1,7 +1,8 @@
 /*
- * ktable.c - the kernel table: an open-addressing hash of configuration
- * keys to dense indexes, with per-configuration launch counts and measured
- * time.  Lookups hash the key as 64-bit words (keys are zero-padded).
+ * ktable.c - the kernel table: configuration keys to dense indexes (the
+ * common hash map, trace/hmap.h, keyed by the key's hash with the entries
+ * kept here), with per-configuration launch counts and measured time.
+ * Keys are hashed and compared as bytes (they are zero-padded).
  *
  * Library-call work:
  *  - GEMM D[m x n] = A[m x k] B[k x n], batch times: 2*m*n*k*batch FLOPs;
@@ -17,14 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/hmap.h"
+
 struct ktable {
 	struct ktable_entry *e;
 	uint32_t n, cap;
-	uint32_t *slots;              /* index + 1, 0 empty                       */
-	uint32_t nslots;              /* power of two                             */
+	struct hmap index;            /* hash of a key -> its index in e          */
 };
-
-_Static_assert(sizeof(struct ktable_key) % 8 == 0, "key hashed as 64-bit words");
 
 void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
 		     const struct ktable_lib *lib)
@@ -46,6 +46,13 @@ void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
 		key->flops = lib->flops;
 		key->bytes = lib->bytes;
 		key->b_transposed = lib->b_transposed;
+		if (lib->kind == KTABLE_LIB_OP) {
+			key->op = lib->op;
+			key->collective = lib->collective;
+			key->ranks = lib->ranks;
+			key->reread_bytes = lib->reread_bytes;
+			key->reuse_bytes = lib->reuse_bytes;
+		}
 	}
 }
 
@@ -120,19 +127,28 @@ void ktable_lib_from_conv(struct ktable_lib *lib, const struct trace_conv *c)
 		      ktable_prod(c->out, 0, nd)) * elt;
 }
 
+void ktable_lib_from_op(struct ktable_lib *lib, const struct trace_op *o)
+{
+	memset(lib, 0, sizeof(*lib));
+	lib->kind = KTABLE_LIB_OP;
+	lib->dtype = ktable_dtype(o->dtype, TRACE_DT_UNKNOWN);
+	lib->m = o->m;
+	lib->n = o->n;
+	lib->k = o->k;
+	lib->batch = o->batch;
+	lib->flops = o->flops;
+	lib->bytes = o->bytes;
+	lib->b_transposed = o->b_transposed;
+	lib->op = o->kind;
+	lib->collective = o->collective;
+	lib->ranks = o->ranks;
+	lib->reread_bytes = o->reread_bytes;
+	lib->reuse_bytes = o->reuse_bytes;
+}
+
 struct ktable *ktable_new(void)
 {
-	struct ktable *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return NULL;
-	t->nslots = 1024;
-	t->slots = calloc(t->nslots, sizeof(*t->slots));
-	if (!t->slots) {
-		free(t);
-		return NULL;
-	}
-	return t;
+	return calloc(1, sizeof(struct ktable));
 }
 
 void ktable_free(struct ktable *t)
@@ -140,76 +156,45 @@ void ktable_free(struct ktable *t)
 	if (!t)
 		return;
 	free(t->e);
-	free(t->slots);
+	hmap_release(&t->index);
 	free(t);
 }
 
+static int ktable_eq(const void *ctx, uint64_t val, const void *key)
+{
+	const struct ktable *t = ctx;
+
+	return memcmp(&t->e[val].key, key, sizeof(struct ktable_key)) == 0;
+}
+
+_Static_assert(sizeof(struct ktable_key) % 8 == 0, "key hashed as 64-bit words");
+
+/* The key's hash, a 64-bit word at a time (a launch is looked up per
+ * kernel record: bytewise hashing cost a third of the analysis). */
 static uint64_t ktable_hash(const struct ktable_key *key)
 {
-	uint64_t w[sizeof(*key) / 8], h = 0x9e3779b97f4a7c15ULL;
+	uint64_t w[sizeof(*key) / 8], h = 0;
 
 	memcpy(w, key, sizeof(w));
-	for (size_t i = 0; i < sizeof(w) / 8; i++) {
-		h ^= w[i];
-		h *= 0xbf58476d1ce4e5b9ULL;
-		h ^= h >> 31;
-	}
+	for (size_t i = 0; i < sizeof(w) / 8; i++)
+		h = hmap_hash_add(h, w[i]);
 	return h;
-}
-
-static int64_t ktable_lookup(const struct ktable *t, const struct ktable_key *key, uint32_t *slot)
-{
-	uint32_t mask = t->nslots - 1, h = (uint32_t)ktable_hash(key) & mask;
-
-	while (t->slots[h]) {
-		uint32_t i = t->slots[h] - 1;
-		if (memcmp(&t->e[i].key, key, sizeof(*key)) == 0)
-			return i;
-		h = (h + 1) & mask;
-	}
-	*slot = h;
-	return -1;
-}
-
-static int ktable_rehash(struct ktable *t)
-{
-	uint32_t n = t->nslots * 2, mask = n - 1;
-	uint32_t *s = calloc(n, sizeof(*s));
-
-	if (!s)
-		return -1;
-	for (uint32_t i = 0; i < t->n; i++) {
-		uint32_t h = (uint32_t)ktable_hash(&t->e[i].key) & mask;
-		while (s[h])
-			h = (h + 1) & mask;
-		s[h] = i + 1;
-	}
-	free(t->slots);
-	t->slots = s;
-	t->nslots = n;
-	return 0;
 }
 
 int64_t ktable_find(const struct ktable *t, const struct ktable_key *key)
 {
-	uint32_t slot;
-	return ktable_lookup(t, key, &slot);
+	const uint64_t *v = hmap_find(&t->index, ktable_hash(key), ktable_eq, t, key);
+
+	return v ? (int64_t)*v : -1;
 }
 
 int64_t ktable_intern(struct ktable *t, const struct ktable_key *key)
 {
-	uint32_t slot;
-	int64_t i = ktable_lookup(t, key, &slot);
+	uint64_t *v;
+	int rc;
 
-	if (i >= 0)
-		return i;
 	if (t->n == UINT32_MAX - 1)
 		return -1;
-	if ((uint64_t)(t->n + 1) * 2 > t->nslots) {
-		if (ktable_rehash(t) < 0)
-			return -1;
-		(void)ktable_lookup(t, key, &slot);
-	}
 	if (t->n == t->cap) {
 		uint32_t cap = t->cap ? t->cap * 2 : 256;
 		struct ktable_entry *e = realloc(t->e, (size_t)cap * sizeof(*e));
@@ -218,9 +203,13 @@ int64_t ktable_intern(struct ktable *t, const struct ktable_key *key)
 		t->e = e;
 		t->cap = cap;
 	}
+	rc = hmap_find_or_add(&t->index, ktable_hash(key), ktable_eq, t, key, t->n, &v);
+	if (rc < 0)
+		return -1;
+	if (rc == 1)
+		return (int64_t)*v;
 	memset(&t->e[t->n], 0, sizeof(t->e[t->n]));
 	t->e[t->n].key = *key;
-	t->slots[slot] = t->n + 1;
 	return t->n++;
 }
 

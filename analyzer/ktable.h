@@ -13,9 +13,13 @@
 #include "gpu_specs/gpu.h"
 #include "trace/trace.h"
 
-enum ktable_lib_kind { KTABLE_LIB_NONE = 0, KTABLE_LIB_GEMM, KTABLE_LIB_CONV };
+/* The library-call record a kernel names by lib_call: none, a GEMM or a
+ * convolution a recorder saw, or an operator a program builder described
+ * (TRACE_OP: the kernel was never run, its description is all there is). */
+enum ktable_lib_kind { KTABLE_LIB_NONE = 0, KTABLE_LIB_GEMM, KTABLE_LIB_CONV, KTABLE_LIB_OP };
 
-/* What a GEMM or convolution record says about the kernels it launched. */
+/* What a GEMM, convolution or operator record says about the kernels it
+ * launched. */
 struct ktable_lib {
 	enum ktable_lib_kind kind;
 	enum gpu_dtype dtype;         /* math dtype                               */
@@ -25,6 +29,11 @@ struct ktable_lib {
 	uint8_t b_transposed;         /* GEMM: a batched product whose second
 				       * operand is a transposed view (attention's
 				       * Q K^T), pred_kernel's flag               */
+	/* KTABLE_LIB_OP only, as the operator record gives them: */
+	enum trace_op_kind op;
+	enum trace_collective collective;
+	uint32_t ranks;
+	double reread_bytes, reuse_bytes;
 };
 
 /* The grouping key.  Built only by ktable_key_init (padding is zeroed, the
@@ -34,8 +43,10 @@ struct ktable_key {
 	uint32_t grid[3], block[3];
 	uint32_t regs, smem_static, smem_dynamic;
 	uint32_t lib_kind, dtype, b_transposed;
+	uint32_t op, collective, ranks;   /* KTABLE_LIB_OP                       */
 	uint64_t m, n, k, batch;
 	double flops, bytes;
+	double reread_bytes, reuse_bytes; /* KTABLE_LIB_OP                       */
 };
 
 struct ktable_entry {
@@ -56,6 +67,9 @@ void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
  * minimum bytes (formulas in ktable.c). */
 void ktable_lib_from_gemm(struct ktable_lib *lib, const struct trace_gemm *g);
 void ktable_lib_from_conv(struct ktable_lib *lib, const struct trace_conv *c);
+
+/* Fills lib from an operator record (its numbers as given). */
+void ktable_lib_from_op(struct ktable_lib *lib, const struct trace_op *o);
 
 /* The math dtype a GEMM/conv record's operand and compute types imply. */
 enum gpu_dtype ktable_dtype(enum trace_dtype operand, enum trace_dtype compute);

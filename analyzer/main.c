@@ -119,6 +119,8 @@ static void usage(FILE *f)
 		"                            one thread's kernel launches\n"
 		"      --expert-capacity N   MoE: tokens per expert per sequence at most;\n"
 		"                            none (default: every token) or config\n"
+		"      --write-trace FILE    write the built program as a surfer trace (no\n"
+		"                            GPU times; analyzing it predicts the same)\n"
 		"  -h, --help                this help\n"
 		"  -V, --version             the version\n"
 		"\n"
@@ -260,6 +262,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"expert-capacity", required_argument, NULL, OPT_MODEL},
 		{"new-tokens", required_argument, NULL, OPT_MODEL},
 		{"plan", required_argument, NULL, OPT_MODEL},
+		{"write-trace", required_argument, NULL, OPT_MODEL},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -387,9 +390,10 @@ static int parse(int argc, char **argv, struct cli *c)
 		return bad("give a trace or --model, not both ('%s')", argv[optind]);
 	if (c->model.set && !c->model.model)
 		return bad("model options given without --model CONFIG.json|NAME");
-	if (c->model.plan_gpus && (c->save_baseline || c->baseline || c->html || c->csv || c->chrome_trace))
-		return bad("--plan prints its table only: --save-baseline, --baseline, --html, --csv and "
-			   "--chrome-trace take one layout (--dp, --tp, --pp)");
+	if (c->model.plan_gpus && (c->save_baseline || c->baseline || c->html || c->csv || c->chrome_trace ||
+				   c->model.write_trace))
+		return bad("--plan prints its table only: --save-baseline, --baseline, --html, --csv, "
+			   "--chrome-trace and --write-trace take one layout (--dp, --tp, --pp)");
 	if (optind >= argc && !c->model.set)
 		return bad("no trace given; see --help");
 	if (optind + 1 < argc)
@@ -419,8 +423,6 @@ static int parse(int argc, char **argv, struct cli *c)
 		return bad("no target GPU: give --target GPU or --all-targets");
 	if (c->have_max_regression && !c->baseline)
 		return bad("--max-regression needs --baseline FILE");
-	if (c->model.set && c->chrome_trace)
-		return bad("--chrome-trace needs a recorded trace (a model config has no replay)");
 	if (c->color < 0) {
 		/* https://no-color.org: NO_COLOR set and not empty turns colour off */
 		const char *nc = getenv("NO_COLOR");
@@ -618,16 +620,7 @@ int main(int argc, char **argv)
 			print_error(err);
 		return rc == -2 ? 2 : rc < 0 ? 1 : 0;
 	}
-	if (c.model.set) {
-		rc = model_analysis_run(&c.model, c.targets, c.ntargets, c.method, &a, err, sizeof(err));
-		predictor_free(pred);
-		if (rc < 0) {
-			print_error(err);
-			return rc == -2 ? 2 : 1;
-		}
-		goto report;
-	}
-	if (strcmp(path, "-") == 0) {
+	if (!c.model.set && strcmp(path, "-") == 0) {
 		if ((rc = spool_stdin(spool, sizeof(spool)))) {
 			predictor_free(pred);
 			return rc;
@@ -654,10 +647,14 @@ int main(int argc, char **argv)
 		o.on_span = chrome_trace_span;
 		o.span_ctx = ct;
 	}
-	rc = analysis_run(path, &o, &a, err, sizeof(err));
+	if (c.model.set)
+		rc = model_analysis_run(&c.model, &o, &a, err, sizeof(err));
+	else
+		rc = analysis_run(path, &o, &a, err, sizeof(err));
 	predictor_free(pred);
 	pred = NULL;
-	if (rc < 0 && !(rc == -2 && !spool[0] && strstr(err, "not a surfer trace") && suggest_import(path)))
+	if (rc < 0 && !(rc == -2 && !c.model.set && !spool[0] && strstr(err, "not a surfer trace") &&
+			suggest_import(path)))
 		print_error(err);
 	if (ct) {
 		int w = rc < 0 ? 0 : chrome_trace_finish(ct, a, err, sizeof(err));
@@ -681,7 +678,6 @@ chrome_failed:
 		unlink(spool);
 	if (rc < 0)
 		return rc == -2 ? 2 : 1;
-report:
 	apply_prices(a, &c);
 	if (a->warning[0])
 		fprintf(stderr, PROG ": warning: '%s': %s\n", c.trace, a->warning);

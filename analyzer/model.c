@@ -1164,9 +1164,7 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		return MODEL_EINVAL;
 	}
 	if (o->pp > 1) {
-		uint32_t mb = o->microbatches ? o->microbatches : o->pp;
-		if (mb > o->batch)
-			mb = o->batch;
+		uint32_t mb = model_microbatches(o);
 		if (o->batch % mb) {
 			snprintf(err, errlen, "batch %u is not a multiple of the %u microbatches",
 				 o->batch, mb);
@@ -1462,6 +1460,22 @@ static void head(struct bld *B, int has_embed)
 	lm_head_and_loss(B, tied);
 }
 
+uint32_t model_microbatches(const struct model_opts *o)
+{
+	uint32_t mb;
+
+	if (o->pp <= 1)
+		return 1;
+	mb = o->microbatches ? o->microbatches : o->pp;
+	return mb < o->batch ? mb : o->batch ? o->batch : 1;
+}
+
+double model_reread_bytes(double reread, double reuse, const struct gpu_spec *g)
+{
+	double l2 = g && g->l2_mb > 0 ? g->l2_mb * 1048576.0 : 0;
+	return reread > 0 && reuse > l2 ? reread : 0;
+}
+
 void model_opts_init(struct model_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -1497,12 +1511,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	B.vec_dt = o->dtype == GPU_DT_TF32 ? GPU_DT_FP32 : o->dtype;
 	B.gemm_dt = o->dtype;
 	B.esz = gpu_dtype_bytes(o->dtype);
-	uint32_t mb = 1;
-	if (o->pp > 1) {
-		mb = o->microbatches ? o->microbatches : o->pp;
-		if (mb > o->batch)
-			mb = o->batch;
-	}
+	uint32_t mb = model_microbatches(o);
 	B.b = o->batch / mb;
 	s->micro_batch = B.b;
 	s->microbatches = mb;

@@ -1,9 +1,10 @@
 /*
  * model.h - predict an iteration from a model's configuration, with no GPU
  * and no trace: a Hugging Face config (or a built-in name) becomes the
- * kernel sequence a PyTorch eager run issues (model.c), each kernel is
- * predicted from scratch and the sequence is replayed with a per-launch CPU
- * cost (modeltime.c); --dp/--tp/--pp add collectives timed by comm.c.
+ * kernel sequence a PyTorch eager run issues (model.c), written as the
+ * program a recorder would have seen (modelprog.c) and analyzed like a
+ * trace: each kernel predicted from scratch, the launches replayed by the
+ * one timeline; --dp/--tp/--pp add collectives timed by comm.c.
  *
  * The sequence follows what Hugging Face transformers' eager modules call
  * into ATen, layer by layer: embeddings, norms, the Q/K/V GEMMs, eager
@@ -181,6 +182,10 @@ enum {
 	MODEL_EUNKNOWN = -4, /* unknown built-in name or architecture     */
 };
 
+/* The microbatches an iteration under o runs: 1 without pipeline stages,
+ * else o->microbatches (0: as many as stages), at most one per sequence. */
+uint32_t model_microbatches(const struct model_opts *o);
+
 /* Builds the kernel sequence of c run as o into s (initialized here; the
  * caller releases it with model_seq_release).  Returns 0, or MODEL_EINVAL
  * with a reason in err when o or c cannot be run (tp not dividing the
@@ -278,33 +283,8 @@ struct model_memory {
 void model_memory(const struct model_config *c, const struct model_opts *o,
 		  const struct model_seq *s, struct model_memory *m);
 
-/* ---- timing (modeltime.c) -------------------------------------------- */
-
 /* CPU cost of one eager PyTorch op launch, ns: Python + dispatcher +
- * cudaLaunchKernel.  See modeltime.c for the source of the figure. */
+ * cudaLaunchKernel.  See modelprog.c for the source of the figure. */
 #define MODEL_LAUNCH_NS_DEFAULT 6000.0
-
-struct model_timing {
-	double iteration_ns;     /* predicted iteration time (replayed)        */
-	double compute_ns;       /* sum of compute kernel times                */
-	double comm_ns;          /* sum of collective times                    */
-	double comm_exposed_ns;  /* collective time not hidden by compute      */
-	double phase_ns[MODEL_PH_COUNT]; /* kernel time by phase               */
-	double cpu_bound_ns;     /* GPU idle waiting for launches              */
-	double bubble_ns;        /* pipeline bubble (pp > 1)                   */
-	size_t kernels;          /* launches on this GPU                        */
-	double method_ns[PRED_METHOD_COUNT]; /* kernel time by predictor method */
-};
-
-/* Predicts every kernel of s on target (from scratch: predict_kernel with no
- * origin) and replays the sequence: the CPU issues kernels launch_ns apart,
- * a kernel starts when issued and its stream is free; asynchronous
- * collectives run on a second stream.  pp > 1 adds the pipeline bubble.
- * kernel_res (may be NULL; s->n entries) receives each kernel's
- * prediction (collectives: their time, method roofline, bound unknown).
- * Returns 0 or a negative code. */
-int model_time(const struct model_seq *s, const struct model_opts *o,
-	       const struct gpu_spec *target, double launch_ns,
-	       struct model_timing *out, struct pred_result *kernel_res);
 
 #endif

@@ -81,7 +81,7 @@ static void predict_layout(const struct model_config *c, const struct model_cli 
 		return;
 	l->mb = s.microbatches;
 	model_memory(c, &o, &s, &mem);
-	int rc = model_time(&s, &o, g, m->launch_ns, &t, NULL);
+	int rc = model_time(&s, &o, g, m->launch_ns, &t);
 	model_seq_release(&s);
 	if (rc) {
 		snprintf(l->why, sizeof(l->why), "out of memory");

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/modelprog.h"
 #include "trace/trace.h"
 
 void model_cli_init(struct model_cli *m)
@@ -28,7 +29,7 @@ const char *const *model_cli_options(void)
 	static const char *const names[] = {
 		"model", "batch", "seq", "mode", "dtype", "optimizer", "attention",
 		"head", "dp", "tp", "pp", "microbatches", "zero", "launch-us", "launch-us-from",
-		"expert-capacity", "new-tokens", "plan",
+		"expert-capacity", "new-tokens", "plan", "write-trace",
 		NULL
 	};
 	return names;
@@ -168,6 +169,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 1024, &o->pp);
 	} else if (!strcmp(name, "new-tokens")) {
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
+	} else if (!strcmp(name, "write-trace")) {
+		m->write_trace = v;
 	} else if (!strcmp(name, "plan")) {
 		bad = parse_count(v, 65536, &m->plan_gpus);
 	} else if (!strcmp(name, "zero")) {
@@ -216,128 +219,140 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	return 0;
 }
 
-/* Largest prediction first. */
-static void sort_groups(struct analysis_group *g, size_t ng)
-{
-	for (size_t a = 1; a < ng; a++) {
-		struct analysis_group x = g[a];
-		size_t b = a;
-		while (b > 0 && g[b - 1].pred_ns < x.pred_ns) {
-			g[b] = g[b - 1];
-			b--;
-		}
-		g[b] = x;
-	}
-}
+/* A trace in memory: the writer's sink appends to it. */
+struct membuf {
+	unsigned char *p;
+	size_t n, cap;
+};
 
-/* Groups one target's kernels by name (names are static strings). */
-static int fill_target(struct analysis_target *t, const struct model_seq *s,
-		       const struct pred_result *res, const struct model_opts *o)
+static int membuf_sink(void *ctx, const void *buf, size_t len)
 {
-	uint32_t M = 1;
-	if (o->pp > 1) {
-		M = o->microbatches ? o->microbatches : o->pp;
-		if (M > o->batch)
-			M = o->batch;
+	struct membuf *m = ctx;
+	if (m->n + len > m->cap) {
+		size_t cap = m->cap ? m->cap : 1 << 16;
+		while (cap < m->n + len)
+			cap *= 2;
+		unsigned char *p = realloc(m->p, cap);
+		if (!p)
+			return -1;
+		m->p = p;
+		m->cap = cap;
 	}
-	struct analysis_group *g = calloc(s->n ? s->n : 1, sizeof(*g));
-	double *best = calloc(s->n ? s->n : 1, sizeof(*best) * 2);
-	if (!g || !best) {
-		free(g);
-		free(best);
-		return -1;
-	}
-	size_t ng = 0;
-	for (size_t i = 0; i < s->n; i++) {
-		const struct model_kernel *mk = &s->v[i];
-		double mult = (o->pp > 1 && mk->phase != MODEL_PH_OPTIMIZER && !mk->async) ? M : 1;
-		double ns = res[i].ns * mult;
-		size_t j;
-		for (j = 0; j < ng; j++)
-			if (g[j].name == mk->k.name)
-				break;
-		if (j == ng) {
-			g[ng].name = mk->k.name;
-			g[ng].op = mk->k.op;
-			g[ng].method = res[i].method;
-			g[ng].memory_bound = res[i].memory_bound;
-			ng++;
-		}
-		g[j].launches += (uint64_t)mult;
-		g[j].pred_ns += ns;
-		if (ns > best[j]) {
-			best[j] = ns;
-			g[j].method = res[i].method;
-			g[j].memory_bound = res[i].memory_bound;
-		}
-		t->op_ns[mk->k.op] += ns;
-		if (mk->phase == MODEL_PH_COMM)
-			continue;
-		t->kernel_ns += ns;
-		if (res[i].memory_bound == 1)
-			t->memory_bound_ns += ns;
-		else if (res[i].memory_bound == 0)
-			t->compute_bound_ns += ns;
-		else
-			t->unknown_bound_ns += ns;
-	}
-	free(best);
-	sort_groups(g, ng);
-	t->groups = g;
-	t->ngroups = ng;
+	memcpy(m->p + m->n, buf, len);
+	m->n += len;
 	return 0;
 }
 
-/* Predicts s on target g into at: the replayed iteration, its splits and
- * the kernel groups. */
-static int time_target(struct analysis_target *at, const struct model_seq *s,
-		       const struct model_opts *o, const struct gpu_spec *g, enum pred_method method,
-		       double launch_ns, struct pred_result *res)
+/* Writes program p into *m (free m->p).  0, -1 out of memory, -2 a kernel
+ * the trace cannot hold (reason in err). */
+static int program_to_memory(const struct model_program *p, struct membuf *m,
+			     model_program_kernel_fn fn, void *ctx, char *err, size_t errlen)
 {
-	struct model_timing t;
-	at->gpu = g;
-	at->method = method;
-	if (model_time(s, o, g, launch_ns, &t, res))
+	struct trace_writer *w;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (!(w = trace_writer_new(membuf_sink, m, 0)))
 		return -1;
-	at->iteration_ns = t.iteration_ns;
-	at->gpu_wait_cpu_ns = t.cpu_bound_ns;
-	memcpy(at->method_ns, t.method_ns, sizeof(at->method_ns));
-	return fill_target(at, s, res, o);
+	rc = model_program_write(p, w, fn, ctx);
+	trace_writer_free(w);
+	if (rc == TRACE_EINVAL && err)
+		snprintf(err, errlen, "the model built a kernel a trace cannot hold (a bad launch shape)");
+	else if (rc < 0 && err)
+		snprintf(err, errlen, "out of memory");
+	return rc == 0 ? 0 : rc == TRACE_EINVAL ? -2 : -1;
 }
 
-/* dst += k x src: times, splits and kernel groups (matched by name). */
-static int add_scaled(struct analysis_target *dst, const struct analysis_target *src, double k)
+/* What model_time follows on the target's lane as the timeline places the
+ * kernels it was given, in order. */
+struct mt_track {
+	uint8_t *phase;          /* per kernel written: its phase, 0x80 peer  */
+	size_t n, cap, at;
+	uint32_t waits, bubble_waits;
+	double bubble_ns;
+	struct model_timing *out;
+};
+
+static void mt_kernel(void *ctx, const struct model_kernel *mk, int peer)
 {
-	dst->iteration_ns += k * src->iteration_ns;
-	dst->kernel_ns += k * src->kernel_ns;
-	dst->copy_ns += k * src->copy_ns;
-	dst->gpu_wait_cpu_ns += k * src->gpu_wait_cpu_ns;
-	dst->memory_bound_ns += k * src->memory_bound_ns;
-	dst->compute_bound_ns += k * src->compute_bound_ns;
-	dst->unknown_bound_ns += k * src->unknown_bound_ns;
-	for (int m = 0; m < PRED_METHOD_COUNT; m++)
-		dst->method_ns[m] += k * src->method_ns[m];
-	for (int op = 0; op < PRED_OP_COUNT; op++)
-		dst->op_ns[op] += k * src->op_ns[op];
-	struct analysis_group *g = realloc(dst->groups, (dst->ngroups + src->ngroups + 1) * sizeof(*g));
-	if (!g)
-		return -1;
-	dst->groups = g;
-	for (size_t i = 0; i < src->ngroups; i++) {
-		size_t j;
-		for (j = 0; j < dst->ngroups; j++)
-			if (!strcmp(g[j].name, src->groups[i].name))
-				break;
-		if (j == dst->ngroups) {
-			g[j] = src->groups[i];
-			g[j].launches = 0;
-			g[j].pred_ns = 0;
-			dst->ngroups++;
+	struct mt_track *t = ctx;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 4096;
+		uint8_t *p = realloc(t->phase, cap);
+		if (!p) {
+			t->cap = SIZE_MAX; /* noted: phases unknown */
+			return;
 		}
-		g[j].launches += (uint64_t)llround(k * (double)src->groups[i].launches);
-		g[j].pred_ns += k * src->groups[i].pred_ns;
+		t->phase = p;
+		t->cap = cap;
 	}
-	sort_groups(g, dst->ngroups);
+	if (t->n < t->cap)
+		t->phase[t->n++] = (uint8_t)(mk->phase | (peer ? 0x80 : 0));
+}
+
+static void mt_span(void *ctx, const struct analysis_span *s)
+{
+	struct mt_track *t = ctx;
+	if (s->lane != 1)
+		return;
+	if (s->kind == ANALYSIS_SPAN_WAIT && ++t->waits == t->bubble_waits)
+		t->bubble_ns = s->end_ns;  /* the peers' microbatches come first */
+	if (s->kind != ANALYSIS_SPAN_KERNEL || t->at >= t->n)
+		return;
+	uint8_t ph = t->phase[t->at++];
+	if (s->counted && !(ph & 0x80))
+		t->out->phase_ns[ph & 0x7f] += s->end_ns - s->start_ns;
+}
+
+int model_time(const struct model_seq *s, const struct model_opts *o,
+	       const struct gpu_spec *target, double launch_ns, struct model_timing *out)
+{
+	struct model_program p;
+	struct analysis_options ao;
+	struct analysis *a = NULL;
+	struct mt_track t;
+	struct membuf m;
+	char err[200];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!s || !o || !target || !(launch_ns >= 0))
+		return MODEL_EINVAL;
+	memset(&p, 0, sizeof(p));
+	p.seq = s;
+	p.opts = o;
+	p.launch_ns = launch_ns;
+	memset(&t, 0, sizeof(t));
+	t.out = out;
+	t.bubble_waits = o->pp > 1 ? o->pp - 1 : 0;
+	rc = program_to_memory(&p, &m, mt_kernel, &t, NULL, 0);
+	if (rc == 0 && t.cap == SIZE_MAX)
+		rc = -1;
+	if (rc == 0) {
+		memset(&ao, 0, sizeof(ao));
+		ao.targets = &target;
+		ao.ntargets = 1;
+		ao.method = o->method;
+		ao.pred = o->pred;
+		ao.on_span = mt_span;
+		ao.span_ctx = &t;
+		rc = analysis_run_mem(m.p, m.n, "model", &ao, &a, err, sizeof(err));
+	}
+	free(m.p);
+	free(t.phase);
+	if (rc < 0)
+		return rc == -1 ? MODEL_ENOMEM : MODEL_EINVAL;
+	const struct analysis_target *at = &a->targets[0];
+	out->iteration_ns = at->iteration_ns;
+	out->compute_ns = at->kernel_ns;
+	out->comm_ns = at->op_ns[PRED_OP_COMM];
+	out->cpu_bound_ns = at->gpu_wait_cpu_ns;
+	out->bubble_ns = t.bubble_ns;
+	out->kernels = (size_t)a->kernels;
+	memcpy(out->method_ns, at->method_ns, sizeof(out->method_ns));
+	double exposed = out->iteration_ns - (out->compute_ns + out->bubble_ns + out->cpu_bound_ns);
+	out->comm_exposed_ns = exposed > 0 ? (exposed < out->comm_ns ? exposed : out->comm_ns) : 0;
+	analysis_free(a);
 	return 0;
 }
 
@@ -428,10 +443,22 @@ static void warn_memory(struct analysis *a, const struct model_config *c, const 
 	}
 }
 
-static int cmp_kernel(const void *a, const void *b)
+/* Writes the trace of m's run to path (the bytes the analysis read).
+ * 0, or -2 with a reason in err. */
+static int write_file(const char *path, const struct membuf *mb, char *err, size_t errlen)
 {
-	return memcmp(*(const struct pred_kernel *const *)a, *(const struct pred_kernel *const *)b,
-		      sizeof(struct pred_kernel));
+	FILE *f = fopen(path, "wb");
+	if (!f) {
+		snprintf(err, errlen, "cannot write --write-trace '%s': %s", path, strerror(errno));
+		return -2;
+	}
+	size_t n = fwrite(mb->p, 1, mb->n, f);
+	int bad = n != mb->n || ferror(f);
+	if (fclose(f) || bad) {
+		snprintf(err, errlen, "cannot write --write-trace '%s': %s", path, strerror(errno));
+		return -2;
+	}
+	return 0;
 }
 
 int model_target_check(const struct model_opts *o, const struct gpu_spec *g, char *err,
@@ -446,64 +473,68 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 	return -2;
 }
 
-int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *targets,
-		       size_t ntargets, enum pred_method method, struct analysis **out,
-		       char *err, size_t errlen)
+int model_analysis_run(const struct model_cli *m, const struct analysis_options *ao,
+		       struct analysis **out, char *err, size_t errlen)
 {
 	struct model_config c;
 	struct model_seq s, sd;
+	struct model_opts opts, od;
+	struct model_program p;
+	struct membuf mb;
+	struct analysis *a = NULL;
+	char device[160], gen[32] = "";
+	int rc;
+
 	*out = NULL;
-	memset(&sd, 0, sizeof(sd));
 	if (!m->model) {
 		snprintf(err, errlen, "model options given without --model CONFIG.json|NAME");
 		return -2;
 	}
-	int rc = model_config_resolve(m->model, &c, err, errlen);
-	if (rc)
+	if (model_config_resolve(m->model, &c, err, errlen))
 		return -2;
-	for (size_t i = 0; i < ntargets; i++)
-		if (model_target_check(&m->opts, targets[i], err, errlen))
+	for (size_t i = 0; i < ao->ntargets; i++)
+		if (model_target_check(&m->opts, ao->targets[i], err, errlen))
 			return -2;
 	int generate = m->opts.mode == MODEL_GENERATE;
-	struct model_opts opts, od;
 	rc = build_run(&c, m, m->opts.batch, &s, &sd, &opts, &od, err, errlen);
 	if (rc)
 		return rc == MODEL_ENOMEM ? -1 : -2;
-	struct analysis *a = calloc(1, sizeof(*a));
-	struct pred_result *res = malloc((s.n ? s.n : 1) * sizeof(*res));
-	struct pred_result *resd = malloc((sd.n ? sd.n : 1) * sizeof(*resd));
-	rc = 0;
-	if (!a || !res || !resd || !(a->targets = calloc(ntargets ? ntargets : 1, sizeof(*a->targets)))) {
-		rc = -1;
-		snprintf(err, errlen, "out of memory");
-	} else if (method == PRED_WAVE) {
-		rc = -2;
-		snprintf(err, errlen, "--method wave needs a measured trace; use auto, mlp, roofline, "
-			 "tcgemm or vecop with --model");
-	}
-	if (rc) {
-		if (a)
-			free(a->targets);
-		free(a);
-		free(res);
-		free(resd);
+	if (ao->method == PRED_WAVE) {
 		model_seq_release(&s);
 		model_seq_release(&sd);
-		return rc;
+		snprintf(err, errlen, "--method wave needs a measured trace; use auto, mlp, roofline, "
+			 "tcgemm or vecop with --model");
+		return -2;
 	}
 	const struct model_opts *o = &opts, *mo = &m->opts;
-	opts.method = od.method = method;
-	a->amd_scale = o->pred ? *predictor_amd_scale(o->pred) : tile_amd_scale_default;
-	char gen[32] = "";
+	opts.method = od.method = ao->method;
 	if (generate)
 		snprintf(gen, sizeof(gen), " + %u new tokens", m->new_tokens);
-	snprintf(a->device, sizeof(a->device), "model %.40s, %s, batch %u, seq %u%s, %.8s%s", c.name,
+	snprintf(device, sizeof(device), "model %.40s, %s, batch %u, seq %u%s, %.8s%s", c.name,
 		 mo->mode == MODEL_TRAINING ? "training" : mo->mode == MODEL_DECODE ? "decode"
 		 : generate ? "generate" : "inference",
 		 o->batch, o->seq, gen, gpu_dtype_name(o->dtype), o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
-	a->kernels = s.n + (generate ? (size_t)(m->new_tokens - 1) * sd.n : 0);
-	a->iterations = 1;
-	a->ntargets = ntargets;
+	memset(&p, 0, sizeof(p));
+	p.seq = &s;
+	p.opts = o;
+	if (generate && m->new_tokens > 1) {
+		p.decode = &sd;
+		p.decode_opts = &od;
+		p.decode_steps = m->new_tokens - 1;
+	}
+	p.launch_ns = m->launch_ns;
+	p.device = device;
+	rc = program_to_memory(&p, &mb, NULL, NULL, err, errlen);
+	model_seq_release(&s);
+	model_seq_release(&sd);
+	if (rc == 0 && m->write_trace)
+		rc = write_file(m->write_trace, &mb, err, errlen);
+	if (rc == 0)
+		rc = analysis_run_mem(mb.p, mb.n, m->model, ao, &a, err, errlen);
+	free(mb.p);
+	if (rc < 0)
+		return rc;
+	snprintf(a->device, sizeof(a->device), "%s", device);
 	if (o->dp * o->tp * o->pp > 1) {
 		char zero[32] = "";
 		if (o->zero && o->dp > 1)
@@ -512,50 +543,10 @@ int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *
 			 "dp %u, tp %u, pp %u%s: one GPU of %u predicted; collectives in op 'comm'",
 			 o->dp, o->tp, o->pp, zero, o->dp * o->tp * o->pp);
 	}
-	for (size_t i = 0; i < ntargets && !rc; i++) {
-		struct analysis_target *at = &a->targets[i];
-		if (time_target(at, &s, o, targets[i], method, m->launch_ns, res)) {
-			rc = -1;
-			break;
-		}
-		at->tokens_per_iteration = (double)o->batch * o->dp *
+	for (size_t i = 0; i < a->ntargets; i++)
+		a->targets[i].tokens_per_iteration = (double)o->batch * o->dp *
 			(generate ? m->new_tokens : o->mode == MODEL_DECODE ? 1 : o->seq);
-		if (generate && m->new_tokens > 1) {
-			struct analysis_target td;
-			memset(&td, 0, sizeof(td));
-			if (time_target(&td, &sd, &od, targets[i], method, m->launch_ns, resd) ||
-			    add_scaled(at, &td, (double)(m->new_tokens - 1)))
-				rc = -1;
-			free(td.groups);
-		}
-	}
-	if (!rc)
-		warn_memory(a, &c, m);
-	/* distinct configurations (by name, shape and launch) */
-	if (!rc && s.n) {
-		const struct pred_kernel **p = malloc((s.n + sd.n) * sizeof(*p));
-		if (p) {
-			size_t n = 0;
-			for (size_t i = 0; i < s.n; i++)
-				p[n++] = &s.v[i].k;
-			for (size_t i = 0; generate && i < sd.n; i++)
-				p[n++] = &sd.v[i].k;
-			qsort(p, n, sizeof(*p), cmp_kernel);
-			a->configs = 1;
-			for (size_t i = 1; i < n; i++)
-				a->configs += memcmp(p[i - 1], p[i], sizeof(*p[i])) != 0;
-			free(p);
-		}
-	}
-	free(res);
-	free(resd);
-	model_seq_release(&s);
-	model_seq_release(&sd);
-	if (rc) {
-		analysis_free(a);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	warn_memory(a, &c, m);
 	*out = a;
 	return 0;
 }

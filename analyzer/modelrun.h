@@ -21,6 +21,8 @@ struct model_cli {
 				   * median of (0: not from a trace)            */
 	uint32_t new_tokens;      /* --mode generate: tokens generated per sequence */
 	uint32_t plan_gpus;       /* --plan N: every layout of N GPUs; 0 none */
+	const char *write_trace;  /* --write-trace FILE: the built program as a
+				   * trace; NULL none                         */
 	int set;                  /* some model option was given               */
 };
 
@@ -31,7 +33,7 @@ void model_cli_init(struct model_cli *m);
 /* The long options model_cli_set understands, NULL-terminated, each
  * taking a value: model, batch, seq, mode, dtype, optimizer, attention,
  * dp, tp, pp, microbatches, launch-us, launch-us-from, expert-capacity,
- * new-tokens, plan. */
+ * new-tokens, plan, write-trace. */
 const char *const *model_cli_options(void);
 
 /* Applies option name (without "--") with value.  Returns 0, or -2 with a
@@ -52,12 +54,34 @@ int model_cli_set(struct model_cli *m, const char *name, const char *value,
 int model_target_check(const struct model_opts *o, const struct gpu_spec *g, char *err,
 		       size_t errlen);
 
-/* Builds the model's kernel sequence and predicts it on every target.
- * Returns 0 with *out (free with analysis_free), -2 for a bad model or
- * options (reason in err), -1 out of memory. */
-int model_analysis_run(const struct model_cli *m, const struct gpu_spec *const *targets,
-		       size_t ntargets, enum pred_method method, struct analysis **out,
-		       char *err, size_t errlen);
+/* Builds the model's run, writes it as the trace a recorder would have
+ * written of it (modelprog.c; to m->write_trace too when set) and analyzes
+ * that like any trace with o (targets, method, span callback; o->origin is
+ * ignored): one timeline for both.  Returns 0 with *out (free with
+ * analysis_free), -2 for a bad model or options or an unwritable
+ * --write-trace (reason in err), -1 out of memory. */
+int model_analysis_run(const struct model_cli *m, const struct analysis_options *o,
+		       struct analysis **out, char *err, size_t errlen);
+
+/* What model_time says about one iteration on one GPU. */
+struct model_timing {
+	double iteration_ns;     /* predicted iteration time (replayed)        */
+	double compute_ns;       /* sum of compute kernel times                */
+	double comm_ns;          /* sum of collective times                    */
+	double comm_exposed_ns;  /* collective time not hidden by compute      */
+	double phase_ns[MODEL_PH_COUNT]; /* kernel time by phase               */
+	double cpu_bound_ns;     /* GPU idle waiting for launches              */
+	double bubble_ns;        /* pipeline bubble (pp > 1)                   */
+	size_t kernels;          /* launches on this GPU                        */
+	double method_ns[PRED_METHOD_COUNT]; /* kernel time by predictor method */
+};
+
+/* Predicts the run s (built from o) on target, launch_ns between launches,
+ * through the same trace and timeline as model_analysis_run, into *out.
+ * Returns 0, MODEL_EINVAL (bad arguments, a kernel a trace cannot hold) or
+ * MODEL_ENOMEM. */
+int model_time(const struct model_seq *s, const struct model_opts *o,
+	       const struct gpu_spec *target, double launch_ns, struct model_timing *out);
 
 /* --plan: writes to f, as text or JSON, every data x tensor x pipeline
  * layout of m->plan_gpus GPUs for the global batch m->opts.batch, each

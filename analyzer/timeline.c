@@ -33,6 +33,10 @@
  *    total over iterations with work divided by their number; time outside
  *    iterations (warm-up, between a stop and the next start) is replayed
  *    but not counted.
+ *  - A peer's work (a pipeline stage's bubble in a built trace: the
+ *    microbatches the earlier stages run while this one waits) holds its
+ *    stream like any kernel and so lengthens the iteration, but is not
+ *    this GPU's kernel time, launches or configuration totals.
  * With the measured ratios (scale 1) every lane reproduces the measured
  * start and end times exactly: the replay of the origin GPU is the
  * measurement.
@@ -46,13 +50,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Dense indexes of 64-bit ids (streams, threads), each with one value per
- * lane: open addressing over the ids, the last hit cached. */
+#include "trace/hmap.h"
+
+/* Dense indexes of 64-bit ids (streams, threads, events), each with one
+ * value per lane: the common hash map from an id to its index, the last hit
+ * cached (consecutive events mostly share a stream and a thread). */
 struct tl_map {
-	uint64_t *ids;            /* n                                         */
-	uint32_t *slots;          /* nslots, index + 1, 0 empty                */
+	struct hmap index;        /* id -> index                               */
 	double *vals;             /* n x nlanes                                */
-	uint32_t n, cap, nslots;
+	uint32_t n, cap;
 	uint64_t last_id;
 	uint32_t last;
 	int have_last;
@@ -94,41 +100,14 @@ struct timeline {
 	void *cb_ctx;
 };
 
-static uint32_t tl_hash(uint64_t id, uint32_t mask)
-{
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (uint32_t)id & mask;
-}
-
 static int tl_map_grow(struct tl_map *m, uint32_t nlanes)
 {
-	uint32_t cap = m->cap ? m->cap * 2 : 16, nslots = cap * 2;
-	uint64_t *ids = realloc(m->ids, cap * sizeof(*ids));
-	double *vals;
-	uint32_t *sl;
-
-	if (!ids)
-		return -1;
-	m->ids = ids;
-	vals = realloc(m->vals, (size_t)cap * nlanes * sizeof(*vals));
+	uint32_t cap = m->cap ? m->cap * 2 : 16;
+	double *vals = realloc(m->vals, (size_t)cap * nlanes * sizeof(*vals));
 	if (!vals)
 		return -1;
 	m->vals = vals;
-	sl = calloc(nslots, sizeof(*sl));
-	if (!sl)
-		return -1;
-	for (uint32_t i = 0; i < m->n; i++) {
-		uint32_t h = tl_hash(ids[i], nslots - 1);
-		while (sl[h])
-			h = (h + 1) & (nslots - 1);
-		sl[h] = i + 1;
-	}
-	free(m->slots);
-	m->slots = sl;
 	m->cap = cap;
-	m->nslots = nslots;
 	return 0;
 }
 
@@ -137,24 +116,22 @@ static int tl_map_grow(struct tl_map *m, uint32_t nlanes)
 static double *tl_map_row(struct tl_map *m, uint32_t nlanes, uint64_t id, double init,
 			  int64_t *index)
 {
-	uint32_t h, i;
+	const uint64_t *at;
+	uint32_t i;
 
 	if (m->have_last && m->last_id == id) {
 		i = m->last;
 		goto found;
 	}
+	if ((at = hmap_get(&m->index, id))) {
+		i = (uint32_t)*at;
+		goto remember;
+	}
 	if (m->n == m->cap && tl_map_grow(m, nlanes) < 0)
 		return NULL;
-	h = tl_hash(id, m->nslots - 1);
-	while (m->slots[h]) {
-		i = m->slots[h] - 1;
-		if (m->ids[i] == id)
-			goto remember;
-		h = (h + 1) & (m->nslots - 1);
-	}
+	if (hmap_put(&m->index, id, m->n) < 0)
+		return NULL;
 	i = m->n++;
-	m->slots[h] = i + 1;
-	m->ids[i] = id;
 	for (uint32_t l = 0; l < nlanes; l++)
 		m->vals[(size_t)i * nlanes + l] = init;
 remember:
@@ -170,20 +147,14 @@ found:
 /* Row of id in m, or NULL when id was never added. */
 static const double *tl_map_find(const struct tl_map *m, uint32_t nlanes, uint64_t id)
 {
-	if (!m->nslots)
-		return NULL;
-	for (uint32_t h = tl_hash(id, m->nslots - 1); m->slots[h]; h = (h + 1) & (m->nslots - 1)) {
-		uint32_t i = m->slots[h] - 1;
-		if (m->ids[i] == id)
-			return &m->vals[(size_t)i * nlanes];
-	}
-	return NULL;
+	const uint64_t *at = hmap_get(&m->index, id);
+
+	return at ? &m->vals[(size_t)*at * nlanes] : NULL;
 }
 
 static void tl_map_release(struct tl_map *m)
 {
-	free(m->ids);
-	free(m->slots);
+	hmap_release(&m->index);
 	free(m->vals);
 }
 
@@ -402,7 +373,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 			tl_emit(tl, ev, 0, ev->cpu_ns, ev->cpu_ns, fmax(ev->cpu_end_ns, ev->cpu_ns),
 				meas_dur, 1);
 	}
-	if (count) {
+	if (count && !ev->peer) {
 		if (kernel) {
 			tl->acc[(size_t)ev->config * tl->nlanes] += meas_dur;
 			tl->launches[ev->config]++;
@@ -437,7 +408,7 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 			if (tl->cb)
 				tl_emit(tl, ev, l, launch, launch, resume, meas_dur, 1);
 		}
-		if (count) {
+		if (count && !ev->peer) {
 			if (kernel)
 				tl->acc[(size_t)ev->config * tl->nlanes + l] += dur;
 			if (kernel)

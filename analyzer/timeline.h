@@ -57,6 +57,11 @@ struct tl_event {
 				   * times, so the measured wait is not known to be
 				   * CPU time: the CPU resumes when the predicted
 				   * work ends                                   */
+	int peer;                 /* TL_KERNEL: work of a peer GPU this one waits
+				   * behind (a pipeline stage's bubble in a built
+				   * trace): placed on its stream and counted in
+				   * the iteration's time, not in kernel time or
+				   * the configuration's totals               */
 	double est_ns;            /* without GPU times: the estimated duration on
 				   * the origin (TL_COPY: bytes / bandwidth;
 				   * TL_KERNEL: the mean of its configuration's

@@ -16,6 +16,10 @@
  * Memcpy6, Memset4); older CUPTIs return earlier versions of these structs,
  * whose fields we read are at the same offsets.  It needs no GPU, so it is
  * tested on hand-built buffers.
+ *
+ * Must never: call into the recorder except through the sink it was
+ * started with (and log.c's clock and notes), so it links and tests alone;
+ * hold a completed buffer (it is freed once reported).
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -236,10 +240,13 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	(void)ctx;
 	(void)stream;
 	(void)size;
-	if (buf && valid && C.sink) {
-		preload_cupti_deliver_begin();
-		preload_cupti_parse(buf, valid, C.sink);
-		preload_cupti_deliver_end();
+	const struct preload_cupti_sink *s = C.sink;
+	if (buf && valid && s) {
+		if (s->begin)
+			s->begin(s->ctx);
+		preload_cupti_parse(buf, valid, s);
+		if (s->end)
+			s->end(s->ctx);
 	}
 	free(buf);
 }

@@ -14,6 +14,10 @@
  * refills it in batches from the shared pool; completed pairs go back to the
  * shared pool (under the writer lock).  Launches during stream capture get
  * no events (recording one would add a node to the graph).
+ *
+ * Must never: call into the recorder (it only answers: a pair, a record on
+ * a stream, a pair's times; the pending table asks), record an event on a
+ * capturing stream, or block unless asked to wait.
  */
 #include <math.h>
 #include <pthread.h>

@@ -29,9 +29,11 @@ typedef struct half_opaque half_t;
 
 #include "preload/preload.h"
 
+/* Indices in preload_cublas_hooks. */
 enum {
 	HB_SGEMM, HB_DGEMM, HB_HGEMM, HB_GEMMEX, HB_SGEMM_SB, HB_DGEMM_SB, HB_HGEMM_SB,
 	HB_GEMM_SB_EX, HB_GEMM_B_EX, HB_LT_MATMUL,
+	HB_COUNT
 };
 
 typedef cublasStatus_t (*sgemm_fn)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
@@ -433,16 +435,16 @@ PRELOAD_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lh, cublasLtMatmul
 }
 
 #define E(name, hook) { name, { name, NULL }, 0, { (void *)(hook), NULL }, { NULL, NULL } }
-struct preload_hook preload_cublas_hooks[] = {
-	E("cublasSgemm_v2", cublasSgemm_v2),
-	E("cublasDgemm_v2", cublasDgemm_v2),
-	E("cublasHgemm", cublasHgemm),
-	E("cublasGemmEx", cublasGemmEx),
-	E("cublasSgemmStridedBatched", cublasSgemmStridedBatched),
-	E("cublasDgemmStridedBatched", cublasDgemmStridedBatched),
-	E("cublasHgemmStridedBatched", cublasHgemmStridedBatched),
-	E("cublasGemmStridedBatchedEx", cublasGemmStridedBatchedEx),
-	E("cublasGemmBatchedEx", cublasGemmBatchedEx),
-	E("cublasLtMatmul", cublasLtMatmul),
-	{ NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL } },
+struct preload_hook preload_cublas_hooks[HB_COUNT + 1] = {
+	[HB_SGEMM] = E("cublasSgemm_v2", cublasSgemm_v2),
+	[HB_DGEMM] = E("cublasDgemm_v2", cublasDgemm_v2),
+	[HB_HGEMM] = E("cublasHgemm", cublasHgemm),
+	[HB_GEMMEX] = E("cublasGemmEx", cublasGemmEx),
+	[HB_SGEMM_SB] = E("cublasSgemmStridedBatched", cublasSgemmStridedBatched),
+	[HB_DGEMM_SB] = E("cublasDgemmStridedBatched", cublasDgemmStridedBatched),
+	[HB_HGEMM_SB] = E("cublasHgemmStridedBatched", cublasHgemmStridedBatched),
+	[HB_GEMM_SB_EX] = E("cublasGemmStridedBatchedEx", cublasGemmStridedBatchedEx),
+	[HB_GEMM_B_EX] = E("cublasGemmBatchedEx", cublasGemmBatchedEx),
+	[HB_LT_MATMUL] = E("cublasLtMatmul", cublasLtMatmul),
+	[HB_COUNT] = { NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL } },
 };

@@ -50,17 +50,20 @@ typedef CUresult (*mem_create_fn)(CUmemGenericAllocationHandle *, size_t, const 
 typedef CUresult (*mem_release_fn)(CUmemGenericAllocationHandle);
 typedef CUresult (*record_flags_fn)(CUevent, CUstream, unsigned int);
 typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
+typedef CUresult (*host_flags_fn)(unsigned int *, void *);
 typedef CUresult (*device_fn)(CUdevice);
 typedef CUresult (*ctx_fn)(CUcontext);
 
+/* Indices in preload_cuda_hooks (the getters' two come first, preload.h). */
 enum {
-	HK_LAUNCH = 2, HK_LAUNCH_EX, HK_LAUNCH_COOP, HK_GRAPH, HK_MEMCPY, HK_MEMCPY_ASYNC,
+	HK_LAUNCH = PRELOAD_HK_GETPROC_V2 + 1, HK_LAUNCH_EX, HK_LAUNCH_COOP, HK_GRAPH, HK_MEMCPY, HK_MEMCPY_ASYNC,
 	HK_HTOD, HK_DTOH, HK_DTOD, HK_HTOD_ASYNC, HK_DTOH_ASYNC, HK_DTOD_ASYNC,
 	HK_MEMSET8, HK_MEMSET32, HK_MEMSET8_ASYNC, HK_MEMSET32_ASYNC,
 	HK_CTX_SYNC, HK_STREAM_SYNC, HK_EVENT_SYNC, HK_WAIT_EVENT, HK_RECORD, HK_RECORD_FLAGS,
 	HK_MEM_ALLOC, HK_MEM_FREE, HK_MEM_ALLOC_ASYNC, HK_MEM_FREE_ASYNC, HK_MEM_CREATE, HK_MEM_RELEASE,
 	HK_PROF_START, HK_PROF_STOP,
 	HK_PRIMARY_RELEASE, HK_PRIMARY_RESET, HK_CTX_DESTROY,
+	HK_COUNT
 };
 
 #define REAL(type, idx, v) ((type)real_of(idx, v))
@@ -172,27 +175,95 @@ static CUresult graph_launch(int v, CUgraphExec g, CUstream s)
 
 /* ---- copies and sets --------------------------------------------------- */
 
-/* Direction of a unified-address copy, from the memory type of each side
- * (cuPointerGetAttribute fails for pageable host memory: that is host). */
-static enum trace_copy_kind unified_kind(CUdeviceptr dst, CUdeviceptr src)
+/*
+ * What memory a pointer is, as the driver knows it.  The analyzer needs to
+ * know whether a copy's host side is page-locked: a copy to or from
+ * pageable memory goes through the driver's staging buffer, so even
+ * cuMemcpyAsync returns only once the stream reached it (to pageable: once
+ * it is done) and the CPU waits there.  cuPointerGetAttribute's memory type
+ * is host for page-locked memory (cuMemHostAlloc, cuMemAllocHost,
+ * cuMemHostRegister) and device for device memory; for memory the driver
+ * does not know (malloc, the stack) it fails with CUDA_ERROR_INVALID_VALUE:
+ * pageable.  Without it, cuMemHostGetFlags answers for a pointer known to
+ * be host memory (cuMemHostAlloc'd: pinned).  Any other answer (no context, a driver shutting down) is
+ * unknown.  Both are read-only queries of the driver's address map; they
+ * are made only while recording, after the copy itself succeeded (so the
+ * driver and the pointer's context are live), and never during a capture
+ * check or from a CUPTI callback.  Resolved once through resolve.c.
+ */
+enum mem_of { MEM_UNKNOWN = 0, MEM_DEVICE, MEM_PINNED, MEM_PAGEABLE };
+
+static enum mem_of mem_of(CUdeviceptr p, int known_host)
 {
-	static ptr_attr_fn attr;
-	if (!attr)
-		attr = (ptr_attr_fn)preload_driver_sym("cuPointerGetAttribute");
-	if (!attr)
-		return TRACE_COPY_UNKNOWN;
-	unsigned int td = 0, ts = 0;
-	int dev_d = attr(&td, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dst) == CUDA_SUCCESS &&
-		    td == CU_MEMORYTYPE_DEVICE;
-	int dev_s = attr(&ts, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, src) == CUDA_SUCCESS &&
-		    ts == CU_MEMORYTYPE_DEVICE;
-	if (dev_d && dev_s)
-		return TRACE_COPY_DTOD;
-	if (dev_d)
-		return TRACE_COPY_HTOD;
-	if (dev_s)
-		return TRACE_COPY_DTOH;
-	return TRACE_COPY_HTOH;
+	static ptr_attr_fn attr_cache;
+	static host_flags_fn flags_cache;
+	static int resolved;
+	if (!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE)) {
+		__atomic_store_n(&attr_cache, (ptr_attr_fn)preload_driver_sym("cuPointerGetAttribute"),
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&flags_cache, (host_flags_fn)preload_driver_sym("cuMemHostGetFlags"),
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
+	}
+	ptr_attr_fn attr = __atomic_load_n(&attr_cache, __ATOMIC_RELAXED);
+	host_flags_fn flags = __atomic_load_n(&flags_cache, __ATOMIC_RELAXED);
+	if (!p)
+		return MEM_UNKNOWN;
+	if (attr) {
+		unsigned int t = 0;
+		CUresult r = attr(&t, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p);
+		if (r == CUDA_SUCCESS)
+			return t == CU_MEMORYTYPE_DEVICE ? MEM_DEVICE
+			     : t == CU_MEMORYTYPE_HOST ? MEM_PINNED : MEM_UNKNOWN;
+		return r == CUDA_ERROR_INVALID_VALUE ? MEM_PAGEABLE : MEM_UNKNOWN;
+	}
+	if (flags && known_host) {   /* it cannot tell device memory */
+		unsigned int f = 0;
+		CUresult r = flags(&f, (void *)(uintptr_t)p);
+		return r == CUDA_SUCCESS ? MEM_PINNED : r == CUDA_ERROR_INVALID_VALUE ? MEM_PAGEABLE
+										      : MEM_UNKNOWN;
+	}
+	return MEM_UNKNOWN;
+}
+
+static enum trace_host_mem host_mem_of(enum mem_of m)
+{
+	return m == MEM_PINNED ? TRACE_HOST_PINNED : m == MEM_PAGEABLE ? TRACE_HOST_PAGEABLE
+								       : TRACE_HOST_UNKNOWN;
+}
+
+/* What a copy moved between: its direction and its host side's memory.  A
+ * unified-address copy's direction comes from the memory type of each side
+ * (memory the driver does not know is host); a host side of a known
+ * direction is asked about only for itself (host). */
+struct copy_mem {
+	enum trace_copy_kind kind;
+	enum trace_host_mem host;
+};
+
+static struct copy_mem unified_mem(CUdeviceptr dst, CUdeviceptr src)
+{
+	struct copy_mem c = { TRACE_COPY_UNKNOWN, TRACE_HOST_UNKNOWN };
+	enum mem_of d = mem_of(dst, 0), s = mem_of(src, 0);
+	if (d == MEM_UNKNOWN && s == MEM_UNKNOWN)
+		return c;
+	int dev_d = d == MEM_DEVICE, dev_s = s == MEM_DEVICE;
+	c.kind = dev_d && dev_s ? TRACE_COPY_DTOD : dev_d ? TRACE_COPY_HTOD
+		 : dev_s ? TRACE_COPY_DTOH : TRACE_COPY_HTOH;
+	if (c.kind == TRACE_COPY_HTOD)
+		c.host = host_mem_of(s);
+	else if (c.kind == TRACE_COPY_DTOH)
+		c.host = host_mem_of(d);
+	else if (c.kind == TRACE_COPY_HTOH)  /* pageable on either side stages it */
+		c.host = d == MEM_PAGEABLE || s == MEM_PAGEABLE ? TRACE_HOST_PAGEABLE
+							       : host_mem_of(d);
+	return c;
+}
+
+static struct copy_mem host_side(enum trace_copy_kind kind, const void *host)
+{
+	struct copy_mem c = { kind, host_mem_of(mem_of((CUdeviceptr)(uintptr_t)host, 1)) };
+	return c;
 }
 
 /* Around every copy, set and synchronization: begin notes errno and the CPU
@@ -224,14 +295,27 @@ static int copy_begin(struct call_tok *tok)
 	return 1;
 }
 
+/* sides says which of dst and src are asked what memory they are (only
+ * after a successful copy, see mem_of). */
+enum copy_sides { SIDES_NONE = 0, SIDES_UNIFIED, SIDES_HOST_SRC, SIDES_HOST_DST };
+
 static void copy_end(struct call_tok *tok, CUresult r, int type, uint64_t bytes,
-		     enum trace_copy_kind kind, int async, CUstream s, int v)
+		     enum trace_copy_kind kind, int async, CUstream s, int v,
+		     enum copy_sides sides, CUdeviceptr dst, CUdeviceptr src)
 {
 	tok->e = errno;
 	uint64_t t1 = preload_now_ns();
 	preload_op_end();
-	if (r == CUDA_SUCCESS)
-		preload_copy(tok->seq, type, bytes, kind, async, s, v, tok->t0, t1);
+	if (r == CUDA_SUCCESS) {
+		struct copy_mem m = { kind, TRACE_HOST_UNKNOWN };
+		if (sides == SIDES_UNIFIED)
+			m = unified_mem(dst, src);
+		else if (sides == SIDES_HOST_SRC)
+			m = host_side(kind, (const void *)(uintptr_t)src);
+		else if (sides == SIDES_HOST_DST)
+			m = host_side(kind, (const void *)(uintptr_t)dst);
+		preload_copy(tok->seq, type, bytes, m.kind, m.host, async, s, v, tok->t0, t1);
+	}
 	errno = tok->e;
 }
 
@@ -251,7 +335,7 @@ static CUresult memcpy_any(int v, CUdeviceptr d, CUdeviceptr s, size_t n)
 	if (!copy_begin(&tok))
 		return real(d, s, n);
 	CUresult r = real(d, s, n);
-	copy_end(&tok, r, TRACE_MEMCPY, n, unified_kind(d, s), 0, NULL, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_UNKNOWN, 0, NULL, v, SIDES_UNIFIED, d, s);
 	return r;
 }
 
@@ -264,7 +348,7 @@ static CUresult memcpy_async(int v, CUdeviceptr d, CUdeviceptr s, size_t n, CUst
 	if (!copy_begin(&tok))
 		return real(d, s, n, st);
 	CUresult r = real(d, s, n, st);
-	copy_end(&tok, r, TRACE_MEMCPY, n, unified_kind(d, s), 1, st, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_UNKNOWN, 1, st, v, SIDES_UNIFIED, d, s);
 	return r;
 }
 
@@ -277,7 +361,8 @@ static CUresult htod(int v, CUdeviceptr d, const void *s, size_t n)
 	if (!copy_begin(&tok))
 		return real(d, s, n);
 	CUresult r = real(d, s, n);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 0, NULL, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 0, NULL, v, SIDES_HOST_SRC, d,
+		 (CUdeviceptr)(uintptr_t)s);
 	return r;
 }
 
@@ -290,7 +375,8 @@ static CUresult dtoh(int v, void *d, CUdeviceptr s, size_t n)
 	if (!copy_begin(&tok))
 		return real(d, s, n);
 	CUresult r = real(d, s, n);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 0, NULL, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 0, NULL, v, SIDES_HOST_DST,
+		 (CUdeviceptr)(uintptr_t)d, s);
 	return r;
 }
 
@@ -303,7 +389,7 @@ static CUresult dtod(int v, CUdeviceptr d, CUdeviceptr s, size_t n)
 	if (!copy_begin(&tok))
 		return real(d, s, n);
 	CUresult r = real(d, s, n);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 0, NULL, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 0, NULL, v, SIDES_NONE, d, s);
 	return r;
 }
 
@@ -316,7 +402,8 @@ static CUresult htod_async(int v, CUdeviceptr d, const void *s, size_t n, CUstre
 	if (!copy_begin(&tok))
 		return real(d, s, n, st);
 	CUresult r = real(d, s, n, st);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 1, st, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 1, st, v, SIDES_HOST_SRC, d,
+		 (CUdeviceptr)(uintptr_t)s);
 	return r;
 }
 
@@ -329,7 +416,8 @@ static CUresult dtoh_async(int v, void *d, CUdeviceptr s, size_t n, CUstream st)
 	if (!copy_begin(&tok))
 		return real(d, s, n, st);
 	CUresult r = real(d, s, n, st);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 1, st, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 1, st, v, SIDES_HOST_DST,
+		 (CUdeviceptr)(uintptr_t)d, s);
 	return r;
 }
 
@@ -342,7 +430,7 @@ static CUresult dtod_async(int v, CUdeviceptr d, CUdeviceptr s, size_t n, CUstre
 	if (!copy_begin(&tok))
 		return real(d, s, n, st);
 	CUresult r = real(d, s, n, st);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 1, st, v);
+	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 1, st, v, SIDES_NONE, d, s);
 	return r;
 }
 
@@ -355,7 +443,7 @@ static CUresult memset8(int v, CUdeviceptr d, unsigned char c, size_t n)
 	if (!copy_begin(&tok))
 		return real(d, c, n);
 	CUresult r = real(d, c, n);
-	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 0, NULL, v);
+	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 0, NULL, v, SIDES_NONE, 0, 0);
 	return r;
 }
 
@@ -368,7 +456,8 @@ static CUresult memset32(int v, CUdeviceptr d, unsigned int c, size_t n)
 	if (!copy_begin(&tok))
 		return real(d, c, n);
 	CUresult r = real(d, c, n);
-	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 0, NULL, v);
+	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 0, NULL, v, SIDES_NONE,
+		 0, 0);
 	return r;
 }
 
@@ -381,7 +470,7 @@ static CUresult memset8_async(int v, CUdeviceptr d, unsigned char c, size_t n, C
 	if (!copy_begin(&tok))
 		return real(d, c, n, st);
 	CUresult r = real(d, c, n, st);
-	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 1, st, v);
+	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 1, st, v, SIDES_NONE, 0, 0);
 	return r;
 }
 
@@ -394,7 +483,8 @@ static CUresult memset32_async(int v, CUdeviceptr d, unsigned int c, size_t n, C
 	if (!copy_begin(&tok))
 		return real(d, c, n, st);
 	CUresult r = real(d, c, n, st);
-	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 1, st, v);
+	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 1, st, v, SIDES_NONE,
+		 0, 0);
 	return r;
 }
 
@@ -746,67 +836,74 @@ PRELOAD_EXPORT CUresult cuCtxDestroy_v2(CUcontext c) { return teardown(HK_CTX_DE
 PRELOAD_EXPORT CUresult cuProfilerStart(void) { return profiler(1); }
 PRELOAD_EXPORT CUresult cuProfilerStop(void) { return profiler(0); }
 
-/* ---- the table (order matches the HK_* indices) ------------------------ */
+/* ---- the table, indexed by HK_* (resolve.c walks it to the empty end) ---- */
 
 #define E(base, s0, s1, ver, h0, h1) { base, { s0, s1 }, ver, { (void *)(h0), (void *)(h1) }, { NULL, NULL } }
-struct preload_hook preload_cuda_hooks[] = {
-	E("cuGetProcAddress", "cuGetProcAddress", NULL, 0, preload_getproc4, NULL),
-	E("cuGetProcAddress_v2", "cuGetProcAddress_v2", NULL, 0, preload_getproc5, NULL),
-	E("cuLaunchKernel", "cuLaunchKernel", "cuLaunchKernel_ptsz", 4000, cuLaunchKernel,
-	  cuLaunchKernel_ptsz),
-	E("cuLaunchKernelEx", "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz", 11060, cuLaunchKernelEx,
-	  cuLaunchKernelEx_ptsz),
-	E("cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel_ptsz",
-	  9000, cuLaunchCooperativeKernel, cuLaunchCooperativeKernel_ptsz),
-	E("cuGraphLaunch", "cuGraphLaunch", "cuGraphLaunch_ptsz", 10000, cuGraphLaunch,
-	  cuGraphLaunch_ptsz),
-	E("cuMemcpy", "cuMemcpy", "cuMemcpy_ptds", 4000, cuMemcpy, cuMemcpy_ptds),
-	E("cuMemcpyAsync", "cuMemcpyAsync", "cuMemcpyAsync_ptsz", 4000, cuMemcpyAsync,
-	  cuMemcpyAsync_ptsz),
-	E("cuMemcpyHtoD", "cuMemcpyHtoD_v2", "cuMemcpyHtoD_v2_ptds", 3020, cuMemcpyHtoD_v2,
-	  cuMemcpyHtoD_v2_ptds),
-	E("cuMemcpyDtoH", "cuMemcpyDtoH_v2", "cuMemcpyDtoH_v2_ptds", 3020, cuMemcpyDtoH_v2,
-	  cuMemcpyDtoH_v2_ptds),
-	E("cuMemcpyDtoD", "cuMemcpyDtoD_v2", "cuMemcpyDtoD_v2_ptds", 3020, cuMemcpyDtoD_v2,
-	  cuMemcpyDtoD_v2_ptds),
-	E("cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync_v2_ptsz", 3020,
-	  cuMemcpyHtoDAsync_v2, cuMemcpyHtoDAsync_v2_ptsz),
-	E("cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync_v2_ptsz", 3020,
-	  cuMemcpyDtoHAsync_v2, cuMemcpyDtoHAsync_v2_ptsz),
-	E("cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync_v2_ptsz", 3020,
-	  cuMemcpyDtoDAsync_v2, cuMemcpyDtoDAsync_v2_ptsz),
-	E("cuMemsetD8", "cuMemsetD8_v2", "cuMemsetD8_v2_ptds", 3020, cuMemsetD8_v2,
-	  cuMemsetD8_v2_ptds),
-	E("cuMemsetD32", "cuMemsetD32_v2", "cuMemsetD32_v2_ptds", 3020, cuMemsetD32_v2,
-	  cuMemsetD32_v2_ptds),
-	E("cuMemsetD8Async", "cuMemsetD8Async", "cuMemsetD8Async_ptsz", 3020, cuMemsetD8Async,
-	  cuMemsetD8Async_ptsz),
-	E("cuMemsetD32Async", "cuMemsetD32Async", "cuMemsetD32Async_ptsz", 3020, cuMemsetD32Async,
-	  cuMemsetD32Async_ptsz),
-	E("cuCtxSynchronize", "cuCtxSynchronize", NULL, 2000, cuCtxSynchronize, NULL),
-	E("cuStreamSynchronize", "cuStreamSynchronize", "cuStreamSynchronize_ptsz", 2000,
-	  cuStreamSynchronize, cuStreamSynchronize_ptsz),
-	E("cuEventSynchronize", "cuEventSynchronize", NULL, 2000, cuEventSynchronize, NULL),
-	E("cuStreamWaitEvent", "cuStreamWaitEvent", "cuStreamWaitEvent_ptsz", 2000,
-	  cuStreamWaitEvent, cuStreamWaitEvent_ptsz),
-	E("cuEventRecord", "cuEventRecord", "cuEventRecord_ptsz", 2000, cuEventRecord,
-	  cuEventRecord_ptsz),
-	E("cuEventRecordWithFlags", "cuEventRecordWithFlags", "cuEventRecordWithFlags_ptsz", 11010,
-	  cuEventRecordWithFlags, cuEventRecordWithFlags_ptsz),
-	E("cuMemAlloc", "cuMemAlloc_v2", NULL, 3020, cuMemAlloc_v2, NULL),
-	E("cuMemFree", "cuMemFree_v2", NULL, 3020, cuMemFree_v2, NULL),
-	E("cuMemAllocAsync", "cuMemAllocAsync", "cuMemAllocAsync_ptsz", 11020, cuMemAllocAsync,
-	  cuMemAllocAsync_ptsz),
-	E("cuMemFreeAsync", "cuMemFreeAsync", "cuMemFreeAsync_ptsz", 11020, cuMemFreeAsync,
-	  cuMemFreeAsync_ptsz),
-	E("cuMemCreate", "cuMemCreate", NULL, 10020, cuMemCreate, NULL),
-	E("cuMemRelease", "cuMemRelease", NULL, 10020, cuMemRelease, NULL),
-	E("cuProfilerStart", "cuProfilerStart", NULL, 4000, cuProfilerStart, NULL),
-	E("cuProfilerStop", "cuProfilerStop", NULL, 4000, cuProfilerStop, NULL),
-	E("cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", NULL, 11000,
-	  cuDevicePrimaryCtxRelease_v2, NULL),
-	E("cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", NULL, 11000,
-	  cuDevicePrimaryCtxReset_v2, NULL),
-	E("cuCtxDestroy", "cuCtxDestroy_v2", NULL, 4000, cuCtxDestroy_v2, NULL),
-	{ NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL } },
+struct preload_hook preload_cuda_hooks[HK_COUNT + 1] = {
+	[PRELOAD_HK_GETPROC] = E("cuGetProcAddress", "cuGetProcAddress", NULL, 0, preload_getproc4,
+		NULL),
+	[PRELOAD_HK_GETPROC_V2] = E("cuGetProcAddress_v2", "cuGetProcAddress_v2", NULL, 0,
+		preload_getproc5, NULL),
+	[HK_LAUNCH] = E("cuLaunchKernel", "cuLaunchKernel", "cuLaunchKernel_ptsz", 4000,
+		cuLaunchKernel, cuLaunchKernel_ptsz),
+	[HK_LAUNCH_EX] = E("cuLaunchKernelEx", "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz", 11060,
+		cuLaunchKernelEx, cuLaunchKernelEx_ptsz),
+	[HK_LAUNCH_COOP] = E("cuLaunchCooperativeKernel", "cuLaunchCooperativeKernel",
+		"cuLaunchCooperativeKernel_ptsz", 9000, cuLaunchCooperativeKernel,
+		cuLaunchCooperativeKernel_ptsz),
+	[HK_GRAPH] = E("cuGraphLaunch", "cuGraphLaunch", "cuGraphLaunch_ptsz", 10000, cuGraphLaunch,
+		cuGraphLaunch_ptsz),
+	[HK_MEMCPY] = E("cuMemcpy", "cuMemcpy", "cuMemcpy_ptds", 4000, cuMemcpy, cuMemcpy_ptds),
+	[HK_MEMCPY_ASYNC] = E("cuMemcpyAsync", "cuMemcpyAsync", "cuMemcpyAsync_ptsz", 4000,
+		cuMemcpyAsync, cuMemcpyAsync_ptsz),
+	[HK_HTOD] = E("cuMemcpyHtoD", "cuMemcpyHtoD_v2", "cuMemcpyHtoD_v2_ptds", 3020,
+		cuMemcpyHtoD_v2, cuMemcpyHtoD_v2_ptds),
+	[HK_DTOH] = E("cuMemcpyDtoH", "cuMemcpyDtoH_v2", "cuMemcpyDtoH_v2_ptds", 3020,
+		cuMemcpyDtoH_v2, cuMemcpyDtoH_v2_ptds),
+	[HK_DTOD] = E("cuMemcpyDtoD", "cuMemcpyDtoD_v2", "cuMemcpyDtoD_v2_ptds", 3020,
+		cuMemcpyDtoD_v2, cuMemcpyDtoD_v2_ptds),
+	[HK_HTOD_ASYNC] = E("cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_v2",
+		"cuMemcpyHtoDAsync_v2_ptsz", 3020, cuMemcpyHtoDAsync_v2, cuMemcpyHtoDAsync_v2_ptsz),
+	[HK_DTOH_ASYNC] = E("cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2",
+		"cuMemcpyDtoHAsync_v2_ptsz", 3020, cuMemcpyDtoHAsync_v2, cuMemcpyDtoHAsync_v2_ptsz),
+	[HK_DTOD_ASYNC] = E("cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_v2",
+		"cuMemcpyDtoDAsync_v2_ptsz", 3020, cuMemcpyDtoDAsync_v2, cuMemcpyDtoDAsync_v2_ptsz),
+	[HK_MEMSET8] = E("cuMemsetD8", "cuMemsetD8_v2", "cuMemsetD8_v2_ptds", 3020, cuMemsetD8_v2,
+		cuMemsetD8_v2_ptds),
+	[HK_MEMSET32] = E("cuMemsetD32", "cuMemsetD32_v2", "cuMemsetD32_v2_ptds", 3020,
+		cuMemsetD32_v2, cuMemsetD32_v2_ptds),
+	[HK_MEMSET8_ASYNC] = E("cuMemsetD8Async", "cuMemsetD8Async", "cuMemsetD8Async_ptsz", 3020,
+		cuMemsetD8Async, cuMemsetD8Async_ptsz),
+	[HK_MEMSET32_ASYNC] = E("cuMemsetD32Async", "cuMemsetD32Async", "cuMemsetD32Async_ptsz",
+		3020, cuMemsetD32Async, cuMemsetD32Async_ptsz),
+	[HK_CTX_SYNC] = E("cuCtxSynchronize", "cuCtxSynchronize", NULL, 2000, cuCtxSynchronize,
+		NULL),
+	[HK_STREAM_SYNC] = E("cuStreamSynchronize", "cuStreamSynchronize",
+		"cuStreamSynchronize_ptsz", 2000, cuStreamSynchronize, cuStreamSynchronize_ptsz),
+	[HK_EVENT_SYNC] = E("cuEventSynchronize", "cuEventSynchronize", NULL, 2000,
+		cuEventSynchronize, NULL),
+	[HK_WAIT_EVENT] = E("cuStreamWaitEvent", "cuStreamWaitEvent", "cuStreamWaitEvent_ptsz",
+		2000, cuStreamWaitEvent, cuStreamWaitEvent_ptsz),
+	[HK_RECORD] = E("cuEventRecord", "cuEventRecord", "cuEventRecord_ptsz", 2000, cuEventRecord,
+		cuEventRecord_ptsz),
+	[HK_RECORD_FLAGS] = E("cuEventRecordWithFlags", "cuEventRecordWithFlags",
+		"cuEventRecordWithFlags_ptsz", 11010, cuEventRecordWithFlags,
+		cuEventRecordWithFlags_ptsz),
+	[HK_MEM_ALLOC] = E("cuMemAlloc", "cuMemAlloc_v2", NULL, 3020, cuMemAlloc_v2, NULL),
+	[HK_MEM_FREE] = E("cuMemFree", "cuMemFree_v2", NULL, 3020, cuMemFree_v2, NULL),
+	[HK_MEM_ALLOC_ASYNC] = E("cuMemAllocAsync", "cuMemAllocAsync", "cuMemAllocAsync_ptsz",
+		11020, cuMemAllocAsync, cuMemAllocAsync_ptsz),
+	[HK_MEM_FREE_ASYNC] = E("cuMemFreeAsync", "cuMemFreeAsync", "cuMemFreeAsync_ptsz", 11020,
+		cuMemFreeAsync, cuMemFreeAsync_ptsz),
+	[HK_MEM_CREATE] = E("cuMemCreate", "cuMemCreate", NULL, 10020, cuMemCreate, NULL),
+	[HK_MEM_RELEASE] = E("cuMemRelease", "cuMemRelease", NULL, 10020, cuMemRelease, NULL),
+	[HK_PROF_START] = E("cuProfilerStart", "cuProfilerStart", NULL, 4000, cuProfilerStart,
+		NULL),
+	[HK_PROF_STOP] = E("cuProfilerStop", "cuProfilerStop", NULL, 4000, cuProfilerStop, NULL),
+	[HK_PRIMARY_RELEASE] = E("cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2", NULL,
+		11000, cuDevicePrimaryCtxRelease_v2, NULL),
+	[HK_PRIMARY_RESET] = E("cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", NULL, 11000,
+		cuDevicePrimaryCtxReset_v2, NULL),
+	[HK_CTX_DESTROY] = E("cuCtxDestroy", "cuCtxDestroy_v2", NULL, 4000, cuCtxDestroy_v2, NULL),
+	[HK_COUNT] = { NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL } },
 };

@@ -29,7 +29,11 @@
 
 #include "preload/preload.h"
 
-enum { HD_CREATE, HD_DESTROY, HD_SET, HD_EXECUTE, HD_FWD, HD_BWD_DATA, HD_BWD_FILTER };
+/* Indices in preload_cudnn_hooks. */
+enum {
+	HD_CREATE, HD_DESTROY, HD_SET, HD_EXECUTE, HD_FWD, HD_BWD_DATA, HD_BWD_FILTER,
+	HD_COUNT
+};
 
 typedef cudnnStatus_t (*create_fn)(cudnnBackendDescriptorType_t, cudnnBackendDescriptor_t *);
 typedef cudnnStatus_t (*destroy_fn)(cudnnBackendDescriptor_t);
@@ -474,13 +478,13 @@ PRELOAD_EXPORT cudnnStatus_t cudnnConvolutionBackwardFilter(
 }
 
 #define E(name, hook) { name, { name, NULL }, 0, { (void *)(hook), NULL }, { NULL, NULL } }
-struct preload_hook preload_cudnn_hooks[] = {
-	E("cudnnBackendCreateDescriptor", cudnnBackendCreateDescriptor),
-	E("cudnnBackendDestroyDescriptor", cudnnBackendDestroyDescriptor),
-	E("cudnnBackendSetAttribute", cudnnBackendSetAttribute),
-	E("cudnnBackendExecute", cudnnBackendExecute),
-	E("cudnnConvolutionForward", cudnnConvolutionForward),
-	E("cudnnConvolutionBackwardData", cudnnConvolutionBackwardData),
-	E("cudnnConvolutionBackwardFilter", cudnnConvolutionBackwardFilter),
-	{ NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL } },
+struct preload_hook preload_cudnn_hooks[HD_COUNT + 1] = {
+	[HD_CREATE] = E("cudnnBackendCreateDescriptor", cudnnBackendCreateDescriptor),
+	[HD_DESTROY] = E("cudnnBackendDestroyDescriptor", cudnnBackendDestroyDescriptor),
+	[HD_SET] = E("cudnnBackendSetAttribute", cudnnBackendSetAttribute),
+	[HD_EXECUTE] = E("cudnnBackendExecute", cudnnBackendExecute),
+	[HD_FWD] = E("cudnnConvolutionForward", cudnnConvolutionForward),
+	[HD_BWD_DATA] = E("cudnnConvolutionBackwardData", cudnnConvolutionBackwardData),
+	[HD_BWD_FILTER] = E("cudnnConvolutionBackwardFilter", cudnnConvolutionBackwardFilter),
+	[HD_COUNT] = { NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL } },
 };

@@ -6,8 +6,10 @@
 # unversioned definitions from interposing versioned references such as
 # cublasGemmEx@libcublas.so.13.
 PRELOAD_SRCS := preload/resolve.c preload/hooks_cuda.c preload/hooks_cublas.c \
-	preload/hooks_cudnn.c preload/recorder.c preload/events.c preload/cupti.c \
-	preload/stacks.c
+	preload/hooks_cudnn.c preload/recorder.c preload/log.c preload/settings.c \
+	preload/ring.c preload/writer_thread.c preload/entries.c preload/funcinfo.c \
+	preload/pending.c preload/joins.c preload/output.c preload/devmem.c \
+	preload/events.c preload/cupti.c preload/stacks.c
 PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(BUILD)/obj/%.o)
 UNWIND_CFLAGS := $(shell pkg-config --cflags libunwind 2>/dev/null)
 UNWIND_LIBS := $(shell pkg-config --libs libunwind 2>/dev/null || echo -lunwind)

@@ -6,9 +6,14 @@
  * visibility.  The pieces:
  *   resolve.c   every dlsym/dlvsym/cuGetProcAddress resolution, the hook table
  *   hooks_*.c   the hooks themselves (driver, cuBLAS/cuBLASLt, cuDNN)
- *   recorder.c  settings, per-thread buffers, the single trace writer
- *   events.c    CUDA-event timing (fallback)
- *   cupti.c     CUPTI activity timing (loaded at run time)
+ *   the recorder (recorder.h lists its files): what the hooks call
+ *               (entries.c, devmem.c), settings, per-thread rings, the
+ *               single trace writer, the joins of GPU times to records
+ *   log.c       clocks and messages (a leaf every file may call)
+ *   events.c    CUDA-event timing (fallback): the recorder asks it
+ *   cupti.c     CUPTI activity timing (loaded at run time): it reports
+ *               into a sink (struct preload_cupti_sink) and calls nothing
+ *               else of the recorder
  *   stacks.c    launch call stacks (SURFER_STACKS=1)
  * Constraints: never change what the host computes; no global lock on the
  * launch path; a failure turns recording off with one warning.
@@ -73,7 +78,11 @@ void *preload_lib_sym(const char *soname, const char *sym);
  * looked up in the loaded libcuda.so.1 without our hooks; NULL if absent. */
 void *preload_driver_sym(const char *sym);
 
-/* ---- the hook tables (hooks_cuda.c, hooks_cublas.c, hooks_cudnn.c) ---- */
+/* ---- the hook tables (hooks_cuda.c, hooks_cublas.c, hooks_cudnn.c) ----
+ * Each is indexed by its file's enum (HK_*, HB_*, HD_*) through designated
+ * initializers and ends with an entry whose base is NULL, where the walks
+ * here stop: every index below the end needs its entry (shim_test.sh
+ * checks). */
 extern struct preload_hook preload_cuda_hooks[];
 extern struct preload_hook preload_cublas_hooks[];
 extern struct preload_hook preload_cudnn_hooks[];
@@ -83,7 +92,7 @@ enum { PRELOAD_HK_GETPROC = 0, PRELOAD_HK_GETPROC_V2 = 1 }; /* indices in preloa
 preload_cures preload_getproc4(const char *sym, void **pfn, int ver, uint64_t flags);
 preload_cures preload_getproc5(const char *sym, void **pfn, int ver, uint64_t flags, int *status);
 
-/* ---- recorder.c ------------------------------------------------------ */
+/* ---- settings.c, funcinfo.c, recorder.c ------------------------------ */
 
 struct preload_settings {
 	int disabled;              /* SURFER_DISABLE=1                          */
@@ -105,9 +114,13 @@ struct preload_funcinfo {
 /* Per-thread state; the pointer is NULL until the thread first records. */
 struct preload_thread;
 
+/* ---- recorder.c: state ---------------------------------------------- */
+
 /* 1 while hooks should record (initialized, enabled, inside the capture
  * window); cheap, callable from every hook. */
 int preload_recording(void);
+
+/* ---- entries.c: what the hooks record -------------------------------- */
 
 /* Library-call nesting of the calling thread, for cuBLAS/cuDNN hooks:
  * enter returns 1 when this call is the outermost one (and should be
@@ -150,13 +163,11 @@ void preload_graph_end(preload_stream s, int ptsz, struct preload_launch_tok *to
  * and hands it to CUPTI as external correlation id; end takes it back. */
 uint64_t preload_op_begin(void);
 void preload_op_end(void);
-/* Memcpy / memset (type TRACE_MEMCPY or TRACE_MEMSET), seq from begin. */
-void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind kind, int async,
-		  preload_stream s, int ptsz, uint64_t cpu_ns, uint64_t cpu_end_ns);
-/* Device memory taken (cuMemAlloc, cuMemAllocAsync, cuMemCreate) and given
- * back, for the peak the trailer reports. */
-void preload_mem_alloc(uint64_t ptr, uint64_t bytes);   /* both keep errno */
-void preload_mem_free(uint64_t ptr);
+/* Memcpy / memset (type TRACE_MEMCPY or TRACE_MEMSET), seq from begin;
+ * host_mem: the copy's host side, pageable or pinned, as the driver said. */
+void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind kind,
+		  enum trace_host_mem host_mem, int async, preload_stream s, int ptsz,
+		  uint64_t cpu_ns, uint64_t cpu_end_ns);
 /* Synchronization that blocked the CPU from cpu_ns to cpu_end_ns, a
  * stream's wait for an event, or an event recorded on a stream; event is
  * the CUevent (an opaque id), 0 for none. */
@@ -165,22 +176,41 @@ void preload_sync(enum trace_sync_kind kind, preload_stream s, int ptsz,
 /* Library records: seq from preload_lib_enter. */
 void preload_gemm(struct trace_gemm *g);
 void preload_conv(struct trace_conv *c);
+
+/* ---- devmem.c -------------------------------------------------------- */
+
+/* Device memory taken (cuMemAlloc, cuMemAllocAsync, cuMemCreate) and given
+ * back, for the peak the trailer reports. */
+void preload_mem_alloc(uint64_t ptr, uint64_t bytes);   /* both keep errno */
+void preload_mem_free(uint64_t ptr);
+
+/* ---- recorder.c: life ------------------------------------------------- */
+
 /* Before a context is destroyed: waits for the GPU and writes every record
  * whose times are known, so they do not die with the context. */
 void preload_before_teardown(void);
 /* cuProfilerStart (start = 1) / cuProfilerStop (start = 0). */
 void preload_profiler(int start);
+/* Initializes settings once (constructor or first hook). */
+void preload_init(void);
+
+/* ---- funcinfo.c ------------------------------------------------------- */
 
 /* Stream id as the driver numbers it (cuStreamGetId), 0 unknown. */
 uint64_t preload_stream_id(preload_stream s, int ptsz);
+
+/* ---- log.c ------------------------------------------------------------ */
+
 /* CLOCK_MONOTONIC in ns. */
 uint64_t preload_now_ns(void);
+/* CLOCK_REALTIME in ns. */
+uint64_t preload_unix_ns(void);
 /* One "libsurfer: ..." line on stderr: always for warnings (each distinct
  * message once), only with SURFER_VERBOSE for notes. */
 void preload_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void preload_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Initializes settings once (constructor or first hook). */
-void preload_init(void);
+/* Turns the notes on (SURFER_VERBOSE, from settings.c). */
+void preload_log_verbose(int on);
 
 /* ---- events.c -------------------------------------------------------- */
 
@@ -221,8 +251,14 @@ struct preload_cupti_copy {
 	uint64_t stream;
 	uint64_t start_ns, end_ns;
 };
+/* What CUPTI's records are reported into (the recorder's is joins.c's
+ * preload_joins_sink; the tests pass their own).  For each completed
+ * buffer, on CUPTI's thread: begin, every external correlation, every
+ * kernel and copy report, end.  Any callback may be NULL. */
 struct preload_cupti_sink {
 	void *ctx;
+	void (*begin)(void *ctx);
+	void (*end)(void *ctx);
 	void (*external)(void *ctx, uint32_t correlation, uint64_t external_id);
 	void (*kernel)(void *ctx, const struct preload_cupti_kernel *k);
 	void (*copy)(void *ctx, const struct preload_cupti_copy *c);
@@ -232,7 +268,9 @@ struct preload_cupti_sink {
  * success, negative with a reason otherwise. */
 int preload_cupti_load(char *why, size_t whylen);
 /* Walks a completed activity buffer (valid bytes) with the loaded CUPTI's
- * cuptiActivityGetNextRecord; returns records seen or negative. */
+ * cuptiActivityGetNextRecord, reporting to the sink's external, kernel and
+ * copy callbacks (its caller brackets it with begin and end); returns
+ * records seen or negative. */
 int preload_cupti_parse(uint8_t *buf, size_t valid, const struct preload_cupti_sink *sink);
 /* Registers the buffer callbacks and enables kernel, memcpy, memset and
  * external-correlation activity; 0 on success, negative with a reason. */
@@ -240,10 +278,6 @@ int preload_cupti_start(const struct preload_cupti_sink *sink, char *why, size_t
 /* Push/pop of our sequence number as external correlation id. */
 void preload_cupti_push(uint64_t seq);
 void preload_cupti_pop(void);
-/* Called by cupti.c around the records of one completed buffer: takes the
- * writer lock and drains every thread first (recorder.c). */
-void preload_cupti_deliver_begin(void);
-void preload_cupti_deliver_end(void);
 /* Forces CUPTI to deliver every buffered record now. */
 void preload_cupti_flush(void);
 /* Converts a CUPTI timestamp to the recorder's clock (0 stays 0). */

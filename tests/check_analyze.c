@@ -376,6 +376,45 @@ START_TEST(out_of_order_records)
 }
 END_TEST
 
+START_TEST(interleaved_threads)
+{
+	/* Four launching threads whose records the file holds in runs of 4096
+	 * (per-thread buffers drained when full), past a 1024-event reorder
+	 * window, analyze to the numbers of the same launches written in CPU
+	 * order: read a second time thread by thread, not sorted in memory. */
+	const struct gpu_spec *targets[2] = {gpu("h100-sxm"), gpu("t4")};
+	struct analysis *a, *b;
+
+	ck_assert_int_eq(synth_write_bench(path, "NVIDIA A100-SXM4-80GB", 60000, 4, 1), 0);
+	ck_assert_int_eq(synth_write_bench(path2, "NVIDIA A100-SXM4-80GB", 60000, 4, 4096), 0);
+	window = 1024;
+	a = run(path, NULL, targets, 2, PRED_AUTO);
+	b = run(path2, NULL, targets, 2, PRED_AUTO);
+	window = 0;
+	ck_assert_int_eq(a->reread_in_order, 0);
+	ck_assert_int_eq(a->sorted_in_memory, 0);
+	ck_assert_int_eq(b->reread_in_order, 1);
+	ck_assert_int_eq(b->sorted_in_memory, 0);
+	ck_assert_uint_eq(a->kernels, 60000);
+	ck_assert_uint_eq(b->kernels, a->kernels);
+	ck_assert_uint_eq(b->configs, a->configs);
+	ck_assert_uint_eq(b->iterations, a->iterations);
+	ck_assert_double_eq(b->measured_ns, a->measured_ns);
+	ck_assert_double_eq(b->measured_kernel_ns, a->measured_kernel_ns);
+	for (size_t t = 0; t < 2; t++) {
+		ck_assert_double_eq(b->targets[t].iteration_ns, a->targets[t].iteration_ns);
+		ck_assert_double_eq(b->targets[t].kernel_ns, a->targets[t].kernel_ns);
+		ck_assert_uint_eq(b->targets[t].ngroups, a->targets[t].ngroups);
+		for (size_t g = 0; g < a->targets[t].ngroups; g++) {
+			ck_assert_str_eq(b->targets[t].groups[g].name, a->targets[t].groups[g].name);
+			ck_assert_double_eq(b->targets[t].groups[g].pred_ns, a->targets[t].groups[g].pred_ns);
+		}
+	}
+	analysis_free(a);
+	analysis_free(b);
+}
+END_TEST
+
 START_TEST(capture_windows)
 {
 	/* The recorder's capture windows (start/stop markers, kernels numbered
@@ -435,20 +474,22 @@ START_TEST(times_past_int64)
 {
 	/* A kernel timed at 2^63 ns and after (a corrupt or hostile trace):
 	 * times relative to the first CPU time must not overflow a signed
-	 * 64-bit difference (UBSan aborts on it), and the result is finite. */
+	 * 64-bit difference (UBSan aborts on it), and the iteration of
+	 * 106752 days it makes is refused with a reason, not printed. */
 	const struct gpu_spec *targets[1] = {gpu("a10")};
+	struct analysis_options opt = {.targets = targets, .ntargets = 1, .method = PRED_AUTO};
 	struct trace_writer *w;
-	struct analysis *a;
+	struct analysis *a = NULL;
+	char err[256];
 
 	w = a10_writer();
 	put_kernel(w, 1, 1000, 2000, 3000);
 	put_kernel(w, 2, 1ULL << 63, (1ULL << 63) + 1000, (1ULL << 63) + 2000);
 	ck_assert_int_eq(trace_writer_finish(w), 0);
 	trace_writer_free(w);
-	a = run(path, NULL, targets, 1, PRED_AUTO);
-	ck_assert(isfinite(a->measured_ns) && a->measured_ns >= 0);
-	ck_assert(isfinite(a->targets[0].iteration_ns) && a->targets[0].iteration_ns >= 0);
-	analysis_free(a);
+	ck_assert_int_eq(analysis_run(path, &opt, &a, err, sizeof(err)), -2);
+	ck_assert_ptr_null(a);
+	ck_assert_msg(strstr(err, "an iteration of 106752.0 days") != NULL, "%s", err);
 }
 END_TEST
 
@@ -702,6 +743,66 @@ START_TEST(cublas_shape_to_row_major)
 }
 END_TEST
 
+/* Iterations that exist.  A trace without step markers is one iteration
+ * from its first call to its last work and says so, with how idle the GPU
+ * was; a launch whose CPU time is unknown (0, an importer found no call)
+ * launches where it started on the GPU instead of at time 0 (which made
+ * a 38-day iteration of a real trace); a trace with no work is an error,
+ * and so is an iteration of a day or more. */
+START_TEST(iterations_that_exist)
+{
+	const struct gpu_spec *targets[1] = {gpu("h100-sxm")};
+	struct analysis_options opt = {.targets = targets, .ntargets = 1, .method = PRED_WAVE};
+	struct analysis *a = NULL;
+	char err[256];
+	struct trace_record r;
+	struct trace_writer *w = a10_writer();
+	const uint64_t t0 = 1700000000000000000ull;   /* an epoch-based clock */
+
+	/* a 1 ms kernel launched at t0, one of unknown launch 90 ms later:
+	 * 2 ms of work in 91 ms, the GPU waiting 89.01 ms (98%) */
+	put_kernel(w, 1, t0, t0 + 10000, t0 + 1010000);
+	put_kernel(w, 2, 0, t0 + 90000000, t0 + 91000000);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	ck_assert_int_eq(analysis_run(path, &opt, &a, err, sizeof(err)), 0);
+	ck_assert_msg(fabs(a->measured_ns - 91000000) < 1, "measured %.0f ns", a->measured_ns);
+	ck_assert_msg(strstr(a->warning, "no step markers: one iteration = the whole trace (91.000 ms)") &&
+		      strstr(a->warning, "the GPU idle 98% of it"), "%s", a->warning);
+	analysis_free(a);
+
+	/* copies only: predicted, with a warning; nothing at all: an error */
+	w = a10_writer();
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_MEMCPY;
+	r.u.copy = (struct trace_copy){ .seq = 1, .bytes = 1 << 20, .kind = TRACE_COPY_HTOD,
+		.stream = 7, .cpu_ns = 1000, .cpu_end_ns = 200000, .start_ns = 2000,
+		.end_ns = 190000 };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	ck_assert_int_eq(analysis_run(path, &opt, &a, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(a->warning, "no kernels") != NULL, "%s", a->warning);
+	analysis_free(a);
+	w = a10_writer();
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	ck_assert_int_eq(analysis_run(path, &opt, &a, err, sizeof(err)), -2);
+	ck_assert_ptr_null(a);
+	ck_assert_msg(strstr(err, "nothing to predict") != NULL, "%s", err);
+
+	/* two kernels 2 days apart: no iteration is that long */
+	w = a10_writer();
+	put_kernel(w, 1, 1000, 2000, 3000);
+	put_kernel(w, 2, 172800000000000ull, 172800000001000ull, 172800000002000ull);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	ck_assert_int_eq(analysis_run(path, &opt, &a, err, sizeof(err)), -2);
+	ck_assert_ptr_null(a);
+	ck_assert_msg(strstr(err, "an iteration of 2.0 days") != NULL, "%s", err);
+}
+END_TEST
+
 /* A TF32 CUTLASS GEMM as the public A100 traces have it: the profiler's
  * input type says "float" (an FP32 GEMM record), the kernel's name says
  * tensor cores.  Predicted from an A100 40GB on an A100 80GB (the same
@@ -849,6 +950,7 @@ int main(void)
 	tcase_add_test(tc, gpu_bound_scales);
 	tcase_add_loop_test(tc, blocking_copy_scales, 0, BLOCK_CASES);
 	tcase_add_test(tc, out_of_order_records);
+	tcase_add_test(tc, interleaved_threads);
 	tcase_add_test(tc, capture_windows);
 	tcase_add_test(tc, sync_written_first);
 	tcase_add_test(tc, truncated_trace);
@@ -862,6 +964,7 @@ int main(void)
 	tcase_add_test(tc, times_past_int64);
 	tcase_add_test(tc, gemm_transposed_operand);
 	tcase_add_test(tc, tf32_gemm_named_by_kernel);
+	tcase_add_test(tc, iterations_that_exist);
 	tcase_add_test(tc, transposed_gemm_on_amd);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

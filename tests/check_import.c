@@ -657,6 +657,30 @@ START_TEST(program_errors)
 	ck_assert_int_eq(access(out, F_OK), 0);
 	unlink(out);
 
+	/* --step naming no range: exit 2, one line naming the steps the
+	 * trace has, no output; a trace without numbered ranges says so */
+	const char *steps = tmp("steps.json");
+	write_item_step(steps, "Pageable", 1);
+	snprintf(args, sizeof(args), "kineto %s -o %s --step Foo", steps, out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
+	ck_assert_int_eq(count_lines(err), 1);
+	ck_assert_ptr_nonnull(strstr(err, "no range named 'Foo'"));
+	ck_assert_ptr_nonnull(strstr(err, "its steps: ProfilerStep#N (4)"));
+	ck_assert_int_eq(access(out, F_OK), -1);
+	snprintf(args, sizeof(args), "kineto %s -o %s --step ProfilerStep", steps, out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 0);
+	unlink(out);
+	snprintf(args, sizeof(args), "kineto %s -o %s --origin a100-sxm4-40 --step train", in, out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
+	ck_assert_int_eq(count_lines(err), 1);
+	ck_assert_ptr_nonnull(strstr(err, "no numbered ranges"));
+	ck_assert_int_eq(access(out, F_OK), -1);
+	/* without --step it imports, and says the whole trace is one iteration */
+	snprintf(args, sizeof(args), "kineto %s -o %s --origin a100-sxm4-40", in, out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "no ProfilerStep#N ranges"));
+	unlink(out);
+
 	/* corrupt JSON (cut short, then garbage): exit 2, no output left */
 	const char *bad = tmp("bad.json");
 	char cut[256];

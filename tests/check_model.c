@@ -12,6 +12,7 @@
 
 #include "analyzer/comm.h"
 #include "analyzer/model.h"
+#include "analyzer/modelrun.h"
 
 static struct model_config gpt2_small(void)
 {
@@ -666,6 +667,9 @@ static void push_comm(struct model_seq *s, double bytes, int async, enum model_p
 	struct model_kernel *k = &s->v[s->n++];
 	memset(k, 0, sizeof(*k));
 	k->k.name = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+	k->k.grid[0] = k->k.grid[1] = k->k.grid[2] = 1;  /* a launch as model.c's */
+	k->k.block[0] = 512;
+	k->k.block[1] = k->k.block[2] = 1;
 	k->k.op = PRED_OP_COMM;
 	k->k.bytes = bytes;
 	k->phase = ph;
@@ -697,19 +701,19 @@ START_TEST(replay)
 	/* two kernels on one stream: issued at 6 us, back to back after */
 	push_comm(&s, 1e8, 0, MODEL_PH_COMM);
 	push_comm(&s, 5e7, 0, MODEL_PH_COMM);
-	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t, NULL), 0);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t), 0);
 	ck_assert_double_eq_tol(t.iteration_ns, 6000 + t1 + t2, 1e-3);
 	ck_assert_double_eq_tol(t.comm_ns, t1 + t2, 1e-3);
 	ck_assert_uint_eq(t.kernels, 2);
 	/* the second on the side stream overlaps the first: it starts when
 	 * issued (12 us) but not before stream 0's work issued so far ends */
 	s.v[1].async = 1;
-	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t, NULL), 0);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t), 0);
 	ck_assert_double_eq_tol(t.iteration_ns, 6000 + t1 + t2, 1e-3);
 	s.n = 0;
 	push_comm(&s, 5e7, 1, MODEL_PH_COMM);
 	push_comm(&s, 1e8, 0, MODEL_PH_COMM);
-	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t, NULL), 0);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t), 0);
 	/* async first (6 us .. 6 us + t2), then stream 0 from 12 us */
 	ck_assert_double_eq_tol(t.iteration_ns, fmax(6000 + t2, 12000 + t1), 1e-3);
 	/* pipeline: 4 microbatches over 2 stages take 5 microbatch times */
@@ -718,7 +722,7 @@ START_TEST(replay)
 	o.microbatches = 4;
 	s.n = 0;
 	push_comm(&s, 1e8, 0, MODEL_PH_COMM);
-	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t, NULL), 0);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t), 0);
 	ck_assert_double_eq_tol(t.iteration_ns, 5 * (6000 + t1), 1e-3);
 	ck_assert_double_eq_tol(t.bubble_ns, 6000 + t1, 1e-3);
 	ck_assert_double_eq_tol(t.comm_ns, 4 * t1, 1e-3);
@@ -781,17 +785,17 @@ START_TEST(decode_step)
 	ck_assert_ptr_nonnull(g);
 	struct model_timing t1, t2, tp;
 	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
-	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t1, NULL), 0);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t1), 0);
 	model_seq_release(&s);
 	o.seq = 8000;
 	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
-	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t2, NULL), 0);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t2), 0);
 	model_seq_release(&s);
 	ck_assert(t2.iteration_ns > 1.2 * t1.iteration_ns);
 	o.mode = MODEL_INFERENCE;
 	o.seq = 1000;
 	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
-	ck_assert_int_eq(model_time(&s, &o, g, 6000, &tp, NULL), 0);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &tp), 0);
 	model_seq_release(&s);
 	ck_assert(tp.iteration_ns > 10 * t1.iteration_ns);
 	/* weights are read once per step: at least 16 GB over the HBM */
@@ -1185,14 +1189,14 @@ START_TEST(zero_waits)
 	comm_link_init(gpu, &l, &wide);
 	struct model_timing t;
 	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
-	ck_assert_int_eq(model_time(&s, &o, gpu, 6000, &t, NULL), 0);
+	ck_assert_int_eq(model_time(&s, &o, gpu, 6000, &t), 0);
 	double root = comm_time_ns(MODEL_COMM_ALL_GATHER, 4 * GPT2_ROOT, 8, &l) +
 		      comm_time_ns(MODEL_COMM_REDUCE_SCATTER, 4 * GPT2_ROOT, 8, &l);
 	ck_assert(t.iteration_ns >= t.compute_ns + root);
 	for (size_t i = 0; i < s.n; i++)
 		s.v[i].wait = 0;
 	struct model_timing free_t;
-	ck_assert_int_eq(model_time(&s, &o, gpu, 6000, &free_t, NULL), 0);
+	ck_assert_int_eq(model_time(&s, &o, gpu, 6000, &free_t), 0);
 	ck_assert(free_t.iteration_ns < t.compute_ns + root);
 	model_seq_release(&s);
 }

@@ -6,7 +6,9 @@
  * falsely).  It keeps a virtual clock per stream: a kernel takes
  * 1000 + 10 * (number of blocks) ns of it, a copy 1 ns per 100 bytes; events
  * read the clock of the stream they are recorded on.  Device memory is host
- * memory, so copies really copy.  With FAKE_CUDA_LOG set it appends one line
+ * memory, so copies really copy; it knows which addresses it allocated as
+ * device or page-locked host memory (cuPointerGetAttribute,
+ * cuMemHostGetFlags).  With FAKE_CUDA_LOG set it appends one line
  * per launch and copy it received:
  *   K tid name gx gy gz bx by bz cx cy cz dyn_smem regs static_smem stream start end
  *   C tid bytes kind stream            (kind: 1 HtoD, 2 DtoH, 3 DtoD, 0 memset)
@@ -316,8 +318,76 @@ static void log_copy(uint64_t bytes, int kind, void *s, int ptsz)
 }
 
 typedef unsigned long long dptr;
-API CUresult cuMemAlloc_v2(dptr *p, size_t n) { void *m = malloc(n ? n : 1); *p = (dptr)(uintptr_t)m; return m ? OK : 2; }
-API CUresult cuMemFree_v2(dptr p) { free((void *)(uintptr_t)p); return OK; }
+
+/* What the driver knows of addresses: device allocations and page-locked
+ * host allocations, so that cuPointerGetAttribute and cuMemHostGetFlags
+ * answer as the real driver does (memory it did not allocate, like the
+ * stack or malloc's, is unknown to it: CUDA_ERROR_INVALID_VALUE). */
+enum { MT_HOST = 1, MT_DEVICE = 2 };   /* CUmemorytype */
+static struct { uintptr_t base; size_t n; int type; } allocs[256];
+static void track_alloc(void *m, size_t n, int type)
+{
+	pthread_mutex_lock(&mu);
+	for (size_t i = 0; m && i < sizeof allocs / sizeof *allocs; i++)
+		if (!allocs[i].base) {
+			allocs[i].base = (uintptr_t)m;
+			allocs[i].n = n ? n : 1;
+			allocs[i].type = type;
+			break;
+		}
+	pthread_mutex_unlock(&mu);
+}
+static void untrack_alloc(void *m)
+{
+	pthread_mutex_lock(&mu);
+	for (size_t i = 0; m && i < sizeof allocs / sizeof *allocs; i++)
+		if (allocs[i].base == (uintptr_t)m)
+			allocs[i].base = 0;
+	pthread_mutex_unlock(&mu);
+}
+static int type_of(uintptr_t p)
+{
+	int t = 0;
+	pthread_mutex_lock(&mu);
+	for (size_t i = 0; i < sizeof allocs / sizeof *allocs; i++)
+		if (allocs[i].base && p >= allocs[i].base && p - allocs[i].base < allocs[i].n)
+			t = allocs[i].type;
+	pthread_mutex_unlock(&mu);
+	return t;
+}
+API CUresult cuMemAlloc_v2(dptr *p, size_t n)
+{
+	void *m = malloc(n ? n : 1);
+	*p = (dptr)(uintptr_t)m;
+	track_alloc(m, n, MT_DEVICE);
+	return m ? OK : 2;
+}
+API CUresult cuMemFree_v2(dptr p) { untrack_alloc((void *)(uintptr_t)p); free((void *)(uintptr_t)p); return OK; }
+API CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags)
+{
+	(void)flags;
+	*p = malloc(n ? n : 1);
+	track_alloc(*p, n, MT_HOST);
+	return *p ? OK : 2;
+}
+API CUresult cuMemFreeHost(void *p) { untrack_alloc(p); free(p); return OK; }
+API CUresult cuMemHostGetFlags(unsigned *flags, void *p)
+{
+	if (type_of((uintptr_t)p) != MT_HOST)
+		return E_INVALID;
+	*flags = 0;
+	return OK;
+}
+API CUresult cuPointerGetAttribute(void *data, int attr, dptr p)
+{
+	int t = type_of((uintptr_t)p);
+	if (!t)
+		return E_INVALID;
+	if (attr != 2)   /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE */
+		return E_INVALID;
+	*(unsigned *)data = (unsigned)t;
+	return OK;
+}
 /* The virtual memory API's physical allocations: a handle, no memory. */
 API CUresult cuMemCreate(unsigned long long *h, size_t n, const void *prop, unsigned long long f)
 {
@@ -333,6 +403,8 @@ API CUresult cuMemcpyDtoH_v2(void *d, dptr s, size_t n) { memcpy(d, (void *)(uin
 API CUresult cuMemcpyDtoH_v2_ptds(void *d, dptr s, size_t n) { memcpy(d, (void *)(uintptr_t)s, n); log_copy(n, 2, NULL, 1); return OK; }
 API CUresult cuMemcpyHtoDAsync_v2(dptr d, const void *s, size_t n, void *st) { memcpy((void *)(uintptr_t)d, s, n); log_copy(n, 1, st, 0); return OK; }
 API CUresult cuMemcpyHtoDAsync_v2_ptsz(dptr d, const void *s, size_t n, void *st) { memcpy((void *)(uintptr_t)d, s, n); log_copy(n, 1, st, 1); return OK; }
+API CUresult cuMemcpyDtoHAsync_v2(void *d, dptr s, size_t n, void *st) { memcpy(d, (void *)(uintptr_t)s, n); log_copy(n, 2, st, 0); return OK; }
+API CUresult cuMemcpyDtoHAsync_v2_ptsz(void *d, dptr s, size_t n, void *st) { memcpy(d, (void *)(uintptr_t)s, n); log_copy(n, 2, st, 1); return OK; }
 API CUresult cuMemsetD8_v2(dptr d, unsigned char c, size_t n) { memset((void *)(uintptr_t)d, c, n); log_copy(n, 0, NULL, 0); return OK; }
 API CUresult cuDevicePrimaryCtxRelease_v2(int dev) { (void)dev; return OK; }
 API CUresult cuProfilerStart(void) { return OK; }
@@ -373,6 +445,11 @@ static const struct entry table[] = {
 	{ "cuMemcpyHtoD", 3020, F(cuMemcpyHtoD_v2), F(cuMemcpyHtoD_v2_ptds) },
 	{ "cuMemcpyDtoH", 3020, F(cuMemcpyDtoH_v2), F(cuMemcpyDtoH_v2_ptds) },
 	{ "cuMemcpyHtoDAsync", 3020, F(cuMemcpyHtoDAsync_v2), F(cuMemcpyHtoDAsync_v2_ptsz) },
+	{ "cuMemcpyDtoHAsync", 3020, F(cuMemcpyDtoHAsync_v2), F(cuMemcpyDtoHAsync_v2_ptsz) },
+	{ "cuMemHostAlloc", 3020, F(cuMemHostAlloc), NULL },
+	{ "cuMemFreeHost", 2000, F(cuMemFreeHost), NULL },
+	{ "cuMemHostGetFlags", 2030, F(cuMemHostGetFlags), NULL },
+	{ "cuPointerGetAttribute", 4000, F(cuPointerGetAttribute), NULL },
 	{ "cuMemsetD8", 3020, F(cuMemsetD8_v2), NULL },
 	{ "cuStreamBeginCapture", 10010, F(cuStreamBeginCapture_v2), NULL },
 	{ "cuStreamEndCapture", 10000, F(cuStreamEndCapture), NULL },

@@ -92,7 +92,6 @@ bad_value "--color bad" "$tmp/s.mp" -t t4 --color=sometimes
 bad_value "--html empty" "$tmp/s.mp" -t t4 --html ""
 bad_value "--csv unwritable" "$tmp/s.mp" -t t4 --csv "$tmp/no/such/dir/x.csv"
 bad_value "--chrome-trace unwritable" "$tmp/s.mp" -t t4 --chrome-trace "$tmp/no/such/x.json"
-bad_value "--chrome-trace with --model" --model gpt2 -t t4 --chrome-trace "$tmp/m.json"
 
 # --- the CSV: rows of each target sum to its predicted kernel time
 checks=$((checks + 1))

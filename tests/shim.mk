@@ -27,10 +27,12 @@ $(BUILD)/tests/shim_direct: $(BUILD)/obj/tests/shim_direct.o $(BUILD)/tests/libs
 $(BUILD)/tests/shim_check: $(BUILD)/obj/tests/shim_check.o $(BUILD)/libsurfer-core.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# CUPTI record parsing on hand-built buffers (real libcupti, no GPU).
+# CUPTI record parsing on hand-built buffers (real libcupti, no GPU): cupti.c
+# links with log.c alone, since it reaches the recorder only through its sink.
 TEST_BINS += $(BUILD)/tests/check_cupti
 $(BUILD)/obj/tests/check_cupti.o: CFLAGS += $(CUDA_CFLAGS)
-$(BUILD)/tests/check_cupti: $(BUILD)/obj/tests/check_cupti.o $(BUILD)/obj/preload/cupti.o
+$(BUILD)/tests/check_cupti: $(BUILD)/obj/tests/check_cupti.o $(BUILD)/obj/preload/cupti.o \
+		$(BUILD)/obj/preload/log.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) -ldl $(LDLIBS)
 
 # The real cuBLAS/cuBLASLt/cuDNN through the interposed entry points; built

@@ -18,6 +18,8 @@
  *   shim_runtime hang K         K launches, prints "ready", waits for a signal
  *   shim_runtime graph R        the basic launches, then R graph replays
  *   shim_runtime capture        2 launches into a stream capture, 1 after
+ *   shim_runtime hostmem        copies to and from pageable and page-locked
+ *                               host memory after a kernel
  *
  * Exits with EXIT (default 0), or 3 if a driver call failed.
  */
@@ -309,6 +311,38 @@ int main(int argc, char **argv)
 		CHECK(release(b));
 		CHECK(release(c));
 		CHECK(ctx_sync());
+		return 0;
+	}
+	if (!strcmp(mode, "hostmem")) {
+		/* A step ended the way .item() ends one: a kernel, then an
+		 * async copy of its result to pageable memory (the stack);
+		 * then the same to page-locked memory (cuMemHostAlloc), from
+		 * it to the device, and a synchronous one to pageable memory.
+		 * The trace must say which host memory each copy touched. */
+		typedef int (*dtoh_async_fn)(void *, unsigned long long, size_t, void *);
+		typedef int (*htod_async_fn)(unsigned long long, const void *, size_t, void *);
+		typedef int (*host_alloc_fn)(void **, size_t, unsigned);
+		typedef int (*host_free_fn)(void *);
+		alloc_fn alloc = fetch("cuMemAlloc", 3020, 0);
+		dtoh_async_fn dtoh_async = fetch("cuMemcpyDtoHAsync", 3020, 0);
+		htod_async_fn htod_async = fetch("cuMemcpyHtoDAsync", 3020, 0);
+		dtoh_fn dtoh = fetch("cuMemcpyDtoH", 3020, 0);
+		host_alloc_fn host_alloc = fetch("cuMemHostAlloc", 3020, 0);
+		host_free_fn host_free = fetch("cuMemFreeHost", 2000, 0);
+		void *s1, *pinned;
+		unsigned long long d;
+		float scalar = 0;
+		CHECK(stream_create(&s1, 0));
+		CHECK(alloc(&d, 4096));
+		CHECK(host_alloc(&pinned, 4096, 0));
+		CHECK(lk(func("loss_kernel"), 16, 1, 1, 128, 1, 1, 0, s1, NULL, NULL));
+		CHECK(dtoh_async(&scalar, d, sizeof scalar, s1));         /* pageable */
+		CHECK(stream_sync(s1));
+		CHECK(dtoh_async(pinned, d, 4096, s1));                     /* pinned */
+		CHECK(htod_async(d, (char *)pinned + 1024, 2048, s1));      /* pinned, inside */
+		CHECK(dtoh(&scalar, d, sizeof scalar));                     /* pageable */
+		CHECK(stream_sync(s1));
+		CHECK(host_free(pinned));
 		return 0;
 	}
 	if (!strcmp(mode, "capture")) {

@@ -86,6 +86,25 @@ PY
 		{ fail "events: analyzed"; cat "$T/ev.txt"; }
 fi
 
+# 1c. Host memory: the driver's answer (cuPointerGetAttribute) for each copy's
+#     host side is in the trace, pageable for the stack, pinned for
+#     cuMemHostAlloc'd memory and an address inside it (what the analyzer
+#     makes of them: check_analyze's blocking_copy_scales).
+if run hostmem 0 SURFER_TIMING=events SURFER_OUTPUT="$T/hm.mp" -- $B/tests/shim_runtime hostmem; then
+	check hostmem "$T/hm.mp" --kernels 1 --copies 4 --timing events
+	$B/surfer-dump "$T/hm.mp" >"$T/hm.json" 2>&1
+	if python3 - "$T/hm.json" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+c = [(r["kind"], r["async"], r["bytes"], r["host_mem"]) for r in recs if r["type"] == "memcpy"]
+assert c == [("dtoh", True, 4, "pageable"), ("dtoh", True, 4096, "pinned"),
+             ("htod", True, 2048, "pinned"), ("dtoh", False, 4, "pageable")], c
+PY
+	then pass "hostmem: pageable and pinned host memory recorded"; else fail "hostmem: pageable and pinned host memory recorded"; cat "$T/hm.json"; fi
+	$B/surfer-analyze "$T/hm.mp" --origin h100-sxm --target a100 >"$T/hm.txt" 2>&1 &&
+		pass "hostmem: analyzed" || { fail "hostmem: analyzed"; cat "$T/hm.txt"; }
+fi
+
 # 2. Default timing: CUPTI cannot run on the fake; events are used and the
 #    header says why.
 if run cupti-fallback 0 SURFER_OUTPUT="$T/fb.mp" -- $B/tests/shim_runtime basic; then
@@ -388,6 +407,21 @@ if run nested 0 SURFER_TIMING=events SURFER_OUTPUT="$T/n.mp" LD_LIBRARY_PATH="$B
 		END { for (k in per) if (per[k] != 2) bad++; printf "%d %d", ng, bad + 0 }')
 	[ "$got" = "2 0" ] && pass "nested: kernels linked to their GEMM" || fail "nested: gemm count and errors '$got'"
 fi
+
+# 12b. The hook tables are indexed by their enums and resolve.c walks each to
+#     its empty end entry: an index without its entry would cut the walk
+#     short and leave every later hook unwrapped.
+for f in preload/hooks_cuda.c preload/hooks_cublas.c preload/hooks_cudnn.c; do
+	ids=$(awk '/^enum \{/ { e = 1; s = "" } e { s = s $0 } e && /^\};/ { e = 0; if (s ~ /_COUNT/) print s }' "$f" |
+		grep -ow 'H[KBD]_[A-Z0-9_]*' | grep -v '_COUNT$' | sort)
+	[ "$f" = preload/hooks_cuda.c ] && ids=$(printf '%s\nPRELOAD_HK_GETPROC\nPRELOAD_HK_GETPROC_V2' "$ids" | sort)
+	have=$(sed -n 's/^	\[\([A-Z0-9_]*\)\] = E(.*/\1/p' "$f" | sort)
+	if [ -n "$ids" ] && [ "$ids" = "$have" ]; then
+		pass "hook table of $f: an entry per index"
+	else
+		fail "hook table of $f: indices without entries: $(printf '%s\n' "$ids" | grep -vxF "$have" | tr '\n' ' ')"
+	fi
+done
 
 # 13. What the shim exports: the hooks and nothing else.
 exp=$(nm -D --defined-only "$SHIM" | awk '{print $3}' | sort | tr '\n' ' ')

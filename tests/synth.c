@@ -304,18 +304,55 @@ int synth_write(const char *path, const struct synth_opts *o)
 	return rc ? -1 : 0;
 }
 
-int synth_write_bench(const char *path, const char *device, uint64_t n)
+/* The bench trace's records of one launching thread, held until the
+ * thread's buffer drains (a block of records). */
+struct sy_buf {
+	struct trace_record *rec;
+	uint32_t n;
+};
+
+static int sy_bench_put(struct trace_writer *w, struct sy_buf *bufs, uint32_t block, uint32_t t,
+			const struct trace_record *r)
+{
+	struct sy_buf *b = &bufs[t];
+	int rc = 0;
+
+	if (!bufs)
+		return trace_writer_record(w, r);
+	b->rec[b->n++] = *r;
+	if (b->n == block) {
+		for (uint32_t i = 0; i < b->n; i++)
+			rc |= trace_writer_record(w, &b->rec[i]);
+		b->n = 0;
+	}
+	return rc;
+}
+
+int synth_write_bench(const char *path, const char *device, uint64_t n, uint32_t threads,
+		      uint32_t block)
 {
 	struct trace_header h;
 	struct trace_record r;
 	uint32_t names[20];
 	char buf[64];
-	uint64_t cpu = 1000000000ull, end = 0, seq = 0;
+	uint64_t cpu = 1000000000ull, end[SY_BENCH_MAX_THREADS] = { 0 }, seq = 0;
 	int err = 0, rc = 0;
-	struct trace_writer *w = trace_writer_open(path, 1 << 20, &err);
+	struct sy_buf *bufs = NULL;
+	struct trace_writer *w;
 
+	if (threads < 1 || threads > SY_BENCH_MAX_THREADS)
+		return -1;
+	w = trace_writer_open(path, 1 << 20, &err);
 	if (!w)
 		return -1;
+	if (threads > 1) {
+		bufs = calloc(threads, sizeof(*bufs));
+		for (uint32_t t = 0; bufs && t < threads; t++)
+			if (!(bufs[t].rec = malloc((size_t)block * sizeof(*bufs[t].rec))))
+				rc = -1;
+		if (!bufs)
+			rc = -1;
+	}
 	sy_header(&h, device, 0);
 	rc |= trace_writer_header(w, &h);
 	for (int i = 0; i < 20; i++) {
@@ -324,13 +361,15 @@ int synth_write_bench(const char *path, const char *device, uint64_t n)
 	}
 	for (uint64_t i = 0; rc == 0 && i < n; i++) {
 		uint64_t lib = 0, start;
+		uint32_t t = (uint32_t)(i % threads), thread = 1 + t;
+		uint64_t stream = 7 + t;
 
 		if (i % 10000 == 0) {
 			memset(&r, 0, sizeof(r));
 			r.type = TRACE_MARKER;
 			r.u.marker = (struct trace_marker){ .seq = ++seq, .kind = TRACE_MARK_ITERATION,
-				.thread = 1, .cpu_ns = cpu, .iteration = (int32_t)(i / 10000) };
-			rc |= trace_writer_record(w, &r);
+				.thread = thread, .cpu_ns = cpu, .iteration = (int32_t)(i / 10000) };
+			rc |= sy_bench_put(w, bufs, block, t, &r);
 		}
 		if (i % 10 == 0) {
 			memset(&r, 0, sizeof(r));
@@ -339,21 +378,27 @@ int synth_write_bench(const char *path, const char *device, uint64_t n)
 				.m = 1024 << (i % 3), .n = 1024, .k = 512, .batch = 1,
 				.a_type = TRACE_DT_BF16, .b_type = TRACE_DT_BF16,
 				.c_type = TRACE_DT_BF16, .compute_type = TRACE_DT_F32,
-				.stream = 7, .thread = 1, .cpu_ns = cpu };
+				.stream = stream, .thread = thread, .cpu_ns = cpu };
 			lib = seq;
-			rc |= trace_writer_record(w, &r);
+			rc |= sy_bench_put(w, bufs, block, t, &r);
 		}
 		memset(&r, 0, sizeof(r));
 		cpu += 3000;
-		start = cpu + SY_LATENCY > end ? cpu + SY_LATENCY : end;
-		end = start + 2000 + (i % 7) * 300;
+		start = cpu + SY_LATENCY > end[t] ? cpu + SY_LATENCY : end[t];
+		end[t] = start + 2000 + (i % 7) * 300;
 		r.type = TRACE_KERNEL;
 		r.u.kernel = (struct trace_kernel){ .seq = ++seq, .name = names[i % 20],
 			.grid = { 64u << (i % 10), 1, 1 }, .block = { 256, 1, 1 }, .regs = 32 + (i % 4) * 16,
-			.stream = 7, .thread = 1, .cpu_ns = cpu, .start_ns = start, .end_ns = end,
-			.lib_call = lib, .iteration = (int32_t)(i / 10000) };
-		rc |= trace_writer_record(w, &r);
+			.stream = stream, .thread = thread, .cpu_ns = cpu, .start_ns = start,
+			.end_ns = end[t], .lib_call = lib, .iteration = (int32_t)(i / 10000) };
+		rc |= sy_bench_put(w, bufs, block, t, &r);
 	}
+	for (uint32_t t = 0; bufs && t < threads; t++) {
+		for (uint32_t i = 0; rc == 0 && i < bufs[t].n; i++)
+			rc |= trace_writer_record(w, &bufs[t].rec[i]);
+		free(bufs[t].rec);
+	}
+	free(bufs);
 	if (rc == 0)
 		rc = trace_writer_finish(w);
 	trace_writer_free(w);

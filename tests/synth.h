@@ -37,9 +37,16 @@ void synth_defaults(struct synth_opts *o, const char *device);
 /* Writes the trace described by o to path.  Returns 0 or -1. */
 int synth_write(const char *path, const struct synth_opts *o);
 
-/* Writes a trace of n kernel launches over ~200 configurations (one stream,
- * a GEMM record every 10 launches, an iteration marker every 10000).
+#define SY_BENCH_MAX_THREADS 64
+
+/* Writes a trace of n kernel launches over ~200 configurations (a GEMM
+ * record every 10 launches, an iteration marker every 10000), launch i made
+ * by thread 1 + i % threads on stream 7 + i % threads, 3 us of CPU time
+ * apart.  With more than one thread each thread's records are written in
+ * blocks of block records, as a recorder draining per-thread buffers would
+ * (the threads' CPU times interleave, the file holds them in runs).
  * Returns 0 or -1. */
-int synth_write_bench(const char *path, const char *device, uint64_t n);
+int synth_write_bench(const char *path, const char *device, uint64_t n, uint32_t threads,
+		      uint32_t block);
 
 #endif

@@ -14,6 +14,7 @@
  */
 #include "analyzer/comm.h"
 #include "analyzer/model.h"
+#include "analyzer/modelrun.h"
 #include "gpu_specs/gpu.h"
 #include "predictor/tile.h"
 #include "tools/bench_e2e.h"
@@ -191,7 +192,7 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		struct model_timing t;
 		struct model_memory mem;
 		model_memory(&c, &o, &s, &mem);
-		int rc = model_time(&s, &o, g, launch_ns, &t, NULL);
+		int rc = model_time(&s, &o, g, launch_ns, &t);
 		model_seq_release(&s);
 		if (rc)
 			continue;

@@ -321,6 +321,29 @@ static void copy_json(json_t *o, const struct trace_copy *c, int is_memcpy)
 	set(o, "host_mem", json_string(trace_host_mem_name(c->host_mem)));
 }
 
+static void op_json(json_t *o, const struct trace_op *p)
+{
+	set(o, "seq", ju(p->seq));
+	set(o, "kind", json_string(trace_op_kind_name(p->kind)));
+	set(o, "dtype", json_string(trace_dtype_name(p->dtype)));
+	set(o, "m", ju(p->m));
+	set(o, "n", ju(p->n));
+	set(o, "k", ju(p->k));
+	set(o, "batch", ju(p->batch));
+	set(o, "flops", json_real(p->flops));
+	set(o, "bytes", json_real(p->bytes));
+	set(o, "b_transposed", json_boolean(p->b_transposed));
+	set(o, "reread_bytes", json_real(p->reread_bytes));
+	set(o, "reuse_bytes", json_real(p->reuse_bytes));
+	if (p->collective != TRACE_COLL_NONE) {
+		set(o, "collective", json_string(trace_collective_name(p->collective)));
+		set(o, "ranks", ju(p->ranks));
+	}
+	set(o, "stream", ju(p->stream));
+	set(o, "thread", ju(p->thread));
+	set(o, "cpu_ns", ju(p->cpu_ns));
+}
+
 static void trailer_json(json_t *o, const struct trace_trailer *t)
 {
 	json_t *counts = json_object();
@@ -373,6 +396,7 @@ static json_t *record_json(const struct trace_reader *r, const struct trace_reco
 		break;
 	}
 	case TRACE_TRAILER: trailer_json(o, &rec->u.trailer); break;
+	case TRACE_OP: op_json(o, &rec->u.op); break;
 	default: break;
 	}
 	return o;

@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 	struct import_stats st;
 	if (rc == 0) {
 		rc = import_finish(&set, &opts, out, &st, err, sizeof(err));
-		status = rc == IMPORT_EDEVICE || rc == IMPORT_EFORMAT ? 2 : 1;
+		status = rc == IMPORT_EDEVICE || rc == IMPORT_EFORMAT || rc == IMPORT_ESTEP ? 2 : 1;
 	}
 	import_set_release(&set);
 	if (rc) {
@@ -183,6 +183,13 @@ int main(int argc, char **argv)
 		       (unsigned long long)st.memsets, (unsigned long long)st.syncs,
 		       (unsigned long long)st.markers, (unsigned long long)st.gemms,
 		       st.device, st.origin, out);
+		if (!st.kernels)
+			fprintf(stderr, "%s: warning: no kernels on GPU %d in '%s': nothing for "
+				"surfer-analyze to predict but copies\n", prog, st.device, in);
+		if (!st.steps)
+			fprintf(stderr, "%s: note: no %s#N ranges: surfer-analyze will take the whole "
+				"trace as one iteration (name the ranges that are steps with --step)\n",
+				prog, step ? step : "ProfilerStep");
 		if (st.event_records || st.event_waits)
 			fprintf(stderr, "%s: note: of the syncs, %llu events recorded and %llu "
 				"waits for an event\n", prog,

@@ -25,6 +25,7 @@ enum {
 	IMPORT_EFORMAT = -2,   /* the input is malformed                     */
 	IMPORT_ENOMEM = -3,
 	IMPORT_EDEVICE = -4,   /* no usable device (unknown, none, ambiguous) */
+	IMPORT_ESTEP = -5,     /* --step names no range of the input          */
 };
 
 /* What an event is, before the join (values above TRACE_TYPE_MAX are
@@ -99,6 +100,14 @@ struct import_gemm {
 				     * A operand with trans_a = T              */
 };
 
+/* Names of the numbered ranges ("NAME#N", the way ProfilerStep#N is) an
+ * input holds, for saying which steps it has when --step names none. */
+#define IMPORT_MAX_RANGES 8
+struct import_range {
+	char name[48];              /* NAME, cut to 47 bytes                  */
+	uint64_t count;             /* ranges of that name                    */
+};
+
 /* A device the input describes. */
 struct import_device {
 	int32_t id;
@@ -131,6 +140,8 @@ struct import_set {
 	const char *step;           /* name of the ranges that are iterations,
 				     * set before reading (NULL: ProfilerStep) */
 	uint64_t skipped;           /* events dropped (other devices, ...)    */
+	struct import_range ranges[IMPORT_MAX_RANGES]; /* the first distinct names */
+	size_t nranges;
 };
 
 /* Options of import_finish. */
@@ -151,6 +162,7 @@ struct import_stats {
 	uint64_t nested;            /* step ranges inside another, ignored    */
 	uint64_t after;             /* records after the last step, dropped   */
 	uint64_t after_kernels;     /* of which kernels                       */
+	uint64_t steps;             /* iteration ranges found                 */
 	int device;                 /* the device imported                    */
 	char device_name[96];       /* as the input named it                  */
 	char origin[96];            /* the database name written as device    */
@@ -178,6 +190,11 @@ struct import_device *import_device_slot(struct import_set *s, int32_t id);
  * numbers such steps 0, 1, ... in time order). */
 int import_step_match(const char *step, const char *n, size_t len, int64_t *number);
 
+/* Notes a range (annotation, NVTX) named n[0..len) of the input: when it
+ * is "NAME#N", NAME is counted in set->ranges (the first
+ * IMPORT_MAX_RANGES distinct names). */
+void import_note_range(struct import_set *set, const char *n, size_t len);
+
 /* Returns the pool id (>= 1) of s[0..len), 0 on allocation failure. */
 uint32_t import_intern(struct import_set *set, const char *s, size_t len);
 /* The pool string with id, or NULL. */
@@ -195,8 +212,10 @@ int import_nsys_read(struct import_set *set, const char *path,
 
 /* Joins, sorts and writes set as a surfer trace to out_path.  The origin
  * device must be one gpu_find knows (the input's name, or opts->origin);
- * otherwise IMPORT_EDEVICE with a reason that suggests --origin.  On
- * failure no output file is left behind.  stats may be NULL. */
+ * otherwise IMPORT_EDEVICE with a reason that suggests --origin.  A step
+ * name given in set->step that no range of the input has is IMPORT_ESTEP,
+ * with a reason naming the numbered ranges it has.  On failure no output
+ * file is left behind.  stats may be NULL. */
 int import_finish(struct import_set *set, const struct import_opts *opts,
 		  const char *out_path, struct import_stats *stats,
 		  char *err, size_t errlen);

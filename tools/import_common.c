@@ -235,6 +235,46 @@ int import_step_match(const char *step, const char *n, size_t len, int64_t *numb
 	return 1;
 }
 
+void import_note_range(struct import_set *set, const char *n, size_t len)
+{
+	size_t base = len;
+	while (base && n[base - 1] >= '0' && n[base - 1] <= '9')
+		base--;
+	if (base == len || base < 2 || n[base - 1] != '#')
+		return;
+	base--;
+	if (base > sizeof(set->ranges[0].name) - 1)
+		base = sizeof(set->ranges[0].name) - 1;
+	for (size_t i = 0; i < set->nranges; i++)
+		if (strlen(set->ranges[i].name) == base && !memcmp(set->ranges[i].name, n, base)) {
+			set->ranges[i].count++;
+			return;
+		}
+	if (set->nranges == IMPORT_MAX_RANGES)
+		return;
+	struct import_range *r = &set->ranges[set->nranges++];
+	memcpy(r->name, n, base);
+	r->name[base] = '\0';
+	r->count = 1;
+}
+
+/* The reason for a --step that names no range: the numbered ranges the
+ * input has instead. */
+static void no_step(const struct import_set *s, char *err, size_t errlen)
+{
+	size_t off = (size_t)snprintf(err, errlen, "no range named '%s' in '%s'", s->step, s->input);
+	if (!s->nranges) {
+		if (off < errlen)
+			snprintf(err + off, errlen - off, "; it has no numbered ranges (such as "
+				 "ProfilerStep#N) either: leave out --step to analyze the whole trace");
+		return;
+	}
+	for (size_t i = 0; i < s->nranges && off < errlen; i++)
+		off += (size_t)snprintf(err + off, errlen - off, "%s%s#N (%llu)",
+					i ? ", " : "; its steps: ", s->ranges[i].name,
+					(unsigned long long)s->ranges[i].count);
+}
+
 /* ---- join and order ------------------------------------------------- */
 
 static int cmp_call(const void *a, const void *b)
@@ -802,6 +842,13 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 		steps[kept++] = steps[i];
 	}
 	nsteps = kept;
+	st->steps = nsteps;
+	if (s->step && !nsteps) {
+		free(ord);
+		free(steps);
+		no_step(s, err, errlen);
+		return IMPORT_ESTEP;
+	}
 	/* Work launched after the last iteration ends belongs to none (the
 	 * profiler's closing synchronize, a run's tail): the timeline would
 	 * count it into the last iteration, so it is not written. */

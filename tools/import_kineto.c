@@ -563,6 +563,7 @@ static void finish_event(struct parser *p)
 	}
 	case CAT_ANNOTATION: {
 		int64_t n;
+		import_note_range(s, e->name ? e->name : "", e->name_len);
 		if (!import_step_match(s->step, e->name ? e->name : "", e->name_len, &n))
 			return;
 		if (!(o = import_add_event(s)))

@@ -436,6 +436,8 @@ static int read_steps(struct db *d, struct import_set *s)
 		if (!n)
 			n = (const char *)sqlite3_column_text(st, 4);
 		int64_t v;
+		if (n)
+			import_note_range(s, n, strlen(n));
 		if (!n || sqlite3_column_type(st, 1) == SQLITE_NULL ||
 		    !import_step_match(s->step, n, strlen(n), &v))
 			continue;

@@ -1,7 +1,7 @@
 /*
  * trace.c - the parts of the trace module the writer and the reader share:
  * names of enum values, the semantic validation of records (one set of rules
- * for both sides, see docs/trace-format.md) and a uint32 hash map.
+ * for both sides, see docs/trace-format.md).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,7 +24,7 @@ const char *trace_type_name(enum trace_type t)
 {
 	static const char *const names[] = {
 		NULL, "header", "string", "kernel", "gemm", "conv", "memcpy",
-		"memset", "sync", "marker", "stack", "trailer",
+		"memset", "sync", "marker", "stack", "trailer", "op",
 	};
 	return name_of(names, NELEM(names), (int)t);
 }
@@ -41,7 +41,7 @@ const char *trace_dtype_name(enum trace_dtype d)
 const char *trace_timing_name(enum trace_timing t)
 {
 	static const char *const names[] = {
-		"none", "cupti", "events", "imported", "synthetic",
+		"none", "cupti", "events", "imported", "synthetic", "built",
 	};
 	return name_of(names, NELEM(names), (int)t);
 }
@@ -99,6 +99,23 @@ const char *trace_marker_kind_name(enum trace_marker_kind k)
 	return name_of(names, NELEM(names), (int)k);
 }
 
+const char *trace_op_kind_name(enum trace_op_kind k)
+{
+	static const char *const names[] = {
+		"unknown", "gemm", "conv", "elementwise", "reduction", "softmax", "norm",
+		"attention", "memcpy", "memset", "comm",
+	};
+	return name_of(names, NELEM(names), (int)k);
+}
+
+const char *trace_collective_name(enum trace_collective c)
+{
+	static const char *const names[] = {
+		"none", "all_reduce", "all_gather", "reduce_scatter", "send_recv",
+	};
+	return name_of(names, NELEM(names), (int)c);
+}
+
 double trace_dtype_bytes(enum trace_dtype d)
 {
 	switch (d) {
@@ -109,85 +126,6 @@ double trace_dtype_bytes(enum trace_dtype d)
 	case TRACE_DT_F4: return 1;   /* as declared in trace.h */
 	default: return 0;
 	}
-}
-
-/* ---- uint32 map ------------------------------------------------------ */
-
-static uint32_t hash_u32(uint32_t x)
-{
-	/* A multiplicative hash (Knuth, TAOCP 6.4): spreads consecutive ids. */
-	return x * 2654435761u;
-}
-
-uint32_t *trace_u32map_get(const struct trace_u32map *m, uint32_t key)
-{
-	if (!m || m->cap == 0 || key == 0)
-		return NULL;
-	uint32_t mask = m->cap - 1;
-	for (uint32_t i = hash_u32(key) & mask;; i = (i + 1) & mask) {
-		if (m->keys[i] == key)
-			return &m->vals[i];
-		if (m->keys[i] == 0)
-			return NULL;
-	}
-}
-
-static int u32map_grow(struct trace_u32map *m)
-{
-	uint32_t ncap = m->cap ? m->cap * 2 : 64;
-	if (ncap == 0)
-		return TRACE_ENOMEM;
-	uint32_t *nk = calloc(ncap, sizeof(*nk));
-	uint32_t *nv = calloc(ncap, sizeof(*nv));
-	if (!nk || !nv) {
-		free(nk);
-		free(nv);
-		return TRACE_ENOMEM;
-	}
-	for (uint32_t j = 0; j < m->cap; j++) {
-		if (!m->keys[j])
-			continue;
-		uint32_t i = hash_u32(m->keys[j]) & (ncap - 1);
-		while (nk[i])
-			i = (i + 1) & (ncap - 1);
-		nk[i] = m->keys[j];
-		nv[i] = m->vals[j];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = nk;
-	m->vals = nv;
-	m->cap = ncap;
-	return 0;
-}
-
-int trace_u32map_put(struct trace_u32map *m, uint32_t key, uint32_t val)
-{
-	uint32_t *v = trace_u32map_get(m, key);
-	if (v) {
-		*v = val;
-		return 0;
-	}
-	if (key == 0)
-		return TRACE_EINVAL;
-	/* Keep the load at most 1/2 so probes stay short. */
-	if ((m->n + 1) * 2 > m->cap && u32map_grow(m) < 0)
-		return TRACE_ENOMEM;
-	uint32_t mask = m->cap - 1;
-	uint32_t i = hash_u32(key) & mask;
-	while (m->keys[i])
-		i = (i + 1) & mask;
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->n++;
-	return 0;
-}
-
-void trace_u32map_release(struct trace_u32map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
 }
 
 /* ---- validation ------------------------------------------------------ */
@@ -220,7 +158,7 @@ static int check_string(uint32_t id, uint32_t nstrings, int allow_zero)
 }
 
 static int validate_kernel(const struct trace_kernel *k, uint32_t nstrings,
-			   const struct trace_u32map *stacks, char *msg, size_t msglen)
+			   const struct hmap *stacks, char *msg, size_t msglen)
 {
 	static const char *const axis[3] = { "x", "y", "z" };
 	if (!check_string(k->name, nstrings, 1))
@@ -256,7 +194,7 @@ static int validate_kernel(const struct trace_kernel *k, uint32_t nstrings,
 		return bad(msg, msglen, "end_ns before start_ns");
 	if (k->iteration < -1)
 		return bad(msg, msglen, "iteration: %d out of range", (int)k->iteration);
-	if (k->stack && !trace_u32map_get(stacks, k->stack))
+	if (k->stack && !hmap_get(stacks, k->stack))
 		return bad(msg, msglen, "stack: undefined stack id %u", k->stack);
 	return 0;
 }
@@ -312,6 +250,33 @@ static int validate_conv(const struct trace_conv *c, char *msg, size_t msglen)
 	return 0;
 }
 
+/* A count or size a builder computed: finite, not negative. */
+static int bad_amount(double v)
+{
+	return !(v >= 0 && v <= 1e300);
+}
+
+static int validate_op(const struct trace_op *o, char *msg, size_t msglen)
+{
+	if ((unsigned)o->kind >= TRACE_OPK_COUNT)
+		return bad(msg, msglen, "kind: out of range");
+	if (!valid_dtype(o->dtype))
+		return bad(msg, msglen, "dtype: out of range");
+	if (o->m > TRACE_GEMM_DIM_MAX || o->n > TRACE_GEMM_DIM_MAX ||
+	    o->k > TRACE_GEMM_DIM_MAX || o->batch > TRACE_GEMM_DIM_MAX)
+		return bad(msg, msglen, "m/n/k/batch: out of range");
+	if (bad_amount(o->flops) || bad_amount(o->bytes) || bad_amount(o->reread_bytes) ||
+	    bad_amount(o->reuse_bytes))
+		return bad(msg, msglen, "flops/bytes: negative or not finite");
+	if (o->b_transposed > 1)
+		return bad(msg, msglen, "b_transposed: not 0 or 1");
+	if ((unsigned)o->collective >= TRACE_COLL_COUNT)
+		return bad(msg, msglen, "collective: out of range");
+	if ((o->collective != TRACE_COLL_NONE) != (o->kind == TRACE_OPK_COMM))
+		return bad(msg, msglen, "collective: given for a kind other than comm, or missing");
+	return 0;
+}
+
 static int validate_copy(const struct trace_copy *c, int memset_rec, char *msg, size_t msglen)
 {
 	if ((unsigned)c->kind >= TRACE_COPY_KIND_COUNT)
@@ -330,7 +295,7 @@ static int validate_copy(const struct trace_copy *c, int memset_rec, char *msg, 
 }
 
 int trace_validate_record(const struct trace_record *rec, uint32_t nstrings,
-			  const struct trace_u32map *stacks, char *msg, size_t msglen)
+			  const struct hmap *stacks, char *msg, size_t msglen)
 {
 	switch (rec->type) {
 	case TRACE_KERNEL:
@@ -342,6 +307,8 @@ int trace_validate_record(const struct trace_record *rec, uint32_t nstrings,
 	case TRACE_MEMCPY:
 	case TRACE_MEMSET:
 		return validate_copy(&rec->u.copy, rec->type == TRACE_MEMSET, msg, msglen);
+	case TRACE_OP:
+		return validate_op(&rec->u.op, msg, msglen);
 	case TRACE_SYNC:
 		if ((unsigned)rec->u.sync.kind >= TRACE_SYNC_KIND_COUNT)
 			return bad(msg, msglen, "kind: out of range");
@@ -367,11 +334,56 @@ int trace_validate_record(const struct trace_record *rec, uint32_t nstrings,
 				return bad(msg, msglen, "frame %u: undefined string id %u", i,
 					   rec->u.stack.frames[i]);
 		}
-		if (trace_u32map_get(stacks, rec->u.stack.id))
+		if (hmap_get(stacks, rec->u.stack.id))
 			return bad(msg, msglen, "id: stack %u defined twice", rec->u.stack.id);
 		return 0;
 	default:
 		return bad(msg, msglen, "record type %d cannot be written here", (int)rec->type);
+	}
+}
+
+int trace_record_key(const struct trace_record *rec, uint32_t *thread, uint64_t *cpu_ns,
+		     uint64_t *seq)
+{
+	switch (rec->type) {
+	case TRACE_KERNEL:
+		*thread = rec->u.kernel.thread;
+		*cpu_ns = rec->u.kernel.cpu_ns;
+		*seq = rec->u.kernel.seq;
+		return 1;
+	case TRACE_GEMM:
+		*thread = rec->u.gemm.thread;
+		*cpu_ns = rec->u.gemm.cpu_ns;
+		*seq = rec->u.gemm.seq;
+		return 1;
+	case TRACE_CONV:
+		*thread = rec->u.conv.thread;
+		*cpu_ns = rec->u.conv.cpu_ns;
+		*seq = rec->u.conv.seq;
+		return 1;
+	case TRACE_MEMCPY:
+	case TRACE_MEMSET:
+		*thread = rec->u.copy.thread;
+		*cpu_ns = rec->u.copy.cpu_ns;
+		*seq = rec->u.copy.seq;
+		return 1;
+	case TRACE_SYNC:
+		*thread = rec->u.sync.thread;
+		*cpu_ns = rec->u.sync.cpu_ns;
+		*seq = rec->u.sync.seq;
+		return 1;
+	case TRACE_MARKER:
+		*thread = rec->u.marker.thread;
+		*cpu_ns = rec->u.marker.cpu_ns;
+		*seq = rec->u.marker.seq;
+		return 1;
+	case TRACE_OP:
+		*thread = rec->u.op.thread;
+		*cpu_ns = rec->u.op.cpu_ns;
+		*seq = rec->u.op.seq;
+		return 1;
+	default:
+		return 0;
 	}
 }
 

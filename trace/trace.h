@@ -17,6 +17,13 @@
  *    buffer and the string table, and writes whole chunks through a sink;
  *  - the reader's memory is bounded by the number of distinct strings (and
  *    stacks), never by the file size, and it validates every field.
+ *
+ * Order (docs/trace-format.md, "Order"): the file holds records in the order
+ * they were written, the threads of a program interleaved in runs.  The
+ * order of events is (cpu_ns, seq), and between records with equal keys
+ * their order in the file.  trace_merge_* returns the records in that order
+ * from a second reading of the file, holding a window of records per
+ * thread: memory bounded by the threads, not by the records.
  */
 #ifndef SURFER_TRACE_H
 #define SURFER_TRACE_H
@@ -57,6 +64,8 @@ enum trace_type {
 	TRACE_MARKER = 9,
 	TRACE_STACK = 10,   /* a deduplicated, symbolized launch call stack  */
 	TRACE_TRAILER = 11,
+	TRACE_OP = 12,      /* 1.2: what a kernel computes, as a program builder
+			     * describes it (see struct trace_op)           */
 	TRACE_TYPE_MAX
 };
 
@@ -75,6 +84,11 @@ enum trace_timing {
 	TRACE_TIMING_EVENTS,       /* CUDA events around each launch           */
 	TRACE_TIMING_IMPORTED,     /* converted from another tool's trace      */
 	TRACE_TIMING_SYNTHETIC,    /* written by a test or a generator         */
+	TRACE_TIMING_BUILT,        /* 1.2: built from a model configuration by a
+				    * program builder (surfer-analyze --model
+				    * --write-trace): no GPU ran it, so there is
+				    * no origin GPU and no GPU time; kernels carry
+				    * OP records                                */
 	TRACE_TIMING_COUNT
 };
 
@@ -116,6 +130,11 @@ enum {
 	TRACE_KF_CAPTURED = 1u << 2,   /* launched during stream capture        */
 	TRACE_KF_PTSZ = 1u << 3,       /* per-thread default stream semantics   */
 	TRACE_KF_EX = 1u << 4,         /* launched through cuLaunchKernelEx     */
+	TRACE_KF_PEER = 1u << 5,       /* 1.2, built traces: work of a peer GPU
+					* this one waits behind (a pipeline
+					* stage's bubble): it holds the stream
+					* for its time but is not this GPU's
+					* kernel time or launches             */
 };
 
 /* Times are nanoseconds: cpu_ns on the recorder's CLOCK_MONOTONIC (or the
@@ -256,6 +275,46 @@ enum trace_marker_kind {
 	TRACE_MARK_KIND_COUNT
 };
 
+/* What a TRACE_OP describes: the values of the predictor's enum pred_op. */
+enum trace_op_kind {
+	TRACE_OPK_UNKNOWN = 0, TRACE_OPK_GEMM, TRACE_OPK_CONV, TRACE_OPK_ELEMENTWISE,
+	TRACE_OPK_REDUCTION, TRACE_OPK_SOFTMAX, TRACE_OPK_NORM, TRACE_OPK_ATTENTION,
+	TRACE_OPK_MEMCPY, TRACE_OPK_MEMSET, TRACE_OPK_COMM,
+	TRACE_OPK_COUNT
+};
+
+/* The collective a TRACE_OPK_COMM op runs. */
+enum trace_collective {
+	TRACE_COLL_NONE = 0, TRACE_COLL_ALL_REDUCE, TRACE_COLL_ALL_GATHER,
+	TRACE_COLL_REDUCE_SCATTER, TRACE_COLL_SEND_RECV,
+	TRACE_COLL_COUNT
+};
+
+/* 1.2: an operator as a program builder describes it: the target-
+ * independent numbers the predictor works from when no GPU ran the kernel
+ * (a recorder writes GEMM and CONV records instead).  The kernel it
+ * launched names it by lib_call, as a kernel names its GEMM call. */
+struct trace_op {
+	uint64_t seq;               /* shares the numbering with kernels         */
+	enum trace_op_kind kind;
+	enum trace_dtype dtype;     /* math dtype                                */
+	uint64_t m, n, k, batch;    /* GEMM: batch x (m x k) * (k x n), row-major;
+				     * vector ops: rows x cols in m, n; 0 unknown */
+	double flops;               /* total floating-point operations           */
+	double bytes;               /* minimum DRAM traffic, bytes               */
+	uint8_t b_transposed;       /* GEMM: the second operand is read transposed */
+	double reread_bytes;        /* a broadcast operand read again per repetition
+				     * unless it stays in L2: the DRAM bytes the
+				     * re-reads add, ...                         */
+	double reuse_bytes;         /* ... and the bytes streamed between two uses
+				     * (a GPU whose L2 is smaller pays reread)   */
+	enum trace_collective collective; /* COMM: which; NONE otherwise          */
+	uint32_t ranks;             /* COMM: GPUs in the group                   */
+	uint64_t stream;
+	uint32_t thread;
+	uint64_t cpu_ns;
+};
+
 struct trace_marker {
 	uint64_t seq;
 	enum trace_marker_kind kind;
@@ -296,6 +355,7 @@ struct trace_record {
 		struct trace_marker marker;
 		struct trace_stack stack;
 		struct trace_trailer trailer;
+		struct trace_op op;
 	} u;
 };
 
@@ -310,6 +370,8 @@ const char *trace_copy_kind_name(enum trace_copy_kind k);
 const char *trace_host_mem_name(enum trace_host_mem m);
 const char *trace_sync_kind_name(enum trace_sync_kind k);
 const char *trace_marker_kind_name(enum trace_marker_kind k);
+const char *trace_op_kind_name(enum trace_op_kind k);
+const char *trace_collective_name(enum trace_collective c);
 /* Size in bytes of one element of dtype d (TF32 and F32 are 4; F4 reports 1;
  * 0 for unknown). */
 double trace_dtype_bytes(enum trace_dtype d);
@@ -401,5 +463,43 @@ uint64_t trace_reader_count(const struct trace_reader *r);
 const struct trace_stack *trace_reader_stack(const struct trace_reader *r, uint32_t id);
 
 void trace_reader_free(struct trace_reader *r);
+
+/* ---- reading in order ---------------------------------------------- */
+
+/* The window, in records of one thread, within which a thread's records
+ * may be out of (cpu_ns, seq) order for trace_merge_open to sort them. */
+#define TRACE_ORDER_WINDOW 16384u
+
+/* Makes r note, as it reads, what trace_merge_open needs: for every thread
+ * the byte ranges of its records and whether a window of window records
+ * (0 = TRACE_ORDER_WINDOW) puts them in order.  Call it before the first
+ * trace_reader_next.  Memory: a few KiB per thread and, for a thread whose
+ * records are out of order, window x 16 bytes.  0, TRACE_EINVAL (records
+ * were read already) or TRACE_ENOMEM. */
+int trace_reader_keep_order(struct trace_reader *r, uint32_t window);
+
+struct trace_merge;
+
+/* Opens a second reading of r's input that returns the records r returned
+ * (strings and stacks excepted: r has them) in (cpu_ns, seq, file position)
+ * order.  r must keep order (trace_reader_keep_order), be read to its end
+ * (the trailer or the error that stopped it), read a regular file or
+ * memory, and outlive the merge.  Returns 0 and *out; TRACE_EINVAL with a
+ * reason in err when a thread's records are out of order beyond the window
+ * or r does not keep order; TRACE_EIO when the input cannot be read again;
+ * TRACE_ENOMEM. */
+int trace_merge_open(struct trace_merge **out, const struct trace_reader *r,
+		     char *err, size_t errlen);
+
+/* The next record in order: 1 with *rec (TRACE_KERNEL, GEMM, CONV, MEMCPY,
+ * MEMSET, SYNC, MARKER or OP; its string and stack ids are r's), 0 at the end,
+ * or a negative code with a reason in err (also when the file changed since
+ * r read it).  After an error every later call returns the same code. */
+int trace_merge_next(struct trace_merge *m, struct trace_record *rec, char *err, size_t errlen);
+
+/* Bytes the merge holds (buffers, windows), for tests of its bound. */
+size_t trace_merge_bytes(const struct trace_merge *m);
+
+void trace_merge_free(struct trace_merge *m);
 
 #endif

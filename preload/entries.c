@@ -1,0 +1,263 @@
+/*
+ * entries.c - what the hooks call: each launch, graph replay, copy, set,
+ * synchronization, library call and capture marker becomes one entry in
+ * the calling thread's ring, with its sequence number, thread, CPU time
+ * and, for kernels, what the handle cache knows.  The timing source is
+ * told around the real call: CUPTI gets our sequence number as external
+ * correlation id, events are recorded on the launch's stream.
+ *
+ * Must never: take the writer lock on the launch path (only a full ring,
+ * or a thread that waited for the GPU without a writer thread, drains);
+ * record a launch that failed (its events go back to the pool); change
+ * what the host's call returns or its errno.
+ */
+#include <string.h>
+
+#include "preload/recorder.h"
+
+void preload_launch_begin(const struct preload_launch *l, struct preload_launch_tok *tok)
+{
+	struct preload_core *g = &preload_core;
+	tok->active = 0;
+	struct preload_thread *t = preload_thread_get();
+	if (!t)
+		return;
+	preload_timing_settle();
+	tok->t = t;
+	tok->seq = preload_seq_next(t);
+	tok->ev[0] = tok->ev[1] = NULL;
+	tok->active = 1;
+	int ptsz = (l->flags & TRACE_KF_PTSZ) != 0;
+	tok->captured = g->timing != TRACE_TIMING_NONE && preload_stream_capturing(l->stream, ptsz);
+	if (g->timing == TRACE_TIMING_CUPTI) {
+		preload_cupti_push(tok->seq);
+	} else if (g->timing == TRACE_TIMING_EVENTS && !tok->captured) {
+		if (preload_events_get(tok->ev) == 0)
+			preload_events_record(tok->ev[0], l->stream, ptsz);
+	}
+	tok->cpu_ns = preload_now_ns();
+}
+
+void preload_launch_end(const struct preload_launch *l, struct preload_launch_tok *tok,
+			preload_cures result)
+{
+	struct preload_core *g = &preload_core;
+	if (!tok->active)
+		return;
+	struct preload_thread *t = tok->t;
+	int ptsz = (l->flags & TRACE_KF_PTSZ) != 0;
+	if (g->timing == TRACE_TIMING_CUPTI)
+		preload_cupti_pop();
+	else if (tok->ev[0] && result == 0)
+		preload_events_record(tok->ev[1], l->stream, ptsz);
+	struct preload_entry *e = preload_ring_slot(t);
+	if (result != 0) {
+		/* A failed launch ran nothing: give the events back unrecorded. */
+		if (tok->ev[0]) {
+			e->ev[0] = tok->ev[0];
+			e->ev[1] = tok->ev[1];
+			e->rec.type = TRACE_TYPE_MAX; /* recycled by the drain, not written */
+			preload_ring_publish(t);
+		}
+		return;
+	}
+	e->ev[0] = tok->ev[0];
+	e->ev[1] = tok->ev[1];
+	e->fi = preload_funcinfo_get(l->f);
+	e->rec.type = TRACE_KERNEL;
+	struct trace_kernel *k = &e->rec.u.kernel;
+	memset(k, 0, sizeof *k);
+	k->seq = tok->seq;
+	for (int i = 0; i < 3; i++) {
+		k->grid[i] = l->grid[i];
+		k->block[i] = l->block[i];
+		k->cluster[i] = l->cluster[i];
+	}
+	if (e->fi) {
+		k->regs = e->fi->regs;
+		k->static_smem = e->fi->static_smem;
+	}
+	k->dyn_smem = l->dyn_smem;
+	k->stream = preload_stream_id(l->stream, ptsz);
+	k->thread = t->tid;
+	k->flags = l->flags;
+	if (tok->captured)
+		k->flags |= TRACE_KF_CAPTURED;
+	k->cpu_ns = tok->cpu_ns;
+	k->lib_call = t->lib_depth > 0 ? t->lib_seq : 0;
+	k->iteration = atomic_load_explicit(&g->iteration, memory_order_relaxed);
+	/* called from here: stacks.c skips this frame and the hook's */
+	k->stack = preload_cfg.stacks ? preload_stack_capture() : 0;
+	preload_ring_publish(t);
+}
+
+void preload_graph_begin(preload_stream s, int ptsz, struct preload_launch_tok *tok)
+{
+	(void)s;
+	(void)ptsz;
+	tok->active = 0;
+	struct preload_thread *t = preload_thread_get();
+	if (!t)
+		return;
+	preload_timing_settle();
+	tok->t = t;
+	tok->seq = preload_seq_next(t);
+	tok->active = 1;
+	if (preload_core.timing == TRACE_TIMING_CUPTI)
+		preload_cupti_push(tok->seq);
+	tok->cpu_ns = preload_now_ns();
+}
+
+void preload_graph_end(preload_stream s, int ptsz, struct preload_launch_tok *tok, preload_cures r)
+{
+	struct preload_core *g = &preload_core;
+	if (!tok->active)
+		return;
+	if (g->timing == TRACE_TIMING_CUPTI)
+		preload_cupti_pop();
+	/* Without CUPTI the kernels of a replay are invisible: nothing to keep. */
+	if (r != 0 || g->timing != TRACE_TIMING_CUPTI)
+		return;
+	struct preload_thread *t = tok->t;
+	struct preload_entry *e = preload_ring_slot(t);
+	e->graph = 1;
+	e->rec.type = TRACE_KERNEL;
+	struct trace_kernel *k = &e->rec.u.kernel;
+	memset(k, 0, sizeof *k);
+	k->seq = tok->seq;
+	k->stream = preload_stream_id(s, ptsz);
+	k->thread = t->tid;
+	k->flags = TRACE_KF_GRAPH | (ptsz ? TRACE_KF_PTSZ : 0);
+	k->cpu_ns = tok->cpu_ns;
+	k->lib_call = t->lib_depth > 0 ? t->lib_seq : 0;
+	k->iteration = atomic_load_explicit(&g->iteration, memory_order_relaxed);
+	preload_ring_publish(t);
+}
+
+uint64_t preload_op_begin(void)
+{
+	struct preload_thread *t = preload_thread_get();
+	if (!t)
+		return 0;
+	preload_timing_settle();
+	uint64_t seq = preload_seq_next(t);
+	if (preload_core.timing == TRACE_TIMING_CUPTI)
+		preload_cupti_push(seq);
+	return seq;
+}
+
+void preload_op_end(void)
+{
+	if (preload_core.timing == TRACE_TIMING_CUPTI && preload_tls_thread)
+		preload_cupti_pop();
+}
+
+void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind kind,
+		  enum trace_host_mem host_mem, int async, preload_stream s, int ptsz,
+		  uint64_t cpu_ns, uint64_t cpu_end_ns)
+{
+	struct preload_thread *t = preload_thread_get();
+	if (!t)
+		return;
+	struct preload_entry *e = preload_ring_slot(t);
+	e->rec.type = (enum trace_type)type;
+	struct trace_copy *c = &e->rec.u.copy;
+	memset(c, 0, sizeof *c);
+	c->seq = seq ? seq : preload_seq_next(t);
+	c->bytes = bytes;
+	c->kind = kind;
+	c->host_mem = host_mem;
+	c->async = (uint8_t)async;
+	c->stream = preload_stream_id(s, ptsz);
+	c->thread = t->tid;
+	c->cpu_ns = cpu_ns;
+	c->cpu_end_ns = cpu_end_ns;
+	preload_ring_publish(t);
+}
+
+void preload_sync(enum trace_sync_kind kind, preload_stream s, int ptsz, uint64_t cpu_ns,
+		  uint64_t cpu_end_ns, uint64_t event)
+{
+	struct preload_thread *t = preload_thread_get();
+	if (!t)
+		return;
+	struct preload_entry *e = preload_ring_slot(t);
+	e->rec.type = TRACE_SYNC;
+	struct trace_sync *y = &e->rec.u.sync;
+	memset(y, 0, sizeof *y);
+	y->seq = preload_seq_next(t);
+	y->kind = kind;
+	/* a context or event sync names no stream (the event's own says
+	 * which work it waits for) */
+	y->stream = kind == TRACE_SYNC_CTX || kind == TRACE_SYNC_EVENT ? 0 : preload_stream_id(s, ptsz);
+	y->thread = t->tid;
+	y->cpu_ns = cpu_ns;
+	y->cpu_end_ns = cpu_end_ns;
+	y->event = event;
+	preload_ring_publish(t);
+	/* Without a writer thread, a thread that waited for the GPU writes. */
+	if (kind != TRACE_SYNC_STREAM_WAIT_EVENT && kind != TRACE_SYNC_EVENT_RECORD &&
+	    !preload_wt_running())
+		preload_ring_flush(t);
+}
+
+int preload_lib_enter(uint64_t *seq)
+{
+	struct preload_thread *t = preload_thread_get();
+	if (!t)
+		return 0;
+	if (t->lib_depth++ > 0)
+		return 0;
+	t->lib_seq = *seq = preload_seq_next(t);
+	return 1;
+}
+
+void preload_lib_leave(void)
+{
+	struct preload_thread *t = preload_tls_thread;
+	if (t && t->lib_depth > 0)
+		t->lib_depth--;
+}
+
+void preload_gemm(struct trace_gemm *g)
+{
+	struct preload_thread *t = preload_thread_get();
+	if (!t)
+		return;
+	struct preload_entry *e = preload_ring_slot(t);
+	e->rec.type = TRACE_GEMM;
+	g->thread = t->tid;
+	g->cpu_ns = preload_now_ns();
+	e->rec.u.gemm = *g;
+	preload_ring_publish(t);
+}
+
+void preload_conv(struct trace_conv *c)
+{
+	struct preload_thread *t = preload_thread_get();
+	if (!t)
+		return;
+	struct preload_entry *e = preload_ring_slot(t);
+	e->rec.type = TRACE_CONV;
+	c->thread = t->tid;
+	c->cpu_ns = preload_now_ns();
+	e->rec.u.conv = *c;
+	preload_ring_publish(t);
+}
+
+void preload_marker(enum trace_marker_kind kind, int iteration)
+{
+	struct preload_thread *t = preload_thread_get();
+	if (!t)
+		return;
+	struct preload_entry *e = preload_ring_slot(t);
+	e->rec.type = TRACE_MARKER;
+	struct trace_marker *m = &e->rec.u.marker;
+	memset(m, 0, sizeof *m);
+	m->seq = preload_seq_next(t);
+	m->kind = kind;
+	m->thread = t->tid;
+	m->cpu_ns = preload_now_ns();
+	m->iteration = iteration;
+	preload_ring_publish(t);
+}
