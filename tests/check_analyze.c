@@ -639,32 +639,76 @@ START_TEST(short_names)
 
 	report_short_name("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_",
 			  out, 60);
-	ck_assert_str_eq(out, "at::native::vectorized_elementwise_kernel<...>");
+	ck_assert_str_eq(out, "vectorized_elementwise_kernel<FillFunctor>");
 	report_short_name("_Z10add_kernelPfS_", out, 60);
 	ck_assert_str_eq(out, "add_kernel");
 	report_short_name("void at::native::reduce_kernel<512, 1>(int)", out, 60);
-	ck_assert_str_eq(out, "at::native::reduce_kernel<...>");
+	ck_assert_str_eq(out, "reduce_kernel<...>");
 	report_short_name("ampere_sgemm_128x64_nn", out, 10);
 	ck_assert_str_eq(out, "ampere_...");
 	report_short_name("_Z99broken", out, 60);
 	ck_assert_str_eq(out, "_Z99broken");
 	/* An unnamed namespace, mangled (g++ and nvcc write _GLOBAL__N_...)
 	 * and as Kineto writes it; the hand-written reader printed the first
-	 * as at::native::_GLOBAL__N_1::... and cut the second to at::native:: */
+	 * as at::native::_GLOBAL__N_1::... and cut the second to at::native::.
+	 * A row shows the kernel's own name, without its namespaces. */
 	report_short_name("_ZN2at6native12_GLOBAL__N_120softmax_warp_forwardIfEEvPT_PKS3_i", out, 60);
-	ck_assert_str_eq(out, "at::native::(anonymous namespace)::softmax_warp_forward<...>");
+	ck_assert_str_eq(out, "softmax_warp_forward<...>");
 	report_short_name("void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned "
 			  "int, 1, 128, 1>(float*, at::native::(anonymous namespace)::CatArrInputTensor"
 			  "Metadata<float, unsigned int, 128, 1>)", out, 60);
-	ck_assert_str_eq(out, "at::native::(anonymous namespace)::CatArrayBatchedCopy<...>");
+	ck_assert_str_eq(out, "CatArrayBatchedCopy<...>");
 	report_short_name("void (anonymous namespace)::softmax_warp_backward<float, float, float, 10, "
 			  "true, false>(float*, float const*, float const*, int, int, int, bool const*)",
 			  out, 60);
-	ck_assert_str_eq(out, "(anonymous namespace)::softmax_warp_backward<...>");
+	ck_assert_str_eq(out, "softmax_warp_backward<...>");
 	/* A name the demangler rejects (cut short here, like cuDNN's CUTLASS
 	 * kernels that c++filt rejects whole) keeps its leading name. */
 	report_short_name("_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23ImplicitGemm", out, 60);
 	ck_assert_str_eq(out, "cutlass_cudnn_train::Kernel<...>");
+}
+END_TEST
+
+/* Kernel rows keep what tells a template's instances apart, from the names
+ * torch.profiler writes (PyTorch 2 on an A100): the functor, the function a
+ * lambda was written in, or nothing when every argument is a type or a
+ * number; the kernel's name is cut before the functor is. */
+START_TEST(short_names_functor)
+{
+	static const struct { const char *name; size_t width; const char *want; } cases[] = {
+		{ "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, "
+		  "float, float, at::native::binary_internal::MulFunctor<float> >, at::detail::Array<"
+		  "char*, 3> >(int, at::native::BinaryFunctor<float, float, float, at::native::"
+		  "binary_internal::MulFunctor<float> >, at::detail::Array<char*, 3>)",
+		  46, "vectorized_elementwise_kernel<MulFunctor>" },
+		{ "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+		  "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::"
+		  "Array<char*, 1>)", 46, "vectorized_elementwise_kernel<FillFunctor>" },
+		{ "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::"
+		  "TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() "
+		  "const::{lambda(float)#1}, at::detail::Array<char*, 2>, TrivialOffsetCalculator<1, "
+		  "unsigned int>, TrivialOffsetCalculator<1, unsigned int>, at::native::memory::"
+		  "LoadWithCast<1>, at::native::memory::StoreWithCast<1> >(int)",
+		  60, "unrolled_elementwise_kernel<direct_copy_kernel_cuda>" },
+		{ "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::"
+		  "func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::"
+		  "TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4> >(at::native::"
+		  "ReduceOp<float, float>)", 46, "reduce_kernel<sum_functor>" },
+		{ "void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 3, "
+		  "128, 1>(float*, int)", 46, "CatArrayBatchedCopy<...>" },
+		{ "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, "
+		  "float, float, at::native::binary_internal::MulFunctor<float> >, at::detail::Array<"
+		  "char*, 2> >(int)", 30, "vectorized_elem...<MulFunctor>" },
+		{ "vectorized_elementwise_kernel<4, pow_tensor_scalar_kernel>", 60,
+		  "vectorized_elementwise_kernel<pow_tensor_scalar_kernel>" },
+	};
+	char out[128];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		report_short_name(cases[i].name, out, cases[i].width);
+		ck_assert_str_eq(out, cases[i].want);
+		ck_assert_uint_le(strlen(out), cases[i].width);
+	}
 }
 END_TEST
 
@@ -959,6 +1003,7 @@ int main(void)
 	tcase_add_test(tc, json_document);
 	tcase_add_test(tc, baseline_gate);
 	tcase_add_test(tc, short_names);
+	tcase_add_test(tc, short_names_functor);
 	tcase_add_test(tc, kernels_long_after_their_calls);
 	tcase_add_test(tc, cublas_shape_to_row_major);
 	tcase_add_test(tc, times_past_int64);

@@ -200,7 +200,7 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		double e = (pred - measured) / measured * 100.0;
 		/* the estimated peak memory against the GPU's: every config
 		 * measured ran, so none may exceed 100% */
-		double mem_pct = g->mem_gb > 0 ? 100.0 * mem.peak / (g->mem_gb * 1073741824.0) : 0;
+		double mem_pct = gpu_mem_usable_bytes(g) > 0 ? 100.0 * mem.peak / gpu_mem_usable_bytes(g) : 0;
 		printf("%-16s %-34s %10.2f %10.2f %+8.1f%% %5.0f%%", g->id, files[i], measured, pred, e,
 		       mem_pct);
 		if (mem_pct > acc.mem_pct) {
@@ -229,8 +229,8 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 			       builtin && *note ? ", " : "", note);
 		putchar('\n');
 		if (acc.mem_pct > 0)
-			printf("%-16s memory: the estimated peak is at most %.0f%% of its %g GiB (%s)\n",
-			       g->id, acc.mem_pct, g->mem_gb, acc.mem_cfg);
+			printf("%-16s memory: the estimated peak is at most %.0f%% of its usable %.1f GiB (%s)\n",
+			       g->id, acc.mem_pct, gpu_mem_usable_bytes(g) / 1073741824.0, acc.mem_cfg);
 		all->sum += acc.sum;
 		all->n += acc.n;
 	}

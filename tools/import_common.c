@@ -457,7 +457,7 @@ static void fill_device(struct trace_device *d, const struct trace_device *in,
 	if (forced || !d->l2_bytes)
 		d->l2_bytes = (uint32_t)(g->l2_mb * 1024.0 * 1024.0);
 	if (forced || !d->mem_bytes)
-		d->mem_bytes = (uint64_t)(g->mem_gb * 1e9);
+		d->mem_bytes = (uint64_t)gpu_mem_bytes(g);  /* as the driver reports it */
 }
 
 static uint64_t *counter_of(struct import_stats *st, int kind)
