@@ -40,10 +40,6 @@ $(FUZZ_BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(CFLAGS_$(subst /,_,$(dir $<))) -c -o $@ $<
 
-# the objects' header dependencies (-MMD): the top-level Makefile reads
-# those of $(BUILD) only, and a header change must rebuild these too
--include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
-
 # (the generated GPU table, $(BUILD)/gen/gpus_table.c, is compiled from
 # where the normal build generates it)
 $(FUZZ_CORE): $(CORE_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o)
