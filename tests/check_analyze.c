@@ -222,85 +222,6 @@ START_TEST(gpu_bound_scales)
 }
 END_TEST
 
-/*
- * A GPU-bound step that ends with a copy to the host, the way `.item()` or
- * `.cpu()` ends a training step: 20 memory-bound kernels launched ahead of
- * the GPU, then one 8-byte DtoH copy whose call returns only once the copy
- * is done, then the next step.  The truth is known: the CPU waits for the
- * GPU at the copy, so on a target the step takes what its kernels take,
- * plus the same few microseconds of CPU work.  How the copy is known to
- * block differs per case.
- */
-enum blocking_case {
-	BLOCK_PAGEABLE,     /* cudaMemcpyAsync to pageable memory (host_mem)       */
-	BLOCK_CPU_END,      /* host memory unknown; the call ended after the copy  */
-	BLOCK_SYNC_CALL,    /* cudaMemcpy (not Async)                              */
-	BLOCK_ITEM,         /* no GPU times, host memory unknown; a stream sync
-			     * follows the copy (.item())                          */
-	BLOCK_CASES
-};
-
-static void write_blocking_step(const char *p, enum blocking_case bc)
-{
-	static const char kname[] = "void at::native::vectorized_elementwise_kernel<4, "
-				    "at::native::AddFunctor<float>>(int, float*, float*)";
-	struct trace_header h;
-	struct trace_record r;
-	int err, untimed = bc == BLOCK_ITEM;
-	struct trace_writer *w = trace_writer_open(p, 0, &err);
-	uint64_t seq = 0, cpu = 1000000, gpu_end = 0;
-
-	ck_assert_ptr_nonnull(w);
-	memset(&h, 0, sizeof(h));
-	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A100-SXM4-40GB");
-	h.timing = untimed ? TRACE_TIMING_NONE : TRACE_TIMING_SYNTHETIC;
-	ck_assert_int_eq(trace_writer_header(w, &h), 0);
-	uint32_t name = trace_writer_intern(w, kname, strlen(kname));
-	for (int it = 0; it < 4; it++) {
-		memset(&r, 0, sizeof(r));
-		r.type = TRACE_MARKER;
-		r.u.marker = (struct trace_marker){ .seq = ++seq, .kind = TRACE_MARK_ITERATION,
-			.thread = 1, .cpu_ns = cpu, .iteration = it };
-		ck_assert_int_eq(trace_writer_record(w, &r), 0);
-		for (int k = 0; k < 20; k++) {
-			uint64_t start = cpu + 5000 > gpu_end ? cpu + 5000 : gpu_end + 2000;
-
-			gpu_end = start + 200000;   /* 200 us, far longer than a launch */
-			memset(&r, 0, sizeof(r));
-			r.type = TRACE_KERNEL;
-			r.u.kernel = (struct trace_kernel){ .seq = ++seq, .name = name,
-				.grid = {8192, 1, 1}, .block = {128, 1, 1}, .stream = 7, .thread = 1,
-				.cpu_ns = cpu, .start_ns = untimed ? 0 : start,
-				.end_ns = untimed ? 0 : gpu_end, .iteration = it };
-			ck_assert_int_eq(trace_writer_record(w, &r), 0);
-			cpu += 8000;
-		}
-		/* the copy runs after the last kernel; the call returns 10 us
-		 * after it ends */
-		uint64_t cstart = gpu_end + 2000, cend = cstart + 2000;
-		memset(&r, 0, sizeof(r));
-		r.type = TRACE_MEMCPY;
-		r.u.copy = (struct trace_copy){ .seq = ++seq, .bytes = 8, .kind = TRACE_COPY_DTOH,
-			.async = bc != BLOCK_SYNC_CALL, .stream = 7, .thread = 1, .cpu_ns = cpu,
-			.cpu_end_ns = cend + 10000, .start_ns = untimed ? 0 : cstart,
-			.end_ns = untimed ? 0 : cend,
-			.host_mem = bc == BLOCK_PAGEABLE ? TRACE_HOST_PAGEABLE : TRACE_HOST_UNKNOWN };
-		ck_assert_int_eq(trace_writer_record(w, &r), 0);
-		cpu = cend + 10000;
-		if (bc == BLOCK_ITEM) {
-			memset(&r, 0, sizeof(r));
-			r.type = TRACE_SYNC;
-			r.u.sync = (struct trace_sync){ .seq = ++seq, .kind = TRACE_SYNC_STREAM,
-				.stream = 7, .thread = 1, .cpu_ns = cpu + 1000, .cpu_end_ns = cpu + 3000 };
-			ck_assert_int_eq(trace_writer_record(w, &r), 0);
-			cpu += 3000;
-		}
-		cpu += 20000;   /* the step's Python after the copy */
-	}
-	ck_assert_int_eq(trace_writer_finish(w), 0);
-	trace_writer_free(w);
-}
-
 START_TEST(blocking_copy_scales)
 {
 	/* The kernels run about 2x faster on an H100 than on the A100 they
@@ -312,7 +233,7 @@ START_TEST(blocking_copy_scales)
 	const struct gpu_spec *targets[2] = {gpu("h100-sxm"), gpu("t4")};
 	struct analysis *a;
 
-	write_blocking_step(path, (enum blocking_case)_i);
+	ck_assert_int_eq(synth_write_blocking(path, "NVIDIA A100-SXM4-40GB", (enum synth_blocking)_i), 0);
 	a = run(path, NULL, targets, 2, PRED_WAVE);
 	ck_assert_uint_eq(a->iterations, 4);
 	for (int t = 0; t < 2; t++) {
@@ -322,7 +243,7 @@ START_TEST(blocking_copy_scales)
 		ck_assert_msg(at->iteration_ns >= at->kernel_ns && at->iteration_ns < 1.05 * at->kernel_ns,
 			      "case %d on %s: step %.0f ns, kernels %.0f ns", _i, at->gpu->id,
 			      at->iteration_ns, at->kernel_ns);
-		if (_i != BLOCK_ITEM) {   /* measured kernel times to compare with */
+		if (_i != SYNTH_BLOCK_ITEM) {   /* measured kernel times to compare with */
 			double kr = at->kernel_ns / a->measured_kernel_ns;
 			double ir = at->iteration_ns / a->measured_ns;
 
@@ -332,7 +253,7 @@ START_TEST(blocking_copy_scales)
 	}
 	/* about 2x faster on the H100, slower on the T4 */
 	ck_assert(a->targets[0].kernel_ns < 0.6 * a->targets[1].kernel_ns / 1.5);
-	if (_i != BLOCK_ITEM) {
+	if (_i != SYNTH_BLOCK_ITEM) {
 		ck_assert(a->targets[0].kernel_ns < 0.6 * a->measured_kernel_ns);
 		ck_assert(a->targets[1].kernel_ns > 1.5 * a->measured_kernel_ns);
 	}
@@ -787,6 +708,46 @@ START_TEST(cublas_shape_to_row_major)
 }
 END_TEST
 
+/* A copy to page-locked memory issued on an idle GPU runs at once, and
+ * its call may return after it: that is no wait.  The same copy to
+ * pageable memory is one.  A 100 us kernel (5..105 us), then at 200 us a
+ * 2 us DtoH copy on its stream (205..207, the call returning at 215), then
+ * a kernel launched at 220 (225..325).  On a T4 the first kernel runs long
+ * past 200 us: the pageable copy makes the CPU wait for it before the
+ * second launch, the pinned one does not, and the second kernel queues
+ * behind the copy instead: the pinned step is shorter. */
+static double t4_step(enum trace_host_mem host)
+{
+	const struct gpu_spec *targets[1] = {gpu("t4")};
+	struct trace_record r;
+	struct trace_writer *w = a10_writer();
+	struct analysis *a;
+	double ns;
+
+	put_kernel(w, 1, 0, 5000, 105000);
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_MEMCPY;
+	r.u.copy = (struct trace_copy){ .seq = 2, .bytes = 4096, .kind = TRACE_COPY_DTOH, .async = 1,
+		.stream = 7, .cpu_ns = 200000, .cpu_end_ns = 215000, .start_ns = 205000,
+		.end_ns = 207000, .host_mem = host };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	put_kernel(w, 3, 220000, 225000, 325000);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	a = run(path, NULL, targets, 1, PRED_WAVE);
+	ns = a->targets[0].iteration_ns;
+	analysis_free(a);
+	return ns;
+}
+
+START_TEST(pinned_copy_does_not_wait)
+{
+	double pinned = t4_step(TRACE_HOST_PINNED), pageable = t4_step(TRACE_HOST_PAGEABLE);
+
+	ck_assert_msg(pinned < pageable - 1000, "pinned %.0f ns, pageable %.0f ns", pinned, pageable);
+}
+END_TEST
+
 /* Iterations that exist.  A trace without step markers is one iteration
  * from its first call to its last work and says so, with how idle the GPU
  * was; a launch whose CPU time is unknown (0, an importer found no call)
@@ -992,7 +953,7 @@ int main(void)
 	tcase_add_test(tc, memory_warning);
 	tcase_add_test(tc, launch_bound_does_not_shrink);
 	tcase_add_test(tc, gpu_bound_scales);
-	tcase_add_loop_test(tc, blocking_copy_scales, 0, BLOCK_CASES);
+	tcase_add_loop_test(tc, blocking_copy_scales, 0, SYNTH_BLOCK_COUNT);
 	tcase_add_test(tc, out_of_order_records);
 	tcase_add_test(tc, interleaved_threads);
 	tcase_add_test(tc, capture_windows);
@@ -1010,6 +971,7 @@ int main(void)
 	tcase_add_test(tc, gemm_transposed_operand);
 	tcase_add_test(tc, tf32_gemm_named_by_kernel);
 	tcase_add_test(tc, iterations_that_exist);
+	tcase_add_test(tc, pinned_copy_does_not_wait);
 	tcase_add_test(tc, transposed_gemm_on_amd);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
