@@ -15,9 +15,13 @@
  *
  * Memory is bounded by the configurations, strings, streams and the window,
  * never by the number of launches.  A trace out of CPU order by more than
- * the window (an event older than one already replayed) is read a second
- * time into a compact sorted copy (about 100 bytes an event) and replayed
- * from it.
+ * the window (an event older than one already replayed; the threads of a
+ * program interleave in runs longer than the window) is read a second time
+ * in CPU order, thread by thread (trace_merge_*, the reader noted where each
+ * thread's records are), and replayed again.  Only when one thread's own
+ * records are out of order beyond the window, or the second reading does
+ * not resolve every launch to the configuration the first gave it, is the
+ * trace read into a compact sorted copy (about 100 bytes an event).
  *
  * Clocks: GPU times are expected on the CPU clock.  When the smallest
  * (GPU start - CPU launch) among the first AN_WINDOW events is negative or
@@ -36,6 +40,7 @@
 #include "analyzer/comm.h"
 #include "analyzer/ktable.h"
 #include "analyzer/timeline.h"
+#include "trace/hmap.h"
 #include "trace/trace.h"
 
 /* Library calls remembered for their kernels.  With CUPTI timing a kernel
@@ -60,6 +65,7 @@ struct an_pending {
 	int item;                     /* an_item_candidate                         */
 	int no_cpu;                   /* the launch's CPU time is unknown (0): it
 				       * launches when it starts on the GPU      */
+	int may_outlast;              /* an_may_outlast                            */
 };
 
 /* How far back (events) a CPU wait looks for the copy before it. */
@@ -103,6 +109,7 @@ struct an_ctx {
 	uint64_t fed_seq;
 	int overflow;                 /* an event came later than the window allows */
 	int have_t0;
+	uint64_t launch_sum;          /* over replayed launches, of an_launch_hash */
 	uint32_t cap_configs;
 	int32_t cur_iteration;
 	const struct predictor *predictor; /* o->pred, or own_pred (the defaults)  */
@@ -199,7 +206,8 @@ static enum tl_copy_class an_copy_class(const struct trace_record *rec)
  * between the device and pageable memory, which the driver stages through
  * a pinned buffer: to pageable memory cudaMemcpyAsync returns when the copy
  * is done, from it after the stream reached the copy and the data was
- * staged.  A copy whose call outlasted its GPU work is found in an_feed.
+ * staged.  A copy whose call outlasted its GPU work is found in an_feed
+ * (an_may_outlast).
  */
 static int an_copy_blocks(const struct trace_record *rec)
 {
@@ -213,6 +221,24 @@ static int an_copy_blocks(const struct trace_record *rec)
 		return 1;
 	return cp->host_mem == TRACE_HOST_PAGEABLE &&
 	       (cp->kind == TRACE_COPY_HTOD || cp->kind == TRACE_COPY_DTOH);
+}
+
+/*
+ * A copy whose call may return only after it ran: one with a host side
+ * that is not known to be page-locked (a copy between device memories, a
+ * memset or a copy from or to pinned memory is queued and returned from at
+ * once).  When such a call ended at or after its GPU work, having waited
+ * for the stream to reach it (it started more than AN_WAITED_NS after the
+ * call), it blocked (an_feed); a call that merely outlasted a copy run at
+ * once on an idle GPU says nothing.
+ */
+#define AN_WAITED_NS 20000.0
+static int an_may_outlast(const struct trace_record *rec)
+{
+	const struct trace_copy *cp = &rec->u.copy;
+
+	return rec->type == TRACE_MEMCPY && cp->kind != TRACE_COPY_DTOD &&
+	       cp->host_mem != TRACE_HOST_PINNED;
 }
 
 /* A copy to host memory of unknown kind issued with Async: when the same
@@ -609,9 +635,10 @@ static int an_feed(struct an_ctx *c, const struct an_pending *p)
 		e.end_ns -= (double)c->offset;
 		if (p->no_cpu)
 			e.cpu_ns = e.cpu_end_ns = e.start_ns;
-		/* a copy call that returned only after its GPU work ended waited
-		 * for it, whatever its name says */
-		if (e.kind == TL_COPY && e.cpu_end_ns > e.cpu_ns && e.cpu_end_ns >= e.end_ns)
+		/* a copy call that returned only after its GPU work ended, which
+		 * waited for its stream, waited for it, whatever its name says */
+		if (p->may_outlast && e.cpu_end_ns > e.cpu_ns && e.cpu_end_ns >= e.end_ns &&
+		    e.start_ns - e.cpu_ns > AN_WAITED_NS)
 			e.blocking = 1;
 	} else if (e.kind == TL_KERNEL) {
 		/* an untimed launch of a timed configuration: its mean so far */
@@ -642,6 +669,13 @@ static int an_pending_cmp(const void *pa, const void *pb)
 	if (a->ev.cpu_ns != b->ev.cpu_ns)
 		return a->ev.cpu_ns < b->ev.cpu_ns ? -1 : 1;
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* A launch and its configuration, summed over the launches of a reading
+ * to compare two readings. */
+static uint64_t an_launch_hash(uint64_t seq, uint32_t config)
+{
+	return hmap_hash_u64(hmap_hash_add(hmap_hash_u64(seq), config));
 }
 
 static uint64_t an_seq(const struct trace_record *rec)
@@ -680,6 +714,93 @@ static void an_mark_item(struct an_pending *p, size_t lo, size_t at)
 			q->ev.blocking = 1;
 		return;
 	}
+}
+
+/* A new, empty timeline; the caller's spans are told to start over. */
+static int an_restart(struct an_ctx *c)
+{
+	timeline_free(c->tl);
+	c->tl = an_timeline(c, ktable_count(c->kt));
+	if (c->o->on_span) {
+		struct analysis_span restart;
+
+		memset(&restart, 0, sizeof(restart));
+		restart.kind = ANALYSIS_SPAN_RESTART;
+		restart.name = "restart";
+		c->o->on_span(c->o->span_ctx, &restart);
+	}
+	return c->tl ? 0 : -1;
+}
+
+/* an_pass_merge's results besides 0 (replayed) and errors. */
+enum { AN_MERGE_CANNOT = 1, AN_MERGE_DIFFERS = 2 };
+
+/* Replays a trace out of order beyond the window from a second reading in
+ * CPU order (trace_merge_*), as an_pass2 replays its sorted copy: each CPU
+ * wait marks the copy before it (an_mark_item, which looks back
+ * AN_ITEM_LOOKBACK events), so events are fed that many events late.
+ * Library calls come in CPU order too, so a launch finds its GEMM record in
+ * the ring as in the first reading when the call precedes the launch, as
+ * calls do; the sum of (launch, configuration) over both readings checks
+ * it.  Returns 0, AN_MERGE_CANNOT (nothing replayed: a thread out of order
+ * beyond the window, or input that cannot be read twice), AN_MERGE_DIFFERS
+ * (replayed, but some launch found another configuration: the caller starts
+ * over) or a negative code. */
+static int an_pass_merge(struct an_ctx *c)
+{
+	struct trace_merge *m;
+	struct trace_record rec;
+	struct an_pending late[2 * AN_ITEM_LOOKBACK + 1];
+	size_t head = 0, tail = 0;
+	char rerr[160];
+	uint64_t sum = 0;
+	int rc;
+
+	if (trace_merge_open(&m, c->r, rerr, sizeof(rerr)) < 0)
+		return AN_MERGE_CANNOT;
+	memset(c->ring.seq, 0, AN_LIB_RING * sizeof(*c->ring.seq));
+	c->cur_iteration = -1;
+	c->a->reread_in_order = 1;
+	while ((rc = trace_merge_next(m, &rec, rerr, sizeof(rerr))) == 1) {
+		struct an_pending *p;
+
+		if (rec.type == TRACE_GEMM || rec.type == TRACE_CONV || rec.type == TRACE_OP) {
+			an_lib_record(c, &rec);
+			continue;
+		}
+		if (rec.type == TRACE_KERNEL && (rec.u.kernel.flags & TRACE_KF_CAPTURED))
+			continue;
+		if (tail == sizeof(late) / sizeof(late[0])) {
+			memmove(late, late + head, (tail - head) * sizeof(*late));
+			tail -= head;
+			head = 0;
+		}
+		p = &late[tail];
+		if (!an_event(c, &rec, &p->ev, -1))
+			continue;
+		if (rec.type == TRACE_KERNEL)
+			sum += an_launch_hash(rec.u.kernel.seq, p->ev.config);
+		p->seq = an_seq(&rec);
+		p->iteration = rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
+		p->item = an_item_candidate(&rec);
+		p->no_cpu = an_no_cpu(&rec);
+		an_mark_item(late, head, tail++);
+		if (tail - head > AN_ITEM_LOOKBACK && an_feed(c, &late[head]) < 0)
+			rc = TRACE_ENOMEM;
+		if (tail - head > AN_ITEM_LOOKBACK)
+			head++;
+		if (rc < 0)
+			break;
+	}
+	trace_merge_free(m);
+	if (rc == TRACE_ENOMEM)
+		return an_fail(c, -1, "out of memory");
+	if (rc < 0)
+		return an_fail(c, -2, "cannot read '%s': %s", c->path, rerr);
+	for (; head < tail; head++)
+		if (an_feed(c, &late[head]) < 0)
+			return an_fail(c, -1, "out of memory");
+	return sum == c->launch_sum ? 0 : AN_MERGE_DIFFERS;
 }
 
 /* The fallback for a trace out of order beyond the reorder window: read it
@@ -722,6 +843,7 @@ static int an_pass2(struct an_ctx *c)
 		c->pend[c->npend].iteration = rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
 		c->pend[c->npend].item = an_item_candidate(&rec);
 		c->pend[c->npend].no_cpu = an_no_cpu(&rec);
+		c->pend[c->npend].may_outlast = an_may_outlast(&rec);
 		c->npend++;
 	}
 	trace_reader_free(r);
@@ -768,7 +890,7 @@ static int an_pop(struct an_ctx *c)
 /* Adds an event to the window in (CPU time, seq) order, replaying the
  * oldest when it is full. */
 static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, int32_t iteration,
-		   int item, int no_cpu)
+		   const struct trace_record *rec)
 {
 	size_t at;
 
@@ -793,8 +915,9 @@ static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, in
 	c->win[at].ev = *ev;
 	c->win[at].seq = seq;
 	c->win[at].iteration = iteration;
-	c->win[at].item = item;
-	c->win[at].no_cpu = no_cpu;
+	c->win[at].item = an_item_candidate(rec);
+	c->win[at].no_cpu = an_no_cpu(rec);
+	c->win[at].may_outlast = an_may_outlast(rec);
 	c->wtail++;
 	an_mark_item(c->win, c->whead, at);
 	return 0;
@@ -875,6 +998,7 @@ static int an_stream(struct an_ctx *c)
 			config = an_config(c, &rec.u.kernel);
 			if (config < 0)
 				return (int)config;
+			c->launch_sum += an_launch_hash(rec.u.kernel.seq, (uint32_t)config);
 			an_note_gpu(c, rec.u.kernel.cpu_ns, rec.u.kernel.start_ns, rec.u.kernel.end_ns);
 			break;
 		case TRACE_MEMCPY:
@@ -892,9 +1016,11 @@ static int an_stream(struct an_ctx *c)
 		default:
 			break;
 		}
-		if (an_event(c, &rec, &ev, config) &&
+		/* once out of order beyond the window the replay starts over
+		 * after this reading: nothing more to place */
+		if (!c->overflow && an_event(c, &rec, &ev, config) &&
 		    an_push(c, &ev, an_seq(&rec), rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1,
-			    an_item_candidate(&rec), an_no_cpu(&rec)) < 0)
+			    &rec) < 0)
 			return an_fail(c, -1, "out of memory");
 	}
 	if (rc == 0)
@@ -910,23 +1036,19 @@ static int an_stream(struct an_ctx *c)
 	c->a->untimed = !c->timed && c->a->origin;  /* a built trace has nothing measured */
 	an_fix_offset(c);
 	if (c->overflow) {
-		/* Out of order beyond the window: replay again from a sorted copy,
-		 * with the clock offset of the whole trace. */
+		/* Out of order beyond the window: replay again in CPU order, with
+		 * the clock offset of the whole trace. */
 		c->offset_fixed = 0;
 		c->offset = 0;
 		an_fix_offset(c);
-		timeline_free(c->tl);
-		c->tl = an_timeline(c, ktable_count(c->kt));
-		if (c->o->on_span) {
-			struct analysis_span restart;
-
-			memset(&restart, 0, sizeof(restart));
-			restart.kind = ANALYSIS_SPAN_RESTART;
-			restart.name = "restart";
-			c->o->on_span(c->o->span_ctx, &restart);
-		}
-		if (!c->tl)
+		if (an_restart(c) < 0)
 			return an_fail(c, -1, "out of memory");
+		rc = an_pass_merge(c);
+		if (rc <= 0)
+			return rc;
+		if (rc == AN_MERGE_DIFFERS && an_restart(c) < 0)
+			return an_fail(c, -1, "out of memory");
+		c->a->reread_in_order = 0;
 		return an_pass2(c);
 	}
 	while (c->whead < c->wtail)
@@ -1196,6 +1318,10 @@ static int an_run(const char *path, const void *buf, size_t len,
 	c.a->amd_scale = *predictor_amd_scale(c.predictor);
 	if (an_open(&c, &c.r, rerr, sizeof(rerr)) < 0) {
 		rc = an_fail(&c, -2, "cannot read '%s': %s", path, rerr);
+		goto out;
+	}
+	if (trace_reader_keep_order(c.r, o->reorder_window ? o->reorder_window : AN_WINDOW) < 0) {
+		rc = an_fail(&c, -1, "out of memory");
 		goto out;
 	}
 	if ((rc = an_origin(&c)) < 0 || (rc = an_targets(&c)) < 0)

@@ -93,6 +93,8 @@ struct analysis_target {
 	double memory_bound_ns, compute_bound_ns, unknown_bound_ns; /* kernel_ns split */
 	double method_ns[PRED_METHOD_COUNT]; /* kernel_ns split by the method used  */
 	double price_usd_per_hour;    /* set by the caller for cost reports; 0 none */
+	uint32_t gpus;                /* --model: GPUs one iteration runs on (dp x tp
+				       * x pp), each at that price; 0 = 1 (traces) */
 	uint32_t max_batch_fits;      /* --model: the largest --batch whose estimated
 				       * memory fits the target, 0 none (or traces) */
 	double tokens_per_iteration;  /* --model: tokens an iteration processes (all
@@ -115,7 +117,12 @@ struct analysis {
 	double measured_ns;           /* measured iteration time                    */
 	double measured_kernel_ns, measured_copy_ns, measured_gpu_wait_cpu_ns;
 	int truncated;                /* the trace ended early: warning says where  */
-	int sorted_in_memory;         /* records were out of CPU order              */
+	int reread_in_order;          /* records were out of CPU order beyond the
+				       * reorder window: replayed from a second
+				       * reading in order, thread by thread       */
+	int sorted_in_memory;         /* ... and a thread's own records too (or the
+				       * two readings disagreed): replayed from a
+				       * sorted copy of every event               */
 	int untimed;                  /* no GPU times: measured_ns is CPU time only */
 	uint64_t peak_device_bytes;   /* most device memory the program held (trailer), 0 unknown */
 	/* --model: the estimated device memory of one GPU (model.h's

@@ -18,6 +18,7 @@
 
 #include <msgpack.h>
 
+#include "trace/internal.h"
 #include "trace/trace.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -1326,6 +1327,417 @@ START_TEST(test_copy_host_mem_versions)
 }
 END_TEST
 
+/* ---- one record, two decoders ----------------------------------------- */
+
+START_TEST(test_fast_and_general_decoding_agree)
+{
+	/* The sample's records as the writer encodes them (launches, GEMM,
+	 * copies, syncs and markers take the reader's one-walk path) and with
+	 * one unknown trailing field each (which only the general path reads)
+	 * decode to the same records. */
+	struct memsink m;
+	struct sample s;
+	write_sample(&m, &s, 1, 0);
+	unsigned char *ext = malloc(m.len + m.ncalls);
+	size_t n = 0, from = 0;
+	ck_assert_ptr_nonnull(ext);
+	for (size_t c = 0; c < m.ncalls; c++) {
+		const unsigned char *rec = m.buf + from;
+		size_t len = m.ends[c] - from;
+		int last = c + 1 == m.ncalls;
+		memcpy(ext + n, rec, len);
+		if (c > 0 && !last && rec[0] >= 0x90 && rec[0] < 0x9f && rec[1] != TRACE_STRING) {
+			ext[n] = (unsigned char)(rec[0] + 1);
+			ext[n + len] = 0xc0;   /* nil: a field of a later version */
+			len++;
+		} else if (c > 0 && !last && rec[0] == 0xdc) {
+			ext[n + 2] = (unsigned char)(rec[2] + 1);   /* fewer than 255 fields */
+			ext[n + len] = 0xc0;
+			len++;
+		}
+		n += len;
+		from = m.ends[c];
+	}
+	ck_assert_uint_gt(n, m.len + 6);   /* every record but header, strings, trailer */
+	struct trace_reader *a, *b;
+	char err[256] = "";
+	ck_assert_int_eq(trace_reader_open_mem(&a, m.buf, m.len, err, sizeof(err)), 0);
+	ck_assert_int_eq(trace_reader_open_mem(&b, ext, n, err, sizeof(err)), 0);
+	struct trace_record ra, rb;
+	int k = 0, rc;
+	while ((rc = trace_reader_next(a, &ra, err, sizeof(err))) == 1) {
+		ck_assert_msg(trace_reader_next(b, &rb, err, sizeof(err)) == 1, "%s", err);
+		check_record_eq(&rb, &ra);
+		check_record_eq(&ra, &s.rec[k]);
+		k++;
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(trace_reader_next(b, &rb, err, sizeof(err)), 0);
+	ck_assert_int_eq(k, 8);
+	trace_reader_free(a);
+	trace_reader_free(b);
+	free(ext);
+	free(m.buf);
+}
+END_TEST
+
+/* ---- reading in order ------------------------------------------------- */
+
+/* A record read in the first pass, with its place in the file. */
+struct placed {
+	struct trace_record rec;
+	uint64_t cpu, seq;
+	size_t at;
+};
+
+/* Bytes of the union member a record of type t uses. */
+static size_t member_size(enum trace_type t)
+{
+	switch (t) {
+	case TRACE_KERNEL: return sizeof(struct trace_kernel);
+	case TRACE_GEMM: return sizeof(struct trace_gemm);
+	case TRACE_MEMCPY: case TRACE_MEMSET: return sizeof(struct trace_copy);
+	case TRACE_SYNC: return sizeof(struct trace_sync);
+	case TRACE_MARKER: return sizeof(struct trace_marker);
+	default: return sizeof(struct trace_conv);
+	}
+}
+
+static int placed_cmp(const void *pa, const void *pb)
+{
+	const struct placed *a = pa, *b = pb;
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	if (a->seq != b->seq)
+		return a->seq < b->seq ? -1 : 1;
+	return a->at < b->at ? -1 : a->at > b->at;
+}
+
+static void cpu_seq_of(const struct trace_record *r, uint64_t *cpu, uint64_t *seq)
+{
+	switch (r->type) {
+	case TRACE_KERNEL: *cpu = r->u.kernel.cpu_ns; *seq = r->u.kernel.seq; break;
+	case TRACE_GEMM: *cpu = r->u.gemm.cpu_ns; *seq = r->u.gemm.seq; break;
+	case TRACE_MEMCPY: case TRACE_MEMSET: *cpu = r->u.copy.cpu_ns; *seq = r->u.copy.seq; break;
+	case TRACE_SYNC: *cpu = r->u.sync.cpu_ns; *seq = r->u.sync.seq; break;
+	case TRACE_MARKER: *cpu = r->u.marker.cpu_ns; *seq = r->u.marker.seq; break;
+	default: ck_abort_msg("record type %d", (int)r->type);
+	}
+}
+
+#define IL_THREADS 5
+#define IL_WINDOW 64
+
+/*
+ * Writes nrec records of IL_THREADS threads to path as a recorder draining
+ * per-thread buffers would: each thread's records in CPU order, except
+ * thread 3, whose launches come up to 40 records late (GPU times that
+ * arrive late, inside the window); the file holds runs of 1..3000 records
+ * of one thread, far beyond the window.  Every 1000th record of threads 0
+ * and 1 shares its CPU time and seq 0 (an importer's unknown seq) with the
+ * other thread: such ties keep their file order.  late_thread >= 0 makes
+ * that thread's launches 10 x IL_WINDOW records late instead.
+ */
+static void write_interleaved(const char *path, uint32_t nrec, int late_thread)
+{
+	int err;
+	struct trace_writer *w = trace_writer_open(path, 0, &err);
+	ck_assert_ptr_nonnull(w);
+	struct trace_header h;
+	fill_header(&h);
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	uint32_t name = trace_writer_intern(w, "kernel", 6);
+	uint32_t per = nrec / IL_THREADS;
+	struct trace_record *q[IL_THREADS];
+	uint32_t made[IL_THREADS] = { 0 }, wrote[IL_THREADS] = { 0 };
+	uint64_t seq = 0;
+	/* each thread's records in the order its recorder buffer holds them */
+	for (int t = 0; t < IL_THREADS; t++) {
+		q[t] = calloc(per, sizeof(*q[t]));
+		ck_assert_ptr_nonnull(q[t]);
+	}
+	for (uint32_t i = 0; i < per; i++) {
+		for (int t = 0; t < IL_THREADS; t++) {
+			struct trace_record r;
+			uint64_t cpu = 1000000 + (uint64_t)i * 1000 + (uint64_t)t * 7;
+			memset(&r, 0, sizeof(r));
+			switch (i % 5) {
+			case 0:
+				r.type = TRACE_GEMM;
+				r.u.gemm = (struct trace_gemm){ .seq = ++seq, .m = 64, .n = 64, .k = 64,
+					.batch = 1, .epilogue = 1, .stream = (uint64_t)t, .thread = 100 + t,
+					.cpu_ns = cpu };
+				break;
+			case 3:
+				r.type = TRACE_SYNC;
+				r.u.sync = (struct trace_sync){ .seq = ++seq, .kind = TRACE_SYNC_STREAM,
+					.stream = (uint64_t)t, .thread = 100 + t, .cpu_ns = cpu,
+					.cpu_end_ns = cpu + 5 };
+				break;
+			case 4:
+				r.type = i % 10 == 4 ? TRACE_MEMCPY : TRACE_MARKER;
+				if (r.type == TRACE_MEMCPY)
+					r.u.copy = (struct trace_copy){ .seq = ++seq, .bytes = 8,
+						.kind = TRACE_COPY_DTOH, .async = 1, .stream = (uint64_t)t,
+						.thread = 100 + t, .cpu_ns = cpu };
+				else
+					r.u.marker = (struct trace_marker){ .seq = ++seq,
+						.kind = TRACE_MARK_ITERATION, .thread = 100 + t,
+						.cpu_ns = cpu, .iteration = (int32_t)i };
+				break;
+			default:
+				r.type = TRACE_KERNEL;
+				r.u.kernel = (struct trace_kernel){ .seq = ++seq, .name = name,
+					.grid = { 1 + i % 7, 1, 1 }, .block = { 128, 1, 1 },
+					.stream = (uint64_t)t, .thread = 100 + t, .cpu_ns = cpu,
+					.start_ns = cpu + 100, .end_ns = cpu + 600, .iteration = -1 };
+				if (i % 1000 == 1 && t < 2) {
+					r.u.kernel.seq = 0;
+					r.u.kernel.cpu_ns = 1000000 + (uint64_t)i * 1000;
+				}
+				break;
+			}
+			q[t][made[t]++] = r;
+		}
+	}
+	/* the late ones: move every third launch of the lagging threads back */
+	for (int t = 0; t < IL_THREADS; t++) {
+		uint32_t lag = t == late_thread ? 10 * IL_WINDOW : t == 3 ? 40 : 0;
+		for (uint32_t at = 0; lag && at + lag < per; at += lag + 1) {
+			if (q[t][at].type != TRACE_KERNEL)
+				continue;
+			struct trace_record x = q[t][at];
+			memmove(&q[t][at], &q[t][at + 1], lag * sizeof(x));
+			q[t][at + lag] = x;
+		}
+	}
+	/* runs of one thread at a time */
+	uint64_t pick = 12345;
+	for (uint32_t left = per * IL_THREADS; left > 0;) {
+		pick = pick * 6364136223846793005ull + 1442695040888963407ull;
+		int t = (int)((pick >> 33) % IL_THREADS);
+		uint32_t run = 1 + (uint32_t)((pick >> 13) % 3000);
+		for (; run > 0 && wrote[t] < per; run--, left--)
+			ck_assert_int_eq(trace_writer_record(w, &q[t][wrote[t]++]), 0);
+	}
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	for (int t = 0; t < IL_THREADS; t++)
+		free(q[t]);
+}
+
+/* Reads path in file order with keep_order; returns the records sorted by
+ * (cpu_ns, seq, place in the file): what a second reading must return. */
+static struct placed *read_placed(const char *path, struct trace_reader **out, size_t *n)
+{
+	char err[256];
+	struct trace_reader *r;
+	ck_assert_int_eq(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	ck_assert_int_eq(trace_reader_keep_order(r, IL_WINDOW), 0);
+	size_t cap = 1024;
+	struct placed *p = malloc(cap * sizeof(*p));
+	struct trace_record rec;
+	int rc;
+	*n = 0;
+	while ((rc = trace_reader_next(r, &rec, err, sizeof(err))) == 1) {
+		if (*n == cap) {
+			cap *= 2;
+			p = realloc(p, cap * sizeof(*p));
+			ck_assert_ptr_nonnull(p);
+		}
+		p[*n].rec = rec;
+		cpu_seq_of(&rec, &p[*n].cpu, &p[*n].seq);
+		p[*n].at = *n;
+		(*n)++;
+	}
+	ck_assert_msg(rc == 0, "%s", err);
+	ck_assert_int_eq(trace_reader_keep_order(r, 0), TRACE_EINVAL);   /* too late */
+	qsort(p, *n, sizeof(*p), placed_cmp);
+	*out = r;
+	return p;
+}
+
+START_TEST(test_interleaved_threads_read_in_order)
+{
+	/* Five threads interleaved in runs of up to 3000 records, one of them
+	 * with launches 40 records late, read a second time in
+	 * (cpu_ns, seq, file place) order - the order a sort of all records
+	 * gives - from the file and from memory, holding a few windows, not
+	 * the trace. */
+	char path[] = "/tmp/check_trace_order_XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	const uint32_t nrec = 200000;
+	write_interleaved(path, nrec, -1);
+	struct trace_reader *r;
+	size_t n;
+	struct placed *want = read_placed(path, &r, &n);
+	ck_assert_uint_eq(n, nrec);
+	/* the file is far out of order: some record is 10 windows late */
+	FILE *f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	size_t size = (size_t)ftell(f);
+	unsigned char *bytes = malloc(size);
+	rewind(f);
+	ck_assert_uint_eq(fread(bytes, 1, size, f), size);
+	fclose(f);
+	size_t far = 0;
+	for (size_t i = 0; i < n; i++)
+		if (want[i].at > i + 10 * IL_WINDOW || i > want[i].at + 10 * IL_WINDOW)
+			far++;
+	ck_assert_uint_gt(far, n / 10);
+
+	for (int from_mem = 0; from_mem < 2; from_mem++) {
+		struct trace_reader *base = r;
+		char err[256];
+		if (from_mem) {
+			ck_assert_int_eq(trace_reader_open_mem(&base, bytes, size, err, sizeof(err)), 0);
+			ck_assert_int_eq(trace_reader_keep_order(base, IL_WINDOW), 0);
+			struct trace_record rec;
+			while (trace_reader_next(base, &rec, err, sizeof(err)) == 1)
+				;
+		}
+		struct trace_merge *m;
+		ck_assert_int_eq(trace_merge_open(&m, base, err, sizeof(err)), 0);
+		struct trace_record rec;
+		size_t got = 0, wrong = 0, first = 0, peak = 0;
+		int rc;
+		while ((rc = trace_merge_next(m, &rec, err, sizeof(err))) == 1) {
+			uint64_t cpu, seq;
+			cpu_seq_of(&rec, &cpu, &seq);
+			if (got >= n || rec.type != want[got].rec.type || cpu != want[got].cpu ||
+			    seq != want[got].seq ||
+			    memcmp(&rec.u, &want[got].rec.u, member_size(rec.type)) != 0) {
+				if (!wrong++)
+					first = got;
+			}
+			if (trace_merge_bytes(m) > peak)
+				peak = trace_merge_bytes(m);
+			got++;
+		}
+		ck_assert_msg(rc == 0, "%s", err);
+		ck_assert_msg(wrong == 0, "%zu records out of place, the first at %zu", wrong, first);
+		ck_assert_uint_eq(got, n);
+		ck_assert_int_eq(trace_merge_next(m, &rec, err, sizeof(err)), 0);
+		/* Bounded by the threads: per thread a read buffer and, for the
+		 * one out of order, a window of records; the records themselves
+		 * would take n x sizeof(struct trace_record). */
+		size_t bound = IL_THREADS * (64 * 1024 + 4096) +
+			       IL_WINDOW * (sizeof(struct trace_record) + 64) + 8192;
+		ck_assert_msg(peak <= bound, "merge held %zu bytes, bound %zu", peak, bound);
+		ck_assert_uint_gt(n * sizeof(struct trace_record), 50 * bound);
+		trace_merge_free(m);
+		if (from_mem)
+			trace_reader_free(base);
+	}
+	trace_reader_free(r);
+	free(want);
+	free(bytes);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_every_record_type_has_a_key)
+{
+	/* Every record type but the header, strings, stacks and the trailer
+	 * has a thread and a CPU time, hence a place in the order: a type added
+	 * without one would vanish from an ordered reading. */
+	for (int t = 1; t < TRACE_TYPE_MAX; t++) {
+		struct trace_record r;
+		uint32_t thread = 0;
+		uint64_t cpu = 0, seq = 0;
+		memset(&r, 0, sizeof(r));
+		r.type = (enum trace_type)t;
+		int keyed = t != TRACE_HEADER && t != TRACE_STRING && t != TRACE_STACK &&
+			    t != TRACE_TRAILER;
+		ck_assert_msg(trace_record_key(&r, &thread, &cpu, &seq) == keyed, "record type %s",
+			      trace_type_name((enum trace_type)t));
+	}
+}
+END_TEST
+
+START_TEST(test_thread_beyond_window)
+{
+	/* A thread whose own records are out of order beyond the window cannot
+	 * be read in order thread by thread: trace_merge_open says which. */
+	char path[] = "/tmp/check_trace_order_XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_interleaved(path, 20000, 2);
+	struct trace_reader *r;
+	size_t n;
+	struct placed *want = read_placed(path, &r, &n);
+	struct trace_merge *m = NULL;
+	char err[256] = "";
+	ck_assert_int_eq(trace_merge_open(&m, r, err, sizeof(err)), TRACE_EINVAL);
+	ck_assert_ptr_null(m);
+	ck_assert_str_eq(err, "thread 102: records out of CPU order beyond a window of 64");
+	trace_reader_free(r);
+	free(want);
+
+	/* without keep_order there is nothing to merge from */
+	ck_assert_int_eq(trace_reader_open(&r, path, err, sizeof(err)), 0);
+	ck_assert_int_eq(trace_merge_open(&m, r, err, sizeof(err)), TRACE_EINVAL);
+	trace_reader_free(r);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_threads_alternating_every_record)
+{
+	/* Two threads alternating record by record, the second 0.1 s behind in
+	 * CPU time: 140,000 runs of one record, more segments than the reader
+	 * keeps, so neighbouring ones are joined and each thread's reading
+	 * skips the other's records.  The order is still the sorted one. */
+	char path[] = "/tmp/check_trace_order_XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	int err;
+	struct trace_writer *w = trace_writer_open(path, 0, &err);
+	struct trace_header h;
+	fill_header(&h);
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	uint32_t name = trace_writer_intern(w, "k", 1);
+	for (uint32_t i = 0; i < 140000; i++) {
+		struct trace_record r;
+		int t = i % 2;
+		memset(&r, 0, sizeof(r));
+		r.type = TRACE_KERNEL;
+		r.u.kernel = (struct trace_kernel){ .seq = i + 1, .name = name, .grid = { 1, 1, 1 },
+			.block = { 32, 1, 1 }, .thread = 7 + (uint32_t)t,
+			.cpu_ns = 1000000000ull + (uint64_t)i * 1000 - (uint64_t)t * 100000000ull,
+			.iteration = -1 };
+		ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	}
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	struct trace_reader *r;
+	size_t n;
+	struct placed *want = read_placed(path, &r, &n);
+	struct trace_merge *m;
+	char msg[256];
+	ck_assert_int_eq(trace_merge_open(&m, r, msg, sizeof(msg)), 0);
+	struct trace_record rec;
+	size_t got = 0, wrong = 0;
+	while (trace_merge_next(m, &rec, msg, sizeof(msg)) == 1) {
+		if (got >= n || rec.u.kernel.seq != want[got].seq)
+			wrong++;
+		got++;
+	}
+	ck_assert_uint_eq(got, n);
+	ck_assert_uint_eq(wrong, 0);
+	ck_assert_uint_le(trace_merge_bytes(m), 2 * (64 * 1024 + 4096) + 8192);
+	trace_merge_free(m);
+	trace_reader_free(r);
+	free(want);
+	unlink(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trace");
@@ -1346,6 +1758,11 @@ int main(void)
 	tcase_add_test(tc, test_stdin_and_missing);
 	tcase_add_test(tc, test_empty_string);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_fast_and_general_decoding_agree);
+	tcase_add_test(tc, test_interleaved_threads_read_in_order);
+	tcase_add_test(tc, test_every_record_type_has_a_key);
+	tcase_add_test(tc, test_thread_beyond_window);
+	tcase_add_test(tc, test_threads_alternating_every_record);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

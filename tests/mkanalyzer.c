@@ -5,7 +5,12 @@
  *   mkanalyzer step DEVICE OUT [options]   a simulated training step
  *       --iterations N --layers N --scale X --slow-gemm X --launch-bound
  *       --shuffle --truncate --no-gpu-times
- *   mkanalyzer bench DEVICE N OUT          N kernel launches
+ *   mkanalyzer bench DEVICE N OUT [THREADS [BLOCK]]
+ *       N kernel launches from THREADS threads (1), each thread's records
+ *       written in runs of BLOCK records (32768)
+ *   mkanalyzer blocking DEVICE HOW OUT     a GPU-bound step ended by a
+ *       blocking DtoH copy (synth_write_blocking); HOW: pageable, cpu-end,
+ *       sync-call or item
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +22,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: mkanalyzer step DEVICE OUT [--iterations N] [--layers N] "
 			"[--scale X] [--slow-gemm X] [--launch-bound] [--shuffle] [--truncate] "
-			"[--no-gpu-times]\n       mkanalyzer bench DEVICE N OUT\n");
+			"[--no-gpu-times]\n       mkanalyzer bench DEVICE N OUT [THREADS [BLOCK]]\n"
+			"       mkanalyzer blocking DEVICE pageable|cpu-end|sync-call|item OUT\n");
 	return 2;
 }
 
@@ -25,8 +31,25 @@ int main(int argc, char **argv)
 {
 	struct synth_opts o;
 
-	if (argc == 5 && strcmp(argv[1], "bench") == 0) {
-		if (synth_write_bench(argv[4], argv[2], strtoull(argv[3], NULL, 10)) < 0) {
+	if (argc == 5 && strcmp(argv[1], "blocking") == 0) {
+		static const char *const how[] = { "pageable", "cpu-end", "sync-call", "item" };
+		for (int i = 0; i < SYNTH_BLOCK_COUNT; i++)
+			if (strcmp(argv[3], how[i]) == 0) {
+				if (synth_write_blocking(argv[4], argv[2], (enum synth_blocking)i) < 0) {
+					fprintf(stderr, "mkanalyzer: cannot write '%s'\n", argv[4]);
+					return 1;
+				}
+				return 0;
+			}
+		return usage();
+	}
+	if (argc >= 5 && argc <= 7 && strcmp(argv[1], "bench") == 0) {
+		uint32_t threads = argc > 5 ? (uint32_t)strtoul(argv[5], NULL, 10) : 1;
+		uint32_t block = argc > 6 ? (uint32_t)strtoul(argv[6], NULL, 10) : 32768;
+
+		if (threads < 1 || threads > SY_BENCH_MAX_THREADS || block < 1)
+			return usage();
+		if (synth_write_bench(argv[4], argv[2], strtoull(argv[3], NULL, 10), threads, block) < 0) {
 			fprintf(stderr, "mkanalyzer: cannot write '%s'\n", argv[4]);
 			return 1;
 		}

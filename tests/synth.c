@@ -304,18 +304,55 @@ int synth_write(const char *path, const struct synth_opts *o)
 	return rc ? -1 : 0;
 }
 
-int synth_write_bench(const char *path, const char *device, uint64_t n)
+/* The bench trace's records of one launching thread, held until the
+ * thread's buffer drains (a block of records). */
+struct sy_buf {
+	struct trace_record *rec;
+	uint32_t n;
+};
+
+static int sy_bench_put(struct trace_writer *w, struct sy_buf *bufs, uint32_t block, uint32_t t,
+			const struct trace_record *r)
+{
+	struct sy_buf *b = &bufs[t];
+	int rc = 0;
+
+	if (!bufs)
+		return trace_writer_record(w, r);
+	b->rec[b->n++] = *r;
+	if (b->n == block) {
+		for (uint32_t i = 0; i < b->n; i++)
+			rc |= trace_writer_record(w, &b->rec[i]);
+		b->n = 0;
+	}
+	return rc;
+}
+
+int synth_write_bench(const char *path, const char *device, uint64_t n, uint32_t threads,
+		      uint32_t block)
 {
 	struct trace_header h;
 	struct trace_record r;
 	uint32_t names[20];
 	char buf[64];
-	uint64_t cpu = 1000000000ull, end = 0, seq = 0;
+	uint64_t cpu = 1000000000ull, end[SY_BENCH_MAX_THREADS] = { 0 }, seq = 0;
 	int err = 0, rc = 0;
-	struct trace_writer *w = trace_writer_open(path, 1 << 20, &err);
+	struct sy_buf *bufs = NULL;
+	struct trace_writer *w;
 
+	if (threads < 1 || threads > SY_BENCH_MAX_THREADS)
+		return -1;
+	w = trace_writer_open(path, 1 << 20, &err);
 	if (!w)
 		return -1;
+	if (threads > 1) {
+		bufs = calloc(threads, sizeof(*bufs));
+		for (uint32_t t = 0; bufs && t < threads; t++)
+			if (!(bufs[t].rec = malloc((size_t)block * sizeof(*bufs[t].rec))))
+				rc = -1;
+		if (!bufs)
+			rc = -1;
+	}
 	sy_header(&h, device, 0);
 	rc |= trace_writer_header(w, &h);
 	for (int i = 0; i < 20; i++) {
@@ -324,13 +361,15 @@ int synth_write_bench(const char *path, const char *device, uint64_t n)
 	}
 	for (uint64_t i = 0; rc == 0 && i < n; i++) {
 		uint64_t lib = 0, start;
+		uint32_t t = (uint32_t)(i % threads), thread = 1 + t;
+		uint64_t stream = 7 + t;
 
 		if (i % 10000 == 0) {
 			memset(&r, 0, sizeof(r));
 			r.type = TRACE_MARKER;
 			r.u.marker = (struct trace_marker){ .seq = ++seq, .kind = TRACE_MARK_ITERATION,
-				.thread = 1, .cpu_ns = cpu, .iteration = (int32_t)(i / 10000) };
-			rc |= trace_writer_record(w, &r);
+				.thread = thread, .cpu_ns = cpu, .iteration = (int32_t)(i / 10000) };
+			rc |= sy_bench_put(w, bufs, block, t, &r);
 		}
 		if (i % 10 == 0) {
 			memset(&r, 0, sizeof(r));
@@ -339,20 +378,90 @@ int synth_write_bench(const char *path, const char *device, uint64_t n)
 				.m = 1024 << (i % 3), .n = 1024, .k = 512, .batch = 1,
 				.a_type = TRACE_DT_BF16, .b_type = TRACE_DT_BF16,
 				.c_type = TRACE_DT_BF16, .compute_type = TRACE_DT_F32,
-				.stream = 7, .thread = 1, .cpu_ns = cpu };
+				.stream = stream, .thread = thread, .cpu_ns = cpu };
 			lib = seq;
-			rc |= trace_writer_record(w, &r);
+			rc |= sy_bench_put(w, bufs, block, t, &r);
 		}
 		memset(&r, 0, sizeof(r));
 		cpu += 3000;
-		start = cpu + SY_LATENCY > end ? cpu + SY_LATENCY : end;
-		end = start + 2000 + (i % 7) * 300;
+		start = cpu + SY_LATENCY > end[t] ? cpu + SY_LATENCY : end[t];
+		end[t] = start + 2000 + (i % 7) * 300;
 		r.type = TRACE_KERNEL;
 		r.u.kernel = (struct trace_kernel){ .seq = ++seq, .name = names[i % 20],
 			.grid = { 64u << (i % 10), 1, 1 }, .block = { 256, 1, 1 }, .regs = 32 + (i % 4) * 16,
-			.stream = 7, .thread = 1, .cpu_ns = cpu, .start_ns = start, .end_ns = end,
-			.lib_call = lib, .iteration = (int32_t)(i / 10000) };
+			.stream = stream, .thread = thread, .cpu_ns = cpu, .start_ns = start,
+			.end_ns = end[t], .lib_call = lib, .iteration = (int32_t)(i / 10000) };
+		rc |= sy_bench_put(w, bufs, block, t, &r);
+	}
+	for (uint32_t t = 0; bufs && t < threads; t++) {
+		for (uint32_t i = 0; rc == 0 && i < bufs[t].n; i++)
+			rc |= trace_writer_record(w, &bufs[t].rec[i]);
+		free(bufs[t].rec);
+	}
+	free(bufs);
+	if (rc == 0)
+		rc = trace_writer_finish(w);
+	trace_writer_free(w);
+	return rc ? -1 : 0;
+}
+
+int synth_write_blocking(const char *path, const char *device, enum synth_blocking how)
+{
+	static const char kname[] = "void at::native::vectorized_elementwise_kernel<4, "
+				    "at::native::AddFunctor<float>>(int, float*, float*)";
+	struct trace_header h;
+	struct trace_record r;
+	int err = 0, rc = 0, untimed = how == SYNTH_BLOCK_ITEM;
+	struct trace_writer *w = trace_writer_open(path, 0, &err);
+	uint64_t seq = 0, cpu = 1000000, gpu_end = 0;
+
+	if (!w)
+		return -1;
+	memset(&h, 0, sizeof(h));
+	snprintf(h.device.name, sizeof(h.device.name), "%s", device);
+	h.timing = untimed ? TRACE_TIMING_NONE : TRACE_TIMING_SYNTHETIC;
+	rc |= trace_writer_header(w, &h);
+	uint32_t name = trace_writer_intern(w, kname, strlen(kname));
+	for (int it = 0; rc == 0 && it < 4; it++) {
+		memset(&r, 0, sizeof(r));
+		r.type = TRACE_MARKER;
+		r.u.marker = (struct trace_marker){ .seq = ++seq, .kind = TRACE_MARK_ITERATION,
+			.thread = 1, .cpu_ns = cpu, .iteration = it };
 		rc |= trace_writer_record(w, &r);
+		for (int k = 0; k < 20; k++) {
+			uint64_t start = cpu + 5000 > gpu_end ? cpu + 5000 : gpu_end + 2000;
+
+			gpu_end = start + 200000;   /* 200 us, far longer than a launch */
+			memset(&r, 0, sizeof(r));
+			r.type = TRACE_KERNEL;
+			r.u.kernel = (struct trace_kernel){ .seq = ++seq, .name = name,
+				.grid = {8192, 1, 1}, .block = {128, 1, 1}, .stream = 7, .thread = 1,
+				.cpu_ns = cpu, .start_ns = untimed ? 0 : start,
+				.end_ns = untimed ? 0 : gpu_end, .iteration = it };
+			rc |= trace_writer_record(w, &r);
+			cpu += 8000;
+		}
+		/* the copy runs after the last kernel; the call returns 10 us
+		 * after it ends */
+		uint64_t cstart = gpu_end + 2000, cend = cstart + 2000;
+		memset(&r, 0, sizeof(r));
+		r.type = TRACE_MEMCPY;
+		r.u.copy = (struct trace_copy){ .seq = ++seq, .bytes = 8, .kind = TRACE_COPY_DTOH,
+			.async = how != SYNTH_BLOCK_SYNC_CALL, .stream = 7, .thread = 1, .cpu_ns = cpu,
+			.cpu_end_ns = cend + 10000, .start_ns = untimed ? 0 : cstart,
+			.end_ns = untimed ? 0 : cend,
+			.host_mem = how == SYNTH_BLOCK_PAGEABLE ? TRACE_HOST_PAGEABLE : TRACE_HOST_UNKNOWN };
+		rc |= trace_writer_record(w, &r);
+		cpu = cend + 10000;
+		if (how == SYNTH_BLOCK_ITEM) {
+			memset(&r, 0, sizeof(r));
+			r.type = TRACE_SYNC;
+			r.u.sync = (struct trace_sync){ .seq = ++seq, .kind = TRACE_SYNC_STREAM,
+				.stream = 7, .thread = 1, .cpu_ns = cpu + 1000, .cpu_end_ns = cpu + 3000 };
+			rc |= trace_writer_record(w, &r);
+			cpu += 3000;
+		}
+		cpu += 20000;   /* the step's Python after the copy */
 	}
 	if (rc == 0)
 		rc = trace_writer_finish(w);

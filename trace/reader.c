@@ -1,13 +1,16 @@
 /*
  * reader.c - the streaming trace reader.
  *
- * A msgpack_unpacker is fed from the file (or a memory buffer) in 64 KiB
- * reads; each top-level msgpack object is one record.  Before msgpack sees
- * an object, scan_object() walks its encoding and checks every declared
- * length against TRACE_STRING_MAX / TRACE_RECORD_MAX / ARRAY_MAX, so that a
- * corrupt length can neither make msgpack allocate a huge array nor make us
- * buffer an unbounded amount of input.  Every field is then checked for its
- * type and range (trace_validate_record, shared with the writer).
+ * Input comes from the file in 64 KiB reads (or straight from a memory
+ * buffer); each top-level msgpack object is one record.  scan_object()
+ * first walks an object's encoding and checks every declared length against
+ * TRACE_STRING_MAX / TRACE_RECORD_MAX / ARRAY_MAX, so that a corrupt length
+ * can never make us buffer an unbounded amount of input.  The fields are
+ * then decoded in place from the scanned bytes (no msgpack_object tree, no
+ * allocation per record: decoding a launch costs about as much as scanning
+ * it) and checked for type and range (trace_validate_record, shared with the
+ * writer).  The types a field can have are msgpack-c's: an integer encoded
+ * signed but not negative is an unsigned integer, bin is not str.
  *
  * Memory held is the string table, the stack table and one record's worth
  * of input: bounded by the number of distinct strings and stacks, never by
@@ -16,13 +19,15 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <msgpack.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "trace/internal.h"
+#include "trace/strpool.h"
 #include "trace/trace.h"
 
 #define READ_CHUNK (64u * 1024)
@@ -36,27 +41,30 @@ enum { D_RECORD = 1, D_ABSORBED = 2, D_TRAILER = 3 };
 struct trace_reader {
 	FILE *fp;
 	int own_fp;
-	const unsigned char *mem;
-	size_t mem_len, mem_off;
+	const unsigned char *mem;    /* memory input (the caller's), or NULL */
+	size_t mem_len;
 	int eof;
 
-	msgpack_unpacker u;
-	msgpack_unpacked res;
-	int u_ready;
+	unsigned char *buf;          /* file input: buf[0..bcap) holds in */
+	size_t bcap;
+	const unsigned char *in;     /* input not yet consumed: in[ioff..iused) */
+	size_t ioff, iused;
+	const unsigned char *obj;    /* the current object: obj[0..objlen) */
+	size_t objlen;
 	uint64_t offset;             /* input offset of the current object */
-	uint64_t consumed;           /* input bytes of the objects unpacked */
+	uint64_t consumed;           /* input bytes of the objects scanned */
 
 	struct trace_header hdr;
 	int newer_minor;             /* the file's minor version is newer */
 
-	char **strs;                 /* strs[id - 1], NUL-terminated */
-	uint32_t *slens;
+	struct strpool pool;         /* the distinct strings                  */
+	uint32_t *sid;               /* sid[id - 1]: the pool id of string id */
 	uint32_t nstr, capstr;
-	uint64_t str_bytes;
+	uint64_t str_bytes;          /* of every definition, for the limit    */
 
 	struct trace_stack **stacks;
 	uint32_t nstacks, capstacks;
-	struct trace_u32map stack_ids;  /* id -> index + 1 */
+	struct hmap stack_ids;       /* id -> index + 1 */
 
 	uint64_t counts[TRACE_TYPE_MAX];  /* records read, by type */
 	uint64_t returned;           /* records returned by trace_reader_next */
@@ -64,7 +72,29 @@ struct trace_reader {
 
 	int state;                   /* R_READING, R_DONE or an error code */
 	char msg[MSG_MAX];
+
+	struct trace_order *order;   /* trace_reader_keep_order, or NULL */
+
+	/* A lane of a merge reads one thread's segments of base's input and
+	 * uses base's strings and stacks. */
+	const struct trace_reader *base;   /* NULL for a reader of its own */
+	int fd;                      /* base's file, read with pread */
+	size_t chunk;                /* bytes a fill asks for */
+	const struct trace_order_seg *seg;
+	uint32_t nseg, segi;
+	uint64_t seg_pos;            /* the next byte of seg[segi] to read */
+	int filter;                  /* skip other threads' records (joined segments) */
+	uint32_t thread;
 };
+
+/* The input of a reader before its first fill. */
+static const unsigned char no_input[1];
+
+/* The reader that owns the strings and stacks r's records refer to. */
+static const struct trace_reader *owner(const struct trace_reader *r)
+{
+	return r->base ? r->base : r;
+}
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
@@ -87,40 +117,107 @@ static void copy_msg(const char *msg, char *err, size_t errlen)
 
 /* ---- input ----------------------------------------------------------- */
 
-/* Reads more input into the unpacker.  Returns 0 (possibly at EOF, see
- * r->eof) or a negative code. */
-static int fill(struct trace_reader *r)
+/* fill() of a lane: the next bytes of its segments.  Records never cross
+ * a segment's end, so the buffer is empty when the next segment starts and
+ * consumed can jump to it. */
+static int fill_lane(struct trace_reader *r, size_t keep)
 {
-	if (!msgpack_unpacker_reserve_buffer(&r->u, READ_CHUNK))
-		return rfail(r, TRACE_ENOMEM, "out of memory");
-	char *dst = msgpack_unpacker_buffer(&r->u);
-	size_t room = msgpack_unpacker_buffer_capacity(&r->u);
+	while (r->segi < r->nseg && r->seg_pos == r->seg[r->segi].end) {
+		if (keep > 0) {
+			r->eof = 1;   /* a record cut at a segment's end */
+			return 0;
+		}
+		if (++r->segi < r->nseg)
+			r->consumed = r->seg_pos = r->seg[r->segi].start;
+	}
+	if (r->segi >= r->nseg) {
+		r->eof = 1;
+		return 0;
+	}
+	size_t want = r->bcap - keep;
+	if (want > r->seg[r->segi].end - r->seg_pos)
+		want = (size_t)(r->seg[r->segi].end - r->seg_pos);
 	size_t n;
 	if (r->mem) {
-		n = r->mem_len - r->mem_off;
-		if (n > room)
-			n = room;
-		memcpy(dst, r->mem + r->mem_off, n);
-		r->mem_off += n;
+		n = r->seg_pos < r->mem_len ? r->mem_len - (size_t)r->seg_pos : 0;
+		if (n > want)
+			n = want;
+		memcpy(r->buf + keep, r->mem + r->seg_pos, n);
 	} else {
-		n = fread(dst, 1, room, r->fp);
-		if (n == 0 && ferror(r->fp))
+		ssize_t got;
+		do
+			got = pread(r->fd, r->buf + keep, want, (off_t)r->seg_pos);
+		while (got < 0 && errno == EINTR);
+		if (got < 0)
 			return rfail(r, TRACE_EIO, "read failed: %s", strerror(errno));
+		n = (size_t)got;
 	}
 	if (n == 0)
+		r->eof = 1;   /* the file is shorter than it was */
+	r->seg_pos += n;
+	r->iused = keep + n;
+	return 0;
+}
+
+/* Reads more input after what is not yet consumed.  Returns 0 (possibly
+ * at EOF, see r->eof) or a negative code. */
+static int fill(struct trace_reader *r)
+{
+	if (r->mem && !r->base) {
+		/* all of it is in r->in already */
 		r->eof = 1;
-	msgpack_unpacker_buffer_consumed(&r->u, n);
+		return 0;
+	}
+	size_t chunk = r->chunk ? r->chunk : READ_CHUNK;
+	size_t keep = r->iused - r->ioff;
+	if (r->ioff > 0) {
+		memmove(r->buf, r->buf + r->ioff, keep);
+		r->ioff = 0;
+		r->iused = keep;
+	}
+	if (r->bcap == 0 || keep > r->bcap / 2) {
+		/* the first fill, or one object longer than half the buffer
+		 * (scan_object bounds it) */
+		size_t ncap = r->bcap ? r->bcap * 2 : chunk;
+		while (keep > ncap / 2)
+			ncap *= 2;
+		unsigned char *nb = realloc(r->buf, ncap);
+		if (!nb)
+			return rfail(r, TRACE_ENOMEM, "out of memory");
+		r->buf = nb;
+		r->bcap = ncap;
+	}
+	r->in = r->buf;
+	if (r->base)
+		return fill_lane(r, keep);
+	size_t n = fread(r->buf + keep, 1, r->bcap - keep, r->fp);
+	if (n == 0 && ferror(r->fp))
+		return rfail(r, TRACE_EIO, "read failed: %s", strerror(errno));
+	if (n == 0)
+		r->eof = 1;
+	r->iused = keep + n;
 	return 0;
 }
 
 enum { SCAN_OK, SCAN_MORE, SCAN_BAD };
 
+/* The big-endian number of n (1, 2, 4 or 8) bytes at p. */
 static uint64_t be(const unsigned char *p, size_t n)
 {
-	uint64_t v = 0;
-	for (size_t i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
+	switch (n) {
+	case 1: return p[0];
+	case 2: return (uint64_t)p[0] << 8 | p[1];
+	case 4: {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return __builtin_bswap32(v);
+	}
+	default: {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		return __builtin_bswap64(v);
+	}
+	}
 }
 
 /* Walks the msgpack encoding of one object at p[0..avail) without
@@ -210,17 +307,15 @@ static int scan_object(const unsigned char *p, size_t avail, size_t *objlen)
 	return SCAN_OK;
 }
 
-/* Makes the next top-level object available in r->res.data.  Returns 1,
- * 0 at end of input on an object boundary, or a negative code (TRACE_ETRUNC
+/* Makes the next top-level object available in r->obj.  Returns 1, 0 at
+ * end of input on an object boundary, or a negative code (TRACE_ETRUNC
  * with no message when the input ends inside an object). */
 static int next_object(struct trace_reader *r)
 {
-	msgpack_unpacked_destroy(&r->res);
-	msgpack_unpacked_init(&r->res);
-	r->offset = r->consumed;
 	for (;;) {
-		const unsigned char *p = (const unsigned char *)r->u.buffer + r->u.off;
-		size_t avail = r->u.used - r->u.off;
+		r->offset = r->consumed;   /* a lane's fill may move it */
+		const unsigned char *p = r->in + r->ioff;
+		size_t avail = r->iused - r->ioff;
 		size_t len = 0;
 		int s = scan_object(p, avail, &len);
 		if (s == SCAN_BAD)
@@ -228,12 +323,9 @@ static int next_object(struct trace_reader *r)
 				     "at byte %llu: malformed or oversized msgpack object",
 				     (unsigned long long)r->offset);
 		if (s == SCAN_OK) {
-			msgpack_unpack_return ur = msgpack_unpacker_next(&r->u, &r->res);
-			if (ur == MSGPACK_UNPACK_NOMEM_ERROR)
-				return rfail(r, TRACE_ENOMEM, "out of memory");
-			if (ur != MSGPACK_UNPACK_SUCCESS)
-				return rfail(r, TRACE_ECORRUPT, "at byte %llu: malformed msgpack object",
-					     (unsigned long long)r->offset);
+			r->obj = p;
+			r->objlen = len;
+			r->ioff += len;
 			r->consumed += len;
 			return 1;
 		}
@@ -245,16 +337,196 @@ static int next_object(struct trace_reader *r)
 	}
 }
 
+/* ---- objects ---------------------------------------------------------- */
+
+/* The kinds of msgpack object, as msgpack-c classifies them. */
+enum mtype { M_NIL, M_BOOL, M_UINT, M_NINT, M_FLOAT, M_STR, M_BIN, M_ARRAY, M_MAP, M_EXT };
+
+/* One decoded object of a scanned record: an integer's value, a string's
+ * bytes, or an array's first element and element count. */
+struct mobj {
+	enum mtype type;
+	uint32_t len;                /* STR bytes, ARRAY elements              */
+	uint64_t u;                  /* UINT value; NINT value as int64 bits   */
+	double f;                    /* FLOAT value (a float32 widened)        */
+	const unsigned char *p;      /* STR bytes, ARRAY first element         */
+};
+
+/* Skips n whole objects starting at p (already checked by scan_object). */
+static const unsigned char *skip_objects(const unsigned char *p, uint64_t n)
+{
+	while (n > 0) {
+		unsigned b = *p++;
+		n--;
+		if (b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3)
+			continue;
+		if (b <= 0x8f) {
+			n += 2 * (uint64_t)(b & 0x0f);
+			continue;
+		}
+		if (b <= 0x9f) {
+			n += b & 0x0f;
+			continue;
+		}
+		if (b <= 0xbf) {
+			p += b & 0x1f;
+			continue;
+		}
+		switch (b) {
+		case 0xc4: case 0xd9: p += 1 + be(p, 1); break;
+		case 0xc5: case 0xda: p += 2 + be(p, 2); break;
+		case 0xc6: case 0xdb: p += 4 + be(p, 4); break;
+		case 0xc7: p += 1 + be(p, 1) + 1; break;
+		case 0xc8: p += 2 + be(p, 2) + 1; break;
+		case 0xc9: p += 4 + be(p, 4) + 1; break;
+		case 0xca: p += 4; break;
+		case 0xcb: p += 8; break;
+		case 0xcc: case 0xd0: p += 1; break;
+		case 0xcd: case 0xd1: p += 2; break;
+		case 0xce: case 0xd2: p += 4; break;
+		case 0xcf: case 0xd3: p += 8; break;
+		case 0xd4: p += 2; break;
+		case 0xd5: p += 3; break;
+		case 0xd6: p += 5; break;
+		case 0xd7: p += 9; break;
+		case 0xd8: p += 17; break;
+		case 0xdc: n += be(p, 2); p += 2; break;
+		case 0xdd: n += be(p, 4); p += 4; break;
+		case 0xde: n += 2 * be(p, 2); p += 2; break;
+		default: n += 2 * be(p, 4); p += 4; break;   /* 0xdf */
+		}
+	}
+	return p;
+}
+
+static void set_int(struct mobj *o, int64_t v)
+{
+	o->type = v >= 0 ? M_UINT : M_NINT;
+	o->u = (uint64_t)v;
+}
+
+/* Decodes the header of the array at p into o without walking its elements
+ * (o->type is M_ARRAY, or something else). */
+static void read_array_head(const unsigned char *p, struct mobj *o)
+{
+	unsigned b = *p;
+	o->type = M_NIL;
+	if (b >= 0x90 && b <= 0x9f) {
+		o->type = M_ARRAY;
+		o->len = b & 0x0f;
+		o->p = p + 1;
+	} else if (b == 0xdc || b == 0xdd) {
+		size_t lb = b == 0xdc ? 2 : 4;
+		o->type = M_ARRAY;
+		o->len = (uint32_t)be(p + 1, lb);
+		o->p = p + 1 + lb;
+	}
+}
+
+/* Decodes the object at *pp into o and moves *pp past it. */
+static void read_obj(const unsigned char **pp, struct mobj *o)
+{
+	const unsigned char *p = *pp;
+	unsigned b = *p++;
+	if (b <= 0x7f) {
+		o->type = M_UINT;
+		o->u = b;
+		*pp = p;
+		return;
+	}
+	if (b >= 0xe0) {
+		set_int(o, (int8_t)b);
+		*pp = p;
+		return;
+	}
+	if (b >= 0xa0 && b <= 0xbf) {
+		o->type = M_STR;
+		o->len = b & 0x1f;
+		o->p = p;
+		*pp = p + o->len;
+		return;
+	}
+	if (b >= 0x90 && b <= 0x9f) {
+		o->type = M_ARRAY;
+		o->len = b & 0x0f;
+		o->p = p;
+		*pp = skip_objects(p, o->len);
+		return;
+	}
+	switch (b) {
+	case 0xcc: o->type = M_UINT; o->u = be(p, 1); p += 1; break;
+	case 0xcd: o->type = M_UINT; o->u = be(p, 2); p += 2; break;
+	case 0xce: o->type = M_UINT; o->u = be(p, 4); p += 4; break;
+	case 0xcf: o->type = M_UINT; o->u = be(p, 8); p += 8; break;
+	case 0xd0: set_int(o, (int8_t)be(p, 1)); p += 1; break;
+	case 0xd1: set_int(o, (int16_t)be(p, 2)); p += 2; break;
+	case 0xd2: set_int(o, (int32_t)be(p, 4)); p += 4; break;
+	case 0xd3: set_int(o, (int64_t)be(p, 8)); p += 8; break;
+	case 0xd9: case 0xda: case 0xdb: {
+		size_t lb = b == 0xd9 ? 1 : b == 0xda ? 2 : 4;
+		o->type = M_STR;
+		o->len = (uint32_t)be(p, lb);
+		o->p = p + lb;
+		p += lb + o->len;
+		break;
+	}
+	case 0xdc: case 0xdd: {
+		size_t lb = b == 0xdc ? 2 : 4;
+		o->type = M_ARRAY;
+		o->len = (uint32_t)be(p, lb);
+		o->p = p + lb;
+		p = skip_objects(o->p, o->len);
+		break;
+	}
+	case 0xca: {
+		uint32_t bits = (uint32_t)be(p, 4);
+		float x;
+		memcpy(&x, &bits, 4);
+		o->type = M_FLOAT;
+		o->f = x;
+		p += 4;
+		break;
+	}
+	case 0xcb: {
+		uint64_t bits = be(p, 8);
+		memcpy(&o->f, &bits, 8);
+		o->type = M_FLOAT;
+		p += 8;
+		break;
+	}
+	default:
+		o->type = b == 0xc0 ? M_NIL : (b == 0xc2 || b == 0xc3) ? M_BOOL
+			  : (b >= 0xc4 && b <= 0xc6) ? M_BIN
+			  : (b <= 0x8f || b == 0xde || b == 0xdf) ? M_MAP : M_EXT;
+		p = skip_objects(p - 1, 1);
+		break;
+	}
+	*pp = p;
+}
+
 /* ---- field decoding -------------------------------------------------- */
 
 /* A cursor over the positional fields of one record. */
 struct fields {
 	struct trace_reader *r;
 	const char *what;            /* record type name, for messages */
-	const msgpack_object *v;
-	uint32_t n, i;
+	const unsigned char *p;      /* the next element */
+	uint32_t n, i;               /* elements, and the index of the next one */
 	int rc;                      /* first failure; later getters do nothing */
+	struct mobj o;               /* the element field() returned */
 };
+
+/* A cursor over the elements of the array arr. */
+static void fields_open(struct fields *f, struct trace_reader *r, const char *what,
+			const struct mobj *arr)
+{
+	f->r = r;
+	f->what = what;
+	f->p = arr->p;
+	f->n = arr->len;
+	f->i = 0;
+	f->rc = 0;
+}
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
@@ -271,26 +543,29 @@ static int ferr(struct fields *f, const char *name, const char *fmt, ...)
 		     (unsigned long long)f->r->offset, f->what, name, why);
 }
 
-static const msgpack_object *field(struct fields *f)
+static const struct mobj *field(struct fields *f)
 {
-	uint32_t i = f->i++;
-	return i < f->n ? &f->v[i] : NULL;
+	if (f->i >= f->n)
+		return NULL;
+	f->i++;
+	read_obj(&f->p, &f->o);
+	return &f->o;
 }
 
 static int get_u64(struct fields *f, const char *name, uint64_t max, uint64_t def, uint64_t *out)
 {
 	if (f->rc)
 		return f->rc;
-	const msgpack_object *o = field(f);
+	const struct mobj *o = field(f);
 	if (!o) {
 		*out = def;
 		return 0;
 	}
-	if (o->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+	if (o->type != M_UINT)
 		return ferr(f, name, "not an unsigned integer");
-	if (o->via.u64 > max)
-		return ferr(f, name, "%llu out of range", (unsigned long long)o->via.u64);
-	*out = o->via.u64;
+	if (o->u > max)
+		return ferr(f, name, "%llu out of range", (unsigned long long)o->u);
+	*out = o->u;
 	return 0;
 }
 
@@ -315,33 +590,33 @@ static int get_f64(struct fields *f, const char *name, double def, double *out)
 {
 	if (f->rc)
 		return f->rc;
-	const msgpack_object *o = field(f);
+	const struct mobj *o = field(f);
 	if (!o) {
 		*out = def;
 		return 0;
 	}
 	switch (o->type) {
-	case MSGPACK_OBJECT_FLOAT32:
-	case MSGPACK_OBJECT_FLOAT64: *out = o->via.f64; return 0;
-	case MSGPACK_OBJECT_POSITIVE_INTEGER: *out = (double)o->via.u64; return 0;
-	case MSGPACK_OBJECT_NEGATIVE_INTEGER: *out = (double)o->via.i64; return 0;
+	case M_FLOAT: *out = o->f; return 0;
+	case M_UINT: *out = (double)o->u; return 0;
+	case M_NINT: *out = (double)(int64_t)o->u; return 0;
 	default: return ferr(f, name, "not a number");
 	}
 }
 
-static int conv_i64(struct fields *f, const char *name, const msgpack_object *o,
+static int conv_i64(struct fields *f, const char *name, const struct mobj *o,
 		    int64_t min, int64_t max, int64_t *out)
 {
-	if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
-		if (o->via.u64 > (uint64_t)max)
-			return ferr(f, name, "%llu out of range", (unsigned long long)o->via.u64);
-		*out = (int64_t)o->via.u64;
+	if (o->type == M_UINT) {
+		if (o->u > (uint64_t)max)
+			return ferr(f, name, "%llu out of range", (unsigned long long)o->u);
+		*out = (int64_t)o->u;
 		return 0;
 	}
-	if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
-		if (o->via.i64 < min)
-			return ferr(f, name, "%lld out of range", (long long)o->via.i64);
-		*out = o->via.i64;
+	if (o->type == M_NINT) {
+		int64_t v = (int64_t)o->u;
+		if (v < min)
+			return ferr(f, name, "%lld out of range", (long long)v);
+		*out = v;
 		return 0;
 	}
 	return ferr(f, name, "not an integer");
@@ -351,7 +626,7 @@ static int get_i32(struct fields *f, const char *name, int32_t def, int32_t *out
 {
 	if (f->rc)
 		return f->rc;
-	const msgpack_object *o = field(f);
+	const struct mobj *o = field(f);
 	int64_t v = def;
 	if (o && conv_i64(f, name, o, INT32_MIN, INT32_MAX, &v) < 0)
 		return TRACE_ECORRUPT;
@@ -364,16 +639,19 @@ static int get_i64s(struct fields *f, const char *name, uint32_t n, int64_t def,
 {
 	if (f->rc)
 		return f->rc;
-	const msgpack_object *o = field(f);
+	const struct mobj *o = field(f);
 	if (!o) {
 		for (uint32_t i = 0; i < n; i++)
 			out[i] = def;
 		return 0;
 	}
-	if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != n)
+	if (o->type != M_ARRAY || o->len != n)
 		return ferr(f, name, "not an array of %u integers", n);
+	const unsigned char *p = o->p;
 	for (uint32_t i = 0; i < n; i++) {
-		if (conv_i64(f, name, &o->via.array.ptr[i], INT64_MIN, INT64_MAX, &out[i]) < 0)
+		struct mobj e;
+		read_obj(&p, &e);
+		if (conv_i64(f, name, &e, INT64_MIN, INT64_MAX, &out[i]) < 0)
 			return TRACE_ECORRUPT;
 	}
 	return 0;
@@ -385,14 +663,13 @@ static int get_str(struct fields *f, const char *name, char *buf, size_t cap)
 	buf[0] = '\0';
 	if (f->rc)
 		return f->rc;
-	const msgpack_object *o = field(f);
+	const struct mobj *o = field(f);
 	if (!o)
 		return 0;
-	if (o->type != MSGPACK_OBJECT_STR)
+	if (o->type != M_STR)
 		return ferr(f, name, "not a string");
-	size_t n = o->via.str.size < cap - 1 ? o->via.str.size : cap - 1;
-	if (n)   /* an empty str may carry a NULL pointer */
-		memcpy(buf, o->via.str.ptr, n);
+	size_t n = o->len < cap - 1 ? o->len : cap - 1;
+	memcpy(buf, o->p, n);
 	buf[n] = '\0';
 	return 0;
 }
@@ -424,7 +701,7 @@ static int decode_header(struct fields *f, struct trace_header *h)
 	memset(h, 0, sizeof(*h));
 	char magic[16];
 	uint64_t major, minor;
-	f->i = 1;
+	field(f);   /* the record type */
 	get_str(f, "magic", magic, sizeof(magic));
 	if (f->rc)
 		return f->rc;
@@ -458,12 +735,13 @@ static int decode_header(struct fields *f, struct trace_header *h)
 	get_str(f, "timing_note", h->timing_note, sizeof(h->timing_note));
 	if (f->rc)
 		return f->rc;
-	const msgpack_object *dev = field(f);
+	const struct mobj *dev = field(f);
 	if (!dev)
 		return 0;
-	if (dev->type != MSGPACK_OBJECT_ARRAY)
+	if (dev->type != M_ARRAY)
 		return ferr(f, "device", "not an array");
-	struct fields df = { f->r, "header device", dev->via.array.ptr, dev->via.array.size, 0, 0 };
+	struct fields df;
+	fields_open(&df, f->r, "header device", dev);
 	get_str(&df, "name", d->name, sizeof(d->name));
 	get_u32(&df, "cc_major", 0, &d->cc_major);
 	get_u32(&df, "cc_minor", 0, &d->cc_minor);
@@ -493,32 +771,25 @@ static int decode_string(struct fields *f)
 	if (id != (uint64_t)r->nstr + 1)
 		return ferr(f, "id", "%llu, expected %u (ids are consecutive)",
 			    (unsigned long long)id, r->nstr + 1);
-	const msgpack_object *o = field(f);
-	if (o->type != MSGPACK_OBJECT_STR)
+	const struct mobj *o = field(f);
+	if (o->type != M_STR)
 		return ferr(f, "bytes", "not a string");
-	uint32_t len = o->via.str.size;
+	uint32_t len = o->len;
 	if (r->nstr >= TRACE_MAX_STRINGS || r->str_bytes + len > TRACE_MAX_STRING_BYTES)
 		return ferr(f, "id", "too many strings");
 	if (r->nstr == r->capstr) {
 		uint32_t nc = r->capstr ? r->capstr * 2 : 256;
-		char **ns = realloc(r->strs, nc * sizeof(*ns));
+		uint32_t *ns = realloc(r->sid, nc * sizeof(*ns));
 		if (!ns)
 			return rfail(r, TRACE_ENOMEM, "out of memory");
-		r->strs = ns;
-		uint32_t *nl = realloc(r->slens, nc * sizeof(*nl));
-		if (!nl)
-			return rfail(r, TRACE_ENOMEM, "out of memory");
-		r->slens = nl;
+		r->sid = ns;
 		r->capstr = nc;
 	}
-	char *s = malloc((size_t)len + 1);
-	if (!s)
+	/* A string defined twice (the writer never does) keeps both ids. */
+	int64_t id_in_pool = strpool_intern(&r->pool, (const char *)o->p, len, NULL);
+	if (id_in_pool < 0)
 		return rfail(r, TRACE_ENOMEM, "out of memory");
-	if (len)   /* an empty str may carry a NULL pointer */
-		memcpy(s, o->via.str.ptr, len);
-	s[len] = '\0';
-	r->strs[r->nstr] = s;
-	r->slens[r->nstr] = len;
+	r->sid[r->nstr] = (uint32_t)id_in_pool;
 	r->nstr++;
 	r->str_bytes += len;
 	return D_ABSORBED;
@@ -687,14 +958,14 @@ static int decode_stack(struct fields *f, struct trace_stack *s)
 	get_u32(f, "id", 0, &s->id);
 	if (f->rc)
 		return f->rc;
-	const msgpack_object *o = field(f);
-	if (o->type != MSGPACK_OBJECT_ARRAY)
+	const struct mobj *o = field(f);
+	if (o->type != M_ARRAY)
 		return ferr(f, "frames", "not an array");
-	if (o->via.array.size > TRACE_STACK_MAXFRAMES)
-		return ferr(f, "frames", "%u frames, more than %d", o->via.array.size,
-			    TRACE_STACK_MAXFRAMES);
-	s->nframes = o->via.array.size;
-	struct fields ff = { f->r, "stack", o->via.array.ptr, o->via.array.size, 0, 0 };
+	if (o->len > TRACE_STACK_MAXFRAMES)
+		return ferr(f, "frames", "%u frames, more than %d", o->len, TRACE_STACK_MAXFRAMES);
+	s->nframes = o->len;
+	struct fields ff;
+	fields_open(&ff, f->r, "stack", o);
 	for (uint32_t i = 0; i < s->nframes; i++)
 		get_u32(&ff, "frames", 0, &s->frames[i]);
 	return ff.rc;
@@ -703,10 +974,11 @@ static int decode_stack(struct fields *f, struct trace_stack *s)
 static int decode_trailer(struct fields *f, struct trace_trailer *t)
 {
 	struct trace_reader *r = f->r;
-	const msgpack_object *o = field(f);
-	if (o->type != MSGPACK_OBJECT_ARRAY)
+	const struct mobj *o = field(f);
+	if (o->type != M_ARRAY)
 		return ferr(f, "counts", "not an array");
-	struct fields cf = { r, "trailer", o->via.array.ptr, o->via.array.size, 0, 0 };
+	struct fields cf;
+	fields_open(&cf, r, "trailer", o);
 	for (int i = 0; i < TRACE_TYPE_MAX; i++)
 		get_u64(&cf, "counts", UINT64_MAX, 0, &t->count[i]);
 	get_u64(f, "end_unix_ns", UINT64_MAX, 0, &t->end_unix_ns);
@@ -753,7 +1025,7 @@ static int store_stack(struct trace_reader *r, const struct trace_stack *s)
 	if (!copy)
 		return rfail(r, TRACE_ENOMEM, "out of memory");
 	*copy = *s;
-	if (trace_u32map_put(&r->stack_ids, s->id, r->nstacks + 1) < 0) {
+	if (hmap_put(&r->stack_ids, s->id, r->nstacks + 1) < 0) {
 		free(copy);
 		return rfail(r, TRACE_ENOMEM, "out of memory");
 	}
@@ -761,17 +1033,39 @@ static int store_stack(struct trace_reader *r, const struct trace_stack *s)
 	return 0;
 }
 
-/* Decodes the object in r->res into rec.  Returns D_RECORD, D_ABSORBED
+/* Bytes of struct trace_record that a record of type t uses. */
+static size_t record_bytes(enum trace_type t)
+{
+	size_t u = offsetof(struct trace_record, u);
+	switch (t) {
+	case TRACE_KERNEL: return u + sizeof(struct trace_kernel);
+	case TRACE_GEMM: return u + sizeof(struct trace_gemm);
+	case TRACE_CONV: return u + sizeof(struct trace_conv);
+	case TRACE_MEMCPY: case TRACE_MEMSET: return u + sizeof(struct trace_copy);
+	case TRACE_SYNC: return u + sizeof(struct trace_sync);
+	case TRACE_MARKER: return u + sizeof(struct trace_marker);
+	case TRACE_OP: return u + sizeof(struct trace_op);
+	default: return sizeof(struct trace_record);
+	}
+}
+
+/* Decodes the object in r->obj into rec.  Returns D_RECORD, D_ABSORBED
  * (a string, or a record this version does not know), D_TRAILER or a
  * negative code. */
 static int decode(struct trace_reader *r, struct trace_record *rec)
 {
-	const msgpack_object *o = &r->res.data;
-	if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size == 0 ||
-	    o->via.array.ptr[0].type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+	struct mobj arr;
+	struct fields f;
+	read_array_head(r->obj, &arr);
+	const struct mobj *t0 = NULL;
+	if (arr.type == M_ARRAY) {
+		fields_open(&f, r, NULL, &arr);
+		t0 = field(&f);
+	}
+	if (!t0 || t0->type != M_UINT)
 		return rfail(r, TRACE_ECORRUPT, "at byte %llu: not a record",
 			     (unsigned long long)r->offset);
-	uint64_t type = o->via.array.ptr[0].via.u64;
+	uint64_t type = t0->u;
 	if (type >= TRACE_TYPE_MAX) {
 		if (r->newer_minor)
 			return D_ABSORBED;   /* a record type of a newer minor version */
@@ -781,13 +1075,16 @@ static int decode(struct trace_reader *r, struct trace_record *rec)
 	if (type == 0 || type == TRACE_HEADER)
 		return rfail(r, TRACE_ECORRUPT, "at byte %llu: unexpected record type %llu",
 			     (unsigned long long)r->offset, (unsigned long long)type);
-	struct fields f = { r, trace_type_name((enum trace_type)type), o->via.array.ptr,
-			    o->via.array.size, 1, 0 };
+	if (r->base && (type == TRACE_STRING || type == TRACE_STACK))
+		return D_ABSORBED;   /* a lane: base has them */
+	f.what = trace_type_name((enum trace_type)type);
 	if (f.n < required_fields[type])
 		return rfail(r, TRACE_ECORRUPT, "at byte %llu: %s record has %u fields, needs %u",
 			     (unsigned long long)r->offset, f.what, f.n - 1,
 			     required_fields[type] - 1u);
-	memset(rec, 0, sizeof(*rec));
+	/* Zero what the record type uses (the stack member makes the union
+	 * four times larger than a launch). */
+	memset(rec, 0, record_bytes((enum trace_type)type));
 	rec->type = (enum trace_type)type;
 	int rc;
 	switch (type) {
@@ -809,12 +1106,193 @@ static int decode(struct trace_reader *r, struct trace_record *rec)
 	if (rc == D_ABSORBED)
 		return rc;
 	char why[160];
-	if (trace_validate_record(rec, r->nstr, &r->stack_ids, why, sizeof(why)) < 0)
+	if (trace_validate_record(rec, owner(r)->nstr, &owner(r)->stack_ids, why, sizeof(why)) < 0)
 		return rfail(r, TRACE_ECORRUPT, "at byte %llu: %s record: %s",
 			     (unsigned long long)r->offset, f.what, why);
 	if (type == TRACE_STACK && store_stack(r, &rec->u.stack) < 0)
 		return r->state;
 	return D_RECORD;
+}
+
+/* ---- the fast path ---------------------------------------------------- */
+
+/*
+ * Most records (launches, library calls without arrays, copies, syncs,
+ * markers) are arrays of integers.  fast_record() decodes such a record in
+ * one walk, without scan_object() first: when the record is complete in
+ * the buffer, every field is an integer in range and there is no field this
+ * version does not know, the result is the one the general path (scan,
+ * then decode) gives.  Anything else - a short buffer, a string, an
+ * unknown enum value of a newer minor version, a trailing field - returns
+ * 0 and the general path does the work, errors and messages included.
+ */
+enum { FK_U64, FK_U32, FK_U8, FK_I32, FK_ENUM };
+
+struct fast_field {
+	uint16_t off;                /* byte offset in struct trace_record     */
+	uint8_t kind;                /* FK_*                                   */
+	uint32_t count;              /* FK_ENUM: values below it are known     */
+	int64_t def;                 /* the value of an absent field           */
+};
+
+#define FF(member, kind, count, def) \
+	{ (uint16_t)offsetof(struct trace_record, u.member), kind, count, def }
+#define FF3(member, kind) FF(member[0], kind, 0, 0), FF(member[1], kind, 0, 0), \
+	FF(member[2], kind, 0, 0)
+
+static const struct fast_field fast_kernel[] = {
+	FF(kernel.seq, FK_U64, 0, 0), FF(kernel.name, FK_U32, 0, 0),
+	FF3(kernel.grid, FK_U32), FF3(kernel.block, FK_U32), FF3(kernel.cluster, FK_U32),
+	FF(kernel.regs, FK_U32, 0, 0), FF(kernel.static_smem, FK_U32, 0, 0),
+	FF(kernel.dyn_smem, FK_U32, 0, 0), FF(kernel.stream, FK_U64, 0, 0),
+	FF(kernel.thread, FK_U32, 0, 0), FF(kernel.flags, FK_U32, 0, 0),
+	FF(kernel.cpu_ns, FK_U64, 0, 0), FF(kernel.start_ns, FK_U64, 0, 0),
+	FF(kernel.end_ns, FK_U64, 0, 0), FF(kernel.lib_call, FK_U64, 0, 0),
+	FF(kernel.iteration, FK_I32, 0, -1), FF(kernel.stack, FK_U32, 0, 0),
+};
+static const struct fast_field fast_gemm[] = {
+	FF(gemm.seq, FK_U64, 0, 0), FF(gemm.api, FK_ENUM, TRACE_GEMM_API_COUNT, 0),
+	FF(gemm.m, FK_U64, 0, 0), FF(gemm.n, FK_U64, 0, 0), FF(gemm.k, FK_U64, 0, 0),
+	FF(gemm.batch, FK_U64, 0, 1), FF(gemm.trans_a, FK_U8, 0, 0),
+	FF(gemm.trans_b, FK_U8, 0, 0), FF(gemm.a_type, FK_ENUM, TRACE_DT_COUNT, 0),
+	FF(gemm.b_type, FK_ENUM, TRACE_DT_COUNT, 0), FF(gemm.c_type, FK_ENUM, TRACE_DT_COUNT, 0),
+	FF(gemm.compute_type, FK_ENUM, TRACE_DT_COUNT, 0), FF(gemm.epilogue, FK_U32, 0, 1),
+	FF(gemm.stream, FK_U64, 0, 0), FF(gemm.thread, FK_U32, 0, 0),
+	FF(gemm.cpu_ns, FK_U64, 0, 0),
+};
+static const struct fast_field fast_copy[] = {
+	FF(copy.seq, FK_U64, 0, 0), FF(copy.bytes, FK_U64, 0, 0),
+	FF(copy.kind, FK_ENUM, TRACE_COPY_KIND_COUNT, 0), FF(copy.async, FK_U8, 0, 0),
+	FF(copy.stream, FK_U64, 0, 0), FF(copy.thread, FK_U32, 0, 0),
+	FF(copy.cpu_ns, FK_U64, 0, 0), FF(copy.cpu_end_ns, FK_U64, 0, 0),
+	FF(copy.start_ns, FK_U64, 0, 0), FF(copy.end_ns, FK_U64, 0, 0),
+	FF(copy.host_mem, FK_ENUM, TRACE_HOST_MEM_COUNT, 0),
+};
+static const struct fast_field fast_sync[] = {
+	FF(sync.seq, FK_U64, 0, 0), FF(sync.kind, FK_ENUM, TRACE_SYNC_KIND_COUNT, 0),
+	FF(sync.stream, FK_U64, 0, 0), FF(sync.thread, FK_U32, 0, 0),
+	FF(sync.cpu_ns, FK_U64, 0, 0), FF(sync.cpu_end_ns, FK_U64, 0, 0),
+	FF(sync.event, FK_U64, 0, 0),
+};
+static const struct fast_field fast_marker[] = {
+	FF(marker.seq, FK_U64, 0, 0), FF(marker.kind, FK_ENUM, TRACE_MARK_KIND_COUNT, 0),
+	FF(marker.name, FK_U32, 0, 0), FF(marker.thread, FK_U32, 0, 0),
+	FF(marker.cpu_ns, FK_U64, 0, 0), FF(marker.iteration, FK_I32, 0, -1),
+};
+
+#define NFIELDS(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
+
+static const struct fast_type {
+	const struct fast_field *f;
+	uint32_t n;                  /* fields after the type */
+} fast_types[TRACE_TYPE_MAX] = {
+	[TRACE_KERNEL] = { fast_kernel, NFIELDS(fast_kernel) },
+	[TRACE_GEMM] = { fast_gemm, NFIELDS(fast_gemm) },
+	[TRACE_MEMCPY] = { fast_copy, NFIELDS(fast_copy) },
+	[TRACE_MEMSET] = { fast_copy, NFIELDS(fast_copy) },
+	[TRACE_SYNC] = { fast_sync, NFIELDS(fast_sync) },
+	[TRACE_MARKER] = { fast_marker, NFIELDS(fast_marker) },
+};
+
+/* Decodes the record at the read position into rec when it qualifies (see
+ * above): 1, with the record consumed; 0 when the general path must run. */
+static int fast_record(struct trace_reader *r, struct trace_record *rec)
+{
+	const unsigned char *start = r->in + r->ioff, *p = start, *end = r->in + r->iused;
+	uint32_t n;
+	if (end - p < 2)
+		return 0;
+	if (p[0] >= 0x90 && p[0] <= 0x9f) {
+		n = p[0] & 0x0f;
+		p++;
+	} else if (p[0] == 0xdc && end - p >= 4) {
+		n = (uint32_t)be(p + 1, 2);
+		p += 3;
+	} else {
+		return 0;
+	}
+	unsigned type = *p++;
+	if (type >= TRACE_TYPE_MAX || !fast_types[type].f || n < required_fields[type] ||
+	    n - 1 > fast_types[type].n)
+		return 0;
+	const struct fast_type *ft = &fast_types[type];
+	memset(rec, 0, record_bytes((enum trace_type)type));
+	rec->type = (enum trace_type)type;
+	char *base = (char *)rec;
+	for (uint32_t i = 0; i < ft->n; i++) {
+		const struct fast_field *d = &ft->f[i];
+		int64_t sv = 0;
+		uint64_t v;
+		if (i + 1 >= n) {
+			v = (uint64_t)d->def;
+			sv = d->def;
+		} else {
+			if (p >= end)
+				return 0;
+			unsigned b = *p++;
+			if (b <= 0x7f) {
+				v = b;
+			} else if (b >= 0xcc && b <= 0xcf) {
+				size_t w = (size_t)1 << (b - 0xcc);
+				if ((size_t)(end - p) < w)
+					return 0;
+				v = be(p, w);
+				p += w;
+			} else if (b >= 0xe0 || (b >= 0xd0 && b <= 0xd3)) {
+				size_t w = b >= 0xe0 ? 0 : (size_t)1 << (b - 0xd0);
+				if ((size_t)(end - p) < w)
+					return 0;
+				switch (w) {
+				case 0: sv = (int8_t)b; break;
+				case 1: sv = (int8_t)p[0]; break;
+				case 2: sv = (int16_t)be(p, 2); break;
+				case 4: sv = (int32_t)be(p, 4); break;
+				default: sv = (int64_t)be(p, 8); break;
+				}
+				p += w;
+				if (sv < 0 && (d->kind != FK_I32 || sv < INT32_MIN))
+					return 0;
+				v = (uint64_t)sv;
+			} else {
+				return 0;
+			}
+			if (d->kind == FK_I32 && (int64_t)v >= 0)
+				sv = (int64_t)v;
+		}
+		char *dst = base + d->off;
+		switch (d->kind) {
+		case FK_U64:
+			memcpy(dst, &v, 8);
+			break;
+		case FK_U32:
+			if (v > UINT32_MAX)
+				return 0;
+			{ uint32_t x = (uint32_t)v; memcpy(dst, &x, 4); }
+			break;
+		case FK_U8:
+			if (v > UINT8_MAX)
+				return 0;
+			*(uint8_t *)dst = (uint8_t)v;
+			break;
+		case FK_I32:
+			if (sv > INT32_MAX)
+				return 0;
+			{ int32_t x = (int32_t)sv; memcpy(dst, &x, 4); }
+			break;
+		default:
+			if (v >= d->count)
+				return 0;
+			{ int x = (int)v; memcpy(dst, &x, sizeof(x)); }
+			break;
+		}
+	}
+	size_t len = (size_t)(p - start);
+	r->offset = r->consumed;
+	r->obj = start;
+	r->objlen = len;
+	r->ioff += len;
+	r->consumed += len;
+	return 1;
 }
 
 /* ---- public API ------------------------------------------------------ */
@@ -832,8 +1310,8 @@ static int check_magic(struct trace_reader *r)
 	static const char tail[] = "\x01\xac" TRACE_MAGIC;
 	const size_t tail_len = sizeof(tail) - 1;
 	for (;;) {
-		const unsigned char *p = (const unsigned char *)r->u.buffer + r->u.off;
-		size_t avail = r->u.used - r->u.off;
+		const unsigned char *p = r->in + r->ioff;
+		size_t avail = r->iused - r->ioff;
 		if (avail > 0) {
 			size_t mlen = p[0] >= 0x90 && p[0] <= 0x9f ? 1 : p[0] == 0xdc ? 3
 				      : p[0] == 0xdd ? 5 : 0;
@@ -857,12 +1335,6 @@ static int check_magic(struct trace_reader *r)
 
 static int open_common(struct trace_reader *r, char *err, size_t errlen)
 {
-	if (!msgpack_unpacker_init(&r->u, READ_CHUNK)) {
-		copy_msg("out of memory", err, errlen);
-		return TRACE_ENOMEM;
-	}
-	r->u_ready = 1;
-	msgpack_unpacked_init(&r->res);
 	int rc = check_magic(r);
 	if (rc == 0) {
 		rc = next_object(r);
@@ -870,12 +1342,15 @@ static int open_common(struct trace_reader *r, char *err, size_t errlen)
 			rc = truncated(r);
 	}
 	if (rc == 1) {
-		const msgpack_object *o = &r->res.data;
-		struct fields f = { r, "header", o->via.array.ptr, o->via.array.size, 0, 0 };
-		if (o->type != MSGPACK_OBJECT_ARRAY || f.n < TRACE_REQ_HEADER)
+		struct mobj arr;
+		struct fields f;
+		read_array_head(r->obj, &arr);
+		if (arr.type != M_ARRAY || arr.len < TRACE_REQ_HEADER) {
 			rc = rfail(r, TRACE_ECORRUPT, "header: too few fields");
-		else
+		} else {
+			fields_open(&f, r, "header", &arr);
 			rc = decode_header(&f, &r->hdr);
+		}
 	}
 	if (rc < 0) {
 		copy_msg(r->msg, err, errlen);
@@ -906,6 +1381,7 @@ int trace_reader_open(struct trace_reader **out, const char *path, char *err, si
 		}
 		r->own_fp = 1;
 	}
+	r->in = no_input;
 	int rc = open_common(r, err, errlen);
 	if (rc < 0) {
 		trace_reader_free(r);
@@ -926,6 +1402,8 @@ int trace_reader_open_mem(struct trace_reader **out, const void *buf, size_t len
 	}
 	r->mem = buf ? buf : (const void *)"";
 	r->mem_len = buf ? len : 0;
+	r->in = r->mem;
+	r->iused = r->mem_len;
 	int rc = open_common(r, err, errlen);
 	if (rc < 0) {
 		trace_reader_free(r);
@@ -952,19 +1430,53 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec, char *er
 		return 0;
 	}
 	for (;;) {
-		int rc = next_object(r);
-		if (rc == 0 || rc == TRACE_ETRUNC)
-			rc = truncated(r);
-		if (rc < 0) {
-			copy_msg(r->msg, err, errlen);
-			return rc;
-		}
-		rc = decode(r, rec);
-		if (rc < 0) {
-			copy_msg(r->msg, err, errlen);
-			return rc;
+		int rc;
+		if (fast_record(r, rec)) {
+			char why[160];
+			r->counts[rec->type]++;
+			if (trace_validate_record(rec, owner(r)->nstr, &owner(r)->stack_ids, why,
+						  sizeof(why)) < 0) {
+				rfail(r, TRACE_ECORRUPT, "at byte %llu: %s record: %s",
+				      (unsigned long long)r->offset, trace_type_name(rec->type), why);
+				copy_msg(r->msg, err, errlen);
+				return r->state;
+			}
+			rc = D_RECORD;
+		} else {
+			rc = next_object(r);
+			if (rc == 0 && r->base) {
+				r->state = R_DONE;   /* a lane ends with its segments */
+				rec->type = TRACE_TRAILER;
+				memset(&rec->u.trailer, 0, sizeof(rec->u.trailer));
+				return 0;
+			}
+			if (rc == 0 || rc == TRACE_ETRUNC)
+				rc = truncated(r);
+			if (rc < 0) {
+				copy_msg(r->msg, err, errlen);
+				return rc;
+			}
+			rc = decode(r, rec);
+			if (rc < 0) {
+				copy_msg(r->msg, err, errlen);
+				return rc;
+			}
 		}
 		if (rc == D_RECORD) {
+			if (r->filter || r->order) {
+				uint32_t thread;
+				uint64_t cpu, seq;
+				if (trace_record_key(rec, &thread, &cpu, &seq)) {
+					if (r->filter && thread != r->thread)
+						continue;
+					if (r->order && trace_order_note(r->order, thread, cpu, seq,
+									 r->offset, r->consumed) < 0) {
+						rfail(r, TRACE_ENOMEM, "out of memory");
+						copy_msg(r->msg, err, errlen);
+						return r->state;
+					}
+				}
+			}
 			r->returned++;
 			return 1;
 		}
@@ -980,9 +1492,11 @@ const char *trace_reader_string(const struct trace_reader *r, uint32_t id, size_
 {
 	if (id == 0 || id > r->nstr)
 		return NULL;
+	uint32_t n = 0;
+	const char *s = strpool_get(&r->pool, r->sid[id - 1], &n);
 	if (len)
-		*len = r->slens[id - 1];
-	return r->strs[id - 1];
+		*len = n;
+	return s;
 }
 
 uint32_t trace_reader_nstrings(const struct trace_reader *r)
@@ -997,7 +1511,7 @@ uint64_t trace_reader_count(const struct trace_reader *r)
 
 const struct trace_stack *trace_reader_stack(const struct trace_reader *r, uint32_t id)
 {
-	const uint32_t *idx = trace_u32map_get(&r->stack_ids, id);
+	const uint64_t *idx = hmap_get(&r->stack_ids, id);
 	return idx ? r->stacks[*idx - 1] : NULL;
 }
 
@@ -1005,19 +1519,335 @@ void trace_reader_free(struct trace_reader *r)
 {
 	if (!r)
 		return;
-	if (r->u_ready) {
-		msgpack_unpacked_destroy(&r->res);
-		msgpack_unpacker_destroy(&r->u);
-	}
 	if (r->own_fp)
 		fclose(r->fp);
-	for (uint32_t i = 0; i < r->nstr; i++)
-		free(r->strs[i]);
-	free(r->strs);
-	free(r->slens);
+	trace_order_free(r->order);
+	free(r->buf);
+	strpool_release(&r->pool);
+	free(r->sid);
 	for (uint32_t i = 0; i < r->nstacks; i++)
 		free(r->stacks[i]);
 	free(r->stacks);
-	trace_u32map_release(&r->stack_ids);
+	hmap_release(&r->stack_ids);
 	free(r);
+}
+
+/* ---- reading in order ------------------------------------------------ */
+
+int trace_reader_keep_order(struct trace_reader *r, uint32_t window)
+{
+	if (r->returned > 0 || r->order || r->base)
+		return TRACE_EINVAL;
+	r->order = trace_order_new(window);
+	return r->order ? 0 : TRACE_ENOMEM;
+}
+
+/* A record waiting in a lane's window, with its key. */
+struct lane_key {
+	uint64_t cpu, seq, pos;      /* pos: its byte offset, for equal keys */
+};
+
+/* One thread of a merge: its own reader over the thread's segments and a
+ * window of up to cap records, a min-heap of slot indexes by key.  A thread
+ * whose records are in order has a window of one record. */
+struct lane {
+	struct trace_reader *rd;
+	uint32_t cap;
+	struct trace_record *rec;    /* slots, grown up to cap */
+	struct lane_key *key;
+	uint32_t nslots;
+	uint32_t *heap;              /* slot indexes */
+	uint32_t n;
+	uint32_t *spare;             /* free slot indexes */
+	uint32_t nspare;
+	int done;
+};
+
+struct trace_merge {
+	const struct trace_reader *base;
+	struct lane *lane;
+	uint32_t nlane;
+	struct merge_head {          /* a lane with records, and its least key */
+		struct lane_key key;
+		uint32_t lane;
+	} *heap;                     /* a min-heap by key */
+	uint32_t nheap;
+	int started;
+	struct lane_key last;        /* the key returned last */
+	int state;                   /* 0, or an error code */
+	char msg[MSG_MAX];
+	size_t bytes;
+};
+
+static int lk_lt(const struct lane_key *a, const struct lane_key *b)
+{
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu;
+	if (a->seq != b->seq)
+		return a->seq < b->seq;
+	return a->pos < b->pos;
+}
+
+static const struct lane_key *lane_min(const struct lane *l)
+{
+	return &l->key[l->heap[0]];
+}
+
+static void lane_sift_up(struct lane *l, uint32_t i)
+{
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		if (!lk_lt(&l->key[l->heap[i]], &l->key[l->heap[p]]))
+			break;
+		uint32_t x = l->heap[i];
+		l->heap[i] = l->heap[p];
+		l->heap[p] = x;
+		i = p;
+	}
+}
+
+static void lane_sift_down(struct lane *l, uint32_t i)
+{
+	for (;;) {
+		uint32_t c = 2 * i + 1, m = i;
+		if (c < l->n && lk_lt(&l->key[l->heap[c]], &l->key[l->heap[m]]))
+			m = c;
+		if (c + 1 < l->n && lk_lt(&l->key[l->heap[c + 1]], &l->key[l->heap[m]]))
+			m = c + 1;
+		if (m == i)
+			return;
+		uint32_t x = l->heap[i];
+		l->heap[i] = l->heap[m];
+		l->heap[m] = x;
+		i = m;
+	}
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int mfail(struct trace_merge *m, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m->msg, sizeof(m->msg), fmt, ap);
+	va_end(ap);
+	m->state = code;
+	return code;
+}
+
+/* Reads records into lane l until its window is full or its segments end. */
+static int lane_fill(struct trace_merge *m, struct lane *l)
+{
+	while (!l->done && l->n < l->cap) {
+		uint32_t s;
+		if (l->nspare > 0) {
+			s = l->spare[--l->nspare];
+		} else {
+			if (l->nslots == 0 || (l->nslots & (l->nslots - 1)) == 0) {
+				/* slots grow by doubling, up to cap */
+				uint32_t ncap = l->nslots ? l->nslots * 2 : 1;
+				if (ncap > l->cap)
+					ncap = l->cap;
+				struct trace_record *nr = realloc(l->rec, (size_t)ncap * sizeof(*nr));
+				if (!nr)
+					return mfail(m, TRACE_ENOMEM, "out of memory");
+				l->rec = nr;
+				struct lane_key *nk = realloc(l->key, (size_t)ncap * sizeof(*nk));
+				if (!nk)
+					return mfail(m, TRACE_ENOMEM, "out of memory");
+				l->key = nk;
+				m->bytes += (size_t)(ncap - l->nslots) * (sizeof(*nr) + sizeof(*nk));
+			}
+			s = l->nslots++;
+		}
+		char err[MSG_MAX];
+		int rc = trace_reader_next(l->rd, &l->rec[s], err, sizeof(err));
+		if (rc < 0)
+			return mfail(m, rc, "%s", err);
+		if (rc == 0) {
+			l->spare[l->nspare++] = s;
+			l->done = 1;
+			break;
+		}
+		uint32_t thread;
+		if (!trace_record_key(&l->rec[s], &thread, &l->key[s].cpu, &l->key[s].seq)) {
+			l->spare[l->nspare++] = s;   /* no place in the order */
+			continue;
+		}
+		l->key[s].pos = l->rd->offset;
+		l->heap[l->n++] = s;
+		lane_sift_up(l, l->n - 1);
+	}
+	return 0;
+}
+
+static void merge_sift_down(struct trace_merge *m, uint32_t i)
+{
+	struct merge_head *h = m->heap;
+	for (;;) {
+		uint32_t c = 2 * i + 1, x = i;
+		if (c < m->nheap && lk_lt(&h[c].key, &h[x].key))
+			x = c;
+		if (c + 1 < m->nheap && lk_lt(&h[c + 1].key, &h[x].key))
+			x = c + 1;
+		if (x == i)
+			return;
+		struct merge_head t = h[i];
+		h[i] = h[x];
+		h[x] = t;
+		i = x;
+	}
+}
+
+void trace_merge_free(struct trace_merge *m)
+{
+	if (!m)
+		return;
+	for (uint32_t i = 0; i < m->nlane; i++) {
+		struct lane *l = &m->lane[i];
+		trace_reader_free(l->rd);
+		free(l->rec);
+		free(l->key);
+		free(l->heap);
+		free(l->spare);
+	}
+	free(m->lane);
+	free(m->heap);
+	free(m);
+}
+
+int trace_merge_open(struct trace_merge **out, const struct trace_reader *r,
+		     char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!r->order) {
+		copy_msg("the reader does not keep order", err, errlen);
+		return TRACE_EINVAL;
+	}
+	const struct trace_order *o = r->order;
+	uint32_t nt = trace_order_threads(o);
+	for (uint32_t i = 0; i < nt; i++) {
+		struct trace_order_thread t;
+		trace_order_thread(o, i, &t);
+		if (t.beyond) {
+			if (err && errlen)
+				snprintf(err, errlen,
+					 "thread %u: records out of CPU order beyond a window of %u",
+					 t.thread, trace_order_window(o));
+			return TRACE_EINVAL;
+		}
+	}
+	int fd = -1;
+	if (!r->mem) {
+		fd = fileno(r->fp);
+		if (fd < 0 || lseek(fd, 0, SEEK_CUR) < 0) {
+			copy_msg("cannot read the trace a second time (not a regular file)", err, errlen);
+			return TRACE_EIO;
+		}
+	}
+	struct trace_merge *m = calloc(1, sizeof(*m));
+	if (!m || !(m->lane = calloc(nt ? nt : 1, sizeof(*m->lane))) ||
+	    !(m->heap = calloc(nt ? nt : 1, sizeof(*m->heap)))) {
+		trace_merge_free(m);
+		copy_msg("out of memory", err, errlen);
+		return TRACE_ENOMEM;
+	}
+	m->base = r;
+	m->bytes = sizeof(*m) + nt * (sizeof(*m->lane) + sizeof(*m->heap));
+	for (uint32_t i = 0; i < nt; i++) {
+		struct trace_order_thread t;
+		struct lane *l = &m->lane[m->nlane];
+		trace_order_thread(o, i, &t);
+		l->cap = t.sorted ? 1 : trace_order_window(o);
+		uint64_t bytes = 0;
+		for (uint32_t j = 0; j < t.nseg; j++)
+			bytes += t.seg[j].end - t.seg[j].start;
+		struct trace_reader *rd = calloc(1, sizeof(*rd));
+		l->rd = rd;
+		m->nlane++;
+		l->heap = malloc((size_t)l->cap * sizeof(*l->heap));
+		l->spare = malloc((size_t)l->cap * sizeof(*l->spare));
+		if (!rd || !l->heap || !l->spare) {
+			trace_merge_free(m);
+			copy_msg("out of memory", err, errlen);
+			return TRACE_ENOMEM;
+		}
+		m->bytes += sizeof(*rd) + (size_t)l->cap * 2 * sizeof(*l->heap);
+		rd->base = r;
+		rd->in = no_input;
+		rd->fd = fd;
+		rd->mem = r->mem;
+		rd->mem_len = r->mem_len;
+		rd->newer_minor = r->newer_minor;
+		rd->hdr = r->hdr;
+		rd->seg = t.seg;
+		rd->nseg = t.nseg;
+		rd->seg_pos = rd->consumed = t.nseg ? t.seg[0].start : 0;
+		rd->filter = trace_order_coarse(o);
+		rd->thread = t.thread;
+		/* a thread with few records needs no 64 KiB buffer */
+		rd->chunk = bytes < READ_CHUNK ? (bytes < 4096 ? 4096 : (size_t)bytes) : READ_CHUNK;
+		m->bytes += rd->chunk;
+	}
+	*out = m;
+	return 0;
+}
+
+int trace_merge_next(struct trace_merge *m, struct trace_record *rec, char *err, size_t errlen)
+{
+	if (m->state < 0) {
+		copy_msg(m->msg, err, errlen);
+		return m->state;
+	}
+	if (!m->started) {
+		m->started = 1;
+		for (uint32_t i = 0; i < m->nlane; i++) {
+			if (lane_fill(m, &m->lane[i]) < 0) {
+				copy_msg(m->msg, err, errlen);
+				return m->state;
+			}
+			if (m->lane[i].n > 0) {
+				m->heap[m->nheap].key = *lane_min(&m->lane[i]);
+				m->heap[m->nheap++].lane = i;
+			}
+		}
+		for (uint32_t i = m->nheap / 2; i-- > 0;)
+			merge_sift_down(m, i);
+	}
+	if (m->nheap == 0)
+		return 0;
+	struct lane *l = &m->lane[m->heap[0].lane];
+	uint32_t s = l->heap[0];
+	struct lane_key k = l->key[s];
+	if (lk_lt(&k, &m->last)) {
+		mfail(m, TRACE_ECORRUPT, "at byte %llu: out of order on a second reading "
+		      "(the file changed?)", (unsigned long long)k.pos);
+		copy_msg(m->msg, err, errlen);
+		return m->state;
+	}
+	m->last = k;
+	memcpy(rec, &l->rec[s], record_bytes(l->rec[s].type));
+	l->heap[0] = l->heap[--l->n];
+	lane_sift_down(l, 0);
+	l->spare[l->nspare++] = s;
+	if (lane_fill(m, l) < 0) {
+		copy_msg(m->msg, err, errlen);
+		return m->state;
+	}
+	if (l->n == 0)
+		m->heap[0] = m->heap[--m->nheap];
+	else
+		m->heap[0].key = *lane_min(l);
+	if (m->nheap > 0)
+		merge_sift_down(m, 0);
+	return 1;
+}
+
+size_t trace_merge_bytes(const struct trace_merge *m)
+{
+	size_t b = m->bytes;
+	for (uint32_t i = 0; i < m->nlane; i++)
+		b += m->lane[i].rd->bcap > m->lane[i].rd->chunk ? m->lane[i].rd->bcap - m->lane[i].rd->chunk : 0;
+	return b;
 }

@@ -1,7 +1,7 @@
 /*
  * trace.c - the parts of the trace module the writer and the reader share:
  * names of enum values, the semantic validation of records (one set of rules
- * for both sides, see docs/trace-format.md) and a uint32 hash map.
+ * for both sides, see docs/trace-format.md).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -128,85 +128,6 @@ double trace_dtype_bytes(enum trace_dtype d)
 	}
 }
 
-/* ---- uint32 map ------------------------------------------------------ */
-
-static uint32_t hash_u32(uint32_t x)
-{
-	/* A multiplicative hash (Knuth, TAOCP 6.4): spreads consecutive ids. */
-	return x * 2654435761u;
-}
-
-uint32_t *trace_u32map_get(const struct trace_u32map *m, uint32_t key)
-{
-	if (!m || m->cap == 0 || key == 0)
-		return NULL;
-	uint32_t mask = m->cap - 1;
-	for (uint32_t i = hash_u32(key) & mask;; i = (i + 1) & mask) {
-		if (m->keys[i] == key)
-			return &m->vals[i];
-		if (m->keys[i] == 0)
-			return NULL;
-	}
-}
-
-static int u32map_grow(struct trace_u32map *m)
-{
-	uint32_t ncap = m->cap ? m->cap * 2 : 64;
-	if (ncap == 0)
-		return TRACE_ENOMEM;
-	uint32_t *nk = calloc(ncap, sizeof(*nk));
-	uint32_t *nv = calloc(ncap, sizeof(*nv));
-	if (!nk || !nv) {
-		free(nk);
-		free(nv);
-		return TRACE_ENOMEM;
-	}
-	for (uint32_t j = 0; j < m->cap; j++) {
-		if (!m->keys[j])
-			continue;
-		uint32_t i = hash_u32(m->keys[j]) & (ncap - 1);
-		while (nk[i])
-			i = (i + 1) & (ncap - 1);
-		nk[i] = m->keys[j];
-		nv[i] = m->vals[j];
-	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = nk;
-	m->vals = nv;
-	m->cap = ncap;
-	return 0;
-}
-
-int trace_u32map_put(struct trace_u32map *m, uint32_t key, uint32_t val)
-{
-	uint32_t *v = trace_u32map_get(m, key);
-	if (v) {
-		*v = val;
-		return 0;
-	}
-	if (key == 0)
-		return TRACE_EINVAL;
-	/* Keep the load at most 1/2 so probes stay short. */
-	if ((m->n + 1) * 2 > m->cap && u32map_grow(m) < 0)
-		return TRACE_ENOMEM;
-	uint32_t mask = m->cap - 1;
-	uint32_t i = hash_u32(key) & mask;
-	while (m->keys[i])
-		i = (i + 1) & mask;
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->n++;
-	return 0;
-}
-
-void trace_u32map_release(struct trace_u32map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
 /* ---- validation ------------------------------------------------------ */
 
 #if defined(__GNUC__)
@@ -237,7 +158,7 @@ static int check_string(uint32_t id, uint32_t nstrings, int allow_zero)
 }
 
 static int validate_kernel(const struct trace_kernel *k, uint32_t nstrings,
-			   const struct trace_u32map *stacks, char *msg, size_t msglen)
+			   const struct hmap *stacks, char *msg, size_t msglen)
 {
 	static const char *const axis[3] = { "x", "y", "z" };
 	if (!check_string(k->name, nstrings, 1))
@@ -273,7 +194,7 @@ static int validate_kernel(const struct trace_kernel *k, uint32_t nstrings,
 		return bad(msg, msglen, "end_ns before start_ns");
 	if (k->iteration < -1)
 		return bad(msg, msglen, "iteration: %d out of range", (int)k->iteration);
-	if (k->stack && !trace_u32map_get(stacks, k->stack))
+	if (k->stack && !hmap_get(stacks, k->stack))
 		return bad(msg, msglen, "stack: undefined stack id %u", k->stack);
 	return 0;
 }
@@ -374,7 +295,7 @@ static int validate_copy(const struct trace_copy *c, int memset_rec, char *msg, 
 }
 
 int trace_validate_record(const struct trace_record *rec, uint32_t nstrings,
-			  const struct trace_u32map *stacks, char *msg, size_t msglen)
+			  const struct hmap *stacks, char *msg, size_t msglen)
 {
 	switch (rec->type) {
 	case TRACE_KERNEL:
@@ -413,11 +334,56 @@ int trace_validate_record(const struct trace_record *rec, uint32_t nstrings,
 				return bad(msg, msglen, "frame %u: undefined string id %u", i,
 					   rec->u.stack.frames[i]);
 		}
-		if (trace_u32map_get(stacks, rec->u.stack.id))
+		if (hmap_get(stacks, rec->u.stack.id))
 			return bad(msg, msglen, "id: stack %u defined twice", rec->u.stack.id);
 		return 0;
 	default:
 		return bad(msg, msglen, "record type %d cannot be written here", (int)rec->type);
+	}
+}
+
+int trace_record_key(const struct trace_record *rec, uint32_t *thread, uint64_t *cpu_ns,
+		     uint64_t *seq)
+{
+	switch (rec->type) {
+	case TRACE_KERNEL:
+		*thread = rec->u.kernel.thread;
+		*cpu_ns = rec->u.kernel.cpu_ns;
+		*seq = rec->u.kernel.seq;
+		return 1;
+	case TRACE_GEMM:
+		*thread = rec->u.gemm.thread;
+		*cpu_ns = rec->u.gemm.cpu_ns;
+		*seq = rec->u.gemm.seq;
+		return 1;
+	case TRACE_CONV:
+		*thread = rec->u.conv.thread;
+		*cpu_ns = rec->u.conv.cpu_ns;
+		*seq = rec->u.conv.seq;
+		return 1;
+	case TRACE_MEMCPY:
+	case TRACE_MEMSET:
+		*thread = rec->u.copy.thread;
+		*cpu_ns = rec->u.copy.cpu_ns;
+		*seq = rec->u.copy.seq;
+		return 1;
+	case TRACE_SYNC:
+		*thread = rec->u.sync.thread;
+		*cpu_ns = rec->u.sync.cpu_ns;
+		*seq = rec->u.sync.seq;
+		return 1;
+	case TRACE_MARKER:
+		*thread = rec->u.marker.thread;
+		*cpu_ns = rec->u.marker.cpu_ns;
+		*seq = rec->u.marker.seq;
+		return 1;
+	case TRACE_OP:
+		*thread = rec->u.op.thread;
+		*cpu_ns = rec->u.op.cpu_ns;
+		*seq = rec->u.op.seq;
+		return 1;
+	default:
+		return 0;
 	}
 }
 

@@ -17,12 +17,21 @@
  *    buffer and the string table, and writes whole chunks through a sink;
  *  - the reader's memory is bounded by the number of distinct strings (and
  *    stacks), never by the file size, and it validates every field.
+ *
+ * Order (docs/trace-format.md, "Order"): the file holds records in the order
+ * they were written, the threads of a program interleaved in runs.  The
+ * order of events is (cpu_ns, seq), and between records with equal keys
+ * their order in the file.  trace_merge_* returns the records in that order
+ * from a second reading of the file, holding a window of records per
+ * thread: memory bounded by the threads, not by the records.
  */
 #ifndef SURFER_TRACE_H
 #define SURFER_TRACE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "trace/surfer_err.h"
 
 #define TRACE_MAGIC "surfer-trace"
 #define TRACE_VERSION_MAJOR 1
@@ -33,15 +42,16 @@
 #define TRACE_STRING_MAX (256u * 1024)    /* bytes of one interned string   */
 #define TRACE_RECORD_MAX (1024u * 1024)   /* bytes of one encoded record    */
 
-/* Error codes returned by trace_* functions (0 is success). */
+/* Error codes returned by trace_* functions (0 is success): surfer's codes
+ * (surfer_err.h) under this module's names. */
 enum {
-	TRACE_OK = 0,
-	TRACE_EIO = -1,        /* read/write/open failed (errno kept)          */
-	TRACE_ECORRUPT = -2,   /* malformed data: a field has a bad type/value */
-	TRACE_EVERSION = -3,   /* newer major version or not a surfer trace    */
-	TRACE_ETRUNC = -4,     /* the data ends inside or before the trailer   */
-	TRACE_ENOMEM = -5,
-	TRACE_EINVAL = -6,     /* API misuse (record before header, ...)       */
+	TRACE_OK = SURFER_OK,
+	TRACE_EIO = SURFER_EIO,             /* read/write/open failed (errno kept)      */
+	TRACE_ECORRUPT = SURFER_ECORRUPT,   /* malformed data: a field has a bad type/value */
+	TRACE_EVERSION = SURFER_EVERSION,   /* newer major version or not a surfer trace */
+	TRACE_ETRUNC = SURFER_ETRUNC,       /* the data ends inside or before the trailer */
+	TRACE_ENOMEM = SURFER_ENOMEM,
+	TRACE_EINVAL = SURFER_EINVAL,       /* API misuse (record before header, ...)   */
 };
 
 /* Record types: the first element of every msgpack array in the file. */
@@ -456,5 +466,43 @@ uint64_t trace_reader_count(const struct trace_reader *r);
 const struct trace_stack *trace_reader_stack(const struct trace_reader *r, uint32_t id);
 
 void trace_reader_free(struct trace_reader *r);
+
+/* ---- reading in order ---------------------------------------------- */
+
+/* The window, in records of one thread, within which a thread's records
+ * may be out of (cpu_ns, seq) order for trace_merge_open to sort them. */
+#define TRACE_ORDER_WINDOW 16384u
+
+/* Makes r note, as it reads, what trace_merge_open needs: for every thread
+ * the byte ranges of its records and whether a window of window records
+ * (0 = TRACE_ORDER_WINDOW) puts them in order.  Call it before the first
+ * trace_reader_next.  Memory: a few KiB per thread and, for a thread whose
+ * records are out of order, window x 16 bytes.  0, TRACE_EINVAL (records
+ * were read already) or TRACE_ENOMEM. */
+int trace_reader_keep_order(struct trace_reader *r, uint32_t window);
+
+struct trace_merge;
+
+/* Opens a second reading of r's input that returns the records r returned
+ * (strings and stacks excepted: r has them) in (cpu_ns, seq, file position)
+ * order.  r must keep order (trace_reader_keep_order), be read to its end
+ * (the trailer or the error that stopped it), read a regular file or
+ * memory, and outlive the merge.  Returns 0 and *out; TRACE_EINVAL with a
+ * reason in err when a thread's records are out of order beyond the window
+ * or r does not keep order; TRACE_EIO when the input cannot be read again;
+ * TRACE_ENOMEM. */
+int trace_merge_open(struct trace_merge **out, const struct trace_reader *r,
+		     char *err, size_t errlen);
+
+/* The next record in order: 1 with *rec (TRACE_KERNEL, GEMM, CONV, MEMCPY,
+ * MEMSET, SYNC, MARKER or OP; its string and stack ids are r's), 0 at the end,
+ * or a negative code with a reason in err (also when the file changed since
+ * r read it).  After an error every later call returns the same code. */
+int trace_merge_next(struct trace_merge *m, struct trace_record *rec, char *err, size_t errlen);
+
+/* Bytes the merge holds (buffers, windows), for tests of its bound. */
+size_t trace_merge_bytes(const struct trace_merge *m);
+
+void trace_merge_free(struct trace_merge *m);
 
 #endif

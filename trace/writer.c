@@ -3,7 +3,7 @@
  * buffer, handing whole chunks (always whole records) to a sink.
  *
  * Constraints kept: no allocation per record beyond the chunk buffer and
- * the string table; every record is complete before its chunk reaches the
+ * the string table (the common string pool, trace/strpool.h); every record is complete before its chunk reaches the
  * sink, so a process killed at any moment leaves a prefix of whole records
  * on disk (plus possibly one partial write, which the reader reports as
  * truncation).  The encoding is specified in docs/trace-format.md.
@@ -18,25 +18,13 @@
 #include <msgpack.h>
 
 #include "trace/internal.h"
+#include "trace/strpool.h"
 #include "trace/trace.h"
 
 #define DEFAULT_CHUNK (64u * 1024)
 #define MAX_CHUNK (64u * 1024 * 1024)
-#define ARENA_BLOCK (64u * 1024)
 
 enum wstate { W_NEW, W_OPEN, W_DONE, W_FAILED };
-
-struct wstring {
-	const char *p;      /* in the arena, not NUL-terminated */
-	uint32_t len;
-	uint32_t hash;
-};
-
-struct arena_block {
-	struct arena_block *next;
-	size_t used, cap;
-	char data[];
-};
 
 struct trace_writer {
 	trace_sink_fn sink;
@@ -49,14 +37,8 @@ struct trace_writer {
 	enum wstate state;
 	int err;                     /* code returned once failed */
 
-	struct wstring *strs;        /* strs[id - 1] */
-	uint32_t nstr, capstr;
-	uint64_t str_bytes;          /* of all strings, for the reader's limit */
-	uint32_t *tab;               /* open addressing: string ids, 0 empty */
-	uint32_t tabcap;
-	struct arena_block *arena;
-
-	struct trace_u32map stacks;  /* stack ids written */
+	struct strpool strs;         /* string id - 1 -> the string written */
+	struct hmap stacks;          /* stack ids written */
 	struct trace_trailer counts;
 };
 
@@ -247,107 +229,33 @@ int trace_writer_header(struct trace_writer *w, const struct trace_header *h)
 
 /* ---- strings --------------------------------------------------------- */
 
-static uint32_t hash_bytes(const char *s, size_t len)
-{
-	/* FNV-1a, 32 bits (Fowler, Noll, Vo). */
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 16777619u;
-	}
-	return h;
-}
-
-static const char *arena_copy(struct trace_writer *w, const char *s, size_t len)
-{
-	struct arena_block *b = w->arena;
-	if (!b || b->cap - b->used < len) {
-		size_t cap = len > ARENA_BLOCK ? len : ARENA_BLOCK;
-		b = malloc(sizeof(*b) + cap);
-		if (!b)
-			return NULL;
-		b->cap = cap;
-		b->used = 0;
-		if (w->arena && len > ARENA_BLOCK) {
-			/* Keep filling the current block after a big string. */
-			b->next = w->arena->next;
-			w->arena->next = b;
-		} else {
-			b->next = w->arena;
-			w->arena = b;
-		}
-	}
-	char *p = b->data + b->used;
-	memcpy(p, s, len);
-	b->used += len;
-	return p;
-}
-
-static int tab_grow(struct trace_writer *w)
-{
-	uint32_t ncap = w->tabcap ? w->tabcap * 2 : 1024;
-	uint32_t *nt = calloc(ncap, sizeof(*nt));
-	if (!nt)
-		return TRACE_ENOMEM;
-	for (uint32_t id = 1; id <= w->nstr; id++) {
-		uint32_t i = w->strs[id - 1].hash & (ncap - 1);
-		while (nt[i])
-			i = (i + 1) & (ncap - 1);
-		nt[i] = id;
-	}
-	free(w->tab);
-	w->tab = nt;
-	w->tabcap = ncap;
-	return 0;
-}
-
 uint32_t trace_writer_intern(struct trace_writer *w, const char *s, size_t len)
 {
 	if (!w || usable(w) < 0 || (!s && len) || len > TRACE_STRING_MAX)
 		return 0;
 	if (!s)
 		s = "";
-	uint32_t h = hash_bytes(s, len);
-	if (w->tabcap) {
-		uint32_t mask = w->tabcap - 1;
-		for (uint32_t i = h & mask; w->tab[i]; i = (i + 1) & mask) {
-			const struct wstring *e = &w->strs[w->tab[i] - 1];
-			if (e->hash == h && e->len == len && memcmp(e->p, s, len) == 0)
-				return w->tab[i];
-		}
-	}
-	if (w->nstr >= TRACE_MAX_STRINGS || w->str_bytes + len > TRACE_MAX_STRING_BYTES)
+	int64_t known = strpool_lookup(&w->strs, s, len);
+	if (known >= 0)
+		return (uint32_t)known + 1;
+	/* The reader's limits (internal.h): a trace it would refuse is never
+	 * written. */
+	if (strpool_count(&w->strs) >= TRACE_MAX_STRINGS ||
+	    w->strs.bytes + len > TRACE_MAX_STRING_BYTES)
 		return 0;
-	if ((w->nstr + 1) * 2 > w->tabcap && tab_grow(w) < 0)
+	int64_t id = strpool_intern(&w->strs, s, len, NULL);
+	if (id < 0)
 		return 0;
-	if (w->nstr == w->capstr) {
-		uint32_t nc = w->capstr ? w->capstr * 2 : 256;
-		struct wstring *ns = realloc(w->strs, nc * sizeof(*ns));
-		if (!ns)
-			return 0;
-		w->strs = ns;
-		w->capstr = nc;
-	}
-	const char *copy = arena_copy(w, s, len);
-	if (!copy && len)
-		return 0;
-	uint32_t id = w->nstr + 1;
+	/* From here a failure fails the writer, so an interned string is
+	 * never used without its definition in the trace. */
 	msgpack_pack_array(&w->pk, 3);
 	msgpack_pack_uint8(&w->pk, TRACE_STRING);
-	msgpack_pack_uint32(&w->pk, id);
+	msgpack_pack_uint32(&w->pk, (uint32_t)id + 1);
 	msgpack_pack_str(&w->pk, len);
 	msgpack_pack_str_body(&w->pk, s, len);
 	if (end_record(w, TRACE_STRING) < 0)
 		return 0;
-	w->strs[id - 1] = (struct wstring){ copy, (uint32_t)len, h };
-	w->nstr = id;
-	w->str_bytes += len;
-	uint32_t mask = w->tabcap - 1;
-	uint32_t i = h & mask;
-	while (w->tab[i])
-		i = (i + 1) & mask;
-	w->tab[i] = id;
-	return id;
+	return (uint32_t)id + 1;
 }
 
 /* ---- records --------------------------------------------------------- */
@@ -515,7 +423,7 @@ int trace_writer_record(struct trace_writer *w, const struct trace_record *rec)
 	int rc = usable(w);
 	if (rc < 0)
 		return rc;
-	if (trace_validate_record(rec, w->nstr, &w->stacks, NULL, 0) < 0)
+	if (trace_validate_record(rec, strpool_count(&w->strs), &w->stacks, NULL, 0) < 0)
 		return TRACE_EINVAL;
 	msgpack_packer *pk = &w->pk;
 	switch (rec->type) {
@@ -528,9 +436,9 @@ int trace_writer_record(struct trace_writer *w, const struct trace_record *rec)
 	case TRACE_MARKER: pack_marker(pk, &rec->u.marker); break;
 	case TRACE_OP: pack_op(pk, &rec->u.op); break;
 	case TRACE_STACK:
-		if (w->stacks.n >= TRACE_MAX_STACKS)
+		if (w->stacks.count >= TRACE_MAX_STACKS)
 			return TRACE_EINVAL;
-		if (trace_u32map_put(&w->stacks, rec->u.stack.id, 1) < 0)
+		if (hmap_put(&w->stacks, rec->u.stack.id, 1) < 0)
 			return fail(w, TRACE_ENOMEM);
 		pack_stack(pk, &rec->u.stack);
 		break;
@@ -604,14 +512,8 @@ void trace_writer_free(struct trace_writer *w)
 		flush_buf(w);
 	if (w->fd >= 0)
 		close(w->fd);
-	while (w->arena) {
-		struct arena_block *n = w->arena->next;
-		free(w->arena);
-		w->arena = n;
-	}
-	trace_u32map_release(&w->stacks);
-	free(w->strs);
-	free(w->tab);
+	strpool_release(&w->strs);
+	hmap_release(&w->stacks);
 	free(w->buf);
 	free(w);
 }
