@@ -415,6 +415,96 @@ START_TEST(interleaved_threads)
 }
 END_TEST
 
+/* Two threads' launches, a GEMM call before every fourth, written to p in
+ * runs of block records per thread (1: in CPU order).  With late_gemm, one
+ * GEMM record carries a CPU time after its launch's. */
+static void write_two_threads(const char *p, uint32_t block, int late_gemm)
+{
+	struct trace_header h;
+	static struct trace_record q[2][2 * 3000];
+	uint32_t nq[2] = { 0, 0 }, done[2] = { 0, 0 };
+	uint64_t seq = 0, end[2] = { 0, 0 };
+	int err;
+	struct trace_writer *w = trace_writer_open(p, 0, &err);
+
+	ck_assert_ptr_nonnull(w);
+	memset(&h, 0, sizeof(h));
+	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A100-SXM4-80GB");
+	h.timing = TRACE_TIMING_SYNTHETIC;
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	uint32_t name = trace_writer_intern(w, "ampere_sgemm_128x64_nn", 22);
+	for (uint32_t i = 0; i < 6000; i++) {
+		int t = (int)(i % 2);
+		uint64_t cpu = 1000000 + (uint64_t)i * 2000, lib = 0;
+		struct trace_record r;
+
+		if (i % 4 < 2) {
+			memset(&r, 0, sizeof(r));
+			r.type = TRACE_GEMM;
+			r.u.gemm = (struct trace_gemm){ .seq = ++seq, .api = TRACE_GEMM_SGEMM,
+				.m = 256u << (i % 3), .n = 512, .k = 128, .batch = 1,
+				.a_type = TRACE_DT_F32, .b_type = TRACE_DT_F32, .c_type = TRACE_DT_F32,
+				.compute_type = TRACE_DT_F32, .epilogue = 1, .stream = 7 + (uint64_t)t,
+				.thread = 10 + (uint32_t)t, .cpu_ns = cpu };
+			if (late_gemm && i == 2001)
+				r.u.gemm.cpu_ns = cpu + 5;
+			lib = seq;
+			q[t][nq[t]++] = r;
+		}
+		memset(&r, 0, sizeof(r));
+		uint64_t start = cpu + 4000 > end[t] ? cpu + 4000 : end[t];
+		end[t] = start + 3000 + (i % 5) * 100;
+		r.type = TRACE_KERNEL;
+		r.u.kernel = (struct trace_kernel){ .seq = ++seq, .name = name, .grid = { 64, 1, 1 },
+			.block = { 256, 1, 1 }, .regs = 64, .stream = 7 + (uint64_t)t,
+			.thread = 10 + (uint32_t)t, .cpu_ns = cpu + 1, .start_ns = start,
+			.end_ns = end[t], .lib_call = lib, .iteration = -1 };
+		q[t][nq[t]++] = r;
+	}
+	while (done[0] < nq[0] || done[1] < nq[1])
+		for (int t = 0; t < 2; t++)
+			for (uint32_t b = 0; b < block && done[t] < nq[t]; b++)
+				ck_assert_int_eq(trace_writer_record(w, &q[t][done[t]++]), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+}
+
+START_TEST(second_reading_disagrees)
+{
+	/* Threads in runs past the window, one GEMM record timed after its
+	 * launch: in CPU order the launch comes before the call that describes
+	 * it, so the second reading would give it another configuration; the
+	 * analysis notices (the sum over launch and configuration differs) and
+	 * replays from the sorted copy, to the numbers a window holding the
+	 * whole trace gives.  Without the late call the second reading is
+	 * used, to the same numbers.  (The file order, not the replay, decides
+	 * which launch makes a configuration known and so its prediction on a
+	 * target: the comparison is on one file.) */
+	const struct gpu_spec *targets[2] = {gpu("h100-sxm"), gpu("l4")};
+
+	for (int late = 1; late >= 0; late--) {
+		struct analysis *a, *b;
+
+		write_two_threads(path, 700, late);
+		window = 1u << 20;
+		a = run(path, NULL, targets, 2, PRED_AUTO);
+		window = 256;
+		b = run(path, NULL, targets, 2, PRED_AUTO);
+		window = 0;
+		ck_assert_int_eq(a->reread_in_order + a->sorted_in_memory, 0);
+		ck_assert_int_eq(b->reread_in_order, !late);
+		ck_assert_int_eq(b->sorted_in_memory, late);
+		ck_assert_uint_eq(b->kernels, 6000);
+		ck_assert_uint_eq(b->configs, a->configs);
+		ck_assert_double_eq(b->measured_ns, a->measured_ns);
+		for (size_t t = 0; t < 2; t++)
+			ck_assert_double_eq(b->targets[t].iteration_ns, a->targets[t].iteration_ns);
+		analysis_free(a);
+		analysis_free(b);
+	}
+}
+END_TEST
+
 START_TEST(capture_windows)
 {
 	/* The recorder's capture windows (start/stop markers, kernels numbered
@@ -951,6 +1041,7 @@ int main(void)
 	tcase_add_loop_test(tc, blocking_copy_scales, 0, BLOCK_CASES);
 	tcase_add_test(tc, out_of_order_records);
 	tcase_add_test(tc, interleaved_threads);
+	tcase_add_test(tc, second_reading_disagrees);
 	tcase_add_test(tc, capture_windows);
 	tcase_add_test(tc, sync_written_first);
 	tcase_add_test(tc, truncated_trace);

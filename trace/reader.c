@@ -10,12 +10,20 @@
  * allocation per record: decoding a launch costs about as much as scanning
  * it) and checked for type and range (trace_validate_record, shared with the
  * writer).  The types a field can have are msgpack-c's: an integer encoded
- * signed but not negative is an unsigned integer, bin is not str.
+ * signed but not negative is an unsigned integer, bin is not str.  Records
+ * that are arrays of integers take a one-walk path (fast_record) that gives
+ * the same result or hands over to the general one.
  *
  * Memory held is the string table, the stack table and one record's worth
  * of input: bounded by the number of distinct strings and stacks, never by
  * the file size.  Every loop consumes input or ends, so there is no endless
  * loop on any input.
+ *
+ * Reading in order (trace_merge_*, at the end): a reader that keeps order
+ * notes each thread's runs (order.c); the merge then gives every thread a
+ * reader of its own in "lane" mode, which reads only that thread's byte
+ * ranges (pread, or the caller's memory), skips strings and stacks, and
+ * resolves ids through the first reader's tables.
  */
 #include <errno.h>
 #include <stdarg.h>
