@@ -65,6 +65,7 @@ struct an_pending {
 	int item;                     /* an_item_candidate                         */
 	int no_cpu;                   /* the launch's CPU time is unknown (0): it
 				       * launches when it starts on the GPU      */
+	int may_outlast;              /* an_may_outlast                            */
 };
 
 /* How far back (events) a CPU wait looks for the copy before it. */
@@ -205,7 +206,8 @@ static enum tl_copy_class an_copy_class(const struct trace_record *rec)
  * between the device and pageable memory, which the driver stages through
  * a pinned buffer: to pageable memory cudaMemcpyAsync returns when the copy
  * is done, from it after the stream reached the copy and the data was
- * staged.  A copy whose call outlasted its GPU work is found in an_feed.
+ * staged.  A copy whose call outlasted its GPU work is found in an_feed
+ * (an_may_outlast).
  */
 static int an_copy_blocks(const struct trace_record *rec)
 {
@@ -219,6 +221,24 @@ static int an_copy_blocks(const struct trace_record *rec)
 		return 1;
 	return cp->host_mem == TRACE_HOST_PAGEABLE &&
 	       (cp->kind == TRACE_COPY_HTOD || cp->kind == TRACE_COPY_DTOH);
+}
+
+/*
+ * A copy whose call may return only after it ran: one with a host side
+ * that is not known to be page-locked (a copy between device memories, a
+ * memset or a copy from or to pinned memory is queued and returned from at
+ * once).  When such a call ended at or after its GPU work, having waited
+ * for the stream to reach it (it started more than AN_WAITED_NS after the
+ * call), it blocked (an_feed); a call that merely outlasted a copy run at
+ * once on an idle GPU says nothing.
+ */
+#define AN_WAITED_NS 20000.0
+static int an_may_outlast(const struct trace_record *rec)
+{
+	const struct trace_copy *cp = &rec->u.copy;
+
+	return rec->type == TRACE_MEMCPY && cp->kind != TRACE_COPY_DTOD &&
+	       cp->host_mem != TRACE_HOST_PINNED;
 }
 
 /* A copy to host memory of unknown kind issued with Async: when the same
@@ -615,9 +635,10 @@ static int an_feed(struct an_ctx *c, const struct an_pending *p)
 		e.end_ns -= (double)c->offset;
 		if (p->no_cpu)
 			e.cpu_ns = e.cpu_end_ns = e.start_ns;
-		/* a copy call that returned only after its GPU work ended waited
-		 * for it, whatever its name says */
-		if (e.kind == TL_COPY && e.cpu_end_ns > e.cpu_ns && e.cpu_end_ns >= e.end_ns)
+		/* a copy call that returned only after its GPU work ended, which
+		 * waited for its stream, waited for it, whatever its name says */
+		if (p->may_outlast && e.cpu_end_ns > e.cpu_ns && e.cpu_end_ns >= e.end_ns &&
+		    e.start_ns - e.cpu_ns > AN_WAITED_NS)
 			e.blocking = 1;
 	} else if (e.kind == TL_KERNEL) {
 		/* an untimed launch of a timed configuration: its mean so far */
@@ -822,6 +843,7 @@ static int an_pass2(struct an_ctx *c)
 		c->pend[c->npend].iteration = rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
 		c->pend[c->npend].item = an_item_candidate(&rec);
 		c->pend[c->npend].no_cpu = an_no_cpu(&rec);
+		c->pend[c->npend].may_outlast = an_may_outlast(&rec);
 		c->npend++;
 	}
 	trace_reader_free(r);
@@ -868,7 +890,7 @@ static int an_pop(struct an_ctx *c)
 /* Adds an event to the window in (CPU time, seq) order, replaying the
  * oldest when it is full. */
 static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, int32_t iteration,
-		   int item, int no_cpu)
+		   const struct trace_record *rec)
 {
 	size_t at;
 
@@ -893,8 +915,9 @@ static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, in
 	c->win[at].ev = *ev;
 	c->win[at].seq = seq;
 	c->win[at].iteration = iteration;
-	c->win[at].item = item;
-	c->win[at].no_cpu = no_cpu;
+	c->win[at].item = an_item_candidate(rec);
+	c->win[at].no_cpu = an_no_cpu(rec);
+	c->win[at].may_outlast = an_may_outlast(rec);
 	c->wtail++;
 	an_mark_item(c->win, c->whead, at);
 	return 0;
@@ -997,7 +1020,7 @@ static int an_stream(struct an_ctx *c)
 		 * after this reading: nothing more to place */
 		if (!c->overflow && an_event(c, &rec, &ev, config) &&
 		    an_push(c, &ev, an_seq(&rec), rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1,
-			    an_item_candidate(&rec), an_no_cpu(&rec)) < 0)
+			    &rec) < 0)
 			return an_fail(c, -1, "out of memory");
 	}
 	if (rc == 0)

@@ -93,6 +93,8 @@ struct analysis_target {
 	double memory_bound_ns, compute_bound_ns, unknown_bound_ns; /* kernel_ns split */
 	double method_ns[PRED_METHOD_COUNT]; /* kernel_ns split by the method used  */
 	double price_usd_per_hour;    /* set by the caller for cost reports; 0 none */
+	uint32_t gpus;                /* --model: GPUs one iteration runs on (dp x tp
+				       * x pp), each at that price; 0 = 1 (traces) */
 	uint32_t max_batch_fits;      /* --model: the largest --batch whose estimated
 				       * memory fits the target, 0 none (or traces) */
 	double tokens_per_iteration;  /* --model: tokens an iteration processes (all

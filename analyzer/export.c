@@ -109,6 +109,76 @@ static void ex_bar(FILE *f, size_t row, const char *label, double ms, double max
 	fprintf(f, "<text x=\"%.1f\" y=\"%.0f\">%.3f ms</text>\n", EX_CHART_LABEL + w + 6, y + 15, ms);
 }
 
+/* The parts of a target's bar, in the order drawn: kernel time by bound
+ * (collectives apart), copies, and the GPU's waits for the CPU.  They are
+ * what the iteration is made of, not a partition of it: kernels of several
+ * streams overlap, so the parts can add up to more than the iteration (the
+ * mark on the bar). */
+enum { EX_COMPUTE, EX_MEMORY, EX_UNKNOWN, EX_COMM, EX_COPY, EX_WAIT, EX_NPARTS };
+static const char *const ex_part_class[EX_NPARTS] = {
+	"compute", "memory", "unknown", "comm", "copy", "wait",
+};
+static const char *const ex_part_name[EX_NPARTS] = {
+	"compute-bound kernels", "memory-bound kernels", "kernels of unknown bound",
+	"communication kernels", "copies", "GPU waits on the CPU",
+};
+
+/* The parts of t in ms.  Collectives are in kernel_ns and its bound split
+ * for a trace, apart from both for --model: taken out of the bound split
+ * (unknown first) only when the split holds more than the other ops. */
+static void ex_parts(const struct analysis_target *t, double *ms)
+{
+	double comm = t->op_ns[PRED_OP_COMM], other = 0;
+	double b[3] = { t->compute_bound_ns, t->memory_bound_ns, t->unknown_bound_ns };
+
+	for (int o = 0; o < PRED_OP_COUNT; o++)
+		if (o != PRED_OP_COMM)
+			other += t->op_ns[o];
+	if (comm > 0 && b[0] + b[1] + b[2] > other + 1e-6 * (other + comm)) {
+		double left = comm;
+		for (int i = 2; i >= 0 && left > 0; i--) {
+			double take = b[i] < left ? b[i] : left;
+			b[i] -= take;
+			left -= take;
+		}
+	}
+	ms[EX_COMPUTE] = report_ms(b[0]);
+	ms[EX_MEMORY] = report_ms(b[1]);
+	ms[EX_UNKNOWN] = report_ms(b[2]);
+	ms[EX_COMM] = report_ms(comm);
+	ms[EX_COPY] = report_ms(t->copy_ns);
+	ms[EX_WAIT] = report_ms(t->gpu_wait_cpu_ns);
+}
+
+/* One target's bar: its parts stacked, a mark at the predicted iteration
+ * and the iteration's time right of the bar. */
+static void ex_stacked(FILE *f, size_t row, const struct analysis_target *t, double max_ms)
+{
+	double span = EX_CHART_WIDTH - EX_CHART_LABEL - EX_CHART_VALUE;
+	double y = 10 + (double)row * EX_CHART_BAR, x = EX_CHART_LABEL, ms[EX_NPARTS];
+	double it = report_ms(t->iteration_ns);
+
+	ex_parts(t, ms);
+	fprintf(f, "<text x=\"%d\" y=\"%.0f\" text-anchor=\"end\">", EX_CHART_LABEL - 8, y + 15);
+	ex_html(f, t->gpu->id);
+	fputs("</text>\n", f);
+	for (int p = 0; p < EX_NPARTS; p++) {
+		double w = max_ms > 0 && isfinite(ms[p]) && ms[p] > 0 ? span * ms[p] / max_ms : 0;
+		if (!(w > 0))
+			continue;
+		fprintf(f, "<rect class=\"%s\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\">"
+			"<title>", ex_part_class[p], x, y, w, EX_CHART_BAR - 6);
+		ex_html(f, t->gpu->id);
+		fprintf(f, ": %s %.3f ms</title></rect>\n", ex_part_name[p], ms[p]);
+		x += w;
+	}
+	double xi = EX_CHART_LABEL + (max_ms > 0 && isfinite(it) ? span * it / max_ms : 0);
+	fprintf(f, "<line class=\"iteration\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\">"
+		"<title>predicted iteration %.3f ms</title></line>\n", xi, xi, y - 2, y + EX_CHART_BAR - 4,
+		it);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.0f\">%.3f ms</text>\n", (x > xi ? x : xi) + 6, y + 15, it);
+}
+
 static void ex_chart(FILE *f, const struct analysis *a)
 {
 	int measured = !ex_no_origin(a) && a->measured_ns > 0;
@@ -116,9 +186,16 @@ static void ex_chart(FILE *f, const struct analysis *a)
 	double max_ms = measured ? report_ms(a->measured_ns) : 0;
 	char label[192];
 
-	for (size_t t = 0; t < a->ntargets; t++)
+	for (size_t t = 0; t < a->ntargets; t++) {
+		double ms[EX_NPARTS], sum = 0;
+		ex_parts(&a->targets[t], ms);
+		for (int p = 0; p < EX_NPARTS; p++)
+			sum += isfinite(ms[p]) ? ms[p] : 0;
 		if (isfinite(a->targets[t].iteration_ns) && report_ms(a->targets[t].iteration_ns) > max_ms)
 			max_ms = report_ms(a->targets[t].iteration_ns);
+		if (sum > max_ms)
+			max_ms = sum;
+	}
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%zu\" "
 		"viewBox=\"0 0 %d %zu\" role=\"img\" aria-label=\"predicted iteration time per "
 		"target\">\n", EX_CHART_WIDTH, rows * EX_CHART_BAR + 20, EX_CHART_WIDTH,
@@ -129,17 +206,25 @@ static void ex_chart(FILE *f, const struct analysis *a)
 		ex_bar(f, 0, label, report_ms(a->measured_ns), max_ms, "measured");
 	}
 	for (size_t t = 0; t < a->ntargets; t++)
-		ex_bar(f, t + (size_t)measured, a->targets[t].gpu->id,
-		       report_ms(a->targets[t].iteration_ns), max_ms, "predicted");
-	fputs("</svg>\n", f);
+		ex_stacked(f, t + (size_t)measured, &a->targets[t], max_ms);
+	fputs("</svg>\n<p class=\"key\">", f);
+	for (int p = 0; p < EX_NPARTS; p++)
+		fprintf(f, "<span class=\"%s\">&#9632;</span> %s%s", ex_part_class[p], ex_part_name[p],
+			p + 1 < EX_NPARTS ? " &nbsp; " : "");
+	fputs(" &nbsp; | the predicted iteration</p>\n", f);
 }
 
 static void ex_summary(FILE *f, const struct analysis *a)
 {
-	int priced = 0;
+	int priced = 0, tokens = 0, memory = a->memory.peak > 0, verdicts = 0;
+	char v[160];
 
-	for (size_t t = 0; t < a->ntargets; t++)
+	for (size_t t = 0; t < a->ntargets; t++) {
 		priced |= a->targets[t].price_usd_per_hour > 0;
+		tokens |= report_tokens_per_s(&a->targets[t]) > 0;
+		report_verdict(a, &a->targets[t], v, sizeof(v));
+		verdicts |= v[0] != 0;
+	}
 	fputs("<table>\n<tr><th>target</th><th>predicted ms</th>", f);
 	if (a->measured_ns > 0)
 		fputs("<th>x measured</th>", f);
@@ -148,6 +233,12 @@ static void ex_summary(FILE *f, const struct analysis *a)
 	if (priced)
 		fputs("<th>USD/hour</th><th>USD per iteration</th><th>USD per million iterations</th>",
 		      f);
+	if (tokens)
+		fprintf(f, "<th>tokens/s</th>%s", priced ? "<th>USD per million tokens</th>" : "");
+	if (memory)
+		fputs("<th>memory needed GiB</th><th>usable GiB</th><th>fits</th><th>largest batch</th>", f);
+	if (verdicts)
+		fputs("<th>verdict</th>", f);
 	fputs("</tr>\n", f);
 	for (size_t t = 0; t < a->ntargets; t++) {
 		const struct analysis_target *at = &a->targets[t];
@@ -171,11 +262,36 @@ static void ex_summary(FILE *f, const struct analysis *a)
 				first = 0;
 			}
 		fputs("</td>", f);
-		if (priced && report_cost(at, &it_usd, &m_usd) == 0)
-			fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">%.3g</td>"
-				"<td class=\"n\">%.2f</td>", at->price_usd_per_hour, it_usd, m_usd);
-		else if (priced)
+		char usd[32];
+		int has_cost = report_cost(at, &it_usd, &m_usd) == 0;
+		if (priced && has_cost) {
+			report_usd(it_usd, usd, sizeof(usd));
+			fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">%s</td>"
+				"<td class=\"n\">%.2f</td>", at->price_usd_per_hour, usd, m_usd);
+		} else if (priced) {
 			fputs("<td></td><td></td><td></td>", f);
+		}
+		if (tokens) {
+			fprintf(f, "<td class=\"n\">%.0f</td>", report_tokens_per_s(at));
+			if (priced && has_cost && at->tokens_per_iteration > 0) {
+				report_usd(it_usd / at->tokens_per_iteration * 1e6, usd, sizeof(usd));
+				fprintf(f, "<td class=\"n\">%s</td>", usd);
+			} else if (priced) {
+				fputs("<td></td>", f);
+			}
+		}
+		if (memory) {
+			double have = gpu_mem_usable_bytes(at->gpu);
+			fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td>%s</td>"
+				"<td class=\"n\">%u</td>", a->memory.peak / 1073741824.0, have / 1073741824.0,
+				a->memory.peak <= have ? "yes" : "no", at->max_batch_fits);
+		}
+		if (verdicts) {
+			report_verdict(a, at, v, sizeof(v));
+			fputs("<td>", f);
+			ex_html(f, v);
+			fputs("</td>", f);
+		}
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -228,6 +344,13 @@ int export_html(FILE *f, const struct analysis *a, size_t top)
 	      "th{background:#eee}td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
 	      "svg text{font-size:13px;fill:#222}\n"
 	      "rect.predicted{fill:#4878b8}rect.measured{fill:#999}\n"
+	      "rect.compute{fill:#4878b8}rect.memory{fill:#8fb3de}rect.unknown{fill:#c8c8c8}\n"
+	      "rect.comm{fill:#b86b48}rect.copy{fill:#e0b050}rect.wait{fill:#d9534f}\n"
+	      "line.iteration{stroke:#222;stroke-width:2}\n"
+	      ".compute{color:#4878b8}.memory{color:#8fb3de}.unknown{color:#c8c8c8}.comm{color:#b86b48}"
+	      ".copy{color:#e0b050}.wait{color:#d9534f}\n"
+	      "dl.legend dt{font-weight:bold;float:left;clear:left;width:7em}"
+	      "dl.legend dd{margin-left:8em}\n"
 	      "</style>\n</head>\n<body>\n<h1>Predicted iteration time</h1>\n<p>", f);
 	if (ex_no_origin(a)) {
 		fputs("Input: ", f);
@@ -254,7 +377,17 @@ int export_html(FILE *f, const struct analysis *a, size_t top)
 	ex_summary(f, a);
 	for (size_t t = 0; t < a->ntargets; t++)
 		ex_kernels(f, a, &a->targets[t], top);
-	fputs("<p>Times are per iteration. Made by surfer-analyze " SURFER_VERSION ".</p>\n"
+	size_t nl;
+	const struct report_legend_item *l = report_legend(!ex_no_origin(a), &nl);
+	fputs("<h2>Legend</h2>\n<dl class=\"legend\">\n", f);
+	for (size_t i = 0; i < nl; i++) {
+		fputs("<dt>", f);
+		ex_html(f, l[i].term);
+		fputs("</dt><dd>", f);
+		ex_html(f, l[i].text);
+		fputs("</dd>\n", f);
+	}
+	fputs("</dl>\n<p>Times are per iteration. Made by surfer-analyze " SURFER_VERSION ".</p>\n"
 	      "</body>\n</html>\n", f);
 	return ferror(f) ? -1 : 0;
 }

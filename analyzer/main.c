@@ -8,9 +8,11 @@
  * regression beyond --max-regression, 1 internal failure (out of memory,
  * output not written).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,11 +51,14 @@ struct cli {
 	const char *html;
 	const char *csv;
 	struct {
-		const struct gpu_spec *gpu;
+		const struct gpu_spec *gpu; /* the GPU the key names, NULL for a family */
+		char key[64];             /* as typed, lower case, ' ' and '_' as '-' */
 		double usd_per_hour;
+		int used;                 /* some target took it                      */
 	} prices[MAX_TARGETS];
 	size_t nprices;
 	int color;                /* 0 never, 1 always, -1 auto */
+	int rank;                 /* --rank: 0 none, 1 time, 2 cost */
 };
 
 static void usage(FILE *f)
@@ -84,8 +89,13 @@ static void usage(FILE *f)
 		"                            (Perfetto, chrome://tracing)\n"
 		"      --html FILE           write a self-contained HTML report\n"
 		"      --csv FILE            write the kernel breakdown of every target as CSV\n"
-		"      --price GPU=USD       hourly price of GPU: adds the cost per iteration\n"
-		"                            and per million iterations (repeatable)\n"
+		"      --price GPU=USD       hourly price of GPU (an id, name or alias as\n"
+		"                            --target takes, or a family such as a100 for\n"
+		"                            every A100): adds the cost per iteration, per\n"
+		"                            million iterations and per million tokens\n"
+		"                            (repeatable; with --plan too)\n"
+		"      --rank time|cost      one line per target instead of the report,\n"
+		"                            fastest or cheapest first\n"
 		"      --weights FILE        tile-model weights written by surfer-train, in\n"
 		"                            place of the compiled-in ones\n"
 		"      --color[=WHEN]        colour the text report: auto (default: when\n"
@@ -191,7 +201,29 @@ static int parse_number(const char *s, double *out)
 }
 
 enum { OPT_SAVE = 256, OPT_BASELINE, OPT_MAXREG, OPT_LIST, OPT_MODEL, OPT_CHROME, OPT_HTML,
-       OPT_CSV, OPT_PRICE, OPT_COLOR, OPT_WEIGHTS, OPT_LIST_MODELS };
+       OPT_CSV, OPT_PRICE, OPT_COLOR, OPT_WEIGHTS, OPT_LIST_MODELS, OPT_RANK };
+
+/* A --price key as compared with GPU ids: lower case, ' ' and '_' as '-'. */
+static void price_key(const char *s, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (; *s && n + 1 < cap; s++)
+		out[n++] = *s == ' ' || *s == '_' ? '-' : (char)tolower((unsigned char)*s);
+	out[n] = 0;
+}
+
+/* Whether key is the first whole '-'-separated parts of some GPU's id. */
+static int family_known(const char *key)
+{
+	size_t n, len = strlen(key);
+	const struct gpu_spec *all = gpu_all(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (len && !strncmp(all[i].id, key, len) && (all[i].id[len] == '-' || !all[i].id[len]))
+			return 1;
+	return 0;
+}
 
 /* --price GPU=USD_PER_HOUR; a later price of the same GPU replaces it. */
 static int add_price(struct cli *c, const char *arg)
@@ -208,18 +240,58 @@ static int add_price(struct cli *c, const char *arg)
 	gpu[eq - arg] = 0;
 	if (parse_number(eq + 1, &v) < 0 || !(v > 0) || v > 1e9)
 		return bad("bad --price '%s': a price in USD per hour > 0 is expected", arg);
-	if ((rc = find_gpu(gpu, &g)))
+	char key[64];
+	price_key(gpu, key, sizeof(key));
+	g = gpu_find(gpu);
+	if (!g && !family_known(key) && (rc = find_gpu(gpu, &g)))
 		return rc;
 	for (size_t i = 0; i < c->nprices; i++)
-		if (c->prices[i].gpu == g) {
+		if (!strcmp(c->prices[i].key, key) || (g && c->prices[i].gpu == g)) {
 			c->prices[i].usd_per_hour = v;
 			return 0;
 		}
 	if (c->nprices == MAX_TARGETS)
 		return bad("too many prices (at most %d)", MAX_TARGETS);
 	c->prices[c->nprices].gpu = g;
+	snprintf(c->prices[c->nprices].key, sizeof(c->prices[0].key), "%s", key);
 	c->prices[c->nprices++].usd_per_hour = v;
 	return 0;
+}
+
+/* The price of target g: a --price whose key names g (its id, name or an
+ * alias, as --target resolves them) first, else the one whose key is the
+ * longest family of g's id, whole '-'-separated parts ("a100" and
+ * "a100-sxm4" for a100-sxm4-80, not "a10"); 0 when none.  Marks the price
+ * used. */
+static double price_of(struct cli *c, const struct gpu_spec *g)
+{
+	size_t best = SIZE_MAX, best_len = 0;
+
+	for (size_t i = 0; i < c->nprices; i++)
+		if (c->prices[i].gpu == g) {
+			c->prices[i].used = 1;
+			return c->prices[i].usd_per_hour;
+		}
+	for (size_t i = 0; i < c->nprices; i++) {
+		size_t n = strlen(c->prices[i].key);
+		if (!strncmp(g->id, c->prices[i].key, n) && (g->id[n] == '-' || !g->id[n]) && n > best_len) {
+			best = i;
+			best_len = n;
+		}
+	}
+	if (best == SIZE_MAX)
+		return 0;
+	c->prices[best].used = 1;
+	return c->prices[best].usd_per_hour;
+}
+
+/* One line on stderr for each --price no target took. */
+static void warn_unused_prices(const struct cli *c)
+{
+	for (size_t i = 0; i < c->nprices; i++)
+		if (!c->prices[i].used)
+			fprintf(stderr, PROG ": warning: --price '%s' names no target (%s)\n",
+				c->prices[i].key, c->prices[i].gpu ? c->prices[i].gpu->id : "no GPU of that family");
 }
 
 /* Returns -1 to go on, else an exit code. */
@@ -241,6 +313,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"html", required_argument, NULL, OPT_HTML},
 		{"csv", required_argument, NULL, OPT_CSV},
 		{"price", required_argument, NULL, OPT_PRICE},
+		{"rank", required_argument, NULL, OPT_RANK},
 		{"color", optional_argument, NULL, OPT_COLOR},
 		{"weights", required_argument, NULL, OPT_WEIGHTS},
 		{"colour", optional_argument, NULL, OPT_COLOR},
@@ -336,6 +409,14 @@ static int parse(int argc, char **argv, struct cli *c)
 			if ((rc = add_price(c, optarg)))
 				return rc;
 			break;
+		case OPT_RANK:
+			if (!strcmp(optarg, "time"))
+				c->rank = 1;
+			else if (!strcmp(optarg, "cost"))
+				c->rank = 2;
+			else
+				return bad("bad --rank '%s': use time or cost", optarg);
+			break;
 		case OPT_COLOR:
 			/* "--color WHEN" as well as "--color=WHEN" */
 			if (!optarg && optind < argc &&
@@ -421,6 +502,10 @@ static int parse(int argc, char **argv, struct cli *c)
 	}
 	if (c->ntargets == 0)
 		return bad("no target GPU: give --target GPU or --all-targets");
+	if (c->rank && (c->json || c->model.plan_gpus))
+		return bad("--rank prints its own lines: give it without --json and --plan");
+	if (c->rank == 2 && !c->nprices)
+		return bad("--rank cost needs --price GPU=USD_PER_HOUR for the targets");
 	if (c->have_max_regression && !c->baseline)
 		return bad("--max-regression needs --baseline FILE");
 	if (c->color < 0) {
@@ -554,14 +639,13 @@ static int close_output(FILE *f, const char *option, const char *path, int rc)
 	return 1;
 }
 
-/* The prices given with --price onto the targets they name (others are
- * ignored). */
-static void apply_prices(struct analysis *a, const struct cli *c)
+/* The prices given with --price onto the targets they name (price_of());
+ * a price no target takes is said on stderr. */
+static void apply_prices(struct analysis *a, struct cli *c)
 {
 	for (size_t t = 0; t < a->ntargets; t++)
-		for (size_t i = 0; i < c->nprices; i++)
-			if (c->prices[i].gpu == a->targets[t].gpu)
-				a->targets[t].price_usd_per_hour = c->prices[i].usd_per_hour;
+		a->targets[t].price_usd_per_hour = price_of(c, a->targets[t].gpu);
+	warn_unused_prices(c);
 }
 
 /* The --html and --csv files; returns 0 or an exit code. */
@@ -613,7 +697,11 @@ int main(int argc, char **argv)
 	}
 	c.model.opts.pred = pred;
 	if (c.model.set && c.model.plan_gpus) {
-		rc = model_plan_write(stdout, &c.model, c.targets, c.ntargets, c.method, c.json, err,
+		double usd[MAX_TARGETS];
+		for (size_t t = 0; t < c.ntargets; t++)
+			usd[t] = price_of(&c, c.targets[t]);
+		warn_unused_prices(&c);
+		rc = model_plan_write(stdout, &c.model, c.targets, c.ntargets, usd, c.method, c.json, err,
 				      sizeof(err));
 		predictor_free(pred);
 		if (rc < 0)
@@ -681,7 +769,9 @@ chrome_failed:
 	apply_prices(a, &c);
 	if (a->warning[0])
 		fprintf(stderr, PROG ": warning: '%s': %s\n", c.trace, a->warning);
-	if (c.json)
+	if (c.rank)
+		rc = report_rank(stdout, a, c.rank == 2);
+	else if (c.json)
 		rc = report_json_write(stdout, a, c.top);
 	else
 		rc = report_text(stdout, a, c.top, c.color);

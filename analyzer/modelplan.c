@@ -6,6 +6,7 @@
  * data-parallel ranks, so that the layouts do the same work.
  */
 #include "analyzer/modelrun.h"
+#include "analyzer/report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -101,14 +102,27 @@ static double tokens_of(const struct model_cli *m)
 #define MAX_LAYOUTS 512
 #define GIB 1073741824.0
 
+/* USD per million tokens of a layout of m->plan_gpus GPUs at usd_per_hour
+ * each: the hour's price of all of them over the tokens of an hour. */
+static double usd_per_mtok(const struct model_cli *m, const struct layout *l, double usd_per_hour)
+{
+	double tok_per_s = tokens_of(m) / (l->iteration_ns / 1e9);
+	return usd_per_hour * m->plan_gpus / 3600.0 / tok_per_s * 1e6;
+}
+
 static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec *g,
-		      const struct layout *v, size_t n)
+		      const struct layout *v, size_t n, double usd_per_hour)
 {
 	double have = gpu_mem_usable_bytes(g);
 	int best = 0, built = 0;
-	fprintf(f, "\ntarget     %s (%s), %.2f GiB usable per GPU\n", g->id, g->name, have / GIB);
-	fprintf(f, "  %4s %4s %4s %4s %12s %12s %10s %10s\n", "dp", "tp", "pp", "mb", "iteration ms",
+	fprintf(f, "\ntarget     %s (%s), %.2f GiB usable per GPU", g->id, g->name, have / GIB);
+	if (usd_per_hour > 0)
+		fprintf(f, ", $%.2f/hour per GPU", usd_per_hour);
+	fprintf(f, "\n  %4s %4s %4s %4s %12s %12s %10s %10s", "dp", "tp", "pp", "mb", "iteration ms",
 		"tokens/s", "comm ms", "memory GiB");
+	if (usd_per_hour > 0)
+		fprintf(f, " %12s", "$/M tokens");
+	fputc('\n', f);
 	for (size_t i = 0; i < n; i++) {
 		const struct layout *l = &v[i];
 		if (!l->ok) {
@@ -117,10 +131,15 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 		}
 		int fits = !(have > 0) || l->peak <= have;
 		built = 1;
-		fprintf(f, "  %4u %4u %4u %4u %12.3f %12.0f %10.3f %10.2f%s\n", l->dp, l->tp, l->pp,
+		fprintf(f, "  %4u %4u %4u %4u %12.3f %12.0f %10.3f %10.2f", l->dp, l->tp, l->pp,
 			l->mb ? l->mb : 1, l->iteration_ns / 1e6, tokens_of(m) / (l->iteration_ns / 1e9),
-			l->comm_exposed_ns / 1e6, l->peak / GIB,
-			!fits ? "  does not fit" : !best ? "  fastest that fits" : "");
+			l->comm_exposed_ns / 1e6, l->peak / GIB);
+		if (usd_per_hour > 0) {
+			char usd[32];
+			report_usd(usd_per_mtok(m, l, usd_per_hour), usd, sizeof(usd));
+			fprintf(f, " %12s", usd);
+		}
+		fprintf(f, "%s\n", !fits ? "  does not fit" : !best ? "  fastest that fits" : "");
 		if (fits)
 			best = 1;
 	}
@@ -132,7 +151,7 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 }
 
 static json_t *layouts_json(const struct model_cli *m, const struct gpu_spec *g,
-			    const struct layout *v, size_t n)
+			    const struct layout *v, size_t n, double usd_per_hour)
 {
 	json_t *arr = json_array();
 	double have = gpu_mem_usable_bytes(g);
@@ -149,6 +168,9 @@ static json_t *layouts_json(const struct model_cli *m, const struct gpu_spec *g,
 				"memory_fits", !(have > 0) || l->peak <= have));
 		else if (o)
 			json_object_set_new(o, "skipped", json_string(l->why));
+		if (o && l->ok && usd_per_hour > 0)
+			json_object_set_new(o, "cost_per_million_tokens_usd",
+					    json_real(usd_per_mtok(m, l, usd_per_hour)));
 		if (!o || json_array_append_new(arr, o)) {
 			json_decref(arr);
 			return NULL;
@@ -158,7 +180,8 @@ static json_t *layouts_json(const struct model_cli *m, const struct gpu_spec *g,
 }
 
 int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *const *targets,
-		     size_t ntargets, enum pred_method method, int json, char *err, size_t errlen)
+		     size_t ntargets, const double *usd_per_hour, enum pred_method method, int json,
+		     char *err, size_t errlen)
 {
 	struct model_config c;
 	if (!m->model) {
@@ -195,7 +218,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	size_t n = layouts_of(m->plan_gpus, v, MAX_LAYOUTS);
 	json_t *doc = NULL, *tarr = NULL;
 	if (json) {
-		doc = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i}", "model", c.name, "mode",
+		doc = json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i}", "schema_version",
+				(json_int_t)REPORT_SCHEMA_VERSION, "model", c.name, "mode",
 				m->opts.mode == MODEL_TRAINING ? "training"
 				: m->opts.mode == MODEL_DECODE ? "decode" : "inference",
 				"gpus", (json_int_t)m->plan_gpus, "global_batch", (json_int_t)m->opts.batch,
@@ -222,13 +246,16 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		for (size_t i = 0; i < n; i++)
 			predict_layout(&c, m, targets[t], method, &v[i]);
 		qsort(v, n, sizeof(*v), cmp_layout);
+		double usd = usd_per_hour ? usd_per_hour[t] : 0;
 		if (json) {
 			json_t *o = json_pack("{s:s, s:f, s:o}", "target", targets[t]->id, "memory_usable_gib",
 					      gpu_mem_usable_bytes(targets[t]) / GIB, "layouts",
-					      layouts_json(m, targets[t], v, n));
+					      layouts_json(m, targets[t], v, n, usd));
+			if (o && usd > 0)
+				json_object_set_new(o, "price_usd_per_hour", json_real(usd));
 			if (!o || json_array_append_new(tarr, o))
 				rc = -1;
-		} else if (write_text(f, m, targets[t], v, n)) {
+		} else if (write_text(f, m, targets[t], v, n, usd)) {
 			rc = -1;
 		}
 		/* the next target starts from the same order of layouts */

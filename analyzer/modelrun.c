@@ -543,9 +543,11 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 			 "dp %u, tp %u, pp %u%s: one GPU of %u predicted; collectives in op 'comm'",
 			 o->dp, o->tp, o->pp, zero, o->dp * o->tp * o->pp);
 	}
-	for (size_t i = 0; i < a->ntargets; i++)
+	for (size_t i = 0; i < a->ntargets; i++) {
+		a->targets[i].gpus = o->dp * o->tp * o->pp;
 		a->targets[i].tokens_per_iteration = (double)o->batch * o->dp *
 			(generate ? m->new_tokens : o->mode == MODEL_DECODE ? 1 : o->seq);
+	}
 	warn_memory(a, &c, m);
 	*out = a;
 	return 0;

@@ -86,9 +86,11 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 /* --plan: writes to f, as text or JSON, every data x tensor x pipeline
  * layout of m->plan_gpus GPUs for the global batch m->opts.batch, each
  * predicted on every target with its memory estimate, fastest first
- * (modelplan.c).  0, -2 for a bad model or options (reason in err), -1 out
- * of memory or a write error. */
+ * (modelplan.c); usd_per_hour (NULL, or one per target, 0 none) adds each
+ * layout's cost per million tokens, for all its GPUs.  0, -2 for a bad
+ * model or options (reason in err), -1 out of memory or a write error. */
 int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *const *targets,
-		     size_t ntargets, enum pred_method method, int json, char *err, size_t errlen);
+		     size_t ntargets, const double *usd_per_hour, enum pred_method method, int json,
+		     char *err, size_t errlen);
 
 #endif

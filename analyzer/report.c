@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define REPORT_NAME_WIDTH 46
 #define REPORT_COLUMNS 100
@@ -77,29 +78,183 @@ static int rp_prefix(const char *s, char *out, size_t cap)
 	return parts > 0;
 }
 
-/* "void ns::kernel<args>(params)" -> "ns::kernel<...>": the qualified name
- * without the return type of a kernel, its template arguments and its
- * parameters.  An unnamed namespace is written "(anonymous namespace)" by
- * demanglers (and by profilers that demangle), and is part of the name. */
-static void rp_plain(const char *s, char *out, size_t cap)
+static int rp_ident_char(char c)
 {
-	static const char anon[] = "(anonymous namespace)";
-	size_t len = 0, n;
+	return isalnum((unsigned char)c) || c == '_';
+}
 
-	out[0] = 0;
-	if (strncmp(s, "void ", 5) == 0)
-		s += 5;
-	for (;;) {
-		n = strcspn(s, "<(");
-		rp_append(out, cap, &len, s, n);
-		s += n;
-		if (strncmp(s, anon, sizeof anon - 1) != 0)
-			break;
-		rp_append(out, cap, &len, anon, sizeof anon - 1);
-		s += sizeof anon - 1;
+/* The last identifier in s[0..n) that names a functor ("MulFunctor" in
+ * "BinaryFunctor<float, ..., MulFunctor<float> >", "sum_functor" in
+ * ReduceOp's arguments), as [*at, *at + *len); 0 when none. */
+static int rp_functor(const char *s, size_t n, size_t *at, size_t *len)
+{
+	int found = 0;
+
+	for (size_t i = 0; i < n;) {
+		if (!rp_ident_char(s[i])) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < n && rp_ident_char(s[j]))
+			j++;
+		for (size_t k = i; k + 7 <= j; k++)
+			if (!strncasecmp(s + k, "functor", 7)) {
+				*at = i;
+				*len = j - i;
+				found = 1;
+				break;
+			}
+		i = j;
 	}
-	if (*s == '<')
+	return found;
+}
+
+/* The function a lambda argument was written in: "launch_clamp_scalar" in
+ * "at::native::launch_clamp_scalar(at::TensorIteratorBase&, ...)::{lambda()#1}::...". */
+static int rp_lambda_home(const char *s, size_t n, size_t *at, size_t *len)
+{
+	const char *l = strstr(s, "::{lambda");
+	if (!l || (size_t)(l - s) >= n || l == s || l[-1] != ')')
+		return 0;
+	int depth = 0;
+	const char *p = l - 1;
+	for (; p > s; p--) {
+		if (*p == ')')
+			depth++;
+		else if (*p == '(' && --depth == 0)
+			break;
+	}
+	const char *e = p;
+	while (p > s && rp_ident_char(p[-1]))
+		p--;
+	if (p == e)
+		return 0;
+	*at = (size_t)(p - s);
+	*len = (size_t)(e - p);
+	return 1;
+}
+
+/* Whether a template argument is one every instance of a kernel shares
+ * (a vector width, a type, the launch helpers), not what tells them apart. */
+static int rp_arg_shared(const char *a, size_t n)
+{
+	static const char *const helpers[] = {
+		"Array<", "OffsetCalculator", "LoadWithoutCast", "StoreWithoutCast", "LoadWithCast",
+		"StoreWithCast", "IntDivider", "decltype(",
+	};
+	static const char *const types[] = {
+		"float", "double", "int", "long", "unsigned int", "unsigned long", "bool", "char",
+		"signed char", "short", "c10::Half", "c10::BFloat16", "at::Half", "at::BFloat16",
+		"true", "false", "long long", "unsigned char",
+	};
+	size_t i = 0;
+
+	while (i < n && (isdigit((unsigned char)a[i]) || strchr("()-ulUL", a[i])))
+		i++;
+	if (i == n || strncmp(a, "(int)", 5) == 0)
+		return 1;
+	for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++)
+		if (strlen(types[k]) == n && !strncmp(a, types[k], n))
+			return 1;
+	for (size_t k = 0; k < sizeof(helpers) / sizeof(helpers[0]); k++)
+		for (size_t j = 0; j + strlen(helpers[k]) <= n; j++)
+			if (!strncmp(a + j, helpers[k], strlen(helpers[k])))
+				return 1;
+	return 0;
+}
+
+/* "void ns::kernel<args>(params)" -> "kernel<what tells it apart>": the
+ * kernel's name without its namespaces, and of its template arguments the
+ * first that is not shared by every instance, as its functor
+ * (vectorized_elementwise_kernel<MulFunctor>), the function its lambda was
+ * written in (<direct_copy_kernel_cuda>) or its own last name; "<...>"
+ * when none tells.  When it is wider than width, the kernel's name is cut
+ * before the argument is. */
+static void rp_plain(const char *in, char *out, size_t cap, size_t width)
+{
+	size_t len = 0, n, q;
+	char s[1024];
+
+	out[0] = s[0] = 0;
+	if (strncmp(in, "void ", 5) == 0)
+		in += 5;
+	/* without "(anonymous namespace)::", whose '(' is no parameter list */
+	for (size_t j = 0; *in && j + 1 < sizeof(s);) {
+		if (!strncmp(in, "(anonymous namespace)::", 23)) {
+			in += 23;
+			continue;
+		}
+		s[j++] = *in++;
+		s[j] = 0;
+	}
+	if (!*s)
+		return;
+	n = strcspn(s, "<(");
+	/* the name without its namespaces */
+	for (q = n; q >= 2; q--)
+		if (s[q - 1] == ':' && s[q - 2] == ':')
+			break;
+	if (q < 2)
+		q = 0;
+	const char *name = s + q;
+	size_t nlen = n - q;
+	if (s[n] != '<') {
+		rp_append(out, cap, &len, name, nlen);
+		return;
+	}
+	/* the template arguments at depth 1 */
+	const char *arg = NULL;
+	size_t alen = 0, at = 0, tlen = 0;
+	int depth = 0;
+	const char *a0 = s + n + 1;
+	for (const char *p = s + n; *p; p++) {
+		if (*p == '<' || *p == '(' || *p == '{' || *p == '[')
+			depth++;
+		else if (*p == '>' || *p == ')' || *p == '}' || *p == ']')
+			depth--;
+		if ((depth == 1 && *p == ',') || depth == 0) {
+			const char *b = a0, *e = p;
+			while (b < e && *b == ' ')
+				b++;
+			while (e > b && e[-1] == ' ')
+				e--;
+			if (e > b && !rp_arg_shared(b, (size_t)(e - b))) {
+				arg = b;
+				alen = (size_t)(e - b);
+				break;
+			}
+			a0 = p + 1;
+		}
+		if (depth == 0)
+			break;
+	}
+	if (arg && (rp_functor(arg, alen, &at, &tlen) || rp_lambda_home(arg, alen, &at, &tlen))) {
+		arg += at;
+	} else if (arg) {
+		/* its own last name, before its template arguments */
+		size_t e = strcspn(arg, "<(");
+		if (e > alen)
+			e = alen;
+		size_t b = e;
+		while (b > 0 && !(b >= 2 && arg[b - 1] == ':' && arg[b - 2] == ':'))
+			b--;
+		arg += b;
+		tlen = e - b;
+	}
+	if (!arg || !tlen) {
+		rp_append(out, cap, &len, name, nlen);
 		rp_append(out, cap, &len, "<...>", 5);
+		return;
+	}
+	if (nlen + tlen + 2 > width && width > tlen + 10)
+		nlen = width - tlen - 5;   /* "name...<arg>" */
+	rp_append(out, cap, &len, name, nlen);
+	if (nlen < strcspn(name, "<("))
+		rp_append(out, cap, &len, "...", 3);
+	rp_append(out, cap, &len, "<", 1);
+	rp_append(out, cap, &len, arg, tlen);
+	rp_append(out, cap, &len, ">", 1);
 }
 
 void report_short_name(const char *name, char *out, size_t width)
@@ -112,9 +267,9 @@ void report_short_name(const char *name, char *out, size_t width)
 	if (strncmp(name, "_Z", 2) == 0)
 		dem = __cxa_demangle(name, NULL, NULL, &status);
 	if (dem)
-		rp_plain(dem, buf, sizeof(buf));
+		rp_plain(dem, buf, sizeof(buf), width);
 	else if (!rp_prefix(name, buf, sizeof(buf)))
-		rp_plain(name, buf, sizeof(buf));
+		rp_plain(name, buf, sizeof(buf), width);
 	free(dem);
 	if (!buf[0])
 		snprintf(buf, sizeof(buf), "%s", name);
@@ -198,8 +353,9 @@ static double cost_per_million_tokens(const struct analysis_target *t, double pe
 int report_cost(const struct analysis_target *t, double *per_iteration_usd,
 		double *per_million_usd)
 {
-	/* USD/hour x seconds per iteration / 3600 s per hour */
-	double usd = t->price_usd_per_hour * (t->iteration_ns / 1e9) / 3600.0;
+	/* USD/hour x GPUs x seconds per iteration / 3600 s per hour */
+	double usd = t->price_usd_per_hour * (t->gpus > 1 ? t->gpus : 1) * (t->iteration_ns / 1e9) /
+		     3600.0;
 
 	*per_iteration_usd = *per_million_usd = 0;
 	if (!(t->price_usd_per_hour > 0) || !isfinite(usd))
@@ -207,6 +363,161 @@ int report_cost(const struct analysis_target *t, double *per_iteration_usd,
 	*per_iteration_usd = usd;
 	*per_million_usd = usd * 1e6;
 	return 0;
+}
+
+void report_usd(double usd, char *out, size_t cap)
+{
+	int decimals = 2;
+
+	if (!isfinite(usd)) {
+		snprintf(out, cap, "-");
+		return;
+	}
+	if (usd > 0 && usd < 1) /* three significant digits */
+		decimals = 2 - (int)floor(log10(usd));
+	if (decimals > 12)
+		decimals = 12;
+	snprintf(out, cap, "%.*f", decimals, usd);
+}
+
+/* The key --rank sorts on: ms, or USD (per million tokens when known). */
+static double rank_key(const struct analysis_target *t, int by_cost)
+{
+	double it_usd, m_usd;
+
+	if (!by_cost)
+		return t->iteration_ns;
+	if (report_cost(t, &it_usd, &m_usd) < 0)
+		return INFINITY;
+	return t->tokens_per_iteration > 0 ? cost_per_million_tokens(t, it_usd) : it_usd;
+}
+
+int report_rank(FILE *f, const struct analysis *a, int by_cost)
+{
+	size_t *ix = malloc((a->ntargets ? a->ntargets : 1) * sizeof(*ix));
+
+	if (!ix)
+		return -1;
+	for (size_t i = 0; i < a->ntargets; i++)
+		ix[i] = i;
+	/* insertion sort, stable: equal keys keep the order given; ties in
+	 * cost (no price) by time */
+	for (size_t i = 1; i < a->ntargets; i++) {
+		size_t x = ix[i], j = i;
+		const struct analysis_target *tx = &a->targets[x];
+		while (j > 0) {
+			const struct analysis_target *ty = &a->targets[ix[j - 1]];
+			double kx = rank_key(tx, by_cost), ky = rank_key(ty, by_cost);
+			if (!(kx < ky || (kx == ky && by_cost && tx->iteration_ns < ty->iteration_ns)))
+				break;
+			ix[j] = ix[j - 1];
+			j--;
+		}
+		ix[j] = x;
+	}
+	for (size_t i = 0; i < a->ntargets; i++) {
+		const struct analysis_target *t = &a->targets[ix[i]];
+		double it_usd, m_usd;
+		char usd[32];
+
+		fprintf(f, "%-24s %12.3f ms", t->gpu->id, report_ms(t->iteration_ns));
+		if (a->measured_ns > 0)
+			fprintf(f, " %6.2fx measured", t->iteration_ns / a->measured_ns);
+		if (report_cost(t, &it_usd, &m_usd) == 0) {
+			report_usd(it_usd, usd, sizeof(usd));
+			fprintf(f, "  $%s per iteration", usd);
+			if (t->tokens_per_iteration > 0) {
+				report_usd(cost_per_million_tokens(t, it_usd), usd, sizeof(usd));
+				fprintf(f, ", $%s per million tokens", usd);
+			}
+		} else if (by_cost) {
+			fprintf(f, "  no price");
+		}
+		fputc('\n', f);
+	}
+	free(ix);
+	return ferror(f) ? -1 : 0;
+}
+
+static const struct report_legend_item rp_legend[] = {
+	{ "predicted", "the iteration replayed on the target: its launches, stream order and "
+	  "synchronizations (recorded, or built from a model config), each kernel and copy taking "
+	  "its predicted time; \"x the measured time\" is its ratio to the origin's measured "
+	  "iteration" },
+	{ "kernels", "the sum of the kernel times of one iteration; kernels on different streams "
+	  "run at once and the GPU also idles, so it can exceed the iteration time or fall short "
+	  "of it" },
+	{ "bound", "memory when a kernel's bytes over the bandwidth outlast its FLOPs over the "
+	  "peak, compute otherwise; unknown when the method gives no bound" },
+	{ "methods", "the share of kernel time each predictor gave: wave (the measured time scaled "
+	  "by waves, clocks and bandwidth), mlp (the tile model), roofline, tcgemm (the tensor-core "
+	  "GEMM model), vecop (the vector-op model), identity (the target is the origin: the "
+	  "measured time)" },
+	{ "GPU waits", "time no kernel or copy runs because the GPU waits for the CPU to launch "
+	  "work; a faster GPU does not shorten it" },
+	{ "copies", "memcpy and memset time on the streams" },
+	{ "verdict", "why a much faster GPU is predicted no faster than the measured one" },
+	{ "memory", "the estimated peak against what the target leaves to tensors: the memory its "
+	  "driver reports less the CUDA context and the libraries' workspaces" },
+};
+
+const struct report_legend_item *report_legend(int traces, size_t *n)
+{
+	static struct report_legend_item model[sizeof(rp_legend) / sizeof(rp_legend[0])];
+	size_t k = 0;
+
+	if (traces) {
+		*n = sizeof(rp_legend) / sizeof(rp_legend[0]) - 1; /* memory: --model only */
+		return rp_legend;
+	}
+	/* --model: no measurement, no verdict; the same words otherwise */
+	for (size_t i = 0; i < sizeof(rp_legend) / sizeof(rp_legend[0]); i++)
+		if (strcmp(rp_legend[i].term, "verdict"))
+			model[k++] = rp_legend[i];
+	*n = k;
+	return model;
+}
+
+/* Writes text after "legend     " or the indent, wrapped at REPORT_COLUMNS. */
+static void rp_wrap(FILE *f, const char *term, const char *text, int first)
+{
+	size_t col = (size_t)fprintf(f, "%-11s%s:", first ? "legend" : "", term);
+
+	for (const char *p = text; *p;) {
+		size_t w = strcspn(p, " ");
+		if (col + 1 + w > REPORT_COLUMNS) {
+			fprintf(f, "\n%13s", "");
+			col = 13;
+		} else {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, w, f);
+		col += w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}
+
+void report_verdict(const struct analysis *a, const struct analysis_target *t, char *out,
+		    size_t cap)
+{
+	out[0] = 0;
+	if (!(a->measured_ns > 0) || a->untimed || !(a->measured_kernel_ns > 0) ||
+	    !(t->iteration_ns > 0))
+		return;
+	double r = t->iteration_ns / a->measured_ns, k = t->kernel_ns / a->measured_kernel_ns;
+	if (!(k <= 0.67) || fabs(r - 1) > 0.10)
+		return;
+	double wait = report_pct(t->gpu_wait_cpu_ns, t->iteration_ns);
+	if (wait >= 50)
+		snprintf(out, cap, "CPU-bound: the GPU waits on the CPU %.0f%% of the time (kernels %.2fx, "
+			 "iteration %.2fx)", wait, k, r);
+	else
+		snprintf(out, cap, "not GPU-bound: kernels %.2fx, iteration %.2fx; GPU waits %.0f%% of "
+			 "it, copies %.3f ms", k, r, wait, report_ms(t->copy_ns));
 }
 
 /* ANSI SGR sequences, written only when colour is on. */
@@ -269,13 +580,21 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	}
 	fprintf(f, "\n");
 	int priced = report_cost(t, &it_usd, &m_usd) == 0;
-	if (priced)
-		fprintf(f, "cost       $%.3g per iteration, $%.2f per million iterations "
-			"(at $%.2f/hour)\n", it_usd, m_usd, t->price_usd_per_hour);
+	char usd[32];
+	if (priced) {
+		report_usd(it_usd, usd, sizeof(usd));
+		fprintf(f, "cost       $%s per iteration, $%.2f per million iterations "
+			"(at $%.2f/hour", usd, m_usd, t->price_usd_per_hour);
+		if (t->gpus > 1)
+			fprintf(f, " x %u GPUs", t->gpus);
+		fputs(")\n", f);
+	}
 	if (report_tokens_per_s(t) > 0) {
 		fprintf(f, "throughput %.0f tokens/s", report_tokens_per_s(t));
-		if (priced)
-			fprintf(f, ", $%.3g per million tokens", cost_per_million_tokens(t, it_usd));
+		if (priced) {
+			report_usd(cost_per_million_tokens(t, it_usd), usd, sizeof(usd));
+			fprintf(f, ", $%s per million tokens", usd);
+		}
 		fprintf(f, "\n");
 	}
 	fprintf(f, "kernels    %.3f ms: memory-bound %.1f%%, compute-bound %.1f%%, unknown %.1f%%\n",
@@ -297,6 +616,10 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	}
 	fprintf(f, "GPU waits  %.3f ms on the CPU; copies %.3f ms\n", report_ms(t->gpu_wait_cpu_ns),
 		report_ms(t->copy_ns));
+	char verdict[160];
+	report_verdict(a, t, verdict, sizeof(verdict));
+	if (verdict[0])
+		fprintf(f, "%sverdict    %s%s\n", rp_c(color, RP_YELLOW), verdict, rp_c(color, RP_RESET));
 	if (a->memory.peak > 0 && gpu_mem_usable_bytes(t->gpu) > 0) {
 		double need = a->memory.peak / RP_GIB, have = gpu_mem_usable_bytes(t->gpu) / RP_GIB;
 		if (need > have)
@@ -364,6 +687,11 @@ int report_text(FILE *f, const struct analysis *a, size_t top, int color)
 			rp_c(color, RP_RESET));
 	for (size_t t = 0; t < a->ntargets; t++)
 		rp_target(f, a, &a->targets[t], top, color);
+	size_t nl;
+	const struct report_legend_item *l = report_legend(!rp_no_origin(a), &nl);
+	fputc('\n', f);
+	for (size_t i = 0; i < nl; i++)
+		rp_wrap(f, l[i].term, l[i].text, i == 0);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -491,6 +819,10 @@ static json_t *rp_prediction(const struct analysis *a, const struct analysis_tar
 		    rp_set(o, "amd_scale", sc))
 			goto fail_o;
 	}
+	char verdict[160];
+	report_verdict(a, t, verdict, sizeof(verdict));
+	if (verdict[0] && rp_set(o, "verdict", rp_str(verdict)))
+		goto fail_o;
 	if (rp_set(o, "breakdown", rp_breakdown(t, top)))
 		goto fail_o;
 	return o;
@@ -523,6 +855,8 @@ json_t *report_json(const struct analysis *a, size_t top)
 	json_t *doc = json_object(), *origin = json_object(), *preds = json_array();
 
 	if (!doc || !origin || !preds)
+		goto fail;
+	if (rp_set(doc, "schema_version", json_integer(REPORT_SCHEMA_VERSION)))
 		goto fail;
 	if (rp_set(origin, "device", rp_str(a->device)) ||
 	    rp_set(origin, "gpu", rp_str(a->origin ? a->origin->id : "")) ||

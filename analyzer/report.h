@@ -12,10 +12,14 @@
 
 #include "analyzer/analyze.h"
 
-/* A readable short form of a kernel name: Itanium-mangled names become
- * their qualified name ("_ZN2at6native18elementwise_kernelILi4E..." ->
- * "at::native::elementwise_kernel<...>"), others are copied; the result is
- * cut to width characters (ending in "...") and always NUL-terminated. */
+/* A readable short form of a kernel name: Itanium-mangled names are
+ * demangled; the kernel's name without its namespaces and, of its template
+ * arguments, the one that tells its instances apart (the functor:
+ * "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEE..."
+ * -> "vectorized_elementwise_kernel<FillFunctor>"; "<...>" when every
+ * argument is a type or a number); the result is cut to width characters
+ * (the kernel's name before the functor, else ending in "...") and always
+ * NUL-terminated. */
 void report_short_name(const char *name, char *out, size_t width);
 
 /* Writes the text report of a (top groups per target) to f, with ANSI
@@ -23,11 +27,46 @@ void report_short_name(const char *name, char *out, size_t width);
  * nonzero.  Returns 0, or -1 when writing failed. */
 int report_text(FILE *f, const struct analysis *a, size_t top, int color);
 
-/* The cost of target t at its price_usd_per_hour: USD per iteration and
- * per million iterations.  Returns 0, or -1 (outputs 0) when t has no
+/* The cost of target t at its price_usd_per_hour for each of its gpus: USD
+ * per iteration and per million iterations.  Returns 0, or -1 (outputs 0) when t has no
  * price. */
 int report_cost(const struct analysis_target *t, double *per_iteration_usd,
 		double *per_million_usd);
+
+/* What the words of a report mean: a term and its explanation. */
+struct report_legend_item {
+	const char *term;
+	const char *text;
+};
+
+/* The legend the text report prints under the targets and the HTML report
+ * under its tables, n items; traces 0 leaves out what only a trace has
+ * (the measured time, identity and wave), for --model runs. */
+const struct report_legend_item *report_legend(int traces, size_t *n);
+
+/* The one-line verdict on target t, into out (empty when none): when the
+ * target's kernels are predicted much faster than the measured ones (at
+ * most 0.67 of their time) but the iteration within 10 % of the measured
+ * one, what holds it: "CPU-bound: the GPU waits on the CPU 78% of the
+ * time", or the waits and copies.  Traces only. */
+void report_verdict(const struct analysis *a, const struct analysis_target *t, char *out,
+		    size_t cap);
+
+/* The version of the JSON document's layout (its "schema_version"):
+ * raised when a key changes meaning or goes (docs/analyzer.md). */
+#define REPORT_SCHEMA_VERSION 2
+
+/* USD in fixed notation with three significant digits and at least two
+ * decimals ("0.0000123", "1.46", "1234.57"); "-" when not finite. */
+void report_usd(double usd, char *out, size_t cap);
+
+/* Writes one line per target to f, sorted: by the predicted iteration time
+ * (by_cost 0, fastest first) or by the cost (by_cost 1: per million tokens
+ * where the tokens are known, else per iteration; cheapest first, targets
+ * without a price last).  Each line: target, predicted ms, the ratio to
+ * the measured time (traces), USD per iteration and per million tokens
+ * when priced.  Returns 0, -1 when writing failed or out of memory. */
+int report_rank(FILE *f, const struct analysis *a, int by_cost);
 
 /* Tokens per second of target t (tokens_per_iteration over the predicted
  * iteration), 0 when unknown. */

@@ -254,8 +254,8 @@ double gpu_mem_bytes(const struct gpu_spec *g)
  * do.  unsure: no measurement of them is in this repository; they are the
  * upper end of what public reports of PyTorch 2 on CUDA 12 give for a
  * process after its first kernels (nvidia-smi's process memory, 250-600
- * MiB), and tools/gpu_measure.sh is where a measurement would replace
- * them.
+ * MiB); tools/gpu_measure.sh writes memory.json whose
+ * context_and_libraries_mib is the measurement to replace them with.
  *
  * The libraries' workspaces, from PyTorch's source
  * (aten/src/ATen/cuda/CublasHandlePool.cpp): cuBLAS's per handle and

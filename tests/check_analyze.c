@@ -222,85 +222,6 @@ START_TEST(gpu_bound_scales)
 }
 END_TEST
 
-/*
- * A GPU-bound step that ends with a copy to the host, the way `.item()` or
- * `.cpu()` ends a training step: 20 memory-bound kernels launched ahead of
- * the GPU, then one 8-byte DtoH copy whose call returns only once the copy
- * is done, then the next step.  The truth is known: the CPU waits for the
- * GPU at the copy, so on a target the step takes what its kernels take,
- * plus the same few microseconds of CPU work.  How the copy is known to
- * block differs per case.
- */
-enum blocking_case {
-	BLOCK_PAGEABLE,     /* cudaMemcpyAsync to pageable memory (host_mem)       */
-	BLOCK_CPU_END,      /* host memory unknown; the call ended after the copy  */
-	BLOCK_SYNC_CALL,    /* cudaMemcpy (not Async)                              */
-	BLOCK_ITEM,         /* no GPU times, host memory unknown; a stream sync
-			     * follows the copy (.item())                          */
-	BLOCK_CASES
-};
-
-static void write_blocking_step(const char *p, enum blocking_case bc)
-{
-	static const char kname[] = "void at::native::vectorized_elementwise_kernel<4, "
-				    "at::native::AddFunctor<float>>(int, float*, float*)";
-	struct trace_header h;
-	struct trace_record r;
-	int err, untimed = bc == BLOCK_ITEM;
-	struct trace_writer *w = trace_writer_open(p, 0, &err);
-	uint64_t seq = 0, cpu = 1000000, gpu_end = 0;
-
-	ck_assert_ptr_nonnull(w);
-	memset(&h, 0, sizeof(h));
-	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A100-SXM4-40GB");
-	h.timing = untimed ? TRACE_TIMING_NONE : TRACE_TIMING_SYNTHETIC;
-	ck_assert_int_eq(trace_writer_header(w, &h), 0);
-	uint32_t name = trace_writer_intern(w, kname, strlen(kname));
-	for (int it = 0; it < 4; it++) {
-		memset(&r, 0, sizeof(r));
-		r.type = TRACE_MARKER;
-		r.u.marker = (struct trace_marker){ .seq = ++seq, .kind = TRACE_MARK_ITERATION,
-			.thread = 1, .cpu_ns = cpu, .iteration = it };
-		ck_assert_int_eq(trace_writer_record(w, &r), 0);
-		for (int k = 0; k < 20; k++) {
-			uint64_t start = cpu + 5000 > gpu_end ? cpu + 5000 : gpu_end + 2000;
-
-			gpu_end = start + 200000;   /* 200 us, far longer than a launch */
-			memset(&r, 0, sizeof(r));
-			r.type = TRACE_KERNEL;
-			r.u.kernel = (struct trace_kernel){ .seq = ++seq, .name = name,
-				.grid = {8192, 1, 1}, .block = {128, 1, 1}, .stream = 7, .thread = 1,
-				.cpu_ns = cpu, .start_ns = untimed ? 0 : start,
-				.end_ns = untimed ? 0 : gpu_end, .iteration = it };
-			ck_assert_int_eq(trace_writer_record(w, &r), 0);
-			cpu += 8000;
-		}
-		/* the copy runs after the last kernel; the call returns 10 us
-		 * after it ends */
-		uint64_t cstart = gpu_end + 2000, cend = cstart + 2000;
-		memset(&r, 0, sizeof(r));
-		r.type = TRACE_MEMCPY;
-		r.u.copy = (struct trace_copy){ .seq = ++seq, .bytes = 8, .kind = TRACE_COPY_DTOH,
-			.async = bc != BLOCK_SYNC_CALL, .stream = 7, .thread = 1, .cpu_ns = cpu,
-			.cpu_end_ns = cend + 10000, .start_ns = untimed ? 0 : cstart,
-			.end_ns = untimed ? 0 : cend,
-			.host_mem = bc == BLOCK_PAGEABLE ? TRACE_HOST_PAGEABLE : TRACE_HOST_UNKNOWN };
-		ck_assert_int_eq(trace_writer_record(w, &r), 0);
-		cpu = cend + 10000;
-		if (bc == BLOCK_ITEM) {
-			memset(&r, 0, sizeof(r));
-			r.type = TRACE_SYNC;
-			r.u.sync = (struct trace_sync){ .seq = ++seq, .kind = TRACE_SYNC_STREAM,
-				.stream = 7, .thread = 1, .cpu_ns = cpu + 1000, .cpu_end_ns = cpu + 3000 };
-			ck_assert_int_eq(trace_writer_record(w, &r), 0);
-			cpu += 3000;
-		}
-		cpu += 20000;   /* the step's Python after the copy */
-	}
-	ck_assert_int_eq(trace_writer_finish(w), 0);
-	trace_writer_free(w);
-}
-
 START_TEST(blocking_copy_scales)
 {
 	/* The kernels run about 2x faster on an H100 than on the A100 they
@@ -312,7 +233,7 @@ START_TEST(blocking_copy_scales)
 	const struct gpu_spec *targets[2] = {gpu("h100-sxm"), gpu("t4")};
 	struct analysis *a;
 
-	write_blocking_step(path, (enum blocking_case)_i);
+	ck_assert_int_eq(synth_write_blocking(path, "NVIDIA A100-SXM4-40GB", (enum synth_blocking)_i), 0);
 	a = run(path, NULL, targets, 2, PRED_WAVE);
 	ck_assert_uint_eq(a->iterations, 4);
 	for (int t = 0; t < 2; t++) {
@@ -322,7 +243,7 @@ START_TEST(blocking_copy_scales)
 		ck_assert_msg(at->iteration_ns >= at->kernel_ns && at->iteration_ns < 1.05 * at->kernel_ns,
 			      "case %d on %s: step %.0f ns, kernels %.0f ns", _i, at->gpu->id,
 			      at->iteration_ns, at->kernel_ns);
-		if (_i != BLOCK_ITEM) {   /* measured kernel times to compare with */
+		if (_i != SYNTH_BLOCK_ITEM) {   /* measured kernel times to compare with */
 			double kr = at->kernel_ns / a->measured_kernel_ns;
 			double ir = at->iteration_ns / a->measured_ns;
 
@@ -332,7 +253,7 @@ START_TEST(blocking_copy_scales)
 	}
 	/* about 2x faster on the H100, slower on the T4 */
 	ck_assert(a->targets[0].kernel_ns < 0.6 * a->targets[1].kernel_ns / 1.5);
-	if (_i != BLOCK_ITEM) {
+	if (_i != SYNTH_BLOCK_ITEM) {
 		ck_assert(a->targets[0].kernel_ns < 0.6 * a->measured_kernel_ns);
 		ck_assert(a->targets[1].kernel_ns > 1.5 * a->measured_kernel_ns);
 	}
@@ -729,32 +650,76 @@ START_TEST(short_names)
 
 	report_short_name("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_",
 			  out, 60);
-	ck_assert_str_eq(out, "at::native::vectorized_elementwise_kernel<...>");
+	ck_assert_str_eq(out, "vectorized_elementwise_kernel<FillFunctor>");
 	report_short_name("_Z10add_kernelPfS_", out, 60);
 	ck_assert_str_eq(out, "add_kernel");
 	report_short_name("void at::native::reduce_kernel<512, 1>(int)", out, 60);
-	ck_assert_str_eq(out, "at::native::reduce_kernel<...>");
+	ck_assert_str_eq(out, "reduce_kernel<...>");
 	report_short_name("ampere_sgemm_128x64_nn", out, 10);
 	ck_assert_str_eq(out, "ampere_...");
 	report_short_name("_Z99broken", out, 60);
 	ck_assert_str_eq(out, "_Z99broken");
 	/* An unnamed namespace, mangled (g++ and nvcc write _GLOBAL__N_...)
 	 * and as Kineto writes it; the hand-written reader printed the first
-	 * as at::native::_GLOBAL__N_1::... and cut the second to at::native:: */
+	 * as at::native::_GLOBAL__N_1::... and cut the second to at::native::.
+	 * A row shows the kernel's own name, without its namespaces. */
 	report_short_name("_ZN2at6native12_GLOBAL__N_120softmax_warp_forwardIfEEvPT_PKS3_i", out, 60);
-	ck_assert_str_eq(out, "at::native::(anonymous namespace)::softmax_warp_forward<...>");
+	ck_assert_str_eq(out, "softmax_warp_forward<...>");
 	report_short_name("void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned "
 			  "int, 1, 128, 1>(float*, at::native::(anonymous namespace)::CatArrInputTensor"
 			  "Metadata<float, unsigned int, 128, 1>)", out, 60);
-	ck_assert_str_eq(out, "at::native::(anonymous namespace)::CatArrayBatchedCopy<...>");
+	ck_assert_str_eq(out, "CatArrayBatchedCopy<...>");
 	report_short_name("void (anonymous namespace)::softmax_warp_backward<float, float, float, 10, "
 			  "true, false>(float*, float const*, float const*, int, int, int, bool const*)",
 			  out, 60);
-	ck_assert_str_eq(out, "(anonymous namespace)::softmax_warp_backward<...>");
+	ck_assert_str_eq(out, "softmax_warp_backward<...>");
 	/* A name the demangler rejects (cut short here, like cuDNN's CUTLASS
 	 * kernels that c++filt rejects whole) keeps its leading name. */
 	report_short_name("_ZN19cutlass_cudnn_train6KernelINS_4conv6kernel23ImplicitGemm", out, 60);
 	ck_assert_str_eq(out, "cutlass_cudnn_train::Kernel<...>");
+}
+END_TEST
+
+/* Kernel rows keep what tells a template's instances apart, from the names
+ * torch.profiler writes (PyTorch 2 on an A100): the functor, the function a
+ * lambda was written in, or nothing when every argument is a type or a
+ * number; the kernel's name is cut before the functor is. */
+START_TEST(short_names_functor)
+{
+	static const struct { const char *name; size_t width; const char *want; } cases[] = {
+		{ "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, "
+		  "float, float, at::native::binary_internal::MulFunctor<float> >, at::detail::Array<"
+		  "char*, 3> >(int, at::native::BinaryFunctor<float, float, float, at::native::"
+		  "binary_internal::MulFunctor<float> >, at::detail::Array<char*, 3>)",
+		  46, "vectorized_elementwise_kernel<MulFunctor>" },
+		{ "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+		  "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::"
+		  "Array<char*, 1>)", 46, "vectorized_elementwise_kernel<FillFunctor>" },
+		{ "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::"
+		  "TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() "
+		  "const::{lambda(float)#1}, at::detail::Array<char*, 2>, TrivialOffsetCalculator<1, "
+		  "unsigned int>, TrivialOffsetCalculator<1, unsigned int>, at::native::memory::"
+		  "LoadWithCast<1>, at::native::memory::StoreWithCast<1> >(int)",
+		  60, "unrolled_elementwise_kernel<direct_copy_kernel_cuda>" },
+		{ "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::"
+		  "func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::"
+		  "TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4> >(at::native::"
+		  "ReduceOp<float, float>)", 46, "reduce_kernel<sum_functor>" },
+		{ "void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 3, "
+		  "128, 1>(float*, int)", 46, "CatArrayBatchedCopy<...>" },
+		{ "void at::native::vectorized_elementwise_kernel<4, at::native::AUnaryFunctor<float, "
+		  "float, float, at::native::binary_internal::MulFunctor<float> >, at::detail::Array<"
+		  "char*, 2> >(int)", 30, "vectorized_elem...<MulFunctor>" },
+		{ "vectorized_elementwise_kernel<4, pow_tensor_scalar_kernel>", 60,
+		  "vectorized_elementwise_kernel<pow_tensor_scalar_kernel>" },
+	};
+	char out[128];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		report_short_name(cases[i].name, out, cases[i].width);
+		ck_assert_str_eq(out, cases[i].want);
+		ck_assert_uint_le(strlen(out), cases[i].width);
+	}
 }
 END_TEST
 
@@ -830,6 +795,46 @@ START_TEST(cublas_shape_to_row_major)
 	ck_assert_uint_eq(lib.k, 512);
 	ck_assert_double_eq_tol(lib.flops, 2.0 * 4096 * 1024 * 512, 1);
 	ck_assert_double_eq_tol(lib.bytes, 4.0 * (4096 * 512 + 512 * 1024 + 4096 * 1024), 1);
+}
+END_TEST
+
+/* A copy to page-locked memory issued on an idle GPU runs at once, and
+ * its call may return after it: that is no wait.  The same copy to
+ * pageable memory is one.  A 100 us kernel (5..105 us), then at 200 us a
+ * 2 us DtoH copy on its stream (205..207, the call returning at 215), then
+ * a kernel launched at 220 (225..325).  On a T4 the first kernel runs long
+ * past 200 us: the pageable copy makes the CPU wait for it before the
+ * second launch, the pinned one does not, and the second kernel queues
+ * behind the copy instead: the pinned step is shorter. */
+static double t4_step(enum trace_host_mem host)
+{
+	const struct gpu_spec *targets[1] = {gpu("t4")};
+	struct trace_record r;
+	struct trace_writer *w = a10_writer();
+	struct analysis *a;
+	double ns;
+
+	put_kernel(w, 1, 0, 5000, 105000);
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_MEMCPY;
+	r.u.copy = (struct trace_copy){ .seq = 2, .bytes = 4096, .kind = TRACE_COPY_DTOH, .async = 1,
+		.stream = 7, .cpu_ns = 200000, .cpu_end_ns = 215000, .start_ns = 205000,
+		.end_ns = 207000, .host_mem = host };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	put_kernel(w, 3, 220000, 225000, 325000);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	a = run(path, NULL, targets, 1, PRED_WAVE);
+	ns = a->targets[0].iteration_ns;
+	analysis_free(a);
+	return ns;
+}
+
+START_TEST(pinned_copy_does_not_wait)
+{
+	double pinned = t4_step(TRACE_HOST_PINNED), pageable = t4_step(TRACE_HOST_PAGEABLE);
+
+	ck_assert_msg(pinned < pageable - 1000, "pinned %.0f ns, pageable %.0f ns", pinned, pageable);
 }
 END_TEST
 
@@ -1038,7 +1043,7 @@ int main(void)
 	tcase_add_test(tc, memory_warning);
 	tcase_add_test(tc, launch_bound_does_not_shrink);
 	tcase_add_test(tc, gpu_bound_scales);
-	tcase_add_loop_test(tc, blocking_copy_scales, 0, BLOCK_CASES);
+	tcase_add_loop_test(tc, blocking_copy_scales, 0, SYNTH_BLOCK_COUNT);
 	tcase_add_test(tc, out_of_order_records);
 	tcase_add_test(tc, interleaved_threads);
 	tcase_add_test(tc, second_reading_disagrees);
@@ -1050,12 +1055,14 @@ int main(void)
 	tcase_add_test(tc, json_document);
 	tcase_add_test(tc, baseline_gate);
 	tcase_add_test(tc, short_names);
+	tcase_add_test(tc, short_names_functor);
 	tcase_add_test(tc, kernels_long_after_their_calls);
 	tcase_add_test(tc, cublas_shape_to_row_major);
 	tcase_add_test(tc, times_past_int64);
 	tcase_add_test(tc, gemm_transposed_operand);
 	tcase_add_test(tc, tf32_gemm_named_by_kernel);
 	tcase_add_test(tc, iterations_that_exist);
+	tcase_add_test(tc, pinned_copy_does_not_wait);
 	tcase_add_test(tc, transposed_gemm_on_amd);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

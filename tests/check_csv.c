@@ -136,7 +136,8 @@ START_TEST(test_long_row_from_file)
 	csv_release(&r);
 	unlink(path);
 
-	ck_assert_int_eq(csv_open(&r, "/nonexistent/x.csv", 0), -ENOENT);
+	ck_assert_int_eq(csv_open(&r, "/nonexistent/x.csv", 0), SURFER_EIO);
+	ck_assert_int_eq(errno, ENOENT);
 }
 END_TEST
 

@@ -393,7 +393,7 @@ START_TEST(kineto_origin_override)
 		   "\"args\":{\"device\":0,\"grid\":[1,1,1],\"block\":[32,1,1]}}]}");
 	char err[512] = "";
 	int rc = import_kineto(in, out, NULL, NULL, err, sizeof(err));
-	ck_assert_int_eq(rc, IMPORT_EDEVICE);
+	ck_assert_int_eq(rc, SURFER_EDEVICE);
 	ck_assert_ptr_nonnull(strstr(err, "NVIDIA A100-ZZ999-000"));
 	ck_assert_ptr_nonnull(strstr(err, "--origin"));
 	ck_assert_int_eq(access(out, F_OK), -1);
@@ -410,7 +410,7 @@ START_TEST(kineto_origin_override)
 	ck_assert_ptr_nonnull(strstr(h.timing_note, "A100-ZZ999-000"));
 	/* an --origin the database does not know either */
 	rc = import_kineto(in, out, "a100-pg509", NULL, err, sizeof(err));
-	ck_assert_int_eq(rc, IMPORT_EDEVICE);
+	ck_assert_int_eq(rc, SURFER_EDEVICE);
 	ck_assert_ptr_nonnull(strstr(err, "a100-pg509"));
 }
 END_TEST
@@ -434,7 +434,7 @@ START_TEST(kineto_bad_values)
 	static const char neg[] = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\","
 				  "\"ts\":-5,\"dur\":1,\"args\":{}}]}";
 	write_file(in, neg);
-	ck_assert_int_eq(import_kineto(in, out, NULL, NULL, err, sizeof(err)), IMPORT_EFORMAT);
+	ck_assert_int_eq(import_kineto(in, out, NULL, NULL, err, sizeof(err)), SURFER_ECORRUPT);
 	ck_assert_ptr_nonnull(strstr(err, "ts"));
 	/* the error says where: at the value, not at the start of its chunk */
 	const char *at = strstr(err, "near byte ");
@@ -972,7 +972,7 @@ START_TEST(nsys_minimal)
 	char err[512] = "";
 	import_set_init(&set);
 	ck_assert_int_eq(import_nsys_read(&set, db, err, sizeof(err)), 0);
-	ck_assert_int_eq(import_finish(&set, &opts, out, NULL, err, sizeof(err)), IMPORT_EDEVICE);
+	ck_assert_int_eq(import_finish(&set, &opts, out, NULL, err, sizeof(err)), SURFER_EDEVICE);
 	ck_assert_ptr_nonnull(strstr(err, "--origin"));
 	opts.origin = "t4";
 	ck_assert_msg(import_finish(&set, &opts, out, NULL, err, sizeof(err)) == 0, "%s", err);

@@ -484,8 +484,9 @@ START_TEST(html_escapes_everything)
 	ck_assert_ptr_nonnull(strstr(h, "GPU &lt;b&gt;&quot;&amp;&#39;"));
 	ck_assert_ptr_nonnull(strstr(h, "<svg"));
 	ck_assert_ptr_nonnull(strstr(h, "h100-sxm"));
-	/* 7.2 USD/hour x 1.5 ms = 7.2 / 3600 x 0.0015 = 3e-6 USD; 3 USD a million */
-	ck_assert_ptr_nonnull(strstr(h, "<td class=\"n\">3e-06</td><td class=\"n\">3.00</td>"));
+	/* 7.2 USD/hour x 1.5 ms = 7.2 / 3600 x 0.0015 = 3e-6 USD, in fixed
+	 * notation to three digits; 3 USD a million */
+	ck_assert_ptr_nonnull(strstr(h, "<td class=\"n\">0.00000300</td><td class=\"n\">3.00</td>"));
 	free(h);
 }
 END_TEST

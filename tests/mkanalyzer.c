@@ -8,6 +8,9 @@
  *   mkanalyzer bench DEVICE N OUT [THREADS [BLOCK]]
  *       N kernel launches from THREADS threads (1), each thread's records
  *       written in runs of BLOCK records (32768)
+ *   mkanalyzer blocking DEVICE HOW OUT     a GPU-bound step ended by a
+ *       blocking DtoH copy (synth_write_blocking); HOW: pageable, cpu-end,
+ *       sync-call or item
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +22,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: mkanalyzer step DEVICE OUT [--iterations N] [--layers N] "
 			"[--scale X] [--slow-gemm X] [--launch-bound] [--shuffle] [--truncate] "
-			"[--no-gpu-times]\n       mkanalyzer bench DEVICE N OUT [THREADS [BLOCK]]\n");
+			"[--no-gpu-times]\n       mkanalyzer bench DEVICE N OUT [THREADS [BLOCK]]\n"
+			"       mkanalyzer blocking DEVICE pageable|cpu-end|sync-call|item OUT\n");
 	return 2;
 }
 
@@ -27,6 +31,18 @@ int main(int argc, char **argv)
 {
 	struct synth_opts o;
 
+	if (argc == 5 && strcmp(argv[1], "blocking") == 0) {
+		static const char *const how[] = { "pageable", "cpu-end", "sync-call", "item" };
+		for (int i = 0; i < SYNTH_BLOCK_COUNT; i++)
+			if (strcmp(argv[3], how[i]) == 0) {
+				if (synth_write_blocking(argv[4], argv[2], (enum synth_blocking)i) < 0) {
+					fprintf(stderr, "mkanalyzer: cannot write '%s'\n", argv[4]);
+					return 1;
+				}
+				return 0;
+			}
+		return usage();
+	}
 	if (argc >= 5 && argc <= 7 && strcmp(argv[1], "bench") == 0) {
 		uint32_t threads = argc > 5 ? (uint32_t)strtoul(argv[5], NULL, 10) : 1;
 		uint32_t block = argc > 6 ? (uint32_t)strtoul(argv[6], NULL, 10) : 32768;

@@ -208,7 +208,8 @@ import json, sys
 t = json.load(open(sys.argv[1]))["predictions"][0]
 assert t["tokens_per_iteration"] == 4 * 256 * 2, t
 assert abs(t["tokens_per_s"] - 2048 / (t["iteration_ms"] / 1e3)) < 1e-6 * t["tokens_per_s"], t
-usd = 2.0 * t["iteration_ms"] / 1e3 / 3600
+usd = 2.0 * 2 * t["iteration_ms"] / 1e3 / 3600   # $2/hour for each of the 2 GPUs
+assert abs(t["cost_per_iteration_usd"] - usd) < 1e-9 * usd, t
 assert abs(t["cost_per_million_tokens_usd"] - usd / 2048 * 1e6) < 1e-9 * usd * 1e6, t
 d = json.load(open(sys.argv[2]))["predictions"][0]
 assert d["tokens_per_iteration"] == 4, d

@@ -404,3 +404,67 @@ int synth_write_bench(const char *path, const char *device, uint64_t n, uint32_t
 	trace_writer_free(w);
 	return rc ? -1 : 0;
 }
+
+int synth_write_blocking(const char *path, const char *device, enum synth_blocking how)
+{
+	static const char kname[] = "void at::native::vectorized_elementwise_kernel<4, "
+				    "at::native::AddFunctor<float>>(int, float*, float*)";
+	struct trace_header h;
+	struct trace_record r;
+	int err = 0, rc = 0, untimed = how == SYNTH_BLOCK_ITEM;
+	struct trace_writer *w = trace_writer_open(path, 0, &err);
+	uint64_t seq = 0, cpu = 1000000, gpu_end = 0;
+
+	if (!w)
+		return -1;
+	memset(&h, 0, sizeof(h));
+	snprintf(h.device.name, sizeof(h.device.name), "%s", device);
+	h.timing = untimed ? TRACE_TIMING_NONE : TRACE_TIMING_SYNTHETIC;
+	rc |= trace_writer_header(w, &h);
+	uint32_t name = trace_writer_intern(w, kname, strlen(kname));
+	for (int it = 0; rc == 0 && it < 4; it++) {
+		memset(&r, 0, sizeof(r));
+		r.type = TRACE_MARKER;
+		r.u.marker = (struct trace_marker){ .seq = ++seq, .kind = TRACE_MARK_ITERATION,
+			.thread = 1, .cpu_ns = cpu, .iteration = it };
+		rc |= trace_writer_record(w, &r);
+		for (int k = 0; k < 20; k++) {
+			uint64_t start = cpu + 5000 > gpu_end ? cpu + 5000 : gpu_end + 2000;
+
+			gpu_end = start + 200000;   /* 200 us, far longer than a launch */
+			memset(&r, 0, sizeof(r));
+			r.type = TRACE_KERNEL;
+			r.u.kernel = (struct trace_kernel){ .seq = ++seq, .name = name,
+				.grid = {8192, 1, 1}, .block = {128, 1, 1}, .stream = 7, .thread = 1,
+				.cpu_ns = cpu, .start_ns = untimed ? 0 : start,
+				.end_ns = untimed ? 0 : gpu_end, .iteration = it };
+			rc |= trace_writer_record(w, &r);
+			cpu += 8000;
+		}
+		/* the copy runs after the last kernel; the call returns 10 us
+		 * after it ends */
+		uint64_t cstart = gpu_end + 2000, cend = cstart + 2000;
+		memset(&r, 0, sizeof(r));
+		r.type = TRACE_MEMCPY;
+		r.u.copy = (struct trace_copy){ .seq = ++seq, .bytes = 8, .kind = TRACE_COPY_DTOH,
+			.async = how != SYNTH_BLOCK_SYNC_CALL, .stream = 7, .thread = 1, .cpu_ns = cpu,
+			.cpu_end_ns = cend + 10000, .start_ns = untimed ? 0 : cstart,
+			.end_ns = untimed ? 0 : cend,
+			.host_mem = how == SYNTH_BLOCK_PAGEABLE ? TRACE_HOST_PAGEABLE : TRACE_HOST_UNKNOWN };
+		rc |= trace_writer_record(w, &r);
+		cpu = cend + 10000;
+		if (how == SYNTH_BLOCK_ITEM) {
+			memset(&r, 0, sizeof(r));
+			r.type = TRACE_SYNC;
+			r.u.sync = (struct trace_sync){ .seq = ++seq, .kind = TRACE_SYNC_STREAM,
+				.stream = 7, .thread = 1, .cpu_ns = cpu + 1000, .cpu_end_ns = cpu + 3000 };
+			rc |= trace_writer_record(w, &r);
+			cpu += 3000;
+		}
+		cpu += 20000;   /* the step's Python after the copy */
+	}
+	if (rc == 0)
+		rc = trace_writer_finish(w);
+	trace_writer_free(w);
+	return rc ? -1 : 0;
+}

@@ -49,4 +49,24 @@ int synth_write(const char *path, const struct synth_opts *o);
 int synth_write_bench(const char *path, const char *device, uint64_t n, uint32_t threads,
 		      uint32_t block);
 
+/* A GPU-bound step ended by a copy to the host, the way `.item()` or
+ * `.cpu()` ends a training step: 4 iterations of 20 launches of a 200 us
+ * elementwise kernel queued ahead of the GPU, then one 8-byte DtoH copy
+ * after the last kernel whose call returns 10 us after it, then 20 us of
+ * CPU work.  The CPU waits for the GPU at the copy, so on any GPU the step
+ * takes what its kernels take plus ~40 us.  how says how the trace tells
+ * that the copy blocked: */
+enum synth_blocking {
+	SYNTH_BLOCK_PAGEABLE = 0, /* cuMemcpyAsync to pageable memory (host_mem) */
+	SYNTH_BLOCK_CPU_END,      /* host memory unknown; the call ended after
+				   * the copy's GPU end                         */
+	SYNTH_BLOCK_SYNC_CALL,    /* cuMemcpy (not Async)                        */
+	SYNTH_BLOCK_ITEM,         /* no GPU times, host memory unknown; a stream
+				   * sync follows the copy                      */
+	SYNTH_BLOCK_COUNT
+};
+
+/* Writes that step, recorded on device, to path.  Returns 0 or -1. */
+int synth_write_blocking(const char *path, const char *device, enum synth_blocking how);
+
 #endif

@@ -15,6 +15,7 @@
  * auto.
  */
 #include "tools/bench_args.h"
+#include "trace/surfer_err.h"
 #include "tools/bench_e2e.h"
 #include "tools/profile.h"
 #include "tools/bench_power.h"
@@ -129,14 +130,14 @@ static int run_accuracy(const struct opts *o)
 	if (ns_load(&set, o->dataset, o->target, o->origin, err, sizeof err) != 0) {
 		fprintf(stderr, PROG ": cannot load dataset: %s\n", err);
 		ns_release(&set);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	struct ns_pair *pairs;
 	size_t np;
 	if (ns_pairs(&set, o->origin, o->target, o->op, &pairs, &np) != 0) {
 		fprintf(stderr, PROG ": out of memory\n");
 		ns_release(&set);
-		return 2;
+		return surfer_exit_code(SURFER_ENOMEM);
 	}
 	/* Operators, in order of first appearance among the pairs. */
 	const char *ops[64];
@@ -158,7 +159,7 @@ static int run_accuracy(const struct opts *o)
 		ns_release(&set);
 		json_decref(root);
 		json_decref(methods);
-		return 2;
+		return surfer_exit_code(SURFER_EWRITE);
 	}
 	if (dump)
 		fprintf(dump, "method,op,dims,origin_ns,target_ns,predicted_ns\n");
@@ -171,7 +172,7 @@ static int run_accuracy(const struct opts *o)
 		size_t na = 0, failed = 0;
 		if (!ape || !grp || !pop) {
 			fprintf(stderr, PROG ": out of memory\n");
-			return 2;
+			return surfer_exit_code(SURFER_ENOMEM);
 		}
 		for (size_t i = 0; i < np; i++) {
 			struct pred_kernel k;
@@ -242,7 +243,7 @@ static int run_accuracy(const struct opts *o)
 		nm++;
 	if (nm == 0) {
 		fprintf(stderr, PROG ": no method can run without an origin\n");
-		rc = 2;
+		rc = surfer_exit_code(SURFER_EINVAL);
 	} else if (nm == 1) {
 		json_object_foreach(methods, only, v)
 			json_object_update(root, v);
@@ -326,7 +327,7 @@ static int run_table(int nfiles, char **files)
 			json_decref(r);
 			for (int j = 0; j < n; j++)
 				json_decref(rep[j]);
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 		rep[n++] = r;
 	}
@@ -434,9 +435,9 @@ static int accuracy_main(const struct bench_args *a)
 	o.json = a->json;
 	o.as_recorded = a->as_recorded;
 	if (a->origin && strcmp(a->origin, "none") != 0 && !(o.origin = gpu_arg(a->origin)))
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	if (a->target && !(o.target = gpu_arg(a->target)))
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	if (a->method) {
 		const char *v = a->method;
 		int all = !strcmp(v, "all"), found = all;
@@ -448,7 +449,7 @@ static int accuracy_main(const struct bench_args *a)
 			}
 		if (!found) {
 			fprintf(stderr, PROG ": unknown method '%s'\n", v);
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 	} else {
 		o.methods[BM_AUTO] = 1;
@@ -456,11 +457,11 @@ static int accuracy_main(const struct bench_args *a)
 	if (!o.dataset || !a->origin || !o.target) {
 		fprintf(stderr, PROG ": --dataset, --origin and --target are required\n");
 		usage(stderr);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	if (o.origin == o.target) {
 		fprintf(stderr, PROG ": origin and target are the same GPU\n");
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	struct tile_model *tm = NULL;
 	if (o.weights) {
@@ -468,7 +469,7 @@ static int accuracy_main(const struct bench_args *a)
 		if (rc != 0) {
 			fprintf(stderr, PROG ": cannot load weights '%s': %s\n", o.weights,
 				rc == -2 ? "unreadable" : "not a tile-model weights file");
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 	}
 	/* NeuSight's op timings include the measuring host's floor. */
@@ -478,7 +479,7 @@ static int accuracy_main(const struct bench_args *a)
 	if (predictor_new(&pc, &pred, err, sizeof err) != 0) {
 		fprintf(stderr, PROG ": %s\n", err);
 		tile_model_free(tm);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	o.pred = pred;
 	int rc = run_accuracy(&o);
@@ -572,17 +573,17 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		if (o == ':') {
 			fprintf(stderr, PROG ": %s: option '%s' needs a value\n", cmd->name,
 				argv[optind - 1]);
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 		if (o == '?' || id < 0 || id >= BO_COUNT) {
 			fprintf(stderr, PROG ": %s: unknown option '%s'; see " PROG " %s --help\n",
 				cmd->name, argv[optind - 1], cmd->name);
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 		if (id != BO_HELP && !(cmd->opts & (1u << id))) {
 			fprintf(stderr, PROG ": %s: no option '--%s'; see " PROG " %s --help\n",
 				cmd->name, bench_long_opts[id].name, cmd->name);
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 		switch ((enum bench_opt)id) {
 		case BO_DATA: a->data = optarg; break;
@@ -616,7 +617,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 	a->operands = argv + optind;
 	if (a->noperands && !cmd->operands && !a->help) {
 		fprintf(stderr, PROG ": %s: unexpected argument '%s'\n", cmd->name, a->operands[0]);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	return -1;
 }
@@ -633,7 +634,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	for (size_t i = 0; i < sizeof bench_cmds / sizeof bench_cmds[0]; i++) {
 		const struct bench_cmd *cmd = &bench_cmds[i];
@@ -644,5 +645,5 @@ int main(int argc, char **argv)
 		return rc >= 0 ? rc : cmd->run(&a);
 	}
 	fprintf(stderr, PROG ": unknown command '%s'; see " PROG " --help\n", argv[1]);
-	return 2;
+	return surfer_exit_code(SURFER_EINVAL);
 }

@@ -19,6 +19,7 @@
 #include "predictor/tile.h"
 #include "tools/bench_e2e.h"
 #include "tools/profile.h"
+#include "trace/surfer_err.h"
 #include "trace/csv.h"
 
 #include <errno.h>
@@ -200,7 +201,7 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		double e = (pred - measured) / measured * 100.0;
 		/* the estimated peak memory against the GPU's: every config
 		 * measured ran, so none may exceed 100% */
-		double mem_pct = g->mem_gb > 0 ? 100.0 * mem.peak / (g->mem_gb * 1073741824.0) : 0;
+		double mem_pct = gpu_mem_usable_bytes(g) > 0 ? 100.0 * mem.peak / gpu_mem_usable_bytes(g) : 0;
 		printf("%-16s %-34s %10.2f %10.2f %+8.1f%% %5.0f%%", g->id, files[i], measured, pred, e,
 		       mem_pct);
 		if (mem_pct > acc.mem_pct) {
@@ -229,8 +230,8 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 			       builtin && *note ? ", " : "", note);
 		putchar('\n');
 		if (acc.mem_pct > 0)
-			printf("%-16s memory: the estimated peak is at most %.0f%% of its %g GiB (%s)\n",
-			       g->id, acc.mem_pct, g->mem_gb, acc.mem_cfg);
+			printf("%-16s memory: the estimated peak is at most %.0f%% of its usable %.1f GiB (%s)\n",
+			       g->id, acc.mem_pct, gpu_mem_usable_bytes(g) / 1073741824.0, acc.mem_cfg);
 		all->sum += acc.sum;
 		all->n += acc.n;
 	}
@@ -253,7 +254,7 @@ int bench_e2e_main(const struct bench_args *a)
 		launch_ns = strtod(a->launch_us, &end) * 1e3;
 		if (*end || !(launch_ns >= 0) || launch_ns > 1e9) {
 			fprintf(stderr, PROG ": bad --launch-us '%s'\n", a->launch_us);
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 	}
 	if (a->attention) {
@@ -261,22 +262,22 @@ int bench_e2e_main(const struct bench_args *a)
 			attn = MODEL_ATTN_SDPA;
 		else if (strcmp(a->attention, "eager")) {
 			fprintf(stderr, PROG ": bad --attention '%s' (eager or sdpa)\n", a->attention);
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 	}
 	if (!labels || !configs) {
 		usage_e2e(stderr);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	struct tile_model *tm;
 	if (prof_gpu_and_weights(only, weights, &tm) != 0)
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	size_t ng;
 	char **gpus = prof_list_dir(labels, &ng);
 	if (!gpus) {
 		fprintf(stderr, PROG ": cannot read '%s': %s\n", labels, strerror(errno));
 		tile_model_free(tm);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	printf("%-16s %-34s %10s %10s %9s %6s\n", "gpu", "config", "measured", "predicted", "error",
 	       "memory");
@@ -413,7 +414,7 @@ int bench_comm_main(const struct bench_args *a)
 		char **gd = prof_list_dir(dir, &ng);
 		if (!gd) {
 			fprintf(stderr, PROG ": cannot read '%s': %s\n", dir, strerror(errno));
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 		dirs++;
 		for (size_t k = 0; k < ng; k++) {
@@ -432,7 +433,7 @@ int bench_comm_main(const struct bench_args *a)
 				if (comm_file(path, gd[k], files[j], g, min_bytes, &all) != 0) {
 					prof_free_list(files, nf);
 					prof_free_list(gd, ng);
-					return 2;
+					return surfer_exit_code(SURFER_EINVAL);
 				}
 			}
 			if (files)
@@ -442,7 +443,7 @@ int bench_comm_main(const struct bench_args *a)
 	}
 	if (!dirs) {
 		fprintf(stderr, "usage: " PROG " comm [--min-bytes N] DIR...   (DIR/<GPU>/{all_reduce,send_recv}.csv)\n");
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	if (all.n)
 		printf("all              mean |error| %.1f%% over %zu measurements\n", all.sum / (double)all.n, all.n);

@@ -17,6 +17,7 @@
  * runs.
  */
 #include "tools/bench_power.h"
+#include "trace/surfer_err.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -91,18 +92,18 @@ int bench_power_main(const struct bench_args *a)
 	}
 	if (!data) {
 		bp_usage(stderr);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	struct tile_model *tm;
 	if (weights ? tile_model_load_file(weights, &tm) != 0 : tile_model_load_builtin(&tm) != 0) {
 		fprintf(stderr, PROG ": cannot load weights '%s'\n", weights ? weights : "compiled-in");
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	double pj16 = tile_model_sustain_pj(tm);
 	if (!(pj16 > 0)) {
 		fprintf(stderr, PROG ": the weights carry no power cap\n");
 		tile_model_free(tm);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	printf("FP32 power cap (%.1f pJ per core-cycle at 16 nm) against gpu-benches FMA runs\n",
 	       pj16);
@@ -138,7 +139,7 @@ int bench_power_main(const struct bench_args *a)
 	tile_model_free(tm);
 	if (!files) {
 		fprintf(stderr, PROG ": no gpu-roofline output under '%s'\n", data);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	printf("%d boards: model / measured energy, geometric mean %.2f\n", n, exp(lsum / n));
 	return 0;

@@ -24,6 +24,7 @@
  * SXM2 16GB.
  */
 #include "tools/bench_tc.h"
+#include "trace/surfer_err.h"
 #include "tools/vidur.h"
 #include "trace/csv.h"
 
@@ -395,13 +396,13 @@ int bench_tc_main(const struct bench_args *a)
 		tc_power = 1;
 	if (!data) {
 		tc_usage(stderr);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	if (dump_path) {
 		dump = fopen(dump_path, "w");
 		if (!dump) {
 			fprintf(stderr, PROG ": cannot write '%s': %s\n", dump_path, strerror(errno));
-			return 2;
+			return surfer_exit_code(SURFER_EWRITE);
 		}
 		fprintf(dump, "gpu,dtype,m,n,k,measured_ns,roofline_ns,tc_scratch_ns,wave_ns,"
 			      "tc_ratio_ns\n");
@@ -415,7 +416,7 @@ int bench_tc_main(const struct bench_args *a)
 		free(set.s), free(set.src);
 		if (dump)
 			fclose(dump);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	const struct gpu_spec *gpus[16];
 	size_t ng = 0;
@@ -458,7 +459,7 @@ int bench_tc_main(const struct bench_args *a)
 		rc = -EIO;
 	if (rc < 0) {
 		fprintf(stderr, PROG ": tensorcore: %s\n", strerror(-rc));
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	return 0;
 }

@@ -26,6 +26,7 @@
  * and over all rows of one run.
  */
 #include "tools/bench_vec.h"
+#include "trace/surfer_err.h"
 #include "tools/vidur.h"
 
 #include <dirent.h>
@@ -386,7 +387,7 @@ int bench_vec_main(const struct bench_args *a)
 	}
 	if (!data) {
 		vb_usage(stderr);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	struct vb_set vid = {0}, nsv = {0};
 	char err[4608];
@@ -399,7 +400,7 @@ int bench_vec_main(const struct bench_args *a)
 		fprintf(stderr, PROG ": cannot read Vidur data under '%s': %s\n", data,
 			rc < 0 ? (err[0] ? err : strerror(-rc)) : "no rows found");
 		free(vid.r);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	/* The bandwidth exponent is chosen on NeuSight's five GPUs (held out
 	 * per GPU), never on the Vidur rows it is then tested on. */
@@ -443,7 +444,7 @@ int bench_vec_main(const struct bench_args *a)
 		predictor_free(pred);
 		free(vid.r);
 		free(nsv.r);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	printf("vecop-bw: fitted with a=1 (bandwidth only); vecop: with the chosen a; auto: "
 	       "`--method auto` with the compiled-in constants (fitted on every Vidur row, so "

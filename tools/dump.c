@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "trace/surfer_err.h"
 #include "trace/trace.h"
 
 static const char *prog = "surfer-dump";
@@ -460,12 +461,12 @@ int main(int argc, char **argv)
 			  return 0;
 		case 's': want_strings = 1; break;
 		case 'H': want_header = 0; break;
-		default: usage(stderr); return 2;
+		default: usage(stderr); return surfer_exit_code(SURFER_EINVAL);
 		}
 	}
 	if (optind != argc - 1) {
 		usage(stderr);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	const char *path = argv[optind];
 	static char outbuf[1 << 20];
@@ -480,7 +481,7 @@ int main(int argc, char **argv)
 	}
 	if (rc < 0) {
 		fprintf(stderr, "%s: cannot read '%s': %s\n", prog, path, err);
-		return 2;
+		return surfer_exit_code(rc);
 	}
 	int out_failed = want_header ? emit(header_json(trace_reader_header(r))) : 0;
 	struct trace_record rec;
@@ -495,7 +496,7 @@ int main(int argc, char **argv)
 	kernel_tmpl_release();
 	if (fflush(stdout) != 0 || out_failed) {
 		fprintf(stderr, "%s: cannot write the output\n", prog);
-		return 2;
+		return surfer_exit_code(SURFER_EWRITE);
 	}
 	if (rc == TRACE_ETRUNC) {
 		fprintf(stderr, "%s: warning: '%s': %s\n", prog, path, err);
@@ -503,7 +504,7 @@ int main(int argc, char **argv)
 	}
 	if (rc < 0) {
 		fprintf(stderr, "%s: cannot read '%s': %s\n", prog, path, err);
-		return 2;
+		return surfer_exit_code(rc);
 	}
 	return 0;
 }

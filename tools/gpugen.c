@@ -82,7 +82,7 @@ static void read_table(const char *path, const char *const *cols, struct table *
 	int have_head = 0, rc;
 
 	if ((rc = csv_open(&r, path, CSV_COMMENTS)) != 0)
-		die("cannot open '%s': %s", path, strerror(-rc));
+		die("cannot open '%s': %s", path, strerror(errno));
 	t->path = path;
 	t->nrows = 0;
 	while ((rc = csv_next(&r)) == 1) {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "tools/import.h"
+#include "trace/surfer_err.h"
 
 static const char *prog = "surfer-import";
 
@@ -116,7 +117,7 @@ int main(int argc, char **argv)
 			   !strcmp(a, "--step")) {
 			if (i + 1 == argc) {
 				fprintf(stderr, "%s: option '%s' needs a value\n", prog, a);
-				return 2;
+				return surfer_exit_code(SURFER_EINVAL);
 			}
 			const char *v = argv[++i];
 			if (a[1] == 'o' || !strcmp(a, "--output"))
@@ -127,30 +128,30 @@ int main(int argc, char **argv)
 				step = v;
 			else if (parse_device(v, &opts.device)) {
 				fprintf(stderr, "%s: bad --device '%s': not a GPU ordinal\n", prog, v);
-				return 2;
+				return surfer_exit_code(SURFER_EINVAL);
 			}
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "%s: unknown option '%s' (try --help)\n", prog, a);
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		} else if (!fmt) {
 			fmt = a;
 		} else if (!in) {
 			in = a;
 		} else {
 			fprintf(stderr, "%s: unexpected argument '%s' (try --help)\n", prog, a);
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 	}
 	if (!fmt || !in || !out) {
 		fprintf(stderr, "%s: %s (try --help)\n", prog,
 			!fmt ? "missing the input format (kineto or nsys)"
 			: !in ? "missing the input file" : "missing -o OUT.mp");
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	int kineto = !strcmp(fmt, "kineto");
 	if (!kineto && strcmp(fmt, "nsys")) {
 		fprintf(stderr, "%s: unknown input format '%s': kineto or nsys\n", prog, fmt);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 
 	/* a bar only where someone watches (and, above, once the wait is
@@ -164,17 +165,13 @@ int main(int argc, char **argv)
 	int rc = kineto ? import_kineto_read(&set, in, progress_draw, &bar, err, sizeof(err))
 			: import_nsys_read(&set, in, err, sizeof(err));
 	progress_end(&bar);
-	/* reading fails on bad input (2); writing on the output side (1) */
-	int status = rc == IMPORT_ENOMEM ? 1 : 2;
 	struct import_stats st;
-	if (rc == 0) {
+	if (rc == 0)
 		rc = import_finish(&set, &opts, out, &st, err, sizeof(err));
-		status = rc == IMPORT_EDEVICE || rc == IMPORT_EFORMAT || rc == IMPORT_ESTEP ? 2 : 1;
-	}
 	import_set_release(&set);
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", prog, err);
-		return status;
+		return surfer_exit_code(rc);
 	}
 	if (!quiet) {
 		printf("%s: %llu kernels, %llu copies, %llu sets, %llu syncs, %llu markers, "

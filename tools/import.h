@@ -16,17 +16,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace/strpool.h"
 #include "trace/trace.h"
 
-/* Error codes of import_* functions (0 is success). */
-enum {
-	IMPORT_OK = 0,
-	IMPORT_EIO = -1,       /* cannot open / read / write (errno kept)    */
-	IMPORT_EFORMAT = -2,   /* the input is malformed                     */
-	IMPORT_ENOMEM = -3,
-	IMPORT_EDEVICE = -4,   /* no usable device (unknown, none, ambiguous) */
-	IMPORT_ESTEP = -5,     /* --step names no range of the input          */
-};
+/* import_* functions return 0 or a surfer_err code (trace/surfer_err.h):
+ * SURFER_EIO (the input cannot be read), SURFER_ECORRUPT (it is malformed),
+ * SURFER_EDEVICE (no usable device: unknown, none, ambiguous),
+ * SURFER_EINVAL (--step names no range of the input), SURFER_EWRITE (the
+ * trace cannot be written), SURFER_ENOMEM. */
 
 /* What an event is, before the join (values above TRACE_TYPE_MAX are
  * importer-internal). */
@@ -126,12 +123,7 @@ struct import_set {
 	size_t ngemm, capgemm;
 	struct import_evrec *evrec; /* sorted by corr in finish               */
 	size_t nevrec, capevrec;
-	/* string pool: ids 1..nstr, open-addressing hash over them */
-	char **str;
-	uint32_t *strlen_;
-	uint32_t nstr, capstr;
-	uint32_t *hash;             /* slot -> id, 0 empty                    */
-	uint32_t hashcap;
+	struct strpool strs;        /* import id i is the pool's id i - 1     */
 	/* header facts the input gave */
 	uint64_t base_unix_ns;      /* add to times for wall clock, 0 unknown */
 	uint32_t driver_version, runtime_version;
@@ -212,8 +204,8 @@ int import_nsys_read(struct import_set *set, const char *path,
 
 /* Joins, sorts and writes set as a surfer trace to out_path.  The origin
  * device must be one gpu_find knows (the input's name, or opts->origin);
- * otherwise IMPORT_EDEVICE with a reason that suggests --origin.  A step
- * name given in set->step that no range of the input has is IMPORT_ESTEP,
+ * otherwise SURFER_EDEVICE with a reason that suggests --origin.  A step
+ * name given in set->step that no range of the input has is SURFER_EINVAL,
  * with a reason naming the numbered ranges it has.  On failure no output
  * file is left behind.  stats may be NULL. */
 int import_finish(struct import_set *set, const struct import_opts *opts,

@@ -29,11 +29,7 @@ void import_set_init(struct import_set *s)
 
 void import_set_release(struct import_set *s)
 {
-	for (uint32_t i = 1; i <= s->nstr; i++)
-		free(s->str[i]);
-	free(s->str);
-	free(s->strlen_);
-	free(s->hash);
+	strpool_release(&s->strs);
 	free(s->ev);
 	free(s->call);
 	free(s->devs);
@@ -144,73 +140,17 @@ struct import_device *import_device_slot(struct import_set *s, int32_t id)
 	return d;
 }
 
-/* FNV-1a: short kernel names hash well enough and it needs no state. */
-static uint32_t hash_bytes(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
-static int rehash(struct import_set *set, uint32_t cap)
-{
-	uint32_t *h = calloc(cap, sizeof(*h));
-	if (!h)
-		return -1;
-	for (uint32_t id = 1; id <= set->nstr; id++) {
-		uint32_t j = hash_bytes(set->str[id], set->strlen_[id]) & (cap - 1);
-		while (h[j])
-			j = (j + 1) & (cap - 1);
-		h[j] = id;
-	}
-	free(set->hash);
-	set->hash = h;
-	set->hashcap = cap;
-	return 0;
-}
-
 uint32_t import_intern(struct import_set *set, const char *s, size_t len)
 {
 	if (len > UINT32_MAX / 2)
 		return 0;
-	/* keep the table at most half full */
-	if ((set->nstr + 1) * 2 > set->hashcap &&
-	    rehash(set, set->hashcap ? set->hashcap * 2 : 1024))
-		return 0;
-	uint32_t j = hash_bytes(s, len) & (set->hashcap - 1);
-	for (; set->hash[j]; j = (j + 1) & (set->hashcap - 1)) {
-		uint32_t id = set->hash[j];
-		if (set->strlen_[id] == len && memcmp(set->str[id], s, len) == 0)
-			return id;
-	}
-	if (set->nstr + 2 > set->capstr) {
-		uint32_t cap = set->capstr ? set->capstr * 2 : 1024;
-		char **ns = realloc(set->str, cap * sizeof(*ns));
-		if (!ns)
-			return 0;
-		set->str = ns;
-		uint32_t *nl = realloc(set->strlen_, cap * sizeof(*nl));
-		if (!nl)
-			return 0;
-		set->strlen_ = nl;
-		set->capstr = cap;
-	}
-	char *copy = malloc(len + 1);
-	if (!copy)
-		return 0;
-	memcpy(copy, s, len);
-	copy[len] = '\0';
-	uint32_t id = ++set->nstr;
-	set->str[id] = copy;
-	set->strlen_[id] = (uint32_t)len;
-	set->hash[j] = id;
-	return id;
+	int64_t id = strpool_intern(&set->strs, s, len, NULL);
+	return id < 0 ? 0 : (uint32_t)id + 1;
 }
 
 const char *import_string(const struct import_set *set, uint32_t id)
 {
-	return id >= 1 && id <= set->nstr ? set->str[id] : NULL;
+	return id >= 1 ? strpool_get(&set->strs, id - 1, NULL) : NULL;
 }
 
 int import_step_match(const char *step, const char *n, size_t len, int64_t *number)
@@ -413,7 +353,7 @@ static int pick_device(const struct import_set *s, int want, int *out,
 	if (best < 0 && s->ndevs > 1) {
 		snprintf(err, errlen, "the trace has no kernels and %zu devices; "
 			 "choose one with --device", s->ndevs);
-		return IMPORT_EDEVICE;
+		return SURFER_EDEVICE;
 	}
 	*out = best;
 	return 0;
@@ -457,7 +397,7 @@ static void fill_device(struct trace_device *d, const struct trace_device *in,
 	if (forced || !d->l2_bytes)
 		d->l2_bytes = (uint32_t)(g->l2_mb * 1024.0 * 1024.0);
 	if (forced || !d->mem_bytes)
-		d->mem_bytes = (uint64_t)(g->mem_gb * 1e9);
+		d->mem_bytes = (uint64_t)gpu_mem_bytes(g);  /* as the driver reports it */
 }
 
 static uint64_t *counter_of(struct import_stats *st, int kind)
@@ -491,9 +431,11 @@ static uint32_t wstring(struct trace_writer *w, const struct import_set *s,
 			uint32_t *wid, uint32_t id)
 {
 	/* a name longer than the format allows (no real kernel's) is cut */
-	if (id && !wid[id])
-		wid[id] = trace_writer_intern(w, s->str[id], s->strlen_[id] > TRACE_STRING_MAX
-					      ? TRACE_STRING_MAX : s->strlen_[id]);
+	if (id && !wid[id]) {
+		uint32_t len;
+		const char *str = strpool_get(&s->strs, id - 1, &len);
+		wid[id] = trace_writer_intern(w, str, len > TRACE_STRING_MAX ? TRACE_STRING_MAX : len);
+	}
 	return id ? wid[id] : 0;
 }
 
@@ -508,9 +450,9 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 	if (!w) {
 		snprintf(err, errlen, "cannot create '%s': %s", path,
 			 werr == TRACE_ENOMEM ? "out of memory" : strerror(errno));
-		return IMPORT_EIO;
+		return SURFER_EWRITE;
 	}
-	uint32_t *wid = calloc((size_t)s->nstr + 1, sizeof(*wid));
+	uint32_t *wid = calloc((size_t)strpool_count(&s->strs) + 1, sizeof(*wid));
 	/* per GEMM op, the seq of its written GEMM record (0: not yet) */
 	uint64_t *gseq = s->ngemm ? calloc(s->ngemm, sizeof(*gseq)) : NULL;
 	int rc = wid && (gseq || !s->ngemm) ? trace_writer_header(w, h) : TRACE_ENOMEM;
@@ -643,7 +585,7 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 		unlink(path);
 		snprintf(err, errlen, "cannot write '%s': %s", path,
 			 rc == TRACE_ENOMEM ? "out of memory" : strerror(saved));
-		return rc == TRACE_ENOMEM ? IMPORT_ENOMEM : IMPORT_EIO;
+		return rc == TRACE_ENOMEM ? SURFER_ENOMEM : SURFER_EWRITE;
 	}
 	return 0;
 }
@@ -676,7 +618,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 			suggest(opts->origin, hint, sizeof(hint));
 			snprintf(err, errlen, "unknown GPU '%s' for --origin%s",
 				 opts->origin, hint);
-			return IMPORT_EDEVICE;
+			return SURFER_EDEVICE;
 		}
 	} else if (!in || !in->name[0]) {
 		if (device >= 0)
@@ -685,7 +627,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 		else
 			snprintf(err, errlen, "the trace does not name its GPU; "
 				 "name it with --origin GPU");
-		return IMPORT_EDEVICE;
+		return SURFER_EDEVICE;
 	} else {
 		g = gpu_find(in->name);
 		if (!g) {
@@ -693,7 +635,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 			snprintf(err, errlen, "GPU '%s' is not in the GPU database%s; "
 				 "name the GPU the trace was recorded on with --origin",
 				 in->name, hint);
-			return IMPORT_EDEVICE;
+			return SURFER_EDEVICE;
 		}
 	}
 
@@ -718,7 +660,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 		struct import_event *e = import_add_event(s);
 		if (!e) {
 			snprintf(err, errlen, "out of memory");
-			return IMPORT_ENOMEM;
+			return SURFER_ENOMEM;
 		}
 		e->kind = IMPORT_SYNC;
 		e->sub = TRACE_SYNC_EVENT_RECORD;
@@ -741,7 +683,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 		free(ord);
 		free(steps);
 		snprintf(err, errlen, "out of memory");
-		return IMPORT_ENOMEM;
+		return SURFER_ENOMEM;
 	}
 	ngs = 0;
 	for (size_t i = 0; i < s->nev; i++) {
@@ -847,7 +789,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 		free(ord);
 		free(steps);
 		no_step(s, err, errlen);
-		return IMPORT_ESTEP;
+		return SURFER_EINVAL;
 	}
 	/* Work launched after the last iteration ends belongs to none (the
 	 * profiler's closing synchronize, a run's tail): the timeline would

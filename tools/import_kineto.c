@@ -912,7 +912,7 @@ int import_kineto_read(struct import_set *set, const char *path,
 	if (!gz) {
 		snprintf(err, errlen, "cannot open '%s': %s", path,
 			 errno ? strerror(errno) : "out of memory");
-		return errno ? IMPORT_EIO : IMPORT_ENOMEM;
+		return errno ? SURFER_EIO : SURFER_ENOMEM;
 	}
 	gzbuffer(gz, 1 << 18);
 	snprintf(set->source, sizeof(set->source), "kineto");
@@ -925,7 +925,7 @@ int import_kineto_read(struct import_set *set, const char *path,
 	int rc = 0;
 	if (!p || !buf || !h) {
 		snprintf(err, errlen, "out of memory");
-		rc = IMPORT_ENOMEM;
+		rc = SURFER_ENOMEM;
 		goto out;
 	}
 	p->set = set;
@@ -937,25 +937,25 @@ int import_kineto_read(struct import_set *set, const char *path,
 			const char *m = gzerror(gz, &zerr);
 			snprintf(err, errlen, "cannot read '%s': %s", path,
 				 zerr == Z_ERRNO ? strerror(errno) : m);
-			rc = zerr == Z_ERRNO ? IMPORT_EIO : IMPORT_EFORMAT;
+			rc = zerr == Z_ERRNO ? SURFER_EIO : SURFER_ECORRUPT;
 			goto out;
 		}
 		yajl_status st = n ? yajl_parse(h, buf, (size_t)n) : yajl_complete_parse(h);
 		if (p->failed) {
 			snprintf(err, errlen, "out of memory");
-			rc = IMPORT_ENOMEM;
+			rc = SURFER_ENOMEM;
 			goto out;
 		}
 		if (p->bad) {
 			snprintf(err, errlen, "bad value of '%s' near byte %llu", p->bad,
 				 (unsigned long long)(consumed + yajl_get_bytes_consumed(h)));
-			rc = IMPORT_EFORMAT;
+			rc = SURFER_ECORRUPT;
 			goto out;
 		}
 		if (st != yajl_status_ok) {
 			json_error(h, buf, (size_t)n, consumed + yajl_get_bytes_consumed(h),
 				   err, errlen);
-			rc = IMPORT_EFORMAT;
+			rc = SURFER_ECORRUPT;
 			goto out;
 		}
 		consumed += (uint64_t)n;
@@ -966,7 +966,7 @@ int import_kineto_read(struct import_set *set, const char *path,
 	}
 	if (!p->saw_events) {
 		snprintf(err, errlen, "not a Kineto trace: no \"traceEvents\" array");
-		rc = IMPORT_EFORMAT;
+		rc = SURFER_ECORRUPT;
 	}
 out:
 	if (h)

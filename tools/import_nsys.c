@@ -93,7 +93,7 @@ static int build_select(struct db *d, const char *table, const char *const *cols
 					tail ? tail : "");
 	if (off >= len) {
 		snprintf(d->err, d->errlen, "query for %s too long", table);
-		return IMPORT_EFORMAT;
+		return SURFER_ECORRUPT;
 	}
 	return 0;
 }
@@ -102,7 +102,7 @@ static int prepare(struct db *d, const char *sql, sqlite3_stmt **st)
 {
 	if (sqlite3_prepare_v2(d->h, sql, -1, st, NULL) != SQLITE_OK) {
 		snprintf(d->err, d->errlen, "cannot query the report: %s", sqlite3_errmsg(d->h));
-		return IMPORT_EFORMAT;
+		return SURFER_ECORRUPT;
 	}
 	return 0;
 }
@@ -112,7 +112,7 @@ static int step_error(struct db *d, int rc)
 	if (rc == SQLITE_DONE)
 		return 0;
 	snprintf(d->err, d->errlen, "cannot read the report: %s", sqlite3_errmsg(d->h));
-	return IMPORT_EFORMAT;
+	return SURFER_ECORRUPT;
 }
 
 /* Column i as a non-negative integer (negative and NULL read as 0). */
@@ -176,7 +176,7 @@ static int read_devices(struct db *d, struct import_set *s)
 		if (!dv) {
 			sqlite3_finalize(st);
 			snprintf(d->err, d->errlen, "out of memory");
-			return IMPORT_ENOMEM;
+			return SURFER_ENOMEM;
 		}
 		struct trace_device *t = &dv->dev;
 		const unsigned char *name = sqlite3_column_text(st, 1);
@@ -258,7 +258,7 @@ static int read_activities(struct db *d, struct import_set *s, enum import_kind 
 			return 0;
 		snprintf(d->err, d->errlen, "no %s table: not an nsys SQLite export "
 			 "with CUDA trace", table);
-		return IMPORT_EFORMAT;
+		return SURFER_ECORRUPT;
 	}
 	char sql[4096];
 	sqlite3_stmt *st;
@@ -308,7 +308,7 @@ static int read_activities(struct db *d, struct import_set *s, enum import_kind 
 nomem:
 	sqlite3_finalize(st);
 	snprintf(d->err, d->errlen, "out of memory");
-	return IMPORT_ENOMEM;
+	return SURFER_ENOMEM;
 }
 
 static int starts(const char *s, const char *p)
@@ -386,7 +386,7 @@ static int read_runtime(struct db *d, struct import_set *s)
 nomem:
 	sqlite3_finalize(st);
 	snprintf(d->err, d->errlen, "out of memory");
-	return IMPORT_ENOMEM;
+	return SURFER_ENOMEM;
 }
 
 /* The GPU side of synchronize calls: which stream and device. */
@@ -406,7 +406,7 @@ static int read_sync(struct db *d, struct import_set *s)
 		if (!e) {
 			sqlite3_finalize(st);
 			snprintf(d->err, d->errlen, "out of memory");
-			return IMPORT_ENOMEM;
+			return SURFER_ENOMEM;
 		}
 		e->kind = IMPORT_GPU_SYNC;
 		e->device = (int32_t)col_u32(st, 0);
@@ -445,7 +445,7 @@ static int read_steps(struct db *d, struct import_set *s)
 		if (!e || !(e->name = import_intern(s, n, strlen(n)))) {
 			sqlite3_finalize(st);
 			snprintf(d->err, d->errlen, "out of memory");
-			return IMPORT_ENOMEM;
+			return SURFER_ENOMEM;
 		}
 		e->kind = IMPORT_STEP;
 		e->iteration = (int32_t)v;
@@ -480,13 +480,13 @@ int import_nsys_read(struct import_set *set, const char *path,
 	 * message; check first so the error says why. */
 	if (access(path, R_OK) != 0) {
 		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return IMPORT_EIO;
+		return SURFER_EIO;
 	}
 	if (sqlite3_open_v2(path, &d.h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open '%s': %s", path,
 			 d.h ? sqlite3_errmsg(d.h) : "out of memory");
 		sqlite3_close(d.h);
-		return IMPORT_EIO;
+		return SURFER_EIO;
 	}
 	/* a file that is not a database fails on its first query */
 	sqlite3_stmt *st;
@@ -495,13 +495,13 @@ int import_nsys_read(struct import_set *set, const char *path,
 		snprintf(err, errlen, "'%s' is not an SQLite database: %s", path, sqlite3_errmsg(d.h));
 		sqlite3_finalize(st);
 		sqlite3_close(d.h);
-		return IMPORT_EFORMAT;
+		return SURFER_ECORRUPT;
 	}
 	sqlite3_finalize(st);
 	if (!has_table(&d, "StringIds")) {
 		snprintf(err, errlen, "'%s' is not an nsys SQLite export: no StringIds table", path);
 		sqlite3_close(d.h);
-		return IMPORT_EFORMAT;
+		return SURFER_ECORRUPT;
 	}
 	read_mem_kinds(&d);
 	int rc = read_devices(&d, set);

@@ -11,6 +11,7 @@
  */
 #include "tools/neusight.h"
 #include "trace/csv.h"
+#include "trace/strpool.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,51 +22,12 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-/* ---- interned strings (kernel names repeat thousands of times) ------- */
-
-struct strtab {
-	char **slot;
-	size_t cap, used;
-};
-
-static uint64_t hash_str(const char *s)
+/* Kernel names, devices and operators repeat thousands of times: each is
+ * kept once in a string pool, and rows point at the pool's copy. */
+static const char *intern(struct strpool *sp, const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static const char *intern(struct strtab *t, const char *s)
-{
-	if ((t->used + 1) * 2 > t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 1024;
-		char **ns = calloc(ncap, sizeof *ns);
-		if (!ns)
-			return NULL;
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->slot[i])
-				continue;
-			size_t j = hash_str(t->slot[i]) & (ncap - 1);
-			while (ns[j])
-				j = (j + 1) & (ncap - 1);
-			ns[j] = t->slot[i];
-		}
-		free(t->slot);
-		t->slot = ns;
-		t->cap = ncap;
-	}
-	size_t j = hash_str(s) & (t->cap - 1);
-	while (t->slot[j]) {
-		if (strcmp(t->slot[j], s) == 0)
-			return t->slot[j];
-		j = (j + 1) & (t->cap - 1);
-	}
-	t->slot[j] = strdup(s);
-	if (!t->slot[j])
-		return NULL;
-	t->used++;
-	return t->slot[j];
+	int64_t id = strpool_intern(sp, s, strlen(s), NULL);
+	return id < 0 ? NULL : strpool_get(sp, (uint32_t)id, NULL);
 }
 
 enum col {
@@ -244,10 +206,10 @@ static int load_file(struct loader *L, const char *path)
 	struct csv_reader csv;
 	int rc = csv_open(&csv, path, 0);
 	if (rc != 0) {
-		snprintf(L->err, L->errlen, "cannot open '%s': %s", path, strerror(-rc));
+		snprintf(L->err, L->errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	struct strtab *st = L->s->strings;
+	struct strpool *st = L->s->strings;
 	size_t nh = 0;
 	int have_hdr = 0, col[C_NCOLS], dcol[NS_MAXDIMS], nd = 0;
 	while ((rc = csv_next(&csv)) == 1) {
@@ -371,7 +333,7 @@ int ns_load(struct ns_set *s, const char *path, const struct gpu_spec *keep,
 	L.err = err;
 	L.errlen = errlen;
 	err[0] = 0;
-	if (!s->strings && !(s->strings = calloc(1, sizeof(struct strtab)))) {
+	if (!s->strings && !(s->strings = calloc(1, sizeof(struct strpool)))) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -380,12 +342,9 @@ int ns_load(struct ns_set *s, const char *path, const struct gpu_spec *keep,
 
 void ns_release(struct ns_set *s)
 {
-	struct strtab *t = s->strings;
-	if (t) {
-		for (size_t i = 0; i < t->cap; i++)
-			free(t->slot[i]);
-		free(t->slot);
-		free(t);
+	if (s->strings) {
+		strpool_release(s->strings);
+		free(s->strings);
 	}
 	free(s->rows);
 	memset(s, 0, sizeof *s);

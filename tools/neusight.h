@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include "predictor/predict.h"
 
+struct strpool;
+
 #define NS_MAXDIMS 7
 
 struct ns_row {
@@ -27,7 +29,7 @@ struct ns_row {
 struct ns_set {
 	struct ns_row *rows;
 	size_t n, cap;
-	void *strings;            /* interned strings (private)                 */
+	struct strpool *strings;  /* the rows' strings (private)                */
 };
 
 /* Reads every row of path (a CSV file or a directory searched recursively

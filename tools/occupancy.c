@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gpu_specs/gpu.h"
+#include "trace/surfer_err.h"
 
 static const char *prog = "surfer-occupancy";
 
@@ -115,28 +116,28 @@ int main(int argc, char **argv)
 		case 'c': cc = optarg; break;
 		case 't':
 			if (parse_u32("--threads", optarg, &threads))
-				return 2;
+				return surfer_exit_code(SURFER_EINVAL);
 			have_threads = 1;
 			break;
 		case 'r':
 			if (parse_u32("--regs", optarg, &regs))
-				return 2;
+				return surfer_exit_code(SURFER_EINVAL);
 			break;
 		case 's':
 			if (parse_u32("--smem", optarg, &smem))
-				return 2;
+				return surfer_exit_code(SURFER_EINVAL);
 			break;
 		case 'd':
 			if (parse_u32("--dyn-smem", optarg, &dyn))
-				return 2;
+				return surfer_exit_code(SURFER_EINVAL);
 			break;
 		case 'o':
 			if (parse_u32("--carveout", optarg, &carveout))
-				return 2;
+				return surfer_exit_code(SURFER_EINVAL);
 			if (carveout > 100) {
 				fprintf(stderr, "%s: bad --carveout '%s': expected 0..100\n",
 					prog, optarg);
-				return 2;
+				return surfer_exit_code(SURFER_EINVAL);
 			}
 			have_carveout = 1;
 			break;
@@ -149,36 +150,36 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr, "%s: bad option '%s'\n", prog, argv[optind - 1]);
 			usage(stderr);
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	if ((gpu == NULL) == (cc == NULL) || !have_threads) {
 		fprintf(stderr, "%s: need --threads and one of --gpu or --cc (see --help)\n", prog);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	if (gpu) {
 		const struct gpu_spec *g = gpu_find(gpu);
 
 		if (!g) {
 			unknown_gpu(gpu);
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 		lim = g->limits;
 	} else {
 		lim = parse_cc(cc);
 		if (!lim) {
 			fprintf(stderr, "%s: unknown compute capability '%s'\n", prog, cc);
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 	}
 	if (gpu_occupancy_carveout(lim, threads, regs, smem, dyn,
 				   have_carveout ? (int)carveout : -1, &occ) != 0) {
 		fprintf(stderr, "%s: cannot compute occupancy: invalid input\n", prog);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	printf("blocks_per_sm=%u limited_by=%s active_warps=%u occupancy=%.2f\n",
 	       occ.blocks_per_sm, gpu_occ_limit_name(occ.limited_by), occ.active_warps,

@@ -11,6 +11,7 @@
 #include "predictor/nelder.h"
 #include "predictor/tile.h"
 #include "tools/neusight.h"
+#include "trace/surfer_err.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -685,7 +686,7 @@ int main(int argc, char **argv)
 	}
 	if (parse_args(argc, argv, &o) != 0) {
 		usage(stderr);
-		return 2;
+		return surfer_exit_code(SURFER_EINVAL);
 	}
 	struct ns_set set;
 	char err[512];
@@ -694,7 +695,7 @@ int main(int argc, char **argv)
 		if (ns_load(&set, o.data[i], NULL, NULL, err, sizeof err) != 0) {
 			fprintf(stderr, PROG ": cannot load data: %s\n", err);
 			ns_release(&set);
-			return 2;
+			return surfer_exit_code(SURFER_EINVAL);
 		}
 	double pj = o.no_power_cap ? 0 : fit_sustain(&set, &o);
 	/* The features are computed under the power cap just fitted and
@@ -704,7 +705,7 @@ int main(int argc, char **argv)
 	if (!fm) {
 		fprintf(stderr, PROG ": out of memory\n");
 		ns_release(&set);
-		return 2;
+		return surfer_exit_code(SURFER_ENOMEM);
 	}
 	tile_model_set_sustain_pj(fm, pj);
 	if (!o.quiet)
@@ -741,7 +742,7 @@ int main(int argc, char **argv)
 			continue;
 		if (named && pick_add(&picks, r->gpu, tile_pick_key(&k), tile_pick_code(&t)) != 0) {
 			fprintf(stderr, PROG ": out of memory\n");
-			return 2;
+			return surfer_exit_code(SURFER_ENOMEM);
 		}
 		x.log_base = log(base);
 		x.log_y = log(r->latency_ms * 1e6);
@@ -768,7 +769,7 @@ int main(int argc, char **argv)
 			memset(x.curve, 0, sizeof x.curve);
 		if (push(&fam[f], &x) != 0) {
 			fprintf(stderr, PROG ": out of memory\n");
-			return 2;
+			return surfer_exit_code(SURFER_ENOMEM);
 		}
 	}
 	if (!o.quiet)
@@ -807,7 +808,7 @@ int main(int argc, char **argv)
 	unsigned char *blob = malloc(cap);
 	int count = 0, rc = 0;
 	if (!blob)
-		return 2;
+		return surfer_exit_code(SURFER_ENOMEM);
 	/* The GEMM family is an ensemble of o.members models, each with its
 	 * own seed (initial weights, row sample, order): held out, one seed's
 	 * GEMM error swung by up to 10 points on a GPU from seed to seed. */
@@ -820,14 +821,14 @@ int main(int argc, char **argv)
 		size_t ml;
 		if (!m || mlp_save(m, &mb, &ml) != 0) {
 			fprintf(stderr, PROG ": out of memory\n");
-			return 2;
+			return surfer_exit_code(SURFER_ENOMEM);
 		}
 		mlp_free(m);
 		if (len + 8 + ml > cap) {
 			cap = (len + 8 + ml) * 2;
 			unsigned char *nb = realloc(blob, cap);
 			if (!nb)
-				return 2;
+				return surfer_exit_code(SURFER_ENOMEM);
 			blob = nb;
 		}
 		uint32_t hdr[2] = {(uint32_t)f, TILE_NFEAT};
@@ -843,18 +844,18 @@ int main(int argc, char **argv)
 		free(fam[f].v);
 	if (curve) {
 		if (put32(&blob, &len, &cap, TILE_CURVE_NPARAM))
-			return 2;
+			return surfer_exit_code(SURFER_ENOMEM);
 		for (int i = 0; i < TILE_CURVE_NPARAM; i++) {
 			uint64_t bits;
 			memcpy(&bits, &cx[i], sizeof bits);
 			if (put32(&blob, &len, &cap, (uint32_t)bits) ||
 			    put32(&blob, &len, &cap, (uint32_t)(bits >> 32)))
-				return 2;
+				return surfer_exit_code(SURFER_ENOMEM);
 		}
 	}
 	if (pick_write(&picks, &blob, &len, &cap, o.quiet) != 0) {
 		fprintf(stderr, PROG ": out of memory\n");
-		return 2;
+		return surfer_exit_code(SURFER_ENOMEM);
 	}
 	free(picks.v);
 	memcpy(blob, "STIL", 4);
@@ -869,10 +870,10 @@ int main(int argc, char **argv)
 	}
 	if (count == 0) {
 		fprintf(stderr, PROG ": no usable rows in the data\n");
-		rc = 2;
+		rc = surfer_exit_code(SURFER_EINVAL);
 	} else if (write_out(o.out, blob, len) != 0) {
 		fprintf(stderr, PROG ": cannot write '%s'\n", o.out);
-		rc = 2;
+		rc = surfer_exit_code(SURFER_EWRITE);
 	}
 	free(blob);
 	return rc;

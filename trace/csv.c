@@ -27,7 +27,7 @@ int csv_open(struct csv_reader *r, const char *path, unsigned flags)
 {
 	FILE *fp = fopen(path, "r");
 	if (!fp)
-		return -errno;
+		return SURFER_EIO;
 	csv_init(r, fp, path, flags);
 	r->own_fp = 1;
 	return 0;
@@ -64,9 +64,9 @@ static ssize_t read_line(struct csv_reader *r)
 	ssize_t n = getline(&r->raw, &r->raw_cap, r->fp);
 	if (n < 0) {
 		if (ferror(r->fp))
-			fail(r, -EIO, "read error");
+			fail(r, SURFER_EIO, "read error");
 		else if (errno == ENOMEM && !feof(r->fp))
-			fail(r, -ENOMEM, "out of memory");
+			fail(r, SURFER_ENOMEM, "out of memory");
 		return -1;
 	}
 	r->lines_read++;
@@ -124,7 +124,7 @@ int csv_next(struct csv_reader *r)
 	const char *p = r->raw, *end = r->raw + len;
 	for (;;) {
 		if (new_field(r) != 0)
-			return fail(r, -ENOMEM, "out of memory");
+			return fail(r, SURFER_ENOMEM, "out of memory");
 		if (p < end && *p == '"') {
 			p++;
 			for (;;) {
@@ -132,11 +132,11 @@ int csv_next(struct csv_reader *r)
 					/* the field holds a line break */
 					if ((len = read_line(r)) < 0)
 						return r->status < 0 ? r->status
-								     : fail(r, -EINVAL, "unterminated quote");
+								     : fail(r, SURFER_ECORRUPT, "unterminated quote");
 					p = r->raw;
 					end = r->raw + len;
 					if (put(r, '\n') != 0)
-						return fail(r, -ENOMEM, "out of memory");
+						return fail(r, SURFER_ENOMEM, "out of memory");
 					continue;
 				}
 				if (*p == '"') {
@@ -147,21 +147,21 @@ int csv_next(struct csv_reader *r)
 						break;
 					}
 					if (put(r, '"') != 0)
-						return fail(r, -ENOMEM, "out of memory");
+						return fail(r, SURFER_ENOMEM, "out of memory");
 					continue;
 				}
 				if (put(r, *p++) != 0)
-					return fail(r, -ENOMEM, "out of memory");
+					return fail(r, SURFER_ENOMEM, "out of memory");
 			}
 			if (p < end && *p != ',')
-				return fail(r, -EINVAL, "text after a closing quote");
+				return fail(r, SURFER_ECORRUPT, "text after a closing quote");
 		} else {
 			while (p < end && *p != ',')
 				if (put(r, *p++) != 0)
-					return fail(r, -ENOMEM, "out of memory");
+					return fail(r, SURFER_ENOMEM, "out of memory");
 		}
 		if (put(r, '\0') != 0)
-			return fail(r, -ENOMEM, "out of memory");
+			return fail(r, SURFER_ENOMEM, "out of memory");
 		if (p == end)
 			break;
 		p++;                      /* the comma */

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "trace/surfer_err.h"
+
 /* Flags of csv_open() / csv_init(). */
 enum {
 	CSV_COMMENTS = 1,  /* lines starting with '#', and empty lines, are not rows */
@@ -53,16 +55,18 @@ struct csv_reader {
 };
 
 /* Opens path for reading; the caller releases r with csv_release().
- * Returns 0, or -errno from fopen (r needs no release then). */
+ * Returns 0, or SURFER_EIO with errno from fopen (r needs no release
+ * then). */
 int csv_open(struct csv_reader *r, const char *path, unsigned flags);
 
 /* Reads from fp, which stays the caller's; path only names it in errors. */
 void csv_init(struct csv_reader *r, FILE *fp, const char *path, unsigned flags);
 
 /* Reads the next row.  Returns 1 (a row in r->field), 0 at the end of the
- * input, or a negative errno with r->err set: -EINVAL for a quote left
- * open at the end of the input or text after a closing quote, -ENOMEM,
- * -EIO.  After an error the reader only returns that error again. */
+ * input, or a surfer_err code with r->err set: SURFER_ECORRUPT for a quote
+ * left open at the end of the input or text after a closing quote,
+ * SURFER_ENOMEM, SURFER_EIO.  After an error the reader only returns that
+ * error again. */
 int csv_next(struct csv_reader *r);
 
 /* The index of the current row's field equal to name, -1 when none. */

@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace/surfer_err.h"
+
 #define TRACE_MAGIC "surfer-trace"
 #define TRACE_VERSION_MAJOR 1
 #define TRACE_VERSION_MINOR 2
@@ -40,15 +42,16 @@
 #define TRACE_STRING_MAX (256u * 1024)    /* bytes of one interned string   */
 #define TRACE_RECORD_MAX (1024u * 1024)   /* bytes of one encoded record    */
 
-/* Error codes returned by trace_* functions (0 is success). */
+/* Error codes returned by trace_* functions (0 is success): surfer's codes
+ * (surfer_err.h) under this module's names. */
 enum {
-	TRACE_OK = 0,
-	TRACE_EIO = -1,        /* read/write/open failed (errno kept)          */
-	TRACE_ECORRUPT = -2,   /* malformed data: a field has a bad type/value */
-	TRACE_EVERSION = -3,   /* newer major version or not a surfer trace    */
-	TRACE_ETRUNC = -4,     /* the data ends inside or before the trailer   */
-	TRACE_ENOMEM = -5,
-	TRACE_EINVAL = -6,     /* API misuse (record before header, ...)       */
+	TRACE_OK = SURFER_OK,
+	TRACE_EIO = SURFER_EIO,             /* read/write/open failed (errno kept)      */
+	TRACE_ECORRUPT = SURFER_ECORRUPT,   /* malformed data: a field has a bad type/value */
+	TRACE_EVERSION = SURFER_EVERSION,   /* newer major version or not a surfer trace */
+	TRACE_ETRUNC = SURFER_ETRUNC,       /* the data ends inside or before the trailer */
+	TRACE_ENOMEM = SURFER_ENOMEM,
+	TRACE_EINVAL = SURFER_EINVAL,       /* API misuse (record before header, ...)   */
 };
 
 /* Record types: the first element of every msgpack array in the file. */

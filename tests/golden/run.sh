@@ -1,6 +1,7 @@
 #!/bin/sh
 # Golden tests of surfer-analyze: each case in tests/golden/cases writes a
-# synthetic trace (build/tests/mkanalyzer), analyzes it and compares
+# synthetic trace (build/tests/mkanalyzer step, or mkanalyzer blocking for a
+# DEVICE given as blocking:HOW:DEVICE), analyzes it and compares
 # everything printed with tests/golden/NAME.out.
 #   GOLDEN_UPDATE=1 sh tests/golden/run.sh    rewrites the .out files
 #                                             (review the diff before committing)
@@ -16,8 +17,14 @@ while IFS=';' read -r name mk args; do
 	trace="$tmp/$name.mp"
 	dev=${mk%% --*}
 	[ "$dev" = "$mk" ] && opts="" || opts=${mk#"$dev"}
+	# "blocking:HOW:DEVICE" writes mkanalyzer's blocking-copy step instead
+	case "$dev" in
+	blocking:*) how=${dev#blocking:}; dev=${how#*:}; how=${how%%:*}
+		set -- blocking "$dev" "$how" "$trace" ;;
+	*) set -- step "$dev" "$trace" ;;
+	esac
 	# shellcheck disable=SC2086
-	if ! "$BUILD/tests/mkanalyzer" step "$dev" "$trace" $opts; then
+	if ! "$BUILD/tests/mkanalyzer" "$@" $opts; then
 		echo "golden $name: cannot write the trace"; failed=$((failed + 1)); continue
 	fi
 	# shellcheck disable=SC2086

@@ -1,0 +1,151 @@
+#!/bin/sh
+# report_cli.sh - reports that explain themselves: the legend, the verdict
+# on a CPU-bound trace, --rank, --price keys resolved as --target does (and
+# by family) with --plan too, the HTML's split bars and --model columns, and
+# a JSON whose every key docs/analyzer.md documents.
+B="${BUILD:-build}"
+BIN="$B/surfer-analyze"
+fail=0
+n=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/report_cli.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+check() { # check DESCRIPTION COND-EXIT-CODE
+	n=$((n + 1))
+	if [ "$2" -ne 0 ]; then
+		echo "FAIL: $1"
+		fail=$((fail + 1))
+	fi
+}
+
+# A step of three kernels-heavy layers on an A100, and a T4 step whose GPU
+# waits for the CPU's launches 93% of the time (mkanalyzer --launch-bound).
+"$B/tests/mkanalyzer" step "NVIDIA A100-SXM4-40GB" "$tmp/step.mp" --iterations 2 >/dev/null &&
+"$B/tests/mkanalyzer" step "Tesla T4" "$tmp/cpu.mp" --launch-bound --layers 10 --iterations 2 >/dev/null
+check "traces written" $?
+
+# The legend under the text report, and under the HTML's tables.
+"$BIN" "$tmp/step.mp" -m wave -t h100-sxm --html "$tmp/step.html" >"$tmp/step.txt" 2>&1
+check "step report exits 0" $?
+grep -q '^legend     predicted: ' "$tmp/step.txt" && grep -q '^           GPU waits: ' "$tmp/step.txt" &&
+	grep -A2 '^           kernels: ' "$tmp/step.txt" | grep -q 'exceed the iteration time' &&
+	grep -q '^           bound: ' "$tmp/step.txt" && grep -q '^           methods: ' "$tmp/step.txt"
+check "the text report ends with the legend" $?
+grep -q '<dl class="legend">' "$tmp/step.html" && grep -q '<dt>GPU waits</dt>' "$tmp/step.html"
+check "the HTML has the legend" $?
+
+# The verdict: on an H100 the T4's launch-bound step keeps its time (its
+# kernels shrink, the launches do not); the A100 step on an H100 is faster
+# and gets none.
+"$BIN" "$tmp/cpu.mp" -m wave -t h100-sxm >"$tmp/cpu.txt" 2>&1 &&
+"$BIN" "$tmp/cpu.mp" -m wave -t h100-sxm --json >"$tmp/cpu.json" 2>&1
+check "launch-bound reports exit 0" $?
+grep -q '^verdict    CPU-bound: the GPU waits on the CPU 9[0-9]% of the time' "$tmp/cpu.txt" &&
+	grep -q '"verdict": "CPU-bound' "$tmp/cpu.json"
+check "a CPU-bound verdict ($(grep '^verdict' "$tmp/cpu.txt"))" $?
+! grep -q '^verdict' "$tmp/step.txt"
+check "no verdict where the faster GPU is predicted faster" $?
+
+# --rank: one line per target, sorted; USD in fixed notation; unpriced last.
+"$BIN" "$tmp/step.mp" -m wave -t t4 -t h100-sxm -t a100 -t l4 --rank time >"$tmp/rt.txt" 2>&1
+check "--rank time exits 0" $?
+[ "$(wc -l <"$tmp/rt.txt")" -eq 4 ] && awk '{ if (NR > 1 && $2 < last) exit 1; last = $2 }' "$tmp/rt.txt"
+check "--rank time: 4 lines, fastest first ($(tr '\n' ';' <"$tmp/rt.txt"))" $?
+"$BIN" --model gpt2 --batch 8 --seq 512 -t t4 -t h100 -t a100-sxm4-80 -t l4 \
+	--price h100=8 --price a100=1.2 --price l4=0.7 --rank cost >"$tmp/rc.txt" 2>&1
+check "--rank cost exits 0 ($(cat "$tmp/rc.txt"))" $?
+python3 - "$tmp/rc.txt" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 4, lines
+assert lines[-1].startswith("t4 ") and lines[-1].endswith("no price"), lines
+usd = [float(re.search(r"\$([0-9.]+) per million tokens", l).group(1)) for l in lines[:3]]
+assert usd == sorted(usd) and usd[0] > 0, usd
+assert "e-" not in "".join(lines), lines
+PY
+check "--rank cost: cheapest per million tokens first, no exponent, unpriced last" $?
+"$BIN" "$tmp/step.mp" -t h100 --rank speed >/dev/null 2>&1
+[ $? -eq 2 ]; check "--rank speed is bad input" $?
+"$BIN" "$tmp/step.mp" -t h100 --rank cost >/dev/null 2>&1
+[ $? -eq 2 ]; check "--rank cost without --price is bad input" $?
+
+# --price: an alias resolves as --target does; a family prices its parts;
+# the GPU's own price beats the family's; a price no target takes is said.
+"$BIN" --model gpt2 -t a100-sxm4-80 --price a100=1.5 --json >"$tmp/p1.json" 2>"$tmp/p1.err"
+python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['predictions'][0]; assert p['price_usd_per_hour']==1.5, p" "$tmp/p1.json" &&
+	[ ! -s "$tmp/p1.err" ]
+check "--price a100 prices the a100-sxm4-80 target ($(cat "$tmp/p1.err"))" $?
+"$BIN" --model gpt2 -t a100-sxm4-80 -t a100 --price a100=1 --price "A100 SXM4 80GB=3" --json >"$tmp/p2.json" 2>/dev/null
+python3 -c "
+import json, sys
+p = {x['target']: x['price_usd_per_hour'] for x in json.load(open(sys.argv[1]))['predictions']}
+assert p == {'a100-sxm4-80': 3, 'a100-sxm4-40': 1}, p" "$tmp/p2.json"
+check "a GPU's own price before its family's" $?
+"$BIN" --model gpt2 -t a100-sxm4-80 --price a10=1 >"$tmp/p3.txt" 2>"$tmp/p3.err"
+! grep -q '^cost' "$tmp/p3.txt" && grep -q "warning: --price 'a10' names no target" "$tmp/p3.err"
+check "a10 is no A100 family, and the unused price is said ($(cat "$tmp/p3.err"))" $?
+# with --plan: a layout's USD per million tokens is its GPUs' price over its
+# tokens, the same as the run of that layout
+"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 2 -t a100 --price a100=2 \
+	--json >"$tmp/plan.json" 2>/dev/null &&
+"$BIN" --model gpt2-medium --mode training --batch 8 --seq 512 --dp 2 -t a100 --price a100=2 \
+	--json >"$tmp/dp2.json" 2>/dev/null &&
+"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 2 -t a100 --price a100=2 \
+	>"$tmp/plan.txt" 2>/dev/null
+python3 - "$tmp/plan.json" "$tmp/dp2.json" "$tmp/plan.txt" <<'PY'
+import json, sys
+plan, run = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+t = plan["targets"][0]
+assert t["price_usd_per_hour"] == 2, t
+l = [l for l in t["layouts"] if (l.get("dp"), l.get("tp"), l.get("pp")) == (2, 1, 1)][0]
+p = run["predictions"][0]
+assert abs(l["cost_per_million_tokens_usd"] - p["cost_per_million_tokens_usd"]) < 1e-9 * p["cost_per_million_tokens_usd"], (l, p)
+assert "$/M tokens" in open(sys.argv[3]).read()
+PY
+check "--price with --plan: USD per million tokens per layout, as the run's" $?
+
+# The HTML: a target's bar split into compute-, memory-bound and
+# communication kernels, copies and waits; --model adds throughput, cost and
+# memory.
+grep -q '<rect class="compute"' "$tmp/step.html" && grep -q '<rect class="memory"' "$tmp/step.html" &&
+	grep -q '<rect class="comm"' "$tmp/step.html" && grep -q '<rect class="copy"' "$tmp/step.html" &&
+	grep -q '<line class="iteration"' "$tmp/step.html"
+check "the HTML bar is split by bound, communication and copies" $?
+"$BIN" --model llama-3.2-1b --batch 4 --seq 512 --dtype bf16 -t l4 --price l4=0.8 \
+	--html "$tmp/m.html" >/dev/null 2>&1
+grep -q '<th>tokens/s</th>' "$tmp/m.html" && grep -q '<th>USD per million tokens</th>' "$tmp/m.html" &&
+	grep -q '<th>memory needed GiB</th><th>usable GiB</th>' "$tmp/m.html" && grep -q '<dt>memory</dt>' "$tmp/m.html"
+check "the --model HTML has throughput, cost and memory" $?
+
+# Every key of the JSON documents is in docs/analyzer.md, and each carries
+# the schema version.
+"$BIN" "$tmp/step.mp" -t h100 -t mi300x --price h100=4 --json >"$tmp/j1.json" 2>/dev/null &&
+"$BIN" --model llama-3.2-1b --batch 2 --seq 256 --dp 2 -t h100 -t mi300x --price h100=4 --json >"$tmp/j2.json" 2>/dev/null &&
+"$BIN" --model gpt2 --batch 16 --plan 8 -t h100 --price h100=4 --json >"$tmp/j3.json" 2>/dev/null
+check "JSON documents written" $?
+python3 - "$tmp/j1.json" "$tmp/j2.json" "$tmp/j3.json" "$tmp/cpu.json" <<'PY'
+import json, re, sys
+doc = open("docs/analyzer.md").read()
+documented = set(re.findall(r'`"?([a-z_][a-z0-9_-]*)"?`', doc)) | set(re.findall(r'"([a-z_][a-z0-9_-]*)"', doc))
+keys = set()
+def walk(x, parent=None):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            if parent != "methods":   # method names, listed as such
+                keys.add(k)
+            walk(v, k)
+    elif isinstance(x, list):
+        for v in x:
+            walk(v, parent)
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    assert d["schema_version"] == 2, f
+    walk(d)
+missing = sorted(keys - documented)
+assert not missing, missing
+assert "amd_scale" in keys and "verdict" in keys and "cost_per_million_tokens_usd" in keys, keys
+PY
+check "every JSON key is documented in docs/analyzer.md" $?
+
+echo "report_cli.sh: $((n - fail)) of $n passed"
+[ "$fail" -eq 0 ]
