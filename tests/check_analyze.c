@@ -426,6 +426,109 @@ START_TEST(second_reading_disagrees)
 }
 END_TEST
 
+/* Rewrites the trace at from into to as if its records came from three
+ * threads: runs of about 37 consecutive records (a GEMM call stays with
+ * the launch after it) go to threads 100, 101, 102 in turn, each thread's
+ * records in the order they were, and the file holds each thread's
+ * records in runs of 200. */
+static void rethread(const char *from, const char *to)
+{
+	struct trace_reader *r;
+	struct trace_record rec, *q[3];
+	uint32_t nq[3] = { 0, 0, 0 }, done[3] = { 0, 0, 0 }, n = 0;
+	int t = 0;
+	char err[256];
+	int werr;
+
+	ck_assert_int_eq(trace_reader_open(&r, from, err, sizeof(err)), 0);
+	struct trace_writer *w = trace_writer_open(to, 0, &werr);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(trace_writer_header(w, trace_reader_header(r)), 0);
+	for (int t = 0; t < 3; t++)
+		ck_assert_ptr_nonnull(q[t] = calloc(20000, sizeof(*q[t])));
+	while (trace_reader_next(r, &rec, err, sizeof(err)) == 1) {
+		if (++n >= 37 && (nq[t] == 0 || q[t][nq[t] - 1].type != TRACE_GEMM)) {
+			t = (t + 1) % 3;
+			n = 1;
+		}
+		uint32_t thread = 100 + (uint32_t)t, *name = NULL;
+
+		switch (rec.type) {
+		case TRACE_KERNEL: rec.u.kernel.thread = thread; name = &rec.u.kernel.name; break;
+		case TRACE_GEMM: rec.u.gemm.thread = thread; break;
+		case TRACE_CONV: rec.u.conv.thread = thread; break;
+		case TRACE_MEMCPY: case TRACE_MEMSET: rec.u.copy.thread = thread; break;
+		case TRACE_SYNC: rec.u.sync.thread = thread; break;
+		case TRACE_MARKER: rec.u.marker.thread = thread; name = &rec.u.marker.name; break;
+		default: ck_abort_msg("record type %d", (int)rec.type);
+		}
+		if (name && *name) {
+			size_t len;
+			const char *s = trace_reader_string(r, *name, &len);
+			*name = trace_writer_intern(w, s, len);
+		}
+		ck_assert_uint_lt(nq[t], 20000);
+		q[t][nq[t]++] = rec;
+	}
+	while (done[0] < nq[0] || done[1] < nq[1] || done[2] < nq[2])
+		for (int t = 0; t < 3; t++)
+			for (int b = 0; b < 200 && done[t] < nq[t]; b++)
+				ck_assert_int_eq(trace_writer_record(w, &q[t][done[t]++]), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	trace_reader_free(r);
+	for (int t = 0; t < 3; t++)
+		free(q[t]);
+}
+
+START_TEST(second_reading_is_the_sorted_copy)
+{
+	/* Training steps (copies, synchronizations, DDP's events, iteration
+	 * or capture markers, untimed launches) from three threads in runs past
+	 * a 16-event window replay from the second reading in order exactly as
+	 * from the sorted copy: every number of the analysis. */
+	const struct gpu_spec *targets[2] = {gpu("h100-sxm"), gpu("t4")};
+
+	for (int v = 0; v < 5; v++) {
+		struct synth_opts so;
+		struct analysis_options o = {.targets = targets, .ntargets = 2, .method = PRED_AUTO,
+					     .reorder_window = 16};
+		struct analysis *a = NULL, *b = NULL;
+		char err[256];
+
+		synth_defaults(&so, "NVIDIA A100-SXM4-80GB");
+		so.iterations = 6;
+		so.layers = 12;
+		so.events = v == 1;
+		so.untimed_every = v == 2 ? 3 : 0;
+		so.no_gpu_times = v == 3;
+		so.capture = v == 4;
+		ck_assert_int_eq(synth_write(path, &so), 0);
+		rethread(path, path2);
+		ck_assert_int_eq(analysis_run(path2, &o, &a, err, sizeof(err)), 0);
+		o.sorted_copy = 1;
+		ck_assert_int_eq(analysis_run(path2, &o, &b, err, sizeof(err)), 0);
+		ck_assert_msg(a->reread_in_order == 1, "variant %d not read again in order", v);
+		ck_assert_int_eq(b->sorted_in_memory, 1);
+		ck_assert_uint_eq(a->kernels, b->kernels);
+		ck_assert_uint_eq(a->configs, b->configs);
+		ck_assert_uint_eq(a->iterations, b->iterations);
+		ck_assert_double_eq(a->measured_ns, b->measured_ns);
+		ck_assert_double_eq(a->measured_kernel_ns, b->measured_kernel_ns);
+		ck_assert_double_eq(a->measured_copy_ns, b->measured_copy_ns);
+		ck_assert_double_eq(a->measured_gpu_wait_cpu_ns, b->measured_gpu_wait_cpu_ns);
+		for (size_t t = 0; t < 2; t++) {
+			ck_assert_double_eq(a->targets[t].iteration_ns, b->targets[t].iteration_ns);
+			ck_assert_double_eq(a->targets[t].kernel_ns, b->targets[t].kernel_ns);
+			ck_assert_double_eq(a->targets[t].copy_ns, b->targets[t].copy_ns);
+			ck_assert_double_eq(a->targets[t].gpu_wait_cpu_ns, b->targets[t].gpu_wait_cpu_ns);
+		}
+		analysis_free(a);
+		analysis_free(b);
+	}
+}
+END_TEST
+
 START_TEST(capture_windows)
 {
 	/* The recorder's capture windows (start/stop markers, kernels numbered
@@ -1047,6 +1150,7 @@ int main(void)
 	tcase_add_test(tc, out_of_order_records);
 	tcase_add_test(tc, interleaved_threads);
 	tcase_add_test(tc, second_reading_disagrees);
+	tcase_add_test(tc, second_reading_is_the_sorted_copy);
 	tcase_add_test(tc, capture_windows);
 	tcase_add_test(tc, sync_written_first);
 	tcase_add_test(tc, truncated_trace);
