@@ -268,6 +268,7 @@ static int program_to_memory(const struct model_program *p, struct membuf *m,
 struct mt_track {
 	uint8_t *phase;          /* per kernel written: its phase, 0x80 peer  */
 	size_t n, cap, at;
+	int oom;                 /* phase could not grow                      */
 	uint32_t waits, bubble_waits;
 	double bubble_ns;
 	struct model_timing *out;
@@ -276,18 +277,19 @@ struct mt_track {
 static void mt_kernel(void *ctx, const struct model_kernel *mk, int peer)
 {
 	struct mt_track *t = ctx;
+	if (t->oom)
+		return;
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 4096;
 		uint8_t *p = realloc(t->phase, cap);
 		if (!p) {
-			t->cap = SIZE_MAX; /* noted: phases unknown */
+			t->oom = 1;
 			return;
 		}
 		t->phase = p;
 		t->cap = cap;
 	}
-	if (t->n < t->cap)
-		t->phase[t->n++] = (uint8_t)(mk->phase | (peer ? 0x80 : 0));
+	t->phase[t->n++] = (uint8_t)(mk->phase | (peer ? 0x80 : 0));
 }
 
 static void mt_span(void *ctx, const struct analysis_span *s)
@@ -326,7 +328,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 	t.out = out;
 	t.bubble_waits = o->pp > 1 ? o->pp - 1 : 0;
 	rc = program_to_memory(&p, &m, mt_kernel, &t, NULL, 0);
-	if (rc == 0 && t.cap == SIZE_MAX)
+	if (rc == 0 && t.oom)
 		rc = -1;
 	if (rc == 0) {
 		memset(&ao, 0, sizeof(ao));

@@ -400,6 +400,28 @@ START_TEST(no_gpu_times)
 }
 END_TEST
 
+START_TEST(peer_work)
+{
+	/* Two kernels of 1 us on one stream, the first a peer's (a pipeline
+	 * bubble): launched at 0 and 100, the second starts when the first
+	 * ends.  Measured: the peer runs 0..1000, the kernel 1000..2000, the
+	 * iteration 2000 with 1000 of kernel time and one launch; twice as
+	 * fast: 0..500, 500..1000, iteration 1000, kernel time 500. */
+	boundary(0);
+	add((struct tl_event){ .kind = TL_KERNEL, .stream = 7, .cpu_ns = 0, .cpu_end_ns = 0,
+			       .start_ns = 0, .end_ns = 1000, .has_gpu = 1, .peer = 1 });
+	kernel(7, 100, 1000, 2000);
+	finish();
+	ck_assert_double_eq(meas.iteration_ns, 2000);
+	ck_assert_double_eq(pred[1].iteration_ns, 1000);
+	ck_assert_double_eq(meas.kernel_ns, 1000);
+	ck_assert_double_eq(pred[1].kernel_ns, 500);
+	ck_assert_uint_eq(timeline_config_launches(tl, 0), 1);
+	ck_assert_double_eq(timeline_config_ns(tl, 0, 0), 1000);
+	ck_assert_double_eq(timeline_config_ns(tl, 0, 2), 500);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("timeline");
@@ -422,6 +444,7 @@ int main(void)
 	tcase_add_test(tc, capture_windows);
 	tcase_add_test(tc, warmup_excluded);
 	tcase_add_test(tc, no_gpu_times);
+	tcase_add_test(tc, peer_work);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

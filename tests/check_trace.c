@@ -9,6 +9,7 @@
  * never from the reader's own output.
  */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1191,6 +1192,86 @@ START_TEST(test_empty_string)
 }
 END_TEST
 
+/* 1.2's operator record: its floats come back bit for bit (a built trace
+ * must predict what the model path predicted), and the writer refuses what
+ * the reader would: a negative or non-finite amount, a collective on
+ * anything but a comm op, a comm op without one. */
+START_TEST(test_op_record)
+{
+	struct memsink m;
+	memsink_init(&m);
+	struct trace_writer *w = trace_writer_new(mem_sink, &m, 0);
+	struct trace_header h;
+	fill_header(&h);
+	h.timing = TRACE_TIMING_BUILT;
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	struct trace_record r, bad;
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_OP;
+	r.u.op.seq = 7;
+	r.u.op.kind = TRACE_OPK_GEMM;
+	r.u.op.dtype = TRACE_DT_BF16;
+	r.u.op.m = 4096;
+	r.u.op.n = 3;
+	r.u.op.k = 1ull << 40;
+	r.u.op.batch = 12;
+	r.u.op.flops = 0.1 + 1e15 / 3.0;   /* not representable in fewer bits */
+	r.u.op.bytes = 1.0 / 3.0;
+	r.u.op.b_transposed = 1;
+	r.u.op.reread_bytes = 5e-324;      /* the smallest subnormal */
+	r.u.op.reuse_bytes = 1e300;
+	r.u.op.cpu_ns = 99;
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	bad = r;
+	bad.u.op.flops = -1;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = r;
+	bad.u.op.bytes = INFINITY;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = r;
+	bad.u.op.reuse_bytes = NAN;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = r;
+	bad.u.op.collective = TRACE_COLL_ALL_REDUCE;   /* on a GEMM */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = r;
+	bad.u.op.kind = TRACE_OPK_COMM;                /* without a collective */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	struct trace_record comm = r;
+	comm.u.op.seq = 8;
+	comm.u.op.kind = TRACE_OPK_COMM;
+	comm.u.op.collective = TRACE_COLL_REDUCE_SCATTER;
+	comm.u.op.ranks = 8;
+	ck_assert_int_eq(trace_writer_record(w, &comm), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+
+	struct trace_reader *rd;
+	char err[256];
+	struct trace_record got;
+	ck_assert_int_eq(trace_reader_open_mem(&rd, m.buf, m.len, err, sizeof(err)), 0);
+	ck_assert_int_eq(trace_reader_header(rd)->timing, TRACE_TIMING_BUILT);
+	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 1);
+	ck_assert_int_eq(got.type, TRACE_OP);
+	ck_assert_int_eq(got.u.op.kind, TRACE_OPK_GEMM);
+	ck_assert_int_eq(got.u.op.dtype, TRACE_DT_BF16);
+	ck_assert_uint_eq(got.u.op.k, 1ull << 40);
+	ck_assert_uint_eq(got.u.op.batch, 12);
+	ck_assert(got.u.op.flops == r.u.op.flops && got.u.op.bytes == r.u.op.bytes);
+	ck_assert(got.u.op.reread_bytes == r.u.op.reread_bytes);
+	ck_assert(got.u.op.reuse_bytes == r.u.op.reuse_bytes);
+	ck_assert_uint_eq(got.u.op.b_transposed, 1);
+	ck_assert_uint_eq(got.u.op.cpu_ns, 99);
+	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 1);
+	ck_assert_int_eq(got.u.op.collective, TRACE_COLL_REDUCE_SCATTER);
+	ck_assert_uint_eq(got.u.op.ranks, 8);
+	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 0);
+	ck_assert_uint_eq(got.u.trailer.count[TRACE_OP], 2);
+	trace_reader_free(rd);
+	free(m.buf);
+}
+END_TEST
+
 START_TEST(test_names)
 {
 	ck_assert_str_eq(trace_type_name(TRACE_KERNEL), "kernel");
@@ -1758,6 +1839,7 @@ int main(void)
 	tcase_add_test(tc, test_stdin_and_missing);
 	tcase_add_test(tc, test_empty_string);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_op_record);
 	tcase_add_test(tc, test_fast_and_general_decoding_agree);
 	tcase_add_test(tc, test_interleaved_threads_read_in_order);
 	tcase_add_test(tc, test_every_record_type_has_a_key);

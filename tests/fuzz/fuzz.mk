@@ -68,10 +68,10 @@ endif
 
 fuzz-run: fuzz
 	@for t in $(FUZZ_NAMES); do \
-		mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts/$$t; \
+		mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/artifacts/$$t $(FUZZ_BUILD)/tmp; \
 		echo "== fuzz_$$t ($(FUZZ_SECONDS) s)"; \
 		dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
-		$(FUZZ_BUILD)/fuzz_$$t $$dict -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+		TMPDIR=$(FUZZ_BUILD)/tmp $(FUZZ_BUILD)/fuzz_$$t $$dict -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 			-artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t/ \
 			$(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \
 	done

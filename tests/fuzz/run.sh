@@ -11,6 +11,8 @@ if [ "$FUZZ_OK" != yes ]; then
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fuzzrun.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
+# the targets' scratch files too (a target killed leaves its own behind)
+export TMPDIR="$tmp"
 failed=0
 for bin in "$FUZZ_BUILD"/fuzz_*; do
 	[ -x "$bin" ] || continue
