@@ -104,8 +104,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (analysis_run(path, &o, &a, err, sizeof(err)) != 0)
 		return 0;
 	check_times(a);
-	report_text(null_out, a, 10, 0);
-	report_json_write(null_out, a, 10);
+	report_text(null_out, a, NULL, 10, 0);
+	report_json_write(null_out, a, NULL, 10);
 	analysis_free(a);
 	return 0;
 }
