@@ -326,9 +326,9 @@ static int an_grow(struct an_ctx *c, uint32_t i)
 /*
  * Predicts configuration i on every target, as a ratio to origin_ns (the
  * duration of the launch that made it known; 0 when untimed).  Every method
- * is linear in the origin time (Eq. (1) of wave scaling, the roofline and
- * tile ratios, identity), so the ratio does not depend on which launch it
- * was computed from; each launch keeps its own measured duration x ratio.
+ * is linear in the origin time (predict.h's contract), so the ratio does
+ * not depend on which launch it was computed from; each launch keeps its
+ * own measured duration x ratio.
  */
 /* A learned model far outside its training data can return absurd times
  * (seen: reductions at 1e8 x their roofline); past AN_IMPLAUSIBLE x the

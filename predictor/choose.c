@@ -18,10 +18,10 @@
  * The numbers behind the rule (`make accuracy`: NeuSight's five GPUs, each
  * held out in turn, the tile model trained on the other four, predicted
  * from each of the others; mean of the per-pair MAPE):
- *   - tile model vs wave scaling, GEMMs 22.2% vs 56.6%, vector operators
- *     16.3% vs 86.1%; the tile model was the better of the two for every
- *     operator, and from scratch (21.4% / 15.0%) it still beats wave
- *     scaling with a measurement;
+ *   - tile model vs wave scaling, GEMMs 26.2% vs 56.6%, vector operators
+ *     21.6% vs 86.1%; the tile model was the better of the two for every
+ *     operator, and from scratch (21.4% / 15.0%) it beats its own ratio
+ *     form, but only the ratio follows the measurement (predict.h);
  *   - tensor-core GEMMs (`surfer-bench tensorcore`: 79,784 measured FP8
  *     and FP16 GEMMs on H20, H800, A100, A40, V100, T4, each GPU held out
  *     in turn): tcgemm from the shape 17.8% mean MAPE, its ratio form from

@@ -123,7 +123,20 @@ const struct tile_amd_scale *predictor_amd_scale(const struct predictor *p);
  * was measured on, or NULL (from-scratch prediction; wave scaling is then
  * unavailable).  Returns 0, or a negative code when method cannot handle k
  * (PRED_WAVE with no origin time, ...) or p is NULL; `auto` always
- * succeeds. */
+ * succeeds.
+ *
+ * The contract with a measured origin (origin not NULL, k.origin_ns > 0):
+ * with every method (auto, wave, mlp, roofline, tcgemm, vecop, identity)
+ * the prediction is k.origin_ns times a ratio that depends on the rest of
+ * k, on p and on the two GPUs only, never on k.origin_ns itself; which
+ * method answers, whether it succeeds and every other field of the result
+ * do not depend on it either.  So a configuration whose origin time grew
+ * by x% is predicted x% slower on every target, the analyzer may predict
+ * each configuration once and scale each launch of it by its own measured
+ * time (analyze.c), and the CI gate (baseline.c) sees a regression of the
+ * origin in full.  From-scratch predictions (no origin time) use the
+ * shape alone.  tests/check_predict.c (origin_time_linear) and
+ * tests/analyzer_gate.sh keep it. */
 int predict_kernel(const struct predictor *p, const struct pred_kernel *k,
 		   const struct gpu_spec *origin, const struct gpu_spec *target,
 		   enum pred_method method, struct pred_result *out);

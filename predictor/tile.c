@@ -11,15 +11,15 @@
  * pressure of the data a wave touches; plus the whole kernel's roofline
  * terms and its shape; the GEMM tile is the one the GPU's library picks
  * (tilepick.c).  The MLP's output o gives the
- * utilisation u = sigmoid(o), and time = roofline / u, so a prediction can
- * never beat the roofline.  A per-family floor (the launch and timing
+ * utilisation u = sigmoid(o), and time = roofline / u, so a prediction
+ * from the shape can never beat the roofline.  A per-family floor (the launch and timing
  * overhead of the measuring host) is added, and the FP32 peak is the one
- * the GPU's power limit sustains.  With a measured origin the ratio
- * T_o * model(target) / model(origin) (Habitat, Yu et al. ATC 2021,
- * section 3.3) cancels what the model gets wrong about the kernel on both
- * GPUs but carries the origin host's floor and the origin's efficiency;
- * the prediction is the geometric mean of that ratio and the model's own
- * time, which did better held out (docs/tile-model.md).
+ * the GPU's power limit sustains.  With a measured origin the prediction
+ * is the ratio T_o * model(target) / model(origin) (Habitat, Yu et al.
+ * ATC 2021, section 3.3), which cancels what the model gets wrong about
+ * the kernel on both GPUs and is linear in T_o (predict.h's contract); a
+ * measurement faster than the model's origin time carries over, below the
+ * target's roofline if need be.
  */
 #include "predictor/tile.h"
 #include "predictor/mlp.h"
@@ -592,18 +592,14 @@ int tile_predict(const struct predictor *p, const struct pred_kernel *k,
 		o_ns = model_ns(p, k, origin, named ? &ot : NULL, &base_o, &mb_o, &ao);
 		if (o_ns <= 0)
 			return -1;
-		/* The geometric mean of the ratio (which carries the origin
-		 * host's floor and the origin's efficiency) and the model's own
-		 * time (the training GPUs' typical host): their errors are
-		 * partly independent. */
-		if (origin == target)
-			out->ns = k->origin_ns;
-		else
-			out->ns = sqrt(k->origin_ns * t_ns / o_ns * t_ns);
-		/* The ratio cannot take the kernel below the target's roofline. */
-		if (out->ns < base_t)
-			out->ns = base_t;
-		out->ns = tile_clamp_ns(out->ns, base_t);
+		/* The measurement times the model's target/origin ratio, and
+		 * nothing else: linear in T_o, as predict.h promises (the
+		 * geometric mean of this and the model's own time did better
+		 * on NeuSight's kernels but moved by half as much as the
+		 * measurement; no floor at the target's roofline either,
+		 * which would stop a fast kernel's prediction from following
+		 * it).  t_ns and o_ns are each clamped already. */
+		out->ns = origin == target ? k->origin_ns : k->origin_ns * (t_ns / o_ns);
 	}
 	return 0;
 }

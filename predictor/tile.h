@@ -21,11 +21,11 @@ struct tile_model;
 
 /* Predicts k on target with the tile model of p (its weights, its floor
  * switch, its AMD scale; predict.h).  When origin is not NULL and
- * k->origin_ns > 0 the measurement is used: the geometric mean of the
- * ratio T_o * model(t) / model(o) and model(t) (T_o itself when origin is
- * target).  Fills what it applied (weights, floor, AMD scale; the
- * target's) into out.  Returns 0, or a negative code when the model
- * cannot describe k. */
+ * k->origin_ns > 0 the measurement is used, linearly: T_o x model(t) /
+ * model(o) (T_o itself when origin is target), so the prediction scales
+ * with the origin time as predict.h promises.  Fills what it applied
+ * (weights, floor, AMD scale; the target's) into out.  Returns 0, or a
+ * negative code when the model cannot describe k. */
 int tile_predict(const struct predictor *p, const struct pred_kernel *k,
 		 const struct gpu_spec *origin, const struct gpu_spec *target,
 		 struct pred_result *out);

@@ -431,6 +431,97 @@ START_TEST(classify_work)
 }
 END_TEST
 
+/*
+ * predict.h's contract: with a measured origin, every method's prediction
+ * is the origin time times a ratio that does not depend on it.  Each case
+ * is predicted from origin times over nine decades (1 ns to 1 s: a floor
+ * at the roofline or a cap on the time would show at the ends) and 10%
+ * above one of them; pred / origin must agree to rounding, and the method
+ * (checked to be the one the case is about, so that no case silently
+ * tests a fallback), the bound and the roofline must not move.  With the
+ * compiled-in weights, the host floor on and off.
+ */
+struct lin_case {
+	const char *what;
+	const char *name;             /* the origin's kernel name, or NULL      */
+	enum pred_op op;
+	enum gpu_dtype dtype;
+	uint64_t m, n, k, batch;
+	double flops, bytes;
+	uint32_t grid, block, regs;
+	const char *origin, *target;
+	enum pred_method asked, used;
+};
+
+static const struct lin_case lin_cases[] = {
+	{"fp32 gemm, tile", NULL, PRED_OP_GEMM, GPU_DT_FP32, 1024, 1024, 1024, 1, 0, 0, 128, 128, 122,
+	 "v100-pcie-32", "a100-pcie-40", PRED_MLP, PRED_MLP},
+	{"fp32 gemm, auto", NULL, PRED_OP_GEMM, GPU_DT_FP32, 1024, 1024, 1024, 1, 0, 0, 128, 128, 122,
+	 "a100-sxm4-40", "t4", PRED_AUTO, PRED_MLP},
+	{"fp32 gemm, named tile, auto", "ampere_sgemm_128x64_nn", PRED_OP_GEMM, GPU_DT_FP32, 1024,
+	 1024, 1024, 1, 0, 0, 128, 128, 122, "a100-sxm4-40", "h100-sxm", PRED_AUTO, PRED_MLP},
+	{"fp32 batched gemm to AMD, tile", NULL, PRED_OP_GEMM, GPU_DT_FP32, 512, 512, 64, 16, 0, 0,
+	 64, 256, 96, "a100-pcie-40", "mi210", PRED_MLP, PRED_MLP},
+	{"fp32 elementwise, tile", NULL, PRED_OP_ELEMENTWISE, GPU_DT_FP32, 4096, 4096, 0, 0,
+	 16777216.0, 201326592.0, 16384, 256, 16, "t4", "h100-sxm", PRED_MLP, PRED_MLP},
+	{"fp32 softmax, auto", NULL, PRED_OP_SOFTMAX, GPU_DT_FP32, 8192, 2048, 0, 0, 0, 0, 8192, 256,
+	 32, "p100-pcie", "a100-pcie-40", PRED_AUTO, PRED_MLP},
+	{"fp16 gemm, tensor cores", NULL, PRED_OP_GEMM, GPU_DT_FP16, 4096, 4096, 1024, 1, 0, 0, 1024,
+	 256, 232, "a100-sxm4-80", "h100-sxm", PRED_TCGEMM, PRED_TCGEMM},
+	{"bf16 gemm, auto", NULL, PRED_OP_GEMM, GPU_DT_BF16, 4096, 4096, 1024, 1, 0, 0, 1024, 256, 232,
+	 "a100-sxm4-80", "l4", PRED_AUTO, PRED_TCGEMM},
+	{"bf16 norm, vector ops", NULL, PRED_OP_NORM, GPU_DT_BF16, 8192, 1280, 0, 0, 0,
+	 4.0 * 8192 * 1280, 8192, 128, 40, "a40", "a100-sxm4-80", PRED_VECOP, PRED_VECOP},
+	{"bf16 norm, auto", NULL, PRED_OP_NORM, GPU_DT_BF16, 8192, 1280, 0, 0, 0, 4.0 * 8192 * 1280,
+	 8192, 128, 40, "a100-sxm4-80", "a40", PRED_AUTO, PRED_VECOP},
+	{"conv, roofline", NULL, PRED_OP_CONV, GPU_DT_FP32, 0, 0, 0, 0, 2e9, 3e7, 4096, 256, 128,
+	 "v100-pcie-32", "a100-pcie-40", PRED_ROOFLINE, PRED_ROOFLINE},
+	{"conv, auto", NULL, PRED_OP_CONV, GPU_DT_FP32, 4096, 64, 576, 1, 2e9, 3e7, 4096, 256, 128,
+	 "v100-pcie-32", "a100-pcie-40", PRED_AUTO, PRED_ROOFLINE},
+	{"unknown kernel, wave", NULL, PRED_OP_UNKNOWN, GPU_DT_FP32, 0, 0, 0, 0, 0, 0, 5000, 256, 64,
+	 "a100-sxm4-80", "h100-sxm", PRED_WAVE, PRED_WAVE},
+	{"unknown kernel, auto", NULL, PRED_OP_UNKNOWN, GPU_DT_FP32, 0, 0, 0, 0, 0, 0, 5000, 256, 64,
+	 "t4", "mi210", PRED_AUTO, PRED_WAVE},
+	{"same gpu, auto", NULL, PRED_OP_GEMM, GPU_DT_FP32, 1024, 1024, 1024, 1, 0, 0, 128, 128, 122,
+	 "t4", "t4", PRED_AUTO, PRED_IDENTITY},
+};
+
+START_TEST(origin_time_linear)
+{
+	const struct lin_case *c = &lin_cases[_i];
+	const struct gpu_spec *o = gpu_find(c->origin), *t = gpu_find(c->target);
+	ck_assert_msg(o && t, "%s: GPUs", c->what);
+	static const double xs[] = {1, 37, 1e3, 1.1e3, 5e4, 1e6, 1e9};
+	struct pred_config floor_on = {.tile_floor = 1};
+	for (int f = 0; f < 2; f++) {
+		struct predictor *p;
+		ck_assert_int_eq(predictor_new(f ? &floor_on : NULL, &p, NULL, 0), 0);
+		struct pred_kernel k = {.name = c->name, .op = c->op, .dtype = c->dtype, .m = c->m,
+					.n = c->n, .k = c->k, .batch = c->batch, .flops = c->flops,
+					.bytes = c->bytes, .grid = {c->grid, 1, 1},
+					.block = {c->block, 1, 1}, .regs = c->regs};
+		struct pred_result r0, r;
+		k.origin_ns = 1e3;
+		ck_assert_int_eq(predict_kernel(p, &k, o, t, c->asked, &r0), 0);
+		ck_assert_msg(r0.method == c->used, "%s: method %s", c->what,
+			      pred_method_name(r0.method));
+		double ratio = r0.ns / 1e3;
+		ck_assert_msg(ratio > 0 && isfinite(ratio), "%s: ratio %g", c->what, ratio);
+		for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+			k.origin_ns = xs[i];
+			ck_assert_int_eq(predict_kernel(p, &k, o, t, c->asked, &r), 0);
+			ck_assert_msg(fabs(r.ns / xs[i] / ratio - 1) < 1e-12,
+				      "%s (floor %d): %g ns from %g ns, %g x the ratio at 1 us", c->what,
+				      f, r.ns, xs[i], r.ns / xs[i] / ratio);
+			ck_assert_int_eq(r.method, r0.method);
+			ck_assert_int_eq(r.memory_bound, r0.memory_bound);
+			ck_assert(r.roofline_ns == r0.roofline_ns);
+		}
+		predictor_free(p);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("predict");
@@ -450,6 +541,8 @@ int main(void)
 	tcase_add_test(tc, identity);
 	tcase_add_test(tc, roofline);
 	tcase_add_test(tc, dispatch);
+	tcase_add_loop_test(tc, origin_time_linear, 0,
+			    (int)(sizeof(lin_cases) / sizeof(lin_cases[0])));
 	tcase_add_test(tc, names);
 	tcase_add_loop_test(tc, classify_names, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, classify_work);

@@ -242,18 +242,20 @@ START_TEST(committed_weights_predict_sanely)
 	k.origin_ns = 2 * roof;
 	ck_assert_int_eq(tile_predict(p, &k, &v, &v, &r), 0);
 	ck_assert_double_eq_tol(r.ns, 2 * roof, roof * 1e-9);
-	/* V100 -> T4: the geometric mean of T_o x model(T4) / model(V100)
-	 * and model(T4), from the two from-scratch predictions. */
+	/* V100 -> T4: T_o x model(T4) / model(V100), from the two
+	 * from-scratch predictions (predict.h: linear in T_o). */
 	struct pred_result rt, rv;
 	k.origin_ns = 0;
 	ck_assert_int_eq(tile_predict(p, &k, NULL, &t, &rt), 0);
 	ck_assert_int_eq(tile_predict(p, &k, NULL, &v, &rv), 0);
 	k.origin_ns = 3 * roof;
 	ck_assert_int_eq(tile_predict(p, &k, &v, &t, &r), 0);
-	double want = sqrt(3 * roof * rt.ns / rv.ns * rt.ns);
-	if (want < rt.roofline_ns)
-		want = rt.roofline_ns;
+	double want = 3 * roof * rt.ns / rv.ns;
 	ck_assert_double_eq_tol(r.ns, want, want * 1e-9);
+	/* from far below the V100's roofline: no floor at the T4's */
+	k.origin_ns = roof / 100;
+	ck_assert_int_eq(tile_predict(p, &k, &v, &t, &r), 0);
+	ck_assert_double_eq_tol(r.ns, want / 300, want * 1e-11);
 	/* Unknown operators are not the tile model's. */
 	struct pred_kernel u = {.op = PRED_OP_ATTENTION, .m = 10, .n = 10};
 	ck_assert_int_lt(tile_predict(p, &u, NULL, &v, &r), 0);

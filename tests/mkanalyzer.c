@@ -4,7 +4,7 @@
  *
  *   mkanalyzer step DEVICE OUT [options]   a simulated training step
  *       --iterations N --layers N --scale X --slow-gemm X --launch-bound
- *       --shuffle --truncate --no-gpu-times
+ *       --shuffle --truncate --no-gpu-times --fp32-gemm
  *   mkanalyzer bench DEVICE N OUT [THREADS [BLOCK]]
  *       N kernel launches from THREADS threads (1), each thread's records
  *       written in runs of BLOCK records (32768)
@@ -22,7 +22,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: mkanalyzer step DEVICE OUT [--iterations N] [--layers N] "
 			"[--scale X] [--slow-gemm X] [--launch-bound] [--shuffle] [--truncate] "
-			"[--no-gpu-times]\n       mkanalyzer bench DEVICE N OUT [THREADS [BLOCK]]\n"
+			"[--no-gpu-times] [--fp32-gemm]\n       mkanalyzer bench DEVICE N OUT [THREADS [BLOCK]]\n"
 			"       mkanalyzer blocking DEVICE pageable|cpu-end|sync-call|item OUT\n");
 	return 2;
 }
@@ -69,6 +69,8 @@ int main(int argc, char **argv)
 			o.truncate = 1;
 		else if (strcmp(a, "--no-gpu-times") == 0)
 			o.no_gpu_times = 1;
+		else if (strcmp(a, "--fp32-gemm") == 0)
+			o.fp32_gemm = 1;
 		else if (!v)
 			return usage();
 		else if (strcmp(a, "--iterations") == 0 && ++i)

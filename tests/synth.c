@@ -90,13 +90,14 @@ static int sy_kernel(struct sy *s, const char *name, uint32_t grid, uint32_t blo
 static uint64_t sy_gemm(struct sy *s, uint64_t m, uint64_t n, uint64_t k)
 {
 	struct trace_record r;
+	enum trace_dtype dt = s->o->fp32_gemm ? TRACE_DT_F32 : TRACE_DT_F16;
 
 	memset(&r, 0, sizeof(r));
 	s->cpu += 2000;
 	r.type = TRACE_GEMM;
 	r.u.gemm = (struct trace_gemm){ .seq = ++s->seq, .api = TRACE_GEMM_GEMMEX, .m = m,
-		.n = n, .k = k, .batch = 1, .a_type = TRACE_DT_F16, .b_type = TRACE_DT_F16,
-		.c_type = TRACE_DT_F16, .compute_type = TRACE_DT_F32, .epilogue = 1,
+		.n = n, .k = k, .batch = 1, .a_type = dt, .b_type = dt,
+		.c_type = dt, .compute_type = TRACE_DT_F32, .epilogue = 1,
 		.stream = 7, .thread = 100, .cpu_ns = s->cpu };
 	return sy_put(s, &r) < 0 ? 0 : r.u.gemm.seq;
 }
@@ -198,9 +199,16 @@ static int sy_step(struct sy *s)
 	}
 	rc |= sy_copy(s, TRACE_COPY_HTOD, 8u << 20, 1, 400.0);
 	for (int l = 0; l < o->layers; l++) {
-		uint64_t g = sy_gemm(s, 4096, 4096, 1024);
-		rc |= sy_kernel(s, "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn",
-				1024, 256, 232, 0, 300.0 * o->slow_gemm, g);
+		if (o->fp32_gemm) {
+			/* 8 x 16 tiles of 128 x 64 */
+			uint64_t g = sy_gemm(s, 1024, 1024, 1024);
+			rc |= sy_kernel(s, "ampere_sgemm_128x64_nn", 128, 128, 122, 0,
+					300.0 * o->slow_gemm, g);
+		} else {
+			uint64_t g = sy_gemm(s, 4096, 4096, 1024);
+			rc |= sy_kernel(s, "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn",
+					1024, 256, 232, 0, 300.0 * o->slow_gemm, g);
+		}
 		rc |= sy_kernel(s, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_"
 				   "11FillFunctorIN3c104HalfEEENS_6detail5ArrayIPcLi1EEEEEviT0_T1_",
 				8192, 128, 16, 0, 45.0, 0);

@@ -16,6 +16,8 @@ struct synth_opts {
 	int layers;               /* layers per iteration                       */
 	double gpu_scale;         /* multiplies every kernel duration (1 = base) */
 	double slow_gemm;         /* extra multiplier of the GEMM kernels        */
+	int fp32_gemm;            /* the layers' GEMM in FP32 (1024^3, an SGEMM:
+				   * the tile model's) instead of FP16          */
 	int launch_bound;         /* tiny kernels, long CPU gaps, no syncs       */
 	int shuffle;              /* write records out of CPU order              */
 	int truncate;             /* no trailer, last record cut                 */
