@@ -1,6 +1,7 @@
 #!/bin/sh
 # docs_cli.sh - the manual pages and --help say what the programs do: every
-# long option a program's --help lists is in its man page (docs/man), the
+# long option a program's --help lists (surfer and every surfer-VERB) is in
+# its man page (docs/man), the
 # model modes are named there, --help says what --batch means with --dp and
 # --plan, and a file surfer-import reads, given to surfer-analyze, gets the
 # command that converts it.
@@ -23,7 +24,8 @@ man_text() {
 	sed 's/\\-/-/g; s/\\f[BIRP]//g' "docs/man/$1.1"
 }
 
-for p in surfer-analyze surfer-import surfer-dump surfer-occupancy surfer-train surfer-bench; do
+for p in surfer surfer-record surfer-analyze surfer-import surfer-dump surfer-occupancy surfer-train \
+	surfer-bench; do
 	[ -x "$B/$p" ] || { check "$p is built" 1; continue; }
 	"$B/$p" --help >"$tmp/help" 2>&1
 	man_text "$p" >"$tmp/man"

@@ -122,5 +122,14 @@ assert comm > 0 and abs(total - comm - p["kernel_ms"]) <= 1e-3 * p["kernel_ms"] 
 PY
 check "--csv with --model: rows sum to the kernel time and the collectives" $?
 
+# --write-trace that cannot be written, or without --model: exit 2, one line.
+for args in "--model gpt2 -t a100 --write-trace $tmp/no/such/dir/x.mp" "-t a100 --write-trace $tmp/x.mp"; do
+	# shellcheck disable=SC2086
+	"$BIN" $args >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^surfer-analyze: ' "$tmp/err"
+	check "surfer-analyze $args: exit 2 with one line (got $rc: $(cat "$tmp/err"))" $?
+done
+
 echo "model_trace: $((n - fail)) of $n passed"
 [ $fail -eq 0 ]
