@@ -23,7 +23,7 @@
  * Inference under no_grad keeps nothing between ops: its peak is the
  * weights plus the largest set of tensors alive at once (the attention
  * scores and their scaled copy; the MLP's widest intermediates; the
- * logits), the same harness as tools/gpu_e2e.py (use_cache off).
+ * logits), the same harness as tools/gpu/e2e.py (use_cache off).
  */
 #include "analyzer/model.h"
 

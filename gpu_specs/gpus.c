@@ -254,7 +254,7 @@ double gpu_mem_bytes(const struct gpu_spec *g)
  * do.  unsure: no measurement of them is in this repository; they are the
  * upper end of what public reports of PyTorch 2 on CUDA 12 give for a
  * process after its first kernels (nvidia-smi's process memory, 250-600
- * MiB); tools/gpu_measure.sh writes memory.json whose
+ * MiB); tools/gpu/measure.sh writes memory.json whose
  * context_and_libraries_mib is the measurement to replace them with.
  *
  * The libraries' workspaces, from PyTorch's source

@@ -1,5 +1,5 @@
 #!/bin/sh
-# gpu_check_test.sh - tools/gpu_check.sh, the script a machine with a GPU
+# gpu_check_test.sh - tools/gpu/check.sh, the script a machine with a GPU
 # runs, taken through its whole path here: a fake nvidia-smi, the fake
 # driver and fake libcupti, and a workload that launches through them in
 # three profiler windows and writes the step times the real one would.
@@ -13,7 +13,7 @@ n=0 fail=0
 check() { n=$((n + 1)); [ "$2" -eq 0 ] || { echo "FAIL: $1"; fail=$((fail + 1)); }; }
 has() { grep -q -e "$1" "$T/out/summary.txt"; }
 
-sh tools/devcheck_bundle.sh "$T/bundle" $B/libsurfer.so $B/surfer-analyze $B/surfer-dump >/dev/null
+sh tools/gpu/bundle.sh "$T/bundle" $B/libsurfer.so $B/surfer-analyze $B/surfer-dump >/dev/null
 mkdir -p "$T/bin"
 printf '#!/bin/sh\necho "GPU 0: NVIDIA H200 (UUID: GPU-fake)"\n' >"$T/bin/nvidia-smi"
 chmod +x "$T/bin/nvidia-smi"
@@ -44,7 +44,7 @@ EOF2
 runit() { # runit OUTDIR: gpu_check over the fakes
 	env PATH="$T/bin:$PATH" LD_LIBRARY_PATH="$B/tests" GPU_CHECK_ORIGIN=h200 \
 		SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" GPU_CHECK_WORKLOAD="sh $T/workload.sh" \
-		sh tools/gpu_check.sh "$T/bundle" "$1" >"$T/log" 2>&1
+		sh tools/gpu/check.sh "$T/bundle" "$1" >"$T/log" 2>&1
 }
 
 runit "$T/out"
@@ -71,7 +71,7 @@ rm "$T/bundle/bin/surfer-analyze"
 runit "$T/out3"
 [ $? -eq 1 ] && grep -q "does not run here" "$T/out3/summary.txt"
 check "a bundle without surfer-analyze stops the run" $?
-sh tools/gpu_check.sh "$T/none" "$T/out4" >/dev/null 2>&1
+sh tools/gpu/check.sh "$T/none" "$T/out4" >/dev/null 2>&1
 [ $? -eq 2 ]
 check "a missing bundle is exit 2" $?
 # No GPU: skipped, exit 0 (nvidia-smi missing or failing).
@@ -80,12 +80,12 @@ runit "$T/out5"
 [ $? -eq 0 ] && grep -q "no GPU here" "$T/log"
 check "no GPU: skipped" $?
 
-# tools/gpu_workload.py itself, over stand-ins for the parts of PyTorch and
+# tools/gpu/workload.py itself, over stand-ins for the parts of PyTorch and
 # transformers it touches (no PyTorch here): each workload writes its step
 # times and config, and opens exactly the profiler windows asked for.
 mkdir -p "$T/py/torch" "$T/py/transformers"
 cat >"$T/py/torch/__init__.py" <<'PY'
-"""A stand-in for the parts of PyTorch tools/gpu_workload.py touches."""
+"""A stand-in for the parts of PyTorch tools/gpu/workload.py touches."""
 import contextlib, types
 __version__ = "fake"
 bfloat16 = "bf16"
@@ -112,7 +112,7 @@ backends = types.SimpleNamespace(cuda=types.SimpleNamespace(matmul=types.SimpleN
                                  cudnn=types.SimpleNamespace(allow_tf32=True))
 PY
 cat >"$T/py/transformers/__init__.py" <<'PY'
-"""A stand-in for the parts of transformers tools/gpu_workload.py touches."""
+"""A stand-in for the parts of transformers tools/gpu/workload.py touches."""
 import json, types
 class _Cfg:
     def __init__(self, **kw): self.__dict__.update(kw); self.vocab_size = kw.get("vocab_size", 50257)
@@ -135,7 +135,7 @@ class AutoModelForCausalLM:
         return _Model()
 PY
 for w in gemm gpt2 decode; do
-	PYTHONPATH="$T/py" FAKE_TORCH_LOG="$T/calls.$w" python3 tools/gpu_workload.py $w "$T/$w.json" \
+	PYTHONPATH="$T/py" FAKE_TORCH_LOG="$T/calls.$w" python3 tools/gpu/workload.py $w "$T/$w.json" \
 		--windows 3 >/dev/null 2>&1 &&
 	python3 - "$T/$w.json" "$T/calls.$w" $w <<'PY'
 import json, os, sys

@@ -15,7 +15,7 @@ check() { n=$((n + 1)); [ "$2" -eq 0 ] || { echo "FAIL: $1"; fail=$((fail + 1));
 
 mkdir -p "$T/py/torch/nn"
 cat >"$T/py/torch/__init__.py" <<'PY'
-"""A stand-in for the parts of PyTorch tools/gpu_sweep.py touches: every op
+"""A stand-in for the parts of PyTorch tools/gpu/sweep.py touches: every op
 "runs" a kernel on a fake clock (0.001 ms per million elements, 0.01 ms at
 least) that CUDA events read and the profiler writes as a Chrome trace."""
 import contextlib, json, math, types
@@ -129,7 +129,7 @@ gelu,0.2,Tesla T4,x,1,1,1,1,1,1,16384,4096
 softmax,0.2,Tesla T4,x,1,1,1,1,1,1,8192,2048
 ln,0.2,Tesla T4,x,1,1,1,1,1,1,8192,1024
 EOF
-PYTHONPATH="$T/py" python3 tools/gpu_sweep.py "$T/bmm.csv" "$T/vec.csv" --out "$T/out" --budget-s 30 \
+PYTHONPATH="$T/py" python3 tools/gpu/sweep.py "$T/bmm.csv" "$T/vec.csv" --out "$T/out" --budget-s 30 \
 	>"$T/log" 2>&1
 check "gpu_sweep.py runs ($(tail -1 "$T/log"))" $?
 python3 - "$T/out" <<'PY'
@@ -149,13 +149,13 @@ $B/surfer-bench accuracy --dataset "$T/out" --origin none --target h200 --json >
 python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert d['overall']['n'] == 8, d" "$T/acc.json"
 check "surfer-bench accuracy reads the 8 rows as the H200's ($(head -1 "$T/acc.err"))" $?
 
-# tools/gpu_e2e.py over stand-ins for PyTorch and transformers: the model
+# tools/gpu/e2e.py over stand-ins for PyTorch and transformers: the model
 # NeuSight's graphs show for each configuration (BERT inference: sequence
 # classification; training: pre-training heads; Switch with decoder ids),
 # eager attention, and label files `surfer-bench e2e` reads.
 mkdir -p "$T/py/transformers" "$T/cfg"
 cat >"$T/py/transformers/__init__.py" <<'PY'
-"""A stand-in for the parts of transformers tools/gpu_e2e.py touches."""
+"""A stand-in for the parts of transformers tools/gpu/e2e.py touches."""
 import os, types
 import torch
 __version__ = "5.fake"
@@ -191,7 +191,7 @@ PY
 echo '{"model_type": "bert", "num_hidden_layers": 24, "hidden_size": 1024, "num_attention_heads": 16, "intermediate_size": 4096, "vocab_size": 30522, "max_position_embeddings": 512, "type_vocab_size": 2}' >"$T/cfg/bert_large.json"
 echo '{"model_type": "gpt2", "n_layer": 36, "n_embd": 1280, "n_head": 20, "n_positions": 1024, "vocab_size": 50257, "activation_function": "gelu_new"}' >"$T/cfg/gpt2_large.json"
 echo '{"model_type": "switch_transformers", "num_layers": 24, "vocab_size": 32128}' >"$T/cfg/switchxl4.json"
-PYTHONPATH="$T/py" FAKE_HF_LOG="$T/hf.log" python3 tools/gpu_e2e.py --configs "$T/cfg" \
+PYTHONPATH="$T/py" FAKE_HF_LOG="$T/hf.log" python3 tools/gpu/e2e.py --configs "$T/cfg" \
 	--out "$T/labels/NVIDIA_H200" --budget-s 30 bert_large-inf-512-8 bert_large-train-512-2 \
 	gpt2_large-train-1024-1 switchxl4-inf-512-1 >"$T/e2e.log" 2>&1
 check "gpu_e2e.py runs ($(tail -1 "$T/e2e.log"))" $?

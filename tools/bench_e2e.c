@@ -208,7 +208,7 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 			acc.mem_pct = mem_pct;
 			snprintf(acc.mem_cfg, sizeof(acc.mem_cfg), "%s", files[i]);
 		}
-		if (peak_gib > 0) /* tools/gpu_e2e.py's labels have it */
+		if (peak_gib > 0) /* tools/gpu/e2e.py's labels have it */
 			printf("   memory %.1f GiB estimated, %.1f measured (%+.0f%%)", mem.peak / 1073741824.0,
 			       peak_gib, (mem.peak / 1073741824.0 - peak_gib) / peak_gib * 100.0);
 		if (mode == MODEL_TRAINING && fw > 0 && bw > 0)

@@ -1,2 +1,4 @@
-# tools/module.mk - each program or suite has its own tools/<name>.mk fragment.
+# tools/module.mk - the other programs, each with its tools/<name>.mk, and
+# the scripts for a machine with a GPU (tools/gpu/).
 include $(filter-out tools/module.mk,$(wildcard tools/*.mk))
+include $(wildcard tools/gpu/*.mk)

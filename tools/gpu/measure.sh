@@ -1,11 +1,11 @@
 #!/bin/sh
-# tools/gpu_measure.sh [BUNDLE [OUTDIR]]: measurements on a real GPU for the
+# tools/gpu/measure.sh [BUNDLE [OUTDIR]]: measurements on a real GPU for the
 # accuracy checks of a GPU the predictors never saw, in a few minutes.
 # BUNDLE/configs holds Hugging Face configs, BUNDLE/shapes NeuSight-layout
 # CSVs (`make devcheck-bundle` copies both from ../shared/data); OUTDIR gets
-# labels/<GPU>/<model>-<inf|train>-<seq>-<batch>.json (tools/gpu_e2e.py,
+# labels/<GPU>/<model>-<inf|train>-<seq>-<batch>.json (tools/gpu/e2e.py,
 # for `surfer-bench e2e --labels`) and kernels/{gemm,vec}.csv
-# (tools/gpu_sweep.py, for `surfer-bench accuracy --dataset`), and
+# (tools/gpu/sweep.py, for `surfer-bench accuracy --dataset`), and
 # memory.json: the memory the driver reports and what a PyTorch process's
 # context and libraries take after its first GEMM (gpu_mem_reserve_bytes()
 # in gpu_specs/gpus.c holds estimates of the latter per architecture).

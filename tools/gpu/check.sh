@@ -1,12 +1,12 @@
 #!/bin/sh
-# tools/gpu_check.sh [BUNDLE [OUTDIR]]: the checks that need a real GPU, in
+# tools/gpu/check.sh [BUNDLE [OUTDIR]]: the checks that need a real GPU, in
 # one run of a few minutes.  BUNDLE is what `make devcheck-bundle` writes
 # (default .devcheck: the recorder, surfer-analyze, surfer-dump and the
 # shared libraries they need, built on another machine), OUTDIR where the
 # results go (default $OUT, else /tmp/surfer-gpu-check).  Needs python3
 # with PyTorch and transformers.  Without a GPU it says so and exits 0.
 #
-# What it checks, each workload of tools/gpu_workload.py (FP32 GEMMs, a
+# What it checks, each workload of tools/gpu/workload.py (FP32 GEMMs, a
 # GPT-2 training step, a Llama-style BF16 decode step):
 #   1. the program's own step time with and without LD_PRELOAD=libsurfer.so
 #      (the recorder must not slow it noticeably), with CUPTI timing;

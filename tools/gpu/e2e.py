@@ -1,6 +1,6 @@
 """Measure whole iterations the way NeuSight's labels were measured.
 
-    python3 tools/gpu_e2e.py --configs DIR --out DIR [--budget-s S] SPEC...
+    python3 tools/gpu/e2e.py --configs DIR --out DIR [--budget-s S] SPEC...
 
 SPEC is <model>-<inf|train>-<seq>-<batch> with DIR/<model>.json a Hugging
 Face config.  Each is built on the GPU in FP32 with TF32 off and eager

@@ -1,13 +1,13 @@
-# `make devcheck-bundle` gathers what tools/gpu_check.sh runs on a machine
+# `make devcheck-bundle` gathers what tools/gpu/check.sh runs on a machine
 # with a GPU: the recorder, surfer-analyze, surfer-dump and their shared
 # libraries, in $(DEVCHECK) (ignored by git; the device tool carries it).
-# Where ../shared/data is present it adds what tools/gpu_measure.sh needs:
+# Where ../shared/data is present it adds what tools/gpu/measure.sh needs:
 # NeuSight's model configs and test shapes, read there, never committed.
 DEVCHECK ?= .devcheck
 DEVCHECK_DATA ?= ../shared/data/neusight
 
 devcheck-bundle: $(BUILD)/libsurfer.so $(BUILD)/surfer-analyze $(BUILD)/surfer-dump
-	@sh tools/devcheck_bundle.sh $(DEVCHECK) $^
+	@sh tools/gpu/bundle.sh $(DEVCHECK) $^
 	@if [ -d $(DEVCHECK_DATA)/kernels-test ]; then \
 		mkdir -p $(DEVCHECK)/configs $(DEVCHECK)/shapes && \
 		cp $(DEVCHECK_DATA)/model_configs/*.json $(DEVCHECK)/configs/ && \

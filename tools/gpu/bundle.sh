@@ -1,7 +1,7 @@
 #!/bin/sh
-# tools/devcheck_bundle.sh DIR FILE...: copies the programs FILE... into
+# tools/gpu/bundle.sh DIR FILE...: copies the programs FILE... into
 # DIR/bin and the shared libraries they need beyond the C library's own
-# into DIR/lib, so tools/gpu_check.sh can run them on a machine that has a
+# into DIR/lib, so tools/gpu/check.sh can run them on a machine that has a
 # GPU but not this project's build dependencies (msgpack-c, jansson,
 # libunwind).  `make devcheck-bundle` calls it.
 set -e

@@ -1,6 +1,6 @@
-"""Workloads for the checks on a real GPU (tools/gpu_check.sh).
+"""Workloads for the checks on a real GPU (tools/gpu/check.sh).
 
-    python3 tools/gpu_workload.py gemm|gpt2|decode OUT.json [--windows N]
+    python3 tools/gpu/workload.py gemm|gpt2|decode OUT.json [--windows N]
 
 Each runs a PyTorch program, times its steps with CUDA events after a
 warm-up and writes what it measured to OUT.json.  With --windows N the

@@ -1,6 +1,6 @@
 """Time operators of NeuSight's kernel layout on this GPU.
 
-    python3 tools/gpu_sweep.py SHAPES.csv... --out DIR [--budget-s S] [--seed N]
+    python3 tools/gpu/sweep.py SHAPES.csv... --out DIR [--budget-s S] [--seed N]
 
 Reads rows in NeuSight's CSV layout (OPName and B, M, N, K for bmm and
 linear; B, H for the vector ops), keeps each operator and shape once,
