@@ -277,7 +277,7 @@ static int an_targets(struct an_ctx *c)
 
 	c->targets = calloc(nt ? nt : 1, sizeof(*c->targets));
 	if (!c->targets)
-		return an_fail(c, -1, "out of memory");
+		return an_fail(c, SURFER_ENOMEM, "out of memory");
 	for (size_t t = 0; t < nt; t++) {
 		const struct gpu_spec *tg = c->o->targets[t];
 		double *s = c->targets[t].copy_scale;
@@ -408,7 +408,7 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 		else if (predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], c->o->method,
 					&r) < 0 &&
 			 predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], PRED_AUTO, &r) < 0)
-			return an_fail(c, -2, "cannot predict a kernel on '%s'", c->o->targets[t]->id);
+			return an_fail(c, SURFER_EINVAL, "cannot predict a kernel on '%s'", c->o->targets[t]->id);
 		c->pred[at].ns = r.ns;
 		c->pred[at].scale = k.origin_ns > 0 ? r.ns / k.origin_ns : 0;
 		c->pmethod[at] = (uint8_t)r.method;
@@ -794,12 +794,12 @@ static int an_pass_merge(struct an_ctx *c)
 	}
 	trace_merge_free(m);
 	if (rc == TRACE_ENOMEM)
-		return an_fail(c, -1, "out of memory");
+		return an_fail(c, SURFER_ENOMEM, "out of memory");
 	if (rc < 0)
-		return an_fail(c, -2, "cannot read '%s': %s", c->path, rerr);
+		return an_fail(c, SURFER_EINVAL, "cannot read '%s': %s", c->path, rerr);
 	for (; head < tail; head++)
 		if (an_feed(c, &late[head]) < 0)
-			return an_fail(c, -1, "out of memory");
+			return an_fail(c, SURFER_ENOMEM, "out of memory");
 	return sum == c->launch_sum ? 0 : AN_MERGE_DIFFERS;
 }
 
@@ -817,7 +817,7 @@ static int an_pass2(struct an_ctx *c)
 	memset(c->ring.seq, 0, AN_LIB_RING * sizeof(*c->ring.seq));
 	c->cur_iteration = -1;
 	if (an_open(c, &r, rerr, sizeof(rerr)) < 0)
-		return an_fail(c, -2, "cannot read '%s': %s", c->path, rerr);
+		return an_fail(c, SURFER_EINVAL, "cannot read '%s': %s", c->path, rerr);
 	while (n < c->nrecords && (rc = trace_reader_next(r, &rec, rerr, sizeof(rerr))) == 1) {
 		n++;
 		if (rec.type == TRACE_GEMM || rec.type == TRACE_CONV || rec.type == TRACE_OP) {
@@ -833,7 +833,7 @@ static int an_pass2(struct an_ctx *c)
 			struct an_pending *p = realloc(c->pend, cap * sizeof(*p));
 			if (!p) {
 				trace_reader_free(r);
-				return an_fail(c, -1, "out of memory");
+				return an_fail(c, SURFER_ENOMEM, "out of memory");
 			}
 			c->pend = p;
 			c->cappend = cap;
@@ -853,7 +853,7 @@ static int an_pass2(struct an_ctx *c)
 		an_mark_item(c->pend, 0, i);
 	for (size_t i = 0; i < c->npend; i++)
 		if (an_feed(c, &c->pend[i]) < 0)
-			return an_fail(c, -1, "out of memory");
+			return an_fail(c, SURFER_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -936,17 +936,17 @@ static int64_t an_config(struct an_ctx *c, const struct trace_kernel *k)
 	ktable_key_init(&key, k, an_ring_get(&c->ring, k->lib_call));
 	i = ktable_intern(c->kt, &key);
 	if (i < 0)
-		return an_fail(c, -1, "out of memory");
+		return an_fail(c, SURFER_ENOMEM, "out of memory");
 	e = ktable_entry(c->kt, (uint32_t)i);
 	if (ktable_count(c->kt) != before) {
 		if (an_grow(c, (uint32_t)i) < 0)
-			return an_fail(c, -1, "out of memory");
+			return an_fail(c, SURFER_ENOMEM, "out of memory");
 		if (an_predict_config(c, (uint32_t)i, dur) < 0)
-			return -2;
+			return SURFER_EINVAL;
 	} else if (timed && e->timed == 0 && dur > 0) {
 		/* first measured launch of a configuration seen untimed */
 		if (an_predict_config(c, (uint32_t)i, dur) < 0)
-			return -2;
+			return SURFER_EINVAL;
 	}
 	e->launches++;
 	if (timed) {
@@ -971,7 +971,7 @@ static int an_stream(struct an_ctx *c)
 	c->wcap = c->o->reorder_window ? c->o->reorder_window : AN_WINDOW;
 	c->win = malloc(2 * c->wcap * sizeof(*c->win));  /* slides once per wcap events */
 	if (!c->win)
-		return an_fail(c, -1, "out of memory");
+		return an_fail(c, SURFER_ENOMEM, "out of memory");
 	c->cur_iteration = -1;
 	while ((rc = trace_reader_next(c->r, &rec, rerr, sizeof(rerr))) == 1) {
 		uint64_t cpu = an_cpu_ns(&rec);
@@ -1021,7 +1021,7 @@ static int an_stream(struct an_ctx *c)
 		if (!c->overflow && an_event(c, &rec, &ev, config) &&
 		    an_push(c, &ev, an_seq(&rec), rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1,
 			    &rec) < 0)
-			return an_fail(c, -1, "out of memory");
+			return an_fail(c, SURFER_ENOMEM, "out of memory");
 	}
 	if (rc == 0)
 		c->a->peak_device_bytes = rec.u.trailer.peak_device_bytes;
@@ -1029,7 +1029,7 @@ static int an_stream(struct an_ctx *c)
 		c->a->truncated = 1;
 		snprintf(c->a->warning, sizeof(c->a->warning), "%s; analyzed what was read", rerr);
 	} else if (rc < 0) {
-		return an_fail(c, -2, "cannot read '%s': %s", c->path, rerr);
+		return an_fail(c, SURFER_EINVAL, "cannot read '%s': %s", c->path, rerr);
 	}
 	c->a->records = c->nrecords;
 	c->a->configs = ktable_count(c->kt);
@@ -1042,18 +1042,18 @@ static int an_stream(struct an_ctx *c)
 		c->offset = 0;
 		an_fix_offset(c);
 		if (an_restart(c) < 0)
-			return an_fail(c, -1, "out of memory");
+			return an_fail(c, SURFER_ENOMEM, "out of memory");
 		rc = an_pass_merge(c);
 		if (rc <= 0)
 			return rc;
 		if (rc == AN_MERGE_DIFFERS && an_restart(c) < 0)
-			return an_fail(c, -1, "out of memory");
+			return an_fail(c, SURFER_ENOMEM, "out of memory");
 		c->a->reread_in_order = 0;
 		return an_pass2(c);
 	}
 	while (c->whead < c->wtail)
 		if (an_pop(c) < 0)
-			return an_fail(c, -1, "out of memory");
+			return an_fail(c, SURFER_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -1216,7 +1216,7 @@ out:
 	free(by_name);
 	free(group_of);
 	free(proto);
-	return rc < 0 ? an_fail(c, -1, "out of memory") : 0;
+	return rc < 0 ? an_fail(c, SURFER_ENOMEM, "out of memory") : 0;
 }
 
 /* Appends one warning to the analysis's (joined by "; "). */
@@ -1245,12 +1245,12 @@ static int an_check(struct an_ctx *c)
 	double longest = a->measured_ns;
 
 	if (!a->kernels && !c->copies)
-		return an_fail(c, -2, "'%s' holds no kernel launches or copies: nothing to predict",
+		return an_fail(c, SURFER_EINVAL, "'%s' holds no kernel launches or copies: nothing to predict",
 			       c->path);
 	for (size_t t = 0; t < a->ntargets; t++)
 		longest = fmax(longest, a->targets[t].iteration_ns);
 	if (!(longest < AN_DAY_NS))
-		return an_fail(c, -2, "'%s': an iteration of %.1f days: its CPU and GPU times do "
+		return an_fail(c, SURFER_EINVAL, "'%s': an iteration of %.1f days: its CPU and GPU times do "
 			       "not fit together", c->path, longest / AN_DAY_NS);
 	if (!a->kernels)
 		an_warn(a, "no kernels: only copies and CPU time are predicted");
@@ -1279,9 +1279,9 @@ static int an_origin(struct an_ctx *c)
 	if (!c->a->origin) {
 		const char *near[1];
 		if (gpu_suggest(h->device.name, near, 1) == 1)
-			return an_fail(c, -2, "unknown origin GPU '%s' (closest: '%s'): name it with --origin GPU",
+			return an_fail(c, SURFER_EINVAL, "unknown origin GPU '%s' (closest: '%s'): name it with --origin GPU",
 				       h->device.name, near[0]);
-		return an_fail(c, -2, "unknown origin GPU '%s': name it with --origin GPU",
+		return an_fail(c, SURFER_EINVAL, "unknown origin GPU '%s': name it with --origin GPU",
 			       h->device.name);
 	}
 	return 0;
@@ -1307,7 +1307,7 @@ static int an_run(const char *path, const void *buf, size_t len,
 	c.ring.seq = calloc(AN_LIB_RING, sizeof(*c.ring.seq));
 	c.ring.lib = calloc(AN_LIB_RING, sizeof(*c.ring.lib));
 	if (!c.a || !c.kt || !c.ring.seq || !c.ring.lib) {
-		rc = an_fail(&c, -1, "out of memory");
+		rc = an_fail(&c, SURFER_ENOMEM, "out of memory");
 		goto out;
 	}
 	c.predictor = o->pred;
@@ -1317,18 +1317,18 @@ static int an_run(const char *path, const void *buf, size_t len,
 		c.predictor = c.own_pred;
 	c.a->amd_scale = *predictor_amd_scale(c.predictor);
 	if (an_open(&c, &c.r, rerr, sizeof(rerr)) < 0) {
-		rc = an_fail(&c, -2, "cannot read '%s': %s", path, rerr);
+		rc = an_fail(&c, SURFER_EINVAL, "cannot read '%s': %s", path, rerr);
 		goto out;
 	}
 	if (trace_reader_keep_order(c.r, o->reorder_window ? o->reorder_window : AN_WINDOW) < 0) {
-		rc = an_fail(&c, -1, "out of memory");
+		rc = an_fail(&c, SURFER_ENOMEM, "out of memory");
 		goto out;
 	}
 	if ((rc = an_origin(&c)) < 0 || (rc = an_targets(&c)) < 0)
 		goto out;
 	c.tl = an_timeline(&c, 0);
 	if (!c.tl) {
-		rc = an_fail(&c, -1, "out of memory");
+		rc = an_fail(&c, SURFER_ENOMEM, "out of memory");
 		goto out;
 	}
 	if ((rc = an_stream(&c)) < 0 || (rc = an_results(&c)) < 0 || (rc = an_check(&c)) < 0)

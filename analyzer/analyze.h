@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "gpu_specs/gpu.h"
+#include "trace/surfer_err.h"
 #include "predictor/predict.h"
 #include "predictor/tile.h"
 
@@ -142,8 +143,8 @@ struct analysis {
 /* Analyzes the trace at path (a regular file: a trace far out of order is
  * read twice).  Returns 0
  * with *out (free with analysis_free), or a negative code with a one-line
- * reason in err: -2 bad input (unreadable or corrupt trace, unknown origin
- * GPU), -1 out of memory. */
+ * reason in err: SURFER_EINVAL for bad input (unreadable or corrupt
+ * trace, unknown origin GPU), SURFER_ENOMEM. */
 int analysis_run(const char *path, const struct analysis_options *o, struct analysis **out,
 		 char *err, size_t errlen);
 

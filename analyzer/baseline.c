@@ -22,18 +22,18 @@ int baseline_save(const struct analysis *a, const char *path, char *err, size_t 
 
 	if (!doc) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return SURFER_ENOMEM;
 	}
 	if (json_object_set_new(doc, "surfer_baseline", json_integer(1))) {
 		json_decref(doc);
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return SURFER_ENOMEM;
 	}
 	rc = json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(doc);
 	if (rc) {
 		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		return -1;
+		return SURFER_EIO;
 	}
 	return 0;
 }
@@ -103,13 +103,13 @@ int baseline_compare(const struct analysis *a, const char *path, double max_regr
 	*nout = 0;
 	if (!doc) {
 		snprintf(err, errlen, "cannot read baseline '%s': %s", path, je.text);
-		return -2;
+		return SURFER_EINVAL;
 	}
 	preds = json_object_get(doc, "predictions");
 	if (json_integer_value(json_object_get(doc, "surfer_baseline")) != 1 || !json_is_array(preds)) {
 		json_decref(doc);
 		snprintf(err, errlen, "'%s' is not a surfer baseline", path);
-		return -2;
+		return SURFER_EINVAL;
 	}
 	for (size_t t = 0; t < a->ntargets && *nout < max; t++) {
 		const struct analysis_target *at = &a->targets[t];
@@ -133,7 +133,7 @@ int baseline_compare(const struct analysis *a, const char *path, double max_regr
 	json_decref(doc);
 	if (*nout == 0) {
 		snprintf(err, errlen, "baseline '%s' predicts none of the targets asked for", path);
-		return -2;
+		return SURFER_EINVAL;
 	}
 	return regressed;
 }

@@ -28,14 +28,15 @@ struct baseline_verdict {
 };
 
 /* Writes the baseline of a (every target, every kernel group) to path.
- * Returns 0, or -1 with a reason in err. */
+ * Returns 0, or SURFER_EIO (cannot write) or SURFER_ENOMEM with a reason
+ * in err. */
 int baseline_save(const struct analysis *a, const char *path, char *err, size_t errlen);
 
 /* Compares a with the baseline at path, target by target (targets missing
  * from either side are skipped).  Fills out[0..max) and *nout.  Returns 1
  * when some target regressed by more than max_regression_pct, 0 when none
- * did, -2 with a reason in err when the file is unreadable or not a
- * baseline or shares no target with a, -1 when out of memory. */
+ * did, SURFER_EINVAL with a reason in err when the file is unreadable or
+ * not a baseline or shares no target with a, SURFER_ENOMEM. */
 int baseline_compare(const struct analysis *a, const char *path, double max_regression_pct,
 		     struct baseline_verdict *out, size_t max, size_t *nout,
 		     char *err, size_t errlen);

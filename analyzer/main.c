@@ -25,6 +25,7 @@
 #include "analyzer/modelrun.h"
 #include "analyzer/report.h"
 #include "gpu_specs/gpu.h"
+#include "trace/surfer_err.h"
 #include "predictor/tile.h"
 
 #define PROG "surfer-analyze"
@@ -149,7 +150,8 @@ static void print_error(const char *err)
 	fputc('\n', stderr);
 }
 
-/* Prints one line "surfer-analyze: ..." on stderr; returns exit code 2. */
+/* Prints one line "surfer-analyze: ..." on stderr; returns the exit code
+ * of bad input. */
 __attribute__((format(printf, 1, 2))) static int bad(const char *fmt, ...)
 {
 	char msg[1024];
@@ -159,7 +161,7 @@ __attribute__((format(printf, 1, 2))) static int bad(const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	print_error(msg);
-	return 2;
+	return surfer_exit_code(SURFER_EINVAL);
 }
 
 static int find_gpu(const char *name, const struct gpu_spec **out)
@@ -177,7 +179,7 @@ static int find_gpu(const char *name, const struct gpu_spec **out)
 	for (size_t i = 0; i < n; i++)
 		fprintf(stderr, "%s %s", i ? "," : "", near[i]);
 	fprintf(stderr, "); see --list-gpus\n");
-	return 2;
+	return surfer_exit_code(SURFER_EINVAL);
 }
 
 static int add_target(struct cli *c, const struct gpu_spec *g)
@@ -442,9 +444,9 @@ static int parse(int argc, char **argv, struct cli *c)
 			break;
 		}
 		case OPT_MODEL:
-			if ((rc = model_cli_set(&c->model, opts[li].name, optarg, merr, sizeof(merr))) == -1) {
+			if ((rc = model_cli_set(&c->model, opts[li].name, optarg, merr, sizeof(merr))) == SURFER_ENOMEM) {
 				fprintf(stderr, PROG ": out of memory\n");
-				return 1;
+				return surfer_exit_code(rc);
 			} else if (rc) {
 				return bad("%s%s", merr, "");
 			}
@@ -589,7 +591,7 @@ static int gate(const struct analysis *a, const struct cli *c)
 
 	if (rc < 0) {
 		print_error(err);
-		return rc == -2 ? 2 : 1;
+		return surfer_exit_code(rc);
 	}
 	if (!c->json)
 		fputc('\n', f);
@@ -624,8 +626,8 @@ static FILE *open_output(const char *option, const char *path)
 	return f;
 }
 
-/* Closes an output file; returns 0, or 1 (after one line on stderr) when
- * writing failed (rc < 0) or closing did. */
+/* Closes an output file; returns 0, or the exit code of a failed write
+ * (after one line on stderr) when writing failed (rc < 0) or closing did. */
 static int close_output(FILE *f, const char *option, const char *path, int rc)
 {
 	int err = rc < 0 || ferror(f);
@@ -636,7 +638,7 @@ static int close_output(FILE *f, const char *option, const char *path, int rc)
 		return 0;
 	fprintf(stderr, PROG ": cannot write %s '%s': %s\n", option, path,
 		errno ? strerror(errno) : "write error");
-	return 1;
+	return surfer_exit_code(SURFER_EWRITE);
 }
 
 /* The prices given with --price onto the targets they name (price_of());
@@ -656,12 +658,12 @@ static int write_exports(const struct analysis *a, const struct cli *c)
 
 	if (c->html) {
 		if (!(f = open_output("--html", c->html)))
-			return 2;
+			return surfer_exit_code(SURFER_EIO);
 		rc |= close_output(f, "--html", c->html, export_html(f, a, c->top));
 	}
 	if (c->csv) {
 		if (!(f = open_output("--csv", c->csv)))
-			return 2;
+			return surfer_exit_code(SURFER_EIO);
 		rc |= close_output(f, "--csv", c->csv, export_csv(f, a));
 	}
 	return rc;
@@ -685,15 +687,15 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (c.list_gpus)
-		return gpu_list_print(stdout, c.json) < 0 ? 1 : 0;
+		return surfer_exit_code(gpu_list_print(stdout, c.json) < 0 ? SURFER_EWRITE : 0);
 	if (c.list_models)
-		return model_list_print(stdout, c.json) < 0 ? 1 : 0;
+		return surfer_exit_code(model_list_print(stdout, c.json) < 0 ? SURFER_EWRITE : 0);
 
 	path = c.trace;
 	pc.weights = c.weights;
 	if ((rc = predictor_new(&pc, &pred, err, sizeof(err))) < 0) {
 		print_error(err);
-		return rc == -2 ? 2 : 1;
+		return surfer_exit_code(rc);
 	}
 	c.model.opts.pred = pred;
 	if (c.model.set && c.model.plan_gpus) {
@@ -706,7 +708,7 @@ int main(int argc, char **argv)
 		predictor_free(pred);
 		if (rc < 0)
 			print_error(err);
-		return rc == -2 ? 2 : rc < 0 ? 1 : 0;
+		return surfer_exit_code(rc);
 	}
 	if (!c.model.set && strcmp(path, "-") == 0) {
 		if ((rc = spool_stdin(spool, sizeof(spool)))) {
@@ -723,13 +725,13 @@ int main(int argc, char **argv)
 	o.pred = pred;
 	if (c.chrome_trace) {
 		if (!(ctf = open_output("--chrome-trace", c.chrome_trace))) {
-			rc = -2;
+			rc = SURFER_EIO;
 			goto chrome_failed;
 		}
 		if (!(ct = chrome_trace_new(ctf))) {
 			fclose(ctf);
 			fprintf(stderr, PROG ": out of memory\n");
-			rc = -1;
+			rc = SURFER_ENOMEM;
 			goto chrome_failed;
 		}
 		o.on_span = chrome_trace_span;
@@ -741,7 +743,7 @@ int main(int argc, char **argv)
 		rc = analysis_run(path, &o, &a, err, sizeof(err));
 	predictor_free(pred);
 	pred = NULL;
-	if (rc < 0 && !(rc == -2 && !c.model.set && !spool[0] && strstr(err, "not a surfer trace") &&
+	if (rc < 0 && !(rc == SURFER_EINVAL && !c.model.set && !spool[0] && strstr(err, "not a surfer trace") &&
 			suggest_import(path)))
 		print_error(err);
 	if (ct) {
@@ -757,7 +759,7 @@ int main(int argc, char **argv)
 				err);
 			analysis_free(a);
 			a = NULL;
-			rc = -1;
+			rc = SURFER_EWRITE;
 		}
 	}
 chrome_failed:
@@ -765,7 +767,7 @@ chrome_failed:
 	if (spool[0])
 		unlink(spool);
 	if (rc < 0)
-		return rc == -2 ? 2 : 1;
+		return surfer_exit_code(rc);
 	apply_prices(a, &c);
 	if (a->warning[0])
 		fprintf(stderr, PROG ": warning: '%s': %s\n", c.trace, a->warning);
@@ -778,12 +780,16 @@ chrome_failed:
 	if (rc < 0 || fflush(stdout)) {
 		fprintf(stderr, PROG ": cannot write the report: %s\n", strerror(errno));
 		analysis_free(a);
-		return 1;
+		return surfer_exit_code(SURFER_EWRITE);
 	}
 	rc = write_exports(a, &c);
-	if (c.save_baseline && baseline_save(a, c.save_baseline, err, sizeof(err)) < 0) {
-		print_error(err);
-		rc = 2;
+	if (c.save_baseline) {
+		int brc = baseline_save(a, c.save_baseline, err, sizeof(err));
+
+		if (brc < 0) {
+			print_error(err);
+			rc = surfer_exit_code(brc);
+		}
 	}
 	if (!rc && c.baseline)
 		rc = gate(a, &c);

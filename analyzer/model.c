@@ -90,7 +90,7 @@ static struct model_kernel *push(struct bld *B)
 		size_t cap = s->cap ? s->cap * 2 : 1024;
 		struct model_kernel *v = realloc(s->v, cap * sizeof(*v));
 		if (!v) {
-			B->err = MODEL_ENOMEM;
+			B->err = SURFER_ENOMEM;
 			return NULL;
 		}
 		s->v = v;
@@ -120,7 +120,7 @@ static void remember(struct bld *B, const struct fop *f)
 		size_t cap = B->capops ? B->capops * 2 : 256;
 		struct fop *v = realloc(B->ops, cap * sizeof(*v));
 		if (!v) {
-			B->err = MODEL_ENOMEM;
+			B->err = SURFER_ENOMEM;
 			return;
 		}
 		B->ops = v;
@@ -1115,60 +1115,60 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 {
 	if (!c->hidden || !c->heads || !c->layers || !c->vocab || !c->ffn || !c->head_dim) {
 		snprintf(err, errlen, "model '%s' lacks a size (hidden, heads, layers, vocab, ffn)", c->name);
-		return MODEL_EINVAL;
+		return SURFER_EINVAL;
 	}
 	if (!o->batch || !o->seq || o->seq > (1u << 20) || o->batch > (1u << 20)) {
 		snprintf(err, errlen, "batch and sequence length must be between 1 and 1048576");
-		return MODEL_EINVAL;
+		return SURFER_EINVAL;
 	}
 	if (!o->dp || !o->tp || !o->pp || o->dp > 65536 || o->tp > 1024 || o->pp > 1024) {
 		snprintf(err, errlen, "--dp, --tp and --pp must be positive");
-		return MODEL_EINVAL;
+		return SURFER_EINVAL;
 	}
 	uint32_t kv = c->kv_heads ? c->kv_heads : c->heads;
 	if (c->heads % o->tp || c->ffn % o->tp || (kv % o->tp && o->tp % kv)) {
 		snprintf(err, errlen, "--tp %u does not divide the %u heads or the MLP width %u",
 			 o->tp, c->heads, c->ffn);
-		return MODEL_EINVAL;
+		return SURFER_EINVAL;
 	}
 	if (o->mode == MODEL_GENERATE) {
 		snprintf(err, errlen, "generate is built as an inference and a decode pass");
-		return MODEL_EINVAL;
+		return SURFER_EINVAL;
 	}
 	if (o->mode == MODEL_DECODE &&
 	    (c->family == MODEL_FAM_BERT || c->family == MODEL_FAM_T5 || o->head == MODEL_HEAD_CLASSIFY)) {
 		snprintf(err, errlen, "model '%s': --mode decode and generate need a decoder-only "
 			 "language model (GPT-2, OPT, Llama family)", c->name);
-		return MODEL_EINVAL;
+		return SURFER_EINVAL;
 	}
 	if (o->head == MODEL_HEAD_CLASSIFY && c->family == MODEL_FAM_T5) {
 		snprintf(err, errlen, "model '%s': no sequence-classification head for T5", c->name);
-		return MODEL_EINVAL;
+		return SURFER_EINVAL;
 	}
 	uint32_t layers = c->layers + c->dec_layers;
 	if (o->pp > layers) {
 		snprintf(err, errlen, "--pp %u exceeds the %u layers", o->pp, layers);
-		return MODEL_EINVAL;
+		return SURFER_EINVAL;
 	}
 	if (o->zero > 3) {
 		snprintf(err, errlen, "--zero %u: the stages are 0 to 3", o->zero);
-		return MODEL_EINVAL;
+		return SURFER_EINVAL;
 	}
 	if (o->zero && o->mode != MODEL_TRAINING) {
 		snprintf(err, errlen, "--zero shards the training state: it needs --mode training");
-		return MODEL_EINVAL;
+		return SURFER_EINVAL;
 	}
 	if (o->zero >= 2 && o->dp > 1 && o->pp > 1) {
 		/* a stage accumulates its gradients over the microbatches */
 		snprintf(err, errlen, "--zero %u does not combine with --pp (--zero 1 does)", o->zero);
-		return MODEL_EINVAL;
+		return SURFER_EINVAL;
 	}
 	if (o->pp > 1) {
 		uint32_t mb = model_microbatches(o);
 		if (o->batch % mb) {
 			snprintf(err, errlen, "batch %u is not a multiple of the %u microbatches",
 				 o->batch, mb);
-			return MODEL_EINVAL;
+			return SURFER_EINVAL;
 		}
 	}
 	return 0;
@@ -1284,7 +1284,7 @@ static void backward(struct bld *B)
 	int shard = sharded(B), regather = shard && o->zero == 3;
 	uint32_t *gather = regather ? calloc(B->nunits, sizeof(*gather)) : NULL;
 	if (regather && !gather) {
-		B->err = MODEL_ENOMEM;
+		B->err = SURFER_ENOMEM;
 		return;
 	}
 	int32_t cur = INT32_MIN, first = (int32_t)B->s->first_layer;
@@ -1543,7 +1543,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	if (!B.unit || !gathers) {
 		free(B.unit);
 		free(gathers);
-		return MODEL_ENOMEM;
+		return SURFER_ENOMEM;
 	}
 	B.ph = MODEL_PH_FORWARD;
 	if (sharded(&B))

@@ -17,6 +17,8 @@
 #ifndef SURFER_MODEL_H
 #define SURFER_MODEL_H
 
+#include "trace/surfer_err.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include "predictor/predict.h"
@@ -174,20 +176,17 @@ struct model_seq {
 	double root_params;     /* the root's                                 */
 };
 
-/* Error codes (0 is success). */
-enum {
-	MODEL_EINVAL = -1,   /* bad option or inconsistent configuration  */
-	MODEL_ENOMEM = -2,
-	MODEL_EPARSE = -3,   /* config file unreadable or malformed       */
-	MODEL_EUNKNOWN = -4, /* unknown built-in name or architecture     */
-};
+/* Errors are surfer_err codes (trace/surfer_err.h): SURFER_EINVAL (a bad
+ * option or an inconsistent configuration), SURFER_ENOMEM, SURFER_ECORRUPT
+ * (a config file unreadable or malformed), SURFER_EUNKNOWN (an unknown
+ * built-in name or architecture). */
 
 /* The microbatches an iteration under o runs: 1 without pipeline stages,
  * else o->microbatches (0: as many as stages), at most one per sequence. */
 uint32_t model_microbatches(const struct model_opts *o);
 
 /* Builds the kernel sequence of c run as o into s (initialized here; the
- * caller releases it with model_seq_release).  Returns 0, or MODEL_EINVAL
+ * caller releases it with model_seq_release).  Returns 0, or SURFER_EINVAL
  * with a reason in err when o or c cannot be run (tp not dividing the
  * heads, zero sizes, ...). */
 int model_build(const struct model_config *c, const struct model_opts *o,
@@ -219,8 +218,8 @@ size_t model_seq_count(const struct model_seq *s, enum model_phase ph);
 
 /* ---- configs (modelcfg.c) -------------------------------------------- */
 
-/* Reads a Hugging Face config.json.  Returns 0, MODEL_EPARSE (unreadable
- * or not JSON, reason in err) or MODEL_EUNKNOWN (architecture it does not
+/* Reads a Hugging Face config.json.  Returns 0, SURFER_ECORRUPT (unreadable
+ * or not JSON, reason in err) or SURFER_EUNKNOWN (architecture it does not
  * know).  The name is the file's base name without ".json". */
 int model_config_load(const char *path, struct model_config *c, char *err, size_t errlen);
 
@@ -229,7 +228,7 @@ int model_config_parse(const char *json, const char *name, struct model_config *
 		       char *err, size_t errlen);
 
 /* Fills c with the built-in model name (case-insensitive; '-', '_' and '.'
- * ignored).  Returns 0 or MODEL_EUNKNOWN. */
+ * ignored).  Returns 0 or SURFER_EUNKNOWN. */
 int model_config_builtin(const char *name, struct model_config *c);
 
 /* A built-in name or a config file path: tries the file when arg ends in

@@ -117,7 +117,7 @@ int model_config_builtin(const char *name, struct model_config *c)
 		c->attn_dropout = b->attn_dropout;
 		return 0;
 	}
-	return MODEL_EUNKNOWN;
+	return SURFER_EUNKNOWN;
 }
 
 /* ---- config.json ------------------------------------------------------- */
@@ -234,7 +234,7 @@ static int array_has(json_t *root, const char *key, const char *what)
  *     GPT-Neo has "local" layers, Qwen2 uses a window when
  *     use_sliding_window is true;
  *   - soft-capped attention or logits (Gemma 2: tanh on every score).
- * MODEL_EUNKNOWN when one is found, else 0.
+ * SURFER_EUNKNOWN when one is found, else 0.
  */
 static int unsupported(json_t *root, const char *mt, char *err, size_t errlen)
 {
@@ -250,7 +250,7 @@ static int unsupported(json_t *root, const char *mt, char *err, size_t errlen)
 			snprintf(err, errlen, "'%s': its mixture-of-experts layers (%s) are not built; "
 				 "surfer builds Mixtral's num_local_experts and Switch's num_experts only",
 				 who, moe[i]);
-			return MODEL_EUNKNOWN;
+			return SURFER_EUNKNOWN;
 		}
 	int mistral = mt && (!strcasecmp(mt, "mistral") || !strcasecmp(mt, "mixtral") ||
 			     !strcasecmp(mt, "phi3"));
@@ -274,13 +274,13 @@ static int unsupported(json_t *root, const char *mt, char *err, size_t errlen)
 		snprintf(err, errlen, "'%s': sliding-window attention (%s%s) is not built; surfer's "
 			 "layers attend to every token", who, !strcmp(local, "sliding_window") ? local : win,
 			 !strcmp(local, "sliding_window") ? win : local);
-		return MODEL_EUNKNOWN;
+		return SURFER_EUNKNOWN;
 	}
 	static const char *const cap[] = { "attn_logit_softcapping", "final_logit_softcapping" };
 	for (size_t i = 0; i < sizeof(cap) / sizeof(cap[0]); i++)
 		if (is_set(root, cap[i])) {
 			snprintf(err, errlen, "'%s': soft-capping (%s) is not built", who, cap[i]);
-			return MODEL_EUNKNOWN;
+			return SURFER_EUNKNOWN;
 		}
 	return 0;
 }
@@ -328,20 +328,20 @@ static int family_of(json_t *root, enum model_family *f)
 			}
 		}
 	}
-	return MODEL_EUNKNOWN;
+	return SURFER_EUNKNOWN;
 }
 
 static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 {
 	enum model_family fam;
 	if (unsupported(root, get_str(root, "model_type"), err, errlen))
-		return MODEL_EUNKNOWN;
+		return SURFER_EUNKNOWN;
 	if (family_of(root, &fam)) {
 		const char *mt = get_str(root, "model_type");
 		const char *arch = arch_of(root);
 		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, mixtral, gemma, phi3, t5, switch_transformers)",
 			 mt ? mt : arch ? arch : "?");
-		return MODEL_EUNKNOWN;
+		return SURFER_EUNKNOWN;
 	}
 	c->family = fam;
 	int64_t layers = 0, dec = 0, hidden = 0, heads = 0, kv = 0, hd = 0, ffn = 0, vocab = 0, tv = 0;
@@ -443,13 +443,13 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		snprintf(err, errlen, "config lacks or has a bad size (layers %lld, hidden %lld, heads %lld, ffn %lld, vocab %lld%s)",
 			 (long long)layers, (long long)hidden, (long long)heads, (long long)ffn,
 			 (long long)vocab, moe);
-		return MODEL_EPARSE;
+		return SURFER_ECORRUPT;
 	}
 	if (!hd) {
 		if (hidden % heads) {
 			snprintf(err, errlen, "hidden size %lld is not a multiple of the %lld heads",
 				 (long long)hidden, (long long)heads);
-			return MODEL_EPARSE;
+			return SURFER_ECORRUPT;
 		}
 		hd = hidden / heads;
 	}
@@ -485,12 +485,12 @@ int model_config_parse(const char *json, const char *name, struct model_config *
 	json_t *root = json_loads(json, 0, &je);
 	if (!root) {
 		snprintf(err, errlen, "line %d: %s", je.line, je.text);
-		return MODEL_EPARSE;
+		return SURFER_ECORRUPT;
 	}
 	if (!json_is_object(root)) {
 		json_decref(root);
 		snprintf(err, errlen, "not a JSON object");
-		return MODEL_EPARSE;
+		return SURFER_ECORRUPT;
 	}
 	int rc = fill(root, c, err, errlen);
 	json_decref(root);
@@ -509,7 +509,7 @@ int model_config_load(const char *path, struct model_config *c, char *err, size_
 	json_t *root = json_load_file(path, 0, &je);
 	if (!root) {
 		snprintf(err, errlen, "%s", je.text);
-		return MODEL_EPARSE;
+		return SURFER_ECORRUPT;
 	}
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
@@ -520,7 +520,7 @@ int model_config_load(const char *path, struct model_config *c, char *err, size_
 	int rc;
 	if (!json_is_object(root)) {
 		snprintf(err, errlen, "not a JSON object");
-		rc = MODEL_EPARSE;
+		rc = SURFER_ECORRUPT;
 	} else {
 		rc = fill(root, c, err, errlen);
 	}
@@ -553,7 +553,7 @@ int model_mode_parse(const char *s, enum model_mode *out)
 	else if (strcasecmp(s, "generate") == 0)
 		*out = MODEL_GENERATE;
 	else
-		return MODEL_EINVAL;
+		return SURFER_EINVAL;
 	return 0;
 }
 
@@ -566,7 +566,7 @@ int model_optimizer_parse(const char *s, enum model_optimizer *out)
 	else if (strcasecmp(s, "adamw") == 0 || strcasecmp(s, "adam") == 0)
 		*out = MODEL_OPTIM_ADAMW;
 	else
-		return MODEL_EINVAL;
+		return SURFER_EINVAL;
 	return 0;
 }
 
@@ -581,7 +581,7 @@ int model_dtype_parse(const char *s, enum gpu_dtype *out)
 	else if (strcasecmp(s, "fp16") == 0 || strcasecmp(s, "float16") == 0 || strcasecmp(s, "half") == 0)
 		*out = GPU_DT_FP16;
 	else
-		return MODEL_EINVAL;
+		return SURFER_EINVAL;
 	return 0;
 }
 

@@ -186,34 +186,34 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	struct model_config c;
 	if (!m->model) {
 		snprintf(err, errlen, "--plan needs --model CONFIG.json|NAME");
-		return -2;
+		return SURFER_EINVAL;
 	}
 	if (model_config_resolve(m->model, &c, err, errlen))
-		return -2;
+		return SURFER_EINVAL;
 	for (size_t i = 0; i < ntargets; i++)
 		if (model_target_check(&m->opts, targets[i], err, errlen))
-			return -2;
+			return SURFER_EINVAL;
 	if (m->opts.mode == MODEL_GENERATE) {
 		snprintf(err, errlen, "--plan takes --mode inference, training or decode");
-		return -2;
+		return SURFER_EINVAL;
 	}
 	if (m->opts.dp * m->opts.tp * m->opts.pp > 1) {
 		snprintf(err, errlen, "--plan tries every --dp, --tp and --pp itself; give none of them");
-		return -2;
+		return SURFER_EINVAL;
 	}
 	if (m->opts.zero && m->opts.mode != MODEL_TRAINING) {
 		snprintf(err, errlen, "--zero shards the training state: it needs --mode training");
-		return -2;
+		return SURFER_EINVAL;
 	}
 	if (method == PRED_WAVE) {
 		snprintf(err, errlen, "--method wave needs a measured trace; use auto, mlp, roofline, "
 			 "tcgemm or vecop with --model");
-		return -2;
+		return SURFER_EINVAL;
 	}
 	struct layout *v = malloc(MAX_LAYOUTS * sizeof(*v));
 	if (!v) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return SURFER_ENOMEM;
 	}
 	size_t n = layouts_of(m->plan_gpus, v, MAX_LAYOUTS);
 	json_t *doc = NULL, *tarr = NULL;
@@ -230,7 +230,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			json_decref(tarr);
 			free(v);
 			snprintf(err, errlen, "out of memory");
-			return -1;
+			return SURFER_ENOMEM;
 		}
 	} else {
 		char zero[32] = "";
@@ -271,7 +271,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	free(v);
 	if (rc || ferror(f)) {
 		snprintf(err, errlen, "cannot write the plan");
-		return -1;
+		return SURFER_EWRITE;
 	}
 	return 0;
 }

@@ -79,7 +79,7 @@ static int launch_from_trace(struct model_cli *m, const char *path, char *err, s
 
 	if (trace_reader_open(&r, path, rerr, sizeof(rerr)) < 0) {
 		snprintf(err, errlen, "--launch-us-from: cannot read '%s': %s", path, rerr);
-		return -2;
+		return SURFER_EINVAL;
 	}
 	while ((rc = trace_reader_next(r, &rec, rerr, sizeof(rerr))) == 1) {
 		if (rec.type != TRACE_KERNEL || !rec.u.kernel.cpu_ns)
@@ -90,7 +90,7 @@ static int launch_from_trace(struct model_cli *m, const char *path, char *err, s
 			if (!nv) {
 				free(v);
 				trace_reader_free(r);
-				return -1;
+				return SURFER_ENOMEM;
 			}
 			v = nv;
 			cap = nc;
@@ -102,7 +102,7 @@ static int launch_from_trace(struct model_cli *m, const char *path, char *err, s
 	if (rc < 0 && rc != TRACE_ETRUNC) {
 		free(v);
 		snprintf(err, errlen, "--launch-us-from: cannot read '%s': %s", path, rerr);
-		return -2;
+		return SURFER_EINVAL;
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_launch);
@@ -110,7 +110,7 @@ static int launch_from_trace(struct model_cli *m, const char *path, char *err, s
 	size_t ng = 0;
 	if (!gap) {
 		free(v);
-		return -1;
+		return SURFER_ENOMEM;
 	}
 	for (size_t i = 1; i < n; i++)
 		if (v[i].thread == v[i - 1].thread)
@@ -119,7 +119,7 @@ static int launch_from_trace(struct model_cli *m, const char *path, char *err, s
 	if (!ng) {
 		free(gap);
 		snprintf(err, errlen, "--launch-us-from: '%s' has no two kernel launches of one thread", path);
-		return -2;
+		return SURFER_EINVAL;
 	}
 	qsort(gap, ng, sizeof(*gap), cmp_u64);
 	double med = ng % 2 ? (double)gap[ng / 2] : ((double)gap[ng / 2 - 1] + (double)gap[ng / 2]) / 2;
@@ -199,7 +199,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			m->launch_ns = us * 1e3;
 	} else {
 		snprintf(err, errlen, "unknown model option '--%s'", name);
-		return -2;
+		return SURFER_EINVAL;
 	}
 	if (bad) {
 		static const struct { const char *opt, *what; } help[] = {
@@ -214,7 +214,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			if (!strcmp(help[i].opt, name))
 				what = help[i].what;
 		snprintf(err, errlen, "bad --%s '%s': %s is expected", name, v, what);
-		return -2;
+		return SURFER_EINVAL;
 	}
 	return 0;
 }
@@ -234,7 +234,7 @@ static int membuf_sink(void *ctx, const void *buf, size_t len)
 			cap *= 2;
 		unsigned char *p = realloc(m->p, cap);
 		if (!p)
-			return -1;
+			return SURFER_ENOMEM;
 		m->p = p;
 		m->cap = cap;
 	}
@@ -253,7 +253,7 @@ static int program_to_memory(const struct model_program *p, struct membuf *m,
 
 	memset(m, 0, sizeof(*m));
 	if (!(w = trace_writer_new(membuf_sink, m, 0)))
-		return -1;
+		return SURFER_ENOMEM;
 	rc = model_program_write(p, w, fn, ctx);
 	trace_writer_free(w);
 	if (rc == TRACE_EINVAL && err)
@@ -319,7 +319,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 
 	memset(out, 0, sizeof(*out));
 	if (!s || !o || !target || !(launch_ns >= 0))
-		return MODEL_EINVAL;
+		return SURFER_EINVAL;
 	memset(&p, 0, sizeof(p));
 	p.seq = s;
 	p.opts = o;
@@ -329,7 +329,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 	t.bubble_waits = o->pp > 1 ? o->pp - 1 : 0;
 	rc = program_to_memory(&p, &m, mt_kernel, &t, NULL, 0);
 	if (rc == 0 && t.oom)
-		rc = -1;
+		rc = SURFER_ENOMEM;
 	if (rc == 0) {
 		memset(&ao, 0, sizeof(ao));
 		ao.targets = &target;
@@ -343,7 +343,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 	free(m.p);
 	free(t.phase);
 	if (rc < 0)
-		return rc == -1 ? MODEL_ENOMEM : MODEL_EINVAL;
+		return rc == SURFER_ENOMEM ? SURFER_ENOMEM : SURFER_EINVAL;
 	const struct analysis_target *at = &a->targets[0];
 	out->iteration_ns = at->iteration_ns;
 	out->compute_ns = at->kernel_ns;
@@ -452,13 +452,13 @@ static int write_file(const char *path, const struct membuf *mb, char *err, size
 	FILE *f = fopen(path, "wb");
 	if (!f) {
 		snprintf(err, errlen, "cannot write --write-trace '%s': %s", path, strerror(errno));
-		return -2;
+		return SURFER_EIO;
 	}
 	size_t n = fwrite(mb->p, 1, mb->n, f);
 	int bad = n != mb->n || ferror(f);
 	if (fclose(f) || bad) {
 		snprintf(err, errlen, "cannot write --write-trace '%s': %s", path, strerror(errno));
-		return -2;
+		return SURFER_EIO;
 	}
 	return 0;
 }
@@ -472,7 +472,7 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 	snprintf(err, errlen, "--dtype bf16 on %s: the GPU has no BF16 tensor cores (compute capability "
 		 "%s; they start at 8.0) and PyTorch's emulation there was never measured: "
 		 "use --dtype fp16 or fp32", g->id, gpu_cc_string(g->cc, cc, sizeof(cc)));
-	return -2;
+	return SURFER_EINVAL;
 }
 
 int model_analysis_run(const struct model_cli *m, const struct analysis_options *ao,
@@ -490,23 +490,23 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	*out = NULL;
 	if (!m->model) {
 		snprintf(err, errlen, "model options given without --model CONFIG.json|NAME");
-		return -2;
+		return SURFER_EINVAL;
 	}
 	if (model_config_resolve(m->model, &c, err, errlen))
-		return -2;
+		return SURFER_EINVAL;
 	for (size_t i = 0; i < ao->ntargets; i++)
 		if (model_target_check(&m->opts, ao->targets[i], err, errlen))
-			return -2;
+			return SURFER_EINVAL;
 	int generate = m->opts.mode == MODEL_GENERATE;
 	rc = build_run(&c, m, m->opts.batch, &s, &sd, &opts, &od, err, errlen);
 	if (rc)
-		return rc == MODEL_ENOMEM ? -1 : -2;
+		return rc == SURFER_ENOMEM ? SURFER_ENOMEM : SURFER_EINVAL;
 	if (ao->method == PRED_WAVE) {
 		model_seq_release(&s);
 		model_seq_release(&sd);
 		snprintf(err, errlen, "--method wave needs a measured trace; use auto, mlp, roofline, "
 			 "tcgemm or vecop with --model");
-		return -2;
+		return SURFER_EINVAL;
 	}
 	const struct model_opts *o = &opts, *mo = &m->opts;
 	opts.method = od.method = ao->method;

@@ -36,16 +36,17 @@ void model_cli_init(struct model_cli *m);
  * new-tokens, plan, write-trace. */
 const char *const *model_cli_options(void);
 
-/* Applies option name (without "--") with value.  Returns 0, or -2 with a
- * one-line reason in err for a bad value or an unknown name.
+/* Applies option name (without "--") with value.  Returns 0, or
+ * SURFER_EINVAL with a one-line reason in err for a bad value or an
+ * unknown name.
  * launch-us-from TRACE sets the launch cost to the median gap between
  * consecutive kernel launches of one CPU thread in a recorded trace (a
- * host's and framework's figure, docs/model.md); -1 out of memory. */
+ * host's and framework's figure, docs/model.md); SURFER_ENOMEM. */
 int model_cli_set(struct model_cli *m, const char *name, const char *value,
 		  char *err, size_t errlen);
 
-/* Whether a model at o's dtype can be predicted on g: 0, or -2 with a
- * one-line reason in err.  BF16 needs BF16 units (compute capability 8.0
+/* Whether a model at o's dtype can be predicted on g: 0, or SURFER_EINVAL
+ * with a one-line reason in err.  BF16 needs BF16 units (compute capability 8.0
  * on, every AMD part in the table): on a V100 or a T4 PyTorch runs BF16
  * through emulation (cuBLAS has no BF16 tensor-core kernel for them) at a
  * rate no public measurement gives, and the tensor-core GEMM model would
@@ -58,8 +59,8 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
  * written of it (modelprog.c; to m->write_trace too when set) and analyzes
  * that like any trace with o (targets, method, span callback; o->origin is
  * ignored): one timeline for both.  Returns 0 with *out (free with
- * analysis_free), -2 for a bad model or options or an unwritable
- * --write-trace (reason in err), -1 out of memory. */
+ * analysis_free), SURFER_EINVAL for a bad model or options, SURFER_EIO
+ * for an unwritable --write-trace (reason in err), SURFER_ENOMEM. */
 int model_analysis_run(const struct model_cli *m, const struct analysis_options *o,
 		       struct analysis **out, char *err, size_t errlen);
 
@@ -78,8 +79,8 @@ struct model_timing {
 
 /* Predicts the run s (built from o) on target, launch_ns between launches,
  * through the same trace and timeline as model_analysis_run, into *out.
- * Returns 0, MODEL_EINVAL (bad arguments, a kernel a trace cannot hold) or
- * MODEL_ENOMEM. */
+ * Returns 0, SURFER_EINVAL (bad arguments, a kernel a trace cannot hold) or
+ * SURFER_ENOMEM. */
 int model_time(const struct model_seq *s, const struct model_opts *o,
 	       const struct gpu_spec *target, double launch_ns, struct model_timing *out);
 
@@ -87,8 +88,9 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
  * layout of m->plan_gpus GPUs for the global batch m->opts.batch, each
  * predicted on every target with its memory estimate, fastest first
  * (modelplan.c); usd_per_hour (NULL, or one per target, 0 none) adds each
- * layout's cost per million tokens, for all its GPUs.  0, -2 for a bad
- * model or options (reason in err), -1 out of memory or a write error. */
+ * layout's cost per million tokens, for all its GPUs.  0, SURFER_EINVAL
+ * for a bad model or options (reason in err), SURFER_ENOMEM,
+ * SURFER_EWRITE when f cannot be written. */
 int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *const *targets,
 		     size_t ntargets, const double *usd_per_hour, enum pred_method method, int json,
 		     char *err, size_t errlen);

@@ -64,7 +64,7 @@ int predictor_new(const struct pred_config *c, struct predictor **out, char *err
 			snprintf(err, errlen, rc == -1 ? "'%s' is not a weights file surfer-train wrote"
 				 : "cannot read '%s'", c->weights);
 			free(p);
-			return -2;
+			return SURFER_EINVAL;
 		}
 		p->weights = strdup(c->weights);
 	} else {
@@ -84,7 +84,7 @@ int predictor_new(const struct pred_config *c, struct predictor **out, char *err
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory");
-	return -1;
+	return SURFER_ENOMEM;
 }
 
 void predictor_free(struct predictor *p)

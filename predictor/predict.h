@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "gpu_specs/gpu.h"
+#include "trace/surfer_err.h"
 
 struct tile_model;      /* predictor/tile.h */
 struct tile_amd_scale;  /* predictor/tile.h */
@@ -105,8 +106,8 @@ struct pred_config {
 
 /* A predictor: the configuration above, resolved.  Opaque and immutable;
  * one may be shared by threads.  predictor_new() returns 0 and *out (free
- * with predictor_free), or -2 when the weights cannot be read or are not
- * a file surfer-train wrote (err says which), -1 out of memory. */
+ * with predictor_free), or SURFER_EINVAL when the weights cannot be read
+ * or are not a file surfer-train wrote (err says which), SURFER_ENOMEM. */
 struct predictor;
 int predictor_new(const struct pred_config *c, struct predictor **out, char *err, size_t errlen);
 void predictor_free(struct predictor *p);

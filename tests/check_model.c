@@ -354,17 +354,17 @@ START_TEST(parse_configs)
 	}
 
 	/* bad inputs */
-	ck_assert_int_eq(model_config_parse("{\"model_type\": \"gpt2\", \"n_embd\": ", "x", &c, err, sizeof(err)), MODEL_EPARSE);
-	ck_assert_int_eq(model_config_parse("[1, 2]", "x", &c, err, sizeof(err)), MODEL_EPARSE);
-	ck_assert_int_eq(model_config_parse("{\"model_type\": \"mamba\"}", "x", &c, err, sizeof(err)), MODEL_EUNKNOWN);
-	ck_assert_int_eq(model_config_parse("{\"model_type\": \"gpt2\", \"n_embd\": 250, \"n_head\": 3}", "x", &c, err, sizeof(err)), MODEL_EPARSE);
-	ck_assert_int_eq(model_config_parse("{\"model_type\": \"bert\", \"hidden_size\": -4}", "x", &c, err, sizeof(err)), MODEL_EPARSE);
-	ck_assert_int_eq(model_config_builtin("gpt-9", &c), MODEL_EUNKNOWN);
+	ck_assert_int_eq(model_config_parse("{\"model_type\": \"gpt2\", \"n_embd\": ", "x", &c, err, sizeof(err)), SURFER_ECORRUPT);
+	ck_assert_int_eq(model_config_parse("[1, 2]", "x", &c, err, sizeof(err)), SURFER_ECORRUPT);
+	ck_assert_int_eq(model_config_parse("{\"model_type\": \"mamba\"}", "x", &c, err, sizeof(err)), SURFER_EUNKNOWN);
+	ck_assert_int_eq(model_config_parse("{\"model_type\": \"gpt2\", \"n_embd\": 250, \"n_head\": 3}", "x", &c, err, sizeof(err)), SURFER_ECORRUPT);
+	ck_assert_int_eq(model_config_parse("{\"model_type\": \"bert\", \"hidden_size\": -4}", "x", &c, err, sizeof(err)), SURFER_ECORRUPT);
+	ck_assert_int_eq(model_config_builtin("gpt-9", &c), SURFER_EUNKNOWN);
 	/* More experts than the parser takes: the message names them. */
 	ck_assert_int_eq(model_config_parse("{\"model_type\": \"mixtral\", \"num_hidden_layers\": 2, "
 					    "\"hidden_size\": 64, \"num_attention_heads\": 4, "
 					    "\"intermediate_size\": 128, \"num_local_experts\": 100000, "
-					    "\"num_experts_per_tok\": 2}", "x", &c, err, sizeof(err)), MODEL_EPARSE);
+					    "\"num_experts_per_tok\": 2}", "x", &c, err, sizeof(err)), SURFER_ECORRUPT);
 	ck_assert_msg(strstr(err, "experts 100000, top-k 2") != NULL, "%s", err);
 }
 END_TEST
@@ -424,7 +424,7 @@ START_TEST(mixtral_and_gemma)
 	const char *bad = "{\"model_type\": \"mixtral\", \"hidden_size\": 256, \"num_attention_heads\": 8,"
 			  " \"num_hidden_layers\": 2, \"intermediate_size\": 512, \"vocab_size\": 1000,"
 			  " \"num_local_experts\": 2, \"num_experts_per_tok\": 3}";
-	ck_assert_int_eq(model_config_parse(bad, "b", &c, err, sizeof(err)), MODEL_EPARSE);
+	ck_assert_int_eq(model_config_parse(bad, "b", &c, err, sizeof(err)), SURFER_ECORRUPT);
 	ck_assert_int_eq(model_config_builtin("mixtral-8x7b", &c), 0);
 	ck_assert_uint_eq(c.experts_per_tok, 2);
 }
@@ -503,7 +503,7 @@ START_TEST(collective_sizes)
 	/* tp must divide the heads */
 	o.tp = 5;
 	char err[200];
-	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), MODEL_EINVAL);
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "--tp"));
 
 	/* pipeline: the last stage runs layers/pp layers and a send/recv of
@@ -806,10 +806,10 @@ START_TEST(decode_step)
 	ck_assert_int_eq(model_config_builtin("bert-large", &bert), 0);
 	o.mode = MODEL_DECODE;
 	char err[160];
-	ck_assert_int_eq(model_build(&bert, &o, &s, err, sizeof err), MODEL_EINVAL);
+	ck_assert_int_eq(model_build(&bert, &o, &s, err, sizeof err), SURFER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "decode"));
 	ck_assert_int_eq(model_config_builtin("t5-base", &bert), 0);
-	ck_assert_int_eq(model_build(&bert, &o, &s, err, sizeof err), MODEL_EINVAL);
+	ck_assert_int_eq(model_build(&bert, &o, &s, err, sizeof err), SURFER_EINVAL);
 }
 END_TEST
 
@@ -1209,12 +1209,12 @@ START_TEST(bad_options)
 	model_opts_init(&o);
 	struct model_seq s;
 	o.batch = 0;
-	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), MODEL_EINVAL);
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), SURFER_EINVAL);
 	o.batch = 3;
 	o.pp = 2;
-	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), MODEL_EINVAL);
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), SURFER_EINVAL);
 	o.pp = 100;
-	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), MODEL_EINVAL);
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), SURFER_EINVAL);
 	enum gpu_dtype dt;
 	ck_assert_int_eq(model_dtype_parse("bf16", &dt), 0);
 	ck_assert_int_eq(dt, GPU_DT_BF16);
