@@ -1,5 +1,6 @@
 /*
- * log.c - the recorder's clocks and its "libsurfer: ..." lines.
+ * log.c - the recorder's wall clock and its "libsurfer: ..." lines (the
+ * monotonic clock, read on every launch, is inline in preload.h).
  *
  * A leaf: it calls nothing of the recorder, so the timing sources and the
  * test suites can link it alone.  Warnings always appear, each distinct
@@ -21,13 +22,6 @@
 #include "preload/preload.h"
 
 static int verbose;            /* SURFER_VERBOSE, set once by settings.c */
-
-uint64_t preload_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 uint64_t preload_unix_ns(void)
 {

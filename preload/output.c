@@ -136,8 +136,8 @@ int preload_out_open(void)
 	else if (!g->timing_note[0])
 		snprintf(g->timing_note, sizeof g->timing_note, "none: the CUDA driver was not loaded");
 	h.timing = (enum trace_timing)g->timing;
-	/* (a note is shorter than its 128 bytes: the bound only tells the
-	 * compiler so) */
+	/* the note always ends inside its array; the bound says so to
+	 * -Wformat-truncation, which cannot see it */
 	snprintf(h.timing_note, sizeof h.timing_note, "%.*s", (int)sizeof g->timing_note - 1,
 		 g->timing_note);
 	device_props(&h.device);

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "trace/trace.h"
 
@@ -201,8 +202,14 @@ uint64_t preload_stream_id(preload_stream s, int ptsz);
 
 /* ---- log.c ------------------------------------------------------------ */
 
-/* CLOCK_MONOTONIC in ns. */
-uint64_t preload_now_ns(void);
+/* CLOCK_MONOTONIC in ns (inline: every launch reads it, and a call into
+ * log.c cost 9 instructions more a launch). */
+static inline uint64_t preload_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 /* CLOCK_REALTIME in ns. */
 uint64_t preload_unix_ns(void);
 /* One "libsurfer: ..." line on stderr: always for warnings (each distinct
