@@ -14,9 +14,9 @@ JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 CFLAGS_gpu_specs_ += $(JANSSON_CFLAGS)
 
-$(GPUGEN): tools/gpugen.c trace/csv.c trace/csv.h gpu_specs/gpu.h
+$(GPUGEN): tools/gpugen.c trace/csv.c trace/csv.h trace/surfer_err.c trace/surfer_err.h gpu_specs/gpu.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tools/gpugen.c trace/csv.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tools/gpugen.c trace/csv.c trace/surfer_err.c
 
 $(GPU_GEN_C): $(GPU_TABLES) $(GPUGEN)
 	@mkdir -p $(dir $@)
