@@ -1,8 +1,10 @@
 # surfer - one non-recursive Makefile.  Each component directory adds its
 # sources, programs and tests in its module.mk; everything builds into build/.
 #
-#   make                      build everything
-#   make test                 build and run every suite
+#   make demo                 install missing packages, build, predict a model
+#   make test                 install missing packages, build, run every suite
+#                             (NODEPS=1: do not install; packages.txt lists them)
+#   make                      build everything (no installing)
 #   make SANITIZE=address,undefined test    (or SANITIZE=thread)
 #   make CI=1                 warnings are errors
 #   make bench                heavy benchmarks (not part of test)
@@ -13,6 +15,26 @@ CUDA_HOME ?= /usr/local/cuda
 BUILD ?= build
 PREFIX ?= /usr/local
 VERSION := 0.1.0
+
+# `make demo` and `make test` first install the missing Debian packages of
+# packages.txt (tools/deps.sh: apt-get, through sudo when not root); it runs
+# while the Makefile is read, before pkg-config is asked below.
+ifneq ($(filter test demo,$(MAKECMDGOALS)),)
+ifndef NODEPS
+DEPS_STATUS := $(shell sh tools/deps.sh $(if $(filter test,$(MAKECMDGOALS)),test,build) >&2; echo $$?)
+ifneq ($(DEPS_STATUS),0)
+$(error missing packages (see above); NODEPS=1 builds without installing)
+endif
+endif
+endif
+
+# The recorder (libsurfer.so) and its tests include the CUDA toolkit's
+# headers; the analyzer, the importers and the tools need none.  Without
+# them those are skipped, and make and make test say so.
+CUDA_HEADERS := cuda.h cupti.h cublasLt.h cudnn.h
+CUDA_MISSING := $(strip $(foreach h,$(CUDA_HEADERS),$(if $(wildcard $(CUDA_HOME)/include/$(h)),,$(h))))
+HAVE_CUDA := $(if $(CUDA_MISSING),,yes)
+CUDA_SKIP_NOTE := not found under $(CUDA_HOME)/include: $(CUDA_MISSING) (set CUDA_HOME)
 
 WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla -fno-common
 ifdef CI
@@ -42,6 +64,8 @@ PROGRAMS :=         # build/<name> executables
 TEST_BINS :=        # Check suites, each run by `make test`
 TEST_SCRIPTS :=     # shell tests run by `make test` after the suites
 EXTRA_TARGETS :=    # other things `make` builds (libsurfer.so, fakes)
+SKIPPED :=          # what was not built for want of the CUDA headers
+SKIPPED_TESTS :=    # the tests left out with them
 BENCH_TARGETS :=    # phony targets run by `make bench`
 
 CORE_LIB := $(BUILD)/libsurfer-core.a
@@ -60,6 +84,9 @@ include tests/fuzz/fuzz.mk
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 
 all: $(CORE_LIB) $(PROGRAMS) $(EXTRA_TARGETS)
+ifneq ($(SKIPPED),)
+	@echo "skipped $(SKIPPED): CUDA headers $(CUDA_SKIP_NOTE)"
+endif
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -73,14 +100,24 @@ $(CORE_LIB): $(CORE_OBJS)
 tests: $(TEST_BINS) $(EXTRA_TARGETS) $(PROGRAMS)
 
 test: all tests
+ifneq ($(SKIPPED_TESTS),)
+	@echo "skipping $(SKIPPED_TESTS): they need the recorder (CUDA headers $(CUDA_SKIP_NOTE))"
+endif
 	@BUILD=$(BUILD) CUDA_HOME=$(CUDA_HOME) SANITIZE=$(SANITIZE) sh tests/run.sh $(TEST_BINS) -- $(TEST_SCRIPTS)
 
 bench: all $(BENCH_TARGETS)
 
+# The first prediction, from the bundled default: a built-in model on two
+# GPUs, no GPU and no trace needed.
+DEMO_ARGS := --model gpt2-large --batch 2 --seq 1024 --mode training --target a100 --target h100
+demo: all
+	$(BUILD)/surfer analyze $(DEMO_ARGS)
+	@echo "a recorded trace: $(BUILD)/surfer analyze examples/fake-driver.mp --origin h100-sxm --target a100 --target h100"
+
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all test tests bench clean install
+.PHONY: all test tests bench clean install demo
 .DELETE_ON_ERROR:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -18,7 +18,11 @@ UNWIND_LIBS := $(shell pkg-config --libs libunwind 2>/dev/null || echo -lunwind)
 # (RTLD_NEXT is resolved from the caller's return address), also at -O1.
 CFLAGS_preload_ += $(CUDA_CFLAGS) $(UNWIND_CFLAGS) -fvisibility=hidden -foptimize-sibling-calls
 
+ifeq ($(HAVE_CUDA),yes)
 EXTRA_TARGETS += $(BUILD)/libsurfer.so
+else
+SKIPPED += $(BUILD)/libsurfer.so
+endif
 
 $(BUILD)/libsurfer.so: $(PRELOAD_OBJS) $(BUILD)/libsurfer-core.a
 	@mkdir -p $(dir $@)

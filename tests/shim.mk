@@ -2,10 +2,19 @@
 # drive it like the CUDA runtime and Triton do, the trace checker, the
 # CUPTI parsing suite and the shell runner.
 FAKE_CUDA := $(BUILD)/tests/libcuda.so.1
+FAKE_LIBDIR := $(BUILD)/tests/fakelib
 SHIM_TEST_PROGS := $(BUILD)/tests/shim_runtime $(BUILD)/tests/shim_direct \
 	$(BUILD)/tests/shim_check $(BUILD)/tests/libshimctor.so
 EXTRA_TARGETS += $(FAKE_CUDA) $(SHIM_TEST_PROGS)
-TEST_SCRIPTS += tests/shim_test.sh tests/gpu_check_test.sh tests/gpu_tools_test.sh
+TEST_SCRIPTS += tests/gpu_tools_test.sh
+# (these run the recorder, or compile against CUPTI's headers)
+ifeq ($(HAVE_CUDA),yes)
+TEST_SCRIPTS += tests/shim_test.sh tests/gpu_check_test.sh
+TEST_BINS += $(BUILD)/tests/check_cupti
+EXTRA_TARGETS += $(FAKE_LIBDIR)/libcupti.so.13
+else
+SKIPPED_TESTS += tests/shim_test.sh tests/gpu_check_test.sh $(BUILD)/tests/check_cupti
+endif
 
 # The fake defines driver entry points without prototypes, on purpose.
 # -Bsymbolic: its internal calls must not reach the recorder's hooks.
@@ -29,7 +38,6 @@ $(BUILD)/tests/shim_check: $(BUILD)/obj/tests/shim_check.o $(BUILD)/libsurfer-co
 
 # CUPTI record parsing on hand-built buffers (real libcupti, no GPU): cupti.c
 # links with log.c alone, since it reaches the recorder only through its sink.
-TEST_BINS += $(BUILD)/tests/check_cupti
 $(BUILD)/obj/tests/check_cupti.o: CFLAGS += $(CUDA_CFLAGS)
 $(BUILD)/tests/check_cupti: $(BUILD)/obj/tests/check_cupti.o $(BUILD)/obj/preload/cupti.o \
 		$(BUILD)/obj/preload/log.o
@@ -37,7 +45,7 @@ $(BUILD)/tests/check_cupti: $(BUILD)/obj/tests/check_cupti.o $(BUILD)/obj/preloa
 
 # The real cuBLAS/cuBLASLt/cuDNN through the interposed entry points; built
 # only where the toolkit has them (the shell test skips otherwise).
-ifneq ($(wildcard $(CUDA_HOME)/lib64/libcudnn.so $(CUDA_HOME)/lib64/libcublasLt.so),)
+ifneq ($(if $(HAVE_CUDA),$(wildcard $(CUDA_HOME)/lib64/libcudnn.so $(CUDA_HOME)/lib64/libcublasLt.so)),)
 EXTRA_TARGETS += $(BUILD)/tests/shim_libs
 $(BUILD)/obj/tests/shim_libs.o: CFLAGS += $(CUDA_CFLAGS)
 $(BUILD)/tests/shim_libs: $(BUILD)/obj/tests/shim_libs.o
@@ -55,7 +63,6 @@ shim-bench: $(BUILD)/libsurfer.so $(FAKE_CUDA) $(BUILD)/tests/shim_bench
 
 # Fake libcublas/libcublasLt (in their own directory, so they never shadow
 # the real ones) and a program whose library calls launch kernels.
-FAKE_LIBDIR := $(BUILD)/tests/fakelib
 EXTRA_TARGETS += $(FAKE_LIBDIR)/libcublas.so.13 $(FAKE_LIBDIR)/libcublasLt.so.13 \
 	$(BUILD)/tests/shim_nested
 $(FAKE_LIBDIR)/libcublasLt.so.13: tests/fake_cublas.c $(FAKE_CUDA)
@@ -69,8 +76,8 @@ $(BUILD)/tests/shim_nested: $(BUILD)/obj/tests/shim_nested.o $(FAKE_LIBDIR)/libc
 	$(CC) $(LDFLAGS) -o $@ $< $(FAKE_LIBDIR)/libcublas.so.13 $(FAKE_CUDA) \
 		-Wl,-rpath-link,$(FAKE_LIBDIR) -Wl,-rpath-link,$(BUILD)/tests
 
-# A fake libcupti driven by the fake driver: the CUPTI path end to end.
-EXTRA_TARGETS += $(FAKE_LIBDIR)/libcupti.so.13
+# A fake libcupti driven by the fake driver: the CUPTI path end to end
+# (built with the CUDA headers, above).
 $(FAKE_LIBDIR)/libcupti.so.13: tests/fake_cupti.c $(FAKE_CUDA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CUDA_CFLAGS) -Wno-missing-prototypes -fvisibility=hidden \

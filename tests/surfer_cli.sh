@@ -4,7 +4,7 @@
 # verb has a program and a page, unknown verbs are one line and exit 2; the
 # bash completion offers verbs, options, GPU ids and model names; `make
 # install` puts the completion where bash-completion finds it and `surfer
-# record` finds the installed recorder.
+# record` finds the installed recorder; the README's example trace reads.
 B=${BUILD:-build}
 S=$B/surfer
 n=0
@@ -67,6 +67,15 @@ check "a missing surfer-record: 127 and its name (rc $rc: $(cat "$T/err"))" $?
 PATH="$(cd "$B" && pwd):/usr/bin:/bin" "$T/bin/surfer" dump --version >"$T/out" 2>&1
 grep -q '^surfer-dump ' "$T/out"
 check "surfer-VERB found on PATH ($(cat "$T/out"))" $?
+
+# the example trace the README analyzes first reads, and says it came
+# from the fake driver
+"$S" analyze examples/fake-driver.mp --origin h100-sxm --target a100 --target h100 >"$T/ex" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q '^origin .*(Fake GPU 9000)' "$T/ex" && grep -q '^target .*H100' "$T/ex"
+check "surfer analyze examples/fake-driver.mp (rc $rc: $(head -2 "$T/ex"))" $?
+grep -q 'fake-driver.mp.*test driver' examples/README.md && grep -q 'make example-trace' examples/README.md
+check "examples/README.md labels the trace and says how it is made" $?
 
 # bash completion
 if command -v bash >/dev/null 2>&1; then

@@ -7,3 +7,14 @@ $(BUILD)/surfer-record: $(BUILD)/obj/tools/record.o $(BUILD)/obj/tools/recording
 		$(BUILD)/libsurfer-core.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# examples/fake-driver.mp, the trace the README analyzes first: surfer
+# record over a test program (three of five profiler windows of
+# shim_runtime) and the fake driver (tests/fake_cuda.c), not a GPU.
+# `make example-trace` remakes it.
+example-trace: $(BUILD)/surfer-record $(BUILD)/libsurfer.so $(FAKE_CUDA) $(BUILD)/tests/shim_runtime
+	@mkdir -p examples
+	rm -f examples/fake-driver.mp
+	LD_LIBRARY_PATH=$(BUILD)/tests $(BUILD)/surfer-record --timing events --skip 1 --iterations 3 \
+		-o examples/fake-driver.mp -- $(BUILD)/tests/shim_runtime windows 5 3
+.PHONY: example-trace

@@ -84,8 +84,13 @@ static int is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* `surfer help VERB`: man -l on the installed page (../share/man/man1) or
- * the one in the source tree (../docs/man beside build/). */
+#ifndef SURFER_SRC_MANDIR
+#define SURFER_SRC_MANDIR "docs/man"
+#endif
+
+/* `surfer help VERB`: man -l on the installed page (../share/man/man1), the
+ * one in the source tree beside build/ (../docs/man), or in the source tree
+ * this program was built from. */
 static int help(const char *name)
 {
 	char page[64];
@@ -99,17 +104,20 @@ static int help(const char *name)
 	}
 	char dir[PATH_MAX], path[PATH_MAX + 64];
 	self_dir(dir, sizeof dir);
-	const char *where[] = { "%s/../share/man/man1/%s", "%s/../docs/man/%s" };
+	const char *where[] = { "%s/../share/man/man1/%s", "%s/../docs/man/%s", SURFER_SRC_MANDIR "/%s" };
 	for (size_t i = 0; i < sizeof where / sizeof *where; i++) {
-		snprintf(path, sizeof path, where[i], dir, page);
+		if (i == 2)
+			snprintf(path, sizeof path, where[i], page);
+		else
+			snprintf(path, sizeof path, where[i], dir, page);
 		if (!is_file(path))
 			continue;
 		execlp("man", "man", "-l", path, (char *)NULL);
 		fprintf(stderr, PROG ": cannot run man (%s); the page is %s\n", strerror(errno), path);
 		return 1;
 	}
-	fprintf(stderr, PROG ": %s not found under %s/../share/man/man1 or %s/../docs/man\n",
-		page, dir, dir);
+	fprintf(stderr, PROG ": %s not found under %s/../share/man/man1, %s/../docs/man or %s\n",
+		page, dir, dir, SURFER_SRC_MANDIR);
 	return 1;
 }
 

@@ -3,6 +3,10 @@
 PROGRAMS += $(BUILD)/surfer
 TEST_SCRIPTS += tests/surfer_cli.sh
 
+# the source tree's pages, for `surfer help` from a build directory
+# outside it (BUILD=/elsewhere); the installed pages come first
+$(BUILD)/obj/tools/surfer.o: CPPFLAGS += -DSURFER_SRC_MANDIR='"$(CURDIR)/docs/man"'
+
 $(BUILD)/surfer: $(BUILD)/obj/tools/surfer.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^

@@ -63,7 +63,7 @@ ifeq ($(FUZZ_OK),yes)
 fuzz: $(FUZZ_BINS)
 else
 fuzz:
-	@echo "fuzz: $(FUZZ_CC) cannot link -fsanitize=fuzzer here (install clang and libclang-rt-14-dev)"; exit 1
+	@echo "fuzz: $(FUZZ_CC) cannot link -fsanitize=fuzzer here (install clang and libclang-rt-dev)"; exit 1
 endif
 
 fuzz-run: fuzz

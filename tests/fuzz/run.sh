@@ -6,7 +6,7 @@
 FUZZ_BUILD=${FUZZ_BUILD:-build-fuzz}
 secs=${FUZZ_TEST_SECONDS:-4}
 if [ "$FUZZ_OK" != yes ]; then
-	echo "fuzz: skipped: clang with libFuzzer not found (apt-get install clang libclang-rt-14-dev)"
+	echo "fuzz: skipped: clang with libFuzzer not found (apt-get install clang libclang-rt-dev)"
 	exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fuzzrun.XXXXXX") || exit 1
