@@ -696,6 +696,20 @@ static int an_open(const struct an_ctx *c, struct trace_reader **r, char *err, s
 	return trace_reader_open(r, c->path, err, errlen);
 }
 
+/* Fills p with the event ev of rec and what the replay needs to know of
+ * rec besides it: the one place an_pending is filled (the window, the
+ * second reading and the sorted copy). */
+static void an_pending_fill(struct an_pending *p, const struct tl_event *ev,
+			    const struct trace_record *rec)
+{
+	p->ev = *ev;
+	p->seq = an_seq(rec);
+	p->iteration = rec->type == TRACE_KERNEL ? rec->u.kernel.iteration : -1;
+	p->item = an_item_candidate(rec);
+	p->no_cpu = an_no_cpu(rec);
+	p->may_outlast = an_may_outlast(rec);
+}
+
 /* p[at] is a CPU wait: when the same thread's previous call (among the
  * events p[lo..at)) is a copy to host memory of unknown kind on the stream
  * waited for, that copy blocked (an_item_candidate). */
@@ -780,10 +794,7 @@ static int an_pass_merge(struct an_ctx *c)
 			continue;
 		if (rec.type == TRACE_KERNEL)
 			sum += an_launch_hash(rec.u.kernel.seq, p->ev.config);
-		p->seq = an_seq(&rec);
-		p->iteration = rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
-		p->item = an_item_candidate(&rec);
-		p->no_cpu = an_no_cpu(&rec);
+		an_pending_fill(p, &p->ev, &rec);
 		an_mark_item(late, head, tail++);
 		if (tail - head > AN_ITEM_LOOKBACK && an_feed(c, &late[head]) < 0)
 			rc = TRACE_ENOMEM;
@@ -838,12 +849,7 @@ static int an_pass2(struct an_ctx *c)
 			c->pend = p;
 			c->cappend = cap;
 		}
-		c->pend[c->npend].ev = ev;
-		c->pend[c->npend].seq = an_seq(&rec);
-		c->pend[c->npend].iteration = rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1;
-		c->pend[c->npend].item = an_item_candidate(&rec);
-		c->pend[c->npend].no_cpu = an_no_cpu(&rec);
-		c->pend[c->npend].may_outlast = an_may_outlast(&rec);
+		an_pending_fill(&c->pend[c->npend], &ev, &rec);
 		c->npend++;
 	}
 	trace_reader_free(r);
@@ -889,9 +895,9 @@ static int an_pop(struct an_ctx *c)
 
 /* Adds an event to the window in (CPU time, seq) order, replaying the
  * oldest when it is full. */
-static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, int32_t iteration,
-		   const struct trace_record *rec)
+static int an_push(struct an_ctx *c, const struct tl_event *ev, const struct trace_record *rec)
 {
+	uint64_t seq = an_seq(rec);
 	size_t at;
 
 	if (c->overflow)
@@ -912,12 +918,7 @@ static int an_push(struct an_ctx *c, const struct tl_event *ev, uint64_t seq, in
 		at--;
 	if (at < c->wtail)
 		memmove(&c->win[at + 1], &c->win[at], (c->wtail - at) * sizeof(*c->win));
-	c->win[at].ev = *ev;
-	c->win[at].seq = seq;
-	c->win[at].iteration = iteration;
-	c->win[at].item = an_item_candidate(rec);
-	c->win[at].no_cpu = an_no_cpu(rec);
-	c->win[at].may_outlast = an_may_outlast(rec);
+	an_pending_fill(&c->win[at], ev, rec);
 	c->wtail++;
 	an_mark_item(c->win, c->whead, at);
 	return 0;
@@ -1019,8 +1020,7 @@ static int an_stream(struct an_ctx *c)
 		/* once out of order beyond the window the replay starts over
 		 * after this reading: nothing more to place */
 		if (!c->overflow && an_event(c, &rec, &ev, config) &&
-		    an_push(c, &ev, an_seq(&rec), rec.type == TRACE_KERNEL ? rec.u.kernel.iteration : -1,
-			    &rec) < 0)
+		    an_push(c, &ev, &rec) < 0)
 			return an_fail(c, SURFER_ENOMEM, "out of memory");
 	}
 	if (rc == 0)
@@ -1043,7 +1043,7 @@ static int an_stream(struct an_ctx *c)
 		an_fix_offset(c);
 		if (an_restart(c) < 0)
 			return an_fail(c, SURFER_ENOMEM, "out of memory");
-		rc = an_pass_merge(c);
+		rc = c->o->sorted_copy ? AN_MERGE_CANNOT : an_pass_merge(c);
 		if (rc <= 0)
 			return rc;
 		if (rc == AN_MERGE_DIFFERS && an_restart(c) < 0)

@@ -67,6 +67,10 @@ struct analysis_options {
 	enum pred_method method;
 	const struct predictor *pred;          /* NULL: the defaults (predict.h)    */
 	uint32_t reorder_window;               /* events; 0 = the default (16384)   */
+	int sorted_copy;                       /* out of order beyond the window:
+						* replay from the sorted copy, not
+						* the second reading in order (tests
+						* compare the two)                 */
 	analysis_span_fn on_span;              /* NULL, or called for every span of
 						* the replay on every lane (nothing
 						* is stored: a trace of any length

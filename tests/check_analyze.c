@@ -336,6 +336,199 @@ START_TEST(interleaved_threads)
 }
 END_TEST
 
+/* Two threads' launches, a GEMM call before every fourth, written to p in
+ * runs of block records per thread (1: in CPU order).  With late_gemm, one
+ * GEMM record carries a CPU time after its launch's. */
+static void write_two_threads(const char *p, uint32_t block, int late_gemm)
+{
+	struct trace_header h;
+	static struct trace_record q[2][2 * 3000];
+	uint32_t nq[2] = { 0, 0 }, done[2] = { 0, 0 };
+	uint64_t seq = 0, end[2] = { 0, 0 };
+	int err;
+	struct trace_writer *w = trace_writer_open(p, 0, &err);
+
+	ck_assert_ptr_nonnull(w);
+	memset(&h, 0, sizeof(h));
+	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A100-SXM4-80GB");
+	h.timing = TRACE_TIMING_SYNTHETIC;
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	uint32_t name = trace_writer_intern(w, "ampere_sgemm_128x64_nn", 22);
+	for (uint32_t i = 0; i < 6000; i++) {
+		int t = (int)(i % 2);
+		uint64_t cpu = 1000000 + (uint64_t)i * 2000, lib = 0;
+		struct trace_record r;
+
+		if (i % 4 < 2) {
+			memset(&r, 0, sizeof(r));
+			r.type = TRACE_GEMM;
+			r.u.gemm = (struct trace_gemm){ .seq = ++seq, .api = TRACE_GEMM_SGEMM,
+				.m = 256u << (i % 3), .n = 512, .k = 128, .batch = 1,
+				.a_type = TRACE_DT_F32, .b_type = TRACE_DT_F32, .c_type = TRACE_DT_F32,
+				.compute_type = TRACE_DT_F32, .epilogue = 1, .stream = 7 + (uint64_t)t,
+				.thread = 10 + (uint32_t)t, .cpu_ns = cpu };
+			if (late_gemm && i == 2001)
+				r.u.gemm.cpu_ns = cpu + 5;
+			lib = seq;
+			q[t][nq[t]++] = r;
+		}
+		memset(&r, 0, sizeof(r));
+		uint64_t start = cpu + 4000 > end[t] ? cpu + 4000 : end[t];
+		end[t] = start + 3000 + (i % 5) * 100;
+		r.type = TRACE_KERNEL;
+		r.u.kernel = (struct trace_kernel){ .seq = ++seq, .name = name, .grid = { 64, 1, 1 },
+			.block = { 256, 1, 1 }, .regs = 64, .stream = 7 + (uint64_t)t,
+			.thread = 10 + (uint32_t)t, .cpu_ns = cpu + 1, .start_ns = start,
+			.end_ns = end[t], .lib_call = lib, .iteration = -1 };
+		q[t][nq[t]++] = r;
+	}
+	while (done[0] < nq[0] || done[1] < nq[1])
+		for (int t = 0; t < 2; t++)
+			for (uint32_t b = 0; b < block && done[t] < nq[t]; b++)
+				ck_assert_int_eq(trace_writer_record(w, &q[t][done[t]++]), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+}
+
+START_TEST(second_reading_disagrees)
+{
+	/* Threads in runs past the window, one GEMM record timed after its
+	 * launch: in CPU order the launch comes before the call that describes
+	 * it, so the second reading would give it another configuration; the
+	 * analysis notices (the sum over launch and configuration differs) and
+	 * replays from the sorted copy, to the numbers a window holding the
+	 * whole trace gives.  Without the late call the second reading is
+	 * used, to the same numbers.  (The file order, not the replay, decides
+	 * which launch makes a configuration known and so its prediction on a
+	 * target: the comparison is on one file.) */
+	const struct gpu_spec *targets[2] = {gpu("h100-sxm"), gpu("l4")};
+
+	for (int late = 1; late >= 0; late--) {
+		struct analysis *a, *b;
+
+		write_two_threads(path, 700, late);
+		window = 1u << 20;
+		a = run(path, NULL, targets, 2, PRED_AUTO);
+		window = 256;
+		b = run(path, NULL, targets, 2, PRED_AUTO);
+		window = 0;
+		ck_assert_int_eq(a->reread_in_order + a->sorted_in_memory, 0);
+		ck_assert_int_eq(b->reread_in_order, !late);
+		ck_assert_int_eq(b->sorted_in_memory, late);
+		ck_assert_uint_eq(b->kernels, 6000);
+		ck_assert_uint_eq(b->configs, a->configs);
+		ck_assert_double_eq(b->measured_ns, a->measured_ns);
+		for (size_t t = 0; t < 2; t++)
+			ck_assert_double_eq(b->targets[t].iteration_ns, a->targets[t].iteration_ns);
+		analysis_free(a);
+		analysis_free(b);
+	}
+}
+END_TEST
+
+/* Rewrites the trace at from into to as if its records came from three
+ * threads: runs of about 37 consecutive records (a GEMM call stays with
+ * the launch after it) go to threads 100, 101, 102 in turn, each thread's
+ * records in the order they were, and the file holds each thread's
+ * records in runs of 200. */
+static void rethread(const char *from, const char *to)
+{
+	struct trace_reader *r;
+	struct trace_record rec, *q[3];
+	uint32_t nq[3] = { 0, 0, 0 }, done[3] = { 0, 0, 0 }, n = 0;
+	int t = 0;
+	char err[256];
+	int werr;
+
+	ck_assert_int_eq(trace_reader_open(&r, from, err, sizeof(err)), 0);
+	struct trace_writer *w = trace_writer_open(to, 0, &werr);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(trace_writer_header(w, trace_reader_header(r)), 0);
+	for (int t = 0; t < 3; t++)
+		ck_assert_ptr_nonnull(q[t] = calloc(20000, sizeof(*q[t])));
+	while (trace_reader_next(r, &rec, err, sizeof(err)) == 1) {
+		if (++n >= 37 && (nq[t] == 0 || q[t][nq[t] - 1].type != TRACE_GEMM)) {
+			t = (t + 1) % 3;
+			n = 1;
+		}
+		uint32_t thread = 100 + (uint32_t)t, *name = NULL;
+
+		switch (rec.type) {
+		case TRACE_KERNEL: rec.u.kernel.thread = thread; name = &rec.u.kernel.name; break;
+		case TRACE_GEMM: rec.u.gemm.thread = thread; break;
+		case TRACE_CONV: rec.u.conv.thread = thread; break;
+		case TRACE_MEMCPY: case TRACE_MEMSET: rec.u.copy.thread = thread; break;
+		case TRACE_SYNC: rec.u.sync.thread = thread; break;
+		case TRACE_MARKER: rec.u.marker.thread = thread; name = &rec.u.marker.name; break;
+		default: ck_abort_msg("record type %d", (int)rec.type);
+		}
+		if (name && *name) {
+			size_t len;
+			const char *s = trace_reader_string(r, *name, &len);
+			*name = trace_writer_intern(w, s, len);
+		}
+		ck_assert_uint_lt(nq[t], 20000);
+		q[t][nq[t]++] = rec;
+	}
+	while (done[0] < nq[0] || done[1] < nq[1] || done[2] < nq[2])
+		for (int t = 0; t < 3; t++)
+			for (int b = 0; b < 200 && done[t] < nq[t]; b++)
+				ck_assert_int_eq(trace_writer_record(w, &q[t][done[t]++]), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	trace_reader_free(r);
+	for (int t = 0; t < 3; t++)
+		free(q[t]);
+}
+
+START_TEST(second_reading_is_the_sorted_copy)
+{
+	/* Training steps (copies, synchronizations, DDP's events, iteration
+	 * or capture markers, untimed launches) from three threads in runs past
+	 * a 16-event window replay from the second reading in order exactly as
+	 * from the sorted copy: every number of the analysis. */
+	const struct gpu_spec *targets[2] = {gpu("h100-sxm"), gpu("t4")};
+
+	for (int v = 0; v < 5; v++) {
+		struct synth_opts so;
+		struct analysis_options o = {.targets = targets, .ntargets = 2, .method = PRED_AUTO,
+					     .reorder_window = 16};
+		struct analysis *a = NULL, *b = NULL;
+		char err[256];
+
+		synth_defaults(&so, "NVIDIA A100-SXM4-80GB");
+		so.iterations = 6;
+		so.layers = 12;
+		so.events = v == 1;
+		so.untimed_every = v == 2 ? 3 : 0;
+		so.no_gpu_times = v == 3;
+		so.capture = v == 4;
+		ck_assert_int_eq(synth_write(path, &so), 0);
+		rethread(path, path2);
+		ck_assert_int_eq(analysis_run(path2, &o, &a, err, sizeof(err)), 0);
+		o.sorted_copy = 1;
+		ck_assert_int_eq(analysis_run(path2, &o, &b, err, sizeof(err)), 0);
+		ck_assert_msg(a->reread_in_order == 1, "variant %d not read again in order", v);
+		ck_assert_int_eq(b->sorted_in_memory, 1);
+		ck_assert_uint_eq(a->kernels, b->kernels);
+		ck_assert_uint_eq(a->configs, b->configs);
+		ck_assert_uint_eq(a->iterations, b->iterations);
+		ck_assert_double_eq(a->measured_ns, b->measured_ns);
+		ck_assert_double_eq(a->measured_kernel_ns, b->measured_kernel_ns);
+		ck_assert_double_eq(a->measured_copy_ns, b->measured_copy_ns);
+		ck_assert_double_eq(a->measured_gpu_wait_cpu_ns, b->measured_gpu_wait_cpu_ns);
+		for (size_t t = 0; t < 2; t++) {
+			ck_assert_double_eq(a->targets[t].iteration_ns, b->targets[t].iteration_ns);
+			ck_assert_double_eq(a->targets[t].kernel_ns, b->targets[t].kernel_ns);
+			ck_assert_double_eq(a->targets[t].copy_ns, b->targets[t].copy_ns);
+			ck_assert_double_eq(a->targets[t].gpu_wait_cpu_ns, b->targets[t].gpu_wait_cpu_ns);
+		}
+		analysis_free(a);
+		analysis_free(b);
+	}
+}
+END_TEST
+
 START_TEST(capture_windows)
 {
 	/* The recorder's capture windows (start/stop markers, kernels numbered
@@ -956,6 +1149,8 @@ int main(void)
 	tcase_add_loop_test(tc, blocking_copy_scales, 0, SYNTH_BLOCK_COUNT);
 	tcase_add_test(tc, out_of_order_records);
 	tcase_add_test(tc, interleaved_threads);
+	tcase_add_test(tc, second_reading_disagrees);
+	tcase_add_test(tc, second_reading_is_the_sorted_copy);
 	tcase_add_test(tc, capture_windows);
 	tcase_add_test(tc, sync_written_first);
 	tcase_add_test(tc, truncated_trace);

@@ -10,12 +10,20 @@
  * allocation per record: decoding a launch costs about as much as scanning
  * it) and checked for type and range (trace_validate_record, shared with the
  * writer).  The types a field can have are msgpack-c's: an integer encoded
- * signed but not negative is an unsigned integer, bin is not str.
+ * signed but not negative is an unsigned integer, bin is not str.  Records
+ * that are arrays of integers take a one-walk path (fast_record) that gives
+ * the same result or hands over to the general one.
  *
  * Memory held is the string table, the stack table and one record's worth
  * of input: bounded by the number of distinct strings and stacks, never by
  * the file size.  Every loop consumes input or ends, so there is no endless
  * loop on any input.
+ *
+ * Reading in order (trace_merge_*, at the end): a reader that keeps order
+ * notes each thread's runs (order.c); the merge then gives every thread a
+ * reader of its own in "lane" mode, which reads only that thread's byte
+ * ranges (pread, or the caller's memory), skips strings and stacks, and
+ * resolves ids through the first reader's tables.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -1194,33 +1202,19 @@ static const struct fast_type {
 	[TRACE_MARKER] = { fast_marker, NFIELDS(fast_marker) },
 };
 
-/* Decodes the record at the read position into rec when it qualifies (see
- * above): 1, with the record consumed; 0 when the general path must run. */
-static int fast_record(struct trace_reader *r, struct trace_record *rec)
+/* Decodes fields 1..nf of a record with n elements from *pp (up to end)
+ * into base by the table f: 1, or 0 when the general path must run.
+ * Inlined with each type's constant table, the loop unrolls into straight
+ * code for that record type. */
+static inline __attribute__((always_inline)) int fast_fields(const struct fast_field *f,
+							     uint32_t nf, uint32_t n,
+							     const unsigned char **pp,
+							     const unsigned char *end, char *base)
 {
-	const unsigned char *start = r->in + r->ioff, *p = start, *end = r->in + r->iused;
-	uint32_t n;
-	if (end - p < 2)
-		return 0;
-	if (p[0] >= 0x90 && p[0] <= 0x9f) {
-		n = p[0] & 0x0f;
-		p++;
-	} else if (p[0] == 0xdc && end - p >= 4) {
-		n = (uint32_t)be(p + 1, 2);
-		p += 3;
-	} else {
-		return 0;
-	}
-	unsigned type = *p++;
-	if (type >= TRACE_TYPE_MAX || !fast_types[type].f || n < required_fields[type] ||
-	    n - 1 > fast_types[type].n)
-		return 0;
-	const struct fast_type *ft = &fast_types[type];
-	memset(rec, 0, record_bytes((enum trace_type)type));
-	rec->type = (enum trace_type)type;
-	char *base = (char *)rec;
-	for (uint32_t i = 0; i < ft->n; i++) {
-		const struct fast_field *d = &ft->f[i];
+	const unsigned char *p = *pp;
+#pragma GCC unroll 32
+	for (uint32_t i = 0; i < nf; i++) {
+		const struct fast_field *d = &f[i];
 		int64_t sv = 0;
 		uint64_t v;
 		if (i + 1 >= n) {
@@ -1286,6 +1280,51 @@ static int fast_record(struct trace_reader *r, struct trace_record *rec)
 			break;
 		}
 	}
+	*pp = p;
+	return 1;
+}
+
+/* Decodes the record at the read position into rec when it qualifies (see
+ * above): 1, with the record consumed; 0 when the general path must run. */
+static int fast_record(struct trace_reader *r, struct trace_record *rec)
+{
+	const unsigned char *start = r->in + r->ioff, *p = start, *end = r->in + r->iused;
+	uint32_t n;
+	if (end - p < 2)
+		return 0;
+	if (p[0] >= 0x90 && p[0] <= 0x9f) {
+		n = p[0] & 0x0f;
+		p++;
+	} else if (p[0] == 0xdc && end - p >= 4) {
+		n = (uint32_t)be(p + 1, 2);
+		p += 3;
+	} else {
+		return 0;
+	}
+	unsigned type = *p++;
+	if (type >= TRACE_TYPE_MAX || !fast_types[type].f || n < required_fields[type] ||
+	    n - 1 > fast_types[type].n)
+		return 0;
+	memset(rec, 0, record_bytes((enum trace_type)type));
+	rec->type = (enum trace_type)type;
+	char *base = (char *)rec;
+	int ok;
+	switch (type) {
+	case TRACE_KERNEL:
+		ok = fast_fields(fast_kernel, NFIELDS(fast_kernel), n, &p, end, base);
+		break;
+	case TRACE_GEMM:
+		ok = fast_fields(fast_gemm, NFIELDS(fast_gemm), n, &p, end, base);
+		break;
+	case TRACE_SYNC:
+		ok = fast_fields(fast_sync, NFIELDS(fast_sync), n, &p, end, base);
+		break;
+	default:
+		ok = fast_fields(fast_types[type].f, fast_types[type].n, n, &p, end, base);
+		break;
+	}
+	if (!ok)
+		return 0;
 	size_t len = (size_t)(p - start);
 	r->offset = r->consumed;
 	r->obj = start;
