@@ -98,13 +98,6 @@ struct analysis_target {
 	double memory_bound_ns, compute_bound_ns, unknown_bound_ns; /* kernel_ns split */
 	double method_ns[PRED_METHOD_COUNT]; /* kernel_ns split by the method used  */
 	double price_usd_per_hour;    /* set by the caller for cost reports; 0 none */
-	uint32_t gpus;                /* --model: GPUs one iteration runs on (dp x tp
-				       * x pp), each at that price; 0 = 1 (traces) */
-	uint32_t max_batch_fits;      /* --model: the largest --batch whose estimated
-				       * memory fits the target, 0 none (or traces) */
-	double tokens_per_iteration;  /* --model: tokens an iteration processes (all
-				       * data-parallel ranks; a decode step: one per
-				       * sequence); 0 unknown (traces)               */
 	double op_ns[PRED_OP_COUNT], op_origin_ns[PRED_OP_COUNT];
 	struct analysis_group *groups; /* by pred_ns, largest first                 */
 	size_t ngroups;
@@ -130,11 +123,6 @@ struct analysis {
 				       * sorted copy of every event               */
 	int untimed;                  /* no GPU times: measured_ns is CPU time only */
 	uint64_t peak_device_bytes;   /* most device memory the program held (trailer), 0 unknown */
-	/* --model: the estimated device memory of one GPU (model.h's
-	 * struct model_memory, bytes); all 0 for traces */
-	struct {
-		double peak, weights, gradients, optimizer, activations, kv_cache, transient;
-	} memory;
 	struct tile_amd_scale amd_scale; /* the scale the predictor applied to the
 				       * tile model's times on AMD targets        */
 	char warning[192];

@@ -15,9 +15,10 @@
 
 #include "analyzer/report.h"
 
-int baseline_save(const struct analysis *a, const char *path, char *err, size_t errlen)
+int baseline_save(const struct analysis *a, const struct report_model *m, const char *path,
+		  char *err, size_t errlen)
 {
-	json_t *doc = report_json(a, 0);
+	json_t *doc = report_json(a, m, 0);
 	int rc;
 
 	if (!doc) {

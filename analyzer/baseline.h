@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "analyzer/analyze.h"
+#include "analyzer/report.h"
 
 #define BASELINE_TOP_GROWERS 5
 
@@ -27,10 +28,12 @@ struct baseline_verdict {
 	size_t ngrowers;
 };
 
-/* Writes the baseline of a (every target, every kernel group) to path.
+/* Writes the baseline of a (every target, every kernel group; m: a model
+ * run's estimates, NULL for a trace) to path.
  * Returns 0, or SURFER_EIO (cannot write) or SURFER_ENOMEM with a reason
  * in err. */
-int baseline_save(const struct analysis *a, const char *path, char *err, size_t errlen);
+int baseline_save(const struct analysis *a, const struct report_model *m, const char *path,
+		  char *err, size_t errlen);
 
 /* Compares a with the baseline at path, target by target (targets missing
  * from either side are skipped).  Fills out[0..max) and *nout.  Returns 1

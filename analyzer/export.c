@@ -214,14 +214,14 @@ static void ex_chart(FILE *f, const struct analysis *a)
 	fputs(" &nbsp; | the predicted iteration</p>\n", f);
 }
 
-static void ex_summary(FILE *f, const struct analysis *a)
+static void ex_summary(FILE *f, const struct analysis *a, const struct report_model *rm)
 {
-	int priced = 0, tokens = 0, memory = a->memory.peak > 0, verdicts = 0;
+	int priced = 0, tokens = 0, memory = rm && rm->memory.peak > 0, verdicts = 0;
 	char v[160];
 
 	for (size_t t = 0; t < a->ntargets; t++) {
 		priced |= a->targets[t].price_usd_per_hour > 0;
-		tokens |= report_tokens_per_s(&a->targets[t]) > 0;
+		tokens |= report_tokens_per_s(&a->targets[t], rm) > 0;
 		report_verdict(a, &a->targets[t], v, sizeof(v));
 		verdicts |= v[0] != 0;
 	}
@@ -263,7 +263,7 @@ static void ex_summary(FILE *f, const struct analysis *a)
 			}
 		fputs("</td>", f);
 		char usd[32];
-		int has_cost = report_cost(at, &it_usd, &m_usd) == 0;
+		int has_cost = report_cost(at, rm, &it_usd, &m_usd) == 0;
 		if (priced && has_cost) {
 			report_usd(it_usd, usd, sizeof(usd));
 			fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">%s</td>"
@@ -272,9 +272,9 @@ static void ex_summary(FILE *f, const struct analysis *a)
 			fputs("<td></td><td></td><td></td>", f);
 		}
 		if (tokens) {
-			fprintf(f, "<td class=\"n\">%.0f</td>", report_tokens_per_s(at));
-			if (priced && has_cost && at->tokens_per_iteration > 0) {
-				report_usd(it_usd / at->tokens_per_iteration * 1e6, usd, sizeof(usd));
+			fprintf(f, "<td class=\"n\">%.0f</td>", report_tokens_per_s(at, rm));
+			if (priced && has_cost && rm->tokens_per_iteration > 0) {
+				report_usd(it_usd / rm->tokens_per_iteration * 1e6, usd, sizeof(usd));
 				fprintf(f, "<td class=\"n\">%s</td>", usd);
 			} else if (priced) {
 				fputs("<td></td>", f);
@@ -283,8 +283,9 @@ static void ex_summary(FILE *f, const struct analysis *a)
 		if (memory) {
 			double have = gpu_mem_usable_bytes(at->gpu);
 			fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td>%s</td>"
-				"<td class=\"n\">%u</td>", a->memory.peak / 1073741824.0, have / 1073741824.0,
-				a->memory.peak <= have ? "yes" : "no", at->max_batch_fits);
+				"<td class=\"n\">%u</td>", rm->memory.peak / 1073741824.0, have / 1073741824.0,
+				rm->memory.peak <= have ? "yes" : "no",
+				rm->max_batch_fits ? rm->max_batch_fits[t] : 0);
 		}
 		if (verdicts) {
 			report_verdict(a, at, v, sizeof(v));
@@ -332,7 +333,7 @@ static void ex_kernels(FILE *f, const struct analysis *a, const struct analysis_
 	fputs("</table>\n", f);
 }
 
-int export_html(FILE *f, const struct analysis *a, size_t top)
+int export_html(FILE *f, const struct analysis *a, const struct report_model *m, size_t top)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<title>surfer-analyze: ", f);
@@ -374,7 +375,7 @@ int export_html(FILE *f, const struct analysis *a, size_t top)
 		fputs("</p>\n", f);
 	}
 	ex_chart(f, a);
-	ex_summary(f, a);
+	ex_summary(f, a, m);
 	for (size_t t = 0; t < a->ntargets; t++)
 		ex_kernels(f, a, &a->targets[t], top);
 	size_t nl;

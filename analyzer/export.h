@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "analyzer/analyze.h"
+#include "analyzer/report.h"
 
 /* Writes one header line and one row per kernel group per target (every
  * group: the rows of a target sum to its predicted kernel time):
@@ -20,8 +21,9 @@ int export_csv(FILE *f, const struct analysis *a);
 /* Writes an HTML document with no external resources: an inline SVG bar
  * chart of the predicted iteration time per target (and the measured one),
  * a summary table (shares of bound and method, costs when priced) and the
- * top kernel groups of each target (top 0 = all).  Every string is escaped.
+ * top kernel groups of each target (top 0 = all); m: a model run's
+ * estimates (tokens, memory), NULL for a trace.  Every string is escaped.
  * Returns 0, or -1 when writing failed. */
-int export_html(FILE *f, const struct analysis *a, size_t top);
+int export_html(FILE *f, const struct analysis *a, const struct report_model *m, size_t top);
 
 #endif

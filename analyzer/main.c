@@ -651,7 +651,8 @@ static void apply_prices(struct analysis *a, struct cli *c)
 }
 
 /* The --html and --csv files; returns 0 or an exit code. */
-static int write_exports(const struct analysis *a, const struct cli *c)
+static int write_exports(const struct analysis *a, const struct report_model *m,
+			 const struct cli *c)
 {
 	FILE *f;
 	int rc = 0;
@@ -659,7 +660,7 @@ static int write_exports(const struct analysis *a, const struct cli *c)
 	if (c->html) {
 		if (!(f = open_output("--html", c->html)))
 			return surfer_exit_code(SURFER_EIO);
-		rc |= close_output(f, "--html", c->html, export_html(f, a, c->top));
+		rc |= close_output(f, "--html", c->html, export_html(f, a, m, c->top));
 	}
 	if (c->csv) {
 		if (!(f = open_output("--csv", c->csv)))
@@ -676,6 +677,7 @@ int main(int argc, char **argv)
 	struct pred_config pc = { 0 };
 	struct predictor *pred;
 	struct analysis *a = NULL;
+	struct report_model rm = { 0 }, *m = NULL; /* m: what a --model run adds */
 	struct chrome_trace *ct = NULL;
 	FILE *ctf = NULL;
 	char err[512], spool[4096] = "";
@@ -738,7 +740,7 @@ int main(int argc, char **argv)
 		o.span_ctx = ct;
 	}
 	if (c.model.set)
-		rc = model_analysis_run(&c.model, &o, &a, err, sizeof(err));
+		rc = model_analysis_run(&c.model, &o, &a, &rm, err, sizeof(err));
 	else
 		rc = analysis_run(path, &o, &a, err, sizeof(err));
 	predictor_free(pred);
@@ -759,6 +761,7 @@ int main(int argc, char **argv)
 				err);
 			analysis_free(a);
 			a = NULL;
+			report_model_free(&rm);
 			rc = SURFER_EWRITE;
 		}
 	}
@@ -768,23 +771,26 @@ chrome_failed:
 		unlink(spool);
 	if (rc < 0)
 		return surfer_exit_code(rc);
+	if (c.model.set)
+		m = &rm;
 	apply_prices(a, &c);
 	if (a->warning[0])
 		fprintf(stderr, PROG ": warning: '%s': %s\n", c.trace, a->warning);
 	if (c.rank)
-		rc = report_rank(stdout, a, c.rank == 2);
+		rc = report_rank(stdout, a, m, c.rank == 2);
 	else if (c.json)
-		rc = report_json_write(stdout, a, c.top);
+		rc = report_json_write(stdout, a, m, c.top);
 	else
-		rc = report_text(stdout, a, c.top, c.color);
+		rc = report_text(stdout, a, m, c.top, c.color);
 	if (rc < 0 || fflush(stdout)) {
 		fprintf(stderr, PROG ": cannot write the report: %s\n", strerror(errno));
 		analysis_free(a);
+		report_model_free(m);
 		return surfer_exit_code(SURFER_EWRITE);
 	}
-	rc = write_exports(a, &c);
+	rc = write_exports(a, m, &c);
 	if (c.save_baseline) {
-		int brc = baseline_save(a, c.save_baseline, err, sizeof(err));
+		int brc = baseline_save(a, m, c.save_baseline, err, sizeof(err));
 
 		if (brc < 0) {
 			print_error(err);
@@ -794,5 +800,6 @@ chrome_failed:
 	if (!rc && c.baseline)
 		rc = gate(a, &c);
 	analysis_free(a);
+	report_model_free(m);
 	return rc;
 }

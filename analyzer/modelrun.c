@@ -409,21 +409,25 @@ static int memory_at(const struct model_config *c, const struct model_cli *m, ui
 	return 0;
 }
 
-/* Keeps the memory estimate in a, with each target's largest batch whose
- * estimate fits its memory, and appends to a's warning the targets whose
- * memory the estimate exceeds. */
-static void warn_memory(struct analysis *a, const struct model_config *c, const struct model_cli *mc)
+/* Keeps the memory estimate in rm, with each target's largest batch whose
+ * estimate fits its memory (rm->max_batch_fits: allocated here), and
+ * appends to a's warning the targets whose memory the estimate exceeds.
+ * 0, or SURFER_ENOMEM. */
+static int warn_memory(struct analysis *a, struct report_model *rm, const struct model_config *c,
+		       const struct model_cli *mc)
 {
 	struct model_memory m;
 	if (memory_at(c, mc, mc->opts.batch, &m))
-		return;
-	a->memory.peak = m.peak;
-	a->memory.weights = m.weights;
-	a->memory.gradients = m.gradients;
-	a->memory.optimizer = m.optimizer;
-	a->memory.activations = m.activations;
-	a->memory.kv_cache = m.kv_cache;
-	a->memory.transient = m.transient;
+		return 0;
+	if (!(rm->max_batch_fits = calloc(a->ntargets ? a->ntargets : 1, sizeof(*rm->max_batch_fits))))
+		return SURFER_ENOMEM;
+	rm->memory.peak = m.peak;
+	rm->memory.weights = m.weights;
+	rm->memory.gradients = m.gradients;
+	rm->memory.optimizer = m.optimizer;
+	rm->memory.activations = m.activations;
+	rm->memory.kv_cache = m.kv_cache;
+	rm->memory.transient = m.transient;
 	analysis_warn_memory(a, m.peak, "one GPU's tensors (estimated)");
 	/* the peak grows with the batch: bisect for the largest that fits */
 	for (size_t t = 0; t < a->ntargets; t++) {
@@ -441,8 +445,9 @@ static void warn_memory(struct analysis *a, const struct model_config *c, const 
 			else
 				hi = mid;
 		}
-		a->targets[t].max_batch_fits = lo;
+		rm->max_batch_fits[t] = lo;
 	}
+	return 0;
 }
 
 /* Writes the trace of m's run to path (the bytes the analysis read).
@@ -476,7 +481,7 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 }
 
 int model_analysis_run(const struct model_cli *m, const struct analysis_options *ao,
-		       struct analysis **out, char *err, size_t errlen)
+		       struct analysis **out, struct report_model *rm, char *err, size_t errlen)
 {
 	struct model_config c;
 	struct model_seq s, sd;
@@ -488,6 +493,7 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	int rc;
 
 	*out = NULL;
+	memset(rm, 0, sizeof(*rm));
 	if (!m->model) {
 		snprintf(err, errlen, "model options given without --model CONFIG.json|NAME");
 		return SURFER_EINVAL;
@@ -545,12 +551,14 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 			 "dp %u, tp %u, pp %u%s: one GPU of %u predicted; collectives in op 'comm'",
 			 o->dp, o->tp, o->pp, zero, o->dp * o->tp * o->pp);
 	}
-	for (size_t i = 0; i < a->ntargets; i++) {
-		a->targets[i].gpus = o->dp * o->tp * o->pp;
-		a->targets[i].tokens_per_iteration = (double)o->batch * o->dp *
-			(generate ? m->new_tokens : o->mode == MODEL_DECODE ? 1 : o->seq);
+	rm->gpus = o->dp * o->tp * o->pp;
+	rm->tokens_per_iteration = (double)o->batch * o->dp *
+		(generate ? m->new_tokens : o->mode == MODEL_DECODE ? 1 : o->seq);
+	if (warn_memory(a, rm, &c, m)) {
+		analysis_free(a);
+		snprintf(err, errlen, "out of memory");
+		return SURFER_ENOMEM;
 	}
-	warn_memory(a, &c, m);
 	*out = a;
 	return 0;
 }

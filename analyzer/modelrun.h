@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "analyzer/analyze.h"
+#include "analyzer/report.h"
 #include "analyzer/model.h"
 
 /* The --model options as the command line gives them. */
@@ -58,11 +59,14 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 /* Builds the model's run, writes it as the trace a recorder would have
  * written of it (modelprog.c; to m->write_trace too when set) and analyzes
  * that like any trace with o (targets, method, span callback; o->origin is
- * ignored): one timeline for both.  Returns 0 with *out (free with
- * analysis_free), SURFER_EINVAL for a bad model or options, SURFER_EIO
- * for an unwritable --write-trace (reason in err), SURFER_ENOMEM. */
+ * ignored): one timeline for both.  What only the model knows (its memory
+ * estimate, tokens per iteration, GPUs per iteration, the largest batch
+ * that fits each target) goes to *rm for the reports.  Returns 0 with *out
+ * (free with analysis_free) and *rm (free with report_model_free),
+ * SURFER_EINVAL for a bad model or options, SURFER_EIO for an unwritable
+ * --write-trace (reason in err), SURFER_ENOMEM. */
 int model_analysis_run(const struct model_cli *m, const struct analysis_options *o,
-		       struct analysis **out, char *err, size_t errlen);
+		       struct analysis **out, struct report_model *rm, char *err, size_t errlen);
 
 /* What model_time says about one iteration on one GPU. */
 struct model_timing {

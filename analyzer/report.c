@@ -337,25 +337,49 @@ static int rp_no_origin(const struct analysis *a)
 	return !a->origin && a->measured_ns <= 0;
 }
 
-double report_tokens_per_s(const struct analysis_target *t)
+void report_model_free(struct report_model *m)
 {
-	if (!(t->tokens_per_iteration > 0) || !(t->iteration_ns > 0))
+	if (!m)
+		return;
+	free(m->max_batch_fits);
+	m->max_batch_fits = NULL;
+}
+
+/* Tokens per iteration of m, 0 unknown (a trace). */
+static double rp_tokens_per_iteration(const struct report_model *m)
+{
+	return m && m->tokens_per_iteration > 0 ? m->tokens_per_iteration : 0;
+}
+
+double report_tokens_per_s(const struct analysis_target *t, const struct report_model *m)
+{
+	double tokens = rp_tokens_per_iteration(m);
+
+	if (!(tokens > 0) || !(t->iteration_ns > 0))
 		return 0;
-	return t->tokens_per_iteration / (t->iteration_ns / 1e9);
+	return tokens / (t->iteration_ns / 1e9);
 }
 
-/* USD per million tokens at t's price, 0 without a price or a token count. */
-static double cost_per_million_tokens(const struct analysis_target *t, double per_iteration_usd)
+/* USD per million tokens at a price, 0 without a token count. */
+static double cost_per_million_tokens(const struct report_model *m, double per_iteration_usd)
 {
-	return t->tokens_per_iteration > 0 ? per_iteration_usd / t->tokens_per_iteration * 1e6 : 0;
+	double tokens = rp_tokens_per_iteration(m);
+
+	return tokens > 0 ? per_iteration_usd / tokens * 1e6 : 0;
 }
 
-int report_cost(const struct analysis_target *t, double *per_iteration_usd,
-		double *per_million_usd)
+/* The estimated peak memory of one GPU, 0 unknown (a trace). */
+static double rp_memory_peak(const struct report_model *m)
 {
+	return m && m->memory.peak > 0 ? m->memory.peak : 0;
+}
+
+int report_cost(const struct analysis_target *t, const struct report_model *m,
+		double *per_iteration_usd, double *per_million_usd)
+{
+	uint32_t gpus = m && m->gpus > 1 ? m->gpus : 1;
 	/* USD/hour x GPUs x seconds per iteration / 3600 s per hour */
-	double usd = t->price_usd_per_hour * (t->gpus > 1 ? t->gpus : 1) * (t->iteration_ns / 1e9) /
-		     3600.0;
+	double usd = t->price_usd_per_hour * gpus * (t->iteration_ns / 1e9) / 3600.0;
 
 	*per_iteration_usd = *per_million_usd = 0;
 	if (!(t->price_usd_per_hour > 0) || !isfinite(usd))
@@ -381,18 +405,19 @@ void report_usd(double usd, char *out, size_t cap)
 }
 
 /* The key --rank sorts on: ms, or USD (per million tokens when known). */
-static double rank_key(const struct analysis_target *t, int by_cost)
+static double rank_key(const struct analysis_target *t, const struct report_model *m,
+		       int by_cost)
 {
 	double it_usd, m_usd;
 
 	if (!by_cost)
 		return t->iteration_ns;
-	if (report_cost(t, &it_usd, &m_usd) < 0)
+	if (report_cost(t, m, &it_usd, &m_usd) < 0)
 		return INFINITY;
-	return t->tokens_per_iteration > 0 ? cost_per_million_tokens(t, it_usd) : it_usd;
+	return rp_tokens_per_iteration(m) > 0 ? cost_per_million_tokens(m, it_usd) : it_usd;
 }
 
-int report_rank(FILE *f, const struct analysis *a, int by_cost)
+int report_rank(FILE *f, const struct analysis *a, const struct report_model *m, int by_cost)
 {
 	size_t *ix = malloc((a->ntargets ? a->ntargets : 1) * sizeof(*ix));
 
@@ -407,7 +432,7 @@ int report_rank(FILE *f, const struct analysis *a, int by_cost)
 		const struct analysis_target *tx = &a->targets[x];
 		while (j > 0) {
 			const struct analysis_target *ty = &a->targets[ix[j - 1]];
-			double kx = rank_key(tx, by_cost), ky = rank_key(ty, by_cost);
+			double kx = rank_key(tx, m, by_cost), ky = rank_key(ty, m, by_cost);
 			if (!(kx < ky || (kx == ky && by_cost && tx->iteration_ns < ty->iteration_ns)))
 				break;
 			ix[j] = ix[j - 1];
@@ -423,11 +448,11 @@ int report_rank(FILE *f, const struct analysis *a, int by_cost)
 		fprintf(f, "%-24s %12.3f ms", t->gpu->id, report_ms(t->iteration_ns));
 		if (a->measured_ns > 0)
 			fprintf(f, " %6.2fx measured", t->iteration_ns / a->measured_ns);
-		if (report_cost(t, &it_usd, &m_usd) == 0) {
+		if (report_cost(t, m, &it_usd, &m_usd) == 0) {
 			report_usd(it_usd, usd, sizeof(usd));
 			fprintf(f, "  $%s per iteration", usd);
-			if (t->tokens_per_iteration > 0) {
-				report_usd(cost_per_million_tokens(t, it_usd), usd, sizeof(usd));
+			if (rp_tokens_per_iteration(m) > 0) {
+				report_usd(cost_per_million_tokens(m, it_usd), usd, sizeof(usd));
 				fprintf(f, ", $%s per million tokens", usd);
 			}
 		} else if (by_cost) {
@@ -535,15 +560,15 @@ static const char *rp_c(int color, const char *sgr)
 #define RP_GIB 1073741824.0
 
 /* The memory estimate of a --model run: the peak and what makes it up. */
-static void rp_memory(FILE *f, const struct analysis *a)
+static void rp_memory(FILE *f, const struct report_model *m)
 {
 	const struct { const char *name; double v; } part[] = {
-		{ "weights", a->memory.weights }, { "gradients", a->memory.gradients },
-		{ "optimizer", a->memory.optimizer }, { "activations", a->memory.activations },
-		{ "KV cache", a->memory.kv_cache }, { "transient", a->memory.transient },
+		{ "weights", m->memory.weights }, { "gradients", m->memory.gradients },
+		{ "optimizer", m->memory.optimizer }, { "activations", m->memory.activations },
+		{ "KV cache", m->memory.kv_cache }, { "transient", m->memory.transient },
 	};
 	/* the parts in GiB, wrapped at 100 columns under the first */
-	int col = fprintf(f, "memory     %.2f GiB at the peak (estimated):", a->memory.peak / RP_GIB);
+	int col = fprintf(f, "memory     %.2f GiB at the peak (estimated):", m->memory.peak / RP_GIB);
 	int n = 0;
 	for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
 		char item[64];
@@ -560,9 +585,10 @@ static void rp_memory(FILE *f, const struct analysis *a)
 	fprintf(f, "\n");
 }
 
-static void rp_target(FILE *f, const struct analysis *a, const struct analysis_target *t,
-		      size_t top, int color)
+static void rp_target(FILE *f, const struct analysis *a, const struct report_model *rm,
+		      size_t t_index, size_t top, int color)
 {
+	const struct analysis_target *t = &a->targets[t_index];
 	char name[REPORT_NAME_WIDTH + 1];
 	size_t n = top && top < t->ngroups ? top : t->ngroups;
 	double it_usd, m_usd;
@@ -579,20 +605,20 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 			rp_c(color && *c, RP_RESET));
 	}
 	fprintf(f, "\n");
-	int priced = report_cost(t, &it_usd, &m_usd) == 0;
+	int priced = report_cost(t, rm, &it_usd, &m_usd) == 0;
 	char usd[32];
 	if (priced) {
 		report_usd(it_usd, usd, sizeof(usd));
 		fprintf(f, "cost       $%s per iteration, $%.2f per million iterations "
 			"(at $%.2f/hour", usd, m_usd, t->price_usd_per_hour);
-		if (t->gpus > 1)
-			fprintf(f, " x %u GPUs", t->gpus);
+		if (rm && rm->gpus > 1)
+			fprintf(f, " x %u GPUs", rm->gpus);
 		fputs(")\n", f);
 	}
-	if (report_tokens_per_s(t) > 0) {
-		fprintf(f, "throughput %.0f tokens/s", report_tokens_per_s(t));
+	if (report_tokens_per_s(t, rm) > 0) {
+		fprintf(f, "throughput %.0f tokens/s", report_tokens_per_s(t, rm));
 		if (priced) {
-			report_usd(cost_per_million_tokens(t, it_usd), usd, sizeof(usd));
+			report_usd(cost_per_million_tokens(rm, it_usd), usd, sizeof(usd));
 			fprintf(f, ", $%s per million tokens", usd);
 		}
 		fprintf(f, "\n");
@@ -620,15 +646,16 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	report_verdict(a, t, verdict, sizeof(verdict));
 	if (verdict[0])
 		fprintf(f, "%sverdict    %s%s\n", rp_c(color, RP_YELLOW), verdict, rp_c(color, RP_RESET));
-	if (a->memory.peak > 0 && gpu_mem_usable_bytes(t->gpu) > 0) {
-		double need = a->memory.peak / RP_GIB, have = gpu_mem_usable_bytes(t->gpu) / RP_GIB;
+	if (rp_memory_peak(rm) > 0 && gpu_mem_usable_bytes(t->gpu) > 0) {
+		uint32_t fits = rm->max_batch_fits ? rm->max_batch_fits[t_index] : 0;
+		double need = rm->memory.peak / RP_GIB, have = gpu_mem_usable_bytes(t->gpu) / RP_GIB;
 		if (need > have)
 			fprintf(f, "%smemory     %.2f GiB needed, %.2f GiB usable here: does not fit%s",
 				rp_c(color, RP_RED), need, have, rp_c(color, RP_RESET));
 		else
 			fprintf(f, "memory     %.2f of %.2f GiB usable (%.0f%%)", need, have, 100.0 * need / have);
-		if (t->max_batch_fits)
-			fprintf(f, "; batch %u at most\n", t->max_batch_fits);
+		if (fits)
+			fprintf(f, "; batch %u at most\n", fits);
 		else
 			fprintf(f, "; not even batch 1\n");
 	}
@@ -659,14 +686,15 @@ static void rp_target(FILE *f, const struct analysis *a, const struct analysis_t
 	}
 }
 
-int report_text(FILE *f, const struct analysis *a, size_t top, int color)
+int report_text(FILE *f, const struct analysis *a, const struct report_model *m, size_t top,
+		int color)
 {
 	if (rp_no_origin(a)) {
 		fprintf(f, "input      %s\n", a->device);
 		fprintf(f, "kernels    %llu launches, %u configurations per iteration\n",
 			(unsigned long long)a->kernels, a->configs);
-		if (a->memory.peak > 0)
-			rp_memory(f, a);
+		if (rp_memory_peak(m) > 0)
+			rp_memory(f, m);
 	} else {
 		fprintf(f, "origin     %s (%s)\n", a->origin ? a->origin->id : "?", a->device);
 		fprintf(f, "trace      %llu kernels, %u configurations, %u iteration%s\n",
@@ -686,7 +714,7 @@ int report_text(FILE *f, const struct analysis *a, size_t top, int color)
 		fprintf(f, "%swarning    %s%s\n", rp_c(color, RP_YELLOW), a->warning,
 			rp_c(color, RP_RESET));
 	for (size_t t = 0; t < a->ntargets; t++)
-		rp_target(f, a, &a->targets[t], top, color);
+		rp_target(f, a, m, t, top, color);
 	size_t nl;
 	const struct report_legend_item *l = report_legend(!rp_no_origin(a), &nl);
 	fputc('\n', f);
@@ -755,31 +783,33 @@ static json_t *rp_breakdown(const struct analysis_target *t, size_t top)
 }
 
 /* The price and costs of t, when it has a price. */
-static int rp_cost(json_t *o, const struct analysis_target *t)
+static int rp_cost(json_t *o, const struct analysis_target *t, const struct report_model *m)
 {
 	double it_usd, m_usd;
 
-	if (report_cost(t, &it_usd, &m_usd) < 0)
+	if (report_cost(t, m, &it_usd, &m_usd) < 0)
 		return 0;
 	return rp_set(o, "price_usd_per_hour", json_real(t->price_usd_per_hour)) ||
 	       rp_set(o, "cost_per_iteration_usd", json_real(it_usd)) ||
 	       rp_set(o, "cost_per_million_iterations_usd", json_real(m_usd)) ||
-	       (t->tokens_per_iteration > 0 &&
-		rp_set(o, "cost_per_million_tokens_usd", json_real(cost_per_million_tokens(t, it_usd))));
+	       (rp_tokens_per_iteration(m) > 0 &&
+		rp_set(o, "cost_per_million_tokens_usd", json_real(cost_per_million_tokens(m, it_usd))));
 }
 
 /* Tokens per iteration and per second, when the caller knows them. */
-static int rp_tokens(json_t *o, const struct analysis_target *t)
+static int rp_tokens(json_t *o, const struct analysis_target *t, const struct report_model *m)
 {
-	if (!(report_tokens_per_s(t) > 0))
+	if (!(report_tokens_per_s(t, m) > 0))
 		return 0;
-	return rp_set(o, "tokens_per_iteration", json_real(t->tokens_per_iteration)) ||
-	       rp_set(o, "tokens_per_s", json_real(report_tokens_per_s(t)));
+	return rp_set(o, "tokens_per_iteration", json_real(m->tokens_per_iteration)) ||
+	       rp_set(o, "tokens_per_s", json_real(report_tokens_per_s(t, m)));
 }
 
-static json_t *rp_prediction(const struct analysis *a, const struct analysis_target *t, size_t top,
-			     double mem_peak)
+static json_t *rp_prediction(const struct analysis *a, const struct report_model *rm,
+			     size_t t_index, size_t top)
 {
+	const struct analysis_target *t = &a->targets[t_index];
+	double mem_peak = rp_memory_peak(rm);
 	json_t *o = json_object(), *methods = json_object();
 
 	if (!o || !methods)
@@ -792,7 +822,7 @@ static json_t *rp_prediction(const struct analysis *a, const struct analysis_tar
 	    rp_set(o, "target_name", rp_str(t->gpu->name)) ||
 	    rp_set(o, "method", rp_str(pred_method_name(t->method))) ||
 	    rp_set(o, "iteration_ms", rp_num(report_ms(t->iteration_ns))) ||
-	    rp_cost(o, t) || rp_tokens(o, t) ||
+	    rp_cost(o, t, rm) || rp_tokens(o, t, rm) ||
 	    rp_set(o, "kernel_ms", rp_num(report_ms(t->kernel_ns))) ||
 	    rp_set(o, "copy_ms", rp_num(report_ms(t->copy_ns))) ||
 	    rp_set(o, "gpu_waiting_on_cpu_ms", rp_num(report_ms(t->gpu_wait_cpu_ns))) ||
@@ -804,7 +834,8 @@ static json_t *rp_prediction(const struct analysis *a, const struct analysis_tar
 	if (mem_peak > 0 && gpu_mem_usable_bytes(t->gpu) > 0 &&
 	    (rp_set(o, "memory_usable_gib", json_real(gpu_mem_usable_bytes(t->gpu) / RP_GIB)) ||
 	     rp_set(o, "memory_fits", json_boolean(mem_peak <= gpu_mem_usable_bytes(t->gpu))) ||
-	     rp_set(o, "max_batch_fits", json_integer(t->max_batch_fits))))
+	     rp_set(o, "max_batch_fits",
+		    json_integer(rm->max_batch_fits ? rm->max_batch_fits[t_index] : 0))))
 		goto fail_o;
 	if (gpu_cc_is_amd(t->gpu->cc) && t->method_ns[PRED_MLP] > 0) {
 		/* the tile model's times carry it (predictor/amd_scale.c) */
@@ -834,23 +865,23 @@ fail_o:
 }
 
 /* The memory estimate of a --model run, GiB. */
-static json_t *rp_memory_json(const struct analysis *a)
+static json_t *rp_memory_json(const struct report_model *m)
 {
 	json_t *o = json_object();
-	if (!o || rp_set(o, "peak_gib", json_real(a->memory.peak / RP_GIB)) ||
-	    rp_set(o, "weights_gib", json_real(a->memory.weights / RP_GIB)) ||
-	    rp_set(o, "gradients_gib", json_real(a->memory.gradients / RP_GIB)) ||
-	    rp_set(o, "optimizer_gib", json_real(a->memory.optimizer / RP_GIB)) ||
-	    rp_set(o, "activations_gib", json_real(a->memory.activations / RP_GIB)) ||
-	    rp_set(o, "kv_cache_gib", json_real(a->memory.kv_cache / RP_GIB)) ||
-	    rp_set(o, "transient_gib", json_real(a->memory.transient / RP_GIB))) {
+	if (!o || rp_set(o, "peak_gib", json_real(m->memory.peak / RP_GIB)) ||
+	    rp_set(o, "weights_gib", json_real(m->memory.weights / RP_GIB)) ||
+	    rp_set(o, "gradients_gib", json_real(m->memory.gradients / RP_GIB)) ||
+	    rp_set(o, "optimizer_gib", json_real(m->memory.optimizer / RP_GIB)) ||
+	    rp_set(o, "activations_gib", json_real(m->memory.activations / RP_GIB)) ||
+	    rp_set(o, "kv_cache_gib", json_real(m->memory.kv_cache / RP_GIB)) ||
+	    rp_set(o, "transient_gib", json_real(m->memory.transient / RP_GIB))) {
 		json_decref(o);
 		return NULL;
 	}
 	return o;
 }
 
-json_t *report_json(const struct analysis *a, size_t top)
+json_t *report_json(const struct analysis *a, const struct report_model *m, size_t top)
 {
 	json_t *doc = json_object(), *origin = json_object(), *preds = json_array();
 
@@ -868,7 +899,7 @@ json_t *report_json(const struct analysis *a, size_t top)
 	    rp_set(origin, "truncated", json_boolean(a->truncated)))
 		goto fail;
 	for (size_t t = 0; t < a->ntargets; t++)
-		if (json_array_append_new(preds, rp_prediction(a, &a->targets[t], top, a->memory.peak)))
+		if (json_array_append_new(preds, rp_prediction(a, m, t, top)))
 			goto fail;
 	if (json_object_set_new(doc, "origin", origin)) {
 		origin = NULL;
@@ -880,7 +911,7 @@ json_t *report_json(const struct analysis *a, size_t top)
 		goto fail;
 	}
 	preds = NULL;
-	if (a->memory.peak > 0 && rp_set(doc, "memory", rp_memory_json(a)))
+	if (rp_memory_peak(m) > 0 && rp_set(doc, "memory", rp_memory_json(m)))
 		goto fail;
 	return doc;
 fail:
@@ -890,9 +921,9 @@ fail:
 	return NULL;
 }
 
-int report_json_write(FILE *f, const struct analysis *a, size_t top)
+int report_json_write(FILE *f, const struct analysis *a, const struct report_model *m, size_t top)
 {
-	json_t *doc = report_json(a, top);
+	json_t *doc = report_json(a, m, top);
 	int rc;
 
 	if (!doc)

@@ -6,11 +6,35 @@
 #define SURFER_REPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <jansson.h>
 
 #include "analyzer/analyze.h"
+
+/* What a run built from a model configuration (--model) knows beside its
+ * analysis: the builder's estimates, which no trace carries.  Every report
+ * takes NULL for a trace. */
+struct report_model {
+	/* the estimated device memory of one GPU (model.h's struct
+	 * model_memory), bytes; peak 0 unknown */
+	struct {
+		double peak, weights, gradients, optimizer, activations, kv_cache, transient;
+	} memory;
+	double tokens_per_iteration;  /* tokens an iteration processes (all
+				       * data-parallel ranks; a decode step: one per
+				       * sequence); 0 unknown                       */
+	uint32_t gpus;                /* GPUs one iteration runs on (dp x tp x pp),
+				       * each at the target's price; 0 = 1          */
+	uint32_t *max_batch_fits;     /* per target of the analysis: the largest
+				       * batch whose estimated memory fits it, 0
+				       * none; NULL unknown (owned: free with
+				       * report_model_free)                        */
+};
+
+/* Frees what m owns (not m); m may be NULL. */
+void report_model_free(struct report_model *m);
 
 /* A readable short form of a kernel name: Itanium-mangled names are
  * demangled; the kernel's name without its namespaces and, of its template
@@ -22,15 +46,18 @@
  * NUL-terminated. */
 void report_short_name(const char *name, char *out, size_t width);
 
-/* Writes the text report of a (top groups per target) to f, with ANSI
+/* Writes the text report of a (top groups per target; m: a model run's
+ * estimates, NULL for a trace) to f, with ANSI
  * colours (bold headings, faster in green, slower in red) when color is
  * nonzero.  Returns 0, or -1 when writing failed. */
-int report_text(FILE *f, const struct analysis *a, size_t top, int color);
+int report_text(FILE *f, const struct analysis *a, const struct report_model *m, size_t top,
+		int color);
 
-/* The cost of target t at its price_usd_per_hour for each of its gpus: USD
- * per iteration and per million iterations.  Returns 0, or -1 (outputs 0) when t has no
+/* The cost of target t at its price_usd_per_hour for each of m's gpus (m
+ * NULL: one GPU): USD per iteration and per million iterations.  Returns 0, or -1 (outputs 0) when t has no
  * price. */
-int report_cost(const struct analysis_target *t, double *per_iteration_usd,
+int report_cost(const struct analysis_target *t, const struct report_model *m,
+		double *per_iteration_usd,
 		double *per_million_usd);
 
 /* What the words of a report mean: a term and its explanation. */
@@ -66,23 +93,24 @@ void report_usd(double usd, char *out, size_t cap);
  * without a price last).  Each line: target, predicted ms, the ratio to
  * the measured time (traces), USD per iteration and per million tokens
  * when priced.  Returns 0, -1 when writing failed or out of memory. */
-int report_rank(FILE *f, const struct analysis *a, int by_cost);
+int report_rank(FILE *f, const struct analysis *a, const struct report_model *m, int by_cost);
 
-/* Tokens per second of target t (tokens_per_iteration over the predicted
- * iteration), 0 when unknown. */
-double report_tokens_per_s(const struct analysis_target *t);
+/* Tokens per second of target t (m's tokens_per_iteration over the
+ * predicted iteration), 0 when unknown (m NULL: a trace). */
+double report_tokens_per_s(const struct analysis_target *t, const struct report_model *m);
 
 /* Builds the JSON document {"origin": {...}, "predictions": [...]} with the
- * top groups of each target in "breakdown" (top 0 = all).  The caller owns
+ * top groups of each target in "breakdown" (top 0 = all) and m's estimates
+ * (m NULL for a trace).  The caller owns
  * the result (json_decref); NULL on allocation failure. */
-json_t *report_json(const struct analysis *a, size_t top);
+json_t *report_json(const struct analysis *a, const struct report_model *m, size_t top);
 
 /* Nanoseconds as milliseconds, and part as a percentage of whole (0 when
  * whole is not positive): the units of every report and export. */
 double report_ms(double ns);
 double report_pct(double part, double whole);
 
-/* Writes report_json(a, top) to f, indented, with a final newline. */
-int report_json_write(FILE *f, const struct analysis *a, size_t top);
+/* Writes report_json(a, m, top) to f, indented, with a final newline. */
+int report_json_write(FILE *f, const struct analysis *a, const struct report_model *m, size_t top);
 
 #endif

@@ -687,7 +687,7 @@ START_TEST(json_document)
 	o.iterations = 2;
 	ck_assert_int_eq(synth_write(path, &o), 0);
 	a = run(path, NULL, targets, 2, PRED_AUTO);
-	doc = report_json(a, 3);
+	doc = report_json(a, NULL, 3);
 	ck_assert_ptr_nonnull(doc);
 	origin = json_object_get(doc, "origin");
 	ck_assert_str_eq(json_string_value(json_object_get(origin, "device")), "NVIDIA A100-SXM4-40GB");
@@ -728,7 +728,7 @@ START_TEST(baseline_gate)
 	ck_assert_int_eq(synth_write(path2, &o), 0);
 	a = run(path, NULL, targets, 1, PRED_AUTO);
 	b = run(path2, NULL, targets, 1, PRED_AUTO);
-	ck_assert_int_eq(baseline_save(a, bl, err, sizeof(err)), 0);
+	ck_assert_int_eq(baseline_save(a, NULL, bl, err, sizeof(err)), 0);
 	ck_assert_int_eq(baseline_compare(a, bl, 0.0, v, 4, &n, err, sizeof(err)), 0);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_double_eq_tol(v[0].growth_pct, 0, 1e-9);

@@ -409,19 +409,29 @@ START_TEST(cost_arithmetic)
 
 	memset(&t, 0, sizeof(t));
 	t.iteration_ns = 2e6;                 /* 2 ms */
-	ck_assert_int_eq(report_cost(&t, &it, &m), -1);   /* no price */
+	ck_assert_int_eq(report_cost(&t, NULL, &it, &m), -1);   /* no price */
 	ck_assert(it == 0 && m == 0);
 	/* 3.6 USD/hour = 0.001 USD/s; 0.002 s -> 2e-6 USD; a million -> 2 USD */
 	t.price_usd_per_hour = 3.6;
-	ck_assert_int_eq(report_cost(&t, &it, &m), 0);
+	ck_assert_int_eq(report_cost(&t, NULL, &it, &m), 0);
 	ck_assert(fabs(it - 2e-6) < 1e-15);
 	ck_assert(fabs(m - 2.0) < 1e-9);
 	/* 98.32 USD/hour for 250 ms: 98.32 / 3600 * 0.25 = 0.0068277... */
 	t.price_usd_per_hour = 98.32;
 	t.iteration_ns = 250e6;
-	ck_assert_int_eq(report_cost(&t, &it, &m), 0);
+	ck_assert_int_eq(report_cost(&t, NULL, &it, &m), 0);
 	ck_assert(fabs(it - 0.00682777777777) < 1e-12);
 	ck_assert(fabs(m - 6827.77777777) < 1e-5);
+	/* a --model run on 4 GPUs pays for 4: 4 x 0.0068277... = 0.0273111... */
+	struct report_model rm;
+	memset(&rm, 0, sizeof(rm));
+	rm.gpus = 4;
+	ck_assert_int_eq(report_cost(&t, &rm, &it, &m), 0);
+	ck_assert(fabs(it - 0.02731111111111) < 1e-12);
+	/* 1000 tokens an iteration of 250 ms: 4000 tokens/s; a trace has none */
+	rm.tokens_per_iteration = 1000;
+	ck_assert(fabs(report_tokens_per_s(&t, &rm) - 4000.0) < 1e-9);
+	ck_assert(report_tokens_per_s(&t, NULL) == 0);
 }
 END_TEST
 
@@ -464,7 +474,7 @@ static char *render(int html, const struct analysis *a)
 	FILE *f = open_memstream(&buf, &len);
 
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(html ? export_html(f, a, 0) : export_csv(f, a), 0);
+	ck_assert_int_eq(html ? export_html(f, a, NULL, 0) : export_csv(f, a), 0);
 	ck_assert_int_eq(fclose(f), 0);
 	return buf;
 }

@@ -162,7 +162,7 @@ void fuzz_analyze(const char *path, const char *who)
 	if (analysis_run(path, &o, &a, err, sizeof(err)) != 0)
 		return;
 	check_times(a, who);
-	report_text(null_out, a, 10, 0);
-	report_json_write(null_out, a, 10);
+	report_text(null_out, a, NULL, 10, 0);
+	report_json_write(null_out, a, NULL, 10);
 	analysis_free(a);
 }
