@@ -284,7 +284,8 @@ void recording_files_new(struct recording_files *after, const struct recording_f
 			after->files[k++] = *a;
 	}
 	after->n = k;
-	qsort(after->files, after->n, sizeof *after->files, by_path);
+	if (after->n > 1)
+		qsort(after->files, after->n, sizeof *after->files, by_path);
 }
 
 void recording_files_release(struct recording_files *f)
