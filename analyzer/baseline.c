@@ -138,3 +138,23 @@ int baseline_compare(const struct analysis *a, const char *path, double max_regr
 	}
 	return regressed;
 }
+
+void baseline_print(FILE *f, const struct baseline_verdict *v, size_t n, double max_regression_pct,
+		    int color)
+{
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "gate       %s: %.3f ms -> %.3f ms (%+.1f%%), limit %.1f%%: %s%s%s\n",
+			v[i].target, v[i].base_ms, v[i].cur_ms, v[i].growth_pct, max_regression_pct,
+			color ? (v[i].regressed ? "\033[1;31m" : "\033[32m") : "",
+			v[i].regressed ? "REGRESSION" : "ok", color ? "\033[0m" : "");
+		if (!v[i].regressed)
+			continue;
+		for (size_t k = 0; k < v[i].ngrowers; k++) {
+			char name[47];
+			report_short_name(v[i].growers[k].name, name, 46);
+			fprintf(f, "  grew     %-46s %+.3f ms (%.3f -> %.3f)\n", name,
+				v[i].growers[k].cur_ms - v[i].growers[k].base_ms,
+				v[i].growers[k].base_ms, v[i].growers[k].cur_ms);
+		}
+	}
+}

@@ -6,6 +6,7 @@
 #define SURFER_BASELINE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "analyzer/analyze.h"
 #include "analyzer/report.h"
@@ -43,5 +44,11 @@ int baseline_save(const struct analysis *a, const struct report_model *m, const 
 int baseline_compare(const struct analysis *a, const char *path, double max_regression_pct,
 		     struct baseline_verdict *out, size_t max, size_t *nout,
 		     char *err, size_t errlen);
+
+/* Writes one "gate" line per verdict to f (with the limit, and ANSI
+ * colours when color is nonzero), and under a regressed target its
+ * kernels that grew most. */
+void baseline_print(FILE *f, const struct baseline_verdict *v, size_t n, double max_regression_pct,
+		    int color);
 
 #endif

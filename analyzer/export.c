@@ -8,10 +8,12 @@
  */
 #include "analyzer/export.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
 #include "analyzer/report.h"
+#include "trace/surfer_err.h"
 
 static const char *ex_bound(int memory_bound)
 {
@@ -391,4 +393,38 @@ int export_html(FILE *f, const struct analysis *a, const struct report_model *m,
 	fputs("</dl>\n<p>Times are per iteration. Made by surfer-analyze " SURFER_VERSION ".</p>\n"
 	      "</body>\n</html>\n", f);
 	return ferror(f) ? -1 : 0;
+}
+
+FILE *export_open(const char *what, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		snprintf(err, errlen, "cannot write %s '%s': %s", what, path, strerror(errno));
+	return f;
+}
+
+int export_close(FILE *f, int rc, const char *what, const char *path, char *err, size_t errlen)
+{
+	int bad = rc < 0 || ferror(f);
+
+	if (fclose(f))
+		bad = 1;
+	if (!bad)
+		return 0;
+	snprintf(err, errlen, "cannot write %s '%s': %s", what, path,
+		 errno ? strerror(errno) : "write error");
+	return SURFER_EWRITE;
+}
+
+int export_write_file(enum export_kind kind, const char *what, const char *path,
+		      const struct analysis *a, const struct report_model *m, size_t top, char *err,
+		      size_t errlen)
+{
+	FILE *f = export_open(what, path, err, errlen);
+
+	if (!f)
+		return SURFER_EIO;
+	return export_close(f, kind == EXPORT_HTML ? export_html(f, a, m, top) : export_csv(f, a), what,
+			    path, err, errlen);
 }

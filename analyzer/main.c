@@ -1,8 +1,10 @@
 /*
  * main.c - surfer-analyze: predicts the iteration time of a recorded trace
  * on other GPUs, prints a report, and gates CI on predicted regressions.
- * Parses arguments and orchestrates; the work is in analyze.c, report.c,
- * export.c, chrome.c and baseline.c.
+ * Parses arguments and orchestrates; the work is in analyze.c (or
+ * modelrun.c for --model), report.c, export.c, chrome.c, baseline.c,
+ * targets.c (GPU names), prices.c (--price) and input.c (standard input,
+ * files surfer-import converts).
  *
  * Exit codes: 0 success, 2 bad input (one line on stderr), 3 predicted
  * regression beyond --max-regression, 1 internal failure (out of memory,
@@ -22,8 +24,11 @@
 #include "analyzer/baseline.h"
 #include "analyzer/chrome.h"
 #include "analyzer/export.h"
+#include "analyzer/input.h"
 #include "analyzer/modelrun.h"
+#include "analyzer/prices.h"
 #include "analyzer/report.h"
+#include "analyzer/targets.h"
 #include "gpu_specs/gpu.h"
 #include "trace/surfer_err.h"
 #include "predictor/tile.h"
@@ -51,13 +56,7 @@ struct cli {
 	const char *chrome_trace; /* output files, NULL none */
 	const char *html;
 	const char *csv;
-	struct {
-		const struct gpu_spec *gpu; /* the GPU the key names, NULL for a family */
-		char key[64];             /* as typed, lower case, ' ' and '_' as '-' */
-		double usd_per_hour;
-		int used;                 /* some target took it                      */
-	} prices[MAX_TARGETS];
-	size_t nprices;
+	struct price_list prices; /* --price */
 	int color;                /* 0 never, 1 always, -1 auto */
 	int rank;                 /* --rank: 0 none, 1 time, 2 cost */
 };
@@ -164,33 +163,28 @@ __attribute__((format(printf, 1, 2))) static int bad(const char *fmt, ...)
 	return surfer_exit_code(SURFER_EINVAL);
 }
 
+/* Prints the reason of a library call that failed with rc; returns rc's
+ * exit code. */
+static int failed(int rc, const char *err)
+{
+	print_error(err);
+	return surfer_exit_code(rc);
+}
+
 static int find_gpu(const char *name, const struct gpu_spec **out)
 {
-	const char *near[3];
-	size_t n;
+	char err[512];
+	int rc = target_find(name, out, err, sizeof(err));
 
-	*out = gpu_find(name);
-	if (*out)
-		return 0;
-	n = gpu_suggest(name, near, 3);
-	if (n == 0)
-		return bad("unknown GPU '%s'; see --list-gpus", name);
-	fprintf(stderr, PROG ": unknown GPU '%s' (closest:", name);
-	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "%s %s", i ? "," : "", near[i]);
-	fprintf(stderr, "); see --list-gpus\n");
-	return surfer_exit_code(SURFER_EINVAL);
+	return rc ? failed(rc, err) : 0;
 }
 
 static int add_target(struct cli *c, const struct gpu_spec *g)
 {
-	for (size_t i = 0; i < c->ntargets; i++)
-		if (c->targets[i] == g)
-			return 0;
-	if (c->ntargets == MAX_TARGETS)
-		return bad("too many targets (at most %d)", MAX_TARGETS);
-	c->targets[c->ntargets++] = g;
-	return 0;
+	char err[128];
+	int rc = target_add(c->targets, &c->ntargets, MAX_TARGETS, g, err, sizeof(err));
+
+	return rc ? failed(rc, err) : 0;
 }
 
 static int parse_number(const char *s, double *out)
@@ -204,97 +198,6 @@ static int parse_number(const char *s, double *out)
 
 enum { OPT_SAVE = 256, OPT_BASELINE, OPT_MAXREG, OPT_LIST, OPT_MODEL, OPT_CHROME, OPT_HTML,
        OPT_CSV, OPT_PRICE, OPT_COLOR, OPT_WEIGHTS, OPT_LIST_MODELS, OPT_RANK };
-
-/* A --price key as compared with GPU ids: lower case, ' ' and '_' as '-'. */
-static void price_key(const char *s, char *out, size_t cap)
-{
-	size_t n = 0;
-
-	for (; *s && n + 1 < cap; s++)
-		out[n++] = *s == ' ' || *s == '_' ? '-' : (char)tolower((unsigned char)*s);
-	out[n] = 0;
-}
-
-/* Whether key is the first whole '-'-separated parts of some GPU's id. */
-static int family_known(const char *key)
-{
-	size_t n, len = strlen(key);
-	const struct gpu_spec *all = gpu_all(&n);
-
-	for (size_t i = 0; i < n; i++)
-		if (len && !strncmp(all[i].id, key, len) && (all[i].id[len] == '-' || !all[i].id[len]))
-			return 1;
-	return 0;
-}
-
-/* --price GPU=USD_PER_HOUR; a later price of the same GPU replaces it. */
-static int add_price(struct cli *c, const char *arg)
-{
-	const char *eq = strrchr(arg, '=');
-	char gpu[128];
-	const struct gpu_spec *g;
-	double v;
-	int rc;
-
-	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(gpu))
-		return bad("bad --price '%s': GPU=USD_PER_HOUR is expected", arg);
-	memcpy(gpu, arg, (size_t)(eq - arg));
-	gpu[eq - arg] = 0;
-	if (parse_number(eq + 1, &v) < 0 || !(v > 0) || v > 1e9)
-		return bad("bad --price '%s': a price in USD per hour > 0 is expected", arg);
-	char key[64];
-	price_key(gpu, key, sizeof(key));
-	g = gpu_find(gpu);
-	if (!g && !family_known(key) && (rc = find_gpu(gpu, &g)))
-		return rc;
-	for (size_t i = 0; i < c->nprices; i++)
-		if (!strcmp(c->prices[i].key, key) || (g && c->prices[i].gpu == g)) {
-			c->prices[i].usd_per_hour = v;
-			return 0;
-		}
-	if (c->nprices == MAX_TARGETS)
-		return bad("too many prices (at most %d)", MAX_TARGETS);
-	c->prices[c->nprices].gpu = g;
-	snprintf(c->prices[c->nprices].key, sizeof(c->prices[0].key), "%s", key);
-	c->prices[c->nprices++].usd_per_hour = v;
-	return 0;
-}
-
-/* The price of target g: a --price whose key names g (its id, name or an
- * alias, as --target resolves them) first, else the one whose key is the
- * longest family of g's id, whole '-'-separated parts ("a100" and
- * "a100-sxm4" for a100-sxm4-80, not "a10"); 0 when none.  Marks the price
- * used. */
-static double price_of(struct cli *c, const struct gpu_spec *g)
-{
-	size_t best = SIZE_MAX, best_len = 0;
-
-	for (size_t i = 0; i < c->nprices; i++)
-		if (c->prices[i].gpu == g) {
-			c->prices[i].used = 1;
-			return c->prices[i].usd_per_hour;
-		}
-	for (size_t i = 0; i < c->nprices; i++) {
-		size_t n = strlen(c->prices[i].key);
-		if (!strncmp(g->id, c->prices[i].key, n) && (g->id[n] == '-' || !g->id[n]) && n > best_len) {
-			best = i;
-			best_len = n;
-		}
-	}
-	if (best == SIZE_MAX)
-		return 0;
-	c->prices[best].used = 1;
-	return c->prices[best].usd_per_hour;
-}
-
-/* One line on stderr for each --price no target took. */
-static void warn_unused_prices(const struct cli *c)
-{
-	for (size_t i = 0; i < c->nprices; i++)
-		if (!c->prices[i].used)
-			fprintf(stderr, PROG ": warning: --price '%s' names no target (%s)\n",
-				c->prices[i].key, c->prices[i].gpu ? c->prices[i].gpu->id : "no GPU of that family");
-}
 
 /* Returns -1 to go on, else an exit code. */
 static int parse(int argc, char **argv, struct cli *c)
@@ -408,8 +311,8 @@ static int parse(int argc, char **argv, struct cli *c)
 				c->csv = optarg;
 			break;
 		case OPT_PRICE:
-			if ((rc = add_price(c, optarg)))
-				return rc;
+			if ((rc = prices_add(&c->prices, optarg, merr, sizeof(merr))))
+				return failed(rc, merr);
 			break;
 		case OPT_RANK:
 			if (!strcmp(optarg, "time"))
@@ -483,21 +386,12 @@ static int parse(int argc, char **argv, struct cli *c)
 		return bad("unexpected argument '%s'; see --help", argv[optind + 1]);
 	c->trace = c->model.set ? c->model.model : argv[optind];
 	if (c->all_targets) {
-		size_t n, left = 0;
-		const struct gpu_spec *all = gpu_all(&n);
-		char first[32] = "";
-		for (size_t i = 0; i < n; i++) {
-			/* --all-targets leaves out the GPUs a --model run cannot
-			 * be predicted on (BF16 without BF16 units); a GPU
-			 * named with --target is refused instead */
-			if (c->model.set && model_target_check(&c->model.opts, &all[i], merr, sizeof(merr))) {
-				if (!left++)
-					snprintf(first, sizeof(first), "%s", all[i].id);
-				continue;
-			}
-			if ((rc = add_target(c, &all[i])))
-				return rc;
-		}
+		size_t left;
+		char first[32];
+		if ((rc = target_add_all(c->targets, &c->ntargets, MAX_TARGETS,
+					 c->model.set ? &c->model.opts : NULL, &left, first, sizeof(first),
+					 merr, sizeof(merr))))
+			return failed(rc, merr);
 		if (left)
 			fprintf(stderr, PROG ": note: --all-targets leaves out %zu GPUs without BF16 tensor "
 				"cores (%s ...)\n", left, first);
@@ -506,7 +400,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		return bad("no target GPU: give --target GPU or --all-targets");
 	if (c->rank && (c->json || c->model.plan_gpus))
 		return bad("--rank prints its own lines: give it without --json and --plan");
-	if (c->rank == 2 && !c->nprices)
+	if (c->rank == 2 && !c->prices.n)
 		return bad("--rank cost needs --price GPU=USD_PER_HOUR for the targets");
 	if (c->have_max_regression && !c->baseline)
 		return bad("--max-regression needs --baseline FILE");
@@ -516,68 +410,6 @@ static int parse(int argc, char **argv, struct cli *c)
 		c->color = isatty(STDOUT_FILENO) && !(nc && *nc);
 	}
 	return -1;
-}
-
-/* When the file at path is not a surfer trace but one surfer-import reads
- * (a torch.profiler JSON, gzipped or not; an Nsight Systems SQLite export
- * or report), prints one line saying how to convert it; returns whether it
- * did.  The bytes decide, not the name. */
-static int suggest_import(const char *path)
-{
-	unsigned char b[16] = { 0 };
-	FILE *f = fopen(path, "rb");
-	size_t n;
-	const char *kind = NULL, *how = NULL;
-
-	if (!f)
-		return 0;
-	n = fread(b, 1, sizeof(b), f);
-	fclose(f);
-	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
-		kind = "a gzipped file (a torch.profiler trace?)";
-		how = "kineto";
-	} else if (n >= 1 && (b[0] == '{' || b[0] == '[')) {
-		kind = "JSON (a torch.profiler trace?)";
-		how = "kineto";
-	} else if (n >= 15 && memcmp(b, "SQLite format 3", 15) == 0) {
-		kind = "an SQLite database (an Nsight Systems export?)";
-		how = "nsys";
-	} else if (strstr(path, ".nsys-rep")) {
-		fprintf(stderr, PROG ": '%s' is an Nsight Systems report: export it with 'nsys export "
-			"--type sqlite' and convert that with 'surfer-import nsys'\n", path);
-		return 1;
-	}
-	if (!kind)
-		return 0;
-	fprintf(stderr, PROG ": '%s' is %s, not a surfer trace: convert it with 'surfer-import %s "
-		"%s -o trace.mp'\n", path, kind, how, path);
-	return 1;
-}
-
-/* Copies standard input to a temporary file (the trace is read twice). */
-static int spool_stdin(char *path, size_t len)
-{
-	const char *dir = getenv("TMPDIR");
-	char buf[65536];
-	size_t n;
-	FILE *f;
-	int fd;
-
-	snprintf(path, len, "%s/surfer-analyze-XXXXXX", dir && *dir ? dir : "/tmp");
-	fd = mkstemp(path);
-	if (fd < 0 || !(f = fdopen(fd, "wb"))) {
-		if (fd >= 0)
-			close(fd);
-		return bad("cannot spool standard input: %s", strerror(errno));
-	}
-	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
-		if (fwrite(buf, 1, n, f) != n)
-			break;
-	if (ferror(stdin) || ferror(f) || fclose(f)) {
-		unlink(path);
-		return bad("cannot spool standard input: %s", strerror(errno));
-	}
-	return 0;
 }
 
 static int gate(const struct analysis *a, const struct cli *c)
@@ -595,50 +427,8 @@ static int gate(const struct analysis *a, const struct cli *c)
 	}
 	if (!c->json)
 		fputc('\n', f);
-	for (size_t i = 0; i < n; i++) {
-		int col = c->color && !c->json;
-
-		fprintf(f, "gate       %s: %.3f ms -> %.3f ms (%+.1f%%), limit %.1f%%: %s%s%s\n",
-			v[i].target, v[i].base_ms, v[i].cur_ms, v[i].growth_pct, c->max_regression,
-			col ? (v[i].regressed ? "\033[1;31m" : "\033[32m") : "",
-			v[i].regressed ? "REGRESSION" : "ok", col ? "\033[0m" : "");
-		if (!v[i].regressed)
-			continue;
-		for (size_t k = 0; k < v[i].ngrowers; k++) {
-			char name[47];
-			report_short_name(v[i].growers[k].name, name, 46);
-			fprintf(f, "  grew     %-46s %+.3f ms (%.3f -> %.3f)\n", name,
-				v[i].growers[k].cur_ms - v[i].growers[k].base_ms,
-				v[i].growers[k].base_ms, v[i].growers[k].cur_ms);
-		}
-	}
+	baseline_print(f, v, n, c->max_regression, c->color && !c->json);
 	return rc == 1 ? 3 : 0;
-}
-
-/* Opens an output file named by an option; prints why not and returns
- * NULL when it cannot. */
-static FILE *open_output(const char *option, const char *path)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		bad("cannot write %s '%s': %s", option, path, strerror(errno));
-	return f;
-}
-
-/* Closes an output file; returns 0, or the exit code of a failed write
- * (after one line on stderr) when writing failed (rc < 0) or closing did. */
-static int close_output(FILE *f, const char *option, const char *path, int rc)
-{
-	int err = rc < 0 || ferror(f);
-
-	if (fclose(f))
-		err = 1;
-	if (!err)
-		return 0;
-	fprintf(stderr, PROG ": cannot write %s '%s': %s\n", option, path,
-		errno ? strerror(errno) : "write error");
-	return surfer_exit_code(SURFER_EWRITE);
 }
 
 /* The prices given with --price onto the targets they name (price_of());
@@ -646,27 +436,26 @@ static int close_output(FILE *f, const char *option, const char *path, int rc)
 static void apply_prices(struct analysis *a, struct cli *c)
 {
 	for (size_t t = 0; t < a->ntargets; t++)
-		a->targets[t].price_usd_per_hour = price_of(c, a->targets[t].gpu);
-	warn_unused_prices(c);
+		a->targets[t].price_usd_per_hour = prices_of(&c->prices, a->targets[t].gpu);
+	prices_warn_unused(&c->prices, stderr, PROG);
 }
 
 /* The --html and --csv files; returns 0 or an exit code. */
 static int write_exports(const struct analysis *a, const struct report_model *m,
 			 const struct cli *c)
 {
-	FILE *f;
-	int rc = 0;
+	char err[1024];
+	int rc = 0, w;
 
-	if (c->html) {
-		if (!(f = open_output("--html", c->html)))
-			return surfer_exit_code(SURFER_EIO);
-		rc |= close_output(f, "--html", c->html, export_html(f, a, m, c->top));
+	if (c->html && (w = export_write_file(EXPORT_HTML, "--html", c->html, a, m, c->top, err,
+					      sizeof(err)))) {
+		rc = failed(w, err);
+		if (w == SURFER_EIO)
+			return rc;
 	}
-	if (c->csv) {
-		if (!(f = open_output("--csv", c->csv)))
-			return surfer_exit_code(SURFER_EIO);
-		rc |= close_output(f, "--csv", c->csv, export_csv(f, a));
-	}
+	if (c->csv && (w = export_write_file(EXPORT_CSV, "--csv", c->csv, a, m, c->top, err,
+					     sizeof(err))))
+		rc = failed(w, err);
 	return rc;
 }
 
@@ -703,8 +492,8 @@ int main(int argc, char **argv)
 	if (c.model.set && c.model.plan_gpus) {
 		double usd[MAX_TARGETS];
 		for (size_t t = 0; t < c.ntargets; t++)
-			usd[t] = price_of(&c, c.targets[t]);
-		warn_unused_prices(&c);
+			usd[t] = prices_of(&c.prices, c.targets[t]);
+		prices_warn_unused(&c.prices, stderr, PROG);
 		rc = model_plan_write(stdout, &c.model, c.targets, c.ntargets, usd, c.method, c.json, err,
 				      sizeof(err));
 		predictor_free(pred);
@@ -713,9 +502,9 @@ int main(int argc, char **argv)
 		return surfer_exit_code(rc);
 	}
 	if (!c.model.set && strcmp(path, "-") == 0) {
-		if ((rc = spool_stdin(spool, sizeof(spool)))) {
+		if ((rc = input_spool(stdin, spool, sizeof(spool), err, sizeof(err)))) {
 			predictor_free(pred);
-			return rc;
+			return failed(rc, err);
 		}
 		path = spool;
 	}
@@ -726,7 +515,8 @@ int main(int argc, char **argv)
 	o.method = c.method;
 	o.pred = pred;
 	if (c.chrome_trace) {
-		if (!(ctf = open_output("--chrome-trace", c.chrome_trace))) {
+		if (!(ctf = export_open("--chrome-trace", c.chrome_trace, err, sizeof(err)))) {
+			print_error(err);
 			rc = SURFER_EIO;
 			goto chrome_failed;
 		}
@@ -745,9 +535,14 @@ int main(int argc, char **argv)
 		rc = analysis_run(path, &o, &a, err, sizeof(err));
 	predictor_free(pred);
 	pred = NULL;
-	if (rc < 0 && !(rc == SURFER_EINVAL && !c.model.set && !spool[0] && strstr(err, "not a surfer trace") &&
-			suggest_import(path)))
-		print_error(err);
+	if (rc < 0) {
+		char hint[1024];
+		if (rc == SURFER_EINVAL && !c.model.set && !spool[0] && strstr(err, "not a surfer trace") &&
+		    input_import_hint(path, PROG, hint, sizeof(hint)))
+			fprintf(stderr, "%s\n", hint);
+		else
+			print_error(err);
+	}
 	if (ct) {
 		int w = rc < 0 ? 0 : chrome_trace_finish(ct, a, err, sizeof(err));
 

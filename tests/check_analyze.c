@@ -20,6 +20,7 @@
 #include "analyzer/report.h"
 #include "tests/synth.h"
 #include "trace/trace.h"
+#include "tests/check_run.h"
 
 static char path[256], path2[256];
 
@@ -1134,9 +1135,7 @@ int main(void)
 {
 	Suite *s = suite_create("analyze");
 	TCase *tc = tcase_create("analyze");
-	SRunner *sr;
 	size_t ngpus;
-	int failed;
 
 	gpu_all(&ngpus);
 	tcase_set_timeout(tc, 60);
@@ -1169,9 +1168,5 @@ int main(void)
 	tcase_add_test(tc, pinned_copy_does_not_wait);
 	tcase_add_test(tc, transposed_gemm_on_amd);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

@@ -16,6 +16,7 @@
 
 #include "predictor/tile.h"
 #include "tools/neusight.h"
+#include "tests/check_run.h"
 
 #define DEV_O "Tesla T4"
 #define DEV_T "Tesla V100-PCIE-32GB"
@@ -490,9 +491,5 @@ int main(void)
 	tcase_add_test(tc, trainer_records_picks);
 	tcase_add_test(tc, trainer_fits_curve);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "trace/csv.h"
+#include "tests/check_run.h"
 
 /* Every row as "LINE:f1|f2|...\n", a line break inside a field as "\n"
  * written out (backslash, n); then "error: MESSAGE" when reading failed. */
@@ -149,9 +150,5 @@ int main(void)
 	tcase_add_test(tc, test_columns);
 	tcase_add_test(tc, test_long_row_from_file);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

@@ -14,6 +14,7 @@
 #include <cupti.h>
 
 #include "preload/preload.h"
+#include "tests/check_run.h"
 
 static int have_cupti;
 
@@ -191,9 +192,5 @@ int main(void)
 	tcase_add_test(tc, parse_empty_buffer);
 	tcase_add_test(tc, parse_rejects_missing_sink);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

@@ -9,6 +9,7 @@
 
 #include "trace/surfer_err.h"
 #include "trace/trace.h"
+#include "tests/check_run.h"
 
 static const struct {
 	int err;
@@ -59,9 +60,5 @@ int main(void)
 	tcase_add_loop_test(tc, test_exit_codes, 0, (int)(sizeof cases / sizeof cases[0]));
 	tcase_add_test(tc, test_distinct);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

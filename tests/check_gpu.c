@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "gpu_specs/gpu.h"
+#include "tests/check_run.h"
 
 /* The documented key rule, written again here: lower case, no ' ', '-'
  * or '_', no leading "nvidia" and then no leading "tesla"/"geforce". */
@@ -603,11 +604,5 @@ static Suite *gpu_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(gpu_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(gpu_suite());
 }

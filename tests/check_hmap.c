@@ -6,6 +6,7 @@
 #include "trace/hmap.h"
 #include "trace/strpool.h"
 #include "trace/trace.h"
+#include "tests/check_run.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -187,9 +188,5 @@ int main(void)
 	tcase_add_test(tc, test_hash_spreads);
 	tcase_add_test(tc, test_strpool);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

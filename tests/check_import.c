@@ -26,6 +26,7 @@
 #include "gpu_specs/gpu.h"
 #include "tools/import.h"
 #include "trace/trace.h"
+#include "tests/check_run.h"
 
 static char tmpdir[64];
 static char path_buf[32][256];
@@ -1103,9 +1104,5 @@ static Suite *import_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(import_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(import_suite());
 }

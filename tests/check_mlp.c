@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "predictor/mlp.h"
+#include "tests/check_run.h"
 
 static void put32(unsigned char *p, uint32_t v)
 {
@@ -223,9 +224,5 @@ int main(void)
 	tcase_add_test(tc, gradient_signs_match_finite_differences);
 	tcase_add_test(tc, learns_a_known_function);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

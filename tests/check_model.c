@@ -13,6 +13,7 @@
 #include "analyzer/comm.h"
 #include "analyzer/model.h"
 #include "analyzer/modelrun.h"
+#include "tests/check_run.h"
 
 static struct model_config gpt2_small(void)
 {
@@ -1256,9 +1257,5 @@ int main(void)
 	tcase_add_test(t, zero_collectives);
 	tcase_add_test(t, zero_waits);
 	suite_add_tcase(s, t);
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "gpu_specs/gpu.h"
+#include "tests/check_run.h"
 
 #ifdef HAVE_CUDA_OCC
 #include <cuda_occupancy.h>
@@ -468,11 +469,5 @@ static Suite *occupancy_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(occupancy_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(occupancy_suite());
 }

@@ -22,6 +22,7 @@
 #include "analyzer/timeline.h"
 #include "tests/synth.h"
 #include "trace/trace.h"
+#include "tests/check_run.h"
 
 /* ---- the timeline callback ------------------------------------------ */
 
@@ -542,11 +543,5 @@ static Suite *outputs_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(outputs_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(outputs_suite());
 }

@@ -19,6 +19,7 @@
 #include "predictor/predict.h"
 #include "predictor/roofline.h"
 #include "predictor/wave.h"
+#include "tests/check_run.h"
 
 static const uint32_t carve[] = {0, 8, 16, 32, 64, 100, 132, 164};
 static const struct gpu_cc_limits cc80 = {
@@ -526,8 +527,6 @@ int main(void)
 {
 	Suite *s = suite_create("predict");
 	TCase *tc = tcase_create("predict");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, one_wave);
@@ -547,9 +546,5 @@ int main(void)
 	tcase_add_loop_test(tc, classify_names, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, classify_work);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

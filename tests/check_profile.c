@@ -20,6 +20,7 @@
 #include "predictor/predict.h"
 #include "predictor/tile.h"
 #include "tools/profile.h"
+#include "tests/check_run.h"
 
 /* Columns in another order than NeuSight's, and some of its columns left
  * out: the reader goes by the header. */
@@ -405,9 +406,5 @@ int main(void)
 	tcase_add_test(tc, scale_on_amd_targets_only);
 	tcase_add_test(tc, cli_exit_codes);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "predictor/tcgemm.h"
+#include "tests/check_run.h"
 
 /* 100 SMs, 100 TFLOP/s FP16 dense, 200 FP8, 1000 GB/s achievable. */
 static struct gpu_spec fake_gpu(const char *id, uint32_t sms, double tf16, double bw)
@@ -261,9 +262,5 @@ int main(void)
 	tcase_add_test(tc, refuses_what_it_does_not_model);
 	tcase_add_test(tc, fit_recovers_constants);
 	suite_add_tcase(su, tc);
-	SRunner *sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(su);
 }

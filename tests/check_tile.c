@@ -17,6 +17,7 @@
 #include "predictor/mlp.h"
 #include "predictor/roofline.h"
 #include "predictor/tile.h"
+#include "tests/check_run.h"
 
 /* A predictor over weights tm (borrowed; NULL: the compiled-in ones), its
  * times with the weights' host floor or without. */
@@ -952,9 +953,5 @@ int main(void)
 	tcase_add_test(tc, ensemble_geometric_mean);
 	tcase_add_test(tc, corrupt_weights_rejected_safely);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

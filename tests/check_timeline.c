@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyzer/timeline.h"
+#include "tests/check_run.h"
 
 static const struct tl_kernel_pred pred_half[2] = {{1.0, 0}, {0.5, 0}};
 static struct tl_target tgt[2];
@@ -426,8 +427,6 @@ int main(void)
 {
 	Suite *s = suite_create("timeline");
 	TCase *tc = tcase_create("timeline");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, launch_bound);
@@ -446,9 +445,5 @@ int main(void)
 	tcase_add_test(tc, no_gpu_times);
 	tcase_add_test(tc, peer_work);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

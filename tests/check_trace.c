@@ -21,6 +21,7 @@
 
 #include "trace/internal.h"
 #include "trace/trace.h"
+#include "tests/check_run.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define UNDER_SANITIZER 1
@@ -1846,9 +1847,5 @@ int main(void)
 	tcase_add_test(tc, test_thread_beyond_window);
 	tcase_add_test(tc, test_threads_alternating_every_record);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

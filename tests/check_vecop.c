@@ -12,6 +12,7 @@
 
 #include "predictor/choose.h"
 #include "predictor/vecop.h"
+#include "tests/check_run.h"
 
 /* 100 SMs at 1000 MHz, 1000 GB/s achievable. */
 static struct gpu_spec fake_gpu(const char *id, double bw)
@@ -247,9 +248,5 @@ int main(void)
 	tcase_add_test(tc, fit_recovers);
 	tcase_add_test(tc, auto_rule);
 	suite_add_tcase(su, tc);
-	SRunner *sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(su);
 }

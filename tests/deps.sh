@@ -5,17 +5,9 @@
 # is missing, says what and why, uses sudo only when not root, prints one
 # line naming the packages where it cannot install them, and make stops
 # then (NODEPS=1 builds anyway).
-T=$(mktemp -d "${TMPDIR:-/tmp}/deps.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
-n=0
-fail=0
-check() { # check DESCRIPTION STATUS
-	n=$((n + 1))
-	if [ "$2" -ne 0 ]; then
-		echo "FAIL: $1"
-		fail=$((fail + 1))
-	fi
-}
+. "$(dirname "$0")/lib.sh"
+test_tmp deps
+T=$tmp
 mkdir "$T/bin"
 for t in sh awk cut tr grep dirname env cat; do
 	p=$(command -v $t) && ln -s "$p" "$T/bin/$t"
@@ -138,5 +130,4 @@ check ".ci/run uses tools/deps.sh and packages.txt" $?
 grep -q '^clang  *test' packages.txt && grep -q '^libclang-rt-dev  *test' packages.txt
 check "packages.txt keeps clang and libclang-rt-dev for the fuzz tests" $?
 
-echo "deps.sh: $((n - fail)) of $n passed"
-[ "$fail" -eq 0 ]
+finish "deps.sh"

@@ -5,19 +5,8 @@
 # model modes are named there, --help says what --batch means with --dp and
 # --plan, and a file surfer-import reads, given to surfer-analyze, gets the
 # command that converts it.
-B="${BUILD:-build}"
-fail=0
-n=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/docs_cli.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-check() { # check DESCRIPTION COND-EXIT-CODE
-	n=$((n + 1))
-	if [ "$2" -ne 0 ]; then
-		echo "FAIL: $1"
-		fail=$((fail + 1))
-	fi
-}
+. "$(dirname "$0")/lib.sh"
+test_tmp docs_cli
 
 # The man page as plain text: groff's "\-" is a hyphen.
 man_text() {
@@ -67,5 +56,4 @@ printf 'garbage' >"$tmp/bad.mp"
 [ $? -eq 2 ] && ! grep -q 'surfer-import' "$tmp/err"
 check "a damaged trace is not called an import ($(cat "$tmp/err"))" $?
 
-echo "docs_cli.sh: $((n - fail)) of $n passed"
-[ "$fail" -eq 0 ]
+finish "docs_cli.sh"

@@ -7,11 +7,9 @@
 # accuracy --dataset` reads as rows of the GPU it ran on; gpu_e2e.py must
 # build the models NeuSight's graphs show and write labels that
 # `surfer-bench e2e --labels` reads.
-B=${BUILD:-build}
-T=$(mktemp -d "${TMPDIR:-/tmp}/gputools.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-n=0 fail=0
-check() { n=$((n + 1)); [ "$2" -eq 0 ] || { echo "FAIL: $1"; fail=$((fail + 1)); }; }
+. "$(dirname "$0")/lib.sh"
+test_tmp gputools
+T=$tmp
 
 mkdir -p "$T/py/torch/nn"
 cat >"$T/py/torch/__init__.py" <<'PY'
@@ -216,5 +214,4 @@ check "surfer-bench e2e reads the labels as the H200's ($(grep -c json "$T/bench
 grep -q "^h200 .*gpt2_large-train-1024-1.json .*memory [0-9.]* GiB estimated, 20.0 measured" "$T/bench.log"
 check "surfer-bench e2e prints the measured peak memory beside the estimate" $?
 
-echo "gpu_tools_test: $((n - fail)) of $n passed"
-[ $fail -eq 0 ]
+finish "gpu_tools_test"

@@ -2,19 +2,9 @@
 # model_cli.sh - surfer-analyze --model: the README command runs well under
 # a second with one prediction per target, a faster GPU is predicted
 # faster, collectives appear apart, and bad input exits 2 with one line.
-BIN="${BUILD:-build}/surfer-analyze"
-fail=0
-n=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/model_cli.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-check() { # check DESCRIPTION COND-EXIT-CODE
-	n=$((n + 1))
-	if [ "$2" -ne 0 ]; then
-		echo "FAIL: $1"
-		fail=$((fail + 1))
-	fi
-}
+. "$(dirname "$0")/lib.sh"
+BIN="$B/surfer-analyze"
+test_tmp model_cli
 
 t0=$(date +%s%N)
 "$BIN" --model gpt2-large --batch 2 --seq 1024 --mode training --target a100 --target h100 \
@@ -477,5 +467,4 @@ bad_input --model gpt2 --target a100 --launch-us-from "$tmp/no-such.mp"
 printf 'not a trace' >"$tmp/junk.mp"
 bad_input --model gpt2 --target a100 --launch-us-from "$tmp/junk.mp"
 
-echo "model_cli.sh: $((n - fail)) of $n passed"
-[ $fail -eq 0 ]
+finish "model_cli.sh"

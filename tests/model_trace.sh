@@ -5,20 +5,10 @@
 # every GPU surfer knows (within 0.1 %), for training (DDP, ZeRO 3, pipeline
 # stages), inference, decode and generate; --chrome-trace, --html and --csv
 # work with --model.  The JSON checks need python3 (skipped without it).
-BIN="${BUILD:-build}/surfer-analyze"
-DUMP="${BUILD:-build}/surfer-dump"
-fail=0
-n=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/model_trace.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-check() { # check DESCRIPTION EXIT-CODE
-	n=$((n + 1))
-	if [ "$2" -ne 0 ]; then
-		echo "FAIL: $1"
-		fail=$((fail + 1))
-	fi
-}
+. "$(dirname "$0")/lib.sh"
+BIN="$B/surfer-analyze"
+DUMP="$B/surfer-dump"
+test_tmp model_trace
 
 if ! command -v python3 >/dev/null 2>&1; then
 	echo "model_trace: skipped (no python3)"
@@ -131,5 +121,4 @@ for args in "--model gpt2 -t a100 --write-trace $tmp/no/such/dir/x.mp" "-t a100 
 	check "surfer-analyze $args: exit 2 with one line (got $rc: $(cat "$tmp/err"))" $?
 done
 
-echo "model_trace: $((n - fail)) of $n passed"
-[ $fail -eq 0 ]
+finish "model_trace"

@@ -6,17 +6,9 @@
 # of the toolkit) the recorder is built without its cuDNN hooks.  Read from make's plan (make -n into an empty
 # build directory), so nothing is built; the full build and test without
 # CUDA is `CUDA_HOME=/nonexistent make test`.
-T=$(mktemp -d "${TMPDIR:-/tmp}/nocuda.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
-n=0
-fail=0
-check() { # check DESCRIPTION STATUS
-	n=$((n + 1))
-	if [ "$2" -ne 0 ]; then
-		echo "FAIL: $1"
-		fail=$((fail + 1))
-	fi
-}
+. "$(dirname "$0")/lib.sh"
+test_tmp nocuda
+T=$tmp
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -n NODEPS=1 FUZZ_CC=false \
 	BUILD="$T/b" "$@"; }
 
@@ -64,5 +56,4 @@ if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/cuda.h" ] && [ -f "${CUDA_HOME:-/
 	check "with the CUDA headers: libsurfer.so built, nothing skipped" $?
 fi
 
-echo "nocuda.sh: $((n - fail)) of $n passed"
-[ "$fail" -eq 0 ]
+finish "nocuda.sh"

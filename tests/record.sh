@@ -6,13 +6,13 @@
 # the options become the SURFER_* settings; a forked child's trace is
 # reported too; bad usage is one line and exit 2.  Skipped when the
 # recorder was not built (no CUDA headers).
-B=${BUILD:-build}
+. "$(dirname "$0")/lib.sh"
 if [ ! -f "$B/libsurfer.so" ]; then
 	echo "record.sh: skipped: $B/libsurfer.so was not built (it needs the CUDA headers)"
 	exit 0
 fi
-T=$(mktemp -d "${TMPDIR:-/tmp}/record.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
+test_tmp record
+T=$tmp
 S=$(cd "$B" && pwd)/surfer
 RT=$(cd "$B/tests" && pwd)/shim_runtime
 DIRECT=$(cd "$B/tests" && pwd)/shim_direct
@@ -23,15 +23,6 @@ address*) export LD_PRELOAD="$(${CC:-cc} -print-file-name=libasan.so)"
 	export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 ;;
 thread*) export LD_PRELOAD="$(${CC:-cc} -print-file-name=libtsan.so)" ;;
 esac
-n=0
-fail=0
-check() { # check DESCRIPTION STATUS
-	n=$((n + 1))
-	if [ "$2" -ne 0 ]; then
-		echo "FAIL: $1"
-		fail=$((fail + 1))
-	fi
-}
 
 # 1. Record, exit status kept, the line names the trace; analyze reads it.
 (cd "$T" && "$S" record --timing events -o run-%p.mp -- "$RT" basic 7 >out 2>err)
@@ -127,5 +118,4 @@ rc=$?
 [ $rc -eq 127 ] && grep -q "cannot run" "$T/err"
 check "a missing program: 127 and why (rc $rc)" $?
 
-echo "record.sh: $((n - fail)) of $n passed"
-[ "$fail" -eq 0 ]
+finish "record.sh"

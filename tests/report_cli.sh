@@ -3,20 +3,9 @@
 # on a CPU-bound trace, --rank, --price keys resolved as --target does (and
 # by family) with --plan too, the HTML's split bars and --model columns, and
 # a JSON whose every key docs/analyzer.md documents.
-B="${BUILD:-build}"
+. "$(dirname "$0")/lib.sh"
 BIN="$B/surfer-analyze"
-fail=0
-n=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/report_cli.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-check() { # check DESCRIPTION COND-EXIT-CODE
-	n=$((n + 1))
-	if [ "$2" -ne 0 ]; then
-		echo "FAIL: $1"
-		fail=$((fail + 1))
-	fi
-}
+test_tmp report_cli
 
 # A step of three kernels-heavy layers on an A100, and a T4 step whose GPU
 # waits for the CPU's launches 93% of the time (mkanalyzer --launch-bound).
@@ -147,5 +136,4 @@ assert "amd_scale" in keys and "verdict" in keys and "cost_per_million_tokens_us
 PY
 check "every JSON key is documented in docs/analyzer.md" $?
 
-echo "report_cli.sh: $((n - fail)) of $n passed"
-[ "$fail" -eq 0 ]
+finish "report_cli.sh"

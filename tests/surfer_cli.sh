@@ -5,19 +5,10 @@
 # bash completion offers verbs, options, GPU ids and model names; `make
 # install` puts the completion where bash-completion finds it and `surfer
 # record` finds the installed recorder; the README's example trace reads.
-B=${BUILD:-build}
+. "$(dirname "$0")/lib.sh"
 S=$B/surfer
-n=0
-fail=0
-check() { # check DESCRIPTION STATUS
-	n=$((n + 1))
-	if [ "$2" -ne 0 ]; then
-		echo "FAIL: $1"
-		fail=$((fail + 1))
-	fi
-}
-T=$(mktemp -d "${TMPDIR:-/tmp}/surfer_cli.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
+test_tmp surfer_cli
+T=$tmp
 
 verbs=$("$S" --help | sed -n '/^verbs/,/^$/p' | awk 'NR > 1 && NF { print $1 }')
 [ "$(echo $verbs)" = "record analyze import dump occupancy bench train" ]
@@ -128,5 +119,4 @@ else
 	check "make install" 1
 fi
 
-echo "surfer_cli.sh: $((n - fail)) of $n passed"
-[ "$fail" -eq 0 ]
+finish "surfer_cli.sh"
