@@ -3,9 +3,10 @@
 # builds everything but the recorder and says what it skipped and why,
 # and make test leaves out the tests that need the recorder with a
 # message, running the rest; without cudnn.h alone (cuDNN is not part
-# of the toolkit) the recorder is built without its cuDNN hooks.  Read from make's plan (make -n into an empty
-# build directory), so nothing is built; the full build and test without
-# CUDA is `CUDA_HOME=/nonexistent make test`.
+# of the toolkit) the recorder is built without its cuDNN hooks.  Read
+# from make's plan (make -n into an empty build directory), so nothing is
+# built; the full build and test without CUDA is
+# `CUDA_HOME=/nonexistent make test`.
 . "$(dirname "$0")/lib.sh"
 test_tmp nocuda
 T=$tmp
