@@ -6,7 +6,10 @@
  * importers' read and finish, model_config_load, baseline_compare, ns_load);
  * the parsers themselves are never copied here.  Most of those entry points
  * take a path, so the input is written to a file first: fuzz_file() keeps
- * one scratch directory per process (removed at exit) under $TMPDIR.
+ * one scratch directory per process (removed at exit) under $TMPDIR.  What
+ * an importer wrote must read back and analyze (fuzz_check_trace,
+ * fuzz_analyze), so the JSON and SQL inputs also reach the analyzer with
+ * well-formed traces of odd content.
  */
 #ifndef SURFER_TESTS_FUZZ_H
 #define SURFER_TESTS_FUZZ_H
@@ -26,6 +29,14 @@ const char *fuzz_path(const char *name);
 /* Reads back the trace an importer wrote to path and aborts when the reader
  * rejects it: whatever an importer accepts must become a readable trace. */
 void fuzz_check_trace(const char *path, const char *who);
+
+/* Analyzes the trace at path as surfer-analyze --origin a100 -t h100-sxm
+ * would (with a reorder window of 8 events instead of 16384, so that small
+ * inputs out of order also take the path that reads the trace twice and
+ * sorts it), writes the text and JSON reports to /dev/null, and aborts when
+ * a time of the analysis is not finite and non-negative.  A trace the
+ * analysis refuses is no finding. */
+void fuzz_analyze(const char *path, const char *who);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

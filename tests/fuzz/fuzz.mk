@@ -21,7 +21,7 @@ FUZZ_NAMES := trace kineto nsys modelcfg baseline neusight
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_CORE := $(FUZZ_BUILD)/libsurfer-core.a
 FUZZ_IMPORT_OBJS := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(filter-out tools/import.c,$(IMPORT_SRCS)))
-fuzz_obj = $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_$(1).o $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_file.o
+fuzz_obj = $(FUZZ_BUILD)/obj/tests/fuzz/fuzz_$(1).o $(FUZZ_BUILD)/obj/tests/fuzz/fuzz.o
 
 # Whether clang links a libFuzzer program (clang and its compiler-rt);
 # asked only when a goal needs it.

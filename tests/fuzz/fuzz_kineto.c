@@ -3,7 +3,7 @@
  * import_kineto_read on the file (plain or gzip), then import_finish (with
  * --origin for half the inputs, so those naming no known GPU still reach the
  * join, the sort and the trace writer), writing to a scratch file, which
- * must read back.
+ * must read back and analyze (fuzz.h).
  */
 #include "tests/fuzz/fuzz.h"
 
@@ -29,8 +29,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	import_set_init(&set);
 	if (import_kineto_read(&set, in, NULL, NULL, err, sizeof(err)) == 0 &&
-	    import_finish(&set, &opts, out, &st, err, sizeof(err)) == 0)
+	    import_finish(&set, &opts, out, &st, err, sizeof(err)) == 0) {
 		fuzz_check_trace(out, "import_kineto");
+		fuzz_analyze(out, "import_kineto");
+	}
 	import_set_release(&set);
 	return 0;
 }

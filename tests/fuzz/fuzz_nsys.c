@@ -6,7 +6,8 @@
  * seeds create the export's tables and rows): it runs against a fresh
  * scratch database, statements that fail are skipped, and the resulting
  * file goes through import_nsys_read and import_finish (--origin for half
- * the inputs) as surfer-import runs them; the trace written must read back.
+ * the inputs) as surfer-import runs them; the trace written must read back
+ * and analyze (fuzz.h).
  *
  * The SQL is fenced in: no ATTACH (so no file other than the scratch
  * database), no PRAGMA, and a budget of virtual machine steps so a recursive
@@ -109,8 +110,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	build(db, data, size);
 	import_set_init(&set);
 	if (import_nsys_read(&set, db, err, sizeof(err)) == 0 &&
-	    import_finish(&set, &opts, out, &st, err, sizeof(err)) == 0)
+	    import_finish(&set, &opts, out, &st, err, sizeof(err)) == 0) {
 		fuzz_check_trace(out, "import_nsys");
+		fuzz_analyze(out, "import_nsys");
+	}
 	import_set_release(&set);
 	return 0;
 }

@@ -1,9 +1,11 @@
 /*
- * fuzz_file.c - the scratch directory of a fuzz target process (fuzz.h).
+ * fuzz.c - what the fuzz targets share (fuzz.h): the scratch directory of a
+ * target process, and the checks of a trace an input became.
  */
 #include "tests/fuzz/fuzz.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyzer/analyze.h"
+#include "analyzer/report.h"
+#include "gpu_specs/gpu.h"
 #include "trace/trace.h"
 
 static char dir[256];
@@ -105,4 +110,59 @@ void fuzz_check_trace(const char *path, const char *who)
 		fprintf(stderr, "%s: wrote a trace the reader refuses: %s\n", who, err);
 		abort();
 	}
+}
+
+static void check_time(double ns, const char *what, const char *who)
+{
+	if (!isfinite(ns) || ns < 0) {
+		fprintf(stderr, "%s: %s is %g ns\n", who, what, ns);
+		abort();
+	}
+}
+
+static void check_times(const struct analysis *a, const char *who)
+{
+	check_time(a->measured_ns, "the measured iteration", who);
+	check_time(a->measured_kernel_ns, "the measured kernel time", who);
+	for (size_t t = 0; t < a->ntargets; t++) {
+		const struct analysis_target *at = &a->targets[t];
+		check_time(at->iteration_ns, "a predicted iteration", who);
+		check_time(at->kernel_ns, "a predicted kernel time", who);
+		check_time(at->copy_ns, "a predicted copy time", who);
+		for (size_t g = 0; g < at->ngroups; g++)
+			check_time(at->groups[g].pred_ns, "a kernel's predicted time", who);
+	}
+}
+
+void fuzz_analyze(const char *path, const char *who)
+{
+	static const struct gpu_spec *targets[1];
+	static const struct gpu_spec *origin;
+	static FILE *null_out;
+	struct analysis_options o;
+	struct analysis *a;
+	char err[256];
+
+	if (!null_out) {
+		origin = gpu_find("a100");
+		targets[0] = gpu_find("h100-sxm");
+		null_out = fopen("/dev/null", "w");
+		if (!origin || !targets[0] || !null_out) {
+			fprintf(stderr, "%s: no a100 or h100-sxm in the GPU table, or no /dev/null\n",
+				who);
+			abort();
+		}
+	}
+	memset(&o, 0, sizeof(o));
+	o.origin = origin;
+	o.targets = targets;
+	o.ntargets = 1;
+	o.method = PRED_AUTO;
+	o.reorder_window = 8;
+	if (analysis_run(path, &o, &a, err, sizeof(err)) != 0)
+		return;
+	check_times(a, who);
+	report_text(null_out, a, NULL, 10, 0);
+	report_json_write(null_out, a, NULL, 10);
+	analysis_free(a);
 }
