@@ -31,9 +31,12 @@ endif
 # The recorder (libsurfer.so) and its tests include the CUDA toolkit's
 # headers; the analyzer, the importers and the tools need none.  Without
 # them those are skipped, and make and make test say so.
-CUDA_HEADERS := cuda.h cupti.h cublasLt.h cudnn.h
+# cudnn.h comes with cuDNN, not the toolkit: without it the recorder is
+# built without its cuDNN hooks (preload/module.mk says so).
+CUDA_HEADERS := cuda.h cupti.h cublasLt.h
 CUDA_MISSING := $(strip $(foreach h,$(CUDA_HEADERS),$(if $(wildcard $(CUDA_HOME)/include/$(h)),,$(h))))
 HAVE_CUDA := $(if $(CUDA_MISSING),,yes)
+HAVE_CUDNN := $(if $(wildcard $(CUDA_HOME)/include/cudnn.h),yes)
 CUDA_SKIP_NOTE := not found under $(CUDA_HOME)/include: $(CUDA_MISSING) (set CUDA_HOME)
 
 WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla -fno-common
@@ -66,6 +69,7 @@ TEST_SCRIPTS :=     # shell tests run by `make test` after the suites
 EXTRA_TARGETS :=    # other things `make` builds (libsurfer.so, fakes)
 SKIPPED :=          # what was not built for want of the CUDA headers
 SKIPPED_TESTS :=    # the tests left out with them
+PARTIAL :=          # what was built with less, and why
 BENCH_TARGETS :=    # phony targets run by `make bench`
 
 CORE_LIB := $(BUILD)/libsurfer-core.a
@@ -86,6 +90,9 @@ CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 all: $(CORE_LIB) $(PROGRAMS) $(EXTRA_TARGETS)
 ifneq ($(SKIPPED),)
 	@echo "skipped $(SKIPPED): CUDA headers $(CUDA_SKIP_NOTE)"
+endif
+ifneq ($(PARTIAL),)
+	@echo "built $(PARTIAL)"
 endif
 
 $(BUILD)/obj/%.o: %.c

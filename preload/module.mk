@@ -6,7 +6,7 @@
 # unversioned definitions from interposing versioned references such as
 # cublasGemmEx@libcublas.so.13.
 PRELOAD_SRCS := preload/resolve.c preload/hooks_cuda.c preload/hooks_cublas.c \
-	preload/hooks_cudnn.c preload/recorder.c preload/log.c preload/settings.c \
+	$(if $(HAVE_CUDNN),preload/hooks_cudnn.c,preload/hooks_cudnn_none.c) preload/recorder.c preload/log.c preload/settings.c \
 	preload/ring.c preload/writer_thread.c preload/entries.c preload/funcinfo.c \
 	preload/pending.c preload/joins.c preload/output.c preload/devmem.c \
 	preload/events.c preload/cupti.c preload/stacks.c
@@ -20,6 +20,10 @@ CFLAGS_preload_ += $(CUDA_CFLAGS) $(UNWIND_CFLAGS) -fvisibility=hidden -foptimiz
 
 ifeq ($(HAVE_CUDA),yes)
 EXTRA_TARGETS += $(BUILD)/libsurfer.so
+ifneq ($(HAVE_CUDNN),yes)
+PARTIAL += $(BUILD)/libsurfer.so without its cuDNN hooks (cudnn.h not under $(CUDA_HOME)/include: \
+	convolutions are recorded as their kernels, without their shapes)
+endif
 else
 SKIPPED += $(BUILD)/libsurfer.so
 endif

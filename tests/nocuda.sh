@@ -2,9 +2,11 @@
 # nocuda.sh - without the CUDA headers (CUDA_HOME pointing nowhere) make
 # builds everything but the recorder and says what it skipped and why,
 # and make test leaves out the tests that need the recorder with a
-# message, running the rest.  Read from make's plan (make -n into an empty
-# build directory), so nothing is built; the full build and test without
-# CUDA is `CUDA_HOME=/nonexistent make test`.
+# message, running the rest; without cudnn.h alone (cuDNN is not part
+# of the toolkit) the recorder is built without its cuDNN hooks.  Read
+# from make's plan (make -n into an empty build directory), so nothing is
+# built; the full build and test without CUDA is
+# `CUDA_HOME=/nonexistent make test`.
 . "$(dirname "$0")/lib.sh"
 test_tmp nocuda
 T=$tmp
@@ -13,7 +15,7 @@ mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -n NODE
 
 mk CUDA_HOME=/nonexistent all >"$T/all" 2>&1
 check "make -n all without CUDA succeeds ($(tail -2 "$T/all"))" $?
-grep -q "skipped $T/b/libsurfer.so: CUDA headers not found under /nonexistent/include: cuda.h cupti.h cublasLt.h cudnn.h" "$T/all"
+grep -q "skipped $T/b/libsurfer.so: CUDA headers not found under /nonexistent/include: cuda.h cupti.h cublasLt.h" "$T/all"
 check "make says libsurfer.so was skipped and which headers are missing" $?
 ! grep -q -- "-o $T/b/libsurfer.so" "$T/all" && ! grep -q 'preload/[a-z_]*\.c' "$T/all"
 check "nothing of preload/ is compiled" $?
@@ -34,10 +36,24 @@ case $run in
 esac
 check "the run leaves those out and keeps the rest ($run)" $?
 
+# the toolkit without cuDNN: the recorder without its cuDNN hooks, said so
+# (make -n reads no header: empty files stand in for the toolkit's)
+mkdir -p "$T/cuda/include"
+: >"$T/cuda/include/cuda.h"
+: >"$T/cuda/include/cupti.h"
+: >"$T/cuda/include/cublasLt.h"
+mk CUDA_HOME="$T/cuda" all >"$T/nodnn" 2>&1
+check "make -n all without cudnn.h succeeds" $?
+grep -q "built $T/b/libsurfer.so without its cuDNN hooks (cudnn.h not under $T/cuda/include" "$T/nodnn" &&
+	grep -q 'preload/hooks_cudnn_none\.c' "$T/nodnn" && ! grep -q 'preload/hooks_cudnn\.c' "$T/nodnn" &&
+	grep -q -- "-o $T/b/libsurfer.so" "$T/nodnn"
+check "without cudnn.h: libsurfer.so with the empty cuDNN table, said so" $?
+
 # with the headers (where this machine has them) nothing is skipped
 if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/cuda.h" ] && [ -f "${CUDA_HOME:-/usr/local/cuda}/include/cudnn.h" ]; then
 	mk CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" test >"$T/with" 2>&1
-	! grep -q 'skipp' "$T/with" && grep -q -- "-o $T/b/libsurfer.so" "$T/with"
+	! grep -q 'skipp' "$T/with" && ! grep -q 'without its cuDNN' "$T/with" &&
+		grep -q -- "-o $T/b/libsurfer.so" "$T/with"
 	check "with the CUDA headers: libsurfer.so built, nothing skipped" $?
 fi
 

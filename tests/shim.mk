@@ -45,7 +45,7 @@ $(BUILD)/tests/check_cupti: $(BUILD)/obj/tests/check_cupti.o $(BUILD)/obj/preloa
 
 # The real cuBLAS/cuBLASLt/cuDNN through the interposed entry points; built
 # only where the toolkit has them (the shell test skips otherwise).
-ifneq ($(if $(HAVE_CUDA),$(wildcard $(CUDA_HOME)/lib64/libcudnn.so $(CUDA_HOME)/lib64/libcublasLt.so)),)
+ifneq ($(if $(HAVE_CUDA),$(if $(HAVE_CUDNN),$(wildcard $(CUDA_HOME)/lib64/libcudnn.so $(CUDA_HOME)/lib64/libcublasLt.so))),)
 EXTRA_TARGETS += $(BUILD)/tests/shim_libs
 $(BUILD)/obj/tests/shim_libs.o: CFLAGS += $(CUDA_CFLAGS)
 $(BUILD)/tests/shim_libs: $(BUILD)/obj/tests/shim_libs.o
