@@ -1,32 +1,60 @@
 #!/bin/sh
-# tools/gpu/check.sh [BUNDLE [OUTDIR]]: the checks that need a real GPU, in
-# one run of a few minutes.  BUNDLE is what `make devcheck-bundle` writes
-# (default .devcheck: the recorder, surfer-analyze, surfer-dump and the
-# shared libraries they need, built on another machine), OUTDIR where the
-# results go (default $OUT, else /tmp/surfer-gpu-check).  Needs python3
-# with PyTorch and transformers.  Without a GPU it says so and exits 0.
+# tools/gpu/check.sh [BUNDLE [OUTDIR]]: the recorder against torch.profiler
+# on a real GPU, in one run of about six minutes.  BUNDLE is what `make
+# devcheck-bundle` writes (default .devcheck: the recorder, surfer-analyze,
+# surfer-dump, surfer-import and the shared libraries they need, built on
+# another machine), OUTDIR where the results go (default $OUT, else
+# /tmp/surfer-gpu-check).  Needs python3 with PyTorch, torchvision and
+# transformers.  Without a GPU it says so and exits 0.
 #
-# What it checks, each workload of tools/gpu/workload.py (FP32 GEMMs, a
-# GPT-2 training step, a Llama-style BF16 decode step):
-#   1. the program's own step time with and without LD_PRELOAD=libsurfer.so
-#      (the recorder must not slow it noticeably), with CUPTI timing;
-#   2. the trace: kernels recorded in the profiler windows, library calls;
-#   3. surfer-analyze on the trace with the recording GPU as the target
-#      (identity: the replayed timeline against the measured step) and on
-#      other GPUs (it must run);
-#   4. surfer-analyze --model on the same config (GPT-2, the decode step)
-#      against the measured step: a GPU the tile model never saw.
-# Everything lands in OUTDIR; summary.txt has one line per comparison.
-# GPU_CHECK_WORKLOAD replaces the workload command and GPU_CHECK_ORIGIN names
-# the recording GPU (tests/gpu_check_test.sh runs it over the fake driver).
+# Each workload of tools/gpu/workload.py (gemm, gpt2, gpt2-bf16, decode,
+# resnet50, compiled, graph) runs three times, the same seeded steps:
+#   plain     its step time alone;
+#   recorded  under LD_PRELOAD=libsurfer.so, the last 3 steps in profiler
+#             windows, one iteration of the trace each;
+#   profiled  the same 3 steps under torch.profiler (ProfilerStep#i).
+# A separate process each: CUPTI takes one activity subscriber per process.
+# Then "pair": gpt2-bf16 and decode in two processes at once, recorded
+# together and profiled together (DDP ranks and DataLoader workers share a
+# GPU this way).  For each, tools/gpu/compare.py prints PASS or FAIL lines:
+#   kernels     every kernel the profiler saw is in the recording, same
+#               names, same counts, with GPU times;
+#   durations   each within 2% of the profiler's (or GPU_CHECK_FLOOR_NS,
+#               default 500 ns, for kernels of a few microseconds);
+#   iteration   the iteration's GPU span within 1%;
+#   libraries   cuBLAS/cuBLASLt/cuDNN calls with shapes, each library
+#               kernel linked to one (not for graph: its calls were made
+#               at capture, before the windows);
+#   overhead    the step with the recorder at most 1% slower than without,
+#               where the step is GPU-bound (the GPU busy 90% of it or more);
+#   replay      surfer-analyze on the trace, the recording GPU as target,
+#               within 5% of the measured step;
+# and, where the workload wrote its model config, surfer-analyze --model
+# against the measured step (a line without a verdict).
+# OUTDIR/summary.txt has every line; OUTDIR/<workload>/ the traces, logs and
+# analyses; OUTDIR/examples/<workload>/ what examples/ takes: trace.mp,
+# profile.json.gz (torch.profiler's), meta.json (GPU, driver, CUDA, cuDNN,
+# PyTorch versions, measured step times, the command).
+#
+# GPU_CHECK_WORKLOAD replaces the workload command, GPU_CHECK_ORIGIN names
+# the recording GPU (tests/gpu_check_test.sh runs it over the fake driver),
+# GPU_CHECK_WORKLOADS the list (default all, then pair), GPU_CHECK_LIBS those
+# checked for library calls, GPU_CHECK_FLOOR_NS and GPU_CHECK_REPLAY_PCT the
+# limits above, GPU_CHECK_BUDGET_S the time after which no
+# further workload starts (default 420).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 bundle=$(cd "${1:-.devcheck}" 2>/dev/null && pwd) || { echo "gpu_check: no bundle ${1:-.devcheck} (make devcheck-bundle)"; exit 2; }
 out=${2:-${OUT:-/tmp/surfer-gpu-check}}
-mkdir -p "$out"
+mkdir -p "$out" || exit 2
+out=$(cd "$out" && pwd)
 sum="$out/summary.txt"
 : >"$sum"
 say() { echo "$*" | tee -a "$sum"; }
+t_start=$(date +%s)
+budget=${GPU_CHECK_BUDGET_S:-420}
+floor=${GPU_CHECK_FLOOR_NS:-500}
+libs_in=${GPU_CHECK_LIBS-gemm gpt2 gpt2-bf16 decode resnet50 compiled pair-a pair-b}
 
 if ! nvidia-smi -L >"$out/nvidia-smi.txt" 2>&1; then
 	echo "gpu_check: no GPU here (nvidia-smi failed), skipped"
@@ -36,69 +64,121 @@ fi
 export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$bundle/lib"
 analyze="$bundle/bin/surfer-analyze"
 dump="$bundle/bin/surfer-dump"
+import="$bundle/bin/surfer-import"
 shim="$bundle/bin/libsurfer.so"
-"$analyze" --version >/dev/null 2>&1 || { say "FAIL: $analyze does not run here"; exit 1; }
-
-# CUPTI: SURFER_CUPTI_PATH if set, else the recorder's own search (beside
-# the program's CUDA libraries, then the loader's path); each trace's line
-# says which it loaded.
+for p in "$analyze" "$dump" "$import"; do
+	"$p" --version >/dev/null 2>&1 || { say "FAIL: $p does not run here"; exit 1; }
+done
 say "device: $(head -1 "$out/nvidia-smi.txt"); cupti: ${SURFER_CUPTI_PATH:-the recorder's search}"
 
-# pct MEASURED PREDICTED: signed percentage error
-pct() { python3 -c "import sys; m, p = float(sys.argv[1]), float(sys.argv[2]); print('%+.1f%%' % (100 * (p / m - 1)))" "$1" "$2"; }
+cmp="python3 $here/compare.py"
+workload=${GPU_CHECK_WORKLOAD:-python3 $here/workload.py}
+origin=${GPU_CHECK_ORIGIN:-}
+target=${GPU_CHECK_ORIGIN:-h200}
+fail=0
+# verdicts LINES...: appends compare.py's lines, counting the failures
+verdicts() {
+	while IFS= read -r l; do
+		say "$l"
+		case $l in FAIL*) fail=$((fail + 1)) ;; esac
+	done
+}
 field() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$1" "$2"; }
 
-workload=${GPU_CHECK_WORKLOAD:-python3 $here/gpu_workload.py}
-origin=${GPU_CHECK_ORIGIN:+--origin $GPU_CHECK_ORIGIN}
-fail=0
-for w in gemm gpt2 decode; do
-	plain="$out/$w.json"
-	rec="$out/$w-rec.json"
-	trace="$out/$w.mp"
-	if ! $workload "$w" "$plain" >"$out/$w.log" 2>&1; then
-		say "FAIL: $w: the workload itself failed (see $w.log)"
-		fail=$((fail + 1))
-		continue
-	fi
-	SURFER_OUTPUT="$trace" SURFER_ITERATIONS=3 SURFER_VERBOSE=1 LD_PRELOAD="$shim" \
-		$workload "$w" "$rec" --windows 3 >"$out/$w-rec.log" 2>&1
-	rc=$?
-	if [ $rc -ne 0 ] || [ ! -s "$trace" ]; then
-		say "FAIL: $w under the recorder: exit $rc, trace $(wc -c <"$trace" 2>/dev/null || echo missing) bytes (see $w-rec.log)"
-		fail=$((fail + 1))
-		continue
-	fi
-	m=$(field "$plain" "d['step_ms']")
-	mr=$(field "$rec" "d['step_ms']")
-	say "$w: step $m ms alone, $mr ms recorded ($(pct "$m" "$mr") overhead); $(grep -m1 -o 'libcupti: .*\|timing: .*' "$out/$w-rec.log" | head -1)"
-	"$dump" "$trace" >"$out/$w-dump.jsonl" 2>"$out/$w-dump.err" ||
-		{ say "FAIL: $w: surfer-dump failed"; fail=$((fail + 1)); }
-	nk=$(grep -c '"type":"kernel"' "$out/$w-dump.jsonl")
-	nt=$(grep '"type":"kernel"' "$out/$w-dump.jsonl" | grep -c '"start_ns"')
-	say "  trace: $nk kernels ($nt with GPU times), $(grep -c '"type":"gemm"\|"type":"conv"' "$out/$w-dump.jsonl") GEMM/conv library calls, timing $(head -1 "$out/$w-dump.jsonl" | python3 -c "import json, sys; print(json.load(sys.stdin).get('timing'))"), dropped $(grep '"type":"trailer"' "$out/$w-dump.jsonl" | python3 -c "import json, sys; print(json.load(sys.stdin).get('dropped'))")"
-	# every kernel of the windows must carry its GPU start and end
-	[ "$nk" -gt 0 ] && [ "$nt" -eq "$nk" ] ||
-		{ say "FAIL: $w: $((nk - nt)) of $nk kernels without GPU times"; fail=$((fail + 1)); }
-	if "$analyze" "$trace" $origin --target h200 --target h100-sxm --target a100-sxm4-80 --target l4 --json \
-		>"$out/$w-analyze.json" 2>"$out/$w-analyze.err"; then
-		p=$(field "$out/$w-analyze.json" "'%.3f' % d['predictions'][0]['iteration_ms']")
-		say "  trace -> $(field "$out/$w-analyze.json" "d['predictions'][0]['target']"): $p ms per window vs $mr measured ($(pct "$mr" "$p")); others: $(field "$out/$w-analyze.json" "' '.join('%s %.3f' % (t['target'], t['iteration_ms']) for t in d['predictions'][1:])") ms"
+# recorded NAME DIR W: the recorded run of workload W into DIR (background-able)
+recorded() {
+	SURFER_OUTPUT="$2/trace.mp" SURFER_ITERATIONS=3 SURFER_VERBOSE=1 LD_PRELOAD="$shim" \
+		$workload "$3" "$2/rec.json" --windows 3 >"$2/rec.log" 2>&1
+}
+profiled() {
+	$workload "$3" "$2/prof.json" --windows 3 --profile "$2/profile.json" >"$2/prof.log" 2>&1
+}
+plain() {
+	$workload "$3" "$2/plain.json" >"$2/plain.log" 2>&1
+}
+
+# judge NAME DIR W: everything that compares the three runs of one workload
+judge() {
+	n=$1 d=$2 jw=$3
+	for f in plain rec prof; do
+		[ -s "$d/$f.json" ] || { say "FAIL $n: the $f run failed (see $n/$f.log)"; fail=$((fail + 1)); return; }
+	done
+	[ -s "$d/trace.mp" ] || { say "FAIL $n: no trace (see $n/rec.log)"; fail=$((fail + 1)); return; }
+	"$dump" "$d/trace.mp" >"$d/trace.jsonl" 2>"$d/dump.err" ||
+		{ say "FAIL $n: surfer-dump: $(head -1 "$d/dump.err")"; fail=$((fail + 1)); return; }
+	"$import" -q kineto "$d/profile.json" -o "$d/profile.mp" ${origin:+--origin $origin} 2>"$d/import.err" &&
+		"$dump" "$d/profile.mp" >"$d/profile.jsonl" 2>>"$d/import.err" ||
+		{ say "FAIL $n: surfer-import of the profile: $(head -1 "$d/import.err")"; fail=$((fail + 1)); return; }
+	libs=
+	case " $libs_in " in *" $n "*) libs=--libs ;; esac
+	$cmp kernels "$n" "$d/trace.jsonl" "$d/profile.jsonl" --floor-ns "$floor" $libs >"$d/compare.txt" 2>&1
+	[ $? -le 1 ] || echo "FAIL $n: compare.py: $(head -1 "$d/compare.txt")" >>"$d/compare.txt"
+	verdicts <"$d/compare.txt"
+	$cmp overhead "$n" "$d/plain.json" "$d/rec.json" "$d/trace.jsonl" >"$d/overhead.txt" 2>&1
+	verdicts <"$d/overhead.txt"
+	if "$analyze" "$d/trace.mp" ${origin:+--origin $origin} --target "$target" --target h100-sxm \
+		--target a100-sxm4-80 --target l4 --json >"$d/analyze.json" 2>"$d/analyze.err"; then
+		$cmp replay "$n" "$d/analyze.json" "$d/rec.json" --limit-pct "${GPU_CHECK_REPLAY_PCT:-5}" \
+			>"$d/replay.txt" 2>&1
+		verdicts <"$d/replay.txt"
 	else
-		say "FAIL: $w: surfer-analyze on the trace: $(head -1 "$out/$w-analyze.err")"
+		say "FAIL $n: surfer-analyze on the trace: $(head -1 "$d/analyze.err")"
 		fail=$((fail + 1))
 	fi
-	if [ -f "$plain.config.json" ]; then
-		b=$(field "$plain" "d['batch']"); s=$(field "$plain" "d['seq']")
-		mode=$(field "$plain" "d['mode']"); dt=$(field "$plain" "d['dtype']")
-		if "$analyze" --model "$plain.config.json" --batch "$b" --seq "$s" --mode "$mode" --dtype "$dt" \
-			--target h200 --json >"$out/$w-model.json" 2>"$out/$w-model.err"; then
-			p=$(field "$out/$w-model.json" "'%.3f' % d['predictions'][0]['iteration_ms']")
-			say "  --model ($mode, batch $b, seq $s, $dt) -> h200: $p ms vs $m measured ($(pct "$m" "$p"))"
+	if [ -f "$d/plain.json.config.json" ]; then
+		b=$(field "$d/plain.json" "d['batch']"); s=$(field "$d/plain.json" "d['seq']")
+		mode=$(field "$d/plain.json" "d['mode']"); dt=$(field "$d/plain.json" "d['dtype']")
+		if "$analyze" --model "$d/plain.json.config.json" --batch "$b" --seq "$s" --mode "$mode" --dtype "$dt" \
+			--target "$target" --json >"$d/model.json" 2>"$d/model.err"; then
+			say "     $n: --model ($mode, batch $b, seq $s, $dt) -> $target: $(field "$d/model.json" "'%.3f' % d['predictions'][0]['iteration_ms']") ms vs $(field "$d/plain.json" "'%.3f' % d['step_ms']") measured"
 		else
-			say "FAIL: $w: surfer-analyze --model: $(head -1 "$out/$w-model.err")"
+			say "FAIL $n: surfer-analyze --model: $(head -1 "$d/model.err")"
 			fail=$((fail + 1))
 		fi
 	fi
+	# what examples/<name>/ takes
+	e="$out/examples/$n"
+	mkdir -p "$e"
+	cp "$d/trace.mp" "$e/trace.mp"
+	gzip -c "$d/profile.json" >"$e/profile.json.gz"
+	python3 - "$d" "$e/meta.json" "$n" <<'PY'
+import json, sys
+d, out, name = sys.argv[1:]
+p, r = json.load(open(d + "/plain.json")), json.load(open(d + "/rec.json"))
+keep = ("workload", "device", "driver", "cuda", "cudnn", "torch", "batch", "seq", "mode", "dtype")
+m = {k: p[k] for k in keep if k in p}
+m.update(name=name, step_ms=p["step_ms"], steps_ms=p["steps_ms"], recorded_step_ms=r["step_ms"],
+         recorded_command=r.get("command"), iterations_in_trace=r.get("windows"))
+json.dump(m, open(out, "w"), indent=1)
+PY
+}
+
+over() { [ $(($(date +%s) - t_start)) -ge "$budget" ]; }
+for w in ${GPU_CHECK_WORKLOADS:-gemm gpt2 gpt2-bf16 decode resnet50 compiled graph pair}; do
+	if over; then
+		say "SKIP $w: the budget of $budget s is spent"
+		continue
+	fi
+	if [ "$w" = pair ]; then
+		# two processes at once, in each of the three modes
+		for m in plain recorded profiled; do
+			mkdir -p "$out/pair-a" "$out/pair-b"
+			$m pair-a "$out/pair-a" gpt2-bf16 &
+			pa=$!
+			$m pair-b "$out/pair-b" decode &
+			pb=$!
+			wait $pa; wait $pb
+		done
+		judge pair-a "$out/pair-a" gpt2-bf16
+		judge pair-b "$out/pair-b" decode
+		continue
+	fi
+	d="$out/$w"
+	mkdir -p "$d"
+	plain "$w" "$d" "$w"
+	recorded "$w" "$d" "$w"
+	profiled "$w" "$d" "$w"
+	judge "$w" "$d" "$w"
 done
-say "gpu_check: $fail failures"
+say "gpu_check: $fail failures in $(($(date +%s) - t_start)) s"
 [ $fail -eq 0 ]

@@ -1,12 +1,12 @@
 # `make devcheck-bundle` gathers what tools/gpu/check.sh runs on a machine
-# with a GPU: the recorder, surfer-analyze, surfer-dump and their shared
+# with a GPU: the recorder, surfer-analyze, surfer-dump, surfer-import and their shared
 # libraries, in $(DEVCHECK) (ignored by git; the device tool carries it).
 # Where ../shared/data is present it adds what tools/gpu/measure.sh needs:
 # NeuSight's model configs and test shapes, read there, never committed.
 DEVCHECK ?= .devcheck
 DEVCHECK_DATA ?= ../shared/data/neusight
 
-devcheck-bundle: $(BUILD)/libsurfer.so $(BUILD)/surfer-analyze $(BUILD)/surfer-dump
+devcheck-bundle: $(BUILD)/libsurfer.so $(BUILD)/surfer-analyze $(BUILD)/surfer-dump $(BUILD)/surfer-import
 	@sh tools/gpu/bundle.sh $(DEVCHECK) $^
 	@if [ -d $(DEVCHECK_DATA)/kernels-test ]; then \
 		mkdir -p $(DEVCHECK)/configs $(DEVCHECK)/shapes && \

@@ -42,7 +42,7 @@ print(json.dumps({"name": p.name, "total_global_mem_bytes": p.total_memory,
 PY
 if [ -d "$bundle/configs" ]; then
 	# cheap ones first: what the budget leaves out is the longest
-	timeout $((e2e_s + 30)) python3 "$here/gpu_e2e.py" --configs "$bundle/configs" \
+	timeout $((e2e_s + 30)) python3 "$here/e2e.py" --configs "$bundle/configs" \
 		--out "$out/labels/$gpu" --budget-s "$e2e_s" \
 		bert_large-inf-512-8 gpt2_large-inf-1024-4 opt_13-inf-2048-2 gpt3_xl-inf-2048-2 \
 		bert_large-train-512-2 gpt2_large-train-1024-1 opt_13-train-2048-1 gpt3_xl-train-2048-1 \
@@ -52,7 +52,7 @@ if [ -d "$bundle/configs" ]; then
 		2>&1 | tee "$out/e2e.log"
 fi
 if [ -d "$bundle/shapes" ]; then
-	timeout $((sweep_s + 30)) python3 "$here/gpu_sweep.py" "$bundle"/shapes/*.csv \
+	timeout $((sweep_s + 30)) python3 "$here/sweep.py" "$bundle"/shapes/*.csv \
 		--out "$out/kernels" --budget-s "$sweep_s" 2>&1 | tee "$out/sweep.log"
 fi
 echo "gpu_measure: $(ls "$out/labels/$gpu" | wc -l) iterations, $(cat "$out"/kernels/*.csv 2>/dev/null | grep -vc '^OPName') kernel rows"

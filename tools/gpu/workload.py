@@ -1,41 +1,69 @@
 """Workloads for the checks on a real GPU (tools/gpu/check.sh).
 
-    python3 tools/gpu/workload.py gemm|gpt2|decode OUT.json [--windows N]
+    python3 tools/gpu/workload.py WORKLOAD OUT.json [--windows N] [--profile TRACE.json]
 
 Each runs a PyTorch program, times its steps with CUDA events after a
-warm-up and writes what it measured to OUT.json.  With --windows N the
-last N timed steps are each wrapped in a profiler window (cudaProfilerStart
-/ Stop), which is what SURFER_SKIP / SURFER_ITERATIONS count, so a trace
-recorded with LD_PRELOAD=libsurfer.so holds exactly those steps.
+warm-up and writes what it measured to OUT.json (step times, the GPU,
+driver, CUDA, cuDNN and PyTorch versions).  With --windows N the last N
+timed steps are each wrapped in a profiler window (cudaProfilerStart /
+Stop), which is what SURFER_SKIP / SURFER_ITERATIONS count, so a trace
+recorded with LD_PRELOAD=libsurfer.so holds exactly those steps.  With
+--profile as well, the same N steps run under torch.profiler instead,
+each a ProfilerStep#i range (what surfer-import takes as iterations), and
+its Chrome trace goes to TRACE.json.  The two cannot share a process:
+CUPTI's activity API has one subscriber per process, and the recorder
+falls back to CUDA events when torch.profiler holds it.  Every workload
+seeds its random numbers, so two runs launch the same kernels.
 
-gemm: FP32 (TF32 off) GEMMs of a few shapes, one step = all of them once.
-gpt2: a Hugging Face GPT-2 (124M) training step, eager attention, FP32
-      without TF32, forward + LM loss + backward, no optimizer step;
-      the config is written beside OUT.json for surfer-analyze --model.
-decode: a Llama-style model's generation step in BF16 after CONTEXT cached
-      tokens (DynamicCache), the config written beside OUT.json likewise.
+gemm       FP32 (TF32 off) GEMMs of a few shapes, one step = all of them once.
+gpt2       a Hugging Face GPT-2 (124M) training step, eager attention, FP32
+           without TF32, forward + LM loss + backward, no optimizer step;
+           the config is written beside OUT.json for surfer-analyze --model.
+gpt2-bf16  the same step under BF16 autocast with SDPA attention.
+decode     a Llama-style model's generation step in BF16 after CONTEXT cached
+           tokens (DynamicCache), the config written beside OUT.json likewise.
+resnet50   a torchvision ResNet-50 training step in FP32 (TF32 off), batch 64
+           at 224x224: cuDNN convolutions forward, data and weight gradient.
+compiled   a torch.compile'd training step of an MLP block stack (Triton
+           kernels for the fused element-wise work and norms, cuBLAS GEMMs).
+graph      a Llama-style BF16 decode step (hand-written layers, KV cache of
+           fixed length) captured once in a CUDA graph; a step is a replay.
 """
 import json
 import os
 import statistics
+import subprocess
 import sys
 
 import torch
 
 WARMUP = 3
 STEPS = 10
+WORKLOADS = ("gemm", "gpt2", "gpt2-bf16", "decode", "resnet50", "compiled", "graph")
 
 
-def timed(step, windows):
-    """Median ms of STEPS calls of step() after WARMUP; the last `windows`
-    are profiler windows."""
+def timed(step, windows, profile=None):
+    """Median ms of STEPS calls of step() after WARMUP, and all of them; the
+    last `windows` are profiler windows, or torch.profiler steps written to
+    the path `profile`."""
     for _ in range(WARMUP):
         step()
     torch.cuda.synchronize()
     times = []
+    prof = None
+    first = STEPS - windows
     for i in range(STEPS):
-        window = i >= STEPS - windows
-        if window:
+        window = i >= first
+        rng = None
+        if window and profile:
+            if prof is None:
+                prof = torch.profiler.profile(
+                    activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],
+                    record_shapes=True)
+                prof.__enter__()
+            rng = torch.profiler.record_function("ProfilerStep#%d" % (i - first))
+            rng.__enter__()
+        elif window:
             torch.cuda.profiler.start()
         a = torch.cuda.Event(enable_timing=True)
         b = torch.cuda.Event(enable_timing=True)
@@ -43,44 +71,60 @@ def timed(step, windows):
         step()
         b.record()
         torch.cuda.synchronize()
-        if window:
+        if rng is not None:
+            rng.__exit__(None, None, None)
+        elif window:
             torch.cuda.profiler.stop()
         times.append(a.elapsed_time(b))
+    if prof is not None:
+        prof.__exit__(None, None, None)
+        prof.export_chrome_trace(profile)
     return statistics.median(times), times
 
 
-def gemm(windows):
+def no_tf32():
     torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+
+
+def gemm(windows, out, profile):
+    no_tf32()
     shapes = [(4096, 4096, 4096), (8192, 1024, 4096), (2048, 50272, 768), (512, 768, 768)]
     ops = [(torch.randn(m, k, device="cuda"), torch.randn(k, n, device="cuda"))
            for m, n, k in shapes]
     each = {}
-    for (m, n, k), (x, y) in zip(shapes, ops):
-        each["%dx%dx%d" % (m, n, k)], _ = timed(lambda: torch.mm(x, y), 0)
-    ms, times = timed(lambda: [torch.mm(x, y) for x, y in ops], windows)
+    if not windows:
+        for (m, n, k), (x, y) in zip(shapes, ops):
+            each["%dx%dx%d" % (m, n, k)], _ = timed(lambda: torch.mm(x, y), 0)
+    ms, times = timed(lambda: [torch.mm(x, y) for x, y in ops], windows, profile)
     return {"step_ms": ms, "steps_ms": times, "gemm_ms": each}
 
 
-def gpt2(windows, out):
+def gpt2(windows, out, profile, bf16=False):
     from transformers import AutoModelForCausalLM, GPT2Config
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    no_tf32()
     cfg = GPT2Config()
     cfg.to_json_file(out + ".config.json")
-    model = AutoModelForCausalLM.from_config(cfg, attn_implementation="eager").cuda().train()
+    model = AutoModelForCausalLM.from_config(cfg, attn_implementation="sdpa" if bf16 else "eager")
+    model = model.cuda().train()
     batch, seq = 8, 512
     ids = torch.randint(0, cfg.vocab_size, (batch, seq), device="cuda")
 
     def step():
         model.zero_grad(set_to_none=True)
-        model(ids, labels=ids).loss.backward()
+        if bf16:
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = model(ids, labels=ids).loss
+        else:
+            loss = model(ids, labels=ids).loss
+        loss.backward()
 
-    ms, times = timed(step, windows)
+    ms, times = timed(step, windows, profile)
     return {"step_ms": ms, "steps_ms": times, "batch": batch, "seq": seq,
-            "mode": "training", "dtype": "fp32"}
+            "mode": "training", "dtype": "bf16" if bf16 else "fp32"}
 
 
-def decode(windows, out):
+def decode(windows, out, profile):
     from transformers import AutoModelForCausalLM, LlamaConfig
     cfg = LlamaConfig(hidden_size=2048, intermediate_size=5632, num_hidden_layers=16,
                       num_attention_heads=32, num_key_value_heads=8, vocab_size=32000)
@@ -94,24 +138,136 @@ def decode(windows, out):
         cache = model(ids, use_cache=True).past_key_values
         # each step appends a token: the cache goes from `context` to
         # context + WARMUP + STEPS, the median step sees ~context + 8
-        ms, times = timed(lambda: model(nxt, past_key_values=cache, use_cache=True), windows)
+        ms, times = timed(lambda: model(nxt, past_key_values=cache, use_cache=True), windows, profile)
     return {"step_ms": ms, "steps_ms": times, "batch": batch,
             "seq": context + WARMUP + STEPS // 2, "mode": "decode", "dtype": "bf16"}
 
 
+def resnet50(windows, out, profile):
+    import torchvision
+    no_tf32()
+    # cuDNN picks its algorithms by timing them in the warm-up steps; the
+    # timed steps then run the same ones in every process
+    torch.backends.cudnn.benchmark = True
+    model = torchvision.models.resnet50(weights=None).cuda().train()
+    batch = 64
+    x = torch.randn(batch, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (batch,), device="cuda")
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def step():
+        model.zero_grad(set_to_none=True)
+        loss_fn(model(x), y).backward()
+
+    ms, times = timed(step, windows, profile)
+    return {"step_ms": ms, "steps_ms": times, "batch": batch, "mode": "training", "dtype": "fp32"}
+
+
+def compiled(windows, out, profile):
+    no_tf32()
+    width, depth, tokens = 2048, 6, 8192
+    layers = []
+    for _ in range(depth):
+        layers += [torch.nn.LayerNorm(width), torch.nn.Linear(width, 4 * width), torch.nn.GELU(),
+                   torch.nn.Linear(4 * width, width)]
+    model = torch.nn.Sequential(*layers).cuda().train()
+    fn = torch.compile(model)
+    x = torch.randn(tokens, width, device="cuda")
+
+    def step():
+        model.zero_grad(set_to_none=True)
+        fn(x).float().pow(2).mean().backward()
+
+    ms, times = timed(step, windows, profile)
+    return {"step_ms": ms, "steps_ms": times, "batch": tokens, "mode": "training", "dtype": "fp32"}
+
+
+def graph(windows, out, profile):
+    """A decode step of hand-written Llama-style layers, captured once."""
+    F = torch.nn.functional
+    dt = torch.bfloat16
+    hidden, inter, layers, heads, kv_heads, context, batch = 2048, 5632, 16, 32, 8, 2048, 16
+    hd = hidden // heads
+
+    def w(*shape):
+        return torch.randn(*shape, device="cuda", dtype=dt) * 0.02
+
+    ws = [dict(qkv=w(hidden, (heads + 2 * kv_heads) * hd), o=w(hidden, hidden),
+               up=w(hidden, 2 * inter), down=w(inter, hidden),
+               k=w(batch, kv_heads, context, hd), v=w(batch, kv_heads, context, hd))
+          for _ in range(layers)]
+    x = torch.randn(batch, 1, hidden, device="cuda", dtype=dt)
+
+    def rms(t):
+        return t * torch.rsqrt(t.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(dt)
+
+    def body():
+        h = x
+        for p in ws:
+            q, k, v = (rms(h) @ p["qkv"]).split([heads * hd, kv_heads * hd, kv_heads * hd], -1)
+            q = q.view(batch, 1, heads, hd).transpose(1, 2)
+            k = torch.cat([p["k"], k.view(batch, 1, kv_heads, hd).transpose(1, 2)], 2)
+            v = torch.cat([p["v"], v.view(batch, 1, kv_heads, hd).transpose(1, 2)], 2)
+            rep = heads // kv_heads
+            a = F.scaled_dot_product_attention(q, k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1))
+            h = h + a.transpose(1, 2).reshape(batch, 1, hidden) @ p["o"]
+            g, u = (rms(h) @ p["up"]).chunk(2, -1)
+            h = h + (F.silu(g) * u) @ p["down"]
+        return h
+
+    with torch.no_grad():
+        # warm-up on a side stream before capture, as CUDA graphs require
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(2):
+                body()
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            body()
+        ms, times = timed(g.replay, windows, profile)
+    return {"step_ms": ms, "steps_ms": times, "batch": batch, "seq": context + 1,
+            "mode": "decode", "dtype": "bf16"}
+
+
+def versions():
+    """The GPU, driver, CUDA, cuDNN and PyTorch versions of this run."""
+    v = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+         "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version()}
+    try:
+        v["driver"] = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader",
+                                      "-i", "0"], capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        v["driver"] = None
+    return v
+
+
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("gemm", "gpt2", "decode"):
-        sys.stderr.write("usage: gpu_workload.py gemm|gpt2|decode OUT.json [--windows N]\n")
+    import argparse
+    ap = argparse.ArgumentParser(prog="workload.py")
+    ap.add_argument("workload", choices=WORKLOADS)
+    ap.add_argument("out")
+    ap.add_argument("--windows", type=int, default=0)
+    ap.add_argument("--profile")
+    try:
+        a = ap.parse_args(argv[1:])
+    except SystemExit:
         return 2
-    windows = int(argv[4]) if len(argv) > 4 and argv[3] == "--windows" else 0
-    what, out = argv[1], argv[2]
-    res = gemm(windows) if what == "gemm" else gpt2(windows, out) if what == "gpt2" \
-        else decode(windows, out)
-    res["device"] = torch.cuda.get_device_name()
-    res["torch"] = torch.__version__
-    with open(out, "w") as f:
+    if a.profile and not a.windows:
+        sys.stderr.write("workload.py: --profile needs --windows N\n")
+        return 2
+    torch.manual_seed(0)
+    run = {"gemm": gemm, "gpt2": gpt2, "gpt2-bf16": lambda w, o, p: gpt2(w, o, p, bf16=True),
+           "decode": decode, "resnet50": resnet50, "compiled": compiled, "graph": graph}[a.workload]
+    res = run(a.windows, a.out, a.profile)
+    res["workload"] = a.workload
+    res["windows"] = a.windows
+    res["command"] = " ".join(argv)
+    res.update(versions())
+    with open(a.out, "w") as f:
         json.dump(res, f, indent=1)
-    print("%s: %.3f ms per step on %s" % (what, res["step_ms"], res["device"]))
+    print("%s: %.3f ms per step on %s" % (a.workload, res["step_ms"], res["device"]))
     return 0
 
 
