@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyzer/comm.h"
+#include "predictor/comm.h"
 #include "analyzer/ktable.h"
 #include "analyzer/timeline.h"
 #include "trace/hmap.h"
@@ -352,13 +352,13 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 		struct comm_link link, wide;
 
 		comm_link_init(g, &link, &wide);
-		r->ns = comm_time_ns((enum model_comm)key->collective, k.bytes, key->ranks, &link);
+		r->ns = comm_time_ns((enum comm_op)key->collective, k.bytes, key->ranks, &link);
 		r->method = PRED_ROOFLINE;
 		r->memory_bound = -1;
 		r->gamma = -1;
 		return;
 	}
-	k.bytes += model_reread_bytes(key->reread_bytes, key->reuse_bytes, g);
+	k.bytes += pred_reread_bytes(key->reread_bytes, key->reuse_bytes, g);
 	if (predict_kernel(pred, &k, NULL, g, method, r) != 0 || !(r->ns >= 0))
 		r->ns = 0, r->method = PRED_ROOFLINE;
 	if (r->method == PRED_MLP && r->roofline_ns > 0 &&

@@ -100,7 +100,7 @@ void ktable_lib_from_gemm(struct ktable_lib *lib, const struct trace_gemm *g)
 	 * there (K^T in attention's Q K^T) is trans_a = T.  nn.Linear's W^T is
 	 * one too, but a plain GEMM; what the AMD scale's Q K^T class was
 	 * fitted on (NeuSight's profiles: bmm / matmul whose second input is a
-	 * transposed view, tools/profile.c) is the batched product. */
+	 * transposed view, tools/lab/profile.c) is the batched product. */
 	lib->b_transposed = lib->batch > 1 && g->trans_a != 0;
 }
 

@@ -2,7 +2,7 @@
  * main.c - surfer-analyze: predicts the iteration time of a recorded trace
  * on other GPUs, prints a report, and gates CI on predicted regressions.
  * Parses arguments and orchestrates; the work is in analyze.c (or
- * modelrun.c for --model), report.c, export.c, chrome.c, baseline.c,
+ * model/run.c for --model), report.c, export.c, chrome.c, baseline.c,
  * targets.c (GPU names), prices.c (--price) and input.c (standard input,
  * files surfer-import converts).
  *
@@ -25,7 +25,7 @@
 #include "analyzer/chrome.h"
 #include "analyzer/export.h"
 #include "analyzer/input.h"
-#include "analyzer/modelrun.h"
+#include "analyzer/model/run.h"
 #include "analyzer/prices.h"
 #include "analyzer/report.h"
 #include "analyzer/targets.h"

@@ -14,4 +14,4 @@ PROGRAMS += $(BUILD)/surfer-analyze
 # ($(CORE_LIB) is defined after the fragments are read, so name the library.)
 $(BUILD)/surfer-analyze: $(BUILD)/obj/analyzer/main.o $(BUILD)/libsurfer-core.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(LDLIBS)
-include analyzer/model.mk
+include analyzer/model/module.mk

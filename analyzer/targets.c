@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyzer/modelrun.h"
+#include "analyzer/model/run.h"
 #include "trace/surfer_err.h"
 
 int target_find(const char *name, const struct gpu_spec **out, char *err, size_t errlen)

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "analyzer/model.h"
+#include "analyzer/model/model.h"
 #include "gpu_specs/gpu.h"
 
 /* Finds the GPU name names.  Returns 0 with *out, or SURFER_EINVAL with

@@ -6,7 +6,7 @@
  * Per kernel class, (measured - fixed) over the predicted time of the
  * forward operators of at least 0.05 ms in NeuSight's inference profiles
  * of 3 AMD GPUs (geometric mean over the GPUs), with the fixed cost per
- * kernel that fits every operator best (tools/profile.c): ROCm's PyTorch
+ * kernel that fits every operator best (tools/lab/profile.c): ROCm's PyTorch
  * and rocBLAS kernels against what a model trained on CUDA kernels predicts.
  */
 #include "predictor/tile.h"

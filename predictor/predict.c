@@ -265,3 +265,9 @@ const char *pred_op_name(enum pred_op o)
 	};
 	return (unsigned)o < PRED_OP_COUNT ? names[o] : "?";
 }
+
+double pred_reread_bytes(double reread, double reuse, const struct gpu_spec *g)
+{
+	double l2 = g && g->l2_mb > 0 ? g->l2_mb * 1048576.0 : 0;
+	return reread > 0 && reuse > l2 ? reread : 0;
+}

@@ -157,4 +157,12 @@ const char *pred_method_name(enum pred_method m);
 int pred_method_parse(const char *s, enum pred_method *out);
 const char *pred_op_name(enum pred_op o);
 
+/* The bytes g's DRAM carries besides a kernel's own for a broadcast
+ * operand read again on every repetition (an attention mask added to every
+ * head's scores): reread when reuse (the bytes the kernel streams between
+ * two uses of one element) exceeds g's L2, so the operand has left it;
+ * else 0.  The model builder records both figures per kernel, the analysis
+ * applies the rule per target, and the profile harness to measured ops. */
+double pred_reread_bytes(double reread, double reuse, const struct gpu_spec *g);
+
 #endif

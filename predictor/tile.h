@@ -159,7 +159,7 @@ void tile_model_set_sustain_pj(struct tile_model *m, double pj);
 double tile_model_sustain_pj(const struct tile_model *m);
 /* AMD targets: each kernel class's time times a scale, plus a fixed cost
  * per kernel (a predictor's, predict.h): how ROCm's PyTorch and rocBLAS
- * kernels compare with the CUDA ones the model learnt from (tools/profile.c fits both on NeuSight's
+ * kernels compare with the CUDA ones the model learnt from (tools/lab/profile.c fits both on NeuSight's
  * per-operator profiles of AMD GPUs; predictor/amd_scale.c holds the
  * compiled-in ones).  The classes are the tile-model families with GEMMs
  * whose second operand is read transposed (attention's Q K^T) apart from

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "predictor/tile.h"
-#include "tools/neusight.h"
+#include "tools/lab/neusight.h"
 #include "tests/check_run.h"
 
 #define DEV_O "Tesla T4"

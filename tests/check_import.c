@@ -24,7 +24,7 @@
 
 #include "analyzer/analyze.h"
 #include "gpu_specs/gpu.h"
-#include "tools/import.h"
+#include "tools/import/import.h"
 #include "trace/trace.h"
 #include "tests/check_run.h"
 

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyzer/comm.h"
-#include "analyzer/model.h"
-#include "analyzer/modelrun.h"
+#include "predictor/comm.h"
+#include "analyzer/model/model.h"
+#include "analyzer/model/run.h"
 #include "tests/check_run.h"
 
 static struct model_config gpt2_small(void)
@@ -257,9 +257,9 @@ START_TEST(mask_reread_per_head)
 	/* 48 MB between reuses: the A100's 40 MB L2 re-reads, a 60 MB one not */
 	const struct gpu_spec *a100 = gpu_find("a100");
 	ck_assert_ptr_nonnull(a100);
-	ck_assert_double_eq(model_reread_bytes(7, 48.0 * 1048576, a100), 7);
-	ck_assert_double_eq(model_reread_bytes(7, 30.0 * 1048576, a100), 0);
-	ck_assert_double_eq(model_reread_bytes(0, 48.0 * 1048576, a100), 0);
+	ck_assert_double_eq(pred_reread_bytes(7, 48.0 * 1048576, a100), 7);
+	ck_assert_double_eq(pred_reread_bytes(7, 30.0 * 1048576, a100), 0);
+	ck_assert_double_eq(pred_reread_bytes(0, 48.0 * 1048576, a100), 0);
 	/* T5 adds the [B,H,S,S] bias its first layer materialized: two full
 	 * reads, no re-read rule */
 	ck_assert_int_eq(model_config_builtin("t5-base", &c), 0);
@@ -464,7 +464,7 @@ START_TEST(collective_sizes)
 	double ar = 0;
 	for (size_t i = 0; i < s.n; i++)
 		if (s.v[i].phase == MODEL_PH_COMM) {
-			ck_assert_int_eq(s.v[i].comm, MODEL_COMM_ALL_REDUCE);
+			ck_assert_int_eq(s.v[i].comm, COMM_ALL_REDUCE);
 			ck_assert_uint_eq(s.v[i].ranks, 4);
 			ck_assert_int_eq(s.v[i].async, 1);
 			ar += s.v[i].k.bytes;
@@ -516,7 +516,7 @@ START_TEST(collective_sizes)
 	ck_assert_uint_eq(s.stage_layers, 3);
 	size_t sr = 0;
 	for (size_t i = 0; i < s.n; i++)
-		if (s.v[i].comm == MODEL_COMM_SEND_RECV) {
+		if (s.v[i].comm == COMM_SEND_RECV) {
 			ck_assert_double_eq(s.v[i].k.bytes, 2.0 * 1024 * 768 * 4);
 			sr++;
 		}
@@ -530,10 +530,10 @@ START_TEST(collective_times)
 	struct comm_link l = { .bw_gbps = 100, .latency_us = 10, .step_us = 5, .p2p_us = 3, .nvlink = 1 };
 	/* all-reduce of 1 GB over 4 ranks: 2*3/4 GB at 100 GB/s = 15 ms,
 	 * plus 10 + 2*5 us */
-	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e9, 4, &l), 15e6 + 20e3, 1);
-	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_GATHER, 1e9, 4, &l), 7.5e6 + 20e3, 1);
-	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_SEND_RECV, 1e9, 2, &l), 10e6 + 3e3, 1);
-	ck_assert_double_eq(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e9, 1, &l), 0);
+	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e9, 4, &l), 15e6 + 20e3, 1);
+	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_GATHER, 1e9, 4, &l), 7.5e6 + 20e3, 1);
+	ck_assert_double_eq_tol(comm_time_ns(COMM_SEND_RECV, 1e9, 2, &l), 10e6 + 3e3, 1);
+	ck_assert_double_eq(comm_time_ns(COMM_ALL_REDUCE, 1e9, 1, &l), 0);
 }
 END_TEST
 
@@ -551,19 +551,19 @@ START_TEST(bridged_pairs_cross_pcie)
 	comm_link_init(pc, &l, &wide);
 	double gen4 = 16.0 * 16 * 128 / 130 / 8;
 	/* 2 ranks: 1e8 bytes once over 225 GB/s (600 / 2 x 0.75) + 50 us */
-	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 2, &l), 50e3 + 1e8 / 225, 1);
+	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e8, 2, &l), 50e3 + 1e8 / 225, 1);
 	/* 4 ranks: 1.5e8 bytes over 0.75 x gen4, 30 us + 2 steps of 5 us */
-	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 4, &l),
+	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e8, 4, &l),
 				40e3 + 1.5e8 / (0.75 * gen4), 10);
 	comm_link_init(sx, &l, &wide);
-	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 8, &l),
+	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e8, 8, &l),
 				50e3 + 1.75e8 / 225, 1);
 	/* send/recv over NVLink: the message once at 0.8 of 300 GB/s + 8 us */
-	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_SEND_RECV, 1e8, 2, &l), 8e3 + 1e8 / 240, 1);
+	ck_assert_double_eq_tol(comm_time_ns(COMM_SEND_RECV, 1e8, 2, &l), 8e3 + 1e8 / 240, 1);
 	/* no NVLink at all: PCIe at 0.5 (a T4: PCIe 3.0 x16, 8 GT/s) */
 	comm_link_init(gpu_find("t4"), &l, &wide);
 	double gen3 = 8.0 * 16 * 128 / 130 / 8;
-	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 2, &l), 30e3 + 1e8 / (0.5 * gen3), 10);
+	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e8, 2, &l), 30e3 + 1e8 / (0.5 * gen3), 10);
 }
 END_TEST
 
@@ -577,13 +577,13 @@ START_TEST(nvls_on_hopper_boards)
 	ck_assert_uint_eq(h->nvlink_peers, 8);
 	struct comm_link l, wide;
 	comm_link_init(h, &l, &wide);
-	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 8, &l), 50e3 + 1e8 / 270, 1);
-	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 4, &l),
+	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e8, 8, &l), 50e3 + 1e8 / 270, 1);
+	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e8, 4, &l),
 				50e3 + 1.5e8 / 337.5, 1);
-	ck_assert_double_eq_tol(comm_time_ns(MODEL_COMM_ALL_GATHER, 1e8, 8, &l),
+	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_GATHER, 1e8, 8, &l),
 				50e3 + 0.875e8 / 337.5, 1);
 	/* NVLS is the faster of the two for eight ranks */
-	ck_assert(comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e9, 8, &l) <
+	ck_assert(comm_time_ns(COMM_ALL_REDUCE, 1e9, 8, &l) <
 		  50e3 + 1.75e9 / 337.5);
 	comm_link_init(gpu_find("a100-sxm4-80"), &l, &wide);
 	ck_assert_double_eq(l.nvls_gbps, 0);
@@ -674,7 +674,7 @@ static void push_comm(struct model_seq *s, double bytes, int async, enum model_p
 	k->k.op = PRED_OP_COMM;
 	k->k.bytes = bytes;
 	k->phase = ph;
-	k->comm = MODEL_COMM_ALL_REDUCE;
+	k->comm = COMM_ALL_REDUCE;
 	k->ranks = 4;
 	k->async = async;
 	k->layer = -1;
@@ -688,8 +688,8 @@ START_TEST(replay)
 	comm_link_init(g, &l, &wide);
 	/* 600 GB/s NVLink: 300 per direction at 0.75 */
 	ck_assert_double_eq_tol(l.bw_gbps, 225, 1e-9);
-	double t1 = comm_time_ns(MODEL_COMM_ALL_REDUCE, 1e8, 4, &l);
-	double t2 = comm_time_ns(MODEL_COMM_ALL_REDUCE, 5e7, 4, &l);
+	double t1 = comm_time_ns(COMM_ALL_REDUCE, 1e8, 4, &l);
+	double t2 = comm_time_ns(COMM_ALL_REDUCE, 5e7, 4, &l);
 	ck_assert_double_eq_tol(t1, 50e3 + 1.5e8 / 225, 1e-6);
 
 	struct model_kernel v[8];
@@ -1085,8 +1085,8 @@ START_TEST(zero_collectives)
 		struct model_opts o = zero_opts(z);
 		o.fused_optimizer = 1;
 		ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
-		double bytes[MODEL_COMM_SEND_RECV + 1] = { 0 };
-		size_t count[MODEL_COMM_SEND_RECV + 1] = { 0 };
+		double bytes[COMM_SEND_RECV + 1] = { 0 };
+		size_t count[COMM_SEND_RECV + 1] = { 0 };
 		double opt = 0;
 		size_t last_opt = 0;
 		for (size_t i = 0; i < s.n; i++) {
@@ -1103,30 +1103,30 @@ START_TEST(zero_collectives)
 		}
 		if (z < 2) {
 			/* DDP's all-reduces: every gradient once */
-			ck_assert_double_eq_tol(bytes[MODEL_COMM_ALL_REDUCE], 4 * P, 1);
-			ck_assert_uint_eq(count[MODEL_COMM_REDUCE_SCATTER], 0);
+			ck_assert_double_eq_tol(bytes[COMM_ALL_REDUCE], 4 * P, 1);
+			ck_assert_uint_eq(count[COMM_REDUCE_SCATTER], 0);
 		} else {
 			/* one reduce-scatter per unit, every gradient once */
-			ck_assert_uint_eq(count[MODEL_COMM_ALL_REDUCE], 0);
-			ck_assert_uint_eq(count[MODEL_COMM_REDUCE_SCATTER], 13);
-			ck_assert_double_eq_tol(bytes[MODEL_COMM_REDUCE_SCATTER], 4 * P, 1);
+			ck_assert_uint_eq(count[COMM_ALL_REDUCE], 0);
+			ck_assert_uint_eq(count[COMM_REDUCE_SCATTER], 13);
+			ck_assert_double_eq_tol(bytes[COMM_REDUCE_SCATTER], 4 * P, 1);
 		}
 		if (z == 0)
-			ck_assert_uint_eq(count[MODEL_COMM_ALL_GATHER], 0);
+			ck_assert_uint_eq(count[COMM_ALL_GATHER], 0);
 		if (z == 1) {
 			/* the updated shards, gathered once the step is done */
-			ck_assert_uint_eq(count[MODEL_COMM_ALL_GATHER], 1);
-			ck_assert_int_eq(s.v[s.n - 1].comm, MODEL_COMM_ALL_GATHER);
+			ck_assert_uint_eq(count[COMM_ALL_GATHER], 1);
+			ck_assert_int_eq(s.v[s.n - 1].comm, COMM_ALL_GATHER);
 			ck_assert_uint_lt(last_opt, s.n - 1);
 		}
 		if (z == 2) {
-			ck_assert_uint_eq(count[MODEL_COMM_ALL_GATHER], 13);
-			ck_assert_double_eq_tol(bytes[MODEL_COMM_ALL_GATHER], 4 * P, 1);
+			ck_assert_uint_eq(count[COMM_ALL_GATHER], 13);
+			ck_assert_double_eq_tol(bytes[COMM_ALL_GATHER], 4 * P, 1);
 		}
 		if (z == 3) {
 			/* the layers again for backward, the root kept */
-			ck_assert_uint_eq(count[MODEL_COMM_ALL_GATHER], 25);
-			ck_assert_double_eq_tol(bytes[MODEL_COMM_ALL_GATHER], 4 * (2 * P - GPT2_ROOT), 1);
+			ck_assert_uint_eq(count[COMM_ALL_GATHER], 25);
+			ck_assert_double_eq_tol(bytes[COMM_ALL_GATHER], 4 * (2 * P - GPT2_ROOT), 1);
 		}
 		/* fused AdamW steps this rank's eighth of the parameters at 28
 		 * bytes each (optimizer_traffic) */
@@ -1149,9 +1149,9 @@ START_TEST(zero_waits)
 	int seen[2][12] = { { 0 } };
 	for (size_t i = 0; i < s.n; i++) {
 		const struct model_kernel *k = &s.v[i];
-		if (k->phase == MODEL_PH_COMM && k->comm == MODEL_COMM_ALL_GATHER)
+		if (k->phase == MODEL_PH_COMM && k->comm == COMM_ALL_GATHER)
 			ck_assert_int_eq(k->async, MODEL_ASYNC_FREE);
-		if (k->phase == MODEL_PH_COMM && k->comm == MODEL_COMM_REDUCE_SCATTER)
+		if (k->phase == MODEL_PH_COMM && k->comm == COMM_REDUCE_SCATTER)
 			ck_assert_int_eq(k->async, MODEL_ASYNC_AFTER);
 		if (k->phase == MODEL_PH_COMM || k->layer < 0)
 			continue;
@@ -1162,7 +1162,7 @@ START_TEST(zero_waits)
 		ck_assert_uint_gt(k->wait, 0);
 		ck_assert_uint_lt(k->wait - 1, i);
 		const struct model_kernel *g = &s.v[k->wait - 1];
-		ck_assert_int_eq(g->comm, MODEL_COMM_ALL_GATHER);
+		ck_assert_int_eq(g->comm, COMM_ALL_GATHER);
 		ck_assert_int_eq(g->layer, k->layer);
 		ck_assert_double_eq(g->k.bytes, 4 * GPT2_LAYER);
 		if (bwd && k->layer < 11) {
@@ -1191,8 +1191,8 @@ START_TEST(zero_waits)
 	struct model_timing t;
 	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
 	ck_assert_int_eq(model_time(&s, &o, gpu, 6000, &t), 0);
-	double root = comm_time_ns(MODEL_COMM_ALL_GATHER, 4 * GPT2_ROOT, 8, &l) +
-		      comm_time_ns(MODEL_COMM_REDUCE_SCATTER, 4 * GPT2_ROOT, 8, &l);
+	double root = comm_time_ns(COMM_ALL_GATHER, 4 * GPT2_ROOT, 8, &l) +
+		      comm_time_ns(COMM_REDUCE_SCATTER, 4 * GPT2_ROOT, 8, &l);
 	ck_assert(t.iteration_ns >= t.compute_ns + root);
 	for (size_t i = 0; i < s.n; i++)
 		s.v[i].wait = 0;

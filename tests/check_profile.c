@@ -1,5 +1,5 @@
 /*
- * check_profile.c - NeuSight per-operator profiles (tools/profile.c) on
+ * check_profile.c - NeuSight per-operator profiles (tools/lab/profile.c) on
  * files written here: which graph nodes become which kernel rows (shapes,
  * layer multiplicity, broadcast operands), the kernel each becomes, the
  * AMD scale fitted against sums computed here from the builder's kernels,
@@ -15,11 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "analyzer/model.h"
+#include "analyzer/model/model.h"
 #include "gpu_specs/gpu.h"
 #include "predictor/predict.h"
 #include "predictor/tile.h"
-#include "tools/profile.h"
+#include "tools/lab/profile.h"
 #include "tests/check_run.h"
 
 /* Columns in another order than NeuSight's, and some of its columns left

@@ -8,7 +8,7 @@
  *   surfer-import nsys REPORT.sqlite -o OUT.mp [same options]
  *
  * This file parses arguments, draws the progress bar and reports; the
- * readers are import_kineto.c and import_nsys.c, the writing import_common.c.
+ * readers are tools/import/kineto.c and nsys.c, the writing tools/import/common.c.
  * Exit status: 0 done, 1 out of memory or cannot write, 2 bad usage or input.
  */
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tools/import.h"
+#include "tools/import/import.h"
 #include "trace/surfer_err.h"
 
 static const char *prog = "surfer-import";

@@ -2,7 +2,7 @@
 # traces into surfer traces.  Uses yajl (streaming JSON: a torch.profiler
 # trace is read in one pass without building a document tree), zlib (gzip
 # traces) and SQLite (nsys exports are SQLite databases).
-IMPORT_SRCS := tools/import.c tools/import_common.c tools/import_kineto.c tools/import_nsys.c
+IMPORT_SRCS := tools/import.c tools/import/common.c tools/import/kineto.c tools/import/nsys.c
 IMPORT_OBJS := $(IMPORT_SRCS:%.c=$(BUILD)/obj/%.o)
 IMPORT_LIBS := $(shell pkg-config --libs yajl 2>/dev/null || echo -lyajl) \
 	$(shell pkg-config --libs zlib 2>/dev/null || echo -lz) \

@@ -7,7 +7,7 @@
  */
 #include "tests/fuzz/fuzz.h"
 
-#include "tools/import.h"
+#include "tools/import/import.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -8,7 +8,7 @@
  */
 #include "tests/fuzz/fuzz.h"
 
-#include "analyzer/model.h"
+#include "analyzer/model/model.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/neusight.h"
+#include "tools/lab/neusight.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -21,7 +21,7 @@
 
 #include <sqlite3.h>
 
-#include "tools/import.h"
+#include "tools/import/import.h"
 
 /* What the SQL may do: make and fill tables, views and indexes. */
 static int authorize(void *ctx, int action, const char *a, const char *b, const char *c,

@@ -26,7 +26,7 @@ for bin in "$FUZZ_BUILD"/fuzz_*; do
 	[ -f "tests/fuzz/$t.dict" ] && dict="-dict=tests/fuzz/$t.dict"
 	# new inputs go to the scratch corpus (the first directory), never
 	# into the committed seeds; a crash leaves its input in $tmp
-	if ! "$bin" $dict -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	if ! "$bin" $dict -max_total_time="$secs" -seed=1 -timeout=10 -rss_limit_mb=2048 \
 		-artifact_prefix="$tmp/" "$tmp/$t" "$seeds" >"$tmp/$t.log" 2>&1; then
 		echo "fuzz: $t: FAILED"; tail -n 40 "$tmp/$t.log"
 		for a in "$tmp"/crash-* "$tmp"/leak-* "$tmp"/timeout-* "$tmp"/oom-*; do

@@ -1,0 +1,631 @@
+/*
+ * config.c - model shapes from Hugging Face config.json files (jansson)
+ * and a table of built-in models, plus the option parsers of --model.
+ *
+ * Keys follow transformers' configuration classes: GPT2Config (n_embd,
+ * n_head, n_layer, n_inner), BertConfig / OPTConfig / LlamaConfig
+ * (hidden_size, num_attention_heads, num_hidden_layers, intermediate_size or
+ * ffn_dim, num_key_value_heads, head_dim), T5Config / SwitchTransformersConfig
+ * (d_model, num_heads, d_kv, d_ff, num_layers, num_decoder_layers,
+ * num_experts, encoder_sparse_step), MixtralConfig (num_local_experts,
+ * num_experts_per_tok), GemmaConfig (hidden_activation, head_dim),
+ * Phi3Config.  Absent keys take the class defaults.
+ * The built-in figures are those of the published configs on the Hub
+ * (GPT-3 from Brown et al. 2020, Table 2.1).
+ */
+#include "analyzer/model/model.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+static void normalize(const char *in, char *out, size_t n)
+{
+	size_t j = 0;
+	for (; *in && j + 1 < n; in++) {
+		if (*in == '-' || *in == '_' || *in == '.' || *in == ' ')
+			continue;
+		out[j++] = (char)tolower((unsigned char)*in);
+	}
+	out[j] = 0;
+}
+
+/* ---- built-in table ----------------------------------------------------- */
+
+struct builtin {
+	const char *name;
+	enum model_family fam;
+	uint32_t layers, dec_layers, hidden, heads, kv_heads, head_dim, ffn, vocab, type_vocab;
+	enum model_act act;
+	int gated, qkv_bias, tied;
+	uint32_t experts, sparse_step;
+	double dropout, attn_dropout;
+};
+
+static const struct builtin builtins[] = {
+	{ "gpt2", MODEL_FAM_GPT2, 12, 0, 768, 12, 12, 64, 3072, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
+	{ "gpt2-medium", MODEL_FAM_GPT2, 24, 0, 1024, 16, 16, 64, 4096, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
+	{ "gpt2-large", MODEL_FAM_GPT2, 36, 0, 1280, 20, 20, 64, 5120, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
+	{ "gpt2-xl", MODEL_FAM_GPT2, 48, 0, 1600, 25, 25, 64, 6400, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
+	{ "gpt3-xl", MODEL_FAM_GPT2, 24, 0, 2048, 16, 16, 128, 8192, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
+	{ "gpt3-2.7b", MODEL_FAM_GPT2, 32, 0, 2560, 32, 32, 80, 10240, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
+	{ "gpt3-6.7b", MODEL_FAM_GPT2, 32, 0, 4096, 32, 32, 128, 16384, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
+	{ "gpt3-13b", MODEL_FAM_GPT2, 40, 0, 5120, 40, 40, 128, 20480, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
+	{ "bert-base", MODEL_FAM_BERT, 12, 0, 768, 12, 12, 64, 3072, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1 },
+	{ "bert-large", MODEL_FAM_BERT, 24, 0, 1024, 16, 16, 64, 4096, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1 },
+	{ "opt-1.3b", MODEL_FAM_OPT, 24, 0, 2048, 32, 32, 64, 8192, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0 },
+	{ "opt-6.7b", MODEL_FAM_OPT, 32, 0, 4096, 32, 32, 128, 16384, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0 },
+	{ "llama-2-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 32, 128, 11008, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
+	{ "llama-3-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
+	{ "llama-3.2-1b", MODEL_FAM_LLAMA, 16, 0, 2048, 32, 8, 64, 8192, 128256, 0, MODEL_ACT_SILU, 1, 0, 1, 0, 0, 0.0, 0.0 },
+	{ "mistral-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
+	{ "qwen2-7b", MODEL_FAM_LLAMA, 28, 0, 3584, 28, 4, 128, 18944, 152064, 0, MODEL_ACT_SILU, 1, 1, 0, 0, 0, 0.0, 0.0 },
+	{ "mixtral-8x7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0 },
+	{ "gemma-7b", MODEL_FAM_LLAMA, 28, 0, 3072, 16, 16, 256, 24576, 256000, 0, MODEL_ACT_GELU_TANH, 1, 0, 1, 0, 0, 0.0, 0.0 },
+	{ "t5-base", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1 },
+	{ "t5-large", MODEL_FAM_T5, 24, 24, 1024, 16, 16, 64, 4096, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1 },
+	{ "switch-base-8", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 8, 2, 0.1, 0.1 },
+};
+
+#define NBUILTIN (sizeof(builtins) / sizeof(builtins[0]))
+
+const char *const *model_config_builtin_names(void)
+{
+	static const char *names[NBUILTIN + 1];
+	for (size_t i = 0; i < NBUILTIN; i++)
+		names[i] = builtins[i].name;
+	names[NBUILTIN] = NULL;
+	return names;
+}
+
+int model_config_builtin(const char *name, struct model_config *c)
+{
+	char want[64], have[64];
+	normalize(name, want, sizeof(want));
+	for (size_t i = 0; i < NBUILTIN; i++) {
+		const struct builtin *b = &builtins[i];
+		normalize(b->name, have, sizeof(have));
+		if (strcmp(want, have) != 0)
+			continue;
+		memset(c, 0, sizeof(*c));
+		snprintf(c->name, sizeof(c->name), "%s", b->name);
+		c->family = b->fam;
+		c->layers = b->layers;
+		c->dec_layers = b->dec_layers;
+		c->hidden = b->hidden;
+		c->heads = b->heads;
+		c->kv_heads = b->kv_heads;
+		c->head_dim = b->head_dim;
+		c->ffn = b->ffn;
+		c->vocab = b->vocab;
+		c->type_vocab = b->type_vocab;
+		c->act = b->act;
+		c->gated = b->gated;
+		c->qkv_bias = b->qkv_bias;
+		c->tied = b->tied;
+		c->experts = b->experts;
+		c->experts_per_tok = b->experts ? (b->fam == MODEL_FAM_T5 ? 1 : 2) : 0;
+		c->sparse_step = b->sparse_step;
+		/* SwitchTransformersConfig's default; Mixtral drops no token */
+		c->capacity = b->experts && b->fam == MODEL_FAM_T5 ? 64 : 0;
+		c->dropout = b->dropout;
+		c->attn_dropout = b->attn_dropout;
+		return 0;
+	}
+	return SURFER_EUNKNOWN;
+}
+
+/* ---- config.json ------------------------------------------------------- */
+
+/* An unsigned integer key, or def when absent/null; -1 when malformed. */
+static int64_t get_uint(json_t *o, const char *key, int64_t def)
+{
+	json_t *v = json_object_get(o, key);
+	if (!v || json_is_null(v))
+		return def;
+	if (json_is_integer(v)) {
+		json_int_t x = json_integer_value(v);
+		return x < 0 || x > (json_int_t)1 << 31 ? -1 : (int64_t)x;
+	}
+	if (json_is_real(v)) {
+		double x = json_real_value(v);
+		return x < 0 || x > 2147483648.0 || x != (double)(int64_t)x ? -1 : (int64_t)x;
+	}
+	return -1;
+}
+
+static double get_real(json_t *o, const char *key, double def)
+{
+	json_t *v = json_object_get(o, key);
+	if (json_is_number(v)) {
+		double x = json_number_value(v);
+		return x >= 0 && x <= 1 ? x : def;
+	}
+	return def;
+}
+
+static const char *get_str(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int get_bool(json_t *o, const char *key, int def)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_boolean(v) ? json_is_true(v) : def;
+}
+
+static enum model_act parse_act(const char *s, enum model_act def)
+{
+	if (!s)
+		return def;
+	if (strstr(s, "gelu_new") || strstr(s, "gelu_fast"))
+		return MODEL_ACT_GELU_NEW;
+	if (strstr(s, "gelu_pytorch_tanh"))
+		return MODEL_ACT_GELU_TANH;
+	if (strstr(s, "gelu"))
+		return MODEL_ACT_GELU;
+	if (strstr(s, "relu"))
+		return MODEL_ACT_RELU;
+	if (strstr(s, "silu") || strstr(s, "swish"))
+		return MODEL_ACT_SILU;
+	return def;
+}
+
+/* The first architecture class the config names, NULL when none. */
+static const char *arch_of(json_t *root)
+{
+	json_t *a = json_object_get(root, "architectures");
+	if (json_is_array(a) && json_array_size(a) > 0 && json_is_string(json_array_get(a, 0)))
+		return json_string_value(json_array_get(a, 0));
+	return NULL;
+}
+
+/* A key that is set: present, not null, not false, not 0. */
+static int is_set(json_t *root, const char *key)
+{
+	json_t *v = json_object_get(root, key);
+	return v && !json_is_null(v) && !json_is_false(v) &&
+	       !(json_is_number(v) && json_number_value(v) == 0);
+}
+
+/* Whether the string array at key holds an element containing what. */
+static int array_has(json_t *root, const char *key, const char *what)
+{
+	json_t *a = json_object_get(root, key), *e;
+	size_t i;
+	if (!json_is_array(a))
+		return 0;
+	json_array_foreach(a, i, e) {
+		if (json_is_string(e) && strstr(json_string_value(e), what))
+			return 1;
+		/* gpt_neo's attention_types: [[["global", "local"], 12]] */
+		if (json_is_array(e) && json_array_size(e) && json_is_array(json_array_get(e, 0))) {
+			json_t *in = json_array_get(e, 0), *x;
+			size_t j;
+			json_array_foreach(in, j, x)
+				if (json_is_string(x) && strstr(json_string_value(x), what))
+					return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * What a config asks for that the builder has no kernels for, named in
+ * err: a layer built without it would be another model's (a dense Qwen2
+ * for Qwen2-MoE's 60 experts, Gemma 1 for Gemma 3's local attention), so
+ * such configs are refused rather than built as their neighbour.
+ *   - experts other than Mixtral's (num_local_experts, top-k routed) and
+ *     Switch Transformers' (num_experts in a T5 stack): Qwen-MoE's
+ *     num_experts with a shared expert, DeepSeek's n_routed_experts,
+ *     moe_intermediate_size;
+ *   - sliding-window (local) attention, except Mistral's, Mixtral's and
+ *     Phi-3's: their Hugging Face modules compute every score and mask the
+ *     far ones (eager and SDPA alike), the same kernels as full attention;
+ *     Gemma 2 and 3 interleave local and global layers (layer_types,
+ *     sliding_window_pattern) with more norms than a Llama layer has,
+ *     GPT-Neo has "local" layers, Qwen2 uses a window when
+ *     use_sliding_window is true;
+ *   - soft-capped attention or logits (Gemma 2: tanh on every score).
+ * SURFER_EUNKNOWN when one is found, else 0.
+ */
+static int unsupported(json_t *root, const char *mt, char *err, size_t errlen)
+{
+	const char *arch = arch_of(root), *who = arch ? arch : mt ? mt : "config";
+	int t5 = mt && (!strcasecmp(mt, "switch_transformers") || !strcasecmp(mt, "t5") ||
+			!strcasecmp(mt, "mt5"));
+	static const char *const moe[] = {
+		"num_experts", "n_routed_experts", "moe_intermediate_size",
+		"shared_expert_intermediate_size",
+	};
+	for (size_t i = 0; i < sizeof(moe) / sizeof(moe[0]); i++)
+		if (is_set(root, moe[i]) && !(t5 && !strcmp(moe[i], "num_experts"))) {
+			snprintf(err, errlen, "'%s': its mixture-of-experts layers (%s) are not built; "
+				 "surfer builds Mixtral's num_local_experts and Switch's num_experts only",
+				 who, moe[i]);
+			return SURFER_EUNKNOWN;
+		}
+	int mistral = mt && (!strcasecmp(mt, "mistral") || !strcasecmp(mt, "mixtral") ||
+			     !strcasecmp(mt, "phi3"));
+	json_t *use = json_object_get(root, "use_sliding_window");
+	const char *local = NULL;
+	if (array_has(root, "layer_types", "sliding"))
+		local = "layer_types";
+	else if (is_set(root, "sliding_window_pattern"))
+		local = "sliding_window_pattern";
+	else if (array_has(root, "attention_types", "local") || array_has(root, "attention_layers", "local"))
+		local = "attention_types";
+	else if (!mistral && is_set(root, "sliding_window") && !json_is_false(use))
+		local = "sliding_window";
+	if (local) {
+		char win[48] = "";
+		json_t *w = json_object_get(root, "sliding_window");
+		if (json_is_integer(w) && strcmp(local, "sliding_window"))
+			snprintf(win, sizeof(win), "sliding_window %lld, ", (long long)json_integer_value(w));
+		else if (json_is_integer(w))
+			snprintf(win, sizeof(win), " %lld", (long long)json_integer_value(w));
+		snprintf(err, errlen, "'%s': sliding-window attention (%s%s) is not built; surfer's "
+			 "layers attend to every token", who, !strcmp(local, "sliding_window") ? local : win,
+			 !strcmp(local, "sliding_window") ? win : local);
+		return SURFER_EUNKNOWN;
+	}
+	static const char *const cap[] = { "attn_logit_softcapping", "final_logit_softcapping" };
+	for (size_t i = 0; i < sizeof(cap) / sizeof(cap[0]); i++)
+		if (is_set(root, cap[i])) {
+			snprintf(err, errlen, "'%s': soft-capping (%s) is not built", who, cap[i]);
+			return SURFER_EUNKNOWN;
+		}
+	return 0;
+}
+
+/* The family of a config: its model_type when it has one (an unknown
+ * model_type is refused, not guessed from a class name that starts like a
+ * known one: Qwen2MoeForCausalLM is no Qwen2), else its architecture class
+ * when that is a known family's prefix followed by "For", "LMHead" or
+ * "Model" (LlamaForCausalLM, GPT2LMHeadModel, BertModel). */
+static int family_of(json_t *root, enum model_family *f)
+{
+	const char *mt = get_str(root, "model_type");
+	const char *arch = arch_of(root);
+	struct { const char *key; enum model_family f; } map[] = {
+		{ "gpt2", MODEL_FAM_GPT2 }, { "gpt_neox", MODEL_FAM_GPT2 }, { "gptneox", MODEL_FAM_GPT2 },
+		{ "gpt_neo", MODEL_FAM_GPT2 }, { "gptj", MODEL_FAM_GPT2 },
+		{ "bert", MODEL_FAM_BERT }, { "roberta", MODEL_FAM_BERT },
+		{ "opt", MODEL_FAM_OPT },
+		{ "llama", MODEL_FAM_LLAMA }, { "mistral", MODEL_FAM_LLAMA }, { "qwen2", MODEL_FAM_LLAMA },
+		{ "mixtral", MODEL_FAM_LLAMA }, { "gemma", MODEL_FAM_LLAMA }, { "gemma2", MODEL_FAM_LLAMA },
+		{ "phi3", MODEL_FAM_LLAMA },
+		{ "switch_transformers", MODEL_FAM_T5 }, { "t5", MODEL_FAM_T5 }, { "mt5", MODEL_FAM_T5 },
+	};
+	for (size_t i = 0; mt && i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcasecmp(mt, map[i].key) == 0) {
+			*f = map[i].f;
+			return 0;
+		}
+	if (arch && !mt) {
+		struct { const char *prefix; enum model_family f; } am[] = {
+			{ "GPT2", MODEL_FAM_GPT2 }, { "GPTNeoX", MODEL_FAM_GPT2 }, { "Bert", MODEL_FAM_BERT },
+			{ "OPT", MODEL_FAM_OPT }, { "Llama", MODEL_FAM_LLAMA }, { "Mistral", MODEL_FAM_LLAMA },
+			{ "Qwen2", MODEL_FAM_LLAMA }, { "Mixtral", MODEL_FAM_LLAMA }, { "Gemma", MODEL_FAM_LLAMA },
+			{ "Phi3", MODEL_FAM_LLAMA }, { "SwitchTransformers", MODEL_FAM_T5 }, { "T5", MODEL_FAM_T5 },
+		};
+		for (size_t i = 0; i < sizeof(am) / sizeof(am[0]); i++) {
+			size_t n = strlen(am[i].prefix);
+			const char *rest = arch + n;
+			if (strncmp(arch, am[i].prefix, n) != 0 ||
+			    (strncmp(rest, "For", 3) && strncmp(rest, "LMHead", 6) && strncmp(rest, "Model", 5)))
+				continue;
+			{
+				*f = am[i].f;
+				return 0;
+			}
+		}
+	}
+	return SURFER_EUNKNOWN;
+}
+
+static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
+{
+	enum model_family fam;
+	if (unsupported(root, get_str(root, "model_type"), err, errlen))
+		return SURFER_EUNKNOWN;
+	if (family_of(root, &fam)) {
+		const char *mt = get_str(root, "model_type");
+		const char *arch = arch_of(root);
+		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, mixtral, gemma, phi3, t5, switch_transformers)",
+			 mt ? mt : arch ? arch : "?");
+		return SURFER_EUNKNOWN;
+	}
+	c->family = fam;
+	int64_t layers = 0, dec = 0, hidden = 0, heads = 0, kv = 0, hd = 0, ffn = 0, vocab = 0, tv = 0;
+	int64_t experts = 0, step = 0, cap = 0, topk = 0;
+	switch (fam) {
+	case MODEL_FAM_GPT2:
+		hidden = get_uint(root, "n_embd", get_uint(root, "hidden_size", 768));
+		heads = get_uint(root, "n_head", get_uint(root, "num_attention_heads", 12));
+		layers = get_uint(root, "n_layer", get_uint(root, "num_hidden_layers", 12));
+		ffn = get_uint(root, "n_inner", get_uint(root, "intermediate_size", hidden > 0 ? 4 * hidden : 0));
+		vocab = get_uint(root, "vocab_size", 50257);
+		c->act = parse_act(get_str(root, "activation_function"),
+				   parse_act(get_str(root, "hidden_act"), MODEL_ACT_GELU_NEW));
+		c->qkv_bias = 1;
+		c->tied = get_bool(root, "tie_word_embeddings", 1);
+		c->dropout = get_real(root, "resid_pdrop", get_real(root, "hidden_dropout", 0.1));
+		c->attn_dropout = get_real(root, "attn_pdrop", get_real(root, "attention_dropout", 0.1));
+		break;
+	case MODEL_FAM_BERT:
+		hidden = get_uint(root, "hidden_size", 768);
+		heads = get_uint(root, "num_attention_heads", 12);
+		layers = get_uint(root, "num_hidden_layers", 12);
+		ffn = get_uint(root, "intermediate_size", 3072);
+		vocab = get_uint(root, "vocab_size", 30522);
+		tv = get_uint(root, "type_vocab_size", 2);
+		c->act = parse_act(get_str(root, "hidden_act"), MODEL_ACT_GELU);
+		c->qkv_bias = 1;
+		c->tied = get_bool(root, "tie_word_embeddings", 1);
+		c->dropout = get_real(root, "hidden_dropout_prob", 0.1);
+		c->attn_dropout = get_real(root, "attention_probs_dropout_prob", 0.1);
+		break;
+	case MODEL_FAM_OPT:
+		hidden = get_uint(root, "hidden_size", 768);
+		heads = get_uint(root, "num_attention_heads", 12);
+		layers = get_uint(root, "num_hidden_layers", 12);
+		ffn = get_uint(root, "ffn_dim", 3072);
+		vocab = get_uint(root, "vocab_size", 50272);
+		c->act = parse_act(get_str(root, "activation_function"), MODEL_ACT_RELU);
+		c->qkv_bias = get_bool(root, "enable_bias", 1);
+		c->tied = get_bool(root, "tie_word_embeddings", 1);
+		c->dropout = get_real(root, "dropout", 0.1);
+		c->attn_dropout = get_real(root, "attention_dropout", 0.0);
+		break;
+	case MODEL_FAM_LLAMA: {
+		const char *mt = get_str(root, "model_type");
+		hidden = get_uint(root, "hidden_size", 4096);
+		heads = get_uint(root, "num_attention_heads", 32);
+		layers = get_uint(root, "num_hidden_layers", 32);
+		ffn = get_uint(root, "intermediate_size", 11008);
+		vocab = get_uint(root, "vocab_size", 32000);
+		kv = get_uint(root, "num_key_value_heads", heads);
+		hd = get_uint(root, "head_dim", 0);
+		int gemma = mt && strncasecmp(mt, "gemma", 5) == 0;
+		/* Gemma: GeGLU (hidden_activation, else hidden_act), tied */
+		c->act = parse_act(get_str(root, "hidden_activation"),
+				   parse_act(get_str(root, "hidden_act"), MODEL_ACT_SILU));
+		c->gated = 1;
+		c->qkv_bias = get_bool(root, "attention_bias", mt && strcasecmp(mt, "qwen2") == 0);
+		c->tied = get_bool(root, "tie_word_embeddings", gemma);
+		/* Mixtral: every layer's MLP is num_local_experts experts, each
+		 * token routed to num_experts_per_tok of them */
+		experts = get_uint(root, "num_local_experts", 0);
+		topk = experts ? get_uint(root, "num_experts_per_tok", 2) : 0;
+		step = experts ? 1 : 0;
+		c->dropout = 0;
+		c->attn_dropout = get_real(root, "attention_dropout", 0.0);
+		break;
+	}
+	case MODEL_FAM_T5:
+	default: {
+		hidden = get_uint(root, "d_model", 512);
+		heads = get_uint(root, "num_heads", 8);
+		hd = get_uint(root, "d_kv", 64);
+		ffn = get_uint(root, "d_ff", 2048);
+		layers = get_uint(root, "num_layers", 6);
+		dec = get_uint(root, "num_decoder_layers", layers);
+		vocab = get_uint(root, "vocab_size", 32128);
+		experts = get_uint(root, "num_experts", 0);
+		step = get_uint(root, "encoder_sparse_step", experts ? 2 : 0);
+		cap = get_uint(root, "expert_capacity", experts ? 64 : 0);
+		topk = experts ? 1 : 0;
+		const char *ff = get_str(root, "feed_forward_proj");
+		c->gated = ff && strncmp(ff, "gated-", 6) == 0;
+		c->act = parse_act(ff ? ff : get_str(root, "dense_act_fn"), MODEL_ACT_RELU);
+		c->tied = get_bool(root, "tie_word_embeddings", 1);
+		c->dropout = get_real(root, "dropout_rate", 0.1);
+		c->attn_dropout = c->dropout;
+		break;
+	}
+	}
+	if (layers <= 0 || hidden <= 0 || heads <= 0 || ffn <= 0 || vocab <= 0 || kv < 0 || hd < 0 ||
+	    dec < 0 || tv < 0 || experts < 0 || step < 0 || cap < 0 || topk < 0 || topk > experts ||
+	    experts > 4096 || layers > 100000 || hidden > 1 << 20 ||
+	    heads > hidden) {
+		char moe[64] = "";
+		if (experts || topk)
+			snprintf(moe, sizeof(moe), ", experts %lld, top-k %lld", (long long)experts,
+				 (long long)topk);
+		snprintf(err, errlen, "config lacks or has a bad size (layers %lld, hidden %lld, heads %lld, ffn %lld, vocab %lld%s)",
+			 (long long)layers, (long long)hidden, (long long)heads, (long long)ffn,
+			 (long long)vocab, moe);
+		return SURFER_ECORRUPT;
+	}
+	if (!hd) {
+		if (hidden % heads) {
+			snprintf(err, errlen, "hidden size %lld is not a multiple of the %lld heads",
+				 (long long)hidden, (long long)heads);
+			return SURFER_ECORRUPT;
+		}
+		hd = hidden / heads;
+	}
+	if (kv == 0 || kv > heads || heads % kv)
+		kv = heads;
+	c->layers = (uint32_t)layers;
+	c->dec_layers = fam == MODEL_FAM_T5 ? (uint32_t)dec : 0;
+	c->hidden = (uint32_t)hidden;
+	c->heads = (uint32_t)heads;
+	c->kv_heads = (uint32_t)kv;
+	c->head_dim = (uint32_t)hd;
+	c->ffn = (uint32_t)ffn;
+	c->vocab = (uint32_t)vocab;
+	c->type_vocab = (uint32_t)tv;
+	c->experts = (uint32_t)experts;
+	c->experts_per_tok = (uint32_t)topk;
+	c->sparse_step = (uint32_t)step;
+	c->capacity = (uint32_t)cap;
+	return 0;
+}
+
+int model_config_parse(const char *json, const char *name, struct model_config *c,
+		       char *err, size_t errlen)
+{
+	char dummy[8];
+	if (!err) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", name ? name : "model");
+	json_error_t je;
+	json_t *root = json_loads(json, 0, &je);
+	if (!root) {
+		snprintf(err, errlen, "line %d: %s", je.line, je.text);
+		return SURFER_ECORRUPT;
+	}
+	if (!json_is_object(root)) {
+		json_decref(root);
+		snprintf(err, errlen, "not a JSON object");
+		return SURFER_ECORRUPT;
+	}
+	int rc = fill(root, c, err, errlen);
+	json_decref(root);
+	return rc;
+}
+
+int model_config_load(const char *path, struct model_config *c, char *err, size_t errlen)
+{
+	char dummy[8];
+	if (!err) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	memset(c, 0, sizeof(*c));
+	json_error_t je;
+	json_t *root = json_load_file(path, 0, &je);
+	if (!root) {
+		snprintf(err, errlen, "%s", je.text);
+		return SURFER_ECORRUPT;
+	}
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	snprintf(c->name, sizeof(c->name), "%s", base);
+	char *dot = strstr(c->name, ".json");
+	if (dot && dot[5] == 0)
+		*dot = 0;
+	int rc;
+	if (!json_is_object(root)) {
+		snprintf(err, errlen, "not a JSON object");
+		rc = SURFER_ECORRUPT;
+	} else {
+		rc = fill(root, c, err, errlen);
+	}
+	json_decref(root);
+	return rc;
+}
+
+int model_config_resolve(const char *arg, struct model_config *c, char *err, size_t errlen)
+{
+	struct stat st;
+	size_t n = strlen(arg);
+	if ((n > 5 && strcmp(arg + n - 5, ".json") == 0) || stat(arg, &st) == 0)
+		return model_config_load(arg, c, err, errlen);
+	int rc = model_config_builtin(arg, c);
+	if (rc && err)
+		snprintf(err, errlen, "no file and no built-in model named '%s' (--list-models lists them)", arg);
+	return rc;
+}
+
+/* ---- option parsers ------------------------------------------------------ */
+
+int model_mode_parse(const char *s, enum model_mode *out)
+{
+	if (strcasecmp(s, "inference") == 0 || strcasecmp(s, "inf") == 0)
+		*out = MODEL_INFERENCE;
+	else if (strcasecmp(s, "training") == 0 || strcasecmp(s, "train") == 0)
+		*out = MODEL_TRAINING;
+	else if (strcasecmp(s, "decode") == 0)
+		*out = MODEL_DECODE;
+	else if (strcasecmp(s, "generate") == 0)
+		*out = MODEL_GENERATE;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+int model_optimizer_parse(const char *s, enum model_optimizer *out)
+{
+	if (strcasecmp(s, "none") == 0)
+		*out = MODEL_OPTIM_NONE;
+	else if (strcasecmp(s, "sgd") == 0)
+		*out = MODEL_OPTIM_SGD;
+	else if (strcasecmp(s, "adamw") == 0 || strcasecmp(s, "adam") == 0)
+		*out = MODEL_OPTIM_ADAMW;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+int model_dtype_parse(const char *s, enum gpu_dtype *out)
+{
+	if (strcasecmp(s, "fp32") == 0 || strcasecmp(s, "float32") == 0)
+		*out = GPU_DT_FP32;
+	else if (strcasecmp(s, "tf32") == 0)
+		*out = GPU_DT_TF32;
+	else if (strcasecmp(s, "bf16") == 0 || strcasecmp(s, "bfloat16") == 0)
+		*out = GPU_DT_BF16;
+	else if (strcasecmp(s, "fp16") == 0 || strcasecmp(s, "float16") == 0 || strcasecmp(s, "half") == 0)
+		*out = GPU_DT_FP16;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+int model_list_print(FILE *f, int json)
+{
+	const char *const *names = model_config_builtin_names();
+	struct model_config c;
+	if (json) {
+		json_t *arr = json_array();
+		if (!arr)
+			return -1;
+		for (size_t i = 0; names[i]; i++) {
+			if (model_config_builtin(names[i], &c))
+				continue;
+			json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f}",
+					      "name", names[i], "architecture", model_family_name(c.family),
+					      "layers", (json_int_t)(c.layers + c.dec_layers),
+					      "hidden", (json_int_t)c.hidden, "heads", (json_int_t)c.heads,
+					      "kv_heads", (json_int_t)c.kv_heads, "ffn", (json_int_t)c.ffn,
+					      "experts", (json_int_t)c.experts,
+					      "experts_per_token", (json_int_t)c.experts_per_tok,
+					      "params", model_config_params(&c));
+			if (!o || json_array_append_new(arr, o)) {
+				json_decref(arr);
+				return -1;
+			}
+		}
+		int rc = json_dumpf(arr, f, JSON_INDENT(2)) == 0 && fputc('\n', f) != EOF ? 0 : -1;
+		json_decref(arr);
+		return rc;
+	}
+	if (fprintf(f, "%-16s %-6s %6s %6s %5s %4s %6s %7s %8s\n", "name", "arch", "layers", "hidden",
+		    "heads", "kv", "ffn", "experts", "params") < 0)
+		return -1;
+	for (size_t i = 0; names[i]; i++) {
+		if (model_config_builtin(names[i], &c))
+			continue;
+		char ex[16] = "-";
+		if (c.experts)
+			snprintf(ex, sizeof(ex), "%u/%u", c.experts_per_tok, c.experts);
+		if (fprintf(f, "%-16s %-6s %6u %6u %5u %4u %6u %7s %7.2fB\n", names[i],
+			    model_family_name(c.family), c.layers + c.dec_layers, c.hidden, c.heads,
+			    c.kv_heads, c.ffn, ex, model_config_params(&c) / 1e9) < 0)
+			return -1;
+	}
+	return 0;
+}

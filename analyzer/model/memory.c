@@ -1,0 +1,308 @@
+/*
+ * memory.c - the device memory of one iteration of a model config on one
+ * GPU (see model.h).
+ *
+ * Training keeps, from the forward pass to the backward pass, the tensors
+ * each op's derivative reads (PyTorch saves only those, and saves a tensor
+ * once however many ops read it).  Per op of the Hugging Face modules, in
+ * elements of the activation dtype unless noted:
+ *   linear (addmm, matmul)   its input;
+ *   bmm / matmul of two      both operands (q and k; the probabilities and v);
+ *   softmax                  its output;
+ *   dropout                  its mask, one byte an element;
+ *   layer norm               its input, and a mean and rstd per row (FP32);
+ *   RMS norm (eager)         x (FP32 for 16-bit dtypes) and the normalised
+ *                            x before the weight;
+ *   x * scalar, x / scalar, x + y, copies, masks added: nothing;
+ *   GELU, SiLU               their input; ReLU its output; tanh its output;
+ *   x * y (two tensors)      both.
+ * The output of one op is often what the next one saves (the MLP's
+ * activation output is the down projection's input): each tensor is counted
+ * once, by its producer, in the per-layer sums below.
+ *
+ * Inference under no_grad keeps nothing between ops: its peak is the
+ * weights plus the largest set of tensors alive at once (the attention
+ * scores and their scaled copy; the MLP's widest intermediates; the
+ * logits), the same harness as tools/gpu/e2e.py (use_cache off).
+ */
+#include "analyzer/model/model.h"
+
+#include <math.h>
+#include <string.h>
+
+/* One layer's tensor sizes on this GPU, in elements. */
+struct shp {
+	double b, sl, kv;       /* sequences, queries and keys per sequence   */
+	double T;               /* tokens b x sl                              */
+	double h;               /* hidden                                     */
+	double a, q;            /* heads of this GPU, and heads x head_dim    */
+	double f;               /* MLP width of this GPU                      */
+	double S;               /* attention scores b x a x sl x kv           */
+	double e;               /* bytes per element                          */
+	int half;               /* 16-bit activations                         */
+	int sdpa;               /* fused attention kernel                     */
+	int train;
+};
+
+/* Tensors an MLP activation keeps, its output included, per element of the
+ * MLP's width: NewGELU's eight ops keep x (pow), tanh's output, 0.5 x and
+ * 1 + tanh (the final product); GELU and SiLU their input and output; ReLU
+ * its output, which the down projection reads too. */
+static double act_tensors(enum model_act a)
+{
+	switch (a) {
+	case MODEL_ACT_GELU_NEW: return 5;
+	case MODEL_ACT_RELU: return 1;
+	case MODEL_ACT_GELU:
+	case MODEL_ACT_GELU_TANH:
+	case MODEL_ACT_SILU:
+	default: return 2;
+	}
+}
+
+static double ln_saved(const struct shp *z)
+{
+	return z->T * z->h * z->e + 8 * z->T;
+}
+
+static double rms_saved(const struct shp *z)
+{
+	return z->T * z->h * (z->half ? 4 : z->e) + z->T * z->h * z->e + 4 * z->T;
+}
+
+static double mask_bytes(double n, double p)
+{
+	return p > 0 ? n : 0;
+}
+
+/* Attention from the projections' outputs to the output projection's
+ * input: q, k and v (after repeat_kv) kept by the two matmuls or the fused
+ * kernel, the merged heads kept by the output projection; eager: the
+ * softmax output (FP32 where the module computes it so), the probabilities
+ * the second matmul reads when they are another tensor (dropout's output,
+ * a cast back to 16 bits), dropout's mask, and what a mask op keeps
+ * (OPT's torch.max keeps the masked scores). */
+static double attn_saved(const struct shp *z, int softmax_fp32, int keeps_scores, double p)
+{
+	double qkv = 3 * z->T * z->q * z->e, merged = z->T * z->q * z->e;
+	if (z->sdpa) /* the kernel keeps its output and a logsumexp per row */
+		return qkv + merged + z->T * z->q * z->e + z->b * z->a * z->sl * 4;
+	double esm = softmax_fp32 ? 4 : z->e;
+	double probs = p > 0 ? z->S * z->e : softmax_fp32 && z->half ? z->S * z->e : 0;
+	return qkv + merged + z->S * esm + probs + mask_bytes(z->S, p) +
+	       (keeps_scores ? z->S * z->e : 0);
+}
+
+/* A dense MLP from its input to the down projection's input. */
+static double mlp_saved(const struct model_config *c, const struct shp *z, double tokens, double p_act)
+{
+	double F = tokens * z->f * z->e;
+	double in = tokens * z->h * z->e;
+	if (c->gated) /* act(gate) * up: the product keeps up and act's output */
+		return in + (act_tensors(c->act) + 2) * F;
+	return in + act_tensors(c->act) * F + (p_act > 0 ? F + tokens * z->f : 0);
+}
+
+/* Saved bytes of transformer layer i (0-based over encoder then decoder). */
+static double layer_saved(const struct model_config *c, const struct model_opts *o,
+			  const struct shp *z, uint32_t i)
+{
+	double X = z->T * z->h * z->e, mh = mask_bytes(z->T * z->h, c->dropout);
+	switch (c->family) {
+	case MODEL_FAM_GPT2:
+		return ln_saved(z) + X + attn_saved(z, 0, 0, c->attn_dropout) + mh +
+		       ln_saved(z) + mlp_saved(c, z, z->T, 0) + mh;
+	case MODEL_FAM_BERT:
+		return X + attn_saved(z, 0, 0, c->attn_dropout) + mh + ln_saved(z) +
+		       mlp_saved(c, z, z->T, 0) + mh + ln_saved(z);
+	case MODEL_FAM_OPT:
+		return ln_saved(z) + X + attn_saved(z, 0, 1, c->attn_dropout) + mh +
+		       ln_saved(z) + mlp_saved(c, z, z->T, 0) + mh;
+	case MODEL_FAM_LLAMA: {
+		double r = rms_saved(z) + X + attn_saved(z, 1, 0, c->attn_dropout) + rms_saved(z);
+		if (c->experts > 1) {
+			/* router, then each token's K experts: the gathered
+			 * tokens, their MLP, and the weighted product */
+			double K = c->experts_per_tok ? c->experts_per_tok : 1;
+			return r + X + z->T * c->experts * 4 + 2 * K * X +
+			       mlp_saved(c, z, K * z->T, 0) - K * X;
+		}
+		return r + mlp_saved(c, z, z->T, 0);
+	}
+	case MODEL_FAM_T5:
+	default: {
+		int dec = i >= c->layers;
+		double r = 0;
+		for (int blk = 0; blk < (dec ? 2 : 1); blk++)
+			r += rms_saved(z) + X + attn_saved(z, 1, 0, c->dropout) + mh;
+		r += rms_saved(z) + mh;
+		if (!model_layer_sparse(c, i))
+			return r + mlp_saved(c, z, z->T, c->dropout);
+		/* router (its input, FP32 probabilities), the tokens each
+		 * expert takes, their MLP and the scaled output */
+		double tok = z->T;
+		uint64_t cap = model_expert_capacity(c, o);
+		if (cap && c->experts && z->b * (double)cap * c->experts < tok)
+			tok = z->b * (double)cap * c->experts;
+		return r + X + z->T * c->experts * 4 + mlp_saved(c, z, tok, c->dropout) + X;
+	}
+	}
+}
+
+/* Saved bytes of the embeddings (first stage) and of the head and its
+ * logits (last stage), and the head's transient at the start of backward. */
+static double embed_saved(const struct model_config *c, const struct shp *z)
+{
+	double mh = mask_bytes(z->T * z->h, c->dropout);
+	switch (c->family) {
+	case MODEL_FAM_BERT: return ln_saved(z) + mh;
+	case MODEL_FAM_LLAMA: return 0;
+	case MODEL_FAM_T5:  /* encoder and decoder inputs; the encoder's final norm */
+		return c->dec_layers ? 2 * mh + rms_saved(z) : mh;
+	default: return mh;
+	}
+}
+
+static double head_saved(const struct model_config *c, const struct model_opts *o,
+			 const struct shp *z, double logits)
+{
+	double X = z->T * z->h * z->e;
+	if (o->head == MODEL_HEAD_CLASSIFY)
+		return c->family == MODEL_FAM_BERT ? 0 : ln_saved(z) + X;
+	double keep = logits * (o->loss ? 2 : 1); /* the logits; log_softmax's output */
+	switch (c->family) {
+	case MODEL_FAM_BERT: /* MLM transform: dense, GELU, layer norm, decoder */
+		return X + 2 * X + 8 * z->T + X + keep;
+	case MODEL_FAM_LLAMA: return rms_saved(z) + X + keep;
+	case MODEL_FAM_T5: return rms_saved(z) + mask_bytes(z->T * z->h, c->dropout) + X + keep;
+	default: return ln_saved(z) + X + keep;
+	}
+}
+
+/* Inference: the most one layer or the head has alive at once. */
+static double inference_transient(const struct model_config *c, const struct model_opts *o,
+				  const struct shp *z, double logits)
+{
+	double X = z->T * z->h * z->e, Q = z->T * z->q * z->e;
+	double esm = c->family == MODEL_FAM_LLAMA || c->family == MODEL_FAM_T5 ? 4 : z->e;
+	/* the residual and normed input, q, k, v, the scores and the
+	 * scaled / masked / softmaxed copy being made of them (the softmax
+	 * in FP32 where the module asks for it, from 16-bit scores) */
+	double attn = 2 * X + 3 * Q + (z->sdpa ? Q : z->S * (z->e + esm));
+	double widest = c->gated || c->act == MODEL_ACT_GELU_NEW ? 3 : 2;
+	double mtok = c->experts > 1 ? z->T * (c->experts_per_tok ? c->experts_per_tok : 1) / c->experts
+				     : z->T;
+	double mlp = 2 * X + widest * mtok * z->f * z->e;
+	/* OPT's and Llama's [b, 1, s, s] float mask lives through the pass */
+	double mask4 = c->family == MODEL_FAM_OPT || c->family == MODEL_FAM_LLAMA
+		       ? z->b * z->sl * z->kv * z->e : 0;
+	double head = X + logits;
+	(void)o;
+	double t = attn > mlp ? attn : mlp;
+	return mask4 + (t > head ? t : head);
+}
+
+static double maxd(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+void model_memory(const struct model_config *c, const struct model_opts *o,
+		  const struct model_seq *s, struct model_memory *m)
+{
+	memset(m, 0, sizeof(*m));
+	struct shp z;
+	uint32_t tp = o->tp ? o->tp : 1;
+	z.e = gpu_dtype_bytes(o->dtype);
+	z.half = o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16;
+	z.sdpa = o->attention == MODEL_ATTN_SDPA;
+	z.train = o->mode == MODEL_TRAINING;
+	z.b = s->micro_batch ? (double)s->micro_batch : (double)o->batch;
+	z.sl = o->mode == MODEL_DECODE ? 1 : o->seq;
+	z.kv = o->mode == MODEL_DECODE ? (double)o->seq + 1 : o->seq;
+	z.T = z.b * z.sl;
+	z.h = c->hidden;
+	z.a = c->heads / tp;
+	z.q = z.a * c->head_dim;
+	z.f = (double)(c->ffn / tp);
+	z.S = z.b * z.a * z.sl * z.kv;
+	double logits = (o->head == MODEL_HEAD_CLASSIFY ? MODEL_CLASSIFY_LABELS
+			 : ceil((double)c->vocab / tp)) * z.T * z.e;
+
+	m->weights = s->params * z.e;
+	m->kv_cache = s->kv_cache_bytes;
+	if (!z.train) {
+		if (o->mode == MODEL_DECODE || s->kv_cache_bytes > 0) {
+			/* a step concatenates one layer's cache into a new
+			 * tensor before the old one goes */
+			double layer_cache = s->stage_layers ? s->kv_cache_bytes / s->stage_layers : 0;
+			double step = layer_cache + (double)(o->head == MODEL_HEAD_CLASSIFY ? 2 : c->vocab) /
+					tp * z.b * z.e;
+			m->transient = o->mode == MODEL_DECODE ? step
+				       : maxd(step, inference_transient(c, o, &z, logits));
+		} else {
+			m->transient = inference_transient(c, o, &z, logits);
+		}
+		m->peak = m->weights + m->kv_cache + m->transient;
+		return;
+	}
+
+	uint32_t total = c->layers + c->dec_layers;
+	uint32_t first = s->first_layer, last_n = s->stage_layers;
+	double last = 0;
+	for (uint32_t i = first; i < first + last_n && i < total; i++)
+		last += layer_saved(c, o, &z, i);
+	last += head_saved(c, o, &z, logits);
+	if (first == 0)
+		last += embed_saved(c, &z);
+	double acts = last;
+	if (o->pp > 1) {
+		/* 1F1B: the first stage holds min(pp, microbatches) microbatches
+		 * of its layers when its first backward starts; the last stage
+		 * one, with the head */
+		uint32_t per = (total + o->pp - 1) / o->pp;
+		double inflight = s->microbatches < o->pp ? s->microbatches : o->pp;
+		double head_stage = 0;
+		for (uint32_t i = 0; i < per && i < total; i++)
+			head_stage += layer_saved(c, o, &z, i);
+		head_stage = head_stage * inflight + embed_saved(c, &z);
+		acts = maxd(acts, head_stage);
+	}
+	m->activations = acts;
+	/* the gradient of the logits (the harness's ones, or the loss's
+	 * log_softmax and slice gradients) */
+	m->transient = logits * (o->loss ? 2 : 1);
+	/* ZeRO (Rajbhandari et al. 2020): each of the dp ranks keeps a dp-th
+	 * of the optimizer's state (--zero 1), of the gradients (2) and of
+	 * the parameters (3).  FSDP holds a layer's full gradient until it is
+	 * reduce-scattered, and the root's (embeddings and head) until the
+	 * end of backward; under FULL_SHARD the root's full parameters and
+	 * two layers' (the one running and the one prefetched), while
+	 * SHARD_GRAD_OP keeps every unit gathered from its forward to the
+	 * end of backward. */
+	double W = s->params * z.e, L = s->layer_params * z.e, R = s->root_params * z.e;
+	uint32_t zero = o->dp > 1 ? o->zero : 0;
+	double shard = zero ? W / o->dp : W;
+	double ddp = zero < 2 && o->dp > 1 ? W : 0;   /* DDP's bucket copy */
+	double weights_step = zero >= 2 ? shard : W;  /* FSDP reshards after backward */
+	if (zero == 2)
+		m->weights = W + shard;
+	else if (zero == 3)
+		m->weights = shard + R + 2 * L;
+	m->gradients = zero >= 2 ? shard + R + L : W + ddp;
+	if (o->optimizer == MODEL_OPTIM_ADAMW)
+		m->optimizer = 2 * shard;
+	/* Activations are freed layer by layer as the gradients appear, so
+	 * the pass peaks at its start or at its end. */
+	double start = m->activations + m->transient + ddp;
+	double pass = m->weights + m->optimizer + maxd(start, m->gradients);
+	double step = 0;
+	if (o->optimizer != MODEL_OPTIM_NONE) {
+		/* foreach AdamW takes a full-size sqrt of the second moment */
+		double tmp = o->optimizer == MODEL_OPTIM_ADAMW && !o->fused_optimizer ? shard : 0;
+		step = weights_step + (zero >= 2 ? shard : m->gradients) + m->optimizer + tmp;
+		if (step > pass)
+			m->transient = tmp;
+	}
+	m->peak = maxd(pass, step);
+}

@@ -1,0 +1,1648 @@
+/*
+ * model.c - a model configuration to the kernel sequence of one PyTorch
+ * eager iteration (see model.h for the scope).
+ *
+ * The forward pass is written once per architecture as a list of ops that
+ * mirrors the Hugging Face modules (GPT2Block, BertLayer, OPTDecoderLayer,
+ * LlamaDecoderLayer, T5Block / SwitchTransformersSparseMLP).  Each op emits
+ * the kernels ATen launches for it and is remembered, so that training can
+ * walk the ops backwards and emit what autograd launches for each:
+ *   linear  y = x W^T (+ b)   -> dX = dY W (GEMM), dW = dY^T X (GEMM),
+ *                               db = sum over rows (reduction);
+ *   bmm     C = A B           -> dA = dC B^T, dB = A^T dC (two GEMMs);
+ *   softmax                   -> softmax_backward_data (one kernel);
+ *   layernorm                 -> grad-input and gamma/beta kernels;
+ *   dropout                   -> masked_scale (one kernel);
+ *   elementwise               -> the number of kernels its derivative
+ *                               formula in ATen's derivatives.yaml takes;
+ *   embedding                 -> zero-filled dense gradient + scatter.
+ * After each parameter's gradient is ready, AccumulateGrad adds it into
+ * .grad (one add per parameter tensor: NeuSight's "acc" latency).
+ *
+ * Launch geometry follows ATen's launchers: vectorized elementwise kernels
+ * handle 4 elements x 128 threads = 512 elements per block; softmax uses the
+ * warp-per-row kernel up to 1024 columns and one block per row above;
+ * layernorm runs one block per row; GEMM grids come from a cuBLAS-like tile
+ * choice (128x128, 128x64, 64x64, 32x32 by output size).
+ */
+#include "analyzer/model/model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- forward ops remembered for the backward pass -------------------- */
+
+enum fop_kind {
+	F_LINEAR, F_BMM, F_EW, F_SOFTMAX, F_NORM, F_DROPOUT, F_EMBED,
+	F_LOSS, F_SDPA, F_REDUCE, F_TP_FWD, F_TP_BWD, F_PP_SEND
+};
+
+struct fop {
+	enum fop_kind kind;
+	int32_t layer;
+	uint64_t a, b, c, d;    /* shape; meaning per kind (see the emitters) */
+	int flag;               /* linear: bias; sdpa: causal; linear: tied   */
+	int nbwd;               /* elementwise: backward kernels              */
+	double nin;             /* elementwise: tensors read per element      */
+	const char *bwd_name;   /* elementwise: backward kernel name          */
+	int param;              /* owns parameters (grad accumulation)        */
+	double param_elems;
+};
+
+struct bld {
+	struct model_seq *s;
+	const struct model_config *c;
+	const struct model_opts *o;
+	enum model_phase ph;
+	int32_t layer;
+	double esz;             /* bytes per activation element              */
+	enum gpu_dtype gemm_dt; /* math dtype of GEMMs                       */
+	enum gpu_dtype vec_dt;  /* math dtype of vector kernels              */
+	struct fop *ops;
+	size_t nops, capops;
+	int err;
+	/* parallel sharding of one layer */
+	uint32_t tp;
+	uint64_t b, sl, T;      /* microbatch, sequence length, tokens b*sl  */
+	uint64_t kv;            /* keys each query attends to: sl, or in a
+				 * decode step the cache and the new token */
+	uint64_t cols;          /* last dimension of the tensors the next vector
+				 * kernels work on (their rows x cols shape) */
+	double *unit;           /* parameters per FSDP unit: [0] outside the
+				 * layers, [1 + i] layer i                  */
+	uint32_t nunits;
+	uint32_t wait_next;     /* the next kernel's wait (model_kernel.wait) */
+};
+
+static uint64_t cdiv(uint64_t a, uint64_t b)
+{
+	return b ? (a + b - 1) / b : 0;
+}
+
+static struct model_kernel *push(struct bld *B)
+{
+	struct model_seq *s = B->s;
+	if (B->err)
+		return NULL;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		struct model_kernel *v = realloc(s->v, cap * sizeof(*v));
+		if (!v) {
+			B->err = SURFER_ENOMEM;
+			return NULL;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	struct model_kernel *k = &s->v[s->n++];
+	memset(k, 0, sizeof(*k));
+	k->phase = B->ph;
+	k->layer = B->layer;
+	k->k.dtype = B->vec_dt;
+	k->wait = B->wait_next;
+	B->wait_next = 0;
+	return k;
+}
+
+/* The kernel the last emitter pushed, NULL after an error. */
+static struct model_kernel *last_kernel(struct bld *B)
+{
+	return B->err || !B->s->n ? NULL : &B->s->v[B->s->n - 1];
+}
+
+static void remember(struct bld *B, const struct fop *f)
+{
+	if (B->err || B->o->mode != MODEL_TRAINING)
+		return;
+	if (B->nops == B->capops) {
+		size_t cap = B->capops ? B->capops * 2 : 256;
+		struct fop *v = realloc(B->ops, cap * sizeof(*v));
+		if (!v) {
+			B->err = SURFER_ENOMEM;
+			return;
+		}
+		B->ops = v;
+		B->capops = cap;
+	}
+	B->ops[B->nops] = *f;
+	B->ops[B->nops].layer = B->layer;
+	B->nops++;
+}
+
+static void add_params(struct bld *B, double elems, uint32_t tensors)
+{
+	B->s->params += elems;
+	B->s->param_tensors += tensors;
+	if (B->unit && B->layer + 1 >= 0 && (uint32_t)(B->layer + 1) < B->nunits)
+		B->unit[B->layer + 1] += elems;
+}
+
+/* ---- kernel emitters ---------------------------------------------------- */
+
+/* A vector kernel over n elements, 512 elements per 128-thread block. */
+static void k_vector(struct bld *B, const char *name, enum pred_op op, double n,
+		     double nin, double nout, double flops_per_elem)
+{
+	struct model_kernel *k = push(B);
+	if (!k)
+		return;
+	k->k.name = name;
+	k->k.op = op;
+	k->k.grid[0] = (uint32_t)(cdiv((uint64_t)n, 512) ? cdiv((uint64_t)n, 512) : 1);
+	k->k.grid[1] = k->k.grid[2] = 1;
+	k->k.block[0] = 128;
+	k->k.block[1] = k->k.block[2] = 1;
+	/* rows x cols as the tensor is laid out, as NeuSight's vector-op data
+	 * describes its kernels (B x H) */
+	uint64_t cols = B->cols ? B->cols : 1;
+	if (cols > (uint64_t)n || (uint64_t)n % cols)
+		cols = 1;
+	k->k.m = (uint64_t)n / cols;
+	k->k.n = cols;
+	k->k.batch = 1;
+	k->k.flops = flops_per_elem * n;
+	k->k.bytes = (nin + nout) * n * B->esz;
+}
+
+static void k_memset(struct bld *B, double bytes)
+{
+	struct model_kernel *k = push(B);
+	if (!k)
+		return;
+	k->k.name = "vectorized_elementwise_kernel<4, FillFunctor>";
+	k->k.op = PRED_OP_MEMSET;
+	uint64_t n = (uint64_t)(bytes / B->esz);
+	k->k.grid[0] = (uint32_t)(cdiv(n, 512) ? cdiv(n, 512) : 1);
+	k->k.grid[1] = k->k.grid[2] = 1;
+	k->k.block[0] = 128;
+	k->k.block[1] = k->k.block[2] = 1;
+	k->k.m = n;
+	k->k.n = 1;
+	k->k.batch = 1;
+	k->k.bytes = bytes;
+}
+
+/* GEMM names by tile and dtype class: the tile model reads the tile from
+ * the name, as it does for recorded cuBLAS kernels. */
+static const char *gemm_name(enum gpu_dtype dt, uint32_t tm, uint32_t tn)
+{
+	static const char *const simt[] = {
+		"sgemm_128x128_nn", "sgemm_128x64_nn", "sgemm_64x64_nn", "sgemm_32x32_nn"
+	};
+	static const char *const tc[] = {
+		"gemm_tensorop_128x128_nn", "gemm_tensorop_128x64_nn",
+		"gemm_tensorop_64x64_nn", "gemm_tensorop_32x32_nn"
+	};
+	int i = tm == 128 ? (tn == 128 ? 0 : 1) : tm == 64 ? 2 : 3;
+	return dt == GPU_DT_FP32 || dt == GPU_DT_FP64 ? simt[i] : tc[i];
+}
+
+/* One GEMM: batch x (m x k) * (k x n). */
+static void k_gemm(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, uint64_t kk)
+{
+	struct model_kernel *k = push(B);
+	if (!k)
+		return;
+	uint32_t tm, tn;
+	/* cuBLAS heuristics prefer the largest tile that still yields a few
+	 * blocks per output; small outputs get small tiles. */
+	if (m >= 128 && n >= 128 && (double)m * (double)n * (double)batch >= 128.0 * 128 * 64)
+		tm = 128, tn = 128;
+	else if (m >= 128 && n >= 64)
+		tm = 128, tn = 64;
+	else if (m >= 64 && n >= 64)
+		tm = 64, tn = 64;
+	else
+		tm = 32, tn = 32;
+	k->k.name = gemm_name(B->gemm_dt, tm, tn);
+	k->k.op = PRED_OP_GEMM;
+	k->k.dtype = B->gemm_dt;
+	k->k.grid[0] = (uint32_t)cdiv(m, tm);
+	k->k.grid[1] = (uint32_t)cdiv(n, tn);
+	k->k.grid[2] = (uint32_t)(batch ? batch : 1);
+	k->k.block[0] = tm * tn >= 128 * 128 ? 256 : 128;
+	k->k.block[1] = k->k.block[2] = 1;
+	k->k.m = m;
+	k->k.n = n;
+	k->k.k = kk;
+	k->k.batch = batch ? batch : 1;
+	k->k.flops = 2.0 * (double)m * (double)n * (double)kk * (double)k->k.batch;
+	k->k.bytes = ((double)m * kk + (double)kk * n + (double)m * n) * B->esz * (double)k->k.batch;
+}
+
+static void k_softmax(struct bld *B, const char *name, uint64_t rows, uint64_t cols, double nin)
+{
+	struct model_kernel *k = push(B);
+	if (!k)
+		return;
+	k->k.name = name;
+	k->k.op = PRED_OP_SOFTMAX;
+	if (cols <= 1024) {
+		/* softmax_warp_forward: 4 warps of 128 threads, a warp per row
+		 * (two rows when the row fits in 128 columns). */
+		uint64_t rows_per_block = cols <= 128 ? 8 : 4;
+		k->k.grid[0] = (uint32_t)cdiv(rows, rows_per_block);
+		k->k.block[0] = 128;
+	} else {
+		/* cunn_SoftMaxForward: a block per row; SoftMax_getBlockSize()
+		 * takes the power of two that covers dim / ILP / 2 (ILP 4 for
+		 * float, halved to keep half the row vectorised), 32 to 1024:
+		 * NeuSight's launches show 256 threads at 1600 and 2048 columns,
+		 * 512 at 4096. */
+		uint64_t t = 32;
+		while (t < cols / 8 && t < 1024)
+			t *= 2;
+		k->k.grid[0] = (uint32_t)rows;
+		k->k.block[0] = (uint32_t)t;
+	}
+	k->k.grid[1] = k->k.grid[2] = 1;
+	k->k.block[1] = k->k.block[2] = 1;
+	k->k.m = rows;
+	k->k.n = cols;
+	k->k.batch = 1;
+	k->k.flops = 5.0 * (double)rows * (double)cols;
+	k->k.bytes = (nin + 1.0) * (double)rows * (double)cols * B->esz;
+}
+
+static void k_rows(struct bld *B, const char *name, enum pred_op op, uint64_t rows,
+		   uint64_t cols, double nin, double nout, double flops_per_elem, uint32_t block)
+{
+	struct model_kernel *k = push(B);
+	if (!k)
+		return;
+	k->k.name = name;
+	k->k.op = op;
+	k->k.grid[0] = (uint32_t)(rows ? rows : 1);
+	k->k.grid[1] = k->k.grid[2] = 1;
+	k->k.block[0] = block;
+	k->k.block[1] = k->k.block[2] = 1;
+	k->k.m = rows;
+	k->k.n = cols;
+	k->k.batch = 1;
+	k->k.flops = flops_per_elem * (double)rows * (double)cols;
+	k->k.bytes = (nin + nout) * (double)rows * (double)cols * B->esz;
+}
+
+/* Column reduction: out[c] = sum_r in[r][c] (bias gradients).  Described
+ * as cols reductions of length rows each (one block per output, as a
+ * row kernel), the form the vector-operator models know. */
+static void k_colsum(struct bld *B, uint64_t rows, uint64_t cols)
+{
+	k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>",
+	       PRED_OP_REDUCTION, cols, rows, 1.0, 0.0, 1.0, 256);
+}
+
+static void k_comm(struct bld *B, enum comm_op op, double bytes, uint32_t ranks, int async)
+{
+	struct model_kernel *k = push(B);
+	if (!k)
+		return;
+	static const char *const names[] = {
+		"", "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+		"ncclDevKernel_AllGather_RING_LL", "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL",
+		"ncclDevKernel_SendRecv"
+	};
+	k->k.name = names[op];
+	k->k.op = PRED_OP_COMM;
+	k->k.grid[0] = k->k.grid[1] = k->k.grid[2] = 1;
+	k->k.block[0] = 512;
+	k->k.block[1] = k->k.block[2] = 1;
+	k->k.batch = 1;
+	k->k.bytes = bytes;
+	k->k.m = (uint64_t)bytes;
+	k->phase = MODEL_PH_COMM;
+	k->comm = op;
+	k->ranks = ranks;
+	k->async = async;
+}
+
+/* ---- forward ops ------------------------------------------------------- */
+
+static void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, int tied)
+{
+	k_gemm(B, 1, m, out, in);
+	struct fop f = { .kind = F_LINEAR, .a = m, .b = in, .c = out, .flag = bias,
+			 .param = 1, .param_elems = (double)in * out + (bias ? (double)out : 0) };
+	if (tied) {
+		f.flag |= 2;
+	} else {
+		add_params(B, f.param_elems, bias ? 2 : 1);
+	}
+	remember(B, &f);
+}
+
+static void op_bmm(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, uint64_t kk)
+{
+	k_gemm(B, batch, m, n, kk);
+	struct fop f = { .kind = F_BMM, .a = m, .b = n, .c = kk, .d = batch };
+	remember(B, &f);
+}
+
+/* An elementwise op: name of its forward kernel, elements, tensors read,
+ * FLOPs per element, number of backward kernels and their name. */
+static void op_ew(struct bld *B, const char *name, double n, double nin, double flops,
+		  int nbwd, const char *bwd_name)
+{
+	k_vector(B, name, PRED_OP_ELEMENTWISE, n, nin, 1.0, flops);
+	struct fop f = { .kind = F_EW, .a = (uint64_t)n, .b = B->cols, .nin = nin, .nbwd = nbwd,
+			 .bwd_name = bwd_name };
+	remember(B, &f);
+}
+
+static void op_softmax(struct bld *B, uint64_t rows, uint64_t cols)
+{
+	k_softmax(B, cols <= 1024 ? "softmax_warp_forward<float, float, float, 10>"
+				  : "cunn_SoftMaxForward<4, float, float, float, SoftMaxForwardEpilogue>",
+		  rows, cols, 1.0);
+	struct fop f = { .kind = F_SOFTMAX, .a = rows, .b = cols };
+	remember(B, &f);
+}
+
+static void op_layernorm(struct bld *B, uint64_t rows, uint64_t cols)
+{
+	k_rows(B, "vectorized_layer_norm_kernel<float, float>", PRED_OP_NORM, rows, cols,
+	       1.0, 1.0, 8.0, 32);
+	/* a block of 32 x 4 threads per row, as NeuSight's launches show */
+	struct model_kernel *k = last_kernel(B);
+	if (k)
+		k->k.block[1] = 4;
+	add_params(B, 2.0 * (double)cols, 2);
+	struct fop f = { .kind = F_NORM, .a = rows, .b = cols, .param = 1,
+			 .param_elems = 2.0 * (double)cols };
+	remember(B, &f);
+}
+
+int model_forward_kernel(enum pred_op op, uint64_t batch, uint64_t rows, uint64_t cols,
+			 uint64_t k, double nin, double flops, struct pred_kernel *out)
+{
+	struct model_seq s;
+	struct model_opts o;
+	memset(&s, 0, sizeof s);
+	model_opts_init(&o);
+	struct bld B = { .s = &s, .o = &o, .esz = 4, .gemm_dt = GPU_DT_FP32,
+			 .vec_dt = GPU_DT_FP32, .cols = cols };
+	if (!rows || !cols || !batch || (op == PRED_OP_GEMM && !k))
+		return -1;
+	switch (op) {
+	case PRED_OP_GEMM:
+		k_gemm(&B, batch, rows, cols, k);
+		break;
+	case PRED_OP_ELEMENTWISE:
+		k_vector(&B, "vectorized_elementwise_kernel<4, AddFunctor>", PRED_OP_ELEMENTWISE,
+			 (double)rows * (double)cols, nin, 1.0, flops);
+		break;
+	case PRED_OP_SOFTMAX:
+		op_softmax(&B, rows, cols);
+		break;
+	case PRED_OP_NORM:
+		op_layernorm(&B, rows, cols);
+		break;
+	default:
+		return -1;
+	}
+	int rc = s.n == 1 && !B.err ? 0 : -1;
+	if (rc == 0)
+		*out = s.v[0].k;
+	free(s.v);
+	return rc;
+}
+
+/* HF LlamaRMSNorm / T5LayerNorm in eager mode: x.pow(2).mean(-1), + eps,
+ * rsqrt, x * r, weight * x (plus casts to and from fp32 for 16-bit). */
+static void op_rmsnorm(struct bld *B, uint64_t rows, uint64_t cols)
+{
+	B->cols = cols;
+	int half = B->o->dtype == GPU_DT_BF16 || B->o->dtype == GPU_DT_FP16;
+	double n = (double)rows * (double)cols;
+	if (half)
+		op_ew(B, "vectorized_elementwise_kernel<4, CopyFunctor>", n, 1, 0, 1,
+		      "vectorized_elementwise_kernel<4, CopyFunctor>");
+	op_ew(B, "vectorized_elementwise_kernel<4, pow_tensor_scalar_kernel>", n, 1, 1, 2,
+	      "vectorized_elementwise_kernel<4, MulFunctor>");
+	k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, MeanOps<float, float>>>",
+	       PRED_OP_REDUCTION, rows, cols, 1.0, 0.0, 1.0, 512);
+	{
+		struct fop f = { .kind = F_REDUCE, .a = rows, .b = cols };
+		remember(B, &f);
+	}
+	uint64_t keep = B->cols;
+	B->cols = 1;
+	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)rows, 1, 1, 0, NULL);
+	op_ew(B, "vectorized_elementwise_kernel<4, rsqrt_kernel_cuda>", (double)rows, 1, 1, 1,
+	      "vectorized_elementwise_kernel<4, rsqrt_backward>");
+	B->cols = keep;
+	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1, 1, 2,
+	      "elementwise_kernel<128, 4, MulFunctor>");
+	if (half)
+		op_ew(B, "vectorized_elementwise_kernel<4, CopyFunctor>", n, 1, 0, 1,
+		      "vectorized_elementwise_kernel<4, CopyFunctor>");
+	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1, 1, 1,
+	      "elementwise_kernel<128, 4, MulFunctor>");
+	add_params(B, (double)cols, 1);
+	struct fop f = { .kind = F_REDUCE, .a = rows, .b = cols, .param = 1,
+			 .param_elems = (double)cols, .flag = 1 };
+	remember(B, &f);
+}
+
+static void op_dropout(struct bld *B, double n, double p)
+{
+	if (B->o->mode != MODEL_TRAINING || p <= 0)
+		return;
+	/* native_dropout: writes the output and a one-byte mask. */
+	k_vector(B, "fused_dropout_kernel_vec<float, float, unsigned int, 1, 4, bool>",
+		 PRED_OP_ELEMENTWISE, n, 1.0, 1.0 + 1.0 / B->esz, 4.0);
+	struct fop f = { .kind = F_DROPOUT, .a = (uint64_t)n, .b = B->cols };
+	remember(B, &f);
+}
+
+static void op_embed(struct bld *B, uint64_t tokens, uint64_t dim, uint64_t rows, int count_params)
+{
+	struct model_kernel *k = push(B);
+	if (k) {
+		k->k.name = "indexSelectLargeIndex<float, long, unsigned int, 2, 2, -2, true>";
+		k->k.op = PRED_OP_ELEMENTWISE;
+		uint64_t n = tokens * dim;
+		k->k.grid[0] = (uint32_t)(cdiv(n, 128) < 65535 ? cdiv(n, 128) : 65535);
+		k->k.grid[1] = k->k.grid[2] = 1;
+		k->k.block[0] = 128;
+		k->k.block[1] = k->k.block[2] = 1;
+		k->k.m = n;
+		k->k.n = 1;
+		k->k.batch = 1;
+		k->k.bytes = 2.0 * (double)n * B->esz + 8.0 * (double)tokens;
+	}
+	if (count_params)
+		add_params(B, (double)rows * dim, 1);
+	struct fop f = { .kind = F_EMBED, .a = tokens, .b = dim, .c = rows,
+			 .param = 1, .param_elems = (double)rows * dim };
+	remember(B, &f);
+}
+
+static void op_sdpa(struct bld *B, uint64_t bh, uint64_t sq, uint64_t sk, uint64_t d, int causal)
+{
+	struct model_kernel *k = push(B);
+	if (k) {
+		int half = B->o->dtype == GPU_DT_BF16 || B->o->dtype == GPU_DT_FP16;
+		k->k.name = half ? "flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 64, 4>>"
+				 : "fmha_cutlassF_f32_aligned_64x64_rf_sm80";
+		k->k.op = PRED_OP_ATTENTION;
+		k->k.dtype = B->gemm_dt;
+		k->k.grid[0] = (uint32_t)cdiv(sq, half ? 128 : 64);
+		k->k.grid[1] = (uint32_t)bh;
+		k->k.grid[2] = 1;
+		k->k.block[0] = 128;
+		k->k.block[1] = k->k.block[2] = 1;
+		k->k.m = sq;
+		k->k.n = sk;
+		k->k.k = d;
+		k->k.batch = bh;
+		/* QK^T and PV: 4 s_q s_k d FLOPs per head, half of it when causal
+		 * (the kernels skip fully masked tiles). */
+		k->k.flops = 4.0 * (double)bh * (double)sq * (double)sk * (double)d * (causal ? 0.5 : 1.0);
+		k->k.bytes = (2.0 * (double)sq + 2.0 * (double)sk) * (double)d * (double)bh * B->esz;
+	}
+	struct fop f = { .kind = F_SDPA, .a = sq, .b = sk, .c = d, .d = bh, .flag = causal };
+	remember(B, &f);
+}
+
+/* Tensor-parallel all-reduce of n activation elements in the forward pass
+ * (row-parallel output) or in the backward pass (column-parallel input). */
+static void op_tp(struct bld *B, int forward, double n)
+{
+	if (B->tp <= 1)
+		return;
+	if (forward)
+		k_comm(B, COMM_ALL_REDUCE, n * B->esz, B->tp, 0);
+	struct fop f = { .kind = forward ? F_TP_FWD : F_TP_BWD, .a = (uint64_t)n };
+	remember(B, &f);
+}
+
+/* ---- backward ----------------------------------------------------------- */
+
+static void grad_accumulate(struct bld *B, double elems, uint64_t cols)
+{
+	B->cols = cols;
+	/* AccumulateGrad: param.grad += grad (NeuSight times it apart as "acc"). */
+	k_vector(B, "vectorized_elementwise_kernel<4, AddFunctor>", PRED_OP_ELEMENTWISE,
+		 elems, 2.0, 1.0, 1.0);
+}
+
+static void backward_op(struct bld *B, const struct fop *f)
+{
+	B->layer = f->layer;
+	switch (f->kind) {
+	case F_LINEAR:
+		/* dX = dY W: (m x out) (out x in); dW = dY^T X: (out x m) (m x in). */
+		k_gemm(B, 1, f->a, f->b, f->c);
+		k_gemm(B, 1, f->c, f->b, f->a);
+		if (f->flag & 1)
+			k_colsum(B, f->a, f->c);
+		grad_accumulate(B, f->param_elems, f->b);
+		break;
+	case F_BMM:
+		k_gemm(B, f->d, f->a, f->c, f->b);
+		k_gemm(B, f->d, f->c, f->b, f->a);
+		break;
+	case F_EW: {
+		/* Derivatives of ops with a scalar operand (x * c, x / c, copies,
+		 * where) read only the incoming gradient; tanh, GELU, SiLU, ReLU,
+		 * products of two tensors and gradient sums read two tensors. */
+		const char *nm = f->bwd_name;
+		double rd = 2.0;
+		if ((!nm && f->nin <= 1.0) ||
+		    (nm && (strstr(nm, "DivFunctor") || strstr(nm, "CopyFunctor") || strstr(nm, "where"))))
+			rd = 1.0;
+		B->cols = f->b;
+		for (int i = 0; i < f->nbwd; i++)
+			k_vector(B, nm ? nm : "vectorized_elementwise_kernel<4, MulFunctor>",
+				 PRED_OP_ELEMENTWISE, (double)f->a, rd, 1.0, 1.0);
+		break;
+	}
+	case F_SOFTMAX:
+		k_softmax(B, f->b <= 1024 ? "softmax_warp_backward<float, float, float, 10>"
+					  : "cunn_SoftMaxBackward<4, float, float, float, SoftMaxBackwardEpilogue>",
+			  f->a, f->b, 2.0);
+		break;
+	case F_NORM:
+		k_rows(B, "layer_norm_grad_input_kernel<float, float>", PRED_OP_NORM, f->a, f->b,
+		       2.0, 1.0, 10.0, 256);
+		k_rows(B, "GammaBetaBackwardCUDAKernel<float, float>", PRED_OP_REDUCTION,
+		       f->b, f->a, 2.0, 0.0, 2.0, 256);
+		grad_accumulate(B, f->param_elems, f->b);
+		break;
+	case F_REDUCE:
+		if (f->flag) {
+			/* RMSNorm weight: grad of weight * x is a sum over rows. */
+			k_colsum(B, f->a, f->b);
+			grad_accumulate(B, f->param_elems, f->b);
+		} else {
+			/* mean backward: expand and divide. */
+			B->cols = f->b;
+			k_vector(B, "vectorized_elementwise_kernel<4, DivFunctor>", PRED_OP_ELEMENTWISE,
+				 (double)f->a * (double)f->b, 1.0, 1.0, 1.0);
+		}
+		break;
+	case F_DROPOUT:
+		B->cols = f->b;
+		k_vector(B, "masked_scale_kernel<bool, float, float>", PRED_OP_ELEMENTWISE,
+			 (double)f->a, 1.0 + 1.0 / B->esz, 1.0, 1.0);
+		break;
+	case F_EMBED: {
+		/* embedding_dense_backward: a zero-filled dense gradient of the
+		 * whole table, then the rows of the used tokens added in (the
+		 * feature kernel up to 3072 indices, sort + segment sums above). */
+		k_memset(B, (double)f->c * (double)f->b * B->esz);
+		B->cols = 1;
+		if (f->a > 3072) {
+			for (int i = 0; i < 4; i++)
+				k_vector(B, "DeviceRadixSortOnesweepKernel", PRED_OP_ELEMENTWISE,
+					 (double)f->a, 2.0, 2.0, 0.0);
+			B->cols = f->b;
+			k_vector(B, "compute_grad_weight<float>", PRED_OP_ELEMENTWISE,
+				 (double)f->a * (double)f->b, 1.0, 1.0, 1.0);
+			k_vector(B, "sum_and_scatter<float>", PRED_OP_ELEMENTWISE,
+				 (double)f->a * (double)f->b, 1.0, 1.0, 1.0);
+		} else {
+			B->cols = f->b;
+			k_vector(B, "embedding_backward_feature_kernel<float, float, long>",
+				 PRED_OP_ELEMENTWISE, (double)f->a * (double)f->b, 1.0, 1.0, 1.0);
+		}
+		grad_accumulate(B, f->param_elems, f->b);
+		break;
+	}
+	case F_LOSS:
+		/* nll_loss backward: zero-filled grad of the logits + scatter;
+		 * log_softmax backward: one row kernel. */
+		k_memset(B, (double)f->a * (double)f->b * B->esz);
+		B->cols = 1;
+		k_vector(B, "nll_loss_backward_reduce_cuda_kernel_2d<float, long>",
+			 PRED_OP_ELEMENTWISE, (double)f->a, 1.0, 1.0, 1.0);
+		k_softmax(B, "cunn_SoftMaxBackward<4, float, float, float, LogSoftMaxBackwardEpilogue>",
+			  f->a, f->b, 2.0);
+		break;
+	case F_SDPA: {
+		struct model_kernel *k = push(B);
+		if (!k)
+			break;
+		int half = B->o->dtype == GPU_DT_BF16 || B->o->dtype == GPU_DT_FP16;
+		k->k.name = half ? "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<64, 128, 128, 8>>"
+				 : "fmha_cutlassB_f32_aligned_64x64_k64_sm80";
+		k->k.op = PRED_OP_ATTENTION;
+		k->k.dtype = B->gemm_dt;
+		k->k.grid[0] = (uint32_t)cdiv(f->b, 128);
+		k->k.grid[1] = (uint32_t)f->d;
+		k->k.grid[2] = 1;
+		k->k.block[0] = 256;
+		k->k.block[1] = k->k.block[2] = 1;
+		k->k.m = f->a;
+		k->k.n = f->b;
+		k->k.k = f->c;
+		k->k.batch = f->d;
+		/* Five s_q x s_k x d products (recomputed S, dP, dV, dQ, dK):
+		 * 2.5 times the forward FLOPs. */
+		k->k.flops = 10.0 * (double)f->d * (double)f->a * (double)f->b * (double)f->c *
+			     (f->flag ? 0.5 : 1.0);
+		k->k.bytes = 4.0 * (double)(f->a + f->b) * (double)f->c * (double)f->d * B->esz;
+		break;
+	}
+	case F_TP_FWD:
+		break;
+	case F_TP_BWD:
+		k_comm(B, COMM_ALL_REDUCE, (double)f->a * B->esz, B->tp, 0);
+		break;
+	case F_PP_SEND:
+		k_comm(B, COMM_SEND_RECV, (double)f->a * B->esz, 2, 0);
+		break;
+	}
+}
+
+/* ---- architectures ----------------------------------------------------- */
+
+/* scores [B,H,Sq,Sk] + mask [B,1,Sq,Sk]: the mask is read once per head
+ * unless the Sq x Sk slices of the scores, the result and the mask that
+ * pass between two heads stay in L2.  NeuSight's profiles of OPT's
+ * [B,32,2048,2048] add (50 MB between reuses) ran 24-38 % slower than a
+ * single read of the mask predicts on all eight GPUs, the A100's 40 MB L2
+ * included. */
+static void mask_per_head(struct bld *B, double n, uint64_t heads, uint64_t sq, uint64_t sk)
+{
+	op_ew(B, "elementwise_kernel<128, 4, AddFunctor>", n, 1.0 + 1.0 / (double)heads, 1, 0,
+	      NULL);
+	struct model_kernel *mk = last_kernel(B);
+	if (!mk)
+		return;
+	mk->reread_bytes = n * (1.0 - 1.0 / (double)heads) * B->esz;
+	mk->reuse_bytes = 3.0 * (double)sq * (double)sk * B->esz;
+}
+
+/* Eager attention core: scores, scale, mask, softmax, dropout, context. */
+static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t sk,
+			   uint64_t d, int causal, int scale, int mask_kind, double p)
+{
+	const struct model_config *c = B->c;
+	uint64_t bh = B->b * heads;
+	if (B->o->attention == MODEL_ATTN_SDPA) {
+		op_sdpa(B, bh, sq, sk, d, causal && sq > 1);
+		return;
+	}
+	double n = (double)bh * (double)sq * (double)sk;
+	uint64_t keep = B->cols;
+	B->cols = sk;
+	op_bmm(B, bh, sq, sk, d);
+	struct model_kernel *qk = last_kernel(B);
+	if (qk)                         /* matmul(q, k.transpose(-1, -2)) */
+		qk->k.b_transposed = 1;
+	if (scale)
+		op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", n, 1, 1, 1,
+		      "vectorized_elementwise_kernel<4, DivFunctor>");
+	switch (mask_kind) {
+	case 1: /* GPT-2: torch.where(causal_mask, w, min) */
+		op_ew(B, "elementwise_kernel<128, 4, where_kernel_impl>", n, 1.1, 1, 1,
+		      "elementwise_kernel<128, 4, where_kernel_impl>");
+		break;
+	case 2: /* additive mask broadcast over heads and queries (BERT's
+		 * [B,1,1,S]) */
+		op_ew(B, "elementwise_kernel<128, 4, AddFunctor>", n, 1.1, 1, 0, NULL);
+		break;
+	case 5: /* T5: scores += position_bias, the bias and mask that the
+		 * stack's first layer materialized as [B,H,S,S] */
+		op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", n, 2, 1, 0, NULL);
+		break;
+	case 3: /* OPT: add a [B,1,S,S] mask, then torch.max(w, finfo.min) */
+	case 4: /* Llama and its kind: add a [B,1,S,S] causal mask */
+		mask_per_head(B, n, heads, sq, sk);
+		if (mask_kind == 3)
+			op_ew(B, "vectorized_elementwise_kernel<4, MaxFunctor>", n, 1, 1, 1,
+			      "elementwise_kernel<128, 4, where_kernel_impl>");
+		break;
+	default:
+		break;
+	}
+	op_softmax(B, bh * sq, sk);
+	if ((B->o->dtype == GPU_DT_BF16 || B->o->dtype == GPU_DT_FP16) &&
+	    c->family == MODEL_FAM_LLAMA)
+		op_ew(B, "vectorized_elementwise_kernel<4, CopyFunctor>", n, 1, 0, 1,
+		      "vectorized_elementwise_kernel<4, CopyFunctor>");
+	op_dropout(B, n, p);
+	op_bmm(B, bh, sq, d, sk);
+	B->cols = keep;
+}
+
+static void mlp_activation(struct bld *B, double n)
+{
+	switch (B->c->act) {
+	case MODEL_ACT_GELU_NEW:
+		/* 0.5*x*(1+tanh(sqrt(2/pi)*(x+0.044715*x^3))): mul, pow, mul, add,
+		 * mul, tanh, add, mul; backward per derivatives.yaml. */
+		op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", n, 1, 1, 1, NULL);
+		op_ew(B, "vectorized_elementwise_kernel<4, pow_tensor_scalar_kernel>", n, 1, 2, 3, NULL);
+		op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", n, 1, 1, 1, NULL);
+		op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", n, 2, 1, 1,
+		      "vectorized_elementwise_kernel<4, AddFunctor>");
+		op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", n, 1, 1, 1, NULL);
+		op_ew(B, "vectorized_elementwise_kernel<4, tanh_kernel_cuda>", n, 1, 4, 1,
+		      "vectorized_elementwise_kernel<4, tanh_backward_kernel_cuda>");
+		op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", n, 1, 1, 1,
+		      "vectorized_elementwise_kernel<4, AddFunctor>");
+		op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", n, 2, 1, 2, NULL);
+		break;
+	case MODEL_ACT_GELU:
+		op_ew(B, "vectorized_elementwise_kernel<4, GeluCUDAKernelImpl>", n, 1, 8, 1,
+		      "vectorized_elementwise_kernel<4, GeluBackwardCUDAKernelImpl>");
+		break;
+	case MODEL_ACT_GELU_TANH:
+		op_ew(B, "vectorized_elementwise_kernel<4, GeluCUDAKernelImpl>", n, 1, 10, 1,
+		      "vectorized_elementwise_kernel<4, GeluBackwardCUDAKernelImpl>");
+		break;
+	case MODEL_ACT_RELU:
+		op_ew(B, "vectorized_elementwise_kernel<4, clamp_min_scalar_kernel>", n, 1, 1, 1,
+		      "vectorized_elementwise_kernel<4, threshold_kernel>");
+		break;
+	case MODEL_ACT_SILU:
+	default:
+		op_ew(B, "vectorized_elementwise_kernel<4, silu_kernel>", n, 1, 4, 1,
+		      "vectorized_elementwise_kernel<4, silu_backward_kernel>");
+		break;
+	}
+}
+
+/* The MLP's projections on m tokens of inner width f: up (and gate when
+ * gated) projection, activation, dropout p_act, down projection.  Dense
+ * layers and every expert run it. */
+static void mlp_body(struct bld *B, uint64_t m, uint64_t f, int gated, int bias, double p_act)
+{
+	uint64_t h = B->c->hidden;
+	B->cols = f;
+	if (gated) {
+		op_linear(B, m, h, f, bias, 0);
+		op_linear(B, m, h, f, bias, 0);
+		mlp_activation(B, (double)m * f);
+		op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", (double)m * f, 2, 1, 2, NULL);
+	} else {
+		op_linear(B, m, h, f, bias, 0);
+		mlp_activation(B, (double)m * f);
+	}
+	op_dropout(B, (double)m * f, p_act);
+	op_linear(B, m, f, h, bias, 0);
+	B->cols = h;
+}
+
+/* A dense MLP on m tokens (sharded by tp). */
+static void mlp_dense(struct bld *B, uint64_t m, int bias, double p_act)
+{
+	uint64_t h = B->c->hidden;
+	op_tp(B, 0, (double)m * h);
+	mlp_body(B, m, B->c->ffn / B->tp, B->c->gated, bias, p_act);
+	op_tp(B, 1, (double)m * h);
+}
+
+static void residual(struct bld *B)
+{
+	B->cols = B->c->hidden;
+	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)B->T * B->c->hidden, 2, 1, 0, NULL);
+}
+
+/* After attention: the heads merged (permute + contiguous), the output
+ * projection, its tensor-parallel all-reduce, dropout p and the residual
+ * add. */
+static void attn_out(struct bld *B, int bias, double p)
+{
+	uint64_t T = B->T, h = B->c->hidden, nh = B->c->heads / B->tp, d = B->c->head_dim;
+	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * nh * d, 1, 0, 0, NULL);
+	op_linear(B, T, nh * d, h, bias, 0);
+	op_tp(B, 1, (double)T * h);
+	op_dropout(B, (double)T * h, p);
+	residual(B);
+}
+
+/* A decode step appends the new token's keys and values to the cache:
+ * Hugging Face's cache update is a torch.cat per tensor, which copies the
+ * whole cache (b, kv heads, cached + 1, d) for K and for V. */
+static void kv_append(struct bld *B, uint64_t kv_heads)
+{
+	if (B->o->mode != MODEL_DECODE)
+		return;
+	uint64_t keep = B->cols;
+	B->cols = B->c->head_dim;
+	double n = (double)B->b * (double)kv_heads * (double)B->kv * (double)B->c->head_dim;
+	for (int i = 0; i < 2; i++)
+		op_ew(B, "CatArrayBatchedCopy<float, unsigned int, 4, 64, 64>", n, 1, 0, 0, NULL);
+	B->cols = keep;
+}
+
+static void layer_gpt2(struct bld *B)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden, nh = c->heads / B->tp, d = c->head_dim;
+	op_layernorm(B, T, h);
+	op_tp(B, 0, (double)T * h);
+	op_linear(B, T, h, 3 * nh * d, 1, 0);
+	kv_append(B, nh);
+	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 1, c->attn_dropout);
+	attn_out(B, 1, c->dropout);
+	op_layernorm(B, T, h);
+	mlp_dense(B, T, 1, 0);
+	op_dropout(B, (double)T * h, c->dropout);
+	residual(B);
+}
+
+static void layer_bert(struct bld *B)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden, nh = c->heads / B->tp, d = c->head_dim;
+	op_tp(B, 0, (double)T * h);
+	op_linear(B, T, h, nh * d, 1, 0);
+	op_linear(B, T, h, nh * d, 1, 0);
+	op_linear(B, T, h, nh * d, 1, 0);
+	attention_core(B, nh, B->sl, B->kv, d, 0, 1, 2, c->attn_dropout);
+	attn_out(B, 1, c->dropout);
+	op_layernorm(B, T, h);
+	mlp_dense(B, T, 1, 0);
+	op_dropout(B, (double)T * h, c->dropout);
+	residual(B);
+	op_layernorm(B, T, h);
+}
+
+static void layer_opt(struct bld *B)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden, nh = c->heads / B->tp, d = c->head_dim;
+	double n = (double)T * nh * d;
+	op_layernorm(B, T, h);
+	op_tp(B, 0, (double)T * h);
+	op_linear(B, T, h, nh * d, 1, 0);
+	op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", n, 1, 1, 1, NULL);
+	op_linear(B, T, h, nh * d, 1, 0);
+	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", n, 1, 0, 0, NULL);
+	op_linear(B, T, h, nh * d, 1, 0);
+	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", n, 1, 0, 0, NULL);
+	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", n, 1, 0, 0, NULL);
+	kv_append(B, nh);
+	attention_core(B, nh, B->sl, B->kv, d, 1, 0, 3, c->attn_dropout);
+	attn_out(B, 1, c->dropout);
+	op_layernorm(B, T, h);
+	mlp_dense(B, T, 1, 0);
+	op_dropout(B, (double)T * h, c->dropout);
+	residual(B);
+}
+
+/* Rotary embedding on n elements: x*cos + rotate_half(x)*sin with
+ * rotate_half = cat(-x2, x1). */
+static void rope(struct bld *B, double n)
+{
+	uint64_t keep = B->cols;
+	B->cols = B->c->head_dim;
+	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1.5, 1, 1, NULL);
+	op_ew(B, "vectorized_elementwise_kernel<4, neg_kernel>", n / 2, 1, 1, 1, NULL);
+	op_ew(B, "CatArrayBatchedCopy<float, unsigned int, 4, 64, 64>", n, 1, 0, 1,
+	      "elementwise_kernel<128, 4, CopyFunctor>");
+	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1.5, 1, 1, NULL);
+	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", n, 2, 1, 0, NULL);
+	B->cols = keep;
+}
+
+int model_layer_sparse(const struct model_config *c, uint32_t i)
+{
+	uint32_t idx = i >= c->layers ? i - c->layers : i;
+	return c->family == MODEL_FAM_T5 && c->experts > 1 && c->sparse_step &&
+	       idx % c->sparse_step == c->sparse_step - 1;
+}
+
+uint64_t model_expert_capacity(const struct model_config *c, const struct model_opts *o)
+{
+	return o->expert_capacity == MODEL_CAPACITY_CONFIG ? c->capacity
+	       : o->expert_capacity > 0 ? (uint64_t)o->expert_capacity : 0;
+}
+
+/* Top-k mixture of experts, as Mixtral's sparse MoE block runs in eager
+ * mode: the router (linear, softmax, topk, the weights renormalised), the
+ * zeroed output and the one-hot expert mask; then per expert torch.where
+ * on its mask, the tokens routed to it gathered, its gated MLP, the
+ * routing weight applied and index_add into the output.  Each expert
+ * takes an even share (T k / E) of the routed tokens.  torch.where makes
+ * the CPU wait for the GPU once per expert; that wait is not modelled. */
+static void mlp_topk(struct bld *B)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden, E = c->experts, f = c->ffn / B->tp;
+	uint64_t K = c->experts_per_tok ? c->experts_per_tok : 1;
+	uint64_t m = cdiv(T * K, E);
+	op_tp(B, 0, (double)T * h);
+	op_linear(B, T, h, E, 0, 0);
+	op_softmax(B, T, E);
+	B->cols = E;
+	op_ew(B, "gatherTopK<float, unsigned int, 2, false>", (double)T * E, 1, 2, 1,
+	      "scatter_gather_elementwise_kernel<128, 4>");
+	B->cols = K;
+	k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>",
+	       PRED_OP_REDUCTION, T, K, 1.0, 0.0, 1.0, 512);
+	op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", (double)T * K, 2, 1, 2, NULL);
+	B->cols = h;
+	op_ew(B, "vectorized_elementwise_kernel<4, FillFunctor>", (double)T * h, 0, 0, 0, NULL);
+	B->cols = E;
+	op_ew(B, "vectorized_elementwise_kernel<4, FillFunctor>", (double)T * K * E, 0, 0, 0, NULL);
+	op_ew(B, "scatter_gather_elementwise_kernel<128, 4>", (double)T * K, 1, 0, 0, NULL);
+	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * K * E, 1, 0, 0, NULL);
+	for (uint64_t e = 0; e < E; e++) {
+		B->cols = 1;
+		op_ew(B, "DeviceSelectSweepKernel", (double)T * K, 1, 1, 0, NULL);
+		B->cols = h;
+		op_ew(B, "index_elementwise_kernel<128, 4, index_kernel>", (double)m * h, 1, 0, 1,
+		      "index_put_kernel");
+		mlp_body(B, m, f, c->gated, 0, 0);
+		op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", (double)m * h, 2, 1, 2, NULL);
+		op_ew(B, "indexFuncLargeIndex<float, long, unsigned int, 2, 2, -2, true>", (double)m * h,
+		      2, 1, 1, "index_elementwise_kernel<128, 4, index_kernel>");
+	}
+	op_tp(B, 1, (double)T * h);
+	B->cols = h;
+}
+
+static void layer_llama(struct bld *B)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden, nh = c->heads / B->tp, d = c->head_dim;
+	uint64_t nkv = c->kv_heads / B->tp;
+	if (nkv == 0)
+		nkv = 1;
+	op_rmsnorm(B, T, h);
+	op_tp(B, 0, (double)T * h);
+	op_linear(B, T, h, nh * d, c->qkv_bias, 0);
+	op_linear(B, T, h, nkv * d, c->qkv_bias, 0);
+	op_linear(B, T, h, nkv * d, c->qkv_bias, 0);
+	rope(B, (double)T * nh * d);
+	rope(B, (double)T * nkv * d);
+	kv_append(B, nkv);
+	if (nkv < nh) {
+		/* repeat_kv: expand + reshape copies K and V (all B->kv
+		 * positions of them) to every head. */
+		double n = (double)B->b * (double)nh * (double)B->kv * (double)d;
+		op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", n, 1, 0, 1,
+		      "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>");
+		op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", n, 1, 0, 1,
+		      "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>");
+	}
+	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 4, c->attn_dropout);
+	attn_out(B, 0, 0);     /* LlamaDecoderLayer: no residual dropout */
+	op_rmsnorm(B, T, h);
+	if (c->experts > 1)
+		mlp_topk(B);
+	else
+		mlp_dense(B, T, 0, 0);
+	residual(B);
+}
+
+/* Switch sparse MLP: router (fp32 linear, softmax, argmax, one-hot,
+ * cumsum capacity check), then each expert on the tokens routed to it
+ * (gather, wi, relu, wo, scatter), scaled by the router probability. */
+static void mlp_sparse(struct bld *B)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden, E = c->experts;
+	op_linear(B, T, h, E, 0, 0);
+	op_softmax(B, T, E);
+	B->cols = E;
+	for (int i = 0; i < 6; i++)
+		op_ew(B, "vectorized_elementwise_kernel<4, CompareFunctor>", (double)T * E, 1, 1, 0, NULL);
+	/* Each expert takes an even share of the tokens.  Hugging Face's
+	 * Top1Router drops what exceeds expert_capacity per sequence (64 in
+	 * the public Switch configs), but NeuSight's measured Switch
+	 * iterations (A100, V100, sequences of 512 and 2048) take the time of
+	 * every token reaching its expert: with the cap they were predicted
+	 * 15-27% fast, without it as close as the dense models on the same
+	 * GPUs (docs/model.md).  So the cap applies only when asked for
+	 * (--expert-capacity N|config). */
+	uint64_t per = cdiv(B->sl, E);
+	uint64_t cap = model_expert_capacity(c, B->o);
+	if (cap && per > cap)
+		per = cap;
+	uint64_t m = B->b * per;
+	B->cols = h;
+	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * h, 1, 0, 0, NULL);
+	for (uint64_t e = 0; e < E; e++) {
+		B->cols = h;
+		op_ew(B, "index_elementwise_kernel<128, 4, index_kernel>", (double)m * h, 1, 0, 1,
+		      "index_put_kernel");
+		mlp_body(B, m, c->ffn, 0, 0, c->dropout);   /* Switch's experts: not gated */
+		op_ew(B, "index_put_kernel", (double)m * h, 1, 0, 1,
+		      "index_elementwise_kernel<128, 4, index_kernel>");
+	}
+	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", (double)T * h, 2, 1, 2, NULL);
+}
+
+/* T5 block (encoder when cross == 0): RMS norm, attention with the
+ * relative position bias added, residual; decoder adds cross-attention;
+ * then the MLP (dense or sparse). */
+static void layer_t5(struct bld *B, int decoder, int sparse)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden, nh = c->heads / B->tp, d = c->head_dim;
+	int nblocks = decoder ? 2 : 1;
+	for (int i = 0; i < nblocks; i++) {
+		op_rmsnorm(B, T, h);
+		op_tp(B, 0, (double)T * h);
+		op_linear(B, T, h, nh * d, 0, 0);
+		op_linear(B, T, h, nh * d, 0, 0);
+		op_linear(B, T, h, nh * d, 0, 0);
+		attention_core(B, nh, B->sl, B->sl, d, decoder && i == 0, 0, 5, c->dropout);
+		attn_out(B, 0, c->dropout);
+	}
+	op_rmsnorm(B, T, h);
+	if (sparse)
+		mlp_sparse(B);
+	else
+		mlp_dense(B, T, 0, c->dropout);
+	op_dropout(B, (double)T * h, c->dropout);
+	residual(B);
+}
+
+/* Relative position bias of T5: bucket arithmetic on s x s, an embedding
+ * lookup of s*s rows and a permute copy; computed by the first layer. */
+static void t5_position_bias(struct bld *B, int decoder)
+{
+	double ss = (double)B->sl * (double)B->sl;
+	uint64_t nh = B->c->heads / B->tp;
+	/* the bias broadcast over the batch: read once, written b times */
+	double nb = (double)B->b * (double)nh * ss, nin = 1.0 / (double)B->b;
+	B->cols = B->sl;
+	for (int i = 0; i < 8; i++)
+		op_ew(B, "vectorized_elementwise_kernel<4, BucketFunctor>", ss, 1, 1, 0, NULL);
+	op_embed(B, B->sl * B->sl, nh, 32, 1);
+	/* T5Attention (first layer of a stack): position_bias = bias + mask,
+	 * the (1, heads, s, s) bias plus the extended mask materialized as
+	 * (b, heads, s, s), which every layer then adds to its scores. */
+	op_ew(B, "elementwise_kernel<128, 4, AddFunctor>", nb, nin, 1, 0, NULL);
+	if (decoder) {
+		/* the cross-attention has no relative bias: torch.zeros((1,
+		 * heads, s, s_k)) + the encoder mask, once per decoder stack */
+		k_vector(B, "vectorized_elementwise_kernel<4, FillFunctor>", PRED_OP_ELEMENTWISE,
+			 (double)nh * ss, 0.0, 1.0, 0.0);
+		op_ew(B, "elementwise_kernel<128, 4, AddFunctor>", nb, nin, 1, 0, NULL);
+	}
+	B->cols = B->c->hidden;
+}
+
+static void lm_head_and_loss(struct bld *B, int tied)
+{
+	const struct model_config *c = B->c;
+	uint64_t V = cdiv(c->vocab, B->tp);
+	op_tp(B, 0, (double)B->T * c->hidden);
+	op_linear(B, B->T, c->hidden, V, 0, tied);
+	if (B->o->loss && B->o->mode == MODEL_TRAINING) {
+		uint64_t rows = B->T;
+		if (c->family != MODEL_FAM_BERT) {
+			/* shift_logits = logits[..., :-1, :].contiguous() */
+			rows = B->b * (B->sl - 1);
+			B->cols = V;
+			op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)rows * V, 1, 0, 0, NULL);
+		}
+		k_softmax(B, "cunn_SoftMaxForward<4, float, float, float, LogSoftMaxForwardEpilogue>",
+			  rows, V, 1.0);
+		B->cols = 1;
+		k_vector(B, "nll_loss_forward_reduce_cuda_kernel_2d<float, long>", PRED_OP_REDUCTION,
+			 (double)rows, 1.0, 0.0, 1.0);
+		if (B->tp > 1)
+			k_comm(B, COMM_ALL_REDUCE, 3.0 * (double)rows * 4.0, B->tp, 0);
+		struct fop f = { .kind = F_LOSS, .a = rows, .b = V };
+		remember(B, &f);
+	}
+}
+
+static int check_config(const struct model_config *c, const struct model_opts *o,
+			char *err, size_t errlen)
+{
+	if (!c->hidden || !c->heads || !c->layers || !c->vocab || !c->ffn || !c->head_dim) {
+		snprintf(err, errlen, "model '%s' lacks a size (hidden, heads, layers, vocab, ffn)", c->name);
+		return SURFER_EINVAL;
+	}
+	if (!o->batch || !o->seq || o->seq > (1u << 20) || o->batch > (1u << 20)) {
+		snprintf(err, errlen, "batch and sequence length must be between 1 and 1048576");
+		return SURFER_EINVAL;
+	}
+	if (!o->dp || !o->tp || !o->pp || o->dp > 65536 || o->tp > 1024 || o->pp > 1024) {
+		snprintf(err, errlen, "--dp, --tp and --pp must be positive");
+		return SURFER_EINVAL;
+	}
+	uint32_t kv = c->kv_heads ? c->kv_heads : c->heads;
+	if (c->heads % o->tp || c->ffn % o->tp || (kv % o->tp && o->tp % kv)) {
+		snprintf(err, errlen, "--tp %u does not divide the %u heads or the MLP width %u",
+			 o->tp, c->heads, c->ffn);
+		return SURFER_EINVAL;
+	}
+	if (o->mode == MODEL_GENERATE) {
+		snprintf(err, errlen, "generate is built as an inference and a decode pass");
+		return SURFER_EINVAL;
+	}
+	if (o->mode == MODEL_DECODE &&
+	    (c->family == MODEL_FAM_BERT || c->family == MODEL_FAM_T5 || o->head == MODEL_HEAD_CLASSIFY)) {
+		snprintf(err, errlen, "model '%s': --mode decode and generate need a decoder-only "
+			 "language model (GPT-2, OPT, Llama family)", c->name);
+		return SURFER_EINVAL;
+	}
+	if (o->head == MODEL_HEAD_CLASSIFY && c->family == MODEL_FAM_T5) {
+		snprintf(err, errlen, "model '%s': no sequence-classification head for T5", c->name);
+		return SURFER_EINVAL;
+	}
+	uint32_t layers = c->layers + c->dec_layers;
+	if (o->pp > layers) {
+		snprintf(err, errlen, "--pp %u exceeds the %u layers", o->pp, layers);
+		return SURFER_EINVAL;
+	}
+	if (o->zero > 3) {
+		snprintf(err, errlen, "--zero %u: the stages are 0 to 3", o->zero);
+		return SURFER_EINVAL;
+	}
+	if (o->zero && o->mode != MODEL_TRAINING) {
+		snprintf(err, errlen, "--zero shards the training state: it needs --mode training");
+		return SURFER_EINVAL;
+	}
+	if (o->zero >= 2 && o->dp > 1 && o->pp > 1) {
+		/* a stage accumulates its gradients over the microbatches */
+		snprintf(err, errlen, "--zero %u does not combine with --pp (--zero 1 does)", o->zero);
+		return SURFER_EINVAL;
+	}
+	if (o->pp > 1) {
+		uint32_t mb = model_microbatches(o);
+		if (o->batch % mb) {
+			snprintf(err, errlen, "batch %u is not a multiple of the %u microbatches",
+				 o->batch, mb);
+			return SURFER_EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Optimizer step over this GPU's parameters.  AdamW in PyTorch 2's default
+ * foreach implementation runs ~12 multi-tensor passes (lerp, mul, addcmul,
+ * sqrt, div, add, addcdiv, ...), each launched once per ~36 tensors or per
+ * 320 chunks of 64 Ki elements; fused=True runs one pass reading p, g, m, v
+ * and writing p, m, v.  SGD without momentum is one foreach add. */
+static void optimizer_step(struct bld *B)
+{
+	const struct model_opts *o = B->o;
+	double P = B->s->params;
+	uint32_t tensors = B->s->param_tensors ? B->s->param_tensors : 1;
+	if (o->optimizer == MODEL_OPTIM_NONE || o->mode != MODEL_TRAINING)
+		return;
+	if (o->zero && o->dp > 1) {
+		/* each rank steps its shard: ZeroRedundancyOptimizer a dp-th
+		 * of the tensors, FSDP one flat tensor per unit */
+		P /= o->dp;
+		tensors = o->zero == 1 ? (uint32_t)cdiv(tensors, o->dp) : B->nunits;
+	}
+	B->ph = MODEL_PH_OPTIMIZER;
+	B->layer = -1;
+	int passes;
+	double rw;              /* tensors touched per element per pass */
+	const char *name;
+	if (o->optimizer == MODEL_OPTIM_SGD) {
+		passes = 1, rw = 3, name = "multi_tensor_apply_kernel<TensorListMetadata<2>, AxpbyFunctor>";
+	} else if (o->fused_optimizer) {
+		passes = 1, rw = 7, name = "multi_tensor_apply_kernel<FusedAdamMathFunctor<float, 4>>";
+	} else {
+		passes = 12, rw = 2.5, name = "multi_tensor_apply_kernel<TensorListMetadata<3>, PointwiseOpScalarFunctor>";
+	}
+	double chunks = ceil(P / 65536.0);
+	uint64_t launches = cdiv(tensors, 36);
+	uint64_t by_chunks = (uint64_t)ceil(chunks / 320.0);
+	if (by_chunks > launches)
+		launches = by_chunks;
+	if (!launches)
+		launches = 1;
+	double per = P / (double)launches;
+	for (int p = 0; p < passes; p++)
+		for (uint64_t l = 0; l < launches; l++) {
+			struct model_kernel *k = push(B);
+			if (!k)
+				return;
+			k->k.name = name;
+			k->k.op = PRED_OP_ELEMENTWISE;
+			k->k.grid[0] = (uint32_t)(ceil(per / 65536.0) > 0 ? ceil(per / 65536.0) : 1);
+			k->k.grid[1] = k->k.grid[2] = 1;
+			k->k.block[0] = 512;
+			k->k.block[1] = k->k.block[2] = 1;
+			k->k.m = (uint64_t)per;
+			k->k.n = 1;
+			k->k.batch = 1;
+			k->k.flops = 4.0 * per;
+			/* the moments take the parameters' dtype (zeros_like) */
+			k->k.bytes = rw * per * B->esz;
+		}
+}
+
+/* DDP all-reduces gradients in 25 MB buckets as backward produces them. */
+static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int final)
+{
+	const double bucket = 25.0 * 1024 * 1024;
+	if (B->o->dp <= 1)
+		return;
+	*pending += grad_bytes;
+	while (*pending >= bucket || (final && *pending > 0)) {
+		double sz = *pending >= bucket ? bucket : *pending;
+		k_comm(B, COMM_ALL_REDUCE, sz, B->o->dp, MODEL_ASYNC_AFTER);
+		*pending -= sz;
+	}
+}
+
+/* ZeRO's collectives.  --zero 1: DDP's all-reduces, then each rank's
+ * updated shard all-gathered after the step.  --zero 2 and 3 (FSDP):
+ * each unit (a layer; the embeddings, final norm and head together) is
+ * all-gathered before its forward, issued ahead on the side stream (the
+ * CPU runs ahead of the GPU, so the next unit's gather overlaps this
+ * one's compute), and its gradients reduce-scattered once its backward
+ * is done; --zero 3 gathers each layer again for its backward, the next
+ * one's gather issued before this one's backward (BACKWARD_PRE).  The
+ * root unit stays gathered from forward to backward, as FSDP's root does. */
+static int sharded(const struct bld *B)
+{
+	return B->o->zero >= 2 && B->o->dp > 1;
+}
+
+static uint32_t zero_gather(struct bld *B, int32_t layer, int async)
+{
+	int32_t keep = B->layer;
+	B->layer = layer;
+	k_comm(B, COMM_ALL_GATHER, B->unit[layer + 1] * B->esz, B->o->dp, async);
+	B->layer = keep;
+	return B->err ? 0 : (uint32_t)B->s->n;
+}
+
+static void zero_reduce(struct bld *B, int32_t layer)
+{
+	if (B->unit[layer + 1] > 0)
+		k_comm(B, COMM_REDUCE_SCATTER, B->unit[layer + 1] * B->esz, B->o->dp,
+		       MODEL_ASYNC_AFTER);
+}
+
+/* The backward pass, from the last op to the first. */
+static void backward(struct bld *B)
+{
+	const struct model_opts *o = B->o;
+	double pending = 0;
+	int shard = sharded(B), regather = shard && o->zero == 3;
+	uint32_t *gather = regather ? calloc(B->nunits, sizeof(*gather)) : NULL;
+	if (regather && !gather) {
+		B->err = SURFER_ENOMEM;
+		return;
+	}
+	int32_t cur = INT32_MIN, first = (int32_t)B->s->first_layer;
+	for (size_t i = B->nops; i-- > 0;) {
+		const struct fop *f = &B->ops[i];
+		if (shard && f->layer != cur) {
+			if (cur >= 0)
+				zero_reduce(B, cur);
+			int32_t next = f->layer >= 0 ? f->layer - 1 : (int32_t)B->nunits - 2;
+			if (regather && next >= first && !gather[next + 1])
+				gather[next + 1] = zero_gather(B, next, MODEL_ASYNC_FREE);
+			if (regather && f->layer >= 0) {
+				if (!gather[f->layer + 1])
+					gather[f->layer + 1] = zero_gather(B, f->layer, MODEL_ASYNC_FREE);
+				B->wait_next = gather[f->layer + 1];
+			}
+			cur = f->layer;
+		}
+		backward_op(B, f);
+		B->ph = MODEL_PH_BACKWARD;
+		if (!shard && f->param && !(f->kind == F_LINEAR && (f->flag & 2)))
+			dp_buckets(B, f->param_elems * B->esz, &pending, 0);
+	}
+	B->layer = -1;
+	B->wait_next = 0;
+	if (shard) {
+		if (cur >= 0)
+			zero_reduce(B, cur);
+		zero_reduce(B, -1);
+	} else {
+		dp_buckets(B, 0, &pending, 1);
+	}
+	free(gather);
+}
+
+double model_config_params(const struct model_config *c)
+{
+	double h = c->hidden, f = c->ffn, V = c->vocab, d = c->head_dim;
+	double nh = c->heads, kv = c->kv_heads ? c->kv_heads : c->heads;
+	double attn = h * nh * d * 2 + h * kv * d * 2;
+	double mlp = h * f * (c->gated ? 3 : 2);
+	double layer = attn + mlp;
+	if (c->family == MODEL_FAM_T5) {
+		double sparse_layers = 0;
+		if (c->experts && c->sparse_step)
+			sparse_layers = (double)((c->layers + c->dec_layers) / c->sparse_step);
+		return (c->layers + c->dec_layers) * layer + c->dec_layers * attn +
+		       sparse_layers * mlp * (c->experts - 1) + V * h;
+	}
+	if (c->experts > 1)      /* Mixtral: every layer's MLP, E times, + router */
+		layer += mlp * (c->experts - 1) + h * c->experts;
+	return c->layers * layer + V * h * (c->tied ? 1 : 2);
+}
+
+static void embeddings(struct bld *B)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden, sl = B->sl;
+	double bss = (double)B->b * (double)sl * (double)B->kv;   /* (b, 1, s, keys) mask */
+	B->cols = h;
+	switch (c->family) {
+	case MODEL_FAM_GPT2:
+		op_embed(B, T, h, c->vocab, 1);
+		op_embed(B, sl, h, B->kv, 1);
+		op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)T * h, 2, 1, 0, NULL);
+		op_dropout(B, (double)T * h, c->dropout);
+		break;
+	case MODEL_FAM_BERT:
+		/* BertModel with no attention_mask: torch.ones(b, s), then
+		 * get_extended_attention_mask's (1.0 - m) * finfo.min on the
+		 * (b, 1, 1, s) view; no gradient flows into them. */
+		B->cols = sl;
+		k_vector(B, "vectorized_elementwise_kernel<4, FillFunctor>", PRED_OP_ELEMENTWISE,
+			 (double)T, 0.0, 1.0, 0.0);
+		k_vector(B, "vectorized_elementwise_kernel<4, RsubFunctor>", PRED_OP_ELEMENTWISE,
+			 (double)T, 1.0, 1.0, 1.0);
+		k_vector(B, "vectorized_elementwise_kernel<4, MulFunctor>", PRED_OP_ELEMENTWISE,
+			 (double)T, 1.0, 1.0, 1.0);
+		B->cols = h;
+		op_embed(B, T, h, c->vocab, 1);
+		if (c->type_vocab) {
+			op_embed(B, T, h, c->type_vocab, 1);
+			op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)T * h, 2, 1, 0, NULL);
+		}
+		op_embed(B, sl, h, sl, 1);
+		op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)T * h, 2, 1, 0, NULL);
+		op_layernorm(B, T, h);
+		op_dropout(B, (double)T * h, c->dropout);
+		break;
+	case MODEL_FAM_OPT:
+		op_embed(B, T, h, c->vocab, 1);
+		/* causal + padding mask of (b, 1, s, s): sub, to, masked_fill x2, bool */
+		B->cols = sl;
+		for (int i = 0; i < 5; i++)
+			k_vector(B, "elementwise_kernel<128, 4, masked_fill_kernel>", PRED_OP_ELEMENTWISE,
+				 bss, 1.0, 1.0, 1.0);
+		B->cols = h;
+		op_embed(B, T, h, B->kv + 2, 1);
+		op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)T * h, 2, 1, 0, NULL);
+		op_dropout(B, (double)T * h, c->dropout);
+		break;
+	case MODEL_FAM_LLAMA:
+		op_embed(B, T, h, c->vocab, 1);
+		/* 4-D causal mask of (b, 1, s, s) and the rotary cos/sin tables */
+		B->cols = sl;
+		for (int i = 0; i < 3; i++)
+			k_vector(B, "elementwise_kernel<128, 4, masked_fill_kernel>", PRED_OP_ELEMENTWISE,
+				 bss, 1.0, 1.0, 1.0);
+		B->cols = c->head_dim;
+		for (int i = 0; i < 4; i++)
+			k_vector(B, "vectorized_elementwise_kernel<4, cos_kernel_cuda>", PRED_OP_ELEMENTWISE,
+				 (double)sl * c->head_dim, 1.0, 1.0, 4.0);
+		break;
+	case MODEL_FAM_T5:
+	default:
+		op_embed(B, T, h, c->vocab, 1);
+		op_dropout(B, (double)T * h, c->dropout);
+		break;
+	}
+}
+
+static void head(struct bld *B, int has_embed)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden;
+	int tied = c->tied && has_embed;
+	if (B->o->head == MODEL_HEAD_CLASSIFY && c->family == MODEL_FAM_BERT) {
+		/* BertForSequenceClassification: pooler (dense + tanh on the
+		 * first token), dropout, classifier. */
+		op_linear(B, B->b, h, h, 1, 0);
+		op_ew(B, "vectorized_elementwise_kernel<4, tanh_kernel_cuda>", (double)B->b * h, 1, 4, 1,
+		      "vectorized_elementwise_kernel<4, tanh_backward_kernel_cuda>");
+		op_dropout(B, (double)B->b * h, c->dropout);
+		op_linear(B, B->b, h, MODEL_CLASSIFY_LABELS, 1, 0);
+		return;
+	}
+	switch (c->family) {
+	case MODEL_FAM_BERT:
+		/* BertForPreTraining: pooler + NSP head on the first token, and
+		 * the MLM transform (dense, gelu, LN) before the decoder. */
+		op_linear(B, B->b, h, h, 1, 0);
+		op_ew(B, "vectorized_elementwise_kernel<4, tanh_kernel_cuda>", (double)B->b * h, 1, 4, 1,
+		      "vectorized_elementwise_kernel<4, tanh_backward_kernel_cuda>");
+		op_linear(B, T, h, h, 1, 0);
+		op_ew(B, "vectorized_elementwise_kernel<4, GeluCUDAKernelImpl>", (double)T * h, 1, 8, 1,
+		      "vectorized_elementwise_kernel<4, GeluBackwardCUDAKernelImpl>");
+		op_layernorm(B, T, h);
+		lm_head_and_loss(B, tied);
+		op_linear(B, B->b, h, 2, 1, 0);
+		return;
+	case MODEL_FAM_GPT2:
+	case MODEL_FAM_OPT:
+		op_layernorm(B, T, h);
+		break;
+	case MODEL_FAM_LLAMA:
+		op_rmsnorm(B, T, h);
+		break;
+	case MODEL_FAM_T5:
+	default:
+		op_rmsnorm(B, T, h);
+		op_dropout(B, (double)T * h, c->dropout);
+		if (c->tied)
+			op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", (double)T * h, 1, 1, 1, NULL);
+		break;
+	}
+	if (B->o->head == MODEL_HEAD_CLASSIFY) {
+		/* GPT2/OPT/Llama ForSequenceClassification: score = Linear(h, labels,
+		 * bias=False) over every token, then the last token's row is
+		 * picked (an index, no kernel of note). */
+		op_linear(B, T, h, MODEL_CLASSIFY_LABELS, 0, 0);
+		return;
+	}
+	lm_head_and_loss(B, tied);
+}
+
+uint32_t model_microbatches(const struct model_opts *o)
+{
+	uint32_t mb;
+
+	if (o->pp <= 1)
+		return 1;
+	mb = o->microbatches ? o->microbatches : o->pp;
+	return mb < o->batch ? mb : o->batch ? o->batch : 1;
+}
+
+void model_opts_init(struct model_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->batch = 1;
+	o->seq = 128;
+	o->mode = MODEL_INFERENCE;
+	o->dtype = GPU_DT_FP32;
+	o->optimizer = MODEL_OPTIM_NONE;
+	o->attention = MODEL_ATTN_EAGER;
+	o->dp = o->tp = o->pp = 1;
+}
+
+int model_build(const struct model_config *c, const struct model_opts *o,
+		struct model_seq *s, char *err, size_t errlen)
+{
+	char dummy[8];
+	if (!err) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	memset(s, 0, sizeof(*s));
+	int rc = check_config(c, o, err, errlen);
+	if (rc)
+		return rc;
+
+	struct bld B;
+	memset(&B, 0, sizeof(B));
+	B.s = s;
+	B.c = c;
+	B.o = o;
+	B.layer = -1;
+	B.tp = o->tp;
+	B.vec_dt = o->dtype == GPU_DT_TF32 ? GPU_DT_FP32 : o->dtype;
+	B.gemm_dt = o->dtype;
+	B.esz = gpu_dtype_bytes(o->dtype);
+	uint32_t mb = model_microbatches(o);
+	B.b = o->batch / mb;
+	s->micro_batch = B.b;
+	s->microbatches = mb;
+	B.sl = o->mode == MODEL_DECODE ? 1 : o->seq;
+	B.kv = o->mode == MODEL_DECODE ? (uint64_t)o->seq + 1 : o->seq;
+	B.T = B.b * B.sl;
+	s->params_total = model_config_params(c);
+
+	/* Pipeline parallelism: the last stage is modelled (it runs the LM
+	 * head and the loss, the most loaded one); it receives activations
+	 * and sends their gradients back. */
+	uint32_t total = c->layers + c->dec_layers;
+	uint32_t per_stage = (uint32_t)cdiv(total, o->pp);
+	uint32_t first = o->pp > 1 ? total - per_stage : 0;
+	int has_embed = first == 0;
+	s->stage_layers = total - first;
+	s->first_layer = first;
+	if (o->mode == MODEL_DECODE) {
+		/* every sequence of the batch keeps its cache between steps */
+		uint64_t kvh = c->kv_heads ? c->kv_heads : c->heads;
+		kvh = kvh >= o->tp ? kvh / o->tp : 1;
+		s->kv_cache_bytes = 2.0 * s->stage_layers * (double)o->batch * (double)kvh *
+				    (double)B.kv * c->head_dim * B.esz;
+	}
+
+	B.nunits = total + 1;
+	B.unit = calloc(B.nunits, sizeof(*B.unit));
+	uint32_t *gathers = calloc(B.nunits, sizeof(*gathers));
+	if (!B.unit || !gathers) {
+		free(B.unit);
+		free(gathers);
+		return SURFER_ENOMEM;
+	}
+	B.ph = MODEL_PH_FORWARD;
+	if (sharded(&B))
+		B.wait_next = gathers[0] = zero_gather(&B, -1, MODEL_ASYNC_FREE);
+	if (has_embed) {
+		embeddings(&B);
+	} else {
+		k_comm(&B, COMM_SEND_RECV, (double)B.T * c->hidden * B.esz, 2, 0);
+		struct fop f = { .kind = F_PP_SEND, .a = B.T * c->hidden };
+		remember(&B, &f);
+	}
+	for (uint32_t i = first; i < total; i++) {
+		B.layer = (int32_t)i;
+		B.cols = c->hidden;
+		if (sharded(&B))
+			B.wait_next = gathers[i + 1] = zero_gather(&B, (int32_t)i, MODEL_ASYNC_FREE);
+		switch (c->family) {
+		case MODEL_FAM_GPT2: layer_gpt2(&B); break;
+		case MODEL_FAM_BERT: layer_bert(&B); break;
+		case MODEL_FAM_OPT: layer_opt(&B); break;
+		case MODEL_FAM_LLAMA: layer_llama(&B); break;
+		case MODEL_FAM_T5:
+		default: {
+			int dec = i >= c->layers;
+			uint32_t idx = dec ? i - c->layers : i;
+			int sparse = model_layer_sparse(c, i);
+			if (dec && idx == 0) {
+				B.layer = -1;
+				op_rmsnorm(&B, B.T, c->hidden);      /* encoder final norm */
+				op_embed(&B, B.T, c->hidden, c->vocab, 0); /* decoder input */
+				B.layer = (int32_t)i;
+			}
+			if (idx == 0)
+				t5_position_bias(&B, dec);
+			layer_t5(&B, dec, sparse);
+			break;
+		}
+		}
+	}
+	B.layer = -1;
+	head(&B, has_embed);
+
+	/* the forward gathers' sizes, now that every unit's are known */
+	for (uint32_t u = 0; u < B.nunits && !B.err; u++)
+		if (gathers[u]) {
+			struct pred_kernel *k = &s->v[gathers[u] - 1].k;
+			k->bytes = B.unit[u] * B.esz;
+			k->m = (uint64_t)k->bytes;
+		}
+	s->root_params = B.unit[0];
+	for (uint32_t u = 1; u < B.nunits; u++)
+		if (B.unit[u] > s->layer_params)
+			s->layer_params = B.unit[u];
+
+	if (o->mode == MODEL_TRAINING && !B.err) {
+		B.ph = MODEL_PH_BACKWARD;
+		backward(&B);
+		optimizer_step(&B);
+		if (o->zero == 1 && o->dp > 1)
+			k_comm(&B, COMM_ALL_GATHER, s->params * B.esz, o->dp, MODEL_ASYNC_AFTER);
+	}
+	free(gathers);
+	free(B.unit);
+	free(B.ops);
+	if (B.err) {
+		model_seq_release(s);
+		snprintf(err, errlen, "out of memory");
+		return B.err;
+	}
+	return 0;
+}
+
+void model_seq_release(struct model_seq *s)
+{
+	if (!s)
+		return;
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+double model_seq_flops(const struct model_seq *s, enum model_phase ph)
+{
+	double f = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].phase == ph)
+			f += s->v[i].k.flops;
+	return f;
+}
+
+size_t model_seq_count(const struct model_seq *s, enum model_phase ph)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++)
+		n += s->v[i].phase == ph;
+	return n;
+}
+
+const char *model_family_name(enum model_family f)
+{
+	static const char *const names[] = { "gpt2", "bert", "opt", "llama", "t5" };
+	return (unsigned)f < MODEL_FAM_COUNT ? names[f] : "?";
+}
+
+const char *model_phase_name(enum model_phase p)
+{
+	static const char *const names[] = { "forward", "backward", "optimizer", "communication" };
+	return (unsigned)p < MODEL_PH_COUNT ? names[p] : "?";
+}

@@ -1,0 +1,279 @@
+/*
+ * model.h - predict an iteration from a model's configuration, with no GPU
+ * and no trace: a Hugging Face config (or a built-in name) becomes the
+ * kernel sequence a PyTorch eager run issues (model.c), written as the
+ * program a recorder would have seen (program.c) and analyzed like a
+ * trace: each kernel predicted from scratch, the launches replayed by the
+ * one timeline; --dp/--tp/--pp add collectives timed by comm.c.
+ *
+ * The sequence follows what Hugging Face transformers' eager modules call
+ * into ATen, layer by layer: embeddings, norms, the Q/K/V GEMMs, eager
+ * attention (bmm, scale, mask, softmax, dropout, bmm) or one fused SDPA
+ * kernel, output projection, residual adds, the MLP with its activation,
+ * the final norm, the LM head and (optionally) the loss.  Training adds the
+ * backward kernels of every forward op in reverse order, one gradient
+ * accumulation add per parameter tensor, and the optimizer step.
+ */
+#ifndef SURFER_MODEL_H
+#define SURFER_MODEL_H
+
+#include "trace/surfer_err.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include "predictor/comm.h"
+#include "predictor/predict.h"
+
+/* Architectures whose module structure model.c knows. */
+enum model_family {
+	MODEL_FAM_GPT2 = 0, /* GPT-2, GPT-3 style (HF GPT2LMHeadModel), GPT-NeoX */
+	MODEL_FAM_BERT,     /* BERT encoder with the MLM head                  */
+	MODEL_FAM_OPT,      /* OPT decoder                                     */
+	MODEL_FAM_LLAMA,    /* Llama, Mistral, Qwen2, Gemma, Phi-3: RMSNorm,
+			     * RoPE, gated MLP; Mixtral: top-k experts      */
+	MODEL_FAM_T5,       /* T5 and Switch (encoder-decoder, optional MoE)    */
+	MODEL_FAM_COUNT
+};
+
+/* MLP activation, as the HF module computes it. */
+enum model_act {
+	MODEL_ACT_GELU = 0,   /* one erf-GELU kernel                               */
+	MODEL_ACT_GELU_NEW,   /* HF NewGELUActivation: 8 elementwise kernels (tanh) */
+	MODEL_ACT_GELU_TANH,  /* gelu(approximate='tanh'): one kernel              */
+	MODEL_ACT_RELU,
+	MODEL_ACT_SILU,
+	MODEL_ACT_COUNT
+};
+
+/* A model's shape, as read from config.json (config.c). */
+struct model_config {
+	char name[64];
+	enum model_family family;
+	uint32_t layers;      /* decoder (or encoder-only) layers; T5: encoder */
+	uint32_t dec_layers;  /* T5: decoder layers; 0 otherwise               */
+	uint32_t hidden;      /* d_model                                      */
+	uint32_t heads;       /* attention heads                              */
+	uint32_t kv_heads;    /* key/value heads (GQA); == heads when absent  */
+	uint32_t head_dim;    /* per-head width (hidden / heads unless given) */
+	uint32_t ffn;         /* MLP inner width                              */
+	uint32_t vocab;
+	uint32_t type_vocab;  /* BERT token types; 0 none                     */
+	enum model_act act;
+	int gated;            /* gated MLP (SwiGLU): gate and up projections  */
+	int qkv_bias;         /* projections carry a bias                     */
+	int tied;             /* LM head shares the token embedding           */
+	uint32_t experts;     /* experts per sparse MLP (Switch, Mixtral); 0 dense */
+	uint32_t experts_per_tok; /* experts each token is routed to (top-k):
+				   * Switch 1, Mixtral 2                      */
+	uint32_t sparse_step; /* every sparse_step-th layer is sparse         */
+	uint32_t capacity;    /* Switch: tokens per expert per sequence; 0 = all */
+	double dropout;       /* hidden dropout probability                   */
+	double attn_dropout;  /* attention-probability dropout                */
+};
+
+/* MODEL_DECODE: one step of autoregressive generation with the KV cache
+ * (Hugging Face generate() in eager mode): each of the batch's sequences
+ * adds one token to seq cached ones.  MODEL_GENERATE: a whole generate()
+ * call, the prompt's forward pass then the decode steps; run.c puts
+ * it together from an inference and a decode build (model_build refuses
+ * it). */
+enum model_mode { MODEL_INFERENCE = 0, MODEL_TRAINING, MODEL_DECODE, MODEL_GENERATE };
+enum model_optimizer { MODEL_OPTIM_NONE = 0, MODEL_OPTIM_SGD, MODEL_OPTIM_ADAMW };
+enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA };
+/* The head on top of the layers: the pretraining / language-model head
+ * (LM head; BERT: BertForPreTraining's MLM + NSP heads), or a sequence
+ * classifier with MODEL_CLASSIFY_LABELS outputs (HF *ForSequenceClassification:
+ * BERT's pooler, dropout and classifier on the first token; decoders' final
+ * norm and a bias-free score projection of every token). */
+enum model_head { MODEL_HEAD_LM = 0, MODEL_HEAD_CLASSIFY };
+#define MODEL_CLASSIFY_LABELS 2
+
+/* What is run: one iteration of batch x seq tokens (decode: batch tokens,
+ * each attending to seq cached ones and itself). */
+struct model_opts {
+	uint32_t batch, seq;
+	enum model_mode mode;
+	enum gpu_dtype dtype;          /* FP32, TF32, BF16 or FP16            */
+	enum model_optimizer optimizer;
+	enum model_attention attention;
+	enum model_head head;          /* LM / pretraining head or classifier */
+	int loss;                      /* training: log_softmax + nll (+ backward) */
+	int fused_optimizer;           /* AdamW(fused=True): one kernel a pass */
+	uint32_t dp, tp, pp;           /* parallel degrees (1 = none)         */
+	uint32_t microbatches;         /* pipeline microbatches (pp > 1)      */
+	/* Training state sharded over the dp ranks (ZeRO stages): 0 none
+	 * (DDP), 1 the optimizer's state (ZeroRedundancyOptimizer over DDP),
+	 * 2 and the gradients (FSDP SHARD_GRAD_OP), 3 and the parameters
+	 * (FSDP FULL_SHARD).  No effect with dp 1. */
+	uint32_t zero;
+	enum pred_method method;       /* kernel predictor (PRED_AUTO default) */
+	const struct predictor *pred;  /* its state; NULL: the defaults      */
+	/* Mixture of experts: tokens each expert takes per sequence at most;
+	 * 0 (default) every routed token, MODEL_CAPACITY_CONFIG the config's
+	 * expert_capacity (Hugging Face's router drops the rest). */
+	int64_t expert_capacity;
+};
+#define MODEL_CAPACITY_CONFIG (-1)
+
+/* Sets o to: inference, fp32, eager attention, no loss, no optimizer, no
+ * parallelism, batch 1, seq 128. */
+void model_opts_init(struct model_opts *o);
+
+enum model_phase {
+	MODEL_PH_FORWARD = 0, MODEL_PH_BACKWARD, MODEL_PH_OPTIMIZER, MODEL_PH_COMM,
+	MODEL_PH_COUNT
+};
+
+/* One kernel launch of the sequence.  k.name points to a static string. */
+struct model_kernel {
+	struct pred_kernel k;
+	enum model_phase phase;
+	int32_t layer;          /* transformer layer, -1 outside the layers    */
+	enum comm_op comm;   /* MODEL_PH_COMM: which collective            */
+	uint32_t ranks;         /* MODEL_PH_COMM: group size                  */
+	/* 0 on the compute stream; MODEL_ASYNC_AFTER on the side stream once
+	 * the compute stream's work so far is done (a gradient bucket);
+	 * MODEL_ASYNC_FREE on the side stream, depending on nothing (an FSDP
+	 * all-gather of parameter shards, issued ahead). */
+	int async;
+	uint32_t wait;          /* 1 + index of the collective this kernel
+				 * waits for (its layer's parameters), 0 none */
+	/* A broadcast operand that is read again for every repetition unless
+	 * it stays in L2 (an attention mask [B,1,S,S] added to the scores of
+	 * every head): the DRAM bytes the re-reads add, and the bytes the
+	 * kernel streams between two uses of one of its elements.
+	 * pred_reread_bytes() says which a GPU pays. */
+	double reread_bytes, reuse_bytes;
+};
+
+enum { MODEL_ASYNC_AFTER = 1, MODEL_ASYNC_FREE = 2 };
+
+/* The kernel sequence of one iteration on one GPU (one pipeline stage). */
+struct model_seq {
+	struct model_kernel *v;
+	size_t n, cap;
+	double params;          /* parameters held by this GPU                */
+	double params_total;    /* parameters of the whole model              */
+	uint32_t param_tensors; /* parameter tensors held by this GPU         */
+	uint32_t stage_layers;  /* layers run by this GPU                     */
+	double kv_cache_bytes;  /* decode: the K and V cache this GPU holds    */
+	uint64_t micro_batch;   /* sequences of one (pipeline micro)batch      */
+	uint32_t microbatches;  /* microbatches of the iteration (1 unless pp) */
+	uint32_t first_layer;   /* first layer of this GPU's stage             */
+	/* FSDP's units (--zero 2, 3): each layer, and the root (embeddings,
+	 * final norm and head); their parameters held by this GPU. */
+	double layer_params;    /* the largest layer's                        */
+	double root_params;     /* the root's                                 */
+};
+
+/* Errors are surfer_err codes (trace/surfer_err.h): SURFER_EINVAL (a bad
+ * option or an inconsistent configuration), SURFER_ENOMEM, SURFER_ECORRUPT
+ * (a config file unreadable or malformed), SURFER_EUNKNOWN (an unknown
+ * built-in name or architecture). */
+
+/* The microbatches an iteration under o runs: 1 without pipeline stages,
+ * else o->microbatches (0: as many as stages), at most one per sequence. */
+uint32_t model_microbatches(const struct model_opts *o);
+
+/* Builds the kernel sequence of c run as o into s (initialized here; the
+ * caller releases it with model_seq_release).  Returns 0, or SURFER_EINVAL
+ * with a reason in err when o or c cannot be run (tp not dividing the
+ * heads, zero sizes, ...). */
+int model_build(const struct model_config *c, const struct model_opts *o,
+		struct model_seq *s, char *err, size_t errlen);
+
+void model_seq_release(struct model_seq *s);
+
+/* Whether layer i (encoder layers first, then the decoder's) of a T5 /
+ * Switch model has a sparse MLP (every sparse_step-th of each stack). */
+int model_layer_sparse(const struct model_config *c, uint32_t i);
+
+/* Tokens each expert takes per sequence at most under o, 0 for all. */
+uint64_t model_expert_capacity(const struct model_config *c, const struct model_opts *o);
+
+/* The kernel model_build emits for one FP32 forward operator of an eager
+ * run, for comparisons with measured operators: a GEMM batch x (m x k) *
+ * (k x n) (PRED_OP_GEMM; rows = m, cols = n), an element-wise op over rows
+ * x cols reading nin tensors per element with flops per element
+ * (PRED_OP_ELEMENTWISE), a softmax or a layer norm over rows of cols
+ * (PRED_OP_SOFTMAX, PRED_OP_NORM).  0, or -1 (another op, a zero size). */
+int model_forward_kernel(enum pred_op op, uint64_t batch, uint64_t rows, uint64_t cols,
+			 uint64_t k, double nin, double flops, struct pred_kernel *out);
+
+/* Sum of the FLOPs of the sequence's kernels of one phase. */
+double model_seq_flops(const struct model_seq *s, enum model_phase ph);
+
+/* Number of kernels of one phase. */
+size_t model_seq_count(const struct model_seq *s, enum model_phase ph);
+
+/* ---- configs (config.c) -------------------------------------------- */
+
+/* Reads a Hugging Face config.json.  Returns 0, SURFER_ECORRUPT (unreadable
+ * or not JSON, reason in err) or SURFER_EUNKNOWN (architecture it does not
+ * know).  The name is the file's base name without ".json". */
+int model_config_load(const char *path, struct model_config *c, char *err, size_t errlen);
+
+/* Same over a JSON text; name is copied into c->name. */
+int model_config_parse(const char *json, const char *name, struct model_config *c,
+		       char *err, size_t errlen);
+
+/* Fills c with the built-in model name (case-insensitive; '-', '_' and '.'
+ * ignored).  Returns 0 or SURFER_EUNKNOWN. */
+int model_config_builtin(const char *name, struct model_config *c);
+
+/* A built-in name or a config file path: tries the file when arg ends in
+ * ".json" or names an existing file, else the built-in table. */
+int model_config_resolve(const char *arg, struct model_config *c, char *err, size_t errlen);
+
+/* The built-in names, NULL-terminated. */
+const char *const *model_config_builtin_names(void);
+
+/* The model's parameters, approximately (weights of the attention and MLP
+ * projections and the embeddings; biases and norms left out). */
+double model_config_params(const struct model_config *c);
+
+/* Prints the built-in models (name, architecture, layers, hidden size,
+ * heads, experts, parameters) as text or JSON.  0, or -1 on a write error. */
+int model_list_print(FILE *f, int json);
+
+const char *model_family_name(enum model_family f);
+const char *model_phase_name(enum model_phase p);
+int model_mode_parse(const char *s, enum model_mode *out);
+int model_optimizer_parse(const char *s, enum model_optimizer *out);
+/* fp32, tf32, bf16, fp16 (also float32, float16, bfloat16). */
+int model_dtype_parse(const char *s, enum gpu_dtype *out);
+
+/* ---- memory (memory.c) --------------------------------------------- */
+
+/* The device memory one iteration takes on one GPU, in bytes, as PyTorch's
+ * caching allocator counts it (torch.cuda.max_memory_allocated): the
+ * tensors autograd keeps for the backward pass, from the Hugging Face
+ * modules' ops and what each op saves (derivatives.yaml), plus the state
+ * and the short-lived tensors at the moment of the peak.  The CUDA context
+ * and the allocator's fragmentation come on top and are not counted. */
+struct model_memory {
+	double weights;      /* parameters at the dtype's size                 */
+	double gradients;    /* training: their gradients (DDP: and its buckets) */
+	double optimizer;    /* AdamW's two moments                            */
+	double activations;  /* training: the tensors saved for backward, of
+			      * every microbatch in flight on the stage      */
+	double kv_cache;     /* decode and generate: the K and V cache         */
+	double transient;    /* tensors alive only around the peak (logits and
+			      * their gradient, attention scores in inference,
+			      * AdamW's temporary)                          */
+	double peak;         /* the most allocated at any one time            */
+};
+
+/* Fills m for c run as o, s being the sequence model_build made of it
+ * (its params, stage and microbatch).  The peak is not the sum of the
+ * parts: a training step peaks either where the backward pass starts
+ * (every activation saved) or at its end (every gradient made), whichever
+ * is higher, and AdamW's step after it. */
+void model_memory(const struct model_config *c, const struct model_opts *o,
+		  const struct model_seq *s, struct model_memory *m);
+
+/* CPU cost of one eager PyTorch op launch, ns: Python + dispatcher +
+ * cudaLaunchKernel.  See program.c for the source of the figure. */
+#define MODEL_LAUNCH_NS_DEFAULT 6000.0
+
+#endif

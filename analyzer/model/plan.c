@@ -1,0 +1,277 @@
+/*
+ * plan.c - surfer-analyze --model ... --plan N: every way of running
+ * the model on N GPUs (data x tensor x pipeline parallel degrees whose
+ * product is N), each predicted on every target with its memory estimate,
+ * fastest first.  --batch is then the global batch, split over the
+ * data-parallel ranks, so that the layouts do the same work.
+ */
+#include "analyzer/model/run.h"
+#include "analyzer/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+struct layout {
+	uint32_t dp, tp, pp, mb;
+	int ok;                 /* built; else why holds the reason            */
+	char why[96];
+	double iteration_ns, comm_exposed_ns, peak;
+};
+
+static int cmp_layout(const void *a, const void *b)
+{
+	const struct layout *x = a, *y = b;
+	if (x->ok != y->ok)
+		return y->ok - x->ok;
+	if (!x->ok)
+		return 0;
+	return (x->iteration_ns > y->iteration_ns) - (x->iteration_ns < y->iteration_ns);
+}
+
+/* The layouts of n GPUs: every dp x tp x pp == n, tp outermost. */
+static size_t layouts_of(uint32_t n, struct layout *v, size_t cap)
+{
+	size_t k = 0;
+	for (uint32_t tp = 1; tp <= n && tp <= 1024; tp++) {
+		if (n % tp)
+			continue;
+		for (uint32_t pp = 1; pp <= n / tp && pp <= 1024; pp++) {
+			if ((n / tp) % pp || k == cap)
+				continue;
+			memset(&v[k], 0, sizeof(v[k]));
+			v[k].tp = tp;
+			v[k].pp = pp;
+			v[k].dp = n / tp / pp;
+			k++;
+		}
+	}
+	return k;
+}
+
+/* Builds and predicts layout l on g: its iteration and memory. */
+static void predict_layout(const struct model_config *c, const struct model_cli *m,
+			   const struct gpu_spec *g, enum pred_method method, struct layout *l)
+{
+	struct model_opts o = m->opts;
+	struct model_seq s;
+	struct model_timing t;
+	struct model_memory mem;
+	l->ok = 0;
+	if (o.batch % l->dp) {
+		snprintf(l->why, sizeof(l->why), "batch %u not split over %u ranks", o.batch, l->dp);
+		return;
+	}
+	o.batch /= l->dp;
+	o.dp = l->dp;
+	o.tp = l->tp;
+	o.pp = l->pp;
+	o.method = method;
+	if (o.pp > 1 && !o.microbatches) {
+		/* the fewest microbatches, at least pp, that split the batch
+		 * evenly (the whole batch when none does) */
+		uint32_t mb = o.pp;
+		while (mb < o.batch && o.batch % mb)
+			mb++;
+		o.microbatches = mb < o.batch ? mb : o.batch;
+	}
+	if (model_build(c, &o, &s, l->why, sizeof(l->why)))
+		return;
+	l->mb = s.microbatches;
+	model_memory(c, &o, &s, &mem);
+	int rc = model_time(&s, &o, g, m->launch_ns, &t);
+	model_seq_release(&s);
+	if (rc) {
+		snprintf(l->why, sizeof(l->why), "out of memory");
+		return;
+	}
+	l->ok = 1;
+	l->iteration_ns = t.iteration_ns;
+	l->comm_exposed_ns = t.comm_exposed_ns;
+	l->peak = mem.peak;
+}
+
+static double tokens_of(const struct model_cli *m)
+{
+	return (double)m->opts.batch * (m->opts.mode == MODEL_DECODE ? 1 : m->opts.seq);
+}
+
+#define MAX_LAYOUTS 512
+#define GIB 1073741824.0
+
+/* USD per million tokens of a layout of m->plan_gpus GPUs at usd_per_hour
+ * each: the hour's price of all of them over the tokens of an hour. */
+static double usd_per_mtok(const struct model_cli *m, const struct layout *l, double usd_per_hour)
+{
+	double tok_per_s = tokens_of(m) / (l->iteration_ns / 1e9);
+	return usd_per_hour * m->plan_gpus / 3600.0 / tok_per_s * 1e6;
+}
+
+static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec *g,
+		      const struct layout *v, size_t n, double usd_per_hour)
+{
+	double have = gpu_mem_usable_bytes(g);
+	int best = 0, built = 0;
+	fprintf(f, "\ntarget     %s (%s), %.2f GiB usable per GPU", g->id, g->name, have / GIB);
+	if (usd_per_hour > 0)
+		fprintf(f, ", $%.2f/hour per GPU", usd_per_hour);
+	fprintf(f, "\n  %4s %4s %4s %4s %12s %12s %10s %10s", "dp", "tp", "pp", "mb", "iteration ms",
+		"tokens/s", "comm ms", "memory GiB");
+	if (usd_per_hour > 0)
+		fprintf(f, " %12s", "$/M tokens");
+	fputc('\n', f);
+	for (size_t i = 0; i < n; i++) {
+		const struct layout *l = &v[i];
+		if (!l->ok) {
+			fprintf(f, "  %4u %4u %4u %4s  %s\n", l->dp, l->tp, l->pp, "-", l->why);
+			continue;
+		}
+		int fits = !(have > 0) || l->peak <= have;
+		built = 1;
+		fprintf(f, "  %4u %4u %4u %4u %12.3f %12.0f %10.3f %10.2f", l->dp, l->tp, l->pp,
+			l->mb ? l->mb : 1, l->iteration_ns / 1e6, tokens_of(m) / (l->iteration_ns / 1e9),
+			l->comm_exposed_ns / 1e6, l->peak / GIB);
+		if (usd_per_hour > 0) {
+			char usd[32];
+			report_usd(usd_per_mtok(m, l, usd_per_hour), usd, sizeof(usd));
+			fprintf(f, " %12s", usd);
+		}
+		fprintf(f, "%s\n", !fits ? "  does not fit" : !best ? "  fastest that fits" : "");
+		if (fits)
+			best = 1;
+	}
+	if (!built)
+		fprintf(f, "  no layout of %u GPUs runs this batch\n", m->plan_gpus);
+	else if (!best)
+		fprintf(f, "  no layout of %u GPUs fits %s's memory\n", m->plan_gpus, g->id);
+	return ferror(f) ? -1 : 0;
+}
+
+static json_t *layouts_json(const struct model_cli *m, const struct gpu_spec *g,
+			    const struct layout *v, size_t n, double usd_per_hour)
+{
+	json_t *arr = json_array();
+	double have = gpu_mem_usable_bytes(g);
+	for (size_t i = 0; arr && i < n; i++) {
+		const struct layout *l = &v[i];
+		json_t *o = json_pack("{s:i, s:i, s:i}", "dp", (json_int_t)l->dp, "tp", (json_int_t)l->tp,
+				      "pp", (json_int_t)l->pp);
+		if (o && l->ok)
+			json_object_update_new(o, json_pack("{s:i, s:f, s:f, s:f, s:f, s:b}",
+				"microbatches", (json_int_t)(l->mb ? l->mb : 1),
+				"iteration_ms", l->iteration_ns / 1e6,
+				"tokens_per_s", tokens_of(m) / (l->iteration_ns / 1e9),
+				"comm_exposed_ms", l->comm_exposed_ns / 1e6, "memory_peak_gib", l->peak / GIB,
+				"memory_fits", !(have > 0) || l->peak <= have));
+		else if (o)
+			json_object_set_new(o, "skipped", json_string(l->why));
+		if (o && l->ok && usd_per_hour > 0)
+			json_object_set_new(o, "cost_per_million_tokens_usd",
+					    json_real(usd_per_mtok(m, l, usd_per_hour)));
+		if (!o || json_array_append_new(arr, o)) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *const *targets,
+		     size_t ntargets, const double *usd_per_hour, enum pred_method method, int json,
+		     char *err, size_t errlen)
+{
+	struct model_config c;
+	if (!m->model) {
+		snprintf(err, errlen, "--plan needs --model CONFIG.json|NAME");
+		return SURFER_EINVAL;
+	}
+	if (model_config_resolve(m->model, &c, err, errlen))
+		return SURFER_EINVAL;
+	for (size_t i = 0; i < ntargets; i++)
+		if (model_target_check(&m->opts, targets[i], err, errlen))
+			return SURFER_EINVAL;
+	if (m->opts.mode == MODEL_GENERATE) {
+		snprintf(err, errlen, "--plan takes --mode inference, training or decode");
+		return SURFER_EINVAL;
+	}
+	if (m->opts.dp * m->opts.tp * m->opts.pp > 1) {
+		snprintf(err, errlen, "--plan tries every --dp, --tp and --pp itself; give none of them");
+		return SURFER_EINVAL;
+	}
+	if (m->opts.zero && m->opts.mode != MODEL_TRAINING) {
+		snprintf(err, errlen, "--zero shards the training state: it needs --mode training");
+		return SURFER_EINVAL;
+	}
+	if (method == PRED_WAVE) {
+		snprintf(err, errlen, "--method wave needs a measured trace; use auto, mlp, roofline, "
+			 "tcgemm or vecop with --model");
+		return SURFER_EINVAL;
+	}
+	struct layout *v = malloc(MAX_LAYOUTS * sizeof(*v));
+	if (!v) {
+		snprintf(err, errlen, "out of memory");
+		return SURFER_ENOMEM;
+	}
+	size_t n = layouts_of(m->plan_gpus, v, MAX_LAYOUTS);
+	json_t *doc = NULL, *tarr = NULL;
+	if (json) {
+		doc = json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i}", "schema_version",
+				(json_int_t)REPORT_SCHEMA_VERSION, "model", c.name, "mode",
+				m->opts.mode == MODEL_TRAINING ? "training"
+				: m->opts.mode == MODEL_DECODE ? "decode" : "inference",
+				"gpus", (json_int_t)m->plan_gpus, "global_batch", (json_int_t)m->opts.batch,
+				"seq", (json_int_t)m->opts.seq, "zero", (json_int_t)m->opts.zero);
+		tarr = json_array();
+		if (!doc || !tarr || json_object_set(doc, "targets", tarr)) {
+			json_decref(doc);
+			json_decref(tarr);
+			free(v);
+			snprintf(err, errlen, "out of memory");
+			return SURFER_ENOMEM;
+		}
+	} else {
+		char zero[32] = "";
+		if (m->opts.zero)
+			snprintf(zero, sizeof(zero), ", zero %u", m->opts.zero);
+		fprintf(f, "plan       %s, %s, %u sequences of %u over %u GPUs, %s%s (dp x tp x pp = %u; "
+			"fastest first)\n", c.name, m->opts.mode == MODEL_TRAINING ? "training"
+			: m->opts.mode == MODEL_DECODE ? "decode" : "inference", m->opts.batch, m->opts.seq,
+			m->plan_gpus, gpu_dtype_name(m->opts.dtype), zero, m->plan_gpus);
+	}
+	int rc = 0;
+	for (size_t t = 0; t < ntargets && !rc; t++) {
+		for (size_t i = 0; i < n; i++)
+			predict_layout(&c, m, targets[t], method, &v[i]);
+		qsort(v, n, sizeof(*v), cmp_layout);
+		double usd = usd_per_hour ? usd_per_hour[t] : 0;
+		if (json) {
+			json_t *o = json_pack("{s:s, s:f, s:o}", "target", targets[t]->id, "memory_usable_gib",
+					      gpu_mem_usable_bytes(targets[t]) / GIB, "layouts",
+					      layouts_json(m, targets[t], v, n, usd));
+			if (o && usd > 0)
+				json_object_set_new(o, "price_usd_per_hour", json_real(usd));
+			if (!o || json_array_append_new(tarr, o))
+				rc = -1;
+		} else if (write_text(f, m, targets[t], v, n, usd)) {
+			rc = -1;
+		}
+		/* the next target starts from the same order of layouts */
+		n = layouts_of(m->plan_gpus, v, MAX_LAYOUTS);
+	}
+	if (json && !rc) {
+		rc = json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		if (!rc)
+			fputc('\n', f);
+	}
+	json_decref(tarr);
+	json_decref(doc);
+	free(v);
+	if (rc || ferror(f)) {
+		snprintf(err, errlen, "cannot write the plan");
+		return SURFER_EWRITE;
+	}
+	return 0;
+}

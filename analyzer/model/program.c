@@ -1,0 +1,269 @@
+/*
+ * program.c - a built model run as the trace a recorder would have
+ * written of eager PyTorch running it:
+ *
+ *  - One CPU thread issues the kernels launch_ns apart (Python + ATen
+ *    dispatch + cudaLaunchKernel: 5-10 us per op in PyTorch eager on
+ *    current CPUs; gpu-benches' gpu-small-kernels shows the launch alone,
+ *    without Python, sustaining one small kernel per ~3 us on an A100).
+ *  - Kernels run on the compute stream; DDP's gradient buckets and FSDP's
+ *    parameter gathers on a side stream (NCCL's).  A bucket
+ *    (MODEL_ASYNC_AFTER) waits for the compute stream's work so far: an
+ *    event recorded there, waited for by the side stream.  A gather
+ *    (MODEL_ASYNC_FREE) waits for nothing and is issued as early as the CPU
+ *    gets to it; the first kernel of the layer that needs it waits for an
+ *    event recorded right after it.  The optimizer waits for the side
+ *    stream's work (the all-reduces) the same way.
+ *  - Pipeline parallelism (pp > 1, M microbatches, GPipe or 1F1B): the
+ *    stage runs M microbatches, each ended by a synchronization (its
+ *    activations or gradients go to the neighbouring stage), after waiting
+ *    pp - 1 microbatch times for the earlier stages to fill the pipeline:
+ *    that bubble is written as pp - 1 microbatches of peer work
+ *    (TRACE_KF_PEER: they hold the stream, they are not this GPU's
+ *    kernels).  Then the gradient all-reduces (not overlapped) and the
+ *    optimizer, in order on the compute stream.
+ *  - generate: the prompt's forward pass, then decode_steps decode steps,
+ *    each ended by a synchronization (the next token is read back).
+ *
+ * Every kernel's lib_call names the TRACE_OP record written just before
+ * it, which holds everything the predictor needs; the kernel record holds
+ * its name and launch shape.  No GPU times: the analyzer predicts every
+ * kernel from its description.
+ */
+#include "analyzer/model/program.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct emit {
+	struct trace_writer *w;
+	const struct model_program *p;
+	model_program_kernel_fn fn;
+	void *ctx;
+	uint64_t seq;           /* the last sequence number written          */
+	uint64_t events;        /* event ids handed out                      */
+	double cpu;             /* CPU time since the start, ns              */
+	int side_dirty;         /* the side stream has work the compute
+				 * stream has not waited for               */
+	int rc;
+};
+
+static uint64_t em_cpu(const struct emit *e)
+{
+	return MODELPROG_T0_NS + (uint64_t)llround(e->cpu);
+}
+
+static void em_record(struct emit *e, const struct trace_record *rec)
+{
+	if (!e->rc)
+		e->rc = trace_writer_record(e->w, rec);
+}
+
+static void em_sync(struct emit *e, enum trace_sync_kind kind, uint64_t stream, uint64_t event)
+{
+	struct trace_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_SYNC;
+	r.u.sync.seq = ++e->seq;
+	r.u.sync.kind = kind;
+	r.u.sync.stream = stream;
+	r.u.sync.thread = MODELPROG_THREAD;
+	r.u.sync.cpu_ns = r.u.sync.cpu_end_ns = em_cpu(e);
+	r.u.sync.event = event;
+	em_record(e, &r);
+}
+
+/* An event recorded on stream `from`, then waited for by stream `to`. */
+static void em_stream_wait(struct emit *e, uint64_t from, uint64_t to)
+{
+	uint64_t ev = ++e->events;
+
+	em_sync(e, TRACE_SYNC_EVENT_RECORD, from, ev);
+	em_sync(e, TRACE_SYNC_STREAM_WAIT_EVENT, to, ev);
+}
+
+/* The event recorded after collective j (the kernels that wait for it
+ * name it): ids above any counter value. */
+static uint64_t em_collective_event(size_t j)
+{
+	return (UINT64_C(1) << 62) + j;
+}
+
+static enum trace_dtype em_dtype(enum gpu_dtype d)
+{
+	switch (d) {
+	case GPU_DT_FP64: return TRACE_DT_F64;
+	case GPU_DT_TF32: return TRACE_DT_TF32;
+	case GPU_DT_FP16: return TRACE_DT_F16;
+	case GPU_DT_BF16: return TRACE_DT_BF16;
+	case GPU_DT_FP8: return TRACE_DT_F8E4M3;
+	case GPU_DT_INT8: return TRACE_DT_I8;
+	case GPU_DT_FP4: return TRACE_DT_F4;
+	default: return TRACE_DT_F32;
+	}
+}
+
+/* The operator record and the launch of mk on stream, one launch later. */
+static void em_kernel(struct emit *e, const struct model_kernel *mk, uint64_t stream, int peer)
+{
+	const struct pred_kernel *k = &mk->k;
+	struct trace_record r;
+	const char *name = k->name ? k->name : "";
+	uint64_t op_seq;
+
+	if (e->fn)
+		e->fn(e->ctx, mk, peer);
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_OP;
+	r.u.op.seq = ++e->seq;
+	r.u.op.kind = (enum trace_op_kind)k->op;
+	r.u.op.dtype = em_dtype(k->dtype);
+	r.u.op.m = k->m;
+	r.u.op.n = k->n;
+	r.u.op.k = k->k;
+	r.u.op.batch = k->batch;
+	r.u.op.flops = k->flops;
+	r.u.op.bytes = k->bytes;
+	r.u.op.b_transposed = k->b_transposed;
+	r.u.op.reread_bytes = mk->reread_bytes;
+	r.u.op.reuse_bytes = mk->reuse_bytes;
+	if (mk->phase == MODEL_PH_COMM) {
+		r.u.op.kind = TRACE_OPK_COMM;
+		r.u.op.collective = (enum trace_collective)mk->comm;
+		r.u.op.ranks = mk->ranks;
+	}
+	r.u.op.stream = stream;
+	r.u.op.thread = MODELPROG_THREAD;
+	r.u.op.cpu_ns = em_cpu(e);
+	em_record(e, &r);
+	op_seq = r.u.op.seq;
+
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_KERNEL;
+	r.u.kernel.seq = ++e->seq;
+	r.u.kernel.name = trace_writer_intern(e->w, name, strlen(name));
+	memcpy(r.u.kernel.grid, k->grid, sizeof(k->grid));
+	memcpy(r.u.kernel.block, k->block, sizeof(k->block));
+	r.u.kernel.regs = k->regs;
+	r.u.kernel.static_smem = k->smem_static;
+	r.u.kernel.dyn_smem = k->smem_dynamic;
+	r.u.kernel.stream = stream;
+	r.u.kernel.thread = MODELPROG_THREAD;
+	r.u.kernel.flags = peer ? TRACE_KF_PEER : 0;
+	r.u.kernel.cpu_ns = em_cpu(e);
+	r.u.kernel.lib_call = op_seq;
+	r.u.kernel.iteration = -1;
+	if (!r.u.kernel.name && !e->rc)
+		e->rc = TRACE_ENOMEM;
+	em_record(e, &r);
+}
+
+/* The CPU waits for every stream (the step's result read back). */
+static void em_device_sync(struct emit *e)
+{
+	em_sync(e, TRACE_SYNC_CTX, 0, 0);
+}
+
+/* One pass of s with its streams and waits (pp 1). */
+static int em_run(struct emit *e, const struct model_seq *s)
+{
+	uint8_t *awaited = calloc(s->n ? s->n : 1, 1);
+
+	if (!awaited)
+		return TRACE_ENOMEM;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].wait && s->v[i].wait <= i)
+			awaited[s->v[i].wait - 1] = 1;
+	for (size_t i = 0; i < s->n && !e->rc; i++) {
+		const struct model_kernel *mk = &s->v[i];
+		uint64_t st = mk->async ? MODELPROG_SIDE_STREAM : MODELPROG_STREAM;
+
+		e->cpu += e->p->launch_ns;
+		if (mk->async == MODEL_ASYNC_AFTER) /* the bucket's gradients */
+			em_stream_wait(e, MODELPROG_STREAM, MODELPROG_SIDE_STREAM);
+		if (mk->phase == MODEL_PH_OPTIMIZER && !mk->async && e->side_dirty) {
+			em_stream_wait(e, MODELPROG_SIDE_STREAM, MODELPROG_STREAM);
+			e->side_dirty = 0;
+		}
+		if (mk->wait && mk->wait <= i) /* its parameters' gather */
+			em_sync(e, TRACE_SYNC_STREAM_WAIT_EVENT, st, em_collective_event(mk->wait - 1));
+		em_kernel(e, mk, st, 0);
+		if (mk->async)
+			e->side_dirty = 1;
+		if (awaited[i])
+			em_sync(e, TRACE_SYNC_EVENT_RECORD, st, em_collective_event(i));
+	}
+	free(awaited);
+	return e->rc;
+}
+
+/* The pipeline schedule of s (pp > 1, see the top of the file). */
+static int em_pipeline(struct emit *e, const struct model_seq *s, const struct model_opts *o)
+{
+	uint32_t M = model_microbatches(o);
+
+	for (uint32_t mb = 0; mb < M + o->pp - 1 && !e->rc; mb++) {
+		int peer = mb < o->pp - 1;
+
+		for (size_t i = 0; i < s->n; i++) {
+			if (s->v[i].phase == MODEL_PH_OPTIMIZER || s->v[i].async)
+				continue;
+			e->cpu += e->p->launch_ns;
+			em_kernel(e, &s->v[i], MODELPROG_STREAM, peer);
+		}
+		em_device_sync(e);
+	}
+	for (size_t i = 0; i < s->n && !e->rc; i++) {
+		if (s->v[i].phase != MODEL_PH_OPTIMIZER && !s->v[i].async)
+			continue;
+		e->cpu += e->p->launch_ns;
+		em_kernel(e, &s->v[i], MODELPROG_STREAM, 0);
+	}
+	return e->rc;
+}
+
+static int em_pass(struct emit *e, const struct model_seq *s, const struct model_opts *o)
+{
+	return o->pp > 1 ? em_pipeline(e, s, o) : em_run(e, s);
+}
+
+int model_program_write(const struct model_program *p, struct trace_writer *w,
+			model_program_kernel_fn fn, void *ctx)
+{
+	struct trace_header h;
+	struct trace_record r;
+	struct emit e;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	e.w = w;
+	e.p = p;
+	e.fn = fn;
+	e.ctx = ctx;
+	memset(&h, 0, sizeof(h));
+	snprintf(h.tool_version, sizeof(h.tool_version), "surfer-analyze --model");
+	h.timing = TRACE_TIMING_BUILT;
+	snprintf(h.timing_note, sizeof(h.timing_note), "built from a model configuration");
+	snprintf(h.device.name, sizeof(h.device.name), "%s", p->device ? p->device : "model");
+	if ((rc = trace_writer_header(w, &h)) < 0)
+		return rc;
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_MARKER;
+	r.u.marker.seq = ++e.seq;
+	r.u.marker.kind = TRACE_MARK_ITERATION;
+	r.u.marker.thread = MODELPROG_THREAD;
+	r.u.marker.cpu_ns = em_cpu(&e);
+	r.u.marker.iteration = 0;
+	em_record(&e, &r);
+	em_pass(&e, p->seq, p->opts);
+	for (uint32_t i = 0; p->decode && i < p->decode_steps && !e.rc; i++) {
+		em_device_sync(&e);
+		em_pass(&e, p->decode, p->decode_opts);
+	}
+	if (e.rc)
+		return e.rc;
+	return trace_writer_finish(w);
+}

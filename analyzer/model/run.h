@@ -1,0 +1,102 @@
+/*
+ * run.h - surfer-analyze --model: a model configuration predicted on
+ * the targets and packaged as an analysis, so the text and JSON reports
+ * and the baseline gate are the same as for a trace.
+ */
+#ifndef SURFER_MODELRUN_H
+#define SURFER_MODELRUN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "analyzer/analyze.h"
+#include "analyzer/report.h"
+#include "analyzer/model/model.h"
+
+/* The --model options as the command line gives them. */
+struct model_cli {
+	const char *model;        /* config.json path or built-in name; NULL = none */
+	struct model_opts opts;
+	double launch_ns;         /* CPU cost per launch                        */
+	uint64_t launch_gaps;     /* --launch-us-from: the gaps launch_ns is the
+				   * median of (0: not from a trace)            */
+	uint32_t new_tokens;      /* --mode generate: tokens generated per sequence */
+	uint32_t plan_gpus;       /* --plan N: every layout of N GPUs; 0 none */
+	const char *write_trace;  /* --write-trace FILE: the built program as a
+				   * trace; NULL none                         */
+	int set;                  /* some model option was given               */
+};
+
+/* Sets m to the defaults (batch 1, seq 128 ... see model_opts_init; the
+ * loss computed in training; launch cost MODEL_LAUNCH_NS_DEFAULT). */
+void model_cli_init(struct model_cli *m);
+
+/* The long options model_cli_set understands, NULL-terminated, each
+ * taking a value: model, batch, seq, mode, dtype, optimizer, attention,
+ * dp, tp, pp, microbatches, launch-us, launch-us-from, expert-capacity,
+ * new-tokens, plan, write-trace. */
+const char *const *model_cli_options(void);
+
+/* Applies option name (without "--") with value.  Returns 0, or
+ * SURFER_EINVAL with a one-line reason in err for a bad value or an
+ * unknown name.
+ * launch-us-from TRACE sets the launch cost to the median gap between
+ * consecutive kernel launches of one CPU thread in a recorded trace (a
+ * host's and framework's figure, docs/model.md); SURFER_ENOMEM. */
+int model_cli_set(struct model_cli *m, const char *name, const char *value,
+		  char *err, size_t errlen);
+
+/* Whether a model at o's dtype can be predicted on g: 0, or SURFER_EINVAL
+ * with a one-line reason in err.  BF16 needs BF16 units (compute capability 8.0
+ * on, every AMD part in the table): on a V100 or a T4 PyTorch runs BF16
+ * through emulation (cuBLAS has no BF16 tensor-core kernel for them) at a
+ * rate no public measurement gives, and the tensor-core GEMM model would
+ * take the FP16 tensor-core rate for it, so such a run is refused rather
+ * than predicted. */
+int model_target_check(const struct model_opts *o, const struct gpu_spec *g, char *err,
+		       size_t errlen);
+
+/* Builds the model's run, writes it as the trace a recorder would have
+ * written of it (program.c; to m->write_trace too when set) and analyzes
+ * that like any trace with o (targets, method, span callback; o->origin is
+ * ignored): one timeline for both.  What only the model knows (its memory
+ * estimate, tokens per iteration, GPUs per iteration, the largest batch
+ * that fits each target) goes to *rm for the reports.  Returns 0 with *out
+ * (free with analysis_free) and *rm (free with report_model_free),
+ * SURFER_EINVAL for a bad model or options, SURFER_EIO for an unwritable
+ * --write-trace (reason in err), SURFER_ENOMEM. */
+int model_analysis_run(const struct model_cli *m, const struct analysis_options *o,
+		       struct analysis **out, struct report_model *rm, char *err, size_t errlen);
+
+/* What model_time says about one iteration on one GPU. */
+struct model_timing {
+	double iteration_ns;     /* predicted iteration time (replayed)        */
+	double compute_ns;       /* sum of compute kernel times                */
+	double comm_ns;          /* sum of collective times                    */
+	double comm_exposed_ns;  /* collective time not hidden by compute      */
+	double phase_ns[MODEL_PH_COUNT]; /* kernel time by phase               */
+	double cpu_bound_ns;     /* GPU idle waiting for launches              */
+	double bubble_ns;        /* pipeline bubble (pp > 1)                   */
+	size_t kernels;          /* launches on this GPU                        */
+	double method_ns[PRED_METHOD_COUNT]; /* kernel time by predictor method */
+};
+
+/* Predicts the run s (built from o) on target, launch_ns between launches,
+ * through the same trace and timeline as model_analysis_run, into *out.
+ * Returns 0, SURFER_EINVAL (bad arguments, a kernel a trace cannot hold) or
+ * SURFER_ENOMEM. */
+int model_time(const struct model_seq *s, const struct model_opts *o,
+	       const struct gpu_spec *target, double launch_ns, struct model_timing *out);
+
+/* --plan: writes to f, as text or JSON, every data x tensor x pipeline
+ * layout of m->plan_gpus GPUs for the global batch m->opts.batch, each
+ * predicted on every target with its memory estimate, fastest first
+ * (plan.c); usd_per_hour (NULL, or one per target, 0 none) adds each
+ * layout's cost per million tokens, for all its GPUs.  0, SURFER_EINVAL
+ * for a bad model or options (reason in err), SURFER_ENOMEM,
+ * SURFER_EWRITE when f cannot be written. */
+int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *const *targets,
+		     size_t ntargets, const double *usd_per_hour, enum pred_method method, int json,
+		     char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,2 @@
+# tests/layers.mk - the include rules of docs/architecture.md.
+TEST_SCRIPTS += tests/layers.sh

@@ -1,0 +1,980 @@
+/*
+ * import_kineto.c - reads a torch.profiler (Kineto) Chrome-trace JSON file,
+ * plain or gzip-compressed, into an import_set.
+ *
+ * The text is streamed: zlib's gzread (which also reads uncompressed files
+ * unchanged) feeds 256 KiB chunks to yajl, an event-driven JSON parser, so
+ * no document tree is ever built; the callbacks below keep a stack of what
+ * each open container is and collect one event's fields at a time.  Only
+ * these survive the event that carries them:
+ *   cat "kernel"                      -> kernel (name, grid, block,
+ *                                        "registers per thread", "shared
+ *                                        memory", stream, device, times)
+ *   cat "gpu_memcpy" / "gpu_memset"   -> copy / set (bytes; direction and
+ *                                        pageable or pinned host memory
+ *                                        from the name)
+ *   cat "cuda_runtime" / "cuda_driver": launch, copy, set and event
+ *                                        record calls (CPU time, thread, by
+ *                                        correlation id); device/stream/
+ *                                        event synchronize and stream wait
+ *                                        event calls -> sync records
+ *   cat "cuda_sync"                   -> the stream a sync call waited on;
+ *                                        for a wait that names its event's
+ *                                        record (wait_on_stream,
+ *                                        wait_on_cuda_event_record_corr_id)
+ *                                        that event and its record
+ *   cat "user_annotation" ProfilerStep#N -> iteration N (or --step)
+ *   cat "cpu_op" aten::mm/addmm/bmm/baddbmm with "Input Dims" (traces
+ *                                        taken with record_shapes=True)
+ *                                     -> the GEMM shape of the kernels
+ *                                        launched inside it
+ *   deviceProperties[]                -> the header's device
+ * Kineto writes times in microseconds with up to three decimals; they are
+ * converted to nanoseconds from the number's text, exactly.
+ */
+#include "tools/import/import.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <yajl/yajl_parse.h>
+#include <zlib.h>
+
+/* What an open JSON container is. */
+enum ctx {
+	C_SKIP = 0,   /* not interesting: its contents are ignored */
+	C_TOP,        /* the top-level object                       */
+	C_EVENTS,     /* "traceEvents": [ ... ]                      */
+	C_EVENT,      /* one event object                           */
+	C_ARGS,       /* its "args" object                          */
+	C_DIM,        /* args "grid" / "block": [x, y, z]            */
+	C_DEVPROPS,   /* "deviceProperties": [ ... ]                 */
+	C_DEVPROP,    /* one device object                          */
+	C_IDIMS,      /* args "Input Dims": [[...], [...]]           */
+	C_IDIM,       /* the dims of one input                      */
+	C_ITYPES,     /* args "Input type": ["float", ...]          */
+	C_ISTRIDES,   /* args "Input Strides": [[...], [...]]        */
+	C_ISTRIDE,    /* the strides of one input                   */
+};
+
+/* Keys the parser acts on, per container. */
+enum key {
+	K_OTHER = 0,
+	/* top level */
+	K_TRACE_EVENTS, K_DEVICE_PROPERTIES, K_BASE_TIME, K_DRIVER_VERSION,
+	K_RUNTIME_VERSION,
+	/* event */
+	K_PH, K_CAT, K_NAME, K_TID, K_TS, K_DUR, K_ARGS,
+	/* args */
+	K_GRID, K_BLOCK, K_REGS, K_SMEM, K_STREAM, K_DEVICE, K_CORRELATION,
+	K_BYTES, K_INPUT_DIMS, K_INPUT_TYPE, K_INPUT_STRIDES, K_WAIT_STREAM, K_WAIT_RECORD,
+	/* device properties */
+	K_ID, K_DNAME, K_CC_MAJOR, K_CC_MINOR, K_NUM_SMS, K_TOTAL_MEM,
+	K_MAX_THREADS_SM, K_REGS_SM, K_SMEM_SM, K_SMEM_OPTIN, K_MAX_BLOCKS_SM,
+	K_L2,
+};
+
+struct keyname {
+	enum ctx in;
+	const char *name;
+	enum key key;
+};
+
+static const struct keyname keys[] = {
+	{ C_TOP, "traceEvents", K_TRACE_EVENTS },
+	{ C_TOP, "deviceProperties", K_DEVICE_PROPERTIES },
+	{ C_TOP, "baseTimeNanoseconds", K_BASE_TIME },
+	{ C_TOP, "cuda_driver_version", K_DRIVER_VERSION },
+	{ C_TOP, "cuda_runtime_version", K_RUNTIME_VERSION },
+	{ C_EVENT, "ph", K_PH },
+	{ C_EVENT, "cat", K_CAT },
+	{ C_EVENT, "name", K_NAME },
+	{ C_EVENT, "tid", K_TID },
+	{ C_EVENT, "ts", K_TS },
+	{ C_EVENT, "dur", K_DUR },
+	{ C_EVENT, "args", K_ARGS },
+	{ C_ARGS, "grid", K_GRID },
+	{ C_ARGS, "block", K_BLOCK },
+	{ C_ARGS, "registers per thread", K_REGS },
+	{ C_ARGS, "shared memory", K_SMEM },
+	{ C_ARGS, "stream", K_STREAM },
+	{ C_ARGS, "device", K_DEVICE },
+	{ C_ARGS, "correlation", K_CORRELATION },
+	{ C_ARGS, "bytes", K_BYTES },
+	{ C_ARGS, "Input Dims", K_INPUT_DIMS },
+	{ C_ARGS, "Input type", K_INPUT_TYPE },
+	{ C_ARGS, "Input Strides", K_INPUT_STRIDES },
+	{ C_ARGS, "wait_on_stream", K_WAIT_STREAM },
+	{ C_ARGS, "wait_on_cuda_event_record_corr_id", K_WAIT_RECORD },
+	{ C_DEVPROP, "id", K_ID },
+	{ C_DEVPROP, "name", K_DNAME },
+	{ C_DEVPROP, "computeMajor", K_CC_MAJOR },
+	{ C_DEVPROP, "computeMinor", K_CC_MINOR },
+	{ C_DEVPROP, "numSms", K_NUM_SMS },
+	{ C_DEVPROP, "totalGlobalMem", K_TOTAL_MEM },
+	{ C_DEVPROP, "maxThreadsPerMultiprocessor", K_MAX_THREADS_SM },
+	{ C_DEVPROP, "regsPerMultiprocessor", K_REGS_SM },
+	{ C_DEVPROP, "sharedMemPerMultiprocessor", K_SMEM_SM },
+	{ C_DEVPROP, "sharedMemPerBlockOptin", K_SMEM_OPTIN },
+	{ C_DEVPROP, "maxBlocksPerMultiProcessor", K_MAX_BLOCKS_SM },
+	{ C_DEVPROP, "l2CacheSize", K_L2 },
+};
+
+/* Event categories kept. */
+enum cat {
+	CAT_OTHER = 0, CAT_KERNEL, CAT_MEMCPY, CAT_MEMSET, CAT_RUNTIME,
+	CAT_SYNC, CAT_ANNOTATION, CAT_CPU_OP,
+};
+
+/* Inputs of a CPU op whose shapes are kept (a GEMM op's operands are among
+ * its first three), and dims per input (at most 3: batch, rows, columns). */
+#define NIN 3
+#define NDIM 3
+
+#define MAXDEPTH 64
+
+/* The fields of the event being parsed. */
+struct scratch {
+	char ph;
+	enum cat cat;
+	char *name;
+	size_t name_len, name_cap;
+	int has_tid, has_ts, has_stream, has_device, has_corr, has_wait_stream;
+	int64_t tid;
+	uint64_t ts_ns, dur_ns;
+	uint32_t grid[3], block[3];
+	uint32_t regs, smem;
+	uint64_t stream, corr, bytes;
+	uint64_t wait_stream;       /* cuda_sync: where the awaited event was
+				     * recorded                               */
+	uint64_t wait_record;       /* and the correlation of that record, 0 */
+	int64_t device;
+	int nin;                    /* inputs seen in "Input Dims"             */
+	int ndim[NIN];              /* dims of each, NDIM + 1 when more        */
+	int64_t dims[NIN][NDIM];
+	int ntype;                  /* entries seen in "Input type"            */
+	enum trace_dtype type[NIN];
+	int nsin;                   /* inputs seen in "Input Strides" (newer
+				     * PyTorch; absent, nothing is known)     */
+	int nstride[NIN];           /* strides of each, NDIM + 1 when more     */
+	int64_t strides[NIN][NDIM];
+};
+
+struct parser {
+	struct import_set *set;
+	enum ctx stack[MAXDEPTH];
+	enum key key[MAXDEPTH];   /* current key of each open object         */
+	int depth;                /* open containers (may exceed MAXDEPTH)   */
+	int dim;                  /* next index in a grid/block array         */
+	int saw_events;
+	struct scratch ev;
+	struct import_device dev; /* the device object being parsed          */
+	int dev_has_id;
+	int failed;               /* an allocation failed                     */
+	const char *bad;          /* a field had an impossible value          */
+};
+
+/* ---- numbers -------------------------------------------------------- */
+
+/* Parses a JSON integer; 0 on success. */
+static int parse_int(const char *s, size_t len, int64_t *out)
+{
+	size_t i = 0;
+	int neg = 0;
+	if (i < len && s[i] == '-') {
+		neg = 1;
+		i++;
+	}
+	if (i == len)
+		return -1;
+	uint64_t v = 0;
+	for (; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v > (uint64_t)INT64_MAX)
+		return -1;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+/* Parses a non-negative integer or an integral-valued number; 0 on success. */
+static int parse_uint(const char *s, size_t len, uint64_t *out)
+{
+	int64_t v;
+	if (parse_int(s, len, &v) == 0) {
+		if (v < 0)
+			return -1;
+		*out = (uint64_t)v;
+		return 0;
+	}
+	char buf[64];
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	char *end;
+	double d = strtod(buf, &end);
+	if (*end || !(d >= 0) || d > 1.8e19 || d != (double)(uint64_t)d)
+		return -1;
+	*out = (uint64_t)d;
+	return 0;
+}
+
+/* Converts microseconds written as decimal text to nanoseconds, exactly
+ * for up to three decimals (rounding half up beyond); values in exponent
+ * form go through strtod.  0 on success. */
+static int us_to_ns(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t ip = 0, frac = 0;
+	size_t i = 0;
+	int digits = 0;
+	if (len && s[0] == '-')
+		return -1;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (ip > UINT64_MAX / 10000)
+			return -1;
+		ip = ip * 10 + (uint64_t)(s[i] - '0');
+		digits++;
+	}
+	if (!digits)
+		return -1;
+	int round_up = 0;
+	if (i < len && s[i] == '.') {
+		int n = 0;
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, n++) {
+			if (n < 3)
+				frac = frac * 10 + (uint64_t)(s[i] - '0');
+			else if (n == 3)
+				round_up = s[i] >= '5';
+		}
+		for (; n < 3; n++)
+			frac *= 10;
+	}
+	if (i < len) {   /* exponent */
+		char buf[64];
+		if (len >= sizeof(buf))
+			return -1;
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		double d = strtod(buf, NULL) * 1000.0 + 0.5;
+		if (!(d >= 0) || d > 1.8e19)
+			return -1;
+		*out = (uint64_t)d;
+		return 0;
+	}
+	*out = ip * 1000 + frac + (uint64_t)round_up;
+	return 0;
+}
+
+/* ---- classification ------------------------------------------------- */
+
+static int starts(const char *s, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return len >= n && memcmp(s, prefix, n) == 0;
+}
+
+static int equals(const char *s, size_t len, const char *lit)
+{
+	return strlen(lit) == len && memcmp(s, lit, len) == 0;
+}
+
+static int contains(const char *s, size_t len, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (size_t i = 0; i + n <= len; i++)
+		if (memcmp(s + i, needle, n) == 0)
+			return 1;
+	return 0;
+}
+
+static enum cat classify_cat(const unsigned char *s, size_t len)
+{
+	const char *c = (const char *)s;
+	if (equals(c, len, "kernel"))
+		return CAT_KERNEL;
+	if (equals(c, len, "gpu_memcpy"))
+		return CAT_MEMCPY;
+	if (equals(c, len, "gpu_memset"))
+		return CAT_MEMSET;
+	if (equals(c, len, "cuda_runtime") || equals(c, len, "cuda_driver"))
+		return CAT_RUNTIME;
+	if (equals(c, len, "cuda_sync"))
+		return CAT_SYNC;
+	if (equals(c, len, "user_annotation"))
+		return CAT_ANNOTATION;
+	if (equals(c, len, "cpu_op"))
+		return CAT_CPU_OP;
+	return CAT_OTHER;
+}
+
+/* Copy direction from Kineto's activity name, e.g. "Memcpy HtoD (Pageable
+ * -> Device)"; CUDA-array copies have no surfer kind. */
+static enum trace_copy_kind copy_kind(const char *s, size_t len)
+{
+	static const struct { const char *tag; enum trace_copy_kind kind; } t[] = {
+		{ " HtoD", TRACE_COPY_HTOD }, { " DtoH", TRACE_COPY_DTOH },
+		{ " DtoD", TRACE_COPY_DTOD }, { " HtoH", TRACE_COPY_HTOH },
+		{ " PtoP", TRACE_COPY_PTOP },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (contains(s, len, t[i].tag))
+			return t[i].kind;
+	return TRACE_COPY_UNKNOWN;
+}
+
+/* The host memory of a copy, from the same name: "(Device -> Pageable)",
+ * "(Pinned -> Device)". */
+static enum trace_host_mem host_mem(const char *s, size_t len)
+{
+	if (contains(s, len, "Pageable"))
+		return TRACE_HOST_PAGEABLE;
+	if (contains(s, len, "Pinned"))
+		return TRACE_HOST_PINNED;
+	return TRACE_HOST_UNKNOWN;
+}
+
+/* What an API call is to surfer. */
+enum call_role { ROLE_NONE = 0, ROLE_LAUNCH, ROLE_COPY, ROLE_SYNC, ROLE_RECORD };
+
+static enum call_role classify_call(const char *n, size_t len, uint32_t *flags,
+				    enum trace_sync_kind *sync)
+{
+	*flags = 0;
+	if (starts(n, len, "cudaLaunch") || starts(n, len, "cuLaunch") ||
+	    starts(n, len, "cudaGraphLaunch") || starts(n, len, "cuGraphLaunch")) {
+		if (contains(n, len, "Cooperative"))
+			*flags |= TRACE_KF_COOPERATIVE;
+		if (contains(n, len, "Graph"))
+			*flags |= TRACE_KF_GRAPH;
+		if (contains(n, len, "KernelEx"))
+			*flags |= TRACE_KF_EX;
+		if (contains(n, len, "_ptsz"))
+			*flags |= TRACE_KF_PTSZ;
+		return ROLE_LAUNCH;
+	}
+	if (starts(n, len, "cudaMemcpy") || starts(n, len, "cudaMemset") ||
+	    starts(n, len, "cuMemcpy") || starts(n, len, "cuMemset"))
+		return ROLE_COPY;
+	if (starts(n, len, "cudaDeviceSynchronize") || starts(n, len, "cuCtxSynchronize")) {
+		*sync = TRACE_SYNC_CTX;
+		return ROLE_SYNC;
+	}
+	if (starts(n, len, "cudaStreamSynchronize") || starts(n, len, "cuStreamSynchronize")) {
+		*sync = TRACE_SYNC_STREAM;
+		return ROLE_SYNC;
+	}
+	if (starts(n, len, "cudaEventSynchronize") || starts(n, len, "cuEventSynchronize")) {
+		*sync = TRACE_SYNC_EVENT;
+		return ROLE_SYNC;
+	}
+	/* the CPU does not wait: kept only when its cuda_sync names the
+	 * event's record (import_finish drops it otherwise) */
+	if (starts(n, len, "cudaStreamWaitEvent") || starts(n, len, "cuStreamWaitEvent")) {
+		*sync = TRACE_SYNC_STREAM_WAIT_EVENT;
+		return ROLE_SYNC;
+	}
+	if (starts(n, len, "cudaEventRecord") || starts(n, len, "cuEventRecord"))
+		return ROLE_RECORD;
+	return ROLE_NONE;
+}
+
+/* ---- GEMM ops -------------------------------------------------------- */
+
+/* The dtype of a profiler "Input type" string. */
+static enum trace_dtype input_dtype(const char *s, size_t len)
+{
+	if (equals(s, len, "float"))
+		return TRACE_DT_F32;
+	if (equals(s, len, "double"))
+		return TRACE_DT_F64;
+	if (equals(s, len, "c10::Half"))
+		return TRACE_DT_F16;
+	if (equals(s, len, "c10::BFloat16"))
+		return TRACE_DT_BF16;
+	return TRACE_DT_UNKNOWN;
+}
+
+/* Fills g's shape from a GEMM op's inputs: aten::mm (A, B), addmm (bias,
+ * A, B), bmm (A, B batched), baddbmm (C, A, B batched), A being m x k and
+ * B k x n.  0, or -1 when the op is another one or the dims do not fit. */
+static int gemm_shape(const struct scratch *e, struct import_gemm *g)
+{
+	const char *n = e->name ? e->name : "";
+	size_t len = e->name_len;
+	int a, batched;
+	if (equals(n, len, "aten::mm"))
+		a = 0, batched = 0;
+	else if (equals(n, len, "aten::addmm"))
+		a = 1, batched = 0;
+	else if (equals(n, len, "aten::bmm"))
+		a = 0, batched = 1;
+	else if (equals(n, len, "aten::baddbmm"))
+		a = 1, batched = 1;
+	else
+		return -1;
+	int b = a + 1, want = batched ? 3 : 2;
+	if (e->nin <= b || e->ndim[a] != want || e->ndim[b] != want)
+		return -1;
+	const int64_t *da = e->dims[a], *db = e->dims[b];
+	int o = batched;            /* offset of the matrix dims */
+	if (batched && da[0] != db[0])
+		return -1;
+	if (da[o + 1] != db[o])     /* A's columns are B's rows */
+		return -1;
+	for (int i = 0; i < want; i++)
+		if (da[i] <= 0 || db[i] <= 0)
+			return -1;
+	g->batch = batched ? (uint64_t)da[0] : 1;
+	g->m = (uint64_t)da[o];
+	g->k = (uint64_t)da[o + 1];
+	g->n = (uint64_t)db[o + 1];
+	g->dtype = (uint8_t)(e->ntype > a ? e->type[a] : TRACE_DT_UNKNOWN);
+	/* B is a transposed view when its strides say its rows are adjacent
+	 * (the K^T of attention's Q K^T, the W^T of nn.Linear): unit stride
+	 * along k, not along n.  Without strides it counts as contiguous. */
+	const int64_t *sb = e->strides[b];
+	g->b_transposed = e->nsin > b && e->nstride[b] == want && db[o] > 1 && db[o + 1] > 1 &&
+			  sb[o] == 1 && sb[o + 1] != 1;
+	return 0;
+}
+
+/* ---- one event ------------------------------------------------------ */
+
+static void finish_event(struct parser *p)
+{
+	struct scratch *e = &p->ev;
+	if (e->ph != 'X' || e->cat == CAT_OTHER || !e->has_ts)
+		return;
+	struct import_set *s = p->set;
+	uint32_t flags = 0;
+	enum trace_sync_kind sk = TRACE_SYNC_OTHER;
+	struct import_event *o;
+	switch (e->cat) {
+	case CAT_KERNEL:
+	case CAT_MEMCPY:
+	case CAT_MEMSET:
+		if (!(o = import_add_event(s)))
+			goto nomem;
+		o->kind = e->cat == CAT_KERNEL ? IMPORT_KERNEL
+			: e->cat == CAT_MEMCPY ? IMPORT_MEMCPY : IMPORT_MEMSET;
+		o->start_ns = e->ts_ns;
+		o->end_ns = e->ts_ns + e->dur_ns;
+		o->stream = e->stream;
+		o->corr = e->has_corr ? e->corr : 0;
+		o->has_device = (uint8_t)e->has_device;
+		o->device = (int32_t)e->device;
+		o->bytes = e->bytes;
+		o->async = 1;
+		if (e->cat == CAT_KERNEL) {
+			if (!(o->name = import_intern(s, e->name ? e->name : "", e->name_len)))
+				goto nomem;
+			memcpy(o->grid, e->grid, sizeof(o->grid));
+			memcpy(o->block, e->block, sizeof(o->block));
+			o->regs = e->regs;
+			/* Kineto reports static + dynamic shared memory as one
+			 * figure.  Static shared memory cannot exceed 48 KB, so
+			 * a larger total needs the dynamic opt-in: keep it as
+			 * dynamic then (occupancy only uses the sum). */
+			if (e->smem > 48 * 1024)
+				o->dyn_smem = e->smem;
+			else
+				o->static_smem = e->smem;
+		} else if (e->cat == CAT_MEMCPY) {
+			o->sub = (uint8_t)copy_kind(e->name ? e->name : "", e->name_len);
+			o->host_mem = (uint8_t)host_mem(e->name ? e->name : "", e->name_len);
+		}
+		return;
+	case CAT_RUNTIME: {
+		enum call_role r = classify_call(e->name ? e->name : "", e->name_len, &flags, &sk);
+		if (r == ROLE_NONE)
+			return;
+		if (r == ROLE_SYNC) {
+			if (!(o = import_add_event(s)))
+				goto nomem;
+			o->kind = IMPORT_SYNC;
+			o->sub = (uint8_t)sk;
+			o->cpu_ns = e->ts_ns;
+			o->cpu_end_ns = e->ts_ns + e->dur_ns;
+			o->thread = (uint32_t)e->tid;
+			o->corr = e->has_corr ? e->corr : 0;
+			return;
+		}
+		if (!e->has_corr)
+			return;
+		struct import_call *c = import_add_call(s);
+		if (!c)
+			goto nomem;
+		c->corr = e->corr;
+		c->cpu_ns = e->ts_ns;
+		c->cpu_end_ns = e->ts_ns + e->dur_ns;
+		c->thread = (uint32_t)e->tid;
+		c->flags = flags;
+		c->async = r == ROLE_LAUNCH || contains(e->name, e->name_len, "Async");
+		return;
+	}
+	case CAT_SYNC:
+		if (!e->has_corr)
+			return;
+		if (!(o = import_add_event(s)))
+			goto nomem;
+		o->kind = IMPORT_GPU_SYNC;
+		o->corr = e->corr;
+		o->stream = e->stream;
+		o->has_device = (uint8_t)e->has_device;
+		o->device = (int32_t)e->device;
+		/* The record's correlation is the event's id: unique per
+		 * cudaEventRecord call, nonzero, and the same in every wait
+		 * that names that record.  Without the recording stream the
+		 * record cannot be placed, but the wait still names it. */
+		if (e->wait_record) {
+			o->event = e->wait_record;
+			if (e->has_wait_stream) {
+				struct import_evrec *r = import_add_evrec(s);
+				if (!r)
+					goto nomem;
+				r->corr = e->wait_record;
+				r->stream = e->wait_stream;
+				r->device = (int32_t)e->device;
+				r->has_device = (uint8_t)e->has_device;
+			}
+		}
+		return;
+	case CAT_CPU_OP: {
+		struct import_gemm g;
+		memset(&g, 0, sizeof(g));
+		if (!e->has_tid || gemm_shape(e, &g) != 0)
+			return;
+		struct import_gemm *d = import_add_gemm(s);
+		if (!d)
+			goto nomem;
+		*d = g;
+		d->cpu_ns = e->ts_ns;
+		d->cpu_end_ns = e->ts_ns + e->dur_ns;
+		d->thread = (uint32_t)e->tid;
+		return;
+	}
+	case CAT_ANNOTATION: {
+		int64_t n;
+		import_note_range(s, e->name ? e->name : "", e->name_len);
+		if (!import_step_match(s->step, e->name ? e->name : "", e->name_len, &n))
+			return;
+		if (!(o = import_add_event(s)))
+			goto nomem;
+		o->kind = IMPORT_STEP;
+		o->iteration = (int32_t)n;
+		o->cpu_ns = e->ts_ns;
+		o->cpu_end_ns = e->ts_ns + e->dur_ns;
+		o->thread = (uint32_t)e->tid;
+		if (!(o->name = import_intern(s, e->name, e->name_len)))
+			goto nomem;
+		return;
+	}
+	default:
+		return;
+	}
+nomem:
+	p->failed = 1;
+}
+
+static void reset_event(struct scratch *e)
+{
+	char *name = e->name;
+	size_t cap = e->name_cap;
+	memset(e, 0, sizeof(*e));
+	e->name = name;
+	e->name_cap = cap;
+}
+
+/* ---- yajl callbacks ------------------------------------------------- */
+
+static enum ctx top(const struct parser *p)
+{
+	return p->depth >= 1 && p->depth <= MAXDEPTH ? p->stack[p->depth - 1] : C_SKIP;
+}
+
+static enum key cur_key(const struct parser *p)
+{
+	return p->depth >= 1 && p->depth <= MAXDEPTH ? p->key[p->depth - 1] : K_OTHER;
+}
+
+/* One more input's dims (or strides) begin: none of its values seen yet. */
+static void open_input(int *nin, int *count)
+{
+	if (*nin < NIN)
+		count[*nin] = 0;
+	(*nin)++;
+}
+
+static int push(struct parser *p, int is_map)
+{
+	enum ctx parent = top(p);
+	enum key k = cur_key(p);
+	enum ctx c = C_SKIP;
+	if (p->depth == 0)
+		c = is_map ? C_TOP : C_SKIP;
+	else if (parent == C_TOP && k == K_TRACE_EVENTS && !is_map)
+		c = C_EVENTS;
+	else if (parent == C_TOP && k == K_DEVICE_PROPERTIES && !is_map)
+		c = C_DEVPROPS;
+	else if (parent == C_EVENTS && is_map)
+		c = C_EVENT;
+	else if (parent == C_EVENT && k == K_ARGS && is_map)
+		c = C_ARGS;
+	else if (parent == C_ARGS && (k == K_GRID || k == K_BLOCK) && !is_map)
+		c = C_DIM;
+	else if (parent == C_DEVPROPS && is_map)
+		c = C_DEVPROP;
+	else if (parent == C_ARGS && k == K_INPUT_DIMS && !is_map)
+		c = C_IDIMS;
+	else if (parent == C_IDIMS && !is_map)
+		c = C_IDIM;
+	else if (parent == C_ARGS && k == K_INPUT_TYPE && !is_map)
+		c = C_ITYPES;
+	else if (parent == C_ARGS && k == K_INPUT_STRIDES && !is_map)
+		c = C_ISTRIDES;
+	else if (parent == C_ISTRIDES && !is_map)
+		c = C_ISTRIDE;
+	if (c == C_IDIM)
+		open_input(&p->ev.nin, p->ev.ndim);
+	if (c == C_ISTRIDE)
+		open_input(&p->ev.nsin, p->ev.nstride);
+	if (c == C_EVENT)
+		reset_event(&p->ev);
+	if (c == C_EVENTS)
+		p->saw_events = 1;
+	if (c == C_DIM)
+		p->dim = 0;
+	if (c == C_DEVPROP) {
+		memset(&p->dev, 0, sizeof(p->dev));
+		p->dev_has_id = 0;
+	}
+	if (p->depth < MAXDEPTH) {
+		p->stack[p->depth] = c;
+		p->key[p->depth] = K_OTHER;
+	}
+	p->depth++;
+	return 1;
+}
+
+static int pop(struct parser *p)
+{
+	enum ctx c = top(p);
+	p->depth--;
+	if (c == C_EVENT)
+		finish_event(p);
+	else if (c == C_DEVPROP && p->dev_has_id) {
+		struct import_device *d = import_device_slot(p->set, p->dev.id);
+		if (!d)
+			p->failed = 1;
+		else
+			*d = p->dev;
+	}
+	return !p->failed;
+}
+
+static int cb_start_map(void *ctx) { return push(ctx, 1); }
+static int cb_start_array(void *ctx) { return push(ctx, 0); }
+static int cb_end(void *ctx) { return pop(ctx); }
+
+static int cb_key(void *ctx, const unsigned char *k, size_t len)
+{
+	struct parser *p = ctx;
+	enum ctx c = top(p);
+	if (c == C_SKIP || p->depth > MAXDEPTH)
+		return 1;
+	enum key found = K_OTHER;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (keys[i].in == c && equals((const char *)k, len, keys[i].name)) {
+			found = keys[i].key;
+			break;
+		}
+	p->key[p->depth - 1] = found;
+	return 1;
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+	struct parser *p = ctx;
+	enum ctx c = top(p);
+	enum key k = cur_key(p);
+	if (c == C_EVENT) {
+		if (k == K_PH)
+			p->ev.ph = len == 1 ? (char)s[0] : '?';
+		else if (k == K_CAT)
+			p->ev.cat = classify_cat(s, len);
+		else if (k == K_NAME) {
+			if (len + 1 > p->ev.name_cap) {
+				size_t cap = len + 1 > 256 ? len + 1 : 256;
+				char *n = realloc(p->ev.name, cap);
+				if (!n) {
+					p->failed = 1;
+					return 0;
+				}
+				p->ev.name = n;
+				p->ev.name_cap = cap;
+			}
+			memcpy(p->ev.name, s, len);
+			p->ev.name[len] = '\0';
+			p->ev.name_len = len;
+		}
+	} else if (c == C_ITYPES) {
+		if (p->ev.ntype < NIN)
+			p->ev.type[p->ev.ntype] = input_dtype((const char *)s, len);
+		p->ev.ntype++;
+	} else if (c == C_DEVPROP && k == K_DNAME) {
+		size_t n = len < sizeof(p->dev.dev.name) - 1 ? len : sizeof(p->dev.dev.name) - 1;
+		memcpy(p->dev.dev.name, s, n);
+		p->dev.dev.name[n] = '\0';
+	}
+	return 1;
+}
+
+/* Stores v in *dst when it fits 32 bits, else flags the field as bad. */
+static void set_u32(struct parser *p, uint32_t *dst, uint64_t v, const char *what)
+{
+	if (v > UINT32_MAX)
+		p->bad = what;
+	else
+		*dst = (uint32_t)v;
+}
+
+/* Appends s to the last of nin inputs' dims (or strides): count[in]
+ * becomes NDIM + 1 when there are too many to use. */
+static void add_dim(int nin, int *count, int64_t (*vals)[NDIM], const char *s, size_t len)
+{
+	int in = nin - 1;
+	int64_t i;
+	if (in < 0 || in >= NIN)
+		return;
+	if (count[in] < NDIM && parse_int(s, len, &i) == 0)
+		vals[in][count[in]] = i;
+	if (count[in] <= NDIM)
+		count[in]++;
+}
+
+static int number_value(void *ctx, const char *s, size_t len)
+{
+	struct parser *p = ctx;
+	enum ctx c = top(p);
+	enum key k = cur_key(p);
+	struct scratch *e = &p->ev;
+	uint64_t u = 0;
+	int64_t i = 0;
+	switch (c) {
+	case C_TOP:
+		if (parse_uint(s, len, &u))
+			return 1;
+		if (k == K_BASE_TIME)
+			p->set->base_unix_ns = u;
+		else if (k == K_DRIVER_VERSION)
+			set_u32(p, &p->set->driver_version, u, "cuda_driver_version");
+		else if (k == K_RUNTIME_VERSION)
+			set_u32(p, &p->set->runtime_version, u, "cuda_runtime_version");
+		return 1;
+	case C_EVENT:
+		if (k == K_TS) {
+			if (us_to_ns(s, len, &e->ts_ns))
+				p->bad = "ts";
+			e->has_ts = 1;
+		} else if (k == K_DUR) {
+			if (us_to_ns(s, len, &e->dur_ns))
+				e->dur_ns = 0;   /* Kineto writes dur -1 for open spans */
+		} else if (k == K_TID && parse_int(s, len, &i) == 0) {
+			e->tid = i;
+			e->has_tid = 1;
+		}
+		return 1;
+	case C_ARGS:
+		if (k == K_OTHER || parse_uint(s, len, &u))
+			return 1;
+		switch (k) {
+		case K_REGS: set_u32(p, &e->regs, u, "registers per thread"); break;
+		case K_SMEM: set_u32(p, &e->smem, u, "shared memory"); break;
+		case K_STREAM: e->stream = u; e->has_stream = 1; break;
+		case K_DEVICE:
+			if (u > INT32_MAX)
+				p->bad = "device";
+			e->device = (int64_t)u;
+			e->has_device = 1;
+			break;
+		case K_CORRELATION: e->corr = u; e->has_corr = 1; break;
+		case K_BYTES: e->bytes = u; break;
+		case K_WAIT_STREAM: e->wait_stream = u; e->has_wait_stream = 1; break;
+		case K_WAIT_RECORD: e->wait_record = u; break;
+		default: break;
+		}
+		return 1;
+	case C_DIM: {
+		enum key dk = p->depth >= 2 && p->depth - 1 <= MAXDEPTH ? p->key[p->depth - 2] : K_OTHER;
+		uint32_t *dst = dk == K_GRID ? e->grid : e->block;
+		if (p->dim < 3 && parse_uint(s, len, &u) == 0)
+			set_u32(p, &dst[p->dim], u, dk == K_GRID ? "grid" : "block");
+		p->dim++;
+		return 1;
+	}
+	case C_IDIM:
+		add_dim(e->nin, e->ndim, e->dims, s, len);
+		return 1;
+	case C_ISTRIDE:
+		add_dim(e->nsin, e->nstride, e->strides, s, len);
+		return 1;
+	case C_ITYPES:
+		if (e->ntype < NIN)
+			e->type[e->ntype] = TRACE_DT_UNKNOWN;
+		e->ntype++;
+		return 1;
+	case C_DEVPROP: {
+		if (parse_uint(s, len, &u))
+			return 1;
+		struct trace_device *d = &p->dev.dev;
+		switch (k) {
+		case K_ID:
+			if (u > INT32_MAX)
+				p->bad = "deviceProperties id";
+			p->dev.id = (int32_t)u;
+			p->dev_has_id = 1;
+			break;
+		case K_CC_MAJOR: set_u32(p, &d->cc_major, u, "computeMajor"); break;
+		case K_CC_MINOR: set_u32(p, &d->cc_minor, u, "computeMinor"); break;
+		case K_NUM_SMS: set_u32(p, &d->sm_count, u, "numSms"); break;
+		case K_TOTAL_MEM: d->mem_bytes = u; break;
+		case K_MAX_THREADS_SM: set_u32(p, &d->max_threads_per_sm, u, "maxThreadsPerMultiprocessor"); break;
+		case K_REGS_SM: set_u32(p, &d->regs_per_sm, u, "regsPerMultiprocessor"); break;
+		case K_SMEM_SM: set_u32(p, &d->smem_per_sm, u, "sharedMemPerMultiprocessor"); break;
+		case K_SMEM_OPTIN: set_u32(p, &d->smem_per_block_optin, u, "sharedMemPerBlockOptin"); break;
+		case K_MAX_BLOCKS_SM: set_u32(p, &d->max_blocks_per_sm, u, "maxBlocksPerMultiProcessor"); break;
+		case K_L2: set_u32(p, &d->l2_bytes, u, "l2CacheSize"); break;
+		default: break;
+		}
+		return 1;
+	}
+	default:
+		return 1;
+	}
+}
+
+static int cb_null(void *ctx) { (void)ctx; return 1; }
+static int cb_bool(void *ctx, int v) { (void)ctx; (void)v; return 1; }
+
+/* A bad value stops the parse where it is, so the error can say where. */
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+	struct parser *p = ctx;
+	return number_value(ctx, s, len) && !p->bad;
+}
+
+static const yajl_callbacks callbacks = {
+	.yajl_null = cb_null,
+	.yajl_boolean = cb_bool,
+	.yajl_number = cb_number,
+	.yajl_string = cb_string,
+	.yajl_start_map = cb_start_map,
+	.yajl_map_key = cb_key,
+	.yajl_end_map = cb_end,
+	.yajl_start_array = cb_start_array,
+	.yajl_end_array = cb_end,
+};
+
+/* ---- driver --------------------------------------------------------- */
+
+/* yajl's message, on one line. */
+static void json_error(yajl_handle h, const unsigned char *buf, size_t len,
+		       uint64_t offset, char *err, size_t errlen)
+{
+	unsigned char *msg = yajl_get_error(h, 0, buf, len);
+	char *m = (char *)msg;
+	for (char *q = m; q && *q; q++)
+		if (*q == '\n' || *q == '\r')
+			*q = ' ';
+	size_t n = m ? strlen(m) : 0;
+	while (n && m[n - 1] == ' ')
+		m[--n] = '\0';
+	snprintf(err, errlen, "invalid JSON near byte %llu: %s",
+		 (unsigned long long)offset, m ? m : "parse error");
+	yajl_free_error(h, msg);
+}
+
+int import_kineto_read(struct import_set *set, const char *path,
+		       import_progress_fn progress, void *pctx,
+		       char *err, size_t errlen)
+{
+	struct stat sb;
+	uint64_t total = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+	gzFile gz = gzopen(path, "rb");
+	if (!gz) {
+		snprintf(err, errlen, "cannot open '%s': %s", path,
+			 errno ? strerror(errno) : "out of memory");
+		return errno ? SURFER_EIO : SURFER_ENOMEM;
+	}
+	gzbuffer(gz, 1 << 18);
+	snprintf(set->source, sizeof(set->source), "kineto");
+	snprintf(set->input, sizeof(set->input), "%s", path);
+
+	struct parser *p = calloc(1, sizeof(*p));
+	enum { CHUNK = 1 << 18 };
+	unsigned char *buf = malloc(CHUNK);
+	yajl_handle h = p ? yajl_alloc(&callbacks, NULL, p) : NULL;
+	int rc = 0;
+	if (!p || !buf || !h) {
+		snprintf(err, errlen, "out of memory");
+		rc = SURFER_ENOMEM;
+		goto out;
+	}
+	p->set = set;
+	uint64_t consumed = 0;
+	for (;;) {
+		int n = gzread(gz, buf, CHUNK);
+		if (n < 0) {
+			int zerr;
+			const char *m = gzerror(gz, &zerr);
+			snprintf(err, errlen, "cannot read '%s': %s", path,
+				 zerr == Z_ERRNO ? strerror(errno) : m);
+			rc = zerr == Z_ERRNO ? SURFER_EIO : SURFER_ECORRUPT;
+			goto out;
+		}
+		yajl_status st = n ? yajl_parse(h, buf, (size_t)n) : yajl_complete_parse(h);
+		if (p->failed) {
+			snprintf(err, errlen, "out of memory");
+			rc = SURFER_ENOMEM;
+			goto out;
+		}
+		if (p->bad) {
+			snprintf(err, errlen, "bad value of '%s' near byte %llu", p->bad,
+				 (unsigned long long)(consumed + yajl_get_bytes_consumed(h)));
+			rc = SURFER_ECORRUPT;
+			goto out;
+		}
+		if (st != yajl_status_ok) {
+			json_error(h, buf, (size_t)n, consumed + yajl_get_bytes_consumed(h),
+				   err, errlen);
+			rc = SURFER_ECORRUPT;
+			goto out;
+		}
+		consumed += (uint64_t)n;
+		if (progress)
+			progress(pctx, (uint64_t)gzoffset(gz), total);
+		if (!n)
+			break;
+	}
+	if (!p->saw_events) {
+		snprintf(err, errlen, "not a Kineto trace: no \"traceEvents\" array");
+		rc = SURFER_ECORRUPT;
+	}
+out:
+	if (h)
+		yajl_free(h);
+	if (p)
+		free(p->ev.name);
+	free(p);
+	free(buf);
+	gzclose(gz);
+	return rc;
+}

@@ -1,0 +1,40 @@
+/*
+ * bench_args.h - the options of every surfer-bench subcommand.  One
+ * getopt_long table in tools/lab/bench.c parses them, and its command table
+ * says which options each subcommand takes; a subcommand only reads the
+ * fields of those.  Values stay the strings given: each subcommand checks
+ * and converts its own, with its own messages.
+ */
+#ifndef SURFER_BENCH_ARGS_H
+#define SURFER_BENCH_ARGS_H
+
+struct bench_args {
+	int help;                   /* -h, --help: print the usage, exit 0     */
+	const char *data;           /* --data DIR: the shared data folder      */
+	const char *labels;         /* --labels DIR: NeuSight's labels         */
+	const char *configs;        /* --configs DIR: model configs            */
+	const char *gpu;            /* --gpu GPU: only this GPU                */
+	const char *weights;        /* --weights FILE: tile-model weights      */
+	const char *holdout;        /* --holdout-weights DIR: w_<GPU>.bin      */
+	const char *dump;           /* --dump FILE.csv                         */
+	const char *dataset;        /* --dataset PATH (accuracy)               */
+	const char *origin;         /* --origin GPU|none (accuracy)            */
+	const char *target;         /* --target GPU (accuracy)                 */
+	const char *op;             /* --op OP (accuracy)                      */
+	const char *method;         /* --method M|all (accuracy)               */
+	const char *attention;      /* --attention eager|sdpa (e2e)            */
+	const char *launch_us;      /* --launch-us US (e2e)                    */
+	const char *min_ms;         /* --min-ms MS (profile)                   */
+	const char *min_bytes;      /* --min-bytes N (comm)                    */
+	int emit;                   /* --emit: print fitted constants as C     */
+	int rows;                   /* --rows (profile)                        */
+	int json;                   /* --json (accuracy)                       */
+	int as_recorded;            /* --as-recorded (accuracy)                */
+	int per_dtype;              /* --per-dtype (tensorcore)                */
+	int power;                  /* --power (tensorcore)                    */
+	int compiled_amd_scale;     /* --compiled-amd-scale (e2e)              */
+	int noperands;              /* the arguments that are not options      */
+	char **operands;
+};
+
+#endif

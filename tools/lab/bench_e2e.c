@@ -1,0 +1,451 @@
+/*
+ * bench_e2e.c - `surfer-bench e2e`: predicted iterations of model configs
+ * against measured ones, and `surfer-bench comm`: collective times against
+ * measured NCCL curves.
+ *
+ * e2e reads NeuSight-style labels: DIR/<GPU>/<model>-<inf|train>-<seq>-<batch>.json
+ * with e2e_latency in ms (FP32 with TF32 off; inference = forward,
+ * training = forward + backward with no optimizer step and no loss), and
+ * the Hugging Face configs CONFIGS/<model>.json.  It prints per config the
+ * error and per GPU and overall the mean absolute percentage error.
+ *
+ * comm reads NCCL measurements (vidur / PipeWeave CSV: size in bytes,
+ * time_stats.<op>.median in ms, num_workers) from DIR/<GPU>/<op>.csv.
+ */
+#include "predictor/comm.h"
+#include "analyzer/model/model.h"
+#include "analyzer/model/run.h"
+#include "gpu_specs/gpu.h"
+#include "predictor/tile.h"
+#include "tools/lab/bench_e2e.h"
+#include "tools/lab/profile.h"
+#include "trace/surfer_err.h"
+#include "trace/csv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+
+#define PROG "surfer-bench"
+
+/* Parses "<model>-<inf|train>-<seq>-<batch>.json". */
+static int parse_label_name(const char *f, char *model, size_t msz, enum model_mode *mode,
+			    unsigned *seq, unsigned *batch)
+{
+	size_t n = strlen(f);
+	if (n < 6 || strcmp(f + n - 5, ".json") != 0)
+		return -1;
+	const char *p = strstr(f, "-inf-");
+	const char *q = strstr(f, "-train-");
+	const char *rest;
+	if (p && (!q || p < q)) {
+		*mode = MODEL_INFERENCE;
+		rest = p + 5;
+	} else if (q) {
+		*mode = MODEL_TRAINING;
+		rest = q + 7;
+		p = q;
+	} else {
+		return -1;
+	}
+	if ((size_t)(p - f) + 1 > msz)
+		return -1;
+	memcpy(model, f, (size_t)(p - f));
+	model[p - f] = 0;
+	char tail[32];
+	if (sscanf(rest, "%u-%u%31s", seq, batch, tail) != 3 || strcmp(tail, ".json") != 0)
+		return -1; /* "-fusion" and other variants are not plain eager runs */
+	return 0;
+}
+
+static void usage_e2e(FILE *f)
+{
+	fprintf(f, "usage: " PROG " e2e --labels DIR --configs DIR [--gpu NAME] [--launch-us US] [--attention eager|sdpa]\n"
+			"                        [--weights FILE | --holdout-weights DIR] [--compiled-amd-scale]\n"
+			"  DIR/<GPU>/<model>-<inf|train>-<seq>-<batch>.json (e2e_latency, ms); CONFIGS/<model>.json\n"
+			"  --weights FILE: tile-model weights for every GPU; --holdout-weights DIR: for GPU G the\n"
+			"  weights DIR/w_G.bin trained without G (make accuracy writes them), GPUs without one skipped\n"
+			"  An AMD GPU gets the AMD scale fitted on the other AMD GPUs' profiles under DIR\n"
+			"  (surfer-bench profile); --compiled-amd-scale: the compiled-in one\n");
+}
+
+struct acc {
+	double sum;
+	size_t n;
+	double mem_pct;         /* the largest estimated peak memory, % of the GPU's */
+	char mem_cfg[128];      /* its config */
+};
+
+/* An AMD GPU's scale (tile.h) fitted with weights tm on the other AMD
+ * GPUs' profiles under labels, into sc; the compiled-in one when there
+ * are none (or compiled).  Writes what it used into note. */
+static void amd_scale_for(const struct tile_model *tm, const char *labels, const struct gpu_spec *g,
+			  int compiled, struct tile_amd_scale *out, char *note, size_t sz)
+{
+	struct tile_amd_scale sc;
+	char err[512];
+	int used = compiled ? 0 : prof_fit_amd(tm, labels, g, PROF_MIN_MS_DEFAULT, &sc, err, sizeof err);
+	if (used <= 0)
+		sc = tile_amd_scale_default;
+	*out = sc;
+	int n = snprintf(note, sz, "AMD scale %s:", used > 0 ? "fitted without it" : "compiled-in");
+	for (int c = 0; c < TILE_AMD_NCLASS && n > 0 && (size_t)n < sz; c++)
+		n += snprintf(note + n, sz - (size_t)n, " %s %.2f", tile_amd_class_names[c], sc.scale[c]);
+	if (n > 0 && (size_t)n < sz)
+		snprintf(note + n, sz - (size_t)n, ", %.1f us per kernel", sc.fixed_ns / 1e3);
+}
+
+static int run_gpu_dir(const struct tile_model *tm, const char *labels, const char *gname,
+		       const struct gpu_spec *g, const char *configs, double launch_ns,
+		       enum model_attention attn, const char *holdout, int compiled_scale,
+		       struct acc *all)
+{
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s/%s", labels, gname);
+	if (!g) {
+		printf("%-24s skipped: not in the GPU database\n", gname);
+		return 0;
+	}
+	/* without held-out weights every GPU gets the compiled-in ones,
+	 * trained on NeuSight's NVIDIA GPUs: its mean line says so */
+	int builtin = !holdout;
+	struct tile_model *held_tm = NULL;
+	if (holdout) {
+		/* A GPU without weights trained without it gets the compiled-in
+		 * ones, and its mean line says so: held out only if no kernel
+		 * of it was in their training data (none of an AMD GPU). */
+		int h = prof_holdout_weights(holdout, gname, &held_tm);
+		if (h < 0) {
+			printf("%-24s skipped: no held-out weights '%s/w_%s.bin'\n", gname, holdout, gname);
+			return 0;
+		}
+		builtin = h == 0;
+		tm = held_tm;
+	}
+	char note[384] = "";
+	struct tile_amd_scale sc = tile_amd_scale_default;
+	if (gpu_cc_is_amd(g->cc))
+		amd_scale_for(tm, labels, g, compiled_scale, &sc, note, sizeof note);
+	struct pred_config pc = { .tile = tm, .amd_scale = &sc };
+	struct predictor *pred;
+	char perr[128];
+	if (predictor_new(&pc, &pred, perr, sizeof perr) != 0) {
+		tile_model_free(held_tm);
+		printf("%-24s skipped: %s\n", gname, perr);
+		return 0;
+	}
+	size_t nf;
+	char **files = prof_list_dir(dir, &nf);
+	if (!files) {
+		predictor_free(pred);
+		tile_model_free(held_tm);
+		return 0;
+	}
+	struct acc acc = { 0, 0, 0, "" };
+	for (size_t i = 0; i < nf; i++) {
+		char model[128];
+		enum model_mode mode;
+		unsigned seq, batch;
+		if (parse_label_name(files[i], model, sizeof(model), &mode, &seq, &batch))
+			continue;
+		char path[8192], err[256];
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		json_error_t je;
+		json_t *root = json_load_file(path, 0, &je);
+		double measured = root ? json_number_value(json_object_get(root, "e2e_latency")) : 0;
+		double fw = root ? json_number_value(json_object_get(root, "fw_latency")) : 0;
+		double bw = root ? json_number_value(json_object_get(root, "bwall_latency")) : 0;
+		double peak_gib = root ? json_number_value(json_object_get(root, "peak_allocated_gib")) : 0;
+		json_decref(root);
+		if (!(measured > 0)) {
+			fprintf(stderr, PROG ": cannot read e2e_latency from '%s'\n", path);
+			continue;
+		}
+		struct model_config c;
+		snprintf(path, sizeof(path), "%s/%s.json", configs, model);
+		if (model_config_load(path, &c, err, sizeof(err))) {
+			printf("%-24s %-28s skipped: config: %s\n", g->id, files[i], err);
+			continue;
+		}
+		struct model_opts o;
+		model_opts_init(&o);
+		o.pred = pred;
+		o.batch = batch;
+		o.seq = seq;
+		o.mode = mode;
+		o.attention = attn;
+		/* NeuSight runs BERT inference as BertForSequenceClassification
+		 * (its traced graphs end in bert.pooler, dropout and a 2-label
+		 * classifier) and BERT training as BertForPreTraining (MLM and
+		 * NSP heads); its decoders keep their LM head in both. */
+		if (c.family == MODEL_FAM_BERT && mode == MODEL_INFERENCE)
+			o.head = MODEL_HEAD_CLASSIFY;
+		struct model_seq s;
+		if (model_build(&c, &o, &s, err, sizeof(err))) {
+			printf("%-24s %-28s skipped: %s\n", g->id, files[i], err);
+			continue;
+		}
+		struct model_timing t;
+		struct model_memory mem;
+		model_memory(&c, &o, &s, &mem);
+		int rc = model_time(&s, &o, g, launch_ns, &t);
+		model_seq_release(&s);
+		if (rc)
+			continue;
+		double pred = t.iteration_ns / 1e6;
+		double e = (pred - measured) / measured * 100.0;
+		/* the estimated peak memory against the GPU's: every config
+		 * measured ran, so none may exceed 100% */
+		double mem_pct = gpu_mem_usable_bytes(g) > 0 ? 100.0 * mem.peak / gpu_mem_usable_bytes(g) : 0;
+		printf("%-16s %-34s %10.2f %10.2f %+8.1f%% %5.0f%%", g->id, files[i], measured, pred, e,
+		       mem_pct);
+		if (mem_pct > acc.mem_pct) {
+			acc.mem_pct = mem_pct;
+			snprintf(acc.mem_cfg, sizeof(acc.mem_cfg), "%s", files[i]);
+		}
+		if (peak_gib > 0) /* tools/gpu/e2e.py's labels have it */
+			printf("   memory %.1f GiB estimated, %.1f measured (%+.0f%%)", mem.peak / 1073741824.0,
+			       peak_gib, (mem.peak / 1073741824.0 - peak_gib) / peak_gib * 100.0);
+		if (mode == MODEL_TRAINING && fw > 0 && bw > 0)
+			printf("   forward %+.1f%%, backward %+.1f%%",
+			       (t.phase_ns[MODEL_PH_FORWARD] / 1e6 - fw) / fw * 100.0,
+			       (t.phase_ns[MODEL_PH_BACKWARD] / 1e6 - bw) / bw * 100.0);
+		putchar('\n');
+		acc.sum += fabs(e);
+		acc.n++;
+	}
+	prof_free_list(files, nf);
+	predictor_free(pred);
+	tile_model_free(held_tm);
+	if (acc.n) {
+		printf("%-16s mean |error| %.1f%% over %zu configs", g->id, acc.sum / (double)acc.n,
+		       acc.n);
+		if (builtin || *note)
+			printf(" (%s%s%s)", builtin ? "compiled-in weights" : "",
+			       builtin && *note ? ", " : "", note);
+		putchar('\n');
+		if (acc.mem_pct > 0)
+			printf("%-16s memory: the estimated peak is at most %.0f%% of its usable %.1f GiB (%s)\n",
+			       g->id, acc.mem_pct, gpu_mem_usable_bytes(g) / 1073741824.0, acc.mem_cfg);
+		all->sum += acc.sum;
+		all->n += acc.n;
+	}
+	return 0;
+}
+
+int bench_e2e_main(const struct bench_args *a)
+{
+	const char *labels = a->labels, *configs = a->configs, *only = a->gpu;
+	const char *weights = a->weights, *holdout = a->holdout;
+	int compiled_scale = a->compiled_amd_scale;
+	double launch_ns = MODEL_LAUNCH_NS_DEFAULT;
+	enum model_attention attn = MODEL_ATTN_EAGER;
+	if (a->help) {
+		usage_e2e(stdout);
+		return 0;
+	}
+	if (a->launch_us) {
+		char *end;
+		launch_ns = strtod(a->launch_us, &end) * 1e3;
+		if (*end || !(launch_ns >= 0) || launch_ns > 1e9) {
+			fprintf(stderr, PROG ": bad --launch-us '%s'\n", a->launch_us);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+	}
+	if (a->attention) {
+		if (!strcmp(a->attention, "sdpa"))
+			attn = MODEL_ATTN_SDPA;
+		else if (strcmp(a->attention, "eager")) {
+			fprintf(stderr, PROG ": bad --attention '%s' (eager or sdpa)\n", a->attention);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+	}
+	if (!labels || !configs) {
+		usage_e2e(stderr);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	struct tile_model *tm;
+	if (prof_gpu_and_weights(only, weights, &tm) != 0)
+		return surfer_exit_code(SURFER_EINVAL);
+	size_t ng;
+	char **gpus = prof_list_dir(labels, &ng);
+	if (!gpus) {
+		fprintf(stderr, PROG ": cannot read '%s': %s\n", labels, strerror(errno));
+		tile_model_free(tm);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	printf("%-16s %-34s %10s %10s %9s %6s\n", "gpu", "config", "measured", "predicted", "error",
+	       "memory");
+	struct acc all = { 0, 0, 0, "" }, vendor[2] = { { 0, 0, 0, "" }, { 0, 0, 0, "" } };
+	for (size_t i = 0; i < ng; i++) {
+		const struct gpu_spec *g = prof_gpu_of_dir(gpus[i]);
+		if (only && (!g || g != gpu_find(only)))
+			continue;
+		run_gpu_dir(tm, labels, gpus[i], g, configs, launch_ns, attn, holdout, compiled_scale,
+			    &vendor[g && gpu_cc_is_amd(g->cc)]);
+	}
+	prof_free_list(gpus, ng);
+	tile_model_free(tm);
+	/* NVIDIA and AMD apart as well: every GPU the weights learnt from is
+	 * an NVIDIA one. */
+	for (int v = 0; v < 2; v++) {
+		all.sum += vendor[v].sum;
+		all.n += vendor[v].n;
+		if (vendor[v].n && vendor[!v].n)
+			printf("%-16s mean |error| %.1f%% over %zu configs\n", v ? "AMD" : "NVIDIA",
+			       vendor[v].sum / (double)vendor[v].n, vendor[v].n);
+	}
+	if (all.n)
+		printf("all              mean |error| %.1f%% over %zu configs\n", all.sum / (double)all.n, all.n);
+	else
+		printf("no configs compared\n");
+	return 0;
+}
+
+/* ---- comm -------------------------------------------------------------- */
+
+static enum comm_op comm_of_file(const char *f)
+{
+	if (strstr(f, "all_reduce"))
+		return COMM_ALL_REDUCE;
+	if (strstr(f, "send_recv"))
+		return COMM_SEND_RECV;
+	if (strstr(f, "all_gather"))
+		return COMM_ALL_GATHER;
+	return COMM_NONE;
+}
+
+/* Index of the first header field that ends in suffix, -1 if none. */
+static int comm_col(const struct csv_reader *csv, const char *suffix)
+{
+	size_t sl = strlen(suffix);
+	for (size_t i = 0; i < csv->nfield; i++) {
+		size_t len = strlen(csv->field[i]);
+		if (len >= sl && strcmp(csv->field[i] + len - sl, suffix) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* The number in field col of the current row; NaN when the row is short. */
+static double comm_num(const struct csv_reader *csv, int col)
+{
+	return (size_t)col < csv->nfield ? strtod(csv->field[col], NULL) : NAN;
+}
+
+/* Adds the errors of one measurement file to all; files that are not NCCL
+ * measurements are skipped.  -1 (message printed) when it is not CSV. */
+static int comm_file(const char *path, const char *set, const char *fname,
+		     const struct gpu_spec *g, double min_bytes, struct acc *all)
+{
+	enum comm_op op = comm_of_file(fname);
+	if (op == COMM_NONE)
+		return 0;
+	struct csv_reader csv;
+	if (csv_open(&csv, path, 0) != 0)
+		return 0;
+	int rc = csv_next(&csv);
+	int c_med = comm_col(&csv, ".median"), c_n = comm_col(&csv, "num_workers");
+	int c_size = comm_col(&csv, "size"), c_dpn = comm_col(&csv, "devices_per_node");
+	if (rc != 1 || c_med < 0 || c_n < 0 || c_size < 0)
+		goto out;
+	struct comm_link l, wide;
+	comm_link_init(g, &l, &wide);
+	struct { double sum; size_t n; } per[17];
+	memset(per, 0, sizeof(per));
+	while ((rc = csv_next(&csv)) == 1) {
+		double ms = comm_num(&csv, c_med), n = comm_num(&csv, c_n);
+		double bytes = comm_num(&csv, c_size);
+		double dpn = c_dpn >= 0 ? comm_num(&csv, c_dpn) : n;
+		if (!(ms > 0) || !(n >= 2 && n <= 16) || bytes < min_bytes || dpn < n)
+			continue; /* node-local collectives only */
+		double pred = comm_time_ns(op, bytes, (uint32_t)n, &l) / 1e6;
+		per[(int)n].sum += fabs(pred - ms) / ms * 100.0;
+		per[(int)n].n++;
+	}
+	if (rc < 0)
+		goto out;
+	for (int n = 2; n <= 16; n++)
+		if (per[n].n) {
+			printf("%-22s %-13s %-14s ranks %-2d %5zu sizes >= %.0f MB  mean |error| %5.1f%%\n",
+			       set, g->id, comm_name(op), n, per[n].n, min_bytes / 1e6,
+			       per[n].sum / (double)per[n].n);
+			all->sum += per[n].sum;
+			all->n += per[n].n;
+		}
+out:
+	if (rc < 0)
+		fprintf(stderr, PROG ": %s\n", csv.err);
+	csv_release(&csv);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Directory names of the public NCCL data sets to GPU database names. */
+static const struct gpu_spec *comm_gpu(const char *dir)
+{
+	/* "pairwise NVLink": PCIe cards bridged in pairs; the DGX and the
+	 * PipeWeave A100s are SXM4 boards. */
+	if (!strncasecmp(dir, "a100_pairwise", 13))
+		return gpu_find("a100-pcie-80");
+	if (!strncasecmp(dir, "a100", 4))
+		return gpu_find("a100-sxm") ? gpu_find("a100-sxm") : gpu_find("A100-SXM4-80GB");
+	if (!strncasecmp(dir, "a40", 3))
+		return gpu_find("a40");
+	return prof_gpu_of_dir(dir);
+}
+
+int bench_comm_main(const struct bench_args *a)
+{
+	double min_bytes = a->min_bytes ? strtod(a->min_bytes, NULL) : 1e6;
+	struct acc all = { 0, 0, 0, "" };
+	int dirs = 0;
+	if (a->help) {
+		printf("usage: " PROG " comm [--min-bytes N] DIR...   (DIR/<GPU>/{all_reduce,send_recv}.csv)\n");
+		return 0;
+	}
+	for (int i = 0; i < a->noperands; i++) {
+		const char *dir = a->operands[i];
+		size_t ng;
+		char **gd = prof_list_dir(dir, &ng);
+		if (!gd) {
+			fprintf(stderr, PROG ": cannot read '%s': %s\n", dir, strerror(errno));
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+		dirs++;
+		for (size_t k = 0; k < ng; k++) {
+			const struct gpu_spec *g = comm_gpu(gd[k]);
+			if (!g) {
+				printf("%-24s skipped: not in the GPU database\n", gd[k]);
+				continue;
+			}
+			char sub[4096];
+			snprintf(sub, sizeof(sub), "%s/%s", dir, gd[k]);
+			size_t nf;
+			char **files = prof_list_dir(sub, &nf);
+			for (size_t j = 0; files && j < nf; j++) {
+				char path[8192];
+				snprintf(path, sizeof(path), "%s/%s", sub, files[j]);
+				if (comm_file(path, gd[k], files[j], g, min_bytes, &all) != 0) {
+					prof_free_list(files, nf);
+					prof_free_list(gd, ng);
+					return surfer_exit_code(SURFER_EINVAL);
+				}
+			}
+			if (files)
+				prof_free_list(files, nf);
+		}
+		prof_free_list(gd, ng);
+	}
+	if (!dirs) {
+		fprintf(stderr, "usage: " PROG " comm [--min-bytes N] DIR...   (DIR/<GPU>/{all_reduce,send_recv}.csv)\n");
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	if (all.n)
+		printf("all              mean |error| %.1f%% over %zu measurements\n", all.sum / (double)all.n, all.n);
+	return 0;
+}

@@ -1,0 +1,465 @@
+/*
+ * bench_tc.c - `surfer-bench tensorcore`: held-out accuracy of the
+ * tensor-core GEMM model (predictor/tcgemm.c) on measured GEMMs, against
+ * the bare roofline (from scratch) and Habitat's wave scaling (from the
+ * same shape measured on another GPU), and the fit of the committed
+ * constants (--emit).
+ *
+ * Data (read from --data DIR, the layout of the shared data folder):
+ *  - pipeweave/gemm_fp8_{train,test}.csv: FP8 GEMMs on H20 and H800
+ *    (M, N, K, avg_duration in us, hardware);
+ *  - vidur/compute/{a100,a40}/ORG/MODEL/mlp.csv: FP16 LLM projections per
+ *    layer vs tokens (medians in ms); the GEMM shapes follow from the model
+ *    columns: head_dim = n_embd / n_head, tensor-parallel degree tp,
+ *      attn_pre_proj  tokens x n_embd -> (n_head + 2 n_kv_head) head_dim / tp
+ *      attn_post_proj tokens x n_head head_dim / tp -> n_embd
+ *      mlp_up_proj    tokens x n_embd -> n_expanded_embd (x2 gated) / tp
+ *      mlp_down_proj  tokens x n_expanded_embd / tp -> n_embd
+ *    (these give 220-250 TFLOP/s on A100 and 110-120 on A40 at 4096 tokens,
+ *    70-80% of peak, which confirms the reading);
+ *  - deepbench/csv/results/train/DeepBench_NV_{V100,T4}__Results_-_FP16_ip_
+ *    Mixed_math.csv: the "Dense Matrix Multiplication" section (M, N, K,
+ *    time in ms).
+ * The A100 of Vidur is taken as the SXM4 80GB part, DeepBench's V100 as the
+ * SXM2 16GB.
+ */
+#include "tools/lab/bench_tc.h"
+#include "trace/surfer_err.h"
+#include "tools/lab/vidur.h"
+#include "trace/csv.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predictor/roofline.h"
+#include "predictor/tcgemm.h"
+#include "predictor/wave.h"
+
+#define PROG "surfer-bench"
+
+struct tc_set {
+	struct tcgemm_sample *s;
+	size_t n, cap;
+	int *src;                 /* data source of each sample (pairs form within one) */
+};
+
+static int tc_add(struct tc_set *set, const struct gpu_spec *g, enum gpu_dtype dt, uint64_t m,
+		  uint64_t n, uint64_t k, double ns, int src)
+{
+	if (!g || m == 0 || n == 0 || k == 0 || !(ns > 0))
+		return 0;
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 1024;
+		struct tcgemm_sample *s = realloc(set->s, cap * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		set->s = s;
+		int *src2 = realloc(set->src, cap * sizeof(*src2));
+		if (!src2)
+			return -ENOMEM;
+		set->src = src2;
+		set->cap = cap;
+	}
+	struct tcgemm_sample *x = &set->s[set->n];
+	memset(x, 0, sizeof(*x));
+	x->k.op = PRED_OP_GEMM;
+	x->k.dtype = dt;
+	x->k.m = m, x->k.n = n, x->k.k = k, x->k.batch = 1;
+	x->k.flops = 2.0 * (double)m * (double)n * (double)k;
+	x->gpu = g;
+	x->ns = ns;
+	set->src[set->n++] = src;
+	return 0;
+}
+
+/* Releases csv after a read error, its "path:line: reason" in err. */
+static int tc_csv_error(struct csv_reader *csv, int rc, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s", csv->err);
+	csv_release(csv);
+	return rc;
+}
+
+static int tc_load_pipeweave(struct tc_set *set, const char *path, char *err, size_t errlen)
+{
+	struct csv_reader csv;
+	if (csv_open(&csv, path, 0) != 0)
+		return -ENOENT;
+	int cm = -1, cn = -1, ck = -1, ct = -1, ch = -1, rc = csv_next(&csv);
+	if (rc < 0)
+		return tc_csv_error(&csv, rc, err, errlen);
+	if (rc == 1) {
+		cm = csv_col(&csv, "M"), cn = csv_col(&csv, "N"), ck = csv_col(&csv, "K");
+		ct = csv_col(&csv, "avg_duration"), ch = csv_col(&csv, "hardware");
+	}
+	if (cm < 0 || cn < 0 || ck < 0 || ct < 0 || ch < 0) {
+		snprintf(err, errlen, "'%s': no M, N, K, avg_duration and hardware columns", path);
+		csv_release(&csv);
+		return -EINVAL;
+	}
+	rc = 0;
+	while (rc == 0 && (rc = csv_next(&csv)) == 1) {
+		char **f = csv.field;
+		int nf = (int)csv.nfield;
+		rc = 0;
+		if (nf <= cm || nf <= cn || nf <= ck || nf <= ct || nf <= ch)
+			continue;
+		rc = tc_add(set, gpu_find(f[ch]), GPU_DT_FP8, strtoull(f[cm], NULL, 10),
+			    strtoull(f[cn], NULL, 10), strtoull(f[ck], NULL, 10),
+			    strtod(f[ct], NULL) * 1e3, 0);
+	}
+	if (rc < 0 && csv.err[0])
+		return tc_csv_error(&csv, rc, err, errlen);
+	csv_release(&csv);
+	return rc;
+}
+
+/* Vidur's four projection GEMMs of one mlp.csv row (FP16, tokens x in ->
+ * out, tensor-parallel shards). */
+static const char *const tc_vidur_ops[4] = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj",
+					    "mlp_down_proj"};
+
+static int tc_vidur_row(void *ctx, const struct vidur_row *r, const struct gpu_spec *g)
+{
+	struct tc_set *set = ctx;
+	uint64_t h = (uint64_t)r->n_head, kv = (uint64_t)r->n_kv_head;
+	uint64_t e = (uint64_t)r->n_embd, ff = (uint64_t)r->n_expanded_embd;
+	uint64_t t = (uint64_t)r->num_tokens, tp = (uint64_t)r->tp;
+	uint64_t gated = r->gated ? 2 : 1;
+	int rc = 0;
+	if (!h || !tp || !e)
+		return 0;
+	uint64_t hd = e / h;
+	uint64_t sh[4][2] = {
+		{e, (h + 2 * kv) * hd / tp}, {h * hd / tp, e}, {e, ff * gated / tp}, {ff / tp, e},
+	};
+	for (int i = 0; i < 4 && rc == 0; i++)
+		rc = tc_add(set, g, GPU_DT_FP16, t, sh[i][1], sh[i][0], r->median_ms[i] * 1e6, 1);
+	return rc;
+}
+
+static int tc_load_deepbench(struct tc_set *set, const char *path, const char *gpu,
+			     char *err, size_t errlen)
+{
+	const struct gpu_spec *g = gpu_find(gpu);
+	int in = 0, rc = 0;
+	struct csv_reader csv;
+	if (!g || csv_open(&csv, path, 0) != 0)
+		return -ENOENT;
+	/* Sections start with a named first field; the GEMM rows, under
+	 * "Dense Matrix Multiplication,,M,N,K,A Transpose,B Transpose,,Time
+	 * (msec),...", have an empty first field. */
+	while (rc == 0 && (rc = csv_next(&csv)) == 1) {
+		char **f = csv.field;
+		rc = 0;
+		if (f[0][0]) {
+			in = !strcmp(f[0], "Dense Matrix Multiplication");
+			continue;
+		}
+		if (!in || csv.nfield < 9)
+			continue;
+		rc = tc_add(set, g, GPU_DT_FP16, strtoull(f[2], NULL, 10), strtoull(f[3], NULL, 10),
+			    strtoull(f[4], NULL, 10), strtod(f[8], NULL) * 1e6, 2);
+	}
+	if (rc < 0 && csv.err[0])
+		return tc_csv_error(&csv, rc, err, errlen);
+	csv_release(&csv);
+	return rc;
+}
+
+static int tc_load_all(struct tc_set *set, const char *root, char *err, size_t errlen)
+{
+	char p[4096];
+	int rc;
+	static const char *const pw[] = {"gemm_fp8_train.csv", "gemm_fp8_test.csv"};
+	static const char *const db[][2] = {
+		{"DeepBench_NV_V100__Results_-_FP16_ip_Mixed_math.csv", "v100-sxm2-16"},
+		{"DeepBench_NV_T4__Results_-_FP16_ip_Mixed_math.csv", "t4"},
+	};
+
+	err[0] = 0;
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof p, "%s/pipeweave/%s", root, pw[i]);
+		if ((rc = tc_load_pipeweave(set, p, err, errlen)) < 0 && rc != -ENOENT)
+			return rc;
+	}
+	if ((rc = vidur_each_row(root, "a100", "a100-sxm4-80", tc_vidur_ops, 4, tc_vidur_row, set,
+				 err, errlen)) < 0 && rc != -ENOENT)
+		return rc;
+	if ((rc = vidur_each_row(root, "a40", "a40", tc_vidur_ops, 4, tc_vidur_row, set,
+				 err, errlen)) < 0 && rc != -ENOENT)
+		return rc;
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof p, "%s/deepbench/csv/results/train/%s", root, db[i][0]);
+		if ((rc = tc_load_deepbench(set, p, db[i][1], err, errlen)) < 0 && rc != -ENOENT)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- pairs: the same shape measured on another GPU of the same source -- */
+
+static const struct tc_set *tc_sort_set;
+
+static int tc_cmp(const void *a, const void *b)
+{
+	const struct tcgemm_sample *x = &tc_sort_set->s[*(const size_t *)a];
+	const struct tcgemm_sample *y = &tc_sort_set->s[*(const size_t *)b];
+	int sx = tc_sort_set->src[*(const size_t *)a], sy = tc_sort_set->src[*(const size_t *)b];
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	if (x->k.m != y->k.m)
+		return x->k.m < y->k.m ? -1 : 1;
+	if (x->k.n != y->k.n)
+		return x->k.n < y->k.n ? -1 : 1;
+	if (x->k.k != y->k.k)
+		return x->k.k < y->k.k ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* pair[i] = a sample of the same source and shape on another GPU, or -1. */
+static long *tc_pairs(const struct tc_set *set)
+{
+	size_t *idx = malloc(set->n * sizeof(*idx));
+	long *pair = malloc(set->n * sizeof(*pair));
+	if (!idx || !pair) {
+		free(idx), free(pair);
+		return NULL;
+	}
+	for (size_t i = 0; i < set->n; i++)
+		idx[i] = i, pair[i] = -1;
+	tc_sort_set = set;
+	qsort(idx, set->n, sizeof(*idx), tc_cmp);
+	for (size_t a = 0; a < set->n;) {
+		size_t b = a + 1;
+		const struct tcgemm_sample *x = &set->s[idx[a]];
+		while (b < set->n && set->src[idx[b]] == set->src[idx[a]] &&
+		       set->s[idx[b]].k.m == x->k.m && set->s[idx[b]].k.n == x->k.n &&
+		       set->s[idx[b]].k.k == x->k.k)
+			b++;
+		for (size_t i = a; i < b; i++)
+			for (size_t j = a; j < b && pair[idx[i]] < 0; j++)
+				if (set->s[idx[j]].gpu != set->s[idx[i]].gpu)
+					pair[idx[i]] = (long)idx[j];
+		a = b;
+	}
+	free(idx);
+	return pair;
+}
+
+/* A cuBLAS-like launch for wave scaling: one 256-thread block per output
+ * tile, 128 registers per thread (what the large tensor-core kernels use). */
+static void tc_launch(struct pred_kernel *k)
+{
+	uint64_t tiles = ((k->m + TCGEMM_TILE - 1) / TCGEMM_TILE) *
+			 ((k->n + TCGEMM_TILE - 1) / TCGEMM_TILE);
+	k->grid[0] = (uint32_t)(tiles < UINT32_MAX ? tiles : UINT32_MAX);
+	k->grid[1] = k->grid[2] = 1;
+	k->block[0] = 256, k->block[1] = k->block[2] = 1;
+	k->regs = 128;
+	double in = k->dtype == GPU_DT_FP8 ? 1 : 2;
+	k->bytes = ((double)k->m * k->k + (double)k->k * k->n) * in + (double)k->m * k->n * 2;
+}
+
+enum { TC_ROOF, TC_SCRATCH, TC_WAVE, TC_RATIO, TC_NCOL };
+static const char *const tc_colname[TC_NCOL] = {"roofline", "tc-scratch", "wave(orig)",
+						  "tc-ratio(orig)"};
+
+static void tc_print_params(FILE *out, const struct tcgemm_params *p, const char *indent)
+{
+	if (p->eff[GPU_DT_FP8] > 0)
+		fprintf(out, "%s.eff = {[GPU_DT_FP16] = %.4f, [GPU_DT_FP8] = %.4f},\n", indent,
+			p->eff[GPU_DT_FP16], p->eff[GPU_DT_FP8]);
+	else
+		fprintf(out, "%s.eff = {[GPU_DT_FP16] = %.4f},\n", indent, p->eff[GPU_DT_FP16]);
+	fprintf(out, "%s.k0 = %.2f,\n%s.wave_pow = %.4f,\n%s.pad_pow = %.4f,\n", indent, p->k0,
+		indent, p->wave_pow, indent, p->pad_pow);
+	fprintf(out, "%s.power_w_ref = %.4f,\n%s.power_pow = %.4f,\n", indent, p->power_w_ref,
+		indent, p->power_pow);
+	fprintf(out, "%s.bw_eff = %.4f,\n%s.overhead_ns = %.1f,\n", indent, p->bw_eff, indent,
+		p->overhead_ns);
+}
+
+/* The variant the table and --emit fit: one asymptotic efficiency for all
+ * dtypes (the default: held out, it beats an FP8 efficiency of its own,
+ * which only two GPUs inform, on 4 of 6 GPUs) or one per dtype
+ * (--per-dtype); with or without the power term (--power: better on H20,
+ * V100, T4 and A40 held out, much worse on H800, whose watts per TFLOP/s lie
+ * below every other GPU's, so off by default). */
+static int tc_tie = 1, tc_power = 0;
+
+static struct tcgemm_params tc_start(void)
+{
+	struct tcgemm_params p;
+	memset(&p, 0, sizeof p);
+	p.eff[GPU_DT_FP16] = 0.7;
+	p.eff[GPU_DT_FP8] = tc_tie ? 0 : 0.6;
+	p.k0 = 64, p.wave_pow = 0.5, p.pad_pow = 0.7;
+	p.power_w_ref = tc_power ? 2 : 0;
+	p.power_pow = tc_power ? 0.3 : 0;
+	p.bw_eff = 0.9, p.overhead_ns = 5000;
+	return p;
+}
+
+static int tc_heldout(const struct tc_set *set, const long *pair, const struct gpu_spec *h,
+		      FILE *dump)
+{
+	struct tcgemm_sample *train = malloc(set->n * sizeof(*train));
+	size_t nt = 0, cnt[TC_NCOL] = {0};
+	double err[TC_NCOL] = {0}, rms;
+	if (!train)
+		return -ENOMEM;
+	for (size_t i = 0; i < set->n; i++)
+		if (set->s[i].gpu != h)
+			train[nt++] = set->s[i];
+	struct tcgemm_params p = tc_start();
+	int rc = tcgemm_fit(train, nt, &p, &rms);
+	free(train);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct tcgemm_sample *x = &set->s[i];
+		if (x->gpu != h)
+			continue;
+		struct pred_kernel k = x->k;
+		double pred[TC_NCOL];
+		tc_launch(&k);
+		for (int c = 0; c < TC_NCOL; c++)
+			pred[c] = -1;
+		pred[TC_ROOF] = roofline_ns(&k, h, NULL);
+		pred[TC_SCRATCH] = tcgemm_model_ns(&k, h, &p);
+		if (pair[i] >= 0) {
+			const struct tcgemm_sample *o = &set->s[pair[i]];
+			struct pred_result r;
+			k.origin_ns = o->ns;
+			if (wave_predict(&k, o->gpu, h, &r) == 0)
+				pred[TC_WAVE] = r.ns;
+			double mo = tcgemm_model_ns(&k, o->gpu, &p);
+			if (mo > 0 && pred[TC_SCRATCH] > 0)
+				pred[TC_RATIO] = o->ns * pred[TC_SCRATCH] / mo;
+		}
+		if (dump)
+			fprintf(dump, "%s,%s,%llu,%llu,%llu,%.1f,%.1f,%.1f,%.1f,%.1f\n", h->id,
+				gpu_dtype_name(k.dtype), (unsigned long long)k.m,
+				(unsigned long long)k.n, (unsigned long long)k.k, x->ns,
+				pred[TC_ROOF], pred[TC_SCRATCH], pred[TC_WAVE], pred[TC_RATIO]);
+		for (int c = 0; c < TC_NCOL; c++)
+			if (pred[c] > 0) {
+				err[c] += fabs(pred[c] - x->ns) / x->ns;
+				cnt[c]++;
+			}
+	}
+	printf("%-14s %6zu %6zu", h->id, cnt[TC_ROOF], cnt[TC_RATIO]);
+	for (int c = 0; c < TC_NCOL; c++)
+		if (cnt[c])
+			printf(" %14.1f%%", 100 * err[c] / (double)cnt[c]);
+		else
+			printf(" %15s", "-");
+	printf("   (fit: rms log %.3f, eff %.2f", rms, p.eff[GPU_DT_FP16]);
+	if (p.eff[GPU_DT_FP8] > 0)
+		printf(" fp8 %.2f", p.eff[GPU_DT_FP8]);
+	printf(" k0 %.0f", p.k0);
+	if (p.power_w_ref > 0)
+		printf(" W/TF %.2f^%.2f", p.power_w_ref, p.power_pow);
+	printf(" overhead %.1f us)\n", p.overhead_ns / 1e3);
+	return 0;
+}
+
+static void tc_usage(FILE *f)
+{
+	fprintf(f, "usage: " PROG " tensorcore --data DIR [--emit] [--dump FILE.csv] [--per-dtype]\n"
+		   "       [--power]\n"
+		   "  held-out MAPE of the tensor-core GEMM model on measured GEMMs (each GPU\n"
+		   "  predicted by a fit on the others) vs the roofline and wave scaling;\n"
+		   "  --emit fits on every GPU and prints the constants for tcgemm_params.c;\n"
+		   "  --dump writes every held-out prediction as CSV; --per-dtype fits an FP8\n"
+		   "  efficiency of its own, --power the board-power term (see tcgemm.c)\n");
+}
+
+int bench_tc_main(const struct bench_args *a)
+{
+	const char *data = a->data, *dump_path = a->dump;
+	FILE *dump = NULL;
+	int emit = a->emit;
+
+	if (a->help) {
+		tc_usage(stdout);
+		return 0;
+	}
+	if (a->per_dtype)
+		tc_tie = 0;
+	if (a->power)
+		tc_power = 1;
+	if (!data) {
+		tc_usage(stderr);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	if (dump_path) {
+		dump = fopen(dump_path, "w");
+		if (!dump) {
+			fprintf(stderr, PROG ": cannot write '%s': %s\n", dump_path, strerror(errno));
+			return surfer_exit_code(SURFER_EWRITE);
+		}
+		fprintf(dump, "gpu,dtype,m,n,k,measured_ns,roofline_ns,tc_scratch_ns,wave_ns,"
+			      "tc_ratio_ns\n");
+	}
+	struct tc_set set = {0};
+	char err[4608];
+	int rc = tc_load_all(&set, data, err, sizeof err);
+	if (rc < 0 || set.n == 0) {
+		fprintf(stderr, PROG ": cannot read GEMM data under '%s': %s\n", data,
+			rc < 0 ? (err[0] ? err : strerror(-rc)) : "no GEMM rows found");
+		free(set.s), free(set.src);
+		if (dump)
+			fclose(dump);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	const struct gpu_spec *gpus[16];
+	size_t ng = 0;
+	for (size_t i = 0; i < set.n; i++) {
+		size_t g = 0;
+		while (g < ng && gpus[g] != set.s[i].gpu)
+			g++;
+		if (g == ng && ng < 16)
+			gpus[ng++] = set.s[i].gpu;
+	}
+	if (emit) {
+		struct tcgemm_params p = tc_start();
+		double rms;
+		rc = tcgemm_fit(set.s, set.n, &p, &rms);
+		if (rc == 0) {
+			printf("/* %zu GEMMs on %zu GPUs, weighted RMS of log error %.3f */\n", set.n,
+			       ng, rms);
+			printf("const struct tcgemm_params tcgemm_default_params = {\n");
+			tc_print_params(stdout, &p, "\t");
+			printf("};\n");
+		}
+	} else {
+		long *pair = tc_pairs(&set);
+		if (!pair) {
+			rc = -ENOMEM;
+		} else {
+			printf("%-14s %6s %6s", "held-out", "n", "pairs");
+			for (int c = 0; c < TC_NCOL; c++)
+				printf(" %15s", tc_colname[c]);
+			printf("   (MAPE; fit on the other GPUs)\n");
+			for (size_t g = 0; g < ng && rc == 0; g++)
+				rc = tc_heldout(&set, pair, gpus[g], dump);
+			printf("(orig) columns: over the pairs, the same shape measured on the other GPU "
+			       "of its data source as the origin\n");
+			free(pair);
+		}
+	}
+	free(set.s), free(set.src);
+	if (dump && fclose(dump) != 0 && rc == 0)
+		rc = -EIO;
+	if (rc < 0) {
+		fprintf(stderr, PROG ": tensorcore: %s\n", strerror(-rc));
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	return 0;
+}

@@ -1,0 +1,557 @@
+/*
+ * neusight.c - NeuSight kernel CSVs: reading, kernel records, pairing across
+ * GPUs and error statistics (see neusight.h).
+ *
+ * Column layout (NeuSight, sitar-lab/NeuSight): OPName, Latency (ms),
+ * Device, ..., Kernel Name, ..., Grid x/y/z, Block x/y/z, ..., then the
+ * shape: B, M, N, K for GEMMs (A is B x M x N, the weight B x N x K, N the
+ * reduction, the output B x M x K); B, H for vector operators (B rows of H);
+ * B, Input_Channel, Output_Channel, Kernel_Szie, Input_Size, Stride, Padding
+ * for convolutions.  Columns are found by header name.
+ */
+#include "tools/lab/neusight.h"
+#include "trace/csv.h"
+#include "trace/strpool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+/* Kernel names, devices and operators repeat thousands of times: each is
+ * kept once in a string pool, and rows point at the pool's copy. */
+static const char *intern(struct strpool *sp, const char *s)
+{
+	int64_t id = strpool_intern(sp, s, strlen(s), NULL);
+	return id < 0 ? NULL : strpool_get(sp, (uint32_t)id, NULL);
+}
+
+enum col {
+	C_OP, C_LAT, C_DEV, C_NAME, C_GX, C_GY, C_GZ, C_BX, C_BY, C_BZ, C_NCOLS
+};
+static const char *const col_names[C_NCOLS] = {
+	"OPName", "Latency", "Device", "Kernel Name", "Grid x", "Grid y", "Grid z",
+	"Block x", "Block y", "Block z",
+};
+static const char *const gemm_dims[] = {"B", "M", "N", "K", NULL};
+static const char *const vec_dims[] = {"B", "H", NULL};
+static const char *const conv_dims[] = {"B", "Input_Channel", "Output_Channel",
+	"Kernel_Szie", "Input_Size", "Stride", "Padding", NULL};
+
+static int find_col(char **hdr, size_t nh, const char *name)
+{
+	for (int i = 0; i < (int)nh; i++)
+		if (strcmp(hdr[i], name) == 0 ||
+		    (strncmp(hdr[i], name, strlen(name)) == 0 && hdr[i][strlen(name)] == ' '))
+			return i;
+	return -1;
+}
+
+struct loader {
+	struct ns_set *s;
+	const struct gpu_spec *keep, *keep2;
+	char *err;
+	size_t errlen;
+	/* device string -> gpu cache */
+	const char *dev_name[64];
+	const struct gpu_spec *dev_gpu[64];
+	int ndev;
+};
+
+static const struct gpu_spec *device_gpu(struct loader *L, const char *dev)
+{
+	for (int i = 0; i < L->ndev; i++)
+		if (L->dev_name[i] == dev)
+			return L->dev_gpu[i];
+	const struct gpu_spec *g = gpu_find(dev);
+	if (L->ndev < 64) {
+		L->dev_name[L->ndev] = dev;
+		L->dev_gpu[L->ndev++] = g;
+	}
+	return g;
+}
+
+static int push_row(struct ns_set *s, const struct ns_row *r)
+{
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 4096;
+		struct ns_row *nr = realloc(s->rows, nc * sizeof *nr);
+		if (!nr)
+			return -1;
+		s->rows = nr;
+		s->cap = nc;
+	}
+	s->rows[s->n++] = *r;
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!*s)
+		return -1;
+	double v = strtod(s, &end);   /* some files write "3.0" */
+	if (*end || !(v >= 0) || v > 1e15)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* ---- DeepBench -------------------------------------------------------- */
+
+/* The GPU of a DeepBench results file "<prefix>__Results....csv": the "GPU
+ * Model" line of "<prefix>__Specs.csv" beside it (else the prefix's file
+ * name), interned into name.  0, or -1 with a reason in L->err. */
+static int deepbench_device(struct loader *L, const char *path, const char **name)
+{
+	const char *base = strrchr(path, '/');
+	const char *us = strstr(base ? base + 1 : path, "__");
+	if (!us) {
+		snprintf(L->err, L->errlen, "'%s': a DeepBench results file is named <prefix>__<what>.csv", path);
+		return -1;
+	}
+	size_t pl = (size_t)(us - path);
+	char *spec = malloc(pl + sizeof "__Specs.csv");
+	if (!spec)
+		return -1;
+	memcpy(spec, path, pl);
+	memcpy(spec + pl, "__Specs.csv", sizeof "__Specs.csv");
+	struct csv_reader r;
+	int have = csv_open(&r, spec, 0) == 0, rc = 0;
+	*name = NULL;
+	while (have && !*name && (rc = csv_next(&r)) == 1)
+		if (r.nfield >= 2 && strcmp(r.field[0], "GPU Model") == 0 && r.field[1][0])
+			*name = intern(L->s->strings, r.field[1]);
+	if (rc < 0) {
+		snprintf(L->err, L->errlen, "%s", r.err);
+		csv_release(&r);
+		free(spec);
+		return -1;
+	}
+	if (!*name) {
+		/* a CPU's (KNL) or a missing specs file: the file's prefix
+		 * names a device no GPU matches, and its rows are skipped */
+		const char *b = strrchr(spec, '/');
+		spec[pl] = 0;
+		*name = intern(L->s->strings, b ? b + 1 : spec);
+	}
+	if (have)
+		csv_release(&r);
+	free(spec);
+	return *name ? 0 : -1;
+}
+
+/* DeepBench's results (baidu-research/DeepBench, csv/results/train/...):
+ * sections headed by a line whose first field names them; the rows of
+ * "Dense Matrix Multiplication" are ",<source>,M,N,K,A^T,B^T,,ms,TFLOPS",
+ * C (M x N) = A (M x K) B (K x N), one cuBLAS call each.  They become
+ * "matmul" rows in NeuSight's convention (B 1, M, N the reduction, K the
+ * output's columns), without a kernel name or launch.  Only FP32 files
+ * ("Precision,Float") are read; the caller has read the first line. */
+static int load_deepbench(struct loader *L, struct csv_reader *csv, const char *path,
+			  const char *precision)
+{
+	if (strcmp(precision, "Float") != 0)
+		return 0;                    /* FP16 / int8 results: not modelled */
+	const char *dev, *op = intern(L->s->strings, "matmul"), *none = intern(L->s->strings, "");
+	if (!op || !none || deepbench_device(L, path, &dev) != 0)
+		return -1;
+	const struct gpu_spec *g = device_gpu(L, dev);
+	if (L->keep && g != L->keep && g != L->keep2)
+		return 0;
+	int gemm = 0, rc;
+	while ((rc = csv_next(csv)) == 1) {
+		size_t n = csv->nfield;
+		char **f = csv->field;
+		if (f[0][0]) {
+			gemm = strcmp(f[0], "Dense Matrix Multiplication") == 0;
+			continue;
+		}
+		uint64_t m, nn, k;
+		char *end;
+		if (!gemm || n < 9 || parse_u64(f[2], &m) || parse_u64(f[3], &nn) || parse_u64(f[4], &k))
+			continue;
+		struct ns_row r;
+		memset(&r, 0, sizeof r);
+		r.op = op;
+		r.device = dev;
+		r.kname = none;
+		r.gpu = g;
+		r.latency_ms = strtod(f[8], &end);
+		if (end == f[8] || *end || !(r.latency_ms > 0) || !isfinite(r.latency_ms) || !m || !nn || !k)
+			continue;
+		r.dims[0] = 1;
+		r.dims[1] = m;
+		r.dims[2] = k;
+		r.dims[3] = nn;
+		r.ndims = 4;
+		if (push_row(L->s, &r) != 0) {
+			snprintf(L->err, L->errlen, "'%s': out of memory", path);
+			return -1;
+		}
+	}
+	if (rc < 0) {
+		snprintf(L->err, L->errlen, "%s", csv->err);
+		return -1;
+	}
+	return 0;
+}
+
+static int load_file(struct loader *L, const char *path)
+{
+	struct csv_reader csv;
+	int rc = csv_open(&csv, path, 0);
+	if (rc != 0) {
+		snprintf(L->err, L->errlen, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	struct strpool *st = L->s->strings;
+	size_t nh = 0;
+	int have_hdr = 0, col[C_NCOLS], dcol[NS_MAXDIMS], nd = 0;
+	while ((rc = csv_next(&csv)) == 1) {
+		char **f = csv.field;
+		if (!have_hdr) {
+			have_hdr = 1;
+			nh = csv.nfield;
+			if (nh >= 2 && strcmp(f[0], "Precision") == 0) {
+				rc = load_deepbench(L, &csv, path, f[1]);
+				break;
+			}
+			if (strcmp(f[0], "GPU Model") == 0 || strcmp(f[0], "CPU Model") == 0 ||
+			    strcmp(f[0], "Dense Matrix Multiplication") == 0)
+				break;       /* DeepBench's specs and kernel lists: no times */
+			for (int c = 0; c < C_NCOLS; c++)
+				col[c] = find_col(f, nh, col_names[c]);
+			const char *const *dims = find_col(f, nh, "Input_Channel") >= 0 ? conv_dims :
+						  find_col(f, nh, "M") >= 0 ? gemm_dims : vec_dims;
+			for (nd = 0; dims[nd]; nd++)
+				dcol[nd] = find_col(f, nh, dims[nd]);
+			if (col[C_OP] < 0 || col[C_LAT] < 0 || col[C_DEV] < 0) {
+				snprintf(L->err, L->errlen, "'%s': not a NeuSight kernel CSV (no OPName, Latency, Device)", path);
+				rc = -1;
+				break;
+			}
+			continue;
+		}
+		if (csv.nfield != nh)
+			continue;            /* ragged line: skip, as pandas would fail */
+		struct ns_row r;
+		memset(&r, 0, sizeof r);
+		if (strcmp(f[col[C_OP]], "OPName") == 0)
+			continue;            /* repeated header */
+		r.device = intern(st, f[col[C_DEV]]);
+		r.op = intern(st, f[col[C_OP]]);
+		r.kname = intern(st, col[C_NAME] >= 0 ? f[col[C_NAME]] : "");
+		if (!r.device || !r.op || !r.kname) { rc = -1; break; }
+		r.gpu = device_gpu(L, r.device);
+		if (L->keep && r.gpu != L->keep && r.gpu != L->keep2)
+			continue;
+		char *end;
+		r.latency_ms = strtod(f[col[C_LAT]], &end);
+		if (*end || !(r.latency_ms > 0) || !isfinite(r.latency_ms))
+			continue;
+		for (int c = 0; c < 3; c++) {
+			uint64_t v = 0;
+			if (col[C_GX + c] >= 0 && parse_u64(f[col[C_GX + c]], &v) == 0)
+				r.grid[c] = (uint32_t)v;
+			if (col[C_BX + c] >= 0 && parse_u64(f[col[C_BX + c]], &v) == 0)
+				r.block[c] = (uint32_t)v;
+		}
+		int ok = 1;
+		for (int d = 0; d < nd; d++)
+			if (dcol[d] < 0 || parse_u64(f[dcol[d]], &r.dims[d]) != 0)
+				ok = 0;
+		if (!ok)
+			continue;
+		r.ndims = (unsigned)nd;
+		if (push_row(L->s, &r) != 0) { rc = -1; break; }
+	}
+	if (rc < 0 && !L->err[0])
+		rc == -1 ? snprintf(L->err, L->errlen, "'%s': out of memory", path)
+			 : snprintf(L->err, L->errlen, "%s", csv.err);
+	csv_release(&csv);
+	return rc < 0 ? -1 : 0;
+}
+
+static int has_csv_suffix(const char *n)
+{
+	size_t l = strlen(n);
+	return l > 4 && strcasecmp(n + l - 4, ".csv") == 0;
+}
+
+static int load_path(struct loader *L, const char *path, int depth)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0) {
+		snprintf(L->err, L->errlen, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(sb.st_mode))
+		return load_file(L, path);
+	if (depth > 8)
+		return 0;
+	struct dirent **ents;
+	int n = scandir(path, &ents, NULL, alphasort);
+	if (n < 0) {
+		snprintf(L->err, L->errlen, "cannot list '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	int rc = 0;
+	for (int i = 0; i < n; i++) {
+		const char *nm = ents[i]->d_name;
+		if (rc == 0 && nm[0] != '.') {
+			size_t l = strlen(path) + strlen(nm) + 2;
+			char *sub = malloc(l);
+			if (!sub) {
+				rc = -1;
+			} else {
+				snprintf(sub, l, "%s/%s", path, nm);
+				struct stat ss;
+				if (stat(sub, &ss) == 0 && (S_ISDIR(ss.st_mode) || has_csv_suffix(nm)))
+					rc = load_path(L, sub, depth + 1);
+				free(sub);
+			}
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return rc;
+}
+
+int ns_load(struct ns_set *s, const char *path, const struct gpu_spec *keep,
+	    const struct gpu_spec *keep2, char *err, size_t errlen)
+{
+	struct loader L;
+	memset(&L, 0, sizeof L);
+	L.s = s;
+	L.keep = keep;
+	L.keep2 = keep2 ? keep2 : keep;
+	L.err = err;
+	L.errlen = errlen;
+	err[0] = 0;
+	if (!s->strings && !(s->strings = calloc(1, sizeof(struct strpool)))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return load_path(&L, path, 0);
+}
+
+void ns_release(struct ns_set *s)
+{
+	if (s->strings) {
+		strpool_release(s->strings);
+		free(s->strings);
+	}
+	free(s->rows);
+	memset(s, 0, sizeof *s);
+}
+
+/* ---- kernel records --------------------------------------------------- */
+
+enum pred_op ns_op_class(const char *op)
+{
+	if (!strcmp(op, "bmm") || !strcmp(op, "linear") || !strcmp(op, "matmul"))
+		return PRED_OP_GEMM;
+	if (!strcmp(op, "conv"))
+		return PRED_OP_CONV;
+	if (!strcmp(op, "softmax"))
+		return PRED_OP_SOFTMAX;
+	if (!strcmp(op, "ln") || !strcmp(op, "layernorm"))
+		return PRED_OP_NORM;
+	return PRED_OP_ELEMENTWISE;
+}
+
+/* Operands touched per element of an elementwise kernel: PyTorch's
+ * at::detail::Array<char*, N> holds the output and the inputs. */
+static unsigned elementwise_operands(const char *name, const char *op)
+{
+	const char *p = name ? strstr(name, "Array<char*, ") : NULL;
+	if (p) {
+		unsigned v = (unsigned)strtoul(p + 13, NULL, 10);
+		if (v >= 1 && v <= 8)
+			return v;
+	}
+	/* No name: binary ops read two tensors, the "u" (tensor-scalar) forms
+	 * and unary ops one. */
+	if (!strcmp(op, "add") || !strcmp(op, "mul") || !strcmp(op, "div") || !strcmp(op, "pow"))
+		return 3;
+	return 2;
+}
+
+/* Floating-point work per element, by operator (counts of the arithmetic
+ * in PyTorch's functors; transcendental ones counted as ~8). */
+static double elementwise_flops(const char *op)
+{
+	static const struct { const char *op; double f; } tab[] = {
+		{"add", 1}, {"addu", 1}, {"mul", 1}, {"mulu", 1}, {"div", 1},
+		{"divu", 1}, {"relu", 1}, {"pow", 8}, {"powu", 8}, {"tanh", 8},
+		{"gelu", 12},
+	};
+	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+		if (!strcmp(op, tab[i].op))
+			return tab[i].f;
+	return 1;
+}
+
+int ns_kernel(const struct ns_row *r, int launch, struct pred_kernel *k)
+{
+	memset(k, 0, sizeof *k);
+	k->op = ns_op_class(r->op);
+	k->dtype = GPU_DT_FP32;
+	if (launch) {
+		k->name = r->kname[0] ? r->kname : NULL;
+		memcpy(k->grid, r->grid, sizeof k->grid);
+		memcpy(k->block, r->block, sizeof k->block);
+		k->origin_ns = r->latency_ms * 1e6;
+	}
+	if (k->op == PRED_OP_GEMM) {
+		if (r->ndims != 4)
+			return -1;
+		double B = (double)r->dims[0], M = (double)r->dims[1], N = (double)r->dims[2],
+		       K = (double)r->dims[3];
+		/* surfer's convention: batch x (m x k) * (k x n); NeuSight's N is
+		 * the reduction and K the output's columns. */
+		k->batch = r->dims[0];
+		k->m = r->dims[1];
+		k->k = r->dims[2];
+		k->n = r->dims[3];
+		k->flops = 2 * B * M * N * K;
+		double wb = strcmp(r->op, "linear") == 0 ? 1 : B;  /* shared weight */
+		k->bytes = 4 * (B * M * N + wb * N * K + B * M * K);
+	} else if (k->op == PRED_OP_CONV) {
+		if (r->ndims != 7)
+			return -1;
+		/* Implicit GEMM: m = B x output pixels, n = Cout, k = Cin x R x S. */
+		double B = (double)r->dims[0], ci = (double)r->dims[1], co = (double)r->dims[2],
+		       ks = (double)r->dims[3], in = (double)r->dims[4], st = (double)r->dims[5],
+		       pad = (double)r->dims[6];
+		double out = floor((in + 2 * pad - ks) / (st > 0 ? st : 1)) + 1;
+		if (!(out >= 1))
+			return -1;
+		k->batch = 1;
+		k->m = (uint64_t)(B * out * out);
+		k->n = r->dims[2];
+		k->k = (uint64_t)(ci * ks * ks);
+		k->flops = 2 * B * out * out * co * ci * ks * ks;
+		k->bytes = 4 * (B * ci * in * in + co * ci * ks * ks + B * co * out * out);
+	} else {
+		if (r->ndims != 2)
+			return -1;
+		double numel = (double)r->dims[0] * (double)r->dims[1];
+		k->m = r->dims[0];
+		k->n = r->dims[1];
+		if (k->op == PRED_OP_ELEMENTWISE) {
+			k->bytes = 4.0 * elementwise_operands(launch ? r->kname : NULL, r->op) * numel;
+			k->flops = elementwise_flops(r->op) * numel;
+		} else if (k->op == PRED_OP_SOFTMAX) {
+			k->bytes = 8 * numel;          /* read once, write once */
+			k->flops = 5 * numel;          /* max, sub, exp, sum, div */
+		} else {
+			k->bytes = 8 * numel + 8.0 * (double)r->dims[1]; /* + gamma, beta */
+			k->flops = 8 * numel;          /* mean, variance, normalise, affine */
+		}
+	}
+	if (!(k->flops > 0) || !(k->bytes > 0))
+		return -1;
+	return 0;
+}
+
+/* ---- pairing ---------------------------------------------------------- */
+
+static int cmp_shape(const struct ns_row *a, const struct ns_row *b)
+{
+	int c = strcmp(a->op, b->op);
+	if (c)
+		return c;
+	if (a->ndims != b->ndims)
+		return a->ndims < b->ndims ? -1 : 1;
+	for (unsigned i = 0; i < a->ndims; i++)
+		if (a->dims[i] != b->dims[i])
+			return a->dims[i] < b->dims[i] ? -1 : 1;
+	return 0;
+}
+
+static int cmp_rowp(const void *x, const void *y)
+{
+	const struct ns_row *a = *(const struct ns_row *const *)x;
+	const struct ns_row *b = *(const struct ns_row *const *)y;
+	int c = cmp_shape(a, b);
+	if (c)
+		return c;
+	return a < b ? -1 : a > b;   /* stable: file order among duplicates */
+}
+
+int ns_pairs(const struct ns_set *s, const struct gpu_spec *origin,
+	     const struct gpu_spec *target, const char *op,
+	     struct ns_pair **out, size_t *n)
+{
+	const struct ns_row **o = malloc((s->n + 1) * sizeof *o);
+	const struct ns_row **t = malloc((s->n + 1) * sizeof *t);
+	struct ns_pair *p = malloc((s->n + 1) * sizeof *p);
+	size_t no = 0, nt = 0, np = 0;
+	if (!o || !t || !p) {
+		free(o); free(t); free(p);
+		return -1;
+	}
+	for (size_t i = 0; i < s->n; i++) {
+		const struct ns_row *r = &s->rows[i];
+		if (op && strcmp(r->op, op) != 0)
+			continue;
+		if (r->gpu && r->gpu == target)
+			t[nt++] = r;
+		else if (origin && r->gpu && r->gpu == origin)
+			o[no++] = r;
+	}
+	qsort(t, nt, sizeof *t, cmp_rowp);
+	if (!origin) {
+		for (size_t i = 0; i < nt; i++)
+			if (i == 0 || cmp_shape(t[i - 1], t[i]) != 0)
+				p[np++] = (struct ns_pair){NULL, t[i]};
+	} else {
+		qsort(o, no, sizeof *o, cmp_rowp);
+		size_t j = 0;
+		for (size_t i = 0; i < no; i++) {
+			if (i > 0 && cmp_shape(o[i - 1], o[i]) == 0)
+				continue;        /* duplicate shape: pair once */
+			while (j < nt && cmp_shape(t[j], o[i]) < 0)
+				j++;
+			if (j < nt && cmp_shape(t[j], o[i]) == 0)
+				p[np++] = (struct ns_pair){o[i], t[j]};
+		}
+	}
+	free(o);
+	free(t);
+	*out = p;
+	*n = np;
+	return 0;
+}
+
+/* ---- statistics ------------------------------------------------------- */
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+void ns_stats_compute(double *ape, size_t n, struct ns_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	out->n = n;
+	if (!n)
+		return;
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += ape[i];
+	out->mape = sum / n;
+	qsort(ape, n, sizeof *ape, cmp_dbl);
+	out->median = n % 2 ? ape[n / 2] : 0.5 * (ape[n / 2 - 1] + ape[n / 2]);
+	double rank = 0.9 * (double)(n - 1);
+	size_t lo = (size_t)floor(rank);
+	size_t hi = lo + 1 < n ? lo + 1 : lo;
+	out->p90 = ape[lo] + (rank - lo) * (ape[hi] - ape[lo]);
+}
