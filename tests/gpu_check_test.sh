@@ -178,6 +178,18 @@ python3 tools/gpu/compare.py kernels k "$T/bad.jsonl" "$T/libs.jsonl" >/dev/null
 [ $? -eq 2 ] && grep -q "line 2: not JSON" "$T/c.err"
 check "compare.py: a line that is not JSON is exit 2" $?
 
+# The recorder keeps the driver's mangled names, torch.profiler writes them
+# demangled: the same kernel matches.
+cat >"$T/mangled.jsonl" <<'J'
+{"type":"kernel","seq":1,"name":"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEENS_6detail5ArrayIPcLi1EEEEEviT0_T1_","start_ns":100,"end_ns":1100,"duration_ns":1000,"iteration":0}
+J
+cat >"$T/demangled.jsonl" <<'J'
+{"type":"kernel","seq":1,"name":"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)","start_ns":200,"end_ns":1200,"duration_ns":1000,"iteration":3}
+J
+python3 tools/gpu/compare.py kernels m "$T/mangled.jsonl" "$T/demangled.jsonl" >"$T/c.out"
+[ $? -eq 0 ] && grep -q "^PASS m: kernels: 1 kernels in 1 iterations" "$T/c.out"
+check "compare.py: a mangled recorded name matches torch.profiler's demangled one ($(head -1 "$T/c.out"))" $?
+
 # tools/gpu/workload.py itself, over stand-ins for the parts of PyTorch,
 # torchvision and transformers it touches (none is here): each workload
 # writes its step times, versions and config, and opens exactly the

@@ -31,7 +31,8 @@ class _T:
     def _scalar_op(self, v): return _run("vectorized_elementwise_kernel<4, scalar>", self._same())
     __add__ = __mul__ = __truediv__ = _scalar_op
     # what tools/gpu/kernels.py does with tensors besides timed operators
-    to = t = view = transpose = reshape = _same
+    to = view = transpose = reshape = _same
+    def t(self): return _T(*self.shape[::-1])
     def split(self, sizes, dim=-1): return tuple(_T(*self.shape[:-1], n) for n in sizes)
     def chunk(self, n, dim=-1): return tuple(_T(*self.shape[:-1], self.shape[-1] // n) for _ in range(n))
     def backward(self, g=None): _run("flash_bwd_kernel", self._same())
@@ -47,6 +48,8 @@ def randn(*shape, device=None, dtype=None, requires_grad=False): return _T(*shap
 bfloat16, float16, float32, float8_e4m3fn = "bf16", "fp16", "fp32", "e4m3"
 def matmul(a, b): return _run("nvjet_gemm_" + str(len(a.shape)), _T(a.shape[0], b.shape[-1]))
 def _scaled_mm(a, b, scale_a=None, scale_b=None, out_dtype=None):
+    if b.shape[-1] == 6144:  # a shape this PyTorch refuses, for the test
+        raise RuntimeError("scaled_mm: unsupported shape\nmore")
     return _run("nvjet_fp8_gemm", _T(a.shape[0], b.shape[-1]))
 def manual_seed(s): pass
 def rand(*shape, device=None): return _Plain(*shape)
@@ -255,6 +258,9 @@ printf '#!/bin/sh\ncase "$*" in -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-fake)" ;
 chmod +x "$T/bin/nvidia-smi"
 PATH="$T/bin:$PATH" PYTHONPATH="$T/py" python3 tools/gpu/kernels.py --out "$T/k" --budget-s 600 >"$T/k.log" 2>&1
 check "kernels.py runs ($(tail -1 "$T/k.log"))" $?
+grep -q "^kernels gemm: {'dtype': 'fp8', 'm': 16, 'n': 6144, 'k': 4096} failed: RuntimeError: scaled_mm: unsupported shape$" "$T/k.log" &&
+	grep -q "^kernels gemm: [0-9]* timed, 0 out of memory, 0 left by the deadline, 6 failed$" "$T/k.log"
+check "kernels.py: a case PyTorch refuses is counted, the first message printed, the rest timed" $?
 python3 - "$T/k" <<'PY'
 import csv, json, sys
 d = sys.argv[1]
@@ -266,6 +272,9 @@ for s, rs in rows.items():
             ("NVIDIA H200", "580.95", "13.0", "2.11.0+fake"), r
         assert float(r["latency_ms"]) > 0, r
 assert {r["dtype"] for r in rows["gemm"]} == {"bf16", "fp16", "tf32", "fp8"}, rows["gemm"][:4]
+# FP8 only where _scaled_mm takes the shape (multiples of 16): not at one token
+assert not [r for r in rows["gemm"] if r["dtype"] == "fp8" and r["m"] == "1"]
+assert [r for r in rows["gemm"] if r["dtype"] == "bf16" and r["m"] == "1"]
 # Llama-3-8B's MLP down projection at 4096 tokens, in each precision
 assert len([r for r in rows["gemm"] if (r["m"], r["n"], r["k"]) == ("4096", "4096", "14336")]) == 4
 assert {r["pass"] for r in rows["sdpa"]} == {"fwd", "fwd+bwd"}
@@ -277,8 +286,8 @@ assert m["Device"] == "NVIDIA H200" and "kernels.py" in m["command"] and m["budg
 PY
 check "kernels.py: GEMMs in four precisions, flash fwd/bwd, decode attention, vector ops, model decode steps" $?
 PATH="$T/bin:$PATH" PYTHONPATH="$T/py" python3 tools/gpu/kernels.py --out "$T/k0" --budget-s 0 >"$T/k0.log" 2>&1
-grep -q "^kernels gemm: 0 timed, 0 out of memory, [1-9][0-9]* left by the deadline" "$T/k0.log" &&
-	grep -q "^kernels model: 0 timed, 0 out of memory, 24 left by the deadline" "$T/k0.log" && [ ! -f "$T/k0/gemm.csv" ]
+grep -q "^kernels gemm: 0 timed, 0 out of memory, [1-9][0-9]* left by the deadline, 0 failed" "$T/k0.log" &&
+	grep -q "^kernels model: 0 timed, 0 out of memory, 24 left by the deadline, 0 failed" "$T/k0.log" && [ ! -f "$T/k0/gemm.csv" ]
 check "kernels.py: nothing starts after the deadline, and it says how much was left" $?
 PYTHONPATH="$T/py" python3 tools/gpu/kernels.py --out "$T/k1" --suites gemm,nosuch >/dev/null 2>"$T/k1.err"
 [ $? -eq 2 ] && grep -q "no suite 'nosuch'" "$T/k1.err"

@@ -46,6 +46,38 @@ LIB_KERNEL = re.compile(r"gemm|xmma|cutlass|cudnn|implicit_convolve|winograd|"
 NOT_LIB = re.compile(r"fmha|flash|triton|attention", re.I)
 
 
+_demangled = {}
+
+
+def demangle(name):
+    """The recorder keeps kernel names as the driver gives them (mangled C++
+    names); torch.profiler writes them demangled by the C++ runtime's
+    __cxa_demangle.  The same function, from libstdc++, makes them equal;
+    where it is missing or refuses a name, the name stays as it is."""
+    if not name.startswith("_Z"):
+        return name
+    if name in _demangled:
+        return _demangled[name]
+    out = name
+    try:
+        import ctypes
+        lib = ctypes.CDLL("libstdc++.so.6")
+        fn = lib.__cxa_demangle
+        fn.restype = ctypes.c_void_p
+        fn.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
+        st = ctypes.c_int(0)
+        p = fn(name.encode(), None, None, ctypes.byref(st))
+        if p and st.value == 0:
+            out = ctypes.string_at(p).decode("utf-8", "replace")
+            free = ctypes.CDLL(None).free
+            free.argtypes = [ctypes.c_void_p]
+            free(p)
+    except (OSError, AttributeError):
+        pass
+    _demangled[name] = out
+    return out
+
+
 def load(path):
     """The kernels of a surfer-dump JSONL file by iteration, and its library
     call records: ({iteration: [kernel, ...]}, [call, ...], header)."""
@@ -66,6 +98,7 @@ def load(path):
                     it = r.get("iteration", -1)
                     if it is None or it < 0:
                         continue
+                    r["name"] = demangle(r.get("name") or "")
                     iters.setdefault(it, []).append(r)
                 elif t in ("gemm", "conv"):
                     calls.append(r)

@@ -72,7 +72,8 @@ def gemm_cases():
                        (m, 2 * inter, hidden), (m, hidden, inter)]
     fp8 = torch.cuda.get_device_capability() >= (8, 9) and hasattr(torch, "_scaled_mm")
     for m, n, k in shapes:
-        for dt in ("bf16", "fp16", "tf32") + (("fp8",) if fp8 else ()):
+        # _scaled_mm takes dimensions that are multiples of 16 only
+        for dt in ("bf16", "fp16", "tf32") + (("fp8",) if fp8 and m % 16 == 0 else ()):
             yield {"dtype": dt, "m": m, "n": n, "k": k}, gemm_call(dt, m, n, k)
 
 
@@ -205,8 +206,10 @@ def versions(argv):
 
 
 def run_suite(name, cases, out, meta, deadline):
-    """Times cases until the deadline; returns (timed, skipped, left)."""
-    rows, oom, left = [], 0, 0
+    """Times cases until the deadline; returns (timed, out of memory, left,
+    failed).  A case the installed PyTorch refuses (an operator or argument
+    it lacks) is counted and its first message printed, never fatal."""
+    rows, oom, left, failed = [], 0, 0, 0
     for params, make in cases:
         if time.time() > deadline:
             left += 1
@@ -217,6 +220,12 @@ def run_suite(name, cases, out, meta, deadline):
             oom += 1
             torch.cuda.empty_cache()
             continue
+        except Exception as e:  # one case's failure must not lose the others
+            if not failed:
+                print("kernels %s: %s failed: %s: %s" % (name, params, type(e).__name__,
+                                                         (str(e).splitlines() or [""])[0]), flush=True)
+            failed += 1
+            continue
         rows.append(dict(params, latency_ms="%.6f" % ms))
     if rows:
         with open(os.path.join(out, name + ".csv"), "w", newline="") as f:
@@ -224,7 +233,7 @@ def run_suite(name, cases, out, meta, deadline):
             w.writeheader()
             for r in rows:
                 w.writerow(dict(r, **meta))
-    return len(rows), oom, left
+    return len(rows), oom, left, failed
 
 
 def main(argv):
@@ -250,8 +259,9 @@ def main(argv):
         # each suite ends at its share of the budget, counted from the start,
         # so time one leaves unused passes to the next
         used += SHARE[s] / total
-        n, oom, left = run_suite(s, globals()[s + "_cases"](), a.out, meta, start + a.budget_s * used)
-        print("kernels %s: %d timed, %d out of memory, %d left by the deadline" % (s, n, oom, left), flush=True)
+        n, oom, left, failed = run_suite(s, globals()[s + "_cases"](), a.out, meta, start + a.budget_s * used)
+        print("kernels %s: %d timed, %d out of memory, %d left by the deadline, %d failed"
+              % (s, n, oom, left, failed), flush=True)
         _weights.clear()
         torch.cuda.empty_cache()
     return 0
