@@ -82,6 +82,29 @@ check "--model on the workloads' configs" $?
 has "gpu_check: [0-9]* failures" && ! grep -q "^FAIL" "$T/out/summary.txt"
 check "no FAIL line" $?
 
+# tests/examples_test.sh over what check.sh left for examples/: skipped as
+# fake unless allowed; without golden.txt it fails; --write-golden writes
+# them, after which it passes (the identity limit lifted: the fake's step
+# times are not the replay's); a changed golden value fails.
+sh tests/examples_test.sh "$T/out/examples" >"$T/ex0.log" 2>&1 &&
+	[ "$(grep -c "recorded on 'Fake GPU 9000', not a real GPU: skipped" "$T/ex0.log")" -eq 9 ]
+check "examples_test: traces of the fake driver are skipped ($(tail -1 "$T/ex0.log"))" $?
+env EXAMPLES_ALLOW_FAKE=1 EXAMPLES_IDENTITY_PCT=1e9 sh tests/examples_test.sh "$T/out/examples" >"$T/ex1.log" 2>&1
+[ $? -eq 1 ] && [ "$(grep -c "^FAIL: .*: predictions on a100-sxm4-80 l4 equal golden.txt" "$T/ex1.log")" -eq 9 ]
+check "examples_test: a missing golden.txt fails" $?
+env EXAMPLES_ALLOW_FAKE=1 EXAMPLES_IDENTITY_PCT=1e9 sh tests/examples_test.sh --write-golden "$T/out/examples" >"$T/ex2.log" 2>&1 &&
+	env EXAMPLES_ALLOW_FAKE=1 EXAMPLES_IDENTITY_PCT=1e9 sh tests/examples_test.sh "$T/out/examples" >"$T/ex3.log" 2>&1 &&
+	grep -q "^examples_test: 36 of 36 passed" "$T/ex3.log" && grep -q "^a100-sxm4-80 [0-9.]*$" "$T/out/examples/gemm/golden.txt"
+check "examples_test: identity, golden and import on 9 examples ($(tail -1 "$T/ex3.log"))" $?
+sed -i 's/^l4 .*/l4 1.000/' "$T/out/examples/gemm/golden.txt"
+env EXAMPLES_ALLOW_FAKE=1 EXAMPLES_IDENTITY_PCT=1e9 sh tests/examples_test.sh "$T/out/examples" >"$T/ex4.log" 2>&1
+[ $? -eq 1 ] && grep -q "^FAIL: gemm: predictions on a100-sxm4-80 l4 equal golden.txt" "$T/ex4.log" &&
+	grep -q "^examples_test: 35 of 36 passed" "$T/ex4.log"
+check "examples_test: a prediction that moved fails" $?
+env EXAMPLES_ALLOW_FAKE=1 sh tests/examples_test.sh "$T/out/examples" >"$T/ex5.log" 2>&1
+[ $? -eq 1 ] && grep -q "^FAIL: gemm: identity on the recording GPU" "$T/ex5.log"
+check "examples_test: a replay off the measured step fails identity" $?
+
 # What must fail: a kernel the recording lacks, a duration off by 5%, a
 # recorder 2% slower on a GPU-bound step; each counted, the exit non-zero.
 runit "$T/out6" FAKE_BAD="gemm:--extra 1" FAKE_SLOW=decode GPU_CHECK_WORKLOADS="gemm decode"

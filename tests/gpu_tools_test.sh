@@ -27,9 +27,15 @@ class _T:
     def __init__(self, *shape): self.shape = tuple(shape)
     def is_floating_point(self): return True
     def numel(self): return math.prod(self.shape)
-    def _same(self, *a): return _T(*self.shape)
+    def _same(self, *a, **k): return _T(*self.shape)
     def _scalar_op(self, v): return _run("vectorized_elementwise_kernel<4, scalar>", self._same())
     __add__ = __mul__ = __truediv__ = _scalar_op
+    # what tools/gpu/kernels.py does with tensors besides timed operators
+    to = t = view = transpose = reshape = _same
+    def split(self, sizes, dim=-1): return tuple(_T(*self.shape[:-1], n) for n in sizes)
+    def chunk(self, n, dim=-1): return tuple(_T(*self.shape[:-1], self.shape[-1] // n) for _ in range(n))
+    def backward(self, g=None): _run("flash_bwd_kernel", self._same())
+    def __matmul__(self, o): return _run("nvjet_gemm", _T(*self.shape[:-1], o.shape[-1]))
 def _run(name, out):
     t0 = clock[0]
     clock[0] += max(0.01, out.numel() * 1e-9)
@@ -37,7 +43,12 @@ def _run(name, out):
         blocks = max(1, out.numel() // 512)
         launches.append((name, [blocks, 1, 1], [128, 1, 1], t0, clock[0]))
     return out
-def randn(*shape, device=None): return _T(*shape)
+def randn(*shape, device=None, dtype=None, requires_grad=False): return _T(*shape)
+bfloat16, float16, float32, float8_e4m3fn = "bf16", "fp16", "fp32", "e4m3"
+def matmul(a, b): return _run("nvjet_gemm_" + str(len(a.shape)), _T(a.shape[0], b.shape[-1]))
+def _scaled_mm(a, b, scale_a=None, scale_b=None, out_dtype=None):
+    return _run("nvjet_fp8_gemm", _T(a.shape[0], b.shape[-1]))
+def manual_seed(s): pass
 def rand(*shape, device=None): return _Plain(*shape)
 class _Plain(_T):
     """rand()+0.5 in the sweep's setup: no kernel to time."""
@@ -66,6 +77,7 @@ class _Ev:
     def elapsed_time(self, o): return o.t - self.t
 cuda = types.SimpleNamespace(Event=_Ev, synchronize=lambda: None, empty_cache=lambda: None,
                              get_device_name=lambda: "NVIDIA H200", OutOfMemoryError=OutOfMemoryError,
+                             get_device_capability=lambda: (9, 0),
                              reset_peak_memory_stats=lambda: None,
                              max_memory_allocated=lambda: 20 * 2**30)
 backends = types.SimpleNamespace(
@@ -74,12 +86,23 @@ backends = types.SimpleNamespace(
 PY
 cat >"$T/py/torch/nn/__init__.py" <<'PY'
 PY
+cat >"$T/py/torch/nn/attention.py" <<'PY'
+import contextlib
+SDPBackend = type("SDPBackend", (), {"FLASH_ATTENTION": "flash"})
+def sdpa_kernel(b):
+    assert b == "flash"
+    return contextlib.nullcontext()
+PY
 cat >"$T/py/torch/nn/functional.py" <<'PY'
 import torch
 def linear(x, w): return torch._run("sgemm_128x128_tn", torch._T(x.shape[0], w.shape[0]))
 def gelu(x): return torch._run("vectorized_elementwise_kernel<4, gelu>", x._same())
 def relu(x): return torch._run("vectorized_elementwise_kernel<4, relu>", x._same())
-def layer_norm(x, shape, g, b): return torch._run("vectorized_layer_norm_kernel", x._same())
+def layer_norm(x, shape, g=None, b=None): return torch._run("vectorized_layer_norm_kernel", x._same())
+def rms_norm(x, shape): return torch._run("vectorized_rms_norm_kernel", x._same())
+def silu(x): return torch._run("vectorized_elementwise_kernel<4, silu>", x._same())
+def scaled_dot_product_attention(q, k, v, is_causal=False, enable_gqa=False):
+    return torch._run("flash_fwd_kernel", q._same())
 PY
 cat >"$T/py/torch/profiler.py" <<'PY'
 """Chrome traces as Kineto writes them: a user_annotation per range, a
@@ -165,6 +188,7 @@ class AutoConfig:
 class _Model:
     def __init__(self, cls, cfg): self.cls, self.cfg, self.training = cls, cfg, True
     def float(self): return self
+    def to(self, dt): _log("to " + dt); return self
     def eval(self): self.training = False; return self
     def train(self): self.training = True; return self
     def zero_grad(self, set_to_none=False): pass
@@ -178,7 +202,7 @@ def _auto(name):
     class A:
         @staticmethod
         def from_config(cfg, attn_implementation=None):
-            assert attn_implementation == "eager"
+            _log("attn " + attn_implementation)
             return _Model(name, cfg)
     return A
 AutoModelForSequenceClassification = _auto("SequenceClassification")
@@ -205,7 +229,8 @@ assert len(tr["steps_ms"]) == 5 and tr["device"] == "NVIDIA H200", tr
 assert tr["peak_allocated_gib"] == 20, tr
 log = set(open(sys.argv[2]).read().split("\n"))
 assert {"SequenceClassification eval -", "PreTraining train -", "CausalLM train -",
-        "Seq2SeqLM eval decoder"} <= log, log
+        "Seq2SeqLM eval decoder", "attn eager"} <= log, log
+assert "attn sdpa" not in log and not any(l.startswith("to ") for l in log), log
 PY
 check "labels in NeuSight's layout; the models its graphs show, eval for inference" $?
 $B/surfer-bench e2e --labels "$T/labels" --configs "$T/cfg" >"$T/bench.log" 2>&1
@@ -213,5 +238,78 @@ grep -q "^h200 .*gpt2_large-train-1024-1.json *$(python3 -c "import json, sys; p
 check "surfer-bench e2e reads the labels as the H200's ($(grep -c json "$T/bench.log") lines)" $?
 grep -q "^h200 .*gpt2_large-train-1024-1.json .*memory [0-9.]* GiB estimated, 20.0 measured" "$T/bench.log"
 check "surfer-bench e2e prints the measured peak memory beside the estimate" $?
+
+# e2e.py --bf16-sdpa: the same models in BF16 with SDPA attention.
+: >"$T/hf2.log"
+PYTHONPATH="$T/py" FAKE_HF_LOG="$T/hf2.log" python3 tools/gpu/e2e.py --configs "$T/cfg" --bf16-sdpa \
+	--out "$T/labels-bf16/NVIDIA_H200" --budget-s 30 gpt2_large-train-1024-1 >"$T/e2e2.log" 2>&1 &&
+	grep -q "^attn sdpa$" "$T/hf2.log" && grep -q "^to bf16$" "$T/hf2.log" && ! grep -q eager "$T/hf2.log" &&
+	python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert d['dtype'] == 'bf16' and d['attention'] == 'sdpa', d" \
+		"$T/labels-bf16/NVIDIA_H200/gpt2_large-train-1024-1.json"
+check "gpu_e2e.py --bf16-sdpa: BF16 weights, SDPA attention, said in the label" $?
+
+# kernels.py: every suite timed on the fake clock, each row with the GPU and
+# versions; FP8 rows because the stand-in GPU is compute capability 9.0.
+mkdir -p "$T/bin"
+printf '#!/bin/sh\ncase "$*" in -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-fake)" ;; *driver_version*) echo 580.95 ;; *) echo 143771 ;; esac\n' >"$T/bin/nvidia-smi"
+chmod +x "$T/bin/nvidia-smi"
+PATH="$T/bin:$PATH" PYTHONPATH="$T/py" python3 tools/gpu/kernels.py --out "$T/k" --budget-s 600 >"$T/k.log" 2>&1
+check "kernels.py runs ($(tail -1 "$T/k.log"))" $?
+python3 - "$T/k" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+rows = {s: list(csv.DictReader(open("%s/%s.csv" % (d, s)))) for s in ("gemm", "sdpa", "decode", "vec", "model")}
+for s, rs in rows.items():
+    assert rs, s
+    for r in rs:
+        assert (r["Device"], r["Driver"], r["CUDA Version"], r["Torch Version"]) == \
+            ("NVIDIA H200", "580.95", "13.0", "2.11.0+fake"), r
+        assert float(r["latency_ms"]) > 0, r
+assert {r["dtype"] for r in rows["gemm"]} == {"bf16", "fp16", "tf32", "fp8"}, rows["gemm"][:4]
+# Llama-3-8B's MLP down projection at 4096 tokens, in each precision
+assert len([r for r in rows["gemm"] if (r["m"], r["n"], r["k"]) == ("4096", "4096", "14336")]) == 4
+assert {r["pass"] for r in rows["sdpa"]} == {"fwd", "fwd+bwd"}
+assert {(r["model"], r["batch"], r["context"]) for r in rows["model"]} >= \
+    {("llama3-8b", "1", "512"), ("qwen2.5-7b", "64", "8192")}
+assert {r["op"] for r in rows["vec"]} >= {"add", "silu", "rms_norm", "softmax"}
+m = json.load(open(d + "/meta.json"))
+assert m["Device"] == "NVIDIA H200" and "kernels.py" in m["command"] and m["budget_s"] == 600, m
+PY
+check "kernels.py: GEMMs in four precisions, flash fwd/bwd, decode attention, vector ops, model decode steps" $?
+PATH="$T/bin:$PATH" PYTHONPATH="$T/py" python3 tools/gpu/kernels.py --out "$T/k0" --budget-s 0 >"$T/k0.log" 2>&1
+grep -q "^kernels gemm: 0 timed, 0 out of memory, [1-9][0-9]* left by the deadline" "$T/k0.log" &&
+	grep -q "^kernels model: 0 timed, 0 out of memory, 24 left by the deadline" "$T/k0.log" && [ ! -f "$T/k0/gemm.csv" ]
+check "kernels.py: nothing starts after the deadline, and it says how much was left" $?
+PYTHONPATH="$T/py" python3 tools/gpu/kernels.py --out "$T/k1" --suites gemm,nosuch >/dev/null 2>"$T/k1.err"
+[ $? -eq 2 ] && grep -q "no suite 'nosuch'" "$T/k1.err"
+check "kernels.py: an unknown suite is exit 2" $?
+
+# measure.sh: the layout data/<gpu>/ the harness reads, the budget split
+# and respected, the versions and command in meta.json.
+mkdir -p "$T/bundle/configs" "$T/bundle/shapes"
+cp "$T/cfg/"*.json "$T/bundle/configs/"
+cp "$T/bmm.csv" "$T/vec.csv" "$T/bundle/shapes/"
+PATH="$T/bin:$PATH" PYTHONPATH="$T/py" FAKE_HF_LOG="$T/hf3.log" GPU_MEASURE_BUDGET_S=100 \
+	sh tools/gpu/measure.sh "$T/bundle" "$T/m" >"$T/m.log" 2>&1
+check "measure.sh runs ($(tail -1 "$T/m.log"))" $?
+D="$T/m/data/NVIDIA_H200"
+[ -s "$D/kernels/gemm.csv" ] && [ -s "$D/ours/model.csv" ] && [ -s "$D/ours/meta.json" ] &&
+	[ -s "$D/labels/NVIDIA_H200/gpt2_large-train-1024-1.json" ] &&
+	[ -s "$D/labels-bf16/NVIDIA_H200/gpt2_large-train-1024-1.json" ] &&
+	python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert d['device'] == 'NVIDIA H200' and d['driver'] == '580.95' and d['cuda'] == '13.0' and d['torch'] and 'measure.sh' in d['command'] and d['budget_s'] == 100, d" "$D/meta.json"
+check "measure.sh: data/<gpu>/ with labels, labels-bf16, kernels, ours, meta.json" $?
+# the shares: e2e 25%, sweep 15%, kernels 45% of 100 s, the rest to e2e-bf16
+grep -q "e2e-fp32: exit 0, [0-9]* s of 25;" "$D/parts.log" && grep -q "sweep: exit 0, [0-9]* s of 15;" "$D/parts.log" &&
+	grep -q "kernels: exit 0, [0-9]* s of 45;" "$D/parts.log" && grep -q "e2e-bf16: exit 0, [0-9]* s of [0-9]*;" "$D/parts.log"
+check "measure.sh: each part gets its share of the budget ($(tr '\n' '|' <"$D/parts.log"))" $?
+$B/surfer-bench accuracy --dataset "$D/kernels" --origin none --target h200 --json >"$T/acc2.json" 2>"$T/acc2.err" &&
+	$B/surfer-bench e2e --labels "$D/labels" --configs "$T/cfg" >"$T/bench2.log" 2>&1 &&
+	grep -q "^h200 .*gpt2_large-train-1024-1.json" "$T/bench2.log"
+check "surfer-bench accuracy and e2e read what measure.sh wrote" $?
+PATH="$T/bin:$PATH" PYTHONPATH="$T/py" FAKE_HF_LOG="$T/hf3.log" GPU_MEASURE_BUDGET_S=0 \
+	sh tools/gpu/measure.sh "$T/bundle" "$T/m0" >"$T/m0.log" 2>&1
+[ "$(grep -c "skipped, the budget is spent" "$T/m0.log")" -eq 4 ] &&
+	[ -z "$(ls "$T/m0/data/NVIDIA_H200/ours")" ]
+check "measure.sh: a spent budget starts nothing" $?
 
 finish "gpu_tools_test"

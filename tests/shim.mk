@@ -6,7 +6,7 @@ FAKE_LIBDIR := $(BUILD)/tests/fakelib
 SHIM_TEST_PROGS := $(BUILD)/tests/shim_runtime $(BUILD)/tests/shim_direct \
 	$(BUILD)/tests/shim_check $(BUILD)/tests/libshimctor.so
 EXTRA_TARGETS += $(FAKE_CUDA) $(SHIM_TEST_PROGS)
-TEST_SCRIPTS += tests/gpu_tools_test.sh
+TEST_SCRIPTS += tests/gpu_tools_test.sh tests/examples_test.sh
 # (these run the recorder, or compile against CUPTI's headers)
 ifeq ($(HAVE_CUDA),yes)
 TEST_SCRIPTS += tests/shim_test.sh tests/gpu_check_test.sh

@@ -33,8 +33,9 @@
 # against the measured step (a line without a verdict).
 # OUTDIR/summary.txt has every line; OUTDIR/<workload>/ the traces, logs and
 # analyses; OUTDIR/examples/<workload>/ what examples/ takes: trace.mp,
-# profile.json.gz (torch.profiler's), meta.json (GPU, driver, CUDA, cuDNN,
-# PyTorch versions, measured step times, the command).
+# profile.json.gz (torch.profiler's), meta.json (GPU and its name in
+# gpu_specs, driver, CUDA, cuDNN, PyTorch versions, measured step times,
+# the command); tests/examples_test.sh checks such folders.
 #
 # GPU_CHECK_WORKLOAD replaces the workload command, GPU_CHECK_ORIGIN names
 # the recording GPU (tests/gpu_check_test.sh runs it over the fake driver),
@@ -141,13 +142,13 @@ judge() {
 	mkdir -p "$e"
 	cp "$d/trace.mp" "$e/trace.mp"
 	gzip -c "$d/profile.json" >"$e/profile.json.gz"
-	python3 - "$d" "$e/meta.json" "$n" <<'PY'
+	python3 - "$d" "$e/meta.json" "$n" "$target" <<'PY'
 import json, sys
-d, out, name = sys.argv[1:]
+d, out, name, target = sys.argv[1:]
 p, r = json.load(open(d + "/plain.json")), json.load(open(d + "/rec.json"))
 keep = ("workload", "device", "driver", "cuda", "cudnn", "torch", "batch", "seq", "mode", "dtype")
 m = {k: p[k] for k in keep if k in p}
-m.update(name=name, step_ms=p["step_ms"], steps_ms=p["steps_ms"], recorded_step_ms=r["step_ms"],
+m.update(name=name, surfer_gpu=target, step_ms=p["step_ms"], steps_ms=p["steps_ms"], recorded_step_ms=r["step_ms"],
          recorded_command=r.get("command"), iterations_in_trace=r.get("windows"))
 json.dump(m, open(out, "w"), indent=1)
 PY

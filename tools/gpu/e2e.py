@@ -1,10 +1,10 @@
 """Measure whole iterations the way NeuSight's labels were measured.
 
-    python3 tools/gpu/e2e.py --configs DIR --out DIR [--budget-s S] SPEC...
+    python3 tools/gpu/e2e.py --configs DIR --out DIR [--budget-s S] [--bf16-sdpa] SPEC...
 
 SPEC is <model>-<inf|train>-<seq>-<batch> with DIR/<model>.json a Hugging
 Face config.  Each is built on the GPU in FP32 with TF32 off and eager
-attention: BERT inference as BertForSequenceClassification, BERT training
+attention (with --bf16-sdpa: in BF16 with SDPA attention): BERT inference as BertForSequenceClassification, BERT training
 as BertForPreTraining, GPT-2 / GPT-3 / OPT with their LM head, Switch as
 SwitchTransformersForConditionalGeneration (decoder input as long as the
 encoder's).  Inference is a forward pass under no_grad in eval mode;
@@ -28,7 +28,7 @@ MAX_TIMED = 5   # timed steps after the warm-up
 LONG_S = 8      # past this, three timed steps are enough
 
 
-def build(cfg_path, spec_mode):
+def build(cfg_path, spec_mode, bf16=False):
     import transformers as tf
     raw = json.load(open(cfg_path))
     mtype = raw["model_type"]
@@ -42,9 +42,9 @@ def build(cfg_path, spec_mode):
     else:
         cls = tf.AutoModelForCausalLM
     with torch.device("cuda"):
-        model = cls.from_config(cfg, attn_implementation="eager")
+        model = cls.from_config(cfg, attn_implementation="sdpa" if bf16 else "eager")
     layers = raw.get("num_hidden_layers") or raw.get("n_layer") or raw.get("num_layers")
-    return model.float(), cfg, mtype, layers
+    return (model.to(torch.bfloat16) if bf16 else model.float()), cfg, mtype, layers
 
 
 def outputs_of(out):
@@ -53,10 +53,10 @@ def outputs_of(out):
     return [t for t in vals if torch.is_tensor(t) and t.is_floating_point() and t.requires_grad]
 
 
-def measure(spec, cfg_dir, deadline):
+def measure(spec, cfg_dir, deadline, bf16=False):
     model_name, mode, seq, batch = spec.rsplit("-", 3)
     seq, batch = int(seq), int(batch)
-    model, cfg, mtype, layers = build(os.path.join(cfg_dir, model_name + ".json"), mode)
+    model, cfg, mtype, layers = build(os.path.join(cfg_dir, model_name + ".json"), mode, bf16)
     vocab = cfg.vocab_size
     ids = torch.randint(0, vocab, (batch, seq), device="cuda")
     kw = {"input_ids": ids}
@@ -103,6 +103,7 @@ def measure(spec, cfg_dir, deadline):
     return {"num_layer": layers, "e2e_latency": statistics.median(tot_ms), "peak_allocated_gib": peak_gib,
             "fw_latency": statistics.median(fw_ms), "bwall_latency": statistics.median(bw_ms),
             "steps_ms": tot_ms, "device": torch.cuda.get_device_name(),
+            "dtype": "bf16" if bf16 else "fp32", "attention": "sdpa" if bf16 else "eager",
             "torch": torch.__version__, "transformers": __import__("transformers").__version__}
 
 
@@ -111,6 +112,8 @@ def main():
     ap.add_argument("--configs", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--budget-s", type=float, default=120)
+    ap.add_argument("--bf16-sdpa", action="store_true",
+                    help="the model in BF16 with SDPA attention instead of FP32 eager")
     ap.add_argument("specs", nargs="+")
     a = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -123,7 +126,7 @@ def main():
             print("skipped (budget): %s" % spec, flush=True)
             continue
         try:
-            r = measure(spec, a.configs, deadline)
+            r = measure(spec, a.configs, deadline, a.bf16_sdpa)
         except Exception as e:  # one model's failure must not lose the others
             print("FAIL %s: %s: %s" % (spec, type(e).__name__, str(e).splitlines()[0] if str(e) else ""), flush=True)
             torch.cuda.empty_cache()

@@ -1,0 +1,261 @@
+"""Time the operators of today's models on this GPU (tools/gpu/measure.sh).
+
+    python3 tools/gpu/kernels.py --out DIR [--budget-s S] [--suites a,b,...]
+
+Suites, each given a share of the budget (what its deadline leaves out is
+not measured, and the log says how much):
+  gemm      torch.matmul in BF16, FP16, TF32 (FP32 inputs, TF32 allowed) and
+            FP8 (torch._scaled_mm, E4M3 inputs, BF16 output, on compute
+            capability 8.9 and later) over a shape sweep: square sizes and
+            the projections of 7-8B models at token counts 1 to 16384.
+  sdpa      scaled_dot_product_attention forced to the flash backend, BF16,
+            causal, forward and forward + backward.
+  decode    decode attention: one query token against a KV cache, BF16,
+            grouped-query (enable_gqa) over heads, head dims, contexts.
+  vec       BF16 element-wise and normalization operators over (B, H).
+  model     decode steps of Llama-3-8B- and Qwen2.5-7B-shaped models (random
+            weights built from the published shapes, nothing downloaded) at
+            batch 1-64 and context 512-8192: every layer's RMSNorm, QKV,
+            attention over the cache, O, gated MLP, and the LM head.
+Each is timed with CUDA events: the median of 20 calls after 3 warm-ups
+(10 for calls of more than 5 ms).  Writes DIR/<suite>.csv, one row per
+measurement with the Device, Driver, CUDA Version and Torch Version, and
+DIR/meta.json with those and the command.  Rows that do not fit in memory
+are skipped and counted.
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+SUITES = ("gemm", "sdpa", "decode", "vec", "model")
+SHARE = {"gemm": 0.3, "sdpa": 0.15, "decode": 0.1, "vec": 0.1, "model": 0.35}
+# (hidden, intermediate, layers, heads, kv heads, vocab): the published configs
+MODELS = {"llama3-8b": (4096, 14336, 32, 32, 8, 128256), "qwen2.5-7b": (3584, 18944, 28, 28, 4, 152064)}
+
+
+def time_ms(fn):
+    """Median ms of fn() by CUDA events, after warm-ups."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    n = 20
+    i = 0
+    while i < n:
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        torch.cuda.synchronize()
+        times.append(a.elapsed_time(b))
+        if i == 0 and times[0] > 5:
+            n = 10
+        i += 1
+    return statistics.median(times)
+
+
+def gemm_cases():
+    sq = [256, 512, 1024, 2048, 4096, 8192]
+    shapes = [(s, s, s) for s in sq]
+    for hidden, inter, _, heads, kv, _ in MODELS.values():
+        hd = hidden // heads
+        for m in (1, 16, 64, 256, 1024, 4096, 16384):
+            shapes += [(m, (heads + 2 * kv) * hd, hidden), (m, hidden, hidden),
+                       (m, 2 * inter, hidden), (m, hidden, inter)]
+    fp8 = torch.cuda.get_device_capability() >= (8, 9) and hasattr(torch, "_scaled_mm")
+    for m, n, k in shapes:
+        for dt in ("bf16", "fp16", "tf32") + (("fp8",) if fp8 else ()):
+            yield {"dtype": dt, "m": m, "n": n, "k": k}, gemm_call(dt, m, n, k)
+
+
+def gemm_call(dt, m, n, k):
+    def make():
+        if dt == "fp8":
+            a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+            # _scaled_mm wants B column-major: the transpose of a row-major (n, k)
+            b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()
+            one = torch.ones((), device="cuda")
+            return lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+        t = {"bf16": torch.bfloat16, "fp16": torch.float16, "tf32": torch.float32}[dt]
+        a, b = torch.randn(m, k, device="cuda", dtype=t), torch.randn(k, n, device="cuda", dtype=t)
+        return lambda: torch.matmul(a, b)
+    return make
+
+
+def sdpa_cases():
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    for d in (64, 128):
+        for s in (512, 1024, 2048, 4096, 8192):
+            for b, h in ((1, 32), (4, 32), (8, 16)):
+                for bwd in (False, True):
+                    yield ({"batch": b, "heads": h, "seq": s, "head_dim": d, "pass": "fwd+bwd" if bwd else "fwd"},
+                           sdpa_call(b, h, s, d, bwd, sdpa_kernel, SDPBackend.FLASH_ATTENTION))
+
+
+def sdpa_call(b, h, s, d, bwd, sdpa_kernel, backend):
+    def make():
+        q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16, requires_grad=bwd)
+                   for _ in range(3))
+        g = torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16)
+
+        def run():
+            with sdpa_kernel(backend):
+                o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                if bwd:
+                    o.backward(g)
+        return run
+    return make
+
+
+def decode_cases():
+    for d in (64, 128):
+        for h, kv in ((32, 8), (28, 4), (32, 32)):
+            for ctx in (512, 2048, 8192):
+                for b in (1, 8, 32, 64):
+                    yield ({"batch": b, "heads": h, "kv_heads": kv, "head_dim": d, "context": ctx},
+                           decode_call(b, h, kv, d, ctx))
+
+
+def decode_call(b, h, kv, d, ctx):
+    def make():
+        q = torch.randn(b, h, 1, d, device="cuda", dtype=torch.bfloat16)
+        k, v = (torch.randn(b, kv, ctx, d, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+        return lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=kv != h)
+    return make
+
+
+def vec_cases():
+    ops = {"add": lambda x, y: x + y, "mul": lambda x, y: x * y, "gelu": lambda x, y: F.gelu(x),
+           "silu": lambda x, y: F.silu(x), "softmax": lambda x, y: torch.softmax(x, -1),
+           "layer_norm": lambda x, y: F.layer_norm(x, x.shape[-1:]),
+           "rms_norm": lambda x, y: F.rms_norm(x, x.shape[-1:])}
+    for rows in (1, 64, 1024, 8192, 32768):
+        for hdim in (1024, 4096, 14336):
+            for name, op in ops.items():
+                yield {"op": name, "rows": rows, "hidden": hdim}, vec_call(op, rows, hdim)
+
+
+def vec_call(op, rows, hdim):
+    def make():
+        x, y = (torch.randn(rows, hdim, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+        return lambda: op(x, y)
+    return make
+
+
+def model_cases():
+    for name, shape in MODELS.items():
+        for b in (1, 8, 32, 64):
+            for ctx in (512, 2048, 8192):
+                yield {"model": name, "batch": b, "context": ctx}, model_call(shape, b, ctx)
+
+
+_weights = {}
+
+
+def model_call(shape, b, ctx):
+    """A decode step of the whole model: weights kept across cases of one
+    model, the KV cache of `ctx` tokens built per case."""
+    hidden, inter, layers, heads, kv, vocab = shape
+
+    def make():
+        if _weights.get("shape") != shape:
+            _weights.clear()
+            torch.cuda.empty_cache()
+            w = lambda *s: torch.randn(*s, device="cuda", dtype=torch.bfloat16) * 0.02
+            hd = hidden // heads
+            _weights.update(shape=shape, layers=[dict(qkv=w(hidden, (heads + 2 * kv) * hd), o=w(hidden, hidden),
+                                                      up=w(hidden, 2 * inter), down=w(inter, hidden))
+                                                 for _ in range(layers)], head=w(hidden, vocab))
+        hd = hidden // heads
+        cache = [(torch.randn(b, kv, ctx, hd, device="cuda", dtype=torch.bfloat16),
+                  torch.randn(b, kv, ctx, hd, device="cuda", dtype=torch.bfloat16)) for _ in range(layers)]
+        x = torch.randn(b, 1, hidden, device="cuda", dtype=torch.bfloat16)
+
+        def step():
+            with torch.no_grad():
+                h = x
+                for p, (ck, cv) in zip(_weights["layers"], cache):
+                    q, _, _ = (F.rms_norm(h, (hidden,)) @ p["qkv"]).split([heads * hd, kv * hd, kv * hd], -1)
+                    q = q.view(b, 1, heads, hd).transpose(1, 2)
+                    a = F.scaled_dot_product_attention(q, ck, cv, enable_gqa=True)
+                    h = h + a.transpose(1, 2).reshape(b, 1, hidden) @ p["o"]
+                    g, u = (F.rms_norm(h, (hidden,)) @ p["up"]).chunk(2, -1)
+                    h = h + (F.silu(g) * u) @ p["down"]
+                return F.rms_norm(h, (hidden,)) @ _weights["head"]
+        return step
+    return make
+
+
+def versions(argv):
+    try:
+        drv = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader", "-i", "0"],
+                             capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        drv = ""
+    return {"Device": torch.cuda.get_device_name(), "Driver": drv, "CUDA Version": torch.version.cuda or "",
+            "Torch Version": torch.__version__}
+
+
+def run_suite(name, cases, out, meta, deadline):
+    """Times cases until the deadline; returns (timed, skipped, left)."""
+    rows, oom, left = [], 0, 0
+    for params, make in cases:
+        if time.time() > deadline:
+            left += 1
+            continue
+        try:
+            ms = time_ms(make())
+        except torch.cuda.OutOfMemoryError:
+            oom += 1
+            torch.cuda.empty_cache()
+            continue
+        rows.append(dict(params, latency_ms="%.6f" % ms))
+    if rows:
+        with open(os.path.join(out, name + ".csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]) + list(meta))
+            w.writeheader()
+            for r in rows:
+                w.writerow(dict(r, **meta))
+    return len(rows), oom, left
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="kernels.py")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--budget-s", type=float, default=180)
+    ap.add_argument("--suites", default=",".join(SUITES))
+    a = ap.parse_args(argv[1:])
+    suites = a.suites.split(",")
+    bad = [s for s in suites if s not in SUITES]
+    if bad:
+        sys.stderr.write("kernels.py: no suite '%s' (have %s)\n" % (bad[0], ",".join(SUITES)))
+        return 2
+    os.makedirs(a.out, exist_ok=True)
+    meta = versions(argv)
+    json.dump(dict(meta, command=" ".join(argv), budget_s=a.budget_s, suites=suites),
+              open(os.path.join(a.out, "meta.json"), "w"), indent=1)
+    torch.manual_seed(0)
+    start = time.time()
+    total = sum(SHARE[s] for s in suites)
+    used = 0.0
+    for s in suites:
+        # each suite ends at its share of the budget, counted from the start,
+        # so time one leaves unused passes to the next
+        used += SHARE[s] / total
+        n, oom, left = run_suite(s, globals()[s + "_cases"](), a.out, meta, start + a.budget_s * used)
+        print("kernels %s: %d timed, %d out of memory, %d left by the deadline" % (s, n, oom, left), flush=True)
+        _weights.clear()
+        torch.cuda.empty_cache()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
