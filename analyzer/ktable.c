@@ -170,15 +170,25 @@ static int ktable_eq(const void *ctx, uint64_t val, const void *key)
 _Static_assert(sizeof(struct ktable_key) % 8 == 0, "key hashed as 64-bit words");
 
 /* The key's hash, a 64-bit word at a time (a launch is looked up per
- * kernel record: bytewise hashing cost a third of the analysis). */
+ * kernel record: bytewise hashing cost a third of the analysis), in four
+ * independent lanes so the multiplications do not wait on one another
+ * (one chain of 20-odd dependent multiplies was 8 % of a 1M-launch run). */
 static uint64_t ktable_hash(const struct ktable_key *key)
 {
-	uint64_t w[sizeof(*key) / 8], h = 0;
+	enum { N = sizeof(*key) / 8 };
+	uint64_t w[N], a = 0, b = 1, c = 2, d = 3;
+	size_t i = 0;
 
 	memcpy(w, key, sizeof(w));
-	for (size_t i = 0; i < sizeof(w) / 8; i++)
-		h = hmap_hash_add(h, w[i]);
-	return h;
+	for (; i + 4 <= N; i += 4) {
+		a = hmap_hash_add(a, w[i]);
+		b = hmap_hash_add(b, w[i + 1]);
+		c = hmap_hash_add(c, w[i + 2]);
+		d = hmap_hash_add(d, w[i + 3]);
+	}
+	for (; i < N; i++)
+		a = hmap_hash_add(a, w[i]);
+	return hmap_hash_add(hmap_hash_add(hmap_hash_add(a, b), c), d);
 }
 
 int64_t ktable_find(const struct ktable *t, const struct ktable_key *key)

@@ -15,22 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t hmap_hash_u64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
-uint64_t hmap_hash_add(uint64_t h, uint64_t word)
-{
-	/* FNV-1a over whole words, mixed at the end by the map. */
-	return (h ^ word) * 1099511628211ull;
-}
-
 uint64_t hmap_hash_bytes(const void *p, size_t n)
 {
 	const unsigned char *s = p;

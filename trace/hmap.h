@@ -90,10 +90,24 @@ const struct hmap_slot *hmap_next(const struct hmap *m, uint32_t *pos);
 uint64_t hmap_hash_bytes(const void *p, size_t n);
 
 /* A bijective mix of a 64-bit number (splitmix64's finalizer): distinct
- * numbers keep distinct hashes, consecutive ones land far apart. */
-uint64_t hmap_hash_u64(uint64_t x);
+ * numbers keep distinct hashes, consecutive ones land far apart.  Inline:
+ * every probe calls it. */
+static inline uint64_t hmap_hash_u64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
 
-/* Combines a hash h with one more 64-bit word (for keys made of fields). */
-uint64_t hmap_hash_add(uint64_t h, uint64_t word);
+/* Combines a hash h with one more 64-bit word (for keys made of fields):
+ * FNV-1a over whole words, mixed at the end by the map.  Inline: a kernel
+ * table key is 20-odd words hashed per launch. */
+static inline uint64_t hmap_hash_add(uint64_t h, uint64_t word)
+{
+	return (h ^ word) * 1099511628211ull;
+}
 
 #endif
