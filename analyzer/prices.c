@@ -23,6 +23,13 @@ static void price_key(const char *s, char *out, size_t cap)
 	out[n] = 0;
 }
 
+/* Whether the len bytes of key are the first whole '-'-separated parts of
+ * id ("a100" of "a100-sxm4-80", not "a10"). */
+static int in_family(const char *id, const char *key, size_t len)
+{
+	return len && !strncmp(id, key, len) && (id[len] == '-' || !id[len]);
+}
+
 /* Whether key is the first whole '-'-separated parts of some GPU's id. */
 static int family_known(const char *key)
 {
@@ -30,7 +37,7 @@ static int family_known(const char *key)
 	const struct gpu_spec *all = gpu_all(&n);
 
 	for (size_t i = 0; i < n; i++)
-		if (len && !strncmp(all[i].id, key, len) && (all[i].id[len] == '-' || !all[i].id[len]))
+		if (in_family(all[i].id, key, len))
 			return 1;
 	return 0;
 }
@@ -92,7 +99,7 @@ double prices_of(struct price_list *l, const struct gpu_spec *g)
 		}
 	for (size_t i = 0; i < l->n; i++) {
 		size_t n = strlen(l->p[i].key);
-		if (!strncmp(g->id, l->p[i].key, n) && (g->id[n] == '-' || !g->id[n]) && n > best_len) {
+		if (in_family(g->id, l->p[i].key, n) && n > best_len) {
 			best = i;
 			best_len = n;
 		}

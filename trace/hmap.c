@@ -160,7 +160,7 @@ int hmap_find_or_add(struct hmap *m, uint64_t hash, hmap_eq_fn eq, const void *c
 		}
 	}
 	if ((uint64_t)(m->count + 1) * 2 > m->cap) {
-		int rc = grow_for_one(m);
+		int rc = hmap_reserve(m, m->count + 1);
 		if (rc < 0)
 			return rc;
 		i = probe(m, hash, eq, ctx, key, &found);
