@@ -563,11 +563,58 @@ int model_optimizer_parse(const char *s, enum model_optimizer *out)
 		*out = MODEL_OPTIM_NONE;
 	else if (strcasecmp(s, "sgd") == 0)
 		*out = MODEL_OPTIM_SGD;
-	else if (strcasecmp(s, "adamw") == 0 || strcasecmp(s, "adam") == 0)
+	else if (strcasecmp(s, "adamw") == 0 || strcasecmp(s, "adam") == 0 ||
+		 strcasecmp(s, "adamw-foreach") == 0 || strcasecmp(s, "adamw-fused") == 0)
 		*out = MODEL_OPTIM_ADAMW;
 	else
 		return SURFER_EINVAL;
 	return 0;
+}
+
+int model_ckpt_parse(const char *s, enum model_ckpt *out)
+{
+	if (strcasecmp(s, "none") == 0)
+		*out = MODEL_CKPT_NONE;
+	else if (strcasecmp(s, "selective") == 0)
+		*out = MODEL_CKPT_SELECTIVE;
+	else if (strcasecmp(s, "full") == 0)
+		*out = MODEL_CKPT_FULL;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+int model_stack_parse(const char *s, enum model_stack *out)
+{
+	if (strcasecmp(s, "eager") == 0)
+		*out = MODEL_STACK_EAGER;
+	else if (strcasecmp(s, "compile") == 0)
+		*out = MODEL_STACK_COMPILE;
+	else if (strcasecmp(s, "te") == 0)
+		*out = MODEL_STACK_TE;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out)
+{
+	if (strcasecmp(s, "tensorwise") == 0)
+		*out = MODEL_FP8_TENSORWISE;
+	else if (strcasecmp(s, "rowwise") == 0)
+		*out = MODEL_FP8_ROWWISE;
+	else if (strcasecmp(s, "delayed") == 0)
+		*out = MODEL_FP8_DELAYED;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+double model_launch_ns(const struct model_opts *o)
+{
+	if (o->cuda_graphs)
+		return 1300.0;
+	return o->stack == MODEL_STACK_COMPILE ? 6500.0 : MODEL_LAUNCH_NS_DEFAULT;
 }
 
 int model_dtype_parse(const char *s, enum gpu_dtype *out)

@@ -82,7 +82,8 @@ static void predict_layout(const struct model_config *c, const struct model_cli 
 		return;
 	l->mb = s.microbatches;
 	model_memory(c, &o, &s, &mem);
-	int rc = model_time(&s, &o, g, m->launch_ns, &t);
+	struct gpu_spec capped;
+	int rc = model_time(&s, &o, model_cli_target(m, g, &capped), model_cli_launch_ns(m), &t);
 	model_seq_release(&s);
 	if (rc) {
 		snprintf(l->why, sizeof(l->why), "out of memory");

@@ -25,7 +25,20 @@ struct model_cli {
 	const char *write_trace;  /* --write-trace FILE: the built program as a
 				   * trace; NULL none                         */
 	int set;                  /* some model option was given               */
+	int launch_set;           /* --launch-us or --launch-us-from given     */
+	double power_limit_w;     /* --power-limit: the boards run at this
+				   * cap, W; 0 at their TDP                   */
 };
+
+/* The CPU time between two launches of m's run: --launch-us (or -from)
+ * when given, else the figure of its stack (model_launch_ns()). */
+double model_cli_launch_ns(const struct model_cli *m);
+
+/* Target g as m runs it: g itself, or with --power-limit below g's TDP a
+ * copy in *tmp whose compute peaks and clocks are derated (see run.c);
+ * memory bandwidth is unchanged. */
+const struct gpu_spec *model_cli_target(const struct model_cli *m, const struct gpu_spec *g,
+					struct gpu_spec *tmp);
 
 /* Sets m to the defaults (batch 1, seq 128 ... see model_opts_init; the
  * loss computed in training; launch cost MODEL_LAUNCH_NS_DEFAULT). */
@@ -34,7 +47,8 @@ void model_cli_init(struct model_cli *m);
 /* The long options model_cli_set understands, NULL-terminated, each
  * taking a value: model, batch, seq, mode, dtype, optimizer, attention,
  * dp, tp, pp, microbatches, launch-us, launch-us-from, expert-capacity,
- * new-tokens, plan, write-trace. */
+ * new-tokens, plan, write-trace, act-ckpt, grad-accum, stack, fp8-recipe,
+ * power-limit; cuda-graphs takes none (value NULL). */
 const char *const *model_cli_options(void);
 
 /* Applies option name (without "--") with value.  Returns 0, or
