@@ -1358,10 +1358,12 @@ START_TEST(fp8_linears)
 	for (size_t i = 0; i < s.n; i++) {
 		const struct model_kernel *k = &s.v[i];
 		if (k->k.op == PRED_OP_GEMM && k->k.batch <= 1) {
-			if (k->k.dtype == GPU_DT_FP8)
-				fp8++, ck_assert_int_ge(k->layer, 0);
-			else
+			if (k->k.dtype == GPU_DT_FP8) {
+				fp8++;
+				ck_assert_int_ge(k->layer, 0);
+			} else {
 				bf16++;
+			}
 		}
 		if (k->layer == 0 && k->phase == MODEL_PH_FORWARD &&
 		    (strstr(k->k.name, "MaxOps") || strstr(k->k.name, "fp8_scaled_cast"))) {
@@ -1396,7 +1398,7 @@ START_TEST(power_limit_target)
 	t = model_cli_target(&m, g, &tmp);
 	ck_assert_ptr_eq(t, &tmp);
 	ck_assert_double_eq_tol(t->peak_tflops[GPU_DT_BF16], g->peak_tflops[GPU_DT_BF16] * 500 / 700, 1e-9);
-	ck_assert_double_eq_tol(t->mem_bw_gbps, g->mem_bw_gbps, 0);
+	ck_assert_double_eq(t->mem_bw_gbps, g->mem_bw_gbps);
 	ck_assert_int_eq(model_cli_set(&m, "power-limit", "800", err, sizeof(err)), 0);
 	ck_assert_ptr_eq(model_cli_target(&m, g, &tmp), g);
 	ck_assert_int_eq(model_cli_set(&m, "power-limit", "lots", err, sizeof(err)), SURFER_EINVAL);
@@ -1405,9 +1407,9 @@ START_TEST(power_limit_target)
 	ck_assert_int_eq(model_cli_set(&m, "grad-accum", "0", err, sizeof(err)), SURFER_EINVAL);
 	/* the stack's launch cost unless --launch-us is given */
 	ck_assert_int_eq(model_cli_set(&m, "stack", "compile", err, sizeof(err)), 0);
-	ck_assert_double_eq_tol(model_cli_launch_ns(&m), 6500, 0);
+	ck_assert_double_eq(model_cli_launch_ns(&m), 6500);
 	ck_assert_int_eq(model_cli_set(&m, "launch-us", "20", err, sizeof(err)), 0);
-	ck_assert_double_eq_tol(model_cli_launch_ns(&m), 20000, 0);
+	ck_assert_double_eq(model_cli_launch_ns(&m), 20000);
 }
 END_TEST
 

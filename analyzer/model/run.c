@@ -155,6 +155,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		o->fused_optimizer = !bad && !strcasecmp(v, "adamw-fused");
 	} else if (!strcmp(name, "act-ckpt")) {
 		bad = model_ckpt_parse(v, &o->act_ckpt);
+		m->ckpt_set = 1;
 	} else if (!strcmp(name, "stack")) {
 		bad = model_stack_parse(v, &o->stack);
 	} else if (!strcmp(name, "fp8-recipe")) {

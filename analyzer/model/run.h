@@ -26,6 +26,7 @@ struct model_cli {
 				   * trace; NULL none                         */
 	int set;                  /* some model option was given               */
 	int launch_set;           /* --launch-us or --launch-us-from given     */
+	int ckpt_set;             /* --act-ckpt given (else --plan tries them) */
 	double power_limit_w;     /* --power-limit: the boards run at this
 				   * cap, W; 0 at their TDP                   */
 };
