@@ -174,8 +174,10 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	} else if (!strcmp(name, "attention")) {
 		if (!strcmp(v, "eager"))
 			o->attention = MODEL_ATTN_EAGER;
-		else if (!strcmp(v, "sdpa") || !strcmp(v, "flash"))
+		else if (!strcmp(v, "sdpa"))
 			o->attention = MODEL_ATTN_SDPA;
+		else if (!strcmp(v, "flash"))
+			o->attention = MODEL_ATTN_FLASH;
 		else
 			bad = -1;
 	} else if (!strcmp(name, "head")) {
@@ -231,7 +233,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			{ "mode", "inference, training, decode or generate" },
 			{ "dtype", "fp32, tf32, bf16, fp16 or fp8" },
 			{ "optimizer", "none, sgd, adamw (adamw-foreach) or adamw-fused" },
-			{ "attention", "eager or sdpa" },
+			{ "attention", "eager, sdpa or flash" },
 			{ "act-ckpt", "none, selective or full" }, { "stack", "eager, compile or te" },
 			{ "fp8-recipe", "tensorwise, rowwise or delayed" },
 			{ "power-limit", "watts between 10 and 5000" },

@@ -193,7 +193,7 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 	arg(r, "dtype", "%s", fp8 && !before ? "fp8" : "bf16");
 	if (fp8 && !before)
 		arg(r, "fp8-recipe", "%s", has(dtype, "current scaling") ? "tensorwise" : "delayed");
-	arg(r, "attention", "sdpa");
+	arg(r, "attention", before ? "sdpa" : "flash");
 	const char *opt = F(C_OPTIM);
 	int fused = has(opt, "fused") || has(opt, "Megatron distributed Adam");
 	arg(r, "optimizer", "%s", before ? "adamw" : fused ? "adamw-fused" : "adamw");
