@@ -81,15 +81,26 @@ static int each_row(const struct walk *w, const char *path, const struct gpu_spe
 int vidur_each_row(const char *root, const char *sub, const char *gpu, const char *const *ops,
 		   int nops, vidur_row_fn fn, void *ctx, char *err, size_t errlen)
 {
-	char dir[4096], path[4096 + 512];
+	char dir[4096];
 	const struct gpu_spec *g = gpu_find(gpu);
+
+	err[0] = 0;
+	if (!g)
+		return -ENOENT;
+	snprintf(dir, sizeof dir, "%s/vidur/compute/%s", root, sub);
+	return vidur_each_row_in(dir, g, ops, nops, fn, ctx, err, errlen);
+}
+
+int vidur_each_row_in(const char *dir, const struct gpu_spec *g, const char *const *ops,
+		      int nops, vidur_row_fn fn, void *ctx, char *err, size_t errlen)
+{
+	char path[4096 + 512];
 	const struct walk w = { ops, nops, fn, ctx, err, errlen };
 	int rc = 0;
 
 	err[0] = 0;
 	if (nops < 0 || nops > VIDUR_MAXOPS)
 		return -EINVAL;
-	snprintf(dir, sizeof dir, "%s/vidur/compute/%s", root, sub);
 	DIR *d = opendir(dir);
 	if (!d || !g) {
 		if (d)

@@ -32,4 +32,9 @@ typedef int (*vidur_row_fn)(void *ctx, const struct vidur_row *r, const struct g
 int vidur_each_row(const char *root, const char *sub, const char *gpu, const char *const *ops,
 		   int nops, vidur_row_fn fn, void *ctx, char *err, size_t errlen);
 
+/* The same over one GPU's folder dir (<org>/<model>/mlp.csv below it),
+ * measured on g. */
+int vidur_each_row_in(const char *dir, const struct gpu_spec *g, const char *const *ops,
+		      int nops, vidur_row_fn fn, void *ctx, char *err, size_t errlen);
+
 #endif
