@@ -9,14 +9,8 @@
  *  - pipeweave/gemm_fp8_{train,test}.csv: FP8 GEMMs on H20 and H800
  *    (M, N, K, avg_duration in us, hardware);
  *  - vidur/compute/{a100,a40}/ORG/MODEL/mlp.csv: FP16 LLM projections per
- *    layer vs tokens (medians in ms); the GEMM shapes follow from the model
- *    columns: head_dim = n_embd / n_head, tensor-parallel degree tp,
- *      attn_pre_proj  tokens x n_embd -> (n_head + 2 n_kv_head) head_dim / tp
- *      attn_post_proj tokens x n_head head_dim / tp -> n_embd
- *      mlp_up_proj    tokens x n_embd -> n_expanded_embd (x2 gated) / tp
- *      mlp_down_proj  tokens x n_expanded_embd / tp -> n_embd
- *    (these give 220-250 TFLOP/s on A100 and 110-120 on A40 at 4096 tokens,
- *    70-80% of peak, which confirms the reading);
+ *    layer vs tokens (medians in ms), shapes from the model columns
+ *    (vidur_gemm_shapes());
  *  - deepbench/csv/results/train/DeepBench_NV_{V100,T4}__Results_-_FP16_ip_
  *    Mixed_math.csv: the "Dense Matrix Multiplication" section (M, N, K,
  *    time in ms).
@@ -124,24 +118,14 @@ static int tc_load_pipeweave(struct tc_set *set, const char *path, int src, char
 }
 
 /* Vidur's four projection GEMMs of one mlp.csv row (FP16, tokens x in ->
- * out, tensor-parallel shards). */
-static const char *const tc_vidur_ops[4] = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj",
-					    "mlp_down_proj"};
-
+ * out, tensor-parallel shards; vidur.h). */
 static int tc_vidur_row(void *ctx, const struct vidur_row *r, const struct gpu_spec *g)
 {
 	struct tc_set *set = ctx;
-	uint64_t h = (uint64_t)r->n_head, kv = (uint64_t)r->n_kv_head;
-	uint64_t e = (uint64_t)r->n_embd, ff = (uint64_t)r->n_expanded_embd;
-	uint64_t t = (uint64_t)r->num_tokens, tp = (uint64_t)r->tp;
-	uint64_t gated = r->gated ? 2 : 1;
+	uint64_t sh[4][2], t = (uint64_t)r->num_tokens;
 	int rc = 0;
-	if (!h || !tp || !e)
+	if (vidur_gemm_shapes(r, sh) != 0)
 		return 0;
-	uint64_t hd = e / h;
-	uint64_t sh[4][2] = {
-		{e, (h + 2 * kv) * hd / tp}, {h * hd / tp, e}, {e, ff * gated / tp}, {ff / tp, e},
-	};
 	for (int i = 0; i < 4 && rc == 0; i++)
 		rc = tc_add(set, g, GPU_DT_FP16, t, sh[i][1], sh[i][0], r->median_ms[i] * 1e6,
 			    TC_SRC_VIDUR);
@@ -194,10 +178,10 @@ static int tc_load_all(struct tc_set *set, const char *root, char *err, size_t e
 		if ((rc = tc_load_pipeweave(set, p, pw_src[i], err, errlen)) < 0 && rc != -ENOENT)
 			return rc;
 	}
-	if ((rc = vidur_each_row(root, "a100", "a100-sxm4-80", tc_vidur_ops, 4, tc_vidur_row, set,
+	if ((rc = vidur_each_row(root, "a100", "a100-sxm4-80", vidur_gemm_ops, 4, tc_vidur_row, set,
 				 err, errlen)) < 0 && rc != -ENOENT)
 		return rc;
-	if ((rc = vidur_each_row(root, "a40", "a40", tc_vidur_ops, 4, tc_vidur_row, set,
+	if ((rc = vidur_each_row(root, "a40", "a40", vidur_gemm_ops, 4, tc_vidur_row, set,
 				 err, errlen)) < 0 && rc != -ENOENT)
 		return rc;
 	for (int i = 0; i < 2; i++) {

@@ -270,36 +270,21 @@ static int load_pipeweave(struct loader *L, struct csv_reader *csv, const char *
 	return 0;
 }
 
-/* Vidur's four projection GEMMs of a decoder layer (vidur/compute/<gpu>/
- * <org>/<model>/mlp.csv, FP16, medians in ms), their shapes from the
- * model's columns with head_dim = n_embd / n_head and tp the tensor-
- * parallel degree:
- *   attn_pre_proj  tokens x n_embd -> (n_head + 2 n_kv_head) head_dim / tp
- *   attn_post_proj tokens x n_head head_dim / tp -> n_embd
- *   mlp_up_proj    tokens x n_embd -> n_expanded_embd (x2 gated) / tp
- *   mlp_down_proj  tokens x n_expanded_embd / tp -> n_embd */
-static const char *const vidur_gemms[4] = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj",
-					   "mlp_down_proj"};
-
+/* Vidur's four projection GEMMs of a decoder layer (vidur.h), FP16,
+ * medians in ms, rows named by their operator. */
 struct vidur_ctx {
 	struct loader *L;
 	const char *device;       /* the folder's name, interned */
-	const char *op[4];        /* vidur_gemms, interned       */
+	const char *op[4];        /* vidur_gemm_ops, interned    */
 	const char *none;         /* "", interned                */
 };
 
 static int vidur_row(void *ctx, const struct vidur_row *v, const struct gpu_spec *g)
 {
 	struct vidur_ctx *c = ctx;
-	uint64_t h = (uint64_t)v->n_head, kv = (uint64_t)v->n_kv_head;
-	uint64_t e = (uint64_t)v->n_embd, ff = (uint64_t)v->n_expanded_embd;
-	uint64_t tp = (uint64_t)v->tp, gated = v->gated ? 2 : 1;
-	if (!h || !tp || !e || !(v->num_tokens >= 1))
+	uint64_t sh[4][2];
+	if (vidur_gemm_shapes(v, sh) != 0 || !(v->num_tokens >= 1))
 		return 0;
-	uint64_t hd = e / h;
-	const uint64_t sh[4][2] = {
-		{e, (h + 2 * kv) * hd / tp}, {h * hd / tp, e}, {e, ff * gated / tp}, {ff / tp, e},
-	};
 	for (int i = 0; i < 4; i++) {
 		struct ns_row r;
 		memset(&r, 0, sizeof r);
@@ -363,7 +348,7 @@ static int load_vidur(struct loader *L, const char *path)
 	if (!c.none)
 		rc = -ENOMEM;
 	for (int j = 0; j < 4; j++)
-		if (!(c.op[j] = intern(L->s->strings, vidur_gemms[j])))
+		if (!(c.op[j] = intern(L->s->strings, vidur_gemm_ops[j])))
 			rc = -ENOMEM;
 	for (int j = 0; j < n; j++) {
 		const char *nm = ents[j]->d_name;
@@ -371,7 +356,7 @@ static int load_vidur(struct loader *L, const char *path)
 		if (rc == 0 && g && (!L->keep || g == L->keep || g == L->keep2)) {
 			snprintf(gdir, sizeof gdir, "%s/%s", dir, nm);
 			c.device = intern(L->s->strings, nm);
-			int r = c.device ? vidur_each_row_in(gdir, g, vidur_gemms, 4, vidur_row, &c,
+			int r = c.device ? vidur_each_row_in(gdir, g, vidur_gemm_ops, 4, vidur_row, &c,
 							     L->err, L->errlen) : -ENOMEM;
 			if (r == 0)
 				found = 1;

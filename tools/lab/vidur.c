@@ -10,6 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const vidur_gemm_ops[4] = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj",
+				       "mlp_down_proj"};
+
+int vidur_gemm_shapes(const struct vidur_row *r, uint64_t in_out[4][2])
+{
+	uint64_t h = (uint64_t)r->n_head, kv = (uint64_t)r->n_kv_head;
+	uint64_t e = (uint64_t)r->n_embd, ff = (uint64_t)r->n_expanded_embd;
+	uint64_t tp = (uint64_t)r->tp, gated = r->gated ? 2 : 1;
+	if (!h || !tp || !e)
+		return -1;
+	uint64_t hd = e / h;
+	const uint64_t sh[4][2] = {
+		{e, (h + 2 * kv) * hd / tp}, {h * hd / tp, e}, {e, ff * gated / tp}, {ff / tp, e},
+	};
+	memcpy(in_out, sh, sizeof sh);
+	return 0;
+}
+
 struct walk {
 	const char *const *ops;
 	int nops;
