@@ -89,7 +89,11 @@ enum model_mode { MODEL_INFERENCE = 0, MODEL_TRAINING, MODEL_DECODE, MODEL_GENER
  * puts it together, model_build refuses it) are the engines' modes. */
 enum model_engine { MODEL_ENGINE_HF = 0, MODEL_ENGINE_VLLM, MODEL_ENGINE_SGLANG };
 enum model_optimizer { MODEL_OPTIM_NONE = 0, MODEL_OPTIM_SGD, MODEL_OPTIM_ADAMW };
-enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA };
+/* EAGER: the modules' matmul-softmax-matmul; SDPA: one fused kernel per
+ * call (F.scaled_dot_product_attention) with K/V repeated per query head;
+ * FLASH: FlashAttention kernels as attn.h describes them (FA3 on Hopper,
+ * FA2 elsewhere; backward in training), KV heads read as they are. */
+enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA, MODEL_ATTN_FLASH };
 /* The head on top of the layers: the pretraining / language-model head
  * (LM head; BERT: BertForPreTraining's MLM + NSP heads), or a sequence
  * classifier with MODEL_CLASSIFY_LABELS outputs (HF *ForSequenceClassification:

@@ -48,6 +48,7 @@
  * (FlashAttention-2/3, FlashInfer) to the predictor, which knows the
  * target; the builder, like a trace, knows no GPU.
  */
+#include "analyzer/model/attn.h"
 #include "analyzer/model/build.h"
 
 #include <stdio.h>
@@ -152,47 +153,23 @@ static void all_reduce(struct srv *S, uint64_t rows)
 	mark(S);
 }
 
-/* TEMPORARY attention emitter, until analyzer/model/attn.h's lands: one
- * kernel carrying the pass's attention work.  Prefill (causal, ragged):
- * 4 Hq D n (p + (n+1)/2) FLOPs per request; Q and O once, each request's
- * K and V once.  Decode: each sequence's cache read once, KV heads only. */
+/* The pass's attention: one call over its requests (attn.h), the work it
+ * carries; the target picks the kernel.  vLLM: FlashAttention (FA3 on
+ * Hopper, FA2 elsewhere, its fork's split-KV kernel over the paged cache).
+ * SGLang: FA3 on Hopper, FlashInfer on Ampere and Ada (serving-engines.md
+ * 1.2), described as FlashAttention too: FlashInfer's prefill and decode
+ * kernels do the same work with the same tiles' worth of waste. */
 static void attention(struct srv *S, const struct sreq *r, size_t nr, int decode)
 {
-	struct bld *B = S->B;
-	double flops = 0, kv = 0, q = 0;
-	uint64_t maxq = 0, maxkv = 0;
-	for (size_t i = 0; i < nr; i++) {
-		double n = (double)r[i].n, p = (double)r[i].p;
-		flops += 4.0 * (double)S->nh * (double)S->d * n * (p + (n + 1.0) / 2.0);
-		kv += n + p;
-		q += n;
-		if (r[i].n > maxq)
-			maxq = r[i].n;
-		if (r[i].n + r[i].p > maxkv)
-			maxkv = r[i].n + r[i].p;
-	}
-	struct model_kernel *k = bld_push(B);
-	if (!k)
-		return;
-	k->k.name = decode ? (S->eng == MODEL_ENGINE_VLLM ? "flash_fwd_splitkv_kernel"
-				  : "BatchDecodeWithPagedKVCacheKernel")
-		    : (S->eng == MODEL_ENGINE_VLLM ? "flash_fwd_splitkv_kernel"
-		       : "BatchPrefillWithRaggedKVCacheKernel");
-	k->k.op = PRED_OP_ATTENTION;
-	k->k.dtype = B->gemm_dt;
-	k->k.grid[0] = (uint32_t)(decode ? nr : cdiv(maxq, 128) * nr);
-	k->k.grid[1] = (uint32_t)(decode ? S->nkv : S->nh);
-	k->k.grid[2] = 1;
-	k->k.block[0] = 128;
-	k->k.block[1] = k->k.block[2] = 1;
-	k->k.m = (uint64_t)q;
-	k->k.n = (uint64_t)kv;
-	k->k.k = S->d;
-	k->k.batch = S->nh;
-	k->k.flops = flops;
-	k->k.bytes = (2.0 * q * (double)S->nh + 2.0 * kv * (double)S->nkv) * (double)S->d * B->esz;
-	(void)maxkv;
-	k->graph = (uint8_t)(S->graph && !S->eager_attn);
+	struct pred_attn a;
+	attn_init(&a, PRED_ATTN_FLASH, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL, 1,
+		  (uint32_t)S->nh, (uint32_t)S->nkv, (uint32_t)S->d, (uint32_t)S->d);
+	for (size_t i = 0; i < nr; i++)
+		attn_add_seqs(&a, 1, r[i].n, r[i].n + r[i].p);
+	attn_emit(S->B, &a);
+	struct model_kernel *k = bld_last_kernel(S->B);
+	if (k && k->k.op == PRED_OP_ATTENTION)
+		k->graph = (uint8_t)(S->graph && !S->eager_attn);
 }
 
 /* The MLP of one layer over T tokens: dense, or routed experts. */
