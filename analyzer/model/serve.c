@@ -149,8 +149,17 @@ static void all_reduce(struct srv *S, uint64_t rows)
 	struct bld *B = S->B;
 	if (B->tp <= 1)
 		return;
-	k_comm(B, COMM_ALL_REDUCE, (double)rows * S->h * B->esz, B->tp, 0);
+	double bytes = (double)rows * S->h * B->esz;
+	k_comm(B, COMM_ALL_REDUCE, bytes, B->tp, 0);
 	mark(S);
+	/* the engines' custom all-reduce (predictor/comm.c says where it
+	 * applies and falls back to NCCL): one-shot for TP 2 and small
+	 * messages, two-shot above */
+	struct model_kernel *k = bld_last_kernel(B);
+	if (k && bytes <= 8.0 * 1024 * 1024 && B->tp <= 8 && !(B->tp % 2))
+		k->k.name = B->tp == 2 || (B->tp <= 4 && bytes < 512.0 * 1024) ||
+			    (bytes < 256.0 * 1024) ? "cross_device_reduce_1stage<__nv_bfloat16, 8>"
+			    : "cross_device_reduce_2stage<__nv_bfloat16, 8>";
 }
 
 /* The pass's attention: one call over its requests (attn.h), the work it
