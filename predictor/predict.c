@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "predictor/choose.h"
+#include "predictor/conv.h"
 #include "predictor/roofline.h"
 #include "predictor/tcgemm.h"
 #include "predictor/tile.h"
@@ -152,6 +153,10 @@ static int pred_run(const struct predictor *p, const struct pred_kernel *k,
 		if (vecop_predict(k, origin, target, out) == 0)
 			return 0;
 		return pred_fallback(k, origin, target, out);
+	case PRED_CONV:
+		if (conv_predict(k, origin, target, p->tile_floor, out) == 0)
+			return 0;
+		return pred_fallback(k, origin, target, out);
 	case PRED_IDENTITY:
 		if (!pred_same_gpu(origin, target) || !(k->origin_ns > 0))
 			return -1;
@@ -233,7 +238,7 @@ static int pred_dispatch(const struct predictor *p, const struct pred_kernel *k,
 static const char *const pred_method_names[PRED_METHOD_COUNT] = {
 	[PRED_AUTO] = "auto", [PRED_WAVE] = "wave", [PRED_MLP] = "mlp",
 	[PRED_ROOFLINE] = "roofline", [PRED_IDENTITY] = "identity",
-	[PRED_TCGEMM] = "tcgemm", [PRED_VECOP] = "vecop",
+	[PRED_TCGEMM] = "tcgemm", [PRED_VECOP] = "vecop", [PRED_CONV] = "conv",
 };
 
 const char *pred_method_name(enum pred_method m)
