@@ -354,6 +354,11 @@ static void layer_llama(struct bld *B)
 	op_linear(B, T, h, nh * d, c->qkv_bias, 0);
 	op_linear(B, T, h, nkv * d, c->qkv_bias, 0);
 	op_linear(B, T, h, nkv * d, c->qkv_bias, 0);
+	if (c->qk_norm) {       /* Qwen3Attention: q_norm, k_norm per head */
+		op_rmsnorm(B, T * nh, d);
+		op_rmsnorm(B, T * nkv, d);
+		B->cols = h;
+	}
 	rope(B, (double)T * nh * d);
 	rope(B, (double)T * nkv * d);
 	kv_append(B, nkv);
@@ -518,8 +523,21 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--attention flash needs --dtype bf16 or fp16");
 		return SURFER_EINVAL;
 	}
+	if (o->attention == MODEL_ATTN_FLASH && c->family == MODEL_FAM_T5) {
+		/* T5 adds its relative position bias to the scores, which the
+		 * FlashAttention kernels do not take (Hugging Face's T5 has no
+		 * flash_attention_2) */
+		snprintf(err, errlen, "model '%s': --attention flash takes no position bias (T5); "
+			 "use eager or sdpa", c->name);
+		return SURFER_EINVAL;
+	}
 	if (o->mode == MODEL_GENERATE) {
 		snprintf(err, errlen, "generate is built as an inference and a decode pass");
+		return SURFER_EINVAL;
+	}
+	if (o->mode == MODEL_PREFILL || o->mode == MODEL_SERVE || o->lens || o->chunk) {
+		snprintf(err, errlen, "--mode prefill and serve, --prompt-lens, --context-lens and "
+			 "--chunk describe a serving engine: add --engine vllm or sglang");
 		return SURFER_EINVAL;
 	}
 	if (o->mode == MODEL_DECODE &&
@@ -878,6 +896,8 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		errlen = sizeof(dummy);
 	}
 	memset(s, 0, sizeof(*s));
+	if (o->engine != MODEL_ENGINE_HF)
+		return serve_build(c, o, s, err, errlen);
 	int rc = check_config(c, o, err, errlen);
 	if (rc)
 		return rc;

@@ -21,6 +21,7 @@
 #include "tools/lab/profile.h"
 #include "tools/lab/bench_power.h"
 #include "tools/lab/bench_conv.h"
+#include "tools/lab/bench_serving.h"
 #include "tools/lab/bench_tc.h"
 #include "tools/lab/bench_vec.h"
 #include "predictor/predict.h"
@@ -75,6 +76,7 @@ static void usage(FILE *fp)
 		"       " PROG " vec --data DIR [--emit] (16-bit vector-op model, A100 <-> A40 held out)\n"
 		"       " PROG " conv --data PATH [--emit] (convolution model, architectures held out)\n"
 		"       " PROG " power --data DIR       (FP32 power cap vs measured FMA runs)\n"
+		"       " PROG " serving --data DIR     (SGLang engine vs PipeWeave's runs)\n"
 		"       " PROG " profile --labels DIR [--emit] (per-operator profiles vs the tile model;\n"
 		"                                          the AMD scale)\n"
 		"       " PROG " --version\n"
@@ -569,6 +571,7 @@ static const struct bench_cmd {
 	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
 	{"conv", BO(DATA) | BO(EMIT), 0, bench_conv_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
+	{"serving", BO(DATA) | BO(GPU), 0, bench_serving_main},
 	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
 		    BO(ROWS), 0, bench_profile_main},
 };
