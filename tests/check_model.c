@@ -580,13 +580,98 @@ START_TEST(nvls_on_hopper_boards)
 	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e8, 8, &l), 50e3 + 1e8 / 270, 1);
 	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e8, 4, &l),
 				50e3 + 1.5e8 / 337.5, 1);
+	/* all-gather: a ring; LL128 (14 us + 7 steps of 1.9 us, 0.92 of the
+	 * rate) just beats Simple (50 us) at 100 MB */
 	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_GATHER, 1e8, 8, &l),
-				50e3 + 0.875e8 / 337.5, 1);
+				(14 + 7 * 1.9) * 1e3 + 0.875e8 / (337.5 * 0.92), 1);
+	ck_assert(comm_time_ns(COMM_ALL_GATHER, 1e8, 8, &l) < 50e3 + 0.875e8 / 337.5);
+	/* at 1 MB LL128's latency wins clearly: 27.3 us + 2.8 us */
+	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_GATHER, 1e6, 8, &l),
+				(14 + 7 * 1.9) * 1e3 + 0.875e6 / (337.5 * 0.92), 1);
 	/* NVLS is the faster of the two for eight ranks */
 	ck_assert(comm_time_ns(COMM_ALL_REDUCE, 1e9, 8, &l) <
 		  50e3 + 1.75e9 / 337.5);
 	comm_link_init(gpu_find("a100-sxm4-80"), &l, &wide);
 	ck_assert_double_eq(l.nvls_gbps, 0);
+}
+END_TEST
+
+/* Two DGX H100 nodes (8x 400 Gb/s NDR per node, 0.8 of the line rate: 40
+ * GB/s a GPU, 320 GB/s a node): a 16-rank ring all-reduce runs at
+ * min(337.5 NVLink ring, 8 x 40) = 320 GB/s on 2 x 15/16 of the buffer;
+ * NVLSTree moves the buffer through the switch at 270 and 2 x the buffer
+ * through the node's NICs at 320.  Large messages: the ring wins. */
+START_TEST(allreduce_across_nodes)
+{
+	const struct gpu_system *s = gpu_system_find("dgx-h100");
+	ck_assert_ptr_nonnull(s);
+	struct comm_link l, wide;
+	comm_link_init_system(NULL, s, &l, &wide);
+	ck_assert_uint_eq(l.node_gpus, 8);
+	ck_assert_double_eq_tol(l.net_gbps, 40, 1e-9);
+	double S = 1e9;
+	double ring = (50 + 2 * 14) * 1e3 + 2 * 15.0 / 16 * S / 320;
+	double nvlstree = (50 + 2 * 20.9) * 1e3 + 2 * S / 320;
+	double t = comm_group_ns(COMM_ALL_REDUCE, S, 16, 8, &l);
+	ck_assert_double_eq_tol(t, ring < nvlstree ? ring : nvlstree, 1);
+	/* packed by default: 16 ranks fill two nodes of 8 */
+	ck_assert_double_eq(comm_group_ns(COMM_ALL_REDUCE, S, 16, 0, &l), t);
+	/* one rank per node (HSDP's replicate group): one GPU's NICs, 40 GB/s */
+	double one = comm_group_ns(COMM_ALL_REDUCE, S, 2, 1, &l);
+	ck_assert(one > S / 40 && one < 1.1 * S / 40 + 100e3);
+	/* inside one node nothing changes */
+	struct comm_link l1, w1;
+	comm_link_init(gpu_find("h100-sxm"), &l1, &w1);
+	ck_assert_double_eq(comm_group_ns(COMM_ALL_REDUCE, S, 8, 8, &l), comm_time_ns(COMM_ALL_REDUCE, S, 8, &l1));
+	/* a slower network is slower: the same nodes on AWS p5 (EFA 15 us) */
+	struct comm_link lp, wp;
+	comm_link_init_system(NULL, gpu_system_find("p5-h100"), &lp, &wp);
+	ck_assert(comm_group_ns(COMM_ALL_REDUCE, 1e5, 16, 8, &lp) > comm_group_ns(COMM_ALL_REDUCE, 1e5, 16, 8, &l));
+	/* all-gather across 4 nodes: a ring of 31/32 of the output at 320 GB/s,
+	 * LL128's latency (14 + 28 x 1.9 + 3 x 4 us) below Simple's (50 + 3 x 14) */
+	double ag = comm_group_ns(COMM_ALL_GATHER, S, 32, 8, &l);
+	double simple = (50 + 3 * 14) * 1e3 + 31.0 / 32 * S / 320;
+	double ll128 = (14 + 28 * 1.9 + 3 * 4) * 1e3 + 31.0 / 32 * S / (320 * 0.92);
+	ck_assert_double_eq_tol(ag, simple < ll128 ? simple : ll128, 1);
+	/* send/recv across nodes: one NIC (50 GB/s line, 40 achievable) */
+	ck_assert_double_eq_tol(comm_group_ns(COMM_SEND_RECV, S, 2, 1, &l), (8 + 14) * 1e3 + S / 40, 1);
+}
+END_TEST
+
+/* GB200 NVL72: 72 GPUs of 18 hosts in one NVLink domain: a 64-rank
+ * all-reduce never touches the network. */
+START_TEST(nvl72_domain_spans_hosts)
+{
+	struct comm_link l, wide;
+	comm_link_init_system(NULL, gpu_system_find("gb200-nvl72"), &l, &wide);
+	ck_assert_uint_eq(l.node_gpus, 72);
+	ck_assert_uint_eq(l.peers, 72);
+	double in = comm_group_ns(COMM_ALL_REDUCE, 1e9, 64, 0, &l);
+	/* NVLS at 0.6 of 900 GB/s: the buffer once */
+	ck_assert_double_eq_tol(in, 50e3 + 1e9 / 540, 1);
+	/* 144 ranks leave the domain */
+	ck_assert(comm_group_ns(COMM_ALL_REDUCE, 1e9, 144, 0, &l) > in);
+}
+END_TEST
+
+/* vLLM's custom all-reduce: one-shot reads every peer's buffer, 5 us; the
+ * 8-rank rule switches to two-shot at 256 KiB; NCCL above 8 MiB; nothing
+ * without NVLink. */
+START_TEST(custom_allreduce)
+{
+	struct comm_link l, wide;
+	comm_link_init(gpu_find("h100-sxm"), &l, &wide);
+	/* p2p rate 0.8 x 450 = 360 GB/s */
+	ck_assert_double_eq_tol(comm_custom_all_reduce_ns(64 * 1024, 8, &l), 5e3 + 7 * 65536 / 360.0, 1e-6);
+	ck_assert_double_eq_tol(comm_custom_all_reduce_ns(1 << 20, 8, &l),
+				10e3 + 2 * 7.0 / 8 * (1 << 20) / 360.0, 1e-6);
+	ck_assert_double_eq_tol(comm_custom_all_reduce_ns(1 << 20, 2, &l), 5e3 + (1 << 20) / 360.0, 1e-6);
+	ck_assert_double_eq(comm_custom_all_reduce_ns(16 << 20, 8, &l), 0);
+	ck_assert_double_eq(comm_custom_all_reduce_ns(4096, 3, &l), 0);
+	/* a few us where NCCL's floor is tens */
+	ck_assert(comm_custom_all_reduce_ns(64 * 1024, 8, &l) < comm_time_ns(COMM_ALL_REDUCE, 64 * 1024, 8, &l) / 3);
+	comm_link_init(gpu_find("l40s"), &l, &wide);
+	ck_assert_double_eq(comm_custom_all_reduce_ns(4096, 2, &l), 0);
 }
 END_TEST
 
@@ -1242,6 +1327,9 @@ int main(void)
 	tcase_add_test(t, collective_times);
 	tcase_add_test(t, bridged_pairs_cross_pcie);
 	tcase_add_test(t, nvls_on_hopper_boards);
+	tcase_add_test(t, allreduce_across_nodes);
+	tcase_add_test(t, nvl72_domain_spans_hosts);
+	tcase_add_test(t, custom_allreduce);
 	tcase_add_test(t, optimizer_traffic);
 	tcase_add_test(t, loss_kernels);
 	tcase_add_test(t, replay);
