@@ -50,6 +50,7 @@ void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
 			key->op = lib->op;
 			key->collective = lib->collective;
 			key->ranks = lib->ranks;
+			key->node_ranks = lib->node_ranks;
 			key->reread_bytes = lib->reread_bytes;
 			key->reuse_bytes = lib->reuse_bytes;
 		}
@@ -142,6 +143,7 @@ void ktable_lib_from_op(struct ktable_lib *lib, const struct trace_op *o)
 	lib->op = o->kind;
 	lib->collective = o->collective;
 	lib->ranks = o->ranks;
+	lib->node_ranks = o->node_ranks;
 	lib->reread_bytes = o->reread_bytes;
 	lib->reuse_bytes = o->reuse_bytes;
 }

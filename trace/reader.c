@@ -958,6 +958,9 @@ static int decode_op(struct fields *f, struct trace_op *o)
 	get_u64(f, "stream", UINT64_MAX, 0, &o->stream);
 	get_u32(f, "thread", 0, &o->thread);
 	get_u64(f, "cpu_ns", UINT64_MAX, 0, &o->cpu_ns);
+	get_i32(f, "rank", -1, &o->rank);
+	get_u64(f, "comm", UINT64_MAX, 0, &o->comm);
+	get_u32(f, "node_ranks", 0, &o->node_ranks);
 	return f->rc;
 }
 

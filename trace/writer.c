@@ -385,7 +385,7 @@ static void pack_marker(msgpack_packer *pk, const struct trace_marker *m)
 
 static void pack_op(msgpack_packer *pk, const struct trace_op *o)
 {
-	msgpack_pack_array(pk, 18);
+	msgpack_pack_array(pk, 21);
 	msgpack_pack_uint8(pk, TRACE_OP);
 	msgpack_pack_uint64(pk, o->seq);
 	msgpack_pack_uint32(pk, (uint32_t)o->kind);
@@ -404,6 +404,9 @@ static void pack_op(msgpack_packer *pk, const struct trace_op *o)
 	msgpack_pack_uint64(pk, o->stream);
 	msgpack_pack_uint32(pk, o->thread);
 	msgpack_pack_uint64(pk, o->cpu_ns);
+	msgpack_pack_int32(pk, o->rank);
+	msgpack_pack_uint64(pk, o->comm);
+	msgpack_pack_uint32(pk, o->node_ranks);
 }
 
 static void pack_stack(msgpack_packer *pk, const struct trace_stack *s)

@@ -131,6 +131,8 @@ struct model_kernel {
 	int32_t layer;          /* transformer layer, -1 outside the layers    */
 	enum comm_op comm;   /* MODEL_PH_COMM: which collective            */
 	uint32_t ranks;         /* MODEL_PH_COMM: group size                  */
+	uint32_t node_ranks;    /* MODEL_PH_COMM: ranks of the group in one
+				 * node; 0 packed (as many as a node holds) */
 	/* 0 on the compute stream; MODEL_ASYNC_AFTER on the side stream once
 	 * the compute stream's work so far is done (a gradient bucket);
 	 * MODEL_ASYNC_FREE on the side stream, depending on nothing (an FSDP

@@ -134,7 +134,9 @@ static void em_kernel(struct emit *e, const struct model_kernel *mk, uint64_t st
 		r.u.op.kind = TRACE_OPK_COMM;
 		r.u.op.collective = (enum trace_collective)mk->comm;
 		r.u.op.ranks = mk->ranks;
+		r.u.op.node_ranks = mk->node_ranks;
 	}
+	r.u.op.rank = -1;
 	r.u.op.stream = stream;
 	r.u.op.thread = MODELPROG_THREAD;
 	r.u.op.cpu_ns = em_cpu(e);
