@@ -372,6 +372,17 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 	}
 }
 
+/* Whether a measured kernel is predicted by the collective model on g: a
+ * collective, unless g is the GPU it was measured on and no system other
+ * than the one it ran on is asked for (then it keeps its measured time, as
+ * every kernel on its own GPU does). */
+static int an_comm_on(const struct an_ctx *c, const struct ktable_key *key, const struct gpu_spec *g)
+{
+	if (key->collective == TRACE_COLL_NONE)
+		return 0;
+	return g != c->a->origin || (c->o->system && c->o->system->gpu == g);
+}
+
 static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 {
 	const struct ktable_entry *e = ktable_entry(c->kt, i);
@@ -407,7 +418,7 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 		size_t at = (size_t)i * nt + t;
 
 		if (e->key.lib_kind == KTABLE_LIB_OP &&
-		    (!(origin_ns > 0) || e->key.collective != TRACE_COLL_NONE))
+		    (!(origin_ns > 0) || an_comm_on(c, &e->key, c->o->targets[t])))
 			an_predict_built(c->predictor, &e->key, &k, c->o->targets[t], c->o->system,
 					 c->o->method, &r);
 		else if (predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], c->o->method,
@@ -417,7 +428,7 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 		c->pred[at].ns = r.ns;
 		/* a collective takes comm.c's time on every launch: its measured
 		 * one holds the wait for the slowest peer, not its own work */
-		c->pred[at].scale = k.origin_ns > 0 && e->key.collective == TRACE_COLL_NONE ?
+		c->pred[at].scale = k.origin_ns > 0 && !an_comm_on(c, &e->key, c->o->targets[t]) ?
 				    r.ns / k.origin_ns : 0;
 		c->pmethod[at] = (uint8_t)r.method;
 		c->pbound[at] = (uint8_t)(r.memory_bound + 1);
