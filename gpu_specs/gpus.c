@@ -66,14 +66,20 @@ static int key_matches(const char *name, const char *key)
 	return strcmp(k, key) == 0;
 }
 
+/* The key of name in key; 0 when there is none (NULL or empty). */
+static int lookup_key(const char *name, char key[KEY_MAX])
+{
+	if (!name)
+		return 0;
+	make_key(name, key);
+	return key[0] != '\0';
+}
+
 const struct gpu_spec *gpu_find(const char *name)
 {
 	char key[KEY_MAX];
 
-	if (!name)
-		return NULL;
-	make_key(name, key);
-	if (key[0] == '\0')
+	if (!lookup_key(name, key))
 		return NULL;
 	for (size_t i = 0; i < gpu_table_len; i++) {
 		const struct gpu_spec *g = &gpu_table[i];
@@ -374,10 +380,7 @@ const struct gpu_system *gpu_system_find(const char *name)
 {
 	char key[KEY_MAX];
 
-	if (!name)
-		return NULL;
-	make_key(name, key);
-	if (key[0] == '\0')
+	if (!lookup_key(name, key))
 		return NULL;
 	for (size_t i = 0; i < gpu_system_table_len; i++)
 		if (key_matches(gpu_system_table[i].id, key) || key_matches(gpu_system_table[i].name, key))

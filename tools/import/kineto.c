@@ -551,6 +551,20 @@ static int gemm_shape(const struct scratch *e, struct import_gemm *g)
 	return 0;
 }
 
+/* Keeps g (a GEMM's shape or a collective) for the kernels launched inside
+ * e's span on its thread; -1 when out of memory. */
+static int add_lib_span(struct import_set *s, const struct scratch *e, const struct import_gemm *g)
+{
+	struct import_gemm *d = import_add_gemm(s);
+	if (!d)
+		return -1;
+	*d = *g;
+	d->cpu_ns = e->ts_ns;
+	d->cpu_end_ns = e->ts_ns + e->dur_ns;
+	d->thread = (uint32_t)e->tid;
+	return 0;
+}
+
 /* ---- one event ------------------------------------------------------ */
 
 static void finish_event(struct parser *p)
@@ -657,13 +671,8 @@ static void finish_event(struct parser *p)
 		memset(&g, 0, sizeof(g));
 		if (!e->has_tid || (gemm_shape(e, &g) != 0 && coll_shape(e, &g) != 0))
 			return;
-		struct import_gemm *d = import_add_gemm(s);
-		if (!d)
+		if (add_lib_span(s, e, &g))
 			goto nomem;
-		*d = g;
-		d->cpu_ns = e->ts_ns;
-		d->cpu_end_ns = e->ts_ns + e->dur_ns;
-		d->thread = (uint32_t)e->tid;
 		return;
 	}
 	case CAT_ANNOTATION: {
@@ -671,13 +680,8 @@ static void finish_event(struct parser *p)
 		struct import_gemm g;
 		memset(&g, 0, sizeof(g));
 		if (e->has_tid && coll_shape(e, &g) == 0) {
-			struct import_gemm *d = import_add_gemm(s);
-			if (!d)
+			if (add_lib_span(s, e, &g))
 				goto nomem;
-			*d = g;
-			d->cpu_ns = e->ts_ns;
-			d->cpu_end_ns = e->ts_ns + e->dur_ns;
-			d->thread = (uint32_t)e->tid;
 			return;
 		}
 		import_note_range(s, e->name ? e->name : "", e->name_len);
