@@ -20,7 +20,8 @@
 
 enum fop_kind {
 	F_LINEAR, F_BMM, F_EW, F_SOFTMAX, F_NORM, F_DROPOUT, F_EMBED,
-	F_LOSS, F_SDPA, F_REDUCE, F_TP_FWD, F_TP_BWD, F_PP_SEND
+	F_LOSS, F_SDPA, F_REDUCE, F_TP_FWD, F_TP_BWD, F_PP_SEND,
+	F_ATTN                  /* fused attention (attn.h): its shape in attn */
 };
 
 struct fop {
@@ -33,6 +34,7 @@ struct fop {
 	const char *bwd_name;   /* elementwise: backward kernel name          */
 	int param;              /* owns parameters (grad accumulation)        */
 	double param_elems;
+	struct pred_attn attn;  /* F_ATTN: the call                           */
 };
 
 struct bld {

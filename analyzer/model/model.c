@@ -21,6 +21,7 @@
  *
  */
 #include "analyzer/model/build.h"
+#include "analyzer/model/attn.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -54,6 +55,18 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 	uint64_t bh = B->b * heads;
 	if (B->o->attention == MODEL_ATTN_SDPA) {
 		op_sdpa(B, bh, sq, sk, d, causal && sq > 1);
+		return;
+	}
+	if (B->o->attention == MODEL_ATTN_FLASH) {
+		/* Hugging Face's flash_attention_2: flash_attn_func on (b, s, heads,
+		 * d) with the KV heads as they are (no repeat_kv); a decode step's
+		 * single query takes the split-KV kernel */
+		uint64_t kvh = c->family == MODEL_FAM_LLAMA && c->kv_heads ? c->kv_heads / B->tp : heads;
+		struct pred_attn a;
+		attn_init(&a, PRED_ATTN_FLASH, sq == 1 && sk > 1 ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL,
+			  causal && sq > 1, (uint32_t)heads, (uint32_t)(kvh ? kvh : 1), (uint32_t)d, 0);
+		attn_add_seqs(&a, B->b, sq, sk);
+		attn_emit(B, &a);
 		return;
 	}
 	double n = (double)bh * (double)sq * (double)sk;
@@ -344,7 +357,7 @@ static void layer_llama(struct bld *B)
 	rope(B, (double)T * nh * d);
 	rope(B, (double)T * nkv * d);
 	kv_append(B, nkv);
-	if (nkv < nh) {
+	if (nkv < nh && B->o->attention != MODEL_ATTN_FLASH) {
 		/* repeat_kv: expand + reshape copies K and V (all B->kv
 		 * positions of them) to every head. */
 		double n = (double)B->b * (double)nh * (double)B->kv * (double)d;
@@ -498,6 +511,11 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 	if (c->heads % o->tp || c->ffn % o->tp || (kv % o->tp && o->tp % kv)) {
 		snprintf(err, errlen, "--tp %u does not divide the %u heads or the MLP width %u",
 			 o->tp, c->heads, c->ffn);
+		return SURFER_EINVAL;
+	}
+	if (o->attention == MODEL_ATTN_FLASH && o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16) {
+		/* flash-attn runs FP16 and BF16 only (FA3 also FP8 inputs) */
+		snprintf(err, errlen, "--attention flash needs --dtype bf16 or fp16");
 		return SURFER_EINVAL;
 	}
 	if (o->mode == MODEL_GENERATE) {

@@ -10,6 +10,7 @@
  * choice (128x128, 128x64, 64x64, 32x32 by output size).
  */
 #include "analyzer/model/build.h"
+#include "analyzer/model/attn.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -581,6 +582,9 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 		k->k.bytes = 4.0 * (double)(f->a + f->b) * (double)f->c * (double)f->d * B->esz;
 		break;
 	}
+	case F_ATTN:
+		attn_emit_backward(B, &f->attn);
+		break;
 	case F_TP_FWD:
 		break;
 	case F_TP_BWD:
