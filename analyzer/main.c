@@ -75,7 +75,7 @@ static void usage(FILE *f)
 		"  -a, --all-targets         predict on every GPU surfer knows\n"
 		"  -o, --origin GPU          the GPU the trace was recorded on (default: the\n"
 		"                            device named in the trace)\n"
-		"  -m, --method M            auto, wave, mlp, roofline, tcgemm or vecop\n"
+		"  -m, --method M            auto, wave, mlp, roofline, tcgemm, vecop or attention\n"
 		"                            (default auto: chosen per kernel)\n"
 		"  -j, --json                print one JSON document instead of the text report\n"
 		"  -n, --top N               kernels listed per target (default 10, 0 = all)\n"
@@ -271,7 +271,7 @@ static int parse(int argc, char **argv, struct cli *c)
 			break;
 		case 'm':
 			if (pred_method_parse(optarg, &c->method) < 0 || c->method == PRED_IDENTITY)
-				return bad("bad --method '%s': use auto, wave, mlp, roofline, tcgemm or vecop", optarg);
+				return bad("bad --method '%s': use auto, wave, mlp, roofline, tcgemm, vecop or attention", optarg);
 			break;
 		case 'j':
 			c->json = 1;
