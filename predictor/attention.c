@@ -191,6 +191,11 @@ static void attn_fwd_tile(int async, uint32_t cc, uint32_t d, int causal, uint32
 		*bm = 64, *bn = 64;
 }
 
+/* Query blocks counted one by one at most; a longer sequence samples this
+ * many evenly spaced blocks (a trace may describe any length: the time to
+ * plan one must not grow with it). */
+#define ATTN_TILE_SAMPLES 4096.0
+
 /* Tiles of block_m x block_n one (sequence, head) of q queries after kv - q
  * cached keys visits. */
 static double attn_tiles(double q, double kv, int causal, uint32_t bm, uint32_t bn)
@@ -198,9 +203,11 @@ static double attn_tiles(double q, double kv, int causal, uint32_t bm, uint32_t 
 	double mb = ceil(q / bm), prefix = kv - q, t = 0;
 	if (!causal)
 		return mb * ceil(kv / bn);
-	for (double i = 0; i < mb; i++) {
+	double step = mb > ATTN_TILE_SAMPLES ? mb / ATTN_TILE_SAMPLES : 1;
+	for (double x = 0; x < mb; x += step) {
+		double i = floor(x);
 		double keys = prefix + fmin((i + 1) * bm, q);
-		t += ceil(fmin(keys, kv) / bn);
+		t += ceil(fmin(keys, kv) / bn) * (x + step <= mb ? step : mb - x);
 	}
 	return t;
 }

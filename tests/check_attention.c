@@ -184,6 +184,16 @@ START_TEST(causal_about_half)
 		double r = ns(&c, gpus[g]) / ns(&f, gpus[g]);
 		ck_assert_msg(r > 0.45 && r < 0.56, "%s causal / full %.3f", gpus[g], r);
 	}
+	/* a sequence of 2^30 tokens (its query blocks sampled, not walked
+	 * one by one): still half, and 4^10 times a 2^20-token one's time
+	 * within the padding */
+	struct pred_kernel c = prefill(PRED_ATTN_FLASH, 1, 1, 1ull << 30);
+	struct pred_kernel f = prefill(PRED_ATTN_FLASH, 0, 1, 1ull << 30);
+	struct pred_kernel m = prefill(PRED_ATTN_FLASH, 1, 1, 1ull << 20);
+	double r = ns(&c, "h100-sxm") / ns(&f, "h100-sxm");
+	ck_assert_msg(r > 0.49 && r < 0.51, "2^30 causal / full %.4f", r);
+	r = ns(&c, "h100-sxm") / ns(&m, "h100-sxm") / 1048576.0;
+	ck_assert_msg(r > 0.99 && r < 1.01, "2^30 / 2^20 tokens / 4^10: %.4f", r);
 }
 END_TEST
 

@@ -195,6 +195,12 @@ START_TEST(flash_attention_calls)
 	o.dtype = GPU_DT_FP32;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
 	ck_assert(strstr(err, "flash") != NULL);
+	/* nor a bias added to the scores (T5's relative positions) */
+	ck_assert_int_eq(model_config_builtin("t5-base", &c), 0);
+	o.dtype = GPU_DT_BF16;
+	o.mode = MODEL_INFERENCE;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert(strstr(err, "position bias") != NULL);
 }
 END_TEST
 

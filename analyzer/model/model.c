@@ -518,6 +518,14 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--attention flash needs --dtype bf16 or fp16");
 		return SURFER_EINVAL;
 	}
+	if (o->attention == MODEL_ATTN_FLASH && c->family == MODEL_FAM_T5) {
+		/* T5 adds its relative position bias to the scores, which the
+		 * FlashAttention kernels do not take (Hugging Face's T5 has no
+		 * flash_attention_2) */
+		snprintf(err, errlen, "model '%s': --attention flash takes no position bias (T5); "
+			 "use eager or sdpa", c->name);
+		return SURFER_EINVAL;
+	}
 	if (o->mode == MODEL_GENERATE) {
 		snprintf(err, errlen, "generate is built as an inference and a decode pass");
 		return SURFER_EINVAL;
