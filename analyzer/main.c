@@ -132,6 +132,15 @@ static void usage(FILE *f)
 		"                            none (default: every token) or config\n"
 		"      --write-trace FILE    write the built program as a surfer trace (no\n"
 		"                            GPU times; analyzing it predicts the same)\n"
+		"      --engine E            hf (default: transformers eager), vllm or sglang\n"
+		"                            (the serving engine's kernels, CUDA graphs and\n"
+		"                            all-reduces), with --mode prefill, decode or serve\n"
+		"      --mode prefill --prompt-lens L1,L2,...|@FILE   one forward over the\n"
+		"                            prompts; --mode decode with --context-lens (or\n"
+		"                            --batch B --seq S): one step; --mode serve\n"
+		"                            --prompt-lens ... --new-tokens N: the prefill, then\n"
+		"                            N-1 steps (time to first token, per output token)\n"
+		"      --chunk TOKENS        chunked prefill: at most TOKENS per forward\n"
 		"  -h, --help                this help\n"
 		"  -V, --version             the version\n"
 		"\n"
@@ -242,6 +251,10 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"new-tokens", required_argument, NULL, OPT_MODEL},
 		{"plan", required_argument, NULL, OPT_MODEL},
 		{"write-trace", required_argument, NULL, OPT_MODEL},
+		{"engine", required_argument, NULL, OPT_MODEL},
+		{"prompt-lens", required_argument, NULL, OPT_MODEL},
+		{"context-lens", required_argument, NULL, OPT_MODEL},
+		{"chunk", required_argument, NULL, OPT_MODEL},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},

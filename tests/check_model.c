@@ -1406,6 +1406,113 @@ START_TEST(bad_options)
 }
 END_TEST
 
+/* A Llama-style config of hand-checkable sizes: 2 layers, hidden 256, 8
+ * heads of 32, 2 KV heads, MLP 512, vocab 1100. */
+static struct model_config tiny_llama(void)
+{
+	struct model_config c;
+	memset(&c, 0, sizeof(c));
+	snprintf(c.name, sizeof(c.name), "tiny");
+	c.family = MODEL_FAM_LLAMA;
+	c.layers = 2;
+	c.hidden = 256;
+	c.heads = 8;
+	c.kv_heads = 2;
+	c.head_dim = 32;
+	c.ffn = 512;
+	c.vocab = 1100;
+	c.act = MODEL_ACT_SILU;
+	c.gated = 1;
+	return c;
+}
+
+START_TEST(engine_decode_step)
+{
+	/* SGLang decode of 3 sequences with 100, 200, 300 cached tokens: the
+	 * attention reads each cache once, KV heads only: (101 + 201 + 301)
+	 * keys x 2 KV heads x 32 x (K and V) x 2 bytes, plus q and o of 3
+	 * tokens x 8 heads x 32 x 2 x 2 bytes.  The graph pads 3 rows to 4
+	 * (the captured sizes 1, 2, 4, 8, 12, ...): QKV is [4, 256] x [256,
+	 * (8 + 4) x 32]; the LM head runs on every row, inside the graph;
+	 * only the argmax after it is launched on its own. */
+	struct model_config c = tiny_llama();
+	struct model_opts o;
+	model_opts_init(&o);
+	uint32_t ctx[3] = { 100, 200, 300 };
+	o.engine = MODEL_ENGINE_SGLANG;
+	o.mode = MODEL_DECODE;
+	o.dtype = GPU_DT_BF16;
+	o.lens = ctx;
+	o.nlens = o.batch = 3;
+	struct model_seq s;
+	char err[200];
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	size_t attn = 0, gemm = 0, eager = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_kernel *k = &s.v[i].k;
+		if (k->op == PRED_OP_ATTENTION) {
+			double want = 603.0 * 2 * 32 * 2 * 2 + 3.0 * 8 * 32 * 2 * 2;
+			ck_assert_double_eq_tol(k->bytes, want, 1e-9 * want);
+			attn++;
+		}
+		if (k->op == PRED_OP_GEMM && gemm++ == 0) {
+			ck_assert_uint_eq(k->m, 4);
+			ck_assert_uint_eq(k->n, 12 * 32);
+			ck_assert_uint_eq(k->k, 256);
+		}
+		if (k->op == PRED_OP_GEMM && k->n == 1100)
+			ck_assert_uint_eq(k->m, 4);
+		eager += !s.v[i].graph;
+	}
+	ck_assert_uint_eq(attn, 2);
+	ck_assert_uint_eq(eager, 1);
+	ck_assert(s.v[0].cpu_before_ns > 0);
+	/* the cache after the step: 603 tokens x 2 layers x 2 x 2 x 32 x 2 B */
+	ck_assert_double_eq_tol(s.kv_cache_bytes, 603.0 * 2 * 2 * 2 * 32 * 2, 1e-6);
+	model_seq_release(&s);
+}
+END_TEST
+
+START_TEST(engine_prefill_last_tokens)
+{
+	/* vLLM prefill of prompts of 600 and 700 tokens (above its 512-token
+	 * piecewise graphs: eager): the GEMMs take the 1300 tokens as one
+	 * ragged batch, the LM head only the 2 last tokens; attention is
+	 * causal per prompt, 4 x 8 x 32 x n (n + 1) / 2 FLOPs each. */
+	struct model_config c = tiny_llama();
+	struct model_opts o;
+	model_opts_init(&o);
+	uint32_t lens[2] = { 600, 700 };
+	o.engine = MODEL_ENGINE_VLLM;
+	o.mode = MODEL_PREFILL;
+	o.dtype = GPU_DT_BF16;
+	o.lens = lens;
+	o.nlens = o.batch = 2;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	int head = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_kernel *k = &s.v[i].k;
+		ck_assert(!s.v[i].graph);
+		if (k->op == PRED_OP_GEMM && k->n == 1152) {  /* vocab padded to 64 */
+			ck_assert_uint_eq(k->m, 2);
+			head++;
+		} else if (k->op == PRED_OP_GEMM) {
+			ck_assert_uint_eq(k->m, 1300);
+		}
+		if (k->op == PRED_OP_ATTENTION) {
+			double want = 4.0 * 8 * 32 * (600.0 * 601 / 2 + 700.0 * 701 / 2);
+			ck_assert_double_eq_tol(k->flops, want, 1e-9 * want);
+		}
+	}
+	ck_assert_int_eq(head, 1);
+	model_seq_release(&s);
+	/* hf refuses the engines' mode */
+	o.engine = MODEL_ENGINE_HF;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), SURFER_EINVAL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("model");
@@ -1441,6 +1548,8 @@ int main(void)
 	tcase_add_test(t, memory_zero);
 	tcase_add_test(t, zero_collectives);
 	tcase_add_test(t, zero_waits);
+	tcase_add_test(t, engine_decode_step);
+	tcase_add_test(t, engine_prefill_last_tokens);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

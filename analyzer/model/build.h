@@ -137,4 +137,10 @@ void bld_grad_accumulate(struct bld *B, double elems, uint64_t cols);
 /* The kernels autograd launches for the remembered op f. */
 void bld_backward_op(struct bld *B, const struct fop *f);
 
+/* model_build for o->engine vLLM or SGLang (serve.c): the engine's
+ * kernels for o->mode prefill, decode or serve (inference: a prefill of
+ * batch x seq).  Same contract as model_build. */
+int serve_build(const struct model_config *c, const struct model_opts *o, struct model_seq *s,
+		char *err, size_t errlen);
+
 #endif

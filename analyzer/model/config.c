@@ -241,12 +241,16 @@ static int unsupported(json_t *root, const char *mt, char *err, size_t errlen)
 	const char *arch = arch_of(root), *who = arch ? arch : mt ? mt : "config";
 	int t5 = mt && (!strcasecmp(mt, "switch_transformers") || !strcasecmp(mt, "t5") ||
 			!strcasecmp(mt, "mt5"));
+	/* Qwen3-MoE: every layer's MLP is num_experts routed experts of
+	 * moe_intermediate_size, no shared expert (Qwen3MoeSparseMoeBlock) */
+	int qwen3_moe = mt && !strcasecmp(mt, "qwen3_moe");
 	static const char *const moe[] = {
 		"num_experts", "n_routed_experts", "moe_intermediate_size",
 		"shared_expert_intermediate_size",
 	};
 	for (size_t i = 0; i < sizeof(moe) / sizeof(moe[0]); i++)
-		if (is_set(root, moe[i]) && !(t5 && !strcmp(moe[i], "num_experts"))) {
+		if (is_set(root, moe[i]) && !(t5 && !strcmp(moe[i], "num_experts")) &&
+		    !(qwen3_moe && (!strcmp(moe[i], "num_experts") || !strcmp(moe[i], "moe_intermediate_size")))) {
 			snprintf(err, errlen, "'%s': its mixture-of-experts layers (%s) are not built; "
 				 "surfer builds Mixtral's num_local_experts and Switch's num_experts only",
 				 who, moe[i]);
@@ -301,7 +305,7 @@ static int family_of(json_t *root, enum model_family *f)
 		{ "opt", MODEL_FAM_OPT },
 		{ "llama", MODEL_FAM_LLAMA }, { "mistral", MODEL_FAM_LLAMA }, { "qwen2", MODEL_FAM_LLAMA },
 		{ "mixtral", MODEL_FAM_LLAMA }, { "gemma", MODEL_FAM_LLAMA }, { "gemma2", MODEL_FAM_LLAMA },
-		{ "phi3", MODEL_FAM_LLAMA },
+		{ "phi3", MODEL_FAM_LLAMA }, { "qwen3", MODEL_FAM_LLAMA }, { "qwen3_moe", MODEL_FAM_LLAMA },
 		{ "switch_transformers", MODEL_FAM_T5 }, { "t5", MODEL_FAM_T5 }, { "mt5", MODEL_FAM_T5 },
 	};
 	for (size_t i = 0; mt && i < sizeof(map) / sizeof(map[0]); i++)
@@ -313,7 +317,7 @@ static int family_of(json_t *root, enum model_family *f)
 		struct { const char *prefix; enum model_family f; } am[] = {
 			{ "GPT2", MODEL_FAM_GPT2 }, { "GPTNeoX", MODEL_FAM_GPT2 }, { "Bert", MODEL_FAM_BERT },
 			{ "OPT", MODEL_FAM_OPT }, { "Llama", MODEL_FAM_LLAMA }, { "Mistral", MODEL_FAM_LLAMA },
-			{ "Qwen2", MODEL_FAM_LLAMA }, { "Mixtral", MODEL_FAM_LLAMA }, { "Gemma", MODEL_FAM_LLAMA },
+			{ "Qwen2", MODEL_FAM_LLAMA }, { "Qwen3", MODEL_FAM_LLAMA }, { "Mixtral", MODEL_FAM_LLAMA }, { "Gemma", MODEL_FAM_LLAMA },
 			{ "Phi3", MODEL_FAM_LLAMA }, { "SwitchTransformers", MODEL_FAM_T5 }, { "T5", MODEL_FAM_T5 },
 		};
 		for (size_t i = 0; i < sizeof(am) / sizeof(am[0]); i++) {
@@ -339,7 +343,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	if (family_of(root, &fam)) {
 		const char *mt = get_str(root, "model_type");
 		const char *arch = arch_of(root);
-		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, mixtral, gemma, phi3, t5, switch_transformers)",
+		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, qwen3, qwen3_moe, mixtral, gemma, phi3, t5, switch_transformers)",
 			 mt ? mt : arch ? arch : "?");
 		return SURFER_EUNKNOWN;
 	}
@@ -404,8 +408,15 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		/* Mixtral: every layer's MLP is num_local_experts experts, each
 		 * token routed to num_experts_per_tok of them */
 		experts = get_uint(root, "num_local_experts", 0);
+		if (mt && !strcasecmp(mt, "qwen3_moe")) {
+			experts = get_uint(root, "num_experts", 128);
+			ffn = get_uint(root, "moe_intermediate_size", 768);
+			c->moe_ffn = ffn > 0 ? (uint32_t)ffn : 0;
+		}
 		topk = experts ? get_uint(root, "num_experts_per_tok", 2) : 0;
 		step = experts ? 1 : 0;
+		/* Qwen3: q_norm and k_norm, an RMSNorm over each head */
+		c->qk_norm = mt && !strncasecmp(mt, "qwen3", 5);
 		c->dropout = 0;
 		c->attn_dropout = get_real(root, "attention_dropout", 0.0);
 		break;
@@ -552,9 +563,32 @@ int model_mode_parse(const char *s, enum model_mode *out)
 		*out = MODEL_DECODE;
 	else if (strcasecmp(s, "generate") == 0)
 		*out = MODEL_GENERATE;
+	else if (strcasecmp(s, "prefill") == 0)
+		*out = MODEL_PREFILL;
+	else if (strcasecmp(s, "serve") == 0)
+		*out = MODEL_SERVE;
 	else
 		return SURFER_EINVAL;
 	return 0;
+}
+
+int model_engine_parse(const char *s, enum model_engine *out)
+{
+	if (strcasecmp(s, "hf") == 0 || strcasecmp(s, "transformers") == 0)
+		*out = MODEL_ENGINE_HF;
+	else if (strcasecmp(s, "vllm") == 0)
+		*out = MODEL_ENGINE_VLLM;
+	else if (strcasecmp(s, "sglang") == 0)
+		*out = MODEL_ENGINE_SGLANG;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+const char *model_engine_name(enum model_engine e)
+{
+	static const char *const names[] = { "hf", "vllm", "sglang" };
+	return (unsigned)e <= MODEL_ENGINE_SGLANG ? names[e] : "?";
 }
 
 int model_optimizer_parse(const char *s, enum model_optimizer *out)

@@ -231,6 +231,13 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 
 	m->weights = s->params * z.e;
 	m->kv_cache = s->kv_cache_bytes;
+	if (o->engine != MODEL_ENGINE_HF) {
+		/* an engine holds the weights and its cache; a pass's largest
+		 * activations and logits come and go (serve.c) */
+		m->transient = s->act_peak_bytes;
+		m->peak = m->weights + m->kv_cache + m->transient;
+		return;
+	}
 	if (!z.train) {
 		if (o->mode == MODEL_DECODE || s->kv_cache_bytes > 0) {
 			/* a step concatenates one layer's cache into a new

@@ -354,6 +354,11 @@ static void layer_llama(struct bld *B)
 	op_linear(B, T, h, nh * d, c->qkv_bias, 0);
 	op_linear(B, T, h, nkv * d, c->qkv_bias, 0);
 	op_linear(B, T, h, nkv * d, c->qkv_bias, 0);
+	if (c->qk_norm) {       /* Qwen3Attention: q_norm, k_norm per head */
+		op_rmsnorm(B, T * nh, d);
+		op_rmsnorm(B, T * nkv, d);
+		B->cols = h;
+	}
 	rope(B, (double)T * nh * d);
 	rope(B, (double)T * nkv * d);
 	kv_append(B, nkv);
@@ -528,6 +533,11 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 	}
 	if (o->mode == MODEL_GENERATE) {
 		snprintf(err, errlen, "generate is built as an inference and a decode pass");
+		return SURFER_EINVAL;
+	}
+	if (o->mode == MODEL_PREFILL || o->mode == MODEL_SERVE || o->lens || o->chunk) {
+		snprintf(err, errlen, "--mode prefill and serve, --prompt-lens, --context-lens and "
+			 "--chunk describe a serving engine: add --engine vllm or sglang");
 		return SURFER_EINVAL;
 	}
 	if (o->mode == MODEL_DECODE &&
@@ -886,6 +896,8 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		errlen = sizeof(dummy);
 	}
 	memset(s, 0, sizeof(*s));
+	if (o->engine != MODEL_ENGINE_HF)
+		return serve_build(c, o, s, err, errlen);
 	int rc = check_config(c, o, err, errlen);
 	if (rc)
 		return rc;

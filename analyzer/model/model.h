@@ -69,6 +69,9 @@ struct model_config {
 	uint32_t capacity;    /* Switch: tokens per expert per sequence; 0 = all */
 	double dropout;       /* hidden dropout probability                   */
 	double attn_dropout;  /* attention-probability dropout                */
+	int qk_norm;          /* Qwen3: RMSNorm over each head of q and of k   */
+	uint32_t moe_ffn;     /* Qwen3-MoE: each routed expert's inner width
+			       * (ffn is then that width too); 0 dense    */
 };
 
 /* MODEL_DECODE: one step of autoregressive generation with the KV cache
@@ -77,7 +80,14 @@ struct model_config {
  * call, the prompt's forward pass then the decode steps; run.c puts
  * it together from an inference and a decode build (model_build refuses
  * it). */
-enum model_mode { MODEL_INFERENCE = 0, MODEL_TRAINING, MODEL_DECODE, MODEL_GENERATE };
+enum model_mode { MODEL_INFERENCE = 0, MODEL_TRAINING, MODEL_DECODE, MODEL_GENERATE,
+		  MODEL_PREFILL, MODEL_SERVE };
+/* Who runs the model: Hugging Face transformers in eager mode (model.c),
+ * or a serving engine's kernels (serve.c): vLLM V1, SGLang.  MODEL_PREFILL
+ * (one forward over a batch of prompts of their own lengths) and
+ * MODEL_SERVE (that prefill, then decode steps over the growing cache; run.c
+ * puts it together, model_build refuses it) are the engines' modes. */
+enum model_engine { MODEL_ENGINE_HF = 0, MODEL_ENGINE_VLLM, MODEL_ENGINE_SGLANG };
 enum model_optimizer { MODEL_OPTIM_NONE = 0, MODEL_OPTIM_SGD, MODEL_OPTIM_ADAMW };
 /* EAGER: the modules' matmul-softmax-matmul; SDPA: one fused kernel per
  * call (F.scaled_dot_product_attention) with K/V repeated per query head;
@@ -116,6 +126,15 @@ struct model_opts {
 	 * 0 (default) every routed token, MODEL_CAPACITY_CONFIG the config's
 	 * expert_capacity (Hugging Face's router drops the rest). */
 	int64_t expert_capacity;
+	enum model_engine engine;      /* MODEL_ENGINE_HF by default           */
+	/* Engines: the batch's sequences, each of its own length (borrowed;
+	 * NULL: batch sequences of seq tokens).  Prefill and serve: the prompt
+	 * lengths; decode: the tokens each sequence has cached. */
+	const uint32_t *lens;
+	uint32_t nlens;
+	uint32_t chunk;                /* prefill: tokens per forward pass at
+					* most (chunked prefill), 0 all at once */
+	uint32_t new_tokens;           /* serve: tokens generated per sequence */
 };
 #define MODEL_CAPACITY_CONFIG (-1)
 
@@ -144,6 +163,15 @@ struct model_kernel {
 	int async;
 	uint32_t wait;          /* 1 + index of the collective this kernel
 				 * waits for (its layer's parameters), 0 none */
+	/* Launched by a CUDA graph replay: a run of consecutive graph kernels
+	 * is one graph launch for the CPU (program.c). */
+	uint8_t graph;
+	/* The CPU work before this kernel's launch beyond one launch (an
+	 * engine step's scheduling and input preparation), ns. */
+	double cpu_before_ns;
+	/* The CPU waits for every stream before this kernel's launch (the
+	 * previous engine step's result read back). */
+	uint8_t sync_before;
 	/* A broadcast operand that is read again for every repetition unless
 	 * it stays in L2 (an attention mask [B,1,S,S] added to the scores of
 	 * every head): the DRAM bytes the re-reads add, and the bytes the
@@ -170,6 +198,8 @@ struct model_seq {
 	 * final norm and head); their parameters held by this GPU. */
 	double layer_params;    /* the largest layer's                        */
 	double root_params;     /* the root's                                 */
+	double act_peak_bytes;  /* engines: the largest short-lived tensors of
+				 * a pass (activations, fp32 logits)        */
 };
 
 /* Errors are surfer_err codes (trace/surfer_err.h): SURFER_EINVAL (a bad
@@ -245,6 +275,9 @@ int model_list_print(FILE *f, int json);
 const char *model_family_name(enum model_family f);
 const char *model_phase_name(enum model_phase p);
 int model_mode_parse(const char *s, enum model_mode *out);
+/* hf, vllm or sglang. */
+int model_engine_parse(const char *s, enum model_engine *out);
+const char *model_engine_name(enum model_engine e);
 int model_optimizer_parse(const char *s, enum model_optimizer *out);
 /* fp32, tf32, bf16, fp16 (also float32, float16, bfloat16). */
 int model_dtype_parse(const char *s, enum gpu_dtype *out);
@@ -281,5 +314,13 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 /* CPU cost of one eager PyTorch op launch, ns: Python + dispatcher +
  * cudaLaunchKernel.  See program.c for the source of the figure. */
 #define MODEL_LAUNCH_NS_DEFAULT 6000.0
+
+/* The serving engines' CPU work per step that no kernel shows (serve.c):
+ * SGLang's bench_one_batch prepares every step's batch in Python
+ * (ScheduleBatch, ForwardBatch, KV slot allocation, attention metadata)
+ * between two synchronizations; vLLM's engine core schedules and prepares
+ * inputs.  Fitted on PipeWeave's measured SGLang decode steps, each GPU
+ * architecture held out in turn (surfer-bench serving, docs/model.md). */
+#define MODEL_SERVE_STEP_CPU_NS 1200000.0
 
 #endif

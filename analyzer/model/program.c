@@ -170,7 +170,7 @@ static void em_kernel(struct emit *e, const struct model_kernel *mk, uint64_t st
 	r.u.kernel.dyn_smem = k->smem_dynamic;
 	r.u.kernel.stream = stream;
 	r.u.kernel.thread = MODELPROG_THREAD;
-	r.u.kernel.flags = peer ? TRACE_KF_PEER : 0;
+	r.u.kernel.flags = (peer ? TRACE_KF_PEER : 0) | (mk->graph ? TRACE_KF_GRAPH : 0);
 	r.u.kernel.cpu_ns = em_cpu(e);
 	r.u.kernel.lib_call = op_seq;
 	r.u.kernel.iteration = -1;
@@ -199,7 +199,14 @@ static int em_run(struct emit *e, const struct model_seq *s)
 		const struct model_kernel *mk = &s->v[i];
 		uint64_t st = mk->async ? MODELPROG_SIDE_STREAM : MODELPROG_STREAM;
 
-		e->cpu += e->p->launch_ns;
+		if (mk->sync_before)
+			em_device_sync(e);
+		e->cpu += mk->cpu_before_ns;
+		/* a graph replay: its kernels go with one launch, recorded as the
+		 * recorder records a cuGraphLaunch's kernels (TRACE_KF_GRAPH, the
+		 * launch's CPU time on each) */
+		if (!(mk->graph && i > 0 && s->v[i - 1].graph && !mk->sync_before))
+			e->cpu += e->p->launch_ns;
 		if (mk->async == MODEL_ASYNC_AFTER) /* the bucket's gradients */
 			em_stream_wait(e, MODELPROG_STREAM, MODELPROG_SIDE_STREAM);
 		if (mk->phase == MODEL_PH_OPTIMIZER && !mk->async && e->side_dirty) {

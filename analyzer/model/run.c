@@ -30,6 +30,7 @@ const char *const *model_cli_options(void)
 		"model", "batch", "seq", "mode", "dtype", "optimizer", "attention",
 		"head", "dp", "tp", "pp", "microbatches", "zero", "launch-us", "launch-us-from",
 		"expert-capacity", "new-tokens", "plan", "write-trace",
+		"engine", "prompt-lens", "context-lens", "chunk",
 		NULL
 	};
 	return names;
@@ -129,6 +130,92 @@ static int launch_from_trace(struct model_cli *m, const char *path, char *err, s
 	return 0;
 }
 
+/* Lengths from text: numbers separated by commas or white space, into
+ * m->lens.  0, or SURFER_EINVAL with a reason. */
+static int parse_lens(struct model_cli *m, const char *opt, const char *text, const char *what,
+		      char *err, size_t errlen)
+{
+	const char *p = text;
+	uint32_t n = 0;
+	for (;;) {
+		while (*p == ',' || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (!*p)
+			break;
+		char *end;
+		errno = 0;
+		unsigned long x = strtoul(p, &end, 10);
+		if (end == p || errno || *p == '-' || x > (1ul << 24) || (x == 0 && opt[0] == 'p') ||
+		    (*end && *end != ',' && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r')) {
+			snprintf(err, errlen, "bad --%s '%.40s': %s: lengths of 1 to 16777216 tokens "
+				 "separated by commas are expected", opt, what, p);
+			return SURFER_EINVAL;
+		}
+		if (n == MODEL_CLI_MAX_LENS) {
+			snprintf(err, errlen, "--%s: more than %d sequences", opt, MODEL_CLI_MAX_LENS);
+			return SURFER_EINVAL;
+		}
+		m->lens[n++] = (uint32_t)x;
+		p = end;
+	}
+	if (!n) {
+		snprintf(err, errlen, "--%s '%.40s': no length given", opt, what);
+		return SURFER_EINVAL;
+	}
+	m->nlens = n;
+	m->opts.lens = m->lens;
+	m->opts.nlens = n;
+	m->opts.batch = n;
+	return 0;
+}
+
+/* --prompt-lens / --context-lens: a list, or @FILE holding one. */
+static int set_lens(struct model_cli *m, const char *opt, const char *v, char *err, size_t errlen)
+{
+	int kind = !strcmp(opt, "prompt-lens") ? 1 : 2;
+	if (m->lens_kind && m->lens_kind != kind) {
+		snprintf(err, errlen, "--prompt-lens and --context-lens exclude each other");
+		return SURFER_EINVAL;
+	}
+	m->lens_kind = kind;
+	if (v[0] != '@')
+		return parse_lens(m, opt, v, v, err, errlen);
+	FILE *f = fopen(v + 1, "r");
+	if (!f) {
+		snprintf(err, errlen, "--%s: cannot read '%s': %s", opt, v + 1, strerror(errno));
+		return SURFER_EINVAL;
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap + 1);
+	if (!buf) {
+		fclose(f);
+		return SURFER_ENOMEM;
+	}
+	size_t got;
+	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap) {
+			char *nb = cap < (1u << 26) ? realloc(buf, 2 * cap + 1) : NULL;
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				snprintf(err, errlen, "--%s: '%s' is too large", opt, v + 1);
+				return SURFER_EINVAL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	int bad = ferror(f);
+	fclose(f);
+	buf[n] = 0;
+	int rc = bad ? SURFER_EINVAL : parse_lens(m, opt, buf, v + 1, err, errlen);
+	if (bad)
+		snprintf(err, errlen, "--%s: cannot read '%s'", opt, v + 1);
+	free(buf);
+	return rc;
+}
+
 int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		  char *err, size_t errlen)
 {
@@ -169,6 +256,12 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 1024, &o->tp);
 	} else if (!strcmp(name, "pp")) {
 		bad = parse_count(v, 1024, &o->pp);
+	} else if (!strcmp(name, "engine")) {
+		bad = model_engine_parse(v, &o->engine);
+	} else if (!strcmp(name, "prompt-lens") || !strcmp(name, "context-lens")) {
+		return set_lens(m, name, v, err, errlen);
+	} else if (!strcmp(name, "chunk")) {
+		bad = parse_count(v, 1u << 24, &o->chunk);
 	} else if (!strcmp(name, "new-tokens")) {
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
 	} else if (!strcmp(name, "write-trace")) {
@@ -205,7 +298,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	}
 	if (bad) {
 		static const struct { const char *opt, *what; } help[] = {
-			{ "mode", "inference, training, decode or generate" }, { "dtype", "fp32, tf32, bf16 or fp16" },
+			{ "mode", "inference, training, decode, generate, prefill or serve" },
+			{ "dtype", "fp32, tf32, bf16 or fp16" }, { "engine", "hf, vllm or sglang" },
 			{ "optimizer", "none, sgd or adamw" }, { "attention", "eager, sdpa or flash" },
 			{ "head", "lm or classify" }, { "launch-us", "microseconds >= 0" },
 			{ "expert-capacity", "a positive count, config or none" },
@@ -375,6 +469,7 @@ static int build_run(const struct model_config *c, const struct model_cli *m, ui
 	int generate = m->opts.mode == MODEL_GENERATE;
 	*o = *od = m->opts;
 	o->batch = od->batch = batch;
+	o->new_tokens = od->new_tokens = m->new_tokens;
 	memset(sd, 0, sizeof(*sd));
 	if (generate) {
 		o->mode = MODEL_INFERENCE;
@@ -402,10 +497,20 @@ static int memory_at(const struct model_config *c, const struct model_cli *m, ui
 {
 	struct model_opts o, od;
 	struct model_seq s, sd;
-	if (build_run(c, m, batch, &s, &sd, &o, &od, NULL, 0))
+	struct model_cli one = *m;
+	/* a served batch: its prefill, with the cache its last step holds */
+	if (m->opts.mode == MODEL_SERVE)
+		one.opts.mode = MODEL_PREFILL;
+	if (build_run(c, &one, batch, &s, &sd, &o, &od, NULL, 0))
 		return -1;
 	model_seq_release(&sd);
 	o.mode = m->opts.mode;
+	if (m->opts.mode == MODEL_SERVE && s.micro_batch) {
+		double tokens = 0;
+		for (uint32_t i = 0; i < s.micro_batch; i++)
+			tokens += o.lens ? o.lens[i] : o.seq;
+		s.kv_cache_bytes *= (tokens + (double)s.micro_batch * m->new_tokens) / tokens;
+	}
 	model_memory(c, &o, &s, out);
 	model_seq_release(&s);
 	return 0;
@@ -421,7 +526,9 @@ static int warn_memory(struct analysis *a, struct report_model *rm, const struct
 	struct model_memory m;
 	if (memory_at(c, mc, mc->opts.batch, &m))
 		return 0;
-	if (!(rm->max_batch_fits = calloc(a->ntargets ? a->ntargets : 1, sizeof(*rm->max_batch_fits))))
+	/* sequences of their own lengths: no batch to grow */
+	if (!mc->opts.lens &&
+	    !(rm->max_batch_fits = calloc(a->ntargets ? a->ntargets : 1, sizeof(*rm->max_batch_fits))))
 		return SURFER_ENOMEM;
 	rm->memory.peak = m.peak;
 	rm->memory.weights = m.weights;
@@ -432,7 +539,7 @@ static int warn_memory(struct analysis *a, struct report_model *rm, const struct
 	rm->memory.transient = m.transient;
 	analysis_warn_memory(a, m.peak, "one GPU's tensors (estimated)");
 	/* the peak grows with the batch: bisect for the largest that fits */
-	for (size_t t = 0; t < a->ntargets; t++) {
+	for (size_t t = 0; t < a->ntargets && rm->max_batch_fits; t++) {
 		double have = gpu_mem_usable_bytes(a->targets[t].gpu);
 		uint32_t lo = 0, hi = 1u << 20; /* lo fits (0: none), hi does not */
 		struct model_memory x;
@@ -482,6 +589,123 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 	return SURFER_EINVAL;
 }
 
+/* The engine run's header line: engine, model, mode and its batch. */
+static void serve_describe(const struct model_cli *m, const struct model_config *c, char *out,
+			   size_t cap)
+{
+	const struct model_opts *o = &m->opts;
+	const char *mode = o->mode == MODEL_DECODE ? "decode" : o->mode == MODEL_SERVE ? "serve"
+			   : "prefill";
+	double sum = 0, mx = 0;
+	for (uint32_t i = 0; i < o->batch; i++) {
+		double l = o->lens ? o->lens[i] : o->seq;
+		sum += l;
+		mx = l > mx ? l : mx;
+	}
+	char gen[48] = "", ch[32] = "";
+	if (o->mode == MODEL_SERVE)
+		snprintf(gen, sizeof(gen), " + %u new tokens", m->new_tokens);
+	if (o->chunk && o->mode != MODEL_DECODE)
+		snprintf(ch, sizeof(ch), ", chunks of %u", o->chunk);
+	snprintf(out, cap, "%s %.40s, %s, %u sequences of %s %.0f tokens (%.0f in all)%s%s, %.8s%s",
+		 model_engine_name(o->engine), c->name, mode, o->batch,
+		 o->lens ? "up to" : "", mx, sum, gen, ch, gpu_dtype_name(o->dtype),
+		 o->tp > 1 ? ", parallel" : "");
+}
+
+/* Tokens an engine run's iteration counts for throughput and price: the
+ * prompts' tokens of a prefill, one per sequence of a decode step, the
+ * generated tokens of a served batch. */
+static double serve_tokens(const struct model_cli *m)
+{
+	const struct model_opts *o = &m->opts;
+	if (o->mode == MODEL_DECODE)
+		return o->batch;
+	if (o->mode == MODEL_SERVE)
+		return (double)o->batch * m->new_tokens;
+	double sum = 0;
+	for (uint32_t i = 0; i < o->batch; i++)
+		sum += o->lens ? o->lens[i] : o->seq;
+	return sum;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The steps that SERVE_SAMPLE_STEPS of a served batch's decode steps are
+ * predicted at: all of them up to that many, else that many evenly spread
+ * (a step's time is nearly affine in the cache it reads). */
+#define SERVE_SAMPLE_STEPS 33u
+
+/* --mode serve: each target's time to first token (the prefill, chunked
+ * as asked) and time per output token, the mean and median of its decode
+ * steps, each predicted on its own through model_time.  0, or a negative
+ * code. */
+static int serve_timings(const struct model_config *c, const struct model_cli *m,
+			 const struct analysis_options *ao, const struct analysis *a,
+			 struct report_model *rm)
+{
+	if (m->opts.mode != MODEL_SERVE)
+		return 0;
+	size_t nt = a->ntargets;
+	rm->ttft_ns = calloc(nt ? nt : 1, sizeof(double));
+	rm->tpot_mean_ns = calloc(nt ? nt : 1, sizeof(double));
+	rm->tpot_median_ns = calloc(nt ? nt : 1, sizeof(double));
+	uint32_t steps = m->new_tokens > 1 ? m->new_tokens - 1 : 0;
+	uint32_t ns = steps < SERVE_SAMPLE_STEPS ? steps : SERVE_SAMPLE_STEPS;
+	double *t = calloc(ns ? ns : 1, sizeof(double));
+	uint32_t *grown = malloc((size_t)m->opts.batch * sizeof(*grown));
+	if (!rm->ttft_ns || !rm->tpot_mean_ns || !rm->tpot_median_ns || !t || !grown) {
+		free(t);
+		free(grown);
+		return SURFER_ENOMEM;
+	}
+	struct model_opts o = m->opts;
+	o.method = ao->method;
+	o.pred = ao->pred;
+	int rc = 0;
+	for (size_t ti = 0; ti < nt && !rc; ti++) {
+		const struct gpu_spec *g = a->targets[ti].gpu;
+		struct model_seq s;
+		struct model_timing mt;
+		o.mode = MODEL_PREFILL;
+		o.lens = m->opts.lens;
+		if (!(rc = model_build(c, &o, &s, NULL, 0))) {
+			rc = model_time(&s, &o, g, m->launch_ns, &mt);
+			model_seq_release(&s);
+			rm->ttft_ns[ti] = mt.iteration_ns;
+		}
+		o.mode = MODEL_DECODE;
+		o.chunk = 0;
+		for (uint32_t j = 0; j < ns && !rc; j++) {
+			/* step k (0-based) reads the prompt and k earlier tokens */
+			uint32_t k = ns > 1 ? (uint32_t)((uint64_t)j * (steps - 1) / (ns - 1)) : 0;
+			for (uint32_t i = 0; i < m->opts.batch; i++)
+				grown[i] = (m->opts.lens ? m->opts.lens[i] : m->opts.seq) + k;
+			o.lens = grown;
+			o.nlens = m->opts.batch;
+			if ((rc = model_build(c, &o, &s, NULL, 0)))
+				break;
+			rc = model_time(&s, &o, g, m->launch_ns, &mt);
+			model_seq_release(&s);
+			t[j] = mt.iteration_ns;
+		}
+		o.chunk = m->opts.chunk;
+		double sum = 0;
+		for (uint32_t j = 0; j < ns; j++)
+			sum += t[j];
+		rm->tpot_mean_ns[ti] = ns ? sum / ns : 0;
+		qsort(t, ns, sizeof(*t), cmp_double);
+		rm->tpot_median_ns[ti] = !ns ? 0 : ns % 2 ? t[ns / 2] : (t[ns / 2 - 1] + t[ns / 2]) / 2;
+	}
+	free(t);
+	free(grown);
+	return rc < 0 ? rc : 0;
+}
+
 int model_analysis_run(const struct model_cli *m, const struct analysis_options *ao,
 		       struct analysis **out, struct report_model *rm, char *err, size_t errlen)
 {
@@ -506,6 +730,17 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		if (model_target_check(&m->opts, ao->targets[i], err, errlen))
 			return SURFER_EINVAL;
 	int generate = m->opts.mode == MODEL_GENERATE;
+	enum model_mode mode = m->opts.mode;
+	if ((m->lens_kind == 1 && mode != MODEL_PREFILL && mode != MODEL_SERVE) ||
+	    (m->lens_kind == 2 && mode != MODEL_DECODE)) {
+		snprintf(err, errlen, "%s goes with --mode %s", m->lens_kind == 1 ? "--prompt-lens"
+			 : "--context-lens", m->lens_kind == 1 ? "prefill or serve" : "decode");
+		return SURFER_EINVAL;
+	}
+	if (m->opts.chunk && mode != MODEL_PREFILL && mode != MODEL_SERVE) {
+		snprintf(err, errlen, "--chunk splits a prefill: it goes with --mode prefill or serve");
+		return SURFER_EINVAL;
+	}
 	rc = build_run(&c, m, m->opts.batch, &s, &sd, &opts, &od, err, errlen);
 	if (rc)
 		return rc == SURFER_ENOMEM ? SURFER_ENOMEM : SURFER_EINVAL;
@@ -520,10 +755,15 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	opts.method = od.method = ao->method;
 	if (generate)
 		snprintf(gen, sizeof(gen), " + %u new tokens", m->new_tokens);
-	snprintf(device, sizeof(device), "model %.40s, %s, batch %u, seq %u%s, %.8s%s", c.name,
-		 mo->mode == MODEL_TRAINING ? "training" : mo->mode == MODEL_DECODE ? "decode"
-		 : generate ? "generate" : "inference",
-		 o->batch, o->seq, gen, gpu_dtype_name(o->dtype), o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
+	if (mo->engine != MODEL_ENGINE_HF) {
+		serve_describe(m, &c, device, sizeof(device));
+	} else {
+		snprintf(device, sizeof(device), "model %.40s, %s, batch %u, seq %u%s, %.8s%s", c.name,
+			 mo->mode == MODEL_TRAINING ? "training" : mo->mode == MODEL_DECODE ? "decode"
+			 : generate ? "generate" : "inference",
+			 o->batch, o->seq, gen, gpu_dtype_name(o->dtype),
+			 o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
+	}
 	memset(&p, 0, sizeof(p));
 	p.seq = &s;
 	p.opts = o;
@@ -556,6 +796,16 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	rm->gpus = o->dp * o->tp * o->pp;
 	rm->tokens_per_iteration = (double)o->batch * o->dp *
 		(generate ? m->new_tokens : o->mode == MODEL_DECODE ? 1 : o->seq);
+	if (mo->engine != MODEL_ENGINE_HF) {
+		rm->tokens_per_iteration = serve_tokens(m);
+		if ((rc = serve_timings(&c, m, ao, a, rm)) < 0) {
+			analysis_free(a);
+			report_model_free(rm);
+			snprintf(err, errlen, rc == SURFER_ENOMEM ? "out of memory"
+				 : "the serve steps could not be predicted");
+			return rc;
+		}
+	}
 	if (warn_memory(a, rm, &c, m)) {
 		analysis_free(a);
 		snprintf(err, errlen, "out of memory");

@@ -13,6 +13,9 @@
 #include "analyzer/report.h"
 #include "analyzer/model/model.h"
 
+/* The most sequences --prompt-lens and --context-lens take. */
+#define MODEL_CLI_MAX_LENS 4096
+
 /* The --model options as the command line gives them. */
 struct model_cli {
 	const char *model;        /* config.json path or built-in name; NULL = none */
@@ -25,6 +28,11 @@ struct model_cli {
 	const char *write_trace;  /* --write-trace FILE: the built program as a
 				   * trace; NULL none                         */
 	int set;                  /* some model option was given               */
+	/* --prompt-lens / --context-lens: each sequence's length (opts.lens
+	 * points here once given) */
+	uint32_t lens[MODEL_CLI_MAX_LENS];
+	uint32_t nlens;
+	int lens_kind;            /* 0 none, 1 prompt lengths, 2 context lengths */
 };
 
 /* Sets m to the defaults (batch 1, seq 128 ... see model_opts_init; the
@@ -34,12 +42,16 @@ void model_cli_init(struct model_cli *m);
 /* The long options model_cli_set understands, NULL-terminated, each
  * taking a value: model, batch, seq, mode, dtype, optimizer, attention,
  * dp, tp, pp, microbatches, launch-us, launch-us-from, expert-capacity,
- * new-tokens, plan, write-trace. */
+ * new-tokens, plan, write-trace, engine, prompt-lens, context-lens,
+ * chunk. */
 const char *const *model_cli_options(void);
 
 /* Applies option name (without "--") with value.  Returns 0, or
  * SURFER_EINVAL with a one-line reason in err for a bad value or an
  * unknown name.
+ * prompt-lens and context-lens take L1,L2,... or @FILE (lengths separated
+ * by commas or white space); they set opts.lens and opts.nlens (and batch,
+ * the number of lengths).
  * launch-us-from TRACE sets the launch cost to the median gap between
  * consecutive kernel launches of one CPU thread in a recorded trace (a
  * host's and framework's figure, docs/model.md); SURFER_ENOMEM. */

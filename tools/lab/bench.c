@@ -20,6 +20,7 @@
 #include "tools/lab/bench_e2e.h"
 #include "tools/lab/profile.h"
 #include "tools/lab/bench_power.h"
+#include "tools/lab/bench_serving.h"
 #include "tools/lab/bench_tc.h"
 #include "tools/lab/bench_vec.h"
 #include "predictor/predict.h"
@@ -73,6 +74,7 @@ static void usage(FILE *fp)
 		"       " PROG " tensorcore --data DIR  (tensor-core GEMM model, held out per GPU)\n"
 		"       " PROG " vec --data DIR [--emit] (16-bit vector-op model, A100 <-> A40 held out)\n"
 		"       " PROG " power --data DIR       (FP32 power cap vs measured FMA runs)\n"
+		"       " PROG " serving --data DIR     (SGLang engine vs PipeWeave's runs)\n"
 		"       " PROG " profile --labels DIR [--emit] (per-operator profiles vs the tile model;\n"
 		"                                          the AMD scale)\n"
 		"       " PROG " --version\n"
@@ -566,6 +568,7 @@ static const struct bench_cmd {
 	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(POWER) | BO(EMIT), 0, bench_tc_main},
 	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
+	{"serving", BO(DATA) | BO(GPU), 0, bench_serving_main},
 	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
 		    BO(ROWS), 0, bench_profile_main},
 };
