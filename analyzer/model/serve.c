@@ -149,7 +149,7 @@ static void all_reduce(struct srv *S, uint64_t rows)
 	struct bld *B = S->B;
 	if (B->tp <= 1)
 		return;
-	k_comm(B, COMM_ALL_REDUCE, (double)rows * S->h * B->esz, B->tp, 0);
+	k_comm(B, COMM_ALL_REDUCE, (double)rows * S->h * B->esz, MODEL_GROUP_TP, 0);
 	mark(S);
 }
 
@@ -298,7 +298,7 @@ static void forward(struct srv *S, const struct sreq *r, size_t nr, int decode)
 	S->graph = graph_head;
 	gemm(S, 1, lm_rows, S->V, S->h);                                    /* LM head */
 	if (B->tp > 1) {
-		k_comm(B, COMM_ALL_GATHER, (double)lm_rows * S->V * B->tp * B->esz, B->tp, 0);
+		k_comm(B, COMM_ALL_GATHER, (double)lm_rows * S->V * B->tp * B->esz, MODEL_GROUP_TP, 0);
 		mark(S);
 	}
 	S->graph = 0;
