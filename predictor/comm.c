@@ -49,6 +49,7 @@
  * B200 over EFA: 74%), not fitted to the data here.
  */
 #include <math.h>
+#include <string.h>
 
 #include "predictor/comm.h"
 
@@ -197,7 +198,10 @@ static double node_ns(enum comm_op op, double bytes, uint32_t ranks, const struc
 static double nodes_ns(enum comm_op op, double bytes, double n, double k, const struct comm_link *l)
 {
 	const struct comm_link *in = l->peers && k > l->peers && l->wide ? l->wide : l;
-	double m = ceil(n / k), intra = in->bw_gbps, net = k * l->net_gbps;
+	/* the k ranks of a node share its NICs: each at most what one GPU
+	 * alone reaches, together at most the node's rate */
+	double node_net = l->net_gbps * (l->node_gpus ? l->node_gpus : k);
+	double m = ceil(n / k), intra = in->bw_gbps, net = fmin(k * l->net_p2p_gbps, node_net);
 	double ring_bw = intra < net ? intra : net;
 	double hop = l->net_hop_us, best = INFINITY;
 
@@ -248,7 +252,7 @@ static double nodes_ns(enum comm_op op, double bytes, double n, double k, const 
 		/* the bytes for peers in other nodes leave through the GPU's
 		 * share of the NICs, those for its own node over NVLink */
 		double p2p = in->p2p_gbps > 0 ? in->p2p_gbps : intra;
-		double t_in = (k - 1) / n * bytes / p2p, t_net = (n - k) / n * bytes / l->net_gbps;
+		double t_in = (k - 1) / n * bytes / p2p, t_net = (n - k) / n * bytes / (net / k);
 		return (in->p2p_us + proto_net_us[P_SIMPLE] + hop) * 1e3 + (t_in > t_net ? t_in : t_net);
 	}
 	case COMM_SEND_RECV:
@@ -275,29 +279,38 @@ double comm_time_ns(enum comm_op op, double bytes, uint32_t ranks, const struct 
 	return comm_group_ns(op, bytes, ranks, ranks, l);
 }
 
-/* vLLM csrc/custom_all_reduce.cuh and SGLang's kernel: each rank copies
- * its buffer where peers can read it over NVLink; one-shot reads every
- * peer's whole buffer and reduces ((n-1) S over the link), two-shot
- * reduces a 1/n slice from every peer then gathers the slices
- * (2 (n-1)/n S), with two barriers.  One-shot for 2 ranks, for 4 below
- * 512 KiB and 8 below 256 KiB, two-shot above, NCCL above the 8 MiB cap
- * (serving-engines notes, section 3).  Fixed cost: 4-8 us measured inside
- * CUDA graphs on H100 (SGLang PR #2904: 3.7-5.9 us TP2-8; vLLM PR #24111:
- * 7 us one-shot TP2 at 0.5 MB), taken as 5 us a barrier. */
-#define CAR_BARRIER_US 5.0
-#define CAR_MAX_BYTES (8.0 * 1024 * 1024)
+/*
+ * The serving engines' custom all-reduce (serving-engines.md 3.1-3.3: vLLM
+ * csrc/custom_all_reduce.cuh, SGLang's copy of it): every rank writes its
+ * buffer into IPC-shared memory and reads its peers' over NVLink; no NCCL
+ * launch, no ring.  Used for world sizes 2, 4, 6, 8 whose GPUs are all
+ * NVLink-connected, up to 8 MiB (larger: NCCL).  One-shot (each rank reads
+ * all n - 1 peer buffers whole) for TP 2, and below 512 KiB for TP <= 4 and
+ * 256 KiB for TP <= 8; else two-shot (reduce-scatter then all-gather
+ * through the shared buffers: 2 (n - 1) / n of the buffer over the links,
+ * two barriers).  The fixed cost per stage, 6 us, is the middle of the
+ * published 4-8 us of a graph-captured one-shot kernel on NVLink (H100:
+ * SGLang PR #2904 3.7-5.9 us, vLLM PR #24111 7 us at 0.5 MB).
+ */
+#define CUSTOM_AR_STAGE_US 6.0
+#define CUSTOM_AR_MAX_BYTES (8.0 * 1024 * 1024)
 
 double comm_custom_all_reduce_ns(double bytes, uint32_t ranks, const struct comm_link *l)
 {
-	if (!l || !l->nvlink || bytes <= 0 || bytes > CAR_MAX_BYTES || (ranks != 2 && ranks != 4 &&
-	    ranks != 6 && ranks != 8) || (l->peers && ranks > l->peers))
+	if (!l || !l->nvlink || l->bw_gbps <= 0 || bytes <= 0 || bytes > CUSTOM_AR_MAX_BYTES ||
+	    (ranks != 2 && ranks != 4 && ranks != 6 && ranks != 8) || (l->peers && ranks > l->peers))
 		return 0;
-	double n = ranks, bw = l->p2p_gbps > 0 ? l->p2p_gbps : l->bw_gbps;
+	double n = ranks;
 	int one_shot = ranks == 2 || (ranks <= 4 && bytes < 512.0 * 1024) ||
 		       (ranks <= 8 && bytes < 256.0 * 1024);
 	if (one_shot)
-		return CAR_BARRIER_US * 1e3 + (n - 1) * bytes / bw;
-	return 2 * CAR_BARRIER_US * 1e3 + 2 * (n - 1) / n * bytes / bw;
+		return CUSTOM_AR_STAGE_US * 1e3 + (n - 1) * bytes / l->bw_gbps;
+	return 2 * CUSTOM_AR_STAGE_US * 1e3 + 2.0 * (n - 1) / n * bytes / l->bw_gbps;
+}
+
+int comm_is_custom_all_reduce(const char *name)
+{
+	return name && !strncmp(name, "cross_device_reduce", 19);
 }
 
 const char *comm_name(enum comm_op op)

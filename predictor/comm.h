@@ -82,6 +82,10 @@ double comm_group_ns(enum comm_op op, double bytes, uint32_t ranks, uint32_t per
  * (no NVLink between all ranks, ranks not 2/4/6/8, bytes above the cap). */
 double comm_custom_all_reduce_ns(double bytes, uint32_t ranks, const struct comm_link *l);
 
+/* Whether a kernel of this name is an engine's custom all-reduce
+ * (cross_device_reduce_1stage / _2stage). */
+int comm_is_custom_all_reduce(const char *kernel_name);
+
 const char *comm_name(enum comm_op op);
 
 #endif
