@@ -113,8 +113,18 @@ static void usage(FILE *f)
 		"                            generation step: B new tokens after S cached)\n"
 		"                            or generate (the prompt's pass, then decode\n"
 		"                            steps up to --new-tokens N, default 128)\n"
-		"      --dtype D             fp32 (default), tf32, bf16 or fp16\n"
-		"      --optimizer O         none (default), sgd or adamw\n"
+		"      --dtype D             fp32 (default), tf32, bf16, fp16, or fp8 (linears in\n"
+		"                            FP8, BF16 elsewhere)\n"
+		"      --fp8-recipe R        tensorwise (default), rowwise (torchao float8) or\n"
+		"                            delayed (Transformer Engine)\n"
+		"      --optimizer O         none (default), sgd, adamw (foreach) or adamw-fused\n"
+		"      --act-ckpt A          activation checkpointing: none (default), selective\n"
+		"                            or full\n"
+		"      --grad-accum N        micro-batches of --batch per optimizer step\n"
+		"      --stack S             eager (default), compile (torch.compile) or te\n"
+		"                            (Transformer Engine / Megatron fused kernels)\n"
+		"      --cuda-graphs         the step replayed as CUDA graphs\n"
+		"      --power-limit W       the boards capped at W watts\n"
 		"      --attention A         eager (default), sdpa, or flash (FlashAttention kernels:\n"
 		"                            FA3 on Hopper, FA2 elsewhere; bf16/fp16)\n"
 		"      --head H              lm (default: LM / pretraining head) or classify\n"
@@ -251,6 +261,12 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"new-tokens", required_argument, NULL, OPT_MODEL},
 		{"plan", required_argument, NULL, OPT_MODEL},
 		{"write-trace", required_argument, NULL, OPT_MODEL},
+		{"act-ckpt", required_argument, NULL, OPT_MODEL},
+		{"grad-accum", required_argument, NULL, OPT_MODEL},
+		{"stack", required_argument, NULL, OPT_MODEL},
+		{"fp8-recipe", required_argument, NULL, OPT_MODEL},
+		{"cuda-graphs", no_argument, NULL, OPT_MODEL},
+		{"power-limit", required_argument, NULL, OPT_MODEL},
 		{"engine", required_argument, NULL, OPT_MODEL},
 		{"prompt-lens", required_argument, NULL, OPT_MODEL},
 		{"context-lens", required_argument, NULL, OPT_MODEL},

@@ -1299,6 +1299,216 @@ START_TEST(zero_waits)
 }
 END_TEST
 
+
+/* Training stacks.  Activation checkpointing: full runs every block's
+ * forward kernels again in backward (the backward's GEMM FLOPs grow by
+ * exactly the blocks' forward GEMM FLOPs); torchtitan's selective policy
+ * recomputes every second matmul of a block (GPT-2: c_attn, c_proj, c_fc,
+ * c_proj -> the two c_proj, 2bsh^2 + 8bsh^2) and no attention product. */
+START_TEST(act_ckpt_recompute)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o = zero_opts(0);
+	o.dp = 1;
+	o.dtype = GPU_DT_BF16;
+	o.attention = MODEL_ATTN_SDPA;
+	struct model_seq s0, sf, ss;
+	ck_assert_int_eq(model_build(&c, &o, &s0, NULL, 0), 0);
+	o.act_ckpt = MODEL_CKPT_FULL;
+	ck_assert_int_eq(model_build(&c, &o, &sf, NULL, 0), 0);
+	o.act_ckpt = MODEL_CKPT_SELECTIVE;
+	ck_assert_int_eq(model_build(&c, &o, &ss, NULL, 0), 0);
+	double b = 2, sl = 1024, h = 768;
+	for (int32_t l = 0; l < 12; l++) {
+		double fwd = layer_sum(&s0, l, MODEL_PH_FORWARD, PRED_OP_GEMM, NULL);
+		double bwd0 = layer_sum(&s0, l, MODEL_PH_BACKWARD, PRED_OP_GEMM, NULL);
+		double bwdf = layer_sum(&sf, l, MODEL_PH_BACKWARD, PRED_OP_GEMM, NULL);
+		double bwds = layer_sum(&ss, l, MODEL_PH_BACKWARD, PRED_OP_GEMM, NULL);
+		ck_assert_double_eq_tol(fwd, 24 * b * sl * h * h, 1);
+		ck_assert_double_eq_tol(bwdf - bwd0, fwd, 1);
+		ck_assert_double_eq_tol(bwds - bwd0, 10 * b * sl * h * h, 1);
+		double att0 = layer_sum(&s0, l, MODEL_PH_BACKWARD, PRED_OP_ATTENTION, NULL);
+		double atts = layer_sum(&ss, l, MODEL_PH_BACKWARD, PRED_OP_ATTENTION, NULL);
+		double attf = layer_sum(&sf, l, MODEL_PH_BACKWARD, PRED_OP_ATTENTION, NULL);
+		ck_assert_double_eq_tol(atts, att0, 1);
+		ck_assert_double_gt(attf, att0);
+	}
+	/* the forward is the same, the memory less */
+	ck_assert_double_eq_tol(model_seq_flops(&sf, MODEL_PH_FORWARD),
+				model_seq_flops(&s0, MODEL_PH_FORWARD), 1);
+	struct model_memory m0, mf;
+	o.act_ckpt = MODEL_CKPT_NONE;
+	model_memory(&c, &o, &s0, &m0);
+	o.act_ckpt = MODEL_CKPT_FULL;
+	model_memory(&c, &o, &sf, &mf);
+	/* full keeps each block's input, b s h 16-bit elements */
+	double X = b * sl * h * 2;
+	ck_assert_double_lt(mf.activations, m0.activations / 5);
+	ck_assert_double_ge(mf.activations, 12 * X);
+	model_seq_release(&s0);
+	model_seq_release(&sf);
+	model_seq_release(&ss);
+}
+END_TEST
+
+/* Gradient accumulation: N micro-batches take N times the compute, and
+ * DDP's all-reduces run once (no_sync), so on a GPU the step takes less
+ * than N single steps and more than N - 1. */
+START_TEST(grad_accum_steps)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o = zero_opts(0);
+	o.dtype = GPU_DT_BF16;
+	const struct gpu_spec *g = gpu_find("a100-sxm4-80");
+	ck_assert_ptr_nonnull(g);
+	struct model_seq s;
+	struct model_timing t1, t4;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t1), 0);
+	o.grad_accum = 4;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t4), 0);
+	ck_assert_double_eq_tol(t4.phase_ns[MODEL_PH_FORWARD], 4 * t1.phase_ns[MODEL_PH_FORWARD],
+				t1.phase_ns[MODEL_PH_FORWARD] * 1e-9);
+	ck_assert_double_eq_tol(t4.phase_ns[MODEL_PH_OPTIMIZER], t1.phase_ns[MODEL_PH_OPTIMIZER],
+				t1.phase_ns[MODEL_PH_OPTIMIZER] * 1e-9);
+	ck_assert_double_eq_tol(t4.comm_ns, t1.comm_ns, t1.comm_ns * 1e-9);
+	ck_assert_double_lt(t4.iteration_ns, 4 * t1.iteration_ns);
+	ck_assert_double_gt(t4.iteration_ns, 3 * t1.iteration_ns);
+	/* FSDP reduce-scatters every micro-batch */
+	model_seq_release(&s);
+	o = zero_opts(3);
+	o.dtype = GPU_DT_BF16;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t1), 0);
+	o.grad_accum = 4;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t4), 0);
+	ck_assert_double_gt(t4.comm_ns, 3.9 * t1.comm_ns);
+	model_seq_release(&s);
+}
+END_TEST
+
+/* Stacks: compile fuses the element-wise chains (fewer kernels, the same
+ * GEMMs and attention); te also joins Q/K/V and gate/up and drops the
+ * gradient-accumulation adds. */
+START_TEST(stack_fusion)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-3.2-1b", &c), 0);
+	struct model_opts o = zero_opts(0);
+	o.dp = 1;
+	o.dtype = GPU_DT_BF16;
+	o.attention = MODEL_ATTN_SDPA;
+	struct model_seq se, sc, st;
+	ck_assert_int_eq(model_build(&c, &o, &se, NULL, 0), 0);
+	o.stack = MODEL_STACK_COMPILE;
+	ck_assert_int_eq(model_build(&c, &o, &sc, NULL, 0), 0);
+	o.stack = MODEL_STACK_TE;
+	ck_assert_int_eq(model_build(&c, &o, &st, NULL, 0), 0);
+	size_t ne, nc, nt, ge, gc, gt;
+	layer_sum(&se, 5, MODEL_PH_FORWARD, PRED_OP_COUNT, &ne);
+	layer_sum(&sc, 5, MODEL_PH_FORWARD, PRED_OP_COUNT, &nc);
+	layer_sum(&st, 5, MODEL_PH_FORWARD, PRED_OP_COUNT, &nt);
+	double fe = layer_sum(&se, 5, MODEL_PH_FORWARD, PRED_OP_GEMM, &ge);
+	double fc = layer_sum(&sc, 5, MODEL_PH_FORWARD, PRED_OP_GEMM, &gc);
+	double ft = layer_sum(&st, 5, MODEL_PH_FORWARD, PRED_OP_GEMM, &gt);
+	/* Llama layer, eager: 7 GEMMs and about 40 other kernels; compiled:
+	 * the 7 GEMMs, the attention and one kernel per chain between them
+	 * (norm; RoPE of q and k with the KV repeat; head merge; residual +
+	 * norm; SiLU * up; residual) */
+	ck_assert_uint_eq(ge, 7);
+	ck_assert_uint_eq(gc, 7);
+	ck_assert_uint_eq(gt, 4);               /* qkv, o, gate+up, down */
+	ck_assert_uint_gt(ne, 35);
+	ck_assert_uint_le(nc, 7 + 1 + 6);
+	ck_assert_double_eq_tol(fc, fe, 1);
+	ck_assert_double_eq_tol(ft, fe, 1);
+	ck_assert_uint_lt(nt, nc);
+	size_t acc_e = 0, acc_t = 0;
+	for (size_t i = 0; i < se.n; i++)
+		acc_e += se.v[i].role == MODEL_ROLE_GRAD_ACC;
+	for (size_t i = 0; i < st.n; i++)
+		acc_t += st.v[i].role == MODEL_ROLE_GRAD_ACC;
+	ck_assert_uint_gt(acc_e, 0);
+	ck_assert_uint_eq(acc_t, 0);
+	model_seq_release(&se);
+	model_seq_release(&sc);
+	model_seq_release(&st);
+}
+END_TEST
+
+/* FP8: the blocks' linears run their three GEMMs in FP8, the LM head in
+ * BF16; tensorwise scaling reads each input 2 + 2 times and writes it
+ * twice in FP8 (torchao's roofline: 6N bytes of a 16-bit N). */
+START_TEST(fp8_linears)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-3.2-1b", &c), 0);
+	struct model_opts o = zero_opts(0);
+	o.dp = 1;
+	o.dtype = GPU_DT_BF16;
+	o.fp8 = 1;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t fp8 = 0, bf16 = 0, scale = 0;
+	double first = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->k.op == PRED_OP_GEMM && k->k.batch <= 1) {
+			if (k->k.dtype == GPU_DT_FP8) {
+				fp8++;
+				ck_assert_int_ge(k->layer, 0);
+			} else {
+				bf16++;
+			}
+		}
+		if (k->layer == 0 && k->phase == MODEL_PH_FORWARD &&
+		    (strstr(k->k.name, "MaxOps") || strstr(k->k.name, "fp8_scaled_cast"))) {
+			if (scale < 2)  /* the q projection's input: amax, cast */
+				first += k->k.bytes;
+			scale++;
+		}
+	}
+	ck_assert_uint_eq(fp8, 16 * 7 * 3);
+	ck_assert_uint_eq(bf16, 3);             /* the LM head: forward, dX, dW */
+	ck_assert_uint_eq(scale, 7 * 4);        /* input and weight: amax, cast */
+	double N = 2.0 * 1024 * 2048;           /* b s h */
+	ck_assert_double_eq_tol(first, 6 * N, 1);
+	model_seq_release(&s);
+	const struct gpu_spec *a100 = gpu_find("a100-sxm4-80");
+	char err[200];
+	ck_assert_int_eq(model_target_check(&o, a100, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "fp8"));
+}
+END_TEST
+
+/* --power-limit: compute peaks scale with the cap below the TDP, memory
+ * bandwidth does not; at or above the TDP the GPU is itself. */
+START_TEST(power_limit_target)
+{
+	struct model_cli m;
+	model_cli_init(&m);
+	char err[200];
+	const struct gpu_spec *g = gpu_find("h100-sxm"), *t;
+	struct gpu_spec tmp;
+	ck_assert_int_eq(model_cli_set(&m, "power-limit", "500", err, sizeof(err)), 0);
+	t = model_cli_target(&m, g, &tmp);
+	ck_assert_ptr_eq(t, &tmp);
+	ck_assert_double_eq_tol(t->peak_tflops[GPU_DT_BF16], g->peak_tflops[GPU_DT_BF16] * 500 / 700, 1e-9);
+	ck_assert_double_eq(t->mem_bw_gbps, g->mem_bw_gbps);
+	ck_assert_int_eq(model_cli_set(&m, "power-limit", "800", err, sizeof(err)), 0);
+	ck_assert_ptr_eq(model_cli_target(&m, g, &tmp), g);
+	ck_assert_int_eq(model_cli_set(&m, "power-limit", "lots", err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_int_eq(model_cli_set(&m, "act-ckpt", "some", err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_int_eq(model_cli_set(&m, "stack", "jax", err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_int_eq(model_cli_set(&m, "grad-accum", "0", err, sizeof(err)), SURFER_EINVAL);
+	/* the stack's launch cost unless --launch-us is given */
+	ck_assert_int_eq(model_cli_set(&m, "stack", "compile", err, sizeof(err)), 0);
+	ck_assert_double_eq(model_cli_launch_ns(&m), 6500);
+	ck_assert_int_eq(model_cli_set(&m, "launch-us", "20", err, sizeof(err)), 0);
+	ck_assert_double_eq(model_cli_launch_ns(&m), 20000);
+}
+END_TEST
+
 START_TEST(bad_options)
 {
 	struct model_config c = gpt2_small();
@@ -1460,6 +1670,11 @@ int main(void)
 	tcase_add_test(t, memory_zero);
 	tcase_add_test(t, zero_collectives);
 	tcase_add_test(t, zero_waits);
+	tcase_add_test(t, act_ckpt_recompute);
+	tcase_add_test(t, grad_accum_steps);
+	tcase_add_test(t, stack_fusion);
+	tcase_add_test(t, fp8_linears);
+	tcase_add_test(t, power_limit_target);
 	tcase_add_test(t, engine_decode_step);
 	tcase_add_test(t, engine_prefill_last_tokens);
 	suite_add_tcase(s, t);

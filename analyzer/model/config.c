@@ -62,6 +62,11 @@ static const struct builtin builtins[] = {
 	{ "opt-6.7b", MODEL_FAM_OPT, 32, 0, 4096, 32, 32, 128, 16384, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0 },
 	{ "llama-2-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 32, 128, 11008, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
 	{ "llama-3-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
+	/* meta-llama/Llama-3.1-70B and -405B config.json (rope_scaling: no
+	 * kernel of its own); mistralai/Mixtral-8x22B-v0.1 config.json */
+	{ "llama-3.1-70b", MODEL_FAM_LLAMA, 80, 0, 8192, 64, 8, 128, 28672, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
+	{ "llama-3.1-405b", MODEL_FAM_LLAMA, 126, 0, 16384, 128, 8, 128, 53248, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
+	{ "mixtral-8x22b", MODEL_FAM_LLAMA, 56, 0, 6144, 48, 8, 128, 16384, 32768, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0 },
 	{ "llama-3.2-1b", MODEL_FAM_LLAMA, 16, 0, 2048, 32, 8, 64, 8192, 128256, 0, MODEL_ACT_SILU, 1, 0, 1, 0, 0, 0.0, 0.0 },
 	{ "mistral-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
 	{ "qwen2-7b", MODEL_FAM_LLAMA, 28, 0, 3584, 28, 4, 128, 18944, 152064, 0, MODEL_ACT_SILU, 1, 1, 0, 0, 0, 0.0, 0.0 },
@@ -597,11 +602,58 @@ int model_optimizer_parse(const char *s, enum model_optimizer *out)
 		*out = MODEL_OPTIM_NONE;
 	else if (strcasecmp(s, "sgd") == 0)
 		*out = MODEL_OPTIM_SGD;
-	else if (strcasecmp(s, "adamw") == 0 || strcasecmp(s, "adam") == 0)
+	else if (strcasecmp(s, "adamw") == 0 || strcasecmp(s, "adam") == 0 ||
+		 strcasecmp(s, "adamw-foreach") == 0 || strcasecmp(s, "adamw-fused") == 0)
 		*out = MODEL_OPTIM_ADAMW;
 	else
 		return SURFER_EINVAL;
 	return 0;
+}
+
+int model_ckpt_parse(const char *s, enum model_ckpt *out)
+{
+	if (strcasecmp(s, "none") == 0)
+		*out = MODEL_CKPT_NONE;
+	else if (strcasecmp(s, "selective") == 0)
+		*out = MODEL_CKPT_SELECTIVE;
+	else if (strcasecmp(s, "full") == 0)
+		*out = MODEL_CKPT_FULL;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+int model_stack_parse(const char *s, enum model_stack *out)
+{
+	if (strcasecmp(s, "eager") == 0)
+		*out = MODEL_STACK_EAGER;
+	else if (strcasecmp(s, "compile") == 0)
+		*out = MODEL_STACK_COMPILE;
+	else if (strcasecmp(s, "te") == 0)
+		*out = MODEL_STACK_TE;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out)
+{
+	if (strcasecmp(s, "tensorwise") == 0)
+		*out = MODEL_FP8_TENSORWISE;
+	else if (strcasecmp(s, "rowwise") == 0)
+		*out = MODEL_FP8_ROWWISE;
+	else if (strcasecmp(s, "delayed") == 0)
+		*out = MODEL_FP8_DELAYED;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+double model_launch_ns(const struct model_opts *o)
+{
+	if (o->cuda_graphs)
+		return 1300.0;
+	return o->stack == MODEL_STACK_COMPILE ? 6500.0 : MODEL_LAUNCH_NS_DEFAULT;
 }
 
 int model_dtype_parse(const char *s, enum gpu_dtype *out)

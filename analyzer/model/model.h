@@ -94,6 +94,21 @@ enum model_optimizer { MODEL_OPTIM_NONE = 0, MODEL_OPTIM_SGD, MODEL_OPTIM_ADAMW 
  * FLASH: FlashAttention kernels as attn.h describes them (FA3 on Hopper,
  * FA2 elsewhere; backward in training), KV heads read as they are. */
 enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA, MODEL_ATTN_FLASH };
+/* Activation checkpointing: none; selective (torchtitan's per-op policy:
+ * the matmuls' and attention's outputs saved, every second matmul of a
+ * block and every other op recomputed; under MODEL_STACK_TE Megatron's
+ * core-attention recompute); full (each block's forward run again before
+ * its backward, only the block's input kept). */
+enum model_ckpt { MODEL_CKPT_NONE = 0, MODEL_CKPT_SELECTIVE, MODEL_CKPT_FULL };
+/* How the step is built: eager PyTorch (one kernel per ATen op); compile
+ * (torch.compile / Inductor: each chain of pointwise ops and reductions
+ * between two library kernels one Triton kernel); te (Transformer Engine
+ * and Megatron's fusions: the same chains fused, Q/K/V and gate/up as one
+ * GEMM, the wgrad GEMM accumulating into the FP32 main gradient). */
+enum model_stack { MODEL_STACK_EAGER = 0, MODEL_STACK_COMPILE, MODEL_STACK_TE };
+/* FP8 linears (--dtype fp8): how the scales are taken (torchao float8's
+ * tensorwise and rowwise; Transformer Engine's delayed scaling). */
+enum model_fp8_recipe { MODEL_FP8_TENSORWISE = 0, MODEL_FP8_ROWWISE, MODEL_FP8_DELAYED };
 /* The head on top of the layers: the pretraining / language-model head
  * (LM head; BERT: BertForPreTraining's MLM + NSP heads), or a sequence
  * classifier with MODEL_CLASSIFY_LABELS outputs (HF *ForSequenceClassification:
@@ -126,6 +141,17 @@ struct model_opts {
 	 * 0 (default) every routed token, MODEL_CAPACITY_CONFIG the config's
 	 * expert_capacity (Hugging Face's router drops the rest). */
 	int64_t expert_capacity;
+	enum model_ckpt act_ckpt;      /* activation checkpointing            */
+	enum model_stack stack;        /* eager, compile or te                 */
+	int cuda_graphs;               /* compile: the step replayed as CUDA
+					* graphs (launch cost per graph)      */
+	/* Linears in FP8 (dtype is then BF16 for everything else). */
+	int fp8;
+	enum model_fp8_recipe fp8_recipe;
+	/* Micro-batches per optimizer step (gradient accumulation, 1 none):
+	 * batch sequences each; DDP and ZeRO-1 synchronize the gradients on
+	 * the last one only (no_sync), FSDP on every one. */
+	uint32_t grad_accum;
 	enum model_engine engine;      /* MODEL_ENGINE_HF by default           */
 	/* Engines: the batch's sequences, each of its own length (borrowed;
 	 * NULL: batch sequences of seq tokens).  Prefill and serve: the prompt
@@ -176,9 +202,18 @@ struct model_kernel {
 	 * kernel streams between two uses of one of its elements.
 	 * pred_reread_bytes() says which a GPU pays. */
 	double reread_bytes, reuse_bytes;
+	/* MODEL_ROLE_GRAD_ACC: AccumulateGrad's add into .grad (eager, outside
+	 * any compiled graph; Megatron's wgrad GEMM does it itself);
+	 * MODEL_ROLE_PER_STEP: once per optimizer step, not per micro-batch
+	 * (Transformer Engine's FP8 weight casts); MODEL_ROLE_DP_SYNC: a data-
+	 * parallel gradient all-reduce (DDP's buckets), on the last micro-batch
+	 * only; MODEL_ROLE_RECOMPUTE: a forward kernel run again in backward. */
+	uint8_t role;
 };
 
 enum { MODEL_ASYNC_AFTER = 1, MODEL_ASYNC_FREE = 2 };
+enum { MODEL_ROLE_NONE = 0, MODEL_ROLE_GRAD_ACC, MODEL_ROLE_PER_STEP, MODEL_ROLE_DP_SYNC,
+       MODEL_ROLE_RECOMPUTE };
 
 /* The kernel sequence of one iteration on one GPU (one pipeline stage). */
 struct model_seq {
@@ -277,7 +312,8 @@ int model_mode_parse(const char *s, enum model_mode *out);
 int model_engine_parse(const char *s, enum model_engine *out);
 const char *model_engine_name(enum model_engine e);
 int model_optimizer_parse(const char *s, enum model_optimizer *out);
-/* fp32, tf32, bf16, fp16 (also float32, float16, bfloat16). */
+/* fp32, tf32, bf16, fp16 (also float32, float16, bfloat16); fp8 is
+ * parsed by model_cli_set (BF16 with FP8 linears). */
 int model_dtype_parse(const char *s, enum gpu_dtype *out);
 
 /* ---- memory (memory.c) --------------------------------------------- */
@@ -313,6 +349,18 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
  * cudaLaunchKernel.  See program.c for the source of the figure. */
 #define MODEL_LAUNCH_NS_DEFAULT 6000.0
 
+/* The CPU time between two kernel launches of the stack o runs, ns:
+ * eager and te MODEL_LAUNCH_NS_DEFAULT; compile 6.5 us (Inductor's
+ * CachingAutotuner.run per Triton kernel, tritonbench PR #1016); with CUDA
+ * graphs 1.3 us (a raw cuLaunchKernel, same source: the replay issues no
+ * Python). */
+double model_launch_ns(const struct model_opts *o);
+
+/* Parsers of --act-ckpt (none, selective, full), --stack (eager, compile,
+ * te) and --fp8-recipe (tensorwise, rowwise, delayed): 0 or SURFER_EINVAL. */
+int model_ckpt_parse(const char *s, enum model_ckpt *out);
+int model_stack_parse(const char *s, enum model_stack *out);
+int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out);
 /* The serving engines' CPU work per step that no kernel shows (serve.c):
  * SGLang's bench_one_batch prepares every step's batch in Python
  * (ScheduleBatch, ForwardBatch, KV slot allocation, attention metadata)

@@ -30,7 +30,8 @@ const char *const *model_cli_options(void)
 		"model", "batch", "seq", "mode", "dtype", "optimizer", "attention",
 		"head", "dp", "tp", "pp", "microbatches", "zero", "launch-us", "launch-us-from",
 		"expert-capacity", "new-tokens", "plan", "write-trace",
-		"engine", "prompt-lens", "context-lens", "chunk",
+		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
+		"stack", "fp8-recipe", "cuda-graphs", "power-limit",
 		NULL
 	};
 	return names;
@@ -231,9 +232,32 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	} else if (!strcmp(name, "mode")) {
 		bad = model_mode_parse(v, &o->mode);
 	} else if (!strcmp(name, "dtype")) {
-		bad = model_dtype_parse(v, &o->dtype);
+		o->fp8 = !strcasecmp(v, "fp8");
+		if (o->fp8)
+			o->dtype = GPU_DT_BF16;
+		else
+			bad = model_dtype_parse(v, &o->dtype);
 	} else if (!strcmp(name, "optimizer")) {
 		bad = model_optimizer_parse(v, &o->optimizer);
+		o->fused_optimizer = !bad && !strcasecmp(v, "adamw-fused");
+	} else if (!strcmp(name, "act-ckpt")) {
+		bad = model_ckpt_parse(v, &o->act_ckpt);
+		m->ckpt_set = 1;
+	} else if (!strcmp(name, "stack")) {
+		bad = model_stack_parse(v, &o->stack);
+	} else if (!strcmp(name, "fp8-recipe")) {
+		bad = model_fp8_recipe_parse(v, &o->fp8_recipe);
+	} else if (!strcmp(name, "cuda-graphs")) {
+		o->cuda_graphs = 1;
+	} else if (!strcmp(name, "grad-accum")) {
+		bad = parse_count(v, 1u << 16, &o->grad_accum);
+	} else if (!strcmp(name, "power-limit")) {
+		char *end;
+		double w = strtod(v, &end);
+		if (end == v || *end || !(w >= 10) || w > 5000)
+			bad = -1;
+		else
+			m->power_limit_w = w;
 	} else if (!strcmp(name, "attention")) {
 		if (!strcmp(v, "eager"))
 			o->attention = MODEL_ATTN_EAGER;
@@ -284,6 +308,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		else if (!(bad = parse_count(v, 1u << 30, &n)))
 			o->expert_capacity = n;
 	} else if (!strcmp(name, "launch-us-from")) {
+		m->launch_set = 1;
 		return launch_from_trace(m, v, err, errlen);
 	} else if (!strcmp(name, "launch-us")) {
 		char *end;
@@ -291,7 +316,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		if (end == v || *end || !(us >= 0) || us > 1e6)
 			bad = -1;
 		else
-			m->launch_ns = us * 1e3;
+			m->launch_ns = us * 1e3, m->launch_set = 1;
 	} else {
 		snprintf(err, errlen, "unknown model option '--%s'", name);
 		return SURFER_EINVAL;
@@ -299,8 +324,12 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	if (bad) {
 		static const struct { const char *opt, *what; } help[] = {
 			{ "mode", "inference, training, decode, generate, prefill or serve" },
-			{ "dtype", "fp32, tf32, bf16 or fp16" }, { "engine", "hf, vllm or sglang" },
-			{ "optimizer", "none, sgd or adamw" }, { "attention", "eager, sdpa or flash" },
+			{ "dtype", "fp32, tf32, bf16, fp16 or fp8" }, { "engine", "hf, vllm or sglang" },
+			{ "optimizer", "none, sgd, adamw (adamw-foreach) or adamw-fused" },
+			{ "attention", "eager, sdpa or flash" },
+			{ "act-ckpt", "none, selective or full" }, { "stack", "eager, compile or te" },
+			{ "fp8-recipe", "tensorwise, rowwise or delayed" },
+			{ "power-limit", "watts between 10 and 5000" },
 			{ "head", "lm or classify" }, { "launch-us", "microseconds >= 0" },
 			{ "expert-capacity", "a positive count, config or none" },
 			{ "zero", "0, 1, 2 or 3" },
@@ -577,9 +606,45 @@ static int write_file(const char *path, const struct membuf *mb, char *err, size
 	return 0;
 }
 
+double model_cli_launch_ns(const struct model_cli *m)
+{
+	return m->launch_set ? m->launch_ns : model_launch_ns(&m->opts);
+}
+
+/* A board capped at W below its TDP: GPU Boost lowers the SM clock until
+ * the board draws W, the memory clock stays (training-stacks.md sec. 9:
+ * RTX 3090 at 315 W, memory clock constant).  The compute rate is taken
+ * in proportion to the power, as the FP32 cap (tile.c) takes it: a GEMM
+ * that holds the board at its TDP runs W/TDP as fast at W.  The public
+ * points agree within their spread: H200 NVL at 600 W runs the TE 5B
+ * config's BF16 GEMMs at 0.90 of the 700 W H100's rate per peak (0.86 by
+ * the ratio); GB300 at 500 W of 1400 W, 617 against 1600-2174 TFLOP/s
+ * (0.28-0.39, the ratio 0.36); "10-15%" slower steps for H100 at 600 W
+ * (0.86).  Memory-bound kernels keep their bandwidth. */
+const struct gpu_spec *model_cli_target(const struct model_cli *m, const struct gpu_spec *g,
+					struct gpu_spec *tmp)
+{
+	if (!(m->power_limit_w > 0) || !g->tdp_w || m->power_limit_w >= g->tdp_w)
+		return g;
+	double f = m->power_limit_w / g->tdp_w;
+	*tmp = *g;
+	for (int d = 0; d < GPU_DT_COUNT; d++)
+		tmp->peak_tflops[d] *= f;
+	tmp->boost_clock_mhz = (uint32_t)lround(g->boost_clock_mhz * f);
+	if (tmp->base_clock_mhz > tmp->boost_clock_mhz)
+		tmp->base_clock_mhz = tmp->boost_clock_mhz;
+	tmp->tdp_w = (uint32_t)lround(m->power_limit_w);
+	return tmp;
+}
+
 int model_target_check(const struct model_opts *o, const struct gpu_spec *g, char *err,
 		       size_t errlen)
 {
+	if (o->fp8 && !(g->peak_tflops[GPU_DT_FP8] > 0)) {
+		snprintf(err, errlen, "--dtype fp8 on %s: the GPU has no FP8 tensor cores (they start "
+			 "with Ada and Hopper, compute capability 8.9)", g->id);
+		return SURFER_EINVAL;
+	}
 	if (o->dtype != GPU_DT_BF16 || g->peak_tflops[GPU_DT_BF16] > 0)
 		return 0;
 	char cc[16];
@@ -764,6 +829,10 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 			 o->batch, o->seq, gen, gpu_dtype_name(o->dtype),
 			 o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
 	}
+	if (m->power_limit_w > 0) {
+		size_t len = strlen(device);
+		snprintf(device + len, sizeof(device) - len, ", %.0f W cap", m->power_limit_w);
+	}
 	memset(&p, 0, sizeof(p));
 	p.seq = &s;
 	p.opts = o;
@@ -772,15 +841,32 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		p.decode_opts = &od;
 		p.decode_steps = m->new_tokens - 1;
 	}
-	p.launch_ns = m->launch_ns;
+	p.launch_ns = model_cli_launch_ns(m);
 	p.device = device;
 	rc = program_to_memory(&p, &mb, NULL, NULL, err, errlen);
 	model_seq_release(&s);
 	model_seq_release(&sd);
 	if (rc == 0 && m->write_trace)
 		rc = write_file(m->write_trace, &mb, err, errlen);
-	if (rc == 0)
-		rc = analysis_run_mem(mb.p, mb.n, m->model, ao, &a, err, errlen);
+	if (rc == 0) {
+		/* --power-limit: the capped copies of the targets for the
+		 * prediction; the report names the targets themselves */
+		struct analysis_options capped = *ao;
+		struct gpu_spec *tmp = calloc(ao->ntargets ? ao->ntargets : 1, sizeof(*tmp));
+		const struct gpu_spec **tg = calloc(ao->ntargets ? ao->ntargets : 1, sizeof(*tg));
+		if (!tmp || !tg) {
+			rc = SURFER_ENOMEM;
+		} else {
+			for (size_t i = 0; i < ao->ntargets; i++)
+				tg[i] = model_cli_target(m, ao->targets[i], &tmp[i]);
+			capped.targets = tg;
+			rc = analysis_run_mem(mb.p, mb.n, m->model, &capped, &a, err, errlen);
+			for (size_t i = 0; rc >= 0 && a && i < a->ntargets && i < ao->ntargets; i++)
+				a->targets[i].gpu = ao->targets[i];
+		}
+		free(tmp);
+		free(tg);
+	}
 	free(mb.p);
 	if (rc < 0)
 		return rc;
