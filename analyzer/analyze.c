@@ -357,7 +357,11 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 		struct comm_link link, wide;
 
 		comm_link_init(g, &link, &wide);
-		r->ns = comm_time_ns((enum comm_op)key->collective, k.bytes, key->ranks, &link);
+		r->ns = 0;
+		if (key->collective == TRACE_COLL_ALL_REDUCE && comm_is_custom_all_reduce(k.name))
+			r->ns = comm_custom_all_reduce_ns(k.bytes, key->ranks, &link);
+		if (!(r->ns > 0))   /* NCCL's, also where the engine falls back to it */
+			r->ns = comm_time_ns((enum comm_op)key->collective, k.bytes, key->ranks, &link);
 		r->method = PRED_ROOFLINE;
 		r->memory_bound = -1;
 		r->gamma = -1;

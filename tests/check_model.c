@@ -1638,6 +1638,84 @@ START_TEST(engine_prefill_last_tokens)
 }
 END_TEST
 
+START_TEST(engine_mla_and_windows)
+{
+	/* DeepSeek-style MLA: a decode step of 2 sequences with 100 cached
+	 * tokens caches one latent row (kv_lora 64 + rope 16) per token and
+	 * layer: 2 layers x 202 x 80 x 2 bytes; its attention is the absorbed
+	 * form, one KV head of 80 dims, values 64 wide.  hf refuses it with
+	 * the reason. */
+	static const char *mla =
+		"{\"model_type\": \"deepseek_v3\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		" \"num_key_value_heads\": 4, \"num_hidden_layers\": 2, \"intermediate_size\": 512,"
+		" \"moe_intermediate_size\": 64, \"n_routed_experts\": 8, \"n_shared_experts\": 1,"
+		" \"num_experts_per_tok\": 2, \"first_k_dense_replace\": 1, \"q_lora_rank\": 0,"
+		" \"kv_lora_rank\": 64, \"qk_nope_head_dim\": 32, \"qk_rope_head_dim\": 16,"
+		" \"v_head_dim\": 32, \"vocab_size\": 1000}";
+	struct model_config c;
+	char err[300];
+	ck_assert_int_eq(model_config_parse(mla, "mla", &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.kv_lora, 64);
+	struct model_opts o;
+	model_opts_init(&o);
+	o.engine = MODEL_ENGINE_SGLANG;
+	o.mode = MODEL_DECODE;
+	o.dtype = GPU_DT_BF16;
+	o.batch = 2;
+	o.seq = 100;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(s.kv_cache_bytes, 2.0 * 202 * 80 * 2, 1e-6);
+	int mla_calls = 0, grouped = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_kernel *k = &s.v[i].k;
+		if (k->op == PRED_OP_ATTENTION) {
+			ck_assert_int_eq(k->attn.form, PRED_ATTN_MLA_DECODE);
+			ck_assert_uint_eq(k->attn.kv_heads, 1);
+			ck_assert_uint_eq(k->attn.head_dim, 80);
+			ck_assert_uint_eq(k->attn.head_dim_v, 64);
+			mla_calls++;
+		}
+		/* the routed experts only in layer 1 (layer 0 is dense) */
+		if (k->op == PRED_OP_GEMM && k->batch > 1 && k->k == 256) {
+			ck_assert_int_eq(s.v[i].layer, 1);
+			grouped++;
+		}
+	}
+	ck_assert_int_eq(mla_calls, 2);
+	ck_assert_int_eq(grouped, 1);
+	model_seq_release(&s);
+	o.engine = MODEL_ENGINE_HF;
+	o.mode = MODEL_INFERENCE;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EUNKNOWN);
+	ck_assert_ptr_nonnull(strstr(err, "n_routed_experts"));
+
+	/* Gemma 2: layer 0 attends to the last 64 keys, layer 1 to all.  A
+	 * 200-token prompt: layer 0's pairs are the causal block of the first
+	 * 64 queries (64 x 65 / 2) and 136 queries of 64 keys; layer 1's
+	 * 200 x 201 / 2. */
+	static const char *gemma =
+		"{\"model_type\": \"gemma2\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		" \"num_key_value_heads\": 2, \"head_dim\": 64, \"num_hidden_layers\": 2,"
+		" \"intermediate_size\": 512, \"vocab_size\": 1000, \"sliding_window\": 64,"
+		" \"final_logit_softcapping\": 30.0, \"attn_logit_softcapping\": 50.0,"
+		" \"hidden_activation\": \"gelu_pytorch_tanh\"}";
+	ck_assert_int_eq(model_config_parse(gemma, "gemma", &c, err, sizeof(err)), 0);
+	o.engine = MODEL_ENGINE_VLLM;
+	o.mode = MODEL_PREFILL;
+	o.batch = 1;
+	o.seq = 200;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	double pairs[2] = { 0, 0 };
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].k.op == PRED_OP_ATTENTION)
+			pairs[s.v[i].layer] += s.v[i].k.attn.pairs;
+	ck_assert_double_eq_tol(pairs[0], 64.0 * 65 / 2 + 136.0 * 64, 1e-9);
+	ck_assert_double_eq_tol(pairs[1], 200.0 * 201 / 2, 1e-9);
+	model_seq_release(&s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("model");
@@ -1677,6 +1755,7 @@ int main(void)
 	tcase_add_test(t, power_limit_target);
 	tcase_add_test(t, engine_decode_step);
 	tcase_add_test(t, engine_prefill_last_tokens);
+	tcase_add_test(t, engine_mla_and_windows);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

@@ -311,6 +311,8 @@ static int family_of(json_t *root, enum model_family *f)
 		{ "llama", MODEL_FAM_LLAMA }, { "mistral", MODEL_FAM_LLAMA }, { "qwen2", MODEL_FAM_LLAMA },
 		{ "mixtral", MODEL_FAM_LLAMA }, { "gemma", MODEL_FAM_LLAMA }, { "gemma2", MODEL_FAM_LLAMA },
 		{ "phi3", MODEL_FAM_LLAMA }, { "qwen3", MODEL_FAM_LLAMA }, { "qwen3_moe", MODEL_FAM_LLAMA },
+		{ "qwen2_moe", MODEL_FAM_LLAMA }, { "deepseek_v2", MODEL_FAM_LLAMA },
+		{ "deepseek_v3", MODEL_FAM_LLAMA }, { "gemma3_text", MODEL_FAM_LLAMA },
 		{ "switch_transformers", MODEL_FAM_T5 }, { "t5", MODEL_FAM_T5 }, { "mt5", MODEL_FAM_T5 },
 	};
 	for (size_t i = 0; mt && i < sizeof(map) / sizeof(map[0]); i++)
@@ -343,8 +345,21 @@ static int family_of(json_t *root, enum model_family *f)
 static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 {
 	enum model_family fam;
-	if (unsupported(root, get_str(root, "model_type"), err, errlen))
-		return SURFER_EUNKNOWN;
+	const char *mtype = get_str(root, "model_type");
+	/* the engine builder's architectures beyond Hugging Face's eager
+	 * Llama: parsed in full, refused by hf with the reason (model.c) */
+	static const char *const engine_only[] = {
+		"qwen2_moe", "deepseek_v2", "deepseek_v3", "gemma2", "gemma3_text",
+	};
+	int engine = 0;
+	for (size_t i = 0; mtype && i < sizeof(engine_only) / sizeof(engine_only[0]); i++)
+		engine |= !strcasecmp(mtype, engine_only[i]);
+	if (unsupported(root, mtype, err, errlen)) {
+		if (!engine)
+			return SURFER_EUNKNOWN;
+		snprintf(c->hf_refusal, sizeof(c->hf_refusal), "%s (--engine vllm or sglang builds it)", err);
+		err[0] = 0;
+	}
 	if (family_of(root, &fam)) {
 		const char *mt = get_str(root, "model_type");
 		const char *arch = arch_of(root);
@@ -418,10 +433,64 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 			ffn = get_uint(root, "moe_intermediate_size", 768);
 			c->moe_ffn = ffn > 0 ? (uint32_t)ffn : 0;
 		}
+		if (mt && !strcasecmp(mt, "qwen2_moe")) {
+			/* Qwen2MoeSparseMoeBlock: routed experts and one shared
+			 * expert of shared_expert_intermediate_size */
+			experts = get_uint(root, "num_experts", 60);
+			ffn = get_uint(root, "moe_intermediate_size", 1408);
+			c->moe_ffn = ffn > 0 ? (uint32_t)ffn : 0;
+			int64_t sh = get_uint(root, "shared_expert_intermediate_size", 0);
+			c->shared_ffn = sh > 0 ? (uint32_t)sh : 0;
+		}
+		if (mt && !strncasecmp(mt, "deepseek_v", 10)) {
+			/* DeepseekV2/V3: MLA; the first first_k_dense_replace
+			 * layers dense (intermediate_size), then n_routed_experts
+			 * of moe_intermediate_size and n_shared_experts of it */
+			experts = get_uint(root, "n_routed_experts", 0);
+			int64_t mf = get_uint(root, "moe_intermediate_size", 0);
+			int64_t ns = get_uint(root, "n_shared_experts", 0);
+			int64_t fd = get_uint(root, "first_k_dense_replace", 0);
+			c->moe_ffn = mf > 0 ? (uint32_t)mf : 0;
+			c->shared_ffn = mf > 0 && ns > 0 ? (uint32_t)(mf * ns) : 0;
+			c->first_dense = fd > 0 ? (uint32_t)fd : 0;
+			int64_t ql = get_uint(root, "q_lora_rank", 0), kl = get_uint(root, "kv_lora_rank", 512);
+			int64_t qn = get_uint(root, "qk_nope_head_dim", 128), qr = get_uint(root, "qk_rope_head_dim", 64);
+			int64_t vd = get_uint(root, "v_head_dim", 128);
+			if (ql < 0 || kl <= 0 || qn <= 0 || qr <= 0 || vd <= 0) {
+				snprintf(err, errlen, "config has a bad MLA size (kv_lora_rank %lld, qk dims %lld + %lld, v %lld)",
+					 (long long)kl, (long long)qn, (long long)qr, (long long)vd);
+				return SURFER_ECORRUPT;
+			}
+			c->q_lora = (uint32_t)ql;
+			c->kv_lora = (uint32_t)kl;
+			c->qk_nope = (uint32_t)qn;
+			c->qk_rope = (uint32_t)qr;
+			c->v_dim = (uint32_t)vd;
+			hd = qn + qr;
+		}
+		if (gemma && strcasecmp(mt, "gemma") != 0) {
+			/* Gemma 2: local and global layers alternate; Gemma 3: five
+			 * local, one global (sliding_window_pattern, or the first
+			 * full_attention of layer_types) */
+			int64_t w = get_uint(root, "sliding_window", 4096);
+			int64_t period = get_uint(root, "sliding_window_pattern", !strcasecmp(mt, "gemma2") ? 2 : 6);
+			json_t *lt = json_object_get(root, "layer_types"), *e;
+			size_t li;
+			if (json_is_array(lt))
+				json_array_foreach(lt, li, e)
+					if (json_is_string(e) && strstr(json_string_value(e), "full")) {
+						period = (int64_t)li + 1;
+						break;
+					}
+			c->window = w > 0 ? (uint32_t)w : 0;
+			c->local_period = period > 0 ? (uint32_t)period : 0;
+			c->sandwich_norm = 1;
+			c->final_softcap = is_set(root, "final_logit_softcapping");
+		}
 		topk = experts ? get_uint(root, "num_experts_per_tok", 2) : 0;
 		step = experts ? 1 : 0;
-		/* Qwen3: q_norm and k_norm, an RMSNorm over each head */
-		c->qk_norm = mt && !strncasecmp(mt, "qwen3", 5);
+		/* Qwen3, Gemma 3: q_norm and k_norm, an RMSNorm over each head */
+		c->qk_norm = mt && (!strncasecmp(mt, "qwen3", 5) || !strncasecmp(mt, "gemma3", 6));
 		c->dropout = 0;
 		c->attn_dropout = get_real(root, "attention_dropout", 0.0);
 		break;

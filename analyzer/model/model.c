@@ -508,6 +508,10 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "model '%s' lacks a size (hidden, heads, layers, vocab, ffn)", c->name);
 		return SURFER_EINVAL;
 	}
+	if (c->hf_refusal[0]) {
+		snprintf(err, errlen, "%s", c->hf_refusal);
+		return SURFER_EUNKNOWN;
+	}
 	if (!o->batch || !o->seq || o->seq > (1u << 20) || o->batch > (1u << 20)) {
 		snprintf(err, errlen, "batch and sequence length must be between 1 and 1048576");
 		return SURFER_EINVAL;
@@ -936,6 +940,20 @@ double model_config_params(const struct model_config *c)
 			sparse_layers = (double)((c->layers + c->dec_layers) / c->sparse_step);
 		return (c->layers + c->dec_layers) * layer + c->dec_layers * attn +
 		       sparse_layers * mlp * (c->experts - 1) + V * h;
+	}
+	if (c->kv_lora) {        /* MLA: q (through its rank), kv_a, kv_b, o */
+		double qd = nh * (c->qk_nope + c->qk_rope);
+		attn = (c->q_lora ? h * c->q_lora + c->q_lora * qd : h * qd) +
+		       h * (c->kv_lora + c->qk_rope) + c->kv_lora * nh * (c->qk_nope + c->v_dim) +
+		       nh * c->v_dim * h;
+		layer = attn + mlp;
+	}
+	if (c->moe_ffn && c->experts > 1) {
+		/* routed experts of moe_ffn, the shared ones, the router; the
+		 * first_dense layers keep a dense MLP of ffn */
+		double moe = 3.0 * h * c->moe_ffn * c->experts + 3.0 * h * c->shared_ffn + h * c->experts;
+		double dense = c->first_dense < c->layers ? c->first_dense : c->layers;
+		return dense * (attn + mlp) + (c->layers - dense) * (attn + moe) + V * h * (c->tied ? 1 : 2);
 	}
 	if (c->experts > 1)      /* Mixtral: every layer's MLP, E times, + router */
 		layer += mlp * (c->experts - 1) + h * c->experts;

@@ -672,9 +672,9 @@ static void serve_describe(const struct model_cli *m, const struct model_config 
 		snprintf(gen, sizeof(gen), " + %u new tokens", m->new_tokens);
 	if (o->chunk && o->mode != MODEL_DECODE)
 		snprintf(ch, sizeof(ch), ", chunks of %u", o->chunk);
-	snprintf(out, cap, "%s %.40s, %s, %u sequences of %s %.0f tokens (%.0f in all)%s%s, %.8s%s",
+	snprintf(out, cap, "%s %.40s, %s, %u sequences of %s%.0f tokens (%.0f in all)%s%s, %.8s%s",
 		 model_engine_name(o->engine), c->name, mode, o->batch,
-		 o->lens ? "up to" : "", mx, sum, gen, ch, gpu_dtype_name(o->dtype),
+		 o->lens ? "up to " : "", mx, sum, gen, ch, gpu_dtype_name(o->dtype),
 		 o->tp > 1 ? ", parallel" : "");
 }
 

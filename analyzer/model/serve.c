@@ -73,6 +73,7 @@ struct srv {
 	struct bld *B;
 	enum model_engine eng;
 	uint64_t nh, nkv, d, h, I, V, E, K; /* per GPU after TP */
+	uint64_t Im, Is;          /* a routed expert's and the shared experts' width */
 	int graph;                /* the pass's kernels are graph-launched   */
 	int eager_attn;           /* piecewise graph: attention stays eager  */
 	uint32_t passes;          /* forward passes built                    */
@@ -149,8 +150,17 @@ static void all_reduce(struct srv *S, uint64_t rows)
 	struct bld *B = S->B;
 	if (B->tp <= 1)
 		return;
-	k_comm(B, COMM_ALL_REDUCE, (double)rows * S->h * B->esz, B->tp, 0);
+	double bytes = (double)rows * S->h * B->esz;
+	k_comm(B, COMM_ALL_REDUCE, bytes, B->tp, 0);
 	mark(S);
+	/* the engines' custom all-reduce (predictor/comm.c says where it
+	 * applies and falls back to NCCL): one-shot for TP 2 and small
+	 * messages, two-shot above */
+	struct model_kernel *k = bld_last_kernel(B);
+	if (k && bytes <= 8.0 * 1024 * 1024 && B->tp <= 8 && !(B->tp % 2))
+		k->k.name = B->tp == 2 || (B->tp <= 4 && bytes < 512.0 * 1024) ||
+			    (bytes < 256.0 * 1024) ? "cross_device_reduce_1stage<__nv_bfloat16, 8>"
+			    : "cross_device_reduce_2stage<__nv_bfloat16, 8>";
 }
 
 /* The pass's attention: one call over its requests (attn.h), the work it
@@ -158,26 +168,67 @@ static void all_reduce(struct srv *S, uint64_t rows)
  * Hopper, FA2 elsewhere, its fork's split-KV kernel over the paged cache).
  * SGLang: FA3 on Hopper, FlashInfer on Ampere and Ada (serving-engines.md
  * 1.2), described as FlashAttention too: FlashInfer's prefill and decode
- * kernels do the same work with the same tiles' worth of waste. */
-static void attention(struct srv *S, const struct sreq *r, size_t nr, int decode)
+ * kernels do the same work with the same tiles' worth of waste.  A
+ * sliding-window layer (Gemma 2/3's local ones) attends to the last
+ * `window` keys: the queries that still see every earlier key are a
+ * causal block, each later one attends window keys.  MLA (DeepSeek):
+ * prefill runs the up-projected MHA form (q/k dims nope + rope, v dims
+ * v_dim, every head its own K and V); decode the absorbed form over the
+ * latent cache, one KV head of kv_lora + rope, values kv_lora wide. */
+static void attention(struct srv *S, const struct sreq *r, size_t nr, int decode, uint64_t window)
 {
+	const struct model_config *c = S->B->c;
 	struct pred_attn a;
-	attn_init(&a, PRED_ATTN_FLASH, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL, 1,
-		  (uint32_t)S->nh, (uint32_t)S->nkv, (uint32_t)S->d, (uint32_t)S->d);
-	for (size_t i = 0; i < nr; i++)
-		attn_add_seqs(&a, 1, r[i].n, r[i].n + r[i].p);
+	if (c->kv_lora && decode)
+		attn_init(&a, PRED_ATTN_FLASH, PRED_ATTN_MLA_DECODE, 1, (uint32_t)S->nh, 1,
+			  c->kv_lora + c->qk_rope, c->kv_lora);
+	else if (c->kv_lora)
+		attn_init(&a, PRED_ATTN_FLASH, PRED_ATTN_PREFILL, 1, (uint32_t)S->nh, (uint32_t)S->nh,
+			  c->qk_nope + c->qk_rope, c->v_dim);
+	else
+		attn_init(&a, PRED_ATTN_FLASH, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL, 1,
+			  (uint32_t)S->nh, (uint32_t)S->nkv, (uint32_t)S->d, (uint32_t)S->d);
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t n = r[i].n, p = r[i].p;
+		if (!window || n + p <= window) {
+			attn_add_seqs(&a, 1, n, n + p);
+			continue;
+		}
+		uint64_t full = p < window ? window - p : 0;  /* queries seeing all keys */
+		if (full > n)
+			full = n;
+		if (full)
+			attn_add_seqs(&a, 1, full, p + full);
+		if (n > full)
+			attn_add_seqs(&a, n - full, 1, window);
+	}
 	attn_emit(S->B, &a);
 	struct model_kernel *k = bld_last_kernel(S->B);
 	if (k && k->k.op == PRED_OP_ATTENTION)
 		k->graph = (uint8_t)(S->graph && !S->eager_attn);
 }
 
-/* The MLP of one layer over T tokens: dense, or routed experts. */
-static void mlp(struct srv *S, uint64_t T)
+/* A gated MLP of inner width I over T tokens: gate_up, act-and-mul, down. */
+static void dense_mlp(struct srv *S, uint64_t T, uint64_t I)
+{
+	const struct model_config *c = S->B->c;
+	int gelu = c->act == MODEL_ACT_GELU_TANH || c->act == MODEL_ACT_GELU;
+	gemm(S, 1, T, 2 * I, S->h);                                         /* gate_up */
+	vec(S, S->eng == MODEL_ENGINE_VLLM ? (gelu ? "triton_poi_fused_gelu_mul" : "triton_poi_fused_mul_silu")
+	    : gelu ? "act_and_mul_kernel<gelu_tanh>" : "act_and_mul_kernel<silu>",
+	    (double)T * I, I, 2.0, 1.0, 5.0);
+	gemm(S, 1, T, S->h, I);                                             /* down */
+	bld_add_params(S->B, 3.0 * (double)S->h * (double)I, 3);
+}
+
+/* The MLP of layer li over T tokens: dense (DeepSeek's first layers too),
+ * or routed experts (and the shared ones). */
+static void mlp(struct srv *S, uint64_t T, uint32_t li)
 {
 	struct bld *B = S->B;
-	if (S->E > 1) {
-		uint64_t E = S->E, K = S->K;
+	const struct model_config *c = B->c;
+	if (S->E > 1 && li >= c->first_dense) {
+		uint64_t E = S->E, K = S->K, I = S->Im;
 		/* experts the T tokens hit, uniform routing: E (1 - (1 - K/E)^T) */
 		double miss = 1.0;
 		for (uint64_t t = 0; t < T && miss > 1e-9; t++)
@@ -190,61 +241,120 @@ static void mlp(struct srv *S, uint64_t T)
 		uint64_t rows = cdiv(T * K, hit);
 		gemm(S, 1, T, E, S->h);                                     /* router */
 		B->cols = E;
-		k_rows(B, "topkGatingSoftmax", PRED_OP_SOFTMAX, T, E, 1.0, 1.0, 5.0, 128);
+		k_rows(B, c->kv_lora ? "biased_grouped_topk_kernel" : "topkGatingSoftmax",
+		       PRED_OP_SOFTMAX, T, E, 1.0, 1.0, 5.0, 128);
 		mark(S);
 		vec(S, "moe_align_block_size_kernel", (double)T * K, K, 1.0, 1.0, 1.0);
-		gemm(S, hit, rows, 2 * S->I, S->h);                         /* w13 */
-		vec(S, "act_and_mul_kernel<silu>", (double)T * K * S->I, S->I, 2.0, 1.0, 5.0);
-		gemm(S, hit, rows, S->h, S->I);                             /* w2 */
+		gemm(S, hit, rows, 2 * I, S->h);                            /* w13 */
+		vec(S, "act_and_mul_kernel<silu>", (double)T * K * I, I, 2.0, 1.0, 5.0);
+		gemm(S, hit, rows, S->h, I);                                /* w2 */
 		B->cols = S->h;
 		k_rows(B, "moe_sum_kernel", PRED_OP_REDUCTION, T, K * S->h, 1.0, 1.0 / (double)K, 1.0, 256);
 		mark(S);
-		bld_add_params(B, (double)S->E * 3.0 * (double)S->h * (double)S->I +
-			       (double)S->h * (double)E, 4);
+		bld_add_params(B, (double)E * 3.0 * (double)S->h * (double)I + (double)S->h * (double)E, 4);
+		if (S->Is) {
+			dense_mlp(S, T, S->Is);                             /* shared experts */
+			if (!c->kv_lora) {
+				/* Qwen2-MoE: sigmoid(shared_expert_gate(x)) * shared */
+				gemm(S, 1, T, 1, S->h);
+				vec(S, "vectorized_elementwise_kernel<4, sigmoid_mul>", (double)T * S->h, S->h,
+				    2.0, 1.0, 5.0);
+			}
+			vec(S, "vectorized_elementwise_kernel<4, AddFunctor>", (double)T * S->h, S->h,
+			    2.0, 1.0, 1.0);
+		}
 		return;
 	}
-	gemm(S, 1, T, 2 * S->I, S->h);                                      /* gate_up */
-	vec(S, S->eng == MODEL_ENGINE_VLLM ? "triton_poi_fused_mul_silu" : "act_and_mul_kernel<silu>",
-	    (double)T * S->I, S->I, 2.0, 1.0, 5.0);
-	gemm(S, 1, T, S->h, S->I);                                          /* down */
-	bld_add_params(B, 3.0 * (double)S->h * (double)S->I, 3);
+	dense_mlp(S, T, S->I);
 }
 
-/* One decoder layer over the pass's T tokens (r: its requests). */
-static void layer(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, int first, int decode)
+/* MLA's projections before attention (DeepSeek-V2/V3, SGLang's
+ * deepseek_v2.py): q through its low rank (q_a, its norm, q_b) or one q
+ * projection; the compressed kv_a (latent + the shared rope key) and its
+ * norm; rotary on the rope parts.  Prefill up-projects the latent of every
+ * key (kv_b); decode absorbs W_UK into q (a batched GEMM per head). */
+static void mla_in(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, int decode)
 {
 	struct bld *B = S->B;
 	const struct model_config *c = B->c;
-	uint64_t qkv = (S->nh + 2 * S->nkv) * S->d;
-	add_norm(S, T, !first);
-	gemm(S, 1, T, qkv, S->h);
-	bld_add_params(B, (double)S->h * (double)qkv + (double)S->nh * S->d * (double)S->h, 2);
-	double qk = (double)T * (double)(S->nh + S->nkv) * (double)S->d;
-	if (c->qk_norm && S->eng == MODEL_ENGINE_SGLANG) {
-		B->cols = S->d;
-		k_rows(B, "fused_inplace_qknorm", PRED_OP_NORM, T * (S->nh + S->nkv), S->d, 1.0, 1.0,
-		       5.0, 128);
+	uint64_t qd = S->nh * (c->qk_nope + c->qk_rope), kva = c->kv_lora + c->qk_rope;
+	if (c->q_lora) {
+		gemm(S, 1, T, c->q_lora + kva, S->h);               /* fused q_a + kv_a */
+		B->cols = c->q_lora;
+		k_rows(B, "RMSNormKernel", PRED_OP_NORM, T, c->q_lora, 1.0, 1.0, 5.0, 128);
 		mark(S);
+		gemm(S, 1, T, qd, c->q_lora);                       /* q_b */
+		bld_add_params(B, (double)S->h * (c->q_lora + kva) + (double)c->q_lora * qd, 2);
+	} else {
+		gemm(S, 1, T, qd, S->h);                            /* q */
+		gemm(S, 1, T, kva, S->h);                           /* kv_a */
+		bld_add_params(B, (double)S->h * (qd + kva), 2);
 	}
-	/* rotary in place on q and k (vLLM: Inductor's kernel, with q/k norm
-	 * fused in for Qwen3) */
-	vec(S, S->eng == MODEL_ENGINE_VLLM ? "triton_poi_fused_rotary_embedding"
-	    : "BatchQKApplyRotaryPosIdsCosSinCache", qk, S->d, 1.0, 1.0, c->qk_norm ? 8.0 : 3.0);
-	/* the new tokens' K and V into the cache */
-	int eager = S->eager_attn;
-	vec(S, S->eng == MODEL_ENGINE_VLLM ? "reshape_and_cache_flash_kernel" : "store_kvcache",
-	    2.0 * (double)T * (double)S->nkv * (double)S->d, S->d, 1.0, 1.0, 0.0);
-	if (eager) {
-		struct model_kernel *k = bld_last_kernel(B);
-		if (k)
-			k->graph = 0;
+	B->cols = c->kv_lora;
+	k_rows(B, "RMSNormKernel", PRED_OP_NORM, T, c->kv_lora, 1.0, 1.0, 5.0, 128);
+	mark(S);
+	vec(S, "BatchQKApplyRotaryPosIdsCosSinCache", (double)T * (S->nh + 1) * c->qk_rope, c->qk_rope,
+	    1.0, 1.0, 3.0);
+	vec(S, "store_kvcache", (double)T * kva, kva, 1.0, 1.0, 0.0);
+	bld_add_params(B, (double)c->kv_lora * S->nh * (c->qk_nope + c->v_dim), 1);
+	if (decode) {
+		gemm(S, S->nh, T, c->kv_lora, c->qk_nope);          /* q_nope W_UK */
+		return;
 	}
-	attention(S, r, nr, decode);
-	gemm(S, 1, T, S->h, S->nh * S->d);                                  /* o_proj */
+	uint64_t keys = 0;
+	for (size_t i = 0; i < nr; i++)
+		keys += r[i].n + r[i].p;
+	gemm(S, 1, keys, S->nh * (c->qk_nope + c->v_dim), c->kv_lora);  /* kv_b */
+}
+
+/* One decoder layer li over the pass's T tokens (r: its requests). */
+static void layer(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, uint32_t li, int decode)
+{
+	struct bld *B = S->B;
+	const struct model_config *c = B->c;
+	uint64_t window = c->window && c->local_period && (li + 1) % c->local_period ? c->window : 0;
+	add_norm(S, T, li != 0);
+	if (c->kv_lora) {
+		mla_in(S, r, nr, T, decode);
+		attention(S, r, nr, decode, 0);
+		if (decode)
+			gemm(S, S->nh, T, c->v_dim, c->kv_lora);    /* W_UV */
+		gemm(S, 1, T, S->h, S->nh * c->v_dim);              /* o_proj */
+		bld_add_params(B, (double)S->nh * c->v_dim * (double)S->h, 1);
+	} else {
+		uint64_t qkv = (S->nh + 2 * S->nkv) * S->d;
+		gemm(S, 1, T, qkv, S->h);
+		bld_add_params(B, (double)S->h * (double)qkv + (double)S->nh * S->d * (double)S->h, 2);
+		double qk = (double)T * (double)(S->nh + S->nkv) * (double)S->d;
+		if (c->qk_norm && S->eng == MODEL_ENGINE_SGLANG) {
+			B->cols = S->d;
+			k_rows(B, "fused_inplace_qknorm", PRED_OP_NORM, T * (S->nh + S->nkv), S->d, 1.0, 1.0,
+			       5.0, 128);
+			mark(S);
+		}
+		/* rotary in place on q and k (vLLM: Inductor's kernel, with q/k
+		 * norm fused in for Qwen3) */
+		vec(S, S->eng == MODEL_ENGINE_VLLM ? "triton_poi_fused_rotary_embedding"
+		    : "BatchQKApplyRotaryPosIdsCosSinCache", qk, S->d, 1.0, 1.0, c->qk_norm ? 8.0 : 3.0);
+		/* the new tokens' K and V into the cache */
+		vec(S, S->eng == MODEL_ENGINE_VLLM ? "reshape_and_cache_flash_kernel" : "store_kvcache",
+		    2.0 * (double)T * (double)S->nkv * (double)S->d, S->d, 1.0, 1.0, 0.0);
+		if (S->eager_attn) {
+			struct model_kernel *k = bld_last_kernel(B);
+			if (k)
+				k->graph = 0;
+		}
+		attention(S, r, nr, decode, window);
+		gemm(S, 1, T, S->h, S->nh * S->d);                          /* o_proj */
+	}
 	all_reduce(S, T);
+	if (c->sandwich_norm)   /* Gemma: post_attention_layernorm */
+		add_norm(S, T, 0);
 	add_norm(S, T, 1);
-	mlp(S, T);
+	mlp(S, T, li);
 	all_reduce(S, T);
+	if (c->sandwich_norm)   /* Gemma: post_feedforward_layernorm */
+		add_norm(S, T, 0);
 }
 
 /* One forward pass over requests r (decode: one token each), its rows
@@ -280,11 +390,13 @@ static void forward(struct srv *S, const struct sreq *r, size_t nr, int decode)
 	op_embed(B, rows, S->h, S->V, 0);
 	mark(S);
 	all_reduce(S, rows);                 /* vocab-parallel embedding */
+	if (c->sandwich_norm)                /* Gemma: embeddings x sqrt(hidden) */
+		vec(S, "vectorized_elementwise_kernel<4, MulFunctor>", (double)rows * S->h, S->h, 1.0, 1.0, 1.0);
 	double act = (double)rows * (double)((S->nh + 2 * S->nkv) * S->d > 2 * S->I ?
 					     (S->nh + 2 * S->nkv) * S->d : 2 * S->I) * B->esz;
 	for (uint32_t i = 0; i < c->layers; i++) {
 		B->layer = (int32_t)i;
-		layer(S, r, nr, rows, i == 0, decode);
+		layer(S, r, nr, rows, i, decode);
 	}
 	B->layer = -1;
 	add_norm(S, rows, 1);
@@ -304,6 +416,8 @@ static void forward(struct srv *S, const struct sreq *r, size_t nr, int decode)
 	S->graph = 0;
 	double logits = (double)R * (double)S->V * B->tp;
 	B->cols = S->V * B->tp;
+	if (c->final_softcap)                /* Gemma 2: cap * tanh(logits / cap) */
+		vec(S, "vectorized_elementwise_kernel<4, tanh_softcap>", logits, S->V * B->tp, 1.0, 1.0, 3.0);
 	if (S->eng == MODEL_ENGINE_VLLM) {
 		/* logits.float() / temperature, softmax, exponential noise,
 		 * divide, argmax (v1/sample/sampler.py) */
@@ -345,7 +459,8 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 {
 	if (c->family != MODEL_FAM_LLAMA) {
 		snprintf(err, errlen, "--engine %s: model '%s' is a %s; the engine builder knows the "
-			 "Llama family (Llama, Mistral, Mixtral, Qwen2/2.5, Qwen3, Qwen3-MoE)",
+			 "Llama family (Llama, Mistral, Mixtral, Qwen2/2.5, Qwen3, Qwen2/3-MoE, Gemma, "
+			 "DeepSeek-V2/V3)",
 			 model_engine_name(o->engine), c->name, model_family_name(c->family));
 		return SURFER_EINVAL;
 	}
@@ -366,7 +481,8 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 		return SURFER_EINVAL;
 	}
 	uint32_t kv = c->kv_heads ? c->kv_heads : c->heads;
-	if (!o->tp || c->heads % o->tp || c->ffn % o->tp || (kv % o->tp && o->tp % kv)) {
+	if (!o->tp || c->heads % o->tp || c->ffn % o->tp || (kv % o->tp && o->tp % kv) ||
+	    c->moe_ffn % o->tp || c->shared_ffn % o->tp) {
 		snprintf(err, errlen, "--tp %u does not divide the %u heads or the MLP width %u",
 			 o->tp, c->heads, c->ffn);
 		return SURFER_EINVAL;
@@ -465,6 +581,8 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 	S.d = c->head_dim;
 	S.h = c->hidden;
 	S.I = c->ffn / o->tp;
+	S.Im = (c->moe_ffn ? c->moe_ffn : c->ffn) / o->tp;
+	S.Is = c->shared_ffn / o->tp;
 	S.E = c->experts > 1 ? c->experts : 0;
 	S.K = c->experts_per_tok ? c->experts_per_tok : 1;
 	/* vLLM pads the vocabulary to a multiple of 64 before splitting it */
@@ -498,7 +616,10 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 		s->param_tensors /= S.passes;
 	}
 	s->params += (double)S.V * S.h * (c->tied ? 1.0 : 2.0);
-	s->kv_cache_bytes = 2.0 * c->layers * cached * (double)S.nkv * (double)S.d * B.esz;
+	/* MLA caches one latent row per token (kv_lora + rope), the same on
+	 * every TP rank; the others K and V of their KV heads */
+	s->kv_cache_bytes = c->kv_lora ? c->layers * cached * (double)(c->kv_lora + c->qk_rope) * B.esz
+			    : 2.0 * c->layers * cached * (double)S.nkv * (double)S.d * B.esz;
 	if (rc || B.err) {
 		model_seq_release(s);
 		snprintf(err, errlen, "out of memory");

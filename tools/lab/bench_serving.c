@@ -329,7 +329,9 @@ static double fit_step(const struct sv_run *runs, size_t n, int arch)
 	for (size_t i = 0; i < n; i++)
 		if (runs[i].arch != arch)
 			v[m++] = runs[i].real[SV_D] - (runs[i].sg[SV_D] - MODEL_SERVE_STEP_CPU_NS / 1e6);
-	return median(v, m);
+	/* a CPU time: never below 0 */
+	double c = median(v, m);
+	return c > 0 ? c : 0;
 }
 
 static void cell(double pred, double real)
