@@ -678,20 +678,21 @@ static void serve_describe(const struct model_cli *m, const struct model_config 
 		 o->tp > 1 ? ", parallel" : "");
 }
 
-/* Tokens an engine run's iteration counts for throughput and price: the
- * prompts' tokens of a prefill, one per sequence of a decode step, the
- * generated tokens of a served batch. */
+/* Tokens an engine run's iteration counts for throughput and price, over
+ * its --dp replicas: the prompts' tokens of a prefill, one per sequence of
+ * a decode step, the generated tokens of a served batch. */
 static double serve_tokens(const struct model_cli *m)
 {
 	const struct model_opts *o = &m->opts;
+	double dp = o->dp ? o->dp : 1;   /* replicas, each with the batch */
 	if (o->mode == MODEL_DECODE)
-		return o->batch;
+		return dp * o->batch;
 	if (o->mode == MODEL_SERVE)
-		return (double)o->batch * m->new_tokens;
+		return dp * o->batch * m->new_tokens;
 	double sum = 0;
 	for (uint32_t i = 0; i < o->batch; i++)
 		sum += o->lens ? o->lens[i] : o->seq;
-	return sum;
+	return dp * sum;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -475,9 +475,11 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 			 model_engine_name(o->engine));
 		return SURFER_EINVAL;
 	}
-	if (o->dp != 1 || o->pp != 1 || o->zero) {
-		snprintf(err, errlen, "--engine %s: one replica, tensor parallel only (--tp); "
-			 "--dp, --pp and --zero are not built", model_engine_name(o->engine));
+	/* --dp: independent replicas (inference has no collective between
+	 * them), each built as one: its batch, its tensor-parallel GPUs */
+	if (o->pp != 1 || o->zero) {
+		snprintf(err, errlen, "--engine %s: replicas (--dp) of tensor-parallel GPUs (--tp); "
+			 "--pp and --zero are not built", model_engine_name(o->engine));
 		return SURFER_EINVAL;
 	}
 	uint32_t kv = c->kv_heads ? c->kv_heads : c->heads;
