@@ -282,7 +282,8 @@ static int em_pipeline(struct emit *e, const struct model_seq *s, const struct m
 
 static int em_pass(struct emit *e, const struct model_seq *s, const struct model_opts *o)
 {
-	return o->pp > 1 ? em_pipeline(e, s, o) : em_run(e, s, o);
+	/* an engine's stages are built in line (serve.c): one batch in flight */
+	return o->pp > 1 && o->engine == MODEL_ENGINE_HF ? em_pipeline(e, s, o) : em_run(e, s, o);
 }
 
 int model_program_write(const struct model_program *p, struct trace_writer *w,

@@ -451,7 +451,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 	p.launch_ns = launch_ns;
 	memset(&t, 0, sizeof(t));
 	t.out = out;
-	t.bubble_waits = o->pp > 1 ? o->pp - 1 : 0;
+	t.bubble_waits = o->pp > 1 && o->engine == MODEL_ENGINE_HF ? o->pp - 1 : 0;
 	rc = program_to_memory(&p, &m, mt_kernel, &t, NULL, 0);
 	if (rc == 0 && t.oom)
 		rc = SURFER_ENOMEM;
@@ -879,6 +879,10 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		snprintf(a->warning, sizeof(a->warning),
 			 "dp %u, tp %u, pp %u%s: one GPU of %u predicted; collectives in op 'comm'",
 			 o->dp, o->tp, o->pp, zero, o->dp * o->tp * o->pp);
+		if (o->engine != MODEL_ENGINE_HF && o->pp > 1)
+			snprintf(a->warning, sizeof(a->warning),
+				 "dp %u, tp %u, pp %u: one replica's %u stages in turn, each as one of its "
+				 "%u GPUs; collectives in op 'comm'", o->dp, o->tp, o->pp, o->pp, o->tp);
 	}
 	rm->gpus = o->dp * o->tp * o->pp;
 	rm->tokens_per_iteration = (double)o->batch * o->dp *
