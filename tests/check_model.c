@@ -227,6 +227,33 @@ START_TEST(backward_is_twice_forward)
 }
 END_TEST
 
+START_TEST(kernel_limit)
+{
+	/* A build may hold max_kernels kernels and no more: one fewer than a
+	 * BERT-Large training step launches makes it fail cleanly. */
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("bert-large", &c), 0);
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.optimizer = MODEL_OPTIM_ADAMW;
+	struct model_seq s;
+	char err[128] = "";
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	size_t n = s.n;
+	model_seq_release(&s);
+	ck_assert_uint_gt(n, 1000);
+	o.max_kernels = (uint32_t)n;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	ck_assert_uint_eq(s.n, n);
+	model_seq_release(&s);
+	o.max_kernels = (uint32_t)n - 1;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert(strstr(err, "more kernels") != NULL);
+	ck_assert_ptr_null(s.v);
+}
+END_TEST
+
 START_TEST(classify_head)
 {
 	/* BertForSequenceClassification outside the layers: the pooler
@@ -2058,6 +2085,7 @@ int main(void)
 	tcase_add_test(t, gpt2_layer_kernels);
 	tcase_add_test(t, flash_attention_calls);
 	tcase_add_test(t, backward_is_twice_forward);
+	tcase_add_test(t, kernel_limit);
 	tcase_add_test(t, classify_head);
 	tcase_add_test(t, gpt2_params);
 	tcase_add_test(t, llama_gqa_shapes);

@@ -1366,7 +1366,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	free(B.ops);
 	if (B.err) {
 		model_seq_release(s);
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, "%s", bld_error(&B));
 		return B.err;
 	}
 	return 0;
