@@ -1542,6 +1542,21 @@ START_TEST(context_parallel)
 	ck_assert_uint_eq(m4, m1);
 	model_seq_release(&one);
 	model_seq_release(&four);
+	/* FlashAttention's described shape: a quarter of the 4096-token
+	 * sequence's causal pairs, 4096 x 4097 / 2 / 4, per sequence and head */
+	o.attention = MODEL_ATTN_FLASH;
+	o.dtype = GPU_DT_BF16;
+	ck_assert_int_eq(model_build(&c, &o, &four, NULL, 0), 0);
+	int seen = 0;
+	for (size_t i = 0; i < four.n; i++)
+		if (four.v[i].k.op == PRED_OP_ATTENTION && four.v[i].phase == MODEL_PH_FORWARD) {
+			ck_assert_double_eq_tol(four.v[i].k.attn.pairs, 4096.0 * 4097 / 2 / 4, 1e-6);
+			seen++;
+		}
+	ck_assert_int_eq(seen, 12);
+	model_seq_release(&four);
+	o.attention = MODEL_ATTN_SDPA;
+	o.dtype = GPU_DT_FP32;
 	o.seq = 4095;
 	ck_assert_int_eq(model_build(&c, &o, &four, NULL, 0), SURFER_EINVAL);
 }
