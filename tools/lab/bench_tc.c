@@ -314,7 +314,7 @@ static int tc_heldout(const struct tc_set *set, const long *pair, const struct g
 	if (!train)
 		return -ENOMEM;
 	for (size_t i = 0; i < set->n; i++)
-		if (set->s[i].gpu != h)
+		if (set->s[i].gpu->cc != h->cc)   /* its architecture held out */
 			train[nt++] = set->s[i];
 	struct tcgemm_params p = tc_start();
 	int rc = tcgemm_fit(train, nt, &p, &rms);
@@ -446,7 +446,7 @@ int bench_tc_main(const struct bench_args *a)
 			printf("%-14s %6s %6s", "held-out", "n", "pairs");
 			for (int c = 0; c < TC_NCOL; c++)
 				printf(" %15s", tc_colname[c]);
-			printf("   (MAPE; fit on the other GPUs)\n");
+			printf("   (MAPE; fit on the other architectures)\n");
 			for (size_t g = 0; g < ng && rc == 0; g++)
 				rc = tc_heldout(&set, pair, gpus[g], dump);
 			printf("(orig) columns: over the pairs, the same shape measured on the other GPU "

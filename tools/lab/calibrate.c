@@ -1,0 +1,403 @@
+/*
+ * calibrate.c - `surfer-bench calibrate`: the interval table
+ * (predictor/interval_table.c) from held-out predictions, and how often
+ * its intervals hold the measured time on architectures it did not see.
+ *
+ * Reads what `make accuracy` and `make bench-e2e` leave behind with every
+ * target's architecture held out of every fit: directories of
+ * `surfer-bench accuracy --dump` files named TARGET--ORIGIN.csv (ORIGIN
+ * "none": from the shape alone) and `surfer-bench e2e --dump` files of
+ * whole iterations.  Each row gives one error, log(predicted / measured),
+ * keyed by method, kernel class, distance (new architecture: the target's
+ * was held out) and source (a measured origin or the shape).  A class
+ * taken from one directory is not taken again from a later one, so the
+ * first directory (NeuSight's test shapes, the models' own kernels) speaks
+ * for the classes it has and a later one (the sweep) only adds the others
+ * (convolutions).
+ *
+ * Coverage is checked the way the table will be used on a new GPU: for each
+ * architecture, the quantiles of every other architecture's errors, and
+ * the share of its own measured times inside the interval they give.
+ */
+#include "tools/lab/calibrate.h"
+#include "predictor/interval.h"
+#include "tools/lab/neusight.h"
+#include "trace/csv.h"
+#include "trace/surfer_err.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define PROG "surfer-bench"
+
+/* A key of fewer held-out predictions is left to the fallbacks. */
+#define IV_MIN_ROWS 30
+
+struct cal_row {
+	uint32_t cc;            /* the target's compute capability          */
+	uint8_t method;         /* enum pred_method; PRED_AUTO: auto's       */
+	uint8_t cls;            /* enum interval_class                      */
+	uint8_t src;            /* enum pred_source                         */
+	float err;              /* log(predicted / measured)                */
+};
+
+struct cal_set {
+	struct cal_row *r;
+	size_t n, cap;
+};
+
+static int cal_add(struct cal_set *s, const struct cal_row *r)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 4096;
+		struct cal_row *p = realloc(s->r, cap * sizeof *p);
+		if (!p)
+			return -1;
+		s->r = p;
+		s->cap = cap;
+	}
+	s->r[s->n++] = *r;
+	return 0;
+}
+
+/* The GPU of a dump file's name part: NeuSight's directory names with
+ * '_' for ' ' ("Tesla_P4"). */
+static const struct gpu_spec *gpu_of_part(const char *part, size_t len)
+{
+	char name[128];
+	if (len >= sizeof name)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		name[i] = part[i] == '_' ? ' ' : part[i];
+	name[len] = '\0';
+	return gpu_find(name);
+}
+
+static int method_of(const char *s)
+{
+	if (!strcmp(s, "auto")) return PRED_AUTO;
+	if (!strcmp(s, "mlp")) return PRED_MLP;
+	if (!strcmp(s, "roofline")) return PRED_ROOFLINE;
+	if (!strcmp(s, "wave")) return PRED_WAVE;
+	return -1;            /* the naive ratios are no method of surfer's */
+}
+
+/* One accuracy dump.  seen[c][src]: classes an earlier directory gave. */
+static int read_kernel_dump(struct cal_set *s, const char *path, const struct gpu_spec *t,
+			    int src, const int seen[IV_CLASS_COUNT][PRED_SRC_COUNT],
+			    int got[IV_CLASS_COUNT][PRED_SRC_COUNT])
+{
+	struct csv_reader r;
+	if (csv_open(&r, path, 0) != 0) {
+		fprintf(stderr, PROG ": cannot read '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	int rc, cm = -1, co = -1, ct = -1, cp = -1;
+	while ((rc = csv_next(&r)) == 1) {
+		if (cm < 0) {
+			cm = csv_col(&r, "method"), co = csv_col(&r, "op");
+			ct = csv_col(&r, "target_ns"), cp = csv_col(&r, "predicted_ns");
+			if (cm < 0 || co < 0 || ct < 0 || cp < 0) {
+				fprintf(stderr, PROG ": '%s': not a surfer-bench accuracy dump\n", path);
+				csv_release(&r);
+				return -1;
+			}
+			continue;
+		}
+		int m = method_of(csv_field(&r, (size_t)cm));
+		double truth = atof(csv_field(&r, (size_t)ct)), pred = atof(csv_field(&r, (size_t)cp));
+		if (m < 0 || !(truth > 0) || !(pred > 0))
+			continue;
+		int c = interval_class_of(ns_op_class(csv_field(&r, (size_t)co)));
+		if (seen[c][src])
+			continue;
+		got[c][src] = 1;
+		struct cal_row x = { t->cc, (uint8_t)m, (uint8_t)c, (uint8_t)src,
+				     (float)log(pred / truth) };
+		if (cal_add(s, &x) != 0) {
+			csv_release(&r);
+			return -1;
+		}
+	}
+	if (rc < 0)
+		fprintf(stderr, PROG ": %s\n", r.err);
+	csv_release(&r);
+	return rc < 0 ? -1 : 0;
+}
+
+static int read_kernel_dir(struct cal_set *s, const char *dir,
+			   int seen[IV_CLASS_COUNT][PRED_SRC_COUNT])
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, PROG ": cannot read '%s': %s\n", dir, strerror(errno));
+		return -1;
+	}
+	int got[IV_CLASS_COUNT][PRED_SRC_COUNT] = {{0}}, rc = 0;
+	struct dirent *e;
+	while (rc == 0 && (e = readdir(d))) {
+		const char *n = e->d_name, *sep = strstr(n, "--");
+		size_t len = strlen(n);
+		if (!sep || len < 5 || strcmp(n + len - 4, ".csv"))
+			continue;
+		const struct gpu_spec *t = gpu_of_part(n, (size_t)(sep - n));
+		const char *o = sep + 2;
+		size_t olen = (size_t)(n + len - 4 - o);
+		int src = olen == 4 && !strncmp(o, "none", 4) ? PRED_SRC_CONFIG : PRED_SRC_TRACE;
+		if (!t || (src == PRED_SRC_TRACE && !gpu_of_part(o, olen))) {
+			fprintf(stderr, PROG ": '%s/%s': no GPU named TARGET--ORIGIN.csv\n", dir, n);
+			rc = -1;
+			break;
+		}
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", dir, n);
+		rc = read_kernel_dump(s, path, t, src, (const int (*)[PRED_SRC_COUNT])seen, got);
+	}
+	closedir(d);
+	for (int c = 0; c < IV_CLASS_COUNT; c++)
+		for (int k = 0; k < PRED_SRC_COUNT; k++)
+			seen[c][k] |= got[c][k];
+	return rc;
+}
+
+/* An e2e dump: its held-out rows, iterations from a model config. */
+static int read_iterations(struct cal_set *s, const char *path)
+{
+	struct csv_reader r;
+	if (csv_open(&r, path, 0) != 0) {
+		fprintf(stderr, PROG ": cannot read '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	int rc, cg = -1, cw = -1, cmeas = -1, cp = -1;
+	while ((rc = csv_next(&r)) == 1) {
+		if (cg < 0) {
+			cg = csv_col(&r, "gpu"), cw = csv_col(&r, "weights");
+			cmeas = csv_col(&r, "measured_ms"), cp = csv_col(&r, "predicted_ms");
+			if (cg < 0 || cw < 0 || cmeas < 0 || cp < 0) {
+				fprintf(stderr, PROG ": '%s': not a surfer-bench e2e dump\n", path);
+				csv_release(&r);
+				return -1;
+			}
+			continue;
+		}
+		const struct gpu_spec *g = gpu_find(csv_field(&r, (size_t)cg));
+		double truth = atof(csv_field(&r, (size_t)cmeas)), pred = atof(csv_field(&r, (size_t)cp));
+		if (!g || strcmp(csv_field(&r, (size_t)cw), "held-out") || !(truth > 0) || !(pred > 0))
+			continue;
+		struct cal_row x = { g->cc, PRED_AUTO, IV_CLASS_ITERATION, PRED_SRC_CONFIG,
+				     (float)log(pred / truth) };
+		if (cal_add(s, &x) != 0) {
+			csv_release(&r);
+			return -1;
+		}
+	}
+	if (rc < 0)
+		fprintf(stderr, PROG ": %s\n", r.err);
+	csv_release(&r);
+	return rc < 0 ? -1 : 0;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return (x > y) - (x < y);
+}
+
+/* The errors of rows matching (method, cls, src), of architecture cc only
+ * (only) or of every other one (!only; cc 0: all), sorted, into *out. */
+static size_t select_errs(const struct cal_set *s, int method, int cls, int src, uint32_t cc,
+			  int only, float *out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct cal_row *r = &s->r[i];
+		if (r->src != src || r->method != method ||
+		    (cls != IV_CLASS_ANY && r->cls != cls) ||
+		    (cls == IV_CLASS_ANY && r->cls == IV_CLASS_ITERATION))
+			continue;
+		if (cc && (only ? r->cc != cc : r->cc == cc))
+			continue;
+		out[n++] = r->err;
+	}
+	qsort(out, n, sizeof *out, cmp_float);
+	return n;
+}
+
+/* The quantiles of a sorted sample at 0, 1/40, ..., 1 (linear between
+ * order statistics). */
+static void quantiles(const float *v, size_t n, float q[IV_NQ])
+{
+	for (int j = 0; j < IV_NQ; j++) {
+		double x = (double)j / (IV_NQ - 1) * (double)(n - 1);
+		size_t i = (size_t)x;
+		q[j] = i + 1 < n ? (float)(v[i] + (x - (double)i) * (v[i + 1] - v[i])) : v[n - 1];
+	}
+}
+
+/* The architectures of the set, ascending. */
+static size_t archs_of(const struct cal_set *s, uint32_t *cc, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		size_t j = 0;
+		while (j < n && cc[j] != s->r[i].cc)
+			j++;
+		if (j == n && n < max)
+			cc[n++] = s->r[i].cc;
+	}
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cc[j - 1] > cc[j]; j--) {
+			uint32_t t = cc[j];
+			cc[j] = cc[j - 1];
+			cc[j - 1] = t;
+		}
+	return n;
+}
+
+static const char *arch_name(uint32_t cc, char *buf, size_t len)
+{
+	if (gpu_cc_is_amd(cc))
+		snprintf(buf, len, "gfx%x", cc - GPU_CC_AMD);
+	else
+		snprintf(buf, len, "sm_%u", cc);
+	return buf;
+}
+
+/* What auto did on class c from source src: the rows the table's
+ * PRED_AUTO key pools. */
+static void coverage_line(const struct cal_set *s, int cls, int src, double prob, float *buf,
+			  float *own)
+{
+	uint32_t cc[32];
+	size_t na = archs_of(s, cc, 32), tot_in = 0, tot = 0;
+	double sum_ape = 0;
+	int any = 0;
+	for (size_t a = 0; a < na; a++) {
+		size_t nown = select_errs(s, PRED_AUTO, cls, src, cc[a], 1, own);
+		if (!nown)
+			continue;
+		size_t nrest = select_errs(s, PRED_AUTO, cls, src, cc[a], 0, buf);
+		if (!nrest)
+			continue;
+		struct interval_row row = {0};
+		quantiles(buf, nrest, row.q);
+		double lo = interval_quantile(&row, (1 - prob) / 2), hi = interval_quantile(&row, (1 + prob) / 2);
+		size_t in = 0;
+		double ape = 0;
+		for (size_t i = 0; i < nown; i++) {
+			in += own[i] >= lo && own[i] <= hi;
+			ape += fabs(expm1(own[i])) * 100;
+		}
+		char an[16];
+		if (!any)
+			printf("%-10s %-7s", interval_class_name((enum interval_class)cls),
+			       pred_source_name((enum pred_source)src));
+		else
+			printf("%-18s", "");
+		any = 1;
+		printf(" %-8s %6zu %7.1f%% %9.1f%%   (interval %+.0f%% .. %+.0f%% of the prediction)\n",
+		       arch_name(cc[a], an, sizeof an), nown, 100.0 * (double)in / (double)nown,
+		       ape / (double)nown, expm1(-hi) * 100, expm1(-lo) * 100);
+		tot_in += in;
+		tot += nown;
+		sum_ape += ape;
+	}
+	if (tot)
+		printf("%-18s %-8s %6zu %7.1f%% %9.1f%%\n", "", "all", tot,
+		       100.0 * (double)tot_in / (double)tot, sum_ape / (double)tot);
+}
+
+static void emit(const struct cal_set *s, float *buf, int argc, char **argv)
+{
+	static const int methods[] = { PRED_AUTO, PRED_MLP, PRED_ROOFLINE, PRED_WAVE };
+	printf("/*\n * interval_table.c - generated by `make calibrate`:\n *\n *   " PROG " calibrate --emit");
+	for (int i = 0; i < argc; i++)
+		printf(" %s", argv[i]);
+	printf("\n *\n"
+	       " * do not edit.  Quantiles of log(predicted / measured) at probabilities\n"
+	       " * 0, 1/40, ..., 1 of held-out predictions: every target's architecture\n"
+	       " * left out of every fit (predictor/interval.h).\n */\n"
+	       "#include \"predictor/interval.h\"\n\n"
+	       "const struct interval_row interval_table[] = {\n");
+	size_t rows = 0;
+	for (int src = 0; src < PRED_SRC_COUNT; src++)
+		for (int c = 0; c < IV_CLASS_COUNT; c++)
+			for (size_t m = 0; m < sizeof methods / sizeof methods[0]; m++) {
+				if (c == IV_CLASS_ITERATION && methods[m] != PRED_AUTO)
+					continue;
+				size_t n = select_errs(s, methods[m], c, src, 0, 0, buf);
+				if (n < IV_MIN_ROWS)
+					continue;
+				float q[IV_NQ];
+				quantiles(buf, n, q);
+				printf("\t{ %d, %d, %d, %d, %zu, {", methods[m], c, PRED_DIST_NEW_ARCH, src, n);
+				for (int j = 0; j < IV_NQ; j++)
+					printf("%s%s%.4ff", j ? "," : "", j % 8 ? " " : "\n\t\t", q[j]);
+				printf(" } },   /* %s %s %s */\n", pred_method_name((enum pred_method)methods[m]),
+				       interval_class_name((enum interval_class)c),
+				       pred_source_name((enum pred_source)src));
+				rows++;
+			}
+	printf("};\nconst size_t interval_table_len = %zu;\n", rows);
+}
+
+int bench_calibrate_main(const struct bench_args *a)
+{
+	if (a->help || !a->noperands) {
+		fprintf(a->help ? stdout : stderr,
+			"usage: " PROG " calibrate [--emit] [--interval P] DIR|FILE.csv...\n"
+			"  DIR: surfer-bench accuracy --dump files TARGET--ORIGIN.csv (make accuracy);\n"
+			"  FILE.csv: surfer-bench e2e --dump (held-out iterations); the interval table\n"
+			"  as C (--emit), else the held-out coverage of the P interval (default 80)\n");
+		return a->help ? 0 : surfer_exit_code(SURFER_EINVAL);
+	}
+	double prob = IV_DEFAULT_P;
+	if (a->interval) {
+		char *end;
+		prob = strtod(a->interval, &end) / 100;
+		if (*end || !(prob > 0 && prob < 1)) {
+			fprintf(stderr, PROG ": bad --interval '%s' (a percentage between 0 and 100)\n",
+				a->interval);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+	}
+	struct cal_set s = {0};
+	int seen[IV_CLASS_COUNT][PRED_SRC_COUNT] = {{0}}, rc = 0;
+	for (int i = 0; i < a->noperands && rc == 0; i++) {
+		struct stat st;
+		if (stat(a->operands[i], &st) != 0) {
+			fprintf(stderr, PROG ": cannot read '%s': %s\n", a->operands[i], strerror(errno));
+			rc = -1;
+		} else if (S_ISDIR(st.st_mode)) {
+			rc = read_kernel_dir(&s, a->operands[i], seen);
+		} else {
+			rc = read_iterations(&s, a->operands[i]);
+		}
+	}
+	float *buf = rc == 0 ? malloc((s.n ? s.n : 1) * sizeof *buf) : NULL;
+	float *own = buf ? malloc((s.n ? s.n : 1) * sizeof *own) : NULL;
+	if (rc == 0 && !own) {
+		fprintf(stderr, PROG ": out of memory\n");
+		rc = -1;
+	}
+	if (rc == 0 && a->emit) {
+		emit(&s, buf, a->noperands, a->operands);
+	} else if (rc == 0) {
+		printf("held-out coverage of the %.0f%% interval of `auto` (each architecture against the\n"
+		       "quantiles of the others; MAPE of its predictions)\n", prob * 100);
+		printf("%-10s %-7s %-8s %6s %8s %10s\n", "class", "source", "arch", "n", "covered", "MAPE");
+		for (int c = 0; c < IV_CLASS_COUNT; c++)
+			for (int src = 0; src < PRED_SRC_COUNT; src++)
+				if (c != IV_CLASS_ANY)
+					coverage_line(&s, c, src, prob, buf, own);
+	}
+	free(buf);
+	free(own);
+	free(s.r);
+	return rc == 0 ? 0 : surfer_exit_code(SURFER_EINVAL);
+}
