@@ -11,4 +11,15 @@ $(BUILD)/surfer-bench: $(BUILD)/obj/tools/lab/bench.o $(BUILD)/obj/tools/lab/ben
 accuracy: $(BUILD)/surfer-bench $(BUILD)/surfer-train
 	BUILD=$(BUILD) DATA=$(NEUSIGHT_DATA) sh tools/lab/accuracy.sh
 
-.PHONY: accuracy
+# The interval table (predictor/interval_table.c) from the held-out
+# predictions `make accuracy` and then `make bench-e2e` leave in
+# $(BUILD)/accuracy: NeuSight's test shapes first (the models' own kernels),
+# the sweep for the classes they lack (convolutions), whole iterations;
+# then the coverage of its intervals, each architecture against the others.
+CALIBRATION_INPUTS = $(BUILD)/accuracy/test $(BUILD)/accuracy/sweep $(BUILD)/accuracy/e2e.csv
+calibrate: $(BUILD)/surfer-bench
+	$(BUILD)/surfer-bench calibrate --emit $(CALIBRATION_INPUTS) > $(BUILD)/interval_table.c
+	mv $(BUILD)/interval_table.c predictor/interval_table.c
+	$(BUILD)/surfer-bench calibrate $(CALIBRATION_INPUTS)
+
+.PHONY: accuracy calibrate

@@ -87,39 +87,45 @@ static int method_of(const char *s)
 	return -1;            /* the naive ratios are no method of surfer's */
 }
 
-/* One accuracy dump.  seen[c][src]: classes an earlier directory gave. */
-static int read_kernel_dump(struct cal_set *s, const char *path, const struct gpu_spec *t,
-			    int src, const int seen[IV_CLASS_COUNT][PRED_SRC_COUNT],
-			    int got[IV_CLASS_COUNT][PRED_SRC_COUNT])
+/* What a dump's rows go to: the columns named in col (resolved from the
+ * header into idx) and the row's fields there. */
+struct dump_reader {
+	const char *what;                 /* "accuracy" or "e2e", for errors    */
+	const char *col[4];
+	int (*row)(struct dump_reader *d, const char *f[4]);
+	struct cal_set *s;
+	const struct gpu_spec *target;    /* accuracy dumps: of the file name   */
+	int src;
+	const int (*seen)[PRED_SRC_COUNT];
+	int (*got)[PRED_SRC_COUNT];
+};
+
+/* Reads one dump through d: 0, or -1 after a message. */
+static int read_dump(struct dump_reader *d, const char *path)
 {
 	struct csv_reader r;
 	if (csv_open(&r, path, 0) != 0) {
 		fprintf(stderr, PROG ": cannot read '%s': %s\n", path, strerror(errno));
 		return -1;
 	}
-	int rc, cm = -1, co = -1, ct = -1, cp = -1;
+	int rc, idx[4] = {-1, -1, -1, -1}, header = 1;
 	while ((rc = csv_next(&r)) == 1) {
-		if (cm < 0) {
-			cm = csv_col(&r, "method"), co = csv_col(&r, "op");
-			ct = csv_col(&r, "target_ns"), cp = csv_col(&r, "predicted_ns");
-			if (cm < 0 || co < 0 || ct < 0 || cp < 0) {
-				fprintf(stderr, PROG ": '%s': not a surfer-bench accuracy dump\n", path);
-				csv_release(&r);
-				return -1;
-			}
+		const char *f[4];
+		if (header) {
+			header = 0;
+			for (int i = 0; i < 4; i++)
+				if ((idx[i] = csv_col(&r, d->col[i])) < 0) {
+					fprintf(stderr, PROG ": '%s': not a surfer-bench %s dump\n", path,
+						d->what);
+					csv_release(&r);
+					return -1;
+				}
 			continue;
 		}
-		int m = method_of(csv_field(&r, (size_t)cm));
-		double truth = atof(csv_field(&r, (size_t)ct)), pred = atof(csv_field(&r, (size_t)cp));
-		if (m < 0 || !(truth > 0) || !(pred > 0))
-			continue;
-		int c = interval_class_of(ns_op_class(csv_field(&r, (size_t)co)));
-		if (seen[c][src])
-			continue;
-		got[c][src] = 1;
-		struct cal_row x = { t->cc, (uint8_t)m, (uint8_t)c, (uint8_t)src,
-				     (float)log(pred / truth) };
-		if (cal_add(s, &x) != 0) {
+		for (int i = 0; i < 4; i++)
+			f[i] = csv_field(&r, (size_t)idx[i]);
+		if (d->row(d, f) != 0) {
+			fprintf(stderr, PROG ": out of memory\n");
 			csv_release(&r);
 			return -1;
 		}
@@ -128,6 +134,35 @@ static int read_kernel_dump(struct cal_set *s, const char *path, const struct gp
 		fprintf(stderr, PROG ": %s\n", r.err);
 	csv_release(&r);
 	return rc < 0 ? -1 : 0;
+}
+
+/* An accuracy dump's row: method, op, target_ns, predicted_ns. */
+static int kernel_row(struct dump_reader *d, const char *f[4])
+{
+	int m = method_of(f[0]);
+	double truth = atof(f[2]), pred = atof(f[3]);
+	if (m < 0 || !(truth > 0) || !(pred > 0))
+		return 0;
+	int c = interval_class_of(ns_op_class(f[1]));
+	if (d->seen[c][d->src])
+		return 0;
+	d->got[c][d->src] = 1;
+	struct cal_row x = { d->target->cc, (uint8_t)m, (uint8_t)c, (uint8_t)d->src,
+			     (float)log(pred / truth) };
+	return cal_add(d->s, &x);
+}
+
+/* An e2e dump's row: gpu, weights, measured_ms, predicted_ms; the
+ * held-out ones are iterations predicted from a model config. */
+static int iteration_row(struct dump_reader *d, const char *f[4])
+{
+	const struct gpu_spec *g = gpu_find(f[0]);
+	double truth = atof(f[2]), pred = atof(f[3]);
+	if (!g || strcmp(f[1], "held-out") || !(truth > 0) || !(pred > 0))
+		return 0;
+	struct cal_row x = { g->cc, PRED_AUTO, IV_CLASS_ITERATION, PRED_SRC_CONFIG,
+			     (float)log(pred / truth) };
+	return cal_add(d->s, &x);
 }
 
 static int read_kernel_dir(struct cal_set *s, const char *dir,
@@ -156,50 +191,15 @@ static int read_kernel_dir(struct cal_set *s, const char *dir,
 		}
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s", dir, n);
-		rc = read_kernel_dump(s, path, t, src, (const int (*)[PRED_SRC_COUNT])seen, got);
+		struct dump_reader d = { "accuracy", {"method", "op", "target_ns", "predicted_ns"},
+					 kernel_row, s, t, src, (const int (*)[PRED_SRC_COUNT])seen, got };
+		rc = read_dump(&d, path);
 	}
 	closedir(d);
 	for (int c = 0; c < IV_CLASS_COUNT; c++)
 		for (int k = 0; k < PRED_SRC_COUNT; k++)
 			seen[c][k] |= got[c][k];
 	return rc;
-}
-
-/* An e2e dump: its held-out rows, iterations from a model config. */
-static int read_iterations(struct cal_set *s, const char *path)
-{
-	struct csv_reader r;
-	if (csv_open(&r, path, 0) != 0) {
-		fprintf(stderr, PROG ": cannot read '%s': %s\n", path, strerror(errno));
-		return -1;
-	}
-	int rc, cg = -1, cw = -1, cmeas = -1, cp = -1;
-	while ((rc = csv_next(&r)) == 1) {
-		if (cg < 0) {
-			cg = csv_col(&r, "gpu"), cw = csv_col(&r, "weights");
-			cmeas = csv_col(&r, "measured_ms"), cp = csv_col(&r, "predicted_ms");
-			if (cg < 0 || cw < 0 || cmeas < 0 || cp < 0) {
-				fprintf(stderr, PROG ": '%s': not a surfer-bench e2e dump\n", path);
-				csv_release(&r);
-				return -1;
-			}
-			continue;
-		}
-		const struct gpu_spec *g = gpu_find(csv_field(&r, (size_t)cg));
-		double truth = atof(csv_field(&r, (size_t)cmeas)), pred = atof(csv_field(&r, (size_t)cp));
-		if (!g || strcmp(csv_field(&r, (size_t)cw), "held-out") || !(truth > 0) || !(pred > 0))
-			continue;
-		struct cal_row x = { g->cc, PRED_AUTO, IV_CLASS_ITERATION, PRED_SRC_CONFIG,
-				     (float)log(pred / truth) };
-		if (cal_add(s, &x) != 0) {
-			csv_release(&r);
-			return -1;
-		}
-	}
-	if (rc < 0)
-		fprintf(stderr, PROG ": %s\n", r.err);
-	csv_release(&r);
-	return rc < 0 ? -1 : 0;
 }
 
 static int cmp_float(const void *a, const void *b)
@@ -376,7 +376,9 @@ int bench_calibrate_main(const struct bench_args *a)
 		} else if (S_ISDIR(st.st_mode)) {
 			rc = read_kernel_dir(&s, a->operands[i], seen);
 		} else {
-			rc = read_iterations(&s, a->operands[i]);
+			struct dump_reader d = { "e2e", {"gpu", "weights", "measured_ms", "predicted_ms"},
+						 iteration_row, &s, NULL, PRED_SRC_CONFIG, NULL, NULL };
+			rc = read_dump(&d, a->operands[i]);
 		}
 	}
 	float *buf = rc == 0 ? malloc((s.n ? s.n : 1) * sizeof *buf) : NULL;
