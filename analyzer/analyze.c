@@ -395,8 +395,10 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 	k.bytes = e->key.bytes;
 	k.b_transposed = (uint8_t)e->key.b_transposed;
 	k.origin_ns = origin_ns;
-	if (e->key.lib_kind == KTABLE_LIB_OP)
+	if (e->key.lib_kind == KTABLE_LIB_OP) {
 		k.op = (enum pred_op)e->key.op;   /* as described: nothing to infer */
+		ktable_key_attn(&e->key, &k.attn);
+	}
 	else
 		predict_classify(&k);
 	for (size_t t = 0; t < nt; t++) {

@@ -52,8 +52,43 @@ void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
 			key->ranks = lib->ranks;
 			key->reread_bytes = lib->reread_bytes;
 			key->reuse_bytes = lib->reuse_bytes;
+			const struct pred_attn *a = &lib->attn;
+			if (a->impl != PRED_ATTN_NONE) {
+				key->attn_flags = (uint32_t)a->impl | (uint32_t)a->form << 8 |
+						  (uint32_t)(a->backward != 0) << 16 |
+						  (uint32_t)(a->causal != 0) << 17;
+				key->attn_seqs = a->seqs;
+				key->attn_heads = a->heads;
+				key->attn_kv_heads = a->kv_heads;
+				key->attn_head_dim = a->head_dim;
+				key->attn_head_dim_v = a->head_dim_v;
+				key->attn_q_tokens = a->q_tokens;
+				key->attn_kv_tokens = a->kv_tokens;
+				key->attn_max_kv = a->max_kv;
+				key->attn_pairs = a->pairs;
+			}
 		}
 	}
+}
+
+void ktable_key_attn(const struct ktable_key *key, struct pred_attn *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->impl = (enum pred_attn_impl)(key->attn_flags & 0xff);
+	if (out->impl == PRED_ATTN_NONE)
+		return;
+	out->form = (enum pred_attn_form)(key->attn_flags >> 8 & 0xff);
+	out->backward = key->attn_flags >> 16 & 1;
+	out->causal = key->attn_flags >> 17 & 1;
+	out->seqs = key->attn_seqs;
+	out->heads = key->attn_heads;
+	out->kv_heads = key->attn_kv_heads;
+	out->head_dim = key->attn_head_dim;
+	out->head_dim_v = key->attn_head_dim_v;
+	out->q_tokens = key->attn_q_tokens;
+	out->kv_tokens = key->attn_kv_tokens;
+	out->max_kv = key->attn_max_kv;
+	out->pairs = key->attn_pairs;
 }
 
 enum gpu_dtype ktable_dtype(enum trace_dtype operand, enum trace_dtype compute)
@@ -144,6 +179,22 @@ void ktable_lib_from_op(struct ktable_lib *lib, const struct trace_op *o)
 	lib->ranks = o->ranks;
 	lib->reread_bytes = o->reread_bytes;
 	lib->reuse_bytes = o->reuse_bytes;
+	const struct trace_attn *a = &o->attn;
+	if (a->impl != TRACE_ATTN_NONE) {
+		lib->attn.impl = (enum pred_attn_impl)a->impl;
+		lib->attn.form = (enum pred_attn_form)a->form;
+		lib->attn.backward = a->backward;
+		lib->attn.causal = a->causal;
+		lib->attn.seqs = a->seqs;
+		lib->attn.heads = a->heads;
+		lib->attn.kv_heads = a->kv_heads;
+		lib->attn.head_dim = a->head_dim;
+		lib->attn.head_dim_v = a->head_dim_v;
+		lib->attn.q_tokens = a->q_tokens;
+		lib->attn.kv_tokens = a->kv_tokens;
+		lib->attn.max_kv = a->max_kv;
+		lib->attn.pairs = a->pairs;
+	}
 }
 
 struct ktable *ktable_new(void)

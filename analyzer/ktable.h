@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "gpu_specs/gpu.h"
+#include "predictor/predict.h"
 #include "trace/trace.h"
 
 /* The library-call record a kernel names by lib_call: none, a GEMM or a
@@ -34,6 +35,7 @@ struct ktable_lib {
 	enum trace_collective collective;
 	uint32_t ranks;
 	double reread_bytes, reuse_bytes;
+	struct pred_attn attn;        /* ATTENTION ops: the call's shape          */
 };
 
 /* The grouping key.  Built only by ktable_key_init (padding is zeroed, the
@@ -44,10 +46,18 @@ struct ktable_key {
 	uint32_t regs, smem_static, smem_dynamic;
 	uint32_t lib_kind, dtype, b_transposed;
 	uint32_t op, collective, ranks;   /* KTABLE_LIB_OP                       */
+	/* KTABLE_LIB_OP attention: impl | form << 8 | backward << 16 | causal
+	 * << 17, and the rest of struct pred_attn */
+	uint32_t attn_flags, attn_seqs, attn_heads, attn_kv_heads, attn_head_dim, attn_head_dim_v;
 	uint64_t m, n, k, batch;
 	double flops, bytes;
 	double reread_bytes, reuse_bytes; /* KTABLE_LIB_OP                       */
+	uint64_t attn_q_tokens, attn_kv_tokens, attn_max_kv;
+	double attn_pairs;
 };
+
+/* The attention shape a key holds (impl PRED_ATTN_NONE when none). */
+void ktable_key_attn(const struct ktable_key *key, struct pred_attn *out);
 
 struct ktable_entry {
 	struct ktable_key key;

@@ -52,6 +52,30 @@ enum pred_op {
 	PRED_OP_COUNT
 };
 
+/* Fused attention implementations and forms: the values of trace.h's
+ * enum trace_attn_impl and trace_attn_form (predictor/attention.h says
+ * which kernel each runs on a target). */
+enum pred_attn_impl {
+	PRED_ATTN_NONE = 0,   /* not described                                 */
+	PRED_ATTN_FLASH,      /* FA3 on compute capability 9.0, FA2 elsewhere  */
+	PRED_ATTN_FA2, PRED_ATTN_FA3, PRED_ATTN_FLASHINFER, PRED_ATTN_CUDNN,
+	PRED_ATTN_IMPL_COUNT
+};
+enum pred_attn_form {
+	PRED_ATTN_PREFILL = 0, PRED_ATTN_DECODE, PRED_ATTN_MLA_DECODE, PRED_ATTN_FORM_COUNT
+};
+
+/* The shape of a fused attention call (trace.h's struct trace_attn, whose
+ * comments give the meaning of each field); impl NONE: not described. */
+struct pred_attn {
+	enum pred_attn_impl impl;
+	enum pred_attn_form form;
+	uint8_t backward, causal;
+	uint32_t seqs, heads, kv_heads, head_dim, head_dim_v;
+	uint64_t q_tokens, kv_tokens, max_kv;
+	double pairs;                 /* attended (query, key) pairs            */
+};
+
 /* One distinct kernel configuration.  Unknown numbers are 0. */
 struct pred_kernel {
 	const char *name;             /* kernel name (may be NULL)               */
@@ -68,6 +92,9 @@ struct pred_kernel {
 	/* GEMM: the second operand is read transposed (attention's Q K^T on
 	 * a K^T view); 0 none or unknown.  Only the AMD scale reads it. */
 	uint8_t b_transposed;
+	/* PRED_OP_ATTENTION: the call's shape when a program builder gave it
+	 * (attn.impl != PRED_ATTN_NONE); predictor/attention.c predicts it. */
+	struct pred_attn attn;
 };
 
 /* How a prediction was obtained, for reports and for debugging. */

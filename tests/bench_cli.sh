@@ -35,6 +35,8 @@ expect "surfer-bench: vec: unknown option '--frobnicate'; see surfer-bench vec -
 expect "surfer-bench: profile: option '--labels' needs a value" profile --labels
 expect "surfer-bench: power: unexpected argument 'extra'" power --data "$D" extra
 expect "surfer-bench: unknown command 'nosuch'; see surfer-bench --help" nosuch
+expect "surfer-bench: unknown format 'xml' (neusight, pipeweave, vidur, deepbench)" \
+	accuracy --format xml --dataset "$D" --origin t4 --target v100
 expect "surfer-bench: bad --launch-us 'x'" e2e --labels "$D" --configs "$D" --launch-us=x
 
 # --data=DIR and --data DIR: the same run.

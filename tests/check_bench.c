@@ -222,6 +222,143 @@ START_TEST(reads_deepbench)
 }
 END_TEST
 
+/* The other layouts of ns_load_format(): PipeWeave's FP8 GEMMs, DeepBench's
+ * FP16 (tensor-core) results, Vidur's projections, each in NeuSight's
+ * convention (B, M, N the reduction, K the output's columns). */
+START_TEST(reads_other_formats)
+{
+	char sub[400], path[500];
+	struct ns_set s;
+	char err[512];
+	enum ns_format f;
+	ck_assert_int_eq(ns_format_parse("PipeWeave", &f), 0);
+	ck_assert_int_eq(f, NS_FMT_PIPEWEAVE);
+	ck_assert_int_eq(ns_format_parse("vidur", &f), 0);
+	ck_assert_int_eq(f, NS_FMT_VIDUR);
+	ck_assert_int_eq(ns_format_parse("csv", &f), -1);
+
+	/* PipeWeave: C (M x N) = A (M x K) B (K x N), avg_duration in us; a
+	 * row with N 0 and one with no time are passed over. */
+	write_file("pw.csv", "M,N,K,avg_duration,hardware,tc_bf16\n"
+		   "16,4096,1024,13.5,NVIDIA H20,1024\n"
+		   "16,4096,1024,6.75,NVIDIA H800,4096\n"
+		   "16,0,1024,5,NVIDIA H800,4096\n"
+		   "32,64,64,,NVIDIA H800,4096\n");
+	memset(&s, 0, sizeof s);
+	snprintf(path, sizeof path, "%s/pw.csv", dir);
+	ck_assert_int_eq(ns_load_format(&s, path, NS_FMT_PIPEWEAVE, NULL, NULL, err, sizeof err), 0);
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert(s.rows[0].gpu == gpu_find("h20") && s.rows[1].gpu == gpu_find("h800"));
+	ck_assert_str_eq(s.rows[0].op, "matmul_fp8");
+	ck_assert_int_eq(s.rows[0].dtype, GPU_DT_FP8);
+	ck_assert_double_eq_tol(s.rows[0].latency_ms, 0.0135, 1e-12);
+	struct pred_kernel k;
+	ck_assert_int_eq(ns_kernel(&s.rows[0], 1, &k), 0);
+	ck_assert_int_eq(k.op, PRED_OP_GEMM);
+	ck_assert_int_eq(k.dtype, GPU_DT_FP8);
+	ck_assert_uint_eq(k.m, 16);
+	ck_assert_uint_eq(k.k, 1024);
+	ck_assert_uint_eq(k.n, 4096);
+	ck_assert_double_eq_tol(k.flops, 2.0 * 16 * 4096 * 1024, 1e-3);
+	/* FP8 in (16 x 1024 + 1024 x 4096 bytes), BF16 out (16 x 4096 x 2) */
+	ck_assert_double_eq_tol(k.bytes, 16384 + 4194304 + 131072, 1e-3);
+	struct ns_pair *p;
+	size_t n;
+	ck_assert_int_eq(ns_pairs(&s, gpu_find("h20"), gpu_find("h800"), NULL, &p, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	free(p);
+	ns_release(&s);
+	/* A NeuSight file is no PipeWeave table: one line naming the file. */
+	memset(&s, 0, sizeof s);
+	snprintf(path, sizeof path, "%s/bmm/" DEV_O ".csv", dir);
+	ck_assert_int_eq(ns_load_format(&s, path, NS_FMT_PIPEWEAVE, NULL, NULL, err, sizeof err), -1);
+	ck_assert(strstr(err, "not a PipeWeave GEMM CSV") != NULL);
+	ns_release(&s);
+
+	/* DeepBench: FP16 tensor-core math read with its format (and FP32),
+	 * the P100's FP32 math on FP16 data not; NeuSight's format reads none. */
+	snprintf(sub, sizeof sub, "%s/db16", dir);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	write_file("db16/DeepBench_NV_V__Specs.csv", "GPU Model,NVIDIA V100\r\n");
+	write_file("db16/DeepBench_NV_V__Results_-_FP16_ip_Mixed_math.csv",
+		   "Precision,\"16 bit inputs, 16 bit multiplication, 32 bit addition\"\r\n"
+		   "Dense Matrix Multiplication,,M,N,K,A Transpose,B Transpose,,Time (msec),TERAFLOPS\r\n"
+		   ",,1760,16,1760,N,N,,0.02,5\r\n");
+	write_file("db16/DeepBench_NV_V__Results_FP32.csv",
+		   "Precision,Float\r\n"
+		   "Dense Matrix Multiplication,,M,N,K,A Transpose,B Transpose,,Time (msec),TERAFLOPS\r\n"
+		   ",,1760,16,1760,N,N,,0.04,2.5\r\n");
+	write_file("db16/DeepBench_NV_V__Results_-_Psuedo_FP16.csv",
+		   "Precision,\"16 bit inputs, 32 bit multiplication, 32 bit addition\"\r\n"
+		   "Dense Matrix Multiplication,,M,N,K,A Transpose,B Transpose,,Time (msec),TERAFLOPS\r\n"
+		   ",,1760,16,1760,N,N,,0.03,3\r\n");
+	memset(&s, 0, sizeof s);
+	ck_assert_int_eq(ns_load_format(&s, sub, NS_FMT_DEEPBENCH, NULL, NULL, err, sizeof err), 0);
+	ck_assert_uint_eq(s.n, 2);
+	int fp16 = strcmp(s.rows[0].op, "matmul_fp16") == 0 ? 0 : 1;
+	ck_assert_str_eq(s.rows[fp16].op, "matmul_fp16");
+	ck_assert_str_eq(s.rows[!fp16].op, "matmul");
+	ck_assert_int_eq(s.rows[fp16].dtype, GPU_DT_FP16);
+	ck_assert_int_eq(s.rows[!fp16].dtype, GPU_DT_FP32);
+	ck_assert(s.rows[fp16].gpu == gpu_find("v100-sxm2-16"));
+	ck_assert_int_eq(ns_kernel(&s.rows[fp16], 1, &k), 0);
+	/* 2-byte A (1760 x 1760), B (1760 x 16), C (1760 x 16) */
+	ck_assert_double_eq_tol(k.bytes, 2.0 * (1760 * 1760 + 1760 * 16 + 1760 * 16), 1e-3);
+	ns_release(&s);
+	memset(&s, 0, sizeof s);
+	ck_assert_int_eq(ns_load_format(&s, sub, NS_FMT_NEUSIGHT, NULL, NULL, err, sizeof err), 0);
+	ck_assert_uint_eq(s.n, 0);
+	ns_release(&s);
+
+	/* Vidur: one mlp.csv row of a gated model, n_head 4, n_kv_head 2,
+	 * n_embd 64 (head_dim 16), n_expanded_embd 128, 8 tokens, tp 2. */
+	static const char *const mk[] = {"vd", "vd/compute", "vd/compute/a100", "vd/compute/a100/o",
+					 "vd/compute/a100/o/m"};
+	for (size_t i = 0; i < sizeof mk / sizeof mk[0]; i++) {
+		snprintf(sub, sizeof sub, "%s/%s", dir, mk[i]);
+		ck_assert_int_eq(mkdir(sub, 0700), 0);
+	}
+	write_file("vd/compute/a100/o/m/mlp.csv",
+		   "time_stats.attn_pre_proj.median,time_stats.attn_post_proj.median,"
+		   "time_stats.mlp_up_proj.median,time_stats.mlp_down_proj.median,n_head,n_kv_head,"
+		   "n_embd,n_expanded_embd,use_gated_mlp,num_tokens,num_tensor_parallel_workers\n"
+		   "0.01,0.02,0.03,0.04,4,2,64,128,True,8,2\n");
+	snprintf(sub, sizeof sub, "%s/vd", dir);
+	static const struct { const char *op; uint64_t in, out; double ms; } want[4] = {
+		{"attn_pre_proj", 64, 64, 0.01},    /* (4 + 2 x 2) x 16 / 2 */
+		{"attn_post_proj", 32, 64, 0.02},   /* 4 x 16 / 2 -> 64     */
+		{"mlp_up_proj", 64, 128, 0.03},     /* 128 x 2 / 2          */
+		{"mlp_down_proj", 64, 64, 0.04},    /* 128 / 2 -> 64        */
+	};
+	for (int keep = 0; keep < 2; keep++) {
+		const struct gpu_spec *board = keep ? gpu_find("a100-sxm4-40") : gpu_find("a100-sxm4-80");
+		memset(&s, 0, sizeof s);
+		ck_assert_int_eq(ns_load_format(&s, sub, NS_FMT_VIDUR, keep ? board : NULL, NULL, err,
+						sizeof err), 0);
+		ck_assert_uint_eq(s.n, 4);
+		for (int i = 0; i < 4; i++) {
+			const struct ns_row *r = &s.rows[i];
+			ck_assert_str_eq(r->op, want[i].op);
+			ck_assert(r->gpu == board);
+			ck_assert_int_eq(r->dtype, GPU_DT_FP16);
+			ck_assert_uint_eq(r->dims[1], 8);
+			ck_assert_uint_eq(r->dims[2], want[i].in);
+			ck_assert_uint_eq(r->dims[3], want[i].out);
+			ck_assert_double_eq_tol(r->latency_ms, want[i].ms, 1e-12);
+			ck_assert_int_eq(ns_kernel(r, 1, &k), 0);
+			ck_assert_int_eq(k.op, PRED_OP_GEMM);
+		}
+		ns_release(&s);
+	}
+	/* A folder with no GPU folder Vidur's layout has: one line. */
+	memset(&s, 0, sizeof s);
+	snprintf(sub, sizeof sub, "%s/db16", dir);
+	ck_assert_int_eq(ns_load_format(&s, sub, NS_FMT_VIDUR, NULL, NULL, err, sizeof err), -1);
+	ck_assert(strstr(err, "mlp.csv") != NULL);
+	ns_release(&s);
+}
+END_TEST
+
 START_TEST(kernel_records)
 {
 	struct ns_row r;
@@ -484,6 +621,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, reads_and_pairs);
 	tcase_add_test(tc, reads_deepbench);
+	tcase_add_test(tc, reads_other_formats);
 	tcase_add_test(tc, kernel_records);
 	tcase_add_test(tc, statistics_by_hand);
 	tcase_add_test(tc, bench_json_bandwidth_ratio);

@@ -108,6 +108,96 @@ START_TEST(gpt2_layer_kernels)
 }
 END_TEST
 
+/* --attention flash: one described kernel per layer, the KV heads read as
+ * they are (no repeat_kv copies), its backward as FlashAttention's three
+ * kernels; a decode step is one split-KV decode call.  Llama-3-8B (32
+ * heads, 8 KV heads, head dim 128), 2 sequences of 100 tokens. */
+START_TEST(flash_attention_calls)
+{
+	struct model_config c;
+	struct model_opts o;
+	struct model_seq s;
+	char err[128];
+	ck_assert_int_eq(model_config_builtin("llama-3-8b", &c), 0);
+	model_opts_init(&o);
+	o.batch = 2;
+	o.seq = 100;
+	o.dtype = GPU_DT_BF16;
+	o.mode = MODEL_TRAINING;
+	o.attention = MODEL_ATTN_FLASH;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	size_t fwd = 0, bwd = 0, copies0 = 0, sdpa_copies0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->layer == 0 && k->phase == MODEL_PH_FORWARD &&
+		    !strcmp(k->k.name, "elementwise_kernel<128, 4, CopyFunctor>"))
+			copies0++;
+		if (k->k.op != PRED_OP_ATTENTION)
+			continue;
+		const struct pred_attn *a = &k->k.attn;
+		ck_assert_int_eq(a->impl, PRED_ATTN_FLASH);
+		ck_assert_int_eq(a->form, PRED_ATTN_PREFILL);
+		ck_assert_uint_eq(a->heads, 32);
+		ck_assert_uint_eq(a->kv_heads, 8);
+		ck_assert_uint_eq(a->seqs, 2);
+		ck_assert_uint_eq(a->q_tokens, 200);
+		ck_assert_uint_eq(a->kv_tokens, 200);
+		/* causal: 100 * 101 / 2 pairs per sequence */
+		ck_assert(a->pairs == 10100.0);
+		if (a->backward) {
+			bwd++;
+			/* 2 (3 x 128 + 2 x 128) x 32 heads x 10100 pairs */
+			ck_assert(k->k.flops == 2.0 * 640 * 32 * 10100);
+		} else {
+			fwd++;
+			ck_assert(k->k.flops == 2.0 * 256 * 32 * 10100);
+			/* Q, O: 200 x 32 x 256; K, V: 200 x 8 x 256; 2 bytes */
+			ck_assert(k->k.bytes == 2.0 * (200.0 * 32 * 256 + 200.0 * 8 * 256));
+		}
+	}
+	ck_assert_uint_eq(fwd, 32);
+	ck_assert_uint_eq(bwd, 32);
+	model_seq_release(&s);
+	/* SDPA copies K and V to every head (repeat_kv: 2 more copies) */
+	o.attention = MODEL_ATTN_SDPA;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	sdpa_copies0 = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].layer == 0 && s.v[i].phase == MODEL_PH_FORWARD &&
+		    !strcmp(s.v[i].k.name, "elementwise_kernel<128, 4, CopyFunctor>"))
+			sdpa_copies0++;
+	ck_assert_uint_eq(sdpa_copies0, copies0 + 2);
+	model_seq_release(&s);
+
+	/* a decode step of 4 sequences with 50 cached tokens: one query each
+	 * over 51 keys, no mask left to apply */
+	o.attention = MODEL_ATTN_FLASH;
+	o.mode = MODEL_DECODE;
+	o.batch = 4;
+	o.seq = 50;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	size_t dec = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_attn *a = &s.v[i].k.attn;
+		if (s.v[i].k.op != PRED_OP_ATTENTION)
+			continue;
+		dec++;
+		ck_assert_int_eq(a->form, PRED_ATTN_DECODE);
+		ck_assert_uint_eq(a->q_tokens, 4);
+		ck_assert_uint_eq(a->kv_tokens, 204);
+		ck_assert_uint_eq(a->max_kv, 51);
+		ck_assert(a->pairs == 204.0);
+	}
+	ck_assert_uint_eq(dec, 32);
+	model_seq_release(&s);
+
+	/* flash-attn has no FP32 kernels */
+	o.dtype = GPU_DT_FP32;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert(strstr(err, "flash") != NULL);
+}
+END_TEST
+
 START_TEST(backward_is_twice_forward)
 {
 	/* Every forward GEMM has two backward GEMMs of the same size. */
@@ -1231,6 +1321,7 @@ int main(void)
 	TCase *t = tcase_create("core");
 	tcase_add_test(t, gpt2_layer_flops);
 	tcase_add_test(t, gpt2_layer_kernels);
+	tcase_add_test(t, flash_attention_calls);
 	tcase_add_test(t, backward_is_twice_forward);
 	tcase_add_test(t, classify_head);
 	tcase_add_test(t, gpt2_params);

@@ -762,7 +762,7 @@ START_TEST(test_newer_major)
 	char err[256];
 	int n;
 	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, NULL), TRACE_EVERSION);
-	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.2); upgrade surfer");
+	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.3); upgrade surfer");
 	msgpack_sbuffer_destroy(&w.sb);
 
 	raw_init(&w);
@@ -1244,6 +1244,40 @@ START_TEST(test_op_record)
 	comm.u.op.collective = TRACE_COLL_REDUCE_SCATTER;
 	comm.u.op.ranks = 8;
 	ck_assert_int_eq(trace_writer_record(w, &comm), 0);
+	/* 1.3: an attention shape (a ragged prefill of prompts of 100 and
+	 * 28 tokens, the second after 50 cached ones: 100 * 101 / 2 + 28 *
+	 * (50 + 29 / 2) pairs) */
+	struct trace_record at = r;
+	at.u.op.seq = 9;
+	at.u.op.kind = TRACE_OPK_ATTENTION;
+	at.u.op.attn.impl = TRACE_ATTN_FLASHINFER;
+	at.u.op.attn.form = TRACE_ATTN_PREFILL;
+	at.u.op.attn.causal = 1;
+	at.u.op.attn.seqs = 2;
+	at.u.op.attn.heads = 40;
+	at.u.op.attn.kv_heads = 8;
+	at.u.op.attn.head_dim = 128;
+	at.u.op.attn.head_dim_v = 128;
+	at.u.op.attn.q_tokens = 128;
+	at.u.op.attn.kv_tokens = 178;
+	at.u.op.attn.max_kv = 100;
+	at.u.op.attn.pairs = 5050.0 + 1806.0;
+	ck_assert_int_eq(trace_writer_record(w, &at), 0);
+	bad = at;
+	bad.u.op.attn.kv_heads = 7;                    /* does not divide 40 */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = at;
+	bad.u.op.attn.pairs = 128.0 * 100 + 1;         /* more than q x max_kv */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = at;
+	bad.u.op.kind = TRACE_OPK_GEMM;                /* a shape on a GEMM */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = at;
+	bad.u.op.attn.impl = TRACE_ATTN_NONE;          /* a shape, no impl */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = at;
+	bad.u.op.attn.head_dim_v = 0;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
 	ck_assert_int_eq(trace_writer_finish(w), 0);
 	trace_writer_free(w);
 
@@ -1266,8 +1300,24 @@ START_TEST(test_op_record)
 	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 1);
 	ck_assert_int_eq(got.u.op.collective, TRACE_COLL_REDUCE_SCATTER);
 	ck_assert_uint_eq(got.u.op.ranks, 8);
+	ck_assert_int_eq(got.u.op.attn.impl, TRACE_ATTN_NONE);
+	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 1);
+	ck_assert_int_eq(got.u.op.kind, TRACE_OPK_ATTENTION);
+	ck_assert_int_eq(got.u.op.attn.impl, TRACE_ATTN_FLASHINFER);
+	ck_assert_int_eq(got.u.op.attn.form, TRACE_ATTN_PREFILL);
+	ck_assert_uint_eq(got.u.op.attn.causal, 1);
+	ck_assert_uint_eq(got.u.op.attn.backward, 0);
+	ck_assert_uint_eq(got.u.op.attn.seqs, 2);
+	ck_assert_uint_eq(got.u.op.attn.heads, 40);
+	ck_assert_uint_eq(got.u.op.attn.kv_heads, 8);
+	ck_assert_uint_eq(got.u.op.attn.head_dim, 128);
+	ck_assert_uint_eq(got.u.op.attn.head_dim_v, 128);
+	ck_assert_uint_eq(got.u.op.attn.q_tokens, 128);
+	ck_assert_uint_eq(got.u.op.attn.kv_tokens, 178);
+	ck_assert_uint_eq(got.u.op.attn.max_kv, 100);
+	ck_assert(got.u.op.attn.pairs == 6856.0);
 	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 0);
-	ck_assert_uint_eq(got.u.trailer.count[TRACE_OP], 2);
+	ck_assert_uint_eq(got.u.trailer.count[TRACE_OP], 3);
 	trace_reader_free(rd);
 	free(m.buf);
 }

@@ -328,6 +328,22 @@ static void op_json(json_t *o, const struct trace_op *p)
 		set(o, "collective", json_string(trace_collective_name(p->collective)));
 		set(o, "ranks", ju(p->ranks));
 	}
+	if (p->attn.impl != TRACE_ATTN_NONE) {
+		const struct trace_attn *a = &p->attn;
+		set(o, "attn_impl", json_string(trace_attn_impl_name(a->impl)));
+		set(o, "attn_form", json_string(trace_attn_form_name(a->form)));
+		set(o, "attn_backward", json_boolean(a->backward));
+		set(o, "attn_causal", json_boolean(a->causal));
+		set(o, "attn_seqs", ju(a->seqs));
+		set(o, "attn_heads", ju(a->heads));
+		set(o, "attn_kv_heads", ju(a->kv_heads));
+		set(o, "attn_head_dim", ju(a->head_dim));
+		set(o, "attn_head_dim_v", ju(a->head_dim_v));
+		set(o, "attn_q_tokens", ju(a->q_tokens));
+		set(o, "attn_kv_tokens", ju(a->kv_tokens));
+		set(o, "attn_max_kv", ju(a->max_kv));
+		set(o, "attn_pairs", json_real(a->pairs));
+	}
 	set(o, "stream", ju(p->stream));
 	set(o, "thread", ju(p->thread));
 	set(o, "cpu_ns", ju(p->cpu_ns));

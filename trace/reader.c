@@ -958,6 +958,23 @@ static int decode_op(struct fields *f, struct trace_op *o)
 	get_u64(f, "stream", UINT64_MAX, 0, &o->stream);
 	get_u32(f, "thread", 0, &o->thread);
 	get_u64(f, "cpu_ns", UINT64_MAX, 0, &o->cpu_ns);
+	/* 1.3: the attention shape */
+	int impl = 0, form = 0;
+	get_enum(f, "attn_impl", TRACE_ATTN_IMPL_COUNT, -1, 0, &impl);
+	o->attn.impl = (enum trace_attn_impl)impl;
+	get_enum(f, "attn_form", TRACE_ATTN_FORM_COUNT, -1, 0, &form);
+	o->attn.form = (enum trace_attn_form)form;
+	get_u8(f, "attn_backward", 0, &o->attn.backward);
+	get_u8(f, "attn_causal", 0, &o->attn.causal);
+	get_u32(f, "attn_seqs", 0, &o->attn.seqs);
+	get_u32(f, "attn_heads", 0, &o->attn.heads);
+	get_u32(f, "attn_kv_heads", 0, &o->attn.kv_heads);
+	get_u32(f, "attn_head_dim", 0, &o->attn.head_dim);
+	get_u32(f, "attn_head_dim_v", 0, &o->attn.head_dim_v);
+	get_u64(f, "attn_q_tokens", UINT64_MAX, 0, &o->attn.q_tokens);
+	get_u64(f, "attn_kv_tokens", UINT64_MAX, 0, &o->attn.kv_tokens);
+	get_u64(f, "attn_max_kv", UINT64_MAX, 0, &o->attn.max_kv);
+	get_f64(f, "attn_pairs", 0, &o->attn.pairs);
 	return f->rc;
 }
 

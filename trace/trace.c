@@ -116,6 +116,20 @@ const char *trace_collective_name(enum trace_collective c)
 	return name_of(names, NELEM(names), (int)c);
 }
 
+const char *trace_attn_impl_name(enum trace_attn_impl i)
+{
+	static const char *const names[] = {
+		"none", "flash", "fa2", "fa3", "flashinfer", "cudnn",
+	};
+	return name_of(names, NELEM(names), (int)i);
+}
+
+const char *trace_attn_form_name(enum trace_attn_form f)
+{
+	static const char *const names[] = { "prefill", "decode", "mla_decode" };
+	return name_of(names, NELEM(names), (int)f);
+}
+
 double trace_dtype_bytes(enum trace_dtype d)
 {
 	switch (d) {
@@ -256,6 +270,39 @@ static int bad_amount(double v)
 	return !(v >= 0 && v <= 1e300);
 }
 
+/* An attention description: all zero, or a shape that can run (heads a
+ * multiple of the KV heads, every size given, no more pairs than the
+ * queries times the longest sequence's keys). */
+static int validate_attn(const struct trace_op *o, char *msg, size_t msglen)
+{
+	const struct trace_attn *a = &o->attn;
+
+	if ((unsigned)a->impl >= TRACE_ATTN_IMPL_COUNT || (unsigned)a->form >= TRACE_ATTN_FORM_COUNT)
+		return bad(msg, msglen, "attn impl/form: out of range");
+	if (a->impl == TRACE_ATTN_NONE) {
+		if (a->form || a->backward || a->causal || a->seqs || a->heads || a->kv_heads ||
+		    a->head_dim || a->head_dim_v || a->q_tokens || a->kv_tokens || a->max_kv ||
+		    a->pairs != 0)
+			return bad(msg, msglen, "attn: a shape without an implementation");
+		return 0;
+	}
+	if (o->kind != TRACE_OPK_ATTENTION)
+		return bad(msg, msglen, "attn: given for a kind other than attention");
+	if (a->backward > 1 || a->causal > 1)
+		return bad(msg, msglen, "attn backward/causal: not 0 or 1");
+	if (!a->seqs || !a->heads || !a->kv_heads || !a->head_dim || !a->head_dim_v ||
+	    !a->q_tokens || !a->kv_tokens || !a->max_kv)
+		return bad(msg, msglen, "attn: a size is 0");
+	if (a->heads % a->kv_heads)
+		return bad(msg, msglen, "attn: heads not a multiple of kv_heads");
+	if (a->q_tokens > TRACE_GEMM_DIM_MAX || a->kv_tokens > TRACE_GEMM_DIM_MAX ||
+	    a->max_kv > a->kv_tokens || a->seqs > a->q_tokens)
+		return bad(msg, msglen, "attn: tokens out of range");
+	if (bad_amount(a->pairs) || a->pairs > (double)a->q_tokens * (double)a->max_kv)
+		return bad(msg, msglen, "attn pairs: negative, not finite or above queries x keys");
+	return 0;
+}
+
 static int validate_op(const struct trace_op *o, char *msg, size_t msglen)
 {
 	if ((unsigned)o->kind >= TRACE_OPK_COUNT)
@@ -274,7 +321,7 @@ static int validate_op(const struct trace_op *o, char *msg, size_t msglen)
 		return bad(msg, msglen, "collective: out of range");
 	if ((o->collective != TRACE_COLL_NONE) != (o->kind == TRACE_OPK_COMM))
 		return bad(msg, msglen, "collective: given for a kind other than comm, or missing");
-	return 0;
+	return validate_attn(o, msg, msglen);
 }
 
 static int validate_copy(const struct trace_copy *c, int memset_rec, char *msg, size_t msglen)

@@ -35,7 +35,7 @@
 
 #define TRACE_MAGIC "surfer-trace"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 2
+#define TRACE_VERSION_MINOR 3
 
 /* Limits every reader enforces and the writer respects, so that a corrupt
  * length can never make a reader allocate more than a few MiB at once. */
@@ -293,6 +293,56 @@ enum trace_collective {
 	TRACE_COLL_COUNT
 };
 
+/* 1.3: which fused attention kernel a TRACE_OPK_ATTENTION op runs.  A built
+ * trace is target-independent, so an implementation names a family whose
+ * kernel the predictor picks per target GPU (predictor/attention.h):
+ * FLASH is FlashAttention as flash-attn and vLLM pick it, FA3 on compute
+ * capability 9.0 and FA2 elsewhere; FLASHINFER and CUDNN run their
+ * Hopper (warpgroup MMA) kernels on 9.0 as well. */
+enum trace_attn_impl {
+	TRACE_ATTN_NONE = 0,        /* no description (an attention kernel of
+				     * 1.2, or not fused attention)          */
+	TRACE_ATTN_FLASH, TRACE_ATTN_FA2, TRACE_ATTN_FA3, TRACE_ATTN_FLASHINFER,
+	TRACE_ATTN_CUDNN,
+	TRACE_ATTN_IMPL_COUNT
+};
+
+/* 1.3: what an attention kernel computes. */
+enum trace_attn_form {
+	TRACE_ATTN_PREFILL = 0,     /* each sequence's queries attend to its keys
+				     * (training, prefill; a ragged batch of
+				     * prompts, with or without a cached prefix) */
+	TRACE_ATTN_DECODE,          /* a few queries per sequence over a paged
+				     * KV cache, split-KV with a combine step */
+	TRACE_ATTN_MLA_DECODE,      /* DeepSeek-V2/V3 absorbed MLA decode: one
+				     * latent KV head of head_dim = kv_lora_rank
+				     * + rope dim, values its first head_dim_v */
+	TRACE_ATTN_FORM_COUNT
+};
+
+/* 1.3: the shape of a fused attention call, per GPU (after tensor
+ * parallelism).  All zero when the op is not described attention. */
+struct trace_attn {
+	enum trace_attn_impl impl;
+	enum trace_attn_form form;
+	uint8_t backward;           /* 1: the backward pass (dQ, dK, dV)        */
+	uint8_t causal;             /* 1: the causal mask (pairs says its effect) */
+	uint32_t seqs;              /* sequences in the batch                    */
+	uint32_t heads;             /* query heads                               */
+	uint32_t kv_heads;          /* key/value heads (GQA); divides heads      */
+	uint32_t head_dim;          /* of Q and K                                */
+	uint32_t head_dim_v;        /* of V and the output                       */
+	uint64_t q_tokens;          /* queries, summed over the sequences        */
+	uint64_t kv_tokens;         /* keys each sequence attends to (its cache
+				     * and its new tokens), summed               */
+	uint64_t max_kv;            /* keys of the longest sequence              */
+	double pairs;               /* (query, key) pairs attended, summed over
+				     * the sequences, the mask applied: per
+				     * sequence of n new tokens after p cached
+				     * ones n (p + (n + 1) / 2) when causal,
+				     * n (p + n) when not                    */
+};
+
 /* 1.2: an operator as a program builder describes it: the target-
  * independent numbers the predictor works from when no GPU ran the kernel
  * (a recorder writes GEMM and CONV records instead).  The kernel it
@@ -316,6 +366,7 @@ struct trace_op {
 	uint64_t stream;
 	uint32_t thread;
 	uint64_t cpu_ns;
+	struct trace_attn attn;     /* 1.3, ATTENTION: the call's shape          */
 };
 
 struct trace_marker {
@@ -375,6 +426,8 @@ const char *trace_sync_kind_name(enum trace_sync_kind k);
 const char *trace_marker_kind_name(enum trace_marker_kind k);
 const char *trace_op_kind_name(enum trace_op_kind k);
 const char *trace_collective_name(enum trace_collective c);
+const char *trace_attn_impl_name(enum trace_attn_impl i);
+const char *trace_attn_form_name(enum trace_attn_form f);
 /* Size in bytes of one element of dtype d (TF32 and F32 are 4; F4 reports 1;
  * 0 for unknown). */
 double trace_dtype_bytes(enum trace_dtype d);

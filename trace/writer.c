@@ -385,7 +385,7 @@ static void pack_marker(msgpack_packer *pk, const struct trace_marker *m)
 
 static void pack_op(msgpack_packer *pk, const struct trace_op *o)
 {
-	msgpack_pack_array(pk, 18);
+	msgpack_pack_array(pk, 31);
 	msgpack_pack_uint8(pk, TRACE_OP);
 	msgpack_pack_uint64(pk, o->seq);
 	msgpack_pack_uint32(pk, (uint32_t)o->kind);
@@ -404,6 +404,20 @@ static void pack_op(msgpack_packer *pk, const struct trace_op *o)
 	msgpack_pack_uint64(pk, o->stream);
 	msgpack_pack_uint32(pk, o->thread);
 	msgpack_pack_uint64(pk, o->cpu_ns);
+	/* 1.3 */
+	msgpack_pack_uint32(pk, (uint32_t)o->attn.impl);
+	msgpack_pack_uint32(pk, (uint32_t)o->attn.form);
+	msgpack_pack_uint8(pk, o->attn.backward);
+	msgpack_pack_uint8(pk, o->attn.causal);
+	msgpack_pack_uint32(pk, o->attn.seqs);
+	msgpack_pack_uint32(pk, o->attn.heads);
+	msgpack_pack_uint32(pk, o->attn.kv_heads);
+	msgpack_pack_uint32(pk, o->attn.head_dim);
+	msgpack_pack_uint32(pk, o->attn.head_dim_v);
+	msgpack_pack_uint64(pk, o->attn.q_tokens);
+	msgpack_pack_uint64(pk, o->attn.kv_tokens);
+	msgpack_pack_uint64(pk, o->attn.max_kv);
+	msgpack_pack_double(pk, o->attn.pairs);
 }
 
 static void pack_stack(msgpack_packer *pk, const struct trace_stack *s)

@@ -19,644 +19,14 @@
  * After each parameter's gradient is ready, AccumulateGrad adds it into
  * .grad (one add per parameter tensor: NeuSight's "acc" latency).
  *
- * Launch geometry follows ATen's launchers: vectorized elementwise kernels
- * handle 4 elements x 128 threads = 512 elements per block; softmax uses the
- * warp-per-row kernel up to 1024 columns and one block per row above;
- * layernorm runs one block per row; GEMM grids come from a cuBLAS-like tile
- * choice (128x128, 128x64, 64x64, 32x32 by output size).
  */
-#include "analyzer/model/model.h"
+#include "analyzer/model/build.h"
+#include "analyzer/model/attn.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- forward ops remembered for the backward pass -------------------- */
-
-enum fop_kind {
-	F_LINEAR, F_BMM, F_EW, F_SOFTMAX, F_NORM, F_DROPOUT, F_EMBED,
-	F_LOSS, F_SDPA, F_REDUCE, F_TP_FWD, F_TP_BWD, F_PP_SEND
-};
-
-struct fop {
-	enum fop_kind kind;
-	int32_t layer;
-	uint64_t a, b, c, d;    /* shape; meaning per kind (see the emitters) */
-	int flag;               /* linear: bias; sdpa: causal; linear: tied   */
-	int nbwd;               /* elementwise: backward kernels              */
-	double nin;             /* elementwise: tensors read per element      */
-	const char *bwd_name;   /* elementwise: backward kernel name          */
-	int param;              /* owns parameters (grad accumulation)        */
-	double param_elems;
-};
-
-struct bld {
-	struct model_seq *s;
-	const struct model_config *c;
-	const struct model_opts *o;
-	enum model_phase ph;
-	int32_t layer;
-	double esz;             /* bytes per activation element              */
-	enum gpu_dtype gemm_dt; /* math dtype of GEMMs                       */
-	enum gpu_dtype vec_dt;  /* math dtype of vector kernels              */
-	struct fop *ops;
-	size_t nops, capops;
-	int err;
-	/* parallel sharding of one layer */
-	uint32_t tp;
-	uint64_t b, sl, T;      /* microbatch, sequence length, tokens b*sl  */
-	uint64_t kv;            /* keys each query attends to: sl, or in a
-				 * decode step the cache and the new token */
-	uint64_t cols;          /* last dimension of the tensors the next vector
-				 * kernels work on (their rows x cols shape) */
-	double *unit;           /* parameters per FSDP unit: [0] outside the
-				 * layers, [1 + i] layer i                  */
-	uint32_t nunits;
-	uint32_t wait_next;     /* the next kernel's wait (model_kernel.wait) */
-};
-
-static uint64_t cdiv(uint64_t a, uint64_t b)
-{
-	return b ? (a + b - 1) / b : 0;
-}
-
-static struct model_kernel *push(struct bld *B)
-{
-	struct model_seq *s = B->s;
-	if (B->err)
-		return NULL;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		struct model_kernel *v = realloc(s->v, cap * sizeof(*v));
-		if (!v) {
-			B->err = SURFER_ENOMEM;
-			return NULL;
-		}
-		s->v = v;
-		s->cap = cap;
-	}
-	struct model_kernel *k = &s->v[s->n++];
-	memset(k, 0, sizeof(*k));
-	k->phase = B->ph;
-	k->layer = B->layer;
-	k->k.dtype = B->vec_dt;
-	k->wait = B->wait_next;
-	B->wait_next = 0;
-	return k;
-}
-
-/* The kernel the last emitter pushed, NULL after an error. */
-static struct model_kernel *last_kernel(struct bld *B)
-{
-	return B->err || !B->s->n ? NULL : &B->s->v[B->s->n - 1];
-}
-
-static void remember(struct bld *B, const struct fop *f)
-{
-	if (B->err || B->o->mode != MODEL_TRAINING)
-		return;
-	if (B->nops == B->capops) {
-		size_t cap = B->capops ? B->capops * 2 : 256;
-		struct fop *v = realloc(B->ops, cap * sizeof(*v));
-		if (!v) {
-			B->err = SURFER_ENOMEM;
-			return;
-		}
-		B->ops = v;
-		B->capops = cap;
-	}
-	B->ops[B->nops] = *f;
-	B->ops[B->nops].layer = B->layer;
-	B->nops++;
-}
-
-static void add_params(struct bld *B, double elems, uint32_t tensors)
-{
-	B->s->params += elems;
-	B->s->param_tensors += tensors;
-	if (B->unit && B->layer + 1 >= 0 && (uint32_t)(B->layer + 1) < B->nunits)
-		B->unit[B->layer + 1] += elems;
-}
-
-/* ---- kernel emitters ---------------------------------------------------- */
-
-/* A vector kernel over n elements, 512 elements per 128-thread block. */
-static void k_vector(struct bld *B, const char *name, enum pred_op op, double n,
-		     double nin, double nout, double flops_per_elem)
-{
-	struct model_kernel *k = push(B);
-	if (!k)
-		return;
-	k->k.name = name;
-	k->k.op = op;
-	k->k.grid[0] = (uint32_t)(cdiv((uint64_t)n, 512) ? cdiv((uint64_t)n, 512) : 1);
-	k->k.grid[1] = k->k.grid[2] = 1;
-	k->k.block[0] = 128;
-	k->k.block[1] = k->k.block[2] = 1;
-	/* rows x cols as the tensor is laid out, as NeuSight's vector-op data
-	 * describes its kernels (B x H) */
-	uint64_t cols = B->cols ? B->cols : 1;
-	if (cols > (uint64_t)n || (uint64_t)n % cols)
-		cols = 1;
-	k->k.m = (uint64_t)n / cols;
-	k->k.n = cols;
-	k->k.batch = 1;
-	k->k.flops = flops_per_elem * n;
-	k->k.bytes = (nin + nout) * n * B->esz;
-}
-
-static void k_memset(struct bld *B, double bytes)
-{
-	struct model_kernel *k = push(B);
-	if (!k)
-		return;
-	k->k.name = "vectorized_elementwise_kernel<4, FillFunctor>";
-	k->k.op = PRED_OP_MEMSET;
-	uint64_t n = (uint64_t)(bytes / B->esz);
-	k->k.grid[0] = (uint32_t)(cdiv(n, 512) ? cdiv(n, 512) : 1);
-	k->k.grid[1] = k->k.grid[2] = 1;
-	k->k.block[0] = 128;
-	k->k.block[1] = k->k.block[2] = 1;
-	k->k.m = n;
-	k->k.n = 1;
-	k->k.batch = 1;
-	k->k.bytes = bytes;
-}
-
-/* GEMM names by tile and dtype class: the tile model reads the tile from
- * the name, as it does for recorded cuBLAS kernels. */
-static const char *gemm_name(enum gpu_dtype dt, uint32_t tm, uint32_t tn)
-{
-	static const char *const simt[] = {
-		"sgemm_128x128_nn", "sgemm_128x64_nn", "sgemm_64x64_nn", "sgemm_32x32_nn"
-	};
-	static const char *const tc[] = {
-		"gemm_tensorop_128x128_nn", "gemm_tensorop_128x64_nn",
-		"gemm_tensorop_64x64_nn", "gemm_tensorop_32x32_nn"
-	};
-	int i = tm == 128 ? (tn == 128 ? 0 : 1) : tm == 64 ? 2 : 3;
-	return dt == GPU_DT_FP32 || dt == GPU_DT_FP64 ? simt[i] : tc[i];
-}
-
-/* One GEMM: batch x (m x k) * (k x n). */
-static void k_gemm(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, uint64_t kk)
-{
-	struct model_kernel *k = push(B);
-	if (!k)
-		return;
-	uint32_t tm, tn;
-	/* cuBLAS heuristics prefer the largest tile that still yields a few
-	 * blocks per output; small outputs get small tiles. */
-	if (m >= 128 && n >= 128 && (double)m * (double)n * (double)batch >= 128.0 * 128 * 64)
-		tm = 128, tn = 128;
-	else if (m >= 128 && n >= 64)
-		tm = 128, tn = 64;
-	else if (m >= 64 && n >= 64)
-		tm = 64, tn = 64;
-	else
-		tm = 32, tn = 32;
-	k->k.name = gemm_name(B->gemm_dt, tm, tn);
-	k->k.op = PRED_OP_GEMM;
-	k->k.dtype = B->gemm_dt;
-	k->k.grid[0] = (uint32_t)cdiv(m, tm);
-	k->k.grid[1] = (uint32_t)cdiv(n, tn);
-	k->k.grid[2] = (uint32_t)(batch ? batch : 1);
-	k->k.block[0] = tm * tn >= 128 * 128 ? 256 : 128;
-	k->k.block[1] = k->k.block[2] = 1;
-	k->k.m = m;
-	k->k.n = n;
-	k->k.k = kk;
-	k->k.batch = batch ? batch : 1;
-	k->k.flops = 2.0 * (double)m * (double)n * (double)kk * (double)k->k.batch;
-	k->k.bytes = ((double)m * kk + (double)kk * n + (double)m * n) * B->esz * (double)k->k.batch;
-}
-
-static void k_softmax(struct bld *B, const char *name, uint64_t rows, uint64_t cols, double nin)
-{
-	struct model_kernel *k = push(B);
-	if (!k)
-		return;
-	k->k.name = name;
-	k->k.op = PRED_OP_SOFTMAX;
-	if (cols <= 1024) {
-		/* softmax_warp_forward: 4 warps of 128 threads, a warp per row
-		 * (two rows when the row fits in 128 columns). */
-		uint64_t rows_per_block = cols <= 128 ? 8 : 4;
-		k->k.grid[0] = (uint32_t)cdiv(rows, rows_per_block);
-		k->k.block[0] = 128;
-	} else {
-		/* cunn_SoftMaxForward: a block per row; SoftMax_getBlockSize()
-		 * takes the power of two that covers dim / ILP / 2 (ILP 4 for
-		 * float, halved to keep half the row vectorised), 32 to 1024:
-		 * NeuSight's launches show 256 threads at 1600 and 2048 columns,
-		 * 512 at 4096. */
-		uint64_t t = 32;
-		while (t < cols / 8 && t < 1024)
-			t *= 2;
-		k->k.grid[0] = (uint32_t)rows;
-		k->k.block[0] = (uint32_t)t;
-	}
-	k->k.grid[1] = k->k.grid[2] = 1;
-	k->k.block[1] = k->k.block[2] = 1;
-	k->k.m = rows;
-	k->k.n = cols;
-	k->k.batch = 1;
-	k->k.flops = 5.0 * (double)rows * (double)cols;
-	k->k.bytes = (nin + 1.0) * (double)rows * (double)cols * B->esz;
-}
-
-static void k_rows(struct bld *B, const char *name, enum pred_op op, uint64_t rows,
-		   uint64_t cols, double nin, double nout, double flops_per_elem, uint32_t block)
-{
-	struct model_kernel *k = push(B);
-	if (!k)
-		return;
-	k->k.name = name;
-	k->k.op = op;
-	k->k.grid[0] = (uint32_t)(rows ? rows : 1);
-	k->k.grid[1] = k->k.grid[2] = 1;
-	k->k.block[0] = block;
-	k->k.block[1] = k->k.block[2] = 1;
-	k->k.m = rows;
-	k->k.n = cols;
-	k->k.batch = 1;
-	k->k.flops = flops_per_elem * (double)rows * (double)cols;
-	k->k.bytes = (nin + nout) * (double)rows * (double)cols * B->esz;
-}
-
-/* Column reduction: out[c] = sum_r in[r][c] (bias gradients).  Described
- * as cols reductions of length rows each (one block per output, as a
- * row kernel), the form the vector-operator models know. */
-static void k_colsum(struct bld *B, uint64_t rows, uint64_t cols)
-{
-	k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>",
-	       PRED_OP_REDUCTION, cols, rows, 1.0, 0.0, 1.0, 256);
-}
-
-static void k_comm(struct bld *B, enum comm_op op, double bytes, uint32_t ranks, int async)
-{
-	struct model_kernel *k = push(B);
-	if (!k)
-		return;
-	static const char *const names[] = {
-		"", "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
-		"ncclDevKernel_AllGather_RING_LL", "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL",
-		"ncclDevKernel_SendRecv"
-	};
-	k->k.name = names[op];
-	k->k.op = PRED_OP_COMM;
-	k->k.grid[0] = k->k.grid[1] = k->k.grid[2] = 1;
-	k->k.block[0] = 512;
-	k->k.block[1] = k->k.block[2] = 1;
-	k->k.batch = 1;
-	k->k.bytes = bytes;
-	k->k.m = (uint64_t)bytes;
-	k->phase = MODEL_PH_COMM;
-	k->comm = op;
-	k->ranks = ranks;
-	k->async = async;
-}
-
-/* ---- forward ops ------------------------------------------------------- */
-
-static void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, int tied)
-{
-	k_gemm(B, 1, m, out, in);
-	struct fop f = { .kind = F_LINEAR, .a = m, .b = in, .c = out, .flag = bias,
-			 .param = 1, .param_elems = (double)in * out + (bias ? (double)out : 0) };
-	if (tied) {
-		f.flag |= 2;
-	} else {
-		add_params(B, f.param_elems, bias ? 2 : 1);
-	}
-	remember(B, &f);
-}
-
-static void op_bmm(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, uint64_t kk)
-{
-	k_gemm(B, batch, m, n, kk);
-	struct fop f = { .kind = F_BMM, .a = m, .b = n, .c = kk, .d = batch };
-	remember(B, &f);
-}
-
-/* An elementwise op: name of its forward kernel, elements, tensors read,
- * FLOPs per element, number of backward kernels and their name. */
-static void op_ew(struct bld *B, const char *name, double n, double nin, double flops,
-		  int nbwd, const char *bwd_name)
-{
-	k_vector(B, name, PRED_OP_ELEMENTWISE, n, nin, 1.0, flops);
-	struct fop f = { .kind = F_EW, .a = (uint64_t)n, .b = B->cols, .nin = nin, .nbwd = nbwd,
-			 .bwd_name = bwd_name };
-	remember(B, &f);
-}
-
-static void op_softmax(struct bld *B, uint64_t rows, uint64_t cols)
-{
-	k_softmax(B, cols <= 1024 ? "softmax_warp_forward<float, float, float, 10>"
-				  : "cunn_SoftMaxForward<4, float, float, float, SoftMaxForwardEpilogue>",
-		  rows, cols, 1.0);
-	struct fop f = { .kind = F_SOFTMAX, .a = rows, .b = cols };
-	remember(B, &f);
-}
-
-static void op_layernorm(struct bld *B, uint64_t rows, uint64_t cols)
-{
-	k_rows(B, "vectorized_layer_norm_kernel<float, float>", PRED_OP_NORM, rows, cols,
-	       1.0, 1.0, 8.0, 32);
-	/* a block of 32 x 4 threads per row, as NeuSight's launches show */
-	struct model_kernel *k = last_kernel(B);
-	if (k)
-		k->k.block[1] = 4;
-	add_params(B, 2.0 * (double)cols, 2);
-	struct fop f = { .kind = F_NORM, .a = rows, .b = cols, .param = 1,
-			 .param_elems = 2.0 * (double)cols };
-	remember(B, &f);
-}
-
-int model_forward_kernel(enum pred_op op, uint64_t batch, uint64_t rows, uint64_t cols,
-			 uint64_t k, double nin, double flops, struct pred_kernel *out)
-{
-	struct model_seq s;
-	struct model_opts o;
-	memset(&s, 0, sizeof s);
-	model_opts_init(&o);
-	struct bld B = { .s = &s, .o = &o, .esz = 4, .gemm_dt = GPU_DT_FP32,
-			 .vec_dt = GPU_DT_FP32, .cols = cols };
-	if (!rows || !cols || !batch || (op == PRED_OP_GEMM && !k))
-		return -1;
-	switch (op) {
-	case PRED_OP_GEMM:
-		k_gemm(&B, batch, rows, cols, k);
-		break;
-	case PRED_OP_ELEMENTWISE:
-		k_vector(&B, "vectorized_elementwise_kernel<4, AddFunctor>", PRED_OP_ELEMENTWISE,
-			 (double)rows * (double)cols, nin, 1.0, flops);
-		break;
-	case PRED_OP_SOFTMAX:
-		op_softmax(&B, rows, cols);
-		break;
-	case PRED_OP_NORM:
-		op_layernorm(&B, rows, cols);
-		break;
-	default:
-		return -1;
-	}
-	int rc = s.n == 1 && !B.err ? 0 : -1;
-	if (rc == 0)
-		*out = s.v[0].k;
-	free(s.v);
-	return rc;
-}
-
-/* HF LlamaRMSNorm / T5LayerNorm in eager mode: x.pow(2).mean(-1), + eps,
- * rsqrt, x * r, weight * x (plus casts to and from fp32 for 16-bit). */
-static void op_rmsnorm(struct bld *B, uint64_t rows, uint64_t cols)
-{
-	B->cols = cols;
-	int half = B->o->dtype == GPU_DT_BF16 || B->o->dtype == GPU_DT_FP16;
-	double n = (double)rows * (double)cols;
-	if (half)
-		op_ew(B, "vectorized_elementwise_kernel<4, CopyFunctor>", n, 1, 0, 1,
-		      "vectorized_elementwise_kernel<4, CopyFunctor>");
-	op_ew(B, "vectorized_elementwise_kernel<4, pow_tensor_scalar_kernel>", n, 1, 1, 2,
-	      "vectorized_elementwise_kernel<4, MulFunctor>");
-	k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, MeanOps<float, float>>>",
-	       PRED_OP_REDUCTION, rows, cols, 1.0, 0.0, 1.0, 512);
-	{
-		struct fop f = { .kind = F_REDUCE, .a = rows, .b = cols };
-		remember(B, &f);
-	}
-	uint64_t keep = B->cols;
-	B->cols = 1;
-	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)rows, 1, 1, 0, NULL);
-	op_ew(B, "vectorized_elementwise_kernel<4, rsqrt_kernel_cuda>", (double)rows, 1, 1, 1,
-	      "vectorized_elementwise_kernel<4, rsqrt_backward>");
-	B->cols = keep;
-	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1, 1, 2,
-	      "elementwise_kernel<128, 4, MulFunctor>");
-	if (half)
-		op_ew(B, "vectorized_elementwise_kernel<4, CopyFunctor>", n, 1, 0, 1,
-		      "vectorized_elementwise_kernel<4, CopyFunctor>");
-	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1, 1, 1,
-	      "elementwise_kernel<128, 4, MulFunctor>");
-	add_params(B, (double)cols, 1);
-	struct fop f = { .kind = F_REDUCE, .a = rows, .b = cols, .param = 1,
-			 .param_elems = (double)cols, .flag = 1 };
-	remember(B, &f);
-}
-
-static void op_dropout(struct bld *B, double n, double p)
-{
-	if (B->o->mode != MODEL_TRAINING || p <= 0)
-		return;
-	/* native_dropout: writes the output and a one-byte mask. */
-	k_vector(B, "fused_dropout_kernel_vec<float, float, unsigned int, 1, 4, bool>",
-		 PRED_OP_ELEMENTWISE, n, 1.0, 1.0 + 1.0 / B->esz, 4.0);
-	struct fop f = { .kind = F_DROPOUT, .a = (uint64_t)n, .b = B->cols };
-	remember(B, &f);
-}
-
-static void op_embed(struct bld *B, uint64_t tokens, uint64_t dim, uint64_t rows, int count_params)
-{
-	struct model_kernel *k = push(B);
-	if (k) {
-		k->k.name = "indexSelectLargeIndex<float, long, unsigned int, 2, 2, -2, true>";
-		k->k.op = PRED_OP_ELEMENTWISE;
-		uint64_t n = tokens * dim;
-		k->k.grid[0] = (uint32_t)(cdiv(n, 128) < 65535 ? cdiv(n, 128) : 65535);
-		k->k.grid[1] = k->k.grid[2] = 1;
-		k->k.block[0] = 128;
-		k->k.block[1] = k->k.block[2] = 1;
-		k->k.m = n;
-		k->k.n = 1;
-		k->k.batch = 1;
-		k->k.bytes = 2.0 * (double)n * B->esz + 8.0 * (double)tokens;
-	}
-	if (count_params)
-		add_params(B, (double)rows * dim, 1);
-	struct fop f = { .kind = F_EMBED, .a = tokens, .b = dim, .c = rows,
-			 .param = 1, .param_elems = (double)rows * dim };
-	remember(B, &f);
-}
-
-static void op_sdpa(struct bld *B, uint64_t bh, uint64_t sq, uint64_t sk, uint64_t d, int causal)
-{
-	struct model_kernel *k = push(B);
-	if (k) {
-		int half = B->o->dtype == GPU_DT_BF16 || B->o->dtype == GPU_DT_FP16;
-		k->k.name = half ? "flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 64, 4>>"
-				 : "fmha_cutlassF_f32_aligned_64x64_rf_sm80";
-		k->k.op = PRED_OP_ATTENTION;
-		k->k.dtype = B->gemm_dt;
-		k->k.grid[0] = (uint32_t)cdiv(sq, half ? 128 : 64);
-		k->k.grid[1] = (uint32_t)bh;
-		k->k.grid[2] = 1;
-		k->k.block[0] = 128;
-		k->k.block[1] = k->k.block[2] = 1;
-		k->k.m = sq;
-		k->k.n = sk;
-		k->k.k = d;
-		k->k.batch = bh;
-		/* QK^T and PV: 4 s_q s_k d FLOPs per head, half of it when causal
-		 * (the kernels skip fully masked tiles). */
-		k->k.flops = 4.0 * (double)bh * (double)sq * (double)sk * (double)d * (causal ? 0.5 : 1.0);
-		k->k.bytes = (2.0 * (double)sq + 2.0 * (double)sk) * (double)d * (double)bh * B->esz;
-	}
-	struct fop f = { .kind = F_SDPA, .a = sq, .b = sk, .c = d, .d = bh, .flag = causal };
-	remember(B, &f);
-}
-
-/* Tensor-parallel all-reduce of n activation elements in the forward pass
- * (row-parallel output) or in the backward pass (column-parallel input). */
-static void op_tp(struct bld *B, int forward, double n)
-{
-	if (B->tp <= 1)
-		return;
-	if (forward)
-		k_comm(B, COMM_ALL_REDUCE, n * B->esz, B->tp, 0);
-	struct fop f = { .kind = forward ? F_TP_FWD : F_TP_BWD, .a = (uint64_t)n };
-	remember(B, &f);
-}
-
-/* ---- backward ----------------------------------------------------------- */
-
-static void grad_accumulate(struct bld *B, double elems, uint64_t cols)
-{
-	B->cols = cols;
-	/* AccumulateGrad: param.grad += grad (NeuSight times it apart as "acc"). */
-	k_vector(B, "vectorized_elementwise_kernel<4, AddFunctor>", PRED_OP_ELEMENTWISE,
-		 elems, 2.0, 1.0, 1.0);
-}
-
-static void backward_op(struct bld *B, const struct fop *f)
-{
-	B->layer = f->layer;
-	switch (f->kind) {
-	case F_LINEAR:
-		/* dX = dY W: (m x out) (out x in); dW = dY^T X: (out x m) (m x in). */
-		k_gemm(B, 1, f->a, f->b, f->c);
-		k_gemm(B, 1, f->c, f->b, f->a);
-		if (f->flag & 1)
-			k_colsum(B, f->a, f->c);
-		grad_accumulate(B, f->param_elems, f->b);
-		break;
-	case F_BMM:
-		k_gemm(B, f->d, f->a, f->c, f->b);
-		k_gemm(B, f->d, f->c, f->b, f->a);
-		break;
-	case F_EW: {
-		/* Derivatives of ops with a scalar operand (x * c, x / c, copies,
-		 * where) read only the incoming gradient; tanh, GELU, SiLU, ReLU,
-		 * products of two tensors and gradient sums read two tensors. */
-		const char *nm = f->bwd_name;
-		double rd = 2.0;
-		if ((!nm && f->nin <= 1.0) ||
-		    (nm && (strstr(nm, "DivFunctor") || strstr(nm, "CopyFunctor") || strstr(nm, "where"))))
-			rd = 1.0;
-		B->cols = f->b;
-		for (int i = 0; i < f->nbwd; i++)
-			k_vector(B, nm ? nm : "vectorized_elementwise_kernel<4, MulFunctor>",
-				 PRED_OP_ELEMENTWISE, (double)f->a, rd, 1.0, 1.0);
-		break;
-	}
-	case F_SOFTMAX:
-		k_softmax(B, f->b <= 1024 ? "softmax_warp_backward<float, float, float, 10>"
-					  : "cunn_SoftMaxBackward<4, float, float, float, SoftMaxBackwardEpilogue>",
-			  f->a, f->b, 2.0);
-		break;
-	case F_NORM:
-		k_rows(B, "layer_norm_grad_input_kernel<float, float>", PRED_OP_NORM, f->a, f->b,
-		       2.0, 1.0, 10.0, 256);
-		k_rows(B, "GammaBetaBackwardCUDAKernel<float, float>", PRED_OP_REDUCTION,
-		       f->b, f->a, 2.0, 0.0, 2.0, 256);
-		grad_accumulate(B, f->param_elems, f->b);
-		break;
-	case F_REDUCE:
-		if (f->flag) {
-			/* RMSNorm weight: grad of weight * x is a sum over rows. */
-			k_colsum(B, f->a, f->b);
-			grad_accumulate(B, f->param_elems, f->b);
-		} else {
-			/* mean backward: expand and divide. */
-			B->cols = f->b;
-			k_vector(B, "vectorized_elementwise_kernel<4, DivFunctor>", PRED_OP_ELEMENTWISE,
-				 (double)f->a * (double)f->b, 1.0, 1.0, 1.0);
-		}
-		break;
-	case F_DROPOUT:
-		B->cols = f->b;
-		k_vector(B, "masked_scale_kernel<bool, float, float>", PRED_OP_ELEMENTWISE,
-			 (double)f->a, 1.0 + 1.0 / B->esz, 1.0, 1.0);
-		break;
-	case F_EMBED: {
-		/* embedding_dense_backward: a zero-filled dense gradient of the
-		 * whole table, then the rows of the used tokens added in (the
-		 * feature kernel up to 3072 indices, sort + segment sums above). */
-		k_memset(B, (double)f->c * (double)f->b * B->esz);
-		B->cols = 1;
-		if (f->a > 3072) {
-			for (int i = 0; i < 4; i++)
-				k_vector(B, "DeviceRadixSortOnesweepKernel", PRED_OP_ELEMENTWISE,
-					 (double)f->a, 2.0, 2.0, 0.0);
-			B->cols = f->b;
-			k_vector(B, "compute_grad_weight<float>", PRED_OP_ELEMENTWISE,
-				 (double)f->a * (double)f->b, 1.0, 1.0, 1.0);
-			k_vector(B, "sum_and_scatter<float>", PRED_OP_ELEMENTWISE,
-				 (double)f->a * (double)f->b, 1.0, 1.0, 1.0);
-		} else {
-			B->cols = f->b;
-			k_vector(B, "embedding_backward_feature_kernel<float, float, long>",
-				 PRED_OP_ELEMENTWISE, (double)f->a * (double)f->b, 1.0, 1.0, 1.0);
-		}
-		grad_accumulate(B, f->param_elems, f->b);
-		break;
-	}
-	case F_LOSS:
-		/* nll_loss backward: zero-filled grad of the logits + scatter;
-		 * log_softmax backward: one row kernel. */
-		k_memset(B, (double)f->a * (double)f->b * B->esz);
-		B->cols = 1;
-		k_vector(B, "nll_loss_backward_reduce_cuda_kernel_2d<float, long>",
-			 PRED_OP_ELEMENTWISE, (double)f->a, 1.0, 1.0, 1.0);
-		k_softmax(B, "cunn_SoftMaxBackward<4, float, float, float, LogSoftMaxBackwardEpilogue>",
-			  f->a, f->b, 2.0);
-		break;
-	case F_SDPA: {
-		struct model_kernel *k = push(B);
-		if (!k)
-			break;
-		int half = B->o->dtype == GPU_DT_BF16 || B->o->dtype == GPU_DT_FP16;
-		k->k.name = half ? "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<64, 128, 128, 8>>"
-				 : "fmha_cutlassB_f32_aligned_64x64_k64_sm80";
-		k->k.op = PRED_OP_ATTENTION;
-		k->k.dtype = B->gemm_dt;
-		k->k.grid[0] = (uint32_t)cdiv(f->b, 128);
-		k->k.grid[1] = (uint32_t)f->d;
-		k->k.grid[2] = 1;
-		k->k.block[0] = 256;
-		k->k.block[1] = k->k.block[2] = 1;
-		k->k.m = f->a;
-		k->k.n = f->b;
-		k->k.k = f->c;
-		k->k.batch = f->d;
-		/* Five s_q x s_k x d products (recomputed S, dP, dV, dQ, dK):
-		 * 2.5 times the forward FLOPs. */
-		k->k.flops = 10.0 * (double)f->d * (double)f->a * (double)f->b * (double)f->c *
-			     (f->flag ? 0.5 : 1.0);
-		k->k.bytes = 4.0 * (double)(f->a + f->b) * (double)f->c * (double)f->d * B->esz;
-		break;
-	}
-	case F_TP_FWD:
-		break;
-	case F_TP_BWD:
-		k_comm(B, COMM_ALL_REDUCE, (double)f->a * B->esz, B->tp, 0);
-		break;
-	case F_PP_SEND:
-		k_comm(B, COMM_SEND_RECV, (double)f->a * B->esz, 2, 0);
-		break;
-	}
-}
 
 /* ---- architectures ----------------------------------------------------- */
 
@@ -670,7 +40,7 @@ static void mask_per_head(struct bld *B, double n, uint64_t heads, uint64_t sq, 
 {
 	op_ew(B, "elementwise_kernel<128, 4, AddFunctor>", n, 1.0 + 1.0 / (double)heads, 1, 0,
 	      NULL);
-	struct model_kernel *mk = last_kernel(B);
+	struct model_kernel *mk = bld_last_kernel(B);
 	if (!mk)
 		return;
 	mk->reread_bytes = n * (1.0 - 1.0 / (double)heads) * B->esz;
@@ -687,11 +57,23 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 		op_sdpa(B, bh, sq, sk, d, causal && sq > 1);
 		return;
 	}
+	if (B->o->attention == MODEL_ATTN_FLASH) {
+		/* Hugging Face's flash_attention_2: flash_attn_func on (b, s, heads,
+		 * d) with the KV heads as they are (no repeat_kv); a decode step's
+		 * single query takes the split-KV kernel */
+		uint64_t kvh = c->family == MODEL_FAM_LLAMA && c->kv_heads ? c->kv_heads / B->tp : heads;
+		struct pred_attn a;
+		attn_init(&a, PRED_ATTN_FLASH, sq == 1 && sk > 1 ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL,
+			  causal && sq > 1, (uint32_t)heads, (uint32_t)(kvh ? kvh : 1), (uint32_t)d, 0);
+		attn_add_seqs(&a, B->b, sq, sk);
+		attn_emit(B, &a);
+		return;
+	}
 	double n = (double)bh * (double)sq * (double)sk;
 	uint64_t keep = B->cols;
 	B->cols = sk;
 	op_bmm(B, bh, sq, sk, d);
-	struct model_kernel *qk = last_kernel(B);
+	struct model_kernel *qk = bld_last_kernel(B);
 	if (qk)                         /* matmul(q, k.transpose(-1, -2)) */
 		qk->k.b_transposed = 1;
 	if (scale)
@@ -975,7 +357,7 @@ static void layer_llama(struct bld *B)
 	rope(B, (double)T * nh * d);
 	rope(B, (double)T * nkv * d);
 	kv_append(B, nkv);
-	if (nkv < nh) {
+	if (nkv < nh && B->o->attention != MODEL_ATTN_FLASH) {
 		/* repeat_kv: expand + reshape copies K and V (all B->kv
 		 * positions of them) to every head. */
 		double n = (double)B->b * (double)nh * (double)B->kv * (double)d;
@@ -1106,7 +488,7 @@ static void lm_head_and_loss(struct bld *B, int tied)
 		if (B->tp > 1)
 			k_comm(B, COMM_ALL_REDUCE, 3.0 * (double)rows * 4.0, B->tp, 0);
 		struct fop f = { .kind = F_LOSS, .a = rows, .b = V };
-		remember(B, &f);
+		bld_remember(B, &f);
 	}
 }
 
@@ -1129,6 +511,11 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 	if (c->heads % o->tp || c->ffn % o->tp || (kv % o->tp && o->tp % kv)) {
 		snprintf(err, errlen, "--tp %u does not divide the %u heads or the MLP width %u",
 			 o->tp, c->heads, c->ffn);
+		return SURFER_EINVAL;
+	}
+	if (o->attention == MODEL_ATTN_FLASH && o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16) {
+		/* flash-attn runs FP16 and BF16 only (FA3 also FP8 inputs) */
+		snprintf(err, errlen, "--attention flash needs --dtype bf16 or fp16");
 		return SURFER_EINVAL;
 	}
 	if (o->mode == MODEL_GENERATE) {
@@ -1214,7 +601,7 @@ static void optimizer_step(struct bld *B)
 	double per = P / (double)launches;
 	for (int p = 0; p < passes; p++)
 		for (uint64_t l = 0; l < launches; l++) {
-			struct model_kernel *k = push(B);
+			struct model_kernel *k = bld_push(B);
 			if (!k)
 				return;
 			k->k.name = name;
@@ -1303,7 +690,7 @@ static void backward(struct bld *B)
 			}
 			cur = f->layer;
 		}
-		backward_op(B, f);
+		bld_backward_op(B, f);
 		B->ph = MODEL_PH_BACKWARD;
 		if (!shard && f->param && !(f->kind == F_LINEAR && (f->flag & 2)))
 			dp_buckets(B, f->param_elems * B->esz, &pending, 0);
@@ -1547,7 +934,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	} else {
 		k_comm(&B, COMM_SEND_RECV, (double)B.T * c->hidden * B.esz, 2, 0);
 		struct fop f = { .kind = F_PP_SEND, .a = B.T * c->hidden };
-		remember(&B, &f);
+		bld_remember(&B, &f);
 	}
 	for (uint32_t i = first; i < total; i++) {
 		B.layer = (int32_t)i;

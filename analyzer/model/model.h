@@ -79,7 +79,11 @@ struct model_config {
  * it). */
 enum model_mode { MODEL_INFERENCE = 0, MODEL_TRAINING, MODEL_DECODE, MODEL_GENERATE };
 enum model_optimizer { MODEL_OPTIM_NONE = 0, MODEL_OPTIM_SGD, MODEL_OPTIM_ADAMW };
-enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA };
+/* EAGER: the modules' matmul-softmax-matmul; SDPA: one fused kernel per
+ * call (F.scaled_dot_product_attention) with K/V repeated per query head;
+ * FLASH: FlashAttention kernels as attn.h describes them (FA3 on Hopper,
+ * FA2 elsewhere; backward in training), KV heads read as they are. */
+enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA, MODEL_ATTN_FLASH };
 /* The head on top of the layers: the pretraining / language-model head
  * (LM head; BERT: BertForPreTraining's MLM + NSP heads), or a sequence
  * classifier with MODEL_CLASSIFY_LABELS outputs (HF *ForSequenceClassification:

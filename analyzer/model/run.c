@@ -150,8 +150,10 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	} else if (!strcmp(name, "attention")) {
 		if (!strcmp(v, "eager"))
 			o->attention = MODEL_ATTN_EAGER;
-		else if (!strcmp(v, "sdpa") || !strcmp(v, "flash"))
+		else if (!strcmp(v, "sdpa"))
 			o->attention = MODEL_ATTN_SDPA;
+		else if (!strcmp(v, "flash"))
+			o->attention = MODEL_ATTN_FLASH;
 		else
 			bad = -1;
 	} else if (!strcmp(name, "head")) {
@@ -204,7 +206,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	if (bad) {
 		static const struct { const char *opt, *what; } help[] = {
 			{ "mode", "inference, training, decode or generate" }, { "dtype", "fp32, tf32, bf16 or fp16" },
-			{ "optimizer", "none, sgd or adamw" }, { "attention", "eager or sdpa" },
+			{ "optimizer", "none, sgd or adamw" }, { "attention", "eager, sdpa or flash" },
 			{ "head", "lm or classify" }, { "launch-us", "microseconds >= 0" },
 			{ "expert-capacity", "a positive count, config or none" },
 			{ "zero", "0, 1, 2 or 3" },

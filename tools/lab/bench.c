@@ -2,11 +2,12 @@
  * bench.c - surfer-bench: the accuracy harness.
  *
  *   surfer-bench accuracy --dataset PATH --origin GPU|none --target GPU
- *                [--op OP] [--method M|all] [--weights FILE] [--json]
+ *                [--format F] [--op OP] [--method M|all] [--weights FILE] [--json]
  *   surfer-bench table REPORT.json...
  *
- * Pairs NeuSight-layout rows of the origin and target GPUs by operator and
- * shape, builds from each origin row the kernel record the recorder would
+ * Pairs the rows of the origin and target GPUs by operator, dtype and
+ * shape (NeuSight's layout, or PipeWeave's, Vidur's or DeepBench's with
+ * --format: neusight.h), builds from each origin row the kernel record the recorder would
  * have produced, predicts the target with predict_kernel() (the code
  * surfer-analyze runs) and compares with the target's measured time, the
  * only thing of the target row the prediction is checked against.  Naive
@@ -39,7 +40,7 @@
 /* A method column: a predict_kernel() method, or a naive baseline. */
 enum bench_method {
 	BM_BW = 0,      /* T_o * bandwidth_o / bandwidth_t         */
-	BM_FLOPS,       /* T_o * peak_o / peak_t                   */
+	BM_FLOPS,       /* T_o * peak_o / peak_t (the kernel's dtype) */
 	BM_ROOFLINE,    /* predict_kernel(PRED_ROOFLINE)            */
 	BM_WAVE,        /* predict_kernel(PRED_WAVE)                */
 	BM_MLP,         /* predict_kernel(PRED_MLP)                 */
@@ -52,6 +53,7 @@ static const int bm_needs_origin[BM_COUNT] = {1, 1, 0, 1, 0, 0};
 
 struct opts {
 	const char *dataset, *op, *weights;
+	enum ns_format format;
 	const struct gpu_spec *origin, *target;
 	int methods[BM_COUNT];
 	int json;
@@ -64,6 +66,7 @@ static void usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: " PROG " accuracy --dataset PATH --origin GPU|none --target GPU\n"
+		"                    [--format neusight|pipeweave|vidur|deepbench]\n"
 		"                    [--op OP] [--method M|all] [--weights FILE] [--json]\n"
 		"                    [--dump FILE.csv] [--as-recorded]\n"
 		"       " PROG " table REPORT.json...   (markdown tables of accuracy reports)\n"
@@ -93,7 +96,8 @@ static double predict_one(const struct predictor *p, int m, const struct pred_ke
 	if (m == BM_BW)
 		return k->origin_ns * o->mem_bw_gbps / t->mem_bw_gbps;
 	if (m == BM_FLOPS)
-		return k->origin_ns * o->peak_tflops[GPU_DT_FP32] / t->peak_tflops[GPU_DT_FP32];
+		return o->peak_tflops[k->dtype] > 0 && t->peak_tflops[k->dtype] > 0
+			? k->origin_ns * o->peak_tflops[k->dtype] / t->peak_tflops[k->dtype] : -1;
 	struct pred_result r;
 	if (predict_kernel(p, k, o, t, map[m], &r) != 0)
 		return -1;
@@ -133,7 +137,7 @@ static int run_accuracy(const struct opts *o)
 	struct ns_set set;
 	char err[512];
 	memset(&set, 0, sizeof set);
-	if (ns_load(&set, o->dataset, o->target, o->origin, err, sizeof err) != 0) {
+	if (ns_load_format(&set, o->dataset, o->format, o->target, o->origin, err, sizeof err) != 0) {
 		fprintf(stderr, PROG ": cannot load dataset: %s\n", err);
 		ns_release(&set);
 		return surfer_exit_code(SURFER_EINVAL);
@@ -444,6 +448,11 @@ static int accuracy_main(const struct bench_args *a)
 	o.weights = a->weights;
 	o.json = a->json;
 	o.as_recorded = a->as_recorded;
+	if (a->format && ns_format_parse(a->format, &o.format) != 0) {
+		fprintf(stderr, PROG ": unknown format '%s' (neusight, pipeweave, vidur, deepbench)\n",
+			a->format);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
 	if (a->origin && strcmp(a->origin, "none") != 0 && !(o.origin = gpu_arg(a->origin)))
 		return surfer_exit_code(SURFER_EINVAL);
 	if (a->target && !(o.target = gpu_arg(a->target)))
@@ -513,7 +522,7 @@ enum bench_opt {
 	BO_DATA, BO_LABELS, BO_CONFIGS, BO_GPU, BO_WEIGHTS, BO_HOLDOUT, BO_DUMP, BO_DATASET,
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
 	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_POWER,
-	BO_COMPILED_AMD_SCALE, BO_INTERVAL, BO_HELP, BO_COUNT
+	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_HELP, BO_COUNT
 };
 #define BO(x) (1u << BO_##x)
 #define BO_VAL 256        /* getopt_long's value of option i is BO_VAL + i */
@@ -542,6 +551,7 @@ static const struct option bench_long_opts[] = {
 	{"per-dtype", no_argument, NULL, BO_VAL + BO_PER_DTYPE},
 	{"power", no_argument, NULL, BO_VAL + BO_POWER},
 	{"compiled-amd-scale", no_argument, NULL, BO_VAL + BO_COMPILED_AMD_SCALE},
+	{"format", required_argument, NULL, BO_VAL + BO_FORMAT},
 	{"interval", required_argument, NULL, BO_VAL + BO_INTERVAL},
 	{"help", no_argument, NULL, BO_VAL + BO_HELP},
 	{NULL, 0, NULL, 0},
@@ -559,7 +569,7 @@ static const struct bench_cmd {
 	int (*run)(const struct bench_args *a);
 } bench_cmds[] = {
 	{"accuracy", BO(DATASET) | BO(ORIGIN) | BO(TARGET) | BO(OP) | BO(METHOD) | BO(WEIGHTS) |
-		     BO(JSON) | BO(DUMP) | BO(AS_RECORDED), 0, accuracy_main},
+		     BO(JSON) | BO(DUMP) | BO(AS_RECORDED) | BO(FORMAT), 0, accuracy_main},
 	{"table", 0, 1, table_main},
 	{"e2e", BO(LABELS) | BO(CONFIGS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(LAUNCH_US) |
 		BO(ATTENTION) | BO(COMPILED_AMD_SCALE) | BO(DUMP), 0, bench_e2e_main},
@@ -622,6 +632,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_PER_DTYPE: a->per_dtype = 1; break;
 		case BO_POWER: a->power = 1; break;
 		case BO_COMPILED_AMD_SCALE: a->compiled_amd_scale = 1; break;
+		case BO_FORMAT: a->format = optarg; break;
 		case BO_INTERVAL: a->interval = optarg; break;
 		case BO_HELP: a->help = 1; break;
 		case BO_COUNT: break;

@@ -22,6 +22,7 @@ struct bench_args {
 	const char *target;         /* --target GPU (accuracy)                 */
 	const char *op;             /* --op OP (accuracy)                      */
 	const char *method;         /* --method M|all (accuracy)               */
+	const char *format;         /* --format F: the dataset's layout (accuracy) */
 	const char *attention;      /* --attention eager|sdpa (e2e)            */
 	const char *launch_us;      /* --launch-us US (e2e)                    */
 	const char *min_ms;         /* --min-ms MS (profile)                   */

@@ -9,14 +9,8 @@
  *  - pipeweave/gemm_fp8_{train,test}.csv: FP8 GEMMs on H20 and H800
  *    (M, N, K, avg_duration in us, hardware);
  *  - vidur/compute/{a100,a40}/ORG/MODEL/mlp.csv: FP16 LLM projections per
- *    layer vs tokens (medians in ms); the GEMM shapes follow from the model
- *    columns: head_dim = n_embd / n_head, tensor-parallel degree tp,
- *      attn_pre_proj  tokens x n_embd -> (n_head + 2 n_kv_head) head_dim / tp
- *      attn_post_proj tokens x n_head head_dim / tp -> n_embd
- *      mlp_up_proj    tokens x n_embd -> n_expanded_embd (x2 gated) / tp
- *      mlp_down_proj  tokens x n_expanded_embd / tp -> n_embd
- *    (these give 220-250 TFLOP/s on A100 and 110-120 on A40 at 4096 tokens,
- *    70-80% of peak, which confirms the reading);
+ *    layer vs tokens (medians in ms), shapes from the model columns
+ *    (vidur_gemm_shapes());
  *  - deepbench/csv/results/train/DeepBench_NV_{V100,T4}__Results_-_FP16_ip_
  *    Mixed_math.csv: the "Dense Matrix Multiplication" section (M, N, K,
  *    time in ms).
@@ -46,6 +40,10 @@ struct tc_set {
 	size_t n, cap;
 	int *src;                 /* data source of each sample (pairs form within one) */
 };
+
+/* The data sources; only PipeWeave splits its GEMMs into a training and a
+ * test file, and no fit sees the test file. */
+enum { TC_SRC_PW_TRAIN, TC_SRC_VIDUR, TC_SRC_DEEPBENCH, TC_SRC_PW_TEST };
 
 static int tc_add(struct tc_set *set, const struct gpu_spec *g, enum gpu_dtype dt, uint64_t m,
 		  uint64_t n, uint64_t k, double ns, int src)
@@ -84,7 +82,8 @@ static int tc_csv_error(struct csv_reader *csv, int rc, char *err, size_t errlen
 	return rc;
 }
 
-static int tc_load_pipeweave(struct tc_set *set, const char *path, char *err, size_t errlen)
+static int tc_load_pipeweave(struct tc_set *set, const char *path, int src, char *err,
+			     size_t errlen)
 {
 	struct csv_reader csv;
 	if (csv_open(&csv, path, 0) != 0)
@@ -110,7 +109,7 @@ static int tc_load_pipeweave(struct tc_set *set, const char *path, char *err, si
 			continue;
 		rc = tc_add(set, gpu_find(f[ch]), GPU_DT_FP8, strtoull(f[cm], NULL, 10),
 			    strtoull(f[cn], NULL, 10), strtoull(f[ck], NULL, 10),
-			    strtod(f[ct], NULL) * 1e3, 0);
+			    strtod(f[ct], NULL) * 1e3, src);
 	}
 	if (rc < 0 && csv.err[0])
 		return tc_csv_error(&csv, rc, err, errlen);
@@ -119,26 +118,17 @@ static int tc_load_pipeweave(struct tc_set *set, const char *path, char *err, si
 }
 
 /* Vidur's four projection GEMMs of one mlp.csv row (FP16, tokens x in ->
- * out, tensor-parallel shards). */
-static const char *const tc_vidur_ops[4] = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj",
-					    "mlp_down_proj"};
-
+ * out, tensor-parallel shards; vidur.h). */
 static int tc_vidur_row(void *ctx, const struct vidur_row *r, const struct gpu_spec *g)
 {
 	struct tc_set *set = ctx;
-	uint64_t h = (uint64_t)r->n_head, kv = (uint64_t)r->n_kv_head;
-	uint64_t e = (uint64_t)r->n_embd, ff = (uint64_t)r->n_expanded_embd;
-	uint64_t t = (uint64_t)r->num_tokens, tp = (uint64_t)r->tp;
-	uint64_t gated = r->gated ? 2 : 1;
+	uint64_t sh[4][2], t = (uint64_t)r->num_tokens;
 	int rc = 0;
-	if (!h || !tp || !e)
+	if (vidur_gemm_shapes(r, sh) != 0)
 		return 0;
-	uint64_t hd = e / h;
-	uint64_t sh[4][2] = {
-		{e, (h + 2 * kv) * hd / tp}, {h * hd / tp, e}, {e, ff * gated / tp}, {ff / tp, e},
-	};
 	for (int i = 0; i < 4 && rc == 0; i++)
-		rc = tc_add(set, g, GPU_DT_FP16, t, sh[i][1], sh[i][0], r->median_ms[i] * 1e6, 1);
+		rc = tc_add(set, g, GPU_DT_FP16, t, sh[i][1], sh[i][0], r->median_ms[i] * 1e6,
+			    TC_SRC_VIDUR);
 	return rc;
 }
 
@@ -163,7 +153,7 @@ static int tc_load_deepbench(struct tc_set *set, const char *path, const char *g
 		if (!in || csv.nfield < 9)
 			continue;
 		rc = tc_add(set, g, GPU_DT_FP16, strtoull(f[2], NULL, 10), strtoull(f[3], NULL, 10),
-			    strtoull(f[4], NULL, 10), strtod(f[8], NULL) * 1e6, 2);
+			    strtoull(f[4], NULL, 10), strtod(f[8], NULL) * 1e6, TC_SRC_DEEPBENCH);
 	}
 	if (rc < 0 && csv.err[0])
 		return tc_csv_error(&csv, rc, err, errlen);
@@ -176,6 +166,7 @@ static int tc_load_all(struct tc_set *set, const char *root, char *err, size_t e
 	char p[4096];
 	int rc;
 	static const char *const pw[] = {"gemm_fp8_train.csv", "gemm_fp8_test.csv"};
+	static const int pw_src[] = {TC_SRC_PW_TRAIN, TC_SRC_PW_TEST};
 	static const char *const db[][2] = {
 		{"DeepBench_NV_V100__Results_-_FP16_ip_Mixed_math.csv", "v100-sxm2-16"},
 		{"DeepBench_NV_T4__Results_-_FP16_ip_Mixed_math.csv", "t4"},
@@ -184,13 +175,13 @@ static int tc_load_all(struct tc_set *set, const char *root, char *err, size_t e
 	err[0] = 0;
 	for (int i = 0; i < 2; i++) {
 		snprintf(p, sizeof p, "%s/pipeweave/%s", root, pw[i]);
-		if ((rc = tc_load_pipeweave(set, p, err, errlen)) < 0 && rc != -ENOENT)
+		if ((rc = tc_load_pipeweave(set, p, pw_src[i], err, errlen)) < 0 && rc != -ENOENT)
 			return rc;
 	}
-	if ((rc = vidur_each_row(root, "a100", "a100-sxm4-80", tc_vidur_ops, 4, tc_vidur_row, set,
+	if ((rc = vidur_each_row(root, "a100", "a100-sxm4-80", vidur_gemm_ops, 4, tc_vidur_row, set,
 				 err, errlen)) < 0 && rc != -ENOENT)
 		return rc;
-	if ((rc = vidur_each_row(root, "a40", "a40", tc_vidur_ops, 4, tc_vidur_row, set,
+	if ((rc = vidur_each_row(root, "a40", "a40", vidur_gemm_ops, 4, tc_vidur_row, set,
 				 err, errlen)) < 0 && rc != -ENOENT)
 		return rc;
 	for (int i = 0; i < 2; i++) {
@@ -313,8 +304,10 @@ static int tc_heldout(const struct tc_set *set, const long *pair, const struct g
 	double err[TC_NCOL] = {0}, rms;
 	if (!train)
 		return -ENOMEM;
+	/* The whole architecture out (every GPU of h's compute capability),
+	 * and no test file. */
 	for (size_t i = 0; i < set->n; i++)
-		if (set->s[i].gpu->cc != h->cc)   /* its architecture held out */
+		if (set->s[i].gpu->cc != h->cc && set->src[i] != TC_SRC_PW_TEST)
 			train[nt++] = set->s[i];
 	struct tcgemm_params p = tc_start();
 	int rc = tcgemm_fit(train, nt, &p, &rms);
@@ -366,6 +359,108 @@ static int tc_heldout(const struct tc_set *set, const long *pair, const struct g
 	if (p.power_w_ref > 0)
 		printf(" W/TF %.2f^%.2f", p.power_w_ref, p.power_pow);
 	printf(" overhead %.1f us)\n", p.overhead_ns / 1e3);
+	return 0;
+}
+
+/* ---- pairs: the ratio form against the naive ratios ------------------- */
+
+enum { TP_FLOPS, TP_BW, TP_ROOF, TP_TC_ARCH, TP_TC_TRAIN, TP_NCOL };
+static const char *const tp_colname[TP_NCOL] = {"flops-ratio", "bw-ratio", "roofline",
+						  "tc(arch out)", "tc(train fit)"};
+
+/* Fits the constants on the training rows (no PipeWeave test file) of
+ * GPUs whose compute capability is not cc_out (0: every GPU). */
+static int tc_fit_without(const struct tc_set *set, uint32_t cc_out, struct tcgemm_params *p)
+{
+	struct tcgemm_sample *train = malloc(set->n * sizeof(*train));
+	size_t nt = 0;
+	double rms;
+	if (!train)
+		return -ENOMEM;
+	for (size_t i = 0; i < set->n; i++)
+		if (set->s[i].gpu->cc != cc_out && set->src[i] != TC_SRC_PW_TEST)
+			train[nt++] = set->s[i];
+	*p = tc_start();
+	int rc = tcgemm_fit(train, nt, p, &rms);
+	free(train);
+	return rc;
+}
+
+/* Every ordered pair of GPUs of one data source: MAPE of the target
+ * predicted from the origin's measured time by the FLOP/s ratio (the
+ * dtype's dense peaks), the datasheet bandwidth ratio, the roofline ratio
+ * and the tensor-core model's ratio, fitted without the target's
+ * architecture and fitted on every training file; over PipeWeave's test
+ * file where the source has one. */
+static int tc_pair_table(const struct tc_set *set, const long *pair)
+{
+	struct tcgemm_params train_fit, arch_fit[8];
+	uint32_t arch_cc[8];
+	int narch = 0, rc = tc_fit_without(set, 0, &train_fit);
+	const struct gpu_spec *po[32], *pt[32];
+	int psrc[32], np = 0;
+	double err[32][TP_NCOL];
+	size_t cnt[32];
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < set->n; i++) {
+		if (pair[i] < 0 || set->src[i] == TC_SRC_PW_TRAIN)
+			continue;
+		const struct gpu_spec *t = set->s[i].gpu, *o = set->s[pair[i]].gpu;
+		int j = 0;
+		while (j < np && !(po[j] == o && pt[j] == t && psrc[j] == set->src[i]))
+			j++;
+		if (j == np) {
+			if (np == 32)
+				continue;
+			po[np] = o, pt[np] = t, psrc[np] = set->src[i], cnt[np] = 0;
+			memset(err[np], 0, sizeof err[np]);
+			np++;
+		}
+		int a = 0;
+		while (a < narch && arch_cc[a] != t->cc)
+			a++;
+		if (a == narch) {
+			if (narch == 8)
+				continue;
+			arch_cc[narch] = t->cc;
+			if ((rc = tc_fit_without(set, t->cc, &arch_fit[narch])) < 0)
+				return rc;
+			narch++;
+		}
+		struct pred_kernel k = set->s[i].k;
+		double on = set->s[pair[i]].ns, tn = set->s[i].ns, pred[TP_NCOL];
+		tc_launch(&k);
+		int dt = k.dtype;
+		pred[TP_FLOPS] = on * o->peak_tflops[dt] / t->peak_tflops[dt];
+		pred[TP_BW] = on * o->mem_bw_gbps / t->mem_bw_gbps;
+		pred[TP_ROOF] = on * roofline_ns(&k, t, NULL) / roofline_ns(&k, o, NULL);
+		pred[TP_TC_ARCH] = on * tcgemm_model_ns(&k, t, &arch_fit[a]) /
+				   tcgemm_model_ns(&k, o, &arch_fit[a]);
+		pred[TP_TC_TRAIN] = on * tcgemm_model_ns(&k, t, &train_fit) /
+				    tcgemm_model_ns(&k, o, &train_fit);
+		for (int c = 0; c < TP_NCOL; c++)
+			err[j][c] += fabs(pred[c] - tn) / tn;
+		cnt[j]++;
+	}
+	printf("\n%-14s %-14s %6s", "origin", "target", "n");
+	for (int c = 0; c < TP_NCOL; c++)
+		printf(" %14s", tp_colname[c]);
+	printf("   (MAPE of the ratio form)\n");
+	double sum[TP_NCOL] = {0};
+	for (int j = 0; j < np; j++) {
+		printf("%-14s %-14s %6zu", po[j]->id, pt[j]->id, cnt[j]);
+		for (int c = 0; c < TP_NCOL; c++) {
+			printf(" %13.1f%%", 100 * err[j][c] / (double)cnt[j]);
+			sum[c] += 100 * err[j][c] / (double)cnt[j];
+		}
+		printf("\n");
+	}
+	printf("%-14s %-14s %6s", "mean", "", "");
+	for (int c = 0; c < TP_NCOL; c++)
+		printf(" %13.1f%%", np ? sum[c] / np : 0);
+	printf("\n(PipeWeave pairs over its test file; tc(arch out): constants fitted without "
+	       "the target's architecture)\n");
 	return 0;
 }
 
@@ -428,12 +523,14 @@ int bench_tc_main(const struct bench_args *a)
 			gpus[ng++] = set.s[i].gpu;
 	}
 	if (emit) {
-		struct tcgemm_params p = tc_start();
-		double rms;
-		rc = tcgemm_fit(set.s, set.n, &p, &rms);
+		struct tcgemm_params p;
+		size_t nfit = 0;
+		for (size_t i = 0; i < set.n; i++)
+			nfit += set.src[i] != TC_SRC_PW_TEST;
+		rc = tc_fit_without(&set, 0, &p);
 		if (rc == 0) {
-			printf("/* %zu GEMMs on %zu GPUs, weighted RMS of log error %.3f */\n", set.n,
-			       ng, rms);
+			printf("/* %zu GEMMs on %zu GPUs (PipeWeave's test file left out) */\n", nfit,
+			       ng);
 			printf("const struct tcgemm_params tcgemm_default_params = {\n");
 			tc_print_params(stdout, &p, "\t");
 			printf("};\n");
@@ -446,11 +543,14 @@ int bench_tc_main(const struct bench_args *a)
 			printf("%-14s %6s %6s", "held-out", "n", "pairs");
 			for (int c = 0; c < TC_NCOL; c++)
 				printf(" %15s", tc_colname[c]);
-			printf("   (MAPE; fit on the other architectures)\n");
+			printf("   (MAPE; fit on the other GPUs)\n");
 			for (size_t g = 0; g < ng && rc == 0; g++)
 				rc = tc_heldout(&set, pair, gpus[g], dump);
 			printf("(orig) columns: over the pairs, the same shape measured on the other GPU "
-			       "of its data source as the origin\n");
+			       "of its data source as the origin; each fit leaves out every GPU of the "
+			       "held-out one's architecture and PipeWeave's test file\n");
+			if (rc == 0)
+				rc = tc_pair_table(&set, pair);
 			free(pair);
 		}
 	}

@@ -8,8 +8,13 @@
  * reduction, the output B x M x K); B, H for vector operators (B rows of H);
  * B, Input_Channel, Output_Channel, Kernel_Szie, Input_Size, Stride, Padding
  * for convolutions.  Columns are found by header name.
+ *
+ * The other layouts (ns_load_format()) become rows of the same form:
+ * PipeWeave's FP8 GEMMs (M, N, K, avg_duration in us, hardware), Vidur's
+ * FP16 projections (vidur.c walks its folders) and DeepBench's GEMMs.
  */
 #include "tools/lab/neusight.h"
+#include "tools/lab/vidur.h"
 #include "trace/csv.h"
 #include "trace/strpool.h"
 
@@ -31,11 +36,11 @@ static const char *intern(struct strpool *sp, const char *s)
 }
 
 enum col {
-	C_OP, C_LAT, C_DEV, C_NAME, C_GX, C_GY, C_GZ, C_BX, C_BY, C_BZ, C_NCOLS
+	C_OP, C_LAT, C_DEV, C_NAME, C_GX, C_GY, C_GZ, C_BX, C_BY, C_BZ, C_KERNELS, C_NCOLS
 };
 static const char *const col_names[C_NCOLS] = {
 	"OPName", "Latency", "Device", "Kernel Name", "Grid x", "Grid y", "Grid z",
-	"Block x", "Block y", "Block z",
+	"Block x", "Block y", "Block z", "Kernels",
 };
 static const char *const gemm_dims[] = {"B", "M", "N", "K", NULL};
 static const char *const vec_dims[] = {"B", "H", NULL};
@@ -53,6 +58,7 @@ static int find_col(char **hdr, size_t nh, const char *name)
 
 struct loader {
 	struct ns_set *s;
+	enum ns_format fmt;
 	const struct gpu_spec *keep, *keep2;
 	char *err;
 	size_t errlen;
@@ -150,14 +156,22 @@ static int deepbench_device(struct loader *L, const char *path, const char **nam
  * "Dense Matrix Multiplication" are ",<source>,M,N,K,A^T,B^T,,ms,TFLOPS",
  * C (M x N) = A (M x K) B (K x N), one cuBLAS call each.  They become
  * "matmul" rows in NeuSight's convention (B 1, M, N the reduction, K the
- * output's columns), without a kernel name or launch.  Only FP32 files
- * ("Precision,Float") are read; the caller has read the first line. */
+ * output's columns), without a kernel name or launch ("matmul_fp16" for
+ * FP16).  FP32 files ("Precision,Float") are read, and with
+ * NS_FMT_DEEPBENCH the FP16 ones of tensor-core math ("16 bit inputs, 16
+ * bit multiplication, 32 bit addition"; not the P100's "32 bit
+ * multiplication", FP32 math on FP16 data); the caller has read the first
+ * line. */
 static int load_deepbench(struct loader *L, struct csv_reader *csv, const char *path,
 			  const char *precision)
 {
-	if (strcmp(precision, "Float") != 0)
-		return 0;                    /* FP16 / int8 results: not modelled */
-	const char *dev, *op = intern(L->s->strings, "matmul"), *none = intern(L->s->strings, "");
+	enum gpu_dtype dt = GPU_DT_FP32;
+	if (L->fmt == NS_FMT_DEEPBENCH && strstr(precision, "16 bit inputs, 16 bit multiplication"))
+		dt = GPU_DT_FP16;
+	else if (strcmp(precision, "Float") != 0)
+		return 0;                    /* other precisions: not modelled */
+	const char *dev, *none = intern(L->s->strings, "");
+	const char *op = intern(L->s->strings, dt == GPU_DT_FP16 ? "matmul_fp16" : "matmul");
 	if (!op || !none || deepbench_device(L, path, &dev) != 0)
 		return -1;
 	const struct gpu_spec *g = device_gpu(L, dev);
@@ -179,7 +193,8 @@ static int load_deepbench(struct loader *L, struct csv_reader *csv, const char *
 		memset(&r, 0, sizeof r);
 		r.op = op;
 		r.device = dev;
-		r.kname = none;
+		r.kname = r.kernels = none;
+		r.dtype = dt;
 		r.gpu = g;
 		r.latency_ms = strtod(f[8], &end);
 		if (end == f[8] || *end || !(r.latency_ms > 0) || !isfinite(r.latency_ms) || !m || !nn || !k)
@@ -201,6 +216,163 @@ static int load_deepbench(struct loader *L, struct csv_reader *csv, const char *
 	return 0;
 }
 
+/* ---- PipeWeave and Vidur ---------------------------------------------- */
+
+/* PipeWeave's GEMM tables (zksainx/pipeweave, gemm_fp8_*.csv): M, N, K,
+ * avg_duration (us), hardware (the device name), then the GPU's figures,
+ * which are not read (gpus.csv has them).  C (M x N) = A (M x K) B (K x
+ * N) in FP8, one cuBLASLt call each: "matmul_fp8" rows B 1, M, K (the
+ * reduction), N; the caller has read the header. */
+static int load_pipeweave(struct loader *L, struct csv_reader *csv, const char *path)
+{
+	int cm = csv_col(csv, "M"), cn = csv_col(csv, "N"), ck = csv_col(csv, "K");
+	int ct = csv_col(csv, "avg_duration"), ch = csv_col(csv, "hardware"), rc;
+	const char *op = intern(L->s->strings, "matmul_fp8"), *none = intern(L->s->strings, "");
+	if (cm < 0 || cn < 0 || ck < 0 || ct < 0 || ch < 0) {
+		snprintf(L->err, L->errlen,
+			 "'%s': not a PipeWeave GEMM CSV (no M, N, K, avg_duration, hardware)", path);
+		return -1;
+	}
+	if (!op || !none)
+		return -1;
+	while ((rc = csv_next(csv)) == 1) {
+		struct ns_row r;
+		uint64_t m, n, k;
+		char *end;
+		memset(&r, 0, sizeof r);
+		if (parse_u64(csv_field(csv, (size_t)cm), &m) || parse_u64(csv_field(csv, (size_t)cn), &n) ||
+		    parse_u64(csv_field(csv, (size_t)ck), &k) || !m || !n || !k)
+			continue;
+		const char *t = csv_field(csv, (size_t)ct);
+		r.latency_ms = strtod(t, &end) / 1e3;
+		if (end == t || *end || !(r.latency_ms > 0) || !isfinite(r.latency_ms))
+			continue;
+		if (!(r.device = intern(L->s->strings, csv_field(csv, (size_t)ch))))
+			return -1;
+		r.gpu = device_gpu(L, r.device);
+		if (L->keep && r.gpu != L->keep && r.gpu != L->keep2)
+			continue;
+		r.op = op;
+		r.kname = r.kernels = none;
+		r.dtype = GPU_DT_FP8;
+		r.dims[0] = 1;
+		r.dims[1] = m;
+		r.dims[2] = k;
+		r.dims[3] = n;
+		r.ndims = 4;
+		if (push_row(L->s, &r) != 0)
+			return -1;
+	}
+	if (rc < 0) {
+		snprintf(L->err, L->errlen, "%s", csv->err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Vidur's four projection GEMMs of a decoder layer (vidur.h), FP16,
+ * medians in ms, rows named by their operator. */
+struct vidur_ctx {
+	struct loader *L;
+	const char *device;       /* the folder's name, interned */
+	const char *op[4];        /* vidur_gemm_ops, interned    */
+	const char *none;         /* "", interned                */
+};
+
+static int vidur_row(void *ctx, const struct vidur_row *v, const struct gpu_spec *g)
+{
+	struct vidur_ctx *c = ctx;
+	uint64_t sh[4][2];
+	if (vidur_gemm_shapes(v, sh) != 0 || !(v->num_tokens >= 1))
+		return 0;
+	for (int i = 0; i < 4; i++) {
+		struct ns_row r;
+		memset(&r, 0, sizeof r);
+		if (!(v->median_ms[i] > 0) || !isfinite(v->median_ms[i]) || !sh[i][0] || !sh[i][1])
+			continue;
+		r.op = c->op[i];
+		r.device = c->device;
+		r.gpu = g;
+		r.kname = r.kernels = c->none;
+		r.latency_ms = v->median_ms[i];
+		r.dtype = GPU_DT_FP16;
+		r.dims[0] = 1;
+		r.dims[1] = (uint64_t)v->num_tokens;
+		r.dims[2] = sh[i][0];
+		r.dims[3] = sh[i][1];
+		r.ndims = 4;
+		if (push_row(c->L->s, &r) != 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The board Vidur's folder name stands for: "a100" is the A100 SXM4 80GB
+ * Vidur profiled (as bench_tc.c reads it), unless the board asked for
+ * (keep, keep2) is another of the same die (compute capability and SMs),
+ * which is then taken; other names are gpu_find()'s. */
+static const struct gpu_spec *vidur_gpu(const struct loader *L, const char *name)
+{
+	const struct gpu_spec *g = gpu_find(strcmp(name, "a100") == 0 ? "a100-sxm4-80" : name);
+	const struct gpu_spec *k[2] = {L->keep, L->keep2};
+	for (int i = 0; g && i < 2; i++)
+		if (k[i] && k[i]->cc == g->cc && k[i]->sms == g->sms)
+			return k[i];
+	return g;
+}
+
+/* Vidur's compute folder under path (path/compute, path/vidur/compute or
+ * path itself), one sub-folder per GPU. */
+static int load_vidur(struct loader *L, const char *path)
+{
+	static const char *const sub[] = {"compute", "vidur/compute", "."};
+	char dir[4096], gdir[4096 + 256];
+	struct stat sb;
+	size_t i;
+	for (i = 0; i < 3; i++) {
+		snprintf(dir, sizeof dir, "%s/%s", path, sub[i]);
+		if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+			break;
+	}
+	if (i == 3) {
+		snprintf(L->err, L->errlen, "cannot read '%s': not a folder", path);
+		return -1;
+	}
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, alphasort), rc = 0, found = 0;
+	if (n < 0) {
+		snprintf(L->err, L->errlen, "cannot list '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	struct vidur_ctx c = { .L = L, .none = intern(L->s->strings, "") };
+	if (!c.none)
+		rc = -ENOMEM;
+	for (int j = 0; j < 4; j++)
+		if (!(c.op[j] = intern(L->s->strings, vidur_gemm_ops[j])))
+			rc = -ENOMEM;
+	for (int j = 0; j < n; j++) {
+		const char *nm = ents[j]->d_name;
+		const struct gpu_spec *g = nm[0] != '.' ? vidur_gpu(L, nm) : NULL;
+		if (rc == 0 && g && (!L->keep || g == L->keep || g == L->keep2)) {
+			snprintf(gdir, sizeof gdir, "%s/%s", dir, nm);
+			c.device = intern(L->s->strings, nm);
+			int r = c.device ? vidur_each_row_in(gdir, g, vidur_gemm_ops, 4, vidur_row, &c,
+							     L->err, L->errlen) : -ENOMEM;
+			if (r == 0)
+				found = 1;
+			else if (r != -ENOENT)
+				rc = r;
+		}
+		free(ents[j]);
+	}
+	free(ents);
+	if (rc == -ENOMEM && !L->err[0])
+		snprintf(L->err, L->errlen, "'%s': out of memory", dir);
+	if (rc == 0 && !found && !L->keep)
+		snprintf(L->err, L->errlen, "'%s': no <gpu>/<org>/<model>/mlp.csv of a known GPU", dir);
+	return rc < 0 || (!found && !L->keep) ? -1 : 0;
+}
+
 static int load_file(struct loader *L, const char *path)
 {
 	struct csv_reader csv;
@@ -217,10 +389,17 @@ static int load_file(struct loader *L, const char *path)
 		if (!have_hdr) {
 			have_hdr = 1;
 			nh = csv.nfield;
-			if (nh >= 2 && strcmp(f[0], "Precision") == 0) {
-				rc = load_deepbench(L, &csv, path, f[1]);
+			if (L->fmt == NS_FMT_PIPEWEAVE) {
+				rc = load_pipeweave(L, &csv, path);
 				break;
 			}
+			if (nh >= 2 && strcmp(f[0], "Precision") == 0) {
+				if (L->fmt != NS_FMT_NEUSIGHT)
+					rc = load_deepbench(L, &csv, path, f[1]);
+				break;
+			}
+			if (L->fmt == NS_FMT_DEEPBENCH)
+				break;       /* not a results file */
 			if (strcmp(f[0], "GPU Model") == 0 || strcmp(f[0], "CPU Model") == 0 ||
 			    strcmp(f[0], "Dense Matrix Multiplication") == 0)
 				break;       /* DeepBench's specs and kernel lists: no times */
@@ -246,7 +425,8 @@ static int load_file(struct loader *L, const char *path)
 		r.device = intern(st, f[col[C_DEV]]);
 		r.op = intern(st, f[col[C_OP]]);
 		r.kname = intern(st, col[C_NAME] >= 0 ? f[col[C_NAME]] : "");
-		if (!r.device || !r.op || !r.kname) { rc = -1; break; }
+		r.kernels = intern(st, col[C_KERNELS] >= 0 ? f[col[C_KERNELS]] : "");
+		if (!r.device || !r.op || !r.kname || !r.kernels) { rc = -1; break; }
 		r.gpu = device_gpu(L, r.device);
 		if (L->keep && r.gpu != L->keep && r.gpu != L->keep2)
 			continue;
@@ -325,9 +505,32 @@ static int load_path(struct loader *L, const char *path, int depth)
 int ns_load(struct ns_set *s, const char *path, const struct gpu_spec *keep,
 	    const struct gpu_spec *keep2, char *err, size_t errlen)
 {
+	return ns_load_format(s, path, NS_FMT_AUTO, keep, keep2, err, errlen);
+}
+
+static const char *const format_names[NS_FMT_COUNT] = {
+	[NS_FMT_AUTO] = "auto", [NS_FMT_NEUSIGHT] = "neusight", [NS_FMT_PIPEWEAVE] = "pipeweave",
+	[NS_FMT_VIDUR] = "vidur", [NS_FMT_DEEPBENCH] = "deepbench",
+};
+
+int ns_format_parse(const char *str, enum ns_format *out)
+{
+	for (int i = 0; i < NS_FMT_COUNT; i++)
+		if (strcasecmp(str, format_names[i]) == 0) {
+			*out = (enum ns_format)i;
+			return 0;
+		}
+	return -1;
+}
+
+int ns_load_format(struct ns_set *s, const char *path, enum ns_format fmt,
+		   const struct gpu_spec *keep, const struct gpu_spec *keep2, char *err,
+		   size_t errlen)
+{
 	struct loader L;
 	memset(&L, 0, sizeof L);
 	L.s = s;
+	L.fmt = fmt;
 	L.keep = keep;
 	L.keep2 = keep2 ? keep2 : keep;
 	L.err = err;
@@ -337,6 +540,8 @@ int ns_load(struct ns_set *s, const char *path, const struct gpu_spec *keep,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	if (fmt == NS_FMT_VIDUR)
+		return load_vidur(&L, path);
 	return load_path(&L, path, 0);
 }
 
@@ -354,7 +559,9 @@ void ns_release(struct ns_set *s)
 
 enum pred_op ns_op_class(const char *op)
 {
-	if (!strcmp(op, "bmm") || !strcmp(op, "linear") || !strcmp(op, "matmul"))
+	size_t l = strlen(op);
+	if (!strcmp(op, "bmm") || !strcmp(op, "linear") || !strncmp(op, "matmul", 6) ||
+	    (l > 5 && !strcmp(op + l - 5, "_proj")))   /* Vidur's projections */
 		return PRED_OP_GEMM;
 	if (!strcmp(op, "conv"))
 		return PRED_OP_CONV;
@@ -401,7 +608,7 @@ int ns_kernel(const struct ns_row *r, int launch, struct pred_kernel *k)
 {
 	memset(k, 0, sizeof *k);
 	k->op = ns_op_class(r->op);
-	k->dtype = GPU_DT_FP32;
+	k->dtype = r->dtype;
 	if (launch) {
 		k->name = r->kname[0] ? r->kname : NULL;
 		memcpy(k->grid, r->grid, sizeof k->grid);
@@ -421,7 +628,9 @@ int ns_kernel(const struct ns_row *r, int launch, struct pred_kernel *k)
 		k->n = r->dims[3];
 		k->flops = 2 * B * M * N * K;
 		double wb = strcmp(r->op, "linear") == 0 ? 1 : B;  /* shared weight */
-		k->bytes = 4 * (B * M * N + wb * N * K + B * M * K);
+		/* FP8 GEMMs write BF16; the others their input type. */
+		double in = gpu_dtype_bytes(r->dtype), out = r->dtype == GPU_DT_FP8 ? 2 : in;
+		k->bytes = in * (B * M * N + wb * N * K) + out * B * M * K;
 	} else if (k->op == PRED_OP_CONV) {
 		if (r->ndims != 7)
 			return -1;
@@ -467,6 +676,8 @@ static int cmp_shape(const struct ns_row *a, const struct ns_row *b)
 	int c = strcmp(a->op, b->op);
 	if (c)
 		return c;
+	if (a->dtype != b->dtype)
+		return a->dtype < b->dtype ? -1 : 1;
 	if (a->ndims != b->ndims)
 		return a->ndims < b->ndims ? -1 : 1;
 	for (unsigned i = 0; i < a->ndims; i++)

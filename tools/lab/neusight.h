@@ -1,8 +1,9 @@
 /*
  * neusight.h - kernel measurements in NeuSight's CSV layout (a file, or every
- * CSV under a directory), turned into the kernel records the recorder would
- * have produced, paired across GPUs, and the error statistics of the
- * accuracy harness.  Used by surfer-bench and surfer-train.
+ * CSV under a directory), and the GEMMs of PipeWeave, Vidur and DeepBench in
+ * the same rows, turned into the kernel records the recorder would have
+ * produced, paired across GPUs, and the error statistics of the accuracy
+ * harness.  Used by surfer-bench and surfer-train.
  */
 #ifndef SURFER_NEUSIGHT_H
 #define SURFER_NEUSIGHT_H
@@ -20,6 +21,10 @@ struct ns_row {
 	const char *device;       /* Device column, interned                    */
 	const struct gpu_spec *gpu; /* gpu_find(device), NULL when unknown      */
 	const char *kname;        /* Kernel Name, interned ("" when absent)     */
+	const char *kernels;      /* NeuSight's Kernels column: every kernel of
+				   * the op, ';'-separated, interned ("")     */
+	enum gpu_dtype dtype;     /* math dtype: FP32 (NeuSight, DeepBench
+				   * "Float"), FP16, FP8 (PipeWeave)          */
 	double latency_ms;
 	uint32_t grid[3], block[3];
 	uint64_t dims[NS_MAXDIMS];/* B,M,N,K (GEMM); B,H (vector); conv's 7      */
@@ -39,6 +44,34 @@ struct ns_set {
 int ns_load(struct ns_set *s, const char *path, const struct gpu_spec *keep,
 	    const struct gpu_spec *keep2, char *err, size_t errlen);
 void ns_release(struct ns_set *s);
+
+/* The layouts ns_load_format() reads:
+ *  - NS_FMT_AUTO: what ns_load() reads (NeuSight CSVs, DeepBench FP32);
+ *  - NS_FMT_NEUSIGHT: NeuSight's kernel CSVs only;
+ *  - NS_FMT_PIPEWEAVE: M, N, K, avg_duration (us), hardware: FP8 GEMMs,
+ *    C (M x N) = A (M x K) B (K x N);
+ *  - NS_FMT_VIDUR: Vidur's compute folder (<dir>/<gpu>/<org>/<model>/
+ *    mlp.csv; dir the data root, vidur/ or vidur/compute/): its four FP16
+ *    projection GEMMs per row;
+ *  - NS_FMT_DEEPBENCH: DeepBench's results files, the GEMMs of FP32
+ *    ("Float") and of FP16 tensor-core math ("16 bit multiplication").
+ * Every GEMM becomes a row in NeuSight's convention (B, M, N the
+ * reduction, K the output's columns). */
+enum ns_format {
+	NS_FMT_AUTO = 0, NS_FMT_NEUSIGHT, NS_FMT_PIPEWEAVE, NS_FMT_VIDUR, NS_FMT_DEEPBENCH,
+	NS_FMT_COUNT
+};
+/* The format named s ("neusight", "pipeweave", "vidur", "deepbench",
+ * "auto"); 0, or -1 when s names none. */
+int ns_format_parse(const char *s, enum ns_format *out);
+
+/* ns_load() for one layout.  GPU names in the data resolve through
+ * gpu_find(); where the data names a die and not a board (Vidur's "a100")
+ * the board among keep and keep2 of that die is taken.  Returns 0, or -1
+ * with a reason in err. */
+int ns_load_format(struct ns_set *s, const char *path, enum ns_format fmt,
+		   const struct gpu_spec *keep, const struct gpu_spec *keep2, char *err,
+		   size_t errlen);
 
 /* The operator class of an OPName (PRED_OP_GEMM for bmm/linear, ...). */
 enum pred_op ns_op_class(const char *op);

@@ -10,6 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const vidur_gemm_ops[4] = {"attn_pre_proj", "attn_post_proj", "mlp_up_proj",
+				       "mlp_down_proj"};
+
+int vidur_gemm_shapes(const struct vidur_row *r, uint64_t in_out[4][2])
+{
+	uint64_t h = (uint64_t)r->n_head, kv = (uint64_t)r->n_kv_head;
+	uint64_t e = (uint64_t)r->n_embd, ff = (uint64_t)r->n_expanded_embd;
+	uint64_t tp = (uint64_t)r->tp, gated = r->gated ? 2 : 1;
+	if (!h || !tp || !e)
+		return -1;
+	uint64_t hd = e / h;
+	const uint64_t sh[4][2] = {
+		{e, (h + 2 * kv) * hd / tp}, {h * hd / tp, e}, {e, ff * gated / tp}, {ff / tp, e},
+	};
+	memcpy(in_out, sh, sizeof sh);
+	return 0;
+}
+
 struct walk {
 	const char *const *ops;
 	int nops;
@@ -81,15 +99,26 @@ static int each_row(const struct walk *w, const char *path, const struct gpu_spe
 int vidur_each_row(const char *root, const char *sub, const char *gpu, const char *const *ops,
 		   int nops, vidur_row_fn fn, void *ctx, char *err, size_t errlen)
 {
-	char dir[4096], path[4096 + 512];
+	char dir[4096];
 	const struct gpu_spec *g = gpu_find(gpu);
+
+	err[0] = 0;
+	if (!g)
+		return -ENOENT;
+	snprintf(dir, sizeof dir, "%s/vidur/compute/%s", root, sub);
+	return vidur_each_row_in(dir, g, ops, nops, fn, ctx, err, errlen);
+}
+
+int vidur_each_row_in(const char *dir, const struct gpu_spec *g, const char *const *ops,
+		      int nops, vidur_row_fn fn, void *ctx, char *err, size_t errlen)
+{
+	char path[4096 + 512];
 	const struct walk w = { ops, nops, fn, ctx, err, errlen };
 	int rc = 0;
 
 	err[0] = 0;
 	if (nops < 0 || nops > VIDUR_MAXOPS)
 		return -EINVAL;
-	snprintf(dir, sizeof dir, "%s/vidur/compute/%s", root, sub);
 	DIR *d = opendir(dir);
 	if (!d || !g) {
 		if (d)

@@ -1,0 +1,55 @@
+/*
+ * attn.h - the model builder's fused attention kernels: one call of
+ * FlashAttention-2/3, FlashInfer or cuDNN's fused attention, described by
+ * its shape (struct pred_attn, predict.h) so that the trace carries it
+ * (TRACE_OP 1.3) and predictor/attention.c predicts it per target GPU.
+ *
+ * Usage, from any builder holding the state of build.h:
+ *
+ *     struct pred_attn a;
+ *     attn_init(&a, PRED_ATTN_FLASH, PRED_ATTN_PREFILL, 1, heads, kv_heads, 128, 128);
+ *     for (i = 0; i < nreq; i++)                   // a ragged batch of prompts
+ *             attn_add_seqs(&a, 1, new_tokens[i], cached[i] + new_tokens[i]);
+ *     attn_emit(B, &a);
+ *
+ * A decode step is form PRED_ATTN_DECODE with one query per sequence
+ * (attn_add_seqs(&a, batch, 1, context + 1)); DeepSeek's absorbed MLA decode
+ * is form PRED_ATTN_MLA_DECODE with kv_heads 1, head_dim kv_lora_rank +
+ * rope dim and head_dim_v kv_lora_rank.  Heads are per GPU (after tensor
+ * parallelism).
+ */
+#ifndef SURFER_MODEL_ATTN_H
+#define SURFER_MODEL_ATTN_H
+
+#include "analyzer/model/build.h"
+
+/* Sets a to an empty batch of one call: implementation, form, causal
+ * mask, query heads, KV heads (dividing heads), head dims of Q/K and of V
+ * (0: head_dim). */
+void attn_init(struct pred_attn *a, enum pred_attn_impl impl, enum pred_attn_form form,
+	       int causal, uint32_t heads, uint32_t kv_heads, uint32_t head_dim,
+	       uint32_t head_dim_v);
+
+/* Adds count sequences, each with q_len new queries attending to kv_len
+ * keys (its cached tokens and its q_len new ones, kv_len >= q_len): the
+ * pairs they attend, q_len (kv_len - q_len + (q_len + 1) / 2) each when
+ * causal (the queries are the last q_len of the keys), q_len kv_len when
+ * not.  Returns 0, or -1 (a zero length, kv_len < q_len) leaving a as it
+ * was. */
+int attn_add_seqs(struct pred_attn *a, uint64_t count, uint64_t q_len, uint64_t kv_len);
+
+/* Emits the forward kernel of the call a (one kernel, PRED_OP_ATTENTION,
+ * its FLOPs and minimum bytes filled, the shape in k.attn; the name of the
+ * implementation's kernel), at the builder's phase and layer, in the
+ * model's math dtype (B->gemm_dt).  In training the call is remembered,
+ * and bld_backward_op emits its backward (attn_emit_backward).  Does
+ * nothing after an error, or when a has no sequence (B->err unchanged). */
+void attn_emit(struct bld *B, const struct pred_attn *a);
+
+/* Emits the backward of the call a as FlashAttention's three kernels
+ * (flash_bwd_launch_template.h, FA2 and FA3 alike): the row sums of
+ * dO * O, the main dQ/dK/dV kernel (described, backward = 1), and the
+ * conversion of the FP32 dQ accumulator to the dtype. */
+void attn_emit_backward(struct bld *B, const struct pred_attn *a);
+
+#endif

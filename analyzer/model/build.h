@@ -1,0 +1,140 @@
+/*
+ * build.h - the model builder's state and its kernel emitters, shared by
+ * the files that write an architecture's kernel sequence (model.c: Hugging
+ * Face eager modules).  Internal to analyzer/model: nothing outside it
+ * includes this header.
+ *
+ * An emitter appends the kernels ATen launches for one op to B->s, at the
+ * builder's current phase and layer, with the launch geometry of ATen's
+ * launchers (ops.c says which).  The op_* emitters also remember the op
+ * (training only) so that bld_backward_op can emit what autograd launches
+ * for it; k_* emitters append one kernel and remember nothing.  After an
+ * error (B->err set: SURFER_ENOMEM) every emitter does nothing.
+ */
+#ifndef SURFER_MODEL_BUILD_H
+#define SURFER_MODEL_BUILD_H
+
+#include "analyzer/model/model.h"
+
+/* ---- forward ops remembered for the backward pass -------------------- */
+
+enum fop_kind {
+	F_LINEAR, F_BMM, F_EW, F_SOFTMAX, F_NORM, F_DROPOUT, F_EMBED,
+	F_LOSS, F_SDPA, F_REDUCE, F_TP_FWD, F_TP_BWD, F_PP_SEND,
+	F_ATTN                  /* fused attention (attn.h): its shape in attn */
+};
+
+struct fop {
+	enum fop_kind kind;
+	int32_t layer;
+	uint64_t a, b, c, d;    /* shape; meaning per kind (see the emitters) */
+	int flag;               /* linear: bias; sdpa: causal; linear: tied   */
+	int nbwd;               /* elementwise: backward kernels              */
+	double nin;             /* elementwise: tensors read per element      */
+	const char *bwd_name;   /* elementwise: backward kernel name          */
+	int param;              /* owns parameters (grad accumulation)        */
+	double param_elems;
+	struct pred_attn attn;  /* F_ATTN: the call                           */
+};
+
+struct bld {
+	struct model_seq *s;
+	const struct model_config *c;
+	const struct model_opts *o;
+	enum model_phase ph;
+	int32_t layer;
+	double esz;             /* bytes per activation element              */
+	enum gpu_dtype gemm_dt; /* math dtype of GEMMs                       */
+	enum gpu_dtype vec_dt;  /* math dtype of vector kernels              */
+	struct fop *ops;
+	size_t nops, capops;
+	int err;
+	/* parallel sharding of one layer */
+	uint32_t tp;
+	uint64_t b, sl, T;      /* microbatch, sequence length, tokens b*sl  */
+	uint64_t kv;            /* keys each query attends to: sl, or in a
+				 * decode step the cache and the new token */
+	uint64_t cols;          /* last dimension of the tensors the next vector
+				 * kernels work on (their rows x cols shape) */
+	double *unit;           /* parameters per FSDP unit: [0] outside the
+				 * layers, [1 + i] layer i                  */
+	uint32_t nunits;
+	uint32_t wait_next;     /* the next kernel's wait (model_kernel.wait) */
+};
+
+static inline uint64_t cdiv(uint64_t a, uint64_t b)
+{
+	return b ? (a + b - 1) / b : 0;
+}
+
+/* Appends a zeroed kernel at the builder's phase, layer, vector dtype and
+ * pending wait; NULL after an error. */
+struct model_kernel *bld_push(struct bld *B);
+
+/* The kernel the last emitter pushed, NULL after an error. */
+struct model_kernel *bld_last_kernel(struct bld *B);
+
+/* Keeps f (at the current layer) for the backward pass; training only. */
+void bld_remember(struct bld *B, const struct fop *f);
+
+/* Counts parameters held by this GPU, and into the current FSDP unit. */
+void bld_add_params(struct bld *B, double elems, uint32_t tensors);
+
+/* A vector kernel over n elements, 512 elements per 128-thread block. */
+void k_vector(struct bld *B, const char *name, enum pred_op op, double n,
+	      double nin, double nout, double flops_per_elem);
+
+/* A fill of bytes (zero_(), the FillFunctor kernel). */
+void k_memset(struct bld *B, double bytes);
+
+/* One GEMM: batch x (m x k) * (k x n). */
+void k_gemm(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, uint64_t kk);
+
+/* A softmax (or its backward, nin 2) over rows of cols. */
+void k_softmax(struct bld *B, const char *name, uint64_t rows, uint64_t cols, double nin);
+
+void k_rows(struct bld *B, const char *name, enum pred_op op, uint64_t rows,
+	    uint64_t cols, double nin, double nout, double flops_per_elem, uint32_t block);
+
+/* Column reduction: out[c] = sum_r in[r][c] (bias gradients).  Described
+ * as cols reductions of length rows each (one block per output, as a
+ * row kernel), the form the vector-operator models know. */
+void k_colsum(struct bld *B, uint64_t rows, uint64_t cols);
+
+/* A collective of bytes over ranks GPUs (async: model_kernel.async). */
+void k_comm(struct bld *B, enum comm_op op, double bytes, uint32_t ranks, int async);
+
+void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, int tied);
+
+void op_bmm(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, uint64_t kk);
+
+/* An elementwise op: name of its forward kernel, elements, tensors read,
+ * FLOPs per element, number of backward kernels and their name. */
+void op_ew(struct bld *B, const char *name, double n, double nin, double flops,
+	   int nbwd, const char *bwd_name);
+
+void op_softmax(struct bld *B, uint64_t rows, uint64_t cols);
+
+void op_layernorm(struct bld *B, uint64_t rows, uint64_t cols);
+
+/* HF LlamaRMSNorm / T5LayerNorm in eager mode: x.pow(2).mean(-1), + eps,
+ * rsqrt, x * r, weight * x (plus casts to and from fp32 for 16-bit). */
+void op_rmsnorm(struct bld *B, uint64_t rows, uint64_t cols);
+
+void op_dropout(struct bld *B, double n, double p);
+
+void op_embed(struct bld *B, uint64_t tokens, uint64_t dim, uint64_t rows, int count_params);
+
+void op_sdpa(struct bld *B, uint64_t bh, uint64_t sq, uint64_t sk, uint64_t d, int causal);
+
+/* Tensor-parallel all-reduce of n activation elements in the forward pass
+ * (row-parallel output) or in the backward pass (column-parallel input). */
+void op_tp(struct bld *B, int forward, double n);
+
+/* AccumulateGrad: param.grad += grad over elems. */
+void bld_grad_accumulate(struct bld *B, double elems, uint64_t cols);
+
+/* The kernels autograd launches for the remembered op f. */
+void bld_backward_op(struct bld *B, const struct fop *f);
+
+#endif
