@@ -25,7 +25,7 @@ mkdir -p "$OUT" "$OUT/test" "$OUT/sweep"
 TEST_DATA=""
 [ -d "$DATA/kernels-test" ] && TEST_DATA="--data $DATA/kernels-test"
 # DeepBench's FP32 GEMMs on eight other boards train the GEMM model too
-# (surfer-train --holdout leaves out every board of the held-out GPU's chip).
+# (surfer-train --holdout leaves out every board of the held-out GPU's architecture).
 DEEPBENCH=${DEEPBENCH:-$DATA/../deepbench/csv/results/train}
 [ -d "$DEEPBENCH" ] && TEST_DATA="$TEST_DATA --data $DEEPBENCH"
 GPUS="Tesla_P4 Tesla_P100-PCIE-16GB Tesla_T4 Tesla_V100-PCIE-32GB NVIDIA_A100-PCIE-40GB"

@@ -16,6 +16,7 @@
 #include "analyzer/model/model.h"
 #include "analyzer/model/run.h"
 #include "gpu_specs/gpu.h"
+#include "predictor/interval.h"
 #include "predictor/tile.h"
 #include "tools/lab/bench_e2e.h"
 #include "tools/lab/profile.h"
@@ -87,8 +88,8 @@ struct acc {
 /* An AMD GPU's scale (tile.h) fitted with weights tm on the other AMD
  * GPUs' profiles under labels, into sc; the compiled-in one when there
  * are none (or compiled).  Writes what it used into note. */
-static void amd_scale_for(const struct tile_model *tm, const char *labels, const struct gpu_spec *g,
-			  int compiled, struct tile_amd_scale *out, char *note, size_t sz)
+static int amd_scale_for(const struct tile_model *tm, const char *labels, const struct gpu_spec *g,
+			 int compiled, struct tile_amd_scale *out, char *note, size_t sz)
 {
 	struct tile_amd_scale sc;
 	char err[512];
@@ -101,6 +102,7 @@ static void amd_scale_for(const struct tile_model *tm, const char *labels, const
 		n += snprintf(note + n, sz - (size_t)n, " %s %.2f", tile_amd_class_names[c], sc.scale[c]);
 	if (n > 0 && (size_t)n < sz)
 		snprintf(note + n, sz - (size_t)n, ", %.1f us per kernel", sc.fixed_ns / 1e3);
+	return used > 0;
 }
 
 static int run_gpu_dir(const struct tile_model *tm, const char *labels, const char *gname,
@@ -132,8 +134,9 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 	}
 	char note[384] = "";
 	struct tile_amd_scale sc = tile_amd_scale_default;
+	int scale_held_out = 1;
 	if (gpu_cc_is_amd(g->cc))
-		amd_scale_for(tm, labels, g, compiled_scale, &sc, note, sizeof note);
+		scale_held_out = amd_scale_for(tm, labels, g, compiled_scale, &sc, note, sizeof note);
 	struct pred_config pc = { .tile = tm, .amd_scale = &sc };
 	struct predictor *pred;
 	char perr[128];
@@ -149,6 +152,11 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		tile_model_free(held_tm);
 		return 0;
 	}
+	/* held out: nothing of g's architecture in the tile model's
+	 * training data (weights trained without it, or an architecture the
+	 * weights never saw: every AMD GPU) nor in its AMD scale */
+	int held_out = scale_held_out &&
+		       ((holdout && !builtin) || pred_distance_of(pred, g) == PRED_DIST_NEW_ARCH);
 	struct acc acc = { 0, 0, 0, "" };
 	for (size_t i = 0; i < nf; i++) {
 		char model[128];
@@ -221,7 +229,7 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		putchar('\n');
 		if (dump)
 			fprintf(dump, "%s,%s,%s,%.4f,%.4f\n", g->id, files[i],
-				holdout && !builtin ? "held-out" : "in-sample", measured, pred);
+				held_out ? "held-out" : "in-sample", measured, pred);
 		acc.sum += fabs(e);
 		acc.n++;
 	}
