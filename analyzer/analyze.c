@@ -141,20 +141,25 @@ static const struct ktable_lib *an_ring_get(const struct an_ring *r, uint64_t se
 	return &r->lib[seq % AN_LIB_RING];
 }
 
-static void an_lib_record(struct an_ctx *c, const struct trace_record *rec)
+/* Keeps what a GEMM, convolution or operator record says for the kernels
+ * that name it.  0, or -1 out of memory (interning an attention shape:
+ * only on the first reading, a later one finds the shapes it made). */
+static int an_lib_record(struct an_ctx *c, const struct trace_record *rec)
 {
 	struct ktable_lib lib;
+	int rc = 0;
 
 	if (rec->type == TRACE_GEMM) {
 		ktable_lib_from_gemm(&lib, &rec->u.gemm);
 		an_ring_put(&c->ring, rec->u.gemm.seq, &lib);
 	} else if (rec->type == TRACE_OP) {
-		ktable_lib_from_op(&lib, &rec->u.op);
+		rc = ktable_lib_from_op(c->kt, &lib, &rec->u.op);
 		an_ring_put(&c->ring, rec->u.op.seq, &lib);
 	} else {
 		ktable_lib_from_conv(&lib, &rec->u.conv);
 		an_ring_put(&c->ring, rec->u.conv.seq, &lib);
 	}
+	return rc;
 }
 
 static void an_note_gpu(struct an_ctx *c, uint64_t cpu, uint64_t start, uint64_t end)
@@ -352,7 +357,11 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 		struct comm_link link, wide;
 
 		comm_link_init(g, &link, &wide);
-		r->ns = comm_time_ns((enum comm_op)key->collective, k.bytes, key->ranks, &link);
+		r->ns = 0;
+		if (key->collective == TRACE_COLL_ALL_REDUCE && comm_is_custom_all_reduce(k.name))
+			r->ns = comm_custom_all_reduce_ns(k.bytes, key->ranks, &link);
+		if (!(r->ns > 0))   /* NCCL's, also where the engine falls back to it */
+			r->ns = comm_time_ns((enum comm_op)key->collective, k.bytes, key->ranks, &link);
 		r->method = PRED_ROOFLINE;
 		r->memory_bound = -1;
 		r->gamma = -1;
@@ -397,7 +406,9 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 	k.origin_ns = origin_ns;
 	if (e->key.lib_kind == KTABLE_LIB_OP) {
 		k.op = (enum pred_op)e->key.op;   /* as described: nothing to infer */
-		ktable_key_attn(&e->key, &k.attn);
+		const struct pred_attn *a = ktable_attn(c->kt, e->key.attn);
+		if (a)
+			k.attn = *a;
 	}
 	else
 		predict_classify(&k);
@@ -781,7 +792,7 @@ static int an_pass_merge(struct an_ctx *c)
 		struct an_pending *p;
 
 		if (rec.type == TRACE_GEMM || rec.type == TRACE_CONV || rec.type == TRACE_OP) {
-			an_lib_record(c, &rec);
+			(void)an_lib_record(c, &rec);   /* a later reading: cannot fail */
 			continue;
 		}
 		if (rec.type == TRACE_KERNEL && (rec.u.kernel.flags & TRACE_KF_CAPTURED))
@@ -834,7 +845,7 @@ static int an_pass2(struct an_ctx *c)
 	while (n < c->nrecords && (rc = trace_reader_next(r, &rec, rerr, sizeof(rerr))) == 1) {
 		n++;
 		if (rec.type == TRACE_GEMM || rec.type == TRACE_CONV || rec.type == TRACE_OP) {
-			an_lib_record(c, &rec);
+			(void)an_lib_record(c, &rec);   /* a later reading: cannot fail */
 			continue;
 		}
 		if (rec.type == TRACE_KERNEL && (rec.u.kernel.flags & TRACE_KF_CAPTURED))
@@ -989,7 +1000,8 @@ static int an_stream(struct an_ctx *c)
 		case TRACE_GEMM:
 		case TRACE_CONV:
 		case TRACE_OP:
-			an_lib_record(c, &rec);
+			if (an_lib_record(c, &rec) < 0)
+				return an_fail(c, SURFER_ENOMEM, "out of memory");
 			continue;
 		case TRACE_KERNEL:
 			if (rec.u.kernel.flags & TRACE_KF_CAPTURED) {

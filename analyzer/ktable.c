@@ -24,6 +24,9 @@ struct ktable {
 	struct ktable_entry *e;
 	uint32_t n, cap;
 	struct hmap index;            /* hash of a key -> its index in e          */
+	struct pred_attn *attn;       /* attention shapes, id = index + 1         */
+	uint32_t nattn, capattn;
+	struct hmap attn_index;       /* hash of a shape -> its index in attn     */
 };
 
 void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
@@ -52,43 +55,9 @@ void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
 			key->ranks = lib->ranks;
 			key->reread_bytes = lib->reread_bytes;
 			key->reuse_bytes = lib->reuse_bytes;
-			const struct pred_attn *a = &lib->attn;
-			if (a->impl != PRED_ATTN_NONE) {
-				key->attn_flags = (uint32_t)a->impl | (uint32_t)a->form << 8 |
-						  (uint32_t)(a->backward != 0) << 16 |
-						  (uint32_t)(a->causal != 0) << 17;
-				key->attn_seqs = a->seqs;
-				key->attn_heads = a->heads;
-				key->attn_kv_heads = a->kv_heads;
-				key->attn_head_dim = a->head_dim;
-				key->attn_head_dim_v = a->head_dim_v;
-				key->attn_q_tokens = a->q_tokens;
-				key->attn_kv_tokens = a->kv_tokens;
-				key->attn_max_kv = a->max_kv;
-				key->attn_pairs = a->pairs;
-			}
+			key->attn = lib->attn;
 		}
 	}
-}
-
-void ktable_key_attn(const struct ktable_key *key, struct pred_attn *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->impl = (enum pred_attn_impl)(key->attn_flags & 0xff);
-	if (out->impl == PRED_ATTN_NONE)
-		return;
-	out->form = (enum pred_attn_form)(key->attn_flags >> 8 & 0xff);
-	out->backward = key->attn_flags >> 16 & 1;
-	out->causal = key->attn_flags >> 17 & 1;
-	out->seqs = key->attn_seqs;
-	out->heads = key->attn_heads;
-	out->kv_heads = key->attn_kv_heads;
-	out->head_dim = key->attn_head_dim;
-	out->head_dim_v = key->attn_head_dim_v;
-	out->q_tokens = key->attn_q_tokens;
-	out->kv_tokens = key->attn_kv_tokens;
-	out->max_kv = key->attn_max_kv;
-	out->pairs = key->attn_pairs;
 }
 
 enum gpu_dtype ktable_dtype(enum trace_dtype operand, enum trace_dtype compute)
@@ -162,7 +131,69 @@ void ktable_lib_from_conv(struct ktable_lib *lib, const struct trace_conv *c)
 		      ktable_prod(c->out, 0, nd)) * elt;
 }
 
-void ktable_lib_from_op(struct ktable_lib *lib, const struct trace_op *o)
+/* The hash of an attention shape, field by field (its padding bytes are
+ * not part of it). */
+static uint64_t ktable_attn_hash(const struct pred_attn *a)
+{
+	uint64_t h = 0;
+	double pairs = a->pairs;
+	uint64_t pw;
+
+	memcpy(&pw, &pairs, sizeof(pw));
+	h = hmap_hash_add(h, (uint64_t)a->impl | (uint64_t)a->form << 8 |
+			     (uint64_t)a->backward << 16 | (uint64_t)a->causal << 24 |
+			     (uint64_t)a->seqs << 32);
+	h = hmap_hash_add(h, (uint64_t)a->heads | (uint64_t)a->kv_heads << 32);
+	h = hmap_hash_add(h, (uint64_t)a->head_dim | (uint64_t)a->head_dim_v << 32);
+	h = hmap_hash_add(h, a->q_tokens);
+	h = hmap_hash_add(h, a->kv_tokens);
+	h = hmap_hash_add(h, a->max_kv);
+	return hmap_hash_add(h, pw);
+}
+
+static int ktable_attn_eq(const void *ctx, uint64_t val, const void *key)
+{
+	const struct pred_attn *x = &((const struct ktable *)ctx)->attn[val], *y = key;
+
+	return x->impl == y->impl && x->form == y->form && x->backward == y->backward &&
+	       x->causal == y->causal && x->seqs == y->seqs && x->heads == y->heads &&
+	       x->kv_heads == y->kv_heads && x->head_dim == y->head_dim &&
+	       x->head_dim_v == y->head_dim_v && x->q_tokens == y->q_tokens &&
+	       x->kv_tokens == y->kv_tokens && x->max_kv == y->max_kv &&
+	       memcmp(&x->pairs, &y->pairs, sizeof(x->pairs)) == 0;
+}
+
+/* The id of shape a in t, added when new: >= 1, or 0 out of memory (only
+ * when adding: a shape seen before is found without allocating). */
+static uint32_t ktable_attn_intern(struct ktable *t, const struct pred_attn *a)
+{
+	uint64_t h = ktable_attn_hash(a);
+	const uint64_t *v = hmap_find(&t->attn_index, h, ktable_attn_eq, t, a);
+
+	if (v)
+		return (uint32_t)*v + 1;
+	if (t->nattn == UINT32_MAX - 1)
+		return 0;
+	if (t->nattn == t->capattn) {
+		uint32_t cap = t->capattn ? t->capattn * 2 : 16;
+		struct pred_attn *n = realloc(t->attn, (size_t)cap * sizeof(*n));
+		if (!n)
+			return 0;
+		t->attn = n;
+		t->capattn = cap;
+	}
+	if (hmap_add(&t->attn_index, h, t->nattn) < 0)
+		return 0;
+	t->attn[t->nattn++] = *a;
+	return t->nattn;
+}
+
+const struct pred_attn *ktable_attn(const struct ktable *t, uint32_t id)
+{
+	return id >= 1 && id <= t->nattn ? &t->attn[id - 1] : NULL;
+}
+
+int ktable_lib_from_op(struct ktable *t, struct ktable_lib *lib, const struct trace_op *o)
 {
 	memset(lib, 0, sizeof(*lib));
 	lib->kind = KTABLE_LIB_OP;
@@ -180,21 +211,17 @@ void ktable_lib_from_op(struct ktable_lib *lib, const struct trace_op *o)
 	lib->reread_bytes = o->reread_bytes;
 	lib->reuse_bytes = o->reuse_bytes;
 	const struct trace_attn *a = &o->attn;
-	if (a->impl != TRACE_ATTN_NONE) {
-		lib->attn.impl = (enum pred_attn_impl)a->impl;
-		lib->attn.form = (enum pred_attn_form)a->form;
-		lib->attn.backward = a->backward;
-		lib->attn.causal = a->causal;
-		lib->attn.seqs = a->seqs;
-		lib->attn.heads = a->heads;
-		lib->attn.kv_heads = a->kv_heads;
-		lib->attn.head_dim = a->head_dim;
-		lib->attn.head_dim_v = a->head_dim_v;
-		lib->attn.q_tokens = a->q_tokens;
-		lib->attn.kv_tokens = a->kv_tokens;
-		lib->attn.max_kv = a->max_kv;
-		lib->attn.pairs = a->pairs;
-	}
+	if (a->impl == TRACE_ATTN_NONE)
+		return 0;
+	struct pred_attn pa = {
+		.impl = (enum pred_attn_impl)a->impl, .form = (enum pred_attn_form)a->form,
+		.backward = a->backward, .causal = a->causal, .seqs = a->seqs, .heads = a->heads,
+		.kv_heads = a->kv_heads, .head_dim = a->head_dim, .head_dim_v = a->head_dim_v,
+		.q_tokens = a->q_tokens, .kv_tokens = a->kv_tokens, .max_kv = a->max_kv,
+		.pairs = a->pairs,
+	};
+	lib->attn = ktable_attn_intern(t, &pa);
+	return lib->attn ? 0 : -1;
 }
 
 struct ktable *ktable_new(void)
@@ -208,6 +235,8 @@ void ktable_free(struct ktable *t)
 		return;
 	free(t->e);
 	hmap_release(&t->index);
+	free(t->attn);
+	hmap_release(&t->attn_index);
 	free(t);
 }
 

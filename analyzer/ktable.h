@@ -35,7 +35,8 @@ struct ktable_lib {
 	enum trace_collective collective;
 	uint32_t ranks;
 	double reread_bytes, reuse_bytes;
-	struct pred_attn attn;        /* ATTENTION ops: the call's shape          */
+	uint32_t attn;                /* an ATTENTION op's shape: its id in the
+				       * table (ktable_attn), 0 none              */
 };
 
 /* The grouping key.  Built only by ktable_key_init (padding is zeroed, the
@@ -46,18 +47,12 @@ struct ktable_key {
 	uint32_t regs, smem_static, smem_dynamic;
 	uint32_t lib_kind, dtype, b_transposed;
 	uint32_t op, collective, ranks;   /* KTABLE_LIB_OP                       */
-	/* KTABLE_LIB_OP attention: impl | form << 8 | backward << 16 | causal
-	 * << 17, and the rest of struct pred_attn */
-	uint32_t attn_flags, attn_seqs, attn_heads, attn_kv_heads, attn_head_dim, attn_head_dim_v;
+	uint32_t attn;                /* KTABLE_LIB_OP: the attention shape's id */
+	uint32_t zero;                /* 0: the key stays whole 64-bit words     */
 	uint64_t m, n, k, batch;
 	double flops, bytes;
 	double reread_bytes, reuse_bytes; /* KTABLE_LIB_OP                       */
-	uint64_t attn_q_tokens, attn_kv_tokens, attn_max_kv;
-	double attn_pairs;
 };
-
-/* The attention shape a key holds (impl PRED_ATTN_NONE when none). */
-void ktable_key_attn(const struct ktable_key *key, struct pred_attn *out);
 
 struct ktable_entry {
 	struct ktable_key key;
@@ -78,8 +73,15 @@ void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
 void ktable_lib_from_gemm(struct ktable_lib *lib, const struct trace_gemm *g);
 void ktable_lib_from_conv(struct ktable_lib *lib, const struct trace_conv *c);
 
-/* Fills lib from an operator record (its numbers as given). */
-void ktable_lib_from_op(struct ktable_lib *lib, const struct trace_op *o);
+/* Fills lib from an operator record (its numbers as given), an attention
+ * shape interned in t (the shapes are few: built traces only carry them,
+ * and their kernel configurations share them).  0, or -1 when out of
+ * memory (lib then has no shape). */
+int ktable_lib_from_op(struct ktable *t, struct ktable_lib *lib, const struct trace_op *o);
+
+/* The attention shape with id (>= 1) in t, NULL for 0 or an unknown id;
+ * owned by t. */
+const struct pred_attn *ktable_attn(const struct ktable *t, uint32_t id);
 
 /* The math dtype a GEMM/conv record's operand and compute types imply. */
 enum gpu_dtype ktable_dtype(enum trace_dtype operand, enum trace_dtype compute);

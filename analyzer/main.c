@@ -76,7 +76,7 @@ static void usage(FILE *f)
 		"  -a, --all-targets         predict on every GPU surfer knows\n"
 		"  -o, --origin GPU          the GPU the trace was recorded on (default: the\n"
 		"                            device named in the trace)\n"
-		"  -m, --method M            auto, wave, mlp, roofline, tcgemm or vecop\n"
+		"  -m, --method M            auto, wave, mlp, roofline, tcgemm, vecop or attention\n"
 		"                            (default auto: chosen per kernel)\n"
 		"  -j, --json                print one JSON document instead of the text report\n"
 		"  -n, --top N               kernels listed per target (default 10, 0 = all)\n"
@@ -117,8 +117,18 @@ static void usage(FILE *f)
 		"                            generation step: B new tokens after S cached)\n"
 		"                            or generate (the prompt's pass, then decode\n"
 		"                            steps up to --new-tokens N, default 128)\n"
-		"      --dtype D             fp32 (default), tf32, bf16 or fp16\n"
-		"      --optimizer O         none (default), sgd or adamw\n"
+		"      --dtype D             fp32 (default), tf32, bf16, fp16, or fp8 (linears in\n"
+		"                            FP8, BF16 elsewhere)\n"
+		"      --fp8-recipe R        tensorwise (default), rowwise (torchao float8) or\n"
+		"                            delayed (Transformer Engine)\n"
+		"      --optimizer O         none (default), sgd, adamw (foreach) or adamw-fused\n"
+		"      --act-ckpt A          activation checkpointing: none (default), selective\n"
+		"                            or full\n"
+		"      --grad-accum N        micro-batches of --batch per optimizer step\n"
+		"      --stack S             eager (default), compile (torch.compile) or te\n"
+		"                            (Transformer Engine / Megatron fused kernels)\n"
+		"      --cuda-graphs         the step replayed as CUDA graphs\n"
+		"      --power-limit W       the boards capped at W watts\n"
 		"      --attention A         eager (default), sdpa, or flash (FlashAttention kernels:\n"
 		"                            FA3 on Hopper, FA2 elsewhere; bf16/fp16)\n"
 		"      --head H              lm (default: LM / pretraining head) or classify\n"
@@ -136,6 +146,15 @@ static void usage(FILE *f)
 		"                            none (default: every token) or config\n"
 		"      --write-trace FILE    write the built program as a surfer trace (no\n"
 		"                            GPU times; analyzing it predicts the same)\n"
+		"      --engine E            hf (default: transformers eager), vllm or sglang\n"
+		"                            (the serving engine's kernels, CUDA graphs and\n"
+		"                            all-reduces), with --mode prefill, decode or serve\n"
+		"      --mode prefill --prompt-lens L1,L2,...|@FILE   one forward over the\n"
+		"                            prompts; --mode decode with --context-lens (or\n"
+		"                            --batch B --seq S): one step; --mode serve\n"
+		"                            --prompt-lens ... --new-tokens N: the prefill, then\n"
+		"                            N-1 steps (time to first token, per output token)\n"
+		"      --chunk TOKENS        chunked prefill: at most TOKENS per forward\n"
 		"  -h, --help                this help\n"
 		"  -V, --version             the version\n"
 		"\n"
@@ -247,6 +266,16 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"new-tokens", required_argument, NULL, OPT_MODEL},
 		{"plan", required_argument, NULL, OPT_MODEL},
 		{"write-trace", required_argument, NULL, OPT_MODEL},
+		{"act-ckpt", required_argument, NULL, OPT_MODEL},
+		{"grad-accum", required_argument, NULL, OPT_MODEL},
+		{"stack", required_argument, NULL, OPT_MODEL},
+		{"fp8-recipe", required_argument, NULL, OPT_MODEL},
+		{"cuda-graphs", no_argument, NULL, OPT_MODEL},
+		{"power-limit", required_argument, NULL, OPT_MODEL},
+		{"engine", required_argument, NULL, OPT_MODEL},
+		{"prompt-lens", required_argument, NULL, OPT_MODEL},
+		{"context-lens", required_argument, NULL, OPT_MODEL},
+		{"chunk", required_argument, NULL, OPT_MODEL},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -276,7 +305,7 @@ static int parse(int argc, char **argv, struct cli *c)
 			break;
 		case 'm':
 			if (pred_method_parse(optarg, &c->method) < 0 || c->method == PRED_IDENTITY)
-				return bad("bad --method '%s': use auto, wave, mlp, roofline, tcgemm or vecop", optarg);
+				return bad("bad --method '%s': use auto, wave, mlp, roofline, tcgemm, vecop or attention", optarg);
 			break;
 		case 'j':
 			c->json = 1;

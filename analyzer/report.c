@@ -342,7 +342,11 @@ void report_model_free(struct report_model *m)
 	if (!m)
 		return;
 	free(m->max_batch_fits);
+	free(m->ttft_ns);
+	free(m->tpot_mean_ns);
+	free(m->tpot_median_ns);
 	m->max_batch_fits = NULL;
+	m->ttft_ns = m->tpot_mean_ns = m->tpot_median_ns = NULL;
 }
 
 /* Tokens per iteration of m, 0 unknown (a trace). */
@@ -626,6 +630,10 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 		}
 		fprintf(f, "\n");
 	}
+	if (rm && rm->ttft_ns)
+		fprintf(f, "serving    time to first token %.3f ms; per output token %.3f ms mean, "
+			"%.3f ms median\n", report_ms(rm->ttft_ns[t_index]),
+			report_ms(rm->tpot_mean_ns[t_index]), report_ms(rm->tpot_median_ns[t_index]));
 	fprintf(f, "kernels    %.3f ms: memory-bound %.1f%%, compute-bound %.1f%%, unknown %.1f%%\n",
 		report_ms(t->kernel_ns), report_pct(t->memory_bound_ns, t->kernel_ns),
 		report_pct(t->compute_bound_ns, t->kernel_ns), report_pct(t->unknown_bound_ns, t->kernel_ns));
@@ -657,7 +665,9 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 				rp_c(color, RP_RED), need, have, rp_c(color, RP_RESET));
 		else
 			fprintf(f, "memory     %.2f of %.2f GiB usable (%.0f%%)", need, have, 100.0 * need / have);
-		if (fits)
+		if (!rm->max_batch_fits)
+			fputc('\n', f);        /* sequences of given lengths */
+		else if (fits)
 			fprintf(f, "; batch %u at most\n", fits);
 		else
 			fprintf(f, "; not even batch 1\n");
@@ -839,6 +849,11 @@ static json_t *rp_prediction(const struct analysis *a, const struct report_model
 	    rp_set(o, "compute_bound_ms", rp_num(report_ms(t->compute_bound_ns))) ||
 	    rp_set(o, "unknown_bound_ms", rp_num(report_ms(t->unknown_bound_ns))) ||
 	    rp_set(o, "methods", methods))
+		goto fail_o;
+	if (rm && rm->ttft_ns &&
+	    (rp_set(o, "ttft_ms", rp_num(report_ms(rm->ttft_ns[t_index]))) ||
+	     rp_set(o, "tpot_mean_ms", rp_num(report_ms(rm->tpot_mean_ns[t_index]))) ||
+	     rp_set(o, "tpot_median_ms", rp_num(report_ms(rm->tpot_median_ns[t_index])))))
 		goto fail_o;
 	if (mem_peak > 0 && gpu_mem_usable_bytes(t->gpu) > 0 &&
 	    (rp_set(o, "memory_usable_gib", json_real(gpu_mem_usable_bytes(t->gpu) / RP_GIB)) ||

@@ -31,6 +31,10 @@ struct report_model {
 				       * batch whose estimated memory fits it, 0
 				       * none; NULL unknown (owned: free with
 				       * report_model_free)                        */
+	/* --mode serve, per target (NULL otherwise; owned): time to first
+	 * token, and the mean and median time per output token (decode
+	 * step), ns */
+	double *ttft_ns, *tpot_mean_ns, *tpot_median_ns;
 };
 
 /* Frees what m owns (not m); m may be NULL. */

@@ -5,6 +5,10 @@
  *   1b. a tensor-core GEMM (TF32/FP16/BF16/FP8/INT8) of known shape: the
  *      tensor-core GEMM model (tcgemm.c), as a ratio when an origin time
  *      exists.
+ *   1c. a fused attention kernel whose shape a program builder gave
+ *      (pred_kernel.attn): the attention model (attention.c), as a ratio
+ *      when an origin time exists.  Recorded attention kernels have no
+ *      shape and keep wave scaling (4).
  *   2. the tile model covers the kernel (an FP32 GEMM, elementwise, softmax
  *      or norm kernel whose shape is known, and weights for that family):
  *      the tile model, as a ratio when an origin time exists.
@@ -42,6 +46,7 @@
  *     26-100%, mean 21.1% vs 44.2%).
  */
 #include "predictor/choose.h"
+#include "predictor/attention.h"
 #include "predictor/tcgemm.h"
 #include "predictor/tile.h"
 #include "predictor/vecop.h"
@@ -57,6 +62,9 @@ enum pred_method pred_choose(const struct predictor *p, const struct pred_kernel
 		return PRED_IDENTITY;
 	if (k->op == PRED_OP_GEMM && tcgemm_model_ns(k, target, NULL) > 0)
 		return PRED_TCGEMM;
+	if (k->op == PRED_OP_ATTENTION && attention_model_ns(k, target) > 0 &&
+	    (!measured || attention_model_ns(k, origin) > 0))
+		return PRED_ATTENTION;
 	if (vec16 && vecop_model_ns(k, target, NULL) > 0 &&
 	    (!measured || vecop_model_ns(k, origin, NULL) > 0))
 		return PRED_VECOP;

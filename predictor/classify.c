@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int cls_has(const char *s, const char *const *needles)
 {
@@ -41,13 +42,29 @@ static int cls_has(const char *s, const char *const *needles)
 	return 0;
 }
 
+/* Whether s names FlashAttention: "flash" other than in "flashinfer". */
+static int cls_flash(const char *s)
+{
+	for (const char *p = s; (p = strcasestr(p, "flash")) != NULL; p += 5)
+		if (strncasecmp(p + 5, "infer", 5) != 0)
+			return 1;
+	return 0;
+}
+
 /* Order matters: conv before GEMM (cuDNN's implicit_convolve_sgemm), split-K
  * reductions before GEMM, attention before both. */
 static enum pred_op cls_op(const char *s)
 {
 	static const char *const comm[] = {"nccl", NULL};
-	static const char *const attn[] = {"flash", "fmha", "attention", "sdpa", "mha_fwd",
-					   "mha_bwd", NULL};
+	/* FlashAttention (flash_fwd_kernel, flash_fwd_splitkv_kernel,
+	 * flash_bwd_*, FA3's flash::FlashAttnFwdSm90 in cutlass::device_kernel),
+	 * xFormers/PyTorch's fmha_cutlassF/B, cuDNN's generated
+	 * ..._native_sdpa_..., TRT-LLM's fmha kernels, FlashInfer's
+	 * BatchPrefillWith..., BatchDecodeWith..., SinglePrefillWith...,
+	 * MergeStates; "flash" only where it is not FlashInfer's namespace,
+	 * which also holds its norm, activation and sampling kernels. */
+	static const char *const attn[] = {"fmha", "attention", "sdpa", "mha_fwd", "mha_bwd",
+					   "prefillwith", "decodewith", "mergestate", NULL};
 	static const char *const conv[] = {"convolve", "convolution", "conv1d", "conv2d",
 					   "conv3d", "conv_", "fprop", "dgrad", "wgrad",
 					   "winograd", "fft2d", NULL};
@@ -80,7 +97,7 @@ static enum pred_op cls_op(const char *s)
 		s = ns + strlen("fbgemm_gpu::");
 	if (cls_has(s, comm))
 		return PRED_OP_COMM;
-	if (cls_has(s, attn))
+	if (cls_has(s, attn) || cls_flash(s))
 		return PRED_OP_ATTENTION;
 	if (cls_has(s, conv))
 		return PRED_OP_CONV;

@@ -27,6 +27,8 @@
  */
 #include "predictor/comm.h"
 
+#include <string.h>
+
 #define NVLINK_EFF 0.75
 #define NVLS_EFF 0.6
 #define NVLINK_P2P_EFF 0.8
@@ -90,6 +92,40 @@ double comm_time_ns(enum comm_op op, double bytes, uint32_t ranks, const struct 
 	}
 	double lat_us = op == COMM_SEND_RECV ? l->p2p_us : l->latency_us + l->step_us * (n - 2);
 	return lat_us * 1e3 + traffic / bw; /* bytes / (GB/s) = ns */
+}
+
+/*
+ * The serving engines' custom all-reduce (serving-engines.md 3.1-3.3: vLLM
+ * csrc/custom_all_reduce.cuh, SGLang's copy of it): every rank writes its
+ * buffer into IPC-shared memory and reads its peers' over NVLink; no NCCL
+ * launch, no ring.  Used for world sizes 2, 4, 6, 8 whose GPUs are all
+ * NVLink-connected, up to 8 MiB (larger: NCCL).  One-shot (each rank reads
+ * all n - 1 peer buffers whole) for TP 2, and below 512 KiB for TP <= 4 and
+ * 256 KiB for TP <= 8; else two-shot (reduce-scatter then all-gather
+ * through the shared buffers: 2 (n - 1) / n of the buffer over the links,
+ * two barriers).  The fixed cost per stage, 6 us, is the middle of the
+ * published 4-8 us of a graph-captured one-shot kernel on NVLink (H100:
+ * SGLang PR #2904 3.7-5.9 us, vLLM PR #24111 7 us at 0.5 MB).
+ */
+#define CUSTOM_AR_STAGE_US 6.0
+#define CUSTOM_AR_MAX_BYTES (8.0 * 1024 * 1024)
+
+double comm_custom_all_reduce_ns(double bytes, uint32_t ranks, const struct comm_link *l)
+{
+	if (!l || !l->nvlink || l->bw_gbps <= 0 || bytes <= 0 || bytes > CUSTOM_AR_MAX_BYTES ||
+	    (ranks != 2 && ranks != 4 && ranks != 6 && ranks != 8) || (l->peers && ranks > l->peers))
+		return 0;
+	double n = ranks;
+	int one_shot = ranks == 2 || (ranks <= 4 && bytes < 512.0 * 1024) ||
+		       (ranks <= 8 && bytes < 256.0 * 1024);
+	if (one_shot)
+		return CUSTOM_AR_STAGE_US * 1e3 + (n - 1) * bytes / l->bw_gbps;
+	return 2 * CUSTOM_AR_STAGE_US * 1e3 + 2.0 * (n - 1) / n * bytes / l->bw_gbps;
+}
+
+int comm_is_custom_all_reduce(const char *name)
+{
+	return name && !strncmp(name, "cross_device_reduce", 19);
 }
 
 const char *comm_name(enum comm_op op)

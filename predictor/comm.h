@@ -44,6 +44,16 @@ void comm_link_init(const struct gpu_spec *g, struct comm_link *l, struct comm_l
  * reduce-scatter, the message for send/recv) among ranks GPUs. */
 double comm_time_ns(enum comm_op op, double bytes, uint32_t ranks, const struct comm_link *l);
 
+/* The custom all-reduce of serving engines (vLLM's custom_all_reduce.cuh,
+ * SGLang's, for tensor parallelism inside one NVLink node): time in ns for
+ * bytes among ranks GPUs, or 0 where the engine hands the call to NCCL
+ * (no NVLink between all ranks, ranks not 2/4/6/8, bytes above the cap). */
+double comm_custom_all_reduce_ns(double bytes, uint32_t ranks, const struct comm_link *l);
+
+/* Whether a kernel of this name is an engine's custom all-reduce
+ * (cross_device_reduce_1stage / _2stage). */
+int comm_is_custom_all_reduce(const char *kernel_name);
+
 const char *comm_name(enum comm_op op);
 
 #endif

@@ -10,6 +10,7 @@
  *    scaling if an origin time exists, else the roofline;
  *  - PRED_MLP when the tile model cannot describe the kernel: wave scaling if
  *    an origin time exists, else the roofline;
+ *  - PRED_ATTENTION when the kernel has no attention shape: the same;
  *  - PRED_AUTO takes pred_choose()'s method, then wave, then roofline, and
  *    when nothing is known about the kernel (no origin time, no FLOPs or
  *    bytes) PRED_NO_BASIS_NS, a typical launch-to-completion time of an
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "predictor/attention.h"
 #include "predictor/choose.h"
 #include "predictor/roofline.h"
 #include "predictor/tcgemm.h"
@@ -152,6 +154,10 @@ static int pred_run(const struct predictor *p, const struct pred_kernel *k,
 		if (vecop_predict(k, origin, target, out) == 0)
 			return 0;
 		return pred_fallback(k, origin, target, out);
+	case PRED_ATTENTION:
+		if (attention_predict(k, origin, target, out) == 0)
+			return 0;
+		return pred_fallback(k, origin, target, out);
 	case PRED_IDENTITY:
 		if (!pred_same_gpu(origin, target) || !(k->origin_ns > 0))
 			return -1;
@@ -233,7 +239,7 @@ static int pred_dispatch(const struct predictor *p, const struct pred_kernel *k,
 static const char *const pred_method_names[PRED_METHOD_COUNT] = {
 	[PRED_AUTO] = "auto", [PRED_WAVE] = "wave", [PRED_MLP] = "mlp",
 	[PRED_ROOFLINE] = "roofline", [PRED_IDENTITY] = "identity",
-	[PRED_TCGEMM] = "tcgemm", [PRED_VECOP] = "vecop",
+	[PRED_TCGEMM] = "tcgemm", [PRED_VECOP] = "vecop", [PRED_ATTENTION] = "attention",
 };
 
 const char *pred_method_name(enum pred_method m)

@@ -33,6 +33,8 @@ enum pred_method {
 	PRED_IDENTITY,    /* origin == target: the measured time unchanged     */
 	PRED_TCGEMM,      /* tensor-core GEMM model (tcgemm.c); ratio form too */
 	PRED_VECOP,       /* memory-bound vector-op model (vecop.c); ratio too */
+	PRED_ATTENTION,   /* fused attention of known shape (attention.c);
+			   * ratio form too                                  */
 	PRED_METHOD_COUNT
 };
 

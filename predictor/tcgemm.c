@@ -120,11 +120,17 @@ static double tc_eff_dt(const struct tcgemm_params *p, int dt)
 	return p->eff[dt] > 0 ? p->eff[dt] : p->eff[GPU_DT_FP16];
 }
 
+/* log of the power term (tcgemm.c's header): 0 when off or not limited. */
+static double tc_log_power(double log_wpt, const struct tcgemm_params *p)
+{
+	if (p->power_w_ref > 0 && !isnan(log_wpt) && log_wpt < log(p->power_w_ref))
+		return p->power_pow * (log_wpt - log(p->power_w_ref));
+	return 0;
+}
+
 static double tc_time(const struct tc_feat *f, const struct tcgemm_params *p, int *mem_bound)
 {
-	double lp = 0;
-	if (p->power_w_ref > 0 && !isnan(f->log_wpt) && f->log_wpt < log(p->power_w_ref))
-		lp = p->power_pow * (f->log_wpt - log(p->power_w_ref));
+	double lp = tc_log_power(f->log_wpt, p);
 	double eff = tc_eff_dt(p, f->dt) *
 		     exp(p->wave_pow * f->log_wave + p->pad_pow * f->log_pad + lp) *
 		     f->k / (f->k + p->k0);
@@ -145,6 +151,21 @@ double tcgemm_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 	if (tc_features(k, g, &f) < 0 || !(tc_eff_dt(p, f.dt) > 0) || !(p->bw_eff > 0))
 		return -1;
 	return tc_time(&f, p, NULL);
+}
+
+double tcgemm_rate_flops(const struct gpu_spec *g, enum gpu_dtype dt,
+			 const struct tcgemm_params *p)
+{
+	double in, outb;
+
+	if (!p)
+		p = &tcgemm_default_params;
+	if (!g || tc_sizes(dt, &in, &outb) < 0 || g->cc < 70 || g->sms == 0)
+		return 0;
+	double peak = roofline_peak_flops(g, dt) * gpu_matrix_eff(g);
+	double p16 = roofline_peak_flops(g, GPU_DT_FP16) / 1e12;
+	double log_wpt = g->tdp_w > 0 && p16 > 0 ? log(g->tdp_w / p16) : NAN;
+	return peak > 0 ? peak * tc_eff_dt(p, dt) * exp(tc_log_power(log_wpt, p)) : 0;
 }
 
 int tcgemm_predict(const struct pred_kernel *k, const struct gpu_spec *origin,

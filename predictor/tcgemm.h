@@ -52,6 +52,15 @@ extern const struct tcgemm_params tcgemm_default_params;
 double tcgemm_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 		       const struct tcgemm_params *p);
 
+/* The FLOP/s a tensor-core GEMM of dtype dt reaches on g when no wave,
+ * padding or depth loss applies (a huge GEMM): the dense peak x the
+ * vendor's matrix efficiency x eff_dt x the power term of p (NULL: the
+ * defaults).  Other tensor-core kernels (fused attention,
+ * predictor/attention.c) take their main loop's rate from it.  0 when dt
+ * has no tensor-core rate on g. */
+double tcgemm_rate_flops(const struct gpu_spec *g, enum gpu_dtype dt,
+			 const struct tcgemm_params *p);
+
 /* Predicts k on target: with an origin time (origin not NULL,
  * k->origin_ns > 0) T_o * model(target) / model(origin), else the model
  * itself.  Fills out (method PRED_ROOFLINE: an analytic bound with fitted

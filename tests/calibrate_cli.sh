@@ -19,15 +19,15 @@ printf 'gpu,config,weights,measured_ms,predicted_ms\nt4,a.json,held-out,100,110\
 	>"$D/e2e.csv"
 
 "$BIN" calibrate --emit "$D/k" "$D/e2e.csv" >"$D/table.c" 2>"$D/err" || { echo "FAIL: --emit: $(cat "$D/err")"; fail=1; }
-# auto (0), gemm (0), new architecture (2), trace (0), 40 rows; the
+# auto, gemm, new architecture, trace, 40 rows; the
 # quantile at 0 is the smallest error, -0.475
-grep -q '{ 0, 0, 2, 0, 40, {' "$D/table.c" || { echo "FAIL: no auto/gemm/trace row of 40 in the table"; fail=1; }
-grep -A1 '{ 0, 0, 2, 0, 40, {' "$D/table.c" | grep -q -- '-0.4750f' ||
+grep -q '{ PRED_AUTO, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, 40, {' "$D/table.c" || { echo "FAIL: no auto/gemm/trace row of 40 in the table"; fail=1; }
+grep -A1 '{ PRED_AUTO, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, 40, {' "$D/table.c" | grep -q -- '-0.4750f' ||
 	{ echo "FAIL: the gemm row does not start at -0.475"; fail=1; }
 grep -q 'interval_table_len = ' "$D/table.c" || { echo "FAIL: no table length"; fail=1; }
 # one held-out iteration (the in-sample one is not read): fewer than the
 # rows a key needs, so no iteration row
-if grep -q '{ 0, 4, 2, 1,' "$D/table.c"; then echo "FAIL: an iteration row from one iteration"; fail=1; fi
+if grep -q '{ PRED_AUTO, IV_CLASS_ITERATION,' "$D/table.c"; then echo "FAIL: an iteration row from one iteration"; fail=1; fi
 
 # 80%: the P4's quantiles 0.095 .. 0.855 (order statistics 1.9 and 17.1
 # of 0..19) hold 8 of the T4's errors (0.125 .. 0.475); the T4's -0.38 ..

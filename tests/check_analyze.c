@@ -1078,6 +1078,61 @@ START_TEST(gemm_transposed_operand)
 }
 END_TEST
 
+/* Attention shapes of operator records are kept once in the kernel table:
+ * two records of one shape get one id (and so one configuration), another
+ * shape another id, a record without a shape none. */
+START_TEST(attention_shapes_interned)
+{
+	struct ktable *t = ktable_new();
+	struct trace_op o;
+	struct ktable_lib l1, l2, l3, l4;
+
+	ck_assert_ptr_nonnull(t);
+	memset(&o, 0, sizeof(o));
+	o.kind = TRACE_OPK_ATTENTION;
+	o.dtype = TRACE_DT_BF16;
+	o.attn.impl = TRACE_ATTN_FLASH;
+	o.attn.form = TRACE_ATTN_DECODE;
+	o.attn.seqs = 4;
+	o.attn.heads = 32;
+	o.attn.kv_heads = 8;
+	o.attn.head_dim = o.attn.head_dim_v = 128;
+	o.attn.q_tokens = 4;
+	o.attn.kv_tokens = 4 * 513;
+	o.attn.max_kv = 513;
+	o.attn.pairs = 4 * 513;
+	ck_assert_int_eq(ktable_lib_from_op(t, &l1, &o), 0);
+	ck_assert_int_eq(ktable_lib_from_op(t, &l2, &o), 0);
+	o.attn.kv_tokens += 4;     /* the next decode step */
+	o.attn.max_kv += 1;
+	o.attn.pairs += 4;
+	ck_assert_int_eq(ktable_lib_from_op(t, &l3, &o), 0);
+	o.attn.impl = TRACE_ATTN_NONE;
+	ck_assert_int_eq(ktable_lib_from_op(t, &l4, &o), 0);
+	ck_assert_uint_eq(l1.attn, 1);
+	ck_assert_uint_eq(l2.attn, 1);
+	ck_assert_uint_eq(l3.attn, 2);
+	ck_assert_uint_eq(l4.attn, 0);
+	const struct pred_attn *a = ktable_attn(t, l3.attn);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(a->form, PRED_ATTN_DECODE);
+	ck_assert_uint_eq(a->max_kv, 514);
+	ck_assert(a->pairs == 4.0 * 514);
+	ck_assert_ptr_null(ktable_attn(t, 0));
+	ck_assert_ptr_null(ktable_attn(t, 3));
+	struct trace_kernel k;
+	struct ktable_key k1, k3;
+	memset(&k, 0, sizeof(k));
+	k.name = 1;
+	ktable_key_init(&k1, &k, &l1);
+	ktable_key_init(&k3, &k, &l3);
+	ck_assert_int_eq(ktable_intern(t, &k1), 0);
+	ck_assert_int_eq(ktable_intern(t, &k3), 1);
+	ck_assert_uint_eq(ktable_entry(t, 1)->key.attn, 2);
+	ktable_free(t);
+}
+END_TEST
+
 /* The same batched GEMM recorded with and without a transposed second
  * operand, predicted on an AMD target (whose scale slows the Q K^T class)
  * and on an NVIDIA one (no scale: the two predict alike).  The origin's
@@ -1167,6 +1222,7 @@ int main(void)
 	tcase_add_test(tc, iterations_that_exist);
 	tcase_add_test(tc, pinned_copy_does_not_wait);
 	tcase_add_test(tc, transposed_gemm_on_amd);
+	tcase_add_test(tc, attention_shapes_interned);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

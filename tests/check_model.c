@@ -195,6 +195,12 @@ START_TEST(flash_attention_calls)
 	o.dtype = GPU_DT_FP32;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
 	ck_assert(strstr(err, "flash") != NULL);
+	/* nor a bias added to the scores (T5's relative positions) */
+	ck_assert_int_eq(model_config_builtin("t5-base", &c), 0);
+	o.dtype = GPU_DT_BF16;
+	o.mode = MODEL_INFERENCE;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert(strstr(err, "position bias") != NULL);
 }
 END_TEST
 
@@ -1293,6 +1299,216 @@ START_TEST(zero_waits)
 }
 END_TEST
 
+
+/* Training stacks.  Activation checkpointing: full runs every block's
+ * forward kernels again in backward (the backward's GEMM FLOPs grow by
+ * exactly the blocks' forward GEMM FLOPs); torchtitan's selective policy
+ * recomputes every second matmul of a block (GPT-2: c_attn, c_proj, c_fc,
+ * c_proj -> the two c_proj, 2bsh^2 + 8bsh^2) and no attention product. */
+START_TEST(act_ckpt_recompute)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o = zero_opts(0);
+	o.dp = 1;
+	o.dtype = GPU_DT_BF16;
+	o.attention = MODEL_ATTN_SDPA;
+	struct model_seq s0, sf, ss;
+	ck_assert_int_eq(model_build(&c, &o, &s0, NULL, 0), 0);
+	o.act_ckpt = MODEL_CKPT_FULL;
+	ck_assert_int_eq(model_build(&c, &o, &sf, NULL, 0), 0);
+	o.act_ckpt = MODEL_CKPT_SELECTIVE;
+	ck_assert_int_eq(model_build(&c, &o, &ss, NULL, 0), 0);
+	double b = 2, sl = 1024, h = 768;
+	for (int32_t l = 0; l < 12; l++) {
+		double fwd = layer_sum(&s0, l, MODEL_PH_FORWARD, PRED_OP_GEMM, NULL);
+		double bwd0 = layer_sum(&s0, l, MODEL_PH_BACKWARD, PRED_OP_GEMM, NULL);
+		double bwdf = layer_sum(&sf, l, MODEL_PH_BACKWARD, PRED_OP_GEMM, NULL);
+		double bwds = layer_sum(&ss, l, MODEL_PH_BACKWARD, PRED_OP_GEMM, NULL);
+		ck_assert_double_eq_tol(fwd, 24 * b * sl * h * h, 1);
+		ck_assert_double_eq_tol(bwdf - bwd0, fwd, 1);
+		ck_assert_double_eq_tol(bwds - bwd0, 10 * b * sl * h * h, 1);
+		double att0 = layer_sum(&s0, l, MODEL_PH_BACKWARD, PRED_OP_ATTENTION, NULL);
+		double atts = layer_sum(&ss, l, MODEL_PH_BACKWARD, PRED_OP_ATTENTION, NULL);
+		double attf = layer_sum(&sf, l, MODEL_PH_BACKWARD, PRED_OP_ATTENTION, NULL);
+		ck_assert_double_eq_tol(atts, att0, 1);
+		ck_assert_double_gt(attf, att0);
+	}
+	/* the forward is the same, the memory less */
+	ck_assert_double_eq_tol(model_seq_flops(&sf, MODEL_PH_FORWARD),
+				model_seq_flops(&s0, MODEL_PH_FORWARD), 1);
+	struct model_memory m0, mf;
+	o.act_ckpt = MODEL_CKPT_NONE;
+	model_memory(&c, &o, &s0, &m0);
+	o.act_ckpt = MODEL_CKPT_FULL;
+	model_memory(&c, &o, &sf, &mf);
+	/* full keeps each block's input, b s h 16-bit elements */
+	double X = b * sl * h * 2;
+	ck_assert_double_lt(mf.activations, m0.activations / 5);
+	ck_assert_double_ge(mf.activations, 12 * X);
+	model_seq_release(&s0);
+	model_seq_release(&sf);
+	model_seq_release(&ss);
+}
+END_TEST
+
+/* Gradient accumulation: N micro-batches take N times the compute, and
+ * DDP's all-reduces run once (no_sync), so on a GPU the step takes less
+ * than N single steps and more than N - 1. */
+START_TEST(grad_accum_steps)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o = zero_opts(0);
+	o.dtype = GPU_DT_BF16;
+	const struct gpu_spec *g = gpu_find("a100-sxm4-80");
+	ck_assert_ptr_nonnull(g);
+	struct model_seq s;
+	struct model_timing t1, t4;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t1), 0);
+	o.grad_accum = 4;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t4), 0);
+	ck_assert_double_eq_tol(t4.phase_ns[MODEL_PH_FORWARD], 4 * t1.phase_ns[MODEL_PH_FORWARD],
+				t1.phase_ns[MODEL_PH_FORWARD] * 1e-9);
+	ck_assert_double_eq_tol(t4.phase_ns[MODEL_PH_OPTIMIZER], t1.phase_ns[MODEL_PH_OPTIMIZER],
+				t1.phase_ns[MODEL_PH_OPTIMIZER] * 1e-9);
+	ck_assert_double_eq_tol(t4.comm_ns, t1.comm_ns, t1.comm_ns * 1e-9);
+	ck_assert_double_lt(t4.iteration_ns, 4 * t1.iteration_ns);
+	ck_assert_double_gt(t4.iteration_ns, 3 * t1.iteration_ns);
+	/* FSDP reduce-scatters every micro-batch */
+	model_seq_release(&s);
+	o = zero_opts(3);
+	o.dtype = GPU_DT_BF16;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t1), 0);
+	o.grad_accum = 4;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t4), 0);
+	ck_assert_double_gt(t4.comm_ns, 3.9 * t1.comm_ns);
+	model_seq_release(&s);
+}
+END_TEST
+
+/* Stacks: compile fuses the element-wise chains (fewer kernels, the same
+ * GEMMs and attention); te also joins Q/K/V and gate/up and drops the
+ * gradient-accumulation adds. */
+START_TEST(stack_fusion)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-3.2-1b", &c), 0);
+	struct model_opts o = zero_opts(0);
+	o.dp = 1;
+	o.dtype = GPU_DT_BF16;
+	o.attention = MODEL_ATTN_SDPA;
+	struct model_seq se, sc, st;
+	ck_assert_int_eq(model_build(&c, &o, &se, NULL, 0), 0);
+	o.stack = MODEL_STACK_COMPILE;
+	ck_assert_int_eq(model_build(&c, &o, &sc, NULL, 0), 0);
+	o.stack = MODEL_STACK_TE;
+	ck_assert_int_eq(model_build(&c, &o, &st, NULL, 0), 0);
+	size_t ne, nc, nt, ge, gc, gt;
+	layer_sum(&se, 5, MODEL_PH_FORWARD, PRED_OP_COUNT, &ne);
+	layer_sum(&sc, 5, MODEL_PH_FORWARD, PRED_OP_COUNT, &nc);
+	layer_sum(&st, 5, MODEL_PH_FORWARD, PRED_OP_COUNT, &nt);
+	double fe = layer_sum(&se, 5, MODEL_PH_FORWARD, PRED_OP_GEMM, &ge);
+	double fc = layer_sum(&sc, 5, MODEL_PH_FORWARD, PRED_OP_GEMM, &gc);
+	double ft = layer_sum(&st, 5, MODEL_PH_FORWARD, PRED_OP_GEMM, &gt);
+	/* Llama layer, eager: 7 GEMMs and about 40 other kernels; compiled:
+	 * the 7 GEMMs, the attention and one kernel per chain between them
+	 * (norm; RoPE of q and k with the KV repeat; head merge; residual +
+	 * norm; SiLU * up; residual) */
+	ck_assert_uint_eq(ge, 7);
+	ck_assert_uint_eq(gc, 7);
+	ck_assert_uint_eq(gt, 4);               /* qkv, o, gate+up, down */
+	ck_assert_uint_gt(ne, 35);
+	ck_assert_uint_le(nc, 7 + 1 + 6);
+	ck_assert_double_eq_tol(fc, fe, 1);
+	ck_assert_double_eq_tol(ft, fe, 1);
+	ck_assert_uint_lt(nt, nc);
+	size_t acc_e = 0, acc_t = 0;
+	for (size_t i = 0; i < se.n; i++)
+		acc_e += se.v[i].role == MODEL_ROLE_GRAD_ACC;
+	for (size_t i = 0; i < st.n; i++)
+		acc_t += st.v[i].role == MODEL_ROLE_GRAD_ACC;
+	ck_assert_uint_gt(acc_e, 0);
+	ck_assert_uint_eq(acc_t, 0);
+	model_seq_release(&se);
+	model_seq_release(&sc);
+	model_seq_release(&st);
+}
+END_TEST
+
+/* FP8: the blocks' linears run their three GEMMs in FP8, the LM head in
+ * BF16; tensorwise scaling reads each input 2 + 2 times and writes it
+ * twice in FP8 (torchao's roofline: 6N bytes of a 16-bit N). */
+START_TEST(fp8_linears)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-3.2-1b", &c), 0);
+	struct model_opts o = zero_opts(0);
+	o.dp = 1;
+	o.dtype = GPU_DT_BF16;
+	o.fp8 = 1;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t fp8 = 0, bf16 = 0, scale = 0;
+	double first = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->k.op == PRED_OP_GEMM && k->k.batch <= 1) {
+			if (k->k.dtype == GPU_DT_FP8) {
+				fp8++;
+				ck_assert_int_ge(k->layer, 0);
+			} else {
+				bf16++;
+			}
+		}
+		if (k->layer == 0 && k->phase == MODEL_PH_FORWARD &&
+		    (strstr(k->k.name, "MaxOps") || strstr(k->k.name, "fp8_scaled_cast"))) {
+			if (scale < 2)  /* the q projection's input: amax, cast */
+				first += k->k.bytes;
+			scale++;
+		}
+	}
+	ck_assert_uint_eq(fp8, 16 * 7 * 3);
+	ck_assert_uint_eq(bf16, 3);             /* the LM head: forward, dX, dW */
+	ck_assert_uint_eq(scale, 7 * 4);        /* input and weight: amax, cast */
+	double N = 2.0 * 1024 * 2048;           /* b s h */
+	ck_assert_double_eq_tol(first, 6 * N, 1);
+	model_seq_release(&s);
+	const struct gpu_spec *a100 = gpu_find("a100-sxm4-80");
+	char err[200];
+	ck_assert_int_eq(model_target_check(&o, a100, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "fp8"));
+}
+END_TEST
+
+/* --power-limit: compute peaks scale with the cap below the TDP, memory
+ * bandwidth does not; at or above the TDP the GPU is itself. */
+START_TEST(power_limit_target)
+{
+	struct model_cli m;
+	model_cli_init(&m);
+	char err[200];
+	const struct gpu_spec *g = gpu_find("h100-sxm"), *t;
+	struct gpu_spec tmp;
+	ck_assert_int_eq(model_cli_set(&m, "power-limit", "500", err, sizeof(err)), 0);
+	t = model_cli_target(&m, g, &tmp);
+	ck_assert_ptr_eq(t, &tmp);
+	ck_assert_double_eq_tol(t->peak_tflops[GPU_DT_BF16], g->peak_tflops[GPU_DT_BF16] * 500 / 700, 1e-9);
+	ck_assert_double_eq(t->mem_bw_gbps, g->mem_bw_gbps);
+	ck_assert_int_eq(model_cli_set(&m, "power-limit", "800", err, sizeof(err)), 0);
+	ck_assert_ptr_eq(model_cli_target(&m, g, &tmp), g);
+	ck_assert_int_eq(model_cli_set(&m, "power-limit", "lots", err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_int_eq(model_cli_set(&m, "act-ckpt", "some", err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_int_eq(model_cli_set(&m, "stack", "jax", err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_int_eq(model_cli_set(&m, "grad-accum", "0", err, sizeof(err)), SURFER_EINVAL);
+	/* the stack's launch cost unless --launch-us is given */
+	ck_assert_int_eq(model_cli_set(&m, "stack", "compile", err, sizeof(err)), 0);
+	ck_assert_double_eq(model_cli_launch_ns(&m), 6500);
+	ck_assert_int_eq(model_cli_set(&m, "launch-us", "20", err, sizeof(err)), 0);
+	ck_assert_double_eq(model_cli_launch_ns(&m), 20000);
+}
+END_TEST
+
 START_TEST(bad_options)
 {
 	struct model_config c = gpt2_small();
@@ -1312,6 +1528,191 @@ START_TEST(bad_options)
 	ck_assert_int_ne(model_dtype_parse("int3", &dt), 0);
 	enum model_mode m;
 	ck_assert_int_ne(model_mode_parse("serving", &m), 0);
+}
+END_TEST
+
+/* A Llama-style config of hand-checkable sizes: 2 layers, hidden 256, 8
+ * heads of 32, 2 KV heads, MLP 512, vocab 1100. */
+static struct model_config tiny_llama(void)
+{
+	struct model_config c;
+	memset(&c, 0, sizeof(c));
+	snprintf(c.name, sizeof(c.name), "tiny");
+	c.family = MODEL_FAM_LLAMA;
+	c.layers = 2;
+	c.hidden = 256;
+	c.heads = 8;
+	c.kv_heads = 2;
+	c.head_dim = 32;
+	c.ffn = 512;
+	c.vocab = 1100;
+	c.act = MODEL_ACT_SILU;
+	c.gated = 1;
+	return c;
+}
+
+START_TEST(engine_decode_step)
+{
+	/* SGLang decode of 3 sequences with 100, 200, 300 cached tokens: the
+	 * attention reads each cache once, KV heads only: (101 + 201 + 301)
+	 * keys x 2 KV heads x 32 x (K and V) x 2 bytes, plus q and o of 3
+	 * tokens x 8 heads x 32 x 2 x 2 bytes.  The graph pads 3 rows to 4
+	 * (the captured sizes 1, 2, 4, 8, 12, ...): QKV is [4, 256] x [256,
+	 * (8 + 4) x 32]; the LM head runs on every row, inside the graph;
+	 * only the argmax after it is launched on its own. */
+	struct model_config c = tiny_llama();
+	struct model_opts o;
+	model_opts_init(&o);
+	uint32_t ctx[3] = { 100, 200, 300 };
+	o.engine = MODEL_ENGINE_SGLANG;
+	o.mode = MODEL_DECODE;
+	o.dtype = GPU_DT_BF16;
+	o.lens = ctx;
+	o.nlens = o.batch = 3;
+	struct model_seq s;
+	char err[200];
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	size_t attn = 0, gemm = 0, eager = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_kernel *k = &s.v[i].k;
+		if (k->op == PRED_OP_ATTENTION) {
+			double want = 603.0 * 2 * 32 * 2 * 2 + 3.0 * 8 * 32 * 2 * 2;
+			ck_assert_double_eq_tol(k->bytes, want, 1e-9 * want);
+			attn++;
+		}
+		if (k->op == PRED_OP_GEMM && gemm++ == 0) {
+			ck_assert_uint_eq(k->m, 4);
+			ck_assert_uint_eq(k->n, 12 * 32);
+			ck_assert_uint_eq(k->k, 256);
+		}
+		if (k->op == PRED_OP_GEMM && k->n == 1100)
+			ck_assert_uint_eq(k->m, 4);
+		eager += !s.v[i].graph;
+	}
+	ck_assert_uint_eq(attn, 2);
+	ck_assert_uint_eq(eager, 1);
+	ck_assert(s.v[0].cpu_before_ns > 0);
+	/* the cache after the step: 603 tokens x 2 layers x 2 x 2 x 32 x 2 B */
+	ck_assert_double_eq_tol(s.kv_cache_bytes, 603.0 * 2 * 2 * 2 * 32 * 2, 1e-6);
+	model_seq_release(&s);
+}
+END_TEST
+
+START_TEST(engine_prefill_last_tokens)
+{
+	/* vLLM prefill of prompts of 600 and 700 tokens (above its 512-token
+	 * piecewise graphs: eager): the GEMMs take the 1300 tokens as one
+	 * ragged batch, the LM head only the 2 last tokens; attention is
+	 * causal per prompt, 4 x 8 x 32 x n (n + 1) / 2 FLOPs each. */
+	struct model_config c = tiny_llama();
+	struct model_opts o;
+	model_opts_init(&o);
+	uint32_t lens[2] = { 600, 700 };
+	o.engine = MODEL_ENGINE_VLLM;
+	o.mode = MODEL_PREFILL;
+	o.dtype = GPU_DT_BF16;
+	o.lens = lens;
+	o.nlens = o.batch = 2;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	int head = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_kernel *k = &s.v[i].k;
+		ck_assert(!s.v[i].graph);
+		if (k->op == PRED_OP_GEMM && k->n == 1152) {  /* vocab padded to 64 */
+			ck_assert_uint_eq(k->m, 2);
+			head++;
+		} else if (k->op == PRED_OP_GEMM) {
+			ck_assert_uint_eq(k->m, 1300);
+		}
+		if (k->op == PRED_OP_ATTENTION) {
+			double want = 4.0 * 8 * 32 * (600.0 * 601 / 2 + 700.0 * 701 / 2);
+			ck_assert_double_eq_tol(k->flops, want, 1e-9 * want);
+		}
+	}
+	ck_assert_int_eq(head, 1);
+	model_seq_release(&s);
+	/* hf refuses the engines' mode */
+	o.engine = MODEL_ENGINE_HF;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), SURFER_EINVAL);
+}
+END_TEST
+
+START_TEST(engine_mla_and_windows)
+{
+	/* DeepSeek-style MLA: a decode step of 2 sequences with 100 cached
+	 * tokens caches one latent row (kv_lora 64 + rope 16) per token and
+	 * layer: 2 layers x 202 x 80 x 2 bytes; its attention is the absorbed
+	 * form, one KV head of 80 dims, values 64 wide.  hf refuses it with
+	 * the reason. */
+	static const char *mla =
+		"{\"model_type\": \"deepseek_v3\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		" \"num_key_value_heads\": 4, \"num_hidden_layers\": 2, \"intermediate_size\": 512,"
+		" \"moe_intermediate_size\": 64, \"n_routed_experts\": 8, \"n_shared_experts\": 1,"
+		" \"num_experts_per_tok\": 2, \"first_k_dense_replace\": 1, \"q_lora_rank\": 0,"
+		" \"kv_lora_rank\": 64, \"qk_nope_head_dim\": 32, \"qk_rope_head_dim\": 16,"
+		" \"v_head_dim\": 32, \"vocab_size\": 1000}";
+	struct model_config c;
+	char err[300];
+	ck_assert_int_eq(model_config_parse(mla, "mla", &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.kv_lora, 64);
+	struct model_opts o;
+	model_opts_init(&o);
+	o.engine = MODEL_ENGINE_SGLANG;
+	o.mode = MODEL_DECODE;
+	o.dtype = GPU_DT_BF16;
+	o.batch = 2;
+	o.seq = 100;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(s.kv_cache_bytes, 2.0 * 202 * 80 * 2, 1e-6);
+	int mla_calls = 0, grouped = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_kernel *k = &s.v[i].k;
+		if (k->op == PRED_OP_ATTENTION) {
+			ck_assert_int_eq(k->attn.form, PRED_ATTN_MLA_DECODE);
+			ck_assert_uint_eq(k->attn.kv_heads, 1);
+			ck_assert_uint_eq(k->attn.head_dim, 80);
+			ck_assert_uint_eq(k->attn.head_dim_v, 64);
+			mla_calls++;
+		}
+		/* the routed experts only in layer 1 (layer 0 is dense) */
+		if (k->op == PRED_OP_GEMM && k->batch > 1 && k->k == 256) {
+			ck_assert_int_eq(s.v[i].layer, 1);
+			grouped++;
+		}
+	}
+	ck_assert_int_eq(mla_calls, 2);
+	ck_assert_int_eq(grouped, 1);
+	model_seq_release(&s);
+	o.engine = MODEL_ENGINE_HF;
+	o.mode = MODEL_INFERENCE;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EUNKNOWN);
+	ck_assert_ptr_nonnull(strstr(err, "n_routed_experts"));
+
+	/* Gemma 2: layer 0 attends to the last 64 keys, layer 1 to all.  A
+	 * 200-token prompt: layer 0's pairs are the causal block of the first
+	 * 64 queries (64 x 65 / 2) and 136 queries of 64 keys; layer 1's
+	 * 200 x 201 / 2. */
+	static const char *gemma =
+		"{\"model_type\": \"gemma2\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		" \"num_key_value_heads\": 2, \"head_dim\": 64, \"num_hidden_layers\": 2,"
+		" \"intermediate_size\": 512, \"vocab_size\": 1000, \"sliding_window\": 64,"
+		" \"final_logit_softcapping\": 30.0, \"attn_logit_softcapping\": 50.0,"
+		" \"hidden_activation\": \"gelu_pytorch_tanh\"}";
+	ck_assert_int_eq(model_config_parse(gemma, "gemma", &c, err, sizeof(err)), 0);
+	o.engine = MODEL_ENGINE_VLLM;
+	o.mode = MODEL_PREFILL;
+	o.batch = 1;
+	o.seq = 200;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	double pairs[2] = { 0, 0 };
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].k.op == PRED_OP_ATTENTION)
+			pairs[s.v[i].layer] += s.v[i].k.attn.pairs;
+	ck_assert_double_eq_tol(pairs[0], 64.0 * 65 / 2 + 136.0 * 64, 1e-9);
+	ck_assert_double_eq_tol(pairs[1], 200.0 * 201 / 2, 1e-9);
+	model_seq_release(&s);
 }
 END_TEST
 
@@ -1347,6 +1748,14 @@ int main(void)
 	tcase_add_test(t, memory_zero);
 	tcase_add_test(t, zero_collectives);
 	tcase_add_test(t, zero_waits);
+	tcase_add_test(t, act_ckpt_recompute);
+	tcase_add_test(t, grad_accum_steps);
+	tcase_add_test(t, stack_fusion);
+	tcase_add_test(t, fp8_linears);
+	tcase_add_test(t, power_limit_target);
+	tcase_add_test(t, engine_decode_step);
+	tcase_add_test(t, engine_prefill_last_tokens);
+	tcase_add_test(t, engine_mla_and_windows);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

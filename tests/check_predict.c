@@ -376,6 +376,52 @@ static const struct {
 	{"void at::native::reduce_kernel<512, 1, ReduceOp<double>>()", PRED_OP_REDUCTION, GPU_DT_FP64},
 	{"flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::half_t>>",
 	 PRED_OP_ATTENTION, GPU_DT_FP16},
+	/* fused attention, spelled as the implementations' sources name their
+	 * kernels and templates and torch.profiler demangles them */
+	{"void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, false, "
+	 "false, cutlass::bfloat16_t, Flash_kernel_traits<128, 64, 128, 4, cutlass::bfloat16_t>>, "
+	 "false, true, false, false, true, false, false>(flash::Flash_fwd_params)",
+	 PRED_OP_ATTENTION, GPU_DT_BF16},
+	{"void flash::flash_fwd_splitkv_combine_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, "
+	 "false, false, cutlass::half_t, Flash_kernel_traits<128, 64, 128, 4, cutlass::half_t>>, 4, "
+	 "1, true>(flash::Flash_fwd_params)", PRED_OP_ATTENTION, GPU_DT_FP16},
+	{"void flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<128, 64, "
+	 "128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t>, true, false, false, false, false, "
+	 "true, false>(flash::Flash_bwd_params)", PRED_OP_ATTENTION, GPU_DT_BF16},
+	{"void flash::flash_bwd_dot_do_o_kernel<true, Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, "
+	 "2, false, false, cutlass::bfloat16_t>>(flash::Flash_bwd_params)", PRED_OP_ATTENTION,
+	 GPU_DT_BF16},
+	{"void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<"
+	 "flash::CollectiveMainloopFwdSm90<2, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1>>, "
+	 "cute::tuple<cute::C<128>, cute::C<128>, cute::C<128>>, 128, cutlass::bfloat16_t, float, "
+	 "cutlass::arch::Sm90, true, false, false, true, false, false, true, false, false>>>>"
+	 "(flash::FlashAttnFwdSm90<>::Params)", PRED_OP_ATTENTION, GPU_DT_BF16},
+	{"void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<"
+	 "flash::CollectiveMainloopFwdSm90<2, cute::tuple<cute::C<1>>, cute::tuple<cute::C<128>, "
+	 "cute::C<224>, cute::C<128>>, 128, cutlass::float_e4m3_t, float, cutlass::arch::Sm90>>>>"
+	 "(Params)", PRED_OP_ATTENTION, GPU_DT_FP8},
+	{"void flashinfer::BatchPrefillWithPagedKVCacheKernel<flashinfer::KernelTraits<"
+	 "(flashinfer::MaskMode)1, 128u, 1u, 4u, 8u, 8u, 1u, 4u, (flashinfer::PosEncodingMode)0, "
+	 "__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, float, int, flashinfer::DefaultAttention<"
+	 "false, false, false, false>>, flashinfer::BatchPrefillPagedParams<__nv_bfloat16, "
+	 "__nv_bfloat16, __nv_bfloat16, int>>(...)", PRED_OP_ATTENTION, GPU_DT_BF16},
+	{"void flashinfer::BatchDecodeWithPagedKVCacheKernel<(flashinfer::PosEncodingMode)0, 2u, 4u, "
+	 "8u, 16u, 1u, 8u, flashinfer::DefaultAttention<false, false, false, false>, "
+	 "flashinfer::BatchDecodeParams<__half, __half, __half, int>>(...)", PRED_OP_ATTENTION,
+	 GPU_DT_FP16},
+	{"void flashinfer::MergeStatesKernel<8u, 16u, 8u, 4u, __nv_bfloat16>(__nv_bfloat16*, float*, "
+	 "unsigned int, unsigned int, __nv_bfloat16*, float*)", PRED_OP_ATTENTION, GPU_DT_BF16},
+	{"cudnn_generated_fort_native_sdpa_sm90_knob_7_128x128x128_4x1x1_kernel0_0",
+	 PRED_OP_ATTENTION, GPU_DT_FP32},
+	{"fmha_cutlassF_bf16_aligned_64x128_rf_sm80(PyTorchMemEffAttention::AttentionKernel<"
+	 "cutlass::bfloat16_t, cutlass::arch::Sm80, true, 64, 128, 128, true, true>::Params)",
+	 PRED_OP_ATTENTION, GPU_DT_BF16},
+	/* FlashInfer's other kernels are not attention */
+	{"void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>(__nv_bfloat16*, "
+	 "__nv_bfloat16*, __nv_bfloat16*, unsigned int, unsigned int, float)", PRED_OP_NORM,
+	 GPU_DT_BF16},
+	{"void flashinfer::activation::act_and_mul_kernel<__nv_bfloat16, &(silu(float const&))>("
+	 "__nv_bfloat16*, __nv_bfloat16 const*, int)", PRED_OP_ELEMENTWISE, GPU_DT_BF16},
 	{"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", PRED_OP_COMM,
 	 GPU_DT_BF16},
 	{"softmax_warp_forward", PRED_OP_SOFTMAX, GPU_DT_FP32},

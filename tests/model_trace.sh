@@ -3,7 +3,7 @@
 # --model ... --write-trace FILE writes the built program as a surfer trace,
 # and analyzing FILE predicts the iteration the model path predicted, on
 # every GPU surfer knows (within 0.1 %), for training (DDP, ZeRO 3, pipeline
-# stages), inference, decode and generate; --chrome-trace, --html and --csv
+# stages), inference, decode and generate, with FlashAttention kernels too; --chrome-trace, --html and --csv
 # work with --model.  The JSON checks need python3 (skipped without it).
 . "$(dirname "$0")/lib.sh"
 BIN="$B/surfer-analyze"
@@ -47,6 +47,11 @@ same_times pp gpt2-medium --mode training --batch 8 --seq 256 --pp 4 --microbatc
 same_times inference bert-base --batch 4 --seq 256 --head classify
 same_times decode llama-3-8b --mode decode --batch 8 --seq 1024 --dtype bf16 --tp 2
 same_times generate gpt2 --mode generate --batch 2 --seq 64 --new-tokens 8
+# FlashAttention kernels described by their shape (trace format 1.3):
+# training (forward and backward) and a generate's decode steps
+same_times flash_train llama-3-8b --mode training --batch 1 --seq 512 --dtype bf16 --attention flash
+same_times flash_generate llama-3-8b --mode generate --batch 4 --seq 256 --new-tokens 4 --dtype bf16 \
+	--attention flash --tp 2
 
 # What a recorder would have written: one operator record per kernel, no
 # GPU times, a timing that says no GPU ran it, the DDP buckets on a second

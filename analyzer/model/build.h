@@ -33,6 +33,7 @@ struct fop {
 	double nin;             /* elementwise: tensors read per element      */
 	const char *bwd_name;   /* elementwise: backward kernel name          */
 	int param;              /* owns parameters (grad accumulation)        */
+	int fp8;                /* linear: its GEMMs in FP8                   */
 	double param_elems;
 	struct pred_attn attn;  /* F_ATTN: the call                           */
 };
@@ -60,6 +61,9 @@ struct bld {
 				 * layers, [1 + i] layer i                  */
 	uint32_t nunits;
 	uint32_t wait_next;     /* the next kernel's wait (model_kernel.wait) */
+	/* forward kernels of each unit, [lo, hi) in s->v, for recompute:
+	 * [0] outside the layers, [1 + i] layer i */
+	size_t *fwd_lo, *fwd_hi;
 };
 
 static inline uint64_t cdiv(uint64_t a, uint64_t b)
@@ -131,10 +135,24 @@ void op_sdpa(struct bld *B, uint64_t bh, uint64_t sq, uint64_t sk, uint64_t d, i
  * (row-parallel output) or in the backward pass (column-parallel input). */
 void op_tp(struct bld *B, int forward, double n);
 
+/* --dtype fp8: the scaling kernels of one linear's operands, per the
+ * recipe, before its GEMMs (forward: input and weight; backward: the
+ * output's gradient and the weight's transposed copy). */
+void bld_fp8_casts(struct bld *B, int forward, double x_elems, double w_elems);
+
+/* Whether the linear of this shape runs in FP8 under B's options. */
+int bld_fp8_linear(const struct bld *B, uint64_t in, uint64_t out);
+
 /* AccumulateGrad: param.grad += grad over elems. */
 void bld_grad_accumulate(struct bld *B, double elems, uint64_t cols);
 
 /* The kernels autograd launches for the remembered op f. */
 void bld_backward_op(struct bld *B, const struct fop *f);
+
+/* model_build for o->engine vLLM or SGLang (serve.c): the engine's
+ * kernels for o->mode prefill, decode or serve (inference: a prefill of
+ * batch x seq).  Same contract as model_build. */
+int serve_build(const struct model_config *c, const struct model_opts *o, struct model_seq *s,
+		char *err, size_t errlen);
 
 #endif

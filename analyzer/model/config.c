@@ -62,6 +62,11 @@ static const struct builtin builtins[] = {
 	{ "opt-6.7b", MODEL_FAM_OPT, 32, 0, 4096, 32, 32, 128, 16384, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0 },
 	{ "llama-2-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 32, 128, 11008, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
 	{ "llama-3-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
+	/* meta-llama/Llama-3.1-70B and -405B config.json (rope_scaling: no
+	 * kernel of its own); mistralai/Mixtral-8x22B-v0.1 config.json */
+	{ "llama-3.1-70b", MODEL_FAM_LLAMA, 80, 0, 8192, 64, 8, 128, 28672, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
+	{ "llama-3.1-405b", MODEL_FAM_LLAMA, 126, 0, 16384, 128, 8, 128, 53248, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
+	{ "mixtral-8x22b", MODEL_FAM_LLAMA, 56, 0, 6144, 48, 8, 128, 16384, 32768, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0 },
 	{ "llama-3.2-1b", MODEL_FAM_LLAMA, 16, 0, 2048, 32, 8, 64, 8192, 128256, 0, MODEL_ACT_SILU, 1, 0, 1, 0, 0, 0.0, 0.0 },
 	{ "mistral-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
 	{ "qwen2-7b", MODEL_FAM_LLAMA, 28, 0, 3584, 28, 4, 128, 18944, 152064, 0, MODEL_ACT_SILU, 1, 1, 0, 0, 0, 0.0, 0.0 },
@@ -241,12 +246,16 @@ static int unsupported(json_t *root, const char *mt, char *err, size_t errlen)
 	const char *arch = arch_of(root), *who = arch ? arch : mt ? mt : "config";
 	int t5 = mt && (!strcasecmp(mt, "switch_transformers") || !strcasecmp(mt, "t5") ||
 			!strcasecmp(mt, "mt5"));
+	/* Qwen3-MoE: every layer's MLP is num_experts routed experts of
+	 * moe_intermediate_size, no shared expert (Qwen3MoeSparseMoeBlock) */
+	int qwen3_moe = mt && !strcasecmp(mt, "qwen3_moe");
 	static const char *const moe[] = {
 		"num_experts", "n_routed_experts", "moe_intermediate_size",
 		"shared_expert_intermediate_size",
 	};
 	for (size_t i = 0; i < sizeof(moe) / sizeof(moe[0]); i++)
-		if (is_set(root, moe[i]) && !(t5 && !strcmp(moe[i], "num_experts"))) {
+		if (is_set(root, moe[i]) && !(t5 && !strcmp(moe[i], "num_experts")) &&
+		    !(qwen3_moe && (!strcmp(moe[i], "num_experts") || !strcmp(moe[i], "moe_intermediate_size")))) {
 			snprintf(err, errlen, "'%s': its mixture-of-experts layers (%s) are not built; "
 				 "surfer builds Mixtral's num_local_experts and Switch's num_experts only",
 				 who, moe[i]);
@@ -301,7 +310,9 @@ static int family_of(json_t *root, enum model_family *f)
 		{ "opt", MODEL_FAM_OPT },
 		{ "llama", MODEL_FAM_LLAMA }, { "mistral", MODEL_FAM_LLAMA }, { "qwen2", MODEL_FAM_LLAMA },
 		{ "mixtral", MODEL_FAM_LLAMA }, { "gemma", MODEL_FAM_LLAMA }, { "gemma2", MODEL_FAM_LLAMA },
-		{ "phi3", MODEL_FAM_LLAMA },
+		{ "phi3", MODEL_FAM_LLAMA }, { "qwen3", MODEL_FAM_LLAMA }, { "qwen3_moe", MODEL_FAM_LLAMA },
+		{ "qwen2_moe", MODEL_FAM_LLAMA }, { "deepseek_v2", MODEL_FAM_LLAMA },
+		{ "deepseek_v3", MODEL_FAM_LLAMA }, { "gemma3_text", MODEL_FAM_LLAMA },
 		{ "switch_transformers", MODEL_FAM_T5 }, { "t5", MODEL_FAM_T5 }, { "mt5", MODEL_FAM_T5 },
 	};
 	for (size_t i = 0; mt && i < sizeof(map) / sizeof(map[0]); i++)
@@ -313,7 +324,7 @@ static int family_of(json_t *root, enum model_family *f)
 		struct { const char *prefix; enum model_family f; } am[] = {
 			{ "GPT2", MODEL_FAM_GPT2 }, { "GPTNeoX", MODEL_FAM_GPT2 }, { "Bert", MODEL_FAM_BERT },
 			{ "OPT", MODEL_FAM_OPT }, { "Llama", MODEL_FAM_LLAMA }, { "Mistral", MODEL_FAM_LLAMA },
-			{ "Qwen2", MODEL_FAM_LLAMA }, { "Mixtral", MODEL_FAM_LLAMA }, { "Gemma", MODEL_FAM_LLAMA },
+			{ "Qwen2", MODEL_FAM_LLAMA }, { "Qwen3", MODEL_FAM_LLAMA }, { "Mixtral", MODEL_FAM_LLAMA }, { "Gemma", MODEL_FAM_LLAMA },
 			{ "Phi3", MODEL_FAM_LLAMA }, { "SwitchTransformers", MODEL_FAM_T5 }, { "T5", MODEL_FAM_T5 },
 		};
 		for (size_t i = 0; i < sizeof(am) / sizeof(am[0]); i++) {
@@ -334,12 +345,25 @@ static int family_of(json_t *root, enum model_family *f)
 static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 {
 	enum model_family fam;
-	if (unsupported(root, get_str(root, "model_type"), err, errlen))
-		return SURFER_EUNKNOWN;
+	const char *mtype = get_str(root, "model_type");
+	/* the engine builder's architectures beyond Hugging Face's eager
+	 * Llama: parsed in full, refused by hf with the reason (model.c) */
+	static const char *const engine_only[] = {
+		"qwen2_moe", "deepseek_v2", "deepseek_v3", "gemma2", "gemma3_text",
+	};
+	int engine = 0;
+	for (size_t i = 0; mtype && i < sizeof(engine_only) / sizeof(engine_only[0]); i++)
+		engine |= !strcasecmp(mtype, engine_only[i]);
+	if (unsupported(root, mtype, err, errlen)) {
+		if (!engine)
+			return SURFER_EUNKNOWN;
+		snprintf(c->hf_refusal, sizeof(c->hf_refusal), "%s (--engine vllm or sglang builds it)", err);
+		err[0] = 0;
+	}
 	if (family_of(root, &fam)) {
 		const char *mt = get_str(root, "model_type");
 		const char *arch = arch_of(root);
-		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, mixtral, gemma, phi3, t5, switch_transformers)",
+		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, qwen3, qwen3_moe, mixtral, gemma, phi3, t5, switch_transformers)",
 			 mt ? mt : arch ? arch : "?");
 		return SURFER_EUNKNOWN;
 	}
@@ -404,8 +428,69 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		/* Mixtral: every layer's MLP is num_local_experts experts, each
 		 * token routed to num_experts_per_tok of them */
 		experts = get_uint(root, "num_local_experts", 0);
+		if (mt && !strcasecmp(mt, "qwen3_moe")) {
+			experts = get_uint(root, "num_experts", 128);
+			ffn = get_uint(root, "moe_intermediate_size", 768);
+			c->moe_ffn = ffn > 0 ? (uint32_t)ffn : 0;
+		}
+		if (mt && !strcasecmp(mt, "qwen2_moe")) {
+			/* Qwen2MoeSparseMoeBlock: routed experts and one shared
+			 * expert of shared_expert_intermediate_size */
+			experts = get_uint(root, "num_experts", 60);
+			ffn = get_uint(root, "moe_intermediate_size", 1408);
+			c->moe_ffn = ffn > 0 ? (uint32_t)ffn : 0;
+			int64_t sh = get_uint(root, "shared_expert_intermediate_size", 0);
+			c->shared_ffn = sh > 0 ? (uint32_t)sh : 0;
+		}
+		if (mt && !strncasecmp(mt, "deepseek_v", 10)) {
+			/* DeepseekV2/V3: MLA; the first first_k_dense_replace
+			 * layers dense (intermediate_size), then n_routed_experts
+			 * of moe_intermediate_size and n_shared_experts of it */
+			experts = get_uint(root, "n_routed_experts", 0);
+			int64_t mf = get_uint(root, "moe_intermediate_size", 0);
+			int64_t ns = get_uint(root, "n_shared_experts", 0);
+			int64_t fd = get_uint(root, "first_k_dense_replace", 0);
+			c->moe_ffn = mf > 0 ? (uint32_t)mf : 0;
+			c->shared_ffn = mf > 0 && ns > 0 ? (uint32_t)(mf * ns) : 0;
+			c->first_dense = fd > 0 ? (uint32_t)fd : 0;
+			int64_t ql = get_uint(root, "q_lora_rank", 0), kl = get_uint(root, "kv_lora_rank", 512);
+			int64_t qn = get_uint(root, "qk_nope_head_dim", 128), qr = get_uint(root, "qk_rope_head_dim", 64);
+			int64_t vd = get_uint(root, "v_head_dim", 128);
+			if (ql < 0 || kl <= 0 || qn <= 0 || qr <= 0 || vd <= 0) {
+				snprintf(err, errlen, "config has a bad MLA size (kv_lora_rank %lld, qk dims %lld + %lld, v %lld)",
+					 (long long)kl, (long long)qn, (long long)qr, (long long)vd);
+				return SURFER_ECORRUPT;
+			}
+			c->q_lora = (uint32_t)ql;
+			c->kv_lora = (uint32_t)kl;
+			c->qk_nope = (uint32_t)qn;
+			c->qk_rope = (uint32_t)qr;
+			c->v_dim = (uint32_t)vd;
+			hd = qn + qr;
+		}
+		if (gemma && strcasecmp(mt, "gemma") != 0) {
+			/* Gemma 2: local and global layers alternate; Gemma 3: five
+			 * local, one global (sliding_window_pattern, or the first
+			 * full_attention of layer_types) */
+			int64_t w = get_uint(root, "sliding_window", 4096);
+			int64_t period = get_uint(root, "sliding_window_pattern", !strcasecmp(mt, "gemma2") ? 2 : 6);
+			json_t *lt = json_object_get(root, "layer_types"), *e;
+			size_t li;
+			if (json_is_array(lt))
+				json_array_foreach(lt, li, e)
+					if (json_is_string(e) && strstr(json_string_value(e), "full")) {
+						period = (int64_t)li + 1;
+						break;
+					}
+			c->window = w > 0 ? (uint32_t)w : 0;
+			c->local_period = period > 0 ? (uint32_t)period : 0;
+			c->sandwich_norm = 1;
+			c->final_softcap = is_set(root, "final_logit_softcapping");
+		}
 		topk = experts ? get_uint(root, "num_experts_per_tok", 2) : 0;
 		step = experts ? 1 : 0;
+		/* Qwen3, Gemma 3: q_norm and k_norm, an RMSNorm over each head */
+		c->qk_norm = mt && (!strncasecmp(mt, "qwen3", 5) || !strncasecmp(mt, "gemma3", 6));
 		c->dropout = 0;
 		c->attn_dropout = get_real(root, "attention_dropout", 0.0);
 		break;
@@ -552,9 +637,32 @@ int model_mode_parse(const char *s, enum model_mode *out)
 		*out = MODEL_DECODE;
 	else if (strcasecmp(s, "generate") == 0)
 		*out = MODEL_GENERATE;
+	else if (strcasecmp(s, "prefill") == 0)
+		*out = MODEL_PREFILL;
+	else if (strcasecmp(s, "serve") == 0)
+		*out = MODEL_SERVE;
 	else
 		return SURFER_EINVAL;
 	return 0;
+}
+
+int model_engine_parse(const char *s, enum model_engine *out)
+{
+	if (strcasecmp(s, "hf") == 0 || strcasecmp(s, "transformers") == 0)
+		*out = MODEL_ENGINE_HF;
+	else if (strcasecmp(s, "vllm") == 0)
+		*out = MODEL_ENGINE_VLLM;
+	else if (strcasecmp(s, "sglang") == 0)
+		*out = MODEL_ENGINE_SGLANG;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+const char *model_engine_name(enum model_engine e)
+{
+	static const char *const names[] = { "hf", "vllm", "sglang" };
+	return (unsigned)e <= MODEL_ENGINE_SGLANG ? names[e] : "?";
 }
 
 int model_optimizer_parse(const char *s, enum model_optimizer *out)
@@ -563,11 +671,58 @@ int model_optimizer_parse(const char *s, enum model_optimizer *out)
 		*out = MODEL_OPTIM_NONE;
 	else if (strcasecmp(s, "sgd") == 0)
 		*out = MODEL_OPTIM_SGD;
-	else if (strcasecmp(s, "adamw") == 0 || strcasecmp(s, "adam") == 0)
+	else if (strcasecmp(s, "adamw") == 0 || strcasecmp(s, "adam") == 0 ||
+		 strcasecmp(s, "adamw-foreach") == 0 || strcasecmp(s, "adamw-fused") == 0)
 		*out = MODEL_OPTIM_ADAMW;
 	else
 		return SURFER_EINVAL;
 	return 0;
+}
+
+int model_ckpt_parse(const char *s, enum model_ckpt *out)
+{
+	if (strcasecmp(s, "none") == 0)
+		*out = MODEL_CKPT_NONE;
+	else if (strcasecmp(s, "selective") == 0)
+		*out = MODEL_CKPT_SELECTIVE;
+	else if (strcasecmp(s, "full") == 0)
+		*out = MODEL_CKPT_FULL;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+int model_stack_parse(const char *s, enum model_stack *out)
+{
+	if (strcasecmp(s, "eager") == 0)
+		*out = MODEL_STACK_EAGER;
+	else if (strcasecmp(s, "compile") == 0)
+		*out = MODEL_STACK_COMPILE;
+	else if (strcasecmp(s, "te") == 0)
+		*out = MODEL_STACK_TE;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out)
+{
+	if (strcasecmp(s, "tensorwise") == 0)
+		*out = MODEL_FP8_TENSORWISE;
+	else if (strcasecmp(s, "rowwise") == 0)
+		*out = MODEL_FP8_ROWWISE;
+	else if (strcasecmp(s, "delayed") == 0)
+		*out = MODEL_FP8_DELAYED;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+double model_launch_ns(const struct model_opts *o)
+{
+	if (o->cuda_graphs)
+		return 1300.0;
+	return o->stack == MODEL_STACK_COMPILE ? 6500.0 : MODEL_LAUNCH_NS_DEFAULT;
 }
 
 int model_dtype_parse(const char *s, enum gpu_dtype *out)

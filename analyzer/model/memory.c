@@ -20,6 +20,9 @@
  * activation output is the down projection's input): each tensor is counted
  * once, by its producer, in the per-layer sums below.
  *
+ * Activation checkpointing keeps less (layer_ckpt()); FP8 under
+ * Transformer Engine's delayed scaling keeps an FP8 copy of the weights.
+ *
  * Inference under no_grad keeps nothing between ops: its peak is the
  * weights plus the largest set of tensors alive at once (the attention
  * scores and their scaled copy; the MLP's widest intermediates; the
@@ -149,6 +152,51 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 	}
 }
 
+/* Saved bytes of layer i under activation checkpointing, and in *work
+ * what its backward holds while its forward is recomputed.  full: the
+ * block's input (checkpoint_wrapper keeps it), the whole layer's set during
+ * its recompute.  selective, eager and compile (torchtitan's per-op
+ * policy): the block's input, the outputs of the odd matmuls of the block
+ * by forward order and the attention's output (Llama q, v, gate, down;
+ * GPT-2's fused c_attn and c_fc; OPT and BERT q, v, fc1), what the
+ * recompute rebuilds in between held for one layer at a time; under te
+ * (Megatron's core_attn recompute) the s x s tensors of eager attention
+ * only, which fused attention does not keep anyway. */
+static double layer_ckpt(const struct model_config *c, const struct model_opts *o,
+			 const struct shp *z, uint32_t i, double *work)
+{
+	double full = layer_saved(c, o, z, i), X = z->T * z->h * z->e;
+	*work = 0;
+	if (o->act_ckpt == MODEL_CKPT_NONE || o->mode != MODEL_TRAINING)
+		return full;
+	if (o->act_ckpt == MODEL_CKPT_FULL) {
+		*work = full;
+		return X;
+	}
+	if (o->stack == MODEL_STACK_TE) {
+		if (z->sdpa)
+			return full;
+		struct shp f = *z;
+		f.sdpa = 1;
+		double kept = layer_saved(c, o, &f, i);
+		*work = full - kept;
+		return kept;
+	}
+	double kvd = (c->kv_heads ? c->kv_heads : c->heads) / (double)(o->tp ? o->tp : 1) * c->head_dim;
+	double odd;
+	switch (c->family) {
+	case MODEL_FAM_LLAMA: odd = z->q + kvd + z->f + z->h; break;
+	case MODEL_FAM_GPT2: odd = 3 * z->q + z->f; break;
+	case MODEL_FAM_OPT: case MODEL_FAM_BERT: odd = 2 * z->q + z->f; break;
+	default: odd = (full / (z->T * z->e) - z->h) / 2; break;
+	}
+	double kept = X + z->T * z->e * (odd + z->q) + z->b * z->a * z->sl * 4;
+	if (kept > full)
+		kept = full;
+	*work = full - kept;
+	return kept;
+}
+
 /* Saved bytes of the embeddings (first stage) and of the head and its
  * logits (last stage), and the head's transient at the start of backward. */
 static double embed_saved(const struct model_config *c, const struct shp *z)
@@ -231,6 +279,13 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 
 	m->weights = s->params * z.e;
 	m->kv_cache = s->kv_cache_bytes;
+	if (o->engine != MODEL_ENGINE_HF) {
+		/* an engine holds the weights and its cache; a pass's largest
+		 * activations and logits come and go (serve.c) */
+		m->transient = s->act_peak_bytes;
+		m->peak = m->weights + m->kv_cache + m->transient;
+		return;
+	}
 	if (!z.train) {
 		if (o->mode == MODEL_DECODE || s->kv_cache_bytes > 0) {
 			/* a step concatenates one layer's cache into a new
@@ -249,9 +304,11 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 
 	uint32_t total = c->layers + c->dec_layers;
 	uint32_t first = s->first_layer, last_n = s->stage_layers;
-	double last = 0;
-	for (uint32_t i = first; i < first + last_n && i < total; i++)
-		last += layer_saved(c, o, &z, i);
+	double last = 0, work = 0, w;
+	for (uint32_t i = first; i < first + last_n && i < total; i++) {
+		last += layer_ckpt(c, o, &z, i, &w);
+		work = maxd(work, w);
+	}
 	last += head_saved(c, o, &z, logits);
 	if (first == 0)
 		last += embed_saved(c, &z);
@@ -264,14 +321,14 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		double inflight = s->microbatches < o->pp ? s->microbatches : o->pp;
 		double head_stage = 0;
 		for (uint32_t i = 0; i < per && i < total; i++)
-			head_stage += layer_saved(c, o, &z, i);
+			head_stage += layer_ckpt(c, o, &z, i, &w);
 		head_stage = head_stage * inflight + embed_saved(c, &z);
 		acts = maxd(acts, head_stage);
 	}
 	m->activations = acts;
 	/* the gradient of the logits (the harness's ones, or the loss's
 	 * log_softmax and slice gradients) */
-	m->transient = logits * (o->loss ? 2 : 1);
+	m->transient = logits * (o->loss ? 2 : 1) + work;
 	/* ZeRO (Rajbhandari et al. 2020): each of the dp ranks keeps a dp-th
 	 * of the optimizer's state (--zero 1), of the gradients (2) and of
 	 * the parameters (3).  FSDP holds a layer's full gradient until it is
@@ -289,6 +346,8 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		m->weights = W + shard;
 	else if (zero == 3)
 		m->weights = shard + R + 2 * L;
+	if (o->fp8 && o->fp8_recipe == MODEL_FP8_DELAYED)
+		m->weights += s->params; /* TE's FP8 weight copies, kept for the step */
 	m->gradients = zero >= 2 ? shard + R + L : W + ddp;
 	if (o->optimizer == MODEL_OPTIM_ADAMW)
 		m->optimizer = 2 * shard;

@@ -63,7 +63,11 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 		 * single query takes the split-KV kernel */
 		uint64_t kvh = c->family == MODEL_FAM_LLAMA && c->kv_heads ? c->kv_heads / B->tp : heads;
 		struct pred_attn a;
-		attn_init(&a, PRED_ATTN_FLASH, sq == 1 && sk > 1 ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL,
+		/* Transformer Engine picks cuDNN's fused attention on Hopper and
+		 * later when it qualifies (dot_product_attention/utils.py) */
+		enum pred_attn_impl impl = B->o->stack == MODEL_STACK_TE && B->gemm_dt != GPU_DT_FP32
+					   ? PRED_ATTN_CUDNN : PRED_ATTN_FLASH;
+		attn_init(&a, impl, sq == 1 && sk > 1 ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL,
 			  causal && sq > 1, (uint32_t)heads, (uint32_t)(kvh ? kvh : 1), (uint32_t)d, 0);
 		attn_add_seqs(&a, B->b, sq, sk);
 		attn_emit(B, &a);
@@ -354,6 +358,11 @@ static void layer_llama(struct bld *B)
 	op_linear(B, T, h, nh * d, c->qkv_bias, 0);
 	op_linear(B, T, h, nkv * d, c->qkv_bias, 0);
 	op_linear(B, T, h, nkv * d, c->qkv_bias, 0);
+	if (c->qk_norm) {       /* Qwen3Attention: q_norm, k_norm per head */
+		op_rmsnorm(B, T * nh, d);
+		op_rmsnorm(B, T * nkv, d);
+		B->cols = h;
+	}
 	rope(B, (double)T * nh * d);
 	rope(B, (double)T * nkv * d);
 	kv_append(B, nkv);
@@ -499,6 +508,10 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "model '%s' lacks a size (hidden, heads, layers, vocab, ffn)", c->name);
 		return SURFER_EINVAL;
 	}
+	if (c->hf_refusal[0]) {
+		snprintf(err, errlen, "%s", c->hf_refusal);
+		return SURFER_EUNKNOWN;
+	}
 	if (!o->batch || !o->seq || o->seq > (1u << 20) || o->batch > (1u << 20)) {
 		snprintf(err, errlen, "batch and sequence length must be between 1 and 1048576");
 		return SURFER_EINVAL;
@@ -518,8 +531,21 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--attention flash needs --dtype bf16 or fp16");
 		return SURFER_EINVAL;
 	}
+	if (o->attention == MODEL_ATTN_FLASH && c->family == MODEL_FAM_T5) {
+		/* T5 adds its relative position bias to the scores, which the
+		 * FlashAttention kernels do not take (Hugging Face's T5 has no
+		 * flash_attention_2) */
+		snprintf(err, errlen, "model '%s': --attention flash takes no position bias (T5); "
+			 "use eager or sdpa", c->name);
+		return SURFER_EINVAL;
+	}
 	if (o->mode == MODEL_GENERATE) {
 		snprintf(err, errlen, "generate is built as an inference and a decode pass");
+		return SURFER_EINVAL;
+	}
+	if (o->mode == MODEL_PREFILL || o->mode == MODEL_SERVE || o->lens || o->chunk) {
+		snprintf(err, errlen, "--mode prefill and serve, --prompt-lens, --context-lens and "
+			 "--chunk describe a serving engine: add --engine vllm or sglang");
 		return SURFER_EINVAL;
 	}
 	if (o->mode == MODEL_DECODE &&
@@ -629,6 +655,9 @@ static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int fi
 	while (*pending >= bucket || (final && *pending > 0)) {
 		double sz = *pending >= bucket ? bucket : *pending;
 		k_comm(B, COMM_ALL_REDUCE, sz, B->o->dp, MODEL_ASYNC_AFTER);
+		struct model_kernel *k = bld_last_kernel(B);
+		if (k)
+			k->role = MODEL_ROLE_DP_SYNC;
 		*pending -= sz;
 	}
 }
@@ -663,6 +692,56 @@ static void zero_reduce(struct bld *B, int32_t layer)
 		       MODEL_ASYNC_AFTER);
 }
 
+/* Whether forward kernel k (of a block, in forward order; *mm counts the
+ * block's matmuls so far) is run again before the block's backward under
+ * the checkpointing policy.  full: every kernel but FSDP's gathers (the
+ * parameters stay gathered from the pre-backward hook).  selective, eager
+ * and compile (torchtitan's per-op policy, activation_checkpoint.py): the
+ * outputs of matmuls (odd ones by forward order), attention kernels and
+ * reduce-scatters are saved; every second mm/linear and every other op
+ * recomputed.  selective under te (Megatron's recompute_modules
+ * core_attn): the attention forward only. */
+static int recomputed(const struct bld *B, const struct model_kernel *k, uint32_t *mm)
+{
+	if (k->phase == MODEL_PH_COMM && k->async)
+		return 0;
+	if (B->o->act_ckpt == MODEL_CKPT_FULL)
+		return 1;
+	if (B->o->stack == MODEL_STACK_TE)
+		return k->k.op == PRED_OP_ATTENTION;
+	if (k->k.op == PRED_OP_ATTENTION || (k->phase == MODEL_PH_COMM && k->comm == COMM_REDUCE_SCATTER))
+		return 0;
+	if (k->k.op == PRED_OP_GEMM) {
+		if (k->k.batch > 1)    /* bmm: in the save list */
+			return 0;
+		return ++*mm % 2 == 0;
+	}
+	return k->role != MODEL_ROLE_PER_STEP;
+}
+
+/* The forward kernels of layer `layer` run again (activation
+ * checkpointing), on the compute stream before its backward. */
+static void recompute_layer(struct bld *B, int32_t layer)
+{
+	if (B->o->act_ckpt == MODEL_CKPT_NONE || layer < 0 || !B->fwd_hi)
+		return;
+	size_t lo = B->fwd_lo[layer + 1], hi = B->fwd_hi[layer + 1];
+	uint32_t mm = 0;
+	for (size_t i = lo; i < hi && !B->err; i++) {
+		struct model_kernel src = B->s->v[i];
+		if (!recomputed(B, &src, &mm))
+			continue;
+		struct model_kernel *k = bld_push(B);
+		if (!k)
+			return;
+		uint32_t wait = k->wait;
+		*k = src;
+		k->wait = wait;
+		k->phase = src.phase == MODEL_PH_COMM ? MODEL_PH_COMM : MODEL_PH_BACKWARD;
+		k->role = MODEL_ROLE_RECOMPUTE;
+	}
+}
+
 /* The backward pass, from the last op to the first. */
 static void backward(struct bld *B)
 {
@@ -674,7 +753,7 @@ static void backward(struct bld *B)
 		B->err = SURFER_ENOMEM;
 		return;
 	}
-	int32_t cur = INT32_MIN, first = (int32_t)B->s->first_layer;
+	int32_t cur = INT32_MIN, rc_layer = INT32_MIN, first = (int32_t)B->s->first_layer;
 	for (size_t i = B->nops; i-- > 0;) {
 		const struct fop *f = &B->ops[i];
 		if (shard && f->layer != cur) {
@@ -689,6 +768,11 @@ static void backward(struct bld *B)
 				B->wait_next = gather[f->layer + 1];
 			}
 			cur = f->layer;
+		}
+		if (f->layer != rc_layer) {
+			rc_layer = f->layer;
+			recompute_layer(B, rc_layer);
+			B->ph = MODEL_PH_BACKWARD;
 		}
 		bld_backward_op(B, f);
 		B->ph = MODEL_PH_BACKWARD;
@@ -707,6 +791,142 @@ static void backward(struct bld *B)
 	free(gather);
 }
 
+/* ---- stacks: what torch.compile and Transformer Engine do to the ops -- */
+
+/* A kernel Inductor (or TE and Megatron's fused modules) folds into its
+ * neighbours: element-wise ops, norms, softmax and reductions.  Library
+ * kernels (cuBLAS GEMMs, attention, NCCL), fills and AccumulateGrad (run
+ * by the autograd engine outside the compiled graph) are not. */
+static int fusible(const struct model_kernel *k)
+{
+	if (k->phase == MODEL_PH_COMM || k->phase == MODEL_PH_OPTIMIZER ||
+	    k->role == MODEL_ROLE_GRAD_ACC || k->role == MODEL_ROLE_PER_STEP ||
+	    (k->k.name && !strncmp(k->k.name, "flash_", 6)))  /* FlashAttention's own */
+		return 0;
+	switch (k->k.op) {
+	case PRED_OP_ELEMENTWISE: case PRED_OP_REDUCTION: case PRED_OP_NORM: case PRED_OP_SOFTMAX:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int reduces(const struct model_kernel *k)
+{
+	return k->k.op != PRED_OP_ELEMENTWISE;
+}
+
+/* Folds kernel k into the fused kernel f: the chain reads its inputs once
+ * and writes its outputs once, so its traffic is that of its largest
+ * member (a norm reads x and writes y however many ops compute it;
+ * SiLU(g) * u reads g and u and writes one tensor); its FLOPs are the
+ * members' sum; it takes the largest member's launch shape and a
+ * reduction's kind. */
+static void fold(struct model_kernel *f, const struct model_kernel *k)
+{
+	double flops = f->k.flops + k->k.flops;
+	if (k->k.bytes > f->k.bytes) {
+		enum pred_op op = reduces(f) && !reduces(k) ? f->k.op : k->k.op;
+		uint32_t wait = f->wait;
+		const char *name = f->k.name;
+		*f = *k;
+		f->k.op = op;
+		f->k.name = name;
+		if (!f->wait)
+			f->wait = wait;
+	} else {
+		if (reduces(k) && !reduces(f))
+			f->k.op = k->k.op;
+		if (!f->wait)
+			f->wait = k->wait;
+	}
+	f->k.flops = flops;
+	f->reread_bytes = f->reuse_bytes = 0;
+}
+
+/* Rewrites s->v for o->stack: each maximal chain of fusible kernels of one
+ * phase and layer (other kernels of the side stream between them do not
+ * break it) becomes one Triton kernel, a chain holding reductions of one
+ * shape at most (a norm's row reduction fuses with its prologue and
+ * epilogue; the column sum of its weight gradient starts another
+ * kernel).  te also joins the forward GEMMs that read one input (Q, K and
+ * V; gate and up: Megatron's linear_qkv and linear_fc1) and drops the
+ * gradient accumulation adds (Megatron's gradient-accumulation fusion: the
+ * wgrad GEMM accumulates into main_grad).  Collective indices (wait) are
+ * renumbered; B->fwd_lo/hi are no longer valid afterwards. */
+static void stack_fuse(struct bld *B)
+{
+	const struct model_opts *o = B->o;
+	struct model_seq *s = B->s;
+	if (o->stack == MODEL_STACK_EAGER || B->err || !s->n)
+		return;
+	uint32_t *map = malloc(s->n * sizeof(*map));   /* old index -> 1 + new */
+	if (!map) {
+		B->err = SURFER_ENOMEM;
+		return;
+	}
+	size_t out = 0, open = SIZE_MAX;               /* the chain being fused */
+	size_t gemm = SIZE_MAX;                        /* the last forward GEMM */
+	uint64_t red_m = 0, red_n = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		struct model_kernel k = s->v[i];
+		if (o->stack == MODEL_STACK_TE && k.role == MODEL_ROLE_GRAD_ACC) {
+			map[i] = out ? (uint32_t)out : 1;
+			continue;
+		}
+		if (k.phase == MODEL_PH_COMM && k.async) {  /* other stream: kept, chain open */
+			map[i] = (uint32_t)(out + 1);
+			s->v[out++] = k;
+			continue;
+		}
+		if (fusible(&k)) {
+			struct model_kernel *f = open != SIZE_MAX ? &s->v[open] : NULL;
+			int same = f && f->phase == k.phase && f->layer == k.layer &&
+				   !(reduces(&k) && red_m && (k.k.m != red_m || k.k.n != red_n));
+			if (same) {
+				fold(f, &k);
+			} else {
+				open = out;
+				red_m = red_n = 0;
+				k.k.name = NULL;
+				s->v[out++] = k;
+				f = &s->v[open];
+				f->reread_bytes = f->reuse_bytes = 0;
+			}
+			if (reduces(&k) && !red_m)
+				red_m = k.k.m, red_n = k.k.n;
+			f->k.name = reduces(f) ? "triton_red_fused_kernel" : "triton_poi_fused_kernel";
+			map[i] = (uint32_t)(open + 1);
+			gemm = SIZE_MAX;
+			continue;
+		}
+		open = SIZE_MAX;
+		if (o->stack == MODEL_STACK_TE && k.k.op == PRED_OP_GEMM && k.k.batch <= 1 &&
+		    k.phase == MODEL_PH_FORWARD && gemm != SIZE_MAX) {
+			struct model_kernel *g = &s->v[gemm];
+			if (g->layer == k.layer && g->k.m == k.k.m && g->k.k == k.k.k &&
+			    g->k.dtype == k.k.dtype) {
+				uint64_t tn = g->k.grid[1] ? cdiv(g->k.n, g->k.grid[1]) : 128;
+				tn = tn > 64 ? 128 : tn > 32 ? 64 : 32;
+				g->k.n += k.k.n;
+				g->k.grid[1] = (uint32_t)cdiv(g->k.n, tn);
+				g->k.flops += k.k.flops;
+				g->k.bytes += k.k.bytes - (double)k.k.m * k.k.k * B->esz;
+				map[i] = (uint32_t)(gemm + 1);
+				continue;
+			}
+		}
+		gemm = k.k.op == PRED_OP_GEMM && k.phase == MODEL_PH_FORWARD ? out : SIZE_MAX;
+		map[i] = (uint32_t)(out + 1);
+		s->v[out++] = k;
+	}
+	for (size_t i = 0; i < out; i++)
+		if (s->v[i].wait)
+			s->v[i].wait = map[s->v[i].wait - 1];
+	s->n = out;
+	free(map);
+}
+
 double model_config_params(const struct model_config *c)
 {
 	double h = c->hidden, f = c->ffn, V = c->vocab, d = c->head_dim;
@@ -720,6 +940,20 @@ double model_config_params(const struct model_config *c)
 			sparse_layers = (double)((c->layers + c->dec_layers) / c->sparse_step);
 		return (c->layers + c->dec_layers) * layer + c->dec_layers * attn +
 		       sparse_layers * mlp * (c->experts - 1) + V * h;
+	}
+	if (c->kv_lora) {        /* MLA: q (through its rank), kv_a, kv_b, o */
+		double qd = nh * (c->qk_nope + c->qk_rope);
+		attn = (c->q_lora ? h * c->q_lora + c->q_lora * qd : h * qd) +
+		       h * (c->kv_lora + c->qk_rope) + c->kv_lora * nh * (c->qk_nope + c->v_dim) +
+		       nh * c->v_dim * h;
+		layer = attn + mlp;
+	}
+	if (c->moe_ffn && c->experts > 1) {
+		/* routed experts of moe_ffn, the shared ones, the router; the
+		 * first_dense layers keep a dense MLP of ffn */
+		double moe = 3.0 * h * c->moe_ffn * c->experts + 3.0 * h * c->shared_ffn + h * c->experts;
+		double dense = c->first_dense < c->layers ? c->first_dense : c->layers;
+		return dense * (attn + mlp) + (c->layers - dense) * (attn + moe) + V * h * (c->tied ? 1 : 2);
 	}
 	if (c->experts > 1)      /* Mixtral: every layer's MLP, E times, + router */
 		layer += mlp * (c->experts - 1) + h * c->experts;
@@ -878,6 +1112,8 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		errlen = sizeof(dummy);
 	}
 	memset(s, 0, sizeof(*s));
+	if (o->engine != MODEL_ENGINE_HF)
+		return serve_build(c, o, s, err, errlen);
 	int rc = check_config(c, o, err, errlen);
 	if (rc)
 		return rc;
@@ -921,9 +1157,13 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	B.nunits = total + 1;
 	B.unit = calloc(B.nunits, sizeof(*B.unit));
 	uint32_t *gathers = calloc(B.nunits, sizeof(*gathers));
-	if (!B.unit || !gathers) {
+	B.fwd_lo = calloc(B.nunits, sizeof(*B.fwd_lo));
+	B.fwd_hi = calloc(B.nunits, sizeof(*B.fwd_hi));
+	if (!B.unit || !gathers || !B.fwd_lo || !B.fwd_hi) {
 		free(B.unit);
 		free(gathers);
+		free(B.fwd_lo);
+		free(B.fwd_hi);
 		return SURFER_ENOMEM;
 	}
 	B.ph = MODEL_PH_FORWARD;
@@ -941,6 +1181,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		B.cols = c->hidden;
 		if (sharded(&B))
 			B.wait_next = gathers[i + 1] = zero_gather(&B, (int32_t)i, MODEL_ASYNC_FREE);
+		B.fwd_lo[i + 1] = s->n;
 		switch (c->family) {
 		case MODEL_FAM_GPT2: layer_gpt2(&B); break;
 		case MODEL_FAM_BERT: layer_bert(&B); break;
@@ -963,6 +1204,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 			break;
 		}
 		}
+		B.fwd_hi[i + 1] = B.err ? 0 : s->n;
 	}
 	B.layer = -1;
 	head(&B, has_embed);
@@ -982,12 +1224,17 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	if (o->mode == MODEL_TRAINING && !B.err) {
 		B.ph = MODEL_PH_BACKWARD;
 		backward(&B);
+		stack_fuse(&B);
 		optimizer_step(&B);
 		if (o->zero == 1 && o->dp > 1)
 			k_comm(&B, COMM_ALL_GATHER, s->params * B.esz, o->dp, MODEL_ASYNC_AFTER);
 	}
+	if (o->mode != MODEL_TRAINING)
+		stack_fuse(&B);
 	free(gathers);
 	free(B.unit);
+	free(B.fwd_lo);
+	free(B.fwd_hi);
 	free(B.ops);
 	if (B.err) {
 		model_seq_release(s);

@@ -69,6 +69,29 @@ struct model_config {
 	uint32_t capacity;    /* Switch: tokens per expert per sequence; 0 = all */
 	double dropout;       /* hidden dropout probability                   */
 	double attn_dropout;  /* attention-probability dropout                */
+	int qk_norm;          /* Qwen3, Gemma 3: RMSNorm over each head of q, k */
+	uint32_t moe_ffn;     /* Qwen2/3-MoE, DeepSeek: each routed expert's
+			       * inner width (Qwen: ffn is that width too;
+			       * DeepSeek: ffn is the dense layers'); 0 none */
+	uint32_t shared_ffn;  /* the shared experts' inner width in all
+			       * (Qwen2-MoE, DeepSeek), 0 none             */
+	uint32_t first_dense; /* DeepSeek: the first layers have a dense MLP
+			       * of ffn (first_k_dense_replace)            */
+	/* DeepSeek-V2/V3 multi-head latent attention (0: none): q through a
+	 * q_lora rank (0: a plain q projection), K and V through a kv_lora
+	 * latent; per head nope + rope dims of q/k, v_dim of v. */
+	uint32_t q_lora, kv_lora, qk_nope, qk_rope, v_dim;
+	/* Gemma 2/3: sliding-window layers attend to the last `window` keys;
+	 * layer i is such a layer when (i + 1) % local_period != 0 (Gemma 2
+	 * every other, Gemma 3 five of six); 0 none. */
+	uint32_t window, local_period;
+	int sandwich_norm;    /* Gemma 2/3: norms after attention and around
+			       * the MLP too (four a layer)                */
+	int final_softcap;    /* Gemma 2: tanh soft-capping of the logits    */
+	/* What Hugging Face's eager modules as model.c builds them lack for
+	 * this config (MLA, shared experts, local layers, soft-capping): the
+	 * reason hf refuses it, "" when none.  The engine builder builds it. */
+	char hf_refusal[200];
 };
 
 /* MODEL_DECODE: one step of autoregressive generation with the KV cache
@@ -77,13 +100,35 @@ struct model_config {
  * call, the prompt's forward pass then the decode steps; run.c puts
  * it together from an inference and a decode build (model_build refuses
  * it). */
-enum model_mode { MODEL_INFERENCE = 0, MODEL_TRAINING, MODEL_DECODE, MODEL_GENERATE };
+enum model_mode { MODEL_INFERENCE = 0, MODEL_TRAINING, MODEL_DECODE, MODEL_GENERATE,
+		  MODEL_PREFILL, MODEL_SERVE };
+/* Who runs the model: Hugging Face transformers in eager mode (model.c),
+ * or a serving engine's kernels (serve.c): vLLM V1, SGLang.  MODEL_PREFILL
+ * (one forward over a batch of prompts of their own lengths) and
+ * MODEL_SERVE (that prefill, then decode steps over the growing cache; run.c
+ * puts it together, model_build refuses it) are the engines' modes. */
+enum model_engine { MODEL_ENGINE_HF = 0, MODEL_ENGINE_VLLM, MODEL_ENGINE_SGLANG };
 enum model_optimizer { MODEL_OPTIM_NONE = 0, MODEL_OPTIM_SGD, MODEL_OPTIM_ADAMW };
 /* EAGER: the modules' matmul-softmax-matmul; SDPA: one fused kernel per
  * call (F.scaled_dot_product_attention) with K/V repeated per query head;
  * FLASH: FlashAttention kernels as attn.h describes them (FA3 on Hopper,
  * FA2 elsewhere; backward in training), KV heads read as they are. */
 enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA, MODEL_ATTN_FLASH };
+/* Activation checkpointing: none; selective (torchtitan's per-op policy:
+ * the matmuls' and attention's outputs saved, every second matmul of a
+ * block and every other op recomputed; under MODEL_STACK_TE Megatron's
+ * core-attention recompute); full (each block's forward run again before
+ * its backward, only the block's input kept). */
+enum model_ckpt { MODEL_CKPT_NONE = 0, MODEL_CKPT_SELECTIVE, MODEL_CKPT_FULL };
+/* How the step is built: eager PyTorch (one kernel per ATen op); compile
+ * (torch.compile / Inductor: each chain of pointwise ops and reductions
+ * between two library kernels one Triton kernel); te (Transformer Engine
+ * and Megatron's fusions: the same chains fused, Q/K/V and gate/up as one
+ * GEMM, the wgrad GEMM accumulating into the FP32 main gradient). */
+enum model_stack { MODEL_STACK_EAGER = 0, MODEL_STACK_COMPILE, MODEL_STACK_TE };
+/* FP8 linears (--dtype fp8): how the scales are taken (torchao float8's
+ * tensorwise and rowwise; Transformer Engine's delayed scaling). */
+enum model_fp8_recipe { MODEL_FP8_TENSORWISE = 0, MODEL_FP8_ROWWISE, MODEL_FP8_DELAYED };
 /* The head on top of the layers: the pretraining / language-model head
  * (LM head; BERT: BertForPreTraining's MLM + NSP heads), or a sequence
  * classifier with MODEL_CLASSIFY_LABELS outputs (HF *ForSequenceClassification:
@@ -118,6 +163,26 @@ struct model_opts {
 	 * 0 (default) every routed token, MODEL_CAPACITY_CONFIG the config's
 	 * expert_capacity (Hugging Face's router drops the rest). */
 	int64_t expert_capacity;
+	enum model_ckpt act_ckpt;      /* activation checkpointing            */
+	enum model_stack stack;        /* eager, compile or te                 */
+	int cuda_graphs;               /* compile: the step replayed as CUDA
+					* graphs (launch cost per graph)      */
+	/* Linears in FP8 (dtype is then BF16 for everything else). */
+	int fp8;
+	enum model_fp8_recipe fp8_recipe;
+	/* Micro-batches per optimizer step (gradient accumulation, 1 none):
+	 * batch sequences each; DDP and ZeRO-1 synchronize the gradients on
+	 * the last one only (no_sync), FSDP on every one. */
+	uint32_t grad_accum;
+	enum model_engine engine;      /* MODEL_ENGINE_HF by default           */
+	/* Engines: the batch's sequences, each of its own length (borrowed;
+	 * NULL: batch sequences of seq tokens).  Prefill and serve: the prompt
+	 * lengths; decode: the tokens each sequence has cached. */
+	const uint32_t *lens;
+	uint32_t nlens;
+	uint32_t chunk;                /* prefill: tokens per forward pass at
+					* most (chunked prefill), 0 all at once */
+	uint32_t new_tokens;           /* serve: tokens generated per sequence */
 };
 #define MODEL_CAPACITY_CONFIG (-1)
 
@@ -144,15 +209,33 @@ struct model_kernel {
 	int async;
 	uint32_t wait;          /* 1 + index of the collective this kernel
 				 * waits for (its layer's parameters), 0 none */
+	/* Launched by a CUDA graph replay: a run of consecutive graph kernels
+	 * is one graph launch for the CPU (program.c). */
+	uint8_t graph;
+	/* The CPU work before this kernel's launch beyond one launch (an
+	 * engine step's scheduling and input preparation), ns. */
+	double cpu_before_ns;
+	/* The CPU waits for every stream before this kernel's launch (the
+	 * previous engine step's result read back). */
+	uint8_t sync_before;
 	/* A broadcast operand that is read again for every repetition unless
 	 * it stays in L2 (an attention mask [B,1,S,S] added to the scores of
 	 * every head): the DRAM bytes the re-reads add, and the bytes the
 	 * kernel streams between two uses of one of its elements.
 	 * pred_reread_bytes() says which a GPU pays. */
 	double reread_bytes, reuse_bytes;
+	/* MODEL_ROLE_GRAD_ACC: AccumulateGrad's add into .grad (eager, outside
+	 * any compiled graph; Megatron's wgrad GEMM does it itself);
+	 * MODEL_ROLE_PER_STEP: once per optimizer step, not per micro-batch
+	 * (Transformer Engine's FP8 weight casts); MODEL_ROLE_DP_SYNC: a data-
+	 * parallel gradient all-reduce (DDP's buckets), on the last micro-batch
+	 * only; MODEL_ROLE_RECOMPUTE: a forward kernel run again in backward. */
+	uint8_t role;
 };
 
 enum { MODEL_ASYNC_AFTER = 1, MODEL_ASYNC_FREE = 2 };
+enum { MODEL_ROLE_NONE = 0, MODEL_ROLE_GRAD_ACC, MODEL_ROLE_PER_STEP, MODEL_ROLE_DP_SYNC,
+       MODEL_ROLE_RECOMPUTE };
 
 /* The kernel sequence of one iteration on one GPU (one pipeline stage). */
 struct model_seq {
@@ -170,6 +253,8 @@ struct model_seq {
 	 * final norm and head); their parameters held by this GPU. */
 	double layer_params;    /* the largest layer's                        */
 	double root_params;     /* the root's                                 */
+	double act_peak_bytes;  /* engines: the largest short-lived tensors of
+				 * a pass (activations, fp32 logits)        */
 };
 
 /* Errors are surfer_err codes (trace/surfer_err.h): SURFER_EINVAL (a bad
@@ -245,8 +330,12 @@ int model_list_print(FILE *f, int json);
 const char *model_family_name(enum model_family f);
 const char *model_phase_name(enum model_phase p);
 int model_mode_parse(const char *s, enum model_mode *out);
+/* hf, vllm or sglang. */
+int model_engine_parse(const char *s, enum model_engine *out);
+const char *model_engine_name(enum model_engine e);
 int model_optimizer_parse(const char *s, enum model_optimizer *out);
-/* fp32, tf32, bf16, fp16 (also float32, float16, bfloat16). */
+/* fp32, tf32, bf16, fp16 (also float32, float16, bfloat16); fp8 is
+ * parsed by model_cli_set (BF16 with FP8 linears). */
 int model_dtype_parse(const char *s, enum gpu_dtype *out);
 
 /* ---- memory (memory.c) --------------------------------------------- */
@@ -281,5 +370,28 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 /* CPU cost of one eager PyTorch op launch, ns: Python + dispatcher +
  * cudaLaunchKernel.  See program.c for the source of the figure. */
 #define MODEL_LAUNCH_NS_DEFAULT 6000.0
+
+/* The CPU time between two kernel launches of the stack o runs, ns:
+ * eager and te MODEL_LAUNCH_NS_DEFAULT; compile 6.5 us (Inductor's
+ * CachingAutotuner.run per Triton kernel, tritonbench PR #1016); with CUDA
+ * graphs 1.3 us (a raw cuLaunchKernel, same source: the replay issues no
+ * Python). */
+double model_launch_ns(const struct model_opts *o);
+
+/* Parsers of --act-ckpt (none, selective, full), --stack (eager, compile,
+ * te) and --fp8-recipe (tensorwise, rowwise, delayed): 0 or SURFER_EINVAL. */
+int model_ckpt_parse(const char *s, enum model_ckpt *out);
+int model_stack_parse(const char *s, enum model_stack *out);
+int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out);
+/* The serving engines' CPU work per step that no kernel shows (serve.c):
+ * SGLang's bench_one_batch prepares every step's batch in Python between
+ * two synchronizations; vLLM's engine core schedules and prepares inputs.
+ * Fitted on PipeWeave's measured SGLang decode steps with each GPU
+ * architecture held out in turn (surfer-bench serving): every fit is 0 (a
+ * CPU time is not negative; unclamped, -2.6 ms): the kernels' own fixed
+ * costs, fitted on kernels timed one by one (tcgemm's 6.8 us per GEMM),
+ * already exceed what a graph replay pays, so the data leave no room for
+ * it.  Kept as the place where a harness's own CPU cost goes. */
+#define MODEL_SERVE_STEP_CPU_NS 0.0
 
 #endif

@@ -255,10 +255,87 @@ void k_comm(struct bld *B, enum comm_op op, double bytes, uint32_t ranks, int as
 
 /* ---- forward ops ------------------------------------------------------- */
 
+int bld_fp8_linear(const struct bld *B, uint64_t in, uint64_t out)
+{
+	/* the linears of the blocks: the LM head and routers stay BF16
+	 * (torchao's filter_fqns, Megatron's output layer); FP8 GEMMs need
+	 * dimensions divisible by 16 (torchao skips the others) */
+	return B->o->fp8 && B->layer >= 0 && in % 16 == 0 && out % 16 == 0 && out > 64;
+}
+
+/* A memory-bound FP8 scaling kernel over n elements moving bytes. */
+static void k_scale(struct bld *B, const char *name, enum pred_op op, double n, double bytes)
+{
+	k_vector(B, name, op, n, 1.0, 0.0, 1.0);
+	struct model_kernel *k = bld_last_kernel(B);
+	if (k)
+		k->k.bytes = bytes;
+}
+
+/* HBM traffic per recipe, in bytes of the 16-bit source N (torchao's
+ * torchao/testing/training/roofline_utils.py for tensorwise and rowwise,
+ * the first read not fused into the producer; Transformer Engine's docs
+ * for delayed scaling: one read, FP8 and its transpose written by one
+ * fused cast-transpose kernel on Hopper):
+ *   tensorwise  input / grad: amax 2N, cast 2N read + 2 x 1N written;
+ *               weight: amax 2N, forward cast 3N, backward cast 3N;
+ *   rowwise     input: dim-0 cast 3N forward, 5N backward (transpose and
+ *               dim-1 cast); weight 3N forward, 7N backward; grad 8N;
+ *   delayed     input, weight, grad: cast-transpose 4N, the weight once per
+ *               optimizer step (cached across micro-batches). */
+void bld_fp8_casts(struct bld *B, int forward, double x, double w)
+{
+	const char *amax = "reduce_kernel<512, 1, ReduceOp<float, MaxOps<float>>>";
+	const char *cast = "fp8_scaled_cast_kernel<__nv_fp8_e4m3>";
+	const char *ct = "cast_transpose_kernel<__nv_fp8_e4m3>";
+	double e = B->esz;
+	uint64_t keep = B->cols;
+	B->cols = 1;
+	switch (B->o->fp8_recipe) {
+	case MODEL_FP8_TENSORWISE:
+		k_scale(B, amax, PRED_OP_REDUCTION, x, x * e);
+		k_scale(B, cast, PRED_OP_ELEMENTWISE, x, x * e + 2 * x);
+		if (forward)
+			k_scale(B, amax, PRED_OP_REDUCTION, w, w * e);
+		k_scale(B, cast, PRED_OP_ELEMENTWISE, w, w * e + w);
+		break;
+	case MODEL_FP8_ROWWISE:
+		k_scale(B, cast, PRED_OP_ELEMENTWISE, x, forward ? x * e + x : 2.5 * x * e);
+		if (!forward)
+			k_scale(B, cast, PRED_OP_ELEMENTWISE, x, x * e + x);
+		k_scale(B, cast, PRED_OP_ELEMENTWISE, w, forward ? w * e + w : 3.5 * w * e);
+		break;
+	case MODEL_FP8_DELAYED:
+	default:
+		k_scale(B, ct, PRED_OP_ELEMENTWISE, x, x * e + 2 * x);
+		if (forward) {
+			k_scale(B, ct, PRED_OP_ELEMENTWISE, w, w * e + 2 * w);
+			struct model_kernel *k = bld_last_kernel(B);
+			if (k)
+				k->role = MODEL_ROLE_PER_STEP;
+		}
+		break;
+	}
+	B->cols = keep;
+}
+
+/* One GEMM in FP8 (the inputs scaled to E4M3/E5M2, BF16 out). */
+static void k_gemm_fp8(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, uint64_t kk, int fp8)
+{
+	enum gpu_dtype keep = B->gemm_dt;
+	if (fp8)
+		B->gemm_dt = GPU_DT_FP8;
+	k_gemm(B, batch, m, n, kk);
+	B->gemm_dt = keep;
+}
+
 void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, int tied)
 {
-	k_gemm(B, 1, m, out, in);
-	struct fop f = { .kind = F_LINEAR, .a = m, .b = in, .c = out, .flag = bias,
+	int fp8 = bld_fp8_linear(B, in, out);
+	if (fp8)
+		bld_fp8_casts(B, 1, (double)m * in, (double)in * out);
+	k_gemm_fp8(B, 1, m, out, in, fp8);
+	struct fop f = { .kind = F_LINEAR, .a = m, .b = in, .c = out, .flag = bias, .fp8 = fp8,
 			 .param = 1, .param_elems = (double)in * out + (bias ? (double)out : 0) };
 	if (tied) {
 		f.flag |= 2;
@@ -462,6 +539,9 @@ void bld_grad_accumulate(struct bld *B, double elems, uint64_t cols)
 	/* AccumulateGrad: param.grad += grad (NeuSight times it apart as "acc"). */
 	k_vector(B, "vectorized_elementwise_kernel<4, AddFunctor>", PRED_OP_ELEMENTWISE,
 		 elems, 2.0, 1.0, 1.0);
+	struct model_kernel *k = bld_last_kernel(B);
+	if (k)
+		k->role = MODEL_ROLE_GRAD_ACC;
 }
 
 void bld_backward_op(struct bld *B, const struct fop *f)
@@ -470,8 +550,10 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 	switch (f->kind) {
 	case F_LINEAR:
 		/* dX = dY W: (m x out) (out x in); dW = dY^T X: (out x m) (m x in). */
-		k_gemm(B, 1, f->a, f->b, f->c);
-		k_gemm(B, 1, f->c, f->b, f->a);
+		if (f->fp8)
+			bld_fp8_casts(B, 0, (double)f->a * f->c, (double)f->b * f->c);
+		k_gemm_fp8(B, 1, f->a, f->b, f->c, f->fp8);
+		k_gemm_fp8(B, 1, f->c, f->b, f->a, f->fp8);
 		if (f->flag & 1)
 			k_colsum(B, f->a, f->c);
 		bld_grad_accumulate(B, f->param_elems, f->b);

@@ -17,6 +17,7 @@
 
 struct layout {
 	uint32_t dp, tp, pp, mb;
+	enum model_ckpt ckpt;   /* the checkpointing it was predicted with     */
 	int ok;                 /* built; else why holds the reason            */
 	char why[96];
 	double iteration_ns, comm_exposed_ns, peak;
@@ -53,11 +54,15 @@ static size_t layouts_of(uint32_t n, struct layout *v, size_t cap)
 	return k;
 }
 
-/* Builds and predicts layout l on g: its iteration and memory. */
-static void predict_layout(const struct model_config *c, const struct model_cli *m,
-			   const struct gpu_spec *g, enum pred_method method, struct layout *l)
+/* Builds and predicts layout l on g with checkpointing ck: its iteration
+ * and memory. */
+static void predict_layout_as(const struct model_config *c, const struct model_cli *m,
+			      const struct gpu_spec *g, enum pred_method method, struct layout *l,
+			      enum model_ckpt ck)
 {
 	struct model_opts o = m->opts;
+	o.act_ckpt = ck;
+	l->ckpt = ck;
 	struct model_seq s;
 	struct model_timing t;
 	struct model_memory mem;
@@ -83,7 +88,8 @@ static void predict_layout(const struct model_config *c, const struct model_cli 
 		return;
 	l->mb = s.microbatches;
 	model_memory(c, &o, &s, &mem);
-	int rc = model_time(&s, &o, g, m->launch_ns, &t);
+	struct gpu_spec capped;
+	int rc = model_time(&s, &o, model_cli_target(m, g, &capped), model_cli_launch_ns(m), &t);
 	model_seq_release(&s);
 	if (rc) {
 		snprintf(l->why, sizeof(l->why), "out of memory");
@@ -96,6 +102,26 @@ static void predict_layout(const struct model_config *c, const struct model_cli 
 	l->interval = t.interval;
 	l->comm_exposed_ns = t.comm_exposed_ns;
 	l->peak = mem.peak;
+}
+
+/* Layout l on g: as asked; a training layout whose memory g cannot hold,
+ * when --act-ckpt was not given, again with selective and then full
+ * activation checkpointing, the first that fits kept. */
+static void predict_layout(const struct model_config *c, const struct model_cli *m,
+			   const struct gpu_spec *g, enum pred_method method, struct layout *l)
+{
+	predict_layout_as(c, m, g, method, l, m->opts.act_ckpt);
+	double have = gpu_mem_usable_bytes(g);
+	if (m->ckpt_set || m->opts.mode != MODEL_TRAINING || !l->ok || !(have > 0) || l->peak <= have)
+		return;
+	for (enum model_ckpt ck = MODEL_CKPT_SELECTIVE; ck <= MODEL_CKPT_FULL; ck++) {
+		struct layout x = *l;
+		predict_layout_as(c, m, g, method, &x, ck);
+		if (x.ok && x.peak <= have) {
+			*l = x;
+			return;
+		}
+	}
 }
 
 static double tokens_of(const struct model_cli *m)
@@ -150,7 +176,10 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 			report_usd(usd_per_mtok(m, l, usd_per_hour), usd, sizeof(usd));
 			fprintf(f, " %12s", usd);
 		}
-		fprintf(f, "%s\n", !fits ? "  does not fit" : !best ? "  fastest that fits" : "");
+		static const char *const ck[] = { "", "act-ckpt selective", "act-ckpt full" };
+		const char *ac = m->ckpt_set ? "" : ck[l->ckpt];
+		const char *note = !fits ? "  does not fit" : !best ? "  fastest that fits" : "";
+		fprintf(f, "%s%s%s\n", note, ac[0] ? (note[0] ? ", " : "  ") : "", ac);
 		if (fits)
 			best = 1;
 	}
@@ -180,6 +209,9 @@ static json_t *layouts_json(const struct model_cli *m, const struct gpu_spec *g,
 				"memory_fits", !(have > 0) || l->peak <= have));
 		else if (o)
 			json_object_set_new(o, "skipped", json_string(l->why));
+		if (o && l->ok && l->ckpt != MODEL_CKPT_NONE && !m->ckpt_set)
+			json_object_set_new(o, "act_ckpt", json_string(l->ckpt == MODEL_CKPT_FULL ? "full"
+								       : "selective"));
 		if (o && l->ok && usd_per_hour > 0)
 			json_object_set_new(o, "cost_per_million_tokens_usd",
 					    json_real(usd_per_mtok(m, l, usd_per_hour)));

@@ -22,6 +22,11 @@
  *    (TRACE_KF_PEER: they hold the stream, they are not this GPU's
  *    kernels).  Then the gradient all-reduces (not overlapped) and the
  *    optimizer, in order on the compute stream.
+ *  - Gradient accumulation (o->grad_accum micro-batches a step): the
+ *    forward and backward kernels once per micro-batch, DDP's bucket
+ *    all-reduces and the optimizer's step after the last one; FSDP's
+ *    gathers and reduce-scatters every time; with pp > 1 the pipeline runs
+ *    grad_accum times its microbatches.
  *  - generate: the prompt's forward pass, then decode_steps decode steps,
  *    each ended by a synchronization (the next token is read back).
  *
@@ -85,11 +90,11 @@ static void em_stream_wait(struct emit *e, uint64_t from, uint64_t to)
 	em_sync(e, TRACE_SYNC_STREAM_WAIT_EVENT, to, ev);
 }
 
-/* The event recorded after collective j (the kernels that wait for it
- * name it): ids above any counter value. */
-static uint64_t em_collective_event(size_t j)
+/* The event recorded after collective j of micro-batch pass (the kernels
+ * that wait for it name it): ids above any counter value. */
+static uint64_t em_collective_event(size_t pass, size_t n, size_t j)
 {
-	return (UINT64_C(1) << 62) + j;
+	return (UINT64_C(1) << 62) + pass * n + j;
 }
 
 static enum trace_dtype em_dtype(enum gpu_dtype d)
@@ -168,7 +173,7 @@ static void em_kernel(struct emit *e, const struct model_kernel *mk, uint64_t st
 	r.u.kernel.dyn_smem = k->smem_dynamic;
 	r.u.kernel.stream = stream;
 	r.u.kernel.thread = MODELPROG_THREAD;
-	r.u.kernel.flags = peer ? TRACE_KF_PEER : 0;
+	r.u.kernel.flags = (peer ? TRACE_KF_PEER : 0) | (mk->graph ? TRACE_KF_GRAPH : 0);
 	r.u.kernel.cpu_ns = em_cpu(e);
 	r.u.kernel.lib_call = op_seq;
 	r.u.kernel.iteration = -1;
@@ -183,21 +188,49 @@ static void em_device_sync(struct emit *e)
 	em_sync(e, TRACE_SYNC_CTX, 0, 0);
 }
 
-/* One pass of s with its streams and waits (pp 1). */
-static int em_run(struct emit *e, const struct model_seq *s)
+/* Whether kernel i of s is issued in micro-batch pass of ga, the
+ * optimizer's step (and what follows it) starting at tail: the step and
+ * DDP's all-reduces on the last micro-batch only (no_sync), once-per-step
+ * kernels on the first. */
+static int em_in_pass(const struct model_kernel *mk, size_t i, size_t tail, uint32_t pass,
+		      uint32_t ga)
+{
+	if (pass + 1 < ga && (i >= tail || mk->role == MODEL_ROLE_DP_SYNC))
+		return 0;
+	return pass == 0 || mk->role != MODEL_ROLE_PER_STEP;
+}
+
+/* One pass of s with its streams and waits (pp 1), its forward and
+ * backward run once per micro-batch of the step (o->grad_accum). */
+static int em_run(struct emit *e, const struct model_seq *s, const struct model_opts *o)
 {
 	uint8_t *awaited = calloc(s->n ? s->n : 1, 1);
+	uint32_t ga = o->grad_accum > 1 ? o->grad_accum : 1;
+	size_t tail = s->n;
 
 	if (!awaited)
 		return TRACE_ENOMEM;
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		if (s->v[i].wait && s->v[i].wait <= i)
 			awaited[s->v[i].wait - 1] = 1;
+		if (tail == s->n && s->v[i].phase == MODEL_PH_OPTIMIZER)
+			tail = i;
+	}
+	for (uint32_t pass = 0; pass < ga; pass++)
 	for (size_t i = 0; i < s->n && !e->rc; i++) {
 		const struct model_kernel *mk = &s->v[i];
 		uint64_t st = mk->async ? MODELPROG_SIDE_STREAM : MODELPROG_STREAM;
 
-		e->cpu += e->p->launch_ns;
+		if (!em_in_pass(mk, i, tail, pass, ga))
+			continue;
+		if (mk->sync_before)
+			em_device_sync(e);
+		e->cpu += mk->cpu_before_ns;
+		/* a graph replay: its kernels go with one launch, recorded as the
+		 * recorder records a cuGraphLaunch's kernels (TRACE_KF_GRAPH, the
+		 * launch's CPU time on each) */
+		if (!(mk->graph && i > 0 && s->v[i - 1].graph && !mk->sync_before))
+			e->cpu += e->p->launch_ns;
 		if (mk->async == MODEL_ASYNC_AFTER) /* the bucket's gradients */
 			em_stream_wait(e, MODELPROG_STREAM, MODELPROG_SIDE_STREAM);
 		if (mk->phase == MODEL_PH_OPTIMIZER && !mk->async && e->side_dirty) {
@@ -205,12 +238,13 @@ static int em_run(struct emit *e, const struct model_seq *s)
 			e->side_dirty = 0;
 		}
 		if (mk->wait && mk->wait <= i) /* its parameters' gather */
-			em_sync(e, TRACE_SYNC_STREAM_WAIT_EVENT, st, em_collective_event(mk->wait - 1));
+			em_sync(e, TRACE_SYNC_STREAM_WAIT_EVENT, st,
+				em_collective_event(pass, s->n, mk->wait - 1));
 		em_kernel(e, mk, st, 0);
 		if (mk->async)
 			e->side_dirty = 1;
 		if (awaited[i])
-			em_sync(e, TRACE_SYNC_EVENT_RECORD, st, em_collective_event(i));
+			em_sync(e, TRACE_SYNC_EVENT_RECORD, st, em_collective_event(pass, s->n, i));
 	}
 	free(awaited);
 	return e->rc;
@@ -219,7 +253,7 @@ static int em_run(struct emit *e, const struct model_seq *s)
 /* The pipeline schedule of s (pp > 1, see the top of the file). */
 static int em_pipeline(struct emit *e, const struct model_seq *s, const struct model_opts *o)
 {
-	uint32_t M = model_microbatches(o);
+	uint32_t M = model_microbatches(o) * (o->grad_accum > 1 ? o->grad_accum : 1);
 
 	for (uint32_t mb = 0; mb < M + o->pp - 1 && !e->rc; mb++) {
 		int peer = mb < o->pp - 1;
@@ -243,7 +277,7 @@ static int em_pipeline(struct emit *e, const struct model_seq *s, const struct m
 
 static int em_pass(struct emit *e, const struct model_seq *s, const struct model_opts *o)
 {
-	return o->pp > 1 ? em_pipeline(e, s, o) : em_run(e, s);
+	return o->pp > 1 ? em_pipeline(e, s, o) : em_run(e, s, o);
 }
 
 int model_program_write(const struct model_program *p, struct trace_writer *w,

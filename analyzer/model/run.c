@@ -30,6 +30,8 @@ const char *const *model_cli_options(void)
 		"model", "batch", "seq", "mode", "dtype", "optimizer", "attention",
 		"head", "dp", "tp", "pp", "microbatches", "zero", "launch-us", "launch-us-from",
 		"expert-capacity", "new-tokens", "plan", "write-trace",
+		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
+		"stack", "fp8-recipe", "cuda-graphs", "power-limit",
 		NULL
 	};
 	return names;
@@ -129,6 +131,92 @@ static int launch_from_trace(struct model_cli *m, const char *path, char *err, s
 	return 0;
 }
 
+/* Lengths from text: numbers separated by commas or white space, into
+ * m->lens.  0, or SURFER_EINVAL with a reason. */
+static int parse_lens(struct model_cli *m, const char *opt, const char *text, const char *what,
+		      char *err, size_t errlen)
+{
+	const char *p = text;
+	uint32_t n = 0;
+	for (;;) {
+		while (*p == ',' || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (!*p)
+			break;
+		char *end;
+		errno = 0;
+		unsigned long x = strtoul(p, &end, 10);
+		if (end == p || errno || *p == '-' || x > (1ul << 24) || (x == 0 && opt[0] == 'p') ||
+		    (*end && *end != ',' && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r')) {
+			snprintf(err, errlen, "bad --%s '%.40s': %s: lengths of 1 to 16777216 tokens "
+				 "separated by commas are expected", opt, what, p);
+			return SURFER_EINVAL;
+		}
+		if (n == MODEL_CLI_MAX_LENS) {
+			snprintf(err, errlen, "--%s: more than %d sequences", opt, MODEL_CLI_MAX_LENS);
+			return SURFER_EINVAL;
+		}
+		m->lens[n++] = (uint32_t)x;
+		p = end;
+	}
+	if (!n) {
+		snprintf(err, errlen, "--%s '%.40s': no length given", opt, what);
+		return SURFER_EINVAL;
+	}
+	m->nlens = n;
+	m->opts.lens = m->lens;
+	m->opts.nlens = n;
+	m->opts.batch = n;
+	return 0;
+}
+
+/* --prompt-lens / --context-lens: a list, or @FILE holding one. */
+static int set_lens(struct model_cli *m, const char *opt, const char *v, char *err, size_t errlen)
+{
+	int kind = !strcmp(opt, "prompt-lens") ? 1 : 2;
+	if (m->lens_kind && m->lens_kind != kind) {
+		snprintf(err, errlen, "--prompt-lens and --context-lens exclude each other");
+		return SURFER_EINVAL;
+	}
+	m->lens_kind = kind;
+	if (v[0] != '@')
+		return parse_lens(m, opt, v, v, err, errlen);
+	FILE *f = fopen(v + 1, "r");
+	if (!f) {
+		snprintf(err, errlen, "--%s: cannot read '%s': %s", opt, v + 1, strerror(errno));
+		return SURFER_EINVAL;
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap + 1);
+	if (!buf) {
+		fclose(f);
+		return SURFER_ENOMEM;
+	}
+	size_t got;
+	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap) {
+			char *nb = cap < (1u << 26) ? realloc(buf, 2 * cap + 1) : NULL;
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				snprintf(err, errlen, "--%s: '%s' is too large", opt, v + 1);
+				return SURFER_EINVAL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	int bad = ferror(f);
+	fclose(f);
+	buf[n] = 0;
+	int rc = bad ? SURFER_EINVAL : parse_lens(m, opt, buf, v + 1, err, errlen);
+	if (bad)
+		snprintf(err, errlen, "--%s: cannot read '%s'", opt, v + 1);
+	free(buf);
+	return rc;
+}
+
 int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		  char *err, size_t errlen)
 {
@@ -144,9 +232,32 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	} else if (!strcmp(name, "mode")) {
 		bad = model_mode_parse(v, &o->mode);
 	} else if (!strcmp(name, "dtype")) {
-		bad = model_dtype_parse(v, &o->dtype);
+		o->fp8 = !strcasecmp(v, "fp8");
+		if (o->fp8)
+			o->dtype = GPU_DT_BF16;
+		else
+			bad = model_dtype_parse(v, &o->dtype);
 	} else if (!strcmp(name, "optimizer")) {
 		bad = model_optimizer_parse(v, &o->optimizer);
+		o->fused_optimizer = !bad && !strcasecmp(v, "adamw-fused");
+	} else if (!strcmp(name, "act-ckpt")) {
+		bad = model_ckpt_parse(v, &o->act_ckpt);
+		m->ckpt_set = 1;
+	} else if (!strcmp(name, "stack")) {
+		bad = model_stack_parse(v, &o->stack);
+	} else if (!strcmp(name, "fp8-recipe")) {
+		bad = model_fp8_recipe_parse(v, &o->fp8_recipe);
+	} else if (!strcmp(name, "cuda-graphs")) {
+		o->cuda_graphs = 1;
+	} else if (!strcmp(name, "grad-accum")) {
+		bad = parse_count(v, 1u << 16, &o->grad_accum);
+	} else if (!strcmp(name, "power-limit")) {
+		char *end;
+		double w = strtod(v, &end);
+		if (end == v || *end || !(w >= 10) || w > 5000)
+			bad = -1;
+		else
+			m->power_limit_w = w;
 	} else if (!strcmp(name, "attention")) {
 		if (!strcmp(v, "eager"))
 			o->attention = MODEL_ATTN_EAGER;
@@ -169,6 +280,12 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 1024, &o->tp);
 	} else if (!strcmp(name, "pp")) {
 		bad = parse_count(v, 1024, &o->pp);
+	} else if (!strcmp(name, "engine")) {
+		bad = model_engine_parse(v, &o->engine);
+	} else if (!strcmp(name, "prompt-lens") || !strcmp(name, "context-lens")) {
+		return set_lens(m, name, v, err, errlen);
+	} else if (!strcmp(name, "chunk")) {
+		bad = parse_count(v, 1u << 24, &o->chunk);
 	} else if (!strcmp(name, "new-tokens")) {
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
 	} else if (!strcmp(name, "write-trace")) {
@@ -191,6 +308,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		else if (!(bad = parse_count(v, 1u << 30, &n)))
 			o->expert_capacity = n;
 	} else if (!strcmp(name, "launch-us-from")) {
+		m->launch_set = 1;
 		return launch_from_trace(m, v, err, errlen);
 	} else if (!strcmp(name, "launch-us")) {
 		char *end;
@@ -198,15 +316,20 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		if (end == v || *end || !(us >= 0) || us > 1e6)
 			bad = -1;
 		else
-			m->launch_ns = us * 1e3;
+			m->launch_ns = us * 1e3, m->launch_set = 1;
 	} else {
 		snprintf(err, errlen, "unknown model option '--%s'", name);
 		return SURFER_EINVAL;
 	}
 	if (bad) {
 		static const struct { const char *opt, *what; } help[] = {
-			{ "mode", "inference, training, decode or generate" }, { "dtype", "fp32, tf32, bf16 or fp16" },
-			{ "optimizer", "none, sgd or adamw" }, { "attention", "eager, sdpa or flash" },
+			{ "mode", "inference, training, decode, generate, prefill or serve" },
+			{ "dtype", "fp32, tf32, bf16, fp16 or fp8" }, { "engine", "hf, vllm or sglang" },
+			{ "optimizer", "none, sgd, adamw (adamw-foreach) or adamw-fused" },
+			{ "attention", "eager, sdpa or flash" },
+			{ "act-ckpt", "none, selective or full" }, { "stack", "eager, compile or te" },
+			{ "fp8-recipe", "tensorwise, rowwise or delayed" },
+			{ "power-limit", "watts between 10 and 5000" },
 			{ "head", "lm or classify" }, { "launch-us", "microseconds >= 0" },
 			{ "expert-capacity", "a positive count, config or none" },
 			{ "zero", "0, 1, 2 or 3" },
@@ -379,6 +502,7 @@ static int build_run(const struct model_config *c, const struct model_cli *m, ui
 	int generate = m->opts.mode == MODEL_GENERATE;
 	*o = *od = m->opts;
 	o->batch = od->batch = batch;
+	o->new_tokens = od->new_tokens = m->new_tokens;
 	memset(sd, 0, sizeof(*sd));
 	if (generate) {
 		o->mode = MODEL_INFERENCE;
@@ -406,10 +530,20 @@ static int memory_at(const struct model_config *c, const struct model_cli *m, ui
 {
 	struct model_opts o, od;
 	struct model_seq s, sd;
-	if (build_run(c, m, batch, &s, &sd, &o, &od, NULL, 0))
+	struct model_cli one = *m;
+	/* a served batch: its prefill, with the cache its last step holds */
+	if (m->opts.mode == MODEL_SERVE)
+		one.opts.mode = MODEL_PREFILL;
+	if (build_run(c, &one, batch, &s, &sd, &o, &od, NULL, 0))
 		return -1;
 	model_seq_release(&sd);
 	o.mode = m->opts.mode;
+	if (m->opts.mode == MODEL_SERVE && s.micro_batch) {
+		double tokens = 0;
+		for (uint32_t i = 0; i < s.micro_batch; i++)
+			tokens += o.lens ? o.lens[i] : o.seq;
+		s.kv_cache_bytes *= (tokens + (double)s.micro_batch * m->new_tokens) / tokens;
+	}
 	model_memory(c, &o, &s, out);
 	model_seq_release(&s);
 	return 0;
@@ -425,7 +559,9 @@ static int warn_memory(struct analysis *a, struct report_model *rm, const struct
 	struct model_memory m;
 	if (memory_at(c, mc, mc->opts.batch, &m))
 		return 0;
-	if (!(rm->max_batch_fits = calloc(a->ntargets ? a->ntargets : 1, sizeof(*rm->max_batch_fits))))
+	/* sequences of their own lengths: no batch to grow */
+	if (!mc->opts.lens &&
+	    !(rm->max_batch_fits = calloc(a->ntargets ? a->ntargets : 1, sizeof(*rm->max_batch_fits))))
 		return SURFER_ENOMEM;
 	rm->memory.peak = m.peak;
 	rm->memory.weights = m.weights;
@@ -436,7 +572,7 @@ static int warn_memory(struct analysis *a, struct report_model *rm, const struct
 	rm->memory.transient = m.transient;
 	analysis_warn_memory(a, m.peak, "one GPU's tensors (estimated)");
 	/* the peak grows with the batch: bisect for the largest that fits */
-	for (size_t t = 0; t < a->ntargets; t++) {
+	for (size_t t = 0; t < a->ntargets && rm->max_batch_fits; t++) {
 		double have = gpu_mem_usable_bytes(a->targets[t].gpu);
 		uint32_t lo = 0, hi = 1u << 20; /* lo fits (0: none), hi does not */
 		struct model_memory x;
@@ -474,9 +610,45 @@ static int write_file(const char *path, const struct membuf *mb, char *err, size
 	return 0;
 }
 
+double model_cli_launch_ns(const struct model_cli *m)
+{
+	return m->launch_set ? m->launch_ns : model_launch_ns(&m->opts);
+}
+
+/* A board capped at W below its TDP: GPU Boost lowers the SM clock until
+ * the board draws W, the memory clock stays (training-stacks.md sec. 9:
+ * RTX 3090 at 315 W, memory clock constant).  The compute rate is taken
+ * in proportion to the power, as the FP32 cap (tile.c) takes it: a GEMM
+ * that holds the board at its TDP runs W/TDP as fast at W.  The public
+ * points agree within their spread: H200 NVL at 600 W runs the TE 5B
+ * config's BF16 GEMMs at 0.90 of the 700 W H100's rate per peak (0.86 by
+ * the ratio); GB300 at 500 W of 1400 W, 617 against 1600-2174 TFLOP/s
+ * (0.28-0.39, the ratio 0.36); "10-15%" slower steps for H100 at 600 W
+ * (0.86).  Memory-bound kernels keep their bandwidth. */
+const struct gpu_spec *model_cli_target(const struct model_cli *m, const struct gpu_spec *g,
+					struct gpu_spec *tmp)
+{
+	if (!(m->power_limit_w > 0) || !g->tdp_w || m->power_limit_w >= g->tdp_w)
+		return g;
+	double f = m->power_limit_w / g->tdp_w;
+	*tmp = *g;
+	for (int d = 0; d < GPU_DT_COUNT; d++)
+		tmp->peak_tflops[d] *= f;
+	tmp->boost_clock_mhz = (uint32_t)lround(g->boost_clock_mhz * f);
+	if (tmp->base_clock_mhz > tmp->boost_clock_mhz)
+		tmp->base_clock_mhz = tmp->boost_clock_mhz;
+	tmp->tdp_w = (uint32_t)lround(m->power_limit_w);
+	return tmp;
+}
+
 int model_target_check(const struct model_opts *o, const struct gpu_spec *g, char *err,
 		       size_t errlen)
 {
+	if (o->fp8 && !(g->peak_tflops[GPU_DT_FP8] > 0)) {
+		snprintf(err, errlen, "--dtype fp8 on %s: the GPU has no FP8 tensor cores (they start "
+			 "with Ada and Hopper, compute capability 8.9)", g->id);
+		return SURFER_EINVAL;
+	}
 	if (o->dtype != GPU_DT_BF16 || g->peak_tflops[GPU_DT_BF16] > 0)
 		return 0;
 	char cc[16];
@@ -484,6 +656,123 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 		 "%s; they start at 8.0) and PyTorch's emulation there was never measured: "
 		 "use --dtype fp16 or fp32", g->id, gpu_cc_string(g->cc, cc, sizeof(cc)));
 	return SURFER_EINVAL;
+}
+
+/* The engine run's header line: engine, model, mode and its batch. */
+static void serve_describe(const struct model_cli *m, const struct model_config *c, char *out,
+			   size_t cap)
+{
+	const struct model_opts *o = &m->opts;
+	const char *mode = o->mode == MODEL_DECODE ? "decode" : o->mode == MODEL_SERVE ? "serve"
+			   : "prefill";
+	double sum = 0, mx = 0;
+	for (uint32_t i = 0; i < o->batch; i++) {
+		double l = o->lens ? o->lens[i] : o->seq;
+		sum += l;
+		mx = l > mx ? l : mx;
+	}
+	char gen[48] = "", ch[32] = "";
+	if (o->mode == MODEL_SERVE)
+		snprintf(gen, sizeof(gen), " + %u new tokens", m->new_tokens);
+	if (o->chunk && o->mode != MODEL_DECODE)
+		snprintf(ch, sizeof(ch), ", chunks of %u", o->chunk);
+	snprintf(out, cap, "%s %.40s, %s, %u sequences of %s%.0f tokens (%.0f in all)%s%s, %.8s%s",
+		 model_engine_name(o->engine), c->name, mode, o->batch,
+		 o->lens ? "up to " : "", mx, sum, gen, ch, gpu_dtype_name(o->dtype),
+		 o->tp > 1 ? ", parallel" : "");
+}
+
+/* Tokens an engine run's iteration counts for throughput and price: the
+ * prompts' tokens of a prefill, one per sequence of a decode step, the
+ * generated tokens of a served batch. */
+static double serve_tokens(const struct model_cli *m)
+{
+	const struct model_opts *o = &m->opts;
+	if (o->mode == MODEL_DECODE)
+		return o->batch;
+	if (o->mode == MODEL_SERVE)
+		return (double)o->batch * m->new_tokens;
+	double sum = 0;
+	for (uint32_t i = 0; i < o->batch; i++)
+		sum += o->lens ? o->lens[i] : o->seq;
+	return sum;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The steps that SERVE_SAMPLE_STEPS of a served batch's decode steps are
+ * predicted at: all of them up to that many, else that many evenly spread
+ * (a step's time is nearly affine in the cache it reads). */
+#define SERVE_SAMPLE_STEPS 33u
+
+/* --mode serve: each target's time to first token (the prefill, chunked
+ * as asked) and time per output token, the mean and median of its decode
+ * steps, each predicted on its own through model_time.  0, or a negative
+ * code. */
+static int serve_timings(const struct model_config *c, const struct model_cli *m,
+			 const struct analysis_options *ao, const struct analysis *a,
+			 struct report_model *rm)
+{
+	if (m->opts.mode != MODEL_SERVE)
+		return 0;
+	size_t nt = a->ntargets;
+	rm->ttft_ns = calloc(nt ? nt : 1, sizeof(double));
+	rm->tpot_mean_ns = calloc(nt ? nt : 1, sizeof(double));
+	rm->tpot_median_ns = calloc(nt ? nt : 1, sizeof(double));
+	uint32_t steps = m->new_tokens > 1 ? m->new_tokens - 1 : 0;
+	uint32_t ns = steps < SERVE_SAMPLE_STEPS ? steps : SERVE_SAMPLE_STEPS;
+	double *t = calloc(ns ? ns : 1, sizeof(double));
+	uint32_t *grown = malloc((size_t)m->opts.batch * sizeof(*grown));
+	if (!rm->ttft_ns || !rm->tpot_mean_ns || !rm->tpot_median_ns || !t || !grown) {
+		free(t);
+		free(grown);
+		return SURFER_ENOMEM;
+	}
+	struct model_opts o = m->opts;
+	o.method = ao->method;
+	o.pred = ao->pred;
+	int rc = 0;
+	for (size_t ti = 0; ti < nt && !rc; ti++) {
+		const struct gpu_spec *g = a->targets[ti].gpu;
+		struct model_seq s;
+		struct model_timing mt;
+		o.mode = MODEL_PREFILL;
+		o.lens = m->opts.lens;
+		if (!(rc = model_build(c, &o, &s, NULL, 0))) {
+			rc = model_time(&s, &o, g, m->launch_ns, &mt);
+			model_seq_release(&s);
+			rm->ttft_ns[ti] = mt.iteration_ns;
+		}
+		o.mode = MODEL_DECODE;
+		o.chunk = 0;
+		for (uint32_t j = 0; j < ns && !rc; j++) {
+			/* step k (0-based) reads the prompt and k earlier tokens */
+			uint32_t k = ns > 1 ? (uint32_t)((uint64_t)j * (steps - 1) / (ns - 1)) : 0;
+			for (uint32_t i = 0; i < m->opts.batch; i++)
+				grown[i] = (m->opts.lens ? m->opts.lens[i] : m->opts.seq) + k;
+			o.lens = grown;
+			o.nlens = m->opts.batch;
+			if ((rc = model_build(c, &o, &s, NULL, 0)))
+				break;
+			rc = model_time(&s, &o, g, m->launch_ns, &mt);
+			model_seq_release(&s);
+			t[j] = mt.iteration_ns;
+		}
+		o.chunk = m->opts.chunk;
+		double sum = 0;
+		for (uint32_t j = 0; j < ns; j++)
+			sum += t[j];
+		rm->tpot_mean_ns[ti] = ns ? sum / ns : 0;
+		qsort(t, ns, sizeof(*t), cmp_double);
+		rm->tpot_median_ns[ti] = !ns ? 0 : ns % 2 ? t[ns / 2] : (t[ns / 2 - 1] + t[ns / 2]) / 2;
+	}
+	free(t);
+	free(grown);
+	return rc < 0 ? rc : 0;
 }
 
 int model_analysis_run(const struct model_cli *m, const struct analysis_options *ao,
@@ -510,6 +799,17 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		if (model_target_check(&m->opts, ao->targets[i], err, errlen))
 			return SURFER_EINVAL;
 	int generate = m->opts.mode == MODEL_GENERATE;
+	enum model_mode mode = m->opts.mode;
+	if ((m->lens_kind == 1 && mode != MODEL_PREFILL && mode != MODEL_SERVE) ||
+	    (m->lens_kind == 2 && mode != MODEL_DECODE)) {
+		snprintf(err, errlen, "%s goes with --mode %s", m->lens_kind == 1 ? "--prompt-lens"
+			 : "--context-lens", m->lens_kind == 1 ? "prefill or serve" : "decode");
+		return SURFER_EINVAL;
+	}
+	if (m->opts.chunk && mode != MODEL_PREFILL && mode != MODEL_SERVE) {
+		snprintf(err, errlen, "--chunk splits a prefill: it goes with --mode prefill or serve");
+		return SURFER_EINVAL;
+	}
 	rc = build_run(&c, m, m->opts.batch, &s, &sd, &opts, &od, err, errlen);
 	if (rc)
 		return rc == SURFER_ENOMEM ? SURFER_ENOMEM : SURFER_EINVAL;
@@ -524,10 +824,19 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	opts.method = od.method = ao->method;
 	if (generate)
 		snprintf(gen, sizeof(gen), " + %u new tokens", m->new_tokens);
-	snprintf(device, sizeof(device), "model %.40s, %s, batch %u, seq %u%s, %.8s%s", c.name,
-		 mo->mode == MODEL_TRAINING ? "training" : mo->mode == MODEL_DECODE ? "decode"
-		 : generate ? "generate" : "inference",
-		 o->batch, o->seq, gen, gpu_dtype_name(o->dtype), o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
+	if (mo->engine != MODEL_ENGINE_HF) {
+		serve_describe(m, &c, device, sizeof(device));
+	} else {
+		snprintf(device, sizeof(device), "model %.40s, %s, batch %u, seq %u%s, %.8s%s", c.name,
+			 mo->mode == MODEL_TRAINING ? "training" : mo->mode == MODEL_DECODE ? "decode"
+			 : generate ? "generate" : "inference",
+			 o->batch, o->seq, gen, gpu_dtype_name(o->dtype),
+			 o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
+	}
+	if (m->power_limit_w > 0) {
+		size_t len = strlen(device);
+		snprintf(device + len, sizeof(device) - len, ", %.0f W cap", m->power_limit_w);
+	}
 	memset(&p, 0, sizeof(p));
 	p.seq = &s;
 	p.opts = o;
@@ -536,15 +845,32 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		p.decode_opts = &od;
 		p.decode_steps = m->new_tokens - 1;
 	}
-	p.launch_ns = m->launch_ns;
+	p.launch_ns = model_cli_launch_ns(m);
 	p.device = device;
 	rc = program_to_memory(&p, &mb, NULL, NULL, err, errlen);
 	model_seq_release(&s);
 	model_seq_release(&sd);
 	if (rc == 0 && m->write_trace)
 		rc = write_file(m->write_trace, &mb, err, errlen);
-	if (rc == 0)
-		rc = analysis_run_mem(mb.p, mb.n, m->model, ao, &a, err, errlen);
+	if (rc == 0) {
+		/* --power-limit: the capped copies of the targets for the
+		 * prediction; the report names the targets themselves */
+		struct analysis_options capped = *ao;
+		struct gpu_spec *tmp = calloc(ao->ntargets ? ao->ntargets : 1, sizeof(*tmp));
+		const struct gpu_spec **tg = calloc(ao->ntargets ? ao->ntargets : 1, sizeof(*tg));
+		if (!tmp || !tg) {
+			rc = SURFER_ENOMEM;
+		} else {
+			for (size_t i = 0; i < ao->ntargets; i++)
+				tg[i] = model_cli_target(m, ao->targets[i], &tmp[i]);
+			capped.targets = tg;
+			rc = analysis_run_mem(mb.p, mb.n, m->model, &capped, &a, err, errlen);
+			for (size_t i = 0; rc >= 0 && a && i < a->ntargets && i < ao->ntargets; i++)
+				a->targets[i].gpu = ao->targets[i];
+		}
+		free(tmp);
+		free(tg);
+	}
 	free(mb.p);
 	if (rc < 0)
 		return rc;
@@ -560,6 +886,16 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	rm->gpus = o->dp * o->tp * o->pp;
 	rm->tokens_per_iteration = (double)o->batch * o->dp *
 		(generate ? m->new_tokens : o->mode == MODEL_DECODE ? 1 : o->seq);
+	if (mo->engine != MODEL_ENGINE_HF) {
+		rm->tokens_per_iteration = serve_tokens(m);
+		if ((rc = serve_timings(&c, m, ao, a, rm)) < 0) {
+			analysis_free(a);
+			report_model_free(rm);
+			snprintf(err, errlen, rc == SURFER_ENOMEM ? "out of memory"
+				 : "the serve steps could not be predicted");
+			return rc;
+		}
+	}
 	if (warn_memory(a, rm, &c, m)) {
 		analysis_free(a);
 		snprintf(err, errlen, "out of memory");

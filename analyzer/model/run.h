@@ -13,6 +13,9 @@
 #include "analyzer/report.h"
 #include "analyzer/model/model.h"
 
+/* The most sequences --prompt-lens and --context-lens take. */
+#define MODEL_CLI_MAX_LENS 4096
+
 /* The --model options as the command line gives them. */
 struct model_cli {
 	const char *model;        /* config.json path or built-in name; NULL = none */
@@ -25,7 +28,26 @@ struct model_cli {
 	const char *write_trace;  /* --write-trace FILE: the built program as a
 				   * trace; NULL none                         */
 	int set;                  /* some model option was given               */
+	int launch_set;           /* --launch-us or --launch-us-from given     */
+	int ckpt_set;             /* --act-ckpt given (else --plan tries them) */
+	double power_limit_w;     /* --power-limit: the boards run at this
+				   * cap, W; 0 at their TDP                   */
+	/* --prompt-lens / --context-lens: each sequence's length (opts.lens
+	 * points here once given) */
+	uint32_t lens[MODEL_CLI_MAX_LENS];
+	uint32_t nlens;
+	int lens_kind;            /* 0 none, 1 prompt lengths, 2 context lengths */
 };
+
+/* The CPU time between two launches of m's run: --launch-us (or -from)
+ * when given, else the figure of its stack (model_launch_ns()). */
+double model_cli_launch_ns(const struct model_cli *m);
+
+/* Target g as m runs it: g itself, or with --power-limit below g's TDP a
+ * copy in *tmp whose compute peaks and clocks are derated (see run.c);
+ * memory bandwidth is unchanged. */
+const struct gpu_spec *model_cli_target(const struct model_cli *m, const struct gpu_spec *g,
+					struct gpu_spec *tmp);
 
 /* Sets m to the defaults (batch 1, seq 128 ... see model_opts_init; the
  * loss computed in training; launch cost MODEL_LAUNCH_NS_DEFAULT). */
@@ -34,12 +56,17 @@ void model_cli_init(struct model_cli *m);
 /* The long options model_cli_set understands, NULL-terminated, each
  * taking a value: model, batch, seq, mode, dtype, optimizer, attention,
  * dp, tp, pp, microbatches, launch-us, launch-us-from, expert-capacity,
- * new-tokens, plan, write-trace. */
+ * new-tokens, plan, write-trace, engine, prompt-lens, context-lens,
+ * chunk, act-ckpt, grad-accum, stack, fp8-recipe, power-limit; cuda-graphs
+ * takes none (value NULL). */
 const char *const *model_cli_options(void);
 
 /* Applies option name (without "--") with value.  Returns 0, or
  * SURFER_EINVAL with a one-line reason in err for a bad value or an
  * unknown name.
+ * prompt-lens and context-lens take L1,L2,... or @FILE (lengths separated
+ * by commas or white space); they set opts.lens and opts.nlens (and batch,
+ * the number of lengths).
  * launch-us-from TRACE sets the launch cost to the median gap between
  * consecutive kernel launches of one CPU thread in a recorded trace (a
  * host's and framework's figure, docs/model.md); SURFER_ENOMEM. */

@@ -18,8 +18,10 @@
 #include "tools/lab/bench_args.h"
 #include "trace/surfer_err.h"
 #include "tools/lab/bench_e2e.h"
+#include "tools/lab/bench_published.h"
 #include "tools/lab/profile.h"
 #include "tools/lab/bench_power.h"
+#include "tools/lab/bench_serving.h"
 #include "tools/lab/bench_tc.h"
 #include "tools/lab/bench_vec.h"
 #include "tools/lab/calibrate.h"
@@ -75,6 +77,8 @@ static void usage(FILE *fp)
 		"       " PROG " tensorcore --data DIR  (tensor-core GEMM model, held out per GPU)\n"
 		"       " PROG " vec --data DIR [--emit] (16-bit vector-op model, A100 <-> A40 held out)\n"
 		"       " PROG " power --data DIR       (FP32 power cap vs measured FMA runs)\n"
+		"       " PROG " published --data DIR [--before] (published training step times)\n"
+		"       " PROG " serving --data DIR     (SGLang engine vs PipeWeave's runs)\n"
 		"       " PROG " profile --labels DIR [--emit] (per-operator profiles vs the tile model;\n"
 		"                                          the AMD scale)\n"
 		"       " PROG " calibrate [--emit] DIR|FILE.csv... (the interval table from held-out\n"
@@ -522,7 +526,7 @@ enum bench_opt {
 	BO_DATA, BO_LABELS, BO_CONFIGS, BO_GPU, BO_WEIGHTS, BO_HOLDOUT, BO_DUMP, BO_DATASET,
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
 	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_POWER,
-	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_HELP, BO_COUNT
+	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELP, BO_COUNT
 };
 #define BO(x) (1u << BO_##x)
 #define BO_VAL 256        /* getopt_long's value of option i is BO_VAL + i */
@@ -553,6 +557,7 @@ static const struct option bench_long_opts[] = {
 	{"compiled-amd-scale", no_argument, NULL, BO_VAL + BO_COMPILED_AMD_SCALE},
 	{"format", required_argument, NULL, BO_VAL + BO_FORMAT},
 	{"interval", required_argument, NULL, BO_VAL + BO_INTERVAL},
+	{"before", no_argument, NULL, BO_VAL + BO_BEFORE},
 	{"help", no_argument, NULL, BO_VAL + BO_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -576,7 +581,9 @@ static const struct bench_cmd {
 	{"comm", BO(MIN_BYTES), 1, bench_comm_main},
 	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(POWER) | BO(EMIT), 0, bench_tc_main},
 	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
+	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
+	{"serving", BO(DATA) | BO(GPU), 0, bench_serving_main},
 	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
 		    BO(ROWS), 0, bench_profile_main},
 	{"calibrate", BO(EMIT) | BO(INTERVAL), 1, bench_calibrate_main},
@@ -634,6 +641,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_COMPILED_AMD_SCALE: a->compiled_amd_scale = 1; break;
 		case BO_FORMAT: a->format = optarg; break;
 		case BO_INTERVAL: a->interval = optarg; break;
+		case BO_BEFORE: a->before = 1; break;
 		case BO_HELP: a->help = 1; break;
 		case BO_COUNT: break;
 		}

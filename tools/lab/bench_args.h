@@ -35,6 +35,7 @@ struct bench_args {
 	int per_dtype;              /* --per-dtype (tensorcore)                */
 	int power;                  /* --power (tensorcore)                    */
 	int compiled_amd_scale;     /* --compiled-amd-scale (e2e)              */
+	int before;                 /* --before (published)                    */
 	int noperands;              /* the arguments that are not options      */
 	char **operands;
 };

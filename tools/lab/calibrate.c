@@ -312,6 +312,16 @@ static void coverage_line(const struct cal_set *s, int cls, int src, double prob
 		       100.0 * (double)tot_in / (double)tot, sum_ape / (double)tot);
 }
 
+static const char *method_sym(int m)
+{
+	return m == PRED_MLP ? "PRED_MLP" : m == PRED_ROOFLINE ? "PRED_ROOFLINE" :
+	       m == PRED_WAVE ? "PRED_WAVE" : "PRED_AUTO";
+}
+
+static const char *const class_sym[IV_CLASS_COUNT] = {
+	"IV_CLASS_GEMM", "IV_CLASS_VECTOR", "IV_CLASS_CONV", "IV_CLASS_ANY", "IV_CLASS_ITERATION",
+};
+
 static void emit(const struct cal_set *s, float *buf, int argc, char **argv)
 {
 	static const int methods[] = { PRED_AUTO, PRED_MLP, PRED_ROOFLINE, PRED_WAVE };
@@ -335,7 +345,8 @@ static void emit(const struct cal_set *s, float *buf, int argc, char **argv)
 					continue;
 				float q[IV_NQ];
 				quantiles(buf, n, q);
-				printf("\t{ %d, %d, %d, %d, %zu, {", methods[m], c, PRED_DIST_NEW_ARCH, src, n);
+				printf("\t{ %s, %s, PRED_DIST_NEW_ARCH, %s, %zu, {", method_sym(methods[m]),
+				       class_sym[c], src == PRED_SRC_TRACE ? "PRED_SRC_TRACE" : "PRED_SRC_CONFIG", n);
 				for (int j = 0; j < IV_NQ; j++)
 					printf("%s%s%.4ff", j ? "," : "", j % 8 ? " " : "\n\t\t", q[j]);
 				printf(" } },   /* %s %s %s */\n", pred_method_name((enum pred_method)methods[m]),

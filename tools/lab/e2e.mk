@@ -3,7 +3,7 @@
 # ones; `make bench-profile` their per-operator profiles with the tile
 # model per kernel class (and fits the AMD scale, each AMD GPU held out);
 # `make bench-comm` collective times with NCCL measurements.
-BENCH_TARGETS += bench-e2e bench-profile bench-comm
+BENCH_TARGETS += bench-e2e bench-profile bench-comm bench-published
 SHARED_DATA ?= ../shared/data
 
 # With the held-out weights `make accuracy` writes ($(BUILD)/accuracy/w_<GPU>.bin,
@@ -33,4 +33,13 @@ bench-comm: $(BUILD)/surfer-bench
 		$(BUILD)/surfer-bench comm $(SHARED_DATA)/vidur/network $(SHARED_DATA)/pipeweave/collective; \
 	else echo "bench-comm: $(SHARED_DATA) absent, skipped"; fi
 
-.PHONY: bench-e2e bench-profile bench-comm
+# `make bench-published`: published training step times (NeMo, Megatron,
+# llm-foundry, nanotron) predicted from the --model flags that express them,
+# before (the flags the path had) and after.
+bench-published: $(BUILD)/surfer-bench
+	@if [ -f $(SHARED_DATA)/published/training-runs.csv ]; then \
+		echo "before:"; $(BUILD)/surfer-bench published --data $(SHARED_DATA)/published --before; \
+		echo; echo "after:"; $(BUILD)/surfer-bench published --data $(SHARED_DATA)/published; \
+	else echo "bench-published: $(SHARED_DATA)/published absent, skipped"; fi
+
+.PHONY: bench-e2e bench-profile bench-comm bench-published

@@ -1,0 +1,629 @@
+/*
+ * serve.c - a model configuration to the kernels a serving engine issues:
+ * vLLM V1 and SGLang, for Llama-style decoders (Llama 3.x, Mistral,
+ * Mixtral, Qwen2/2.5, Qwen3, Qwen3-MoE).  It reuses build.h's emitters and
+ * writes what docs/serving-engines.md reads from the engines' source
+ * (vLLM main @ 9aaf83ef5, 2026-05; SGLang main @ 8905cbd42, v0.5.15; the
+ * kernel libraries FlashAttention @ 0251105a, vLLM's fork @ 617264c1,
+ * FlashInfer @ fb28d724), not what Hugging Face's eager modules call:
+ *
+ *  - one forward pass serves a batch of requests, each with n new tokens
+ *    after p cached ones (a prompt: p = 0; a decode step: n = 1): the
+ *    tokens of all requests are one ragged [T, H] activation, no padding
+ *    between prompts;
+ *  - per layer (serving-engines.md 1.1, 1.2): fused residual add + RMSNorm
+ *    (one kernel; the first layer's input norm has no residual), QKV as one
+ *    GEMM (merged column-parallel), Qwen3's q/k norm (SGLang: one fused
+ *    kernel since PR #15835; vLLM: fused into the rotary kernel by Inductor),
+ *    rotary embedding in place, the KV-cache write (one kernel), attention
+ *    (ragged prefill over the prompts; decode reads each sequence's paged
+ *    cache once, KV heads only, never repeated per query head), o_proj,
+ *    the tensor-parallel all-reduce, fused add + RMSNorm, gate_up as one
+ *    GEMM, SiLU-and-mul (one kernel), down_proj, all-reduce;
+ *  - mixture of experts (vLLM fused_moe/, SGLang's Triton fused MoE): the
+ *    router GEMM, top-k softmax, the block alignment of the routed rows,
+ *    the grouped w13 GEMM over the experts the batch's tokens hit,
+ *    SiLU-and-mul, the grouped w2 GEMM, the sum over the top-k; experts
+ *    split over the TP ranks (the engines' default);
+ *  - the end of the model: the final fused add + RMSNorm over every token,
+ *    the last token of each request gathered, the LM head on those rows
+ *    only, an all-gather of the logits under TP, sampling (SGLang
+ *    bench_one_batch: greedy argmax; vLLM: temperature, softmax,
+ *    exponential race, argmax);
+ *  - CUDA graphs: a decode step (uniform, one token per request) up to the
+ *    engine's largest captured batch replays one graph padded to the
+ *    smallest captured size >= the batch (its GEMMs, norms and
+ *    all-reduces run the padded rows); SGLang's graph holds the LM head,
+ *    vLLM's does not (compute_logits runs after it); vLLM runs prefill
+ *    steps of up to 512 tokens as piecewise graphs with attention and the
+ *    KV write eager between the pieces.  Larger batches run eagerly;
+ *  - chunked prefill (--chunk): the prompts go through in steps of at most
+ *    that many tokens, in order, a prompt split where the budget ends
+ *    (vLLM's scheduler); each step ends with a synchronization;
+ *  - each step starts with the engine's CPU work (scheduling, input
+ *    preparation, the graph or kernel launches) before its first kernel.
+ *
+ * Attention kernels are emitted as PRED_OP_ATTENTION records that carry
+ * the work (FLOPs, bytes, heads) and leave the choice of kernel
+ * (FlashAttention-2/3, FlashInfer) to the predictor, which knows the
+ * target; the builder, like a trace, knows no GPU.
+ */
+#include "analyzer/model/attn.h"
+#include "analyzer/model/build.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One request of a forward pass: n new tokens after p cached ones. */
+struct sreq {
+	uint64_t n, p;
+};
+
+/* One cudaGraphLaunch of a whole decode graph, CPU side (the driver
+ * uploads the executable graph's launch work; ~10 us in SGLang's replay
+ * path, which also copies the step's inputs into the graph's buffers). */
+#define SERVE_GRAPH_LAUNCH_NS 30000.0
+
+/* vLLM piecewise prefill graphs up to this many tokens
+ * (max_cudagraph_capture_size with the default max_num_seqs). */
+#define VLLM_GRAPH_MAX_TOKENS 512u
+
+struct srv {
+	struct bld *B;
+	enum model_engine eng;
+	uint64_t nh, nkv, d, h, I, V, E, K; /* per GPU after TP */
+	uint64_t Im, Is;          /* a routed expert's and the shared experts' width */
+	int graph;                /* the pass's kernels are graph-launched   */
+	int eager_attn;           /* piecewise graph: attention stays eager  */
+	uint32_t passes;          /* forward passes built                    */
+};
+
+/* The batch sizes an engine captures decode graphs for, by default
+ * (serving-engines.md 2.1, 2.2): the smallest one >= b, 0 above the
+ * largest.  SGLang: [1,2,4,8,12] + 16..256/8 + 272..496/16 + 512../32 up
+ * to max_bs; max_bs depends on GPU memory and TP (32 or 160 on 48 GB
+ * cards, 256 or 512 on 80-141 GB ones); the builder knows no GPU and takes
+ * 256.  vLLM: [1,2,4] + 8..248/8 + 256..512/16. */
+static uint64_t graph_batch(enum model_engine eng, uint64_t b)
+{
+	if (eng == MODEL_ENGINE_SGLANG) {
+		static const uint64_t small[] = { 1, 2, 4, 8, 12 };
+		for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++)
+			if (b <= small[i])
+				return small[i];
+		if (b <= 256)
+			return cdiv(b, 8) * 8;
+		return 0;
+	}
+	if (b <= 4)
+		return b <= 1 ? 1 : b <= 2 ? 2 : 4;
+	if (b <= 248)
+		return cdiv(b, 8) * 8;
+	if (b <= 512)
+		return cdiv(b, 16) * 16;
+	return 0;
+}
+
+static void mark(struct srv *S)
+{
+	struct model_kernel *k = bld_last_kernel(S->B);
+	if (k)
+		k->graph = (uint8_t)S->graph;
+}
+
+/* Fused residual add + RMSNorm over rows tokens (residual 0: the first
+ * layer's plain RMSNorm): FlashInfer's FusedAddRMSNorm in SGLang, one CTA
+ * per row of min(1024, H/8) threads; an Inductor reduction in vLLM.
+ * Reads x (and the residual), writes y (and the new residual). */
+static void add_norm(struct srv *S, uint64_t rows, int residual)
+{
+	struct bld *B = S->B;
+	uint32_t block = (uint32_t)(S->h / 8 < 1024 ? S->h / 8 : 1024);
+	const char *name = S->eng == MODEL_ENGINE_VLLM
+		? (residual ? "triton_red_fused_add_mean_mul_pow_rsqrt" : "triton_red_fused_mean_mul_pow_rsqrt")
+		: (residual ? "FusedAddRMSNormKernel" : "RMSNormKernel");
+	B->cols = S->h;
+	k_rows(B, name, PRED_OP_NORM, rows, S->h, residual ? 2.0 : 1.0, residual ? 2.0 : 1.0, 5.0,
+	       block < 32 ? 32 : block);
+	mark(S);
+}
+
+/* An element-wise kernel over n elements of rows of cols. */
+static void vec(struct srv *S, const char *name, double n, uint64_t cols, double nin, double nout,
+		double flops)
+{
+	S->B->cols = cols;
+	k_vector(S->B, name, PRED_OP_ELEMENTWISE, n, nin, nout, flops);
+	mark(S);
+}
+
+static void gemm(struct srv *S, uint64_t batch, uint64_t m, uint64_t n, uint64_t k)
+{
+	k_gemm(S->B, batch, m, n, k);
+	mark(S);
+}
+
+/* The tensor-parallel all-reduce of a row-parallel layer's output. */
+static void all_reduce(struct srv *S, uint64_t rows)
+{
+	struct bld *B = S->B;
+	if (B->tp <= 1)
+		return;
+	double bytes = (double)rows * S->h * B->esz;
+	k_comm(B, COMM_ALL_REDUCE, bytes, B->tp, 0);
+	mark(S);
+	/* the engines' custom all-reduce (predictor/comm.c says where it
+	 * applies and falls back to NCCL): one-shot for TP 2 and small
+	 * messages, two-shot above */
+	struct model_kernel *k = bld_last_kernel(B);
+	if (k && bytes <= 8.0 * 1024 * 1024 && B->tp <= 8 && !(B->tp % 2))
+		k->k.name = B->tp == 2 || (B->tp <= 4 && bytes < 512.0 * 1024) ||
+			    (bytes < 256.0 * 1024) ? "cross_device_reduce_1stage<__nv_bfloat16, 8>"
+			    : "cross_device_reduce_2stage<__nv_bfloat16, 8>";
+}
+
+/* The pass's attention: one call over its requests (attn.h), the work it
+ * carries; the target picks the kernel.  vLLM: FlashAttention (FA3 on
+ * Hopper, FA2 elsewhere, its fork's split-KV kernel over the paged cache).
+ * SGLang: FA3 on Hopper, FlashInfer on Ampere and Ada (serving-engines.md
+ * 1.2), described as FlashAttention too: FlashInfer's prefill and decode
+ * kernels do the same work with the same tiles' worth of waste.  A
+ * sliding-window layer (Gemma 2/3's local ones) attends to the last
+ * `window` keys: the queries that still see every earlier key are a
+ * causal block, each later one attends window keys.  MLA (DeepSeek):
+ * prefill runs the up-projected MHA form (q/k dims nope + rope, v dims
+ * v_dim, every head its own K and V); decode the absorbed form over the
+ * latent cache, one KV head of kv_lora + rope, values kv_lora wide. */
+static void attention(struct srv *S, const struct sreq *r, size_t nr, int decode, uint64_t window)
+{
+	const struct model_config *c = S->B->c;
+	struct pred_attn a;
+	if (c->kv_lora && decode)
+		attn_init(&a, PRED_ATTN_FLASH, PRED_ATTN_MLA_DECODE, 1, (uint32_t)S->nh, 1,
+			  c->kv_lora + c->qk_rope, c->kv_lora);
+	else if (c->kv_lora)
+		attn_init(&a, PRED_ATTN_FLASH, PRED_ATTN_PREFILL, 1, (uint32_t)S->nh, (uint32_t)S->nh,
+			  c->qk_nope + c->qk_rope, c->v_dim);
+	else
+		attn_init(&a, PRED_ATTN_FLASH, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL, 1,
+			  (uint32_t)S->nh, (uint32_t)S->nkv, (uint32_t)S->d, (uint32_t)S->d);
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t n = r[i].n, p = r[i].p;
+		if (!window || n + p <= window) {
+			attn_add_seqs(&a, 1, n, n + p);
+			continue;
+		}
+		uint64_t full = p < window ? window - p : 0;  /* queries seeing all keys */
+		if (full > n)
+			full = n;
+		if (full)
+			attn_add_seqs(&a, 1, full, p + full);
+		if (n > full)
+			attn_add_seqs(&a, n - full, 1, window);
+	}
+	attn_emit(S->B, &a);
+	struct model_kernel *k = bld_last_kernel(S->B);
+	if (k && k->k.op == PRED_OP_ATTENTION)
+		k->graph = (uint8_t)(S->graph && !S->eager_attn);
+}
+
+/* A gated MLP of inner width I over T tokens: gate_up, act-and-mul, down. */
+static void dense_mlp(struct srv *S, uint64_t T, uint64_t I)
+{
+	const struct model_config *c = S->B->c;
+	int gelu = c->act == MODEL_ACT_GELU_TANH || c->act == MODEL_ACT_GELU;
+	gemm(S, 1, T, 2 * I, S->h);                                         /* gate_up */
+	vec(S, S->eng == MODEL_ENGINE_VLLM ? (gelu ? "triton_poi_fused_gelu_mul" : "triton_poi_fused_mul_silu")
+	    : gelu ? "act_and_mul_kernel<gelu_tanh>" : "act_and_mul_kernel<silu>",
+	    (double)T * I, I, 2.0, 1.0, 5.0);
+	gemm(S, 1, T, S->h, I);                                             /* down */
+	bld_add_params(S->B, 3.0 * (double)S->h * (double)I, 3);
+}
+
+/* The MLP of layer li over T tokens: dense (DeepSeek's first layers too),
+ * or routed experts (and the shared ones). */
+static void mlp(struct srv *S, uint64_t T, uint32_t li)
+{
+	struct bld *B = S->B;
+	const struct model_config *c = B->c;
+	if (S->E > 1 && li >= c->first_dense) {
+		uint64_t E = S->E, K = S->K, I = S->Im;
+		/* experts the T tokens hit, uniform routing: E (1 - (1 - K/E)^T) */
+		double miss = 1.0;
+		for (uint64_t t = 0; t < T && miss > 1e-9; t++)
+			miss *= 1.0 - (double)K / (double)E;
+		uint64_t hit = (uint64_t)((double)E * (1.0 - miss) + 0.999);
+		if (hit < 1)
+			hit = 1;
+		if (hit > E)
+			hit = E;
+		uint64_t rows = cdiv(T * K, hit);
+		gemm(S, 1, T, E, S->h);                                     /* router */
+		B->cols = E;
+		k_rows(B, c->kv_lora ? "biased_grouped_topk_kernel" : "topkGatingSoftmax",
+		       PRED_OP_SOFTMAX, T, E, 1.0, 1.0, 5.0, 128);
+		mark(S);
+		vec(S, "moe_align_block_size_kernel", (double)T * K, K, 1.0, 1.0, 1.0);
+		gemm(S, hit, rows, 2 * I, S->h);                            /* w13 */
+		vec(S, "act_and_mul_kernel<silu>", (double)T * K * I, I, 2.0, 1.0, 5.0);
+		gemm(S, hit, rows, S->h, I);                                /* w2 */
+		B->cols = S->h;
+		k_rows(B, "moe_sum_kernel", PRED_OP_REDUCTION, T, K * S->h, 1.0, 1.0 / (double)K, 1.0, 256);
+		mark(S);
+		bld_add_params(B, (double)E * 3.0 * (double)S->h * (double)I + (double)S->h * (double)E, 4);
+		if (S->Is) {
+			dense_mlp(S, T, S->Is);                             /* shared experts */
+			if (!c->kv_lora) {
+				/* Qwen2-MoE: sigmoid(shared_expert_gate(x)) * shared */
+				gemm(S, 1, T, 1, S->h);
+				vec(S, "vectorized_elementwise_kernel<4, sigmoid_mul>", (double)T * S->h, S->h,
+				    2.0, 1.0, 5.0);
+			}
+			vec(S, "vectorized_elementwise_kernel<4, AddFunctor>", (double)T * S->h, S->h,
+			    2.0, 1.0, 1.0);
+		}
+		return;
+	}
+	dense_mlp(S, T, S->I);
+}
+
+/* MLA's projections before attention (DeepSeek-V2/V3, SGLang's
+ * deepseek_v2.py): q through its low rank (q_a, its norm, q_b) or one q
+ * projection; the compressed kv_a (latent + the shared rope key) and its
+ * norm; rotary on the rope parts.  Prefill up-projects the latent of every
+ * key (kv_b); decode absorbs W_UK into q (a batched GEMM per head). */
+static void mla_in(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, int decode)
+{
+	struct bld *B = S->B;
+	const struct model_config *c = B->c;
+	uint64_t qd = S->nh * (c->qk_nope + c->qk_rope), kva = c->kv_lora + c->qk_rope;
+	if (c->q_lora) {
+		gemm(S, 1, T, c->q_lora + kva, S->h);               /* fused q_a + kv_a */
+		B->cols = c->q_lora;
+		k_rows(B, "RMSNormKernel", PRED_OP_NORM, T, c->q_lora, 1.0, 1.0, 5.0, 128);
+		mark(S);
+		gemm(S, 1, T, qd, c->q_lora);                       /* q_b */
+		bld_add_params(B, (double)S->h * (c->q_lora + kva) + (double)c->q_lora * qd, 2);
+	} else {
+		gemm(S, 1, T, qd, S->h);                            /* q */
+		gemm(S, 1, T, kva, S->h);                           /* kv_a */
+		bld_add_params(B, (double)S->h * (qd + kva), 2);
+	}
+	B->cols = c->kv_lora;
+	k_rows(B, "RMSNormKernel", PRED_OP_NORM, T, c->kv_lora, 1.0, 1.0, 5.0, 128);
+	mark(S);
+	vec(S, "BatchQKApplyRotaryPosIdsCosSinCache", (double)T * (S->nh + 1) * c->qk_rope, c->qk_rope,
+	    1.0, 1.0, 3.0);
+	vec(S, "store_kvcache", (double)T * kva, kva, 1.0, 1.0, 0.0);
+	bld_add_params(B, (double)c->kv_lora * S->nh * (c->qk_nope + c->v_dim), 1);
+	if (decode) {
+		gemm(S, S->nh, T, c->kv_lora, c->qk_nope);          /* q_nope W_UK */
+		return;
+	}
+	uint64_t keys = 0;
+	for (size_t i = 0; i < nr; i++)
+		keys += r[i].n + r[i].p;
+	gemm(S, 1, keys, S->nh * (c->qk_nope + c->v_dim), c->kv_lora);  /* kv_b */
+}
+
+/* One decoder layer li over the pass's T tokens (r: its requests). */
+static void layer(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, uint32_t li, int decode)
+{
+	struct bld *B = S->B;
+	const struct model_config *c = B->c;
+	uint64_t window = c->window && c->local_period && (li + 1) % c->local_period ? c->window : 0;
+	add_norm(S, T, li != 0);
+	if (c->kv_lora) {
+		mla_in(S, r, nr, T, decode);
+		attention(S, r, nr, decode, 0);
+		if (decode)
+			gemm(S, S->nh, T, c->v_dim, c->kv_lora);    /* W_UV */
+		gemm(S, 1, T, S->h, S->nh * c->v_dim);              /* o_proj */
+		bld_add_params(B, (double)S->nh * c->v_dim * (double)S->h, 1);
+	} else {
+		uint64_t qkv = (S->nh + 2 * S->nkv) * S->d;
+		gemm(S, 1, T, qkv, S->h);
+		bld_add_params(B, (double)S->h * (double)qkv + (double)S->nh * S->d * (double)S->h, 2);
+		double qk = (double)T * (double)(S->nh + S->nkv) * (double)S->d;
+		if (c->qk_norm && S->eng == MODEL_ENGINE_SGLANG) {
+			B->cols = S->d;
+			k_rows(B, "fused_inplace_qknorm", PRED_OP_NORM, T * (S->nh + S->nkv), S->d, 1.0, 1.0,
+			       5.0, 128);
+			mark(S);
+		}
+		/* rotary in place on q and k (vLLM: Inductor's kernel, with q/k
+		 * norm fused in for Qwen3) */
+		vec(S, S->eng == MODEL_ENGINE_VLLM ? "triton_poi_fused_rotary_embedding"
+		    : "BatchQKApplyRotaryPosIdsCosSinCache", qk, S->d, 1.0, 1.0, c->qk_norm ? 8.0 : 3.0);
+		/* the new tokens' K and V into the cache */
+		vec(S, S->eng == MODEL_ENGINE_VLLM ? "reshape_and_cache_flash_kernel" : "store_kvcache",
+		    2.0 * (double)T * (double)S->nkv * (double)S->d, S->d, 1.0, 1.0, 0.0);
+		if (S->eager_attn) {
+			struct model_kernel *k = bld_last_kernel(B);
+			if (k)
+				k->graph = 0;
+		}
+		attention(S, r, nr, decode, window);
+		gemm(S, 1, T, S->h, S->nh * S->d);                          /* o_proj */
+	}
+	all_reduce(S, T);
+	if (c->sandwich_norm)   /* Gemma: post_attention_layernorm */
+		add_norm(S, T, 0);
+	add_norm(S, T, 1);
+	mlp(S, T, li);
+	all_reduce(S, T);
+	if (c->sandwich_norm)   /* Gemma: post_feedforward_layernorm */
+		add_norm(S, T, 0);
+}
+
+/* One forward pass over requests r (decode: one token each), its rows
+ * padded to a captured graph size when it replays a graph. */
+static void forward(struct srv *S, const struct sreq *r, size_t nr, int decode)
+{
+	struct bld *B = S->B;
+	const struct model_config *c = B->c;
+	uint64_t T = 0;
+	for (size_t i = 0; i < nr; i++)
+		T += r[i].n;
+	S->graph = 0;
+	S->eager_attn = 0;
+	uint64_t rows = T;
+	if (decode) {
+		uint64_t g = graph_batch(S->eng, nr);
+		if (g) {
+			S->graph = 1;
+			rows = g;
+		}
+	} else if (S->eng == MODEL_ENGINE_VLLM && T <= VLLM_GRAPH_MAX_TOKENS) {
+		uint64_t g = graph_batch(S->eng, T);
+		if (g) {
+			S->graph = 1;
+			S->eager_attn = 1;
+			rows = g;
+		}
+	}
+	size_t first_kernel = B->s->n;
+	S->passes++;
+	B->layer = -1;
+	B->cols = S->h;
+	op_embed(B, rows, S->h, S->V, 0);
+	mark(S);
+	all_reduce(S, rows);                 /* vocab-parallel embedding */
+	if (c->sandwich_norm)                /* Gemma: embeddings x sqrt(hidden) */
+		vec(S, "vectorized_elementwise_kernel<4, MulFunctor>", (double)rows * S->h, S->h, 1.0, 1.0, 1.0);
+	double act = (double)rows * (double)((S->nh + 2 * S->nkv) * S->d > 2 * S->I ?
+					     (S->nh + 2 * S->nkv) * S->d : 2 * S->I) * B->esz;
+	for (uint32_t i = 0; i < c->layers; i++) {
+		B->layer = (int32_t)i;
+		layer(S, r, nr, rows, i, decode);
+	}
+	B->layer = -1;
+	add_norm(S, rows, 1);
+	/* the last token of each request; decode: every row is one */
+	uint64_t R = nr;
+	if (!decode)
+		vec(S, "index_select_last_tokens", (double)R * S->h, S->h, 1.0, 1.0, 0.0);
+	uint64_t lm_rows = decode ? rows : R;
+	int graph_head = S->graph && S->eng == MODEL_ENGINE_SGLANG;
+	int keep = S->graph;
+	S->graph = graph_head;
+	gemm(S, 1, lm_rows, S->V, S->h);                                    /* LM head */
+	if (B->tp > 1) {
+		k_comm(B, COMM_ALL_GATHER, (double)lm_rows * S->V * B->tp * B->esz, B->tp, 0);
+		mark(S);
+	}
+	S->graph = 0;
+	double logits = (double)R * (double)S->V * B->tp;
+	B->cols = S->V * B->tp;
+	if (c->final_softcap)                /* Gemma 2: cap * tanh(logits / cap) */
+		vec(S, "vectorized_elementwise_kernel<4, tanh_softcap>", logits, S->V * B->tp, 1.0, 1.0, 3.0);
+	if (S->eng == MODEL_ENGINE_VLLM) {
+		/* logits.float() / temperature, softmax, exponential noise,
+		 * divide, argmax (v1/sample/sampler.py) */
+		vec(S, "vectorized_elementwise_kernel<4, DivFunctor>", logits, S->V * B->tp, 1.0, 2.0, 1.0);
+		k_softmax(B, "cunn_SoftMaxForward<4, float, float, float, SoftMaxForwardEpilogue>",
+			  R, S->V * B->tp, 1.0);
+		vec(S, "vectorized_elementwise_kernel<4, exponential_kernel>", logits, S->V * B->tp, 0.0, 2.0, 4.0);
+		vec(S, "vectorized_elementwise_kernel<4, DivFunctor>", logits, S->V * B->tp, 4.0, 2.0, 1.0);
+	}
+	k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, ArgMaxOps<float>>>", PRED_OP_REDUCTION, R,
+	       S->V * B->tp, S->eng == MODEL_ENGINE_VLLM ? 2.0 : 1.0, 0.0, 1.0, 512);
+	S->graph = keep;
+	/* the step's CPU work before its first launch, and the synchronization
+	 * that ends the previous step */
+	if (!B->err && first_kernel < B->s->n) {
+		struct model_kernel *k0 = &B->s->v[first_kernel];
+		k0->cpu_before_ns = MODEL_SERVE_STEP_CPU_NS + (S->graph ? SERVE_GRAPH_LAUNCH_NS : 0);
+		k0->sync_before = first_kernel > 0;
+	}
+	if (act > B->s->act_peak_bytes)
+		B->s->act_peak_bytes = act;
+	double lg = (double)lm_rows * (double)S->V * 4.0 * B->tp;
+	if (lg > B->s->act_peak_bytes)
+		B->s->act_peak_bytes = lg;
+}
+
+/* The requests' lengths as o gives them: o->lens, else batch x seq. */
+static uint32_t len_of(const struct model_opts *o, uint32_t i)
+{
+	return o->lens ? o->lens[i] : o->seq;
+}
+
+static uint32_t count_of(const struct model_opts *o)
+{
+	return o->lens ? o->nlens : o->batch;
+}
+
+static int check(const struct model_config *c, const struct model_opts *o, char *err, size_t errlen)
+{
+	if (c->family != MODEL_FAM_LLAMA) {
+		snprintf(err, errlen, "--engine %s: model '%s' is a %s; the engine builder knows the "
+			 "Llama family (Llama, Mistral, Mixtral, Qwen2/2.5, Qwen3, Qwen2/3-MoE, Gemma, "
+			 "DeepSeek-V2/V3)",
+			 model_engine_name(o->engine), c->name, model_family_name(c->family));
+		return SURFER_EINVAL;
+	}
+	if (o->mode != MODEL_PREFILL && o->mode != MODEL_DECODE && o->mode != MODEL_SERVE &&
+	    o->mode != MODEL_INFERENCE) {
+		snprintf(err, errlen, "--engine %s runs --mode prefill, decode or serve",
+			 model_engine_name(o->engine));
+		return SURFER_EINVAL;
+	}
+	if (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16) {
+		snprintf(err, errlen, "--engine %s serves 16-bit weights: add --dtype bf16 or fp16",
+			 model_engine_name(o->engine));
+		return SURFER_EINVAL;
+	}
+	if (o->dp != 1 || o->pp != 1 || o->zero) {
+		snprintf(err, errlen, "--engine %s: one replica, tensor parallel only (--tp); "
+			 "--dp, --pp and --zero are not built", model_engine_name(o->engine));
+		return SURFER_EINVAL;
+	}
+	uint32_t kv = c->kv_heads ? c->kv_heads : c->heads;
+	if (!o->tp || c->heads % o->tp || c->ffn % o->tp || (kv % o->tp && o->tp % kv) ||
+	    c->moe_ffn % o->tp || c->shared_ffn % o->tp) {
+		snprintf(err, errlen, "--tp %u does not divide the %u heads or the MLP width %u",
+			 o->tp, c->heads, c->ffn);
+		return SURFER_EINVAL;
+	}
+	uint32_t n = count_of(o);
+	if (!n || n > (1u << 20)) {
+		snprintf(err, errlen, "the batch must hold 1 to 1048576 sequences");
+		return SURFER_EINVAL;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (len_of(o, i) > (1u << 24) || (!len_of(o, i) && o->mode != MODEL_DECODE)) {
+			snprintf(err, errlen, "sequence %u: length %u (1 to 16777216 tokens)", i + 1,
+				 len_of(o, i));
+			return SURFER_EINVAL;
+		}
+	if (o->mode == MODEL_SERVE && !o->new_tokens) {
+		snprintf(err, errlen, "--mode serve needs --new-tokens N (N >= 1)");
+		return SURFER_EINVAL;
+	}
+	return 0;
+}
+
+/* The prompts of o through prefill passes of at most o->chunk tokens
+ * (0: one pass); each pass's requests with the tokens cached before. */
+static int prefill(struct srv *S, const struct model_opts *o)
+{
+	uint32_t n = count_of(o);
+	struct sreq *r = malloc(n * sizeof(*r));
+	uint64_t *done = calloc(n, sizeof(*done));
+	if (!r || !done) {
+		free(r);
+		free(done);
+		return SURFER_ENOMEM;
+	}
+	uint32_t next = 0;
+	while (next < n && !S->B->err) {
+		uint64_t budget = o->chunk ? o->chunk : UINT64_MAX;
+		size_t nr = 0;
+		for (uint32_t i = next; i < n && budget > 0; i++) {
+			uint64_t left = len_of(o, i) - done[i];
+			uint64_t take = left < budget ? left : budget;
+			r[nr].n = take;
+			r[nr].p = done[i];
+			nr++;
+			budget -= take;
+			done[i] += take;
+		}
+		forward(S, r, nr, 0);
+		while (next < n && done[next] == len_of(o, next))
+			next++;
+	}
+	free(r);
+	free(done);
+	return 0;
+}
+
+/* One decode step of every sequence after cached[i] tokens. */
+static int decode_step(struct srv *S, const struct model_opts *o, uint64_t extra)
+{
+	uint32_t n = count_of(o);
+	struct sreq *r = malloc(n * sizeof(*r));
+	if (!r)
+		return SURFER_ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		r[i].n = 1;
+		r[i].p = len_of(o, i) + extra;
+	}
+	forward(S, r, n, 1);
+	free(r);
+	return 0;
+}
+
+int serve_build(const struct model_config *c, const struct model_opts *o, struct model_seq *s,
+		char *err, size_t errlen)
+{
+	int rc = check(c, o, err, errlen);
+	if (rc)
+		return rc;
+	struct bld B;
+	memset(&B, 0, sizeof(B));
+	B.s = s;
+	B.c = c;
+	B.o = o;
+	B.layer = -1;
+	B.tp = o->tp;
+	B.vec_dt = o->dtype;
+	B.gemm_dt = o->dtype;
+	B.esz = gpu_dtype_bytes(o->dtype);
+	struct srv S;
+	memset(&S, 0, sizeof(S));
+	S.B = &B;
+	S.eng = o->engine;
+	S.nh = c->heads / o->tp;
+	uint64_t kvh = c->kv_heads ? c->kv_heads : c->heads;
+	S.nkv = kvh >= o->tp ? kvh / o->tp : 1;
+	S.d = c->head_dim;
+	S.h = c->hidden;
+	S.I = c->ffn / o->tp;
+	S.Im = (c->moe_ffn ? c->moe_ffn : c->ffn) / o->tp;
+	S.Is = c->shared_ffn / o->tp;
+	S.E = c->experts > 1 ? c->experts : 0;
+	S.K = c->experts_per_tok ? c->experts_per_tok : 1;
+	/* vLLM pads the vocabulary to a multiple of 64 before splitting it */
+	uint64_t vocab = S.eng == MODEL_ENGINE_VLLM ? cdiv(c->vocab, 64) * 64 : c->vocab;
+	S.V = cdiv(vocab, o->tp);
+	s->params_total = model_config_params(c);
+	s->stage_layers = c->layers;
+	s->micro_batch = count_of(o);
+	s->microbatches = 1;
+
+	uint32_t n = count_of(o);
+	double cached = 0;
+	if (o->mode == MODEL_DECODE) {
+		rc = decode_step(&S, o, 0);
+		for (uint32_t i = 0; i < n; i++)
+			cached += len_of(o, i) + 1.0;
+	} else {
+		rc = prefill(&S, o);
+		for (uint32_t i = 0; i < n; i++)
+			cached += len_of(o, i);
+		if (!rc && o->mode == MODEL_SERVE) {
+			/* the prefill gave the first token; each step adds one */
+			for (uint32_t j = 1; j < o->new_tokens && !rc && !B.err; j++)
+				rc = decode_step(&S, o, j - 1);
+			cached += (double)n * (o->new_tokens - 1);
+		}
+	}
+	/* the weights once: every pass above counted them */
+	if (S.passes > 1) {
+		s->params /= S.passes;
+		s->param_tensors /= S.passes;
+	}
+	s->params += (double)S.V * S.h * (c->tied ? 1.0 : 2.0);
+	/* MLA caches one latent row per token (kv_lora + rope), the same on
+	 * every TP rank; the others K and V of their KV heads */
+	s->kv_cache_bytes = c->kv_lora ? c->layers * cached * (double)(c->kv_lora + c->qk_rope) * B.esz
+			    : 2.0 * c->layers * cached * (double)S.nkv * (double)S.d * B.esz;
+	if (rc || B.err) {
+		model_seq_release(s);
+		snprintf(err, errlen, "out of memory");
+		return rc ? rc : B.err;
+	}
+	return 0;
+}

@@ -1,0 +1,351 @@
+/*
+ * attention.c - the fused attention model (attention.h).
+ *
+ * A call is described by its shape (struct pred_attn): S sequences, H
+ * query heads, Hkv KV heads (group G = H / Hkv), head dims d (Q, K) and
+ * dv (V, O), q and kv tokens summed over the sequences, the longest
+ * sequence's keys and P, the (query, key) pairs attended.  On a target GPU
+ * the model picks the kernel the implementation runs there, then
+ *
+ *   T = max(T_compute, T_mem) + T_combine + T_fixed
+ *
+ * Kernel (serving-engines.md 1.1-1.3, 4; training-stacks.md 3, 4):
+ *  - FLASH runs FA3 on compute capability 9.x (flash-attn's hopper/ build;
+ *    vLLM's get_flash_attn_version, SGLang's fa3 backend) and FA2
+ *    elsewhere; FA3 asked for on another GPU runs FA2 (it has no kernel
+ *    there); FlashInfer and cuDNN run warpgroup-MMA kernels from 9.0 on
+ *    (FlashInfer's sm90 prefill backend, cuDNN's sm90 sdpa kernels) and
+ *    mma.sync kernels before.  "async" below is the warpgroup-MMA class.
+ *  - Forward tiles block_m x block_n (keys per step), by head dim d:
+ *    FA2 (flash_fwd_launch_template.h): d <= 64 128 x 128; d <= 128
+ *    128 x 64 on 8.0, and on 8.6/8.9 (99 KB of shared memory) 64 x 64
+ *    causal, 128 x 32 not; larger d 128 x 64 on 8.0, 64 x 64 elsewhere.
+ *    FA3 (hopper/tile_size.h, BF16): d <= 64 192 x 128 causal, 192 x 192
+ *    not; d <= 128 128 x 128 causal (and paged), 128 x 176 not; d <= 256
+ *    128 x 80 (d <= 192 taken as 128 x 112, and the FP8 kernels as using
+ *    the BF16 tiles: both unverified).  FlashInfer's and cuDNN's tiles are taken as
+ *    FA2's / FA3's of their class (their own tile choices are not in the
+ *    notes).
+ *  - Backward (dQ, dK, dV kernel; both classes, flash_bwd_launch_template.h
+ *    and hopper/): block_m 64 query rows x block_n 128 keys for d <= 128,
+ *    64 x 64 above; one thread block per key block (seqk-parallel).
+ *  - Decode (split-KV): FA2's flash_fwd_splitkv_kernel, kBlockM 64, kBlockN
+ *    256 / 128 / 64 for d <= 64 / <= 128 / more; the query heads of a GQA
+ *    group packed into the rows (FA2's seqlenq_ngroups_swapped, FA3's
+ *    PackGQA, FlashInfer's tensor-core decode); the split count by
+ *    attention_num_splits over 2 x SMs slots (FA2) or SMs (FA3), at most
+ *    128 splits, on the longest sequence's KV blocks.  FlashInfer's
+ *    CUDA-core decode kernel (group < 4: SGLang's should_use_tensor_core)
+ *    computes on the FP32 units.  When splits > 1 a combine kernel reads
+ *    the FP32 partial outputs and log-sum-exps: splits x q x H x (dv + 1)
+ *    x 4 bytes, and writes the output.
+ *  - MLA decode (DeepSeek's absorbed form, FlashMLA): 64 query heads x 64
+ *    keys per step, the latent row (d = kv_lora_rank + rope, V its first
+ *    dv) read once per key.
+ *  - Thread blocks per SM: 1 for the async class (FA3's kernels take most
+ *    of the 227 KB); for mma.sync kernels as many as fit the SM's shared
+ *    memory with (block_m d + 2 block_n d) elements each (Q tile, K and V
+ *    tiles), at most 2 (4 warps of ~255 registers: 2 x 128 x 255 of the
+ *    64 Ki registers).
+ * Compute (FLOPs counted on whole tiles: causal diagonal tiles and ragged
+ * edges are computed in full, a decode's packed rows padded to block_m):
+ *  - the tiles one (sequence, head) visits are counted on the mean
+ *    sequence (q / S queries after kv / S - q / S cached keys): for query
+ *    block i the keys up to min(kv, prefix + (i + 1) block_m) when causal,
+ *    all kv when not, in blocks of block_n.  e_pad = pairs of that mean
+ *    sequence / the tiles' block_m x block_n area; the call computes
+ *    P / e_pad pairs per head, so a ragged batch keeps its exact P.
+ *  - matrix FLOPs 2 (d + dv) per computed pair and head forward (Q K^T,
+ *    P V), 2 (3 d + 2 dv) backward (S recomputed, dP, dV, dQ, dK);
+ *    T_mma = FLOPs / (R x eff x e_wave), R = tcgemm_rate_flops() of the
+ *    dtype (the rate a huge GEMM reaches on that GPU: its peak, matrix
+ *    efficiency and power term), eff = attention_mma_eff, e_wave the wave
+ *    quantization of the thread blocks over the SMs (as tcgemm's);
+ *  - one exponential per computed pair and head (forward; the backward
+ *    recomputes P), on the SMs' multi-function units: 16 per clock per SM
+ *    on every compute capability from 5.0 to 9.0 (CUDA C programming
+ *    guide, arithmetic instruction throughput: exp2, log2, rcp, rsqrt,
+ *    sin, cos); at boost clock that is the 3.9 TFLOP/s of "special
+ *    functions" the FA3 paper gives for the H100 SXM5 (16 x 132 x 1.98
+ *    GHz = 4.2), against 989 TFLOP/s of BF16 matrix math: with d = 128
+ *    the matrix work is 512 FLOPs per exponential, so the exponentials
+ *    take half the matrix time at peak (FA3 paper, section 3.1);
+ *  - the async class overlaps the softmax with the products (FA3's
+ *    ping-pong scheduling of two warpgroups and its intra-warpgroup
+ *    pipelining, section 3.1-3.2): T_compute = max(T_mma, T_exp); the
+ *    mma.sync class runs them one after the other in each warp (the FA3
+ *    paper's account of FA2): T_compute = T_mma + T_exp.
+ * Memory: Q, O read/written once per query and head, K and V once per key
+ * and KV head (each thread block of a GQA group reads its KV head from
+ * L2 after the first), the latent row once per key for MLA; the backward
+ * reads Q, K, V, O, dO and writes dQ, dK, dV (the FP32 dQ accumulation
+ * stays in L2).  T_mem = bytes / BW, BW the achievable bandwidth
+ * (roofline_bw_bytes: FlashInfer's decode kernels reach close to all of
+ * it on long sequences, FlashInfer blog 2024-01-03); a decode with fewer
+ * thread blocks than SMs gets their share, BW x blocks / SMs, and never
+ * less time than its longest thread block's bytes at one SM's share.
+ * T_fixed: a kernel's launch-to-completion floor, the one vecop.c fits for
+ * elementwise kernels (Vidur's FP16 kernels), paid again by the combine
+ * kernel.
+ *
+ * The fitted constant: eff, the attention main loop's rate relative to
+ * tcgemm's GEMM rate, from the two published figures of the forward kernel
+ * at its best (the papers' benchmark: 16k tokens, hidden 2048, non-causal,
+ * BF16/FP16):
+ *   FA2 on the A100 (cc 8.0), head dim 128: 230 TFLOP/s (FA2 paper,
+ *     Dao 2023, section 4.1: "up to 230 TFLOPs/s", 73 % of 312);
+ *   FA3 on the H100 SXM5 (cc 9.0), head dim 256: 740 TFLOP/s (FA3 paper,
+ *     Shah et al. 2024, abstract: "up to 740 TFLOPs/s (75% utilization)").
+ * Fitted on each alone, eff = 1.26 (A100) and 1.007 (H100); each held-out
+ * architecture predicted from the other's fit: the A100's FA2 at 191
+ * TFLOP/s (-16.7 %), the H100's FA3 at 925 (+25.0 %): 20.9 % mean
+ * held-out error.  The compiled-in eff fits both (least squares on the
+ * log ratio): A100 206 TFLOP/s (-10.3 %), H100 809 (+9.4 %).  That eff > 1:
+ * tcgemm's rate is its one efficiency fitted over six GPUs' GEMMs (0.77
+ * of peak), below what the best kernels reach on these two.
+ * Checks, fitted on nothing (tests/check_attention.c keeps them):
+ *  - FA3 FP8 on the H100, head dim 256: predicted 1.62 PFLOP/s against
+ *    "close to 1.2 PFLOPs/s" (FA3 abstract): +35 %, the FP8 kernels' own
+ *    overheads (the in-kernel V transpose, FA3 section 3.3) not modelled;
+ *  - FlashMLA on the H800 (deepseek-ai/FlashMLA README: 3000 GB/s memory-
+ *    bound, 580 TFLOP/s compute-bound, later 660): batch 128, 128 heads,
+ *    4096 cached tokens: predicted memory-bound at 2960 GB/s (-1 %); its
+ *    compute-bound rate R x eff x e_wave = 811 TFLOP/s, +23 to +40 %;
+ *  - FA2 run on Hopper (not what any engine picks there) is predicted at
+ *    the warpgroup rate, which mma.sync does not reach: the FA2 paper's
+ *    "up to 335 TFLOPs/s" on the H100 comes out about twice as fast.
+ * No per-kernel attention timing exists in the shared data (Vidur's tables
+ * have no attention rows, the Kineto traces no flash kernels, NeuSight's
+ * only eager attention), so nothing else is fitted; the backward, the
+ * decode and FlashInfer's kernels use the same constant.
+ */
+#include "predictor/attention.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "predictor/roofline.h"
+#include "predictor/tcgemm.h"
+#include "predictor/vecop.h"
+
+/* See the fit above. */
+const double attention_mma_eff = 1.102;
+
+/* Multi-function unit results (exp2) per clock per SM. */
+#define ATTN_MUFU_PER_CLK 16.0
+
+static double attn_dsize(enum gpu_dtype dt)
+{
+	return dt == GPU_DT_FP8 ? 1.0 : dt == GPU_DT_FP32 || dt == GPU_DT_TF32 ? 4.0 : 2.0;
+}
+
+uint32_t attention_num_splits(double blocks, uint32_t slots, uint32_t n_blocks,
+			      uint32_t max_splits)
+{
+	if (slots == 0 || blocks >= 0.8 * slots)
+		return 1;
+	if (max_splits > slots)
+		max_splits = slots;
+	if (max_splits > n_blocks)
+		max_splits = n_blocks;
+	double best = 0, eff[256];
+	if (max_splits > 256)
+		max_splits = 256;
+	for (uint32_t s = 1; s <= max_splits; s++) {
+		int eligible = s == 1 || (n_blocks + s - 1) / s != (n_blocks + s - 2) / (s - 1);
+		double n = blocks * s / slots;
+		eff[s - 1] = eligible ? n / ceil(n) : 0;
+		if (eff[s - 1] > best)
+			best = eff[s - 1];
+	}
+	for (uint32_t s = 1; s <= max_splits; s++)
+		if (eff[s - 1] > 0 && eff[s - 1] >= 0.85 * best)
+			return s;
+	return 1;
+}
+
+/* The forward prefill tile of the class on g (see the top of the file). */
+static void attn_fwd_tile(int async, uint32_t cc, uint32_t d, int causal, uint32_t *bm,
+			  uint32_t *bn)
+{
+	if (async) {
+		if (d <= 64)
+			*bm = 192, *bn = causal ? 128 : 192;
+		else if (d <= 128)
+			*bm = 128, *bn = causal ? 128 : 176;
+		else if (d <= 192)
+			*bm = 128, *bn = 112;
+		else
+			*bm = 128, *bn = 80;
+		return;
+	}
+	if (d <= 64)
+		*bm = 128, *bn = 128;
+	else if (d <= 128 && cc == 80)
+		*bm = 128, *bn = 64;
+	else if (d <= 128)
+		*bm = causal ? 64 : 128, *bn = causal ? 64 : 32;
+	else if (cc == 80)
+		*bm = 128, *bn = 64;
+	else
+		*bm = 64, *bn = 64;
+}
+
+/* Query blocks counted one by one at most; a longer sequence samples this
+ * many evenly spaced blocks (a trace may describe any length: the time to
+ * plan one must not grow with it). */
+#define ATTN_TILE_SAMPLES 4096.0
+
+/* Tiles of block_m x block_n one (sequence, head) of q queries after kv - q
+ * cached keys visits. */
+static double attn_tiles(double q, double kv, int causal, uint32_t bm, uint32_t bn)
+{
+	double mb = ceil(q / bm), prefix = kv - q, t = 0;
+	if (!causal)
+		return mb * ceil(kv / bn);
+	double step = mb > ATTN_TILE_SAMPLES ? mb / ATTN_TILE_SAMPLES : 1;
+	for (double x = 0; x < mb; x += step) {
+		double i = floor(x);
+		double keys = prefix + fmin((i + 1) * bm, q);
+		t += ceil(fmin(keys, kv) / bn) * (x + step <= mb ? step : mb - x);
+	}
+	return t;
+}
+
+int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct attn_plan *p)
+{
+	if (!k || !g || !p)
+		return -1;
+	const struct pred_attn *a = &k->attn;
+	if (k->op != PRED_OP_ATTENTION || a->impl == PRED_ATTN_NONE ||
+	    (unsigned)a->impl >= PRED_ATTN_IMPL_COUNT || (unsigned)a->form >= PRED_ATTN_FORM_COUNT ||
+	    !a->seqs || !a->heads || !a->kv_heads || !a->head_dim || !a->q_tokens ||
+	    !a->kv_tokens || !(a->pairs > 0) || gpu_cc_is_amd(g->cc) || g->cc < 70 ||
+	    !g->sms || !g->boost_clock_mhz)
+		return -1;
+	memset(p, 0, sizeof(*p));
+	/* FP8 inputs run at the FP8 rate on the async class only (FA3's FP8
+	 * kernels); elsewhere FlashAttention has no FP8 kernel: 16-bit. */
+	int async = g->cc >= 90 && a->impl != PRED_ATTN_FA2;
+	enum gpu_dtype dt = k->dtype == GPU_DT_FP8 && async ? GPU_DT_FP8
+			    : k->dtype == GPU_DT_FP16 ? GPU_DT_FP16 : GPU_DT_BF16;
+	double R = tcgemm_rate_flops(g, dt, NULL);
+	double BW = roofline_bw_bytes(g);
+	double mufu = ATTN_MUFU_PER_CLK * g->sms * g->boost_clock_mhz * 1e6;
+	if (!(R > 0) || !(BW > 0))
+		return -1;
+	p->async_mma = async;
+	p->impl = a->impl == PRED_ATTN_FLASH || a->impl == PRED_ATTN_FA3
+		  ? (async ? PRED_ATTN_FA3 : PRED_ATTN_FA2) : a->impl;
+
+	double S = a->seqs, H = a->heads, Hkv = a->kv_heads, G = H / Hkv;
+	double d = a->head_dim, dv = a->head_dim_v ? a->head_dim_v : a->head_dim;
+	double e = attn_dsize(k->dtype), qm = (double)a->q_tokens / S, km = (double)a->kv_tokens / S;
+	double sms = g->sms, q = (double)a->q_tokens, kv = (double)a->kv_tokens;
+	double per_pair = a->backward ? 2.0 * (3.0 * d + 2.0 * dv) : 2.0 * (d + dv);
+	double rows, rows_pad;   /* decode: packed query rows per (seq, KV head) */
+
+	p->ctas_per_sm = 1;
+	p->splits = 1;
+	p->fixed_ns = vecop_default_params.floor_ns[VECOP_ELEMENTWISE];
+	if (a->form == PRED_ATTN_PREFILL) {
+		if (a->backward) {
+			p->block_m = 64;
+			p->block_n = d <= 128 ? 128 : 64;
+		} else {
+			attn_fwd_tile(async, g->cc, a->head_dim, a->causal, &p->block_m, &p->block_n);
+		}
+		double area = attn_tiles(qm, km, a->causal, p->block_m, p->block_n) * p->block_m *
+			      p->block_n;
+		double mean_pairs = a->causal ? qm * (km - qm + (qm + 1) / 2) : qm * km;
+		p->e_pad = area > 0 ? fmin(1.0, mean_pairs / area) : 1;
+		p->ctas = a->backward ? S * H * ceil(km / p->block_n) : S * H * ceil(qm / p->block_m);
+		p->mma_flops = per_pair * H * a->pairs / p->e_pad;
+		p->exps = H * a->pairs / p->e_pad;
+		if (!a->backward)
+			p->bytes = e * (q * H * (d + dv) + kv * Hkv * (d + dv));
+		else
+			p->bytes = e * (2.0 * q * H * (d + dv) + 2.0 * kv * Hkv * (d + dv)) + 4.0 * q * H;
+	} else {
+		int mla = a->form == PRED_ATTN_MLA_DECODE;
+		double qlen = ceil(qm);
+		p->block_m = 64;
+		p->block_n = mla ? 64 : d <= 64 ? 256 : d <= 128 ? 128 : 64;
+		rows = G * qlen;
+		rows_pad = ceil(rows / p->block_m) * p->block_m;
+		p->simt = !mla && !async && a->impl == PRED_ATTN_FLASHINFER && G < 4;
+		if (p->simt)
+			rows_pad = rows;
+		double mblocks = ceil(rows / p->block_m);
+		uint32_t nblk = (uint32_t)fmin(ceil((double)a->max_kv / p->block_n), 1e9);
+		uint32_t slots = (uint32_t)(async || mla ? sms : 2 * sms);
+		p->splits = attention_num_splits(S * Hkv * mblocks, slots, nblk, 128);
+		p->ctas = S * Hkv * mblocks * p->splits;
+		p->e_pad = rows / rows_pad;
+		p->mma_flops = per_pair * H * a->pairs / p->e_pad;
+		p->exps = H * a->pairs / p->e_pad;
+		double kv_row = mla ? d : Hkv * (d + dv);
+		p->bytes = e * (q * H * (d + dv) + kv * kv_row);
+		if (p->splits > 1) {
+			double cb = p->splits * q * H * (dv + 1) * 4.0 + q * H * dv * e;
+			p->combine_ns = cb / BW * 1e9 + p->fixed_ns;
+		}
+	}
+	if (!async && a->form == PRED_ATTN_PREFILL) {
+		double tile = (p->block_m * d + 2.0 * p->block_n * d) * e;
+		double smem = g->limits ? g->limits->smem_per_sm : 0;
+		p->ctas_per_sm = smem > 0 && tile > 0 ? (uint32_t)fmax(1, fmin(2, floor(smem / tile))) : 1;
+	}
+	double slots = sms * p->ctas_per_sm;
+	p->waves = ceil(p->ctas / slots);
+	p->e_wave = p->ctas / (p->waves * slots);
+
+	double rate = p->simt ? gpu_fp32_simt_tflops(g) * 1e12 : R * attention_mma_eff;
+	if (!(rate > 0))
+		return -1;
+	p->mma_ns = p->mma_flops / (rate * p->e_wave) * 1e9;
+	p->exp_ns = p->exps / (mufu * p->e_wave) * 1e9;
+	p->compute_ns = async ? fmax(p->mma_ns, p->exp_ns) : p->mma_ns + p->exp_ns;
+	p->mem_ns = p->bytes / BW * 1e9;
+	if (a->form != PRED_ATTN_PREFILL) {
+		/* fewer thread blocks than SMs pull their share of the bandwidth;
+		 * the longest one (the longest sequence's chunk) at one SM's */
+		double active = fmin(1.0, p->ctas / sms);
+		double kv_row = a->form == PRED_ATTN_MLA_DECODE ? d : d + dv;
+		double chunk = ceil(ceil((double)a->max_kv / p->block_n) / p->splits) * p->block_n;
+		double longest = fmin((double)a->max_kv, chunk) * kv_row * e;
+		p->mem_ns = fmax(p->mem_ns / active, longest / (BW / sms) * 1e9);
+	}
+	p->memory_bound = p->mem_ns > p->compute_ns;
+	p->ns = fmax(p->compute_ns, p->mem_ns) + p->combine_ns + p->fixed_ns;
+	return 0;
+}
+
+double attention_model_ns(const struct pred_kernel *k, const struct gpu_spec *g)
+{
+	struct attn_plan p;
+	return attention_plan(k, g, &p) == 0 ? p.ns : -1;
+}
+
+int attention_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
+		      const struct gpu_spec *target, struct pred_result *out)
+{
+	struct attn_plan pt, po;
+
+	if (!out || attention_plan(k, target, &pt) < 0)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	out->gamma = -1;
+	out->method = PRED_ATTENTION;
+	out->memory_bound = pt.memory_bound;
+	out->waves_target = pt.waves;
+	out->roofline_ns = roofline_ns(k, target, NULL);
+	out->ns = pt.ns;
+	if (origin && k->origin_ns > 0) {
+		if (attention_plan(k, origin, &po) < 0)
+			return -1;
+		out->waves_origin = po.waves;
+		out->ns = k->origin_ns * pt.ns / po.ns;
+	}
+	return out->ns > 0 ? 0 : -1;
+}

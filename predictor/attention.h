@@ -1,0 +1,70 @@
+/*
+ * attention.h - the fused attention model: the time of a FlashAttention-2,
+ * FlashAttention-3, FlashInfer or cuDNN fused attention call of known
+ * shape (struct pred_attn) on any NVIDIA GPU with tensor cores, from the
+ * kernel the implementation runs there (its tiles, thread blocks, waves,
+ * split-KV count), the tensor-core rate of tcgemm.c, the exponential rate
+ * of the SMs and the DRAM bandwidth.  attention.c gives every formula
+ * with its source and the one fitted constant with its held-out error.
+ */
+#ifndef SURFER_ATTENTION_H
+#define SURFER_ATTENTION_H
+
+#include <stdint.h>
+
+#include "predictor/predict.h"
+
+/* How a call runs on one GPU, and the terms of its time. */
+struct attn_plan {
+	enum pred_attn_impl impl;   /* the kernel family on this GPU: FA2 or FA3
+				     * for FLASH; FLASHINFER and CUDNN kept    */
+	int async_mma;              /* 1: warpgroup MMA kernels (FA3 class, cc
+				     * >= 9.0), softmax overlapped with the
+				     * matrix products; 0: mma.sync (FA2 class) */
+	int simt;                   /* 1: FlashInfer's CUDA-core decode kernel */
+	uint32_t block_m, block_n;  /* tile: query rows x keys of one step      */
+	uint32_t ctas_per_sm;       /* thread blocks resident per SM            */
+	uint32_t splits;            /* split-KV chunks per (sequence, KV head)  */
+	double ctas;                /* thread blocks launched (all splits)      */
+	double waves;               /* ctas / (SMs x ctas_per_sm), rounded up   */
+	double e_wave;              /* ctas / (waves x SMs x ctas_per_sm)       */
+	double e_pad;               /* attended pairs / pairs the tiles compute */
+	double mma_flops;           /* matrix FLOPs the tiles compute           */
+	double exps;                /* exponentials the tiles compute           */
+	double bytes;               /* DRAM bytes                               */
+	double mma_ns, exp_ns, compute_ns, mem_ns, combine_ns, fixed_ns;
+	double ns;                  /* the model's time                         */
+	int memory_bound;
+};
+
+/* The main-loop efficiency of attention relative to tcgemm_rate_flops(),
+ * fitted on published figures (attention.c); exposed for the fit's
+ * documentation test. */
+extern const double attention_mma_eff;
+
+/* Plans k (op PRED_OP_ATTENTION with k->attn.impl set) on g and fills p.
+ * Returns 0, or -1 when k has no attention shape, g has no tensor cores
+ * (compute capability below 7.0, an AMD part) or no figures. */
+int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct attn_plan *p);
+
+/* The model's time of k on g, ns; -1 when attention_plan refuses. */
+double attention_model_ns(const struct pred_kernel *k, const struct gpu_spec *g);
+
+/* predict_kernel's PRED_ATTENTION: the model's time on target; with a
+ * measured origin (origin not NULL, k->origin_ns > 0) the ratio T_o x
+ * model(target) / model(origin).  Fills out (waves, bound, roofline);
+ * 0 or -1. */
+int attention_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
+		      const struct gpu_spec *target, struct pred_result *out);
+
+/* The split-KV count of FlashAttention's num_splits_heuristic
+ * (csrc/flash_attn/flash_api.cpp, and FA3's hopper/heuristics.h): none
+ * when the blocks = sequences x heads x query blocks fill 80 % of slots;
+ * otherwise the smallest count whose wave efficiency n / ceil(n), n =
+ * blocks x splits / slots, reaches 85 % of the best over 1..max_splits
+ * (at most slots and n_blocks; a count that gives a split no more KV
+ * blocks than the one before is skipped). */
+uint32_t attention_num_splits(double blocks, uint32_t slots, uint32_t n_blocks,
+			      uint32_t max_splits);
+
+#endif

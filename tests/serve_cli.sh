@@ -1,0 +1,79 @@
+#!/bin/sh
+# serve_cli.sh - surfer-analyze --engine vllm|sglang: the kernel counts a
+# layer and the model's ends issue (counted by hand from serving-engines.md),
+# the serve mode's parts adding up, --prompt-lens from a file, and bad input
+# exiting 2 with one line.
+. "$(dirname "$0")/lib.sh"
+BIN="$B/surfer-analyze"
+test_tmp serve_cli
+
+launches() { # launches ARGS...: the "kernels N launches" of the text report
+	"$BIN" "$@" --dtype bf16 --target h100 2>/dev/null | sed -n 's/^kernels *\([0-9]*\) launches.*/\1/p'
+}
+
+# llama-3.2-1b: 16 layers.  SGLang prefill, TP 1, per layer: add+norm, QKV,
+# rotary, KV store, attention, o_proj, add+norm, gate_up, SiLU-and-mul, down
+# = 10; the ends: embedding, final add+norm, last-token gather, LM head,
+# argmax = 5.  16 x 10 + 5 = 165.
+got=$(launches --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens 100,200)
+[ "$got" = 165 ]; check "sglang prefill: 165 launches (got '$got')" $?
+# decode: no gather (every row is a last token): 164
+got=$(launches --model llama-3.2-1b --engine sglang --mode decode --context-lens 100,200)
+[ "$got" = 164 ]; check "sglang decode: 164 launches (got '$got')" $?
+# TP 2: two all-reduces a layer, one after the embedding, the logits'
+# all-gather: 16 x 12 + 5 + 2 = 199
+got=$(launches --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens 100,200 --tp 2)
+[ "$got" = 199 ]; check "sglang prefill tp 2: 199 launches (got '$got')" $?
+# vLLM samples from the logits with temperature (divide, softmax,
+# exponential, divide, argmax): 4 more than SGLang's greedy argmax
+got=$(launches --model llama-3.2-1b --engine vllm --mode decode --batch 4 --seq 50)
+[ "$got" = 168 ]; check "vllm decode: 168 launches (got '$got')" $?
+# chunks of 150 tokens over prompts of 100 and 200: two passes (100 + 50,
+# then 150), each with its own ends and vLLM's sampling: 2 x (165 + 4)
+got=$(launches --model llama-3.2-1b --engine vllm --mode prefill --prompt-lens 100,200 --chunk 150)
+[ "$got" = 338 ]; check "vllm chunked prefill: 2 passes, 338 launches (got '$got')" $?
+# serve with 3 new tokens: the prefill and two decode steps, 165 + 2 x 164
+got=$(launches --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 3)
+[ "$got" = 493 ]; check "sglang serve: 493 launches (got '$got')" $?
+
+# serve: the whole batch is the time to first token plus its steps; tokens
+# are the generated ones (2 sequences x 3)
+"$BIN" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 3 \
+	--dtype bf16 --target h100 --json >"$tmp/s.json" 2>"$tmp/err"
+check "serve --json exits 0 ($(cat "$tmp/err"))" $?
+val() { sed -n "s/.*\"$1\": \([0-9.e+]*\).*/\1/p" "$tmp/s.json" | head -1; }
+it=$(val iteration_ms); ttft=$(val ttft_ms); mean=$(val tpot_mean_ms); med=$(val tpot_median_ms)
+awk -v i="$it" -v t="$ttft" -v m="$mean" 'BEGIN { d = i - (t + 2 * m); exit !(t > 0 && m > 0 && d < 0.001 * i && d > -0.001 * i) }'
+check "iteration $it ms = ttft $ttft + 2 x tpot $mean" $?
+[ -n "$med" ]; check "tpot_median_ms present ($med)" $?
+[ "$(val tokens_per_iteration)" = "6.0" ]; check "6 generated tokens ($(val tokens_per_iteration))" $?
+
+# --prompt-lens @FILE reads the same lengths
+printf '100\n200\n' >"$tmp/lens"
+got=$(launches --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens "@$tmp/lens")
+[ "$got" = 165 ]; check "--prompt-lens @FILE: 165 launches (got '$got')" $?
+
+# a longer cache reads more: the decode step does not get faster
+t1=$("$BIN" --model llama-3.2-1b --engine sglang --mode decode --context-lens 1000,1000 --dtype bf16 --target h100 --json | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p')
+t2=$("$BIN" --model llama-3.2-1b --engine sglang --mode decode --context-lens 30000,30000 --dtype bf16 --target h100 --json | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p')
+awk -v a="$t1" -v b="$t2" 'BEGIN { exit !(a > 0 && b > a) }'
+check "decode at 30000 cached tokens ($t2 ms) slower than at 1000 ($t1 ms)" $?
+
+# hf stays the default and refuses the engines' modes
+bad() { # bad DESCRIPTION ARGS...: exit 2 and one line on stderr
+	d=$1; shift
+	"$BIN" "$@" >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]
+	check "$d: exit 2 with one line (got $rc: $(cat "$tmp/err"))" $?
+}
+bad "prefill without an engine" --model llama-3.2-1b --mode prefill --prompt-lens 10 --dtype bf16 --target h100
+bad "unknown engine" --model llama-3.2-1b --engine tgi --mode prefill --dtype bf16 --target h100
+bad "bad length" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens 10,x --dtype bf16 --target h100
+bad "zero prompt" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens 10,0 --dtype bf16 --target h100
+bad "context lens with prefill" --model llama-3.2-1b --engine sglang --mode prefill --context-lens 10 --dtype bf16 --target h100
+bad "missing file" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens @/nonexistent --dtype bf16 --target h100
+bad "fp32 engine" --model llama-3.2-1b --engine vllm --mode decode --target h100
+bad "engine on gpt2" --model gpt2 --engine sglang --mode prefill --dtype bf16 --target h100
+bad "chunk with decode" --model llama-3.2-1b --engine sglang --mode decode --chunk 64 --dtype bf16 --target h100
+finish serve_cli

@@ -1,0 +1,36 @@
+#!/bin/sh
+# serving_bench.sh - surfer-bench serving on PipeWeave's measured SGLang runs
+# when the shared data is there (skipped otherwise): one row per measured run
+# with its three real medians and an error column per method, the per-GPU
+# means for every GPU the runs name, the held-out step constant; and bad
+# input exiting 2 with one line.
+. "$(dirname "$0")/lib.sh"
+BIN="$B/surfer-bench"
+test_tmp serving_bench
+
+"$BIN" serving --data "$tmp/none" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]
+check "missing data: exit 2 with one line (got $rc: $(cat "$tmp/err"))" $?
+
+D="${SERVING_DATA:-../shared/data/pipeweave/e2e}"
+if [ ! -d "$D/real" ]; then
+	echo "serving_bench: $D absent: the data run skipped"
+	finish serving_bench
+	exit $?
+fi
+"$BIN" serving --data "$D" >"$tmp/out" 2>"$tmp/err"
+check "serving exits 0 ($(head -c 300 "$tmp/err"))" $?
+# a run row: gpu tp model workload reps, three real values, then
+# '|'-separated groups: surfer P D T, hf P D, pipeweave, neusight, habitat
+# P D T, roofline P T
+runs=$(awk -F'|' 'NF == 8 && $1 ~ /^[A-Za-z]/ && $1 !~ /^gpu/' "$tmp/out" | wc -l)
+[ "$runs" -ge 20 ]; check "one row per measured run ($runs, at least 20)" $?
+bad=$(awk -F'|' 'NF == 8 && $1 ~ /^[A-Za-z]/ && $1 !~ /^gpu/ {
+	n = split($1, a, " "); if (n != 8 || a[5] < 1 || a[6] <= 0 || a[7] <= 0 || a[8] <= 0) print;
+	if (split($2, s, " ") != 3) print }' "$tmp/out" | wc -l)
+[ "$bad" -eq 0 ]; check "every run row has reps, real P/D/T and surfer's three errors ($bad bad)" $?
+gpus=$(sed -n '/^mean error/,/^all/p' "$tmp/out" | awk 'NF == 19' | wc -l)
+[ "$gpus" -ge 9 ]; check "per-GPU means for 8 GPUs and all ($gpus rows of 18 numbers)" $?
+grep -q "held out" "$tmp/out"; check "the step constant fitted per held-out architecture" $?
+finish serving_bench

@@ -1,0 +1,538 @@
+/*
+ * bench_serving.c - `surfer-bench serving --data DIR`: surfer's serving
+ * predictions against PipeWeave's measured SGLang runs (bench_one_batch,
+ * BF16, CUDA graphs in decode), beside the predictions of PipeWeave,
+ * NeuSight, Habitat and the roofline that the data's comparison CSVs hold.
+ *
+ * Data (DIR: the pipeweave/e2e folder, or a folder holding pipeweave/e2e):
+ *  - real/e2e_[tpN_]GPU.jsonl: one line per repetition of a run
+ *    (run_name "MODEL-WORKLOAD", prefill_latency, median_decode_latency,
+ *    total_latency in seconds).  The real value of a run is the median of
+ *    its repetitions (5, the L20's 1-2).
+ *  - workload/WORKLOAD.csv: each request's prompt tokens and the tokens
+ *    generated (output_tokens, the same for all);
+ *  - config/MODEL.json: the Hugging Face config;
+ *  - hardware/GPU.json: the GPU's driver name (mapped to gpu_specs);
+ *  - {pipeweave,neusight,habitat,roofline}_comparison.csv: each method's
+ *    pred_prefill_ms, pred_decode_ms, pred_total_ms per (Hardware, TP,
+ *    Model, Workload).  Their errors here are against the same median; the
+ *    roofline's decode column there is 0 and is shown as "-".
+ *
+ * surfer predicts each run as a user would: `--engine sglang --mode prefill
+ * --prompt-lens ...` for the prefill, `--mode decode --context-lens ...`
+ * at the median step for the decode step (bench_one_batch reports the
+ * median over output_len - 1 steps; step k reads prompt + k tokens, the
+ * median k is (output_len - 2) / 2), and prefill + (output_len - 1) steps
+ * for the whole batch.  Beside it, today's Hugging Face eager path
+ * (`--engine hf --attention sdpa`: inference over batch x the mean
+ * prompt, as many tokens as the prompts hold; decode at the mean context).
+ *
+ * The engine's per-step CPU time (model.h's MODEL_SERVE_STEP_CPU_NS) is the
+ * one constant fitted on these runs: a decode step's predicted time grows
+ * by exactly that constant (it runs before the step's kernels, between two
+ * synchronizations), so the bench refits it with each GPU architecture
+ * held out (the median of measured minus predicted-without-it over the
+ * other architectures' runs) and reports the held-out decode error too.
+ */
+#include "tools/lab/bench_serving.h"
+#include "trace/csv.h"
+#include "trace/surfer_err.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analyzer/model/model.h"
+#include "analyzer/model/run.h"
+#include "gpu_specs/gpu.h"
+
+#define PROG "surfer-bench"
+#define SV_MAX_RUNS 64
+#define SV_MAX_LENS 256
+
+enum { SV_P = 0, SV_D, SV_T, SV_N };            /* prefill, decode, whole batch */
+enum { SV_PW = 0, SV_NS, SV_HAB, SV_ROOF, SV_NOTHER };
+static const char *const sv_other[SV_NOTHER] = { "pipeweave", "neusight", "habitat", "roofline" };
+static const char *const sv_arch[] = { "ampere", "ada", "hopper", "blackwell", "other" };
+
+struct sv_run {
+	char gpu_tok[48];                 /* as the file names it: RTX_6000_Ada */
+	const struct gpu_spec *gpu;
+	uint32_t tp;
+	char model[64], workload[48];
+	int arch;
+	uint32_t reps;
+	double real[SV_N];                /* medians, ms                       */
+	uint32_t lens[SV_MAX_LENS], n, out;
+	double sg[SV_N], hf[SV_N];        /* surfer sglang, surfer hf, ms      */
+	double held_d, held_t;            /* decode and whole batch with the
+					   * step constant fitted held out    */
+	double other[SV_NOTHER][SV_N];    /* <= 0: none                        */
+};
+
+static int arch_of(const struct gpu_spec *g)
+{
+	return g->cc >= 100 ? 3 : g->cc >= 90 ? 2 : g->cc == 89 ? 1 : g->cc >= 80 ? 0 : 4;
+}
+
+static double median(double *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return !n ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double ape(double pred, double real)
+{
+	return pred > 0 && real > 0 ? fabs(pred / real - 1.0) * 100.0 : NAN;
+}
+
+/* The GPU a hardware/NAME.json names ("name": the driver's). */
+static const struct gpu_spec *gpu_of(const char *dir, const char *tok)
+{
+	char path[2048], name[64];
+	snprintf(name, sizeof(name), "%.60s", tok);
+	for (char *p = name; *p; p++)
+		if (*p == '_')
+			*p = ' ';
+	snprintf(path, sizeof(path), "%s/hardware/%s.json", dir, name);
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	const struct gpu_spec *g = NULL;
+	if (j && json_is_string(json_object_get(j, "name")))
+		g = gpu_find(json_string_value(json_object_get(j, "name")));
+	json_decref(j);
+	return g ? g : gpu_find(name);
+}
+
+/* The prompt lengths and output tokens of workload w. */
+static int load_workload(const char *dir, struct sv_run *r)
+{
+	char path[2048];
+	struct csv_reader c;
+	snprintf(path, sizeof(path), "%s/workload/%s.csv", dir, r->workload);
+	if (csv_open(&c, path, CSV_COMMENTS))
+		return -1;
+	int cp = -1, co = -1, rc = 0;
+	r->n = 0;
+	while (csv_next(&c) == 1) {
+		if (cp < 0) {
+			cp = csv_col(&c, "num_prefill_tokens");
+			co = csv_col(&c, "output_tokens");
+			if (cp < 0 || co < 0) {
+				rc = -1;
+				break;
+			}
+			continue;
+		}
+		if (r->n == SV_MAX_LENS) {
+			rc = -1;
+			break;
+		}
+		r->lens[r->n++] = (uint32_t)strtoul(csv_field(&c, (size_t)cp), NULL, 10);
+		r->out = (uint32_t)strtoul(csv_field(&c, (size_t)co), NULL, 10);
+	}
+	csv_release(&c);
+	return rc || !r->n || r->out < 2 ? -1 : 0;
+}
+
+/* Reads one real/e2e_*.jsonl: a run per run_name, medians of its lines. */
+static int load_real(const char *dir, const char *file, struct sv_run *runs, size_t *nruns)
+{
+	char path[2048];
+	snprintf(path, sizeof(path), "%s/real/%.255s", dir, file);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	const char *tok = file + strlen("e2e_");
+	uint32_t tp = 1;
+	if (!strncmp(tok, "tp", 2)) {
+		tp = (uint32_t)strtoul(tok + 2, NULL, 10);
+		tok = strchr(tok, '_') ? strchr(tok, '_') + 1 : tok;
+	}
+	char gtok[48];
+	snprintf(gtok, sizeof(gtok), "%.47s", tok);
+	char *dot = strstr(gtok, ".jsonl");
+	if (dot)
+		*dot = 0;
+	size_t first = *nruns;
+	double v[SV_N][16];
+	uint32_t cnt[SV_MAX_RUNS] = { 0 };
+	static double vals[SV_MAX_RUNS][SV_N][16];
+	char line[4096];
+	while (fgets(line, sizeof(line), f)) {
+		json_error_t je;
+		json_t *j = json_loads(line, 0, &je);
+		if (!j)
+			continue;
+		const char *rn = json_string_value(json_object_get(j, "run_name"));
+		const char *dash = rn ? strrchr(rn, '-') : NULL;
+		if (!dash) {
+			json_decref(j);
+			continue;
+		}
+		size_t i;
+		for (i = first; i < *nruns; i++)
+			if (!strncmp(runs[i].model, rn, (size_t)(dash - rn)) &&
+			    runs[i].model[dash - rn] == 0 && !strcmp(runs[i].workload, dash + 1))
+				break;
+		if (i == *nruns) {
+			if (*nruns == SV_MAX_RUNS) {
+				json_decref(j);
+				break;
+			}
+			struct sv_run *r = &runs[(*nruns)++];
+			memset(r, 0, sizeof(*r));
+			snprintf(r->model, sizeof(r->model), "%.*s", (int)(dash - rn), rn);
+			snprintf(r->workload, sizeof(r->workload), "%s", dash + 1);
+			snprintf(r->gpu_tok, sizeof(r->gpu_tok), "%s", gtok);
+			r->tp = tp;
+		}
+		if (cnt[i] < 16) {
+			vals[i][SV_P][cnt[i]] = json_number_value(json_object_get(j, "prefill_latency")) * 1e3;
+			vals[i][SV_D][cnt[i]] = json_number_value(json_object_get(j, "median_decode_latency")) * 1e3;
+			vals[i][SV_T][cnt[i]] = json_number_value(json_object_get(j, "total_latency")) * 1e3;
+			cnt[i]++;
+		}
+		json_decref(j);
+	}
+	fclose(f);
+	(void)v;
+	for (size_t i = first; i < *nruns; i++) {
+		runs[i].reps = cnt[i];
+		for (int k = 0; k < SV_N; k++)
+			runs[i].real[k] = median(vals[i][k], cnt[i]);
+	}
+	return 0;
+}
+
+/* The comparison CSV of method m: its predictions onto the runs. */
+static void load_other(const char *dir, int m, struct sv_run *runs, size_t n)
+{
+	char path[2048];
+	struct csv_reader c;
+	snprintf(path, sizeof(path), "%s/%s_comparison.csv", dir, sv_other[m]);
+	if (csv_open(&c, path, CSV_COMMENTS))
+		return;
+	int ch = -1, ct = -1, cm = -1, cw = -1, cp = -1, cd = -1, cT = -1;
+	while (csv_next(&c) == 1) {
+		if (ch < 0) {
+			ch = csv_col(&c, "Hardware");
+			ct = csv_col(&c, "TP");
+			cm = csv_col(&c, "Model");
+			cw = csv_col(&c, "Workload");
+			cp = csv_col(&c, "pred_prefill_ms");
+			cd = csv_col(&c, "pred_decode_ms");
+			cT = csv_col(&c, "pred_total_ms");
+			if (ch < 0 || ct < 0 || cm < 0 || cw < 0 || cp < 0 || cd < 0 || cT < 0)
+				break;
+			continue;
+		}
+		for (size_t i = 0; i < n; i++) {
+			struct sv_run *r = &runs[i];
+			if (strcmp(csv_field(&c, (size_t)ch), r->gpu_tok) ||
+			    strtoul(csv_field(&c, (size_t)ct), NULL, 10) != r->tp ||
+			    strcmp(csv_field(&c, (size_t)cm), r->model) ||
+			    strcmp(csv_field(&c, (size_t)cw), r->workload))
+				continue;
+			r->other[m][SV_P] = strtod(csv_field(&c, (size_t)cp), NULL);
+			r->other[m][SV_D] = strtod(csv_field(&c, (size_t)cd), NULL);
+			r->other[m][SV_T] = strtod(csv_field(&c, (size_t)cT), NULL);
+		}
+	}
+	csv_release(&c);
+}
+
+/* One prediction through the model path: ms, or -1 with a reason. */
+static double predict(const struct model_config *c, struct model_opts *o, const struct gpu_spec *g,
+		      char *err, size_t errlen)
+{
+	struct model_seq s;
+	struct model_timing t;
+	if (model_build(c, o, &s, err, errlen))
+		return -1;
+	int rc = model_time(&s, o, g, MODEL_LAUNCH_NS_DEFAULT, &t);
+	model_seq_release(&s);
+	if (rc) {
+		snprintf(err, errlen, "cannot time the build");
+		return -1;
+	}
+	return t.iteration_ns / 1e6;
+}
+
+static int predict_run(const char *dir, struct sv_run *r)
+{
+	char path[2048], err[256];
+	struct model_config c;
+	snprintf(path, sizeof(path), "%s/config/%s.json", dir, r->model);
+	if (model_config_load(path, &c, err, sizeof(err))) {
+		fprintf(stderr, PROG ": serving: %s: %s\n", path, err);
+		return -1;
+	}
+	uint32_t ctx[SV_MAX_LENS], maxp = 0;
+	double meanctx = 0, meanp = 0;
+	uint32_t k = (r->out - 2) / 2;
+	for (uint32_t i = 0; i < r->n; i++) {
+		ctx[i] = r->lens[i] + k;
+		meanctx += ctx[i];
+		meanp += r->lens[i];
+		maxp = r->lens[i] > maxp ? r->lens[i] : maxp;
+	}
+	meanctx /= r->n;
+	meanp /= r->n;
+	(void)maxp;
+	struct model_opts o;
+	model_opts_init(&o);
+	o.dtype = GPU_DT_BF16;
+	o.tp = r->tp;
+	o.engine = MODEL_ENGINE_SGLANG;
+	o.mode = MODEL_PREFILL;
+	o.lens = r->lens;
+	o.nlens = o.batch = r->n;
+	r->sg[SV_P] = predict(&c, &o, r->gpu, err, sizeof(err));
+	o.mode = MODEL_DECODE;
+	o.lens = ctx;
+	r->sg[SV_D] = predict(&c, &o, r->gpu, err, sizeof(err));
+	r->sg[SV_T] = r->sg[SV_P] + (r->out - 1) * r->sg[SV_D];
+	model_opts_init(&o);
+	o.dtype = GPU_DT_BF16;
+	o.tp = r->tp;
+	o.attention = MODEL_ATTN_SDPA;
+	o.batch = r->n;
+	o.seq = (uint32_t)(meanp + 0.5);
+	r->hf[SV_P] = predict(&c, &o, r->gpu, err, sizeof(err));
+	o.mode = MODEL_DECODE;
+	o.seq = (uint32_t)(meanctx + 0.5);
+	r->hf[SV_D] = predict(&c, &o, r->gpu, err, sizeof(err));
+	r->hf[SV_T] = r->hf[SV_P] + (r->out - 1) * r->hf[SV_D];
+	if (r->sg[SV_P] < 0 || r->sg[SV_D] < 0) {
+		fprintf(stderr, PROG ": serving: %s on %s: %s\n", r->model, r->gpu_tok, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The step constant refitted without architecture arch: the median of
+ * measured minus predicted-without-the-constant over the other runs. */
+static double fit_step(const struct sv_run *runs, size_t n, int arch)
+{
+	double v[SV_MAX_RUNS];
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (runs[i].arch != arch)
+			v[m++] = runs[i].real[SV_D] - (runs[i].sg[SV_D] - MODEL_SERVE_STEP_CPU_NS / 1e6);
+	/* a CPU time: never below 0 */
+	double c = median(v, m);
+	return c > 0 ? c : 0;
+}
+
+static void cell(double pred, double real)
+{
+	double e = ape(pred, real);
+	if (isnan(e))
+		printf(" %6s", "-");
+	else
+		printf(" %6.1f", e);
+}
+
+/* Per-GPU and overall means of one column (k: SV_P/D/T). */
+struct sv_acc {
+	double sum[8][SV_N];
+	int cnt[8][SV_N];
+};
+
+static void acc_add(struct sv_acc *a, int col, int k, double pred, double real)
+{
+	double e = ape(pred, real);
+	if (!isnan(e)) {
+		a->sum[col][k] += e;
+		a->cnt[col][k]++;
+	}
+}
+
+static void acc_print(const struct sv_acc *a, int ncol)
+{
+	for (int col = 0; col < ncol; col++)
+		for (int k = 0; k < SV_N; k++) {
+			if (a->cnt[col][k])
+				printf(" %6.1f", a->sum[col][k] / a->cnt[col][k]);
+			else
+				printf(" %6s", "-");
+		}
+	printf("\n");
+}
+
+/* the columns: surfer sglang (held out), surfer hf, then the others */
+static void add_run(struct sv_acc *a, const struct sv_run *r)
+{
+	double sg[SV_N] = { r->sg[SV_P], r->held_d, r->held_t };
+	for (int k = 0; k < SV_N; k++) {
+		acc_add(a, 0, k, sg[k], r->real[k]);
+		acc_add(a, 1, k, r->hf[k], r->real[k]);
+		for (int m = 0; m < SV_NOTHER; m++)
+			acc_add(a, 2 + m, k, m == SV_ROOF && k == SV_D ? 0 : r->other[m][k], r->real[k]);
+	}
+}
+
+int bench_serving_main(const struct bench_args *a)
+{
+	if (a->help) {
+		printf("usage: " PROG " serving --data DIR [--gpu GPU]\n"
+		       "  DIR: PipeWeave's e2e folder (real/, workload/, config/, hardware/,\n"
+		       "  *_comparison.csv), or a folder holding pipeweave/e2e\n");
+		return 0;
+	}
+	if (!a->data) {
+		fprintf(stderr, PROG ": serving: --data DIR is needed\n");
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	char dir[1024], probe[1100];
+	if (strlen(a->data) > 1000) {
+		fprintf(stderr, PROG ": serving: --data path too long\n");
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	struct stat st;
+	snprintf(dir, sizeof(dir), "%s", a->data);
+	snprintf(probe, sizeof(probe), "%s/real", dir);
+	if (stat(probe, &st) != 0)
+		snprintf(dir, sizeof(dir), "%s/pipeweave/e2e", a->data);
+	snprintf(probe, sizeof(probe), "%s/real", dir);
+	DIR *d = opendir(probe);
+	if (!d) {
+		fprintf(stderr, PROG ": serving: no measured runs in '%s' (real/ missing)\n", a->data);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	static struct sv_run runs[SV_MAX_RUNS];
+	size_t n = 0;
+	struct dirent *e;
+	char *names[64];
+	size_t nn = 0;
+	while ((e = readdir(d)) && nn < 64)
+		if (!strncmp(e->d_name, "e2e_", 4) && strstr(e->d_name, ".jsonl"))
+			names[nn++] = strdup(e->d_name);
+	closedir(d);
+	for (size_t i = 1; i < nn; i++)        /* a stable order */
+		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			char *t = names[j];
+			names[j] = names[j - 1];
+			names[j - 1] = t;
+		}
+	for (size_t i = 0; i < nn; i++) {
+		load_real(dir, names[i], runs, &n);
+		free(names[i]);
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct sv_run *r = &runs[i];
+		r->gpu = gpu_of(dir, r->gpu_tok);
+		if (!r->gpu || load_workload(dir, r) ||
+		    (a->gpu && gpu_find(a->gpu) != r->gpu)) {
+			if (!r->gpu)
+				fprintf(stderr, PROG ": serving: unknown GPU '%s', skipped\n", r->gpu_tok);
+			continue;
+		}
+		r->arch = arch_of(r->gpu);
+		if (predict_run(dir, r))
+			continue;
+		runs[kept++] = *r;
+	}
+	n = kept;
+	if (!n) {
+		fprintf(stderr, PROG ": serving: no run could be predicted\n");
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	for (int m = 0; m < SV_NOTHER; m++)
+		load_other(dir, m, runs, n);
+	/* the step constant, each architecture held out */
+	double fitted[5] = { 0 };
+	int seen[5] = { 0 };
+	for (size_t i = 0; i < n; i++)
+		seen[runs[i].arch] = 1;
+	for (int ar = 0; ar < 5; ar++)
+		if (seen[ar])
+			fitted[ar] = fit_step(runs, n, ar);
+	for (size_t i = 0; i < n; i++) {
+		struct sv_run *r = &runs[i];
+		r->held_d = r->sg[SV_D] - MODEL_SERVE_STEP_CPU_NS / 1e6 + fitted[r->arch];
+		r->held_t = r->sg[SV_P] + (r->out - 1) * r->held_d;
+	}
+
+	printf("# surfer-bench serving: PipeWeave's measured SGLang bench_one_batch runs (BF16);\n"
+	       "# real = the median of each run's repetitions; errors |pred/real - 1| in %%, for\n"
+	       "# prefill (P), the median decode step (D) and the whole batch (T).\n"
+	       "# surfer = --engine sglang (step CPU constant fitted with the GPU's architecture held\n"
+	       "# out); hf = --engine hf --attention sdpa (transformers eager); roofline D: none ('-').\n");
+	printf("%-14s %2s %-12s %-13s %4s %9s %8s %9s |%-20s|%-13s|%-20s|%-20s|%-20s|%-13s\n", "gpu", "tp",
+	       "model", "workload", "reps", "real P ms", "D ms", "T ms", " surfer P D T", " hf P D",
+	       " pipeweave P D T", " neusight P D T", " habitat P D T", " roofline P T");
+	struct sv_acc all, per[16];
+	memset(&all, 0, sizeof(all));
+	memset(per, 0, sizeof(per));
+	const struct gpu_spec *gpus[16];
+	size_t ng = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct sv_run *r = &runs[i];
+		printf("%-14s %2u %-12s %-13s %4u %9.1f %8.2f %9.1f |", r->gpu_tok, r->tp, r->model,
+		       r->workload, r->reps, r->real[SV_P], r->real[SV_D], r->real[SV_T]);
+		cell(r->sg[SV_P], r->real[SV_P]);
+		cell(r->held_d, r->real[SV_D]);
+		cell(r->held_t, r->real[SV_T]);
+		printf(" |");
+		cell(r->hf[SV_P], r->real[SV_P]);
+		cell(r->hf[SV_D], r->real[SV_D]);
+		printf(" |");
+		for (int m = 0; m < SV_NOTHER; m++) {
+			cell(r->other[m][SV_P], r->real[SV_P]);
+			if (m != SV_ROOF)
+				cell(r->other[m][SV_D], r->real[SV_D]);
+			cell(r->other[m][SV_T], r->real[SV_T]);
+			printf(" |");
+		}
+		printf("\n");
+		size_t g;
+		for (g = 0; g < ng && gpus[g] != r->gpu; g++)
+			;
+		if (g == ng && ng < 16)
+			gpus[ng++] = r->gpu;
+		if (g < 16)
+			add_run(&per[g], r);
+		add_run(&all, r);
+	}
+	printf("\nmean error %% per GPU (P D T): surfer | hf | pipeweave | neusight | habitat | roofline\n");
+	for (size_t g = 0; g < ng; g++) {
+		printf("%-24s", gpus[g]->id);
+		acc_print(&per[g], 6);
+	}
+	printf("%-24s", "all");
+	acc_print(&all, 6);
+	printf("\nstep CPU constant (ms) fitted without each architecture: compiled-in %.2f;",
+	       MODEL_SERVE_STEP_CPU_NS / 1e6);
+	for (int ar = 0; ar < 5; ar++)
+		if (seen[ar])
+			printf(" %s held out %.2f;", sv_arch[ar], fitted[ar]);
+	printf("\n");
+	printf("decode mean error %% per held-out architecture (surfer):");
+	for (int ar = 0; ar < 5; ar++) {
+		if (!seen[ar])
+			continue;
+		double s = 0, sp = 0;
+		int c = 0;
+		for (size_t i = 0; i < n; i++)
+			if (runs[i].arch == ar) {
+				s += ape(runs[i].held_d, runs[i].real[SV_D]);
+				sp += ape(runs[i].sg[SV_P], runs[i].real[SV_P]);
+				c++;
+			}
+		printf(" %s D %.1f (P %.1f, %d runs);", sv_arch[ar], s / c, sp / c, c);
+	}
+	printf("\n");
+	return 0;
+}
