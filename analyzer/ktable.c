@@ -129,6 +129,23 @@ void ktable_lib_from_conv(struct ktable_lib *lib, const struct trace_conv *c)
 	lib->flops = 2.0 * ktable_prod(c->out, 0, nd) * ktable_prod(c->filt, 1, nd);
 	lib->bytes = (ktable_prod(c->in, 0, nd) + ktable_prod(c->filt, 0, nd) +
 		      ktable_prod(c->out, 0, nd)) * elt;
+	/* The implicit GEMM cuDNN runs (predictor/conv.c): forward, output
+	 * pixels N P Q by filters K over C R S (per group); backward data,
+	 * input pixels N H W by channels C over K R S; backward filter,
+	 * filters K by C R S over N P Q. */
+	double npq = c->out[0] * ktable_prod(c->out, 2, nd), crs = ktable_prod(c->filt, 1, nd);
+	double nhw = c->in[0] * ktable_prod(c->in, 2, nd), krs = c->filt[0] * ktable_prod(c->filt, 2, nd);
+	double mnk[TRACE_CONV_DIR_COUNT][3] = {
+		[TRACE_CONV_FWD] = {npq, (double)c->filt[0], crs},
+		[TRACE_CONV_BWD_DATA] = {nhw, (double)c->in[1], krs},
+		[TRACE_CONV_BWD_FILTER] = {(double)c->filt[0], crs, npq},
+	};
+	if ((unsigned)c->dir < TRACE_CONV_DIR_COUNT && c->out[0] > 0 && c->in[0] > 0 &&
+	    c->in[1] > 0 && c->filt[0] > 0) {
+		lib->m = (uint64_t)mnk[c->dir][0];
+		lib->n = (uint64_t)mnk[c->dir][1];
+		lib->k = (uint64_t)mnk[c->dir][2];
+	}
 }
 
 /* The hash of an attention shape, field by field (its padding bytes are

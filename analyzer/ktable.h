@@ -24,7 +24,7 @@ enum ktable_lib_kind { KTABLE_LIB_NONE = 0, KTABLE_LIB_GEMM, KTABLE_LIB_CONV, KT
 struct ktable_lib {
 	enum ktable_lib_kind kind;
 	enum gpu_dtype dtype;         /* math dtype                               */
-	uint64_t m, n, k, batch;      /* GEMM; conv: 0                            */
+	uint64_t m, n, k, batch;      /* GEMM; conv: its implicit GEMM's m, n, k  */
 	double flops;                 /* total FLOPs of the call                  */
 	double bytes;                 /* minimum DRAM traffic, bytes              */
 	uint8_t b_transposed;         /* GEMM: a batched product whose second

@@ -33,7 +33,9 @@
  *     shape alone was better than the ratio on 5 of the 6 GPUs, but only
  *     the ratio follows the measurement: a change that makes the origin's
  *     GEMM slower must make the prediction slower (the CI gate), so the
- *     ratio form is used whenever a measurement exists;
+ *     ratio form is used whenever a measurement exists; FP8 GEMMs in the
+ *     tile-wave form (tcgemm.c): H20 to H800 and back on PipeWeave's test
+ *     file 6.2% / 6.2% (FLOP/s ratio 54.6% / 149%);
  *   - 16-bit vector operators (`make bench-vec`: Vidur's FP16 norm, add,
  *     activation and rope on A100 80GB and A40, constants fitted on one
  *     GPU, the other predicted): vecop from the shape 31.4% MAPE against
@@ -41,9 +43,10 @@
  *     the roofline's numbers: its MLP saturates at utilisation 1 there);
  *     from the other GPU's time, vecop's ratio 32.3% against wave
  *     scaling's 43.1% and the roofline ratio's 48.1%;
- *   - convolutions (which the model does not describe): roofline ratio
- *     better than wave scaling in all 12 origin/target pairs (13-29% vs
- *     26-100%, mean 21.1% vs 44.2%).
+ *   - convolutions: roofline ratio better than wave scaling in all 12
+ *     origin/target pairs (13-29% vs 26-100%, mean 21.1% vs 44.2%); the
+ *     convolution model (conv.c), each architecture held out, 23.8%, so
+ *     only --method conv uses it (docs/conv.md).
  */
 #include "predictor/choose.h"
 #include "predictor/attention.h"

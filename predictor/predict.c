@@ -25,6 +25,7 @@
 
 #include "predictor/attention.h"
 #include "predictor/choose.h"
+#include "predictor/conv.h"
 #include "predictor/roofline.h"
 #include "predictor/tcgemm.h"
 #include "predictor/tile.h"
@@ -154,6 +155,10 @@ static int pred_run(const struct predictor *p, const struct pred_kernel *k,
 		if (vecop_predict(k, origin, target, out) == 0)
 			return 0;
 		return pred_fallback(k, origin, target, out);
+	case PRED_CONV:
+		if (conv_predict(k, origin, target, p->tile_floor, out) == 0)
+			return 0;
+		return pred_fallback(k, origin, target, out);
 	case PRED_ATTENTION:
 		if (attention_predict(k, origin, target, out) == 0)
 			return 0;
@@ -240,6 +245,7 @@ static const char *const pred_method_names[PRED_METHOD_COUNT] = {
 	[PRED_AUTO] = "auto", [PRED_WAVE] = "wave", [PRED_MLP] = "mlp",
 	[PRED_ROOFLINE] = "roofline", [PRED_IDENTITY] = "identity",
 	[PRED_TCGEMM] = "tcgemm", [PRED_VECOP] = "vecop", [PRED_ATTENTION] = "attention",
+	[PRED_CONV] = "conv",
 };
 
 const char *pred_method_name(enum pred_method m)

@@ -35,6 +35,7 @@ enum pred_method {
 	PRED_VECOP,       /* memory-bound vector-op model (vecop.c); ratio too */
 	PRED_ATTENTION,   /* fused attention of known shape (attention.c);
 			   * ratio form too                                  */
+	PRED_CONV,        /* convolution model (conv.c); ratio form too        */
 	PRED_METHOD_COUNT
 };
 

@@ -36,6 +36,27 @@
  * by least squares on log(model / measured) with Nelder-Mead (the max() is
  * not differentiable), each GPU weighted equally.
  *
+ * FP8 GEMMs (p->fp8 on): cuBLASLt's FP8 kernels compute 128 x 128 tiles,
+ * one per SM at a time, whatever the shape; PipeWeave's H20 shows it to
+ * the step: for N = K = 4096 every M up to 256 (32 or 64 tiles on 78 SMs)
+ * takes 40.6 us, 288-512 rows 78.9 us, 544-896 116.5 us, as the tiles pass
+ * 78, 156 and 234.  So the time is
+ *
+ *   T = max(waves x K x c_tile x slow, bytes / (BW x bw_eff)) + overhead
+ *   c_tile = max(2 x 128 x 128 / (P_sm x eff), 256 / (feed x clock))
+ *
+ * per step of K of a tile: its FLOPs at the SM's share of the FP8 peak, or
+ * its 256 operand bytes at feed bytes per clock from L2, whichever is
+ * longer (the H20's tile runs at 0.97 of its SM's peak, 8.9 ns per step;
+ * the H800, four times the tensor rate per SM, takes 2.66 ns where its
+ * peak would allow 2.19: 48 bytes per clock); slow = 1 + (1/cap - 1) t /
+ * (t + boost) the power limit growing in over a long kernel's main loops t,
+ * cap = min(1, (W / P_fp16) / w_ref)^power_pow as above (the H800's large
+ * GEMMs fall to 0.63 of its peak, its one-wave ones reach 0.82).  Fitted on
+ * PipeWeave's training file, on its test file the ratio form is 6.3% off
+ * from H20 to H800 and 6.3% back (general formula 21.9% and 27.8%, FLOP/s
+ * ratio 54.6% and 149%).
+ *
  * Tried and dropped (make bench-tc, each GPU held out, mean of the six):
  *  - the tensor width, eff x (FP16 FLOP per clock per SM / 1024)^-w (the
  *    A100's 2048 and H800's 4096 reach less of their peak than the 1024
@@ -84,6 +105,48 @@ struct tc_feat {
 	double log_wpt;           /* log(board W / FP16 TFLOP/s); NAN ?  */
 	double waves;
 };
+
+/* The FP8 tile-wave form's constant-free quantities: the waves of 128 x
+ * 128 tiles, a tile's step of K at the SM's peak and at one byte per
+ * clock, both times K, in ns; the board's watts per FP16 TFLOP/s. */
+struct tc8_feat {
+	double waves, k_peak_ns, k_feed_ns, tm_ns, wpt;
+};
+
+static int tc8_features(const struct pred_kernel *k, const struct gpu_spec *g,
+			struct tc8_feat *f)
+{
+	if (!k || !g || k->op != PRED_OP_GEMM || k->dtype != GPU_DT_FP8 || !k->m || !k->n ||
+	    !k->k || !g->sms)
+		return -1;
+	double peak = roofline_peak_flops(g, GPU_DT_FP8) * gpu_matrix_eff(g),
+	       bw = roofline_bw_bytes(g), p16 = roofline_peak_flops(g, GPU_DT_FP16) / 1e12;
+	double clk = (g->boost_clock_mhz ? g->boost_clock_mhz : g->base_clock_mhz) * 1e6;
+	if (!(peak > 0) || !(bw > 0) || !(clk > 0))
+		return -1;
+	double m = (double)k->m, n = (double)k->n, kk = (double)k->k;
+	double b = k->batch ? (double)k->batch : 1.0, t = TCGEMM_TILE;
+	double tiles = b * ceil(m / t) * ceil(n / t);
+	f->waves = ceil(tiles / g->sms);
+	f->k_peak_ns = kk * 2.0 * t * t / (peak / g->sms) * 1e9;
+	f->k_feed_ns = kk * 2.0 * t / clk * 1e9;
+	f->tm_ns = ((m * kk + kk * n) + m * n * 2) * b / bw * 1e9;
+	f->wpt = g->tdp_w > 0 && p16 > 0 ? g->tdp_w / p16 : INFINITY;
+	return 0;
+}
+
+static double tc8_time(const struct tc8_feat *f, const struct tcgemm_fp8 *p, int *mem_bound)
+{
+	double c = f->k_peak_ns / p->eff, cf = p->feed_bpc > 0 ? f->k_feed_ns / p->feed_bpc : 0;
+	double t = f->waves * (c > cf ? c : cf);
+	double cap = p->w_ref > 0 && f->wpt < p->w_ref ? pow(f->wpt / p->w_ref, p->power_pow) : 1;
+	if (cap < 1 && cap > 0)
+		t *= 1 + (1 / cap - 1) * (p->boost_ns > 0 ? t / (t + p->boost_ns) : 1);
+	double t_m = f->tm_ns / p->bw_eff;
+	if (mem_bound)
+		*mem_bound = t_m > t;
+	return (t > t_m ? t : t_m) + p->overhead_ns;
+}
 
 static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 		       struct tc_feat *f)
@@ -145,9 +208,12 @@ double tcgemm_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 		       const struct tcgemm_params *p)
 {
 	struct tc_feat f;
+	struct tc8_feat f8;
 
 	if (!p)
 		p = &tcgemm_default_params;
+	if (p->fp8.eff > 0 && p->fp8.bw_eff > 0 && tc8_features(k, g, &f8) == 0)
+		return tc8_time(&f8, &p->fp8, NULL);
 	if (tc_features(k, g, &f) < 0 || !(tc_eff_dt(p, f.dt) > 0) || !(p->bw_eff > 0))
 		return -1;
 	return tc_time(&f, p, NULL);
@@ -178,6 +244,11 @@ int tcgemm_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 	if (!out || tc_features(k, target, &ft) < 0)
 		return -1;
 	double t = tc_time(&ft, p, &mb);
+	struct tc8_feat f8;
+	if (p->fp8.eff > 0 && p->fp8.bw_eff > 0 && tc8_features(k, target, &f8) == 0) {
+		t = tc8_time(&f8, &p->fp8, &mb);
+		ft.waves = f8.waves;
+	}
 	memset(out, 0, sizeof(*out));
 	out->gamma = -1;
 	out->method = PRED_ROOFLINE;
@@ -189,7 +260,8 @@ int tcgemm_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 		if (tc_features(k, origin, &fo) < 0)
 			return -1;
 		out->waves_origin = fo.waves;
-		out->ns = k->origin_ns * t / tc_time(&fo, p, NULL);
+		double to = tcgemm_model_ns(k, origin, p);
+		out->ns = to > 0 ? k->origin_ns * t / to : -1;
 	}
 	return out->ns > 0 ? 0 : -1;
 }
@@ -274,6 +346,97 @@ static double tc_loss_cb(const double *x, void *ctx)
 	return tc_loss(ctx, x);
 }
 
+/* The FP8 tile-wave fit: log eff, log feed_bpc, log bw_eff, log
+ * overhead_ns, log w_ref, power_pow, log boost_ns, on the FP8 samples
+ * (each GPU weighted equally). */
+struct tc8_problem {
+	const struct tc8_feat *f;
+	const double *w, *log_meas;
+	size_t n;
+	struct tcgemm_fp8 base;
+};
+
+static void tc8_unpack(const double *x, struct tcgemm_fp8 *p)
+{
+	p->eff = exp(x[0]);
+	p->feed_bpc = exp(x[1]);
+	p->bw_eff = exp(x[2]);
+	p->overhead_ns = exp(x[3]);
+	p->w_ref = exp(x[4]);
+	p->power_pow = x[5];
+	p->boost_ns = exp(x[6]);
+}
+
+static double tc8_loss(const double *x, void *ctx)
+{
+	const struct tc8_problem *pr = ctx;
+	struct tcgemm_fp8 p;
+	double s = 0;
+	tc8_unpack(x, &p);
+	if (p.eff > 1 || p.bw_eff > 1.2 || p.power_pow < 0 || p.power_pow > 2)
+		return INFINITY;
+	for (size_t i = 0; i < pr->n; i++) {
+		double e = log(tc8_time(&pr->f[i], &p, NULL)) - pr->log_meas[i];
+		s += pr->w[i] * e * e;
+	}
+	return s;
+}
+
+static int tc8_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_fp8 *p)
+{
+	struct tc8_feat *f = calloc(n ? n : 1, sizeof(*f));
+	double *w = calloc(n ? n : 1, sizeof(*w)), *lm = calloc(n ? n : 1, sizeof(*lm));
+	const struct gpu_spec **gpus = calloc(n ? n : 1, sizeof(*gpus));
+	size_t *cnt = calloc(n ? n : 1, sizeof(*cnt)), *gi = calloc(n ? n : 1, sizeof(*gi));
+	size_t used = 0, ngpu = 0;
+	int rc = 0;
+	if (!f || !w || !lm || !gpus || !cnt || !gi) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!(s[i].ns > 0) || tc8_features(&s[i].k, s[i].gpu, &f[used]) < 0)
+			continue;
+		size_t g = 0;
+		while (g < ngpu && gpus[g] != s[i].gpu)
+			g++;
+		if (g == ngpu)
+			gpus[ngpu++] = s[i].gpu;
+		cnt[g]++;
+		gi[used] = g;
+		lm[used++] = log(s[i].ns);
+	}
+	if (!used) {
+		p->eff = 0;             /* nothing to fit: the general formula */
+		goto out;
+	}
+	for (size_t i = 0; i < used; i++)
+		w[i] = 1.0 / ((double)cnt[gi[i]] * (double)ngpu);
+	struct tc8_problem pr = { .f = f, .w = w, .log_meas = lm, .n = used, .base = *p };
+	struct tcgemm_fp8 st = *p;
+	if (!(st.eff > 0) || st.eff > 1)
+		st.eff = 0.9;
+	if (!(st.feed_bpc > 0))
+		st.feed_bpc = 48;
+	if (!(st.bw_eff > 0) || st.bw_eff > 1.2)
+		st.bw_eff = 0.7;
+	if (!(st.overhead_ns > 0))
+		st.overhead_ns = 4000;
+	if (!(st.w_ref > 0))
+		st.w_ref = 1.5;
+	if (st.power_pow < 0 || st.power_pow > 2)
+		st.power_pow = 0.5;
+	if (!(st.boost_ns > 0))
+		st.boost_ns = 5e4;
+	double x[7] = {log(st.eff), log(st.feed_bpc), log(st.bw_eff), log(st.overhead_ns),
+		       log(st.w_ref), st.power_pow, log(st.boost_ns)};
+	nelder_mead_restarts(tc8_loss, &pr, x, 7, 0.3, 0.1, 4000, 4);
+	tc8_unpack(x, p);
+out:
+	free(f), free(w), free(lm), free(gpus), free(cnt), free(gi);
+	return rc;
+}
+
 int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
 	       double *rms_log)
 {
@@ -286,6 +449,11 @@ int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
 
 	if (!s || !p || n == 0)
 		return -EINVAL;
+	if (p->fp8.eff > 0) {
+		int r8 = tc8_fit(s, n, &p->fp8);
+		if (r8 < 0)
+			return r8;
+	}
 	f = calloc(n, sizeof(*f));
 	w = calloc(n, sizeof(*w));
 	lm = calloc(n, sizeof(*lm));

@@ -22,6 +22,23 @@
 #define TCGEMM_TILE 128
 #define TCGEMM_TILE_N_SM90 256
 
+/* FP8 GEMMs (cuBLASLt's FP8 kernels on Ada and Hopper) as waves of
+ * 128 x 128 output tiles, one per SM at a time (tcgemm.c says why); eff 0
+ * leaves FP8 to the general formula. */
+struct tcgemm_fp8 {
+	double eff;               /* fraction of an SM's FP8 peak a tile's main
+				   * loop reaches                             */
+	double feed_bpc;          /* operand bytes an SM takes in per clock
+				   * (a tile reads 256 per step of K)         */
+	double bw_eff;            /* fraction of achievable DRAM bandwidth    */
+	double overhead_ns;       /* fixed launch-to-completion cost, ns      */
+	double w_ref;             /* board W per dense FP16 TFLOP/s below which
+				   * the power limit binds                    */
+	double power_pow;         /* the cap: (W/TFLOP/s / w_ref)^power_pow   */
+	double boost_ns;          /* the cap's slowdown grows in as t / (t +
+				   * boost_ns) of the main loops' time t      */
+};
+
 /* The constants of the model (see tcgemm.c for the formula). */
 struct tcgemm_params {
 	double eff[GPU_DT_COUNT]; /* asymptotic fraction of dense peak by dtype;
@@ -40,6 +57,7 @@ struct tcgemm_params {
 	double power_pow;         /* exponent of that drop, 0..2              */
 	double bw_eff;            /* fraction of achievable DRAM bandwidth    */
 	double overhead_ns;       /* fixed launch-to-completion cost, ns      */
+	struct tcgemm_fp8 fp8;    /* the FP8 tile-wave form; fp8.eff 0: off    */
 };
 
 /* The constants fitted on the measured GEMMs (tcgemm_params.c). */
@@ -83,7 +101,9 @@ struct tcgemm_sample {
  * eff[FP16] and the eff of each other dtype present in the samples whose
  * eff is > 0 on entry are fitted; a dtype whose eff is 0 stays 0 (it
  * shares FP16's).  The power term is fitted only when power_w_ref > 0 on
- * entry (else it stays off).  *rms_log receives
+ * entry (else it stays off).  The FP8 tile-wave constants (p->fp8) are
+ * fitted on the FP8 samples alone when p->fp8.eff > 0 on entry, and set
+ * off (eff 0) when there is none.  *rms_log receives
  * the weighted RMS of the log error (may be NULL).  Returns 0, -EINVAL for
  * no usable sample, -ENOMEM. */
 int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,

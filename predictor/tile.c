@@ -144,12 +144,19 @@ double tile_node_energy(uint32_t cc)
 double tile_sustained_fraction(const struct tile_model *m, const struct gpu_spec *g)
 {
 	double sustain_pj16 = tile_model_sustain_pj(m);
-	if (!g || !(sustain_pj16 > 0) || !g->tdp_w || !(gpu_fp32_simt_tflops(g) > 0) ||
-	    gpu_cc_is_amd(g->cc))
+	if (!(sustain_pj16 > 0) || isinf(tile_power_cap_pj(g)))
 		return 1;
 	double e = sustain_pj16 * 1e-12 * tile_node_energy(g->cc);
 	double s = 2.0 * g->tdp_w / (gpu_fp32_simt_tflops(g) * 1e12 * e);
 	return s < 1 ? s : 1;
+}
+
+double tile_power_cap_pj(const struct gpu_spec *g)
+{
+	if (!g || !g->tdp_w || !(gpu_fp32_simt_tflops(g) > 0) || gpu_cc_is_amd(g->cc))
+		return INFINITY;
+	/* 2 TDP / (peak x E) = 1 at E = 2 TDP / (peak x node energy) */
+	return 2.0 * g->tdp_w / (gpu_fp32_simt_tflops(g) * tile_node_energy(g->cc));
 }
 
 /* FP32 peak in FLOP/ns at the clock the power limit sustains (the rate

@@ -155,6 +155,11 @@ double tile_clamp_ns(double ns, double base_ns);
  * own model (surfer-train, before computing features);
  * tile_model_sustain_pj() reads it. */
 double tile_sustained_fraction(const struct tile_model *m, const struct gpu_spec *g);
+/* The energy per FP32 core-cycle at 16 nm, pJ, above which g's power
+ * limit binds (INFINITY: never, an AMD part or no TDP): the sustained
+ * fraction for an energy E is min(1, tile_power_cap_pj(g) / E), which
+ * models fitting their own E (conv.c) use. */
+double tile_power_cap_pj(const struct gpu_spec *g);
 void tile_model_set_sustain_pj(struct tile_model *m, double pj);
 double tile_model_sustain_pj(const struct tile_model *m);
 /* AMD targets: each kernel class's time times a scale, plus a fixed cost

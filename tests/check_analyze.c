@@ -902,6 +902,42 @@ START_TEST(cublas_shape_to_row_major)
 }
 END_TEST
 
+/* A convolution record's implicit GEMM: N 8, C 64 (56 x 56), K 128 filters
+ * of 3 x 3, output 8 x 128 x 28 x 28. */
+START_TEST(conv_shape_to_implicit_gemm)
+{
+	struct trace_conv c;
+	memset(&c, 0, sizeof(c));
+	c.nbdims = 4;
+	int64_t in[4] = {8, 64, 56, 56}, filt[4] = {128, 64, 3, 3}, out[4] = {8, 128, 28, 28};
+	memcpy(c.in, in, sizeof in);
+	memcpy(c.filt, filt, sizeof filt);
+	memcpy(c.out, out, sizeof out);
+	c.dtype = c.compute_type = TRACE_DT_F32;
+	struct ktable_lib lib;
+	c.dir = TRACE_CONV_FWD;
+	ktable_lib_from_conv(&lib, &c);
+	ck_assert_uint_eq(lib.m, 8 * 28 * 28);
+	ck_assert_uint_eq(lib.n, 128);
+	ck_assert_uint_eq(lib.k, 64 * 9);
+	ck_assert_double_eq_tol(lib.flops, 2.0 * 8 * 28 * 28 * 128 * 64 * 9, 1);
+	c.dir = TRACE_CONV_BWD_DATA;
+	ktable_lib_from_conv(&lib, &c);
+	ck_assert_uint_eq(lib.m, 8 * 56 * 56);
+	ck_assert_uint_eq(lib.n, 64);
+	ck_assert_uint_eq(lib.k, 128 * 9);
+	c.dir = TRACE_CONV_BWD_FILTER;
+	ktable_lib_from_conv(&lib, &c);
+	ck_assert_uint_eq(lib.m, 128);
+	ck_assert_uint_eq(lib.n, 64 * 9);
+	ck_assert_uint_eq(lib.k, 8 * 28 * 28);
+	/* no dimensions: no shape */
+	memset(c.in, 0, sizeof c.in);
+	ktable_lib_from_conv(&lib, &c);
+	ck_assert_uint_eq(lib.m, 0);
+}
+END_TEST
+
 /* A copy to page-locked memory issued on an idle GPU runs at once, and
  * its call may return after it: that is no wait.  The same copy to
  * pageable memory is one.  A 100 us kernel (5..105 us), then at 200 us a
@@ -1198,6 +1234,7 @@ int main(void)
 	tcase_add_loop_test(tc, identity_every_gpu, 0, (int)ngpus);
 	tcase_add_loop_test(tc, identity_with_events, 0, (int)ngpus);
 	tcase_add_test(tc, memory_warning);
+	tcase_add_test(tc, conv_shape_to_implicit_gemm);
 	tcase_add_test(tc, launch_bound_does_not_shrink);
 	tcase_add_test(tc, gpu_bound_scales);
 	tcase_add_loop_test(tc, blocking_copy_scales, 0, SYNTH_BLOCK_COUNT);

@@ -6,3 +6,10 @@ $(BUILD)/tests/check_tcgemm: $(BUILD)/obj/tests/check_tcgemm.o $(BUILD)/libsurfe
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 TEST_SCRIPTS += tests/tc_bench.sh
+
+# The convolution model's suite.
+TEST_BINS += $(BUILD)/tests/check_conv
+
+$(BUILD)/tests/check_conv: $(BUILD)/obj/tests/check_conv.o $(BUILD)/libsurfer-core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)

@@ -21,6 +21,7 @@
 #include "tools/lab/bench_published.h"
 #include "tools/lab/profile.h"
 #include "tools/lab/bench_power.h"
+#include "tools/lab/bench_conv.h"
 #include "tools/lab/bench_serving.h"
 #include "tools/lab/bench_tc.h"
 #include "tools/lab/bench_vec.h"
@@ -76,6 +77,7 @@ static void usage(FILE *fp)
 		"       " PROG " comm DIR...            (collective times vs NCCL measurements)\n"
 		"       " PROG " tensorcore --data DIR  (tensor-core GEMM model, held out per GPU)\n"
 		"       " PROG " vec --data DIR [--emit] (16-bit vector-op model, A100 <-> A40 held out)\n"
+		"       " PROG " conv --data PATH [--emit] (convolution model, architectures held out)\n"
 		"       " PROG " power --data DIR       (FP32 power cap vs measured FMA runs)\n"
 		"       " PROG " published --data DIR [--before] (published training step times)\n"
 		"       " PROG " serving --data DIR     (SGLang engine vs PipeWeave's runs)\n"
@@ -581,6 +583,7 @@ static const struct bench_cmd {
 	{"comm", BO(MIN_BYTES), 1, bench_comm_main},
 	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(POWER) | BO(EMIT), 0, bench_tc_main},
 	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
+	{"conv", BO(DATA) | BO(EMIT), 0, bench_conv_main},
 	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
 	{"serving", BO(DATA) | BO(GPU), 0, bench_serving_main},

@@ -273,6 +273,13 @@ static void tc_print_params(FILE *out, const struct tcgemm_params *p, const char
 		indent, p->power_pow);
 	fprintf(out, "%s.bw_eff = %.4f,\n%s.overhead_ns = %.1f,\n", indent, p->bw_eff, indent,
 		p->overhead_ns);
+	if (p->fp8.eff > 0)
+		fprintf(out, "%s.fp8 = {\n%s\t.eff = %.4f,\n%s\t.feed_bpc = %.3f,\n"
+			"%s\t.bw_eff = %.4f,\n%s\t.overhead_ns = %.1f,\n%s\t.w_ref = %.4f,\n"
+			"%s\t.power_pow = %.4f,\n%s\t.boost_ns = %.1f,\n%s},\n", indent, indent,
+			p->fp8.eff, indent, p->fp8.feed_bpc, indent, p->fp8.bw_eff, indent,
+			p->fp8.overhead_ns, indent, p->fp8.w_ref, indent, p->fp8.power_pow, indent,
+			p->fp8.boost_ns, indent);
 }
 
 /* The variant the table and --emit fit: one asymptotic efficiency for all
@@ -293,6 +300,7 @@ static struct tcgemm_params tc_start(void)
 	p.power_w_ref = tc_power ? 2 : 0;
 	p.power_pow = tc_power ? 0.3 : 0;
 	p.bw_eff = 0.9, p.overhead_ns = 5000;
+	p.fp8.eff = 0.9;          /* fit the FP8 tile-wave form (tcgemm.c) */
 	return p;
 }
 

@@ -611,6 +611,10 @@ int ns_kernel(const struct ns_row *r, int launch, struct pred_kernel *k)
 	k->dtype = r->dtype;
 	if (launch) {
 		k->name = r->kname[0] ? r->kname : NULL;
+		/* A convolution's time is its kernels' (transforms and GEMM):
+		 * their names together say the algorithm (conv.c). */
+		if (k->op == PRED_OP_CONV && r->kernels && r->kernels[0])
+			k->name = r->kernels;
 		memcpy(k->grid, r->grid, sizeof k->grid);
 		memcpy(k->block, r->block, sizeof k->block);
 		k->origin_ns = r->latency_ms * 1e6;

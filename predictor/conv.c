@@ -1,0 +1,302 @@
+/*
+ * conv.c - the convolution model and its fitting.
+ *
+ * cuDNN computes a forward convolution of N images of C channels (H x W)
+ * with K filters of C x R x S into N x K x P x Q outputs as a GEMM: the
+ * output pixels are its rows (M = N P Q), the filters its columns (N = K),
+ * the filter taps its reduction (K = C R S).  The implicit-GEMM kernels
+ * (scudnn_128x64_relu_small_nn: a 128 x 64 output tile per block) gather
+ * the input on the fly; the GEMM algorithm unrolls it first and runs an
+ * SGEMM; Winograd trades multiplications for transforms, fused into one
+ * kernel (scudnn_winograd_128x128) or as kernels of their own
+ * (winograd_nonfused); FFT multiplies in the frequency domain (gcgemm, a
+ * complex GEMM).  The time on GPU g is
+ *
+ *   T = max(F / (P_32 x c x eff_a x e_wave^wave_pow), bytes / (BW x bw_eff))
+ *       (+ floor)
+ *
+ * with F the direct convolution's FLOPs (2 M N K), P_32 the FP32 rate of
+ * the cores, c the fraction of it the board's power limit sustains
+ * (tile_power_cap_pj(): 2 TDP / (peak x E), E the energy of a core-cycle
+ * at the chip's node, fitted here as the tile model fits it), eff_a the
+ * algorithm's efficiency (above 1 for Winograd and FFT, which do fewer
+ * multiplications than F counts), e_wave = tiles / (ceil(tiles / SMs) x
+ * SMs) the share of SM slots the last wave of output tiles keeps busy
+ * (the tile from the name: one block per SM at a time, as cuDNN's large
+ * tiles fill an SM's registers), BW the achievable DRAM bandwidth.  The
+ * floor is the measuring host's per-operator cost in NeuSight's op
+ * timings, which a kernel in a trace does not have (predict.h's
+ * tile_floor).
+ *
+ * Everything that differs between GPUs enters through datasheet figures
+ * (SMs, FP32 peak, TDP, node, bandwidth), so constants fitted on some
+ * GPUs carry to others; used as a ratio T_o x model(t) / model(o), the
+ * efficiencies cancel where origin and target run one algorithm, and the
+ * ratio keeps what differs: the power limit, the waves, which bound binds
+ * and the floor's share.  The target is taken to run the algorithm and
+ * tile the origin's kernel shows: with the same cuDNN, its heuristics
+ * picked the same algorithm family for 62-71% of NeuSight's shapes across
+ * its four GPUs (docs/conv.md).
+ */
+#include "predictor/conv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "predictor/nelder.h"
+#include "predictor/roofline.h"
+#include "predictor/tile.h"
+
+/* Case-insensitive strstr. */
+static int has(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *hay; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return 1;
+	return 0;
+}
+
+enum conv_algo conv_algo_of(const char *name)
+{
+	if (!name)
+		return CONV_ALGO_IGEMM;
+	if (has(name, "winograd_nonfused") || has(name, "winogradforward"))
+		return CONV_ALGO_WINOGRAD_NF;
+	if (has(name, "winograd"))
+		return CONV_ALGO_WINOGRAD;
+	if (has(name, "fft") || has(name, "gcgemm"))
+		return CONV_ALGO_FFT;
+	if (has(name, "explicit_convolve") || (has(name, "sgemm") && !has(name, "convolve")))
+		return CONV_ALGO_GEMM;
+	return CONV_ALGO_IGEMM;
+}
+
+const char *conv_algo_name(enum conv_algo a)
+{
+	static const char *const names[CONV_ALGO_COUNT] = {
+		"implicit-gemm", "gemm", "winograd", "winograd-nonfused", "fft",
+	};
+	return (unsigned)a < CONV_ALGO_COUNT ? names[a] : "?";
+}
+
+/* The GPU-dependent, constant-free quantities of one convolution on one
+ * GPU. */
+struct cv_feat {
+	int algo;
+	double log_wave;          /* log e_wave                          */
+	double tc_ns;             /* F / P_32, ns                        */
+	double tm_ns;             /* bytes / BW, ns                      */
+	double cap_pj;            /* the energy (pJ at 16 nm) above which
+				   * the power limit binds; INFINITY none */
+	double waves;
+};
+
+static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, struct cv_feat *f)
+{
+	if (!k || !g || k->op != PRED_OP_CONV || k->dtype != GPU_DT_FP32 || !k->m || !k->n ||
+	    !(k->flops > 0) || !(k->bytes > 0) || !g->sms)
+		return -1;
+	double peak = roofline_kernel_peak_flops(k, g, GPU_DT_FP32), bw = roofline_bw_bytes(g);
+	if (!(peak > 0) || !(bw > 0))
+		return -1;
+	struct tile_shape t;
+	double tm = 128, tn = 64;
+	if (tile_from_name(k->name, &t) == 0 && t.kind == TILE_GEMM && t.t0 && t.t1)
+		tm = t.t0, tn = t.t1;
+	double tiles = ceil((double)k->m / tm) * ceil((double)k->n / tn);
+	double waves = ceil(tiles / g->sms);
+	f->algo = conv_algo_of(k->name);
+	f->log_wave = log(tiles / (waves * g->sms));
+	f->tc_ns = k->flops / peak * 1e9;
+	f->tm_ns = k->bytes / bw * 1e9;
+	f->waves = waves;
+	f->cap_pj = tile_power_cap_pj(g);
+	return 0;
+}
+
+static double cv_time(const struct cv_feat *f, const struct conv_params *p, int floor,
+		      int *mem_bound)
+{
+	double cap = p->power_pj16 > 0 && f->cap_pj < p->power_pj16 ? f->cap_pj / p->power_pj16 : 1;
+	double eff = p->eff[f->algo] * exp(p->wave_pow * f->log_wave);
+	double t_c = eff > 0 ? f->tc_ns / eff : INFINITY;
+	if (cap < 1)
+		t_c *= 1 + (1 / cap - 1) * (p->boost_ns > 0 ? t_c / (t_c + p->boost_ns) : 1);
+	double t_m = f->tm_ns / p->bw_eff;
+	if (mem_bound)
+		*mem_bound = t_m > t_c;
+	return (t_c > t_m ? t_c : t_m) + (floor ? p->floor_ns : 0);
+}
+
+double conv_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
+		     const struct conv_params *p, int floor)
+{
+	struct cv_feat f;
+	if (!p)
+		p = &conv_default_params;
+	if (cv_features(k, g, &f) < 0 || !(p->eff[f.algo] > 0) || !(p->bw_eff > 0))
+		return -1;
+	return cv_time(&f, p, floor, NULL);
+}
+
+int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
+		 const struct gpu_spec *target, int floor, struct pred_result *out)
+{
+	const struct conv_params *p = &conv_default_params;
+	struct cv_feat ft, fo;
+	int mb;
+
+	if (!out || cv_features(k, target, &ft) < 0 || !(p->eff[ft.algo] > 0))
+		return -1;
+	double t = cv_time(&ft, p, floor, &mb);
+	memset(out, 0, sizeof(*out));
+	out->gamma = -1;
+	out->method = PRED_CONV;
+	out->memory_bound = mb;
+	out->waves_target = ft.waves;
+	out->roofline_ns = roofline_ns(k, target, NULL);
+	out->ns = t;
+	if (origin && k->origin_ns > 0) {
+		if (cv_features(k, origin, &fo) < 0)
+			return -1;
+		out->waves_origin = fo.waves;
+		out->ns = k->origin_ns * t / cv_time(&fo, p, floor, NULL);
+	}
+	return out->ns > 0 && isfinite(out->ns) ? 0 : -1;
+}
+
+/* ---- fitting --------------------------------------------------------- */
+
+/* NeuSight's op timings never go below 25-60 us (the tile model's floors,
+ * tile.h): a fitted floor beyond that stands in for something else. */
+#define CONV_MAX_FLOOR_NS 60e3
+
+/* The parameter vector: log eff of each algorithm present, wave_pow, log
+ * bw_eff, log power_pj16, log boost_ns, log floor_ns. */
+struct cv_problem {
+	const struct cv_feat *fo, *ft;
+	const double *w, *log_meas, *log_origin;
+	size_t n;
+	int algos[CONV_ALGO_COUNT], nalgo;
+	struct conv_params base;
+};
+
+static void cv_unpack(const struct cv_problem *pr, const double *x, struct conv_params *p)
+{
+	int i = 0;
+	*p = pr->base;
+	for (; i < pr->nalgo; i++)
+		p->eff[pr->algos[i]] = exp(x[i]);
+	p->wave_pow = x[i++];
+	p->bw_eff = exp(x[i++]);
+	p->power_pj16 = exp(x[i++]);
+	p->boost_ns = exp(x[i++]);
+	p->floor_ns = exp(x[i]);
+}
+
+static void cv_pack(const struct cv_problem *pr, const struct conv_params *p, double *x)
+{
+	int i = 0;
+	for (; i < pr->nalgo; i++)
+		x[i] = log(p->eff[pr->algos[i]]);
+	x[i++] = p->wave_pow;
+	x[i++] = log(p->bw_eff);
+	x[i++] = log(p->power_pj16);
+	x[i++] = log(p->boost_ns);
+	x[i] = log(p->floor_ns);
+}
+
+static double cv_loss(const double *x, void *ctx)
+{
+	const struct cv_problem *pr = ctx;
+	struct conv_params p;
+	double s = 0;
+	cv_unpack(pr, x, &p);
+	/* an exponent outside 0..2, an efficiency above 4 (Winograd F(4x4,
+	 * 3x3) saves at most 4x) or a DRAM faster than achievable has no
+	 * physical meaning */
+	if (p.wave_pow < 0 || p.wave_pow > 2 || p.bw_eff > 1.2 || p.floor_ns > CONV_MAX_FLOOR_NS)
+		return INFINITY;
+	for (int a = 0; a < pr->nalgo; a++)
+		if (p.eff[pr->algos[a]] > 4)
+			return INFINITY;
+	for (size_t i = 0; i < pr->n; i++) {
+		double e = pr->log_origin[i] + log(cv_time(&pr->ft[i], &p, 1, NULL)) -
+			   log(cv_time(&pr->fo[i], &p, 1, NULL)) - pr->log_meas[i];
+		s += pr->w[i] * e * e;
+	}
+	return s;
+}
+
+int conv_fit(const struct conv_sample *s, size_t n, struct conv_params *p, double *rms_log)
+{
+	size_t m = n ? n : 1;
+	struct cv_feat *fo = calloc(m, sizeof(*fo)), *ft = calloc(m, sizeof(*ft));
+	double *w = calloc(m, sizeof(*w)), *lm = calloc(m, sizeof(*lm)), *lo = calloc(m, sizeof(*lo));
+	const struct gpu_spec **po = calloc(m, sizeof(*po)), **pt = calloc(m, sizeof(*pt));
+	size_t *cnt = calloc(m, sizeof(*cnt)), *gi = calloc(m, sizeof(*gi));
+	size_t npair = 0, used = 0;
+	int present[CONV_ALGO_COUNT] = {0}, rc = -EINVAL;
+
+	if (!fo || !ft || !w || !lm || !lo || !po || !pt || !cnt || !gi) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!s || !p)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (!(s[i].ns > 0) || !(s[i].k.origin_ns > 0) ||
+		    cv_features(&s[i].k, s[i].origin, &fo[used]) < 0 ||
+		    cv_features(&s[i].k, s[i].target, &ft[used]) < 0)
+			continue;
+		size_t g = 0;
+		while (g < npair && !(po[g] == s[i].origin && pt[g] == s[i].target))
+			g++;
+		if (g == npair)
+			po[npair] = s[i].origin, pt[npair++] = s[i].target;
+		cnt[g]++;
+		gi[used] = g;
+		lm[used] = log(s[i].ns);
+		lo[used] = log(s[i].k.origin_ns);
+		present[fo[used].algo] = 1;
+		used++;
+	}
+	if (used > 0) {
+		struct cv_problem pr;
+		double x[NELDER_MAXDIM];
+		for (size_t i = 0; i < used; i++)
+			w[i] = 1.0 / ((double)cnt[gi[i]] * (double)npair);
+		memset(&pr, 0, sizeof(pr));
+		pr.fo = fo, pr.ft = ft, pr.w = w, pr.log_meas = lm, pr.log_origin = lo, pr.n = used;
+		pr.base = *p;
+		for (int a = 0; a < CONV_ALGO_COUNT; a++) {
+			if (!(pr.base.eff[a] > 0) || pr.base.eff[a] > 4)
+				pr.base.eff[a] = 0.5;
+			if (present[a])
+				pr.algos[pr.nalgo++] = a;
+		}
+		if (pr.base.wave_pow < 0 || pr.base.wave_pow > 2)
+			pr.base.wave_pow = 0.5;
+		if (!(pr.base.bw_eff > 0) || pr.base.bw_eff > 1.2)
+			pr.base.bw_eff = 0.8;
+		if (!(pr.base.power_pj16 > 0))
+			pr.base.power_pj16 = 50;
+		if (!(pr.base.floor_ns > 0))
+			pr.base.floor_ns = 20000;
+		if (!(pr.base.boost_ns > 0))
+			pr.base.boost_ns = 1e6;
+		cv_pack(&pr, &pr.base, x);
+		double loss = nelder_mead_restarts(cv_loss, &pr, x, pr.nalgo + 5, 0.5, 0.1, 4000, 4);
+		cv_unpack(&pr, x, p);
+		if (rms_log)
+			*rms_log = sqrt(loss);
+		rc = 0;
+	}
+out:
+	free(fo), free(ft), free(w), free(lm), free(lo), free(po), free(pt), free(cnt), free(gi);
+	return rc;
+}

@@ -1,0 +1,90 @@
+/*
+ * conv.h - the convolution model: cuDNN's forward convolution kernels as
+ * what they are, an implicit GEMM of M = N P Q output pixels by N = K
+ * filters over a reduction of K = C R S, cut into the tile the kernel's
+ * name announces, with the algorithm (implicit GEMM, GEMM over an
+ * unrolled input, Winograd fused or not, FFT) read from the name too, and
+ * a handful of constants fitted on measured convolutions (conv_params.c),
+ * used as a ratio to a time measured on another GPU.
+ */
+#ifndef SURFER_CONV_H
+#define SURFER_CONV_H
+
+#include <stddef.h>
+
+#include "predictor/predict.h"
+
+/* The algorithms cuDNN runs a forward convolution with, as its kernel
+ * names show them. */
+enum conv_algo {
+	CONV_ALGO_IGEMM = 0,   /* implicit GEMM: scudnn_128x64_relu_...,
+				* implicit_convolve_sgemm, precomputed_... */
+	CONV_ALGO_GEMM,        /* the input unrolled, then an SGEMM:
+				* explicit_convolve_sgemm, <arch>_sgemm_...  */
+	CONV_ALGO_WINOGRAD,    /* fused Winograd: scudnn_winograd_128x128    */
+	CONV_ALGO_WINOGRAD_NF, /* Winograd with transforms as kernels of
+				* their own: winograd_nonfused::...           */
+	CONV_ALGO_FFT,         /* FFT: fft2d_r2c_..., <arch>_gcgemm_...      */
+	CONV_ALGO_COUNT
+};
+
+/* The algorithm of a convolution's kernel name (NULL or unknown names:
+ * CONV_ALGO_IGEMM, what cuDNN's heuristics pick most often). */
+enum conv_algo conv_algo_of(const char *name);
+const char *conv_algo_name(enum conv_algo a);
+
+/* The constants of the model (see conv.c for the formula). */
+struct conv_params {
+	double eff[CONV_ALGO_COUNT]; /* sustained fraction of the FP32 peak on
+				      * the direct convolution's FLOPs, per
+				      * algorithm (> 1 where the algorithm
+				      * does fewer: Winograd, FFT)           */
+	double wave_pow;          /* exponent on the wave efficiency          */
+	double bw_eff;            /* fraction of achievable DRAM bandwidth    */
+	double power_pj16;        /* FP32 energy per core-cycle at 16 nm, pJ
+				   * (tile_power_cap_pj()); <= 0 no cap    */
+	double boost_ns;          /* how long a power-limited board holds its
+				   * boost clock: the cap's slowdown grows in
+				   * as t / (t + boost_ns) of the work time t */
+	double floor_ns;          /* a measuring host's floor per operator
+				   * (NeuSight's op timings), added only when
+				   * the predictor's tile_floor is set        */
+};
+
+/* The constants fitted on measured convolutions (conv_params.c). */
+extern const struct conv_params conv_default_params;
+
+/* Model time in ns of convolution k on g with constants p (NULL: the
+ * defaults), with the floor when floor is 1.  k needs op PRED_OP_CONV,
+ * dtype FP32, its implicit GEMM's m, n, k and its FLOPs and bytes; the
+ * name gives the algorithm and the tile (128 x 64 when it has none).
+ * Returns a negative value when k is no such convolution or g has no FP32
+ * figures. */
+double conv_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
+		     const struct conv_params *p, int floor);
+
+/* Predicts k on target: with an origin time (origin not NULL,
+ * k->origin_ns > 0) T_o * model(target) / model(origin), else the model
+ * itself, with the floor when floor is 1.  Fills out (method PRED_CONV,
+ * waves, memory_bound, roofline_ns) and returns 0, or a negative value
+ * when the model does not describe k. */
+int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
+		 const struct gpu_spec *target, int floor, struct pred_result *out);
+
+/* One convolution measured on two GPUs, for fitting: the kernel as the
+ * origin recorded it (name, shape, FLOPs, bytes, k.origin_ns), the two
+ * GPUs and the target's time. */
+struct conv_sample {
+	struct pred_kernel k;
+	const struct gpu_spec *origin, *target;
+	double ns;                /* measured on the target, ns (> 0)       */
+};
+
+/* Fits the constants to n samples by least squares on the log error of
+ * the ratio form (with the floor), each ordered pair of GPUs weighted
+ * equally in total.  *p holds the starting point on entry and the fit on
+ * return; *rms_log the weighted RMS of the log error (may be NULL).  0,
+ * -EINVAL (no usable sample), -ENOMEM. */
+int conv_fit(const struct conv_sample *s, size_t n, struct conv_params *p, double *rms_log);
+
+#endif

@@ -1,0 +1,250 @@
+/*
+ * check_conv.c - the convolution model: the algorithm read from cuDNN's
+ * kernel names, hand-computed times on a made-up GPU (one full wave of
+ * 128 x 64 tiles, one tile more, a memory-bound shape, the power cap with
+ * and without its ramp, the floor), the ratio form, what it refuses, and
+ * the fit recovering the ratios of synthetic data generated from known
+ * constants.
+ */
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predictor/conv.h"
+#include "tests/check_run.h"
+
+/* sms SMs at 1000 MHz, fp32 TFLOP/s (64 lanes: no dual issue), bw GB/s
+ * achievable, tdp W, compute capability 7.0 (12 nm). */
+static struct gpu_spec fake_gpu(const char *id, uint32_t sms, double fp32, double bw, uint32_t tdp)
+{
+	struct gpu_spec g;
+	memset(&g, 0, sizeof g);
+	g.id = id;
+	g.name = id;
+	g.cc = 70;
+	g.sms = sms;
+	g.boost_clock_mhz = 1000;
+	g.mem_bw_gbps = bw;
+	g.mem_bw_measured_gbps = bw;
+	g.peak_tflops[GPU_DT_FP32] = fp32;
+	g.tdp_w = tdp;
+	return g;
+}
+
+static struct conv_params hand_params(void)
+{
+	struct conv_params p;
+	memset(&p, 0, sizeof p);
+	for (int a = 0; a < CONV_ALGO_COUNT; a++)
+		p.eff[a] = 0.5;
+	p.eff[CONV_ALGO_WINOGRAD] = 1.5;
+	p.wave_pow = 1;
+	p.bw_eff = 1;
+	p.floor_ns = 30000;
+	return p;
+}
+
+/* A 3x3 convolution of C 128 into K 64 channels, m output pixels. */
+static struct pred_kernel conv_kernel(const char *name, uint64_t m, double bytes)
+{
+	struct pred_kernel k;
+	memset(&k, 0, sizeof k);
+	k.name = name;
+	k.op = PRED_OP_CONV;
+	k.dtype = GPU_DT_FP32;
+	k.m = m;
+	k.n = 64;
+	k.k = 128 * 9;
+	k.flops = 2.0 * (double)m * 64 * 128 * 9;
+	k.bytes = bytes;
+	return k;
+}
+
+START_TEST(algorithm_from_name)
+{
+	static const struct { const char *name; enum conv_algo a; } tab[] = {
+		{"cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1", CONV_ALGO_IGEMM},
+		{"void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false>(int)",
+		 CONV_ALGO_IGEMM},
+		{"void explicit_convolve_sgemm<float, int, 128, 6, 7>(int)", CONV_ALGO_GEMM},
+		{"volta_sgemm_128x64_nn", CONV_ALGO_GEMM},
+		{"cudnn_infer_maxwell_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148n_nt_v1",
+		 CONV_ALGO_WINOGRAD},
+		{";void cudnn::winograd_nonfused::winogradforwarddata4x4<float, float>(x);"
+		 "volta_sgemm_64x64_nn", CONV_ALGO_WINOGRAD_NF},
+		{"maxwell_gcgemm_64x64_nt", CONV_ALGO_FFT},
+		{"void fft2d_r2c_32x32<float, false, 1u, false>(float2 *)", CONV_ALGO_FFT},
+		{NULL, CONV_ALGO_IGEMM},
+	};
+	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+		ck_assert_int_eq(conv_algo_of(tab[i].name), tab[i].a);
+	ck_assert_str_eq(conv_algo_name(CONV_ALGO_WINOGRAD_NF), "winograd-nonfused");
+}
+END_TEST
+
+/* 100 SMs, 10 TFLOP/s: 200 tiles of 128 x 64 fill two waves exactly; one
+ * pixel more makes 201 tiles in three waves, e_wave = 201 / 300. */
+START_TEST(hand_computed_times)
+{
+	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
+	struct conv_params p = hand_params();
+	const char *name = "cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1";
+	struct pred_kernel k = conv_kernel(name, 128 * 200, 1e6);
+	double f = 2.0 * 128 * 200 * 64 * 1152;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), f / (10e12 * 0.5) * 1e9, 1e-3);
+	/* the floor is added only when asked for */
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 1), f / (10e12 * 0.5) * 1e9 + 30000, 1e-3);
+	k = conv_kernel(name, 128 * 200 + 1, 1e6);
+	f = 2.0 * (128 * 200 + 1) * 64 * 1152;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0),
+				f / (10e12 * 0.5 * 201.0 / 300.0) * 1e9, 1e-3);
+	/* the fused Winograd kernel: its own efficiency, its 128 x 128 tile
+	 * (200 x 1 tiles, two waves) */
+	k = conv_kernel("cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1",
+			128 * 200, 1e6);
+	f = 2.0 * 128 * 200 * 64 * 1152;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), f / (10e12 * 1.5) * 1e9, 1e-3);
+	/* memory-bound: 1 GB at 1000 GB/s is 1 ms, more than the math */
+	k = conv_kernel(name, 128 * 200, 1e9);
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 1e6, 1e-3);
+	/* no tile in the name: 128 x 64 */
+	k = conv_kernel("mystery_conv_kernel", 128 * 200, 1e6);
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), f / (10e12 * 0.5) * 1e9, 1e-3);
+}
+END_TEST
+
+/* A 100 W board of 10 TFLOP/s at 12 nm caps where E = 2 x 100 / (10 x
+ * (12/16)^2) = 35.56 pJ; at E = 71.11 pJ it sustains half the peak: twice
+ * the time, or 1 + t / (t + boost) of it with the ramp. */
+START_TEST(power_cap)
+{
+	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 100);
+	struct conv_params p = hand_params();
+	const char *name = "cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1";
+	struct pred_kernel k = conv_kernel(name, 128 * 200, 1e6);
+	double t = 2.0 * 128 * 200 * 64 * 1152 / (10e12 * 0.5) * 1e9;
+	double cap_pj = 2.0 * 100 / (10 * 0.75 * 0.75);
+	p.power_pj16 = cap_pj / 2;          /* below the cap: no effect */
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), t, 1e-3);
+	p.power_pj16 = cap_pj * 2;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 2 * t, 1e-3);
+	p.boost_ns = t;                     /* half the slowdown */
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 1.5 * t, 1e-3);
+}
+END_TEST
+
+START_TEST(ratio_form_and_refusals)
+{
+	const struct gpu_spec *v100 = gpu_find("v100-pcie-32"), *t4 = gpu_find("t4");
+	ck_assert_ptr_nonnull(v100);
+	ck_assert_ptr_nonnull(t4);
+	struct pred_kernel k = conv_kernel("cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
+					   32 * 56 * 56, 4.0 * 32 * 64 * 56 * 56 * 2);
+	struct pred_result r1, r2;
+	k.origin_ns = 1e6;
+	ck_assert_int_eq(conv_predict(&k, v100, t4, 0, &r1), 0);
+	ck_assert_int_eq(r1.method, PRED_CONV);
+	double want = 1e6 * conv_model_ns(&k, t4, NULL, 0) / conv_model_ns(&k, v100, NULL, 0);
+	ck_assert_double_eq_tol(r1.ns, want, 1e-6 * want);
+	/* linear in the origin time */
+	k.origin_ns = 3e6;
+	ck_assert_int_eq(conv_predict(&k, v100, t4, 0, &r2), 0);
+	ck_assert_double_eq_tol(r2.ns, 3 * r1.ns, 1e-6 * r1.ns);
+	/* from the shape alone: the model itself */
+	k.origin_ns = 0;
+	ck_assert_int_eq(conv_predict(&k, NULL, t4, 1, &r2), 0);
+	ck_assert_double_eq_tol(r2.ns, conv_model_ns(&k, t4, NULL, 1), 1e-6);
+	/* predict_kernel's method "conv" runs it */
+	struct predictor *pr;
+	char err[128];
+	ck_assert_int_eq(predictor_new(NULL, &pr, err, sizeof err), 0);
+	k.origin_ns = 1e6;
+	ck_assert_int_eq(predict_kernel(pr, &k, v100, t4, PRED_CONV, &r2), 0);
+	ck_assert_int_eq(r2.method, PRED_CONV);
+	ck_assert_double_eq_tol(r2.ns, r1.ns, 1e-6 * r1.ns);
+	predictor_free(pr);
+	ck_assert_str_eq(pred_method_name(PRED_CONV), "conv");
+	/* not a convolution, not FP32, no implicit-GEMM shape */
+	struct pred_kernel bad = k;
+	bad.op = PRED_OP_GEMM;
+	ck_assert(conv_model_ns(&bad, t4, NULL, 0) < 0);
+	bad = k;
+	bad.dtype = GPU_DT_FP16;
+	ck_assert(conv_model_ns(&bad, t4, NULL, 0) < 0);
+	bad = k;
+	bad.m = 0;
+	ck_assert_int_eq(conv_predict(&bad, v100, t4, 0, &r2), -1);
+}
+END_TEST
+
+/* Synthetic pairs from known constants on three made-up GPUs (one power
+ * limited): the fit, started elsewhere, must reproduce the ratios. */
+START_TEST(fit_reproduces_ratios)
+{
+	struct gpu_spec g[3] = {
+		fake_gpu("a", 80, 14, 900, 250), fake_gpu("b", 40, 8, 320, 70),
+		fake_gpu("c", 56, 9, 700, 250),
+	};
+	struct conv_params truth = hand_params();
+	truth.wave_pow = 0.4;
+	truth.bw_eff = 0.9;
+	truth.power_pj16 = 60;
+	truth.boost_ns = 2e5;
+	truth.floor_ns = 20000;
+	static const char *const names[] = {
+		"cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
+		"cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1",
+	};
+	size_t n = 0;
+	struct conv_sample *s = calloc(6 * 2 * 40, sizeof *s);
+	ck_assert_ptr_nonnull(s);
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 3; b++)
+			for (int nm = 0; nm < 2 && a != b; nm++)
+				for (int i = 0; i < 40; i++) {
+					uint64_t m = 512ull << (i % 10);
+					struct pred_kernel k = conv_kernel(names[nm], m + 37 * (uint64_t)i,
+									   4e5 * (double)(1 + i % 7) * (double)m / 512);
+					k.origin_ns = conv_model_ns(&k, &g[a], &truth, 1);
+					s[n].k = k;
+					s[n].origin = &g[a];
+					s[n].target = &g[b];
+					s[n].ns = conv_model_ns(&k, &g[b], &truth, 1);
+					n++;
+				}
+	struct conv_params p = hand_params();
+	p.wave_pow = 1;
+	p.power_pj16 = 30;
+	p.boost_ns = 1e6;
+	double rms;
+	ck_assert_int_eq(conv_fit(s, n, &p, &rms), 0);
+	ck_assert(rms < 0.01);
+	double worst = 0;
+	for (size_t i = 0; i < n; i++) {
+		double r = s[i].k.origin_ns * conv_model_ns(&s[i].k, s[i].target, &p, 1) /
+			   conv_model_ns(&s[i].k, s[i].origin, &p, 1);
+		double e = fabs(r - s[i].ns) / s[i].ns;
+		if (e > worst)
+			worst = e;
+	}
+	ck_assert_msg(worst < 0.03, "worst ratio error %.4f", worst);
+	ck_assert_int_eq(conv_fit(NULL, 0, &p, NULL), -EINVAL);
+	free(s);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *su = suite_create("conv");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, algorithm_from_name);
+	tcase_add_test(tc, hand_computed_times);
+	tcase_add_test(tc, power_cap);
+	tcase_add_test(tc, ratio_form_and_refusals);
+	tcase_add_test(tc, fit_reproduces_ratios);
+	suite_add_tcase(su, tc);
+	return check_run(su);
+}

@@ -1,0 +1,208 @@
+/*
+ * bench_conv.c - `surfer-bench conv`: the convolution model (predictor/
+ * conv.c) on NeuSight's FP32 convolution sweep, each GPU's whole
+ * architecture held out in turn: the constants fitted on the GPUs of the
+ * other architectures, then every shape measured on the held-out GPU
+ * predicted from each other GPU's time, against the FLOP/s ratio and the
+ * roofline ratio; --emit fits on every GPU and prints conv_params.c.
+ */
+#include "tools/lab/bench_conv.h"
+#include "tools/lab/neusight.h"
+#include "trace/surfer_err.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predictor/conv.h"
+#include "predictor/roofline.h"
+
+#define PROG "surfer-bench"
+#define CB_MAXGPU 16
+
+static void cb_usage(FILE *f)
+{
+	fprintf(f, "usage: " PROG " conv --data PATH [--emit]\n"
+		   "  held-out MAPE of the convolution model on NeuSight-layout convolution\n"
+		   "  rows under PATH (each GPU's architecture left out of the fit, the GPU\n"
+		   "  predicted from every other one's time) vs the FLOP/s and roofline\n"
+		   "  ratios; --emit fits on every GPU and prints predictor/conv_params.c\n");
+}
+
+/* The training samples: every conv shape measured on two GPUs whose
+ * compute capability is not cc_out (0: all), each way round.  *out is
+ * malloc'd; returns the count, or -1 (memory). */
+static long cb_samples(const struct ns_set *set, const struct gpu_spec *const *gpus, size_t ng,
+		       uint32_t cc_out, struct conv_sample **out)
+{
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	for (size_t a = 0; a < ng; a++)
+		for (size_t b = 0; b < ng; b++) {
+			struct ns_pair *pairs;
+			size_t np;
+			if (a == b || gpus[a]->cc == cc_out || gpus[b]->cc == cc_out)
+				continue;
+			if (ns_pairs(set, gpus[a], gpus[b], "conv", &pairs, &np) != 0)
+				return -1;
+			if (n + np > cap) {
+				cap = (n + np) * 2;
+				struct conv_sample *ns = realloc(*out, cap * sizeof(*ns));
+				if (!ns) {
+					free(pairs);
+					return -1;
+				}
+				*out = ns;
+			}
+			for (size_t i = 0; i < np; i++) {
+				struct conv_sample *x = &(*out)[n];
+				if (ns_kernel(pairs[i].origin, 1, &x->k) != 0)
+					continue;
+				x->origin = gpus[a];
+				x->target = gpus[b];
+				x->ns = pairs[i].target->latency_ms * 1e6;
+				n++;
+			}
+			free(pairs);
+		}
+	return (long)n;
+}
+
+static void cb_print_params(const struct conv_params *p)
+{
+	printf("const struct conv_params conv_default_params = {\n\t.eff = {");
+	for (int a = 0; a < CONV_ALGO_COUNT; a++)
+		printf("%s[CONV_ALGO_%s] = %.4f", a ? ", " : "",
+		       (const char *[]){"IGEMM", "GEMM", "WINOGRAD", "WINOGRAD_NF", "FFT"}[a],
+		       p->eff[a]);
+	printf("},\n\t.wave_pow = %.4f,\n\t.bw_eff = %.4f,\n\t.power_pj16 = %.3f,\n"
+	       "\t.boost_ns = %.1f,\n\t.floor_ns = %.1f,\n};\n", p->wave_pow, p->bw_eff, p->power_pj16,
+	       p->boost_ns, p->floor_ns);
+}
+
+enum { CB_FLOPS, CB_ROOF, CB_CONV, CB_NCOL };
+
+/* Held out h: fit without its architecture, then each origin's pairs. */
+static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
+		      const struct gpu_spec *const *gpus, size_t ng, double *sum, int *npairs)
+{
+	struct conv_params p = conv_default_params;
+	struct conv_sample *buf;
+	double rms;
+	long nt = cb_samples(set, gpus, ng, h->cc, &buf);
+	if (nt < 0)
+		return -ENOMEM;
+	int rc = conv_fit(buf, (size_t)nt, &p, &rms);
+	free(buf);
+	if (rc < 0)
+		return rc;
+	for (size_t g = 0; g < ng; g++) {
+		const struct gpu_spec *o = gpus[g];
+		struct ns_pair *pairs;
+		size_t np, cnt = 0;
+		double err[CB_NCOL] = {0};
+		if (o == h)
+			continue;
+		if (ns_pairs(set, o, h, "conv", &pairs, &np) != 0)
+			return -ENOMEM;
+		for (size_t i = 0; i < np; i++) {
+			struct pred_kernel k;
+			if (ns_kernel(pairs[i].origin, 1, &k) != 0)
+				continue;
+			double on = k.origin_ns, tn = pairs[i].target->latency_ms * 1e6, pred[CB_NCOL];
+			double mo = conv_model_ns(&k, o, &p, 1), mt = conv_model_ns(&k, h, &p, 1);
+			if (!(mo > 0) || !(mt > 0))
+				continue;
+			pred[CB_FLOPS] = on * o->peak_tflops[GPU_DT_FP32] / h->peak_tflops[GPU_DT_FP32];
+			pred[CB_ROOF] = on * roofline_ns(&k, h, NULL) / roofline_ns(&k, o, NULL);
+			pred[CB_CONV] = on * mt / mo;
+			for (int c = 0; c < CB_NCOL; c++)
+				err[c] += fabs(pred[c] - tn) / tn;
+			cnt++;
+		}
+		free(pairs);
+		if (!cnt)
+			continue;
+		printf("%-22s %-22s %6zu", o->id, h->id, cnt);
+		for (int c = 0; c < CB_NCOL; c++) {
+			printf(" %11.1f%%", 100 * err[c] / (double)cnt);
+			sum[c] += 100 * err[c] / (double)cnt;
+		}
+		printf("   (fit: rms log %.3f, floor %.1f us, %.1f pJ, boost %.0f us, wave^%.2f)\n", rms,
+		       p.floor_ns / 1e3, p.power_pj16, p.boost_ns / 1e3, p.wave_pow);
+		(*npairs)++;
+	}
+	return 0;
+}
+
+int bench_conv_main(const struct bench_args *a)
+{
+	if (a->help) {
+		cb_usage(stdout);
+		return 0;
+	}
+	if (!a->data) {
+		cb_usage(stderr);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	struct ns_set set;
+	char err[512];
+	memset(&set, 0, sizeof set);
+	if (ns_load_format(&set, a->data, NS_FMT_NEUSIGHT, NULL, NULL, err, sizeof err) != 0) {
+		fprintf(stderr, PROG ": conv: cannot load '%s': %s\n", a->data, err);
+		ns_release(&set);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	const struct gpu_spec *gpus[CB_MAXGPU];
+	size_t ng = 0, nconv = 0;
+	for (size_t i = 0; i < set.n; i++) {
+		const struct ns_row *r = &set.rows[i];
+		if (!r->gpu || ns_op_class(r->op) != PRED_OP_CONV)
+			continue;
+		nconv++;
+		size_t g = 0;
+		while (g < ng && gpus[g] != r->gpu)
+			g++;
+		if (g == ng && ng < CB_MAXGPU)
+			gpus[ng++] = r->gpu;
+	}
+	int rc = 0;
+	if (nconv == 0) {
+		fprintf(stderr, PROG ": conv: no convolution rows of a known GPU under '%s'\n", a->data);
+		ns_release(&set);
+		return surfer_exit_code(SURFER_EINVAL);
+	} else if (a->emit) {
+		struct conv_params p = conv_default_params;
+		struct conv_sample *buf;
+		double rms;
+		long n = cb_samples(&set, gpus, ng, 0, &buf);
+		rc = n < 0 ? -ENOMEM : conv_fit(buf, (size_t)n, &p, &rms);
+		free(buf);
+		if (rc == 0) {
+			printf("/* %ld pairs of a convolution on two of %zu GPUs, weighted RMS of log "
+			       "error %.3f */\n", n, ng, rms);
+			cb_print_params(&p);
+		}
+	} else {
+		double sum[CB_NCOL] = {0};
+		int npairs = 0;
+		printf("%-22s %-22s %6s %12s %12s %12s   (MAPE)\n", "origin", "held-out target", "n",
+		       "flops-ratio", "roofline", "conv");
+		for (size_t g = 0; g < ng && rc == 0; g++)
+			rc = cb_heldout(&set, gpus[g], gpus, ng, sum, &npairs);
+		if (rc == 0 && npairs) {
+			printf("%-22s %-22s %6s", "mean", "", "");
+			for (int c = 0; c < CB_NCOL; c++)
+				printf(" %11.1f%%", sum[c] / npairs);
+			printf("\n(each fit leaves out every GPU of the target's architecture)\n");
+		}
+	}
+	ns_release(&set);
+	if (rc < 0) {
+		fprintf(stderr, PROG ": conv: %s\n", strerror(-rc));
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	return 0;
+}
