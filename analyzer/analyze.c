@@ -341,14 +341,16 @@ static int an_grow(struct an_ctx *c, uint32_t i)
  * roofline. */
 #define AN_IMPLAUSIBLE 50.0
 
-/* Predicts a kernel no GPU ran (an operator record, no origin time) on
- * target g from its description alone: a collective by comm.c over g's
- * links; any other kernel from scratch (no origin), with the DRAM bytes a
- * broadcast operand adds where it does not stay in g's L2.  A method that
- * cannot predict it gives 0 ns. */
+/* Predicts a kernel from its operator record on target g: a collective
+ * (built, recorded or imported, timed or not) by comm.c over the links of
+ * g's system, never by scaling its measured time (a collective's time is
+ * the links', not the GPU's); any other kernel no GPU ran from scratch (no
+ * origin), with the DRAM bytes a broadcast operand adds where it does not
+ * stay in g's L2.  A method that cannot predict it gives 0 ns. */
 static void an_predict_built(const struct predictor *pred, const struct ktable_key *key,
 			     const struct pred_kernel *in, const struct gpu_spec *g,
-			     enum pred_method method, struct pred_result *r)
+			     const struct gpu_system *sys, enum pred_method method,
+			     struct pred_result *r)
 {
 	struct pred_kernel k = *in;
 
@@ -356,12 +358,13 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 	if (key->collective != TRACE_COLL_NONE) {
 		struct comm_link link, wide;
 
-		comm_link_init(g, &link, &wide);
+		comm_link_init_system(g, sys && sys->gpu == g ? sys : NULL, &link, &wide);
 		r->ns = 0;
 		if (key->collective == TRACE_COLL_ALL_REDUCE && comm_is_custom_all_reduce(k.name))
 			r->ns = comm_custom_all_reduce_ns(k.bytes, key->ranks, &link);
 		if (!(r->ns > 0))   /* NCCL's, also where the engine falls back to it */
-			r->ns = comm_time_ns((enum comm_op)key->collective, k.bytes, key->ranks, &link);
+			r->ns = comm_group_ns((enum comm_op)key->collective, k.bytes, key->ranks,
+					      key->node_ranks, &link);
 		r->method = PRED_ROOFLINE;
 		r->memory_bound = -1;
 		r->gamma = -1;
@@ -376,6 +379,17 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 		if (predict_kernel(pred, &k, NULL, g, PRED_ROOFLINE, &rr) == 0)
 			*r = rr;
 	}
+}
+
+/* Whether a measured kernel is predicted by the collective model on g: a
+ * collective, unless g is the GPU it was measured on and no system other
+ * than the one it ran on is asked for (then it keeps its measured time, as
+ * every kernel on its own GPU does). */
+static int an_comm_on(const struct an_ctx *c, const struct ktable_key *key, const struct gpu_spec *g)
+{
+	if (key->collective == TRACE_COLL_NONE)
+		return 0;
+	return g != c->a->origin || (c->o->system && c->o->system->gpu == g);
 }
 
 static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
@@ -416,14 +430,19 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 		struct pred_result r;
 		size_t at = (size_t)i * nt + t;
 
-		if (e->key.lib_kind == KTABLE_LIB_OP && !(origin_ns > 0))
-			an_predict_built(c->predictor, &e->key, &k, c->o->targets[t], c->o->method, &r);
+		if (e->key.lib_kind == KTABLE_LIB_OP &&
+		    (!(origin_ns > 0) || an_comm_on(c, &e->key, c->o->targets[t])))
+			an_predict_built(c->predictor, &e->key, &k, c->o->targets[t], c->o->system,
+					 c->o->method, &r);
 		else if (predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], c->o->method,
 					&r) < 0 &&
 			 predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], PRED_AUTO, &r) < 0)
 			return an_fail(c, SURFER_EINVAL, "cannot predict a kernel on '%s'", c->o->targets[t]->id);
 		c->pred[at].ns = r.ns;
-		c->pred[at].scale = k.origin_ns > 0 ? r.ns / k.origin_ns : 0;
+		/* a collective takes comm.c's time on every launch: its measured
+		 * one holds the wait for the slowest peer, not its own work */
+		c->pred[at].scale = k.origin_ns > 0 && !an_comm_on(c, &e->key, c->o->targets[t]) ?
+				    r.ns / k.origin_ns : 0;
 		c->pmethod[at] = (uint8_t)r.method;
 		c->pbound[at] = (uint8_t)(r.memory_bound + 1);
 	}

@@ -65,6 +65,10 @@ struct analysis_options {
 	const struct gpu_spec *origin;         /* NULL: the GPU named in the trace  */
 	const struct gpu_spec *const *targets; /* ntargets GPUs to predict          */
 	size_t ntargets;
+	const struct gpu_system *system;       /* the machine collectives run on, for
+						* the target that is its GPU; NULL (or
+						* another target): the target's
+						* default system (gpu_system_default) */
 	enum pred_method method;
 	const struct predictor *pred;          /* NULL: the defaults (predict.h)    */
 	uint32_t reorder_window;               /* events; 0 = the default (16384)   */

@@ -53,6 +53,7 @@ void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
 			key->op = lib->op;
 			key->collective = lib->collective;
 			key->ranks = lib->ranks;
+			key->node_ranks = lib->node_ranks;
 			key->reread_bytes = lib->reread_bytes;
 			key->reuse_bytes = lib->reuse_bytes;
 			key->attn = lib->attn;
@@ -225,6 +226,7 @@ int ktable_lib_from_op(struct ktable *t, struct ktable_lib *lib, const struct tr
 	lib->op = o->kind;
 	lib->collective = o->collective;
 	lib->ranks = o->ranks;
+	lib->node_ranks = o->node_ranks;
 	lib->reread_bytes = o->reread_bytes;
 	lib->reuse_bytes = o->reuse_bytes;
 	const struct trace_attn *a = &o->attn;

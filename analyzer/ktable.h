@@ -34,6 +34,7 @@ struct ktable_lib {
 	enum trace_op_kind op;
 	enum trace_collective collective;
 	uint32_t ranks;
+	uint32_t node_ranks;          /* ranks of the group in one node, 0 packed */
 	double reread_bytes, reuse_bytes;
 	uint32_t attn;                /* an ATTENTION op's shape: its id in the
 				       * table (ktable_attn), 0 none              */
@@ -46,9 +47,8 @@ struct ktable_key {
 	uint32_t grid[3], block[3];
 	uint32_t regs, smem_static, smem_dynamic;
 	uint32_t lib_kind, dtype, b_transposed;
-	uint32_t op, collective, ranks;   /* KTABLE_LIB_OP                       */
+	uint32_t op, collective, ranks, node_ranks; /* KTABLE_LIB_OP             */
 	uint32_t attn;                /* KTABLE_LIB_OP: the attention shape's id */
-	uint32_t zero;                /* 0: the key stays whole 64-bit words     */
 	uint64_t m, n, k, batch;
 	double flops, bytes;
 	double reread_bytes, reuse_bytes; /* KTABLE_LIB_OP                       */

@@ -58,6 +58,7 @@ struct cli {
 	const char *html;
 	const char *csv;
 	struct price_list prices; /* --price */
+	const struct gpu_system *system; /* --system; NULL: each target's default */
 	int color;                /* 0 never, 1 always, -1 auto */
 	int rank;                 /* --rank: 0 none, 1 time, 2 cost */
 };
@@ -98,6 +99,10 @@ static void usage(FILE *f)
 		"                            every A100): adds the cost per iteration, per\n"
 		"                            million iterations and per million tokens\n"
 		"                            (repeatable; with --plan too)\n"
+		"      --system NAME         the machine the targets sit in (links inside a\n"
+		"                            node, network between; gpu_specs/systems.csv;\n"
+		"                            default: each target's own); its GPU is the\n"
+		"                            target when none is given\n"
 		"      --rank time|cost      one line per target instead of the report,\n"
 		"                            fastest or cheapest first\n"
 		"      --weights FILE        tile-model weights written by surfer-train, in\n"
@@ -137,6 +142,12 @@ static void usage(FILE *f)
 		"      --zero Z              training state sharded over the dp ranks: 0 none\n"
 		"                            (default, DDP), 1 optimizer state, 2 and gradients\n"
 		"                            (FSDP SHARD_GRAD_OP), 3 and parameters (FULL_SHARD)\n"
+		"      --nodes N             N nodes of --gpus-per-node G GPUs (default: the\n"
+		"                            system's); no --dp: the dp that fills them\n"
+		"      --gpus-per-node G     GPUs of one node\n"
+		"      --cp N                context parallel degree (ring attention)\n"
+		"      --hsdp                with --zero 2|3: shard within a node, replicate\n"
+		"                            across nodes (HSDP)\n"
 		"      --plan N              every dp x tp x pp layout of N GPUs for the global\n"
 		"                            batch B, fastest first, with each one's memory\n"
 		"      --launch-us US        CPU cost per kernel launch (default 6)\n"
@@ -221,7 +232,8 @@ static int parse_number(const char *s, double *out)
 }
 
 enum { OPT_SAVE = 256, OPT_BASELINE, OPT_MAXREG, OPT_LIST, OPT_MODEL, OPT_CHROME, OPT_HTML,
-       OPT_CSV, OPT_PRICE, OPT_COLOR, OPT_WEIGHTS, OPT_LIST_MODELS, OPT_RANK, OPT_INTERVAL };
+       OPT_CSV, OPT_PRICE, OPT_COLOR, OPT_WEIGHTS, OPT_LIST_MODELS, OPT_RANK, OPT_INTERVAL,
+       OPT_SYSTEM };
 
 /* Returns -1 to go on, else an exit code. */
 static int parse(int argc, char **argv, struct cli *c)
@@ -244,6 +256,11 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"csv", required_argument, NULL, OPT_CSV},
 		{"price", required_argument, NULL, OPT_PRICE},
 		{"rank", required_argument, NULL, OPT_RANK},
+		{"system", required_argument, NULL, OPT_SYSTEM},
+		{"nodes", required_argument, NULL, OPT_MODEL},
+		{"gpus-per-node", required_argument, NULL, OPT_MODEL},
+		{"cp", required_argument, NULL, OPT_MODEL},
+		{"hsdp", no_argument, NULL, OPT_MODEL},
 		{"color", optional_argument, NULL, OPT_COLOR},
 		{"weights", required_argument, NULL, OPT_WEIGHTS},
 		{"colour", optional_argument, NULL, OPT_COLOR},
@@ -359,6 +376,13 @@ static int parse(int argc, char **argv, struct cli *c)
 			if ((rc = prices_add(&c->prices, optarg, merr, sizeof(merr))))
 				return failed(rc, merr);
 			break;
+		case OPT_SYSTEM:
+			if (!(c->system = gpu_system_find(optarg)))
+				return bad("unknown system '%s' (the systems are gpu_specs/systems.csv's ids: "
+					   "dgx-a100-80, dgx-h100, p5-h100, dgx-h200, dgx-b200, gb200-nvl72, "
+					   "pcie-l40s-8, ...)", optarg);
+			c->model.opts.system = c->system;
+			break;
 		case OPT_RANK:
 			if (!strcmp(optarg, "time"))
 				c->rank = 1;
@@ -441,6 +465,8 @@ static int parse(int argc, char **argv, struct cli *c)
 			fprintf(stderr, PROG ": note: --all-targets leaves out %zu GPUs without BF16 tensor "
 				"cores (%s ...)\n", left, first);
 	}
+	if (c->ntargets == 0 && c->system && (rc = add_target(c, c->system->gpu)))
+		return rc;
 	if (c->ntargets == 0)
 		return bad("no target GPU: give --target GPU or --all-targets");
 	if (c->rank && (c->json || c->model.plan_gpus))
@@ -557,6 +583,7 @@ int main(int argc, char **argv)
 	o.origin = c.origin;
 	o.targets = c.targets;
 	o.ntargets = c.ntargets;
+	o.system = c.system;
 	o.method = c.method;
 	o.pred = pred;
 	o.interval = c.interval;

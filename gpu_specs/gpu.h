@@ -150,6 +150,51 @@ double gpu_mem_usable_bytes(const struct gpu_spec *g);
 /* Host-to-device link bandwidth in GB/s per direction (PCIe gen x lanes). */
 double gpu_host_link_gbps(const struct gpu_spec *g);
 
+/* ---- systems --------------------------------------------------------- */
+
+/* The network between nodes. */
+enum gpu_net {
+	GPU_NET_NONE = 0, GPU_NET_IB_HDR, GPU_NET_IB_NDR, GPU_NET_ROCE, GPU_NET_EFA,
+	GPU_NET_ETH, GPU_NET_COUNT
+};
+
+/* A machine GPUs come in (gpu_specs/systems.csv): the node, what joins its
+ * GPUs, the network between nodes.  Plain value records, read-only. */
+struct gpu_system {
+	const char *id;                 /* "dgx-h100"                            */
+	const char *name;               /* "NVIDIA DGX H100"                     */
+	const struct gpu_spec *gpu;     /* the GPU it holds                      */
+	uint32_t gpus_per_node;         /* GPUs of one host                      */
+	uint32_t nvlink_domain;         /* GPUs one NVLink domain joins (may span
+					 * hosts: 72 on GB200 NVL72); 0 none     */
+	int nvls;                       /* NVLink SHARP in the NVSwitches        */
+	uint32_t nics_per_node;         /* compute NICs of a host                */
+	double nic_gbit;                /* line rate of one NIC, Gb/s; 0 unknown */
+	enum gpu_net net;
+	double net_latency_us;          /* one-way GPU-to-GPU across nodes, us   */
+	int sharp;                      /* in-network reduction (IB SHARP)       */
+	int is_default;                 /* the system its GPU assumes            */
+	const char *source;
+};
+
+/* All systems, in table order, and their number. */
+const struct gpu_system *gpu_system_all(size_t *n);
+
+/* A system by id or name (compared as gpu_find() compares GPU names); NULL
+ * when unknown. */
+const struct gpu_system *gpu_system_find(const char *name);
+
+/* The system a run on g assumes: the row marked default for g; NULL when
+ * the table has none (the collective model then takes one node of g's
+ * NVLink domain, or 8 PCIe cards, and no network). */
+const struct gpu_system *gpu_system_default(const struct gpu_spec *g);
+
+/* Network rate one GPU of s can use per direction when every GPU of its
+ * node sends at once, GB/s of line rate: NICs x rate / GPUs; 0 unknown. */
+double gpu_system_net_gbps(const struct gpu_system *s);
+
+const char *gpu_net_name(enum gpu_net n);
+
 /* ---- occupancy ------------------------------------------------------ */
 
 enum gpu_occ_limit {

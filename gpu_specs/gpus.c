@@ -1,7 +1,8 @@
 /*
  * gpus.c - lookup in the compiled GPU table (build/gen/gpus_table.c, made
  * from gpu_specs/gpus.csv): by id, marketing name or alias, suggestions for
- * unknown names, per-compute-capability limits and derived bandwidths.
+ * unknown names, per-compute-capability limits and derived bandwidths; and
+ * in the systems table (gpu_specs/systems.csv) by id or name.
  *
  * Names are compared as keys: lower case, without spaces, '-' and '_', and
  * without a leading "nvidia", then "tesla" or "geforce".  So "Tesla T4",
@@ -66,14 +67,20 @@ static int key_matches(const char *name, const char *key)
 	return strcmp(k, key) == 0;
 }
 
+/* The key of name in key; 0 when there is none (NULL or empty). */
+static int lookup_key(const char *name, char key[KEY_MAX])
+{
+	if (!name)
+		return 0;
+	make_key(name, key);
+	return key[0] != '\0';
+}
+
 const struct gpu_spec *gpu_find(const char *name)
 {
 	char key[KEY_MAX];
 
-	if (!name)
-		return NULL;
-	make_key(name, key);
-	if (key[0] == '\0')
+	if (!lookup_key(name, key))
 		return NULL;
 	for (size_t i = 0; i < gpu_table_len; i++) {
 		const struct gpu_spec *g = &gpu_table[i];
@@ -348,4 +355,46 @@ const char *gpu_dtype_name(enum gpu_dtype d)
 	if ((unsigned)d >= GPU_DT_COUNT)
 		return "unknown";
 	return names[d];
+}
+
+/* ---- systems ---------------------------------------------------------- */
+
+const struct gpu_system *gpu_system_all(size_t *n)
+{
+	if (n)
+		*n = gpu_system_table_len;
+	return gpu_system_table;
+}
+
+const struct gpu_system *gpu_system_find(const char *name)
+{
+	char key[KEY_MAX];
+
+	if (!lookup_key(name, key))
+		return NULL;
+	for (size_t i = 0; i < gpu_system_table_len; i++)
+		if (key_matches(gpu_system_table[i].id, key) || key_matches(gpu_system_table[i].name, key))
+			return &gpu_system_table[i];
+	return NULL;
+}
+
+const struct gpu_system *gpu_system_default(const struct gpu_spec *g)
+{
+	for (size_t i = 0; g && i < gpu_system_table_len; i++)
+		if (gpu_system_table[i].gpu == g && gpu_system_table[i].is_default)
+			return &gpu_system_table[i];
+	return NULL;
+}
+
+double gpu_system_net_gbps(const struct gpu_system *s)
+{
+	if (!s || s->nic_gbit <= 0 || s->nics_per_node == 0 || s->gpus_per_node == 0)
+		return 0;
+	return s->nic_gbit / 8.0 * s->nics_per_node / s->gpus_per_node;
+}
+
+const char *gpu_net_name(enum gpu_net n)
+{
+	static const char *const names[] = { "none", "ib-hdr", "ib-ndr", "roce", "efa", "eth" };
+	return (unsigned)n < GPU_NET_COUNT ? names[n] : "?";
 }

@@ -1,12 +1,12 @@
 # gpu_specs/module.mk - see the top-level Makefile.
 #
-# The GPU database is two readable tables (gpus.csv, cc_limits.csv) that
-# tools/gpugen.c turns into C at build time; the generated file goes into
-# the core library like any other source.  (It is listed in CORE_SRCS as
+# The GPU database is three readable tables (gpus.csv, cc_limits.csv,
+# systems.csv) that tools/gpugen.c turns into C at build time; the
+# generated file goes into the core library like any other source.  (It is listed in CORE_SRCS as
 # $(BUILD)/gen/gpus_table.c, so BUILD must be a relative path.)
 GPU_GEN_C := $(BUILD)/gen/gpus_table.c
 GPUGEN := $(BUILD)/gpugen
-GPU_TABLES := gpu_specs/cc_limits.csv gpu_specs/gpus.csv
+GPU_TABLES := gpu_specs/cc_limits.csv gpu_specs/gpus.csv gpu_specs/systems.csv
 
 CORE_SRCS += gpu_specs/gpus.c gpu_specs/figures.c gpu_specs/occupancy.c gpu_specs/list.c $(GPU_GEN_C)
 

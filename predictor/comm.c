@@ -24,10 +24,34 @@
  * before: 26.9, 19.6, 9.3, 13.5%).
  * PCIe 4.0/5.0 all-reduce reaches 0.45-0.58 of the link (RTX 6000 Ada,
  * RTX PRO 6000 data).
+ *
+ * Small messages: NCCL picks the protocol per call by its own cost model
+ * (src/graph/tuning.cc, NCCL 2.30): LL (8-byte stores carrying a flag,
+ * half the bandwidth, 0.6 us a ring step on NVLink, 2.7 us across the
+ * network), LL128 (Hopper and later by default: 0.92 of the bandwidth,
+ * 1.9 / 4 us a step) and Simple (full bandwidth).  A collective costs the
+ * cheaper of LL128 (where NCCL enables it) and Simple; LL is left out
+ * (proto_on() says why).  Simple is the fitted model above; LL128 takes
+ * NCCL's base and per-step latencies, not fitted.
+ *
+ * More than one node (NCCL's hierarchical rings and trees; notes in
+ * docs/model.md, "Collectives across nodes"): a ring of n = m x k ranks
+ * (m nodes of k) crosses each node boundary once per channel, and NCCL
+ * spreads the channels over the node's NICs, so the bytes that leave a
+ * node share k GPUs' network rate: the ring runs at min(NVLink ring
+ * rate, k x per-GPU network rate), with 2(m-1) network steps in its
+ * latency.  The double binary tree between nodes (chains inside) moves
+ * 2S over every link at 0.92 of that rate (NCCL converts a tree's bus
+ * bandwidth to the algorithm's at 0.5), with 2 log2(m) network steps;
+ * where the NVSwitches reduce (NVLS) the tree starts from the switch
+ * (NVLSTree).  NCCL takes the faster; so does this.  Network rate: 0.8 of
+ * the NICs' line rate ("expect ~80% of advertised", ml-engineering; 4x8
+ * B200 over EFA: 74%), not fitted to the data here.
  */
-#include "predictor/comm.h"
-
+#include <math.h>
 #include <string.h>
+
+#include "predictor/comm.h"
 
 #define NVLINK_EFF 0.75
 #define NVLS_EFF 0.6
@@ -35,6 +59,34 @@
 #define NVLINK_LATENCY_US 50.0
 #define PCIE_EFF 0.5
 #define PCIE_P2P_EFF 0.75
+
+/* NCCL's protocols (tuning.cc): base latency of a ring, us; per ring step
+ * inside a node (NVLink) and across the network, us; share of the
+ * bandwidth.  Simple's base and inside steps are the fitted model's. */
+enum { P_LL, P_LL128, P_SIMPLE, P_COUNT };
+static const double proto_base_us[P_COUNT] = { 6.6, 14.0, 8.4 };
+static const double proto_hop_us[P_COUNT] = { 0.6, 1.9, 3.4 };
+static const double proto_net_us[P_COUNT] = { 2.7, 4.0, 14.0 };
+static const double proto_tree_net_us[P_COUNT] = { 5.0, 8.5, 14.0 };
+static const double proto_eff[P_COUNT] = { 0.5, 0.92, 1.0 };
+#define TREE_EFF 0.92          /* NCCL caps tree all-reduce at 0.92x       */
+#define NET_EFF 0.8            /* of the NICs' line rate                   */
+#define NVLS_TREE_US 20.9      /* NCCL's NVLSTree network latency          */
+/* The network latency NCCL's figures assume (InfiniBand, GPUDirect RDMA):
+ * a system whose one-way latency is higher adds the difference per step. */
+#define NET_REF_LATENCY_US 2.0
+
+/* LL is left out: at NCCL's figures (even with its bandwidth capped at
+ * NCCL's llMaxBws, 87.7 GB/s on Ampere) it makes
+ * the A100 all-reduces of 64 KB-8 MB faster than measured (vidur A100
+ * DGX 2 ranks: 15.1% -> 23.2% mean error over all sizes, PipeWeave A100
+ * 8 ranks 10.8% -> 12.2%); LL128 where NCCL enables it (Hopper and later)
+ * brings H20 4 ranks from 17.6% to 8.0%, H20 8 ranks 8.0% -> 5.9%, H800
+ * 5.7% -> 4.6%, and changes nothing else. */
+static int proto_on(int p, const struct comm_link *l)
+{
+	return p == P_SIMPLE || (p == P_LL128 && l->ll128);
+}
 
 void comm_link_init(const struct gpu_spec *g, struct comm_link *l, struct comm_link *pcie)
 {
@@ -59,15 +111,59 @@ void comm_link_init(const struct gpu_spec *g, struct comm_link *l, struct comm_l
 	} else {
 		*l = *pcie;
 	}
+	l->ll128 = pcie->ll128 = g && !gpu_cc_is_amd(g->cc) && g->cc >= 90;
 }
 
-double comm_time_ns(enum comm_op op, double bytes, uint32_t ranks, const struct comm_link *l)
+void comm_link_init_system(const struct gpu_spec *g, const struct gpu_system *s,
+			   struct comm_link *l, struct comm_link *pcie)
 {
-	if (ranks <= 1 || bytes <= 0 || !l || l->bw_gbps <= 0)
-		return 0;
+	if (!g && s)
+		g = s->gpu;
+	if (!s)
+		s = gpu_system_default(g);
+	comm_link_init(g, l, pcie);
+	if (!s)
+		return;
+	/* The system's NVLink domain decides over the GPU's: a domain wider
+	 * than a host (NVL72) keeps its collectives off the network. */
+	if (l->nvlink) {
+		l->peers = s->nvlink_domain;
+		if (!s->nvls)
+			l->nvls_gbps = 0;
+	}
+	uint32_t fast = s->nvlink_domain > s->gpus_per_node ? s->nvlink_domain : s->gpus_per_node;
+	double net = gpu_system_net_gbps(s), nic = s->nic_gbit / 8.0;
+	double hop = s->net_latency_us > NET_REF_LATENCY_US ? s->net_latency_us - NET_REF_LATENCY_US : 0;
+	l->node_gpus = pcie->node_gpus = fast;
+	l->net_gbps = pcie->net_gbps = net * NET_EFF;
+	/* one GPU alone: its own NICs, or the whole NIC it shares */
+	l->net_p2p_gbps = pcie->net_p2p_gbps = (net > nic ? net : nic) * NET_EFF;
+	l->net_hop_us = pcie->net_hop_us = hop;
+}
+
+/* Per-protocol cost of one collective inside a node: latency in us and
+ * traffic over bandwidth in ns, the cheapest protocol. */
+static double pick_proto(double simple_lat_us, double steps, double traffic, double bw,
+			 const struct comm_link *l)
+{
+	double best = simple_lat_us * 1e3 + traffic / bw;
+	for (int p = P_LL; p < P_SIMPLE; p++) {
+		if (!proto_on(p, l))
+			continue;
+		double t = (proto_base_us[p] + steps * proto_hop_us[p]) * 1e3 +
+			   traffic / (bw * proto_eff[p]);
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+/* One node (or one NVLink domain): the fitted model. */
+static double node_ns(enum comm_op op, double bytes, uint32_t ranks, const struct comm_link *l)
+{
 	if (l->peers && ranks > l->peers && l->wide)
 		l = l->wide;
-	double n = ranks, traffic, bw = l->bw_gbps;
+	double n = ranks, traffic, bw = l->bw_gbps, steps = 2 * (n - 1);
 	switch (op) {
 	case COMM_ALL_REDUCE:
 		if (l->nvls_gbps > 0 && ranks >= NVLS_MIN_RANKS) {
@@ -80,18 +176,107 @@ double comm_time_ns(enum comm_op op, double bytes, uint32_t ranks, const struct 
 	case COMM_ALL_GATHER:
 	case COMM_REDUCE_SCATTER:
 		traffic = (n - 1) / n * bytes;
+		steps = n - 1;
 		break;
+	case COMM_BROADCAST:
+	case COMM_REDUCE:
+		traffic = bytes;   /* a pipelined chain: each link carries it once */
+		steps = n - 1;
+		break;
+	case COMM_ALL_TO_ALL:
+		/* every rank sends (n-1)/n of its buffer, one peer at a time */
+		return l->p2p_us * 1e3 + (n - 1) / n * bytes / (l->p2p_gbps > 0 ? l->p2p_gbps : bw);
 	case COMM_SEND_RECV:
-		traffic = bytes;
-		n = 2;
-		if (l->p2p_gbps > 0)
-			bw = l->p2p_gbps;
-		break;
+		return l->p2p_us * 1e3 + bytes / (l->p2p_gbps > 0 ? l->p2p_gbps : bw);
 	default:
 		return 0;
 	}
-	double lat_us = op == COMM_SEND_RECV ? l->p2p_us : l->latency_us + l->step_us * (n - 2);
-	return lat_us * 1e3 + traffic / bw; /* bytes / (GB/s) = ns */
+	return pick_proto(l->latency_us + l->step_us * (n - 2), steps, traffic, bw, l);
+}
+
+/* Across m nodes of k ranks: ring and tree, the faster (header comment). */
+static double nodes_ns(enum comm_op op, double bytes, double n, double k, const struct comm_link *l)
+{
+	const struct comm_link *in = l->peers && k > l->peers && l->wide ? l->wide : l;
+	/* the k ranks of a node share its NICs: each at most what one GPU
+	 * alone reaches, together at most the node's rate */
+	double node_net = l->net_gbps * (l->node_gpus ? l->node_gpus : k);
+	double m = ceil(n / k), intra = in->bw_gbps, net = fmin(k * l->net_p2p_gbps, node_net);
+	double ring_bw = intra < net ? intra : net;
+	double hop = l->net_hop_us, best = INFINITY;
+
+	switch (op) {
+	case COMM_ALL_REDUCE: {
+		double intra_steps = 2 * (n - m), net_steps = 2 * (m - 1);
+		double tree_net = 2 * log2(m), tree_intra = 2 * (k - 1);
+		for (int p = P_LL; p < P_COUNT; p++) {
+			if (p == P_LL128 && !l->ll128)
+				continue;
+			/* Simple: the fitted latency holds the steps inside */
+			double base = p == P_SIMPLE ? in->latency_us : proto_base_us[p];
+			double hop_in = p == P_SIMPLE ? 0 : proto_hop_us[p];
+			double ring = (base + intra_steps * hop_in +
+				       net_steps * (proto_net_us[p] + hop)) * 1e3 +
+				      2 * (n - 1) / n * bytes / (ring_bw * proto_eff[p]);
+			double tree = (base + tree_intra * hop_in +
+				       tree_net * (proto_tree_net_us[p] + hop)) * 1e3 +
+				      2 * bytes / (ring_bw * proto_eff[p] * TREE_EFF);
+			best = fmin(best, fmin(ring, tree));
+		}
+		if (l->nvls_gbps > 0 && k >= NVLS_MIN_RANKS) {
+			/* NVLSTree: the switches reduce inside, a tree between */
+			double t_in = bytes / l->nvls_gbps, t_net = 2 * bytes / net;
+			double t = (in->latency_us + tree_net * (NVLS_TREE_US + hop)) * 1e3 +
+				   (t_in > t_net ? t_in : t_net);
+			best = fmin(best, t);
+		}
+		return best;
+	}
+	case COMM_ALL_GATHER:
+	case COMM_REDUCE_SCATTER:
+	case COMM_BROADCAST:
+	case COMM_REDUCE: {
+		double share = op == COMM_ALL_GATHER || op == COMM_REDUCE_SCATTER ? (n - 1) / n : 1;
+		for (int p = P_LL; p < P_COUNT; p++) {
+			if (p == P_LL128 && !l->ll128)
+				continue;
+			double base = p == P_SIMPLE ? in->latency_us : proto_base_us[p];
+			double hop_in = p == P_SIMPLE ? 0 : proto_hop_us[p];
+			double t = (base + (n - m) * hop_in + (m - 1) * (proto_net_us[p] + hop)) * 1e3 +
+				   share * bytes / (ring_bw * proto_eff[p]);
+			best = fmin(best, t);
+		}
+		return best;
+	}
+	case COMM_ALL_TO_ALL: {
+		/* the bytes for peers in other nodes leave through the GPU's
+		 * share of the NICs, those for its own node over NVLink */
+		double p2p = in->p2p_gbps > 0 ? in->p2p_gbps : intra;
+		double t_in = (k - 1) / n * bytes / p2p, t_net = (n - k) / n * bytes / (net / k);
+		return (in->p2p_us + proto_net_us[P_SIMPLE] + hop) * 1e3 + (t_in > t_net ? t_in : t_net);
+	}
+	case COMM_SEND_RECV:
+		return (in->p2p_us + proto_net_us[P_SIMPLE] + hop) * 1e3 + bytes / l->net_p2p_gbps;
+	default:
+		return 0;
+	}
+}
+
+double comm_group_ns(enum comm_op op, double bytes, uint32_t ranks, uint32_t per_node,
+		     const struct comm_link *l)
+{
+	if (ranks <= 1 || bytes <= 0 || !l || l->bw_gbps <= 0)
+		return 0;
+	if (per_node == 0)
+		per_node = l->node_gpus ? l->node_gpus : ranks;
+	if (per_node >= ranks || l->net_gbps <= 0)
+		return node_ns(op, bytes, ranks, l);
+	return nodes_ns(op, bytes, ranks, per_node, l);
+}
+
+double comm_time_ns(enum comm_op op, double bytes, uint32_t ranks, const struct comm_link *l)
+{
+	return comm_group_ns(op, bytes, ranks, ranks, l);
 }
 
 /*
@@ -130,6 +315,7 @@ int comm_is_custom_all_reduce(const char *name)
 
 const char *comm_name(enum comm_op op)
 {
-	static const char *const names[] = { "none", "all-reduce", "all-gather", "reduce-scatter", "send/recv" };
-	return (unsigned)op <= COMM_SEND_RECV ? names[op] : "?";
+	static const char *const names[] = { "none", "all-reduce", "all-gather", "reduce-scatter",
+					     "send/recv", "broadcast", "reduce", "all-to-all" };
+	return (unsigned)op < COMM_OP_COUNT ? names[op] : "?";
 }

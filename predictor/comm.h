@@ -1,8 +1,10 @@
 /*
- * comm.h - times of the NCCL collectives (--dp/--tp/--pp of a model run,
- * the collectives of a trace built from one), from the interconnect figures
- * of the GPU database (NVLink, else PCIe).  A predictor like the others: it
- * knows GPUs and byte counts, nothing of models or traces.
+ * comm.h - times of the NCCL collectives (--dp/--tp/--pp/--cp of a model
+ * run, the collectives of a trace built from one or recorded), from the
+ * links of the system the GPUs sit in (gpu_specs/systems.csv: NVLink or
+ * PCIe inside a node, the network between nodes), and the custom
+ * all-reduce kernels of serving engines.  A predictor like the others: it
+ * knows GPUs, systems and byte counts, nothing of models or traces.
  */
 #ifndef SURFER_COMM_H
 #define SURFER_COMM_H
@@ -10,13 +12,17 @@
 #include <stdint.h>
 #include "gpu_specs/gpu.h"
 
-/* The collective a communication kernel stands for. */
+/* The collective a communication kernel stands for (the values of the
+ * trace format's enum trace_collective). */
 enum comm_op {
 	COMM_NONE = 0, COMM_ALL_REDUCE, COMM_ALL_GATHER,
-	COMM_REDUCE_SCATTER, COMM_SEND_RECV
+	COMM_REDUCE_SCATTER, COMM_SEND_RECV,
+	COMM_BROADCAST, COMM_REDUCE, COMM_ALL_TO_ALL,
+	COMM_OP_COUNT
 };
 
-/* The link collectives run over, as comm.c derives it from a GPU. */
+/* The links collectives run over, as comm.c derives them from a GPU and
+ * the system it sits in. */
 struct comm_link {
 	double bw_gbps;        /* achievable per-direction bandwidth, GB/s   */
 	double latency_us;     /* fixed cost of one collective with 2 ranks  */
@@ -31,6 +37,17 @@ struct comm_link {
 	 * NVLink SHARP at this per-direction rate, GB/s (0: never). */
 	double nvls_gbps;
 	double p2p_gbps;       /* send/recv rate, GB/s (0: bw_gbps)          */
+	int ll128;             /* NCCL's LL128 protocol on (Hopper and later) */
+	/* Between nodes (comm_link_init_system; all 0 for one node): */
+	uint32_t node_gpus;    /* GPUs that reach each other without the
+				* network: the host, or an NVLink domain that
+				* spans hosts (GB200 NVL72: 72)              */
+	double net_gbps;       /* achievable network rate of one GPU per
+				* direction when all GPUs of its node send,
+				* GB/s; 0: no network known                  */
+	double net_p2p_gbps;   /* ... of one GPU sending alone (one NIC)     */
+	double net_hop_us;     /* latency a ring step across the network adds
+				* beyond NCCL's InfiniBand figures, us        */
 };
 #define NVLS_MIN_RANKS 8
 
@@ -39,10 +56,25 @@ struct comm_link {
  * (l->wide points to it, so it must live as long as l). */
 void comm_link_init(const struct gpu_spec *g, struct comm_link *l, struct comm_link *pcie);
 
+/* Same for the GPUs of system s (its GPU when g is NULL), with the network
+ * between its nodes; s NULL: g's default system (gpu_system_default()),
+ * else one node as comm_link_init() describes it. */
+void comm_link_init_system(const struct gpu_spec *g, const struct gpu_system *s,
+			   struct comm_link *l, struct comm_link *pcie);
+
 /* Time in ns of collective op over bytes (the buffer each rank holds:
- * the reduced buffer for all-reduce, the full output for all-gather and
- * reduce-scatter, the message for send/recv) among ranks GPUs. */
+ * the reduced buffer for all-reduce, reduce and broadcast, the full output
+ * for all-gather and reduce-scatter, the whole send buffer for all-to-all,
+ * the message for send/recv) among ranks GPUs of one node. */
 double comm_time_ns(enum comm_op op, double bytes, uint32_t ranks, const struct comm_link *l);
+
+/* The same among ranks GPUs of which per_node share a node (the rest in
+ * other nodes, per_node each; per_node 0 packs them: as many per node as
+ * l->node_gpus holds).  Across nodes NCCL's hierarchical algorithms: ring
+ * and tree (NVLS tree where the switches reduce), the faster one; a node
+ * reaches the others through all its NICs at once. */
+double comm_group_ns(enum comm_op op, double bytes, uint32_t ranks, uint32_t per_node,
+		     const struct comm_link *l);
 
 /* The custom all-reduce of serving engines (vLLM's custom_all_reduce.cuh,
  * SGLang's, for tensor parallelism inside one NVLink node): time in ns for

@@ -245,6 +245,19 @@ void preload_conv(struct trace_conv *c)
 	preload_ring_publish(t);
 }
 
+void preload_op(struct trace_op *o)
+{
+	struct preload_thread *t = preload_thread_get();
+	if (!t)
+		return;
+	struct preload_entry *e = preload_ring_slot(t);
+	e->rec.type = TRACE_OP;
+	o->thread = t->tid;
+	o->cpu_ns = preload_now_ns();
+	e->rec.u.op = *o;
+	preload_ring_publish(t);
+}
+
 void preload_marker(enum trace_marker_kind kind, int iteration)
 {
 	struct preload_thread *t = preload_thread_get();

@@ -5,7 +5,7 @@
 # --exclude-libs.  No version script: a named version node would stop our
 # unversioned definitions from interposing versioned references such as
 # cublasGemmEx@libcublas.so.13.
-PRELOAD_SRCS := preload/resolve.c preload/hooks_cuda.c preload/hooks_cublas.c \
+PRELOAD_SRCS := preload/resolve.c preload/hooks_cuda.c preload/hooks_cublas.c preload/hooks_nccl.c \
 	$(if $(HAVE_CUDNN),preload/hooks_cudnn.c,preload/hooks_cudnn_none.c) preload/recorder.c preload/log.c preload/settings.c \
 	preload/ring.c preload/writer_thread.c preload/entries.c preload/funcinfo.c \
 	preload/pending.c preload/joins.c preload/output.c preload/devmem.c \

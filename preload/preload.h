@@ -5,7 +5,7 @@
  * and only the hooks (dlsym, dlvsym, cu*, cublas*, cudnn*) carry default
  * visibility.  The pieces:
  *   resolve.c   every dlsym/dlvsym/cuGetProcAddress resolution, the hook table
- *   hooks_*.c   the hooks themselves (driver, cuBLAS/cuBLASLt, cuDNN)
+ *   hooks_*.c   the hooks themselves (driver, cuBLAS/cuBLASLt, cuDNN, NCCL)
  *   the recorder (recorder.h lists its files): what the hooks call
  *               (entries.c, devmem.c), settings, per-thread rings, the
  *               single trace writer, the joins of GPU times to records
@@ -79,14 +79,16 @@ void *preload_lib_sym(const char *soname, const char *sym);
  * looked up in the loaded libcuda.so.1 without our hooks; NULL if absent. */
 void *preload_driver_sym(const char *sym);
 
-/* ---- the hook tables (hooks_cuda.c, hooks_cublas.c, hooks_cudnn.c) ----
- * Each is indexed by its file's enum (HK_*, HB_*, HD_*) through designated
+/* ---- the hook tables (hooks_cuda.c, hooks_cublas.c, hooks_cudnn.c,
+ * hooks_nccl.c) ----
+ * Each is indexed by its file's enum (HK_*, HB_*, HD_*, HN_*) through designated
  * initializers and ends with an entry whose base is NULL, where the walks
  * here stop: every index below the end needs its entry (shim_test.sh
  * checks). */
 extern struct preload_hook preload_cuda_hooks[];
 extern struct preload_hook preload_cublas_hooks[];
 extern struct preload_hook preload_cudnn_hooks[];
+extern struct preload_hook preload_nccl_hooks[];
 enum { PRELOAD_HK_GETPROC = 0, PRELOAD_HK_GETPROC_V2 = 1 }; /* indices in preload_cuda_hooks */
 /* The getters we hand out (4-argument form of CUDA 11.3, 5-argument form of
  * CUDA 12): they call the real getter and wrap what it answers. */
@@ -177,6 +179,8 @@ void preload_sync(enum trace_sync_kind kind, preload_stream s, int ptsz,
 /* Library records: seq from preload_lib_enter. */
 void preload_gemm(struct trace_gemm *g);
 void preload_conv(struct trace_conv *c);
+/* A collective (hooks_nccl.c): an OP record of kind COMM. */
+void preload_op(struct trace_op *o);
 
 /* ---- devmem.c -------------------------------------------------------- */
 

@@ -161,15 +161,22 @@ NO_SAN static inline void need_libdl(void)
 		find_libdl();
 }
 
+/* Only names starting with "cu" (cuda, cublas, cudnn) or "nc" (nccl) can
+ * be ours. */
+NO_SAN static int maybe_ours(const char *s)
+{
+	return s && ((s[0] == 'c' && s[1] == 'u') || (s[0] == 'n' && s[1] == 'c'));
+}
+
 /* ---- the hook tables -------------------------------------------------- */
 
 static struct preload_hook *const tables[] = {
-	preload_cuda_hooks, preload_cublas_hooks, preload_cudnn_hooks,
+	preload_cuda_hooks, preload_cublas_hooks, preload_cudnn_hooks, preload_nccl_hooks,
 };
 
 struct preload_hook *preload_hook_by_sym(const char *sym, int *variant)
 {
-	if (!sym || sym[0] != 'c' || sym[1] != 'u')
+	if (!maybe_ours(sym))
 		return NULL;
 	for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)
 		for (struct preload_hook *h = tables[t]; h->base; h++)
@@ -346,12 +353,6 @@ static __attribute__((noinline)) void *wrap_dlsym(void *handle, const char *name
 	int v;
 	struct preload_hook *h = preload_hook_by_sym(name, &v);
 	return h ? adopt(h, v, p) : p;
-}
-
-/* Only names starting with "cu" can be ours (cuda, cublas, cudnn). */
-NO_SAN static int maybe_ours(const char *s)
-{
-	return s && s[0] == 'c' && s[1] == 'u';
 }
 
 PRELOAD_EXPORT void *dlsym(void *handle, const char *name);

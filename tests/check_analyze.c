@@ -17,6 +17,7 @@
 #include "analyzer/analyze.h"
 #include "analyzer/baseline.h"
 #include "analyzer/ktable.h"
+#include "predictor/comm.h"
 #include "analyzer/report.h"
 #include "tests/synth.h"
 #include "trace/trace.h"
@@ -96,6 +97,59 @@ static void put_kernel(struct trace_writer *w, uint64_t seq, uint64_t cpu, uint6
 		.start_ns = start, .end_ns = end, .iteration = -1 };
 	ck_assert_int_eq(trace_writer_record(w, &r), 0);
 }
+
+/* A recorded collective (an OP of kind comm before its NCCL kernel, as the
+ * recorder's NCCL hooks and the Kineto importer write it): measured 10 ms
+ * on the A10 it ran on, predicted on other GPUs by the collective model of
+ * their default system (an 8-rank all-reduce of 100 MB), not by scaling the
+ * measured time; on the A10 itself it keeps its measured time, unless
+ * another system of the A10 is named. */
+START_TEST(recorded_collective)
+{
+	struct trace_writer *w = a10_writer();
+	struct trace_record r;
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_OP;
+	r.u.op = (struct trace_op){ .seq = 1, .kind = TRACE_OPK_COMM, .dtype = TRACE_DT_F32,
+		.bytes = 1e8, .collective = TRACE_COLL_ALL_REDUCE, .ranks = 8, .rank = 3,
+		.stream = 7, .cpu_ns = 1000 };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_KERNEL;
+	r.u.kernel = (struct trace_kernel){ .seq = 2, .name = trace_writer_intern(w, "nccl", 4),
+		.grid = {8, 1, 1}, .block = {512, 1, 1}, .stream = 7, .cpu_ns = 2000,
+		.start_ns = 3000, .end_ns = 3000 + 10000000, .lib_call = 1, .iteration = -1 };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+
+	const struct gpu_spec *targets[3] = { gpu("a10"), gpu("h100-sxm"), gpu("l4") };
+	struct analysis *a = run(path, NULL, targets, 3, PRED_AUTO);
+	ck_assert_double_eq_tol(a->targets[0].op_ns[PRED_OP_COMM], 10e6, 1);
+	for (int t = 1; t < 3; t++) {
+		struct comm_link l, wide;
+		comm_link_init_system(targets[t], NULL, &l, &wide);
+		double want = comm_group_ns(COMM_ALL_REDUCE, 1e8, 8, 0, &l);
+		ck_assert_double_eq_tol(a->targets[t].op_ns[PRED_OP_COMM], want, 1);
+	}
+	/* NVLS on the H100 board: well under the A10's measured 10 ms; the L4
+	 * box's PCIe much slower */
+	ck_assert(a->targets[1].op_ns[PRED_OP_COMM] < 1e6);
+	ck_assert(a->targets[2].op_ns[PRED_OP_COMM] > a->targets[1].op_ns[PRED_OP_COMM]);
+	analysis_free(a);
+
+	/* the A10 in a named system: predicted there too */
+	struct analysis_options o = { .targets = targets, .ntargets = 1,
+				      .system = gpu_system_find("pcie-a10-4") };
+	char err[256];
+	ck_assert_int_eq(analysis_run(path, &o, &a, err, sizeof(err)), 0);
+	struct comm_link l, wide;
+	comm_link_init_system(NULL, o.system, &l, &wide);
+	ck_assert_double_eq_tol(a->targets[0].op_ns[PRED_OP_COMM],
+				comm_group_ns(COMM_ALL_REDUCE, 1e8, 8, 0, &l), 1);
+	analysis_free(a);
+}
+END_TEST
 
 START_TEST(identity_every_gpu)
 {
@@ -1234,6 +1288,7 @@ int main(void)
 	tcase_add_loop_test(tc, identity_every_gpu, 0, (int)ngpus);
 	tcase_add_loop_test(tc, identity_with_events, 0, (int)ngpus);
 	tcase_add_test(tc, memory_warning);
+	tcase_add_test(tc, recorded_collective);
 	tcase_add_test(tc, conv_shape_to_implicit_gemm);
 	tcase_add_test(tc, launch_bound_does_not_shrink);
 	tcase_add_test(tc, gpu_bound_scales);

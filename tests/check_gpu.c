@@ -611,6 +611,39 @@ START_TEST(test_list_json)
 }
 END_TEST
 
+/* The systems table: each row's GPU is known, one default per GPU, and the
+ * network figures are per GPU as the datasheets put them (DGX H100: 8 NICs
+ * of 400 Gb/s for 8 GPUs = 50 GB/s a GPU; AWS p5: 32 x 100 Gb/s, also 50;
+ * g6.48xlarge: one 100 Gb/s NIC for 8 L4 = 1.5625). */
+START_TEST(test_systems)
+{
+	size_t n;
+	const struct gpu_system *all = gpu_system_all(&n);
+	ck_assert_uint_ge(n, 10);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_ptr_nonnull(all[i].gpu);
+		ck_assert_uint_ge(all[i].gpus_per_node, 1);
+		ck_assert_ptr_eq(gpu_system_find(all[i].id), &all[i]);
+		if (all[i].is_default)
+			ck_assert_ptr_eq(gpu_system_default(all[i].gpu), &all[i]);
+	}
+	const struct gpu_system *d = gpu_system_find("DGX H100");
+	ck_assert_ptr_nonnull(d);
+	ck_assert_str_eq(d->id, "dgx-h100");
+	ck_assert_ptr_eq(d->gpu, gpu_find("h100-sxm"));
+	ck_assert_ptr_eq(gpu_system_default(gpu_find("h100")), d);
+	ck_assert_int_eq(d->nvls, 1);
+	ck_assert_double_eq_tol(gpu_system_net_gbps(d), 50, 1e-9);
+	ck_assert_double_eq_tol(gpu_system_net_gbps(gpu_system_find("p5-h100")), 50, 1e-9);
+	ck_assert_double_eq_tol(gpu_system_net_gbps(gpu_system_find("pcie-l4-8")), 1.5625, 1e-9);
+	ck_assert_int_eq(gpu_system_find("dgx-a100-80")->nvls, 0);
+	ck_assert_uint_eq(gpu_system_find("gb200-nvl72")->nvlink_domain, 72);
+	ck_assert_ptr_null(gpu_system_find("dgx-z900"));
+	ck_assert_ptr_null(gpu_system_default(gpu_find("m40")));
+	ck_assert_str_eq(gpu_net_name(GPU_NET_IB_NDR), "ib-ndr");
+}
+END_TEST
+
 static Suite *gpu_suite(void)
 {
 	Suite *s = suite_create("gpu");
@@ -625,6 +658,7 @@ static Suite *gpu_suite(void)
 	tcase_add_test(tc, test_cc_table);
 	tcase_add_test(tc, test_bandwidths);
 	tcase_add_test(tc, test_amd);
+	tcase_add_test(tc, test_systems);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_memory);
 	tcase_add_test(tc, test_list_text);

@@ -676,13 +676,98 @@ START_TEST(nvls_on_hopper_boards)
 	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e8, 8, &l), 50e3 + 1e8 / 270, 1);
 	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e8, 4, &l),
 				50e3 + 1.5e8 / 337.5, 1);
+	/* all-gather: a ring; LL128 (14 us + 7 steps of 1.9 us, 0.92 of the
+	 * rate) just beats Simple (50 us) at 100 MB */
 	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_GATHER, 1e8, 8, &l),
-				50e3 + 0.875e8 / 337.5, 1);
+				(14 + 7 * 1.9) * 1e3 + 0.875e8 / (337.5 * 0.92), 1);
+	ck_assert(comm_time_ns(COMM_ALL_GATHER, 1e8, 8, &l) < 50e3 + 0.875e8 / 337.5);
+	/* at 1 MB LL128's latency wins clearly: 27.3 us + 2.8 us */
+	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_GATHER, 1e6, 8, &l),
+				(14 + 7 * 1.9) * 1e3 + 0.875e6 / (337.5 * 0.92), 1);
 	/* NVLS is the faster of the two for eight ranks */
 	ck_assert(comm_time_ns(COMM_ALL_REDUCE, 1e9, 8, &l) <
 		  50e3 + 1.75e9 / 337.5);
 	comm_link_init(gpu_find("a100-sxm4-80"), &l, &wide);
 	ck_assert_double_eq(l.nvls_gbps, 0);
+}
+END_TEST
+
+/* Two DGX H100 nodes (8x 400 Gb/s NDR per node, 0.8 of the line rate: 40
+ * GB/s a GPU, 320 GB/s a node): a 16-rank ring all-reduce runs at
+ * min(337.5 NVLink ring, 8 x 40) = 320 GB/s on 2 x 15/16 of the buffer;
+ * NVLSTree moves the buffer through the switch at 270 and 2 x the buffer
+ * through the node's NICs at 320.  Large messages: the ring wins. */
+START_TEST(allreduce_across_nodes)
+{
+	const struct gpu_system *s = gpu_system_find("dgx-h100");
+	ck_assert_ptr_nonnull(s);
+	struct comm_link l, wide;
+	comm_link_init_system(NULL, s, &l, &wide);
+	ck_assert_uint_eq(l.node_gpus, 8);
+	ck_assert_double_eq_tol(l.net_gbps, 40, 1e-9);
+	double S = 1e9;
+	double ring = (50 + 2 * 14) * 1e3 + 2 * 15.0 / 16 * S / 320;
+	double nvlstree = (50 + 2 * 20.9) * 1e3 + 2 * S / 320;
+	double t = comm_group_ns(COMM_ALL_REDUCE, S, 16, 8, &l);
+	ck_assert_double_eq_tol(t, ring < nvlstree ? ring : nvlstree, 1);
+	/* packed by default: 16 ranks fill two nodes of 8 */
+	ck_assert_double_eq(comm_group_ns(COMM_ALL_REDUCE, S, 16, 0, &l), t);
+	/* one rank per node (HSDP's replicate group): one GPU's NICs, 40 GB/s */
+	double one = comm_group_ns(COMM_ALL_REDUCE, S, 2, 1, &l);
+	ck_assert(one > S / 40 && one < 1.1 * S / 40 + 100e3);
+	/* inside one node nothing changes */
+	struct comm_link l1, w1;
+	comm_link_init(gpu_find("h100-sxm"), &l1, &w1);
+	ck_assert_double_eq(comm_group_ns(COMM_ALL_REDUCE, S, 8, 8, &l), comm_time_ns(COMM_ALL_REDUCE, S, 8, &l1));
+	/* a slower network is slower: the same nodes on AWS p5 (EFA 15 us) */
+	struct comm_link lp, wp;
+	comm_link_init_system(NULL, gpu_system_find("p5-h100"), &lp, &wp);
+	ck_assert(comm_group_ns(COMM_ALL_REDUCE, 1e5, 16, 8, &lp) > comm_group_ns(COMM_ALL_REDUCE, 1e5, 16, 8, &l));
+	/* all-gather across 4 nodes: a ring of 31/32 of the output at 320 GB/s,
+	 * LL128's latency (14 + 28 x 1.9 + 3 x 4 us) below Simple's (50 + 3 x 14) */
+	double ag = comm_group_ns(COMM_ALL_GATHER, S, 32, 8, &l);
+	double simple = (50 + 3 * 14) * 1e3 + 31.0 / 32 * S / 320;
+	double ll128 = (14 + 28 * 1.9 + 3 * 4) * 1e3 + 31.0 / 32 * S / (320 * 0.92);
+	ck_assert_double_eq_tol(ag, simple < ll128 ? simple : ll128, 1);
+	/* send/recv across nodes: one NIC (50 GB/s line, 40 achievable) */
+	ck_assert_double_eq_tol(comm_group_ns(COMM_SEND_RECV, S, 2, 1, &l), (8 + 14) * 1e3 + S / 40, 1);
+}
+END_TEST
+
+/* GB200 NVL72: 72 GPUs of 18 hosts in one NVLink domain: a 64-rank
+ * all-reduce never touches the network. */
+START_TEST(nvl72_domain_spans_hosts)
+{
+	struct comm_link l, wide;
+	comm_link_init_system(NULL, gpu_system_find("gb200-nvl72"), &l, &wide);
+	ck_assert_uint_eq(l.node_gpus, 72);
+	ck_assert_uint_eq(l.peers, 72);
+	double in = comm_group_ns(COMM_ALL_REDUCE, 1e9, 64, 0, &l);
+	/* NVLS at 0.6 of 900 GB/s: the buffer once */
+	ck_assert_double_eq_tol(in, 50e3 + 1e9 / 540, 1);
+	/* 144 ranks leave the domain */
+	ck_assert(comm_group_ns(COMM_ALL_REDUCE, 1e9, 144, 0, &l) > in);
+}
+END_TEST
+
+/* vLLM's custom all-reduce: one-shot reads every peer's buffer, 6 us; the
+ * 8-rank rule switches to two-shot at 256 KiB; NCCL above 8 MiB; nothing
+ * without NVLink. */
+START_TEST(custom_allreduce)
+{
+	struct comm_link l, wide;
+	comm_link_init(gpu_find("h100-sxm"), &l, &wide);
+	/* NVLink at 0.75 of 450 GB/s = 337.5; 6 us a stage */
+	ck_assert_double_eq_tol(comm_custom_all_reduce_ns(64 * 1024, 8, &l), 6e3 + 7 * 65536 / 337.5, 1e-6);
+	ck_assert_double_eq_tol(comm_custom_all_reduce_ns(1 << 20, 8, &l),
+				12e3 + 2 * 7.0 / 8 * (1 << 20) / 337.5, 1e-6);
+	ck_assert_double_eq_tol(comm_custom_all_reduce_ns(1 << 20, 2, &l), 6e3 + (1 << 20) / 337.5, 1e-6);
+	ck_assert_double_eq(comm_custom_all_reduce_ns(16 << 20, 8, &l), 0);
+	ck_assert_double_eq(comm_custom_all_reduce_ns(4096, 3, &l), 0);
+	/* a few us where NCCL's floor is tens */
+	ck_assert(comm_custom_all_reduce_ns(64 * 1024, 8, &l) < comm_time_ns(COMM_ALL_REDUCE, 64 * 1024, 8, &l) / 3);
+	comm_link_init(gpu_find("l40s"), &l, &wide);
+	ck_assert_double_eq(comm_custom_all_reduce_ns(4096, 2, &l), 0);
 }
 END_TEST
 
@@ -1233,6 +1318,208 @@ START_TEST(zero_collectives)
 }
 END_TEST
 
+/* Ranks laid out tensor-parallel fastest, then data-parallel, then
+ * pipeline stages, on nodes of 8: with tp 4 a node holds 2 ranks of each
+ * data-parallel group; tp 8 fills a node, so every DP member is in another
+ * node and pipeline sends cross nodes too.  Without a layout every group
+ * is in one node, as before. */
+START_TEST(group_placement)
+{
+	struct model_opts o;
+	uint32_t n, per;
+	model_opts_init(&o);
+	o.tp = 4;
+	o.dp = 8;
+	o.pp = 2;
+	model_group(&o, MODEL_GROUP_DP, &n, &per);
+	ck_assert_uint_eq(n, 8);
+	ck_assert_uint_eq(per, 8);
+	o.gpus_per_node = 8;
+	model_group(&o, MODEL_GROUP_TP, &n, &per);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(per, 4);
+	model_group(&o, MODEL_GROUP_DP, &n, &per);
+	ck_assert_uint_eq(n, 8);
+	ck_assert_uint_eq(per, 2);
+	model_group(&o, MODEL_GROUP_PP, &n, &per);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(per, 1);
+	o.tp = 8;
+	model_group(&o, MODEL_GROUP_DP, &n, &per);
+	ck_assert_uint_eq(per, 1);
+	/* one node of 8 holds a whole dp 4 x tp 2 layout, and its stages */
+	o.tp = 2;
+	o.dp = 2;
+	model_group(&o, MODEL_GROUP_PP, &n, &per);
+	ck_assert_uint_eq(per, 2);
+	/* HSDP: dp 16 x tp 2 on nodes of 8 shards over the node's 4 DP ranks,
+	 * replicates over 4 nodes, one rank in each */
+	o.dp = 16;
+	o.pp = 1;
+	o.zero = 3;
+	o.hsdp = 1;
+	ck_assert_uint_eq(model_shard_ranks(&o), 4);
+	model_group(&o, MODEL_GROUP_SHARD, &n, &per);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(per, 4);
+	model_group(&o, MODEL_GROUP_REPLICA, &n, &per);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(per, 1);
+	/* context parallel ranks sit between TP and DP */
+	o.hsdp = 0;
+	o.cp = 2;
+	model_group(&o, MODEL_GROUP_CP, &n, &per);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(per, 2);
+	model_group(&o, MODEL_GROUP_DP, &n, &per);
+	ck_assert_uint_eq(per, 2);
+}
+END_TEST
+
+/* --nodes fills the nodes with data-parallel ranks when --dp is not given,
+ * and refuses a layout that does not fill them. */
+START_TEST(place_on_nodes)
+{
+	struct model_opts o;
+	char err[200];
+	model_opts_init(&o);
+	o.nodes = 4;
+	o.tp = 8;
+	ck_assert_int_eq(model_opts_place(&o, gpu_find("h100-sxm"), err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.gpus_per_node, 8);     /* dgx-h100 */
+	ck_assert_uint_eq(o.dp, 4);
+	model_opts_init(&o);
+	o.nodes = 2;
+	o.dp = 3;
+	ck_assert_int_eq(model_opts_place(&o, gpu_find("h100-sxm"), err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--nodes 2"));
+	/* the system's node: GB200 trays of 4 */
+	model_opts_init(&o);
+	o.system = gpu_system_find("gb200-nvl72");
+	o.nodes = 18;
+	ck_assert_int_eq(model_opts_place(&o, NULL, err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.gpus_per_node, 4);
+	ck_assert_uint_eq(o.dp, 72);
+	/* nothing asked: one node, nothing filled */
+	model_opts_init(&o);
+	o.dp = 16;
+	ck_assert_int_eq(model_opts_place(&o, gpu_find("h100-sxm"), err, sizeof(err)), 0);
+	ck_assert_uint_eq(o.gpus_per_node, 0);
+	/* --hsdp needs FSDP and a node size */
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.dp = 16;
+	o.hsdp = 1;
+	struct model_config c = gpt2_small();
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--hsdp"));
+}
+END_TEST
+
+/* HSDP: each unit's gradients reduce-scattered over the node's 8 ranks,
+ * then its shard (a unit over 8) all-reduced over the 2 nodes; gathers in
+ * the node.  The training state is sharded 8 ways, not 16: memory between
+ * FSDP over 16 and over 8. */
+START_TEST(hsdp_collectives)
+{
+	struct model_config c = gpt2_small();
+	double P = 124439808.0;
+	struct model_opts o = zero_opts(3);
+	o.dp = 16;
+	o.gpus_per_node = 8;
+	o.hsdp = 1;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	double rs = 0, ar = 0;
+	size_t nrs = 0, nar = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->phase != MODEL_PH_COMM)
+			continue;
+		if (k->comm == COMM_REDUCE_SCATTER || k->comm == COMM_ALL_GATHER) {
+			ck_assert_uint_eq(k->ranks, 8);
+			ck_assert_uint_eq(k->node_ranks, 8);
+		}
+		if (k->comm == COMM_REDUCE_SCATTER)
+			rs += k->k.bytes, nrs++;
+		if (k->comm == COMM_ALL_REDUCE) {
+			ck_assert_uint_eq(k->ranks, 2);
+			ck_assert_uint_eq(k->node_ranks, 1);
+			ar += k->k.bytes, nar++;
+		}
+	}
+	ck_assert_uint_eq(nrs, 13);
+	ck_assert_uint_eq(nar, 13);
+	ck_assert_double_eq_tol(rs, 4 * P, 1);
+	ck_assert_double_eq_tol(ar, 4 * P / 8, 1);
+	model_seq_release(&s);
+	struct model_memory h = mem_of(&c, &o);
+	o.hsdp = 0;
+	struct model_memory f16 = mem_of(&c, &o);
+	o.dp = 8;
+	o.gpus_per_node = 0;
+	struct model_memory f8 = mem_of(&c, &o);
+	ck_assert_double_eq_tol(h.optimizer, 8 * P / 8, 1);
+	ck_assert_double_eq_tol(f16.optimizer, 8 * P / 16, 1);
+	ck_assert_double_eq_tol(h.peak, f8.peak, 1);
+	ck_assert(f16.peak < h.peak);
+}
+END_TEST
+
+/* Context parallelism 4 on a 4096-token sequence: each rank runs 1024
+ * tokens' linears, attends to all 4096 keys, and passes its keys and
+ * values (2 x 1024 x 768 x 4 bytes per layer) three times around the ring
+ * forward, and them and their gradients back. */
+START_TEST(context_parallel)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.seq = 1024;
+	o.attention = MODEL_ATTN_SDPA;
+	struct model_seq one, four;
+	ck_assert_int_eq(model_build(&c, &o, &one, NULL, 0), 0);
+	o.seq = 4096;
+	o.cp = 4;
+	ck_assert_int_eq(model_build(&c, &o, &four, NULL, 0), 0);
+	double bytes = 0, attn1 = 0, attn4 = 0;
+	uint64_t m1 = 0, m4 = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < four.n; i++) {
+		const struct model_kernel *k = &four.v[i];
+		if (k->phase == MODEL_PH_COMM) {
+			ck_assert_int_eq(k->comm, COMM_SEND_RECV);
+			ck_assert_uint_eq(k->ranks, 4);
+			n++;
+			bytes += k->k.bytes;
+		}
+		if (k->k.op == PRED_OP_ATTENTION && k->phase == MODEL_PH_FORWARD)
+			attn4 += k->k.flops;
+		if (k->k.op == PRED_OP_GEMM && !m4)
+			m4 = k->k.m;
+	}
+	for (size_t i = 0; i < one.n; i++) {
+		if (one.v[i].k.op == PRED_OP_ATTENTION && one.v[i].phase == MODEL_PH_FORWARD)
+			attn1 += one.v[i].k.flops;
+		if (one.v[i].k.op == PRED_OP_GEMM && !m1)
+			m1 = one.v[i].k.m;
+	}
+	double step = 2.0 * 1024 * 768 * 4;
+	ck_assert_uint_eq(n, 24);   /* a forward and a backward exchange per layer */
+	ck_assert_double_eq_tol(bytes, 12 * (3 * step + 6 * step), 1);
+	/* 1024 queries against 4096 keys: 4 x the 1024 x 1024 of one rank */
+	ck_assert_double_eq_tol(attn4, 4 * attn1, attn1 * 1e-9);
+	/* the linears run 1024 tokens, as without cp */
+	ck_assert_uint_eq(m4, m1);
+	model_seq_release(&one);
+	model_seq_release(&four);
+	o.seq = 4095;
+	ck_assert_int_eq(model_build(&c, &o, &four, NULL, 0), SURFER_EINVAL);
+}
+END_TEST
+
 /* FSDP's waits: a layer's first kernel waits for that layer's all-gather,
  * issued on the side stream ahead of it; in backward (--zero 3) the next
  * layer's gather is issued before this layer's kernels. */
@@ -1734,6 +2021,13 @@ int main(void)
 	tcase_add_test(t, collective_times);
 	tcase_add_test(t, bridged_pairs_cross_pcie);
 	tcase_add_test(t, nvls_on_hopper_boards);
+	tcase_add_test(t, allreduce_across_nodes);
+	tcase_add_test(t, nvl72_domain_spans_hosts);
+	tcase_add_test(t, custom_allreduce);
+	tcase_add_test(t, group_placement);
+	tcase_add_test(t, place_on_nodes);
+	tcase_add_test(t, hsdp_collectives);
+	tcase_add_test(t, context_parallel);
 	tcase_add_test(t, optimizer_traffic);
 	tcase_add_test(t, loss_kernels);
 	tcase_add_test(t, replay);

@@ -1243,7 +1243,16 @@ START_TEST(test_op_record)
 	comm.u.op.kind = TRACE_OPK_COMM;
 	comm.u.op.collective = TRACE_COLL_REDUCE_SCATTER;
 	comm.u.op.ranks = 8;
+	comm.u.op.rank = 5;                 /* 1.3: a recorded collective */
+	comm.u.op.comm = 0xdeadbeef;
+	comm.u.op.node_ranks = 4;
 	ck_assert_int_eq(trace_writer_record(w, &comm), 0);
+	bad = comm;
+	bad.u.op.rank = 8;                  /* not in a group of 8 */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = comm;
+	bad.u.op.node_ranks = 9;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
 	/* 1.3: an attention shape (a ragged prefill of prompts of 100 and
 	 * 28 tokens, the second after 50 cached ones: 100 * 101 / 2 + 28 *
 	 * (50 + 29 / 2) pairs) */
@@ -1300,6 +1309,9 @@ START_TEST(test_op_record)
 	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 1);
 	ck_assert_int_eq(got.u.op.collective, TRACE_COLL_REDUCE_SCATTER);
 	ck_assert_uint_eq(got.u.op.ranks, 8);
+	ck_assert_int_eq(got.u.op.rank, 5);
+	ck_assert_uint_eq(got.u.op.comm, 0xdeadbeef);
+	ck_assert_uint_eq(got.u.op.node_ranks, 4);
 	ck_assert_int_eq(got.u.op.attn.impl, TRACE_ATTN_NONE);
 	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 1);
 	ck_assert_int_eq(got.u.op.kind, TRACE_OPK_ATTENTION);
@@ -1335,6 +1347,8 @@ START_TEST(test_names)
 	ck_assert_str_eq(trace_sync_kind_name(TRACE_SYNC_EVENT), "event");
 	ck_assert_str_eq(trace_marker_kind_name(TRACE_MARK_RANGE_POP), "range_pop");
 	ck_assert_str_eq(trace_timing_name(TRACE_TIMING_EVENTS), "events");
+	ck_assert_str_eq(trace_collective_name(TRACE_COLL_ALL_TO_ALL), "all_to_all");
+	ck_assert_str_eq(trace_collective_name(TRACE_COLL_COUNT), "?");
 	ck_assert_str_eq(trace_conv_api_name(TRACE_CONV_API_IMPORTED), "imported");
 	ck_assert(trace_dtype_bytes(TRACE_DT_F64) == 8);
 	ck_assert(trace_dtype_bytes(TRACE_DT_TF32) == 4);

@@ -467,4 +467,40 @@ bad_input --model gpt2 --target a100 --launch-us-from "$tmp/no-such.mp"
 printf 'not a trace' >"$tmp/junk.mp"
 bad_input --model gpt2 --target a100 --launch-us-from "$tmp/junk.mp"
 
+# More than one node: --nodes 2 of the H100's dgx-h100 (8 GPUs) fills dp 16,
+# whose all-reduces run over NVLink and the nodes' eight 400 Gb/s NICs;
+# --dp 16 alone keeps every rank in one node, as before, where a ring wider
+# than the 8-GPU NVLink domain crosses PCIe (slower); --system names the
+# machine (AWS p5: EFA, the same rate, higher latency: slower) and is the
+# target when no --target is given.
+for cfg in "one:--dp 16" "two:--nodes 2" "efa:--nodes 2 --system p5-h100"; do
+	name=${cfg%%:*}
+	# shellcheck disable=SC2086
+	"$BIN" --model gpt2 --batch 4 --seq 512 --mode training --target h100 ${cfg#*:} --json \
+		>"$tmp/n_$name.json" 2>"$tmp/n_$name.err"
+	check "--model with ${cfg#*:} exits 0 ($(cat "$tmp/n_$name.err"))" $?
+done
+"$BIN" --model gpt2 --batch 4 --seq 512 --mode training --system dgx-h100 --nodes 2 --json \
+	>"$tmp/n_sys.json" 2>/dev/null
+grep -q '"target": "h100-sxm"' "$tmp/n_sys.json"
+check "--system dgx-h100 without --target predicts its H100" $?
+python3 - "$tmp/n_one.json" "$tmp/n_two.json" "$tmp/n_efa.json" <<'PY'
+import json, sys
+def comm(f):
+    d = json.load(open(f))
+    p = d["predictions"][0]
+    return sum(k["predicted_ms"] for k in p["breakdown"] if k["op"] == "comm")
+one, two, efa = (comm(f) for f in sys.argv[1:4])
+assert one > two and efa > two, (one, two, efa)
+PY
+check "two nodes over InfiniBand faster than 16 ranks over PCIe, EFA slower than InfiniBand" $?
+"$BIN" --model gpt2 --batch 4 --seq 512 --mode training --target h100 --nodes 2 2>&1 >/dev/null |
+	grep -q 'on 2 nodes of 8'
+
+check "the warning names the nodes" $?
+bad_input --model gpt2 --target h100 --system dgx-z9000
+bad_input --model gpt2 --mode training --target h100 --nodes 2 --dp 3
+bad_input --model gpt2 --mode training --target h100 --dp 16 --zero 3 --hsdp
+bad_input --model gpt2 --mode training --target h100 --seq 100 --cp 3
+
 finish "model_cli.sh"

@@ -76,6 +76,17 @@ $(BUILD)/tests/shim_nested: $(BUILD)/obj/tests/shim_nested.o $(FAKE_LIBDIR)/libc
 	$(CC) $(LDFLAGS) -o $@ $< $(FAKE_LIBDIR)/libcublas.so.13 $(FAKE_CUDA) \
 		-Wl,-rpath-link,$(FAKE_LIBDIR) -Wl,-rpath-link,$(BUILD)/tests
 
+# A fake libnccl (4 ranks, rank 1) and a program that calls it as
+# PyTorch's ProcessGroupNCCL does.
+EXTRA_TARGETS += $(FAKE_LIBDIR)/libnccl.so.2 $(BUILD)/tests/shim_nccl
+$(FAKE_LIBDIR)/libnccl.so.2: tests/fake_nccl.c $(FAKE_CUDA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -fvisibility=hidden -shared \
+		-Wl,-soname,libnccl.so.2 $(LDFLAGS) -o $@ $< $(FAKE_CUDA)
+$(BUILD)/tests/shim_nccl: $(BUILD)/obj/tests/shim_nccl.o $(FAKE_LIBDIR)/libnccl.so.2
+	$(CC) $(LDFLAGS) -o $@ $< $(FAKE_LIBDIR)/libnccl.so.2 $(FAKE_CUDA) \
+		-Wl,-rpath-link,$(FAKE_LIBDIR) -Wl,-rpath-link,$(BUILD)/tests
+
 # A fake libcupti driven by the fake driver: the CUPTI path end to end
 # (built with the CUDA headers, above).
 $(FAKE_LIBDIR)/libcupti.so.13: tests/fake_cupti.c $(FAKE_CUDA)

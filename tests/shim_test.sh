@@ -408,12 +408,35 @@ if run nested 0 SURFER_TIMING=events SURFER_OUTPUT="$T/n.mp" LD_LIBRARY_PATH="$B
 	[ "$got" = "2 0" ] && pass "nested: kernels linked to their GEMM" || fail "nested: gemm count and errors '$got'"
 fi
 
+# 12a. NCCL: one OP record per collective (a group summed at its end), with
+#     the communicator's size and rank from NCCL; the kernels NCCL launched
+#     carry its seq; the fake's error result (broadcast) comes back as is.
+#     Expected bytes, by hand: all-reduce 1000 x 4; all-gather 256 x 2 x 4
+#     ranks; broadcast 10 x 1; reduce-scatter group 2 x 128 x 2 x 4;
+#     all-to-all 4 peers x 100 x 4; send/recv 64.
+if run nccl 0 SURFER_TIMING=events SURFER_OUTPUT="$T/nc.mp" LD_LIBRARY_PATH="$B/tests:$B/tests/fakelib" \
+	-- $B/tests/shim_nccl; then
+	pass "nccl: results unchanged"
+	got=$($B/surfer-dump "$T/nc.mp" | awk '
+		/"type":"op"/ { match($0, /"seq":[0-9]+/); s = substr($0, RSTART + 6, RLENGTH - 6)
+			match($0, /"collective":"[a-z_]+"/); c = substr($0, RSTART + 14, RLENGTH - 15)
+			match($0, /"bytes":[0-9.e+]+/); b = substr($0, RSTART + 8, RLENGTH - 8) + 0
+			match($0, /"ranks":[0-9]+/); n = substr($0, RSTART + 8, RLENGTH - 8)
+			match($0, /"rank":-?[0-9]+/); r = substr($0, RSTART + 7, RLENGTH - 7)
+			op[s] = 1; out = out c ":" b ":" n ":" r " " }
+		/"type":"kernel"/ { match($0, /"lib_call":[0-9]+/); l = substr($0, RSTART + 11, RLENGTH - 11)
+			if (!(l in op)) bad++; nk++ }
+		END { printf "%s| %d %d", out, nk, bad + 0 }')
+	want="all_reduce:4000:4:1 all_gather:2048:4:1 broadcast:10:4:1 reduce_scatter:2048:4:1 all_to_all:1600:4:1 send_recv:64:4:1 | 6 0"
+	[ "$got" = "$want" ] && pass "nccl: records and kernel links" || fail "nccl: got '$got', want '$want'"
+fi
+
 # 12b. The hook tables are indexed by their enums and resolve.c walks each to
 #     its empty end entry: an index without its entry would cut the walk
 #     short and leave every later hook unwrapped.
-for f in preload/hooks_cuda.c preload/hooks_cublas.c preload/hooks_cudnn.c; do
+for f in preload/hooks_cuda.c preload/hooks_cublas.c preload/hooks_cudnn.c preload/hooks_nccl.c; do
 	ids=$(awk '/^enum \{/ { e = 1; s = "" } e { s = s $0 } e && /^\};/ { e = 0; if (s ~ /_COUNT/) print s }' "$f" |
-		grep -ow 'H[KBD]_[A-Z0-9_]*' | grep -v '_COUNT$' | sort)
+		grep -ow 'H[KBDN]_[A-Z0-9_]*' | grep -v '_COUNT$' | sort)
 	[ "$f" = preload/hooks_cuda.c ] && ids=$(printf '%s\nPRELOAD_HK_GETPROC\nPRELOAD_HK_GETPROC_V2' "$ids" | sort)
 	have=$(sed -n 's/^	\[\([A-Z0-9_]*\)\] = E(.*/\1/p' "$f" | sort)
 	if [ -n "$ids" ] && [ "$ids" = "$have" ]; then
@@ -425,7 +448,7 @@ done
 
 # 13. What the shim exports: the hooks and nothing else.
 exp=$(nm -D --defined-only "$SHIM" | awk '{print $3}' | sort | tr '\n' ' ')
-bad=$(echo "$exp" | tr ' ' '\n' | grep -v -E '^(cu[A-Za-z0-9_]+|dlsym|dlvsym)?$' | tr '\n' ' ')
+bad=$(echo "$exp" | tr ' ' '\n' | grep -v -E '^(cu[A-Za-z0-9_]+|nccl[A-Za-z]+|dlsym|dlvsym)?$' | tr '\n' ' ')
 if [ -z "$bad" ]; then pass "nm -D: only hooks exported"; else fail "nm -D: also exports $bad"; fi
 for s in dlsym dlvsym cuGetProcAddress cuGetProcAddress_v2 cuLaunchKernel cuLaunchKernel_ptsz \
 	cuLaunchKernelEx cuLaunchKernelEx_ptsz cuLaunchCooperativeKernel cuLaunchCooperativeKernel_ptsz \

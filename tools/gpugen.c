@@ -3,7 +3,7 @@
  * gpu_specs/gpus.csv into C tables (build/gen/gpus_table.c) so that the
  * GPU database is compiled into every binary and needs no data path.
  *
- *   gpugen -o OUT.c cc_limits.csv gpus.csv
+ *   gpugen -o OUT.c cc_limits.csv gpus.csv [systems.csv]
  *
  * A C program rather than awk in the makefile: it checks every row (column
  * count against the header, numbers parse completely, compute capability
@@ -52,6 +52,11 @@ static const char *const gpu_cols[] = {
 	"mem_bw_gbps", "mem_bw_meas_gbps", "l2_mb", "fp32", "fp64", "tf32",
 	"fp16", "bf16", "fp8", "int8", "fp4", "pcie_gen", "pcie_lanes",
 	"nvlink_gbps", "nvlink_peers", "tdp_w", "source", NULL
+};
+
+static const char *const sys_cols[] = {
+	"id", "name", "gpu", "gpus_per_node", "nvlink_domain", "nvls", "nics_per_node",
+	"nic_gbit", "net", "net_latency_us", "sharp", "default", "source", NULL
 };
 
 /* Prints "gpugen: ..." and exits with the status of err. */
@@ -368,21 +373,92 @@ static void emit_gpus(FILE *o, const struct table *cc, const struct table *g)
 	fprintf(o, "};\nconst size_t gpu_table_len = %d;\n", g->nrows);
 }
 
-static struct table cc_tab, gpu_tab;
+static unsigned long num_bit(const struct table *t, const struct row *r, const char *name)
+{
+	unsigned long v = num_u(t, r, name);
+	if (v > 1)
+		die("%s:%d: %s must be 0 or 1", t->path, r->line, name);
+	return v;
+}
+
+static void emit_systems(FILE *o, const struct table *g, const struct table *s)
+{
+	static const char *const nets[] = { "none", "ib-hdr", "ib-ndr", "roce", "efa", "eth", NULL };
+	static const char *const net_enum[] = {
+		"GPU_NET_NONE", "GPU_NET_IB_HDR", "GPU_NET_IB_NDR", "GPU_NET_ROCE", "GPU_NET_EFA",
+		"GPU_NET_ETH"
+	};
+
+	if (s->nrows == 0) {   /* no systems.csv given: an empty table */
+		fprintf(o, "\nconst struct gpu_system gpu_system_table[1];\n"
+			   "const size_t gpu_system_table_len = 0;\n");
+		return;
+	}
+	fprintf(o, "\nconst struct gpu_system gpu_system_table[] = {\n");
+	for (int i = 0; i < s->nrows; i++) {
+		const struct row *r = &s->rows[i];
+		const char *id = field(s, r, "id"), *gid = field(s, r, "gpu"), *net = field(s, r, "net");
+		int gi = -1, ni = -1;
+
+		check_id(s, r, id);
+		for (int j = 0; j < i; j++)
+			if (strcmp(field(s, &s->rows[j], "id"), id) == 0)
+				die("%s:%d: id '%s' listed twice", s->path, r->line, id);
+		for (int j = 0; j < g->nrows; j++)
+			if (strcmp(field(g, &g->rows[j], "id"), gid) == 0)
+				gi = j;
+		if (gi < 0)
+			die("%s:%d: gpu '%s' is not an id of %s", s->path, r->line, gid, g->path);
+		for (int j = 0; nets[j]; j++)
+			if (strcmp(nets[j], net) == 0)
+				ni = j;
+		if (ni < 0)
+			die("%s:%d: net '%s' is not one of none, ib-hdr, ib-ndr, roce, efa, eth",
+			    s->path, r->line, net);
+		if (num_u(s, r, "gpus_per_node") == 0)
+			die("%s:%d: gpus_per_node must be at least 1", s->path, r->line);
+		if (num_bit(s, r, "default"))
+			for (int j = 0; j < i; j++)
+				if (strcmp(field(s, &s->rows[j], "gpu"), gid) == 0 &&
+				    num_bit(s, &s->rows[j], "default"))
+					die("%s:%d: a second default system for '%s'", s->path, r->line, gid);
+		if (*field(s, r, "name") == '\0' || *field(s, r, "source") == '\0')
+			die("%s:%d: name and source must not be empty", s->path, r->line);
+		fputs("\t{ .id = ", o);
+		put_str(o, id);
+		fputs(", .name = ", o);
+		put_str(o, field(s, r, "name"));
+		fprintf(o, ", .gpu = &gpu_table[%d],\n", gi);
+		fprintf(o, "\t  .gpus_per_node = %lu, .nvlink_domain = %lu, .nvls = %lu, .nics_per_node = %lu,"
+			   " .nic_gbit = %.17g, .net = %s,\n",
+			num_u(s, r, "gpus_per_node"), num_u(s, r, "nvlink_domain"), num_bit(s, r, "nvls"),
+			num_u(s, r, "nics_per_node"), num_d(s, r, "nic_gbit"), net_enum[ni]);
+		fprintf(o, "\t  .net_latency_us = %.17g, .sharp = %lu, .is_default = %lu,\n",
+			num_d(s, r, "net_latency_us"), num_bit(s, r, "sharp"), num_bit(s, r, "default"));
+		fputs("\t  .source = ", o);
+		put_str(o, field(s, r, "source"));
+		fputs(" },\n", o);
+	}
+	fprintf(o, "};\nconst size_t gpu_system_table_len = %d;\n", s->nrows);
+}
+
+static struct table cc_tab, gpu_tab, sys_tab;
 
 int main(int argc, char **argv)
 {
 	const char *out = NULL;
 	FILE *o;
 
-	if (argc == 5 && strcmp(argv[1], "-o") == 0)
+	if ((argc == 5 || argc == 6) && strcmp(argv[1], "-o") == 0)
 		out = argv[2];
 	if (!out) {
-		fprintf(stderr, "usage: gpugen -o OUT.c cc_limits.csv gpus.csv\n");
+		fprintf(stderr, "usage: gpugen -o OUT.c cc_limits.csv gpus.csv [systems.csv]\n");
 		return surfer_exit_code(SURFER_EINVAL);
 	}
 	read_table(argv[3], cc_cols, &cc_tab);
 	read_table(argv[4], gpu_cols, &gpu_tab);
+	if (argc == 6)
+		read_table(argv[5], sys_cols, &sys_tab);
 	o = fopen(out, "w");
 	if (!o)
 		die_err(SURFER_EWRITE, "cannot create '%s': %s", out, strerror(errno));
@@ -391,6 +467,7 @@ int main(int argc, char **argv)
 	fputs("#include \"gpu_specs/gpus_table.h\"\n\n", o);
 	emit_cc(o, &cc_tab);
 	emit_gpus(o, &cc_tab, &gpu_tab);
+	emit_systems(o, &gpu_tab, &sys_tab);
 	if (fclose(o) != 0)
 		die_err(SURFER_EWRITE, "cannot write '%s'", out);
 	return 0;

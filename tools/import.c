@@ -96,6 +96,16 @@ static int parse_device(const char *s, int *out)
 	return 0;
 }
 
+/* ", N collectives" when the input named any, else "" (static buffer). */
+static const char *coll_note(const struct import_stats *st)
+{
+	static char buf[48];
+	if (!st->collectives)
+		return "";
+	snprintf(buf, sizeof(buf), ", %llu collectives", (unsigned long long)st->collectives);
+	return buf;
+}
+
 int main(int argc, char **argv)
 {
 	const char *fmt = NULL, *in = NULL, *out = NULL;
@@ -175,11 +185,11 @@ int main(int argc, char **argv)
 	}
 	if (!quiet) {
 		printf("%s: %llu kernels, %llu copies, %llu sets, %llu syncs, %llu markers, "
-		       "%llu GEMM shapes from GPU %d (%s) -> '%s'\n", prog,
+		       "%llu GEMM shapes%s from GPU %d (%s) -> '%s'\n", prog,
 		       (unsigned long long)st.kernels, (unsigned long long)st.memcpys,
 		       (unsigned long long)st.memsets, (unsigned long long)st.syncs,
 		       (unsigned long long)st.markers, (unsigned long long)st.gemms,
-		       st.device, st.origin, out);
+		       coll_note(&st), st.device, st.origin, out);
 		if (!st.kernels)
 			fprintf(stderr, "%s: warning: no kernels on GPU %d in '%s': nothing for "
 				"surfer-analyze to predict but copies\n", prog, st.device, in);

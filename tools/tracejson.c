@@ -327,6 +327,9 @@ static void op_json(json_t *o, const struct trace_op *p)
 	if (p->collective != TRACE_COLL_NONE) {
 		set(o, "collective", json_string(trace_collective_name(p->collective)));
 		set(o, "ranks", ju(p->ranks));
+		set(o, "rank", json_integer(p->rank));
+		set(o, "comm", ju(p->comm));
+		set(o, "node_ranks", ju(p->node_ranks));
 	}
 	if (p->attn.impl != TRACE_ATTN_NONE) {
 		const struct trace_attn *a = &p->attn;

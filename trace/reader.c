@@ -975,6 +975,10 @@ static int decode_op(struct fields *f, struct trace_op *o)
 	get_u64(f, "attn_kv_tokens", UINT64_MAX, 0, &o->attn.kv_tokens);
 	get_u64(f, "attn_max_kv", UINT64_MAX, 0, &o->attn.max_kv);
 	get_f64(f, "attn_pairs", 0, &o->attn.pairs);
+	/* 1.3: a recorded or imported collective */
+	get_i32(f, "rank", -1, &o->rank);
+	get_u64(f, "comm", UINT64_MAX, 0, &o->comm);
+	get_u32(f, "node_ranks", 0, &o->node_ranks);
 	return f->rc;
 }
 

@@ -112,6 +112,7 @@ const char *trace_collective_name(enum trace_collective c)
 {
 	static const char *const names[] = {
 		"none", "all_reduce", "all_gather", "reduce_scatter", "send_recv",
+		"broadcast", "reduce", "all_to_all",
 	};
 	return name_of(names, NELEM(names), (int)c);
 }
@@ -321,6 +322,10 @@ static int validate_op(const struct trace_op *o, char *msg, size_t msglen)
 		return bad(msg, msglen, "collective: out of range");
 	if ((o->collective != TRACE_COLL_NONE) != (o->kind == TRACE_OPK_COMM))
 		return bad(msg, msglen, "collective: given for a kind other than comm, or missing");
+	if (o->rank < -1 || (o->ranks && o->rank >= 0 && (uint32_t)o->rank >= o->ranks))
+		return bad(msg, msglen, "rank: not in the group");
+	if (o->node_ranks > o->ranks)
+		return bad(msg, msglen, "node_ranks: more than the group's ranks");
 	return validate_attn(o, msg, msglen);
 }
 

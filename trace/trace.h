@@ -286,10 +286,12 @@ enum trace_op_kind {
 	TRACE_OPK_COUNT
 };
 
-/* The collective a TRACE_OPK_COMM op runs. */
+/* The collective a TRACE_OPK_COMM op runs (1.3 added broadcast, reduce
+ * and all_to_all). */
 enum trace_collective {
 	TRACE_COLL_NONE = 0, TRACE_COLL_ALL_REDUCE, TRACE_COLL_ALL_GATHER,
 	TRACE_COLL_REDUCE_SCATTER, TRACE_COLL_SEND_RECV,
+	TRACE_COLL_BROADCAST, TRACE_COLL_REDUCE, TRACE_COLL_ALL_TO_ALL,
 	TRACE_COLL_COUNT
 };
 
@@ -346,7 +348,9 @@ struct trace_attn {
 /* 1.2: an operator as a program builder describes it: the target-
  * independent numbers the predictor works from when no GPU ran the kernel
  * (a recorder writes GEMM and CONV records instead).  The kernel it
- * launched names it by lib_call, as a kernel names its GEMM call. */
+ * launched names it by lib_call, as a kernel names its GEMM call.  1.3: a
+ * collective a recorder saw (an NCCL call) or an importer read (a
+ * torch.profiler nccl:* annotation) is an OP of kind COMM too. */
 struct trace_op {
 	uint64_t seq;               /* shares the numbering with kernels         */
 	enum trace_op_kind kind;
@@ -367,6 +371,13 @@ struct trace_op {
 	uint32_t thread;
 	uint64_t cpu_ns;
 	struct trace_attn attn;     /* 1.3, ATTENTION: the call's shape          */
+	int32_t rank;               /* 1.3, COMM: this process's rank in the
+				     * group; -1 unknown                       */
+	uint64_t comm;              /* 1.3, COMM: the communicator (an opaque
+				     * id: calls on one group share it); 0 unknown */
+	uint32_t node_ranks;        /* 1.3, COMM: ranks of the group that share
+				     * a node; 0: as the target system packs
+				     * them (as many per node as it holds)     */
 };
 
 struct trace_marker {

@@ -385,7 +385,7 @@ static void pack_marker(msgpack_packer *pk, const struct trace_marker *m)
 
 static void pack_op(msgpack_packer *pk, const struct trace_op *o)
 {
-	msgpack_pack_array(pk, 31);
+	msgpack_pack_array(pk, 34);
 	msgpack_pack_uint8(pk, TRACE_OP);
 	msgpack_pack_uint64(pk, o->seq);
 	msgpack_pack_uint32(pk, (uint32_t)o->kind);
@@ -418,6 +418,9 @@ static void pack_op(msgpack_packer *pk, const struct trace_op *o)
 	msgpack_pack_uint64(pk, o->attn.kv_tokens);
 	msgpack_pack_uint64(pk, o->attn.max_kv);
 	msgpack_pack_double(pk, o->attn.pairs);
+	msgpack_pack_int32(pk, o->rank);
+	msgpack_pack_uint64(pk, o->comm);
+	msgpack_pack_uint32(pk, o->node_ranks);
 }
 
 static void pack_stack(msgpack_packer *pk, const struct trace_stack *s)

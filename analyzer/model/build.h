@@ -20,7 +20,7 @@
 
 enum fop_kind {
 	F_LINEAR, F_BMM, F_EW, F_SOFTMAX, F_NORM, F_DROPOUT, F_EMBED,
-	F_LOSS, F_SDPA, F_REDUCE, F_TP_FWD, F_TP_BWD, F_PP_SEND,
+	F_LOSS, F_SDPA, F_REDUCE, F_TP_FWD, F_TP_BWD, F_PP_SEND, F_CP,
 	F_ATTN                  /* fused attention (attn.h): its shape in attn */
 };
 
@@ -106,7 +106,7 @@ void k_rows(struct bld *B, const char *name, enum pred_op op, uint64_t rows,
 void k_colsum(struct bld *B, uint64_t rows, uint64_t cols);
 
 /* A collective of bytes over ranks GPUs (async: model_kernel.async). */
-void k_comm(struct bld *B, enum comm_op op, double bytes, uint32_t ranks, int async);
+void k_comm(struct bld *B, enum comm_op op, double bytes, enum model_group g, int async);
 
 void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, int tied);
 
@@ -134,6 +134,10 @@ void op_sdpa(struct bld *B, uint64_t bh, uint64_t sq, uint64_t sk, uint64_t d, i
 /* Tensor-parallel all-reduce of n activation elements in the forward pass
  * (row-parallel output) or in the backward pass (column-parallel input). */
 void op_tp(struct bld *B, int forward, double n);
+/* Context parallelism: the keys and values of one ring step (bytes) passed
+ * to the next rank cp - 1 times around the ring, on the side stream while
+ * the attention computes; backward passes them and their gradients. */
+void op_cp(struct bld *B, double step_bytes);
 
 /* --dtype fp8: the scaling kernels of one linear's operands, per the
  * recipe, before its GEMMs (forward: input and weight; backward: the

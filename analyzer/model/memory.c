@@ -339,7 +339,8 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	 * end of backward. */
 	double W = s->params * z.e, L = s->layer_params * z.e, R = s->root_params * z.e;
 	uint32_t zero = o->dp > 1 ? o->zero : 0;
-	double shard = zero ? W / o->dp : W;
+	/* HSDP shards within a node: over its data-parallel ranks only */
+	double shard = zero ? W / (zero >= 2 ? model_shard_ranks(o) : o->dp) : W;
 	double ddp = zero < 2 && o->dp > 1 ? W : 0;   /* DDP's bucket copy */
 	double weights_step = zero >= 2 ? shard : W;  /* FSDP reshards after backward */
 	if (zero == 2)

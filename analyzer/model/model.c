@@ -53,6 +53,11 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 {
 	const struct model_config *c = B->c;
 	uint64_t bh = B->b * heads;
+	if (model_cp(B->o) > 1) {
+		/* ring attention: this rank's keys and values, one step */
+		uint64_t kvh = c->kv_heads ? c->kv_heads / B->tp : heads;
+		op_cp(B, 2.0 * (double)B->b * (double)B->sl * (double)(kvh ? kvh : 1) * (double)d * B->esz);
+	}
 	if (B->o->attention == MODEL_ATTN_SDPA) {
 		op_sdpa(B, bh, sq, sk, d, causal && sq > 1);
 		return;
@@ -495,7 +500,7 @@ static void lm_head_and_loss(struct bld *B, int tied)
 		k_vector(B, "nll_loss_forward_reduce_cuda_kernel_2d<float, long>", PRED_OP_REDUCTION,
 			 (double)rows, 1.0, 0.0, 1.0);
 		if (B->tp > 1)
-			k_comm(B, COMM_ALL_REDUCE, 3.0 * (double)rows * 4.0, B->tp, 0);
+			k_comm(B, COMM_ALL_REDUCE, 3.0 * (double)rows * 4.0, MODEL_GROUP_TP, 0);
 		struct fop f = { .kind = F_LOSS, .a = rows, .b = V };
 		bld_remember(B, &f);
 	}
@@ -561,6 +566,17 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 	uint32_t layers = c->layers + c->dec_layers;
 	if (o->pp > layers) {
 		snprintf(err, errlen, "--pp %u exceeds the %u layers", o->pp, layers);
+		return SURFER_EINVAL;
+	}
+	uint32_t cp = model_cp(o);
+	if (cp > 1 && (o->mode == MODEL_DECODE || o->seq % cp)) {
+		snprintf(err, errlen, "--cp %u splits the sequence: it needs a sequence length it divides "
+			 "(%u) and no decode", cp, o->seq);
+		return SURFER_EINVAL;
+	}
+	if (o->hsdp && (o->zero < 2 || !o->gpus_per_node)) {
+		snprintf(err, errlen, "--hsdp shards FSDP (--zero 2 or 3) within a node: it needs --nodes, "
+			 "--gpus-per-node or --system");
 		return SURFER_EINVAL;
 	}
 	if (o->zero > 3) {
@@ -654,7 +670,7 @@ static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int fi
 	*pending += grad_bytes;
 	while (*pending >= bucket || (final && *pending > 0)) {
 		double sz = *pending >= bucket ? bucket : *pending;
-		k_comm(B, COMM_ALL_REDUCE, sz, B->o->dp, MODEL_ASYNC_AFTER);
+		k_comm(B, COMM_ALL_REDUCE, sz, MODEL_GROUP_DP, MODEL_ASYNC_AFTER);
 		struct model_kernel *k = bld_last_kernel(B);
 		if (k)
 			k->role = MODEL_ROLE_DP_SYNC;
@@ -680,16 +696,85 @@ static uint32_t zero_gather(struct bld *B, int32_t layer, int async)
 {
 	int32_t keep = B->layer;
 	B->layer = layer;
-	k_comm(B, COMM_ALL_GATHER, B->unit[layer + 1] * B->esz, B->o->dp, async);
+	k_comm(B, COMM_ALL_GATHER, B->unit[layer + 1] * B->esz,
+	       B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP, async);
 	B->layer = keep;
 	return B->err ? 0 : (uint32_t)B->s->n;
 }
 
 static void zero_reduce(struct bld *B, int32_t layer)
 {
-	if (B->unit[layer + 1] > 0)
-		k_comm(B, COMM_REDUCE_SCATTER, B->unit[layer + 1] * B->esz, B->o->dp,
-		       MODEL_ASYNC_AFTER);
+	if (!(B->unit[layer + 1] > 0))
+		return;
+	k_comm(B, COMM_REDUCE_SCATTER, B->unit[layer + 1] * B->esz,
+	       B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP, MODEL_ASYNC_AFTER);
+	/* HSDP: the node's shard then all-reduced with the other nodes' */
+	if (B->o->hsdp && B->o->dp > model_shard_ranks(B->o))
+		k_comm(B, COMM_ALL_REDUCE, B->unit[layer + 1] * B->esz / model_shard_ranks(B->o),
+		       MODEL_GROUP_REPLICA, MODEL_ASYNC_AFTER);
+}
+
+uint32_t model_cp(const struct model_opts *o)
+{
+	return o->cp > 1 ? o->cp : 1;
+}
+
+uint32_t model_shard_ranks(const struct model_opts *o)
+{
+	uint32_t dp = o->dp ? o->dp : 1, inner = (o->tp ? o->tp : 1) * model_cp(o);
+	if (!o->hsdp || !o->gpus_per_node)
+		return dp;
+	uint32_t s = o->gpus_per_node > inner ? o->gpus_per_node / inner : 1;
+	return s < dp ? s : dp;
+}
+
+void model_group(const struct model_opts *o, enum model_group g, uint32_t *ranks,
+		 uint32_t *node_ranks)
+{
+	uint32_t tp = o->tp ? o->tp : 1, cp = model_cp(o), dp = o->dp ? o->dp : 1;
+	uint32_t shard = model_shard_ranks(o), n = 1, inner = 1;
+	switch (g) {
+	case MODEL_GROUP_TP: n = tp; break;
+	case MODEL_GROUP_CP: n = cp; inner = tp; break;
+	case MODEL_GROUP_DP: n = dp; inner = tp * cp; break;
+	case MODEL_GROUP_PP: n = 2; inner = tp * cp * dp; break;  /* a stage and the next */
+	case MODEL_GROUP_SHARD: n = shard; inner = tp * cp; break;
+	case MODEL_GROUP_REPLICA: n = dp / shard; inner = tp * cp * shard; break;
+	}
+	*ranks = n;
+	/* members inner ranks apart: a node of G holds G / inner of them */
+	uint32_t per = !o->gpus_per_node ? n : o->gpus_per_node > inner ? o->gpus_per_node / inner : 1;
+	*node_ranks = per < n ? per : n;
+}
+
+int model_opts_place(struct model_opts *o, const struct gpu_spec *g, char *err, size_t errlen)
+{
+	if (!o->system && !o->nodes && !o->gpus_per_node)
+		return 0;
+	const struct gpu_system *s = o->system ? o->system : gpu_system_default(g);
+	if (!o->gpus_per_node)
+		o->gpus_per_node = s ? s->gpus_per_node : 8;
+	uint32_t tp = o->tp ? o->tp : 1, pp = o->pp ? o->pp : 1, cp = model_cp(o);
+	uint64_t inner = (uint64_t)tp * pp * cp, used = inner * (o->dp ? o->dp : 1);
+	if (o->nodes) {
+		uint64_t world = (uint64_t)o->nodes * o->gpus_per_node;
+		if (o->dp <= 1 && world % inner == 0 && world / inner <= 65536) {
+			o->dp = (uint32_t)(world / inner);
+			used = world;
+		}
+		if (used != world) {
+			snprintf(err, errlen, "--nodes %u of %u GPUs make %llu, but dp x tp x pp x cp is "
+				 "%llu", o->nodes, o->gpus_per_node, (unsigned long long)world,
+				 (unsigned long long)used);
+			return SURFER_EINVAL;
+		}
+	}
+	if (o->hsdp && o->dp % model_shard_ranks(o)) {
+		snprintf(err, errlen, "--hsdp: %u data-parallel ranks are not whole nodes of %u",
+			 o->dp, model_shard_ranks(o));
+		return SURFER_EINVAL;
+	}
+	return 0;
 }
 
 /* Whether forward kernel k (of a block, in forward order; *mm counts the
@@ -1132,7 +1217,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	B.b = o->batch / mb;
 	s->micro_batch = B.b;
 	s->microbatches = mb;
-	B.sl = o->mode == MODEL_DECODE ? 1 : o->seq;
+	B.sl = o->mode == MODEL_DECODE ? 1 : o->seq / model_cp(o);
 	B.kv = o->mode == MODEL_DECODE ? (uint64_t)o->seq + 1 : o->seq;
 	B.T = B.b * B.sl;
 	s->params_total = model_config_params(c);
@@ -1172,7 +1257,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	if (has_embed) {
 		embeddings(&B);
 	} else {
-		k_comm(&B, COMM_SEND_RECV, (double)B.T * c->hidden * B.esz, 2, 0);
+		k_comm(&B, COMM_SEND_RECV, (double)B.T * c->hidden * B.esz, MODEL_GROUP_PP, 0);
 		struct fop f = { .kind = F_PP_SEND, .a = B.T * c->hidden };
 		bld_remember(&B, &f);
 	}
@@ -1227,7 +1312,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		stack_fuse(&B);
 		optimizer_step(&B);
 		if (o->zero == 1 && o->dp > 1)
-			k_comm(&B, COMM_ALL_GATHER, s->params * B.esz, o->dp, MODEL_ASYNC_AFTER);
+			k_comm(&B, COMM_ALL_GATHER, s->params * B.esz, MODEL_GROUP_DP, MODEL_ASYNC_AFTER);
 	}
 	if (o->mode != MODEL_TRAINING)
 		stack_fuse(&B);

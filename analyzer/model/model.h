@@ -183,12 +183,55 @@ struct model_opts {
 	uint32_t chunk;                /* prefill: tokens per forward pass at
 					* most (chunked prefill), 0 all at once */
 	uint32_t new_tokens;           /* serve: tokens generated per sequence */
+	/* The machine (model_opts_place): the system (gpu_specs/systems.csv;
+	 * NULL: the target's default), GPUs per node (0 with no system, no
+	 * --nodes and no --gpus-per-node: one node holds every rank, as
+	 * before), nodes (0: as many as the ranks take).  Ranks are laid out
+	 * tensor-parallel fastest, then context-, data-parallel, then pipeline
+	 * stages (Megatron's order): a TP group stays in a node, a DP group
+	 * crosses nodes once tp x cp x dp exceeds one. */
+	const struct gpu_system *system;
+	uint32_t nodes, gpus_per_node;
+	/* FSDP (--zero 2 or 3) as HSDP: parameters sharded over the data-
+	 * parallel ranks of one node, replicated across nodes; gradients
+	 * reduce-scattered in the node, then all-reduced across */
+	int hsdp;
+	/* Context parallelism: the sequence split over cp ranks; attention's
+	 * keys and values passed around the ring (ring attention), overlapped
+	 * with the attention compute; 0 or 1 none */
+	uint32_t cp;
 };
 #define MODEL_CAPACITY_CONFIG (-1)
 
 /* Sets o to: inference, fp32, eager attention, no loss, no optimizer, no
  * parallelism, batch 1, seq 128. */
 void model_opts_init(struct model_opts *o);
+
+/* The process groups a collective runs in. */
+enum model_group {
+	MODEL_GROUP_TP, MODEL_GROUP_CP, MODEL_GROUP_DP, MODEL_GROUP_PP,
+	MODEL_GROUP_SHARD,     /* HSDP: the data-parallel ranks of one node  */
+	MODEL_GROUP_REPLICA,   /* HSDP: one rank of each node's shard group  */
+};
+
+/* Ranks of group g under o and how many of them share a node (o's
+ * layout: model_opts above); every rank in one node when o places none. */
+void model_group(const struct model_opts *o, enum model_group g, uint32_t *ranks,
+		 uint32_t *node_ranks);
+
+/* o's context-parallel degree (1 when unset). */
+uint32_t model_cp(const struct model_opts *o);
+
+/* The ranks FSDP shards the training state over: the data-parallel
+ * degree, or under HSDP the data-parallel ranks of one node. */
+uint32_t model_shard_ranks(const struct model_opts *o);
+
+/* Places o's ranks on nodes for target g: with --system, --nodes or
+ * --gpus-per-node, fills gpus_per_node (the system's, or g's default
+ * system's, else 8) and, with nodes and no --dp, the data-parallel degree
+ * that fills them.  0, or SURFER_EINVAL with a one-line reason in err
+ * (the layout does not fill the nodes, --hsdp without FSDP or nodes). */
+int model_opts_place(struct model_opts *o, const struct gpu_spec *g, char *err, size_t errlen);
 
 enum model_phase {
 	MODEL_PH_FORWARD = 0, MODEL_PH_BACKWARD, MODEL_PH_OPTIMIZER, MODEL_PH_COMM,
@@ -202,6 +245,8 @@ struct model_kernel {
 	int32_t layer;          /* transformer layer, -1 outside the layers    */
 	enum comm_op comm;   /* MODEL_PH_COMM: which collective            */
 	uint32_t ranks;         /* MODEL_PH_COMM: group size                  */
+	uint32_t node_ranks;    /* MODEL_PH_COMM: ranks of the group in one
+				 * node; 0 packed (as many as a node holds) */
 	/* 0 on the compute stream; MODEL_ASYNC_AFTER on the side stream once
 	 * the compute stream's work so far is done (a gradient bucket);
 	 * MODEL_ASYNC_FREE on the side stream, depending on nothing (an FSDP

@@ -229,7 +229,9 @@ void k_colsum(struct bld *B, uint64_t rows, uint64_t cols)
 	       PRED_OP_REDUCTION, cols, rows, 1.0, 0.0, 1.0, 256);
 }
 
-void k_comm(struct bld *B, enum comm_op op, double bytes, uint32_t ranks, int async)
+/* A collective of group g (its ranks and how many share a node from the
+ * layout, model_group()). */
+void k_comm(struct bld *B, enum comm_op op, double bytes, enum model_group g, int async)
 {
 	struct model_kernel *k = bld_push(B);
 	if (!k)
@@ -249,7 +251,7 @@ void k_comm(struct bld *B, enum comm_op op, double bytes, uint32_t ranks, int as
 	k->k.m = (uint64_t)bytes;
 	k->phase = MODEL_PH_COMM;
 	k->comm = op;
-	k->ranks = ranks;
+	model_group(B->o, g, &k->ranks, &k->node_ranks);
 	k->async = async;
 }
 
@@ -526,8 +528,18 @@ void op_tp(struct bld *B, int forward, double n)
 	if (B->tp <= 1)
 		return;
 	if (forward)
-		k_comm(B, COMM_ALL_REDUCE, n * B->esz, B->tp, 0);
+		k_comm(B, COMM_ALL_REDUCE, n * B->esz, MODEL_GROUP_TP, 0);
 	struct fop f = { .kind = forward ? F_TP_FWD : F_TP_BWD, .a = (uint64_t)n };
+	bld_remember(B, &f);
+}
+
+void op_cp(struct bld *B, double step_bytes)
+{
+	uint32_t cp = model_cp(B->o);
+	if (cp <= 1)
+		return;
+	k_comm(B, COMM_SEND_RECV, (cp - 1) * step_bytes, MODEL_GROUP_CP, MODEL_ASYNC_AFTER);
+	struct fop f = { .kind = F_CP, .a = (uint64_t)step_bytes };
 	bld_remember(B, &f);
 }
 
@@ -670,10 +682,15 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 	case F_TP_FWD:
 		break;
 	case F_TP_BWD:
-		k_comm(B, COMM_ALL_REDUCE, (double)f->a * B->esz, B->tp, 0);
+		k_comm(B, COMM_ALL_REDUCE, (double)f->a * B->esz, MODEL_GROUP_TP, 0);
 		break;
 	case F_PP_SEND:
-		k_comm(B, COMM_SEND_RECV, (double)f->a * B->esz, 2, 0);
+		k_comm(B, COMM_SEND_RECV, (double)f->a * B->esz, MODEL_GROUP_PP, 0);
+		break;
+	case F_CP:
+		/* the keys and values again, and their gradients back */
+		k_comm(B, COMM_SEND_RECV, 2.0 * (model_cp(B->o) - 1) * (double)f->a,
+		       MODEL_GROUP_CP, MODEL_ASYNC_AFTER);
 		break;
 	}
 }

@@ -3,7 +3,11 @@
  * the model on N GPUs (data x tensor x pipeline parallel degrees whose
  * product is N), each predicted on every target with its memory estimate,
  * fastest first.  --batch is then the global batch, split over the
- * data-parallel ranks, so that the layouts do the same work.
+ * data-parallel ranks, so that the layouts do the same work.  The GPUs sit
+ * in nodes of the target's system (--system, else its default;
+ * gpu_specs/systems.csv): a layout wider than a node pays the network for
+ * the groups that cross nodes, and with --zero 2 or 3 each layout whose
+ * data-parallel group crosses nodes is tried as FSDP and as HSDP.
  */
 #include "analyzer/model/run.h"
 #include "analyzer/report.h"
@@ -18,6 +22,8 @@
 struct layout {
 	uint32_t dp, tp, pp, mb;
 	enum model_ckpt ckpt;   /* the checkpointing it was predicted with     */
+	int hsdp;               /* FSDP sharded within a node (--hsdp)         */
+	int hidden;             /* an HSDP twin that is plain FSDP on g: skip  */
 	int ok;                 /* built; else why holds the reason            */
 	char why[96];
 	double iteration_ns, comm_exposed_ns, peak;
@@ -27,6 +33,8 @@ struct layout {
 static int cmp_layout(const void *a, const void *b)
 {
 	const struct layout *x = a, *y = b;
+	if (x->hidden != y->hidden)
+		return x->hidden - y->hidden;
 	if (x->ok != y->ok)
 		return y->ok - x->ok;
 	if (!x->ok)
@@ -34,8 +42,9 @@ static int cmp_layout(const void *a, const void *b)
 	return (x->iteration_ns > y->iteration_ns) - (x->iteration_ns < y->iteration_ns);
 }
 
-/* The layouts of n GPUs: every dp x tp x pp == n, tp outermost. */
-static size_t layouts_of(uint32_t n, struct layout *v, size_t cap)
+/* The layouts of n GPUs: every dp x tp x pp == n, tp outermost; with
+ * hsdp each with dp > 1 twice, the second as HSDP. */
+static size_t layouts_of(uint32_t n, int hsdp, struct layout *v, size_t cap)
 {
 	size_t k = 0;
 	for (uint32_t tp = 1; tp <= n && tp <= 1024; tp++) {
@@ -49,9 +58,21 @@ static size_t layouts_of(uint32_t n, struct layout *v, size_t cap)
 			v[k].pp = pp;
 			v[k].dp = n / tp / pp;
 			k++;
+			if (hsdp && v[k - 1].dp > 1 && k < cap) {
+				v[k] = v[k - 1];
+				v[k].hsdp = 1;
+				k++;
+			}
 		}
 	}
 	return k;
+}
+
+/* GPUs per node of the system o's ranks run on, on target g. */
+static uint32_t plan_node_gpus(const struct model_opts *o, const struct gpu_spec *g)
+{
+	const struct gpu_system *s = o->system ? o->system : gpu_system_default(g);
+	return s ? s->gpus_per_node : 8;
 }
 
 /* Builds and predicts layout l on g with checkpointing ck: its iteration
@@ -75,7 +96,14 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 	o.dp = l->dp;
 	o.tp = l->tp;
 	o.pp = l->pp;
+	o.hsdp = l->hsdp;
 	o.method = method;
+	if (!o.gpus_per_node)
+		o.gpus_per_node = plan_node_gpus(&o, g);
+	if (l->hsdp && model_shard_ranks(&o) >= o.dp) {
+		l->hidden = 1;  /* the data-parallel group fits a node */
+		return;
+	}
 	if (o.pp > 1 && !o.microbatches) {
 		/* the fewest microbatches, at least pp, that split the batch
 		 * evenly (the whole batch when none does) */
@@ -160,8 +188,11 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 	fputc('\n', f);
 	for (size_t i = 0; i < n; i++) {
 		const struct layout *l = &v[i];
+		if (l->hidden)
+			continue;
 		if (!l->ok) {
-			fprintf(f, "  %4u %4u %4u %4s  %s\n", l->dp, l->tp, l->pp, "-", l->why);
+			fprintf(f, "  %4u %4u %4u %4s  %s%s\n", l->dp, l->tp, l->pp, "-", l->why,
+				l->hsdp ? " (hsdp)" : "");
 			continue;
 		}
 		int fits = !(have > 0) || l->peak <= have;
@@ -179,7 +210,8 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 		static const char *const ck[] = { "", "act-ckpt selective", "act-ckpt full" };
 		const char *ac = m->ckpt_set ? "" : ck[l->ckpt];
 		const char *note = !fits ? "  does not fit" : !best ? "  fastest that fits" : "";
-		fprintf(f, "%s%s%s\n", note, ac[0] ? (note[0] ? ", " : "  ") : "", ac);
+		fprintf(f, "%s%s%s%s\n", l->hsdp ? "  hsdp" : "", note,
+			ac[0] ? (note[0] || l->hsdp ? ", " : "  ") : "", ac);
 		if (fits)
 			best = 1;
 	}
@@ -197,8 +229,12 @@ static json_t *layouts_json(const struct model_cli *m, const struct gpu_spec *g,
 	double have = gpu_mem_usable_bytes(g);
 	for (size_t i = 0; arr && i < n; i++) {
 		const struct layout *l = &v[i];
+		if (l->hidden)
+			continue;
 		json_t *o = json_pack("{s:i, s:i, s:i}", "dp", (json_int_t)l->dp, "tp", (json_int_t)l->tp,
 				      "pp", (json_int_t)l->pp);
+		if (o && l->hsdp)
+			json_object_set_new(o, "hsdp", json_true());
 		if (o && l->ok)
 			json_object_update_new(o, json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:b}",
 				"microbatches", (json_int_t)(l->mb ? l->mb : 1),
@@ -241,8 +277,9 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		snprintf(err, errlen, "--plan takes --mode inference, training or decode");
 		return SURFER_EINVAL;
 	}
-	if (m->opts.dp * m->opts.tp * m->opts.pp > 1) {
-		snprintf(err, errlen, "--plan tries every --dp, --tp and --pp itself; give none of them");
+	if (m->opts.dp * m->opts.tp * m->opts.pp > 1 || m->opts.nodes || m->opts.hsdp) {
+		snprintf(err, errlen, "--plan tries every --dp, --tp, --pp and --hsdp on N GPUs itself; "
+			 "give none of them, nor --nodes");
 		return SURFER_EINVAL;
 	}
 	if (m->opts.zero && m->opts.mode != MODEL_TRAINING) {
@@ -259,7 +296,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		snprintf(err, errlen, "out of memory");
 		return SURFER_ENOMEM;
 	}
-	size_t n = layouts_of(m->plan_gpus, v, MAX_LAYOUTS);
+	size_t n = layouts_of(m->plan_gpus, m->opts.zero >= 2, v, MAX_LAYOUTS);
 	json_t *doc = NULL, *tarr = NULL;
 	if (json) {
 		doc = json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i}", "schema_version",
@@ -303,7 +340,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			rc = -1;
 		}
 		/* the next target starts from the same order of layouts */
-		n = layouts_of(m->plan_gpus, v, MAX_LAYOUTS);
+		n = layouts_of(m->plan_gpus, m->opts.zero >= 2, v, MAX_LAYOUTS);
 	}
 	if (json && !rc) {
 		rc = json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

@@ -139,7 +139,9 @@ static void em_kernel(struct emit *e, const struct model_kernel *mk, uint64_t st
 		r.u.op.kind = TRACE_OPK_COMM;
 		r.u.op.collective = (enum trace_collective)mk->comm;
 		r.u.op.ranks = mk->ranks;
+		r.u.op.node_ranks = mk->node_ranks;
 	}
+	r.u.op.rank = -1;
 	if (k->op == PRED_OP_ATTENTION && k->attn.impl != PRED_ATTN_NONE) {
 		const struct pred_attn *a = &k->attn;
 		r.u.op.attn.impl = (enum trace_attn_impl)a->impl;

@@ -32,6 +32,7 @@ const char *const *model_cli_options(void)
 		"expert-capacity", "new-tokens", "plan", "write-trace",
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
 		"stack", "fp8-recipe", "cuda-graphs", "power-limit",
+		"nodes", "gpus-per-node", "cp", "hsdp",
 		NULL
 	};
 	return names;
@@ -286,6 +287,14 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		return set_lens(m, name, v, err, errlen);
 	} else if (!strcmp(name, "chunk")) {
 		bad = parse_count(v, 1u << 24, &o->chunk);
+	} else if (!strcmp(name, "nodes")) {
+		bad = parse_count(v, 65536, &o->nodes);
+	} else if (!strcmp(name, "gpus-per-node")) {
+		bad = parse_count(v, 1024, &o->gpus_per_node);
+	} else if (!strcmp(name, "cp")) {
+		bad = parse_count(v, 1024, &o->cp);
+	} else if (!strcmp(name, "hsdp")) {
+		o->hsdp = 1;
 	} else if (!strcmp(name, "new-tokens")) {
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
 	} else if (!strcmp(name, "write-trace")) {
@@ -462,6 +471,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 		ao.method = o->method;
 		ao.pred = o->pred;
 		ao.interval = o->interval;
+		ao.system = o->system;
 		ao.on_span = mt_span;
 		ao.span_ctx = &t;
 		rc = analysis_run_mem(m.p, m.n, "model", &ao, &a, err, sizeof(err));
@@ -793,6 +803,11 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		snprintf(err, errlen, "model options given without --model CONFIG.json|NAME");
 		return SURFER_EINVAL;
 	}
+	/* the ranks on the first target's nodes (its system's GPUs per node) */
+	struct model_cli placed = *m;
+	if (ao->ntargets && model_opts_place(&placed.opts, ao->targets[0], err, errlen))
+		return SURFER_EINVAL;
+	m = &placed;
 	if (model_config_resolve(m->model, &c, err, errlen))
 		return SURFER_EINVAL;
 	for (size_t i = 0; i < ao->ntargets; i++)
@@ -875,15 +890,21 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	if (rc < 0)
 		return rc;
 	snprintf(a->device, sizeof(a->device), "%s", device);
-	if (o->dp * o->tp * o->pp > 1) {
-		char zero[32] = "";
+	uint32_t gpus = o->dp * o->tp * o->pp * model_cp(o);
+	if (gpus > 1) {
+		char zero[32] = "", cp[16] = "", nodes[48] = "";
 		if (o->zero && o->dp > 1)
-			snprintf(zero, sizeof(zero), ", zero %u", o->zero);
+			snprintf(zero, sizeof(zero), ", zero %u%s", o->zero, o->hsdp ? " (hsdp)" : "");
+		if (model_cp(o) > 1)
+			snprintf(cp, sizeof(cp), ", cp %u", model_cp(o));
+		if (o->gpus_per_node)
+			snprintf(nodes, sizeof(nodes), " on %u nodes of %u",
+				 (gpus + o->gpus_per_node - 1) / o->gpus_per_node, o->gpus_per_node);
 		snprintf(a->warning, sizeof(a->warning),
-			 "dp %u, tp %u, pp %u%s: one GPU of %u predicted; collectives in op 'comm'",
-			 o->dp, o->tp, o->pp, zero, o->dp * o->tp * o->pp);
+			 "dp %u, tp %u, pp %u%s%s: one GPU of %u%s predicted; collectives in op 'comm'",
+			 o->dp, o->tp, o->pp, cp, zero, gpus, nodes);
 	}
-	rm->gpus = o->dp * o->tp * o->pp;
+	rm->gpus = gpus;
 	rm->tokens_per_iteration = (double)o->batch * o->dp *
 		(generate ? m->new_tokens : o->mode == MODEL_DECODE ? 1 : o->seq);
 	if (mo->engine != MODEL_ENGINE_HF) {

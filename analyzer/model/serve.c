@@ -151,7 +151,7 @@ static void all_reduce(struct srv *S, uint64_t rows)
 	if (B->tp <= 1)
 		return;
 	double bytes = (double)rows * S->h * B->esz;
-	k_comm(B, COMM_ALL_REDUCE, bytes, B->tp, 0);
+	k_comm(B, COMM_ALL_REDUCE, bytes, MODEL_GROUP_TP, 0);
 	mark(S);
 	/* the engines' custom all-reduce (predictor/comm.c says where it
 	 * applies and falls back to NCCL): one-shot for TP 2 and small
@@ -410,7 +410,7 @@ static void forward(struct srv *S, const struct sreq *r, size_t nr, int decode)
 	S->graph = graph_head;
 	gemm(S, 1, lm_rows, S->V, S->h);                                    /* LM head */
 	if (B->tp > 1) {
-		k_comm(B, COMM_ALL_GATHER, (double)lm_rows * S->V * B->tp * B->esz, B->tp, 0);
+		k_comm(B, COMM_ALL_GATHER, (double)lm_rows * S->V * B->tp * B->esz, MODEL_GROUP_TP, 0);
 		mark(S);
 	}
 	S->graph = 0;

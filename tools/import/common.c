@@ -484,7 +484,28 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 			 * recorder links kernels to the cuBLAS call around them. */
 			long gi = e->cpu_ns ? gemm_of(s, e->thread, e->cpu_ns) : -1;
 			uint64_t lib = 0;
-			if (gi >= 0 && !(lib = gseq[gi])) {
+			if (gi >= 0 && !(lib = gseq[gi]) && s->gemm[gi].collective) {
+				/* a collective's kernels follow its OP record */
+				const struct import_gemm *g = &s->gemm[gi];
+				struct trace_record cr;
+				memset(&cr, 0, sizeof(cr));
+				cr.type = TRACE_OP;
+				uint32_t ranks = g->ranks ? g->ranks : s->world_size;
+				cr.u.op = (struct trace_op){
+					.seq = seq + 1, .kind = TRACE_OPK_COMM,
+					.collective = (enum trace_collective)g->collective,
+					.dtype = g->dtype, .ranks = ranks, .rank = -1,
+					.bytes = g->bytes * (g->per_rank && ranks ? ranks : 1),
+					.stream = e->stream, .thread = g->thread, .cpu_ns = g->cpu_ns };
+				int crc = trace_writer_record(w, &cr);
+				if (crc == 0) {
+					lib = gseq[gi] = ++seq;
+					st->collectives++;
+				} else if (crc != TRACE_EINVAL) {
+					rc = crc;
+					break;
+				}
+			} else if (gi >= 0 && !(lib = gseq[gi])) {
 				const struct import_gemm *g = &s->gemm[gi];
 				struct trace_record gr;
 				memset(&gr, 0, sizeof(gr));

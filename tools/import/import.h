@@ -86,8 +86,10 @@ struct import_evrec {
 
 /* A CPU op that calls a GEMM library (aten::mm, addmm, bmm, baddbmm) with
  * the shapes the profiler recorded (record_shapes=True): batch x (m x k)
- * times (k x n), row-major as PyTorch sees it.  Kernels launched inside
- * [cpu_ns, cpu_end_ns) on its thread are that GEMM's. */
+ * times (k x n), row-major as PyTorch sees it; or (collective set) one
+ * that calls an NCCL collective (record_param_comms, nccl:* annotations).
+ * Kernels launched inside [cpu_ns, cpu_end_ns) on its thread are that
+ * GEMM's or that collective's. */
 struct import_gemm {
 	uint64_t cpu_ns, cpu_end_ns;
 	uint32_t thread;
@@ -95,6 +97,13 @@ struct import_gemm {
 	uint8_t dtype;              /* enum trace_dtype                       */
 	uint8_t b_transposed;       /* B (k x n) is a transposed view: cuBLAS's
 				     * A operand with trans_a = T              */
+	uint8_t collective;         /* enum trace_collective; none: a GEMM    */
+	uint32_t ranks;             /* collective: the group's size, 0 unknown
+				     * (then the input's world size)          */
+	double bytes;               /* collective: bytes as comm.h counts them,
+				     * or one rank's share of them when
+				     * per_rank (times the group's size)      */
+	uint8_t per_rank;
 };
 
 /* Names of the numbered ranges ("NAME#N", the way ProfilerStep#N is) an
@@ -134,6 +143,9 @@ struct import_set {
 	uint64_t skipped;           /* events dropped (other devices, ...)    */
 	struct import_range ranges[IMPORT_MAX_RANGES]; /* the first distinct names */
 	size_t nranges;
+	uint32_t world_size;        /* processes of the distributed job, 0
+				     * unknown: the group of a collective the
+				     * input does not size                    */
 };
 
 /* Options of import_finish. */
@@ -146,6 +158,7 @@ struct import_opts {
 struct import_stats {
 	uint64_t kernels, memcpys, memsets, syncs, markers;
 	uint64_t gemms;             /* GEMM records from CPU ops' shapes      */
+	uint64_t collectives;       /* OP records of NCCL collectives         */
 	uint64_t event_records;     /* of the syncs: events recorded          */
 	uint64_t event_waits;       /* syncs that name an event               */
 	uint64_t unmatched;         /* activities with no matching API call   */

@@ -28,7 +28,16 @@
  *                                        taken with record_shapes=True)
  *                                     -> the GEMM shape of the kernels
  *                                        launched inside it
+ *   cat "cpu_op" record_param_comms with "Collective name", "In/Out msg
+ *                                        nelems", "Group size", "dtype"
+ *                                        (PyTorch 2.1 and later); cat
+ *                                        "user_annotation" nccl:NAME with
+ *                                        "Input Dims"/"Input type" (older)
+ *                                     -> the collective of the NCCL
+ *                                        kernels launched inside it
  *   deviceProperties[]                -> the header's device
+ *   distributedInfo.world_size        -> the group of a collective the
+ *                                        trace does not size
  * Kineto writes times in microseconds with up to three decimals; they are
  * converted to nanoseconds from the number's text, exactly.
  */
@@ -58,6 +67,7 @@ enum ctx {
 	C_ITYPES,     /* args "Input type": ["float", ...]          */
 	C_ISTRIDES,   /* args "Input Strides": [[...], [...]]        */
 	C_ISTRIDE,    /* the strides of one input                   */
+	C_DISTINFO,   /* "distributedInfo": { ... }                  */
 };
 
 /* Keys the parser acts on, per container. */
@@ -71,6 +81,9 @@ enum key {
 	/* args */
 	K_GRID, K_BLOCK, K_REGS, K_SMEM, K_STREAM, K_DEVICE, K_CORRELATION,
 	K_BYTES, K_INPUT_DIMS, K_INPUT_TYPE, K_INPUT_STRIDES, K_WAIT_STREAM, K_WAIT_RECORD,
+	K_COLL_NAME, K_IN_NELEMS, K_OUT_NELEMS, K_GROUP_SIZE, K_COMM_DTYPE,
+	/* distributedInfo */
+	K_DIST_INFO, K_WORLD_SIZE,
 	/* device properties */
 	K_ID, K_DNAME, K_CC_MAJOR, K_CC_MINOR, K_NUM_SMS, K_TOTAL_MEM,
 	K_MAX_THREADS_SM, K_REGS_SM, K_SMEM_SM, K_SMEM_OPTIN, K_MAX_BLOCKS_SM,
@@ -89,6 +102,8 @@ static const struct keyname keys[] = {
 	{ C_TOP, "baseTimeNanoseconds", K_BASE_TIME },
 	{ C_TOP, "cuda_driver_version", K_DRIVER_VERSION },
 	{ C_TOP, "cuda_runtime_version", K_RUNTIME_VERSION },
+	{ C_TOP, "distributedInfo", K_DIST_INFO },
+	{ C_DISTINFO, "world_size", K_WORLD_SIZE },
 	{ C_EVENT, "ph", K_PH },
 	{ C_EVENT, "cat", K_CAT },
 	{ C_EVENT, "name", K_NAME },
@@ -109,6 +124,11 @@ static const struct keyname keys[] = {
 	{ C_ARGS, "Input Strides", K_INPUT_STRIDES },
 	{ C_ARGS, "wait_on_stream", K_WAIT_STREAM },
 	{ C_ARGS, "wait_on_cuda_event_record_corr_id", K_WAIT_RECORD },
+	{ C_ARGS, "Collective name", K_COLL_NAME },
+	{ C_ARGS, "In msg nelems", K_IN_NELEMS },
+	{ C_ARGS, "Out msg nelems", K_OUT_NELEMS },
+	{ C_ARGS, "Group size", K_GROUP_SIZE },
+	{ C_ARGS, "dtype", K_COMM_DTYPE },
 	{ C_DEVPROP, "id", K_ID },
 	{ C_DEVPROP, "name", K_DNAME },
 	{ C_DEVPROP, "computeMajor", K_CC_MAJOR },
@@ -161,6 +181,10 @@ struct scratch {
 				     * PyTorch; absent, nothing is known)     */
 	int nstride[NIN];           /* strides of each, NDIM + 1 when more     */
 	int64_t strides[NIN][NDIM];
+	enum trace_collective coll; /* record_param_comms "Collective name"    */
+	uint64_t in_nelems, out_nelems;
+	uint32_t group_size;
+	enum trace_dtype comm_dtype;
 };
 
 struct parser {
@@ -402,6 +426,87 @@ static enum trace_dtype input_dtype(const char *s, size_t len)
 	return TRACE_DT_UNKNOWN;
 }
 
+/* PyTorch's name of a collective (record_param_comms "Collective name":
+ * allreduce, _allgather_base, allgather_into_tensor_coalesced,
+ * reduce_scatter_tensor_coalesced, alltoall_base, send, ...; or the NAME
+ * of an nccl:NAME annotation: all_reduce, all_gather, all_to_all, ...);
+ * none for barrier and what is not a collective. */
+static enum trace_collective collective_of(const char *s, size_t len)
+{
+	if (contains(s, len, "reduce_scatter") || contains(s, len, "reducescatter"))
+		return TRACE_COLL_REDUCE_SCATTER;
+	if (contains(s, len, "allreduce") || contains(s, len, "all_reduce"))
+		return TRACE_COLL_ALL_REDUCE;
+	if (contains(s, len, "allgather") || contains(s, len, "all_gather"))
+		return TRACE_COLL_ALL_GATHER;
+	if (contains(s, len, "alltoall") || contains(s, len, "all_to_all"))
+		return TRACE_COLL_ALL_TO_ALL;
+	if (contains(s, len, "broadcast"))
+		return TRACE_COLL_BROADCAST;
+	if (starts(s, len, "reduce"))
+		return TRACE_COLL_REDUCE;
+	if (starts(s, len, "send") || starts(s, len, "recv"))
+		return TRACE_COLL_SEND_RECV;
+	return TRACE_COLL_NONE;
+}
+
+/* record_param_comms "dtype": c10's ScalarType names. */
+static enum trace_dtype comm_dtype(const char *s, size_t len)
+{
+	static const struct { const char *name; enum trace_dtype t; } names[] = {
+		{ "Float", TRACE_DT_F32 }, { "Double", TRACE_DT_F64 }, { "Half", TRACE_DT_F16 },
+		{ "BFloat16", TRACE_DT_BF16 }, { "Int", TRACE_DT_I32 }, { "Char", TRACE_DT_I8 },
+		{ "Byte", TRACE_DT_I8 }, { "Float8_e4m3fn", TRACE_DT_F8E4M3 },
+		{ "Float8_e5m2", TRACE_DT_F8E5M2 },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (equals(s, len, names[i].name))
+			return names[i].t;
+	return TRACE_DT_UNKNOWN;
+}
+
+/* Bytes of an element of t as the collectives move them (int64 "Long" and
+ * unknown types count 4). */
+static double comm_elem_bytes(enum trace_dtype t)
+{
+	double b = trace_dtype_bytes(t);
+	return b > 0 ? b : 4;
+}
+
+/* Fills g (collective set) from a CPU op or annotation that calls an NCCL
+ * collective, with bytes as comm.h counts them: the reduced buffer, the
+ * whole all-gather output or reduce-scatter input, the all-to-all send
+ * buffer.  record_param_comms gives the element counts of this rank's
+ * input and output; an nccl:NAME annotation its input's dims (all-gather:
+ * this rank's shard, times the group).  0, or -1 when it is no collective. */
+static int coll_shape(const struct scratch *e, struct import_gemm *g)
+{
+	const char *n = e->name ? e->name : "";
+	size_t len = e->name_len;
+	if (e->cat == CAT_CPU_OP && equals(n, len, "record_param_comms") && e->coll) {
+		g->collective = (uint8_t)e->coll;
+		g->dtype = (uint8_t)e->comm_dtype;
+		g->ranks = e->group_size;
+		double el = comm_elem_bytes(e->comm_dtype), in = (double)e->in_nelems * el;
+		double out = (double)e->out_nelems * el;
+		g->bytes = e->coll == TRACE_COLL_ALL_GATHER ? out : in > out ? in : out;
+		return g->bytes > 0 ? 0 : -1;
+	}
+	if (e->cat != CAT_ANNOTATION || !starts(n, len, "nccl:") || e->nin < 1 || e->ndim[0] < 1 ||
+	    e->ndim[0] > NDIM)
+		return -1;
+	g->collective = (uint8_t)collective_of(n + 5, len - 5);
+	if (!g->collective)
+		return -1;
+	g->dtype = (uint8_t)(e->ntype > 0 ? e->type[0] : TRACE_DT_UNKNOWN);
+	double el = 1;
+	for (int i = 0; i < e->ndim[0]; i++)
+		el *= e->dims[0][i] > 0 ? (double)e->dims[0][i] : 0;
+	g->bytes = el * comm_elem_bytes(g->dtype);
+	g->per_rank = g->collective == TRACE_COLL_ALL_GATHER;
+	return g->bytes > 0 ? 0 : -1;
+}
+
 /* Fills g's shape from a GEMM op's inputs: aten::mm (A, B), addmm (bias,
  * A, B), bmm (A, B batched), baddbmm (C, A, B batched), A being m x k and
  * B k x n.  0, or -1 when the op is another one or the dims do not fit. */
@@ -443,6 +548,20 @@ static int gemm_shape(const struct scratch *e, struct import_gemm *g)
 	const int64_t *sb = e->strides[b];
 	g->b_transposed = e->nsin > b && e->nstride[b] == want && db[o] > 1 && db[o + 1] > 1 &&
 			  sb[o] == 1 && sb[o + 1] != 1;
+	return 0;
+}
+
+/* Keeps g (a GEMM's shape or a collective) for the kernels launched inside
+ * e's span on its thread; -1 when out of memory. */
+static int add_lib_span(struct import_set *s, const struct scratch *e, const struct import_gemm *g)
+{
+	struct import_gemm *d = import_add_gemm(s);
+	if (!d)
+		return -1;
+	*d = *g;
+	d->cpu_ns = e->ts_ns;
+	d->cpu_end_ns = e->ts_ns + e->dur_ns;
+	d->thread = (uint32_t)e->tid;
 	return 0;
 }
 
@@ -550,19 +669,21 @@ static void finish_event(struct parser *p)
 	case CAT_CPU_OP: {
 		struct import_gemm g;
 		memset(&g, 0, sizeof(g));
-		if (!e->has_tid || gemm_shape(e, &g) != 0)
+		if (!e->has_tid || (gemm_shape(e, &g) != 0 && coll_shape(e, &g) != 0))
 			return;
-		struct import_gemm *d = import_add_gemm(s);
-		if (!d)
+		if (add_lib_span(s, e, &g))
 			goto nomem;
-		*d = g;
-		d->cpu_ns = e->ts_ns;
-		d->cpu_end_ns = e->ts_ns + e->dur_ns;
-		d->thread = (uint32_t)e->tid;
 		return;
 	}
 	case CAT_ANNOTATION: {
 		int64_t n;
+		struct import_gemm g;
+		memset(&g, 0, sizeof(g));
+		if (e->has_tid && coll_shape(e, &g) == 0) {
+			if (add_lib_span(s, e, &g))
+				goto nomem;
+			return;
+		}
 		import_note_range(s, e->name ? e->name : "", e->name_len);
 		if (!import_step_match(s->step, e->name ? e->name : "", e->name_len, &n))
 			return;
@@ -624,6 +745,8 @@ static int push(struct parser *p, int is_map)
 		c = C_EVENTS;
 	else if (parent == C_TOP && k == K_DEVICE_PROPERTIES && !is_map)
 		c = C_DEVPROPS;
+	else if (parent == C_TOP && k == K_DIST_INFO && is_map)
+		c = C_DISTINFO;
 	else if (parent == C_EVENTS && is_map)
 		c = C_EVENT;
 	else if (parent == C_EVENT && k == K_ARGS && is_map)
@@ -725,6 +848,10 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 			p->ev.name[len] = '\0';
 			p->ev.name_len = len;
 		}
+	} else if (c == C_ARGS && k == K_COLL_NAME) {
+		p->ev.coll = collective_of((const char *)s, len);
+	} else if (c == C_ARGS && k == K_COMM_DTYPE) {
+		p->ev.comm_dtype = comm_dtype((const char *)s, len);
 	} else if (c == C_ITYPES) {
 		if (p->ev.ntype < NIN)
 			p->ev.type[p->ev.ntype] = input_dtype((const char *)s, len);
@@ -809,8 +936,15 @@ static int number_value(void *ctx, const char *s, size_t len)
 		case K_BYTES: e->bytes = u; break;
 		case K_WAIT_STREAM: e->wait_stream = u; e->has_wait_stream = 1; break;
 		case K_WAIT_RECORD: e->wait_record = u; break;
+		case K_IN_NELEMS: e->in_nelems = u; break;
+		case K_OUT_NELEMS: e->out_nelems = u; break;
+		case K_GROUP_SIZE: set_u32(p, &e->group_size, u, "Group size"); break;
 		default: break;
 		}
+		return 1;
+	case C_DISTINFO:
+		if (k == K_WORLD_SIZE && parse_uint(s, len, &u) == 0)
+			set_u32(p, &p->set->world_size, u, "world_size");
 		return 1;
 	case C_DIM: {
 		enum key dk = p->depth >= 2 && p->depth - 1 <= MAXDEPTH ? p->key[p->depth - 2] : K_OTHER;

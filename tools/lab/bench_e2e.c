@@ -364,10 +364,12 @@ static double comm_num(const struct csv_reader *csv, int col)
 	return (size_t)col < csv->nfield ? strtod(csv->field[col], NULL) : NAN;
 }
 
-/* Adds the errors of one measurement file to all; files that are not NCCL
- * measurements are skipped.  -1 (message printed) when it is not CSV. */
+/* Adds the errors of one measurement file to all[0] (one node) and all[1]
+ * (more than one, on sys or the GPU's default system); files that are not
+ * NCCL measurements are skipped.  -1 (message printed) when it is not CSV. */
 static int comm_file(const char *path, const char *set, const char *fname,
-		     const struct gpu_spec *g, double min_bytes, struct acc *all)
+		     const struct gpu_spec *g, const struct gpu_system *sys, double min_bytes,
+		     struct acc *all)
 {
 	enum comm_op op = comm_of_file(fname);
 	if (op == COMM_NONE)
@@ -381,28 +383,38 @@ static int comm_file(const char *path, const char *set, const char *fname,
 	if (rc != 1 || c_med < 0 || c_n < 0 || c_size < 0)
 		goto out;
 	struct comm_link l, wide;
-	comm_link_init(g, &l, &wide);
-	struct { double sum; size_t n; } per[17];
+	comm_link_init_system(g, sys, &l, &wide);
+	/* by ranks and by GPUs per node (the rows of more than one node) */
+	struct { double sum; size_t n; } per[17][17];
 	memset(per, 0, sizeof(per));
 	while ((rc = csv_next(&csv)) == 1) {
 		double ms = comm_num(&csv, c_med), n = comm_num(&csv, c_n);
 		double bytes = comm_num(&csv, c_size);
 		double dpn = c_dpn >= 0 ? comm_num(&csv, c_dpn) : n;
-		if (!(ms > 0) || !(n >= 2 && n <= 16) || bytes < min_bytes || dpn < n)
-			continue; /* node-local collectives only */
-		double pred = comm_time_ns(op, bytes, (uint32_t)n, &l) / 1e6;
-		per[(int)n].sum += fabs(pred - ms) / ms * 100.0;
-		per[(int)n].n++;
+		if (!(ms > 0) || !(n >= 2 && n <= 16) || bytes < min_bytes || !(dpn >= 1))
+			continue;
+		if (dpn > n)
+			dpn = n;
+		if (dpn < n && l.net_gbps <= 0)
+			continue; /* more than one node, and no network known */
+		double pred = comm_group_ns(op, bytes, (uint32_t)n, (uint32_t)dpn, &l) / 1e6;
+		per[(int)n][(int)dpn].sum += fabs(pred - ms) / ms * 100.0;
+		per[(int)n][(int)dpn].n++;
 	}
 	if (rc < 0)
 		goto out;
 	for (int n = 2; n <= 16; n++)
-		if (per[n].n) {
-			printf("%-22s %-13s %-14s ranks %-2d %5zu sizes >= %.0f MB  mean |error| %5.1f%%\n",
-			       set, g->id, comm_name(op), n, per[n].n, min_bytes / 1e6,
-			       per[n].sum / (double)per[n].n);
-			all->sum += per[n].sum;
-			all->n += per[n].n;
+		for (int k = n; k >= 1; k--) {
+			if (!per[n][k].n)
+				continue;
+			char nodes[32] = "";
+			if (k < n)
+				snprintf(nodes, sizeof(nodes), " (%d nodes of %d)", (n + k - 1) / k, k);
+			printf("%-22s %-13s %-14s ranks %-2d %5zu sizes >= %.0f MB  mean |error| %5.1f%%%s\n",
+			       set, g->id, comm_name(op), n, per[n][k].n, min_bytes / 1e6,
+			       per[n][k].sum / (double)per[n][k].n, nodes);
+			all[k < n].sum += per[n][k].sum;
+			all[k < n].n += per[n][k].n;
 		}
 out:
 	if (rc < 0)
@@ -428,7 +440,7 @@ static const struct gpu_spec *comm_gpu(const char *dir)
 int bench_comm_main(const struct bench_args *a)
 {
 	double min_bytes = a->min_bytes ? strtod(a->min_bytes, NULL) : 1e6;
-	struct acc all = { 0, 0, 0, "" };
+	struct acc all[2] = { { 0, 0, 0, "" }, { 0, 0, 0, "" } };
 	int dirs = 0;
 	if (a->help) {
 		printf("usage: " PROG " comm [--min-bytes N] DIR...   (DIR/<GPU>/{all_reduce,send_recv}.csv)\n");
@@ -456,7 +468,7 @@ int bench_comm_main(const struct bench_args *a)
 			for (size_t j = 0; files && j < nf; j++) {
 				char path[8192];
 				snprintf(path, sizeof(path), "%s/%s", sub, files[j]);
-				if (comm_file(path, gd[k], files[j], g, min_bytes, &all) != 0) {
+				if (comm_file(path, gd[k], files[j], g, NULL, min_bytes, all) != 0) {
 					prof_free_list(files, nf);
 					prof_free_list(gd, ng);
 					return surfer_exit_code(SURFER_EINVAL);
@@ -471,7 +483,11 @@ int bench_comm_main(const struct bench_args *a)
 		fprintf(stderr, "usage: " PROG " comm [--min-bytes N] DIR...   (DIR/<GPU>/{all_reduce,send_recv}.csv)\n");
 		return surfer_exit_code(SURFER_EINVAL);
 	}
-	if (all.n)
-		printf("all              mean |error| %.1f%% over %zu measurements\n", all.sum / (double)all.n, all.n);
+	if (all[0].n)
+		printf("all              mean |error| %.1f%% over %zu measurements\n",
+		       all[0].sum / (double)all[0].n, all[0].n);
+	if (all[1].n)
+		printf("across nodes     mean |error| %.1f%% over %zu measurements (default systems)\n",
+		       all[1].sum / (double)all[1].n, all[1].n);
 	return 0;
 }
