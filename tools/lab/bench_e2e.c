@@ -364,12 +364,51 @@ static double comm_num(const struct csv_reader *csv, int col)
 	return (size_t)col < csv->nfield ? strtod(csv->field[col], NULL) : NAN;
 }
 
+/* Errors by ranks and by ranks per node, for one GPU and collective. */
+struct comm_errs {
+	struct { double sum; size_t n; } per[33][33];
+};
+
+/* Adds one measurement (ms) of op over bytes among n ranks, k per node;
+ * rows of more than one node need a network (the link's system). */
+static void comm_add(struct comm_errs *e, enum comm_op op, double bytes, double n, double k,
+		     double ms, const struct comm_link *l)
+{
+	if (!(ms > 0) || !(n >= 2 && n <= 32) || !(k >= 1))
+		return;
+	if (k > n)
+		k = n;
+	if (k < n && l->net_gbps <= 0)
+		return; /* more than one node, and no network known */
+	double pred = comm_group_ns(op, bytes, (uint32_t)n, (uint32_t)k, l) / 1e6;
+	e->per[(int)n][(int)k].sum += fabs(pred - ms) / ms * 100.0;
+	e->per[(int)n][(int)k].n++;
+}
+
+/* Prints e's lines and adds them to all[0] (one node) and all[1] (more). */
+static void comm_print(const struct comm_errs *e, const char *set, const struct gpu_spec *g,
+		       enum comm_op op, double min_bytes, struct acc *all)
+{
+	for (int n = 2; n <= 32; n++)
+		for (int k = n; k >= 1; k--) {
+			if (!e->per[n][k].n)
+				continue;
+			char nodes[32] = "";
+			if (k < n)
+				snprintf(nodes, sizeof(nodes), " (%d nodes of %d)", (n + k - 1) / k, k);
+			printf("%-22s %-13s %-14s ranks %-2d %5zu sizes >= %.0f MB  mean |error| %5.1f%%%s\n",
+			       set, g->id, comm_name(op), n, e->per[n][k].n, min_bytes / 1e6,
+			       e->per[n][k].sum / (double)e->per[n][k].n, nodes);
+			all[k < n].sum += e->per[n][k].sum;
+			all[k < n].n += e->per[n][k].n;
+		}
+}
+
 /* Adds the errors of one measurement file to all[0] (one node) and all[1]
- * (more than one, on sys or the GPU's default system); files that are not
- * NCCL measurements are skipped.  -1 (message printed) when it is not CSV. */
+ * (more than one, on the GPU's default system); files that are not NCCL
+ * measurements are skipped.  -1 (message printed) when it is not CSV. */
 static int comm_file(const char *path, const char *set, const char *fname,
-		     const struct gpu_spec *g, const struct gpu_system *sys, double min_bytes,
-		     struct acc *all)
+		     const struct gpu_spec *g, double min_bytes, struct acc *all)
 {
 	enum comm_op op = comm_of_file(fname);
 	if (op == COMM_NONE)
@@ -383,41 +422,65 @@ static int comm_file(const char *path, const char *set, const char *fname,
 	if (rc != 1 || c_med < 0 || c_n < 0 || c_size < 0)
 		goto out;
 	struct comm_link l, wide;
-	comm_link_init_system(g, sys, &l, &wide);
-	/* by ranks and by GPUs per node (the rows of more than one node) */
-	struct { double sum; size_t n; } per[17][17];
-	memset(per, 0, sizeof(per));
+	comm_link_init_system(g, NULL, &l, &wide);
+	static struct comm_errs e;
+	memset(&e, 0, sizeof(e));
 	while ((rc = csv_next(&csv)) == 1) {
-		double ms = comm_num(&csv, c_med), n = comm_num(&csv, c_n);
-		double bytes = comm_num(&csv, c_size);
-		double dpn = c_dpn >= 0 ? comm_num(&csv, c_dpn) : n;
-		if (!(ms > 0) || !(n >= 2 && n <= 16) || bytes < min_bytes || !(dpn >= 1))
-			continue;
-		if (dpn > n)
-			dpn = n;
-		if (dpn < n && l.net_gbps <= 0)
-			continue; /* more than one node, and no network known */
-		double pred = comm_group_ns(op, bytes, (uint32_t)n, (uint32_t)dpn, &l) / 1e6;
-		per[(int)n][(int)dpn].sum += fabs(pred - ms) / ms * 100.0;
-		per[(int)n][(int)dpn].n++;
+		double n = comm_num(&csv, c_n), bytes = comm_num(&csv, c_size);
+		if (bytes >= min_bytes)
+			comm_add(&e, op, bytes, n, c_dpn >= 0 ? comm_num(&csv, c_dpn) : n,
+				 comm_num(&csv, c_med), &l);
 	}
-	if (rc < 0)
-		goto out;
-	for (int n = 2; n <= 16; n++)
-		for (int k = n; k >= 1; k--) {
-			if (!per[n][k].n)
-				continue;
-			char nodes[32] = "";
-			if (k < n)
-				snprintf(nodes, sizeof(nodes), " (%d nodes of %d)", (n + k - 1) / k, k);
-			printf("%-22s %-13s %-14s ranks %-2d %5zu sizes >= %.0f MB  mean |error| %5.1f%%%s\n",
-			       set, g->id, comm_name(op), n, per[n][k].n, min_bytes / 1e6,
-			       per[n][k].sum / (double)per[n][k].n, nodes);
-			all[k < n].sum += per[n][k].sum;
-			all[k < n].n += per[n][k].n;
-		}
+	if (rc >= 0)
+		comm_print(&e, set, g, op, min_bytes, all);
 out:
 	if (rc < 0)
+		fprintf(stderr, PROG ": %s\n", csv.err);
+	csv_release(&csv);
+	return rc < 0 ? -1 : 0;
+}
+
+/* DeepBench's results files (DeepBench_NV_<GPU>__...FP32.csv): the
+ * "All-Reduce" section's rows ",,floats,GPUs,nodes,,ms,,GB/s,algorithm",
+ * FP32, nodes empty for one; rows NCCL ran only (the others are MPI and
+ * Baidu's ring).  DeepBench's boxes: PCIe 3.0 cards, no NVLink. */
+static int comm_deepbench(const char *path, const char *fname, double min_bytes, struct acc *all)
+{
+	static const struct { const char *tag, *gpu; } gpus[] = {
+		{ "P100", "p100-pcie" }, { "1080Ti", "gtx-1080-ti" }, { "M40", "m40" },
+		{ "TitanX_Pascal", "titan-x-pascal" }, { "TitanXp", "titan-xp" },
+		{ "TitanX", "titan-x-maxwell" },
+	};
+	const char *tag = fname + 13;   /* after "DeepBench_NV_" */
+	const struct gpu_spec *g = NULL;
+	for (size_t i = 0; i < sizeof(gpus) / sizeof(gpus[0]) && !g; i++)
+		if (!strncmp(tag, gpus[i].tag, strlen(gpus[i].tag)) && tag[strlen(gpus[i].tag)] == '_')
+			g = gpu_find(gpus[i].gpu);
+	if (!g || !strstr(fname, "FP32"))
+		return 0;
+	struct csv_reader csv;
+	if (csv_open(&csv, path, 0) != 0)
+		return 0;
+	struct comm_link l, wide;
+	comm_link_init_system(g, NULL, &l, &wide);
+	static struct comm_errs e;
+	memset(&e, 0, sizeof(e));
+	int rc, in = 0;
+	while ((rc = csv_next(&csv)) == 1) {
+		const char *first = csv_field(&csv, 0);
+		if (*first) {
+			in = !strcmp(first, "All-Reduce");
+			continue;
+		}
+		double floats = strtod(csv_field(&csv, 2), NULL), n = strtod(csv_field(&csv, 3), NULL);
+		double nodes = *csv_field(&csv, 4) ? strtod(csv_field(&csv, 4), NULL) : 1;
+		double ms = strtod(csv_field(&csv, 6), NULL);
+		if (in && !strncmp(csv_field(&csv, 9), "NCCL", 4) && 4 * floats >= min_bytes && nodes >= 1)
+			comm_add(&e, COMM_ALL_REDUCE, 4 * floats, n, n / nodes, ms, &l);
+	}
+	if (rc >= 0)
+		comm_print(&e, "DeepBench", g, COMM_ALL_REDUCE, min_bytes, all);
+	else
 		fprintf(stderr, PROG ": %s\n", csv.err);
 	csv_release(&csv);
 	return rc < 0 ? -1 : 0;
@@ -443,7 +506,8 @@ int bench_comm_main(const struct bench_args *a)
 	struct acc all[2] = { { 0, 0, 0, "" }, { 0, 0, 0, "" } };
 	int dirs = 0;
 	if (a->help) {
-		printf("usage: " PROG " comm [--min-bytes N] DIR...   (DIR/<GPU>/{all_reduce,send_recv}.csv)\n");
+		printf("usage: " PROG " comm [--min-bytes N] DIR...   (DIR/<GPU>/{all_reduce,send_recv}.csv, or\n"
+		       "       DeepBench's results folder)\n");
 		return 0;
 	}
 	for (int i = 0; i < a->noperands; i++) {
@@ -456,6 +520,17 @@ int bench_comm_main(const struct bench_args *a)
 		}
 		dirs++;
 		for (size_t k = 0; k < ng; k++) {
+			if (!strncmp(gd[k], "DeepBench_NV_", 13)) {
+				char path[8192];
+				snprintf(path, sizeof(path), "%s/%s", dir, gd[k]);
+				if (comm_deepbench(path, gd[k], min_bytes, all) != 0) {
+					prof_free_list(gd, ng);
+					return surfer_exit_code(SURFER_EINVAL);
+				}
+				continue;
+			}
+			if (!strncmp(gd[k], "DeepBench_", 10))
+				continue;
 			const struct gpu_spec *g = comm_gpu(gd[k]);
 			if (!g) {
 				printf("%-24s skipped: not in the GPU database\n", gd[k]);
@@ -468,7 +543,7 @@ int bench_comm_main(const struct bench_args *a)
 			for (size_t j = 0; files && j < nf; j++) {
 				char path[8192];
 				snprintf(path, sizeof(path), "%s/%s", sub, files[j]);
-				if (comm_file(path, gd[k], files[j], g, NULL, min_bytes, all) != 0) {
+				if (comm_file(path, gd[k], files[j], g, min_bytes, all) != 0) {
 					prof_free_list(files, nf);
 					prof_free_list(gd, ng);
 					return surfer_exit_code(SURFER_EINVAL);
