@@ -387,8 +387,8 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
  * every kernel on its own GPU does). */
 static int an_comm_on(const struct an_ctx *c, const struct ktable_key *key, const struct gpu_spec *g)
 {
-	if (key->collective == TRACE_COLL_NONE)
-		return 0;
+	if (key->collective == TRACE_COLL_NONE || key->ranks < 2)
+		return 0;   /* a group of unknown size keeps the kernel's own scaling */
 	return g != c->a->origin || (c->o->system && c->o->system->gpu == g);
 }
 

@@ -13,13 +13,16 @@
  *  - FLASH runs FA3 on compute capability 9.x (flash-attn's hopper/ build;
  *    vLLM's get_flash_attn_version, SGLang's fa3 backend) and FA2
  *    elsewhere; FA3 asked for on another GPU runs FA2 (it has no kernel
- *    there); FlashInfer and cuDNN run warpgroup-MMA kernels from 9.0 on
+ *    there); FlashInfer and cuDNN run warpgroup-MMA kernels on 9.x
  *    (FlashInfer's sm90 prefill backend, cuDNN's sm90 sdpa kernels) and
- *    mma.sync kernels before.  "async" below is the warpgroup-MMA class.
+ *    mma.sync kernels before.  "async" below is the asynchronous-MMA
+ *    class, taken to cover 10.x (B200: tcgen05 kernels, unverified) but not
+ *    12.x (RTX Blackwell: mma.sync only).
  *  - Forward tiles block_m x block_n (keys per step), by head dim d:
  *    FA2 (flash_fwd_launch_template.h): d <= 64 128 x 128; d <= 128
- *    128 x 64 on 8.0, and on 8.6/8.9 (99 KB of shared memory) 64 x 64
- *    causal, 128 x 32 not; larger d 128 x 64 on 8.0, 64 x 64 elsewhere.
+ *    128 x 64 on 8.0 and 9.0+, and on 8.6/8.9 (its is_sm8x: 99 KB of
+ *    shared memory) 64 x 64 causal, 128 x 32 not; larger d 128 x 64 on
+ *    8.0 and 9.0+, 64 x 64 on 8.6/8.9.
  *    FA3 (hopper/tile_size.h, BF16): d <= 64 192 x 128 causal, 192 x 192
  *    not; d <= 128 128 x 128 causal (and paged), 128 x 176 not; d <= 256
  *    128 x 80 (d <= 192 taken as 128 x 112, and the FP8 kernels as using
@@ -82,8 +85,10 @@
  * stays in L2).  T_mem = bytes / BW, BW the achievable bandwidth
  * (roofline_bw_bytes: FlashInfer's decode kernels reach close to all of
  * it on long sequences, FlashInfer blog 2024-01-03); a decode with fewer
- * thread blocks than SMs gets their share, BW x blocks / SMs, and never
- * less time than its longest thread block's bytes at one SM's share.
+ * thread blocks than SMs gets what they can issue, min(BW, blocks x 64
+ * bytes per clock), and never less time than its longest thread block
+ * (the longest sequence's chunk of keys) takes at one SM's 64 bytes per
+ * clock.
  * T_fixed: a kernel's launch-to-completion floor, the one vecop.c fits for
  * elementwise kernels (Vidur's FP16 kernels), paid again by the combine
  * kernel.
@@ -111,9 +116,12 @@
  *    bound, 580 TFLOP/s compute-bound, later 660): batch 128, 128 heads,
  *    4096 cached tokens: predicted memory-bound at 2960 GB/s (-1 %); its
  *    compute-bound rate R x eff x e_wave = 811 TFLOP/s, +23 to +40 %;
- *  - FA2 run on Hopper (not what any engine picks there) is predicted at
- *    the warpgroup rate, which mma.sync does not reach: the FA2 paper's
- *    "up to 335 TFLOPs/s" on the H100 comes out about twice as fast.
+ *  - FA2 on the H100 (what flash-attn's FA2 build, PyTorch's flash SDPA
+ *    and HF's flash_attention_2 run there) reaches 35 % of the peak (FA3
+ *    paper): mma.sync does not reach the warpgroup MMA's rate, so the
+ *    sync class on 9.x/10.x takes a factor of its own (below), fitted on
+ *    that one figure; forward + backward then comes out at 373 TFLOP/s
+ *    against the FA2 paper's "up to 335 TFLOPs/s" on the H100 (+11 %).
  * No per-kernel attention timing exists in the shared data (Vidur's tables
  * have no attention rows, the Kineto traces no flash kernels, NeuSight's
  * only eager attention), so nothing else is fitted; the backward, the
@@ -131,8 +139,20 @@
 /* See the fit above. */
 const double attention_mma_eff = 1.102;
 
+/* mma.sync kernels (FA2) on a GPU whose peak needs the asynchronous MMA
+ * (9.x, 10.x): the rate above times this, from the FA3 paper's figure
+ * of FA2 on the H100, "only 35% utilization" (abstract; taken as its
+ * forward at hdim 128, 16k tokens): 346 TFLOP/s.  Fitted on the one
+ * architecture it applies to: no held-out check exists.  The FA2 paper's
+ * "up to 335 TFLOPs/s" on the H100 agrees (predicted 346 forward). */
+const double attention_sync_on_async_eff = 0.513;
+
 /* Multi-function unit results (exp2) per clock per SM. */
 #define ATTN_MUFU_PER_CLK 16.0
+
+/* Bytes one SM's loads bring in per clock at most: two 32-byte sectors,
+ * the per-SM issue limit vecop.h's streaming rate uses. */
+#define ATTN_SM_BYTES_PER_CLK 64.0
 
 static double attn_dsize(enum gpu_dtype dt)
 {
@@ -164,6 +184,21 @@ uint32_t attention_num_splits(double blocks, uint32_t slots, uint32_t n_blocks,
 	return 1;
 }
 
+/* FA2's small-shared-memory parts (its is_sm8x: 8.6, 8.7, 8.9), which take
+ * narrower tiles than 8.0 and everything from 9.0 on. */
+static int attn_sm8x(uint32_t cc)
+{
+	return cc > 80 && cc < 90;
+}
+
+/* Compute capabilities with the asynchronous (warpgroup / tcgen05) MMA that
+ * FA3-class kernels use: 9.x and 10.x (12.x, the RTX Blackwell parts, has
+ * only mma.sync). */
+static int attn_async_arch(uint32_t cc)
+{
+	return cc >= 90 && cc < 120;
+}
+
 /* The forward prefill tile of the class on g (see the top of the file). */
 static void attn_fwd_tile(int async, uint32_t cc, uint32_t d, int causal, uint32_t *bm,
 			  uint32_t *bn)
@@ -181,11 +216,11 @@ static void attn_fwd_tile(int async, uint32_t cc, uint32_t d, int causal, uint32
 	}
 	if (d <= 64)
 		*bm = 128, *bn = 128;
-	else if (d <= 128 && cc == 80)
+	else if (d <= 128 && !attn_sm8x(cc))
 		*bm = 128, *bn = 64;
 	else if (d <= 128)
 		*bm = causal ? 64 : 128, *bn = causal ? 64 : 32;
-	else if (cc == 80)
+	else if (!attn_sm8x(cc))
 		*bm = 128, *bn = 64;
 	else
 		*bm = 64, *bn = 64;
@@ -226,7 +261,7 @@ int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct
 	memset(p, 0, sizeof(*p));
 	/* FP8 inputs run at the FP8 rate on the async class only (FA3's FP8
 	 * kernels); elsewhere FlashAttention has no FP8 kernel: 16-bit. */
-	int async = g->cc >= 90 && a->impl != PRED_ATTN_FA2;
+	int async = attn_async_arch(g->cc) && a->impl != PRED_ATTN_FA2;
 	enum gpu_dtype dt = k->dtype == GPU_DT_FP8 && async ? GPU_DT_FP8
 			    : k->dtype == GPU_DT_FP16 ? GPU_DT_FP16 : GPU_DT_BF16;
 	double R = tcgemm_rate_flops(g, dt, NULL);
@@ -301,6 +336,8 @@ int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct
 	p->e_wave = p->ctas / (p->waves * slots);
 
 	double rate = p->simt ? gpu_fp32_simt_tflops(g) * 1e12 : R * attention_mma_eff;
+	if (!async && attn_async_arch(g->cc))
+		rate *= attention_sync_on_async_eff;
 	if (!(rate > 0))
 		return -1;
 	p->mma_ns = p->mma_flops / (rate * p->e_wave) * 1e9;
@@ -308,13 +345,14 @@ int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct
 	p->compute_ns = async ? fmax(p->mma_ns, p->exp_ns) : p->mma_ns + p->exp_ns;
 	p->mem_ns = p->bytes / BW * 1e9;
 	if (a->form != PRED_ATTN_PREFILL) {
-		/* fewer thread blocks than SMs pull their share of the bandwidth;
-		 * the longest one (the longest sequence's chunk) at one SM's */
-		double active = fmin(1.0, p->ctas / sms);
+		/* fewer thread blocks than SMs pull what their SMs can issue;
+		 * the longest one (the longest sequence's chunk) no faster
+		 * than one SM */
+		double sm_rate = fmin(BW, ATTN_SM_BYTES_PER_CLK * g->boost_clock_mhz * 1e6);
 		double kv_row = a->form == PRED_ATTN_MLA_DECODE ? d : d + dv;
 		double chunk = ceil(ceil((double)a->max_kv / p->block_n) / p->splits) * p->block_n;
 		double longest = fmin((double)a->max_kv, chunk) * kv_row * e;
-		p->mem_ns = fmax(p->mem_ns / active, longest / (BW / sms) * 1e9);
+		p->mem_ns = fmax(p->bytes / fmin(BW, p->ctas * sm_rate), longest / sm_rate) * 1e9;
 	}
 	p->memory_bound = p->mem_ns > p->compute_ns;
 	p->ns = fmax(p->compute_ns, p->mem_ns) + p->combine_ns + p->fixed_ns;

@@ -41,6 +41,9 @@ struct attn_plan {
  * fitted on published figures (attention.c); exposed for the fit's
  * documentation test. */
 extern const double attention_mma_eff;
+/* The share of that rate mma.sync kernels (FA2) reach on GPUs whose peak
+ * needs the asynchronous MMA (compute capability 9.x, 10.x). */
+extern const double attention_sync_on_async_eff;
 
 /* Plans k (op PRED_OP_ATTENTION with k->attn.impl set) on g and fills p.
  * Returns 0, or -1 when k has no attention shape, g has no tensor cores

@@ -148,6 +148,27 @@ START_TEST(recorded_collective)
 	ck_assert_double_eq_tol(a->targets[0].op_ns[PRED_OP_COMM],
 				comm_group_ns(COMM_ALL_REDUCE, 1e8, 8, 0, &l), 1);
 	analysis_free(a);
+
+	/* a group of unknown size (an import without the world size) is
+	 * scaled as any measured kernel: not 0 */
+	w = a10_writer();
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_OP;
+	r.u.op = (struct trace_op){ .seq = 1, .kind = TRACE_OPK_COMM, .dtype = TRACE_DT_F32,
+		.bytes = 1e8, .collective = TRACE_COLL_ALL_REDUCE, .rank = -1, .stream = 7,
+		.cpu_ns = 1000 };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_KERNEL;
+	r.u.kernel = (struct trace_kernel){ .seq = 2, .name = trace_writer_intern(w, "nccl", 4),
+		.grid = {8, 1, 1}, .block = {512, 1, 1}, .stream = 7, .cpu_ns = 2000,
+		.start_ns = 3000, .end_ns = 3000 + 10000000, .lib_call = 1, .iteration = -1 };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	a = run(path, NULL, targets, 3, PRED_AUTO);
+	ck_assert(a->targets[1].op_ns[PRED_OP_COMM] > 1e6);
+	analysis_free(a);
 }
 END_TEST
 

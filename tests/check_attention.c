@@ -113,12 +113,21 @@ START_TEST(hand_computed_prefill)
 	ck_assert(fabs(p.mem_ns / mem - 1) < 1e-9);
 	ck_assert(expo < mma && mem < mma && !p.memory_bound);
 	ck_assert(fabs(p.ns - (mma + vecop_default_params.floor_ns[VECOP_ELEMENTWISE])) < 1e-3);
-	/* the same call as FA2 on this GPU: mma.sync, 128 x 32 tiles (not
-	 * cc 8.0), the exponentials after the products */
+	/* the same call as FA2 on this GPU: mma.sync at its share of the rate
+	 * on 9.0, 128 x 64 tiles (as on 8.0: 11 x 22 of them, 1100 blocks,
+	 * at most 2 per SM, here 1: no shared-memory figure), the
+	 * exponentials after the products */
 	k.attn.impl = PRED_ATTN_FA2;
 	ck_assert_int_eq(attention_plan(&k, &g, &p), 0);
 	ck_assert_int_eq(p.async_mma, 0);
 	ck_assert_uint_eq(p.block_m, 128);
+	ck_assert_uint_eq(p.block_n, 64);
+	ck_assert(p.ctas == 1100 && p.e_wave == 1 && p.e_pad == 1);
+	ck_assert(fabs(p.compute_ns / (mma / attention_sync_on_async_eff + expo) - 1) < 1e-9);
+	/* on an 8.6 part: the small-shared-memory tiles, 128 x 32 (non-
+	 * causal), and the full rate */
+	g.cc = 86;
+	ck_assert_int_eq(attention_plan(&k, &g, &p), 0);
 	ck_assert_uint_eq(p.block_n, 32);
 	ck_assert(fabs(p.compute_ns / (mma + expo) - 1) < 1e-9);
 }
@@ -247,6 +256,8 @@ START_TEST(fa3_beats_fa2_on_hopper)
 	/* no FA3 kernel on Ampere: FA3 and flash run FA2 there */
 	ck_assert(ns(&fa3, "a100-sxm4-80") == ns(&fa2, "a100-sxm4-80"));
 	ck_assert(ns(&fl, "a100-sxm4-80") == ns(&fa2, "a100-sxm4-80"));
+	/* RTX Blackwell (12.0) has mma.sync only: flash runs FA2 there */
+	ck_assert(ns(&fl, "rtx-pro-6000-blackwell") == ns(&fa2, "rtx-pro-6000-blackwell"));
 	/* FP8 at FA3's FP8 rate on Hopper only */
 	struct pred_kernel f8 = fa3;
 	f8.dtype = GPU_DT_FP8;
@@ -269,6 +280,11 @@ START_TEST(published_figures)
 				    256, 256, 16384, 16384);
 	tf = 4.0 * 256 * 8 * 16384.0 * 16384 / ns(&h, "h100-sxm") / 1e3;
 	ck_assert_msg(fabs(tf / 740 - 1) < 0.10, "H100 FA3 %.0f TFLOP/s", tf);
+	/* FA2 on the H100: 35 % of its 989 TFLOP/s (FA3 paper) */
+	struct pred_kernel f2 = call(PRED_ATTN_FA2, PRED_ATTN_PREFILL, GPU_DT_BF16, 0, 0, 1, 16, 16,
+				     128, 128, 16384, 16384);
+	tf = 4.0 * 128 * 16 * 16384.0 * 16384 / ns(&f2, "h100-sxm") / 1e3;
+	ck_assert_msg(fabs(tf / (0.35 * 989.4) - 1) < 0.02, "H100 FA2 %.0f TFLOP/s", tf);
 	/* FlashMLA's memory-bound figure, 3000 GB/s on the H800 (not fitted) */
 	struct attn_plan p;
 	struct pred_kernel m = call(PRED_ATTN_FLASH, PRED_ATTN_MLA_DECODE, GPU_DT_BF16, 0, 0, 128,
