@@ -16,7 +16,10 @@
  * (attn_add_seqs(&a, batch, 1, context + 1)); DeepSeek's absorbed MLA decode
  * is form PRED_ATTN_MLA_DECODE with kv_heads 1, head_dim kv_lora_rank +
  * rope dim and head_dim_v kv_lora_rank.  Heads are per GPU (after tensor
- * parallelism).
+ * parallelism).  The shape keeps sums and the longest sequence, and the
+ * predictor counts tiles on the mean sequence: describe sequences as they
+ * are (a sliding window split into one-query sequences is charged a full
+ * query block each: docs/attention.md, "Not modelled").
  */
 #ifndef SURFER_MODEL_ATTN_H
 #define SURFER_MODEL_ATTN_H
