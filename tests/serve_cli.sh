@@ -59,6 +59,23 @@ t2=$("$BIN" --model llama-3.2-1b --engine sglang --mode decode --context-lens 30
 awk -v a="$t1" -v b="$t2" 'BEGIN { exit !(a > 0 && b > a) }'
 check "decode at 30000 cached tokens ($t2 ms) slower than at 1000 ($t1 ms)" $?
 
+# the built program written as a trace analyzes to the same time; its
+# decode steps are graph launches: 163 kernels each (all but the argmax)
+# flagged graph (flags bit 1), all of a step at one CPU time, and a
+# synchronization before each step
+D="$B/surfer-dump"
+"$BIN" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 4 \
+	--dtype bf16 --target h100 --write-trace "$tmp/s.mp" --json 2>/dev/null |
+	sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' >"$tmp/a"
+"$BIN" "$tmp/s.mp" --target h100 --json 2>/dev/null | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' >"$tmp/b"
+[ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"; check "written trace predicts the same ($(cat "$tmp/a") / $(cat "$tmp/b"))" $?
+g=$("$D" "$tmp/s.mp" | grep '"type":"kernel"' | grep -c '"flags":2')
+[ "$g" = 489 ]; check "3 decode steps x 163 graph kernels (got $g)" $?
+g=$("$D" "$tmp/s.mp" | grep '"type":"kernel"' | grep '"flags":2' | sed -n 's/.*"cpu_ns":\([0-9]*\).*/\1/p' | sort -u | wc -l)
+[ "$g" -eq 3 ]; check "one CPU launch time per graph replay (got $g)" $?
+g=$("$D" "$tmp/s.mp" | grep -c '"type":"sync"')
+[ "$g" -eq 3 ]; check "a synchronization before each decode step (got $g)" $?
+
 # hf stays the default and refuses the engines' modes
 bad() { # bad DESCRIPTION ARGS...: exit 2 and one line on stderr
 	d=$1; shift

@@ -29,6 +29,11 @@
  *    grad_accum times its microbatches.
  *  - generate: the prompt's forward pass, then decode_steps decode steps,
  *    each ended by a synchronization (the next token is read back).
+ *  - Serving engines (serve.c): a kernel may ask for a synchronization
+ *    before it (a new step) and for CPU time before its launch (the step's
+ *    scheduling); consecutive graph kernels are one CUDA graph replay,
+ *    written as the recorder writes a cuGraphLaunch's kernels: each flagged
+ *    TRACE_KF_GRAPH at the launch's CPU time, one launch cost for all.
  *
  * Every kernel's lib_call names the TRACE_OP record written just before
  * it, which holds everything the predictor needs; the kernel record holds
@@ -279,7 +284,8 @@ static int em_pipeline(struct emit *e, const struct model_seq *s, const struct m
 
 static int em_pass(struct emit *e, const struct model_seq *s, const struct model_opts *o)
 {
-	return o->pp > 1 ? em_pipeline(e, s, o) : em_run(e, s, o);
+	/* an engine's stages are built in line (serve.c): one batch in flight */
+	return o->pp > 1 && o->engine == MODEL_ENGINE_HF ? em_pipeline(e, s, o) : em_run(e, s, o);
 }
 
 int model_program_write(const struct model_program *p, struct trace_writer *w,

@@ -460,7 +460,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 	p.launch_ns = launch_ns;
 	memset(&t, 0, sizeof(t));
 	t.out = out;
-	t.bubble_waits = o->pp > 1 ? o->pp - 1 : 0;
+	t.bubble_waits = o->pp > 1 && o->engine == MODEL_ENGINE_HF ? o->pp - 1 : 0;
 	rc = program_to_memory(&p, &m, mt_kernel, &t, NULL, 0);
 	if (rc == 0 && t.oom)
 		rc = SURFER_ENOMEM;
@@ -692,20 +692,21 @@ static void serve_describe(const struct model_cli *m, const struct model_config 
 		 o->tp > 1 ? ", parallel" : "");
 }
 
-/* Tokens an engine run's iteration counts for throughput and price: the
- * prompts' tokens of a prefill, one per sequence of a decode step, the
- * generated tokens of a served batch. */
+/* Tokens an engine run's iteration counts for throughput and price, over
+ * its --dp replicas: the prompts' tokens of a prefill, one per sequence of
+ * a decode step, the generated tokens of a served batch. */
 static double serve_tokens(const struct model_cli *m)
 {
 	const struct model_opts *o = &m->opts;
+	double dp = o->dp ? o->dp : 1;   /* replicas, each with the batch */
 	if (o->mode == MODEL_DECODE)
-		return o->batch;
+		return dp * o->batch;
 	if (o->mode == MODEL_SERVE)
-		return (double)o->batch * m->new_tokens;
+		return dp * o->batch * m->new_tokens;
 	double sum = 0;
 	for (uint32_t i = 0; i < o->batch; i++)
 		sum += o->lens ? o->lens[i] : o->seq;
-	return sum;
+	return dp * sum;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -903,6 +904,10 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		snprintf(a->warning, sizeof(a->warning),
 			 "dp %u, tp %u, pp %u%s%s: one GPU of %u%s predicted; collectives in op 'comm'",
 			 o->dp, o->tp, o->pp, cp, zero, gpus, nodes);
+		if (o->engine != MODEL_ENGINE_HF && o->pp > 1)
+			snprintf(a->warning, sizeof(a->warning),
+				 "dp %u, tp %u, pp %u: one replica's %u stages in turn, each as one of its "
+				 "%u GPUs; collectives in op 'comm'", o->dp, o->tp, o->pp, o->pp, o->tp);
 	}
 	rm->gpus = gpus;
 	rm->tokens_per_iteration = (double)o->batch * o->dp *

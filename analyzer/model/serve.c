@@ -394,8 +394,18 @@ static void forward(struct srv *S, const struct sreq *r, size_t nr, int decode)
 		vec(S, "vectorized_elementwise_kernel<4, MulFunctor>", (double)rows * S->h, S->h, 1.0, 1.0, 1.0);
 	double act = (double)rows * (double)((S->nh + 2 * S->nkv) * S->d > 2 * S->I ?
 					     (S->nh + 2 * S->nkv) * S->d : 2 * S->I) * B->esz;
+	/* pipeline stages (--pp): a step's batch goes through them one after
+	 * the other (one batch in flight, as a latency benchmark runs it), its
+	 * activations sent from stage to stage; each stage's pass is its own
+	 * graph replay */
+	uint32_t per_stage = (uint32_t)cdiv(c->layers, B->o->pp);
 	for (uint32_t i = 0; i < c->layers; i++) {
 		B->layer = (int32_t)i;
+		if (i && i % per_stage == 0) {
+			k_comm(B, COMM_SEND_RECV, (double)rows * S->h * B->esz, 2, 0);
+			if (B->tp > 1)   /* the residual too: vLLM sends both */
+				k_comm(B, COMM_SEND_RECV, (double)rows * S->h * B->esz, 2, 0);
+		}
 		layer(S, r, nr, rows, i, decode);
 	}
 	B->layer = -1;
@@ -475,9 +485,12 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 			 model_engine_name(o->engine));
 		return SURFER_EINVAL;
 	}
-	if (o->dp != 1 || o->pp != 1 || o->zero) {
-		snprintf(err, errlen, "--engine %s: one replica, tensor parallel only (--tp); "
-			 "--dp, --pp and --zero are not built", model_engine_name(o->engine));
+	/* --dp: independent replicas (inference has no collective between
+	 * them), each built as one: its batch, its tensor-parallel GPUs */
+	if (o->zero || !o->pp || o->pp > c->layers) {
+		snprintf(err, errlen, "--engine %s: replicas (--dp) of tensor-parallel GPUs (--tp) in "
+			 "pipeline stages (--pp, at most the %u layers); --zero is not built",
+			 model_engine_name(o->engine), c->layers);
 		return SURFER_EINVAL;
 	}
 	uint32_t kv = c->kv_heads ? c->kv_heads : c->heads;
@@ -589,7 +602,6 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 	uint64_t vocab = S.eng == MODEL_ENGINE_VLLM ? cdiv(c->vocab, 64) * 64 : c->vocab;
 	S.V = cdiv(vocab, o->tp);
 	s->params_total = model_config_params(c);
-	s->stage_layers = c->layers;
 	s->micro_batch = count_of(o);
 	s->microbatches = 1;
 
@@ -615,11 +627,14 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 		s->params /= S.passes;
 		s->param_tensors /= S.passes;
 	}
-	s->params += (double)S.V * S.h * (c->tied ? 1.0 : 2.0);
+	/* one GPU's share: its stage's layers; the embedding on the first
+	 * stage, the LM head on the last (the larger of the two counted) */
+	s->params = s->params / o->pp + (double)S.V * S.h * (c->tied || o->pp > 1 ? 1.0 : 2.0);
 	/* MLA caches one latent row per token (kv_lora + rope), the same on
 	 * every TP rank; the others K and V of their KV heads */
-	s->kv_cache_bytes = c->kv_lora ? c->layers * cached * (double)(c->kv_lora + c->qk_rope) * B.esz
-			    : 2.0 * c->layers * cached * (double)S.nkv * (double)S.d * B.esz;
+	s->kv_cache_bytes = (c->kv_lora ? c->layers * cached * (double)(c->kv_lora + c->qk_rope) * B.esz
+			     : 2.0 * c->layers * cached * (double)S.nkv * (double)S.d * B.esz) / o->pp;
+	s->stage_layers = (uint32_t)cdiv(c->layers, o->pp);
 	if (rc || B.err) {
 		model_seq_release(s);
 		snprintf(err, errlen, "out of memory");

@@ -27,6 +27,11 @@
  * (`--engine hf --attention sdpa`: inference over batch x the mean
  * prompt, as many tokens as the prompts hold; decode at the mean context).
  *
+ * vLLM (real/vllm_WORKLOAD_GPU_MODEL.json, `vllm bench latency`: the
+ * latencies of whole generate() calls, and vllm_comparison.csv): each
+ * whole batch predicted with `--engine vllm --mode serve`, its prefill
+ * chunked at vLLM's token budget, beside the others' whole-batch figures.
+ *
  * The engine's per-step CPU time (model.h's MODEL_SERVE_STEP_CPU_NS) is the
  * one constant fitted on these runs: a decode step's predicted time grows
  * by exactly that constant (it runs before the step's kernels, between two
@@ -382,6 +387,195 @@ static void add_run(struct sv_acc *a, const struct sv_run *r)
 	}
 }
 
+/* ---- vLLM: whole batches of `vllm bench latency` ------------------------ */
+
+/* A measured vLLM run: real/vllm_WORKLOAD_GPU_MODEL.json (latencies of
+ * whole generate() calls, s). */
+struct sv_vllm {
+	char workload[32], gpu_tok[32], model[64];
+	const struct gpu_spec *gpu;
+	uint32_t tp, pp, lens[SV_MAX_LENS], n, out;
+	double real_ms, pred_ms, other[SV_NOTHER];
+};
+
+/* The model, TP and PP of workload w from workload/MODEL_vllm_W_*_tpT_ppP.json. */
+static int vllm_layout(const char *dir, struct sv_vllm *v)
+{
+	char path[2048], key[64];
+	snprintf(path, sizeof(path), "%s/workload", dir);
+	snprintf(key, sizeof(key), "_vllm_%.40s_", v->workload);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int found = -1;
+	while (d && (e = readdir(d))) {
+		const char *k = strstr(e->d_name, key), *t = strstr(e->d_name, "_tp"), *q = strstr(e->d_name, "_pp");
+		if (!k || !t || !q)
+			continue;
+		snprintf(v->model, sizeof(v->model), "%.*s", (int)(k - e->d_name), e->d_name);
+		v->tp = (uint32_t)strtoul(t + 3, NULL, 10);
+		v->pp = (uint32_t)strtoul(q + 3, NULL, 10);
+		found = v->tp && v->pp ? 0 : -1;
+		break;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Predicts a whole vLLM batch: the prefill in chunks of its token budget
+ * (max_num_batched_tokens: 16384 on GPUs of 70 GiB or more but the A100,
+ * 8192 elsewhere; serving-engines.md 5.1), then out - 1 decode steps,
+ * their mean taken over 9 evenly spread steps. */
+static double vllm_predict(const char *dir, struct sv_vllm *v, char *err, size_t errlen)
+{
+	char path[2048];
+	struct model_config c;
+	snprintf(path, sizeof(path), "%s/config/%s.json", dir, v->model);
+	if (model_config_load(path, &c, err, errlen))
+		return -1;
+	struct model_opts o;
+	model_opts_init(&o);
+	o.engine = MODEL_ENGINE_VLLM;
+	o.dtype = GPU_DT_BF16;
+	o.tp = v->tp;
+	o.pp = v->pp;
+	o.mode = MODEL_PREFILL;
+	o.lens = v->lens;
+	o.nlens = o.batch = v->n;
+	int big = gpu_mem_bytes(v->gpu) >= 70.0 * 1024 * 1024 * 1024 && v->gpu->cc != 80;
+	o.chunk = big ? 16384 : 8192;
+	double t = predict(&c, &o, v->gpu, err, errlen);
+	if (t < 0)
+		return -1;
+	uint32_t ctx[SV_MAX_LENS], steps = v->out - 1, ns = 9;
+	double sum = 0;
+	o.mode = MODEL_DECODE;
+	o.chunk = 0;
+	o.lens = ctx;
+	for (uint32_t j = 0; j < ns; j++) {
+		uint32_t k = (uint32_t)((uint64_t)j * (steps - 1) / (ns - 1));
+		for (uint32_t i = 0; i < v->n; i++)
+			ctx[i] = v->lens[i] + k;
+		double d = predict(&c, &o, v->gpu, err, errlen);
+		if (d < 0)
+			return -1;
+		sum += d;
+	}
+	return t + steps * sum / ns;
+}
+
+static void vllm_runs(const char *dir)
+{
+	char path[2048];
+	snprintf(path, sizeof(path), "%s/real", dir);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	struct sv_vllm runs[16];
+	size_t n = 0;
+	while (d && (e = readdir(d)) && n < 16) {
+		if (strncmp(e->d_name, "vllm_", 5) || !strstr(e->d_name, ".json"))
+			continue;
+		struct sv_vllm *v = &runs[n];
+		memset(v, 0, sizeof(*v));
+		char name[256];
+		snprintf(name, sizeof(name), "%.200s", e->d_name + 5);
+		char *u1 = strchr(name, '_'), *u2 = u1 ? strchr(u1 + 1, '_') : NULL;
+		if (!u1 || !u2)
+			continue;
+		*u1 = *u2 = 0;
+		snprintf(v->workload, sizeof(v->workload), "%.31s", name);
+		snprintf(v->gpu_tok, sizeof(v->gpu_tok), "%.31s", u1 + 1);
+		v->gpu = gpu_of(dir, v->gpu_tok);
+		snprintf(path, sizeof(path), "%s/real/%.255s", dir, e->d_name);
+		json_error_t je;
+		json_t *j = json_load_file(path, 0, &je), *l = j ? json_object_get(j, "latencies") : NULL, *x;
+		double lat[32];
+		size_t nl = 0, i;
+		json_array_foreach(l, i, x)
+			if (nl < 32 && json_is_number(x))
+				lat[nl++] = json_number_value(x) * 1e3;
+		json_decref(j);
+		struct sv_run w;      /* the workload's lengths, as the SGLang runs read them */
+		memset(&w, 0, sizeof(w));
+		snprintf(w.workload, sizeof(w.workload), "vllm_%.40s", v->workload);
+		if (!v->gpu || !nl || vllm_layout(dir, v) || load_workload(dir, &w))
+			continue;
+		memcpy(v->lens, w.lens, sizeof(v->lens));
+		v->n = w.n;
+		v->out = w.out;
+		v->real_ms = median(lat, nl);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	if (!n)
+		return;
+	/* the other methods' whole-batch predictions */
+	struct csv_reader c;
+	snprintf(path, sizeof(path), "%s/vllm_comparison.csv", dir);
+	if (!csv_open(&c, path, CSV_COMMENTS)) {
+		int cm = -1, ch = -1, cw = -1, cp = -1;
+		while (csv_next(&c) == 1) {
+			if (cm < 0) {
+				cm = csv_col(&c, "Method");
+				ch = csv_col(&c, "Hardware");
+				cw = csv_col(&c, "Workload");
+				cp = csv_col(&c, "pred_e2e_ms");
+				if (cm < 0 || ch < 0 || cw < 0 || cp < 0)
+					break;
+				continue;
+			}
+			for (size_t i = 0; i < n; i++)
+				for (int m = 0; m < SV_NOTHER; m++)
+					if (!strcmp(csv_field(&c, (size_t)cm), sv_other[m]) &&
+					    !strcmp(csv_field(&c, (size_t)ch), runs[i].gpu_tok) &&
+					    !strcmp(csv_field(&c, (size_t)cw), runs[i].workload))
+						runs[i].other[m] = strtod(csv_field(&c, (size_t)cp), NULL);
+		}
+		csv_release(&c);
+	}
+	printf("\n# vLLM (`vllm bench latency`, whole generate() calls; real = the median of the\n"
+	       "# latencies): surfer = --engine vllm --mode serve with its chunked prefill; whole-batch error %%\n");
+	printf("%-6s %-12s %-14s %5s %4s %9s | %7s %9s %8s %8s %8s\n", "gpu", "workload", "model", "tp/pp",
+	       "seqs", "real ms", "surfer", "pipeweave", "neusight", "habitat", "roofline");
+	double sum[1 + SV_NOTHER] = { 0 };
+	int cnt[1 + SV_NOTHER] = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		struct sv_vllm *v = &runs[i];
+		char err[256] = "";
+		v->pred_ms = vllm_predict(dir, v, err, sizeof(err));
+		printf("%-6s %-12s %-14s %3u/%u %4u %9.1f |", v->gpu_tok, v->workload, v->model, v->tp, v->pp,
+		       v->n, v->real_ms);
+		double e = ape(v->pred_ms, v->real_ms);
+		if (isnan(e)) {
+			printf(" %7s", "-");
+		} else {
+			printf(" %7.1f", e);
+			sum[0] += e;
+			cnt[0]++;
+		}
+		for (int m = 0; m < SV_NOTHER; m++) {
+			double x = ape(v->other[m], v->real_ms);
+			if (isnan(x)) {
+				printf(" %8s", "-");
+			} else {
+				printf(" %8.1f", x);
+				sum[1 + m] += x;
+				cnt[1 + m]++;
+			}
+		}
+		printf("%s%s\n", err[0] ? "  " : "", err);
+	}
+	printf("%-6s %-12s %-14s %5s %4s %9s |", "mean", "", "", "", "", "");
+	for (int m = 0; m <= SV_NOTHER; m++) {
+		if (cnt[m])
+			printf(" %*.1f", m ? 8 : 7, sum[m] / cnt[m]);
+		else
+			printf(" %*s", m ? 8 : 7, "-");
+	}
+	printf("\n");
+}
+
 int bench_serving_main(const struct bench_args *a)
 {
 	if (a->help) {
@@ -534,5 +728,7 @@ int bench_serving_main(const struct bench_args *a)
 		printf(" %s D %.1f (P %.1f, %d runs);", sv_arch[ar], s / c, sp / c, c);
 	}
 	printf("\n");
+	if (!a->gpu)
+		vllm_runs(dir);
 	return 0;
 }
