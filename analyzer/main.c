@@ -132,7 +132,7 @@ static void usage(FILE *f)
 		"      --grad-accum N        micro-batches of --batch per optimizer step\n"
 		"      --stack S             eager (default), compile (torch.compile) or te\n"
 		"                            (Transformer Engine / Megatron fused kernels)\n"
-		"      --cuda-graphs         the step replayed as CUDA graphs\n"
+		"      --cuda-graphs         each block's forward and backward one CUDA graph\n"
 		"      --power-limit W       the boards capped at W watts\n"
 		"      --attention A         eager (default), sdpa, or flash (FlashAttention kernels:\n"
 		"                            FA3 on Hopper, FA2 elsewhere; bf16/fp16)\n"

@@ -1768,6 +1768,53 @@ START_TEST(fp8_linears)
 }
 END_TEST
 
+/* FSDP with torchao's tensorwise FP8 gathers a layer's weights at one
+ * byte a parameter, the root unit at two; CUDA graphs make each block's
+ * forward one replay (one launch's CPU time for its kernels). */
+START_TEST(fp8_gathers_and_graphs)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o = zero_opts(3);
+	o.dtype = GPU_DT_BF16;
+	struct model_seq s16, s8;
+	ck_assert_int_eq(model_build(&c, &o, &s16, NULL, 0), 0);
+	o.fp8 = 1;
+	ck_assert_int_eq(model_build(&c, &o, &s8, NULL, 0), 0);
+	double l16 = 0, l8 = 0, r16 = 0, r8 = 0;
+	for (size_t i = 0; i < s16.n; i++)
+		if (s16.v[i].phase == MODEL_PH_COMM && s16.v[i].comm == COMM_ALL_GATHER)
+			*(s16.v[i].layer >= 0 ? &l16 : &r16) += s16.v[i].k.bytes;
+	for (size_t i = 0; i < s8.n; i++)
+		if (s8.v[i].phase == MODEL_PH_COMM && s8.v[i].comm == COMM_ALL_GATHER)
+			*(s8.v[i].layer >= 0 ? &l8 : &r8) += s8.v[i].k.bytes;
+	ck_assert_double_gt(l16, 0);
+	ck_assert_double_eq_tol(l8, l16 / 2, 1);
+	ck_assert_double_eq_tol(r8, r16, 1);
+	model_seq_release(&s16);
+	model_seq_release(&s8);
+
+	o = zero_opts(0);
+	o.dp = 1;
+	o.dtype = GPU_DT_BF16;
+	o.cuda_graphs = 1;
+	ck_assert_int_eq(model_build(&c, &o, &s8, NULL, 0), 0);
+	size_t starts = 0, fwd = 0;
+	for (size_t i = 0; i < s8.n; i++) {
+		const struct model_kernel *k = &s8.v[i];
+		if (k->layer == 4 && k->phase == MODEL_PH_FORWARD) {
+			ck_assert_uint_ne(k->graph, 0);
+			fwd++;
+			starts += k->cpu_before_ns > 0;
+		}
+		if (k->layer < 0 || k->phase == MODEL_PH_OPTIMIZER)
+			ck_assert_uint_eq(k->graph, 0);
+	}
+	ck_assert_uint_gt(fwd, 10);
+	ck_assert_uint_eq(starts, 1);          /* one replay for the block's forward */
+	model_seq_release(&s8);
+}
+END_TEST
+
 /* --power-limit: compute peaks scale with the cap below the TDP, memory
  * bandwidth does not; at or above the TDP the GPU is itself. */
 START_TEST(power_limit_target)
@@ -2047,6 +2094,7 @@ int main(void)
 	tcase_add_test(t, stack_fusion);
 	tcase_add_test(t, fp8_linears);
 	tcase_add_test(t, power_limit_target);
+	tcase_add_test(t, fp8_gathers_and_graphs);
 	tcase_add_test(t, engine_decode_step);
 	tcase_add_test(t, engine_prefill_last_tokens);
 	tcase_add_test(t, engine_mla_and_windows);

@@ -6,4 +6,4 @@ $(BUILD)/tests/check_model: $(BUILD)/obj/tests/check_model.o $(BUILD)/libsurfer-
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(CORE_LIB) $(CHECK_LIBS) $(LDLIBS)
 TEST_SCRIPTS += tests/model_cli.sh tests/model_trace.sh tests/docs_cli.sh tests/report_cli.sh \
-	tests/serve_cli.sh tests/serving_bench.sh
+	tests/serve_cli.sh tests/serving_bench.sh tests/published.sh

@@ -50,6 +50,11 @@ same_times generate gpt2 --mode generate --batch 2 --seq 64 --new-tokens 8
 # FlashAttention kernels described by their shape (trace format 1.3):
 # training (forward and backward) and a generate's decode steps
 same_times flash_train llama-3-8b --mode training --batch 1 --seq 512 --dtype bf16 --attention flash
+# training stacks: gradient accumulation, recompute, FP8, fused kernels, CUDA graphs
+same_times stack_te llama-3.2-1b --mode training --batch 1 --seq 512 --dtype bf16 \
+	--attention flash --stack te --act-ckpt full --grad-accum 3 --dp 4 --zero 1 --optimizer adamw-fused
+same_times stack_compile gpt2 --mode training --batch 2 --seq 128 --dtype bf16 --stack compile \
+	--cuda-graphs --act-ckpt selective --grad-accum 2 --dp 8 --zero 3 --optimizer adamw
 same_times flash_generate llama-3-8b --mode generate --batch 4 --seq 256 --new-tokens 4 --dtype bf16 \
 	--attention flash --tp 2
 

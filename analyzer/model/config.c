@@ -720,8 +720,6 @@ int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out)
 
 double model_launch_ns(const struct model_opts *o)
 {
-	if (o->cuda_graphs)
-		return 1300.0;
 	return o->stack == MODEL_STACK_COMPILE ? 6500.0 : MODEL_LAUNCH_NS_DEFAULT;
 }
 

@@ -1012,6 +1012,47 @@ static void stack_fuse(struct bld *B)
 	free(map);
 }
 
+/* torchao float8 with FSDP2 (tensorwise only: config.py asserts it):
+ * fsdp_pre_all_gather casts each weight shard to FP8 before the
+ * all-gather, so a layer's gather moves one byte per parameter of its
+ * linears instead of two (the norms' few weights, gathered in 16 bits,
+ * left out).  The root unit (embeddings, LM head) stays BF16. */
+static void fp8_gathers(struct bld *B)
+{
+	const struct model_opts *o = B->o;
+	if (!o->fp8 || o->fp8_recipe != MODEL_FP8_TENSORWISE || o->zero < 2 || o->dp <= 1 || B->err)
+		return;
+	for (size_t i = 0; i < B->s->n; i++) {
+		struct model_kernel *k = &B->s->v[i];
+		if (k->phase == MODEL_PH_COMM && k->comm == COMM_ALL_GATHER && k->layer >= 0) {
+			k->k.bytes /= B->esz;
+			k->k.m = (uint64_t)k->k.bytes;
+		}
+	}
+}
+
+/* --cuda-graphs: each block's forward and each block's backward is a
+ * compiled region replayed as one CUDA graph (torch.compile's CUDA graph
+ * trees; Megatron's per-layer TE graphs), its kernels issued by one replay
+ * that costs MODEL_GRAPH_CALL_NS of CPU time; collectives, the optimizer,
+ * AccumulateGrad and the kernels outside the blocks stay eager. */
+static void graph_regions(struct bld *B)
+{
+	struct model_seq *s = B->s;
+	if (!B->o->cuda_graphs || B->err)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		struct model_kernel *k = &s->v[i];
+		if (k->layer < 0 || k->phase == MODEL_PH_COMM || k->phase == MODEL_PH_OPTIMIZER ||
+		    k->role == MODEL_ROLE_GRAD_ACC)
+			continue;
+		/* ids 1..254, a new one at each block and pass */
+		k->graph = (uint8_t)(1 + ((uint32_t)k->layer * 2 + (k->phase == MODEL_PH_BACKWARD)) % 254);
+		if (i == 0 || s->v[i - 1].graph != k->graph)
+			k->cpu_before_ns = MODEL_GRAPH_CALL_NS - model_launch_ns(B->o);
+	}
+}
+
 double model_config_params(const struct model_config *c)
 {
 	double h = c->hidden, f = c->ffn, V = c->vocab, d = c->head_dim;
@@ -1309,6 +1350,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	if (o->mode == MODEL_TRAINING && !B.err) {
 		B.ph = MODEL_PH_BACKWARD;
 		backward(&B);
+		fp8_gathers(&B);
 		stack_fuse(&B);
 		optimizer_step(&B);
 		if (o->zero == 1 && o->dp > 1)
@@ -1316,6 +1358,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	}
 	if (o->mode != MODEL_TRAINING)
 		stack_fuse(&B);
+	graph_regions(&B);
 	free(gathers);
 	free(B.unit);
 	free(B.fwd_lo);

@@ -165,8 +165,9 @@ struct model_opts {
 	int64_t expert_capacity;
 	enum model_ckpt act_ckpt;      /* activation checkpointing            */
 	enum model_stack stack;        /* eager, compile or te                 */
-	int cuda_graphs;               /* compile: the step replayed as CUDA
-					* graphs (launch cost per graph)      */
+	int cuda_graphs;               /* each compiled region (a block's
+					* forward, its backward) replayed as
+					* a CUDA graph                        */
 	/* Linears in FP8 (dtype is then BF16 for everything else). */
 	int fp8;
 	enum model_fp8_recipe fp8_recipe;
@@ -254,8 +255,9 @@ struct model_kernel {
 	int async;
 	uint32_t wait;          /* 1 + index of the collective this kernel
 				 * waits for (its layer's parameters), 0 none */
-	/* Launched by a CUDA graph replay: a run of consecutive graph kernels
-	 * is one graph launch for the CPU (program.c). */
+	/* Launched by a CUDA graph replay (nonzero: the graph's id): a run of
+	 * consecutive kernels of one graph is one graph launch for the CPU
+	 * (program.c). */
 	uint8_t graph;
 	/* The CPU work before this kernel's launch beyond one launch (an
 	 * engine step's scheduling and input preparation), ns. */
@@ -418,10 +420,15 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 
 /* The CPU time between two kernel launches of the stack o runs, ns:
  * eager and te MODEL_LAUNCH_NS_DEFAULT; compile 6.5 us (Inductor's
- * CachingAutotuner.run per Triton kernel, tritonbench PR #1016); with CUDA
- * graphs 1.3 us (a raw cuLaunchKernel, same source: the replay issues no
- * Python). */
+ * CachingAutotuner.run per Triton kernel, tritonbench PR #1016).  With
+ * CUDA graphs a graph's replay costs MODEL_GRAPH_CALL_NS instead of its
+ * kernels' launches. */
 double model_launch_ns(const struct model_opts *o);
+
+/* CPU time of one compiled graph's call with CUDA graphs: ~25 us fixed per
+ * graph call (guards, the replay), tritonbench PR #1016's ~33 us for a
+ * one-kernel graph end to end. */
+#define MODEL_GRAPH_CALL_NS 25000.0
 
 /* Parsers of --act-ckpt (none, selective, full), --stack (eager, compile,
  * te) and --fp8-recipe (tensorwise, rowwise, delayed): 0 or SURFER_EINVAL. */

@@ -236,7 +236,7 @@ static int em_run(struct emit *e, const struct model_seq *s, const struct model_
 		/* a graph replay: its kernels go with one launch, recorded as the
 		 * recorder records a cuGraphLaunch's kernels (TRACE_KF_GRAPH, the
 		 * launch's CPU time on each) */
-		if (!(mk->graph && i > 0 && s->v[i - 1].graph && !mk->sync_before))
+		if (!(mk->graph && i > 0 && s->v[i - 1].graph == mk->graph && !mk->sync_before))
 			e->cpu += e->p->launch_ns;
 		if (mk->async == MODEL_ASYNC_AFTER) /* the bucket's gradients */
 			em_stream_wait(e, MODELPROG_STREAM, MODELPROG_SIDE_STREAM);

@@ -186,6 +186,8 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		lack(r, "nodes");
 	if (has(zero, "VP="))
 		lack(r, "interleaved-pp");
+	if (has(F(C_ATTN), "Triton flash"))
+		lack(r, "triton-attention");
 	arg(r, "mode", "training");
 	arg(r, "batch", "%u", before && pp > 1 ? mb * r->ga : mb);
 	arg(r, "seq", "%u", seq);
