@@ -7,9 +7,11 @@
  * from the held-out runs of `make accuracy` and `make bench-e2e`) holds,
  * per method, kernel class, distance of the target from the data and
  * source of the prediction (a measured origin time or the shape alone),
- * the quantiles of log(predicted / measured) over held-out predictions:
+ * the quantiles of log(predicted / measured) over held-out predictions,
  * every one of them made with the target's whole architecture left out of
- * every fit.  An interval with probability P is the measured time's range
+ * every fit, each taken as its architecture's median error plus a scatter
+ * around it (tools/lab/calibrate.c: a new GPU's bias drawn from the
+ * architectures seen, each once).  An interval with probability P is the measured time's range
  * that those quantiles give: [pred / exp(q((1+P)/2)), pred / exp(q((1-P)/2))].
  *
  * A key the table lacks takes the nearest one that exists, always a wider

@@ -37,6 +37,29 @@ grep -Eq '^gemm +trace +sm_61 +20 +40\.0%' "$D/cov" || { echo "FAIL: sm_61 cover
 grep -Eq '^ +sm_75 +20 +40\.0%' "$D/cov" || { echo "FAIL: sm_75 coverage"; cat "$D/cov"; fail=1; }
 grep -Eq '^ +all +40 +40\.0%' "$D/cov" || { echo "FAIL: overall coverage"; cat "$D/cov"; fail=1; }
 
+# three architectures: the estimator described in calibrate.c computed
+# here with awk: each architecture's median error plus every residual
+# around any architecture's median, its quantiles at 0.1 and 0.9
+mkdir "$D/k3"
+cp "$D/k/Tesla_P4--Tesla_T4.csv" "$D/k/Tesla_T4--Tesla_P4.csv" "$D/k3/"
+awk 'BEGIN { print "method,op,dims,origin_ns,target_ns,predicted_ns";
+	for (i = 0; i < 40; i++) printf "auto,bmm,1x2x3x4,500.0,1000.0,%.4f\n", 1000 * exp(-0.3 + 0.001 * (i % 2)) }' \
+	>"$D/k3/Tesla_V100-PCIE-32GB--Tesla_T4.csv"
+want=$(for f in "$D"/k3/*.csv; do tail -n +2 "$f" | awk -F, -v a="$f" '{ print a, log($6 / $5) }'; done |
+	sort -k1,1 -k2,2g | awk '
+	{ a[NR] = $1; e[NR] = $2; n[$1]++ }
+	END {
+		for (i = 1; i <= NR; i++) { k = a[i]; c[k]++; v[k, c[k]] = e[i] }
+		for (k in n) { m = n[k]; med[k] = m % 2 ? v[k, (m + 1) / 2] : (v[k, m / 2] + v[k, m / 2 + 1]) / 2 }
+		for (k in med) for (i = 1; i <= NR; i++) print med[k] + e[i] - med[a[i]]
+	}' | sort -g | awk '{ x[NR] = $1 }
+	function q(p,  t, i) { t = p * (NR - 1) + 1; i = int(t); return x[i] + (t - i) * (x[i + 1] - x[i]) }
+	END { printf "%.3f %.3f\n", q(0.1), q(0.9) }')
+"$BIN" calibrate --emit "$D/k3" >"$D/table3.c" 2>"$D/err"
+got=$(awk '/PRED_AUTO, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE/ { on = 1; next }
+	on { gsub(/[f{},]/, " "); for (i = 1; i <= NF; i++) q[++n] = $i; if (n >= 41) { printf "%.3f %.3f\n", q[5], q[37]; exit } }' "$D/table3.c")
+[ "$got" = "$want" ] || { echo "FAIL: three architectures: quantiles 0.1, 0.9 '$got', want '$want'"; fail=1; }
+
 expect() {
 	want=$1
 	shift
