@@ -227,6 +227,33 @@ START_TEST(backward_is_twice_forward)
 }
 END_TEST
 
+START_TEST(kernel_limit)
+{
+	/* A build may hold max_kernels kernels and no more: one fewer than a
+	 * BERT-Large training step launches makes it fail cleanly. */
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("bert-large", &c), 0);
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.optimizer = MODEL_OPTIM_ADAMW;
+	struct model_seq s;
+	char err[128] = "";
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	size_t n = s.n;
+	model_seq_release(&s);
+	ck_assert_uint_gt(n, 1000);
+	o.max_kernels = (uint32_t)n;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	ck_assert_uint_eq(s.n, n);
+	model_seq_release(&s);
+	o.max_kernels = (uint32_t)n - 1;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert(strstr(err, "more kernels") != NULL);
+	ck_assert_ptr_null(s.v);
+}
+END_TEST
+
 START_TEST(classify_head)
 {
 	/* BertForSequenceClassification outside the layers: the pooler
@@ -1515,6 +1542,21 @@ START_TEST(context_parallel)
 	ck_assert_uint_eq(m4, m1);
 	model_seq_release(&one);
 	model_seq_release(&four);
+	/* FlashAttention's described shape: a quarter of the 4096-token
+	 * sequence's causal pairs, 4096 x 4097 / 2 / 4, per sequence and head */
+	o.attention = MODEL_ATTN_FLASH;
+	o.dtype = GPU_DT_BF16;
+	ck_assert_int_eq(model_build(&c, &o, &four, NULL, 0), 0);
+	int seen = 0;
+	for (size_t i = 0; i < four.n; i++)
+		if (four.v[i].k.op == PRED_OP_ATTENTION && four.v[i].phase == MODEL_PH_FORWARD) {
+			ck_assert_double_eq_tol(four.v[i].k.attn.pairs, 4096.0 * 4097 / 2 / 4, 1e-6);
+			seen++;
+		}
+	ck_assert_int_eq(seen, 12);
+	model_seq_release(&four);
+	o.attention = MODEL_ATTN_SDPA;
+	o.dtype = GPU_DT_FP32;
 	o.seq = 4095;
 	ck_assert_int_eq(model_build(&c, &o, &four, NULL, 0), SURFER_EINVAL);
 }
@@ -2058,6 +2100,7 @@ int main(void)
 	tcase_add_test(t, gpt2_layer_kernels);
 	tcase_add_test(t, flash_attention_calls);
 	tcase_add_test(t, backward_is_twice_forward);
+	tcase_add_test(t, kernel_limit);
 	tcase_add_test(t, classify_head);
 	tcase_add_test(t, gpt2_params);
 	tcase_add_test(t, llama_gqa_shapes);

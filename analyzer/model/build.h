@@ -9,7 +9,8 @@
  * launchers (ops.c says which).  The op_* emitters also remember the op
  * (training only) so that bld_backward_op can emit what autograd launches
  * for it; k_* emitters append one kernel and remember nothing.  After an
- * error (B->err set: SURFER_ENOMEM) every emitter does nothing.
+ * error (B->err set: SURFER_ENOMEM, or SURFER_EINVAL past
+ * the kernel limit) every emitter does nothing.
  */
 #ifndef SURFER_MODEL_BUILD_H
 #define SURFER_MODEL_BUILD_H
@@ -65,6 +66,18 @@ struct bld {
 	 * [0] outside the layers, [1 + i] layer i */
 	size_t *fwd_lo, *fwd_hi;
 };
+
+/* The most kernels one built iteration may hold by default
+ * (model_opts.max_kernels): 4 Mi launches, 1 GiB of model_kernel.  Real
+ * iterations stay far below it (Llama 3.1 405B over 8 pipeline stages
+ * with 64 microbatches launches 0.14 M per GPU; an
+ * unsharded 2 T-parameter model's foreach AdamW about 1.2 M); a config that
+ * passes it (a hidden size of 256000 makes the optimizer alone launch tens
+ * of millions) is refused rather than exhausting the machine's memory. */
+#define MODEL_MAX_KERNELS (4u << 20)
+
+/* The reason for B->err, for model_build's error text. */
+const char *bld_error(const struct bld *B);
 
 static inline uint64_t cdiv(uint64_t a, uint64_t b)
 {

@@ -75,6 +75,10 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 		attn_init(&a, impl, sq == 1 && sk > 1 ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL,
 			  causal && sq > 1, (uint32_t)heads, (uint32_t)(kvh ? kvh : 1), (uint32_t)d, 0);
 		attn_add_seqs(&a, B->b, sq, sk);
+		if (model_cp(B->o) > 1 && a.causal)
+			/* ring attention, load-balanced (zigzag): a cp-th of the
+			 * sequence's causal pairs, not the last block's */
+			a.pairs = (double)B->b * (double)sk * ((double)sk + 1) / 2 / model_cp(B->o);
 		attn_emit(B, &a);
 		return;
 	}
@@ -1366,7 +1370,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	free(B.ops);
 	if (B.err) {
 		model_seq_release(s);
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, "%s", bld_error(&B));
 		return B.err;
 	}
 	return 0;

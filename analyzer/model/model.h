@@ -184,6 +184,9 @@ struct model_opts {
 	uint32_t chunk;                /* prefill: tokens per forward pass at
 					* most (chunked prefill), 0 all at once */
 	uint32_t new_tokens;           /* serve: tokens generated per sequence */
+	/* The most kernels the build may hold, 0 the default (build.h's
+	 * MODEL_MAX_KERNELS); past it model_build fails with SURFER_EINVAL. */
+	uint32_t max_kernels;
 	/* The machine (model_opts_place): the system (gpu_specs/systems.csv;
 	 * NULL: the target's default), GPUs per node (0 with no system, no
 	 * --nodes and no --gpus-per-node: one node holds every rank, as

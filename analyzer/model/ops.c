@@ -21,6 +21,10 @@ struct model_kernel *bld_push(struct bld *B)
 	struct model_seq *s = B->s;
 	if (B->err)
 		return NULL;
+	if (s->n >= (B->o->max_kernels ? B->o->max_kernels : MODEL_MAX_KERNELS)) {
+		B->err = SURFER_EINVAL;
+		return NULL;
+	}
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 1024;
 		struct model_kernel *v = realloc(s->v, cap * sizeof(*v));
@@ -39,6 +43,12 @@ struct model_kernel *bld_push(struct bld *B)
 	k->wait = B->wait_next;
 	B->wait_next = 0;
 	return k;
+}
+
+const char *bld_error(const struct bld *B)
+{
+	return B->err == SURFER_EINVAL ? "the iteration would launch more kernels than surfer builds"
+				       : "out of memory";
 }
 
 /* The kernel the last emitter pushed, NULL after an error. */

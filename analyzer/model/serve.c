@@ -637,7 +637,7 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 	s->stage_layers = (uint32_t)cdiv(c->layers, o->pp);
 	if (rc || B.err) {
 		model_seq_release(s);
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, "%s", rc ? "out of memory" : bld_error(&B));
 		return rc ? rc : B.err;
 	}
 	return 0;
