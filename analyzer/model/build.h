@@ -65,6 +65,8 @@ struct bld {
 	/* forward kernels of each unit, [lo, hi) in s->v, for recompute:
 	 * [0] outside the layers, [1 + i] layer i */
 	size_t *fwd_lo, *fwd_hi;
+	size_t fp8_after;       /* s->n after the last FP8 linear's GEMM       */
+	uint64_t fp8_m, fp8_in; /* its input's rows and width                 */
 };
 
 /* The most kernels one built iteration may hold by default
@@ -154,7 +156,8 @@ void op_cp(struct bld *B, double step_bytes);
 
 /* --dtype fp8: the scaling kernels of one linear's operands, per the
  * recipe, before its GEMMs (forward: input and weight; backward: the
- * output's gradient and the weight's transposed copy). */
+ * output's gradient and the weight's transposed copy); x 0: the input's
+ * left out (already scaled for the previous linear). */
 void bld_fp8_casts(struct bld *B, int forward, double x_elems, double w_elems);
 
 /* Whether the linear of this shape runs in FP8 under B's options. */

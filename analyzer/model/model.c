@@ -900,6 +900,13 @@ static int fusible(const struct model_kernel *k)
 	}
 }
 
+/* An FP8 scaling kernel (ops.c's bld_fp8_casts). */
+static int scaling(const struct model_kernel *k)
+{
+	return k->k.name && (strstr(k->k.name, "fp8_") || strstr(k->k.name, "cast_transpose") ||
+			     strstr(k->k.name, "MaxOps"));
+}
+
 static int reduces(const struct model_kernel *k)
 {
 	return k->k.op != PRED_OP_ELEMENTWISE;
@@ -969,6 +976,7 @@ static void stack_fuse(struct bld *B)
 			continue;
 		}
 		if (fusible(&k)) {
+			int sc = scaling(&k);
 			struct model_kernel *f = open != SIZE_MAX ? &s->v[open] : NULL;
 			int same = f && f->phase == k.phase && f->layer == k.layer &&
 				   !(reduces(&k) && red_m && (k.k.m != red_m || k.k.n != red_n));
@@ -986,7 +994,8 @@ static void stack_fuse(struct bld *B)
 				red_m = k.k.m, red_n = k.k.n;
 			f->k.name = reduces(f) ? "triton_red_fused_kernel" : "triton_poi_fused_kernel";
 			map[i] = (uint32_t)(open + 1);
-			gemm = SIZE_MAX;
+			if (!sc)
+				gemm = SIZE_MAX;
 			continue;
 		}
 		open = SIZE_MAX;
@@ -1005,7 +1014,8 @@ static void stack_fuse(struct bld *B)
 				continue;
 			}
 		}
-		gemm = k.k.op == PRED_OP_GEMM && k.phase == MODEL_PH_FORWARD ? out : SIZE_MAX;
+		if (!scaling(&k))
+			gemm = k.k.op == PRED_OP_GEMM && k.phase == MODEL_PH_FORWARD ? out : SIZE_MAX;
 		map[i] = (uint32_t)(out + 1);
 		s->v[out++] = k;
 	}

@@ -305,21 +305,25 @@ void bld_fp8_casts(struct bld *B, int forward, double x, double w)
 	B->cols = 1;
 	switch (B->o->fp8_recipe) {
 	case MODEL_FP8_TENSORWISE:
-		k_scale(B, amax, PRED_OP_REDUCTION, x, x * e);
-		k_scale(B, cast, PRED_OP_ELEMENTWISE, x, x * e + 2 * x);
+		if (x > 0) {
+			k_scale(B, amax, PRED_OP_REDUCTION, x, x * e);
+			k_scale(B, cast, PRED_OP_ELEMENTWISE, x, x * e + 2 * x);
+		}
 		if (forward)
 			k_scale(B, amax, PRED_OP_REDUCTION, w, w * e);
 		k_scale(B, cast, PRED_OP_ELEMENTWISE, w, w * e + w);
 		break;
 	case MODEL_FP8_ROWWISE:
-		k_scale(B, cast, PRED_OP_ELEMENTWISE, x, forward ? x * e + x : 2.5 * x * e);
+		if (x > 0)
+			k_scale(B, cast, PRED_OP_ELEMENTWISE, x, forward ? x * e + x : 2.5 * x * e);
 		if (!forward)
 			k_scale(B, cast, PRED_OP_ELEMENTWISE, x, x * e + x);
 		k_scale(B, cast, PRED_OP_ELEMENTWISE, w, forward ? w * e + w : 3.5 * w * e);
 		break;
 	case MODEL_FP8_DELAYED:
 	default:
-		k_scale(B, ct, PRED_OP_ELEMENTWISE, x, x * e + 2 * x);
+		if (x > 0)
+			k_scale(B, ct, PRED_OP_ELEMENTWISE, x, x * e + 2 * x);
 		if (forward) {
 			k_scale(B, ct, PRED_OP_ELEMENTWISE, w, w * e + 2 * w);
 			struct model_kernel *k = bld_last_kernel(B);
@@ -344,9 +348,19 @@ static void k_gemm_fp8(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, ui
 void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, int tied)
 {
 	int fp8 = bld_fp8_linear(B, in, out);
-	if (fp8)
-		bld_fp8_casts(B, 1, (double)m * in, (double)in * out);
+	if (fp8) {
+		/* Q, K, V (gate, up) read one input: compiled code and TE's
+		 * LayerNormLinear scale it once */
+		int same = B->o->stack != MODEL_STACK_EAGER && B->fp8_after == B->s->n &&
+			   B->fp8_m == m && B->fp8_in == in;
+		bld_fp8_casts(B, 1, same ? 0 : (double)m * in, (double)in * out);
+	}
 	k_gemm_fp8(B, 1, m, out, in, fp8);
+	if (fp8) {
+		B->fp8_after = B->s->n;
+		B->fp8_m = m;
+		B->fp8_in = in;
+	}
 	struct fop f = { .kind = F_LINEAR, .a = m, .b = in, .c = out, .flag = bias, .fp8 = fp8,
 			 .param = 1, .param_elems = (double)in * out + (bias ? (double)out : 0) };
 	if (tied) {

@@ -9,12 +9,13 @@
  * micro-batch, sequence, data/tensor/pipeline degrees, gradient
  * accumulation (the GA the row's assumptions state), FP8 and its recipe,
  * activation checkpointing, the optimizer, ZeRO/FSDP and the stack
- * (Transformer Engine for NeMo/Megatron rows, eager for the others).  What
- * a row uses that no flag expresses yet is named in the "lacks" column
- * (context parallelism is then taken as a GPU's share of the sequence).
+ * (Transformer Engine for NeMo/Megatron rows, eager for the others), the
+ * context-parallel degree and the nodes (8 GPUs each).  What a row uses
+ * that no flag expresses yet is named in the "lacks" column.
  * --before predicts with the flags the --model path had before activation
  * checkpointing, gradient accumulation, FP8 and stacks (one micro-batch
- * times GA; FP8 runs as BF16), for comparison.
+ * times GA; FP8 runs as BF16; context parallelism as a GPU's share of the
+ * sequence; one node's collectives), for comparison.
  *
  * Nothing is fitted here: the runs only check the predictions.
  */
@@ -178,11 +179,11 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 	if (!ga)
 		ga = last_int_after(assume, "GradAccum");
 	r->ga = ga ? ga : 1;
-	if (cp > 1) {
+	if (cp > 1 && before) {
 		seq /= cp;
 		lack(r, "cp");
 	}
-	if (r->ngpus > 8)
+	if (r->ngpus > 8 && before)
 		lack(r, "nodes");
 	if (has(zero, "VP="))
 		lack(r, "interleaved-pp");
@@ -207,6 +208,12 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		arg(r, "pp", "%u", pp);
 	if (pp > 1 && before)
 		arg(r, "microbatches", "%u", r->ga);
+	if (cp > 1 && !before)
+		arg(r, "cp", "%u", cp);
+	if (r->ngpus > 8 && !before) {
+		arg(r, "nodes", "%u", (r->ngpus + 7) / 8);
+		arg(r, "gpus-per-node", "8");
+	}
 	if (dp > 1) {
 		if (has(zero, "FSDP") && !has(zero, "FSDP=0"))
 			arg(r, "zero", "3");
