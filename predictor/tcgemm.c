@@ -31,6 +31,27 @@
  *    0.81 (2.4), H20 0.91 (2.7).  The FP16 peak is the basis for every
  *    dtype: the same tensor cores draw about the same power at FP8's
  *    doubled rate.
+ * Small-M FP16/BF16 GEMMs (m <= 64 rows: a decode step's batch tokens times
+ * weights of thousands by thousands) do not run the large-GEMM tiles.
+ * cuBLAS picks a tile as tall as M (64 rows on Hopper's wgmma, narrower
+ * with the operands swapped so that M is the MMA's 8..256-wide side; 32-
+ * and 64-row tiles before it), so the tile height is m rounded up to a
+ * power of two, at least 8, and e_pad counts that tile.  When
+ * such tiles do not fill the SMs it splits K (split-K or stream-K): each of
+ * s = floor(SMs / tiles) slices of K runs on an SM that would idle, so
+ * e_wave counts tiles x s and the K factor sees K / s; the FP32 partial
+ * sums (s x m x n x 4 bytes, 8 MiB at most for m = 64, n = 4096 on 132
+ * SMs) are reduced in L2 and add no DRAM traffic (counting them twice at
+ * DRAM made 64 rows slower than 66 on the H800).  A slice is
+ * at least TCGEMM_SPLIT_K_MIN deep (four 64-deep main-loop steps; shorter
+ * ones are all prologue), so s <= K / 256.  These GEMMs then read their
+ * weights once at near the DRAM rate, as measured: PipeWeave's SGLang
+ * decode on the H20 (batch 8-64, 148 TFLOP/s over 4 TB/s) was predicted at
+ * twice its step with the 128-row tiles.  make bench-serving, decode mean
+ * error: all 21.7% -> 8.6%, H20 109.8% -> 12.6%, H800 4.8% -> 6.6%;
+ * make bench-tc's per-pair mean 21.7% -> 21.6% (tcgemm_params.c's
+ * constants kept as fitted with the 128-row tiles; a refit moves each by
+ * under 0.3%).
  * All GPU dependence is in the datasheet figures (SMs, peak, bandwidth), so
  * constants fitted on some GPUs carry to others.  The constants are fitted
  * by least squares on log(model / measured) with Nelder-Mead (the max() is
@@ -148,6 +169,16 @@ static double tc8_time(const struct tc8_feat *f, const struct tcgemm_fp8 *p, int
 	return (t > t_m ? t : t_m) + p->overhead_ns;
 }
 
+/* The rows of the tile cuBLAS picks for a GEMM of m < 128 rows: m rounded
+ * up to a power of two, at least 8 (tcgemm.c's header says why). */
+static double tc_small_rows(double m)
+{
+	double r = 8;
+	while (r < m)
+		r *= 2;
+	return r;
+}
+
 static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 		       struct tc_feat *f)
 {
@@ -163,13 +194,24 @@ static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	double m = (double)k->m, n = (double)k->n, kk = (double)k->k;
 	double b = k->batch ? (double)k->batch : 1.0;
 	double tw = !gpu_cc_is_amd(g->cc) && g->cc >= 90 ? TCGEMM_TILE_N_SM90 : TCGEMM_TILE;
-	double tm = ceil(m / TCGEMM_TILE), tn = ceil(n / tw);
-	double tiles = b * tm * tn, waves = ceil(tiles / g->sms);
+	/* Small-M FP16/BF16 GEMMs: a tile as tall as M, K split over the SMs
+	 * the output tiles leave idle (the header's small-M paragraph). */
+	int small = (k->dtype == GPU_DT_FP16 || k->dtype == GPU_DT_BF16) && m <= TCGEMM_TILE / 2;
+	double th = small ? tc_small_rows(m) : TCGEMM_TILE, split = 1;
+	double tm = ceil(m / th), tn = ceil(n / tw);
+	double tiles = b * tm * tn;
+	if (small && tiles < g->sms) {
+		split = floor(g->sms / tiles);
+		double smax = floor(kk / TCGEMM_SPLIT_K_MIN);
+		if (split > smax)
+			split = smax > 1 ? smax : 1;
+	}
+	double waves = ceil(tiles * split / g->sms);
 
 	f->dt = k->dtype;
-	f->log_wave = log(tiles / (waves * g->sms));
-	f->log_pad = log(m * n / (tm * TCGEMM_TILE * tn * tw));
-	f->k = kk;
+	f->log_wave = log(tiles * split / (waves * g->sms));
+	f->log_pad = log(m * n / (tm * th * tn * tw));
+	f->k = kk / split;
 	f->tc_ns = 2.0 * m * n * kk * b / peak * 1e9;
 	f->tm_ns = ((m * kk + kk * n) * in + m * n * outb) * b / bw * 1e9;
 	f->waves = waves;

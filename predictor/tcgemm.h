@@ -21,6 +21,9 @@
  * (24.1% -> 25.8%); using it on Ampere too made A100 and A40 worse. */
 #define TCGEMM_TILE 128
 #define TCGEMM_TILE_N_SM90 256
+/* The shallowest slice of K a split-K small-M GEMM gives one SM, elements:
+ * four 64-deep main-loop steps (tcgemm.c's small-M paragraph). */
+#define TCGEMM_SPLIT_K_MIN 256
 
 /* FP8 GEMMs (cuBLASLt's FP8 kernels on Ada and Hopper) as waves of
  * 128 x 128 output tiles, one per SM at a time (tcgemm.c says why); eff 0
