@@ -1117,15 +1117,21 @@ static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_
 		enum pred_method m = (enum pred_method)c->pmethod[at_i];
 		int b = c->pbound[at_i];    /* 0 unknown, 1 compute, 2 memory */
 
-		at->groups[g].launches += timeline_config_launches(c->tl, i);
-		at->groups[g].origin_ns += meas;
-		at->groups[g].pred_ns += p;
-		gm[g][m] += p;
-		gb[g][b] += p;
 		const struct ktable_key *key = &ktable_entry(c->kt, i)->key;
 		/* a described kernel says its op; a recorded one has its name's */
 		enum pred_op op = key->lib_kind == KTABLE_LIB_OP ? (enum pred_op)key->op
 								 : at->groups[g].op;
+		double lo, hi;
+
+		interval_factors(NULL, 0, m, interval_class_of(op), at->distance,
+				 c->a->origin ? PRED_SRC_TRACE : PRED_SRC_CONFIG, at->interval, &lo, &hi);
+		at->groups[g].launches += timeline_config_launches(c->tl, i);
+		at->groups[g].origin_ns += meas;
+		at->groups[g].pred_ns += p;
+		at->groups[g].pred_low_ns += p * lo;
+		at->groups[g].pred_high_ns += p * hi;
+		gm[g][m] += p;
+		gb[g][b] += p;
 
 		at->op_ns[op] += p;
 		at->op_origin_ns[op] += meas;
@@ -1157,6 +1163,24 @@ static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_
 	free(gm);
 	free(gb);
 	return 0;
+}
+
+/* The iteration's interval (analysis_target): the models' share of the
+ * kernel time, no more than the iteration, scaled by the held-out errors
+ * of whole iterations; what the replay adds around it (CPU time, copies,
+ * the measured kernels of identity) stays as it is. */
+static void an_interval(const struct an_ctx *c, struct analysis_target *at)
+{
+	double k = at->kernel_ns - at->method_ns[PRED_IDENTITY], lo, hi;
+
+	if (k > at->iteration_ns)
+		k = at->iteration_ns;
+	if (!(k > 0))
+		k = 0;
+	interval_factors(NULL, 0, PRED_AUTO, IV_CLASS_ITERATION, at->distance,
+			 c->a->origin ? PRED_SRC_TRACE : PRED_SRC_CONFIG, at->interval, &lo, &hi);
+	at->iteration_low_ns = at->iteration_ns - k * (1 - lo);
+	at->iteration_high_ns = at->iteration_ns + k * (hi - 1);
 }
 
 static int an_group_cmp(const void *pa, const void *pb)
@@ -1239,8 +1263,11 @@ static int an_results(struct an_ctx *c)
 		at->kernel_ns = ps[t].kernel_ns;
 		at->copy_ns = ps[t].copy_ns;
 		at->gpu_wait_cpu_ns = ps[t].gpu_wait_cpu_ns;
+		at->interval = c->o->interval > 0 && c->o->interval < 1 ? c->o->interval : IV_DEFAULT_P;
+		at->distance = pred_distance_of(c->predictor, at->gpu);
 		if (an_collect(c, t, group_of, ngroups, proto) < 0)
 			goto out;
+		an_interval(c, at);
 		qsort(at->groups, at->ngroups, sizeof(*at->groups), an_group_cmp);
 	}
 	rc = 0;

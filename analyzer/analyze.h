@@ -23,6 +23,7 @@
 
 #include "gpu_specs/gpu.h"
 #include "trace/surfer_err.h"
+#include "predictor/interval.h"
 #include "predictor/predict.h"
 #include "predictor/tile.h"
 
@@ -75,6 +76,9 @@ struct analysis_options {
 						* replay from the sorted copy, not
 						* the second reading in order (tests
 						* compare the two)                 */
+	double interval;                       /* probability of the intervals around
+						* the predictions (interval.h), 0 < P
+						* < 1; 0: IV_DEFAULT_P (0.8)         */
 	analysis_span_fn on_span;              /* NULL, or called for every span of
 						* the replay on every lane (nothing
 						* is stored: a trace of any length
@@ -89,6 +93,9 @@ struct analysis_group {
 	uint64_t launches;            /* over the counted iterations                */
 	double origin_ns;             /* measured, per iteration                    */
 	double pred_ns;               /* predicted, per iteration                   */
+	double pred_low_ns, pred_high_ns; /* the interval around pred_ns: each
+				       * configuration's by its method, class and
+				       * the target's distance (interval.h)         */
 	enum pred_method method;      /* the method behind most of pred_ns          */
 	int memory_bound;             /* 1 / 0 for most of pred_ns, -1 unknown      */
 };
@@ -97,6 +104,13 @@ struct analysis_target {
 	const struct gpu_spec *gpu;
 	enum pred_method method;      /* the method asked for                       */
 	double iteration_ns;          /* predicted iteration time                   */
+	/* The interval of probability `interval` around iteration_ns: the
+	 * held-out errors of whole iterations (interval.h) applied to the
+	 * kernel time the models predicted (identity excluded); the CPU's
+	 * time, copies and waits as the replay has them. */
+	double iteration_low_ns, iteration_high_ns;
+	double interval;              /* its probability, 0..1                      */
+	enum pred_distance distance;  /* how far the target is from the data        */
 	double kernel_ns, copy_ns;    /* per iteration: predicted kernel/copy time  */
 	double gpu_wait_cpu_ns;       /* per iteration: whole GPU idle, waiting for launches */
 	double memory_bound_ns, compute_bound_ns, unknown_bound_ns; /* kernel_ns split */

@@ -127,7 +127,14 @@ int baseline_compare(const struct analysis *a, const char *path, double max_regr
 		v->base_ms = base;
 		v->cur_ms = at->iteration_ns / 1e6;
 		v->growth_pct = base > 0 ? (v->cur_ms - base) / base * 100.0 : 0.0;
-		v->regressed = v->growth_pct > max_regression_pct;
+		v->limit_pct = max_regression_pct;
+		if (max_regression_pct == BASELINE_AUTO) {
+			double high = json_number_value(json_object_get(p, "iteration_ms_high"));
+			double rel = base > 0 && high >= base ? high / base
+				     : at->iteration_ns > 0 ? at->iteration_high_ns / at->iteration_ns : 1;
+			v->limit_pct = (rel - 1) * 100.0;
+		}
+		v->regressed = v->growth_pct > v->limit_pct;
 		regressed |= v->regressed;
 		bl_growers(at, json_object_get(p, "breakdown"), v);
 	}
@@ -139,12 +146,11 @@ int baseline_compare(const struct analysis *a, const char *path, double max_regr
 	return regressed;
 }
 
-void baseline_print(FILE *f, const struct baseline_verdict *v, size_t n, double max_regression_pct,
-		    int color)
+void baseline_print(FILE *f, const struct baseline_verdict *v, size_t n, int color)
 {
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "gate       %s: %.3f ms -> %.3f ms (%+.1f%%), limit %.1f%%: %s%s%s\n",
-			v[i].target, v[i].base_ms, v[i].cur_ms, v[i].growth_pct, max_regression_pct,
+			v[i].target, v[i].base_ms, v[i].cur_ms, v[i].growth_pct, v[i].limit_pct,
 			color ? (v[i].regressed ? "\033[1;31m" : "\033[32m") : "",
 			v[i].regressed ? "REGRESSION" : "ok", color ? "\033[0m" : "");
 		if (!v[i].regressed)

@@ -47,8 +47,9 @@ struct cli {
 	size_t top;
 	const char *save_baseline;
 	const char *baseline;
-	double max_regression;
+	double max_regression;    /* percent, or BASELINE_AUTO */
 	int have_max_regression;
+	double interval;          /* --interval P / 100; 0: the default */
 	int list_gpus;
 	int list_models;
 	const char *weights;      /* --weights FILE; NULL: the compiled-in ones */
@@ -83,7 +84,10 @@ static void usage(FILE *f)
 		"      --save-baseline FILE  write the predictions as a baseline for the gate\n"
 		"      --baseline FILE       compare with a baseline; exit 3 when a target's\n"
 		"      --max-regression PCT  predicted iteration time grew by more than PCT %%\n"
-		"                            (default 0)\n"
+		"                            (default 0); auto: beyond the top of the\n"
+		"                            baseline's interval\n"
+		"      --interval P          the P %% interval around every prediction\n"
+		"                            (default 80; 0 < P < 100)\n"
 		"      --list-gpus           list the GPUs surfer knows\n"
 		"      --list-models         list the built-in models (--model NAME)\n"
 		"      --chrome-trace FILE   write the predicted timelines as a Chrome trace\n"
@@ -228,7 +232,8 @@ static int parse_number(const char *s, double *out)
 }
 
 enum { OPT_SAVE = 256, OPT_BASELINE, OPT_MAXREG, OPT_LIST, OPT_MODEL, OPT_CHROME, OPT_HTML,
-       OPT_CSV, OPT_PRICE, OPT_COLOR, OPT_WEIGHTS, OPT_LIST_MODELS, OPT_RANK, OPT_SYSTEM };
+       OPT_CSV, OPT_PRICE, OPT_COLOR, OPT_WEIGHTS, OPT_LIST_MODELS, OPT_RANK, OPT_INTERVAL,
+       OPT_SYSTEM };
 
 /* Returns -1 to go on, else an exit code. */
 static int parse(int argc, char **argv, struct cli *c)
@@ -243,6 +248,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"save-baseline", required_argument, NULL, OPT_SAVE},
 		{"baseline", required_argument, NULL, OPT_BASELINE},
 		{"max-regression", required_argument, NULL, OPT_MAXREG},
+		{"interval", required_argument, NULL, OPT_INTERVAL},
 		{"list-gpus", no_argument, NULL, OPT_LIST},
 		{"list-models", no_argument, NULL, OPT_LIST_MODELS},
 		{"chrome-trace", required_argument, NULL, OPT_CHROME},
@@ -333,10 +339,20 @@ static int parse(int argc, char **argv, struct cli *c)
 			c->baseline = optarg;
 			break;
 		case OPT_MAXREG:
-			if (parse_number(optarg, &v) < 0 || v < 0)
-				return bad("bad --max-regression '%s': a percentage >= 0 is expected", optarg);
+			if (!strcmp(optarg, "auto"))
+				v = BASELINE_AUTO;
+			else if (parse_number(optarg, &v) < 0 || v < 0)
+				return bad("bad --max-regression '%s': a percentage >= 0 or auto is expected",
+					   optarg);
 			c->max_regression = v;
 			c->have_max_regression = 1;
+			break;
+		case OPT_INTERVAL:
+			if (parse_number(optarg, &v) < 0 || !(v > 0 && v < 100))
+				return bad("bad --interval '%s': a percentage between 0 and 100 is expected",
+					   optarg);
+			c->interval = v / 100;
+			c->model.opts.interval = c->interval;
 			break;
 		case OPT_LIST:
 			c->list_gpus = 1;
@@ -482,7 +498,7 @@ static int gate(const struct analysis *a, const struct cli *c)
 	}
 	if (!c->json)
 		fputc('\n', f);
-	baseline_print(f, v, n, c->max_regression, c->color && !c->json);
+	baseline_print(f, v, n, c->color && !c->json);
 	return rc == 1 ? 3 : 0;
 }
 
@@ -570,6 +586,7 @@ int main(int argc, char **argv)
 	o.system = c.system;
 	o.method = c.method;
 	o.pred = pred;
+	o.interval = c.interval;
 	if (c.chrome_trace) {
 		if (!(ctf = export_open("--chrome-trace", c.chrome_trace, err, sizeof(err)))) {
 			print_error(err);

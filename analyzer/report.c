@@ -601,6 +601,9 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 		t->gpu->name, pred_method_name(t->method), rp_c(color, RP_RESET));
 	fprintf(f, "predicted  %s%.3f ms%s per iteration", rp_c(color, RP_BOLD),
 		report_ms(t->iteration_ns), rp_c(color, RP_RESET));
+	if (t->iteration_high_ns > t->iteration_low_ns)
+		fprintf(f, " (%.0f%%: %.4g-%.4g ms)", t->interval * 100, report_ms(t->iteration_low_ns),
+			report_ms(t->iteration_high_ns));
 	if (a->measured_ns > 0) {
 		double r = t->iteration_ns / a->measured_ns;
 		const char *c = r < 0.995 ? RP_GREEN : r > 1.005 ? RP_RED : "";
@@ -781,6 +784,8 @@ static json_t *rp_breakdown(const struct analysis_target *t, size_t top)
 		    rp_set(o, "launches", json_integer((json_int_t)g->launches)) ||
 		    rp_set(o, "origin_ms", rp_num(report_ms(g->origin_ns))) ||
 		    rp_set(o, "predicted_ms", rp_num(report_ms(g->pred_ns))) ||
+		    rp_set(o, "predicted_ms_low", rp_num(report_ms(g->pred_low_ns))) ||
+		    rp_set(o, "predicted_ms_high", rp_num(report_ms(g->pred_high_ns))) ||
 		    rp_set(o, "method", rp_str(pred_method_name(g->method))) ||
 		    rp_set(o, "bound", rp_str(rp_bound(g->memory_bound))) ||
 		    json_array_append_new(arr, o)) {
@@ -832,6 +837,10 @@ static json_t *rp_prediction(const struct analysis *a, const struct report_model
 	    rp_set(o, "target_name", rp_str(t->gpu->name)) ||
 	    rp_set(o, "method", rp_str(pred_method_name(t->method))) ||
 	    rp_set(o, "iteration_ms", rp_num(report_ms(t->iteration_ns))) ||
+	    rp_set(o, "iteration_ms_low", rp_num(report_ms(t->iteration_low_ns))) ||
+	    rp_set(o, "iteration_ms_high", rp_num(report_ms(t->iteration_high_ns))) ||
+	    rp_set(o, "interval", rp_num(t->interval)) ||
+	    rp_set(o, "distance", rp_str(pred_distance_name(t->distance))) ||
 	    rp_cost(o, t, rm) || rp_tokens(o, t, rm) ||
 	    rp_set(o, "kernel_ms", rp_num(report_ms(t->kernel_ns))) ||
 	    rp_set(o, "copy_ms", rp_num(report_ms(t->copy_ns))) ||

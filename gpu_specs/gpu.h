@@ -101,28 +101,22 @@ const struct gpu_cc_limits *gpu_cc_find(uint32_t cc);
 double gpu_mem_bw_eff_gbps(const struct gpu_spec *g);
 
 /* The FP32 rate of the CUDA cores that code can issue, TFLOP/s: the
- * datasheet peak, times GPU_FP32_DUAL_ISSUE_EFF on GPUs whose datasheet
- * counts 128 FP32 lanes per SM from compute capability 8.6 on (GA10x, Ada,
- * Hopper, Blackwell: every FP32 warp instruction must issue back to back
- * to reach it), where a pure FMA loop reaches 0.64 (A40) and 0.63 (L40) of
- * the peak at the clock it ran, against 0.98 on the A100's 64 lanes
- * (gpu-benches gpu-roofline).  Pascal's 128-lane SMs (GP104) issue at full
- * rate.  0 when the GPU lists no FP32 peak. */
+ * datasheet peak times gpu_fp32_issue_factor() (figures.h): 1 where every
+ * FP32 lane issues each cycle (the GPUs the tile model learnt from), and
+ * on parts whose datasheet counts 128 FP32 lanes per SM from compute
+ * capability 8.6 on (GA10x, Ada, Hopper, Blackwell) the FMA efficiency
+ * gpu-benches' gpu-roofline measured on that GPU or its die (A40, L40,
+ * H200), else the median of the measured ones of other architectures,
+ * over the A100's (0.98).  0 when the GPU lists no FP32 peak. */
 double gpu_fp32_simt_tflops(const struct gpu_spec *g);
-#define GPU_FP32_DUAL_ISSUE_EFF 0.635
-#define GPU_FP32_HOPPER_GEMM_EFF 0.93
 
 /* The FP32 rate a GEMM can reach, TFLOP/s: the CUDA cores' on NVIDIA
- * (gpu_fp32_simt_tflops()), but on Hopper (compute capability 9.0), whose
- * 128 lanes per SM are all FP32 units, the datasheet peak times
- * GPU_FP32_HOPPER_GEMM_EFF: the FFMA share of an SGEMM main loop (cuBLAS's
- * 256 x 128 x 8 SIMT tile, 256 threads: per k step 128 FFMA, 6 LDS.128 and
- * about 1.5 other instructions of the global-to-shared copy and the loop,
- * 0.94; 128 x 128: 0.93), where a pure FMA loop with its loads and counter
- * reaches 0.61 (gpu-benches gpu-roofline, H200 at 1980 MHz).  On AMD CDNA 1-3 the matrix cores' FP32 MFMA
- * rate, twice the vector ALUs' unpacked FP32 rate the fp32 column holds
- * (MI100 46.1 against 23.1, MI210 45.3 against 22.6, MI300X 163.4 against
- * 81.7 TF in AMD's datasheets), which rocBLAS and hipBLASLt use for SGEMM. */
+ * (gpu_fp32_simt_tflops(), Hopper's included: no SGEMM rate of any part
+ * of those architectures is in the data to set another); on AMD CDNA 1-3
+ * the matrix cores' FP32 MFMA rate, twice the vector ALUs' unpacked FP32
+ * rate the fp32 column holds (MI100 46.1 against 23.1, MI210 45.3 against
+ * 22.6, MI300X 163.4 against 81.7 TF in AMD's datasheets), which rocBLAS
+ * and hipBLASLt use for SGEMM. */
 double gpu_fp32_gemm_tflops(const struct gpu_spec *g);
 
 /* The share of the datasheet matrix rate PyTorch's matmuls reach on g's

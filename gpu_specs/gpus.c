@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "gpu_specs/figures.h"
 #include "gpu_specs/gpus_table.h"
 
 #define KEY_MAX 128
@@ -195,13 +196,7 @@ double gpu_fp32_simt_tflops(const struct gpu_spec *g)
 {
 	if (!g || !(g->peak_tflops[GPU_DT_FP32] > 0))
 		return 0.0;
-	double t = g->peak_tflops[GPU_DT_FP32];
-	/* FP32 lanes per SM: peak = 2 FLOPs x lanes x SMs x boost clock. */
-	double lanes = g->sms && g->boost_clock_mhz ?
-		       t * 1e6 / (2.0 * g->sms * g->boost_clock_mhz) : 0;
-	if (!gpu_cc_is_amd(g->cc) && g->cc >= 86 && lanes >= 96)
-		t *= GPU_FP32_DUAL_ISSUE_EFF;
-	return t;
+	return g->peak_tflops[GPU_DT_FP32] * gpu_fp32_issue_factor(g);
 }
 
 double gpu_fp32_gemm_tflops(const struct gpu_spec *g)
@@ -209,11 +204,6 @@ double gpu_fp32_gemm_tflops(const struct gpu_spec *g)
 	double t = gpu_fp32_simt_tflops(g);
 	if (g && gpu_cc_is_amd(g->cc))
 		return 2 * t;
-	/* Hopper's 128 lanes are all FP32 (GA10x and Ada share half of
-	 * theirs with INT32): an SGEMM main loop, almost all FFMA, issues
-	 * close to every cycle there. */
-	if (g && g->cc == 90 && t > 0 && t < g->peak_tflops[GPU_DT_FP32])
-		return g->peak_tflops[GPU_DT_FP32] * GPU_FP32_HOPPER_GEMM_EFF;
 	return t;
 }
 

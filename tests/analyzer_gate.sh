@@ -64,6 +64,38 @@ n=$(awk '$1 == "grew" && $2 ~ /sgemm/ { b = substr($5, 2) + 0; c = $7 + 0
 	if (b > 0.1 && c / b > 1.099 && c / b < 1.101) n++ } END { print n + 0 }' "$tmp/out")
 [ "$n" -eq 2 ] || { echo "gate: the FP32 GEMM did not grow by 10% on both targets"; cat "$tmp/out"; failed=$((failed + 1)); }
 
+# --max-regression auto: the limit of each target is the top of the
+# baseline's interval over its prediction (iteration_ms_high /
+# iteration_ms - 1, read from the baseline here), and a target regresses
+# exactly when it grew beyond that
+for trace in f32slow slow; do
+	"$A" "$tmp/$trace.mp" -t h100-sxm -t t4 --baseline "$tmp/bl32.json" --max-regression auto \
+		>"$tmp/auto.out" 2>"$tmp/err"
+	rc=$?
+	python3 - "$tmp/bl32.json" "$tmp/auto.out" "$rc" <<'PY' || failed=$((failed + 1))
+import json, re, sys
+base = {p["target"]: p for p in json.load(open(sys.argv[1]))["predictions"]}
+lines = [l for l in open(sys.argv[2]) if l.startswith("gate ")]
+assert len(lines) == 2, lines
+regressed = False
+for l in lines:
+    m = re.match(r"gate +(\S+): ([\d.]+) ms -> ([\d.]+) ms \(([-+\d.]+)%\), limit ([-\d.]+)%: (\S+)", l)
+    assert m, l
+    p = base[m.group(1)]
+    want = (p["iteration_ms_high"] / p["iteration_ms"] - 1) * 100
+    assert abs(float(m.group(5)) - want) < 0.051, (l, want)
+    assert want > 0, "no interval in the baseline"
+    grew = (float(m.group(3)) - float(m.group(2))) / float(m.group(2)) * 100
+    assert (m.group(6) == "REGRESSION") == (grew > want), (l, grew, want)
+    regressed |= m.group(6) == "REGRESSION"
+assert int(sys.argv[3]) == (3 if regressed else 0), sys.argv[3]
+PY
+done
+expect 2 "bad --max-regression" "$A" "$tmp/base.mp" -t t4 --baseline "$tmp/bl.json" --max-regression autox
+one_line "bad --max-regression"
+expect 2 "bad --interval" "$A" "$tmp/base.mp" -t t4 --interval 100
+one_line "bad --interval"
+
 expect 2 "baseline without shared target" "$A" "$tmp/base.mp" -t l4 --baseline "$tmp/bl.json"
 one_line "baseline without shared target"
 expect 2 "baseline not JSON" "$A" "$tmp/base.mp" -t t4 --baseline "$tmp/base.mp"

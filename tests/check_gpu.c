@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "gpu_specs/figures.h"
 #include "gpu_specs/gpu.h"
 #include "tests/check_run.h"
 
@@ -473,41 +474,72 @@ static char *capture(int json)
 	return buf;
 }
 
-/* The FP32 rate code can issue: GPUs whose datasheet counts 128 FP32
- * lanes per SM from cc 8.6 on get GPU_FP32_DUAL_ISSUE_EFF of it; 64-lane
- * SMs and Pascal's 128-lane GP104 the datasheet figure. */
+/* The FP32 rate code can issue: 64-lane SMs and Pascal's 128-lane GP104
+ * the datasheet figure; parts with 128 FP32 lanes per SM from cc 8.6 on
+ * the FMA rate gpu-benches' gpu-roofline measured (GFLOP/s at the clock
+ * it ran, over the datasheet rate at that clock) relative to the A100's,
+ * on the GPU itself or its die, else the median of the measured ones.
+ * GEMMs run at the same rate on NVIDIA, Hopper's included. */
 START_TEST(test_fp32_simt)
 {
-	static const struct { const char *id; int derated; } cases[] = {
-		{"a100-sxm4-80", 0},   /* 108 SMs x 64 lanes x 1.41 GHz x 2 = 19.5 */
-		{"v100-pcie-32", 0}, {"t4", 0},
-		{"p4", 0},             /* GP104: 20 SMs x 128 lanes, full rate  */
-		{"a40", 1}, {"rtx-3090", 1}, {"l4", 1}, {"l40", 1},
-		{"h100-sxm", 1}, {"h200", 1},
+	const double a100 = 19192.0 / 19500;              /* 1410 MHz = boost */
+	const double a40 = 23723.0 / (37.4e3 * 1725 / 1740);
+	const double l40 = 50855.0 / (90.5e3 * 2220 / 2490);
+	const double h200 = 42558.0 / 67e3;               /* 1980 MHz = boost */
+	const double med = h200;                          /* a40 > h200 > l40 */
+	static const char *const full[] = {"a100-sxm4-80", "v100-pcie-32", "t4", "p4"};
+	const struct { const char *id; double eff; } derated[] = {
+		{"a40", a40 / a100}, {"l40", l40 / a100}, {"h200", h200 / a100},
+		{"h100-sxm", h200 / a100},                /* the H200's die (132 SMs) */
+		{"h100-pcie", med / a100}, {"l4", med / a100}, {"rtx-3090", med / a100},
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		const struct gpu_spec *g = gpu_find(cases[i].id);
-		ck_assert_msg(g != NULL, "%s", cases[i].id);
-		double want = g->peak_tflops[GPU_DT_FP32] * (cases[i].derated ? 0.635 : 1.0);
+	ck_assert(a40 > h200 && h200 > l40);
+	for (size_t i = 0; i < sizeof full / sizeof full[0]; i++) {
+		const struct gpu_spec *g = gpu_find(full[i]);
+		ck_assert_msg(g != NULL, "%s", full[i]);
+		ck_assert_double_eq_tol(gpu_fp32_simt_tflops(g), g->peak_tflops[GPU_DT_FP32], 1e-9);
+		ck_assert_double_eq_tol(gpu_fp32_gemm_tflops(g), g->peak_tflops[GPU_DT_FP32], 1e-9);
+	}
+	for (size_t i = 0; i < sizeof derated / sizeof derated[0]; i++) {
+		const struct gpu_spec *g = gpu_find(derated[i].id);
+		ck_assert_msg(g != NULL, "%s", derated[i].id);
+		double want = g->peak_tflops[GPU_DT_FP32] * derated[i].eff;
 		ck_assert_msg(fabs(gpu_fp32_simt_tflops(g) - want) < 1e-9, "%s: %g, want %g",
-			      cases[i].id, gpu_fp32_simt_tflops(g), want);
+			      derated[i].id, gpu_fp32_simt_tflops(g), want);
+		ck_assert_msg(fabs(gpu_fp32_gemm_tflops(g) - want) < 1e-9, "%s: GEMM %g, want %g",
+			      derated[i].id, gpu_fp32_gemm_tflops(g), want);
 	}
 	ck_assert_double_eq(gpu_fp32_simt_tflops(NULL), 0);
-	/* GEMMs: Hopper's all-FP32 lanes issue an SGEMM's FFMA stream at
-	 * 0.93 of the datasheet; the dual-datapath GA10x / Ada parts stay at
-	 * the FMA-loop rate, 64-lane parts at the datasheet's. */
-	static const struct { const char *id; double eff; } gemm[] = {
-		{"h100-sxm", 0.93}, {"h100-pcie", 0.93}, {"h200", 0.93},
-		{"l40", 0.635}, {"l4", 0.635}, {"a40", 0.635}, {"rtx-3090", 0.635},
-		{"a100-sxm4-80", 1.0}, {"v100-pcie-32", 1.0}, {"p4", 1.0},
-	};
-	for (size_t i = 0; i < sizeof gemm / sizeof gemm[0]; i++) {
-		const struct gpu_spec *g = gpu_find(gemm[i].id);
-		ck_assert_msg(g != NULL, "%s", gemm[i].id);
-		double want = g->peak_tflops[GPU_DT_FP32] * gemm[i].eff;
-		ck_assert_msg(fabs(gpu_fp32_gemm_tflops(g) - want) < 1e-9, "%s: GEMM %g, want %g",
-			      gemm[i].id, gpu_fp32_gemm_tflops(g), want);
-	}
+}
+END_TEST
+
+/* Every figure says where it comes from; a rule checked with the GPU's
+ * own architecture held out never uses that architecture's rows. */
+START_TEST(test_figures)
+{
+	struct gpu_figure_value v;
+	const struct gpu_spec *h200 = gpu_find("h200"), *h100 = gpu_find("h100-sxm");
+	ck_assert_int_eq(gpu_figure(h200, GPU_FIG_FP32_FMA_EFF, 0, &v), GPU_PROV_MICROBENCH);
+	ck_assert_double_eq_tol(v.value, 42558.0 / 67e3, 1e-12);
+	ck_assert_int_eq(gpu_figure(h100, GPU_FIG_FP32_FMA_EFF, 0, &v), GPU_PROV_SAME_DIE);
+	ck_assert_str_eq(v.from, "h200");
+	/* Hopper held out: the median of the A40 and the L40 */
+	ck_assert_int_eq(gpu_figure(h200, GPU_FIG_FP32_FMA_EFF, 90, &v), GPU_PROV_RULE);
+	ck_assert_double_eq_tol(v.value, (23723.0 / (37.4e3 * 1725 / 1740) +
+					  50855.0 / (90.5e3 * 2220 / 2490)) / 2, 1e-12);
+	/* the T4's measured bandwidth (Habitat's table), and held out the
+	 * datasheet times the median of the others' measured shares */
+	const struct gpu_spec *t4 = gpu_find("t4");
+	ck_assert_int_eq(gpu_figure(t4, GPU_FIG_DRAM_BW, 0, &v), GPU_PROV_MICROBENCH);
+	ck_assert_double_eq_tol(v.value, t4->mem_bw_measured_gbps, 1e-12);
+	ck_assert_int_eq(gpu_figure(t4, GPU_FIG_DRAM_BW, 75, &v), GPU_PROV_RULE);
+	ck_assert(v.value > 0.6 * t4->mem_bw_gbps && v.value < t4->mem_bw_gbps);
+	/* AMD's MAMF rule takes AMD's rows only: MI300X 0.514 and MI325X
+	 * 0.604 are one architecture, so with it held out nothing is left */
+	const struct gpu_spec *mi300 = gpu_find("mi300x");
+	ck_assert_int_eq(gpu_figure(mi300, GPU_FIG_MAMF_BF16, 0, &v), GPU_PROV_MICROBENCH);
+	ck_assert_int_eq(gpu_figure(mi300, GPU_FIG_MAMF_BF16, mi300->cc, &v), GPU_PROV_NONE);
+	ck_assert_str_eq(gpu_provenance_name(GPU_PROV_SAME_DIE), "same die");
 }
 END_TEST
 
@@ -632,6 +664,8 @@ static Suite *gpu_suite(void)
 	tcase_add_test(tc, test_list_text);
 	tcase_add_test(tc, test_list_json);
 	tcase_add_test(tc, test_fp32_simt);
+	tcase_add_test(tc, test_figures);
+	tcase_add_test(tc, test_figures);
 	suite_add_tcase(s, tc);
 	return s;
 }

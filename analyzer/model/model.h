@@ -157,6 +157,8 @@ struct model_opts {
 	uint32_t zero;
 	enum pred_method method;       /* kernel predictor (PRED_AUTO default) */
 	const struct predictor *pred;  /* its state; NULL: the defaults      */
+	double interval;               /* probability of the intervals (0..1);
+					* 0: the analysis's default        */
 	/* Mixture of experts: tokens each expert takes per sequence at most;
 	 * 0 (default) every routed token, MODEL_CAPACITY_CONFIG the config's
 	 * expert_capacity (Hugging Face's router drops the rest). */

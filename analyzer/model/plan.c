@@ -27,6 +27,7 @@ struct layout {
 	int ok;                 /* built; else why holds the reason            */
 	char why[96];
 	double iteration_ns, comm_exposed_ns, peak;
+	double low_ns, high_ns, interval;   /* the interval around iteration_ns */
 };
 
 static int cmp_layout(const void *a, const void *b)
@@ -124,6 +125,9 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 	}
 	l->ok = 1;
 	l->iteration_ns = t.iteration_ns;
+	l->low_ns = t.iteration_low_ns;
+	l->high_ns = t.iteration_high_ns;
+	l->interval = t.interval;
 	l->comm_exposed_ns = t.comm_exposed_ns;
 	l->peak = mem.peak;
 }
@@ -172,8 +176,13 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 	fprintf(f, "\ntarget     %s (%s), %.2f GiB usable per GPU", g->id, g->name, have / GIB);
 	if (usd_per_hour > 0)
 		fprintf(f, ", $%.2f/hour per GPU", usd_per_hour);
-	fprintf(f, "\n  %4s %4s %4s %4s %12s %12s %10s %10s", "dp", "tp", "pp", "mb", "iteration ms",
-		"tokens/s", "comm ms", "memory GiB");
+	double p = 0;
+	for (size_t i = 0; i < n && !(p > 0); i++)
+		p = v[i].ok ? v[i].interval : 0;
+	char range[32];
+	snprintf(range, sizeof range, "%.0f%% interval", p * 100);
+	fprintf(f, "\n  %4s %4s %4s %4s %12s %17s %12s %10s %10s", "dp", "tp", "pp", "mb",
+		"iteration ms", range, "tokens/s", "comm ms", "memory GiB");
 	if (usd_per_hour > 0)
 		fprintf(f, " %12s", "$/M tokens");
 	fputc('\n', f);
@@ -188,9 +197,11 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 		}
 		int fits = !(have > 0) || l->peak <= have;
 		built = 1;
-		fprintf(f, "  %4u %4u %4u %4u %12.3f %12.0f %10.3f %10.2f", l->dp, l->tp, l->pp,
-			l->mb ? l->mb : 1, l->iteration_ns / 1e6, tokens_of(m) / (l->iteration_ns / 1e9),
-			l->comm_exposed_ns / 1e6, l->peak / GIB);
+		char iv[40];
+		snprintf(iv, sizeof iv, "%.4g-%.4g", l->low_ns / 1e6, l->high_ns / 1e6);
+		fprintf(f, "  %4u %4u %4u %4u %12.3f %17s %12.0f %10.3f %10.2f", l->dp, l->tp, l->pp,
+			l->mb ? l->mb : 1, l->iteration_ns / 1e6, iv,
+			tokens_of(m) / (l->iteration_ns / 1e9), l->comm_exposed_ns / 1e6, l->peak / GIB);
 		if (usd_per_hour > 0) {
 			char usd[32];
 			report_usd(usd_per_mtok(m, l, usd_per_hour), usd, sizeof(usd));
@@ -225,9 +236,10 @@ static json_t *layouts_json(const struct model_cli *m, const struct gpu_spec *g,
 		if (o && l->hsdp)
 			json_object_set_new(o, "hsdp", json_true());
 		if (o && l->ok)
-			json_object_update_new(o, json_pack("{s:i, s:f, s:f, s:f, s:f, s:b}",
+			json_object_update_new(o, json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:b}",
 				"microbatches", (json_int_t)(l->mb ? l->mb : 1),
 				"iteration_ms", l->iteration_ns / 1e6,
+				"iteration_ms_low", l->low_ns / 1e6, "iteration_ms_high", l->high_ns / 1e6,
 				"tokens_per_s", tokens_of(m) / (l->iteration_ns / 1e9),
 				"comm_exposed_ms", l->comm_exposed_ns / 1e6, "memory_peak_gib", l->peak / GIB,
 				"memory_fits", !(have > 0) || l->peak <= have));

@@ -470,6 +470,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 		ao.ntargets = 1;
 		ao.method = o->method;
 		ao.pred = o->pred;
+		ao.interval = o->interval;
 		ao.system = o->system;
 		ao.on_span = mt_span;
 		ao.span_ctx = &t;
@@ -481,6 +482,9 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 		return rc == SURFER_ENOMEM ? SURFER_ENOMEM : SURFER_EINVAL;
 	const struct analysis_target *at = &a->targets[0];
 	out->iteration_ns = at->iteration_ns;
+	out->iteration_low_ns = at->iteration_low_ns;
+	out->iteration_high_ns = at->iteration_high_ns;
+	out->interval = at->interval;
 	out->compute_ns = at->kernel_ns;
 	out->comm_ns = at->op_ns[PRED_OP_COMM];
 	out->cpu_bound_ns = at->gpu_wait_cpu_ns;

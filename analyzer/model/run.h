@@ -98,6 +98,8 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 /* What model_time says about one iteration on one GPU. */
 struct model_timing {
 	double iteration_ns;     /* predicted iteration time (replayed)        */
+	double iteration_low_ns, iteration_high_ns; /* its interval (analyze.h)  */
+	double interval;         /* the interval's probability                  */
 	double compute_ns;       /* sum of compute kernel times                */
 	double comm_ns;          /* sum of collective times                    */
 	double comm_exposed_ns;  /* collective time not hidden by compute      */

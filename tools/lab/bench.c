@@ -25,6 +25,8 @@
 #include "tools/lab/bench_serving.h"
 #include "tools/lab/bench_tc.h"
 #include "tools/lab/bench_vec.h"
+#include "tools/lab/calibrate.h"
+#include "tools/lab/bench_figures.h"
 #include "predictor/predict.h"
 #include "predictor/tile.h"
 #include "tools/lab/neusight.h"
@@ -81,6 +83,10 @@ static void usage(FILE *fp)
 		"       " PROG " serving --data DIR     (SGLang engine vs PipeWeave's runs)\n"
 		"       " PROG " profile --labels DIR [--emit] (per-operator profiles vs the tile model;\n"
 		"                                          the AMD scale)\n"
+		"       " PROG " calibrate [--emit] DIR|FILE.csv... (the interval table from held-out\n"
+		"                                          dumps, and its coverage)\n"
+		"       " PROG " figures               (every GPU's achievable figures, their provenance,\n"
+		"                                          the rules checked held out)\n"
 		"       " PROG " --version\n"
 		"methods: bw-ratio flops-ratio roofline wave mlp auto (default auto), all\n");
 }
@@ -342,15 +348,19 @@ static int run_table(int nfiles, char **files)
 		rep[n++] = r;
 	}
 	/* Table 1: each held-out target and origin, GEMM / vector MAPE. */
-	table_header("held-out target");
+	table_header("held-out architecture: target");
 	double sum[2][2][BM_COUNT] = {{{0}}};   /* [scratch][group][method] */
 	int cnt[2][2][BM_COUNT] = {{{0}}};
 	for (int i = 0; i < n; i++) {
 		json_t *ms = json_object_get(rep[i], "methods");
 		const char *org = json_string_value(json_object_get(rep[i], "origin"));
 		int scratch = org && !strcmp(org, "none");
-		printf("| %s | %s |", json_string_value(json_object_get(rep[i], "target")),
-		       scratch ? "none (from scratch)" : org);
+		const char *tid = json_string_value(json_object_get(rep[i], "target"));
+		const struct gpu_spec *tg = tid ? gpu_find(tid) : NULL;
+		char arch[16] = "?";
+		if (tg)
+			gpu_cc_string(tg->cc, arch, sizeof arch);
+		printf("| %s: %s | %s |", arch, tid ? tid : "?", scratch ? "none (from scratch)" : org);
 		for (int m = 0; m < BM_COUNT; m++) {
 			json_t *mo = json_object_get(ms, bm_names[m]);
 			double g = mo ? group_mape(mo, "groups", "gemm") : -1;
@@ -518,7 +528,7 @@ enum bench_opt {
 	BO_DATA, BO_LABELS, BO_CONFIGS, BO_GPU, BO_WEIGHTS, BO_HOLDOUT, BO_DUMP, BO_DATASET,
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
 	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_POWER,
-	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_BEFORE, BO_HELP, BO_COUNT
+	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELP, BO_COUNT
 };
 #define BO(x) (1u << BO_##x)
 #define BO_VAL 256        /* getopt_long's value of option i is BO_VAL + i */
@@ -548,6 +558,7 @@ static const struct option bench_long_opts[] = {
 	{"power", no_argument, NULL, BO_VAL + BO_POWER},
 	{"compiled-amd-scale", no_argument, NULL, BO_VAL + BO_COMPILED_AMD_SCALE},
 	{"format", required_argument, NULL, BO_VAL + BO_FORMAT},
+	{"interval", required_argument, NULL, BO_VAL + BO_INTERVAL},
 	{"before", no_argument, NULL, BO_VAL + BO_BEFORE},
 	{"help", no_argument, NULL, BO_VAL + BO_HELP},
 	{NULL, 0, NULL, 0},
@@ -568,7 +579,7 @@ static const struct bench_cmd {
 		     BO(JSON) | BO(DUMP) | BO(AS_RECORDED) | BO(FORMAT), 0, accuracy_main},
 	{"table", 0, 1, table_main},
 	{"e2e", BO(LABELS) | BO(CONFIGS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(LAUNCH_US) |
-		BO(ATTENTION) | BO(COMPILED_AMD_SCALE), 0, bench_e2e_main},
+		BO(ATTENTION) | BO(COMPILED_AMD_SCALE) | BO(DUMP), 0, bench_e2e_main},
 	{"comm", BO(MIN_BYTES), 1, bench_comm_main},
 	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(POWER) | BO(EMIT), 0, bench_tc_main},
 	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
@@ -578,6 +589,8 @@ static const struct bench_cmd {
 	{"serving", BO(DATA) | BO(GPU), 0, bench_serving_main},
 	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
 		    BO(ROWS), 0, bench_profile_main},
+	{"calibrate", BO(EMIT) | BO(INTERVAL), 1, bench_calibrate_main},
+	{"figures", 0, 0, bench_figures_main},
 };
 
 /* Parses argv (argv[0] the subcommand) into a for cmd.  Returns -1 to go
@@ -630,6 +643,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_POWER: a->power = 1; break;
 		case BO_COMPILED_AMD_SCALE: a->compiled_amd_scale = 1; break;
 		case BO_FORMAT: a->format = optarg; break;
+		case BO_INTERVAL: a->interval = optarg; break;
 		case BO_BEFORE: a->before = 1; break;
 		case BO_HELP: a->help = 1; break;
 		case BO_COUNT: break;

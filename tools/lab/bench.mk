@@ -5,10 +5,21 @@ PROGRAMS += $(BUILD)/surfer-bench
 BENCH_TARGETS += accuracy
 NEUSIGHT_DATA ?= ../shared/data/neusight
 
-$(BUILD)/surfer-bench: $(BUILD)/obj/tools/lab/bench.o $(BUILD)/obj/tools/lab/bench_e2e.o $(BUILD)/obj/tools/lab/bench_tc.o $(BUILD)/obj/tools/lab/bench_conv.o $(BUILD)/obj/tools/lab/bench_vec.o $(BUILD)/obj/tools/lab/bench_power.o $(BUILD)/obj/tools/lab/bench_serving.o $(BUILD)/obj/tools/lab/bench_published.o $(BUILD)/obj/tools/lab/profile.o $(BUILD)/obj/tools/lab/vidur.o $(BUILD)/obj/tools/lab/neusight.o $(BUILD)/libsurfer-core.a
+$(BUILD)/surfer-bench: $(BUILD)/obj/tools/lab/bench.o $(BUILD)/obj/tools/lab/bench_e2e.o $(BUILD)/obj/tools/lab/bench_tc.o $(BUILD)/obj/tools/lab/bench_conv.o $(BUILD)/obj/tools/lab/bench_vec.o $(BUILD)/obj/tools/lab/bench_power.o $(BUILD)/obj/tools/lab/bench_serving.o $(BUILD)/obj/tools/lab/bench_published.o $(BUILD)/obj/tools/lab/calibrate.o $(BUILD)/obj/tools/lab/bench_figures.o $(BUILD)/obj/tools/lab/profile.o $(BUILD)/obj/tools/lab/vidur.o $(BUILD)/obj/tools/lab/neusight.o $(BUILD)/libsurfer-core.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -ljansson
 
 accuracy: $(BUILD)/surfer-bench $(BUILD)/surfer-train
 	BUILD=$(BUILD) DATA=$(NEUSIGHT_DATA) sh tools/lab/accuracy.sh
 
-.PHONY: accuracy
+# The interval table (predictor/interval_table.c) from the held-out
+# predictions `make accuracy` and then `make bench-e2e` leave in
+# $(BUILD)/accuracy: NeuSight's test shapes first (the models' own kernels),
+# the sweep for the classes they lack (convolutions), whole iterations;
+# then the coverage of its intervals, each architecture against the others.
+CALIBRATION_INPUTS = $(BUILD)/accuracy/test $(BUILD)/accuracy/sweep $(BUILD)/accuracy/e2e.csv
+calibrate: $(BUILD)/surfer-bench
+	$(BUILD)/surfer-bench calibrate --emit $(CALIBRATION_INPUTS) > $(BUILD)/interval_table.c
+	mv $(BUILD)/interval_table.c predictor/interval_table.c
+	$(BUILD)/surfer-bench calibrate $(CALIBRATION_INPUTS)
+
+.PHONY: accuracy calibrate

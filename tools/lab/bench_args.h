@@ -27,6 +27,7 @@ struct bench_args {
 	const char *launch_us;      /* --launch-us US (e2e)                    */
 	const char *min_ms;         /* --min-ms MS (profile)                   */
 	const char *min_bytes;      /* --min-bytes N (comm)                    */
+	const char *interval;       /* --interval P (calibrate)                */
 	int emit;                   /* --emit: print fitted constants as C     */
 	int rows;                   /* --rows (profile)                        */
 	int json;                   /* --json (accuracy)                       */

@@ -16,6 +16,7 @@
 #include "analyzer/model/model.h"
 #include "analyzer/model/run.h"
 #include "gpu_specs/gpu.h"
+#include "predictor/interval.h"
 #include "predictor/tile.h"
 #include "tools/lab/bench_e2e.h"
 #include "tools/lab/profile.h"
@@ -67,11 +68,14 @@ static void usage_e2e(FILE *f)
 {
 	fprintf(f, "usage: " PROG " e2e --labels DIR --configs DIR [--gpu NAME] [--launch-us US] [--attention eager|sdpa]\n"
 			"                        [--weights FILE | --holdout-weights DIR] [--compiled-amd-scale]\n"
+			"                        [--dump FILE.csv]\n"
 			"  DIR/<GPU>/<model>-<inf|train>-<seq>-<batch>.json (e2e_latency, ms); CONFIGS/<model>.json\n"
 			"  --weights FILE: tile-model weights for every GPU; --holdout-weights DIR: for GPU G the\n"
 			"  weights DIR/w_G.bin trained without G (make accuracy writes them), GPUs without one skipped\n"
 			"  An AMD GPU gets the AMD scale fitted on the other AMD GPUs' profiles under DIR\n"
-			"  (surfer-bench profile); --compiled-amd-scale: the compiled-in one\n");
+			"  (surfer-bench profile); --compiled-amd-scale: the compiled-in one\n"
+			"  --dump: one line per iteration (gpu, config, held-out or in-sample, measured and\n"
+			"  predicted ms), what surfer-bench calibrate reads\n");
 }
 
 struct acc {
@@ -84,8 +88,8 @@ struct acc {
 /* An AMD GPU's scale (tile.h) fitted with weights tm on the other AMD
  * GPUs' profiles under labels, into sc; the compiled-in one when there
  * are none (or compiled).  Writes what it used into note. */
-static void amd_scale_for(const struct tile_model *tm, const char *labels, const struct gpu_spec *g,
-			  int compiled, struct tile_amd_scale *out, char *note, size_t sz)
+static int amd_scale_for(const struct tile_model *tm, const char *labels, const struct gpu_spec *g,
+			 int compiled, struct tile_amd_scale *out, char *note, size_t sz)
 {
 	struct tile_amd_scale sc;
 	char err[512];
@@ -93,17 +97,18 @@ static void amd_scale_for(const struct tile_model *tm, const char *labels, const
 	if (used <= 0)
 		sc = tile_amd_scale_default;
 	*out = sc;
-	int n = snprintf(note, sz, "AMD scale %s:", used > 0 ? "fitted without it" : "compiled-in");
+	int n = snprintf(note, sz, "AMD scale %s:", used > 0 ? "fitted without its architecture" : "compiled-in");
 	for (int c = 0; c < TILE_AMD_NCLASS && n > 0 && (size_t)n < sz; c++)
 		n += snprintf(note + n, sz - (size_t)n, " %s %.2f", tile_amd_class_names[c], sc.scale[c]);
 	if (n > 0 && (size_t)n < sz)
 		snprintf(note + n, sz - (size_t)n, ", %.1f us per kernel", sc.fixed_ns / 1e3);
+	return used > 0;
 }
 
 static int run_gpu_dir(const struct tile_model *tm, const char *labels, const char *gname,
 		       const struct gpu_spec *g, const char *configs, double launch_ns,
 		       enum model_attention attn, const char *holdout, int compiled_scale,
-		       struct acc *all)
+		       FILE *dump, struct acc *all)
 {
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/%s", labels, gname);
@@ -129,8 +134,9 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 	}
 	char note[384] = "";
 	struct tile_amd_scale sc = tile_amd_scale_default;
+	int scale_held_out = 1;
 	if (gpu_cc_is_amd(g->cc))
-		amd_scale_for(tm, labels, g, compiled_scale, &sc, note, sizeof note);
+		scale_held_out = amd_scale_for(tm, labels, g, compiled_scale, &sc, note, sizeof note);
 	struct pred_config pc = { .tile = tm, .amd_scale = &sc };
 	struct predictor *pred;
 	char perr[128];
@@ -146,6 +152,11 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		tile_model_free(held_tm);
 		return 0;
 	}
+	/* held out: nothing of g's architecture in the tile model's
+	 * training data (weights trained without it, or an architecture the
+	 * weights never saw: every AMD GPU) nor in its AMD scale */
+	int held_out = scale_held_out &&
+		       ((holdout && !builtin) || pred_distance_of(pred, g) == PRED_DIST_NEW_ARCH);
 	struct acc acc = { 0, 0, 0, "" };
 	for (size_t i = 0; i < nf; i++) {
 		char model[128];
@@ -216,6 +227,9 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 			       (t.phase_ns[MODEL_PH_FORWARD] / 1e6 - fw) / fw * 100.0,
 			       (t.phase_ns[MODEL_PH_BACKWARD] / 1e6 - bw) / bw * 100.0);
 		putchar('\n');
+		if (dump)
+			fprintf(dump, "%s,%s,%s,%.4f,%.4f\n", g->id, files[i],
+				held_out ? "held-out" : "in-sample", measured, pred);
 		acc.sum += fabs(e);
 		acc.n++;
 	}
@@ -272,11 +286,21 @@ int bench_e2e_main(const struct bench_args *a)
 	struct tile_model *tm;
 	if (prof_gpu_and_weights(only, weights, &tm) != 0)
 		return surfer_exit_code(SURFER_EINVAL);
+	FILE *dump = NULL;
+	if (a->dump && !(dump = fopen(a->dump, "w"))) {
+		fprintf(stderr, PROG ": cannot write '%s': %s\n", a->dump, strerror(errno));
+		tile_model_free(tm);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	if (dump)
+		fprintf(dump, "gpu,config,weights,measured_ms,predicted_ms\n");
 	size_t ng;
 	char **gpus = prof_list_dir(labels, &ng);
 	if (!gpus) {
 		fprintf(stderr, PROG ": cannot read '%s': %s\n", labels, strerror(errno));
 		tile_model_free(tm);
+		if (dump)
+			fclose(dump);
 		return surfer_exit_code(SURFER_EINVAL);
 	}
 	printf("%-16s %-34s %10s %10s %9s %6s\n", "gpu", "config", "measured", "predicted", "error",
@@ -287,10 +311,12 @@ int bench_e2e_main(const struct bench_args *a)
 		if (only && (!g || g != gpu_find(only)))
 			continue;
 		run_gpu_dir(tm, labels, gpus[i], g, configs, launch_ns, attn, holdout, compiled_scale,
-			    &vendor[g && gpu_cc_is_amd(g->cc)]);
+			    dump, &vendor[g && gpu_cc_is_amd(g->cc)]);
 	}
 	prof_free_list(gpus, ng);
 	tile_model_free(tm);
+	if (dump && fclose(dump) != 0)
+		fprintf(stderr, PROG ": cannot write '%s'\n", a->dump);
 	/* NVIDIA and AMD apart as well: every GPU the weights learnt from is
 	 * an NVIDIA one. */
 	for (int v = 0; v < 2; v++) {

@@ -7,14 +7,17 @@ BENCH_TARGETS += bench-e2e bench-profile bench-comm bench-published
 SHARED_DATA ?= ../shared/data
 
 # With the held-out weights `make accuracy` writes ($(BUILD)/accuracy/w_<GPU>.bin,
-# each trained without that GPU), every GPU is predicted by a tile model
-# that never saw it; else the compiled-in weights are used.
+# each trained without that GPU's architecture), every GPU is predicted by a
+# tile model that never saw its architecture, and every iteration goes into
+# $(BUILD)/accuracy/e2e.csv for `make calibrate`; else the compiled-in
+# weights are used.
 bench-e2e: $(BUILD)/surfer-bench
 	@if [ ! -d $(SHARED_DATA)/neusight/labels ]; then \
 		echo "bench-e2e: $(SHARED_DATA)/neusight absent, skipped"; \
 	elif ls $(BUILD)/accuracy/w_*.bin >/dev/null 2>&1; then \
 		$(BUILD)/surfer-bench e2e --labels $(SHARED_DATA)/neusight/labels \
-			--configs $(SHARED_DATA)/neusight/model_configs --holdout-weights $(BUILD)/accuracy; \
+			--configs $(SHARED_DATA)/neusight/model_configs --holdout-weights $(BUILD)/accuracy \
+			--dump $(BUILD)/accuracy/e2e.csv; \
 	else \
 		$(BUILD)/surfer-bench e2e --labels $(SHARED_DATA)/neusight/labels \
 			--configs $(SHARED_DATA)/neusight/model_configs; \

@@ -726,7 +726,7 @@ int prof_fit_amd(const struct tile_model *tm, const char *labels, const struct g
 	int ngpu = 0, rc = 0;
 	for (size_t i = 0; i < nd && rc == 0; i++) {
 		const struct gpu_spec *g = prof_gpu_of_dir(dirs[i]);
-		if (!g || !gpu_cc_is_amd(g->cc) || g == skip)
+		if (!g || !gpu_cc_is_amd(g->cc) || (skip && g->cc == skip->cc))
 			continue;
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s", labels, dirs[i]);

@@ -75,7 +75,8 @@ int prof_kernel(const struct prof_op *op, struct pred_kernel *k);
 #define PROF_MAX_FIXED_NS 40000.0
 
 /* Fits the AMD scale on every AMD GPU's inference profiles under labels
- * (labels/<GPU>/) but those of skip (NULL: none), operators of min_ms or
+ * (labels/<GPU>/) but those of skip's architecture (every GPU of its gfx target: the
+ * MI250 goes with the MI210; NULL: none), operators of min_ms or
  * more predicted by the tile model with weights tm, the scale at 1 and no
  * fixed cost.  For a fixed cost
  * c per kernel, each class's scale is the geometric mean over the GPUs of

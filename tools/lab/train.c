@@ -2,7 +2,8 @@
  * train.c - surfer-train: fits the tile model's MLPs (one per operator
  * family) to kernel measurements in NeuSight's CSV layout, with a fixed
  * seed, and writes the weights blob (.bin) or the C file the build compiles
- * in (.c).  Rows of --holdout GPUs are never read into the training set.
+ * in (.c).  Rows of a --holdout GPU's architecture (every board of its compute
+ * capability) are never read into the training set.
  *
  * Loss: squared error of log time, time = roofline / sigmoid(o) (tile.c),
  * which weighs relative errors alike for 10 us and 100 ms kernels.
@@ -229,13 +230,15 @@ struct sus_gpu {
 	size_t n[SUS_DEC], cap[SUS_DEC];
 };
 
-/* A held-out GPU's chip is held out with it: rows of another board of
- * the same chip (same compute capability and SM count: DeepBench's V100
- * SXM2 when the V100 PCIe is held out) would tell the model its answer. */
+/* A held-out GPU's architecture is held out with it: rows of any board
+ * of the same compute capability (DeepBench's V100 SXM2 when the V100 PCIe
+ * is held out, its TITAN Xp, TITAN X Pascal and GTX 1080 Ti when the P4
+ * is) would tell the model what a GPU of a new architecture cannot: its
+ * tile picks, its FP32 rate under load and its power cap. */
 static int held_out(const struct opts *o, const struct gpu_spec *g)
 {
 	for (int h = 0; h < o->nholdout; h++)
-		if (g == o->holdout[h] || (g->cc == o->holdout[h]->cc && g->sms == o->holdout[h]->sms))
+		if (g->cc == o->holdout[h]->cc)
 			return 1;
 	return 0;
 }

@@ -1,0 +1,77 @@
+/*
+ * figures.h - what a GPU achieves, not what its datasheet promises: the
+ * FP32 FMA rate under load, the clock it holds there, DRAM and L2
+ * bandwidth and the tensor cores' best matmul rate per dtype, each with
+ * where it comes from.
+ *
+ * Provenance, strongest first: measured on the GPU itself (by us, or by a
+ * public microbenchmark: te42kyfo/gpu-benches, the ml-engineering MAMF
+ * table), the same die (another board with the same compute capability
+ * and SM count was measured), a rule (fitted on the measured GPUs of other
+ * architectures: `surfer-bench figures` prints each rule's error with the
+ * predicted GPU's architecture held out), the datasheet.  Nothing here is
+ * fitted by looking at predictions of a held-out GPU.
+ */
+#ifndef SURFER_FIGURES_H
+#define SURFER_FIGURES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu_specs/gpu.h"
+
+enum gpu_figure_kind {
+	GPU_FIG_FP32_FMA_EFF = 0, /* FP32 FMA rate under load over the datasheet
+				   * rate at the clock it ran (0..1)          */
+	GPU_FIG_FMA_CLOCK,        /* the clock held under that load over the
+				   * boost clock (0..1)                        */
+	GPU_FIG_DRAM_BW,          /* achievable DRAM bandwidth, GB/s           */
+	GPU_FIG_L2_BW,            /* L2 bandwidth at a quarter of its capacity,
+				   * GB/s                                       */
+	GPU_FIG_MAMF_BF16,        /* best BF16 matmul rate over the datasheet's
+				   * (0..1)                                     */
+	GPU_FIG_MAMF_FP8,         /* the same for FP8 (e4m3)                  */
+	GPU_FIG_COUNT
+};
+
+enum gpu_provenance {
+	GPU_PROV_NONE = 0,        /* no figure and no rule                     */
+	GPU_PROV_DATASHEET,
+	GPU_PROV_MICROBENCH,      /* a public microbenchmark of this GPU       */
+	GPU_PROV_MEASURED,        /* measured by us on this GPU                */
+	GPU_PROV_SAME_DIE,        /* measured on a board of the same die       */
+	GPU_PROV_RULE,            /* filled by the figure's rule               */
+	GPU_PROV_COUNT
+};
+
+struct gpu_figure_value {
+	double value;             /* in the kind's unit; 0 when PROV_NONE      */
+	enum gpu_provenance prov;
+	const char *source;       /* static: the measurement or the rule       */
+	const char *from;         /* the GPU id measured (MICROBENCH, MEASURED,
+				   * SAME_DIE), else NULL                       */
+};
+
+/* Figure f of g.  exclude_cc != 0 leaves every GPU of that compute
+ * capability out of the table, measurements and rules alike (how the
+ * rules are checked: the GPU's own architecture held out).  Returns
+ * out->prov. */
+enum gpu_provenance gpu_figure(const struct gpu_spec *g, enum gpu_figure_kind f, uint32_t exclude_cc,
+			       struct gpu_figure_value *out);
+
+/* The FP32 issue efficiency of g relative to the GPUs whose SMs issue
+ * every FP32 lane each cycle (the kind the tile model was trained on:
+ * their FP32 FMA efficiency, so 1 for them): what gpu_fp32_simt_tflops()
+ * multiplies the datasheet rate by.  1 for AMD parts. */
+double gpu_fp32_issue_factor(const struct gpu_spec *g);
+
+/* Whether g's SMs count FP32 lanes that share their issue slots (compute
+ * capability 8.6 on, 96 or more FP32 lanes per SM: GA10x, Ada, Hopper,
+ * Blackwell): the datasheet rate needs every warp instruction to be an
+ * FP32 one issued back to back. */
+int gpu_fp32_dual_issue(const struct gpu_spec *g);
+
+const char *gpu_figure_name(enum gpu_figure_kind f);
+const char *gpu_provenance_name(enum gpu_provenance p);
+
+#endif

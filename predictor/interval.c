@@ -1,0 +1,116 @@
+/*
+ * interval.c - the interval around a prediction (interval.h): the lookup
+ * of the calibration table with its fallbacks, and the distance of a
+ * target from the training data.
+ */
+#include "predictor/interval.h"
+#include "predictor/tile.h"
+
+#include <math.h>
+
+enum interval_class interval_class_of(enum pred_op op)
+{
+	switch (op) {
+	case PRED_OP_GEMM:
+		return IV_CLASS_GEMM;
+	case PRED_OP_ELEMENTWISE:
+	case PRED_OP_REDUCTION:
+	case PRED_OP_SOFTMAX:
+	case PRED_OP_NORM:
+		return IV_CLASS_VECTOR;
+	case PRED_OP_CONV:
+		return IV_CLASS_CONV;
+	default:
+		return IV_CLASS_ANY;
+	}
+}
+
+/* A die is a compute capability and an SM count: the A100 80GB PCIe and
+ * the A100 SXM4 share the A100 PCIe 40GB's, the H100 PCIe (114 SMs) has
+ * a die of its own for this purpose (fewer SMs, other clocks). */
+enum pred_distance pred_distance_of(const struct predictor *p, const struct gpu_spec *target)
+{
+	const struct tile_picks *pk = tile_model_picks(predictor_tile(p));
+	enum pred_distance d = PRED_DIST_NEW_ARCH;
+	if (!target || !pk)
+		return d;
+	for (int i = 0; i < pk->n; i++) {
+		const struct gpu_spec *g = pk->t[i].gpu;
+		if (!g || g->cc != target->cc)
+			continue;
+		if (g == target || g->sms == target->sms)
+			return PRED_DIST_SAME_DIE;
+		d = PRED_DIST_SAME_ARCH;
+	}
+	return d;
+}
+
+double interval_quantile(const struct interval_row *r, double prob)
+{
+	double x = prob <= 0 ? 0 : prob >= 1 ? IV_NQ - 1 : prob * (IV_NQ - 1);
+	int i = (int)x;
+	if (i >= IV_NQ - 1)
+		return r->q[IV_NQ - 1];
+	return r->q[i] + (x - i) * (r->q[i + 1] - r->q[i]);
+}
+
+static const struct interval_row *find(const struct interval_row *rows, size_t n, int method,
+				       int cls, int d, int src)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].method == method && rows[i].cls == cls && rows[i].distance == d &&
+		    rows[i].source == src && rows[i].n > 0)
+			return &rows[i];
+	return NULL;
+}
+
+uint32_t interval_factors(const struct interval_row *rows, size_t n, enum pred_method method,
+			  enum interval_class cls, enum pred_distance d, enum pred_source src,
+			  double prob, double *lo, double *hi)
+{
+	const struct interval_row *r = NULL;
+	*lo = *hi = 1;
+	if (method == PRED_IDENTITY || !(prob > 0 && prob < 1))
+		return 0;
+	if (!rows) {
+		rows = interval_table;
+		n = interval_table_len;
+	}
+	/* the key, then farther distances; then any method of the class; an
+	 * iteration then the other source's iterations; then every class
+	 * pooled, this method first */
+	const struct { int method, cls, src; } order[] = {
+		{method, cls, src}, {PRED_AUTO, cls, src},
+		{PRED_AUTO, cls == IV_CLASS_ITERATION ? (int)cls : -1, !src},
+		{method, IV_CLASS_ANY, src}, {PRED_AUTO, IV_CLASS_ANY, src},
+	};
+	for (size_t o = 0; !r && o < sizeof order / sizeof order[0]; o++)
+		for (int dd = d; !r && dd < PRED_DIST_COUNT; dd++)
+			r = find(rows, n, order[o].method, order[o].cls, dd, order[o].src);
+	if (!r)
+		return 0;
+	/* measured = predicted / exp(err): the high error quantile bounds
+	 * the measured time from below */
+	*lo = exp(-interval_quantile(r, (1 + prob) / 2));
+	*hi = exp(-interval_quantile(r, (1 - prob) / 2));
+	return r->n;
+}
+
+const char *pred_distance_name(enum pred_distance d)
+{
+	static const char *const names[PRED_DIST_COUNT] = {"same-die", "same-architecture",
+							   "new-architecture"};
+	return (unsigned)d < PRED_DIST_COUNT ? names[d] : "?";
+}
+
+const char *pred_source_name(enum pred_source s)
+{
+	return s == PRED_SRC_TRACE ? "trace" : s == PRED_SRC_CONFIG ? "config" : "?";
+}
+
+const char *interval_class_name(enum interval_class c)
+{
+	static const char *const names[IV_CLASS_COUNT] = {"gemm", "vector", "conv", "any",
+							  "iteration"};
+	return (unsigned)c < IV_CLASS_COUNT ? names[c] : "?";
+}

@@ -1,0 +1,105 @@
+/*
+ * interval.h - how far off a prediction can be: an interval around every
+ * predicted time, from the errors the same method made on GPUs it had not
+ * seen.
+ *
+ * The calibration table (interval_table.c, written by `make calibrate`
+ * from the held-out runs of `make accuracy` and `make bench-e2e`) holds,
+ * per method, kernel class, distance of the target from the data and
+ * source of the prediction (a measured origin time or the shape alone),
+ * the quantiles of log(predicted / measured) over held-out predictions,
+ * every one of them made with the target's whole architecture left out of
+ * every fit, each taken as its architecture's median error plus a scatter
+ * around it (tools/lab/calibrate.c: a new GPU's bias drawn from the
+ * architectures seen, each once).  An interval with probability P is the measured time's range
+ * that those quantiles give: [pred / exp(q((1+P)/2)), pred / exp(q((1-P)/2))].
+ *
+ * A key the table lacks takes the nearest one that exists, always a wider
+ * or equally wide kind of error: the next farther distance (the data has
+ * no same-die or same-architecture held-out pairs of most classes), then
+ * any method of the class, then every class pooled.  The calibration is
+ * checked by the coverage its own generator reports (each architecture's
+ * rows against quantiles of the others'): docs/model.md.
+ */
+#ifndef SURFER_INTERVAL_H
+#define SURFER_INTERVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu_specs/gpu.h"
+#include "predictor/predict.h"
+
+/* How far the target is from the GPUs the models learnt from. */
+enum pred_distance {
+	PRED_DIST_SAME_DIE = 0,   /* a GPU of the data, or a board of its die
+				   * (same compute capability and SM count) */
+	PRED_DIST_SAME_ARCH,      /* another die of a compute capability of
+				   * the data                               */
+	PRED_DIST_NEW_ARCH,       /* a compute capability none of the data has */
+	PRED_DIST_COUNT
+};
+
+/* What the prediction started from. */
+enum pred_source {
+	PRED_SRC_TRACE = 0,       /* a measured origin time (a recorded trace) */
+	PRED_SRC_CONFIG,          /* the shape alone (a model config)          */
+	PRED_SRC_COUNT
+};
+
+/* The kernel classes of the table, and the whole iteration. */
+enum interval_class {
+	IV_CLASS_GEMM = 0,        /* GEMMs (linear, matmul, bmm)               */
+	IV_CLASS_VECTOR,          /* elementwise, softmax, norm, reduction     */
+	IV_CLASS_CONV,            /* convolutions                              */
+	IV_CLASS_ANY,             /* every class pooled (and other kernels)    */
+	IV_CLASS_ITERATION,       /* a whole iteration                         */
+	IV_CLASS_COUNT
+};
+
+/* Quantiles per row: of probability 0, 1/40, 2/40, ..., 1. */
+#define IV_NQ 41
+
+/* One key of the calibration table.  method PRED_AUTO: every method
+ * pooled (what `auto` did). */
+struct interval_row {
+	uint8_t method;           /* enum pred_method                          */
+	uint8_t cls;              /* enum interval_class                       */
+	uint8_t distance;         /* enum pred_distance                        */
+	uint8_t source;           /* enum pred_source                          */
+	uint32_t n;               /* held-out predictions behind it            */
+	float q[IV_NQ];           /* quantiles of log(predicted / measured)    */
+};
+
+/* The committed table (interval_table.c) and its number of rows. */
+extern const struct interval_row interval_table[];
+extern const size_t interval_table_len;
+
+/* The interval probability used when none is asked for. */
+#define IV_DEFAULT_P 0.8
+
+/* The class of a kernel of operator op. */
+enum interval_class interval_class_of(enum pred_op op);
+
+/* How far target is from the data p's tile model learnt from (the GPUs of
+ * its tile-pick tables: every GPU with GEMM rows in its training data). */
+enum pred_distance pred_distance_of(const struct predictor *p, const struct gpu_spec *target);
+
+/* The factors lo <= 1 <= hi (usually) that multiply a prediction made by
+ * method for a kernel of class cls into the bounds of its interval of
+ * probability prob (0 < prob < 1), from table rows (NULL: the committed
+ * table) of n rows.  PRED_IDENTITY gives 1 and 1: the measured time
+ * itself.  Returns the number of held-out predictions behind the row
+ * used, 0 when no row applies (then lo = hi = 1). */
+uint32_t interval_factors(const struct interval_row *rows, size_t n, enum pred_method method,
+			  enum interval_class cls, enum pred_distance d, enum pred_source src,
+			  double prob, double *lo, double *hi);
+
+/* The quantile of probability prob (0..1) of a row, interpolated. */
+double interval_quantile(const struct interval_row *r, double prob);
+
+const char *pred_distance_name(enum pred_distance d);
+const char *pred_source_name(enum pred_source s);
+const char *interval_class_name(enum interval_class c);
+
+#endif

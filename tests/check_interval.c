@@ -1,0 +1,142 @@
+/*
+ * check_interval.c - the interval around a prediction (predictor/
+ * interval.c): quantile interpolation, the bounds a table row gives, the
+ * fallbacks when a key is missing, and the distance of a target from the
+ * training GPUs.  The tables here are made up; each expected bound is
+ * worked out by hand from measured = predicted / exp(error).
+ */
+#include <check.h>
+#include <math.h>
+
+#include "predictor/interval.h"
+#include "tests/check_run.h"
+
+/* A row whose error quantiles rise linearly from lo (probability 0) to hi
+ * (probability 1): the quantile at p is lo + p (hi - lo). */
+static struct interval_row linear_row(int method, int cls, int dist, int src, float lo, float hi)
+{
+	struct interval_row r = { (uint8_t)method, (uint8_t)cls, (uint8_t)dist, (uint8_t)src, 100, {0} };
+	for (int j = 0; j < IV_NQ; j++)
+		r.q[j] = lo + (hi - lo) * (float)j / (IV_NQ - 1);
+	return r;
+}
+
+START_TEST(quantile_interpolates)
+{
+	struct interval_row r = linear_row(PRED_MLP, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH,
+					   PRED_SRC_TRACE, -0.4f, 0.6f);
+	ck_assert_double_eq_tol(interval_quantile(&r, 0), -0.4, 1e-6);
+	ck_assert_double_eq_tol(interval_quantile(&r, 1), 0.6, 1e-6);
+	ck_assert_double_eq_tol(interval_quantile(&r, 0.5), 0.1, 1e-6);
+	/* between grid points (1/40 apart): 0.0125 is half way to 0.025 */
+	ck_assert_double_eq_tol(interval_quantile(&r, 0.0125), -0.4 + 0.0125, 1e-6);
+}
+END_TEST
+
+START_TEST(bounds_from_errors)
+{
+	struct interval_row rows[] = {
+		linear_row(PRED_MLP, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, -0.4f, 0.6f),
+	};
+	double lo, hi;
+	/* 80%: error quantiles 0.1 -> -0.3 and 0.9 -> 0.5; predicted too
+	 * high by e^0.5 means measured = predicted / e^0.5 */
+	ck_assert_uint_eq(interval_factors(rows, 1, PRED_MLP, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH,
+					   PRED_SRC_TRACE, 0.8, &lo, &hi), 100);
+	ck_assert_double_eq_tol(lo, exp(-0.5), 1e-6);
+	ck_assert_double_eq_tol(hi, exp(0.3), 1e-6);
+	/* a wider probability, a wider interval */
+	double lo2, hi2;
+	interval_factors(rows, 1, PRED_MLP, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, 0.9,
+			 &lo2, &hi2);
+	ck_assert(lo2 < lo && hi2 > hi);
+	/* the measured time itself: no interval */
+	ck_assert_uint_eq(interval_factors(rows, 1, PRED_IDENTITY, IV_CLASS_GEMM,
+					   PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, 0.8, &lo, &hi), 0);
+	ck_assert(lo == 1 && hi == 1);
+	/* no probability outside (0, 1) */
+	ck_assert_uint_eq(interval_factors(rows, 1, PRED_MLP, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH,
+					   PRED_SRC_TRACE, 1.0, &lo, &hi), 0);
+}
+END_TEST
+
+START_TEST(fallbacks)
+{
+	struct interval_row rows[] = {
+		linear_row(PRED_AUTO, IV_CLASS_VECTOR, PRED_DIST_NEW_ARCH, PRED_SRC_CONFIG, -0.2f, 0.2f),
+		linear_row(PRED_AUTO, IV_CLASS_ANY, PRED_DIST_NEW_ARCH, PRED_SRC_CONFIG, -1.0f, 1.0f),
+		linear_row(PRED_AUTO, IV_CLASS_ITERATION, PRED_DIST_NEW_ARCH, PRED_SRC_CONFIG, -0.1f, 0.1f),
+	};
+	size_t n = sizeof rows / sizeof rows[0];
+	double lo, hi;
+	/* the same die asked, only new-architecture rows: the vector row of
+	 * `auto` answers for the roofline (quantiles at 0.1 and 0.9: -0.2 +
+	 * 0.4 x 0.1 = -0.16 and 0.16) */
+	ck_assert_uint_eq(interval_factors(rows, n, PRED_ROOFLINE, IV_CLASS_VECTOR,
+					   PRED_DIST_SAME_DIE, PRED_SRC_CONFIG, 0.8, &lo, &hi), 100);
+	ck_assert_double_eq_tol(lo, exp(-0.16), 1e-6);
+	ck_assert_double_eq_tol(hi, exp(0.16), 1e-6);
+	/* no conv row: every class pooled (-1 + 2 x 0.1 = -0.8 and 0.8) */
+	interval_factors(rows, n, PRED_WAVE, IV_CLASS_CONV, PRED_DIST_NEW_ARCH, PRED_SRC_CONFIG, 0.8,
+			 &lo, &hi);
+	ck_assert_double_eq_tol(hi, exp(0.8), 1e-6);
+	/* an iteration from a trace takes the config's iterations before
+	 * any kernel row (-0.08 and 0.08) */
+	interval_factors(rows, n, PRED_AUTO, IV_CLASS_ITERATION, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE,
+			 0.8, &lo, &hi);
+	ck_assert_double_eq_tol(hi, exp(0.08), 1e-6);
+	/* nothing for traces at all but that: a kernel gets no interval */
+	ck_assert_uint_eq(interval_factors(rows, n, PRED_MLP, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH,
+					   PRED_SRC_TRACE, 0.8, &lo, &hi), 0);
+	ck_assert(lo == 1 && hi == 1);
+}
+END_TEST
+
+/* The compiled-in weights learnt from NeuSight's five GPUs and DeepBench's
+ * boards: the A100 80GB is the A100 PCIe 40GB's die, an H100 or an L4 a
+ * compute capability none of them has. */
+START_TEST(distance)
+{
+	struct predictor *p;
+	char err[128];
+	ck_assert_int_eq(predictor_new(NULL, &p, err, sizeof err), 0);
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("a100-pcie-40")), PRED_DIST_SAME_DIE);
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("a100-sxm4-80")), PRED_DIST_SAME_DIE);
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("a30")), PRED_DIST_SAME_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("h100-sxm")), PRED_DIST_NEW_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("l4")), PRED_DIST_NEW_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("mi210")), PRED_DIST_NEW_ARCH);
+	predictor_free(p);
+	ck_assert_str_eq(pred_distance_name(PRED_DIST_SAME_ARCH), "same-architecture");
+}
+END_TEST
+
+/* The committed table: every row is a key the lookup can reach, with
+ * quantiles that do not decrease. */
+START_TEST(committed_table)
+{
+	for (size_t i = 0; i < interval_table_len; i++) {
+		const struct interval_row *r = &interval_table[i];
+		ck_assert_uint_lt(r->cls, IV_CLASS_COUNT);
+		ck_assert_uint_lt(r->distance, PRED_DIST_COUNT);
+		ck_assert_uint_lt(r->source, PRED_SRC_COUNT);
+		ck_assert_uint_gt(r->n, 0);
+		for (int j = 1; j < IV_NQ; j++)
+			ck_assert(r->q[j] >= r->q[j - 1]);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("interval");
+	TCase *tc = tcase_create("interval");
+
+	tcase_add_test(tc, quantile_interpolates);
+	tcase_add_test(tc, bounds_from_errors);
+	tcase_add_test(tc, fallbacks);
+	tcase_add_test(tc, distance);
+	tcase_add_test(tc, committed_table);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
