@@ -111,13 +111,22 @@ double gpu_mem_bw_eff_gbps(const struct gpu_spec *g);
 double gpu_fp32_simt_tflops(const struct gpu_spec *g);
 
 /* The FP32 rate a GEMM can reach, TFLOP/s: the CUDA cores' on NVIDIA
- * (gpu_fp32_simt_tflops(), Hopper's included: no SGEMM rate of any part
- * of those architectures is in the data to set another); on AMD CDNA 1-3
+ * (gpu_fp32_simt_tflops()), but on Hopper (compute capability 9.0), whose
+ * 128 lanes per SM are all FP32 units, the datasheet peak times
+ * GPU_FP32_HOPPER_GEMM_EFF: the FFMA share of an SGEMM main loop, counted
+ * from the instructions of cuBLAS's SIMT tile (256 x 128 x 8, 256
+ * threads: per k step 128 FFMA, 6 LDS.128 and about 1.5 other
+ * instructions of the global-to-shared copy and the loop, 0.94; 128 x
+ * 128: 0.93), not fitted to any measurement.  A pure FMA loop with its
+ * loads and counter (gpu_fp32_simt_tflops()) reaches less there: 0.61 of
+ * the peak on the H200 at 1980 MHz (gpu-benches).  No SGEMM of a Hopper
+ * part is in the data to check either figure.  On AMD CDNA 1-3
  * the matrix cores' FP32 MFMA rate, twice the vector ALUs' unpacked FP32
  * rate the fp32 column holds (MI100 46.1 against 23.1, MI210 45.3 against
  * 22.6, MI300X 163.4 against 81.7 TF in AMD's datasheets), which rocBLAS
  * and hipBLASLt use for SGEMM. */
 double gpu_fp32_gemm_tflops(const struct gpu_spec *g);
+#define GPU_FP32_HOPPER_GEMM_EFF 0.93
 
 /* The share of the datasheet matrix rate PyTorch's matmuls reach on g's
  * vendor relative to NVIDIA's: 1 on NVIDIA; on AMD the median efficiency

@@ -204,6 +204,11 @@ double gpu_fp32_gemm_tflops(const struct gpu_spec *g)
 	double t = gpu_fp32_simt_tflops(g);
 	if (g && gpu_cc_is_amd(g->cc))
 		return 2 * t;
+	/* Hopper's 128 lanes are all FP32 (GA10x and Ada share half of
+	 * theirs with INT32): an SGEMM main loop, almost all FFMA, issues
+	 * close to every cycle there, unlike the FMA benchmark's loop. */
+	if (g && g->cc == 90 && t > 0 && t < g->peak_tflops[GPU_DT_FP32])
+		return g->peak_tflops[GPU_DT_FP32] * GPU_FP32_HOPPER_GEMM_EFF;
 	return t;
 }
 
