@@ -292,9 +292,46 @@ END_TEST
  * tiles are one wave, 110 two; a feed of 8 bytes per clock makes the step
  * 32 ns; a board at half the W per TFLOP/s of w_ref sustains half the
  * rate, the slowdown half in when the main loop lasts boost_ns. */
+START_TEST(fp8_bounded_by_bf16_off_hopper)
+{
+	/* An operand feed of 2 bytes a clock makes the FP8 form take 4096 x
+	 * 128 ns + 5 us for this GEMM (a quarter of fp8_tile_waves' 8); the
+	 * general BF16 form takes about 4096 * 2 * 1280^2 / (100 TF/s * 0.8)
+	 * = 167.8 us plus its overhead, less.  On Hopper the FP8 form stands;
+	 * elsewhere the BF16 time bounds it. */
+	struct gpu_spec g = fake_gpu("g", 100, 100, 1000);
+	g.boost_clock_mhz = 1000;
+	struct tcgemm_params p = hand_params(0.5);
+	p.fp8 = (struct tcgemm_fp8){ .eff = 0.8, .feed_bpc = 2, .bw_eff = 1, .overhead_ns = 5000 };
+	struct pred_kernel k = gemm(1280, 1280, 4096, GPU_DT_FP8);
+	struct pred_kernel k16 = gemm(1280, 1280, 4096, GPU_DT_BF16);
+	g.cc = 90;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&k, &g, &p), 4096 * 128.0 + 5000, 1e-3);
+	g.cc = 100;
+	double t16 = tcgemm_model_ns(&k16, &g, &p);
+	ck_assert(t16 > 167.8e3 && t16 < 4096 * 128.0 + 5000);
+	ck_assert_double_eq_tol(tcgemm_model_ns(&k, &g, &p), t16, 1e-6);
+	/* the compiled-in constants on a B200: an FP8 GEMM no slower than
+	 * the same GEMM in BF16 (the Hopper-fitted feed alone made it 1.9x
+	 * slower in a NeMo step) */
+	const struct gpu_spec *b200 = gpu_find("b200");
+	ck_assert_ptr_nonnull(b200);
+	struct pred_kernel big8 = gemm(8192, 8192, 8192, GPU_DT_FP8);
+	struct pred_kernel big16 = gemm(8192, 8192, 8192, GPU_DT_BF16);
+	struct pred_result r8, r16;
+	ck_assert_int_eq(tcgemm_predict(&big8, NULL, b200, &r8), 0);
+	ck_assert_int_eq(tcgemm_predict(&big16, NULL, b200, &r16), 0);
+	ck_assert(r8.ns <= r16.ns);
+	/* a feed that does not bind: the FP8 form, faster than BF16 */
+	p.fp8.feed_bpc = 64;
+	ck_assert(tcgemm_model_ns(&k, &g, &p) < t16);
+}
+END_TEST
+
 START_TEST(fp8_tile_waves)
 {
 	struct gpu_spec g = fake_gpu("g", 100, 100, 1000);
+	g.cc = 90;                          /* the form's own architecture */
 	g.boost_clock_mhz = 1000;
 	struct tcgemm_params p = hand_params(0.5);
 	p.fp8 = (struct tcgemm_fp8){ .eff = 0.8, .feed_bpc = 64, .bw_eff = 1, .overhead_ns = 5000 };
@@ -349,6 +386,7 @@ int main(void)
 	tcase_add_test(tc, refuses_what_it_does_not_model);
 	tcase_add_test(tc, fit_recovers_constants);
 	tcase_add_test(tc, fp8_tile_waves);
+	tcase_add_test(tc, fp8_bounded_by_bf16_off_hopper);
 	suite_add_tcase(su, tc);
 	return check_run(su);
 }
