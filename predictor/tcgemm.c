@@ -453,6 +453,18 @@ static double tc8_loss(const double *x, void *ctx)
 	return s;
 }
 
+/* The index of gpu among the fit's first *ngpu GPUs, appended when new:
+ * both fits weigh each GPU's samples by their count. */
+static size_t sample_gpu(const struct gpu_spec **gpus, size_t *ngpu, const struct gpu_spec *gpu)
+{
+	size_t g = 0;
+	while (g < *ngpu && gpus[g] != gpu)
+		g++;
+	if (g == *ngpu)
+		gpus[(*ngpu)++] = gpu;
+	return g;
+}
+
 static int tc8_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_fp8 *p)
 {
 	struct tc8_feat *f = calloc(n ? n : 1, sizeof(*f));
@@ -468,11 +480,7 @@ static int tc8_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_fp8 *p
 	for (size_t i = 0; i < n; i++) {
 		if (!(s[i].ns > 0) || tc8_features(&s[i].k, s[i].gpu, &f[used]) < 0)
 			continue;
-		size_t g = 0;
-		while (g < ngpu && gpus[g] != s[i].gpu)
-			g++;
-		if (g == ngpu)
-			gpus[ngpu++] = s[i].gpu;
+		size_t g = sample_gpu(gpus, &ngpu, s[i].gpu);
 		cnt[g]++;
 		gi[used] = g;
 		lm[used++] = log(s[i].ns);
@@ -543,11 +551,7 @@ int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
 	for (size_t i = 0; i < n; i++) {
 		if (!(s[i].ns > 0) || tc_features(&s[i].k, s[i].gpu, &f[used]) < 0)
 			continue;
-		size_t g = 0;
-		while (g < ngpu && gpus[g] != s[i].gpu)
-			g++;
-		if (g == ngpu)
-			gpus[ngpu++] = s[i].gpu;
+		size_t g = sample_gpu(gpus, &ngpu, s[i].gpu);
 		cnt[g]++;
 		gi[used] = g;
 		lm[used] = log(s[i].ns);

@@ -88,6 +88,12 @@ static inline uint64_t cdiv(uint64_t a, uint64_t b)
 
 /* Appends a zeroed kernel at the builder's phase, layer, vector dtype and
  * pending wait; NULL after an error. */
+/* Sets B to an empty builder of c run as o into s: outside the layers,
+ * o's TP degree, GEMMs in o's dtype, vector kernels in it too (FP32 for a
+ * TF32 run: TF32 is a matmul mode), activations at its size. */
+void bld_init(struct bld *B, const struct model_config *c, const struct model_opts *o,
+	      struct model_seq *s);
+
 struct model_kernel *bld_push(struct bld *B);
 
 /* The kernel the last emitter pushed, NULL after an error. */

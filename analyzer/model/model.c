@@ -1259,15 +1259,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		return rc;
 
 	struct bld B;
-	memset(&B, 0, sizeof(B));
-	B.s = s;
-	B.c = c;
-	B.o = o;
-	B.layer = -1;
-	B.tp = o->tp;
-	B.vec_dt = o->dtype == GPU_DT_TF32 ? GPU_DT_FP32 : o->dtype;
-	B.gemm_dt = o->dtype;
-	B.esz = gpu_dtype_bytes(o->dtype);
+	bld_init(&B, c, o, s);
 	uint32_t mb = model_microbatches(o);
 	B.b = o->batch / mb;
 	s->micro_batch = B.b;

@@ -16,6 +16,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+void bld_init(struct bld *B, const struct model_config *c, const struct model_opts *o,
+	      struct model_seq *s)
+{
+	memset(B, 0, sizeof(*B));
+	B->s = s;
+	B->c = c;
+	B->o = o;
+	B->layer = -1;
+	B->tp = o->tp;
+	B->vec_dt = o->dtype == GPU_DT_TF32 ? GPU_DT_FP32 : o->dtype;
+	B->gemm_dt = o->dtype;
+	B->esz = gpu_dtype_bytes(o->dtype);
+}
+
 struct model_kernel *bld_push(struct bld *B)
 {
 	struct model_seq *s = B->s;

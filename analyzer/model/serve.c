@@ -575,15 +575,7 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 	if (rc)
 		return rc;
 	struct bld B;
-	memset(&B, 0, sizeof(B));
-	B.s = s;
-	B.c = c;
-	B.o = o;
-	B.layer = -1;
-	B.tp = o->tp;
-	B.vec_dt = o->dtype;
-	B.gemm_dt = o->dtype;
-	B.esz = gpu_dtype_bytes(o->dtype);
+	bld_init(&B, c, o, s);
 	struct srv S;
 	memset(&S, 0, sizeof(S));
 	S.B = &B;
