@@ -97,11 +97,12 @@ static uint32_t plan_node_gpus(const struct model_opts *o, const struct gpu_spec
 	return s ? s->gpus_per_node : 8;
 }
 
-/* Builds and predicts layout l on g with checkpointing ck: its iteration
- * and memory. */
+/* Builds layout l on g with checkpointing ck and estimates its memory
+ * (l->peak); with timed, predicts its iteration too.  l->ok: built (and
+ * timed when asked). */
 static void predict_layout_as(const struct model_config *c, const struct model_cli *m,
 			      const struct gpu_spec *g, enum pred_method method, struct layout *l,
-			      enum model_ckpt ck)
+			      enum model_ckpt ck, int timed)
 {
 	struct model_opts o = m->opts;
 	o.act_ckpt = ck;
@@ -139,6 +140,12 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 		return;
 	l->mb = s.microbatches;
 	model_memory(c, &o, &s, &mem);
+	l->peak = mem.peak;
+	if (!timed) {
+		model_seq_release(&s);
+		l->ok = 1;
+		return;
+	}
 	struct gpu_spec capped;
 	int rc = model_time(&s, &o, model_cli_target(m, g, &capped), model_cli_launch_ns(m), &t);
 	model_seq_release(&s);
@@ -152,27 +159,31 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 	l->high_ns = t.iteration_high_ns;
 	l->interval = t.interval;
 	l->comm_exposed_ns = t.comm_exposed_ns;
-	l->peak = mem.peak;
 }
 
 /* Layout l on g: as asked; a training layout whose memory g cannot hold,
  * when --act-ckpt was not given, again with selective and then full
- * activation checkpointing, the first that fits kept. */
+ * activation checkpointing, the first that fits kept (the memory of each
+ * estimated first, only the one kept predicted). */
 static void predict_layout(const struct model_config *c, const struct model_cli *m,
 			   const struct gpu_spec *g, enum pred_method method, struct layout *l)
 {
-	predict_layout_as(c, m, g, method, l, m->opts.act_ckpt);
 	double have = gpu_mem_usable_bytes(g);
-	if (m->ckpt_set || m->opts.mode != MODEL_TRAINING || !l->ok || !(have > 0) || l->peak <= have)
+	int retry = !m->ckpt_set && m->opts.mode == MODEL_TRAINING && have > 0;
+	predict_layout_as(c, m, g, method, l, m->opts.act_ckpt, !retry);
+	if (!retry || !l->ok)
 		return;
-	for (enum model_ckpt ck = MODEL_CKPT_SELECTIVE; ck <= MODEL_CKPT_FULL; ck++) {
-		struct layout x = *l;
-		predict_layout_as(c, m, g, method, &x, ck);
-		if (x.ok && x.peak <= have) {
-			*l = x;
-			return;
+	if (l->peak > have) {
+		for (enum model_ckpt ck = MODEL_CKPT_SELECTIVE; ck <= MODEL_CKPT_FULL; ck++) {
+			struct layout x = *l;
+			predict_layout_as(c, m, g, method, &x, ck, 0);
+			if (x.ok && x.peak <= have) {
+				predict_layout_as(c, m, g, method, l, ck, 1);
+				return;
+			}
 		}
 	}
+	predict_layout_as(c, m, g, method, l, m->opts.act_ckpt, 1);
 }
 
 static double tokens_of(const struct model_cli *m)
