@@ -218,6 +218,12 @@ struct model_opts {
 	 * all-to-all; engines: ep equals tp, each GPU holding E / ep whole
 	 * experts instead of a tp-th of every one. */
 	uint32_t ep;
+	/* Interleaved 1F1B (Megatron's virtual pipeline stages, --pp only):
+	 * each pipeline rank's layers cut into vpp model chunks of
+	 * layers / (pp x vpp), rank r holding chunks r, r + pp, ...: the
+	 * bubble (pp - 1) / vpp microbatch times, vpp boundary crossings each
+	 * way per microbatch; 0 or 1 none */
+	uint32_t vpp;
 };
 #define MODEL_CAPACITY_CONFIG (-1)
 
