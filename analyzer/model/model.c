@@ -1067,13 +1067,16 @@ static void backward(struct bld *B)
 
 /* A kernel Inductor (or TE and Megatron's fused modules) folds into its
  * neighbours: element-wise ops, norms, softmax and reductions.  Library
- * kernels (cuBLAS GEMMs, attention, NCCL), fills and AccumulateGrad (run
- * by the autograd engine outside the compiled graph) are not. */
+ * kernels (cuBLAS GEMMs, attention, NCCL, the MoE permute and unpermute
+ * kernels: custom ops to Inductor, TE's own in Megatron), fills and
+ * AccumulateGrad (run by the autograd engine outside the compiled graph)
+ * are not. */
 static int fusible(const struct model_kernel *k)
 {
 	if (k->phase == MODEL_PH_COMM || k->phase == MODEL_PH_OPTIMIZER ||
 	    k->role == MODEL_ROLE_GRAD_ACC || k->role == MODEL_ROLE_PER_STEP ||
-	    (k->k.name && !strncmp(k->k.name, "flash_", 6)))  /* FlashAttention's own */
+	    (k->k.name && !strncmp(k->k.name, "flash_", 6)) ||  /* FlashAttention's own */
+	    (k->k.name && !strncmp(k->k.name, "moe_", 4)))      /* TE's permute kernels */
 		return 0;
 	switch (k->k.op) {
 	case PRED_OP_ELEMENTWISE: case PRED_OP_REDUCTION: case PRED_OP_NORM: case PRED_OP_SOFTMAX:
