@@ -141,6 +141,8 @@ static void usage(FILE *f)
 		"      --head H              lm (default: LM / pretraining head) or classify\n"
 		"      --dp N --tp N --pp N  data, tensor and pipeline parallel degrees\n"
 		"      --microbatches M      pipeline microbatches (default pp)\n"
+		"      --vpp V               interleaved 1F1B: V model chunks per pipeline\n"
+		"                            stage (Megatron's virtual pipeline stages)\n"
 		"      --zero Z              training state sharded over the dp ranks: 0 none\n"
 		"                            (default, DDP), 1 optimizer state, 2 and gradients\n"
 		"                            (FSDP SHARD_GRAD_OP), 3 and parameters (FULL_SHARD)\n"
@@ -263,6 +265,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"gpus-per-node", required_argument, NULL, OPT_MODEL},
 		{"cp", required_argument, NULL, OPT_MODEL},
 		{"hsdp", no_argument, NULL, OPT_MODEL},
+		{"vpp", required_argument, NULL, OPT_MODEL},
 		{"color", optional_argument, NULL, OPT_COLOR},
 		{"weights", required_argument, NULL, OPT_WEIGHTS},
 		{"colour", optional_argument, NULL, OPT_COLOR},

@@ -584,6 +584,17 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--pp %u exceeds the %u layers", o->pp, layers);
 		return SURFER_EINVAL;
 	}
+	if (o->vpp > 1) {
+		/* Megatron asserts the same: a stage's layers split evenly into
+		 * its model chunks */
+		uint32_t per = (layers + o->pp - 1) / o->pp;
+		if (o->pp <= 1 || o->engine != MODEL_ENGINE_HF || per % o->vpp) {
+			snprintf(err, errlen, "--vpp %u cuts a pipeline stage's layers into model chunks: "
+				 "it needs --pp and must divide the %u layers of a stage", o->vpp,
+				 o->pp > 1 ? per : layers);
+			return SURFER_EINVAL;
+		}
+	}
 	uint32_t cp = model_cp(o);
 	if (cp > 1 && (o->mode == MODEL_DECODE || o->seq % cp)) {
 		snprintf(err, errlen, "--cp %u splits the sequence: it needs a sequence length it divides "
@@ -1233,6 +1244,20 @@ static void head(struct bld *B, int has_embed)
 	lm_head_and_loss(B, tied);
 }
 
+/* A pipeline stage boundary crossed: the activations received from the
+ * previous stage in forward (one send/recv), their gradient sent back in
+ * backward (F_PP_SEND).  1F1B's exchanges block the compute stream
+ * (Megatron's schedule without interleaving waits for each); interleaved,
+ * they are overlapped with the next chunk's compute on the side stream
+ * (overlap_p2p_comm, schedules.py). */
+static void pp_boundary(struct bld *B)
+{
+	int async = B->o->vpp > 1 ? MODEL_ASYNC_AFTER : 0;
+	k_comm(B, COMM_SEND_RECV, (double)B->T * B->c->hidden * B->esz, MODEL_GROUP_PP, async);
+	struct fop f = { .kind = F_PP_SEND, .a = B->T * B->c->hidden, .flag = async };
+	bld_remember(B, &f);
+}
+
 uint32_t model_microbatches(const struct model_opts *o)
 {
 	uint32_t mb;
@@ -1313,16 +1338,23 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	B.ph = MODEL_PH_FORWARD;
 	if (sharded(&B))
 		B.wait_next = gathers[0] = zero_gather(&B, -1, MODEL_ASYNC_FREE);
+	/* interleaved 1F1B: the stage's model chunks of `chunk` layers, each
+	 * receiving its input from the previous rank (and its gradient sent
+	 * back in backward); their exchanges belong to their chunk's first
+	 * layer */
+	uint32_t chunk = o->vpp > 1 ? per_stage / o->vpp : 0;
 	if (has_embed) {
 		embeddings(&B);
 	} else {
-		k_comm(&B, COMM_SEND_RECV, (double)B.T * c->hidden * B.esz, MODEL_GROUP_PP, 0);
-		struct fop f = { .kind = F_PP_SEND, .a = B.T * c->hidden };
-		bld_remember(&B, &f);
+		if (chunk)
+			B.layer = (int32_t)first;
+		pp_boundary(&B);
 	}
 	for (uint32_t i = first; i < total; i++) {
 		B.layer = (int32_t)i;
 		B.cols = c->hidden;
+		if (chunk && i > first && (i - first) % chunk == 0)
+			pp_boundary(&B);
 		if (sharded(&B))
 			B.wait_next = gathers[i + 1] = zero_gather(&B, (int32_t)i, MODEL_ASYNC_FREE);
 		B.fwd_lo[i + 1] = s->n;

@@ -212,6 +212,12 @@ struct model_opts {
 	 * keys and values passed around the ring (ring attention), overlapped
 	 * with the attention compute; 0 or 1 none */
 	uint32_t cp;
+	/* Interleaved 1F1B (Megatron's virtual pipeline stages, --pp only):
+	 * each pipeline rank's layers cut into vpp model chunks of
+	 * layers / (pp x vpp), rank r holding chunks r, r + pp, ...: the
+	 * bubble (pp - 1) / vpp microbatch times, vpp boundary crossings each
+	 * way per microbatch; 0 or 1 none */
+	uint32_t vpp;
 };
 #define MODEL_CAPACITY_CONFIG (-1)
 

@@ -32,7 +32,7 @@ const char *const *model_cli_options(void)
 		"expert-capacity", "new-tokens", "plan", "write-trace",
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
 		"stack", "fp8-recipe", "cuda-graphs", "power-limit",
-		"nodes", "gpus-per-node", "cp", "hsdp",
+		"nodes", "gpus-per-node", "cp", "hsdp", "vpp",
 		NULL
 	};
 	return names;
@@ -286,6 +286,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 1024, &o->gpus_per_node);
 	} else if (!strcmp(name, "cp")) {
 		bad = parse_count(v, 1024, &o->cp);
+	} else if (!strcmp(name, "vpp")) {
+		bad = parse_count(v, 1024, &o->vpp);
 	} else if (!strcmp(name, "hsdp")) {
 		o->hsdp = 1;
 	} else if (!strcmp(name, "new-tokens")) {

@@ -10,7 +10,8 @@
  * accumulation (the GA the row's assumptions state), FP8 and its recipe,
  * activation checkpointing, the optimizer, ZeRO/FSDP and the stack
  * (Transformer Engine for NeMo/Megatron rows, eager for the others), the
- * context-parallel degree and the nodes (8 GPUs each).  What a row uses
+ * context-parallel degree, the interleaved pipeline's model chunks (VP)
+ * and the nodes (8 GPUs each).  What a row uses
  * that no flag expresses yet is named in the "lacks" column.
  * --before predicts with the flags the --model path had before activation
  * checkpointing, gradient accumulation, FP8 and stacks (one micro-batch
@@ -204,7 +205,10 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 	}
 	if (r->ngpus > 8 && before)
 		lack(r, "nodes");
-	if (has(zero, "VP="))
+	/* "VP=5 (interleaved 1F1B)": the number right after the key */
+	const char *vpp_at = strstr(zero, "VP=");
+	unsigned vp = vpp_at ? (unsigned)strtoul(vpp_at + 3, NULL, 10) : 0;
+	if (vp > 1 && before)
 		lack(r, "interleaved-pp");
 	arg(r, "mode", "training");
 	arg(r, "batch", "%u", before && pp > 1 ? mb * r->ga : mb);
@@ -225,6 +229,8 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		arg(r, "pp", "%u", pp);
 	if (pp > 1 && before)
 		arg(r, "microbatches", "%u", r->ga);
+	if (pp > 1 && vp > 1 && !before)
+		arg(r, "vpp", "%u", vp);
 	if (cp > 1 && !before)
 		arg(r, "cp", "%u", cp);
 	if (r->ngpus > 8 && !before) {
