@@ -134,11 +134,15 @@ static void usage(FILE *f)
 		"                            (Transformer Engine / Megatron fused kernels)\n"
 		"      --cuda-graphs         each block's forward and backward one CUDA graph\n"
 		"      --power-limit W       the boards capped at W watts\n"
-		"      --attention A         eager (default), sdpa, or flash (FlashAttention kernels:\n"
-		"                            FA3 on Hopper, FA2 elsewhere; bf16/fp16)\n"
+		"      --attention A         eager (default), sdpa, or a fused kernel (bf16/fp16):\n"
+		"                            flash (FA3 on Hopper, FA2 elsewhere; cuDNN's under\n"
+		"                            --stack te), fa2, fa3 (Hopper only), cudnn,\n"
+		"                            flashinfer (no training) or triton (llm-foundry's)\n"
 		"      --head H              lm (default: LM / pretraining head) or classify\n"
 		"      --dp N --tp N --pp N  data, tensor and pipeline parallel degrees\n"
 		"      --microbatches M      pipeline microbatches (default pp)\n"
+		"      --vpp V               interleaved 1F1B: V model chunks per pipeline\n"
+		"                            stage (Megatron's virtual pipeline stages)\n"
 		"      --zero Z              training state sharded over the dp ranks: 0 none\n"
 		"                            (default, DDP), 1 optimizer state, 2 and gradients\n"
 		"                            (FSDP SHARD_GRAD_OP), 3 and parameters (FULL_SHARD)\n"
@@ -261,6 +265,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"gpus-per-node", required_argument, NULL, OPT_MODEL},
 		{"cp", required_argument, NULL, OPT_MODEL},
 		{"hsdp", no_argument, NULL, OPT_MODEL},
+		{"vpp", required_argument, NULL, OPT_MODEL},
 		{"color", optional_argument, NULL, OPT_COLOR},
 		{"weights", required_argument, NULL, OPT_WEIGHTS},
 		{"colour", optional_argument, NULL, OPT_COLOR},

@@ -645,6 +645,27 @@ START_TEST(collective_sizes)
 		}
 	ck_assert_uint_eq(sr, 2);
 	model_seq_release(&s);
+
+	/* interleaved: 3 chunks of the stage's 3 layers, each receiving its
+	 * input and sending its gradient back, overlapped on the side stream;
+	 * 2 chunks do not divide 3 layers */
+	o.mode = MODEL_TRAINING;
+	o.vpp = 3;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	sr = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].comm == COMM_SEND_RECV) {
+			ck_assert_int_eq(s.v[i].async, MODEL_ASYNC_AFTER);
+			ck_assert_int_ge(s.v[i].layer, 9);
+			sr++;
+		}
+	ck_assert_uint_eq(sr, 6);
+	model_seq_release(&s);
+	o.vpp = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--vpp 2"));
+	o.pp = 1;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
 }
 END_TEST
 
@@ -935,6 +956,24 @@ START_TEST(replay)
 	ck_assert_double_eq_tol(t.iteration_ns, 5 * (6000 + t1), 1e-3);
 	ck_assert_double_eq_tol(t.bubble_ns, 6000 + t1, 1e-3);
 	ck_assert_double_eq_tol(t.comm_ns, 4 * t1, 1e-3);
+	/* interleaved, 2 chunks of one layer each: the bubble is one pass of
+	 * the first chunk (its one kernel), then 4 microbatches of both;
+	 * t1 > 6 us, so a microbatch's second kernel queues behind its first */
+	s.n = 0;
+	push_comm(&s, 1e8, 0, MODEL_PH_COMM);
+	push_comm(&s, 1e8, 0, MODEL_PH_COMM);
+	s.v[0].layer = 0;
+	s.v[1].layer = 1;
+	s.first_layer = 0;
+	s.stage_layers = 2;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t), 0);
+	ck_assert_double_eq_tol(t.iteration_ns, 5 * 6000 + 10 * t1, 1e-3);
+	ck_assert_double_eq_tol(t.bubble_ns, 6000 + 2 * t1, 1e-3);
+	o.vpp = 2;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t), 0);
+	ck_assert_double_eq_tol(t.iteration_ns, 5 * 6000 + 9 * t1, 1e-3);
+	ck_assert_double_eq_tol(t.bubble_ns, 6000 + t1, 1e-3);
+	ck_assert_double_eq_tol(t.comm_ns, 8 * t1, 1e-3);
 }
 END_TEST
 
@@ -1162,6 +1201,24 @@ START_TEST(memory_parallel)
 	struct model_memory pp = mem_of(&c, &o);
 	/* first stage: 2 layers x 2 microbatches of one sequence, and the
 	 * embeddings' dropout mask (a byte per element of 128 x 768) */
+	ck_assert_double_eq_tol(pp.activations, 4 * layer + 128 * 768, 1);
+	/* the same 2 microbatches as one each of 2 gradient-accumulation
+	 * passes: one pipeline of 2, the same 2 in flight */
+	o.batch = 1;
+	o.microbatches = 1;
+	o.grad_accum = 2;
+	pp = mem_of(&c, &o);
+	ck_assert_double_eq_tol(pp.activations, 4 * layer + 128 * 768, 1);
+	/* interleaved, 2 chunks of one layer, 4 microbatches: Megatron's first
+	 * rank runs 2 (pp - 1) + (vpp - 1) pp = 4 warm-up chunk forwards and
+	 * one more before its first backward: 5 layers of one sequence */
+	o.grad_accum = 4;
+	o.vpp = 2;
+	pp = mem_of(&c, &o);
+	ck_assert_double_eq_tol(pp.activations, 5 * layer + 128 * 768, 1);
+	/* 2 microbatches: every chunk of both runs forward first (4 layers) */
+	o.grad_accum = 2;
+	pp = mem_of(&c, &o);
 	ck_assert_double_eq_tol(pp.activations, 4 * layer + 128 * 768, 1);
 }
 END_TEST

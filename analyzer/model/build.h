@@ -29,7 +29,8 @@ struct fop {
 	enum fop_kind kind;
 	int32_t layer;
 	uint64_t a, b, c, d;    /* shape; meaning per kind (see the emitters) */
-	int flag;               /* linear: bias; sdpa: causal; linear: tied   */
+	int flag;               /* linear: bias; sdpa: causal; linear: tied;
+				 * pp send: its model_kernel async value  */
 	int nbwd;               /* elementwise: backward kernels              */
 	double nin;             /* elementwise: tensors read per element      */
 	const char *bwd_name;   /* elementwise: backward kernel name          */

@@ -263,7 +263,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	uint32_t tp = o->tp ? o->tp : 1;
 	z.e = gpu_dtype_bytes(o->dtype);
 	z.half = o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16;
-	z.sdpa = o->attention == MODEL_ATTN_SDPA || o->attention == MODEL_ATTN_FLASH;
+	z.sdpa = o->attention != MODEL_ATTN_EAGER;
 	z.train = o->mode == MODEL_TRAINING;
 	z.b = s->micro_batch ? (double)s->micro_batch : (double)o->batch;
 	z.sl = o->mode == MODEL_DECODE ? 1 : o->seq;
@@ -315,10 +315,21 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	double acts = last;
 	if (o->pp > 1) {
 		/* 1F1B: the first stage holds min(pp, microbatches) microbatches
-		 * of its layers when its first backward starts; the last stage
-		 * one, with the head */
+		 * of its layers when its first backward starts (the step's
+		 * microbatches: every gradient-accumulation pass's); the last
+		 * stage one, with the head.  Interleaved (vpp chunks): Megatron's
+		 * schedule (schedules.py, forward_backward_pipelining_with_
+		 * interleaving) runs 2 (pp - 1) + (vpp - 1) pp warm-up chunk
+		 * forwards on the first rank, then one more before its first
+		 * backward, at most every chunk of every microbatch: that many
+		 * chunks of layers / vpp layers each. */
 		uint32_t per = (total + o->pp - 1) / o->pp;
-		double inflight = s->microbatches < o->pp ? s->microbatches : o->pp;
+		double M = (double)s->microbatches * (o->grad_accum > 1 ? o->grad_accum : 1);
+		double inflight = M < o->pp ? M : o->pp;
+		if (o->vpp > 1) {
+			double v = o->vpp, chunks = 2.0 * (o->pp - 1) + (v - 1) * o->pp + 1;
+			inflight = (chunks < M * v ? chunks : M * v) / v;
+		}
 		double head_stage = 0;
 		for (uint32_t i = 0; i < per && i < total; i++)
 			head_stage += layer_ckpt(c, o, &z, i, &w);

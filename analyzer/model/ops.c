@@ -723,7 +723,7 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 		k_comm(B, COMM_ALL_REDUCE, (double)f->a * B->esz, MODEL_GROUP_TP, 0);
 		break;
 	case F_PP_SEND:
-		k_comm(B, COMM_SEND_RECV, (double)f->a * B->esz, MODEL_GROUP_PP, 0);
+		k_comm(B, COMM_SEND_RECV, (double)f->a * B->esz, MODEL_GROUP_PP, f->flag);
 		break;
 	case F_CP:
 		/* the keys and values again, and their gradients back */
