@@ -179,6 +179,23 @@ START_TEST(ratio_form_and_refusals)
 }
 END_TEST
 
+/* The constants synthetic pairs are made from (power_pj16 as given), and
+ * the two kernels they run: implicit GEMM and fused Winograd. */
+static struct conv_params fit_truth(double power_pj16)
+{
+	struct conv_params t = hand_params();
+	t.wave_pow = 0.4;
+	t.bw_eff = 0.9;
+	t.power_pj16 = power_pj16;
+	t.floor_ns = 20000;
+	return t;
+}
+
+static const char *const fit_names[] = {
+	"cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
+	"cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1",
+};
+
 /* Synthetic pairs from known constants on three made-up GPUs (one power
  * limited): the fit, started elsewhere, must reproduce the ratios. */
 START_TEST(fit_reproduces_ratios)
@@ -187,16 +204,9 @@ START_TEST(fit_reproduces_ratios)
 		fake_gpu("a", 80, 14, 900, 250), fake_gpu("b", 40, 8, 320, 70),
 		fake_gpu("c", 56, 9, 700, 250),
 	};
-	struct conv_params truth = hand_params();
-	truth.wave_pow = 0.4;
-	truth.bw_eff = 0.9;
-	truth.power_pj16 = 60;
+	struct conv_params truth = fit_truth(60);
 	truth.boost_ns = 2e5;
-	truth.floor_ns = 20000;
-	static const char *const names[] = {
-		"cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
-		"cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1",
-	};
+	const char *const *names = fit_names;
 	size_t n = 0;
 	struct conv_sample *s = calloc(6 * 2 * 40, sizeof *s);
 	ck_assert_ptr_nonnull(s);
@@ -243,17 +253,10 @@ END_TEST
 START_TEST(fit_learns_target_algorithm)
 {
 	struct gpu_spec g[2] = { fake_gpu("a", 80, 14, 900, 250), fake_gpu("c", 56, 9, 700, 250) };
-	struct conv_params truth = hand_params();
+	struct conv_params truth = fit_truth(0);
 	truth.eff[CONV_ALGO_IGEMM] = 0.4;
 	truth.eff[CONV_ALGO_WINOGRAD] = 1.2;
-	truth.wave_pow = 0.4;
-	truth.bw_eff = 0.9;
-	truth.power_pj16 = 0;
-	truth.floor_ns = 20000;
-	static const char *const names[] = {
-		"cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
-		"cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1",
-	};
+	const char *const *names = fit_names;
 	size_t n = 0;
 	struct conv_sample *s = calloc(2 * 2 * 40, sizeof *s);
 	ck_assert_ptr_nonnull(s);
