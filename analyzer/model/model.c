@@ -1013,9 +1013,9 @@ int model_opts_place(struct model_opts *o, const struct gpu_spec *g, char *err, 
  * the checkpointing policy.  full: every kernel but FSDP's gathers (the
  * parameters stay gathered from the pre-backward hook).  selective, eager
  * and compile (torchtitan's per-op policy, activation_checkpoint.py): the
- * outputs of matmuls (odd ones by forward order), attention kernels and
- * reduce-scatters are saved; every second mm/linear and every other op
- * recomputed.  selective under te (Megatron's recompute_modules
+ * outputs of matmuls (odd ones by forward order), attention kernels,
+ * reduce-scatters and all-to-alls are saved; every second mm/linear and
+ * every other op recomputed.  selective under te (Megatron's recompute_modules
  * core_attn): the attention forward only. */
 static int recomputed(const struct bld *B, const struct model_kernel *k, uint32_t *mm)
 {
@@ -1025,7 +1025,8 @@ static int recomputed(const struct bld *B, const struct model_kernel *k, uint32_
 		return 1;
 	if (B->o->stack == MODEL_STACK_TE)
 		return k->k.op == PRED_OP_ATTENTION;
-	if (k->k.op == PRED_OP_ATTENTION || (k->phase == MODEL_PH_COMM && k->comm == COMM_REDUCE_SCATTER))
+	if (k->k.op == PRED_OP_ATTENTION ||
+	    (k->phase == MODEL_PH_COMM && (k->comm == COMM_REDUCE_SCATTER || k->comm == COMM_ALL_TO_ALL)))
 		return 0;
 	if (k->k.op == PRED_OP_GEMM) {
 		if (k->k.batch > 1)    /* bmm: in the save list */
