@@ -2157,6 +2157,10 @@ START_TEST(moe_ep_memory)
 	ck_assert_double_eq_tol(m1.weights - m8.weights, 2 * X * 7 / 8, 16);
 	ck_assert_double_eq_tol(m1.gradients - m8.gradients, 2 * 2 * X * 7 / 8, 16);
 	ck_assert_double_eq_tol(m1.optimizer, m8.optimizer, 16);
+	/* at uniform load a GPU's experts take its own T k rows either way
+	 * (ep 1: T k / 256 for each of 256; ep 8: 8 T k / 256 for each of 32):
+	 * the same activations */
+	ck_assert_double_eq_tol(m1.activations, m8.activations, 16);
 	double dense = s8.params - s8.expert_params;
 	ck_assert_double_eq_tol(m8.optimizer, 2 * 2 * (dense / 8 + X / 8), 16);
 	model_seq_release(&s8);
