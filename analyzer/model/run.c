@@ -896,7 +896,7 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	uint32_t gpus = o->dp * o->tp * o->pp * model_cp(o);
 	if (gpus > 1) {
 		char zero[32] = "", cp[16] = "", nodes[48] = "";
-		if (o->zero && o->dp > 1)
+		if (o->zero && model_grad_ranks(o) > 1)
 			snprintf(zero, sizeof(zero), ", zero %u%s", o->zero, o->hsdp ? " (hsdp)" : "");
 		if (model_cp(o) > 1)
 			snprintf(cp, sizeof(cp), ", cp %u", model_cp(o));
