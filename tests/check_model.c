@@ -1471,6 +1471,59 @@ START_TEST(group_placement)
 }
 END_TEST
 
+/* FP32 gradient accumulation.  --stack te: each weight-gradient GEMM
+ * adds into the FP32 main_grad (Megatron's gradient-accumulation fusion):
+ * one per linear, half the backward GEMMs with FlashAttention, each
+ * moving its BF16 operands and its output read and written in FP32, and
+ * no AccumulateGrad add after it.  --grad-fp32 (nanotron): every
+ * AccumulateGrad add reads the BF16 gradient (2 bytes) and reads and
+ * writes the FP32 buffer (4 + 4). */
+START_TEST(fp32_main_grad)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.dtype = GPU_DT_BF16;
+	o.attention = MODEL_ATTN_FLASH;
+	o.seq = 512;
+	o.stack = MODEL_STACK_TE;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t acc = 0, bwd = 0, adds = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_kernel *k = &s.v[i].k;
+		adds += s.v[i].role == MODEL_ROLE_GRAD_ACC;
+		if (k->op != PRED_OP_GEMM || s.v[i].phase != MODEL_PH_BACKWARD)
+			continue;
+		bwd++;
+		if (!k->accumulate)
+			continue;
+		acc++;
+		ck_assert_double_eq_tol(k->bytes, ((double)k->m * k->k + (double)k->k * k->n) * 2 +
+						  (double)k->m * k->n * 8, 1);
+	}
+	ck_assert_uint_gt(acc, 12);
+	ck_assert_uint_eq(2 * acc, bwd);
+	ck_assert_uint_eq(adds, 0);
+	model_seq_release(&s);
+
+	o.stack = MODEL_STACK_EAGER;
+	o.grad_fp32 = 1;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_kernel *k = &s.v[i].k;
+		ck_assert(!k->accumulate);
+		if (s.v[i].role == MODEL_ROLE_GRAD_ACC) {
+			ck_assert_double_eq_tol(k->bytes, (double)k->m * k->n * 10, 1e-6);
+			adds++;
+		}
+	}
+	ck_assert_uint_gt(adds, 12);
+	model_seq_release(&s);
+}
+END_TEST
+
 /* FSDP with context parallelism (torchtitan's and NeMo AutoModel's
  * dp_shard_cp mesh; Megatron's data-parallel group with context
  * parallelism): each CP rank computes the gradients of its part of the
@@ -2235,6 +2288,7 @@ int main(void)
 	tcase_add_test(t, custom_allreduce);
 	tcase_add_test(t, group_placement);
 	tcase_add_test(t, fsdp_over_cp);
+	tcase_add_test(t, fp32_main_grad);
 	tcase_add_test(t, place_on_nodes);
 	tcase_add_test(t, hsdp_collectives);
 	tcase_add_test(t, context_parallel);

@@ -35,7 +35,7 @@
 
 #define TRACE_MAGIC "surfer-trace"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 3
+#define TRACE_VERSION_MINOR 4
 
 /* Limits every reader enforces and the writer respects, so that a corrupt
  * length can never make a reader allocate more than a few MiB at once. */
@@ -378,6 +378,10 @@ struct trace_op {
 	uint32_t node_ranks;        /* 1.3, COMM: ranks of the group that share
 				     * a node; 0: as the target system packs
 				     * them (as many per node as it holds)     */
+	uint8_t accumulate;         /* 1.4, GEMM: 1 the product is added into an
+				     * FP32 output (beta = 1: C read and written
+				     * in FP32, a weight gradient into its FP32
+				     * main gradient); 0 written in the dtype   */
 };
 
 struct trace_marker {

@@ -171,6 +171,11 @@ struct model_opts {
 	/* Linears in FP8 (dtype is then BF16 for everything else). */
 	int fp8;
 	enum model_fp8_recipe fp8_recipe;
+	/* Gradients accumulated in an FP32 buffer over the micro-batches
+	 * (nanotron's accumulate_grad_in_fp32): each AccumulateGrad add reads
+	 * the gradient and reads and writes the FP32 buffer.  --stack te does
+	 * it in the weight-gradient GEMM (Megatron's main_grad) regardless. */
+	int grad_fp32;
 	/* Micro-batches per optimizer step (gradient accumulation, 1 none):
 	 * batch sequences each; DDP and ZeRO-1 synchronize the gradients on
 	 * the last one only (no_sync), FSDP on every one. */

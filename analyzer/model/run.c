@@ -32,7 +32,7 @@ const char *const *model_cli_options(void)
 		"expert-capacity", "new-tokens", "plan", "write-trace",
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
 		"stack", "fp8-recipe", "cuda-graphs", "power-limit",
-		"nodes", "gpus-per-node", "cp", "hsdp", "vpp",
+		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "grad-fp32",
 		NULL
 	};
 	return names;
@@ -297,6 +297,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 1024, &o->vpp);
 	} else if (!strcmp(name, "hsdp")) {
 		o->hsdp = 1;
+	} else if (!strcmp(name, "grad-fp32")) {
+		o->grad_fp32 = 1;
 	} else if (!strcmp(name, "new-tokens")) {
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
 	} else if (!strcmp(name, "write-trace")) {

@@ -141,8 +141,8 @@ static void arg(struct run *r, const char *name, const char *fmt, ...)
 	r->args[r->nargs + 1] = r->store[r->nargs + 1];
 	size_t len = strlen(r->flags);
 	if (strcmp(name, "model") && strcmp(name, "target"))
-		snprintf(r->flags + len, sizeof(r->flags) - len, "%s--%s %s", len ? " " : "", name,
-			 r->store[r->nargs + 1]);
+		snprintf(r->flags + len, sizeof(r->flags) - len, "%s--%s%s%s", len ? " " : "", name,
+			 r->store[r->nargs + 1][0] ? " " : "", r->store[r->nargs + 1]);
 	r->nargs += 2;
 }
 
@@ -241,6 +241,9 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 			arg(r, "stack", "compile");
 		else if (te)
 			arg(r, "stack", "te");
+		/* FP32 gradient accumulation (te does it in its wgrad GEMMs) */
+		if (!te && (has(dtype, "fp32 grad") || has(assume, "accumulate_grad_in_fp32")))
+			arg(r, "grad-fp32", "%s", "");
 	}
 	r->measured_ms = atof(F(C_MS));
 #undef F
