@@ -212,6 +212,10 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		arg(r, "pp", "%u", pp);
 	if (pp > 1 && before)
 		arg(r, "microbatches", "%u", r->ga);
+	/* a gradient-accumulation micro-batch of mb sequences is one pipeline
+	 * microbatch (Megatron's and nanotron's GA is the pipeline's count) */
+	if (pp > 1 && !before)
+		arg(r, "microbatches", "1");
 	if (pp > 1 && vp > 1 && !before)
 		arg(r, "vpp", "%u", vp);
 	if (cp > 1 && !before)
