@@ -306,6 +306,9 @@ enum trace_attn_impl {
 				     * 1.2, or not fused attention)          */
 	TRACE_ATTN_FLASH, TRACE_ATTN_FA2, TRACE_ATTN_FA3, TRACE_ATTN_FLASHINFER,
 	TRACE_ATTN_CUDNN,
+	TRACE_ATTN_TRITON,          /* 1.4: flash-attn's Triton kernel
+				     * (flash_attn_triton.py, as llm-foundry's
+				     * attn_impl triton runs it)             */
 	TRACE_ATTN_IMPL_COUNT
 };
 

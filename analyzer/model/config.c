@@ -679,6 +679,46 @@ int model_optimizer_parse(const char *s, enum model_optimizer *out)
 	return 0;
 }
 
+static const char *const attention_names[MODEL_ATTN_COUNT] = {
+	"eager", "sdpa", "flash", "fa2", "fa3", "cudnn", "flashinfer", "triton",
+};
+
+int model_attention_parse(const char *s, enum model_attention *out)
+{
+	for (int i = 0; i < MODEL_ATTN_COUNT; i++)
+		if (strcmp(s, attention_names[i]) == 0) {
+			*out = (enum model_attention)i;
+			return 0;
+		}
+	return SURFER_EINVAL;
+}
+
+const char *model_attention_name(enum model_attention a)
+{
+	return (unsigned)a < MODEL_ATTN_COUNT ? attention_names[a] : "?";
+}
+
+enum pred_attn_impl model_attention_impl(const struct model_opts *o)
+{
+	switch (o->attention) {
+	case MODEL_ATTN_FLASH:
+		return o->stack == MODEL_STACK_TE && o->dtype != GPU_DT_FP32 ? PRED_ATTN_CUDNN
+									       : PRED_ATTN_FLASH;
+	case MODEL_ATTN_FA2:
+		return PRED_ATTN_FA2;
+	case MODEL_ATTN_FA3:
+		return PRED_ATTN_FA3;
+	case MODEL_ATTN_CUDNN:
+		return PRED_ATTN_CUDNN;
+	case MODEL_ATTN_FLASHINFER:
+		return PRED_ATTN_FLASHINFER;
+	case MODEL_ATTN_TRITON:
+		return PRED_ATTN_TRITON;
+	default:
+		return PRED_ATTN_NONE;
+	}
+}
+
 int model_ckpt_parse(const char *s, enum model_ckpt *out)
 {
 	if (strcasecmp(s, "none") == 0)

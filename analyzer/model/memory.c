@@ -263,7 +263,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	uint32_t tp = o->tp ? o->tp : 1;
 	z.e = gpu_dtype_bytes(o->dtype);
 	z.half = o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16;
-	z.sdpa = o->attention == MODEL_ATTN_SDPA || o->attention == MODEL_ATTN_FLASH;
+	z.sdpa = o->attention != MODEL_ATTN_EAGER;
 	z.train = o->mode == MODEL_TRAINING;
 	z.b = s->micro_batch ? (double)s->micro_batch : (double)o->batch;
 	z.sl = o->mode == MODEL_DECODE ? 1 : o->seq;

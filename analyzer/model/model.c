@@ -62,17 +62,16 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 		op_sdpa(B, bh, sq, sk, d, causal && sq > 1);
 		return;
 	}
-	if (B->o->attention == MODEL_ATTN_FLASH) {
+	enum pred_attn_impl impl = model_attention_impl(B->o);
+	if (impl != PRED_ATTN_NONE) {
 		/* Hugging Face's flash_attention_2: flash_attn_func on (b, s, heads,
 		 * d) with the KV heads as they are (no repeat_kv); a decode step's
-		 * single query takes the split-KV kernel */
+		 * single query takes the split-KV kernel (the Triton kernel has
+		 * none: its forward over one query row) */
 		uint64_t kvh = c->family == MODEL_FAM_LLAMA && c->kv_heads ? c->kv_heads / B->tp : heads;
 		struct pred_attn a;
-		/* Transformer Engine picks cuDNN's fused attention on Hopper and
-		 * later when it qualifies (dot_product_attention/utils.py) */
-		enum pred_attn_impl impl = B->o->stack == MODEL_STACK_TE && B->gemm_dt != GPU_DT_FP32
-					   ? PRED_ATTN_CUDNN : PRED_ATTN_FLASH;
-		attn_init(&a, impl, sq == 1 && sk > 1 ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL,
+		int decode = sq == 1 && sk > 1 && impl != PRED_ATTN_TRITON;
+		attn_init(&a, impl, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL,
 			  causal && sq > 1, (uint32_t)heads, (uint32_t)(kvh ? kvh : 1), (uint32_t)d, 0);
 		attn_add_seqs(&a, B->b, sq, sk);
 		if (model_cp(B->o) > 1 && a.causal)
@@ -375,7 +374,7 @@ static void layer_llama(struct bld *B)
 	rope(B, (double)T * nh * d);
 	rope(B, (double)T * nkv * d);
 	kv_append(B, nkv);
-	if (nkv < nh && B->o->attention != MODEL_ATTN_FLASH) {
+	if (nkv < nh && model_attention_impl(B->o) == PRED_ATTN_NONE) {
 		/* repeat_kv: expand + reshape copies K and V (all B->kv
 		 * positions of them) to every head. */
 		double n = (double)B->b * (double)nh * (double)B->kv * (double)d;
@@ -535,17 +534,30 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 o->tp, c->heads, c->ffn);
 		return SURFER_EINVAL;
 	}
-	if (o->attention == MODEL_ATTN_FLASH && o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16) {
-		/* flash-attn runs FP16 and BF16 only (FA3 also FP8 inputs) */
-		snprintf(err, errlen, "--attention flash needs --dtype bf16 or fp16");
+	int fused = o->attention != MODEL_ATTN_EAGER && o->attention != MODEL_ATTN_SDPA;
+	const char *attn = model_attention_name(o->attention);
+	if (fused && o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16) {
+		/* flash-attn, cuDNN's and FlashInfer's fused kernels and the
+		 * Triton one run FP16 and BF16 only (FA3 also FP8 inputs) */
+		snprintf(err, errlen, "--attention %s needs --dtype bf16 or fp16", attn);
 		return SURFER_EINVAL;
 	}
-	if (o->attention == MODEL_ATTN_FLASH && c->family == MODEL_FAM_T5) {
+	if (fused && c->family == MODEL_FAM_T5) {
 		/* T5 adds its relative position bias to the scores, which the
 		 * FlashAttention kernels do not take (Hugging Face's T5 has no
 		 * flash_attention_2) */
-		snprintf(err, errlen, "model '%s': --attention flash takes no position bias (T5); "
-			 "use eager or sdpa", c->name);
+		snprintf(err, errlen, "model '%s': --attention %s takes no position bias (T5); "
+			 "use eager or sdpa", c->name, attn);
+		return SURFER_EINVAL;
+	}
+	if (o->attention == MODEL_ATTN_FLASHINFER && o->mode == MODEL_TRAINING) {
+		snprintf(err, errlen, "--attention flashinfer has no backward kernels (FlashInfer "
+			 "serves inference); train with flash, fa2, fa3, cudnn or triton");
+		return SURFER_EINVAL;
+	}
+	if (o->attention == MODEL_ATTN_TRITON && c->head_dim > 128) {
+		snprintf(err, errlen, "model '%s': --attention triton takes head dims up to 128 "
+			 "(flash_attn_triton.py), not %u", c->name, c->head_dim);
 		return SURFER_EINVAL;
 	}
 	if (o->mode == MODEL_GENERATE) {

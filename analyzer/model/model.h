@@ -110,10 +110,18 @@ enum model_mode { MODEL_INFERENCE = 0, MODEL_TRAINING, MODEL_DECODE, MODEL_GENER
 enum model_engine { MODEL_ENGINE_HF = 0, MODEL_ENGINE_VLLM, MODEL_ENGINE_SGLANG };
 enum model_optimizer { MODEL_OPTIM_NONE = 0, MODEL_OPTIM_SGD, MODEL_OPTIM_ADAMW };
 /* EAGER: the modules' matmul-softmax-matmul; SDPA: one fused kernel per
- * call (F.scaled_dot_product_attention) with K/V repeated per query head;
- * FLASH: FlashAttention kernels as attn.h describes them (FA3 on Hopper,
- * FA2 elsewhere; backward in training), KV heads read as they are. */
-enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA, MODEL_ATTN_FLASH };
+ * call (F.scaled_dot_product_attention) with K/V repeated per query head.
+ * The others are fused attention kernels as attn.h describes them
+ * (backward in training), KV heads read as they are: FLASH as flash-attn
+ * picks it per GPU (FA3 on Hopper, FA2 elsewhere; under MODEL_STACK_TE
+ * cuDNN's, as Transformer Engine picks it); FA2; FA3 (compute capability
+ * 9.x only); CUDNN (cuDNN's fused flash attention: TE's FusedAttention,
+ * PyTorch's cuDNN SDPA backend); FLASHINFER (inference only: it has no
+ * backward); TRITON (flash-attn's Triton kernel, flash_attn_triton.py, as
+ * llm-foundry's attn_impl triton runs it; head dims up to 128). */
+enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA, MODEL_ATTN_FLASH, MODEL_ATTN_FA2,
+		       MODEL_ATTN_FA3, MODEL_ATTN_CUDNN, MODEL_ATTN_FLASHINFER, MODEL_ATTN_TRITON,
+		       MODEL_ATTN_COUNT };
 /* Activation checkpointing: none; selective (torchtitan's per-op policy:
  * the matmuls' and attention's outputs saved, every second matmul of a
  * block and every other op recomputed; under MODEL_STACK_TE Megatron's
@@ -402,6 +410,15 @@ int model_mode_parse(const char *s, enum model_mode *out);
 int model_engine_parse(const char *s, enum model_engine *out);
 const char *model_engine_name(enum model_engine e);
 int model_optimizer_parse(const char *s, enum model_optimizer *out);
+/* --attention: eager, sdpa, flash, fa2, fa3, cudnn, flashinfer, triton;
+ * 0 or SURFER_EINVAL. */
+int model_attention_parse(const char *s, enum model_attention *out);
+const char *model_attention_name(enum model_attention a);
+/* The fused kernel family o's attention runs (PRED_ATTN_NONE for eager and
+ * SDPA): FLASH under --stack te is cuDNN's (Transformer Engine picks its
+ * FusedAttention on Hopper and later when it qualifies, and on 16-bit
+ * inputs: not FP32). */
+enum pred_attn_impl model_attention_impl(const struct model_opts *o);
 /* fp32, tf32, bf16, fp16 (also float32, float16, bfloat16); fp8 is
  * parsed by model_cli_set (BF16 with FP8 linears). */
 int model_dtype_parse(const char *s, enum gpu_dtype *out);

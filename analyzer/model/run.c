@@ -260,14 +260,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		else
 			m->power_limit_w = w;
 	} else if (!strcmp(name, "attention")) {
-		if (!strcmp(v, "eager"))
-			o->attention = MODEL_ATTN_EAGER;
-		else if (!strcmp(v, "sdpa"))
-			o->attention = MODEL_ATTN_SDPA;
-		else if (!strcmp(v, "flash"))
-			o->attention = MODEL_ATTN_FLASH;
-		else
-			bad = -1;
+		bad = model_attention_parse(v, &o->attention);
 	} else if (!strcmp(name, "head")) {
 		if (!strcmp(v, "lm"))
 			o->head = MODEL_HEAD_LM;
@@ -339,7 +332,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			{ "mode", "inference, training, decode, generate, prefill or serve" },
 			{ "dtype", "fp32, tf32, bf16, fp16 or fp8" }, { "engine", "hf, vllm or sglang" },
 			{ "optimizer", "none, sgd, adamw (adamw-foreach) or adamw-fused" },
-			{ "attention", "eager, sdpa or flash" },
+			{ "attention", "eager, sdpa, flash, fa2, fa3, cudnn, flashinfer or triton" },
 			{ "act-ckpt", "none, selective or full" }, { "stack", "eager, compile or te" },
 			{ "fp8-recipe", "tensorwise, rowwise or delayed" },
 			{ "power-limit", "watts between 10 and 5000" },
@@ -658,6 +651,23 @@ const struct gpu_spec *model_cli_target(const struct model_cli *m, const struct 
 int model_target_check(const struct model_opts *o, const struct gpu_spec *g, char *err,
 		       size_t errlen)
 {
+	char cc[16];
+	if (o->attention == MODEL_ATTN_FA3 && (g->cc < 90 || g->cc >= 100 || gpu_cc_is_amd(g->cc))) {
+		/* flash-attn's hopper/ build: sm90 kernels only */
+		snprintf(err, errlen, "--attention fa3 on %s: FlashAttention-3 runs on compute "
+			 "capability 9.x only (this GPU: %s); use fa2 or flash", g->id,
+			 gpu_cc_string(g->cc, cc, sizeof(cc)));
+		return SURFER_EINVAL;
+	}
+	if ((o->attention == MODEL_ATTN_FA2 || o->attention == MODEL_ATTN_CUDNN) &&
+	    (g->cc < 80 || gpu_cc_is_amd(g->cc))) {
+		/* FlashAttention-2 and cuDNN's fused flash attention start with
+		 * Ampere */
+		snprintf(err, errlen, "--attention %s on %s: the kernel runs on compute capability "
+			 "8.0 and later (this GPU: %s)", model_attention_name(o->attention), g->id,
+			 gpu_cc_string(g->cc, cc, sizeof(cc)));
+		return SURFER_EINVAL;
+	}
 	if (o->fp8 && !(g->peak_tflops[GPU_DT_FP8] > 0)) {
 		snprintf(err, errlen, "--dtype fp8 on %s: the GPU has no FP8 tensor cores (they start "
 			 "with Ada and Hopper, compute capability 8.9)", g->id);
@@ -665,7 +675,6 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 	}
 	if (o->dtype != GPU_DT_BF16 || g->peak_tflops[GPU_DT_BF16] > 0)
 		return 0;
-	char cc[16];
 	snprintf(err, errlen, "--dtype bf16 on %s: the GPU has no BF16 tensor cores (compute capability "
 		 "%s; they start at 8.0) and PyTorch's emulation there was never measured: "
 		 "use --dtype fp16 or fp32", g->id, gpu_cc_string(g->cc, cc, sizeof(cc)));

@@ -80,7 +80,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *value,
  * through emulation (cuBLAS has no BF16 tensor-core kernel for them) at a
  * rate no public measurement gives, and the tensor-core GEMM model would
  * take the FP16 tensor-core rate for it, so such a run is refused rather
- * than predicted. */
+ * than predicted.  --attention fa3 needs compute capability 9.x (flash-attn's
+ * hopper/ kernels), fa2 and cudnn 8.0 or later. */
 int model_target_check(const struct model_opts *o, const struct gpu_spec *g, char *err,
 		       size_t errlen);
 

@@ -174,19 +174,26 @@ static void all_reduce(struct srv *S, uint64_t rows)
  * causal block, each later one attends window keys.  MLA (DeepSeek):
  * prefill runs the up-projected MHA form (q/k dims nope + rope, v dims
  * v_dim, every head its own K and V); decode the absorbed form over the
- * latent cache, one KV head of kv_lora + rope, values kv_lora wide. */
+ * latent cache, one KV head of kv_lora + rope, values kv_lora wide.
+ * --attention fa2, fa3 or flashinfer names the backend (vLLM's
+ * VLLM_ATTENTION_BACKEND, SGLang's --attention-backend) for the non-MLA
+ * calls; anything else is the engine's own pick. */
 static void attention(struct srv *S, const struct sreq *r, size_t nr, int decode, uint64_t window)
 {
 	const struct model_config *c = S->B->c;
 	struct pred_attn a;
+	enum model_attention given = S->B->o->attention;
+	enum pred_attn_impl impl = given == MODEL_ATTN_FA2 || given == MODEL_ATTN_FA3 ||
+				   given == MODEL_ATTN_FLASHINFER ? model_attention_impl(S->B->o)
+				   : PRED_ATTN_FLASH;
 	if (c->kv_lora && decode)
 		attn_init(&a, PRED_ATTN_FLASH, PRED_ATTN_MLA_DECODE, 1, (uint32_t)S->nh, 1,
 			  c->kv_lora + c->qk_rope, c->kv_lora);
 	else if (c->kv_lora)
-		attn_init(&a, PRED_ATTN_FLASH, PRED_ATTN_PREFILL, 1, (uint32_t)S->nh, (uint32_t)S->nh,
+		attn_init(&a, impl, PRED_ATTN_PREFILL, 1, (uint32_t)S->nh, (uint32_t)S->nh,
 			  c->qk_nope + c->qk_rope, c->v_dim);
 	else
-		attn_init(&a, PRED_ATTN_FLASH, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL, 1,
+		attn_init(&a, impl, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL, 1,
 			  (uint32_t)S->nh, (uint32_t)S->nkv, (uint32_t)S->d, (uint32_t)S->d);
 	for (size_t i = 0; i < nr; i++) {
 		uint64_t n = r[i].n, p = r[i].p;
@@ -483,6 +490,12 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 	if (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16) {
 		snprintf(err, errlen, "--engine %s serves 16-bit weights: add --dtype bf16 or fp16",
 			 model_engine_name(o->engine));
+		return SURFER_EINVAL;
+	}
+	if (o->attention == MODEL_ATTN_CUDNN || o->attention == MODEL_ATTN_TRITON) {
+		snprintf(err, errlen, "--engine %s: --attention %s is not one of its attention "
+			 "backends modelled here; use flash (the engine's pick), fa2, fa3 or flashinfer",
+			 model_engine_name(o->engine), model_attention_name(o->attention));
 		return SURFER_EINVAL;
 	}
 	/* --dp: independent replicas (inference has no collective between
