@@ -134,6 +134,9 @@
  *     backward speed on A100"; with the 230 forward it gives 205 forward
  *     + backward, as figure 4's bars);
  *   FA3 on the H100: 561 TFLOP/s (FA3 paper, figure 6, backward, BF16).
+ *  (These and the FA3 forward values 497 and 648 above are readings of
+ *  the plots, not re-checked against the papers when written: a reading
+ *  off by 5 % moves the fit by as much; check them before relying.)
  *  Each alone: 0.745 (A100) and 0.688 (H100) of the joint forward rate;
  *  with eff and the share both fitted on one architecture, the other's
  *  backward is predicted at 602 TFLOP/s on the H100 (+7.3 %) and 182 on
