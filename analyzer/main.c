@@ -154,6 +154,8 @@ static void usage(FILE *f)
 		"      --cp N                context parallel degree (ring attention)\n"
 		"      --hsdp                with --zero 2|3: shard within a node, replicate\n"
 		"                            across nodes (HSDP)\n"
+		"      --ep N                expert parallel degree: the routed experts split\n"
+		"                            over N of the dp ranks (engines: N = tp)\n"
 		"      --plan N              every dp x tp x pp layout of N GPUs for the global\n"
 		"                            batch B, fastest first, with each one's memory\n"
 		"      --launch-us US        CPU cost per kernel launch (default 6)\n"
@@ -267,6 +269,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"gpus-per-node", required_argument, NULL, OPT_MODEL},
 		{"cp", required_argument, NULL, OPT_MODEL},
 		{"hsdp", no_argument, NULL, OPT_MODEL},
+		{"ep", required_argument, NULL, OPT_MODEL},
 		{"vpp", required_argument, NULL, OPT_MODEL},
 		{"grad-fp32", no_argument, NULL, OPT_MODEL},
 		{"color", optional_argument, NULL, OPT_COLOR},

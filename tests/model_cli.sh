@@ -503,6 +503,43 @@ bad_input --model gpt2 --mode training --target h100 --nodes 2 --dp 3
 bad_input --model gpt2 --mode training --target h100 --dp 16 --zero 3 --hsdp
 bad_input --model gpt2 --mode training --target h100 --seq 100 --cp 3
 
+# Expert parallelism: --ep must divide the experts and --dp, needs experts,
+# and an engine splits whole experts over --tp GPUs only.
+ds="--model deepseek-v3 --mode training --dtype bf16 --attention flash --optimizer adamw --seq 4096"
+bad_input $ds --dp 6 --ep 3 --target h100
+bad_input $ds --dp 8 --ep 16 --target h100
+bad_input $ds --dp 8 --ep 0 --target h100
+bad_input $ds --dp 8 --ep 8 --zero 3 --target h100
+bad_input --model llama-3-8b --mode training --dp 2 --ep 2 --target h100
+bad_input --model deepseek-v3 --mode training --dtype bf16 --seq 4096 --target h100
+bad_input --model deepseek-v3 --engine sglang --mode decode --dtype bf16 --tp 8 --ep 4 --target h200
+bad_input $ds --plan 8 --ep 8 --target h100
+
+# DeepSeek-V3 planned on 8, 256 and 1024 H100s (ZeRO-1, 4096-token
+# sequences, 2 per GPU).  On 8 nothing fits: its 671 B weights alone,
+# 2 bytes each, are 168 GB a GPU whatever the layout, above the 78.4 GiB
+# an H100 leaves to tensors.  On 256 and 1024 some layout fits, and the
+# plan, trying --ep, picks one that splits the experts over ranks and the
+# layers over pipeline stages (the layout DeepSeek trained with is of that
+# kind: pp 16, ep 64).
+first_fit() {
+	awk '/"dp":/ { ep = 1; pp = 0 } /"pp":/ { gsub(/[^0-9]/, ""); pp = $0 }
+	     /"ep":/ { gsub(/[^0-9]/, ""); ep = $0 }
+	     /"memory_fits": true/ && !done { print ep, pp; done = 1 }' "$1"
+}
+for gpus in 8 256 1024; do
+	"$BIN" $ds --batch $((gpus * 2)) --zero 1 --plan $gpus --target h100 --json \
+		>"$tmp/ds$gpus.json" 2>"$tmp/err"
+	check "deepseek-v3 --plan $gpus exits 0 ($(cat "$tmp/err"))" $?
+done
+[ "$(grep -c '"memory_fits": true' "$tmp/ds8.json")" -eq 0 ] && grep -q '"memory_fits": false' "$tmp/ds8.json"
+check "deepseek-v3 fits no layout of 8 GPUs" $?
+for gpus in 256 1024; do
+	set -- $(first_fit "$tmp/ds$gpus.json")
+	[ "${1:-0}" -gt 1 ] && [ "${2:-0}" -gt 1 ]
+	check "deepseek-v3 on $gpus GPUs: the fastest layout that fits has ep ${1:-none} > 1, pp ${2:-none} > 1" $?
+done
+
 # --attention's explicit kernels: each parses and predicts; the impossible
 # ones are refused with one line (FA3 off Hopper, FA2 and cuDNN before
 # Ampere, FlashInfer in training, the Triton kernel past head dim 128 or in

@@ -22,6 +22,7 @@
  */
 #include "analyzer/model/build.h"
 #include "analyzer/model/attn.h"
+#include "analyzer/model/moe.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -354,6 +355,130 @@ static void mlp_topk(struct bld *B)
 	B->cols = h;
 }
 
+/* A mixture of experts as Megatron-Core's MoELayer runs it with grouped
+ * GEMMs and the all-to-all token dispatcher (moe/router.py,
+ * token_dispatcher.py, experts.py's TEGroupedMLP, the fused permute): the
+ * router's linear (kept out of FP8), the scores (DeepSeek-V3: sigmoid,
+ * plus the expert bias that only steers the choice, no gradient into it;
+ * else softmax), the top k, V3's selected scores normalized, the routed
+ * scaling; each token's row copied to its k experts' order (permute), the
+ * rows sent to the experts' ranks (all-to-all over --ep), sorted by local
+ * expert when a rank holds several; one grouped GEMM for every local
+ * expert's gate and up projections, SwiGLU, the grouped down projection;
+ * the way back (sort, all-to-all, unpermute: each token's k rows weighted
+ * and summed); the shared experts' dense MLP on every token and the sum.
+ * The load is uniform (moe.h): each expert takes ep T k / E rows.  Used
+ * for DeepSeek and for any --ep run; Mixtral and Qwen-MoE without --ep
+ * keep Hugging Face's per-expert loop (mlp_topk). */
+static void mlp_grouped(struct bld *B)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden;
+	uint32_t ep = model_ep(B->o);
+	struct moe_route r;
+	moe_route_init(&r, c, ep, T, 1, B->esz);
+	uint64_t E = r.experts, K = r.k, I = (c->moe_ffn ? c->moe_ffn : c->ffn) / B->tp;
+	op_tp(B, 0, (double)T * h);
+	B->high_precision = 1;
+	op_linear(B, T, h, E, 0, 0);
+	B->high_precision = 0;
+	B->cols = E;
+	if (c->router_bias) {
+		op_ew(B, "vectorized_elementwise_kernel<4, sigmoid_kernel_cuda>", (double)T * E, 1, 4, 1,
+		      "vectorized_elementwise_kernel<4, sigmoid_backward_kernel_cuda>");
+		op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)T * E, 1, 1, 0, NULL);
+	} else {
+		op_softmax(B, T, E);
+	}
+	op_ew(B, "gatherTopK<float, unsigned int, 2, false>", (double)T * E, 1, 2, 1,
+	      "scatter_gather_elementwise_kernel<128, 4>");
+	B->cols = K;
+	if (c->router_bias) {
+		k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>",
+		       PRED_OP_REDUCTION, T, K, 1.0, 0.0, 1.0, 512);
+		op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", (double)T * K, 2, 1, 2, NULL);
+	}
+	op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", (double)T * K, 1, 1, 1, NULL);
+	B->cols = h;
+	double routed = (double)T * K * h, local = (double)r.local * r.rows * h;
+	op_ew(B, "moe_permute_kernel", routed, 1.0 / (double)K, 0, 1, "moe_unpermute_kernel");
+	op_a2a(B, r.dispatch_bytes);
+	if (ep > 1 && r.local > 1)
+		op_ew(B, "moe_sort_chunks_kernel", local, 1, 0, 1, "moe_sort_chunks_kernel");
+	op_grouped(B, r.local, r.rows, h, c->gated ? 2 * I : I);
+	B->cols = I;
+	double n = (double)r.local * r.rows * I;
+	if (c->gated)
+		op_ew(B, "swiglu_kernel", n, 2, 5, 1, "swiglu_backward_kernel");
+	else
+		mlp_activation(B, n);
+	op_grouped(B, r.local, r.rows, I, h);
+	B->cols = h;
+	if (ep > 1 && r.local > 1)
+		op_ew(B, "moe_sort_chunks_kernel", local, 1, 0, 1, "moe_sort_chunks_kernel");
+	op_a2a(B, r.dispatch_bytes);
+	/* reads the k rows of each token, writes one */
+	op_ew(B, "moe_unpermute_kernel", routed, 1, 1, 1, "moe_permute_kernel");
+	struct model_kernel *uk = bld_last_kernel(B);
+	if (uk)
+		uk->k.bytes = (1.0 + 1.0 / (double)K) * routed * B->esz;
+	if (c->shared_ffn) {
+		mlp_body(B, T, c->shared_ffn / B->tp, 1, 0, 0);
+		op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)T * h, 2, 1, 0, NULL);
+	}
+	op_tp(B, 1, (double)T * h);
+}
+
+/* A DeepSeek-V2/V3 decoder layer (DeepseekV3DecoderLayer; Megatron-Core's
+ * MLASelfAttention): RMSNorm; q through its low rank (q_a, RMSNorm, q_b) or
+ * one projection; kv_a (the latent and the shared rope key), RMSNorm of
+ * the latent, kv_b (each head's K nope part and V); rotary on q's and the
+ * shared key's rope parts; q and k put together (nope + rope per head);
+ * fused attention in the up-projected form (moe.h); the output projection,
+ * the residual; RMSNorm and the MLP: dense in the first first_dense
+ * layers, the routed and shared experts after.  q_a and kv_a are whole on
+ * every tensor-parallel rank. */
+static void layer_mla(struct bld *B)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden, nh = c->heads / B->tp;
+	uint64_t qd = nh * (c->qk_nope + c->qk_rope);
+	op_rmsnorm(B, T, h);
+	op_tp(B, 0, (double)T * h);
+	if (c->q_lora) {
+		op_linear(B, T, h, c->q_lora, 0, 0);
+		op_rmsnorm(B, T, c->q_lora);
+		op_linear(B, T, c->q_lora, qd, 0, 0);
+	} else {
+		op_linear(B, T, h, qd, 0, 0);
+	}
+	op_linear(B, T, h, c->kv_lora + c->qk_rope, 0, 0);
+	op_rmsnorm(B, T, c->kv_lora);
+	op_linear(B, T, c->kv_lora, nh * (c->qk_nope + c->v_dim), 0, 0);
+	rope(B, (double)T * nh * c->qk_rope);
+	rope(B, (double)T * c->qk_rope);
+	B->cols = c->qk_nope + c->qk_rope;
+	for (int i = 0; i < 2; i++)
+		op_ew(B, "CatArrayBatchedCopy<float, unsigned int, 4, 64, 64>", (double)T * qd, 1, 0, 1,
+		      "elementwise_kernel<128, 4, CopyFunctor>");
+	struct pred_attn a;
+	mla_attn_init(&a, c, (uint32_t)nh, 0);
+	a.impl = model_attention_impl(B->o);   /* --attention's kernel, as attention_core */
+	attn_add_seqs(&a, B->b, B->sl, B->kv);
+	attn_emit(B, &a);
+	B->cols = h;
+	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * nh * c->v_dim, 1, 0, 0, NULL);
+	op_linear(B, T, nh * c->v_dim, h, 0, 0);
+	op_tp(B, 1, (double)T * h);
+	residual(B);
+	op_rmsnorm(B, T, h);
+	if (c->experts > 1 && (uint32_t)B->layer >= c->first_dense)
+		mlp_grouped(B);
+	else
+		mlp_dense(B, T, 0, 0);
+	residual(B);
+}
+
 static void layer_llama(struct bld *B)
 {
 	const struct model_config *c = B->c;
@@ -386,7 +511,9 @@ static void layer_llama(struct bld *B)
 	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 4, c->attn_dropout);
 	attn_out(B, 0, 0);     /* LlamaDecoderLayer: no residual dropout */
 	op_rmsnorm(B, T, h);
-	if (c->experts > 1)
+	if (c->experts > 1 && model_ep(B->o) > 1)
+		mlp_grouped(B);
+	else if (c->experts > 1)
 		mlp_topk(B);
 	else
 		mlp_dense(B, T, 0, 0);
@@ -584,6 +711,34 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--pp %u exceeds the %u layers", o->pp, layers);
 		return SURFER_EINVAL;
 	}
+	if (c->kv_lora && (model_attention_impl(o) == PRED_ATTN_NONE || o->mode == MODEL_DECODE ||
+			   model_cp(o) > 1)) {
+		/* MLA's attention is one fused kernel (FlashAttention, cuDNN)
+		 * in every stack that trains it; its decode step is the
+		 * absorbed form the engines run */
+		snprintf(err, errlen, "model '%s': multi-head latent attention is built as fused attention "
+			 "(--attention flash, fa2, fa3 or cudnn) for training and inference, without --cp; "
+			 "decode runs with --engine sglang or vllm", c->name);
+		return SURFER_EINVAL;
+	}
+	uint32_t ep = model_ep(o);
+	if (ep > 1 && (c->experts <= 1 || c->family != MODEL_FAM_LLAMA || c->experts % ep)) {
+		snprintf(err, errlen, "--ep %u splits the routed experts: model '%s' has %u%s", ep, c->name,
+			 c->experts > 1 ? c->experts : 0,
+			 c->family != MODEL_FAM_LLAMA && c->experts > 1 ? " (expert parallelism of the Llama "
+			 "family's top-k experts only)" : " experts, which it does not divide");
+		return SURFER_EINVAL;
+	}
+	if (ep > 1 && o->dp % ep) {
+		snprintf(err, errlen, "--ep %u must divide --dp %u: the expert-parallel ranks are data-parallel "
+			 "ranks of the dense layers (dp x tp x pp x cp GPUs in all)", ep, o->dp);
+		return SURFER_EINVAL;
+	}
+	if (ep > 1 && o->zero >= 2) {
+		snprintf(err, errlen, "--ep %u does not combine with --zero %u (FSDP); --zero 1 shards the "
+			 "optimizer state", ep, o->zero);
+		return SURFER_EINVAL;
+	}
 	if (o->vpp > 1) {
 		/* Megatron asserts the same: a stage's layers split evenly into
 		 * its model chunks */
@@ -645,8 +800,10 @@ static void optimizer_step(struct bld *B)
 	uint32_t dp = model_grad_ranks(o);
 	if (o->zero && dp > 1) {
 		/* each rank steps its shard: ZeroRedundancyOptimizer a dp-th
-		 * of the tensors, FSDP one flat tensor per unit */
-		P /= dp;
+		 * of the tensors, FSDP one flat tensor per unit; under --ep the
+		 * experts' over their data-parallel group, dp / ep ranks */
+		double X = model_ep(o) > 1 ? B->s->expert_params : 0;
+		P = (P - X) / dp + X * model_ep(o) / o->dp;
 		tensors = o->zero == 1 ? (uint32_t)cdiv(tensors, dp) : B->nunits;
 	}
 	B->ph = MODEL_PH_OPTIMIZER;
@@ -689,16 +846,20 @@ static void optimizer_step(struct bld *B)
 		}
 }
 
-/* DDP all-reduces gradients in 25 MB buckets as backward produces them. */
-static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int final)
+/* DDP all-reduces gradients in 25 MB buckets as backward produces them;
+ * under --ep the experts' gradients in buckets of their own over the
+ * expert data-parallel group (g MODEL_GROUP_EDP). */
+static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int final,
+		       enum model_group g)
 {
 	const double bucket = 25.0 * 1024 * 1024;
-	if (model_grad_ranks(B->o) <= 1)
+	uint32_t ranks = g == MODEL_GROUP_EDP ? B->o->dp / model_ep(B->o) : model_grad_ranks(B->o);
+	if (ranks <= 1)
 		return;
 	*pending += grad_bytes;
 	while (*pending >= bucket || (final && *pending > 0)) {
 		double sz = *pending >= bucket ? bucket : *pending;
-		k_comm(B, COMM_ALL_REDUCE, sz, MODEL_GROUP_DP, MODEL_ASYNC_AFTER);
+		k_comm(B, COMM_ALL_REDUCE, sz, g, MODEL_ASYNC_AFTER);
 		struct model_kernel *k = bld_last_kernel(B);
 		if (k)
 			k->role = MODEL_ROLE_DP_SYNC;
@@ -752,6 +913,11 @@ uint32_t model_grad_ranks(const struct model_opts *o)
 	return (o->dp ? o->dp : 1) * model_cp(o);
 }
 
+uint32_t model_ep(const struct model_opts *o)
+{
+	return o->ep > 1 ? o->ep : 1;
+}
+
 uint32_t model_shard_ranks(const struct model_opts *o)
 {
 	uint32_t dp = model_grad_ranks(o), inner = o->tp ? o->tp : 1;
@@ -773,6 +939,8 @@ void model_group(const struct model_opts *o, enum model_group g, uint32_t *ranks
 	case MODEL_GROUP_PP: n = 2; inner = tp * dp; break;       /* a stage and the next */
 	case MODEL_GROUP_SHARD: n = shard; inner = tp; break;
 	case MODEL_GROUP_REPLICA: n = dp / shard; inner = tp * shard; break;
+	case MODEL_GROUP_EP: n = model_ep(o); inner = tp * cp; break;
+	case MODEL_GROUP_EDP: n = o->dp / model_ep(o); inner = tp * cp * model_ep(o); break;
 	}
 	*ranks = n;
 	/* members inner ranks apart: a node of G holds G / inner of them */
@@ -864,8 +1032,8 @@ static void recompute_layer(struct bld *B, int32_t layer)
 static void backward(struct bld *B)
 {
 	const struct model_opts *o = B->o;
-	double pending = 0;
-	int shard = sharded(B), regather = shard && o->zero == 3;
+	double pending = 0, expert_pending = 0;
+	int shard = sharded(B), regather = shard && o->zero == 3, ep = model_ep(o) > 1;
 	uint32_t *gather = regather ? calloc(B->nunits, sizeof(*gather)) : NULL;
 	if (regather && !gather) {
 		B->err = SURFER_ENOMEM;
@@ -894,8 +1062,10 @@ static void backward(struct bld *B)
 		}
 		bld_backward_op(B, f);
 		B->ph = MODEL_PH_BACKWARD;
-		if (!shard && f->param && !(f->kind == F_LINEAR && (f->flag & 2)))
-			dp_buckets(B, f->param_elems * B->esz, &pending, 0);
+		if (!shard && f->param && ep && f->kind == F_GROUPED)
+			dp_buckets(B, f->param_elems * B->esz, &expert_pending, 0, MODEL_GROUP_EDP);
+		else if (!shard && f->param && !(f->kind == F_LINEAR && (f->flag & 2)))
+			dp_buckets(B, f->param_elems * B->esz, &pending, 0, MODEL_GROUP_DP);
 	}
 	B->layer = -1;
 	B->wait_next = 0;
@@ -904,7 +1074,9 @@ static void backward(struct bld *B)
 			zero_reduce(B, cur);
 		zero_reduce(B, -1);
 	} else {
-		dp_buckets(B, 0, &pending, 1);
+		dp_buckets(B, 0, &pending, 1, MODEL_GROUP_DP);
+		if (ep)
+			dp_buckets(B, 0, &expert_pending, 1, MODEL_GROUP_EDP);
 	}
 	free(gather);
 }
@@ -913,13 +1085,16 @@ static void backward(struct bld *B)
 
 /* A kernel Inductor (or TE and Megatron's fused modules) folds into its
  * neighbours: element-wise ops, norms, softmax and reductions.  Library
- * kernels (cuBLAS GEMMs, attention, NCCL), fills and AccumulateGrad (run
- * by the autograd engine outside the compiled graph) are not. */
+ * kernels (cuBLAS GEMMs, attention, NCCL, the MoE permute and unpermute
+ * kernels: custom ops to Inductor, TE's own in Megatron), fills and
+ * AccumulateGrad (run by the autograd engine outside the compiled graph)
+ * are not. */
 static int fusible(const struct model_kernel *k)
 {
 	if (k->phase == MODEL_PH_COMM || k->phase == MODEL_PH_OPTIMIZER ||
 	    k->role == MODEL_ROLE_GRAD_ACC || k->role == MODEL_ROLE_PER_STEP ||
-	    (k->k.name && !strncmp(k->k.name, "flash_", 6)))  /* FlashAttention's own */
+	    (k->k.name && !strncmp(k->k.name, "flash_", 6)) ||  /* FlashAttention's own */
+	    (k->k.name && !strncmp(k->k.name, "moe_", 4)))      /* TE's permute kernels */
 		return 0;
 	switch (k->k.op) {
 	case PRED_OP_ELEMENTWISE: case PRED_OP_REDUCTION: case PRED_OP_NORM: case PRED_OP_SOFTMAX:
@@ -1112,10 +1287,7 @@ double model_config_params(const struct model_config *c)
 		       sparse_layers * mlp * (c->experts - 1) + V * h;
 	}
 	if (c->kv_lora) {        /* MLA: q (through its rank), kv_a, kv_b, o */
-		double qd = nh * (c->qk_nope + c->qk_rope);
-		attn = (c->q_lora ? h * c->q_lora + c->q_lora * qd : h * qd) +
-		       h * (c->kv_lora + c->qk_rope) + c->kv_lora * nh * (c->qk_nope + c->v_dim) +
-		       nh * c->v_dim * h;
+		attn = mla_params(c, nh);
 		layer = attn + mlp;
 	}
 	if (c->moe_ffn && c->experts > 1) {
@@ -1369,7 +1541,12 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		case MODEL_FAM_GPT2: layer_gpt2(&B); break;
 		case MODEL_FAM_BERT: layer_bert(&B); break;
 		case MODEL_FAM_OPT: layer_opt(&B); break;
-		case MODEL_FAM_LLAMA: layer_llama(&B); break;
+		case MODEL_FAM_LLAMA:
+			if (c->kv_lora)
+				layer_mla(&B);
+			else
+				layer_llama(&B);
+			break;
 		case MODEL_FAM_T5:
 		default: {
 			int dec = i >= c->layers;
@@ -1410,8 +1587,16 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		fp8_gathers(&B);
 		stack_fuse(&B);
 		optimizer_step(&B);
-		if (o->zero == 1 && model_grad_ranks(o) > 1)
+		if (o->zero == 1 && model_grad_ranks(o) > 1 && model_ep(o) > 1) {
+			/* the dense shards over dp, the experts' over dp / ep */
+			k_comm(&B, COMM_ALL_GATHER, (s->params - s->expert_params) * B.esz, MODEL_GROUP_DP,
+			       MODEL_ASYNC_AFTER);
+			if (o->dp > model_ep(o))
+				k_comm(&B, COMM_ALL_GATHER, s->expert_params * B.esz, MODEL_GROUP_EDP,
+				       MODEL_ASYNC_AFTER);
+		} else if (o->zero == 1 && model_grad_ranks(o) > 1) {
 			k_comm(&B, COMM_ALL_GATHER, s->params * B.esz, MODEL_GROUP_DP, MODEL_ASYNC_AFTER);
+		}
 	}
 	if (o->mode != MODEL_TRAINING)
 		stack_fuse(&B);

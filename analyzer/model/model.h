@@ -77,6 +77,12 @@ struct model_config {
 			       * (Qwen2-MoE, DeepSeek), 0 none             */
 	uint32_t first_dense; /* DeepSeek: the first layers have a dense MLP
 			       * of ffn (first_k_dense_replace)            */
+	/* DeepSeek-V3's router: sigmoid scores plus a per-expert bias that
+	 * only picks the top k (topk_method noaux_tc, the auxiliary-loss-free
+	 * balancing; no gradient flows into it); 0: softmax scores */
+	int router_bias;
+	uint32_t mtp_layers;  /* DeepSeek-V3: multi-token-prediction modules
+			       * (num_nextn_predict_layers); not built     */
 	/* DeepSeek-V2/V3 multi-head latent attention (0: none): q through a
 	 * q_lora rank (0: a plain q projection), K and V through a kv_lora
 	 * latent; per head nope + rope dims of q/k, v_dim of v. */
@@ -217,6 +223,14 @@ struct model_opts {
 	 * keys and values passed around the ring (ring attention), overlapped
 	 * with the attention compute; 0 or 1 none */
 	uint32_t cp;
+	/* Expert parallelism: the routed experts of each MoE layer split over
+	 * ep ranks (0 or 1 none).  Training: ep data-parallel ranks (ep
+	 * divides dp; ranks tensor-parallel fastest, then context, then expert
+	 * parallel, as Megatron-Core orders them) hold a dp-th of the experts
+	 * each, the routed tokens dispatched to them and combined back by
+	 * all-to-all; engines: ep equals tp, each GPU holding E / ep whole
+	 * experts instead of a tp-th of every one. */
+	uint32_t ep;
 	/* Interleaved 1F1B (Megatron's virtual pipeline stages, --pp only):
 	 * each pipeline rank's layers cut into vpp model chunks of
 	 * layers / (pp x vpp), rank r holding chunks r, r + pp, ...: the
@@ -235,6 +249,9 @@ enum model_group {
 	MODEL_GROUP_TP, MODEL_GROUP_CP, MODEL_GROUP_DP, MODEL_GROUP_PP,
 	MODEL_GROUP_SHARD,     /* HSDP: the data-parallel ranks of one node  */
 	MODEL_GROUP_REPLICA,   /* HSDP: one rank of each node's shard group  */
+	MODEL_GROUP_EP,        /* the ranks that split one layer's experts   */
+	MODEL_GROUP_EDP,       /* the ranks that hold the same experts: the
+				* data-parallel group of the expert weights */
 };
 
 /* Ranks of group g under o and how many of them share a node (o's
@@ -245,6 +262,9 @@ void model_group(const struct model_opts *o, enum model_group g, uint32_t *ranks
 
 /* o's context-parallel degree (1 when unset). */
 uint32_t model_cp(const struct model_opts *o);
+
+/* o's expert-parallel degree (1 when unset). */
+uint32_t model_ep(const struct model_opts *o);
 
 /* The ranks that hold the same parameters and sum their gradients: the
  * data-parallel degree times the context-parallel one (each CP rank
@@ -331,6 +351,10 @@ struct model_seq {
 	double root_params;     /* the root's                                 */
 	double act_peak_bytes;  /* engines: the largest short-lived tensors of
 				 * a pass (activations, fp32 logits)        */
+	double expert_params;   /* of params: the routed experts' weights
+				 * (split over the expert-parallel ranks;
+				 * their optimizer state sharded over the
+				 * expert data-parallel group)              */
 };
 
 /* Errors are surfer_err codes (trace/surfer_err.h): SURFER_EINVAL (a bad

@@ -32,7 +32,7 @@ const char *const *model_cli_options(void)
 		"expert-capacity", "new-tokens", "plan", "write-trace",
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
 		"stack", "fp8-recipe", "cuda-graphs", "power-limit",
-		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "grad-fp32",
+		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "grad-fp32",
 		NULL
 	};
 	return names;
@@ -290,6 +290,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 1024, &o->vpp);
 	} else if (!strcmp(name, "hsdp")) {
 		o->hsdp = 1;
+	} else if (!strcmp(name, "ep")) {
+		bad = parse_count(v, 65536, &o->ep);
 	} else if (!strcmp(name, "grad-fp32")) {
 		o->grad_fp32 = 1;
 	} else if (!strcmp(name, "new-tokens")) {
@@ -906,11 +908,15 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	snprintf(a->device, sizeof(a->device), "%s", device);
 	uint32_t gpus = o->dp * o->tp * o->pp * model_cp(o);
 	if (gpus > 1) {
-		char zero[32] = "", cp[16] = "", nodes[48] = "";
+		char zero[32] = "", cp[32] = "", nodes[48] = "";
 		if (o->zero && model_grad_ranks(o) > 1)
 			snprintf(zero, sizeof(zero), ", zero %u%s", o->zero, o->hsdp ? " (hsdp)" : "");
-		if (model_cp(o) > 1)
+		if (model_cp(o) > 1 && model_ep(o) > 1)
+			snprintf(cp, sizeof(cp), ", cp %u, ep %u", model_cp(o), model_ep(o));
+		else if (model_cp(o) > 1)
 			snprintf(cp, sizeof(cp), ", cp %u", model_cp(o));
+		else if (model_ep(o) > 1)
+			snprintf(cp, sizeof(cp), ", ep %u", model_ep(o));
 		if (o->gpus_per_node)
 			snprintf(nodes, sizeof(nodes), " on %u nodes of %u",
 				 (gpus + o->gpus_per_node - 1) / o->gpus_per_node, o->gpus_per_node);
