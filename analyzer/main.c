@@ -154,6 +154,8 @@ static void usage(FILE *f)
 		"                            across nodes (HSDP)\n"
 		"      --ep N                expert parallel degree: the routed experts split\n"
 		"                            over N of the dp ranks (engines: N = tp)\n"
+		"      --mtp N               DeepSeek-V3's N multi-token-prediction modules\n"
+		"                            in training (default: none)\n"
 		"      --plan N              every dp x tp x pp layout of N GPUs for the global\n"
 		"                            batch B, fastest first, with each one's memory\n"
 		"      --launch-us US        CPU cost per kernel launch (default 6)\n"
@@ -268,6 +270,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"cp", required_argument, NULL, OPT_MODEL},
 		{"hsdp", no_argument, NULL, OPT_MODEL},
 		{"ep", required_argument, NULL, OPT_MODEL},
+		{"mtp", required_argument, NULL, OPT_MODEL},
 		{"vpp", required_argument, NULL, OPT_MODEL},
 		{"color", optional_argument, NULL, OPT_COLOR},
 		{"weights", required_argument, NULL, OPT_WEIGHTS},

@@ -2157,6 +2157,10 @@ START_TEST(moe_ep_memory)
 	ck_assert_double_eq_tol(m1.weights - m8.weights, 2 * X * 7 / 8, 16);
 	ck_assert_double_eq_tol(m1.gradients - m8.gradients, 2 * 2 * X * 7 / 8, 16);
 	ck_assert_double_eq_tol(m1.optimizer, m8.optimizer, 16);
+	/* at uniform load a GPU's experts take its own T k rows either way
+	 * (ep 1: T k / 256 for each of 256; ep 8: 8 T k / 256 for each of 32):
+	 * the same activations */
+	ck_assert_double_eq_tol(m1.activations, m8.activations, 16);
 	double dense = s8.params - s8.expert_params;
 	ck_assert_double_eq_tol(m8.optimizer, 2 * 2 * (dense / 8 + X / 8), 16);
 	model_seq_release(&s8);
@@ -2220,6 +2224,48 @@ START_TEST(mla_training)
 			   s.v[i].k.n == 160;
 	ck_assert_int_eq(softmax, 4);
 	model_seq_release(&s);
+}
+END_TEST
+
+START_TEST(mtp_module)
+{
+	/* --mtp 1 adds DeepSeek-V3's prediction module to the last stage: the
+	 * 2h -> h projection, one more MLA + MoE layer (its MLA weights, 256 / 8
+	 * routed experts of 3 x 7168 x 2048, the shared expert, the router),
+	 * five norms of 7168 (the two inputs', the layer's two, the head's; the
+	 * q and kv latents' 1536 and 512) and no embedding or head weights (the
+	 * main model's, shared): one more attention call forward, one more LM
+	 * head GEMM (129280 wide).  Off by default. */
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("deepseek-v3", &c), 0);
+	ck_assert_uint_eq(c.mtp_layers, 1);
+	double h = 7168;
+	double mla = h * 1536 + 1536.0 * 128 * 192 + h * (512 + 64) + 512.0 * 128 * (128 + 128) + 128.0 * 128 * h;
+	double want = 2 * h * h + mla + 32 * 3 * h * 2048 + 3 * h * 2048 + h * 256 + 5 * h + 1536 + 512;
+	struct model_seq s0, s1;
+	struct model_opts o = ds_opts(8, 8);
+	ck_assert_int_eq(model_build(&c, &o, &s0, NULL, 0), 0);
+	o.mtp = 1;
+	ck_assert_int_eq(model_build(&c, &o, &s1, NULL, 0), 0);
+	ck_assert_double_eq_tol(s1.params - s0.params, want, 1);
+	int attn[2] = { 0, 0 }, heads[2] = { 0, 0 };
+	const struct model_seq *sv[2] = { &s0, &s1 };
+	for (int j = 0; j < 2; j++)
+		for (size_t i = 0; i < sv[j]->n; i++) {
+			const struct model_kernel *k = &sv[j]->v[i];
+			if (k->phase != MODEL_PH_FORWARD)
+				continue;
+			attn[j] += k->k.op == PRED_OP_ATTENTION;
+			heads[j] += k->k.op == PRED_OP_GEMM && k->k.n == 129280;
+		}
+	ck_assert_int_eq(attn[1], attn[0] + 1);
+	ck_assert_int_eq(heads[1], heads[0] + 1);
+	model_seq_release(&s0);
+	model_seq_release(&s1);
+	struct model_config dense;
+	ck_assert_int_eq(model_config_builtin("llama-3-8b", &dense), 0);
+	o.pp = 1;
+	ck_assert_int_eq(model_build(&dense, &o, &s1, NULL, 0), SURFER_EINVAL);
 }
 END_TEST
 
@@ -2404,6 +2450,7 @@ int main(void)
 	tcase_add_test(t, moe_ep_memory);
 	tcase_add_test(t, mla_training);
 	tcase_add_test(t, moe_ep_refusals);
+	tcase_add_test(t, mtp_module);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

@@ -262,8 +262,9 @@ static int array_has(json_t *root, const char *key, const char *what)
  * such configs are refused rather than built as their neighbour.
  *   - experts other than Mixtral's (num_local_experts, top-k routed) and
  *     Switch Transformers' (num_experts in a T5 stack): Qwen-MoE's
- *     num_experts with a shared expert, DeepSeek's n_routed_experts,
- *     moe_intermediate_size;
+ *     num_experts with a shared expert, moe_intermediate_size (DeepSeek's
+ *     n_routed_experts too, but fill() lets DeepSeek-V2/V3 through: the
+ *     builder has their layers);
  *   - sliding-window (local) attention, except Mistral's, Mixtral's and
  *     Phi-3's: their Hugging Face modules compute every score and mask the
  *     far ones (eager and SDPA alike), the same kernels as full attention;

@@ -357,6 +357,13 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		work = maxd(work, w);
 	}
 	last += head_saved(c, o, &z, logits);
+	for (uint32_t k = 0; k < o->mtp; k++) {
+		/* an MTP module (model.c): its two norms, their concatenation
+		 * (the projection's input), its layer, its head and logits */
+		last += 2 * rms_saved(&z) + 2 * z.T * z.h * z.e + layer_ckpt(c, o, &z, total + k, &w) +
+			head_saved(c, o, &z, logits);
+		work = maxd(work, w);
+	}
 	if (first == 0)
 		last += embed_saved(c, &z);
 	double acts = last;

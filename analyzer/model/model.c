@@ -636,6 +636,37 @@ static void lm_head_and_loss(struct bld *B, int tied)
 	}
 }
 
+/* DeepSeek-V3's multi-token prediction (--mtp N, training; its report,
+ * sec. 2.2), after the main model's head on the last pipeline stage (where
+ * DualPipe also puts the embedding, which the modules share): module k
+ * normalizes the previous depth's last hidden states and the embeddings of
+ * the tokens k + 1 ahead (RMSNorm each), concatenates them and projects
+ * 2 h to h, runs one more decoder layer (MLA and the experts), a norm of
+ * its own and the shared LM head with its cross-entropy loss.  Its kernels
+ * belong to a layer of their own, numbered after the model's. */
+static void mtp_modules(struct bld *B, uint32_t total)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden;
+	for (uint32_t k = 0; k < B->o->mtp && !B->err; k++) {
+		uint32_t li = total + k;
+		B->layer = (int32_t)li;
+		B->fwd_lo[li + 1] = B->s->n;
+		B->cols = h;
+		op_rmsnorm(B, T, h);
+		op_embed(B, T, h, c->vocab, 0);
+		op_rmsnorm(B, T, h);
+		op_ew(B, "CatArrayBatchedCopy<float, unsigned int, 4, 64, 64>", 2.0 * (double)T * h, 1, 0, 1,
+		      "elementwise_kernel<128, 4, CopyFunctor>");
+		op_linear(B, T, 2 * h, h, 0, 0);
+		layer_mla(B);
+		op_rmsnorm(B, T, h);
+		lm_head_and_loss(B, 1);
+		B->fwd_hi[li + 1] = B->err ? 0 : B->s->n;
+	}
+	B->layer = -1;
+}
+
 static int check_config(const struct model_config *c, const struct model_opts *o,
 			char *err, size_t errlen)
 {
@@ -719,6 +750,11 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "model '%s': multi-head latent attention is built as fused attention "
 			 "(--attention flash, fa2, fa3 or cudnn) for training and inference, without --cp; "
 			 "decode runs with --engine sglang or vllm", c->name);
+		return SURFER_EINVAL;
+	}
+	if (o->mtp && (!c->kv_lora || o->mode != MODEL_TRAINING || o->zero >= 2 || o->mtp > 8)) {
+		snprintf(err, errlen, "--mtp %u: multi-token prediction is DeepSeek-V3's (an MLA model), "
+			 "1 to 8 modules, in training without --zero 2 or 3", o->mtp);
 		return SURFER_EINVAL;
 	}
 	uint32_t ep = model_ep(o);
@@ -977,9 +1013,9 @@ int model_opts_place(struct model_opts *o, const struct gpu_spec *g, char *err, 
  * the checkpointing policy.  full: every kernel but FSDP's gathers (the
  * parameters stay gathered from the pre-backward hook).  selective, eager
  * and compile (torchtitan's per-op policy, activation_checkpoint.py): the
- * outputs of matmuls (odd ones by forward order), attention kernels and
- * reduce-scatters are saved; every second mm/linear and every other op
- * recomputed.  selective under te (Megatron's recompute_modules
+ * outputs of matmuls (odd ones by forward order), attention kernels,
+ * reduce-scatters and all-to-alls are saved; every second mm/linear and
+ * every other op recomputed.  selective under te (Megatron's recompute_modules
  * core_attn): the attention forward only. */
 static int recomputed(const struct bld *B, const struct model_kernel *k, uint32_t *mm)
 {
@@ -989,7 +1025,8 @@ static int recomputed(const struct bld *B, const struct model_kernel *k, uint32_
 		return 1;
 	if (B->o->stack == MODEL_STACK_TE)
 		return k->k.op == PRED_OP_ATTENTION;
-	if (k->k.op == PRED_OP_ATTENTION || (k->phase == MODEL_PH_COMM && k->comm == COMM_REDUCE_SCATTER))
+	if (k->k.op == PRED_OP_ATTENTION ||
+	    (k->phase == MODEL_PH_COMM && (k->comm == COMM_REDUCE_SCATTER || k->comm == COMM_ALL_TO_ALL)))
 		return 0;
 	if (k->k.op == PRED_OP_GEMM) {
 		if (k->k.batch > 1)    /* bmm: in the save list */
@@ -1495,7 +1532,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 				    (double)B.kv * c->head_dim * B.esz;
 	}
 
-	B.nunits = total + 1;
+	B.nunits = total + 1 + o->mtp;   /* the MTP modules' layers after the others */
 	B.unit = calloc(B.nunits, sizeof(*B.unit));
 	uint32_t *gathers = calloc(B.nunits, sizeof(*gathers));
 	B.fwd_lo = calloc(B.nunits, sizeof(*B.fwd_lo));
@@ -1561,6 +1598,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	}
 	B.layer = -1;
 	head(&B, has_embed);
+	mtp_modules(&B, total);
 
 	/* the forward gathers' sizes, now that every unit's are known */
 	for (uint32_t u = 0; u < B.nunits && !B.err; u++)

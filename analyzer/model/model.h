@@ -82,7 +82,8 @@ struct model_config {
 	 * balancing; no gradient flows into it); 0: softmax scores */
 	int router_bias;
 	uint32_t mtp_layers;  /* DeepSeek-V3: multi-token-prediction modules
-			       * (num_nextn_predict_layers); not built     */
+			       * (num_nextn_predict_layers); built only
+			       * with --mtp (model_opts.mtp)               */
 	/* DeepSeek-V2/V3 multi-head latent attention (0: none): q through a
 	 * q_lora rank (0: a plain q projection), K and V through a kv_lora
 	 * latent; per head nope + rope dims of q/k, v_dim of v. */
@@ -226,6 +227,9 @@ struct model_opts {
 	 * all-to-all; engines: ep equals tp, each GPU holding E / ep whole
 	 * experts instead of a tp-th of every one. */
 	uint32_t ep;
+	/* DeepSeek-V3's multi-token prediction modules in training (its
+	 * num_nextn_predict_layers; 0 default: off) */
+	uint32_t mtp;
 	/* Interleaved 1F1B (Megatron's virtual pipeline stages, --pp only):
 	 * each pipeline rank's layers cut into vpp model chunks of
 	 * layers / (pp x vpp), rank r holding chunks r, r + pp, ...: the

@@ -32,7 +32,7 @@ const char *const *model_cli_options(void)
 		"expert-capacity", "new-tokens", "plan", "write-trace",
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
 		"stack", "fp8-recipe", "cuda-graphs", "power-limit",
-		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep",
+		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp",
 		NULL
 	};
 	return names;
@@ -292,6 +292,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		o->hsdp = 1;
 	} else if (!strcmp(name, "ep")) {
 		bad = parse_count(v, 65536, &o->ep);
+	} else if (!strcmp(name, "mtp")) {
+		bad = parse_count(v, 8, &o->mtp);
 	} else if (!strcmp(name, "new-tokens")) {
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
 	} else if (!strcmp(name, "write-trace")) {
