@@ -134,11 +134,15 @@ static void usage(FILE *f)
 		"                            (Transformer Engine / Megatron fused kernels)\n"
 		"      --cuda-graphs         each block's forward and backward one CUDA graph\n"
 		"      --power-limit W       the boards capped at W watts\n"
-		"      --attention A         eager (default), sdpa, or flash (FlashAttention kernels:\n"
-		"                            FA3 on Hopper, FA2 elsewhere; bf16/fp16)\n"
+		"      --attention A         eager (default), sdpa, or a fused kernel (bf16/fp16):\n"
+		"                            flash (FA3 on Hopper, FA2 elsewhere; cuDNN's under\n"
+		"                            --stack te), fa2, fa3 (Hopper only), cudnn,\n"
+		"                            flashinfer (no training) or triton (llm-foundry's)\n"
 		"      --head H              lm (default: LM / pretraining head) or classify\n"
 		"      --dp N --tp N --pp N  data, tensor and pipeline parallel degrees\n"
 		"      --microbatches M      pipeline microbatches (default pp)\n"
+		"      --vpp V               interleaved 1F1B: V model chunks per pipeline\n"
+		"                            stage (Megatron's virtual pipeline stages)\n"
 		"      --zero Z              training state sharded over the dp ranks: 0 none\n"
 		"                            (default, DDP), 1 optimizer state, 2 and gradients\n"
 		"                            (FSDP SHARD_GRAD_OP), 3 and parameters (FULL_SHARD)\n"
@@ -148,6 +152,10 @@ static void usage(FILE *f)
 		"      --cp N                context parallel degree (ring attention)\n"
 		"      --hsdp                with --zero 2|3: shard within a node, replicate\n"
 		"                            across nodes (HSDP)\n"
+		"      --ep N                expert parallel degree: the routed experts split\n"
+		"                            over N of the dp ranks (engines: N = tp)\n"
+		"      --mtp N               DeepSeek-V3's N multi-token-prediction modules\n"
+		"                            in training (default: none)\n"
 		"      --plan N              every dp x tp x pp layout of N GPUs for the global\n"
 		"                            batch B, fastest first, with each one's memory\n"
 		"      --launch-us US        CPU cost per kernel launch (default 6)\n"
@@ -261,6 +269,9 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"gpus-per-node", required_argument, NULL, OPT_MODEL},
 		{"cp", required_argument, NULL, OPT_MODEL},
 		{"hsdp", no_argument, NULL, OPT_MODEL},
+		{"ep", required_argument, NULL, OPT_MODEL},
+		{"mtp", required_argument, NULL, OPT_MODEL},
+		{"vpp", required_argument, NULL, OPT_MODEL},
 		{"color", optional_argument, NULL, OPT_COLOR},
 		{"weights", required_argument, NULL, OPT_WEIGHTS},
 		{"colour", optional_argument, NULL, OPT_COLOR},

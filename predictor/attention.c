@@ -31,7 +31,18 @@
  *    notes).
  *  - Backward (dQ, dK, dV kernel; both classes, flash_bwd_launch_template.h
  *    and hopper/): block_m 64 query rows x block_n 128 keys for d <= 128,
- *    64 x 64 above; one thread block per key block (seqk-parallel).
+ *    64 x 64 above; one thread block per key block (seqk-parallel).  Its
+ *    causal tiles are those the forward's walk visits on these blocks:
+ *    for key block j the query blocks from the diagonal down (the
+ *    kernel's m_block_min), the diagonal ones computed in full.
+ *  - TRITON, flash-attn's flash_attn_triton.py (llm-foundry's
+ *    attn_impl 'triton', run on the pre-MLIR Triton it pins): mma.sync
+ *    on every GPU (that Triton has no warpgroup MMA), BLOCK_M = BLOCK_N =
+ *    128 forward and backward, num_warps 8 above head dim 64 (one thread
+ *    block per SM: 8 warps of ~255 registers fill the register file),
+ *    head dims up to 128, no decode kernel; its backward is autotuned
+ *    between one program per (sequence, head) and one per key block
+ *    (SEQUENCE_PARALLEL): the better-filled grid is taken.
  *  - Decode (split-KV): FA2's flash_fwd_splitkv_kernel, kBlockM 64, kBlockN
  *    256 / 128 / 64 for d <= 64 / <= 128 / more; the query heads of a GQA
  *    group packed into the rows (FA2's seqlenq_ngroups_swapped, FA3's
@@ -73,11 +84,17 @@
  *    GHz = 4.2), against 989 TFLOP/s of BF16 matrix math: with d = 128
  *    the matrix work is 512 FLOPs per exponential, so the exponentials
  *    take half the matrix time at peak (FA3 paper, section 3.1);
- *  - the async class overlaps the softmax with the products (FA3's
- *    ping-pong scheduling of two warpgroups and its intra-warpgroup
- *    pipelining, section 3.1-3.2): T_compute = max(T_mma, T_exp); the
- *    mma.sync class runs them one after the other in each warp (the FA3
- *    paper's account of FA2): T_compute = T_mma + T_exp.
+ *  - T_compute = T_mma + T_exp in both classes.  The FA3 paper overlaps
+ *    the softmax with the products (ping-pong scheduling, section 3.1-
+ *    3.2), but its own forward figures (figure 5, BF16, 16k tokens, non-
+ *    causal, read from the plot: 497, 648 and 740 TFLOP/s at head dims
+ *    64, 128 and 256) fall with the head dim as the serial sum predicts:
+ *    the rate each needs on top of the sum is within 3 % of the others
+ *    (1.159, 1.180, 1.113 x the old one), where the overlapped max needs
+ *    0.61, 0.81 and 0.91 x.  The exponential count stands for all of the
+ *    softmax's work (max, rescaling, conversions) that the overlap leaves
+ *    exposed.  The Triton kernel's compute time is FA2's model over
+ *    attention_triton_share (below).
  * Memory: Q, O read/written once per query and head, K and V once per key
  * and KV head (each thread block of a GQA group reads its KV head from
  * L2 after the first), the latent row once per key for MLA; the backward
@@ -93,39 +110,57 @@
  * elementwise kernels (Vidur's FP16 kernels), paid again by the combine
  * kernel.
  *
- * The fitted constant: eff, the attention main loop's rate relative to
- * tcgemm's GEMM rate, from the two published figures of the forward kernel
- * at its best (the papers' benchmark: 16k tokens, hidden 2048, non-causal,
- * BF16/FP16):
- *   FA2 on the A100 (cc 8.0), head dim 128: 230 TFLOP/s (FA2 paper,
- *     Dao 2023, section 4.1: "up to 230 TFLOPs/s", 73 % of 312);
- *   FA3 on the H100 SXM5 (cc 9.0), head dim 256: 740 TFLOP/s (FA3 paper,
- *     Shah et al. 2024, abstract: "up to 740 TFLOPs/s (75% utilization)").
- * Fitted on each alone, eff = 1.26 (A100) and 1.007 (H100); each held-out
- * architecture predicted from the other's fit: the A100's FA2 at 191
- * TFLOP/s (-16.7 %), the H100's FA3 at 925 (+25.0 %): 20.9 % mean
- * held-out error.  The compiled-in eff fits both (least squares on the
- * log ratio): A100 206 TFLOP/s (-10.3 %), H100 809 (+9.4 %).  That eff > 1:
- * tcgemm's rate is its one efficiency fitted over six GPUs' GEMMs (0.77
- * of peak), below what the best kernels reach on these two.
+ * The fitted constants, from published kernel figures only (the papers'
+ * benchmark: 16k tokens, hidden 2048 (head dim d, 2048 / d heads), non-
+ * causal, BF16/FP16; 4 d heads s^2 FLOPs forward, 2.5 x backward):
+ *  eff (attention_mma_eff), the main loop's rate relative to tcgemm's GEMM
+ *  rate, from the forward at its best:
+ *   FA2 on the A100 (cc 8.0), d 128: 230 TFLOP/s (FA2 paper, Dao 2023,
+ *     section 4.1: "up to 230 TFLOPs/s", 73 % of 312);
+ *   FA3 on the H100 SXM5 (cc 9.0), d 256: 740 TFLOP/s (FA3 paper, Shah
+ *     et al. 2024, abstract: "up to 740 TFLOPs/s (75% utilization)").
+ *  Fitted on each alone, eff = 1.259 (A100) and 1.227 (H100); each held-
+ *  out architecture predicted from the other's fit: the H100's FA3 at 756
+ *  TFLOP/s (+2.2 %), the A100's FA2 at 225 (-2.1 %).  The compiled-in
+ *  eff (the geometric mean) gives 228 (-1.1 %) and 748 (+1.1 %); FA3 at d
+ *  128 and 64 (figures above, not fitted) 628 (-3.1 %) and 490 (-1.5 %).
+ *  eff > 1: tcgemm's rate is its one efficiency fitted over six GPUs'
+ *  GEMMs (0.77 of peak), below what the best kernels reach on these two.
+ *  attention_bwd_eff, the backward kernel's rate as a share of the
+ *  forward's (the backward's five products, its dS elementwise work and
+ *  dQ's FP32 accumulation run below the forward's two), from the backward
+ *  figures, read from the papers' plots (bar labels at 16k, d 128):
+ *   FA2 on the A100: 196 TFLOP/s (FA2 paper, figure 6, "Attention
+ *     backward speed on A100"; with the 230 forward it gives 205 forward
+ *     + backward, as figure 4's bars);
+ *   FA3 on the H100: 561 TFLOP/s (FA3 paper, figure 6, backward, BF16).
+ *  (These and the FA3 forward values 497 and 648 above are readings of
+ *  the plots, not re-checked against the papers when written: a reading
+ *  off by 5 % moves the fit by as much; check them before relying.)
+ *  Each alone: 0.745 (A100) and 0.688 (H100) of the joint forward rate;
+ *  with eff and the share both fitted on one architecture, the other's
+ *  backward is predicted at 602 TFLOP/s on the H100 (+7.3 %) and 182 on
+ *  the A100 (-7.1 %).  The compiled-in share (geometric mean, 0.716)
+ *  gives 189 (-3.6 %) and 581 (+3.6 %).  The old single constant put the
+ *  backward above the forward (its 10 d FLOPs per exponential against 4
+ *  d): 230 on the A100, 810 on the H100.
  * Checks, fitted on nothing (tests/check_attention.c keeps them):
- *  - FA3 FP8 on the H100, head dim 256: predicted 1.62 PFLOP/s against
- *    "close to 1.2 PFLOPs/s" (FA3 abstract): +35 %, the FP8 kernels' own
- *    overheads (the in-kernel V transpose, FA3 section 3.3) not modelled;
+ *  - FA3 FP8 on the H100, head dim 256: predicted 1.27 PFLOP/s against
+ *    "close to 1.2 PFLOPs/s" (FA3 abstract): +5.6 % (the FP8 kernels' own
+ *    overheads, the in-kernel V transpose of section 3.3, not modelled);
  *  - FlashMLA on the H800 (deepseek-ai/FlashMLA README: 3000 GB/s memory-
  *    bound, 580 TFLOP/s compute-bound, later 660): batch 128, 128 heads,
- *    4096 cached tokens: predicted memory-bound at 2960 GB/s (-1 %); its
- *    compute-bound rate R x eff x e_wave = 811 TFLOP/s, +23 to +40 %;
+ *    4096 cached tokens: predicted memory-bound at 2960 GB/s (-1 %);
  *  - FA2 on the H100 (what flash-attn's FA2 build, PyTorch's flash SDPA
  *    and HF's flash_attention_2 run there) reaches 35 % of the peak (FA3
  *    paper): mma.sync does not reach the warpgroup MMA's rate, so the
  *    sync class on 9.x/10.x takes a factor of its own (below), fitted on
- *    that one figure; forward + backward then comes out at 373 TFLOP/s
- *    against the FA2 paper's "up to 335 TFLOPs/s" on the H100 (+11 %).
+ *    that one figure; forward + backward then comes out at 297 TFLOP/s
+ *    against the FA2 paper's "up to 335 TFLOPs/s" on the H100 (-11 %).
  * No per-kernel attention timing exists in the shared data (Vidur's tables
  * have no attention rows, the Kineto traces no flash kernels, NeuSight's
- * only eager attention), so nothing else is fitted; the backward, the
- * decode and FlashInfer's kernels use the same constant.
+ * only eager attention), so nothing else is fitted; decode and FlashInfer's
+ * and cuDNN's kernels use the constants of their class, unfitted.
  */
 #include "predictor/attention.h"
 
@@ -137,15 +172,31 @@
 #include "predictor/vecop.h"
 
 /* See the fit above. */
-const double attention_mma_eff = 1.102;
+const double attention_mma_eff = 1.2427;
+
+/* The backward's main-loop rate as a share of the forward's: see the fit
+ * above (the backward figures). */
+const double attention_bwd_eff = 0.7160;
 
 /* mma.sync kernels (FA2) on a GPU whose peak needs the asynchronous MMA
  * (9.x, 10.x): the rate above times this, from the FA3 paper's figure
  * of FA2 on the H100, "only 35% utilization" (abstract; taken as its
  * forward at hdim 128, 16k tokens): 346 TFLOP/s.  Fitted on the one
  * architecture it applies to: no held-out check exists.  The FA2 paper's
- * "up to 335 TFLOPs/s" on the H100 agrees (predicted 346 forward). */
-const double attention_sync_on_async_eff = 0.513;
+ * "up to 335 TFLOPs/s" on the H100 (forward + backward) checks it with
+ * the backward share (above). */
+const double attention_sync_on_async_eff = 0.4544;
+
+/* flash-attn's Triton kernel against FA2 on the same shape: FA2 is
+ * "1.3-2.5x faster than FlashAttention in Triton" (FA2 paper, Dao 2023,
+ * section 4.1, A100, forward + backward over its benchmark grid); the
+ * middle of that range on a log scale, 1.80x, as the Triton kernel's
+ * share of the speed FA2's model gives on the same tiles.  The figure's
+ * bars could not be read here: the stated range is the uncertainty
+ * (1.3x and 2.5x are -28 % and +39 % on this share).  That those bars
+ * ran flash-attn's own Triton kernel (the one llm-foundry copied) rather
+ * than Triton's tutorial kernel is assumed. */
+const double attention_triton_share = 1.0 / 1.80;
 
 /* Multi-function unit results (exp2) per clock per SM. */
 #define ATTN_MUFU_PER_CLK 16.0
@@ -226,6 +277,27 @@ static void attn_fwd_tile(int async, uint32_t cc, uint32_t d, int causal, uint32
 		*bm = 64, *bn = 64;
 }
 
+/* The share of slots n thread blocks fill in their last wave (all
+ * waves): n / (ceil(n / slots) x slots). */
+static double attn_fill(double n, double slots)
+{
+	return n > 0 && slots > 0 ? n / (ceil(n / slots) * slots) : 0;
+}
+
+/* Thread blocks of an mma.sync prefill kernel resident per SM: as many as
+ * g's shared memory holds with the Q tile and one K and one V tile each
+ * (e bytes an element, head dim d), at most 2: FA2's 4 warps of ~255
+ * registers take half the register file; the Triton kernel's 8 warps
+ * (num_warps 8 for head dims above 64) take all of it: 1. */
+static uint32_t attn_ctas_per_sm(int triton, double d, const struct attn_plan *p, double e,
+				 const struct gpu_spec *g)
+{
+	double tile = (p->block_m * d + 2.0 * p->block_n * d) * e;
+	double smem = g->limits ? g->limits->smem_per_sm : 0;
+	double most = triton && d > 64 ? 1 : 2;
+	return smem > 0 && tile > 0 ? (uint32_t)fmax(1, fmin(most, floor(smem / tile))) : 1;
+}
+
 /* Query blocks counted one by one at most; a longer sequence samples this
  * many evenly spaced blocks (a trace may describe any length: the time to
  * plan one must not grow with it). */
@@ -261,7 +333,12 @@ int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct
 	memset(p, 0, sizeof(*p));
 	/* FP8 inputs run at the FP8 rate on the async class only (FA3's FP8
 	 * kernels); elsewhere FlashAttention has no FP8 kernel: 16-bit. */
-	int async = attn_async_arch(g->cc) && a->impl != PRED_ATTN_FA2;
+	int triton = a->impl == PRED_ATTN_TRITON;
+	int async = attn_async_arch(g->cc) && a->impl != PRED_ATTN_FA2 && !triton;
+	/* flash_attn_triton.py asserts head dim <= 128 and runs no decode
+	 * kernel of its own */
+	if (triton && (a->head_dim > 128 || a->head_dim_v > 128 || a->form != PRED_ATTN_PREFILL))
+		return -1;
 	enum gpu_dtype dt = k->dtype == GPU_DT_FP8 && async ? GPU_DT_FP8
 			    : k->dtype == GPU_DT_FP16 ? GPU_DT_FP16 : GPU_DT_BF16;
 	double R = tcgemm_rate_flops(g, dt, NULL);
@@ -284,7 +361,9 @@ int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct
 	p->splits = 1;
 	p->fixed_ns = vecop_default_params.floor_ns[VECOP_ELEMENTWISE];
 	if (a->form == PRED_ATTN_PREFILL) {
-		if (a->backward) {
+		if (triton) {
+			p->block_m = p->block_n = 128;
+		} else if (a->backward) {
 			p->block_m = 64;
 			p->block_n = d <= 128 ? 128 : 64;
 		} else {
@@ -295,6 +374,14 @@ int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct
 		double mean_pairs = a->causal ? qm * (km - qm + (qm + 1) / 2) : qm * km;
 		p->e_pad = area > 0 ? fmin(1.0, mean_pairs / area) : 1;
 		p->ctas = a->backward ? S * H * ceil(km / p->block_n) : S * H * ceil(qm / p->block_m);
+		/* Triton's backward is autotuned between one program per
+		 * (sequence, head) looping over the key blocks and one per key
+		 * block (SEQUENCE_PARALLEL, dQ by atomic adds): the one that
+		 * fills the SMs better (the same work either way) */
+		if (triton && a->backward)
+			p->ctas = attn_fill(S * H, sms * attn_ctas_per_sm(triton, d, p, e, g)) >
+				  attn_fill(p->ctas, sms * attn_ctas_per_sm(triton, d, p, e, g))
+				  ? S * H : p->ctas;
 		p->mma_flops = per_pair * H * a->pairs / p->e_pad;
 		p->exps = H * a->pairs / p->e_pad;
 		if (!a->backward)
@@ -326,23 +413,24 @@ int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct
 			p->combine_ns = cb / BW * 1e9 + p->fixed_ns;
 		}
 	}
-	if (!async && a->form == PRED_ATTN_PREFILL) {
-		double tile = (p->block_m * d + 2.0 * p->block_n * d) * e;
-		double smem = g->limits ? g->limits->smem_per_sm : 0;
-		p->ctas_per_sm = smem > 0 && tile > 0 ? (uint32_t)fmax(1, fmin(2, floor(smem / tile))) : 1;
-	}
+	if (!async && a->form == PRED_ATTN_PREFILL)
+		p->ctas_per_sm = attn_ctas_per_sm(triton, d, p, e, g);
 	double slots = sms * p->ctas_per_sm;
 	p->waves = ceil(p->ctas / slots);
-	p->e_wave = p->ctas / (p->waves * slots);
+	p->e_wave = attn_fill(p->ctas, slots);
 
 	double rate = p->simt ? gpu_fp32_simt_tflops(g) * 1e12 : R * attention_mma_eff;
 	if (!async && attn_async_arch(g->cc))
 		rate *= attention_sync_on_async_eff;
+	if (a->backward)
+		rate *= attention_bwd_eff;
 	if (!(rate > 0))
 		return -1;
 	p->mma_ns = p->mma_flops / (rate * p->e_wave) * 1e9;
 	p->exp_ns = p->exps / (mufu * p->e_wave) * 1e9;
-	p->compute_ns = async ? fmax(p->mma_ns, p->exp_ns) : p->mma_ns + p->exp_ns;
+	p->compute_ns = p->mma_ns + p->exp_ns;
+	if (triton)
+		p->compute_ns /= attention_triton_share;
 	p->mem_ns = p->bytes / BW * 1e9;
 	if (a->form != PRED_ATTN_PREFILL) {
 		/* fewer thread blocks than SMs pull what their SMs can issue;

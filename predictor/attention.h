@@ -5,7 +5,7 @@
  * kernel the implementation runs there (its tiles, thread blocks, waves,
  * split-KV count), the tensor-core rate of tcgemm.c, the exponential rate
  * of the SMs and the DRAM bandwidth.  attention.c gives every formula
- * with its source and the one fitted constant with its held-out error.
+ * with its source and the fitted constants with their held-out errors.
  */
 #ifndef SURFER_ATTENTION_H
 #define SURFER_ATTENTION_H
@@ -44,6 +44,12 @@ extern const double attention_mma_eff;
 /* The share of that rate mma.sync kernels (FA2) reach on GPUs whose peak
  * needs the asynchronous MMA (compute capability 9.x, 10.x). */
 extern const double attention_sync_on_async_eff;
+/* The backward (dQ, dK, dV) kernel's matrix rate as a share of the
+ * forward's, from published backward figures (attention.c). */
+extern const double attention_bwd_eff;
+/* flash-attn's Triton kernel (PRED_ATTN_TRITON): the share of the speed
+ * of the FA2 class it reaches on the same tiles (attention.c). */
+extern const double attention_triton_share;
 
 /* Plans k (op PRED_OP_ATTENTION with k->attn.impl set) on g and fills p.
  * Returns 0, or -1 when k has no attention shape, g has no tensor cores

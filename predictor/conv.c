@@ -35,8 +35,11 @@
  * ratio keeps what differs: the power limit, the waves, which bound binds
  * and the floor's share.  The target is taken to run the algorithm and
  * tile the origin's kernel shows: with the same cuDNN, its heuristics
- * picked the same algorithm family for 62-71% of NeuSight's shapes across
- * its four GPUs (docs/conv.md).
+ * picked the same algorithm for 66-80% of NeuSight's shapes between two
+ * of its four GPUs, and told the target's own algorithm the model gains
+ * one point held out (docs/conv.md).  A fit takes the target's kernel
+ * where the data has it (conv_sample.target_name): each side then runs
+ * its own algorithm and tile.
  */
 #include "predictor/conv.h"
 
@@ -253,6 +256,13 @@ int conv_fit(const struct conv_sample *s, size_t n, struct conv_params *p, doubl
 		    cv_features(&s[i].k, s[i].origin, &fo[used]) < 0 ||
 		    cv_features(&s[i].k, s[i].target, &ft[used]) < 0)
 			continue;
+		if (s[i].target_name) {
+			struct pred_kernel kt = s[i].k;
+			kt.name = s[i].target_name;
+			if (cv_features(&kt, s[i].target, &ft[used]) < 0)
+				continue;
+			present[ft[used].algo] = 1;
+		}
 		size_t g = 0;
 		while (g < npair && !(po[g] == s[i].origin && pt[g] == s[i].target))
 			g++;

@@ -78,6 +78,8 @@ struct conv_sample {
 	struct pred_kernel k;
 	const struct gpu_spec *origin, *target;
 	double ns;                /* measured on the target, ns (> 0)       */
+	const char *target_name;  /* the target's kernel (its algorithm and
+				   * tile); NULL: the origin's, k.name      */
 };
 
 /* Fits the constants to n samples by least squares on the log error of

@@ -9,10 +9,12 @@
  * source of the prediction (a measured origin time or the shape alone),
  * the quantiles of log(predicted / measured) over held-out predictions,
  * every one of them made with the target's whole architecture left out of
- * every fit, each taken as its architecture's median error plus a scatter
+ * every fit, each taken as a bias of its architecture plus a scatter
  * around it (tools/lab/calibrate.c: a new GPU's bias drawn from the
- * architectures seen, each once).  An interval with probability P is the measured time's range
- * that those quantiles give: [pred / exp(q((1+P)/2)), pred / exp(q((1-P)/2))].
+ * Student-t prediction interval of the few architectures' biases seen, so
+ * a bias beyond all of them is inside).  An interval with probability P
+ * is the measured time's range that those quantiles give:
+ * [pred / exp(q((1+P)/2)), pred / exp(q((1-P)/2))].
  *
  * A key the table lacks takes the nearest one that exists, always a wider
  * or equally wide kind of error: the next farther distance (the data has

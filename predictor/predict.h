@@ -62,6 +62,8 @@ enum pred_attn_impl {
 	PRED_ATTN_NONE = 0,   /* not described                                 */
 	PRED_ATTN_FLASH,      /* FA3 on compute capability 9.0, FA2 elsewhere  */
 	PRED_ATTN_FA2, PRED_ATTN_FA3, PRED_ATTN_FLASHINFER, PRED_ATTN_CUDNN,
+	PRED_ATTN_TRITON,     /* flash-attn's Triton kernel (llm-foundry's
+			       * attn_impl triton): mma.sync on every GPU    */
 	PRED_ATTN_IMPL_COUNT
 };
 enum pred_attn_form {

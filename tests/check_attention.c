@@ -90,8 +90,8 @@ static struct gpu_spec fake_hopper(void)
  * 176 queries and keys: no padding; 100 sequences x 1 head x 11 query
  * blocks = 1100 thread blocks = 11 full waves of 100.  Matrix work 2 x
  * (128 + 128) FLOPs per pair at 100 TFLOP/s x tcgemm's eff x the
- * attention eff; exponentials at 16 x 100 SMs x 1 GHz = 1.6e12/s (less:
- * overlapped); bytes 2 x (Q + O + K + V) = 2 x 4 x 140800 x 128. */
+ * attention eff; exponentials at 16 x 100 SMs x 1 GHz = 1.6e12/s, after
+ * the products; bytes 2 x (Q + O + K + V) = 2 x 4 x 140800 x 128. */
 START_TEST(hand_computed_prefill)
 {
 	struct gpu_spec g = fake_hopper();
@@ -112,7 +112,16 @@ START_TEST(hand_computed_prefill)
 	ck_assert(fabs(p.exp_ns / expo - 1) < 1e-9);
 	ck_assert(fabs(p.mem_ns / mem - 1) < 1e-9);
 	ck_assert(expo < mma && mem < mma && !p.memory_bound);
-	ck_assert(fabs(p.ns - (mma + vecop_default_params.floor_ns[VECOP_ELEMENTWISE])) < 1e-3);
+	ck_assert(fabs(p.ns - (mma + expo + vecop_default_params.floor_ns[VECOP_ELEMENTWISE])) < 1e-3);
+	/* its backward: 64 x 128 tiles (11 key blocks of 128 per sequence,
+	 * 1100 blocks), 2 (3 x 128 + 2 x 128) FLOPs a pair at the forward's
+	 * rate times the backward share, the exponentials again */
+	struct pred_kernel b = k;
+	b.attn.backward = 1;
+	ck_assert_int_eq(attention_plan(&b, &g, &p), 0);
+	ck_assert(p.block_m == 64 && p.block_n == 128 && p.ctas == 1100 && p.e_pad == 1);
+	ck_assert(fabs(p.compute_ns / (1280.0 * pairs / (rate * attention_bwd_eff) * 1e9 + expo) - 1)
+		  < 1e-9);
 	/* the same call as FA2 on this GPU: mma.sync at its share of the rate
 	 * on 9.0, 128 x 64 tiles (as on 8.0: 11 x 22 of them, 1100 blocks,
 	 * at most 2 per SM, here 1: no shared-memory figure), the
@@ -268,23 +277,63 @@ START_TEST(fa3_beats_fa2_on_hopper)
 }
 END_TEST
 
-/* The two published figures the constant was fitted on (attention.c):
- * 16k tokens, non-causal; within the joint fit's 10.3 % and 9.4 %. */
+/* TFLOP/s of the papers' benchmark (16k tokens, hidden 2048, non-causal,
+ * BF16) on id: 4 d x heads x 16384^2 FLOPs forward, 2.5 x that backward. */
+static double bench_tflops(enum pred_attn_impl impl, int backward, uint32_t d, const char *id)
+{
+	struct pred_kernel k = call(impl, PRED_ATTN_PREFILL, GPU_DT_BF16, 0, backward, 1, 2048 / d,
+				    2048 / d, d, d, 16384, 16384);
+	return 4.0 * 2048 * 16384.0 * 16384 * (backward ? 2.5 : 1) / ns(&k, id) / 1e3;
+}
+
+/* The published figures the constants were fitted on and checked against
+ * (attention.c gives each source): each within the stated tolerance. */
 START_TEST(published_figures)
 {
-	struct pred_kernel a = call(PRED_ATTN_FA2, PRED_ATTN_PREFILL, GPU_DT_BF16, 0, 0, 1, 16, 16,
-				    128, 128, 16384, 16384);
-	double tf = 4.0 * 128 * 16 * 16384.0 * 16384 / ns(&a, "a100-sxm4-80") / 1e3;
-	ck_assert_msg(fabs(tf / 230 - 1) < 0.11, "A100 FA2 %.0f TFLOP/s", tf);
-	struct pred_kernel h = call(PRED_ATTN_FA3, PRED_ATTN_PREFILL, GPU_DT_BF16, 0, 0, 1, 8, 8,
-				    256, 256, 16384, 16384);
-	tf = 4.0 * 256 * 8 * 16384.0 * 16384 / ns(&h, "h100-sxm") / 1e3;
-	ck_assert_msg(fabs(tf / 740 - 1) < 0.10, "H100 FA3 %.0f TFLOP/s", tf);
-	/* FA2 on the H100: 35 % of its 989 TFLOP/s (FA3 paper) */
-	struct pred_kernel f2 = call(PRED_ATTN_FA2, PRED_ATTN_PREFILL, GPU_DT_BF16, 0, 0, 1, 16, 16,
-				     128, 128, 16384, 16384);
-	tf = 4.0 * 128 * 16 * 16384.0 * 16384 / ns(&f2, "h100-sxm") / 1e3;
-	ck_assert_msg(fabs(tf / (0.35 * 989.4) - 1) < 0.02, "H100 FA2 %.0f TFLOP/s", tf);
+	static const struct {
+		enum pred_attn_impl impl;
+		int backward;
+		uint32_t d;
+		const char *gpu;
+		double tflops, tol;
+	} fig[] = {
+		/* forward, fitted jointly: within the fit's 1.1 % */
+		{ PRED_ATTN_FA2, 0, 128, "a100-sxm4-80", 230, 0.02 },
+		{ PRED_ATTN_FA3, 0, 256, "h100-sxm", 740, 0.02 },
+		/* FA3's other head dims (read from the FA3 paper's figure 5),
+		 * fitted on nothing: 3.1 % and 1.5 % */
+		{ PRED_ATTN_FA3, 0, 128, "h100-sxm", 648, 0.05 },
+		{ PRED_ATTN_FA3, 0, 64, "h100-sxm", 497, 0.03 },
+		/* backward (FA2 paper figure 6, FA3 paper figure 6, read from
+		 * the plots), fitted jointly: within the fit's 3.6 % */
+		{ PRED_ATTN_FA2, 1, 128, "a100-sxm4-80", 196, 0.05 },
+		{ PRED_ATTN_FA3, 1, 128, "h100-sxm", 561, 0.05 },
+		/* FA2 on the H100: 35 % of its 989 TFLOP/s (FA3 paper) */
+		{ PRED_ATTN_FA2, 0, 128, "h100-sxm", 0.35 * 989.4, 0.02 },
+	};
+	for (size_t i = 0; i < sizeof fig / sizeof *fig; i++) {
+		double tf = bench_tflops(fig[i].impl, fig[i].backward, fig[i].d, fig[i].gpu);
+		ck_assert_msg(fabs(tf / fig[i].tflops - 1) < fig[i].tol, "%s impl %d %s d %u: %.0f "
+			      "TFLOP/s against %.0f", fig[i].gpu, fig[i].impl,
+			      fig[i].backward ? "bwd" : "fwd", fig[i].d, tf, fig[i].tflops);
+	}
+	/* the backward below the forward, as every published figure has it */
+	ck_assert(bench_tflops(PRED_ATTN_FA2, 1, 128, "a100-sxm4-80") <
+		  bench_tflops(PRED_ATTN_FA2, 0, 128, "a100-sxm4-80"));
+	ck_assert(bench_tflops(PRED_ATTN_FA3, 1, 128, "h100-sxm") <
+		  bench_tflops(PRED_ATTN_FA3, 0, 128, "h100-sxm"));
+	/* FA2 forward + backward on the H100: "up to 335 TFLOPs/s" (FA2
+	 * paper, section 4.1), not fitted: -11 % */
+	double f = bench_tflops(PRED_ATTN_FA2, 0, 128, "h100-sxm");
+	double b = bench_tflops(PRED_ATTN_FA2, 1, 128, "h100-sxm");
+	double fb = 3.5 / (1 / f + 2.5 / b);
+	ck_assert_msg(fabs(fb / 335 - 1) < 0.13, "H100 FA2 fwd+bwd %.0f TFLOP/s", fb);
+	/* FA3 FP8, head dim 256: "close to 1.2 PFLOPs/s" (FA3 abstract),
+	 * not fitted: +5.6 % */
+	struct pred_kernel f8 = call(PRED_ATTN_FA3, PRED_ATTN_PREFILL, GPU_DT_FP8, 0, 0, 1, 8, 8, 256,
+				     256, 16384, 16384);
+	double tf8 = 4.0 * 2048 * 16384.0 * 16384 / ns(&f8, "h100-sxm") / 1e3;
+	ck_assert_msg(fabs(tf8 / 1200 - 1) < 0.10, "H100 FA3 FP8 %.0f TFLOP/s", tf8);
 	/* FlashMLA's memory-bound figure, 3000 GB/s on the H800 (not fitted) */
 	struct attn_plan p;
 	struct pred_kernel m = call(PRED_ATTN_FLASH, PRED_ATTN_MLA_DECODE, GPU_DT_BF16, 0, 0, 128,
@@ -296,7 +345,54 @@ START_TEST(published_figures)
 }
 END_TEST
 
-/* Backward: 2.5 x the forward's matrix work, the exponentials again. */
+/* flash-attn's Triton kernel (llm-foundry's attn_impl triton): slower than
+ * FA2 on the same shape by the FA2 paper's range, 1.3-2.5x (forward +
+ * backward, A100), on the A100 and, mma.sync there too, on the H100; its
+ * 128 x 128 tiles forward and backward; refused past head dim 128 and for
+ * a decode (the kernel has neither). */
+START_TEST(triton_slower_than_fa2)
+{
+	const char *gpus[] = {"a100-sxm4-80", "h100-sxm"};
+	for (size_t g = 0; g < 2; g++)
+		for (int causal = 0; causal < 2; causal++) {
+			double t[2] = {0, 0};
+			for (int b = 0; b < 2; b++) {
+				struct pred_kernel fa2 = prefill(PRED_ATTN_FA2, causal, 4, 4096);
+				struct pred_kernel tr = prefill(PRED_ATTN_TRITON, causal, 4, 4096);
+				fa2.attn.backward = tr.attn.backward = (uint8_t)b;
+				t[0] += ns(&fa2, gpus[g]);
+				t[1] += ns(&tr, gpus[g]);
+			}
+			double r = t[1] / t[0];
+			ck_assert_msg(r > 1.3 && r < 2.5, "%s causal %d triton / fa2 %.2f", gpus[g],
+				      causal, r);
+		}
+	struct attn_plan p;
+	struct pred_kernel k = prefill(PRED_ATTN_TRITON, 1, 4, 4096);
+	ck_assert_int_eq(attention_plan(&k, gpu("h100-sxm"), &p), 0);
+	ck_assert(p.block_m == 128 && p.block_n == 128 && !p.async_mma);
+	ck_assert_int_eq(p.impl, PRED_ATTN_TRITON);
+	k.attn.backward = 1;
+	ck_assert_int_eq(attention_plan(&k, gpu("h100-sxm"), &p), 0);
+	ck_assert(p.block_m == 128 && p.block_n == 128);
+	/* one sequence of 32 heads: 32 programs would leave most SMs idle;
+	 * the autotuned sequence-parallel form runs a block per key block */
+	struct pred_kernel one = prefill(PRED_ATTN_TRITON, 1, 1, 32768);
+	one.attn.backward = 1;
+	ck_assert_int_eq(attention_plan(&one, gpu("h100-sxm"), &p), 0);
+	ck_assert(p.ctas == 32.0 * 256);
+	struct pred_kernel wide = call(PRED_ATTN_TRITON, PRED_ATTN_PREFILL, GPU_DT_BF16, 1, 0, 1, 8,
+				       8, 256, 256, 4096, 4096);
+	ck_assert(attention_model_ns(&wide, gpu("a100-sxm4-80")) < 0);
+	struct pred_kernel dec = decode(4, 8, 1024);
+	dec.attn.impl = PRED_ATTN_TRITON;
+	ck_assert(attention_model_ns(&dec, gpu("a100-sxm4-80")) < 0);
+}
+END_TEST
+
+/* Backward: 2.5 x the forward's matrix work at the backward's share of
+ * the rate, the exponentials again: more than the 2.5 x of the FLOPs
+ * (2.6-3.6 x the forward's time). */
 START_TEST(backward_costs_more)
 {
 	const char *gpus[] = {"a100-sxm4-80", "h100-sxm"};
@@ -305,7 +401,7 @@ START_TEST(backward_costs_more)
 		struct pred_kernel b = f;
 		b.attn.backward = 1;
 		double r = ns(&b, gpus[g]) / ns(&f, gpus[g]);
-		ck_assert_msg(r > 2.0 && r < 3.2, "%s bwd / fwd %.2f", gpus[g], r);
+		ck_assert_msg(r > 2.6 && r < 3.6, "%s bwd / fwd %.2f", gpus[g], r);
 	}
 }
 END_TEST
@@ -360,6 +456,7 @@ int main(void)
 	tcase_add_test(t, fa3_beats_fa2_on_hopper);
 	tcase_add_test(t, published_figures);
 	tcase_add_test(t, backward_costs_more);
+	tcase_add_test(t, triton_slower_than_fa2);
 	tcase_add_test(t, ratio_form_and_choice);
 	suite_add_tcase(s, t);
 	return check_run(s);

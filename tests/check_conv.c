@@ -179,6 +179,23 @@ START_TEST(ratio_form_and_refusals)
 }
 END_TEST
 
+/* The constants synthetic pairs are made from (power_pj16 as given), and
+ * the two kernels they run: implicit GEMM and fused Winograd. */
+static struct conv_params fit_truth(double power_pj16)
+{
+	struct conv_params t = hand_params();
+	t.wave_pow = 0.4;
+	t.bw_eff = 0.9;
+	t.power_pj16 = power_pj16;
+	t.floor_ns = 20000;
+	return t;
+}
+
+static const char *const fit_names[] = {
+	"cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
+	"cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1",
+};
+
 /* Synthetic pairs from known constants on three made-up GPUs (one power
  * limited): the fit, started elsewhere, must reproduce the ratios. */
 START_TEST(fit_reproduces_ratios)
@@ -187,16 +204,9 @@ START_TEST(fit_reproduces_ratios)
 		fake_gpu("a", 80, 14, 900, 250), fake_gpu("b", 40, 8, 320, 70),
 		fake_gpu("c", 56, 9, 700, 250),
 	};
-	struct conv_params truth = hand_params();
-	truth.wave_pow = 0.4;
-	truth.bw_eff = 0.9;
-	truth.power_pj16 = 60;
+	struct conv_params truth = fit_truth(60);
 	truth.boost_ns = 2e5;
-	truth.floor_ns = 20000;
-	static const char *const names[] = {
-		"cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
-		"cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1",
-	};
+	const char *const *names = fit_names;
 	size_t n = 0;
 	struct conv_sample *s = calloc(6 * 2 * 40, sizeof *s);
 	ck_assert_ptr_nonnull(s);
@@ -235,6 +245,47 @@ START_TEST(fit_reproduces_ratios)
 }
 END_TEST
 
+/* Pairs where cuDNN ran another algorithm on the target (implicit GEMM on
+ * the origin, fused Winograd on the target, Winograd 3x as efficient on
+ * the direct FLOPs): with the target's kernel named in the sample, the
+ * fit must find that ratio of efficiencies, which a ratio with the
+ * origin's algorithm on both sides cancels. */
+START_TEST(fit_learns_target_algorithm)
+{
+	struct gpu_spec g[2] = { fake_gpu("a", 80, 14, 900, 250), fake_gpu("c", 56, 9, 700, 250) };
+	struct conv_params truth = fit_truth(0);
+	truth.eff[CONV_ALGO_IGEMM] = 0.4;
+	truth.eff[CONV_ALGO_WINOGRAD] = 1.2;
+	const char *const *names = fit_names;
+	size_t n = 0;
+	struct conv_sample *s = calloc(2 * 2 * 40, sizeof *s);
+	ck_assert_ptr_nonnull(s);
+	for (int a = 0; a < 2; a++)
+		for (int same = 0; same < 2; same++)
+			for (int i = 0; i < 40; i++) {
+				uint64_t m = 4096ull << (i % 8);
+				struct pred_kernel k = conv_kernel(names[0], m + 37 * (uint64_t)i, 1e5);
+				struct pred_kernel kt = k;
+				kt.name = names[same ? 0 : 1];
+				k.origin_ns = conv_model_ns(&k, &g[a], &truth, 1);
+				s[n].k = k;
+				s[n].origin = &g[a];
+				s[n].target = &g[!a];
+				s[n].target_name = kt.name;
+				s[n].ns = conv_model_ns(&kt, &g[!a], &truth, 1);
+				n++;
+			}
+	struct conv_params p = hand_params();
+	p.power_pj16 = 0;
+	double rms;
+	ck_assert_int_eq(conv_fit(s, n, &p, &rms), 0);
+	ck_assert_msg(rms < 0.02, "rms %.4f", rms);
+	double ratio = p.eff[CONV_ALGO_WINOGRAD] / p.eff[CONV_ALGO_IGEMM];
+	ck_assert_msg(fabs(ratio / 3 - 1) < 0.05, "winograd / implicit GEMM efficiency %.3f, want 3", ratio);
+	free(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("conv");
@@ -245,6 +296,7 @@ int main(void)
 	tcase_add_test(tc, power_cap);
 	tcase_add_test(tc, ratio_form_and_refusals);
 	tcase_add_test(tc, fit_reproduces_ratios);
+	tcase_add_test(tc, fit_learns_target_algorithm);
 	suite_add_tcase(su, tc);
 	return check_run(su);
 }

@@ -645,6 +645,27 @@ START_TEST(collective_sizes)
 		}
 	ck_assert_uint_eq(sr, 2);
 	model_seq_release(&s);
+
+	/* interleaved: 3 chunks of the stage's 3 layers, each receiving its
+	 * input and sending its gradient back, overlapped on the side stream;
+	 * 2 chunks do not divide 3 layers */
+	o.mode = MODEL_TRAINING;
+	o.vpp = 3;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	sr = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].comm == COMM_SEND_RECV) {
+			ck_assert_int_eq(s.v[i].async, MODEL_ASYNC_AFTER);
+			ck_assert_int_ge(s.v[i].layer, 9);
+			sr++;
+		}
+	ck_assert_uint_eq(sr, 6);
+	model_seq_release(&s);
+	o.vpp = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--vpp 2"));
+	o.pp = 1;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
 }
 END_TEST
 
@@ -935,6 +956,24 @@ START_TEST(replay)
 	ck_assert_double_eq_tol(t.iteration_ns, 5 * (6000 + t1), 1e-3);
 	ck_assert_double_eq_tol(t.bubble_ns, 6000 + t1, 1e-3);
 	ck_assert_double_eq_tol(t.comm_ns, 4 * t1, 1e-3);
+	/* interleaved, 2 chunks of one layer each: the bubble is one pass of
+	 * the first chunk (its one kernel), then 4 microbatches of both;
+	 * t1 > 6 us, so a microbatch's second kernel queues behind its first */
+	s.n = 0;
+	push_comm(&s, 1e8, 0, MODEL_PH_COMM);
+	push_comm(&s, 1e8, 0, MODEL_PH_COMM);
+	s.v[0].layer = 0;
+	s.v[1].layer = 1;
+	s.first_layer = 0;
+	s.stage_layers = 2;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t), 0);
+	ck_assert_double_eq_tol(t.iteration_ns, 5 * 6000 + 10 * t1, 1e-3);
+	ck_assert_double_eq_tol(t.bubble_ns, 6000 + 2 * t1, 1e-3);
+	o.vpp = 2;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t), 0);
+	ck_assert_double_eq_tol(t.iteration_ns, 5 * 6000 + 9 * t1, 1e-3);
+	ck_assert_double_eq_tol(t.bubble_ns, 6000 + t1, 1e-3);
+	ck_assert_double_eq_tol(t.comm_ns, 8 * t1, 1e-3);
 }
 END_TEST
 
@@ -1162,6 +1201,24 @@ START_TEST(memory_parallel)
 	struct model_memory pp = mem_of(&c, &o);
 	/* first stage: 2 layers x 2 microbatches of one sequence, and the
 	 * embeddings' dropout mask (a byte per element of 128 x 768) */
+	ck_assert_double_eq_tol(pp.activations, 4 * layer + 128 * 768, 1);
+	/* the same 2 microbatches as one each of 2 gradient-accumulation
+	 * passes: one pipeline of 2, the same 2 in flight */
+	o.batch = 1;
+	o.microbatches = 1;
+	o.grad_accum = 2;
+	pp = mem_of(&c, &o);
+	ck_assert_double_eq_tol(pp.activations, 4 * layer + 128 * 768, 1);
+	/* interleaved, 2 chunks of one layer, 4 microbatches: Megatron's first
+	 * rank runs 2 (pp - 1) + (vpp - 1) pp = 4 warm-up chunk forwards and
+	 * one more before its first backward: 5 layers of one sequence */
+	o.grad_accum = 4;
+	o.vpp = 2;
+	pp = mem_of(&c, &o);
+	ck_assert_double_eq_tol(pp.activations, 5 * layer + 128 * 768, 1);
+	/* 2 microbatches: every chunk of both runs forward first (4 layers) */
+	o.grad_accum = 2;
+	pp = mem_of(&c, &o);
 	ck_assert_double_eq_tol(pp.activations, 4 * layer + 128 * 768, 1);
 }
 END_TEST
@@ -2014,13 +2071,258 @@ START_TEST(engine_prefill_last_tokens)
 }
 END_TEST
 
+/* DeepSeek-V3 training as its report runs it, on the last of 16 pipeline
+ * stages (layers 57-60 of 61, all four MoE), one 4096-token sequence per
+ * rank, BF16, ZeRO-1, nodes of 8. */
+static struct model_opts ds_opts(uint32_t dp, uint32_t ep)
+{
+	struct model_opts o = zero_opts(1);
+	o.dtype = GPU_DT_BF16;
+	o.attention = MODEL_ATTN_FLASH;
+	o.batch = 1;
+	o.seq = 4096;
+	o.pp = 16;
+	o.dp = dp;
+	o.ep = ep;
+	o.gpus_per_node = 8;
+	return o;
+}
+
+START_TEST(moe_ep_dispatch)
+{
+	/* Each MoE layer's dispatch and combine move the rank's 4096 tokens x
+	 * top 8 routed rows of hidden 7168 BF16 values: 4096 x 8 x 7168 x 2 =
+	 * 469762048 bytes, in forward and again in backward: 4 layers x 4
+	 * all-to-alls over the 64 ranks of --ep 64, 8 of them per node.  The
+	 * rank holds 256 / 64 = 4 experts, each taking 64 x 4096 x 8 / 256 =
+	 * 8192 rows; the experts' gradients are all-reduced over dp / ep = 2
+	 * ranks. */
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("deepseek-v3", &c), 0);
+	struct model_opts o = ds_opts(128, 64);
+	struct model_seq s;
+	char err[256];
+	ck_assert_msg(model_build(&c, &o, &s, err, sizeof(err)) == 0, "%s", err);
+	int a2a = 0, grouped = 0, edp = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->phase == MODEL_PH_COMM && k->comm == COMM_ALL_TO_ALL) {
+			ck_assert_double_eq(k->k.bytes, 469762048.0);
+			ck_assert_uint_eq(k->ranks, 64);
+			ck_assert_uint_eq(k->node_ranks, 8);
+			a2a++;
+		}
+		if (k->phase == MODEL_PH_FORWARD && k->k.op == PRED_OP_GEMM && k->k.batch > 1) {
+			ck_assert_uint_eq(k->k.batch, 4);
+			ck_assert_uint_eq(k->k.m, 8192);
+			grouped++;
+		}
+		if (k->phase == MODEL_PH_COMM && k->comm == COMM_ALL_REDUCE && k->ranks == 2)
+			edp++;
+	}
+	ck_assert_int_eq(a2a, 16);
+	ck_assert_int_eq(grouped, 8);
+	ck_assert_int_gt(edp, 0);
+	model_seq_release(&s);
+	/* no expert parallelism, no all-to-all */
+	o = ds_opts(128, 1);
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	for (size_t i = 0; i < s.n; i++)
+		ck_assert(!(s.v[i].phase == MODEL_PH_COMM && s.v[i].comm == COMM_ALL_TO_ALL));
+	model_seq_release(&s);
+}
+END_TEST
+
+START_TEST(moe_ep_memory)
+{
+	/* The four layers' routed experts: 4 x 256 x 3 x 7168 x 2048 =
+	 * 45097156608 weights.  --ep 8 leaves each GPU an eighth of them, so
+	 * its weights and gradients (and DDP's bucket copy) shrink by 7/8 of
+	 * them at 2 bytes each; their AdamW moments, sharded by ZeRO-1 over the
+	 * dp / ep ranks that hold the same experts, are X / 8 either way at dp
+	 * 8 (ep 1: X over 8 ranks; ep 8: X / 8 over 1), and halve at dp 16. */
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("deepseek-v3", &c), 0);
+	const double X = 4.0 * 256 * 3 * 7168 * 2048;
+	struct model_seq s1, s8;
+	struct model_opts o1 = ds_opts(8, 1), o8 = ds_opts(8, 8);
+	ck_assert_int_eq(model_build(&c, &o1, &s1, NULL, 0), 0);
+	ck_assert_int_eq(model_build(&c, &o8, &s8, NULL, 0), 0);
+	ck_assert_double_eq(s1.expert_params, X);
+	ck_assert_double_eq(s8.expert_params, X / 8);
+	ck_assert_double_eq_tol(s1.params - s8.params, X * 7 / 8, 1);
+	struct model_memory m1, m8;
+	model_memory(&c, &o1, &s1, &m1);
+	model_memory(&c, &o8, &s8, &m8);
+	ck_assert_double_eq_tol(m1.weights - m8.weights, 2 * X * 7 / 8, 16);
+	ck_assert_double_eq_tol(m1.gradients - m8.gradients, 2 * 2 * X * 7 / 8, 16);
+	ck_assert_double_eq_tol(m1.optimizer, m8.optimizer, 16);
+	/* at uniform load a GPU's experts take its own T k rows either way
+	 * (ep 1: T k / 256 for each of 256; ep 8: 8 T k / 256 for each of 32):
+	 * the same activations */
+	ck_assert_double_eq_tol(m1.activations, m8.activations, 16);
+	double dense = s8.params - s8.expert_params;
+	ck_assert_double_eq_tol(m8.optimizer, 2 * 2 * (dense / 8 + X / 8), 16);
+	model_seq_release(&s8);
+	struct model_opts o16 = ds_opts(16, 8);
+	ck_assert_int_eq(model_build(&c, &o16, &s8, NULL, 0), 0);
+	model_memory(&c, &o16, &s8, &m8);
+	ck_assert_double_eq_tol(m8.optimizer, 2 * 2 * (dense / 16 + X / 16), 16);
+	model_seq_release(&s8);
+	model_seq_release(&s1);
+}
+END_TEST
+
+START_TEST(mla_training)
+{
+	/* DeepSeek-V3's attention in training: 128 heads of q/k 128 + 64 and
+	 * v 128 dims, each head its own K and V; a causal 4096-token sequence
+	 * attends 4096 x 4097 / 2 pairs: 2 (192 + 128) FLOPs per pair and head
+	 * forward, 2 (3 x 192 + 2 x 128) backward.  V3's router scores by
+	 * sigmoid (the expert bias added for the choice), V2's by softmax;
+	 * the router stays out of FP8. */
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("deepseek-v3", &c), 0);
+	struct model_opts o = ds_opts(8, 8);
+	o.fp8 = 1;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	double pairs = 4096.0 * 4097 / 2;
+	int fwd = 0, bwd = 0, sigmoid = 0, router = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_kernel *k = &s.v[i].k;
+		if (k->op == PRED_OP_ATTENTION && k->attn.impl != PRED_ATTN_NONE) {
+			ck_assert_uint_eq(k->attn.heads, 128);
+			ck_assert_uint_eq(k->attn.kv_heads, 128);
+			ck_assert_uint_eq(k->attn.head_dim, 192);
+			ck_assert_uint_eq(k->attn.head_dim_v, 128);
+			double want = (k->attn.backward ? 2.0 * (3 * 192 + 2 * 128) : 2.0 * (192 + 128)) * 128 * pairs;
+			ck_assert_double_eq_tol(k->flops, want, 1e-9 * want);
+			if (k->attn.backward)
+				bwd++;
+			else
+				fwd++;
+		}
+		if (k->name && strstr(k->name, "sigmoid_kernel"))
+			sigmoid++;
+		if (s.v[i].phase == MODEL_PH_FORWARD && k->op == PRED_OP_GEMM && k->n == 256) {
+			ck_assert_int_eq(k->dtype, GPU_DT_BF16);
+			router++;
+		}
+	}
+	ck_assert_int_eq(fwd, 4);
+	ck_assert_int_eq(bwd, 4);
+	ck_assert_int_eq(sigmoid, 4);
+	ck_assert_int_eq(router, 4);
+	model_seq_release(&s);
+	ck_assert_int_eq(model_config_builtin("deepseek-v2", &c), 0);
+	o = ds_opts(8, 8);
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	int softmax = 0;
+	for (size_t i = 0; i < s.n; i++)
+		softmax += s.v[i].phase == MODEL_PH_FORWARD && s.v[i].k.op == PRED_OP_SOFTMAX &&
+			   s.v[i].k.n == 160;
+	ck_assert_int_eq(softmax, 4);
+	model_seq_release(&s);
+}
+END_TEST
+
+START_TEST(mtp_module)
+{
+	/* --mtp 1 adds DeepSeek-V3's prediction module to the last stage: the
+	 * 2h -> h projection, one more MLA + MoE layer (its MLA weights, 256 / 8
+	 * routed experts of 3 x 7168 x 2048, the shared expert, the router),
+	 * five norms of 7168 (the two inputs', the layer's two, the head's; the
+	 * q and kv latents' 1536 and 512) and no embedding or head weights (the
+	 * main model's, shared): one more attention call forward, one more LM
+	 * head GEMM (129280 wide).  Off by default. */
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("deepseek-v3", &c), 0);
+	ck_assert_uint_eq(c.mtp_layers, 1);
+	double h = 7168;
+	double mla = h * 1536 + 1536.0 * 128 * 192 + h * (512 + 64) + 512.0 * 128 * (128 + 128) + 128.0 * 128 * h;
+	double want = 2 * h * h + mla + 32 * 3 * h * 2048 + 3 * h * 2048 + h * 256 + 5 * h + 1536 + 512;
+	struct model_seq s0, s1;
+	struct model_opts o = ds_opts(8, 8);
+	ck_assert_int_eq(model_build(&c, &o, &s0, NULL, 0), 0);
+	o.mtp = 1;
+	ck_assert_int_eq(model_build(&c, &o, &s1, NULL, 0), 0);
+	ck_assert_double_eq_tol(s1.params - s0.params, want, 1);
+	int attn[2] = { 0, 0 }, heads[2] = { 0, 0 };
+	const struct model_seq *sv[2] = { &s0, &s1 };
+	for (int j = 0; j < 2; j++)
+		for (size_t i = 0; i < sv[j]->n; i++) {
+			const struct model_kernel *k = &sv[j]->v[i];
+			if (k->phase != MODEL_PH_FORWARD)
+				continue;
+			attn[j] += k->k.op == PRED_OP_ATTENTION;
+			heads[j] += k->k.op == PRED_OP_GEMM && k->k.n == 129280;
+		}
+	ck_assert_int_eq(attn[1], attn[0] + 1);
+	ck_assert_int_eq(heads[1], heads[0] + 1);
+	model_seq_release(&s0);
+	model_seq_release(&s1);
+	struct model_config dense;
+	ck_assert_int_eq(model_config_builtin("llama-3-8b", &dense), 0);
+	o.pp = 1;
+	ck_assert_int_eq(model_build(&dense, &o, &s1, NULL, 0), SURFER_EINVAL);
+}
+END_TEST
+
+START_TEST(moe_ep_refusals)
+{
+	struct model_config c, dense;
+	ck_assert_int_eq(model_config_builtin("deepseek-v3", &c), 0);
+	ck_assert_int_eq(model_config_builtin("llama-3-8b", &dense), 0);
+	struct model_seq s;
+	char err[300];
+	struct model_opts o = ds_opts(6, 3);          /* 256 experts % 3 */
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--ep 3"));
+	o = ds_opts(8, 16);                           /* ep beyond dp */
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "must divide --dp 8"));
+	o = ds_opts(8, 8);
+	o.zero = 3;
+	o.pp = 1;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	o = ds_opts(8, 2);
+	o.attention = MODEL_ATTN_SDPA;                /* MLA is fused attention */
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--attention flash"));
+	o = ds_opts(8, 2);
+	o.pp = 1;
+	ck_assert_int_eq(model_build(&dense, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "has 0 experts"));
+	/* engines: whole experts over the tensor-parallel GPUs */
+	o = ds_opts(1, 4);
+	o.mode = MODEL_DECODE;
+	o.engine = MODEL_ENGINE_SGLANG;
+	o.zero = 0;
+	o.pp = 1;
+	o.tp = 8;
+	o.batch = 4;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "must equal --tp"));
+	o.ep = 8;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	/* same weights as tensor-parallel experts: E / 8 whole ones */
+	double ep_params = s.params;
+	model_seq_release(&s);
+	o.ep = 1;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	ck_assert_double_eq(s.params, ep_params);
+	model_seq_release(&s);
+}
+END_TEST
+
 START_TEST(engine_mla_and_windows)
 {
 	/* DeepSeek-style MLA: a decode step of 2 sequences with 100 cached
 	 * tokens caches one latent row (kv_lora 64 + rope 16) per token and
 	 * layer: 2 layers x 202 x 80 x 2 bytes; its attention is the absorbed
-	 * form, one KV head of 80 dims, values 64 wide.  hf refuses it with
-	 * the reason. */
+	 * form, one KV head of 80 dims, values 64 wide.  The training and
+	 * inference builder takes it with fused attention only. */
 	static const char *mla =
 		"{\"model_type\": \"deepseek_v3\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
 		" \"num_key_value_heads\": 4, \"num_hidden_layers\": 2, \"intermediate_size\": 512,"
@@ -2063,8 +2365,11 @@ START_TEST(engine_mla_and_windows)
 	model_seq_release(&s);
 	o.engine = MODEL_ENGINE_HF;
 	o.mode = MODEL_INFERENCE;
-	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EUNKNOWN);
-	ck_assert_ptr_nonnull(strstr(err, "n_routed_experts"));
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--attention flash"));
+	o.attention = MODEL_ATTN_FLASH;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	model_seq_release(&s);
 
 	/* Gemma 2: layer 0 attends to the last 64 keys, layer 1 to all.  A
 	 * 200-token prompt: layer 0's pairs are the causal block of the first
@@ -2141,6 +2446,11 @@ int main(void)
 	tcase_add_test(t, engine_decode_step);
 	tcase_add_test(t, engine_prefill_last_tokens);
 	tcase_add_test(t, engine_mla_and_windows);
+	tcase_add_test(t, moe_ep_dispatch);
+	tcase_add_test(t, moe_ep_memory);
+	tcase_add_test(t, mla_training);
+	tcase_add_test(t, moe_ep_refusals);
+	tcase_add_test(t, mtp_module);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

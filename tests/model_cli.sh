@@ -503,4 +503,90 @@ bad_input --model gpt2 --mode training --target h100 --nodes 2 --dp 3
 bad_input --model gpt2 --mode training --target h100 --dp 16 --zero 3 --hsdp
 bad_input --model gpt2 --mode training --target h100 --seq 100 --cp 3
 
+# Expert parallelism: --ep must divide the experts and --dp, needs experts,
+# and an engine splits whole experts over --tp GPUs only.
+ds="--model deepseek-v3 --mode training --dtype bf16 --attention flash --optimizer adamw --seq 4096"
+bad_input $ds --dp 6 --ep 3 --target h100
+bad_input $ds --dp 8 --ep 16 --target h100
+bad_input $ds --dp 8 --ep 0 --target h100
+bad_input $ds --dp 8 --ep 8 --zero 3 --target h100
+bad_input --model llama-3-8b --mode training --dp 2 --ep 2 --target h100
+bad_input --model deepseek-v3 --mode training --dtype bf16 --seq 4096 --target h100
+bad_input --model deepseek-v3 --engine sglang --mode decode --dtype bf16 --tp 8 --ep 4 --target h200
+bad_input $ds --plan 8 --ep 8 --target h100
+
+# DeepSeek-V3 planned on 8, 256 and 1024 H100s (ZeRO-1, 4096-token
+# sequences, 2 per GPU).  On 8 nothing fits: its 671 B weights alone,
+# 2 bytes each, are 168 GB a GPU whatever the layout, above the 78.4 GiB
+# an H100 leaves to tensors.  On 256 and 1024 some layout fits, and the
+# plan, trying --ep, picks one that splits the experts over ranks and the
+# layers over pipeline stages (the layout DeepSeek trained with is of that
+# kind: pp 16, ep 64).
+first_fit() {
+	awk '/"dp":/ { ep = 1; pp = 0 } /"pp":/ { gsub(/[^0-9]/, ""); pp = $0 }
+	     /"ep":/ { gsub(/[^0-9]/, ""); ep = $0 }
+	     /"memory_fits": true/ && !done { print ep, pp; done = 1 }' "$1"
+}
+for gpus in 8 256 1024; do
+	"$BIN" $ds --batch $((gpus * 2)) --zero 1 --plan $gpus --target h100 --json \
+		>"$tmp/ds$gpus.json" 2>"$tmp/err"
+	check "deepseek-v3 --plan $gpus exits 0 ($(cat "$tmp/err"))" $?
+done
+[ "$(grep -c '"memory_fits": true' "$tmp/ds8.json")" -eq 0 ] && grep -q '"memory_fits": false' "$tmp/ds8.json"
+check "deepseek-v3 fits no layout of 8 GPUs" $?
+for gpus in 256 1024; do
+	set -- $(first_fit "$tmp/ds$gpus.json")
+	[ "${1:-0}" -gt 1 ] && [ "${2:-0}" -gt 1 ]
+	check "deepseek-v3 on $gpus GPUs: the fastest layout that fits has ep ${1:-none} > 1, pp ${2:-none} > 1" $?
+done
+
+# --attention's explicit kernels: each parses and predicts; the impossible
+# ones are refused with one line (FA3 off Hopper, FA2 and cuDNN before
+# Ampere, FlashInfer in training, the Triton kernel past head dim 128 or in
+# FP32, cuDNN or Triton under a serving engine); Triton's kernel is slower
+# than FA2 on the same run, FA3 faster than FA2 on the H100, and flash
+# under --stack te is cuDNN's.
+L7="--model llama-2-7b --mode training --batch 1 --seq 2048 --dtype bf16 --json"
+ms_of() { sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' "$1" | head -1; }
+for a in flash fa2 cudnn triton; do
+	"$BIN" $L7 --attention $a --target a100 >"$tmp/attn_$a.json" 2>"$tmp/err"
+	check "--attention $a on the A100 predicted ($(cat "$tmp/err"))" $?
+done
+"$BIN" $L7 --attention fa3 --target h100-sxm >"$tmp/attn_fa3h.json" 2>"$tmp/err"
+check "--attention fa3 on the H100 predicted ($(cat "$tmp/err"))" $?
+"$BIN" $L7 --attention fa2 --target h100-sxm >"$tmp/attn_fa2h.json" 2>"$tmp/err"
+"$BIN" --model llama-2-7b --mode inference --batch 1 --seq 2048 --dtype bf16 --attention flashinfer \
+	--target a100 >/dev/null 2>"$tmp/err"
+check "--attention flashinfer in inference predicted ($(cat "$tmp/err"))" $?
+awk -v t="$(ms_of "$tmp/attn_triton.json")" -v f="$(ms_of "$tmp/attn_fa2.json")" \
+	'BEGIN { exit !(t > f && f > 0) }'
+check "triton ($(ms_of "$tmp/attn_triton.json") ms) slower than fa2 ($(ms_of "$tmp/attn_fa2.json") ms)" $?
+awk -v a="$(ms_of "$tmp/attn_fa3h.json")" -v b="$(ms_of "$tmp/attn_fa2h.json")" \
+	'BEGIN { exit !(a < b && a > 0) }'
+check "fa3 faster than fa2 on the H100 ($(ms_of "$tmp/attn_fa3h.json") < $(ms_of "$tmp/attn_fa2h.json"))" $?
+"$BIN" $L7 --stack te --attention flash --target h100-sxm >"$tmp/te_flash.json" 2>/dev/null
+"$BIN" $L7 --stack te --attention cudnn --target h100-sxm >"$tmp/te_cudnn.json" 2>/dev/null
+[ -n "$(ms_of "$tmp/te_flash.json")" ] && [ "$(ms_of "$tmp/te_flash.json")" = "$(ms_of "$tmp/te_cudnn.json")" ]
+check "--stack te: flash is cuDNN's ($(ms_of "$tmp/te_flash.json") = $(ms_of "$tmp/te_cudnn.json"))" $?
+"$BIN" $L7 --attention fa3 --target a100 >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "fa3 on a100.*9\.x" "$tmp/err"
+check "fa3 on the A100 refused with one line (rc $rc: $(cat "$tmp/err"))" $?
+cat >"$tmp/hd256.json" <<'EOF'
+{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 2048,
+ "num_attention_heads": 8, "num_key_value_heads": 8, "num_hidden_layers": 2,
+ "intermediate_size": 4096, "vocab_size": 32000}
+EOF
+bad_input $L7 --attention fa3 --target b200
+bad_input --model gpt2 --dtype fp16 --attention fa2 --target t4
+bad_input --model gpt2 --dtype fp16 --attention cudnn --target v100
+bad_input $L7 --attention flashinfer --target a100
+bad_input $L7 --attention fa4 --target a100
+bad_input --model "$tmp/hd256.json" --mode training --dtype bf16 --attention triton --target a100
+bad_input --model llama-2-7b --engine sglang --mode prefill --prompt-lens 512 --dtype bf16 \
+	--attention triton --target a100
+bad_input --model llama-2-7b --engine vllm --mode prefill --prompt-lens 512 --dtype bf16 \
+	--attention cudnn --target a100
+bad_input --model gpt2 --attention triton --target a100
+
 finish "model_cli.sh"

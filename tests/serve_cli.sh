@@ -93,4 +93,19 @@ bad "missing file" --model llama-3.2-1b --engine sglang --mode prefill --prompt-
 bad "fp32 engine" --model llama-3.2-1b --engine vllm --mode decode --target h100
 bad "engine on gpt2" --model gpt2 --engine sglang --mode prefill --dtype bf16 --target h100
 bad "chunk with decode" --model llama-3.2-1b --engine sglang --mode decode --chunk 64 --dtype bf16 --target h100
+# --attention names the engine's backend: FA2 on the H100 (mma.sync at
+# part of the rate) is slower than the engine's own pick there (FA3) on a
+# long prefill; the same on the A100, where the engine's pick is FA2.
+pms() { # pms ARGS...: the predicted ms of the text report
+	"$BIN" "$@" --dtype bf16 2>/dev/null | sed -n 's/^predicted *\([0-9.]*\) ms.*/\1/p'
+}
+P="--model llama-3.2-1b --engine sglang --mode prefill --prompt-lens 16384"
+own=$(pms $P --target h100) fa2=$(pms $P --attention fa2 --target h100)
+awk -v a="$own" -v b="$fa2" 'BEGIN { exit !(a > 0 && b > a) }'
+check "sglang --attention fa2 on the H100 slower than its FA3 ($fa2 > $own ms)" $?
+own=$(pms $P --target a100) fa2=$(pms $P --attention fa2 --target a100)
+[ -n "$own" ] && [ "$own" = "$fa2" ]
+check "sglang --attention fa2 on the A100 is its own pick ($fa2 = $own ms)" $?
+bad "fa3 on an A100" $P --attention fa3 --dtype bf16 --target a100
+
 finish serve_cli

@@ -120,7 +120,7 @@ const char *trace_collective_name(enum trace_collective c)
 const char *trace_attn_impl_name(enum trace_attn_impl i)
 {
 	static const char *const names[] = {
-		"none", "flash", "fa2", "fa3", "flashinfer", "cudnn",
+		"none", "flash", "fa2", "fa3", "flashinfer", "cudnn", "triton",
 	};
 	return name_of(names, NELEM(names), (int)i);
 }

@@ -35,7 +35,7 @@
 
 #define TRACE_MAGIC "surfer-trace"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 3
+#define TRACE_VERSION_MINOR 4
 
 /* Limits every reader enforces and the writer respects, so that a corrupt
  * length can never make a reader allocate more than a few MiB at once. */
@@ -306,6 +306,9 @@ enum trace_attn_impl {
 				     * 1.2, or not fused attention)          */
 	TRACE_ATTN_FLASH, TRACE_ATTN_FA2, TRACE_ATTN_FA3, TRACE_ATTN_FLASHINFER,
 	TRACE_ATTN_CUDNN,
+	TRACE_ATTN_TRITON,          /* 1.4: flash-attn's Triton kernel
+				     * (flash_attn_triton.py, as llm-foundry's
+				     * attn_impl triton runs it)             */
 	TRACE_ATTN_IMPL_COUNT
 };
 

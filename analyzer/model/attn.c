@@ -17,7 +17,9 @@
  * The kernel names are those the implementations' sources give their
  * kernels (flash_fwd_kernel, flash_fwd_splitkv_kernel, FA3's
  * FlashAttnFwdSm90, FlashInfer's BatchPrefillWithRaggedKVCacheKernel and
- * BatchDecodeWithPagedKVCacheKernel, cuDNN's generated sdpa kernels); the
+ * BatchDecodeWithPagedKVCacheKernel, cuDNN's generated sdpa kernels,
+ * flash_attn_triton.py's _fwd_kernel, _bwd_preprocess_do_o_dot and
+ * _bwd_kernel, whose FP32 dQ the Python wrapper copies to the dtype); the
  * prediction reads the shape, not the name.
  */
 #include "analyzer/model/attn.h"
@@ -65,6 +67,8 @@ static const char *attn_fwd_name(const struct pred_attn *a)
 						   : "BatchPrefillWithRaggedKVCacheKernel";
 	case PRED_ATTN_CUDNN:
 		return "cudnn_generated_fort_native_sdpa_flash_fprop";
+	case PRED_ATTN_TRITON:
+		return "_fwd_kernel";
 	default:
 		return a->form == PRED_ATTN_DECODE ? "flash_fwd_splitkv_kernel" : "flash_fwd_kernel";
 	}
@@ -130,14 +134,17 @@ void attn_emit_backward(struct bld *B, const struct pred_attn *a)
 	/* flash_bwd_dot_do_o: D = rowsum(dO * O), read dO and O, write an FP32
 	 * row per query and head (and zero the FP32 dQ accumulator) */
 	B->cols = a->head_dim_v;
-	k_vector(B, "flash_bwd_dot_do_o_kernel", PRED_OP_REDUCTION, q * H * dv, 2.0,
+	k_vector(B, a->impl == PRED_ATTN_TRITON ? "_bwd_preprocess_do_o_dot"
+		 : "flash_bwd_dot_do_o_kernel", PRED_OP_REDUCTION, q * H * dv, 2.0,
 		 (4.0 * d / dv + 4.0 / dv) / B->esz, 2.0);
 	attn_kernel(B, a, a->impl == PRED_ATTN_FA3 ? "cutlass::device_kernel<flash::FlashAttnBwdSm90>"
 		    : a->impl == PRED_ATTN_CUDNN ? "cudnn_generated_fort_native_sdpa_flash_bprop"
+		    : a->impl == PRED_ATTN_TRITON ? "_bwd_kernel"
 		    : "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel", 1);
 	/* flash_bwd_convert_dq: the FP32 dQ accumulator to the dtype */
 	B->cols = a->head_dim;
-	k_vector(B, "flash_bwd_convert_dq_kernel", PRED_OP_ELEMENTWISE, q * H * d, 4.0 / B->esz,
+	k_vector(B, a->impl == PRED_ATTN_TRITON ? "elementwise_kernel<128, 4, CopyFunctor>"
+		 : "flash_bwd_convert_dq_kernel", PRED_OP_ELEMENTWISE, q * H * d, 4.0 / B->esz,
 		 1.0, 1.0);
 	B->cols = keep;
 }

@@ -1,6 +1,7 @@
 /*
  * attn.h - the model builder's fused attention kernels: one call of
- * FlashAttention-2/3, FlashInfer or cuDNN's fused attention, described by
+ * FlashAttention-2/3, FlashInfer, cuDNN's fused attention or flash-attn's
+ * Triton kernel, described by
  * its shape (struct pred_attn, predict.h) so that the trace carries it
  * (TRACE_OP 1.3) and predictor/attention.c predicts it per target GPU.
  *
@@ -50,7 +51,8 @@ int attn_add_seqs(struct pred_attn *a, uint64_t count, uint64_t q_len, uint64_t 
 void attn_emit(struct bld *B, const struct pred_attn *a);
 
 /* Emits the backward of the call a as FlashAttention's three kernels
- * (flash_bwd_launch_template.h, FA2 and FA3 alike): the row sums of
+ * (flash_bwd_launch_template.h, FA2 and FA3 alike; flash_attn_triton.py's
+ * preprocess, _bwd_kernel and dQ copy the same way): the row sums of
  * dO * O, the main dQ/dK/dV kernel (described, backward = 1), and the
  * conversion of the FP32 dQ accumulator to the dtype. */
 void attn_emit_backward(struct bld *B, const struct pred_attn *a);

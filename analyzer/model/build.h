@@ -22,14 +22,17 @@
 enum fop_kind {
 	F_LINEAR, F_BMM, F_EW, F_SOFTMAX, F_NORM, F_DROPOUT, F_EMBED,
 	F_LOSS, F_SDPA, F_REDUCE, F_TP_FWD, F_TP_BWD, F_PP_SEND, F_CP,
-	F_ATTN                  /* fused attention (attn.h): its shape in attn */
+	F_ATTN,                 /* fused attention (attn.h): its shape in attn */
+	F_GROUPED,              /* grouped GEMM of d experts, a rows each      */
+	F_A2A                   /* expert-parallel all-to-all of a bytes      */
 };
 
 struct fop {
 	enum fop_kind kind;
 	int32_t layer;
 	uint64_t a, b, c, d;    /* shape; meaning per kind (see the emitters) */
-	int flag;               /* linear: bias; sdpa: causal; linear: tied   */
+	int flag;               /* linear: bias; sdpa: causal; linear: tied;
+				 * pp send: its model_kernel async value  */
 	int nbwd;               /* elementwise: backward kernels              */
 	double nin;             /* elementwise: tensors read per element      */
 	const char *bwd_name;   /* elementwise: backward kernel name          */
@@ -67,6 +70,7 @@ struct bld {
 	size_t *fwd_lo, *fwd_hi;
 	size_t fp8_after;       /* s->n after the last FP8 linear's GEMM       */
 	uint64_t fp8_m, fp8_in; /* its input's rows and width                 */
+	int high_precision;     /* the next linears stay out of FP8 (routers) */
 };
 
 /* The most kernels one built iteration may hold by default
@@ -155,6 +159,18 @@ void op_sdpa(struct bld *B, uint64_t bh, uint64_t sq, uint64_t sk, uint64_t d, i
 /* Tensor-parallel all-reduce of n activation elements in the forward pass
  * (row-parallel output) or in the backward pass (column-parallel input). */
 void op_tp(struct bld *B, int forward, double n);
+/* The routed experts' GEMMs of one MoE layer on this GPU: experts
+ * matrices (m x in) * (in x out), their weights parameters (counted in
+ * s->expert_params too); FP8 like a linear.  Backward: the grouped dX and
+ * dW GEMMs. */
+void op_grouped(struct bld *B, uint64_t experts, uint64_t m, uint64_t in, uint64_t out);
+
+/* Expert parallelism's token dispatch or combine: an all-to-all of bytes
+ * (each rank's send buffer) over the expert-parallel group, on the compute
+ * stream; its backward moves the gradients the same way.  Nothing when
+ * o->ep is 1. */
+void op_a2a(struct bld *B, double bytes);
+
 /* Context parallelism: the keys and values of one ring step (bytes) passed
  * to the next rank cp - 1 times around the ring, on the side stream while
  * the attention computes; backward passes them and their gradients. */

@@ -75,6 +75,24 @@ static const struct builtin builtins[] = {
 	{ "t5-base", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1 },
 	{ "t5-large", MODEL_FAM_T5, 24, 24, 1024, 16, 16, 64, 4096, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1 },
 	{ "switch-base-8", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 8, 2, 0.1, 0.1 },
+	/* deepseek-ai/DeepSeek-V3 and DeepSeek-V2 config.json (the MoE and
+	 * MLA sizes in moe_builtins below); head_dim is qk_nope + qk_rope */
+	{ "deepseek-v3", MODEL_FAM_LLAMA, 61, 0, 7168, 128, 128, 192, 18432, 129280, 0, MODEL_ACT_SILU, 1, 0, 0, 256, 1, 0.0, 0.0 },
+	{ "deepseek-v2", MODEL_FAM_LLAMA, 60, 0, 5120, 128, 128, 192, 12288, 102400, 0, MODEL_ACT_SILU, 1, 0, 0, 160, 1, 0.0, 0.0 },
+};
+
+/* The built-ins' MoE and MLA sizes (config.json's num_experts_per_tok,
+ * moe_intermediate_size, n_shared_experts x it, first_k_dense_replace,
+ * q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim,
+ * v_head_dim; V3's topk_method noaux_tc and num_nextn_predict_layers). */
+static const struct {
+	const char *name;
+	uint32_t topk, moe_ffn, shared_ffn, first_dense, q_lora, kv_lora, nope, rope, v_dim;
+	int router_bias;
+	uint32_t mtp;
+} moe_builtins[] = {
+	{ "deepseek-v3", 8, 2048, 2048, 3, 1536, 512, 128, 64, 128, 1, 1 },
+	{ "deepseek-v2", 6, 1536, 3072, 1, 1536, 512, 128, 64, 128, 0, 0 },
 };
 
 #define NBUILTIN (sizeof(builtins) / sizeof(builtins[0]))
@@ -120,6 +138,21 @@ int model_config_builtin(const char *name, struct model_config *c)
 		c->capacity = b->experts && b->fam == MODEL_FAM_T5 ? 64 : 0;
 		c->dropout = b->dropout;
 		c->attn_dropout = b->attn_dropout;
+		for (size_t j = 0; j < sizeof(moe_builtins) / sizeof(moe_builtins[0]); j++) {
+			if (strcmp(moe_builtins[j].name, b->name))
+				continue;
+			c->experts_per_tok = moe_builtins[j].topk;
+			c->moe_ffn = moe_builtins[j].moe_ffn;
+			c->shared_ffn = moe_builtins[j].shared_ffn;
+			c->first_dense = moe_builtins[j].first_dense;
+			c->q_lora = moe_builtins[j].q_lora;
+			c->kv_lora = moe_builtins[j].kv_lora;
+			c->qk_nope = moe_builtins[j].nope;
+			c->qk_rope = moe_builtins[j].rope;
+			c->v_dim = moe_builtins[j].v_dim;
+			c->router_bias = moe_builtins[j].router_bias;
+			c->mtp_layers = moe_builtins[j].mtp;
+		}
 		return 0;
 	}
 	return SURFER_EUNKNOWN;
@@ -229,8 +262,9 @@ static int array_has(json_t *root, const char *key, const char *what)
  * such configs are refused rather than built as their neighbour.
  *   - experts other than Mixtral's (num_local_experts, top-k routed) and
  *     Switch Transformers' (num_experts in a T5 stack): Qwen-MoE's
- *     num_experts with a shared expert, DeepSeek's n_routed_experts,
- *     moe_intermediate_size;
+ *     num_experts with a shared expert, moe_intermediate_size (DeepSeek's
+ *     n_routed_experts too, but fill() lets DeepSeek-V2/V3 through: the
+ *     builder has their layers);
  *   - sliding-window (local) attention, except Mistral's, Mixtral's and
  *     Phi-3's: their Hugging Face modules compute every score and mask the
  *     far ones (eager and SDPA alike), the same kernels as full attention;
@@ -354,10 +388,14 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	int engine = 0;
 	for (size_t i = 0; mtype && i < sizeof(engine_only) / sizeof(engine_only[0]); i++)
 		engine |= !strcasecmp(mtype, engine_only[i]);
+	/* DeepSeek-V2/V3: model.c builds their MLA and MoE layers too */
+	int deepseek = mtype && !strncasecmp(mtype, "deepseek_v", 10);
 	if (unsupported(root, mtype, err, errlen)) {
 		if (!engine)
 			return SURFER_EUNKNOWN;
-		snprintf(c->hf_refusal, sizeof(c->hf_refusal), "%s (--engine vllm or sglang builds it)", err);
+		if (!deepseek)
+			snprintf(c->hf_refusal, sizeof(c->hf_refusal), "%s (--engine vllm or sglang builds it)",
+				 err);
 		err[0] = 0;
 	}
 	if (family_of(root, &fam)) {
@@ -461,6 +499,10 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 					 (long long)kl, (long long)qn, (long long)qr, (long long)vd);
 				return SURFER_ECORRUPT;
 			}
+			const char *tm = get_str(root, "topk_method");
+			c->router_bias = tm && !strcasecmp(tm, "noaux_tc");
+			int64_t mtp = get_uint(root, "num_nextn_predict_layers", 0);
+			c->mtp_layers = mtp > 0 ? (uint32_t)mtp : 0;
 			c->q_lora = (uint32_t)ql;
 			c->kv_lora = (uint32_t)kl;
 			c->qk_nope = (uint32_t)qn;
@@ -677,6 +719,46 @@ int model_optimizer_parse(const char *s, enum model_optimizer *out)
 	else
 		return SURFER_EINVAL;
 	return 0;
+}
+
+static const char *const attention_names[MODEL_ATTN_COUNT] = {
+	"eager", "sdpa", "flash", "fa2", "fa3", "cudnn", "flashinfer", "triton",
+};
+
+int model_attention_parse(const char *s, enum model_attention *out)
+{
+	for (int i = 0; i < MODEL_ATTN_COUNT; i++)
+		if (strcmp(s, attention_names[i]) == 0) {
+			*out = (enum model_attention)i;
+			return 0;
+		}
+	return SURFER_EINVAL;
+}
+
+const char *model_attention_name(enum model_attention a)
+{
+	return (unsigned)a < MODEL_ATTN_COUNT ? attention_names[a] : "?";
+}
+
+enum pred_attn_impl model_attention_impl(const struct model_opts *o)
+{
+	switch (o->attention) {
+	case MODEL_ATTN_FLASH:
+		return o->stack == MODEL_STACK_TE && o->dtype != GPU_DT_FP32 ? PRED_ATTN_CUDNN
+									       : PRED_ATTN_FLASH;
+	case MODEL_ATTN_FA2:
+		return PRED_ATTN_FA2;
+	case MODEL_ATTN_FA3:
+		return PRED_ATTN_FA3;
+	case MODEL_ATTN_CUDNN:
+		return PRED_ATTN_CUDNN;
+	case MODEL_ATTN_FLASHINFER:
+		return PRED_ATTN_FLASHINFER;
+	case MODEL_ATTN_TRITON:
+		return PRED_ATTN_TRITON;
+	default:
+		return PRED_ATTN_NONE;
+	}
 }
 
 int model_ckpt_parse(const char *s, enum model_ckpt *out)

@@ -29,6 +29,7 @@
  * logits), the same harness as tools/gpu/e2e.py (use_cache off).
  */
 #include "analyzer/model/model.h"
+#include "analyzer/model/moe.h"
 
 #include <math.h>
 #include <string.h>
@@ -68,9 +69,14 @@ static double ln_saved(const struct shp *z)
 	return z->T * z->h * z->e + 8 * z->T;
 }
 
+static double rms_of(const struct shp *z, double cols)
+{
+	return z->T * cols * (z->half ? 4 : z->e) + z->T * cols * z->e + 4 * z->T;
+}
+
 static double rms_saved(const struct shp *z)
 {
-	return z->T * z->h * (z->half ? 4 : z->e) + z->T * z->h * z->e + 4 * z->T;
+	return rms_of(z, z->h);
 }
 
 static double mask_bytes(double n, double p)
@@ -106,6 +112,42 @@ static double mlp_saved(const struct model_config *c, const struct shp *z, doubl
 	return in + act_tensors(c->act) * F + (p_act > 0 ? F + tokens * z->f : 0);
 }
 
+/* DeepSeek's attention (model.c's layer_mla) from its input norm to the
+ * output projection's input: the norm, its output (q_a's and kv_a's
+ * input), each latent's norm and its output (q_b's, kv_b's input), the
+ * fused kernel's q, k (nope + rope per head), v, output and log-sum-exp,
+ * the merged heads; then the MLP's norm. */
+static double mla_saved(const struct model_config *c, const struct shp *z)
+{
+	double T = z->T, e = z->e, qk = c->qk_nope + c->qk_rope;
+	double r = rms_saved(z) + T * z->h * e;
+	if (c->q_lora)
+		r += rms_of(z, c->q_lora) + T * c->q_lora * e;
+	r += rms_of(z, c->kv_lora) + T * c->kv_lora * e;
+	r += T * z->a * (2 * qk + 3 * c->v_dim) * e + z->b * z->a * z->sl * 4;
+	return r + rms_saved(z);
+}
+
+/* The grouped MoE of model.c's mlp_grouped: its input (the router's, the
+ * permute's and the shared experts' one tensor), the FP32 scores and the
+ * top-k probabilities and indices; per routed row of this GPU (uniform
+ * load, moe.h) the grouped fc1's input and output, SwiGLU's output (fc2's
+ * input) and fc2's output (unpermute weights it); the shared experts'
+ * gate, up and product. */
+static double grouped_saved(const struct model_config *c, const struct model_opts *o,
+			    const struct shp *z)
+{
+	struct moe_route r;
+	moe_route_init(&r, c, model_ep(o), (uint64_t)z->T, 1, z->e);
+	double I = (double)(c->moe_ffn ? c->moe_ffn : c->ffn) / (o->tp ? o->tp : 1);
+	double R = (double)r.local * (double)r.rows, e = z->e;
+	double s = z->T * z->h * e + z->T * c->experts * 4 + z->T * r.k * 12;
+	s += R * (2 * z->h + (c->gated ? 3 : 2) * I) * e;
+	if (c->shared_ffn)
+		s += (act_tensors(c->act) + 2) * z->T * (c->shared_ffn / (o->tp ? o->tp : 1)) * e;
+	return s;
+}
+
 /* Saved bytes of transformer layer i (0-based over encoder then decoder). */
 static double layer_saved(const struct model_config *c, const struct model_opts *o,
 			  const struct shp *z, uint32_t i)
@@ -122,7 +164,12 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 		return ln_saved(z) + X + attn_saved(z, 0, 1, c->attn_dropout) + mh +
 		       ln_saved(z) + mlp_saved(c, z, z->T, 0) + mh;
 	case MODEL_FAM_LLAMA: {
+		int grouped = c->experts > 1 && (c->kv_lora || model_ep(o) > 1) && i >= c->first_dense;
+		if (c->kv_lora)
+			return mla_saved(c, z) + (grouped ? grouped_saved(c, o, z) : mlp_saved(c, z, z->T, 0));
 		double r = rms_saved(z) + X + attn_saved(z, 1, 0, c->attn_dropout) + rms_saved(z);
+		if (grouped)
+			return r + grouped_saved(c, o, z);
 		if (c->experts > 1) {
 			/* router, then each token's K experts: the gathered
 			 * tokens, their MLP, and the weighted product */
@@ -263,7 +310,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	uint32_t tp = o->tp ? o->tp : 1;
 	z.e = gpu_dtype_bytes(o->dtype);
 	z.half = o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16;
-	z.sdpa = o->attention == MODEL_ATTN_SDPA || o->attention == MODEL_ATTN_FLASH;
+	z.sdpa = o->attention != MODEL_ATTN_EAGER;
 	z.train = o->mode == MODEL_TRAINING;
 	z.b = s->micro_batch ? (double)s->micro_batch : (double)o->batch;
 	z.sl = o->mode == MODEL_DECODE ? 1 : o->seq;
@@ -310,15 +357,33 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		work = maxd(work, w);
 	}
 	last += head_saved(c, o, &z, logits);
+	for (uint32_t k = 0; k < o->mtp; k++) {
+		/* an MTP module (model.c): its two norms, their concatenation
+		 * (the projection's input), its layer, its head and logits */
+		last += 2 * rms_saved(&z) + 2 * z.T * z.h * z.e + layer_ckpt(c, o, &z, total + k, &w) +
+			head_saved(c, o, &z, logits);
+		work = maxd(work, w);
+	}
 	if (first == 0)
 		last += embed_saved(c, &z);
 	double acts = last;
 	if (o->pp > 1) {
 		/* 1F1B: the first stage holds min(pp, microbatches) microbatches
-		 * of its layers when its first backward starts; the last stage
-		 * one, with the head */
+		 * of its layers when its first backward starts (the step's
+		 * microbatches: every gradient-accumulation pass's); the last
+		 * stage one, with the head.  Interleaved (vpp chunks): Megatron's
+		 * schedule (schedules.py, forward_backward_pipelining_with_
+		 * interleaving) runs 2 (pp - 1) + (vpp - 1) pp warm-up chunk
+		 * forwards on the first rank, then one more before its first
+		 * backward, at most every chunk of every microbatch: that many
+		 * chunks of layers / vpp layers each. */
 		uint32_t per = (total + o->pp - 1) / o->pp;
-		double inflight = s->microbatches < o->pp ? s->microbatches : o->pp;
+		double M = (double)s->microbatches * (o->grad_accum > 1 ? o->grad_accum : 1);
+		double inflight = M < o->pp ? M : o->pp;
+		if (o->vpp > 1) {
+			double v = o->vpp, chunks = 2.0 * (o->pp - 1) + (v - 1) * o->pp + 1;
+			inflight = (chunks < M * v ? chunks : M * v) / v;
+		}
 		double head_stage = 0;
 		for (uint32_t i = 0; i < per && i < total; i++)
 			head_stage += layer_ckpt(c, o, &z, i, &w);
@@ -341,6 +406,11 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	uint32_t zero = o->dp > 1 ? o->zero : 0;
 	/* HSDP shards within a node: over its data-parallel ranks only */
 	double shard = zero ? W / (zero >= 2 ? model_shard_ranks(o) : o->dp) : W;
+	if (zero == 1 && model_ep(o) > 1) {
+		/* the experts' state over their data-parallel group, dp / ep */
+		double X = s->expert_params * z.e;
+		shard = (W - X) / o->dp + X * model_ep(o) / o->dp;
+	}
 	double ddp = zero < 2 && o->dp > 1 ? W : 0;   /* DDP's bucket copy */
 	double weights_step = zero >= 2 ? shard : W;  /* FSDP reshards after backward */
 	if (zero == 2)

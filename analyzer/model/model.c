@@ -22,6 +22,7 @@
  */
 #include "analyzer/model/build.h"
 #include "analyzer/model/attn.h"
+#include "analyzer/model/moe.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -62,17 +63,16 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 		op_sdpa(B, bh, sq, sk, d, causal && sq > 1);
 		return;
 	}
-	if (B->o->attention == MODEL_ATTN_FLASH) {
+	enum pred_attn_impl impl = model_attention_impl(B->o);
+	if (impl != PRED_ATTN_NONE) {
 		/* Hugging Face's flash_attention_2: flash_attn_func on (b, s, heads,
 		 * d) with the KV heads as they are (no repeat_kv); a decode step's
-		 * single query takes the split-KV kernel */
+		 * single query takes the split-KV kernel (the Triton kernel has
+		 * none: its forward over one query row) */
 		uint64_t kvh = c->family == MODEL_FAM_LLAMA && c->kv_heads ? c->kv_heads / B->tp : heads;
 		struct pred_attn a;
-		/* Transformer Engine picks cuDNN's fused attention on Hopper and
-		 * later when it qualifies (dot_product_attention/utils.py) */
-		enum pred_attn_impl impl = B->o->stack == MODEL_STACK_TE && B->gemm_dt != GPU_DT_FP32
-					   ? PRED_ATTN_CUDNN : PRED_ATTN_FLASH;
-		attn_init(&a, impl, sq == 1 && sk > 1 ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL,
+		int decode = sq == 1 && sk > 1 && impl != PRED_ATTN_TRITON;
+		attn_init(&a, impl, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL,
 			  causal && sq > 1, (uint32_t)heads, (uint32_t)(kvh ? kvh : 1), (uint32_t)d, 0);
 		attn_add_seqs(&a, B->b, sq, sk);
 		if (model_cp(B->o) > 1 && a.causal)
@@ -355,6 +355,130 @@ static void mlp_topk(struct bld *B)
 	B->cols = h;
 }
 
+/* A mixture of experts as Megatron-Core's MoELayer runs it with grouped
+ * GEMMs and the all-to-all token dispatcher (moe/router.py,
+ * token_dispatcher.py, experts.py's TEGroupedMLP, the fused permute): the
+ * router's linear (kept out of FP8), the scores (DeepSeek-V3: sigmoid,
+ * plus the expert bias that only steers the choice, no gradient into it;
+ * else softmax), the top k, V3's selected scores normalized, the routed
+ * scaling; each token's row copied to its k experts' order (permute), the
+ * rows sent to the experts' ranks (all-to-all over --ep), sorted by local
+ * expert when a rank holds several; one grouped GEMM for every local
+ * expert's gate and up projections, SwiGLU, the grouped down projection;
+ * the way back (sort, all-to-all, unpermute: each token's k rows weighted
+ * and summed); the shared experts' dense MLP on every token and the sum.
+ * The load is uniform (moe.h): each expert takes ep T k / E rows.  Used
+ * for DeepSeek and for any --ep run; Mixtral and Qwen-MoE without --ep
+ * keep Hugging Face's per-expert loop (mlp_topk). */
+static void mlp_grouped(struct bld *B)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden;
+	uint32_t ep = model_ep(B->o);
+	struct moe_route r;
+	moe_route_init(&r, c, ep, T, 1, B->esz);
+	uint64_t E = r.experts, K = r.k, I = (c->moe_ffn ? c->moe_ffn : c->ffn) / B->tp;
+	op_tp(B, 0, (double)T * h);
+	B->high_precision = 1;
+	op_linear(B, T, h, E, 0, 0);
+	B->high_precision = 0;
+	B->cols = E;
+	if (c->router_bias) {
+		op_ew(B, "vectorized_elementwise_kernel<4, sigmoid_kernel_cuda>", (double)T * E, 1, 4, 1,
+		      "vectorized_elementwise_kernel<4, sigmoid_backward_kernel_cuda>");
+		op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)T * E, 1, 1, 0, NULL);
+	} else {
+		op_softmax(B, T, E);
+	}
+	op_ew(B, "gatherTopK<float, unsigned int, 2, false>", (double)T * E, 1, 2, 1,
+	      "scatter_gather_elementwise_kernel<128, 4>");
+	B->cols = K;
+	if (c->router_bias) {
+		k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>",
+		       PRED_OP_REDUCTION, T, K, 1.0, 0.0, 1.0, 512);
+		op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", (double)T * K, 2, 1, 2, NULL);
+	}
+	op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", (double)T * K, 1, 1, 1, NULL);
+	B->cols = h;
+	double routed = (double)T * K * h, local = (double)r.local * r.rows * h;
+	op_ew(B, "moe_permute_kernel", routed, 1.0 / (double)K, 0, 1, "moe_unpermute_kernel");
+	op_a2a(B, r.dispatch_bytes);
+	if (ep > 1 && r.local > 1)
+		op_ew(B, "moe_sort_chunks_kernel", local, 1, 0, 1, "moe_sort_chunks_kernel");
+	op_grouped(B, r.local, r.rows, h, c->gated ? 2 * I : I);
+	B->cols = I;
+	double n = (double)r.local * r.rows * I;
+	if (c->gated)
+		op_ew(B, "swiglu_kernel", n, 2, 5, 1, "swiglu_backward_kernel");
+	else
+		mlp_activation(B, n);
+	op_grouped(B, r.local, r.rows, I, h);
+	B->cols = h;
+	if (ep > 1 && r.local > 1)
+		op_ew(B, "moe_sort_chunks_kernel", local, 1, 0, 1, "moe_sort_chunks_kernel");
+	op_a2a(B, r.dispatch_bytes);
+	/* reads the k rows of each token, writes one */
+	op_ew(B, "moe_unpermute_kernel", routed, 1, 1, 1, "moe_permute_kernel");
+	struct model_kernel *uk = bld_last_kernel(B);
+	if (uk)
+		uk->k.bytes = (1.0 + 1.0 / (double)K) * routed * B->esz;
+	if (c->shared_ffn) {
+		mlp_body(B, T, c->shared_ffn / B->tp, 1, 0, 0);
+		op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)T * h, 2, 1, 0, NULL);
+	}
+	op_tp(B, 1, (double)T * h);
+}
+
+/* A DeepSeek-V2/V3 decoder layer (DeepseekV3DecoderLayer; Megatron-Core's
+ * MLASelfAttention): RMSNorm; q through its low rank (q_a, RMSNorm, q_b) or
+ * one projection; kv_a (the latent and the shared rope key), RMSNorm of
+ * the latent, kv_b (each head's K nope part and V); rotary on q's and the
+ * shared key's rope parts; q and k put together (nope + rope per head);
+ * fused attention in the up-projected form (moe.h); the output projection,
+ * the residual; RMSNorm and the MLP: dense in the first first_dense
+ * layers, the routed and shared experts after.  q_a and kv_a are whole on
+ * every tensor-parallel rank. */
+static void layer_mla(struct bld *B)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden, nh = c->heads / B->tp;
+	uint64_t qd = nh * (c->qk_nope + c->qk_rope);
+	op_rmsnorm(B, T, h);
+	op_tp(B, 0, (double)T * h);
+	if (c->q_lora) {
+		op_linear(B, T, h, c->q_lora, 0, 0);
+		op_rmsnorm(B, T, c->q_lora);
+		op_linear(B, T, c->q_lora, qd, 0, 0);
+	} else {
+		op_linear(B, T, h, qd, 0, 0);
+	}
+	op_linear(B, T, h, c->kv_lora + c->qk_rope, 0, 0);
+	op_rmsnorm(B, T, c->kv_lora);
+	op_linear(B, T, c->kv_lora, nh * (c->qk_nope + c->v_dim), 0, 0);
+	rope(B, (double)T * nh * c->qk_rope);
+	rope(B, (double)T * c->qk_rope);
+	B->cols = c->qk_nope + c->qk_rope;
+	for (int i = 0; i < 2; i++)
+		op_ew(B, "CatArrayBatchedCopy<float, unsigned int, 4, 64, 64>", (double)T * qd, 1, 0, 1,
+		      "elementwise_kernel<128, 4, CopyFunctor>");
+	struct pred_attn a;
+	mla_attn_init(&a, c, (uint32_t)nh, 0);
+	a.impl = model_attention_impl(B->o);   /* --attention's kernel, as attention_core */
+	attn_add_seqs(&a, B->b, B->sl, B->kv);
+	attn_emit(B, &a);
+	B->cols = h;
+	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * nh * c->v_dim, 1, 0, 0, NULL);
+	op_linear(B, T, nh * c->v_dim, h, 0, 0);
+	op_tp(B, 1, (double)T * h);
+	residual(B);
+	op_rmsnorm(B, T, h);
+	if (c->experts > 1 && (uint32_t)B->layer >= c->first_dense)
+		mlp_grouped(B);
+	else
+		mlp_dense(B, T, 0, 0);
+	residual(B);
+}
+
 static void layer_llama(struct bld *B)
 {
 	const struct model_config *c = B->c;
@@ -375,7 +499,7 @@ static void layer_llama(struct bld *B)
 	rope(B, (double)T * nh * d);
 	rope(B, (double)T * nkv * d);
 	kv_append(B, nkv);
-	if (nkv < nh && B->o->attention != MODEL_ATTN_FLASH) {
+	if (nkv < nh && model_attention_impl(B->o) == PRED_ATTN_NONE) {
 		/* repeat_kv: expand + reshape copies K and V (all B->kv
 		 * positions of them) to every head. */
 		double n = (double)B->b * (double)nh * (double)B->kv * (double)d;
@@ -387,7 +511,9 @@ static void layer_llama(struct bld *B)
 	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 4, c->attn_dropout);
 	attn_out(B, 0, 0);     /* LlamaDecoderLayer: no residual dropout */
 	op_rmsnorm(B, T, h);
-	if (c->experts > 1)
+	if (c->experts > 1 && model_ep(B->o) > 1)
+		mlp_grouped(B);
+	else if (c->experts > 1)
 		mlp_topk(B);
 	else
 		mlp_dense(B, T, 0, 0);
@@ -510,6 +636,37 @@ static void lm_head_and_loss(struct bld *B, int tied)
 	}
 }
 
+/* DeepSeek-V3's multi-token prediction (--mtp N, training; its report,
+ * sec. 2.2), after the main model's head on the last pipeline stage (where
+ * DualPipe also puts the embedding, which the modules share): module k
+ * normalizes the previous depth's last hidden states and the embeddings of
+ * the tokens k + 1 ahead (RMSNorm each), concatenates them and projects
+ * 2 h to h, runs one more decoder layer (MLA and the experts), a norm of
+ * its own and the shared LM head with its cross-entropy loss.  Its kernels
+ * belong to a layer of their own, numbered after the model's. */
+static void mtp_modules(struct bld *B, uint32_t total)
+{
+	const struct model_config *c = B->c;
+	uint64_t T = B->T, h = c->hidden;
+	for (uint32_t k = 0; k < B->o->mtp && !B->err; k++) {
+		uint32_t li = total + k;
+		B->layer = (int32_t)li;
+		B->fwd_lo[li + 1] = B->s->n;
+		B->cols = h;
+		op_rmsnorm(B, T, h);
+		op_embed(B, T, h, c->vocab, 0);
+		op_rmsnorm(B, T, h);
+		op_ew(B, "CatArrayBatchedCopy<float, unsigned int, 4, 64, 64>", 2.0 * (double)T * h, 1, 0, 1,
+		      "elementwise_kernel<128, 4, CopyFunctor>");
+		op_linear(B, T, 2 * h, h, 0, 0);
+		layer_mla(B);
+		op_rmsnorm(B, T, h);
+		lm_head_and_loss(B, 1);
+		B->fwd_hi[li + 1] = B->err ? 0 : B->s->n;
+	}
+	B->layer = -1;
+}
+
 static int check_config(const struct model_config *c, const struct model_opts *o,
 			char *err, size_t errlen)
 {
@@ -535,17 +692,30 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 o->tp, c->heads, c->ffn);
 		return SURFER_EINVAL;
 	}
-	if (o->attention == MODEL_ATTN_FLASH && o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16) {
-		/* flash-attn runs FP16 and BF16 only (FA3 also FP8 inputs) */
-		snprintf(err, errlen, "--attention flash needs --dtype bf16 or fp16");
+	int fused = o->attention != MODEL_ATTN_EAGER && o->attention != MODEL_ATTN_SDPA;
+	const char *attn = model_attention_name(o->attention);
+	if (fused && o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16) {
+		/* flash-attn, cuDNN's and FlashInfer's fused kernels and the
+		 * Triton one run FP16 and BF16 only (FA3 also FP8 inputs) */
+		snprintf(err, errlen, "--attention %s needs --dtype bf16 or fp16", attn);
 		return SURFER_EINVAL;
 	}
-	if (o->attention == MODEL_ATTN_FLASH && c->family == MODEL_FAM_T5) {
+	if (fused && c->family == MODEL_FAM_T5) {
 		/* T5 adds its relative position bias to the scores, which the
 		 * FlashAttention kernels do not take (Hugging Face's T5 has no
 		 * flash_attention_2) */
-		snprintf(err, errlen, "model '%s': --attention flash takes no position bias (T5); "
-			 "use eager or sdpa", c->name);
+		snprintf(err, errlen, "model '%s': --attention %s takes no position bias (T5); "
+			 "use eager or sdpa", c->name, attn);
+		return SURFER_EINVAL;
+	}
+	if (o->attention == MODEL_ATTN_FLASHINFER && o->mode == MODEL_TRAINING) {
+		snprintf(err, errlen, "--attention flashinfer has no backward kernels (FlashInfer "
+			 "serves inference); train with flash, fa2, fa3, cudnn or triton");
+		return SURFER_EINVAL;
+	}
+	if (o->attention == MODEL_ATTN_TRITON && c->head_dim > 128) {
+		snprintf(err, errlen, "model '%s': --attention triton takes head dims up to 128 "
+			 "(flash_attn_triton.py), not %u", c->name, c->head_dim);
 		return SURFER_EINVAL;
 	}
 	if (o->mode == MODEL_GENERATE) {
@@ -571,6 +741,50 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 	if (o->pp > layers) {
 		snprintf(err, errlen, "--pp %u exceeds the %u layers", o->pp, layers);
 		return SURFER_EINVAL;
+	}
+	if (c->kv_lora && (model_attention_impl(o) == PRED_ATTN_NONE || o->mode == MODEL_DECODE ||
+			   model_cp(o) > 1)) {
+		/* MLA's attention is one fused kernel (FlashAttention, cuDNN)
+		 * in every stack that trains it; its decode step is the
+		 * absorbed form the engines run */
+		snprintf(err, errlen, "model '%s': multi-head latent attention is built as fused attention "
+			 "(--attention flash, fa2, fa3 or cudnn) for training and inference, without --cp; "
+			 "decode runs with --engine sglang or vllm", c->name);
+		return SURFER_EINVAL;
+	}
+	if (o->mtp && (!c->kv_lora || o->mode != MODEL_TRAINING || o->zero >= 2 || o->mtp > 8)) {
+		snprintf(err, errlen, "--mtp %u: multi-token prediction is DeepSeek-V3's (an MLA model), "
+			 "1 to 8 modules, in training without --zero 2 or 3", o->mtp);
+		return SURFER_EINVAL;
+	}
+	uint32_t ep = model_ep(o);
+	if (ep > 1 && (c->experts <= 1 || c->family != MODEL_FAM_LLAMA || c->experts % ep)) {
+		snprintf(err, errlen, "--ep %u splits the routed experts: model '%s' has %u%s", ep, c->name,
+			 c->experts > 1 ? c->experts : 0,
+			 c->family != MODEL_FAM_LLAMA && c->experts > 1 ? " (expert parallelism of the Llama "
+			 "family's top-k experts only)" : " experts, which it does not divide");
+		return SURFER_EINVAL;
+	}
+	if (ep > 1 && o->dp % ep) {
+		snprintf(err, errlen, "--ep %u must divide --dp %u: the expert-parallel ranks are data-parallel "
+			 "ranks of the dense layers (dp x tp x pp x cp GPUs in all)", ep, o->dp);
+		return SURFER_EINVAL;
+	}
+	if (ep > 1 && o->zero >= 2) {
+		snprintf(err, errlen, "--ep %u does not combine with --zero %u (FSDP); --zero 1 shards the "
+			 "optimizer state", ep, o->zero);
+		return SURFER_EINVAL;
+	}
+	if (o->vpp > 1) {
+		/* Megatron asserts the same: a stage's layers split evenly into
+		 * its model chunks */
+		uint32_t per = (layers + o->pp - 1) / o->pp;
+		if (o->pp <= 1 || o->engine != MODEL_ENGINE_HF || per % o->vpp) {
+			snprintf(err, errlen, "--vpp %u cuts a pipeline stage's layers into model chunks: "
+				 "it needs --pp and must divide the %u layers of a stage", o->vpp,
+				 o->pp > 1 ? per : layers);
+			return SURFER_EINVAL;
+		}
 	}
 	uint32_t cp = model_cp(o);
 	if (cp > 1 && (o->mode == MODEL_DECODE || o->seq % cp)) {
@@ -621,8 +835,10 @@ static void optimizer_step(struct bld *B)
 		return;
 	if (o->zero && o->dp > 1) {
 		/* each rank steps its shard: ZeroRedundancyOptimizer a dp-th
-		 * of the tensors, FSDP one flat tensor per unit */
-		P /= o->dp;
+		 * of the tensors, FSDP one flat tensor per unit; under --ep the
+		 * experts' over their data-parallel group, dp / ep ranks */
+		double X = model_ep(o) > 1 ? B->s->expert_params : 0;
+		P = (P - X) / o->dp + X * model_ep(o) / o->dp;
 		tensors = o->zero == 1 ? (uint32_t)cdiv(tensors, o->dp) : B->nunits;
 	}
 	B->ph = MODEL_PH_OPTIMIZER;
@@ -665,16 +881,20 @@ static void optimizer_step(struct bld *B)
 		}
 }
 
-/* DDP all-reduces gradients in 25 MB buckets as backward produces them. */
-static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int final)
+/* DDP all-reduces gradients in 25 MB buckets as backward produces them;
+ * under --ep the experts' gradients in buckets of their own over the
+ * expert data-parallel group (g MODEL_GROUP_EDP). */
+static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int final,
+		       enum model_group g)
 {
 	const double bucket = 25.0 * 1024 * 1024;
-	if (B->o->dp <= 1)
+	uint32_t ranks = g == MODEL_GROUP_EDP ? B->o->dp / model_ep(B->o) : B->o->dp;
+	if (ranks <= 1)
 		return;
 	*pending += grad_bytes;
 	while (*pending >= bucket || (final && *pending > 0)) {
 		double sz = *pending >= bucket ? bucket : *pending;
-		k_comm(B, COMM_ALL_REDUCE, sz, MODEL_GROUP_DP, MODEL_ASYNC_AFTER);
+		k_comm(B, COMM_ALL_REDUCE, sz, g, MODEL_ASYNC_AFTER);
 		struct model_kernel *k = bld_last_kernel(B);
 		if (k)
 			k->role = MODEL_ROLE_DP_SYNC;
@@ -723,6 +943,11 @@ uint32_t model_cp(const struct model_opts *o)
 	return o->cp > 1 ? o->cp : 1;
 }
 
+uint32_t model_ep(const struct model_opts *o)
+{
+	return o->ep > 1 ? o->ep : 1;
+}
+
 uint32_t model_shard_ranks(const struct model_opts *o)
 {
 	uint32_t dp = o->dp ? o->dp : 1, inner = (o->tp ? o->tp : 1) * model_cp(o);
@@ -744,6 +969,8 @@ void model_group(const struct model_opts *o, enum model_group g, uint32_t *ranks
 	case MODEL_GROUP_PP: n = 2; inner = tp * cp * dp; break;  /* a stage and the next */
 	case MODEL_GROUP_SHARD: n = shard; inner = tp * cp; break;
 	case MODEL_GROUP_REPLICA: n = dp / shard; inner = tp * cp * shard; break;
+	case MODEL_GROUP_EP: n = model_ep(o); inner = tp * cp; break;
+	case MODEL_GROUP_EDP: n = dp / model_ep(o); inner = tp * cp * model_ep(o); break;
 	}
 	*ranks = n;
 	/* members inner ranks apart: a node of G holds G / inner of them */
@@ -786,9 +1013,9 @@ int model_opts_place(struct model_opts *o, const struct gpu_spec *g, char *err, 
  * the checkpointing policy.  full: every kernel but FSDP's gathers (the
  * parameters stay gathered from the pre-backward hook).  selective, eager
  * and compile (torchtitan's per-op policy, activation_checkpoint.py): the
- * outputs of matmuls (odd ones by forward order), attention kernels and
- * reduce-scatters are saved; every second mm/linear and every other op
- * recomputed.  selective under te (Megatron's recompute_modules
+ * outputs of matmuls (odd ones by forward order), attention kernels,
+ * reduce-scatters and all-to-alls are saved; every second mm/linear and
+ * every other op recomputed.  selective under te (Megatron's recompute_modules
  * core_attn): the attention forward only. */
 static int recomputed(const struct bld *B, const struct model_kernel *k, uint32_t *mm)
 {
@@ -798,7 +1025,8 @@ static int recomputed(const struct bld *B, const struct model_kernel *k, uint32_
 		return 1;
 	if (B->o->stack == MODEL_STACK_TE)
 		return k->k.op == PRED_OP_ATTENTION;
-	if (k->k.op == PRED_OP_ATTENTION || (k->phase == MODEL_PH_COMM && k->comm == COMM_REDUCE_SCATTER))
+	if (k->k.op == PRED_OP_ATTENTION ||
+	    (k->phase == MODEL_PH_COMM && (k->comm == COMM_REDUCE_SCATTER || k->comm == COMM_ALL_TO_ALL)))
 		return 0;
 	if (k->k.op == PRED_OP_GEMM) {
 		if (k->k.batch > 1)    /* bmm: in the save list */
@@ -835,8 +1063,8 @@ static void recompute_layer(struct bld *B, int32_t layer)
 static void backward(struct bld *B)
 {
 	const struct model_opts *o = B->o;
-	double pending = 0;
-	int shard = sharded(B), regather = shard && o->zero == 3;
+	double pending = 0, expert_pending = 0;
+	int shard = sharded(B), regather = shard && o->zero == 3, ep = model_ep(o) > 1;
 	uint32_t *gather = regather ? calloc(B->nunits, sizeof(*gather)) : NULL;
 	if (regather && !gather) {
 		B->err = SURFER_ENOMEM;
@@ -865,8 +1093,10 @@ static void backward(struct bld *B)
 		}
 		bld_backward_op(B, f);
 		B->ph = MODEL_PH_BACKWARD;
-		if (!shard && f->param && !(f->kind == F_LINEAR && (f->flag & 2)))
-			dp_buckets(B, f->param_elems * B->esz, &pending, 0);
+		if (!shard && f->param && ep && f->kind == F_GROUPED)
+			dp_buckets(B, f->param_elems * B->esz, &expert_pending, 0, MODEL_GROUP_EDP);
+		else if (!shard && f->param && !(f->kind == F_LINEAR && (f->flag & 2)))
+			dp_buckets(B, f->param_elems * B->esz, &pending, 0, MODEL_GROUP_DP);
 	}
 	B->layer = -1;
 	B->wait_next = 0;
@@ -875,7 +1105,9 @@ static void backward(struct bld *B)
 			zero_reduce(B, cur);
 		zero_reduce(B, -1);
 	} else {
-		dp_buckets(B, 0, &pending, 1);
+		dp_buckets(B, 0, &pending, 1, MODEL_GROUP_DP);
+		if (ep)
+			dp_buckets(B, 0, &expert_pending, 1, MODEL_GROUP_EDP);
 	}
 	free(gather);
 }
@@ -884,13 +1116,16 @@ static void backward(struct bld *B)
 
 /* A kernel Inductor (or TE and Megatron's fused modules) folds into its
  * neighbours: element-wise ops, norms, softmax and reductions.  Library
- * kernels (cuBLAS GEMMs, attention, NCCL), fills and AccumulateGrad (run
- * by the autograd engine outside the compiled graph) are not. */
+ * kernels (cuBLAS GEMMs, attention, NCCL, the MoE permute and unpermute
+ * kernels: custom ops to Inductor, TE's own in Megatron), fills and
+ * AccumulateGrad (run by the autograd engine outside the compiled graph)
+ * are not. */
 static int fusible(const struct model_kernel *k)
 {
 	if (k->phase == MODEL_PH_COMM || k->phase == MODEL_PH_OPTIMIZER ||
 	    k->role == MODEL_ROLE_GRAD_ACC || k->role == MODEL_ROLE_PER_STEP ||
-	    (k->k.name && !strncmp(k->k.name, "flash_", 6)))  /* FlashAttention's own */
+	    (k->k.name && !strncmp(k->k.name, "flash_", 6)) ||  /* FlashAttention's own */
+	    (k->k.name && !strncmp(k->k.name, "moe_", 4)))      /* TE's permute kernels */
 		return 0;
 	switch (k->k.op) {
 	case PRED_OP_ELEMENTWISE: case PRED_OP_REDUCTION: case PRED_OP_NORM: case PRED_OP_SOFTMAX:
@@ -1082,10 +1317,7 @@ double model_config_params(const struct model_config *c)
 		       sparse_layers * mlp * (c->experts - 1) + V * h;
 	}
 	if (c->kv_lora) {        /* MLA: q (through its rank), kv_a, kv_b, o */
-		double qd = nh * (c->qk_nope + c->qk_rope);
-		attn = (c->q_lora ? h * c->q_lora + c->q_lora * qd : h * qd) +
-		       h * (c->kv_lora + c->qk_rope) + c->kv_lora * nh * (c->qk_nope + c->v_dim) +
-		       nh * c->v_dim * h;
+		attn = mla_params(c, nh);
 		layer = attn + mlp;
 	}
 	if (c->moe_ffn && c->experts > 1) {
@@ -1221,6 +1453,20 @@ static void head(struct bld *B, int has_embed)
 	lm_head_and_loss(B, tied);
 }
 
+/* A pipeline stage boundary crossed: the activations received from the
+ * previous stage in forward (one send/recv), their gradient sent back in
+ * backward (F_PP_SEND).  1F1B's exchanges block the compute stream
+ * (Megatron's schedule without interleaving waits for each); interleaved,
+ * they are overlapped with the next chunk's compute on the side stream
+ * (overlap_p2p_comm, schedules.py). */
+static void pp_boundary(struct bld *B)
+{
+	int async = B->o->vpp > 1 ? MODEL_ASYNC_AFTER : 0;
+	k_comm(B, COMM_SEND_RECV, (double)B->T * B->c->hidden * B->esz, MODEL_GROUP_PP, async);
+	struct fop f = { .kind = F_PP_SEND, .a = B->T * B->c->hidden, .flag = async };
+	bld_remember(B, &f);
+}
+
 uint32_t model_microbatches(const struct model_opts *o)
 {
 	uint32_t mb;
@@ -1286,7 +1532,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 				    (double)B.kv * c->head_dim * B.esz;
 	}
 
-	B.nunits = total + 1;
+	B.nunits = total + 1 + o->mtp;   /* the MTP modules' layers after the others */
 	B.unit = calloc(B.nunits, sizeof(*B.unit));
 	uint32_t *gathers = calloc(B.nunits, sizeof(*gathers));
 	B.fwd_lo = calloc(B.nunits, sizeof(*B.fwd_lo));
@@ -1301,16 +1547,23 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	B.ph = MODEL_PH_FORWARD;
 	if (sharded(&B))
 		B.wait_next = gathers[0] = zero_gather(&B, -1, MODEL_ASYNC_FREE);
+	/* interleaved 1F1B: the stage's model chunks of `chunk` layers, each
+	 * receiving its input from the previous rank (and its gradient sent
+	 * back in backward); their exchanges belong to their chunk's first
+	 * layer */
+	uint32_t chunk = o->vpp > 1 ? per_stage / o->vpp : 0;
 	if (has_embed) {
 		embeddings(&B);
 	} else {
-		k_comm(&B, COMM_SEND_RECV, (double)B.T * c->hidden * B.esz, MODEL_GROUP_PP, 0);
-		struct fop f = { .kind = F_PP_SEND, .a = B.T * c->hidden };
-		bld_remember(&B, &f);
+		if (chunk)
+			B.layer = (int32_t)first;
+		pp_boundary(&B);
 	}
 	for (uint32_t i = first; i < total; i++) {
 		B.layer = (int32_t)i;
 		B.cols = c->hidden;
+		if (chunk && i > first && (i - first) % chunk == 0)
+			pp_boundary(&B);
 		if (sharded(&B))
 			B.wait_next = gathers[i + 1] = zero_gather(&B, (int32_t)i, MODEL_ASYNC_FREE);
 		B.fwd_lo[i + 1] = s->n;
@@ -1318,7 +1571,12 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		case MODEL_FAM_GPT2: layer_gpt2(&B); break;
 		case MODEL_FAM_BERT: layer_bert(&B); break;
 		case MODEL_FAM_OPT: layer_opt(&B); break;
-		case MODEL_FAM_LLAMA: layer_llama(&B); break;
+		case MODEL_FAM_LLAMA:
+			if (c->kv_lora)
+				layer_mla(&B);
+			else
+				layer_llama(&B);
+			break;
 		case MODEL_FAM_T5:
 		default: {
 			int dec = i >= c->layers;
@@ -1340,6 +1598,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	}
 	B.layer = -1;
 	head(&B, has_embed);
+	mtp_modules(&B, total);
 
 	/* the forward gathers' sizes, now that every unit's are known */
 	for (uint32_t u = 0; u < B.nunits && !B.err; u++)
@@ -1359,8 +1618,16 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		fp8_gathers(&B);
 		stack_fuse(&B);
 		optimizer_step(&B);
-		if (o->zero == 1 && o->dp > 1)
+		if (o->zero == 1 && o->dp > 1 && model_ep(o) > 1) {
+			/* the dense shards over dp, the experts' over dp / ep */
+			k_comm(&B, COMM_ALL_GATHER, (s->params - s->expert_params) * B.esz, MODEL_GROUP_DP,
+			       MODEL_ASYNC_AFTER);
+			if (o->dp > model_ep(o))
+				k_comm(&B, COMM_ALL_GATHER, s->expert_params * B.esz, MODEL_GROUP_EDP,
+				       MODEL_ASYNC_AFTER);
+		} else if (o->zero == 1 && o->dp > 1) {
 			k_comm(&B, COMM_ALL_GATHER, s->params * B.esz, MODEL_GROUP_DP, MODEL_ASYNC_AFTER);
+		}
 	}
 	if (o->mode != MODEL_TRAINING)
 		stack_fuse(&B);

@@ -77,6 +77,13 @@ struct model_config {
 			       * (Qwen2-MoE, DeepSeek), 0 none             */
 	uint32_t first_dense; /* DeepSeek: the first layers have a dense MLP
 			       * of ffn (first_k_dense_replace)            */
+	/* DeepSeek-V3's router: sigmoid scores plus a per-expert bias that
+	 * only picks the top k (topk_method noaux_tc, the auxiliary-loss-free
+	 * balancing; no gradient flows into it); 0: softmax scores */
+	int router_bias;
+	uint32_t mtp_layers;  /* DeepSeek-V3: multi-token-prediction modules
+			       * (num_nextn_predict_layers); built only
+			       * with --mtp (model_opts.mtp)               */
 	/* DeepSeek-V2/V3 multi-head latent attention (0: none): q through a
 	 * q_lora rank (0: a plain q projection), K and V through a kv_lora
 	 * latent; per head nope + rope dims of q/k, v_dim of v. */
@@ -110,10 +117,18 @@ enum model_mode { MODEL_INFERENCE = 0, MODEL_TRAINING, MODEL_DECODE, MODEL_GENER
 enum model_engine { MODEL_ENGINE_HF = 0, MODEL_ENGINE_VLLM, MODEL_ENGINE_SGLANG };
 enum model_optimizer { MODEL_OPTIM_NONE = 0, MODEL_OPTIM_SGD, MODEL_OPTIM_ADAMW };
 /* EAGER: the modules' matmul-softmax-matmul; SDPA: one fused kernel per
- * call (F.scaled_dot_product_attention) with K/V repeated per query head;
- * FLASH: FlashAttention kernels as attn.h describes them (FA3 on Hopper,
- * FA2 elsewhere; backward in training), KV heads read as they are. */
-enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA, MODEL_ATTN_FLASH };
+ * call (F.scaled_dot_product_attention) with K/V repeated per query head.
+ * The others are fused attention kernels as attn.h describes them
+ * (backward in training), KV heads read as they are: FLASH as flash-attn
+ * picks it per GPU (FA3 on Hopper, FA2 elsewhere; under MODEL_STACK_TE
+ * cuDNN's, as Transformer Engine picks it); FA2; FA3 (compute capability
+ * 9.x only); CUDNN (cuDNN's fused flash attention: TE's FusedAttention,
+ * PyTorch's cuDNN SDPA backend); FLASHINFER (inference only: it has no
+ * backward); TRITON (flash-attn's Triton kernel, flash_attn_triton.py, as
+ * llm-foundry's attn_impl triton runs it; head dims up to 128). */
+enum model_attention { MODEL_ATTN_EAGER = 0, MODEL_ATTN_SDPA, MODEL_ATTN_FLASH, MODEL_ATTN_FA2,
+		       MODEL_ATTN_FA3, MODEL_ATTN_CUDNN, MODEL_ATTN_FLASHINFER, MODEL_ATTN_TRITON,
+		       MODEL_ATTN_COUNT };
 /* Activation checkpointing: none; selective (torchtitan's per-op policy:
  * the matmuls' and attention's outputs saved, every second matmul of a
  * block and every other op recomputed; under MODEL_STACK_TE Megatron's
@@ -204,6 +219,23 @@ struct model_opts {
 	 * keys and values passed around the ring (ring attention), overlapped
 	 * with the attention compute; 0 or 1 none */
 	uint32_t cp;
+	/* Expert parallelism: the routed experts of each MoE layer split over
+	 * ep ranks (0 or 1 none).  Training: ep data-parallel ranks (ep
+	 * divides dp; ranks tensor-parallel fastest, then context, then expert
+	 * parallel, as Megatron-Core orders them) hold a dp-th of the experts
+	 * each, the routed tokens dispatched to them and combined back by
+	 * all-to-all; engines: ep equals tp, each GPU holding E / ep whole
+	 * experts instead of a tp-th of every one. */
+	uint32_t ep;
+	/* DeepSeek-V3's multi-token prediction modules in training (its
+	 * num_nextn_predict_layers; 0 default: off) */
+	uint32_t mtp;
+	/* Interleaved 1F1B (Megatron's virtual pipeline stages, --pp only):
+	 * each pipeline rank's layers cut into vpp model chunks of
+	 * layers / (pp x vpp), rank r holding chunks r, r + pp, ...: the
+	 * bubble (pp - 1) / vpp microbatch times, vpp boundary crossings each
+	 * way per microbatch; 0 or 1 none */
+	uint32_t vpp;
 };
 #define MODEL_CAPACITY_CONFIG (-1)
 
@@ -216,6 +248,9 @@ enum model_group {
 	MODEL_GROUP_TP, MODEL_GROUP_CP, MODEL_GROUP_DP, MODEL_GROUP_PP,
 	MODEL_GROUP_SHARD,     /* HSDP: the data-parallel ranks of one node  */
 	MODEL_GROUP_REPLICA,   /* HSDP: one rank of each node's shard group  */
+	MODEL_GROUP_EP,        /* the ranks that split one layer's experts   */
+	MODEL_GROUP_EDP,       /* the ranks that hold the same experts: the
+				* data-parallel group of the expert weights */
 };
 
 /* Ranks of group g under o and how many of them share a node (o's
@@ -225,6 +260,9 @@ void model_group(const struct model_opts *o, enum model_group g, uint32_t *ranks
 
 /* o's context-parallel degree (1 when unset). */
 uint32_t model_cp(const struct model_opts *o);
+
+/* o's expert-parallel degree (1 when unset). */
+uint32_t model_ep(const struct model_opts *o);
 
 /* The ranks FSDP shards the training state over: the data-parallel
  * degree, or under HSDP the data-parallel ranks of one node. */
@@ -305,6 +343,10 @@ struct model_seq {
 	double root_params;     /* the root's                                 */
 	double act_peak_bytes;  /* engines: the largest short-lived tensors of
 				 * a pass (activations, fp32 logits)        */
+	double expert_params;   /* of params: the routed experts' weights
+				 * (split over the expert-parallel ranks;
+				 * their optimizer state sharded over the
+				 * expert data-parallel group)              */
 };
 
 /* Errors are surfer_err codes (trace/surfer_err.h): SURFER_EINVAL (a bad
@@ -384,6 +426,15 @@ int model_mode_parse(const char *s, enum model_mode *out);
 int model_engine_parse(const char *s, enum model_engine *out);
 const char *model_engine_name(enum model_engine e);
 int model_optimizer_parse(const char *s, enum model_optimizer *out);
+/* --attention: eager, sdpa, flash, fa2, fa3, cudnn, flashinfer, triton;
+ * 0 or SURFER_EINVAL. */
+int model_attention_parse(const char *s, enum model_attention *out);
+const char *model_attention_name(enum model_attention a);
+/* The fused kernel family o's attention runs (PRED_ATTN_NONE for eager and
+ * SDPA): FLASH under --stack te is cuDNN's (Transformer Engine picks its
+ * FusedAttention on Hopper and later when it qualifies, and on 16-bit
+ * inputs: not FP32). */
+enum pred_attn_impl model_attention_impl(const struct model_opts *o);
 /* fp32, tf32, bf16, fp16 (also float32, float16, bfloat16); fp8 is
  * parsed by model_cli_set (BF16 with FP8 linears). */
 int model_dtype_parse(const char *s, enum gpu_dtype *out);

@@ -260,12 +260,15 @@ void k_comm(struct bld *B, enum comm_op op, double bytes, enum model_group g, in
 	struct model_kernel *k = bld_push(B);
 	if (!k)
 		return;
+	/* NCCL runs an all-to-all as grouped sends and receives: its kernel
+	 * is the SendRecv one */
 	static const char *const names[] = {
 		"", "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
 		"ncclDevKernel_AllGather_RING_LL", "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL",
-		"ncclDevKernel_SendRecv"
+		"ncclDevKernel_SendRecv", "ncclDevKernel_Broadcast_RING_LL",
+		"ncclDevKernel_Reduce_Sum_f32_RING_LL", "ncclDevKernel_SendRecv"
 	};
-	k->k.name = names[op];
+	k->k.name = (unsigned)op < sizeof(names) / sizeof(names[0]) ? names[op] : "";
 	k->k.op = PRED_OP_COMM;
 	k->k.grid[0] = k->k.grid[1] = k->k.grid[2] = 1;
 	k->k.block[0] = 512;
@@ -286,7 +289,8 @@ int bld_fp8_linear(const struct bld *B, uint64_t in, uint64_t out)
 	/* the linears of the blocks: the LM head and routers stay BF16
 	 * (torchao's filter_fqns, Megatron's output layer); FP8 GEMMs need
 	 * dimensions divisible by 16 (torchao skips the others) */
-	return B->o->fp8 && B->layer >= 0 && in % 16 == 0 && out % 16 == 0 && out > 64;
+	return B->o->fp8 && B->layer >= 0 && !B->high_precision && in % 16 == 0 && out % 16 == 0 &&
+	       out > 64;
 }
 
 /* A memory-bound FP8 scaling kernel over n elements moving bytes. */
@@ -389,6 +393,29 @@ void op_bmm(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, uint64_t kk)
 {
 	k_gemm(B, batch, m, n, kk);
 	struct fop f = { .kind = F_BMM, .a = m, .b = n, .c = kk, .d = batch };
+	bld_remember(B, &f);
+}
+
+void op_grouped(struct bld *B, uint64_t experts, uint64_t m, uint64_t in, uint64_t out)
+{
+	int fp8 = bld_fp8_linear(B, in, out);
+	double w = (double)experts * in * out;
+	if (fp8)
+		bld_fp8_casts(B, 1, (double)experts * m * in, w);
+	k_gemm_fp8(B, experts, m, out, in, fp8);
+	bld_add_params(B, w, 1);
+	B->s->expert_params += w;
+	struct fop f = { .kind = F_GROUPED, .a = m, .b = in, .c = out, .d = experts, .fp8 = fp8,
+			 .param = 1, .param_elems = w };
+	bld_remember(B, &f);
+}
+
+void op_a2a(struct bld *B, double bytes)
+{
+	if (model_ep(B->o) <= 1)
+		return;
+	k_comm(B, COMM_ALL_TO_ALL, bytes, MODEL_GROUP_EP, 0);
+	struct fop f = { .kind = F_A2A, .a = (uint64_t)bytes };
 	bld_remember(B, &f);
 }
 
@@ -717,13 +744,26 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 	case F_ATTN:
 		attn_emit_backward(B, &f->attn);
 		break;
+	case F_GROUPED: {
+		/* per expert dX = dY W (m x out)(out x in), dW = dY^T X */
+		double w = f->param_elems;
+		if (f->fp8)
+			bld_fp8_casts(B, 0, (double)f->d * f->a * f->c, w);
+		k_gemm_fp8(B, f->d, f->a, f->b, f->c, f->fp8);
+		k_gemm_fp8(B, f->d, f->c, f->b, f->a, f->fp8);
+		bld_grad_accumulate(B, w, f->b);
+		break;
+	}
+	case F_A2A:
+		k_comm(B, COMM_ALL_TO_ALL, (double)f->a, MODEL_GROUP_EP, 0);
+		break;
 	case F_TP_FWD:
 		break;
 	case F_TP_BWD:
 		k_comm(B, COMM_ALL_REDUCE, (double)f->a * B->esz, MODEL_GROUP_TP, 0);
 		break;
 	case F_PP_SEND:
-		k_comm(B, COMM_SEND_RECV, (double)f->a * B->esz, MODEL_GROUP_PP, 0);
+		k_comm(B, COMM_SEND_RECV, (double)f->a * B->esz, MODEL_GROUP_PP, f->flag);
 		break;
 	case F_CP:
 		/* the keys and values again, and their gradients back */

@@ -7,7 +7,10 @@
  * in nodes of the target's system (--system, else its default;
  * gpu_specs/systems.csv): a layout wider than a node pays the network for
  * the groups that cross nodes, and with --zero 2 or 3 each layout whose
- * data-parallel group crosses nodes is tried as FSDP and as HSDP.
+ * data-parallel group crosses nodes is tried as FSDP and as HSDP.  A
+ * mixture of experts of the Llama family (Mixtral, DeepSeek) is tried at
+ * every expert-parallel degree that divides both the data-parallel degree
+ * and the experts (--ep; not with --zero 2 or 3).
  */
 #include "analyzer/model/run.h"
 #include "analyzer/report.h"
@@ -21,6 +24,7 @@
 
 struct layout {
 	uint32_t dp, tp, pp, mb;
+	uint32_t ep;            /* expert parallel degree (1 none)             */
 	enum model_ckpt ckpt;   /* the checkpointing it was predicted with     */
 	int hsdp;               /* FSDP sharded within a node (--hsdp)         */
 	int hidden;             /* an HSDP twin that is plain FSDP on g: skip  */
@@ -43,8 +47,10 @@ static int cmp_layout(const void *a, const void *b)
 }
 
 /* The layouts of n GPUs: every dp x tp x pp == n, tp outermost; with
- * hsdp each with dp > 1 twice, the second as HSDP. */
-static size_t layouts_of(uint32_t n, int hsdp, struct layout *v, size_t cap)
+ * hsdp each with dp > 1 twice, the second as HSDP; with experts (0: a
+ * dense model, or expert parallelism not tried) each again at every ep > 1
+ * dividing dp and the experts. */
+static size_t layouts_of(uint32_t n, int hsdp, uint32_t experts, struct layout *v, size_t cap)
 {
 	size_t k = 0;
 	for (uint32_t tp = 1; tp <= n && tp <= 1024; tp++) {
@@ -57,15 +63,31 @@ static size_t layouts_of(uint32_t n, int hsdp, struct layout *v, size_t cap)
 			v[k].tp = tp;
 			v[k].pp = pp;
 			v[k].dp = n / tp / pp;
+			v[k].ep = 1;
 			k++;
 			if (hsdp && v[k - 1].dp > 1 && k < cap) {
 				v[k] = v[k - 1];
 				v[k].hsdp = 1;
 				k++;
 			}
+			uint32_t dp = n / tp / pp;
+			for (uint32_t ep = 2; experts && !hsdp && ep <= dp && k < cap; ep++) {
+				if (dp % ep || experts % ep)
+					continue;
+				v[k] = v[k - 1];
+				v[k].ep = ep;
+				k++;
+			}
 		}
 	}
 	return k;
+}
+
+/* The experts --plan splits with --ep: those of a Llama-family mixture of
+ * experts (model.c's grouped layer), 0 for other models. */
+static uint32_t plan_experts(const struct model_config *c)
+{
+	return c->family == MODEL_FAM_LLAMA && c->experts > 1 ? c->experts : 0;
 }
 
 /* GPUs per node of the system o's ranks run on, on target g. */
@@ -75,11 +97,12 @@ static uint32_t plan_node_gpus(const struct model_opts *o, const struct gpu_spec
 	return s ? s->gpus_per_node : 8;
 }
 
-/* Builds and predicts layout l on g with checkpointing ck: its iteration
- * and memory. */
+/* Builds layout l on g with checkpointing ck and estimates its memory
+ * (l->peak); with timed, predicts its iteration too.  l->ok: built (and
+ * timed when asked). */
 static void predict_layout_as(const struct model_config *c, const struct model_cli *m,
 			      const struct gpu_spec *g, enum pred_method method, struct layout *l,
-			      enum model_ckpt ck)
+			      enum model_ckpt ck, int timed)
 {
 	struct model_opts o = m->opts;
 	o.act_ckpt = ck;
@@ -96,6 +119,7 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 	o.dp = l->dp;
 	o.tp = l->tp;
 	o.pp = l->pp;
+	o.ep = l->ep;
 	o.hsdp = l->hsdp;
 	o.method = method;
 	if (!o.gpus_per_node)
@@ -116,6 +140,12 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 		return;
 	l->mb = s.microbatches;
 	model_memory(c, &o, &s, &mem);
+	l->peak = mem.peak;
+	if (!timed) {
+		model_seq_release(&s);
+		l->ok = 1;
+		return;
+	}
 	struct gpu_spec capped;
 	int rc = model_time(&s, &o, model_cli_target(m, g, &capped), model_cli_launch_ns(m), &t);
 	model_seq_release(&s);
@@ -129,27 +159,31 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 	l->high_ns = t.iteration_high_ns;
 	l->interval = t.interval;
 	l->comm_exposed_ns = t.comm_exposed_ns;
-	l->peak = mem.peak;
 }
 
 /* Layout l on g: as asked; a training layout whose memory g cannot hold,
  * when --act-ckpt was not given, again with selective and then full
- * activation checkpointing, the first that fits kept. */
+ * activation checkpointing, the first that fits kept (the memory of each
+ * estimated first, only the one kept predicted). */
 static void predict_layout(const struct model_config *c, const struct model_cli *m,
 			   const struct gpu_spec *g, enum pred_method method, struct layout *l)
 {
-	predict_layout_as(c, m, g, method, l, m->opts.act_ckpt);
 	double have = gpu_mem_usable_bytes(g);
-	if (m->ckpt_set || m->opts.mode != MODEL_TRAINING || !l->ok || !(have > 0) || l->peak <= have)
+	int retry = !m->ckpt_set && m->opts.mode == MODEL_TRAINING && have > 0;
+	predict_layout_as(c, m, g, method, l, m->opts.act_ckpt, !retry);
+	if (!retry || !l->ok)
 		return;
-	for (enum model_ckpt ck = MODEL_CKPT_SELECTIVE; ck <= MODEL_CKPT_FULL; ck++) {
-		struct layout x = *l;
-		predict_layout_as(c, m, g, method, &x, ck);
-		if (x.ok && x.peak <= have) {
-			*l = x;
-			return;
+	if (l->peak > have) {
+		for (enum model_ckpt ck = MODEL_CKPT_SELECTIVE; ck <= MODEL_CKPT_FULL; ck++) {
+			struct layout x = *l;
+			predict_layout_as(c, m, g, method, &x, ck, 0);
+			if (x.ok && x.peak <= have) {
+				predict_layout_as(c, m, g, method, l, ck, 1);
+				return;
+			}
 		}
 	}
+	predict_layout_as(c, m, g, method, l, m->opts.act_ckpt, 1);
 }
 
 static double tokens_of(const struct model_cli *m)
@@ -169,7 +203,7 @@ static double usd_per_mtok(const struct model_cli *m, const struct layout *l, do
 }
 
 static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec *g,
-		      const struct layout *v, size_t n, double usd_per_hour)
+		      const struct layout *v, size_t n, double usd_per_hour, int moe)
 {
 	double have = gpu_mem_usable_bytes(g);
 	int best = 0, built = 0;
@@ -181,8 +215,11 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 		p = v[i].ok ? v[i].interval : 0;
 	char range[32];
 	snprintf(range, sizeof range, "%.0f%% interval", p * 100);
-	fprintf(f, "\n  %4s %4s %4s %4s %12s %17s %12s %10s %10s", "dp", "tp", "pp", "mb",
-		"iteration ms", range, "tokens/s", "comm ms", "memory GiB");
+	fprintf(f, "\n  %4s %4s %4s", "dp", "tp", "pp");
+	if (moe)
+		fprintf(f, " %4s", "ep");
+	fprintf(f, " %4s %12s %17s %12s %10s %10s", "mb", "iteration ms", range, "tokens/s", "comm ms",
+		"memory GiB");
 	if (usd_per_hour > 0)
 		fprintf(f, " %12s", "$/M tokens");
 	fputc('\n', f);
@@ -190,17 +227,18 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 		const struct layout *l = &v[i];
 		if (l->hidden)
 			continue;
+		fprintf(f, "  %4u %4u %4u", l->dp, l->tp, l->pp);
+		if (moe)
+			fprintf(f, " %4u", l->ep);
 		if (!l->ok) {
-			fprintf(f, "  %4u %4u %4u %4s  %s%s\n", l->dp, l->tp, l->pp, "-", l->why,
-				l->hsdp ? " (hsdp)" : "");
+			fprintf(f, " %4s  %s%s\n", "-", l->why, l->hsdp ? " (hsdp)" : "");
 			continue;
 		}
 		int fits = !(have > 0) || l->peak <= have;
 		built = 1;
 		char iv[40];
 		snprintf(iv, sizeof iv, "%.4g-%.4g", l->low_ns / 1e6, l->high_ns / 1e6);
-		fprintf(f, "  %4u %4u %4u %4u %12.3f %17s %12.0f %10.3f %10.2f", l->dp, l->tp, l->pp,
-			l->mb ? l->mb : 1, l->iteration_ns / 1e6, iv,
+		fprintf(f, " %4u %12.3f %17s %12.0f %10.3f %10.2f", l->mb ? l->mb : 1, l->iteration_ns / 1e6, iv,
 			tokens_of(m) / (l->iteration_ns / 1e9), l->comm_exposed_ns / 1e6, l->peak / GIB);
 		if (usd_per_hour > 0) {
 			char usd[32];
@@ -235,6 +273,8 @@ static json_t *layouts_json(const struct model_cli *m, const struct gpu_spec *g,
 				      "pp", (json_int_t)l->pp);
 		if (o && l->hsdp)
 			json_object_set_new(o, "hsdp", json_true());
+		if (o && l->ep > 1)
+			json_object_set_new(o, "ep", json_integer(l->ep));
 		if (o && l->ok)
 			json_object_update_new(o, json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:b}",
 				"microbatches", (json_int_t)(l->mb ? l->mb : 1),
@@ -277,9 +317,10 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		snprintf(err, errlen, "--plan takes --mode inference, training or decode");
 		return SURFER_EINVAL;
 	}
-	if (m->opts.dp * m->opts.tp * m->opts.pp > 1 || m->opts.nodes || m->opts.hsdp) {
-		snprintf(err, errlen, "--plan tries every --dp, --tp, --pp and --hsdp on N GPUs itself; "
-			 "give none of them, nor --nodes");
+	if (m->opts.dp * m->opts.tp * m->opts.pp * model_ep(&m->opts) > 1 || m->opts.nodes ||
+	    m->opts.hsdp) {
+		snprintf(err, errlen, "--plan tries every --dp, --tp, --pp, --ep and --hsdp on N GPUs "
+			 "itself; give none of them, nor --nodes");
 		return SURFER_EINVAL;
 	}
 	if (m->opts.zero && m->opts.mode != MODEL_TRAINING) {
@@ -296,7 +337,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		snprintf(err, errlen, "out of memory");
 		return SURFER_ENOMEM;
 	}
-	size_t n = layouts_of(m->plan_gpus, m->opts.zero >= 2, v, MAX_LAYOUTS);
+	uint32_t experts = m->opts.zero >= 2 ? 0 : plan_experts(&c);
+	size_t n = layouts_of(m->plan_gpus, m->opts.zero >= 2, experts, v, MAX_LAYOUTS);
 	json_t *doc = NULL, *tarr = NULL;
 	if (json) {
 		doc = json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i}", "schema_version",
@@ -336,11 +378,11 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 				json_object_set_new(o, "price_usd_per_hour", json_real(usd));
 			if (!o || json_array_append_new(tarr, o))
 				rc = -1;
-		} else if (write_text(f, m, targets[t], v, n, usd)) {
+		} else if (write_text(f, m, targets[t], v, n, usd, plan_experts(&c) > 0)) {
 			rc = -1;
 		}
 		/* the next target starts from the same order of layouts */
-		n = layouts_of(m->plan_gpus, m->opts.zero >= 2, v, MAX_LAYOUTS);
+		n = layouts_of(m->plan_gpus, m->opts.zero >= 2, experts, v, MAX_LAYOUTS);
 	}
 	if (json && !rc) {
 		rc = json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

@@ -21,7 +21,15 @@
  *    that bubble is written as pp - 1 microbatches of peer work
  *    (TRACE_KF_PEER: they hold the stream, they are not this GPU's
  *    kernels).  Then the gradient all-reduces (not overlapped) and the
- *    optimizer, in order on the compute stream.
+ *    optimizer, in order on the compute stream.  Interleaved (o->vpp
+ *    model chunks per stage, Megatron's virtual stages): the bubble is
+ *    pp - 1 passes of one chunk, (pp - 1) / vpp microbatch times
+ *    (Narayanan et al. 2021, arXiv 2104.04473, section 2.2.2); each
+ *    chunk's send/recv runs on the side stream, overlapped with compute
+ *    (Megatron's overlap_p2p_comm, on in its training scripts).  A
+ *    microbatch's side-stream kernels (those and context parallelism's
+ *    ring exchanges) run with it; the data-parallel all-reduces after the
+ *    last one.
  *  - Gradient accumulation (o->grad_accum micro-batches a step): the
  *    forward and backward kernels once per micro-batch, DDP's bucket
  *    all-reduces and the optimizer's step after the last one; FSDP's
@@ -261,24 +269,51 @@ static int em_run(struct emit *e, const struct model_seq *s, const struct model_
 static int em_pipeline(struct emit *e, const struct model_seq *s, const struct model_opts *o)
 {
 	uint32_t M = model_microbatches(o) * (o->grad_accum > 1 ? o->grad_accum : 1);
+	/* interleaved: the bubble is pp - 1 passes of one model chunk, the
+	 * stage's first layers / vpp layers */
+	uint32_t v = o->vpp > 1 ? o->vpp : 1;
+	int64_t lo = s->first_layer, hi = lo + s->stage_layers / v;
+	size_t tail = s->n;
+	uint8_t *inner = calloc(s->n ? s->n : 1, 1);
 
+	if (!inner)
+		return TRACE_ENOMEM;
+	for (size_t i = 0; i < s->n; i++)
+		if (tail == s->n && s->v[i].phase == MODEL_PH_OPTIMIZER)
+			tail = i;
+	/* A microbatch's own side-stream exchanges (context parallelism's
+	 * ring, interleaving's overlapped send/recv) run with it; the data-
+	 * parallel all-reduces and what follows the optimizer once a step. */
+	for (size_t i = 0; i < tail; i++)
+		inner[i] = s->v[i].async == MODEL_ASYNC_AFTER && s->v[i].role != MODEL_ROLE_DP_SYNC &&
+			   s->v[i].phase != MODEL_PH_OPTIMIZER;
 	for (uint32_t mb = 0; mb < M + o->pp - 1 && !e->rc; mb++) {
 		int peer = mb < o->pp - 1;
 
 		for (size_t i = 0; i < s->n; i++) {
-			if (s->v[i].phase == MODEL_PH_OPTIMIZER || s->v[i].async)
+			const struct model_kernel *mk = &s->v[i];
+			if (mk->phase == MODEL_PH_OPTIMIZER || (mk->async && !inner[i]))
+				continue;
+			/* the peers' work holds the compute stream only */
+			if (peer && (inner[i] || (v > 1 && (mk->layer < lo || mk->layer >= hi))))
 				continue;
 			e->cpu += e->p->launch_ns;
-			em_kernel(e, &s->v[i], MODELPROG_STREAM, peer);
+			if (inner[i]) {
+				em_stream_wait(e, MODELPROG_STREAM, MODELPROG_SIDE_STREAM);
+				em_kernel(e, mk, MODELPROG_SIDE_STREAM, 0);
+			} else {
+				em_kernel(e, mk, MODELPROG_STREAM, peer);
+			}
 		}
 		em_device_sync(e);
 	}
 	for (size_t i = 0; i < s->n && !e->rc; i++) {
-		if (s->v[i].phase != MODEL_PH_OPTIMIZER && !s->v[i].async)
+		if ((s->v[i].phase != MODEL_PH_OPTIMIZER && !s->v[i].async) || inner[i])
 			continue;
 		e->cpu += e->p->launch_ns;
 		em_kernel(e, &s->v[i], MODELPROG_STREAM, 0);
 	}
+	free(inner);
 	return e->rc;
 }
 

@@ -32,7 +32,7 @@ const char *const *model_cli_options(void)
 		"expert-capacity", "new-tokens", "plan", "write-trace",
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
 		"stack", "fp8-recipe", "cuda-graphs", "power-limit",
-		"nodes", "gpus-per-node", "cp", "hsdp",
+		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp",
 		NULL
 	};
 	return names;
@@ -260,14 +260,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		else
 			m->power_limit_w = w;
 	} else if (!strcmp(name, "attention")) {
-		if (!strcmp(v, "eager"))
-			o->attention = MODEL_ATTN_EAGER;
-		else if (!strcmp(v, "sdpa"))
-			o->attention = MODEL_ATTN_SDPA;
-		else if (!strcmp(v, "flash"))
-			o->attention = MODEL_ATTN_FLASH;
-		else
-			bad = -1;
+		bad = model_attention_parse(v, &o->attention);
 	} else if (!strcmp(name, "head")) {
 		if (!strcmp(v, "lm"))
 			o->head = MODEL_HEAD_LM;
@@ -293,8 +286,14 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 1024, &o->gpus_per_node);
 	} else if (!strcmp(name, "cp")) {
 		bad = parse_count(v, 1024, &o->cp);
+	} else if (!strcmp(name, "vpp")) {
+		bad = parse_count(v, 1024, &o->vpp);
 	} else if (!strcmp(name, "hsdp")) {
 		o->hsdp = 1;
+	} else if (!strcmp(name, "ep")) {
+		bad = parse_count(v, 65536, &o->ep);
+	} else if (!strcmp(name, "mtp")) {
+		bad = parse_count(v, 8, &o->mtp);
 	} else if (!strcmp(name, "new-tokens")) {
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
 	} else if (!strcmp(name, "write-trace")) {
@@ -335,7 +334,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			{ "mode", "inference, training, decode, generate, prefill or serve" },
 			{ "dtype", "fp32, tf32, bf16, fp16 or fp8" }, { "engine", "hf, vllm or sglang" },
 			{ "optimizer", "none, sgd, adamw (adamw-foreach) or adamw-fused" },
-			{ "attention", "eager, sdpa or flash" },
+			{ "attention", "eager, sdpa, flash, fa2, fa3, cudnn, flashinfer or triton" },
 			{ "act-ckpt", "none, selective or full" }, { "stack", "eager, compile or te" },
 			{ "fp8-recipe", "tensorwise, rowwise or delayed" },
 			{ "power-limit", "watts between 10 and 5000" },
@@ -654,6 +653,23 @@ const struct gpu_spec *model_cli_target(const struct model_cli *m, const struct 
 int model_target_check(const struct model_opts *o, const struct gpu_spec *g, char *err,
 		       size_t errlen)
 {
+	char cc[16];
+	if (o->attention == MODEL_ATTN_FA3 && (g->cc < 90 || g->cc >= 100 || gpu_cc_is_amd(g->cc))) {
+		/* flash-attn's hopper/ build: sm90 kernels only */
+		snprintf(err, errlen, "--attention fa3 on %s: FlashAttention-3 runs on compute "
+			 "capability 9.x only (this GPU: %s); use fa2 or flash", g->id,
+			 gpu_cc_string(g->cc, cc, sizeof(cc)));
+		return SURFER_EINVAL;
+	}
+	if ((o->attention == MODEL_ATTN_FA2 || o->attention == MODEL_ATTN_CUDNN) &&
+	    (g->cc < 80 || gpu_cc_is_amd(g->cc))) {
+		/* FlashAttention-2 and cuDNN's fused flash attention start with
+		 * Ampere */
+		snprintf(err, errlen, "--attention %s on %s: the kernel runs on compute capability "
+			 "8.0 and later (this GPU: %s)", model_attention_name(o->attention), g->id,
+			 gpu_cc_string(g->cc, cc, sizeof(cc)));
+		return SURFER_EINVAL;
+	}
 	if (o->fp8 && !(g->peak_tflops[GPU_DT_FP8] > 0)) {
 		snprintf(err, errlen, "--dtype fp8 on %s: the GPU has no FP8 tensor cores (they start "
 			 "with Ada and Hopper, compute capability 8.9)", g->id);
@@ -661,7 +677,6 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 	}
 	if (o->dtype != GPU_DT_BF16 || g->peak_tflops[GPU_DT_BF16] > 0)
 		return 0;
-	char cc[16];
 	snprintf(err, errlen, "--dtype bf16 on %s: the GPU has no BF16 tensor cores (compute capability "
 		 "%s; they start at 8.0) and PyTorch's emulation there was never measured: "
 		 "use --dtype fp16 or fp32", g->id, gpu_cc_string(g->cc, cc, sizeof(cc)));
@@ -893,11 +908,15 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	snprintf(a->device, sizeof(a->device), "%s", device);
 	uint32_t gpus = o->dp * o->tp * o->pp * model_cp(o);
 	if (gpus > 1) {
-		char zero[32] = "", cp[16] = "", nodes[48] = "";
+		char zero[32] = "", cp[32] = "", nodes[48] = "";
 		if (o->zero && o->dp > 1)
 			snprintf(zero, sizeof(zero), ", zero %u%s", o->zero, o->hsdp ? " (hsdp)" : "");
-		if (model_cp(o) > 1)
+		if (model_cp(o) > 1 && model_ep(o) > 1)
+			snprintf(cp, sizeof(cp), ", cp %u, ep %u", model_cp(o), model_ep(o));
+		else if (model_cp(o) > 1)
 			snprintf(cp, sizeof(cp), ", cp %u", model_cp(o));
+		else if (model_ep(o) > 1)
+			snprintf(cp, sizeof(cp), ", ep %u", model_ep(o));
 		if (o->gpus_per_node)
 			snprintf(nodes, sizeof(nodes), " on %u nodes of %u",
 				 (gpus + o->gpus_per_node - 1) / o->gpus_per_node, o->gpus_per_node);

@@ -57,8 +57,8 @@ void model_cli_init(struct model_cli *m);
  * taking a value: model, batch, seq, mode, dtype, optimizer, attention,
  * dp, tp, pp, microbatches, launch-us, launch-us-from, expert-capacity,
  * new-tokens, plan, write-trace, engine, prompt-lens, context-lens,
- * chunk, act-ckpt, grad-accum, stack, fp8-recipe, power-limit; cuda-graphs
- * takes none (value NULL). */
+ * chunk, act-ckpt, grad-accum, stack, fp8-recipe, power-limit, nodes,
+ * gpus-per-node, cp, vpp, ep, mtp; cuda-graphs and hsdp take none (value NULL). */
 const char *const *model_cli_options(void);
 
 /* Applies option name (without "--") with value.  Returns 0, or
@@ -79,7 +79,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *value,
  * through emulation (cuBLAS has no BF16 tensor-core kernel for them) at a
  * rate no public measurement gives, and the tensor-core GEMM model would
  * take the FP16 tensor-core rate for it, so such a run is refused rather
- * than predicted. */
+ * than predicted.  --attention fa3 needs compute capability 9.x (flash-attn's
+ * hopper/ kernels), fa2 and cudnn 8.0 or later. */
 int model_target_check(const struct model_opts *o, const struct gpu_spec *g, char *err,
 		       size_t errlen);
 

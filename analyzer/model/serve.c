@@ -50,6 +50,7 @@
  */
 #include "analyzer/model/attn.h"
 #include "analyzer/model/build.h"
+#include "analyzer/model/moe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,20 +175,26 @@ static void all_reduce(struct srv *S, uint64_t rows)
  * causal block, each later one attends window keys.  MLA (DeepSeek):
  * prefill runs the up-projected MHA form (q/k dims nope + rope, v dims
  * v_dim, every head its own K and V); decode the absorbed form over the
- * latent cache, one KV head of kv_lora + rope, values kv_lora wide. */
+ * latent cache, one KV head of kv_lora + rope, values kv_lora wide.
+ * --attention fa2, fa3 or flashinfer names the backend (vLLM's
+ * VLLM_ATTENTION_BACKEND, SGLang's --attention-backend) for the non-MLA
+ * calls; anything else is the engine's own pick. */
 static void attention(struct srv *S, const struct sreq *r, size_t nr, int decode, uint64_t window)
 {
 	const struct model_config *c = S->B->c;
 	struct pred_attn a;
-	if (c->kv_lora && decode)
-		attn_init(&a, PRED_ATTN_FLASH, PRED_ATTN_MLA_DECODE, 1, (uint32_t)S->nh, 1,
-			  c->kv_lora + c->qk_rope, c->kv_lora);
-	else if (c->kv_lora)
-		attn_init(&a, PRED_ATTN_FLASH, PRED_ATTN_PREFILL, 1, (uint32_t)S->nh, (uint32_t)S->nh,
-			  c->qk_nope + c->qk_rope, c->v_dim);
-	else
-		attn_init(&a, PRED_ATTN_FLASH, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL, 1,
+	enum model_attention given = S->B->o->attention;
+	enum pred_attn_impl impl = given == MODEL_ATTN_FA2 || given == MODEL_ATTN_FA3 ||
+				   given == MODEL_ATTN_FLASHINFER ? model_attention_impl(S->B->o)
+				   : PRED_ATTN_FLASH;
+	if (c->kv_lora) {
+		mla_attn_init(&a, c, (uint32_t)S->nh, decode);
+		if (!decode)
+			a.impl = impl;
+	} else {
+		attn_init(&a, impl, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL, 1,
 			  (uint32_t)S->nh, (uint32_t)S->nkv, (uint32_t)S->d, (uint32_t)S->d);
+	}
 	for (size_t i = 0; i < nr; i++) {
 		uint64_t n = r[i].n, p = r[i].p;
 		if (!window || n + p <= window) {
@@ -228,17 +235,10 @@ static void mlp(struct srv *S, uint64_t T, uint32_t li)
 	struct bld *B = S->B;
 	const struct model_config *c = B->c;
 	if (S->E > 1 && li >= c->first_dense) {
-		uint64_t E = S->E, K = S->K, I = S->Im;
-		/* experts the T tokens hit, uniform routing: E (1 - (1 - K/E)^T) */
-		double miss = 1.0;
-		for (uint64_t t = 0; t < T && miss > 1e-9; t++)
-			miss *= 1.0 - (double)K / (double)E;
-		uint64_t hit = (uint64_t)((double)E * (1.0 - miss) + 0.999);
-		if (hit < 1)
-			hit = 1;
-		if (hit > E)
-			hit = E;
-		uint64_t rows = cdiv(T * K, hit);
+		/* uniform routing: the rows of this GPU's experts (moe.h) */
+		struct moe_route rt;
+		moe_route_init(&rt, c, model_ep(B->o), T, 0, B->esz);
+		uint64_t E = S->E, K = S->K, I = S->Im, hit = rt.hit, rows = rt.rows;
 		gemm(S, 1, T, E, S->h);                                     /* router */
 		B->cols = E;
 		k_rows(B, c->kv_lora ? "biased_grouped_topk_kernel" : "topkGatingSoftmax",
@@ -251,7 +251,7 @@ static void mlp(struct srv *S, uint64_t T, uint32_t li)
 		B->cols = S->h;
 		k_rows(B, "moe_sum_kernel", PRED_OP_REDUCTION, T, K * S->h, 1.0, 1.0 / (double)K, 1.0, 256);
 		mark(S);
-		bld_add_params(B, (double)E * 3.0 * (double)S->h * (double)I + (double)S->h * (double)E, 4);
+		bld_add_params(B, (double)rt.local * 3.0 * (double)S->h * (double)I + (double)S->h * (double)E, 4);
 		if (S->Is) {
 			dense_mlp(S, T, S->Is);                             /* shared experts */
 			if (!c->kv_lora) {
@@ -284,19 +284,17 @@ static void mla_in(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, i
 		k_rows(B, "RMSNormKernel", PRED_OP_NORM, T, c->q_lora, 1.0, 1.0, 5.0, 128);
 		mark(S);
 		gemm(S, 1, T, qd, c->q_lora);                       /* q_b */
-		bld_add_params(B, (double)S->h * (c->q_lora + kva) + (double)c->q_lora * qd, 2);
 	} else {
 		gemm(S, 1, T, qd, S->h);                            /* q */
 		gemm(S, 1, T, kva, S->h);                           /* kv_a */
-		bld_add_params(B, (double)S->h * (qd + kva), 2);
 	}
+	bld_add_params(B, mla_params(c, (double)S->nh), 4);
 	B->cols = c->kv_lora;
 	k_rows(B, "RMSNormKernel", PRED_OP_NORM, T, c->kv_lora, 1.0, 1.0, 5.0, 128);
 	mark(S);
 	vec(S, "BatchQKApplyRotaryPosIdsCosSinCache", (double)T * (S->nh + 1) * c->qk_rope, c->qk_rope,
 	    1.0, 1.0, 3.0);
 	vec(S, "store_kvcache", (double)T * kva, kva, 1.0, 1.0, 0.0);
-	bld_add_params(B, (double)c->kv_lora * S->nh * (c->qk_nope + c->v_dim), 1);
 	if (decode) {
 		gemm(S, S->nh, T, c->kv_lora, c->qk_nope);          /* q_nope W_UK */
 		return;
@@ -320,7 +318,6 @@ static void layer(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, ui
 		if (decode)
 			gemm(S, S->nh, T, c->v_dim, c->kv_lora);    /* W_UV */
 		gemm(S, 1, T, S->h, S->nh * c->v_dim);              /* o_proj */
-		bld_add_params(B, (double)S->nh * c->v_dim * (double)S->h, 1);
 	} else {
 		uint64_t qkv = (S->nh + 2 * S->nkv) * S->d;
 		gemm(S, 1, T, qkv, S->h);
@@ -485,6 +482,12 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 			 model_engine_name(o->engine));
 		return SURFER_EINVAL;
 	}
+	if (o->attention == MODEL_ATTN_CUDNN || o->attention == MODEL_ATTN_TRITON) {
+		snprintf(err, errlen, "--engine %s: --attention %s is not one of its attention "
+			 "backends modelled here; use flash (the engine's pick), fa2, fa3 or flashinfer",
+			 model_engine_name(o->engine), model_attention_name(o->attention));
+		return SURFER_EINVAL;
+	}
 	/* --dp: independent replicas (inference has no collective between
 	 * them), each built as one: its batch, its tensor-parallel GPUs */
 	if (o->zero || !o->pp || o->pp > c->layers) {
@@ -498,6 +501,13 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 	    c->moe_ffn % o->tp || c->shared_ffn % o->tp) {
 		snprintf(err, errlen, "--tp %u does not divide the %u heads or the MLP width %u",
 			 o->tp, c->heads, c->ffn);
+		return SURFER_EINVAL;
+	}
+	uint32_t ep = model_ep(o);
+	if (ep > 1 && (c->experts <= 1 || ep != o->tp || c->experts % ep)) {
+		snprintf(err, errlen, "--ep %u: the engines split a mixture of experts' experts whole over "
+			 "the tensor-parallel GPUs: --ep must equal --tp (%u) and divide the %u experts",
+			 ep, o->tp, c->experts);
 		return SURFER_EINVAL;
 	}
 	uint32_t n = count_of(o);
@@ -586,7 +596,8 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 	S.d = c->head_dim;
 	S.h = c->hidden;
 	S.I = c->ffn / o->tp;
-	S.Im = (c->moe_ffn ? c->moe_ffn : c->ffn) / o->tp;
+	/* --ep: each GPU holds whole experts, E / ep of them */
+	S.Im = (c->moe_ffn ? c->moe_ffn : c->ffn) / (model_ep(o) > 1 ? 1 : o->tp);
 	S.Is = c->shared_ffn / o->tp;
 	S.E = c->experts > 1 ? c->experts : 0;
 	S.K = c->experts_per_tok ? c->experts_per_tok : 1;

@@ -32,10 +32,11 @@ static void cb_usage(FILE *f)
 }
 
 /* The training samples: every conv shape measured on two GPUs whose
- * compute capability is not cc_out (0: all), each way round.  *out is
- * malloc'd; returns the count, or -1 (memory). */
+ * compute capability is not cc_out (0: all), each way round; with
+ * target_algo, each side with the algorithm and tile its own kernel
+ * shows.  *out is malloc'd; returns the count, or -1 (memory). */
 static long cb_samples(const struct ns_set *set, const struct gpu_spec *const *gpus, size_t ng,
-		       uint32_t cc_out, struct conv_sample **out)
+		       uint32_t cc_out, int target_algo, struct conv_sample **out)
 {
 	size_t n = 0, cap = 0;
 	*out = NULL;
@@ -58,8 +59,12 @@ static long cb_samples(const struct ns_set *set, const struct gpu_spec *const *g
 			}
 			for (size_t i = 0; i < np; i++) {
 				struct conv_sample *x = &(*out)[n];
+				struct pred_kernel kt;
 				if (ns_kernel(pairs[i].origin, 1, &x->k) != 0)
 					continue;
+				x->target_name = NULL;
+				if (target_algo && ns_kernel(pairs[i].target, 1, &kt) == 0)
+					x->target_name = kt.name;
 				x->origin = gpus[a];
 				x->target = gpus[b];
 				x->ns = pairs[i].target->latency_ms * 1e6;
@@ -82,20 +87,27 @@ static void cb_print_params(const struct conv_params *p)
 	       p->boost_ns, p->floor_ns);
 }
 
-enum { CB_FLOPS, CB_ROOF, CB_CONV, CB_NCOL };
+/* The columns: the two ratios, the model with the origin's algorithm on
+ * both sides (what --method conv does), and the model told the algorithm
+ * and tile cuDNN ran on the target (its measured kernel: the most a
+ * learnt pick of the target's algorithm could bring). */
+enum { CB_FLOPS, CB_ROOF, CB_CONV, CB_CONV_TALGO, CB_NCOL };
 
 /* Held out h: fit without its architecture, then each origin's pairs. */
 static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 		      const struct gpu_spec *const *gpus, size_t ng, double *sum, int *npairs)
 {
-	struct conv_params p = conv_default_params;
+	struct conv_params p = conv_default_params, pt = conv_default_params;
 	struct conv_sample *buf;
 	double rms;
-	long nt = cb_samples(set, gpus, ng, h->cc, &buf);
-	if (nt < 0)
-		return -ENOMEM;
-	int rc = conv_fit(buf, (size_t)nt, &p, &rms);
-	free(buf);
+	int rc = 0;
+	for (int ta = 0; ta < 2 && rc == 0; ta++) {
+		long nt = cb_samples(set, gpus, ng, h->cc, ta, &buf);
+		if (nt < 0)
+			return -ENOMEM;
+		rc = conv_fit(buf, (size_t)nt, ta ? &pt : &p, ta ? NULL : &rms);
+		free(buf);
+	}
 	if (rc < 0)
 		return rc;
 	for (size_t g = 0; g < ng; g++) {
@@ -108,16 +120,19 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 		if (ns_pairs(set, o, h, "conv", &pairs, &np) != 0)
 			return -ENOMEM;
 		for (size_t i = 0; i < np; i++) {
-			struct pred_kernel k;
-			if (ns_kernel(pairs[i].origin, 1, &k) != 0)
+			struct pred_kernel k, kt;
+			if (ns_kernel(pairs[i].origin, 1, &k) != 0 ||
+			    ns_kernel(pairs[i].target, 1, &kt) != 0)
 				continue;
 			double on = k.origin_ns, tn = pairs[i].target->latency_ms * 1e6, pred[CB_NCOL];
 			double mo = conv_model_ns(&k, o, &p, 1), mt = conv_model_ns(&k, h, &p, 1);
-			if (!(mo > 0) || !(mt > 0))
+			double mo2 = conv_model_ns(&k, o, &pt, 1), mt2 = conv_model_ns(&kt, h, &pt, 1);
+			if (!(mo > 0) || !(mt > 0) || !(mo2 > 0) || !(mt2 > 0))
 				continue;
 			pred[CB_FLOPS] = on * o->peak_tflops[GPU_DT_FP32] / h->peak_tflops[GPU_DT_FP32];
 			pred[CB_ROOF] = on * roofline_ns(&k, h, NULL) / roofline_ns(&k, o, NULL);
 			pred[CB_CONV] = on * mt / mo;
+			pred[CB_CONV_TALGO] = on * mt2 / mo2;
 			for (int c = 0; c < CB_NCOL; c++)
 				err[c] += fabs(pred[c] - tn) / tn;
 			cnt++;
@@ -177,7 +192,7 @@ int bench_conv_main(const struct bench_args *a)
 		struct conv_params p = conv_default_params;
 		struct conv_sample *buf;
 		double rms;
-		long n = cb_samples(&set, gpus, ng, 0, &buf);
+		long n = cb_samples(&set, gpus, ng, 0, 0, &buf);
 		rc = n < 0 ? -ENOMEM : conv_fit(buf, (size_t)n, &p, &rms);
 		free(buf);
 		if (rc == 0) {
@@ -188,8 +203,8 @@ int bench_conv_main(const struct bench_args *a)
 	} else {
 		double sum[CB_NCOL] = {0};
 		int npairs = 0;
-		printf("%-22s %-22s %6s %12s %12s %12s   (MAPE)\n", "origin", "held-out target", "n",
-		       "flops-ratio", "roofline", "conv");
+		printf("%-22s %-22s %6s %12s %12s %12s %12s   (MAPE)\n", "origin", "held-out target",
+		       "n", "flops-ratio", "roofline", "conv", "conv+t.algo");
 		for (size_t g = 0; g < ng && rc == 0; g++)
 			rc = cb_heldout(&set, gpus[g], gpus, ng, sum, &npairs);
 		if (rc == 0 && npairs) {

@@ -10,7 +10,8 @@
  * accumulation (the GA the row's assumptions state), FP8 and its recipe,
  * activation checkpointing, the optimizer, ZeRO/FSDP and the stack
  * (Transformer Engine for NeMo/Megatron rows, eager for the others), the
- * context-parallel degree and the nodes (8 GPUs each).  What a row uses
+ * context-parallel degree, the interleaved pipeline's model chunks (VP)
+ * and the nodes (8 GPUs each).  What a row uses
  * that no flag expresses yet is named in the "lacks" column.
  * --before predicts with the flags the --model path had before activation
  * checkpointing, gradient accumulation, FP8 and stacks (one micro-batch
@@ -151,6 +152,25 @@ static void lack(struct run *r, const char *what)
 	snprintf(r->lacks + len, sizeof(r->lacks) - len, "%s%s", len ? "," : "", what);
 }
 
+/* The attention kernel a row names (its attention, dtype and compile
+ * columns): llm-foundry's default attn_impl 'triton' runs flash-attn's
+ * Triton kernel; its attn_impl 'flash' (sweep.py --attn_impl flash, the
+ * tables of 2023-10 and 2024-01, before FlashAttention-3 existed) and
+ * nanotron's flash-attn 2 run FA2; Transformer Engine's fused attention
+ * is cuDNN's (what --stack te makes of flash, named); anything else
+ * flash, the per-GPU default. */
+static const char *row_attention(const char *attn, const char *dtype, const char *compile)
+{
+	if (has(attn, "Triton"))
+		return "triton";
+	if (has(attn, "flash-attn 2") || has(attn, "attn_impl flash"))
+		return "fa2";
+	if (has(attn, "cuDNN") || has_word(attn, "TE") || has_word(dtype, "TE") ||
+	    has_word(compile, "TE"))
+		return "cudnn";
+	return "flash";
+}
+
 /* The flags of row f (columns at idx) into r.  before: today's flags. */
 static void row_flags(struct run *r, char **f, const int *idx, const char *dir, int before)
 {
@@ -185,10 +205,11 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 	}
 	if (r->ngpus > 8 && before)
 		lack(r, "nodes");
-	if (has(zero, "VP="))
+	/* "VP=5 (interleaved 1F1B)": the number right after the key */
+	const char *vpp_at = strstr(zero, "VP=");
+	unsigned vp = vpp_at ? (unsigned)strtoul(vpp_at + 3, NULL, 10) : 0;
+	if (vp > 1 && before)
 		lack(r, "interleaved-pp");
-	if (has(F(C_ATTN), "Triton flash"))
-		lack(r, "triton-attention");
 	arg(r, "mode", "training");
 	arg(r, "batch", "%u", before && pp > 1 ? mb * r->ga : mb);
 	arg(r, "seq", "%u", seq);
@@ -196,7 +217,7 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 	arg(r, "dtype", "%s", fp8 && !before ? "fp8" : "bf16");
 	if (fp8 && !before)
 		arg(r, "fp8-recipe", "%s", has(dtype, "current scaling") ? "tensorwise" : "delayed");
-	arg(r, "attention", before ? "sdpa" : "flash");
+	arg(r, "attention", "%s", before ? "sdpa" : row_attention(F(C_ATTN), F(C_DTYPE), F(C_COMPILE)));
 	const char *opt = F(C_OPTIM);
 	int fused = has(opt, "fused") || has(opt, "Megatron distributed Adam");
 	arg(r, "optimizer", "%s", before ? "adamw" : fused ? "adamw-fused" : "adamw");
@@ -208,6 +229,8 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		arg(r, "pp", "%u", pp);
 	if (pp > 1 && before)
 		arg(r, "microbatches", "%u", r->ga);
+	if (pp > 1 && vp > 1 && !before)
+		arg(r, "vpp", "%u", vp);
 	if (cp > 1 && !before)
 		arg(r, "cp", "%u", cp);
 	if (r->ngpus > 8 && !before) {

@@ -259,52 +259,140 @@ static size_t archs_of(const struct cal_set *s, uint32_t *cc, size_t max)
 	return n;
 }
 
+/* P(T <= t) for Student's t with nu degrees of freedom (Abramowitz and
+ * Stegun 26.7.3 and 26.7.4: closed forms in theta = atan(t / sqrt(nu)),
+ * odd and even nu). */
+static double t_cdf(double t, int nu)
+{
+	double th = atan(fabs(t) / sqrt(nu)), c2 = cos(th) * cos(th), a;
+	if (nu % 2) {
+		double term = cos(th), sum = nu > 1 ? term : 0;
+		for (int k = 3; k <= nu - 2; k += 2) {
+			term *= c2 * (k - 1) / k;
+			sum += term;
+		}
+		a = 2 / M_PI * (th + sin(th) * sum);
+	} else {
+		double term = 1, sum = 1;
+		for (int k = 2; k <= nu - 2; k += 2) {
+			term *= c2 * (k - 1) / k;
+			sum += term;
+		}
+		a = sin(th) * sum;
+	}
+	return t >= 0 ? 0.5 + a / 2 : 0.5 - a / 2;
+}
+
+/* The quantile of probability p (0 < p < 1) of Student's t with nu
+ * degrees of freedom, by bisection of t_cdf. */
+static double t_quantile(double p, int nu)
+{
+	double lo = -1e6, hi = 1e6;
+	for (int i = 0; i < 200 && hi - lo > 1e-9 * (1 + fabs(lo)); i++) {
+		double mid = (lo + hi) / 2;
+		if (t_cdf(mid, nu) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* Points per architecture: of its residuals, and of the new bias. */
+#define CAL_NRES 200
+#define CAL_NBIAS 200
+
+/* The value of probability u of a sorted sample of n with the
+ * finite-sample (Weibull) positions: the k-th smallest of n stands at
+ * k / (n + 1), so a new draw is above the largest with probability
+ * 1 / (n + 1) (the ceil((n + 1) u)-th order statistic of split-conformal
+ * prediction); linear between, the extremes beyond. */
+static double order_stat(const float *v, size_t n, double u)
+{
+	double r = u * (double)(n + 1);
+	if (r <= 1)
+		return v[0];
+	if (r >= (double)n)
+		return v[n - 1];
+	size_t i = (size_t)r;
+	return v[i - 1] + (r - (double)i) * (v[i] - v[i - 1]);
+}
+
 /*
  * The quantiles of a key's errors, architecture exclude_cc left out (0:
  * none), into q; returns the rows behind them (0: none, q untouched).
  *
- * An error is taken as the bias of its GPU's architecture plus a scatter
- * around it (the held-out errors are a bias per GPU first: one GPU's
- * kernels all fast, another's all slow), so the sample is every
- * architecture's median error plus every residual around any
- * architecture's median: each architecture's bias counts once however
- * many rows it has, and a new GPU's bias is drawn from the ones seen.
- * Pooling the rows instead held 69.9 % of the held-out iterations in the
- * 80 % interval (each architecture against the others), this 77.1 %.
+ * The held-out errors are a bias per architecture first (one GPU's
+ * kernels all fast, another's all slow) and a scatter around it, and a
+ * new GPU is one more architecture: one more draw of the bias, of which
+ * the data hold only K (4 to 7).  So an error is taken as
+ *
+ *   e = b + r,  b ~ mean(m) + sd(m) sqrt(1 + 1/K) t_(K-1),
+ *
+ * m the K architectures' median errors, t_(K-1) Student's t: the
+ * prediction interval of one more draw from a normal population whose
+ * mean and spread are known only from K draws; and r any architecture's
+ * residual around its own median, each architecture weighted alike (its
+ * residuals at finite-sample positions, order_stat()).  The quantiles
+ * are those of the sum over a grid of both.  Two earlier estimators,
+ * each architecture against the others' quantiles (make calibrate):
+ * the rows pooled held 69.9 % of the held-out iterations in the 80 %
+ * interval; each architecture's median plus every residual (the biases
+ * seen, each once) 77.1 %, but 3.3 % of the P4's vector operators and
+ * 11.8 % of the P100's from the shape, whose biases lay beyond every
+ * other architecture's: a new architecture falls beyond the K seen with
+ * probability 2 / (K + 1), which the t distribution's tails carry.  With
+ * one architecture the spread of biases is unknown: no quantiles.
  */
 static size_t key_quantiles(const struct cal_set *s, int method, int cls, int src,
 			    uint32_t exclude_cc, float q[IV_NQ])
 {
 	uint32_t cc[32];
-	size_t na = archs_of(s, cc, 32), nres = 0, nb = 0;
-	float bias[32];
-	float *res = malloc((s->n ? s->n : 1) * sizeof *res);
-	if (!res)
-		return 0;
+	size_t na = archs_of(s, cc, 32), nrows = 0, k = 0, got = 0;
+	double bias[32];
+	float *v = malloc((s->n ? s->n : 1) * sizeof *v);
+	float *res = malloc(32 * CAL_NRES * sizeof *res), *sample = NULL;
+	if (!v || !res)
+		goto out;
 	for (size_t a = 0; a < na; a++) {
 		if (cc[a] == exclude_cc)
 			continue;
-		size_t n = select_errs(s, method, cls, src, cc[a], 1, res + nres);
+		size_t n = select_errs(s, method, cls, src, cc[a], 1, v);
 		if (!n)
 			continue;
-		float *v = res + nres;
-		bias[nb] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+		double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 		for (size_t i = 0; i < n; i++)
-			v[i] -= bias[nb];
-		nb++;
-		nres += n;
+			v[i] -= (float)med;
+		for (int j = 0; j < CAL_NRES; j++)
+			res[k * CAL_NRES + (size_t)j] = (float)order_stat(v, n, (j + 0.5) / CAL_NRES);
+		bias[k++] = med;
+		nrows += n;
 	}
-	float *sample = nres ? malloc(nres * nb * sizeof *sample) : NULL;
-	if (sample) {
-		for (size_t b = 0; b < nb; b++)
-			for (size_t i = 0; i < nres; i++)
-				sample[b * nres + i] = bias[b] + res[i];
-		qsort(sample, nres * nb, sizeof *sample, cmp_float);
-		quantiles(sample, nres * nb, q);
+	if (k < 2)
+		goto out;
+	double mean = 0, var = 0;
+	for (size_t i = 0; i < k; i++)
+		mean += bias[i] / (double)k;
+	for (size_t i = 0; i < k; i++)
+		var += (bias[i] - mean) * (bias[i] - mean) / (double)(k - 1);
+	double scale = sqrt(var * (1 + 1.0 / (double)k));
+	size_t nres = k * CAL_NRES, ns = nres * CAL_NBIAS;
+	sample = malloc(ns * sizeof *sample);
+	if (!sample)
+		goto out;
+	for (int j = 0; j < CAL_NBIAS; j++) {
+		double b = mean + scale * t_quantile((j + 0.5) / CAL_NBIAS, (int)k - 1);
+		for (size_t i = 0; i < nres; i++)
+			sample[(size_t)j * nres + i] = (float)(b + res[i]);
 	}
-	free(sample);
+	qsort(sample, ns, sizeof *sample, cmp_float);
+	quantiles(sample, ns, q);
+	got = nrows;
+out:
+	free(v);
 	free(res);
-	return sample ? nres : 0;
+	free(sample);
+	return got;
 }
 
 static const char *arch_name(uint32_t cc, char *buf, size_t len)
