@@ -2303,7 +2303,7 @@ START_TEST(moe_ep_refusals)
 	o.tp = 8;
 	o.batch = 4;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
-	ck_assert_ptr_nonnull(strstr(err, "must equal --tp"));
+	ck_assert_ptr_nonnull(strstr(err, "--ep equal to --tp"));
 	o.ep = 8;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
 	/* same weights as tensor-parallel experts: E / 8 whole ones */
@@ -2313,6 +2313,25 @@ START_TEST(moe_ep_refusals)
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
 	ck_assert_double_eq(s.params, ep_params);
 	model_seq_release(&s);
+	/* data-parallel attention (--dp 8 --tp 1 --ep 8): each GPU's 4 decode
+	 * tokens x top 8 rows of 7168 BF16 values, 4 x 8 x 7168 x 2 = 458752
+	 * bytes, dispatched and combined by all-to-all in each of the 58 MoE
+	 * layers over the 8 GPUs */
+	o.tp = 1;
+	o.dp = 8;
+	o.ep = 8;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	int a2a = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].phase == MODEL_PH_COMM && s.v[i].comm == COMM_ALL_TO_ALL) {
+			ck_assert_double_eq(s.v[i].k.bytes, 458752.0);
+			ck_assert_uint_eq(s.v[i].ranks, 8);
+			a2a++;
+		}
+	ck_assert_int_eq(a2a, 2 * 58);
+	model_seq_release(&s);
+	o.dp = 4;                                     /* neither tp nor dp */
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
 }
 END_TEST
 

@@ -225,7 +225,8 @@ struct model_opts {
 	 * parallel, as Megatron-Core orders them) hold a dp-th of the experts
 	 * each, the routed tokens dispatched to them and combined back by
 	 * all-to-all; engines: ep equals tp, each GPU holding E / ep whole
-	 * experts instead of a tp-th of every one. */
+	 * experts instead of a tp-th of every one, or dp with tp 1 (data-
+	 * parallel attention, the tokens moved by all-to-all). */
 	uint32_t ep;
 	/* DeepSeek-V3's multi-token prediction modules in training (its
 	 * num_nextn_predict_layers; 0 default: off) */

@@ -24,7 +24,9 @@
  *    router GEMM, top-k softmax, the block alignment of the routed rows,
  *    the grouped w13 GEMM over the experts the batch's tokens hit,
  *    SiLU-and-mul, the grouped w2 GEMM, the sum over the top-k; experts
- *    split over the TP ranks (the engines' default);
+ *    split over the TP ranks (the engines' default), or with --ep whole
+ *    experts over the TP ranks, or over data-parallel attention ranks with
+ *    the tokens dispatched and combined by all-to-all;
  *  - the end of the model: the final fused add + RMSNorm over every token,
  *    the last token of each request gathered, the LM head on those rows
  *    only, an all-gather of the logits under TP, sampling (SGLang
@@ -235,19 +237,33 @@ static void mlp(struct srv *S, uint64_t T, uint32_t li)
 	struct bld *B = S->B;
 	const struct model_config *c = B->c;
 	if (S->E > 1 && li >= c->first_dense) {
-		/* uniform routing: the rows of this GPU's experts (moe.h) */
+		/* uniform routing: the rows of this GPU's experts (moe.h); with
+		 * data-parallel attention (--ep = --dp, --tp 1) each GPU's own
+		 * tokens dispatched to the experts' GPUs and combined back by
+		 * all-to-all (SGLang's --moe-a2a-backend deepep, vLLM's
+		 * all2all backends), else every GPU routes the whole batch */
+		int a2a = model_ep(B->o) > 1 && B->o->tp == 1;
 		struct moe_route rt;
-		moe_route_init(&rt, c, model_ep(B->o), T, 0, B->esz);
+		moe_route_init(&rt, c, model_ep(B->o), T, a2a, B->esz);
 		uint64_t E = S->E, K = S->K, I = S->Im, hit = rt.hit, rows = rt.rows;
+		double routed = a2a ? (double)rt.local * rt.rows : (double)T * K * rt.local / E;
 		gemm(S, 1, T, E, S->h);                                     /* router */
 		B->cols = E;
 		k_rows(B, c->kv_lora ? "biased_grouped_topk_kernel" : "topkGatingSoftmax",
 		       PRED_OP_SOFTMAX, T, E, 1.0, 1.0, 5.0, 128);
 		mark(S);
 		vec(S, "moe_align_block_size_kernel", (double)T * K, K, 1.0, 1.0, 1.0);
+		if (a2a) {
+			k_comm(B, COMM_ALL_TO_ALL, rt.dispatch_bytes, MODEL_GROUP_EP, 0);
+			mark(S);
+		}
 		gemm(S, hit, rows, 2 * I, S->h);                            /* w13 */
-		vec(S, "act_and_mul_kernel<silu>", (double)T * K * I, I, 2.0, 1.0, 5.0);
+		vec(S, "act_and_mul_kernel<silu>", routed * I, I, 2.0, 1.0, 5.0);
 		gemm(S, hit, rows, S->h, I);                                /* w2 */
+		if (a2a) {
+			k_comm(B, COMM_ALL_TO_ALL, rt.dispatch_bytes, MODEL_GROUP_EP, 0);
+			mark(S);
+		}
 		B->cols = S->h;
 		k_rows(B, "moe_sum_kernel", PRED_OP_REDUCTION, T, K * S->h, 1.0, 1.0 / (double)K, 1.0, 256);
 		mark(S);
@@ -504,9 +520,10 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 		return SURFER_EINVAL;
 	}
 	uint32_t ep = model_ep(o);
-	if (ep > 1 && (c->experts <= 1 || ep != o->tp || c->experts % ep)) {
+	if (ep > 1 && (c->experts <= 1 || c->experts % ep || (ep != o->tp && (o->tp != 1 || ep != o->dp)))) {
 		snprintf(err, errlen, "--ep %u: the engines split a mixture of experts' experts whole over "
-			 "the tensor-parallel GPUs: --ep must equal --tp (%u) and divide the %u experts",
+			 "the tensor-parallel GPUs (--ep equal to --tp, %u) or over data-parallel attention "
+			 "ranks (--ep equal to --dp with --tp 1); it must divide the %u experts",
 			 ep, o->tp, c->experts);
 		return SURFER_EINVAL;
 	}
