@@ -403,15 +403,15 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	 * SHARD_GRAD_OP keeps every unit gathered from its forward to the
 	 * end of backward. */
 	double W = s->params * z.e, L = s->layer_params * z.e, R = s->root_params * z.e;
-	uint32_t zero = o->dp > 1 ? o->zero : 0;
+	uint32_t dp = model_grad_ranks(o), zero = dp > 1 ? o->zero : 0;
 	/* HSDP shards within a node: over its data-parallel ranks only */
-	double shard = zero ? W / (zero >= 2 ? model_shard_ranks(o) : o->dp) : W;
+	double shard = zero ? W / (zero >= 2 ? model_shard_ranks(o) : dp) : W;
 	if (zero == 1 && model_ep(o) > 1) {
 		/* the experts' state over their data-parallel group, dp / ep */
 		double X = s->expert_params * z.e;
-		shard = (W - X) / o->dp + X * model_ep(o) / o->dp;
+		shard = (W - X) / dp + X * model_ep(o) / o->dp;
 	}
-	double ddp = zero < 2 && o->dp > 1 ? W : 0;   /* DDP's bucket copy */
+	double ddp = zero < 2 && dp > 1 ? W : 0;   /* DDP's bucket copy */
 	double weights_step = zero >= 2 ? shard : W;  /* FSDP reshards after backward */
 	if (zero == 2)
 		m->weights = W + shard;
