@@ -56,6 +56,7 @@ void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
 			key->node_ranks = lib->node_ranks;
 			key->reread_bytes = lib->reread_bytes;
 			key->reuse_bytes = lib->reuse_bytes;
+			key->accumulate = lib->accumulate;
 			key->attn = lib->attn;
 		}
 	}
@@ -229,6 +230,7 @@ int ktable_lib_from_op(struct ktable *t, struct ktable_lib *lib, const struct tr
 	lib->node_ranks = o->node_ranks;
 	lib->reread_bytes = o->reread_bytes;
 	lib->reuse_bytes = o->reuse_bytes;
+	lib->accumulate = o->accumulate;
 	const struct trace_attn *a = &o->attn;
 	if (a->impl == TRACE_ATTN_NONE)
 		return 0;

@@ -36,6 +36,7 @@ struct ktable_lib {
 	uint32_t ranks;
 	uint32_t node_ranks;          /* ranks of the group in one node, 0 packed */
 	double reread_bytes, reuse_bytes;
+	uint8_t accumulate;           /* GEMM: added into an FP32 output (beta 1) */
 	uint32_t attn;                /* an ATTENTION op's shape: its id in the
 				       * table (ktable_attn), 0 none              */
 };
@@ -49,6 +50,7 @@ struct ktable_key {
 	uint32_t lib_kind, dtype, b_transposed;
 	uint32_t op, collective, ranks, node_ranks; /* KTABLE_LIB_OP             */
 	uint32_t attn;                /* KTABLE_LIB_OP: the attention shape's id */
+	uint32_t accumulate;          /* KTABLE_LIB_OP: pred_kernel's flag       */
 	uint64_t m, n, k, batch;
 	double flops, bytes;
 	double reread_bytes, reuse_bytes; /* KTABLE_LIB_OP                       */

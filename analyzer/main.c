@@ -130,6 +130,8 @@ static void usage(FILE *f)
 		"      --act-ckpt A          activation checkpointing: none (default), selective\n"
 		"                            or full\n"
 		"      --grad-accum N        micro-batches of --batch per optimizer step\n"
+		"      --grad-fp32           gradients accumulated in an FP32 buffer (nanotron's\n"
+		"                            accumulate_grad_in_fp32; --stack te: main_grad)\n"
 		"      --stack S             eager (default), compile (torch.compile) or te\n"
 		"                            (Transformer Engine / Megatron fused kernels)\n"
 		"      --precision P         training state of bf16/fp16: pure (16-bit weights,\n"
@@ -276,6 +278,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"ep", required_argument, NULL, OPT_MODEL},
 		{"mtp", required_argument, NULL, OPT_MODEL},
 		{"vpp", required_argument, NULL, OPT_MODEL},
+		{"grad-fp32", no_argument, NULL, OPT_MODEL},
 		{"color", optional_argument, NULL, OPT_COLOR},
 		{"weights", required_argument, NULL, OPT_WEIGHTS},
 		{"colour", optional_argument, NULL, OPT_COLOR},

@@ -97,6 +97,10 @@ struct pred_kernel {
 	/* GEMM: the second operand is read transposed (attention's Q K^T on
 	 * a K^T view); 0 none or unknown.  Only the AMD scale reads it. */
 	uint8_t b_transposed;
+	/* GEMM: the product is added into an FP32 output (beta = 1): the
+	 * output read and written at 4 bytes an element; 0 written once in
+	 * the output dtype.  Only the tensor-core model reads it. */
+	uint8_t accumulate;
 	/* PRED_OP_ATTENTION: the call's shape when a program builder gave it
 	 * (attn.impl != PRED_ATTN_NONE); predictor/attention.c predicts it. */
 	struct pred_attn attn;

@@ -116,6 +116,19 @@ static int tc_sizes(enum gpu_dtype dt, double *in, double *out)
 	}
 }
 
+/* DRAM bytes per output element: written once in the output dtype, or,
+ * added into an FP32 output (k->accumulate: beta = 1, as Megatron's
+ * gradient-accumulation fusion and TE's fuse_wgrad_accumulation run the
+ * weight-gradient GEMM into the FP32 main gradient), read and written at
+ * 4 bytes each.  The epilogue's traffic joins the operands' in the memory
+ * term; the max() with the compute term lets it cost only where it binds
+ * (Hopper's warp-specialized kernels run a tile's epilogue under the next
+ * tile's main loop). */
+static double tc_out_bytes(const struct pred_kernel *k, double out)
+{
+	return k->accumulate ? 8.0 : out;
+}
+
 /* The GPU-dependent, constant-free quantities of one GEMM on one GPU. */
 struct tc_feat {
 	int dt;
@@ -151,7 +164,7 @@ static int tc8_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	f->waves = ceil(tiles / g->sms);
 	f->k_peak_ns = kk * 2.0 * t * t / (peak / g->sms) * 1e9;
 	f->k_feed_ns = kk * 2.0 * t / clk * 1e9;
-	f->tm_ns = ((m * kk + kk * n) + m * n * 2) * b / bw * 1e9;
+	f->tm_ns = ((m * kk + kk * n) + m * n * tc_out_bytes(k, 2)) * b / bw * 1e9;
 	f->wpt = g->tdp_w > 0 && p16 > 0 ? g->tdp_w / p16 : INFINITY;
 	return 0;
 }
@@ -213,7 +226,7 @@ static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	f->log_pad = log(m * n / (tm * th * tn * tw));
 	f->k = kk / split;
 	f->tc_ns = 2.0 * m * n * kk * b / peak * 1e9;
-	f->tm_ns = ((m * kk + kk * n) * in + m * n * outb) * b / bw * 1e9;
+	f->tm_ns = ((m * kk + kk * n) * in + m * n * tc_out_bytes(k, outb)) * b / bw * 1e9;
 	f->waves = waves;
 	double p16 = roofline_peak_flops(g, GPU_DT_FP16) / 1e12;
 	f->log_wpt = g->tdp_w > 0 && p16 > 0 ? log(g->tdp_w / p16) : NAN;

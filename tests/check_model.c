@@ -1526,14 +1526,128 @@ START_TEST(group_placement)
 	model_group(&o, MODEL_GROUP_REPLICA, &n, &per);
 	ck_assert_uint_eq(n, 4);
 	ck_assert_uint_eq(per, 1);
-	/* context parallel ranks sit between TP and DP */
+	/* context parallel ranks sit between TP and DP; the gradients are
+	 * summed (and FSDP shards) over dp x cp = 32 ranks, tp 2 apart: 4 in
+	 * a node of 8 */
 	o.hsdp = 0;
 	o.cp = 2;
 	model_group(&o, MODEL_GROUP_CP, &n, &per);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_uint_eq(per, 2);
 	model_group(&o, MODEL_GROUP_DP, &n, &per);
-	ck_assert_uint_eq(per, 2);
+	ck_assert_uint_eq(n, 32);
+	ck_assert_uint_eq(per, 4);
+	ck_assert_uint_eq(model_grad_ranks(&o), 32);
+	ck_assert_uint_eq(model_shard_ranks(&o), 32);
+	/* HSDP with cp: a node's 4 dp x cp ranks shard, 8 nodes replicate */
+	o.hsdp = 1;
+	ck_assert_uint_eq(model_shard_ranks(&o), 4);
+	model_group(&o, MODEL_GROUP_REPLICA, &n, &per);
+	ck_assert_uint_eq(n, 8);
+	ck_assert_uint_eq(per, 1);
+}
+END_TEST
+
+/* FP32 gradient accumulation.  --stack te: each weight-gradient GEMM
+ * adds into the FP32 main_grad (Megatron's gradient-accumulation fusion):
+ * one per linear, half the backward GEMMs with FlashAttention, each
+ * moving its BF16 operands and its output read and written in FP32, and
+ * no AccumulateGrad add after it.  --grad-fp32 (nanotron): every
+ * AccumulateGrad add reads the BF16 gradient (2 bytes) and reads and
+ * writes the FP32 buffer (4 + 4). */
+START_TEST(fp32_main_grad)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.dtype = GPU_DT_BF16;
+	o.attention = MODEL_ATTN_FLASH;
+	o.seq = 512;
+	o.stack = MODEL_STACK_TE;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t acc = 0, bwd = 0, adds = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_kernel *k = &s.v[i].k;
+		adds += s.v[i].role == MODEL_ROLE_GRAD_ACC;
+		if (k->op != PRED_OP_GEMM || s.v[i].phase != MODEL_PH_BACKWARD)
+			continue;
+		bwd++;
+		if (!k->accumulate)
+			continue;
+		acc++;
+		ck_assert_double_eq_tol(k->bytes, ((double)k->m * k->k + (double)k->k * k->n) * 2 +
+						  (double)k->m * k->n * 8, 1);
+	}
+	ck_assert_uint_gt(acc, 12);
+	ck_assert_uint_eq(2 * acc, bwd);
+	ck_assert_uint_eq(adds, 0);
+	model_seq_release(&s);
+
+	o.stack = MODEL_STACK_EAGER;
+	o.grad_fp32 = 1;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_kernel *k = &s.v[i].k;
+		ck_assert(!k->accumulate);
+		if (s.v[i].role == MODEL_ROLE_GRAD_ACC) {
+			ck_assert_double_eq_tol(k->bytes, (double)k->m * k->n * 10, 1e-6);
+			adds++;
+		}
+	}
+	ck_assert_uint_gt(adds, 12);
+	model_seq_release(&s);
+}
+END_TEST
+
+/* FSDP with context parallelism (torchtitan's and NeMo AutoModel's
+ * dp_shard_cp mesh; Megatron's data-parallel group with context
+ * parallelism): each CP rank computes the gradients of its part of the
+ * sequences, so dp 2 x cp 2 on one node of 8 gathers and reduce-scatters
+ * over 4 ranks and keeps a quarter of AdamW's two FP32 moments (8 bytes
+ * per parameter); DDP over cp 2 alone all-reduces its gradients over the
+ * two CP ranks. */
+START_TEST(fsdp_over_cp)
+{
+	struct model_config c = gpt2_small();
+	double P = 124439808.0;
+	struct model_opts o = zero_opts(3);
+	o.dp = 2;
+	o.cp = 2;
+	o.gpus_per_node = 8;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t ag = 0, rs = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->comm != COMM_ALL_GATHER && k->comm != COMM_REDUCE_SCATTER)
+			continue;
+		ck_assert_uint_eq(k->ranks, 4);
+		ck_assert_uint_eq(k->node_ranks, 4);
+		ag += k->comm == COMM_ALL_GATHER;
+		rs += k->comm == COMM_REDUCE_SCATTER;
+	}
+	/* 12 layers and the root forward, the layers again in backward */
+	ck_assert_uint_eq(ag, 25);
+	ck_assert_uint_eq(rs, 13);
+	model_seq_release(&s);
+	struct model_memory m = mem_of(&c, &o);
+	ck_assert_double_eq_tol(m.optimizer, 8 * P / 4, 1);
+
+	o = zero_opts(0);
+	o.dp = 1;
+	o.cp = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	double ar = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].comm == COMM_ALL_REDUCE) {
+			ck_assert_uint_eq(s.v[i].ranks, 2);
+			ar += s.v[i].k.bytes;
+		}
+	/* every FP32 gradient once */
+	ck_assert_double_eq_tol(ar, 4 * P, 1);
+	model_seq_release(&s);
 }
 END_TEST
 
@@ -1650,7 +1764,8 @@ START_TEST(context_parallel)
 	size_t n = 0;
 	for (size_t i = 0; i < four.n; i++) {
 		const struct model_kernel *k = &four.v[i];
-		if (k->phase == MODEL_PH_COMM) {
+		if (k->phase == MODEL_PH_COMM && k->comm != COMM_ALL_REDUCE) {
+			/* the ring; the all-reduces sum the four ranks' gradients */
 			ck_assert_int_eq(k->comm, COMM_SEND_RECV);
 			ck_assert_uint_eq(k->ranks, 4);
 			n++;
@@ -2516,6 +2631,8 @@ int main(void)
 	tcase_add_test(t, nvl72_domain_spans_hosts);
 	tcase_add_test(t, custom_allreduce);
 	tcase_add_test(t, group_placement);
+	tcase_add_test(t, fsdp_over_cp);
+	tcase_add_test(t, fp32_main_grad);
 	tcase_add_test(t, place_on_nodes);
 	tcase_add_test(t, hsdp_collectives);
 	tcase_add_test(t, context_parallel);

@@ -142,6 +142,26 @@ START_TEST(small_m_decode_near_dram)
 }
 END_TEST
 
+START_TEST(fp32_accumulate_epilogue)
+{
+	/* 4096 x 4096 x 64 BF16 on 100 SMs at 1000 GB/s: 1024 tiles in 11
+	 * waves, K 64 against k0 64.  Writing its output once, the operands
+	 * and output are (4096 x 64 x 2) x 2 + 4096^2 x 2 = 34603008 B =
+	 * 34.6 us, under the compute, 2 x 4096^2 x 64 / (1e14 x 0.8 x
+	 * sqrt(1024/1100) x 64/128) = 55.6 us.  Added into an FP32 output
+	 * (beta 1), the output is read and written at 4 bytes: 1048576 +
+	 * 4096^2 x 8 = 135266304 B = 135.3 us, now the bound. */
+	struct gpu_spec g = fake_gpu("fake", 100, 100, 1000);
+	struct tcgemm_params p = hand_params(0.5);
+	struct pred_kernel k = gemm(4096, 4096, 64, GPU_DT_BF16);
+	ck_assert_double_eq_tol(tcgemm_model_ns(&k, &g, &p) - 2000,
+				2.0 * 4096 * 4096 * 64 / (1e14 * 0.8 * sqrt(1024 / 1100.0) * 0.5) * 1e9,
+				1e-3);
+	k.accumulate = 1;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&k, &g, &p) - 2000, 135266.304, 1e-3);
+}
+END_TEST
+
 START_TEST(power_term)
 {
 	struct gpu_spec g = fake_gpu("fake", 100, 100, 1000);
@@ -378,6 +398,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, huge_square_reaches_eff_peak);
 	tcase_add_test(tc, tiny_hits_overhead);
+	tcase_add_test(tc, fp32_accumulate_epilogue);
 	tcase_add_test(tc, wave_quantization);
 	tcase_add_test(tc, small_m_decode_near_dram);
 	tcase_add_test(tc, power_term);

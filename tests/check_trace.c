@@ -1222,7 +1222,11 @@ START_TEST(test_op_record)
 	r.u.op.reread_bytes = 5e-324;      /* the smallest subnormal */
 	r.u.op.reuse_bytes = 1e300;
 	r.u.op.cpu_ns = 99;
+	r.u.op.accumulate = 1;              /* 1.4: added into an FP32 output */
 	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	bad = r;
+	bad.u.op.accumulate = 2;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
 	bad = r;
 	bad.u.op.flops = -1;
 	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
@@ -1239,6 +1243,7 @@ START_TEST(test_op_record)
 	bad.u.op.kind = TRACE_OPK_COMM;                /* without a collective */
 	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
 	struct trace_record comm = r;
+	comm.u.op.accumulate = 0;           /* a GEMM's only */
 	comm.u.op.seq = 8;
 	comm.u.op.kind = TRACE_OPK_COMM;
 	comm.u.op.collective = TRACE_COLL_REDUCE_SCATTER;
@@ -1257,6 +1262,7 @@ START_TEST(test_op_record)
 	 * 28 tokens, the second after 50 cached ones: 100 * 101 / 2 + 28 *
 	 * (50 + 29 / 2) pairs) */
 	struct trace_record at = r;
+	at.u.op.accumulate = 0;
 	at.u.op.seq = 9;
 	at.u.op.kind = TRACE_OPK_ATTENTION;
 	at.u.op.attn.impl = TRACE_ATTN_FLASHINFER;
@@ -1305,6 +1311,7 @@ START_TEST(test_op_record)
 	ck_assert(got.u.op.reread_bytes == r.u.op.reread_bytes);
 	ck_assert(got.u.op.reuse_bytes == r.u.op.reuse_bytes);
 	ck_assert_uint_eq(got.u.op.b_transposed, 1);
+	ck_assert_uint_eq(got.u.op.accumulate, 1);
 	ck_assert_uint_eq(got.u.op.cpu_ns, 99);
 	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 1);
 	ck_assert_int_eq(got.u.op.collective, TRACE_COLL_REDUCE_SCATTER);
@@ -1312,6 +1319,7 @@ START_TEST(test_op_record)
 	ck_assert_int_eq(got.u.op.rank, 5);
 	ck_assert_uint_eq(got.u.op.comm, 0xdeadbeef);
 	ck_assert_uint_eq(got.u.op.node_ranks, 4);
+	ck_assert_uint_eq(got.u.op.accumulate, 0);
 	ck_assert_int_eq(got.u.op.attn.impl, TRACE_ATTN_NONE);
 	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 1);
 	ck_assert_int_eq(got.u.op.kind, TRACE_OPK_ATTENTION);

@@ -324,6 +324,8 @@ static void op_json(json_t *o, const struct trace_op *p)
 	set(o, "b_transposed", json_boolean(p->b_transposed));
 	set(o, "reread_bytes", json_real(p->reread_bytes));
 	set(o, "reuse_bytes", json_real(p->reuse_bytes));
+	if (p->accumulate)
+		set(o, "accumulate", json_true());
 	if (p->collective != TRACE_COLL_NONE) {
 		set(o, "collective", json_string(trace_collective_name(p->collective)));
 		set(o, "ranks", ju(p->ranks));

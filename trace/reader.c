@@ -979,6 +979,8 @@ static int decode_op(struct fields *f, struct trace_op *o)
 	get_i32(f, "rank", -1, &o->rank);
 	get_u64(f, "comm", UINT64_MAX, 0, &o->comm);
 	get_u32(f, "node_ranks", 0, &o->node_ranks);
+	/* 1.4: a GEMM added into its FP32 output */
+	get_u8(f, "accumulate", 0, &o->accumulate);
 	return f->rc;
 }
 

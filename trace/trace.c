@@ -318,6 +318,8 @@ static int validate_op(const struct trace_op *o, char *msg, size_t msglen)
 		return bad(msg, msglen, "flops/bytes: negative or not finite");
 	if (o->b_transposed > 1)
 		return bad(msg, msglen, "b_transposed: not 0 or 1");
+	if (o->accumulate > 1 || (o->accumulate && o->kind != TRACE_OPK_GEMM))
+		return bad(msg, msglen, "accumulate: not 0 or 1, or given for a kind other than gemm");
 	if ((unsigned)o->collective >= TRACE_COLL_COUNT)
 		return bad(msg, msglen, "collective: out of range");
 	if ((o->collective != TRACE_COLL_NONE) != (o->kind == TRACE_OPK_COMM))

@@ -381,6 +381,10 @@ struct trace_op {
 	uint32_t node_ranks;        /* 1.3, COMM: ranks of the group that share
 				     * a node; 0: as the target system packs
 				     * them (as many per node as it holds)     */
+	uint8_t accumulate;         /* 1.4, GEMM: 1 the product is added into an
+				     * FP32 output (beta = 1: C read and written
+				     * in FP32, a weight gradient into its FP32
+				     * main gradient); 0 written in the dtype   */
 };
 
 struct trace_marker {

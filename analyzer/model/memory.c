@@ -405,22 +405,22 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	 * SHARD_GRAD_OP keeps every unit gathered from its forward to the
 	 * end of backward. */
 	double W = s->params * z.e, L = s->layer_params * z.e, R = s->root_params * z.e;
-	uint32_t zero = o->dp > 1 ? o->zero : 0;
+	uint32_t dp = model_grad_ranks(o), zero = dp > 1 ? o->zero : 0;
 	/* HSDP shards within a node: over its data-parallel ranks only.  The
-	 * cp ranks of a sequence hold the same parameters: Megatron's
-	 * distributed optimizer shards over the data-parallel group with
-	 * context parallelism (parallel_state's data_parallel_group_with_cp),
-	 * torchtitan's FSDP over dp_shard x cp. */
-	double cp = model_cp(o);
-	double shard = zero ? W / ((zero >= 2 ? model_shard_ranks(o) : o->dp) * cp) : W;
+	 * ranks are dp x cp (model_grad_ranks): a sequence's cp ranks hold
+	 * the same parameters, and Megatron's distributed optimizer shards
+	 * over its data-parallel group with context parallelism
+	 * (parallel_state's data_parallel_group_with_cp), torchtitan's FSDP
+	 * over dp_shard x cp. */
+	double shard = zero ? W / (zero >= 2 ? model_shard_ranks(o) : dp) : W;
 	if (zero == 1 && model_ep(o) > 1) {
 		/* the experts' state over their data-parallel group, dp / ep */
 		double X = s->expert_params * z.e;
-		shard = ((W - X) / o->dp + X * model_ep(o) / o->dp) / cp;
+		shard = (W - X) / dp + X * model_ep(o) / o->dp;
 	}
 	/* DDP's bucket copy; Megatron's DDP reduces its contiguous gradient
 	 * buffer in place (buckets are views of it) */
-	double ddp = zero < 2 && o->dp > 1 && o->stack != MODEL_STACK_TE ? W : 0;
+	double ddp = zero < 2 && dp > 1 && o->stack != MODEL_STACK_TE ? W : 0;
 	double weights_step = zero >= 2 ? shard : W;  /* FSDP reshards after backward */
 	double grads_step, sn = shard / z.e;          /* parameters in this rank's shard */
 	double adam = o->optimizer == MODEL_OPTIM_ADAMW;

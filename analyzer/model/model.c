@@ -805,7 +805,7 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--zero shards the training state: it needs --mode training");
 		return SURFER_EINVAL;
 	}
-	if (o->zero >= 2 && o->dp > 1 && o->pp > 1) {
+	if (o->zero >= 2 && model_grad_ranks(o) > 1 && o->pp > 1) {
 		/* a stage accumulates its gradients over the microbatches */
 		snprintf(err, errlen, "--zero %u does not combine with --pp (--zero 1 does)", o->zero);
 		return SURFER_EINVAL;
@@ -833,13 +833,14 @@ static void optimizer_step(struct bld *B)
 	uint32_t tensors = B->s->param_tensors ? B->s->param_tensors : 1;
 	if (o->optimizer == MODEL_OPTIM_NONE || o->mode != MODEL_TRAINING)
 		return;
-	if (o->zero && o->dp > 1) {
+	uint32_t dp = model_grad_ranks(o);
+	if (o->zero && dp > 1) {
 		/* each rank steps its shard: ZeroRedundancyOptimizer a dp-th
 		 * of the tensors, FSDP one flat tensor per unit; under --ep the
 		 * experts' over their data-parallel group, dp / ep ranks */
 		double X = model_ep(o) > 1 ? B->s->expert_params : 0;
-		P = (P - X) / o->dp + X * model_ep(o) / o->dp;
-		tensors = o->zero == 1 ? (uint32_t)cdiv(tensors, o->dp) : B->nunits;
+		P = (P - X) / dp + X * model_ep(o) / o->dp;
+		tensors = o->zero == 1 ? (uint32_t)cdiv(tensors, dp) : B->nunits;
 	}
 	B->ph = MODEL_PH_OPTIMIZER;
 	B->layer = -1;
@@ -888,7 +889,7 @@ static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int fi
 		       enum model_group g)
 {
 	const double bucket = 25.0 * 1024 * 1024;
-	uint32_t ranks = g == MODEL_GROUP_EDP ? B->o->dp / model_ep(B->o) : B->o->dp;
+	uint32_t ranks = g == MODEL_GROUP_EDP ? B->o->dp / model_ep(B->o) : model_grad_ranks(B->o);
 	if (ranks <= 1)
 		return;
 	*pending += grad_bytes;
@@ -913,7 +914,7 @@ static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int fi
  * root unit stays gathered from forward to backward, as FSDP's root does. */
 static int sharded(const struct bld *B)
 {
-	return B->o->zero >= 2 && B->o->dp > 1;
+	return B->o->zero >= 2 && model_grad_ranks(B->o) > 1;
 }
 
 static uint32_t zero_gather(struct bld *B, int32_t layer, int async)
@@ -933,7 +934,7 @@ static void zero_reduce(struct bld *B, int32_t layer)
 	k_comm(B, COMM_REDUCE_SCATTER, B->unit[layer + 1] * B->esz,
 	       B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP, MODEL_ASYNC_AFTER);
 	/* HSDP: the node's shard then all-reduced with the other nodes' */
-	if (B->o->hsdp && B->o->dp > model_shard_ranks(B->o))
+	if (B->o->hsdp && model_grad_ranks(B->o) > model_shard_ranks(B->o))
 		k_comm(B, COMM_ALL_REDUCE, B->unit[layer + 1] * B->esz / model_shard_ranks(B->o),
 		       MODEL_GROUP_REPLICA, MODEL_ASYNC_AFTER);
 }
@@ -943,6 +944,11 @@ uint32_t model_cp(const struct model_opts *o)
 	return o->cp > 1 ? o->cp : 1;
 }
 
+uint32_t model_grad_ranks(const struct model_opts *o)
+{
+	return (o->dp ? o->dp : 1) * model_cp(o);
+}
+
 uint32_t model_ep(const struct model_opts *o)
 {
 	return o->ep > 1 ? o->ep : 1;
@@ -950,7 +956,7 @@ uint32_t model_ep(const struct model_opts *o)
 
 uint32_t model_shard_ranks(const struct model_opts *o)
 {
-	uint32_t dp = o->dp ? o->dp : 1, inner = (o->tp ? o->tp : 1) * model_cp(o);
+	uint32_t dp = model_grad_ranks(o), inner = o->tp ? o->tp : 1;
 	if (!o->hsdp || !o->gpus_per_node)
 		return dp;
 	uint32_t s = o->gpus_per_node > inner ? o->gpus_per_node / inner : 1;
@@ -960,17 +966,17 @@ uint32_t model_shard_ranks(const struct model_opts *o)
 void model_group(const struct model_opts *o, enum model_group g, uint32_t *ranks,
 		 uint32_t *node_ranks)
 {
-	uint32_t tp = o->tp ? o->tp : 1, cp = model_cp(o), dp = o->dp ? o->dp : 1;
+	uint32_t tp = o->tp ? o->tp : 1, cp = model_cp(o), dp = model_grad_ranks(o);
 	uint32_t shard = model_shard_ranks(o), n = 1, inner = 1;
 	switch (g) {
 	case MODEL_GROUP_TP: n = tp; break;
 	case MODEL_GROUP_CP: n = cp; inner = tp; break;
-	case MODEL_GROUP_DP: n = dp; inner = tp * cp; break;
-	case MODEL_GROUP_PP: n = 2; inner = tp * cp * dp; break;  /* a stage and the next */
-	case MODEL_GROUP_SHARD: n = shard; inner = tp * cp; break;
-	case MODEL_GROUP_REPLICA: n = dp / shard; inner = tp * cp * shard; break;
+	case MODEL_GROUP_DP: n = dp; inner = tp; break;           /* dp x cp ranks */
+	case MODEL_GROUP_PP: n = 2; inner = tp * dp; break;       /* a stage and the next */
+	case MODEL_GROUP_SHARD: n = shard; inner = tp; break;
+	case MODEL_GROUP_REPLICA: n = dp / shard; inner = tp * shard; break;
 	case MODEL_GROUP_EP: n = model_ep(o); inner = tp * cp; break;
-	case MODEL_GROUP_EDP: n = dp / model_ep(o); inner = tp * cp * model_ep(o); break;
+	case MODEL_GROUP_EDP: n = o->dp / model_ep(o); inner = tp * cp * model_ep(o); break;
 	}
 	*ranks = n;
 	/* members inner ranks apart: a node of G holds G / inner of them */
@@ -1000,9 +1006,9 @@ int model_opts_place(struct model_opts *o, const struct gpu_spec *g, char *err, 
 			return SURFER_EINVAL;
 		}
 	}
-	if (o->hsdp && o->dp % model_shard_ranks(o)) {
+	if (o->hsdp && model_grad_ranks(o) % model_shard_ranks(o)) {
 		snprintf(err, errlen, "--hsdp: %u data-parallel ranks are not whole nodes of %u",
-			 o->dp, model_shard_ranks(o));
+			 model_grad_ranks(o), model_shard_ranks(o));
 		return SURFER_EINVAL;
 	}
 	return 0;
@@ -1269,7 +1275,8 @@ static void stack_fuse(struct bld *B)
 static void fp8_gathers(struct bld *B)
 {
 	const struct model_opts *o = B->o;
-	if (!o->fp8 || o->fp8_recipe != MODEL_FP8_TENSORWISE || o->zero < 2 || o->dp <= 1 || B->err)
+	if (!o->fp8 || o->fp8_recipe != MODEL_FP8_TENSORWISE || o->zero < 2 || model_grad_ranks(o) <= 1 ||
+	    B->err)
 		return;
 	for (size_t i = 0; i < B->s->n; i++) {
 		struct model_kernel *k = &B->s->v[i];
@@ -1618,14 +1625,14 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		fp8_gathers(&B);
 		stack_fuse(&B);
 		optimizer_step(&B);
-		if (o->zero == 1 && o->dp > 1 && model_ep(o) > 1) {
+		if (o->zero == 1 && model_grad_ranks(o) > 1 && model_ep(o) > 1) {
 			/* the dense shards over dp, the experts' over dp / ep */
 			k_comm(&B, COMM_ALL_GATHER, (s->params - s->expert_params) * B.esz, MODEL_GROUP_DP,
 			       MODEL_ASYNC_AFTER);
 			if (o->dp > model_ep(o))
 				k_comm(&B, COMM_ALL_GATHER, s->expert_params * B.esz, MODEL_GROUP_EDP,
 				       MODEL_ASYNC_AFTER);
-		} else if (o->zero == 1 && o->dp > 1) {
+		} else if (o->zero == 1 && model_grad_ranks(o) > 1) {
 			k_comm(&B, COMM_ALL_GATHER, s->params * B.esz, MODEL_GROUP_DP, MODEL_ASYNC_AFTER);
 		}
 	}

@@ -195,6 +195,11 @@ struct model_opts {
 	/* Linears in FP8 (dtype is then BF16 for everything else). */
 	int fp8;
 	enum model_fp8_recipe fp8_recipe;
+	/* Gradients accumulated in an FP32 buffer over the micro-batches
+	 * (nanotron's accumulate_grad_in_fp32): each AccumulateGrad add reads
+	 * the gradient and reads and writes the FP32 buffer.  --stack te does
+	 * it in the weight-gradient GEMM (Megatron's main_grad) regardless. */
+	int grad_fp32;
 	/* Micro-batches per optimizer step (gradient accumulation, 1 none):
 	 * batch sequences each; DDP and ZeRO-1 synchronize the gradients on
 	 * the last one only (no_sync), FSDP on every one. */
@@ -264,7 +269,8 @@ enum model_group {
 };
 
 /* Ranks of group g under o and how many of them share a node (o's
- * layout: model_opts above); every rank in one node when o places none. */
+ * layout: model_opts above); every rank in one node when o places none.
+ * MODEL_GROUP_DP is the dp x cp ranks of model_grad_ranks(). */
 void model_group(const struct model_opts *o, enum model_group g, uint32_t *ranks,
 		 uint32_t *node_ranks);
 
@@ -274,8 +280,14 @@ uint32_t model_cp(const struct model_opts *o);
 /* o's expert-parallel degree (1 when unset). */
 uint32_t model_ep(const struct model_opts *o);
 
-/* The ranks FSDP shards the training state over: the data-parallel
- * degree, or under HSDP the data-parallel ranks of one node. */
+/* The ranks that hold the same parameters and sum their gradients: the
+ * data-parallel degree times the context-parallel one (each CP rank
+ * computes its part of the sequence's gradients; torchtitan's FSDP and
+ * Megatron's distributed optimizer shard and reduce over dp x cp). */
+uint32_t model_grad_ranks(const struct model_opts *o);
+
+/* The ranks FSDP shards the training state over: model_grad_ranks(), or
+ * under HSDP those of one node. */
 uint32_t model_shard_ranks(const struct model_opts *o);
 
 /* Places o's ranks on nodes for target g: with --system, --nodes or

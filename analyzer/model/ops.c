@@ -610,6 +610,22 @@ void op_cp(struct bld *B, double step_bytes)
 
 /* ---- backward ----------------------------------------------------------- */
 
+/* Megatron's gradient-accumulation fusion (gradient_accumulation_fusion,
+ * on by default with TE; TE's fuse_wgrad_accumulation): the weight-
+ * gradient GEMM just pushed adds its product into the weight's FP32
+ * main_grad (beta = 1) every micro-batch instead of writing a gradient
+ * that AccumulateGrad then adds (stack_fuse drops those adds). */
+static void wgrad_into_main_grad(struct bld *B)
+{
+	struct model_kernel *k = bld_last_kernel(B);
+	if (!k || k->k.op != PRED_OP_GEMM)
+		return;
+	double out = k->k.dtype == GPU_DT_FP32 || k->k.dtype == GPU_DT_TF32 ? 4.0 : 2.0;
+	k->k.accumulate = 1;
+	k->k.bytes += (double)k->k.m * (double)k->k.n * (double)(k->k.batch ? k->k.batch : 1) *
+		      (8.0 - out);
+}
+
 void bld_grad_accumulate(struct bld *B, double elems, uint64_t cols)
 {
 	B->cols = cols;
@@ -619,6 +635,11 @@ void bld_grad_accumulate(struct bld *B, double elems, uint64_t cols)
 	struct model_kernel *k = bld_last_kernel(B);
 	if (k)
 		k->role = MODEL_ROLE_GRAD_ACC;
+	/* --grad-fp32 (nanotron's accumulate_grad_in_fp32): a hook adds the
+	 * gradient into the parameter's FP32 buffer every micro-batch: the
+	 * gradient read in the dtype, the buffer read and written in FP32 */
+	if (k && B->o->grad_fp32)
+		k->k.bytes = elems * (B->esz + 8.0);
 }
 
 void bld_backward_op(struct bld *B, const struct fop *f)
@@ -631,6 +652,8 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 			bld_fp8_casts(B, 0, (double)f->a * f->c, (double)f->b * f->c);
 		k_gemm_fp8(B, 1, f->a, f->b, f->c, f->fp8);
 		k_gemm_fp8(B, 1, f->c, f->b, f->a, f->fp8);
+		if (B->o->stack == MODEL_STACK_TE)
+			wgrad_into_main_grad(B);
 		if (f->flag & 1)
 			k_colsum(B, f->a, f->c);
 		bld_grad_accumulate(B, f->param_elems, f->b);

@@ -32,7 +32,7 @@ const char *const *model_cli_options(void)
 		"expert-capacity", "new-tokens", "plan", "write-trace",
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
 		"stack", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
-		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp",
+		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
 		NULL
 	};
 	return names;
@@ -296,6 +296,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 65536, &o->ep);
 	} else if (!strcmp(name, "mtp")) {
 		bad = parse_count(v, 8, &o->mtp);
+	} else if (!strcmp(name, "grad-fp32")) {
+		o->grad_fp32 = 1;
 	} else if (!strcmp(name, "new-tokens")) {
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
 	} else if (!strcmp(name, "write-trace")) {
@@ -912,7 +914,7 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	uint32_t gpus = o->dp * o->tp * o->pp * model_cp(o);
 	if (gpus > 1) {
 		char zero[32] = "", cp[32] = "", nodes[48] = "";
-		if (o->zero && o->dp > 1)
+		if (o->zero && model_grad_ranks(o) > 1)
 			snprintf(zero, sizeof(zero), ", zero %u%s", o->zero, o->hsdp ? " (hsdp)" : "");
 		if (model_cp(o) > 1 && model_ep(o) > 1)
 			snprintf(cp, sizeof(cp), ", cp %u, ep %u", model_cp(o), model_ep(o));

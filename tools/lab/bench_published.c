@@ -12,7 +12,9 @@
  * (Transformer Engine for NeMo/Megatron rows, eager for the others), the
  * context-parallel degree, the interleaved pipeline's model chunks (VP)
  * and the nodes (8 GPUs each).  What a row uses
- * that no flag expresses yet is named in the "lacks" column.
+ * that no flag expresses yet is named in the "lacks" column, and so is a
+ * row whose activation checkpointing is unstated and taken to be full
+ * because the estimate without it does not fit the GPU.
  * --before predicts with the flags the --model path had before activation
  * checkpointing, gradient accumulation, FP8 and stacks (one micro-batch
  * times GA; FP8 runs as BF16; context parallelism as a GPU's share of the
@@ -29,6 +31,7 @@
 #include <string.h>
 
 #include "analyzer/model/run.h"
+#include "gpu_specs/gpu.h"
 #include "trace/csv.h"
 
 #define PROG "surfer-bench"
@@ -120,6 +123,7 @@ struct run {
 	char store[40][160];
 	int nargs;
 	unsigned ngpus, ga;
+	int ckpt_unstated;           /* the row's act_ckpt says nothing        */
 	double measured_ms, predicted_ms;
 	int ok;
 	char why[200];
@@ -141,8 +145,8 @@ static void arg(struct run *r, const char *name, const char *fmt, ...)
 	r->args[r->nargs + 1] = r->store[r->nargs + 1];
 	size_t len = strlen(r->flags);
 	if (strcmp(name, "model") && strcmp(name, "target"))
-		snprintf(r->flags + len, sizeof(r->flags) - len, "%s--%s %s", len ? " " : "", name,
-			 r->store[r->nargs + 1]);
+		snprintf(r->flags + len, sizeof(r->flags) - len, "%s--%s%s%s", len ? " " : "", name,
+			 r->store[r->nargs + 1][0] ? " " : "", r->store[r->nargs + 1]);
 	r->nargs += 2;
 }
 
@@ -229,6 +233,10 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		arg(r, "pp", "%u", pp);
 	if (pp > 1 && before)
 		arg(r, "microbatches", "%u", r->ga);
+	/* a gradient-accumulation micro-batch of mb sequences is one pipeline
+	 * microbatch (Megatron's and nanotron's GA is the pipeline's count) */
+	if (pp > 1 && !before)
+		arg(r, "microbatches", "1");
 	if (pp > 1 && vp > 1 && !before)
 		arg(r, "vpp", "%u", vp);
 	if (cp > 1 && !before)
@@ -248,6 +256,7 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		if (r->ga > 1)
 			arg(r, "grad-accum", "%u", r->ga);
 		const char *ck = F(C_CKPT);
+		r->ckpt_unstated = !strncasecmp(ck, "unstated", 8);
 		if (!strncasecmp(ck, "full", 4))
 			arg(r, "act-ckpt", "full");
 		else if (!strncasecmp(ck, "selective", 9))
@@ -258,6 +267,9 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 			arg(r, "stack", "compile");
 		else if (te)
 			arg(r, "stack", "te");
+		/* FP32 gradient accumulation (te does it in its wgrad GEMMs) */
+		if (!te && (has(dtype, "fp32 grad") || has(assume, "accumulate_grad_in_fp32")))
+			arg(r, "grad-fp32", "%s", "");
 	}
 	r->measured_ms = atof(F(C_MS));
 #undef F
@@ -299,6 +311,25 @@ static int predict_run(struct run *r, int before)
 	if (model_build(&c, &m.opts, &s, err, sizeof(err))) {
 		snprintf(r->why, sizeof(r->why), "%s", err);
 		return -1;
+	}
+	/* A published run fitted its GPUs: where the row leaves activation
+	 * checkpointing unstated and the estimate without it exceeds the GPU's
+	 * memory, every block is taken to be checkpointed (the flag printed,
+	 * "act-ckpt-assumed" in lacks). */
+	if (!before && r->ckpt_unstated && m.opts.mode == MODEL_TRAINING &&
+	    m.opts.act_ckpt == MODEL_CKPT_NONE) {
+		struct model_memory mm;
+		model_memory(&c, &m.opts, &s, &mm);
+		if (mm.peak > gpu_mem_usable_bytes(g)) {
+			model_seq_release(&s);
+			m.opts.act_ckpt = MODEL_CKPT_FULL;
+			if (model_build(&c, &m.opts, &s, err, sizeof(err))) {
+				snprintf(r->why, sizeof(r->why), "%s", err);
+				return -1;
+			}
+			arg(r, "act-ckpt", "full");
+			lack(r, "act-ckpt-assumed");
+		}
 	}
 	int rc = model_time(&s, &m.opts, model_cli_target(&m, g, &capped), model_cli_launch_ns(&m), &t);
 	model_seq_release(&s);
