@@ -23,6 +23,7 @@
 #include "tools/lab/bench_power.h"
 #include "tools/lab/bench_conv.h"
 #include "tools/lab/bench_serving.h"
+#include "tools/lab/bench_cpu.h"
 #include "tools/lab/bench_tc.h"
 #include "tools/lab/bench_vec.h"
 #include "tools/lab/calibrate.h"
@@ -81,6 +82,7 @@ static void usage(FILE *fp)
 		"       " PROG " power --data DIR       (FP32 power cap vs measured FMA runs)\n"
 		"       " PROG " published --data DIR [--before] (published training step times)\n"
 		"       " PROG " serving --data DIR     (SGLang engine vs PipeWeave's runs)\n"
+		"       " PROG " cpu --data DIR         (CPU issue cost per op class, Kineto traces)\n"
 		"       " PROG " profile --labels DIR [--emit] (per-operator profiles vs the tile model;\n"
 		"                                          the AMD scale)\n"
 		"       " PROG " calibrate [--emit] DIR|FILE.csv... (the interval table from held-out\n"
@@ -587,6 +589,7 @@ static const struct bench_cmd {
 	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
 	{"serving", BO(DATA) | BO(GPU), 0, bench_serving_main},
+	{"cpu", BO(DATA), 0, bench_cpu_main},
 	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
 		    BO(ROWS), 0, bench_profile_main},
 	{"calibrate", BO(EMIT) | BO(INTERVAL), 1, bench_calibrate_main},
