@@ -11,6 +11,7 @@
 #include "gpu_specs/figures.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,24 @@ static const struct fig_row fig_rows[] = {
 };
 #define FIG_NROWS (sizeof fig_rows / sizeof fig_rows[0])
 
+/* Each row's GPU, looked up once: gpu_figure() runs for every tensor-core
+ * GEMM the predictor models (and every sample of tcgemm's fit), and
+ * gpu_find() compares names. */
+static const struct gpu_spec *fig_gpu[FIG_NROWS];
+static pthread_once_t fig_once = PTHREAD_ONCE_INIT;
+
+static void fig_resolve(void)
+{
+	for (size_t i = 0; i < FIG_NROWS; i++)
+		fig_gpu[i] = gpu_find(fig_rows[i].gpu);
+}
+
+static const struct gpu_spec *row_gpu(size_t i)
+{
+	pthread_once(&fig_once, fig_resolve);
+	return fig_gpu[i];
+}
+
 int gpu_fp32_dual_issue(const struct gpu_spec *g)
 {
 	if (!g || gpu_cc_is_amd(g->cc) || g->cc < 86 || !(g->peak_tflops[GPU_DT_FP32] > 0) ||
@@ -112,7 +131,7 @@ static const struct fig_row *measured(const struct gpu_spec *g, enum gpu_figure_
 	if (g->cc == exclude_cc)
 		return NULL;
 	for (size_t i = 0; i < FIG_NROWS; i++) {
-		const struct gpu_spec *m = fig_rows[i].kind == f ? gpu_find(fig_rows[i].gpu) : NULL;
+		const struct gpu_spec *m = fig_rows[i].kind == f ? row_gpu(i) : NULL;
 		if (!m)
 			continue;
 		if (m == g) {
@@ -168,7 +187,7 @@ static size_t rule(const struct gpu_spec *g, enum gpu_figure_kind f, uint32_t ex
 				v[n++] = rule_unit(&all[i], f, all[i].mem_bw_measured_gbps);
 	} else {
 		for (size_t i = 0; i < FIG_NROWS && n < 64; i++) {
-			const struct gpu_spec *m = fig_rows[i].kind == f ? gpu_find(fig_rows[i].gpu) : NULL;
+			const struct gpu_spec *m = fig_rows[i].kind == f ? row_gpu(i) : NULL;
 			if (!m || m->cc == exclude_cc || gpu_cc_is_amd(m->cc) != amd)
 				continue;
 			if ((f == GPU_FIG_FP32_FMA_EFF || f == GPU_FIG_FMA_CLOCK) &&
@@ -242,7 +261,7 @@ double gpu_fp32_issue_factor(const struct gpu_spec *g)
 	 * the median FMA efficiency of the measured ones of that kind is the
 	 * unit (the A100 SXM4's 0.98) */
 	for (size_t i = 0; i < FIG_NROWS && n < 64; i++) {
-		const struct gpu_spec *m = gpu_find(fig_rows[i].gpu);
+		const struct gpu_spec *m = row_gpu(i);
 		if (fig_rows[i].kind == GPU_FIG_FP32_FMA_EFF && m && !gpu_cc_is_amd(m->cc) &&
 		    !gpu_fp32_dual_issue(m))
 			v[n++] = fig_rows[i].value;

@@ -119,13 +119,18 @@
  *     section 4.1: "up to 230 TFLOPs/s", 73 % of 312);
  *   FA3 on the H100 SXM5 (cc 9.0), d 256: 740 TFLOP/s (FA3 paper, Shah
  *     et al. 2024, abstract: "up to 740 TFLOPs/s (75% utilization)").
- *  Fitted on each alone, eff = 1.259 (A100) and 1.227 (H100); each held-
- *  out architecture predicted from the other's fit: the H100's FA3 at 756
- *  TFLOP/s (+2.2 %), the A100's FA2 at 225 (-2.1 %).  The compiled-in
- *  eff (the geometric mean) gives 228 (-1.1 %) and 748 (+1.1 %); FA3 at d
- *  128 and 64 (figures above, not fitted) 628 (-3.1 %) and 490 (-1.5 %).
- *  eff > 1: tcgemm's rate is its one efficiency fitted over six GPUs'
- *  GEMMs (0.77 of peak), below what the best kernels reach on these two.
+ *  Fitted on each alone, eff = 1.276 (A100) and 1.344 (H100); each held-
+ *  out architecture predicted from the other's fit: the H100's FA3 at 709
+ *  TFLOP/s (-4.2 %), the A100's FA2 at 240 (+4.3 %).  The compiled-in
+ *  eff (the geometric mean) gives 235 (+2.1 %) and 724 (-2.1 %); FA3 at d
+ *  128 and 64 (figures above, not fitted) 611 (-5.7 %) and 480 (-3.5 %).
+ *  eff > 1: tcgemm's rate is the share of the GPU's MAMF figure a huge
+ *  GEMM of its data reaches (0.87 x 0.869 of the A100's peak, 0.87 x
+ *  0.803 of the H100's), below what the best kernels reach on these two.
+ *  (With one share of the peak for every GPU, 0.77, the two fitted alone
+ *  agreed better: 1.259 and 1.227, +2.2 % and -2.1 % held out; the MAMF
+ *  figures put the H100's GEMMs 7.6 % lower against the A100's than its
+ *  FA3 kernel stands against FA2.)
  *  attention_bwd_eff, the backward kernel's rate as a share of the
  *  forward's (the backward's five products, its dS elementwise work and
  *  dQ's FP32 accumulation run below the forward's two), from the backward
@@ -137,16 +142,18 @@
  *  (These and the FA3 forward values 497 and 648 above are readings of
  *  the plots, not re-checked against the papers when written: a reading
  *  off by 5 % moves the fit by as much; check them before relying.)
- *  Each alone: 0.745 (A100) and 0.688 (H100) of the joint forward rate;
+ *  Each alone: 0.716 (A100) and 0.716 (H100) of the joint forward rate;
  *  with eff and the share both fitted on one architecture, the other's
- *  backward is predicted at 602 TFLOP/s on the H100 (+7.3 %) and 182 on
- *  the A100 (-7.1 %).  The compiled-in share (geometric mean, 0.716)
- *  gives 189 (-3.6 %) and 581 (+3.6 %).  The old single constant put the
+ *  backward is predicted at 561 TFLOP/s on the H100 and 196 on the A100
+ *  (0.0 % both: the backward's rate is their product, the same fitted on
+ *  either; with one share of the peak for every GPU in tcgemm it was
+ *  +7.3 % and -7.1 %).  The compiled-in share (geometric mean, 0.716)
+ *  gives 196 and 561 (0.0 %).  The old single constant put the
  *  backward above the forward (its 10 d FLOPs per exponential against 4
  *  d): 230 on the A100, 810 on the H100.
  * Checks, fitted on nothing (tests/check_attention.c keeps them):
- *  - FA3 FP8 on the H100, head dim 256: predicted 1.27 PFLOP/s against
- *    "close to 1.2 PFLOPs/s" (FA3 abstract): +5.6 % (the FP8 kernels' own
+ *  - FA3 FP8 on the H100, head dim 256: predicted 1.23 PFLOP/s against
+ *    "close to 1.2 PFLOPs/s" (FA3 abstract): +2.7 % (the FP8 kernels' own
  *    overheads, the in-kernel V transpose of section 3.3, not modelled);
  *  - FlashMLA on the H800 (deepseek-ai/FlashMLA README: 3000 GB/s memory-
  *    bound, 580 TFLOP/s compute-bound, later 660): batch 128, 128 heads,
@@ -172,11 +179,11 @@
 #include "predictor/vecop.h"
 
 /* See the fit above. */
-const double attention_mma_eff = 1.2427;
+const double attention_mma_eff = 1.3095;
 
 /* The backward's main-loop rate as a share of the forward's: see the fit
  * above (the backward figures). */
-const double attention_bwd_eff = 0.7160;
+const double attention_bwd_eff = 0.7159;
 
 /* mma.sync kernels (FA2) on a GPU whose peak needs the asynchronous MMA
  * (9.x, 10.x): the rate above times this, from the FA3 paper's figure
@@ -185,7 +192,7 @@ const double attention_bwd_eff = 0.7160;
  * architecture it applies to: no held-out check exists.  The FA2 paper's
  * "up to 335 TFLOPs/s" on the H100 (forward + backward) checks it with
  * the backward share (above). */
-const double attention_sync_on_async_eff = 0.4544;
+const double attention_sync_on_async_eff = 0.4731;
 
 /* flash-attn's Triton kernel against FA2 on the same shape: FA2 is
  * "1.3-2.5x faster than FlashAttention in Triton" (FA2 paper, Dao 2023,

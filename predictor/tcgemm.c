@@ -7,7 +7,7 @@
  * GPU g is
  *
  *   T = max(F / (P_dt * eff), bytes / (BW * bw_eff)) + overhead
- *   eff = eff_dt * e_wave^wave_pow * e_pad^pad_pow * k / (k + k0)
+ *   eff = eff_dt * mamf * e_wave^wave_pow * e_pad^pad_pow * k / (k + k0)
  *
  * with F = 2 m n k batch, P_dt the dense tensor peak of the dtype, BW the
  * achievable DRAM bandwidth, and
@@ -21,16 +21,38 @@
  *  - k / (k + k0): each tile pays a fixed prologue (pipeline fill) and
  *    epilogue (accumulator write-out) worth k0 steps of its K loop, which a
  *    short K cannot amortize;
- *  - eff_dt: what the best kernels reach on a huge GEMM, per dtype;
- *  - power = min(1, (W / (P_fp16 * power_w_ref)))^power_pow with W the board
- *    power and P_fp16 the dense FP16 peak in TFLOP/s: a GPU with little
- *    power per unit of tensor throughput cannot hold its boost clock under
- *    a long GEMM.  Measured on the data below, the fraction of peak that
- *    large GEMMs reach orders exactly as W/P_fp16 does: H800 0.60 (0.71
- *    W per TFLOP/s), T4 0.60 (1.08), A100 0.73 (1.28), A40 0.75 (2.0), V100
- *    0.81 (2.4), H20 0.91 (2.7).  The FP16 peak is the basis for every
- *    dtype: the same tensor cores draw about the same power at FP8's
- *    doubled rate.
+ *  - mamf: the share of the dense peak the GPU reaches in its best large
+ *    BF16 matmul, where a public measurement gives one (gpu_specs/figures.h:
+ *    ml-engineering's MAMF table, A100 SXM 0.869, A100 PCIe 0.811, H100
+ *    SXM and H200 0.803, GH200 0.838, B200 0.776, GB200 0.729; a board of a
+ *    measured die, the H800, takes its die's), else the rule below;
+ *  - eff_dt: the share of that a huge GEMM of the data reaches, per dtype
+ *    (0.87: the GEMMs measured here ran older libraries than the MAMF
+ *    search, and no search picked their shapes).
+ * The rule, for a GPU with no figure:
+ *
+ *   mamf = min(1, mamf_1024 * (w / 1024)^-rate_pow * power)
+ *   power = min(1, (W / P_fp16) * (w / 1024)^power_rate_pow / power_w_ref)^power_pow
+ *
+ * with w the tensor width (dense FP16 FLOP per clock per SM, rounded to a
+ * power of two: V100, T4, A40, H20 1024, A100 2048, H100 4096, B200 8192;
+ * L40 and L20 512), W the board power and P_fp16 the dense FP16 peak in
+ * TFLOP/s: a board with few watts per unit of tensor throughput cannot
+ * hold its boost clock under a long GEMM; a wider MMA spends less energy
+ * per FLOP (fewer operand reads per FLOP), hence the width's exponent on
+ * the watts.  The FP16 peak is the basis for every dtype: the same tensor
+ * cores draw about the same power at FP8's doubled rate.  The rule is
+ * fitted together with the shape constants, on the measured GEMMs and on
+ * the MAMF figures of the NVIDIA GPUs measured themselves (each a point
+ * weighing as much as one GPU of the data); `surfer-bench tensorcore`
+ * prints each architecture's figures predicted by the rule fitted without
+ * that architecture.  The width alone (--no-power) fits rate_pow +0.089
+ * (narrower MMAs keep more of their peak, the non-MMA work per tile being
+ * the same), but gives the H20 0.91, no more than the A40 (1024 wide
+ * both), where PipeWeave's SGLang prefill shows the H20's GEMMs at about
+ * 0.95 of its peak and the A40's at 0.82; with the power term rate_pow
+ * fits at -0.074 and the watts explain the figures: A100 PCIe 0.811
+ * against SXM 0.869 at 300 against 400 W, GH200 0.838 against H100 0.803.
  * Small-M FP16/BF16 GEMMs (m <= 64 rows: a decode step's batch tokens times
  * weights of thousands by thousands) do not run the large-GEMM tiles.
  * cuBLAS picks a tile as tall as M (64 rows on Hopper's wgmma, narrower
@@ -52,8 +74,9 @@
  * make bench-tc's per-pair mean 21.7% -> 21.6% (tcgemm_params.c's
  * constants kept as fitted with the 128-row tiles; a refit moves each by
  * under 0.3%).
- * All GPU dependence is in the datasheet figures (SMs, peak, bandwidth), so
- * constants fitted on some GPUs carry to others.  The constants are fitted
+ * All GPU dependence is in the datasheet figures (SMs, peak, bandwidth,
+ * board power) and the MAMF figures, so constants fitted on some GPUs
+ * carry to others.  The constants are fitted
  * by least squares on log(model / measured) with Nelder-Mead (the max() is
  * not differentiable), each GPU weighted equally.
  *
@@ -79,10 +102,12 @@
  * ratio 54.6% and 149%).
  *
  * Tried and dropped (make bench-tc, each GPU held out, mean of the six):
- *  - the tensor width, eff x (FP16 FLOP per clock per SM / 1024)^-w (the
- *    A100's 2048 and H800's 4096 reach less of their peak than the 1024
- *    of V100, A40 and H20): w fitted at 0.03-0.18, mean 17.8% -> 17.9%
- *    (H20 25.8 -> 23.5, A100 7.3 -> 11.6);
+ *  - before the MAMF figures, the tensor width on one efficiency of the
+ *    dense peak, eff x (FP16 FLOP per clock per SM / 1024)^-w: w fitted at
+ *    0.03-0.18, mean 17.8% -> 17.9% (H20 25.8 -> 23.5, A100 7.3 -> 11.6);
+ *    and the power term on it: better on H20, V100, T4 and A40, much worse
+ *    on the H800, whose watts per TFLOP/s lie below every other GPU's (it
+ *    now runs at its die's figure, which holds its power limit);
  *  - a floor of one SM's share at its peak, waves x 2 x rows x tile n x K /
  *    (peak / SMs) with rows m rounded up to 16, 32 or 64 (the H20's small-m
  *    FP8 GEMMs take a time linear in K whatever n is, and are predicted
@@ -90,7 +115,10 @@
  *  - the power term with watts per TFLOP/s divided by the node's energy
  *    (tile_node_energy(), as the FP32 cap does): 20.5% (T4 43.6%: with
  *    the T4 held out no other GPU is power-limited), against 21.5% with
- *    the plain power term and 17.8% without.
+ *    the plain power term and 17.8% without;
+ *  - the MAMF rule with the width alone (--no-power): rate_pow +0.089,
+ *    from the shape 17.8% (A100 11.9, H20 24.0), the ratio 21.2%, the
+ *    MAMF figures held out 4.2%; the H20 at 0.91, the A40's share.
  */
 #include "predictor/tcgemm.h"
 
@@ -137,6 +165,9 @@ struct tc_feat {
 	double tc_ns;             /* F / P_dt, ns                       */
 	double tm_ns;             /* bytes / BW, ns                     */
 	double log_wpt;           /* log(board W / FP16 TFLOP/s); NAN ?  */
+	double log_width;         /* log(FP16 FLOP/clk/SM / 1024)        */
+	double log_fig;           /* log of the GPU's MAMF share; NAN: none */
+	double log_mx;            /* log gpu_matrix_eff() (without figures) */
 	double waves;
 };
 
@@ -192,6 +223,39 @@ static double tc_small_rows(double m)
 	return r;
 }
 
+/* log of the tensor width, the dense FP16 FLOP per clock per SM over
+ * 1024, rounded to a power of two (the MMA units are; the datasheet's
+ * boost clock is not always the one its tensor rate is quoted at: H100
+ * 1980 MHz against 1830); 0 when unknown. */
+static double tc_log_width(const struct gpu_spec *g)
+{
+	double p16 = roofline_peak_flops(g, GPU_DT_FP16);
+	double clk = (g->boost_clock_mhz ? g->boost_clock_mhz : g->base_clock_mhz) * 1e6;
+	if (!(p16 > 0) || !(clk > 0) || !g->sms)
+		return 0;
+	return round(log2(p16 / ((double)g->sms * clk) / 1024)) * M_LN2;
+}
+
+/* log of g's MAMF figure as tcgemm takes it (tcgemm_mamf_share()), NAN
+ * when the rule stands in. */
+static double tc_log_figure(const struct gpu_spec *g, enum gpu_provenance *prov)
+{
+	struct gpu_figure_value v;
+	enum gpu_provenance pr = gpu_figure(g, GPU_FIG_MAMF_BF16, 0, &v);
+	if (prov)
+		*prov = pr;
+	if ((pr == GPU_PROV_MICROBENCH || pr == GPU_PROV_MEASURED || pr == GPU_PROV_SAME_DIE ||
+	     (pr == GPU_PROV_RULE && gpu_cc_is_amd(g->cc))) && v.value > 0)
+		return log(v.value);
+	return NAN;
+}
+
+static double tc_log_wpt(const struct gpu_spec *g)
+{
+	double p16 = roofline_peak_flops(g, GPU_DT_FP16) / 1e12;
+	return g->tdp_w > 0 && p16 > 0 ? log(g->tdp_w / p16) : NAN;
+}
+
 static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 		       struct tc_feat *f)
 {
@@ -200,8 +264,7 @@ static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	if (!k || !g || k->op != PRED_OP_GEMM || k->m == 0 || k->n == 0 || k->k == 0 ||
 	    tc_sizes(k->dtype, &in, &outb) < 0 || g->cc < 70 || g->sms == 0)
 		return -1;
-	double peak = roofline_peak_flops(g, k->dtype) * gpu_matrix_eff(g),
-	       bw = roofline_bw_bytes(g);
+	double peak = roofline_peak_flops(g, k->dtype), bw = roofline_bw_bytes(g);
 	if (!(peak > 0) || !(bw > 0))
 		return -1;
 	double m = (double)k->m, n = (double)k->n, kk = (double)k->k;
@@ -228,8 +291,10 @@ static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	f->tc_ns = 2.0 * m * n * kk * b / peak * 1e9;
 	f->tm_ns = ((m * kk + kk * n) * in + m * n * tc_out_bytes(k, outb)) * b / bw * 1e9;
 	f->waves = waves;
-	double p16 = roofline_peak_flops(g, GPU_DT_FP16) / 1e12;
-	f->log_wpt = g->tdp_w > 0 && p16 > 0 ? log(g->tdp_w / p16) : NAN;
+	f->log_wpt = tc_log_wpt(g);
+	f->log_width = tc_log_width(g);
+	f->log_fig = tc_log_figure(g, NULL);
+	f->log_mx = log(gpu_matrix_eff(g));
 	return 0;
 }
 
@@ -246,9 +311,32 @@ static double tc_log_power(double log_wpt, const struct tcgemm_params *p)
 	return 0;
 }
 
+/* log of the rule's MAMF share (tcgemm.c's header): the width term and
+ * the power term, at most 1. */
+static double tc_log_rule(double log_width, double log_wpt, const struct tcgemm_params *p)
+{
+	double l = log(p->mamf_1024) - p->rate_pow * log_width;
+	if (p->power_w_ref > 0 && !isnan(log_wpt)) {
+		double x = log_wpt + p->power_rate_pow * log_width;
+		if (x < log(p->power_w_ref))
+			l += p->power_pow * (x - log(p->power_w_ref));
+	}
+	return l < 0 ? l : 0;
+}
+
+/* log of the share of the dtype's dense peak before eff_dt: the MAMF
+ * figure or the rule when p has one, else the matrix efficiency and the
+ * power term. */
+static double tc_log_share(const struct tc_feat *f, const struct tcgemm_params *p)
+{
+	if (p->mamf_1024 > 0)
+		return !isnan(f->log_fig) ? f->log_fig : tc_log_rule(f->log_width, f->log_wpt, p);
+	return f->log_mx + tc_log_power(f->log_wpt, p);
+}
+
 static double tc_time(const struct tc_feat *f, const struct tcgemm_params *p, int *mem_bound)
 {
-	double lp = tc_log_power(f->log_wpt, p);
+	double lp = tc_log_share(f, p);
 	double eff = tc_eff_dt(p, f->dt) *
 		     exp(p->wave_pow * f->log_wave + p->pad_pow * f->log_pad + lp) *
 		     f->k / (f->k + p->k0);
@@ -312,10 +400,43 @@ double tcgemm_rate_flops(const struct gpu_spec *g, enum gpu_dtype dt,
 		p = &tcgemm_default_params;
 	if (!g || tc_sizes(dt, &in, &outb) < 0 || g->cc < 70 || g->sms == 0)
 		return 0;
-	double peak = roofline_peak_flops(g, dt) * gpu_matrix_eff(g);
-	double p16 = roofline_peak_flops(g, GPU_DT_FP16) / 1e12;
-	double log_wpt = g->tdp_w > 0 && p16 > 0 ? log(g->tdp_w / p16) : NAN;
-	return peak > 0 ? peak * tc_eff_dt(p, dt) * exp(tc_log_power(log_wpt, p)) : 0;
+	struct tc_feat f;
+	double peak = roofline_peak_flops(g, dt);
+	f.log_wpt = tc_log_wpt(g);
+	f.log_width = tc_log_width(g);
+	f.log_fig = tc_log_figure(g, NULL);
+	f.log_mx = log(gpu_matrix_eff(g));
+	return peak > 0 ? peak * tc_eff_dt(p, dt) * exp(tc_log_share(&f, p)) : 0;
+}
+
+double tcgemm_mamf_rule(const struct gpu_spec *g, const struct tcgemm_params *p)
+{
+	if (!p)
+		p = &tcgemm_default_params;
+	if (!g || !(p->mamf_1024 > 0) || g->cc < 70)
+		return 0;
+	return exp(tc_log_rule(tc_log_width(g), tc_log_wpt(g), p));
+}
+
+double tcgemm_mamf_share(const struct gpu_spec *g, const struct tcgemm_params *p,
+			 enum gpu_provenance *prov)
+{
+	if (prov)
+		*prov = GPU_PROV_NONE;
+	if (!p)
+		p = &tcgemm_default_params;
+	if (!g || !(p->mamf_1024 > 0) || g->cc < 70)
+		return 0;
+	enum gpu_provenance pr;
+	double l = tc_log_figure(g, &pr);
+	if (!isnan(l)) {
+		if (prov)
+			*prov = pr;
+		return exp(l);
+	}
+	if (prov)
+		*prov = GPU_PROV_RULE;
+	return tcgemm_mamf_rule(g, p);
 }
 
 int tcgemm_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
@@ -353,16 +474,29 @@ int tcgemm_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 /* ---- fitting --------------------------------------------------------- */
 
 #define TC_MAXDIM NELDER_MAXDIM
+#define TC_MAX_MAMF 32
+
+/* One MAMF figure as a point of the rule: the GPU's width and watts per
+ * TFLOP/s, the log of its measured share. */
+struct tc_mamf_point {
+	double log_width, log_wpt, log_share;
+	const struct gpu_spec *gpu;
+};
 
 /* The fit's parameter vector: log eff of each present dtype, then log k0,
- * wave_pow, pad_pow, (when fitted) log power_w_ref and power_pow, log
- * bw_eff, log overhead_ns. */
+ * wave_pow, pad_pow, (with a rule) log mamf_1024 and rate_pow, (when
+ * fitted) log power_w_ref and power_pow (and with a rule
+ * power_rate_pow), log bw_eff, log overhead_ns. */
 struct tc_problem {
 	const struct tc_feat *f;
-	const double *w;          /* per-sample weight, summing to 1      */
+	const double *w;          /* per-sample weight                    */
 	const double *log_meas;
 	size_t n;
+	const struct tc_mamf_point *mp; /* the rule's MAMF points          */
+	size_t nmp;
+	double wmp;               /* the weight of each                   */
 	int dts[GPU_DT_COUNT], ndt;
+	int rule;                 /* fit the MAMF rule                   */
 	int power;                /* fit the power term                  */
 	struct tcgemm_params base;
 };
@@ -377,9 +511,15 @@ static void tc_unpack(const struct tc_problem *pr, const double *x, struct tcgem
 	p->k0 = exp(x[i++]);
 	p->wave_pow = x[i++];
 	p->pad_pow = x[i++];
+	if (pr->rule) {
+		p->mamf_1024 = exp(x[i++]);
+		p->rate_pow = x[i++];
+	}
 	if (pr->power) {
 		p->power_w_ref = exp(x[i++]);
 		p->power_pow = x[i++];
+		if (pr->rule)
+			p->power_rate_pow = x[i++];
 	}
 	p->bw_eff = exp(x[i++]);
 	p->overhead_ns = exp(x[i]);
@@ -394,9 +534,15 @@ static void tc_pack(const struct tc_problem *pr, const struct tcgemm_params *p, 
 	x[i++] = log(p->k0 > 1e-3 ? p->k0 : 1e-3);
 	x[i++] = p->wave_pow;
 	x[i++] = p->pad_pow;
+	if (pr->rule) {
+		x[i++] = log(p->mamf_1024);
+		x[i++] = p->rate_pow;
+	}
 	if (pr->power) {
 		x[i++] = log(p->power_w_ref);
 		x[i++] = p->power_pow;
+		if (pr->rule)
+			x[i++] = p->power_rate_pow;
 	}
 	x[i++] = log(p->bw_eff);
 	x[i] = log(p->overhead_ns > 1e-3 ? p->overhead_ns : 1e-3);
@@ -415,11 +561,17 @@ static double tc_loss(const struct tc_problem *pr, const double *x)
 	 * (m n)^(1-pad_pow) tiles^(pad_pow-wave_pow) (waves SMs)^wave_pow,
 	 * non-decreasing in the shape only when pad_pow >= wave_pow. */
 	if (p.wave_pow < 0 || p.wave_pow > 2 || p.pad_pow < p.wave_pow || p.pad_pow > 2 ||
-	    p.power_pow < 0 || p.power_pow > 2)
+	    p.power_pow < 0 || p.power_pow > 2 || p.rate_pow < -1 || p.rate_pow > 1 ||
+	    p.power_rate_pow < 0 || p.power_rate_pow > 1.5 || p.mamf_1024 > 1)
 		return INFINITY;
 	for (size_t i = 0; i < pr->n; i++) {
 		double e = log(tc_time(&pr->f[i], &p, NULL)) - pr->log_meas[i];
 		s += pr->w[i] * e * e;
+	}
+	for (size_t i = 0; i < pr->nmp; i++) {
+		double e = tc_log_rule(pr->mp[i].log_width, pr->mp[i].log_wpt, &p) -
+			   pr->mp[i].log_share;
+		s += pr->wmp * e * e;
 	}
 	return s;
 }
@@ -529,9 +681,32 @@ out:
 	return rc;
 }
 
-int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
-	       double *rms_log)
+/* The MAMF figures measured on the NVIDIA GPUs themselves (not another
+ * board of the die), none of compute capability exclude_cc, as points of
+ * the rule; up to max.  Returns their count. */
+static size_t tc_mamf_points(uint32_t exclude_cc, struct tc_mamf_point *mp, size_t max)
 {
+	size_t ng, n = 0;
+	const struct gpu_spec *all = gpu_all(&ng);
+	for (size_t i = 0; i < ng && n < max; i++) {
+		struct gpu_figure_value v;
+		const struct gpu_spec *g = &all[i];
+		if (gpu_cc_is_amd(g->cc) || g->cc == exclude_cc || g->cc < 70 ||
+		    gpu_figure(g, GPU_FIG_MAMF_BF16, 0, &v) != GPU_PROV_MICROBENCH ||
+		    !v.from || strcmp(v.from, g->id) || !(v.value > 0))
+			continue;
+		mp[n].log_width = tc_log_width(g);
+		mp[n].log_wpt = tc_log_wpt(g);
+		mp[n].log_share = log(v.value);
+		mp[n++].gpu = g;
+	}
+	return n;
+}
+
+int tcgemm_fit(const struct tcgemm_sample *s, size_t n, uint32_t exclude_cc,
+	       struct tcgemm_params *p, double *rms_log)
+{
+	struct tc_mamf_point mp[TC_MAX_MAMF];
 	struct tc_problem pr;
 	struct tc_feat *f;
 	double *w, *lm;
@@ -574,10 +749,21 @@ int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
 	}
 	int rc = -EINVAL;
 	if (used > 0) {
+		/* Each GPU of the data and each MAMF point weigh alike. */
+		size_t nmp = p->mamf_1024 > 0 ? tc_mamf_points(exclude_cc, mp, TC_MAX_MAMF) : 0;
+		double wg = 1.0 / (double)(ngpu + nmp);
 		for (size_t i = 0; i < used; i++)
-			w[i] = 1.0 / ((double)cnt[gi[i]] * (double)ngpu);
+			w[i] = wg / (double)cnt[gi[i]];
 		memset(&pr, 0, sizeof(pr));
 		pr.f = f, pr.w = w, pr.log_meas = lm, pr.n = used, pr.base = *p;
+		pr.mp = mp, pr.nmp = nmp, pr.wmp = wg;
+		pr.rule = p->mamf_1024 > 0;
+		if (pr.rule && pr.base.mamf_1024 > 1)
+			pr.base.mamf_1024 = 0.9;
+		if (pr.base.rate_pow < -1 || pr.base.rate_pow > 1)
+			pr.base.rate_pow = 0;
+		if (pr.base.power_rate_pow < 0 || pr.base.power_rate_pow > 1.5)
+			pr.base.power_rate_pow = 0;
 		if (!(pr.base.eff[GPU_DT_FP16] > 0))
 			pr.base.eff[GPU_DT_FP16] = 0.7;
 		if (!(pr.base.bw_eff > 0))
@@ -593,7 +779,7 @@ int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
 		for (int dt = 0; dt < GPU_DT_COUNT; dt++)
 			if (present[dt])
 				pr.dts[pr.ndt++] = dt;
-		int d = pr.ndt + 5 + 2 * pr.power;
+		int d = pr.ndt + 5 + 2 * pr.rule + 2 * pr.power + (pr.rule && pr.power);
 		double x[TC_MAXDIM];
 		tc_pack(&pr, &pr.base, x);
 		double loss = nelder_mead_restarts(tc_loss_cb, &pr, x, d, 0.5, 0.1, 4000, 4);

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "gpu_specs/figures.h"
 #include "predictor/predict.h"
 
 /* Output tile of one thread block, rows x cols: 128 x 128, the common
@@ -44,8 +45,11 @@ struct tcgemm_fp8 {
 
 /* The constants of the model (see tcgemm.c for the formula). */
 struct tcgemm_params {
-	double eff[GPU_DT_COUNT]; /* asymptotic fraction of dense peak by dtype;
-				   * 0 = use eff[GPU_DT_FP16]                 */
+	double eff[GPU_DT_COUNT]; /* asymptotic fraction by dtype (0 = use
+				   * eff[GPU_DT_FP16]) of the dense peak, or
+				   * with mamf_1024 > 0 of the GPU's
+				   * achievable matmul rate (its MAMF figure,
+				   * else the rule's)                         */
 	double k0;                /* K depth (elements) lost to prologue and
 				   * epilogue per tile: K/(K+k0) efficiency   */
 	double wave_pow;          /* exponent on the wave-quantization
@@ -54,10 +58,24 @@ struct tcgemm_params {
 				   * m*n/(padded m * padded n), wave_pow..1;
 				   * >= wave_pow keeps the time monotonic in
 				   * the shape (see tcgemm.c)                 */
-	double power_w_ref;       /* board watts per dense FP16 TFLOP/s below
-				   * which the sustained clock drops; <= 0
-				   * disables the power term                  */
+	double power_w_ref;       /* board watts per dense FP16 TFLOP/s (times
+				   * the tensor width's power_rate_pow, see
+				   * tcgemm.c) below which the sustained clock
+				   * drops; <= 0 disables the power term      */
 	double power_pow;         /* exponent of that drop, 0..2              */
+	double power_rate_pow;    /* exponent on the tensor width (dense FP16
+				   * FLOP per clock per SM / 1024) that scales
+				   * the watts per TFLOP/s the power term
+				   * compares: 0 = plain W per TFLOP/s, 1 = W
+				   * per SM and GHz                           */
+	double mamf_1024;         /* the achievable-matmul rule: the share of
+				   * the dense peak a GPU of 1024 FP16 FLOP per
+				   * clock per SM and watts enough reaches in
+				   * the best large BF16 matmul (its MAMF);
+				   * <= 0: no figures and no rule, eff_dt x
+				   * the power term alone                     */
+	double rate_pow;          /* the rule's exponent on the tensor width:
+				   * share x (width / 1024)^-rate_pow          */
 	double bw_eff;            /* fraction of achievable DRAM bandwidth    */
 	double overhead_ns;       /* fixed launch-to-completion cost, ns      */
 	struct tcgemm_fp8 fp8;    /* the FP8 tile-wave form; fp8.eff 0: off    */
@@ -109,7 +127,20 @@ struct tcgemm_sample {
  * off (eff 0) when there is none.  *rms_log receives
  * the weighted RMS of the log error (may be NULL).  Returns 0, -EINVAL for
  * no usable sample, -ENOMEM. */
-int tcgemm_fit(const struct tcgemm_sample *s, size_t n, struct tcgemm_params *p,
-	       double *rms_log);
+int tcgemm_fit(const struct tcgemm_sample *s, size_t n, uint32_t exclude_cc,
+	       struct tcgemm_params *p, double *rms_log);
+
+/* The share of the dense peak g reaches in its best large BF16 matmul as
+ * p (NULL: the defaults) takes it: g's MAMF figure (gpu_specs/figures.h:
+ * measured on g or on a board of its die; for AMD parts also the vendor's
+ * median), else the rule of p, fitted with exclude_cc's figures left out
+ * (the caller's choice).  *prov (may be NULL) receives the figure's
+ * provenance, GPU_PROV_RULE for tcgemm's rule.  0 when p has no rule
+ * (mamf_1024 <= 0) or g no tensor cores. */
+double tcgemm_mamf_share(const struct gpu_spec *g, const struct tcgemm_params *p,
+			 enum gpu_provenance *prov);
+
+/* The rule's share for g alone (no figure), 0 without a rule. */
+double tcgemm_mamf_rule(const struct gpu_spec *g, const struct tcgemm_params *p);
 
 #endif

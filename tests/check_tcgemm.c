@@ -286,7 +286,7 @@ START_TEST(fit_recovers_constants)
 	p.eff[GPU_DT_FP16] = 0.5, p.eff[GPU_DT_FP8] = 0.5;
 	p.k0 = 100, p.wave_pow = 1, p.pad_pow = 0.3, p.bw_eff = 1, p.overhead_ns = 1000;
 	double rms = 1;
-	ck_assert_int_eq(tcgemm_fit(s, n, &p, &rms), 0);
+	ck_assert_int_eq(tcgemm_fit(s, n, 0, &p, &rms), 0);
 	ck_assert_double_le(rms, 1e-3);
 	ck_assert_double_eq_tol(p.eff[GPU_DT_FP16], 0.75, 0.75 * 0.01);
 	ck_assert_double_eq_tol(p.eff[GPU_DT_FP8], 0.62, 0.62 * 0.01);
@@ -300,8 +300,8 @@ START_TEST(fit_recovers_constants)
 	/* Nothing usable: FP32 GEMMs only. */
 	for (size_t i = 0; i < n; i++)
 		s[i].k.dtype = GPU_DT_FP32;
-	ck_assert_int_eq(tcgemm_fit(s, n, &p, NULL), -EINVAL);
-	ck_assert_int_eq(tcgemm_fit(NULL, 0, &p, NULL), -EINVAL);
+	ck_assert_int_eq(tcgemm_fit(s, n, 0, &p, NULL), -EINVAL);
+	ck_assert_int_eq(tcgemm_fit(NULL, 0, 0, &p, NULL), -EINVAL);
 	free(s);
 }
 END_TEST
@@ -391,6 +391,67 @@ START_TEST(fp8_tile_waves)
 }
 END_TEST
 
+/* A GPU with a MAMF figure runs at it, whatever the rule says: the H100
+ * SXM at ml-engineering's 794.5 of 989 TFLOP/s, the H800 (the same die,
+ * 132 SMs of compute capability 9.0) at the same share; a GPU without one
+ * (the H20) follows the rule. */
+START_TEST(figure_sets_the_rate)
+{
+	const struct gpu_spec *h100 = gpu_find("h100-sxm"), *h800 = gpu_find("h800"),
+			      *h20 = gpu_find("h20");
+	ck_assert_ptr_nonnull(h100);
+	ck_assert_ptr_nonnull(h800);
+	ck_assert_ptr_nonnull(h20);
+	struct tcgemm_params p = hand_params(0.5), q;
+	p.mamf_1024 = 0.9;
+	q = p;
+	q.mamf_1024 = 0.45;
+	enum gpu_provenance pv;
+	ck_assert_double_eq_tol(tcgemm_mamf_share(h100, &p, &pv), 794.5 / 989, 1e-9);
+	ck_assert_int_eq(pv, GPU_PROV_MICROBENCH);
+	ck_assert_double_eq_tol(tcgemm_mamf_share(h800, &p, &pv), 794.5 / 989, 1e-9);
+	ck_assert_int_eq(pv, GPU_PROV_SAME_DIE);
+	ck_assert_double_eq_tol(tcgemm_rate_flops(h100, GPU_DT_BF16, &p),
+				989.4e12 * 0.8 * 794.5 / 989, 1e3);
+	ck_assert_double_eq_tol(tcgemm_rate_flops(h100, GPU_DT_BF16, &q),
+				tcgemm_rate_flops(h100, GPU_DT_BF16, &p), 1e-3);
+	/* the H20 has none: the rule's 0.9, then half of it */
+	ck_assert_double_eq_tol(tcgemm_mamf_share(h20, &p, &pv), 0.9, 1e-9);
+	ck_assert_int_eq(pv, GPU_PROV_RULE);
+	ck_assert_double_eq_tol(tcgemm_rate_flops(h20, GPU_DT_BF16, &q),
+				tcgemm_rate_flops(h20, GPU_DT_BF16, &p) / 2, 1e-3);
+	/* without a rule (mamf_1024 0) no figure either: eff x the peak */
+	ck_assert(tcgemm_rate_flops(h100, GPU_DT_BF16, NULL) > 0);
+	p.mamf_1024 = 0;
+	ck_assert_double_eq_tol(tcgemm_rate_flops(h100, GPU_DT_BF16, &p), 989.4e12 * 0.8, 1e3);
+}
+END_TEST
+
+/* The rule by hand.  L40: 181 TFLOP/s over 142 SMs at 2490 MHz is 512
+ * FLOP per clock per SM (width 1/2 of 1024); 300 W / 181 TFLOP/s = 1.657
+ * W per TFLOP/s.  With mamf_1024 0.8, rate_pow 0.1, power_w_ref 2,
+ * power_pow 0.5, power_rate_pow 1: 0.8 x 0.5^-0.1 = 0.85742, the watts
+ * scaled by 0.5^1 to 0.82873, (0.82873 / 2)^0.5 = 0.64372, so 0.55194.
+ * H20: 148 TFLOP/s over 78 SMs at 1980 MHz is 958 FLOP per clock per SM,
+ * 1024 rounded; 400 / 148 = 2.70 W per TFLOP/s, above 2: 0.8. */
+START_TEST(rule_by_hand)
+{
+	const struct gpu_spec *l40 = gpu_find("l40"), *h20 = gpu_find("h20");
+	ck_assert_ptr_nonnull(l40);
+	ck_assert_ptr_nonnull(h20);
+	struct tcgemm_params p = hand_params(0.5);
+	p.mamf_1024 = 0.8, p.rate_pow = 0.1;
+	p.power_w_ref = 2, p.power_pow = 0.5, p.power_rate_pow = 1;
+	ck_assert_double_eq_tol(tcgemm_mamf_rule(l40, &p), 0.55194, 1e-4);
+	ck_assert_double_eq_tol(tcgemm_mamf_rule(h20, &p), 0.8, 1e-9);
+	/* never above the peak */
+	p.mamf_1024 = 1, p.rate_pow = 0.5;
+	ck_assert_double_eq_tol(tcgemm_mamf_rule(h20, &p), 1, 1e-12);
+	p.mamf_1024 = 0;
+	ck_assert_double_eq(tcgemm_mamf_rule(h20, &p), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("tcgemm");
@@ -408,6 +469,8 @@ int main(void)
 	tcase_add_test(tc, fit_recovers_constants);
 	tcase_add_test(tc, fp8_tile_waves);
 	tcase_add_test(tc, fp8_bounded_by_bf16_off_hopper);
+	tcase_add_test(tc, figure_sets_the_rate);
+	tcase_add_test(tc, rule_by_hand);
 	suite_add_tcase(su, tc);
 	return check_run(su);
 }

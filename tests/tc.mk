@@ -5,7 +5,7 @@ $(BUILD)/tests/check_tcgemm: $(BUILD)/obj/tests/check_tcgemm.o $(BUILD)/libsurfe
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
-TEST_SCRIPTS += tests/tc_bench.sh
+TEST_SCRIPTS += tests/tc_bench.sh tests/tc_mamf.sh
 
 # The convolution model's suite.
 TEST_BINS += $(BUILD)/tests/check_conv

@@ -529,7 +529,7 @@ static int table_main(const struct bench_args *a)
 enum bench_opt {
 	BO_DATA, BO_LABELS, BO_CONFIGS, BO_GPU, BO_WEIGHTS, BO_HOLDOUT, BO_DUMP, BO_DATASET,
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
-	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_POWER,
+	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAMF,
 	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELP, BO_COUNT
 };
 #define BO(x) (1u << BO_##x)
@@ -557,7 +557,9 @@ static const struct option bench_long_opts[] = {
 	{"json", no_argument, NULL, BO_VAL + BO_JSON},
 	{"as-recorded", no_argument, NULL, BO_VAL + BO_AS_RECORDED},
 	{"per-dtype", no_argument, NULL, BO_VAL + BO_PER_DTYPE},
-	{"power", no_argument, NULL, BO_VAL + BO_POWER},
+	{"no-power", no_argument, NULL, BO_VAL + BO_NO_POWER},
+	{"no-figures", no_argument, NULL, BO_VAL + BO_NO_FIGURES},
+	{"mamf", no_argument, NULL, BO_VAL + BO_MAMF},
 	{"compiled-amd-scale", no_argument, NULL, BO_VAL + BO_COMPILED_AMD_SCALE},
 	{"format", required_argument, NULL, BO_VAL + BO_FORMAT},
 	{"interval", required_argument, NULL, BO_VAL + BO_INTERVAL},
@@ -583,7 +585,8 @@ static const struct bench_cmd {
 	{"e2e", BO(LABELS) | BO(CONFIGS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(LAUNCH_US) |
 		BO(ATTENTION) | BO(COMPILED_AMD_SCALE) | BO(DUMP), 0, bench_e2e_main},
 	{"comm", BO(MIN_BYTES), 1, bench_comm_main},
-	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(POWER) | BO(EMIT), 0, bench_tc_main},
+	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(NO_POWER) | BO(NO_FIGURES) | BO(MAMF) |
+			 BO(GPU) | BO(EMIT), 0, bench_tc_main},
 	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
 	{"conv", BO(DATA) | BO(EMIT), 0, bench_conv_main},
 	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
@@ -643,7 +646,9 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_JSON: a->json = 1; break;
 		case BO_AS_RECORDED: a->as_recorded = 1; break;
 		case BO_PER_DTYPE: a->per_dtype = 1; break;
-		case BO_POWER: a->power = 1; break;
+		case BO_NO_POWER: a->no_power = 1; break;
+		case BO_NO_FIGURES: a->no_figures = 1; break;
+		case BO_MAMF: a->mamf = 1; break;
 		case BO_COMPILED_AMD_SCALE: a->compiled_amd_scale = 1; break;
 		case BO_FORMAT: a->format = optarg; break;
 		case BO_INTERVAL: a->interval = optarg; break;

@@ -33,7 +33,9 @@ struct bench_args {
 	int json;                   /* --json (accuracy)                       */
 	int as_recorded;            /* --as-recorded (accuracy)                */
 	int per_dtype;              /* --per-dtype (tensorcore)                */
-	int power;                  /* --power (tensorcore)                    */
+	int no_power;               /* --no-power (tensorcore)                 */
+	int no_figures;             /* --no-figures (tensorcore)               */
+	int mamf;                   /* --mamf (tensorcore)                     */
 	int compiled_amd_scale;     /* --compiled-amd-scale (e2e)              */
 	int before;                 /* --before (published)                    */
 	int noperands;              /* the arguments that are not options      */

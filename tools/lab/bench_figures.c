@@ -6,6 +6,7 @@
 #include "tools/lab/bench_figures.h"
 #include "gpu_specs/figures.h"
 #include "gpu_specs/gpu.h"
+#include "predictor/tcgemm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ int bench_figures_main(const struct bench_args *a)
 	printf("%-24s", "gpu");
 	for (int f = 0; f < GPU_FIG_COUNT; f++)
 		printf(" %15s", gpu_figure_name((enum gpu_figure_kind)f));
-	printf("  fp32 issue\n");
+	printf("  fp32 issue  tcgemm mamf\n");
 	for (size_t i = 0; i < ng; i++) {
 		printf("%-24s", all[i].id);
 		for (int f = 0; f < GPU_FIG_COUNT; f++) {
@@ -44,10 +45,19 @@ int bench_figures_main(const struct bench_args *a)
 			else
 				printf(" %13.*f %s", v.value >= 100 ? 0 : 3, v.value, mark(p));
 		}
-		printf("  %.3f\n", gpu_fp32_issue_factor(&all[i]));
+		printf("  %10.3f", gpu_fp32_issue_factor(&all[i]));
+		enum gpu_provenance tp;
+		double share = tcgemm_mamf_share(&all[i], NULL, &tp);
+		if (share > 0)
+			printf("  %9.3f %s\n", share,
+			       tp == GPU_PROV_RULE && !gpu_cc_is_amd(all[i].cc) ? "T" : mark(tp));
+		else
+			printf("  %11s\n", "-");
 	}
 	printf("(P public microbenchmark, M measured by us, S the same die measured, R the rule,\n"
-	       " D datasheet; fp32 issue: the factor on the datasheet FP32 rate)\n\n");
+	       " D datasheet; fp32 issue: the factor on the datasheet FP32 rate; tcgemm mamf: the\n"
+	       " share of the dense peak the tensor-core GEMM model takes for a GPU's best large\n"
+	       " matmul, its mamf_bf16 figure or, T, tcgemm's fitted rule (predictor/tcgemm.c))\n\n");
 	printf("each rule against the measured GPUs, their architecture held out:\n");
 	printf("%-16s %-24s %10s %10s %8s\n", "figure", "gpu", "measured", "rule", "error");
 	for (int f = 0; f < GPU_FIG_COUNT; f++) {

@@ -269,8 +269,10 @@ static void tc_print_params(FILE *out, const struct tcgemm_params *p, const char
 		fprintf(out, "%s.eff = {[GPU_DT_FP16] = %.4f},\n", indent, p->eff[GPU_DT_FP16]);
 	fprintf(out, "%s.k0 = %.2f,\n%s.wave_pow = %.4f,\n%s.pad_pow = %.4f,\n", indent, p->k0,
 		indent, p->wave_pow, indent, p->pad_pow);
-	fprintf(out, "%s.power_w_ref = %.4f,\n%s.power_pow = %.4f,\n", indent, p->power_w_ref,
-		indent, p->power_pow);
+	fprintf(out, "%s.power_w_ref = %.4f,\n%s.power_pow = %.4f,\n%s.power_rate_pow = %.4f,\n",
+		indent, p->power_w_ref, indent, p->power_pow, indent, p->power_rate_pow);
+	fprintf(out, "%s.mamf_1024 = %.4f,\n%s.rate_pow = %.4f,\n", indent, p->mamf_1024, indent,
+		p->rate_pow);
 	fprintf(out, "%s.bw_eff = %.4f,\n%s.overhead_ns = %.1f,\n", indent, p->bw_eff, indent,
 		p->overhead_ns);
 	if (p->fp8.eff > 0)
@@ -285,10 +287,11 @@ static void tc_print_params(FILE *out, const struct tcgemm_params *p, const char
 /* The variant the table and --emit fit: one asymptotic efficiency for all
  * dtypes (the default: held out, it beats an FP8 efficiency of its own,
  * which only two GPUs inform, on 4 of 6 GPUs) or one per dtype
- * (--per-dtype); with or without the power term (--power: better on H20,
- * V100, T4 and A40 held out, much worse on H800, whose watts per TFLOP/s lie
- * below every other GPU's, so off by default). */
-static int tc_tie = 1, tc_power = 0;
+ * (--per-dtype); the GPUs' MAMF figures and the rule for the others (the
+ * default; --no-figures: one efficiency of the dense peak for every GPU,
+ * the model before them), the rule with its power term (the default) or
+ * the tensor width alone (--no-power). */
+static int tc_tie = 1, tc_power = 1, tc_figures = 1;
 
 static struct tcgemm_params tc_start(void)
 {
@@ -299,6 +302,7 @@ static struct tcgemm_params tc_start(void)
 	p.k0 = 64, p.wave_pow = 0.5, p.pad_pow = 0.7;
 	p.power_w_ref = tc_power ? 2 : 0;
 	p.power_pow = tc_power ? 0.3 : 0;
+	p.mamf_1024 = tc_figures ? 0.85 : 0;
 	p.bw_eff = 0.9, p.overhead_ns = 5000;
 	p.fp8.eff = 0.9;          /* fit the FP8 tile-wave form (tcgemm.c) */
 	return p;
@@ -318,7 +322,7 @@ static int tc_heldout(const struct tc_set *set, const long *pair, const struct g
 		if (set->s[i].gpu->cc != h->cc && set->src[i] != TC_SRC_PW_TEST)
 			train[nt++] = set->s[i];
 	struct tcgemm_params p = tc_start();
-	int rc = tcgemm_fit(train, nt, &p, &rms);
+	int rc = tcgemm_fit(train, nt, h->cc, &p, &rms);
 	free(train);
 	if (rc < 0)
 		return rc;
@@ -363,6 +367,11 @@ static int tc_heldout(const struct tc_set *set, const long *pair, const struct g
 	printf("   (fit: rms log %.3f, eff %.2f", rms, p.eff[GPU_DT_FP16]);
 	if (p.eff[GPU_DT_FP8] > 0)
 		printf(" fp8 %.2f", p.eff[GPU_DT_FP8]);
+	if (p.mamf_1024 > 0) {
+		enum gpu_provenance pv;
+		double sh = tcgemm_mamf_share(h, &p, &pv);
+		printf(" mamf %.3f %s", sh, pv == GPU_PROV_RULE ? "rule" : "figure");
+	}
 	printf(" k0 %.0f", p.k0);
 	if (p.power_w_ref > 0)
 		printf(" W/TF %.2f^%.2f", p.power_w_ref, p.power_pow);
@@ -389,7 +398,7 @@ static int tc_fit_without(const struct tc_set *set, uint32_t cc_out, struct tcge
 		if (set->s[i].gpu->cc != cc_out && set->src[i] != TC_SRC_PW_TEST)
 			train[nt++] = set->s[i];
 	*p = tc_start();
-	int rc = tcgemm_fit(train, nt, p, &rms);
+	int rc = tcgemm_fit(train, nt, cc_out, p, &rms);
 	free(train);
 	return rc;
 }
@@ -472,15 +481,62 @@ static int tc_pair_table(const struct tc_set *set, const long *pair)
 	return 0;
 }
 
+/* The rule against the MAMF figures: for each NVIDIA GPU measured itself,
+ * the share the rule fitted without its architecture (its GEMMs and its
+ * figures out) gives, beside the figure. */
+static int tc_mamf_table(const struct tc_set *set, uint32_t only_cc)
+{
+	size_t ng, n = 0;
+	const struct gpu_spec *all = gpu_all(&ng);
+	uint32_t done[16];
+	size_t nd = 0;
+	double sum = 0;
+	printf("\n%-14s %10s %10s %8s   (the rule fitted without the GPU's architecture, its GEMMs "
+	       "and figures)\n", "mamf_bf16", "figure", "rule", "error");
+	for (size_t i = 0; i < ng; i++) {
+		struct gpu_figure_value v;
+		const struct gpu_spec *g = &all[i];
+		if (gpu_cc_is_amd(g->cc) || gpu_figure(g, GPU_FIG_MAMF_BF16, 0, &v) != GPU_PROV_MICROBENCH ||
+		    !v.from || strcmp(v.from, g->id) || (only_cc && g->cc != only_cc))
+			continue;
+		size_t d = 0;
+		while (d < nd && done[d] != g->cc)
+			d++;
+		if (d < nd || nd == 16)
+			continue;
+		done[nd++] = g->cc;
+		struct tcgemm_params p;
+		int rc = tc_fit_without(set, g->cc, &p);
+		if (rc < 0)
+			return rc;
+		for (size_t j = i; j < ng; j++) {
+			const struct gpu_spec *h = &all[j];
+			if (h->cc != g->cc || gpu_figure(h, GPU_FIG_MAMF_BF16, 0, &v) != GPU_PROV_MICROBENCH ||
+			    !v.from || strcmp(v.from, h->id))
+				continue;
+			double r = tcgemm_mamf_rule(h, &p), e = (r / v.value - 1) * 100;
+			printf("%-14s %10.3f %10.3f %+7.1f%%\n", h->id, v.value, r, e);
+			sum += fabs(e);
+			n++;
+		}
+	}
+	if (n)
+		printf("%-14s %30.1f%% mean |error| over %zu GPUs\n", "all", sum / (double)n, n);
+	return 0;
+}
+
 static void tc_usage(FILE *f)
 {
 	fprintf(f, "usage: " PROG " tensorcore --data DIR [--emit] [--dump FILE.csv] [--per-dtype]\n"
-		   "       [--power]\n"
+		   "       [--no-power] [--no-figures] [--mamf [--gpu GPU]]\n"
 		   "  held-out MAPE of the tensor-core GEMM model on measured GEMMs (each GPU\n"
-		   "  predicted by a fit on the others) vs the roofline and wave scaling;\n"
+		   "  predicted by a fit on the others) vs the roofline and wave scaling, and\n"
+		   "  the MAMF rule against each architecture's figures, held out;\n"
 		   "  --emit fits on every GPU and prints the constants for tcgemm_params.c;\n"
 		   "  --dump writes every held-out prediction as CSV; --per-dtype fits an FP8\n"
-		   "  efficiency of its own, --power the board-power term (see tcgemm.c)\n");
+		   "  efficiency of its own; --no-power leaves the rule's power term out,\n"
+		   "  --no-figures the MAMF figures and the rule (see tcgemm.c); --mamf prints\n"
+		   "  only the rule's table (--gpu GPU: only GPU's architecture held out)\n");
 }
 
 int bench_tc_main(const struct bench_args *a)
@@ -495,8 +551,10 @@ int bench_tc_main(const struct bench_args *a)
 	}
 	if (a->per_dtype)
 		tc_tie = 0;
-	if (a->power)
-		tc_power = 1;
+	if (a->no_power)
+		tc_power = 0;
+	if (a->no_figures)
+		tc_figures = 0;
 	if (!data) {
 		tc_usage(stderr);
 		return surfer_exit_code(SURFER_EINVAL);
@@ -530,7 +588,15 @@ int bench_tc_main(const struct bench_args *a)
 		if (g == ng && ng < 16)
 			gpus[ng++] = set.s[i].gpu;
 	}
-	if (emit) {
+	if (a->mamf) {
+		const struct gpu_spec *only = a->gpu ? gpu_find(a->gpu) : NULL;
+		if (a->gpu && !only) {
+			fprintf(stderr, PROG ": tensorcore: unknown GPU '%s'\n", a->gpu);
+			free(set.s), free(set.src);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+		rc = tc_figures ? tc_mamf_table(&set, only ? only->cc : 0) : 0;
+	} else if (emit) {
 		struct tcgemm_params p;
 		size_t nfit = 0;
 		for (size_t i = 0; i < set.n; i++)
@@ -559,6 +625,8 @@ int bench_tc_main(const struct bench_args *a)
 			       "held-out one's architecture and PipeWeave's test file\n");
 			if (rc == 0)
 				rc = tc_pair_table(&set, pair);
+			if (rc == 0 && tc_figures)
+				rc = tc_mamf_table(&set, 0);
 			free(pair);
 		}
 	}
