@@ -134,6 +134,9 @@ static void usage(FILE *f)
 		"                            accumulate_grad_in_fp32; --stack te: main_grad)\n"
 		"      --stack S             eager (default), compile (torch.compile) or te\n"
 		"                            (Transformer Engine / Megatron fused kernels)\n"
+		"      --precision P         training state of bf16/fp16: pure (16-bit weights,\n"
+		"                            gradients, moments) or mixed (FP32 master); default\n"
+		"                            mixed under --stack te, fp8 or --zero 2/3, else pure\n"
 		"      --cuda-graphs         each block's forward and backward one CUDA graph\n"
 		"      --power-limit W       the boards capped at W watts\n"
 		"      --attention A         eager (default), sdpa, or a fused kernel (bf16/fp16):\n"
@@ -301,6 +304,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"act-ckpt", required_argument, NULL, OPT_MODEL},
 		{"grad-accum", required_argument, NULL, OPT_MODEL},
 		{"stack", required_argument, NULL, OPT_MODEL},
+		{"precision", required_argument, NULL, OPT_MODEL},
 		{"fp8-recipe", required_argument, NULL, OPT_MODEL},
 		{"cuda-graphs", no_argument, NULL, OPT_MODEL},
 		{"power-limit", required_argument, NULL, OPT_MODEL},

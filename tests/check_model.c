@@ -1340,6 +1340,83 @@ START_TEST(memory_zero)
 }
 END_TEST
 
+/* State bytes per parameter (weights + gradients + optimizer) of a
+ * 16-bit run, counted by hand from each stack's documentation.  Megatron
+ * (MLM docs/user-guide/features/dist_optimizer.md): bf16 params with FP32
+ * grads 18 plain, 6 + 12/d distributed; fp16 20 and 4 + 16/d; fp32 16 and
+ * 8 + 8/d.  FSDP2 (torchtitan, param bf16, reduce fp32): FP32 sharded
+ * parameters, gradients and two moments, 16/d, plus the gathered bf16
+ * root and two layers and the bf16 unsharded gradients of the root and one
+ * layer.  torch.amp over DDP: FP32 weights 4, their bf16 casts 2, FP32
+ * gradients 4 and bucket 4, moments 8. */
+static double state_per_param(const struct model_memory *m, double P)
+{
+	return (m->weights + m->gradients + m->optimizer) / P;
+}
+
+START_TEST(memory_mixed)
+{
+	struct model_config c = gpt2_small();
+	double P = 124439808.0, d = 8;
+	struct model_opts o = zero_opts(1);
+	o.stack = MODEL_STACK_TE;
+	o.dtype = GPU_DT_BF16;
+	struct model_memory m = mem_of(&c, &o);
+	ck_assert_double_eq_tol(state_per_param(&m, P), 6 + 12 / d, 1e-9);  /* 7.5 */
+	ck_assert_double_eq_tol(m.weights, 2 * P, 1);
+	ck_assert_double_eq_tol(m.gradients, 4 * P, 1);
+	o.zero = 0;
+	m = mem_of(&c, &o);
+	ck_assert_double_eq_tol(state_per_param(&m, P), 18, 1e-9);
+	o.dtype = GPU_DT_FP16;
+	m = mem_of(&c, &o);
+	ck_assert_double_eq_tol(state_per_param(&m, P), 20, 1e-9);
+	o.zero = 1;
+	m = mem_of(&c, &o);
+	ck_assert_double_eq_tol(state_per_param(&m, P), 4 + 16 / d, 1e-9);
+	o.dtype = GPU_DT_FP32;
+	m = mem_of(&c, &o);
+	ck_assert_double_eq_tol(state_per_param(&m, P), 8 + 8 / d, 1e-9);
+	o.zero = 0;
+	m = mem_of(&c, &o);
+	ck_assert_double_eq_tol(state_per_param(&m, P), 16, 1e-9);
+
+	/* FP8 under Transformer Engine's delayed scaling: one more byte */
+	o = zero_opts(1);
+	o.stack = MODEL_STACK_TE;
+	o.dtype = GPU_DT_BF16;
+	o.fp8 = 1;
+	o.fp8_recipe = MODEL_FP8_DELAYED;
+	m = mem_of(&c, &o);
+	ck_assert_double_eq_tol(state_per_param(&m, P), 6 + 12 / d + 1, 1e-9);
+
+	/* FSDP2 FULL_SHARD, eager: mixed by default */
+	o = zero_opts(3);
+	o.dtype = GPU_DT_BF16;
+	m = mem_of(&c, &o);
+	ck_assert_double_eq_tol(m.weights, 4 * P / d + 2 * (GPT2_ROOT + 2 * GPT2_LAYER), 1);
+	ck_assert_double_eq_tol(m.gradients, 4 * P / d + 2 * (GPT2_ROOT + GPT2_LAYER), 1);
+	ck_assert_double_eq_tol(m.optimizer, 8 * P / d, 1);
+	o.precision = MODEL_PREC_PURE; /* all bf16: 2 + 2 + 4 over d */
+	m = mem_of(&c, &o);
+	ck_assert_double_eq_tol(m.weights + m.gradients + m.optimizer,
+				8 * P / d + 2 * (2 * GPT2_ROOT + 3 * GPT2_LAYER), 1);
+
+	/* torch.amp over DDP */
+	o = zero_opts(0);
+	o.dtype = GPU_DT_BF16;
+	o.precision = MODEL_PREC_MIXED;
+	m = mem_of(&c, &o);
+	ck_assert_double_eq_tol(state_per_param(&m, P), 4 + 2 + 4 + 4 + 8, 1e-9);
+	/* the Hugging Face harness's model.to(bf16), eager, DDP + ZeRO-1:
+	 * pure by default, 2 + 2 + 2 (bucket) + 4 / d */
+	o = zero_opts(1);
+	o.dtype = GPU_DT_BF16;
+	m = mem_of(&c, &o);
+	ck_assert_double_eq_tol(state_per_param(&m, P), 6 + 4 / d, 1e-9);
+}
+END_TEST
+
 /* The collectives of each stage, per rank, in bytes of FP32 buffers. */
 START_TEST(zero_collectives)
 {
@@ -2571,6 +2648,7 @@ int main(void)
 	tcase_add_test(t, memory_decode);
 	tcase_add_test(t, memory_llama_layer);
 	tcase_add_test(t, memory_zero);
+	tcase_add_test(t, memory_mixed);
 	tcase_add_test(t, zero_collectives);
 	tcase_add_test(t, zero_waits);
 	tcase_add_test(t, act_ckpt_recompute);

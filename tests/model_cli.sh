@@ -166,6 +166,30 @@ assert abs(l3[(8, 1, 1)]["iteration_ms"] - p["iteration_ms"]) < 1e-6 * p["iterat
 assert abs(l3[(8, 1, 1)]["memory_peak_gib"] - run["memory"]["peak_gib"]) < 1e-9
 PY
 check "--zero 3: dp 8 of Llama-3-8B fits an H100, as the --dp 8 --zero 3 run; dp x pp skipped" $?
+# Mixed precision (--stack te: Megatron's FP32 master and main gradients):
+# plain DDP keeps 18 bytes a parameter against the model cast to bf16's
+# 2 + 2 + 4 = 8 (Megatron's DDP reduces its gradient buffer in place, no
+# bucket copy): 10 x 8,030,261,248 bytes = 74.8 GiB more, which takes
+# dp 8 off an 80 GB H100 while dp 4 x tp 2 still fits.
+for p in pure mixed; do
+	"$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 \
+		--optimizer adamw-fused --attention flash --stack te --act-ckpt full --precision $p \
+		--plan 8 --target h100 --json >"$tmp/plan-$p.json" 2>"$tmp/err"
+	check "--plan 8 --precision $p exits 0 ($(cat "$tmp/err"))" $?
+done
+python3 - "$tmp/plan-pure.json" "$tmp/plan-mixed.json" <<'PY'
+import json, sys
+pure, mixed = ({(l["dp"], l["tp"], l["pp"]): l for l in json.load(open(a))["targets"][0]["layouts"]}
+               for a in sys.argv[1:3])
+P = 8030261248
+assert pure[(8, 1, 1)]["memory_fits"], pure[(8, 1, 1)]
+assert not mixed[(8, 1, 1)]["memory_fits"], mixed[(8, 1, 1)]
+d = mixed[(8, 1, 1)]["memory_peak_gib"] - pure[(8, 1, 1)]["memory_peak_gib"]
+assert abs(d - 10 * P / 2**30) < 0.01, d
+assert mixed[(4, 2, 1)]["memory_fits"], mixed[(4, 2, 1)]
+PY
+check "--plan: Megatron's 18 B/param takes dp 8 of Llama-3-8B off an H100 (pure bf16 fits)" $?
+bad_input --model gpt2 --mode training --precision half --target a100
 bad_input --batch 4 --target a100
 bad_input --model gpt2 --target a100 some-trace.mp
 printf '{"model_type": "gpt2", "n_embd": ' >"$tmp/broken.json"

@@ -787,6 +787,28 @@ int model_stack_parse(const char *s, enum model_stack *out)
 	return 0;
 }
 
+int model_precision_parse(const char *s, enum model_precision *out)
+{
+	if (strcasecmp(s, "pure") == 0)
+		*out = MODEL_PREC_PURE;
+	else if (strcasecmp(s, "mixed") == 0)
+		*out = MODEL_PREC_MIXED;
+	else if (strcasecmp(s, "auto") == 0)
+		*out = MODEL_PREC_AUTO;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+int model_mixed(const struct model_opts *o)
+{
+	if (o->mode != MODEL_TRAINING || (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16))
+		return 0;
+	if (o->precision != MODEL_PREC_AUTO)
+		return o->precision == MODEL_PREC_MIXED;
+	return o->stack == MODEL_STACK_TE || o->fp8 || (o->zero >= 2 && model_grad_ranks(o) > 1);
+}
+
 int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out)
 {
 	if (strcasecmp(s, "tensorwise") == 0)

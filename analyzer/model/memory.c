@@ -313,8 +313,10 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	z.sdpa = o->attention != MODEL_ATTN_EAGER;
 	z.train = o->mode == MODEL_TRAINING;
 	z.b = s->micro_batch ? (double)s->micro_batch : (double)o->batch;
-	z.sl = o->mode == MODEL_DECODE ? 1 : o->seq;
-	z.kv = o->mode == MODEL_DECODE ? (double)o->seq + 1 : o->seq;
+	/* context parallelism: a GPU holds seq / cp of each sequence (ring
+	 * attention runs its queries against one chunk of keys at a time) */
+	z.sl = o->mode == MODEL_DECODE ? 1 : (double)(o->seq / model_cp(o));
+	z.kv = o->mode == MODEL_DECODE ? (double)o->seq + 1 : z.sl;
 	z.T = z.b * z.sl;
 	z.h = c->hidden;
 	z.a = c->heads / tp;
@@ -404,33 +406,88 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	 * end of backward. */
 	double W = s->params * z.e, L = s->layer_params * z.e, R = s->root_params * z.e;
 	uint32_t dp = model_grad_ranks(o), zero = dp > 1 ? o->zero : 0;
-	/* HSDP shards within a node: over its data-parallel ranks only */
+	/* HSDP shards within a node: over its data-parallel ranks only.  The
+	 * ranks are dp x cp (model_grad_ranks): a sequence's cp ranks hold
+	 * the same parameters, and Megatron's distributed optimizer shards
+	 * over its data-parallel group with context parallelism
+	 * (parallel_state's data_parallel_group_with_cp), torchtitan's FSDP
+	 * over dp_shard x cp. */
 	double shard = zero ? W / (zero >= 2 ? model_shard_ranks(o) : dp) : W;
 	if (zero == 1 && model_ep(o) > 1) {
 		/* the experts' state over their data-parallel group, dp / ep */
 		double X = s->expert_params * z.e;
 		shard = (W - X) / dp + X * model_ep(o) / o->dp;
 	}
-	double ddp = zero < 2 && dp > 1 ? W : 0;   /* DDP's bucket copy */
+	/* DDP's bucket copy; Megatron's DDP reduces its contiguous gradient
+	 * buffer in place (buckets are views of it) */
+	double ddp = zero < 2 && dp > 1 && o->stack != MODEL_STACK_TE ? W : 0;
 	double weights_step = zero >= 2 ? shard : W;  /* FSDP reshards after backward */
-	if (zero == 2)
-		m->weights = W + shard;
-	else if (zero == 3)
-		m->weights = shard + R + 2 * L;
+	double grads_step, sn = shard / z.e;          /* parameters in this rank's shard */
+	double adam = o->optimizer == MODEL_OPTIM_ADAMW;
+	if (!model_mixed(o)) {
+		/* one dtype throughout (FP32, or the model cast to 16 bits) */
+		if (zero == 2)
+			m->weights = W + shard;
+		else if (zero == 3)
+			m->weights = shard + R + 2 * L;
+		m->gradients = zero >= 2 ? shard + R + L : W + ddp;
+		m->optimizer = adam * 2 * shard;
+		grads_step = zero >= 2 ? shard : m->gradients;
+	} else if (o->stack == MODEL_STACK_TE && zero < 2) {
+		/* Megatron (MLM docs/user-guide/features/dist_optimizer.md),
+		 * bytes per parameter, d ranks sharding the optimizer:
+		 *   bf16 params + fp32 grads: 18 plain, 6 + 12/d distributed
+		 *     (params 2, main grads 4; master 4 + two moments 8 / d);
+		 *   fp16: 20 plain, 4 + 16/d (params 2, grads 2; an FP32 copy
+		 *     of the gradient 4 + master 4 + moments 8 / d);
+		 *   fp32: 16 and 8 + 8/d (the pure branch above).
+		 * bf16 accumulates and reduces in FP32 (arguments.py forces
+		 * accumulate_allreduce_grads_in_fp32 on for bf16). */
+		double fp16 = o->dtype == GPU_DT_FP16;
+		m->gradients = s->params * (fp16 ? 2 : 4);
+		m->optimizer = sn * ((fp16 ? 8 : 4) + adam * 8);
+		grads_step = m->gradients;
+	} else if (zero >= 2) {
+		/* FSDP mixed precision (torchtitan's FSDP2 param_dtype bf16,
+		 * reduce_dtype fp32; llm-foundry's FSDP1 DEFAULT/PURE): the
+		 * sharded parameters are FP32 (the master, 4 / d), the optimizer
+		 * sees the FP32 shard (gradients 4 / d, moments 8 / d); the
+		 * unsharded 16-bit parameters are gathered per unit (FULL_SHARD:
+		 * the root's and two layers', running and prefetched;
+		 * SHARD_GRAD_OP: all of them from forward to the end of
+		 * backward) and a unit's 16-bit gradient lives until its
+		 * reduce-scatter.  3 zero, d ranks: 16 / d + transients. */
+		m->weights = 4 * sn + (zero == 3 ? R + 2 * L : W);
+		m->gradients = 4 * sn + R + L;
+		m->optimizer = adam * 8 * sn;
+		weights_step = grads_step = 4 * sn;
+	} else {
+		/* autocast (torch.amp) over FP32 parameters, DDP or ZeRO-1:
+		 * FP32 weights 4, their 16-bit casts made in forward and saved
+		 * for backward (autocast's cast cache; freed with the graph),
+		 * FP32 gradients 4 and DDP's FP32 bucket copy 4, moments 8 / d. */
+		ddp = ddp / z.e * 4;
+		m->weights = 4 * s->params + W;
+		m->gradients = 4 * s->params + ddp;
+		m->optimizer = adam * 8 * sn;
+		weights_step = 4 * s->params;
+		grads_step = m->gradients;
+	}
 	if (o->fp8 && o->fp8_recipe == MODEL_FP8_DELAYED)
 		m->weights += s->params; /* TE's FP8 weight copies, kept for the step */
-	m->gradients = zero >= 2 ? shard + R + L : W + ddp;
-	if (o->optimizer == MODEL_OPTIM_ADAMW)
-		m->optimizer = 2 * shard;
 	/* Activations are freed layer by layer as the gradients appear, so
 	 * the pass peaks at its start or at its end. */
 	double start = m->activations + m->transient + ddp;
 	double pass = m->weights + m->optimizer + maxd(start, m->gradients);
+	if (o->stack == MODEL_STACK_TE && zero < 2) /* Megatron's contiguous */
+		pass = m->weights + m->optimizer + start + m->gradients; /* grad buffer lives throughout */
 	double step = 0;
 	if (o->optimizer != MODEL_OPTIM_NONE) {
 		/* foreach AdamW takes a full-size sqrt of the second moment */
-		double tmp = o->optimizer == MODEL_OPTIM_ADAMW && !o->fused_optimizer ? shard : 0;
-		step = weights_step + (zero >= 2 ? shard : m->gradients) + m->optimizer + tmp;
+		double tmp = adam && !o->fused_optimizer ? m->optimizer / 2 : 0;
+		if (adam && model_mixed(o) && o->stack == MODEL_STACK_TE && zero < 2)
+			tmp = tmp ? 4 * sn : 0;  /* FP32, as the moments */
+		step = weights_step + grads_step + m->optimizer + tmp;
 		if (step > pass)
 			m->transient = tmp;
 	}

@@ -144,6 +144,14 @@ enum model_stack { MODEL_STACK_EAGER = 0, MODEL_STACK_COMPILE, MODEL_STACK_TE };
 /* FP8 linears (--dtype fp8): how the scales are taken (torchao float8's
  * tensorwise and rowwise; Transformer Engine's delayed scaling). */
 enum model_fp8_recipe { MODEL_FP8_TENSORWISE = 0, MODEL_FP8_ROWWISE, MODEL_FP8_DELAYED };
+/* How a 16-bit training run keeps its state (memory.c): pure (the model
+ * cast to the dtype, as the Hugging Face harness does: weights, gradients
+ * and AdamW's moments all 16-bit) or mixed (FP32 master weights and
+ * moments; Megatron's FP32 main gradients under te).  AUTO: mixed under
+ * --stack te, FP8 or FSDP (--zero 2/3 over dp > 1), whose stacks
+ * (Megatron/NeMo, torchtitan, llm-foundry) keep FP32 masters; pure
+ * otherwise.  No effect in FP32/TF32 or outside training. */
+enum model_precision { MODEL_PREC_AUTO = 0, MODEL_PREC_PURE, MODEL_PREC_MIXED };
 /* The head on top of the layers: the pretraining / language-model head
  * (LM head; BERT: BertForPreTraining's MLM + NSP heads), or a sequence
  * classifier with MODEL_CLASSIFY_LABELS outputs (HF *ForSequenceClassification:
@@ -180,6 +188,7 @@ struct model_opts {
 	int64_t expert_capacity;
 	enum model_ckpt act_ckpt;      /* activation checkpointing            */
 	enum model_stack stack;        /* eager, compile or te                 */
+	enum model_precision precision; /* training state: pure or mixed      */
 	int cuda_graphs;               /* each compiled region (a block's
 					* forward, its backward) replayed as
 					* a CUDA graph                        */
@@ -463,7 +472,8 @@ int model_dtype_parse(const char *s, enum gpu_dtype *out);
 struct model_memory {
 	double weights;      /* parameters at the dtype's size                 */
 	double gradients;    /* training: their gradients (DDP: and its buckets) */
-	double optimizer;    /* AdamW's two moments                            */
+	double optimizer;    /* AdamW's two moments (--stack te mixed: and the
+			      * FP32 master copy)                         */
 	double activations;  /* training: the tensors saved for backward, of
 			      * every microbatch in flight on the stage      */
 	double kv_cache;     /* decode and generate: the K and V cache         */
@@ -501,6 +511,10 @@ double model_launch_ns(const struct model_opts *o);
  * te) and --fp8-recipe (tensorwise, rowwise, delayed): 0 or SURFER_EINVAL. */
 int model_ckpt_parse(const char *s, enum model_ckpt *out);
 int model_stack_parse(const char *s, enum model_stack *out);
+/* --precision: pure or mixed (also auto). */
+int model_precision_parse(const char *s, enum model_precision *out);
+/* Whether o's training state is mixed precision (FP32 master weights). */
+int model_mixed(const struct model_opts *o);
 int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out);
 /* The serving engines' CPU work per step that no kernel shows (serve.c):
  * SGLang's bench_one_batch prepares every step's batch in Python between

@@ -31,7 +31,7 @@ const char *const *model_cli_options(void)
 		"head", "dp", "tp", "pp", "microbatches", "zero", "launch-us", "launch-us-from",
 		"expert-capacity", "new-tokens", "plan", "write-trace",
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
-		"stack", "fp8-recipe", "cuda-graphs", "power-limit",
+		"stack", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
 		NULL
 	};
@@ -246,6 +246,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		m->ckpt_set = 1;
 	} else if (!strcmp(name, "stack")) {
 		bad = model_stack_parse(v, &o->stack);
+	} else if (!strcmp(name, "precision")) {
+		bad = model_precision_parse(v, &o->precision);
 	} else if (!strcmp(name, "fp8-recipe")) {
 		bad = model_fp8_recipe_parse(v, &o->fp8_recipe);
 	} else if (!strcmp(name, "cuda-graphs")) {
@@ -338,6 +340,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			{ "optimizer", "none, sgd, adamw (adamw-foreach) or adamw-fused" },
 			{ "attention", "eager, sdpa, flash, fa2, fa3, cudnn, flashinfer or triton" },
 			{ "act-ckpt", "none, selective or full" }, { "stack", "eager, compile or te" },
+			{ "precision", "pure, mixed or auto" },
 			{ "fp8-recipe", "tensorwise, rowwise or delayed" },
 			{ "power-limit", "watts between 10 and 5000" },
 			{ "head", "lm or classify" }, { "launch-us", "microseconds >= 0" },
