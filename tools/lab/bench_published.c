@@ -313,14 +313,19 @@ static int predict_run(struct run *r, int before)
 		return -1;
 	}
 	/* A published run fitted its GPUs: where the row leaves activation
-	 * checkpointing unstated and the estimate without it exceeds the GPU's
-	 * memory, every block is taken to be checkpointed (the flag printed,
-	 * "act-ckpt-assumed" in lacks). */
+	 * checkpointing unstated and the tensors saved for backward alone,
+	 * without it, exceed the GPU's memory, every block is taken to be
+	 * checkpointed (the flag printed, "act-ckpt-assumed" in lacks).  The
+	 * activations alone, not the whole estimate: the weights', gradients'
+	 * and optimizer's share depends on the stack's precision policy, which
+	 * these rows do not state either, and a run near the limit (MB2: Llama 3
+	 * 8B, 2 x 8192 tokens on a B200, about 190 GiB in all, under 100 of it
+	 * activations) would flip with it. */
 	if (!before && r->ckpt_unstated && m.opts.mode == MODEL_TRAINING &&
 	    m.opts.act_ckpt == MODEL_CKPT_NONE) {
 		struct model_memory mm;
 		model_memory(&c, &m.opts, &s, &mm);
-		if (mm.peak > gpu_mem_usable_bytes(g)) {
+		if (mm.activations > gpu_mem_usable_bytes(g)) {
 			model_seq_release(&s);
 			m.opts.act_ckpt = MODEL_CKPT_FULL;
 			if (model_build(&c, &m.opts, &s, err, sizeof(err))) {
