@@ -1397,6 +1397,14 @@ START_TEST(memory_mixed)
 	ck_assert_double_eq_tol(m.weights, 4 * P / d + 2 * (GPT2_ROOT + 2 * GPT2_LAYER), 1);
 	ck_assert_double_eq_tol(m.gradients, 4 * P / d + 2 * (GPT2_ROOT + GPT2_LAYER), 1);
 	ck_assert_double_eq_tol(m.optimizer, 8 * P / d, 1);
+	/* torchao float8 tensorwise gathers the layers in FP8: 1 byte */
+	o.fp8 = 1;
+	struct model_memory f8 = mem_of(&c, &o);
+	ck_assert_double_eq_tol(f8.weights, 4 * P / d + 2 * GPT2_ROOT + 2 * GPT2_LAYER, 1);
+	o.fp8_recipe = MODEL_FP8_ROWWISE; /* no FP8 gather: 16-bit */
+	f8 = mem_of(&c, &o);
+	ck_assert_double_eq_tol(f8.weights, m.weights, 1);
+	o.fp8 = 0;
 	o.precision = MODEL_PREC_PURE; /* all bf16: 2 + 2 + 4 over d */
 	m = mem_of(&c, &o);
 	ck_assert_double_eq_tol(m.weights + m.gradients + m.optimizer,

@@ -456,8 +456,12 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		 * the root's and two layers', running and prefetched;
 		 * SHARD_GRAD_OP: all of them from forward to the end of
 		 * backward) and a unit's 16-bit gradient lives until its
-		 * reduce-scatter.  3 zero, d ranks: 16 / d + transients. */
-		m->weights = 4 * sn + (zero == 3 ? R + 2 * L : W);
+		 * reduce-scatter.  3 zero, d ranks: 16 / d + transients.
+		 * torchao float8 under FSDP2 (tensorwise) gathers the layers'
+		 * weights in FP8, one byte a parameter (model.c fp8_gathers);
+		 * the root stays 16-bit. */
+		double g8 = o->fp8 && o->fp8_recipe == MODEL_FP8_TENSORWISE ? 1 / z.e : 1;
+		m->weights = 4 * sn + (zero == 3 ? R + 2 * L * g8 : R + (W - R) * g8);
 		m->gradients = 4 * sn + R + L;
 		m->optimizer = adam * 8 * sn;
 		weights_step = grads_step = 4 * sn;
