@@ -368,6 +368,20 @@ static double tc8_bounded(const struct pred_kernel *k, const struct gpu_spec *g,
 	    !(p->bw_eff > 0))
 		return t8;
 	double t16 = tc_time(&f, p, &mb16);
+	/* With an FP8 MAMF figure of its own or its die's (B200 0.763, GB200
+	 * 0.723 of the FP8 peak), the general form at that figure and the FP8
+	 * peak: twice the BF16 rate there, not the BF16 time. */
+	struct gpu_figure_value v;
+	enum gpu_provenance pr = gpu_figure(g, GPU_FIG_MAMF_FP8, 0, &v);
+	struct tc_feat f8;
+	if (p->mamf_1024 > 0 && v.value > 0 &&
+	    (pr == GPU_PROV_MICROBENCH || pr == GPU_PROV_MEASURED || pr == GPU_PROV_SAME_DIE) &&
+	    tc_features(k, g, &f8) == 0) {
+		f8.log_fig = log(v.value);
+		double tf = tc_time(&f8, p, &mb16);
+		if (tf > 0)
+			t16 = tf;
+	}
 	if (t16 > 0 && t16 < t8) {
 		if (mb)
 			*mb = mb16;

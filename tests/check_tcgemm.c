@@ -452,6 +452,22 @@ START_TEST(rule_by_hand)
 }
 END_TEST
 
+/* Off Hopper with an FP8 MAMF figure (the B200: 3432.5 of 4500 TFLOP/s
+ * FP8, 1745 of 2250 BF16), a large compute-bound FP8 GEMM runs at that
+ * figure: its time less the overhead is the BF16 one's times (2250 x
+ * 0.776) / (4500 x 0.763), the same tiles and shape terms on both. */
+START_TEST(fp8_figure_off_hopper)
+{
+	const struct gpu_spec *b = gpu_find("b200");
+	ck_assert_ptr_nonnull(b);
+	struct pred_kernel k8 = gemm(8192, 8192, 8192, GPU_DT_FP8), k16 = k8;
+	k16.dtype = GPU_DT_BF16;
+	double o = tcgemm_default_params.overhead_ns;
+	double t8 = tcgemm_model_ns(&k8, b, NULL) - o, t16 = tcgemm_model_ns(&k16, b, NULL) - o;
+	ck_assert_double_eq_tol(t8 / t16, (1745.0 / 2250 * 2250) / (3432.5 / 4500 * 4500), 1e-9);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("tcgemm");
@@ -471,6 +487,7 @@ int main(void)
 	tcase_add_test(tc, fp8_bounded_by_bf16_off_hopper);
 	tcase_add_test(tc, figure_sets_the_rate);
 	tcase_add_test(tc, rule_by_hand);
+	tcase_add_test(tc, fp8_figure_off_hopper);
 	suite_add_tcase(su, tc);
 	return check_run(su);
 }
