@@ -909,6 +909,96 @@ static void push_comm(struct model_seq *s, double bytes, int async, enum model_p
 	k->layer = -1;
 }
 
+/* A kernel of the hand-made sequences below: a one-block element-wise
+ * kernel (gemm 0) or a 64 x 64 x 64 GEMM of one batch (an nn.Linear's), both
+ * far shorter than any CPU cost between two launches. */
+static void push_tiny(struct model_seq *s, enum model_phase ph, int32_t layer, int gemm)
+{
+	struct model_kernel *k = &s->v[s->n++];
+	memset(k, 0, sizeof(*k));
+	k->k.name = gemm ? "ampere_sgemm_64x64_nn" : "vectorized_elementwise_kernel";
+	k->k.grid[0] = k->k.grid[1] = k->k.grid[2] = 1;
+	k->k.block[0] = 128;
+	k->k.block[1] = k->k.block[2] = 1;
+	k->k.op = gemm ? PRED_OP_GEMM : PRED_OP_ELEMENTWISE;
+	k->k.m = gemm ? 64 : 1024;
+	k->k.n = gemm ? 64 : 1;
+	k->k.k = gemm ? 64 : 0;
+	k->k.batch = 1;
+	k->k.flops = gemm ? 2.0 * 64 * 64 * 64 : 1024;
+	k->k.bytes = gemm ? 3.0 * 64 * 64 * 4 : 8192;
+	k->phase = ph;
+	k->layer = layer;
+}
+
+/* The CPU time the timeline gives the run s under o's stack: every kernel
+ * is shorter than the CPU time before the next, so the GPU idles before
+ * each one and the iteration is the CPU's time plus the last kernel's;
+ * the last kernel's is read from a run at a flat 100 us a launch, whose
+ * CPU time is flat_ns. */
+static double cpu_time(const struct model_seq *s, const struct model_opts *o,
+		       const struct gpu_spec *g, double flat_ns)
+{
+	struct model_timing flat, t;
+	ck_assert_int_eq(model_time(s, o, g, 100e3, &flat), 0);
+	ck_assert_int_eq(model_time(s, o, g, MODEL_LAUNCH_AUTO, &t), 0);
+	double last = flat.iteration_ns - flat_ns;
+	ck_assert(last > 0 && last < 6000);
+	return t.iteration_ns - last;
+}
+
+/* The CPU cost per stack, worked by hand on one layer (an element-wise
+ * kernel and an nn.Linear's GEMM forward, two kernels backward) and one
+ * optimizer launch, through the timeline. */
+START_TEST(cpu_cost_per_stack)
+{
+	const struct gpu_spec *g = gpu_find("a100-sxm4-80");
+	struct model_kernel v[8];
+	struct model_seq s;
+	struct model_opts o;
+	memset(&s, 0, sizeof(s));
+	s.v = v;
+	push_tiny(&s, MODEL_PH_FORWARD, 0, 0);
+	push_tiny(&s, MODEL_PH_FORWARD, 0, 1);
+	push_tiny(&s, MODEL_PH_BACKWARD, 0, 1);
+	push_tiny(&s, MODEL_PH_BACKWARD, 0, 0);
+	push_tiny(&s, MODEL_PH_OPTIMIZER, -1, 0);
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	/* eager Hugging Face: 14.5 us a forward op, the layer's modules at
+	 * its first kernel (one nn.Linear 5 us, six other modules 2.5 us
+	 * each), 0.76 x 14.5 = 11.02 us a backward node, 11.2 x 14.5 =
+	 * 162.4 us the optimizer's launch */
+	double fwd = 14500, bwd = 11020, opt = 162400;
+	ck_assert_double_eq_tol(cpu_time(&s, &o, g, (double)s.n * 100e3), fwd + 5000 + 6 * 2500 + fwd + 2 * bwd + opt, 1);
+	/* Transformer Engine's modules: no Hugging Face module calls */
+	o.stack = MODEL_STACK_TE;
+	ck_assert_double_eq_tol(cpu_time(&s, &o, g, (double)s.n * 100e3), 2 * fwd + 2 * bwd + opt, 1);
+	/* compile: 6.5 us an Inductor kernel, 25 us a compiled block's call
+	 * (its forward, its backward); the optimizer stays eager */
+	o.stack = MODEL_STACK_COMPILE;
+	ck_assert_double_eq_tol(cpu_time(&s, &o, g, (double)s.n * 100e3), 4 * 6500 + 2 * 25000 + opt, 1);
+	/* with CUDA graphs each block's replay is one 25 us call */
+	for (size_t i = 0; i < 4; i++)
+		v[i].graph = (uint8_t)(1 + (i >= 2));
+	v[0].cpu_before_ns = v[2].cpu_before_ns = 25000 - 6500;
+	ck_assert_double_eq_tol(cpu_time(&s, &o, g, 3 * 100e3 + 2 * 18500), 2 * 25000 + opt, 1);
+	/* activation checkpointing's recomputed forward in backward is a
+	 * forward from Python again, its modules included */
+	memset(v, 0, sizeof(v));
+	s.n = 0;
+	push_tiny(&s, MODEL_PH_FORWARD, 0, 1);
+	push_tiny(&s, MODEL_PH_BACKWARD, 0, 1);
+	v[1].role = MODEL_ROLE_RECOMPUTE;
+	push_tiny(&s, MODEL_PH_BACKWARD, 0, 0);
+	o.stack = MODEL_STACK_EAGER;
+	ck_assert_double_eq_tol(cpu_time(&s, &o, g, (double)s.n * 100e3), 2 * (fwd + 5000 + 6 * 2500) + bwd, 1);
+	/* a serving engine's kernels keep the flat 6 us */
+	o.engine = MODEL_ENGINE_SGLANG;
+	ck_assert_double_eq_tol(cpu_time(&s, &o, g, (double)s.n * 100e3), 3 * 6000, 1);
+}
+END_TEST
+
 START_TEST(replay)
 {
 	const struct gpu_spec *g = gpu_find("a100-sxm4-80");
@@ -2171,9 +2261,10 @@ START_TEST(power_limit_target)
 	ck_assert_int_eq(model_cli_set(&m, "act-ckpt", "some", err, sizeof(err)), SURFER_EINVAL);
 	ck_assert_int_eq(model_cli_set(&m, "stack", "jax", err, sizeof(err)), SURFER_EINVAL);
 	ck_assert_int_eq(model_cli_set(&m, "grad-accum", "0", err, sizeof(err)), SURFER_EINVAL);
-	/* the stack's launch cost unless --launch-us is given */
+	/* each kernel's cost as its stack issues it unless --launch-us is given */
 	ck_assert_int_eq(model_cli_set(&m, "stack", "compile", err, sizeof(err)), 0);
-	ck_assert_double_eq(model_cli_launch_ns(&m), 6500);
+	ck_assert_double_eq(model_cli_launch_ns(&m), MODEL_LAUNCH_AUTO);
+	ck_assert_double_eq(model_launch_ns(&m.opts), 6500);
 	ck_assert_int_eq(model_cli_set(&m, "launch-us", "20", err, sizeof(err)), 0);
 	ck_assert_double_eq(model_cli_launch_ns(&m), 20000);
 }
@@ -2684,6 +2775,7 @@ int main(void)
 	tcase_add_test(t, optimizer_traffic);
 	tcase_add_test(t, loss_kernels);
 	tcase_add_test(t, replay);
+	tcase_add_test(t, cpu_cost_per_stack);
 	tcase_add_test(t, decode_step);
 	tcase_add_test(t, bad_options);
 	tcase_add_test(t, mask_reread_per_head);

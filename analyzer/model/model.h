@@ -492,8 +492,46 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		  const struct model_seq *s, struct model_memory *m);
 
 /* CPU cost of one eager PyTorch op launch, ns: Python + dispatcher +
- * cudaLaunchKernel.  See program.c for the source of the figure. */
+ * cudaLaunchKernel.  See program.c for the source of the figure.  The flat
+ * cost of what model_cpu_ns() does not model (collectives, the serving
+ * engines' kernels). */
 #define MODEL_LAUNCH_NS_DEFAULT 6000.0
+
+/* The CPU time of one forward aten op called from Python with its kernel,
+ * ns: 11-18 us per eager torch.matmul in a Python loop without syncs
+ * (NVIDIA DGX Cloud benchmarking, microbenchmarks/cpu_overhead/README.md),
+ * the middle taken.  Hugging Face's eager modules add their nn.Module
+ * calls: ~5 us an nn.Linear, 2-3 us an empty module (pytorch/pytorch PR
+ * #50431); MODEL_CPU_LAYER_MODULES of the latter per decoder layer (the
+ * layer, its attention and MLP containers, two norms, the activation). */
+#define MODEL_CPU_FORWARD_NS 14500.0
+#define MODEL_CPU_LINEAR_CALL_NS 5000.0
+#define MODEL_CPU_MODULE_CALL_NS 2500.0
+#define MODEL_CPU_LAYER_MODULES 6
+/* A backward node issued by the C++ autograd engine, ns: the forward op's
+ * figure times the ratio of the two measured on torch.profiler traces
+ * (surfer-bench cpu: median interval per kernel between launching nodes
+ * over that between launching ops from Python, 0.76 on the A100 traces,
+ * 0.80 on the V100 host's). */
+#define MODEL_CPU_BACKWARD_NS (MODEL_CPU_FORWARD_NS * 0.76)
+/* One multi-tensor launch of a foreach or fused optimizer step, ns: the
+ * forward op's figure times the ratio measured on the one trace with an
+ * optimizer's launches (surfer-bench cpu: nccl-a100, SGD foreach over
+ * ResNet-50's 161 parameter tensors, 11.2 times its forward kernel, 3 launches
+ * a foreach op): the Python of the step walks the parameter lists. */
+#define MODEL_CPU_OPTIMIZER_NS (MODEL_CPU_FORWARD_NS * 11.2)
+
+/* The CPU time before kernel i of s is launched, ns, as the stack of o
+ * issues it (cpu.c): per forward op from Python, plus Hugging Face's
+ * module calls at a layer's first forward kernel under eager; per backward
+ * node; per optimizer launch; per Inductor kernel plus MODEL_GRAPH_CALL_NS
+ * at each compiled block under compile; one launch per CUDA graph replay.
+ * The flat --launch-us replaces all of it (program.c). */
+double model_cpu_ns(const struct model_opts *o, const struct model_seq *s, size_t i);
+
+/* The launch cost meaning "model_cpu_ns() per kernel" where a launch cost
+ * is passed (model_time(), struct model_program). */
+#define MODEL_LAUNCH_AUTO (-1.0)
 
 /* The CPU time between two kernel launches of the stack o runs, ns:
  * eager and te MODEL_LAUNCH_NS_DEFAULT; compile 6.5 us (Inductor's

@@ -2,10 +2,10 @@
  * program.c - a built model run as the trace a recorder would have
  * written of eager PyTorch running it:
  *
- *  - One CPU thread issues the kernels launch_ns apart (Python + ATen
- *    dispatch + cudaLaunchKernel: 5-10 us per op in PyTorch eager on
- *    current CPUs; gpu-benches' gpu-small-kernels shows the launch alone,
- *    without Python, sustaining one small kernel per ~3 us on an A100).
+ *  - One CPU thread issues the kernels, each after the CPU time its stack
+ *    spends on it (model_cpu_ns(), cpu.c: a forward op from Python, a
+ *    backward node, an optimizer launch, an Inductor kernel, a graph call)
+ *    or launch_ns apart when the launch cost is given (--launch-us).
  *  - Kernels run on the compute stream; DDP's gradient buckets and FSDP's
  *    parameter gathers on a side stream (NCCL's).  A bucket
  *    (MODEL_ASYNC_AFTER) waits for the compute stream's work so far: an
@@ -67,6 +67,13 @@ struct emit {
 				 * stream has not waited for               */
 	int rc;
 };
+
+/* The CPU time before kernel i of s is launched. */
+static double em_launch_ns(const struct emit *e, const struct model_seq *s,
+			   const struct model_opts *o, size_t i)
+{
+	return e->p->launch_ns >= 0 ? e->p->launch_ns : model_cpu_ns(o, s, i);
+}
 
 static uint64_t em_cpu(const struct emit *e)
 {
@@ -246,7 +253,7 @@ static int em_run(struct emit *e, const struct model_seq *s, const struct model_
 		 * recorder records a cuGraphLaunch's kernels (TRACE_KF_GRAPH, the
 		 * launch's CPU time on each) */
 		if (!(mk->graph && i > 0 && s->v[i - 1].graph == mk->graph && !mk->sync_before))
-			e->cpu += e->p->launch_ns;
+			e->cpu += em_launch_ns(e, s, o, i);
 		if (mk->async == MODEL_ASYNC_AFTER) /* the bucket's gradients */
 			em_stream_wait(e, MODELPROG_STREAM, MODELPROG_SIDE_STREAM);
 		if (mk->phase == MODEL_PH_OPTIMIZER && !mk->async && e->side_dirty) {
@@ -298,7 +305,7 @@ static int em_pipeline(struct emit *e, const struct model_seq *s, const struct m
 			/* the peers' work holds the compute stream only */
 			if (peer && (inner[i] || (v > 1 && (mk->layer < lo || mk->layer >= hi))))
 				continue;
-			e->cpu += e->p->launch_ns;
+			e->cpu += em_launch_ns(e, s, o, i);
 			if (inner[i]) {
 				em_stream_wait(e, MODELPROG_STREAM, MODELPROG_SIDE_STREAM);
 				em_kernel(e, mk, MODELPROG_SIDE_STREAM, 0);
@@ -311,7 +318,7 @@ static int em_pipeline(struct emit *e, const struct model_seq *s, const struct m
 	for (size_t i = 0; i < s->n && !e->rc; i++) {
 		if ((s->v[i].phase != MODEL_PH_OPTIMIZER && !s->v[i].async) || inner[i])
 			continue;
-		e->cpu += e->p->launch_ns;
+		e->cpu += em_launch_ns(e, s, o, i);
 		em_kernel(e, &s->v[i], MODELPROG_STREAM, 0);
 	}
 	free(inner);

@@ -32,7 +32,9 @@ struct model_program {
 					 * decode_steps times; NULL none        */
 	const struct model_opts *decode_opts;
 	uint32_t decode_steps;
-	double launch_ns;               /* CPU time between two launches         */
+	double launch_ns;               /* CPU time between two launches, ns;
+					 * MODEL_LAUNCH_AUTO: model_cpu_ns() of
+					 * each kernel                          */
 	const char *device;             /* the header's device: what was built   */
 };
 

@@ -456,7 +456,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (!s || !o || !target || !(launch_ns >= 0))
+	if (!s || !o || !target || !(launch_ns >= 0 || launch_ns == MODEL_LAUNCH_AUTO))
 		return SURFER_EINVAL;
 	memset(&p, 0, sizeof(p));
 	p.seq = s;
@@ -626,7 +626,7 @@ static int write_file(const char *path, const struct membuf *mb, char *err, size
 
 double model_cli_launch_ns(const struct model_cli *m)
 {
-	return m->launch_set ? m->launch_ns : model_launch_ns(&m->opts);
+	return m->launch_set ? m->launch_ns : MODEL_LAUNCH_AUTO;
 }
 
 /* A board capped at W below its TDP: GPU Boost lowers the SM clock until
@@ -774,7 +774,7 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
 		o.mode = MODEL_PREFILL;
 		o.lens = m->opts.lens;
 		if (!(rc = model_build(c, &o, &s, NULL, 0))) {
-			rc = model_time(&s, &o, g, m->launch_ns, &mt);
+			rc = model_time(&s, &o, g, model_cli_launch_ns(m), &mt);
 			model_seq_release(&s);
 			rm->ttft_ns[ti] = mt.iteration_ns;
 		}
@@ -789,7 +789,7 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
 			o.nlens = m->opts.batch;
 			if ((rc = model_build(c, &o, &s, NULL, 0)))
 				break;
-			rc = model_time(&s, &o, g, m->launch_ns, &mt);
+			rc = model_time(&s, &o, g, model_cli_launch_ns(m), &mt);
 			model_seq_release(&s);
 			t[j] = mt.iteration_ns;
 		}

@@ -40,7 +40,8 @@ struct model_cli {
 };
 
 /* The CPU time between two launches of m's run: --launch-us (or -from)
- * when given, else the figure of its stack (model_launch_ns()). */
+ * when given, else MODEL_LAUNCH_AUTO (each kernel's CPU cost as its stack
+ * issues it, model_cpu_ns()). */
 double model_cli_launch_ns(const struct model_cli *m);
 
 /* Target g as m runs it: g itself, or with --power-limit below g's TDP a
@@ -50,7 +51,7 @@ const struct gpu_spec *model_cli_target(const struct model_cli *m, const struct 
 					struct gpu_spec *tmp);
 
 /* Sets m to the defaults (batch 1, seq 128 ... see model_opts_init; the
- * loss computed in training; launch cost MODEL_LAUNCH_NS_DEFAULT). */
+ * loss computed in training; launch cost per stack, model_cpu_ns()). */
 void model_cli_init(struct model_cli *m);
 
 /* The long options model_cli_set understands, NULL-terminated, each

@@ -264,7 +264,7 @@ static double predict(const struct model_config *c, struct model_opts *o, const 
 	struct model_timing t;
 	if (model_build(c, o, &s, err, errlen))
 		return -1;
-	int rc = model_time(&s, o, g, MODEL_LAUNCH_NS_DEFAULT, &t);
+	int rc = model_time(&s, o, g, MODEL_LAUNCH_AUTO, &t);
 	model_seq_release(&s);
 	if (rc) {
 		snprintf(err, errlen, "cannot time the build");
