@@ -1349,6 +1349,43 @@ START_TEST(memory_llama_layer)
 }
 END_TEST
 
+/* A Llama-3-8B layer under Transformer Engine (--stack te, fused
+ * attention, bf16), per token: LayerNormLinear's input, normalised output
+ * (2 + 2 h bytes) and rstd (4), q, k and v at GQA widths (2 h + 0.5 h +
+ * 0.5 h), the attention's output (2 h) and log-sum-exp per head (4 x 32),
+ * LayerNormMLP as the first norm, gate/up's output (2 x 14336 x 2) and
+ * SwiGLU's (14336 x 2): 34 h + 8 + 128 bytes, 34 h being
+ * Korthikanti et al.'s s b h 34. */
+START_TEST(memory_te_layer)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-3-8b", &c), 0);
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.dtype = GPU_DT_BF16;
+	o.attention = MODEL_ATTN_FLASH;
+	o.stack = MODEL_STACK_TE;
+	o.batch = 1;
+	o.seq = 4096;
+	double acts[2];
+	for (int i = 0; i < 2; i++) {
+		c.layers = 2 + (uint32_t)i;
+		acts[i] = mem_of(&c, &o).activations;
+	}
+	double T = 4096, h = 4096;
+	double want = T * (34 * h + 2 * 4 + 32 * 4);
+	ck_assert_double_eq_tol(acts[1] - acts[0], want, 1e-9 * want);
+	o.stack = MODEL_STACK_EAGER; /* the Hugging Face modules keep more */
+	double eager[2];
+	for (int i = 0; i < 2; i++) {
+		c.layers = 2 + (uint32_t)i;
+		eager[i] = mem_of(&c, &o).activations;
+	}
+	ck_assert(eager[1] - eager[0] > 1.5 * want);
+}
+END_TEST
+
 START_TEST(memory_decode)
 {
 	struct model_config c;
@@ -1487,6 +1524,14 @@ START_TEST(memory_mixed)
 	ck_assert_double_eq_tol(m.weights, 4 * P / d + 2 * (GPT2_ROOT + 2 * GPT2_LAYER), 1);
 	ck_assert_double_eq_tol(m.gradients, 4 * P / d + 2 * (GPT2_ROOT + GPT2_LAYER), 1);
 	ck_assert_double_eq_tol(m.optimizer, 8 * P / d, 1);
+	/* torchao float8 tensorwise gathers the layers in FP8: 1 byte */
+	o.fp8 = 1;
+	struct model_memory f8 = mem_of(&c, &o);
+	ck_assert_double_eq_tol(f8.weights, 4 * P / d + 2 * GPT2_ROOT + 2 * GPT2_LAYER, 1);
+	o.fp8_recipe = MODEL_FP8_ROWWISE; /* no FP8 gather: 16-bit */
+	f8 = mem_of(&c, &o);
+	ck_assert_double_eq_tol(f8.weights, m.weights, 1);
+	o.fp8 = 0;
 	o.precision = MODEL_PREC_PURE; /* all bf16: 2 + 2 + 4 over d */
 	m = mem_of(&c, &o);
 	ck_assert_double_eq_tol(m.weights + m.gradients + m.optimizer,
@@ -2741,6 +2786,7 @@ int main(void)
 	tcase_add_test(t, memory_llama_layer);
 	tcase_add_test(t, memory_zero);
 	tcase_add_test(t, memory_mixed);
+	tcase_add_test(t, memory_te_layer);
 	tcase_add_test(t, zero_collectives);
 	tcase_add_test(t, zero_waits);
 	tcase_add_test(t, act_ckpt_recompute);

@@ -148,6 +148,26 @@ static double grouped_saved(const struct model_config *c, const struct model_opt
 	return s;
 }
 
+/* A dense Llama layer built of Transformer Engine's modules (--stack te,
+ * fused attention): each LayerNormLinear / LayerNormMLP keeps its input,
+ * the normalised output (the GEMM's wgrad input) and rstd per row
+ * (layernorm_linear.py, layernorm_mlp.py save_for_backward); the fused
+ * attention q, k and v at their own widths (GQA's k and v are not
+ * repeated), its output (also the projection's input) and the softmax
+ * statistics; the MLP the fused gate/up GEMM's output (SwiGLU's input)
+ * and SwiGLU's output (fc2's input).  In 16 bits, per token, h wide,
+ * Llama-3-8B's widths (q = h, k = v = h / 4, f = 3.5 h): 4 + 3 + 2 + 4 +
+ * 14 + 7 = 34 h bytes, Korthikanti et al.'s 34 s b h. */
+static double te_layer_saved(const struct model_config *c, const struct model_opts *o,
+			     const struct shp *z)
+{
+	double T = z->T, e = z->e, X = T * z->h * e;
+	double kvd = (c->kv_heads ? c->kv_heads : c->heads) / (double)(o->tp ? o->tp : 1) * c->head_dim;
+	double norm = 2 * X + 4 * T;
+	double attn = T * (z->q + 2 * kvd) * e + T * z->q * e + z->b * z->a * z->sl * 4;
+	return 2 * norm + attn + 3 * T * z->f * e;
+}
+
 /* Saved bytes of transformer layer i (0-based over encoder then decoder). */
 static double layer_saved(const struct model_config *c, const struct model_opts *o,
 			  const struct shp *z, uint32_t i)
@@ -167,6 +187,8 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 		int grouped = c->experts > 1 && (c->kv_lora || model_ep(o) > 1) && i >= c->first_dense;
 		if (c->kv_lora)
 			return mla_saved(c, z) + (grouped ? grouped_saved(c, o, z) : mlp_saved(c, z, z->T, 0));
+		if (o->stack == MODEL_STACK_TE && z->sdpa && c->gated && c->experts <= 1)
+			return te_layer_saved(c, o, z);
 		double r = rms_saved(z) + X + attn_saved(z, 1, 0, c->attn_dropout) + rms_saved(z);
 		if (grouped)
 			return r + grouped_saved(c, o, z);
@@ -456,8 +478,12 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		 * the root's and two layers', running and prefetched;
 		 * SHARD_GRAD_OP: all of them from forward to the end of
 		 * backward) and a unit's 16-bit gradient lives until its
-		 * reduce-scatter.  3 zero, d ranks: 16 / d + transients. */
-		m->weights = 4 * sn + (zero == 3 ? R + 2 * L : W);
+		 * reduce-scatter.  3 zero, d ranks: 16 / d + transients.
+		 * torchao float8 under FSDP2 (tensorwise) gathers the layers'
+		 * weights in FP8, one byte a parameter (model.c fp8_gathers);
+		 * the root stays 16-bit. */
+		double g8 = o->fp8 && o->fp8_recipe == MODEL_FP8_TENSORWISE ? 1 / z.e : 1;
+		m->weights = 4 * sn + (zero == 3 ? R + 2 * L * g8 : R + (W - R) * g8);
 		m->gradients = 4 * sn + R + L;
 		m->optimizer = adam * 8 * sn;
 		weights_step = grads_step = 4 * sn;
