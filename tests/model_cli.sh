@@ -613,4 +613,24 @@ bad_input --model llama-2-7b --engine vllm --mode prefill --prompt-lens 512 --dt
 	--attention cudnn --target a100
 bad_input --model gpt2 --attention triton --target a100
 
+# --plan with --vpp: layouts without a pipeline run plain (no refusal row),
+# those with one run interleaved (a shorter bubble than the same row
+# without --vpp: 8 layers per stage of a 32-layer model, chunks of 4).
+planv() {
+	"$B/surfer-analyze" --model llama-3-8b --mode training --batch 64 --seq 1024 --dtype bf16 \
+		--attention flash --optimizer adamw-fused --stack te --plan 16 --target h100-sxm "$@"
+}
+planv --vpp 2 >"$tmp/pv.txt" 2>"$tmp/pv.err"
+check "--plan --vpp 2 exits 0 ($(cat "$tmp/pv.err"))" $?
+! grep -q -- 'model chunks' "$tmp/pv.txt"
+check "--plan --vpp 2 refuses no pp 1 layout" $?
+planv >"$tmp/p1.txt" 2>/dev/null
+row() { awk -v dp="$1" -v tp="$2" -v pp="$3" '$1 == dp && $2 == tp && $3 == pp { print $5; exit }' "$4"; }
+v1=$(row 16 1 1 "$tmp/p1.txt"); v2=$(row 16 1 1 "$tmp/pv.txt")
+[ -n "$v1" ] && [ "$v1" = "$v2" ]
+check "a pp 1 layout is the same with and without --vpp ($v1, $v2 ms)" $?
+w1=$(row 4 1 4 "$tmp/p1.txt"); w2=$(row 4 1 4 "$tmp/pv.txt")
+[ -n "$w1" ] && [ -n "$w2" ] && awk -v a="$w1" -v b="$w2" 'BEGIN { exit !(b < a) }'
+check "the pp 4 layout is faster interleaved ($w2 < $w1 ms)" $?
+
 finish "model_cli.sh"

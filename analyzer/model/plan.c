@@ -119,6 +119,11 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 	o.dp = l->dp;
 	o.tp = l->tp;
 	o.pp = l->pp;
+	/* --vpp interleaves a pipeline's stages: a layout without one runs
+	 * every layer in one chunk, as Megatron does without pipeline
+	 * parallelism (not a refusal per pp = 1 row) */
+	if (o.pp <= 1)
+		o.vpp = 0;
 	o.ep = l->ep;
 	o.hsdp = l->hsdp;
 	o.method = method;
