@@ -56,7 +56,7 @@ $(FUZZ_BUILD)/fuzz_kineto $(FUZZ_BUILD)/fuzz_nsys: $(FUZZ_BUILD)/fuzz_%: $(call 
 $(FUZZ_BUILD)/fuzz_baseline: $(call fuzz_obj,baseline) $(FUZZ_BUILD)/obj/tests/synth.o $(FUZZ_CORE)
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(LDLIBS)
 
-$(FUZZ_BUILD)/fuzz_neusight: $(call fuzz_obj,neusight) $(FUZZ_BUILD)/obj/tools/lab/neusight.o $(FUZZ_BUILD)/obj/tools/lab/vidur.o $(FUZZ_CORE)
+$(FUZZ_BUILD)/fuzz_neusight: $(call fuzz_obj,neusight) $(FUZZ_BUILD)/obj/tools/lab/neusight.o $(FUZZ_BUILD)/obj/tools/lab/stats.o $(FUZZ_BUILD)/obj/tools/lab/vidur.o $(FUZZ_CORE)
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(LDLIBS)
 
 ifeq ($(FUZZ_OK),yes)

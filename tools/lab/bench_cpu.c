@@ -35,6 +35,7 @@
  * exit status 1 beyond them.
  */
 #include "tools/lab/bench_cpu.h"
+#include "tools/lab/stats.h"
 
 #include "trace/surfer_err.h"
 
@@ -100,22 +101,6 @@ static int cb_push(struct cb_stat *s, double iv, double ivk)
 	s->iv[s->n] = iv;
 	s->ivk[s->n++] = ivk;
 	return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The q-quantile of v[0..n) (sorted in place), nearest rank. */
-static double quantile(double *v, size_t n, double q)
-{
-	if (!n)
-		return NAN;
-	qsort(v, n, sizeof *v, cmp_double);
-	size_t i = (size_t)(q * (double)(n - 1) + 0.5);
-	return v[i];
 }
 
 static int cmp_ev(const void *a, const void *b)
@@ -279,10 +264,10 @@ static void cb_row(const char *trace, int c, struct cb_stat *s)
 {
 	if (!s->kernels)
 		return;
-	double kmed = quantile(s->ivk, s->n, 0.5), k10 = quantile(s->ivk, s->n, 0.1),
-	       k90 = quantile(s->ivk, s->n, 0.9);
-	double omed = quantile(s->iv, s->n, 0.5), o10 = quantile(s->iv, s->n, 0.1),
-	       o90 = quantile(s->iv, s->n, 0.9);
+	double kmed = lab_quantile(s->ivk, s->n, 0.5), k10 = lab_quantile(s->ivk, s->n, 0.1),
+	       k90 = lab_quantile(s->ivk, s->n, 0.9);
+	double omed = lab_quantile(s->iv, s->n, 0.5), o10 = lab_quantile(s->iv, s->n, 0.1),
+	       o90 = lab_quantile(s->iv, s->n, 0.9);
 	printf("%-22s %-18s %6.0f %7.0f %9.1f %8.1f %8.1f | %6.1f %6.1f-%-7.1f | %6.1f %6.1f-%-7.1f\n",
 	       trace, cb_class_name[c], s->ops, s->kernels, s->cpu_us / 1e3, s->cpu_us / s->kernels,
 	       s->cpu_us / (s->ops ? s->ops : 1), omed, o10, o90, kmed, k10, k90);
@@ -296,11 +281,11 @@ static void cb_ratios(struct cb_trace *t)
 	struct cb_stat *f = &t->st[CB_FWD];
 	if (!f->n)
 		return;
-	double fm = quantile(f->ivk, f->n, 0.5);
+	double fm = lab_quantile(f->ivk, f->n, 0.5);
 	printf("%-22s per kernel over forward's (medians):", t->name);
 	for (int c = CB_BWD; c < CB_NCLASS; c++)
 		if (t->st[c].n)
-			printf(" %s %.2f", cb_class_name[c], quantile(t->st[c].ivk, t->st[c].n, 0.5) / fm);
+			printf(" %s %.2f", cb_class_name[c], lab_quantile(t->st[c].ivk, t->st[c].n, 0.5) / fm);
 	printf("\n");
 }
 
@@ -355,10 +340,10 @@ static int cb_holdout(struct cb_stat *pool, int fit)
 		/* per launching node over per launching op (medians): what
 		 * model.h's MODEL_CPU_BACKWARD_NS takes; then the classes' whole
 		 * time per kernel, views and the like included */
-		double rf = quantile(f[CB_BWD].ivk, f[CB_BWD].n, 0.5) /
-			    quantile(f[CB_FWD].ivk, f[CB_FWD].n, 0.5);
-		double rc = quantile(c[CB_BWD].ivk, c[CB_BWD].n, 0.5) /
-			    quantile(c[CB_FWD].ivk, c[CB_FWD].n, 0.5);
+		double rf = lab_quantile(f[CB_BWD].ivk, f[CB_BWD].n, 0.5) /
+			    lab_quantile(f[CB_FWD].ivk, f[CB_FWD].n, 0.5);
+		double rc = lab_quantile(c[CB_BWD].ivk, c[CB_BWD].n, 0.5) /
+			    lab_quantile(c[CB_FWD].ivk, c[CB_FWD].n, 0.5);
 		double af = f[CB_BWD].cpu_us / f[CB_BWD].kernels / (f[CB_FWD].cpu_us / f[CB_FWD].kernels);
 		double ac = c[CB_BWD].cpu_us / c[CB_BWD].kernels / (c[CB_FWD].cpu_us / c[CB_FWD].kernels);
 		int out = fabs(rf / rc - 1) > CB_RATIO_TOL;

@@ -23,6 +23,7 @@
  * Nothing is fitted here: the runs only check the predictions.
  */
 #include "tools/lab/bench_published.h"
+#include "tools/lab/stats.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -348,12 +349,6 @@ static int predict_run(struct run *r, int before)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 int bench_published_main(const struct bench_args *a)
 {
 	if (a->help) {
@@ -438,7 +433,7 @@ int bench_published_main(const struct bench_args *a)
 		       r->predicted_ms, err, r->lacks[0] ? r->lacks : "-", r->flags);
 	}
 	if (nall)
-		qsort(all, nall, sizeof(all[0]), cmp_double);
+		qsort(all, nall, sizeof(all[0]), lab_cmp_double);
 	double tot = sum[0] + sum[1];
 	printf("\n%zu runs predicted of %zu: mean |error| %.1f%% (median %.1f%%, worst %.1f%%, %zu beyond 25%%); "
 	       "inside one node (<= 8 GPUs) %.1f%% over %zu, across nodes %.1f%% over %zu\n",

@@ -40,6 +40,7 @@
  * other architectures' runs) and reports the held-out decode error too.
  */
 #include "tools/lab/bench_serving.h"
+#include "tools/lab/stats.h"
 #include "trace/csv.h"
 #include "trace/surfer_err.h"
 
@@ -82,17 +83,6 @@ struct sv_run {
 static int arch_of(const struct gpu_spec *g)
 {
 	return g->cc >= 100 ? 3 : g->cc >= 90 ? 2 : g->cc == 89 ? 1 : g->cc >= 80 ? 0 : 4;
-}
-
-static double median(double *v, size_t n)
-{
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			double t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return !n ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static double ape(double pred, double real)
@@ -214,7 +204,7 @@ static int load_real(const char *dir, const char *file, struct sv_run *runs, siz
 	for (size_t i = first; i < *nruns; i++) {
 		runs[i].reps = cnt[i];
 		for (int k = 0; k < SV_N; k++)
-			runs[i].real[k] = median(vals[i][k], cnt[i]);
+			runs[i].real[k] = lab_median(vals[i][k], cnt[i]);
 	}
 	return 0;
 }
@@ -335,7 +325,7 @@ static double fit_step(const struct sv_run *runs, size_t n, int arch)
 		if (runs[i].arch != arch)
 			v[m++] = runs[i].real[SV_D] - (runs[i].sg[SV_D] - MODEL_SERVE_STEP_CPU_NS / 1e6);
 	/* a CPU time: never below 0 */
-	double c = median(v, m);
+	double c = lab_median(v, m);
 	return c > 0 ? c : 0;
 }
 
@@ -503,7 +493,7 @@ static void vllm_runs(const char *dir)
 		memcpy(v->lens, w.lens, sizeof(v->lens));
 		v->n = w.n;
 		v->out = w.out;
-		v->real_ms = median(lat, nl);
+		v->real_ms = lab_median(lat, nl);
 		n++;
 	}
 	if (d)

@@ -14,6 +14,7 @@
  * FP16 projections (vidur.c walks its folders) and DeepBench's GEMMs.
  */
 #include "tools/lab/neusight.h"
+#include "tools/lab/stats.h"
 #include "tools/lab/vidur.h"
 #include "trace/csv.h"
 #include "trace/strpool.h"
@@ -747,12 +748,6 @@ int ns_pairs(const struct ns_set *s, const struct gpu_spec *origin,
 
 /* ---- statistics ------------------------------------------------------- */
 
-static int cmp_dbl(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return (a > b) - (a < b);
-}
-
 void ns_stats_compute(double *ape, size_t n, struct ns_stats *out)
 {
 	memset(out, 0, sizeof *out);
@@ -763,7 +758,7 @@ void ns_stats_compute(double *ape, size_t n, struct ns_stats *out)
 	for (size_t i = 0; i < n; i++)
 		sum += ape[i];
 	out->mape = sum / n;
-	qsort(ape, n, sizeof *ape, cmp_dbl);
+	qsort(ape, n, sizeof *ape, lab_cmp_double);
 	out->median = n % 2 ? ape[n / 2] : 0.5 * (ape[n / 2 - 1] + ape[n / 2]);
 	double rank = 0.9 * (double)(n - 1);
 	size_t lo = (size_t)floor(rank);

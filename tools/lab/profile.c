@@ -13,6 +13,7 @@
  * times per iteration.
  */
 #include "tools/lab/profile.h"
+#include "tools/lab/stats.h"
 #include "trace/surfer_err.h"
 
 #include <dirent.h>
@@ -333,21 +334,6 @@ static int kernel_less(const char *op, const char *target, const char *meta)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The median of v[0..n), 0 when n is 0 (v is sorted in place). */
-static double median(double *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static const char *keep_string(struct prof_set *s, const char *str)
 {
 	if (s->nstrings == s->capstrings) {
@@ -487,7 +473,7 @@ int prof_load_file(struct prof_set *s, const char *csv, char *err, size_t errlen
 		snprintf(err, errlen, "%s", r.err);
 		goto out;
 	}
-	double over[2] = {median(free_ms[0], nfree[0]), median(free_ms[1], nfree[1])};
+	double over[2] = {lab_median(free_ms[0], nfree[0]), lab_median(free_ms[1], nfree[1])};
 	for (size_t i = first; i < s->n; i++) {
 		struct prof_op *op = &s->v[i];
 		op->overhead_ms = over[op->overhead_ms != 0];

@@ -12,6 +12,7 @@
 #include "predictor/nelder.h"
 #include "predictor/tile.h"
 #include "tools/lab/neusight.h"
+#include "tools/lab/stats.h"
 #include "trace/surfer_err.h"
 
 #include <math.h>
@@ -243,12 +244,6 @@ static int held_out(const struct opts *o, const struct gpu_spec *g)
 	return 0;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static double fit_sustain(const struct ns_set *set, const struct opts *o)
 {
 	struct sus_gpu gs[SUS_MAXG];
@@ -290,7 +285,7 @@ static double fit_sustain(const struct ns_set *set, const struct opts *o)
 		for (int d = 0; d < SUS_DEC; d++) {
 			if (gs[j].n[d] < 20)
 				continue;
-			qsort(gs[j].u[d], gs[j].n[d], sizeof *gs[j].u[d], cmp_dbl);
+			qsort(gs[j].u[d], gs[j].n[d], sizeof *gs[j].u[d], lab_cmp_double);
 			double m = gs[j].u[d][gs[j].n[d] / 2];
 			if (m > med[j])
 				med[j] = m;
@@ -371,7 +366,7 @@ static double floor_fit(struct floor_acc *a)
 	for (int j = 0; j < a->nk; j++) {
 		a->fl[j] = 0;
 		if (a->n[j] >= 100) {
-			qsort(a->t[j], a->n[j], sizeof *a->t[j], cmp_dbl);
+			qsort(a->t[j], a->n[j], sizeof *a->t[j], lab_cmp_double);
 			a->fl[j] = a->t[j][a->n[j] / 100];
 			if (!a->op[j] && (lo == 0 || a->fl[j] < lo))
 				lo = a->fl[j];
