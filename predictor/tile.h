@@ -75,9 +75,10 @@ void tile_gemm_pick(const struct pred_kernel *k, const struct gpu_spec *target,
 
 /* Which tile g's library picks for GEMM k, from the pick tables m
  * carries (surfer-train records them per training GPU): g's own table,
- * else the one of the nearest architecture; the nearest recorded shape
- * cell when k's is empty.  0 and fills out, or -1 (no tables, or no cell
- * near k's); callers then use tile_gemm_pick(). */
+ * else that of a board of g's architecture (compute capability); the
+ * nearest recorded shape cell when k's is empty.  0 and fills out, or -1
+ * (no table of g's architecture, or no cell near k's); callers then use
+ * tile_gemm_pick(). */
 int tile_pick_lookup(const struct tile_model *m, const struct pred_kernel *k,
 		     const struct gpu_spec *g, struct tile_shape *out);
 /* The training GPU whose table tile_pick_lookup() uses for g; NULL none. */

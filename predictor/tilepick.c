@@ -10,12 +10,9 @@
  * sees.  So surfer-train records, per training GPU, the tile the library
  * picked in each shape cell (octaves of the output's rows and columns,
  * of the reduction and of the batch; the most frequent tile of the cell), and a prediction for a GPU uses that GPU's table, or the
- * table of the training GPU of the nearest architecture (same compute
- * capability major first: an A100 80GB uses the A100 40GB's picks, an L4
- * or H100 the A100's).  Held out (each of NeuSight's five GPUs predicted
- * by a model trained on the four others, bmm and linear from the shape):
- * 25.4% -> 22.2% mean error; knowing the held-out GPU's real picks would
- * give 20.7% (docs/tile-model.md).
+ * table of a training GPU of its architecture (an A100 80GB uses the A100
+ * 40GB's picks); a GPU of a new architecture (an L4, an H100) gets the
+ * canonical rule of tiles.c (table_for() says why).
  */
 #include "predictor/tile.h"
 
@@ -80,30 +77,39 @@ static unsigned key_dist(uint32_t a, uint32_t b)
 	       absd(a >> 5 & 31, b >> 5 & 31) + absd(a & 31, b & 31);
 }
 
-/* The table whose GPU's library is most likely to pick as g's does: g's
- * own, else the nearest compute capability (the same major first), then
- * the nearest SM count.  None for an AMD GPU: rocBLAS's tiles have nothing
- * to do with cuBLAS's. */
+/* The table whose GPU's library picks as g's does: g's own, else that of
+ * a board of g's architecture (the same compute capability: an A100 80GB
+ * uses the A100 PCIe 40GB's).  None for a new architecture, which takes
+ * the canonical rule (tile_gemm_pick()): cuBLAS's heuristics change from
+ * one architecture to the next (sm_61's P4 runs its models' aligned
+ * GEMMs with sgemm_128x128x8 where sm_60's P100 uses maxwell_sgemm_32x128
+ * for the same shapes), and another architecture's table is no better a
+ * guess than the rule.  Held out (each architecture predicted by a model
+ * trained without it; NeuSight's test shapes, linear and bmm, MAPE over
+ * the other GPUs as origins / from the shape), the nearest architecture's
+ * table against the rule: P4 110.2 / 106.9% -> 45.9 / 44.0% (median
+ * predicted / measured from the shape x2.16 -> x1.49: the P100's narrow
+ * tiles made it slow; what is left is its power cap), P100 28.6 / 15.2
+ * -> 29.4 / 16.2%, T4 24.1 / 18.5 -> 22.7 / 17.9%, V100 21.9 / 10.7 -> 21.2 / 9.6%,
+ * A100 20.9 / 11.2 -> 19.8 / 7.6%; NeuSight's 40 iterations 5.4 -> 5.6%
+ * (the P100, fast already, 1-6 points faster on every configuration: 4.1
+ * -> 7.1%; T4 8.6 -> 7.5, A100 4.3 -> 4.5, V100 3.6 -> 3.5, P4 14.9 ->
+ * 14.7%).  None for an AMD GPU either: rocBLAS's tiles have nothing to do
+ * with cuBLAS's. */
 static const struct tile_pick_table *table_for(const struct tile_picks *p,
 					       const struct gpu_spec *g)
 {
-	const struct tile_pick_table *best = NULL;
-	long bscore = 0;
+	const struct tile_pick_table *same_arch = NULL;
 	if (!p || gpu_cc_is_amd(g->cc))
 		return NULL;
 	for (int i = 0; i < p->n; i++) {
 		const struct gpu_spec *h = p->t[i].gpu;
 		if (h == g)
 			return &p->t[i];
-		long score = (h->cc / 10 == g->cc / 10 ? 0 : 100000) +
-			     1000 * labs((long)h->cc - (long)g->cc) +
-			     labs((long)h->sms - (long)g->sms);
-		if (!best || score < bscore) {
-			best = &p->t[i];
-			bscore = score;
-		}
+		if (!same_arch && h->cc == g->cc)
+			same_arch = &p->t[i];
 	}
-	return best;
+	return same_arch;
 }
 
 const struct gpu_spec *tile_pick_source(const struct tile_model *m, const struct gpu_spec *g)

@@ -546,17 +546,22 @@ START_TEST(v3_blob_pick_tables)
 	ck_assert_int_eq(tile_pick_lookup(tm, &kA, a100, &t), 0);
 	ck_assert_uint_eq(t.t0, 128);
 	ck_assert_uint_eq(t.t1, 128);
-	/* GPUs without a table: the same major first, then the nearest cc. */
+	/* GPUs without a table: a board of the same compute capability's,
+	 * else none (a new architecture takes the canonical rule). */
 	static const struct { const char *gpu, *source; } near[] = {
-		{"a100-sxm4-80", "a100-pcie-40"}, {"l4", "a100-pcie-40"},
-		{"h100-sxm", "a100-pcie-40"},   /* 9.0: 8.0 is nearer than 7.5 */
-		{"v100-pcie-32", "t4"}, {"p100-pcie", "t4"},
+		{"a100-sxm4-80", "a100-pcie-40"}, {"a30", "a100-pcie-40"}, {"l4", NULL},
+		{"h100-sxm", NULL}, {"v100-pcie-32", NULL}, {"p100-pcie", NULL},
 	};
 	for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
 		const struct gpu_spec *g = gpu_find(near[i].gpu);
 		ck_assert_msg(g != NULL, "%s", near[i].gpu);
-		ck_assert_ptr_eq(tile_pick_source(tm, g), gpu_find(near[i].source));
+		ck_assert_ptr_eq(tile_pick_source(tm, g),
+				 near[i].source ? gpu_find(near[i].source) : NULL);
 	}
+	ck_assert_int_eq(tile_pick_lookup(tm, &kA, gpu_find("v100-pcie-32"), &t), -1);
+	ck_assert_int_eq(tile_pick_lookup(tm, &kA, gpu_find("a100-sxm4-80"), &t), 0);
+	ck_assert_uint_eq(t.t0, 128);
+	ck_assert_uint_eq(t.t1, 128);
 	/* A neighbouring cell (m 2048: octave 11) takes kA's pick; a shape
 	 * 6 octaves away from every cell is not guessed. */
 	struct pred_kernel kn = kA;
