@@ -157,6 +157,9 @@ static void usage(FILE *f)
 		"      --cp N                context parallel degree (ring attention)\n"
 		"      --hsdp                with --zero 2|3: shard within a node, replicate\n"
 		"                            across nodes (HSDP)\n"
+		"      --sequence-parallel   with --tp: norms, residuals and dropout on the\n"
+		"                            sequence's tp-th, all-gathers and reduce-scatters\n"
+		"                            in place of the all-reduces (Megatron, nanotron)\n"
 		"      --ep N                expert parallel degree: the routed experts split\n"
 		"                            over N of the dp ranks (engines: N = tp, or\n"
 		"                            N = dp with tp 1)\n"
@@ -280,6 +283,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"mtp", required_argument, NULL, OPT_MODEL},
 		{"vpp", required_argument, NULL, OPT_MODEL},
 		{"grad-fp32", no_argument, NULL, OPT_MODEL},
+		{"sequence-parallel", no_argument, NULL, OPT_MODEL},
 		{"color", optional_argument, NULL, OPT_COLOR},
 		{"weights", required_argument, NULL, OPT_WEIGHTS},
 		{"colour", optional_argument, NULL, OPT_COLOR},

@@ -229,6 +229,15 @@ struct model_opts {
 	 * parallel ranks of one node, replicated across nodes; gradients
 	 * reduce-scattered in the node, then all-reduced across */
 	int hsdp;
+	/* Sequence parallelism with tensor parallelism (Megatron's
+	 * sequence_parallel, nanotron's tp_mode REDUCE_SCATTER; tp > 1):
+	 * outside the tensor-parallel regions (norms, residual adds,
+	 * dropout, pipeline sends) the activations are split over the tp
+	 * ranks along the sequence, T / tp tokens each; a column-parallel
+	 * linear's input is all-gathered (its gradient reduce-scattered in
+	 * backward) and a row-parallel linear's output reduce-scattered
+	 * (its gradient all-gathered) instead of the all-reduces. */
+	int sp;
 	/* Context parallelism: the sequence split over cp ranks; attention's
 	 * keys and values passed around the ring (ring attention), overlapped
 	 * with the attention compute; 0 or 1 none */
