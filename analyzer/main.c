@@ -145,6 +145,8 @@ static void usage(FILE *f)
 		"                            flashinfer (no training) or triton (llm-foundry's)\n"
 		"      --head H              lm (default: LM / pretraining head) or classify\n"
 		"      --dp N --tp N --pp N  data, tensor and pipeline parallel degrees\n"
+		"      --sp                  with --tp: sequence parallelism (Megatron's\n"
+		"                            --sequence-parallel), in the memory estimate\n"
 		"      --microbatches M      pipeline microbatches (default pp)\n"
 		"      --vpp V               interleaved 1F1B: V model chunks per pipeline\n"
 		"                            stage (Megatron's virtual pipeline stages)\n"
@@ -280,6 +282,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"mtp", required_argument, NULL, OPT_MODEL},
 		{"vpp", required_argument, NULL, OPT_MODEL},
 		{"grad-fp32", no_argument, NULL, OPT_MODEL},
+		{"sp", no_argument, NULL, OPT_MODEL},
 		{"color", optional_argument, NULL, OPT_COLOR},
 		{"weights", required_argument, NULL, OPT_WEIGHTS},
 		{"colour", optional_argument, NULL, OPT_COLOR},

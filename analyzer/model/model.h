@@ -200,6 +200,12 @@ struct model_opts {
 	 * the gradient and reads and writes the FP32 buffer.  --stack te does
 	 * it in the weight-gradient GEMM (Megatron's main_grad) regardless. */
 	int grad_fp32;
+	/* Sequence parallelism with tp > 1 (Megatron's --sequence-parallel):
+	 * the norms, dropouts and hidden-wide activations kept for backward
+	 * split over the tp ranks along the sequence.  Memory only: the time
+	 * keeps tensor parallelism's all-reduces (a ring all-reduce is the
+	 * reduce-scatter and all-gather SP issues instead, the same bytes). */
+	int sp;
 	/* Micro-batches per optimizer step (gradient accumulation, 1 none):
 	 * batch sequences each; DDP and ZeRO-1 synchronize the gradients on
 	 * the last one only (no_sync), FSDP on every one. */

@@ -32,7 +32,7 @@ const char *const *model_cli_options(void)
 		"expert-capacity", "new-tokens", "plan", "write-trace",
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
 		"stack", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
-		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
+		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32", "sp",
 		NULL
 	};
 	return names;
@@ -298,6 +298,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 8, &o->mtp);
 	} else if (!strcmp(name, "grad-fp32")) {
 		o->grad_fp32 = 1;
+	} else if (!strcmp(name, "sp")) {
+		o->sp = 1;
 	} else if (!strcmp(name, "new-tokens")) {
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
 	} else if (!strcmp(name, "write-trace")) {
