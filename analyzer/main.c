@@ -145,8 +145,6 @@ static void usage(FILE *f)
 		"                            flashinfer (no training) or triton (llm-foundry's)\n"
 		"      --head H              lm (default: LM / pretraining head) or classify\n"
 		"      --dp N --tp N --pp N  data, tensor and pipeline parallel degrees\n"
-		"      --sp                  with --tp: sequence parallelism (Megatron's\n"
-		"                            --sequence-parallel), in the memory estimate\n"
 		"      --microbatches M      pipeline microbatches (default pp)\n"
 		"      --vpp V               interleaved 1F1B: V model chunks per pipeline\n"
 		"                            stage (Megatron's virtual pipeline stages)\n"
@@ -159,6 +157,9 @@ static void usage(FILE *f)
 		"      --cp N                context parallel degree (ring attention)\n"
 		"      --hsdp                with --zero 2|3: shard within a node, replicate\n"
 		"                            across nodes (HSDP)\n"
+		"      --sequence-parallel   with --tp: norms, residuals and dropout on the\n"
+		"                            sequence's tp-th, all-gathers and reduce-scatters\n"
+		"                            in place of the all-reduces (Megatron, nanotron)\n"
 		"      --ep N                expert parallel degree: the routed experts split\n"
 		"                            over N of the dp ranks (engines: N = tp, or\n"
 		"                            N = dp with tp 1)\n"
@@ -282,7 +283,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"mtp", required_argument, NULL, OPT_MODEL},
 		{"vpp", required_argument, NULL, OPT_MODEL},
 		{"grad-fp32", no_argument, NULL, OPT_MODEL},
-		{"sp", no_argument, NULL, OPT_MODEL},
+		{"sequence-parallel", no_argument, NULL, OPT_MODEL},
 		{"color", optional_argument, NULL, OPT_COLOR},
 		{"weights", required_argument, NULL, OPT_WEIGHTS},
 		{"colour", optional_argument, NULL, OPT_COLOR},

@@ -669,6 +669,106 @@ START_TEST(collective_sizes)
 }
 END_TEST
 
+/* Sequence parallelism (Megatron's sequence_parallel): with tp 4 the norms
+ * and residual adds of a layer run on a quarter of the tokens, and the
+ * all-reduces become an all-gather of the full T x h tensor before each
+ * column-parallel linear and a reduce-scatter after each row-parallel one
+ * (forward: AG, RS, AG, RS; backward their transposes); a pipeline stage
+ * sends its shard.  At tp 1 it changes nothing. */
+START_TEST(sequence_parallel)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o;
+	model_opts_init(&o);
+	o.batch = 2;
+	o.seq = 1024;
+	o.mode = MODEL_TRAINING;
+	o.tp = 4;
+	o.sp = 1;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t first_bwd = s.n;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].phase == MODEL_PH_BACKWARD) {
+			first_bwd = i;
+			break;
+		}
+	enum comm_op fwd[4], bwd[4];
+	size_t nf = 0, nb = 0, norms = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->layer != 2)
+			continue;
+		if (k->phase == MODEL_PH_COMM) {
+			ck_assert_double_eq(k->k.bytes, 2.0 * 1024 * 768 * 4);
+			ck_assert_uint_eq(k->ranks, 4);
+			if (i < first_bwd && nf < 4)
+				fwd[nf++] = k->comm;
+			else if (i >= first_bwd && nb < 4)
+				bwd[nb++] = k->comm;
+			else
+				ck_abort_msg("more than 4 collectives a pass");
+		}
+		/* layer norms forward: 2048 / 4 rows of 768 */
+		if (k->k.op == PRED_OP_NORM && i < first_bwd) {
+			ck_assert_uint_eq(k->k.m, 512);
+			norms++;
+		}
+	}
+	ck_assert_uint_eq(nf, 4);
+	ck_assert_uint_eq(nb, 4);
+	ck_assert_uint_eq(norms, 2);
+	ck_assert_int_eq(fwd[0], COMM_ALL_GATHER);
+	ck_assert_int_eq(fwd[1], COMM_REDUCE_SCATTER);
+	ck_assert_int_eq(fwd[2], COMM_ALL_GATHER);
+	ck_assert_int_eq(fwd[3], COMM_REDUCE_SCATTER);
+	for (size_t i = 0; i < 4; i++)   /* backward: MLP first */
+		ck_assert_int_eq(bwd[i], i % 2 ? COMM_REDUCE_SCATTER : COMM_ALL_GATHER);
+	/* the residual adds (2 tensors read, 1 written) over 2048 x 768 / 4;
+	 * GELU's adds, inside the MLP's region, keep their 2048 x 3072 / 4 */
+	size_t adds = 0, full = 0;
+	for (size_t i = 0; i < first_bwd; i++)
+		if (s.v[i].layer == 2 && s.v[i].k.name &&
+		    !strcmp(s.v[i].k.name, "vectorized_elementwise_kernel<4, AddFunctor>")) {
+			if (fabs(s.v[i].k.bytes - 3.0 * 512 * 768 * 4) < 1)
+				adds++;
+			else if (s.v[i].k.bytes >= 2.0 * 2048 * 768 * 4)
+				full++;
+		}
+	ck_assert_uint_eq(adds, 2);
+	ck_assert_uint_eq(full, 2);
+	model_seq_release(&s);
+
+	/* a pipeline stage receives and sends a quarter of a microbatch's
+	 * activations (2 microbatches of 1 x 1024 tokens) */
+	o.pp = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t sr = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].comm == COMM_SEND_RECV) {
+			ck_assert_double_eq(s.v[i].k.bytes, 256.0 * 768 * 4);
+			sr++;
+		}
+	ck_assert_uint_eq(sr, 2);
+	model_seq_release(&s);
+
+	/* tp 1: the same iteration with and without */
+	o.pp = 1;
+	o.tp = 1;
+	struct model_seq a;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	o.sp = 0;
+	ck_assert_int_eq(model_build(&c, &o, &a, NULL, 0), 0);
+	ck_assert_uint_eq(s.n, a.n);
+	for (size_t i = 0; i < s.n; i++) {
+		ck_assert_double_eq(s.v[i].k.bytes, a.v[i].k.bytes);
+		ck_assert_double_eq(s.v[i].k.flops, a.v[i].k.flops);
+	}
+	model_seq_release(&s);
+	model_seq_release(&a);
+}
+END_TEST
+
 START_TEST(collective_times)
 {
 	struct comm_link l = { .bw_gbps = 100, .latency_us = 10, .step_us = 5, .p2p_us = 3, .nvlink = 1 };
@@ -1566,7 +1666,7 @@ START_TEST(memory_mixed)
 }
 END_TEST
 
-/* Sequence parallelism (--sp), Korthikanti et al. 2022: with tensor
+/* Sequence parallelism (--sequence-parallel), Korthikanti et al. 2022: with tensor
  * parallelism over t GPUs a GPT layer (16-bit, GELU, dropout, eager
  * attention) keeps s b h (10 + 24 / t + 5 a s / (h t)) bytes (eq. 2): the
  * attention's and MLP's insides split over t, while the two layer norms'
@@ -1577,8 +1677,8 @@ END_TEST
  * row, two norms) split with their rows.  Under --stack te a Llama-3-8B
  * layer keeps 8 h whole (two LayerNormLinear inputs and normalised
  * outputs, 2 h each) and 26 h split (memory_te_layer's 34 h), and its 8
- * bytes of rstd a token; --sp splits all of it.  Without --tp, or in
- * inference, --sp changes nothing. */
+ * bytes of rstd a token; sequence parallelism splits all of it.  Without
+ * --tp, or in inference, it changes nothing in memory. */
 START_TEST(memory_sequence_parallel)
 {
 	double sl = 256, b = 2, h = 768, a = 12, t = 2;
@@ -2882,6 +2982,7 @@ int main(void)
 	tcase_add_test(t, mixtral_and_gemma);
 	tcase_add_test(t, load_config_file);
 	tcase_add_test(t, collective_sizes);
+	tcase_add_test(t, sequence_parallel);
 	tcase_add_test(t, collective_times);
 	tcase_add_test(t, bridged_pairs_cross_pcie);
 	tcase_add_test(t, nvls_on_hopper_boards);

@@ -23,9 +23,9 @@
  * Activation checkpointing keeps less (layer_ckpt()); FP8 under
  * Transformer Engine's delayed scaling keeps an FP8 copy of the weights.
  * Tensor parallelism splits what attention and the MLP keep inside;
- * sequence parallelism (--sp) also what lies between them (struct shp's
- * Tr).  --grad-fp32 adds an FP32 gradient buffer where the gradients are
- * 16-bit.
+ * sequence parallelism (--sequence-parallel) also what lies between them
+ * (struct shp's Tr).  --grad-fp32 adds an FP32 gradient buffer where the
+ * gradients are 16-bit.
  *
  * Inference under no_grad keeps nothing between ops: its peak is the
  * weights plus the largest set of tensors alive at once (the attention
@@ -352,8 +352,8 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	z.sl = o->mode == MODEL_DECODE ? 1 : (double)(o->seq / model_cp(o));
 	z.kv = o->mode == MODEL_DECODE ? (double)o->seq + 1 : z.sl;
 	z.T = z.b * z.sl;
-	/* Sequence parallelism (Megatron's --sequence-parallel; Korthikanti et
-	 * al. 2022, sec. 4.2.2) splits what tensor parallelism leaves whole
+	/* Sequence parallelism (--sequence-parallel; Korthikanti et al. 2022,
+	 * sec. 4.2.2) splits what tensor parallelism leaves whole
 	 * along the sequence: each of the tp ranks runs the norms and dropouts
 	 * of, and keeps the hidden-wide tensors (the residual, the norms'
 	 * inputs, outputs and statistics, the dropout masks, the linears'

@@ -196,7 +196,7 @@ static void mlp_dense(struct bld *B, uint64_t m, int bias, double p_act)
 static void residual(struct bld *B)
 {
 	B->cols = B->c->hidden;
-	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)B->T * B->c->hidden, 2, 1, 0, NULL);
+	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)B->Ts * B->c->hidden, 2, 1, 0, NULL);
 }
 
 /* After attention: the heads merged (permute + contiguous), the output
@@ -208,7 +208,7 @@ static void attn_out(struct bld *B, int bias, double p)
 	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * nh * d, 1, 0, 0, NULL);
 	op_linear(B, T, nh * d, h, bias, 0);
 	op_tp(B, 1, (double)T * h);
-	op_dropout(B, (double)T * h, p);
+	op_dropout(B, (double)B->Ts * h, p);
 	residual(B);
 }
 
@@ -231,15 +231,15 @@ static void layer_gpt2(struct bld *B)
 {
 	const struct model_config *c = B->c;
 	uint64_t T = B->T, h = c->hidden, nh = c->heads / B->tp, d = c->head_dim;
-	op_layernorm(B, T, h);
+	op_layernorm(B, B->Ts, h);
 	op_tp(B, 0, (double)T * h);
 	op_linear(B, T, h, 3 * nh * d, 1, 0);
 	kv_append(B, nh);
 	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 1, c->attn_dropout);
 	attn_out(B, 1, c->dropout);
-	op_layernorm(B, T, h);
+	op_layernorm(B, B->Ts, h);
 	mlp_dense(B, T, 1, 0);
-	op_dropout(B, (double)T * h, c->dropout);
+	op_dropout(B, (double)B->Ts * h, c->dropout);
 	residual(B);
 }
 
@@ -253,11 +253,11 @@ static void layer_bert(struct bld *B)
 	op_linear(B, T, h, nh * d, 1, 0);
 	attention_core(B, nh, B->sl, B->kv, d, 0, 1, 2, c->attn_dropout);
 	attn_out(B, 1, c->dropout);
-	op_layernorm(B, T, h);
+	op_layernorm(B, B->Ts, h);
 	mlp_dense(B, T, 1, 0);
-	op_dropout(B, (double)T * h, c->dropout);
+	op_dropout(B, (double)B->Ts * h, c->dropout);
 	residual(B);
-	op_layernorm(B, T, h);
+	op_layernorm(B, B->Ts, h);
 }
 
 static void layer_opt(struct bld *B)
@@ -265,7 +265,7 @@ static void layer_opt(struct bld *B)
 	const struct model_config *c = B->c;
 	uint64_t T = B->T, h = c->hidden, nh = c->heads / B->tp, d = c->head_dim;
 	double n = (double)T * nh * d;
-	op_layernorm(B, T, h);
+	op_layernorm(B, B->Ts, h);
 	op_tp(B, 0, (double)T * h);
 	op_linear(B, T, h, nh * d, 1, 0);
 	op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", n, 1, 1, 1, NULL);
@@ -277,9 +277,9 @@ static void layer_opt(struct bld *B)
 	kv_append(B, nh);
 	attention_core(B, nh, B->sl, B->kv, d, 1, 0, 3, c->attn_dropout);
 	attn_out(B, 1, c->dropout);
-	op_layernorm(B, T, h);
+	op_layernorm(B, B->Ts, h);
 	mlp_dense(B, T, 1, 0);
-	op_dropout(B, (double)T * h, c->dropout);
+	op_dropout(B, (double)B->Ts * h, c->dropout);
 	residual(B);
 }
 
@@ -443,7 +443,7 @@ static void layer_mla(struct bld *B)
 	const struct model_config *c = B->c;
 	uint64_t T = B->T, h = c->hidden, nh = c->heads / B->tp;
 	uint64_t qd = nh * (c->qk_nope + c->qk_rope);
-	op_rmsnorm(B, T, h);
+	op_rmsnorm(B, B->Ts, h);
 	op_tp(B, 0, (double)T * h);
 	if (c->q_lora) {
 		op_linear(B, T, h, c->q_lora, 0, 0);
@@ -471,7 +471,7 @@ static void layer_mla(struct bld *B)
 	op_linear(B, T, nh * c->v_dim, h, 0, 0);
 	op_tp(B, 1, (double)T * h);
 	residual(B);
-	op_rmsnorm(B, T, h);
+	op_rmsnorm(B, B->Ts, h);
 	if (c->experts > 1 && (uint32_t)B->layer >= c->first_dense)
 		mlp_grouped(B);
 	else
@@ -486,7 +486,7 @@ static void layer_llama(struct bld *B)
 	uint64_t nkv = c->kv_heads / B->tp;
 	if (nkv == 0)
 		nkv = 1;
-	op_rmsnorm(B, T, h);
+	op_rmsnorm(B, B->Ts, h);
 	op_tp(B, 0, (double)T * h);
 	op_linear(B, T, h, nh * d, c->qkv_bias, 0);
 	op_linear(B, T, h, nkv * d, c->qkv_bias, 0);
@@ -510,7 +510,7 @@ static void layer_llama(struct bld *B)
 	}
 	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 4, c->attn_dropout);
 	attn_out(B, 0, 0);     /* LlamaDecoderLayer: no residual dropout */
-	op_rmsnorm(B, T, h);
+	op_rmsnorm(B, B->Ts, h);
 	if (c->experts > 1 && model_ep(B->o) > 1)
 		mlp_grouped(B);
 	else if (c->experts > 1)
@@ -567,7 +567,7 @@ static void layer_t5(struct bld *B, int decoder, int sparse)
 	uint64_t T = B->T, h = c->hidden, nh = c->heads / B->tp, d = c->head_dim;
 	int nblocks = decoder ? 2 : 1;
 	for (int i = 0; i < nblocks; i++) {
-		op_rmsnorm(B, T, h);
+		op_rmsnorm(B, B->Ts, h);
 		op_tp(B, 0, (double)T * h);
 		op_linear(B, T, h, nh * d, 0, 0);
 		op_linear(B, T, h, nh * d, 0, 0);
@@ -575,12 +575,12 @@ static void layer_t5(struct bld *B, int decoder, int sparse)
 		attention_core(B, nh, B->sl, B->sl, d, decoder && i == 0, 0, 5, c->dropout);
 		attn_out(B, 0, c->dropout);
 	}
-	op_rmsnorm(B, T, h);
+	op_rmsnorm(B, B->Ts, h);
 	if (sparse)
 		mlp_sparse(B);
 	else
 		mlp_dense(B, T, 0, c->dropout);
-	op_dropout(B, (double)T * h, c->dropout);
+	op_dropout(B, (double)B->Ts * h, c->dropout);
 	residual(B);
 }
 
@@ -1437,10 +1437,10 @@ static void head(struct bld *B, int has_embed)
 		return;
 	case MODEL_FAM_GPT2:
 	case MODEL_FAM_OPT:
-		op_layernorm(B, T, h);
+		op_layernorm(B, B->Ts, h);
 		break;
 	case MODEL_FAM_LLAMA:
-		op_rmsnorm(B, T, h);
+		op_rmsnorm(B, B->Ts, h);
 		break;
 	case MODEL_FAM_T5:
 	default:
@@ -1461,7 +1461,8 @@ static void head(struct bld *B, int has_embed)
 }
 
 /* A pipeline stage boundary crossed: the activations received from the
- * previous stage in forward (one send/recv), their gradient sent back in
+ * previous stage in forward (one send/recv; T / tp tokens of them under
+ * sequence parallelism, as Megatron sends the shard), their gradient sent back in
  * backward (F_PP_SEND).  1F1B's exchanges block the compute stream
  * (Megatron's schedule without interleaving waits for each); interleaved,
  * they are overlapped with the next chunk's compute on the side stream
@@ -1469,8 +1470,8 @@ static void head(struct bld *B, int has_embed)
 static void pp_boundary(struct bld *B)
 {
 	int async = B->o->vpp > 1 ? MODEL_ASYNC_AFTER : 0;
-	k_comm(B, COMM_SEND_RECV, (double)B->T * B->c->hidden * B->esz, MODEL_GROUP_PP, async);
-	struct fop f = { .kind = F_PP_SEND, .a = B->T * B->c->hidden, .flag = async };
+	k_comm(B, COMM_SEND_RECV, (double)B->Ts * B->c->hidden * B->esz, MODEL_GROUP_PP, async);
+	struct fop f = { .kind = F_PP_SEND, .a = B->Ts * B->c->hidden, .flag = async };
 	bld_remember(B, &f);
 }
 
@@ -1520,6 +1521,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	B.sl = o->mode == MODEL_DECODE ? 1 : o->seq / model_cp(o);
 	B.kv = o->mode == MODEL_DECODE ? (uint64_t)o->seq + 1 : o->seq;
 	B.T = B.b * B.sl;
+	B.Ts = o->sp && o->tp > 1 ? cdiv(B.T, o->tp) : B.T;
 	s->params_total = model_config_params(c);
 
 	/* Pipeline parallelism: the last stage is modelled (it runs the LM

@@ -230,6 +230,9 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		arg(r, "dp", "%u", dp);
 	if (tp > 1)
 		arg(r, "tp", "%u", tp);
+	/* Megatron's sequence_parallel, nanotron's tp_mode REDUCE_SCATTER */
+	if (tp > 1 && !before && (has(zero, "sequence parallel") || has(assume, "REDUCE_SCATTER")))
+		arg(r, "sequence-parallel", "%s", "");
 	if (pp > 1)
 		arg(r, "pp", "%u", pp);
 	if (pp > 1 && before)
