@@ -1315,8 +1315,10 @@ static struct model_memory mem_of(const struct model_config *c, const struct mod
 	return m;
 }
 
-/* A GPT-2 with erf GELU in FP16, L layers, training. */
-static struct model_memory gpt2_fp16_mem(uint32_t layers, uint32_t batch, enum model_attention at)
+/* A GPT-2 with erf GELU in FP16, L layers, training, over tp GPUs of
+ * tensor parallelism (sp: with sequence parallelism). */
+static struct model_memory gpt2_fp16_mem_tp(uint32_t layers, uint32_t batch, enum model_attention at,
+					    uint32_t tp, int sp)
 {
 	struct model_config c = gpt2_small();
 	c.layers = layers;
@@ -1328,7 +1330,14 @@ static struct model_memory gpt2_fp16_mem(uint32_t layers, uint32_t batch, enum m
 	o.batch = batch;
 	o.seq = 256;
 	o.attention = at;
+	o.tp = tp;
+	o.sp = sp;
 	return mem_of(&c, &o);
+}
+
+static struct model_memory gpt2_fp16_mem(uint32_t layers, uint32_t batch, enum model_attention at)
+{
+	return gpt2_fp16_mem_tp(layers, batch, at, 1, 0);
 }
 
 START_TEST(memory_layer_megatron)
@@ -1508,18 +1517,23 @@ END_TEST
  * LayerNormMLP as the first norm, gate/up's output (2 x 14336 x 2) and
  * SwiGLU's (14336 x 2): 34 h + 8 + 128 bytes, 34 h being
  * Korthikanti et al.'s s b h 34. */
+static void llama_te_opts(struct model_config *c, struct model_opts *o)
+{
+	ck_assert_int_eq(model_config_builtin("llama-3-8b", c), 0);
+	model_opts_init(o);
+	o->mode = MODEL_TRAINING;
+	o->dtype = GPU_DT_BF16;
+	o->attention = MODEL_ATTN_FLASH;
+	o->stack = MODEL_STACK_TE;
+	o->batch = 1;
+	o->seq = 4096;
+}
+
 START_TEST(memory_te_layer)
 {
 	struct model_config c;
-	ck_assert_int_eq(model_config_builtin("llama-3-8b", &c), 0);
 	struct model_opts o;
-	model_opts_init(&o);
-	o.mode = MODEL_TRAINING;
-	o.dtype = GPU_DT_BF16;
-	o.attention = MODEL_ATTN_FLASH;
-	o.stack = MODEL_STACK_TE;
-	o.batch = 1;
-	o.seq = 4096;
+	llama_te_opts(&c, &o);
 	double acts[2];
 	for (int i = 0; i < 2; i++) {
 		c.layers = 2 + (uint32_t)i;
@@ -1704,6 +1718,114 @@ START_TEST(memory_mixed)
 	o.dtype = GPU_DT_BF16;
 	m = mem_of(&c, &o);
 	ck_assert_double_eq_tol(state_per_param(&m, P), 6 + 4 / d, 1e-9);
+}
+END_TEST
+
+/* Sequence parallelism (--sequence-parallel), Korthikanti et al. 2022: with tensor
+ * parallelism over t GPUs a GPT layer (16-bit, GELU, dropout, eager
+ * attention) keeps s b h (10 + 24 / t + 5 a s / (h t)) bytes (eq. 2): the
+ * attention's and MLP's insides split over t, while the two layer norms'
+ * inputs (2 + 2), the two dropout masks (1 + 1) and the inputs of the
+ * first linear of attention and of the MLP (2 + 2) stay whole; sequence
+ * parallelism splits those 10 along the sequence too: s b h (34 / t +
+ * 5 a s / (h t)) (sec. 4.2.2).  The norms' statistics (two FP32 numbers a
+ * row, two norms) split with their rows.  Under --stack te a Llama-3-8B
+ * layer keeps 8 h whole (two LayerNormLinear inputs and normalised
+ * outputs, 2 h each) and 26 h split (memory_te_layer's 34 h), and its 8
+ * bytes of rstd a token; sequence parallelism splits all of it.  Without
+ * --tp, or in inference, it changes nothing in memory. */
+START_TEST(memory_sequence_parallel)
+{
+	double sl = 256, b = 2, h = 768, a = 12, t = 2;
+	double per[2][2]; /* [sp][layers 12, 13] */
+	for (int sp = 0; sp < 2; sp++)
+		for (int i = 0; i < 2; i++)
+			per[sp][i] = gpt2_fp16_mem_tp(12 + (uint32_t)i, 2, MODEL_ATTN_EAGER, 2, sp).activations;
+	double tp_only = sl * b * h * (10 + 24 / t + 5 * a * sl / (h * t)) + 2 * 8 * sl * b;
+	double with_sp = sl * b * h * (34 / t + 5 * a * sl / (h * t)) + 2 * 8 * sl * b / t;
+	ck_assert_double_eq_tol(per[0][1] - per[0][0], tp_only, 1e-6 * tp_only);
+	ck_assert_double_eq_tol(per[1][1] - per[1][0], with_sp, 1e-6 * with_sp);
+
+	struct model_config c;
+	struct model_opts o;
+	llama_te_opts(&c, &o);
+	o.tp = 4;
+	double te[2][2];
+	for (int sp = 0; sp < 2; sp++)
+		for (int i = 0; i < 2; i++) {
+			c.layers = 2 + (uint32_t)i;
+			o.sp = sp;
+			te[sp][i] = mem_of(&c, &o).activations;
+		}
+	double T = 4096, H = 4096, tt = 4;
+	double lse = 32 / tt * 4; /* a log-sum-exp per head of this GPU */
+	double te_tp = T * (8 * H + 26 * H / tt + 8 + lse);
+	double te_sp = T * (34 * H / tt + 8 / tt + lse);
+	ck_assert_double_eq_tol(te[0][1] - te[0][0], te_tp, 1e-9 * te_tp);
+	ck_assert_double_eq_tol(te[1][1] - te[1][0], te_sp, 1e-9 * te_sp);
+
+	/* one GPU of tensor parallelism, or inference: nothing to split */
+	o.tp = 1;
+	o.sp = 0;
+	struct model_memory m0 = mem_of(&c, &o);
+	o.sp = 1;
+	struct model_memory m1 = mem_of(&c, &o);
+	ck_assert_double_eq(m1.peak, m0.peak);
+	o.tp = 4;
+	o.mode = MODEL_INFERENCE;
+	o.sp = 0;
+	m0 = mem_of(&c, &o);
+	o.sp = 1;
+	m1 = mem_of(&c, &o);
+	ck_assert_double_eq(m1.peak, m0.peak);
+}
+END_TEST
+
+/* --grad-fp32 (nanotron's accumulate_grad_in_fp32) keeps an FP32 buffer
+ * of 4 bytes for each parameter whose gradient the rank holds, beside the
+ * 16-bit gradients, from the start of the pass to the step.  Where the
+ * gradients are FP32 already (FP32 training, autocast's FP32 parameters,
+ * Megatron's main_grad under --stack te) there is no second buffer. */
+/* The memory of o without and with --grad-fp32. */
+static void grad_fp32_pair(const struct model_config *c, struct model_opts o,
+			   struct model_memory *off, struct model_memory *on)
+{
+	o.grad_fp32 = 0;
+	*off = mem_of(c, &o);
+	o.grad_fp32 = 1;
+	*on = mem_of(c, &o);
+}
+
+START_TEST(memory_grad_fp32)
+{
+	struct model_config c = gpt2_small();
+	double P = 124439808.0, d = 8;
+	struct model_memory m, g;
+	/* bf16 pure, DDP + ZeRO-1: 2 + 2 (bucket) + 4 / d, and 4 more */
+	struct model_opts o = zero_opts(1);
+	o.dtype = GPU_DT_BF16;
+	grad_fp32_pair(&c, o, &m, &g);
+	ck_assert_double_eq_tol(state_per_param(&g, P), 2 + 2 + 2 + 4 / d + 4, 1e-9);
+	ck_assert_double_eq_tol(g.gradients - m.gradients, 4 * P, 1);
+	/* the buffer is there where the pass peaks, at the start of
+	 * backward (2 x 1024 tokens a GPU keep more than the gradients) */
+	ck_assert_double_eq_tol(m.peak, m.weights + m.optimizer + m.activations + m.transient + 2 * P, 1);
+	ck_assert_double_eq_tol(g.peak - m.peak, 4 * P, 1);
+	/* FSDP FULL_SHARD, pure bf16: the buffer of the rank's shard */
+	o = zero_opts(3);
+	o.dtype = GPU_DT_BF16;
+	o.precision = MODEL_PREC_PURE;
+	grad_fp32_pair(&c, o, &m, &g);
+	ck_assert_double_eq_tol(g.gradients - m.gradients, 4 * P / d, 1);
+	/* FP32 gradients already: FP32 training, Megatron's main_grad */
+	grad_fp32_pair(&c, zero_opts(1), &m, &g);
+	ck_assert_double_eq(g.peak, m.peak);
+	o = zero_opts(1);
+	o.dtype = GPU_DT_BF16;
+	o.stack = MODEL_STACK_TE;
+	grad_fp32_pair(&c, o, &m, &g);
+	ck_assert_double_eq(g.peak, m.peak);
+	ck_assert_double_eq_tol(state_per_param(&g, P), 6 + 12 / d, 1e-9);
 }
 END_TEST
 
@@ -2943,6 +3065,8 @@ int main(void)
 	tcase_add_test(t, memory_zero);
 	tcase_add_test(t, memory_mixed);
 	tcase_add_test(t, memory_te_layer);
+	tcase_add_test(t, memory_sequence_parallel);
+	tcase_add_test(t, memory_grad_fp32);
 	tcase_add_test(t, zero_collectives);
 	tcase_add_test(t, zero_waits);
 	tcase_add_test(t, act_ckpt_recompute);

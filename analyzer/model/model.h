@@ -240,7 +240,9 @@ struct model_opts {
 	 * ranks along the sequence, T / tp tokens each; a column-parallel
 	 * linear's input is all-gathered (its gradient reduce-scattered in
 	 * backward) and a row-parallel linear's output reduce-scattered
-	 * (its gradient all-gathered) instead of the all-reduces. */
+	 * (its gradient all-gathered) instead of the all-reduces.  In
+	 * training the activations kept for backward between those regions
+	 * split the same way (memory.c). */
 	int sp;
 	/* Context parallelism: the sequence split over cp ranks; attention's
 	 * keys and values passed around the ring (ring attention), overlapped
