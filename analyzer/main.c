@@ -132,6 +132,8 @@ static void usage(FILE *f)
 		"      --grad-accum N        micro-batches of --batch per optimizer step\n"
 		"      --grad-fp32           gradients accumulated in an FP32 buffer (nanotron's\n"
 		"                            accumulate_grad_in_fp32; --stack te: main_grad)\n"
+		"      --no-grad-clip        no gradient-norm clipping before the optimizer step\n"
+		"                            (the stacks clip at 1.0 by default)\n"
 		"      --stack S             eager (default), compile (torch.compile) or te\n"
 		"                            (Transformer Engine / Megatron fused kernels)\n"
 		"      --precision P         training state of bf16/fp16: pure (16-bit weights,\n"
@@ -284,6 +286,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"vpp", required_argument, NULL, OPT_MODEL},
 		{"grad-fp32", no_argument, NULL, OPT_MODEL},
 		{"sequence-parallel", no_argument, NULL, OPT_MODEL},
+		{"no-grad-clip", no_argument, NULL, OPT_MODEL},
 		{"color", optional_argument, NULL, OPT_COLOR},
 		{"weights", required_argument, NULL, OPT_WEIGHTS},
 		{"colour", optional_argument, NULL, OPT_COLOR},

@@ -572,14 +572,30 @@ START_TEST(load_config_file)
 }
 END_TEST
 
-START_TEST(collective_sizes)
+/* GPT-2 small trained on 2 x 1024 tokens a GPU, nothing else set. */
+static struct model_opts gpt2_training(void)
 {
-	struct model_config c = gpt2_small();
 	struct model_opts o;
 	model_opts_init(&o);
 	o.batch = 2;
 	o.seq = 1024;
 	o.mode = MODEL_TRAINING;
+	return o;
+}
+
+/* The index of s's first backward kernel (s->n when none). */
+static size_t first_backward(const struct model_seq *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].phase == MODEL_PH_BACKWARD)
+			return i;
+	return s->n;
+}
+
+START_TEST(collective_sizes)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o = gpt2_training();
 	o.dp = 4;
 	struct model_seq s;
 	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
@@ -604,13 +620,7 @@ START_TEST(collective_sizes)
 		if (s.v[i].phase == MODEL_PH_COMM && s.v[i].layer == 2)
 			ck_assert_double_eq(s.v[i].k.bytes, 2.0 * 1024 * 768 * 4);
 	/* forward ones come before the first backward kernel */
-	size_t nf, nb, first_bwd = s.n;
-	for (size_t i = 0; i < s.n; i++)
-		if (s.v[i].phase == MODEL_PH_BACKWARD) {
-			first_bwd = i;
-			break;
-		}
-	nf = nb = 0;
+	size_t nf = 0, nb = 0, first_bwd = first_backward(&s);
 	for (size_t i = 0; i < s.n; i++)
 		if (s.v[i].phase == MODEL_PH_COMM && s.v[i].layer == 2)
 			*(i < first_bwd ? &nf : &nb) += 1;
@@ -678,21 +688,12 @@ END_TEST
 START_TEST(sequence_parallel)
 {
 	struct model_config c = gpt2_small();
-	struct model_opts o;
-	model_opts_init(&o);
-	o.batch = 2;
-	o.seq = 1024;
-	o.mode = MODEL_TRAINING;
+	struct model_opts o = gpt2_training();
 	o.tp = 4;
 	o.sp = 1;
 	struct model_seq s;
 	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
-	size_t first_bwd = s.n;
-	for (size_t i = 0; i < s.n; i++)
-		if (s.v[i].phase == MODEL_PH_BACKWARD) {
-			first_bwd = i;
-			break;
-		}
+	size_t first_bwd = first_backward(&s);
 	enum comm_op fwd[4], bwd[4];
 	size_t nf = 0, nb = 0, norms = 0;
 	for (size_t i = 0; i < s.n; i++) {
@@ -935,20 +936,72 @@ static double optimizer_bytes(const struct model_config *c, const struct model_o
 START_TEST(optimizer_traffic)
 {
 	struct model_config c = gpt2_small();
+	const double P = 124439808.0;
 	struct model_opts o;
 	model_opts_init(&o);
 	o.seq = 1024;
 	o.mode = MODEL_TRAINING;
 	o.optimizer = MODEL_OPTIM_ADAMW;
 	o.fused_optimizer = 1;
+	o.no_grad_clip = 1;
 	/* fused AdamW reads p, g, m, v and writes p, m, v: 28 bytes/param */
-	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), 28.0 * 124439808.0, 1);
-	/* a BF16 model's moments are BF16 (Adam's zeros_like): 14 bytes */
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), 28.0 * P, 1);
+	/* clipping: the norm reads g (4), the scaling reads and writes it (8) */
+	o.no_grad_clip = 0;
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), (28.0 + 12.0) * P, 1);
+	/* foreach: mul 2, lerp 3, mul 2, addcmul 4, sqrt 2, div 2, add 2,
+	 * addcdiv 4 tensors an element, 8 passes: 84 bytes in FP32 */
+	o.no_grad_clip = 1;
+	o.fused_optimizer = 0;
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), 84.0 * P, 1);
+	o.fused_optimizer = 1;
+	/* a pure BF16 model's moments are BF16 (Adam's zeros_like): 14 bytes,
+	 * 6 more to clip its BF16 gradients */
 	o.dtype = GPU_DT_BF16;
-	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), 14.0 * 124439808.0, 1);
+	o.precision = MODEL_PREC_PURE;
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), 14.0 * P, 1);
+	o.no_grad_clip = 0;
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), (14.0 + 6.0) * P, 1);
+	/* mixed precision: FP32 master state and gradients as in FP32; under
+	 * te Megatron copies the FP32 parameters into the BF16 model's after
+	 * the step (4 read, 2 written) */
+	o.precision = MODEL_PREC_MIXED;
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), (28.0 + 12.0) * P, 1);
+	o.stack = MODEL_STACK_TE;
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), (28.0 + 12.0 + 6.0) * P, 1);
+	o.stack = MODEL_STACK_EAGER;
+	/* a sharded state's norm is summed over the ranks: one 4-byte all-
+	 * reduce over them between the norm and the scaling; DDP's full
+	 * gradients need none */
+	o.dp = 8;
+	o.zero = 1;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t norm = s.n, ar = s.n, scale = s.n;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->k.name && strstr(k->k.name, "LpNormFunctor") && norm == s.n)
+			norm = i;
+		if (k->phase == MODEL_PH_COMM && k->k.bytes == 4.0) {
+			ck_assert_int_eq(k->comm, COMM_ALL_REDUCE);
+			ck_assert_uint_eq(k->ranks, 8);
+			ar = i;
+		}
+		if (k->k.name && strstr(k->k.name, "BinaryOpScalarTensorFunctor") && scale == s.n)
+			scale = i;
+	}
+	ck_assert_uint_lt(norm, ar);
+	ck_assert_uint_lt(ar, scale);
+	ck_assert_uint_lt(scale, s.n);
+	model_seq_release(&s);
+	o.zero = 0;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	for (size_t i = 0; i < s.n; i++)
+		ck_assert(!(s.v[i].phase == MODEL_PH_COMM && s.v[i].k.bytes == 4.0));
+	model_seq_release(&s);
+	o.dp = 1;
 	o.dtype = GPU_DT_FP32;
 	o.optimizer = MODEL_OPTIM_NONE;
-	struct model_seq s;
 	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
 	ck_assert_uint_eq(model_seq_count(&s, MODEL_PH_OPTIMIZER), 0);
 	model_seq_release(&s);
@@ -1532,6 +1585,9 @@ static struct model_opts zero_opts(uint32_t zero)
 	o.seq = 1024;
 	o.dp = 8;
 	o.zero = zero;
+	/* the clipping's 4-byte all-reduce left out: optimizer_traffic
+	 * checks it */
+	o.no_grad_clip = 1;
 	return o;
 }
 

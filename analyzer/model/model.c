@@ -821,11 +821,52 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 	return 0;
 }
 
-/* Optimizer step over this GPU's parameters.  AdamW in PyTorch 2's default
- * foreach implementation runs ~12 multi-tensor passes (lerp, mul, addcmul,
- * sqrt, div, add, addcdiv, ...), each launched once per ~36 tensors or per
- * 320 chunks of 64 Ki elements; fused=True runs one pass reading p, g, m, v
- * and writing p, m, v.  SGD without momentum is one foreach add. */
+/* One multi-tensor pass of the optimizer step over P elements in
+ * `launches` launches (each a 65,536-element chunk per thread block,
+ * MultiTensorApply.cuh), moving bytes_per_elem each. */
+static void optimizer_pass(struct bld *B, const char *name, enum pred_op op, double P,
+			   uint64_t launches, double bytes_per_elem)
+{
+	double per = P / (double)launches;
+	for (uint64_t l = 0; l < launches; l++) {
+		struct model_kernel *k = bld_push(B);
+		if (!k)
+			return;
+		k->k.name = name;
+		k->k.op = op;
+		k->k.grid[0] = (uint32_t)(ceil(per / 65536.0) > 0 ? ceil(per / 65536.0) : 1);
+		k->k.grid[1] = k->k.grid[2] = 1;
+		k->k.block[0] = 512;
+		k->k.block[1] = k->k.block[2] = 1;
+		k->k.m = (uint64_t)per;
+		k->k.n = 1;
+		k->k.batch = 1;
+		k->k.flops = 4.0 * per;
+		k->k.bytes = bytes_per_elem * per;
+	}
+}
+
+/* Optimizer step over this GPU's parameters (training-stacks.md section 5).
+ * The state is in the dtype, or FP32 in mixed precision (model_mixed:
+ * FP32 master weights, moments and gradients, as FSDP's sharded flat
+ * parameters, Megatron's main_grad and autocast's FP32 model keep them).
+ * AdamW in PyTorch 2's foreach implementation (_multi_tensor_adamw) runs 8
+ * multi-tensor passes: mul_(p) (weight decay), lerp_(m, g), mul_(v),
+ * addcmul_(v, g, g), sqrt(v), div_, add_(eps), addcdiv_(p, m, denom),
+ * touching 2 + 3 + 2 + 4 + 2 + 2 + 2 + 4 = 21 tensors an element (84
+ * bytes a parameter in FP32: the notes' "~80"), each launched once per
+ * ~36 tensors or per 320 chunks of 64 Ki elements; fused=True runs one
+ * pass reading p, g, m, v and writing p, m, v (28 bytes in FP32).  SGD
+ * without momentum is one foreach add.
+ * Before it the gradients' norm is clipped, as the stacks do by default
+ * (Megatron's --clip-grad 1.0: multi_tensor_l2norm, then
+ * multi_tensor_scale, clip_grads.py; torch's clip_grad_norm_: a foreach
+ * norm, then a foreach mul by the clamped coefficient): a reading pass, the
+ * norm summed over the ranks whose shards it covers (a 4-byte all-reduce on
+ * the compute stream) and a scaling pass (o->no_grad_clip: none of it).
+ * After it Megatron (--stack te) in mixed precision copies the FP32 main
+ * parameters into the 16-bit model's (_copy_main_params_to_model_params):
+ * 4 bytes read and esz written a parameter. */
 static void optimizer_step(struct bld *B)
 {
 	const struct model_opts *o = B->o;
@@ -844,6 +885,8 @@ static void optimizer_step(struct bld *B)
 	}
 	B->ph = MODEL_PH_OPTIMIZER;
 	B->layer = -1;
+	int mixed = model_mixed(o);
+	double st = mixed ? 4.0 : B->esz;      /* bytes of p, g, m, v */
 	int passes;
 	double rw;              /* tensors touched per element per pass */
 	const char *name;
@@ -852,7 +895,7 @@ static void optimizer_step(struct bld *B)
 	} else if (o->fused_optimizer) {
 		passes = 1, rw = 7, name = "multi_tensor_apply_kernel<FusedAdamMathFunctor<float, 4>>";
 	} else {
-		passes = 12, rw = 2.5, name = "multi_tensor_apply_kernel<TensorListMetadata<3>, PointwiseOpScalarFunctor>";
+		passes = 8, rw = 21.0 / 8, name = "multi_tensor_apply_kernel<TensorListMetadata<3>, PointwiseOpScalarFunctor>";
 	}
 	double chunks = ceil(P / 65536.0);
 	uint64_t launches = cdiv(tensors, 36);
@@ -861,25 +904,21 @@ static void optimizer_step(struct bld *B)
 		launches = by_chunks;
 	if (!launches)
 		launches = 1;
-	double per = P / (double)launches;
+	if (!o->no_grad_clip) {
+		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<1>, LpNormFunctor<float>>",
+			       PRED_OP_REDUCTION, P, launches, st);
+		if (o->zero && dp > 1)   /* NCCL's stream, after the gradients' */
+			k_comm(B, COMM_ALL_REDUCE, 4.0, o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP,
+			       MODEL_ASYNC_AFTER);
+		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<1>, BinaryOpScalarTensorFunctor>",
+			       PRED_OP_ELEMENTWISE, P, launches, 2.0 * st);
+	}
+	/* the moments take the parameters' dtype (zeros_like) */
 	for (int p = 0; p < passes; p++)
-		for (uint64_t l = 0; l < launches; l++) {
-			struct model_kernel *k = bld_push(B);
-			if (!k)
-				return;
-			k->k.name = name;
-			k->k.op = PRED_OP_ELEMENTWISE;
-			k->k.grid[0] = (uint32_t)(ceil(per / 65536.0) > 0 ? ceil(per / 65536.0) : 1);
-			k->k.grid[1] = k->k.grid[2] = 1;
-			k->k.block[0] = 512;
-			k->k.block[1] = k->k.block[2] = 1;
-			k->k.m = (uint64_t)per;
-			k->k.n = 1;
-			k->k.batch = 1;
-			k->k.flops = 4.0 * per;
-			/* the moments take the parameters' dtype (zeros_like) */
-			k->k.bytes = rw * per * B->esz;
-		}
+		optimizer_pass(B, name, PRED_OP_ELEMENTWISE, P, launches, rw * st);
+	if (mixed && o->stack == MODEL_STACK_TE)
+		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<2>, ScaleFunctor>",
+			       PRED_OP_ELEMENTWISE, P, launches, 4.0 + B->esz);
 }
 
 /* DDP all-reduces gradients in 25 MB buckets as backward produces them;

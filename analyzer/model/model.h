@@ -200,6 +200,10 @@ struct model_opts {
 	 * the gradient and reads and writes the FP32 buffer.  --stack te does
 	 * it in the weight-gradient GEMM (Megatron's main_grad) regardless. */
 	int grad_fp32;
+	/* No gradient-norm clipping before the optimizer step (the stacks
+	 * clip at 1.0 by default: Megatron's --clip-grad, torch's
+	 * clip_grad_norm_ in torchtitan, nanotron, the HF Trainer). */
+	int no_grad_clip;
 	/* Micro-batches per optimizer step (gradient accumulation, 1 none):
 	 * batch sequences each; DDP and ZeRO-1 synchronize the gradients on
 	 * the last one only (no_sync), FSDP on every one. */

@@ -33,7 +33,7 @@ const char *const *model_cli_options(void)
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
 		"stack", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
-		"sequence-parallel",
+		"sequence-parallel", "no-grad-clip",
 		NULL
 	};
 	return names;
@@ -301,6 +301,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		o->grad_fp32 = 1;
 	} else if (!strcmp(name, "sequence-parallel")) {
 		o->sp = 1;
+	} else if (!strcmp(name, "no-grad-clip")) {
+		o->no_grad_clip = 1;
 	} else if (!strcmp(name, "new-tokens")) {
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
 	} else if (!strcmp(name, "write-trace")) {

@@ -271,6 +271,9 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 			arg(r, "stack", "compile");
 		else if (te)
 			arg(r, "stack", "te");
+		/* clipping is the stacks' default; a row may say it is off */
+		if (has(assume, "no grad clipping") || has(assume, "no gradient clipping"))
+			arg(r, "no-grad-clip", "%s", "");
 		/* FP32 gradient accumulation (te does it in its wgrad GEMMs) */
 		if (!te && (has(dtype, "fp32 grad") || has(assume, "accumulate_grad_in_fp32")))
 			arg(r, "grad-fp32", "%s", "");
