@@ -417,7 +417,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	if (family_of(root, &fam)) {
 		const char *mt = get_str(root, "model_type");
 		const char *arch = arch_of(root);
-		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, qwen3, qwen3_moe, mixtral, gemma, phi3, t5, switch_transformers)",
+		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, qwen2_moe, qwen3, qwen3_moe, mixtral, gemma, gemma2, gemma3, phi3, deepseek_v2, deepseek_v3, t5, switch_transformers)",
 			 mt ? mt : arch ? arch : "?");
 		return SURFER_EUNKNOWN;
 	}
