@@ -555,6 +555,24 @@ one, two, efa = (comm(f) for f in sys.argv[1:4])
 assert one > two and efa > two, (one, two, efa)
 PY
 check "two nodes over InfiniBand faster than 16 ranks over PCIe, EFA slower than InfiniBand" $?
+# --power-limit caps the compute, not the links: two capped nodes keep the
+# DGX H100's network (the capped copy of the GPU is the same board in the
+# same system), and the same --system p5-h100
+"$BIN" --model gpt2 --batch 4 --seq 512 --mode training --target h100 --nodes 2 --power-limit 500 \
+	--json >"$tmp/n_cap.json" 2>/dev/null &&
+	"$BIN" --model gpt2 --batch 4 --seq 512 --mode training --target h100 --nodes 2 --power-limit 500 \
+		--system p5-h100 --json >"$tmp/n_capefa.json" 2>/dev/null
+check "--power-limit with --nodes exits 0" $?
+python3 - "$tmp/n_two.json" "$tmp/n_cap.json" "$tmp/n_efa.json" "$tmp/n_capefa.json" <<'PY'
+import json, sys
+def comm(f):
+    d = json.load(open(f))
+    p = d["predictions"][0]
+    return sum(k["predicted_ms"] for k in p["breakdown"] if k["op"] == "comm")
+two, cap, efa, capefa = (comm(f) for f in sys.argv[1:5])
+assert abs(two - cap) < 1e-9 * two and abs(efa - capefa) < 1e-9 * efa, (two, cap, efa, capefa)
+PY
+check "--power-limit keeps the system's links (collectives as uncapped)" $?
 "$BIN" --model gpt2 --batch 4 --seq 512 --mode training --target h100 --nodes 2 2>&1 >/dev/null |
 	grep -q 'on 2 nodes of 8'
 
