@@ -358,7 +358,7 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 	if (key->collective != TRACE_COLL_NONE) {
 		struct comm_link link, wide;
 
-		comm_link_init_system(g, sys && sys->gpu == g ? sys : NULL, &link, &wide);
+		comm_link_init_system(g, sys && gpu_same(sys->gpu, g) ? sys : NULL, &link, &wide);
 		r->ns = 0;
 		if (key->collective == TRACE_COLL_ALL_REDUCE && comm_is_custom_all_reduce(k.name))
 			r->ns = comm_custom_all_reduce_ns(k.bytes, key->ranks, &link);
@@ -389,7 +389,7 @@ static int an_comm_on(const struct an_ctx *c, const struct ktable_key *key, cons
 {
 	if (key->collective == TRACE_COLL_NONE || key->ranks < 2)
 		return 0;   /* a group of unknown size keeps the kernel's own scaling */
-	return g != c->a->origin || (c->o->system && c->o->system->gpu == g);
+	return g != c->a->origin || (c->o->system && gpu_same(c->o->system->gpu, g));
 }
 
 static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)

@@ -132,6 +132,8 @@ static void usage(FILE *f)
 		"      --grad-accum N        micro-batches of --batch per optimizer step\n"
 		"      --grad-fp32           gradients accumulated in an FP32 buffer (nanotron's\n"
 		"                            accumulate_grad_in_fp32; --stack te: main_grad)\n"
+		"      --no-grad-clip        no gradient-norm clipping before the optimizer step\n"
+		"                            (the stacks clip at 1.0 by default)\n"
 		"      --stack S             eager (default), compile (torch.compile) or te\n"
 		"                            (Transformer Engine / Megatron fused kernels)\n"
 		"      --precision P         training state of bf16/fp16: pure (16-bit weights,\n"
@@ -157,6 +159,9 @@ static void usage(FILE *f)
 		"      --cp N                context parallel degree (ring attention)\n"
 		"      --hsdp                with --zero 2|3: shard within a node, replicate\n"
 		"                            across nodes (HSDP)\n"
+		"      --sequence-parallel   with --tp: norms, residuals and dropout on the\n"
+		"                            sequence's tp-th, all-gathers and reduce-scatters\n"
+		"                            in place of the all-reduces (Megatron, nanotron)\n"
 		"      --ep N                expert parallel degree: the routed experts split\n"
 		"                            over N of the dp ranks (engines: N = tp, or\n"
 		"                            N = dp with tp 1)\n"
@@ -280,6 +285,8 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"mtp", required_argument, NULL, OPT_MODEL},
 		{"vpp", required_argument, NULL, OPT_MODEL},
 		{"grad-fp32", no_argument, NULL, OPT_MODEL},
+		{"sequence-parallel", no_argument, NULL, OPT_MODEL},
+		{"no-grad-clip", no_argument, NULL, OPT_MODEL},
 		{"color", optional_argument, NULL, OPT_COLOR},
 		{"weights", required_argument, NULL, OPT_WEIGHTS},
 		{"colour", optional_argument, NULL, OPT_COLOR},

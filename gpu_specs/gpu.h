@@ -89,6 +89,11 @@ const struct gpu_spec *gpu_all(size_t *n);
  * NULL when unknown. */
 const struct gpu_spec *gpu_find(const char *name);
 
+/* Whether a and b are the same board: the same row, or rows of the same id
+ * (a copy of a row whose figures a run derates, --power-limit).  0 when
+ * either is NULL. */
+int gpu_same(const struct gpu_spec *a, const struct gpu_spec *b);
+
 /* Writes up to max closest known ids to name (edit distance) into out;
  * returns how many. */
 size_t gpu_suggest(const char *name, const char **out, size_t max);
@@ -193,7 +198,8 @@ const struct gpu_system *gpu_system_all(size_t *n);
  * when unknown. */
 const struct gpu_system *gpu_system_find(const char *name);
 
-/* The system a run on g assumes: the row marked default for g; NULL when
+/* The system a run on g assumes: the row marked default for g (gpu_same:
+ * a derated copy of a row keeps its system); NULL when
  * the table has none (the collective model then takes one node of g's
  * NVLink domain, or 8 PCIe cards, and no network). */
 const struct gpu_system *gpu_system_default(const struct gpu_spec *g);

@@ -383,10 +383,15 @@ const struct gpu_system *gpu_system_find(const char *name)
 	return NULL;
 }
 
+int gpu_same(const struct gpu_spec *a, const struct gpu_spec *b)
+{
+	return a && b && (a == b || (a->id && b->id && strcmp(a->id, b->id) == 0));
+}
+
 const struct gpu_system *gpu_system_default(const struct gpu_spec *g)
 {
 	for (size_t i = 0; g && i < gpu_system_table_len; i++)
-		if (gpu_system_table[i].gpu == g && gpu_system_table[i].is_default)
+		if (gpu_system_table[i].is_default && gpu_same(gpu_system_table[i].gpu, g))
 			return &gpu_system_table[i];
 	return NULL;
 }

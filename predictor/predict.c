@@ -111,11 +111,6 @@ static void pred_result_clear(struct pred_result *out)
 	out->memory_bound = -1;
 }
 
-static int pred_same_gpu(const struct gpu_spec *a, const struct gpu_spec *b)
-{
-	return a && b && (a == b || (a->id && b->id && strcmp(a->id, b->id) == 0));
-}
-
 /* Where a fitted model cannot describe a kernel: wave scaling (which needs
  * an origin time), then the roofline. */
 static int pred_fallback(const struct pred_kernel *k, const struct gpu_spec *origin,
@@ -164,7 +159,7 @@ static int pred_run(const struct predictor *p, const struct pred_kernel *k,
 			return 0;
 		return pred_fallback(k, origin, target, out);
 	case PRED_IDENTITY:
-		if (!pred_same_gpu(origin, target) || !(k->origin_ns > 0))
+		if (!gpu_same(origin, target) || !(k->origin_ns > 0))
 			return -1;
 		out->ns = k->origin_ns;
 		out->method = PRED_IDENTITY;
@@ -215,7 +210,7 @@ static int pred_dispatch(const struct predictor *p, const struct pred_kernel *k,
 			 enum pred_method method, struct pred_result *out)
 {
 	pred_result_clear(out);
-	if (k->origin_ns > 0 && pred_same_gpu(origin, target)) {
+	if (k->origin_ns > 0 && gpu_same(origin, target)) {
 		out->ns = k->origin_ns;
 		out->method = PRED_IDENTITY;
 		return 0;

@@ -82,13 +82,7 @@ typedef cublasStatus_t (*desc_attr_fn)(cublasLtMatmulDesc_t, cublasLtMatmulDescA
 typedef cublasStatus_t (*layout_attr_fn)(cublasLtMatrixLayout_t, cublasLtMatrixLayoutAttribute_t,
 					 void *, size_t, size_t *);
 
-static void *real_of(int idx, const char *lib)
-{
-	struct preload_hook *h = &preload_cublas_hooks[idx];
-	void *p = __atomic_load_n(&h->real[0], __ATOMIC_ACQUIRE);
-	return p ? p : preload_real(h, 0, lib);
-}
-#define REAL(type, idx) ((type)real_of(idx, "libcublas.so"))
+#define REAL(type, idx) ((type)preload_hook_real(&preload_cublas_hooks[idx], 0, "libcublas.so"))
 
 /* cudaDataType -> trace dtype (library_types.h). */
 static enum trace_dtype dtype(int t)
@@ -410,7 +404,8 @@ PRELOAD_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lh, cublasLtMatmul
 					     const cublasLtMatmulAlgo_t *algo, void *ws,
 					     size_t wss, cudaStream_t s)
 {
-	lt_matmul_fn real = (lt_matmul_fn)real_of(HB_LT_MATMUL, "libcublasLt.so");
+	lt_matmul_fn real = (lt_matmul_fn)preload_hook_real(&preload_cublas_hooks[HB_LT_MATMUL], 0,
+								       "libcublasLt.so");
 	if (!real)
 		return CUBLAS_STATUS_NOT_INITIALIZED;
 	int on = 0;
@@ -434,17 +429,16 @@ PRELOAD_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lh, cublasLtMatmul
 	return r;
 }
 
-#define E(name, hook) { name, { name, NULL }, 0, { (void *)(hook), NULL }, { NULL, NULL } }
 struct preload_hook preload_cublas_hooks[HB_COUNT + 1] = {
-	[HB_SGEMM] = E("cublasSgemm_v2", cublasSgemm_v2),
-	[HB_DGEMM] = E("cublasDgemm_v2", cublasDgemm_v2),
-	[HB_HGEMM] = E("cublasHgemm", cublasHgemm),
-	[HB_GEMMEX] = E("cublasGemmEx", cublasGemmEx),
-	[HB_SGEMM_SB] = E("cublasSgemmStridedBatched", cublasSgemmStridedBatched),
-	[HB_DGEMM_SB] = E("cublasDgemmStridedBatched", cublasDgemmStridedBatched),
-	[HB_HGEMM_SB] = E("cublasHgemmStridedBatched", cublasHgemmStridedBatched),
-	[HB_GEMM_SB_EX] = E("cublasGemmStridedBatchedEx", cublasGemmStridedBatchedEx),
-	[HB_GEMM_B_EX] = E("cublasGemmBatchedEx", cublasGemmBatchedEx),
-	[HB_LT_MATMUL] = E("cublasLtMatmul", cublasLtMatmul),
+	[HB_SGEMM] = PRELOAD_LIB_HOOK("cublasSgemm_v2", cublasSgemm_v2),
+	[HB_DGEMM] = PRELOAD_LIB_HOOK("cublasDgemm_v2", cublasDgemm_v2),
+	[HB_HGEMM] = PRELOAD_LIB_HOOK("cublasHgemm", cublasHgemm),
+	[HB_GEMMEX] = PRELOAD_LIB_HOOK("cublasGemmEx", cublasGemmEx),
+	[HB_SGEMM_SB] = PRELOAD_LIB_HOOK("cublasSgemmStridedBatched", cublasSgemmStridedBatched),
+	[HB_DGEMM_SB] = PRELOAD_LIB_HOOK("cublasDgemmStridedBatched", cublasDgemmStridedBatched),
+	[HB_HGEMM_SB] = PRELOAD_LIB_HOOK("cublasHgemmStridedBatched", cublasHgemmStridedBatched),
+	[HB_GEMM_SB_EX] = PRELOAD_LIB_HOOK("cublasGemmStridedBatchedEx", cublasGemmStridedBatchedEx),
+	[HB_GEMM_B_EX] = PRELOAD_LIB_HOOK("cublasGemmBatchedEx", cublasGemmBatchedEx),
+	[HB_LT_MATMUL] = PRELOAD_LIB_HOOK("cublasLtMatmul", cublasLtMatmul),
 	[HB_COUNT] = { NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL } },
 };

@@ -66,14 +66,7 @@ enum {
 	HK_COUNT
 };
 
-#define REAL(type, idx, v) ((type)real_of(idx, v))
-
-static inline void *real_of(int idx, int v)
-{
-	struct preload_hook *h = &preload_cuda_hooks[idx];
-	void *p = __atomic_load_n(&h->real[v], __ATOMIC_ACQUIRE);
-	return p ? p : preload_real(h, v, "libcuda.so.1");
-}
+#define REAL(type, idx, v) ((type)preload_hook_real(&preload_cuda_hooks[idx], v, "libcuda.so.1"))
 
 /* ---- launches --------------------------------------------------------- */
 
@@ -671,7 +664,7 @@ static CUresult profiler(int start)
  * which runs before ours: collect the GPU times while the context lives. */
 static CUresult teardown(int idx, CUdevice dev, CUcontext ctx)
 {
-	void *real = real_of(idx, 0);
+	void *real = REAL(void *, idx, 0);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	if (preload_recording()) {

@@ -62,13 +62,7 @@ typedef cudnnStatus_t (*get_conv_fn)(const cudnnConvolutionDescriptor_t, int, in
 typedef cudnnStatus_t (*get_groups_fn)(cudnnConvolutionDescriptor_t, int *);
 typedef cudnnStatus_t (*get_stream_fn)(cudnnHandle_t, cudaStream_t *);
 
-static void *real_of(int idx)
-{
-	struct preload_hook *h = &preload_cudnn_hooks[idx];
-	void *p = __atomic_load_n(&h->real[0], __ATOMIC_ACQUIRE);
-	return p ? p : preload_real(h, 0, "libcudnn.so");
-}
-#define REAL(type, idx) ((type)real_of(idx))
+#define REAL(type, idx) ((type)preload_hook_real(&preload_cudnn_hooks[idx], 0, "libcudnn.so"))
 
 static enum trace_dtype dtype(int t)
 {
@@ -477,14 +471,14 @@ PRELOAD_EXPORT cudnnStatus_t cudnnConvolutionBackwardFilter(
 	return r;
 }
 
-#define E(name, hook) { name, { name, NULL }, 0, { (void *)(hook), NULL }, { NULL, NULL } }
 struct preload_hook preload_cudnn_hooks[HD_COUNT + 1] = {
-	[HD_CREATE] = E("cudnnBackendCreateDescriptor", cudnnBackendCreateDescriptor),
-	[HD_DESTROY] = E("cudnnBackendDestroyDescriptor", cudnnBackendDestroyDescriptor),
-	[HD_SET] = E("cudnnBackendSetAttribute", cudnnBackendSetAttribute),
-	[HD_EXECUTE] = E("cudnnBackendExecute", cudnnBackendExecute),
-	[HD_FWD] = E("cudnnConvolutionForward", cudnnConvolutionForward),
-	[HD_BWD_DATA] = E("cudnnConvolutionBackwardData", cudnnConvolutionBackwardData),
-	[HD_BWD_FILTER] = E("cudnnConvolutionBackwardFilter", cudnnConvolutionBackwardFilter),
+	[HD_CREATE] = PRELOAD_LIB_HOOK("cudnnBackendCreateDescriptor", cudnnBackendCreateDescriptor),
+	[HD_DESTROY] = PRELOAD_LIB_HOOK("cudnnBackendDestroyDescriptor", cudnnBackendDestroyDescriptor),
+	[HD_SET] = PRELOAD_LIB_HOOK("cudnnBackendSetAttribute", cudnnBackendSetAttribute),
+	[HD_EXECUTE] = PRELOAD_LIB_HOOK("cudnnBackendExecute", cudnnBackendExecute),
+	[HD_FWD] = PRELOAD_LIB_HOOK("cudnnConvolutionForward", cudnnConvolutionForward),
+	[HD_BWD_DATA] = PRELOAD_LIB_HOOK("cudnnConvolutionBackwardData", cudnnConvolutionBackwardData),
+	[HD_BWD_FILTER] = PRELOAD_LIB_HOOK("cudnnConvolutionBackwardFilter",
+					   cudnnConvolutionBackwardFilter),
 	[HD_COUNT] = { NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL } },
 };

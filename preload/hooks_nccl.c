@@ -69,13 +69,7 @@ enum {
 
 #define NCCL_LIB "libnccl.so"
 
-static void *real_of(int idx)
-{
-	struct preload_hook *h = &preload_nccl_hooks[idx];
-	void *p = __atomic_load_n(&h->real[0], __ATOMIC_ACQUIRE);
-	return p ? p : preload_real(h, 0, NCCL_LIB);
-}
-#define REAL(type, idx) ((type)real_of(idx))
+#define REAL(type, idx) ((type)preload_hook_real(&preload_nccl_hooks[idx], 0, NCCL_LIB))
 
 /* ncclDataType_t -> trace dtype and element size (nccl.h's enum). */
 static enum trace_dtype nccl_trace_dtype(nccl_dtype t)
@@ -380,17 +374,16 @@ PRELOAD_EXPORT nccl_result ncclGroupEnd(void)
 	return r;
 }
 
-#define E(name, hook) { name, { name, NULL }, 0, { (void *)(hook), NULL }, { NULL, NULL } }
 struct preload_hook preload_nccl_hooks[HN_COUNT + 1] = {
-	[HN_ALL_REDUCE] = E("ncclAllReduce", ncclAllReduce),
-	[HN_ALL_GATHER] = E("ncclAllGather", ncclAllGather),
-	[HN_REDUCE_SCATTER] = E("ncclReduceScatter", ncclReduceScatter),
-	[HN_BROADCAST] = E("ncclBroadcast", ncclBroadcast),
-	[HN_REDUCE] = E("ncclReduce", ncclReduce),
-	[HN_SEND] = E("ncclSend", ncclSend),
-	[HN_RECV] = E("ncclRecv", ncclRecv),
-	[HN_ALL_TO_ALL] = E("ncclAlltoAll", ncclAlltoAll),
-	[HN_GROUP_START] = E("ncclGroupStart", ncclGroupStart),
-	[HN_GROUP_END] = E("ncclGroupEnd", ncclGroupEnd),
+	[HN_ALL_REDUCE] = PRELOAD_LIB_HOOK("ncclAllReduce", ncclAllReduce),
+	[HN_ALL_GATHER] = PRELOAD_LIB_HOOK("ncclAllGather", ncclAllGather),
+	[HN_REDUCE_SCATTER] = PRELOAD_LIB_HOOK("ncclReduceScatter", ncclReduceScatter),
+	[HN_BROADCAST] = PRELOAD_LIB_HOOK("ncclBroadcast", ncclBroadcast),
+	[HN_REDUCE] = PRELOAD_LIB_HOOK("ncclReduce", ncclReduce),
+	[HN_SEND] = PRELOAD_LIB_HOOK("ncclSend", ncclSend),
+	[HN_RECV] = PRELOAD_LIB_HOOK("ncclRecv", ncclRecv),
+	[HN_ALL_TO_ALL] = PRELOAD_LIB_HOOK("ncclAlltoAll", ncclAlltoAll),
+	[HN_GROUP_START] = PRELOAD_LIB_HOOK("ncclGroupStart", ncclGroupStart),
+	[HN_GROUP_END] = PRELOAD_LIB_HOOK("ncclGroupEnd", ncclGroupEnd),
 	[HN_COUNT] = { NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL } },
 };

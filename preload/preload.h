@@ -71,6 +71,20 @@ struct preload_hook *preload_hook_by_sym(const char *sym, int *variant);
  * it cannot be found. */
 void *preload_real(struct preload_hook *h, int variant, const char *soname);
 
+/* The real function of a hook variant as each wrapper asks for it on
+ * every call: the pointer already resolved, else preload_real's lookup.
+ * NULL when the driver or library lacks it. */
+static inline void *preload_hook_real(struct preload_hook *h, int variant, const char *soname)
+{
+	void *p = __atomic_load_n(&h->real[variant], __ATOMIC_ACQUIRE);
+	return p ? p : preload_real(h, variant, soname);
+}
+
+/* The table entry of a library hook (cuBLAS, cuDNN, NCCL): one variant,
+ * exported and asked for as name. */
+#define PRELOAD_LIB_HOOK(name, hook) \
+	{ name, { name, NULL }, 0, { (void *)(hook), NULL }, { NULL, NULL } }
+
 /* A function of an already-loaded library (soname, or "libx.so" for any
  * of its versions), found without our hooks, else through RTLD_NEXT. */
 void *preload_lib_sym(const char *soname, const char *sym);

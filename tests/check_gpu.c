@@ -636,6 +636,9 @@ START_TEST(test_systems)
 	ck_assert_str_eq(d->id, "dgx-h100");
 	ck_assert_ptr_eq(d->gpu, gpu_find("h100-sxm"));
 	ck_assert_ptr_eq(gpu_system_default(gpu_find("h100")), d);
+	/* a copy of the row (a power-capped target) sits in the same system */
+	struct gpu_spec copy = *gpu_find("h100-sxm");
+	ck_assert_ptr_eq(gpu_system_default(&copy), d);
 	ck_assert_int_eq(d->nvls, 1);
 	ck_assert_double_eq_tol(gpu_system_net_gbps(d), 50, 1e-9);
 	ck_assert_double_eq_tol(gpu_system_net_gbps(gpu_system_find("p5-h100")), 50, 1e-9);

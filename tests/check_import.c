@@ -1088,6 +1088,71 @@ START_TEST(kineto_collectives)
 }
 END_TEST
 
+/* The CPU side (keep_cpu, import_cpu_nest).  Thread 1, in us: op A
+ * [10, 20) with a nested op B [12, 25) that outlives it, a launch at 20
+ * (A's last microsecond: still A's), op C at 21 (after A's end: a new
+ * top-level op although B still runs) written first in the file, a sync
+ * call at 32 after C [21, 31) ended (no op's); thread 2: an annotation
+ * [0, 100), op D [5.25, 6.25) and op E starting where D ends (top-level);
+ * a kernel and an instant event that are not CPU spans. */
+static const char kineto_cpu_json[] =
+"{\"traceEvents\": [\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"C\",\"tid\":1,\"ts\":21,\"dur\":10},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"A\",\"tid\":1,\"ts\":10,\"dur\":10},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"B\",\"tid\":1,\"ts\":12,\"dur\":13},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"tid\":1,\"ts\":20,\"dur\":0.5,"
+"\"args\":{\"correlation\":1}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuStreamSynchronize\",\"tid\":1,\"ts\":32,\"dur\":1},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"tid\":7,\"ts\":21,\"dur\":3,"
+"\"args\":{\"correlation\":1,\"device\":0,\"stream\":7}},\n"
+"{\"ph\":\"i\",\"cat\":\"cpu_op\",\"name\":\"instant\",\"tid\":1,\"ts\":11},\n"
+"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"Optimizer.step#1\",\"tid\":2,\"ts\":0,\"dur\":100},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"E\",\"tid\":2,\"ts\":6.25,\"dur\":0.75},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"D\",\"tid\":2,\"ts\":5.25,\"dur\":1}\n"
+"]}\n";
+
+START_TEST(kineto_cpu_spans)
+{
+	const char *in = tmp("cpu.json");
+	write_file(in, kineto_cpu_json);
+	struct import_set set;
+	char err[512] = "";
+	import_set_init(&set);
+	set.keep_cpu = 1;
+	ck_assert_msg(import_kineto_read(&set, in, NULL, NULL, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(set.ncpu, 8);
+	import_cpu_nest(&set);
+	/* sorted: thread 1 A, B, launch, C, sync; thread 2 annotation, D, E */
+	static const struct { const char *name; uint64_t ts_ns; int cat; int64_t outer; } want[] = {
+		{ "A", 10000, IMPORT_CPU_OP, 0 },
+		{ "B", 12000, IMPORT_CPU_OP, 0 },
+		{ "cudaLaunchKernel", 20000, IMPORT_CPU_CALL, 0 },
+		{ "C", 21000, IMPORT_CPU_OP, 3 },
+		{ "cuStreamSynchronize", 32000, IMPORT_CPU_CALL, -1 },
+		{ "Optimizer.step#1", 0, IMPORT_CPU_ANNOTATION, -1 },
+		{ "D", 5250, IMPORT_CPU_OP, 6 },
+		{ "E", 6250, IMPORT_CPU_OP, 7 },
+	};
+	for (size_t i = 0; i < 8; i++) {
+		const struct import_cpu_span *c = &set.cpu[i];
+		ck_assert_str_eq(import_string(&set, c->name), want[i].name);
+		ck_assert_uint_eq(c->ts_ns, want[i].ts_ns);
+		ck_assert_int_eq(c->cat, want[i].cat);
+		ck_assert_int_eq(c->outer, want[i].outer);
+	}
+	ck_assert_int_eq(set.cpu[0].tid, 1);
+	ck_assert_int_eq(set.cpu[7].tid, 2);
+	ck_assert_uint_eq(set.cpu[2].dur_ns, 500);
+	import_set_release(&set);
+
+	/* without keep_cpu nothing of it is kept */
+	import_set_init(&set);
+	ck_assert_int_eq(import_kineto_read(&set, in, NULL, NULL, err, sizeof(err)), 0);
+	ck_assert_uint_eq(set.ncpu, 0);
+	import_set_release(&set);
+}
+END_TEST
+
 START_TEST(real_kineto)
 {
 	const char *base = getenv("SURFER_DATA");
@@ -1158,6 +1223,7 @@ static Suite *import_suite(void)
 	tcase_add_test(t, kineto_events);
 	tcase_add_loop_test(t, kineto_item_blocks, 0, 2);
 	tcase_add_test(t, step_names);
+	tcase_add_test(t, kineto_cpu_spans);
 	suite_add_tcase(s, t);
 	t = tcase_create("program");
 	tcase_add_checked_fixture(t, setup, teardown);

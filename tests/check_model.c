@@ -572,14 +572,30 @@ START_TEST(load_config_file)
 }
 END_TEST
 
-START_TEST(collective_sizes)
+/* GPT-2 small trained on 2 x 1024 tokens a GPU, nothing else set. */
+static struct model_opts gpt2_training(void)
 {
-	struct model_config c = gpt2_small();
 	struct model_opts o;
 	model_opts_init(&o);
 	o.batch = 2;
 	o.seq = 1024;
 	o.mode = MODEL_TRAINING;
+	return o;
+}
+
+/* The index of s's first backward kernel (s->n when none). */
+static size_t first_backward(const struct model_seq *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].phase == MODEL_PH_BACKWARD)
+			return i;
+	return s->n;
+}
+
+START_TEST(collective_sizes)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o = gpt2_training();
 	o.dp = 4;
 	struct model_seq s;
 	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
@@ -604,13 +620,7 @@ START_TEST(collective_sizes)
 		if (s.v[i].phase == MODEL_PH_COMM && s.v[i].layer == 2)
 			ck_assert_double_eq(s.v[i].k.bytes, 2.0 * 1024 * 768 * 4);
 	/* forward ones come before the first backward kernel */
-	size_t nf, nb, first_bwd = s.n;
-	for (size_t i = 0; i < s.n; i++)
-		if (s.v[i].phase == MODEL_PH_BACKWARD) {
-			first_bwd = i;
-			break;
-		}
-	nf = nb = 0;
+	size_t nf = 0, nb = 0, first_bwd = first_backward(&s);
 	for (size_t i = 0; i < s.n; i++)
 		if (s.v[i].phase == MODEL_PH_COMM && s.v[i].layer == 2)
 			*(i < first_bwd ? &nf : &nb) += 1;
@@ -666,6 +676,97 @@ START_TEST(collective_sizes)
 	ck_assert_ptr_nonnull(strstr(err, "--vpp 2"));
 	o.pp = 1;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+}
+END_TEST
+
+/* Sequence parallelism (Megatron's sequence_parallel): with tp 4 the norms
+ * and residual adds of a layer run on a quarter of the tokens, and the
+ * all-reduces become an all-gather of the full T x h tensor before each
+ * column-parallel linear and a reduce-scatter after each row-parallel one
+ * (forward: AG, RS, AG, RS; backward their transposes); a pipeline stage
+ * sends its shard.  At tp 1 it changes nothing. */
+START_TEST(sequence_parallel)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o = gpt2_training();
+	o.tp = 4;
+	o.sp = 1;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t first_bwd = first_backward(&s);
+	enum comm_op fwd[4], bwd[4];
+	size_t nf = 0, nb = 0, norms = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->layer != 2)
+			continue;
+		if (k->phase == MODEL_PH_COMM) {
+			ck_assert_double_eq(k->k.bytes, 2.0 * 1024 * 768 * 4);
+			ck_assert_uint_eq(k->ranks, 4);
+			if (i < first_bwd && nf < 4)
+				fwd[nf++] = k->comm;
+			else if (i >= first_bwd && nb < 4)
+				bwd[nb++] = k->comm;
+			else
+				ck_abort_msg("more than 4 collectives a pass");
+		}
+		/* layer norms forward: 2048 / 4 rows of 768 */
+		if (k->k.op == PRED_OP_NORM && i < first_bwd) {
+			ck_assert_uint_eq(k->k.m, 512);
+			norms++;
+		}
+	}
+	ck_assert_uint_eq(nf, 4);
+	ck_assert_uint_eq(nb, 4);
+	ck_assert_uint_eq(norms, 2);
+	ck_assert_int_eq(fwd[0], COMM_ALL_GATHER);
+	ck_assert_int_eq(fwd[1], COMM_REDUCE_SCATTER);
+	ck_assert_int_eq(fwd[2], COMM_ALL_GATHER);
+	ck_assert_int_eq(fwd[3], COMM_REDUCE_SCATTER);
+	for (size_t i = 0; i < 4; i++)   /* backward: MLP first */
+		ck_assert_int_eq(bwd[i], i % 2 ? COMM_REDUCE_SCATTER : COMM_ALL_GATHER);
+	/* the residual adds (2 tensors read, 1 written) over 2048 x 768 / 4;
+	 * GELU's adds, inside the MLP's region, keep their 2048 x 3072 / 4 */
+	size_t adds = 0, full = 0;
+	for (size_t i = 0; i < first_bwd; i++)
+		if (s.v[i].layer == 2 && s.v[i].k.name &&
+		    !strcmp(s.v[i].k.name, "vectorized_elementwise_kernel<4, AddFunctor>")) {
+			if (fabs(s.v[i].k.bytes - 3.0 * 512 * 768 * 4) < 1)
+				adds++;
+			else if (s.v[i].k.bytes >= 2.0 * 2048 * 768 * 4)
+				full++;
+		}
+	ck_assert_uint_eq(adds, 2);
+	ck_assert_uint_eq(full, 2);
+	model_seq_release(&s);
+
+	/* a pipeline stage receives and sends a quarter of a microbatch's
+	 * activations (2 microbatches of 1 x 1024 tokens) */
+	o.pp = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t sr = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].comm == COMM_SEND_RECV) {
+			ck_assert_double_eq(s.v[i].k.bytes, 256.0 * 768 * 4);
+			sr++;
+		}
+	ck_assert_uint_eq(sr, 2);
+	model_seq_release(&s);
+
+	/* tp 1: the same iteration with and without */
+	o.pp = 1;
+	o.tp = 1;
+	struct model_seq a;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	o.sp = 0;
+	ck_assert_int_eq(model_build(&c, &o, &a, NULL, 0), 0);
+	ck_assert_uint_eq(s.n, a.n);
+	for (size_t i = 0; i < s.n; i++) {
+		ck_assert_double_eq(s.v[i].k.bytes, a.v[i].k.bytes);
+		ck_assert_double_eq(s.v[i].k.flops, a.v[i].k.flops);
+	}
+	model_seq_release(&s);
+	model_seq_release(&a);
 }
 END_TEST
 
@@ -835,20 +936,72 @@ static double optimizer_bytes(const struct model_config *c, const struct model_o
 START_TEST(optimizer_traffic)
 {
 	struct model_config c = gpt2_small();
+	const double P = 124439808.0;
 	struct model_opts o;
 	model_opts_init(&o);
 	o.seq = 1024;
 	o.mode = MODEL_TRAINING;
 	o.optimizer = MODEL_OPTIM_ADAMW;
 	o.fused_optimizer = 1;
+	o.no_grad_clip = 1;
 	/* fused AdamW reads p, g, m, v and writes p, m, v: 28 bytes/param */
-	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), 28.0 * 124439808.0, 1);
-	/* a BF16 model's moments are BF16 (Adam's zeros_like): 14 bytes */
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), 28.0 * P, 1);
+	/* clipping: the norm reads g (4), the scaling reads and writes it (8) */
+	o.no_grad_clip = 0;
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), (28.0 + 12.0) * P, 1);
+	/* foreach: mul 2, lerp 3, mul 2, addcmul 4, sqrt 2, div 2, add 2,
+	 * addcdiv 4 tensors an element, 8 passes: 84 bytes in FP32 */
+	o.no_grad_clip = 1;
+	o.fused_optimizer = 0;
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), 84.0 * P, 1);
+	o.fused_optimizer = 1;
+	/* a pure BF16 model's moments are BF16 (Adam's zeros_like): 14 bytes,
+	 * 6 more to clip its BF16 gradients */
 	o.dtype = GPU_DT_BF16;
-	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), 14.0 * 124439808.0, 1);
+	o.precision = MODEL_PREC_PURE;
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), 14.0 * P, 1);
+	o.no_grad_clip = 0;
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), (14.0 + 6.0) * P, 1);
+	/* mixed precision: FP32 master state and gradients as in FP32; under
+	 * te Megatron copies the FP32 parameters into the BF16 model's after
+	 * the step (4 read, 2 written) */
+	o.precision = MODEL_PREC_MIXED;
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), (28.0 + 12.0) * P, 1);
+	o.stack = MODEL_STACK_TE;
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), (28.0 + 12.0 + 6.0) * P, 1);
+	o.stack = MODEL_STACK_EAGER;
+	/* a sharded state's norm is summed over the ranks: one 4-byte all-
+	 * reduce over them between the norm and the scaling; DDP's full
+	 * gradients need none */
+	o.dp = 8;
+	o.zero = 1;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t norm = s.n, ar = s.n, scale = s.n;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->k.name && strstr(k->k.name, "LpNormFunctor") && norm == s.n)
+			norm = i;
+		if (k->phase == MODEL_PH_COMM && k->k.bytes == 4.0) {
+			ck_assert_int_eq(k->comm, COMM_ALL_REDUCE);
+			ck_assert_uint_eq(k->ranks, 8);
+			ar = i;
+		}
+		if (k->k.name && strstr(k->k.name, "BinaryOpScalarTensorFunctor") && scale == s.n)
+			scale = i;
+	}
+	ck_assert_uint_lt(norm, ar);
+	ck_assert_uint_lt(ar, scale);
+	ck_assert_uint_lt(scale, s.n);
+	model_seq_release(&s);
+	o.zero = 0;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	for (size_t i = 0; i < s.n; i++)
+		ck_assert(!(s.v[i].phase == MODEL_PH_COMM && s.v[i].k.bytes == 4.0));
+	model_seq_release(&s);
+	o.dp = 1;
 	o.dtype = GPU_DT_FP32;
 	o.optimizer = MODEL_OPTIM_NONE;
-	struct model_seq s;
 	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
 	ck_assert_uint_eq(model_seq_count(&s, MODEL_PH_OPTIMIZER), 0);
 	model_seq_release(&s);
@@ -1163,8 +1316,10 @@ static struct model_memory mem_of(const struct model_config *c, const struct mod
 	return m;
 }
 
-/* A GPT-2 with erf GELU in FP16, L layers, training. */
-static struct model_memory gpt2_fp16_mem(uint32_t layers, uint32_t batch, enum model_attention at)
+/* A GPT-2 with erf GELU in FP16, L layers, training, over tp GPUs of
+ * tensor parallelism (sp: with sequence parallelism). */
+static struct model_memory gpt2_fp16_mem_tp(uint32_t layers, uint32_t batch, enum model_attention at,
+					    uint32_t tp, int sp)
 {
 	struct model_config c = gpt2_small();
 	c.layers = layers;
@@ -1176,7 +1331,14 @@ static struct model_memory gpt2_fp16_mem(uint32_t layers, uint32_t batch, enum m
 	o.batch = batch;
 	o.seq = 256;
 	o.attention = at;
+	o.tp = tp;
+	o.sp = sp;
 	return mem_of(&c, &o);
+}
+
+static struct model_memory gpt2_fp16_mem(uint32_t layers, uint32_t batch, enum model_attention at)
+{
+	return gpt2_fp16_mem_tp(layers, batch, at, 1, 0);
 }
 
 START_TEST(memory_layer_megatron)
@@ -1356,18 +1518,23 @@ END_TEST
  * LayerNormMLP as the first norm, gate/up's output (2 x 14336 x 2) and
  * SwiGLU's (14336 x 2): 34 h + 8 + 128 bytes, 34 h being
  * Korthikanti et al.'s s b h 34. */
+static void llama_te_opts(struct model_config *c, struct model_opts *o)
+{
+	ck_assert_int_eq(model_config_builtin("llama-3-8b", c), 0);
+	model_opts_init(o);
+	o->mode = MODEL_TRAINING;
+	o->dtype = GPU_DT_BF16;
+	o->attention = MODEL_ATTN_FLASH;
+	o->stack = MODEL_STACK_TE;
+	o->batch = 1;
+	o->seq = 4096;
+}
+
 START_TEST(memory_te_layer)
 {
 	struct model_config c;
-	ck_assert_int_eq(model_config_builtin("llama-3-8b", &c), 0);
 	struct model_opts o;
-	model_opts_init(&o);
-	o.mode = MODEL_TRAINING;
-	o.dtype = GPU_DT_BF16;
-	o.attention = MODEL_ATTN_FLASH;
-	o.stack = MODEL_STACK_TE;
-	o.batch = 1;
-	o.seq = 4096;
+	llama_te_opts(&c, &o);
 	double acts[2];
 	for (int i = 0; i < 2; i++) {
 		c.layers = 2 + (uint32_t)i;
@@ -1418,6 +1585,9 @@ static struct model_opts zero_opts(uint32_t zero)
 	o.seq = 1024;
 	o.dp = 8;
 	o.zero = zero;
+	/* the clipping's 4-byte all-reduce left out: optimizer_traffic
+	 * checks it */
+	o.no_grad_clip = 1;
 	return o;
 }
 
@@ -1549,6 +1719,114 @@ START_TEST(memory_mixed)
 	o.dtype = GPU_DT_BF16;
 	m = mem_of(&c, &o);
 	ck_assert_double_eq_tol(state_per_param(&m, P), 6 + 4 / d, 1e-9);
+}
+END_TEST
+
+/* Sequence parallelism (--sequence-parallel), Korthikanti et al. 2022: with tensor
+ * parallelism over t GPUs a GPT layer (16-bit, GELU, dropout, eager
+ * attention) keeps s b h (10 + 24 / t + 5 a s / (h t)) bytes (eq. 2): the
+ * attention's and MLP's insides split over t, while the two layer norms'
+ * inputs (2 + 2), the two dropout masks (1 + 1) and the inputs of the
+ * first linear of attention and of the MLP (2 + 2) stay whole; sequence
+ * parallelism splits those 10 along the sequence too: s b h (34 / t +
+ * 5 a s / (h t)) (sec. 4.2.2).  The norms' statistics (two FP32 numbers a
+ * row, two norms) split with their rows.  Under --stack te a Llama-3-8B
+ * layer keeps 8 h whole (two LayerNormLinear inputs and normalised
+ * outputs, 2 h each) and 26 h split (memory_te_layer's 34 h), and its 8
+ * bytes of rstd a token; sequence parallelism splits all of it.  Without
+ * --tp, or in inference, it changes nothing in memory. */
+START_TEST(memory_sequence_parallel)
+{
+	double sl = 256, b = 2, h = 768, a = 12, t = 2;
+	double per[2][2]; /* [sp][layers 12, 13] */
+	for (int sp = 0; sp < 2; sp++)
+		for (int i = 0; i < 2; i++)
+			per[sp][i] = gpt2_fp16_mem_tp(12 + (uint32_t)i, 2, MODEL_ATTN_EAGER, 2, sp).activations;
+	double tp_only = sl * b * h * (10 + 24 / t + 5 * a * sl / (h * t)) + 2 * 8 * sl * b;
+	double with_sp = sl * b * h * (34 / t + 5 * a * sl / (h * t)) + 2 * 8 * sl * b / t;
+	ck_assert_double_eq_tol(per[0][1] - per[0][0], tp_only, 1e-6 * tp_only);
+	ck_assert_double_eq_tol(per[1][1] - per[1][0], with_sp, 1e-6 * with_sp);
+
+	struct model_config c;
+	struct model_opts o;
+	llama_te_opts(&c, &o);
+	o.tp = 4;
+	double te[2][2];
+	for (int sp = 0; sp < 2; sp++)
+		for (int i = 0; i < 2; i++) {
+			c.layers = 2 + (uint32_t)i;
+			o.sp = sp;
+			te[sp][i] = mem_of(&c, &o).activations;
+		}
+	double T = 4096, H = 4096, tt = 4;
+	double lse = 32 / tt * 4; /* a log-sum-exp per head of this GPU */
+	double te_tp = T * (8 * H + 26 * H / tt + 8 + lse);
+	double te_sp = T * (34 * H / tt + 8 / tt + lse);
+	ck_assert_double_eq_tol(te[0][1] - te[0][0], te_tp, 1e-9 * te_tp);
+	ck_assert_double_eq_tol(te[1][1] - te[1][0], te_sp, 1e-9 * te_sp);
+
+	/* one GPU of tensor parallelism, or inference: nothing to split */
+	o.tp = 1;
+	o.sp = 0;
+	struct model_memory m0 = mem_of(&c, &o);
+	o.sp = 1;
+	struct model_memory m1 = mem_of(&c, &o);
+	ck_assert_double_eq(m1.peak, m0.peak);
+	o.tp = 4;
+	o.mode = MODEL_INFERENCE;
+	o.sp = 0;
+	m0 = mem_of(&c, &o);
+	o.sp = 1;
+	m1 = mem_of(&c, &o);
+	ck_assert_double_eq(m1.peak, m0.peak);
+}
+END_TEST
+
+/* --grad-fp32 (nanotron's accumulate_grad_in_fp32) keeps an FP32 buffer
+ * of 4 bytes for each parameter whose gradient the rank holds, beside the
+ * 16-bit gradients, from the start of the pass to the step.  Where the
+ * gradients are FP32 already (FP32 training, autocast's FP32 parameters,
+ * Megatron's main_grad under --stack te) there is no second buffer. */
+/* The memory of o without and with --grad-fp32. */
+static void grad_fp32_pair(const struct model_config *c, struct model_opts o,
+			   struct model_memory *off, struct model_memory *on)
+{
+	o.grad_fp32 = 0;
+	*off = mem_of(c, &o);
+	o.grad_fp32 = 1;
+	*on = mem_of(c, &o);
+}
+
+START_TEST(memory_grad_fp32)
+{
+	struct model_config c = gpt2_small();
+	double P = 124439808.0, d = 8;
+	struct model_memory m, g;
+	/* bf16 pure, DDP + ZeRO-1: 2 + 2 (bucket) + 4 / d, and 4 more */
+	struct model_opts o = zero_opts(1);
+	o.dtype = GPU_DT_BF16;
+	grad_fp32_pair(&c, o, &m, &g);
+	ck_assert_double_eq_tol(state_per_param(&g, P), 2 + 2 + 2 + 4 / d + 4, 1e-9);
+	ck_assert_double_eq_tol(g.gradients - m.gradients, 4 * P, 1);
+	/* the buffer is there where the pass peaks, at the start of
+	 * backward (2 x 1024 tokens a GPU keep more than the gradients) */
+	ck_assert_double_eq_tol(m.peak, m.weights + m.optimizer + m.activations + m.transient + 2 * P, 1);
+	ck_assert_double_eq_tol(g.peak - m.peak, 4 * P, 1);
+	/* FSDP FULL_SHARD, pure bf16: the buffer of the rank's shard */
+	o = zero_opts(3);
+	o.dtype = GPU_DT_BF16;
+	o.precision = MODEL_PREC_PURE;
+	grad_fp32_pair(&c, o, &m, &g);
+	ck_assert_double_eq_tol(g.gradients - m.gradients, 4 * P / d, 1);
+	/* FP32 gradients already: FP32 training, Megatron's main_grad */
+	grad_fp32_pair(&c, zero_opts(1), &m, &g);
+	ck_assert_double_eq(g.peak, m.peak);
+	o = zero_opts(1);
+	o.dtype = GPU_DT_BF16;
+	o.stack = MODEL_STACK_TE;
+	grad_fp32_pair(&c, o, &m, &g);
+	ck_assert_double_eq(g.peak, m.peak);
+	ck_assert_double_eq_tol(state_per_param(&g, P), 6 + 12 / d, 1e-9);
 }
 END_TEST
 
@@ -2760,6 +3038,7 @@ int main(void)
 	tcase_add_test(t, mixtral_and_gemma);
 	tcase_add_test(t, load_config_file);
 	tcase_add_test(t, collective_sizes);
+	tcase_add_test(t, sequence_parallel);
 	tcase_add_test(t, collective_times);
 	tcase_add_test(t, bridged_pairs_cross_pcie);
 	tcase_add_test(t, nvls_on_hopper_boards);
@@ -2787,6 +3066,8 @@ int main(void)
 	tcase_add_test(t, memory_zero);
 	tcase_add_test(t, memory_mixed);
 	tcase_add_test(t, memory_te_layer);
+	tcase_add_test(t, memory_sequence_parallel);
+	tcase_add_test(t, memory_grad_fp32);
 	tcase_add_test(t, zero_collectives);
 	tcase_add_test(t, zero_waits);
 	tcase_add_test(t, act_ckpt_recompute);

@@ -11,12 +11,13 @@ D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 fail=0
 
-# mk DEVICE STEP_US: forward ops at 0, S, 2S, 3S (one launch each, a view at
+# mk DEVICE STEP_US (deviceProperties with its id, as torch.profiler writes
+# it): forward ops at 0, S, 2S, 3S (one launch each, a view at
 # S/2 launching nothing), a synchronizing op at 4S, one more at 4S + 5000;
 # backward nodes at 0, 0.8S, 1.6S, 2.4S on thread 2.
 mk() {
 	awk -v dev="$1" -v S="$2" 'BEGIN {
-		printf "{\"deviceProperties\": [{\"name\": \"%s\"}], \"traceEvents\": [\n", dev;
+		printf "{\"deviceProperties\": [{\"id\": 0, \"name\": \"%s\"}], \"traceEvents\": [\n", dev;
 		sep = "";
 		for (i = 0; i < 4; i++) {
 			t = i * S;

@@ -166,6 +166,43 @@ assert abs(l3[(8, 1, 1)]["iteration_ms"] - p["iteration_ms"]) < 1e-6 * p["iterat
 assert abs(l3[(8, 1, 1)]["memory_peak_gib"] - run["memory"]["peak_gib"]) < 1e-9
 PY
 check "--zero 3: dp 8 of Llama-3-8B fits an H100, as the --dp 8 --zero 3 run; dp x pp skipped" $?
+# --plan carries --sequence-parallel and --grad-fp32 into every layout's
+# memory.  Sequence parallelism splits the norms' activations of the tp > 1
+# layouts only, and gives each layout the memory and time of its own run;
+# --grad-fp32 adds the FP32 gradient buffer of the pure bf16 model: dp 8
+# holds all 8,030,261,248 parameters, 4 bytes each = 29.92 GiB.
+plan_args="--model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --attention flash
+	--optimizer adamw-fused --act-ckpt none --plan 8 --target h100 --json"
+"$BIN" $plan_args --stack te >"$tmp/nosp.json" 2>"$tmp/err"
+check "--plan 8 --stack te exits 0 ($(cat "$tmp/err"))" $?
+"$BIN" $plan_args --stack te --sequence-parallel >"$tmp/sp.json" 2>"$tmp/err"
+check "--plan 8 --stack te --sequence-parallel exits 0 ($(cat "$tmp/err"))" $?
+"$BIN" --model llama-3-8b --mode training --batch 4 --seq 2048 --dtype bf16 --attention flash \
+	--optimizer adamw-fused --stack te --dp 2 --tp 4 --sequence-parallel --target h100 --json \
+	>"$tmp/sprun.json" 2>/dev/null
+"$BIN" $plan_args >"$tmp/g16.json" 2>"$tmp/err"
+"$BIN" $plan_args --grad-fp32 >"$tmp/g32.json" 2>"$tmp/err"
+check "--plan 8 --grad-fp32 exits 0 ($(cat "$tmp/err"))" $?
+python3 - "$tmp/nosp.json" "$tmp/sp.json" "$tmp/sprun.json" "$tmp/g16.json" "$tmp/g32.json" <<'PY'
+import json, sys
+a, b, run, g16, g32 = (json.load(open(x)) for x in sys.argv[1:6])
+lay = lambda p: {(l["dp"], l["tp"], l["pp"]): l for l in p["targets"][0]["layouts"] if "iteration_ms" in l}
+a, b, g16, g32 = lay(a), lay(b), lay(g16), lay(g32)
+assert a.keys() == b.keys() and len(a) >= 6, (a.keys(), b.keys())
+for k in a:
+    if k[1] == 1:
+        assert a[k] == b[k], (k, a[k], b[k])
+    else:
+        assert b[k]["memory_peak_gib"] < a[k]["memory_peak_gib"] - 1, (k, a[k], b[k])
+p = run["predictions"][0]
+assert abs(b[(2, 4, 1)]["memory_peak_gib"] - run["memory"]["peak_gib"]) < 1e-9, (b[(2, 4, 1)], run["memory"])
+assert abs(b[(2, 4, 1)]["iteration_ms"] - p["iteration_ms"]) < 1e-6 * p["iteration_ms"]
+d = g32[(8, 1, 1)]["memory_peak_gib"] - g16[(8, 1, 1)]["memory_peak_gib"]
+assert abs(d - 4 * 8030261248 / 2**30) < 1e-6, d
+for k in g16:
+    assert g32[k]["memory_peak_gib"] > g16[k]["memory_peak_gib"], k
+PY
+check "--plan with --sequence-parallel: tp > 1 layouts smaller, as their run; --grad-fp32: +29.92 GiB at dp 8" $?
 # Mixed precision (--stack te: Megatron's FP32 master and main gradients):
 # plain DDP keeps 18 bytes a parameter against the model cast to bf16's
 # 2 + 2 + 4 = 8 (Megatron's DDP reduces its gradient buffer in place, no
@@ -518,6 +555,24 @@ one, two, efa = (comm(f) for f in sys.argv[1:4])
 assert one > two and efa > two, (one, two, efa)
 PY
 check "two nodes over InfiniBand faster than 16 ranks over PCIe, EFA slower than InfiniBand" $?
+# --power-limit caps the compute, not the links: two capped nodes keep the
+# DGX H100's network (the capped copy of the GPU is the same board in the
+# same system), and the same --system p5-h100
+"$BIN" --model gpt2 --batch 4 --seq 512 --mode training --target h100 --nodes 2 --power-limit 500 \
+	--json >"$tmp/n_cap.json" 2>/dev/null &&
+	"$BIN" --model gpt2 --batch 4 --seq 512 --mode training --target h100 --nodes 2 --power-limit 500 \
+		--system p5-h100 --json >"$tmp/n_capefa.json" 2>/dev/null
+check "--power-limit with --nodes exits 0" $?
+python3 - "$tmp/n_two.json" "$tmp/n_cap.json" "$tmp/n_efa.json" "$tmp/n_capefa.json" <<'PY'
+import json, sys
+def comm(f):
+    d = json.load(open(f))
+    p = d["predictions"][0]
+    return sum(k["predicted_ms"] for k in p["breakdown"] if k["op"] == "comm")
+two, cap, efa, capefa = (comm(f) for f in sys.argv[1:5])
+assert abs(two - cap) < 1e-9 * two and abs(efa - capefa) < 1e-9 * efa, (two, cap, efa, capefa)
+PY
+check "--power-limit keeps the system's links (collectives as uncapped)" $?
 "$BIN" --model gpt2 --batch 4 --seq 512 --mode training --target h100 --nodes 2 2>&1 >/dev/null |
 	grep -q 'on 2 nodes of 8'
 

@@ -22,6 +22,9 @@ mkdir "$tmp/syn"
 	echo "U1,Llama 2 7B,A100 80GB,1,1,1,1,none,4,16384,bf16,flash,unstated,AdamW,no,1000,none"
 	echo "N1,Llama 2 7B,A100 80GB,1,1,1,1,none,4,16384,bf16,flash,none,AdamW,no,1000,none"
 	echo "U2,Llama 2 7B,A100 80GB,1,1,1,1,none,1,512,bf16,flash,unstated,AdamW,no,1000,none"
+	echo "S1,Llama 2 7B,A100 80GB,2,1,2,1,distributed optimizer; sequence parallel,1,512,bf16,flash,none,AdamW,no,1000,none"
+	echo "S2,Llama 2 7B,A100 80GB,2,1,2,1,none,1,512,bf16,flash,none,AdamW,no,1000,TP=2 (REDUCE_SCATTER mode)"
+	echo "S3,Llama 2 7B,A100 80GB,2,1,2,1,none,1,512,bf16,flash,none,AdamW,no,1000,none"
 } >"$tmp/syn/training-runs.csv"
 "$B/surfer-bench" published --data "$tmp/syn" >"$tmp/syn/out" 2>"$tmp/err"
 check "published on a synthetic table exits 0 ($(cat "$tmp/err"))" $?
@@ -30,6 +33,12 @@ check "unstated checkpointing that cannot fit is taken as full" $?
 ! grep '^| N1 ' "$tmp/syn/out" | grep -q -- '--act-ckpt' &&
 	! grep '^| U2 ' "$tmp/syn/out" | grep -q -- '--act-ckpt'
 check "stated none, and unstated that fits, stay without checkpointing" $?
+# Sequence parallelism where a row states it (Megatron's words or nanotron's
+# tp_mode), not otherwise
+grep '^| S1 ' "$tmp/syn/out" | grep -q -- '--tp 2 --sequence-parallel' &&
+	grep '^| S2 ' "$tmp/syn/out" | grep -q -- '--sequence-parallel' &&
+	! grep '^| S3 ' "$tmp/syn/out" | grep -q -- '--sequence-parallel'
+check "stated sequence parallelism gives --sequence-parallel" $?
 
 DATA="${SHARED_DATA:-../shared/data}/published"
 if [ ! -f "$DATA/training-runs.csv" ]; then

@@ -438,7 +438,7 @@ for f in preload/hooks_cuda.c preload/hooks_cublas.c preload/hooks_cudnn.c prelo
 	ids=$(awk '/^enum \{/ { e = 1; s = "" } e { s = s $0 } e && /^\};/ { e = 0; if (s ~ /_COUNT/) print s }' "$f" |
 		grep -ow 'H[KBDN]_[A-Z0-9_]*' | grep -v '_COUNT$' | sort)
 	[ "$f" = preload/hooks_cuda.c ] && ids=$(printf '%s\nPRELOAD_HK_GETPROC\nPRELOAD_HK_GETPROC_V2' "$ids" | sort)
-	have=$(sed -n 's/^	\[\([A-Z0-9_]*\)\] = E(.*/\1/p' "$f" | sort)
+	have=$(sed -n 's/^	\[\([A-Z0-9_]*\)\] = \(E\|PRELOAD_LIB_HOOK\)(.*/\1/p' "$f" | sort)
 	if [ -n "$ids" ] && [ "$ids" = "$have" ]; then
 		pass "hook table of $f: an entry per index"
 	else

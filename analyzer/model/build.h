@@ -57,6 +57,8 @@ struct bld {
 	/* parallel sharding of one layer */
 	uint32_t tp;
 	uint64_t b, sl, T;      /* microbatch, sequence length, tokens b*sl  */
+	uint64_t Ts;            /* tokens outside the tensor-parallel regions:
+				 * T, or T / tp under sequence parallelism */
 	uint64_t kv;            /* keys each query attends to: sl, or in a
 				 * decode step the cache and the new token */
 	uint64_t cols;          /* last dimension of the tensors the next vector
@@ -156,8 +158,12 @@ void op_embed(struct bld *B, uint64_t tokens, uint64_t dim, uint64_t rows, int c
 
 void op_sdpa(struct bld *B, uint64_t bh, uint64_t sq, uint64_t sk, uint64_t d, int causal);
 
-/* Tensor-parallel all-reduce of n activation elements in the forward pass
- * (row-parallel output) or in the backward pass (column-parallel input). */
+/* Tensor parallelism's collective on n activation elements (the full
+ * T x h tensor): at a row-parallel output (forward 1) an all-reduce in
+ * the forward pass, at a column-parallel input (forward 0) one in the
+ * backward pass; under sequence parallelism (o->sp) a reduce-scatter at
+ * the output and an all-gather at the input, each with its transpose in
+ * the backward pass. */
 void op_tp(struct bld *B, int forward, double n);
 /* The routed experts' GEMMs of one MoE layer on this GPU: experts
  * matrices (m x in) * (in x out), their weights parameters (counted in

@@ -22,6 +22,10 @@
  *
  * Activation checkpointing keeps less (layer_ckpt()); FP8 under
  * Transformer Engine's delayed scaling keeps an FP8 copy of the weights.
+ * Tensor parallelism splits what attention and the MLP keep inside;
+ * sequence parallelism (--sequence-parallel) also what lies between them
+ * (struct shp's Tr).  --grad-fp32 adds an FP32 gradient buffer where the
+ * gradients are 16-bit.
  *
  * Inference under no_grad keeps nothing between ops: its peak is the
  * weights plus the largest set of tensors alive at once (the attention
@@ -38,6 +42,8 @@
 struct shp {
 	double b, sl, kv;       /* sequences, queries and keys per sequence   */
 	double T;               /* tokens b x sl                              */
+	double Tr;              /* tokens of the hidden-wide tensors kept: T,
+				 * or T / tp under sequence parallelism       */
 	double h;               /* hidden                                     */
 	double a, q;            /* heads of this GPU, and heads x head_dim    */
 	double f;               /* MLP width of this GPU                      */
@@ -66,17 +72,17 @@ static double act_tensors(enum model_act a)
 
 static double ln_saved(const struct shp *z)
 {
-	return z->T * z->h * z->e + 8 * z->T;
+	return z->Tr * z->h * z->e + 8 * z->Tr;
 }
 
-static double rms_of(const struct shp *z, double cols)
+static double rms_of(const struct shp *z, double rows, double cols)
 {
-	return z->T * cols * (z->half ? 4 : z->e) + z->T * cols * z->e + 4 * z->T;
+	return rows * cols * (z->half ? 4 : z->e) + rows * cols * z->e + 4 * rows;
 }
 
 static double rms_saved(const struct shp *z)
 {
-	return rms_of(z, z->h);
+	return rms_of(z, z->Tr, z->h);
 }
 
 static double mask_bytes(double n, double p)
@@ -102,11 +108,13 @@ static double attn_saved(const struct shp *z, int softmax_fp32, int keeps_scores
 	       (keeps_scores ? z->S * z->e : 0);
 }
 
-/* A dense MLP from its input to the down projection's input. */
-static double mlp_saved(const struct model_config *c, const struct shp *z, double tokens, double p_act)
+/* A dense MLP of tokens rows from its input (kept for in_rows of them:
+ * z->Tr under sequence parallelism) to the down projection's input. */
+static double mlp_saved(const struct model_config *c, const struct shp *z, double tokens,
+			double in_rows, double p_act)
 {
 	double F = tokens * z->f * z->e;
-	double in = tokens * z->h * z->e;
+	double in = in_rows * z->h * z->e;
 	if (c->gated) /* act(gate) * up: the product keeps up and act's output */
 		return in + (act_tensors(c->act) + 2) * F;
 	return in + act_tensors(c->act) * F + (p_act > 0 ? F + tokens * z->f : 0);
@@ -122,8 +130,8 @@ static double mla_saved(const struct model_config *c, const struct shp *z)
 	double T = z->T, e = z->e, qk = c->qk_nope + c->qk_rope;
 	double r = rms_saved(z) + T * z->h * e;
 	if (c->q_lora)
-		r += rms_of(z, c->q_lora) + T * c->q_lora * e;
-	r += rms_of(z, c->kv_lora) + T * c->kv_lora * e;
+		r += rms_of(z, T, c->q_lora) + T * c->q_lora * e;
+	r += rms_of(z, T, c->kv_lora) + T * c->kv_lora * e;
 	r += T * z->a * (2 * qk + 3 * c->v_dim) * e + z->b * z->a * z->sl * 4;
 	return r + rms_saved(z);
 }
@@ -161,9 +169,9 @@ static double grouped_saved(const struct model_config *c, const struct model_opt
 static double te_layer_saved(const struct model_config *c, const struct model_opts *o,
 			     const struct shp *z)
 {
-	double T = z->T, e = z->e, X = T * z->h * e;
+	double T = z->T, e = z->e, X = z->Tr * z->h * e;
 	double kvd = (c->kv_heads ? c->kv_heads : c->heads) / (double)(o->tp ? o->tp : 1) * c->head_dim;
-	double norm = 2 * X + 4 * T;
+	double norm = 2 * X + 4 * z->Tr;
 	double attn = T * (z->q + 2 * kvd) * e + T * z->q * e + z->b * z->a * z->sl * 4;
 	return 2 * norm + attn + 3 * T * z->f * e;
 }
@@ -172,21 +180,25 @@ static double te_layer_saved(const struct model_config *c, const struct model_op
 static double layer_saved(const struct model_config *c, const struct model_opts *o,
 			  const struct shp *z, uint32_t i)
 {
-	double X = z->T * z->h * z->e, mh = mask_bytes(z->T * z->h, c->dropout);
+	/* X: a hidden-wide tensor of the block (its input, a norm's output);
+	 * Xf: one of the MoE router's, kept for every token */
+	double X = z->Tr * z->h * z->e, mh = mask_bytes(z->Tr * z->h, c->dropout);
+	double Xf = z->T * z->h * z->e;
 	switch (c->family) {
 	case MODEL_FAM_GPT2:
 		return ln_saved(z) + X + attn_saved(z, 0, 0, c->attn_dropout) + mh +
-		       ln_saved(z) + mlp_saved(c, z, z->T, 0) + mh;
+		       ln_saved(z) + mlp_saved(c, z, z->T, z->Tr, 0) + mh;
 	case MODEL_FAM_BERT:
 		return X + attn_saved(z, 0, 0, c->attn_dropout) + mh + ln_saved(z) +
-		       mlp_saved(c, z, z->T, 0) + mh + ln_saved(z);
+		       mlp_saved(c, z, z->T, z->Tr, 0) + mh + ln_saved(z);
 	case MODEL_FAM_OPT:
 		return ln_saved(z) + X + attn_saved(z, 0, 1, c->attn_dropout) + mh +
-		       ln_saved(z) + mlp_saved(c, z, z->T, 0) + mh;
+		       ln_saved(z) + mlp_saved(c, z, z->T, z->Tr, 0) + mh;
 	case MODEL_FAM_LLAMA: {
 		int grouped = c->experts > 1 && (c->kv_lora || model_ep(o) > 1) && i >= c->first_dense;
 		if (c->kv_lora)
-			return mla_saved(c, z) + (grouped ? grouped_saved(c, o, z) : mlp_saved(c, z, z->T, 0));
+			return mla_saved(c, z) + (grouped ? grouped_saved(c, o, z)
+							  : mlp_saved(c, z, z->T, z->Tr, 0));
 		if (o->stack == MODEL_STACK_TE && z->sdpa && c->gated && c->experts <= 1)
 			return te_layer_saved(c, o, z);
 		double r = rms_saved(z) + X + attn_saved(z, 1, 0, c->attn_dropout) + rms_saved(z);
@@ -196,10 +208,10 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 			/* router, then each token's K experts: the gathered
 			 * tokens, their MLP, and the weighted product */
 			double K = c->experts_per_tok ? c->experts_per_tok : 1;
-			return r + X + z->T * c->experts * 4 + 2 * K * X +
-			       mlp_saved(c, z, K * z->T, 0) - K * X;
+			return r + Xf + z->T * c->experts * 4 + 2 * K * Xf +
+			       mlp_saved(c, z, K * z->T, K * z->T, 0) - K * Xf;
 		}
-		return r + mlp_saved(c, z, z->T, 0);
+		return r + mlp_saved(c, z, z->T, z->Tr, 0);
 	}
 	case MODEL_FAM_T5:
 	default: {
@@ -209,14 +221,14 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 			r += rms_saved(z) + X + attn_saved(z, 1, 0, c->dropout) + mh;
 		r += rms_saved(z) + mh;
 		if (!model_layer_sparse(c, i))
-			return r + mlp_saved(c, z, z->T, c->dropout);
+			return r + mlp_saved(c, z, z->T, z->Tr, c->dropout);
 		/* router (its input, FP32 probabilities), the tokens each
 		 * expert takes, their MLP and the scaled output */
 		double tok = z->T;
 		uint64_t cap = model_expert_capacity(c, o);
 		if (cap && c->experts && z->b * (double)cap * c->experts < tok)
 			tok = z->b * (double)cap * c->experts;
-		return r + X + z->T * c->experts * 4 + mlp_saved(c, z, tok, c->dropout) + X;
+		return r + Xf + z->T * c->experts * 4 + mlp_saved(c, z, tok, tok, c->dropout) + Xf;
 	}
 	}
 }
@@ -234,7 +246,7 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 static double layer_ckpt(const struct model_config *c, const struct model_opts *o,
 			 const struct shp *z, uint32_t i, double *work)
 {
-	double full = layer_saved(c, o, z, i), X = z->T * z->h * z->e;
+	double full = layer_saved(c, o, z, i), X = z->Tr * z->h * z->e;
 	*work = 0;
 	if (o->act_ckpt == MODEL_CKPT_NONE || o->mode != MODEL_TRAINING)
 		return full;
@@ -254,10 +266,10 @@ static double layer_ckpt(const struct model_config *c, const struct model_opts *
 	double kvd = (c->kv_heads ? c->kv_heads : c->heads) / (double)(o->tp ? o->tp : 1) * c->head_dim;
 	double odd;
 	switch (c->family) {
-	case MODEL_FAM_LLAMA: odd = z->q + kvd + z->f + z->h; break;
+	case MODEL_FAM_LLAMA: odd = z->q + kvd + z->f + z->h * z->Tr / z->T; break;
 	case MODEL_FAM_GPT2: odd = 3 * z->q + z->f; break;
 	case MODEL_FAM_OPT: case MODEL_FAM_BERT: odd = 2 * z->q + z->f; break;
-	default: odd = (full / (z->T * z->e) - z->h) / 2; break;
+	default: odd = (full / (z->T * z->e) - z->h * z->Tr / z->T) / 2; break;
 	}
 	double kept = X + z->T * z->e * (odd + z->q) + z->b * z->a * z->sl * 4;
 	if (kept > full)
@@ -270,7 +282,7 @@ static double layer_ckpt(const struct model_config *c, const struct model_opts *
  * logits (last stage), and the head's transient at the start of backward. */
 static double embed_saved(const struct model_config *c, const struct shp *z)
 {
-	double mh = mask_bytes(z->T * z->h, c->dropout);
+	double mh = mask_bytes(z->Tr * z->h, c->dropout);
 	switch (c->family) {
 	case MODEL_FAM_BERT: return ln_saved(z) + mh;
 	case MODEL_FAM_LLAMA: return 0;
@@ -283,15 +295,15 @@ static double embed_saved(const struct model_config *c, const struct shp *z)
 static double head_saved(const struct model_config *c, const struct model_opts *o,
 			 const struct shp *z, double logits)
 {
-	double X = z->T * z->h * z->e;
+	double X = z->Tr * z->h * z->e;
 	if (o->head == MODEL_HEAD_CLASSIFY)
 		return c->family == MODEL_FAM_BERT ? 0 : ln_saved(z) + X;
 	double keep = logits * (o->loss ? 2 : 1); /* the logits; log_softmax's output */
 	switch (c->family) {
 	case MODEL_FAM_BERT: /* MLM transform: dense, GELU, layer norm, decoder */
-		return X + 2 * X + 8 * z->T + X + keep;
+		return X + 2 * X + 8 * z->Tr + X + keep;
 	case MODEL_FAM_LLAMA: return rms_saved(z) + X + keep;
-	case MODEL_FAM_T5: return rms_saved(z) + mask_bytes(z->T * z->h, c->dropout) + X + keep;
+	case MODEL_FAM_T5: return rms_saved(z) + mask_bytes(z->Tr * z->h, c->dropout) + X + keep;
 	default: return ln_saved(z) + X + keep;
 	}
 }
@@ -340,6 +352,14 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	z.sl = o->mode == MODEL_DECODE ? 1 : (double)(o->seq / model_cp(o));
 	z.kv = o->mode == MODEL_DECODE ? (double)o->seq + 1 : z.sl;
 	z.T = z.b * z.sl;
+	/* Sequence parallelism (--sequence-parallel; Korthikanti et al. 2022,
+	 * sec. 4.2.2) splits what tensor parallelism leaves whole
+	 * along the sequence: each of the tp ranks runs the norms and dropouts
+	 * of, and keeps the hidden-wide tensors (the residual, the norms'
+	 * inputs, outputs and statistics, the dropout masks, the linears'
+	 * hidden-wide inputs, all-gathered again in backward) for, 1 / tp of
+	 * the tokens */
+	z.Tr = o->sp && tp > 1 && z.train ? z.T / tp : z.T;
 	z.h = c->hidden;
 	z.a = c->heads / tp;
 	z.q = z.a * c->head_dim;
@@ -384,7 +404,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	for (uint32_t k = 0; k < o->mtp; k++) {
 		/* an MTP module (model.c): its two norms, their concatenation
 		 * (the projection's input), its layer, its head and logits */
-		last += 2 * rms_saved(&z) + 2 * z.T * z.h * z.e + layer_ckpt(c, o, &z, total + k, &w) +
+		last += 2 * rms_saved(&z) + 2 * z.Tr * z.h * z.e + layer_ckpt(c, o, &z, total + k, &w) +
 			head_saved(c, o, &z, logits);
 		work = maxd(work, w);
 	}
@@ -446,6 +466,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	double weights_step = zero >= 2 ? shard : W;  /* FSDP reshards after backward */
 	double grads_step, sn = shard / z.e;          /* parameters in this rank's shard */
 	double adam = o->optimizer == MODEL_OPTIM_ADAMW;
+	double gbuf = 0;  /* a gradient buffer that lives through the step */
 	if (!model_mixed(o)) {
 		/* one dtype throughout (FP32, or the model cast to 16 bits) */
 		if (zero == 2)
@@ -454,7 +475,14 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 			m->weights = shard + R + 2 * L;
 		m->gradients = zero >= 2 ? shard + R + L : W + ddp;
 		m->optimizer = adam * 2 * shard;
-		grads_step = zero >= 2 ? shard : m->gradients;
+		/* --grad-fp32 (nanotron's accumulate_grad_in_fp32): an FP32
+		 * buffer beside the 16-bit gradients, 4 bytes for each
+		 * parameter whose gradient this rank keeps, allocated once
+		 * (the other branches' gradients are FP32 already) */
+		if (o->grad_fp32 && z.e < 4)
+			gbuf = 4 * (zero >= 2 ? sn : s->params);
+		m->gradients += gbuf;
+		grads_step = zero >= 2 ? shard + gbuf : m->gradients;
 	} else if (o->stack == MODEL_STACK_TE && zero < 2) {
 		/* Megatron (MLM docs/user-guide/features/dist_optimizer.md),
 		 * bytes per parameter, d ranks sharding the optimizer:
@@ -504,7 +532,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	/* Activations are freed layer by layer as the gradients appear, so
 	 * the pass peaks at its start or at its end. */
 	double start = m->activations + m->transient + ddp;
-	double pass = m->weights + m->optimizer + maxd(start, m->gradients);
+	double pass = m->weights + m->optimizer + gbuf + maxd(start, m->gradients - gbuf);
 	if (o->stack == MODEL_STACK_TE && zero < 2) /* Megatron's contiguous */
 		pass = m->weights + m->optimizer + start + m->gradients; /* grad buffer lives throughout */
 	double step = 0;

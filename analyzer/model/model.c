@@ -196,7 +196,7 @@ static void mlp_dense(struct bld *B, uint64_t m, int bias, double p_act)
 static void residual(struct bld *B)
 {
 	B->cols = B->c->hidden;
-	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)B->T * B->c->hidden, 2, 1, 0, NULL);
+	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)B->Ts * B->c->hidden, 2, 1, 0, NULL);
 }
 
 /* After attention: the heads merged (permute + contiguous), the output
@@ -208,7 +208,7 @@ static void attn_out(struct bld *B, int bias, double p)
 	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * nh * d, 1, 0, 0, NULL);
 	op_linear(B, T, nh * d, h, bias, 0);
 	op_tp(B, 1, (double)T * h);
-	op_dropout(B, (double)T * h, p);
+	op_dropout(B, (double)B->Ts * h, p);
 	residual(B);
 }
 
@@ -231,15 +231,15 @@ static void layer_gpt2(struct bld *B)
 {
 	const struct model_config *c = B->c;
 	uint64_t T = B->T, h = c->hidden, nh = c->heads / B->tp, d = c->head_dim;
-	op_layernorm(B, T, h);
+	op_layernorm(B, B->Ts, h);
 	op_tp(B, 0, (double)T * h);
 	op_linear(B, T, h, 3 * nh * d, 1, 0);
 	kv_append(B, nh);
 	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 1, c->attn_dropout);
 	attn_out(B, 1, c->dropout);
-	op_layernorm(B, T, h);
+	op_layernorm(B, B->Ts, h);
 	mlp_dense(B, T, 1, 0);
-	op_dropout(B, (double)T * h, c->dropout);
+	op_dropout(B, (double)B->Ts * h, c->dropout);
 	residual(B);
 }
 
@@ -253,11 +253,11 @@ static void layer_bert(struct bld *B)
 	op_linear(B, T, h, nh * d, 1, 0);
 	attention_core(B, nh, B->sl, B->kv, d, 0, 1, 2, c->attn_dropout);
 	attn_out(B, 1, c->dropout);
-	op_layernorm(B, T, h);
+	op_layernorm(B, B->Ts, h);
 	mlp_dense(B, T, 1, 0);
-	op_dropout(B, (double)T * h, c->dropout);
+	op_dropout(B, (double)B->Ts * h, c->dropout);
 	residual(B);
-	op_layernorm(B, T, h);
+	op_layernorm(B, B->Ts, h);
 }
 
 static void layer_opt(struct bld *B)
@@ -265,7 +265,7 @@ static void layer_opt(struct bld *B)
 	const struct model_config *c = B->c;
 	uint64_t T = B->T, h = c->hidden, nh = c->heads / B->tp, d = c->head_dim;
 	double n = (double)T * nh * d;
-	op_layernorm(B, T, h);
+	op_layernorm(B, B->Ts, h);
 	op_tp(B, 0, (double)T * h);
 	op_linear(B, T, h, nh * d, 1, 0);
 	op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", n, 1, 1, 1, NULL);
@@ -277,9 +277,9 @@ static void layer_opt(struct bld *B)
 	kv_append(B, nh);
 	attention_core(B, nh, B->sl, B->kv, d, 1, 0, 3, c->attn_dropout);
 	attn_out(B, 1, c->dropout);
-	op_layernorm(B, T, h);
+	op_layernorm(B, B->Ts, h);
 	mlp_dense(B, T, 1, 0);
-	op_dropout(B, (double)T * h, c->dropout);
+	op_dropout(B, (double)B->Ts * h, c->dropout);
 	residual(B);
 }
 
@@ -443,7 +443,7 @@ static void layer_mla(struct bld *B)
 	const struct model_config *c = B->c;
 	uint64_t T = B->T, h = c->hidden, nh = c->heads / B->tp;
 	uint64_t qd = nh * (c->qk_nope + c->qk_rope);
-	op_rmsnorm(B, T, h);
+	op_rmsnorm(B, B->Ts, h);
 	op_tp(B, 0, (double)T * h);
 	if (c->q_lora) {
 		op_linear(B, T, h, c->q_lora, 0, 0);
@@ -471,7 +471,7 @@ static void layer_mla(struct bld *B)
 	op_linear(B, T, nh * c->v_dim, h, 0, 0);
 	op_tp(B, 1, (double)T * h);
 	residual(B);
-	op_rmsnorm(B, T, h);
+	op_rmsnorm(B, B->Ts, h);
 	if (c->experts > 1 && (uint32_t)B->layer >= c->first_dense)
 		mlp_grouped(B);
 	else
@@ -486,7 +486,7 @@ static void layer_llama(struct bld *B)
 	uint64_t nkv = c->kv_heads / B->tp;
 	if (nkv == 0)
 		nkv = 1;
-	op_rmsnorm(B, T, h);
+	op_rmsnorm(B, B->Ts, h);
 	op_tp(B, 0, (double)T * h);
 	op_linear(B, T, h, nh * d, c->qkv_bias, 0);
 	op_linear(B, T, h, nkv * d, c->qkv_bias, 0);
@@ -510,7 +510,7 @@ static void layer_llama(struct bld *B)
 	}
 	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 4, c->attn_dropout);
 	attn_out(B, 0, 0);     /* LlamaDecoderLayer: no residual dropout */
-	op_rmsnorm(B, T, h);
+	op_rmsnorm(B, B->Ts, h);
 	if (c->experts > 1 && model_ep(B->o) > 1)
 		mlp_grouped(B);
 	else if (c->experts > 1)
@@ -567,7 +567,7 @@ static void layer_t5(struct bld *B, int decoder, int sparse)
 	uint64_t T = B->T, h = c->hidden, nh = c->heads / B->tp, d = c->head_dim;
 	int nblocks = decoder ? 2 : 1;
 	for (int i = 0; i < nblocks; i++) {
-		op_rmsnorm(B, T, h);
+		op_rmsnorm(B, B->Ts, h);
 		op_tp(B, 0, (double)T * h);
 		op_linear(B, T, h, nh * d, 0, 0);
 		op_linear(B, T, h, nh * d, 0, 0);
@@ -575,12 +575,12 @@ static void layer_t5(struct bld *B, int decoder, int sparse)
 		attention_core(B, nh, B->sl, B->sl, d, decoder && i == 0, 0, 5, c->dropout);
 		attn_out(B, 0, c->dropout);
 	}
-	op_rmsnorm(B, T, h);
+	op_rmsnorm(B, B->Ts, h);
 	if (sparse)
 		mlp_sparse(B);
 	else
 		mlp_dense(B, T, 0, c->dropout);
-	op_dropout(B, (double)T * h, c->dropout);
+	op_dropout(B, (double)B->Ts * h, c->dropout);
 	residual(B);
 }
 
@@ -821,11 +821,52 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 	return 0;
 }
 
-/* Optimizer step over this GPU's parameters.  AdamW in PyTorch 2's default
- * foreach implementation runs ~12 multi-tensor passes (lerp, mul, addcmul,
- * sqrt, div, add, addcdiv, ...), each launched once per ~36 tensors or per
- * 320 chunks of 64 Ki elements; fused=True runs one pass reading p, g, m, v
- * and writing p, m, v.  SGD without momentum is one foreach add. */
+/* One multi-tensor pass of the optimizer step over P elements in
+ * `launches` launches (each a 65,536-element chunk per thread block,
+ * MultiTensorApply.cuh), moving bytes_per_elem each. */
+static void optimizer_pass(struct bld *B, const char *name, enum pred_op op, double P,
+			   uint64_t launches, double bytes_per_elem)
+{
+	double per = P / (double)launches;
+	for (uint64_t l = 0; l < launches; l++) {
+		struct model_kernel *k = bld_push(B);
+		if (!k)
+			return;
+		k->k.name = name;
+		k->k.op = op;
+		k->k.grid[0] = (uint32_t)(ceil(per / 65536.0) > 0 ? ceil(per / 65536.0) : 1);
+		k->k.grid[1] = k->k.grid[2] = 1;
+		k->k.block[0] = 512;
+		k->k.block[1] = k->k.block[2] = 1;
+		k->k.m = (uint64_t)per;
+		k->k.n = 1;
+		k->k.batch = 1;
+		k->k.flops = 4.0 * per;
+		k->k.bytes = bytes_per_elem * per;
+	}
+}
+
+/* Optimizer step over this GPU's parameters (training-stacks.md section 5).
+ * The state is in the dtype, or FP32 in mixed precision (model_mixed:
+ * FP32 master weights, moments and gradients, as FSDP's sharded flat
+ * parameters, Megatron's main_grad and autocast's FP32 model keep them).
+ * AdamW in PyTorch 2's foreach implementation (_multi_tensor_adamw) runs 8
+ * multi-tensor passes: mul_(p) (weight decay), lerp_(m, g), mul_(v),
+ * addcmul_(v, g, g), sqrt(v), div_, add_(eps), addcdiv_(p, m, denom),
+ * touching 2 + 3 + 2 + 4 + 2 + 2 + 2 + 4 = 21 tensors an element (84
+ * bytes a parameter in FP32: the notes' "~80"), each launched once per
+ * ~36 tensors or per 320 chunks of 64 Ki elements; fused=True runs one
+ * pass reading p, g, m, v and writing p, m, v (28 bytes in FP32).  SGD
+ * without momentum is one foreach add.
+ * Before it the gradients' norm is clipped, as the stacks do by default
+ * (Megatron's --clip-grad 1.0: multi_tensor_l2norm, then
+ * multi_tensor_scale, clip_grads.py; torch's clip_grad_norm_: a foreach
+ * norm, then a foreach mul by the clamped coefficient): a reading pass, the
+ * norm summed over the ranks whose shards it covers (a 4-byte all-reduce on
+ * the compute stream) and a scaling pass (o->no_grad_clip: none of it).
+ * After it Megatron (--stack te) in mixed precision copies the FP32 main
+ * parameters into the 16-bit model's (_copy_main_params_to_model_params):
+ * 4 bytes read and esz written a parameter. */
 static void optimizer_step(struct bld *B)
 {
 	const struct model_opts *o = B->o;
@@ -844,6 +885,8 @@ static void optimizer_step(struct bld *B)
 	}
 	B->ph = MODEL_PH_OPTIMIZER;
 	B->layer = -1;
+	int mixed = model_mixed(o);
+	double st = mixed ? 4.0 : B->esz;      /* bytes of p, g, m, v */
 	int passes;
 	double rw;              /* tensors touched per element per pass */
 	const char *name;
@@ -852,7 +895,7 @@ static void optimizer_step(struct bld *B)
 	} else if (o->fused_optimizer) {
 		passes = 1, rw = 7, name = "multi_tensor_apply_kernel<FusedAdamMathFunctor<float, 4>>";
 	} else {
-		passes = 12, rw = 2.5, name = "multi_tensor_apply_kernel<TensorListMetadata<3>, PointwiseOpScalarFunctor>";
+		passes = 8, rw = 21.0 / 8, name = "multi_tensor_apply_kernel<TensorListMetadata<3>, PointwiseOpScalarFunctor>";
 	}
 	double chunks = ceil(P / 65536.0);
 	uint64_t launches = cdiv(tensors, 36);
@@ -861,25 +904,21 @@ static void optimizer_step(struct bld *B)
 		launches = by_chunks;
 	if (!launches)
 		launches = 1;
-	double per = P / (double)launches;
+	if (!o->no_grad_clip) {
+		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<1>, LpNormFunctor<float>>",
+			       PRED_OP_REDUCTION, P, launches, st);
+		if (o->zero && dp > 1)   /* NCCL's stream, after the gradients' */
+			k_comm(B, COMM_ALL_REDUCE, 4.0, o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP,
+			       MODEL_ASYNC_AFTER);
+		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<1>, BinaryOpScalarTensorFunctor>",
+			       PRED_OP_ELEMENTWISE, P, launches, 2.0 * st);
+	}
+	/* the moments take the parameters' dtype (zeros_like) */
 	for (int p = 0; p < passes; p++)
-		for (uint64_t l = 0; l < launches; l++) {
-			struct model_kernel *k = bld_push(B);
-			if (!k)
-				return;
-			k->k.name = name;
-			k->k.op = PRED_OP_ELEMENTWISE;
-			k->k.grid[0] = (uint32_t)(ceil(per / 65536.0) > 0 ? ceil(per / 65536.0) : 1);
-			k->k.grid[1] = k->k.grid[2] = 1;
-			k->k.block[0] = 512;
-			k->k.block[1] = k->k.block[2] = 1;
-			k->k.m = (uint64_t)per;
-			k->k.n = 1;
-			k->k.batch = 1;
-			k->k.flops = 4.0 * per;
-			/* the moments take the parameters' dtype (zeros_like) */
-			k->k.bytes = rw * per * B->esz;
-		}
+		optimizer_pass(B, name, PRED_OP_ELEMENTWISE, P, launches, rw * st);
+	if (mixed && o->stack == MODEL_STACK_TE)
+		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<2>, ScaleFunctor>",
+			       PRED_OP_ELEMENTWISE, P, launches, 4.0 + B->esz);
 }
 
 /* DDP all-reduces gradients in 25 MB buckets as backward produces them;
@@ -1437,10 +1476,10 @@ static void head(struct bld *B, int has_embed)
 		return;
 	case MODEL_FAM_GPT2:
 	case MODEL_FAM_OPT:
-		op_layernorm(B, T, h);
+		op_layernorm(B, B->Ts, h);
 		break;
 	case MODEL_FAM_LLAMA:
-		op_rmsnorm(B, T, h);
+		op_rmsnorm(B, B->Ts, h);
 		break;
 	case MODEL_FAM_T5:
 	default:
@@ -1461,7 +1500,8 @@ static void head(struct bld *B, int has_embed)
 }
 
 /* A pipeline stage boundary crossed: the activations received from the
- * previous stage in forward (one send/recv), their gradient sent back in
+ * previous stage in forward (one send/recv; T / tp tokens of them under
+ * sequence parallelism, as Megatron sends the shard), their gradient sent back in
  * backward (F_PP_SEND).  1F1B's exchanges block the compute stream
  * (Megatron's schedule without interleaving waits for each); interleaved,
  * they are overlapped with the next chunk's compute on the side stream
@@ -1469,8 +1509,8 @@ static void head(struct bld *B, int has_embed)
 static void pp_boundary(struct bld *B)
 {
 	int async = B->o->vpp > 1 ? MODEL_ASYNC_AFTER : 0;
-	k_comm(B, COMM_SEND_RECV, (double)B->T * B->c->hidden * B->esz, MODEL_GROUP_PP, async);
-	struct fop f = { .kind = F_PP_SEND, .a = B->T * B->c->hidden, .flag = async };
+	k_comm(B, COMM_SEND_RECV, (double)B->Ts * B->c->hidden * B->esz, MODEL_GROUP_PP, async);
+	struct fop f = { .kind = F_PP_SEND, .a = B->Ts * B->c->hidden, .flag = async };
 	bld_remember(B, &f);
 }
 
@@ -1520,6 +1560,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	B.sl = o->mode == MODEL_DECODE ? 1 : o->seq / model_cp(o);
 	B.kv = o->mode == MODEL_DECODE ? (uint64_t)o->seq + 1 : o->seq;
 	B.T = B.b * B.sl;
+	B.Ts = o->sp && o->tp > 1 ? cdiv(B.T, o->tp) : B.T;
 	s->params_total = model_config_params(c);
 
 	/* Pipeline parallelism: the last stage is modelled (it runs the LM

@@ -200,6 +200,10 @@ struct model_opts {
 	 * the gradient and reads and writes the FP32 buffer.  --stack te does
 	 * it in the weight-gradient GEMM (Megatron's main_grad) regardless. */
 	int grad_fp32;
+	/* No gradient-norm clipping before the optimizer step (the stacks
+	 * clip at 1.0 by default: Megatron's --clip-grad, torch's
+	 * clip_grad_norm_ in torchtitan, nanotron, the HF Trainer). */
+	int no_grad_clip;
 	/* Micro-batches per optimizer step (gradient accumulation, 1 none):
 	 * batch sequences each; DDP and ZeRO-1 synchronize the gradients on
 	 * the last one only (no_sync), FSDP on every one. */
@@ -229,6 +233,17 @@ struct model_opts {
 	 * parallel ranks of one node, replicated across nodes; gradients
 	 * reduce-scattered in the node, then all-reduced across */
 	int hsdp;
+	/* Sequence parallelism with tensor parallelism (Megatron's
+	 * sequence_parallel, nanotron's tp_mode REDUCE_SCATTER; tp > 1):
+	 * outside the tensor-parallel regions (norms, residual adds,
+	 * dropout, pipeline sends) the activations are split over the tp
+	 * ranks along the sequence, T / tp tokens each; a column-parallel
+	 * linear's input is all-gathered (its gradient reduce-scattered in
+	 * backward) and a row-parallel linear's output reduce-scattered
+	 * (its gradient all-gathered) instead of the all-reduces.  In
+	 * training the activations kept for backward between those regions
+	 * split the same way (memory.c). */
+	int sp;
 	/* Context parallelism: the sequence split over cp ranks; attention's
 	 * keys and values passed around the ring (ring attention), overlapped
 	 * with the attention compute; 0 or 1 none */

@@ -592,7 +592,9 @@ void op_tp(struct bld *B, int forward, double n)
 {
 	if (B->tp <= 1)
 		return;
-	if (forward)
+	if (B->o->sp)
+		k_comm(B, forward ? COMM_REDUCE_SCATTER : COMM_ALL_GATHER, n * B->esz, MODEL_GROUP_TP, 0);
+	else if (forward)
 		k_comm(B, COMM_ALL_REDUCE, n * B->esz, MODEL_GROUP_TP, 0);
 	struct fop f = { .kind = forward ? F_TP_FWD : F_TP_BWD, .a = (uint64_t)n };
 	bld_remember(B, &f);
@@ -781,9 +783,18 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 		k_comm(B, COMM_ALL_TO_ALL, (double)f->a, MODEL_GROUP_EP, 0);
 		break;
 	case F_TP_FWD:
+		/* sequence parallelism: the reduce-scatter's gradient gathered */
+		if (B->o->sp)
+			k_comm(B, COMM_ALL_GATHER, (double)f->a * B->esz, MODEL_GROUP_TP, 0);
 		break;
 	case F_TP_BWD:
-		k_comm(B, COMM_ALL_REDUCE, (double)f->a * B->esz, MODEL_GROUP_TP, 0);
+		/* the input's gradient summed over the ranks (sequence
+		 * parallelism: and scattered back to their shards).  Megatron
+		 * also gathers the saved input shards again for the weight-
+		 * gradient GEMM, on another stream while the dgrad GEMM runs
+		 * (tensor_parallel/layers.py): taken as hidden, not emitted. */
+		k_comm(B, B->o->sp ? COMM_REDUCE_SCATTER : COMM_ALL_REDUCE, (double)f->a * B->esz,
+		       MODEL_GROUP_TP, 0);
 		break;
 	case F_PP_SEND:
 		k_comm(B, COMM_SEND_RECV, (double)f->a * B->esz, MODEL_GROUP_PP, f->flag);

@@ -33,6 +33,7 @@ const char *const *model_cli_options(void)
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
 		"stack", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
+		"sequence-parallel", "no-grad-clip",
 		NULL
 	};
 	return names;
@@ -298,6 +299,10 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 8, &o->mtp);
 	} else if (!strcmp(name, "grad-fp32")) {
 		o->grad_fp32 = 1;
+	} else if (!strcmp(name, "sequence-parallel")) {
+		o->sp = 1;
+	} else if (!strcmp(name, "no-grad-clip")) {
+		o->no_grad_clip = 1;
 	} else if (!strcmp(name, "new-tokens")) {
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
 	} else if (!strcmp(name, "write-trace")) {
@@ -926,8 +931,8 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 			snprintf(nodes, sizeof(nodes), " on %u nodes of %u",
 				 (gpus + o->gpus_per_node - 1) / o->gpus_per_node, o->gpus_per_node);
 		snprintf(a->warning, sizeof(a->warning),
-			 "dp %u, tp %u, pp %u%s%s: one GPU of %u%s predicted; collectives in op 'comm'",
-			 o->dp, o->tp, o->pp, cp, zero, gpus, nodes);
+			 "dp %u, tp %u%s, pp %u%s%s: one GPU of %u%s predicted; collectives in op 'comm'",
+			 o->dp, o->tp, o->sp && o->tp > 1 ? " (sp)" : "", o->pp, cp, zero, gpus, nodes);
 		if (o->engine != MODEL_ENGINE_HF && o->pp > 1)
 			snprintf(a->warning, sizeof(a->warning),
 				 "dp %u, tp %u, pp %u: one replica's %u stages in turn, each as one of its "

@@ -59,8 +59,8 @@ void model_cli_init(struct model_cli *m);
  * dp, tp, pp, microbatches, launch-us, launch-us-from, expert-capacity,
  * new-tokens, plan, write-trace, engine, prompt-lens, context-lens,
  * chunk, act-ckpt, grad-accum, stack, fp8-recipe, power-limit, nodes,
- * gpus-per-node, cp, vpp, ep, mtp; cuda-graphs, hsdp and grad-fp32 take
- * none (value NULL). */
+ * gpus-per-node, cp, vpp, ep, mtp; cuda-graphs, hsdp, grad-fp32 and sp
+ * take none (value NULL). */
 const char *const *model_cli_options(void);
 
 /* Applies option name (without "--") with value.  Returns 0, or

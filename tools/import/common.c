@@ -35,6 +35,7 @@ void import_set_release(struct import_set *s)
 	free(s->devs);
 	free(s->gemm);
 	free(s->evrec);
+	free(s->cpu);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -83,6 +84,15 @@ struct import_gemm *import_add_gemm(struct import_set *s)
 struct import_evrec *import_add_evrec(struct import_set *s)
 {
 	return push_zeroed((void **)&s->evrec, &s->nevrec, &s->capevrec, sizeof(*s->evrec));
+}
+
+struct import_cpu_span *import_add_cpu_span(struct import_set *s)
+{
+	struct import_cpu_span *c =
+		push_zeroed((void **)&s->cpu, &s->ncpu, &s->capcpu, sizeof(*s->cpu));
+	if (c)
+		c->seq = s->ncpu - 1;
+	return c;
 }
 
 static int cmp_evrec(const void *a, const void *b)

@@ -5,7 +5,8 @@
  * A front end reads its input once, keeping only the records surfer needs
  * in a compact form (struct import_event, about 120 bytes each) plus an
  * interned string pool; everything else (CPU ops, flows, annotations other
- * than iteration steps) is dropped while parsing.  So memory grows with the
+ * than iteration steps) is dropped while parsing, unless the caller asks
+ * for the CPU side (keep_cpu).  So memory grows with the
  * number of GPU activities and launch calls, never with the size of the
  * input text.  import_finish() then joins launch calls to GPU activities,
  * picks the device, sorts, numbers the iterations and writes the trace.
@@ -106,6 +107,24 @@ struct import_gemm {
 	uint8_t per_rank;
 };
 
+/* The CPU side of a Kineto trace, for what measures it (surfer-bench cpu)
+ * rather than imports it: kept only when import_set.keep_cpu is set, one
+ * span per complete ("X") event of these categories, in file order. */
+enum import_cpu_cat {
+	IMPORT_CPU_OP = 1,          /* "cpu_op": an aten op, an autograd node */
+	IMPORT_CPU_CALL,            /* "cuda_runtime" / "cuda_driver": any call */
+	IMPORT_CPU_ANNOTATION,      /* "user_annotation": record_function     */
+};
+
+struct import_cpu_span {
+	uint64_t ts_ns, dur_ns;     /* start and duration, ns as in the input */
+	int64_t tid;                /* the input's thread id, 0 when absent   */
+	uint64_t seq;               /* position among the spans in the file   */
+	int64_t outer;              /* after import_cpu_nest: see there       */
+	uint32_t name;              /* pool id (import_string), 0 none        */
+	uint8_t cat;                /* enum import_cpu_cat                    */
+};
+
 /* Names of the numbered ranges ("NAME#N", the way ProfilerStep#N is) an
  * input holds, for saying which steps it has when --step names none. */
 #define IMPORT_MAX_RANGES 8
@@ -146,6 +165,9 @@ struct import_set {
 	uint32_t world_size;        /* processes of the distributed job, 0
 				     * unknown: the group of a collective the
 				     * input does not size                    */
+	int keep_cpu;               /* set before reading: keep cpu below     */
+	struct import_cpu_span *cpu; /* Kineto's CPU spans (keep_cpu)         */
+	size_t ncpu, capcpu;
 };
 
 /* Options of import_finish. */
@@ -185,6 +207,7 @@ struct import_event *import_add_event(struct import_set *s);
 struct import_call *import_add_call(struct import_set *s);
 struct import_gemm *import_add_gemm(struct import_set *s);
 struct import_evrec *import_add_evrec(struct import_set *s);
+struct import_cpu_span *import_add_cpu_span(struct import_set *s);
 /* Returns the device slot for id (created zeroed on first use), NULL on
  * allocation failure. */
 struct import_device *import_device_slot(struct import_set *s, int32_t id);
@@ -210,6 +233,18 @@ const char *import_string(const struct import_set *set, uint32_t id);
 int import_kineto_read(struct import_set *set, const char *path,
 		       import_progress_fn progress, void *pctx,
 		       char *err, size_t errlen);
+
+/* Sorts set->cpu by thread, then start, the enclosing span first (the
+ * longer of two that start together; file order last), and nests it the
+ * way a thread's call tree reads: an op is top-level when it starts at or
+ * after the end of its thread's previous top-level op, and otherwise
+ * inside that one (an op that starts inside one and ends after it is still inside it).
+ * outer is then the index in set->cpu of the top-level op a span is in:
+ * for a top-level op its own, for any other op the thread's previous
+ * top-level op, for a call or an annotation that op when the span starts
+ * no later than its end (a call in the op's last microsecond is still
+ * its own), else -1. */
+void import_cpu_nest(struct import_set *set);
 
 /* Reads an Nsight Systems SQLite export into set.  Same contract. */
 int import_nsys_read(struct import_set *set, const char *path,

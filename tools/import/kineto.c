@@ -36,6 +36,8 @@
  *                                     -> the collective of the NCCL
  *                                        kernels launched inside it
  *   deviceProperties[]                -> the header's device
+ *   with keep_cpu, every "X" event of cat "cpu_op", "cuda_runtime",
+ *   "cuda_driver" or "user_annotation" -> a CPU span (import_cpu_nest)
  *   distributedInfo.world_size        -> the group of a collective the
  *                                        trace does not size
  * Kineto writes times in microseconds with up to three decimals; they are
@@ -565,6 +567,53 @@ static int add_lib_span(struct import_set *s, const struct scratch *e, const str
 	return 0;
 }
 
+/* ---- the CPU side ---------------------------------------------------- */
+
+/* Keeps e as a CPU span (keep_cpu); -1 when out of memory. */
+static int keep_cpu_span(struct import_set *s, const struct scratch *e)
+{
+	struct import_cpu_span *c = import_add_cpu_span(s);
+	if (!c || !(c->name = import_intern(s, e->name ? e->name : "", e->name_len)))
+		return -1;
+	c->cat = e->cat == CAT_CPU_OP ? IMPORT_CPU_OP
+		: e->cat == CAT_RUNTIME ? IMPORT_CPU_CALL : IMPORT_CPU_ANNOTATION;
+	c->ts_ns = e->ts_ns;
+	c->dur_ns = e->dur_ns;
+	c->tid = e->tid;
+	return 0;
+}
+
+static int cmp_cpu_span(const void *a, const void *b)
+{
+	const struct import_cpu_span *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	if (x->dur_ns != y->dur_ns)
+		return x->dur_ns > y->dur_ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void import_cpu_nest(struct import_set *set)
+{
+	struct import_cpu_span *v = set->cpu;
+	qsort(v, set->ncpu, sizeof(*v), cmp_cpu_span);
+	int64_t top = -1;           /* the thread's last top-level op */
+	for (size_t i = 0; i < set->ncpu; i++) {
+		if (i && v[i].tid != v[i - 1].tid)
+			top = -1;
+		uint64_t end = top >= 0 ? v[top].ts_ns + v[top].dur_ns : 0;
+		if (v[i].cat == IMPORT_CPU_OP) {
+			if (top < 0 || v[i].ts_ns >= end)
+				top = (int64_t)i;
+			v[i].outer = top;
+		} else {
+			v[i].outer = top >= 0 && v[i].ts_ns <= end ? top : -1;
+		}
+	}
+}
+
 /* ---- one event ------------------------------------------------------ */
 
 static void finish_event(struct parser *p)
@@ -576,6 +625,9 @@ static void finish_event(struct parser *p)
 	uint32_t flags = 0;
 	enum trace_sync_kind sk = TRACE_SYNC_OTHER;
 	struct import_event *o;
+	if (s->keep_cpu && (e->cat == CAT_CPU_OP || e->cat == CAT_RUNTIME ||
+			    e->cat == CAT_ANNOTATION) && keep_cpu_span(s, e))
+		goto nomem;
 	switch (e->cat) {
 	case CAT_KERNEL:
 	case CAT_MEMCPY:

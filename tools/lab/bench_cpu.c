@@ -1,6 +1,8 @@
 /*
  * bench_cpu.c - `surfer-bench cpu --data DIR`: what PyTorch's CPU spends
- * issuing work, read from torch.profiler (Kineto) traces (the .json.gz files of DIR).
+ * issuing work, read from torch.profiler (Kineto) traces (the .json.gz files of DIR)
+ * by the importer's reader (tools/import/kineto.c: its CPU spans and their
+ * nesting, import_cpu_nest).
  *
  * On each CPU thread the top-level "cpu_op" events (those no other op of
  * the thread encloses) are the calls the program made: an aten op called
@@ -37,6 +39,7 @@
 #include "tools/lab/bench_cpu.h"
 #include "tools/lab/stats.h"
 
+#include "tools/import/import.h"
 #include "trace/surfer_err.h"
 
 #include <dirent.h>
@@ -45,9 +48,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h>
-#include <zlib.h>
 
 #define PROG "surfer-bench"
 #define CB_IDLE_US 1000.0  /* a gap longer than this after an op is a wait */
@@ -59,15 +59,6 @@
 enum cb_class { CB_FWD = 0, CB_BWD, CB_OPT, CB_NCLASS };
 static const char *const cb_class_name[CB_NCLASS] = {"forward (Python)", "backward (engine)",
 						      "optimizer"};
-
-enum { EV_OP = 0, EV_LAUNCH, EV_SYNC, EV_OPT };
-
-struct cb_ev {
-	double ts, dur;     /* us                                         */
-	int64_t tid;
-	uint8_t kind;       /* EV_*                                       */
-	uint8_t bwd;        /* EV_OP: an autograd-engine node             */
-};
 
 /* What a class took on one trace (or a pool of traces). */
 struct cb_stat {
@@ -103,22 +94,6 @@ static int cb_push(struct cb_stat *s, double iv, double ivk)
 	return 0;
 }
 
-static int cmp_ev(const void *a, const void *b)
-{
-	const struct cb_ev *x = a, *y = b;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return (x->dur < y->dur) - (x->dur > y->dur); /* the enclosing one first */
-}
-
-static size_t gz_read(void *buf, size_t len, void *gz)
-{
-	int n = gzread(gz, buf, (unsigned)len);
-	return n < 0 ? (size_t)-1 : (size_t)n;
-}
-
 static int is_launch(const char *n)
 {
 	return !strcmp(n, "cudaLaunchKernel") || !strcmp(n, "cudaLaunchKernelExC") ||
@@ -132,65 +107,26 @@ static int is_sync(const char *n)
 	       !strcmp(n, "cudaEventSynchronize") || !strcmp(n, "cudaMemcpy");
 }
 
-/* Reads path's events into *ev (n of them); 0, or -1 with err set. */
-static int cb_load(const char *path, struct cb_ev **ev, size_t *n, int *v100, char *err,
+/* Microseconds, as the trace wrote them: below 2^53 ns the division is
+ * exact to the double nearest the decimal text (what strtod gives it). */
+static double us(uint64_t ns)
+{
+	return ns < (1ull << 53) ? (double)ns / 1e3
+				 : (double)(ns / 1000) + (double)(ns % 1000) / 1e3;
+}
+
+/* Reads path's CPU spans into set, nested (import_cpu_nest); 0, or the
+ * reader's error code with err set. */
+static int cb_load(const char *path, struct import_set *set, int *v100, char *err,
 		   size_t errlen)
 {
-	gzFile gz = gzopen(path, "rb");
-	json_error_t je;
-	json_t *root;
-
-	if (!gz) {
-		snprintf(err, errlen, "cannot open '%s'", path);
-		return -1;
-	}
-	root = json_load_callback(gz_read, gz, 0, &je);
-	gzclose(gz);
-	if (!root) {
-		snprintf(err, errlen, "'%s': not JSON: %s (line %d)", path, je.text, je.line);
-		return -1;
-	}
-	json_t *evs = json_object_get(root, "traceEvents");
-	json_t *props = json_object_get(root, "deviceProperties");
-	const char *dev = json_string_value(json_object_get(json_array_get(props, 0), "name"));
+	set->keep_cpu = 1;
+	int rc = import_kineto_read(set, path, NULL, NULL, err, errlen);
+	if (rc)
+		return rc;
+	const char *dev = set->ndevs ? set->devs[0].dev.name : NULL;
 	*v100 = dev && strstr(dev, "V100");
-	size_t cap = json_array_size(evs), k = 0;
-	struct cb_ev *v = calloc(cap ? cap : 1, sizeof *v);
-	if (!json_is_array(evs) || !v) {
-		snprintf(err, errlen, "'%s': %s", path, v ? "no traceEvents array" : "out of memory");
-		free(v);
-		json_decref(root);
-		return -1;
-	}
-	for (size_t i = 0; i < cap; i++) {
-		json_t *e = json_array_get(evs, i);
-		const char *cat = json_string_value(json_object_get(e, "cat"));
-		const char *name = json_string_value(json_object_get(e, "name"));
-		json_t *ts = json_object_get(e, "ts"), *dur = json_object_get(e, "dur");
-		if (!cat || !name || !json_is_number(ts))
-			continue;
-		struct cb_ev x = {json_number_value(ts), json_number_value(dur),
-				  json_integer_value(json_object_get(e, "tid")), 0, 0};
-		if (!strcmp(cat, "cpu_op"))
-			x.kind = EV_OP,
-			x.bwd = !strncmp(name, "autograd::engine::evaluate_function", 35);
-		else if (!strcmp(cat, "cuda_runtime") || !strcmp(cat, "cuda_driver")) {
-			if (is_launch(name))
-				x.kind = EV_LAUNCH;
-			else if (is_sync(name))
-				x.kind = EV_SYNC;
-			else
-				continue;
-		} else if (!strcmp(cat, "user_annotation") && !strncmp(name, "Optimizer.step#", 15))
-			x.kind = EV_OPT;
-		else
-			continue;
-		v[k++] = x;
-	}
-	json_decref(root);
-	qsort(v, k, sizeof *v, cmp_ev);
-	*ev = v;
-	*n = k;
+	import_cpu_nest(set);
 	return 0;
 }
 
@@ -200,38 +136,43 @@ struct cb_top {
 	int cls, launches, sync;
 };
 
-/* The top-level ops of the thread v[0..n) into t; returns their count. */
-static size_t cb_tops(const struct cb_ev *v, size_t n, struct cb_top *t)
+/* The top-level ops of the thread s->cpu[lo..hi) into t; returns their
+ * count. */
+static size_t cb_tops(const struct import_set *s, size_t lo, size_t hi, struct cb_top *t)
 {
 	size_t m = 0;
-	double end = -INFINITY, opt_end = -INFINITY;
+	double opt_end = -INFINITY;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct cb_ev *e = &v[i];
-		if (e->kind == EV_OPT) {
-			opt_end = fmax(opt_end, e->ts + e->dur);
-		} else if (e->kind == EV_OP && e->ts >= end) {
-			t[m++] = (struct cb_top){e->ts, e->dur,
-						 e->bwd ? CB_BWD : e->ts < opt_end ? CB_OPT : CB_FWD, 0, 0};
-			end = e->ts + e->dur;
-		} else if (m && e->ts <= end && e->kind == EV_LAUNCH) {
+	for (size_t i = lo; i < hi; i++) {
+		const struct import_cpu_span *e = &s->cpu[i];
+		const char *name = import_string(s, e->name);
+		double ts = us(e->ts_ns), dur = us(e->dur_ns);
+		if (e->cat == IMPORT_CPU_ANNOTATION && !strncmp(name, "Optimizer.step#", 15)) {
+			opt_end = fmax(opt_end, ts + dur);
+		} else if (e->cat == IMPORT_CPU_OP && e->outer == (int64_t)i) {
+			int bwd = !strncmp(name, "autograd::engine::evaluate_function", 35);
+			t[m++] = (struct cb_top){ts, dur, bwd ? CB_BWD : ts < opt_end ? CB_OPT : CB_FWD,
+						 0, 0};
+		} else if (m && e->cat == IMPORT_CPU_CALL && e->outer >= 0 && is_launch(name)) {
 			t[m - 1].launches++;
-		} else if (m && e->ts <= end && e->kind == EV_SYNC) {
+		} else if (m && e->cat == IMPORT_CPU_CALL && e->outer >= 0 && is_sync(name)) {
 			t[m - 1].sync = 1;
 		}
 	}
 	return m;
 }
 
-static int cb_measure(const struct cb_ev *v, size_t n, struct cb_trace *tr)
+static int cb_measure(const struct import_set *set, struct cb_trace *tr)
 {
+	const struct import_cpu_span *v = set->cpu;
+	size_t n = set->ncpu;
 	struct cb_top *t = malloc((n ? n : 1) * sizeof *t);
 	if (!t)
 		return -1;
 	for (size_t lo = 0, hi; lo < n; lo = hi) {
 		for (hi = lo; hi < n && v[hi].tid == v[lo].tid; hi++)
 			;
-		size_t m = cb_tops(v + lo, hi - lo, t);
+		size_t m = cb_tops(set, lo, hi, t);
 		const struct cb_top *last = NULL; /* the last launching op of the run */
 		for (size_t i = 0; i < m; i++) {
 			const struct cb_top *o = &t[i];
@@ -399,14 +340,15 @@ int bench_cpu_main(const struct bench_args *a)
 	       "kernels", "time ms", "us/kern", "us/op", "op med p10-p90", "kernel med p10-p90");
 	for (int i = 0; i < nn && !rc; i++) {
 		char path[1024], err[1536];
-		struct cb_ev *v = NULL;
-		size_t n = 0;
+		struct import_set set;
+		import_set_init(&set);
 		snprintf(path, sizeof path, "%s/%s", a->data, names[i]);
 		snprintf(tr[nt].name, sizeof tr[nt].name, "%.*s", (int)(strlen(names[i]) - 8), names[i]);
-		if (cb_load(path, &v, &n, &tr[nt].v100, err, sizeof err)) {
-			fprintf(stderr, PROG ": %s\n", err);
-			rc = surfer_exit_code(SURFER_ECORRUPT);
-		} else if (cb_measure(v, n, &tr[nt])) {
+		int lrc = cb_load(path, &set, &tr[nt].v100, err, sizeof err);
+		if (lrc) {
+			fprintf(stderr, PROG ": '%s': %s\n", path, err);
+			rc = surfer_exit_code(lrc);
+		} else if (cb_measure(&set, &tr[nt])) {
 			fprintf(stderr, PROG ": out of memory\n");
 			rc = surfer_exit_code(SURFER_ENOMEM);
 		} else {
@@ -415,7 +357,7 @@ int bench_cpu_main(const struct bench_args *a)
 			cb_ratios(&tr[nt]);
 			nt++;
 		}
-		free(v);
+		import_set_release(&set);
 	}
 	if (!rc && (cb_pool(tr, nt, 0, pool) || cb_pool(tr, nt, 1, pool + CB_NCLASS))) {
 		fprintf(stderr, PROG ": out of memory\n");

@@ -230,6 +230,9 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		arg(r, "dp", "%u", dp);
 	if (tp > 1)
 		arg(r, "tp", "%u", tp);
+	/* Megatron's sequence_parallel, nanotron's tp_mode REDUCE_SCATTER */
+	if (tp > 1 && !before && (has(zero, "sequence parallel") || has(assume, "REDUCE_SCATTER")))
+		arg(r, "sequence-parallel", "%s", "");
 	if (pp > 1)
 		arg(r, "pp", "%u", pp);
 	if (pp > 1 && before)
@@ -268,6 +271,9 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 			arg(r, "stack", "compile");
 		else if (te)
 			arg(r, "stack", "te");
+		/* clipping is the stacks' default; a row may say it is off */
+		if (has(assume, "no grad clipping") || has(assume, "no gradient clipping"))
+			arg(r, "no-grad-clip", "%s", "");
 		/* FP32 gradient accumulation (te does it in its wgrad GEMMs) */
 		if (!te && (has(dtype, "fp32 grad") || has(assume, "accumulate_grad_in_fp32")))
 			arg(r, "grad-fp32", "%s", "");
