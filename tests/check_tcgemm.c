@@ -434,14 +434,20 @@ END_TEST
  * scaled by 0.5^1 to 0.82873, (0.82873 / 2)^0.5 = 0.64372, so 0.55194.
  * H20: 148 TFLOP/s over 78 SMs at 1980 MHz is 958 FLOP per clock per SM,
  * 1024 rounded; 400 / 148 = 2.70 W per TFLOP/s, above 2: 0.8. */
+static struct tcgemm_params rule_params(void)
+{
+	struct tcgemm_params p = hand_params(0.5);
+	p.mamf_1024 = 0.8, p.rate_pow = 0.1;
+	p.power_w_ref = 2, p.power_pow = 0.5, p.power_rate_pow = 1;
+	return p;
+}
+
 START_TEST(rule_by_hand)
 {
 	const struct gpu_spec *l40 = gpu_find("l40"), *h20 = gpu_find("h20");
 	ck_assert_ptr_nonnull(l40);
 	ck_assert_ptr_nonnull(h20);
-	struct tcgemm_params p = hand_params(0.5);
-	p.mamf_1024 = 0.8, p.rate_pow = 0.1;
-	p.power_w_ref = 2, p.power_pow = 0.5, p.power_rate_pow = 1;
+	struct tcgemm_params p = rule_params();
 	ck_assert_double_eq_tol(tcgemm_mamf_rule(l40, &p), 0.55194, 1e-4);
 	ck_assert_double_eq_tol(tcgemm_mamf_rule(h20, &p), 0.8, 1e-9);
 	/* never above the peak */
@@ -453,7 +459,7 @@ START_TEST(rule_by_hand)
 END_TEST
 
 /* The rule at the clock a board holds: the L40 held 2220 of its 2490 MHz
- * boost in gpu-benches' FMA loop, so its share is the rule_by_hand one
+ * boost in gpu-benches' FMA loop, so its share is rule_by_hand's
  * times 2220 / 2490, 0.55194 x 0.89157 = 0.49210; the RTX 6000 Ada (the
  * same die, 142 SMs of compute capability 8.9) takes the L40's clock; the
  * L20 (92 SMs, no measured clock) the rule alone; the H100's own MAMF
@@ -466,9 +472,7 @@ START_TEST(rule_at_held_clock)
 	ck_assert_ptr_nonnull(l20);
 	ck_assert_ptr_nonnull(ada);
 	ck_assert_ptr_nonnull(h100);
-	struct tcgemm_params p = hand_params(0.5);
-	p.mamf_1024 = 0.8, p.rate_pow = 0.1;
-	p.power_w_ref = 2, p.power_pow = 0.5, p.power_rate_pow = 1;
+	struct tcgemm_params p = rule_params();
 	enum gpu_provenance pv;
 	ck_assert_double_eq_tol(tcgemm_mamf_share(l40, &p, &pv), 0.49210, 1e-4);
 	ck_assert_int_eq(pv, GPU_PROV_RULE);
