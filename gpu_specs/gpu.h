@@ -102,8 +102,23 @@ size_t gpu_suggest(const char *name, const char **out, size_t max);
 const struct gpu_cc_limits *gpu_cc_find(uint32_t cc);
 
 /* Achievable DRAM bandwidth in GB/s: the measured one when known, else the
- * datasheet figure times a documented efficiency. */
+ * datasheet figure times a documented efficiency; a GDDR board that runs
+ * in-band ECC (gpu_mem_ecc_inband()) carries data on 15/16 of it
+ * (gpus.c says where each figure comes from). */
 double gpu_mem_bw_eff_gbps(const struct gpu_spec *g);
+
+/* Whether g's DRAM is HBM: 1 for NVIDIA's x.0 dies from 6.0 to 9.0 and the
+ * 10.x ones (GP100, GV100, GA100, GH100, GB100/GB110) and AMD's Instinct
+ * parts, 0 for the rest (GDDR; LPDDR on Jetson-class parts). */
+int gpu_mem_hbm(const struct gpu_spec *g);
+
+/* Whether g's table memory size shows in-band ECC on: 1 when the driver's
+ * figure (mem_mib) is below 0.95 of the marketed GiB on a board without
+ * HBM (GDDR ECC keeps 1/16 of the memory for its check bits: A40 0.924,
+ * L40 0.925, L20 0.928, L4 0.937, T4 0.938; ECC off 0.987-0.990), 0 when
+ * it is not, -1 when the table has no figure or the DRAM is HBM (its ECC
+ * bits travel beside the data, at no cost in bandwidth or size). */
+int gpu_mem_ecc_inband(const struct gpu_spec *g);
 
 /* The FP32 rate of the CUDA cores that code can issue, TFLOP/s: the
  * datasheet peak times gpu_fp32_issue_factor() (figures.h): 1 where every
@@ -248,6 +263,17 @@ double gpu_dtype_bytes(enum gpu_dtype d);
  * 0.95; AMD: the MI100 0.850 and the MI210 0.854). */
 #define GPU_MEM_BW_EFF_DEFAULT 0.89
 #define GPU_MEM_BW_EFF_DEFAULT_AMD 0.85
+/* The same for an NVIDIA GDDR board whose ECC state the table knows
+ * (gpu_mem_ecc_inband() >= 0), with ECC off: the median of the GDDR boards
+ * gpu-benches' gpu-stream measured (A40 663 of 696, 0.953; L40 816 of 864,
+ * 0.944), both with ECC off as their reads prove (679 and 844 GB/s, 0.976
+ * of the datasheet: more than in-band ECC's 15/16 leaves).  Either alone:
+ * 0.953 and 0.944. */
+#define GPU_MEM_BW_EFF_GDDR 0.949
+/* The share of a GDDR board's bandwidth that carries data with in-band ECC
+ * on: one check byte travels over the same pins per 16 bytes (the 1/16 of
+ * the memory it reserves). */
+#define GPU_MEM_ECC_INBAND_SHARE (15.0 / 16.0)
 
 /* All compute capabilities with known limits, ascending, and their number. */
 const struct gpu_cc_limits *gpu_cc_all(size_t *n);

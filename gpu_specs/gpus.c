@@ -226,14 +226,66 @@ char *gpu_cc_string(uint32_t cc, char *buf, size_t len)
 	return buf;
 }
 
+int gpu_mem_hbm(const struct gpu_spec *g)
+{
+	if (!g)
+		return 0;
+	if (gpu_cc_is_amd(g->cc))
+		return 1;
+	return (g->cc % 10 == 0 && g->cc >= 60 && g->cc <= 90) || g->cc / 10 == 10;
+}
+
+/* The GDDR6 (and GDDR6X) generations: Turing, GA10x and Ada (7.5, 8.6,
+ * 8.9); the measured GDDR boards are of these. */
+static int gpu_mem_gddr6(const struct gpu_spec *g)
+{
+	return g->cc == 75 || g->cc == 86 || g->cc == 89;
+}
+
+int gpu_mem_ecc_inband(const struct gpu_spec *g)
+{
+	if (!g || gpu_mem_hbm(g) || !(g->mem_mib > 0) || !(g->mem_gb > 0))
+		return -1;
+	return g->mem_mib / (g->mem_gb * 1024.0) < 0.95;
+}
+
+/*
+ * Why GDDR boards are told apart.  A decode step of an LLM reads its
+ * weights and KV cache once: its time is the bandwidth.  On PipeWeave's
+ * SGLang decode steps the boards of one die differ by more than their
+ * datasheets: the A40 takes 1.23-1.24x the RTX A6000's step (the same
+ * GA102; 768 / 696 = 1.10x the bandwidth) and the L40 1.21-1.25x the RTX
+ * 6000 Ada's (AD102; 960 / 864 = 1.11x).  Their driver-reported sizes say
+ * why: the A40 and L40 keep 1/16 of their memory for ECC check bits
+ * (0.924 and 0.925 of the marketed GiB), the two workstation boards do
+ * not (0.990, 0.987).  GDDR has no side band for the check bits: with ECC
+ * on they travel with the data, so at most 15/16 of the bandwidth carries
+ * data.  gpu-benches measured its A40 and L40 with ECC off (their reads
+ * reach 0.976 of the datasheet, past 15/16), so those figures take the
+ * 15/16 for the boards the table describes; a GDDR board with no
+ * measurement takes the two's median share with ECC off, 15/16 of it with
+ * ECC on (0.890, the old default's value), the NVIDIA median (0.89) when
+ * its ECC state is unknown.  make bench-serving, decode mean error (step
+ * constant fitted per held-out architecture): 8.3 -> 6.2 % (Ampere 9.1 ->
+ * 2.9, Ada 10.1 -> 6.6); with the share of one GDDR board alone (the
+ * held-out architecture's left out: 0.944 for Ampere, 0.953 for Ada) the
+ * same to 0.1 %.
+ */
 double gpu_mem_bw_eff_gbps(const struct gpu_spec *g)
 {
 	if (!g)
 		return 0.0;
-	if (g->mem_bw_measured_gbps > 0.0)
+	int ecc = gpu_mem_ecc_inband(g);
+	if (g->mem_bw_measured_gbps > 0.0) {
+		if (ecc == 1 && g->mem_bw_measured_gbps > g->mem_bw_gbps * GPU_MEM_ECC_INBAND_SHARE)
+			return g->mem_bw_measured_gbps * GPU_MEM_ECC_INBAND_SHARE;
 		return g->mem_bw_measured_gbps;
-	return g->mem_bw_gbps * (gpu_cc_is_amd(g->cc) ? GPU_MEM_BW_EFF_DEFAULT_AMD :
-				 GPU_MEM_BW_EFF_DEFAULT);
+	}
+	if (gpu_cc_is_amd(g->cc))
+		return g->mem_bw_gbps * GPU_MEM_BW_EFF_DEFAULT_AMD;
+	if (ecc >= 0 && gpu_mem_gddr6(g))
+		return g->mem_bw_gbps * GPU_MEM_BW_EFF_GDDR * (ecc ? GPU_MEM_ECC_INBAND_SHARE : 1.0);
+	return g->mem_bw_gbps * GPU_MEM_BW_EFF_DEFAULT;
 }
 
 double gpu_mem_bytes(const struct gpu_spec *g)

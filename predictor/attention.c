@@ -44,10 +44,23 @@
  *    between one program per (sequence, head) and one per key block
  *    (SEQUENCE_PARALLEL): the better-filled grid is taken.
  *  - Decode (split-KV): FA2's flash_fwd_splitkv_kernel, kBlockM 64, kBlockN
- *    256 / 128 / 64 for d <= 64 / <= 128 / more; the query heads of a GQA
- *    group packed into the rows (FA2's seqlenq_ngroups_swapped, FA3's
- *    PackGQA, FlashInfer's tensor-core decode); the split count by
- *    attention_num_splits over 2 x SMs slots (FA2) or SMs (FA3), at most
+ *    256 / 128 / 64 for d <= 64 / <= 128 / more; FA3 (the async class)
+ *    runs its forward kernel with splits, at the forward's tiles for a
+ *    paged cache (hopper/tile_size.h: 128 x 128 for d 128, 192 x 128 for d
+ *    <= 64: tile_size_fwd_sm90 has no smaller kBlockM for one query); the
+ *    query heads of a GQA group packed into the rows (FA2's
+ *    seqlenq_ngroups_swapped, FA3's PackGQA, FlashInfer's tensor-core
+ *    decode), so a group of G heads computes a whole block_m-row tile per
+ *    key block: on a part of little tensor throughput per byte the padded
+ *    rows make decode compute-bound (the H20, 148 TFLOP/s over 4 TB/s: a
+ *    group of 5 fills 5 of 128 rows: 5.9 ms of attention a step of
+ *    Qwen2.5-14B at 3.6k tokens x 8, 3.0 with 64-row tiles, 1.6 at the
+ *    bytes' rate; the measured step is 18.05 ms); make bench-serving, the
+ *    step constant refitted per held-out architecture: H20 Qwen2.5-14B
+ *    decode -20.6 / -23.7 % -> -4.3 / -5.7 %, Llama-3.1-70B at TP 8
+ *    -4.5 / +8.1 % -> +1.3 / +15.5 %, the latter's GEMMs at 64 rows
+ *    already 2 ms over; the H800 stays memory-bound).  The split count
+ *    by attention_num_splits over 2 x SMs slots (FA2) or SMs (FA3), at most
  *    128 splits, on the longest sequence's KV blocks.  FlashInfer's
  *    CUDA-core decode kernel (group < 4: SGLang's should_use_tensor_core)
  *    computes on the FP32 units.  When splits > 1 a combine kernel reads
@@ -402,6 +415,11 @@ int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct
 		double qlen = ceil(qm);
 		p->block_m = 64;
 		p->block_n = mla ? 64 : d <= 64 ? 256 : d <= 128 ? 128 : 64;
+		/* FA3 has no split-KV kernel of its own: its decode is the
+		 * forward kernel at the forward's tiles, the paged ones (block_n
+		 * 128 for d <= 128, as causal) */
+		if (async && !mla)
+			attn_fwd_tile(async, g->cc, a->head_dim, 1, &p->block_m, &p->block_n);
 		rows = G * qlen;
 		rows_pad = ceil(rows / p->block_m) * p->block_m;
 		p->simt = !mla && !async && a->impl == PRED_ATTN_FLASHINFER && G < 4;

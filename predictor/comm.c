@@ -76,16 +76,24 @@ static const double proto_eff[P_COUNT] = { 0.5, 0.92, 1.0 };
  * a system whose one-way latency is higher adds the difference per step. */
 #define NET_REF_LATENCY_US 2.0
 
-/* LL is left out: at NCCL's figures (even with its bandwidth capped at
- * NCCL's llMaxBws, 87.7 GB/s on Ampere) it makes
+/* LL is left out over NVLink: at NCCL's figures (even with its bandwidth
+ * capped at NCCL's llMaxBws, 87.7 GB/s on Ampere) it makes
  * the A100 all-reduces of 64 KB-8 MB faster than measured (vidur A100
  * DGX 2 ranks: 15.1% -> 23.2% mean error over all sizes, PipeWeave A100
  * 8 ranks 10.8% -> 12.2%); LL128 where NCCL enables it (Hopper and later)
  * brings H20 4 ranks from 17.6% to 8.0%, H20 8 ranks 8.0% -> 5.9%, H800
- * 5.7% -> 4.6%, and changes nothing else. */
+ * 5.7% -> 4.6%, and changes nothing else.  Over PCIe LL is what NCCL
+ * runs small messages with, and what PipeWeave's two-rank all-reduces
+ * show: RTX 6000 Ada 5.2 / 14.8 / 29.2 / 38.5 us at 2 / 66 / 130 / 258
+ * KiB, Simple's 30 us latency alone gave 30.1 / 34.3 / 38.5 / 46.8, LL
+ * gives 8.1 / 16.4 / 24.7 / 41.3 (RTX PRO 6000: 10.8 / 14.5 / 17.6 us
+ * measured, 17.9 / 20.1 / 22.4 -> 7.9 / 12.1 / 16.2); from 512 KiB on
+ * Simple is the faster (63.4 us against 63.2 measured), so nothing of
+ * 1 MB and more (surfer-bench comm) moves.  A decode step's all-reduces
+ * are of this size: Qwen3-32B at TP 2, 12 rows, 120 KiB each. */
 static int proto_on(int p, const struct comm_link *l)
 {
-	return p == P_SIMPLE || (p == P_LL128 && l->ll128);
+	return p == P_SIMPLE || (p == P_LL128 && l->ll128) || (p == P_LL && !l->nvlink);
 }
 
 void comm_link_init(const struct gpu_spec *g, struct comm_link *l, struct comm_link *pcie)

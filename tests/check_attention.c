@@ -233,13 +233,14 @@ START_TEST(gqa_decode_reads_kv_heads)
 END_TEST
 
 /* (Not the H20: 148 TFLOP/s of BF16 against 4 TB/s, and FA3 computes a
- * GQA group of 4 packed in 64-row tiles, 16 x the useful work: the model
- * has its decode compute-bound.) */
+ * GQA group of 4 packed in 128-row tiles, 32 x the useful work: the model
+ * has its decode compute-bound; nor the H100 at batch 1, where the same
+ * tiles' compute matches the bytes: see fa3_decode_tiles.) */
 START_TEST(decode_memory_bound_small_batch)
 {
 	const char *gpus[] = {"a100-sxm4-80", "h100-sxm", "l40s", "rtx-6000-ada"};
 	for (size_t g = 0; g < sizeof gpus / sizeof *gpus; g++)
-		for (uint32_t b = 1; b <= 64; b *= 4) {
+		for (uint32_t b = g == 1 ? 4 : 1; b <= 64; b *= 4) {
 			struct attn_plan p;
 			struct pred_kernel k = decode(b, 8, 2048);
 			ck_assert_int_eq(attention_plan(&k, gpu(gpus[g]), &p), 0);
@@ -253,6 +254,35 @@ START_TEST(decode_memory_bound_small_batch)
 	k = decode(1, 8, 4095);
 	ck_assert_int_eq(attention_plan(&k, gpu("h100-sxm"), &p), 0);
 	ck_assert(p.splits > 1 && p.combine_ns > 0);
+}
+END_TEST
+
+/* FA3 decodes with its forward kernel's tiles (128 query rows for head
+ * dim 128), FA2's split-KV kernel with 64: a GQA group of 5 (Qwen2.5-14B,
+ * 40 heads over 8 KV heads) fills 5 of them.  On the H20 (148 TFLOP/s of
+ * BF16 over 4 TB/s) eight sequences of 3556 cached tokens then take the
+ * padded rows' matrix time: 2 x 256 FLOPs x 128 rows a key and KV head,
+ * 8 x 3557 x 8 x 65536 = 14.9 GFLOP, more than the 2 x 8 x 3557 x 8 x
+ * 256 bytes (0.12 GB, 33 us at 3.6 TB/s) allow; the H800's 989 TFLOP/s
+ * read the same bytes memory-bound. */
+START_TEST(fa3_decode_tiles)
+{
+	struct attn_plan p;
+	struct pred_kernel k = call(PRED_ATTN_FLASH, PRED_ATTN_DECODE, GPU_DT_BF16, 0, 0, 8, 40, 8,
+				    128, 128, 1, 3557);
+	ck_assert_int_eq(attention_plan(&k, gpu("h20"), &p), 0);
+	ck_assert_uint_eq(p.block_m, 128);
+	ck_assert_double_eq_tol(p.mma_flops, 2.0 * 256 * 40 * 8 * 3557 * 128 / 5, 1e3);
+	ck_assert(!p.memory_bound);
+	ck_assert_int_eq(attention_plan(&k, gpu("h800"), &p), 0);
+	ck_assert_uint_eq(p.block_m, 128);
+	ck_assert(p.memory_bound);
+	ck_assert_int_eq(attention_plan(&k, gpu("a100-sxm4-80"), &p), 0);
+	ck_assert_uint_eq(p.block_m, 64);
+	/* FA2 asked for on Hopper keeps its split-KV kernel's 64 rows */
+	k.attn.impl = PRED_ATTN_FA2;
+	ck_assert_int_eq(attention_plan(&k, gpu("h20"), &p), 0);
+	ck_assert_uint_eq(p.block_m, 64);
 }
 END_TEST
 
@@ -454,6 +484,7 @@ int main(void)
 	tcase_add_test(t, causal_about_half);
 	tcase_add_test(t, gqa_decode_reads_kv_heads);
 	tcase_add_test(t, decode_memory_bound_small_batch);
+	tcase_add_test(t, fa3_decode_tiles);
 	tcase_add_test(t, fa3_beats_fa2_on_hopper);
 	tcase_add_test(t, published_figures);
 	tcase_add_test(t, backward_costs_more);

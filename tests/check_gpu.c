@@ -414,6 +414,49 @@ START_TEST(test_bandwidths)
 }
 END_TEST
 
+/* The kind of DRAM and in-band ECC (gpus.c): GDDR6 boards whose driver
+ * size shows the 1/16 reserved for check bits carry data on 15/16 of the
+ * pins' rate; gpu-benches measured the A40 and L40 with ECC off (reads
+ * past 15/16 of the datasheet), the boards of the table run it on; a GDDR6
+ * board measured by no one takes the median of those two (663/696 and
+ * 816/864), 15/16 of it with ECC on; HBM, GDDR7 and boards of unknown
+ * size keep the NVIDIA median. */
+START_TEST(test_ecc_bandwidth)
+{
+	ck_assert_int_eq(gpu_mem_hbm(gpu_find("h100-sxm")), 1);
+	ck_assert_int_eq(gpu_mem_hbm(gpu_find("v100-sxm2-16")), 1);
+	ck_assert_int_eq(gpu_mem_hbm(gpu_find("b200")), 1);
+	ck_assert_int_eq(gpu_mem_hbm(gpu_find("mi300x")), 1);
+	ck_assert_int_eq(gpu_mem_hbm(gpu_find("a40")), 0);
+	ck_assert_int_eq(gpu_mem_hbm(gpu_find("rtx-pro-6000-blackwell")), 0);
+	ck_assert_int_eq(gpu_mem_hbm(NULL), 0);
+	ck_assert_int_eq(gpu_mem_ecc_inband(gpu_find("a40")), 1);
+	ck_assert_int_eq(gpu_mem_ecc_inband(gpu_find("l20")), 1);
+	ck_assert_int_eq(gpu_mem_ecc_inband(gpu_find("t4")), 1);
+	ck_assert_int_eq(gpu_mem_ecc_inband(gpu_find("rtx-a6000")), 0);
+	ck_assert_int_eq(gpu_mem_ecc_inband(gpu_find("rtx-6000-ada")), 0);
+	ck_assert_int_eq(gpu_mem_ecc_inband(gpu_find("h100-sxm")), -1);
+	ck_assert_int_eq(gpu_mem_ecc_inband(gpu_find("rtx-4090")), -1);
+
+	double gddr = (663.0 / 696 + 816.0 / 864) / 2;
+	ck_assert_double_eq_tol(GPU_MEM_BW_EFF_GDDR, gddr, 0.001);
+	ck_assert_double_eq_tol(gpu_mem_bw_eff_gbps(gpu_find("a40")), 663 * 15.0 / 16, 1e-9);
+	ck_assert_double_eq_tol(gpu_mem_bw_eff_gbps(gpu_find("l40")), 816 * 15.0 / 16, 1e-9);
+	/* measured below 15/16 of the datasheet: with ECC on already */
+	ck_assert_double_eq(gpu_mem_bw_eff_gbps(gpu_find("t4")), 239);
+	ck_assert_double_eq(gpu_mem_bw_eff_gbps(gpu_find("l4")), 254);
+	ck_assert_double_eq_tol(gpu_mem_bw_eff_gbps(gpu_find("rtx-a6000")), 768 * GPU_MEM_BW_EFF_GDDR, 1e-9);
+	ck_assert_double_eq_tol(gpu_mem_bw_eff_gbps(gpu_find("l20")),
+				864 * GPU_MEM_BW_EFF_GDDR * 15 / 16, 1e-9);
+	ck_assert_double_eq_tol(gpu_mem_bw_eff_gbps(gpu_find("rtx-4090")), 1008 * 0.89, 1e-9);
+	ck_assert_double_eq_tol(gpu_mem_bw_eff_gbps(gpu_find("rtx-pro-6000-blackwell")), 1792 * 0.89, 1e-9);
+	/* the two boards of a die: the ECC-off one at least the datasheets'
+	 * ratio faster, and by the check bits' share more */
+	double r = gpu_mem_bw_eff_gbps(gpu_find("rtx-6000-ada")) / gpu_mem_bw_eff_gbps(gpu_find("l40"));
+	ck_assert_msg(r > 960.0 / 864 * 16 / 15 * 0.99, "6000 Ada / L40 %.3f", r);
+}
+END_TEST
+
 /* Memory as the driver reports it: every figure the table has is a part of
  * the marketed size (GDDR6 with ECC keeps 1/16, HBM about 1 %), named in
  * the source; what a program can use is less by the context's share;
@@ -668,6 +711,7 @@ static Suite *gpu_suite(void)
 	tcase_add_test(tc, test_systems);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_memory);
+	tcase_add_test(tc, test_ecc_bandwidth);
 	tcase_add_test(tc, test_list_text);
 	tcase_add_test(tc, test_list_json);
 	tcase_add_test(tc, test_fp32_simt);

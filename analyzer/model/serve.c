@@ -457,7 +457,8 @@ static void forward(struct srv *S, const struct sreq *r, size_t nr, int decode)
 	 * that ends the previous step */
 	if (!B->err && first_kernel < B->s->n) {
 		struct model_kernel *k0 = &B->s->v[first_kernel];
-		k0->cpu_before_ns = MODEL_SERVE_STEP_CPU_NS + (S->graph ? SERVE_GRAPH_LAUNCH_NS : 0);
+		k0->cpu_before_ns = (S->eng == MODEL_ENGINE_VLLM ? MODEL_VLLM_STEP_CPU_NS : MODEL_SERVE_STEP_CPU_NS) +
+				    (S->graph ? SERVE_GRAPH_LAUNCH_NS : 0);
 		k0->sync_before = first_kernel > 0;
 	}
 	if (act > B->s->act_peak_bytes)

@@ -37,7 +37,8 @@
  * by exactly that constant (it runs before the step's kernels, between two
  * synchronizations), so the bench refits it with each GPU architecture
  * held out (the median of measured minus predicted-without-it over the
- * other architectures' runs) and reports the held-out decode error too.
+ * other architectures' runs) and reports the held-out decode error too;
+ * the prefill, one pass, takes the held-out value as well.
  */
 #include "tools/lab/bench_serving.h"
 #include "tools/lab/stats.h"
@@ -645,6 +646,8 @@ int bench_serving_main(const struct bench_args *a)
 			fitted[ar] = fit_step(runs, n, ar);
 	for (size_t i = 0; i < n; i++) {
 		struct sv_run *r = &runs[i];
+		/* the prefill is one pass: it starts with the constant too */
+		r->sg[SV_P] += fitted[r->arch] - MODEL_SERVE_STEP_CPU_NS / 1e6;
 		r->held_d = r->sg[SV_D] - MODEL_SERVE_STEP_CPU_NS / 1e6 + fitted[r->arch];
 		r->held_t = r->sg[SV_P] + (r->out - 1) * r->held_d;
 	}
