@@ -597,15 +597,23 @@ static int warn_memory(struct analysis *a, struct report_model *rm, const struct
 	rm->memory.kv_cache = m.kv_cache;
 	rm->memory.transient = m.transient;
 	analysis_warn_memory(a, m.peak, "one GPU's tensors (estimated)");
-	/* the peak grows with the batch: bisect for the largest that fits */
+	/* the peak grows with the batch: the largest batch that fits, up to
+	 * 2^20, by doubling from 1 until one does not fit, then bisecting.
+	 * Each probe builds the whole program at that batch, and a serving
+	 * engine's build walks every sequence: probing from 2^20 down took
+	 * seconds per target where the answer is a few thousand. */
 	for (size_t t = 0; t < a->ntargets && rm->max_batch_fits; t++) {
 		double have = gpu_mem_usable_bytes(a->targets[t].gpu);
-		uint32_t lo = 0, hi = 1u << 20; /* lo fits (0: none), hi does not */
+		uint32_t lo = 0, hi = 1; /* lo fits (0: none), hi does not */
 		struct model_memory x;
 		if (!(have > 0))
 			continue;
-		if (memory_at(c, mc, hi, &x) == 0 && x.peak <= have)
+		while (memory_at(c, mc, hi, &x) == 0 && x.peak <= have) {
 			lo = hi;
+			if (hi == 1u << 20)
+				break;
+			hi *= 2;
+		}
 		while (hi - lo > 1) {
 			uint32_t mid = lo + (hi - lo) / 2;
 			if (memory_at(c, mc, mid, &x) == 0 && x.peak <= have)
