@@ -418,6 +418,15 @@ grep -q '^predicted  [0-9]\{5\}\.[0-9]* ms per iteration (80%: [0-9]\{5\}-[0-9]\
 	[ "$(grep -c '  [0-9]\{5\}-[0-9]\{5\}  ' "$tmp/long.txt")" -eq 3 ] && ! grep -q 'e+0' "$tmp/long.txt"
 check "intervals beyond 10 s in plain milliseconds ($(grep -m1 '^predicted' "$tmp/long.txt"))" $?
 
+# The header names what runs: --dtype fp8 with its recipe (it said bf16,
+# the dtype of everything but the linears), one sequence in the singular.
+"$BIN" --model llama-3-8b --mode training --batch 1 --seq 512 --dtype fp8 --fp8-recipe rowwise \
+	--optimizer adamw --target h100-sxm 2>/dev/null | grep -q '^input .*, fp8 rowwise$'
+check "--dtype fp8 --fp8-recipe rowwise named in the input line" $?
+"$BIN" --model llama-3-8b --engine vllm --mode decode --batch 1 --seq 128 --dtype bf16 --target h100-sxm \
+	2>/dev/null | grep -q '^input .*, 1 sequence of 128 tokens'
+check "one served sequence in the singular" $?
+
 # Gemma 3 4B's multimodal config.json: the language model in text_config,
 # which names only what differs from Gemma3TextConfig (transformers'
 # defaults: 8 heads, 4 KV heads, head_dim 256, vocabulary 262208,

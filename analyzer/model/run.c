@@ -708,6 +708,16 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 	return SURFER_EINVAL;
 }
 
+/* The dtype a run's header names: --dtype fp8 with its recipe (the
+ * linears in FP8, o->dtype BF16 for the rest), else o->dtype. */
+static const char *dtype_label(const struct model_opts *o)
+{
+	static const char *const fp8[] = { "fp8 tensorwise", "fp8 rowwise", "fp8 delayed" };
+	if (o->fp8 && (unsigned)o->fp8_recipe < sizeof(fp8) / sizeof(fp8[0]))
+		return fp8[o->fp8_recipe];
+	return gpu_dtype_name(o->dtype);
+}
+
 /* The engine run's header line: engine, model, mode and its batch. */
 static void serve_describe(const struct model_cli *m, const struct model_config *c, char *out,
 			   size_t cap)
@@ -726,9 +736,9 @@ static void serve_describe(const struct model_cli *m, const struct model_config 
 		snprintf(gen, sizeof(gen), " + %u new tokens", m->new_tokens);
 	if (o->chunk && o->mode != MODEL_DECODE)
 		snprintf(ch, sizeof(ch), ", chunks of %u", o->chunk);
-	snprintf(out, cap, "%s %.40s, %s, %u sequences of %s%.0f tokens (%.0f in all)%s%s, %.8s%s",
-		 model_engine_name(o->engine), c->name, mode, o->batch,
-		 o->lens ? "up to " : "", mx, sum, gen, ch, gpu_dtype_name(o->dtype),
+	snprintf(out, cap, "%s %.40s, %s, %u sequence%s of %s%.0f tokens (%.0f in all)%s%s, %.16s%s",
+		 model_engine_name(o->engine), c->name, mode, o->batch, o->batch == 1 ? "" : "s",
+		 o->lens ? "up to " : "", mx, sum, gen, ch, dtype_label(o),
 		 o->tp > 1 ? ", parallel" : "");
 }
 
@@ -883,10 +893,10 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	if (mo->engine != MODEL_ENGINE_HF) {
 		serve_describe(m, &c, device, sizeof(device));
 	} else {
-		snprintf(device, sizeof(device), "model %.40s, %s, batch %u, seq %u%s, %.8s%s", c.name,
+		snprintf(device, sizeof(device), "model %.40s, %s, batch %u, seq %u%s, %.16s%s", c.name,
 			 mo->mode == MODEL_TRAINING ? "training" : mo->mode == MODEL_DECODE ? "decode"
 			 : generate ? "generate" : "inference",
-			 o->batch, o->seq, gen, gpu_dtype_name(o->dtype),
+			 o->batch, o->seq, gen, dtype_label(o),
 			 o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
 	}
 	if (m->power_limit_w > 0) {
