@@ -15,7 +15,9 @@
  *   2b. a 16-bit (FP16/BF16) elementwise, norm, softmax or reduction
  *      kernel of known bytes: the memory-bound vector-op model (vecop.c),
  *      as a ratio when an origin time exists.
- *   3. a convolution with an origin time: the roofline ratio.
+ *   3. a convolution with an origin time: the convolution model's ratio
+ *      (conv.c: FP32 with its implicit GEMM's shape), else the roofline
+ *      ratio.
  *   4. any other kernel with an origin time: Habitat's wave scaling.
  *   5. otherwise the roofline.
  *
@@ -43,13 +45,18 @@
  *     the roofline's numbers: its MLP saturates at utilisation 1 there);
  *     from the other GPU's time, vecop's ratio 32.3% against wave
  *     scaling's 43.1% and the roofline ratio's 48.1%;
- *   - convolutions: roofline ratio better than wave scaling in all 12
- *     origin/target pairs (13-29% vs 26-100%, mean 21.1% vs 44.2%); the
- *     convolution model (conv.c), each architecture held out, 23.8%, so
- *     only --method conv uses it (docs/conv.md).
+ *   - convolutions (`surfer-bench conv`: NeuSight's FP32 sweep, 4,939
+ *     shapes on P4, P100, T4, V100, each architecture out of the fit and
+ *     predicted from the three others): the convolution model's ratio
+ *     17.4% mean, the roofline ratio 21.1%, the FLOP/s ratio 21.1%, wave
+ *     scaling 44.2%; per held-out architecture P100 15.5 / 20.3%, P4 19.7
+ *     / 21.3%, T4 16.1 / 21.2%, V100 18.1 / 21.5% (docs/conv.md).  Other
+ *     dtypes (tensor-core convolutions) keep the roofline ratio: nothing
+ *     measured them.
  */
 #include "predictor/choose.h"
 #include "predictor/attention.h"
+#include "predictor/conv.h"
 #include "predictor/tcgemm.h"
 #include "predictor/tile.h"
 #include "predictor/vecop.h"
@@ -78,6 +85,9 @@ enum pred_method pred_choose(const struct predictor *p, const struct pred_kernel
 		    (!measured || tile_features(tm, k, origin, NULL, f, &base) >= 0))
 			return PRED_MLP;
 	}
+	if (measured && k->op == PRED_OP_CONV && conv_model_ns(k, target, NULL, 0) > 0 &&
+	    conv_model_ns(k, origin, NULL, 0) > 0)
+		return PRED_CONV;
 	if (measured && k->op == PRED_OP_CONV && k->flops > 0 && k->bytes > 0)
 		return PRED_ROOFLINE;
 	if (measured)

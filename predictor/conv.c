@@ -17,16 +17,26 @@
  *
  * with F the direct convolution's FLOPs (2 M N K), P_32 the FP32 rate of
  * the cores, c the fraction of it the board's power limit sustains
- * (tile_power_cap_pj(): 2 TDP / (peak x E), E the energy of a core-cycle
- * at the chip's node, fitted here as the tile model fits it), eff_a the
- * algorithm's efficiency (above 1 for Winograd and FFT, which do fewer
- * multiplications than F counts), e_wave = tiles / (ceil(tiles / SMs) x
- * SMs) the share of SM slots the last wave of output tiles keeps busy
- * (the tile from the name: one block per SM at a time, as cuDNN's large
- * tiles fill an SM's registers), BW the achievable DRAM bandwidth.  The
- * floor is the measuring host's per-operator cost in NeuSight's op
- * timings, which a kernel in a trace does not have (predict.h's
- * tile_floor).
+ * (2 TDP / (P_32 x E), E the energy of a core-cycle at the chip's node:
+ * cv_node_energy() times a measured 16 nm figure, conv_params.c), eff_a
+ * the algorithm's efficiency (above 1 for Winograd and FFT, which do fewer
+ * multiplications than F counts), e_wave = blocks / (ceil(blocks / SMs) x
+ * SMs) the share of SM slots the last wave keeps busy (one block per SM
+ * at a time, as cuDNN's large tiles fill an SM's registers), BW the
+ * achievable DRAM bandwidth.  The blocks are the recorded launch's grid
+ * where there is one, else the output tiles of the tile in the name.  The
+ * power limit grows in over the kernel's work time t: the slowdown is
+ * 1 + (1/c - 1) t / (t + boost).  The floor is the measuring host's
+ * per-operator cost in NeuSight's op timings, which a kernel in a trace
+ * does not have (predict.h's tile_floor).
+ *
+ * Why these terms (NeuSight's sweep, log(target / origin) against the
+ * FLOP/s ratio, docs/conv.md): on convolutions of under 1 ms the P4's
+ * excess over the ratio from the P100 goes from -0.63 at 8 blocks to
+ * +0.11 at 4096 (its 20 SMs of 128 lanes finish a small grid in fewer
+ * waves than 56 of 64: the grid, not the FLOPs, sets the time), and on
+ * the 70-75 W boards it grows with the kernel's length (T4 against V100:
+ * -0.05 at 0.2 ms, +0.36 at 5 ms, +0.63 at 20 ms of its own time).
  *
  * Everything that differs between GPUs enters through datasheet figures
  * (SMs, FP32 peak, TDP, node, bandwidth), so constants fitted on some
@@ -98,6 +108,36 @@ struct cv_feat {
 	double waves;
 };
 
+/* Energy of an FP32 core-cycle relative to 16 nm, for the power cap: as
+ * nm from 16 nm down, as nm^2 above it.  Dynamic energy is C V^2 with C
+ * about proportional to the feature size; the supply voltage fell from
+ * planar 28 nm to FinFET 16 nm and hardly since (TSMC 12FFN, Volta and
+ * Turing, is a 16FF derivative at the same voltage).  The tile model's
+ * tile_node_energy() takes nm^2 down to 12 nm, which its GEMM weights
+ * fit; on convolutions it gives the T4 (12 nm, 70 W) a cap the P4 (16 nm,
+ * 75 W) contradicts: with either held out the other's energy carried by
+ * nm^2 put the held-out board 0.2-0.3 in log off (docs/conv.md), by nm
+ * within 0.1.  Against the pure FMA runs of gpu-benches (make
+ * bench-power) the ratio 7 nm / 12 nm is 19.5 pJ (A100) / 28.6 pJ (the
+ * T4's cap on long convolutions): 0.68, as nm 0.58, as the tile rule 0.78. */
+static double cv_node_energy(uint32_t cc)
+{
+	double r = tile_node_nm(cc) / 16;
+	return r > 1 ? r * r : r;
+}
+
+/* The energy (pJ at 16 nm) above which the power limit binds:
+ * 2 TDP / (P_32 x node energy), as tile_power_cap_pj() with the node rule
+ * above; INFINITY when the GPU has no TDP or is an AMD part (matrix
+ * units, tile.c). */
+static double cv_power_cap_pj(const struct gpu_spec *g)
+{
+	double simt = gpu_fp32_simt_tflops(g);
+	if (!g->tdp_w || !(simt > 0) || gpu_cc_is_amd(g->cc))
+		return INFINITY;
+	return 2.0 * g->tdp_w / (simt * cv_node_energy(g->cc));
+}
+
 static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, struct cv_feat *f)
 {
 	if (!k || !g || k->op != PRED_OP_CONV || k->dtype != GPU_DT_FP32 || !k->m || !k->n ||
@@ -106,18 +146,25 @@ static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, st
 	double peak = roofline_kernel_peak_flops(k, g, GPU_DT_FP32), bw = roofline_bw_bytes(g);
 	if (!(peak > 0) || !(bw > 0))
 		return -1;
-	struct tile_shape t;
-	double tm = 128, tn = 64;
-	if (tile_from_name(k->name, &t) == 0 && t.kind == TILE_GEMM && t.t0 && t.t1)
-		tm = t.t0, tn = t.t1;
-	double tiles = ceil((double)k->m / tm) * ceil((double)k->n / tn);
+	/* The blocks: the launch's grid when the kernel was recorded (what
+	 * ran: Winograd's and FFT's blocks are not output tiles of the
+	 * implicit GEMM), else the output tiles of the name's tile. */
+	double tiles = (double)k->grid[0] * (k->grid[1] ? k->grid[1] : 1) *
+		       (k->grid[2] ? k->grid[2] : 1);
+	if (!(tiles > 0)) {
+		struct tile_shape t;
+		double tm = 128, tn = 64;
+		if (tile_from_name(k->name, &t) == 0 && t.kind == TILE_GEMM && t.t0 && t.t1)
+			tm = t.t0, tn = t.t1;
+		tiles = ceil((double)k->m / tm) * ceil((double)k->n / tn);
+	}
 	double waves = ceil(tiles / g->sms);
 	f->algo = conv_algo_of(k->name);
 	f->log_wave = log(tiles / (waves * g->sms));
 	f->tc_ns = k->flops / peak * 1e9;
 	f->tm_ns = k->bytes / bw * 1e9;
 	f->waves = waves;
-	f->cap_pj = tile_power_cap_pj(g);
+	f->cap_pj = cv_power_cap_pj(g);
 	return 0;
 }
 
@@ -177,9 +224,14 @@ int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 /* NeuSight's op timings never go below 25-60 us (the tile model's floors,
  * tile.h): a fitted floor beyond that stands in for something else. */
 #define CONV_MAX_FLOOR_NS 60e3
+#define CONV_MAX_BOOST_NS 50e6
 
-/* The parameter vector: log eff of each algorithm present, wave_pow, log
- * bw_eff, log power_pj16, log boost_ns, log floor_ns. */
+/* The parameter vector: log eff of each algorithm present when some
+ * pairs ran different algorithms on their two sides (otherwise the
+ * efficiencies cancel in the ratio and the data cannot tell them), then
+ * wave_pow, log boost_ns, log floor_ns.  power_pj16 is not fitted: it is
+ * a measured energy (conv_params.c), and with one or two power-limited
+ * boards in a fit it traded off against the ramp (docs/conv.md). */
 struct cv_problem {
 	const struct cv_feat *fo, *ft;
 	const double *w, *log_meas, *log_origin;
@@ -195,22 +247,19 @@ static void cv_unpack(const struct cv_problem *pr, const double *x, struct conv_
 	for (; i < pr->nalgo; i++)
 		p->eff[pr->algos[i]] = exp(x[i]);
 	p->wave_pow = x[i++];
-	p->bw_eff = exp(x[i++]);
-	p->power_pj16 = exp(x[i++]);
 	p->boost_ns = exp(x[i++]);
 	p->floor_ns = exp(x[i]);
 }
 
-static void cv_pack(const struct cv_problem *pr, const struct conv_params *p, double *x)
+static int cv_pack(const struct cv_problem *pr, const struct conv_params *p, double *x)
 {
 	int i = 0;
 	for (; i < pr->nalgo; i++)
 		x[i] = log(p->eff[pr->algos[i]]);
 	x[i++] = p->wave_pow;
-	x[i++] = log(p->bw_eff);
-	x[i++] = log(p->power_pj16);
 	x[i++] = log(p->boost_ns);
-	x[i] = log(p->floor_ns);
+	x[i++] = log(p->floor_ns);
+	return i;
 }
 
 static double cv_loss(const double *x, void *ctx)
@@ -220,9 +269,10 @@ static double cv_loss(const double *x, void *ctx)
 	double s = 0;
 	cv_unpack(pr, x, &p);
 	/* an exponent outside 0..2, an efficiency above 4 (Winograd F(4x4,
-	 * 3x3) saves at most 4x) or a DRAM faster than achievable has no
-	 * physical meaning */
-	if (p.wave_pow < 0 || p.wave_pow > 2 || p.bw_eff > 1.2 || p.floor_ns > CONV_MAX_FLOOR_NS)
+	 * 3x3) saves at most 4x), a DRAM faster than achievable or a ramp
+	 * slower than CONV_MAX_BOOST_NS has no physical meaning */
+	if (p.wave_pow < 0 || p.wave_pow > 2 || p.bw_eff > 1.2 || p.floor_ns > CONV_MAX_FLOOR_NS ||
+	    p.boost_ns > CONV_MAX_BOOST_NS)
 		return INFINITY;
 	for (int a = 0; a < pr->nalgo; a++)
 		if (p.eff[pr->algos[a]] > 4)
@@ -243,7 +293,7 @@ int conv_fit(const struct conv_sample *s, size_t n, struct conv_params *p, doubl
 	const struct gpu_spec **po = calloc(m, sizeof(*po)), **pt = calloc(m, sizeof(*pt));
 	size_t *cnt = calloc(m, sizeof(*cnt)), *gi = calloc(m, sizeof(*gi));
 	size_t npair = 0, used = 0;
-	int present[CONV_ALGO_COUNT] = {0}, rc = -EINVAL;
+	int present[CONV_ALGO_COUNT] = {0}, mixed = 0, rc = -EINVAL;
 
 	if (!fo || !ft || !w || !lm || !lo || !po || !pt || !cnt || !gi) {
 		rc = -ENOMEM;
@@ -273,6 +323,7 @@ int conv_fit(const struct conv_sample *s, size_t n, struct conv_params *p, doubl
 		lm[used] = log(s[i].ns);
 		lo[used] = log(s[i].k.origin_ns);
 		present[fo[used].algo] = 1;
+		mixed |= fo[used].algo != ft[used].algo;
 		used++;
 	}
 	if (used > 0) {
@@ -286,21 +337,19 @@ int conv_fit(const struct conv_sample *s, size_t n, struct conv_params *p, doubl
 		for (int a = 0; a < CONV_ALGO_COUNT; a++) {
 			if (!(pr.base.eff[a] > 0) || pr.base.eff[a] > 4)
 				pr.base.eff[a] = 0.5;
-			if (present[a])
+			if (present[a] && mixed)
 				pr.algos[pr.nalgo++] = a;
 		}
 		if (pr.base.wave_pow < 0 || pr.base.wave_pow > 2)
 			pr.base.wave_pow = 0.5;
 		if (!(pr.base.bw_eff > 0) || pr.base.bw_eff > 1.2)
 			pr.base.bw_eff = 0.8;
-		if (!(pr.base.power_pj16 > 0))
-			pr.base.power_pj16 = 50;
 		if (!(pr.base.floor_ns > 0))
 			pr.base.floor_ns = 20000;
-		if (!(pr.base.boost_ns > 0))
-			pr.base.boost_ns = 1e6;
-		cv_pack(&pr, &pr.base, x);
-		double loss = nelder_mead_restarts(cv_loss, &pr, x, pr.nalgo + 5, 0.5, 0.1, 4000, 4);
+		if (!(pr.base.boost_ns > 0) || pr.base.boost_ns > CONV_MAX_BOOST_NS)
+			pr.base.boost_ns = CONV_MAX_BOOST_NS / 10;
+		int dim = cv_pack(&pr, &pr.base, x);
+		double loss = nelder_mead_restarts(cv_loss, &pr, x, dim, 0.5, 0.1, 4000, 4);
 		cv_unpack(&pr, x, p);
 		if (rms_log)
 			*rms_log = sqrt(loss);

@@ -116,8 +116,10 @@ START_TEST(hand_computed_times)
 END_TEST
 
 /* A 100 W board of 10 TFLOP/s at 12 nm caps where E = 2 x 100 / (10 x
- * (12/16)^2) = 35.56 pJ; at E = 71.11 pJ it sustains half the peak: twice
- * the time, or 1 + t / (t + boost) of it with the ramp. */
+ * 12/16) = 26.67 pJ; at E = 53.33 pJ it sustains half the peak: twice
+ * the time, or 1 + t / (t + boost) of it with the ramp.  At 16 nm the cap
+ * is at 2 x 100 / 10 = 20 pJ, at 28 nm (planar, as nm^2) at
+ * 20 / (28/16)^2 = 6.53 pJ. */
 START_TEST(power_cap)
 {
 	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 100);
@@ -125,13 +127,43 @@ START_TEST(power_cap)
 	const char *name = "cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1";
 	struct pred_kernel k = conv_kernel(name, 128 * 200, 1e6);
 	double t = 2.0 * 128 * 200 * 64 * 1152 / (10e12 * 0.5) * 1e9;
-	double cap_pj = 2.0 * 100 / (10 * 0.75 * 0.75);
+	double cap_pj = 2.0 * 100 / (10 * 0.75);
 	p.power_pj16 = cap_pj / 2;          /* below the cap: no effect */
 	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), t, 1e-3);
 	p.power_pj16 = cap_pj * 2;
 	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 2 * t, 1e-3);
+	/* the same energy on a 16 nm board of the same figures: a cap of
+	 * 20 pJ, 53.33 / 20 = 2.667x the time */
+	g.cc = 60;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), t * cap_pj * 2 / 20, 1e-3);
+	g.cc = 52;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0),
+				t * cap_pj * 2 / (20 / (1.75 * 1.75)), 1e-3);
+	g.cc = 70;
 	p.boost_ns = t;                     /* half the slowdown */
 	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 1.5 * t, 1e-3);
+}
+END_TEST
+
+/* A recorded launch's grid is the blocks that ran, whatever the name's
+ * tile: 201 blocks on 100 SMs are three waves, e_wave = 201 / 300, where
+ * the 128 x 64 tiles of the shape fill two exactly. */
+START_TEST(waves_from_recorded_grid)
+{
+	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
+	struct conv_params p = hand_params();
+	struct pred_kernel k = conv_kernel("cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
+					   128 * 200, 1e6);
+	double t = 2.0 * 128 * 200 * 64 * 1152 / (10e12 * 0.5) * 1e9;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), t, 1e-3);
+	k.grid[0] = 67;
+	k.grid[1] = 3;
+	k.grid[2] = 1;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), t / (201.0 / 300.0), 1e-3);
+	/* a grid of one full wave */
+	k.grid[0] = 100;
+	k.grid[1] = 1;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), t, 1e-3);
 }
 END_TEST
 
@@ -226,11 +258,18 @@ START_TEST(fit_reproduces_ratios)
 				}
 	struct conv_params p = hand_params();
 	p.wave_pow = 1;
-	p.power_pj16 = 30;
+	p.power_pj16 = 60;
 	p.boost_ns = 1e6;
+	p.floor_ns = 5000;
+	p.bw_eff = truth.bw_eff;
 	double rms;
 	ck_assert_int_eq(conv_fit(s, n, &p, &rms), 0);
 	ck_assert(rms < 0.01);
+	/* the energy is a measurement, never fitted; the efficiencies cancel
+	 * where both sides run one algorithm and stay as given */
+	ck_assert_double_eq(p.power_pj16, 60);
+	ck_assert_double_eq(p.eff[CONV_ALGO_IGEMM], 0.5);
+	ck_assert_double_eq(p.eff[CONV_ALGO_WINOGRAD], 1.5);
 	double worst = 0;
 	for (size_t i = 0; i < n; i++) {
 		double r = s[i].k.origin_ns * conv_model_ns(&s[i].k, s[i].target, &p, 1) /
@@ -277,6 +316,7 @@ START_TEST(fit_learns_target_algorithm)
 			}
 	struct conv_params p = hand_params();
 	p.power_pj16 = 0;
+	p.bw_eff = truth.bw_eff;
 	double rms;
 	ck_assert_int_eq(conv_fit(s, n, &p, &rms), 0);
 	ck_assert_msg(rms < 0.02, "rms %.4f", rms);
@@ -294,6 +334,7 @@ int main(void)
 	tcase_add_test(tc, algorithm_from_name);
 	tcase_add_test(tc, hand_computed_times);
 	tcase_add_test(tc, power_cap);
+	tcase_add_test(tc, waves_from_recorded_grid);
 	tcase_add_test(tc, ratio_form_and_refusals);
 	tcase_add_test(tc, fit_reproduces_ratios);
 	tcase_add_test(tc, fit_learns_target_algorithm);

@@ -914,6 +914,8 @@ START_TEST(auto_rule)
 	ck_assert_int_eq(pred_choose(p, &g, NULL, &t), PRED_ROOFLINE);
 	struct pred_kernel c = {.op = PRED_OP_CONV, .m = 4096, .n = 64, .k = 576,
 				.flops = 1e9, .bytes = 1e7, .origin_ns = 1e5};
+	ck_assert_int_eq(pred_choose(p, &c, &v, &t), PRED_CONV);   /* FP32: the conv model */
+	c.dtype = GPU_DT_FP16;
 	ck_assert_int_eq(pred_choose(p, &c, &v, &t), PRED_ROOFLINE);
 	c.flops = 0;
 	ck_assert_int_eq(pred_choose(p, &c, &v, &t), PRED_WAVE);
