@@ -362,6 +362,10 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 		r->ns = 0;
 		if (key->collective == TRACE_COLL_ALL_REDUCE && comm_is_custom_all_reduce(k.name))
 			r->ns = comm_custom_all_reduce_ns(k.bytes, key->ranks, &link);
+		if (key->collective == TRACE_COLL_ALL_TO_ALL && key->n && key->k)
+			/* node-limited routing: the OP's n nodes a token at most, k rows */
+			r->ns = comm_routed_a2a_ns(k.bytes, (uint32_t)key->k, (uint32_t)key->n,
+						   key->ranks, key->node_ranks, &link);
 		if (!(r->ns > 0))   /* NCCL's, also where the engine falls back to it */
 			r->ns = comm_group_ns((enum comm_op)key->collective, k.bytes, key->ranks,
 					      key->node_ranks, &link);

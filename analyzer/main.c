@@ -167,6 +167,13 @@ static void usage(FILE *f)
 		"                            N = dp with tp 1)\n"
 		"      --mtp N               DeepSeek-V3's N multi-token-prediction modules\n"
 		"                            in training (default: none)\n"
+		"      --moe-route-nodes M   training with --ep: each token's rows sent to at\n"
+		"                            most M nodes, once per node, forwarded over NVLink\n"
+		"      --moe-dispatch-fp8    training with --ep: the all-to-alls towards the\n"
+		"                            experts in FP8 (1 byte + a scale per 128), back BF16\n"
+		"      --moe-a2a-overlap     training with --ep: each all-to-all hidden behind the\n"
+		"                            compute up to the next one (DualPipe, Megatron's\n"
+		"                            EP A2A overlap)\n"
 		"      --plan N              every dp x tp x pp layout of N GPUs for the global\n"
 		"                            batch B, fastest first, with each one's memory\n"
 		"      --launch-us US        a flat CPU cost per kernel launch (default: per stack\n"
@@ -283,6 +290,9 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"hsdp", no_argument, NULL, OPT_MODEL},
 		{"ep", required_argument, NULL, OPT_MODEL},
 		{"mtp", required_argument, NULL, OPT_MODEL},
+		{"moe-route-nodes", required_argument, NULL, OPT_MODEL},
+		{"moe-dispatch-fp8", no_argument, NULL, OPT_MODEL},
+		{"moe-a2a-overlap", no_argument, NULL, OPT_MODEL},
 		{"vpp", required_argument, NULL, OPT_MODEL},
 		{"grad-fp32", no_argument, NULL, OPT_MODEL},
 		{"sequence-parallel", no_argument, NULL, OPT_MODEL},

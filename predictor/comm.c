@@ -202,6 +202,19 @@ static double node_ns(enum comm_op op, double bytes, uint32_t ranks, const struc
 	return pick_proto(l->latency_us + l->step_us * (n - 2), steps, traffic, bw, l);
 }
 
+/* An all-to-all across nodes of k ranks: in_bytes of each GPU's buffer
+ * over NVLink, net_bytes through its share of the node's NICs, the two at
+ * once; one send's latency and one network hop. */
+static double a2a_nodes_ns(double in_bytes, double net_bytes, double k, const struct comm_link *l)
+{
+	const struct comm_link *in = l->peers && k > l->peers && l->wide ? l->wide : l;
+	double node_net = l->net_gbps * (l->node_gpus ? l->node_gpus : k);
+	double net = fmin(k * l->net_p2p_gbps, node_net);
+	double p2p = in->p2p_gbps > 0 ? in->p2p_gbps : in->bw_gbps;
+	double t_in = in_bytes / p2p, t_net = net_bytes / (net / k);
+	return (in->p2p_us + proto_net_us[P_SIMPLE] + l->net_hop_us) * 1e3 + (t_in > t_net ? t_in : t_net);
+}
+
 /* Across m nodes of k ranks: ring and tree, the faster (header comment). */
 static double nodes_ns(enum comm_op op, double bytes, double n, double k, const struct comm_link *l)
 {
@@ -256,13 +269,10 @@ static double nodes_ns(enum comm_op op, double bytes, double n, double k, const 
 		}
 		return best;
 	}
-	case COMM_ALL_TO_ALL: {
+	case COMM_ALL_TO_ALL:
 		/* the bytes for peers in other nodes leave through the GPU's
 		 * share of the NICs, those for its own node over NVLink */
-		double p2p = in->p2p_gbps > 0 ? in->p2p_gbps : intra;
-		double t_in = (k - 1) / n * bytes / p2p, t_net = (n - k) / n * bytes / (net / k);
-		return (in->p2p_us + proto_net_us[P_SIMPLE] + hop) * 1e3 + (t_in > t_net ? t_in : t_net);
-	}
+		return a2a_nodes_ns((k - 1) / n * bytes, (n - k) / n * bytes, k, l);
 	case COMM_SEND_RECV:
 		return (in->p2p_us + proto_net_us[P_SIMPLE] + hop) * 1e3 + bytes / l->net_p2p_gbps;
 	default:
@@ -280,6 +290,34 @@ double comm_group_ns(enum comm_op op, double bytes, uint32_t ranks, uint32_t per
 	if (per_node >= ranks || l->net_gbps <= 0)
 		return node_ns(op, bytes, ranks, l);
 	return nodes_ns(op, bytes, ranks, per_node, l);
+}
+
+/*
+ * DeepSeek-V3's node-limited all-to-all (its report, section 3.2.2; DeepEP's
+ * internode kernels): each token's k rows go to experts on at most M
+ * nodes; a row bound for another node crosses the network once per node
+ * (to the GPU of the same index there) and is forwarded over NVLink to
+ * the GPUs that hold its experts.  With m nodes of k' ranks, a token
+ * reaches D = min(M, k, m) nodes, its own among them with probability
+ * D / m at uniform routing, so D (m - 1) / m copies of its row (bytes / k
+ * each) cross the network, against k (n - k') / n without the limit.
+ * Inside the destination node each of the k rows lands on its expert's
+ * GPU, the one that received it with probability 1 / k': (k' - 1) / k' of
+ * the buffer over NVLink.  The two proceed at once (DeepEP overlaps the
+ * forwarding with the receiving), the longer one is the time.  Inside
+ * one node, or M 0, the plain all-to-all.
+ */
+double comm_routed_a2a_ns(double bytes, uint32_t k, uint32_t route_nodes, uint32_t ranks,
+			  uint32_t per_node, const struct comm_link *l)
+{
+	if (per_node == 0 && l)
+		per_node = l->node_gpus ? l->node_gpus : ranks;
+	if (!route_nodes || !k || !l || per_node >= ranks || l->net_gbps <= 0 || bytes <= 0 ||
+	    l->bw_gbps <= 0)
+		return comm_group_ns(COMM_ALL_TO_ALL, bytes, ranks, per_node, l);
+	double kn = per_node, m = ceil((double)ranks / kn);
+	double d = fmin(fmin((double)route_nodes, (double)k), m);
+	return a2a_nodes_ns((kn - 1) / kn * bytes, bytes / (double)k * d * (m - 1) / m, kn, l);
 }
 
 double comm_time_ns(enum comm_op op, double bytes, uint32_t ranks, const struct comm_link *l)

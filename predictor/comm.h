@@ -76,6 +76,14 @@ double comm_time_ns(enum comm_op op, double bytes, uint32_t ranks, const struct 
 double comm_group_ns(enum comm_op op, double bytes, uint32_t ranks, uint32_t per_node,
 		     const struct comm_link *l);
 
+/* An all-to-all of node-limited routing (DeepSeek-V3, DeepEP; comm.c):
+ * bytes each rank's send buffer of k rows a token, each token sent to at
+ * most route_nodes nodes once per node and forwarded inside over NVLink;
+ * ranks and per_node as comm_group_ns().  route_nodes 0 or one node: the
+ * plain all-to-all of comm_group_ns(). */
+double comm_routed_a2a_ns(double bytes, uint32_t k, uint32_t route_nodes, uint32_t ranks,
+			  uint32_t per_node, const struct comm_link *l);
+
 /* The custom all-reduce of serving engines (vLLM's custom_all_reduce.cuh,
  * SGLang's, for tensor parallelism inside one NVLink node): time in ns for
  * bytes among ranks GPUs, or 0 where the engine hands the call to NCCL

@@ -2748,6 +2748,93 @@ START_TEST(moe_ep_dispatch)
 }
 END_TEST
 
+START_TEST(moe_a2a_route_fp8_overlap)
+{
+	/* --moe-dispatch-fp8: the forward's dispatch and the combine's
+	 * gradient move towards the experts in FP8, 4096 x 8 x 7168 x (1 +
+	 * 4 / 128) = 242221056 bytes; the combine and the dispatch's gradient
+	 * in BF16, 469762048 (moe_ep_dispatch).  Per layer in order: dispatch,
+	 * combine, then backward the combine's gradient, the dispatch's. */
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("deepseek-v3", &c), 0);
+	struct model_opts o = ds_opts(128, 64);
+	o.moe_dispatch_fp8 = 1;
+	o.moe_route_nodes = 4;
+	o.moe_a2a_overlap = 1;
+	struct model_seq s;
+	char err[256];
+	ck_assert_msg(model_build(&c, &o, &s, err, sizeof(err)) == 0, "%s", err);
+	const double fp8 = 4096.0 * 8 * 7168 * (1 + 4.0 / 128), bf16 = 469762048.0;
+	int n = 0;
+	size_t prev = 0;         /* 1 + index of the last all-to-all */
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (!(k->phase == MODEL_PH_COMM && k->comm == COMM_ALL_TO_ALL))
+			continue;
+		/* forward dispatch, combine per layer; backward (layers in
+		 * reverse) the combine's gradient, the dispatch's: FP8 and
+		 * BF16 alternate throughout */
+		ck_assert_double_eq(k->k.bytes, n++ % 2 ? bf16 : fp8);
+		/* node-limited: the limit and the rows a token for the
+		 * collective model */
+		ck_assert_uint_eq(k->k.n, 4);
+		ck_assert_uint_eq(k->k.k, 8);
+		ck_assert_int_eq(k->async, MODEL_ASYNC_AFTER);
+		/* the kernel after it waits for the one before */
+		ck_assert_uint_eq(s.v[i + 1].wait, prev);
+		prev = i + 1;
+	}
+	ck_assert_int_eq(n, 16);
+	model_seq_release(&s);
+	/* none of the three: as before */
+	o = ds_opts(128, 64);
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].phase == MODEL_PH_COMM && s.v[i].comm == COMM_ALL_TO_ALL)
+			ck_assert(!s.v[i].async && !s.v[i].k.n && !s.v[i + 1].wait);
+	model_seq_release(&s);
+}
+END_TEST
+
+START_TEST(comm_routed_a2a)
+{
+	/* 64 ranks on 8 nodes of 8, a send buffer B = 1e8 bytes of 8 rows a
+	 * token.  Links: NVLink 160 GB/s per pair, 50 GB/s of network per
+	 * GPU.  Plain: 56/64 of B leaves through the NICs, B 7/8 / 50 =
+	 * 1.75e6 ns; 7/64 over NVLink, less.  Node-limited to 4 nodes: a
+	 * token crosses to 4 x 7/8 = 3.5 nodes, one row of B / 8 each:
+	 * B 3.5 / 8 / 50 = 875000 ns; inside, 7/8 of B over NVLink:
+	 * B 7/8 / 160 = 546875 ns, less.  Same latency: 875000 ns saved. */
+	struct comm_link l;
+	memset(&l, 0, sizeof(l));
+	l.bw_gbps = 160;
+	l.p2p_gbps = 160;
+	l.p2p_us = 5;
+	l.latency_us = 10;
+	l.nvlink = 1;
+	l.node_gpus = 8;
+	l.net_gbps = 50;
+	l.net_p2p_gbps = 50;
+	l.net_hop_us = 2;
+	double B = 1e8, plain = comm_group_ns(COMM_ALL_TO_ALL, B, 64, 8, &l);
+	ck_assert_double_eq_tol(plain - comm_routed_a2a_ns(B, 8, 4, 64, 8, &l), 875000, 1e-3);
+	/* no limit, or one node: the plain all-to-all */
+	ck_assert_double_eq(comm_routed_a2a_ns(B, 8, 0, 64, 8, &l), plain);
+	ck_assert_double_eq(comm_routed_a2a_ns(B, 8, 4, 8, 8, &l), comm_group_ns(COMM_ALL_TO_ALL, B, 8, 8, &l));
+	/* a slow NVLink (20 GB/s) bounds it: plain B 7/8 / 50 = 1.75e6 over
+	 * the network (B 7/64 / 20 = 546875 inside); routed B 7/8 / 20 =
+	 * 4.375e6 inside, 2625000 ns more */
+	l.bw_gbps = l.p2p_gbps = 20;
+	plain = comm_group_ns(COMM_ALL_TO_ALL, B, 64, 8, &l);
+	ck_assert_double_eq_tol(comm_routed_a2a_ns(B, 8, 4, 64, 8, &l) - plain, 2625000, 1e-3);
+	/* M above the rows: a token reaches at most k = 2 nodes, 2 x 7/8
+	 * copies of B / 2 a row = 7/8 B, as the plain all-to-all */
+	l.bw_gbps = l.p2p_gbps = 160;
+	ck_assert_double_eq_tol(comm_routed_a2a_ns(B, 2, 8, 64, 8, &l),
+				comm_group_ns(COMM_ALL_TO_ALL, B, 64, 8, &l), 1e-3);
+}
+END_TEST
+
 START_TEST(moe_ep_memory)
 {
 	/* The four layers' routed experts: 4 x 256 x 3 x 7168 x 2048 =
@@ -3089,6 +3176,8 @@ int main(void)
 	tcase_add_test(t, engine_prefill_last_tokens);
 	tcase_add_test(t, engine_mla_and_windows);
 	tcase_add_test(t, moe_ep_dispatch);
+	tcase_add_test(t, moe_a2a_route_fp8_overlap);
+	tcase_add_test(t, comm_routed_a2a);
 	tcase_add_test(t, moe_ep_memory);
 	tcase_add_test(t, mla_training);
 	tcase_add_test(t, moe_ep_refusals);

@@ -593,6 +593,27 @@ bad_input --model llama-3-8b --mode training --dp 2 --ep 2 --target h100
 bad_input --model deepseek-v3 --mode training --dtype bf16 --seq 4096 --target h100
 bad_input --model deepseek-v3 --engine sglang --mode decode --dtype bf16 --tp 8 --ep 4 --target h200
 bad_input $ds --plan 8 --ep 8 --target h100
+# the all-to-all's shape needs training with --ep
+bad_input $ds --dp 8 --moe-route-nodes 4 --target h100
+bad_input $ds --dp 8 --moe-a2a-overlap --target h100
+bad_input $ds --dp 8 --ep 8 --moe-route-nodes 0 --target h100
+bad_input --model deepseek-v3 --engine sglang --mode prefill --dtype bf16 --dp 8 --ep 8 --moe-dispatch-fp8 --target h200
+
+# The overlap (--moe-a2a-overlap) hides each all-to-all behind the compute
+# up to the next one: the step is shorter than with the all-to-alls on the
+# compute stream (all of their time added) and no shorter than the
+# compute alone (that step less the all-to-alls' time); the all-to-alls
+# keep their time (the ops line's comm).
+dsep="$ds --dp 128 --ep 64 --batch 1 --zero 1 --target h800 --system hgx-h800"
+step_comm() {
+	"$BIN" $dsep "$@" 2>/dev/null | awk '/^predicted/ { s = $2 } /^[a-z]/ { ops = /^ops/ }
+		ops { for (i = 1; i <= NF; i++) if ($i == "comm") c = $(i + 1) } END { print s, c }'
+}
+set -- $(step_comm); plain=$1; comm=$2
+set -- $(step_comm --moe-a2a-overlap); over=$1; comm2=$2
+awk -v p="$plain" -v c="$comm" -v o="$over" -v c2="$comm2" \
+	'BEGIN { exit !(c > 0 && o < p - 0.1 * c && o >= p - c - 1 && c2 == c) }'
+check "overlapped step $over ms between the compute ($plain - $comm) and the serial step $plain ms" $?
 
 # DeepSeek-V3 planned on 8, 256 and 1024 H100s (ZeRO-1, 4096-token
 # sequences, 2 per GPU).  On 8 nothing fits: its 671 B weights alone,

@@ -359,7 +359,10 @@ struct trace_op {
 	enum trace_op_kind kind;
 	enum trace_dtype dtype;     /* math dtype                                */
 	uint64_t m, n, k, batch;    /* GEMM: batch x (m x k) * (k x n), row-major;
-				     * vector ops: rows x cols in m, n; 0 unknown */
+				     * vector ops: rows x cols in m, n; 0 unknown;
+				     * COMM all-to-all of routed tokens: n the
+				     * nodes a token goes to at most (node-
+				     * limited routing, 0 none), k its rows */
 	double flops;               /* total floating-point operations           */
 	double bytes;               /* minimum DRAM traffic, bytes               */
 	uint8_t b_transposed;       /* GEMM: the second operand is read transposed */

@@ -73,6 +73,8 @@ struct bld {
 	size_t fp8_after;       /* s->n after the last FP8 linear's GEMM       */
 	uint64_t fp8_m, fp8_in; /* its input's rows and width                 */
 	int high_precision;     /* the next linears stay out of FP8 (routers) */
+	uint32_t a2a_last;      /* --moe-a2a-overlap: 1 + index of the last
+				 * all-to-all, 0 none yet                  */
 };
 
 /* The most kernels one built iteration may hold by default
@@ -171,11 +173,15 @@ void op_tp(struct bld *B, int forward, double n);
  * dW GEMMs. */
 void op_grouped(struct bld *B, uint64_t experts, uint64_t m, uint64_t in, uint64_t out);
 
-/* Expert parallelism's token dispatch or combine: an all-to-all of bytes
- * (each rank's send buffer) over the expert-parallel group, on the compute
- * stream; its backward moves the gradients the same way.  Nothing when
- * o->ep is 1. */
-void op_a2a(struct bld *B, double bytes);
+/* Expert parallelism's token dispatch (to_experts 1) or combine (0): an
+ * all-to-all of bytes (each rank's send buffer of k rows a token, in the
+ * activations' dtype) over the expert-parallel group; its backward moves
+ * the gradients the other way.  o->moe_dispatch_fp8: a move towards the
+ * experts in FP8; o->moe_route_nodes: node-limited (the kernel's n and k,
+ * the trace OP's, carry the limit and k for the collective model);
+ * o->moe_a2a_overlap: on the side stream, the kernel after the next
+ * all-to-all waiting for it.  Nothing when o->ep is 1. */
+void op_a2a(struct bld *B, double bytes, uint64_t k, int to_experts);
 
 /* Context parallelism: the keys and values of one ring step (bytes) passed
  * to the next rank cp - 1 times around the ring, on the side stream while

@@ -402,7 +402,7 @@ static void mlp_grouped(struct bld *B)
 	B->cols = h;
 	double routed = (double)T * K * h, local = (double)r.local * r.rows * h;
 	op_ew(B, "moe_permute_kernel", routed, 1.0 / (double)K, 0, 1, "moe_unpermute_kernel");
-	op_a2a(B, r.dispatch_bytes);
+	op_a2a(B, r.dispatch_bytes, K, 1);
 	if (ep > 1 && r.local > 1)
 		op_ew(B, "moe_sort_chunks_kernel", local, 1, 0, 1, "moe_sort_chunks_kernel");
 	op_grouped(B, r.local, r.rows, h, c->gated ? 2 * I : I);
@@ -416,7 +416,7 @@ static void mlp_grouped(struct bld *B)
 	B->cols = h;
 	if (ep > 1 && r.local > 1)
 		op_ew(B, "moe_sort_chunks_kernel", local, 1, 0, 1, "moe_sort_chunks_kernel");
-	op_a2a(B, r.dispatch_bytes);
+	op_a2a(B, r.dispatch_bytes, K, 0);
 	/* reads the k rows of each token, writes one */
 	op_ew(B, "moe_unpermute_kernel", routed, 1, 1, 1, "moe_permute_kernel");
 	struct model_kernel *uk = bld_last_kernel(B);
@@ -770,6 +770,12 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 "ranks of the dense layers (dp x tp x pp x cp GPUs in all)", ep, o->dp);
 		return SURFER_EINVAL;
 	}
+	if ((o->moe_route_nodes || o->moe_dispatch_fp8 || o->moe_a2a_overlap) &&
+	    (ep <= 1 || o->mode != MODEL_TRAINING)) {
+		snprintf(err, errlen, "--moe-route-nodes, --moe-dispatch-fp8 and --moe-a2a-overlap shape "
+			 "the training all-to-alls of --ep: they need --mode training and --ep above 1");
+		return SURFER_EINVAL;
+	}
 	if (ep > 1 && o->zero >= 2) {
 		snprintf(err, errlen, "--ep %u does not combine with --zero %u (FSDP); --zero 1 shards the "
 			 "optimizer state", ep, o->zero);
@@ -1064,7 +1070,9 @@ int model_opts_place(struct model_opts *o, const struct gpu_spec *g, char *err, 
  * core_attn): the attention forward only. */
 static int recomputed(const struct bld *B, const struct model_kernel *k, uint32_t *mm)
 {
-	if (k->phase == MODEL_PH_COMM && k->async)
+	/* the side stream's gathers and buckets are not recomputed; an
+	 * overlapped all-to-all is (--moe-a2a-overlap) */
+	if (k->phase == MODEL_PH_COMM && k->async && k->comm != COMM_ALL_TO_ALL)
 		return 0;
 	if (B->o->act_ckpt == MODEL_CKPT_FULL)
 		return 1;

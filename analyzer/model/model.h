@@ -257,6 +257,18 @@ struct model_opts {
 	 * experts instead of a tp-th of every one, or dp with tp 1 (data-
 	 * parallel attention, the tokens moved by all-to-all). */
 	uint32_t ep;
+	/* Training with ep > 1, DeepSeek-V3's all-to-all (its report, section
+	 * 3.2.2 and 3.3.2; DeepEP's kernels): each token's rows go to at most
+	 * moe_route_nodes nodes (0: no limit), one copy per node over the
+	 * network, forwarded inside it over NVLink; moe_dispatch_fp8: the two
+	 * all-to-alls that move rows towards the experts (the forward's
+	 * dispatch, the combine's gradient) in FP8 with a scale per 128
+	 * elements, the two back in BF16; moe_a2a_overlap: each all-to-all on
+	 * the side stream, hidden behind the compute that follows it until
+	 * the next one (DualPipe, Megatron-Core's EP A2A overlap). */
+	uint32_t moe_route_nodes;
+	int moe_dispatch_fp8;
+	int moe_a2a_overlap;
 	/* DeepSeek-V3's multi-token prediction modules in training (its
 	 * num_nextn_predict_layers; 0 default: off) */
 	uint32_t mtp;

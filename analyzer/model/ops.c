@@ -410,12 +410,43 @@ void op_grouped(struct bld *B, uint64_t experts, uint64_t m, uint64_t in, uint64
 	bld_remember(B, &f);
 }
 
-void op_a2a(struct bld *B, double bytes)
+/* DeepEP's FP8 dispatch (DeepSeek-V3's report, section 3.3.2: the
+ * activations before the up-projections and the gradients before the
+ * down-projections dispatched in FP8, both combines kept in BF16): one
+ * byte an element and one FP32 scale per 1 x 128 tile. */
+#define A2A_FP8_BYTES (1.0 + 4.0 / 128.0)
+
+/* One all-to-all of op_a2a (build.h), forward or backward: bytes at the
+ * activations' size, towards the experts or back. */
+static void k_a2a(struct bld *B, double bytes, uint64_t k, int to_experts)
+{
+	const struct model_opts *o = B->o;
+	if (o->moe_dispatch_fp8 && to_experts)
+		bytes = bytes / B->esz * A2A_FP8_BYTES;
+	k_comm(B, COMM_ALL_TO_ALL, bytes, MODEL_GROUP_EP, o->moe_a2a_overlap ? MODEL_ASYNC_AFTER : 0);
+	struct model_kernel *mk = bld_last_kernel(B);
+	if (!mk)
+		return;
+	if (o->moe_route_nodes) {
+		mk->k.n = o->moe_route_nodes;
+		mk->k.k = k;
+	}
+	/* the overlap (DualPipe's chunk pairs, Megatron-Core's EP A2A
+	 * overlap): the all-to-all runs beside the compute that follows it;
+	 * the compute after the next all-to-all waits for it, so each pair
+	 * takes the longer of the two */
+	if (o->moe_a2a_overlap) {
+		B->wait_next = B->a2a_last;
+		B->a2a_last = (uint32_t)B->s->n;
+	}
+}
+
+void op_a2a(struct bld *B, double bytes, uint64_t k, int to_experts)
 {
 	if (model_ep(B->o) <= 1)
 		return;
-	k_comm(B, COMM_ALL_TO_ALL, bytes, MODEL_GROUP_EP, 0);
-	struct fop f = { .kind = F_A2A, .a = (uint64_t)bytes };
+	k_a2a(B, bytes, k, to_experts);
+	struct fop f = { .kind = F_A2A, .a = (uint64_t)bytes, .c = k, .flag = to_experts };
 	bld_remember(B, &f);
 }
 
@@ -780,7 +811,7 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 		break;
 	}
 	case F_A2A:
-		k_comm(B, COMM_ALL_TO_ALL, (double)f->a, MODEL_GROUP_EP, 0);
+		k_a2a(B, (double)f->a, f->c, !f->flag);
 		break;
 	case F_TP_FWD:
 		/* sequence parallelism: the reduce-scatter's gradient gathered */

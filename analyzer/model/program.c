@@ -28,8 +28,13 @@
  *    chunk's send/recv runs on the side stream, overlapped with compute
  *    (Megatron's overlap_p2p_comm, on in its training scripts).  A
  *    microbatch's side-stream kernels (those and context parallelism's
- *    ring exchanges) run with it; the data-parallel all-reduces after the
- *    last one.
+ *    ring exchanges, overlapped all-to-alls) run with it; a kernel that
+ *    waits for one of them (the compute after the next all-to-all under
+ *    --moe-a2a-overlap) waits for the event recorded after it; the
+ *    bubble's peer microbatches keep their overlapped all-to-alls (peer
+ *    work on the side stream, their compute waiting as ours does), not the
+ *    other side-stream work; the data-parallel all-reduces after the last
+ *    one.
  *  - Gradient accumulation (o->grad_accum micro-batches a step): the
  *    forward and backward kernels once per micro-batch, DDP's bucket
  *    all-reduces and the optimizer's step after the last one; FSDP's
@@ -282,13 +287,19 @@ static int em_pipeline(struct emit *e, const struct model_seq *s, const struct m
 	uint32_t v = o->vpp > 1 ? o->vpp : 1;
 	int64_t lo = s->first_layer, hi = lo + s->stage_layers / v;
 	size_t tail = s->n;
-	uint8_t *inner = calloc(s->n ? s->n : 1, 1);
+	uint8_t *inner = calloc(s->n ? s->n : 1, 1), *awaited = calloc(s->n ? s->n : 1, 1);
 
-	if (!inner)
+	if (!inner || !awaited) {
+		free(inner);
+		free(awaited);
 		return TRACE_ENOMEM;
-	for (size_t i = 0; i < s->n; i++)
+	}
+	for (size_t i = 0; i < s->n; i++) {
 		if (tail == s->n && s->v[i].phase == MODEL_PH_OPTIMIZER)
 			tail = i;
+		if (s->v[i].wait && s->v[i].wait <= i)
+			awaited[s->v[i].wait - 1] = 1;
+	}
 	/* A microbatch's own side-stream exchanges (context parallelism's
 	 * ring, interleaving's overlapped send/recv) run with it; the data-
 	 * parallel all-reduces and what follows the optimizer once a step. */
@@ -302,13 +313,28 @@ static int em_pipeline(struct emit *e, const struct model_seq *s, const struct m
 			const struct model_kernel *mk = &s->v[i];
 			if (mk->phase == MODEL_PH_OPTIMIZER || (mk->async && !inner[i]))
 				continue;
-			/* the peers' work holds the compute stream only */
-			if (peer && (inner[i] || (v > 1 && (mk->layer < lo || mk->layer >= hi))))
+			/* the peers' work holds the compute stream only, but
+			 * for their overlapped all-to-alls (their compute
+			 * waits for them as ours does) */
+			int a2a = mk->phase == MODEL_PH_COMM && mk->comm == COMM_ALL_TO_ALL;
+			if (peer && ((inner[i] && !a2a) || (v > 1 && (mk->layer < lo || mk->layer >= hi))))
 				continue;
 			e->cpu += em_launch_ns(e, s, o, i);
+			/* a kernel waiting for a side-stream kernel of its own
+			 * microbatch (an overlapped all-to-all): the event
+			 * recorded after it (the peers' have none) */
+			if (mk->wait && mk->wait <= i && inner[mk->wait - 1] &&
+			    (!peer || (s->v[mk->wait - 1].phase == MODEL_PH_COMM &&
+				       s->v[mk->wait - 1].comm == COMM_ALL_TO_ALL)))
+				em_sync(e, TRACE_SYNC_STREAM_WAIT_EVENT,
+					inner[i] ? MODELPROG_SIDE_STREAM : MODELPROG_STREAM,
+					em_collective_event(mb, s->n, mk->wait - 1));
 			if (inner[i]) {
 				em_stream_wait(e, MODELPROG_STREAM, MODELPROG_SIDE_STREAM);
-				em_kernel(e, mk, MODELPROG_SIDE_STREAM, 0);
+				em_kernel(e, mk, MODELPROG_SIDE_STREAM, peer);
+				if (awaited[i])
+					em_sync(e, TRACE_SYNC_EVENT_RECORD, MODELPROG_SIDE_STREAM,
+						em_collective_event(mb, s->n, i));
 			} else {
 				em_kernel(e, mk, MODELPROG_STREAM, peer);
 			}
@@ -322,6 +348,7 @@ static int em_pipeline(struct emit *e, const struct model_seq *s, const struct m
 		em_kernel(e, &s->v[i], MODELPROG_STREAM, 0);
 	}
 	free(inner);
+	free(awaited);
 	return e->rc;
 }
 

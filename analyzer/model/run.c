@@ -33,6 +33,7 @@ const char *const *model_cli_options(void)
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
 		"stack", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
+		"moe-route-nodes", "moe-dispatch-fp8", "moe-a2a-overlap",
 		"sequence-parallel", "no-grad-clip",
 		NULL
 	};
@@ -295,6 +296,12 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		o->hsdp = 1;
 	} else if (!strcmp(name, "ep")) {
 		bad = parse_count(v, 65536, &o->ep);
+	} else if (!strcmp(name, "moe-route-nodes")) {
+		bad = parse_count(v, 65536, &o->moe_route_nodes);
+	} else if (!strcmp(name, "moe-dispatch-fp8")) {
+		o->moe_dispatch_fp8 = 1;
+	} else if (!strcmp(name, "moe-a2a-overlap")) {
+		o->moe_a2a_overlap = 1;
 	} else if (!strcmp(name, "mtp")) {
 		bad = parse_count(v, 8, &o->mtp);
 	} else if (!strcmp(name, "grad-fp32")) {

@@ -528,6 +528,11 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 			 ep, o->tp, c->experts);
 		return SURFER_EINVAL;
 	}
+	if (o->moe_route_nodes || o->moe_dispatch_fp8 || o->moe_a2a_overlap) {
+		snprintf(err, errlen, "--moe-route-nodes, --moe-dispatch-fp8 and --moe-a2a-overlap shape "
+			 "the training all-to-alls of --ep, not an engine's");
+		return SURFER_EINVAL;
+	}
 	uint32_t n = count_of(o);
 	if (!n || n > (1u << 20)) {
 		snprintf(err, errlen, "the batch must hold 1 to 1048576 sequences");
