@@ -93,25 +93,46 @@ static void bl_growers(const struct analysis_target *t, json_t *breakdown,
 	}
 }
 
+/* The baseline document at path (*doc, its "predictions" array *preds).
+ * 0, or SURFER_EINVAL with a reason in err. */
+static int bl_load(const char *path, json_t **doc, json_t **preds, char *err, size_t errlen)
+{
+	json_error_t je;
+
+	*doc = json_load_file(path, 0, &je);
+	if (!*doc) {
+		snprintf(err, errlen, "cannot read baseline '%s': %s", path, je.text);
+		return SURFER_EINVAL;
+	}
+	*preds = json_object_get(*doc, "predictions");
+	if (json_integer_value(json_object_get(*doc, "surfer_baseline")) != 1 || !json_is_array(*preds)) {
+		json_decref(*doc);
+		*doc = NULL;
+		snprintf(err, errlen, "'%s' is not a surfer baseline", path);
+		return SURFER_EINVAL;
+	}
+	return 0;
+}
+
+int baseline_check(const char *path, char *err, size_t errlen)
+{
+	json_t *doc, *preds;
+	int rc = bl_load(path, &doc, &preds, err, errlen);
+
+	json_decref(doc);
+	return rc;
+}
+
 int baseline_compare(const struct analysis *a, const char *path, double max_regression_pct,
 		     struct baseline_verdict *out, size_t max, size_t *nout,
 		     char *err, size_t errlen)
 {
-	json_error_t je;
-	json_t *doc = json_load_file(path, 0, &je), *preds;
+	json_t *doc, *preds;
 	int regressed = 0;
 
 	*nout = 0;
-	if (!doc) {
-		snprintf(err, errlen, "cannot read baseline '%s': %s", path, je.text);
+	if (bl_load(path, &doc, &preds, err, errlen))
 		return SURFER_EINVAL;
-	}
-	preds = json_object_get(doc, "predictions");
-	if (json_integer_value(json_object_get(doc, "surfer_baseline")) != 1 || !json_is_array(preds)) {
-		json_decref(doc);
-		snprintf(err, errlen, "'%s' is not a surfer baseline", path);
-		return SURFER_EINVAL;
-	}
 	for (size_t t = 0; t < a->ntargets && *nout < max; t++) {
 		const struct analysis_target *at = &a->targets[t];
 		json_t *p = bl_find_target(preds, at->gpu->id);

@@ -45,6 +45,11 @@ int baseline_save(const struct analysis *a, const struct report_model *m, const 
  * existed: the top of the new prediction's interval, relative to it). */
 #define BASELINE_AUTO (-1.0)
 
+/* Whether the file at path is a baseline the gate can read: 0, or
+ * SURFER_EINVAL with a reason in err.  Checked before the analysis, so
+ * that a bad --baseline is refused before any report is printed. */
+int baseline_check(const char *path, char *err, size_t errlen);
+
 /* Compares a with the baseline at path, target by target (targets missing
  * from either side are skipped).  Fills out[0..max) and *nout.  Returns 1
  * when some target regressed by more than max_regression_pct (or with

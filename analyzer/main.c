@@ -590,6 +590,10 @@ int main(int argc, char **argv)
 	if (c.list_models)
 		return surfer_exit_code(model_list_print(stdout, c.json) < 0 ? SURFER_EWRITE : 0);
 
+	if (c.baseline && (rc = baseline_check(c.baseline, err, sizeof(err))) < 0) {
+		print_error(err);
+		return surfer_exit_code(rc);
+	}
 	path = c.trace;
 	pc.weights = c.weights;
 	if ((rc = predictor_new(&pc, &pred, err, sizeof(err))) < 0) {

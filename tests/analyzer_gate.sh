@@ -100,6 +100,15 @@ expect 2 "baseline without shared target" "$A" "$tmp/base.mp" -t l4 --baseline "
 one_line "baseline without shared target"
 expect 2 "baseline not JSON" "$A" "$tmp/base.mp" -t t4 --baseline "$tmp/base.mp"
 one_line "baseline not JSON"
+# a baseline that cannot be read is refused before any report is printed
+for bl in "$tmp/base.mp" "$tmp/no-such-baseline.json"; do
+	expect 2 "unreadable baseline $bl" "$A" "$tmp/base.mp" -t t4 --baseline "$bl" --max-regression 3
+	one_line "unreadable baseline $bl"
+	if [ -s "$tmp/out" ]; then
+		echo "gate: unreadable baseline $bl: a report on stdout before the refusal"
+		failed=$((failed + 1))
+	fi
+done
 expect 2 "missing trace" "$A" "$tmp/none.mp" -t t4
 one_line "missing trace"
 expect 2 "corrupt trace" "$A" "$tmp/bl.json" -t t4

@@ -66,5 +66,19 @@ grep -q 'DeepBench.*p100-pcie.*ranks 2 .* 1 sizes.*  9.1%' "$D/comm" &&
 	grep -q 'all .* 9.1% over 1 measurements' "$D/comm" ||
 	{ echo "FAIL: comm on DeepBench rows: $(cat "$D/comm")"; fail=1; }
 
+# A data set with no kernel of the two GPUs (another layout's file, a
+# folder of other boards, a name it does not hold) is refused, not scored
+# as 0 pairs at 0 %: DeepBench's GEMM rows of an M40, asked for a V100.
+G="$D/deepbench-gemm"
+mkdir -p "$G"
+cat >"$G/DeepBench_NV_M40__Results_-_FP32.csv" <<'CSV'
+Precision,Float
+Dense Matrix Multiplication,,M,N,K,A Transpose,B Transpose,,Time (msec),TERAFLOPS
+,,1760,16,1760,N,N,,0.192,0.516
+CSV
+expect "surfer-bench: '$G' has no kernel measured on both m40 and v100-sxm2-16" \
+	accuracy --format deepbench --dataset "$G" --origin m40 --target v100
+expect "surfer-bench: '$G' has no kernel measured on v100-sxm2-16" \
+	accuracy --format deepbench --dataset "$G" --origin none --target v100
 [ $fail -eq 0 ] && echo "bench_cli: ok"
 exit $fail

@@ -409,6 +409,37 @@ cat >"$tmp/gemma3.json" <<'EOF'
  "intermediate_size": 6912, "vocab_size": 262144, "sliding_window": 512,
  "sliding_window_pattern": 6, "query_pre_attn_scalar": 256}
 EOF
+# Gemma 3 4B's multimodal config.json: the language model in text_config,
+# which names only what differs from Gemma3TextConfig (transformers'
+# defaults: 8 heads, 4 KV heads, head_dim 256, vocabulary 262208,
+# gelu_pytorch_tanh).  Served, it is the same model as the flat config
+# spelling those defaults out; --engine hf refuses it with one line.
+cat >"$tmp/gemma3mm.json" <<'EOF'
+{"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3",
+ "text_config": {"hidden_size": 2560, "intermediate_size": 10240, "model_type": "gemma3_text",
+  "num_hidden_layers": 34, "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+  "sliding_window": 1024},
+ "vision_config": {"hidden_size": 1152, "num_hidden_layers": 27, "model_type": "siglip_vision_model"}}
+EOF
+cat >"$tmp/gemma3flat.json" <<'EOF'
+{"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", "hidden_size": 2560,
+ "intermediate_size": 10240, "num_hidden_layers": 34, "num_attention_heads": 8,
+ "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 262208, "sliding_window": 1024,
+ "sliding_window_pattern": 6, "hidden_activation": "gelu_pytorch_tanh"}
+EOF
+for f in gemma3mm gemma3flat; do
+	"$BIN" --model "$tmp/$f.json" --engine vllm --mode decode --batch 8 --seq 2048 --dtype bf16 \
+		--target l20 --json >"$tmp/$f.out" 2>"$tmp/err"
+	check "$f served (rc $?: $(cat "$tmp/err"))" $?
+done
+g3m=$(sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' "$tmp/gemma3mm.out" | head -1)
+g3f=$(sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' "$tmp/gemma3flat.out" | head -1)
+[ -n "$g3m" ] && [ "$g3m" = "$g3f" ]
+check "Gemma 3 text_config predicted as its flat twin ($g3m = $g3f ms)" $?
+"$BIN" --model "$tmp/gemma3mm.json" --target a100 >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "engine vllm or sglang" "$tmp/err"
+check "Gemma 3 multimodal refused by --engine hf with one line (rc $rc: $(cat "$tmp/err"))" $?
 # the class name alone (no model_type, no expert keys) is no Qwen2 either
 cat >"$tmp/qarch.json" <<'EOF'
 {"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 2048, "num_attention_heads": 16,

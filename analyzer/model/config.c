@@ -380,6 +380,22 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 {
 	enum model_family fam;
 	const char *mtype = get_str(root, "model_type");
+	/* Gemma 3's 4B, 12B and 27B checkpoints are multimodal
+	 * (Gemma3ForConditionalGeneration, model_type gemma3): the language
+	 * model is text_config, a Gemma3TextConfig that may omit its
+	 * model_type.  It is built alone (text prompts: the vision tower
+	 * runs only on images). */
+	json_t *text = json_object_get(root, "text_config");
+	if (mtype && !strcasecmp(mtype, "gemma3") && json_is_object(text)) {
+		json_t *t = json_copy(text);
+		if (!t || json_object_set_new(t, "model_type", json_string("gemma3_text"))) {
+			json_decref(t);
+			return SURFER_ENOMEM;
+		}
+		int rc = fill(t, c, err, errlen);
+		json_decref(t);
+		return rc;
+	}
 	/* the engine builder's architectures beyond Hugging Face's eager
 	 * Llama: parsed in full, refused by hf with the reason (model.c) */
 	static const char *const engine_only[] = {
@@ -401,7 +417,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	if (family_of(root, &fam)) {
 		const char *mt = get_str(root, "model_type");
 		const char *arch = arch_of(root);
-		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, qwen3, qwen3_moe, mixtral, gemma, phi3, t5, switch_transformers)",
+		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, qwen2_moe, qwen3, qwen3_moe, mixtral, gemma, gemma2, gemma3, phi3, deepseek_v2, deepseek_v3, t5, switch_transformers)",
 			 mt ? mt : arch ? arch : "?");
 		return SURFER_EUNKNOWN;
 	}
@@ -449,17 +465,22 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		break;
 	case MODEL_FAM_LLAMA: {
 		const char *mt = get_str(root, "model_type");
-		hidden = get_uint(root, "hidden_size", 4096);
-		heads = get_uint(root, "num_attention_heads", 32);
-		layers = get_uint(root, "num_hidden_layers", 32);
-		ffn = get_uint(root, "intermediate_size", 11008);
-		vocab = get_uint(root, "vocab_size", 32000);
-		kv = get_uint(root, "num_key_value_heads", heads);
-		hd = get_uint(root, "head_dim", 0);
+		/* a key a config leaves out takes its class's default:
+		 * LlamaConfig's, or Gemma3TextConfig's (the multimodal
+		 * checkpoints' text_config gives only what differs from it:
+		 * Gemma 3 4B has no head counts) */
+		int g3 = mt && !strcasecmp(mt, "gemma3_text");
+		hidden = get_uint(root, "hidden_size", g3 ? 2304 : 4096);
+		heads = get_uint(root, "num_attention_heads", g3 ? 8 : 32);
+		layers = get_uint(root, "num_hidden_layers", g3 ? 26 : 32);
+		ffn = get_uint(root, "intermediate_size", g3 ? 9216 : 11008);
+		vocab = get_uint(root, "vocab_size", g3 ? 262208 : 32000);
+		kv = get_uint(root, "num_key_value_heads", g3 ? 4 : heads);
+		hd = get_uint(root, "head_dim", g3 ? 256 : 0);
 		int gemma = mt && strncasecmp(mt, "gemma", 5) == 0;
 		/* Gemma: GeGLU (hidden_activation, else hidden_act), tied */
 		c->act = parse_act(get_str(root, "hidden_activation"),
-				   parse_act(get_str(root, "hidden_act"), MODEL_ACT_SILU));
+				   parse_act(get_str(root, "hidden_act"), g3 ? MODEL_ACT_GELU_TANH : MODEL_ACT_SILU));
 		c->gated = 1;
 		c->qkv_bias = get_bool(root, "attention_bias", mt && strcasecmp(mt, "qwen2") == 0);
 		c->tied = get_bool(root, "tie_word_embeddings", gemma);

@@ -158,6 +158,19 @@ static int run_accuracy(const struct opts *o)
 		ns_release(&set);
 		return surfer_exit_code(SURFER_ENOMEM);
 	}
+	/* no pair: the wrong layout, folder or GPU name, not an accuracy of 0 */
+	if (np == 0) {
+		if (o->origin)
+			fprintf(stderr, PROG ": '%s' has no %s%skernel measured on both %s and %s\n",
+				o->dataset, o->op ? o->op : "", o->op ? " " : "", o->origin->id,
+				o->target->id);
+		else
+			fprintf(stderr, PROG ": '%s' has no %s%skernel measured on %s\n", o->dataset,
+				o->op ? o->op : "", o->op ? " " : "", o->target->id);
+		free(pairs);
+		ns_release(&set);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
 	/* Operators, in order of first appearance among the pairs. */
 	const char *ops[64];
 	size_t nops = 0;
