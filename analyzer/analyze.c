@@ -369,6 +369,8 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 		if (!(r->ns > 0))   /* NCCL's, also where the engine falls back to it */
 			r->ns = comm_group_ns((enum comm_op)key->collective, k.bytes, key->ranks,
 					      key->node_ranks, &link);
+		if (key->collective == TRACE_COLL_ALL_TO_ALL && comm_is_a2a_sm_share(k.name))
+			r->ns = comm_a2a_sm_share_ns(r->ns, g->sms);
 		r->method = PRED_ROOFLINE;
 		r->memory_bound = -1;
 		r->gamma = -1;

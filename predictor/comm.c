@@ -354,6 +354,29 @@ double comm_custom_all_reduce_ns(double bytes, uint32_t ranks, const struct comm
 	return 2 * CUSTOM_AR_STAGE_US * 1e3 + 2.0 * (n - 1) / n * bytes / l->bw_gbps;
 }
 
+/*
+ * An all-to-all overlapped with compute (DualPipe, Megatron-Core's EP A2A
+ * overlap) holds COMM_A2A_SMS of the GPU's SMs while it runs, A ns; the
+ * compute beside it runs on the others.  Compute of S ns alone then takes
+ * max(A, S + A s / SMs): during A it does A (SMs - s) / SMs of its work,
+ * the rest at the full rate; or the all-to-all is the longer.  The builder
+ * writes the A s / SMs on the compute stream ahead of that compute (the
+ * all-to-all beside it on the side stream, the compute after the next one
+ * waiting for it), so the timeline's max is that one.  A GPU of no more
+ * SMs than that: all of A.
+ */
+double comm_a2a_sm_share_ns(double a2a_ns, uint32_t sms)
+{
+	if (!(a2a_ns > 0))
+		return 0;
+	return sms > COMM_A2A_SMS ? a2a_ns * COMM_A2A_SMS / (double)sms : a2a_ns;
+}
+
+int comm_is_a2a_sm_share(const char *name)
+{
+	return name && !strcmp(name, COMM_A2A_SM_SHARE_NAME);
+}
+
 int comm_is_custom_all_reduce(const char *name)
 {
 	return name && !strncmp(name, "cross_device_reduce", 19);

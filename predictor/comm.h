@@ -90,6 +90,19 @@ double comm_routed_a2a_ns(double bytes, uint32_t k, uint32_t route_nodes, uint32
  * (no NVLink between all ranks, ranks not 2/4/6/8, bytes above the cap). */
 double comm_custom_all_reduce_ns(double bytes, uint32_t ranks, const struct comm_link *l);
 
+/* The SMs DeepEP's all-to-all kernels hold while they run (DeepSeek-V3's
+ * report, section 3.2.2: 20 of the H800's 132; DeepEP's default
+ * Buffer.num_sms), and the name of the kernel a builder writes on the
+ * compute stream for them under an overlapped all-to-all: an all-to-all
+ * OP record, its time comm_a2a_sm_share_ns() of the all-to-all's. */
+#define COMM_A2A_SMS 20
+#define COMM_A2A_SM_SHARE_NAME "moe_a2a_overlap_sm_share"
+int comm_is_a2a_sm_share(const char *kernel_name);
+
+/* The compute time the SMs of an overlapped all-to-all of a2a_ns take
+ * from the compute beside it on a GPU of sms SMs (header of comm.c). */
+double comm_a2a_sm_share_ns(double a2a_ns, uint32_t sms);
+
 /* Whether a kernel of this name is an engine's custom all-reduce
  * (cross_device_reduce_1stage / _2stage). */
 int comm_is_custom_all_reduce(const char *kernel_name);

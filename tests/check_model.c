@@ -2780,9 +2780,14 @@ START_TEST(moe_a2a_route_fp8_overlap)
 		ck_assert_uint_eq(k->k.n, 4);
 		ck_assert_uint_eq(k->k.k, 8);
 		ck_assert_int_eq(k->async, MODEL_ASYNC_AFTER);
-		/* the kernel after it waits for the one before */
+		/* after it on the compute stream the SMs it holds, the same
+		 * all-to-all renamed, waiting for the one before */
+		ck_assert_str_eq(s.v[i + 1].k.name, COMM_A2A_SM_SHARE_NAME);
+		ck_assert_int_eq(s.v[i + 1].async, 0);
+		ck_assert_double_eq(s.v[i + 1].k.bytes, k->k.bytes);
 		ck_assert_uint_eq(s.v[i + 1].wait, prev);
 		prev = i + 1;
+		i++;
 	}
 	ck_assert_int_eq(n, 16);
 	model_seq_release(&s);
@@ -2827,6 +2832,12 @@ START_TEST(comm_routed_a2a)
 	l.bw_gbps = l.p2p_gbps = 20;
 	plain = comm_group_ns(COMM_ALL_TO_ALL, B, 64, 8, &l);
 	ck_assert_double_eq_tol(comm_routed_a2a_ns(B, 8, 4, 64, 8, &l) - plain, 2625000, 1e-3);
+	/* the SMs an overlapped all-to-all holds: 20 of an H800's 132, so
+	 * 1 ms of it takes 1e6 x 20 / 132 = 151515.15 ns from the compute
+	 * beside it; all of it on a GPU of 16 SMs */
+	ck_assert_double_eq_tol(comm_a2a_sm_share_ns(1e6, 132), 151515.1515, 1e-3);
+	ck_assert_double_eq(comm_a2a_sm_share_ns(1e6, 16), 1e6);
+	ck_assert(comm_is_a2a_sm_share("moe_a2a_overlap_sm_share") && !comm_is_a2a_sm_share("ncclDevKernel_SendRecv"));
 	/* M above the rows: a token reaches at most k = 2 nodes, 2 x 7/8
 	 * copies of B / 2 a row = 7/8 B, as the plain all-to-all */
 	l.bw_gbps = l.p2p_gbps = 160;

@@ -436,8 +436,20 @@ static void k_a2a(struct bld *B, double bytes, uint64_t k, int to_experts)
 	 * the compute after the next all-to-all waits for it, so each pair
 	 * takes the longer of the two */
 	if (o->moe_a2a_overlap) {
+		struct model_kernel a2a = *mk;
 		B->wait_next = B->a2a_last;
 		B->a2a_last = (uint32_t)B->s->n;
+		/* the SMs it holds, taken from the compute beside it: the same
+		 * all-to-all on the compute stream, timed as their share
+		 * (comm_a2a_sm_share_ns) */
+		struct model_kernel *sk = bld_push(B);
+		if (!sk)
+			return;
+		uint32_t wait = sk->wait;
+		*sk = a2a;
+		sk->async = 0;
+		sk->wait = wait;
+		sk->k.name = COMM_A2A_SM_SHARE_NAME;
 	}
 }
 
