@@ -92,9 +92,11 @@ double tcgemm_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 		       const struct tcgemm_params *p);
 
 /* The FLOP/s a tensor-core GEMM of dtype dt reaches on g when no wave,
- * padding or depth loss applies (a huge GEMM): the dense peak x the
- * vendor's matrix efficiency x eff_dt x the power term of p (NULL: the
- * defaults).  Other tensor-core kernels (fused attention,
+ * padding or depth loss applies (a huge GEMM): the dense peak x eff_dt x
+ * the share of p (NULL: the defaults): the dtype's MAMF figure (FP8's
+ * where g or its die has one, else BF16's) or the rule at the clock g
+ * holds (tcgemm_mamf_share()); without a rule, the vendor's matrix
+ * efficiency x the power term.  Other tensor-core kernels (fused attention,
  * predictor/attention.c) take their main loop's rate from it.  0 when dt
  * has no tensor-core rate on g. */
 double tcgemm_rate_flops(const struct gpu_spec *g, enum gpu_dtype dt,
@@ -134,7 +136,8 @@ int tcgemm_fit(const struct tcgemm_sample *s, size_t n, uint32_t exclude_cc,
  * p (NULL: the defaults) takes it: g's MAMF figure (gpu_specs/figures.h:
  * measured on g or on a board of its die; for AMD parts also the vendor's
  * median), else the rule of p, fitted with exclude_cc's figures left out
- * (the caller's choice).  *prov (may be NULL) receives the figure's
+ * (the caller's choice), times the clock g holds under load over its boost
+ * clock where that was measured on g or its die (tcgemm.c).  *prov (may be NULL) receives the figure's
  * provenance, GPU_PROV_RULE for tcgemm's rule.  0 when p has no rule
  * (mamf_1024 <= 0) or g no tensor cores. */
 double tcgemm_mamf_share(const struct gpu_spec *g, const struct tcgemm_params *p,

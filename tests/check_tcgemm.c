@@ -434,14 +434,20 @@ END_TEST
  * scaled by 0.5^1 to 0.82873, (0.82873 / 2)^0.5 = 0.64372, so 0.55194.
  * H20: 148 TFLOP/s over 78 SMs at 1980 MHz is 958 FLOP per clock per SM,
  * 1024 rounded; 400 / 148 = 2.70 W per TFLOP/s, above 2: 0.8. */
+static struct tcgemm_params rule_params(void)
+{
+	struct tcgemm_params p = hand_params(0.5);
+	p.mamf_1024 = 0.8, p.rate_pow = 0.1;
+	p.power_w_ref = 2, p.power_pow = 0.5, p.power_rate_pow = 1;
+	return p;
+}
+
 START_TEST(rule_by_hand)
 {
 	const struct gpu_spec *l40 = gpu_find("l40"), *h20 = gpu_find("h20");
 	ck_assert_ptr_nonnull(l40);
 	ck_assert_ptr_nonnull(h20);
-	struct tcgemm_params p = hand_params(0.5);
-	p.mamf_1024 = 0.8, p.rate_pow = 0.1;
-	p.power_w_ref = 2, p.power_pow = 0.5, p.power_rate_pow = 1;
+	struct tcgemm_params p = rule_params();
 	ck_assert_double_eq_tol(tcgemm_mamf_rule(l40, &p), 0.55194, 1e-4);
 	ck_assert_double_eq_tol(tcgemm_mamf_rule(h20, &p), 0.8, 1e-9);
 	/* never above the peak */
@@ -449,6 +455,62 @@ START_TEST(rule_by_hand)
 	ck_assert_double_eq_tol(tcgemm_mamf_rule(h20, &p), 1, 1e-12);
 	p.mamf_1024 = 0;
 	ck_assert_double_eq(tcgemm_mamf_rule(h20, &p), 0);
+}
+END_TEST
+
+/* The rule at the clock a board holds: the L40 held 2220 of its 2490 MHz
+ * boost in gpu-benches' FMA loop, so its share is rule_by_hand's
+ * times 2220 / 2490, 0.55194 x 0.89157 = 0.49210; the RTX 6000 Ada (the
+ * same die, 142 SMs of compute capability 8.9) takes the L40's clock; the
+ * L20 (92 SMs, no measured clock) the rule alone; the H100's own MAMF
+ * figure stands (measured at the clock it held). */
+START_TEST(rule_at_held_clock)
+{
+	const struct gpu_spec *l40 = gpu_find("l40"), *l20 = gpu_find("l20"),
+			      *ada = gpu_find("rtx-6000-ada"), *h100 = gpu_find("h100-sxm");
+	ck_assert_ptr_nonnull(l40);
+	ck_assert_ptr_nonnull(l20);
+	ck_assert_ptr_nonnull(ada);
+	ck_assert_ptr_nonnull(h100);
+	struct tcgemm_params p = rule_params();
+	enum gpu_provenance pv;
+	ck_assert_double_eq_tol(tcgemm_mamf_share(l40, &p, &pv), 0.49210, 1e-4);
+	ck_assert_int_eq(pv, GPU_PROV_RULE);
+	ck_assert_double_eq_tol(tcgemm_mamf_share(ada, &p, NULL),
+				tcgemm_mamf_rule(ada, &p) * 2220 / 2490, 1e-9);
+	ck_assert_double_eq_tol(tcgemm_mamf_share(l20, &p, NULL), tcgemm_mamf_rule(l20, &p), 1e-12);
+	ck_assert_double_eq_tol(tcgemm_mamf_share(h100, &p, NULL), 794.5 / 989, 1e-9);
+	/* the model's rate at the held clock: 181 TFLOP/s x eff 0.8 x 0.49210 */
+	ck_assert_double_eq_tol(tcgemm_rate_flops(l40, GPU_DT_BF16, &p), 181e12 * 0.8 * 0.49210,
+				1e-4 * 181e12);
+}
+END_TEST
+
+/* Without the FP8 tile-wave form (its constants unfitted, as when Hopper
+ * is held out) an FP8 GEMM on the H800 runs the general form at its die's
+ * FP8 MAMF figure (the H100 SXM's 1402.6 of 1979 TFLOP/s), not at the BF16
+ * one (794.5 of 989): a large compute-bound GEMM's time less the overhead
+ * is the BF16 one's times (989.4 x 794.5 / 989) / (1979 x 1402.6 / 1979);
+ * the H20, with neither figure, takes the rule's share for both dtypes
+ * (its FP8 time half its BF16 time). */
+START_TEST(fp8_figure_in_general_form)
+{
+	const struct gpu_spec *h800 = gpu_find("h800"), *h20 = gpu_find("h20");
+	ck_assert_ptr_nonnull(h800);
+	ck_assert_ptr_nonnull(h20);
+	struct tcgemm_params p = hand_params(0.5);
+	p.mamf_1024 = 0.9;
+	ck_assert_double_eq(p.fp8.eff, 0);
+	struct pred_kernel k8 = gemm(8192, 8192, 8192, GPU_DT_FP8), k16 = k8;
+	k16.dtype = GPU_DT_BF16;
+	double o = p.overhead_ns;
+	double t8 = tcgemm_model_ns(&k8, h800, &p) - o, t16 = tcgemm_model_ns(&k16, h800, &p) - o;
+	ck_assert_double_eq_tol(t8 / t16, (989.4 * 794.5 / 989) / (1979 * 1402.6 / 1979), 1e-9);
+	t8 = tcgemm_model_ns(&k8, h20, &p) - o, t16 = tcgemm_model_ns(&k16, h20, &p) - o;
+	ck_assert_double_eq_tol(t8 / t16, 148.0 / 296, 1e-9);
+	/* tcgemm_rate_flops() says the same */
+	ck_assert_double_eq_tol(tcgemm_rate_flops(h800, GPU_DT_FP8, &p), 1979e12 * 0.8 * 1402.6 / 1979,
+				1e-6 * 1979e12);
 }
 END_TEST
 
@@ -487,6 +549,8 @@ int main(void)
 	tcase_add_test(tc, fp8_bounded_by_bf16_off_hopper);
 	tcase_add_test(tc, figure_sets_the_rate);
 	tcase_add_test(tc, rule_by_hand);
+	tcase_add_test(tc, rule_at_held_clock);
+	tcase_add_test(tc, fp8_figure_in_general_form);
 	tcase_add_test(tc, fp8_figure_off_hopper);
 	suite_add_tcase(su, tc);
 	return check_run(su);
