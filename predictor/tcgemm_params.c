@@ -14,6 +14,16 @@
  *
  * Held-out accuracy of the same fit, and the rule against each
  * architecture's MAMF figures held out: `make bench-tc`.
+ *
+ * Fitted with the A40 at 663 GB/s; since gpus.c takes 15/16 of that for
+ * its in-band ECC (621.6) the same command gives eff 0.8919, k0 80.31,
+ * wave_pow 0.5393, pad_pow 0.7916, power_w_ref 2.7030, power_pow 0.2827,
+ * power_rate_pow 0.0562, mamf_1024 0.9900, rate_pow -0.0932, bw_eff
+ * 0.9009, overhead 5954 ns (the rule's width and power exponents trade
+ * against each other; no GPU of the data is 512 wide), and with them
+ * (attention_mma_eff rescaled to 1.2784) make bench-serving 12.2 / 5.0 /
+ * 7.2 % (prefill / decode / whole batch, against 12.2 / 4.8 / 7.2 with
+ * these) and make bench-published 10.8 % (the same).
  */
 #include "predictor/tcgemm.h"
 
