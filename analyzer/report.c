@@ -393,6 +393,26 @@ int report_cost(const struct analysis_target *t, const struct report_model *m,
 	return 0;
 }
 
+/* v as %.4g writes it below 1000, whole above: %.4g turns 11290 into
+ * 1.129e+04, read at a glance as a number near 1 */
+static void ms_sig4(double v, char *out, size_t cap)
+{
+	if (fabs(v) >= 1000)
+		snprintf(out, cap, "%.0f", round(v / pow(10, floor(log10(fabs(v))) - 3)) *
+					   pow(10, floor(log10(fabs(v))) - 3));
+	else
+		snprintf(out, cap, "%.4g", v);
+}
+
+void report_interval(double low_ms, double high_ms, char *out, size_t cap)
+{
+	char lo[40], hi[40];
+
+	ms_sig4(low_ms, lo, sizeof(lo));
+	ms_sig4(high_ms, hi, sizeof(hi));
+	snprintf(out, cap, "%s-%s", lo, hi);
+}
+
 void report_usd(double usd, char *out, size_t cap)
 {
 	int decimals = 2;
@@ -601,9 +621,13 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 		t->gpu->name, pred_method_name(t->method), rp_c(color, RP_RESET));
 	fprintf(f, "predicted  %s%.3f ms%s per iteration", rp_c(color, RP_BOLD),
 		report_ms(t->iteration_ns), rp_c(color, RP_RESET));
-	if (t->iteration_high_ns > t->iteration_low_ns)
-		fprintf(f, " (%.0f%%: %.4g-%.4g ms)", t->interval * 100, report_ms(t->iteration_low_ns),
-			report_ms(t->iteration_high_ns));
+	if (t->iteration_high_ns > t->iteration_low_ns) {
+		char iv[84];
+
+		report_interval(report_ms(t->iteration_low_ns), report_ms(t->iteration_high_ns), iv,
+				sizeof(iv));
+		fprintf(f, " (%.0f%%: %s ms)", t->interval * 100, iv);
+	}
 	if (a->measured_ns > 0) {
 		double r = t->iteration_ns / a->measured_ns;
 		const char *c = r < 0.995 ? RP_GREEN : r > 1.005 ? RP_RED : "";

@@ -91,6 +91,11 @@ void report_verdict(const struct analysis *a, const struct analysis_target *t, c
  * decimals ("0.0000123", "1.46", "1234.57"); "-" when not finite. */
 void report_usd(double usd, char *out, size_t cap);
 
+/* An interval in milliseconds, "low-high", each with four significant
+ * digits as %.4g writes them but never in exponent form: from 1000 ms on,
+ * whole milliseconds ("9021-11290", not "9021-1.129e+04"). */
+void report_interval(double low_ms, double high_ms, char *out, size_t cap);
+
 /* Writes one line per target to f, sorted: by the predicted iteration time
  * (by_cost 0, fastest first) or by the cost (by_cost 1: per million tokens
  * where the tokens are known, else per iteration; cheapest first, targets

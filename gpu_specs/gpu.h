@@ -268,7 +268,8 @@ double gpu_dtype_bytes(enum gpu_dtype d);
  * gpu-benches' gpu-stream measured (A40 663 of 696, 0.953; L40 816 of 864,
  * 0.944), both with ECC off as their reads prove (679 and 844 GB/s, 0.976
  * of the datasheet: more than in-band ECC's 15/16 leaves).  Either alone:
- * 0.953 and 0.944. */
+ * 0.953 and 0.944 (gpus.c: the decode errors with the held-out
+ * architecture's board left out). */
 #define GPU_MEM_BW_EFF_GDDR 0.949
 /* The share of a GDDR board's bandwidth that carries data with in-band ECC
  * on: one check byte travels over the same pins per 16 bytes (the 1/16 of

@@ -267,9 +267,10 @@ int gpu_mem_ecc_inband(const struct gpu_spec *g)
  * ECC on (0.890, the old default's value), the NVIDIA median (0.89) when
  * its ECC state is unknown.  make bench-serving, decode mean error (step
  * constant fitted per held-out architecture): 8.3 -> 6.2 % (Ampere 9.1 ->
- * 2.9, Ada 10.1 -> 6.6); with the share of one GDDR board alone (the
- * held-out architecture's left out: 0.944 for Ampere, 0.953 for Ada) the
- * same to 0.1 %.
+ * 2.9, Ada 10.1 -> 6.6); with the share of the other architecture's
+ * board alone (0.944 for the Ampere boards, 0.953 for the Ada ones),
+ * Ampere 3.3 and Ada 6.1 % against 3.0 and 6.1 with both (after the
+ * changes that followed: FA3's decode tiles, NCCL's LL over PCIe).
  */
 double gpu_mem_bw_eff_gbps(const struct gpu_spec *g)
 {

@@ -142,6 +142,33 @@ START_TEST(small_m_decode_near_dram)
 }
 END_TEST
 
+/* Hopper's small-M kernels schedule stream-K, up to 128 rows: 64 rows x
+ * 4096 x 4096 on a 9.0 part of 100 SMs are 16 tiles of 64 x 256, K shared
+ * out 100 / 16 = 6.25 ways (every SM busy, e_wave 1, 655.36 deep a
+ * share): compute-bound at 2*64*4096*4096 / (1e14 x 0.8 x 655.36/719.36).
+ * Split-K by a whole number (6 ways, 96 SMs) would take sqrt(0.96) of
+ * that rate. */
+START_TEST(small_m_stream_k_on_hopper)
+{
+	struct gpu_spec g = fake_gpu("fake90", 100, 100, 4000);
+	g.cc = 90;
+	struct tcgemm_params p = hand_params(0.5);
+	struct pred_kernel k64 = gemm(64, 4096, 4096, GPU_DT_BF16);
+	double want = 2.0 * 64 * 4096 * 4096 / (1e14 * 0.8 * 655.36 / 719.36) * 1e9;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&k64, &g, &p) - 2000, want, 1e-3);
+	/* 28 tiles (n 7168): 3.571 shares of 1146.88, still every SM; split-K
+	 * would have run 3 x 28 = 84 of them */
+	struct pred_kernel k28 = gemm(64, 7168, 4096, GPU_DT_BF16);
+	double share = 4096 / (100 / 28.0);
+	want = 2.0 * 64 * 7168 * 4096 / (1e14 * 0.8 * share / (share + 64)) * 1e9;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&k28, &g, &p) - 2000, want, 1e-3);
+	/* 72 rows: the 128-row tiles, shared out the same way (e_pad 72/128) */
+	struct pred_kernel k72 = gemm(72, 4096, 4096, GPU_DT_BF16);
+	want = 2.0 * 72 * 4096 * 4096 / (1e14 * 0.8 * sqrt(72 / 128.0) * 655.36 / 719.36) * 1e9;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&k72, &g, &p) - 2000, want, 1e-3);
+}
+END_TEST
+
 START_TEST(fp32_accumulate_epilogue)
 {
 	/* 4096 x 4096 x 64 BF16 on 100 SMs at 1000 GB/s: 1024 tiles in 11
@@ -540,6 +567,7 @@ int main(void)
 	tcase_add_test(tc, fp32_accumulate_epilogue);
 	tcase_add_test(tc, wave_quantization);
 	tcase_add_test(tc, small_m_decode_near_dram);
+	tcase_add_test(tc, small_m_stream_k_on_hopper);
 	tcase_add_test(tc, power_term);
 	tcase_add_test(tc, monotonic_in_size);
 	tcase_add_test(tc, ratio_identity_and_form);

@@ -409,6 +409,24 @@ cat >"$tmp/gemma3.json" <<'EOF'
  "intermediate_size": 6912, "vocab_size": 262144, "sliding_window": 512,
  "sliding_window_pattern": 6, "query_pre_attn_scalar": 256}
 EOF
+# Intervals of iterations beyond 10 s read as milliseconds (four significant
+# digits, whole from 1000 ms), never in exponent form ("5.334e+04"), in the
+# report and in --plan's table (its three layouts of 2 GPUs).
+"$BIN" --model gpt2-large --mode training --batch 32 --seq 1024 --target t4 >"$tmp/long.txt" 2>/dev/null
+"$BIN" --model gpt2-large --mode training --batch 32 --seq 1024 --plan 2 --target t4 >>"$tmp/long.txt" 2>/dev/null
+grep -q '^predicted  [0-9]\{5\}\.[0-9]* ms per iteration (80%: [0-9]\{5\}-[0-9]\{5\} ms)' "$tmp/long.txt" &&
+	[ "$(grep -c '  [0-9]\{5\}-[0-9]\{5\}  ' "$tmp/long.txt")" -eq 3 ] && ! grep -q 'e+0' "$tmp/long.txt"
+check "intervals beyond 10 s in plain milliseconds ($(grep -m1 '^predicted' "$tmp/long.txt"))" $?
+
+# The header names what runs: --dtype fp8 with its recipe (it said bf16,
+# the dtype of everything but the linears), one sequence in the singular.
+"$BIN" --model llama-3-8b --mode training --batch 1 --seq 512 --dtype fp8 --fp8-recipe rowwise \
+	--optimizer adamw --target h100-sxm 2>/dev/null | grep -q '^input .*, fp8 rowwise$'
+check "--dtype fp8 --fp8-recipe rowwise named in the input line" $?
+"$BIN" --model llama-3-8b --engine vllm --mode decode --batch 1 --seq 128 --dtype bf16 --target h100-sxm \
+	2>/dev/null | grep -q '^input .*, 1 sequence of 128 tokens'
+check "one served sequence in the singular" $?
+
 # Gemma 3 4B's multimodal config.json: the language model in text_config,
 # which names only what differs from Gemma3TextConfig (transformers'
 # defaults: 8 heads, 4 KV heads, head_dim 256, vocabulary 262208,

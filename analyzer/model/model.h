@@ -587,8 +587,8 @@ int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out);
  * forward batch, the attention backend's metadata, the sampler's argmax
  * read back), the one constant fitted on PipeWeave's measured SGLang
  * steps: the median over the 28 runs of measured minus predicted without
- * it, 0.56 ms (surfer-bench serving refits it with each GPU architecture
- * held out: 0.56, 0.63, 0.77, 0.52 ms without Ampere, Ada, Hopper,
+ * it, 0.60 ms (surfer-bench serving refits it with each GPU architecture
+ * held out: 0.60, 0.66, 0.70, 0.47 ms without Ampere, Ada, Hopper,
  * Blackwell).  It was 0 while the decode GEMMs ran the large GEMMs'
  * 128-row tiles (every fit then came out negative); once the small-M
  * tiles (tcgemm.c) took the steps below the measured ones the bench's
@@ -598,7 +598,7 @@ int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out);
  * inputs too, but the four measured whole batches of `vllm bench latency`
  * come out better without a constant (mean 2.9 % at 0, 3.4 % at SGLang's
  * 0.53 ms), so none is added. */
-#define MODEL_SERVE_STEP_CPU_NS 559000.0
+#define MODEL_SERVE_STEP_CPU_NS 600000.0
 #define MODEL_VLLM_STEP_CPU_NS 0.0
 
 #endif

@@ -241,8 +241,8 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 		}
 		int fits = !(have > 0) || l->peak <= have;
 		built = 1;
-		char iv[40];
-		snprintf(iv, sizeof iv, "%.4g-%.4g", l->low_ns / 1e6, l->high_ns / 1e6);
+		char iv[84];
+		report_interval(l->low_ns / 1e6, l->high_ns / 1e6, iv, sizeof iv);
 		fprintf(f, " %4u %12.3f %17s %12.0f %10.3f %10.2f", l->mb ? l->mb : 1, l->iteration_ns / 1e6, iv,
 			tokens_of(m) / (l->iteration_ns / 1e9), l->comm_exposed_ns / 1e6, l->peak / GIB);
 		if (usd_per_hour > 0) {

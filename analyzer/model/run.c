@@ -597,15 +597,23 @@ static int warn_memory(struct analysis *a, struct report_model *rm, const struct
 	rm->memory.kv_cache = m.kv_cache;
 	rm->memory.transient = m.transient;
 	analysis_warn_memory(a, m.peak, "one GPU's tensors (estimated)");
-	/* the peak grows with the batch: bisect for the largest that fits */
+	/* the peak grows with the batch: the largest batch that fits, up to
+	 * 2^20, by doubling from 1 until one does not fit, then bisecting.
+	 * Each probe builds the whole program at that batch, and a serving
+	 * engine's build walks every sequence: probing from 2^20 down took
+	 * seconds per target where the answer is a few thousand. */
 	for (size_t t = 0; t < a->ntargets && rm->max_batch_fits; t++) {
 		double have = gpu_mem_usable_bytes(a->targets[t].gpu);
-		uint32_t lo = 0, hi = 1u << 20; /* lo fits (0: none), hi does not */
+		uint32_t lo = 0, hi = 1; /* lo fits (0: none), hi does not */
 		struct model_memory x;
 		if (!(have > 0))
 			continue;
-		if (memory_at(c, mc, hi, &x) == 0 && x.peak <= have)
+		while (memory_at(c, mc, hi, &x) == 0 && x.peak <= have) {
 			lo = hi;
+			if (hi == 1u << 20)
+				break;
+			hi *= 2;
+		}
 		while (hi - lo > 1) {
 			uint32_t mid = lo + (hi - lo) / 2;
 			if (memory_at(c, mc, mid, &x) == 0 && x.peak <= have)
@@ -700,6 +708,16 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 	return SURFER_EINVAL;
 }
 
+/* The dtype a run's header names: --dtype fp8 with its recipe (the
+ * linears in FP8, o->dtype BF16 for the rest), else o->dtype. */
+static const char *dtype_label(const struct model_opts *o)
+{
+	static const char *const fp8[] = { "fp8 tensorwise", "fp8 rowwise", "fp8 delayed" };
+	if (o->fp8 && (unsigned)o->fp8_recipe < sizeof(fp8) / sizeof(fp8[0]))
+		return fp8[o->fp8_recipe];
+	return gpu_dtype_name(o->dtype);
+}
+
 /* The engine run's header line: engine, model, mode and its batch. */
 static void serve_describe(const struct model_cli *m, const struct model_config *c, char *out,
 			   size_t cap)
@@ -718,9 +736,9 @@ static void serve_describe(const struct model_cli *m, const struct model_config 
 		snprintf(gen, sizeof(gen), " + %u new tokens", m->new_tokens);
 	if (o->chunk && o->mode != MODEL_DECODE)
 		snprintf(ch, sizeof(ch), ", chunks of %u", o->chunk);
-	snprintf(out, cap, "%s %.40s, %s, %u sequences of %s%.0f tokens (%.0f in all)%s%s, %.8s%s",
-		 model_engine_name(o->engine), c->name, mode, o->batch,
-		 o->lens ? "up to " : "", mx, sum, gen, ch, gpu_dtype_name(o->dtype),
+	snprintf(out, cap, "%s %.40s, %s, %u sequence%s of %s%.0f tokens (%.0f in all)%s%s, %.16s%s",
+		 model_engine_name(o->engine), c->name, mode, o->batch, o->batch == 1 ? "" : "s",
+		 o->lens ? "up to " : "", mx, sum, gen, ch, dtype_label(o),
 		 o->tp > 1 ? ", parallel" : "");
 }
 
@@ -875,10 +893,10 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	if (mo->engine != MODEL_ENGINE_HF) {
 		serve_describe(m, &c, device, sizeof(device));
 	} else {
-		snprintf(device, sizeof(device), "model %.40s, %s, batch %u, seq %u%s, %.8s%s", c.name,
+		snprintf(device, sizeof(device), "model %.40s, %s, batch %u, seq %u%s, %.16s%s", c.name,
 			 mo->mode == MODEL_TRAINING ? "training" : mo->mode == MODEL_DECODE ? "decode"
 			 : generate ? "generate" : "inference",
-			 o->batch, o->seq, gen, gpu_dtype_name(o->dtype),
+			 o->batch, o->seq, gen, dtype_label(o),
 			 o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
 	}
 	if (m->power_limit_w > 0) {
