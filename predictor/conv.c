@@ -194,12 +194,14 @@ double conv_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 }
 
 int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
-		 const struct gpu_spec *target, int floor, struct pred_result *out)
+		 const struct gpu_spec *target, const struct conv_params *p, int floor,
+		 struct pred_result *out)
 {
-	const struct conv_params *p = &conv_default_params;
 	struct cv_feat ft, fo;
 	int mb;
 
+	if (!p)
+		p = &conv_default_params;
 	if (!out || cv_features(k, target, &ft) < 0 || !(p->eff[ft.algo] > 0))
 		return -1;
 	double t = cv_time(&ft, p, floor, &mb);

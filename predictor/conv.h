@@ -63,13 +63,14 @@ extern const struct conv_params conv_default_params;
 double conv_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 		     const struct conv_params *p, int floor);
 
-/* Predicts k on target: with an origin time (origin not NULL,
- * k->origin_ns > 0) T_o * model(target) / model(origin), else the model
- * itself, with the floor when floor is 1.  Fills out (method PRED_CONV,
- * waves, memory_bound, roofline_ns) and returns 0, or a negative value
- * when the model does not describe k. */
+/* Predicts k on target with constants p (NULL: the defaults): with an
+ * origin time (origin not NULL, k->origin_ns > 0) T_o * model(target) /
+ * model(origin), else the model itself, with the floor when floor is 1.
+ * Fills out (method PRED_CONV, waves, memory_bound, roofline_ns) and
+ * returns 0, or a negative value when the model does not describe k. */
 int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
-		 const struct gpu_spec *target, int floor, struct pred_result *out);
+		 const struct gpu_spec *target, const struct conv_params *p, int floor,
+		 struct pred_result *out);
 
 /* One convolution measured on two GPUs, for fitting: the kernel as the
  * origin recorded it (name, shape, FLOPs, bytes, k.origin_ns), the two

@@ -43,6 +43,7 @@ struct predictor {
 	char *weights;                /* "compiled-in" or the file name          */
 	int tile_floor;
 	struct tile_amd_scale amd;
+	struct conv_params conv;
 };
 
 int predictor_new(const struct pred_config *c, struct predictor **out, char *err, size_t errlen)
@@ -58,6 +59,7 @@ int predictor_new(const struct pred_config *c, struct predictor **out, char *err
 		goto oom;
 	p->tile_floor = c->tile_floor != 0;
 	p->amd = c->amd_scale ? *c->amd_scale : tile_amd_scale_default;
+	p->conv = c->conv ? *c->conv : conv_default_params;
 	if (c->tile) {
 		p->use = c->tile;
 		p->weights = strdup(c->weights ? c->weights : "loaded");
@@ -151,7 +153,7 @@ static int pred_run(const struct predictor *p, const struct pred_kernel *k,
 			return 0;
 		return pred_fallback(k, origin, target, out);
 	case PRED_CONV:
-		if (conv_predict(k, origin, target, p->tile_floor, out) == 0)
+		if (conv_predict(k, origin, target, &p->conv, p->tile_floor, out) == 0)
 			return 0;
 		return pred_fallback(k, origin, target, out);
 	case PRED_ATTENTION:

@@ -24,6 +24,7 @@
 
 struct tile_model;      /* predictor/tile.h */
 struct tile_amd_scale;  /* predictor/tile.h */
+struct conv_params;     /* predictor/conv.h */
 
 enum pred_method {
 	PRED_AUTO = 0,
@@ -138,6 +139,9 @@ struct pred_config {
 				       * timing has it, a kernel in a trace not) */
 	const struct tile_amd_scale *amd_scale; /* copied; NULL: the compiled-in
 				       * one (predictor/amd_scale.c)             */
+	const struct conv_params *conv; /* the convolution model's constants,
+				       * copied; NULL: the compiled-in ones
+				       * (predictor/conv_params.c)               */
 };
 
 /* A predictor: the configuration above, resolved.  Opaque and immutable;

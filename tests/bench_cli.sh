@@ -38,6 +38,8 @@ expect "surfer-bench: unknown command 'nosuch'; see surfer-bench --help" nosuch
 expect "surfer-bench: unknown format 'xml' (neusight, pipeweave, vidur, deepbench)" \
 	accuracy --format xml --dataset "$D" --origin t4 --target v100
 expect "surfer-bench: bad --launch-us 'x'" e2e --labels "$D" --configs "$D" --launch-us=x
+expect "surfer-bench: --heldout-conv: '$D/none': cannot read '$D/none': No such file or directory" \
+	accuracy --dataset "$D/none" --origin t4 --target v100 --heldout-conv
 
 # --data=DIR and --data DIR: the same run.
 R="$D/gpu-reference/gpu-benches/gpu-roofline"

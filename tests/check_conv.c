@@ -176,17 +176,17 @@ START_TEST(ratio_form_and_refusals)
 					   32 * 56 * 56, 4.0 * 32 * 64 * 56 * 56 * 2);
 	struct pred_result r1, r2;
 	k.origin_ns = 1e6;
-	ck_assert_int_eq(conv_predict(&k, v100, t4, 0, &r1), 0);
+	ck_assert_int_eq(conv_predict(&k, v100, t4, NULL, 0, &r1), 0);
 	ck_assert_int_eq(r1.method, PRED_CONV);
 	double want = 1e6 * conv_model_ns(&k, t4, NULL, 0) / conv_model_ns(&k, v100, NULL, 0);
 	ck_assert_double_eq_tol(r1.ns, want, 1e-6 * want);
 	/* linear in the origin time */
 	k.origin_ns = 3e6;
-	ck_assert_int_eq(conv_predict(&k, v100, t4, 0, &r2), 0);
+	ck_assert_int_eq(conv_predict(&k, v100, t4, NULL, 0, &r2), 0);
 	ck_assert_double_eq_tol(r2.ns, 3 * r1.ns, 1e-6 * r1.ns);
 	/* from the shape alone: the model itself */
 	k.origin_ns = 0;
-	ck_assert_int_eq(conv_predict(&k, NULL, t4, 1, &r2), 0);
+	ck_assert_int_eq(conv_predict(&k, NULL, t4, NULL, 1, &r2), 0);
 	ck_assert_double_eq_tol(r2.ns, conv_model_ns(&k, t4, NULL, 1), 1e-6);
 	/* predict_kernel's method "conv" runs it */
 	struct predictor *pr;
@@ -196,6 +196,19 @@ START_TEST(ratio_form_and_refusals)
 	ck_assert_int_eq(predict_kernel(pr, &k, v100, t4, PRED_CONV, &r2), 0);
 	ck_assert_int_eq(r2.method, PRED_CONV);
 	ck_assert_double_eq_tol(r2.ns, r1.ns, 1e-6 * r1.ns);
+	predictor_free(pr);
+	/* a predictor built with other constants predicts with them: a T4
+	 * power-capped to a tenth (the V100 to 0.155) slows the ratio down */
+	struct conv_params capped = conv_default_params;
+	capped.power_pj16 = 10 * 2.0 * 70 / (8.1 * 12 / 16);
+	capped.boost_ns = 1;
+	struct pred_config pc = {.conv = &capped};
+	ck_assert_int_eq(predictor_new(&pc, &pr, err, sizeof err), 0);
+	ck_assert_int_eq(predict_kernel(pr, &k, v100, t4, PRED_CONV, &r2), 0);
+	struct pred_result r3;
+	ck_assert_int_eq(conv_predict(&k, v100, t4, &capped, 0, &r3), 0);
+	ck_assert_double_eq_tol(r2.ns, r3.ns, 1e-6 * r3.ns);
+	ck_assert_msg(r2.ns > 1.3 * r1.ns, "capped %g vs %g", r2.ns, r1.ns);
 	predictor_free(pr);
 	ck_assert_str_eq(pred_method_name(PRED_CONV), "conv");
 	/* not a convolution, not FP32, no implicit-GEMM shape */
@@ -207,7 +220,7 @@ START_TEST(ratio_form_and_refusals)
 	ck_assert(conv_model_ns(&bad, t4, NULL, 0) < 0);
 	bad = k;
 	bad.m = 0;
-	ck_assert_int_eq(conv_predict(&bad, v100, t4, 0, &r2), -1);
+	ck_assert_int_eq(conv_predict(&bad, v100, t4, NULL, 0, &r2), -1);
 }
 END_TEST
 

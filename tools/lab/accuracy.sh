@@ -2,7 +2,8 @@
 # accuracy.sh - the held-out accuracy table (`make accuracy`).
 #
 # For each of the five GPUs of NeuSight's kernel data: train the tile model
-# without its whole architecture (surfer-train --holdout leaves out every
+# (and fit the convolution model: --heldout-conv) without its whole
+# architecture (surfer-train --holdout leaves out every
 # board of the GPU's compute capability: the P4 goes with DeepBench's
 # TITAN X Pascal, TITAN Xp and GTX 1080 Ti, the V100 PCIe with the V100
 # SXM2), then predict that GPU from each of the others and from scratch
@@ -54,7 +55,8 @@ for h in $GPUS; do
 		[ "$o" = "$h" ] && continue
 		O=$(name "$o")
 		"$BUILD/surfer-bench" accuracy --dataset "$DATA/kernels" --origin "$O" --target "$H" \
-			--method all --weights "$OUT/w_$h.bin" --json --dump "$OUT/sweep/$h--$o.csv" \
+			--method all --weights "$OUT/w_$h.bin" --heldout-conv --json \
+			--dump "$OUT/sweep/$h--$o.csv" \
 			> "$OUT/$h--$o.json"
 		reports="$reports $OUT/$h--$o.json"
 		if [ -d "$DATA/kernels-test" ]; then

@@ -28,6 +28,7 @@
 #include "tools/lab/bench_vec.h"
 #include "tools/lab/calibrate.h"
 #include "tools/lab/bench_figures.h"
+#include "predictor/conv.h"
 #include "predictor/predict.h"
 #include "predictor/tile.h"
 #include "tools/lab/neusight.h"
@@ -72,7 +73,7 @@ static void usage(FILE *fp)
 		"usage: " PROG " accuracy --dataset PATH --origin GPU|none --target GPU\n"
 		"                    [--format neusight|pipeweave|vidur|deepbench]\n"
 		"                    [--op OP] [--method M|all] [--weights FILE] [--json]\n"
-		"                    [--dump FILE.csv] [--as-recorded]\n"
+		"                    [--dump FILE.csv] [--as-recorded] [--heldout-conv]\n"
 		"       " PROG " table REPORT.json...   (markdown tables of accuracy reports)\n"
 		"       " PROG " e2e --labels DIR --configs DIR [--weights F | --holdout-weights DIR]\n"
 		"       " PROG " comm DIR...            (collective times vs NCCL measurements)\n"
@@ -512,8 +513,21 @@ static int accuracy_main(const struct bench_args *a)
 			return surfer_exit_code(SURFER_EINVAL);
 		}
 	}
+	/* The convolution model's constants fitted without the target's
+	 * architecture, on the dataset's convolutions of the other GPUs: the
+	 * compiled-in ones saw every GPU of NeuSight's sweep. */
+	struct conv_params conv = conv_default_params;
+	if (a->heldout_conv) {
+		char cerr[256];
+		long nc = bench_conv_fit_heldout(o.dataset, o.target->cc, &conv, cerr, sizeof cerr);
+		if (nc < 0) {
+			fprintf(stderr, PROG ": --heldout-conv: '%s': %s\n", o.dataset, cerr);
+			tile_model_free(tm);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+	}
 	/* NeuSight's op timings include the measuring host's floor. */
-	struct pred_config pc = { .weights = o.weights, .tile = tm, .tile_floor = 1 };
+	struct pred_config pc = { .weights = o.weights, .tile = tm, .tile_floor = 1, .conv = &conv };
 	struct predictor *pred;
 	char err[256];
 	if (predictor_new(&pc, &pred, err, sizeof err) != 0) {
@@ -543,7 +557,7 @@ enum bench_opt {
 	BO_DATA, BO_LABELS, BO_CONFIGS, BO_GPU, BO_WEIGHTS, BO_HOLDOUT, BO_DUMP, BO_DATASET,
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
 	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAMF,
-	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELP, BO_COUNT
+	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_HELP, BO_COUNT
 };
 #define BO(x) (1u << BO_##x)
 #define BO_VAL 256        /* getopt_long's value of option i is BO_VAL + i */
@@ -577,6 +591,7 @@ static const struct option bench_long_opts[] = {
 	{"format", required_argument, NULL, BO_VAL + BO_FORMAT},
 	{"interval", required_argument, NULL, BO_VAL + BO_INTERVAL},
 	{"before", no_argument, NULL, BO_VAL + BO_BEFORE},
+	{"heldout-conv", no_argument, NULL, BO_VAL + BO_HELDOUT_CONV},
 	{"help", no_argument, NULL, BO_VAL + BO_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -593,7 +608,8 @@ static const struct bench_cmd {
 	int (*run)(const struct bench_args *a);
 } bench_cmds[] = {
 	{"accuracy", BO(DATASET) | BO(ORIGIN) | BO(TARGET) | BO(OP) | BO(METHOD) | BO(WEIGHTS) |
-		     BO(JSON) | BO(DUMP) | BO(AS_RECORDED) | BO(FORMAT), 0, accuracy_main},
+		     BO(JSON) | BO(DUMP) | BO(AS_RECORDED) | BO(FORMAT) | BO(HELDOUT_CONV), 0,
+	 accuracy_main},
 	{"table", 0, 1, table_main},
 	{"e2e", BO(LABELS) | BO(CONFIGS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(LAUNCH_US) |
 		BO(ATTENTION) | BO(COMPILED_AMD_SCALE) | BO(DUMP), 0, bench_e2e_main},
@@ -666,6 +682,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_FORMAT: a->format = optarg; break;
 		case BO_INTERVAL: a->interval = optarg; break;
 		case BO_BEFORE: a->before = 1; break;
+		case BO_HELDOUT_CONV: a->heldout_conv = 1; break;
 		case BO_HELP: a->help = 1; break;
 		case BO_COUNT: break;
 		}

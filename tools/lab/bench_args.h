@@ -32,6 +32,7 @@ struct bench_args {
 	int rows;                   /* --rows (profile)                        */
 	int json;                   /* --json (accuracy)                       */
 	int as_recorded;            /* --as-recorded (accuracy)                */
+	int heldout_conv;           /* --heldout-conv (accuracy)               */
 	int per_dtype;              /* --per-dtype (tensorcore)                */
 	int no_power;               /* --no-power (tensorcore)                 */
 	int no_figures;             /* --no-figures (tensorcore)               */

@@ -152,6 +152,53 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 	return 0;
 }
 
+/* The GPUs with convolution rows in set, at most CB_MAXGPU; the number of
+ * convolution rows of a known GPU in *nconv. */
+static size_t cb_gpus(const struct ns_set *set, const struct gpu_spec **gpus, size_t *nconv)
+{
+	size_t ng = 0;
+	*nconv = 0;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct ns_row *r = &set->rows[i];
+		if (!r->gpu || ns_op_class(r->op) != PRED_OP_CONV)
+			continue;
+		(*nconv)++;
+		size_t g = 0;
+		while (g < ng && gpus[g] != r->gpu)
+			g++;
+		if (g == ng && ng < CB_MAXGPU)
+			gpus[ng++] = r->gpu;
+	}
+	return ng;
+}
+
+long bench_conv_fit_heldout(const char *path, uint32_t cc_out, struct conv_params *p, char *err,
+			    size_t errlen)
+{
+	struct ns_set set;
+	const struct gpu_spec *gpus[CB_MAXGPU];
+	struct conv_sample *buf;
+	size_t nconv;
+	memset(&set, 0, sizeof set);
+	if (ns_load_format(&set, path, NS_FMT_NEUSIGHT, NULL, NULL, err, errlen) != 0) {
+		ns_release(&set);
+		return -1;
+	}
+	size_t ng = cb_gpus(&set, gpus, &nconv);
+	long n = cb_samples(&set, gpus, ng, cc_out, 0, &buf);
+	struct conv_params q = conv_default_params;
+	if (n < 0) {
+		snprintf(err, errlen, "out of memory");
+	} else if (n > 0 && conv_fit(buf, (size_t)n, &q, NULL) == 0) {
+		*p = q;
+	} else {
+		n = 0;
+	}
+	free(buf);
+	ns_release(&set);
+	return n;
+}
+
 int bench_conv_main(const struct bench_args *a)
 {
 	if (a->help) {
@@ -171,18 +218,7 @@ int bench_conv_main(const struct bench_args *a)
 		return surfer_exit_code(SURFER_EINVAL);
 	}
 	const struct gpu_spec *gpus[CB_MAXGPU];
-	size_t ng = 0, nconv = 0;
-	for (size_t i = 0; i < set.n; i++) {
-		const struct ns_row *r = &set.rows[i];
-		if (!r->gpu || ns_op_class(r->op) != PRED_OP_CONV)
-			continue;
-		nconv++;
-		size_t g = 0;
-		while (g < ng && gpus[g] != r->gpu)
-			g++;
-		if (g == ng && ng < CB_MAXGPU)
-			gpus[ng++] = r->gpu;
-	}
+	size_t nconv, ng = cb_gpus(&set, gpus, &nconv);
 	int rc = 0;
 	if (nconv == 0) {
 		fprintf(stderr, PROG ": conv: no convolution rows of a known GPU under '%s'\n", a->data);
