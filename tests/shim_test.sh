@@ -105,6 +105,51 @@ PY
 		pass "hostmem: analyzed" || { fail "hostmem: analyzed"; cat "$T/hm.txt"; }
 fi
 
+# 1d. Every driver entry point the recorder hooks, each variant, once
+#     succeeding and once failing (shim_runtime.c, calls()): the program
+#     checks results, errno both ways and the copies; here the trace.  A
+#     copy or set per successful call (unified copies: the direction from
+#     both sides; a per-thread call's stream is the thread's, 10000 + tid on
+#     the fake), a kernel per successful launch with its flags (1
+#     cooperative, 8 per-thread, 16 Ex), the synchronizations of both
+#     passes but event records only of the first, and the first pass's
+#     allocations as the peak (10 MiB + 8 KiB).
+if run calls 0 SURFER_TIMING=events SURFER_OUTPUT="$T/calls.mp" -- $B/tests/shim_runtime calls; then
+	check calls "$T/calls.mp" --kernels 6 --copies 24 --traced-names --timing events
+	$B/surfer-dump "$T/calls.mp" >"$T/calls.json" 2>&1
+	if python3 - "$T/calls.json" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+tid = recs[1]["thread"]
+pt, s1, legacy = 10000 + tid, 100, 1
+c = [(r["bytes"], r.get("kind", "set"), r["async"], r["stream"], r["host_mem"]) for r in recs
+     if r["type"] in ("memcpy", "memset")]
+want = [(101, "dtod", False, legacy, "unknown"), (102, "dtoh", False, pt, "pageable"),
+        (103, "htod", True, s1, "pinned"), (104, "dtod", True, pt, "unknown"),
+        (105, "htod", False, legacy, "pageable"), (106, "htod", False, pt, "pinned"),
+        (107, "dtoh", False, legacy, "pinned"), (108, "dtoh", False, pt, "pageable"),
+        (109, "dtod", False, legacy, "unknown"), (110, "dtod", False, pt, "unknown"),
+        (111, "htod", True, s1, "pinned"), (112, "htod", True, pt, "pageable"),
+        (113, "dtoh", True, s1, "pinned"), (114, "dtoh", True, pt, "pageable"),
+        (115, "dtod", True, s1, "unknown"), (116, "dtod", True, pt, "unknown"),
+        (117, "set", False, legacy, "unknown"), (118, "set", False, pt, "unknown"),
+        (119 * 4, "set", False, legacy, "unknown"), (120 * 4, "set", False, pt, "unknown"),
+        (121, "set", True, s1, "unknown"), (122, "set", True, pt, "unknown"),
+        (123 * 4, "set", True, s1, "unknown"), (124 * 4, "set", True, pt, "unknown")]
+assert c == want, "\n".join(map(str, c))
+k = [(r["name"], r["flags"], r["stream"]) for r in recs if r["type"] == "kernel"]
+assert k == [("calls_launch", 0, s1), ("calls_launch_ptsz", 8, pt), ("calls_coop", 1, s1),
+             ("calls_coop_ptsz", 9, pt), ("calls_ex", 16, s1), ("calls_ex_ptsz", 24, pt)], k
+y = [(r["kind"], r["stream"]) for r in recs if r["type"] == "sync"]
+both = [("ctx", 0), ("stream", s1), ("stream", pt), ("event", 0), ("stream_wait_event", s1),
+        ("stream_wait_event", pt)]
+assert y == both + [("event_record", s1), ("event_record", pt)] * 2 + both, y
+t = recs[-1]
+assert t["type"] == "trailer" and t["peak_device_bytes"] == (10 << 20) + 8192, t
+PY
+	then pass "calls: every hooked entry point recorded as called"; else fail "calls: every hooked entry point recorded as called"; fi
+fi
+
 # 2. Default timing: CUPTI cannot run on the fake; events are used and the
 #    header says why.
 if run cupti-fallback 0 SURFER_OUTPUT="$T/fb.mp" -- $B/tests/shim_runtime basic; then
