@@ -453,6 +453,35 @@ if run nested 0 SURFER_TIMING=events SURFER_OUTPUT="$T/n.mp" LD_LIBRARY_PATH="$B
 	[ "$got" = "2 0" ] && pass "nested: kernels linked to their GEMM" || fail "nested: gemm count and errors '$got'"
 fi
 
+# 12'. Every cuBLAS/cuBLASLt GEMM entry point (fake libraries): statuses and
+#      errno pass through (shim_cublas checks), and each call, a failing one
+#      too, is one GEMM record with the API, shape, transposes, batch and
+#      types it was called with (cuBLASLt's shape comes from descriptors the
+#      fake cannot describe: unknown).
+if run cublas 0 SURFER_TIMING=events SURFER_OUTPUT="$T/bl.mp" LD_LIBRARY_PATH="$B/tests:$B/tests/fakelib" \
+	-- $B/tests/shim_cublas; then
+	pass "cublas: statuses and errno unchanged"
+	$B/surfer-dump "$T/bl.mp" >"$T/bl.json" 2>&1
+	if python3 - "$T/bl.json" <<'PY'
+import json, sys
+g = [tuple(r[f] for f in ("api", "m", "n", "k", "batch", "trans_a", "trans_b", "a_type", "b_type",
+                          "c_type", "compute_type"))
+     for r in map(json.loads, open(sys.argv[1])) if r["type"] == "gemm"]
+want = [("sgemm", 10, 20, 30, 1, "N", "T", "f32", "f32", "f32", "f32"),
+        ("dgemm", 11, 21, 31, 1, "T", "N", "f64", "f64", "f64", "f64"),
+        ("hgemm", 12, 22, 32, 1, "N", "N", "f16", "f16", "f16", "f16"),
+        ("gemmex", 13, 23, 33, 1, "C", "N", "bf16", "bf16", "f32", "tf32"),
+        ("sgemm_strided_batched", 14, 24, 34, 2, "N", "N", "f32", "f32", "f32", "f32"),
+        ("dgemm_strided_batched", 15, 25, 35, 3, "T", "T", "f64", "f64", "f64", "f64"),
+        ("hgemm_strided_batched", 16, 26, 36, 4, "N", "T", "f16", "f16", "f16", "f16"),
+        ("gemm_strided_batched_ex", 17, 27, 37, 5, "T", "N", "f16", "f16", "f16", "f16"),
+        ("gemm_batched_ex", 18, 28, 38, 6, "N", "N", "f8e4m3", "f8e4m3", "bf16", "f32"),
+        ("lt_matmul", 0, 0, 0, 1, "N", "N", "unknown", "unknown", "unknown", "unknown")]
+assert g == want, "\n".join(map(str, g))
+PY
+	then pass "cublas: a GEMM record per call"; else fail "cublas: a GEMM record per call"; fi
+fi
+
 # 12a. NCCL: one OP record per collective (a group summed at its end), with
 #     the communicator's size and rank from NCCL; the kernels NCCL launched
 #     carry its seq; the fake's error result (broadcast) comes back as is.
