@@ -487,7 +487,9 @@ fi
 #     carry its seq; the fake's error result (broadcast) comes back as is.
 #     Expected bytes, by hand: all-reduce 1000 x 4; all-gather 256 x 2 x 4
 #     ranks; broadcast 10 x 1; reduce-scatter group 2 x 128 x 2 x 4;
-#     all-to-all 4 peers x 100 x 4; send/recv 64.
+#     all-to-all 4 peers x 100 x 4; send/recv 64; reduce 50 x 4;
+#     ncclAlltoAll 25 x 4 to each of 4 ranks.  Errno passes through both
+#     ways (shim_nccl checks).
 if run nccl 0 SURFER_TIMING=events SURFER_OUTPUT="$T/nc.mp" LD_LIBRARY_PATH="$B/tests:$B/tests/fakelib" \
 	-- $B/tests/shim_nccl; then
 	pass "nccl: results unchanged"
@@ -501,7 +503,7 @@ if run nccl 0 SURFER_TIMING=events SURFER_OUTPUT="$T/nc.mp" LD_LIBRARY_PATH="$B/
 		/"type":"kernel"/ { match($0, /"lib_call":[0-9]+/); l = substr($0, RSTART + 11, RLENGTH - 11)
 			if (!(l in op)) bad++; nk++ }
 		END { printf "%s| %d %d", out, nk, bad + 0 }')
-	want="all_reduce:4000:4:1 all_gather:2048:4:1 broadcast:10:4:1 reduce_scatter:2048:4:1 all_to_all:1600:4:1 send_recv:64:4:1 | 6 0"
+	want="all_reduce:4000:4:1 all_gather:2048:4:1 broadcast:10:4:1 reduce_scatter:2048:4:1 all_to_all:1600:4:1 send_recv:64:4:1 reduce:200:4:1 all_to_all:400:4:1 | 8 0"
 	[ "$got" = "$want" ] && pass "nccl: records and kernel links" || fail "nccl: got '$got', want '$want'"
 fi
 
