@@ -428,11 +428,13 @@ if [ -x $B/tests/shim_libs ]; then
 			'"type":"gemm","seq":[0-9]*,"api":"lt_matmul","m":128,"n":32,"k":64,"batch":1,"trans_a":"T","trans_b":"N","a_type":"bf16","b_type":"bf16","c_type":"bf16","compute_type":"tf32","epilogue":4,' \
 			'"type":"gemm","seq":[0-9]*,"api":"sgemm","m":10,"n":20,"k":30,"batch":1,"trans_a":"N","trans_b":"T","a_type":"f32",' \
 			'"type":"conv","seq":[0-9]*,"api":"backend","dir":"fwd","nbdims":4,"in":\[8,3,32,32\],"filt":\[16,3,5,5\],"out":\[8,16,28,28\],"stride":\[1,1\],"pad":\[0,0\],"dilation":\[1,1\],"groups":1,"dtype":"f16","compute_type":"f32"' \
-			'"type":"conv","seq":[0-9]*,"api":"v7","dir":"fwd","nbdims":4,"in":\[4,8,16,16\],"filt":\[6,4,3,3\],"out":\[4,6,8,8\],"stride":\[2,2\],"pad":\[1,1\],"dilation":\[1,1\],"groups":2,"dtype":"f32"'; do
+			'"type":"conv","seq":[0-9]*,"api":"v7","dir":"fwd","nbdims":4,"in":\[4,8,16,16\],"filt":\[6,4,3,3\],"out":\[4,6,8,8\],"stride":\[2,2\],"pad":\[1,1\],"dilation":\[1,1\],"groups":2,"dtype":"f32"' \
+			'"type":"conv","seq":[0-9]*,"api":"v7","dir":"bwd_data","nbdims":4,"in":\[4,8,16,16\],"filt":\[6,4,3,3\],"out":\[4,6,8,8\],"stride":\[2,2\],"pad":\[1,1\],"dilation":\[1,1\],"groups":2,"dtype":"f32"' \
+			'"type":"conv","seq":[0-9]*,"api":"v7","dir":"bwd_filter","nbdims":4,"in":\[4,8,16,16\],"filt":\[6,4,3,3\],"out":\[4,6,8,8\],"stride":\[2,2\],"pad":\[1,1\],"dilation":\[1,1\],"groups":2,"dtype":"f32"'; do
 			grep -q "$want" "$T/libs.json" || { fail "libs: no record matching $want"; }
 		done
 		n=$(grep -c '"type":"\(gemm\|conv\)"' "$T/libs.json")
-		[ "$n" -eq 4 ] && pass "libs: four library records" || fail "libs: $n library records"
+		[ "$n" -eq 6 ] && pass "libs: six library records" || fail "libs: $n library records"
 	fi
 else
 	echo "skip - libs: cuBLASLt/cuDNN not in the toolkit"
