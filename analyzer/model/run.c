@@ -688,13 +688,7 @@ const struct gpu_spec *model_cli_target(const struct model_cli *m, const struct 
 {
 	if (!(m->power_limit_w > 0) || !g->tdp_w || m->power_limit_w >= g->tdp_w)
 		return g;
-	double f = m->power_limit_w / g->tdp_w;
-	*tmp = *g;
-	for (int d = 0; d < GPU_DT_COUNT; d++)
-		tmp->peak_tflops[d] *= f;
-	tmp->boost_clock_mhz = (uint32_t)lround(g->boost_clock_mhz * f);
-	if (tmp->base_clock_mhz > tmp->boost_clock_mhz)
-		tmp->base_clock_mhz = tmp->boost_clock_mhz;
+	gpu_derate_compute(g, m->power_limit_w / g->tdp_w, tmp);
 	tmp->tdp_w = (uint32_t)lround(m->power_limit_w);
 	return tmp;
 }
