@@ -38,6 +38,7 @@ struct model_cli {
 	uint32_t nlens;
 	int lens_kind;            /* 0 none, 1 prompt lengths, 2 context lengths */
 	int new_tokens_set;       /* --new-tokens given                        */
+	const char *shape_opt;    /* "--batch" or "--seq" when given, else NULL */
 };
 
 /* The CPU time between two launches of m's run: --launch-us (or -from)
