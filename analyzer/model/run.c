@@ -544,6 +544,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 	out->bubble_ns = t.bubble_ns;
 	out->kernels = (size_t)a->kernels;
 	memcpy(out->method_ns, at->method_ns, sizeof(out->method_ns));
+	memcpy(out->op_ns, at->op_ns, sizeof(out->op_ns));
 	double exposed = out->iteration_ns - (out->compute_ns + out->bubble_ns + out->cpu_bound_ns);
 	out->comm_exposed_ns = exposed > 0 ? (exposed < out->comm_ns ? exposed : out->comm_ns) : 0;
 	analysis_free(a);

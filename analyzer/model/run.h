@@ -113,6 +113,7 @@ struct model_timing {
 	double bubble_ns;        /* pipeline bubble (pp > 1)                   */
 	size_t kernels;          /* launches on this GPU                        */
 	double method_ns[PRED_METHOD_COUNT]; /* kernel time by predictor method */
+	double op_ns[PRED_OP_COUNT]; /* kernel time by op class (GEMM, attention, ...) */
 };
 
 /* Predicts the run s (built from o) on target, launch_ns between launches,
