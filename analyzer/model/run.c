@@ -321,6 +321,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			o->zero = (uint32_t)(v[0] - '0');
 		else
 			bad = -1;
+		m->zero_set = 1;
 	} else if (!strcmp(name, "microbatches")) {
 		bad = parse_count(v, 1u << 20, &o->microbatches);
 	} else if (!strcmp(name, "expert-capacity")) {

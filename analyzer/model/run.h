@@ -30,6 +30,8 @@ struct model_cli {
 	int set;                  /* some model option was given               */
 	int launch_set;           /* --launch-us or --launch-us-from given     */
 	int ckpt_set;             /* --act-ckpt given (else --plan tries them) */
+	int zero_set;             /* --zero given (else --plan tries 0, 1 and 3
+				   * in training)                             */
 	double power_limit_w;     /* --power-limit: the boards run at this
 				   * cap, W; 0 at their TDP                   */
 	/* --prompt-lens / --context-lens: each sequence's length (opts.lens
