@@ -2533,8 +2533,16 @@ START_TEST(power_limit_target)
 	ck_assert_ptr_eq(t, &tmp);
 	ck_assert_double_eq_tol(t->peak_tflops[GPU_DT_BF16], g->peak_tflops[GPU_DT_BF16] * 500 / 700, 1e-9);
 	ck_assert_double_eq(t->mem_bw_gbps, g->mem_bw_gbps);
-	ck_assert_int_eq(model_cli_set(&m, "power-limit", "800", err, sizeof(err)), 0);
+	ck_assert_int_eq(model_target_check(&m.opts, g, err, sizeof(err)), 0);
+	/* at the TDP the board is itself; above it (an H100 SXM's 700 W) the
+	 * run is refused with the reason, not predicted at the TDP silently */
+	ck_assert_int_eq(model_cli_set(&m, "power-limit", "700", err, sizeof(err)), 0);
 	ck_assert_ptr_eq(model_cli_target(&m, g, &tmp), g);
+	ck_assert_int_eq(model_target_check(&m.opts, g, err, sizeof(err)), 0);
+	ck_assert_int_eq(model_cli_set(&m, "power-limit", "800", err, sizeof(err)), 0);
+	ck_assert_int_eq(model_target_check(&m.opts, g, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_str_eq(err, "--power-limit 800 W on h100-sxm: above its 700 W TDP; surfer predicts "
+			 "boards capped at or below their TDP");
 	ck_assert_int_eq(model_cli_set(&m, "power-limit", "lots", err, sizeof(err)), SURFER_EINVAL);
 	ck_assert_int_eq(model_cli_set(&m, "act-ckpt", "some", err, sizeof(err)), SURFER_EINVAL);
 	ck_assert_int_eq(model_cli_set(&m, "stack", "jax", err, sizeof(err)), SURFER_EINVAL);

@@ -255,6 +255,17 @@ assert mixed[(4, 2, 1)]["memory_fits"], mixed[(4, 2, 1)]
 PY
 check "--plan: Megatron's 18 B/param takes dp 8 of Llama-3-8B off an H100 (pure bf16 fits)" $?
 bad_input --model gpt2 --mode training --precision half --target a100
+# a cap above the board's TDP (an H100 SXM's 700 W) is refused, not
+# predicted at the TDP in silence; --all-targets leaves such GPUs out
+bad_input --model gpt2 --power-limit 800 --target h100-sxm
+"$BIN" --model gpt2 --power-limit 300 --all-targets --json >"$tmp/pl.json" 2>"$tmp/err"
+check "--power-limit 300 --all-targets exits 0 ($(cat "$tmp/err"))" $?
+python3 - "$tmp/pl.json" <<'PY'
+import json, sys
+t = {p["target"] for p in json.load(open(sys.argv[1]))["predictions"]}
+assert "h100-sxm" in t and "t4" not in t, sorted(t)
+PY
+check "--power-limit 300 --all-targets: the H100 predicted, the 70 W T4 left out" $?
 bad_input --batch 4 --target a100
 bad_input --model gpt2 --target a100 some-trace.mp
 printf '{"model_type": "gpt2", "n_embd": ' >"$tmp/broken.json"
