@@ -134,25 +134,42 @@ static int launch_from_trace(struct model_cli *m, const char *path, char *err, s
 	return 0;
 }
 
-/* Lengths from text: numbers separated by commas or white space, into
- * m->lens.  0, or SURFER_EINVAL with a reason. */
+/* Lengths from text: numbers separated by one comma or by white space
+ * (a file may hold one a line), into m->lens.  Every length is at least 1:
+ * a prompt has a token, and a decode step's cache holds at least its
+ * prompt's; an empty item (",5", "5,,6", "5,") is a typo, not a length.
+ * 0, or SURFER_EINVAL with a reason. */
 static int parse_lens(struct model_cli *m, const char *opt, const char *text, const char *what,
 		      char *err, size_t errlen)
 {
 	const char *p = text;
 	uint32_t n = 0;
+	int comma = 0;                     /* a comma seen since the last length */
 	for (;;) {
-		while (*p == ',' || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ',') {
+			if (*p == ',' && (comma || !n)) {
+				snprintf(err, errlen, "bad --%s '%.40s': length %u is empty (two commas, "
+					 "or one at the start)", opt, what, n + 1);
+				return SURFER_EINVAL;
+			}
+			comma |= *p == ',';
 			p++;
+		}
 		if (!*p)
 			break;
 		char *end;
 		errno = 0;
 		unsigned long x = strtoul(p, &end, 10);
-		if (end == p || errno || *p == '-' || x > (1ul << 24) || (x == 0 && opt[0] == 'p') ||
+		if (end == p || errno || *p == '-' || *p == '+' || x > (1ul << 24) ||
 		    (*end && *end != ',' && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r')) {
-			snprintf(err, errlen, "bad --%s '%.40s': %s: lengths of 1 to 16777216 tokens "
+			snprintf(err, errlen, "bad --%s '%.40s': %.20s: lengths of 1 to 16777216 tokens "
 				 "separated by commas are expected", opt, what, p);
+			return SURFER_EINVAL;
+		}
+		if (x == 0) {
+			snprintf(err, errlen, "bad --%s '%.40s': length %u is 0; %s", opt, what, n + 1,
+				 opt[0] == 'p' ? "a prompt holds at least 1 token"
+				 : "a decode step's cache holds at least its prompt (1 token or more)");
 			return SURFER_EINVAL;
 		}
 		if (n == MODEL_CLI_MAX_LENS) {
@@ -160,7 +177,13 @@ static int parse_lens(struct model_cli *m, const char *opt, const char *text, co
 			return SURFER_EINVAL;
 		}
 		m->lens[n++] = (uint32_t)x;
+		comma = 0;
 		p = end;
+	}
+	if (comma) {
+		snprintf(err, errlen, "bad --%s '%.40s': length %u is empty (a comma at the end)", opt,
+			 what, n + 1);
+		return SURFER_EINVAL;
 	}
 	if (!n) {
 		snprintf(err, errlen, "--%s '%.40s': no length given", opt, what);
@@ -312,6 +335,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		o->no_grad_clip = 1;
 	} else if (!strcmp(name, "new-tokens")) {
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
+		m->new_tokens_set = 1;
 	} else if (!strcmp(name, "write-trace")) {
 		m->write_trace = v;
 	} else if (!strcmp(name, "plan")) {
@@ -879,6 +903,12 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	    (m->lens_kind == 2 && mode != MODEL_DECODE)) {
 		snprintf(err, errlen, "%s goes with --mode %s", m->lens_kind == 1 ? "--prompt-lens"
 			 : "--context-lens", m->lens_kind == 1 ? "prefill or serve" : "decode");
+		return SURFER_EINVAL;
+	}
+	if (m->new_tokens_set && mode != MODEL_SERVE && mode != MODEL_GENERATE) {
+		snprintf(err, errlen, "--new-tokens goes with --mode serve (an engine) or generate "
+			 "(--engine hf), not with --mode %s", mode == MODEL_TRAINING ? "training"
+			 : mode == MODEL_DECODE ? "decode" : mode == MODEL_PREFILL ? "prefill" : "inference");
 		return SURFER_EINVAL;
 	}
 	if (m->opts.chunk && mode != MODEL_PREFILL && mode != MODEL_SERVE) {

@@ -37,6 +37,7 @@ struct model_cli {
 	uint32_t lens[MODEL_CLI_MAX_LENS];
 	uint32_t nlens;
 	int lens_kind;            /* 0 none, 1 prompt lengths, 2 context lengths */
+	int new_tokens_set;       /* --new-tokens given                        */
 };
 
 /* The CPU time between two launches of m's run: --launch-us (or -from)
