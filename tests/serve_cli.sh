@@ -102,6 +102,11 @@ bad "a trailing comma" --model llama-3.2-1b --engine sglang --mode prefill --pro
 bad "a plus sign" --model llama-3.2-1b --engine sglang --mode decode --context-lens +100 --dtype bf16 --target h100
 bad "new tokens with decode" --model llama-3.2-1b --engine sglang --mode decode --context-lens 100 --new-tokens 8 --dtype bf16 --target h100
 bad "new tokens with prefill" --model llama-3.2-1b --engine vllm --mode prefill --prompt-lens 100 --new-tokens 8 --dtype bf16 --target h100
+# the lengths give the batch: --batch or --seq beside them is refused (a
+# --batch 3 after two prompts counted three sequences' tokens)
+bad "batch with prompt lengths" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 4 --batch 3 --dtype bf16 --target h100
+bad "batch before context lengths" --model llama-3.2-1b --engine sglang --mode decode --batch 3 --context-lens 100,200 --dtype bf16 --target h100
+bad "seq with prompt lengths" --model llama-3.2-1b --engine vllm --mode prefill --prompt-lens 100 --seq 512 --dtype bf16 --target h100
 printf '100,\n200\n\n300\n' >"$tmp/lens3"
 got=$("$BIN" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens "@$tmp/lens3" --dtype bf16 \
 	--target h100 2>&1 | sed -n 's/^input .* \([0-9]*\) sequences.*/\1/p')

@@ -196,6 +196,16 @@ static int parse_lens(struct model_cli *m, const char *opt, const char *text, co
 	return 0;
 }
 
+/* The lengths give the batch and each sequence's length: --batch and
+ * --seq beside them would be dropped (or miscount the tokens). */
+static int lens_and_shape(const struct model_cli *m, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s and %s exclude each other: the lengths give the batch (one per "
+		 "sequence) and each sequence's length", m->lens_kind == 1 ? "--prompt-lens" : "--context-lens",
+		 m->shape_opt);
+	return SURFER_EINVAL;
+}
+
 /* --prompt-lens / --context-lens: a list, or @FILE holding one. */
 static int set_lens(struct model_cli *m, const char *opt, const char *v, char *err, size_t errlen)
 {
@@ -205,6 +215,8 @@ static int set_lens(struct model_cli *m, const char *opt, const char *v, char *e
 		return SURFER_EINVAL;
 	}
 	m->lens_kind = kind;
+	if (m->shape_opt)
+		return lens_and_shape(m, err, errlen);
 	if (v[0] != '@')
 		return parse_lens(m, opt, v, v, err, errlen);
 	FILE *f = fopen(v + 1, "r");
@@ -251,10 +263,11 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	m->set = 1;
 	if (!strcmp(name, "model")) {
 		m->model = v;
-	} else if (!strcmp(name, "batch")) {
-		bad = parse_count(v, 1u << 20, &o->batch);
-	} else if (!strcmp(name, "seq")) {
-		bad = parse_count(v, 1u << 20, &o->seq);
+	} else if (!strcmp(name, "batch") || !strcmp(name, "seq")) {
+		m->shape_opt = name[0] == 'b' ? "--batch" : "--seq";
+		if (m->lens_kind)
+			return lens_and_shape(m, err, errlen);
+		bad = parse_count(v, 1u << 20, name[0] == 'b' ? &o->batch : &o->seq);
 	} else if (!strcmp(name, "mode")) {
 		bad = model_mode_parse(v, &o->mode);
 	} else if (!strcmp(name, "dtype")) {
@@ -532,6 +545,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 	out->bubble_ns = t.bubble_ns;
 	out->kernels = (size_t)a->kernels;
 	memcpy(out->method_ns, at->method_ns, sizeof(out->method_ns));
+	memcpy(out->op_ns, at->op_ns, sizeof(out->op_ns));
 	double exposed = out->iteration_ns - (out->compute_ns + out->bubble_ns + out->cpu_bound_ns);
 	out->comm_exposed_ns = exposed > 0 ? (exposed < out->comm_ns ? exposed : out->comm_ns) : 0;
 	analysis_free(a);
