@@ -35,8 +35,10 @@ void preload_log_verbose(int on)
 	verbose = on;
 }
 
+/* One "libsurfer: ..." line on stderr; errno is kept. */
 static void vsay(const char *fmt, va_list ap)
 {
+	int e = errno;
 	char line[512];
 	int n = snprintf(line, sizeof line, "libsurfer: ");
 	vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
@@ -45,6 +47,7 @@ static void vsay(const char *fmt, va_list ap)
 		line[len++] = '\n';
 	ssize_t w = write(2, line, len);
 	(void)w;
+	errno = e;
 }
 
 void preload_warn(const char *fmt, ...)
@@ -59,22 +62,18 @@ void preload_warn(const char *fmt, ...)
 	int slot = atomic_fetch_add(&nseen, 1);
 	if (slot < 32)
 		seen[slot] = fmt;
-	int e = errno;
 	va_list ap;
 	va_start(ap, fmt);
 	vsay(fmt, ap);
 	va_end(ap);
-	errno = e;
 }
 
 void preload_note(const char *fmt, ...)
 {
 	if (!verbose)
 		return;
-	int e = errno;
 	va_list ap;
 	va_start(ap, fmt);
 	vsay(fmt, ap);
 	va_end(ap);
-	errno = e;
 }
