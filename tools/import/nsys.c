@@ -107,11 +107,15 @@ static int prepare(struct db *d, const char *sql, sqlite3_stmt **st)
 	return 0;
 }
 
-/* Prepares the SELECT of cols from table (build_select) in *st. */
+/* Prepares the SELECT of cols from table (build_select) in *st; *st is
+ * NULL (and the result 0) when the report has no such table. */
 static int select_cols(struct db *d, const char *table, const char *const *cols, size_t ncols,
 		       sqlite3_stmt **st)
 {
 	char sql[4096];
+	*st = NULL;
+	if (!table || !has_table(d, table))
+		return 0;
 	int rc = build_select(d, table, cols, ncols, NULL, sql, sizeof(sql));
 	return rc ? rc : prepare(d, sql, st);
 }
@@ -184,10 +188,8 @@ static int read_devices(struct db *d, struct import_set *s)
 	/* older nsys versions call the table TARGET_INFO_CUDA_GPU */
 	const char *table = has_table(d, "TARGET_INFO_GPU") ? "TARGET_INFO_GPU"
 			  : has_table(d, "TARGET_INFO_CUDA_GPU") ? "TARGET_INFO_CUDA_GPU" : NULL;
-	if (!table)
-		return 0;
 	int rc = select_cols(d, table, cols, sizeof(cols) / sizeof(cols[0]), &st);
-	if (rc)
+	if (rc || !st)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct import_device *dv = import_device_slot(s, (int32_t)col_u32(st, 0));
@@ -278,7 +280,7 @@ static int read_activities(struct db *d, struct import_set *s, enum import_kind 
 	int rc = kind == IMPORT_KERNEL
 		? select_cols(d, table, kcols, sizeof(kcols) / sizeof(kcols[0]), &st)
 		: select_cols(d, table, mcols, sizeof(mcols) / sizeof(mcols[0]), &st);
-	if (rc)
+	if (rc || !st)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct import_event *e = import_add_event(s);
@@ -332,11 +334,9 @@ static int read_runtime(struct db *d, struct import_set *s)
 		"start", "end", "globalTid", "correlationId", "@nameId",
 	};
 	const char *table = "CUPTI_ACTIVITY_KIND_RUNTIME";
-	if (!has_table(d, table))
-		return 0;
 	sqlite3_stmt *st;
 	int rc = select_cols(d, table, cols, sizeof(cols) / sizeof(cols[0]), &st);
-	if (rc)
+	if (rc || !st)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *n = (const char *)sqlite3_column_text(st, 4);
@@ -396,11 +396,9 @@ static int read_sync(struct db *d, struct import_set *s)
 {
 	static const char *const cols[] = { "deviceId", "streamId", "correlationId", "globalPid" };
 	const char *table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
-	if (!has_table(d, table))
-		return 0;
 	sqlite3_stmt *st;
 	int rc = select_cols(d, table, cols, sizeof(cols) / sizeof(cols[0]), &st);
-	if (rc)
+	if (rc || !st)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct import_event *e = import_add_event(s);
@@ -421,11 +419,9 @@ static int read_steps(struct db *d, struct import_set *s)
 {
 	static const char *const cols[] = { "start", "end", "globalTid", "text", "@textId" };
 	const char *table = "NVTX_EVENTS";
-	if (!has_table(d, table))
-		return 0;
 	sqlite3_stmt *st;
 	int rc = select_cols(d, table, cols, sizeof(cols) / sizeof(cols[0]), &st);
-	if (rc)
+	if (rc || !st)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *n = (const char *)sqlite3_column_text(st, 3);
