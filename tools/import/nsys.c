@@ -333,9 +333,8 @@ static int read_runtime(struct db *d, struct import_set *s)
 	static const char *const cols[] = {
 		"start", "end", "globalTid", "correlationId", "@nameId",
 	};
-	const char *table = "CUPTI_ACTIVITY_KIND_RUNTIME";
 	sqlite3_stmt *st;
-	int rc = select_cols(d, table, cols, sizeof(cols) / sizeof(cols[0]), &st);
+	int rc = select_cols(d, "CUPTI_ACTIVITY_KIND_RUNTIME", cols, sizeof(cols) / sizeof(cols[0]), &st);
 	if (rc || !st)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -395,9 +394,8 @@ static int read_runtime(struct db *d, struct import_set *s)
 static int read_sync(struct db *d, struct import_set *s)
 {
 	static const char *const cols[] = { "deviceId", "streamId", "correlationId", "globalPid" };
-	const char *table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 	sqlite3_stmt *st;
-	int rc = select_cols(d, table, cols, sizeof(cols) / sizeof(cols[0]), &st);
+	int rc = select_cols(d, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, sizeof(cols) / sizeof(cols[0]), &st);
 	if (rc || !st)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -418,9 +416,8 @@ static int read_sync(struct db *d, struct import_set *s)
 static int read_steps(struct db *d, struct import_set *s)
 {
 	static const char *const cols[] = { "start", "end", "globalTid", "text", "@textId" };
-	const char *table = "NVTX_EVENTS";
 	sqlite3_stmt *st;
-	int rc = select_cols(d, table, cols, sizeof(cols) / sizeof(cols[0]), &st);
+	int rc = select_cols(d, "NVTX_EVENTS", cols, sizeof(cols) / sizeof(cols[0]), &st);
 	if (rc || !st)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
