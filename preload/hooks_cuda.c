@@ -98,7 +98,8 @@ static void kernel_before(struct launch_call *c)
 /* After it: the record (when the launch succeeded); returns r.  Inlined
  * whatever the optimization level: the launch's stack (stacks.c) skips a
  * fixed number of frames, preload_launch_end's and the hook's. */
-static inline __attribute__((always_inline)) CUresult kernel_after(struct launch_call *c, CUresult r)
+static inline __attribute__((always_inline)) CUresult kernel_after(struct launch_call *c,
+								   CUresult r)
 {
 	if (!c->on)
 		return r;
@@ -720,8 +721,14 @@ CUresult cuLaunchCooperativeKernel_ptsz(LAUNCH_ARGS) { return launch_coop(1, ARG
 PRELOAD_EXPORT CUresult cuGraphLaunch(CUgraphExec g, CUstream s) { return graph_launch(0, g, s); }
 CUresult cuGraphLaunch_ptsz(CUgraphExec g, CUstream s) { return graph_launch(1, g, s); }
 
-PRELOAD_EXPORT CUresult cuMemcpy(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy_dd(HK_MEMCPY, 0, d, s, n); }
-CUresult cuMemcpy_ptds(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy_dd(HK_MEMCPY, 1, d, s, n); }
+PRELOAD_EXPORT CUresult cuMemcpy(CUdeviceptr d, CUdeviceptr s, size_t n)
+{
+	return copy_dd(HK_MEMCPY, 0, d, s, n);
+}
+CUresult cuMemcpy_ptds(CUdeviceptr d, CUdeviceptr s, size_t n)
+{
+	return copy_dd(HK_MEMCPY, 1, d, s, n);
+}
 PRELOAD_EXPORT CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
 {
 	return copy_dd_async(HK_MEMCPY_ASYNC, 0, d, s, n, st);
@@ -734,8 +741,14 @@ PRELOAD_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) 
 CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr d, const void *s, size_t n) { return htod(1, d, s, n); }
 PRELOAD_EXPORT CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { return dtoh(0, d, s, n); }
 CUresult cuMemcpyDtoH_v2_ptds(void *d, CUdeviceptr s, size_t n) { return dtoh(1, d, s, n); }
-PRELOAD_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy_dd(HK_DTOD, 0, d, s, n); }
-CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy_dd(HK_DTOD, 1, d, s, n); }
+PRELOAD_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n)
+{
+	return copy_dd(HK_DTOD, 0, d, s, n);
+}
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr d, CUdeviceptr s, size_t n)
+{
+	return copy_dd(HK_DTOD, 1, d, s, n);
+}
 PRELOAD_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream st)
 {
 	return htod_async(0, d, s, n, st);

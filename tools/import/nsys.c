@@ -395,7 +395,8 @@ static int read_sync(struct db *d, struct import_set *s)
 {
 	static const char *const cols[] = { "deviceId", "streamId", "correlationId", "globalPid" };
 	sqlite3_stmt *st;
-	int rc = select_cols(d, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, sizeof(cols) / sizeof(cols[0]), &st);
+	int rc = select_cols(d, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols,
+			     sizeof(cols) / sizeof(cols[0]), &st);
 	if (rc || !st)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
