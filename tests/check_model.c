@@ -39,6 +39,34 @@ static double layer_sum(const struct model_seq *s, int32_t layer, enum model_pha
 	return f;
 }
 
+/* Every built-in name finds itself, not another (names are compared with
+ * case, '-', '_', '.' and ' ' ignored: "qwen2.5-7b" and "qwen2-57b" would
+ * be one name); the ones kept as config.json keys carry what that file
+ * would give: Qwen3's q/k norms, Qwen3-MoE's experts of
+ * moe_intermediate_size, Gemma's local layers and sandwich norms. */
+START_TEST(builtin_names_distinct)
+{
+	const char *const *names = model_config_builtin_names();
+	struct model_config c;
+	size_t n = 0;
+	for (; names[n]; n++) {
+		ck_assert_int_eq(model_config_builtin(names[n], &c), 0);
+		ck_assert_str_eq(c.name, names[n]);
+	}
+	ck_assert_uint_ge(n, 45);
+	ck_assert_int_eq(model_config_builtin("Qwen3-30B-A3B", &c), 0);
+	ck_assert(c.qk_norm && c.experts == 128 && c.experts_per_tok == 8 && c.moe_ffn == 768);
+	ck_assert_int_eq(model_config_builtin("gemma_2_27b", &c), 0);
+	ck_assert(c.window == 4096 && c.local_period == 2 && c.sandwich_norm && c.final_softcap);
+	ck_assert(c.tied && c.head_dim == 128 && c.hf_refusal[0]);
+	ck_assert_int_eq(model_config_builtin("gemma-3-1b", &c), 0);
+	ck_assert(c.window == 512 && c.local_period == 6 && c.qk_norm && !c.final_softcap);
+	ck_assert_int_eq(model_config_builtin("qwen2.5-7b", &c), 0);
+	ck_assert(c.qkv_bias && !c.window && !c.qk_norm);
+	ck_assert_int_eq(model_config_builtin("qwen3.5-7b", &c), SURFER_EUNKNOWN);
+}
+END_TEST
+
 START_TEST(gpt2_layer_flops)
 {
 	/* Forward GEMM FLOPs of a GPT-2 layer (Narayanan et al. 2021):
@@ -3133,6 +3161,7 @@ int main(void)
 {
 	Suite *s = suite_create("model");
 	TCase *t = tcase_create("core");
+	tcase_add_test(t, builtin_names_distinct);
 	tcase_add_test(t, gpt2_layer_flops);
 	tcase_add_test(t, gpt2_layer_kernels);
 	tcase_add_test(t, flash_attention_calls);

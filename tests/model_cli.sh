@@ -515,6 +515,59 @@ PY
 check "--list-models: published parameter counts" $?
 "$BIN" --list-models | grep -q '^mixtral-8x7b '
 check "--list-models text lists mixtral-8x7b" $?
+# Qwen3, Qwen3-MoE, Qwen2.5, Gemma 2 and 3 by name: parameter counts
+# within 1% of their model cards (Qwen3-0.6B 0.6B, -1.7B 1.7B, -4B 4.0B,
+# -8B 8.2B, -14B 14.8B, -32B 32.8B, -30B-A3B 30.5B, -235B-A22B 235B;
+# Qwen2.5-7B 7.61B, -14B 14.7B, -72B 72.7B; gemma-2-2b 2.61B, -9b 9.24B,
+# -27b 27.2B; gemma-3-1b 1.0B, and the language models of gemma-3-4b,
+# -12b, -27b: 3.88B, 11.77B, 27.0B of 4.3, 12.2, 27.4 with the vision
+# tower), the MoEs' 128 experts with 8 a token.
+python3 - "$tmp/models.json" <<'PY'
+import json, sys
+m = {x["name"]: x for x in json.load(open(sys.argv[1]))}
+# the card's figure, as it is rounded: within 1 % or half its last digit
+want = {"qwen3-0.6b": "0.6", "qwen3-1.7b": "1.7", "qwen3-4b": "4.0", "qwen3-8b": "8.2",
+        "qwen3-14b": "14.8", "qwen3-32b": "32.8", "qwen3-30b-a3b": "30.5", "qwen3-235b-a22b": "235",
+        "qwen2.5-7b": "7.61", "qwen2.5-14b": "14.7", "qwen2.5-72b": "72.7",
+        "gemma-2-2b": "2.61", "gemma-2-9b": "9.24", "gemma-2-27b": "27.2",
+        "gemma-3-1b": "1.0", "gemma-3-4b": "3.88", "gemma-3-12b": "11.77", "gemma-3-27b": "27.0"}
+for name, card in want.items():
+    p = float(card) * 1e9
+    digit = 10 ** -len(card.split(".")[1]) if "." in card else 1
+    tol = max(0.01 * p, 0.5 * digit * 1e9)
+    assert abs(m[name]["params"] - p) <= tol, (name, m[name]["params"], p)
+for name in ("qwen3-30b-a3b", "qwen3-235b-a22b"):
+    assert m[name]["experts"] == 128 and m[name]["experts_per_token"] == 8, name
+PY
+check "--list-models: Qwen3, Qwen2.5, Gemma 2/3 at their published parameter counts" $?
+# A name is read as its config file is: Gemma 2's local layers make hf
+# refuse it with the reason a config.json gets; and the spellings --model
+# accepts for a name.
+bad_input --model gemma-2-9b --batch 1 --seq 128 --dtype bf16 --target h100
+grep -q "sliding-window attention (sliding_window 4096)" "$tmp/err"
+check "gemma-2-9b under hf: refused for its local layers ($(cat "$tmp/err"))" $?
+for spelled in Qwen3-8B qwen3_8b QWEN3-8B; do
+	"$BIN" --model "$spelled" --engine sglang --mode prefill --prompt-lens 64 --dtype bf16 --target h100 \
+		>/dev/null 2>"$tmp/err" || break
+done
+check "--model Qwen3-8B, qwen3_8b and QWEN3-8B name qwen3-8b ($(cat "$tmp/err"))" $?
+# where PipeWeave's configs are there: a name and its config.json predict
+# the same (Qwen2.5-72B's published dims are Qwen2-72B's)
+PWC="${SHARED_DATA:-../shared/data}/pipeweave/e2e/config"
+if [ -d "$PWC" ]; then
+	for pair in qwen2.5-14b:Qwen2.5-14B qwen2.5-32b:Qwen2.5-32B qwen3-14b:Qwen3-14B qwen3-32b:Qwen3-32B \
+		    qwen2.5-72b:Qwen2-72B; do
+		name=${pair%%:*} f=${pair#*:}
+		a=$("$BIN" --model "$name" --engine sglang --mode serve --prompt-lens 300,700 --new-tokens 4 \
+			--dtype bf16 --tp 2 --target l40 --json 2>/dev/null | grep -E '"(iteration_ms|peak_gib|kernels)"')
+		b=$("$BIN" --model "$PWC/$f.json" --engine sglang --mode serve --prompt-lens 300,700 --new-tokens 4 \
+			--dtype bf16 --tp 2 --target l40 --json 2>/dev/null | grep -E '"(iteration_ms|peak_gib|kernels)"')
+		[ -n "$a" ] && [ "$a" = "$b" ]
+		check "--model $name predicts as PipeWeave's $f.json" $?
+	done
+else
+	echo "model_cli: $PWC absent: the built-in configs' check skipped"
+fi
 bad_input --model gpt-17 --target a100
 grep -q -- '--list-models' "$tmp/err"
 check "an unknown model name points to --list-models" $?

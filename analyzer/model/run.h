@@ -37,6 +37,8 @@ struct model_cli {
 	uint32_t lens[MODEL_CLI_MAX_LENS];
 	uint32_t nlens;
 	int lens_kind;            /* 0 none, 1 prompt lengths, 2 context lengths */
+	int new_tokens_set;       /* --new-tokens given                        */
+	const char *shape_opt;    /* "--batch" or "--seq" when given, else NULL */
 };
 
 /* The CPU time between two launches of m's run: --launch-us (or -from)
@@ -111,6 +113,7 @@ struct model_timing {
 	double bubble_ns;        /* pipeline bubble (pp > 1)                   */
 	size_t kernels;          /* launches on this GPU                        */
 	double method_ns[PRED_METHOD_COUNT]; /* kernel time by predictor method */
+	double op_ns[PRED_OP_COUNT]; /* kernel time by op class (GEMM, attention, ...) */
 };
 
 /* Predicts the run s (built from o) on target, launch_ns between launches,
