@@ -10,6 +10,7 @@
  */
 #include "predictor/mlp.h"
 #include "predictor/nelder.h"
+#include "predictor/power.h"
 #include "predictor/tile.h"
 #include "tools/lab/neusight.h"
 #include "tools/lab/stats.h"
@@ -297,7 +298,7 @@ static double fit_sustain(const struct ns_set *set, const struct opts *o)
 		double s = best > 0 ? med[j] / best : 1;
 		if (s < 0.9 && s > 0 && gs[j].g->tdp_w) {
 			double e = 2.0 * gs[j].g->tdp_w / (gs[j].g->peak_tflops[GPU_DT_FP32] * 1e12 * s);
-			double r = tile_node_nm(gs[j].g->cc) / 16;
+			double r = power_node_nm(gs[j].g->cc) / 16;
 			e /= r * r;
 			lsum += log(e * 1e12);
 			nlim++;
