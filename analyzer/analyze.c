@@ -1360,6 +1360,9 @@ static int an_run(const char *path, const void *buf, size_t len,
 	struct an_ctx c;
 	char rerr[160];
 	int rc;
+	struct analysis_options paced_o;
+	struct gpu_spec *paced = NULL;
+	const struct gpu_spec **paced_tg = NULL;
 
 	*out = NULL;
 	memset(&c, 0, sizeof(c));
@@ -1391,7 +1394,26 @@ static int an_run(const char *path, const void *buf, size_t len,
 		rc = an_fail(&c, SURFER_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = an_origin(&c)) < 0 || (rc = an_targets(&c)) < 0)
+	if ((rc = an_origin(&c)) < 0)
+		goto out;
+	/* a step of several GPUs in lockstep runs at the slowest one's pace:
+	 * the targets' compute derated by it (timeline_pace) */
+	c.a->world_size = trace_reader_header(c.r)->world_size;
+	c.a->pace = timeline_pace(c.a->world_size);
+	if (c.a->pace < 1) {
+		paced = calloc(o->ntargets ? o->ntargets : 1, sizeof(*paced));
+		paced_tg = calloc(o->ntargets ? o->ntargets : 1, sizeof(*paced_tg));
+		if (!paced || !paced_tg) {
+			rc = an_fail(&c, SURFER_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t t = 0; t < o->ntargets; t++)
+			paced_tg[t] = gpu_derate_compute(o->targets[t], c.a->pace, &paced[t]);
+		paced_o = *o;
+		paced_o.targets = paced_tg;
+		c.o = &paced_o;
+	}
+	if ((rc = an_targets(&c)) < 0)
 		goto out;
 	c.tl = an_timeline(&c, 0);
 	if (!c.tl) {
@@ -1402,6 +1424,8 @@ static int an_run(const char *path, const void *buf, size_t len,
 		goto out;
 	analysis_warn_memory(c.a, (double)c.a->peak_device_bytes,
 			     "the program's allocations (peak on the origin)");
+	for (size_t t = 0; t < c.a->ntargets && t < o->ntargets; t++)
+		c.a->targets[t].gpu = o->targets[t];   /* the report names the GPUs themselves */
 	*out = c.a;
 	c.a = NULL;
 out:
@@ -1419,6 +1443,8 @@ out:
 	free(c.pend);
 	free(c.win);
 	predictor_free(c.own_pred);
+	free(paced);
+	free(paced_tg);
 	return rc;
 }
 

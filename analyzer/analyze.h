@@ -141,6 +141,9 @@ struct analysis {
 				       * sorted copy of every event               */
 	int untimed;                  /* no GPU times: measured_ns is CPU time only */
 	uint64_t peak_device_bytes;   /* most device memory the program held (trailer), 0 unknown */
+	uint32_t world_size;          /* GPUs of the step in lockstep (header), 0 unknown */
+	double pace;                  /* share of their compute peaks the targets were
+				       * predicted at: timeline_pace(world_size), 1 alone */
 	struct tile_amd_scale amd_scale; /* the scale the predictor applied to the
 				       * tile model's times on AMD targets        */
 	char warning[192];

@@ -677,6 +677,9 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 	}
 	fprintf(f, "GPU waits  %.3f ms on the CPU; copies %.3f ms\n", report_ms(t->gpu_wait_cpu_ns),
 		report_ms(t->copy_ns));
+	if (a->pace > 0 && a->pace < 1)
+		fprintf(f, "pace       the slowest of %u GPUs in lockstep: compute at %.1f%% of the "
+			"table's peaks\n", a->world_size, 100 * a->pace);
 	char verdict[160];
 	report_verdict(a, t, verdict, sizeof(verdict));
 	if (verdict[0])
@@ -944,7 +947,9 @@ json_t *report_json(const struct analysis *a, const struct report_model *m, size
 	    rp_set(origin, "iterations", json_integer(a->iterations)) ||
 	    rp_set(origin, "measured_ms", rp_num(report_ms(a->measured_ns))) ||
 	    rp_set(origin, "gpu_times", json_boolean(!a->untimed)) ||
-	    rp_set(origin, "truncated", json_boolean(a->truncated)))
+	    rp_set(origin, "truncated", json_boolean(a->truncated)) ||
+	    rp_set(origin, "world_size", json_integer(a->world_size)) ||
+	    rp_set(origin, "pace", rp_num(a->pace > 0 ? a->pace : 1)))
 		goto fail;
 	for (size_t t = 0; t < a->ntargets; t++)
 		if (json_array_append_new(preds, rp_prediction(a, m, t, top)))

@@ -623,3 +623,24 @@ uint64_t timeline_config_launches(const struct timeline *tl, uint32_t c)
 {
 	return c < tl->nconfigs ? tl->launches[c] : 0;
 }
+
+/* The slowest GPU sets a synchronous step's pace.  Boards of one model
+ * differ: "~5% MAMF spread between GPUs of one node is normal and the
+ * slowest sets the pace" (training-stacks.md sec. 9, from ml-engineering's
+ * MAMF notes: GPU Boost holds each board at the clock its own power and
+ * temperature budget allows).  A step waits at its gradient reductions (and
+ * every layer's tensor-parallel collectives, every pipeline boundary) for
+ * the last of its n GPUs.  The GPU table's figures (the MAMF that tcgemm
+ * rests on) are taken as the middle of a spread of s = 5 % and the n GPUs
+ * as spread evenly over it: the slowest lies s / (n + 1) above its bottom,
+ * s/2 (n - 1) / (n + 1) below the middle: 1.9 % for 8 GPUs, 2.4 % for 64,
+ * 2.5 % at most.  The spread is the notes', not fitted. */
+#define TL_GPU_SPREAD 0.05
+
+double timeline_pace(uint32_t world_size)
+{
+	if (world_size <= 1)
+		return 1;
+	double n = world_size;
+	return 1 - TL_GPU_SPREAD / 2 * (n - 1) / (n + 1);
+}

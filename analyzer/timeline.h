@@ -146,4 +146,11 @@ void timeline_set_callback(struct timeline *tl, timeline_placed_fn fn, void *ctx
 
 void timeline_free(struct timeline *tl);
 
+/* The share of its compute rate a GPU keeps in a step that world_size GPUs
+ * run in lockstep (the trace header's world_size): 1 for 0 or 1 GPU, below
+ * 1 for more, as the slowest board sets the pace (timeline.c).  The
+ * analysis derates each target's compute peaks by it (gpu_derate_compute),
+ * for a recorded trace and a built one alike. */
+double timeline_pace(uint32_t world_size);
+
 #endif

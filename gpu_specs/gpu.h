@@ -179,6 +179,12 @@ double gpu_mem_usable_bytes(const struct gpu_spec *g);
 /* Host-to-device link bandwidth in GB/s per direction (PCIe gen x lanes). */
 double gpu_host_link_gbps(const struct gpu_spec *g);
 
+/* Writes to *out g with its SM clock at f (0 < f < 1) of the table's: its
+ * compute peaks and clocks scaled by f, its memory bandwidth and the rest
+ * unchanged (a board capped below its power, the slowest board of a job).
+ * Returns out. */
+struct gpu_spec *gpu_derate_compute(const struct gpu_spec *g, double f, struct gpu_spec *out);
+
 /* ---- systems --------------------------------------------------------- */
 
 /* The network between nodes. */

@@ -11,6 +11,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "gpu_specs/figures.h"
@@ -460,4 +461,15 @@ const char *gpu_net_name(enum gpu_net n)
 {
 	static const char *const names[] = { "none", "ib-hdr", "ib-ndr", "roce", "efa", "eth" };
 	return (unsigned)n < GPU_NET_COUNT ? names[n] : "?";
+}
+
+struct gpu_spec *gpu_derate_compute(const struct gpu_spec *g, double f, struct gpu_spec *out)
+{
+	*out = *g;
+	for (int d = 0; d < GPU_DT_COUNT; d++)
+		out->peak_tflops[d] *= f;
+	out->boost_clock_mhz = (uint32_t)lround(g->boost_clock_mhz * f);
+	if (out->base_clock_mhz > out->boost_clock_mhz)
+		out->base_clock_mhz = out->boost_clock_mhz;
+	return out;
 }

@@ -141,6 +141,7 @@ int preload_out_open(void)
 	snprintf(h.timing_note, sizeof h.timing_note, "%.*s", (int)sizeof g->timing_note - 1,
 		 g->timing_note);
 	device_props(&h.device);
+	h.world_size = (uint32_t)preload_cfg.world_size;
 	if (trace_writer_header(w, &h) != 0) {
 		preload_warn("cannot write '%s': %s: recording off", path, strerror(errno));
 		preload_turn_off();

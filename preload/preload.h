@@ -118,6 +118,9 @@ struct preload_settings {
 	int skip, iterations;      /* SURFER_SKIP, SURFER_ITERATIONS (0 = unset) */
 	int stacks;                /* SURFER_STACKS=1                           */
 	char output[1024];         /* SURFER_OUTPUT, %p not yet expanded        */
+	int world_size;            /* WORLD_SIZE, as torchrun and the launchers
+				    * that follow it set it: the GPUs of the job
+				    * (the header's world_size); 0 unset       */
 };
 extern struct preload_settings preload_cfg;
 

@@ -64,6 +64,7 @@ void preload_settings_load(void)
 	c->skip = env_int("SURFER_SKIP", 0);
 	c->iterations = env_int("SURFER_ITERATIONS", 0);
 	c->stacks = env_flag("SURFER_STACKS", 0);
+	c->world_size = env_int("WORLD_SIZE", 0);
 	const char *t = getenv("SURFER_TIMING");
 	c->timing = TRACE_TIMING_CUPTI;
 	if (t && strcmp(t, "events") == 0)

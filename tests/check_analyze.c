@@ -1113,6 +1113,48 @@ START_TEST(iterations_that_exist)
 }
 END_TEST
 
+/* Writes to path a trace recorded on device by one process of a job of
+ * world GPUs: one GPU's call g (its shape and types) and the kernel k it
+ * launched, named kname (its launch shape, and its measured time in
+ * end_ns), at 1 us; the sequence, stream and times are filled in. */
+static void write_gemm_trace(const char *device, uint32_t world, const struct trace_gemm *g,
+			     const char *kname, const struct trace_kernel *k)
+{
+	struct trace_header h;
+	struct trace_record r;
+	int err;
+	struct trace_writer *w = trace_writer_open(path, 0, &err);
+
+	ck_assert_ptr_nonnull(w);
+	memset(&h, 0, sizeof(h));
+	snprintf(h.device.name, sizeof(h.device.name), "%s", device);
+	h.world_size = world;
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_GEMM;
+	r.u.gemm = *g;
+	r.u.gemm.seq = 1;
+	r.u.gemm.api = TRACE_GEMM_IMPORTED;
+	r.u.gemm.batch = 1;
+	r.u.gemm.stream = 7;
+	r.u.gemm.cpu_ns = 1000;
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_KERNEL;
+	r.u.kernel = *k;
+	r.u.kernel.seq = 2;
+	r.u.kernel.name = trace_writer_intern(w, kname, strlen(kname));
+	r.u.kernel.stream = 7;
+	r.u.kernel.cpu_ns = 1000;
+	r.u.kernel.start_ns = 6000;
+	r.u.kernel.end_ns = 6000 + k->end_ns;
+	r.u.kernel.lib_call = 1;
+	r.u.kernel.iteration = -1;
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+}
+
 /* A TF32 CUTLASS GEMM as the public A100 traces have it: the profiler's
  * input type says "float" (an FP32 GEMM record), the kernel's name says
  * tensor cores.  Predicted from an A100 40GB on an A100 80GB (the same
@@ -1124,31 +1166,12 @@ START_TEST(tf32_gemm_named_by_kernel)
 	static const char kname[] = "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x128_32x3_"
 				    "tn_align4>(cutlass_80_tensorop_s1688gemm_256x128_32x3_tn_align4::Params)";
 	const struct gpu_spec *targets[1] = {gpu("a100-sxm4-80")};
-	struct trace_header h;
-	struct trace_record r;
-	int err;
-	struct trace_writer *w = trace_writer_open(path, 0, &err);
-
-	ck_assert_ptr_nonnull(w);
-	memset(&h, 0, sizeof(h));
-	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A100-SXM4-40GB");
-	ck_assert_int_eq(trace_writer_header(w, &h), 0);
-	memset(&r, 0, sizeof(r));
-	r.type = TRACE_GEMM;
-	r.u.gemm = (struct trace_gemm){ .seq = 1, .api = TRACE_GEMM_IMPORTED, .m = 4096, .n = 2048,
-		.k = 1024, .batch = 1, .a_type = TRACE_DT_F32, .b_type = TRACE_DT_F32,
-		.c_type = TRACE_DT_F32, .compute_type = TRACE_DT_F32, .epilogue = 1, .stream = 7,
-		.cpu_ns = 1000 };
-	ck_assert_int_eq(trace_writer_record(w, &r), 0);
-	memset(&r, 0, sizeof(r));
-	r.type = TRACE_KERNEL;
-	r.u.kernel = (struct trace_kernel){ .seq = 2, .name = trace_writer_intern(w, kname, strlen(kname)),
-		.grid = {16, 32, 1}, .block = {256, 1, 1}, .regs = 230, .dyn_smem = 73728, .stream = 7,
-		.cpu_ns = 1000, .start_ns = 6000, .end_ns = 6000 + 411000, .lib_call = 1,
-		.iteration = -1 };
-	ck_assert_int_eq(trace_writer_record(w, &r), 0);
-	ck_assert_int_eq(trace_writer_finish(w), 0);
-	trace_writer_free(w);
+	write_gemm_trace("NVIDIA A100-SXM4-40GB", 0,
+			 &(struct trace_gemm){ .m = 4096, .n = 2048, .k = 1024, .a_type = TRACE_DT_F32,
+				 .b_type = TRACE_DT_F32, .c_type = TRACE_DT_F32,
+				 .compute_type = TRACE_DT_F32, .epilogue = 1 },
+			 kname, &(struct trace_kernel){ .grid = {16, 32, 1}, .block = {256, 1, 1},
+				 .regs = 230, .dyn_smem = 73728, .end_ns = 411000 });
 
 	struct analysis *a = run(path, NULL, targets, 1, PRED_AUTO);
 	ck_assert_uint_eq(a->targets[0].ngroups, 1);
@@ -1156,6 +1179,54 @@ START_TEST(tf32_gemm_named_by_kernel)
 	ck_assert_msg(a->targets[0].kernel_ns <= 411000 * 1.001, "predicted %.0f ns",
 		      a->targets[0].kernel_ns);
 	analysis_free(a);
+}
+END_TEST
+
+/* A BF16 GEMM recorded on an A100 by one process of a job of world GPUs
+ * (the header's world_size, 0 none). */
+static void write_world_gemm(uint32_t world)
+{
+	write_gemm_trace("NVIDIA A100-SXM4-80GB", world,
+			 &(struct trace_gemm){ .m = 8192, .n = 8192, .k = 8192, .a_type = TRACE_DT_BF16,
+				 .b_type = TRACE_DT_BF16, .c_type = TRACE_DT_BF16,
+				 .compute_type = TRACE_DT_F32 },
+			 "sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x32_stage3",
+			 &(struct trace_kernel){ .grid = {32, 64, 1}, .block = {256, 1, 1}, .regs = 232,
+				 .dyn_smem = 98304, .end_ns = 4400000 });
+}
+
+/* A step of several GPUs in lockstep runs at the slowest board's pace: a
+ * trace whose header says 8 GPUs is predicted as on targets whose compute
+ * peaks are derated by the middle of a 5 % spread less the slowest of 8
+ * spread evenly over it (2.5 % x 7 / 9), memory untouched; the report
+ * names the targets themselves.  0 or 1 GPU: no derating. */
+START_TEST(world_size_paces_targets)
+{
+	const struct gpu_spec *h100 = gpu("h100-sxm");
+	const struct gpu_spec *targets[1] = { h100 };
+	struct gpu_spec slow;
+	const struct gpu_spec *slow_t[1] = { gpu_derate_compute(h100, 1 - 0.025 * 7 / 9, &slow) };
+
+	write_world_gemm(0);
+	struct analysis *a0 = run(path, NULL, targets, 1, PRED_AUTO);
+	struct analysis *ad = run(path, NULL, slow_t, 1, PRED_AUTO);
+	write_world_gemm(1);
+	struct analysis *a1 = run(path, NULL, targets, 1, PRED_AUTO);
+	write_world_gemm(8);
+	struct analysis *a8 = run(path, NULL, targets, 1, PRED_AUTO);
+
+	ck_assert_double_eq(a0->pace, 1);
+	ck_assert_double_eq(a1->targets[0].kernel_ns, a0->targets[0].kernel_ns);
+	ck_assert_uint_eq(a8->world_size, 8);
+	ck_assert_double_eq_tol(a8->pace, 1 - 0.025 * 7 / 9, 1e-12);
+	ck_assert_ptr_eq(a8->targets[0].gpu, h100);
+	ck_assert(ad->targets[0].kernel_ns > a0->targets[0].kernel_ns * 1.005);
+	ck_assert_double_eq_tol(a8->targets[0].kernel_ns, ad->targets[0].kernel_ns, 1e-6);
+	ck_assert_double_eq_tol(a8->targets[0].iteration_ns, ad->targets[0].iteration_ns, 1e-6);
+	analysis_free(a0);
+	analysis_free(ad);
+	analysis_free(a1);
+	analysis_free(a8);
 }
 END_TEST
 
@@ -1332,6 +1403,7 @@ int main(void)
 	tcase_add_test(tc, times_past_int64);
 	tcase_add_test(tc, gemm_transposed_operand);
 	tcase_add_test(tc, tf32_gemm_named_by_kernel);
+	tcase_add_test(tc, world_size_paces_targets);
 	tcase_add_test(tc, iterations_that_exist);
 	tcase_add_test(tc, pinned_copy_does_not_wait);
 	tcase_add_test(tc, transposed_gemm_on_amd);

@@ -220,6 +220,34 @@ START_TEST(test_known_traps)
 }
 END_TEST
 
+/* The AD102 boards' tensor rates with FP32 accumulation, per SM and clock
+ * (dense BF16 FLOP): the L40 and L20 datasheets give 512, and the RTX 6000
+ * Ada takes theirs, not its datasheet's 364.2 TFLOP/s (1024: the rate with
+ * FP16 accumulation), which PipeWeave's runs contradict (its prefill is
+ * slower than the L40's on the same prompts); TF32 at half, FP8 and INT8
+ * at twice, as on the L40. */
+static double per_sm_clock(const struct gpu_spec *g, enum gpu_dtype dt)
+{
+	return g->peak_tflops[dt] * 1e6 / ((double)g->sms * g->boost_clock_mhz);
+}
+
+START_TEST(test_ada_tensor_rates)
+{
+	const struct gpu_spec *ada = gpu_find("rtx-6000-ada"), *l40 = gpu_find("l40"), *l20 = gpu_find("l20");
+	ck_assert_ptr_nonnull(ada);
+	ck_assert_ptr_nonnull(l40);
+	ck_assert_ptr_nonnull(l20);
+	ck_assert_double_eq_tol(per_sm_clock(l40, GPU_DT_BF16), 512, 2);
+	ck_assert_double_eq_tol(per_sm_clock(l20, GPU_DT_BF16), 512, 5);
+	static const enum gpu_dtype dts[] = { GPU_DT_TF32, GPU_DT_FP16, GPU_DT_BF16, GPU_DT_FP8, GPU_DT_INT8 };
+	for (size_t i = 0; i < sizeof dts / sizeof dts[0]; i++) {
+		double a = per_sm_clock(ada, dts[i]), l = per_sm_clock(l40, dts[i]);
+		ck_assert_msg(fabs(a / l - 1) < 0.005, "dtype %d: RTX 6000 Ada %.1f, L40 %.1f per SM and clock",
+			      (int)dts[i], a, l);
+	}
+}
+END_TEST
+
 START_TEST(test_find_driver_names)
 {
 	static const char *const cases[][2] = {
@@ -703,6 +731,7 @@ static Suite *gpu_suite(void)
 	tcase_add_test(tc, test_ids_well_formed);
 	tcase_add_test(tc, test_figures_sane);
 	tcase_add_test(tc, test_known_traps);
+	tcase_add_test(tc, test_ada_tensor_rates);
 	tcase_add_test(tc, test_find_driver_names);
 	tcase_add_test(tc, test_suggest);
 	tcase_add_test(tc, test_cc_table);

@@ -1083,6 +1083,7 @@ START_TEST(kineto_collectives)
 	ck_assert_msg(rc == 0, "import: %s", err);
 	struct trace_header h;
 	check_lines(out, kineto_comms_expected, &h);
+	ck_assert_uint_eq(h.world_size, 4);   /* distributedInfo's: the step's GPUs */
 	ck_assert_uint_eq(st.collectives, 2);
 	ck_assert_uint_eq(st.gemms, 0);
 }

@@ -401,6 +401,20 @@ START_TEST(no_gpu_times)
 }
 END_TEST
 
+/* The slowest of n boards whose figures spread evenly over 5 % around the
+ * table's: 2.5 % (n - 1) / (n + 1) below it; one GPU (or an unknown world,
+ * 0) runs at its own figures; the pace never falls below 97.5 %. */
+START_TEST(pace_of_the_slowest)
+{
+	ck_assert_double_eq(timeline_pace(0), 1);
+	ck_assert_double_eq(timeline_pace(1), 1);
+	ck_assert_double_eq_tol(timeline_pace(2), 1 - 0.025 / 3, 1e-12);
+	ck_assert_double_eq_tol(timeline_pace(8), 1 - 0.025 * 7 / 9, 1e-12);
+	ck_assert_double_eq_tol(timeline_pace(64), 1 - 0.025 * 63 / 65, 1e-12);
+	ck_assert(timeline_pace(65536) > 0.975 && timeline_pace(65536) < timeline_pace(64));
+}
+END_TEST
+
 START_TEST(peer_work)
 {
 	/* Two kernels of 1 us on one stream, the first a peer's (a pipeline
@@ -444,6 +458,7 @@ int main(void)
 	tcase_add_test(tc, warmup_excluded);
 	tcase_add_test(tc, no_gpu_times);
 	tcase_add_test(tc, peer_work);
+	tcase_add_test(tc, pace_of_the_slowest);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -95,6 +95,7 @@ static void fill_header(struct trace_header *h)
 	d->smem_per_block_optin = 166912;
 	d->driver_version = 12040;
 	d->runtime_version = 12010;
+	h->world_size = 64;
 }
 
 /* ---- one record of every type, every field a distinct value ---------- */
@@ -352,6 +353,7 @@ START_TEST(test_round_trip)
 	ck_assert_str_eq(h->cmdline, want.cmdline);
 	ck_assert_int_eq(h->timing, want.timing);
 	ck_assert_str_eq(h->timing_note, want.timing_note);
+	ck_assert_uint_eq(h->world_size, want.world_size);
 	ck_assert_str_eq(h->device.name, want.device.name);
 	ck_assert_uint_eq(h->device.cc_major, want.device.cc_major);
 	ck_assert_uint_eq(h->device.cc_minor, want.device.cc_minor);
@@ -705,10 +707,12 @@ static void raw_str(struct raw *w, const char *s)
 	msgpack_pack_str_body(&w->pk, s, strlen(s));
 }
 
-/* A header of version major.minor with extra unknown fields. */
+/* A header of version major.minor: with extra, the fields up to the
+ * device (as 1.4 ends), and with extra == 2 a world size of 16 (1.5) and a
+ * field of a later minor version. */
 static void raw_header(struct raw *w, unsigned major, unsigned minor, int extra)
 {
-	msgpack_pack_array(&w->pk, 4 + (extra ? 9 : 0));
+	msgpack_pack_array(&w->pk, 4 + (extra ? 8 : 0) + (extra == 2 ? 2 : 0));
 	msgpack_pack_uint8(&w->pk, TRACE_HEADER);
 	raw_str(w, TRACE_MAGIC);
 	msgpack_pack_uint32(&w->pk, major);
@@ -719,10 +723,14 @@ static void raw_header(struct raw *w, unsigned major, unsigned minor, int extra)
 		msgpack_pack_uint32(&w->pk, 1);
 		msgpack_pack_uint64(&w->pk, 2);
 		raw_str(w, "cmd");
-		msgpack_pack_uint32(&w->pk, 99);   /* timing of a newer minor */
+		/* a timing of a newer minor, or one this reader knows */
+		msgpack_pack_uint32(&w->pk, minor > TRACE_VERSION_MINOR ? 99 : TRACE_TIMING_CUPTI);
 		raw_str(w, "note");
 		msgpack_pack_array(&w->pk, 1);
 		raw_str(w, "GPU-X");
+	}
+	if (extra == 2) {
+		msgpack_pack_uint32(&w->pk, 16);
 		raw_str(w, "a field of a later minor version");
 	}
 }
@@ -758,11 +766,11 @@ START_TEST(test_newer_major)
 {
 	struct raw w;
 	raw_init(&w);
-	raw_header(&w, 2, 3, 1);
+	raw_header(&w, 2, 3, 2);
 	char err[256];
 	int n;
 	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, NULL), TRACE_EVERSION);
-	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.4); upgrade surfer");
+	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.5); upgrade surfer");
 	msgpack_sbuffer_destroy(&w.sb);
 
 	raw_init(&w);
@@ -783,6 +791,40 @@ START_TEST(test_newer_major)
 }
 END_TEST
 
+/* A 1.4 header ends with the device: its world size reads as 0 (one
+ * GPU's pace); a 1.5 header carries it. */
+static void raw_trailer_header_only(struct raw *w)
+{
+	msgpack_pack_array(&w->pk, 2);
+	msgpack_pack_uint8(&w->pk, TRACE_TRAILER);
+	msgpack_pack_array(&w->pk, TRACE_TYPE_MAX);
+	for (int i = 0; i < TRACE_TYPE_MAX; i++)
+		msgpack_pack_uint64(&w->pk, i == TRACE_HEADER);
+}
+
+START_TEST(test_world_size)
+{
+	struct raw w;
+	struct trace_reader *r;
+	char err[256];
+	raw_init(&w);
+	raw_header(&w, 1, 4, 1);
+	raw_trailer_header_only(&w);
+	ck_assert_int_eq(trace_reader_open_mem(&r, w.sb.data, w.sb.size, err, sizeof(err)), 0);
+	ck_assert_str_eq(trace_reader_header(r)->device.name, "GPU-X");
+	ck_assert_uint_eq(trace_reader_header(r)->world_size, 0);
+	trace_reader_free(r);
+	msgpack_sbuffer_destroy(&w.sb);
+	raw_init(&w);
+	raw_header(&w, 1, 5, 2);
+	raw_trailer_header_only(&w);
+	ck_assert_int_eq(trace_reader_open_mem(&r, w.sb.data, w.sb.size, err, sizeof(err)), 0);
+	ck_assert_uint_eq(trace_reader_header(r)->world_size, 16);
+	trace_reader_free(r);
+	msgpack_sbuffer_destroy(&w.sb);
+}
+END_TEST
+
 START_TEST(test_newer_minor_and_defaults)
 {
 	/* A 1.7 file: header with an unknown timing and trailing fields, a
@@ -791,7 +833,7 @@ START_TEST(test_newer_minor_and_defaults)
 	 * kind (skipped), a trailer with an extra count. */
 	struct raw w;
 	raw_init(&w);
-	raw_header(&w, 1, 7, 1);
+	raw_header(&w, 1, 7, 2);
 	msgpack_pack_array(&w.pk, 3);
 	msgpack_pack_uint8(&w.pk, TRACE_STRING);
 	msgpack_pack_uint32(&w.pk, 1);
@@ -824,6 +866,7 @@ START_TEST(test_newer_minor_and_defaults)
 	ck_assert_int_eq(h->timing, TRACE_TIMING_NONE);
 	ck_assert_str_eq(h->device.name, "GPU-X");
 	ck_assert_uint_eq(h->device.sm_count, 0);
+	ck_assert_uint_eq(h->world_size, 16);
 	struct trace_record rec;
 	ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), 1);
 	ck_assert_int_eq(rec.type, TRACE_KERNEL);
@@ -1905,6 +1948,7 @@ int main(void)
 	tcase_add_test(tc, test_random_corruption);
 	tcase_add_test(tc, test_newer_major);
 	tcase_add_test(tc, test_newer_minor_and_defaults);
+	tcase_add_test(tc, test_world_size);
 	tcase_add_test(tc, test_sync_event_versions);
 	tcase_add_test(tc, test_copy_host_mem_versions);
 	tcase_add_test(tc, test_bad_encodings);

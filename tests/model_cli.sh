@@ -104,7 +104,7 @@ bad_input --model gpt2 --plan 4 --target a100 --save-baseline "$tmp/nobase.json"
 # dividing what is left: 4 + 3 + 2 + 1 = 10 layouts) for one global batch,
 # fastest first; the layout dp 2 is the run --dp 2 with half the batch per
 # rank, to the same time and memory.
-"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 8 --target a100 --json \
+"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 8 --zero 0 --target a100 --json \
 	>"$tmp/plan.json" 2>"$tmp/err"
 check "--plan 8 exits 0 ($(cat "$tmp/err"))" $?
 "$BIN" --model gpt2-medium --mode training --batch 8 --seq 512 --dp 2 --tp 4 --target a100 --json \
@@ -127,7 +127,7 @@ assert abs(l["memory_peak_gib"] - run["memory"]["peak_gib"]) < 1e-9, (l, run["me
 assert abs(l["tokens_per_s"] - 16 * 512 / (l["iteration_ms"] / 1e3)) < 1e-6 * l["tokens_per_s"]
 PY
 check "--plan 8: ten layouts, fastest first, dp 2 x tp 4 as the --dp 2 --tp 4 run" $?
-"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 8 --target a100 >"$tmp/plan.txt" 2>&1
+"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 8 --zero 0 --target a100 >"$tmp/plan.txt" 2>&1
 [ "$(grep -c 'fastest that fits' "$tmp/plan.txt")" -eq 1 ]
 check "the text plan marks one layout the fastest that fits" $?
 # --zero: ZeRO's stages over the dp ranks.  Llama-3-8B's AdamW training in
@@ -140,7 +140,7 @@ bad_input --model gpt2 --dp 2 --zero 2 --target a100
 bad_input --model gpt2 --mode training --dp 2 --pp 2 --batch 2 --zero 3 --target a100
 bad_input --model gpt2 --plan 4 --zero 1 --target a100
 "$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --optimizer adamw \
-	--plan 8 --target h100 --json >"$tmp/plan0.json" 2>"$tmp/err"
+	--plan 8 --zero 0 --target h100 --json >"$tmp/plan0.json" 2>"$tmp/err"
 check "--plan 8 of Llama-3-8B exits 0 ($(cat "$tmp/err"))" $?
 "$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --optimizer adamw \
 	--plan 8 --zero 3 --target h100 --json >"$tmp/plan3.json" 2>"$tmp/err"
@@ -166,13 +166,41 @@ assert abs(l3[(8, 1, 1)]["iteration_ms"] - p["iteration_ms"]) < 1e-6 * p["iterat
 assert abs(l3[(8, 1, 1)]["memory_peak_gib"] - run["memory"]["peak_gib"]) < 1e-9
 PY
 check "--zero 3: dp 8 of Llama-3-8B fits an H100, as the --dp 8 --zero 3 run; dp x pp skipped" $?
+# Training without --zero: each layout of several data-parallel ranks also
+# as ZeRO-1 and, without a pipeline, as FSDP (ZeRO 3), each the same
+# prediction as the plan at that --zero; one rank shards nothing and FSDP
+# does not combine with a pipeline, so those rows are not tried.
+"$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --optimizer adamw \
+	--plan 8 --target h100 --json >"$tmp/planz.json" 2>"$tmp/err"
+check "--plan 8 without --zero exits 0 ($(cat "$tmp/err"))" $?
+"$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --optimizer adamw \
+	--plan 8 --zero 1 --target h100 --json >"$tmp/plan1.json" 2>"$tmp/err"
+python3 - "$tmp/planz.json" "$tmp/plan0.json" "$tmp/plan1.json" "$tmp/plan3.json" <<'PY'
+import json, sys
+pz, p0, p1, p3 = (json.load(open(a)) for a in sys.argv[1:5])
+lz = {(l["dp"], l["tp"], l["pp"], l["zero"]): l for l in pz["targets"][0]["layouts"]}
+assert len(lz) == len(pz["targets"][0]["layouts"])
+for z, p in ((0, p0), (1, p1), (3, p3)):
+    for l in p["targets"][0]["layouts"]:
+        k = (l["dp"], l["tp"], l["pp"], z)
+        if z and (l["dp"] == 1 or (z == 3 and l["pp"] > 1)):
+            assert k not in lz, k
+            continue
+        m = dict(lz[k])
+        del m["zero"]
+        assert m == l, (k, m, l)
+assert len(lz) == 10 + 6 + 3, sorted(lz)
+best = [l for l in pz["targets"][0]["layouts"] if l.get("memory_fits")][0]
+assert best["zero"] > 0, best   # DDP of dp 8 does not fit; a sharded layout is fastest
+PY
+check "--plan without --zero tries DDP, ZeRO-1 and FSDP: each row as its --zero plan's" $?
 # --plan carries --sequence-parallel and --grad-fp32 into every layout's
 # memory.  Sequence parallelism splits the norms' activations of the tp > 1
 # layouts only, and gives each layout the memory and time of its own run;
 # --grad-fp32 adds the FP32 gradient buffer of the pure bf16 model: dp 8
 # holds all 8,030,261,248 parameters, 4 bytes each = 29.92 GiB.
 plan_args="--model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --attention flash
-	--optimizer adamw-fused --act-ckpt none --plan 8 --target h100 --json"
+	--optimizer adamw-fused --act-ckpt none --plan 8 --zero 0 --target h100 --json"
 "$BIN" $plan_args --stack te >"$tmp/nosp.json" 2>"$tmp/err"
 check "--plan 8 --stack te exits 0 ($(cat "$tmp/err"))" $?
 "$BIN" $plan_args --stack te --sequence-parallel >"$tmp/sp.json" 2>"$tmp/err"
@@ -211,7 +239,7 @@ check "--plan with --sequence-parallel: tp > 1 layouts smaller, as their run; --
 for p in pure mixed; do
 	"$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 \
 		--optimizer adamw-fused --attention flash --stack te --act-ckpt full --precision $p \
-		--plan 8 --target h100 --json >"$tmp/plan-$p.json" 2>"$tmp/err"
+		--plan 8 --zero 0 --target h100 --json >"$tmp/plan-$p.json" 2>"$tmp/err"
 	check "--plan 8 --precision $p exits 0 ($(cat "$tmp/err"))" $?
 done
 python3 - "$tmp/plan-pure.json" "$tmp/plan-mixed.json" <<'PY'
@@ -227,6 +255,17 @@ assert mixed[(4, 2, 1)]["memory_fits"], mixed[(4, 2, 1)]
 PY
 check "--plan: Megatron's 18 B/param takes dp 8 of Llama-3-8B off an H100 (pure bf16 fits)" $?
 bad_input --model gpt2 --mode training --precision half --target a100
+# a cap above the board's TDP (an H100 SXM's 700 W) is refused, not
+# predicted at the TDP in silence; --all-targets leaves such GPUs out
+bad_input --model gpt2 --power-limit 800 --target h100-sxm
+"$BIN" --model gpt2 --power-limit 300 --all-targets --json >"$tmp/pl.json" 2>"$tmp/err"
+check "--power-limit 300 --all-targets exits 0 ($(cat "$tmp/err"))" $?
+python3 - "$tmp/pl.json" <<'PY'
+import json, sys
+t = {p["target"] for p in json.load(open(sys.argv[1]))["predictions"]}
+assert "h100-sxm" in t and "t4" not in t, sorted(t)
+PY
+check "--power-limit 300 --all-targets: the H100 predicted, the 70 W T4 left out" $?
 bad_input --batch 4 --target a100
 bad_input --model gpt2 --target a100 some-trace.mp
 printf '{"model_type": "gpt2", "n_embd": ' >"$tmp/broken.json"
@@ -413,7 +452,7 @@ EOF
 # digits, whole from 1000 ms), never in exponent form ("5.334e+04"), in the
 # report and in --plan's table (its three layouts of 2 GPUs).
 "$BIN" --model gpt2-large --mode training --batch 32 --seq 1024 --target t4 >"$tmp/long.txt" 2>/dev/null
-"$BIN" --model gpt2-large --mode training --batch 32 --seq 1024 --plan 2 --target t4 >>"$tmp/long.txt" 2>/dev/null
+"$BIN" --model gpt2-large --mode training --batch 32 --seq 1024 --plan 2 --zero 0 --target t4 >>"$tmp/long.txt" 2>/dev/null
 grep -q '^predicted  [0-9]\{5\}\.[0-9]* ms per iteration (80%: [0-9]\{5\}-[0-9]\{5\} ms)' "$tmp/long.txt" &&
 	[ "$(grep -c '  [0-9]\{5\}-[0-9]\{5\}  ' "$tmp/long.txt")" -eq 3 ] && ! grep -q 'e+0' "$tmp/long.txt"
 check "intervals beyond 10 s in plain milliseconds ($(grep -m1 '^predicted' "$tmp/long.txt"))" $?
@@ -515,6 +554,59 @@ PY
 check "--list-models: published parameter counts" $?
 "$BIN" --list-models | grep -q '^mixtral-8x7b '
 check "--list-models text lists mixtral-8x7b" $?
+# Qwen3, Qwen3-MoE, Qwen2.5, Gemma 2 and 3 by name: parameter counts
+# within 1% of their model cards (Qwen3-0.6B 0.6B, -1.7B 1.7B, -4B 4.0B,
+# -8B 8.2B, -14B 14.8B, -32B 32.8B, -30B-A3B 30.5B, -235B-A22B 235B;
+# Qwen2.5-7B 7.61B, -14B 14.7B, -72B 72.7B; gemma-2-2b 2.61B, -9b 9.24B,
+# -27b 27.2B; gemma-3-1b 1.0B, and the language models of gemma-3-4b,
+# -12b, -27b: 3.88B, 11.77B, 27.0B of 4.3, 12.2, 27.4 with the vision
+# tower), the MoEs' 128 experts with 8 a token.
+python3 - "$tmp/models.json" <<'PY'
+import json, sys
+m = {x["name"]: x for x in json.load(open(sys.argv[1]))}
+# the card's figure, as it is rounded: within 1 % or half its last digit
+want = {"qwen3-0.6b": "0.6", "qwen3-1.7b": "1.7", "qwen3-4b": "4.0", "qwen3-8b": "8.2",
+        "qwen3-14b": "14.8", "qwen3-32b": "32.8", "qwen3-30b-a3b": "30.5", "qwen3-235b-a22b": "235",
+        "qwen2.5-7b": "7.61", "qwen2.5-14b": "14.7", "qwen2.5-72b": "72.7",
+        "gemma-2-2b": "2.61", "gemma-2-9b": "9.24", "gemma-2-27b": "27.2",
+        "gemma-3-1b": "1.0", "gemma-3-4b": "3.88", "gemma-3-12b": "11.77", "gemma-3-27b": "27.0"}
+for name, card in want.items():
+    p = float(card) * 1e9
+    digit = 10 ** -len(card.split(".")[1]) if "." in card else 1
+    tol = max(0.01 * p, 0.5 * digit * 1e9)
+    assert abs(m[name]["params"] - p) <= tol, (name, m[name]["params"], p)
+for name in ("qwen3-30b-a3b", "qwen3-235b-a22b"):
+    assert m[name]["experts"] == 128 and m[name]["experts_per_token"] == 8, name
+PY
+check "--list-models: Qwen3, Qwen2.5, Gemma 2/3 at their published parameter counts" $?
+# A name is read as its config file is: Gemma 2's local layers make hf
+# refuse it with the reason a config.json gets; and the spellings --model
+# accepts for a name.
+bad_input --model gemma-2-9b --batch 1 --seq 128 --dtype bf16 --target h100
+grep -q "sliding-window attention (sliding_window 4096)" "$tmp/err"
+check "gemma-2-9b under hf: refused for its local layers ($(cat "$tmp/err"))" $?
+for spelled in Qwen3-8B qwen3_8b QWEN3-8B; do
+	"$BIN" --model "$spelled" --engine sglang --mode prefill --prompt-lens 64 --dtype bf16 --target h100 \
+		>/dev/null 2>"$tmp/err" || break
+done
+check "--model Qwen3-8B, qwen3_8b and QWEN3-8B name qwen3-8b ($(cat "$tmp/err"))" $?
+# where PipeWeave's configs are there: a name and its config.json predict
+# the same (Qwen2.5-72B's published dims are Qwen2-72B's)
+PWC="${SHARED_DATA:-../shared/data}/pipeweave/e2e/config"
+if [ -d "$PWC" ]; then
+	for pair in qwen2.5-14b:Qwen2.5-14B qwen2.5-32b:Qwen2.5-32B qwen3-14b:Qwen3-14B qwen3-32b:Qwen3-32B \
+		    qwen2.5-72b:Qwen2-72B; do
+		name=${pair%%:*} f=${pair#*:}
+		a=$("$BIN" --model "$name" --engine sglang --mode serve --prompt-lens 300,700 --new-tokens 4 \
+			--dtype bf16 --tp 2 --target l40 --json 2>/dev/null | grep -E '"(iteration_ms|peak_gib|kernels)"')
+		b=$("$BIN" --model "$PWC/$f.json" --engine sglang --mode serve --prompt-lens 300,700 --new-tokens 4 \
+			--dtype bf16 --tp 2 --target l40 --json 2>/dev/null | grep -E '"(iteration_ms|peak_gib|kernels)"')
+		[ -n "$a" ] && [ "$a" = "$b" ]
+		check "--model $name predicts as PipeWeave's $f.json" $?
+	done
+else
+	echo "model_cli: $PWC absent: the built-in configs' check skipped"
+fi
 bad_input --model gpt-17 --target a100
 grep -q -- '--list-models' "$tmp/err"
 check "an unknown model name points to --list-models" $?
@@ -748,7 +840,7 @@ bad_input --model gpt2 --attention triton --target a100
 # without --vpp: 8 layers per stage of a 32-layer model, chunks of 4).
 planv() {
 	"$B/surfer-analyze" --model llama-3-8b --mode training --batch 64 --seq 1024 --dtype bf16 \
-		--attention flash --optimizer adamw-fused --stack te --plan 16 --target h100-sxm "$@"
+		--attention flash --optimizer adamw-fused --stack te --plan 16 --zero 0 --target h100-sxm "$@"
 }
 planv --vpp 2 >"$tmp/pv.txt" 2>"$tmp/pv.err"
 check "--plan --vpp 2 exits 0 ($(cat "$tmp/pv.err"))" $?

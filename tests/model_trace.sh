@@ -74,8 +74,18 @@ assert all(k.get("start_ns", 0) == 0 for k in kernels)
 side = [k for k in kernels if k["stream"] == 2]
 assert side and all(ops[k["lib_call"]]["kind"] == "comm" for k in side), len(side)
 assert any(r["type"] == "sync" and r["kind"] == "stream_wait_event" for r in recs)
+# its 4 data-parallel GPUs wait for each other: the step's world size
+assert recs[0]["world_size"] == 4, recs[0]
 PY
-check "the written DDP trace: operator records, no GPU times, buckets after an event" $?
+check "the written DDP trace: operator records, no GPU times, buckets after an event, world size 4" $?
+# a pipeline of dp 2 x pp 4 is 8 GPUs; inference on one, and a served
+# engine, none
+"$DUMP" "$tmp/pp.mp" | head -1 | grep -q '"world_size":8'
+check "the written pipeline trace's world size is dp x pp = 8" $?
+"$BIN" --model gpt2 --batch 1 --seq 64 --tp 2 -t a100 --write-trace "$tmp/inf.mp" >/dev/null 2>"$tmp/err"
+check "--write-trace of a tp 2 inference exits 0 ($(cat "$tmp/err"))" $?
+"$DUMP" "$tmp/inf.mp" | head -1 | grep -q '"world_size":0'
+check "an inference pass is not paced by its tensor-parallel peers" $?
 "$DUMP" "$tmp/pp.mp" | grep -c '"flags":32' >"$tmp/peers"
 # pp 4: three microbatches of peer work before the stage's eight
 python3 - "$tmp/pp.mp" "$tmp/peers" "$tmp/pp.model.json" <<'PY'

@@ -93,6 +93,27 @@ bad "missing file" --model llama-3.2-1b --engine sglang --mode prefill --prompt-
 bad "fp32 engine" --model llama-3.2-1b --engine vllm --mode decode --target h100
 bad "engine on gpt2" --model gpt2 --engine sglang --mode prefill --dtype bf16 --target h100
 bad "chunk with decode" --model llama-3.2-1b --engine sglang --mode decode --chunk 64 --dtype bf16 --target h100
+# a decode step's cache holds at least its prompt; an empty item is a typo
+bad "zero context" --model llama-3.2-1b --engine sglang --mode decode --context-lens 0 --dtype bf16 --target h100
+bad "a zero context among others" --model llama-3.2-1b --engine vllm --mode decode --context-lens 100,0 --dtype bf16 --target h100
+bad "two commas" --model llama-3.2-1b --engine sglang --mode decode --context-lens 100,,200 --dtype bf16 --target h100
+bad "a leading comma" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens ,100 --dtype bf16 --target h100
+bad "a trailing comma" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens 100, --dtype bf16 --target h100
+bad "a plus sign" --model llama-3.2-1b --engine sglang --mode decode --context-lens +100 --dtype bf16 --target h100
+bad "new tokens with decode" --model llama-3.2-1b --engine sglang --mode decode --context-lens 100 --new-tokens 8 --dtype bf16 --target h100
+bad "new tokens with prefill" --model llama-3.2-1b --engine vllm --mode prefill --prompt-lens 100 --new-tokens 8 --dtype bf16 --target h100
+# the lengths give the batch: --batch or --seq beside them is refused (a
+# --batch 3 after two prompts counted three sequences' tokens)
+bad "batch with prompt lengths" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 4 --batch 3 --dtype bf16 --target h100
+bad "batch before context lengths" --model llama-3.2-1b --engine sglang --mode decode --batch 3 --context-lens 100,200 --dtype bf16 --target h100
+bad "seq with prompt lengths" --model llama-3.2-1b --engine vllm --mode prefill --prompt-lens 100 --seq 512 --dtype bf16 --target h100
+printf '100,\n200\n\n300\n' >"$tmp/lens3"
+got=$("$BIN" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens "@$tmp/lens3" --dtype bf16 \
+	--target h100 2>&1 | sed -n 's/^input .* \([0-9]*\) sequences.*/\1/p')
+[ "$got" = 3 ]; check "--prompt-lens @FILE: a comma before a line break and a blank line separate ($got)" $?
+"$BIN" --model llama-3.2-1b --engine sglang --mode decode --context-lens 100,0 --dtype bf16 --target h100 \
+	>/dev/null 2>"$tmp/err"
+grep -q "length 2 is 0" "$tmp/err"; check "the zero context is named by its place ($(cat "$tmp/err"))" $?
 # --attention names the engine's backend: FA2 on the H100 (mma.sync at
 # part of the rate) is slower than the engine's own pick there (FA3) on a
 # long prefill; the same on the A100, where the engine's pick is FA2.

@@ -33,4 +33,18 @@ bad=$(awk -F'|' 'NF == 8 && $1 ~ /^[A-Za-z]/ && $1 !~ /^gpu/ {
 gpus=$(sed -n '/^mean error/,/^all/p' "$tmp/out" | awk 'NF == 19' | wc -l)
 [ "$gpus" -ge 9 ]; check "per-GPU means for 8 GPUs and all ($gpus rows of 18 numbers)" $?
 grep -q "held out" "$tmp/out"; check "the step constant fitted per held-out architecture" $?
+# --rows: each run's prefill by part; the parts of one GPU's kernels add up
+# to no more than the predicted prefill (one stream; the prefill is read
+# back from its error, printed to 0.1 %), the GEMMs' predicted rate is a
+# share of the peak (0.3 to 1), and the implied one is there for every run
+"$BIN" serving --data "$D" --rows >"$tmp/rows" 2>"$tmp/err"
+check "serving --rows exits 0 ($(head -c 300 "$tmp/err"))" $?
+sed -n '/^# prefill by part/,/^$/p' "$tmp/rows" | awk -F'|' 'NF == 3 && $1 !~ /^gpu/' >"$tmp/parts"
+[ "$(wc -l <"$tmp/parts")" -eq "$runs" ]; check "one parts row per run ($(wc -l <"$tmp/parts") of $runs)" $?
+bad=$(awk -F'|' '{ n = split($1, a, " "); split($2, p, " "); split($3, q, " ");
+	pred = a[n - 1] * (1 + a[n] / 100); sum = p[1] + p[2] + p[3] + p[4];
+	if (sum > pred + a[n - 1] * 0.0006 + 1 || q[2] < 0.3 || q[2] > 1 || !(q[3] > 0)) print }' "$tmp/parts" | wc -l)
+[ "$bad" -eq 0 ]; check "parts within the prefill, shares of the peak ($bad bad)" $?
+"$BIN" serving --data "$D" --rows --gpu h20 | grep -q '^H20 .*|.*|' 
+check "--rows with --gpu" $?
 finish serving_bench

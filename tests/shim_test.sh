@@ -57,6 +57,17 @@ if run runtime 7 SURFER_TIMING=events SURFER_OUTPUT="$T/rt.mp" -- $B/tests/shim_
 	check runtime "$T/rt.mp" --kernels 8 --copies 2 --timing events
 fi
 
+# 1a. The launcher's WORLD_SIZE goes into the header (the GPUs whose pace the
+# step keeps); without it the header says 0.
+if run world 0 WORLD_SIZE=16 SURFER_TIMING=events SURFER_OUTPUT="$T/world.mp" -- $B/tests/shim_runtime basic 0; then
+	if $B/surfer-dump "$T/world.mp" | head -1 | grep -q '"world_size":16' &&
+	   $B/surfer-dump "$T/rt.mp" | head -1 | grep -q '"world_size":0'; then
+		pass "WORLD_SIZE recorded in the header"
+	else
+		fail "WORLD_SIZE recorded in the header"
+	fi
+fi
+
 # 1b. Events: cuEventRecord (legacy and per-thread), cuStreamWaitEvent and
 #     cuEventSynchronize become sync records naming the same event, the
 #     record before the wait, on the streams the program used; the trailer

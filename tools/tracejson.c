@@ -111,6 +111,7 @@ json_t *trace_json_header(const struct trace_header *h)
 	set(o, "timing", json_string(trace_timing_name(h->timing)));
 	set(o, "timing_note", jcstr(h->timing_note));
 	set(o, "device", dev);
+	set(o, "world_size", ju(h->world_size));
 	return o;
 }
 

@@ -766,7 +766,10 @@ static int decode_header(struct fields *f, struct trace_header *h)
 	get_u32(&df, "smem_per_block_optin", 0, &d->smem_per_block_optin);
 	get_u32(&df, "driver_version", 0, &d->driver_version);
 	get_u32(&df, "runtime_version", 0, &d->runtime_version);
-	return df.rc;
+	if (df.rc)
+		return df.rc;
+	get_u32(f, "world_size", 0, &h->world_size); /* 1.5 */
+	return f->rc;
 }
 
 static int decode_string(struct fields *f)

@@ -35,7 +35,7 @@
 
 #define TRACE_MAGIC "surfer-trace"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 4
+#define TRACE_VERSION_MINOR 5
 
 /* Limits every reader enforces and the writer respects, so that a corrupt
  * length can never make a reader allocate more than a few MiB at once. */
@@ -124,6 +124,14 @@ struct trace_header {
 	enum trace_timing timing;
 	char timing_note[128];      /* why this timing method (e.g. CUPTI error) */
 	struct trace_device device;
+	uint32_t world_size;        /* 1.5: GPUs of the job that wait for each
+				     * other at every step (a training job's
+				     * data x tensor x pipeline x context ranks:
+				     * torchrun's WORLD_SIZE, a profile's
+				     * distributedInfo, a built training step's
+				     * layout); the analyzer runs the step at the
+				     * pace of the slowest of them (pace.h).
+				     * 0 unknown or none: one GPU's pace       */
 };
 
 /* Flags of a kernel record. */

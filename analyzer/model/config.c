@@ -95,14 +95,112 @@ static const struct {
 	{ "deepseek-v2", 6, 1536, 3072, 1, 1536, 512, 128, 64, 128, 0, 0 },
 };
 
+/*
+ * Built-ins given as the keys of their published config.json (Hugging Face
+ * Hub, the repository named beside each), parsed by the same fill() as a
+ * config file: a name and the file it stands for build the same model,
+ * local layers, q/k norms, soft-capping and experts included.  Only the
+ * keys fill() reads are kept.  Qwen2.5-14B/32B and Qwen3-14B/32B are
+ * checked against the configs in PipeWeave's data (tests/model_cli.sh,
+ * when ../shared/data is there); every one's parameter count against its
+ * model card.
+ */
+static const struct {
+	const char *name;
+	const char *json;
+} json_builtins[] = {
+	/* Qwen/Qwen3-0.6B ... Qwen3-32B: q/k norms, head_dim 128, no bias */
+	{ "qwen3-0.6b", "{\"model_type\":\"qwen3\",\"hidden_size\":1024,\"intermediate_size\":3072,"
+	  "\"num_hidden_layers\":28,\"num_attention_heads\":16,\"num_key_value_heads\":8,\"head_dim\":128,"
+	  "\"vocab_size\":151936,\"tie_word_embeddings\":true,\"hidden_act\":\"silu\"}" },
+	{ "qwen3-1.7b", "{\"model_type\":\"qwen3\",\"hidden_size\":2048,\"intermediate_size\":6144,"
+	  "\"num_hidden_layers\":28,\"num_attention_heads\":16,\"num_key_value_heads\":8,\"head_dim\":128,"
+	  "\"vocab_size\":151936,\"tie_word_embeddings\":true,\"hidden_act\":\"silu\"}" },
+	{ "qwen3-4b", "{\"model_type\":\"qwen3\",\"hidden_size\":2560,\"intermediate_size\":9728,"
+	  "\"num_hidden_layers\":36,\"num_attention_heads\":32,\"num_key_value_heads\":8,\"head_dim\":128,"
+	  "\"vocab_size\":151936,\"tie_word_embeddings\":true,\"hidden_act\":\"silu\"}" },
+	{ "qwen3-8b", "{\"model_type\":\"qwen3\",\"hidden_size\":4096,\"intermediate_size\":12288,"
+	  "\"num_hidden_layers\":36,\"num_attention_heads\":32,\"num_key_value_heads\":8,\"head_dim\":128,"
+	  "\"vocab_size\":151936,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\"}" },
+	{ "qwen3-14b", "{\"model_type\":\"qwen3\",\"hidden_size\":5120,\"intermediate_size\":17408,"
+	  "\"num_hidden_layers\":40,\"num_attention_heads\":40,\"num_key_value_heads\":8,\"head_dim\":128,"
+	  "\"vocab_size\":151936,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\"}" },
+	{ "qwen3-32b", "{\"model_type\":\"qwen3\",\"hidden_size\":5120,\"intermediate_size\":25600,"
+	  "\"num_hidden_layers\":64,\"num_attention_heads\":64,\"num_key_value_heads\":8,\"head_dim\":128,"
+	  "\"vocab_size\":151936,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\"}" },
+	/* Qwen/Qwen3-30B-A3B, Qwen3-235B-A22B: 128 experts, top 8, no
+	 * shared expert, every layer sparse */
+	{ "qwen3-30b-a3b", "{\"model_type\":\"qwen3_moe\",\"hidden_size\":2048,\"intermediate_size\":6144,"
+	  "\"moe_intermediate_size\":768,\"num_experts\":128,\"num_experts_per_tok\":8,"
+	  "\"num_hidden_layers\":48,\"num_attention_heads\":32,\"num_key_value_heads\":4,\"head_dim\":128,"
+	  "\"vocab_size\":151936,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\"}" },
+	{ "qwen3-235b-a22b", "{\"model_type\":\"qwen3_moe\",\"hidden_size\":4096,\"intermediate_size\":12288,"
+	  "\"moe_intermediate_size\":1536,\"num_experts\":128,\"num_experts_per_tok\":8,"
+	  "\"num_hidden_layers\":94,\"num_attention_heads\":64,\"num_key_value_heads\":4,\"head_dim\":128,"
+	  "\"vocab_size\":151936,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\"}" },
+	/* Qwen/Qwen2.5-7B ... 72B (Instruct alike): QKV bias, full attention
+	 * (use_sliding_window false) */
+	{ "qwen2.5-7b", "{\"model_type\":\"qwen2\",\"hidden_size\":3584,\"intermediate_size\":18944,"
+	  "\"num_hidden_layers\":28,\"num_attention_heads\":28,\"num_key_value_heads\":4,"
+	  "\"vocab_size\":152064,\"tie_word_embeddings\":false,\"use_sliding_window\":false,"
+	  "\"hidden_act\":\"silu\"}" },
+	{ "qwen2.5-14b", "{\"model_type\":\"qwen2\",\"hidden_size\":5120,\"intermediate_size\":13824,"
+	  "\"num_hidden_layers\":48,\"num_attention_heads\":40,\"num_key_value_heads\":8,"
+	  "\"vocab_size\":152064,\"tie_word_embeddings\":false,\"use_sliding_window\":false,"
+	  "\"hidden_act\":\"silu\"}" },
+	{ "qwen2.5-32b", "{\"model_type\":\"qwen2\",\"hidden_size\":5120,\"intermediate_size\":27648,"
+	  "\"num_hidden_layers\":64,\"num_attention_heads\":40,\"num_key_value_heads\":8,"
+	  "\"vocab_size\":152064,\"tie_word_embeddings\":false,\"use_sliding_window\":false,"
+	  "\"hidden_act\":\"silu\"}" },
+	{ "qwen2.5-72b", "{\"model_type\":\"qwen2\",\"hidden_size\":8192,\"intermediate_size\":29568,"
+	  "\"num_hidden_layers\":80,\"num_attention_heads\":64,\"num_key_value_heads\":8,"
+	  "\"vocab_size\":152064,\"tie_word_embeddings\":false,\"use_sliding_window\":false,"
+	  "\"hidden_act\":\"silu\"}" },
+	/* google/gemma-2-2b, -9b, -27b: local (4096) and global layers
+	 * alternate, scores and logits soft-capped, tied embeddings */
+	{ "gemma-2-2b", "{\"model_type\":\"gemma2\",\"hidden_size\":2304,\"intermediate_size\":9216,"
+	  "\"num_hidden_layers\":26,\"num_attention_heads\":8,\"num_key_value_heads\":4,\"head_dim\":256,"
+	  "\"vocab_size\":256000,\"sliding_window\":4096,\"attn_logit_softcapping\":50.0,"
+	  "\"final_logit_softcapping\":30.0,\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
+	{ "gemma-2-9b", "{\"model_type\":\"gemma2\",\"hidden_size\":3584,\"intermediate_size\":14336,"
+	  "\"num_hidden_layers\":42,\"num_attention_heads\":16,\"num_key_value_heads\":8,\"head_dim\":256,"
+	  "\"vocab_size\":256000,\"sliding_window\":4096,\"attn_logit_softcapping\":50.0,"
+	  "\"final_logit_softcapping\":30.0,\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
+	{ "gemma-2-27b", "{\"model_type\":\"gemma2\",\"hidden_size\":4608,\"intermediate_size\":36864,"
+	  "\"num_hidden_layers\":46,\"num_attention_heads\":32,\"num_key_value_heads\":16,\"head_dim\":128,"
+	  "\"vocab_size\":256000,\"sliding_window\":4096,\"attn_logit_softcapping\":50.0,"
+	  "\"final_logit_softcapping\":30.0,\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
+	/* google/gemma-3-1b-pt and the text_config of gemma-3-4b/12b/27b-pt:
+	 * five local layers (window 512, else 1024) to one global, q/k norms */
+	{ "gemma-3-1b", "{\"model_type\":\"gemma3_text\",\"hidden_size\":1152,\"intermediate_size\":6912,"
+	  "\"num_hidden_layers\":26,\"num_attention_heads\":4,\"num_key_value_heads\":1,\"head_dim\":256,"
+	  "\"vocab_size\":262144,\"sliding_window\":512,\"sliding_window_pattern\":6,"
+	  "\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
+	{ "gemma-3-4b", "{\"model_type\":\"gemma3_text\",\"hidden_size\":2560,\"intermediate_size\":10240,"
+	  "\"num_hidden_layers\":34,\"num_attention_heads\":8,\"num_key_value_heads\":4,\"head_dim\":256,"
+	  "\"vocab_size\":262208,\"sliding_window\":1024,\"sliding_window_pattern\":6,"
+	  "\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
+	{ "gemma-3-12b", "{\"model_type\":\"gemma3_text\",\"hidden_size\":3840,\"intermediate_size\":15360,"
+	  "\"num_hidden_layers\":48,\"num_attention_heads\":16,\"num_key_value_heads\":8,\"head_dim\":256,"
+	  "\"vocab_size\":262208,\"sliding_window\":1024,\"sliding_window_pattern\":6,"
+	  "\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
+	{ "gemma-3-27b", "{\"model_type\":\"gemma3_text\",\"hidden_size\":5376,\"intermediate_size\":21504,"
+	  "\"num_hidden_layers\":62,\"num_attention_heads\":32,\"num_key_value_heads\":16,\"head_dim\":128,"
+	  "\"vocab_size\":262208,\"sliding_window\":1024,\"sliding_window_pattern\":6,"
+	  "\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
+};
+
 #define NBUILTIN (sizeof(builtins) / sizeof(builtins[0]))
+#define NJSON_BUILTIN (sizeof(json_builtins) / sizeof(json_builtins[0]))
 
 const char *const *model_config_builtin_names(void)
 {
-	static const char *names[NBUILTIN + 1];
+	static const char *names[NBUILTIN + NJSON_BUILTIN + 1];
 	for (size_t i = 0; i < NBUILTIN; i++)
 		names[i] = builtins[i].name;
-	names[NBUILTIN] = NULL;
+	for (size_t i = 0; i < NJSON_BUILTIN; i++)
+		names[NBUILTIN + i] = json_builtins[i].name;
+	names[NBUILTIN + NJSON_BUILTIN] = NULL;
 	return names;
 }
 
@@ -154,6 +252,15 @@ int model_config_builtin(const char *name, struct model_config *c)
 			c->mtp_layers = moe_builtins[j].mtp;
 		}
 		return 0;
+	}
+	for (size_t i = 0; i < NJSON_BUILTIN; i++) {
+		normalize(json_builtins[i].name, have, sizeof(have));
+		if (strcmp(want, have) == 0) {
+			/* the reason hf refuses a Gemma 2/3 is written through err */
+			char err[256];
+			return model_config_parse(json_builtins[i].json, json_builtins[i].name, c, err,
+						  sizeof(err));
+		}
 	}
 	return SURFER_EUNKNOWN;
 }

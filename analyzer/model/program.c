@@ -358,6 +358,14 @@ static int em_pass(struct emit *e, const struct model_seq *s, const struct model
 	return o->pp > 1 && o->engine == MODEL_ENGINE_HF ? em_pipeline(e, s, o) : em_run(e, s, o);
 }
 
+uint32_t model_program_world(const struct model_opts *o)
+{
+	if (o->mode != MODEL_TRAINING || o->engine != MODEL_ENGINE_HF)
+		return 0;
+	uint64_t n = (uint64_t)(o->dp ? o->dp : 1) * (o->tp ? o->tp : 1) * (o->pp ? o->pp : 1) * model_cp(o);
+	return n > 1 && n <= UINT32_MAX ? (uint32_t)n : 0;
+}
+
 int model_program_write(const struct model_program *p, struct trace_writer *w,
 			model_program_kernel_fn fn, void *ctx)
 {
@@ -376,6 +384,7 @@ int model_program_write(const struct model_program *p, struct trace_writer *w,
 	h.timing = TRACE_TIMING_BUILT;
 	snprintf(h.timing_note, sizeof(h.timing_note), "built from a model configuration");
 	snprintf(h.device.name, sizeof(h.device.name), "%s", p->device ? p->device : "model");
+	h.world_size = model_program_world(p->opts);
 	if ((rc = trace_writer_header(w, &h)) < 0)
 		return rc;
 	memset(&r, 0, sizeof(r));

@@ -42,6 +42,12 @@ struct model_program {
  * 1 when it stands for a peer's work (the pipeline bubble). */
 typedef void (*model_program_kernel_fn)(void *ctx, const struct model_kernel *mk, int peer);
 
+/* The GPUs a built step of o runs in lockstep, the header's world_size:
+ * dp x tp x pp x cp of a training step; 0 for inference and the serving
+ * engines, whose replicas do not wait for each other and whose passes are
+ * too short for the boards' sustained clocks to part (timeline_pace). */
+uint32_t model_program_world(const struct model_opts *o);
+
 /* Writes p to w (header, records, trailer; w is left finished).  fn, when
  * not NULL, sees each kernel written.  Returns 0 or a negative trace_*
  * code (TRACE_EINVAL: a kernel the trace format cannot hold). */

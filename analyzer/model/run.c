@@ -134,25 +134,42 @@ static int launch_from_trace(struct model_cli *m, const char *path, char *err, s
 	return 0;
 }
 
-/* Lengths from text: numbers separated by commas or white space, into
- * m->lens.  0, or SURFER_EINVAL with a reason. */
+/* Lengths from text: numbers separated by one comma or by white space
+ * (a file may hold one a line), into m->lens.  Every length is at least 1:
+ * a prompt has a token, and a decode step's cache holds at least its
+ * prompt's; an empty item (",5", "5,,6", "5,") is a typo, not a length.
+ * 0, or SURFER_EINVAL with a reason. */
 static int parse_lens(struct model_cli *m, const char *opt, const char *text, const char *what,
 		      char *err, size_t errlen)
 {
 	const char *p = text;
 	uint32_t n = 0;
+	int comma = 0;                     /* a comma seen since the last length */
 	for (;;) {
-		while (*p == ',' || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ',') {
+			if (*p == ',' && (comma || !n)) {
+				snprintf(err, errlen, "bad --%s '%.40s': length %u is empty (two commas, "
+					 "or one at the start)", opt, what, n + 1);
+				return SURFER_EINVAL;
+			}
+			comma |= *p == ',';
 			p++;
+		}
 		if (!*p)
 			break;
 		char *end;
 		errno = 0;
 		unsigned long x = strtoul(p, &end, 10);
-		if (end == p || errno || *p == '-' || x > (1ul << 24) || (x == 0 && opt[0] == 'p') ||
+		if (end == p || errno || *p == '-' || *p == '+' || x > (1ul << 24) ||
 		    (*end && *end != ',' && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r')) {
-			snprintf(err, errlen, "bad --%s '%.40s': %s: lengths of 1 to 16777216 tokens "
+			snprintf(err, errlen, "bad --%s '%.40s': %.20s: lengths of 1 to 16777216 tokens "
 				 "separated by commas are expected", opt, what, p);
+			return SURFER_EINVAL;
+		}
+		if (x == 0) {
+			snprintf(err, errlen, "bad --%s '%.40s': length %u is 0; %s", opt, what, n + 1,
+				 opt[0] == 'p' ? "a prompt holds at least 1 token"
+				 : "a decode step's cache holds at least its prompt (1 token or more)");
 			return SURFER_EINVAL;
 		}
 		if (n == MODEL_CLI_MAX_LENS) {
@@ -160,7 +177,13 @@ static int parse_lens(struct model_cli *m, const char *opt, const char *text, co
 			return SURFER_EINVAL;
 		}
 		m->lens[n++] = (uint32_t)x;
+		comma = 0;
 		p = end;
+	}
+	if (comma) {
+		snprintf(err, errlen, "bad --%s '%.40s': length %u is empty (a comma at the end)", opt,
+			 what, n + 1);
+		return SURFER_EINVAL;
 	}
 	if (!n) {
 		snprintf(err, errlen, "--%s '%.40s': no length given", opt, what);
@@ -173,6 +196,16 @@ static int parse_lens(struct model_cli *m, const char *opt, const char *text, co
 	return 0;
 }
 
+/* The lengths give the batch and each sequence's length: --batch and
+ * --seq beside them would be dropped (or miscount the tokens). */
+static int lens_and_shape(const struct model_cli *m, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s and %s exclude each other: the lengths give the batch (one per "
+		 "sequence) and each sequence's length", m->lens_kind == 1 ? "--prompt-lens" : "--context-lens",
+		 m->shape_opt);
+	return SURFER_EINVAL;
+}
+
 /* --prompt-lens / --context-lens: a list, or @FILE holding one. */
 static int set_lens(struct model_cli *m, const char *opt, const char *v, char *err, size_t errlen)
 {
@@ -182,6 +215,8 @@ static int set_lens(struct model_cli *m, const char *opt, const char *v, char *e
 		return SURFER_EINVAL;
 	}
 	m->lens_kind = kind;
+	if (m->shape_opt)
+		return lens_and_shape(m, err, errlen);
 	if (v[0] != '@')
 		return parse_lens(m, opt, v, v, err, errlen);
 	FILE *f = fopen(v + 1, "r");
@@ -228,10 +263,11 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	m->set = 1;
 	if (!strcmp(name, "model")) {
 		m->model = v;
-	} else if (!strcmp(name, "batch")) {
-		bad = parse_count(v, 1u << 20, &o->batch);
-	} else if (!strcmp(name, "seq")) {
-		bad = parse_count(v, 1u << 20, &o->seq);
+	} else if (!strcmp(name, "batch") || !strcmp(name, "seq")) {
+		m->shape_opt = name[0] == 'b' ? "--batch" : "--seq";
+		if (m->lens_kind)
+			return lens_and_shape(m, err, errlen);
+		bad = parse_count(v, 1u << 20, name[0] == 'b' ? &o->batch : &o->seq);
 	} else if (!strcmp(name, "mode")) {
 		bad = model_mode_parse(v, &o->mode);
 	} else if (!strcmp(name, "dtype")) {
@@ -262,7 +298,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		if (end == v || *end || !(w >= 10) || w > 5000)
 			bad = -1;
 		else
-			m->power_limit_w = w;
+			o->power_limit_w = w;
 	} else if (!strcmp(name, "attention")) {
 		bad = model_attention_parse(v, &o->attention);
 	} else if (!strcmp(name, "head")) {
@@ -312,6 +348,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		o->no_grad_clip = 1;
 	} else if (!strcmp(name, "new-tokens")) {
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
+		m->new_tokens_set = 1;
 	} else if (!strcmp(name, "write-trace")) {
 		m->write_trace = v;
 	} else if (!strcmp(name, "plan")) {
@@ -321,6 +358,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			o->zero = (uint32_t)(v[0] - '0');
 		else
 			bad = -1;
+		m->zero_set = 1;
 	} else if (!strcmp(name, "microbatches")) {
 		bad = parse_count(v, 1u << 20, &o->microbatches);
 	} else if (!strcmp(name, "expert-capacity")) {
@@ -507,6 +545,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 	out->bubble_ns = t.bubble_ns;
 	out->kernels = (size_t)a->kernels;
 	memcpy(out->method_ns, at->method_ns, sizeof(out->method_ns));
+	memcpy(out->op_ns, at->op_ns, sizeof(out->op_ns));
 	double exposed = out->iteration_ns - (out->compute_ns + out->bubble_ns + out->cpu_bound_ns);
 	out->comm_exposed_ns = exposed > 0 ? (exposed < out->comm_ns ? exposed : out->comm_ns) : 0;
 	analysis_free(a);
@@ -662,16 +701,11 @@ double model_cli_launch_ns(const struct model_cli *m)
 const struct gpu_spec *model_cli_target(const struct model_cli *m, const struct gpu_spec *g,
 					struct gpu_spec *tmp)
 {
-	if (!(m->power_limit_w > 0) || !g->tdp_w || m->power_limit_w >= g->tdp_w)
+	double w = m->opts.power_limit_w;
+	if (!(w > 0) || !g->tdp_w || w >= g->tdp_w)
 		return g;
-	double f = m->power_limit_w / g->tdp_w;
-	*tmp = *g;
-	for (int d = 0; d < GPU_DT_COUNT; d++)
-		tmp->peak_tflops[d] *= f;
-	tmp->boost_clock_mhz = (uint32_t)lround(g->boost_clock_mhz * f);
-	if (tmp->base_clock_mhz > tmp->boost_clock_mhz)
-		tmp->base_clock_mhz = tmp->boost_clock_mhz;
-	tmp->tdp_w = (uint32_t)lround(m->power_limit_w);
+	gpu_derate_compute(g, w / g->tdp_w, tmp);
+	tmp->tdp_w = (uint32_t)lround(w);
 	return tmp;
 }
 
@@ -693,6 +727,19 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 		snprintf(err, errlen, "--attention %s on %s: the kernel runs on compute capability "
 			 "8.0 and later (this GPU: %s)", model_attention_name(o->attention), g->id,
 			 gpu_cc_string(g->cc, cc, sizeof(cc)));
+		return SURFER_EINVAL;
+	}
+	if (o->power_limit_w > 0 && !(o->power_limit_w <= g->tdp_w)) {
+		/* the cap lowers the SM clock below the table's (model_cli_target);
+		 * a limit above the TDP (where a board allows one) would let it
+		 * boost past the table's figures, which surfer has no measure of */
+		if (g->tdp_w)
+			snprintf(err, errlen, "--power-limit %.0f W on %s: above its %u W TDP; surfer "
+				 "predicts boards capped at or below their TDP", o->power_limit_w, g->id,
+				 g->tdp_w);
+		else
+			snprintf(err, errlen, "--power-limit %.0f W on %s: the GPU table has no TDP "
+				 "for it to cap", o->power_limit_w, g->id);
 		return SURFER_EINVAL;
 	}
 	if (o->fp8 && !(g->peak_tflops[GPU_DT_FP8] > 0)) {
@@ -872,6 +919,12 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 			 : "--context-lens", m->lens_kind == 1 ? "prefill or serve" : "decode");
 		return SURFER_EINVAL;
 	}
+	if (m->new_tokens_set && mode != MODEL_SERVE && mode != MODEL_GENERATE) {
+		snprintf(err, errlen, "--new-tokens goes with --mode serve (an engine) or generate "
+			 "(--engine hf), not with --mode %s", mode == MODEL_TRAINING ? "training"
+			 : mode == MODEL_DECODE ? "decode" : mode == MODEL_PREFILL ? "prefill" : "inference");
+		return SURFER_EINVAL;
+	}
 	if (m->opts.chunk && mode != MODEL_PREFILL && mode != MODEL_SERVE) {
 		snprintf(err, errlen, "--chunk splits a prefill: it goes with --mode prefill or serve");
 		return SURFER_EINVAL;
@@ -899,9 +952,9 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 			 o->batch, o->seq, gen, dtype_label(o),
 			 o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
 	}
-	if (m->power_limit_w > 0) {
+	if (mo->power_limit_w > 0) {
 		size_t len = strlen(device);
-		snprintf(device + len, sizeof(device) - len, ", %.0f W cap", m->power_limit_w);
+		snprintf(device + len, sizeof(device) - len, ", %.0f W cap", mo->power_limit_w);
 	}
 	memset(&p, 0, sizeof(p));
 	p.seq = &s;

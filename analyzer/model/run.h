@@ -30,13 +30,15 @@ struct model_cli {
 	int set;                  /* some model option was given               */
 	int launch_set;           /* --launch-us or --launch-us-from given     */
 	int ckpt_set;             /* --act-ckpt given (else --plan tries them) */
-	double power_limit_w;     /* --power-limit: the boards run at this
-				   * cap, W; 0 at their TDP                   */
+	int zero_set;             /* --zero given (else --plan tries 0, 1 and 3
+				   * in training)                             */
 	/* --prompt-lens / --context-lens: each sequence's length (opts.lens
 	 * points here once given) */
 	uint32_t lens[MODEL_CLI_MAX_LENS];
 	uint32_t nlens;
 	int lens_kind;            /* 0 none, 1 prompt lengths, 2 context lengths */
+	int new_tokens_set;       /* --new-tokens given                        */
+	const char *shape_opt;    /* "--batch" or "--seq" when given, else NULL */
 };
 
 /* The CPU time between two launches of m's run: --launch-us (or -from)
@@ -111,6 +113,7 @@ struct model_timing {
 	double bubble_ns;        /* pipeline bubble (pp > 1)                   */
 	size_t kernels;          /* launches on this GPU                        */
 	double method_ns[PRED_METHOD_COUNT]; /* kernel time by predictor method */
+	double op_ns[PRED_OP_COUNT]; /* kernel time by op class (GEMM, attention, ...) */
 };
 
 /* Predicts the run s (built from o) on target, launch_ns between launches,

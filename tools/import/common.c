@@ -860,6 +860,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 	if (first != UINT64_MAX && (s->base_unix_ns || first > 1000000000000000000ull))
 		h.start_unix_ns = s->base_unix_ns + first;
 	fill_device(&h.device, in, g, opts->origin != NULL);
+	h.world_size = s->world_size;
 	if (!h.device.driver_version)
 		h.device.driver_version = s->driver_version;
 	if (!h.device.runtime_version)

@@ -620,7 +620,7 @@ static const struct bench_cmd {
 	{"conv", BO(DATA) | BO(EMIT), 0, bench_conv_main},
 	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
-	{"serving", BO(DATA) | BO(GPU), 0, bench_serving_main},
+	{"serving", BO(DATA) | BO(GPU) | BO(ROWS), 0, bench_serving_main},
 	{"cpu", BO(DATA), 0, bench_cpu_main},
 	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
 		    BO(ROWS), 0, bench_profile_main},

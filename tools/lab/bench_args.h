@@ -29,7 +29,7 @@ struct bench_args {
 	const char *min_bytes;      /* --min-bytes N (comm)                    */
 	const char *interval;       /* --interval P (calibrate)                */
 	int emit;                   /* --emit: print fitted constants as C     */
-	int rows;                   /* --rows (profile)                        */
+	int rows;                   /* --rows (profile, serving)               */
 	int json;                   /* --json (accuracy)                       */
 	int as_recorded;            /* --as-recorded (accuracy)                */
 	int heldout_conv;           /* --heldout-conv (accuracy)               */

@@ -79,6 +79,9 @@ struct sv_run {
 	double held_d, held_t;            /* decode and whole batch with the
 					   * step constant fitted held out    */
 	double other[SV_NOTHER][SV_N];    /* <= 0: none                        */
+	/* the prefill's predicted kernel time by op class (ms) and its GEMMs'
+	 * FLOPs on one GPU (--rows) */
+	double p_op_ms[PRED_OP_COUNT], p_gemm_flop;
 };
 
 static int arch_of(const struct gpu_spec *g)
@@ -247,21 +250,37 @@ static void load_other(const char *dir, int m, struct sv_run *runs, size_t n)
 	csv_release(&c);
 }
 
-/* One prediction through the model path: ms, or -1 with a reason. */
-static double predict(const struct model_config *c, struct model_opts *o, const struct gpu_spec *g,
-		      char *err, size_t errlen)
+/* One prediction through the model path: ms, or -1 with a reason.  op_ms
+ * (NULL: not wanted) takes the kernel time by op class, ms, and gemm_flop
+ * the GEMMs' FLOPs. */
+static double predict_parts(const struct model_config *c, struct model_opts *o, const struct gpu_spec *g,
+			    double *op_ms, double *gemm_flop, char *err, size_t errlen)
 {
 	struct model_seq s;
 	struct model_timing t;
 	if (model_build(c, o, &s, err, errlen))
 		return -1;
+	if (gemm_flop) {
+		*gemm_flop = 0;
+		for (size_t i = 0; i < s.n; i++)
+			if (s.v[i].k.op == PRED_OP_GEMM)
+				*gemm_flop += s.v[i].k.flops;
+	}
 	int rc = model_time(&s, o, g, MODEL_LAUNCH_AUTO, &t);
 	model_seq_release(&s);
 	if (rc) {
 		snprintf(err, errlen, "cannot time the build");
 		return -1;
 	}
+	for (int i = 0; op_ms && i < PRED_OP_COUNT; i++)
+		op_ms[i] = t.op_ns[i] / 1e6;
 	return t.iteration_ns / 1e6;
+}
+
+static double predict(const struct model_config *c, struct model_opts *o, const struct gpu_spec *g,
+		      char *err, size_t errlen)
+{
+	return predict_parts(c, o, g, NULL, NULL, err, errlen);
 }
 
 static int predict_run(const char *dir, struct sv_run *r)
@@ -293,7 +312,7 @@ static int predict_run(const char *dir, struct sv_run *r)
 	o.mode = MODEL_PREFILL;
 	o.lens = r->lens;
 	o.nlens = o.batch = r->n;
-	r->sg[SV_P] = predict(&c, &o, r->gpu, err, sizeof(err));
+	r->sg[SV_P] = predict_parts(&c, &o, r->gpu, r->p_op_ms, &r->p_gemm_flop, err, sizeof(err));
 	o.mode = MODEL_DECODE;
 	o.lens = ctx;
 	r->sg[SV_D] = predict(&c, &o, r->gpu, err, sizeof(err));
@@ -567,12 +586,47 @@ static void vllm_runs(const char *dir)
 	printf("\n");
 }
 
+/* --rows: each run's prefill by part.  The GEMMs are most of a prefill;
+ * the share of the GPU's dense BF16 peak they run at as predicted, and
+ * the share the measurement leaves them (the measured prefill less the
+ * predicted time of everything else, the held-out step constant
+ * included), say whether a prefill's error is the GEMM rate or the rest. */
+static void print_parts(const struct sv_run *runs, size_t n)
+{
+	printf("\n# prefill by part (--rows): signed error %%; predicted ms of the GEMMs, attention,\n"
+	       "# norms and element-wise ops, collectives; the GEMMs' rate over the dense BF16 peak\n"
+	       "# as predicted and as the measurement implies (its prefill less the rest predicted)\n");
+	printf("%-14s %2s %-13s %-13s %9s %8s | %9s %8s %8s %8s | %6s %7s %7s\n", "gpu", "tp", "model",
+	       "workload", "real P ms", "err %", "gemm", "attn", "vector", "comm", "peak", "pred", "implied");
+	for (size_t i = 0; i < n; i++) {
+		const struct sv_run *r = &runs[i];
+		const double *op = r->p_op_ms;
+		double vecs = op[PRED_OP_ELEMENTWISE] + op[PRED_OP_REDUCTION] + op[PRED_OP_SOFTMAX] +
+			      op[PRED_OP_NORM];
+		double rest = r->sg[SV_P] - op[PRED_OP_GEMM];
+		double peak = r->gpu->peak_tflops[GPU_DT_BF16] * 1e12, left = r->real[SV_P] - rest;
+		printf("%-14s %2u %-12s %-13s %9.1f %+8.1f | %9.1f %8.1f %8.1f %8.1f | %6.1f", r->gpu_tok, r->tp,
+		       r->model, r->workload, r->real[SV_P], (r->sg[SV_P] / r->real[SV_P] - 1) * 100,
+		       op[PRED_OP_GEMM], op[PRED_OP_ATTENTION], vecs, op[PRED_OP_COMM], peak / 1e12);
+		if (peak > 0 && op[PRED_OP_GEMM] > 0)
+			printf(" %7.3f", r->p_gemm_flop / (op[PRED_OP_GEMM] / 1e3) / peak);
+		else
+			printf(" %7s", "-");
+		if (peak > 0 && left > 0)
+			printf(" %7.3f\n", r->p_gemm_flop / (left / 1e3) / peak);
+		else
+			printf(" %7s\n", "-");
+	}
+}
+
 int bench_serving_main(const struct bench_args *a)
 {
 	if (a->help) {
-		printf("usage: " PROG " serving --data DIR [--gpu GPU]\n"
+		printf("usage: " PROG " serving --data DIR [--gpu GPU] [--rows]\n"
 		       "  DIR: PipeWeave's e2e folder (real/, workload/, config/, hardware/,\n"
-		       "  *_comparison.csv), or a folder holding pipeweave/e2e\n");
+		       "  *_comparison.csv), or a folder holding pipeweave/e2e\n"
+		       "  --rows: each run's prefill by part, and its GEMMs' rate predicted and\n"
+		       "  implied by the measurement\n");
 		return 0;
 	}
 	if (!a->data) {
@@ -721,6 +775,8 @@ int bench_serving_main(const struct bench_args *a)
 		printf(" %s D %.1f (P %.1f, %d runs);", sv_arch[ar], s / c, sp / c, c);
 	}
 	printf("\n");
+	if (a->rows)
+		print_parts(runs, n);
 	if (!a->gpu)
 		vllm_runs(dir);
 	return 0;
