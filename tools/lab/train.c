@@ -217,10 +217,10 @@ static struct mlp *train_family(const struct opts *o, int fam, struct samples *s
  * geometric mean (0 when no GPU is limited).  Returns E.
  *
  * The pool takes every GPU to 16 nm as (nm/16)^2, which is what
- * tile_node_energy() does from 12 nm up; the one newer GPU the data has,
+ * power_node_energy()'s POWER_NODE_SQUARE12 does from 12 nm up; the one newer GPU the data has,
  * the A100 PCIe, enters at 0.86 of the best GPU although its shortfall is
  * not power (gpu-benches' pure FMA run of the A100 SXM4 draws 185 W), and
- * converted with tile_node_energy()'s nm below 12 nm instead it pulls E
+ * converted with that rule's nm below 12 nm instead it pulls E
  * from 60.2 to 55.7 pJ: NeuSight's held-out iterations went from 6.6% to
  * 9.3% (a median in place of the geometric mean: 7.5% and 8.9% for seeds 1
  * and 2, against 6.6% and 8.9%), so the pool keeps its convention. */
