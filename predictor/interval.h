@@ -9,10 +9,11 @@
  * source of the prediction (a measured origin time or the shape alone),
  * the quantiles of log(predicted / measured) over held-out predictions,
  * every one of them made with the target's whole architecture left out of
- * every fit, each taken as a bias of its architecture plus a scatter
- * around it (tools/lab/calibrate.c: a new GPU's bias drawn from the
- * Student-t prediction interval of the few architectures' biases seen, so
- * a bias beyond all of them is inside).  An interval with probability P
+ * every fit (tools/lab/calibrate.c: the architectures' errors mixed, each
+ * architecture alike, and widened about their median by the factor that
+ * made such a mixture of the others hold 80 % of each architecture's
+ * errors in turn, so a new architecture's bias beyond those seen is
+ * inside as often as it was for them).  An interval with probability P
  * is the measured time's range that those quantiles give:
  * [pred / exp(q((1+P)/2)), pred / exp(q((1-P)/2))].
  *

@@ -20,36 +20,39 @@ printf 'gpu,config,weights,measured_ms,predicted_ms\nt4,a.json,held-out,100,110\
 
 # The estimator described in calibrate.c, computed here with awk from the
 # dumps of directory $1, architecture $2 left out ("" none): each
-# architecture's median error m and its residuals at positions
-# (j + 0.5) / 200 of the finite-sample order statistics (the k-th of n at
-# k / (n + 1)), plus a new bias mean(m) + sd(m) sqrt(1 + 1/K) t at 200
-# probabilities (j + 0.5) / 200 of Student's t with K - 1 degrees of
-# freedom, in closed form for 1 (Cauchy: tan(pi (p - 1/2))) and 2
-# ((2p - 1) / sqrt(2 p (1 - p))); prints the quantiles at 0.1 and 0.9.
+# architecture's errors at positions (j + 0.5) / 200 of the finite-sample
+# order statistics (the k-th of n at k / (n + 1)), mixed; each
+# architecture in turn left out of that mixture, and each of its errors
+# giving the factor the mixture's 0.1 .. 0.9 interval needed about its
+# median to hold it; the factor of rank ceil(0.8 (n + 1)) of the n widens
+# the mixture of all about its median.  Prints the widened quantiles at
+# 0.1 and 0.9.
 estimate() {
 	for f in "$1"/*.csv; do
 		a=$(basename "$f" | sed 's/--.*//')
 		tail -n +2 "$f" | awk -F, -v a="$a" '{ print a, log($6 / $5) }'
 	done | awk -v x="$2" '$1 != x' | sort -k1,1 -k2,2g | awk '
+	function sortv(v, m,  i, j, t) { for (i = 2; i <= m; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t } }
+	function q(v, m, p,  t, i) { t = p * (m - 1) + 1; i = int(t); return i < m ? v[i] + (t - i) * (v[i + 1] - v[i]) : v[m] }
+	# the mixture of every architecture but skip into mix[1..m]; qc, ql, qh
+	function mixture(skip,  i, j, m) { m = 0
+		for (i = 1; i <= K; i++) if (arch[i] != skip) for (j = 1; j <= 200; j++) mix[++m] = pos[arch[i], j]
+		sortv(mix, m); qc = q(mix, m, 0.5); ql = q(mix, m, 0.1); qh = q(mix, m, 0.9) }
 	{ if (!($1 in n)) arch[++K] = $1; n[$1]++; v[$1, n[$1]] = $2 }
 	END {
-		pi = atan2(0, -1)
-		for (i = 1; i <= K; i++) { a = arch[i]; m = n[a]
-			med[a] = m % 2 ? v[a, (m + 1) / 2] : (v[a, m / 2] + v[a, m / 2 + 1]) / 2
-			mean += med[a] / K }
-		for (i = 1; i <= K; i++) var += (med[arch[i]] - mean) ^ 2 / (K - 1)
-		sc = sqrt(var * (1 + 1 / K))
 		for (i = 1; i <= K; i++) { a = arch[i]; m = n[a]
 			for (j = 0; j < 200; j++) { r = (j + 0.5) / 200 * (m + 1)
 				if (r <= 1) y = v[a, 1]; else if (r >= m) y = v[a, m]
 				else { t = int(r); y = v[a, t] + (r - t) * (v[a, t + 1] - v[a, t]) }
-				res[++nr] = y - med[a] } }
-		for (j = 0; j < 200; j++) { p = (j + 0.5) / 200
-			t = K == 2 ? sin(pi * (p - 0.5)) / cos(pi * (p - 0.5)) : (2 * p - 1) / sqrt(2 * p * (1 - p))
-			for (i = 1; i <= nr; i++) print mean + sc * t + res[i] }
-	}' | sort -g | awk '{ x[NR] = $1 }
-	function q(p,  t, i) { t = p * (NR - 1) + 1; i = int(t); return x[i] + (t - i) * (x[i + 1] - x[i]) }
-	END { printf "%.3f %.3f\n", q(0.1), q(0.9) }'
+				pos[a, j + 1] = y } }
+		ns = 0
+		for (i = 1; i <= K; i++) { a = arch[i]; mixture(a)
+			for (j = 1; j <= n[a]; j++) { e = v[a, j]
+				sc[++ns] = e == qc ? 0 : e > qc ? (e - qc) / (qh - qc) : (e - qc) / (ql - qc) } }
+		sortv(sc, ns); r = 0.8 * (ns + 1); k = int(r); if (k < r) k++; if (k > ns) k = ns
+		mixture("")
+		printf "%.3f %.3f\n", qc + sc[k] * (ql - qc), qc + sc[k] * (qh - qc)
+	}'
 }
 # The quantiles 0.1 and 0.9 of a table's auto/gemm/trace row.
 row_q() {
@@ -98,6 +101,49 @@ for a in Tesla_P4:sm_61:20 Tesla_T4:sm_75:20 Tesla_V100-PCIE-32GB:sm_70:40; do
 	want=$(inside "$D/k3" "$g" "$(estimate "$D/k3" "$g")")
 	grep -Eq "^(gemm +trace +)? *$arch +$n +$want" "$D/cov3" || { echo "FAIL: $arch coverage, want $want"; cat "$D/cov3"; fail=1; }
 done
+
+# Five architectures of pure biases (every error of one the same), worked
+# out by hand: a mixture of m <= 9 such architectures has its 0.1 quantile
+# at the smallest bias, its 0.9 quantile at the largest and its median at
+# the middle one (the mean of the middle two for even m).  Biases: P100
+# -0.1, V100 0, T4 0.05, A100 0.1 (10 GEMMs each) and a P4 far off at 1.0
+# (2 GEMMs).  Factors each error needs from the mixture of the others
+# (P100 from V100, T4, A100, P4: median 0.075, 0.1 quantile 0: 0.175 /
+# 0.075 = 2.333; V100 0.429; T4 0 (the median); A100 0.075 / 0.975 =
+# 0.077; P4 0.975 / 0.075 = 13): of the 42, the 35th (ceil(0.8 * 43))
+# smallest is 2.333, so the table's interval is the mixture of all five
+# (median 0.05, -0.1 .. 1.0) widened 2.333 times: -0.3 .. 2.267.
+# Each left out in turn, from the other four (with factors from them
+# alone, the 27th of 32, or the 33rd of 40 without the P4):
+#   P4:   factors 3, 0.333, 0.5, 2 -> 3; -0.1 .. 0.1 about 0.025:
+#         -0.35 .. 0.25, 1.0 outside: 0 of 2
+#   P100: factors 2, 0.5, 0.053, 19 (P4, 2 rows) -> 2; 0 .. 1 about
+#         0.075: -0.075 .. 1.925, -0.1 outside: 0 of 10
+#   V100: -> 4; -0.625 .. 3.775: 10 of 10
+#   T4:   -> 2; -0.25 .. 1.95: 10 of 10
+#   A100: -> 3; -0.35 .. 2.95: 10 of 10
+# so 30 of 42, 71.4 %.  The P4's factors (13 to 20) do not widen the
+# others': they are 2 of the 32 to 42 factors, beyond the rank taken.
+mkdir "$D/k5"
+bias() { awk -v b="$2" -v n="$3" 'BEGIN { print "method,op,dims,origin_ns,target_ns,predicted_ns";
+	for (i = 0; i < n; i++) printf "auto,bmm,1x2x3x4,500.0,1000.0,%.4f\n", 1000 * exp(b) }' >"$D/k5/$1--Tesla_T4.csv"; }
+bias Tesla_P100-PCIE-16GB -0.1 10
+bias Tesla_V100-PCIE-32GB 0 10
+bias Tesla_T4 0.05 10
+bias NVIDIA_A100-PCIE-40GB 0.1 10
+bias Tesla_P4 1.0 2
+"$BIN" calibrate --emit "$D/k5" >"$D/table5.c" 2>"$D/err"
+got=$(row_q "$D/table5.c")
+[ "$got" = "-0.300 2.267" ] || { echo "FAIL: five pure biases: quantiles 0.1, 0.9 '$got', want '-0.300 2.267'"; fail=1; }
+grep -q 'auto gemm trace: 5 architectures, scale 2.333 ' "$D/table5.c" || { echo "FAIL: five pure biases: no scale 2.333 in the table"; grep 'auto gemm trace' "$D/table5.c"; fail=1; }
+"$BIN" calibrate "$D/k5" >"$D/cov5" 2>"$D/err"
+for a in sm_60:10:0.0:2.00 sm_61:2:0.0:3.00 sm_70:10:100.0:4.00 sm_75:10:100.0:2.00 sm_80:10:100.0:3.00; do
+	arch=${a%%:*}; rest=${a#*:}; n=${rest%%:*}; rest=${rest#*:}; want=${rest%:*}; scale=${rest#*:}
+	grep -Eq "^(gemm +trace +)? *$arch +$n +$want% .*scale $scale\)" "$D/cov5" ||
+		{ echo "FAIL: five pure biases: $arch, want $n rows, $want % covered, scale $scale"; cat "$D/cov5"; fail=1; }
+done
+sed -n '/^kernels/,/^iterations/p' "$D/cov5" | grep -Eq '^ +all +42 +71\.4%' ||
+	{ echo "FAIL: five pure biases: kernels pooled, want 71.4 % of 42"; cat "$D/cov5"; fail=1; }
 
 expect() {
 	want=$1
