@@ -371,7 +371,7 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 					      key->node_ranks, &link);
 		if (key->collective == TRACE_COLL_ALL_TO_ALL && comm_is_a2a_sm_share(k.name))
 			r->ns = comm_a2a_sm_share_ns(r->ns, g->sms);
-		r->method = PRED_ROOFLINE;
+		r->method = PRED_COMM;
 		r->memory_bound = -1;
 		r->gamma = -1;
 		return;
