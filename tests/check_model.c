@@ -1581,6 +1581,38 @@ START_TEST(memory_te_layer)
 }
 END_TEST
 
+/* A fused RMSNorm keeps its input and the FP32 reciprocals (Transformer
+ * Engine's rmsnorm: inputmat, rsigma); Hugging Face's eager LlamaRMSNorm
+ * keeps the input cast to FP32 as well.  One more DeepSeek-V3 layer (MLA
+ * and the dense MLP, layers counted before the first MoE one) under
+ * --stack te against eager: the FP32 copies of its four norms' inputs
+ * (the layer's two of h = 7168, the q and kv latents' of 1536 and 512),
+ * 4 bytes each a token, and nothing else. */
+START_TEST(memory_fused_rmsnorm)
+{
+	struct model_config c;
+	struct model_opts o;
+	ck_assert_int_eq(model_config_builtin("deepseek-v3", &c), 0);
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.dtype = GPU_DT_BF16;
+	o.attention = MODEL_ATTN_FLASH;
+	o.batch = 1;
+	o.seq = 1024;
+	double d[2];
+	for (int st = 0; st < 2; st++) {
+		o.stack = st ? MODEL_STACK_TE : MODEL_STACK_EAGER;
+		c.layers = c.first_dense = 2;
+		double a2 = mem_of(&c, &o).activations;
+		c.layers = c.first_dense = 3;
+		d[st] = mem_of(&c, &o).activations - a2;
+	}
+	double T = 1024;
+	double want = T * (7168 + 1536 + 512 + 7168) * 4;
+	ck_assert_double_eq_tol(d[0] - d[1], want, 1e-9 * want);
+}
+END_TEST
+
 START_TEST(memory_decode)
 {
 	struct model_config c;
@@ -2561,8 +2593,16 @@ START_TEST(power_limit_target)
 	ck_assert_ptr_eq(t, &tmp);
 	ck_assert_double_eq_tol(t->peak_tflops[GPU_DT_BF16], g->peak_tflops[GPU_DT_BF16] * 500 / 700, 1e-9);
 	ck_assert_double_eq(t->mem_bw_gbps, g->mem_bw_gbps);
-	ck_assert_int_eq(model_cli_set(&m, "power-limit", "800", err, sizeof(err)), 0);
+	ck_assert_int_eq(model_target_check(&m.opts, g, err, sizeof(err)), 0);
+	/* at the TDP the board is itself; above it (an H100 SXM's 700 W) the
+	 * run is refused with the reason, not predicted at the TDP silently */
+	ck_assert_int_eq(model_cli_set(&m, "power-limit", "700", err, sizeof(err)), 0);
 	ck_assert_ptr_eq(model_cli_target(&m, g, &tmp), g);
+	ck_assert_int_eq(model_target_check(&m.opts, g, err, sizeof(err)), 0);
+	ck_assert_int_eq(model_cli_set(&m, "power-limit", "800", err, sizeof(err)), 0);
+	ck_assert_int_eq(model_target_check(&m.opts, g, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_str_eq(err, "--power-limit 800 W on h100-sxm: above its 700 W TDP; surfer predicts "
+			 "boards capped at or below their TDP");
 	ck_assert_int_eq(model_cli_set(&m, "power-limit", "lots", err, sizeof(err)), SURFER_EINVAL);
 	ck_assert_int_eq(model_cli_set(&m, "act-ckpt", "some", err, sizeof(err)), SURFER_EINVAL);
 	ck_assert_int_eq(model_cli_set(&m, "stack", "jax", err, sizeof(err)), SURFER_EINVAL);
@@ -3202,6 +3242,7 @@ int main(void)
 	tcase_add_test(t, memory_zero);
 	tcase_add_test(t, memory_mixed);
 	tcase_add_test(t, memory_te_layer);
+	tcase_add_test(t, memory_fused_rmsnorm);
 	tcase_add_test(t, memory_sequence_parallel);
 	tcase_add_test(t, memory_grad_fp32);
 	tcase_add_test(t, zero_collectives);

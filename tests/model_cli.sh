@@ -104,7 +104,7 @@ bad_input --model gpt2 --plan 4 --target a100 --save-baseline "$tmp/nobase.json"
 # dividing what is left: 4 + 3 + 2 + 1 = 10 layouts) for one global batch,
 # fastest first; the layout dp 2 is the run --dp 2 with half the batch per
 # rank, to the same time and memory.
-"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 8 --target a100 --json \
+"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 8 --zero 0 --target a100 --json \
 	>"$tmp/plan.json" 2>"$tmp/err"
 check "--plan 8 exits 0 ($(cat "$tmp/err"))" $?
 "$BIN" --model gpt2-medium --mode training --batch 8 --seq 512 --dp 2 --tp 4 --target a100 --json \
@@ -127,7 +127,7 @@ assert abs(l["memory_peak_gib"] - run["memory"]["peak_gib"]) < 1e-9, (l, run["me
 assert abs(l["tokens_per_s"] - 16 * 512 / (l["iteration_ms"] / 1e3)) < 1e-6 * l["tokens_per_s"]
 PY
 check "--plan 8: ten layouts, fastest first, dp 2 x tp 4 as the --dp 2 --tp 4 run" $?
-"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 8 --target a100 >"$tmp/plan.txt" 2>&1
+"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 8 --zero 0 --target a100 >"$tmp/plan.txt" 2>&1
 [ "$(grep -c 'fastest that fits' "$tmp/plan.txt")" -eq 1 ]
 check "the text plan marks one layout the fastest that fits" $?
 # --zero: ZeRO's stages over the dp ranks.  Llama-3-8B's AdamW training in
@@ -140,7 +140,7 @@ bad_input --model gpt2 --dp 2 --zero 2 --target a100
 bad_input --model gpt2 --mode training --dp 2 --pp 2 --batch 2 --zero 3 --target a100
 bad_input --model gpt2 --plan 4 --zero 1 --target a100
 "$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --optimizer adamw \
-	--plan 8 --target h100 --json >"$tmp/plan0.json" 2>"$tmp/err"
+	--plan 8 --zero 0 --target h100 --json >"$tmp/plan0.json" 2>"$tmp/err"
 check "--plan 8 of Llama-3-8B exits 0 ($(cat "$tmp/err"))" $?
 "$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --optimizer adamw \
 	--plan 8 --zero 3 --target h100 --json >"$tmp/plan3.json" 2>"$tmp/err"
@@ -166,13 +166,41 @@ assert abs(l3[(8, 1, 1)]["iteration_ms"] - p["iteration_ms"]) < 1e-6 * p["iterat
 assert abs(l3[(8, 1, 1)]["memory_peak_gib"] - run["memory"]["peak_gib"]) < 1e-9
 PY
 check "--zero 3: dp 8 of Llama-3-8B fits an H100, as the --dp 8 --zero 3 run; dp x pp skipped" $?
+# Training without --zero: each layout of several data-parallel ranks also
+# as ZeRO-1 and, without a pipeline, as FSDP (ZeRO 3), each the same
+# prediction as the plan at that --zero; one rank shards nothing and FSDP
+# does not combine with a pipeline, so those rows are not tried.
+"$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --optimizer adamw \
+	--plan 8 --target h100 --json >"$tmp/planz.json" 2>"$tmp/err"
+check "--plan 8 without --zero exits 0 ($(cat "$tmp/err"))" $?
+"$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --optimizer adamw \
+	--plan 8 --zero 1 --target h100 --json >"$tmp/plan1.json" 2>"$tmp/err"
+python3 - "$tmp/planz.json" "$tmp/plan0.json" "$tmp/plan1.json" "$tmp/plan3.json" <<'PY'
+import json, sys
+pz, p0, p1, p3 = (json.load(open(a)) for a in sys.argv[1:5])
+lz = {(l["dp"], l["tp"], l["pp"], l["zero"]): l for l in pz["targets"][0]["layouts"]}
+assert len(lz) == len(pz["targets"][0]["layouts"])
+for z, p in ((0, p0), (1, p1), (3, p3)):
+    for l in p["targets"][0]["layouts"]:
+        k = (l["dp"], l["tp"], l["pp"], z)
+        if z and (l["dp"] == 1 or (z == 3 and l["pp"] > 1)):
+            assert k not in lz, k
+            continue
+        m = dict(lz[k])
+        del m["zero"]
+        assert m == l, (k, m, l)
+assert len(lz) == 10 + 6 + 3, sorted(lz)
+best = [l for l in pz["targets"][0]["layouts"] if l.get("memory_fits")][0]
+assert best["zero"] > 0, best   # DDP of dp 8 does not fit; a sharded layout is fastest
+PY
+check "--plan without --zero tries DDP, ZeRO-1 and FSDP: each row as its --zero plan's" $?
 # --plan carries --sequence-parallel and --grad-fp32 into every layout's
 # memory.  Sequence parallelism splits the norms' activations of the tp > 1
 # layouts only, and gives each layout the memory and time of its own run;
 # --grad-fp32 adds the FP32 gradient buffer of the pure bf16 model: dp 8
 # holds all 8,030,261,248 parameters, 4 bytes each = 29.92 GiB.
 plan_args="--model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --attention flash
-	--optimizer adamw-fused --act-ckpt none --plan 8 --target h100 --json"
+	--optimizer adamw-fused --act-ckpt none --plan 8 --zero 0 --target h100 --json"
 "$BIN" $plan_args --stack te >"$tmp/nosp.json" 2>"$tmp/err"
 check "--plan 8 --stack te exits 0 ($(cat "$tmp/err"))" $?
 "$BIN" $plan_args --stack te --sequence-parallel >"$tmp/sp.json" 2>"$tmp/err"
@@ -211,7 +239,7 @@ check "--plan with --sequence-parallel: tp > 1 layouts smaller, as their run; --
 for p in pure mixed; do
 	"$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 \
 		--optimizer adamw-fused --attention flash --stack te --act-ckpt full --precision $p \
-		--plan 8 --target h100 --json >"$tmp/plan-$p.json" 2>"$tmp/err"
+		--plan 8 --zero 0 --target h100 --json >"$tmp/plan-$p.json" 2>"$tmp/err"
 	check "--plan 8 --precision $p exits 0 ($(cat "$tmp/err"))" $?
 done
 python3 - "$tmp/plan-pure.json" "$tmp/plan-mixed.json" <<'PY'
@@ -227,6 +255,17 @@ assert mixed[(4, 2, 1)]["memory_fits"], mixed[(4, 2, 1)]
 PY
 check "--plan: Megatron's 18 B/param takes dp 8 of Llama-3-8B off an H100 (pure bf16 fits)" $?
 bad_input --model gpt2 --mode training --precision half --target a100
+# a cap above the board's TDP (an H100 SXM's 700 W) is refused, not
+# predicted at the TDP in silence; --all-targets leaves such GPUs out
+bad_input --model gpt2 --power-limit 800 --target h100-sxm
+"$BIN" --model gpt2 --power-limit 300 --all-targets --json >"$tmp/pl.json" 2>"$tmp/err"
+check "--power-limit 300 --all-targets exits 0 ($(cat "$tmp/err"))" $?
+python3 - "$tmp/pl.json" <<'PY'
+import json, sys
+t = {p["target"] for p in json.load(open(sys.argv[1]))["predictions"]}
+assert "h100-sxm" in t and "t4" not in t, sorted(t)
+PY
+check "--power-limit 300 --all-targets: the H100 predicted, the 70 W T4 left out" $?
 bad_input --batch 4 --target a100
 bad_input --model gpt2 --target a100 some-trace.mp
 printf '{"model_type": "gpt2", "n_embd": ' >"$tmp/broken.json"
@@ -413,7 +452,7 @@ EOF
 # digits, whole from 1000 ms), never in exponent form ("5.334e+04"), in the
 # report and in --plan's table (its three layouts of 2 GPUs).
 "$BIN" --model gpt2-large --mode training --batch 32 --seq 1024 --target t4 >"$tmp/long.txt" 2>/dev/null
-"$BIN" --model gpt2-large --mode training --batch 32 --seq 1024 --plan 2 --target t4 >>"$tmp/long.txt" 2>/dev/null
+"$BIN" --model gpt2-large --mode training --batch 32 --seq 1024 --plan 2 --zero 0 --target t4 >>"$tmp/long.txt" 2>/dev/null
 grep -q '^predicted  [0-9]\{5\}\.[0-9]* ms per iteration (80%: [0-9]\{5\}-[0-9]\{5\} ms)' "$tmp/long.txt" &&
 	[ "$(grep -c '  [0-9]\{5\}-[0-9]\{5\}  ' "$tmp/long.txt")" -eq 3 ] && ! grep -q 'e+0' "$tmp/long.txt"
 check "intervals beyond 10 s in plain milliseconds ($(grep -m1 '^predicted' "$tmp/long.txt"))" $?
@@ -801,7 +840,7 @@ bad_input --model gpt2 --attention triton --target a100
 # without --vpp: 8 layers per stage of a 32-layer model, chunks of 4).
 planv() {
 	"$B/surfer-analyze" --model llama-3-8b --mode training --batch 64 --seq 1024 --dtype bf16 \
-		--attention flash --optimizer adamw-fused --stack te --plan 16 --target h100-sxm "$@"
+		--attention flash --optimizer adamw-fused --stack te --plan 16 --zero 0 --target h100-sxm "$@"
 }
 planv --vpp 2 >"$tmp/pv.txt" 2>"$tmp/pv.err"
 check "--plan --vpp 2 exits 0 ($(cat "$tmp/pv.err"))" $?

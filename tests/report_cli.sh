@@ -75,11 +75,11 @@ check "a GPU's own price before its family's" $?
 check "a10 is no A100 family, and the unused price is said ($(cat "$tmp/p3.err"))" $?
 # with --plan: a layout's USD per million tokens is its GPUs' price over its
 # tokens, the same as the run of that layout
-"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 2 -t a100 --price a100=2 \
+"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 2 --zero 0 -t a100 --price a100=2 \
 	--json >"$tmp/plan.json" 2>/dev/null &&
 "$BIN" --model gpt2-medium --mode training --batch 8 --seq 512 --dp 2 -t a100 --price a100=2 \
 	--json >"$tmp/dp2.json" 2>/dev/null &&
-"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 2 -t a100 --price a100=2 \
+"$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 2 --zero 0 -t a100 --price a100=2 \
 	>"$tmp/plan.txt" 2>/dev/null
 python3 - "$tmp/plan.json" "$tmp/dp2.json" "$tmp/plan.txt" <<'PY'
 import json, sys

@@ -51,6 +51,7 @@ struct shp {
 	double e;               /* bytes per element                          */
 	int half;               /* 16-bit activations                         */
 	int sdpa;               /* fused attention kernel                     */
+	int fused_norm;         /* RMSNorm one kernel (--stack te)            */
 	int train;
 };
 
@@ -75,8 +76,17 @@ static double ln_saved(const struct shp *z)
 	return z->Tr * z->h * z->e + 8 * z->Tr;
 }
 
+/* An RMSNorm of rows x cols: eager (Hugging Face's LlamaRMSNorm) keeps
+ * the input cast to FP32 (16-bit models; the input itself in FP32), the
+ * normalised tensor cast back (the weight's product reads it) and the
+ * FP32 reciprocal of each row's RMS; a fused kernel (Transformer Engine's
+ * RMSNorm and LayerNormLinear, as Megatron and DeepSeek's stacks run it)
+ * its input and the reciprocals only (te.pytorch rmsnorm save_for_backward:
+ * inputmat, rsigma). */
 static double rms_of(const struct shp *z, double rows, double cols)
 {
+	if (z->fused_norm)
+		return rows * cols * z->e + 4 * rows;
 	return rows * cols * (z->half ? 4 : z->e) + rows * cols * z->e + 4 * rows;
 }
 
@@ -345,6 +355,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	z.e = gpu_dtype_bytes(o->dtype);
 	z.half = o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16;
 	z.sdpa = o->attention != MODEL_ATTN_EAGER;
+	z.fused_norm = o->stack == MODEL_STACK_TE;
 	z.train = o->mode == MODEL_TRAINING;
 	z.b = s->micro_batch ? (double)s->micro_batch : (double)o->batch;
 	/* context parallelism: a GPU holds seq / cp of each sequence (ring

@@ -171,6 +171,9 @@ struct model_opts {
 	enum model_head head;          /* LM / pretraining head or classifier */
 	int loss;                      /* training: log_softmax + nll (+ backward) */
 	int fused_optimizer;           /* AdamW(fused=True): one kernel a pass */
+	double power_limit_w;          /* --power-limit: the boards run capped at
+					* this, W (below each target's TDP,
+					* model_target_check); 0 at their TDP  */
 	uint32_t dp, tp, pp;           /* parallel degrees (1 = none)         */
 	uint32_t microbatches;         /* pipeline microbatches (pp > 1)      */
 	/* Training state sharded over the dp ranks (ZeRO stages): 0 none

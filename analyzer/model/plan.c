@@ -10,7 +10,10 @@
  * data-parallel group crosses nodes is tried as FSDP and as HSDP.  A
  * mixture of experts of the Llama family (Mixtral, DeepSeek) is tried at
  * every expert-parallel degree that divides both the data-parallel degree
- * and the experts (--ep; not with --zero 2 or 3).
+ * and the experts (--ep; not with --zero 2 or 3).  Training without
+ * --zero tries each layout of several data-parallel ranks as plain DDP,
+ * with ZeRO-1's sharded optimizer and, without a pipeline, as FSDP (ZeRO
+ * 3): what a user sizing a cluster would try, and what the stacks run.
  */
 #include "analyzer/model/run.h"
 #include "analyzer/report.h"
@@ -25,6 +28,7 @@
 struct layout {
 	uint32_t dp, tp, pp, mb;
 	uint32_t ep;            /* expert parallel degree (1 none)             */
+	uint32_t zero;          /* its ZeRO stage (--zero)                     */
 	enum model_ckpt ckpt;   /* the checkpointing it was predicted with     */
 	int hsdp;               /* FSDP sharded within a node (--hsdp)         */
 	int hidden;             /* an HSDP twin that is plain FSDP on g: skip  */
@@ -46,37 +50,45 @@ static int cmp_layout(const void *a, const void *b)
 	return (x->iteration_ns > y->iteration_ns) - (x->iteration_ns < y->iteration_ns);
 }
 
-/* The layouts of n GPUs: every dp x tp x pp == n, tp outermost; with
- * hsdp each with dp > 1 twice, the second as HSDP; with experts (0: a
- * dense model, or expert parallelism not tried) each again at every ep > 1
- * dividing dp and the experts. */
-static size_t layouts_of(uint32_t n, int hsdp, uint32_t experts, struct layout *v, size_t cap)
+/* The layouts of n GPUs: every dp x tp x pp == n, tp outermost, at each
+ * ZeRO stage of zeros[0..nzeros) (one, as given, or explore: 0, 1 and 3,
+ * the sharded ones only with dp > 1 and FSDP only without a pipeline); a
+ * layout at --zero 2 or 3 with dp > 1 twice, the second as HSDP; with
+ * experts (0: a dense model, or expert parallelism not tried) each below
+ * --zero 2 again at every ep > 1 dividing dp and the experts. */
+static size_t layouts_of(uint32_t n, const uint32_t *zeros, size_t nzeros, int explore,
+			 uint32_t experts, struct layout *v, size_t cap)
 {
 	size_t k = 0;
 	for (uint32_t tp = 1; tp <= n && tp <= 1024; tp++) {
 		if (n % tp)
 			continue;
 		for (uint32_t pp = 1; pp <= n / tp && pp <= 1024; pp++) {
-			if ((n / tp) % pp || k == cap)
+			if ((n / tp) % pp)
 				continue;
-			memset(&v[k], 0, sizeof(v[k]));
-			v[k].tp = tp;
-			v[k].pp = pp;
-			v[k].dp = n / tp / pp;
-			v[k].ep = 1;
-			k++;
-			if (hsdp && v[k - 1].dp > 1 && k < cap) {
-				v[k] = v[k - 1];
-				v[k].hsdp = 1;
-				k++;
-			}
 			uint32_t dp = n / tp / pp;
-			for (uint32_t ep = 2; experts && !hsdp && ep <= dp && k < cap; ep++) {
-				if (dp % ep || experts % ep)
+			for (size_t z = 0; z < nzeros && k < cap; z++) {
+				if (explore && zeros[z] && (dp == 1 || (zeros[z] >= 2 && pp > 1)))
 					continue;
-				v[k] = v[k - 1];
-				v[k].ep = ep;
+				memset(&v[k], 0, sizeof(v[k]));
+				v[k].tp = tp;
+				v[k].pp = pp;
+				v[k].dp = dp;
+				v[k].ep = 1;
+				v[k].zero = zeros[z];
 				k++;
+				if (zeros[z] >= 2 && dp > 1 && k < cap) {
+					v[k] = v[k - 1];
+					v[k].hsdp = 1;
+					k++;
+				}
+				for (uint32_t ep = 2; experts && zeros[z] < 2 && ep <= dp && k < cap; ep++) {
+					if (dp % ep || experts % ep)
+						continue;
+					v[k] = v[k - 1];
+					v[k].ep = ep;
+					k++;
+				}
 			}
 		}
 	}
@@ -125,6 +137,7 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 	if (o.pp <= 1)
 		o.vpp = 0;
 	o.ep = l->ep;
+	o.zero = l->zero;
 	o.hsdp = l->hsdp;
 	o.method = method;
 	if (!o.gpus_per_node)
@@ -196,7 +209,7 @@ static double tokens_of(const struct model_cli *m)
 	return (double)m->opts.batch * (m->opts.mode == MODEL_DECODE ? 1 : m->opts.seq);
 }
 
-#define MAX_LAYOUTS 512
+#define MAX_LAYOUTS 2048
 #define GIB 1073741824.0
 
 /* USD per million tokens of a layout of m->plan_gpus GPUs at usd_per_hour
@@ -208,7 +221,7 @@ static double usd_per_mtok(const struct model_cli *m, const struct layout *l, do
 }
 
 static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec *g,
-		      const struct layout *v, size_t n, double usd_per_hour, int moe)
+		      const struct layout *v, size_t n, double usd_per_hour, int moe, int zeros)
 {
 	double have = gpu_mem_usable_bytes(g);
 	int best = 0, built = 0;
@@ -223,6 +236,8 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 	fprintf(f, "\n  %4s %4s %4s", "dp", "tp", "pp");
 	if (moe)
 		fprintf(f, " %4s", "ep");
+	if (zeros)
+		fprintf(f, " %4s", "zero");
 	fprintf(f, " %4s %12s %17s %12s %10s %10s", "mb", "iteration ms", range, "tokens/s", "comm ms",
 		"memory GiB");
 	if (usd_per_hour > 0)
@@ -235,6 +250,8 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 		fprintf(f, "  %4u %4u %4u", l->dp, l->tp, l->pp);
 		if (moe)
 			fprintf(f, " %4u", l->ep);
+		if (zeros)
+			fprintf(f, " %4u", l->zero);
 		if (!l->ok) {
 			fprintf(f, " %4s  %s%s\n", "-", l->why, l->hsdp ? " (hsdp)" : "");
 			continue;
@@ -280,6 +297,8 @@ static json_t *layouts_json(const struct model_cli *m, const struct gpu_spec *g,
 			json_object_set_new(o, "hsdp", json_true());
 		if (o && l->ep > 1)
 			json_object_set_new(o, "ep", json_integer(l->ep));
+		if (o && !m->zero_set && m->opts.mode == MODEL_TRAINING)
+			json_object_set_new(o, "zero", json_integer(l->zero));
 		if (o && l->ok)
 			json_object_update_new(o, json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:b}",
 				"microbatches", (json_int_t)(l->mb ? l->mb : 1),
@@ -343,7 +362,12 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		return SURFER_ENOMEM;
 	}
 	uint32_t experts = m->opts.zero >= 2 ? 0 : plan_experts(&c);
-	size_t n = layouts_of(m->plan_gpus, m->opts.zero >= 2, experts, v, MAX_LAYOUTS);
+	/* training without --zero: each layout as DDP, ZeRO-1 and FSDP */
+	static const uint32_t explored[] = { 0, 1, 3 };
+	int explore = !m->zero_set && m->opts.mode == MODEL_TRAINING;
+	const uint32_t *zeros = explore ? explored : &m->opts.zero;
+	size_t nzeros = explore ? sizeof(explored) / sizeof(explored[0]) : 1;
+	size_t n = layouts_of(m->plan_gpus, zeros, nzeros, explore, experts, v, MAX_LAYOUTS);
 	json_t *doc = NULL, *tarr = NULL;
 	if (json) {
 		doc = json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i}", "schema_version",
@@ -361,8 +385,10 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			return SURFER_ENOMEM;
 		}
 	} else {
-		char zero[32] = "";
-		if (m->opts.zero)
+		char zero[48] = "";
+		if (explore)
+			snprintf(zero, sizeof(zero), ", zero 0, 1 and 3");
+		else if (m->opts.zero)
 			snprintf(zero, sizeof(zero), ", zero %u", m->opts.zero);
 		fprintf(f, "plan       %s, %s, %u sequences of %u over %u GPUs, %s%s (dp x tp x pp = %u; "
 			"fastest first)\n", c.name, m->opts.mode == MODEL_TRAINING ? "training"
@@ -383,11 +409,11 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 				json_object_set_new(o, "price_usd_per_hour", json_real(usd));
 			if (!o || json_array_append_new(tarr, o))
 				rc = -1;
-		} else if (write_text(f, m, targets[t], v, n, usd, plan_experts(&c) > 0)) {
+		} else if (write_text(f, m, targets[t], v, n, usd, plan_experts(&c) > 0, explore)) {
 			rc = -1;
 		}
 		/* the next target starts from the same order of layouts */
-		n = layouts_of(m->plan_gpus, m->opts.zero >= 2, experts, v, MAX_LAYOUTS);
+		n = layouts_of(m->plan_gpus, zeros, nzeros, explore, experts, v, MAX_LAYOUTS);
 	}
 	if (json && !rc) {
 		rc = json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

@@ -298,7 +298,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		if (end == v || *end || !(w >= 10) || w > 5000)
 			bad = -1;
 		else
-			m->power_limit_w = w;
+			o->power_limit_w = w;
 	} else if (!strcmp(name, "attention")) {
 		bad = model_attention_parse(v, &o->attention);
 	} else if (!strcmp(name, "head")) {
@@ -358,6 +358,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			o->zero = (uint32_t)(v[0] - '0');
 		else
 			bad = -1;
+		m->zero_set = 1;
 	} else if (!strcmp(name, "microbatches")) {
 		bad = parse_count(v, 1u << 20, &o->microbatches);
 	} else if (!strcmp(name, "expert-capacity")) {
@@ -700,10 +701,11 @@ double model_cli_launch_ns(const struct model_cli *m)
 const struct gpu_spec *model_cli_target(const struct model_cli *m, const struct gpu_spec *g,
 					struct gpu_spec *tmp)
 {
-	if (!(m->power_limit_w > 0) || !g->tdp_w || m->power_limit_w >= g->tdp_w)
+	double w = m->opts.power_limit_w;
+	if (!(w > 0) || !g->tdp_w || w >= g->tdp_w)
 		return g;
-	gpu_derate_compute(g, m->power_limit_w / g->tdp_w, tmp);
-	tmp->tdp_w = (uint32_t)lround(m->power_limit_w);
+	gpu_derate_compute(g, w / g->tdp_w, tmp);
+	tmp->tdp_w = (uint32_t)lround(w);
 	return tmp;
 }
 
@@ -725,6 +727,19 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 		snprintf(err, errlen, "--attention %s on %s: the kernel runs on compute capability "
 			 "8.0 and later (this GPU: %s)", model_attention_name(o->attention), g->id,
 			 gpu_cc_string(g->cc, cc, sizeof(cc)));
+		return SURFER_EINVAL;
+	}
+	if (o->power_limit_w > 0 && !(o->power_limit_w <= g->tdp_w)) {
+		/* the cap lowers the SM clock below the table's (model_cli_target);
+		 * a limit above the TDP (where a board allows one) would let it
+		 * boost past the table's figures, which surfer has no measure of */
+		if (g->tdp_w)
+			snprintf(err, errlen, "--power-limit %.0f W on %s: above its %u W TDP; surfer "
+				 "predicts boards capped at or below their TDP", o->power_limit_w, g->id,
+				 g->tdp_w);
+		else
+			snprintf(err, errlen, "--power-limit %.0f W on %s: the GPU table has no TDP "
+				 "for it to cap", o->power_limit_w, g->id);
 		return SURFER_EINVAL;
 	}
 	if (o->fp8 && !(g->peak_tflops[GPU_DT_FP8] > 0)) {
@@ -937,9 +952,9 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 			 o->batch, o->seq, gen, dtype_label(o),
 			 o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
 	}
-	if (m->power_limit_w > 0) {
+	if (mo->power_limit_w > 0) {
 		size_t len = strlen(device);
-		snprintf(device + len, sizeof(device) - len, ", %.0f W cap", m->power_limit_w);
+		snprintf(device + len, sizeof(device) - len, ", %.0f W cap", mo->power_limit_w);
 	}
 	memset(&p, 0, sizeof(p));
 	p.seq = &s;

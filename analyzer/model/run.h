@@ -30,8 +30,8 @@ struct model_cli {
 	int set;                  /* some model option was given               */
 	int launch_set;           /* --launch-us or --launch-us-from given     */
 	int ckpt_set;             /* --act-ckpt given (else --plan tries them) */
-	double power_limit_w;     /* --power-limit: the boards run at this
-				   * cap, W; 0 at their TDP                   */
+	int zero_set;             /* --zero given (else --plan tries 0, 1 and 3
+				   * in training)                             */
 	/* --prompt-lens / --context-lens: each sequence's length (opts.lens
 	 * points here once given) */
 	uint32_t lens[MODEL_CLI_MAX_LENS];
