@@ -371,7 +371,7 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 					      key->node_ranks, &link);
 		if (key->collective == TRACE_COLL_ALL_TO_ALL && comm_is_a2a_sm_share(k.name))
 			r->ns = comm_a2a_sm_share_ns(r->ns, g->sms);
-		r->method = PRED_ROOFLINE;
+		r->method = PRED_COMM;
 		r->memory_bound = -1;
 		r->gamma = -1;
 		return;
@@ -1396,19 +1396,41 @@ static int an_run(const char *path, const void *buf, size_t len,
 	}
 	if ((rc = an_origin(&c)) < 0)
 		goto out;
-	/* a step of several GPUs in lockstep runs at the slowest one's pace:
-	 * the targets' compute derated by it (timeline_pace) */
-	c.a->world_size = trace_reader_header(c.r)->world_size;
+	/* A step of several GPUs in lockstep runs at the slowest one's pace:
+	 * the targets' compute derated by it (timeline_pace).  A board capped
+	 * at W below its TDP (the header's power_limit_w, a built step's
+	 * --power-limit): GPU Boost lowers the SM clock until the board draws
+	 * W, the memory clock stays (training-stacks.md sec. 9: RTX 3090 at
+	 * 315 W, memory clock constant).  The compute rate is taken in
+	 * proportion to the power, as the FP32 cap (tile.c) takes it: a GEMM
+	 * that holds the board at its TDP runs W/TDP as fast at W.  The public
+	 * points agree within their spread: H200 NVL at 600 W runs the TE 5B
+	 * config's BF16 GEMMs at 0.90 of the 700 W H100's rate per peak (0.86
+	 * by the ratio); GB300 at 500 W of 1400 W, 617 against 1600-2174
+	 * TFLOP/s (0.28-0.39, the ratio 0.36); "10-15%" slower steps for H100
+	 * at 600 W (0.86).  Memory-bound kernels keep their bandwidth. */
+	const struct trace_header *hd = trace_reader_header(c.r);
+	double cap_w = hd->power_limit_w;
+	c.a->world_size = hd->world_size;
 	c.a->pace = timeline_pace(c.a->world_size);
-	if (c.a->pace < 1) {
+	int capped = 0;
+	for (size_t t = 0; cap_w > 0 && t < o->ntargets; t++)
+		capped |= o->targets[t]->tdp_w > 0 && cap_w < o->targets[t]->tdp_w;
+	if (c.a->pace < 1 || capped) {
 		paced = calloc(o->ntargets ? o->ntargets : 1, sizeof(*paced));
 		paced_tg = calloc(o->ntargets ? o->ntargets : 1, sizeof(*paced_tg));
 		if (!paced || !paced_tg) {
 			rc = an_fail(&c, SURFER_ENOMEM, "out of memory");
 			goto out;
 		}
-		for (size_t t = 0; t < o->ntargets; t++)
-			paced_tg[t] = gpu_derate_compute(o->targets[t], c.a->pace, &paced[t]);
+		for (size_t t = 0; t < o->ntargets; t++) {
+			const struct gpu_spec *g = o->targets[t];
+			int under = cap_w > 0 && g->tdp_w && cap_w < g->tdp_w;
+			double f = c.a->pace * (under ? cap_w / g->tdp_w : 1);
+			paced_tg[t] = gpu_derate_compute(g, f, &paced[t]);
+			if (under)
+				paced[t].tdp_w = (uint32_t)lround(cap_w);
+		}
 		paced_o = *o;
 		paced_o.targets = paced_tg;
 		c.o = &paced_o;

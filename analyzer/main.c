@@ -358,7 +358,8 @@ static int parse(int argc, char **argv, struct cli *c)
 				return rc;
 			break;
 		case 'm':
-			if (pred_method_parse(optarg, &c->method) < 0 || c->method == PRED_IDENTITY)
+			if (pred_method_parse(optarg, &c->method) < 0 || c->method == PRED_IDENTITY ||
+			    c->method == PRED_COMM)
 				return bad("bad --method '%s': use auto, wave, mlp, roofline, tcgemm, vecop or attention", optarg);
 			break;
 		case 'j':

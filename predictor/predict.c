@@ -242,7 +242,7 @@ static const char *const pred_method_names[PRED_METHOD_COUNT] = {
 	[PRED_AUTO] = "auto", [PRED_WAVE] = "wave", [PRED_MLP] = "mlp",
 	[PRED_ROOFLINE] = "roofline", [PRED_IDENTITY] = "identity",
 	[PRED_TCGEMM] = "tcgemm", [PRED_VECOP] = "vecop", [PRED_ATTENTION] = "attention",
-	[PRED_CONV] = "conv",
+	[PRED_CONV] = "conv", [PRED_COMM] = "comm",
 };
 
 const char *pred_method_name(enum pred_method m)

@@ -37,6 +37,8 @@ enum pred_method {
 	PRED_ATTENTION,   /* fused attention of known shape (attention.c);
 			   * ratio form too                                  */
 	PRED_CONV,        /* convolution model (conv.c); ratio form too        */
+	PRED_COMM,        /* a collective: comm.c over the target's links; set
+			   * by the analyzer, never asked of predict_kernel   */
 	PRED_METHOD_COUNT
 };
 

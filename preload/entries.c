@@ -152,15 +152,28 @@ void preload_op_end(void)
 		preload_cupti_pop();
 }
 
+/* The calling thread's next ring entry, for a record of type; NULL when
+ * the thread cannot record.  *tp receives the thread; the caller fills the
+ * record and publishes it (preload_ring_publish). */
+static struct preload_entry *entry_new(enum trace_type type, struct preload_thread **tp)
+{
+	struct preload_thread *t = preload_thread_get();
+	if (!t)
+		return NULL;
+	struct preload_entry *e = preload_ring_slot(t);
+	e->rec.type = type;
+	*tp = t;
+	return e;
+}
+
 void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind kind,
 		  enum trace_host_mem host_mem, int async, preload_stream s, int ptsz,
 		  uint64_t cpu_ns, uint64_t cpu_end_ns)
 {
-	struct preload_thread *t = preload_thread_get();
-	if (!t)
+	struct preload_thread *t;
+	struct preload_entry *e = entry_new((enum trace_type)type, &t);
+	if (!e)
 		return;
-	struct preload_entry *e = preload_ring_slot(t);
-	e->rec.type = (enum trace_type)type;
 	struct trace_copy *c = &e->rec.u.copy;
 	memset(c, 0, sizeof *c);
 	c->seq = seq ? seq : preload_seq_next(t);
@@ -178,11 +191,10 @@ void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind k
 void preload_sync(enum trace_sync_kind kind, preload_stream s, int ptsz, uint64_t cpu_ns,
 		  uint64_t cpu_end_ns, uint64_t event)
 {
-	struct preload_thread *t = preload_thread_get();
-	if (!t)
+	struct preload_thread *t;
+	struct preload_entry *e = entry_new(TRACE_SYNC, &t);
+	if (!e)
 		return;
-	struct preload_entry *e = preload_ring_slot(t);
-	e->rec.type = TRACE_SYNC;
 	struct trace_sync *y = &e->rec.u.sync;
 	memset(y, 0, sizeof *y);
 	y->seq = preload_seq_next(t);
@@ -219,52 +231,42 @@ void preload_lib_leave(void)
 		t->lib_depth--;
 }
 
+/* A library record (GEMM, CONV, OP) as its hook filled it: size bytes at
+ * rec, whose thread and cpu_ns fields are stamped here first. */
+static void lib_record(enum trace_type type, const void *rec, size_t size, uint32_t *thread,
+		       uint64_t *cpu_ns)
+{
+	struct preload_thread *t;
+	struct preload_entry *e = entry_new(type, &t);
+	if (!e)
+		return;
+	*thread = t->tid;
+	*cpu_ns = preload_now_ns();
+	memcpy(&e->rec.u, rec, size);
+	preload_ring_publish(t);
+}
+
 void preload_gemm(struct trace_gemm *g)
 {
-	struct preload_thread *t = preload_thread_get();
-	if (!t)
-		return;
-	struct preload_entry *e = preload_ring_slot(t);
-	e->rec.type = TRACE_GEMM;
-	g->thread = t->tid;
-	g->cpu_ns = preload_now_ns();
-	e->rec.u.gemm = *g;
-	preload_ring_publish(t);
+	lib_record(TRACE_GEMM, g, sizeof *g, &g->thread, &g->cpu_ns);
 }
 
 void preload_conv(struct trace_conv *c)
 {
-	struct preload_thread *t = preload_thread_get();
-	if (!t)
-		return;
-	struct preload_entry *e = preload_ring_slot(t);
-	e->rec.type = TRACE_CONV;
-	c->thread = t->tid;
-	c->cpu_ns = preload_now_ns();
-	e->rec.u.conv = *c;
-	preload_ring_publish(t);
+	lib_record(TRACE_CONV, c, sizeof *c, &c->thread, &c->cpu_ns);
 }
 
 void preload_op(struct trace_op *o)
 {
-	struct preload_thread *t = preload_thread_get();
-	if (!t)
-		return;
-	struct preload_entry *e = preload_ring_slot(t);
-	e->rec.type = TRACE_OP;
-	o->thread = t->tid;
-	o->cpu_ns = preload_now_ns();
-	e->rec.u.op = *o;
-	preload_ring_publish(t);
+	lib_record(TRACE_OP, o, sizeof *o, &o->thread, &o->cpu_ns);
 }
 
 void preload_marker(enum trace_marker_kind kind, int iteration)
 {
-	struct preload_thread *t = preload_thread_get();
-	if (!t)
+	struct preload_thread *t;
+	struct preload_entry *e = entry_new(TRACE_MARKER, &t);
+	if (!e)
 		return;
-	struct preload_entry *e = preload_ring_slot(t);
-	e->rec.type = TRACE_MARKER;
 	struct trace_marker *m = &e->rec.u.marker;
 	memset(m, 0, sizeof *m);
 	m->seq = preload_seq_next(t);

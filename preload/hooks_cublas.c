@@ -131,9 +131,22 @@ static uint64_t handle_stream(cublasHandle_t h)
 	return preload_stream_id(s, 0);
 }
 
-/* Enters a library call: records g when it is the outermost one.  Returns
- * whether gemm_leave must undo the nesting. */
-static int gemm_enter(struct trace_gemm *g, cublasHandle_t h)
+static void lt_shape(struct trace_gemm *g, cublasLtMatmulDesc_t d, cublasLtMatrixLayout_t A,
+		     cublasLtMatrixLayout_t B, cublasLtMatrixLayout_t C, cublasLtMatrixLayout_t D);
+
+/* A cublasLtMatmul call's descriptors and stream: its shape is read from
+ * them only when the call is recorded. */
+struct lt_call {
+	cublasLtMatmulDesc_t desc;
+	cublasLtMatrixLayout_t a, b, c, d;
+	cudaStream_t stream;
+};
+
+/* Before the real call, when recording: enters the library call and, when
+ * it is the outermost one, writes its GEMM record g (its shape and stream
+ * from lt for cublasLtMatmul, else its stream from the handle h), keeping
+ * errno.  Returns whether gemm_leave must undo the nesting. */
+static int gemm_enter(struct trace_gemm *g, cublasHandle_t h, const struct lt_call *lt)
 {
 	if (!preload_recording())
 		return 0;
@@ -141,18 +154,24 @@ static int gemm_enter(struct trace_gemm *g, cublasHandle_t h)
 	uint64_t seq;
 	if (preload_lib_enter(&seq)) {
 		g->seq = seq;
-		if (h)
+		if (lt) {
+			lt_shape(g, lt->desc, lt->a, lt->b, lt->c, lt->d);
+			g->stream = preload_stream_id(lt->stream, 0);
+		} else if (h) {
 			g->stream = handle_stream(h);
+		}
 		preload_gemm(g);
 	}
 	errno = e;
 	return 1;
 }
 
-static void gemm_leave(int on)
+/* After it: leaves the library call (when on); returns r. */
+static cublasStatus_t gemm_leave(int on, cublasStatus_t r)
 {
 	if (on)
 		preload_lib_leave();
+	return r;
 }
 
 static struct trace_gemm gemm(enum trace_gemm_api api, int ta, int tb, int64_t m, int64_t n,
@@ -201,10 +220,8 @@ PRELOAD_EXPORT cublasStatus_t cublasSgemm_v2(cublasHandle_t h, cublasOperation_t
 	if (!real)
 		return CUBLAS_STATUS_NOT_INITIALIZED;
 	struct trace_gemm g = gemm(TRACE_GEMM_SGEMM, ta, tb, m, n, k, 1, F32, F32, F32, F32);
-	int on = gemm_enter(&g, h);
-	cublasStatus_t r = real(h, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc);
-	gemm_leave(on);
-	return r;
+	int on = gemm_enter(&g, h, NULL);
+	return gemm_leave(on, real(h, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc));
 }
 
 PRELOAD_EXPORT cublasStatus_t cublasDgemm_v2(cublasHandle_t h, cublasOperation_t ta,
@@ -217,10 +234,8 @@ PRELOAD_EXPORT cublasStatus_t cublasDgemm_v2(cublasHandle_t h, cublasOperation_t
 	if (!real)
 		return CUBLAS_STATUS_NOT_INITIALIZED;
 	struct trace_gemm g = gemm(TRACE_GEMM_DGEMM, ta, tb, m, n, k, 1, F64, F64, F64, F64);
-	int on = gemm_enter(&g, h);
-	cublasStatus_t r = real(h, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc);
-	gemm_leave(on);
-	return r;
+	int on = gemm_enter(&g, h, NULL);
+	return gemm_leave(on, real(h, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc));
 }
 
 PRELOAD_EXPORT cublasStatus_t cublasHgemm(cublasHandle_t h, cublasOperation_t ta,
@@ -233,10 +248,8 @@ PRELOAD_EXPORT cublasStatus_t cublasHgemm(cublasHandle_t h, cublasOperation_t ta
 	if (!real)
 		return CUBLAS_STATUS_NOT_INITIALIZED;
 	struct trace_gemm g = gemm(TRACE_GEMM_HGEMM, ta, tb, m, n, k, 1, F16, F16, F16, F16);
-	int on = gemm_enter(&g, h);
-	cublasStatus_t r = real(h, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc);
-	gemm_leave(on);
-	return r;
+	int on = gemm_enter(&g, h, NULL);
+	return gemm_leave(on, real(h, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc));
 }
 
 PRELOAD_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta,
@@ -251,11 +264,9 @@ PRELOAD_EXPORT cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t t
 		return CUBLAS_STATUS_NOT_INITIALIZED;
 	struct trace_gemm g = gemm(TRACE_GEMM_GEMMEX, ta, tb, m, n, k, 1, dtype(at), dtype(bt),
 				   dtype(ct), compute_dtype(comp));
-	int on = gemm_enter(&g, h);
-	cublasStatus_t r = real(h, ta, tb, m, n, k, al, A, at, lda, B, bt, ldb, be, C, ct, ldc,
-				comp, algo);
-	gemm_leave(on);
-	return r;
+	int on = gemm_enter(&g, h, NULL);
+	return gemm_leave(on, real(h, ta, tb, m, n, k, al, A, at, lda, B, bt, ldb, be, C, ct, ldc,
+				comp, algo));
 }
 
 PRELOAD_EXPORT cublasStatus_t cublasSgemmStridedBatched(
@@ -268,10 +279,8 @@ PRELOAD_EXPORT cublasStatus_t cublasSgemmStridedBatched(
 		return CUBLAS_STATUS_NOT_INITIALIZED;
 	struct trace_gemm g = gemm(TRACE_GEMM_SGEMM_STRIDED_BATCHED, ta, tb, m, n, k, batch, F32,
 				   F32, F32, F32);
-	int on = gemm_enter(&g, h);
-	cublasStatus_t r = real(h, ta, tb, m, n, k, al, A, lda, sa, B, ldb, sb, be, C, ldc, sc, batch);
-	gemm_leave(on);
-	return r;
+	int on = gemm_enter(&g, h, NULL);
+	return gemm_leave(on, real(h, ta, tb, m, n, k, al, A, lda, sa, B, ldb, sb, be, C, ldc, sc, batch));
 }
 
 PRELOAD_EXPORT cublasStatus_t cublasDgemmStridedBatched(
@@ -284,10 +293,8 @@ PRELOAD_EXPORT cublasStatus_t cublasDgemmStridedBatched(
 		return CUBLAS_STATUS_NOT_INITIALIZED;
 	struct trace_gemm g = gemm(TRACE_GEMM_DGEMM_STRIDED_BATCHED, ta, tb, m, n, k, batch, F64,
 				   F64, F64, F64);
-	int on = gemm_enter(&g, h);
-	cublasStatus_t r = real(h, ta, tb, m, n, k, al, A, lda, sa, B, ldb, sb, be, C, ldc, sc, batch);
-	gemm_leave(on);
-	return r;
+	int on = gemm_enter(&g, h, NULL);
+	return gemm_leave(on, real(h, ta, tb, m, n, k, al, A, lda, sa, B, ldb, sb, be, C, ldc, sc, batch));
 }
 
 PRELOAD_EXPORT cublasStatus_t cublasHgemmStridedBatched(
@@ -300,10 +307,8 @@ PRELOAD_EXPORT cublasStatus_t cublasHgemmStridedBatched(
 		return CUBLAS_STATUS_NOT_INITIALIZED;
 	struct trace_gemm g = gemm(TRACE_GEMM_HGEMM_STRIDED_BATCHED, ta, tb, m, n, k, batch, F16,
 				   F16, F16, F16);
-	int on = gemm_enter(&g, h);
-	cublasStatus_t r = real(h, ta, tb, m, n, k, al, A, lda, sa, B, ldb, sb, be, C, ldc, sc, batch);
-	gemm_leave(on);
-	return r;
+	int on = gemm_enter(&g, h, NULL);
+	return gemm_leave(on, real(h, ta, tb, m, n, k, al, A, lda, sa, B, ldb, sb, be, C, ldc, sc, batch));
 }
 
 PRELOAD_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
@@ -317,11 +322,9 @@ PRELOAD_EXPORT cublasStatus_t cublasGemmStridedBatchedEx(
 		return CUBLAS_STATUS_NOT_INITIALIZED;
 	struct trace_gemm g = gemm(TRACE_GEMM_GEMM_STRIDED_BATCHED_EX, ta, tb, m, n, k, batch,
 				   dtype(at), dtype(bt), dtype(ct), compute_dtype(comp));
-	int on = gemm_enter(&g, h);
-	cublasStatus_t r = real(h, ta, tb, m, n, k, al, A, at, lda, sa, B, bt, ldb, sb, be, C, ct,
-				ldc, sc, batch, comp, algo);
-	gemm_leave(on);
-	return r;
+	int on = gemm_enter(&g, h, NULL);
+	return gemm_leave(on, real(h, ta, tb, m, n, k, al, A, at, lda, sa, B, bt, ldb, sb, be, C, ct,
+				ldc, sc, batch, comp, algo));
 }
 
 PRELOAD_EXPORT cublasStatus_t cublasGemmBatchedEx(
@@ -335,11 +338,9 @@ PRELOAD_EXPORT cublasStatus_t cublasGemmBatchedEx(
 		return CUBLAS_STATUS_NOT_INITIALIZED;
 	struct trace_gemm g = gemm(TRACE_GEMM_GEMM_BATCHED_EX, ta, tb, m, n, k, batch, dtype(at),
 				   dtype(bt), dtype(ct), compute_dtype(comp));
-	int on = gemm_enter(&g, h);
-	cublasStatus_t r = real(h, ta, tb, m, n, k, al, A, at, lda, B, bt, ldb, be, C, ct, ldc,
-				batch, comp, algo);
-	gemm_leave(on);
-	return r;
+	int on = gemm_enter(&g, h, NULL);
+	return gemm_leave(on, real(h, ta, tb, m, n, k, al, A, at, lda, B, bt, ldb, be, C, ct, ldc,
+				batch, comp, algo));
 }
 
 /* ---- cuBLASLt --------------------------------------------------------- */
@@ -408,25 +409,12 @@ PRELOAD_EXPORT cublasStatus_t cublasLtMatmul(cublasLtHandle_t lh, cublasLtMatmul
 								       "libcublasLt.so");
 	if (!real)
 		return CUBLAS_STATUS_NOT_INITIALIZED;
-	int on = 0;
-	if (preload_recording()) {
-		int e = errno;
-		uint64_t seq;
-		on = 1;
-		if (preload_lib_enter(&seq)) {
-			struct trace_gemm g;
-			memset(&g, 0, sizeof g);
-			g.api = TRACE_GEMM_LT_MATMUL;
-			g.seq = seq;
-			lt_shape(&g, d, Ad, Bd, Cd, Dd);
-			g.stream = preload_stream_id(s, 0);
-			preload_gemm(&g);
-		}
-		errno = e;
-	}
-	cublasStatus_t r = real(lh, d, al, A, Ad, B, Bd, be, C, Cd, D, Dd, algo, ws, wss, s);
-	gemm_leave(on);
-	return r;
+	struct trace_gemm g;
+	memset(&g, 0, sizeof g);
+	g.api = TRACE_GEMM_LT_MATMUL;
+	struct lt_call lt = { d, Ad, Bd, Cd, Dd, s };
+	int on = gemm_enter(&g, NULL, &lt);
+	return gemm_leave(on, real(lh, d, al, A, Ad, B, Bd, be, C, Cd, D, Dd, algo, ws, wss, s));
 }
 
 struct preload_hook preload_cublas_hooks[HB_COUNT + 1] = {

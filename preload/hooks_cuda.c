@@ -10,7 +10,14 @@
  *
  * Every hook calls the real function exactly once with the caller's
  * arguments, returns its result unchanged and keeps errno; recording is
- * skipped when it is off or anything is missing.
+ * skipped when it is off or anything is missing.  One shape for all: the
+ * real function is resolved (none: CUDA_ERROR_NOT_FOUND, nothing called or
+ * recorded), its family's *_before decides once whether the call is
+ * recorded and does the recorder's work before it, the real function runs,
+ * and the family's *_after records what happened and returns the real
+ * result.  The before and after functions are where errno is kept: the
+ * driver sees the caller's errno, the caller the driver's.  A family
+ * writes its work once; a hook writes only its signature and the call.
  */
 #include <errno.h>
 #include <string.h>
@@ -70,6 +77,77 @@ enum {
 
 /* ---- launches --------------------------------------------------------- */
 
+/* A launch hook's call: recorded or not (decided once, before the real
+ * call), what the recorder knows of it, and errno kept across the
+ * recorder's work on either side of the real call. */
+struct launch_call {
+	int on;
+	int e;
+	struct preload_launch l;
+	struct preload_launch_tok tok;
+};
+
+/* Before the real call of a kernel launch described by c->l. */
+static void kernel_before(struct launch_call *c)
+{
+	c->e = errno;
+	preload_launch_begin(&c->l, &c->tok);
+	errno = c->e;
+}
+
+/* After it: the record (when the launch succeeded); returns r.  Inlined
+ * whatever the optimization level: the launch's stack (stacks.c) skips a
+ * fixed number of frames, preload_launch_end's and the hook's. */
+static inline __attribute__((always_inline)) CUresult kernel_after(struct launch_call *c, CUresult r)
+{
+	if (!c->on)
+		return r;
+	c->e = errno;
+	preload_launch_end(&c->l, &c->tok, r);
+	errno = c->e;
+	return r;
+}
+
+/* cuLaunchKernel and cuLaunchCooperativeKernel: the launch is its
+ * arguments; flags are the TRACE_KF_* of the entry point, beyond v's. */
+static void args_before(struct launch_call *c, int v, uint32_t flags, CUfunction f, unsigned gx,
+			unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+			unsigned smem, CUstream s)
+{
+	c->on = preload_recording();
+	if (!c->on)
+		return;
+	c->l = (struct preload_launch){ .f = f, .grid = { gx, gy, gz }, .block = { bx, by, bz },
+					.dyn_smem = smem, .stream = s,
+					.flags = flags | (v ? TRACE_KF_PTSZ : 0) };
+	kernel_before(c);
+}
+
+/* cuLaunchKernelEx: the launch is its configuration and attributes (a
+ * cluster shape, cooperative); a NULL configuration is not recorded. */
+static void config_before(struct launch_call *c, int v, const CUlaunchConfig *cfg, CUfunction f)
+{
+	c->on = cfg && preload_recording();
+	if (!c->on)
+		return;
+	c->l = (struct preload_launch){ .f = f,
+					.grid = { cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ },
+					.block = { cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ },
+					.dyn_smem = cfg->sharedMemBytes, .stream = cfg->hStream,
+					.flags = TRACE_KF_EX | (v ? TRACE_KF_PTSZ : 0) };
+	for (unsigned i = 0; cfg->attrs && i < cfg->numAttrs; i++) {
+		const CUlaunchAttribute *a = &cfg->attrs[i];
+		if (a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+			c->l.cluster[0] = a->value.clusterDim.x;
+			c->l.cluster[1] = a->value.clusterDim.y;
+			c->l.cluster[2] = a->value.clusterDim.z;
+		} else if (a->id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && a->value.cooperative) {
+			c->l.flags |= TRACE_KF_COOPERATIVE;
+		}
+	}
+	kernel_before(c);
+}
+
 static CUresult launch(int v, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 		       unsigned by, unsigned bz, unsigned smem, CUstream s, void **params,
 		       void **extra)
@@ -77,52 +155,9 @@ static CUresult launch(int v, CUfunction f, unsigned gx, unsigned gy, unsigned g
 	launch_fn real = REAL(launch_fn, HK_LAUNCH, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	if (!preload_recording())
-		return real(f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
-	int e = errno;
-	struct preload_launch l = { .f = f, .grid = { gx, gy, gz }, .block = { bx, by, bz },
-				    .dyn_smem = smem, .stream = s, .flags = v ? TRACE_KF_PTSZ : 0 };
-	struct preload_launch_tok tok;
-	preload_launch_begin(&l, &tok);
-	errno = e;
-	CUresult r = real(f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
-	e = errno;
-	preload_launch_end(&l, &tok, r);
-	errno = e;
-	return r;
-}
-
-static CUresult launch_ex(int v, const CUlaunchConfig *cfg, CUfunction f, void **params,
-			  void **extra)
-{
-	launch_ex_fn real = REAL(launch_ex_fn, HK_LAUNCH_EX, v);
-	if (!real)
-		return CUDA_ERROR_NOT_FOUND;
-	if (!cfg || !preload_recording())
-		return real(cfg, f, params, extra);
-	int e = errno;
-	struct preload_launch l = { .f = f, .grid = { cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ },
-				    .block = { cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ },
-				    .dyn_smem = cfg->sharedMemBytes, .stream = cfg->hStream,
-				    .flags = TRACE_KF_EX | (v ? TRACE_KF_PTSZ : 0) };
-	for (unsigned i = 0; cfg->attrs && i < cfg->numAttrs; i++) {
-		const CUlaunchAttribute *a = &cfg->attrs[i];
-		if (a->id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
-			l.cluster[0] = a->value.clusterDim.x;
-			l.cluster[1] = a->value.clusterDim.y;
-			l.cluster[2] = a->value.clusterDim.z;
-		} else if (a->id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && a->value.cooperative) {
-			l.flags |= TRACE_KF_COOPERATIVE;
-		}
-	}
-	struct preload_launch_tok tok;
-	preload_launch_begin(&l, &tok);
-	errno = e;
-	CUresult r = real(cfg, f, params, extra);
-	e = errno;
-	preload_launch_end(&l, &tok, r);
-	errno = e;
-	return r;
+	struct launch_call c;
+	args_before(&c, v, 0, f, gx, gy, gz, bx, by, bz, smem, s);
+	return kernel_after(&c, real(f, gx, gy, gz, bx, by, bz, smem, s, params, extra));
 }
 
 static CUresult launch_coop(int v, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
@@ -132,37 +167,42 @@ static CUresult launch_coop(int v, CUfunction f, unsigned gx, unsigned gy, unsig
 	launch_coop_fn real = REAL(launch_coop_fn, HK_LAUNCH_COOP, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	if (!preload_recording())
-		return real(f, gx, gy, gz, bx, by, bz, smem, s, params);
-	int e = errno;
-	struct preload_launch l = { .f = f, .grid = { gx, gy, gz }, .block = { bx, by, bz },
-				    .dyn_smem = smem, .stream = s,
-				    .flags = TRACE_KF_COOPERATIVE | (v ? TRACE_KF_PTSZ : 0) };
-	struct preload_launch_tok tok;
-	preload_launch_begin(&l, &tok);
-	errno = e;
-	CUresult r = real(f, gx, gy, gz, bx, by, bz, smem, s, params);
-	e = errno;
-	preload_launch_end(&l, &tok, r);
-	errno = e;
-	return r;
+	struct launch_call c;
+	args_before(&c, v, TRACE_KF_COOPERATIVE, f, gx, gy, gz, bx, by, bz, smem, s);
+	return kernel_after(&c, real(f, gx, gy, gz, bx, by, bz, smem, s, params));
 }
 
+static CUresult launch_ex(int v, const CUlaunchConfig *cfg, CUfunction f, void **params,
+			  void **extra)
+{
+	launch_ex_fn real = REAL(launch_ex_fn, HK_LAUNCH_EX, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	struct launch_call c;
+	config_before(&c, v, cfg, f);
+	return kernel_after(&c, real(cfg, f, params, extra));
+}
+
+/* A graph replay: its kernels come from CUPTI (entries.c); the call only
+ * carries its seq to them. */
 static CUresult graph_launch(int v, CUgraphExec g, CUstream s)
 {
 	graph_launch_fn real = REAL(graph_launch_fn, HK_GRAPH, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	if (!preload_recording())
-		return real(g, s);
-	int e = errno;
-	struct preload_launch_tok tok;
-	preload_graph_begin(s, v, &tok);
-	errno = e;
+	struct launch_call c;
+	c.on = preload_recording();
+	if (c.on) {
+		c.e = errno;
+		preload_graph_begin(s, v, &c.tok);
+		errno = c.e;
+	}
 	CUresult r = real(g, s);
-	e = errno;
-	preload_graph_end(s, v, &tok, r);
-	errno = e;
+	if (c.on) {
+		c.e = errno;
+		preload_graph_end(s, v, &c.tok, r);
+		errno = c.e;
+	}
 	return r;
 }
 
@@ -259,326 +299,292 @@ static struct copy_mem host_side(enum trace_copy_kind kind, const void *host)
 	return c;
 }
 
-/* Around every copy, set and synchronization: begin notes errno and the CPU
- * time (returning 0 when not recording), end records the call and puts the
- * real function's errno back. */
-struct call_tok {
-	int e;
-	uint64_t t0;
-	uint64_t seq;               /* copies: their record's sequence number */
-};
-
-static int call_begin(struct call_tok *tok)
-{
-	if (!preload_recording())
-		return 0;
-	tok->e = errno;
-	tok->t0 = preload_now_ns();
-	errno = tok->e;
-	return 1;
-}
-
-/* Copies also carry their seq to CUPTI, which times them. */
-static int copy_begin(struct call_tok *tok)
-{
-	if (!call_begin(tok))
-		return 0;
-	tok->seq = preload_op_begin();
-	errno = tok->e;
-	return 1;
-}
-
 /* sides says which of dst and src are asked what memory they are (only
  * after a successful copy, see mem_of). */
 enum copy_sides { SIDES_NONE = 0, SIDES_UNIFIED, SIDES_HOST_SRC, SIDES_HOST_DST };
 
-static void copy_end(struct call_tok *tok, CUresult r, int type, uint64_t bytes,
-		     enum trace_copy_kind kind, int async, CUstream s, int v,
-		     enum copy_sides sides, CUdeviceptr dst, CUdeviceptr src)
+/* What each copy and set entry point records, by HK_* index: the record,
+ * the direction (UNKNOWN: from the sides), whether the call is
+ * asynchronous, which pointers are asked about, and the bytes of one
+ * element of its count. */
+static const struct copy_desc {
+	uint8_t type;                 /* TRACE_MEMCPY or TRACE_MEMSET          */
+	uint8_t kind;                 /* enum trace_copy_kind                  */
+	uint8_t async;
+	uint8_t sides;                /* enum copy_sides                       */
+	uint8_t elem;                 /* bytes per counted element             */
+} copies[HK_COUNT] = {
+	[HK_MEMCPY] = { TRACE_MEMCPY, TRACE_COPY_UNKNOWN, 0, SIDES_UNIFIED, 1 },
+	[HK_MEMCPY_ASYNC] = { TRACE_MEMCPY, TRACE_COPY_UNKNOWN, 1, SIDES_UNIFIED, 1 },
+	[HK_HTOD] = { TRACE_MEMCPY, TRACE_COPY_HTOD, 0, SIDES_HOST_SRC, 1 },
+	[HK_DTOH] = { TRACE_MEMCPY, TRACE_COPY_DTOH, 0, SIDES_HOST_DST, 1 },
+	[HK_DTOD] = { TRACE_MEMCPY, TRACE_COPY_DTOD, 0, SIDES_NONE, 1 },
+	[HK_HTOD_ASYNC] = { TRACE_MEMCPY, TRACE_COPY_HTOD, 1, SIDES_HOST_SRC, 1 },
+	[HK_DTOH_ASYNC] = { TRACE_MEMCPY, TRACE_COPY_DTOH, 1, SIDES_HOST_DST, 1 },
+	[HK_DTOD_ASYNC] = { TRACE_MEMCPY, TRACE_COPY_DTOD, 1, SIDES_NONE, 1 },
+	[HK_MEMSET8] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 0, SIDES_NONE, 1 },
+	[HK_MEMSET32] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 0, SIDES_NONE, 4 },
+	[HK_MEMSET8_ASYNC] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 1, SIDES_NONE, 1 },
+	[HK_MEMSET32_ASYNC] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 1, SIDES_NONE, 4 },
+};
+
+/* A copy, set or synchronization hook's call: recorded or not (decided
+ * once, before the real call), errno kept across the recorder's work on
+ * either side of it, the CPU time it started. */
+struct call {
+	int on;
+	int e;
+	int idx, v;                   /* HK_* index and variant                */
+	uint64_t t0;                  /* CPU time at the start, ns             */
+	uint64_t seq;                 /* copies: their record's seq            */
+};
+
+/* Resolves the real function of entry idx, variant v, and starts the
+ * call; NULL when the driver lacks it (the hook returns
+ * CUDA_ERROR_NOT_FOUND and nothing is recorded). */
+static void *call_before(struct call *c, int idx, int v)
 {
-	tok->e = errno;
+	void *real = REAL(void *, idx, v);
+	c->on = real && preload_recording();
+	c->idx = idx;
+	c->v = v;
+	if (c->on) {
+		c->e = errno;
+		c->t0 = preload_now_ns();
+		errno = c->e;
+	}
+	return real;
+}
+
+/* Copies also carry their seq to CUPTI, which times them. */
+static void *copy_before(struct call *c, int idx, int v)
+{
+	void *real = call_before(c, idx, v);
+	if (c->on) {
+		c->seq = preload_op_begin();
+		errno = c->e;
+	}
+	return real;
+}
+
+/* After the real copy or set of n elements (dst and src as addresses; s
+ * NULL for a synchronous one): its record when it succeeded; returns r. */
+static CUresult copy_after(struct call *c, CUresult r, size_t n, CUstream s, CUdeviceptr dst,
+			   CUdeviceptr src)
+{
+	if (!c->on)
+		return r;
+	const struct copy_desc *d = &copies[c->idx];
+	c->e = errno;
 	uint64_t t1 = preload_now_ns();
 	preload_op_end();
 	if (r == CUDA_SUCCESS) {
-		struct copy_mem m = { kind, TRACE_HOST_UNKNOWN };
-		if (sides == SIDES_UNIFIED)
+		struct copy_mem m = { (enum trace_copy_kind)d->kind, TRACE_HOST_UNKNOWN };
+		if (d->sides == SIDES_UNIFIED)
 			m = unified_mem(dst, src);
-		else if (sides == SIDES_HOST_SRC)
-			m = host_side(kind, (const void *)(uintptr_t)src);
-		else if (sides == SIDES_HOST_DST)
-			m = host_side(kind, (const void *)(uintptr_t)dst);
-		preload_copy(tok->seq, type, bytes, m.kind, m.host, async, s, v, tok->t0, t1);
+		else if (d->sides == SIDES_HOST_SRC)
+			m = host_side(m.kind, (const void *)(uintptr_t)src);
+		else if (d->sides == SIDES_HOST_DST)
+			m = host_side(m.kind, (const void *)(uintptr_t)dst);
+		preload_copy(c->seq, d->type, (uint64_t)n * d->elem, m.kind, m.host, d->async, s,
+			     c->v, c->t0, t1);
 	}
-	errno = tok->e;
-}
-
-static void sync_end(struct call_tok *tok, enum trace_sync_kind kind, CUstream s, int v, CUevent ev)
-{
-	tok->e = errno;
-	preload_sync(kind, s, v, tok->t0, preload_now_ns(), (uint64_t)(uintptr_t)ev);
-	errno = tok->e;
-}
-
-static CUresult memcpy_any(int v, CUdeviceptr d, CUdeviceptr s, size_t n)
-{
-	memcpy_fn real = REAL(memcpy_fn, HK_MEMCPY, v);
-	if (!real)
-		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!copy_begin(&tok))
-		return real(d, s, n);
-	CUresult r = real(d, s, n);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_UNKNOWN, 0, NULL, v, SIDES_UNIFIED, d, s);
+	errno = c->e;
 	return r;
 }
 
-static CUresult memcpy_async(int v, CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
+/* After a synchronization, stream wait or event record: its record (an
+ * event record only when the driver accepted it: what a later wait waits
+ * for); returns r. */
+static CUresult sync_after(struct call *c, CUresult r, enum trace_sync_kind kind, CUstream s,
+			   CUevent ev)
 {
-	memcpy_async_fn real = REAL(memcpy_async_fn, HK_MEMCPY_ASYNC, v);
+	if (!c->on || (kind == TRACE_SYNC_EVENT_RECORD && r != CUDA_SUCCESS))
+		return r;
+	c->e = errno;
+	preload_sync(kind, s, c->v, c->t0, preload_now_ns(), (uint64_t)(uintptr_t)ev);
+	errno = c->e;
+	return r;
+}
+
+/* The copies and sets, one function per real signature; idx tells which
+ * entry point (copies[]).  A host pointer is passed on as an address. */
+#define ADDR(p) ((CUdeviceptr)(uintptr_t)(p))
+
+static CUresult copy_dd(int idx, int v, CUdeviceptr d, CUdeviceptr s, size_t n)
+{
+	struct call c;
+	memcpy_fn real = (memcpy_fn)copy_before(&c, idx, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!copy_begin(&tok))
-		return real(d, s, n, st);
-	CUresult r = real(d, s, n, st);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_UNKNOWN, 1, st, v, SIDES_UNIFIED, d, s);
-	return r;
+	return copy_after(&c, real(d, s, n), n, NULL, d, s);
+}
+
+static CUresult copy_dd_async(int idx, int v, CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
+{
+	struct call c;
+	memcpy_async_fn real = (memcpy_async_fn)copy_before(&c, idx, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	return copy_after(&c, real(d, s, n, st), n, st, d, s);
 }
 
 static CUresult htod(int v, CUdeviceptr d, const void *s, size_t n)
 {
-	htod_fn real = REAL(htod_fn, HK_HTOD, v);
+	struct call c;
+	htod_fn real = (htod_fn)copy_before(&c, HK_HTOD, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!copy_begin(&tok))
-		return real(d, s, n);
-	CUresult r = real(d, s, n);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 0, NULL, v, SIDES_HOST_SRC, d,
-		 (CUdeviceptr)(uintptr_t)s);
-	return r;
-}
-
-static CUresult dtoh(int v, void *d, CUdeviceptr s, size_t n)
-{
-	dtoh_fn real = REAL(dtoh_fn, HK_DTOH, v);
-	if (!real)
-		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!copy_begin(&tok))
-		return real(d, s, n);
-	CUresult r = real(d, s, n);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 0, NULL, v, SIDES_HOST_DST,
-		 (CUdeviceptr)(uintptr_t)d, s);
-	return r;
-}
-
-static CUresult dtod(int v, CUdeviceptr d, CUdeviceptr s, size_t n)
-{
-	memcpy_fn real = REAL(memcpy_fn, HK_DTOD, v);
-	if (!real)
-		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!copy_begin(&tok))
-		return real(d, s, n);
-	CUresult r = real(d, s, n);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 0, NULL, v, SIDES_NONE, d, s);
-	return r;
+	return copy_after(&c, real(d, s, n), n, NULL, d, ADDR(s));
 }
 
 static CUresult htod_async(int v, CUdeviceptr d, const void *s, size_t n, CUstream st)
 {
-	htod_async_fn real = REAL(htod_async_fn, HK_HTOD_ASYNC, v);
+	struct call c;
+	htod_async_fn real = (htod_async_fn)copy_before(&c, HK_HTOD_ASYNC, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!copy_begin(&tok))
-		return real(d, s, n, st);
-	CUresult r = real(d, s, n, st);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_HTOD, 1, st, v, SIDES_HOST_SRC, d,
-		 (CUdeviceptr)(uintptr_t)s);
-	return r;
+	return copy_after(&c, real(d, s, n, st), n, st, d, ADDR(s));
+}
+
+static CUresult dtoh(int v, void *d, CUdeviceptr s, size_t n)
+{
+	struct call c;
+	dtoh_fn real = (dtoh_fn)copy_before(&c, HK_DTOH, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	return copy_after(&c, real(d, s, n), n, NULL, ADDR(d), s);
 }
 
 static CUresult dtoh_async(int v, void *d, CUdeviceptr s, size_t n, CUstream st)
 {
-	dtoh_async_fn real = REAL(dtoh_async_fn, HK_DTOH_ASYNC, v);
+	struct call c;
+	dtoh_async_fn real = (dtoh_async_fn)copy_before(&c, HK_DTOH_ASYNC, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!copy_begin(&tok))
-		return real(d, s, n, st);
-	CUresult r = real(d, s, n, st);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOH, 1, st, v, SIDES_HOST_DST,
-		 (CUdeviceptr)(uintptr_t)d, s);
-	return r;
+	return copy_after(&c, real(d, s, n, st), n, st, ADDR(d), s);
 }
 
-static CUresult dtod_async(int v, CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
+static CUresult memset8(int v, CUdeviceptr d, unsigned char x, size_t n)
 {
-	memcpy_async_fn real = REAL(memcpy_async_fn, HK_DTOD_ASYNC, v);
+	struct call c;
+	memset8_fn real = (memset8_fn)copy_before(&c, HK_MEMSET8, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!copy_begin(&tok))
-		return real(d, s, n, st);
-	CUresult r = real(d, s, n, st);
-	copy_end(&tok, r, TRACE_MEMCPY, n, TRACE_COPY_DTOD, 1, st, v, SIDES_NONE, d, s);
-	return r;
+	return copy_after(&c, real(d, x, n), n, NULL, d, 0);
 }
 
-static CUresult memset8(int v, CUdeviceptr d, unsigned char c, size_t n)
+static CUresult memset32(int v, CUdeviceptr d, unsigned int x, size_t n)
 {
-	memset8_fn real = REAL(memset8_fn, HK_MEMSET8, v);
+	struct call c;
+	memset32_fn real = (memset32_fn)copy_before(&c, HK_MEMSET32, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!copy_begin(&tok))
-		return real(d, c, n);
-	CUresult r = real(d, c, n);
-	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 0, NULL, v, SIDES_NONE, 0, 0);
-	return r;
+	return copy_after(&c, real(d, x, n), n, NULL, d, 0);
 }
 
-static CUresult memset32(int v, CUdeviceptr d, unsigned int c, size_t n)
+static CUresult memset8_async(int v, CUdeviceptr d, unsigned char x, size_t n, CUstream st)
 {
-	memset32_fn real = REAL(memset32_fn, HK_MEMSET32, v);
+	struct call c;
+	memset8_async_fn real = (memset8_async_fn)copy_before(&c, HK_MEMSET8_ASYNC, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!copy_begin(&tok))
-		return real(d, c, n);
-	CUresult r = real(d, c, n);
-	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 0, NULL, v, SIDES_NONE,
-		 0, 0);
-	return r;
+	return copy_after(&c, real(d, x, n, st), n, st, d, 0);
 }
 
-static CUresult memset8_async(int v, CUdeviceptr d, unsigned char c, size_t n, CUstream st)
+static CUresult memset32_async(int v, CUdeviceptr d, unsigned int x, size_t n, CUstream st)
 {
-	memset8_async_fn real = REAL(memset8_async_fn, HK_MEMSET8_ASYNC, v);
+	struct call c;
+	memset32_async_fn real = (memset32_async_fn)copy_before(&c, HK_MEMSET32_ASYNC, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!copy_begin(&tok))
-		return real(d, c, n, st);
-	CUresult r = real(d, c, n, st);
-	copy_end(&tok, r, TRACE_MEMSET, n, TRACE_COPY_UNKNOWN, 1, st, v, SIDES_NONE, 0, 0);
-	return r;
-}
-
-static CUresult memset32_async(int v, CUdeviceptr d, unsigned int c, size_t n, CUstream st)
-{
-	memset32_async_fn real = REAL(memset32_async_fn, HK_MEMSET32_ASYNC, v);
-	if (!real)
-		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!copy_begin(&tok))
-		return real(d, c, n, st);
-	CUresult r = real(d, c, n, st);
-	copy_end(&tok, r, TRACE_MEMSET, (uint64_t)n * 4, TRACE_COPY_UNKNOWN, 1, st, v, SIDES_NONE,
-		 0, 0);
-	return r;
+	return copy_after(&c, real(d, x, n, st), n, st, d, 0);
 }
 
 /* ---- synchronizations and markers -------------------------------------- */
 
 static CUresult ctx_sync(void)
 {
-	void_fn real = REAL(void_fn, HK_CTX_SYNC, 0);
+	struct call c;
+	void_fn real = (void_fn)call_before(&c, HK_CTX_SYNC, 0);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!call_begin(&tok))
-		return real();
-	CUresult r = real();
-	sync_end(&tok, TRACE_SYNC_CTX, NULL, 0, NULL);
-	return r;
+	return sync_after(&c, real(), TRACE_SYNC_CTX, NULL, NULL);
 }
 
 static CUresult stream_sync(int v, CUstream s)
 {
-	stream_fn real = REAL(stream_fn, HK_STREAM_SYNC, v);
+	struct call c;
+	stream_fn real = (stream_fn)call_before(&c, HK_STREAM_SYNC, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!call_begin(&tok))
-		return real(s);
-	CUresult r = real(s);
-	sync_end(&tok, TRACE_SYNC_STREAM, s, v, NULL);
-	return r;
+	return sync_after(&c, real(s), TRACE_SYNC_STREAM, s, NULL);
 }
 
 static CUresult event_sync(CUevent ev)
 {
-	event_fn real = REAL(event_fn, HK_EVENT_SYNC, 0);
+	struct call c;
+	event_fn real = (event_fn)call_before(&c, HK_EVENT_SYNC, 0);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!call_begin(&tok))
-		return real(ev);
-	CUresult r = real(ev);
-	sync_end(&tok, TRACE_SYNC_EVENT, NULL, 0, ev);
-	return r;
+	return sync_after(&c, real(ev), TRACE_SYNC_EVENT, NULL, ev);
 }
 
 static CUresult wait_event(int v, CUstream s, CUevent ev, unsigned flags)
 {
-	wait_event_fn real = REAL(wait_event_fn, HK_WAIT_EVENT, v);
+	struct call c;
+	wait_event_fn real = (wait_event_fn)call_before(&c, HK_WAIT_EVENT, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!call_begin(&tok))
-		return real(s, ev, flags);
-	CUresult r = real(s, ev, flags);
-	sync_end(&tok, TRACE_SYNC_STREAM_WAIT_EVENT, s, v, ev);
-	return r;
+	return sync_after(&c, real(s, ev, flags), TRACE_SYNC_STREAM_WAIT_EVENT, s, ev);
 }
 
 /* An event recorded on a stream: what a later stream wait or event sync
- * on it waits for (the analyzer replays the dependency).  Only a record
- * the driver accepted is kept. */
+ * on it waits for (the analyzer replays the dependency). */
 static CUresult event_record(int v, CUevent ev, CUstream s)
 {
-	record_fn real = REAL(record_fn, HK_RECORD, v);
+	struct call c;
+	record_fn real = (record_fn)call_before(&c, HK_RECORD, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!call_begin(&tok))
-		return real(ev, s);
-	CUresult r = real(ev, s);
-	if (r == CUDA_SUCCESS)
-		sync_end(&tok, TRACE_SYNC_EVENT_RECORD, s, v, ev);
-	return r;
+	return sync_after(&c, real(ev, s), TRACE_SYNC_EVENT_RECORD, s, ev);
 }
 
 static CUresult event_record_flags(int v, CUevent ev, CUstream s, unsigned flags)
 {
-	record_flags_fn real = REAL(record_flags_fn, HK_RECORD_FLAGS, v);
+	struct call c;
+	record_flags_fn real = (record_flags_fn)call_before(&c, HK_RECORD_FLAGS, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	struct call_tok tok;
-	if (!call_begin(&tok))
-		return real(ev, s, flags);
-	CUresult r = real(ev, s, flags);
-	if (r == CUDA_SUCCESS)
-		sync_end(&tok, TRACE_SYNC_EVENT_RECORD, s, v, ev);
-	return r;
+	return sync_after(&c, real(ev, s, flags), TRACE_SYNC_EVENT_RECORD, s, ev);
 }
 
 /* ---- device memory ------------------------------------------------------- */
 
 /* Allocations and frees only update the held-bytes count (no record, no
- * timing; the count keeps errno): the trailer reports the peak. */
+ * timing; the count keeps errno): the trailer reports the peak.  Each
+ * counts what the driver did (*p is read only when it succeeded), and
+ * returns r. */
+static CUresult allocated(CUresult r, const CUdeviceptr *p, size_t n)
+{
+	if (r == CUDA_SUCCESS && p)
+		preload_mem_alloc((uint64_t)*p, n);
+	return r;
+}
+
+static CUresult freed(CUresult r, uint64_t id)
+{
+	if (r == CUDA_SUCCESS)
+		preload_mem_free(id);
+	return r;
+}
+
 static CUresult mem_alloc(CUdeviceptr *p, size_t n)
 {
 	mem_alloc_fn real = REAL(mem_alloc_fn, HK_MEM_ALLOC, 0);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	CUresult r = real(p, n);
-	if (r == CUDA_SUCCESS && p)
-		preload_mem_alloc((uint64_t)*p, n);
-	return r;
+	return allocated(real(p, n), p, n);
 }
 
 static CUresult mem_free(CUdeviceptr p)
@@ -586,10 +592,7 @@ static CUresult mem_free(CUdeviceptr p)
 	mem_free_fn real = REAL(mem_free_fn, HK_MEM_FREE, 0);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	CUresult r = real(p);
-	if (r == CUDA_SUCCESS)
-		preload_mem_free((uint64_t)p);
-	return r;
+	return freed(real(p), p);
 }
 
 static CUresult mem_alloc_async(int v, CUdeviceptr *p, size_t n, CUstream s)
@@ -597,10 +600,7 @@ static CUresult mem_alloc_async(int v, CUdeviceptr *p, size_t n, CUstream s)
 	mem_alloc_async_fn real = REAL(mem_alloc_async_fn, HK_MEM_ALLOC_ASYNC, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	CUresult r = real(p, n, s);
-	if (r == CUDA_SUCCESS && p)
-		preload_mem_alloc((uint64_t)*p, n);
-	return r;
+	return allocated(real(p, n, s), p, n);
 }
 
 static CUresult mem_free_async(int v, CUdeviceptr p, CUstream s)
@@ -608,10 +608,7 @@ static CUresult mem_free_async(int v, CUdeviceptr p, CUstream s)
 	mem_free_async_fn real = REAL(mem_free_async_fn, HK_MEM_FREE_ASYNC, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	CUresult r = real(p, s);
-	if (r == CUDA_SUCCESS)
-		preload_mem_free((uint64_t)p);
-	return r;
+	return freed(real(p, s), p);
 }
 
 /* Physical memory of the virtual memory API (PyTorch's expandable
@@ -636,10 +633,7 @@ static CUresult mem_release(CUmemGenericAllocationHandle h)
 	mem_release_fn real = REAL(mem_release_fn, HK_MEM_RELEASE, 0);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	CUresult r = real(h);
-	if (r == CUDA_SUCCESS)
-		preload_mem_free((uint64_t)h | MEM_HANDLE_TAG);
-	return r;
+	return freed(real(h), (uint64_t)h | MEM_HANDLE_TAG);
 }
 
 static CUresult profiler(int start)
@@ -726,22 +720,22 @@ CUresult cuLaunchCooperativeKernel_ptsz(LAUNCH_ARGS) { return launch_coop(1, ARG
 PRELOAD_EXPORT CUresult cuGraphLaunch(CUgraphExec g, CUstream s) { return graph_launch(0, g, s); }
 CUresult cuGraphLaunch_ptsz(CUgraphExec g, CUstream s) { return graph_launch(1, g, s); }
 
-PRELOAD_EXPORT CUresult cuMemcpy(CUdeviceptr d, CUdeviceptr s, size_t n) { return memcpy_any(0, d, s, n); }
-CUresult cuMemcpy_ptds(CUdeviceptr d, CUdeviceptr s, size_t n) { return memcpy_any(1, d, s, n); }
+PRELOAD_EXPORT CUresult cuMemcpy(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy_dd(HK_MEMCPY, 0, d, s, n); }
+CUresult cuMemcpy_ptds(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy_dd(HK_MEMCPY, 1, d, s, n); }
 PRELOAD_EXPORT CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
 {
-	return memcpy_async(0, d, s, n, st);
+	return copy_dd_async(HK_MEMCPY_ASYNC, 0, d, s, n, st);
 }
 CUresult cuMemcpyAsync_ptsz(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
 {
-	return memcpy_async(1, d, s, n, st);
+	return copy_dd_async(HK_MEMCPY_ASYNC, 1, d, s, n, st);
 }
 PRELOAD_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { return htod(0, d, s, n); }
 CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr d, const void *s, size_t n) { return htod(1, d, s, n); }
 PRELOAD_EXPORT CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { return dtoh(0, d, s, n); }
 CUresult cuMemcpyDtoH_v2_ptds(void *d, CUdeviceptr s, size_t n) { return dtoh(1, d, s, n); }
-PRELOAD_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { return dtod(0, d, s, n); }
-CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr d, CUdeviceptr s, size_t n) { return dtod(1, d, s, n); }
+PRELOAD_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy_dd(HK_DTOD, 0, d, s, n); }
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy_dd(HK_DTOD, 1, d, s, n); }
 PRELOAD_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream st)
 {
 	return htod_async(0, d, s, n, st);
@@ -760,11 +754,11 @@ CUresult cuMemcpyDtoHAsync_v2_ptsz(void *d, CUdeviceptr s, size_t n, CUstream st
 }
 PRELOAD_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
 {
-	return dtod_async(0, d, s, n, st);
+	return copy_dd_async(HK_DTOD_ASYNC, 0, d, s, n, st);
 }
 CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
 {
-	return dtod_async(1, d, s, n, st);
+	return copy_dd_async(HK_DTOD_ASYNC, 1, d, s, n, st);
 }
 PRELOAD_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char c, size_t n) { return memset8(0, d, c, n); }
 CUresult cuMemsetD8_v2_ptds(CUdeviceptr d, unsigned char c, size_t n) { return memset8(1, d, c, n); }

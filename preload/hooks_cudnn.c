@@ -90,6 +90,15 @@ static uint64_t handle_stream(cudnnHandle_t h)
 	return preload_stream_id(s, 0);
 }
 
+/* After the real call of a recorded convolution: leaves the library call
+ * (when on: the enter said it was entered); returns r. */
+static cudnnStatus_t conv_leave(int on, cudnnStatus_t r)
+{
+	if (on)
+		preload_lib_leave();
+	return r;
+}
+
 /* ---- the backend descriptor mirror ----------------------------------- */
 
 #define MAXREF 8
@@ -334,10 +343,7 @@ PRELOAD_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t h, cudnnBackendDe
 		}
 		errno = e;
 	}
-	cudnnStatus_t r = real(h, plan, pack);
-	if (on)
-		preload_lib_leave();
-	return r;
+	return conv_leave(on, real(h, plan, pack));
 }
 
 /* ---- the v7 API ------------------------------------------------------ */
@@ -395,8 +401,10 @@ static void v7_conv(cudnnConvolutionDescriptor_t cv, struct trace_conv *c)
 	c->groups = groups && cv && groups(cv, &g) == CUDNN_STATUS_SUCCESS && g > 0 ? (uint32_t)g : 1;
 }
 
-/* Records a v7 call; x, w, y are the input, filter and output of the
- * forward convolution whatever the direction. */
+/* Before the real v7 call, when recording: enters the library call and,
+ * when it is the outermost one, writes its CONV record, keeping errno; x,
+ * w, y are the input, filter and output of the forward convolution
+ * whatever the direction.  Returns whether conv_leave must leave. */
 static int v7_enter(enum trace_conv_dir dir, cudnnHandle_t h, cudnnTensorDescriptor_t x,
 		    cudnnFilterDescriptor_t w, cudnnTensorDescriptor_t y,
 		    cudnnConvolutionDescriptor_t cv)
@@ -433,10 +441,7 @@ PRELOAD_EXPORT cudnnStatus_t cudnnConvolutionForward(
 	if (!real)
 		return CUDNN_STATUS_NOT_INITIALIZED;
 	int on = v7_enter(TRACE_CONV_FWD, h, xd, wd, yd, cv);
-	cudnnStatus_t r = real(h, al, xd, x, wd, w, cv, algo, ws, wss, be, yd, y);
-	if (on)
-		preload_lib_leave();
-	return r;
+	return conv_leave(on, real(h, al, xd, x, wd, w, cv, algo, ws, wss, be, yd, y));
 }
 
 PRELOAD_EXPORT cudnnStatus_t cudnnConvolutionBackwardData(
@@ -449,10 +454,7 @@ PRELOAD_EXPORT cudnnStatus_t cudnnConvolutionBackwardData(
 	if (!real)
 		return CUDNN_STATUS_NOT_INITIALIZED;
 	int on = v7_enter(TRACE_CONV_BWD_DATA, h, dxd, wd, dyd, cv);
-	cudnnStatus_t r = real(h, al, wd, w, dyd, dy, cv, algo, ws, wss, be, dxd, dx);
-	if (on)
-		preload_lib_leave();
-	return r;
+	return conv_leave(on, real(h, al, wd, w, dyd, dy, cv, algo, ws, wss, be, dxd, dx));
 }
 
 PRELOAD_EXPORT cudnnStatus_t cudnnConvolutionBackwardFilter(
@@ -465,10 +467,7 @@ PRELOAD_EXPORT cudnnStatus_t cudnnConvolutionBackwardFilter(
 	if (!real)
 		return CUDNN_STATUS_NOT_INITIALIZED;
 	int on = v7_enter(TRACE_CONV_BWD_FILTER, h, xd, dwd, dyd, cv);
-	cudnnStatus_t r = real(h, al, xd, x, dyd, dy, cv, algo, ws, wss, be, dwd, dw);
-	if (on)
-		preload_lib_leave();
-	return r;
+	return conv_leave(on, real(h, al, xd, x, dyd, dy, cv, algo, ws, wss, be, dwd, dw));
 }
 
 struct preload_hook preload_cudnn_hooks[HD_COUNT + 1] = {

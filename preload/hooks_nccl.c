@@ -185,37 +185,44 @@ static void group_op(struct trace_op *o)
 	}
 }
 
+/* Enters the library call whose record is o: every kernel launched until
+ * call_leave carries its seq; the record is written when the call is the
+ * outermost one. */
+static void op_enter(struct trace_op *o)
+{
+	uint64_t seq;
+	if (preload_lib_enter(&seq)) {
+		o->seq = seq;
+		preload_op(o);
+	}
+}
+
 /* Before the real call, when recording: outside a group, writes the
- * call's record and enters the library (every kernel launched until
- * call_leave carries its seq); inside one, adds it to the group.  Returns
- * whether call_leave must leave.  send_peer: the peer of an ncclSend, else
- * -1; recv: an ncclRecv. */
+ * call's record and enters the library (op_enter); inside one, adds it to
+ * the group.  Keeps errno.  Returns whether call_leave must leave.
+ * send_peer: the peer of an ncclSend, else -1; recv: an ncclRecv. */
 static int call_enter(enum trace_collective c, size_t count, int per_rank, nccl_dtype t,
 		      nccl_comm comm, nccl_stream s, int send_peer, int recv)
 {
 	if (!preload_recording())
 		return 0;
-	int e = errno, on = 0;
+	int e = errno, on = grp.depth == 0;
 	struct trace_op o;
-	uint64_t seq;
 	op_init(&o, c, count, per_rank, t, comm, s);
-	if (grp.depth > 0) {
+	if (on)
+		op_enter(&o);
+	else
 		group_add(&o, send_peer, recv);
-	} else {
-		on = 1;
-		if (preload_lib_enter(&seq)) {
-			o.seq = seq;
-			preload_op(&o);
-		}
-	}
 	errno = e;
 	return on;
 }
 
-static void call_leave(int on)
+/* After it: leaves the library call (when on); returns r. */
+static nccl_result call_leave(int on, nccl_result r)
 {
 	if (on)
 		preload_lib_leave();
+	return r;
 }
 
 PRELOAD_EXPORT nccl_result ncclAllReduce(const void *sb, void *rb, size_t count, nccl_dtype t,
@@ -245,9 +252,7 @@ PRELOAD_EXPORT nccl_result ncclAllReduce(const void *sb, void *rb, size_t count,
 	if (!real)
 		return NCCL_SYSTEM_ERROR;
 	int on = call_enter(TRACE_COLL_ALL_REDUCE, count, 0, t, comm, s, -1, 0);
-	nccl_result r = real(sb, rb, count, t, op, comm, s);
-	call_leave(on);
-	return r;
+	return call_leave(on, real(sb, rb, count, t, op, comm, s));
 }
 
 /* count is what each rank sends; the output holds ranks of them */
@@ -258,9 +263,7 @@ PRELOAD_EXPORT nccl_result ncclAllGather(const void *sb, void *rb, size_t count,
 	if (!real)
 		return NCCL_SYSTEM_ERROR;
 	int on = call_enter(TRACE_COLL_ALL_GATHER, count, 1, t, comm, s, -1, 0);
-	nccl_result r = real(sb, rb, count, t, comm, s);
-	call_leave(on);
-	return r;
+	return call_leave(on, real(sb, rb, count, t, comm, s));
 }
 
 /* count is what each rank receives; the input holds ranks of them */
@@ -272,9 +275,7 @@ PRELOAD_EXPORT nccl_result ncclReduceScatter(const void *sb, void *rb, size_t co
 	if (!real)
 		return NCCL_SYSTEM_ERROR;
 	int on = call_enter(TRACE_COLL_REDUCE_SCATTER, count, 1, t, comm, s, -1, 0);
-	nccl_result r = real(sb, rb, count, t, op, comm, s);
-	call_leave(on);
-	return r;
+	return call_leave(on, real(sb, rb, count, t, op, comm, s));
 }
 
 PRELOAD_EXPORT nccl_result ncclBroadcast(const void *sb, void *rb, size_t count, nccl_dtype t,
@@ -284,9 +285,7 @@ PRELOAD_EXPORT nccl_result ncclBroadcast(const void *sb, void *rb, size_t count,
 	if (!real)
 		return NCCL_SYSTEM_ERROR;
 	int on = call_enter(TRACE_COLL_BROADCAST, count, 0, t, comm, s, -1, 0);
-	nccl_result r = real(sb, rb, count, t, root, comm, s);
-	call_leave(on);
-	return r;
+	return call_leave(on, real(sb, rb, count, t, root, comm, s));
 }
 
 PRELOAD_EXPORT nccl_result ncclReduce(const void *sb, void *rb, size_t count, nccl_dtype t,
@@ -296,9 +295,7 @@ PRELOAD_EXPORT nccl_result ncclReduce(const void *sb, void *rb, size_t count, nc
 	if (!real)
 		return NCCL_SYSTEM_ERROR;
 	int on = call_enter(TRACE_COLL_REDUCE, count, 0, t, comm, s, -1, 0);
-	nccl_result r = real(sb, rb, count, t, op, root, comm, s);
-	call_leave(on);
-	return r;
+	return call_leave(on, real(sb, rb, count, t, op, root, comm, s));
 }
 
 PRELOAD_EXPORT nccl_result ncclSend(const void *sb, size_t count, nccl_dtype t, int peer,
@@ -308,9 +305,7 @@ PRELOAD_EXPORT nccl_result ncclSend(const void *sb, size_t count, nccl_dtype t, 
 	if (!real)
 		return NCCL_SYSTEM_ERROR;
 	int on = call_enter(TRACE_COLL_SEND_RECV, count, 0, t, comm, s, peer, 0);
-	nccl_result r = real(sb, count, t, peer, comm, s);
-	call_leave(on);
-	return r;
+	return call_leave(on, real(sb, count, t, peer, comm, s));
 }
 
 PRELOAD_EXPORT nccl_result ncclRecv(void *rb, size_t count, nccl_dtype t, int peer,
@@ -320,9 +315,7 @@ PRELOAD_EXPORT nccl_result ncclRecv(void *rb, size_t count, nccl_dtype t, int pe
 	if (!real)
 		return NCCL_SYSTEM_ERROR;
 	int on = call_enter(TRACE_COLL_SEND_RECV, count, 0, t, comm, s, -1, 1);
-	nccl_result r = real(rb, count, t, peer, comm, s);
-	call_leave(on);
-	return r;
+	return call_leave(on, real(rb, count, t, peer, comm, s));
 }
 
 /* NCCL 2.28: count elements to each peer and from each peer */
@@ -333,9 +326,7 @@ PRELOAD_EXPORT nccl_result ncclAlltoAll(const void *sb, void *rb, size_t count, 
 	if (!real)
 		return NCCL_SYSTEM_ERROR;
 	int on = call_enter(TRACE_COLL_ALL_TO_ALL, count, 1, t, comm, s, -1, 0);
-	nccl_result r = real(sb, rb, count, t, comm, s);
-	call_leave(on);
-	return r;
+	return call_leave(on, real(sb, rb, count, t, comm, s));
 }
 
 PRELOAD_EXPORT nccl_result ncclGroupStart(void)
@@ -359,19 +350,13 @@ PRELOAD_EXPORT nccl_result ncclGroupEnd(void)
 	if (grp.depth > 0 && --grp.depth == 0 && grp.calls > 0 && preload_recording()) {
 		int e = errno;
 		struct trace_op o;
-		uint64_t seq;
 		group_op(&o);
 		on = 1;
-		if (preload_lib_enter(&seq)) {
-			o.seq = seq;
-			preload_op(&o);
-		}
+		op_enter(&o);
 		grp.calls = 0;
 		errno = e;
 	}
-	nccl_result r = real();
-	call_leave(on);
-	return r;
+	return call_leave(on, real());
 }
 
 struct preload_hook preload_nccl_hooks[HN_COUNT + 1] = {

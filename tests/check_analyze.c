@@ -136,6 +136,14 @@ START_TEST(recorded_collective)
 	 * box's PCIe much slower */
 	ck_assert(a->targets[1].op_ns[PRED_OP_COMM] < 1e6);
 	ck_assert(a->targets[2].op_ns[PRED_OP_COMM] > a->targets[1].op_ns[PRED_OP_COMM]);
+	/* its row names the collective model, not a kernel model; on the A10
+	 * it ran on, the measurement */
+	for (int t = 0; t < 3; t++) {
+		ck_assert_uint_eq(a->targets[t].ngroups, 1);
+		ck_assert_str_eq(a->targets[t].groups[0].name, "nccl");
+		ck_assert_str_eq(pred_method_name(a->targets[t].groups[0].method),
+				 t ? "comm" : "identity");
+	}
 	analysis_free(a);
 
 	/* the A10 in a named system: predicted there too */

@@ -513,13 +513,17 @@ START_TEST(rule_at_held_clock)
 }
 END_TEST
 
-/* Without the FP8 tile-wave form (its constants unfitted, as when Hopper
- * is held out) an FP8 GEMM on the H800 runs the general form at its die's
- * FP8 MAMF figure (the H100 SXM's 1402.6 of 1979 TFLOP/s), not at the BF16
- * one (794.5 of 989): a large compute-bound GEMM's time less the overhead
- * is the BF16 one's times (989.4 x 794.5 / 989) / (1979 x 1402.6 / 1979);
- * the H20, with neither figure, takes the rule's share for both dtypes
- * (its FP8 time half its BF16 time). */
+/* Without FP8 constants of its own (fp8.eff 0, as when Hopper is held
+ * out) an FP8 GEMM on Hopper runs the tile-wave form with the general
+ * constants: waves of 128 x 128 tiles, each its K plus k0 steps at eff x
+ * the share of the SM's FP8 peak, plus the overhead.  The H800 takes its
+ * die's FP8 MAMF figure (the H100 SXM's 1402.6 of 1979 TFLOP/s), not the
+ * BF16 one: 8192^3 is 4096 tiles on 132 SMs, 32 waves (31 x 132 = 4092),
+ * each 8192 + 64 steps of 2 x 128 x 128 FLOP at 1979e12 / 132 x 0.8 x
+ * 1402.6 / 1979.  The H20 (78 SMs, 296 TFLOP/s FP8, no figure) takes the
+ * rule's 0.9: M = 64, N = 4096 is 32 tiles, one wave, so N = 384 (3
+ * tiles) takes as long, and 79 x 128 columns (79 tiles) two waves.  A
+ * BF16 GEMM keeps the general form. */
 START_TEST(fp8_figure_in_general_form)
 {
 	const struct gpu_spec *h800 = gpu_find("h800"), *h20 = gpu_find("h20");
@@ -528,16 +532,30 @@ START_TEST(fp8_figure_in_general_form)
 	struct tcgemm_params p = hand_params(0.5);
 	p.mamf_1024 = 0.9;
 	ck_assert_double_eq(p.fp8.eff, 0);
-	struct pred_kernel k8 = gemm(8192, 8192, 8192, GPU_DT_FP8), k16 = k8;
-	k16.dtype = GPU_DT_BF16;
-	double o = p.overhead_ns;
-	double t8 = tcgemm_model_ns(&k8, h800, &p) - o, t16 = tcgemm_model_ns(&k16, h800, &p) - o;
-	ck_assert_double_eq_tol(t8 / t16, (989.4 * 794.5 / 989) / (1979 * 1402.6 / 1979), 1e-9);
-	t8 = tcgemm_model_ns(&k8, h20, &p) - o, t16 = tcgemm_model_ns(&k16, h20, &p) - o;
-	ck_assert_double_eq_tol(t8 / t16, 148.0 / 296, 1e-9);
-	/* tcgemm_rate_flops() says the same */
+	struct pred_kernel k8 = gemm(8192, 8192, 8192, GPU_DT_FP8);
+	double step = 2.0 * 128 * 128 / (1979e12 / 132 * 0.8 * 1402.6 / 1979) * 1e9;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&k8, h800, &p), 32 * (8192 + 64) * step + 2000, 1);
+	double step20 = 2.0 * 128 * 128 / (296e12 / 78 * 0.8 * 0.9) * 1e9;
+	double t1 = (4096 + 64) * step20;
+	struct pred_kernel s = gemm(64, 4096, 4096, GPU_DT_FP8);
+	ck_assert_double_eq_tol(tcgemm_model_ns(&s, h20, &p), t1 + 2000, 1e-3);
+	s.n = 384;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&s, h20, &p), t1 + 2000, 1e-3);
+	s.n = 79 * 128;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&s, h20, &p), 2 * t1 + 2000, 1e-3);
+	/* BF16: the general form, 128 x 256 tiles (2048: 16 waves of 132) */
+	struct pred_kernel k16 = gemm(8192, 8192, 8192, GPU_DT_BF16);
+	double e16 = 0.8 * 794.5 / 989 * sqrt(2048.0 / (16 * 132)) * 8192 / (8192 + 64.0);
+	ck_assert_double_eq_tol(tcgemm_model_ns(&k16, h800, &p),
+				2.0 * 8192 * 8192 * 8192 / (989.4e12 * e16) * 1e9 + 2000, 1);
+	/* tcgemm_rate_flops() says the FP8 share */
 	ck_assert_double_eq_tol(tcgemm_rate_flops(h800, GPU_DT_FP8, &p), 1979e12 * 0.8 * 1402.6 / 1979,
 				1e-6 * 1979e12);
+	/* with FP8 constants fitted the fitted form stands */
+	p.fp8 = (struct tcgemm_fp8){ .eff = 0.5, .bw_eff = 1, .overhead_ns = 5000 };
+	s.n = 384;
+	double c = 2.0 * 128 * 128 / (296e12 / 78 * 0.5) * 1e9;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&s, h20, &p), 4096 * c + 5000, 1e-3);
 }
 END_TEST
 

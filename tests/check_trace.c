@@ -96,6 +96,7 @@ static void fill_header(struct trace_header *h)
 	d->driver_version = 12040;
 	d->runtime_version = 12010;
 	h->world_size = 64;
+	h->power_limit_w = 312.5;
 }
 
 /* ---- one record of every type, every field a distinct value ---------- */
@@ -354,6 +355,7 @@ START_TEST(test_round_trip)
 	ck_assert_int_eq(h->timing, want.timing);
 	ck_assert_str_eq(h->timing_note, want.timing_note);
 	ck_assert_uint_eq(h->world_size, want.world_size);
+	ck_assert_double_eq(h->power_limit_w, want.power_limit_w);
 	ck_assert_str_eq(h->device.name, want.device.name);
 	ck_assert_uint_eq(h->device.cc_major, want.device.cc_major);
 	ck_assert_uint_eq(h->device.cc_minor, want.device.cc_minor);
@@ -708,11 +710,11 @@ static void raw_str(struct raw *w, const char *s)
 }
 
 /* A header of version major.minor: with extra, the fields up to the
- * device (as 1.4 ends), and with extra == 2 a world size of 16 (1.5) and a
- * field of a later minor version. */
+ * device (as 1.4 ends), and with extra == 2 a world size of 16 (1.5), a
+ * power limit of 300 W (1.6) and a field of a later minor version. */
 static void raw_header(struct raw *w, unsigned major, unsigned minor, int extra)
 {
-	msgpack_pack_array(&w->pk, 4 + (extra ? 8 : 0) + (extra == 2 ? 2 : 0));
+	msgpack_pack_array(&w->pk, 4 + (extra ? 8 : 0) + (extra == 2 ? 3 : 0));
 	msgpack_pack_uint8(&w->pk, TRACE_HEADER);
 	raw_str(w, TRACE_MAGIC);
 	msgpack_pack_uint32(&w->pk, major);
@@ -731,6 +733,7 @@ static void raw_header(struct raw *w, unsigned major, unsigned minor, int extra)
 	}
 	if (extra == 2) {
 		msgpack_pack_uint32(&w->pk, 16);
+		msgpack_pack_double(&w->pk, 300);
 		raw_str(w, "a field of a later minor version");
 	}
 }
@@ -770,7 +773,7 @@ START_TEST(test_newer_major)
 	char err[256];
 	int n;
 	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, NULL), TRACE_EVERSION);
-	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.5); upgrade surfer");
+	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.6); upgrade surfer");
 	msgpack_sbuffer_destroy(&w.sb);
 
 	raw_init(&w);
@@ -813,6 +816,7 @@ START_TEST(test_world_size)
 	ck_assert_int_eq(trace_reader_open_mem(&r, w.sb.data, w.sb.size, err, sizeof(err)), 0);
 	ck_assert_str_eq(trace_reader_header(r)->device.name, "GPU-X");
 	ck_assert_uint_eq(trace_reader_header(r)->world_size, 0);
+	ck_assert_double_eq(trace_reader_header(r)->power_limit_w, 0);
 	trace_reader_free(r);
 	msgpack_sbuffer_destroy(&w.sb);
 	raw_init(&w);
@@ -867,6 +871,7 @@ START_TEST(test_newer_minor_and_defaults)
 	ck_assert_str_eq(h->device.name, "GPU-X");
 	ck_assert_uint_eq(h->device.sm_count, 0);
 	ck_assert_uint_eq(h->world_size, 16);
+	ck_assert_double_eq(h->power_limit_w, 300);
 	struct trace_record rec;
 	ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), 1);
 	ck_assert_int_eq(rec.type, TRACE_KERNEL);

@@ -6,7 +6,13 @@
  * The fake cublasSgemm_v2 launches one kernel through the driver, then
  * calls cublasLtMatmul (as the real libcublas does internally), which
  * launches one more: one GEMM record, two kernels carrying its seq.
+ *
+ * Every GEMM entry point the recorder hooks is here, so tests/shim_cublas.c
+ * can call each: each notes the errno it was called with
+ * (fake_cublas_errno, fake_cublaslt_errno), leaves FAKE_CUBLAS_ERRNO in errno and returns its
+ * own status (see answer), for the test to check that both pass through.
  */
+#include <errno.h>
 #include <stddef.h>
 
 #define API __attribute__((visibility("default")))
@@ -14,6 +20,25 @@
 int cuModuleGetFunction(void **f, void *mod, const char *name);
 int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
 		   unsigned bz, unsigned smem, void *s, void **p, void **x);
+
+#define FAKE_CUBLAS_ERRNO 121
+
+/* The errno the last entry point of this library was called with. */
+static int seen_errno = -1;
+#ifdef FAKE_LT
+API int fake_cublaslt_errno(void);
+int fake_cublaslt_errno(void) { return seen_errno; }
+#else
+API int fake_cublas_errno(void);
+int fake_cublas_errno(void) { return seen_errno; }
+#endif
+
+/* What an entry point returns: status, with errno FAKE_CUBLAS_ERRNO. */
+static int answer(int status)
+{
+	errno = FAKE_CUBLAS_ERRNO;
+	return status;
+}
 
 static int launch(const char *name, unsigned blocks)
 {
@@ -30,7 +55,9 @@ API int cublasLtMatmul(void *h, void *d, const void *al, const void *A, void *Ad
 {
 	(void)h; (void)d; (void)al; (void)A; (void)Ad; (void)B; (void)Bd; (void)be; (void)C;
 	(void)Cd; (void)D; (void)Dd; (void)algo; (void)ws; (void)wss; (void)s;
-	return launch("lt_inner_kernel", 12);
+	seen_errno = errno;
+	int r = launch("lt_inner_kernel", 12);
+	return answer(r ? r : h == (void *)0x2 ? 7 : 0);   /* 7: CUBLAS_STATUS_INVALID_VALUE */
 }
 #else
 API int cublasLtMatmul(void *h, void *d, const void *al, const void *A, void *Ad, const void *B,
@@ -48,8 +75,93 @@ API int cublasSgemm_v2(void *h, int ta, int tb, int m, int n, int k, const float
 {
 	(void)h; (void)ta; (void)tb; (void)m; (void)n; (void)k; (void)al; (void)A; (void)lda;
 	(void)B; (void)ldb; (void)be; (void)C; (void)ldc;
+	int e = errno;
 	int r = launch("sgemm_outer_kernel", 7);
-	return r ? r : cublasLtMatmul(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-				      NULL, NULL, NULL, NULL, 0, NULL);
+	r = r ? r : cublasLtMatmul(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+				   NULL, NULL, NULL, NULL, 0, NULL);
+	seen_errno = e;
+	return answer(r);
+}
+
+/* The other GEMMs run nothing; each returns a status of its own
+ * (cuBLAS's codes: 0 success, 13 execution failed, 14 internal error). */
+API int cublasDgemm_v2(void *h, int ta, int tb, int m, int n, int k, const double *al,
+		       const double *A, int lda, const double *B, int ldb, const double *be,
+		       double *C, int ldc)
+{
+	seen_errno = errno;
+	(void)h; (void)ta; (void)tb; (void)m; (void)n; (void)k; (void)al; (void)A; (void)lda;
+	(void)B; (void)ldb; (void)be; (void)C; (void)ldc;
+	return answer(0);
+}
+API int cublasHgemm(void *h, int ta, int tb, int m, int n, int k, const void *al, const void *A,
+		    int lda, const void *B, int ldb, const void *be, void *C, int ldc)
+{
+	seen_errno = errno;
+	(void)h; (void)ta; (void)tb; (void)m; (void)n; (void)k; (void)al; (void)A; (void)lda;
+	(void)B; (void)ldb; (void)be; (void)C; (void)ldc;
+	return answer(13);
+}
+API int cublasGemmEx(void *h, int ta, int tb, int m, int n, int k, const void *al, const void *A,
+		     int at, int lda, const void *B, int bt, int ldb, const void *be, void *C, int ct,
+		     int ldc, int comp, int algo)
+{
+	seen_errno = errno;
+	(void)h; (void)ta; (void)tb; (void)m; (void)n; (void)k; (void)al; (void)A; (void)at;
+	(void)lda; (void)B; (void)bt; (void)ldb; (void)be; (void)C; (void)ct; (void)ldc;
+	(void)comp; (void)algo;
+	return answer(0);
+}
+API int cublasSgemmStridedBatched(void *h, int ta, int tb, int m, int n, int k, const float *al,
+				  const float *A, int lda, long long sa, const float *B, int ldb,
+				  long long sb, const float *be, float *C, int ldc, long long sc,
+				  int batch)
+{
+	seen_errno = errno;
+	(void)h; (void)ta; (void)tb; (void)m; (void)n; (void)k; (void)al; (void)A; (void)lda;
+	(void)sa; (void)B; (void)ldb; (void)sb; (void)be; (void)C; (void)ldc; (void)sc; (void)batch;
+	return answer(0);
+}
+API int cublasDgemmStridedBatched(void *h, int ta, int tb, int m, int n, int k, const double *al,
+				  const double *A, int lda, long long sa, const double *B, int ldb,
+				  long long sb, const double *be, double *C, int ldc, long long sc,
+				  int batch)
+{
+	seen_errno = errno;
+	(void)h; (void)ta; (void)tb; (void)m; (void)n; (void)k; (void)al; (void)A; (void)lda;
+	(void)sa; (void)B; (void)ldb; (void)sb; (void)be; (void)C; (void)ldc; (void)sc; (void)batch;
+	return answer(14);
+}
+API int cublasHgemmStridedBatched(void *h, int ta, int tb, int m, int n, int k, const void *al,
+				  const void *A, int lda, long long sa, const void *B, int ldb,
+				  long long sb, const void *be, void *C, int ldc, long long sc,
+				  int batch)
+{
+	seen_errno = errno;
+	(void)h; (void)ta; (void)tb; (void)m; (void)n; (void)k; (void)al; (void)A; (void)lda;
+	(void)sa; (void)B; (void)ldb; (void)sb; (void)be; (void)C; (void)ldc; (void)sc; (void)batch;
+	return answer(0);
+}
+API int cublasGemmStridedBatchedEx(void *h, int ta, int tb, int m, int n, int k, const void *al,
+				   const void *A, int at, int lda, long long sa, const void *B,
+				   int bt, int ldb, long long sb, const void *be, void *C, int ct,
+				   int ldc, long long sc, int batch, int comp, int algo)
+{
+	seen_errno = errno;
+	(void)h; (void)ta; (void)tb; (void)m; (void)n; (void)k; (void)al; (void)A; (void)at;
+	(void)lda; (void)sa; (void)B; (void)bt; (void)ldb; (void)sb; (void)be; (void)C; (void)ct;
+	(void)ldc; (void)sc; (void)batch; (void)comp; (void)algo;
+	return answer(0);
+}
+API int cublasGemmBatchedEx(void *h, int ta, int tb, int m, int n, int k, const void *al,
+			    const void *const A[], int at, int lda, const void *const B[], int bt,
+			    int ldb, const void *be, void *const C[], int ct, int ldc, int batch,
+			    int comp, int algo)
+{
+	seen_errno = errno;
+	(void)h; (void)ta; (void)tb; (void)m; (void)n; (void)k; (void)al; (void)A; (void)at;
+	(void)lda; (void)B; (void)bt; (void)ldb; (void)be; (void)C; (void)ct; (void)ldc;
+	(void)batch; (void)comp; (void)algo;
+	return answer(0);
 }
 #endif

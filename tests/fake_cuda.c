@@ -11,9 +11,15 @@
  * cuMemHostGetFlags).  With FAKE_CUDA_LOG set it appends one line
  * per launch and copy it received:
  *   K tid name gx gy gz bx by bz cx cy cz dyn_smem regs static_smem stream start end
- *   C tid bytes kind stream            (kind: 1 HtoD, 2 DtoH, 3 DtoD, 0 memset)
+ *   C tid bytes kind stream            (kind: 1 HtoD, 2 DtoH, 3 DtoD, 4 HtoH, 0 memset)
  * which the tests compare with the recorded trace.
+ *
+ * Every entry point the recorder hooks starts with fails(__func__) and ends
+ * with done(__func__, result), so a test can watch one call
+ * (fake_cuda_watch): the errno it was called with, a result it returns
+ * instead of running, and FAKE_CUDA_ERRNO left in errno.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +57,51 @@ static uint64_t next_stream_id = 100;
 static __thread struct fstream *per_thread;
 static int initialized;
 static FILE *logf;
+
+/* ---- the call a test watches ----------------------------------------------- */
+
+#define FAKE_CUDA_ERRNO 121                  /* what a watched call leaves     */
+static __thread const char *watch_name;      /* the entry point watched       */
+static __thread CUresult watch_result;       /* OK: it runs; else it returns this */
+static __thread int watch_errno = -1;        /* errno it was called with      */
+
+/* The first thing of each hooked entry point: for the watched one, notes
+ * the errno it came with; 1 when it must return watch_result at once. */
+static int fails(const char *name)
+{
+	int e = errno;
+	if (!watch_name || strcmp(watch_name, name) != 0)
+		return 0;
+	watch_errno = e;
+	if (watch_result == OK)
+		return 0;
+	watch_name = NULL;
+	errno = FAKE_CUDA_ERRNO;
+	return 1;
+}
+
+/* The last: the watched call leaves FAKE_CUDA_ERRNO in errno. */
+static CUresult done(const char *name, CUresult r)
+{
+	if (watch_name && strcmp(watch_name, name) == 0) {
+		watch_name = NULL;
+		errno = FAKE_CUDA_ERRNO;
+	}
+	return r;
+}
+
+/* For tests: watch the next call of entry point name (the fake's own name,
+ * e.g. cuMemcpyHtoD_v2_ptds) on this thread; result OK lets it run. */
+API void fake_cuda_watch(const char *name, int result);
+API int fake_cuda_watched_errno(void);
+void fake_cuda_watch(const char *name, int result)
+{
+	watch_name = name;
+	watch_result = result;
+	watch_errno = -1;
+}
+/* The errno the watched call came with; -1 when it was not called. */
+int fake_cuda_watched_errno(void) { return watch_errno; }
 
 /* Launches kept for the fake CUPTI (tests/fake_cupti.c), per thread. */
 struct fake_cuda_launch {
@@ -178,11 +229,11 @@ API CUresult cuStreamIsCapturing_ptsz(void *s, int *st) { *st = resolve_stream(s
 /* Capture: launches on a capturing stream are recorded into a graph, not run. */
 API CUresult cuStreamBeginCapture_v2(void *s, int mode) { (void)mode; resolve_stream(s, 0)->capturing = 1; return OK; }
 API CUresult cuStreamEndCapture(void *s, void **g) { resolve_stream(s, 0)->capturing = 0; *g = (void *)0x6000; return OK; }
-API CUresult cuStreamSynchronize(void *s) { (void)s; return OK; }
-API CUresult cuStreamSynchronize_ptsz(void *s) { (void)s; return OK; }
-API CUresult cuCtxSynchronize(void) { return OK; }
-API CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { (void)s; (void)e; (void)f; return OK; }
-API CUresult cuStreamWaitEvent_ptsz(void *s, void *e, unsigned f) { (void)s; (void)e; (void)f; return OK; }
+API CUresult cuStreamSynchronize(void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, OK); }
+API CUresult cuStreamSynchronize_ptsz(void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, OK); }
+API CUresult cuCtxSynchronize(void) { return fails(__func__) ? watch_result : done(__func__, OK); }
+API CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { (void)s; (void)e; (void)f; return fails(__func__) ? watch_result : done(__func__, OK); }
+API CUresult cuStreamWaitEvent_ptsz(void *s, void *e, unsigned f) { (void)s; (void)e; (void)f; return fails(__func__) ? watch_result : done(__func__, OK); }
 API CUresult cuEventCreate(void **e, unsigned flags) { (void)flags; *e = calloc(1, sizeof(struct fevent)); return OK; }
 API CUresult cuEventDestroy_v2(void *e) { free(e); return OK; }
 static CUresult event_record(void *e, void *s, int ptsz)
@@ -193,10 +244,12 @@ static CUresult event_record(void *e, void *s, int ptsz)
 	pthread_mutex_unlock(&mu);
 	return OK;
 }
-API CUresult cuEventRecord(void *e, void *s) { return event_record(e, s, 0); }
-API CUresult cuEventRecord_ptsz(void *e, void *s) { return event_record(e, s, 1); }
+API CUresult cuEventRecord(void *e, void *s) { return fails(__func__) ? watch_result : done(__func__, event_record(e, s, 0)); }
+API CUresult cuEventRecord_ptsz(void *e, void *s) { return fails(__func__) ? watch_result : done(__func__, event_record(e, s, 1)); }
+API CUresult cuEventRecordWithFlags(void *e, void *s, unsigned f) { (void)f; return fails(__func__) ? watch_result : done(__func__, event_record(e, s, 0)); }
+API CUresult cuEventRecordWithFlags_ptsz(void *e, void *s, unsigned f) { (void)f; return fails(__func__) ? watch_result : done(__func__, event_record(e, s, 1)); }
 API CUresult cuEventQuery(void *e) { return ((struct fevent *)e)->recorded ? OK : 600; }
-API CUresult cuEventSynchronize(void *e) { (void)e; return OK; }
+API CUresult cuEventSynchronize(void *e) { (void)e; return fails(__func__) ? watch_result : done(__func__, OK); }
 API CUresult cuEventElapsedTime(float *ms, void *a, void *b)
 {
 	*ms = (float)((double)((int64_t)((struct fevent *)b)->t_ns - (int64_t)((struct fevent *)a)->t_ns) / 1e6);
@@ -249,10 +302,11 @@ static CUresult run(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 }
 
 #define LARGS void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, void *s, void **p
-API CUresult cuLaunchKernel(LARGS, void **x) { (void)p; (void)x; return run(f, gx, gy, gz, bx, by, bz, 0, 0, 0, smem, s, 0); }
-API CUresult cuLaunchKernel_ptsz(LARGS, void **x) { (void)p; (void)x; return run(f, gx, gy, gz, bx, by, bz, 0, 0, 0, smem, s, 1); }
-API CUresult cuLaunchCooperativeKernel(LARGS) { (void)p; return run(f, gx, gy, gz, bx, by, bz, 0, 0, 0, smem, s, 0); }
-API CUresult cuLaunchCooperativeKernel_ptsz(LARGS) { (void)p; return run(f, gx, gy, gz, bx, by, bz, 0, 0, 0, smem, s, 1); }
+#define RUN(ptsz) (fails(__func__) ? watch_result : done(__func__, run(f, gx, gy, gz, bx, by, bz, 0, 0, 0, smem, s, ptsz)))
+API CUresult cuLaunchKernel(LARGS, void **x) { (void)p; (void)x; return RUN(0); }
+API CUresult cuLaunchKernel_ptsz(LARGS, void **x) { (void)p; (void)x; return RUN(1); }
+API CUresult cuLaunchCooperativeKernel(LARGS) { (void)p; return RUN(0); }
+API CUresult cuLaunchCooperativeKernel_ptsz(LARGS) { (void)p; return RUN(1); }
 static CUresult launch_ex(const struct launch_config *c, void *f, int ptsz)
 {
 	unsigned cx = 0, cy = 0, cz = 0;
@@ -264,8 +318,8 @@ static CUresult launch_ex(const struct launch_config *c, void *f, int ptsz)
 		}
 	return run(f, c->gx, c->gy, c->gz, c->bx, c->by, c->bz, cx, cy, cz, c->smem, c->stream, ptsz);
 }
-API CUresult cuLaunchKernelEx(const struct launch_config *c, void *f, void **p, void **x) { (void)p; (void)x; return launch_ex(c, f, 0); }
-API CUresult cuLaunchKernelEx_ptsz(const struct launch_config *c, void *f, void **p, void **x) { (void)p; (void)x; return launch_ex(c, f, 1); }
+API CUresult cuLaunchKernelEx(const struct launch_config *c, void *f, void **p, void **x) { (void)p; (void)x; return fails(__func__) ? watch_result : done(__func__, launch_ex(c, f, 0)); }
+API CUresult cuLaunchKernelEx_ptsz(const struct launch_config *c, void *f, void **p, void **x) { (void)p; (void)x; return fails(__func__) ? watch_result : done(__func__, launch_ex(c, f, 1)); }
 /* A graph replay runs two kernels, seen only by (the fake) CUPTI. */
 static CUresult graph(void *g, void *s, int ptsz)
 {
@@ -280,8 +334,8 @@ static CUresult graph(void *g, void *s, int ptsz)
 	}
 	return r;
 }
-API CUresult cuGraphLaunch(void *g, void *s) { return graph(g, s, 0); }
-API CUresult cuGraphLaunch_ptsz(void *g, void *s) { return graph(g, s, 1); }
+API CUresult cuGraphLaunch(void *g, void *s) { return fails(__func__) ? watch_result : done(__func__, graph(g, s, 0)); }
+API CUresult cuGraphLaunch_ptsz(void *g, void *s) { return fails(__func__) ? watch_result : done(__func__, graph(g, s, 1)); }
 
 API void fake_cuda_track_launches(int on);
 API int fake_cuda_take_launches(struct fake_cuda_launch *out, int max);
@@ -355,14 +409,20 @@ static int type_of(uintptr_t p)
 	pthread_mutex_unlock(&mu);
 	return t;
 }
-API CUresult cuMemAlloc_v2(dptr *p, size_t n)
+static CUresult mem_alloc(dptr *p, size_t n)
 {
 	void *m = malloc(n ? n : 1);
 	*p = (dptr)(uintptr_t)m;
 	track_alloc(m, n, MT_DEVICE);
 	return m ? OK : 2;
 }
-API CUresult cuMemFree_v2(dptr p) { untrack_alloc((void *)(uintptr_t)p); free((void *)(uintptr_t)p); return OK; }
+static CUresult mem_free(dptr p) { untrack_alloc((void *)(uintptr_t)p); free((void *)(uintptr_t)p); return OK; }
+API CUresult cuMemAlloc_v2(dptr *p, size_t n) { return fails(__func__) ? watch_result : done(__func__, mem_alloc(p, n)); }
+API CUresult cuMemFree_v2(dptr p) { return fails(__func__) ? watch_result : done(__func__, mem_free(p)); }
+API CUresult cuMemAllocAsync(dptr *p, size_t n, void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, mem_alloc(p, n)); }
+API CUresult cuMemAllocAsync_ptsz(dptr *p, size_t n, void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, mem_alloc(p, n)); }
+API CUresult cuMemFreeAsync(dptr p, void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, mem_free(p)); }
+API CUresult cuMemFreeAsync_ptsz(dptr p, void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, mem_free(p)); }
 API CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags)
 {
 	(void)flags;
@@ -393,22 +453,69 @@ API CUresult cuMemCreate(unsigned long long *h, size_t n, const void *prop, unsi
 {
 	static unsigned long long next = 0x100;
 	(void)n; (void)prop; (void)f;
+	if (fails(__func__))
+		return watch_result;
 	*h = __atomic_add_fetch(&next, 1, __ATOMIC_RELAXED);
+	return done(__func__, OK);
+}
+API CUresult cuMemRelease(unsigned long long h) { (void)h; return fails(__func__) ? watch_result : done(__func__, OK); }
+
+/* Copies (kind: 1 HtoD, 2 DtoH, 3 DtoD, 0 unified: from what it knows of
+ * each side, 4 HtoH) and sets (size: bytes of an element) really copy and
+ * set: device memory is host memory. */
+static CUresult copy(void *d, const void *s, size_t n, int kind, void *st, int ptsz)
+{
+	if (!d || !s)
+		return E_INVALID;
+	if (kind == 0) {
+		int dd = type_of((uintptr_t)d) == MT_DEVICE, ds = type_of((uintptr_t)s) == MT_DEVICE;
+		kind = dd ? (ds ? 3 : 1) : ds ? 2 : 4;
+	}
+	memcpy(d, s, n);
+	log_copy(n, kind, st, ptsz);
 	return OK;
 }
-API CUresult cuMemRelease(unsigned long long h) { (void)h; return OK; }
-API CUresult cuMemcpyHtoD_v2(dptr d, const void *s, size_t n) { memcpy((void *)(uintptr_t)d, s, n); log_copy(n, 1, NULL, 0); return OK; }
-API CUresult cuMemcpyHtoD_v2_ptds(dptr d, const void *s, size_t n) { memcpy((void *)(uintptr_t)d, s, n); log_copy(n, 1, NULL, 1); return OK; }
-API CUresult cuMemcpyDtoH_v2(void *d, dptr s, size_t n) { memcpy(d, (void *)(uintptr_t)s, n); log_copy(n, 2, NULL, 0); return OK; }
-API CUresult cuMemcpyDtoH_v2_ptds(void *d, dptr s, size_t n) { memcpy(d, (void *)(uintptr_t)s, n); log_copy(n, 2, NULL, 1); return OK; }
-API CUresult cuMemcpyHtoDAsync_v2(dptr d, const void *s, size_t n, void *st) { memcpy((void *)(uintptr_t)d, s, n); log_copy(n, 1, st, 0); return OK; }
-API CUresult cuMemcpyHtoDAsync_v2_ptsz(dptr d, const void *s, size_t n, void *st) { memcpy((void *)(uintptr_t)d, s, n); log_copy(n, 1, st, 1); return OK; }
-API CUresult cuMemcpyDtoHAsync_v2(void *d, dptr s, size_t n, void *st) { memcpy(d, (void *)(uintptr_t)s, n); log_copy(n, 2, st, 0); return OK; }
-API CUresult cuMemcpyDtoHAsync_v2_ptsz(void *d, dptr s, size_t n, void *st) { memcpy(d, (void *)(uintptr_t)s, n); log_copy(n, 2, st, 1); return OK; }
-API CUresult cuMemsetD8_v2(dptr d, unsigned char c, size_t n) { memset((void *)(uintptr_t)d, c, n); log_copy(n, 0, NULL, 0); return OK; }
-API CUresult cuDevicePrimaryCtxRelease_v2(int dev) { (void)dev; return OK; }
-API CUresult cuProfilerStart(void) { return OK; }
-API CUresult cuProfilerStop(void) { return OK; }
+static CUresult set(dptr d, unsigned v, int size, size_t n, void *st, int ptsz)
+{
+	if (!d)
+		return E_INVALID;
+	for (size_t i = 0; i < n; i++)
+		memcpy((char *)(uintptr_t)d + i * (size_t)size, &v, (size_t)size);  /* little-endian */
+	log_copy(n * (size_t)size, 0, st, ptsz);
+	return OK;
+}
+#define COPY(d, s, kind, st, ptsz) (fails(__func__) ? watch_result : \
+	done(__func__, copy((void *)(uintptr_t)(d), (const void *)(uintptr_t)(s), n, kind, st, ptsz)))
+#define SET(size, st, ptsz) (fails(__func__) ? watch_result : done(__func__, set(d, c, size, n, st, ptsz)))
+API CUresult cuMemcpy(dptr d, dptr s, size_t n) { return COPY(d, s, 0, NULL, 0); }
+API CUresult cuMemcpy_ptds(dptr d, dptr s, size_t n) { return COPY(d, s, 0, NULL, 1); }
+API CUresult cuMemcpyAsync(dptr d, dptr s, size_t n, void *st) { return COPY(d, s, 0, st, 0); }
+API CUresult cuMemcpyAsync_ptsz(dptr d, dptr s, size_t n, void *st) { return COPY(d, s, 0, st, 1); }
+API CUresult cuMemcpyHtoD_v2(dptr d, const void *s, size_t n) { return COPY(d, s, 1, NULL, 0); }
+API CUresult cuMemcpyHtoD_v2_ptds(dptr d, const void *s, size_t n) { return COPY(d, s, 1, NULL, 1); }
+API CUresult cuMemcpyDtoH_v2(void *d, dptr s, size_t n) { return COPY(d, s, 2, NULL, 0); }
+API CUresult cuMemcpyDtoH_v2_ptds(void *d, dptr s, size_t n) { return COPY(d, s, 2, NULL, 1); }
+API CUresult cuMemcpyDtoD_v2(dptr d, dptr s, size_t n) { return COPY(d, s, 3, NULL, 0); }
+API CUresult cuMemcpyDtoD_v2_ptds(dptr d, dptr s, size_t n) { return COPY(d, s, 3, NULL, 1); }
+API CUresult cuMemcpyHtoDAsync_v2(dptr d, const void *s, size_t n, void *st) { return COPY(d, s, 1, st, 0); }
+API CUresult cuMemcpyHtoDAsync_v2_ptsz(dptr d, const void *s, size_t n, void *st) { return COPY(d, s, 1, st, 1); }
+API CUresult cuMemcpyDtoHAsync_v2(void *d, dptr s, size_t n, void *st) { return COPY(d, s, 2, st, 0); }
+API CUresult cuMemcpyDtoHAsync_v2_ptsz(void *d, dptr s, size_t n, void *st) { return COPY(d, s, 2, st, 1); }
+API CUresult cuMemcpyDtoDAsync_v2(dptr d, dptr s, size_t n, void *st) { return COPY(d, s, 3, st, 0); }
+API CUresult cuMemcpyDtoDAsync_v2_ptsz(dptr d, dptr s, size_t n, void *st) { return COPY(d, s, 3, st, 1); }
+API CUresult cuMemsetD8_v2(dptr d, unsigned char c, size_t n) { return SET(1, NULL, 0); }
+API CUresult cuMemsetD8_v2_ptds(dptr d, unsigned char c, size_t n) { return SET(1, NULL, 1); }
+API CUresult cuMemsetD32_v2(dptr d, unsigned int c, size_t n) { return SET(4, NULL, 0); }
+API CUresult cuMemsetD32_v2_ptds(dptr d, unsigned int c, size_t n) { return SET(4, NULL, 1); }
+API CUresult cuMemsetD8Async(dptr d, unsigned char c, size_t n, void *st) { return SET(1, st, 0); }
+API CUresult cuMemsetD8Async_ptsz(dptr d, unsigned char c, size_t n, void *st) { return SET(1, st, 1); }
+API CUresult cuMemsetD32Async(dptr d, unsigned int c, size_t n, void *st) { return SET(4, st, 0); }
+API CUresult cuMemsetD32Async_ptsz(dptr d, unsigned int c, size_t n, void *st) { return SET(4, st, 1); }
+API CUresult cuDevicePrimaryCtxRelease_v2(int dev) { (void)dev; return fails(__func__) ? watch_result : done(__func__, OK); }
+API CUresult cuDevicePrimaryCtxReset_v2(int dev) { (void)dev; return fails(__func__) ? watch_result : done(__func__, OK); }
+API CUresult cuCtxDestroy_v2(void *ctx) { (void)ctx; return fails(__func__) ? watch_result : done(__func__, OK); }
+API CUresult cuProfilerStart(void) { return fails(__func__) ? watch_result : done(__func__, OK); }
+API CUresult cuProfilerStop(void) { return fails(__func__) ? watch_result : done(__func__, OK); }
 
 /* ---- cuGetProcAddress ---------------------------------------------------------------- */
 
@@ -450,7 +557,19 @@ static const struct entry table[] = {
 	{ "cuMemFreeHost", 2000, F(cuMemFreeHost), NULL },
 	{ "cuMemHostGetFlags", 2030, F(cuMemHostGetFlags), NULL },
 	{ "cuPointerGetAttribute", 4000, F(cuPointerGetAttribute), NULL },
-	{ "cuMemsetD8", 3020, F(cuMemsetD8_v2), NULL },
+	{ "cuMemsetD8", 3020, F(cuMemsetD8_v2), F(cuMemsetD8_v2_ptds) },
+	{ "cuMemsetD32", 3020, F(cuMemsetD32_v2), F(cuMemsetD32_v2_ptds) },
+	{ "cuMemsetD8Async", 3020, F(cuMemsetD8Async), F(cuMemsetD8Async_ptsz) },
+	{ "cuMemsetD32Async", 3020, F(cuMemsetD32Async), F(cuMemsetD32Async_ptsz) },
+	{ "cuMemcpy", 4000, F(cuMemcpy), F(cuMemcpy_ptds) },
+	{ "cuMemcpyAsync", 4000, F(cuMemcpyAsync), F(cuMemcpyAsync_ptsz) },
+	{ "cuMemcpyDtoD", 3020, F(cuMemcpyDtoD_v2), F(cuMemcpyDtoD_v2_ptds) },
+	{ "cuMemcpyDtoDAsync", 3020, F(cuMemcpyDtoDAsync_v2), F(cuMemcpyDtoDAsync_v2_ptsz) },
+	{ "cuEventRecordWithFlags", 11010, F(cuEventRecordWithFlags), F(cuEventRecordWithFlags_ptsz) },
+	{ "cuMemAllocAsync", 11020, F(cuMemAllocAsync), F(cuMemAllocAsync_ptsz) },
+	{ "cuMemFreeAsync", 11020, F(cuMemFreeAsync), F(cuMemFreeAsync_ptsz) },
+	{ "cuDevicePrimaryCtxReset", 11000, F(cuDevicePrimaryCtxReset_v2), NULL },
+	{ "cuCtxDestroy", 4000, F(cuCtxDestroy_v2), NULL },
 	{ "cuStreamBeginCapture", 10010, F(cuStreamBeginCapture_v2), NULL },
 	{ "cuStreamEndCapture", 10000, F(cuStreamEndCapture), NULL },
 	{ "cuDevicePrimaryCtxRelease", 11000, F(cuDevicePrimaryCtxRelease_v2), NULL },
@@ -497,11 +616,12 @@ CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long
 	return lookup(sym, pfn, ver, flags, status);
 }
 
-/* For tests: the fake's own function behind a name, to tell wrapped from real. */
-API void *fake_cuda_real(const char *sym);
-void *fake_cuda_real(const char *sym)
+/* For tests: the fake's own function behind a name (flags 2: its
+ * per-thread-stream variant), to tell wrapped from real. */
+API void *fake_cuda_real(const char *sym, unsigned long long flags);
+void *fake_cuda_real(const char *sym, unsigned long long flags)
 {
 	void *p = NULL;
-	lookup(sym, &p, 13000, 0, NULL);
+	lookup(sym, &p, 13000, flags, NULL);
 	return p;
 }

@@ -7,8 +7,11 @@
  * does; inside ncclGroupStart/ncclGroupEnd the calls only queue and the
  * outermost ncclGroupEnd launches one kernel.  ncclBroadcast returns
  * ncclInvalidUsage (5), so the test sees that a result passes through
- * unchanged; the others return ncclSuccess.
+ * unchanged; the others return ncclSuccess.  Each entry point notes the
+ * errno it was called with (fake_nccl_errno) and leaves FAKE_NCCL_ERRNO,
+ * so the test sees that errno passes through both ways.
  */
+#include <errno.h>
 #include <stddef.h>
 
 #define API __attribute__((visibility("default")))
@@ -18,6 +21,18 @@ int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
 		   unsigned bz, unsigned smem, void *s, void **p, void **x);
 
 static int depth, queued;
+
+#define FAKE_NCCL_ERRNO 121
+static int seen_errno = -1;
+API int fake_nccl_errno(void);
+int fake_nccl_errno(void) { return seen_errno; }
+
+/* What an entry point returns: r, with errno FAKE_NCCL_ERRNO. */
+static int answer(int r)
+{
+	errno = FAKE_NCCL_ERRNO;
+	return r;
+}
 
 static int launch(const char *name)
 {
@@ -29,6 +44,7 @@ static int launch(const char *name)
 
 static int run(const char *name)
 {
+	seen_errno = errno;
 	if (depth > 0) {
 		queued++;
 		return 0;
@@ -41,42 +57,53 @@ API int ncclCommUserRank(const void *comm, int *rank) { (void)comm; *rank = 1; r
 API int ncclAllReduce(const void *sb, void *rb, size_t n, int t, int op, void *c, void *s)
 {
 	(void)sb; (void)rb; (void)n; (void)t; (void)op; (void)c; (void)s;
-	return run("ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+	return answer(run("ncclDevKernel_AllReduce_Sum_f32_RING_LL"));
 }
 API int ncclAllGather(const void *sb, void *rb, size_t n, int t, void *c, void *s)
 {
 	(void)sb; (void)rb; (void)n; (void)t; (void)c; (void)s;
-	return run("ncclDevKernel_AllGather_RING_LL");
+	return answer(run("ncclDevKernel_AllGather_RING_LL"));
 }
 API int ncclReduceScatter(const void *sb, void *rb, size_t n, int t, int op, void *c, void *s)
 {
 	(void)sb; (void)rb; (void)n; (void)t; (void)op; (void)c; (void)s;
-	return run("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL");
+	return answer(run("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL"));
 }
 API int ncclBroadcast(const void *sb, void *rb, size_t n, int t, int root, void *c, void *s)
 {
 	(void)sb; (void)rb; (void)n; (void)t; (void)root; (void)c; (void)s;
 	int r = run("ncclDevKernel_Broadcast_RING_LL");
-	return r ? r : 5;  /* ncclInvalidUsage */
+	return answer(r ? r : 5);  /* ncclInvalidUsage */
 }
 API int ncclSend(const void *sb, size_t n, int t, int peer, void *c, void *s)
 {
 	(void)sb; (void)n; (void)t; (void)peer; (void)c; (void)s;
-	return run("ncclDevKernel_SendRecv");
+	return answer(run("ncclDevKernel_SendRecv"));
 }
 API int ncclRecv(void *rb, size_t n, int t, int peer, void *c, void *s)
 {
 	(void)rb; (void)n; (void)t; (void)peer; (void)c; (void)s;
-	return run("ncclDevKernel_SendRecv");
+	return answer(run("ncclDevKernel_SendRecv"));
 }
-API int ncclGroupStart(void) { depth++; return 0; }
+API int ncclReduce(const void *sb, void *rb, size_t n, int t, int op, int root, void *c, void *s)
+{
+	(void)sb; (void)rb; (void)n; (void)t; (void)op; (void)root; (void)c; (void)s;
+	return answer(run("ncclDevKernel_Reduce_Sum_f32_RING_LL"));
+}
+API int ncclAlltoAll(const void *sb, void *rb, size_t n, int t, void *c, void *s)
+{
+	(void)sb; (void)rb; (void)n; (void)t; (void)c; (void)s;
+	return answer(run("ncclDevKernel_AlltoAll"));
+}
+API int ncclGroupStart(void) { seen_errno = errno; depth++; return answer(0); }
 API int ncclGroupEnd(void)
 {
+	seen_errno = errno;
 	if (depth == 0)
-		return 5;
+		return answer(5);
 	if (--depth == 0 && queued) {
 		queued = 0;
-		return launch("ncclDevKernel_SendRecv");
+		return answer(launch("ncclDevKernel_SendRecv"));
 	}
-	return 0;
+	return answer(0);
 }

@@ -744,12 +744,13 @@ bad_input --model deepseek-v3 --engine sglang --mode prefill --dtype bf16 --dp 8
 # up to the next one: the step is shorter than with the all-to-alls on the
 # compute stream (all of their time added) and no shorter than the
 # compute alone (that step less the collectives' time, the ops line's
-# comm); the SMs each all-to-all holds, 20 of the H800's 132, take
+# comm, the first after "ops": the kernel rows below name the method comm
+# too); the SMs each all-to-all holds, 20 of the H800's 132, take
 # 20/132 of its time from the compute (the sm_share kernels).
 dsep="$ds --dp 128 --ep 64 --batch 1 --zero 1 --target h800 --system hgx-h800"
 step_comm() {
 	"$BIN" $dsep "$@" 2>/dev/null | awk '/^predicted/ { s = $2 } /^[a-z]/ { ops = /^ops/ }
-		ops { for (i = 1; i <= NF; i++) if ($i == "comm") c = $(i + 1) } END { print s, c }'
+		ops && c == "" { for (i = 1; i < NF; i++) if ($i == "comm") c = $(i + 1) } END { print s, c }'
 }
 set -- $(step_comm); plain=$1; comm=$2
 set -- $(step_comm --moe-a2a-overlap); over=$1; comm2=$2

@@ -43,6 +43,10 @@ PY
 
 same_times ddp gpt2 --mode training --batch 2 --seq 128 --dp 4 --optimizer adamw
 same_times zero3 gpt2 --mode training --batch 2 --seq 128 --dp 8 --zero 3 --optimizer adamw
+# boards capped below their TDP: the header carries the cap (GPUs whose TDP
+# is below it are left out of the model's --all-targets)
+same_times capped gpt2 --mode training --batch 2 --seq 128 --dp 2 --dtype bf16 --optimizer adamw \
+	--power-limit 250
 same_times pp gpt2-medium --mode training --batch 8 --seq 256 --pp 4 --microbatches 8 --dp 2
 same_times inference bert-base --batch 4 --seq 256 --head classify
 same_times decode llama-3-8b --mode decode --batch 8 --seq 1024 --dtype bf16 --tp 2
@@ -82,6 +86,8 @@ check "the written DDP trace: operator records, no GPU times, buckets after an e
 # engine, none
 "$DUMP" "$tmp/pp.mp" | head -1 | grep -q '"world_size":8'
 check "the written pipeline trace's world size is dp x pp = 8" $?
+"$DUMP" "$tmp/capped.mp" | head -1 | grep -q '"power_limit_w":250'
+check "the written trace of a capped run carries --power-limit 250" $?
 "$BIN" --model gpt2 --batch 1 --seq 64 --tp 2 -t a100 --write-trace "$tmp/inf.mp" >/dev/null 2>"$tmp/err"
 check "--write-trace of a tp 2 inference exits 0 ($(cat "$tmp/err"))" $?
 "$DUMP" "$tmp/inf.mp" | head -1 | grep -q '"world_size":0'

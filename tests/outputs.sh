@@ -92,6 +92,9 @@ bad_value "--color bad" "$tmp/s.mp" -t t4 --color=sometimes
 bad_value "--html empty" "$tmp/s.mp" -t t4 --html ""
 bad_value "--csv unwritable" "$tmp/s.mp" -t t4 --csv "$tmp/no/such/dir/x.csv"
 bad_value "--chrome-trace unwritable" "$tmp/s.mp" -t t4 --chrome-trace "$tmp/no/such/x.json"
+# methods the analyzer assigns and no one asks for
+bad_value "--method identity" "$tmp/s.mp" -t t4 --method identity
+bad_value "--method comm" "$tmp/s.mp" -t t4 --method comm
 
 # --- the CSV: rows of each target sum to its predicted kernel time
 checks=$((checks + 1))

@@ -75,6 +75,11 @@ $(FAKE_LIBDIR)/libcublas.so.13: tests/fake_cublas.c $(FAKE_LIBDIR)/libcublasLt.s
 $(BUILD)/tests/shim_nested: $(BUILD)/obj/tests/shim_nested.o $(FAKE_LIBDIR)/libcublas.so.13
 	$(CC) $(LDFLAGS) -o $@ $< $(FAKE_LIBDIR)/libcublas.so.13 $(FAKE_CUDA) \
 		-Wl,-rpath-link,$(FAKE_LIBDIR) -Wl,-rpath-link,$(BUILD)/tests
+# ... and one that calls every GEMM entry point the recorder hooks.
+EXTRA_TARGETS += $(BUILD)/tests/shim_cublas
+$(BUILD)/tests/shim_cublas: $(BUILD)/obj/tests/shim_cublas.o $(FAKE_LIBDIR)/libcublas.so.13
+	$(CC) $(LDFLAGS) -o $@ $< $(FAKE_LIBDIR)/libcublas.so.13 $(FAKE_LIBDIR)/libcublasLt.so.13 \
+		$(FAKE_CUDA) -Wl,-rpath-link,$(FAKE_LIBDIR) -Wl,-rpath-link,$(BUILD)/tests
 
 # A fake libnccl (4 ranks, rank 1) and a program that calls it as
 # PyTorch's ProcessGroupNCCL does.

@@ -12,7 +12,8 @@
  *   cublasSgemm_v2   m 10, n 20, k 30, B transposed, fp32
  *   backend conv     x 8x3x32x32, w 16x3x5x5, y 8x16x28x28, fp16, fwd
  *   v7 conv fwd      x 4x8x16x16, w 6x4x3x3, y 4x6x8x8, pad 1, stride 2,
- *                    2 groups, fp32
+ *                    2 groups, fp32; the same shapes for the v7 backward
+ *                    data and filter calls
  */
 #include <stdio.h>
 
@@ -110,11 +111,14 @@ static int backend(void)
 	return r;
 }
 
+static cudnnTensorDescriptor_t x, y;
+static cudnnFilterDescriptor_t w;
+static cudnnConvolutionDescriptor_t cv;
+static float one = 1, zero = 0;
+static float buf[1 << 12];
+
 static int v7(void)
 {
-	cudnnTensorDescriptor_t x, y;
-	cudnnFilterDescriptor_t w;
-	cudnnConvolutionDescriptor_t cv;
 	if (cudnnCreateTensorDescriptor(&x) || cudnnCreateTensorDescriptor(&y) ||
 	    cudnnCreateFilterDescriptor(&w) || cudnnCreateConvolutionDescriptor(&cv))
 		return -1;
@@ -123,10 +127,22 @@ static int v7(void)
 	cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 6, 4, 3, 3);
 	cudnnSetConvolution2dDescriptor(cv, 1, 1, 2, 2, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
 	cudnnSetConvolutionGroupCount(cv, 2);
-	float one = 1, zero = 0;
-	static float buf[1 << 12];
 	return cudnnConvolutionForward(NULL, &one, x, buf, w, buf, cv,
 				       CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, NULL, 0, &zero, y, buf);
+}
+
+/* dx from dy (the shape of y) and w; then dw from x and dy. */
+static int v7_bwd_data(void)
+{
+	return cudnnConvolutionBackwardData(NULL, &one, w, buf, y, buf, cv,
+					    CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, NULL, 0, &zero, x, buf);
+}
+
+static int v7_bwd_filter(void)
+{
+	return cudnnConvolutionBackwardFilter(NULL, &one, x, buf, y, buf, cv,
+					      CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, NULL, 0, &zero, w,
+					      buf);
 }
 
 int main(void)
@@ -135,5 +151,7 @@ int main(void)
 	printf("cublasSgemm_v2 %d\n", sgemm());
 	printf("cudnnBackendExecute %d\n", backend());
 	printf("cudnnConvolutionForward %d\n", v7());
+	printf("cudnnConvolutionBackwardData %d\n", v7_bwd_data());
+	printf("cudnnConvolutionBackwardFilter %d\n", v7_bwd_filter());
 	return 0;
 }

@@ -20,10 +20,14 @@
  *   shim_runtime capture        2 launches into a stream capture, 1 after
  *   shim_runtime hostmem        copies to and from pageable and page-locked
  *                               host memory after a kernel
+ *   shim_runtime calls          every driver entry point the recorder hooks,
+ *                               each variant, once succeeding and once
+ *                               failing (see calls() below)
  *
  * Exits with EXIT (default 0), or 3 if a driver call failed.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -118,6 +122,252 @@ static void *taking_turns(void *arg)
 		pthread_mutex_unlock(&turn_mu);
 	}
 	return NULL;
+}
+
+/* ---- calls ------------------------------------------------------------
+ *
+ * Every driver entry point the recorder hooks, legacy and per-thread
+ * variant, fetched through cuGetProcAddress: the pointer must be the
+ * recorder's, not the fake's.  Each call is watched by the fake
+ * (fake_cuda_watch): it must reach the fake's entry point of that
+ * variant, which must see the errno the caller left (CALLER_ERRNO); the
+ * caller must get the fake's result and the errno the fake left
+ * (FAKE_CUDA_ERRNO).  The first pass lets every call run, the second makes
+ * every one fail with INJECTED; copies and sets must have copied and set.
+ * What the trace must hold (shim_test.sh checks it): every copy and set of
+ * the first pass (its bytes say which), none of the second; a kernel per
+ * launch of the first pass; the synchronizations of both passes, but event
+ * records only of the first; the most device memory held, 10 MiB + 8 KiB
+ * (the first pass's allocations; the second's, of 100 MiB each, failed).
+ */
+#define CALLER_ERRNO 33     /* EDOM: what the program leaves in errno   */
+#define FAKE_CUDA_ERRNO 121 /* what the fake's entry point leaves        */
+#define INJECTED 719        /* CUDA_ERROR_LAUNCH_FAILED                 */
+
+static void (*fake_watch)(const char *, int);
+static int (*fake_watched_errno)(void);
+static void *(*fake_real)(const char *, unsigned long long);
+static const char *watching;
+static int failing, call_errors;
+
+/* The next call must reach the fake's entry point named fake. */
+static void expect(const char *fake)
+{
+	watching = fake;
+	fake_watch(fake, failing ? INJECTED : 0);
+	errno = CALLER_ERRNO;
+}
+
+/* What that call returned. */
+static void got(int r)
+{
+	int e = errno, seen = fake_watched_errno(), want = failing ? INJECTED : 0;
+	if (r != want || e != FAKE_CUDA_ERRNO || seen != CALLER_ERRNO) {
+		fprintf(stderr, "shim_runtime: %s%s: result %d (want %d), errno %d (want %d), "
+			"the driver saw errno %d (want %d)\n", watching, failing ? " failing" : "", r,
+			want, e, FAKE_CUDA_ERRNO, seen, CALLER_ERRNO);
+		call_errors++;
+	}
+}
+
+/* The entry point sym at version ver, variant (flags 2: per-thread
+ * stream), as the recorder hands it out. */
+static void *hooked(const char *sym, int ver, unsigned long long flags)
+{
+	void *p = fetch(sym, ver, flags);
+	if (p == fake_real(sym, flags)) {
+		fprintf(stderr, "shim_runtime: %s (flags %llu) is not wrapped\n", sym, flags);
+		call_errors++;
+	}
+	return p;
+}
+
+/* After a copy of the first pass: dst holds n bytes of src. */
+static void copied(const void *dst, const void *src, size_t n)
+{
+	if (!failing && memcmp(dst, src, n) != 0) {
+		fprintf(stderr, "shim_runtime: %s did not copy %zu bytes\n", watching, n);
+		call_errors++;
+	}
+}
+
+static void bytes_are(const void *p, int c, size_t n, const char *what)
+{
+	for (size_t i = 0; i < n; i++)
+		if (((const unsigned char *)p)[i] != (unsigned char)c) {
+			fprintf(stderr, "shim_runtime: %s: byte %zu is %d, not %d\n", what, i,
+				((const unsigned char *)p)[i], c);
+			call_errors++;
+			return;
+		}
+}
+
+typedef unsigned long long dptr;
+typedef int (*dd_fn)(dptr, dptr, size_t);
+typedef int (*dd_async_fn)(dptr, dptr, size_t, void *);
+typedef int (*htod_async_fn)(dptr, const void *, size_t, void *);
+typedef int (*dtoh_async_fn)(void *, dptr, size_t, void *);
+typedef int (*set8_fn)(dptr, unsigned char, size_t);
+typedef int (*set32_fn)(dptr, unsigned int, size_t);
+typedef int (*set8_async_fn)(dptr, unsigned char, size_t, void *);
+typedef int (*set32_async_fn)(dptr, unsigned int, size_t, void *);
+typedef int (*event_fn)(void *);
+typedef int (*wait_fn)(void *, void *, unsigned);
+typedef int (*record_fn)(void *, void *);
+typedef int (*record_flags_fn)(void *, void *, unsigned);
+typedef int (*free_fn)(dptr);
+typedef int (*alloc_async_fn)(dptr *, size_t, void *);
+typedef int (*free_async_fn)(dptr, void *);
+struct memprop { int type, handles; struct { int type, id; } location; void *win32; unsigned char flags[8]; };
+typedef int (*create_fn)(unsigned long long *, size_t, const struct memprop *, unsigned long long);
+typedef int (*release_fn)(unsigned long long);
+typedef int (*graph_fn)(void *, void *);
+typedef int (*device_fn)(int);
+typedef int (*ctx_fn)(void *);
+
+static void calls(void)
+{
+	alloc_fn alloc = fetch("cuMemAlloc", 3020, 0);
+	typedef int (*host_alloc_fn)(void **, size_t, unsigned);
+	host_alloc_fn host_alloc = fetch("cuMemHostAlloc", 3020, 0);
+	typedef int (*ev_create_fn)(void **, unsigned);
+	ev_create_fn ev_create = fetch("cuEventCreate", 2000, 0);
+	void *s1, *e1, *pinned;
+	dptr d1, d2;
+	unsigned char host[4096];
+	CHECK(stream_create(&s1, 0));
+	CHECK(ev_create(&e1, 0));
+	CHECK(alloc(&d1, 4096));
+	CHECK(alloc(&d2, 4096));
+	CHECK(host_alloc(&pinned, 4096, 0));
+	unsigned char *m1 = (unsigned char *)(uintptr_t)d1, *m2 = (unsigned char *)(uintptr_t)d2;
+
+	launch_fn lk0 = hooked("cuLaunchKernel", 4000, 0), lk1 = hooked("cuLaunchKernel", 7000, 2);
+	coop_fn co0 = hooked("cuLaunchCooperativeKernel", 9000, 0);
+	coop_fn co1 = hooked("cuLaunchCooperativeKernel", 9000, 2);
+	launch_ex_fn ex0 = hooked("cuLaunchKernelEx", 11060, 0), ex1 = hooked("cuLaunchKernelEx", 11060, 2);
+	graph_fn gr0 = hooked("cuGraphLaunch", 10000, 0), gr1 = hooked("cuGraphLaunch", 10000, 2);
+	dd_fn cp0 = hooked("cuMemcpy", 4000, 0), cp1 = hooked("cuMemcpy", 4000, 2);
+	dd_async_fn ca0 = hooked("cuMemcpyAsync", 4000, 0), ca1 = hooked("cuMemcpyAsync", 4000, 2);
+	htod_fn hd0 = hooked("cuMemcpyHtoD", 3020, 0), hd1 = hooked("cuMemcpyHtoD", 3020, 2);
+	dtoh_fn dh0 = hooked("cuMemcpyDtoH", 3020, 0), dh1 = hooked("cuMemcpyDtoH", 3020, 2);
+	dd_fn dd0 = hooked("cuMemcpyDtoD", 3020, 0), dd1 = hooked("cuMemcpyDtoD", 3020, 2);
+	htod_async_fn hda0 = hooked("cuMemcpyHtoDAsync", 3020, 0), hda1 = hooked("cuMemcpyHtoDAsync", 3020, 2);
+	dtoh_async_fn dha0 = hooked("cuMemcpyDtoHAsync", 3020, 0), dha1 = hooked("cuMemcpyDtoHAsync", 3020, 2);
+	dd_async_fn dda0 = hooked("cuMemcpyDtoDAsync", 3020, 0), dda1 = hooked("cuMemcpyDtoDAsync", 3020, 2);
+	set8_fn s80 = hooked("cuMemsetD8", 3020, 0), s81 = hooked("cuMemsetD8", 3020, 2);
+	set32_fn s320 = hooked("cuMemsetD32", 3020, 0), s321 = hooked("cuMemsetD32", 3020, 2);
+	set8_async_fn s8a0 = hooked("cuMemsetD8Async", 3020, 0), s8a1 = hooked("cuMemsetD8Async", 3020, 2);
+	set32_async_fn s32a0 = hooked("cuMemsetD32Async", 3020, 0);
+	set32_async_fn s32a1 = hooked("cuMemsetD32Async", 3020, 2);
+	void_fn csync = hooked("cuCtxSynchronize", 2000, 0);
+	stream_fn ss0 = hooked("cuStreamSynchronize", 2000, 0), ss1 = hooked("cuStreamSynchronize", 7000, 2);
+	event_fn es = hooked("cuEventSynchronize", 2000, 0);
+	wait_fn we0 = hooked("cuStreamWaitEvent", 3020, 0), we1 = hooked("cuStreamWaitEvent", 7000, 2);
+	record_fn er0 = hooked("cuEventRecord", 2000, 0), er1 = hooked("cuEventRecord", 7000, 2);
+	record_flags_fn erf0 = hooked("cuEventRecordWithFlags", 11010, 0);
+	record_flags_fn erf1 = hooked("cuEventRecordWithFlags", 11010, 2);
+	alloc_fn ma = hooked("cuMemAlloc", 3020, 0);
+	free_fn mf = hooked("cuMemFree", 3020, 0);
+	alloc_async_fn maa0 = hooked("cuMemAllocAsync", 11020, 0), maa1 = hooked("cuMemAllocAsync", 11020, 2);
+	free_async_fn mfa0 = hooked("cuMemFreeAsync", 11020, 0), mfa1 = hooked("cuMemFreeAsync", 11020, 2);
+	create_fn mc = hooked("cuMemCreate", 10020, 0);
+	release_fn mr = hooked("cuMemRelease", 10020, 0);
+	void_fn pstart = hooked("cuProfilerStart", 4000, 0), pstop = hooked("cuProfilerStop", 4000, 0);
+	device_fn prel = hooked("cuDevicePrimaryCtxRelease", 11000, 0);
+	device_fn preset = hooked("cuDevicePrimaryCtxReset", 11000, 0);
+	ctx_fn cdestroy = hooked("cuCtxDestroy", 4000, 0);
+
+	struct attr a = { .id = 4 };
+	a.v.cluster.x = 2;
+	a.v.cluster.y = a.v.cluster.z = 1;
+	struct config c = { 4, 1, 1, 64, 1, 1, 0, s1, &a, 1 }, cn = { 2, 2, 1, 32, 1, 1, 0, NULL, NULL, 0 };
+	struct memprop dev = { 1, 0, { 1, 0 }, NULL, {0} };
+	void *f[6] = { func("calls_launch"), func("calls_launch_ptsz"), func("calls_coop"),
+		       func("calls_coop_ptsz"), func("calls_ex"), func("calls_ex_ptsz") };
+	for (failing = 0; failing < 2; failing++) {
+		expect("cuLaunchKernel"); got(lk0(f[0], 2, 1, 1, 32, 1, 1, 0, s1, NULL, NULL));
+		expect("cuLaunchKernel_ptsz"); got(lk1(f[1], 3, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
+		expect("cuLaunchCooperativeKernel"); got(co0(f[2], 4, 1, 1, 64, 1, 1, 0, s1, NULL));
+		expect("cuLaunchCooperativeKernel_ptsz"); got(co1(f[3], 5, 1, 1, 64, 1, 1, 0, NULL, NULL));
+		expect("cuLaunchKernelEx"); got(ex0(&c, f[4], NULL, NULL));
+		expect("cuLaunchKernelEx_ptsz"); got(ex1(&cn, f[5], NULL, NULL));
+		expect("cuGraphLaunch"); got(gr0((void *)0x5000, s1));
+		expect("cuGraphLaunch_ptsz"); got(gr1((void *)0x5000, NULL));
+
+		/* copies: bytes 101 to 116, first pass only; sets 117 to 124
+		 * elements; each must have copied or set what it was asked to */
+		memset(m1, 0x11, 4096);
+		memset(m2, 0, 4096);
+		memset(host, 0x33, sizeof host);
+		memset(pinned, 0x22, 4096);
+		expect("cuMemcpy"); got(cp0(d2, d1, 101)); copied(m2, m1, 101);
+		expect("cuMemcpy_ptds"); got(cp1((dptr)(uintptr_t)host, d1, 102)); copied(host, m1, 102);
+		expect("cuMemcpyAsync"); got(ca0(d1, (dptr)(uintptr_t)pinned, 103, s1)); copied(m1, pinned, 103);
+		expect("cuMemcpyAsync_ptsz"); got(ca1(d2, d1, 104, NULL)); copied(m2, m1, 104);
+		memset(host, 0x44, sizeof host);
+		expect("cuMemcpyHtoD_v2"); got(hd0(d1, host, 105)); copied(m1, host, 105);
+		expect("cuMemcpyHtoD_v2_ptds"); got(hd1(d2, pinned, 106)); copied(m2, pinned, 106);
+		expect("cuMemcpyDtoH_v2"); got(dh0(pinned, d1, 107)); copied(pinned, m1, 107);
+		expect("cuMemcpyDtoH_v2_ptds"); got(dh1(host, d2, 108)); copied(host, m2, 108);
+		expect("cuMemcpyDtoD_v2"); got(dd0(d2, d1, 109)); copied(m2, m1, 109);
+		memset(m2, 0x55, 4096);
+		expect("cuMemcpyDtoD_v2_ptds"); got(dd1(d1, d2, 110)); copied(m1, m2, 110);
+		memset(host, 0x66, sizeof host);
+		expect("cuMemcpyHtoDAsync_v2"); got(hda0(d1, pinned, 111, s1)); copied(m1, pinned, 111);
+		expect("cuMemcpyHtoDAsync_v2_ptsz"); got(hda1(d1, host, 112, NULL)); copied(m1, host, 112);
+		expect("cuMemcpyDtoHAsync_v2"); got(dha0(pinned, d2, 113, s1)); copied(pinned, m2, 113);
+		expect("cuMemcpyDtoHAsync_v2_ptsz"); got(dha1(host, d2, 114, NULL)); copied(host, m2, 114);
+		expect("cuMemcpyDtoDAsync_v2"); got(dda0(d2, d1, 115, s1)); copied(m2, m1, 115);
+		memset(m1, 0x77, 4096);
+		expect("cuMemcpyDtoDAsync_v2_ptsz"); got(dda1(d2, d1, 116, NULL)); copied(m2, m1, 116);
+		expect("cuMemsetD8_v2"); got(s80(d1, 0x44, 117));
+		expect("cuMemsetD8_v2_ptds"); got(s81(d1, 0x45, 118));
+		expect("cuMemsetD32_v2"); got(s320(d2, 0x46464646u, 119));
+		expect("cuMemsetD32_v2_ptds"); got(s321(d2, 0x47474747u, 120));
+		if (!failing)
+			bytes_are(m1, 0x45, 118, "cuMemsetD8_v2_ptds"), bytes_are(m2, 0x47, 480, "cuMemsetD32_v2_ptds");
+		expect("cuMemsetD8Async"); got(s8a0(d1, 0x48, 121, s1));
+		expect("cuMemsetD8Async_ptsz"); got(s8a1(d1, 0x49, 122, NULL));
+		expect("cuMemsetD32Async"); got(s32a0(d2, 0x4a4a4a4au, 123, s1));
+		expect("cuMemsetD32Async_ptsz"); got(s32a1(d2, 0x4b4b4b4bu, 124, NULL));
+		if (!failing)
+			bytes_are(m1, 0x49, 122, "cuMemsetD8Async_ptsz"), bytes_are(m2, 0x4b, 496, "cuMemsetD32Async_ptsz");
+
+		expect("cuCtxSynchronize"); got(csync());
+		expect("cuStreamSynchronize"); got(ss0(s1));
+		expect("cuStreamSynchronize_ptsz"); got(ss1(NULL));
+		expect("cuEventSynchronize"); got(es(e1));
+		expect("cuStreamWaitEvent"); got(we0(s1, e1, 0));
+		expect("cuStreamWaitEvent_ptsz"); got(we1(NULL, e1, 0));
+		expect("cuEventRecord"); got(er0(e1, s1));
+		expect("cuEventRecord_ptsz"); got(er1(e1, NULL));
+		expect("cuEventRecordWithFlags"); got(erf0(e1, s1, 0));
+		expect("cuEventRecordWithFlags_ptsz"); got(erf1(e1, NULL, 0));
+
+		/* the pointers keep the first pass's values: a failed
+		 * allocation counted would count 100 MiB */
+		static dptr pa, pb, pc;
+		static unsigned long long ph;
+		size_t mib = failing ? 100u << 20 : 1u << 20;
+		expect("cuMemAlloc_v2"); got(ma(&pa, 1 * mib));
+		expect("cuMemAllocAsync"); got(maa0(&pb, 2 * mib, s1));
+		expect("cuMemAllocAsync_ptsz"); got(maa1(&pc, 3 * mib, NULL));
+		expect("cuMemCreate"); got(mc(&ph, 4 * mib, &dev, 0));
+		expect("cuMemRelease"); got(mr(ph));
+		expect("cuMemFreeAsync_ptsz"); got(mfa1(pc, NULL));
+		expect("cuMemFreeAsync"); got(mfa0(pb, s1));
+		expect("cuMemFree_v2"); got(mf(pa));
+	}
+	for (failing = 0; failing < 2; failing++) {
+		expect("cuProfilerStart"); got(pstart());
+		expect("cuProfilerStop"); got(pstop());
+	}
+	for (failing = 0; failing < 2; failing++) {
+		expect("cuDevicePrimaryCtxReset_v2"); got(preset(0));
+		expect("cuCtxDestroy_v2"); got(cdestroy((void *)0x7000));
+		expect("cuDevicePrimaryCtxRelease_v2"); got(prel(0));
+	}
 }
 
 int main(int argc, char **argv)
@@ -359,6 +609,15 @@ int main(int argc, char **argv)
 		CHECK(lk(func("after_capture"), 2, 1, 1, 64, 1, 1, 0, s, NULL, NULL));
 		CHECK(ctx_sync());
 		return 0;
+	}
+	if (!strcmp(mode, "calls")) {
+		fake_watch = (void (*)(const char *, int))dlsym(h, "fake_cuda_watch");
+		fake_watched_errno = (int (*)(void))dlsym(h, "fake_cuda_watched_errno");
+		fake_real = (void *(*)(const char *, unsigned long long))dlsym(h, "fake_cuda_real");
+		if (!fake_watch || !fake_watched_errno || !fake_real)
+			return 3;
+		calls();
+		return call_errors ? 1 : 0;
 	}
 	if (!strcmp(mode, "hang")) {
 		int k = argc > 2 ? atoi(argv[2]) : 10;

@@ -116,6 +116,51 @@ PY
 		pass "hostmem: analyzed" || { fail "hostmem: analyzed"; cat "$T/hm.txt"; }
 fi
 
+# 1d. Every driver entry point the recorder hooks, each variant, once
+#     succeeding and once failing (shim_runtime.c, calls()): the program
+#     checks results, errno both ways and the copies; here the trace.  A
+#     copy or set per successful call (unified copies: the direction from
+#     both sides; a per-thread call's stream is the thread's, 10000 + tid on
+#     the fake), a kernel per successful launch with its flags (1
+#     cooperative, 8 per-thread, 16 Ex), the synchronizations of both
+#     passes but event records only of the first, and the first pass's
+#     allocations as the peak (10 MiB + 8 KiB).
+if run calls 0 SURFER_TIMING=events SURFER_OUTPUT="$T/calls.mp" -- $B/tests/shim_runtime calls; then
+	check calls "$T/calls.mp" --kernels 6 --copies 24 --traced-names --timing events
+	$B/surfer-dump "$T/calls.mp" >"$T/calls.json" 2>&1
+	if python3 - "$T/calls.json" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+tid = recs[1]["thread"]
+pt, s1, legacy = 10000 + tid, 100, 1
+c = [(r["bytes"], r.get("kind", "set"), r["async"], r["stream"], r["host_mem"]) for r in recs
+     if r["type"] in ("memcpy", "memset")]
+want = [(101, "dtod", False, legacy, "unknown"), (102, "dtoh", False, pt, "pageable"),
+        (103, "htod", True, s1, "pinned"), (104, "dtod", True, pt, "unknown"),
+        (105, "htod", False, legacy, "pageable"), (106, "htod", False, pt, "pinned"),
+        (107, "dtoh", False, legacy, "pinned"), (108, "dtoh", False, pt, "pageable"),
+        (109, "dtod", False, legacy, "unknown"), (110, "dtod", False, pt, "unknown"),
+        (111, "htod", True, s1, "pinned"), (112, "htod", True, pt, "pageable"),
+        (113, "dtoh", True, s1, "pinned"), (114, "dtoh", True, pt, "pageable"),
+        (115, "dtod", True, s1, "unknown"), (116, "dtod", True, pt, "unknown"),
+        (117, "set", False, legacy, "unknown"), (118, "set", False, pt, "unknown"),
+        (119 * 4, "set", False, legacy, "unknown"), (120 * 4, "set", False, pt, "unknown"),
+        (121, "set", True, s1, "unknown"), (122, "set", True, pt, "unknown"),
+        (123 * 4, "set", True, s1, "unknown"), (124 * 4, "set", True, pt, "unknown")]
+assert c == want, "\n".join(map(str, c))
+k = [(r["name"], r["flags"], r["stream"]) for r in recs if r["type"] == "kernel"]
+assert k == [("calls_launch", 0, s1), ("calls_launch_ptsz", 8, pt), ("calls_coop", 1, s1),
+             ("calls_coop_ptsz", 9, pt), ("calls_ex", 16, s1), ("calls_ex_ptsz", 24, pt)], k
+y = [(r["kind"], r["stream"]) for r in recs if r["type"] == "sync"]
+both = [("ctx", 0), ("stream", s1), ("stream", pt), ("event", 0), ("stream_wait_event", s1),
+        ("stream_wait_event", pt)]
+assert y == both + [("event_record", s1), ("event_record", pt)] * 2 + both, y
+t = recs[-1]
+assert t["type"] == "trailer" and t["peak_device_bytes"] == (10 << 20) + 8192, t
+PY
+	then pass "calls: every hooked entry point recorded as called"; else fail "calls: every hooked entry point recorded as called"; fi
+fi
+
 # 2. Default timing: CUPTI cannot run on the fake; events are used and the
 #    header says why.
 if run cupti-fallback 0 SURFER_OUTPUT="$T/fb.mp" -- $B/tests/shim_runtime basic; then
@@ -394,11 +439,13 @@ if [ -x $B/tests/shim_libs ]; then
 			'"type":"gemm","seq":[0-9]*,"api":"lt_matmul","m":128,"n":32,"k":64,"batch":1,"trans_a":"T","trans_b":"N","a_type":"bf16","b_type":"bf16","c_type":"bf16","compute_type":"tf32","epilogue":4,' \
 			'"type":"gemm","seq":[0-9]*,"api":"sgemm","m":10,"n":20,"k":30,"batch":1,"trans_a":"N","trans_b":"T","a_type":"f32",' \
 			'"type":"conv","seq":[0-9]*,"api":"backend","dir":"fwd","nbdims":4,"in":\[8,3,32,32\],"filt":\[16,3,5,5\],"out":\[8,16,28,28\],"stride":\[1,1\],"pad":\[0,0\],"dilation":\[1,1\],"groups":1,"dtype":"f16","compute_type":"f32"' \
-			'"type":"conv","seq":[0-9]*,"api":"v7","dir":"fwd","nbdims":4,"in":\[4,8,16,16\],"filt":\[6,4,3,3\],"out":\[4,6,8,8\],"stride":\[2,2\],"pad":\[1,1\],"dilation":\[1,1\],"groups":2,"dtype":"f32"'; do
+			'"type":"conv","seq":[0-9]*,"api":"v7","dir":"fwd","nbdims":4,"in":\[4,8,16,16\],"filt":\[6,4,3,3\],"out":\[4,6,8,8\],"stride":\[2,2\],"pad":\[1,1\],"dilation":\[1,1\],"groups":2,"dtype":"f32"' \
+			'"type":"conv","seq":[0-9]*,"api":"v7","dir":"bwd_data","nbdims":4,"in":\[4,8,16,16\],"filt":\[6,4,3,3\],"out":\[4,6,8,8\],"stride":\[2,2\],"pad":\[1,1\],"dilation":\[1,1\],"groups":2,"dtype":"f32"' \
+			'"type":"conv","seq":[0-9]*,"api":"v7","dir":"bwd_filter","nbdims":4,"in":\[4,8,16,16\],"filt":\[6,4,3,3\],"out":\[4,6,8,8\],"stride":\[2,2\],"pad":\[1,1\],"dilation":\[1,1\],"groups":2,"dtype":"f32"'; do
 			grep -q "$want" "$T/libs.json" || { fail "libs: no record matching $want"; }
 		done
 		n=$(grep -c '"type":"\(gemm\|conv\)"' "$T/libs.json")
-		[ "$n" -eq 4 ] && pass "libs: four library records" || fail "libs: $n library records"
+		[ "$n" -eq 6 ] && pass "libs: six library records" || fail "libs: $n library records"
 	fi
 else
 	echo "skip - libs: cuBLASLt/cuDNN not in the toolkit"
@@ -419,12 +466,43 @@ if run nested 0 SURFER_TIMING=events SURFER_OUTPUT="$T/n.mp" LD_LIBRARY_PATH="$B
 	[ "$got" = "2 0" ] && pass "nested: kernels linked to their GEMM" || fail "nested: gemm count and errors '$got'"
 fi
 
+# 12'. Every cuBLAS/cuBLASLt GEMM entry point (fake libraries): statuses and
+#      errno pass through (shim_cublas checks), and each call, a failing one
+#      too, is one GEMM record with the API, shape, transposes, batch and
+#      types it was called with (cuBLASLt's shape comes from descriptors the
+#      fake cannot describe: unknown).
+if run cublas 0 SURFER_TIMING=events SURFER_OUTPUT="$T/bl.mp" LD_LIBRARY_PATH="$B/tests:$B/tests/fakelib" \
+	-- $B/tests/shim_cublas; then
+	pass "cublas: statuses and errno unchanged"
+	$B/surfer-dump "$T/bl.mp" >"$T/bl.json" 2>&1
+	if python3 - "$T/bl.json" <<'PY'
+import json, sys
+g = [tuple(r[f] for f in ("api", "m", "n", "k", "batch", "trans_a", "trans_b", "a_type", "b_type",
+                          "c_type", "compute_type"))
+     for r in map(json.loads, open(sys.argv[1])) if r["type"] == "gemm"]
+want = [("sgemm", 10, 20, 30, 1, "N", "T", "f32", "f32", "f32", "f32"),
+        ("dgemm", 11, 21, 31, 1, "T", "N", "f64", "f64", "f64", "f64"),
+        ("hgemm", 12, 22, 32, 1, "N", "N", "f16", "f16", "f16", "f16"),
+        ("gemmex", 13, 23, 33, 1, "C", "N", "bf16", "bf16", "f32", "tf32"),
+        ("sgemm_strided_batched", 14, 24, 34, 2, "N", "N", "f32", "f32", "f32", "f32"),
+        ("dgemm_strided_batched", 15, 25, 35, 3, "T", "T", "f64", "f64", "f64", "f64"),
+        ("hgemm_strided_batched", 16, 26, 36, 4, "N", "T", "f16", "f16", "f16", "f16"),
+        ("gemm_strided_batched_ex", 17, 27, 37, 5, "T", "N", "f16", "f16", "f16", "f16"),
+        ("gemm_batched_ex", 18, 28, 38, 6, "N", "N", "f8e4m3", "f8e4m3", "bf16", "f32"),
+        ("lt_matmul", 0, 0, 0, 1, "N", "N", "unknown", "unknown", "unknown", "unknown")]
+assert g == want, "\n".join(map(str, g))
+PY
+	then pass "cublas: a GEMM record per call"; else fail "cublas: a GEMM record per call"; fi
+fi
+
 # 12a. NCCL: one OP record per collective (a group summed at its end), with
 #     the communicator's size and rank from NCCL; the kernels NCCL launched
 #     carry its seq; the fake's error result (broadcast) comes back as is.
 #     Expected bytes, by hand: all-reduce 1000 x 4; all-gather 256 x 2 x 4
 #     ranks; broadcast 10 x 1; reduce-scatter group 2 x 128 x 2 x 4;
-#     all-to-all 4 peers x 100 x 4; send/recv 64.
+#     all-to-all 4 peers x 100 x 4; send/recv 64; reduce 50 x 4;
+#     ncclAlltoAll 25 x 4 to each of 4 ranks.  Errno passes through both
+#     ways (shim_nccl checks).
 if run nccl 0 SURFER_TIMING=events SURFER_OUTPUT="$T/nc.mp" LD_LIBRARY_PATH="$B/tests:$B/tests/fakelib" \
 	-- $B/tests/shim_nccl; then
 	pass "nccl: results unchanged"
@@ -438,7 +516,7 @@ if run nccl 0 SURFER_TIMING=events SURFER_OUTPUT="$T/nc.mp" LD_LIBRARY_PATH="$B/
 		/"type":"kernel"/ { match($0, /"lib_call":[0-9]+/); l = substr($0, RSTART + 11, RLENGTH - 11)
 			if (!(l in op)) bad++; nk++ }
 		END { printf "%s| %d %d", out, nk, bad + 0 }')
-	want="all_reduce:4000:4:1 all_gather:2048:4:1 broadcast:10:4:1 reduce_scatter:2048:4:1 all_to_all:1600:4:1 send_recv:64:4:1 | 6 0"
+	want="all_reduce:4000:4:1 all_gather:2048:4:1 broadcast:10:4:1 reduce_scatter:2048:4:1 all_to_all:1600:4:1 send_recv:64:4:1 reduce:200:4:1 all_to_all:400:4:1 | 8 0"
 	[ "$got" = "$want" ] && pass "nccl: records and kernel links" || fail "nccl: got '$got', want '$want'"
 fi
 

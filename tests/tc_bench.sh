@@ -3,7 +3,8 @@
 # reads (PipeWeave FP8 rows on H20 and H800, DeepBench FP16 GEMM sections on
 # V100 and T4), generated here from a known law: every GEMM runs at half of
 # the GPU's dense peak plus 5 us.  The fit must find that efficiency, the
-# table must hold every GPU with its row count, bad input must exit 2.
+# table must hold every GPU with its row count, bad input must exit 2; pairs
+# keep DeepBench's transposes apart and --gpu keeps to one architecture.
 # (The efficiency is the model's without the MAMF figures, --no-figures: with
 # them it is a share of each GPU's figure or rule.)
 BIN="${BUILD:-build}/surfer-bench"
@@ -48,6 +49,30 @@ done
 eff=$("$BIN" tensorcore --data "$D" --emit --no-figures | sed -n 's/.*GPU_DT_FP16\] = \([0-9.]*\).*/\1/p')
 awk -v e="$eff" 'BEGIN { exit !(e > 0.47 && e < 0.53) }' ||
 	{ echo "FAIL: fitted efficiency '$eff', want 0.5"; fail=1; }
+
+# Pairs match DeepBench's transposes: the same M, N, K transposed (T,N)
+# runs at a quarter of the peak on both GPUs, so the FLOP/s ratio is exact
+# (0.0 %) only when a T,N row pairs with the other GPU's T,N row.
+P="$D/pairs"
+mkdir -p "$P/deepbench/csv/results/train"
+for g in V100:125 T4:65; do
+	name=${g%:*}
+	peak=${g#*:}
+	awk -v peak="$peak" 'BEGIN {
+		print "Dense Matrix Multiplication,,M,N,K,A Transpose,B Transpose,,Time (msec),TERAFLOPS";
+		split("128 512 2048", d, " ");
+		for (a = 1; a <= 3; a++) for (b = 1; b <= 3; b++) for (c = 1; c <= 3; c++) {
+			f = 2 * d[a] * d[b] * d[c];
+			printf ",Made-up,%d,%d,%d,N,N,,%.6f,1\n", d[a], d[b], d[c], f / (0.5 * peak * 1e12) * 1e3;
+			printf ",Made-up,%d,%d,%d,T,N,,%.6f,1\n", d[a], d[b], d[c], f / (0.25 * peak * 1e12) * 1e3;
+		}
+	}' > "$P/deepbench/csv/results/train/DeepBench_NV_${name}__Results_-_FP16_ip_Mixed_math.csv"
+done
+out=$("$BIN" tensorcore --data "$P" --gpu t4) || { echo "FAIL: exit $? on the pairs data"; fail=1; }
+echo "$out" | awk '$1 == "v100-sxm2-16" && $2 == "t4" && $3 == 54 && $4 == "0.0%" { ok = 1 } END { exit !ok }' ||
+	{ echo "FAIL: V100 -> T4 over 54 pairs not exact with the FLOP/s ratio in:"; echo "$out"; fail=1; }
+echo "$out" | awk '$1 == "h20" || $1 == "v100-sxm2-16" && $2 != "t4" { bad = 1 } END { exit bad }' ||
+	{ echo "FAIL: --gpu t4 printed another architecture:"; echo "$out"; fail=1; }
 
 "$BIN" tensorcore --data "$D/nothing" >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: missing data should exit 2"; fail=1; }

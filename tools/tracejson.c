@@ -112,6 +112,7 @@ json_t *trace_json_header(const struct trace_header *h)
 	set(o, "timing_note", jcstr(h->timing_note));
 	set(o, "device", dev);
 	set(o, "world_size", ju(h->world_size));
+	set(o, "power_limit_w", json_real(h->power_limit_w));
 	return o;
 }
 

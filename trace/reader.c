@@ -769,6 +769,9 @@ static int decode_header(struct fields *f, struct trace_header *h)
 	if (df.rc)
 		return df.rc;
 	get_u32(f, "world_size", 0, &h->world_size); /* 1.5 */
+	get_f64(f, "power_limit_w", 0, &h->power_limit_w); /* 1.6 */
+	if (!f->rc && !(h->power_limit_w >= 0 && h->power_limit_w <= 1e6))
+		return ferr(f, "power_limit_w", "%g W out of range", h->power_limit_w);
 	return f->rc;
 }
 

@@ -445,5 +445,7 @@ int trace_validate_header(const struct trace_header *h, char *msg, size_t msglen
 {
 	if ((unsigned)h->timing >= TRACE_TIMING_COUNT)
 		return bad(msg, msglen, "timing: out of range");
+	if (!(h->power_limit_w >= 0 && h->power_limit_w <= 1e6))
+		return bad(msg, msglen, "power_limit_w: out of range");
 	return 0;
 }

@@ -35,7 +35,7 @@
 
 #define TRACE_MAGIC "surfer-trace"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 5
+#define TRACE_VERSION_MINOR 6
 
 /* Limits every reader enforces and the writer respects, so that a corrupt
  * length can never make a reader allocate more than a few MiB at once. */
@@ -132,6 +132,10 @@ struct trace_header {
 				     * layout); the analyzer runs the step at the
 				     * pace of the slowest of them (pace.h).
 				     * 0 unknown or none: one GPU's pace       */
+	double power_limit_w;       /* 1.6: the boards ran capped at this, W,
+				     * below their TDP (a built step's
+				     * --power-limit); the analyzer derates each
+				     * target's compute to it.  0: at the TDP  */
 };
 
 /* Flags of a kernel record. */

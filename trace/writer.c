@@ -194,7 +194,7 @@ int trace_writer_header(struct trace_writer *w, const struct trace_header *h)
 		return TRACE_EINVAL;
 	msgpack_packer *pk = &w->pk;
 	const struct trace_device *d = &h->device;
-	msgpack_pack_array(pk, 13);
+	msgpack_pack_array(pk, 14);
 	msgpack_pack_uint8(pk, TRACE_HEADER);
 	pack_cstr(pk, TRACE_MAGIC, sizeof(TRACE_MAGIC));
 	msgpack_pack_uint32(pk, TRACE_VERSION_MAJOR);
@@ -224,6 +224,7 @@ int trace_writer_header(struct trace_writer *w, const struct trace_header *h)
 	msgpack_pack_uint32(pk, d->driver_version);
 	msgpack_pack_uint32(pk, d->runtime_version);
 	msgpack_pack_uint32(pk, h->world_size);
+	msgpack_pack_double(pk, h->power_limit_w);
 	w->state = W_OPEN;
 	return end_record(w, TRACE_HEADER);
 }

@@ -164,8 +164,7 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 		l->ok = 1;
 		return;
 	}
-	struct gpu_spec capped;
-	int rc = model_time(&s, &o, model_cli_target(m, g, &capped), model_cli_launch_ns(m), &t);
+	int rc = model_time(&s, &o, g, model_cli_launch_ns(m), &t);
 	model_seq_release(&s);
 	if (rc) {
 		snprintf(l->why, sizeof(l->why), "out of memory");

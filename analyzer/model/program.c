@@ -385,6 +385,7 @@ int model_program_write(const struct model_program *p, struct trace_writer *w,
 	snprintf(h.timing_note, sizeof(h.timing_note), "built from a model configuration");
 	snprintf(h.device.name, sizeof(h.device.name), "%s", p->device ? p->device : "model");
 	h.world_size = model_program_world(p->opts);
+	h.power_limit_w = p->opts->power_limit_w > 0 ? p->opts->power_limit_w : 0;
 	if ((rc = trace_writer_header(w, &h)) < 0)
 		return rc;
 	memset(&r, 0, sizeof(r));

@@ -688,27 +688,6 @@ double model_cli_launch_ns(const struct model_cli *m)
 	return m->launch_set ? m->launch_ns : MODEL_LAUNCH_AUTO;
 }
 
-/* A board capped at W below its TDP: GPU Boost lowers the SM clock until
- * the board draws W, the memory clock stays (training-stacks.md sec. 9:
- * RTX 3090 at 315 W, memory clock constant).  The compute rate is taken
- * in proportion to the power, as the FP32 cap (tile.c) takes it: a GEMM
- * that holds the board at its TDP runs W/TDP as fast at W.  The public
- * points agree within their spread: H200 NVL at 600 W runs the TE 5B
- * config's BF16 GEMMs at 0.90 of the 700 W H100's rate per peak (0.86 by
- * the ratio); GB300 at 500 W of 1400 W, 617 against 1600-2174 TFLOP/s
- * (0.28-0.39, the ratio 0.36); "10-15%" slower steps for H100 at 600 W
- * (0.86).  Memory-bound kernels keep their bandwidth. */
-const struct gpu_spec *model_cli_target(const struct model_cli *m, const struct gpu_spec *g,
-					struct gpu_spec *tmp)
-{
-	double w = m->opts.power_limit_w;
-	if (!(w > 0) || !g->tdp_w || w >= g->tdp_w)
-		return g;
-	gpu_derate_compute(g, w / g->tdp_w, tmp);
-	tmp->tdp_w = (uint32_t)lround(w);
-	return tmp;
-}
-
 int model_target_check(const struct model_opts *o, const struct gpu_spec *g, char *err,
 		       size_t errlen)
 {
@@ -730,7 +709,7 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 		return SURFER_EINVAL;
 	}
 	if (o->power_limit_w > 0 && !(o->power_limit_w <= g->tdp_w)) {
-		/* the cap lowers the SM clock below the table's (model_cli_target);
+		/* the cap lowers the SM clock below the table's (analyze.c);
 		 * a limit above the TDP (where a board allows one) would let it
 		 * boost past the table's figures, which surfer has no measure of */
 		if (g->tdp_w)
@@ -972,23 +951,9 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	if (rc == 0 && m->write_trace)
 		rc = write_file(m->write_trace, &mb, err, errlen);
 	if (rc == 0) {
-		/* --power-limit: the capped copies of the targets for the
-		 * prediction; the report names the targets themselves */
-		struct analysis_options capped = *ao;
-		struct gpu_spec *tmp = calloc(ao->ntargets ? ao->ntargets : 1, sizeof(*tmp));
-		const struct gpu_spec **tg = calloc(ao->ntargets ? ao->ntargets : 1, sizeof(*tg));
-		if (!tmp || !tg) {
-			rc = SURFER_ENOMEM;
-		} else {
-			for (size_t i = 0; i < ao->ntargets; i++)
-				tg[i] = model_cli_target(m, ao->targets[i], &tmp[i]);
-			capped.targets = tg;
-			rc = analysis_run_mem(mb.p, mb.n, m->model, &capped, &a, err, errlen);
-			for (size_t i = 0; rc >= 0 && a && i < a->ntargets && i < ao->ntargets; i++)
-				a->targets[i].gpu = ao->targets[i];
-		}
-		free(tmp);
-		free(tg);
+		/* --power-limit goes in the header (power_limit_w): the
+		 * analysis derates the targets, as it would the written trace's */
+		rc = analysis_run_mem(mb.p, mb.n, m->model, ao, &a, err, errlen);
 	}
 	free(mb.p);
 	if (rc < 0)

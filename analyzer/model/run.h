@@ -46,12 +46,6 @@ struct model_cli {
  * issues it, model_cpu_ns()). */
 double model_cli_launch_ns(const struct model_cli *m);
 
-/* Target g as m runs it: g itself, or with --power-limit below g's TDP a
- * copy in *tmp whose compute peaks and clocks are derated (see run.c);
- * memory bandwidth is unchanged. */
-const struct gpu_spec *model_cli_target(const struct model_cli *m, const struct gpu_spec *g,
-					struct gpu_spec *tmp);
-
 /* Sets m to the defaults (batch 1, seq 128 ... see model_opts_init; the
  * loss computed in training; launch cost per stack, model_cpu_ns()). */
 void model_cli_init(struct model_cli *m);

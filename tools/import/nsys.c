@@ -107,12 +107,32 @@ static int prepare(struct db *d, const char *sql, sqlite3_stmt **st)
 	return 0;
 }
 
-static int step_error(struct db *d, int rc)
+/* Prepares the SELECT of cols from table (build_select) in *st. */
+static int select_cols(struct db *d, const char *table, const char *const *cols, size_t ncols,
+		       sqlite3_stmt **st)
 {
+	char sql[4096];
+	int rc = build_select(d, table, cols, ncols, NULL, sql, sizeof(sql));
+	return rc ? rc : prepare(d, sql, st);
+}
+
+/* The end of a table's rows: finalizes st; rc, the last step's result,
+ * is an error unless SQLITE_DONE. */
+static int finish(struct db *d, sqlite3_stmt *st, int rc)
+{
+	sqlite3_finalize(st);
 	if (rc == SQLITE_DONE)
 		return 0;
 	snprintf(d->err, d->errlen, "cannot read the report: %s", sqlite3_errmsg(d->h));
 	return SURFER_ECORRUPT;
+}
+
+/* A read that ran out of memory: finalizes st. */
+static int out_of_memory(struct db *d, sqlite3_stmt *st)
+{
+	sqlite3_finalize(st);
+	snprintf(d->err, d->errlen, "out of memory");
+	return SURFER_ENOMEM;
 }
 
 /* Column i as a non-negative integer (negative and NULL read as 0). */
@@ -160,24 +180,19 @@ static int read_devices(struct db *d, struct import_set *s)
 		"l2CacheSize", "clockRate", "maxShmemPerBlockOptin", "maxRegistersPerSm",
 		"maxShmemPerSm", "maxWarpsPerSm", "maxBlocksPerSm",
 	};
-	char sql[2048];
 	sqlite3_stmt *st;
 	/* older nsys versions call the table TARGET_INFO_CUDA_GPU */
 	const char *table = has_table(d, "TARGET_INFO_GPU") ? "TARGET_INFO_GPU"
 			  : has_table(d, "TARGET_INFO_CUDA_GPU") ? "TARGET_INFO_CUDA_GPU" : NULL;
 	if (!table)
 		return 0;
-	int rc = build_select(d, table, cols, sizeof(cols) / sizeof(cols[0]),
-			      NULL, sql, sizeof(sql));
-	if (rc || (rc = prepare(d, sql, &st)))
+	int rc = select_cols(d, table, cols, sizeof(cols) / sizeof(cols[0]), &st);
+	if (rc)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct import_device *dv = import_device_slot(s, (int32_t)col_u32(st, 0));
-		if (!dv) {
-			sqlite3_finalize(st);
-			snprintf(d->err, d->errlen, "out of memory");
-			return SURFER_ENOMEM;
-		}
+		if (!dv)
+			return out_of_memory(d, st);
 		struct trace_device *t = &dv->dev;
 		const unsigned char *name = sqlite3_column_text(st, 1);
 		snprintf(t->name, sizeof(t->name), "%s", name ? (const char *)name : "");
@@ -193,8 +208,7 @@ static int read_devices(struct db *d, struct import_set *s)
 		t->max_threads_per_sm = col_u32(st, 11) * 32;       /* warps of 32 */
 		t->max_blocks_per_sm = col_u32(st, 12);
 	}
-	sqlite3_finalize(st);
-	return step_error(d, rc);
+	return finish(d, st, rc);
 }
 
 /* The ids the export gives pageable and pinned host memory in its copies'
@@ -260,17 +274,16 @@ static int read_activities(struct db *d, struct import_set *s, enum import_kind 
 			 "with CUDA trace", table);
 		return SURFER_ECORRUPT;
 	}
-	char sql[4096];
 	sqlite3_stmt *st;
 	int rc = kind == IMPORT_KERNEL
-		? build_select(d, table, kcols, sizeof(kcols) / sizeof(kcols[0]), NULL, sql, sizeof(sql))
-		: build_select(d, table, mcols, sizeof(mcols) / sizeof(mcols[0]), NULL, sql, sizeof(sql));
-	if (rc || (rc = prepare(d, sql, &st)))
+		? select_cols(d, table, kcols, sizeof(kcols) / sizeof(kcols[0]), &st)
+		: select_cols(d, table, mcols, sizeof(mcols) / sizeof(mcols[0]), &st);
+	if (rc)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct import_event *e = import_add_event(s);
 		if (!e)
-			goto nomem;
+			return out_of_memory(d, st);
 		e->kind = (uint8_t)kind;
 		e->start_ns = col_u64(st, 0);
 		e->end_ns = col_u64(st, 1);
@@ -287,7 +300,7 @@ static int read_activities(struct db *d, struct import_set *s, enum import_kind 
 				name = (const unsigned char *)"";
 			e->name = import_intern(s, (const char *)name, strlen((const char *)name));
 			if (!e->name)
-				goto nomem;
+				return out_of_memory(d, st);
 			for (int i = 0; i < 3; i++) {
 				e->grid[i] = col_u32(st, 9 + i);
 				e->block[i] = col_u32(st, 12 + i);
@@ -303,12 +316,7 @@ static int read_activities(struct db *d, struct import_set *s, enum import_kind 
 			}
 		}
 	}
-	sqlite3_finalize(st);
-	return step_error(d, rc);
-nomem:
-	sqlite3_finalize(st);
-	snprintf(d->err, d->errlen, "out of memory");
-	return SURFER_ENOMEM;
+	return finish(d, st, rc);
 }
 
 static int starts(const char *s, const char *p)
@@ -326,10 +334,9 @@ static int read_runtime(struct db *d, struct import_set *s)
 	const char *table = "CUPTI_ACTIVITY_KIND_RUNTIME";
 	if (!has_table(d, table))
 		return 0;
-	char sql[1024];
 	sqlite3_stmt *st;
-	int rc = build_select(d, table, cols, sizeof(cols) / sizeof(cols[0]), NULL, sql, sizeof(sql));
-	if (rc || (rc = prepare(d, sql, &st)))
+	int rc = select_cols(d, table, cols, sizeof(cols) / sizeof(cols[0]), &st);
+	if (rc)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *n = (const char *)sqlite3_column_text(st, 4);
@@ -347,7 +354,7 @@ static int read_runtime(struct db *d, struct import_set *s)
 		if (sync >= 0) {
 			struct import_event *e = import_add_event(s);
 			if (!e)
-				goto nomem;
+				return out_of_memory(d, st);
 			e->kind = IMPORT_SYNC;
 			e->sub = (uint8_t)sync;
 			e->cpu_ns = col_u64(st, 0);
@@ -364,7 +371,7 @@ static int read_runtime(struct db *d, struct import_set *s)
 			continue;
 		struct import_call *c = import_add_call(s);
 		if (!c)
-			goto nomem;
+			return out_of_memory(d, st);
 		c->corr = corr;
 		c->cpu_ns = col_u64(st, 0);
 		c->cpu_end_ns = col_u64(st, 1);
@@ -381,12 +388,7 @@ static int read_runtime(struct db *d, struct import_set *s)
 				c->flags |= TRACE_KF_PTSZ;
 		}
 	}
-	sqlite3_finalize(st);
-	return step_error(d, rc);
-nomem:
-	sqlite3_finalize(st);
-	snprintf(d->err, d->errlen, "out of memory");
-	return SURFER_ENOMEM;
+	return finish(d, st, rc);
 }
 
 /* The GPU side of synchronize calls: which stream and device. */
@@ -396,26 +398,21 @@ static int read_sync(struct db *d, struct import_set *s)
 	const char *table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 	if (!has_table(d, table))
 		return 0;
-	char sql[1024];
 	sqlite3_stmt *st;
-	int rc = build_select(d, table, cols, 4, NULL, sql, sizeof(sql));
-	if (rc || (rc = prepare(d, sql, &st)))
+	int rc = select_cols(d, table, cols, sizeof(cols) / sizeof(cols[0]), &st);
+	if (rc)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct import_event *e = import_add_event(s);
-		if (!e) {
-			sqlite3_finalize(st);
-			snprintf(d->err, d->errlen, "out of memory");
-			return SURFER_ENOMEM;
-		}
+		if (!e)
+			return out_of_memory(d, st);
 		e->kind = IMPORT_GPU_SYNC;
 		e->device = (int32_t)col_u32(st, 0);
 		e->has_device = sqlite3_column_type(st, 0) != SQLITE_NULL;
 		e->stream = col_u64(st, 1);
 		e->corr = corr_key(col_u64(st, 3), col_u64(st, 2));
 	}
-	sqlite3_finalize(st);
-	return step_error(d, rc);
+	return finish(d, st, rc);
 }
 
 /* NVTX ranges named "ProfilerStep#N" (or as --step says) delimit
@@ -426,10 +423,9 @@ static int read_steps(struct db *d, struct import_set *s)
 	const char *table = "NVTX_EVENTS";
 	if (!has_table(d, table))
 		return 0;
-	char sql[1024];
 	sqlite3_stmt *st;
-	int rc = build_select(d, table, cols, 5, NULL, sql, sizeof(sql));
-	if (rc || (rc = prepare(d, sql, &st)))
+	int rc = select_cols(d, table, cols, sizeof(cols) / sizeof(cols[0]), &st);
+	if (rc)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *n = (const char *)sqlite3_column_text(st, 3);
@@ -442,19 +438,15 @@ static int read_steps(struct db *d, struct import_set *s)
 		    !import_step_match(s->step, n, strlen(n), &v))
 			continue;
 		struct import_event *e = import_add_event(s);
-		if (!e || !(e->name = import_intern(s, n, strlen(n)))) {
-			sqlite3_finalize(st);
-			snprintf(d->err, d->errlen, "out of memory");
-			return SURFER_ENOMEM;
-		}
+		if (!e || !(e->name = import_intern(s, n, strlen(n))))
+			return out_of_memory(d, st);
 		e->kind = IMPORT_STEP;
 		e->iteration = (int32_t)v;
 		e->cpu_ns = col_u64(st, 0);
 		e->cpu_end_ns = col_u64(st, 1);
 		e->thread = (uint32_t)(col_u64(st, 2) & 0xffffffu);
 	}
-	sqlite3_finalize(st);
-	return step_error(d, rc);
+	return finish(d, st, rc);
 }
 
 static void read_start_time(struct db *d, struct import_set *s)

@@ -314,7 +314,6 @@ static int predict_run(struct run *r, int before)
 	}
 	struct model_seq s;
 	struct model_timing t;
-	struct gpu_spec capped;
 	if (model_build(&c, &m.opts, &s, err, sizeof(err))) {
 		snprintf(r->why, sizeof(r->why), "%s", err);
 		return -1;
@@ -343,7 +342,7 @@ static int predict_run(struct run *r, int before)
 			lack(r, "act-ckpt-assumed");
 		}
 	}
-	int rc = model_time(&s, &m.opts, model_cli_target(&m, g, &capped), model_cli_launch_ns(&m), &t);
+	int rc = model_time(&s, &m.opts, g, model_cli_launch_ns(&m), &t);
 	model_seq_release(&s);
 	if (rc) {
 		snprintf(r->why, sizeof(r->why), "prediction failed (%d)", rc);

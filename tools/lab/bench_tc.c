@@ -39,6 +39,8 @@ struct tc_set {
 	struct tcgemm_sample *s;
 	size_t n, cap;
 	int *src;                 /* data source of each sample (pairs form within one) */
+	int *layout;              /* operand layout (DeepBench's A and B transposes:
+				   * another kernel); pairs share it          */
 };
 
 /* The data sources; only PipeWeave splits its GEMMs into a training and a
@@ -46,7 +48,7 @@ struct tc_set {
 enum { TC_SRC_PW_TRAIN, TC_SRC_VIDUR, TC_SRC_DEEPBENCH, TC_SRC_PW_TEST };
 
 static int tc_add(struct tc_set *set, const struct gpu_spec *g, enum gpu_dtype dt, uint64_t m,
-		  uint64_t n, uint64_t k, double ns, int src)
+		  uint64_t n, uint64_t k, double ns, int src, int layout)
 {
 	if (!g || m == 0 || n == 0 || k == 0 || !(ns > 0))
 		return 0;
@@ -60,6 +62,10 @@ static int tc_add(struct tc_set *set, const struct gpu_spec *g, enum gpu_dtype d
 		if (!src2)
 			return -ENOMEM;
 		set->src = src2;
+		int *lay = realloc(set->layout, cap * sizeof(*lay));
+		if (!lay)
+			return -ENOMEM;
+		set->layout = lay;
 		set->cap = cap;
 	}
 	struct tcgemm_sample *x = &set->s[set->n];
@@ -70,6 +76,7 @@ static int tc_add(struct tc_set *set, const struct gpu_spec *g, enum gpu_dtype d
 	x->k.flops = 2.0 * (double)m * (double)n * (double)k;
 	x->gpu = g;
 	x->ns = ns;
+	set->layout[set->n] = layout;
 	set->src[set->n++] = src;
 	return 0;
 }
@@ -109,7 +116,7 @@ static int tc_load_pipeweave(struct tc_set *set, const char *path, int src, char
 			continue;
 		rc = tc_add(set, gpu_find(f[ch]), GPU_DT_FP8, strtoull(f[cm], NULL, 10),
 			    strtoull(f[cn], NULL, 10), strtoull(f[ck], NULL, 10),
-			    strtod(f[ct], NULL) * 1e3, src);
+			    strtod(f[ct], NULL) * 1e3, src, 0);
 	}
 	if (rc < 0 && csv.err[0])
 		return tc_csv_error(&csv, rc, err, errlen);
@@ -128,7 +135,7 @@ static int tc_vidur_row(void *ctx, const struct vidur_row *r, const struct gpu_s
 		return 0;
 	for (int i = 0; i < 4 && rc == 0; i++)
 		rc = tc_add(set, g, GPU_DT_FP16, t, sh[i][1], sh[i][0], r->median_ms[i] * 1e6,
-			    TC_SRC_VIDUR);
+			    TC_SRC_VIDUR, 0);
 	return rc;
 }
 
@@ -152,8 +159,12 @@ static int tc_load_deepbench(struct tc_set *set, const char *path, const char *g
 		}
 		if (!in || csv.nfield < 9)
 			continue;
+		/* The same M, N, K with other transposes runs another kernel
+		 * (1760 x 16 x 1760 on the T4: 61 us NN, 36 us NT): pairs
+		 * match them too. */
 		rc = tc_add(set, g, GPU_DT_FP16, strtoull(f[2], NULL, 10), strtoull(f[3], NULL, 10),
-			    strtoull(f[4], NULL, 10), strtod(f[8], NULL) * 1e6, TC_SRC_DEEPBENCH);
+			    strtoull(f[4], NULL, 10), strtod(f[8], NULL) * 1e6, TC_SRC_DEEPBENCH,
+			    (f[5][0] == 'T') * 2 + (f[6][0] == 'T'));
 	}
 	if (rc < 0 && csv.err[0])
 		return tc_csv_error(&csv, rc, err, errlen);
@@ -201,8 +212,11 @@ static int tc_cmp(const void *a, const void *b)
 	const struct tcgemm_sample *x = &tc_sort_set->s[*(const size_t *)a];
 	const struct tcgemm_sample *y = &tc_sort_set->s[*(const size_t *)b];
 	int sx = tc_sort_set->src[*(const size_t *)a], sy = tc_sort_set->src[*(const size_t *)b];
+	int lx = tc_sort_set->layout[*(const size_t *)a], ly = tc_sort_set->layout[*(const size_t *)b];
 	if (sx != sy)
 		return sx < sy ? -1 : 1;
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
 	if (x->k.m != y->k.m)
 		return x->k.m < y->k.m ? -1 : 1;
 	if (x->k.n != y->k.n)
@@ -212,7 +226,8 @@ static int tc_cmp(const void *a, const void *b)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-/* pair[i] = a sample of the same source and shape on another GPU, or -1. */
+/* pair[i] = a sample of the same source, operand layout and shape on
+ * another GPU, or -1. */
 static long *tc_pairs(const struct tc_set *set)
 {
 	size_t *idx = malloc(set->n * sizeof(*idx));
@@ -229,7 +244,7 @@ static long *tc_pairs(const struct tc_set *set)
 		size_t b = a + 1;
 		const struct tcgemm_sample *x = &set->s[idx[a]];
 		while (b < set->n && set->src[idx[b]] == set->src[idx[a]] &&
-		       set->s[idx[b]].k.m == x->k.m && set->s[idx[b]].k.n == x->k.n &&
+		       set->layout[idx[b]] == set->layout[idx[a]] && set->s[idx[b]].k.m == x->k.m && set->s[idx[b]].k.n == x->k.n &&
 		       set->s[idx[b]].k.k == x->k.k)
 			b++;
 		for (size_t i = a; i < b; i++)
@@ -308,22 +323,58 @@ static struct tcgemm_params tc_start(void)
 	return p;
 }
 
+/* Fits the constants on the training rows (no PipeWeave test file) of
+ * GPUs whose compute capability is not cc_out (0: every GPU); rms, when
+ * not NULL, gets the fit's rms log error.  A fit is the same whichever
+ * table asks for it (the held-out rows, the pairs, the MAMF rule), so each
+ * is made once per run. */
+static struct {
+	uint32_t cc;
+	struct tcgemm_params p;
+	double rms;
+} tc_fits[16];
+static size_t tc_nfits;
+
+static int tc_fit_without(const struct tc_set *set, uint32_t cc_out, struct tcgemm_params *p,
+			  double *rms)
+{
+	for (size_t i = 0; i < tc_nfits; i++)
+		if (tc_fits[i].cc == cc_out) {
+			*p = tc_fits[i].p;
+			if (rms)
+				*rms = tc_fits[i].rms;
+			return 0;
+		}
+	struct tcgemm_sample *train = malloc(set->n * sizeof(*train));
+	size_t nt = 0;
+	double r = 0;
+	if (!train)
+		return -ENOMEM;
+	for (size_t i = 0; i < set->n; i++)
+		if (set->s[i].gpu->cc != cc_out && set->src[i] != TC_SRC_PW_TEST)
+			train[nt++] = set->s[i];
+	*p = tc_start();
+	int rc = tcgemm_fit(train, nt, cc_out, p, &r);
+	free(train);
+	if (rc == 0 && tc_nfits < sizeof tc_fits / sizeof tc_fits[0]) {
+		tc_fits[tc_nfits].cc = cc_out;
+		tc_fits[tc_nfits].p = *p;
+		tc_fits[tc_nfits++].rms = r;
+	}
+	if (rms)
+		*rms = r;
+	return rc;
+}
+
 static int tc_heldout(const struct tc_set *set, const long *pair, const struct gpu_spec *h,
 		      FILE *dump)
 {
-	struct tcgemm_sample *train = malloc(set->n * sizeof(*train));
-	size_t nt = 0, cnt[TC_NCOL] = {0};
+	size_t cnt[TC_NCOL] = {0};
 	double err[TC_NCOL] = {0}, rms;
-	if (!train)
-		return -ENOMEM;
 	/* The whole architecture out (every GPU of h's compute capability),
 	 * and no test file. */
-	for (size_t i = 0; i < set->n; i++)
-		if (set->s[i].gpu->cc != h->cc && set->src[i] != TC_SRC_PW_TEST)
-			train[nt++] = set->s[i];
-	struct tcgemm_params p = tc_start();
-	int rc = tcgemm_fit(train, nt, h->cc, &p, &rms);
-	free(train);
+	struct tcgemm_params p;
+	int rc = tc_fit_without(set, h->cc, &p, &rms);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < set->n; i++) {
@@ -385,35 +436,17 @@ enum { TP_FLOPS, TP_BW, TP_ROOF, TP_TC_ARCH, TP_TC_TRAIN, TP_NCOL };
 static const char *const tp_colname[TP_NCOL] = {"flops-ratio", "bw-ratio", "roofline",
 						  "tc(arch out)", "tc(train fit)"};
 
-/* Fits the constants on the training rows (no PipeWeave test file) of
- * GPUs whose compute capability is not cc_out (0: every GPU). */
-static int tc_fit_without(const struct tc_set *set, uint32_t cc_out, struct tcgemm_params *p)
-{
-	struct tcgemm_sample *train = malloc(set->n * sizeof(*train));
-	size_t nt = 0;
-	double rms;
-	if (!train)
-		return -ENOMEM;
-	for (size_t i = 0; i < set->n; i++)
-		if (set->s[i].gpu->cc != cc_out && set->src[i] != TC_SRC_PW_TEST)
-			train[nt++] = set->s[i];
-	*p = tc_start();
-	int rc = tcgemm_fit(train, nt, cc_out, p, &rms);
-	free(train);
-	return rc;
-}
-
 /* Every ordered pair of GPUs of one data source: MAPE of the target
  * predicted from the origin's measured time by the FLOP/s ratio (the
  * dtype's dense peaks), the datasheet bandwidth ratio, the roofline ratio
  * and the tensor-core model's ratio, fitted without the target's
  * architecture and fitted on every training file; over PipeWeave's test
  * file where the source has one. */
-static int tc_pair_table(const struct tc_set *set, const long *pair)
+static int tc_pair_table(const struct tc_set *set, const long *pair, uint32_t only_cc)
 {
 	struct tcgemm_params train_fit, arch_fit[8];
 	uint32_t arch_cc[8];
-	int narch = 0, rc = tc_fit_without(set, 0, &train_fit);
+	int narch = 0, rc = tc_fit_without(set, 0, &train_fit, NULL);
 	const struct gpu_spec *po[32], *pt[32];
 	int psrc[32], np = 0;
 	double err[32][TP_NCOL];
@@ -421,7 +454,8 @@ static int tc_pair_table(const struct tc_set *set, const long *pair)
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < set->n; i++) {
-		if (pair[i] < 0 || set->src[i] == TC_SRC_PW_TRAIN)
+		if (pair[i] < 0 || set->src[i] == TC_SRC_PW_TRAIN ||
+		    (only_cc && set->s[i].gpu->cc != only_cc))
 			continue;
 		const struct gpu_spec *t = set->s[i].gpu, *o = set->s[pair[i]].gpu;
 		int j = 0;
@@ -441,7 +475,7 @@ static int tc_pair_table(const struct tc_set *set, const long *pair)
 			if (narch == 8)
 				continue;
 			arch_cc[narch] = t->cc;
-			if ((rc = tc_fit_without(set, t->cc, &arch_fit[narch])) < 0)
+			if ((rc = tc_fit_without(set, t->cc, &arch_fit[narch], NULL)) < 0)
 				return rc;
 			narch++;
 		}
@@ -506,7 +540,7 @@ static int tc_mamf_table(const struct tc_set *set, uint32_t only_cc)
 			continue;
 		done[nd++] = g->cc;
 		struct tcgemm_params p;
-		int rc = tc_fit_without(set, g->cc, &p);
+		int rc = tc_fit_without(set, g->cc, &p, NULL);
 		if (rc < 0)
 			return rc;
 		for (size_t j = i; j < ng; j++) {
@@ -528,7 +562,7 @@ static int tc_mamf_table(const struct tc_set *set, uint32_t only_cc)
 static void tc_usage(FILE *f)
 {
 	fprintf(f, "usage: " PROG " tensorcore --data DIR [--emit] [--dump FILE.csv] [--per-dtype]\n"
-		   "       [--no-power] [--no-figures] [--mamf [--gpu GPU]]\n"
+		   "       [--no-power] [--no-figures] [--mamf] [--gpu GPU]\n"
 		   "  held-out MAPE of the tensor-core GEMM model on measured GEMMs (each GPU\n"
 		   "  predicted by a fit on the others) vs the roofline and wave scaling, and\n"
 		   "  the MAMF rule against each architecture's figures, held out;\n"
@@ -536,7 +570,8 @@ static void tc_usage(FILE *f)
 		   "  --dump writes every held-out prediction as CSV; --per-dtype fits an FP8\n"
 		   "  efficiency of its own; --no-power leaves the rule's power term out,\n"
 		   "  --no-figures the MAMF figures and the rule (see tcgemm.c); --mamf prints\n"
-		   "  only the rule's table (--gpu GPU: only GPU's architecture held out)\n");
+		   "  only the rule's table; --gpu GPU: only GPU's architecture held out (its\n"
+		   "  rows, the pairs whose target it is, its MAMF figures)\n");
 }
 
 int bench_tc_main(const struct bench_args *a)
@@ -574,7 +609,7 @@ int bench_tc_main(const struct bench_args *a)
 	if (rc < 0 || set.n == 0) {
 		fprintf(stderr, PROG ": cannot read GEMM data under '%s': %s\n", data,
 			rc < 0 ? (err[0] ? err : strerror(-rc)) : "no GEMM rows found");
-		free(set.s), free(set.src);
+		free(set.s), free(set.src), free(set.layout);
 		if (dump)
 			fclose(dump);
 		return surfer_exit_code(SURFER_EINVAL);
@@ -588,20 +623,23 @@ int bench_tc_main(const struct bench_args *a)
 		if (g == ng && ng < 16)
 			gpus[ng++] = set.s[i].gpu;
 	}
+	const struct gpu_spec *only = a->gpu ? gpu_find(a->gpu) : NULL;
+	if (a->gpu && !only) {
+		fprintf(stderr, PROG ": tensorcore: unknown GPU '%s'\n", a->gpu);
+		free(set.s), free(set.src), free(set.layout);
+		if (dump)
+			fclose(dump);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	uint32_t only_cc = only ? only->cc : 0;
 	if (a->mamf) {
-		const struct gpu_spec *only = a->gpu ? gpu_find(a->gpu) : NULL;
-		if (a->gpu && !only) {
-			fprintf(stderr, PROG ": tensorcore: unknown GPU '%s'\n", a->gpu);
-			free(set.s), free(set.src);
-			return surfer_exit_code(SURFER_EINVAL);
-		}
-		rc = tc_figures ? tc_mamf_table(&set, only ? only->cc : 0) : 0;
+		rc = tc_figures ? tc_mamf_table(&set, only_cc) : 0;
 	} else if (emit) {
 		struct tcgemm_params p;
 		size_t nfit = 0;
 		for (size_t i = 0; i < set.n; i++)
 			nfit += set.src[i] != TC_SRC_PW_TEST;
-		rc = tc_fit_without(&set, 0, &p);
+		rc = tc_fit_without(&set, 0, &p, NULL);
 		if (rc == 0) {
 			printf("/* %zu GEMMs on %zu GPUs (PipeWeave's test file left out) */\n", nfit,
 			       ng);
@@ -619,18 +657,19 @@ int bench_tc_main(const struct bench_args *a)
 				printf(" %15s", tc_colname[c]);
 			printf("   (MAPE; fit on the other GPUs)\n");
 			for (size_t g = 0; g < ng && rc == 0; g++)
-				rc = tc_heldout(&set, pair, gpus[g], dump);
+				if (!only_cc || gpus[g]->cc == only_cc)
+					rc = tc_heldout(&set, pair, gpus[g], dump);
 			printf("(orig) columns: over the pairs, the same shape measured on the other GPU "
 			       "of its data source as the origin; each fit leaves out every GPU of the "
 			       "held-out one's architecture and PipeWeave's test file\n");
 			if (rc == 0)
-				rc = tc_pair_table(&set, pair);
+				rc = tc_pair_table(&set, pair, only_cc);
 			if (rc == 0 && tc_figures)
-				rc = tc_mamf_table(&set, 0);
+				rc = tc_mamf_table(&set, only_cc);
 			free(pair);
 		}
 	}
-	free(set.s), free(set.src);
+	free(set.s), free(set.src), free(set.layout);
 	if (dump && fclose(dump) != 0 && rc == 0)
 		rc = -EIO;
 	if (rc < 0) {
