@@ -18,7 +18,7 @@
  * with F the direct convolution's FLOPs (2 M N K), P_32 the FP32 rate of
  * the cores, c the fraction of it the board's power limit sustains
  * (2 TDP / (P_32 x E), E the energy of a core-cycle at the chip's node:
- * cv_node_energy() times a measured 16 nm figure, conv_params.c), eff_a
+ * power.c's POWER_NODE_LINEAR times the measured POWER_FMA_PJ16), eff_a
  * the algorithm's efficiency (above 1 for Winograd and FFT, which do fewer
  * multiplications than F counts), e_wave = blocks / (ceil(blocks / SMs) x
  * SMs) the share of SM slots the last wave keeps busy (one block per SM
@@ -60,6 +60,7 @@
 #include <strings.h>
 
 #include "predictor/nelder.h"
+#include "predictor/power.h"
 #include "predictor/roofline.h"
 #include "predictor/tile.h"
 
@@ -108,36 +109,6 @@ struct cv_feat {
 	double waves;
 };
 
-/* Energy of an FP32 core-cycle relative to 16 nm, for the power cap: as
- * nm from 16 nm down, as nm^2 above it.  Dynamic energy is C V^2 with C
- * about proportional to the feature size; the supply voltage fell from
- * planar 28 nm to FinFET 16 nm and hardly since (TSMC 12FFN, Volta and
- * Turing, is a 16FF derivative at the same voltage).  The tile model's
- * tile_node_energy() takes nm^2 down to 12 nm, which its GEMM weights
- * fit; on convolutions it gives the T4 (12 nm, 70 W) a cap the P4 (16 nm,
- * 75 W) contradicts: with either held out the other's energy carried by
- * nm^2 put the held-out board 0.2-0.3 in log off (docs/conv.md), by nm
- * within 0.1.  Against the pure FMA runs of gpu-benches (make
- * bench-power) the ratio 7 nm / 12 nm is 19.5 pJ (A100) / 28.6 pJ (the
- * T4's cap on long convolutions): 0.68, as nm 0.58, as the tile rule 0.78. */
-static double cv_node_energy(uint32_t cc)
-{
-	double r = tile_node_nm(cc) / 16;
-	return r > 1 ? r * r : r;
-}
-
-/* The energy (pJ at 16 nm) above which the power limit binds:
- * 2 TDP / (P_32 x node energy), as tile_power_cap_pj() with the node rule
- * above; INFINITY when the GPU has no TDP or is an AMD part (matrix
- * units, tile.c). */
-static double cv_power_cap_pj(const struct gpu_spec *g)
-{
-	double simt = gpu_fp32_simt_tflops(g);
-	if (!g->tdp_w || !(simt > 0) || gpu_cc_is_amd(g->cc))
-		return INFINITY;
-	return 2.0 * g->tdp_w / (simt * cv_node_energy(g->cc));
-}
-
 static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, struct cv_feat *f)
 {
 	if (!k || !g || k->op != PRED_OP_CONV || k->dtype != GPU_DT_FP32 || !k->m || !k->n ||
@@ -164,7 +135,7 @@ static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, st
 	f->tc_ns = k->flops / peak * 1e9;
 	f->tm_ns = k->bytes / bw * 1e9;
 	f->waves = waves;
-	f->cap_pj = cv_power_cap_pj(g);
+	f->cap_pj = power_cap_pj(g, POWER_NODE_LINEAR);
 	return 0;
 }
 

@@ -42,7 +42,7 @@ struct conv_params {
 	double wave_pow;          /* exponent on the wave efficiency          */
 	double bw_eff;            /* fraction of achievable DRAM bandwidth    */
 	double power_pj16;        /* FP32 energy per core-cycle at 16 nm, pJ
-				   * (tile_power_cap_pj()); <= 0 no cap    */
+				   * (power_cap_pj()); <= 0 no cap         */
 	double boost_ns;          /* how long a power-limited board holds its
 				   * boost clock: the cap's slowdown grows in
 				   * as t / (t + boost_ns) of the work time t */

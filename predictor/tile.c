@@ -23,6 +23,7 @@
  */
 #include "predictor/tile.h"
 #include "predictor/mlp.h"
+#include "predictor/power.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -88,75 +89,16 @@ int tile_family_of(const struct pred_kernel *k)
 	}
 }
 
-/* Process node (nm) of a compute capability's chips: TSMC 16FF (Pascal),
- * 12FFN (Volta, Turing), 7N (A100), Samsung 8N (GA10x), TSMC 4N, a 5 nm
- * class process (Ada, Hopper, Blackwell); AMD: TSMC N7 (MI100, gfx908), N6
- * (MI200, gfx90a), N5 compute dies (MI300, gfx942 and later).  Public die
- * facts, not fitted. */
-double tile_node_nm(uint32_t cc)
-{
-	if (gpu_cc_is_amd(cc)) {
-		uint32_t gfx = cc - GPU_CC_AMD;
-		return gfx < 0x90a ? 7 : gfx < 0x940 ? 6 : 5;
-	}
-	if (cc < 60) return 28;
-	if (cc < 70) return 16;
-	if (cc < 80) return 12;
-	if (cc == 80) return 7;
-	if (cc < 89) return 8;
-	return 5;
-}
-
 double tile_model_sustain_pj(const struct tile_model *m) { return m ? m->sustain_pj16 : 0; }
 void tile_model_set_sustain_pj(struct tile_model *m, double pj) { m->sustain_pj16 = pj > 0 ? pj : 0; }
 
-/* Energy of one FP32 core-cycle on a chip of compute capability cc
- * relative to 16 nm: as nm^2 from 16 nm down to 12 nm (dynamic energy
- * C V^2, C ~ feature size, voltage falling with it: what the training
- * GPUs' power caps fit), as nm below 12 nm, where supply voltages stopped
- * falling much.  Against the pure FMA runs of gpu-benches gpu-roofline
- * (2 x board power / FLOP rate at the clock each ran; make bench-power),
- * with the committed weights' 60.2 pJ at 16 nm: 7 nm 19.7 pJ (A100 SXM4
- * 40GB, 8 boards: 18.6-20.3 measured), 8 nm 22.6 (A40: 25.2-25.7), 5 nm
- * 14.1 (L40: 15.2 and 13.8; H200: 18.7); the L40's 300 W then sustains
- * 0.74 of its boost clock (it ran at 1740 of 2490 MHz, 0.70) and the A40,
- * A100 and H200 all of it (they ran at 0.98-1.0).  With nm^2 all the way
- * the energies at 5-8 nm were 1.7-3x below those measurements and every
- * 5 nm part, the 72 W L4 included, came out unlimited. */
-double tile_node_energy(uint32_t cc)
-{
-	double nm = tile_node_nm(cc);
-	if (nm >= 12)
-		return (nm / 16) * (nm / 16);
-	return (12.0 / 16) * (12.0 / 16) * (nm / 12);
-}
-
-/* The fraction of the boost-clock peak a GPU can sustain under its power
- * limit on FP32 math: with E joules per core-cycle the cores draw
- * cores x clock x E = peak/2 x E at full rate, so the power-limited rate is
- * 2 TDP / (peak E) of the peak.  E is a CUDA core's FMA: AMD's FP32
- * GEMMs run on matrix units, whose energy per FLOP nothing here measures,
- * so an AMD part is taken as unlimited (its GEMM peak carries
- * gpu_matrix_eff() instead).  E scales with the node (tile_node_energy()),
- * E at 16 nm fitted by surfer-train on the training GPUs only.  This is
- * why 70-75 W parts (P4, T4) reach 0.2-0.4 of their datasheet peak on
- * large GEMMs. */
+/* The fraction of the boost-clock FP32 peak g sustains under its power
+ * limit (power.c), with the energy at 16 nm that surfer-train fitted on
+ * the training GPUs alone and stored in the weights, and the node rule it
+ * was fitted with. */
 double tile_sustained_fraction(const struct tile_model *m, const struct gpu_spec *g)
 {
-	double sustain_pj16 = tile_model_sustain_pj(m);
-	if (!(sustain_pj16 > 0) || isinf(tile_power_cap_pj(g)))
-		return 1;
-	double e = sustain_pj16 * 1e-12 * tile_node_energy(g->cc);
-	double s = 2.0 * g->tdp_w / (gpu_fp32_simt_tflops(g) * 1e12 * e);
-	return s < 1 ? s : 1;
-}
-
-double tile_power_cap_pj(const struct gpu_spec *g)
-{
-	if (!g || !g->tdp_w || !(gpu_fp32_simt_tflops(g) > 0) || gpu_cc_is_amd(g->cc))
-		return INFINITY;
-	/* 2 TDP / (peak x E) = 1 at E = 2 TDP / (peak x node energy) */
-	return 2.0 * g->tdp_w / (gpu_fp32_simt_tflops(g) * tile_node_energy(g->cc));
+	return power_sustained_fraction(g, tile_model_sustain_pj(m), POWER_NODE_SQUARE12);
 }
 
 /* FP32 peak in FLOP/ns at the clock the power limit sustains (the rate

@@ -149,18 +149,13 @@ double tile_time_from_output(double out, double base_ns);
 #define TILE_MAX_EXTRA_NS 2e6
 double tile_clamp_ns(double ns, double base_ns);
 
-/* The power cap (tile.c): the fraction of the FP32 peak g sustains, from
+/* The power cap (power.c): the fraction of the FP32 peak g sustains, from
  * its TDP, node and the energy per core-cycle at 16 nm that weights m
  * carry (1 when they carry none); the features and the roofline use the
  * peak times it.  tile_model_set_sustain_pj() sets that energy on one's
  * own model (surfer-train, before computing features);
  * tile_model_sustain_pj() reads it. */
 double tile_sustained_fraction(const struct tile_model *m, const struct gpu_spec *g);
-/* The energy per FP32 core-cycle at 16 nm, pJ, above which g's power
- * limit binds (INFINITY: never, an AMD part or no TDP): the sustained
- * fraction for an energy E is min(1, tile_power_cap_pj(g) / E), which
- * models fitting their own E (conv.c) use. */
-double tile_power_cap_pj(const struct gpu_spec *g);
 void tile_model_set_sustain_pj(struct tile_model *m, double pj);
 double tile_model_sustain_pj(const struct tile_model *m);
 /* AMD targets: each kernel class's time times a scale, plus a fixed cost
@@ -186,11 +181,6 @@ extern const struct tile_amd_scale tile_amd_scale_default;
 extern const char *const tile_amd_class_names[TILE_AMD_NCLASS];
 /* k's class, or -1 when the tile model has no family for it. */
 int tile_amd_class_of(const struct pred_kernel *k);
-/* The process node (nm) of compute capability cc's chips, and the energy
- * of an FP32 core-cycle there relative to 16 nm (tile.c says how it
- * scales and what checks it). */
-double tile_node_nm(uint32_t cc);
-double tile_node_energy(uint32_t cc);
 
 /* The GEMM curve: a few-constant model of an FP32 GEMM's time that the
  * GEMM family's MLP prediction is blended with (the geometric mean of the

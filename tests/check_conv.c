@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "predictor/conv.h"
+#include "predictor/power.h"
+#include "predictor/tile.h"
 #include "tests/check_run.h"
 
 /* sms SMs at 1000 MHz, fp32 TFLOP/s (64 lanes: no dual issue), bw GB/s
@@ -142,6 +144,32 @@ START_TEST(power_cap)
 	g.cc = 70;
 	p.boost_ns = t;                     /* half the slowdown */
 	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 1.5 * t, 1e-3);
+	/* The two models' caps come from power.c: the convolution model's
+	 * full slowdown is the inverse of POWER_NODE_LINEAR's fraction for
+	 * its energy, the tile model's fraction POWER_NODE_SQUARE12's for
+	 * the weights' energy; the rules agree from 16 nm up and part below
+	 * (12 nm: 0.75 against 0.5625 of the 16 nm energy). */
+	struct tile_model *tm = tile_model_new();
+	ck_assert_ptr_nonnull(tm);
+	p.boost_ns = 0;
+	p.power_pj16 = 45;
+	tile_model_set_sustain_pj(tm, p.power_pj16);
+	const uint32_t ccs[] = {52, 60, 61, 70, 75, 80};
+	for (size_t i = 0; i < sizeof ccs / sizeof *ccs; i++) {
+		g.cc = ccs[i];
+		double lin = power_sustained_fraction(&g, 45, POWER_NODE_LINEAR);
+		double sq = power_sustained_fraction(&g, 45, POWER_NODE_SQUARE12);
+		ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), t / lin, 1e-3);
+		ck_assert_double_eq_tol(tile_sustained_fraction(tm, &g), sq, 1e-12);
+		if (g.cc < 70)
+			ck_assert_double_eq_tol(lin, sq, 1e-12);
+	}
+	g.cc = 75;    /* 2 x 100 / (10 x 45 x 0.75) and / (... x 0.5625) */
+	ck_assert_double_eq_tol(power_sustained_fraction(&g, 45, POWER_NODE_LINEAR),
+				200.0 / (10 * 45 * 0.75), 1e-9);
+	ck_assert_double_eq_tol(power_sustained_fraction(&g, 45, POWER_NODE_SQUARE12),
+				200.0 / (10 * 45 * 0.5625), 1e-9);
+	tile_model_free(tm);
 }
 END_TEST
 

@@ -16,6 +16,7 @@
 #include "predictor/choose.h"
 #include "predictor/mlp.h"
 #include "predictor/roofline.h"
+#include "predictor/power.h"
 #include "predictor/tile.h"
 #include "tests/check_run.h"
 
@@ -365,9 +366,9 @@ START_TEST(amd_targets)
 	ck_assert_ptr_nonnull(mi100);
 	ck_assert_ptr_nonnull(mi210);
 	ck_assert_ptr_nonnull(mi300);
-	ck_assert_double_eq(tile_node_nm(mi100->cc), 7);
-	ck_assert_double_eq(tile_node_nm(mi210->cc), 6);
-	ck_assert_double_eq(tile_node_nm(mi300->cc), 5);
+	ck_assert_double_eq(power_node_nm(mi100->cc), 7);
+	ck_assert_double_eq(power_node_nm(mi210->cc), 6);
+	ck_assert_double_eq(power_node_nm(mi300->cc), 5);
 
 	struct tile_model *tm = tile_model_new();
 	ck_assert_ptr_nonnull(tm);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "predictor/conv.h"
+#include "predictor/power.h"
 #include "predictor/roofline.h"
 
 #define PROG "surfer-bench"
@@ -82,9 +83,12 @@ static void cb_print_params(const struct conv_params *p)
 		printf("%s[CONV_ALGO_%s] = %.4f", a ? ", " : "",
 		       (const char *[]){"IGEMM", "GEMM", "WINOGRAD", "WINOGRAD_NF", "FFT"}[a],
 		       p->eff[a]);
-	printf("},\n\t.wave_pow = %.4f,\n\t.bw_eff = %.4f,\n\t.power_pj16 = %.3f,\n"
-	       "\t.boost_ns = %.1f,\n\t.floor_ns = %.1f,\n};\n", p->wave_pow, p->bw_eff, p->power_pj16,
-	       p->boost_ns, p->floor_ns);
+	printf("},\n\t.wave_pow = %.4f,\n\t.bw_eff = %.4f,\n", p->wave_pow, p->bw_eff);
+	if (p->power_pj16 == POWER_FMA_PJ16)
+		printf("\t.power_pj16 = POWER_FMA_PJ16,\n");
+	else
+		printf("\t.power_pj16 = %.3f,\n", p->power_pj16);
+	printf("\t.boost_ns = %.1f,\n\t.floor_ns = %.1f,\n};\n", p->boost_ns, p->floor_ns);
 }
 
 /* The columns: the two ratios, the model with the origin's algorithm on

@@ -1,6 +1,6 @@
 /*
  * bench_power.c - `surfer-bench power`: the tile model's power cap
- * (tile_sustained_fraction, tile_node_energy) against pure FP32 FMA runs
+ * (tile_sustained_fraction, power_node_energy) against pure FP32 FMA runs
  * measured with their board power and clock.
  *
  * Data: gpu-reference/gpu-benches/gpu-roofline/<machine>_<gpu>.txt under
@@ -12,7 +12,7 @@
  * its FMA limit: the energy per FLOP pair it drew there is 2 W / rate (the
  * model's E, board power included), and its clock over the boost clock is
  * the fraction of the peak its power limit let it hold.  The model's E is
- * the weights' energy at 16 nm times tile_node_energy(), fitted on the
+ * the weights' energy at 16 nm times power_node_energy(), fitted on the
  * power-limited training GPUs' GEMMs (16 and 12 nm) and never on these
  * runs.
  */
@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "gpu_specs/gpu.h"
+#include "predictor/power.h"
 #include "predictor/tile.h"
 
 #define PROG "surfer-bench"
@@ -121,7 +122,7 @@ int bench_power_main(const struct bench_args *a)
 		if (nd < 0)
 			continue;
 		files++;
-		double em = pj16 * tile_node_energy(g->cc);
+		double em = pj16 * power_node_energy(g->cc, POWER_NODE_SQUARE12);
 		for (int d = 0; d < nd; d++) {
 			if (!(dev[d].gflops > 0))
 				continue;

@@ -10,6 +10,7 @@
  */
 #include "predictor/mlp.h"
 #include "predictor/nelder.h"
+#include "predictor/power.h"
 #include "predictor/tile.h"
 #include "tools/lab/neusight.h"
 #include "tools/lab/stats.h"
@@ -216,10 +217,10 @@ static struct mlp *train_family(const struct opts *o, int fam, struct samples *s
  * geometric mean (0 when no GPU is limited).  Returns E.
  *
  * The pool takes every GPU to 16 nm as (nm/16)^2, which is what
- * tile_node_energy() does from 12 nm up; the one newer GPU the data has,
+ * power_node_energy()'s POWER_NODE_SQUARE12 does from 12 nm up; the one newer GPU the data has,
  * the A100 PCIe, enters at 0.86 of the best GPU although its shortfall is
  * not power (gpu-benches' pure FMA run of the A100 SXM4 draws 185 W), and
- * converted with tile_node_energy()'s nm below 12 nm instead it pulls E
+ * converted with that rule's nm below 12 nm instead it pulls E
  * from 60.2 to 55.7 pJ: NeuSight's held-out iterations went from 6.6% to
  * 9.3% (a median in place of the geometric mean: 7.5% and 8.9% for seeds 1
  * and 2, against 6.6% and 8.9%), so the pool keeps its convention. */
@@ -297,7 +298,7 @@ static double fit_sustain(const struct ns_set *set, const struct opts *o)
 		double s = best > 0 ? med[j] / best : 1;
 		if (s < 0.9 && s > 0 && gs[j].g->tdp_w) {
 			double e = 2.0 * gs[j].g->tdp_w / (gs[j].g->peak_tflops[GPU_DT_FP32] * 1e12 * s);
-			double r = tile_node_nm(gs[j].g->cc) / 16;
+			double r = power_node_nm(gs[j].g->cc) / 16;
 			e /= r * r;
 			lsum += log(e * 1e12);
 			nlim++;
