@@ -1,9 +1,9 @@
 /*
  * check_vecop.c - the vector-op model (predictor/vecop.c): dtype sizes, the
  * bytes it derives from a shape, the streaming rate, hand-computed times on
- * a made-up GPU and on the A40 of the database, the ratio form, the fit
- * recovering known constants, what it refuses, and `auto` choosing it for
- * 16-bit vector kernels only.
+ * a made-up GPU and on the A40 of the database, the ratio form, the SM
+ * term of the two-limit form, the fits recovering known constants, what
+ * it refuses, and `auto` choosing it for 16-bit vector kernels only.
  */
 #include <check.h>
 #include <math.h>
@@ -188,6 +188,73 @@ START_TEST(fit_recovers)
 }
 END_TEST
 
+START_TEST(sm_term)
+{
+	struct gpu_spec g = fake_gpu("vg", 1000);
+	/* 100 SMs x 1 GHz = 100 SM-cycles per ns; the A40 84 x 1.74 */
+	ck_assert_double_eq_tol(vecop_sm_ghz(&g), 100, 1e-12);
+	ck_assert_double_eq_tol(vecop_sm_ghz(gpu_find("a40")), 146.16, 1e-9);
+	/* eff 1, bw_exp 1, 10 bytes per SM-cycle (1000 GB/s of issue): 1e6
+	 * bytes take 1000 ns floor + 1000 ns DRAM + 1000 ns SM issue */
+	struct vecop_params p = hand_params(1);
+	for (int c = 0; c < VECOP_COUNT; c++) {
+		p.eff[c] = 1;
+		p.sm_bpc[c] = 10;
+	}
+	struct pred_kernel k = vec(PRED_OP_NORM, GPU_DT_BF16, 1000, 250);
+	ck_assert_double_eq_tol(vecop_model_ns(&k, &g, &p), 3000, 1e-6);
+	/* twice the bandwidth halves the DRAM term only: 1000 + 500 + 1000 */
+	struct gpu_spec g2 = fake_gpu("vg2", 2000);
+	ck_assert_double_eq_tol(vecop_model_ns(&k, &g2, &p), 2500, 1e-6);
+	/* twice the SMs halve the SM term only: 1000 + 1000 + 500 */
+	g2 = fake_gpu("vg3", 1000);
+	g2.sms = 200;
+	ck_assert_double_eq_tol(vecop_model_ns(&k, &g2, &p), 2500, 1e-6);
+	/* 0 leaves the term out: floor + DRAM */
+	p.sm_bpc[VECOP_NORM] = 0;
+	ck_assert_double_eq_tol(vecop_model_ns(&k, &g, &p), 2000, 1e-6);
+	/* with the term, a GPU without SMs known is refused */
+	p.sm_bpc[VECOP_NORM] = 10;
+	g2.sms = 0;
+	ck_assert(vecop_model_ns(&k, &g2, &p) < 0);
+	/* the compiled-in constants leave the term out */
+	for (int c = 0; c < VECOP_COUNT; c++)
+		ck_assert(vecop_default_params.sm_bpc[c] == 0);
+}
+END_TEST
+
+START_TEST(fit_sm_recovers)
+{
+	/* data made by 12 bytes per SM-cycle and a 2000 ns floor on two GPUs
+	 * (700 GB/s and 150 SM-cycles/ns; 2000 GB/s and 160) */
+	struct vecop_sample s[40];
+	for (int i = 0; i < 40; i++) {
+		s[i].bytes = 1e3 * pow(2, i % 20);
+		s[i].bw_gbps = i < 20 ? 700 : 2000;
+		s[i].sm_ghz = i < 20 ? 150 : 160;
+		s[i].ns = 2000 + s[i].bytes / s[i].bw_gbps + s[i].bytes / (12 * s[i].sm_ghz);
+	}
+	double b, f, m;
+	ck_assert_int_eq(vecop_fit_sm(s, 40, &b, &f, &m), 0);
+	ck_assert_double_eq_tol(b, 12, 0.06);
+	ck_assert_double_eq_tol(f, 2000, 20);
+	ck_assert(m < 0.5);
+	/* DRAM alone: the SMs never limit */
+	for (int i = 0; i < 40; i++)
+		s[i].ns = 2000 + s[i].bytes / s[i].bw_gbps;
+	ck_assert_int_eq(vecop_fit_sm(s, 40, &b, &f, &m), 0);
+	ck_assert(b == VECOP_SM_BPC_NONE);
+	ck_assert_double_eq_tol(f, 2000, 20);
+	/* bad input: nothing, no SM rate */
+	ck_assert_int_eq(vecop_fit_sm(s, 0, &b, &f, &m), -1);
+	s[5].sm_ghz = 0;
+	ck_assert_int_eq(vecop_fit_sm(s, 40, &b, &f, &m), -1);
+	/* the one-limit fit does not need it */
+	ck_assert_int_eq(vecop_fit(s, 40, &b, &f, &m), 0);
+	ck_assert_double_eq_tol(b, 1, 0.005);
+}
+END_TEST
+
 START_TEST(auto_rule)
 {
 	const struct gpu_spec *a40 = gpu_find("a40"), *a100 = gpu_find("a100-sxm4-80");
@@ -247,6 +314,8 @@ int main(void)
 	tcase_add_test(tc, hand_times);
 	tcase_add_test(tc, defaults_and_ratio);
 	tcase_add_test(tc, fit_recovers);
+	tcase_add_test(tc, sm_term);
+	tcase_add_test(tc, fit_sm_recovers);
 	tcase_add_test(tc, auto_rule);
 	suite_add_tcase(su, tc);
 	return check_run(su);

@@ -22,6 +22,9 @@
  *    each GPU held out in turn, the constants fitted on the other four;
  *    the tile model uses its compiled-in weights (trained on all five, so
  *    its column there is not held out) with NeuSight's host floor.
+ * Columns: vecop-bw and vecop, the one-limit form at bw_exp 1 and at the
+ * exponent NeuSight's rows choose; vecop-sm, the two-limit form
+ * (vecop_fit_sm: floor + bytes / BW + bytes / (b x SMs x clock)).
  * MAPE is the mean of |predicted / measured - 1| in percent, per operator
  * and over all rows of one run.
  */
@@ -107,9 +110,11 @@ static int vb_vidur_row(void *ctx, const struct vidur_row *r, const struct gpu_s
 }
 
 /* Fits every class on the rows of s not measured on held (NULL: all rows)
- * into p; classes without rows keep p's values.  Returns the rows used. */
+ * into p; classes without rows keep p's values.  sm: the two-limit form
+ * (vecop_fit_sm: eff 1, bw_exp 1, sm_bpc and floor fitted).  Returns the
+ * rows used. */
 static size_t vb_fit(const struct vb_set *s, const struct gpu_spec *held,
-		     struct vecop_params *p, int verbose)
+		     struct vecop_params *p, int sm, int verbose)
 {
 	struct vecop_sample *smp = malloc((s->n ? s->n : 1) * sizeof *smp);
 	size_t used = 0;
@@ -121,12 +126,19 @@ static size_t vb_fit(const struct vb_set *s, const struct gpu_spec *held,
 			if (s->r[i].gpu == held || vecop_class_of(&s->r[i].k) != c)
 				continue;
 			smp[n].bytes = vecop_bytes(&s->r[i].k);
-			smp[n].bw_gbps = vecop_rate_gbps(s->r[i].gpu, p->bw_exp);
+			smp[n].bw_gbps = vecop_rate_gbps(s->r[i].gpu, sm ? 1 : p->bw_exp);
 			smp[n].ns = s->r[i].ns;
+			smp[n].sm_ghz = vecop_sm_ghz(s->r[i].gpu);
 			n++;
 		}
 		double e, fl, m;
-		if (n && vecop_fit(smp, n, &e, &fl, &m) == 0) {
+		if (sm && n && vecop_fit_sm(smp, n, &e, &fl, &m) == 0) {
+			p->eff[c] = 1, p->sm_bpc[c] = e, p->floor_ns[c] = fl;
+			used += n;
+			if (verbose)
+				printf("  class %d: %zu rows, %.2f B per SM-cycle, floor %.0f ns, "
+				       "in-sample MAPE %.1f%%\n", c, n, e, fl, m);
+		} else if (!sm && n && vecop_fit(smp, n, &e, &fl, &m) == 0) {
 			p->eff[c] = e, p->floor_ns[c] = fl;
 			used += n;
 			if (verbose)
@@ -138,8 +150,9 @@ static size_t vb_fit(const struct vb_set *s, const struct gpu_spec *held,
 	return used;
 }
 
-enum { VB_ROOF, VB_TILE, VB_VECBW, VB_VECOP, VB_AUTO, VB_NCOL };
-static const char *const vb_colname[VB_NCOL] = {"roofline", "tile", "vecop-bw", "vecop", "auto"};
+enum { VB_ROOF, VB_TILE, VB_VECBW, VB_VECOP, VB_VECSM, VB_AUTO, VB_NCOL };
+static const char *const vb_colname[VB_NCOL] = {"roofline", "tile", "vecop-bw", "vecop",
+						"vecop-sm", "auto"};
 
 struct vb_acc {
 	double sum[VB_NCOL];
@@ -169,16 +182,18 @@ static void vb_header(const char *title)
 	printf("\n");
 }
 
-/* Predicts row r on its GPU with every method; vecop with constants p. */
+/* Predicts row r on its GPU with every method; vecop with constants p
+ * (pbw: bw_exp 1; psm: the two-limit form). */
 static void vb_predict(const struct predictor *pr, const struct vb_row *r,
 		       const struct vecop_params *pbw, const struct vecop_params *p,
-		       double pred[VB_NCOL])
+		       const struct vecop_params *psm, double pred[VB_NCOL])
 {
 	struct pred_result res;
 	pred[VB_ROOF] = predict_kernel(pr, &r->k, NULL, r->gpu, PRED_ROOFLINE, &res) == 0 ? res.ns : 0;
 	pred[VB_TILE] = predict_kernel(pr, &r->k, NULL, r->gpu, PRED_MLP, &res) == 0 ? res.ns : 0;
 	pred[VB_VECBW] = vecop_model_ns(&r->k, r->gpu, pbw);
 	pred[VB_VECOP] = vecop_model_ns(&r->k, r->gpu, p);
+	pred[VB_VECSM] = vecop_model_ns(&r->k, r->gpu, psm);
 	pred[VB_AUTO] = predict_kernel(pr, &r->k, NULL, r->gpu, PRED_AUTO, &res) == 0 ? res.ns : 0;
 	for (int c = 0; c < VB_NCOL; c++)
 		if (!(pred[c] > 0))
@@ -205,16 +220,19 @@ static void vb_heldout(const struct predictor *pr, const struct vb_set *s, const
 	vb_header(title);
 	for (size_t g = 0; g < ng; g++) {
 		struct vecop_params p = vecop_default_params, pbw = vecop_default_params;
+		struct vecop_params psm = vecop_default_params;
 		struct vb_acc gpu_all = {0};
 		pbw.bw_exp = 1;
 		p.bw_exp = bw_exp;
-		vb_fit(s, gpus[g], &pbw, 0);
-		vb_fit(s, gpus[g], &p, 0);
+		psm.bw_exp = 1;
+		vb_fit(s, gpus[g], &pbw, 0, 0);
+		vb_fit(s, gpus[g], &p, 0, 0);
+		vb_fit(s, gpus[g], &psm, 1, 0);
 		for (size_t i = 0; i < s->n; i++) {
 			double pred[VB_NCOL];
 			if (s->r[i].gpu != gpus[g])
 				continue;
-			vb_predict(pr, &s->r[i], &pbw, &p, pred);
+			vb_predict(pr, &s->r[i], &pbw, &p, &psm, pred);
 			vb_add(&per[g * (size_t)nops + (size_t)s->r[i].op], pred, s->r[i].ns);
 			vb_add(&gpu_all, pred, s->r[i].ns);
 			vb_add(&all, pred, s->r[i].ns);
@@ -222,6 +240,9 @@ static void vb_heldout(const struct predictor *pr, const struct vb_set *s, const
 		printf(" %s held out (e.g. %s: eff %.2f floor %.0f ns; norm: eff %.2f floor %.0f ns)\n",
 		       gpus[g]->id, "elementwise", p.eff[VECOP_ELEMENTWISE],
 		       p.floor_ns[VECOP_ELEMENTWISE], p.eff[VECOP_NORM], p.floor_ns[VECOP_NORM]);
+		printf("  vecop-sm: elementwise %.3g B per SM-cycle, floor %.0f ns; norm %.3g, %.0f ns\n",
+		       psm.sm_bpc[VECOP_ELEMENTWISE], psm.floor_ns[VECOP_ELEMENTWISE],
+		       psm.sm_bpc[VECOP_NORM], psm.floor_ns[VECOP_NORM]);
 		for (int o = 0; o < nops; o++)
 			if (per[g * (size_t)nops + (size_t)o].n)
 				vb_print(opnames[o], &per[g * (size_t)nops + (size_t)o]);
@@ -249,17 +270,19 @@ static void vb_measured(const struct predictor *pr, const struct vb_set *s, cons
 	if (!gpus[1])
 		return;
 	printf("Vidur FP16 operators with the other GPU's time, MAPE %%\n  %-18s %6s %9s %9s "
-	       "%9s\n", "operator", "pairs", "wave", "vecop-r", "roofl-r");
-	double tot[3] = {0};
+	       "%9s %9s\n", "operator", "pairs", "wave", "vecop-r", "roofl-r", "vecsm-r");
+	double tot[4] = {0};
 	size_t ntot = 0;
 	for (int t = 0; t < 2; t++) {
 		const struct gpu_spec *tg = gpus[t], *og = gpus[1 - t];
-		struct vecop_params p = vecop_default_params;
+		struct vecop_params p = vecop_default_params, psm = vecop_default_params;
 		p.bw_exp = bw_exp;
-		vb_fit(s, tg, &p, 0);   /* every row not on the target: the origin's */
+		psm.bw_exp = 1;
+		vb_fit(s, tg, &p, 0, 0);   /* every row not on the target: the origin's */
+		vb_fit(s, tg, &psm, 1, 0);
 		printf(" %s from %s\n", tg->id, og->id);
 		for (int o = 0; o < nops; o++) {
-			double sum[3] = {0};
+			double sum[4] = {0};
 			size_t n = 0;
 			for (size_t i = 0; i < s->n; i++) {
 				const struct vb_row *r = &s->r[i];
@@ -275,13 +298,15 @@ static void vb_measured(const struct predictor *pr, const struct vb_set *s, cons
 					continue;
 				struct pred_kernel k = r->k;
 				struct pred_result res;
-				double pred[3];
+				double pred[4];
 				k.origin_ns = q->ns;
 				pred[0] = predict_kernel(pr, &k, og, tg, PRED_WAVE, &res) == 0 ? res.ns : 0;
 				double mt = vecop_model_ns(&k, tg, &p), mo = vecop_model_ns(&k, og, &p);
 				pred[1] = mt > 0 && mo > 0 ? q->ns * mt / mo : 0;
 				pred[2] = predict_kernel(pr, &k, og, tg, PRED_ROOFLINE, &res) == 0 ? res.ns : 0;
-				for (int c = 0; c < 3; c++) {
+				mt = vecop_model_ns(&k, tg, &psm), mo = vecop_model_ns(&k, og, &psm);
+				pred[3] = mt > 0 && mo > 0 ? q->ns * mt / mo : 0;
+				for (int c = 0; c < 4; c++) {
 					double e = pred[c] > 0 ? fabs(pred[c] / r->ns - 1) * 100 : 100;
 					sum[c] += e;
 					tot[c] += e;
@@ -290,13 +315,15 @@ static void vb_measured(const struct predictor *pr, const struct vb_set *s, cons
 				ntot++;
 			}
 			if (n)
-				printf("  %-18s %6zu %9.1f %9.1f %9.1f\n", opnames[o], n, sum[0] / (double)n,
-				       sum[1] / (double)n, sum[2] / (double)n);
+				printf("  %-18s %6zu %9.1f %9.1f %9.1f %9.1f\n", opnames[o], n,
+				       sum[0] / (double)n, sum[1] / (double)n, sum[2] / (double)n,
+				       sum[3] / (double)n);
 		}
 	}
 	if (ntot)
-		printf("  %-18s %6zu %9.1f %9.1f %9.1f\n\n", "overall", ntot, tot[0] / (double)ntot,
-		       tot[1] / (double)ntot, tot[2] / (double)ntot);
+		printf("  %-18s %6zu %9.1f %9.1f %9.1f %9.1f\n\n", "overall", ntot,
+		       tot[0] / (double)ntot, tot[1] / (double)ntot, tot[2] / (double)ntot,
+		       tot[3] / (double)ntot);
 }
 
 /* The held-out MAPE (%) of vecop at exponent a on s, each GPU predicted
@@ -322,7 +349,7 @@ static double vb_exp_mape(const struct vb_set *s, double a, size_t stride)
 	for (size_t g = 0; g < ng; g++) {
 		struct vecop_params p = vecop_default_params;
 		p.bw_exp = a;
-		vb_fit(&sub, gpus[g], &p, 0);
+		vb_fit(&sub, gpus[g], &p, 0, 0);
 		for (size_t i = 0; i < sub.n; i++) {
 			if (sub.r[i].gpu != gpus[g])
 				continue;
@@ -372,7 +399,8 @@ static void vb_usage(FILE *f)
 		   "  held-out MAPE of the vector-op model (vecop.c) on Vidur's FP16 operators\n"
 		   "  (A100 and A40, each predicted by a fit on the other) and NeuSight's FP32\n"
 		   "  vector operators (each GPU by a fit on the others), against the roofline\n"
-		   "  and the tile model; --emit fits on every 16-bit row and prints the\n"
+		   "  and the tile model, and vecop-sm, the two-limit form (DRAM plus the SMs'\n"
+		   "  issue, vecop_fit_sm); --emit fits on every 16-bit row and prints the\n"
 		   "  constants for vecop.c\n");
 }
 
@@ -421,7 +449,7 @@ int bench_vec_main(const struct bench_args *a)
 		p.bw_exp = bw_exp;
 		printf("/* %zu Vidur FP16 rows on A100 80GB and A40, bw_exp %.1f */\n", vid.n,
 		       bw_exp);
-		vb_fit(&vid, NULL, &p, 1);
+		vb_fit(&vid, NULL, &p, 0, 1);
 		printf("const struct vecop_params vecop_default_params = {\n\t.eff = {");
 		for (int c = 0; c < VECOP_COUNT; c++)
 			printf("%s%.3f", c ? ", " : "", p.eff[c < VECOP_SOFTMAX ? c : VECOP_NORM]);
@@ -429,6 +457,9 @@ int bench_vec_main(const struct bench_args *a)
 		for (int c = 0; c < VECOP_COUNT; c++)
 			printf("%s%.0f", c ? ", " : "", p.floor_ns[c < VECOP_SOFTMAX ? c : VECOP_NORM]);
 		printf("},\n\t.bw_exp = %.1f,\n};\n", bw_exp);
+		struct vecop_params q = vecop_default_params;
+		printf("/* the two-limit form (vecop-sm; sm_bpc, eff 1, bw_exp 1) on the same rows: */\n");
+		vb_fit(&vid, NULL, &q, 1, 1);
 		free(vid.r);
 		free(nsv.r);
 		return 0;
