@@ -762,10 +762,13 @@ static void serve_describe(const struct model_cli *m, const struct model_config 
 		snprintf(gen, sizeof(gen), " + %u new tokens", m->new_tokens);
 	if (o->chunk && o->mode != MODEL_DECODE)
 		snprintf(ch, sizeof(ch), ", chunks of %u", o->chunk);
-	snprintf(out, cap, "%s %.40s, %s, %u sequence%s of %s%.0f tokens (%.0f in all)%s%s, %.16s%s",
-		 model_engine_name(o->engine), c->name, mode, o->batch, o->batch == 1 ? "" : "s",
-		 o->lens ? "up to " : "", mx, sum, gen, ch, dtype_label(o),
-		 o->tp > 1 ? ", parallel" : "");
+	/* A header line: cut at cap when it must be (the return value is
+	 * looked at so that the cut is deliberate, not a compiler warning). */
+	if (snprintf(out, cap, "%s %.40s, %s, %u sequence%s of %s%.0f tokens (%.0f in all)%s%s, %.16s%s",
+		     model_engine_name(o->engine), c->name, mode, o->batch,
+		     o->batch == 1 ? "" : "s", o->lens ? "up to " : "", mx, sum, gen, ch,
+		     dtype_label(o), o->tp > 1 ? ", parallel" : "") >= (int)cap && cap > 4)
+		memcpy(out + cap - 4, "...", 4);
 }
 
 /* Tokens an engine run's iteration counts for throughput and price, over
