@@ -1354,6 +1354,14 @@ static int an_origin(struct an_ctx *c)
 	return 0;
 }
 
+/* The share of its TDP a target runs at under a power limit of cap_w
+ * watts (the trace header's power_limit_w): 1 where there is no limit, the
+ * board's TDP is unknown or the limit is not below it. */
+static double an_power_share(const struct gpu_spec *g, double cap_w)
+{
+	return cap_w > 0 && g->tdp_w && cap_w < g->tdp_w ? cap_w / g->tdp_w : 1;
+}
+
 static int an_run(const char *path, const void *buf, size_t len,
 		  const struct analysis_options *o, struct analysis **out, char *err, size_t errlen)
 {
@@ -1414,8 +1422,8 @@ static int an_run(const char *path, const void *buf, size_t len,
 	c.a->world_size = hd->world_size;
 	c.a->pace = timeline_pace(c.a->world_size);
 	int capped = 0;
-	for (size_t t = 0; cap_w > 0 && t < o->ntargets; t++)
-		capped |= o->targets[t]->tdp_w > 0 && cap_w < o->targets[t]->tdp_w;
+	for (size_t t = 0; t < o->ntargets; t++)
+		capped |= an_power_share(o->targets[t], cap_w) < 1;
 	if (c.a->pace < 1 || capped) {
 		paced = calloc(o->ntargets ? o->ntargets : 1, sizeof(*paced));
 		paced_tg = calloc(o->ntargets ? o->ntargets : 1, sizeof(*paced_tg));
@@ -1425,10 +1433,9 @@ static int an_run(const char *path, const void *buf, size_t len,
 		}
 		for (size_t t = 0; t < o->ntargets; t++) {
 			const struct gpu_spec *g = o->targets[t];
-			int under = cap_w > 0 && g->tdp_w && cap_w < g->tdp_w;
-			double f = c.a->pace * (under ? cap_w / g->tdp_w : 1);
-			paced_tg[t] = gpu_derate_compute(g, f, &paced[t]);
-			if (under)
+			double share = an_power_share(g, cap_w);
+			paced_tg[t] = gpu_derate_compute(g, c.a->pace * share, &paced[t]);
+			if (share < 1)
 				paced[t].tdp_w = (uint32_t)lround(cap_w);
 		}
 		paced_o = *o;
