@@ -1271,7 +1271,7 @@ static int an_results(struct an_ctx *c)
 		at->copy_ns = ps[t].copy_ns;
 		at->gpu_wait_cpu_ns = ps[t].gpu_wait_cpu_ns;
 		at->interval = c->o->interval > 0 && c->o->interval < 1 ? c->o->interval : IV_DEFAULT_P;
-		at->distance = pred_distance_of(c->predictor, at->gpu);
+		at->distance = pred_distance_of(c->predictor, c->a->origin, at->gpu);
 		if (an_collect(c, t, group_of, ngroups, proto) < 0)
 			goto out;
 		an_interval(c, at);

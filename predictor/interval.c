@@ -5,6 +5,7 @@
  */
 #include "predictor/interval.h"
 #include "predictor/tile.h"
+#include "gpu_specs/die.h"
 
 #include <math.h>
 
@@ -25,23 +26,24 @@ enum interval_class interval_class_of(enum pred_op op)
 	}
 }
 
-/* A die is a compute capability and an SM count: the A100 80GB PCIe and
- * the A100 SXM4 share the A100 PCIe 40GB's, the H100 PCIe (114 SMs) has
- * a die of its own for this purpose (fewer SMs, other clocks). */
-enum pred_distance pred_distance_of(const struct predictor *p, const struct gpu_spec *target)
+enum pred_distance pred_distance_between(const struct gpu_spec *a, const struct gpu_spec *b)
 {
-	const struct tile_picks *pk = tile_model_picks(predictor_tile(p));
-	enum pred_distance d = PRED_DIST_NEW_ARCH;
-	if (!target || !pk)
-		return d;
-	for (int i = 0; i < pk->n; i++) {
-		const struct gpu_spec *g = pk->t[i].gpu;
-		if (!g || g->cc != target->cc)
-			continue;
-		if (g == target || g->sms == target->sms)
-			return PRED_DIST_SAME_DIE;
-		d = PRED_DIST_SAME_ARCH;
-	}
+	if (!a || !b || a->cc != b->cc)
+		return PRED_DIST_NEW_ARCH;
+	return gpu_same_die(a, b) ? PRED_DIST_SAME_DIE : PRED_DIST_SAME_ARCH;
+}
+
+/* The nearest of the origin and the tile model's GPUs: a trace measured on
+ * a board of the target's die carries the die's efficiency in its times,
+ * as training rows of the die carry it into the model. */
+enum pred_distance pred_distance_of(const struct predictor *p, const struct gpu_spec *origin,
+				    const struct gpu_spec *target)
+{
+	const struct tile_picks *pk = p ? tile_model_picks(predictor_tile(p)) : NULL;
+	enum pred_distance d = pred_distance_between(origin, target), e;
+	for (int i = 0; pk && i < pk->n && d != PRED_DIST_SAME_DIE; i++)
+		if ((e = pred_distance_between(pk->t[i].gpu, target)) < d)
+			d = e;
 	return d;
 }
 

@@ -93,19 +93,33 @@ START_TEST(fallbacks)
 END_TEST
 
 /* The compiled-in weights learnt from NeuSight's five GPUs and DeepBench's
- * boards: the A100 80GB is the A100 PCIe 40GB's die, an H100 or an L4 a
- * compute capability none of them has. */
+ * boards: the A100 80GB and the A30 are the A100 PCIe 40GB's die (GA100,
+ * NVIDIA's whitepaper), the RTX 2080 Ti the T4's architecture on another
+ * die (TU102, TU104), an H100 or an L4 a compute capability none of them
+ * has.  A trace's origin counts as known: from an H800 the H20 is its die
+ * (GH100), from an L40 the L4 its architecture (AD102, AD104). */
 START_TEST(distance)
 {
 	struct predictor *p;
 	char err[128];
 	ck_assert_int_eq(predictor_new(NULL, &p, err, sizeof err), 0);
-	ck_assert_int_eq(pred_distance_of(p, gpu_find("a100-pcie-40")), PRED_DIST_SAME_DIE);
-	ck_assert_int_eq(pred_distance_of(p, gpu_find("a100-sxm4-80")), PRED_DIST_SAME_DIE);
-	ck_assert_int_eq(pred_distance_of(p, gpu_find("a30")), PRED_DIST_SAME_ARCH);
-	ck_assert_int_eq(pred_distance_of(p, gpu_find("h100-sxm")), PRED_DIST_NEW_ARCH);
-	ck_assert_int_eq(pred_distance_of(p, gpu_find("l4")), PRED_DIST_NEW_ARCH);
-	ck_assert_int_eq(pred_distance_of(p, gpu_find("mi210")), PRED_DIST_NEW_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, NULL, gpu_find("a100-pcie-40")), PRED_DIST_SAME_DIE);
+	ck_assert_int_eq(pred_distance_of(p, NULL, gpu_find("a100-sxm4-80")), PRED_DIST_SAME_DIE);
+	ck_assert_int_eq(pred_distance_of(p, NULL, gpu_find("a30")), PRED_DIST_SAME_DIE);
+	ck_assert_int_eq(pred_distance_of(p, NULL, gpu_find("rtx-2080ti")), PRED_DIST_SAME_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, NULL, gpu_find("h100-sxm")), PRED_DIST_NEW_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, NULL, gpu_find("l4")), PRED_DIST_NEW_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, NULL, gpu_find("mi210")), PRED_DIST_NEW_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("h800"), gpu_find("h20")), PRED_DIST_SAME_DIE);
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("l40"), gpu_find("l4")), PRED_DIST_SAME_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("h800"), gpu_find("l4")), PRED_DIST_NEW_ARCH);
+	/* the nearer of the two: the data's die beats the origin's architecture */
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("rtx-2080ti"), gpu_find("t4")),
+			 PRED_DIST_SAME_DIE);
+	ck_assert_int_eq(pred_distance_of(NULL, NULL, gpu_find("t4")), PRED_DIST_NEW_ARCH);
+	ck_assert_int_eq(pred_distance_of(NULL, gpu_find("t4"), gpu_find("rtx-2080ti")),
+			 PRED_DIST_SAME_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("t4"), NULL), PRED_DIST_NEW_ARCH);
 	predictor_free(p);
 	ck_assert_str_eq(pred_distance_name(PRED_DIST_SAME_ARCH), "same-architecture");
 }
