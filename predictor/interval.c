@@ -66,14 +66,11 @@ static const struct interval_row *find(const struct interval_row *rows, size_t n
 	return NULL;
 }
 
-uint32_t interval_factors(const struct interval_row *rows, size_t n, enum pred_method method,
-			  enum interval_class cls, enum pred_distance d, enum pred_source src,
-			  double prob, double *lo, double *hi)
+const struct interval_row *interval_lookup(const struct interval_row *rows, size_t n,
+					   enum pred_method method, enum interval_class cls,
+					   enum pred_distance d, enum pred_source src)
 {
 	const struct interval_row *r = NULL;
-	*lo = *hi = 1;
-	if (method == PRED_IDENTITY || !(prob > 0 && prob < 1))
-		return 0;
 	if (!rows) {
 		rows = interval_table;
 		n = interval_table_len;
@@ -89,6 +86,17 @@ uint32_t interval_factors(const struct interval_row *rows, size_t n, enum pred_m
 	for (size_t o = 0; !r && o < sizeof order / sizeof order[0]; o++)
 		for (int dd = d; !r && dd < PRED_DIST_COUNT; dd++)
 			r = find(rows, n, order[o].method, order[o].cls, dd, order[o].src);
+	return r;
+}
+
+uint32_t interval_factors(const struct interval_row *rows, size_t n, enum pred_method method,
+			  enum interval_class cls, enum pred_distance d, enum pred_source src,
+			  double prob, double *lo, double *hi)
+{
+	*lo = *hi = 1;
+	if (method == PRED_IDENTITY || !(prob > 0 && prob < 1))
+		return 0;
+	const struct interval_row *r = interval_lookup(rows, n, method, cls, d, src);
 	if (!r)
 		return 0;
 	/* measured = predicted / exp(err): the high error quantile bounds

@@ -94,6 +94,15 @@ enum pred_distance pred_distance_between(const struct gpu_spec *a, const struct 
 enum pred_distance pred_distance_of(const struct predictor *p, const struct gpu_spec *origin,
 				    const struct gpu_spec *target);
 
+/* The row of the table rows (NULL: the committed table) of n rows that a
+ * prediction by method of class cls at distance d from source src takes:
+ * its key, else the fallbacks interval_factors() describes; NULL when
+ * none applies.  The row's distance says what held-out data it came
+ * from (a farther one than d where d has too few). */
+const struct interval_row *interval_lookup(const struct interval_row *rows, size_t n,
+					   enum pred_method method, enum interval_class cls,
+					   enum pred_distance d, enum pred_source src);
+
 /* The factors lo <= 1 <= hi (usually) that multiply a prediction made by
  * method for a kernel of class cls into the bounds of its interval of
  * probability prob (0 < prob < 1), from table rows (NULL: the committed
