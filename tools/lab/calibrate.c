@@ -603,14 +603,14 @@ static void tally_print(const struct tally *t, const char *label)
 	size_t in = 0, n = 0;
 	char an[32];
 	for (size_t a = 0; a < t->k; a++) {
-		printf("%-30s %-14s %6zu %7.1f%%\n", a ? "" : label,
+		printf("%-36s %-14s %6zu %7.1f%%\n", a ? "" : label,
 		       group_name(t->cc[a], an, sizeof an), t->n[a],
 		       100.0 * (double)t->in[a] / (double)t->n[a]);
 		in += t->in[a];
 		n += t->n[a];
 	}
 	if (n)
-		printf("%-30s %-14s %6zu %7.1f%%\n", "", "all", n, 100.0 * (double)in / (double)n);
+		printf("%-36s %-14s %6zu %7.1f%%\n", "", "all", n, 100.0 * (double)in / (double)n);
 }
 
 /* The lines of one key (method, class, source, distance): each group's
@@ -645,7 +645,7 @@ static int coverage_line(const struct cal_set *s, int method, int cls, int src, 
 		 interval_class_name((enum interval_class)cls), pred_source_name((enum pred_source)src),
 		 pred_distance_name((enum pred_distance)dist));
 	if (ke->k && !key_enough(ke->k, dist)) {
-		printf("%-30s (%zu group%s: no interval of its own, %s)\n", label, ke->k,
+		printf("%-36s (%zu group%s: no interval of its own, %s)\n", label, ke->k,
 		       ke->k == 1 ? "" : "s",
 		       fb ? (fd == PRED_DIST_SAME_ARCH ? "same-architecture's" : "new-architecture's")
 			  : "none farther");
@@ -674,7 +674,7 @@ static int coverage_line(const struct cal_set *s, int method, int cls, int src, 
 			in += ke->err[a][i] >= lo && ke->err[a][i] <= hi;
 			ape += fabs(expm1(ke->err[a][i])) * 100;
 		}
-		printf("%-30s %-14s %6zu %7.1f%% %9.1f%%   (interval %+.0f%% .. %+.0f%% of the prediction, scale %.2f)\n",
+		printf("%-36s %-14s %6zu %7.1f%% %9.1f%%   (interval %+.0f%% .. %+.0f%% of the prediction, scale %.2f)\n",
 		       any ? "" : label, group_name(ke->cc[a], an, sizeof an), n,
 		       100.0 * (double)in / (double)n, ape / (double)n, expm1(-hi) * 100,
 		       expm1(-lo) * 100, scale);
@@ -685,7 +685,7 @@ static int coverage_line(const struct cal_set *s, int method, int cls, int src, 
 		sum_ape += ape;
 	}
 	if (tot_n)
-		printf("%-30s %-14s %6zu %7.1f%% %9.1f%%\n", "", "all", tot_n,
+		printf("%-36s %-14s %6zu %7.1f%% %9.1f%%\n", "", "all", tot_n,
 		       100.0 * (double)tot_in / (double)tot_n, sum_ape / (double)tot_n);
 	key_free(ke);
 	if (fb)
@@ -821,7 +821,7 @@ int bench_calibrate_main(const struct bench_args *a)
 		       "model (each group against the quantiles of the others, widened by the factor\n"
 		       "fitted on the others at %.0f%%: a group is an architecture, at the same die a\n"
 		       "board; MAPE of its predictions)\n", prob * 100, IV_DEFAULT_P * 100);
-		printf("%-30s %-14s %6s %8s %10s\n", "method class source distance", "group", "n",
+		printf("%-36s %-14s %6s %8s %10s\n", "method class source distance", "group", "n",
 		       "covered", "MAPE");
 		for (int dist = PRED_DIST_NEW_ARCH; dist >= 0 && rc == 0; dist--)
 			for (int c = 0; c < IV_CLASS_COUNT && rc == 0; c++)
