@@ -110,6 +110,8 @@ struct key_seen {
 struct dump_reader {
 	const char *what;                 /* "accuracy", "e2e" or "tensorcore"  */
 	const char *col[DUMP_NCOL];       /* NULL-terminated if fewer           */
+	int optional;                     /* columns from this one on may be
+					   * absent (their field NULL); 0 none  */
 	int (*row)(struct dump_reader *d, const char *f[DUMP_NCOL]);
 	struct cal_set *s;
 	const struct gpu_spec *target, *origin; /* accuracy dumps: of the name  */
@@ -182,7 +184,8 @@ static int read_dump(struct dump_reader *d, const char *path)
 		if (header) {
 			header = 0;
 			for (int i = 0; i < DUMP_NCOL && d->col[i]; i++)
-				if ((idx[i] = csv_col(&r, d->col[i])) < 0) {
+				if ((idx[i] = csv_col(&r, d->col[i])) < 0 &&
+				    !(d->optional && i >= d->optional)) {
 					fprintf(stderr, PROG ": '%s': not a surfer-bench %s dump\n", path,
 						d->what);
 					csv_release(&r);
@@ -191,7 +194,7 @@ static int read_dump(struct dump_reader *d, const char *path)
 			continue;
 		}
 		for (int i = 0; i < DUMP_NCOL && d->col[i]; i++)
-			f[i] = csv_field(&r, (size_t)idx[i]);
+			f[i] = idx[i] >= 0 ? csv_field(&r, (size_t)idx[i]) : NULL;
 		if (d->row(d, f) != 0) {
 			fprintf(stderr, PROG ": out of memory\n");
 			csv_release(&r);
@@ -204,7 +207,12 @@ static int read_dump(struct dump_reader *d, const char *path)
 	return rc < 0 ? -1 : 0;
 }
 
-/* An accuracy dump's row: method, op, target_ns, predicted_ns. */
+/* An accuracy dump's row: method, op, target_ns, predicted_ns and (dumps
+ * since the distance keys) the distance the harness gave the prediction:
+ * from a config, from the GPUs its weights learnt from (a board held out
+ * alone is the same die as its die's others).  Without the column: the
+ * origin's distance, or from a config a new architecture (the target's
+ * was out of the weights). */
 static int kernel_row(struct dump_reader *d, const char *f[DUMP_NCOL])
 {
 	int m = method_of(f[0]);
@@ -213,6 +221,9 @@ static int kernel_row(struct dump_reader *d, const char *f[DUMP_NCOL])
 		return 0;
 	int dist = d->src == PRED_SRC_TRACE ? pred_distance_between(d->origin, d->target)
 					    : PRED_DIST_NEW_ARCH;
+	for (int k = 0; f[4] && k < PRED_DIST_COUNT; k++)
+		if (!strcmp(f[4], pred_distance_name((enum pred_distance)k)))
+			dist = k;
 	return add_row(d, d->target, m, interval_class_of(ns_op_class(f[1])), d->src, dist,
 		       log(pred / truth));
 }
@@ -276,7 +287,8 @@ static int read_kernel_dir(struct cal_set *s, const char *dir, struct key_seen *
 		}
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s", dir, n);
-		struct dump_reader d = { "accuracy", {"method", "op", "target_ns", "predicted_ns"},
+		struct dump_reader d = { "accuracy",
+					 {"method", "op", "target_ns", "predicted_ns", "distance"}, 4,
 					 kernel_row, s, t, og, src, seen, &got };
 		rc = read_dump(&d, path);
 	}
@@ -298,10 +310,10 @@ static int read_file(struct cal_set *s, const char *path, struct key_seen *seen)
 	int tc = csv_next(&r) == 1 && csv_col(&r, "tc_ratio_ns") >= 0;
 	csv_release(&r);
 	struct key_seen got = {{{{{0}}}}};
-	struct dump_reader e2e = { "e2e", {"gpu", "weights", "measured_ms", "predicted_ms"},
+	struct dump_reader e2e = { "e2e", {"gpu", "weights", "measured_ms", "predicted_ms"}, 0,
 				   iteration_row, s, NULL, NULL, PRED_SRC_CONFIG, seen, &got };
 	struct dump_reader tcd = { "tensorcore",
-				   {"gpu", "measured_ns", "tc_scratch_ns", "tc_ratio_ns", "origin"},
+				   {"gpu", "measured_ns", "tc_scratch_ns", "tc_ratio_ns", "origin"}, 0,
 				   tc_row, s, NULL, NULL, PRED_SRC_TRACE, seen, &got };
 	int rc = read_dump(tc ? &tcd : &e2e, path);
 	for (size_t i = 0; i < sizeof got.k; i++)
