@@ -17,10 +17,7 @@
 # out the same way: DeepBench's FP32 GEMMs predicted from another board of
 # the target's die (GP102: TITAN X Pascal, TITAN Xp, GTX 1080 Ti, with the
 # weights trained without sm_61; GM200: M40, TITAN X, with weights trained
-# without sm_52), into deepbench/*.csv; each of those boards from its
-# shape alone with weights trained without that board only (its die's other
-# boards kept: what a new board of a known die is, surfer-train
-# --holdout-board), into deepbench/BOARD--none.csv; and the tensor-core GEMM model's
+# without sm_52), into deepbench/*.csv, and the tensor-core GEMM model's
 # held-out predictions (surfer-bench tensorcore --dump: each GPU's
 # architecture out of the fit; H20 from H800 the same die) into
 # tensorcore.csv.
@@ -68,27 +65,8 @@ for h in $TRAIN; do
 	[ $((n % JOBS)) -eq 0 ] && wait
 done
 wait
-# Boards of one die held out alone (wb_BOARD.bin), for the same die from a config.
-BOARDS=""
-[ -d "$DEEPBENCH" ] && BOARDS="titan-x-pascal titan-xp gtx-1080-ti m40 titan-x-maxwell"
-for b in $BOARDS; do
-	if [ "${REUSE_WEIGHTS:-0}" = 1 ] && [ -s "$OUT/wb_$b.bin" ]; then
-		echo "accuracy: reusing $OUT/wb_$b.bin (REUSE_WEIGHTS=1)" >&2
-		continue
-	fi
-	echo "accuracy: training without the board $b" >&2
-	rm -f "$OUT/wb_$b.bin"
-	"$BUILD/surfer-train" --data "$DATA/kernels" $TEST_DATA --holdout-board "$b" \
-		--out "$OUT/wb_$b.bin" --quiet &
-	n=$((n + 1))
-	[ $((n % JOBS)) -eq 0 ] && wait
-done
-wait
 for h in $TRAIN; do
 	[ -s "$OUT/w_$h.bin" ] || { echo "accuracy: training without $(name "$h") failed" >&2; exit 1; }
-done
-for b in $BOARDS; do
-	[ -s "$OUT/wb_$b.bin" ] || { echo "accuracy: training without the board $b failed" >&2; exit 1; }
 done
 # auto's exponents across architectures (predictor/predict.c, struct
 # pred_shrink), each fitted on the a = 1 predictions of the other four
@@ -134,9 +112,6 @@ if [ -d "$DEEPBENCH" ]; then
 					--origin "$o" --target "$t" --method all --weights "$OUT/w_$w.bin" \
 					--json --dump "$OUT/deepbench/$t--$o.csv" > "$OUT/deepbench/$t--$o.json"
 			done
-			"$BUILD/surfer-bench" accuracy --format deepbench --dataset "$DEEPBENCH" \
-				--origin none --target "$t" --method all --weights "$OUT/wb_$t.bin" \
-				--json --dump "$OUT/deepbench/$t--none.csv" > "$OUT/deepbench/$t--none.json"
 		done
 	done
 fi

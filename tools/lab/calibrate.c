@@ -10,22 +10,25 @@
  * (the tensor-core GEMM model, each GPU's architecture out of the fit)
  * and `surfer-bench e2e --dump` files of whole iterations.  Each row gives
  * one error, log(predicted / measured), keyed by method, kernel class,
- * distance and source (a measured origin or the shape).  With the
- * target's architecture out of every fit, the distance is the origin's
- * (pred_distance_between(): the same die, as DeepBench's TITAN Xp to its
- * GTX 1080 Ti or PipeWeave's H800 to its H20, the same architecture, or a
- * new one), and a new architecture from the shape alone.  A key taken
- * from one input is not taken again from a later one, so the first
- * directory (NeuSight's test shapes, the models' own kernels) speaks for
- * the keys it has and a later one (the sweep) only adds the others
- * (convolutions), another (DeepBench's boards of one die) its distance.
+ * distance and source (a measured origin or the shape).  From a trace the
+ * distance is the origin's (pred_distance_between(): the same die, as
+ * DeepBench's TITAN Xp to its GTX 1080 Ti or PipeWeave's H800 to its H20,
+ * the same architecture, or a new one); from the shape it is the dump's
+ * distance column (the GPUs its weights learnt from: a board held out
+ * alone is the same die as its die's others), a new architecture where
+ * the dump has none.  A key taken from one input is not taken again from
+ * a later one, so the first directory (NeuSight's test shapes, the
+ * models' own kernels) speaks for the keys it has and a later one (the
+ * sweep) only adds the others (convolutions), another (DeepBench's boards
+ * of one die) its distances.
  *
  * Coverage is checked the way the table will be used on a new GPU: for each
- * architecture, the quantiles of every other architecture's errors, and
- * the share of its own measured times inside the interval they give.  A
- * key of fewer than two architectures has no interval of its own (the
- * spread of a new architecture's bias is not learnt from one): the lookup
- * takes the next farther distance, and so does its coverage line.
+ * group (an architecture; at the same die a board: group_of()), the
+ * quantiles of every other group's errors, and the share of its own
+ * measured times inside the interval they give.  A key of too few groups
+ * has no interval of its own (the spread of a new group's bias is not
+ * learnt from one; key_enough()): the lookup takes the next farther
+ * distance, and so does its coverage line.
  */
 #include "tools/lab/calibrate.h"
 #include "gpu_specs/die.h"

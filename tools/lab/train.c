@@ -3,8 +3,7 @@
  * family) to kernel measurements in NeuSight's CSV layout, with a fixed
  * seed, and writes the weights blob (.bin) or the C file the build compiles
  * in (.c).  Rows of a --holdout GPU's architecture (every board of its compute
- * capability), and of a --holdout-board GPU itself, are never read into the
- * training set.
+ * capability) are never read into the training set.
  *
  * Loss: squared error of log time, time = roofline / sigmoid(o) (tile.c),
  * which weighs relative errors alike for 10 us and 100 ms kernels.
@@ -32,8 +31,6 @@ struct opts {
 	int ndata;
 	const struct gpu_spec *holdout[8];
 	int nholdout;
-	const struct gpu_spec *holdout_board[8]; /* --holdout-board: that board alone */
-	int nholdout_board;
 	const char *out;
 	unsigned epochs;
 	unsigned max_rows;
@@ -65,8 +62,7 @@ struct samples {
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: " PROG " --data PATH [--data PATH...] [--holdout GPU...] [--holdout-board GPU...]\n"
-		"                    --out FILE\n"
+		"usage: " PROG " --data PATH [--data PATH...] [--holdout GPU...] --out FILE\n"
 		"                    [--epochs N] [--max-rows N] [--layers N] [--width N]\n"
 		"                    [--lr X] [--seed N] [--members N] [--no-power-cap] [--no-floor]\n"
 		"                    [--no-curve] [--quiet]\n"
@@ -245,12 +241,6 @@ static int held_out(const struct opts *o, const struct gpu_spec *g)
 {
 	for (int h = 0; h < o->nholdout; h++)
 		if (g->cc == o->holdout[h]->cc)
-			return 1;
-	/* --holdout-board: the board alone, its die and architecture kept
-	 * (what a new board of a known die is: the intervals' same-die
-	 * predictions from a config, tools/lab/calibrate.c) */
-	for (int h = 0; h < o->nholdout_board; h++)
-		if (gpu_same(g, o->holdout_board[h]))
 			return 1;
 	return 0;
 }
@@ -643,11 +633,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (!g) { fprintf(stderr, PROG ": unknown GPU '%s'\n", v); return -1; }
 			if (o->nholdout == 8) { fprintf(stderr, PROG ": too many --holdout\n"); return -1; }
 			o->holdout[o->nholdout++] = g;
-		} else if (!strcmp(a, "--holdout-board")) {
-			const struct gpu_spec *g = gpu_find(v);
-			if (!g) { fprintf(stderr, PROG ": unknown GPU '%s'\n", v); return -1; }
-			if (o->nholdout_board == 8) { fprintf(stderr, PROG ": too many --holdout-board\n"); return -1; }
-			o->holdout_board[o->nholdout_board++] = g;
 		} else if (!strcmp(a, "--out")) {
 			o->out = v;
 		} else if (!strcmp(a, "--epochs")) {
