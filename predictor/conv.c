@@ -12,8 +12,8 @@
  * (winograd_nonfused); FFT multiplies in the frequency domain (gcgemm, a
  * complex GEMM).  The time on GPU g is
  *
- *   T = max(F / (P_32 x c x eff_a x e_wave^wave_pow), bytes / (BW x bw_eff))
- *       (+ floor)
+ *   T = max(F / (P_32 x c x eff_a x e_wave^wave_pow x s^smem_pow),
+ *           bytes / (BW x bw_eff)) (+ floor)
  *
  * with F the direct convolution's FLOPs (2 M N K), P_32 the FP32 rate of
  * the cores, c the fraction of it the board's power limit sustains
@@ -23,7 +23,12 @@
  * multiplications than F counts), e_wave = blocks / (ceil(blocks / SMs) x
  * SMs) the share of SM slots the last wave keeps busy (one block per SM
  * at a time, as cuDNN's large tiles fill an SM's registers), BW the
- * achievable DRAM bandwidth.  The blocks are the recorded launch's grid
+ * achievable DRAM bandwidth, s = min(1, shared memory per SM / 96 KB)
+ * for cuDNN's own implicit-GEMM and fused-Winograd kernels (1 for the
+ * SGEMMs of the other algorithms): a 64 KB SM (sm_60, sm_75) holds fewer
+ * of their shared-memory-heavy blocks than a 96 KB one (sm_61, sm_70) and
+ * runs them 0.24 (log) slower on one and the same kernel, T4 against
+ * V100, where the SGEMMs agree.  The blocks are the recorded launch's grid
  * where there is one, else the output tiles of the tile in the name.  The
  * power limit grows in over the kernel's work time t: the slowdown is
  * 1 + (1/c - 1) t / (t + boost).  The floor is the measuring host's
@@ -37,6 +42,8 @@
  * waves than 56 of 64: the grid, not the FLOPs, sets the time), and on
  * the 70-75 W boards it grows with the kernel's length (T4 against V100:
  * -0.05 at 0.2 ms, +0.36 at 5 ms, +0.63 at 20 ms of its own time).
+ * The shared-memory term's form was chosen after looking at all four
+ * GPUs (docs/conv.md); its exponent is fitted held out like the rest.
  *
  * Everything that differs between GPUs enters through datasheet figures
  * (SMs, FP32 peak, TDP, node, bandwidth), so constants fitted on some
