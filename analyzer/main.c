@@ -134,6 +134,11 @@ static void usage(FILE *f)
 		"                            accumulate_grad_in_fp32; --stack te: main_grad)\n"
 		"      --no-grad-clip        no gradient-norm clipping before the optimizer step\n"
 		"                            (the stacks clip at 1.0 by default)\n"
+		"      --fsdp F              --zero 2|3 as FSDP 1 (flat parameters: llm-foundry),\n"
+		"                            2 (fully_shard) or megatron (its buffers); default\n"
+		"                            2, megatron under --stack te\n"
+		"      --fsdp-reduce D       FSDP's gradient reduce-scatter in fp32 (default in\n"
+		"                            mixed precision) or bf16\n"
 		"      --stack S             eager (default), compile (torch.compile) or te\n"
 		"                            (Transformer Engine / Megatron fused kernels)\n"
 		"      --precision P         training state of bf16/fp16: pure (16-bit weights,\n"
@@ -297,6 +302,8 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"grad-fp32", no_argument, NULL, OPT_MODEL},
 		{"sequence-parallel", no_argument, NULL, OPT_MODEL},
 		{"no-grad-clip", no_argument, NULL, OPT_MODEL},
+		{"fsdp", required_argument, NULL, OPT_MODEL},
+		{"fsdp-reduce", required_argument, NULL, OPT_MODEL},
 		{"color", optional_argument, NULL, OPT_COLOR},
 		{"weights", required_argument, NULL, OPT_WEIGHTS},
 		{"colour", optional_argument, NULL, OPT_COLOR},

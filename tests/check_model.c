@@ -1952,6 +1952,86 @@ START_TEST(zero_collectives)
 }
 END_TEST
 
+/* What each FSDP copies around its collectives, per rank and step, in
+ * bytes of the documented kernels (training-stacks.md sections 5 and 6;
+ * torch's FSDP1 _post_backward_hook): gpt2 small in BF16 with mixed
+ * precision over 8 ranks, --zero 3.  FSDP2: a copy-out after every
+ * gather (read and written in BF16: twice the gathered bytes), its
+ * reduce-scatter input cat in FP32 from BF16 (6 bytes an element) and
+ * reduced in FP32.  FSDP1: the flat gradient's copy (4 bytes), its cast
+ * to FP32 (6), the division before (8) and on the shard after (4 + 4
+ * over 8 ranks, the rest of 8 / 4).  Neither adds in AccumulateGrad.
+ * Composer's PURE mode (BF16 reduce): no cast, division in BF16.
+ * Megatron's FSDP (under te): none of it, reduced in the dtype. */
+static void fsdp_traffic(const struct model_opts *o, double *copy_out, double *copy_in,
+			 double *rs, size_t *outs, size_t *acc)
+{
+	struct model_config c = gpt2_small();
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, o, &s, NULL, 0), 0);
+	*copy_out = *copy_in = *rs = 0;
+	*outs = *acc = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->phase == MODEL_PH_COMM && k->comm == COMM_REDUCE_SCATTER)
+			*rs += k->k.bytes;
+		if (k->role == MODEL_ROLE_GRAD_ACC)
+			(*acc)++;
+		if (k->role != MODEL_ROLE_FSDP_COPY)
+			continue;
+		ck_assert_int_eq(k->async, 0);   /* costed in line with compute */
+		if (strstr(k->k.name, "split_with_sizes")) {
+			*copy_out += k->k.bytes;
+			(*outs)++;
+		} else {
+			*copy_in += k->k.bytes;
+		}
+	}
+	model_seq_release(&s);
+}
+
+START_TEST(fsdp_copies)
+{
+	double P = 124439808.0, out, in, rs;
+	size_t outs, acc;
+	struct model_opts o = zero_opts(3);
+	o.dtype = GPU_DT_BF16;
+	fsdp_traffic(&o, &out, &in, &rs, &outs, &acc);   /* auto: FSDP2 */
+	ck_assert_uint_eq(outs, 25);
+	ck_assert_double_eq_tol(out, 4 * (2 * P - GPT2_ROOT), 1);
+	ck_assert_double_eq_tol(in, 6 * P, 1);
+	ck_assert_double_eq_tol(rs, 4 * P, 1);
+	ck_assert_uint_eq(acc, 0);
+
+	o.fsdp = MODEL_FSDP_1;
+	fsdp_traffic(&o, &out, &in, &rs, &outs, &acc);
+	ck_assert_uint_eq(outs, 0);
+	ck_assert_double_eq_tol(in, (4 + 6 + 8) * P + 8 * P / 8, 1);
+	ck_assert_double_eq_tol(rs, 4 * P, 1);
+	ck_assert_uint_eq(acc, 0);
+
+	o.fsdp_reduce_bytes = 2;
+	fsdp_traffic(&o, &out, &in, &rs, &outs, &acc);
+	ck_assert_double_eq_tol(in, (4 + 4) * P + 4 * P / 8, 1);
+	ck_assert_double_eq_tol(rs, 2 * P, 1);
+
+	o = zero_opts(3);
+	o.dtype = GPU_DT_BF16;
+	o.stack = MODEL_STACK_TE;
+	fsdp_traffic(&o, &out, &in, &rs, &outs, &acc);
+	ck_assert_double_eq(out + in, 0);
+	ck_assert_double_eq_tol(rs, 2 * P, 1);
+
+	/* nothing sharded: DDP keeps its adds */
+	o = zero_opts(1);
+	o.dtype = GPU_DT_BF16;
+	fsdp_traffic(&o, &out, &in, &rs, &outs, &acc);
+	ck_assert_double_eq(out + in + rs, 0);
+	ck_assert_uint_gt(acc, 0);
+	ck_assert_int_eq(model_fsdp_impl(&o), MODEL_FSDP_AUTO);
+}
+END_TEST
+
 /* Ranks laid out tensor-parallel fastest, then data-parallel, then
  * pipeline stages, on nodes of 8: with tp 4 a node holds 2 ranks of each
  * data-parallel group; tp 8 fills a node, so every DP member is in another
@@ -3276,6 +3356,7 @@ int main(void)
 	tcase_add_test(t, memory_sequence_parallel);
 	tcase_add_test(t, memory_grad_fp32);
 	tcase_add_test(t, zero_collectives);
+	tcase_add_test(t, fsdp_copies);
 	tcase_add_test(t, zero_waits);
 	tcase_add_test(t, act_ckpt_recompute);
 	tcase_add_test(t, grad_accum_steps);

@@ -673,6 +673,12 @@ static void wgrad_into_main_grad(struct bld *B)
 
 void bld_grad_accumulate(struct bld *B, double elems, uint64_t cols)
 {
+	/* FSDP1 and FSDP2 free each unsharded gradient after its reduce-
+	 * scatter: AccumulateGrad finds none and takes the new one as it is
+	 * (model.c's zero_copy_in has what they copy instead) */
+	enum model_fsdp fsdp = model_fsdp_impl(B->o);
+	if (fsdp == MODEL_FSDP_1 || fsdp == MODEL_FSDP_2)
+		return;
 	B->cols = cols;
 	/* AccumulateGrad: param.grad += grad (NeuSight times it apart as "acc"). */
 	k_vector(B, "vectorized_elementwise_kernel<4, AddFunctor>", PRED_OP_ELEMENTWISE,
