@@ -2612,6 +2612,61 @@ START_TEST(fp8_linears)
 }
 END_TEST
 
+/* Transformer Engine's FP8 casts (--stack te): a linear's input and its
+ * output gradient are quantized inside TE's module, so only the casts
+ * that follow a LayerNormLinear's norm (Q/K/V, gate/up) fold into it;
+ * the attention output's and the MLP activation's casts and all seven
+ * gradients' stay kernels of their own.  Delayed scaling: one
+ * cast-transpose each (2 bytes read, 2 written an element), the weights'
+ * once a step; current scaling (tensorwise under te): amax and cast each
+ * (the norm cannot scale before the amax pass: the four inputs' casts),
+ * the weights' once a step and never in backward. */
+START_TEST(fp8_te_casts)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-3.2-1b", &c), 0);
+	struct model_opts o = zero_opts(0);
+	o.dp = 1;
+	o.dtype = GPU_DT_BF16;
+	o.fp8 = 1;
+	o.stack = MODEL_STACK_TE;
+	o.fp8_recipe = MODEL_FP8_DELAYED;
+	double T = 2.0 * 1024, f = 8192;
+	for (int r = 0; r < 2; r++) {
+		struct model_seq s;
+		ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+		size_t fwd = 0, bwd = 0, step = 0;
+		double biggest = 0;
+		for (size_t i = 0; i < s.n; i++) {
+			const struct model_kernel *k = &s.v[i];
+			if (k->layer != 3 || !k->k.name ||
+			    !(strstr(k->k.name, "cast_transpose") || strstr(k->k.name, "fp8_scaled_cast") ||
+			      strstr(k->k.name, "MaxOps")))
+				continue;
+			if (k->role == MODEL_ROLE_PER_STEP)
+				step++;
+			else if (k->phase == MODEL_PH_FORWARD)
+				fwd++;
+			else
+				bwd++;
+			if (k->role != MODEL_ROLE_PER_STEP && k->phase == MODEL_PH_FORWARD &&
+			    k->k.bytes > biggest)
+				biggest = k->k.bytes;
+		}
+		size_t per = r == 0 ? 1 : 2;   /* kernels a tensor: cast-transpose; amax, cast */
+		/* current scaling needs the whole tensor's amax before it can
+		 * scale, so no norm writes FP8 there: all four inputs' casts */
+		ck_assert_uint_eq(fwd, r == 0 ? 2 : 4 * per);
+		ck_assert_uint_eq(bwd, 7 * per);
+		ck_assert_uint_eq(step, 7 * per);
+		/* the activation's cast, T x f: read 2, written 1 + 1 */
+		ck_assert_double_eq_tol(biggest, 4 * T * f, 1);
+		model_seq_release(&s);
+		o.fp8_recipe = MODEL_FP8_TENSORWISE;
+	}
+}
+END_TEST
+
 /* FSDP with torchao's tensorwise FP8 gathers a layer's weights at one
  * byte a parameter, the root unit at two; CUDA graphs make each block's
  * forward one replay (one launch's CPU time for its kernels). */
@@ -3362,6 +3417,7 @@ int main(void)
 	tcase_add_test(t, grad_accum_steps);
 	tcase_add_test(t, stack_fusion);
 	tcase_add_test(t, fp8_linears);
+	tcase_add_test(t, fp8_te_casts);
 	tcase_add_test(t, power_limit_target);
 	tcase_add_test(t, fp8_gathers_and_graphs);
 	tcase_add_test(t, engine_decode_step);

@@ -1381,6 +1381,21 @@ static void stack_fuse(struct bld *B)
 			struct model_kernel *f = open != SIZE_MAX ? &s->v[open] : NULL;
 			int same = f && f->phase == k.phase && f->layer == k.layer &&
 				   !(reduces(&k) && red_m && (k.k.m != red_m || k.k.n != red_n));
+			/* Transformer Engine quantizes a linear's input, and in
+			 * backward its output gradient, inside its own module
+			 * (Linear's cast, grad_output_preprocess's cast-
+			 * transpose): only the norm of a LayerNormLinear writes
+			 * FP8 itself (training-stacks.md section 4); Megatron's
+			 * compiled activation and the other modules' kernels
+			 * around it are another library's, so the cast stays a
+			 * kernel of its own */
+			if (sc && o->stack == MODEL_STACK_TE &&
+			    !(same && k.phase == MODEL_PH_FORWARD && reduces(f))) {
+				map[i] = (uint32_t)(out + 1);
+				s->v[out++] = k;
+				open = SIZE_MAX;
+				continue;
+			}
 			if (same) {
 				fold(f, &k);
 			} else {
