@@ -1184,8 +1184,13 @@ static void an_interval(const struct an_ctx *c, struct analysis_target *at)
 		k = at->iteration_ns;
 	if (!(k > 0))
 		k = 0;
-	interval_factors(NULL, 0, PRED_AUTO, IV_CLASS_ITERATION, at->distance,
-			 c->a->origin ? PRED_SRC_TRACE : PRED_SRC_CONFIG, at->interval, &lo, &hi);
+	enum pred_source src = c->a->origin ? PRED_SRC_TRACE : PRED_SRC_CONFIG;
+	const struct interval_row *r =
+		interval_lookup(NULL, 0, PRED_AUTO, IV_CLASS_ITERATION, at->distance, src);
+
+	at->interval_distance = r ? (enum pred_distance)r->distance : at->distance;
+	interval_factors(NULL, 0, PRED_AUTO, IV_CLASS_ITERATION, at->distance, src, at->interval,
+			 &lo, &hi);
 	at->iteration_low_ns = at->iteration_ns - k * (1 - lo);
 	at->iteration_high_ns = at->iteration_ns + k * (hi - 1);
 }
@@ -1271,7 +1276,7 @@ static int an_results(struct an_ctx *c)
 		at->copy_ns = ps[t].copy_ns;
 		at->gpu_wait_cpu_ns = ps[t].gpu_wait_cpu_ns;
 		at->interval = c->o->interval > 0 && c->o->interval < 1 ? c->o->interval : IV_DEFAULT_P;
-		at->distance = pred_distance_of(c->predictor, at->gpu);
+		at->distance = pred_distance_of(c->predictor, c->a->origin, at->gpu);
 		if (an_collect(c, t, group_of, ngroups, proto) < 0)
 			goto out;
 		an_interval(c, at);

@@ -111,6 +111,9 @@ struct analysis_target {
 	double iteration_low_ns, iteration_high_ns;
 	double interval;              /* its probability, 0..1                      */
 	enum pred_distance distance;  /* how far the target is from the data        */
+	enum pred_distance interval_distance; /* the distance of the held-out
+				       * iterations the interval came from (farther
+				       * than distance where the table has none)    */
 	double kernel_ns, copy_ns;    /* per iteration: predicted kernel/copy time  */
 	double gpu_wait_cpu_ns;       /* per iteration: whole GPU idle, waiting for launches */
 	double memory_bound_ns, compute_bound_ns, unknown_bound_ns; /* kernel_ns split */

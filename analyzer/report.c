@@ -868,6 +868,7 @@ static json_t *rp_prediction(const struct analysis *a, const struct report_model
 	    rp_set(o, "iteration_ms_high", rp_num(report_ms(t->iteration_high_ns))) ||
 	    rp_set(o, "interval", rp_num(t->interval)) ||
 	    rp_set(o, "distance", rp_str(pred_distance_name(t->distance))) ||
+	    rp_set(o, "interval_distance", rp_str(pred_distance_name(t->interval_distance))) ||
 	    rp_cost(o, t, rm) || rp_tokens(o, t, rm) ||
 	    rp_set(o, "kernel_ms", rp_num(report_ms(t->kernel_ns))) ||
 	    rp_set(o, "copy_ms", rp_num(report_ms(t->copy_ns))) ||

@@ -8,7 +8,7 @@ GPU_GEN_C := $(BUILD)/gen/gpus_table.c
 GPUGEN := $(BUILD)/gpugen
 GPU_TABLES := gpu_specs/cc_limits.csv gpu_specs/gpus.csv gpu_specs/systems.csv
 
-CORE_SRCS += gpu_specs/gpus.c gpu_specs/figures.c gpu_specs/occupancy.c gpu_specs/list.c $(GPU_GEN_C)
+CORE_SRCS += gpu_specs/gpus.c gpu_specs/die.c gpu_specs/figures.c gpu_specs/occupancy.c gpu_specs/list.c $(GPU_GEN_C)
 
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)

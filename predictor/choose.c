@@ -11,7 +11,9 @@
  *      shape and keep wave scaling (4).
  *   2. the tile model covers the kernel (an FP32 GEMM, elementwise, softmax
  *      or norm kernel whose shape is known, and weights for that family):
- *      the tile model, as a ratio when an origin time exists.
+ *      the tile model, as a ratio when an origin time exists (across
+ *      architectures pulled toward the model's own time: predict.c,
+ *      struct pred_shrink).
  *   2b. a 16-bit (FP16/BF16) elementwise, norm, softmax or reduction
  *      kernel of known bytes: the memory-bound vector-op model (vecop.c),
  *      as a ratio when an origin time exists.

@@ -5,6 +5,7 @@
  */
 #include "predictor/interval.h"
 #include "predictor/tile.h"
+#include "gpu_specs/die.h"
 
 #include <math.h>
 
@@ -25,23 +26,24 @@ enum interval_class interval_class_of(enum pred_op op)
 	}
 }
 
-/* A die is a compute capability and an SM count: the A100 80GB PCIe and
- * the A100 SXM4 share the A100 PCIe 40GB's, the H100 PCIe (114 SMs) has
- * a die of its own for this purpose (fewer SMs, other clocks). */
-enum pred_distance pred_distance_of(const struct predictor *p, const struct gpu_spec *target)
+enum pred_distance pred_distance_between(const struct gpu_spec *a, const struct gpu_spec *b)
 {
-	const struct tile_picks *pk = tile_model_picks(predictor_tile(p));
-	enum pred_distance d = PRED_DIST_NEW_ARCH;
-	if (!target || !pk)
-		return d;
-	for (int i = 0; i < pk->n; i++) {
-		const struct gpu_spec *g = pk->t[i].gpu;
-		if (!g || g->cc != target->cc)
-			continue;
-		if (g == target || g->sms == target->sms)
-			return PRED_DIST_SAME_DIE;
-		d = PRED_DIST_SAME_ARCH;
-	}
+	if (!a || !b || a->cc != b->cc)
+		return PRED_DIST_NEW_ARCH;
+	return gpu_same_die(a, b) ? PRED_DIST_SAME_DIE : PRED_DIST_SAME_ARCH;
+}
+
+/* The nearest of the origin and the tile model's GPUs: a trace measured on
+ * a board of the target's die carries the die's efficiency in its times,
+ * as training rows of the die carry it into the model. */
+enum pred_distance pred_distance_of(const struct predictor *p, const struct gpu_spec *origin,
+				    const struct gpu_spec *target)
+{
+	const struct tile_picks *pk = p ? tile_model_picks(predictor_tile(p)) : NULL;
+	enum pred_distance d = pred_distance_between(origin, target), e;
+	for (int i = 0; pk && i < pk->n && d != PRED_DIST_SAME_DIE; i++)
+		if ((e = pred_distance_between(pk->t[i].gpu, target)) < d)
+			d = e;
 	return d;
 }
 
@@ -64,14 +66,11 @@ static const struct interval_row *find(const struct interval_row *rows, size_t n
 	return NULL;
 }
 
-uint32_t interval_factors(const struct interval_row *rows, size_t n, enum pred_method method,
-			  enum interval_class cls, enum pred_distance d, enum pred_source src,
-			  double prob, double *lo, double *hi)
+const struct interval_row *interval_lookup(const struct interval_row *rows, size_t n,
+					   enum pred_method method, enum interval_class cls,
+					   enum pred_distance d, enum pred_source src)
 {
 	const struct interval_row *r = NULL;
-	*lo = *hi = 1;
-	if (method == PRED_IDENTITY || !(prob > 0 && prob < 1))
-		return 0;
 	if (!rows) {
 		rows = interval_table;
 		n = interval_table_len;
@@ -87,6 +86,17 @@ uint32_t interval_factors(const struct interval_row *rows, size_t n, enum pred_m
 	for (size_t o = 0; !r && o < sizeof order / sizeof order[0]; o++)
 		for (int dd = d; !r && dd < PRED_DIST_COUNT; dd++)
 			r = find(rows, n, order[o].method, order[o].cls, dd, order[o].src);
+	return r;
+}
+
+uint32_t interval_factors(const struct interval_row *rows, size_t n, enum pred_method method,
+			  enum interval_class cls, enum pred_distance d, enum pred_source src,
+			  double prob, double *lo, double *hi)
+{
+	*lo = *hi = 1;
+	if (method == PRED_IDENTITY || !(prob > 0 && prob < 1))
+		return 0;
+	const struct interval_row *r = interval_lookup(rows, n, method, cls, d, src);
 	if (!r)
 		return 0;
 	/* measured = predicted / exp(err): the high error quantile bounds

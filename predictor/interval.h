@@ -18,9 +18,10 @@
  * [pred / exp(q((1+P)/2)), pred / exp(q((1-P)/2))].
  *
  * A key the table lacks takes the nearest one that exists, always a wider
- * or equally wide kind of error: the next farther distance (the data has
- * no same-die or same-architecture held-out pairs of most classes), then
- * any method of the class, then every class pooled.  The calibration is
+ * or equally wide kind of error: the next farther distance (the held-out
+ * data of a nearer distance are FP32 GEMMs of DeepBench's boards of one
+ * die, from a trace: no other class, no other source), then any method of
+ * the class, then every class pooled.  The calibration is
  * checked by the coverage its own generator reports (each architecture's
  * rows against quantiles of the others'): docs/model.md.
  */
@@ -33,13 +34,12 @@
 #include "gpu_specs/gpu.h"
 #include "predictor/predict.h"
 
-/* How far the target is from the GPUs the models learnt from. */
+/* How far the target is from the GPUs the prediction knows: the origin
+ * of a trace, and the GPUs the models learnt from (gpu_specs/die.h). */
 enum pred_distance {
-	PRED_DIST_SAME_DIE = 0,   /* a GPU of the data, or a board of its die
-				   * (same compute capability and SM count) */
-	PRED_DIST_SAME_ARCH,      /* another die of a compute capability of
-				   * the data                               */
-	PRED_DIST_NEW_ARCH,       /* a compute capability none of the data has */
+	PRED_DIST_SAME_DIE = 0,   /* the same GPU, or a board of its die       */
+	PRED_DIST_SAME_ARCH,      /* another die of the same compute capability */
+	PRED_DIST_NEW_ARCH,       /* a compute capability none of them has      */
 	PRED_DIST_COUNT
 };
 
@@ -84,9 +84,24 @@ extern const size_t interval_table_len;
 /* The class of a kernel of operator op. */
 enum interval_class interval_class_of(enum pred_op op);
 
-/* How far target is from the data p's tile model learnt from (the GPUs of
- * its tile-pick tables: every GPU with GEMM rows in its training data). */
-enum pred_distance pred_distance_of(const struct predictor *p, const struct gpu_spec *target);
+/* The distance of b from a: PRED_DIST_NEW_ARCH when either is NULL. */
+enum pred_distance pred_distance_between(const struct gpu_spec *a, const struct gpu_spec *b);
+
+/* How far target is from what a prediction by p knows: the nearest of
+ * origin (the GPU a trace was measured on; NULL from a config) and the
+ * GPUs p's tile model learnt from (those of its tile-pick tables: every
+ * GPU with GEMM rows in its training data; p NULL: none). */
+enum pred_distance pred_distance_of(const struct predictor *p, const struct gpu_spec *origin,
+				    const struct gpu_spec *target);
+
+/* The row of the table rows (NULL: the committed table) of n rows that a
+ * prediction by method of class cls at distance d from source src takes:
+ * its key, else the fallbacks interval_factors() describes; NULL when
+ * none applies.  The row's distance says what held-out data it came
+ * from (a farther one than d where d has too few). */
+const struct interval_row *interval_lookup(const struct interval_row *rows, size_t n,
+					   enum pred_method method, enum interval_class cls,
+					   enum pred_distance d, enum pred_source src);
 
 /* The factors lo <= 1 <= hi (usually) that multiply a prediction made by
  * method for a kernel of class cls into the bounds of its interval of

@@ -128,8 +128,24 @@ struct pred_result {
 	double amd_fixed_ns;          /* the AMD fixed cost added per kernel     */
 };
 
+/* How much of the origin's own deviation from the tile model `auto`
+ * carries to a target of another architecture (compute capability, or
+ * AMD gfx target): T_t = model_t x (T_o / model_o)^a, a in [0, 1].  a = 1
+ * is the ratio form (the origin's deviation carried in full), a = 0 the
+ * shape alone.  Between boards of one architecture a is 1 (predict.c says
+ * why and what was measured). */
+struct pred_shrink {
+	double gemm;                  /* a for FP32 GEMMs (the tile model's)     */
+	double vector;                /* a for FP32 elementwise, softmax, norm   */
+};
+/* The compiled-in exponents (fitted on NeuSight's five architectures,
+ * predict.c), and 1 everywhere: the ratio form, linear in the origin's
+ * time, what the CI gate compares (analyzer/main.c). */
+extern const struct pred_shrink pred_shrink_default, pred_shrink_full;
+
 /* How to build a predictor.  All zero (or pred_config NULL) is the
- * default: the compiled-in weights, no floor, the compiled-in AMD scale. */
+ * default: the compiled-in weights, no floor, the compiled-in AMD scale
+ * and exponents. */
 struct pred_config {
 	const char *weights;          /* tile-model weights surfer-train wrote;
 				       * NULL: the compiled-in ones              */
@@ -144,6 +160,9 @@ struct pred_config {
 	const struct conv_params *conv; /* the convolution model's constants,
 				       * copied; NULL: the compiled-in ones
 				       * (predictor/conv_params.c)               */
+	const struct pred_shrink *shrink; /* copied; NULL: pred_shrink_default;
+				       * &pred_shrink_full: every method linear
+				       * in the origin's time                    */
 };
 
 /* A predictor: the configuration above, resolved.  Opaque and immutable;
@@ -161,6 +180,7 @@ const struct tile_model *predictor_tile(const struct predictor *p);
 const char *predictor_weights(const struct predictor *p);
 int predictor_tile_floor(const struct predictor *p);
 const struct tile_amd_scale *predictor_amd_scale(const struct predictor *p);
+const struct pred_shrink *predictor_shrink(const struct predictor *p);
 
 /* Predicts k on target with predictor p.  origin is the GPU k.origin_ns
  * was measured on, or NULL (from-scratch prediction; wave scaling is then
@@ -174,12 +194,19 @@ const struct tile_amd_scale *predictor_amd_scale(const struct predictor *p);
  * k, on p and on the two GPUs only, never on k.origin_ns itself; which
  * method answers, whether it succeeds and every other field of the result
  * do not depend on it either.  So a configuration whose origin time grew
- * by x% is predicted x% slower on every target, the analyzer may predict
- * each configuration once and scale each launch of it by its own measured
- * time (analyze.c), and the CI gate (baseline.c) sees a regression of the
- * origin in full.  From-scratch predictions (no origin time) use the
- * shape alone.  tests/check_predict.c (origin_time_linear) and
- * tests/analyzer_gate.sh keep it. */
+ * by x% is predicted x% slower on every target, and the analyzer may
+ * predict each configuration once and scale each launch of it by its own
+ * measured time (analyze.c).  One exception: `auto` on a tile-model kernel
+ * (FP32 GEMM, elementwise, softmax, norm) with origin and target of
+ * different architectures is model_t x (T_o / model_o)^a (struct
+ * pred_shrink; the prediction grows by (1 + x)^a - 1), unless p was built
+ * with pred_shrink_full, which makes every method linear: the CI gate
+ * builds it so (analyzer/main.c) and sees a regression of the origin in
+ * full.  The analyzer then applies a configuration's ratio, taken at the
+ * launch that made it known, to each of its launches.  From-scratch
+ * predictions (no origin time) use the shape alone.
+ * tests/check_predict.c (origin_time_linear, shrink_across_architectures)
+ * and tests/analyzer_gate.sh keep it. */
 int predict_kernel(const struct predictor *p, const struct pred_kernel *k,
 		   const struct gpu_spec *origin, const struct gpu_spec *target,
 		   enum pred_method method, struct pred_result *out);

@@ -38,6 +38,10 @@ expect "surfer-bench: unknown command 'nosuch'; see surfer-bench --help" nosuch
 expect "surfer-bench: unknown format 'xml' (neusight, pipeweave, vidur, deepbench)" \
 	accuracy --format xml --dataset "$D" --origin t4 --target v100
 expect "surfer-bench: bad --launch-us 'x'" e2e --labels "$D" --configs "$D" --launch-us=x
+for v in 0.5 0.5,2 0.5, ,0 x,0 0.5,0.5,0 -0.1,0; do
+	expect "surfer-bench: bad --shrink '$v': GEMM,VECTOR, each in [0, 1], is expected" \
+		accuracy --dataset "$D" --origin t4 --target v100 --shrink "$v"
+done
 expect "surfer-bench: --heldout-conv: '$D/none': cannot read '$D/none': No such file or directory" \
 	accuracy --dataset "$D/none" --origin t4 --target v100 --heldout-conv
 

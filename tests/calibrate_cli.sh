@@ -54,9 +54,10 @@ estimate() {
 		printf "%.3f %.3f\n", qc + sc[k] * (ql - qc), qc + sc[k] * (qh - qc)
 	}'
 }
-# The quantiles 0.1 and 0.9 of a table's auto/gemm/trace row.
+# The quantiles 0.1 and 0.9 of a table's auto/gemm/trace row (at the
+# distance $2, default a new architecture).
 row_q() {
-	awk '/PRED_AUTO, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE/ { on = 1; next }
+	awk -v d="${2:-PRED_DIST_NEW_ARCH}" '$0 ~ "PRED_AUTO, IV_CLASS_GEMM, " d ", PRED_SRC_TRACE" { on = 1; next }
 	on { gsub(/[f{},]/, " "); for (i = 1; i <= NF; i++) q[++n] = $i; if (n >= 41) { printf "%.3f %.3f\n", q[5], q[37]; exit } }' "$1"
 }
 # The share (%) of architecture $2's errors in directory $1 inside the
@@ -99,7 +100,7 @@ want=$(estimate "$D/k3" "")
 for a in Tesla_P4:sm_61:20 Tesla_T4:sm_75:20 Tesla_V100-PCIE-32GB:sm_70:40; do
 	g=${a%%:*}; rest=${a#*:}; arch=${rest%:*}; n=${rest#*:}
 	want=$(inside "$D/k3" "$g" "$(estimate "$D/k3" "$g")")
-	grep -Eq "^(gemm +trace +)? *$arch +$n +$want" "$D/cov3" || { echo "FAIL: $arch coverage, want $want"; cat "$D/cov3"; fail=1; }
+	grep -Eq "^(auto gemm trace new-architecture +)? *$arch +$n +$want" "$D/cov3" || { echo "FAIL: $arch coverage, want $want"; cat "$D/cov3"; fail=1; }
 done
 
 # Five architectures of pure biases (every error of one the same), worked
@@ -125,8 +126,9 @@ done
 # so 30 of 42, 71.4 %.  The P4's factors (13 to 20) do not widen the
 # others': they are 2 of the 32 to 42 factors, beyond the rank taken.
 mkdir "$D/k5"
+# (from an L4: another architecture than every target's)
 bias() { awk -v b="$2" -v n="$3" 'BEGIN { print "method,op,dims,origin_ns,target_ns,predicted_ns";
-	for (i = 0; i < n; i++) printf "auto,bmm,1x2x3x4,500.0,1000.0,%.4f\n", 1000 * exp(b) }' >"$D/k5/$1--Tesla_T4.csv"; }
+	for (i = 0; i < n; i++) printf "auto,bmm,1x2x3x4,500.0,1000.0,%.4f\n", 1000 * exp(b) }' >"$D/k5/$1--NVIDIA_L4.csv"; }
 bias Tesla_P100-PCIE-16GB -0.1 10
 bias Tesla_V100-PCIE-32GB 0 10
 bias Tesla_T4 0.05 10
@@ -139,11 +141,57 @@ grep -q 'auto gemm trace: 5 architectures, scale 2.333 ' "$D/table5.c" || { echo
 "$BIN" calibrate "$D/k5" >"$D/cov5" 2>"$D/err"
 for a in sm_60:10:0.0:2.00 sm_61:2:0.0:3.00 sm_70:10:100.0:4.00 sm_75:10:100.0:2.00 sm_80:10:100.0:3.00; do
 	arch=${a%%:*}; rest=${a#*:}; n=${rest%%:*}; rest=${rest#*:}; want=${rest%:*}; scale=${rest#*:}
-	grep -Eq "^(gemm +trace +)? *$arch +$n +$want% .*scale $scale\)" "$D/cov5" ||
+	grep -Eq "^(auto gemm trace new-architecture +)? *$arch +$n +$want% .*scale $scale\)" "$D/cov5" ||
 		{ echo "FAIL: five pure biases: $arch, want $n rows, $want % covered, scale $scale"; cat "$D/cov5"; fail=1; }
 done
 sed -n '/^kernels/,/^iterations/p' "$D/cov5" | grep -Eq '^ +all +42 +71\.4%' ||
 	{ echo "FAIL: five pure biases: kernels pooled, want 71.4 % of 42"; cat "$D/cov5"; fail=1; }
+
+# Distances.  A board predicted from another board of its die (GP102:
+# TITAN Xp, GTX 1080 Ti; GM200: M40, TITAN X) is a key of its own, its
+# groups the target boards: three boards give it a row, the estimator's
+# over those boards alone, and the new architecture's row is as it was.
+mkdir "$D/sd"
+row 0 >"$D/sd/titan-xp--gtx-1080-ti.csv"
+row -0.3 >"$D/sd/gtx-1080-ti--titan-xp.csv"
+row -0.1 >"$D/sd/m40--titan-x-maxwell.csv"
+"$BIN" calibrate --emit "$D/k3" "$D/sd" >"$D/tsd.c" 2>"$D/err"
+got=$(row_q "$D/tsd.c" PRED_DIST_SAME_DIE)
+want=$(estimate "$D/sd" "")
+[ "$got" = "$want" ] || { echo "FAIL: same die: quantiles 0.1, 0.9 '$got', want '$want'"; fail=1; }
+got=$(row_q "$D/tsd.c")
+want=$(estimate "$D/k3" "")
+[ "$got" = "$want" ] || { echo "FAIL: same die beside: new architecture '$got', want '$want'"; fail=1; }
+grep -q 'auto gemm trace same-die: 3 boards' "$D/tsd.c" || { echo "FAIL: no same-die row of 3 boards"; fail=1; }
+"$BIN" calibrate "$D/k3" "$D/sd" >"$D/covsd" 2>"$D/err"
+want=$(inside "$D/sd" m40 "$(estimate "$D/sd" m40)")
+grep -Eq "^auto gemm trace same-die +m40 +20 +$want" "$D/covsd" || { echo "FAIL: same die: m40 coverage, want $want"; cat "$D/covsd"; fail=1; }
+# two boards of one die: no row (a new board's spread is not learnt from
+# one other), the coverage against the new architecture's interval
+# without the board's architecture (sm_61: the P4's rows)
+rm "$D/sd/m40--titan-x-maxwell.csv"
+"$BIN" calibrate --emit "$D/k3" "$D/sd" >"$D/tsd2.c" 2>"$D/err"
+if grep -q 'PRED_DIST_SAME_DIE' "$D/tsd2.c"; then echo "FAIL: a same-die row of two boards"; fail=1; fi
+grep -q '/\* auto gemm trace same-die: 40 rows of 2 groups, too few' "$D/tsd2.c" || { echo "FAIL: no note of the two boards"; fail=1; }
+"$BIN" calibrate "$D/k3" "$D/sd" >"$D/covsd2" 2>"$D/err"
+grep -q "^auto gemm trace same-die .*no interval of its own, new-architecture's" "$D/covsd2" || { echo "FAIL: two boards: no fallback said"; cat "$D/covsd2"; fail=1; }
+want=$(inside "$D/sd" titan-xp "$(estimate "$D/k3" Tesla_P4)")
+grep -Eq "^ +titan-xp +20 +$want" "$D/covsd2" || { echo "FAIL: two boards: titan-xp coverage, want $want"; cat "$D/covsd2"; fail=1; }
+
+# surfer-bench tensorcore --dump: the tensor-core model's own keys, from
+# the shape (tc_scratch_ns) and from the origin's time (tc_ratio_ns);
+# H20 from H800 is the same die
+{
+	echo "gpu,dtype,m,n,k,measured_ns,roofline_ns,tc_scratch_ns,wave_ns,tc_ratio_ns,origin"
+	for g in a100-sxm4-80:a40 a40:a100-sxm4-80 t4:v100-sxm2-16 h20:h800 h800:h20; do
+		awk -v t="${g%:*}" -v o="${g#*:}" 'BEGIN { for (i = 0; i < 20; i++)
+			printf "%s,fp16,1,2,3,1000.0,500.0,%.1f,-1.0,%.1f,%s\n", t, 1000 + 10 * i, 900 + 10 * i, o }'
+	done
+} >"$D/tc.csv"
+"$BIN" calibrate --emit "$D/tc.csv" >"$D/ttc.c" 2>"$D/err" || { echo "FAIL: tensorcore dump: $(cat "$D/err")"; fail=1; }
+grep -q '{ PRED_TCGEMM, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, 60, {' "$D/ttc.c" || { echo "FAIL: no tcgemm trace row of 60"; cat "$D/ttc.c"; fail=1; }
+grep -q '{ PRED_TCGEMM, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_CONFIG, 100, {' "$D/ttc.c" || { echo "FAIL: no tcgemm config row of 100"; fail=1; }
+grep -q '/\* tcgemm gemm trace same-die: 40 rows of 2 groups' "$D/ttc.c" || { echo "FAIL: no note of H20 and H800"; fail=1; }
 
 expect() {
 	want=$1

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "gpu_specs/die.h"
 #include "gpu_specs/figures.h"
 #include "gpu_specs/gpu.h"
 #include "tests/check_run.h"
@@ -722,6 +723,40 @@ START_TEST(test_systems)
 }
 END_TEST
 
+/* Every GPU has a die, a die never spans two compute capabilities, and the
+ * pairs the whitepapers name share one (GP102: TITAN X Pascal, TITAN Xp,
+ * GTX 1080 Ti; GH100: H20, H800; GA100: A100 PCIe and SXM4, A30) while
+ * boards of one compute capability and another die do not (the P4's
+ * GP104, the A40's GA102 against the A10's). */
+START_TEST(test_dies)
+{
+	size_t n;
+	const struct gpu_spec *all = gpu_all(&n);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_msg(gpu_die(&all[i]) != NULL, "%s has no die in die.c", all[i].id);
+		for (size_t j = 0; j < n; j++)
+			if (gpu_same_die(&all[i], &all[j]))
+				ck_assert_uint_eq(all[i].cc, all[j].cc);
+	}
+	static const char *const same[][2] = {
+		{"titan-xp", "gtx-1080-ti"}, {"titan-x-pascal", "titan-xp"}, {"h20", "h800"},
+		{"a100-pcie-40", "a100-sxm4-80"}, {"a100-pcie-40", "a30"}, {"m40", "titan-x-maxwell"},
+		{"v100-pcie-32", "v100-sxm2-16"}, {"a10", "a40"},
+	};
+	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++)
+		ck_assert_msg(gpu_same_die(gpu_find(same[i][0]), gpu_find(same[i][1])), "%s %s",
+			      same[i][0], same[i][1]);
+	ck_assert(!gpu_same_die(gpu_find("p4"), gpu_find("titan-xp")));
+	ck_assert(!gpu_same_die(gpu_find("t4"), gpu_find("rtx-2080ti")));
+	ck_assert(!gpu_same_die(gpu_find("l4"), gpu_find("l40")));
+	ck_assert(!gpu_same_die(NULL, gpu_find("l40")));
+	ck_assert_str_eq(gpu_die(gpu_find("NVIDIA H20")), "gh100");
+	/* a copy of a row (a power-capped target) keeps its die */
+	struct gpu_spec copy = *gpu_find("h800");
+	ck_assert(gpu_same_die(&copy, gpu_find("h20")));
+}
+END_TEST
+
 static Suite *gpu_suite(void)
 {
 	Suite *s = suite_create("gpu");
@@ -738,6 +773,7 @@ static Suite *gpu_suite(void)
 	tcase_add_test(tc, test_bandwidths);
 	tcase_add_test(tc, test_amd);
 	tcase_add_test(tc, test_systems);
+	tcase_add_test(tc, test_dies);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_memory);
 	tcase_add_test(tc, test_ecc_bandwidth);

@@ -92,20 +92,64 @@ START_TEST(fallbacks)
 }
 END_TEST
 
+/* Distances: a key of the asked distance first, then farther ones, never
+ * a nearer one (its errors are the narrower kind); the method's own
+ * farther row before auto's of the asked distance. */
+START_TEST(distances)
+{
+	struct interval_row rows[] = {
+		linear_row(PRED_MLP, IV_CLASS_GEMM, PRED_DIST_SAME_DIE, PRED_SRC_TRACE, -0.1f, 0.1f),
+		linear_row(PRED_MLP, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, -0.5f, 0.5f),
+		linear_row(PRED_AUTO, IV_CLASS_GEMM, PRED_DIST_SAME_ARCH, PRED_SRC_TRACE, -0.3f, 0.3f),
+	};
+	size_t n = sizeof rows / sizeof rows[0];
+	double lo, hi;
+	ck_assert_ptr_eq(interval_lookup(rows, n, PRED_MLP, IV_CLASS_GEMM, PRED_DIST_SAME_DIE,
+					 PRED_SRC_TRACE), &rows[0]);
+	ck_assert_ptr_eq(interval_lookup(rows, n, PRED_MLP, IV_CLASS_GEMM, PRED_DIST_SAME_ARCH,
+					 PRED_SRC_TRACE), &rows[1]);
+	ck_assert_ptr_eq(interval_lookup(rows, n, PRED_MLP, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH,
+					 PRED_SRC_TRACE), &rows[1]);
+	ck_assert_ptr_eq(interval_lookup(rows, n, PRED_WAVE, IV_CLASS_GEMM, PRED_DIST_SAME_DIE,
+					 PRED_SRC_TRACE), &rows[2]);
+	ck_assert_ptr_null(interval_lookup(rows, n, PRED_WAVE, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH,
+					   PRED_SRC_TRACE));
+	/* the same die's row: 0.1 and 0.9 quantiles -0.08 and 0.08 */
+	interval_factors(rows, n, PRED_MLP, IV_CLASS_GEMM, PRED_DIST_SAME_DIE, PRED_SRC_TRACE, 0.8,
+			 &lo, &hi);
+	ck_assert_double_eq_tol(lo, exp(-0.08), 1e-6);
+	ck_assert_double_eq_tol(hi, exp(0.08), 1e-6);
+}
+END_TEST
+
 /* The compiled-in weights learnt from NeuSight's five GPUs and DeepBench's
- * boards: the A100 80GB is the A100 PCIe 40GB's die, an H100 or an L4 a
- * compute capability none of them has. */
+ * boards: the A100 80GB and the A30 are the A100 PCIe 40GB's die (GA100,
+ * NVIDIA's whitepaper), the RTX 2080 Ti the T4's architecture on another
+ * die (TU102, TU104), an H100 or an L4 a compute capability none of them
+ * has.  A trace's origin counts as known: from an H800 the H20 is its die
+ * (GH100), from an L40 the L4 its architecture (AD102, AD104). */
 START_TEST(distance)
 {
 	struct predictor *p;
 	char err[128];
 	ck_assert_int_eq(predictor_new(NULL, &p, err, sizeof err), 0);
-	ck_assert_int_eq(pred_distance_of(p, gpu_find("a100-pcie-40")), PRED_DIST_SAME_DIE);
-	ck_assert_int_eq(pred_distance_of(p, gpu_find("a100-sxm4-80")), PRED_DIST_SAME_DIE);
-	ck_assert_int_eq(pred_distance_of(p, gpu_find("a30")), PRED_DIST_SAME_ARCH);
-	ck_assert_int_eq(pred_distance_of(p, gpu_find("h100-sxm")), PRED_DIST_NEW_ARCH);
-	ck_assert_int_eq(pred_distance_of(p, gpu_find("l4")), PRED_DIST_NEW_ARCH);
-	ck_assert_int_eq(pred_distance_of(p, gpu_find("mi210")), PRED_DIST_NEW_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, NULL, gpu_find("a100-pcie-40")), PRED_DIST_SAME_DIE);
+	ck_assert_int_eq(pred_distance_of(p, NULL, gpu_find("a100-sxm4-80")), PRED_DIST_SAME_DIE);
+	ck_assert_int_eq(pred_distance_of(p, NULL, gpu_find("a30")), PRED_DIST_SAME_DIE);
+	ck_assert_int_eq(pred_distance_of(p, NULL, gpu_find("rtx-2080ti")), PRED_DIST_SAME_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, NULL, gpu_find("h100-sxm")), PRED_DIST_NEW_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, NULL, gpu_find("l4")), PRED_DIST_NEW_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, NULL, gpu_find("mi210")), PRED_DIST_NEW_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("h800"), gpu_find("h20")), PRED_DIST_SAME_DIE);
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("l40"), gpu_find("l4")), PRED_DIST_SAME_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("h800"), gpu_find("l4")), PRED_DIST_NEW_ARCH);
+	/* the nearer of the two: the data's die beats the origin's architecture */
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("rtx-2080ti"), gpu_find("t4")),
+			 PRED_DIST_SAME_DIE);
+	ck_assert_int_eq(pred_distance_of(NULL, NULL, gpu_find("t4")), PRED_DIST_NEW_ARCH);
+	ck_assert_int_eq(pred_distance_of(NULL, gpu_find("t4"), gpu_find("rtx-2080ti")),
+			 PRED_DIST_SAME_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("t4"), NULL), PRED_DIST_NEW_ARCH);
 	predictor_free(p);
 	ck_assert_str_eq(pred_distance_name(PRED_DIST_SAME_ARCH), "same-architecture");
 }
@@ -135,6 +179,7 @@ int main(void)
 	tcase_add_test(tc, quantile_interpolates);
 	tcase_add_test(tc, bounds_from_errors);
 	tcase_add_test(tc, fallbacks);
+	tcase_add_test(tc, distances);
 	tcase_add_test(tc, distance);
 	tcase_add_test(tc, committed_table);
 	suite_add_tcase(s, tc);

@@ -1952,6 +1952,86 @@ START_TEST(zero_collectives)
 }
 END_TEST
 
+/* What each FSDP copies around its collectives, per rank and step, in
+ * bytes of the documented kernels (training-stacks.md sections 5 and 6;
+ * torch's FSDP1 _post_backward_hook): gpt2 small in BF16 with mixed
+ * precision over 8 ranks, --zero 3.  FSDP2: a copy-out after every
+ * gather (read and written in BF16: twice the gathered bytes), its
+ * reduce-scatter input cat in FP32 from BF16 (6 bytes an element) and
+ * reduced in FP32.  FSDP1: the flat gradient's copy (4 bytes), its cast
+ * to FP32 (6), the division before (8) and on the shard after (4 + 4
+ * over 8 ranks, the rest of 8 / 4).  Neither adds in AccumulateGrad.
+ * Composer's PURE mode (BF16 reduce): no cast, division in BF16.
+ * Megatron's FSDP (under te): none of it, reduced in the dtype. */
+static void fsdp_traffic(const struct model_opts *o, double *copy_out, double *copy_in,
+			 double *rs, size_t *outs, size_t *acc)
+{
+	struct model_config c = gpt2_small();
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, o, &s, NULL, 0), 0);
+	*copy_out = *copy_in = *rs = 0;
+	*outs = *acc = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->phase == MODEL_PH_COMM && k->comm == COMM_REDUCE_SCATTER)
+			*rs += k->k.bytes;
+		if (k->role == MODEL_ROLE_GRAD_ACC)
+			(*acc)++;
+		if (k->role != MODEL_ROLE_FSDP_COPY)
+			continue;
+		ck_assert_int_eq(k->async, 0);   /* costed in line with compute */
+		if (strstr(k->k.name, "split_with_sizes")) {
+			*copy_out += k->k.bytes;
+			(*outs)++;
+		} else {
+			*copy_in += k->k.bytes;
+		}
+	}
+	model_seq_release(&s);
+}
+
+START_TEST(fsdp_copies)
+{
+	double P = 124439808.0, out, in, rs;
+	size_t outs, acc;
+	struct model_opts o = zero_opts(3);
+	o.dtype = GPU_DT_BF16;
+	fsdp_traffic(&o, &out, &in, &rs, &outs, &acc);   /* auto: FSDP2 */
+	ck_assert_uint_eq(outs, 25);
+	ck_assert_double_eq_tol(out, 4 * (2 * P - GPT2_ROOT), 1);
+	ck_assert_double_eq_tol(in, 6 * P, 1);
+	ck_assert_double_eq_tol(rs, 4 * P, 1);
+	ck_assert_uint_eq(acc, 0);
+
+	o.fsdp = MODEL_FSDP_1;
+	fsdp_traffic(&o, &out, &in, &rs, &outs, &acc);
+	ck_assert_uint_eq(outs, 0);
+	ck_assert_double_eq_tol(in, (4 + 6 + 8) * P + 8 * P / 8, 1);
+	ck_assert_double_eq_tol(rs, 4 * P, 1);
+	ck_assert_uint_eq(acc, 0);
+
+	o.fsdp_reduce_bytes = 2;
+	fsdp_traffic(&o, &out, &in, &rs, &outs, &acc);
+	ck_assert_double_eq_tol(in, (4 + 4) * P + 4 * P / 8, 1);
+	ck_assert_double_eq_tol(rs, 2 * P, 1);
+
+	o = zero_opts(3);
+	o.dtype = GPU_DT_BF16;
+	o.stack = MODEL_STACK_TE;
+	fsdp_traffic(&o, &out, &in, &rs, &outs, &acc);
+	ck_assert_double_eq(out + in, 0);
+	ck_assert_double_eq_tol(rs, 2 * P, 1);
+
+	/* nothing sharded: DDP keeps its adds */
+	o = zero_opts(1);
+	o.dtype = GPU_DT_BF16;
+	fsdp_traffic(&o, &out, &in, &rs, &outs, &acc);
+	ck_assert_double_eq(out + in + rs, 0);
+	ck_assert_uint_gt(acc, 0);
+	ck_assert_int_eq(model_fsdp_impl(&o), MODEL_FSDP_AUTO);
+}
+END_TEST
+
 /* Ranks laid out tensor-parallel fastest, then data-parallel, then
  * pipeline stages, on nodes of 8: with tp 4 a node holds 2 ranks of each
  * data-parallel group; tp 8 fills a node, so every DP member is in another
@@ -2529,6 +2609,61 @@ START_TEST(fp8_linears)
 	char err[200];
 	ck_assert_int_eq(model_target_check(&o, a100, err, sizeof(err)), SURFER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "fp8"));
+}
+END_TEST
+
+/* Transformer Engine's FP8 casts (--stack te): a linear's input and its
+ * output gradient are quantized inside TE's module, so only the casts
+ * that follow a LayerNormLinear's norm (Q/K/V, gate/up) fold into it;
+ * the attention output's and the MLP activation's casts and all seven
+ * gradients' stay kernels of their own.  Delayed scaling: one
+ * cast-transpose each (2 bytes read, 2 written an element), the weights'
+ * once a step; current scaling (tensorwise under te): amax and cast each
+ * (the norm cannot scale before the amax pass: the four inputs' casts),
+ * the weights' once a step and never in backward. */
+START_TEST(fp8_te_casts)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-3.2-1b", &c), 0);
+	struct model_opts o = zero_opts(0);
+	o.dp = 1;
+	o.dtype = GPU_DT_BF16;
+	o.fp8 = 1;
+	o.stack = MODEL_STACK_TE;
+	o.fp8_recipe = MODEL_FP8_DELAYED;
+	double T = 2.0 * 1024, f = 8192;
+	for (int r = 0; r < 2; r++) {
+		struct model_seq s;
+		ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+		size_t fwd = 0, bwd = 0, step = 0;
+		double biggest = 0;
+		for (size_t i = 0; i < s.n; i++) {
+			const struct model_kernel *k = &s.v[i];
+			if (k->layer != 3 || !k->k.name ||
+			    !(strstr(k->k.name, "cast_transpose") || strstr(k->k.name, "fp8_scaled_cast") ||
+			      strstr(k->k.name, "MaxOps")))
+				continue;
+			if (k->role == MODEL_ROLE_PER_STEP)
+				step++;
+			else if (k->phase == MODEL_PH_FORWARD)
+				fwd++;
+			else
+				bwd++;
+			if (k->role != MODEL_ROLE_PER_STEP && k->phase == MODEL_PH_FORWARD &&
+			    k->k.bytes > biggest)
+				biggest = k->k.bytes;
+		}
+		size_t per = r == 0 ? 1 : 2;   /* kernels a tensor: cast-transpose; amax, cast */
+		/* current scaling needs the whole tensor's amax before it can
+		 * scale, so no norm writes FP8 there: all four inputs' casts */
+		ck_assert_uint_eq(fwd, r == 0 ? 2 : 4 * per);
+		ck_assert_uint_eq(bwd, 7 * per);
+		ck_assert_uint_eq(step, 7 * per);
+		/* the activation's cast, T x f: read 2, written 1 + 1 */
+		ck_assert_double_eq_tol(biggest, 4 * T * f, 1);
+		model_seq_release(&s);
+		o.fp8_recipe = MODEL_FP8_TENSORWISE;
+	}
 }
 END_TEST
 
@@ -3276,11 +3411,13 @@ int main(void)
 	tcase_add_test(t, memory_sequence_parallel);
 	tcase_add_test(t, memory_grad_fp32);
 	tcase_add_test(t, zero_collectives);
+	tcase_add_test(t, fsdp_copies);
 	tcase_add_test(t, zero_waits);
 	tcase_add_test(t, act_ckpt_recompute);
 	tcase_add_test(t, grad_accum_steps);
 	tcase_add_test(t, stack_fusion);
 	tcase_add_test(t, fp8_linears);
+	tcase_add_test(t, fp8_te_casts);
 	tcase_add_test(t, power_limit_target);
 	tcase_add_test(t, fp8_gathers_and_graphs);
 	tcase_add_test(t, engine_decode_step);

@@ -541,10 +541,16 @@ START_TEST(origin_time_linear)
 	const struct gpu_spec *o = gpu_find(c->origin), *t = gpu_find(c->target);
 	ck_assert_msg(o && t, "%s: GPUs", c->what);
 	static const double xs[] = {1, 37, 1e3, 1.1e3, 5e4, 1e6, 1e9};
-	struct pred_config floor_on = {.tile_floor = 1};
-	for (int f = 0; f < 2; f++) {
+	/* auto's tile model across architectures is linear only with the
+	 * gate's exponents (shrink_across_architectures tests the others) */
+	int pulled = c->asked == PRED_AUTO && c->used == PRED_MLP && o->cc != t->cc;
+	for (int f = 0; f < 4; f++) {
 		struct predictor *p;
-		ck_assert_int_eq(predictor_new(f ? &floor_on : NULL, &p, NULL, 0), 0);
+		struct pred_config pc = {.tile_floor = f & 1,
+					 .shrink = f & 2 ? &pred_shrink_full : NULL};
+		if (pulled && !(f & 2))
+			continue;
+		ck_assert_int_eq(predictor_new(&pc, &p, NULL, 0), 0);
 		struct pred_kernel k = {.name = c->name, .op = c->op, .dtype = c->dtype, .m = c->m,
 					.n = c->n, .k = c->k, .batch = c->batch, .flops = c->flops,
 					.bytes = c->bytes, .grid = {c->grid, 1, 1},
@@ -571,6 +577,77 @@ START_TEST(origin_time_linear)
 }
 END_TEST
 
+/* auto's tile model with origin and target of different architectures:
+ * model_t x (T_o / model_o)^a (predict.h, struct pred_shrink), where
+ * model_t is the from-scratch prediction and T_o x model_t / model_o the
+ * ratio form (--method mlp); a = 1 gives the ratio, a = 0 the shape alone,
+ * and a GEMM 10% slower on the origin is predicted 1.1^a x slower.  Within
+ * one architecture (A100 PCIe and SXM, compute capability 8.0) auto is the
+ * ratio whatever a; mlp is the ratio whatever a. */
+START_TEST(shrink_across_architectures)
+{
+	static const struct {
+		enum pred_op op;
+		uint64_t m, n, k;
+		uint32_t grid, block;
+		const char *origin, *target;
+		int across;
+	} cs[] = {
+		{PRED_OP_GEMM, 1024, 1024, 1024, 128, 128, "a100-sxm4-40", "t4", 1},
+		{PRED_OP_SOFTMAX, 8192, 2048, 0, 8192, 256, "p100-pcie", "v100-pcie-32", 1},
+		{PRED_OP_GEMM, 1024, 1024, 1024, 128, 128, "a100-sxm4-40", "a100-pcie-40", 0},
+		{PRED_OP_SOFTMAX, 8192, 2048, 0, 8192, 256, "a100-sxm4-40", "a100-pcie-40", 0},
+	};
+	static const struct pred_shrink half = {0.5, 0.5}, none = {0, 0};
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+		const struct gpu_spec *o = gpu_find(cs[i].origin), *t = gpu_find(cs[i].target);
+		ck_assert(o && t);
+		ck_assert_int_eq(o->cc != t->cc, cs[i].across);
+		struct pred_kernel k = {.op = cs[i].op, .dtype = GPU_DT_FP32, .m = cs[i].m,
+					.n = cs[i].n, .k = cs[i].k, .batch = 1,
+					.grid = {cs[i].grid, 1, 1}, .block = {cs[i].block, 1, 1},
+					.regs = 32};
+		struct predictor *ph, *pn, *pf;
+		struct pred_config ch = {.shrink = &half}, cn = {.shrink = &none},
+				   cf = {.shrink = &pred_shrink_full};
+		ck_assert_int_eq(predictor_new(&ch, &ph, NULL, 0), 0);
+		ck_assert_int_eq(predictor_new(&cn, &pn, NULL, 0), 0);
+		ck_assert_int_eq(predictor_new(&cf, &pf, NULL, 0), 0);
+		struct pred_result shape, ratio, r, slow, full, mlp0;
+		ck_assert_int_eq(predict_kernel(ph, &k, NULL, t, PRED_AUTO, &shape), 0);
+		ck_assert_int_eq(shape.method, PRED_MLP);
+		k.origin_ns = 3 * shape.ns;  /* an origin off the model */
+		ck_assert_int_eq(predict_kernel(ph, &k, o, t, PRED_MLP, &ratio), 0);
+		ck_assert_int_eq(predict_kernel(pn, &k, o, t, PRED_MLP, &mlp0), 0);
+		ck_assert(mlp0.ns == ratio.ns);
+		ck_assert_int_eq(predict_kernel(pf, &k, o, t, PRED_AUTO, &full), 0);
+		ck_assert(full.ns == ratio.ns);
+		ck_assert_int_eq(predict_kernel(ph, &k, o, t, PRED_AUTO, &r), 0);
+		ck_assert_int_eq(r.method, PRED_MLP);
+		double want = cs[i].across ? sqrt(shape.ns * ratio.ns) : ratio.ns;
+		ck_assert_msg(fabs(r.ns / want - 1) < 1e-12, "%s -> %s: %g, want %g", cs[i].origin,
+			      cs[i].target, r.ns, want);
+		ck_assert_int_eq(predict_kernel(pn, &k, o, t, PRED_AUTO, &r), 0);
+		want = cs[i].across ? shape.ns : ratio.ns;
+		ck_assert_msg(fabs(r.ns / want - 1) < 1e-12, "%s -> %s, a = 0: %g, want %g",
+			      cs[i].origin, cs[i].target, r.ns, want);
+		ck_assert(ratio.ns != shape.ns);
+		/* 10% slower on the origin */
+		ck_assert_int_eq(predict_kernel(ph, &k, o, t, PRED_AUTO, &r), 0);
+		k.origin_ns *= 1.1;
+		ck_assert_int_eq(predict_kernel(ph, &k, o, t, PRED_AUTO, &slow), 0);
+		want = cs[i].across ? sqrt(1.1) : 1.1;
+		ck_assert_msg(fabs(slow.ns / r.ns / want - 1) < 1e-12, "%s -> %s: grew %g x",
+			      cs[i].origin, cs[i].target, slow.ns / r.ns);
+		ck_assert_int_eq(predict_kernel(pf, &k, o, t, PRED_AUTO, &slow), 0);
+		ck_assert(fabs(slow.ns / full.ns / 1.1 - 1) < 1e-12);
+		predictor_free(ph);
+		predictor_free(pn);
+		predictor_free(pf);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("predict");
@@ -590,6 +667,7 @@ int main(void)
 	tcase_add_test(tc, dispatch);
 	tcase_add_loop_test(tc, origin_time_linear, 0,
 			    (int)(sizeof(lin_cases) / sizeof(lin_cases[0])));
+	tcase_add_test(tc, shrink_across_architectures);
 	tcase_add_test(tc, names);
 	tcase_add_loop_test(tc, classify_names, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, classify_work);

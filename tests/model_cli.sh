@@ -457,6 +457,21 @@ grep -q '^predicted  [0-9]\{5\}\.[0-9]* ms per iteration (80%: [0-9]\{5\}-[0-9]\
 	[ "$(grep -c '  [0-9]\{5\}-[0-9]\{5\}  ' "$tmp/long.txt")" -eq 3 ] && ! grep -q 'e+0' "$tmp/long.txt"
 check "intervals beyond 10 s in plain milliseconds ($(grep -m1 '^predicted' "$tmp/long.txt"))" $?
 
+# The interval's distance: from a config, the A100 SXM4 80GB is the die of
+# the A100 PCIe 40GB the models learnt from (GA100) and the H100 a new
+# architecture; no held-out iteration of a board of a known die exists,
+# so both iterations' intervals come from new architectures, and say so.
+"$BIN" --model gpt2 --mode training --batch 8 --seq 1024 --target a100-sxm4-80 --target h100-sxm \
+	--json >"$tmp/dist.json" 2>/dev/null
+python3 - "$tmp/dist.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["predictions"]
+got = [(x["distance"], x["interval_distance"]) for x in t]
+want = [("same-die", "new-architecture"), ("new-architecture", "new-architecture")]
+sys.exit(0 if got == want else 1)
+PY
+check "interval_distance: the farther distance the interval came from" $?
+
 # The header names what runs: --dtype fp8 with its recipe (it said bf16,
 # the dtype of everything but the linears), one sequence in the singular.
 "$BIN" --model llama-3-8b --mode training --batch 1 --seq 512 --dtype fp8 --fp8-recipe rowwise \

@@ -25,6 +25,10 @@ mkdir "$tmp/syn"
 	echo "S1,Llama 2 7B,A100 80GB,2,1,2,1,distributed optimizer; sequence parallel,1,512,bf16,flash,none,AdamW,no,1000,none"
 	echo "S2,Llama 2 7B,A100 80GB,2,1,2,1,none,1,512,bf16,flash,none,AdamW,no,1000,TP=2 (REDUCE_SCATTER mode)"
 	echo "S3,Llama 2 7B,A100 80GB,2,1,2,1,none,1,512,bf16,flash,none,AdamW,no,1000,none"
+	echo "F1,Llama 2 7B,A100 80GB,8,8,1,1,PyTorch FSDP1 FULL_SHARD,1,512,amp_bf16 (MP mode DEFAULT),flash,none,AdamW,no,1000,none"
+	echo "F2,Llama 2 7B,A100 80GB,8,8,1,1,PyTorch FSDP1 FULL_SHARD,1,512,bf16 (MP mode PURE),flash,none,AdamW,no,1000,none"
+	echo "F3,Llama 2 7B,A100 80GB,8,8,1,1,FSDP2 (8),1,512,bf16,flash,none,AdamW,no,1000,none"
+	echo "F4,Llama 2 7B,A100 80GB,8,8,1,1,Megatron-FSDP (FSDP=1),1,512,bf16 (TE),flash,none,AdamW,no,1000,none"
 } >"$tmp/syn/training-runs.csv"
 "$B/surfer-bench" published --data "$tmp/syn" >"$tmp/syn/out" 2>"$tmp/err"
 check "published on a synthetic table exits 0 ($(cat "$tmp/err"))" $?
@@ -39,6 +43,15 @@ grep '^| S1 ' "$tmp/syn/out" | grep -q -- '--tp 2 --sequence-parallel' &&
 	grep '^| S2 ' "$tmp/syn/out" | grep -q -- '--sequence-parallel' &&
 	! grep '^| S3 ' "$tmp/syn/out" | grep -q -- '--sequence-parallel'
 check "stated sequence parallelism gives --sequence-parallel" $?
+# The FSDP a row names: FSDP1 (Composer's PURE mode reducing in BF16),
+# FSDP2, and Megatron's under TE by default
+grep '^| F1 ' "$tmp/syn/out" | grep -q -- '--zero 3 --fsdp 1 ' &&
+	! grep '^| F1 ' "$tmp/syn/out" | grep -q -- '--fsdp-reduce' &&
+	grep '^| F2 ' "$tmp/syn/out" | grep -q -- '--zero 3 --fsdp 1 --fsdp-reduce bf16' &&
+	grep '^| F3 ' "$tmp/syn/out" | grep -q -- '--zero 3 --fsdp 2' &&
+	grep '^| F4 ' "$tmp/syn/out" | grep -q -- '--zero 3 ' &&
+	! grep '^| F4 ' "$tmp/syn/out" | grep -q -- '--fsdp'
+check "the FSDP a row names gives --fsdp (and PURE --fsdp-reduce bf16)" $?
 
 DATA="${SHARED_DATA:-../shared/data}/published"
 if [ ! -f "$DATA/training-runs.csv" ]; then

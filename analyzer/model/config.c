@@ -928,6 +928,30 @@ int model_precision_parse(const char *s, enum model_precision *out)
 	return 0;
 }
 
+int model_fsdp_parse(const char *s, enum model_fsdp *out)
+{
+	if (strcmp(s, "1") == 0)
+		*out = MODEL_FSDP_1;
+	else if (strcmp(s, "2") == 0)
+		*out = MODEL_FSDP_2;
+	else if (strcasecmp(s, "megatron") == 0)
+		*out = MODEL_FSDP_MEGATRON;
+	else if (strcasecmp(s, "auto") == 0)
+		*out = MODEL_FSDP_AUTO;
+	else
+		return SURFER_EINVAL;
+	return 0;
+}
+
+enum model_fsdp model_fsdp_impl(const struct model_opts *o)
+{
+	if (o->mode != MODEL_TRAINING || o->zero < 2 || model_grad_ranks(o) <= 1)
+		return MODEL_FSDP_AUTO;
+	if (o->fsdp != MODEL_FSDP_AUTO)
+		return o->fsdp;
+	return o->stack == MODEL_STACK_TE ? MODEL_FSDP_MEGATRON : MODEL_FSDP_2;
+}
+
 int model_mixed(const struct model_opts *o)
 {
 	if (o->mode != MODEL_TRAINING || (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16))

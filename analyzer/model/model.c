@@ -972,15 +972,126 @@ static uint32_t zero_gather(struct bld *B, int32_t layer, int async)
 	return B->err ? 0 : (uint32_t)B->s->n;
 }
 
+/* Bytes an element of the gradients FSDP reduce-scatters: FP32 where the
+ * state is mixed precision (torchtitan's reduce_dtype, the only value it
+ * allows; Composer's DEFAULT mode), else the dtype's; --fsdp-reduce
+ * overrides (Composer's PURE mode reduces in BF16).  Megatron's FSDP
+ * keeps the dtype's, as before. */
+static double reduce_esz(const struct bld *B)
+{
+	const struct model_opts *o = B->o;
+	if (model_fsdp_impl(o) == MODEL_FSDP_MEGATRON)
+		return B->esz;
+	if (o->fsdp_reduce_bytes)
+		return o->fsdp_reduce_bytes;
+	return model_mixed(o) ? 4.0 : B->esz;
+}
+
+/* A memory-bound copy of n elements moving bytes, FSDP's: on the compute
+ * stream, outside any fusion.  FSDP2 runs its reduce-scatter copy-in on
+ * the reduce-scatter stream and FSDP1 its casts and divisions on the
+ * post-backward stream, but there they take the SMs that the compute
+ * stream's kernels would (a cuBLAS GEMM's CTA on Hopper holds an SM's
+ * shared memory, so the two do not share one), so they are costed where
+ * their time goes: in line with the compute. */
+static void fsdp_copy(struct bld *B, const char *name, double n, double bytes)
+{
+	uint64_t keep = B->cols;
+	B->cols = 1;
+	k_vector(B, name, PRED_OP_ELEMENTWISE, n > 1 ? n : 1, 1.0, 1.0, 0.0);
+	B->cols = keep;
+	struct model_kernel *k = bld_last_kernel(B);
+	if (k) {
+		k->k.bytes = bytes;
+		k->role = MODEL_ROLE_FSDP_COPY;
+	}
+}
+
+/* FSDP2's copy-out after a unit's all-gather (torch's
+ * foreach_all_gather_copy_out: split_with_sizes_copy of the gathered
+ * buffer into each parameter, on the compute stream once the gather is
+ * done; training-stacks.md section 6): n elements read and written in the
+ * dtype.  FSDP1 gathers into its flat parameter, whose views the modules
+ * use, and Megatron into its buffers: no copy.  Returns the kernel's
+ * index + 1 (0 none) for its size to be set once the unit's is known. */
+static uint32_t zero_copy_out(struct bld *B, int32_t layer, double n)
+{
+	if (model_fsdp_impl(B->o) != MODEL_FSDP_2 || B->err)
+		return 0;
+	int32_t keep = B->layer;
+	B->layer = layer;
+	fsdp_copy(B, "split_with_sizes_copy_out_contiguous_no_cast_kernel", n, 2.0 * n * B->esz);
+	B->layer = keep;
+	return B->err ? 0 : (uint32_t)B->s->n;
+}
+
+/* FSDP1's factor of the gradients divided before the reduce-scatter
+ * (torch/distributed/fsdp/_init_utils.py, _get_gradient_predivide_factor:
+ * f doubles from 1 while it divides world and world / f exceeds f: 4 of
+ * 8 ranks, 16 of 128); the rest, world / f, divides the shard after it. */
+static uint32_t fsdp1_predivide(uint32_t world)
+{
+	uint32_t f = 1;
+	while (world % f == 0 && world / f > f)
+		f *= 2;
+	return f;
+}
+
+/* What runs before a unit's reduce-scatter, its n gradient elements:
+ *   FSDP2 (foreach_reduce): _chunk_cat of the gradients into one flat
+ *     input, cast to the reduce dtype on the way (read in the dtype,
+ *     written in the reduce dtype); the reduction's average is NCCL's
+ *     (PREMUL_SUM / AVG: no divide kernel; training-stacks.md section 5);
+ *   FSDP1 (_post_backward_hook, _reduce_grad): the flat gradient arrives
+ *     whole (the backward of the split that gives the modules their views
+ *     of the flat parameter writes it: a copy in the dtype), is cast to
+ *     the reduce dtype where that differs (.to(reduce_dtype)), divided by
+ *     fsdp1_predivide() before the reduce-scatter and by the rest after
+ *     it, on the shard;
+ *   Megatron's FSDP reduces its gradient buffer in place: nothing.
+ * Under FSDP1 and FSDP2 the gradients are taken by AccumulateGrad without
+ * an add (each unsharded gradient is None when backward reaches it, FSDP
+ * having freed the last one), so ops.c emits none. */
+static void zero_copy_in(struct bld *B, int32_t layer, double n, double rb)
+{
+	enum model_fsdp impl = model_fsdp_impl(B->o);
+	int32_t keep = B->layer;
+	B->layer = layer;
+	if (impl == MODEL_FSDP_2) {
+		fsdp_copy(B, "chunk_cat_cuda_kernel", n, n * (B->esz + rb));
+	} else if (impl == MODEL_FSDP_1) {
+		fsdp_copy(B, "CatArrayBatchedCopy_contig", n, 2.0 * n * B->esz);
+		if (rb != B->esz)
+			fsdp_copy(B, "vectorized_elementwise_kernel<4, copy_kernel>", n, n * (B->esz + rb));
+		fsdp_copy(B, "vectorized_elementwise_kernel<4, DivFunctor>", n, 2.0 * n * rb);
+	}
+	B->layer = keep;
+}
+
 static void zero_reduce(struct bld *B, int32_t layer)
 {
-	if (!(B->unit[layer + 1] > 0))
+	double n = B->unit[layer + 1];
+	if (!(n > 0))
 		return;
-	k_comm(B, COMM_REDUCE_SCATTER, B->unit[layer + 1] * B->esz,
-	       B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP, MODEL_ASYNC_AFTER);
+	double rb = reduce_esz(B);
+	zero_copy_in(B, layer, n, rb);
+	uint32_t shard = B->o->hsdp ? model_shard_ranks(B->o) : model_grad_ranks(B->o);
+	k_comm(B, COMM_REDUCE_SCATTER, n * rb, B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP,
+	       MODEL_ASYNC_AFTER);
+	/* FSDP1's division by the rest of the world size, on the shard once
+	 * the reduce-scatter is done (on the post-backward stream; costed
+	 * in line as the others, waiting for nothing) */
+	uint32_t world = model_grad_ranks(B->o);
+	if (model_fsdp_impl(B->o) == MODEL_FSDP_1 && world / fsdp1_predivide(world) > 1) {
+		int32_t keep = B->layer;
+		B->layer = layer;
+		fsdp_copy(B, "vectorized_elementwise_kernel<4, DivFunctor>", n / shard,
+			  2.0 * n / shard * rb);
+		B->layer = keep;
+	}
 	/* HSDP: the node's shard then all-reduced with the other nodes' */
 	if (B->o->hsdp && model_grad_ranks(B->o) > model_shard_ranks(B->o))
-		k_comm(B, COMM_ALL_REDUCE, B->unit[layer + 1] * B->esz / model_shard_ranks(B->o),
+		k_comm(B, COMM_ALL_REDUCE, n * rb / model_shard_ranks(B->o),
 		       MODEL_GROUP_REPLICA, MODEL_ASYNC_AFTER);
 }
 
@@ -1136,6 +1247,7 @@ static void backward(struct bld *B)
 				if (!gather[f->layer + 1])
 					gather[f->layer + 1] = zero_gather(B, f->layer, MODEL_ASYNC_FREE);
 				B->wait_next = gather[f->layer + 1];
+				zero_copy_out(B, f->layer, B->unit[f->layer + 1]);
 			}
 			cur = f->layer;
 		}
@@ -1177,6 +1289,7 @@ static int fusible(const struct model_kernel *k)
 {
 	if (k->phase == MODEL_PH_COMM || k->phase == MODEL_PH_OPTIMIZER ||
 	    k->role == MODEL_ROLE_GRAD_ACC || k->role == MODEL_ROLE_PER_STEP ||
+	    k->role == MODEL_ROLE_FSDP_COPY ||
 	    (k->k.name && !strncmp(k->k.name, "flash_", 6)) ||  /* FlashAttention's own */
 	    (k->k.name && !strncmp(k->k.name, "moe_", 4)))      /* TE's permute kernels */
 		return 0;
@@ -1268,6 +1381,21 @@ static void stack_fuse(struct bld *B)
 			struct model_kernel *f = open != SIZE_MAX ? &s->v[open] : NULL;
 			int same = f && f->phase == k.phase && f->layer == k.layer &&
 				   !(reduces(&k) && red_m && (k.k.m != red_m || k.k.n != red_n));
+			/* Transformer Engine quantizes a linear's input, and in
+			 * backward its output gradient, inside its own module
+			 * (Linear's cast, grad_output_preprocess's cast-
+			 * transpose): only the norm of a LayerNormLinear writes
+			 * FP8 itself (training-stacks.md section 4); Megatron's
+			 * compiled activation and the other modules' kernels
+			 * around it are another library's, so the cast stays a
+			 * kernel of its own */
+			if (sc && o->stack == MODEL_STACK_TE &&
+			    !(same && k.phase == MODEL_PH_FORWARD && reduces(f))) {
+				map[i] = (uint32_t)(out + 1);
+				s->v[out++] = k;
+				open = SIZE_MAX;
+				continue;
+			}
 			if (same) {
 				fold(f, &k);
 			} else {
@@ -1601,8 +1729,18 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		return SURFER_ENOMEM;
 	}
 	B.ph = MODEL_PH_FORWARD;
-	if (sharded(&B))
+	uint32_t *copies = calloc(B.nunits, sizeof(*copies));   /* FSDP2's copy-outs */
+	if (!copies) {
+		free(B.unit);
+		free(gathers);
+		free(B.fwd_lo);
+		free(B.fwd_hi);
+		return SURFER_ENOMEM;
+	}
+	if (sharded(&B)) {
 		B.wait_next = gathers[0] = zero_gather(&B, -1, MODEL_ASYNC_FREE);
+		copies[0] = zero_copy_out(&B, -1, 0);
+	}
 	/* interleaved 1F1B: the stage's model chunks of `chunk` layers, each
 	 * receiving its input from the previous rank (and its gradient sent
 	 * back in backward); their exchanges belong to their chunk's first
@@ -1620,8 +1758,10 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		B.cols = c->hidden;
 		if (chunk && i > first && (i - first) % chunk == 0)
 			pp_boundary(&B);
-		if (sharded(&B))
+		if (sharded(&B)) {
 			B.wait_next = gathers[i + 1] = zero_gather(&B, (int32_t)i, MODEL_ASYNC_FREE);
+			copies[i + 1] = zero_copy_out(&B, (int32_t)i, 0);
+		}
 		B.fwd_lo[i + 1] = s->n;
 		switch (c->family) {
 		case MODEL_FAM_GPT2: layer_gpt2(&B); break;
@@ -1662,6 +1802,13 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 			struct pred_kernel *k = &s->v[gathers[u] - 1].k;
 			k->bytes = B.unit[u] * B.esz;
 			k->m = (uint64_t)k->bytes;
+			if (copies[u]) {
+				struct pred_kernel *c = &s->v[copies[u] - 1].k;
+				uint64_t n = B.unit[u] > 1 ? (uint64_t)B.unit[u] : 1;
+				c->grid[0] = (uint32_t)(cdiv(n, 512) ? cdiv(n, 512) : 1);
+				c->m = n;
+				c->bytes = 2.0 * B.unit[u] * B.esz;
+			}
 		}
 	s->root_params = B.unit[0];
 	for (uint32_t u = 1; u < B.nunits; u++)
@@ -1689,6 +1836,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		stack_fuse(&B);
 	graph_regions(&B);
 	free(gathers);
+	free(copies);
 	free(B.unit);
 	free(B.fwd_lo);
 	free(B.fwd_hi);

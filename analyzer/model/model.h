@@ -152,6 +152,13 @@ enum model_fp8_recipe { MODEL_FP8_TENSORWISE = 0, MODEL_FP8_ROWWISE, MODEL_FP8_D
  * (Megatron/NeMo, torchtitan, llm-foundry) keep FP32 masters; pure
  * otherwise.  No effect in FP32/TF32 or outside training. */
 enum model_precision { MODEL_PREC_AUTO = 0, MODEL_PREC_PURE, MODEL_PREC_MIXED };
+/* Which FSDP runs --zero 2|3 (model.c's fsdp_impl(); what each copies
+ * around its collectives): AUTO is FSDP2 (fully_shard: torchtitan, NeMo
+ * AutoModel) under eager and compile, Megatron-Core's FSDP (gradients
+ * and parameters in its own flat buffers: no copies) under --stack te;
+ * 1 is FSDP1 (FullyShardedDataParallel with flat parameters: llm-foundry
+ * / Composer). */
+enum model_fsdp { MODEL_FSDP_AUTO = 0, MODEL_FSDP_1, MODEL_FSDP_2, MODEL_FSDP_MEGATRON };
 /* The head on top of the layers: the pretraining / language-model head
  * (LM head; BERT: BertForPreTraining's MLM + NSP heads), or a sequence
  * classifier with MODEL_CLASSIFY_LABELS outputs (HF *ForSequenceClassification:
@@ -207,6 +214,13 @@ struct model_opts {
 	 * clip at 1.0 by default: Megatron's --clip-grad, torch's
 	 * clip_grad_norm_ in torchtitan, nanotron, the HF Trainer). */
 	int no_grad_clip;
+	/* --fsdp: the FSDP implementation (--zero 2|3), and --fsdp-reduce:
+	 * the dtype FSDP reduce-scatters the gradients in, bytes an element
+	 * (0: 4 when the training state is mixed precision, FSDP2's
+	 * reduce_dtype in torchtitan and Composer's DEFAULT mode; else the
+	 * dtype's; 2: Composer's PURE mode) */
+	enum model_fsdp fsdp;
+	uint32_t fsdp_reduce_bytes;
 	/* Micro-batches per optimizer step (gradient accumulation, 1 none):
 	 * batch sequences each; DDP and ZeRO-1 synchronize the gradients on
 	 * the last one only (no_sync), FSDP on every one. */
@@ -369,13 +383,15 @@ struct model_kernel {
 	 * MODEL_ROLE_PER_STEP: once per optimizer step, not per micro-batch
 	 * (Transformer Engine's FP8 weight casts); MODEL_ROLE_DP_SYNC: a data-
 	 * parallel gradient all-reduce (DDP's buckets), on the last micro-batch
-	 * only; MODEL_ROLE_RECOMPUTE: a forward kernel run again in backward. */
+	 * only; MODEL_ROLE_RECOMPUTE: a forward kernel run again in backward;
+	 * MODEL_ROLE_FSDP_COPY: FSDP's copies around its collectives (outside
+	 * any compiled graph, never fused). */
 	uint8_t role;
 };
 
 enum { MODEL_ASYNC_AFTER = 1, MODEL_ASYNC_FREE = 2 };
 enum { MODEL_ROLE_NONE = 0, MODEL_ROLE_GRAD_ACC, MODEL_ROLE_PER_STEP, MODEL_ROLE_DP_SYNC,
-       MODEL_ROLE_RECOMPUTE };
+       MODEL_ROLE_RECOMPUTE, MODEL_ROLE_FSDP_COPY };
 
 /* The kernel sequence of one iteration on one GPU (one pipeline stage). */
 struct model_seq {
@@ -581,6 +597,12 @@ int model_ckpt_parse(const char *s, enum model_ckpt *out);
 int model_stack_parse(const char *s, enum model_stack *out);
 /* --precision: pure or mixed (also auto). */
 int model_precision_parse(const char *s, enum model_precision *out);
+/* Parses --fsdp (1, 2, megatron, auto): 0 or SURFER_EINVAL. */
+int model_fsdp_parse(const char *s, enum model_fsdp *out);
+/* The FSDP that runs o's training (MODEL_FSDP_1, _2 or _MEGATRON), or
+ * MODEL_FSDP_AUTO when nothing is sharded (not training, --zero 0|1, or
+ * one data-parallel rank). */
+enum model_fsdp model_fsdp_impl(const struct model_opts *o);
 /* Whether o's training state is mixed precision (FP32 master weights). */
 int model_mixed(const struct model_opts *o);
 int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out);

@@ -302,6 +302,14 @@ static void k_scale(struct bld *B, const char *name, enum pred_op op, double n, 
 		k->k.bytes = bytes;
 }
 
+/* The kernel just pushed runs once per optimizer step. */
+static void per_step(struct bld *B)
+{
+	struct model_kernel *k = bld_last_kernel(B);
+	if (k)
+		k->role = MODEL_ROLE_PER_STEP;
+}
+
 /* HBM traffic per recipe, in bytes of the 16-bit source N (torchao's
  * torchao/testing/training/roofline_utils.py for tensorwise and rowwise,
  * the first read not fused into the producer; Transformer Engine's docs
@@ -309,6 +317,8 @@ static void k_scale(struct bld *B, const char *name, enum pred_op op, double n, 
  * fused cast-transpose kernel on Hopper):
  *   tensorwise  input / grad: amax 2N, cast 2N read + 2 x 1N written;
  *               weight: amax 2N, forward cast 3N, backward cast 3N;
+ *               under --stack te (Transformer Engine's current scaling)
+ *               the weight's amax 2N and cast 4N once per step;
  *   rowwise     input: dim-0 cast 3N forward, 5N backward (transpose and
  *               dim-1 cast); weight 3N forward, 7N backward; grad 8N;
  *   delayed     input, weight, grad: cast-transpose 4N, the weight once per
@@ -327,6 +337,19 @@ void bld_fp8_casts(struct bld *B, int forward, double x, double w)
 			k_scale(B, amax, PRED_OP_REDUCTION, x, x * e);
 			k_scale(B, cast, PRED_OP_ELEMENTWISE, x, x * e + 2 * x);
 		}
+		if (B->o->stack == MODEL_STACK_TE) {
+			/* Transformer Engine's current scaling: the weight's
+			 * amax and one cast to FP8 and its transpose, once per
+			 * optimizer step (cached across micro-batches when
+			 * is_first_microbatch is passed, as Megatron does) */
+			if (forward) {
+				k_scale(B, amax, PRED_OP_REDUCTION, w, w * e);
+				per_step(B);
+				k_scale(B, cast, PRED_OP_ELEMENTWISE, w, w * e + 2 * w);
+				per_step(B);
+			}
+			break;
+		}
 		if (forward)
 			k_scale(B, amax, PRED_OP_REDUCTION, w, w * e);
 		k_scale(B, cast, PRED_OP_ELEMENTWISE, w, w * e + w);
@@ -344,9 +367,7 @@ void bld_fp8_casts(struct bld *B, int forward, double x, double w)
 			k_scale(B, ct, PRED_OP_ELEMENTWISE, x, x * e + 2 * x);
 		if (forward) {
 			k_scale(B, ct, PRED_OP_ELEMENTWISE, w, w * e + 2 * w);
-			struct model_kernel *k = bld_last_kernel(B);
-			if (k)
-				k->role = MODEL_ROLE_PER_STEP;
+			per_step(B);
 		}
 		break;
 	}
@@ -673,6 +694,12 @@ static void wgrad_into_main_grad(struct bld *B)
 
 void bld_grad_accumulate(struct bld *B, double elems, uint64_t cols)
 {
+	/* FSDP1 and FSDP2 free each unsharded gradient after its reduce-
+	 * scatter: AccumulateGrad finds none and takes the new one as it is
+	 * (model.c's zero_copy_in has what they copy instead) */
+	enum model_fsdp fsdp = model_fsdp_impl(B->o);
+	if (fsdp == MODEL_FSDP_1 || fsdp == MODEL_FSDP_2)
+		return;
 	B->cols = cols;
 	/* AccumulateGrad: param.grad += grad (NeuSight times it apart as "acc"). */
 	k_vector(B, "vectorized_elementwise_kernel<4, AddFunctor>", PRED_OP_ELEMENTWISE,

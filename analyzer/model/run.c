@@ -34,7 +34,7 @@ const char *const *model_cli_options(void)
 		"stack", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
 		"moe-route-nodes", "moe-dispatch-fp8", "moe-a2a-overlap",
-		"sequence-parallel", "no-grad-clip",
+		"sequence-parallel", "no-grad-clip", "fsdp", "fsdp-reduce",
 		NULL
 	};
 	return names;
@@ -346,6 +346,15 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		o->sp = 1;
 	} else if (!strcmp(name, "no-grad-clip")) {
 		o->no_grad_clip = 1;
+	} else if (!strcmp(name, "fsdp")) {
+		bad = model_fsdp_parse(v, &o->fsdp);
+	} else if (!strcmp(name, "fsdp-reduce")) {
+		if (!strcasecmp(v, "fp32"))
+			o->fsdp_reduce_bytes = 4;
+		else if (!strcasecmp(v, "bf16") || !strcasecmp(v, "fp16"))
+			o->fsdp_reduce_bytes = 2;
+		else
+			bad = -1;
 	} else if (!strcmp(name, "new-tokens")) {
 		bad = parse_count(v, 1u << 20, &m->new_tokens);
 		m->new_tokens_set = 1;

@@ -12,6 +12,20 @@
 # tables (surfer-bench table).  Writes $BUILD/accuracy/{*.json,table.md},
 # test/*.{json,csv} and sweep/*.csv (every held-out prediction, what
 # `make calibrate` reads).
+#
+# For the intervals of a target near the data (predictor/interval.h), held
+# out the same way: DeepBench's FP32 GEMMs predicted from another board of
+# the target's die (GP102: TITAN X Pascal, TITAN Xp, GTX 1080 Ti, with the
+# weights trained without sm_61; GM200: M40, TITAN X, with weights trained
+# without sm_52), into deepbench/*.csv, and the tensor-core GEMM model's
+# held-out predictions (surfer-bench tensorcore --dump: each GPU's
+# architecture out of the fit; H20 from H800 the same die) into
+# tensorcore.csv.
+#
+# REUSE_WEIGHTS=1 keeps the weights w_*.bin already in $BUILD/accuracy
+# (trained by an earlier run of the same surfer-train and data) and trains
+# only those missing: the predictions alone take minutes, the five
+# trainings longer.
 set -e
 BUILD=${BUILD:-build}
 DATA=${DATA:-../shared/data/neusight}
@@ -30,12 +44,19 @@ TEST_DATA=""
 DEEPBENCH=${DEEPBENCH:-$DATA/../deepbench/csv/results/train}
 [ -d "$DEEPBENCH" ] && TEST_DATA="$TEST_DATA --data $DEEPBENCH"
 GPUS="Tesla_P4 Tesla_P100-PCIE-16GB Tesla_T4 Tesla_V100-PCIE-32GB NVIDIA_A100-PCIE-40GB"
+# sm_52 held out too for DeepBench's Maxwell boards
+TRAIN=$GPUS
+[ -d "$DEEPBENCH" ] && TRAIN="$GPUS Tesla_M40"
 name() { echo "$1" | tr _ ' '; }
-# The five trainings, JOBS at a time (each uses one core).
+# The trainings, JOBS at a time (each uses one core).
 JOBS=${JOBS:-2}
 n=0
-for h in $GPUS; do
+for h in $TRAIN; do
 	H=$(name "$h")
+	if [ "${REUSE_WEIGHTS:-0}" = 1 ] && [ -s "$OUT/w_$h.bin" ]; then
+		echo "accuracy: reusing $OUT/w_$h.bin (REUSE_WEIGHTS=1)" >&2
+		continue
+	fi
 	echo "accuracy: training without $H's architecture" >&2
 	rm -f "$OUT/w_$h.bin"
 	"$BUILD/surfer-train" --data "$DATA/kernels" $TEST_DATA --holdout "$H" \
@@ -44,29 +65,61 @@ for h in $GPUS; do
 	[ $((n % JOBS)) -eq 0 ] && wait
 done
 wait
-for h in $GPUS; do
+for h in $TRAIN; do
 	[ -s "$OUT/w_$h.bin" ] || { echo "accuracy: training without $(name "$h") failed" >&2; exit 1; }
 done
+# auto's exponents across architectures (predictor/predict.c, struct
+# pred_shrink), each fitted on the a = 1 predictions of the other four
+# architectures' pairs only: the compiled-in ones saw all five.
+shrink() {
+	case $1 in
+	Tesla_P4) echo 0.15,0.25 ;;
+	*) echo 0.05,0 ;;
+	esac
+}
 reports=""
 tests=""
 for h in $GPUS; do
 	H=$(name "$h")
+	S=$(shrink "$h")
 	for o in $GPUS none; do
 		[ "$o" = "$h" ] && continue
 		O=$(name "$o")
 		"$BUILD/surfer-bench" accuracy --dataset "$DATA/kernels" --origin "$O" --target "$H" \
-			--method all --weights "$OUT/w_$h.bin" --heldout-conv --json \
+			--method all --weights "$OUT/w_$h.bin" --heldout-conv --shrink "$S" --json \
 			--dump "$OUT/sweep/$h--$o.csv" \
 			> "$OUT/$h--$o.json"
 		reports="$reports $OUT/$h--$o.json"
 		if [ -d "$DATA/kernels-test" ]; then
 			"$BUILD/surfer-bench" accuracy --dataset "$DATA/kernels-test" --origin "$O" \
-				--target "$H" --method all --weights "$OUT/w_$h.bin" --json \
+				--target "$H" --method all --weights "$OUT/w_$h.bin" --shrink "$S" --json \
 				--dump "$OUT/test/$h--$o.csv" > "$OUT/test/$h--$o.json"
 			tests="$tests $OUT/test/$h--$o.json"
 		fi
 	done
 done
+# Boards of one die: DeepBench's FP32 GEMMs, target TARGET--ORIGIN.csv by id.
+if [ -d "$DEEPBENCH" ]; then
+	rm -rf "$OUT/deepbench"
+	mkdir -p "$OUT/deepbench"
+	for die in "Tesla_P4:titan-x-pascal titan-xp gtx-1080-ti" "Tesla_M40:m40 titan-x-maxwell"; do
+		w=${die%%:*}
+		boards=${die#*:}
+		for t in $boards; do
+			for o in $boards; do
+				[ "$o" = "$t" ] && continue
+				"$BUILD/surfer-bench" accuracy --format deepbench --dataset "$DEEPBENCH" \
+					--origin "$o" --target "$t" --method all --weights "$OUT/w_$w.bin" \
+					--json --dump "$OUT/deepbench/$t--$o.csv" > "$OUT/deepbench/$t--$o.json"
+			done
+		done
+	done
+fi
+# The tensor-core GEMM model, each GPU's architecture out of its fit.
+if [ -f "$DATA/../pipeweave/gemm_fp8_train.csv" ]; then
+	"$BUILD/surfer-bench" tensorcore --data "$DATA/.." --dump "$OUT/tensorcore.csv" \
+		> "$OUT/tensorcore.txt"
+fi
 "$BUILD/surfer-bench" table $reports > "$OUT/table.md"
 if [ -n "$tests" ]; then
 	echo >> "$OUT/table.md"

@@ -74,6 +74,7 @@ static void usage(FILE *fp)
 		"                    [--format neusight|pipeweave|vidur|deepbench]\n"
 		"                    [--op OP] [--method M|all] [--weights FILE] [--json]\n"
 		"                    [--dump FILE.csv] [--as-recorded] [--heldout-conv]\n"
+		"                    [--shrink GEMM,VECTOR]\n"
 		"       " PROG " table REPORT.json...   (markdown tables of accuracy reports)\n"
 		"       " PROG " e2e --labels DIR --configs DIR [--weights F | --holdout-weights DIR]\n"
 		"       " PROG " comm DIR...            (collective times vs NCCL measurements)\n"
@@ -455,6 +456,24 @@ static const struct gpu_spec *gpu_arg(const char *v)
 	return g;
 }
 
+/* "G,V": the two exponents of struct pred_shrink, each in [0, 1]. */
+static int parse_shrink(const char *v, struct pred_shrink *out)
+{
+	char *end;
+	const char *p = v;
+	double x[2];
+
+	for (int i = 0; i < 2; i++) {
+		x[i] = strtod(p, &end);
+		if (end == p || !(x[i] >= 0 && x[i] <= 1) || *end != (i ? '\0' : ','))
+			return -1;
+		p = end + 1;
+	}
+	out->gemm = x[0];
+	out->vector = x[1];
+	return 0;
+}
+
 /* surfer-bench accuracy: the options checked, then run_accuracy(). */
 static int accuracy_main(const struct bench_args *a)
 {
@@ -495,6 +514,15 @@ static int accuracy_main(const struct bench_args *a)
 	} else {
 		o.methods[BM_AUTO] = 1;
 	}
+	/* `auto`'s exponents across architectures (predict.h, struct
+	 * pred_shrink): make accuracy gives each held-out architecture the
+	 * ones fitted without it. */
+	struct pred_shrink shrink = pred_shrink_default;
+	if (a->shrink && parse_shrink(a->shrink, &shrink) != 0) {
+		fprintf(stderr, PROG ": bad --shrink '%s': GEMM,VECTOR, each in [0, 1], is expected\n",
+			a->shrink);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
 	if (!o.dataset || !a->origin || !o.target) {
 		fprintf(stderr, PROG ": --dataset, --origin and --target are required\n");
 		usage(stderr);
@@ -527,7 +555,8 @@ static int accuracy_main(const struct bench_args *a)
 		}
 	}
 	/* NeuSight's op timings include the measuring host's floor. */
-	struct pred_config pc = { .weights = o.weights, .tile = tm, .tile_floor = 1, .conv = &conv };
+	struct pred_config pc = { .weights = o.weights, .tile = tm, .tile_floor = 1, .conv = &conv,
+				  .shrink = &shrink };
 	struct predictor *pred;
 	char err[256];
 	if (predictor_new(&pc, &pred, err, sizeof err) != 0) {
@@ -557,7 +586,7 @@ enum bench_opt {
 	BO_DATA, BO_LABELS, BO_CONFIGS, BO_GPU, BO_WEIGHTS, BO_HOLDOUT, BO_DUMP, BO_DATASET,
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
 	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAMF,
-	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_HELP, BO_COUNT
+	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_SHRINK, BO_HELP, BO_COUNT
 };
 #define BO(x) (1u << BO_##x)
 #define BO_VAL 256        /* getopt_long's value of option i is BO_VAL + i */
@@ -592,6 +621,7 @@ static const struct option bench_long_opts[] = {
 	{"interval", required_argument, NULL, BO_VAL + BO_INTERVAL},
 	{"before", no_argument, NULL, BO_VAL + BO_BEFORE},
 	{"heldout-conv", no_argument, NULL, BO_VAL + BO_HELDOUT_CONV},
+	{"shrink", required_argument, NULL, BO_VAL + BO_SHRINK},
 	{"help", no_argument, NULL, BO_VAL + BO_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -608,7 +638,7 @@ static const struct bench_cmd {
 	int (*run)(const struct bench_args *a);
 } bench_cmds[] = {
 	{"accuracy", BO(DATASET) | BO(ORIGIN) | BO(TARGET) | BO(OP) | BO(METHOD) | BO(WEIGHTS) |
-		     BO(JSON) | BO(DUMP) | BO(AS_RECORDED) | BO(FORMAT) | BO(HELDOUT_CONV), 0,
+		     BO(JSON) | BO(DUMP) | BO(AS_RECORDED) | BO(FORMAT) | BO(HELDOUT_CONV) | BO(SHRINK), 0,
 	 accuracy_main},
 	{"table", 0, 1, table_main},
 	{"e2e", BO(LABELS) | BO(CONFIGS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(LAUNCH_US) |
@@ -683,6 +713,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_INTERVAL: a->interval = optarg; break;
 		case BO_BEFORE: a->before = 1; break;
 		case BO_HELDOUT_CONV: a->heldout_conv = 1; break;
+		case BO_SHRINK: a->shrink = optarg; break;
 		case BO_HELP: a->help = 1; break;
 		case BO_COUNT: break;
 		}

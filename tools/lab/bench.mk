@@ -14,9 +14,12 @@ accuracy: $(BUILD)/surfer-bench $(BUILD)/surfer-train
 # The interval table (predictor/interval_table.c) from the held-out
 # predictions `make accuracy` and then `make bench-e2e` leave in
 # $(BUILD)/accuracy: NeuSight's test shapes first (the models' own kernels),
-# the sweep for the classes they lack (convolutions), whole iterations;
-# then the coverage of its intervals, each architecture against the others.
-CALIBRATION_INPUTS = $(BUILD)/accuracy/test $(BUILD)/accuracy/sweep $(BUILD)/accuracy/e2e.csv
+# the sweep for the classes they lack (convolutions), DeepBench's boards of
+# one die, the tensor-core GEMM model, whole iterations; then the coverage
+# of its intervals, each architecture against the others.  An input absent
+# (no DeepBench or PipeWeave data) is left out.
+CALIBRATION_INPUTS = $(BUILD)/accuracy/test $(BUILD)/accuracy/sweep \
+	$(wildcard $(BUILD)/accuracy/deepbench $(BUILD)/accuracy/tensorcore.csv) $(BUILD)/accuracy/e2e.csv
 calibrate: $(BUILD)/surfer-bench
 	$(BUILD)/surfer-bench calibrate --emit $(CALIBRATION_INPUTS) > $(BUILD)/interval_table.c
 	mv $(BUILD)/interval_table.c predictor/interval_table.c

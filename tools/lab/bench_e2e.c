@@ -156,7 +156,7 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 	 * training data (weights trained without it, or an architecture the
 	 * weights never saw: every AMD GPU) nor in its AMD scale */
 	int held_out = scale_held_out &&
-		       ((holdout && !builtin) || pred_distance_of(pred, g) == PRED_DIST_NEW_ARCH);
+		       ((holdout && !builtin) || pred_distance_of(pred, NULL, g) == PRED_DIST_NEW_ARCH);
 	struct acc acc = { 0, 0, 0, "" };
 	for (size_t i = 0; i < nf; i++) {
 		char model[128];

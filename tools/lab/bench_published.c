@@ -250,8 +250,18 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		arg(r, "gpus-per-node", "8");
 	}
 	if (dp > 1) {
-		if (has(zero, "FSDP") && !has(zero, "FSDP=0"))
+		if (has(zero, "FSDP") && !has(zero, "FSDP=0")) {
 			arg(r, "zero", "3");
+			/* which FSDP the row names (the model's default: FSDP2,
+			 * Megatron's own under TE); Composer's PURE mode
+			 * reduces in BF16, its DEFAULT in FP32 */
+			if (!before && has(zero, "FSDP1"))
+				arg(r, "fsdp", "1");
+			else if (!before && has(zero, "FSDP2"))
+				arg(r, "fsdp", "2");
+			if (!before && has(dtype, "PURE"))
+				arg(r, "fsdp-reduce", "bf16");
+		}
 		else if (has(zero, "distributed optimizer") || has(zero, "ZeRO-1") ||
 			 has(zero, "distributed Adam"))
 			arg(r, "zero", "1");

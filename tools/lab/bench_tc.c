@@ -399,10 +399,11 @@ static int tc_heldout(const struct tc_set *set, const long *pair, const struct g
 				pred[TC_RATIO] = o->ns * pred[TC_SCRATCH] / mo;
 		}
 		if (dump)
-			fprintf(dump, "%s,%s,%llu,%llu,%llu,%.1f,%.1f,%.1f,%.1f,%.1f\n", h->id,
+			fprintf(dump, "%s,%s,%llu,%llu,%llu,%.1f,%.1f,%.1f,%.1f,%.1f,%s\n", h->id,
 				gpu_dtype_name(k.dtype), (unsigned long long)k.m,
 				(unsigned long long)k.n, (unsigned long long)k.k, x->ns,
-				pred[TC_ROOF], pred[TC_SCRATCH], pred[TC_WAVE], pred[TC_RATIO]);
+				pred[TC_ROOF], pred[TC_SCRATCH], pred[TC_WAVE], pred[TC_RATIO],
+				pair[i] >= 0 ? set->s[pair[i]].gpu->id : "");
 		for (int c = 0; c < TC_NCOL; c++)
 			if (pred[c] > 0) {
 				err[c] += fabs(pred[c] - x->ns) / x->ns;
@@ -601,7 +602,7 @@ int bench_tc_main(const struct bench_args *a)
 			return surfer_exit_code(SURFER_EWRITE);
 		}
 		fprintf(dump, "gpu,dtype,m,n,k,measured_ns,roofline_ns,tc_scratch_ns,wave_ns,"
-			      "tc_ratio_ns\n");
+			      "tc_ratio_ns,origin\n");
 	}
 	struct tc_set set = {0};
 	char err[4608];

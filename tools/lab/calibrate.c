@@ -6,20 +6,29 @@
  * Reads what `make accuracy` and `make bench-e2e` leave behind with every
  * target's architecture held out of every fit: directories of
  * `surfer-bench accuracy --dump` files named TARGET--ORIGIN.csv (ORIGIN
- * "none": from the shape alone) and `surfer-bench e2e --dump` files of
- * whole iterations.  Each row gives one error, log(predicted / measured),
- * keyed by method, kernel class, distance (new architecture: the target's
- * was held out) and source (a measured origin or the shape).  A class
- * taken from one directory is not taken again from a later one, so the
- * first directory (NeuSight's test shapes, the models' own kernels) speaks
- * for the classes it has and a later one (the sweep) only adds the others
- * (convolutions).
+ * "none": from the shape alone), `surfer-bench tensorcore --dump` files
+ * (the tensor-core GEMM model, each GPU's architecture out of the fit)
+ * and `surfer-bench e2e --dump` files of whole iterations.  Each row gives
+ * one error, log(predicted / measured), keyed by method, kernel class,
+ * distance and source (a measured origin or the shape).  With the
+ * target's architecture out of every fit, the distance is the origin's
+ * (pred_distance_between(): the same die, as DeepBench's TITAN Xp to its
+ * GTX 1080 Ti or PipeWeave's H800 to its H20, the same architecture, or a
+ * new one), and a new architecture from the shape alone.  A key taken
+ * from one input is not taken again from a later one, so the first
+ * directory (NeuSight's test shapes, the models' own kernels) speaks for
+ * the keys it has and a later one (the sweep) only adds the others
+ * (convolutions), another (DeepBench's boards of one die) its distance.
  *
  * Coverage is checked the way the table will be used on a new GPU: for each
  * architecture, the quantiles of every other architecture's errors, and
- * the share of its own measured times inside the interval they give.
+ * the share of its own measured times inside the interval they give.  A
+ * key of fewer than two architectures has no interval of its own (the
+ * spread of a new architecture's bias is not learnt from one): the lookup
+ * takes the next farther distance, and so does its coverage line.
  */
 #include "tools/lab/calibrate.h"
+#include "gpu_specs/die.h"
 #include "predictor/interval.h"
 #include "tools/lab/neusight.h"
 #include "trace/csv.h"
@@ -39,10 +48,11 @@
 #define IV_MIN_ROWS 30
 
 struct cal_row {
-	uint32_t cc;            /* the target's compute capability          */
+	uint32_t cc;            /* the target's group (group_of())          */
 	uint8_t method;         /* enum pred_method; PRED_AUTO: auto's       */
 	uint8_t cls;            /* enum interval_class                      */
 	uint8_t src;            /* enum pred_source                         */
+	uint8_t dist;           /* enum pred_distance                       */
 	float err;              /* log(predicted / measured)                */
 };
 
@@ -81,24 +91,82 @@ static const struct gpu_spec *gpu_of_part(const char *part, size_t len)
 static int method_of(const char *s)
 {
 	if (!strcmp(s, "auto")) return PRED_AUTO;
+	if (!strcmp(s, "tcgemm")) return PRED_TCGEMM;
 	if (!strcmp(s, "mlp")) return PRED_MLP;
 	if (!strcmp(s, "roofline")) return PRED_ROOFLINE;
 	if (!strcmp(s, "wave")) return PRED_WAVE;
 	return -1;            /* the naive ratios are no method of surfer's */
 }
 
+/* The keys an input gave: the later inputs do not add to them. */
+struct key_seen {
+	uint8_t k[PRED_METHOD_COUNT][IV_CLASS_COUNT][PRED_SRC_COUNT][PRED_DIST_COUNT];
+};
+
+#define DUMP_NCOL 5
+
 /* What a dump's rows go to: the columns named in col (resolved from the
  * header into idx) and the row's fields there. */
 struct dump_reader {
-	const char *what;                 /* "accuracy" or "e2e", for errors    */
-	const char *col[4];
-	int (*row)(struct dump_reader *d, const char *f[4]);
+	const char *what;                 /* "accuracy", "e2e" or "tensorcore"  */
+	const char *col[DUMP_NCOL];       /* NULL-terminated if fewer           */
+	int (*row)(struct dump_reader *d, const char *f[DUMP_NCOL]);
 	struct cal_set *s;
-	const struct gpu_spec *target;    /* accuracy dumps: of the file name   */
+	const struct gpu_spec *target, *origin; /* accuracy dumps: of the name  */
 	int src;
-	const int (*seen)[PRED_SRC_COUNT];
-	int (*got)[PRED_SRC_COUNT];
+	const struct key_seen *seen;      /* keys earlier inputs gave           */
+	struct key_seen *got;             /* keys this one gives                */
 };
+
+/*
+ * The group of a held-out target at distance dist: what is new to the
+ * data at that distance, and so what the interval must hold for a new
+ * one of.  A new architecture (its compute capability, AMD's gfx target
+ * too), a new die of a known architecture (the die's first board in the
+ * table), a new board of a known die (the board).  The rows of one group
+ * share its bias; the calibration leaves out one group at a time.
+ */
+#define GRP_DIE   (1u << 29)
+#define GRP_BOARD (1u << 30)
+
+static uint32_t group_of(const struct gpu_spec *g, int dist)
+{
+	size_t n;
+	const struct gpu_spec *all = gpu_all(&n);
+	if (dist == PRED_DIST_NEW_ARCH)
+		return g->cc;
+	for (size_t i = 0; i < n; i++)
+		if (dist == PRED_DIST_SAME_DIE ? gpu_same(&all[i], g) : gpu_same_die(&all[i], g))
+			return (dist == PRED_DIST_SAME_DIE ? GRP_BOARD : GRP_DIE) | (uint32_t)i;
+	return g->cc;
+}
+
+static const char *group_name(uint32_t grp, char *buf, size_t len)
+{
+	size_t n;
+	const struct gpu_spec *all = gpu_all(&n);
+	uint32_t i = grp & ~(GRP_DIE | GRP_BOARD);
+	if ((grp & (GRP_DIE | GRP_BOARD)) && i < n)
+		snprintf(buf, len, "%s", grp & GRP_DIE ? gpu_die(&all[i]) : all[i].id);
+	else if (gpu_cc_is_amd(grp))
+		snprintf(buf, len, "gfx%x", grp - GPU_CC_AMD);
+	else
+		snprintf(buf, len, "sm_%u", grp);
+	return buf;
+}
+
+/* Adds a row of key (m, c, src, dist) of target g unless an earlier input
+ * gave the key: 0, or -1 when out of memory. */
+static int add_row(struct dump_reader *d, const struct gpu_spec *g, int m, int c, int src,
+		   int dist, double err)
+{
+	if (d->seen->k[m][c][src][dist])
+		return 0;
+	d->got->k[m][c][src][dist] = 1;
+	struct cal_row x = { group_of(g, dist), (uint8_t)m, (uint8_t)c, (uint8_t)src, (uint8_t)dist,
+			     (float)err };
+	return cal_add(d->s, &x);
+}
 
 /* Reads one dump through d: 0, or -1 after a message. */
 static int read_dump(struct dump_reader *d, const char *path)
@@ -108,12 +176,12 @@ static int read_dump(struct dump_reader *d, const char *path)
 		fprintf(stderr, PROG ": cannot read '%s': %s\n", path, strerror(errno));
 		return -1;
 	}
-	int rc, idx[4] = {-1, -1, -1, -1}, header = 1;
+	int rc, idx[DUMP_NCOL] = {-1, -1, -1, -1, -1}, header = 1;
 	while ((rc = csv_next(&r)) == 1) {
-		const char *f[4];
+		const char *f[DUMP_NCOL] = {0};
 		if (header) {
 			header = 0;
-			for (int i = 0; i < 4; i++)
+			for (int i = 0; i < DUMP_NCOL && d->col[i]; i++)
 				if ((idx[i] = csv_col(&r, d->col[i])) < 0) {
 					fprintf(stderr, PROG ": '%s': not a surfer-bench %s dump\n", path,
 						d->what);
@@ -122,7 +190,7 @@ static int read_dump(struct dump_reader *d, const char *path)
 				}
 			continue;
 		}
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < DUMP_NCOL && d->col[i]; i++)
 			f[i] = csv_field(&r, (size_t)idx[i]);
 		if (d->row(d, f) != 0) {
 			fprintf(stderr, PROG ": out of memory\n");
@@ -137,54 +205,71 @@ static int read_dump(struct dump_reader *d, const char *path)
 }
 
 /* An accuracy dump's row: method, op, target_ns, predicted_ns. */
-static int kernel_row(struct dump_reader *d, const char *f[4])
+static int kernel_row(struct dump_reader *d, const char *f[DUMP_NCOL])
 {
 	int m = method_of(f[0]);
 	double truth = atof(f[2]), pred = atof(f[3]);
 	if (m < 0 || !(truth > 0) || !(pred > 0))
 		return 0;
-	int c = interval_class_of(ns_op_class(f[1]));
-	if (d->seen[c][d->src])
-		return 0;
-	d->got[c][d->src] = 1;
-	struct cal_row x = { d->target->cc, (uint8_t)m, (uint8_t)c, (uint8_t)d->src,
-			     (float)log(pred / truth) };
-	return cal_add(d->s, &x);
+	int dist = d->src == PRED_SRC_TRACE ? pred_distance_between(d->origin, d->target)
+					    : PRED_DIST_NEW_ARCH;
+	return add_row(d, d->target, m, interval_class_of(ns_op_class(f[1])), d->src, dist,
+		       log(pred / truth));
 }
 
 /* An e2e dump's row: gpu, weights, measured_ms, predicted_ms; the
  * held-out ones are iterations predicted from a model config. */
-static int iteration_row(struct dump_reader *d, const char *f[4])
+static int iteration_row(struct dump_reader *d, const char *f[DUMP_NCOL])
 {
 	const struct gpu_spec *g = gpu_find(f[0]);
 	double truth = atof(f[2]), pred = atof(f[3]);
 	if (!g || strcmp(f[1], "held-out") || !(truth > 0) || !(pred > 0))
 		return 0;
-	struct cal_row x = { g->cc, PRED_AUTO, IV_CLASS_ITERATION, PRED_SRC_CONFIG,
-			     (float)log(pred / truth) };
-	return cal_add(d->s, &x);
+	return add_row(d, g, PRED_AUTO, IV_CLASS_ITERATION, PRED_SRC_CONFIG, PRED_DIST_NEW_ARCH,
+		       log(pred / truth));
 }
 
-static int read_kernel_dir(struct cal_set *s, const char *dir,
-			   int seen[IV_CLASS_COUNT][PRED_SRC_COUNT])
+/* A tensorcore dump's row: gpu, measured_ns, tc_scratch_ns (from the
+ * shape), tc_ratio_ns (from the same shape measured on origin; -1 none),
+ * origin: method tcgemm, both sources. */
+static int tc_row(struct dump_reader *d, const char *f[DUMP_NCOL])
+{
+	const struct gpu_spec *g = gpu_find(f[0]), *o = f[4][0] ? gpu_find(f[4]) : NULL;
+	double truth = atof(f[1]), scratch = atof(f[2]), ratio = atof(f[3]);
+	int rc = 0;
+	if (!g || !(truth > 0))
+		return 0;
+	if (scratch > 0)
+		rc = add_row(d, g, PRED_TCGEMM, IV_CLASS_GEMM, PRED_SRC_CONFIG, PRED_DIST_NEW_ARCH,
+			     log(scratch / truth));
+	if (rc == 0 && ratio > 0 && o)
+		rc = add_row(d, g, PRED_TCGEMM, IV_CLASS_GEMM, PRED_SRC_TRACE,
+			     pred_distance_between(o, g), log(ratio / truth));
+	return rc;
+}
+
+static int read_kernel_dir(struct cal_set *s, const char *dir, struct key_seen *seen)
 {
 	DIR *d = opendir(dir);
 	if (!d) {
 		fprintf(stderr, PROG ": cannot read '%s': %s\n", dir, strerror(errno));
 		return -1;
 	}
-	int got[IV_CLASS_COUNT][PRED_SRC_COUNT] = {{0}}, rc = 0;
+	struct key_seen got = {{{{{0}}}}};
+	int rc = 0;
 	struct dirent *e;
 	while (rc == 0 && (e = readdir(d))) {
 		const char *n = e->d_name, *sep = strstr(n, "--");
 		size_t len = strlen(n);
 		if (!sep || len < 5 || strcmp(n + len - 4, ".csv"))
 			continue;
-		const struct gpu_spec *t = gpu_of_part(n, (size_t)(sep - n));
+		const struct gpu_spec *t = gpu_of_part(n, (size_t)(sep - n)), *og = NULL;
 		const char *o = sep + 2;
 		size_t olen = (size_t)(n + len - 4 - o);
 		int src = olen == 4 && !strncmp(o, "none", 4) ? PRED_SRC_CONFIG : PRED_SRC_TRACE;
-		if (!t || (src == PRED_SRC_TRACE && !gpu_of_part(o, olen))) {
+		if (src == PRED_SRC_TRACE)
+			og = gpu_of_part(o, olen);
+		if (!t || (src == PRED_SRC_TRACE && !og)) {
 			fprintf(stderr, PROG ": '%s/%s': no GPU named TARGET--ORIGIN.csv\n", dir, n);
 			rc = -1;
 			break;
@@ -192,13 +277,35 @@ static int read_kernel_dir(struct cal_set *s, const char *dir,
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s", dir, n);
 		struct dump_reader d = { "accuracy", {"method", "op", "target_ns", "predicted_ns"},
-					 kernel_row, s, t, src, (const int (*)[PRED_SRC_COUNT])seen, got };
+					 kernel_row, s, t, og, src, seen, &got };
 		rc = read_dump(&d, path);
 	}
 	closedir(d);
-	for (int c = 0; c < IV_CLASS_COUNT; c++)
-		for (int k = 0; k < PRED_SRC_COUNT; k++)
-			seen[c][k] |= got[c][k];
+	for (size_t i = 0; i < sizeof got.k; i++)
+		(&seen->k[0][0][0][0])[i] |= (&got.k[0][0][0][0])[i];
+	return rc;
+}
+
+/* A dump file: whole iterations (surfer-bench e2e --dump) or tensor-core
+ * GEMMs (surfer-bench tensorcore --dump), told apart by the header. */
+static int read_file(struct cal_set *s, const char *path, struct key_seen *seen)
+{
+	struct csv_reader r;
+	if (csv_open(&r, path, 0) != 0) {
+		fprintf(stderr, PROG ": cannot read '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	int tc = csv_next(&r) == 1 && csv_col(&r, "tc_ratio_ns") >= 0;
+	csv_release(&r);
+	struct key_seen got = {{{{{0}}}}};
+	struct dump_reader e2e = { "e2e", {"gpu", "weights", "measured_ms", "predicted_ms"},
+				   iteration_row, s, NULL, NULL, PRED_SRC_CONFIG, seen, &got };
+	struct dump_reader tcd = { "tensorcore",
+				   {"gpu", "measured_ns", "tc_scratch_ns", "tc_ratio_ns", "origin"},
+				   tc_row, s, NULL, NULL, PRED_SRC_TRACE, seen, &got };
+	int rc = read_dump(tc ? &tcd : &e2e, path);
+	for (size_t i = 0; i < sizeof got.k; i++)
+		(&seen->k[0][0][0][0])[i] |= (&got.k[0][0][0][0])[i];
 	return rc;
 }
 
@@ -208,15 +315,15 @@ static int cmp_float(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The errors of rows matching (method, cls, src) of architecture cc,
- * sorted, into out. */
-static size_t select_errs(const struct cal_set *s, int method, int cls, int src, uint32_t cc,
-			  float *out)
+/* The errors of rows matching (method, cls, src, dist) of architecture
+ * cc, sorted, into out. */
+static size_t select_errs(const struct cal_set *s, int method, int cls, int src, int dist,
+			  uint32_t cc, float *out)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct cal_row *r = &s->r[i];
-		if (r->src != src || r->method != method || r->cc != cc ||
+		if (r->src != src || r->method != method || r->cc != cc || r->dist != dist ||
 		    (cls != IV_CLASS_ANY && r->cls != cls) ||
 		    (cls == IV_CLASS_ANY && r->cls == IV_CLASS_ITERATION))
 			continue;
@@ -295,7 +402,7 @@ static void key_free(struct key_errs *ke)
 
 /* The key's errors of every architecture of the set: NULL when out of
  * memory (after a message). */
-static struct key_errs *key_load(const struct cal_set *s, int method, int cls, int src)
+static struct key_errs *key_load(const struct cal_set *s, int method, int cls, int src, int dist)
 {
 	uint32_t cc[CAL_MAX_ARCH];
 	size_t na = archs_of(s, cc, CAL_MAX_ARCH);
@@ -304,7 +411,7 @@ static struct key_errs *key_load(const struct cal_set *s, int method, int cls, i
 	if (!ke || !v)
 		goto oom;
 	for (size_t a = 0; a < na; a++) {
-		size_t n = select_errs(s, method, cls, src, cc[a], v);
+		size_t n = select_errs(s, method, cls, src, dist, cc[a], v);
 		if (!n)
 			continue;
 		size_t i = ke->k;
@@ -459,16 +566,18 @@ out:
 	return got;
 }
 
-static const char *arch_name(uint32_t cc, char *buf, size_t len)
+/* Whether a key of k groups at distance dist gets a row of its own.  A
+ * new architecture's needs two (one to leave out, one to predict it); a
+ * nearer distance's three, so that its coverage is checked too (each
+ * group against an interval built from two others) before it replaces
+ * the farther distance's interval, which holds it already (a farther
+ * distance's errors are the wider kind). */
+static int key_enough(size_t k, int dist)
 {
-	if (gpu_cc_is_amd(cc))
-		snprintf(buf, len, "gfx%x", cc - GPU_CC_AMD);
-	else
-		snprintf(buf, len, "sm_%u", cc);
-	return buf;
+	return k >= (dist == PRED_DIST_NEW_ARCH ? 2u : 3u);
 }
 
-/* Held-out rows inside the interval, and all of them, per architecture. */
+/* Held-out rows inside the interval, and all of them, per group. */
 struct tally {
 	uint32_t cc[CAL_MAX_ARCH];
 	size_t in[CAL_MAX_ARCH], n[CAL_MAX_ARCH], k;
@@ -488,37 +597,76 @@ static void tally_add(struct tally *t, uint32_t cc, size_t in, size_t n)
 	t->n[a] += n;
 }
 
-/* The lines of a tally: one per architecture, then all; label on the
- * first. */
+/* The lines of a tally: one per group, then all; label on the first. */
 static void tally_print(const struct tally *t, const char *label)
 {
 	size_t in = 0, n = 0;
-	char an[16];
+	char an[32];
 	for (size_t a = 0; a < t->k; a++) {
-		printf("%-18s %-8s %6zu %7.1f%%\n", a ? "" : label, arch_name(t->cc[a], an, sizeof an),
-		       t->n[a], 100.0 * (double)t->in[a] / (double)t->n[a]);
+		printf("%-30s %-14s %6zu %7.1f%%\n", a ? "" : label,
+		       group_name(t->cc[a], an, sizeof an), t->n[a],
+		       100.0 * (double)t->in[a] / (double)t->n[a]);
 		in += t->in[a];
 		n += t->n[a];
 	}
 	if (n)
-		printf("%-18s %-8s %6zu %7.1f%%\n", "", "all", n, 100.0 * (double)in / (double)n);
+		printf("%-30s %-14s %6zu %7.1f%%\n", "", "all", n, 100.0 * (double)in / (double)n);
 }
 
-/* What auto did on class c from source src: the rows the table's
- * PRED_AUTO key pools, each architecture against the others; into tot. */
-static int coverage_line(const struct cal_set *s, int cls, int src, double prob, struct tally *tot)
+/* The lines of one key (method, class, source, distance): each group's
+ * rows against the interval the table would give without that group,
+ * into tot.  A key of too few groups for a row of its own is checked
+ * against the interval the lookup takes instead (the next farther
+ * distance with a row, without the group where it has one). */
+static int coverage_line(const struct cal_set *s, int method, int cls, int src, int dist,
+			 double prob, struct tally *tot)
 {
-	struct key_errs *ke = key_load(s, PRED_AUTO, cls, src);
+	struct key_errs *ke = key_load(s, method, cls, src, dist), *fb = NULL;
 	if (!ke)
 		return -1;
+	int fd = dist;
+	if (!key_enough(ke->k, dist) && ke->k) {
+		for (fd = dist + 1; fd < PRED_DIST_COUNT; fd++) {
+			if (!(fb = key_load(s, method, cls, src, fd))) {
+				key_free(ke);
+				return -1;
+			}
+			if (key_enough(fb->k, fd))
+				break;
+			key_free(fb);
+			fb = NULL;
+		}
+	}
 	size_t tot_in = 0, tot_n = 0;
 	double sum_ape = 0;
 	int any = 0;
+	char an[32], label[64];
+	snprintf(label, sizeof label, "%s %s %s %s", pred_method_name((enum pred_method)method),
+		 interval_class_name((enum interval_class)cls), pred_source_name((enum pred_source)src),
+		 pred_distance_name((enum pred_distance)dist));
+	if (ke->k && !key_enough(ke->k, dist)) {
+		printf("%-30s (%zu group%s: no interval of its own, %s)\n", label, ke->k,
+		       ke->k == 1 ? "" : "s",
+		       fb ? (fd == PRED_DIST_SAME_ARCH ? "same-architecture's" : "new-architecture's")
+			  : "none farther");
+		any = 1;
+	}
 	for (size_t a = 0; a < ke->k; a++) {
 		struct interval_row row = {0};
 		double scale;
-		if (!key_quantiles(ke, ke->cc[a], row.q, &scale))
+		if (fb) {
+			/* the farther key's interval, this group's architecture
+			 * left out of it where it has rows there */
+			uint32_t cc = (ke->cc[a] & (GRP_DIE | GRP_BOARD)) ? 0 : ke->cc[a];
+			size_t n;
+			const struct gpu_spec *all = gpu_all(&n);
+			if (ke->cc[a] & (GRP_DIE | GRP_BOARD))
+				cc = all[ke->cc[a] & ~(GRP_DIE | GRP_BOARD)].cc;
+			if (!key_quantiles(fb, fd == PRED_DIST_NEW_ARCH ? cc : 0, row.q, &scale))
+				continue;
+		} else if (!key_quantiles(ke, ke->cc[a], row.q, &scale)) {
 			continue;
+		}
 		double lo = interval_quantile(&row, (1 - prob) / 2), hi = interval_quantile(&row, (1 + prob) / 2);
 		size_t in = 0, n = ke->n[a];
 		double ape = 0;
@@ -526,78 +674,103 @@ static int coverage_line(const struct cal_set *s, int cls, int src, double prob,
 			in += ke->err[a][i] >= lo && ke->err[a][i] <= hi;
 			ape += fabs(expm1(ke->err[a][i])) * 100;
 		}
-		char an[16];
-		if (!any)
-			printf("%-10s %-7s", interval_class_name((enum interval_class)cls),
-			       pred_source_name((enum pred_source)src));
-		else
-			printf("%-18s", "");
+		printf("%-30s %-14s %6zu %7.1f%% %9.1f%%   (interval %+.0f%% .. %+.0f%% of the prediction, scale %.2f)\n",
+		       any ? "" : label, group_name(ke->cc[a], an, sizeof an), n,
+		       100.0 * (double)in / (double)n, ape / (double)n, expm1(-hi) * 100,
+		       expm1(-lo) * 100, scale);
 		any = 1;
-		printf(" %-8s %6zu %7.1f%% %9.1f%%   (interval %+.0f%% .. %+.0f%% of the prediction, scale %.2f)\n",
-		       arch_name(ke->cc[a], an, sizeof an), n, 100.0 * (double)in / (double)n,
-		       ape / (double)n, expm1(-hi) * 100, expm1(-lo) * 100, scale);
 		tally_add(tot, ke->cc[a], in, n);
 		tot_in += in;
 		tot_n += n;
 		sum_ape += ape;
 	}
 	if (tot_n)
-		printf("%-18s %-8s %6zu %7.1f%% %9.1f%%\n", "", "all", tot_n,
+		printf("%-30s %-14s %6zu %7.1f%% %9.1f%%\n", "", "all", tot_n,
 		       100.0 * (double)tot_in / (double)tot_n, sum_ape / (double)tot_n);
 	key_free(ke);
+	if (fb)
+		key_free(fb);
 	return 0;
 }
 
 static const char *method_sym(int m)
 {
 	return m == PRED_MLP ? "PRED_MLP" : m == PRED_ROOFLINE ? "PRED_ROOFLINE" :
-	       m == PRED_WAVE ? "PRED_WAVE" : "PRED_AUTO";
+	       m == PRED_WAVE ? "PRED_WAVE" : m == PRED_TCGEMM ? "PRED_TCGEMM" : "PRED_AUTO";
 }
 
 static const char *const class_sym[IV_CLASS_COUNT] = {
 	"IV_CLASS_GEMM", "IV_CLASS_VECTOR", "IV_CLASS_CONV", "IV_CLASS_ANY", "IV_CLASS_ITERATION",
 };
 
+static const char *const dist_sym[PRED_DIST_COUNT] = {
+	"PRED_DIST_SAME_DIE", "PRED_DIST_SAME_ARCH", "PRED_DIST_NEW_ARCH",
+};
+
+static const int cal_methods[] = { PRED_AUTO, PRED_MLP, PRED_ROOFLINE, PRED_WAVE, PRED_TCGEMM };
+
 static int emit(const struct cal_set *s, int argc, char **argv)
 {
-	static const int methods[] = { PRED_AUTO, PRED_MLP, PRED_ROOFLINE, PRED_WAVE };
 	printf("/*\n * interval_table.c - generated by `make calibrate`:\n *\n *   " PROG " calibrate --emit");
 	for (int i = 0; i < argc; i++)
 		printf(" %s", argv[i]);
 	printf("\n *\n"
 	       " * do not edit.  Quantiles of log(predicted / measured) at probabilities\n"
 	       " * 0, 1/40, ..., 1 of held-out predictions: every target's architecture\n"
-	       " * left out of every fit, the architectures' errors mixed and widened\n"
-	       " * about their median by the factor in each row's comment\n"
-	       " * (tools/lab/calibrate.c, predictor/interval.h).\n */\n"
+	       " * left out of every fit, the groups' errors (architectures; at a\n"
+	       " * nearer distance dies or boards) mixed and widened about their median\n"
+	       " * by the factor in each row's comment (tools/lab/calibrate.c,\n"
+	       " * predictor/interval.h).\n */\n"
 	       "#include \"predictor/interval.h\"\n\n"
 	       "const struct interval_row interval_table[] = {\n");
 	size_t rows = 0;
-	for (int src = 0; src < PRED_SRC_COUNT; src++)
-		for (int c = 0; c < IV_CLASS_COUNT; c++)
-			for (size_t m = 0; m < sizeof methods / sizeof methods[0]; m++) {
-				if (c == IV_CLASS_ITERATION && methods[m] != PRED_AUTO)
-					continue;
-				struct key_errs *ke = key_load(s, methods[m], c, src);
-				if (!ke)
-					return -1;
-				float q[IV_NQ];
-				double scale = 0;
-				size_t n = key_quantiles(ke, 0, q, &scale);
-				size_t k = ke->k;
-				key_free(ke);
-				if (n < IV_MIN_ROWS)
-					continue;
-				printf("\t{ %s, %s, PRED_DIST_NEW_ARCH, %s, %zu, {", method_sym(methods[m]),
-				       class_sym[c], src == PRED_SRC_TRACE ? "PRED_SRC_TRACE" : "PRED_SRC_CONFIG", n);
-				for (int j = 0; j < IV_NQ; j++)
-					printf("%s%s%.4ff", j ? "," : "", j % 8 ? " " : "\n\t\t", q[j]);
-				printf(" } },   /* %s %s %s: %zu architectures, scale %.3f */\n",
-				       pred_method_name((enum pred_method)methods[m]),
-				       interval_class_name((enum interval_class)c),
-				       pred_source_name((enum pred_source)src), k, scale);
-				rows++;
-			}
+	for (int dist = PRED_DIST_NEW_ARCH; dist >= 0; dist--)
+		for (int src = 0; src < PRED_SRC_COUNT; src++)
+			for (int c = 0; c < IV_CLASS_COUNT; c++)
+				for (size_t m = 0; m < sizeof cal_methods / sizeof cal_methods[0]; m++) {
+					/* every class pooled: of the methods of every
+					 * class, at a new architecture (a nearer
+					 * distance's data are GEMMs alone) */
+					if ((c == IV_CLASS_ITERATION && cal_methods[m] != PRED_AUTO) ||
+					    (c == IV_CLASS_ANY && (cal_methods[m] == PRED_TCGEMM ||
+								   dist != PRED_DIST_NEW_ARCH)))
+						continue;
+					struct key_errs *ke = key_load(s, cal_methods[m], c, src, dist);
+					if (!ke)
+						return -1;
+					float q[IV_NQ];
+					double scale = 0;
+					size_t n = 0, k = ke->k, nrows = 0;
+					for (size_t a = 0; a < k; a++)
+						nrows += ke->n[a];
+					if (key_enough(k, dist))
+						n = key_quantiles(ke, 0, q, &scale);
+					key_free(ke);
+					const char *what[] = {
+						pred_method_name((enum pred_method)cal_methods[m]),
+						interval_class_name((enum interval_class)c),
+						pred_source_name((enum pred_source)src),
+						pred_distance_name((enum pred_distance)dist) };
+					if (n < IV_MIN_ROWS) {
+						if (nrows)
+							printf("\t/* %s %s %s %s: %zu rows of %zu group%s, too few:"
+							       " the lookup takes a farther key */\n", what[0],
+							       what[1], what[2], what[3], nrows, k,
+							       k == 1 ? "" : "s");
+						continue;
+					}
+					printf("\t{ %s, %s, %s, %s, %zu, {", method_sym(cal_methods[m]),
+					       class_sym[c], dist_sym[dist],
+					       src == PRED_SRC_TRACE ? "PRED_SRC_TRACE" : "PRED_SRC_CONFIG", n);
+					for (int j = 0; j < IV_NQ; j++)
+						printf("%s%s%.4ff", j ? "," : "", j % 8 ? " " : "\n\t\t", q[j]);
+					printf(" } },   /* %s %s %s%s%s: %zu %s, scale %.3f */\n", what[0],
+					       what[1], what[2], dist == PRED_DIST_NEW_ARCH ? "" : " ",
+					       dist == PRED_DIST_NEW_ARCH ? "" : what[3], k,
+					       dist == PRED_DIST_NEW_ARCH ? "architectures" :
+					       dist == PRED_DIST_SAME_DIE ? "boards" : "dies", scale);
+					rows++;
+				}
 	printf("};\nconst size_t interval_table_len = %zu;\n", rows);
 	return 0;
 }
@@ -608,8 +781,9 @@ int bench_calibrate_main(const struct bench_args *a)
 		fprintf(a->help ? stdout : stderr,
 			"usage: " PROG " calibrate [--emit] [--interval P] DIR|FILE.csv...\n"
 			"  DIR: surfer-bench accuracy --dump files TARGET--ORIGIN.csv (make accuracy);\n"
-			"  FILE.csv: surfer-bench e2e --dump (held-out iterations); the interval table\n"
-			"  as C (--emit), else the held-out coverage of the P interval (default 80)\n");
+			"  FILE.csv: surfer-bench e2e --dump (held-out iterations) or tensorcore --dump;\n"
+			"  the interval table as C (--emit), else the held-out coverage of the P\n"
+			"  interval (default 80)\n");
 		return a->help ? 0 : surfer_exit_code(SURFER_EINVAL);
 	}
 	double prob = IV_DEFAULT_P;
@@ -623,37 +797,56 @@ int bench_calibrate_main(const struct bench_args *a)
 		}
 	}
 	struct cal_set s = {0};
-	int seen[IV_CLASS_COUNT][PRED_SRC_COUNT] = {{0}}, rc = 0;
+	struct key_seen seen = {{{{{0}}}}};
+	int rc = 0;
 	for (int i = 0; i < a->noperands && rc == 0; i++) {
 		struct stat st;
 		if (stat(a->operands[i], &st) != 0) {
 			fprintf(stderr, PROG ": cannot read '%s': %s\n", a->operands[i], strerror(errno));
 			rc = -1;
 		} else if (S_ISDIR(st.st_mode)) {
-			rc = read_kernel_dir(&s, a->operands[i], seen);
+			rc = read_kernel_dir(&s, a->operands[i], &seen);
 		} else {
-			struct dump_reader d = { "e2e", {"gpu", "weights", "measured_ms", "predicted_ms"},
-						 iteration_row, &s, NULL, PRED_SRC_CONFIG, NULL, NULL };
-			rc = read_dump(&d, a->operands[i]);
+			rc = read_file(&s, a->operands[i], &seen);
 		}
 	}
 	if (rc == 0 && a->emit) {
 		rc = emit(&s, a->noperands, a->operands);
 	} else if (rc == 0) {
-		struct tally kern = {0}, iter = {0};
-		printf("held-out coverage of the %.0f%% interval of `auto` (each architecture against the\n"
-		       "quantiles of the others, widened by the factor fitted on the others at %.0f%%;\n"
-		       "MAPE of its predictions)\n", prob * 100, IV_DEFAULT_P * 100);
-		printf("%-10s %-7s %-8s %6s %8s %10s\n", "class", "source", "arch", "n", "covered", "MAPE");
-		for (int c = 0; c < IV_CLASS_COUNT && rc == 0; c++)
+		struct tally kern[PRED_DIST_COUNT], tc[PRED_DIST_COUNT], iter;
+		memset(kern, 0, sizeof kern);
+		memset(tc, 0, sizeof tc);
+		memset(&iter, 0, sizeof iter);
+		printf("held-out coverage of the %.0f%% interval of `auto` and of the tensor-core GEMM\n"
+		       "model (each group against the quantiles of the others, widened by the factor\n"
+		       "fitted on the others at %.0f%%: a group is an architecture, at the same die a\n"
+		       "board; MAPE of its predictions)\n", prob * 100, IV_DEFAULT_P * 100);
+		printf("%-30s %-14s %6s %8s %10s\n", "method class source distance", "group", "n",
+		       "covered", "MAPE");
+		for (int dist = PRED_DIST_NEW_ARCH; dist >= 0 && rc == 0; dist--)
+			for (int c = 0; c < IV_CLASS_COUNT && rc == 0; c++)
+				for (int src = 0; src < PRED_SRC_COUNT && rc == 0; src++)
+					if (c != IV_CLASS_ANY)
+						rc = coverage_line(&s, PRED_AUTO, c, src, dist, prob,
+								   c == IV_CLASS_ITERATION ? &iter : &kern[dist]);
+		for (int dist = PRED_DIST_NEW_ARCH; dist >= 0 && rc == 0; dist--)
 			for (int src = 0; src < PRED_SRC_COUNT && rc == 0; src++)
-				if (c != IV_CLASS_ANY)
-					rc = coverage_line(&s, c, src, prob,
-							   c == IV_CLASS_ITERATION ? &iter : &kern);
-		if (rc == 0 && kern.k + iter.k) {
-			printf("\npooled per held-out architecture\n");
-			tally_print(&kern, "kernels");
+				rc = coverage_line(&s, PRED_TCGEMM, IV_CLASS_GEMM, src, dist, prob, &tc[dist]);
+		if (rc == 0) {
+			printf("\npooled per held-out group\n");
+			for (int dist = PRED_DIST_NEW_ARCH; dist >= 0; dist--) {
+				char label[64];
+				snprintf(label, sizeof label, "kernels%s%s", dist == PRED_DIST_NEW_ARCH ? "" : ", ",
+					 dist == PRED_DIST_NEW_ARCH ? "" : pred_distance_name((enum pred_distance)dist));
+				tally_print(&kern[dist], label);
+			}
 			tally_print(&iter, "iterations");
+			for (int dist = PRED_DIST_NEW_ARCH; dist >= 0; dist--) {
+				char label[64];
+				snprintf(label, sizeof label, "tensor-core GEMMs, %s",
+					 pred_distance_name((enum pred_distance)dist));
+				tally_print(&tc[dist], label);
+			}
 		}
 	}
 	free(s.r);
