@@ -92,7 +92,7 @@
  * 12.7; the product form refitted the same way: 8.8 / 4.6 / 5.3, Ada
  * 14.7), make bench-tc unchanged (the A40, 1725 of 1740 MHz, is the one
  * fitted GPU with a clock below boost, and its power term is the lower:
- * every pair within 0.1), make bench-published 9.8 -> 9.7 %.  The decode
+ * every pair within 0.1), make bench-published 8.0 -> 7.9 %.  The decode
  * moves with the refit, not the form (H800 2.3 -> 3.4 %).
  * Small-M FP16/BF16 GEMMs (m <= 64 rows: a decode step's batch tokens times
  * weights of thousands by thousands) do not run the large-GEMM tiles.
