@@ -4,7 +4,8 @@
  * architecture held out in turn: the constants fitted on the GPUs of the
  * other architectures, then every shape measured on the held-out GPU
  * predicted from each other GPU's time, against the FLOP/s ratio and the
- * roofline ratio; --emit fits on every GPU and prints conv_params.c.
+ * roofline ratio, per pair, per held-out architecture and per (origin's,
+ * target's) algorithm; --emit fits on every GPU and prints conv_params.c.
  */
 #include "tools/lab/bench_conv.h"
 #include "tools/lab/neusight.h"
@@ -28,8 +29,10 @@ static void cb_usage(FILE *f)
 	fprintf(f, "usage: " PROG " conv --data PATH [--emit]\n"
 		   "  held-out MAPE of the convolution model on NeuSight-layout convolution\n"
 		   "  rows under PATH (each GPU's architecture left out of the fit, the GPU\n"
-		   "  predicted from every other one's time) vs the FLOP/s and roofline\n"
-		   "  ratios; --emit fits on every GPU and prints predictor/conv_params.c\n");
+		   "  predicted from every other one's time through conv_predict()) vs the\n"
+		   "  FLOP/s and roofline ratios, the mean per held-out architecture and the\n"
+		   "  error by (origin's, target's) algorithm; --emit fits on every GPU and\n"
+		   "  prints predictor/conv_params.c\n");
 }
 
 /* The training samples: every conv shape measured on two GPUs whose
