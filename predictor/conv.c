@@ -12,8 +12,8 @@
  * (winograd_nonfused); FFT multiplies in the frequency domain (gcgemm, a
  * complex GEMM).  The time on GPU g is
  *
- *   T = max(F / (P_32 x c x eff_a x e_wave^wave_pow), bytes / (BW x bw_eff))
- *       (+ floor)
+ *   T = max(F / (P_32 x c x eff_a x e_wave^wave_pow x s^smem_pow),
+ *           bytes / (BW x bw_eff)) (+ floor)
  *
  * with F the direct convolution's FLOPs (2 M N K), P_32 the FP32 rate of
  * the cores, c the fraction of it the board's power limit sustains
@@ -23,7 +23,12 @@
  * multiplications than F counts), e_wave = blocks / (ceil(blocks / SMs) x
  * SMs) the share of SM slots the last wave keeps busy (one block per SM
  * at a time, as cuDNN's large tiles fill an SM's registers), BW the
- * achievable DRAM bandwidth.  The blocks are the recorded launch's grid
+ * achievable DRAM bandwidth, s = min(1, shared memory per SM / 96 KB)
+ * for cuDNN's own implicit-GEMM and fused-Winograd kernels (1 for the
+ * SGEMMs of the other algorithms): a 64 KB SM (sm_60, sm_75) holds fewer
+ * of their shared-memory-heavy blocks than a 96 KB one (sm_61, sm_70) and
+ * runs them 0.24 (log) slower on one and the same kernel, T4 against
+ * V100, where the SGEMMs agree.  The blocks are the recorded launch's grid
  * where there is one, else the output tiles of the tile in the name.  The
  * power limit grows in over the kernel's work time t: the slowdown is
  * 1 + (1/c - 1) t / (t + boost).  The floor is the measuring host's
@@ -37,6 +42,8 @@
  * waves than 56 of 64: the grid, not the FLOPs, sets the time), and on
  * the 70-75 W boards it grows with the kernel's length (T4 against V100:
  * -0.05 at 0.2 ms, +0.36 at 5 ms, +0.63 at 20 ms of its own time).
+ * The shared-memory term's form was chosen after looking at all four
+ * GPUs (docs/conv.md); its exponent is fitted held out like the rest.
  *
  * Everything that differs between GPUs enters through datasheet figures
  * (SMs, FP32 peak, TDP, node, bandwidth), so constants fitted on some
@@ -63,6 +70,12 @@
 #include "predictor/power.h"
 #include "predictor/roofline.h"
 #include "predictor/tile.h"
+
+/* The most shared memory per SM of the GPUs the fit has seen (96 KB:
+ * sm_61, sm_70): an SM with less (sm_60, sm_75: 64 KB) holds fewer of
+ * cuDNN's implicit-GEMM and Winograd blocks at a time; one with more is
+ * not taken to gain, since no data shows what more buys. */
+#define CONV_SMEM_REF 98304.0
 
 /* Case-insensitive strstr. */
 static int has(const char *hay, const char *needle)
@@ -107,6 +120,9 @@ struct cv_feat {
 	double cap_pj;            /* the energy (pJ at 16 nm) above which
 				   * the power limit binds; INFINITY none */
 	double waves;
+	double log_smem;          /* log min(1, shared memory per SM /
+				   * CONV_SMEM_REF) for cuDNN's own kernels
+				   * (implicit GEMM, fused Winograd), else 0 */
 };
 
 static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, struct cv_feat *f)
@@ -136,6 +152,11 @@ static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, st
 	f->tm_ns = k->bytes / bw * 1e9;
 	f->waves = waves;
 	f->cap_pj = power_cap_pj(g, POWER_NODE_LINEAR);
+	f->log_smem = 0;
+	const struct gpu_cc_limits *lim = gpu_cc_find(g->cc);
+	if ((f->algo == CONV_ALGO_IGEMM || f->algo == CONV_ALGO_WINOGRAD) && lim &&
+	    lim->smem_per_sm > 0 && lim->smem_per_sm < CONV_SMEM_REF)
+		f->log_smem = log(lim->smem_per_sm / CONV_SMEM_REF);
 	return 0;
 }
 
@@ -143,7 +164,7 @@ static double cv_time(const struct cv_feat *f, const struct conv_params *p, int 
 		      int *mem_bound)
 {
 	double cap = p->power_pj16 > 0 && f->cap_pj < p->power_pj16 ? f->cap_pj / p->power_pj16 : 1;
-	double eff = p->eff[f->algo] * exp(p->wave_pow * f->log_wave);
+	double eff = p->eff[f->algo] * exp(p->wave_pow * f->log_wave + p->smem_pow * f->log_smem);
 	double t_c = eff > 0 ? f->tc_ns / eff : INFINITY;
 	if (cap < 1)
 		t_c *= 1 + (1 / cap - 1) * (p->boost_ns > 0 ? t_c / (t_c + p->boost_ns) : 1);
@@ -202,7 +223,10 @@ int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 /* The parameter vector: log eff of each algorithm present when some
  * pairs ran different algorithms on their two sides (otherwise the
  * efficiencies cancel in the ratio and the data cannot tell them), then
- * wave_pow, log boost_ns, log floor_ns.  power_pj16 is not fitted: it is
+ * wave_pow, log boost_ns, log floor_ns, log bw_eff (which, against the
+ * efficiencies, sets where a shape turns memory-bound: that does not
+ * cancel, so it is fitted with the rest and never kept from a fit that
+ * saw other GPUs), smem_pow.  power_pj16 is not fitted: it is
  * a measured energy (conv_params.c), and with one or two power-limited
  * boards in a fit it traded off against the ramp (docs/conv.md). */
 struct cv_problem {
@@ -221,7 +245,9 @@ static void cv_unpack(const struct cv_problem *pr, const double *x, struct conv_
 		p->eff[pr->algos[i]] = exp(x[i]);
 	p->wave_pow = x[i++];
 	p->boost_ns = exp(x[i++]);
-	p->floor_ns = exp(x[i]);
+	p->floor_ns = exp(x[i++]);
+	p->bw_eff = exp(x[i++]);
+	p->smem_pow = x[i];
 }
 
 static int cv_pack(const struct cv_problem *pr, const struct conv_params *p, double *x)
@@ -232,6 +258,8 @@ static int cv_pack(const struct cv_problem *pr, const struct conv_params *p, dou
 	x[i++] = p->wave_pow;
 	x[i++] = log(p->boost_ns);
 	x[i++] = log(p->floor_ns);
+	x[i++] = log(p->bw_eff);
+	x[i++] = p->smem_pow;
 	return i;
 }
 
@@ -244,7 +272,9 @@ static double cv_loss(const double *x, void *ctx)
 	/* an exponent outside 0..2, an efficiency above 4 (Winograd F(4x4,
 	 * 3x3) saves at most 4x), a DRAM faster than achievable or a ramp
 	 * slower than CONV_MAX_BOOST_NS has no physical meaning */
-	if (p.wave_pow < 0 || p.wave_pow > 2 || p.bw_eff > 1.2 || p.floor_ns > CONV_MAX_FLOOR_NS ||
+	if (p.wave_pow < 0 || p.wave_pow > 2 || p.bw_eff > 1.2 || p.bw_eff < 0.05 ||
+	    p.smem_pow < 0 || p.smem_pow > 2 ||
+	    p.floor_ns > CONV_MAX_FLOOR_NS ||
 	    p.boost_ns > CONV_MAX_BOOST_NS)
 		return INFINITY;
 	for (int a = 0; a < pr->nalgo; a++)
@@ -313,6 +343,8 @@ int conv_fit(const struct conv_sample *s, size_t n, struct conv_params *p, doubl
 			if (present[a] && mixed)
 				pr.algos[pr.nalgo++] = a;
 		}
+		if (!(pr.base.smem_pow >= 0) || pr.base.smem_pow > 2)
+			pr.base.smem_pow = 0;
 		if (pr.base.wave_pow < 0 || pr.base.wave_pow > 2)
 			pr.base.wave_pow = 0.5;
 		if (!(pr.base.bw_eff > 0) || pr.base.bw_eff > 1.2)

@@ -41,6 +41,9 @@ struct conv_params {
 				      * does fewer: Winograd, FFT)           */
 	double wave_pow;          /* exponent on the wave efficiency          */
 	double bw_eff;            /* fraction of achievable DRAM bandwidth    */
+	double smem_pow;          /* exponent on min(1, shared memory per SM /
+				   * 96 KB) for the implicit-GEMM and fused
+				   * Winograd kernels (conv.c)               */
 	double power_pj16;        /* FP32 energy per core-cycle at 16 nm, pJ
 				   * (power_cap_pj()); <= 0 no cap         */
 	double boost_ns;          /* how long a power-limited board holds its

@@ -252,6 +252,51 @@ START_TEST(ratio_form_and_refusals)
 }
 END_TEST
 
+/* Shared memory per SM: sm_60 and sm_75 have 64 KB, sm_61 and sm_70 96 KB,
+ * sm_80 164 KB.  With smem_pow 1 the implicit-GEMM and fused Winograd
+ * kernels sustain 64 / 96 of the rate on a 64 KB SM (1.5 x the time),
+ * the rest as on 96 KB; more than 96 KB gains nothing; an SGEMM (the
+ * GEMM of the non-fused Winograd) is not touched.  smem_pow 0.5: the
+ * square root, 1.5^0.5 = 1.2247 x. */
+START_TEST(shared_memory_per_sm)
+{
+	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
+	struct conv_params p = hand_params();
+	const char *igemm = "cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1";
+	const char *wino = "cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1";
+	const char *wnf = ";void cudnn::winograd_nonfused::winogradforwarddata4x4<float, float>(x);"
+			  "volta_sgemm_64x64_nn";
+	double f = 2.0 * 128 * 200 * 64 * 1152;
+	double t_ig = f / (10e12 * 0.5) * 1e9, t_wi = f / (10e12 * 1.5) * 1e9;
+	struct pred_kernel ki = conv_kernel(igemm, 128 * 200, 1e6);
+	struct pred_kernel kw = conv_kernel(wino, 128 * 200, 1e6);
+	struct pred_kernel kn = conv_kernel(wnf, 128 * 200, 1e6);
+	kn.grid[0] = 200;   /* two full waves of the SGEMM's blocks */
+	p.smem_pow = 1;
+	const uint32_t small[] = {60, 75}, large[] = {61, 70, 80};
+	for (size_t i = 0; i < 2; i++) {
+		g.cc = small[i];
+		ck_assert_double_eq_tol(conv_model_ns(&ki, &g, &p, 0), 1.5 * t_ig, 1e-3);
+		ck_assert_double_eq_tol(conv_model_ns(&kw, &g, &p, 0), 1.5 * t_wi, 1e-3);
+		ck_assert_double_eq_tol(conv_model_ns(&kn, &g, &p, 0), t_ig, 1e-3);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		g.cc = large[i];
+		ck_assert_double_eq_tol(conv_model_ns(&ki, &g, &p, 0), t_ig, 1e-3);
+		ck_assert_double_eq_tol(conv_model_ns(&kw, &g, &p, 0), t_wi, 1e-3);
+	}
+	p.smem_pow = 0.5;
+	g.cc = 75;
+	ck_assert_double_eq_tol(conv_model_ns(&ki, &g, &p, 0), 1.224744871 * t_ig, 1e-3);
+	/* as a ratio from a 96 KB origin: the same 1.2247 x on one kernel */
+	struct gpu_spec o = fake_gpu("o", 100, 10, 1000, 0);
+	struct pred_result r;
+	ki.origin_ns = 1e6;
+	ck_assert_int_eq(conv_predict(&ki, &o, &g, &p, 0, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 1.224744871e6, 1e-1);
+}
+END_TEST
+
 /* The constants synthetic pairs are made from (power_pj16 as given), and
  * the two kernels they run: implicit GEMM and fused Winograd. */
 static struct conv_params fit_truth(double power_pj16)
@@ -277,8 +322,10 @@ START_TEST(fit_reproduces_ratios)
 		fake_gpu("a", 80, 14, 900, 250), fake_gpu("b", 40, 8, 320, 70),
 		fake_gpu("c", 56, 9, 700, 250),
 	};
+	g[1].cc = 75;   /* 64 KB of shared memory per SM */
 	struct conv_params truth = fit_truth(60);
 	truth.boost_ns = 2e5;
+	truth.smem_pow = 0.5;
 	const char *const *names = fit_names;
 	size_t n = 0;
 	struct conv_sample *s = calloc(6 * 2 * 40, sizeof *s);
@@ -302,10 +349,12 @@ START_TEST(fit_reproduces_ratios)
 	p.power_pj16 = 60;
 	p.boost_ns = 1e6;
 	p.floor_ns = 5000;
-	p.bw_eff = truth.bw_eff;
+	p.bw_eff = truth.bw_eff;    /* no sample is memory-bound: it is free */
+	p.smem_pow = 0;
 	double rms;
 	ck_assert_int_eq(conv_fit(s, n, &p, &rms), 0);
-	ck_assert(rms < 0.01);
+	ck_assert_msg(rms < 0.01, "rms %.4f", rms);
+	ck_assert_msg(fabs(p.smem_pow - 0.5) < 0.05, "smem_pow %.3f, want 0.5", p.smem_pow);
 	/* the energy is a measurement, never fitted; the efficiencies cancel
 	 * where both sides run one algorithm and stay as given */
 	ck_assert_double_eq(p.power_pj16, 60);
@@ -376,6 +425,7 @@ int main(void)
 	tcase_add_test(tc, hand_computed_times);
 	tcase_add_test(tc, power_cap);
 	tcase_add_test(tc, waves_from_recorded_grid);
+	tcase_add_test(tc, shared_memory_per_sm);
 	tcase_add_test(tc, ratio_form_and_refusals);
 	tcase_add_test(tc, fit_reproduces_ratios);
 	tcase_add_test(tc, fit_learns_target_algorithm);

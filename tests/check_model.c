@@ -2022,6 +2022,22 @@ START_TEST(fsdp_copies)
 	ck_assert_double_eq(out + in, 0);
 	ck_assert_double_eq_tol(rs, 2 * P, 1);
 
+	/* FSDP's hooks issue the copies: outside a block's CUDA graph */
+	o = zero_opts(3);
+	o.dtype = GPU_DT_BF16;
+	o.cuda_graphs = 1;
+	struct model_config c = gpt2_small();
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t copies = 0, graphed = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		copies += s.v[i].role == MODEL_ROLE_FSDP_COPY;
+		graphed += s.v[i].role == MODEL_ROLE_FSDP_COPY && s.v[i].graph;
+	}
+	ck_assert_uint_gt(copies, 0);
+	ck_assert_uint_eq(graphed, 0);
+	model_seq_release(&s);
+
 	/* nothing sharded: DDP keeps its adds */
 	o = zero_opts(1);
 	o.dtype = GPU_DT_BF16;

@@ -1466,7 +1466,8 @@ static void fp8_gathers(struct bld *B)
  * compiled region replayed as one CUDA graph (torch.compile's CUDA graph
  * trees; Megatron's per-layer TE graphs), its kernels issued by one replay
  * that costs MODEL_GRAPH_CALL_NS of CPU time; collectives, the optimizer,
- * AccumulateGrad and the kernels outside the blocks stay eager. */
+ * AccumulateGrad, FSDP's copies (its hooks') and the kernels outside the
+ * blocks stay eager. */
 static void graph_regions(struct bld *B)
 {
 	struct model_seq *s = B->s;
@@ -1475,7 +1476,7 @@ static void graph_regions(struct bld *B)
 	for (size_t i = 0; i < s->n; i++) {
 		struct model_kernel *k = &s->v[i];
 		if (k->layer < 0 || k->phase == MODEL_PH_COMM || k->phase == MODEL_PH_OPTIMIZER ||
-		    k->role == MODEL_ROLE_GRAD_ACC)
+		    k->role == MODEL_ROLE_GRAD_ACC || k->role == MODEL_ROLE_FSDP_COPY)
 			continue;
 		/* ids 1..254, a new one at each block and pass */
 		k->graph = (uint8_t)(1 + ((uint32_t)k->layer * 2 + (k->phase == MODEL_PH_BACKWARD)) % 254);

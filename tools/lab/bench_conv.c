@@ -4,7 +4,8 @@
  * architecture held out in turn: the constants fitted on the GPUs of the
  * other architectures, then every shape measured on the held-out GPU
  * predicted from each other GPU's time, against the FLOP/s ratio and the
- * roofline ratio; --emit fits on every GPU and prints conv_params.c.
+ * roofline ratio, per pair, per held-out architecture and per (origin's,
+ * target's) algorithm; --emit fits on every GPU and prints conv_params.c.
  */
 #include "tools/lab/bench_conv.h"
 #include "tools/lab/neusight.h"
@@ -28,8 +29,10 @@ static void cb_usage(FILE *f)
 	fprintf(f, "usage: " PROG " conv --data PATH [--emit]\n"
 		   "  held-out MAPE of the convolution model on NeuSight-layout convolution\n"
 		   "  rows under PATH (each GPU's architecture left out of the fit, the GPU\n"
-		   "  predicted from every other one's time) vs the FLOP/s and roofline\n"
-		   "  ratios; --emit fits on every GPU and prints predictor/conv_params.c\n");
+		   "  predicted from every other one's time through conv_predict()) vs the\n"
+		   "  FLOP/s and roofline ratios, the mean per held-out architecture and the\n"
+		   "  error by (origin's, target's) algorithm; --emit fits on every GPU and\n"
+		   "  prints predictor/conv_params.c\n");
 }
 
 /* The training samples: every conv shape measured on two GPUs whose
@@ -83,7 +86,8 @@ static void cb_print_params(const struct conv_params *p)
 		printf("%s[CONV_ALGO_%s] = %.4f", a ? ", " : "",
 		       (const char *[]){"IGEMM", "GEMM", "WINOGRAD", "WINOGRAD_NF", "FFT"}[a],
 		       p->eff[a]);
-	printf("},\n\t.wave_pow = %.4f,\n\t.bw_eff = %.4f,\n", p->wave_pow, p->bw_eff);
+	printf("},\n\t.wave_pow = %.4f,\n\t.bw_eff = %.4f,\n\t.smem_pow = %.4f,\n", p->wave_pow,
+	       p->bw_eff, p->smem_pow);
 	if (p->power_pj16 == POWER_FMA_PJ16)
 		printf("\t.power_pj16 = POWER_FMA_PJ16,\n");
 	else
@@ -92,19 +96,29 @@ static void cb_print_params(const struct conv_params *p)
 }
 
 /* The columns: the two ratios, the model with the origin's algorithm on
- * both sides (what --method conv does), and the model told the algorithm
- * and tile cuDNN ran on the target (its measured kernel: the most a
- * learnt pick of the target's algorithm could bring). */
+ * both sides (conv_predict(), what --method conv and a trace's kernels
+ * get), and the model told the algorithm and tile cuDNN ran on the
+ * target (its measured kernel: the most a learnt pick of the target's
+ * algorithm could bring). */
 enum { CB_FLOPS, CB_ROOF, CB_CONV, CB_CONV_TALGO, CB_NCOL };
 
-/* Held out h: fit without its architecture, then each origin's pairs. */
+/* Where the error is: the conv column's absolute error summed per
+ * (origin's algorithm, target's measured algorithm), over every pair. */
+struct cb_class {
+	double err[CONV_ALGO_COUNT][CONV_ALGO_COUNT][2]; /* conv, flops-ratio  */
+	size_t n[CONV_ALGO_COUNT][CONV_ALGO_COUNT];
+};
+
+/* Held out h: fit without its architecture, then each origin's pairs;
+ * the mean over h's pairs of each column's MAPE into arch[]. */
 static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
-		      const struct gpu_spec *const *gpus, size_t ng, double *sum, int *npairs)
+		      const struct gpu_spec *const *gpus, size_t ng, double *sum, int *npairs,
+		      double *arch, struct cb_class *cls)
 {
 	struct conv_params p = conv_default_params, pt = conv_default_params;
 	struct conv_sample *buf;
 	double rms;
-	int rc = 0;
+	int rc = 0, nh = 0;
 	for (int ta = 0; ta < 2 && rc == 0; ta++) {
 		long nt = cb_samples(set, gpus, ng, h->cc, ta, &buf);
 		if (nt < 0)
@@ -125,20 +139,24 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 			return -ENOMEM;
 		for (size_t i = 0; i < np; i++) {
 			struct pred_kernel k, kt;
+			struct pred_result r;
 			if (ns_kernel(pairs[i].origin, 1, &k) != 0 ||
 			    ns_kernel(pairs[i].target, 1, &kt) != 0)
 				continue;
 			double on = k.origin_ns, tn = pairs[i].target->latency_ms * 1e6, pred[CB_NCOL];
-			double mo = conv_model_ns(&k, o, &p, 1), mt = conv_model_ns(&k, h, &p, 1);
 			double mo2 = conv_model_ns(&k, o, &pt, 1), mt2 = conv_model_ns(&kt, h, &pt, 1);
-			if (!(mo > 0) || !(mt > 0) || !(mo2 > 0) || !(mt2 > 0))
+			if (conv_predict(&k, o, h, &p, 1, &r) != 0 || !(mo2 > 0) || !(mt2 > 0))
 				continue;
 			pred[CB_FLOPS] = on * o->peak_tflops[GPU_DT_FP32] / h->peak_tflops[GPU_DT_FP32];
 			pred[CB_ROOF] = on * roofline_ns(&k, h, NULL) / roofline_ns(&k, o, NULL);
-			pred[CB_CONV] = on * mt / mo;
+			pred[CB_CONV] = r.ns;
 			pred[CB_CONV_TALGO] = on * mt2 / mo2;
 			for (int c = 0; c < CB_NCOL; c++)
 				err[c] += fabs(pred[c] - tn) / tn;
+			enum conv_algo ao = conv_algo_of(k.name), at = conv_algo_of(kt.name);
+			cls->err[ao][at][0] += fabs(pred[CB_CONV] - tn) / tn;
+			cls->err[ao][at][1] += fabs(pred[CB_FLOPS] - tn) / tn;
+			cls->n[ao][at]++;
 			cnt++;
 		}
 		free(pairs);
@@ -148,11 +166,16 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 		for (int c = 0; c < CB_NCOL; c++) {
 			printf(" %11.1f%%", 100 * err[c] / (double)cnt);
 			sum[c] += 100 * err[c] / (double)cnt;
+			arch[c] += 100 * err[c] / (double)cnt;
 		}
-		printf("   (fit: rms log %.3f, floor %.1f us, %.1f pJ, boost %.0f us, wave^%.2f)\n", rms,
-		       p.floor_ns / 1e3, p.power_pj16, p.boost_ns / 1e3, p.wave_pow);
+		printf("   (fit: rms log %.3f, floor %.1f us, %.1f pJ, boost %.0f us, wave^%.2f, "
+		       "bw %.2f, smem^%.2f)\n", rms, p.floor_ns / 1e3, p.power_pj16, p.boost_ns / 1e3,
+		       p.wave_pow, p.bw_eff, p.smem_pow);
 		(*npairs)++;
+		nh++;
 	}
+	for (int c = 0; c < CB_NCOL; c++)
+		arch[c] = nh ? arch[c] / nh : 0;
 	return 0;
 }
 
@@ -241,18 +264,46 @@ int bench_conv_main(const struct bench_args *a)
 			cb_print_params(&p);
 		}
 	} else {
-		double sum[CB_NCOL] = {0};
+		double sum[CB_NCOL] = {0}, arch[CB_MAXGPU][CB_NCOL];
+		struct cb_class *cls = calloc(1, sizeof(*cls));
 		int npairs = 0;
-		printf("%-22s %-22s %6s %12s %12s %12s %12s   (MAPE)\n", "origin", "held-out target",
-		       "n", "flops-ratio", "roofline", "conv", "conv+t.algo");
+		memset(arch, 0, sizeof arch);
+		if (!cls)
+			rc = -ENOMEM;
+		else
+			printf("%-22s %-22s %6s %12s %12s %12s %12s   (MAPE)\n", "origin",
+			       "held-out target", "n", "flops-ratio", "roofline", "conv", "conv+t.algo");
 		for (size_t g = 0; g < ng && rc == 0; g++)
-			rc = cb_heldout(&set, gpus[g], gpus, ng, sum, &npairs);
+			rc = cb_heldout(&set, gpus[g], gpus, ng, sum, &npairs, arch[g], cls);
 		if (rc == 0 && npairs) {
 			printf("%-22s %-22s %6s", "mean", "", "");
 			for (int c = 0; c < CB_NCOL; c++)
 				printf(" %11.1f%%", sum[c] / npairs);
-			printf("\n(each fit leaves out every GPU of the target's architecture)\n");
+			printf("\n(each fit leaves out every GPU of the target's architecture)\n\n"
+			       "per held-out architecture (mean over its origins):\n");
+			for (size_t g = 0; g < ng; g++) {
+				printf("%-22s sm_%-18u %6s", gpus[g]->id, (unsigned)gpus[g]->cc, "");
+				for (int c = 0; c < CB_NCOL; c++)
+					printf(" %11.1f%%", arch[g][c]);
+				printf("\n");
+			}
+			printf("\nby algorithm (origin's kernel -> target's measured kernel; MAPE over "
+			       "rows of every pair):\n%-36s %6s %12s %12s\n", "algorithms", "n",
+			       "flops-ratio", "conv");
+			for (int a = 0; a < CONV_ALGO_COUNT; a++)
+				for (int b = 0; b < CONV_ALGO_COUNT; b++) {
+					char lab[64];
+					size_t n = cls->n[a][b];
+					if (!n)
+						continue;
+					snprintf(lab, sizeof lab, "%s -> %s", conv_algo_name(a),
+						 conv_algo_name(b));
+					printf("%-36s %6zu %11.1f%% %11.1f%%\n", lab, n,
+					       100 * cls->err[a][b][1] / (double)n,
+					       100 * cls->err[a][b][0] / (double)n);
+				}
 		}
+		free(cls);
 	}
 	ns_release(&set);
 	if (rc < 0) {
