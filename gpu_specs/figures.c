@@ -45,8 +45,13 @@ static const struct fig_row fig_rows[] = {
 	  "gpu-benches gpu-roofline alex_a100_40: 1410 MHz, 181 W" },
 	{ "a40", GPU_FIG_FMA_CLOCK, 1725.0 / 1740, GPU_PROV_MICROBENCH,
 	  "gpu-benches gpu-roofline alex_a40: 1725 MHz, 300 W" },
-	{ "l40", GPU_FIG_FMA_CLOCK, 2220.0 / 2490, GPU_PROV_MICROBENCH,
-	  "gpu-benches gpu-roofline genoa_l40: 2220 MHz, 352 W" },
+	/* genoa_l40 holds two boards: device 0 idles at 2490 MHz and draws
+	 * up to 314 W (the L40: 2490 MHz, 300 W), device 1 at 2520 MHz and
+	 * up to 359 W (the L40S: 2520 MHz, 350 W) */
+	{ "l40", GPU_FIG_FMA_CLOCK, 1740.0 / 2490, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-roofline genoa_l40 device 0: 1740 MHz, 302 W" },
+	{ "l40s", GPU_FIG_FMA_CLOCK, 2220.0 / 2520, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-roofline genoa_l40 device 1: 2220 MHz, 352 W" },
 	{ "h200", GPU_FIG_FMA_CLOCK, 1980.0 / 1980, GPU_PROV_MICROBENCH,
 	  "gpu-benches gpu-roofline h200: 1980 MHz, 398 W" },
 	{ "a100-sxm4-80", GPU_FIG_L2_BW, 5264.0, GPU_PROV_MICROBENCH,

@@ -34,13 +34,17 @@
  *    search, and no search picked their shapes).
  * The rule, for a GPU with no figure:
  *
- *   mamf = min(1, mamf_1024 * (w / 1024)^-rate_pow * power) * clock
+ *   mamf = min(1, mamf_1024 * (w / 1024)^-rate_pow * min(power, clock))
  *   power = min(1, (W / P_fp16) * (w / 1024)^power_rate_pow / power_w_ref)^power_pow
  *
  * with clock the clock the board holds under a long all-SM load over its
  * boost clock where it was measured (figures.h's fma_clock, on the GPU or
- * a board of its die: the L40, RTX 6000 Ada and L40S 2220 of 2490 MHz in
- * gpu-benches' FMA loop), else 1 (tc_clock() says why);
+ * a board of its die at the same board power: the L40 and RTX 6000 Ada
+ * 1740 of 2490 MHz at 300 W, the L40S 2220 of 2520 at 350 W, in
+ * gpu-benches' FMA loop), else 1 (tc_clock() says why).  The power term
+ * and the clock are two estimates of one thing, the clock the power limit
+ * leaves: a clock measured at the limit already contains it, so the lower
+ * stands, never their product (tc_log_rule());
  * w the tensor width (dense FP16 FLOP per clock per SM, rounded to a
  * power of two: V100, T4, A40, H20 1024, A100 2048, H100 4096, B200 8192;
  * L40 and L20 512), W the board power and P_fp16 the dense FP16 peak in
@@ -61,7 +65,7 @@
  * fits at +0.068 (power_rate_pow 0.62) and the watts explain the figures:
  * A100 PCIe 0.811 against SXM 0.869 at 300 against 400 W, GH200 0.838
  * against H100 0.803.
- * The clock and the FP8 figure: the L40 holds 2220 of its 2490 MHz under
+ * The clock and the FP8 figure: the L40 holds 1740 of its 2490 MHz under
  * an FMA loop (its own microbenchmark, not its GEMMs), the rule's GPUs
  * their boost clocks; PipeWeave's H800 FP8 GEMMs sat in the fit at the
  * BF16 figure (0.803) where the die's FP8 figure is 0.709, so the fit
@@ -76,7 +80,20 @@
  * 15.6; the MAMF figures held out 2.6% -> 3.2%; make bench-published
  * 11.5% -> 12.2% (the H100's BF16 GEMMs 2.3% faster with eff_dt 0.89, on
  * runs predicted fast already; attention.c's constant, fitted relative
- * to this rate, rescaled so that attention keeps its rate).
+ * to this rate, rescaled so that attention keeps its rate).  That clock
+ * was first read from the file's second board, an L40S (2220 of 2520 MHz
+ * at 350 W), and multiplied with the power term; with the L40's own 1740
+ * MHz the product counted its 300 W twice (Ada prefill 14.8 -> 17.1 %).
+ * The lower of the two instead, constants refitted (tcgemm_params.c):
+ * make bench-serving prefill / decode / whole batch 8.8 / 4.3 / 5.4 % ->
+ * 8.4 / 4.6 / 5.1 (per held-out architecture, prefill: Ampere 1.5 -> 1.0,
+ * Ada 14.8 -> 13.1, Hopper 4.9 -> 5.0, Blackwell 12.4 -> 12.7; L40 9.1 ->
+ * 3.6, RTX 6000 Ada 15.5 -> 14.4, L20 19.1 -> 19.8, RTX PRO 6000 12.4 ->
+ * 12.7; the product form refitted the same way: 8.8 / 4.6 / 5.3, Ada
+ * 14.7), make bench-tc unchanged (the A40, 1725 of 1740 MHz, is the one
+ * fitted GPU with a clock below boost, and its power term is the lower:
+ * every pair within 0.1), make bench-published 8.0 -> 7.9 %.  The decode
+ * moves with the refit, not the form (H800 2.3 -> 3.4 %).
  * Small-M FP16/BF16 GEMMs (m <= 64 rows: a decode step's batch tokens times
  * weights of thousands by thousands) do not run the large-GEMM tiles.
  * cuBLAS picks a tile as tall as M (64 rows on Hopper's wgmma, narrower
@@ -163,7 +180,33 @@
  *    0.27; no feature of the fitted GPUs orders them so);
  *  - the cap on eff_dt x share instead of the share (the H20 and the L20
  *    run above 0.87 of their peaks): the fit moves mamf_1024 to 1.015,
- *    no change.
+ *    no change;
+ *  - the measured clock in place of the power term wherever it is below
+ *    boost (not the lower of the two): the A40, whose FMA loop reached
+ *    its 300 W at 1725 of 1740 MHz, loses its power term, and its GEMMs
+ *    (which draw more than an FMA loop) come out fast: make bench-tc mean
+ *    12.8% -> 13.9% (A100 -> A40 9.2 -> 11.5, A40 -> A100 10.1 -> 10.8,
+ *    V100 -> T4 23.0 -> 24.6, T4 -> V100 15.3 -> 17.2), make
+ *    bench-serving prefill 9.7% with the constants of the time (A40 1.6
+ *    -> 5.9, RTX A6000 1.3 -> 7.0);
+ *  - the boost clock over the clock the datasheet's peak is quoted at
+ *    (Hopper's 989 and 148 TFLOP/s are 4096 and 1024 FLOP per SM at 1830
+ *    MHz; the boards boost to 1980) as a factor on the rule: with the
+ *    constants of the time the H20's prefill 8.6 -> 2.1% (all 8.8 ->
+ *    8.0), but refitted the H100's MAMF figure, 0.803 of the quoted peak,
+ *    becomes 0.742 of the boost-clock one, which the power term cannot
+ *    fit beside the others: the MAMF figures held out 3.2% -> 8.0%
+ *    (GH200 +14.1, A100 SXM -8.6), make bench-tc 12.8% -> 13.6%.
+ * The T4's pairs (make bench-tc, V100 -> T4 23.0%) are its DRAM figure
+ * more than its power: its skinny GEMMs (N 16-128) are memory-bound and
+ * run at 272-295 GB/s (4096 x 16 x 4096, 33.5 MB, in 123 us), above
+ * gpus.csv's measured 239 (CentML's devices.csv; Habitat's own file says
+ * the datasheet's 320), so they come out 20-60% slow; with the figures'
+ * DRAM rule instead (datasheet x the vendor's median share, 289 GB/s)
+ * V100 -> T4 goes 23.0 -> 14.9% and T4 -> V100 15.3 -> 13.6%.  The row is
+ * left: the FP32 tile model reads it too, and the T4's own GEMMs pointed
+ * at it.  Its large GEMMs (0.57-0.71 of its peak) come out 10-20% fast:
+ * with the T4 held out no fitted GPU is as power-limited.
  * Tried and dropped (make bench-tc, each GPU held out, mean of the six):
  *  - before the MAMF figures, the tensor width on one efficiency of the
  *    dense peak, eff x (FP16 FLOP per clock per SM / 1024)^-w: w fitted at
@@ -334,19 +377,21 @@ static double tc_log_figure_dt(const struct gpu_spec *g, enum gpu_dtype dt)
 }
 
 /* The clock g holds under a long all-SM load over its boost clock, where
- * it was measured on g or a board of its die (gpu_specs/figures.h's
- * fma_clock: gpu-benches' FP32 FMA loop; L40 2220 of 2490 MHz), else 1:
- * the rule's share is the share at the clock the rule's GPUs held, and
- * these held their boost clock under that load (A100 1410 of 1410 MHz,
- * H200 1980 of 1980, A40 1725 of 1740).  The tensor cores run at the SM
- * clock, so a board that cannot hold its boost clock under an FMA loop
- * reaches the rule's share of a peak at the clock it holds.  Not for a
- * GPU with a MAMF figure: the figure was measured at the clock the board
- * held. */
+ * it was measured on g, or on a board of its die with the same board
+ * power (gpu_specs/figures.h's fma_clock: gpu-benches' FP32 FMA loop; L40
+ * 1740 of 2490 MHz at 300 W, RTX 6000 Ada the L40's, L40S 2220 of 2520
+ * at 350 W; not the A100 PCIe's from the 400 W SXM board: a board with
+ * fewer watts holds less), else 1.  The tensor cores run at the SM clock,
+ * so a board that cannot hold its boost clock under an FMA loop reaches
+ * the rule's share of a peak at the clock it holds.  Not for a GPU with a
+ * MAMF figure: the figure was measured at the clock the board held. */
 static double tc_clock(const struct gpu_spec *g)
 {
 	struct gpu_figure_value v;
 	enum gpu_provenance pr = gpu_figure(g, GPU_FIG_FMA_CLOCK, 0, &v);
+	const struct gpu_spec *m = pr == GPU_PROV_SAME_DIE && v.from ? gpu_find(v.from) : NULL;
+	if (pr == GPU_PROV_SAME_DIE && (!m || !(g->tdp_w > 0) || fabs((double)m->tdp_w / g->tdp_w - 1) > 0.02))
+		return 1;
 	if ((pr == GPU_PROV_MICROBENCH || pr == GPU_PROV_MEASURED || pr == GPU_PROV_SAME_DIE) &&
 	    v.value > 0 && v.value < 1)
 		return v.value;
@@ -419,16 +464,24 @@ static double tc_log_power(double log_wpt, const struct tcgemm_params *p)
 	return 0;
 }
 
-/* log of the rule's MAMF share (tcgemm.c's header): the width term and
- * the power term, at most 1. */
-static double tc_log_rule(double log_width, double log_wpt, const struct tcgemm_params *p)
+/* log of the rule's MAMF share (tcgemm.c's header): the width term times
+ * the clock the power limit leaves, at most 1.  That clock has two
+ * estimates: the power term, from the board's watts, and log_clk, the
+ * clock measured under an all-SM FMA load (0 where none was, or where
+ * the board held its boost clock).  A clock measured at the power limit
+ * already contains the limit, so the two are not multiplied: the lower
+ * stands (a tensor-core GEMM draws at least the FMA loop's power per
+ * clock, so the FMA clock bounds its clock from above). */
+static double tc_log_rule(double log_width, double log_wpt, double log_clk,
+			  const struct tcgemm_params *p)
 {
-	double l = log(p->mamf_1024) - p->rate_pow * log_width;
+	double l = log(p->mamf_1024) - p->rate_pow * log_width, pw = 0;
 	if (p->power_w_ref > 0 && !isnan(log_wpt)) {
 		double x = log_wpt + p->power_rate_pow * log_width;
 		if (x < log(p->power_w_ref))
-			l += p->power_pow * (x - log(p->power_w_ref));
+			pw = p->power_pow * (x - log(p->power_w_ref));
 	}
+	l += log_clk < pw ? log_clk : pw;
 	return l < 0 ? l : 0;
 }
 
@@ -439,7 +492,7 @@ static double tc_log_share(const struct tc_feat *f, const struct tcgemm_params *
 {
 	if (p->mamf_1024 > 0)
 		return !isnan(f->log_fig) ? f->log_fig
-					  : tc_log_rule(f->log_width, f->log_wpt, p) + f->log_clk;
+					  : tc_log_rule(f->log_width, f->log_wpt, f->log_clk, p);
 	return f->log_mx + tc_log_power(f->log_wpt, p);
 }
 
@@ -585,7 +638,7 @@ double tcgemm_mamf_rule(const struct gpu_spec *g, const struct tcgemm_params *p)
 		p = &tcgemm_default_params;
 	if (!g || !(p->mamf_1024 > 0) || g->cc < 70)
 		return 0;
-	return exp(tc_log_rule(tc_log_width(g), tc_log_wpt(g), p));
+	return exp(tc_log_rule(tc_log_width(g), tc_log_wpt(g), log(tc_clock(g)), p));
 }
 
 double tcgemm_mamf_share(const struct gpu_spec *g, const struct tcgemm_params *p,
@@ -606,7 +659,7 @@ double tcgemm_mamf_share(const struct gpu_spec *g, const struct tcgemm_params *p
 	}
 	if (prov)
 		*prov = GPU_PROV_RULE;
-	return tcgemm_mamf_rule(g, p) * tc_clock(g);
+	return tcgemm_mamf_rule(g, p);
 }
 
 int tcgemm_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
@@ -736,8 +789,8 @@ static double tc_loss(const struct tc_problem *pr, const double *x)
 		s += pr->w[i] * e * e;
 	}
 	for (size_t i = 0; i < pr->nmp; i++) {
-		double e = tc_log_rule(pr->mp[i].log_width, pr->mp[i].log_wpt, &p) +
-			   pr->mp[i].log_clk - pr->mp[i].log_share;
+		double e = tc_log_rule(pr->mp[i].log_width, pr->mp[i].log_wpt, pr->mp[i].log_clk,
+				       &p) - pr->mp[i].log_share;
 		s += pr->wmp * e * e;
 	}
 	return s;

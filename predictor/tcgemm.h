@@ -143,7 +143,8 @@ int tcgemm_fit(const struct tcgemm_sample *s, size_t n, uint32_t exclude_cc,
 double tcgemm_mamf_share(const struct gpu_spec *g, const struct tcgemm_params *p,
 			 enum gpu_provenance *prov);
 
-/* The rule's share for g alone (no figure), 0 without a rule. */
+/* The rule's share for g alone (no figure) at the clock g holds under
+ * load (tcgemm.c), 0 without a rule. */
 double tcgemm_mamf_rule(const struct gpu_spec *g, const struct tcgemm_params *p);
 
 #endif

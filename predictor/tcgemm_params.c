@@ -5,8 +5,7 @@
  * projections on A100 and A40; DeepBench FP16 on V100 and T4: 75578 GEMMs,
  * six GPUs) and the MAMF figures of gpu_specs/figures.c (A100 SXM and
  * PCIe, H100 SXM, H200, GH200, B200, GB200; FP8 GEMMs at the FP8 figure
- * where the GPU's die has one, the A40's rule at its 1725 of 1740 MHz), with one efficiency for every
- * dtype, the rule with its power term, and the FP8 tile-wave form on the
+ * where the GPU's die has one), with one efficiency for every dtype, the rule with its power term, and the FP8 tile-wave form on the
  * FP8 GEMMs alone.  Reproduce (prints this table):
  *
  *   make build/surfer-bench
@@ -15,31 +14,28 @@
  * Held-out accuracy of the same fit, and the rule against each
  * architecture's MAMF figures held out: `make bench-tc`.
  *
- * Fitted with the A40 at 663 GB/s; since gpus.c takes 15/16 of that for
- * its in-band ECC (621.6) the same command gives eff 0.8919, k0 80.31,
- * wave_pow 0.5393, pad_pow 0.7916, power_w_ref 2.7030, power_pow 0.2827,
- * power_rate_pow 0.0562, mamf_1024 0.9900, rate_pow -0.0932, bw_eff
- * 0.9009, overhead 5954 ns (the rule's width and power exponents trade
- * against each other; no GPU of the data is 512 wide), and with them
- * (attention_mma_eff rescaled to 1.2784) make bench-serving 12.2 / 5.0 /
- * 7.2 % (prefill / decode / whole batch, against 12.2 / 4.8 / 7.2 with
- * these) and make bench-published 10.8 % (the same).
+ * Refitted when the rule took the lower of its power term and the clock
+ * measured under load (tcgemm.c) instead of their product, with the L40's
+ * clock read from its own board (1740 of 2490 MHz) and the A40 at its
+ * ECC bandwidth (621.6 GB/s): make bench-serving 8.8 / 4.3 / 5.4 % ->
+ * 8.4 / 4.6 / 5.1 (prefill / decode / whole batch; the old form refitted
+ * the same way: 8.8 / 4.6 / 5.3), make bench-published 8.0 -> 7.9 %.
  */
 #include "predictor/tcgemm.h"
 
 /* 75578 GEMMs on 6 GPUs (PipeWeave's test file left out) */
 const struct tcgemm_params tcgemm_default_params = {
-	.eff = {[GPU_DT_FP16] = 0.8912},
-	.k0 = 77.83,
-	.wave_pow = 0.5337,
-	.pad_pow = 0.7961,
-	.power_w_ref = 2.7195,
-	.power_pow = 0.2757,
-	.power_rate_pow = 0.6233,
-	.mamf_1024 = 0.9898,
-	.rate_pow = 0.0677,
-	.bw_eff = 0.8899,
-	.overhead_ns = 5988.0,
+	.eff = {[GPU_DT_FP16] = 0.8900},
+	.k0 = 77.57,
+	.wave_pow = 0.5377,
+	.pad_pow = 0.7915,
+	.power_w_ref = 2.7926,
+	.power_pow = 0.2820,
+	.power_rate_pow = 0.2156,
+	.mamf_1024 = 0.9973,
+	.rate_pow = -0.0489,
+	.bw_eff = 0.9011,
+	.overhead_ns = 5965.3,
 	.fp8 = {
 		.eff = 0.9399,
 		.feed_bpc = 47.395,

@@ -485,30 +485,43 @@ START_TEST(rule_by_hand)
 }
 END_TEST
 
-/* The rule at the clock a board holds: the L40 held 2220 of its 2490 MHz
- * boost in gpu-benches' FMA loop, so its share is rule_by_hand's
- * times 2220 / 2490, 0.55194 x 0.89157 = 0.49210; the RTX 6000 Ada (the
- * same die, 142 SMs of compute capability 8.9) takes the L40's clock; the
- * L20 (92 SMs, no measured clock) the rule alone; the H100's own MAMF
- * figure stands (measured at the clock it held). */
+/* The rule at the clock a board holds.  The L40 held 1740 of its 2490
+ * MHz boost in gpu-benches' FMA loop at its 300 W limit: 0.69880.  With
+ * rule_params() its power term, 0.64372, is the lower of the two
+ * estimates of the clock the limit leaves, so the share stays
+ * rule_by_hand's 0.55194 (not their product, 0.38583); with power_pow
+ * 0.25 the term is (0.82873 / 2)^0.25 = 0.80232 and the clock binds:
+ * 0.85742 x 0.69880 = 0.59916.  The RTX 6000 Ada (the same die, 142 SMs
+ * of compute capability 8.9, 300 W as the L40) takes the L40's clock, its
+ * power term being 0.80110: the same 0.59916.  The L40S (the same die at
+ * 350 W) does not: its own clock, 2220 of 2520 MHz, 0.88095, is above its
+ * power term (362 TFLOP/s over 142 SMs at 2520 MHz is 1024 wide, 350 /
+ * 362 / 2 = 0.48343, ^0.25 = 0.83384), so 0.8 x 0.83384 = 0.66707 (with
+ * the L40's clock it would be 0.55904).  The L20 (92 SMs, no measured
+ * clock) takes the rule alone; the H100's own MAMF figure stands
+ * (measured at the clock it held). */
 START_TEST(rule_at_held_clock)
 {
 	const struct gpu_spec *l40 = gpu_find("l40"), *l20 = gpu_find("l20"),
-			      *ada = gpu_find("rtx-6000-ada"), *h100 = gpu_find("h100-sxm");
+			      *ada = gpu_find("rtx-6000-ada"), *l40s = gpu_find("l40s"),
+			      *h100 = gpu_find("h100-sxm");
 	ck_assert_ptr_nonnull(l40);
 	ck_assert_ptr_nonnull(l20);
 	ck_assert_ptr_nonnull(ada);
+	ck_assert_ptr_nonnull(l40s);
 	ck_assert_ptr_nonnull(h100);
 	struct tcgemm_params p = rule_params();
 	enum gpu_provenance pv;
-	ck_assert_double_eq_tol(tcgemm_mamf_share(l40, &p, &pv), 0.49210, 1e-4);
+	ck_assert_double_eq_tol(tcgemm_mamf_share(l40, &p, &pv), 0.55194, 1e-4);
 	ck_assert_int_eq(pv, GPU_PROV_RULE);
-	ck_assert_double_eq_tol(tcgemm_mamf_share(ada, &p, NULL),
-				tcgemm_mamf_rule(ada, &p) * 2220 / 2490, 1e-9);
+	p.power_pow = 0.25;
+	ck_assert_double_eq_tol(tcgemm_mamf_share(l40, &p, NULL), 0.59916, 1e-4);
+	ck_assert_double_eq_tol(tcgemm_mamf_share(ada, &p, NULL), 0.59916, 1e-4);
+	ck_assert_double_eq_tol(tcgemm_mamf_share(l40s, &p, NULL), 0.66707, 1e-4);
 	ck_assert_double_eq_tol(tcgemm_mamf_share(l20, &p, NULL), tcgemm_mamf_rule(l20, &p), 1e-12);
 	ck_assert_double_eq_tol(tcgemm_mamf_share(h100, &p, NULL), 794.5 / 989, 1e-9);
-	/* the model's rate at the held clock: 181 TFLOP/s x eff 0.8 x 0.49210 */
-	ck_assert_double_eq_tol(tcgemm_rate_flops(l40, GPU_DT_BF16, &p), 181e12 * 0.8 * 0.49210,
+	/* the model's rate at the held clock: 181 TFLOP/s x eff 0.8 x 0.59916 */
+	ck_assert_double_eq_tol(tcgemm_rate_flops(l40, GPU_DT_BF16, &p), 181e12 * 0.8 * 0.59916,
 				1e-4 * 181e12);
 }
 END_TEST
