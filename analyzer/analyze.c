@@ -331,9 +331,13 @@ static int an_grow(struct an_ctx *c, uint32_t i)
 /*
  * Predicts configuration i on every target, as a ratio to origin_ns (the
  * duration of the launch that made it known; 0 when untimed).  Every method
- * is linear in the origin time (predict.h's contract), so the ratio does
- * not depend on which launch it was computed from; each launch keeps its
- * own measured duration x ratio.
+ * but one is linear in the origin time (predict.h's contract), so the ratio
+ * does not depend on which launch it was computed from; each launch keeps
+ * its own measured duration x ratio.  The exception, `auto`'s pull across
+ * architectures, grows as origin_ns^(1 - pull): the target keeps that
+ * exponent and each launch takes scale x its own duration^(1 - pull)
+ * (timeline.h), so a slow first launch (cold caches, a clock ramping up)
+ * does not set the time of every later one.
  */
 /* A learned model far outside its training data can return absurd times
  * (seen: reductions at 1e8 x their roofline); past AN_IMPLAUSIBLE x the
@@ -449,7 +453,8 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 		/* a collective takes comm.c's time on every launch: its measured
 		 * one holds the wait for the slowest peer, not its own work */
 		c->pred[at].scale = k.origin_ns > 0 && !an_comm_on(c, &e->key, c->o->targets[t]) ?
-				    r.ns / k.origin_ns : 0;
+				    r.ns / pow(k.origin_ns, 1 - r.pull) : 0;
+		c->pred[at].pull = c->pred[at].scale > 0 ? r.pull : 0;
 		c->pmethod[at] = (uint8_t)r.method;
 		c->pbound[at] = (uint8_t)(r.memory_bound + 1);
 	}

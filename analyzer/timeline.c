@@ -16,7 +16,8 @@
  *    (launch latency, inter-kernel gap; negative for programmatic
  *    dependent launch overlap).  Its duration is the measured one times the
  *    configuration's predicted ratio (or the predicted time when it has no
- *    measurement).
+ *    measurement; a configuration predicted less than in proportion to its
+ *    measured time takes scale x measured^(1 - pull), timeline.h).
  *  - An event recorded on a stream marks the end of the work before it on
  *    that stream, per lane; a stream that waits for the event
  *    (cuStreamWaitEvent) starts its next work no earlier, and a CPU that
@@ -390,8 +391,12 @@ static int tl_work(struct timeline *tl, const struct tl_event *ev)
 
 		if (kernel) {
 			const struct tl_kernel_pred *p = &tl->pred[(size_t)ev->config * tl->ntargets + t];
-			dur = ((ev->has_gpu || ev->est_ns > 0) && p->scale > 0) ? meas_dur * p->scale
-										 : p->ns;
+			if (!((ev->has_gpu || ev->est_ns > 0) && p->scale > 0))
+				dur = p->ns;
+			else if (p->pull > 0)
+				dur = p->scale * pow(meas_dur, 1 - p->pull);
+			else
+				dur = meas_dur * p->scale;
 		} else {
 			dur = meas_dur * tl->targets[t].copy_scale[ev->copy];
 		}

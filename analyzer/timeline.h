@@ -68,11 +68,16 @@ struct tl_event {
 				   * measured launches), 0 unknown               */
 };
 
-/* Duration of a kernel configuration on one target: measured (or est_ns)
- * x scale when the launch has one and scale > 0, else ns. */
+/* Duration of a kernel configuration on one target: scale x measured^(1 -
+ * pull) (measured or est_ns, in ns) when the launch has one and scale > 0,
+ * else ns.  pull 0 (the usual case): measured x scale, the ratio; above 0
+ * the prediction follows each launch's measured time less than in
+ * proportion (predict.h, struct pred_result's pull), each launch by its
+ * own, so that which launch made the configuration known does not matter. */
 struct tl_kernel_pred {
-	double scale;
+	double scale;             /* ns^pull; with pull 0 a plain ratio        */
 	double ns;
+	double pull;
 };
 
 /* Per target: copy duration multipliers by enum tl_copy_class. */

@@ -257,7 +257,10 @@ static void pred_shrink_apply(const struct predictor *p, const struct pred_kerne
 	if (a >= 1 || tile_predict(p, k, NULL, target, &shape) != 0 || !(shape.ns > 0) ||
 	    !(out->ns > 0))
 		return;
-	out->ns = shape.ns * pow(out->ns / shape.ns, a < 0 ? 0 : a);
+	if (a < 0)
+		a = 0;
+	out->ns = shape.ns * pow(out->ns / shape.ns, a);
+	out->pull = 1 - a;
 }
 
 int predict_kernel(const struct predictor *p, const struct pred_kernel *k,

@@ -126,6 +126,13 @@ struct pred_result {
 	double amd_scale;             /* the AMD class scale the work term was
 				       * multiplied by; 0 not an AMD target      */
 	double amd_fixed_ns;          /* the AMD fixed cost added per kernel     */
+	/* How ns follows the origin time: as origin_ns^(1 - pull).  0: in
+	 * proportion (every method, and `auto` within an architecture); 1 - a
+	 * where `auto` pulled a tile-model kernel toward the model's own time
+	 * across architectures (struct pred_shrink).  A caller that scales ns
+	 * to another launch of the same kernel, measured d instead of
+	 * origin_ns, takes ns x (d / origin_ns)^(1 - pull) (analyze.c). */
+	double pull;
 };
 
 /* How much of the origin's own deviation from the tile model `auto`
@@ -202,8 +209,10 @@ const struct pred_shrink *predictor_shrink(const struct predictor *p);
  * pred_shrink; the prediction grows by (1 + x)^a - 1), unless p was built
  * with pred_shrink_full, which makes every method linear: the CI gate
  * builds it so (analyzer/main.c) and sees a regression of the origin in
- * full.  The analyzer then applies a configuration's ratio, taken at the
- * launch that made it known, to each of its launches.  From-scratch
+ * full.  The result's pull says the exponent (ns grows as origin_ns^(1 -
+ * pull)), and the analyzer applies it to each launch's own measured time
+ * (analyze.c, timeline.h), not the ratio of the launch that made the
+ * configuration known.  From-scratch
  * predictions (no origin time) use the shape alone.
  * tests/check_predict.c (origin_time_linear, shrink_across_architectures)
  * and tests/analyzer_gate.sh keep it. */

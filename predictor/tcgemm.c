@@ -196,7 +196,17 @@
  *    8.0), but refitted the H100's MAMF figure, 0.803 of the quoted peak,
  *    becomes 0.742 of the boost-clock one, which the power term cannot
  *    fit beside the others: the MAMF figures held out 3.2% -> 8.0%
- *    (GH200 +14.1, A100 SXM -8.6), make bench-tc 12.8% -> 13.6%.
+ *    (GH200 +14.1, A100 SXM -8.6), make bench-tc 12.8% -> 13.6%;
+ *  - the watts per TFLOP/s over the node's energy per operation
+ *    (power_node_energy(), POWER_NODE_LINEAR: 12 nm 2.4x the energy of
+ *    5 nm) in the power term, refitted: make bench-serving prefill 8.4%
+ *    -> 7.2% (L20 19.8 -> 8.5, RTX PRO 6000 12.7 -> 6.8, but H20 8.7 ->
+ *    14.9; Ada 13.1 -> 10.4, Blackwell 12.7 -> 6.8, Hopper 5.0 -> 7.5),
+ *    decode 4.6 -> 5.1%, whole batch 5.1 -> 5.7%, yet make bench-tc 12.8%
+ *    -> 14.8% (T4 -> V100 15.3 -> 21.7, V100 -> T4 23.0 -> 27.1: both
+ *    worse than the FLOP/s ratio) and the MAMF figures held out 3.2% ->
+ *    5.0% (B200 -14.1): with 5 nm's watts counting 2.4x, the H20 sits far
+ *    above every other GPU and the held-out T4 comes out barely limited.
  * The T4's pairs (make bench-tc, V100 -> T4 23.0%) are its DRAM figure
  * more than its power: its skinny GEMMs (N 16-128) are memory-bound and
  * run at 272-295 GB/s (4096 x 16 x 4096, 33.5 MB, in 123 us), above

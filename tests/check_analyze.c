@@ -510,6 +510,91 @@ START_TEST(second_reading_disagrees)
 }
 END_TEST
 
+/* One FP32 GEMM configuration (an SGEMM call before each launch) launched
+ * ten times on one stream of an A100 SXM4, the launch durations in us as
+ * given, in that order. */
+static void write_gemm_launches(const char *p, const double *us, int n)
+{
+	struct trace_header h;
+	uint64_t seq = 0, end = 0;
+	int err;
+	struct trace_writer *w = trace_writer_open(p, 0, &err);
+
+	ck_assert_ptr_nonnull(w);
+	memset(&h, 0, sizeof(h));
+	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A100-SXM4-80GB");
+	h.timing = TRACE_TIMING_SYNTHETIC;
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	uint32_t name = trace_writer_intern(w, "ampere_sgemm_128x64_nn", 22);
+	for (int i = 0; i < n; i++) {
+		uint64_t cpu = 1000000 + (uint64_t)i * 1000;
+		struct trace_record r;
+
+		memset(&r, 0, sizeof(r));
+		r.type = TRACE_GEMM;
+		r.u.gemm = (struct trace_gemm){ .seq = ++seq, .api = TRACE_GEMM_SGEMM, .m = 2048,
+			.n = 2048, .k = 2048, .batch = 1, .a_type = TRACE_DT_F32,
+			.b_type = TRACE_DT_F32, .c_type = TRACE_DT_F32, .compute_type = TRACE_DT_F32,
+			.epilogue = 1, .stream = 7, .thread = 10, .cpu_ns = cpu };
+		ck_assert_int_eq(trace_writer_record(w, &r), 0);
+		uint64_t lib = seq, start = cpu + 5000 > end ? cpu + 5000 : end;
+		end = start + (uint64_t)(us[i] * 1000);
+		memset(&r, 0, sizeof(r));
+		r.type = TRACE_KERNEL;
+		r.u.kernel = (struct trace_kernel){ .seq = ++seq, .name = name, .grid = { 256, 1, 1 },
+			.block = { 256, 1, 1 }, .regs = 64, .stream = 7, .thread = 10,
+			.cpu_ns = cpu + 1, .start_ns = start, .end_ns = end, .lib_call = lib,
+			.iteration = -1 };
+		ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	}
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+}
+
+/* `auto` pulls an FP32 GEMM predicted across architectures toward the tile
+ * model's own time (predict.h: ns grows as origin_ns^a, a =
+ * pred_shrink_default.gemm); each launch follows its own measured time so,
+ * whichever launch made the configuration known.  Ten launches of 1 ms,
+ * one of them 3 ms (a cold first launch, or a late slow one): on the T4
+ * (another architecture) the kernel time is (9 + 3^a) / 10 of ten equal
+ * launches' whether the slow launch comes first or last (anchored at the
+ * first launch's ratio it would be 12/10 x 3^(a-1) against 12/10); on
+ * the A100 PCIe (the origin's architecture) the ratio form, 12/10. */
+START_TEST(pull_follows_each_launch)
+{
+	const struct gpu_spec *targets[2] = {gpu("t4"), gpu("a100-pcie-40")};
+	double even[10], first[10], last[10];
+	double a = pred_shrink_default.gemm;
+	struct analysis *r[3];
+
+	ck_assert(a > 0 && a < 1);
+	for (int i = 0; i < 10; i++)
+		even[i] = first[i] = last[i] = 1000;
+	first[0] = last[9] = 3000;
+	write_gemm_launches(path, even, 10);
+	r[0] = run(path, NULL, targets, 2, PRED_AUTO);
+	write_gemm_launches(path, first, 10);
+	r[1] = run(path, NULL, targets, 2, PRED_AUTO);
+	write_gemm_launches(path, last, 10);
+	r[2] = run(path, NULL, targets, 2, PRED_AUTO);
+	for (int v = 0; v < 3; v++) {
+		ck_assert_uint_eq(r[v]->configs, 1);
+		ck_assert(r[v]->targets[0].method_ns[PRED_MLP] > 0);
+	}
+	double want_t4 = (9 + pow(3, a)) / 10, want_same = 12.0 / 10;
+	for (int v = 1; v < 3; v++) {
+		double t4 = r[v]->targets[0].kernel_ns / r[0]->targets[0].kernel_ns;
+		double same = r[v]->targets[1].kernel_ns / r[0]->targets[1].kernel_ns;
+		ck_assert_msg(fabs(t4 / want_t4 - 1) < 1e-9, "t4, slow launch %s: %.6f, want %.6f",
+			      v == 1 ? "first" : "last", t4, want_t4);
+		ck_assert_msg(fabs(same / want_same - 1) < 1e-9, "a100-pcie: %.6f, want %.6f", same,
+			      want_same);
+	}
+	for (int v = 0; v < 3; v++)
+		analysis_free(r[v]);
+}
+END_TEST
+
 /* Rewrites the trace at from into to as if its records came from three
  * threads: runs of about 37 consecutive records (a GEMM call stays with
  * the launch after it) go to threads 100, 101, 102 in turn, each thread's
@@ -1388,6 +1473,7 @@ int main(void)
 	tcase_add_loop_test(tc, identity_every_gpu, 0, (int)ngpus);
 	tcase_add_loop_test(tc, identity_with_events, 0, (int)ngpus);
 	tcase_add_test(tc, memory_warning);
+	tcase_add_test(tc, pull_follows_each_launch);
 	tcase_add_test(tc, recorded_collective);
 	tcase_add_test(tc, conv_shape_to_implicit_gemm);
 	tcase_add_test(tc, launch_bound_does_not_shrink);

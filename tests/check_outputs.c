@@ -76,7 +76,7 @@ static void hand_case(struct timeline *tl)
 
 START_TEST(timeline_callback_hand_case)
 {
-	static const struct tl_kernel_pred pred[2] = {{1.0, 0}, {0.5, 0}};
+	static const struct tl_kernel_pred pred[2] = {{1.0, 0, 0}, {0.5, 0, 0}};
 	static const struct {
 		uint32_t lane;
 		int wait;
@@ -116,7 +116,7 @@ END_TEST
 
 START_TEST(timeline_callback_changes_nothing)
 {
-	static const struct tl_kernel_pred pred[2] = {{1.0, 0}, {0.5, 0}};
+	static const struct tl_kernel_pred pred[2] = {{1.0, 0, 0}, {0.5, 0, 0}};
 	struct tl_target tgt[2];
 	struct tl_summary m[2], p[2][2];
 

@@ -12,7 +12,7 @@
 #include "analyzer/timeline.h"
 #include "tests/check_run.h"
 
-static const struct tl_kernel_pred pred_half[2] = {{1.0, 0}, {0.5, 0}};
+static const struct tl_kernel_pred pred_half[2] = {{1.0, 0, 0}, {0.5, 0, 0}};
 static struct tl_target tgt[2];
 static struct timeline *tl;
 static struct tl_summary meas, pred[2];
