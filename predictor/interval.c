@@ -33,14 +33,24 @@ enum pred_distance pred_distance_between(const struct gpu_spec *a, const struct 
 	return gpu_same_die(a, b) ? PRED_DIST_SAME_DIE : PRED_DIST_SAME_ARCH;
 }
 
-/* The nearest of the origin and the tile model's GPUs: a trace measured on
- * a board of the target's die carries the die's efficiency in its times,
- * as training rows of the die carry it into the model. */
+/*
+ * From a trace the origin's distance alone: a trace measured on a board of
+ * the target's die carries the die's efficiency in its times, and that is
+ * what the same-die rows were calibrated on (a board predicted from
+ * another of its die, the architecture out of every fit).  A target whose
+ * die the models learnt from, predicted from an origin of another
+ * architecture, still carries the origin's own deviation from the model
+ * across architectures in the ratio; no held-out pair measures that, so it
+ * is not called near.  From a config the nearest of the GPUs the models
+ * learnt from.
+ */
 enum pred_distance pred_distance_of(const struct predictor *p, const struct gpu_spec *origin,
 				    const struct gpu_spec *target)
 {
+	if (origin)
+		return pred_distance_between(origin, target);
 	const struct tile_picks *pk = p ? tile_model_picks(predictor_tile(p)) : NULL;
-	enum pred_distance d = pred_distance_between(origin, target), e;
+	enum pred_distance d = PRED_DIST_NEW_ARCH, e;
 	for (int i = 0; pk && i < pk->n && d != PRED_DIST_SAME_DIE; i++)
 		if ((e = pred_distance_between(pk->t[i].gpu, target)) < d)
 			d = e;

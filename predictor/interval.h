@@ -34,8 +34,9 @@
 #include "gpu_specs/gpu.h"
 #include "predictor/predict.h"
 
-/* How far the target is from the GPUs the prediction knows: the origin
- * of a trace, and the GPUs the models learnt from (gpu_specs/die.h). */
+/* How far the target is from the GPUs the prediction knows: the origin of
+ * a trace, or from a config the GPUs the models learnt from
+ * (gpu_specs/die.h). */
 enum pred_distance {
 	PRED_DIST_SAME_DIE = 0,   /* the same GPU, or a board of its die       */
 	PRED_DIST_SAME_ARCH,      /* another die of the same compute capability */
@@ -87,10 +88,11 @@ enum interval_class interval_class_of(enum pred_op op);
 /* The distance of b from a: PRED_DIST_NEW_ARCH when either is NULL. */
 enum pred_distance pred_distance_between(const struct gpu_spec *a, const struct gpu_spec *b);
 
-/* How far target is from what a prediction by p knows: the nearest of
- * origin (the GPU a trace was measured on; NULL from a config) and the
- * GPUs p's tile model learnt from (those of its tile-pick tables: every
- * GPU with GEMM rows in its training data; p NULL: none). */
+/* How far target is from what a prediction by p knows: from origin (the
+ * GPU a trace was measured on) when there is one, else (from a config)
+ * from the nearest of the GPUs p's tile model learnt from (those of its
+ * tile-pick tables: every GPU with GEMM rows in its training data; p
+ * NULL: none). */
 enum pred_distance pred_distance_of(const struct predictor *p, const struct gpu_spec *origin,
 				    const struct gpu_spec *target);
 

@@ -178,6 +178,17 @@ grep -q "^auto gemm trace same-die .*no interval of its own, new-architecture's"
 want=$(inside "$D/sd" titan-xp "$(estimate "$D/k3" Tesla_P4)")
 grep -Eq "^ +titan-xp +20 +$want" "$D/covsd2" || { echo "FAIL: two boards: titan-xp coverage, want $want"; cat "$D/covsd2"; fail=1; }
 
+# From a config the dump's distance column says how far the target was
+# from the weights' GPUs (a board held out alone: the same die as its
+# die's other boards); three boards give a same-die config row
+mkdir "$D/sdc"
+for b in gtx-1080-ti titan-xp m40; do
+	row 0.1 | awk -F, 'NR == 1 { print $0 ",distance"; next } { print $0 ",same-die" }' >"$D/sdc/$b--none.csv"
+done
+"$BIN" calibrate --emit "$D/sdc" >"$D/tsdc.c" 2>"$D/err"
+grep -q '{ PRED_AUTO, IV_CLASS_GEMM, PRED_DIST_SAME_DIE, PRED_SRC_CONFIG, 60, {' "$D/tsdc.c" ||
+	{ echo "FAIL: no same-die config row from the distance column"; cat "$D/tsdc.c" "$D/err"; fail=1; }
+
 # surfer-bench tensorcore --dump: the tensor-core model's own keys, from
 # the shape (tc_scratch_ns) and from the origin's time (tc_ratio_ns);
 # H20 from H800 is the same die

@@ -126,8 +126,9 @@ END_TEST
  * boards: the A100 80GB and the A30 are the A100 PCIe 40GB's die (GA100,
  * NVIDIA's whitepaper), the RTX 2080 Ti the T4's architecture on another
  * die (TU102, TU104), an H100 or an L4 a compute capability none of them
- * has.  A trace's origin counts as known: from an H800 the H20 is its die
- * (GH100), from an L40 the L4 its architecture (AD102, AD104). */
+ * has.  From a trace the origin alone counts: from an H800 the H20 is its
+ * die (GH100), from an L40 the L4 its architecture (AD102, AD104), from a
+ * TU102 the T4 its architecture though the models learnt from a T4. */
 START_TEST(distance)
 {
 	struct predictor *p;
@@ -143,9 +144,10 @@ START_TEST(distance)
 	ck_assert_int_eq(pred_distance_of(p, gpu_find("h800"), gpu_find("h20")), PRED_DIST_SAME_DIE);
 	ck_assert_int_eq(pred_distance_of(p, gpu_find("l40"), gpu_find("l4")), PRED_DIST_SAME_ARCH);
 	ck_assert_int_eq(pred_distance_of(p, gpu_find("h800"), gpu_find("l4")), PRED_DIST_NEW_ARCH);
-	/* the nearer of the two: the data's die beats the origin's architecture */
 	ck_assert_int_eq(pred_distance_of(p, gpu_find("rtx-2080ti"), gpu_find("t4")),
-			 PRED_DIST_SAME_DIE);
+			 PRED_DIST_SAME_ARCH);
+	ck_assert_int_eq(pred_distance_of(p, gpu_find("v100-pcie-32"), gpu_find("a100-sxm4-80")),
+			 PRED_DIST_NEW_ARCH);
 	ck_assert_int_eq(pred_distance_of(NULL, NULL, gpu_find("t4")), PRED_DIST_NEW_ARCH);
 	ck_assert_int_eq(pred_distance_of(NULL, gpu_find("t4"), gpu_find("rtx-2080ti")),
 			 PRED_DIST_SAME_ARCH);

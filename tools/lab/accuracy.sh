@@ -48,7 +48,7 @@ GPUS="Tesla_P4 Tesla_P100-PCIE-16GB Tesla_T4 Tesla_V100-PCIE-32GB NVIDIA_A100-PC
 TRAIN=$GPUS
 [ -d "$DEEPBENCH" ] && TRAIN="$GPUS Tesla_M40"
 name() { echo "$1" | tr _ ' '; }
-# The trainings, JOBS at a time (each uses one core).
+# The trainings, JOBS at a time (each uses one core; so do the predictions).
 JOBS=${JOBS:-2}
 n=0
 for h in $TRAIN; do
@@ -77,9 +77,12 @@ shrink() {
 	*) echo 0.05,0 ;;
 	esac
 }
-reports=""
-tests=""
+# The predictions, one held-out GPU per job, JOBS at a time (an earlier
+# run's reports and dumps removed first: a failed job leaves none).
+rm -f "$OUT"/*--*.json "$OUT"/test/*--*.json "$OUT"/test/*--*.csv "$OUT"/sweep/*--*.csv
+n=0
 for h in $GPUS; do
+	(
 	H=$(name "$h")
 	S=$(shrink "$h")
 	for o in $GPUS none; do
@@ -89,11 +92,26 @@ for h in $GPUS; do
 			--method all --weights "$OUT/w_$h.bin" --heldout-conv --shrink "$S" --json \
 			--dump "$OUT/sweep/$h--$o.csv" \
 			> "$OUT/$h--$o.json"
-		reports="$reports $OUT/$h--$o.json"
 		if [ -d "$DATA/kernels-test" ]; then
 			"$BUILD/surfer-bench" accuracy --dataset "$DATA/kernels-test" --origin "$O" \
 				--target "$H" --method all --weights "$OUT/w_$h.bin" --shrink "$S" --json \
 				--dump "$OUT/test/$h--$o.csv" > "$OUT/test/$h--$o.json"
+		fi
+	done
+	) &
+	n=$((n + 1))
+	[ $((n % JOBS)) -eq 0 ] && wait
+done
+wait
+reports=""
+tests=""
+for h in $GPUS; do
+	for o in $GPUS none; do
+		[ "$o" = "$h" ] && continue
+		[ -s "$OUT/$h--$o.json" ] || { echo "accuracy: no report $OUT/$h--$o.json" >&2; exit 1; }
+		reports="$reports $OUT/$h--$o.json"
+		if [ -d "$DATA/kernels-test" ]; then
+			[ -s "$OUT/test/$h--$o.json" ] || { echo "accuracy: no report $OUT/test/$h--$o.json" >&2; exit 1; }
 			tests="$tests $OUT/test/$h--$o.json"
 		fi
 	done

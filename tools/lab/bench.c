@@ -29,6 +29,7 @@
 #include "tools/lab/calibrate.h"
 #include "tools/lab/bench_figures.h"
 #include "predictor/conv.h"
+#include "predictor/interval.h"
 #include "predictor/predict.h"
 #include "predictor/tile.h"
 #include "tools/lab/neusight.h"
@@ -194,8 +195,11 @@ static int run_accuracy(const struct opts *o)
 		json_decref(methods);
 		return surfer_exit_code(SURFER_EWRITE);
 	}
+	/* the distance the analyzer would give these predictions (interval.h):
+	 * from the origin, or from the GPUs the weights learnt from */
+	const char *dist = pred_distance_name(pred_distance_of(o->pred, o->origin, o->target));
 	if (dump)
-		fprintf(dump, "method,op,dims,origin_ns,target_ns,predicted_ns\n");
+		fprintf(dump, "method,op,dims,origin_ns,target_ns,predicted_ns,distance\n");
 	for (int m = 0; m < BM_COUNT; m++) {
 		if (!o->methods[m] || (bm_needs_origin[m] && !o->origin))
 			continue;
@@ -234,7 +238,7 @@ static int run_accuracy(const struct opts *o)
 				fprintf(dump, "%s,%s,", bm_names[m], t->op);
 				for (unsigned d = 0; d < t->ndims; d++)
 					fprintf(dump, "%s%llu", d ? "x" : "", (unsigned long long)t->dims[d]);
-				fprintf(dump, ",%.1f,%.1f,%.1f\n", k.origin_ns, truth, pred);
+				fprintf(dump, ",%.1f,%.1f,%.1f,%s\n", k.origin_ns, truth, pred, dist);
 			}
 			pop[na++] = pairs[i].target->op;
 		}

@@ -10,22 +10,25 @@
  * (the tensor-core GEMM model, each GPU's architecture out of the fit)
  * and `surfer-bench e2e --dump` files of whole iterations.  Each row gives
  * one error, log(predicted / measured), keyed by method, kernel class,
- * distance and source (a measured origin or the shape).  With the
- * target's architecture out of every fit, the distance is the origin's
- * (pred_distance_between(): the same die, as DeepBench's TITAN Xp to its
- * GTX 1080 Ti or PipeWeave's H800 to its H20, the same architecture, or a
- * new one), and a new architecture from the shape alone.  A key taken
- * from one input is not taken again from a later one, so the first
- * directory (NeuSight's test shapes, the models' own kernels) speaks for
- * the keys it has and a later one (the sweep) only adds the others
- * (convolutions), another (DeepBench's boards of one die) its distance.
+ * distance and source (a measured origin or the shape).  From a trace the
+ * distance is the origin's (pred_distance_between(): the same die, as
+ * DeepBench's TITAN Xp to its GTX 1080 Ti or PipeWeave's H800 to its H20,
+ * the same architecture, or a new one); from the shape it is the dump's
+ * distance column (the GPUs its weights learnt from: a board held out
+ * alone is the same die as its die's others), a new architecture where
+ * the dump has none.  A key taken from one input is not taken again from
+ * a later one, so the first directory (NeuSight's test shapes, the
+ * models' own kernels) speaks for the keys it has and a later one (the
+ * sweep) only adds the others (convolutions), another (DeepBench's boards
+ * of one die) its distances.
  *
  * Coverage is checked the way the table will be used on a new GPU: for each
- * architecture, the quantiles of every other architecture's errors, and
- * the share of its own measured times inside the interval they give.  A
- * key of fewer than two architectures has no interval of its own (the
- * spread of a new architecture's bias is not learnt from one): the lookup
- * takes the next farther distance, and so does its coverage line.
+ * group (an architecture; at the same die a board: group_of()), the
+ * quantiles of every other group's errors, and the share of its own
+ * measured times inside the interval they give.  A key of too few groups
+ * has no interval of its own (the spread of a new group's bias is not
+ * learnt from one; key_enough()): the lookup takes the next farther
+ * distance, and so does its coverage line.
  */
 #include "tools/lab/calibrate.h"
 #include "gpu_specs/die.h"
@@ -110,6 +113,8 @@ struct key_seen {
 struct dump_reader {
 	const char *what;                 /* "accuracy", "e2e" or "tensorcore"  */
 	const char *col[DUMP_NCOL];       /* NULL-terminated if fewer           */
+	int optional;                     /* columns from this one on may be
+					   * absent (their field NULL); 0 none  */
 	int (*row)(struct dump_reader *d, const char *f[DUMP_NCOL]);
 	struct cal_set *s;
 	const struct gpu_spec *target, *origin; /* accuracy dumps: of the name  */
@@ -182,7 +187,8 @@ static int read_dump(struct dump_reader *d, const char *path)
 		if (header) {
 			header = 0;
 			for (int i = 0; i < DUMP_NCOL && d->col[i]; i++)
-				if ((idx[i] = csv_col(&r, d->col[i])) < 0) {
+				if ((idx[i] = csv_col(&r, d->col[i])) < 0 &&
+				    !(d->optional && i >= d->optional)) {
 					fprintf(stderr, PROG ": '%s': not a surfer-bench %s dump\n", path,
 						d->what);
 					csv_release(&r);
@@ -191,7 +197,7 @@ static int read_dump(struct dump_reader *d, const char *path)
 			continue;
 		}
 		for (int i = 0; i < DUMP_NCOL && d->col[i]; i++)
-			f[i] = csv_field(&r, (size_t)idx[i]);
+			f[i] = idx[i] >= 0 ? csv_field(&r, (size_t)idx[i]) : NULL;
 		if (d->row(d, f) != 0) {
 			fprintf(stderr, PROG ": out of memory\n");
 			csv_release(&r);
@@ -204,7 +210,12 @@ static int read_dump(struct dump_reader *d, const char *path)
 	return rc < 0 ? -1 : 0;
 }
 
-/* An accuracy dump's row: method, op, target_ns, predicted_ns. */
+/* An accuracy dump's row: method, op, target_ns, predicted_ns and (dumps
+ * since the distance keys) the distance the harness gave the prediction:
+ * from a config, from the GPUs its weights learnt from (a board held out
+ * alone is the same die as its die's others).  Without the column: the
+ * origin's distance, or from a config a new architecture (the target's
+ * was out of the weights). */
 static int kernel_row(struct dump_reader *d, const char *f[DUMP_NCOL])
 {
 	int m = method_of(f[0]);
@@ -213,6 +224,9 @@ static int kernel_row(struct dump_reader *d, const char *f[DUMP_NCOL])
 		return 0;
 	int dist = d->src == PRED_SRC_TRACE ? pred_distance_between(d->origin, d->target)
 					    : PRED_DIST_NEW_ARCH;
+	for (int k = 0; f[4] && k < PRED_DIST_COUNT; k++)
+		if (!strcmp(f[4], pred_distance_name((enum pred_distance)k)))
+			dist = k;
 	return add_row(d, d->target, m, interval_class_of(ns_op_class(f[1])), d->src, dist,
 		       log(pred / truth));
 }
@@ -276,7 +290,8 @@ static int read_kernel_dir(struct cal_set *s, const char *dir, struct key_seen *
 		}
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s", dir, n);
-		struct dump_reader d = { "accuracy", {"method", "op", "target_ns", "predicted_ns"},
+		struct dump_reader d = { "accuracy",
+					 {"method", "op", "target_ns", "predicted_ns", "distance"}, 4,
 					 kernel_row, s, t, og, src, seen, &got };
 		rc = read_dump(&d, path);
 	}
@@ -298,10 +313,10 @@ static int read_file(struct cal_set *s, const char *path, struct key_seen *seen)
 	int tc = csv_next(&r) == 1 && csv_col(&r, "tc_ratio_ns") >= 0;
 	csv_release(&r);
 	struct key_seen got = {{{{{0}}}}};
-	struct dump_reader e2e = { "e2e", {"gpu", "weights", "measured_ms", "predicted_ms"},
+	struct dump_reader e2e = { "e2e", {"gpu", "weights", "measured_ms", "predicted_ms"}, 0,
 				   iteration_row, s, NULL, NULL, PRED_SRC_CONFIG, seen, &got };
 	struct dump_reader tcd = { "tensorcore",
-				   {"gpu", "measured_ns", "tc_scratch_ns", "tc_ratio_ns", "origin"},
+				   {"gpu", "measured_ns", "tc_scratch_ns", "tc_ratio_ns", "origin"}, 0,
 				   tc_row, s, NULL, NULL, PRED_SRC_TRACE, seen, &got };
 	int rc = read_dump(tc ? &tcd : &e2e, path);
 	for (size_t i = 0; i < sizeof got.k; i++)
@@ -603,14 +618,14 @@ static void tally_print(const struct tally *t, const char *label)
 	size_t in = 0, n = 0;
 	char an[32];
 	for (size_t a = 0; a < t->k; a++) {
-		printf("%-30s %-14s %6zu %7.1f%%\n", a ? "" : label,
+		printf("%-36s %-14s %6zu %7.1f%%\n", a ? "" : label,
 		       group_name(t->cc[a], an, sizeof an), t->n[a],
 		       100.0 * (double)t->in[a] / (double)t->n[a]);
 		in += t->in[a];
 		n += t->n[a];
 	}
 	if (n)
-		printf("%-30s %-14s %6zu %7.1f%%\n", "", "all", n, 100.0 * (double)in / (double)n);
+		printf("%-36s %-14s %6zu %7.1f%%\n", "", "all", n, 100.0 * (double)in / (double)n);
 }
 
 /* The lines of one key (method, class, source, distance): each group's
@@ -645,7 +660,7 @@ static int coverage_line(const struct cal_set *s, int method, int cls, int src, 
 		 interval_class_name((enum interval_class)cls), pred_source_name((enum pred_source)src),
 		 pred_distance_name((enum pred_distance)dist));
 	if (ke->k && !key_enough(ke->k, dist)) {
-		printf("%-30s (%zu group%s: no interval of its own, %s)\n", label, ke->k,
+		printf("%-36s (%zu group%s: no interval of its own, %s)\n", label, ke->k,
 		       ke->k == 1 ? "" : "s",
 		       fb ? (fd == PRED_DIST_SAME_ARCH ? "same-architecture's" : "new-architecture's")
 			  : "none farther");
@@ -674,7 +689,7 @@ static int coverage_line(const struct cal_set *s, int method, int cls, int src, 
 			in += ke->err[a][i] >= lo && ke->err[a][i] <= hi;
 			ape += fabs(expm1(ke->err[a][i])) * 100;
 		}
-		printf("%-30s %-14s %6zu %7.1f%% %9.1f%%   (interval %+.0f%% .. %+.0f%% of the prediction, scale %.2f)\n",
+		printf("%-36s %-14s %6zu %7.1f%% %9.1f%%   (interval %+.0f%% .. %+.0f%% of the prediction, scale %.2f)\n",
 		       any ? "" : label, group_name(ke->cc[a], an, sizeof an), n,
 		       100.0 * (double)in / (double)n, ape / (double)n, expm1(-hi) * 100,
 		       expm1(-lo) * 100, scale);
@@ -685,7 +700,7 @@ static int coverage_line(const struct cal_set *s, int method, int cls, int src, 
 		sum_ape += ape;
 	}
 	if (tot_n)
-		printf("%-30s %-14s %6zu %7.1f%% %9.1f%%\n", "", "all", tot_n,
+		printf("%-36s %-14s %6zu %7.1f%% %9.1f%%\n", "", "all", tot_n,
 		       100.0 * (double)tot_in / (double)tot_n, sum_ape / (double)tot_n);
 	key_free(ke);
 	if (fb)
@@ -821,7 +836,7 @@ int bench_calibrate_main(const struct bench_args *a)
 		       "model (each group against the quantiles of the others, widened by the factor\n"
 		       "fitted on the others at %.0f%%: a group is an architecture, at the same die a\n"
 		       "board; MAPE of its predictions)\n", prob * 100, IV_DEFAULT_P * 100);
-		printf("%-30s %-14s %6s %8s %10s\n", "method class source distance", "group", "n",
+		printf("%-36s %-14s %6s %8s %10s\n", "method class source distance", "group", "n",
 		       "covered", "MAPE");
 		for (int dist = PRED_DIST_NEW_ARCH; dist >= 0 && rc == 0; dist--)
 			for (int c = 0; c < IV_CLASS_COUNT && rc == 0; c++)
