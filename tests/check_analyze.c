@@ -420,15 +420,11 @@ START_TEST(interleaved_threads)
 }
 END_TEST
 
-/* Two threads' launches, a GEMM call before every fourth, written to p in
- * runs of block records per thread (1: in CPU order).  With late_gemm, one
- * GEMM record carries a CPU time after its launch's. */
-static void write_two_threads(const char *p, uint32_t block, int late_gemm)
+/* A writer of a synthetic-timed trace at p recorded on an A100 SXM4 80GB
+ * (its header written). */
+static struct trace_writer *a100_writer(const char *p)
 {
 	struct trace_header h;
-	static struct trace_record q[2][2 * 3000];
-	uint32_t nq[2] = { 0, 0 }, done[2] = { 0, 0 };
-	uint64_t seq = 0, end[2] = { 0, 0 };
 	int err;
 	struct trace_writer *w = trace_writer_open(p, 0, &err);
 
@@ -437,6 +433,19 @@ static void write_two_threads(const char *p, uint32_t block, int late_gemm)
 	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A100-SXM4-80GB");
 	h.timing = TRACE_TIMING_SYNTHETIC;
 	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	return w;
+}
+
+/* Two threads' launches, a GEMM call before every fourth, written to p in
+ * runs of block records per thread (1: in CPU order).  With late_gemm, one
+ * GEMM record carries a CPU time after its launch's. */
+static void write_two_threads(const char *p, uint32_t block, int late_gemm)
+{
+	static struct trace_record q[2][2 * 3000];
+	uint32_t nq[2] = { 0, 0 }, done[2] = { 0, 0 };
+	uint64_t seq = 0, end[2] = { 0, 0 };
+	struct trace_writer *w = a100_writer(p);
+
 	uint32_t name = trace_writer_intern(w, "ampere_sgemm_128x64_nn", 22);
 	for (uint32_t i = 0; i < 6000; i++) {
 		int t = (int)(i % 2);
@@ -515,16 +524,9 @@ END_TEST
  * given, in that order. */
 static void write_gemm_launches(const char *p, const double *us, int n)
 {
-	struct trace_header h;
 	uint64_t seq = 0, end = 0;
-	int err;
-	struct trace_writer *w = trace_writer_open(p, 0, &err);
+	struct trace_writer *w = a100_writer(p);
 
-	ck_assert_ptr_nonnull(w);
-	memset(&h, 0, sizeof(h));
-	snprintf(h.device.name, sizeof(h.device.name), "NVIDIA A100-SXM4-80GB");
-	h.timing = TRACE_TIMING_SYNTHETIC;
-	ck_assert_int_eq(trace_writer_header(w, &h), 0);
 	uint32_t name = trace_writer_intern(w, "ampere_sgemm_128x64_nn", 22);
 	for (int i = 0; i < n; i++) {
 		uint64_t cpu = 1000000 + (uint64_t)i * 1000;

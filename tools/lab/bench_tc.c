@@ -567,7 +567,8 @@ static void tc_usage(FILE *f)
 		   "  held-out MAPE of the tensor-core GEMM model on measured GEMMs (each GPU\n"
 		   "  predicted by a fit on the others) vs the roofline and wave scaling, and\n"
 		   "  the MAMF rule against each architecture's figures, held out;\n"
-		   "  --emit fits on every GPU and prints the constants for tcgemm_params.c;\n"
+		   "  --emit fits on every GPU and prints the constants for tcgemm_params.c\n"
+		   "  (with --gpu, without that GPU's architecture);\n"
 		   "  --dump writes every held-out prediction as CSV; --per-dtype fits an FP8\n"
 		   "  efficiency of its own; --no-power leaves the rule's power term out,\n"
 		   "  --no-figures the MAMF figures and the rule (see tcgemm.c); --mamf prints\n"
@@ -637,13 +638,18 @@ int bench_tc_main(const struct bench_args *a)
 		rc = tc_figures ? tc_mamf_table(&set, only_cc) : 0;
 	} else if (emit) {
 		struct tcgemm_params p;
-		size_t nfit = 0;
+		size_t nfit = 0, ngfit = 0;
 		for (size_t i = 0; i < set.n; i++)
-			nfit += set.src[i] != TC_SRC_PW_TEST;
-		rc = tc_fit_without(&set, 0, &p, NULL);
+			nfit += set.src[i] != TC_SRC_PW_TEST && set.s[i].gpu->cc != only_cc;
+		for (size_t g = 0; g < ng; g++)
+			ngfit += gpus[g]->cc != only_cc;
+		rc = tc_fit_without(&set, only_cc, &p, NULL);
+		if (rc == 0 && only_cc)
+			printf("/* fitted without compute capability %u.%u (--gpu %s) */\n",
+			       only_cc / 10, only_cc % 10, a->gpu);
 		if (rc == 0) {
 			printf("/* %zu GEMMs on %zu GPUs (PipeWeave's test file left out) */\n", nfit,
-			       ng);
+			       ngfit);
 			printf("const struct tcgemm_params tcgemm_default_params = {\n");
 			tc_print_params(stdout, &p, "\t");
 			printf("};\n");
