@@ -612,9 +612,11 @@ int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out);
  * forward batch, the attention backend's metadata, the sampler's argmax
  * read back), the one constant fitted on PipeWeave's measured SGLang
  * steps: the median over the 28 runs of measured minus predicted without
- * it, 0.60 ms (surfer-bench serving refits it with each GPU architecture
- * held out: 0.60, 0.66, 0.70, 0.47 ms without Ampere, Ada, Hopper,
- * Blackwell).  It was 0 while the decode GEMMs ran the large GEMMs'
+ * it, 0.82 ms (surfer-bench serving refits it with each GPU architecture
+ * held out: 0.77, 0.83, 0.97, 0.69 ms without Ampere, Ada, Hopper,
+ * Blackwell; 0.60 before the tensor-core constants were refitted with the
+ * lower of the power term and a measured clock, which made the H800's
+ * decode GEMMs faster).  It was 0 while the decode GEMMs ran the large GEMMs'
  * 128-row tiles (every fit then came out negative); once the small-M
  * tiles (tcgemm.c) took the steps below the measured ones the bench's
  * held-out fits rose to 0.55-0.88 ms and the compiled-in value, which a
@@ -623,7 +625,7 @@ int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out);
  * inputs too, but the four measured whole batches of `vllm bench latency`
  * come out better without a constant (mean 2.9 % at 0, 3.4 % at SGLang's
  * 0.53 ms), so none is added. */
-#define MODEL_SERVE_STEP_CPU_NS 600000.0
+#define MODEL_SERVE_STEP_CPU_NS 820000.0
 #define MODEL_VLLM_STEP_CPU_NS 0.0
 
 #endif

@@ -754,8 +754,8 @@ int bench_serving_main(const struct bench_args *a)
 	}
 	printf("%-24s", "all");
 	acc_print(&all, 6);
-	printf("\nstep CPU constant (ms) fitted without each architecture: compiled-in %.2f;",
-	       MODEL_SERVE_STEP_CPU_NS / 1e6);
+	printf("\nstep CPU constant (ms) fitted without each architecture: compiled-in %.2f (all runs %.2f);",
+	       MODEL_SERVE_STEP_CPU_NS / 1e6, fit_step(runs, n, -1));
 	for (int ar = 0; ar < 5; ar++)
 		if (seen[ar])
 			printf(" %s held out %.2f;", sv_arch[ar], fitted[ar]);
