@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_specs/die.h"
+
 struct fig_row {
 	const char *gpu;          /* GPU id (gpus.csv)                        */
 	enum gpu_figure_kind kind;
@@ -126,8 +128,10 @@ int gpu_fp32_dual_issue(const struct gpu_spec *g)
 	return lanes >= 96;
 }
 
-/* The measured row of kind f for GPU g (itself, else a board of its die),
- * none of compute capability exclude_cc. */
+/* The measured row of kind f for GPU g (itself, else a board of its die,
+ * gpu_same_die(), with as many SMs: a cut-down board of the die, the H20's
+ * 78 SMs of GH100, runs other clocks and power per SM), none of compute
+ * capability exclude_cc. */
 static const struct fig_row *measured(const struct gpu_spec *g, enum gpu_figure_kind f,
 				      uint32_t exclude_cc, const struct gpu_spec **of)
 {
@@ -143,7 +147,7 @@ static const struct fig_row *measured(const struct gpu_spec *g, enum gpu_figure_
 			*of = m;
 			return &fig_rows[i];
 		}
-		if (!die && m->cc == g->cc && m->sms == g->sms) {
+		if (!die && gpu_same_die(m, g) && m->sms == g->sms) {
 			die = &fig_rows[i];
 			die_g = m;
 		}
