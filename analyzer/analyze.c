@@ -1194,8 +1194,7 @@ static void an_interval(const struct an_ctx *c, struct analysis_target *at)
 		interval_lookup(NULL, 0, PRED_AUTO, IV_CLASS_ITERATION, at->distance, src);
 
 	at->interval_distance = r ? (enum pred_distance)r->distance : at->distance;
-	interval_factors(NULL, 0, PRED_AUTO, IV_CLASS_ITERATION, at->distance, src, at->interval,
-			 &lo, &hi);
+	interval_row_factors(r, at->interval, &lo, &hi);
 	at->iteration_low_ns = at->iteration_ns - k * (1 - lo);
 	at->iteration_high_ns = at->iteration_ns + k * (hi - 1);
 }

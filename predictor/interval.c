@@ -103,11 +103,15 @@ uint32_t interval_factors(const struct interval_row *rows, size_t n, enum pred_m
 			  enum interval_class cls, enum pred_distance d, enum pred_source src,
 			  double prob, double *lo, double *hi)
 {
+	if (method == PRED_IDENTITY)
+		return interval_row_factors(NULL, prob, lo, hi);
+	return interval_row_factors(interval_lookup(rows, n, method, cls, d, src), prob, lo, hi);
+}
+
+uint32_t interval_row_factors(const struct interval_row *r, double prob, double *lo, double *hi)
+{
 	*lo = *hi = 1;
-	if (method == PRED_IDENTITY || !(prob > 0 && prob < 1))
-		return 0;
-	const struct interval_row *r = interval_lookup(rows, n, method, cls, d, src);
-	if (!r)
+	if (!r || !(prob > 0 && prob < 1))
 		return 0;
 	/* measured = predicted / exp(err): the high error quantile bounds
 	 * the measured time from below */

@@ -115,6 +115,10 @@ uint32_t interval_factors(const struct interval_row *rows, size_t n, enum pred_m
 			  enum interval_class cls, enum pred_distance d, enum pred_source src,
 			  double prob, double *lo, double *hi);
 
+/* The same factors from row r, the one interval_lookup() gave (NULL: none
+ * applies, lo = hi = 1): for a caller that wants the row too. */
+uint32_t interval_row_factors(const struct interval_row *r, double prob, double *lo, double *hi);
+
 /* The quantile of probability prob (0..1) of a row, interpolated. */
 double interval_quantile(const struct interval_row *r, double prob);
 
