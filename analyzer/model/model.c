@@ -987,19 +987,23 @@ static double reduce_esz(const struct bld *B)
 	return model_mixed(o) ? 4.0 : B->esz;
 }
 
-/* A memory-bound copy of n elements moving bytes, FSDP's: on the compute
+/* A memory-bound copy of n elements moving bytes, FSDP's, of unit layer
+ * (-1 the root's): on the compute
  * stream, outside any fusion.  FSDP2 runs its reduce-scatter copy-in on
  * the reduce-scatter stream and FSDP1 its casts and divisions on the
  * post-backward stream, but there they take the SMs that the compute
  * stream's kernels would (a cuBLAS GEMM's CTA on Hopper holds an SM's
  * shared memory, so the two do not share one), so they are costed where
  * their time goes: in line with the compute. */
-static void fsdp_copy(struct bld *B, const char *name, double n, double bytes)
+static void fsdp_copy(struct bld *B, int32_t layer, const char *name, double n, double bytes)
 {
 	uint64_t keep = B->cols;
+	int32_t keep_layer = B->layer;
 	B->cols = 1;
+	B->layer = layer;
 	k_vector(B, name, PRED_OP_ELEMENTWISE, n > 1 ? n : 1, 1.0, 1.0, 0.0);
 	B->cols = keep;
+	B->layer = keep_layer;
 	struct model_kernel *k = bld_last_kernel(B);
 	if (k) {
 		k->k.bytes = bytes;
@@ -1018,10 +1022,8 @@ static uint32_t zero_copy_out(struct bld *B, int32_t layer, double n)
 {
 	if (model_fsdp_impl(B->o) != MODEL_FSDP_2 || B->err)
 		return 0;
-	int32_t keep = B->layer;
-	B->layer = layer;
-	fsdp_copy(B, "split_with_sizes_copy_out_contiguous_no_cast_kernel", n, 2.0 * n * B->esz);
-	B->layer = keep;
+	fsdp_copy(B, layer, "split_with_sizes_copy_out_contiguous_no_cast_kernel", n,
+		  2.0 * n * B->esz);
 	return B->err ? 0 : (uint32_t)B->s->n;
 }
 
@@ -1055,17 +1057,15 @@ static uint32_t fsdp1_predivide(uint32_t world)
 static void zero_copy_in(struct bld *B, int32_t layer, double n, double rb)
 {
 	enum model_fsdp impl = model_fsdp_impl(B->o);
-	int32_t keep = B->layer;
-	B->layer = layer;
 	if (impl == MODEL_FSDP_2) {
-		fsdp_copy(B, "chunk_cat_cuda_kernel", n, n * (B->esz + rb));
+		fsdp_copy(B, layer, "chunk_cat_cuda_kernel", n, n * (B->esz + rb));
 	} else if (impl == MODEL_FSDP_1) {
-		fsdp_copy(B, "CatArrayBatchedCopy_contig", n, 2.0 * n * B->esz);
+		fsdp_copy(B, layer, "CatArrayBatchedCopy_contig", n, 2.0 * n * B->esz);
 		if (rb != B->esz)
-			fsdp_copy(B, "vectorized_elementwise_kernel<4, copy_kernel>", n, n * (B->esz + rb));
-		fsdp_copy(B, "vectorized_elementwise_kernel<4, DivFunctor>", n, 2.0 * n * rb);
+			fsdp_copy(B, layer, "vectorized_elementwise_kernel<4, copy_kernel>", n,
+				  n * (B->esz + rb));
+		fsdp_copy(B, layer, "vectorized_elementwise_kernel<4, DivFunctor>", n, 2.0 * n * rb);
 	}
-	B->layer = keep;
 }
 
 static void zero_reduce(struct bld *B, int32_t layer)
@@ -1082,13 +1082,9 @@ static void zero_reduce(struct bld *B, int32_t layer)
 	 * the reduce-scatter is done (on the post-backward stream; costed
 	 * in line as the others, waiting for nothing) */
 	uint32_t world = model_grad_ranks(B->o);
-	if (model_fsdp_impl(B->o) == MODEL_FSDP_1 && world / fsdp1_predivide(world) > 1) {
-		int32_t keep = B->layer;
-		B->layer = layer;
-		fsdp_copy(B, "vectorized_elementwise_kernel<4, DivFunctor>", n / shard,
+	if (model_fsdp_impl(B->o) == MODEL_FSDP_1 && world / fsdp1_predivide(world) > 1)
+		fsdp_copy(B, layer, "vectorized_elementwise_kernel<4, DivFunctor>", n / shard,
 			  2.0 * n / shard * rb);
-		B->layer = keep;
-	}
 	/* HSDP: the node's shard then all-reduced with the other nodes' */
 	if (B->o->hsdp && model_grad_ranks(B->o) > model_shard_ranks(B->o))
 		k_comm(B, COMM_ALL_REDUCE, n * rb / model_shard_ranks(B->o),
