@@ -127,6 +127,11 @@ bad "new tokens with prefill" --model llama-3.2-1b --engine vllm --mode prefill 
 bad "batch with prompt lengths" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 4 --batch 3 --dtype bf16 --target h100
 bad "batch before context lengths" --model llama-3.2-1b --engine sglang --mode decode --batch 3 --context-lens 100,200 --dtype bf16 --target h100
 bad "seq with prompt lengths" --model llama-3.2-1b --engine vllm --mode prefill --prompt-lens 100 --seq 512 --dtype bf16 --target h100
+# a count above its limit names the limit, not "a positive count"
+"$BIN" --model llama-3.2-1b --engine sglang --mode decode --batch 2000000 --seq 10 --dtype bf16 \
+	--target h100 >/dev/null 2>"$tmp/err"
+grep -q "a count from 1 to 1048576 is expected" "$tmp/err"
+check "--batch above its limit names 1048576 ($(cat "$tmp/err"))" $?
 printf '100,\n200\n\n300\n' >"$tmp/lens3"
 got=$("$BIN" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens "@$tmp/lens3" --dtype bf16 \
 	--target h100 2>&1 | sed -n 's/^input .* \([0-9]*\) sequences.*/\1/p')
