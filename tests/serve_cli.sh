@@ -127,6 +127,12 @@ bad "new tokens with prefill" --model llama-3.2-1b --engine vllm --mode prefill 
 bad "batch with prompt lengths" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 4 --batch 3 --dtype bf16 --target h100
 bad "batch before context lengths" --model llama-3.2-1b --engine sglang --mode decode --batch 3 --context-lens 100,200 --dtype bf16 --target h100
 bad "seq with prompt lengths" --model llama-3.2-1b --engine vllm --mode prefill --prompt-lens 100 --seq 512 --dtype bf16 --target h100
+# training options and FP8 are refused, not dropped (--grad-accum 2 ran
+# the decode step twice, --dtype fp8 predicted BF16)
+bad "fp8 engine" --model llama-3.2-1b --engine sglang --mode decode --dtype fp8 --target h100
+bad "grad-accum on an engine" --model llama-3.2-1b --engine vllm --mode decode --grad-accum 2 --dtype bf16 --target h100
+bad "cp on an engine" --model llama-3.2-1b --engine sglang --mode prefill --cp 2 --dtype bf16 --target h100
+bad "optimizer on an engine" --model llama-3.2-1b --engine sglang --mode prefill --optimizer adamw --dtype bf16 --target h100
 # a count above its limit names the limit, not "a positive count"
 "$BIN" --model llama-3.2-1b --engine sglang --mode decode --batch 2000000 --seq 10 --dtype bf16 \
 	--target h100 >/dev/null 2>"$tmp/err"
