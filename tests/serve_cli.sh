@@ -133,6 +133,19 @@ bad "fp8 engine" --model llama-3.2-1b --engine sglang --mode decode --dtype fp8 
 bad "grad-accum on an engine" --model llama-3.2-1b --engine vllm --mode decode --grad-accum 2 --dtype bf16 --target h100
 bad "cp on an engine" --model llama-3.2-1b --engine sglang --mode prefill --cp 2 --dtype bf16 --target h100
 bad "optimizer on an engine" --model llama-3.2-1b --engine sglang --mode prefill --optimizer adamw --dtype bf16 --target h100
+# a quantized checkpoint's config (Qwen3-8B-FP8's quantization_config) is
+# built in --dtype and says so; without it, no such warning
+q='{"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 1024,
+ "intermediate_size": 3072, "num_hidden_layers": 2, "num_attention_heads": 16,
+ "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 1000'
+printf '%s, "quantization_config": {"fmt": "e4m3", "quant_method": "fp8"}}\n' "$q" >"$tmp/q.json"
+printf '%s}\n' "$q" >"$tmp/q2.json"
+"$BIN" --model "$tmp/q.json" --engine sglang --mode decode --batch 2 --seq 10 --dtype bf16 --target h100 \
+	>/dev/null 2>"$tmp/err"
+grep -q "its fp8 weights built as bf16" "$tmp/err"; check "a quantized config is named ($(cat "$tmp/err"))" $?
+"$BIN" --model "$tmp/q2.json" --engine sglang --mode decode --batch 2 --seq 10 --dtype bf16 --target h100 \
+	>/dev/null 2>"$tmp/err"
+[ $? -eq 0 ] && ! grep -q "weights built as" "$tmp/err"; check "an unquantized config: no such warning ($(cat "$tmp/err"))" $?
 # a count above its limit names the limit, not "a positive count"
 "$BIN" --model llama-3.2-1b --engine sglang --mode decode --batch 2000000 --seq 10 --dtype bf16 \
 	--target h100 >/dev/null 2>"$tmp/err"

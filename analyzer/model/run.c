@@ -1027,6 +1027,12 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		snprintf(err, errlen, "out of memory");
 		return SURFER_ENOMEM;
 	}
+	if (c.quant[0]) {
+		/* a quantized checkpoint: what its weights were built as */
+		size_t l = strlen(a->warning);
+		snprintf(a->warning + l, sizeof(a->warning) - l, "%sits %.24s weights built as %s",
+			 l ? "; " : "", c.quant, dtype_label(o));
+	}
 	*out = a;
 	return 0;
 }
