@@ -146,6 +146,15 @@ grep -q "its fp8 weights built as bf16" "$tmp/err"; check "a quantized config is
 "$BIN" --model "$tmp/q2.json" --engine sglang --mode decode --batch 2 --seq 10 --dtype bf16 --target h100 \
 	>/dev/null 2>"$tmp/err"
 [ $? -eq 0 ] && ! grep -q "weights built as" "$tmp/err"; check "an unquantized config: no such warning ($(cat "$tmp/err"))" $?
+# a tensor-parallel group wider than a node of the target's system spans
+# nodes: TP 16 on H100s (8 a node) is placed on 2 nodes without --nodes
+"$BIN" --model llama-3.1-70b --engine sglang --mode decode --batch 8 --seq 100 --tp 16 --dtype bf16 \
+	--target h100 >"$tmp/tp16" 2>/dev/null
+"$BIN" --model llama-3.1-70b --engine sglang --mode decode --batch 8 --seq 100 --tp 16 --nodes 2 \
+	--dtype bf16 --target h100 >"$tmp/tp16n" 2>/dev/null
+grep -q "one GPU of 16 on 2 nodes of 8" "$tmp/tp16" &&
+	[ "$(grep '^predicted' "$tmp/tp16")" = "$(grep '^predicted' "$tmp/tp16n")" ]
+check "tp 16 on h100: 2 nodes of 8, as --nodes 2 ($(grep '^predicted' "$tmp/tp16"))" $?
 # a count above its limit names the limit, not "a positive count"
 "$BIN" --model llama-3.2-1b --engine sglang --mode decode --batch 2000000 --seq 10 --dtype bf16 \
 	--target h100 >/dev/null 2>"$tmp/err"
