@@ -290,6 +290,31 @@ t = {p["target"] for p in json.load(open(sys.argv[1]))["predictions"]}
 assert "h100-sxm" in t and "t4" not in t, sorted(t)
 PY
 check "--power-limit 300 --all-targets: the H100 predicted, the 70 W T4 left out" $?
+# The H100 of torchtitan's published runs, named as a user would, capped as
+# they ran it: 500 of its 700 W.  The GEMMs (compute-bound) take 700 / 500
+# as long, the element-wise kernels (memory-bound) within a few percent
+# (the memory clock stays; only the vector model's SM-issue term moves).
+for cap in "" "--power-limit 500"; do
+	"$BIN" --model llama-3-8b --mode training --batch 1 --seq 2048 --dtype bf16 --attention flash \
+		--optimizer adamw-fused --target "H100 96GB" $cap --top 0 --json \
+		>"$tmp/pl96${cap:+-500}.json" 2>"$tmp/err"
+	check "H100 96GB ${cap:-uncapped} exits 0 ($(cat "$tmp/err"))" $?
+done
+python3 - "$tmp/pl96.json" "$tmp/pl96-500.json" <<'PY'
+import json, sys
+def ops(path):
+    p = json.load(open(path))["predictions"][0]
+    assert p["target"] == "h100-sxm-96", p["target"]
+    t = {}
+    for k in p["breakdown"]:
+        t[k["op"]] = t.get(k["op"], 0) + k["predicted_ms"]
+    return p["iteration_ms"], t
+(i0, o0), (i5, o5) = ops(sys.argv[1]), ops(sys.argv[2])
+assert abs(o5["gemm"] / o0["gemm"] - 700 / 500) < 0.01 * 1.4, (o0["gemm"], o5["gemm"])
+assert 1 <= o5["elementwise"] / o0["elementwise"] < 1.05, (o0["elementwise"], o5["elementwise"])
+assert i5 > i0, (i0, i5)
+PY
+check "H100 96GB at 500 W: GEMMs 1.4x as long, element-wise kernels within 5 %" $?
 bad_input --batch 4 --target a100
 bad_input --model gpt2 --target a100 some-trace.mp
 printf '{"model_type": "gpt2", "n_embd": ' >"$tmp/broken.json"
