@@ -398,6 +398,14 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			 "tcgemm or vecop with --model");
 		return SURFER_EINVAL;
 	}
+	/* --cp N splits every sequence over N ranks: the layouts spread the
+	 * other degrees over the N-th of the GPUs left */
+	uint32_t cp = model_cp(&m->opts), groups = m->plan_gpus / cp;
+	if (m->plan_gpus % cp) {
+		snprintf(err, errlen, "--plan %u --cp %u: the context-parallel degree must divide the GPUs",
+			 m->plan_gpus, cp);
+		return SURFER_EINVAL;
+	}
 	struct layout *v = malloc(MAX_LAYOUTS * sizeof(*v));
 	if (!v) {
 		snprintf(err, errlen, "out of memory");
@@ -409,7 +417,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	int explore = !m->zero_set && m->opts.mode == MODEL_TRAINING;
 	const uint32_t *zeros = explore ? explored : &m->opts.zero;
 	size_t nzeros = explore ? sizeof(explored) / sizeof(explored[0]) : 1;
-	size_t n = layouts_of(m->plan_gpus, zeros, nzeros, explore, experts, v, MAX_LAYOUTS);
+	size_t n = layouts_of(groups, zeros, nzeros, explore, experts, v, MAX_LAYOUTS);
 	json_t *doc = NULL, *tarr = NULL;
 	if (json) {
 		doc = json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i}", "schema_version",
@@ -432,10 +440,13 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			snprintf(zero, sizeof(zero), ", zero 0, 1 and 3");
 		else if (m->opts.zero)
 			snprintf(zero, sizeof(zero), ", zero %u", m->opts.zero);
-		fprintf(f, "plan       %s, %s, %u sequences of %u over %u GPUs, %s%s (dp x tp x pp = %u; "
+		char cps[24] = "";
+		if (cp > 1)
+			snprintf(cps, sizeof(cps), " x cp %u", cp);
+		fprintf(f, "plan       %s, %s, %u sequences of %u over %u GPUs, %s%s (dp x tp x pp%s = %u; "
 			"fastest first)\n", c.name, m->opts.mode == MODEL_TRAINING ? "training"
 			: m->opts.mode == MODEL_DECODE ? "decode" : "inference", m->opts.batch, m->opts.seq,
-			m->plan_gpus, gpu_dtype_name(m->opts.dtype), zero, m->plan_gpus);
+			m->plan_gpus, gpu_dtype_name(m->opts.dtype), zero, cps, m->plan_gpus);
 	}
 	int rc = 0;
 	for (size_t t = 0; t < ntargets && !rc; t++) {
@@ -455,7 +466,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			rc = -1;
 		}
 		/* the next target starts from the same order of layouts */
-		n = layouts_of(m->plan_gpus, zeros, nzeros, explore, experts, v, MAX_LAYOUTS);
+		n = layouts_of(groups, zeros, nzeros, explore, experts, v, MAX_LAYOUTS);
 	}
 	if (json && !rc) {
 		rc = json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
