@@ -335,6 +335,25 @@ assert 1 <= o5["elementwise"] / o0["elementwise"] < 1.05, (o0["elementwise"], o5
 assert i5 > i0, (i0, i5)
 PY
 check "H100 96GB at 500 W: GEMMs 1.4x as long, element-wise kernels within 5 %" $?
+# --plan under a cap says so, in the text and the JSON, and plans capped
+"$BIN" --model gpt2 --mode training --batch 8 --plan 8 --target "H100 96GB" --power-limit 500 \
+	>"$tmp/plancap.txt" 2>&1 &&
+	grep -q "^target     h100-sxm-96 .*, capped at 500 W$" "$tmp/plancap.txt"
+check "--plan --power-limit 500 names the cap" $?
+for cap in "" "--power-limit 500"; do
+	"$BIN" --model llama-3.2-1b --mode training --batch 16 --seq 2048 --dtype bf16 --attention flash \
+		--act-ckpt none --plan 8 --zero 0 --target "H100 96GB" $cap --json \
+		>"$tmp/plancap${cap:+-500}.json" 2>/dev/null
+done
+python3 - "$tmp/plancap.json" "$tmp/plancap-500.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f))["targets"][0] for f in sys.argv[1:3])
+assert "power_limit_w" not in a and b["power_limit_w"] == 500, (a.keys(), b.get("power_limit_w"))
+ta = {(l["dp"], l["tp"], l["pp"]): l["iteration_ms"] for l in a["layouts"] if "iteration_ms" in l}
+tb = {(l["dp"], l["tp"], l["pp"]): l["iteration_ms"] for l in b["layouts"] if "iteration_ms" in l}
+assert ta and all(tb[k] > ta[k] for k in ta), (ta, tb)
+PY
+check "--plan --power-limit 500: every layout of a compute-bound step slower, the JSON names the cap" $?
 bad_input --batch 4 --target a100
 bad_input --model gpt2 --target a100 some-trace.mp
 printf '{"model_type": "gpt2", "n_embd": ' >"$tmp/broken.json"

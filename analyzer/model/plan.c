@@ -268,6 +268,8 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 	double have = gpu_mem_usable_bytes(g);
 	int best = 0, built = 0;
 	fprintf(f, "\ntarget     %s (%s), %.2f GiB usable per GPU", g->id, g->name, have / GIB);
+	if (m->opts.power_limit_w > 0)
+		fprintf(f, ", capped at %.0f W", m->opts.power_limit_w);
 	if (usd_per_hour > 0)
 		fprintf(f, ", $%.2f/hour per GPU", usd_per_hour);
 	double p = 0;
@@ -460,6 +462,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 					      layouts_json(m, targets[t], v, n, usd));
 			if (o && usd > 0)
 				json_object_set_new(o, "price_usd_per_hour", json_real(usd));
+			if (o && m->opts.power_limit_w > 0)
+				json_object_set_new(o, "power_limit_w", json_real(m->opts.power_limit_w));
 			if (!o || json_array_append_new(tarr, o))
 				rc = -1;
 		} else if (write_text(f, m, targets[t], v, n, usd, plan_experts(&c) > 0, explore)) {
