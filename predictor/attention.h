@@ -74,6 +74,14 @@ int attention_predict(const struct pred_kernel *k, const struct gpu_spec *origin
 		      const struct gpu_spec *target, const struct tcgemm_params *tc,
 		      struct pred_result *out);
 
+/* The (query, key) pairs one sequence of q_len queries attends, the last
+ * q_len of its kv_len keys: q_len kv_len without the causal mask; with it
+ * query j (0-based) sees kv_len - q_len + j + 1 keys, at most window of
+ * them when window > 0 (a sliding window: the query itself and the
+ * window - 1 keys before it).  Without a window the causal sum is
+ * q_len (kv_len - q_len + (q_len + 1) / 2). */
+double attention_pairs(double q_len, double kv_len, int causal, double window);
+
 /* The split-KV count of FlashAttention's num_splits_heuristic
  * (csrc/flash_attn/flash_api.cpp, and FA3's hopper/heuristics.h): none
  * when the blocks = sequences x heads x query blocks fill 80 % of slots;

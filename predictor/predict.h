@@ -83,6 +83,9 @@ struct pred_attn {
 	uint32_t seqs, heads, kv_heads, head_dim, head_dim_v;
 	uint64_t q_tokens, kv_tokens, max_kv;
 	double pairs;                 /* attended (query, key) pairs            */
+	uint64_t window;              /* causal sliding window: keys a query
+				       * attends at most (itself included); 0
+				       * none                                   */
 };
 
 /* One distinct kernel configuration.  Unknown numbers are 0. */

@@ -143,6 +143,40 @@ START_TEST(hand_computed_prefill)
 }
 END_TEST
 
+/* A sliding window of 256 keys over one causal prompt of 1024 tokens, FA3
+ * at head dim 128 (128 x 128 causal tiles): query block i (rows 128 i ..
+ * 128 i + 127) runs from the key block of row 128 i - 255 to its
+ * diagonal: 1, 2, then 3 key blocks for each of the other six, 21 tiles
+ * against the full mask's 1 + 2 + ... + 8 = 36.  Pairs: queries 0..255
+ * see 1..256 keys, the other 768 256 each: 256 + 256 x 255 / 2 + 768 x
+ * 256 = 229504.  The bytes stay Q, O, K and V once: 2 x 4 x 1024 x 128. */
+START_TEST(sliding_window_tiles)
+{
+	struct gpu_spec g = fake_hopper();
+	ck_assert(attention_pairs(1024, 1024, 1, 256) == 229504.0);
+	ck_assert(attention_pairs(1024, 1024, 1, 0) == 1024.0 * 1025 / 2);
+	ck_assert(attention_pairs(1024, 1024, 1, 4096) == 1024.0 * 1025 / 2);
+	ck_assert(attention_pairs(1024, 1024, 0, 256) == 1024.0 * 1024);
+	/* 10 queries after 5000 cached keys: every one sees the whole
+	 * window; 20 after 40: the first sees 41 keys, 24 of them 41..64 */
+	ck_assert(attention_pairs(10, 5010, 1, 100) == 1000.0);
+	ck_assert(attention_pairs(30, 70, 1, 64) == 24.0 * 41 + 24.0 * 23 / 2 + 6.0 * 64);
+	struct pred_kernel k = call(PRED_ATTN_FLASH, PRED_ATTN_PREFILL, GPU_DT_BF16, 1, 0, 1, 1, 1,
+				    128, 128, 1024, 1024);
+	struct attn_plan full, win;
+	ck_assert_int_eq(attention_plan(&k, &g, NULL, &full), 0);
+	k.attn.window = 256;
+	k.attn.pairs = 229504;
+	ck_assert_int_eq(attention_plan(&k, &g, NULL, &win), 0);
+	ck_assert(win.block_m == 128 && win.block_n == 128);
+	ck_assert(fabs(win.e_pad - 229504.0 / (21.0 * 128 * 128)) < 1e-12);
+	ck_assert(fabs(win.mma_flops - 512.0 * 21 * 128 * 128) < 1e-3);
+	ck_assert(fabs(full.mma_flops - 512.0 * 36 * 128 * 128) < 1e-3);
+	ck_assert(win.bytes == 2.0 * 4 * 1024 * 128 && win.bytes == full.bytes);
+	ck_assert(win.ns < full.ns);
+}
+END_TEST
+
 /* FlashAttention's num_splits_heuristic, worked by hand. */
 START_TEST(split_count)
 {
@@ -511,6 +545,7 @@ int main(void)
 	TCase *t = tcase_create("core");
 	tcase_add_test(t, hand_computed_prefill);
 	tcase_add_test(t, split_count);
+	tcase_add_test(t, sliding_window_tiles);
 	tcase_add_test(t, monotonic_in_work);
 	tcase_add_test(t, causal_about_half);
 	tcase_add_test(t, gqa_decode_reads_kv_heads);

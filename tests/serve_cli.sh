@@ -48,6 +48,26 @@ check "iteration $it ms = ttft $ttft + 2 x tpot $mean" $?
 [ -n "$med" ]; check "tpot_median_ms present ($med)" $?
 [ "$(val tokens_per_iteration)" = "6.0" ]; check "6 generated tokens ($(val tokens_per_iteration))" $?
 
+# --mode generate on an engine is its served batch: the same launches,
+# time and generated tokens (6), not the prompt's 300
+"$BIN" --model llama-3.2-1b --engine sglang --mode generate --batch 2 --seq 100 --new-tokens 3 \
+	--dtype bf16 --target h100 --json >"$tmp/g.json" 2>"$tmp/err"
+check "generate on an engine exits 0 ($(cat "$tmp/err"))" $?
+"$BIN" --model llama-3.2-1b --engine sglang --mode serve --batch 2 --seq 100 --new-tokens 3 \
+	--dtype bf16 --target h100 --json >"$tmp/s2.json" 2>/dev/null
+gval() { sed -n "s/.*\"$2\": \([0-9.e+]*\).*/\1/p" "$1" | head -1; }
+[ "$(gval "$tmp/g.json" iteration_ms)" = "$(gval "$tmp/s2.json" iteration_ms)" ] &&
+	[ "$(gval "$tmp/g.json" tokens_per_iteration)" = "6.0" ] && grep -q '"ttft_ms"' "$tmp/g.json"
+check "generate = serve on an engine: $(gval "$tmp/g.json" iteration_ms) ms, $(gval "$tmp/g.json" tokens_per_iteration) tokens" $?
+# one new token: the prefill alone, no time per output token
+"$BIN" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 1 \
+	--dtype bf16 --target h100 >"$tmp/one.txt" 2>&1
+grep -q "per output token: none" "$tmp/one.txt"
+check "--new-tokens 1: no time per output token in the text" $?
+"$BIN" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 1 \
+	--dtype bf16 --target h100 --json 2>/dev/null | grep -q '"tpot_mean_ms": null'
+check "--new-tokens 1: tpot_mean_ms null in JSON" $?
+
 # --prompt-lens @FILE reads the same lengths
 printf '100\n200\n' >"$tmp/lens"
 got=$(launches --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens "@$tmp/lens")

@@ -865,9 +865,12 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
 		double sum = 0;
 		for (uint32_t j = 0; j < ns; j++)
 			sum += t[j];
-		rm->tpot_mean_ns[ti] = ns ? sum / ns : 0;
+		/* one new token: no decode step, no time per output token (NaN:
+		 * "none" in the text, null in JSON), as vLLM's benchmarks leave
+		 * single-token outputs out of TPOT */
+		rm->tpot_mean_ns[ti] = ns ? sum / ns : NAN;
 		qsort(t, ns, sizeof(*t), cmp_double);
-		rm->tpot_median_ns[ti] = !ns ? 0 : ns % 2 ? t[ns / 2] : (t[ns / 2 - 1] + t[ns / 2]) / 2;
+		rm->tpot_median_ns[ti] = !ns ? NAN : ns % 2 ? t[ns / 2] : (t[ns / 2 - 1] + t[ns / 2]) / 2;
 	}
 	free(t);
 	free(grown);
@@ -896,6 +899,13 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	struct model_cli placed = *m;
 	if (ao->ntargets && model_opts_place(&placed.opts, ao->targets[0], err, errlen))
 		return SURFER_EINVAL;
+	/* an engine's whole generation of a batch is its served batch: the
+	 * prefill and the decode steps, each step at its own cache length,
+	 * the generated tokens counted (transformers' generate() path would
+	 * take the engine's prefill for a forward over the prompt and count
+	 * the prompt's tokens) */
+	if (placed.opts.engine != MODEL_ENGINE_HF && placed.opts.mode == MODEL_GENERATE)
+		placed.opts.mode = MODEL_SERVE;
 	m = &placed;
 	if (model_config_resolve(m->model, &c, err, errlen))
 		return SURFER_EINVAL;
