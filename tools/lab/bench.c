@@ -81,7 +81,7 @@ static void usage(FILE *fp)
 		"       " PROG " comm DIR...            (collective times vs NCCL measurements)\n"
 		"       " PROG " tensorcore --data DIR  (tensor-core GEMM model, held out per GPU)\n"
 		"       " PROG " vec --data DIR [--emit] (16-bit vector-op model, A100 <-> A40 held out)\n"
-		"       " PROG " conv --data PATH [--emit] (convolution model, architectures held out)\n"
+		"       " PROG " conv --data PATH [--emit] [--dump F] (convolution model, architectures held out)\n"
 		"       " PROG " power --data DIR       (FP32 power cap vs measured FMA runs)\n"
 		"       " PROG " published --data DIR [--before] (published training step times)\n"
 		"       " PROG " serving --data DIR     (SGLang engine vs PipeWeave's runs)\n"
@@ -653,7 +653,7 @@ static const struct bench_cmd {
 	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(NO_POWER) | BO(NO_FIGURES) | BO(MAMF) |
 			 BO(GPU) | BO(EMIT), 0, bench_tc_main},
 	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
-	{"conv", BO(DATA) | BO(EMIT), 0, bench_conv_main},
+	{"conv", BO(DATA) | BO(EMIT) | BO(DUMP), 0, bench_conv_main},
 	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
 	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA), 0, bench_serving_main},
