@@ -3264,6 +3264,10 @@ START_TEST(moe_ep_refusals)
 	o.pp = 1;
 	o.tp = 8;
 	o.batch = 4;
+	/* an engine has no optimizer: refused, then the ep rule */
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--optimizer is not an option of a serving engine"));
+	o.optimizer = MODEL_OPTIM_NONE;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "--ep equal to --tp"));
 	o.ep = 8;

@@ -487,6 +487,11 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 {
 	enum model_family fam;
 	const char *mtype = get_str(root, "model_type");
+	json_t *quant = json_object_get(root, "quantization_config");
+	if (json_is_object(quant)) {
+		const char *qm = get_str(quant, "quant_method");
+		snprintf(c->quant, sizeof(c->quant), "%s", qm && *qm ? qm : "quantized");
+	}
 	/* Gemma 3's 4B, 12B and 27B checkpoints are multimodal
 	 * (Gemma3ForConditionalGeneration, model_type gemma3): the language
 	 * model is text_config, a Gemma3TextConfig that may omit its

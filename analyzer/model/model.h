@@ -99,6 +99,11 @@ struct model_config {
 	 * this config (MLA, shared experts, local layers, soft-capping): the
 	 * reason hf refuses it, "" when none.  The engine builder builds it. */
 	char hf_refusal[200];
+	/* A quantized checkpoint: quantization_config's quant_method ("fp8",
+	 * "awq", "gptq", "compressed-tensors", ...; "quantized" when it names
+	 * none), "" when none.  Its weights are built in --dtype all the same
+	 * (no quantized GEMM is built); the run says so in its warning. */
+	char quant[24];
 };
 
 /* MODEL_DECODE: one step of autoregressive generation with the KV cache

@@ -484,9 +484,23 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 			 model_engine_name(o->engine));
 		return SURFER_EINVAL;
 	}
-	if (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16) {
-		snprintf(err, errlen, "--engine %s serves 16-bit weights: add --dtype bf16 or fp16",
-			 model_engine_name(o->engine));
+	if (o->fp8 || (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16)) {
+		snprintf(err, errlen, "--engine %s serves 16-bit weights: add --dtype bf16 or fp16%s",
+			 model_engine_name(o->engine), o->fp8 ? " (FP8 serving is not built)" : "");
+		return SURFER_EINVAL;
+	}
+	/* what only a training step or transformers' modules have: refused,
+	 * never silently dropped (--grad-accum would repeat the pass) */
+	const char *train = o->optimizer ? "--optimizer" : o->act_ckpt ? "--act-ckpt"
+		: o->grad_accum > 1 ? "--grad-accum" : o->stack ? "--stack"
+		: o->cuda_graphs ? "--cuda-graphs (the engines' decode graphs are built already)"
+		: model_cp(o) > 1 ? "--cp" : o->sp ? "--sequence-parallel" : o->grad_fp32 ? "--grad-fp32"
+		: o->hsdp ? "--hsdp" : o->mtp ? "--mtp" : o->vpp > 1 ? "--vpp"
+		: o->expert_capacity ? "--expert-capacity (the engines drop no routed token)"
+		: o->head != MODEL_HEAD_LM ? "--head classify" : NULL;
+	if (train) {
+		snprintf(err, errlen, "--engine %s: %s is not an option of a serving engine",
+			 model_engine_name(o->engine), train);
 		return SURFER_EINVAL;
 	}
 	if (o->attention == MODEL_ATTN_CUDNN || o->attention == MODEL_ATTN_TRITON) {
