@@ -364,7 +364,8 @@ double attention_pairs(double q_len, double kv_len, int causal, double window)
 	return m * first + m * (m - 1) / 2 + (q_len - m) * window;
 }
 
-int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct attn_plan *p)
+int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g,
+		   const struct tcgemm_params *tc, struct attn_plan *p)
 {
 	if (!k || !g || !p)
 		return -1;
@@ -386,7 +387,7 @@ int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct
 		return -1;
 	enum gpu_dtype dt = k->dtype == GPU_DT_FP8 && async ? GPU_DT_FP8
 			    : k->dtype == GPU_DT_FP16 ? GPU_DT_FP16 : GPU_DT_BF16;
-	double R = tcgemm_rate_flops(g, dt, NULL);
+	double R = tcgemm_rate_flops(g, dt, tc);
 	double BW = roofline_bw_bytes(g);
 	double mufu = ATTN_MUFU_PER_CLK * g->sms * g->boost_clock_mhz * 1e6;
 	if (!(R > 0) || !(BW > 0))
@@ -497,18 +498,20 @@ int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct
 	return 0;
 }
 
-double attention_model_ns(const struct pred_kernel *k, const struct gpu_spec *g)
+double attention_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
+			  const struct tcgemm_params *tc)
 {
 	struct attn_plan p;
-	return attention_plan(k, g, &p) == 0 ? p.ns : -1;
+	return attention_plan(k, g, tc, &p) == 0 ? p.ns : -1;
 }
 
 int attention_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
-		      const struct gpu_spec *target, struct pred_result *out)
+		      const struct gpu_spec *target, const struct tcgemm_params *tc,
+		      struct pred_result *out)
 {
 	struct attn_plan pt, po;
 
-	if (!out || attention_plan(k, target, &pt) < 0)
+	if (!out || attention_plan(k, target, tc, &pt) < 0)
 		return -1;
 	memset(out, 0, sizeof(*out));
 	out->gamma = -1;
@@ -518,7 +521,7 @@ int attention_predict(const struct pred_kernel *k, const struct gpu_spec *origin
 	out->roofline_ns = roofline_ns(k, target, NULL);
 	out->ns = pt.ns;
 	if (origin && k->origin_ns > 0) {
-		if (attention_plan(k, origin, &po) < 0)
+		if (attention_plan(k, origin, tc, &po) < 0)
 			return -1;
 		out->waves_origin = po.waves;
 		out->ns = k->origin_ns * pt.ns / po.ns;
