@@ -335,6 +335,11 @@ assert 1 <= o5["elementwise"] / o0["elementwise"] < 1.05, (o0["elementwise"], o5
 assert i5 > i0, (i0, i5)
 PY
 check "H100 96GB at 500 W: GEMMs 1.4x as long, element-wise kernels within 5 %" $?
+# --plan's header names FP8 training as a run's does (it said bf16, the
+# dtype of what is not a linear)
+"$BIN" --model gpt2 --mode training --batch 8 --dtype fp8 --fp8-recipe rowwise --plan 8 --target h100 \
+	2>&1 | head -1 | grep -q "over 8 GPUs, fp8 rowwise, zero"
+check "--plan --dtype fp8 names fp8 rowwise" $?
 # --plan under a cap says so, in the text and the JSON, and plans capped
 "$BIN" --model gpt2 --mode training --batch 8 --plan 8 --target "H100 96GB" --power-limit 500 \
 	>"$tmp/plancap.txt" 2>&1 &&

@@ -448,7 +448,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		fprintf(f, "plan       %s, %s, %u sequences of %u over %u GPUs, %s%s (dp x tp x pp%s = %u; "
 			"fastest first)\n", c.name, m->opts.mode == MODEL_TRAINING ? "training"
 			: m->opts.mode == MODEL_DECODE ? "decode" : "inference", m->opts.batch, m->opts.seq,
-			m->plan_gpus, gpu_dtype_name(m->opts.dtype), zero, cps, m->plan_gpus);
+			m->plan_gpus, model_dtype_label(&m->opts), zero, cps, m->plan_gpus);
 	}
 	int rc = 0;
 	for (size_t t = 0; t < ntargets && !rc; t++) {

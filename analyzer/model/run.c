@@ -749,9 +749,7 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 	return SURFER_EINVAL;
 }
 
-/* The dtype a run's header names: --dtype fp8 with its recipe (the
- * linears in FP8, o->dtype BF16 for the rest), else o->dtype. */
-static const char *dtype_label(const struct model_opts *o)
+const char *model_dtype_label(const struct model_opts *o)
 {
 	static const char *const fp8[] = { "fp8 tensorwise", "fp8 rowwise", "fp8 delayed" };
 	if (o->fp8 && (unsigned)o->fp8_recipe < sizeof(fp8) / sizeof(fp8[0]))
@@ -782,7 +780,7 @@ static void serve_describe(const struct model_cli *m, const struct model_config 
 	if (snprintf(out, cap, "%s %.40s, %s, %u sequence%s of %s%.0f tokens (%.0f in all)%s%s, %.16s%s",
 		     model_engine_name(o->engine), c->name, mode, o->batch,
 		     o->batch == 1 ? "" : "s", o->lens ? "up to " : "", mx, sum, gen, ch,
-		     dtype_label(o), o->tp > 1 ? ", parallel" : "") >= (int)cap && cap > 4)
+		     model_dtype_label(o), o->tp > 1 ? ", parallel" : "") >= (int)cap && cap > 4)
 		memcpy(out + cap - 4, "...", 4);
 }
 
@@ -971,7 +969,7 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		snprintf(device, sizeof(device), "model %.40s, %s, batch %u, seq %u%s, %.16s%s", c.name,
 			 mo->mode == MODEL_TRAINING ? "training" : mo->mode == MODEL_DECODE ? "decode"
 			 : generate ? "generate" : "inference",
-			 o->batch, o->seq, gen, dtype_label(o),
+			 o->batch, o->seq, gen, model_dtype_label(o),
 			 o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
 	}
 	if (mo->power_limit_w > 0) {
@@ -1046,7 +1044,7 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		/* a quantized checkpoint: what its weights were built as */
 		size_t l = strlen(a->warning);
 		snprintf(a->warning + l, sizeof(a->warning) - l, "%sits %.24s weights built as %s",
-			 l ? "; " : "", c.quant, dtype_label(o));
+			 l ? "; " : "", c.quant, model_dtype_label(o));
 	}
 	*out = a;
 	return 0;

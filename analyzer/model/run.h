@@ -46,6 +46,11 @@ struct model_cli {
  * issues it, model_cpu_ns()). */
 double model_cli_launch_ns(const struct model_cli *m);
 
+/* The dtype a run's or a plan's header names: "fp8 rowwise" and the like
+ * for --dtype fp8 (the linears in FP8, o->dtype BF16 for the rest), else
+ * o->dtype's name.  A static string. */
+const char *model_dtype_label(const struct model_opts *o);
+
 /* Sets m to the defaults (batch 1, seq 128 ... see model_opts_init; the
  * loss computed in training; launch cost per stack, model_cpu_ns()). */
 void model_cli_init(struct model_cli *m);
