@@ -288,6 +288,15 @@ struct tc_feat {
 	double waves;
 };
 
+/* The DRAM bandwidth of g a GEMM's operands stream at before bw_eff,
+ * bytes/s: the achievable figure from kernel-level sources
+ * (gpu_mem_bw_kernel_gbps(): a device table's copy figure gives way to the
+ * rule; the header says what it moved). */
+static double tc_bw_bytes(const struct gpu_spec *g)
+{
+	return gpu_mem_bw_kernel_gbps(g) * 1e9;
+}
+
 /* The FP8 tile-wave form's constant-free quantities: the waves of 128 x
  * 128 tiles, a tile's step of K at the SM's peak and at one byte per
  * clock, both times K, in ns; the board's watts per FP16 TFLOP/s. */
@@ -302,7 +311,7 @@ static int tc8_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	    !k->k || !g->sms)
 		return -1;
 	double peak = roofline_peak_flops(g, GPU_DT_FP8) * gpu_matrix_eff(g),
-	       bw = roofline_bw_bytes(g), p16 = roofline_peak_flops(g, GPU_DT_FP16) / 1e12;
+	       bw = tc_bw_bytes(g), p16 = roofline_peak_flops(g, GPU_DT_FP16) / 1e12;
 	double clk = (g->boost_clock_mhz ? g->boost_clock_mhz : g->base_clock_mhz) * 1e6;
 	if (!(peak > 0) || !(bw > 0) || !(clk > 0))
 		return -1;
@@ -422,7 +431,7 @@ static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	if (!k || !g || k->op != PRED_OP_GEMM || k->m == 0 || k->n == 0 || k->k == 0 ||
 	    tc_sizes(k->dtype, &in, &outb) < 0 || g->cc < 70 || g->sms == 0)
 		return -1;
-	double peak = roofline_peak_flops(g, k->dtype), bw = roofline_bw_bytes(g);
+	double peak = roofline_peak_flops(g, k->dtype), bw = tc_bw_bytes(g);
 	if (!(peak > 0) || !(bw > 0))
 		return -1;
 	double m = (double)k->m, n = (double)k->n, kk = (double)k->k;
@@ -506,6 +515,17 @@ static double tc_log_share(const struct tc_feat *f, const struct tcgemm_params *
 	return f->log_mx + tc_log_power(f->log_wpt, p);
 }
 
+/* The time of a GEMM whose main loop alone would take t_c and whose DRAM
+ * traffic alone t_m: (t_c^q + t_m^q)^(1/q), their max for q 0 (the
+ * header says why not the max). */
+static double tc_join(double t_c, double t_m, double q)
+{
+	double hi = t_c > t_m ? t_c : t_m;
+	if (!(q > 0) || !(hi < INFINITY) || !(hi > 0))
+		return hi;
+	return hi * pow(pow(t_c / hi, q) + pow(t_m / hi, q), 1 / q);
+}
+
 static double tc_time(const struct tc_feat *f, const struct tcgemm_params *p, int *mem_bound)
 {
 	double lp = tc_log_share(f, p);
@@ -516,7 +536,7 @@ static double tc_time(const struct tc_feat *f, const struct tcgemm_params *p, in
 	double t_m = f->tm_ns / p->bw_eff;
 	if (mem_bound)
 		*mem_bound = t_m > t_c;
-	return (t_c > t_m ? t_c : t_m) + p->overhead_ns;
+	return tc_join(t_c, t_m, p->mem_pow) + p->overhead_ns;
 }
 
 /* Off Hopper, an FP8 GEMM at most as slow as the same GEMM in BF16.  The
@@ -728,6 +748,7 @@ struct tc_problem {
 	int dts[GPU_DT_COUNT], ndt;
 	int rule;                 /* fit the MAMF rule                   */
 	int power;                /* fit the power term                  */
+	int join;                 /* fit mem_pow                         */
 	struct tcgemm_params base;
 };
 
@@ -752,7 +773,9 @@ static void tc_unpack(const struct tc_problem *pr, const double *x, struct tcgem
 			p->power_rate_pow = x[i++];
 	}
 	p->bw_eff = exp(x[i++]);
-	p->overhead_ns = exp(x[i]);
+	p->overhead_ns = exp(x[i++]);
+	if (pr->join)
+		p->mem_pow = exp(x[i]);
 }
 
 static void tc_pack(const struct tc_problem *pr, const struct tcgemm_params *p, double *x)
@@ -775,7 +798,9 @@ static void tc_pack(const struct tc_problem *pr, const struct tcgemm_params *p, 
 			x[i++] = p->power_rate_pow;
 	}
 	x[i++] = log(p->bw_eff);
-	x[i] = log(p->overhead_ns > 1e-3 ? p->overhead_ns : 1e-3);
+	x[i++] = log(p->overhead_ns > 1e-3 ? p->overhead_ns : 1e-3);
+	if (pr->join)
+		x[i] = log(p->mem_pow);
 }
 
 static double tc_loss(const struct tc_problem *pr, const double *x)
@@ -792,7 +817,8 @@ static double tc_loss(const struct tc_problem *pr, const double *x)
 	 * non-decreasing in the shape only when pad_pow >= wave_pow. */
 	if (p.wave_pow < 0 || p.wave_pow > 2 || p.pad_pow < p.wave_pow || p.pad_pow > 2 ||
 	    p.power_pow < 0 || p.power_pow > 2 || p.rate_pow < -1 || p.rate_pow > 1 ||
-	    p.power_rate_pow < 0 || p.power_rate_pow > 1.5 || p.mamf_1024 > 1)
+	    p.power_rate_pow < 0 || p.power_rate_pow > 1.5 || p.mamf_1024 > 1 ||
+	    (pr->join && (p.mem_pow < 1 || p.mem_pow > 32)))
 		return INFINITY;
 	for (size_t i = 0; i < pr->n; i++) {
 		double e = log(tc_time(&pr->f[i], &p, NULL)) - pr->log_meas[i];
@@ -1000,6 +1026,9 @@ int tcgemm_fit(const struct tcgemm_sample *s, size_t n, uint32_t exclude_cc,
 		if (!(pr.base.bw_eff > 0))
 			pr.base.bw_eff = 1;
 		pr.power = pr.base.power_w_ref > 0;
+		pr.join = pr.base.mem_pow > 0;
+		if (pr.join && (pr.base.mem_pow < 1 || pr.base.mem_pow > 32))
+			pr.base.mem_pow = 4;
 		if (pr.base.power_pow < 0 || pr.base.power_pow > 2)
 			pr.base.power_pow = 0;
 		/* Start inside the feasible region of tc_loss(). */
@@ -1010,7 +1039,7 @@ int tcgemm_fit(const struct tcgemm_sample *s, size_t n, uint32_t exclude_cc,
 		for (int dt = 0; dt < GPU_DT_COUNT; dt++)
 			if (present[dt])
 				pr.dts[pr.ndt++] = dt;
-		int d = pr.ndt + 5 + 2 * pr.rule + 2 * pr.power + (pr.rule && pr.power);
+		int d = pr.ndt + 5 + 2 * pr.rule + 2 * pr.power + (pr.rule && pr.power) + pr.join;
 		double x[TC_MAXDIM];
 		tc_pack(&pr, &pr.base, x);
 		double loss = nelder_mead_restarts(tc_loss_cb, &pr, x, d, 0.5, 0.1, 4000, 4);

@@ -290,6 +290,8 @@ static void tc_print_params(FILE *out, const struct tcgemm_params *p, const char
 		p->rate_pow);
 	fprintf(out, "%s.bw_eff = %.4f,\n%s.overhead_ns = %.1f,\n", indent, p->bw_eff, indent,
 		p->overhead_ns);
+	if (p->mem_pow > 0)
+		fprintf(out, "%s.mem_pow = %.3f,\n", indent, p->mem_pow);
 	if (p->fp8.eff > 0)
 		fprintf(out, "%s.fp8 = {\n%s\t.eff = %.4f,\n%s\t.feed_bpc = %.3f,\n"
 			"%s\t.bw_eff = %.4f,\n%s\t.overhead_ns = %.1f,\n%s\t.w_ref = %.4f,\n"
@@ -306,7 +308,7 @@ static void tc_print_params(FILE *out, const struct tcgemm_params *p, const char
  * default; --no-figures: one efficiency of the dense peak for every GPU,
  * the model before them), the rule with its power term (the default) or
  * the tensor width alone (--no-power). */
-static int tc_tie = 1, tc_power = 1, tc_figures = 1;
+static int tc_tie = 1, tc_power = 1, tc_figures = 1, tc_join = 1;
 
 static struct tcgemm_params tc_start(void)
 {
@@ -319,6 +321,7 @@ static struct tcgemm_params tc_start(void)
 	p.power_pow = tc_power ? 0.3 : 0;
 	p.mamf_1024 = tc_figures ? 0.85 : 0;
 	p.bw_eff = 0.9, p.overhead_ns = 5000;
+	p.mem_pow = tc_join ? 4 : 0;
 	p.fp8.eff = 0.9;          /* fit the FP8 tile-wave form (tcgemm.c) */
 	return p;
 }
