@@ -167,6 +167,7 @@ static uint64_t ktable_attn_hash(const struct pred_attn *a)
 	h = hmap_hash_add(h, a->q_tokens);
 	h = hmap_hash_add(h, a->kv_tokens);
 	h = hmap_hash_add(h, a->max_kv);
+	h = hmap_hash_add(h, a->window);
 	return hmap_hash_add(h, pw);
 }
 
@@ -178,7 +179,7 @@ static int ktable_attn_eq(const void *ctx, uint64_t val, const void *key)
 	       x->causal == y->causal && x->seqs == y->seqs && x->heads == y->heads &&
 	       x->kv_heads == y->kv_heads && x->head_dim == y->head_dim &&
 	       x->head_dim_v == y->head_dim_v && x->q_tokens == y->q_tokens &&
-	       x->kv_tokens == y->kv_tokens && x->max_kv == y->max_kv &&
+	       x->kv_tokens == y->kv_tokens && x->max_kv == y->max_kv && x->window == y->window &&
 	       memcmp(&x->pairs, &y->pairs, sizeof(x->pairs)) == 0;
 }
 
@@ -239,7 +240,7 @@ int ktable_lib_from_op(struct ktable *t, struct ktable_lib *lib, const struct tr
 		.backward = a->backward, .causal = a->causal, .seqs = a->seqs, .heads = a->heads,
 		.kv_heads = a->kv_heads, .head_dim = a->head_dim, .head_dim_v = a->head_dim_v,
 		.q_tokens = a->q_tokens, .kv_tokens = a->kv_tokens, .max_kv = a->max_kv,
-		.pairs = a->pairs,
+		.pairs = a->pairs, .window = a->window,
 	};
 	lib->attn = ktable_attn_intern(t, &pa);
 	return lib->attn ? 0 : -1;

@@ -654,7 +654,10 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 		}
 		fprintf(f, "\n");
 	}
-	if (rm && rm->ttft_ns)
+	if (rm && rm->ttft_ns && !isfinite(rm->tpot_mean_ns[t_index]))
+		fprintf(f, "serving    time to first token %.3f ms; per output token: none (one new "
+			"token, no decode step)\n", report_ms(rm->ttft_ns[t_index]));
+	else if (rm && rm->ttft_ns)
 		fprintf(f, "serving    time to first token %.3f ms; per output token %.3f ms mean, "
 			"%.3f ms median\n", report_ms(rm->ttft_ns[t_index]),
 			report_ms(rm->tpot_mean_ns[t_index]), report_ms(rm->tpot_median_ns[t_index]));

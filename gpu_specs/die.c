@@ -14,7 +14,7 @@
 
 static const struct {
 	const char *die;
-	const char *ids[9];   /* canonical ids, NULL-terminated */
+	const char *ids[10];  /* canonical ids, NULL-terminated */
 } dies[] = {
 	{"gm200", {"m40", "titan-x-maxwell"}},
 	{"gp100", {"p100-pcie", "p100-sxm2"}},
@@ -27,7 +27,7 @@ static const struct {
 	{"ga102", {"a10", "a10g", "a40", "rtx-3090", "rtx-a6000"}},
 	{"ad102", {"l40", "l20", "l40s", "rtx-4090", "rtx-6000-ada"}},
 	{"ad104", {"l4"}},
-	{"gh100", {"h100-pcie", "h100-sxm", "h100-nvl", "h200-nvl", "h800", "h20", "h200", "gh200"}},
+	{"gh100", {"h100-pcie", "h100-sxm", "h100-nvl", "h100-sxm-96", "h200-nvl", "h800", "h20", "h200", "gh200"}},
 	{"gb100", {"b200", "gb200"}},
 	{"gb202", {"rtx-5090", "rtx-pro-6000-blackwell"}},
 	{"arcturus", {"mi100"}},

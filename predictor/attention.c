@@ -78,8 +78,10 @@
  * edges are computed in full, a decode's packed rows padded to block_m):
  *  - the tiles one (sequence, head) visits are counted on the mean
  *    sequence (q / S queries after kv / S - q / S cached keys): for query
- *    block i the keys up to min(kv, prefix + (i + 1) block_m) when causal,
- *    all kv when not, in blocks of block_n.  e_pad = pairs of that mean
+ *    block i the keys up to min(kv, prefix + (i + 1) block_m) when causal
+ *    (with a sliding window of w keys, from the block of the block's first
+ *    row's first key on: Gemma 2/3's local layers), all kv when not, in
+ *    blocks of block_n.  e_pad = pairs of that mean
  *    sequence / the tiles' block_m x block_n area; the call computes
  *    P / e_pad pairs per head, so a ragged batch keeps its exact P.
  *  - matrix FLOPs 2 (d + dv) per computed pair and head forward (Q K^T,
@@ -326,8 +328,12 @@ static uint32_t attn_ctas_per_sm(int triton, double d, const struct attn_plan *p
 #define ATTN_TILE_SAMPLES 4096.0
 
 /* Tiles of block_m x block_n one (sequence, head) of q queries after kv - q
- * cached keys visits. */
-static double attn_tiles(double q, double kv, int causal, uint32_t bm, uint32_t bn)
+ * cached keys visits.  Causal: query block i (rows prefix + i bm on) runs
+ * over the key blocks up to its last row's key; with a sliding window of
+ * w keys from the block holding its first row's first key, row - w + 1
+ * (FlashAttention's n_block_min for a local mask, window_size_left =
+ * w - 1: flash_fwd_kernel.h, hopper/block.h). */
+static double attn_tiles(double q, double kv, int causal, double w, uint32_t bm, uint32_t bn)
 {
 	double mb = ceil(q / bm), prefix = kv - q, t = 0;
 	if (!causal)
@@ -336,12 +342,30 @@ static double attn_tiles(double q, double kv, int causal, uint32_t bm, uint32_t 
 	for (double x = 0; x < mb; x += step) {
 		double i = floor(x);
 		double keys = prefix + fmin((i + 1) * bm, q);
-		t += ceil(fmin(keys, kv) / bn) * (x + step <= mb ? step : mb - x);
+		double first = w > 0 ? fmax(0, prefix + i * bm - w + 1) : 0;
+		t += (ceil(fmin(keys, kv) / bn) - floor(first / bn)) * (x + step <= mb ? step : mb - x);
 	}
 	return t;
 }
 
-int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct attn_plan *p)
+double attention_pairs(double q_len, double kv_len, int causal, double window)
+{
+	if (!causal)
+		return q_len * kv_len;
+	double prefix = kv_len - q_len;
+	if (!(window > 0) || window >= kv_len)
+		return q_len * (prefix + (q_len + 1) / 2);
+	/* the first query sees prefix + 1 keys, each next one one more, up
+	 * to the window: m queries below it, the rest at it */
+	double first = prefix + 1;
+	if (first >= window)
+		return q_len * window;
+	double m = fmin(q_len, window - first + 1);
+	return m * first + m * (m - 1) / 2 + (q_len - m) * window;
+}
+
+int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g,
+		   const struct tcgemm_params *tc, struct attn_plan *p)
 {
 	if (!k || !g || !p)
 		return -1;
@@ -363,7 +387,7 @@ int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct
 		return -1;
 	enum gpu_dtype dt = k->dtype == GPU_DT_FP8 && async ? GPU_DT_FP8
 			    : k->dtype == GPU_DT_FP16 ? GPU_DT_FP16 : GPU_DT_BF16;
-	double R = tcgemm_rate_flops(g, dt, NULL);
+	double R = tcgemm_rate_flops(g, dt, tc);
 	double BW = roofline_bw_bytes(g);
 	double mufu = ATTN_MUFU_PER_CLK * g->sms * g->boost_clock_mhz * 1e6;
 	if (!(R > 0) || !(BW > 0))
@@ -391,9 +415,9 @@ int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct
 		} else {
 			attn_fwd_tile(async, g->cc, a->head_dim, a->causal, &p->block_m, &p->block_n);
 		}
-		double area = attn_tiles(qm, km, a->causal, p->block_m, p->block_n) * p->block_m *
-			      p->block_n;
-		double mean_pairs = a->causal ? qm * (km - qm + (qm + 1) / 2) : qm * km;
+		double area = attn_tiles(qm, km, a->causal, (double)a->window, p->block_m,
+					 p->block_n) * p->block_m * p->block_n;
+		double mean_pairs = attention_pairs(qm, km, a->causal, (double)a->window);
 		p->e_pad = area > 0 ? fmin(1.0, mean_pairs / area) : 1;
 		p->ctas = a->backward ? S * H * ceil(km / p->block_n) : S * H * ceil(qm / p->block_m);
 		/* Triton's backward is autotuned between one program per
@@ -474,18 +498,20 @@ int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct
 	return 0;
 }
 
-double attention_model_ns(const struct pred_kernel *k, const struct gpu_spec *g)
+double attention_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
+			  const struct tcgemm_params *tc)
 {
 	struct attn_plan p;
-	return attention_plan(k, g, &p) == 0 ? p.ns : -1;
+	return attention_plan(k, g, tc, &p) == 0 ? p.ns : -1;
 }
 
 int attention_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
-		      const struct gpu_spec *target, struct pred_result *out)
+		      const struct gpu_spec *target, const struct tcgemm_params *tc,
+		      struct pred_result *out)
 {
 	struct attn_plan pt, po;
 
-	if (!out || attention_plan(k, target, &pt) < 0)
+	if (!out || attention_plan(k, target, tc, &pt) < 0)
 		return -1;
 	memset(out, 0, sizeof(*out));
 	out->gamma = -1;
@@ -495,7 +521,7 @@ int attention_predict(const struct pred_kernel *k, const struct gpu_spec *origin
 	out->roofline_ns = roofline_ns(k, target, NULL);
 	out->ns = pt.ns;
 	if (origin && k->origin_ns > 0) {
-		if (attention_plan(k, origin, &po) < 0)
+		if (attention_plan(k, origin, tc, &po) < 0)
 			return -1;
 		out->waves_origin = po.waves;
 		out->ns = k->origin_ns * pt.ns / po.ns;

@@ -14,6 +14,8 @@
 
 #include "predictor/predict.h"
 
+struct tcgemm_params;   /* predictor/tcgemm.h */
+
 /* How a call runs on one GPU, and the terms of its time. */
 struct attn_plan {
 	enum pred_attn_impl impl;   /* the kernel family on this GPU: FA2 or FA3
@@ -51,20 +53,34 @@ extern const double attention_bwd_eff;
  * of the FA2 class it reaches on the same tiles (attention.c). */
 extern const double attention_triton_share;
 
-/* Plans k (op PRED_OP_ATTENTION with k->attn.impl set) on g and fills p.
- * Returns 0, or -1 when k has no attention shape, g has no tensor cores
- * (compute capability below 7.0, an AMD part) or no figures. */
-int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g, struct attn_plan *p);
+/* Plans k (op PRED_OP_ATTENTION with k->attn.impl set) on g and fills p,
+ * the main loop's tensor-core rate that of the GEMM constants tc (NULL:
+ * the defaults, tcgemm.h).  Returns 0, or -1 when k has no attention
+ * shape, g has no tensor cores (compute capability below 7.0, an AMD
+ * part) or no figures. */
+int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g,
+		   const struct tcgemm_params *tc, struct attn_plan *p);
 
-/* The model's time of k on g, ns; -1 when attention_plan refuses. */
-double attention_model_ns(const struct pred_kernel *k, const struct gpu_spec *g);
+/* The model's time of k on g with GEMM constants tc (NULL: the
+ * defaults), ns; -1 when attention_plan refuses. */
+double attention_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
+			  const struct tcgemm_params *tc);
 
-/* predict_kernel's PRED_ATTENTION: the model's time on target; with a
- * measured origin (origin not NULL, k->origin_ns > 0) the ratio T_o x
- * model(target) / model(origin).  Fills out (waves, bound, roofline);
- * 0 or -1. */
+/* predict_kernel's PRED_ATTENTION: the model's time on target with GEMM
+ * constants tc (NULL: the defaults); with a measured origin (origin not
+ * NULL, k->origin_ns > 0) the ratio T_o x model(target) / model(origin).
+ * Fills out (waves, bound, roofline); 0 or -1. */
 int attention_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
-		      const struct gpu_spec *target, struct pred_result *out);
+		      const struct gpu_spec *target, const struct tcgemm_params *tc,
+		      struct pred_result *out);
+
+/* The (query, key) pairs one sequence of q_len queries attends, the last
+ * q_len of its kv_len keys: q_len kv_len without the causal mask; with it
+ * query j (0-based) sees kv_len - q_len + j + 1 keys, at most window of
+ * them when window > 0 (a sliding window: the query itself and the
+ * window - 1 keys before it).  Without a window the causal sum is
+ * q_len (kv_len - q_len + (q_len + 1) / 2). */
+double attention_pairs(double q_len, double kv_len, int causal, double window);
 
 /* The split-KV count of FlashAttention's num_splits_heuristic
  * (csrc/flash_attn/flash_api.cpp, and FA3's hopper/heuristics.h): none

@@ -67,15 +67,16 @@ enum pred_method pred_choose(const struct predictor *p, const struct pred_kernel
 			     const struct gpu_spec *origin, const struct gpu_spec *target)
 {
 	const struct tile_model *tm = predictor_tile(p);
+	const struct tcgemm_params *tc = predictor_tcgemm(p);
 	int measured = origin && k->origin_ns > 0;
 	int vec16 = vecop_class_of(k) >= 0 &&
 		    (k->dtype == GPU_DT_FP16 || k->dtype == GPU_DT_BF16);
 	if (measured && origin == target)
 		return PRED_IDENTITY;
-	if (k->op == PRED_OP_GEMM && tcgemm_model_ns(k, target, NULL) > 0)
+	if (k->op == PRED_OP_GEMM && tcgemm_model_ns(k, target, tc) > 0)
 		return PRED_TCGEMM;
-	if (k->op == PRED_OP_ATTENTION && attention_model_ns(k, target) > 0 &&
-	    (!measured || attention_model_ns(k, origin) > 0))
+	if (k->op == PRED_OP_ATTENTION && attention_model_ns(k, target, tc) > 0 &&
+	    (!measured || attention_model_ns(k, origin, tc) > 0))
 		return PRED_ATTENTION;
 	if (vec16 && vecop_model_ns(k, target, NULL) > 0 &&
 	    (!measured || vecop_model_ns(k, origin, NULL) > 0))

@@ -33,7 +33,10 @@
  * power limit grows in over the kernel's work time t: the slowdown is
  * 1 + (1/c - 1) t / (t + boost).  The floor is the measuring host's
  * per-operator cost in NeuSight's op timings, which a kernel in a trace
- * does not have (predict.h's tile_floor).
+ * does not have (predict.h's tile_floor).  From the shape alone (no
+ * name, no origin time: a config's convolution) the absolute time is the
+ * prediction, with constants of its own (shape_*, "from the shape alone"
+ * below).
  *
  * Why these terms (NeuSight's sweep, log(target / origin) against the
  * FLOP/s ratio, docs/conv.md): on convolutions of under 1 ms the P4's
@@ -114,12 +117,15 @@ const char *conv_algo_name(enum conv_algo a)
  * GPU. */
 struct cv_feat {
 	int algo;
+	int named;                /* the kernel has a name (its algorithm) */
 	double log_wave;          /* log e_wave                          */
 	double tc_ns;             /* F / P_32, ns                        */
+	double ns_per_flop;       /* 1 / P_32, ns                        */
 	double tm_ns;             /* bytes / BW, ns                      */
 	double cap_pj;            /* the energy (pJ at 16 nm) above which
 				   * the power limit binds; INFINITY none */
 	double waves;
+	double log_pad;           /* log (m n / (m, n rounded up to the tile)) */
 	double log_smem;          /* log min(1, shared memory per SM /
 				   * CONV_SMEM_REF) for cuDNN's own kernels
 				   * (implicit GEMM, fused Winograd), else 0 */
@@ -138,17 +144,20 @@ static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, st
 	 * implicit GEMM), else the output tiles of the name's tile. */
 	double tiles = (double)k->grid[0] * (k->grid[1] ? k->grid[1] : 1) *
 		       (k->grid[2] ? k->grid[2] : 1);
-	if (!(tiles > 0)) {
-		struct tile_shape t;
-		double tm = 128, tn = 64;
-		if (tile_from_name(k->name, &t) == 0 && t.kind == TILE_GEMM && t.t0 && t.t1)
-			tm = t.t0, tn = t.t1;
+	struct tile_shape t;
+	double tm = 128, tn = 64;
+	if (tile_from_name(k->name, &t) == 0 && t.kind == TILE_GEMM && t.t0 && t.t1)
+		tm = t.t0, tn = t.t1;
+	if (!(tiles > 0))
 		tiles = ceil((double)k->m / tm) * ceil((double)k->n / tn);
-	}
+	f->log_pad = log((double)k->m * (double)k->n /
+			 (ceil((double)k->m / tm) * tm * ceil((double)k->n / tn) * tn));
 	double waves = ceil(tiles / g->sms);
 	f->algo = conv_algo_of(k->name);
+	f->named = k->name != NULL;
 	f->log_wave = log(tiles / (waves * g->sms));
 	f->tc_ns = k->flops / peak * 1e9;
+	f->ns_per_flop = 1e9 / peak;
 	f->tm_ns = k->bytes / bw * 1e9;
 	f->waves = waves;
 	f->cap_pj = power_cap_pj(g, POWER_NODE_LINEAR);
@@ -160,15 +169,27 @@ static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, st
 	return 0;
 }
 
+/* The efficiency of f's algorithm: its own when the kernel is named, else
+ * the shape efficiency (the mix a config's convolution gets). */
+static double cv_eff(const struct cv_feat *f, const struct conv_params *p)
+{
+	return f->named ? p->eff[f->algo] : p->shape_eff;
+}
+
 static double cv_time(const struct cv_feat *f, const struct conv_params *p, int floor,
 		      int *mem_bound)
 {
 	double cap = p->power_pj16 > 0 && f->cap_pj < p->power_pj16 ? f->cap_pj / p->power_pj16 : 1;
-	double eff = p->eff[f->algo] * exp(p->wave_pow * f->log_wave + p->smem_pow * f->log_smem);
-	double t_c = eff > 0 ? f->tc_ns / eff : INFINITY;
+	double log_e = p->wave_pow * f->log_wave + p->smem_pow * f->log_smem, work = f->tc_ns;
+	if (!f->named) {        /* from the shape alone (see below) */
+		log_e += p->shape_pad_pow * f->log_pad;
+		work += p->shape_ramp_flop * f->ns_per_flop;
+	}
+	double eff = cv_eff(f, p) * exp(log_e);
+	double t_c = eff > 0 ? work / eff : INFINITY;
 	if (cap < 1)
 		t_c *= 1 + (1 / cap - 1) * (p->boost_ns > 0 ? t_c / (t_c + p->boost_ns) : 1);
-	double t_m = f->tm_ns / p->bw_eff;
+	double t_m = f->tm_ns / (f->named ? p->bw_eff : p->shape_bw_eff);
 	if (mem_bound)
 		*mem_bound = t_m > t_c;
 	return (t_c > t_m ? t_c : t_m) + (floor ? p->floor_ns : 0);
@@ -180,7 +201,8 @@ double conv_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 	struct cv_feat f;
 	if (!p)
 		p = &conv_default_params;
-	if (cv_features(k, g, &f) < 0 || !(p->eff[f.algo] > 0) || !(p->bw_eff > 0))
+	if (cv_features(k, g, &f) < 0 || !(cv_eff(&f, p) > 0) ||
+	    !((f.named ? p->bw_eff : p->shape_bw_eff) > 0))
 		return -1;
 	return cv_time(&f, p, floor, NULL);
 }
@@ -190,11 +212,21 @@ int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 		 struct pred_result *out)
 {
 	struct cv_feat ft, fo;
-	int mb;
+	struct pred_kernel ks;
+	int mb, ratio = origin && k && k->origin_ns > 0;
 
 	if (!p)
 		p = &conv_default_params;
-	if (!out || cv_features(k, target, &ft) < 0 || !(p->eff[ft.algo] > 0))
+	/* Without an origin time the convolution is predicted as a config
+	 * gives it, the form conv_fit_shape() fitted: no name (cuDNN's pick
+	 * unknown) and no grid. */
+	if (k && !ratio) {
+		ks = *k;
+		ks.name = NULL;
+		memset(ks.grid, 0, sizeof(ks.grid));
+		k = &ks;
+	}
+	if (!out || cv_features(k, target, &ft) < 0 || !(cv_eff(&ft, p) > 0))
 		return -1;
 	double t = cv_time(&ft, p, floor, &mb);
 	memset(out, 0, sizeof(*out));
@@ -204,7 +236,7 @@ int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 	out->waves_target = ft.waves;
 	out->roofline_ns = roofline_ns(k, target, NULL);
 	out->ns = t;
-	if (origin && k->origin_ns > 0) {
+	if (ratio) {
 		if (cv_features(k, origin, &fo) < 0)
 			return -1;
 		out->waves_origin = fo.waves;
@@ -362,5 +394,107 @@ int conv_fit(const struct conv_sample *s, size_t n, struct conv_params *p, doubl
 	}
 out:
 	free(fo), free(ft), free(w), free(lm), free(lo), free(po), free(pt), free(cnt), free(gi);
+	return rc;
+}
+
+/* ---- from the shape alone -------------------------------------------- *
+ *
+ * A config's convolution has no kernel name (cuDNN's pick unknown), no
+ * grid and no origin time: the model's own time is the prediction, so its
+ * absolute level matters, which the ratio's fit cannot set (there the
+ * efficiencies cancel).  On NeuSight's sweep the measured share of the
+ * FP32 peak grows with the work, 0.02 of it at 2e7 FLOPs to 0.9 at 1e10
+ * (V100; the direct FLOPs, Winograd above 1), far beyond what the waves
+ * explain: the compute term is taken as (F + ramp) / (P_32 x shape_eff x
+ * ...), a fixed amount of work every convolution pays at the GPU's own
+ * rate (its setup and transform kernels, the tail of its waves), rather
+ * than a floor in ns: a floor fitted in its place went to 200-300 us,
+ * above the sweep's fastest measured convolutions (66-108 us), and gave
+ * 30.2-32.1 % held out against 29.7 % (docs/conv.md).  The padding of
+ * the 128 x 64 tile (few filters: K = 3 pads the tile's 64 columns 21
+ * times) enters as an efficiency with its own exponent, and the
+ * bandwidth's fraction is fitted on absolute times too. */
+
+/* A bound far beyond the sweep's largest convolution (about 1e12 FLOPs):
+ * only keeps the search finite. */
+#define CONV_MAX_SHAPE_RAMP_FLOP 1e13
+
+struct cv_shape_problem {
+	const struct cv_feat *f;
+	const double *w, *log_meas;
+	size_t n;
+	struct conv_params base;
+};
+
+static double cv_shape_loss(const double *x, void *ctx)
+{
+	const struct cv_shape_problem *pr = ctx;
+	struct conv_params p = pr->base;
+	double s = 0;
+	p.shape_eff = exp(x[0]);
+	p.shape_ramp_flop = exp(x[1]);
+	p.shape_pad_pow = x[2];
+	p.shape_bw_eff = exp(x[3]);
+	if (p.shape_eff > 4 || p.shape_eff < 1e-3 || p.shape_ramp_flop > CONV_MAX_SHAPE_RAMP_FLOP ||
+	    p.shape_pad_pow < 0 || p.shape_pad_pow > 2 || p.shape_bw_eff > 1.2 ||
+	    p.shape_bw_eff < 0.05)
+		return INFINITY;
+	for (size_t i = 0; i < pr->n; i++) {
+		double e = log(cv_time(&pr->f[i], &p, 1, NULL)) - pr->log_meas[i];
+		s += pr->w[i] * e * e;
+	}
+	return s;
+}
+
+int conv_fit_shape(const struct conv_sample *s, size_t n, struct conv_params *p,
+		   double *rms_log)
+{
+	size_t m = n ? n : 1, ngpu = 0, used = 0;
+	struct cv_feat *f = calloc(m, sizeof(*f));
+	double *w = calloc(m, sizeof(*w)), *lm = calloc(m, sizeof(*lm));
+	const struct gpu_spec **gs = calloc(m, sizeof(*gs));
+	size_t *cnt = calloc(m, sizeof(*cnt)), *gi = calloc(m, sizeof(*gi));
+	int rc = -EINVAL;
+
+	if (!f || !w || !lm || !gs || !cnt || !gi) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!s || !p)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		struct pred_kernel k = s[i].k;
+		k.name = NULL;
+		memset(k.grid, 0, sizeof(k.grid));
+		if (!(s[i].ns > 0) || cv_features(&k, s[i].target, &f[used]) < 0)
+			continue;
+		size_t g = 0;
+		while (g < ngpu && gs[g] != s[i].target)
+			g++;
+		if (g == ngpu)
+			gs[ngpu++] = s[i].target;
+		cnt[g]++;
+		gi[used] = g;
+		lm[used++] = log(s[i].ns);
+	}
+	if (used > 0) {
+		struct cv_shape_problem pr = {.f = f, .w = w, .log_meas = lm, .n = used, .base = *p};
+		double x[4] = {log(p->shape_eff > 0 && p->shape_eff <= 4 ? p->shape_eff : 0.3),
+			       log(p->shape_ramp_flop > 0 ? p->shape_ramp_flop : 1e9),
+			       p->shape_pad_pow >= 0 && p->shape_pad_pow <= 2 ? p->shape_pad_pow : 0.5,
+			       log(p->shape_bw_eff > 0.05 && p->shape_bw_eff < 1.2 ? p->shape_bw_eff : 0.6)};
+		for (size_t i = 0; i < used; i++)
+			w[i] = 1.0 / ((double)cnt[gi[i]] * (double)ngpu);
+		double loss = nelder_mead_restarts(cv_shape_loss, &pr, x, 4, 0.5, 0.1, 2000, 2);
+		p->shape_eff = exp(x[0]);
+		p->shape_ramp_flop = exp(x[1]);
+		p->shape_pad_pow = x[2];
+		p->shape_bw_eff = exp(x[3]);
+		if (rms_log)
+			*rms_log = sqrt(loss);
+		rc = 0;
+	}
+out:
+	free(f), free(w), free(lm), free(gs), free(cnt), free(gi);
 	return rc;
 }

@@ -39,6 +39,19 @@ struct conv_params {
 				      * the direct convolution's FLOPs, per
 				      * algorithm (> 1 where the algorithm
 				      * does fewer: Winograd, FFT)           */
+	/* From the shape alone (a config's convolution: no kernel name, no
+	 * grid, no origin time) the model's absolute time is what is
+	 * predicted; these set it, fitted on absolute times with every
+	 * other constant kept (conv_fit_shape()). */
+	double shape_eff;         /* sustained fraction of the FP32 peak on
+				   * the direct FLOPs: the mix of algorithms
+				   * cuDNN picks (> 1: Winograd's savings)   */
+	double shape_ramp_flop;   /* the work at which half of it is reached:
+				   * the compute term is (F + ramp) / rate,
+				   * a fixed amount of the GPU's own work    */
+	double shape_pad_pow;     /* exponent on the 128 x 64 tile's padding
+				   * efficiency m n / (m, n rounded up)      */
+	double shape_bw_eff;      /* fraction of achievable DRAM bandwidth   */
 	double wave_pow;          /* exponent on the wave efficiency          */
 	double bw_eff;            /* fraction of achievable DRAM bandwidth    */
 	double smem_pow;          /* exponent on min(1, shared memory per SM /
@@ -68,7 +81,9 @@ double conv_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 
 /* Predicts k on target with constants p (NULL: the defaults): with an
  * origin time (origin not NULL, k->origin_ns > 0) T_o * model(target) /
- * model(origin), else the model itself, with the floor when floor is 1.
+ * model(origin), else the model's time from the shape alone (k's name and
+ * grid are then ignored: a config's convolution, the shape_* constants),
+ * with the floor when floor is 1.
  * Fills out (method PRED_CONV, waves, memory_bound, roofline_ns) and
  * returns 0, or a negative value when the model does not describe k. */
 int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
@@ -92,5 +107,15 @@ struct conv_sample {
  * return; *rms_log the weighted RMS of the log error (may be NULL).  0,
  * -EINVAL (no usable sample), -ENOMEM. */
 int conv_fit(const struct conv_sample *s, size_t n, struct conv_params *p, double *rms_log);
+
+/* Fits the shape_* constants alone (every other constant kept from *p) to
+ * n samples by least squares on the log error of the model's own time
+ * (with the floor) against the measured s[i].ns: each sample is a
+ * convolution as a config gives it (s[i].k without a name or grid; origin,
+ * k.origin_ns and target_name are not read), measured on s[i].target,
+ * each GPU weighted equally in total.  *rms_log as conv_fit().  0, -EINVAL
+ * (no usable sample), -ENOMEM. */
+int conv_fit_shape(const struct conv_sample *s, size_t n, struct conv_params *p,
+		   double *rms_log);
 
 #endif

@@ -7,7 +7,8 @@
  * POWER_FMA_PJ16 (predictor/power.h, with its source).  wave_pow,
  * bw_eff, smem_pow, boost_ns and floor_ns are fitted on NeuSight's FP32
  * convolution sweep (P4, P100, T4, V100: every shape measured on two of
- * them, each way round).  Reproduce (prints this table):
+ * them, each way round); the shape_* constants, with the others fixed, on
+ * the absolute times of every convolution of the sweep (conv_fit_shape()).  Reproduce (prints this table):
  *
  *   make build/surfer-bench
  *   build/surfer-bench conv --data ../shared/data/neusight/kernels/conv --emit
@@ -18,7 +19,8 @@
 #include "predictor/conv.h"
 #include "predictor/power.h"
 
-/* 59430 pairs of a convolution on two of 4 GPUs, weighted RMS of log error 0.176 */
+/* 59430 pairs of a convolution on two of 4 GPUs, weighted RMS of log error 0.176; shape
+ * constants: 19875 convolutions, 0.342 */
 const struct conv_params conv_default_params = {
 	.eff = {
 		[CONV_ALGO_IGEMM] = 0.3924,
@@ -27,6 +29,10 @@ const struct conv_params conv_default_params = {
 		[CONV_ALGO_WINOGRAD_NF] = 0.2241,
 		[CONV_ALGO_FFT] = 0.1408,
 	},
+	.shape_eff = 1.1048,
+	.shape_ramp_flop = 2110399947.3,
+	.shape_pad_pow = 0.2272,
+	.shape_bw_eff = 0.2729,
 	.wave_pow = 0.3663,
 	.bw_eff = 0.6873,
 	.smem_pow = 0.3524,

@@ -84,6 +84,7 @@ struct predictor {
 	int tile_floor;
 	struct tile_amd_scale amd;
 	struct conv_params conv;
+	struct tcgemm_params tc;
 	struct pred_shrink shrink;
 };
 
@@ -101,6 +102,7 @@ int predictor_new(const struct pred_config *c, struct predictor **out, char *err
 	p->tile_floor = c->tile_floor != 0;
 	p->amd = c->amd_scale ? *c->amd_scale : tile_amd_scale_default;
 	p->conv = c->conv ? *c->conv : conv_default_params;
+	p->tc = c->tcgemm ? *c->tcgemm : tcgemm_default_params;
 	p->shrink = c->shrink ? *c->shrink : pred_shrink_default;
 	if (c->tile) {
 		p->use = c->tile;
@@ -148,6 +150,7 @@ const char *predictor_weights(const struct predictor *p) { return p->weights; }
 int predictor_tile_floor(const struct predictor *p) { return p->tile_floor; }
 const struct tile_amd_scale *predictor_amd_scale(const struct predictor *p) { return &p->amd; }
 const struct pred_shrink *predictor_shrink(const struct predictor *p) { return &p->shrink; }
+const struct tcgemm_params *predictor_tcgemm(const struct predictor *p) { return &p->tc; }
 
 static void pred_result_clear(struct pred_result *out)
 {
@@ -186,7 +189,7 @@ static int pred_run(const struct predictor *p, const struct pred_kernel *k,
 		/* fall through */
 	case PRED_TCGEMM:
 		/* As a ratio when an origin time exists (see choose.c). */
-		if (tcgemm_predict(k, origin, target, out) == 0) {
+		if (tcgemm_predict(k, origin, target, &p->tc, out) == 0) {
 			out->method = PRED_TCGEMM;
 			return 0;
 		}
@@ -200,7 +203,7 @@ static int pred_run(const struct predictor *p, const struct pred_kernel *k,
 			return 0;
 		return pred_fallback(k, origin, target, out);
 	case PRED_ATTENTION:
-		if (attention_predict(k, origin, target, out) == 0)
+		if (attention_predict(k, origin, target, &p->tc, out) == 0)
 			return 0;
 		return pred_fallback(k, origin, target, out);
 	case PRED_IDENTITY:

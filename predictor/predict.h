@@ -25,6 +25,7 @@
 struct tile_model;      /* predictor/tile.h */
 struct tile_amd_scale;  /* predictor/tile.h */
 struct conv_params;     /* predictor/conv.h */
+struct tcgemm_params;   /* predictor/tcgemm.h */
 
 enum pred_method {
 	PRED_AUTO = 0,
@@ -82,6 +83,9 @@ struct pred_attn {
 	uint32_t seqs, heads, kv_heads, head_dim, head_dim_v;
 	uint64_t q_tokens, kv_tokens, max_kv;
 	double pairs;                 /* attended (query, key) pairs            */
+	uint64_t window;              /* causal sliding window: keys a query
+				       * attends at most (itself included); 0
+				       * none                                   */
 };
 
 /* One distinct kernel configuration.  Unknown numbers are 0. */
@@ -167,6 +171,11 @@ struct pred_config {
 	const struct conv_params *conv; /* the convolution model's constants,
 				       * copied; NULL: the compiled-in ones
 				       * (predictor/conv_params.c)               */
+	const struct tcgemm_params *tcgemm; /* the tensor-core GEMM model's
+				       * constants (its GEMMs and the rate of
+				       * fused attention's main loop), copied;
+				       * NULL: the compiled-in ones
+				       * (predictor/tcgemm_params.c)             */
 	const struct pred_shrink *shrink; /* copied; NULL: pred_shrink_default;
 				       * &pred_shrink_full: every method linear
 				       * in the origin's time                    */
@@ -188,6 +197,8 @@ const char *predictor_weights(const struct predictor *p);
 int predictor_tile_floor(const struct predictor *p);
 const struct tile_amd_scale *predictor_amd_scale(const struct predictor *p);
 const struct pred_shrink *predictor_shrink(const struct predictor *p);
+/* The tensor-core GEMM constants p applies (a pointer into p). */
+const struct tcgemm_params *predictor_tcgemm(const struct predictor *p);
 
 /* Predicts k on target with predictor p.  origin is the GPU k.origin_ns
  * was measured on, or NULL (from-scratch prediction; wave scaling is then

@@ -693,12 +693,14 @@ double tcgemm_mamf_share(const struct gpu_spec *g, const struct tcgemm_params *p
 }
 
 int tcgemm_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
-		   const struct gpu_spec *target, struct pred_result *out)
+		   const struct gpu_spec *target, const struct tcgemm_params *p,
+		   struct pred_result *out)
 {
-	const struct tcgemm_params *p = &tcgemm_default_params;
 	struct tc_feat ft, fo;
 	int mb;
 
+	if (!p)
+		p = &tcgemm_default_params;
 	if (!out || tc_features(k, target, &ft) < 0)
 		return -1;
 	double t = tc_time(&ft, p, &mb), t8, w8;
@@ -938,16 +940,20 @@ out:
 }
 
 /* The MAMF figures measured on the NVIDIA GPUs themselves (not another
- * board of the die), none of compute capability exclude_cc, as points of
- * the rule; up to max.  Returns their count. */
-static size_t tc_mamf_points(uint32_t exclude_cc, struct tc_mamf_point *mp, size_t max)
+ * board of the die), none of the nexclude compute capabilities exclude_cc,
+ * as points of the rule; up to max.  Returns their count. */
+static size_t tc_mamf_points(const uint32_t *exclude_cc, size_t nexclude,
+			     struct tc_mamf_point *mp, size_t max)
 {
 	size_t ng, n = 0;
 	const struct gpu_spec *all = gpu_all(&ng);
 	for (size_t i = 0; i < ng && n < max; i++) {
 		struct gpu_figure_value v;
 		const struct gpu_spec *g = &all[i];
-		if (gpu_cc_is_amd(g->cc) || g->cc == exclude_cc || g->cc < 70 ||
+		size_t x = 0;
+		while (x < nexclude && exclude_cc[x] != g->cc)
+			x++;
+		if (gpu_cc_is_amd(g->cc) || x < nexclude || g->cc < 70 ||
 		    gpu_figure(g, GPU_FIG_MAMF_BF16, 0, &v) != GPU_PROV_MICROBENCH ||
 		    !v.from || strcmp(v.from, g->id) || !(v.value > 0))
 			continue;
@@ -960,8 +966,8 @@ static size_t tc_mamf_points(uint32_t exclude_cc, struct tc_mamf_point *mp, size
 	return n;
 }
 
-int tcgemm_fit(const struct tcgemm_sample *s, size_t n, uint32_t exclude_cc,
-	       struct tcgemm_params *p, double *rms_log)
+int tcgemm_fit(const struct tcgemm_sample *s, size_t n, const uint32_t *exclude_cc,
+	       size_t nexclude, struct tcgemm_params *p, double *rms_log)
 {
 	struct tc_mamf_point mp[TC_MAX_MAMF];
 	struct tc_problem pr;
@@ -1007,7 +1013,7 @@ int tcgemm_fit(const struct tcgemm_sample *s, size_t n, uint32_t exclude_cc,
 	int rc = -EINVAL;
 	if (used > 0) {
 		/* Each GPU of the data and each MAMF point weigh alike. */
-		size_t nmp = p->mamf_1024 > 0 ? tc_mamf_points(exclude_cc, mp, TC_MAX_MAMF) : 0;
+		size_t nmp = p->mamf_1024 > 0 ? tc_mamf_points(exclude_cc, nexclude, mp, TC_MAX_MAMF) : 0;
 		double wg = 1.0 / (double)(ngpu + nmp);
 		for (size_t i = 0; i < used; i++)
 			w[i] = wg / (double)cnt[gi[i]];

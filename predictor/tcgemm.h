@@ -106,13 +106,15 @@ double tcgemm_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 double tcgemm_rate_flops(const struct gpu_spec *g, enum gpu_dtype dt,
 			 const struct tcgemm_params *p);
 
-/* Predicts k on target: with an origin time (origin not NULL,
- * k->origin_ns > 0) T_o * model(target) / model(origin), else the model
- * itself.  Fills out (method PRED_ROOFLINE: an analytic bound with fitted
- * efficiencies; roofline_ns, memory_bound and the waves set) and returns 0,
- * or a negative value when k is not a tensor-core GEMM with a known shape. */
+/* Predicts k on target with constants p (NULL: the defaults): with an
+ * origin time (origin not NULL, k->origin_ns > 0) T_o * model(target) /
+ * model(origin), else the model itself.  Fills out (method PRED_ROOFLINE:
+ * an analytic bound with fitted efficiencies; roofline_ns, memory_bound
+ * and the waves set) and returns 0, or a negative value when k is not a
+ * tensor-core GEMM with a known shape. */
 int tcgemm_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
-		   const struct gpu_spec *target, struct pred_result *out);
+		   const struct gpu_spec *target, const struct tcgemm_params *p,
+		   struct pred_result *out);
 
 /* One measured GEMM for fitting: the kernel (shape and dtype), the GPU it
  * ran on, and its time. */
@@ -130,11 +132,15 @@ struct tcgemm_sample {
  * shares FP16's).  The power term is fitted only when power_w_ref > 0 on
  * entry (else it stays off).  The FP8 tile-wave constants (p->fp8) are
  * fitted on the FP8 samples alone when p->fp8.eff > 0 on entry, and set
- * off (eff 0) when there is none.  *rms_log receives
+ * off (eff 0) when there is none.  The rule (p->mamf_1024 > 0 on entry) is fitted
+ * on the samples and on the MAMF figures measured on the NVIDIA GPUs
+ * themselves, but those of the nexclude compute capabilities exclude_cc
+ * (the architecture a caller holds out; the samples are the caller's to
+ * choose).  *rms_log receives
  * the weighted RMS of the log error (may be NULL).  Returns 0, -EINVAL for
  * no usable sample, -ENOMEM. */
-int tcgemm_fit(const struct tcgemm_sample *s, size_t n, uint32_t exclude_cc,
-	       struct tcgemm_params *p, double *rms_log);
+int tcgemm_fit(const struct tcgemm_sample *s, size_t n, const uint32_t *exclude_cc,
+	       size_t nexclude, struct tcgemm_params *p, double *rms_log);
 
 /* The share of the dense peak g reaches in its best large BF16 matmul as
  * p (NULL: the defaults) takes it: g's MAMF figure (gpu_specs/figures.h:

@@ -1362,7 +1362,7 @@ START_TEST(attention_shapes_interned)
 {
 	struct ktable *t = ktable_new();
 	struct trace_op o;
-	struct ktable_lib l1, l2, l3, l4;
+	struct ktable_lib l1, l2, l3, l4, l5;
 
 	ck_assert_ptr_nonnull(t);
 	memset(&o, 0, sizeof(o));
@@ -1384,6 +1384,15 @@ START_TEST(attention_shapes_interned)
 	o.attn.max_kv += 1;
 	o.attn.pairs += 4;
 	ck_assert_int_eq(ktable_lib_from_op(t, &l3, &o), 0);
+	/* the same step in a sliding-window layer (the caller's keys are
+	 * the same numbers here): a shape of its own, its window kept */
+	struct trace_op ow = o;
+	ow.attn.causal = 1;
+	ow.attn.window = 1024;
+	ck_assert_int_eq(ktable_lib_from_op(t, &l5, &ow), 0);
+	ck_assert_uint_eq(l5.attn, 3);
+	ck_assert_uint_eq(ktable_attn(t, l5.attn)->window, 1024);
+	ck_assert_uint_eq(ktable_attn(t, l3.attn)->window, 0);
 	o.attn.impl = TRACE_ATTN_NONE;
 	ck_assert_int_eq(ktable_lib_from_op(t, &l4, &o), 0);
 	ck_assert_uint_eq(l1.attn, 1);
@@ -1396,7 +1405,7 @@ START_TEST(attention_shapes_interned)
 	ck_assert_uint_eq(a->max_kv, 514);
 	ck_assert(a->pairs == 4.0 * 514);
 	ck_assert_ptr_null(ktable_attn(t, 0));
-	ck_assert_ptr_null(ktable_attn(t, 3));
+	ck_assert_ptr_null(ktable_attn(t, 4));
 	struct trace_kernel k;
 	struct ktable_key k1, k3;
 	memset(&k, 0, sizeof(k));

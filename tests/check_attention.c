@@ -64,7 +64,7 @@ static const struct gpu_spec *gpu(const char *id)
 
 static double ns(const struct pred_kernel *k, const char *id)
 {
-	double t = attention_model_ns(k, gpu(id));
+	double t = attention_model_ns(k, gpu(id), NULL);
 	ck_assert(t > 0);
 	return t;
 }
@@ -98,7 +98,7 @@ START_TEST(hand_computed_prefill)
 	struct pred_kernel k = call(PRED_ATTN_FLASH, PRED_ATTN_PREFILL, GPU_DT_BF16, 0, 0, 100, 1,
 				    1, 128, 128, 1408, 1408);
 	struct attn_plan p;
-	ck_assert_int_eq(attention_plan(&k, &g, &p), 0);
+	ck_assert_int_eq(attention_plan(&k, &g, NULL, &p), 0);
 	ck_assert_int_eq(p.impl, PRED_ATTN_FA3);
 	ck_assert_int_eq(p.async_mma, 1);
 	ck_assert_uint_eq(p.block_m, 128);
@@ -119,7 +119,7 @@ START_TEST(hand_computed_prefill)
 	 * rate times the backward share, the exponentials again */
 	struct pred_kernel b = k;
 	b.attn.backward = 1;
-	ck_assert_int_eq(attention_plan(&b, &g, &p), 0);
+	ck_assert_int_eq(attention_plan(&b, &g, NULL, &p), 0);
 	ck_assert(p.block_m == 64 && p.block_n == 128 && p.ctas == 1100 && p.e_pad == 1);
 	ck_assert(fabs(p.compute_ns / (1280.0 * pairs / (rate * attention_bwd_eff) * 1e9 + expo) - 1)
 		  < 1e-9);
@@ -128,7 +128,7 @@ START_TEST(hand_computed_prefill)
 	 * at most 2 per SM, here 1: no shared-memory figure), the
 	 * exponentials after the products */
 	k.attn.impl = PRED_ATTN_FA2;
-	ck_assert_int_eq(attention_plan(&k, &g, &p), 0);
+	ck_assert_int_eq(attention_plan(&k, &g, NULL, &p), 0);
 	ck_assert_int_eq(p.async_mma, 0);
 	ck_assert_uint_eq(p.block_m, 128);
 	ck_assert_uint_eq(p.block_n, 64);
@@ -137,9 +137,43 @@ START_TEST(hand_computed_prefill)
 	/* on an 8.6 part: the small-shared-memory tiles, 128 x 32 (non-
 	 * causal), and the full rate */
 	g.cc = 86;
-	ck_assert_int_eq(attention_plan(&k, &g, &p), 0);
+	ck_assert_int_eq(attention_plan(&k, &g, NULL, &p), 0);
 	ck_assert_uint_eq(p.block_n, 32);
 	ck_assert(fabs(p.compute_ns / (mma + expo) - 1) < 1e-9);
+}
+END_TEST
+
+/* A sliding window of 256 keys over one causal prompt of 1024 tokens, FA3
+ * at head dim 128 (128 x 128 causal tiles): query block i (rows 128 i ..
+ * 128 i + 127) runs from the key block of row 128 i - 255 to its
+ * diagonal: 1, 2, then 3 key blocks for each of the other six, 21 tiles
+ * against the full mask's 1 + 2 + ... + 8 = 36.  Pairs: queries 0..255
+ * see 1..256 keys, the other 768 256 each: 256 + 256 x 255 / 2 + 768 x
+ * 256 = 229504.  The bytes stay Q, O, K and V once: 2 x 4 x 1024 x 128. */
+START_TEST(sliding_window_tiles)
+{
+	struct gpu_spec g = fake_hopper();
+	ck_assert(attention_pairs(1024, 1024, 1, 256) == 229504.0);
+	ck_assert(attention_pairs(1024, 1024, 1, 0) == 1024.0 * 1025 / 2);
+	ck_assert(attention_pairs(1024, 1024, 1, 4096) == 1024.0 * 1025 / 2);
+	ck_assert(attention_pairs(1024, 1024, 0, 256) == 1024.0 * 1024);
+	/* 10 queries after 5000 cached keys: every one sees the whole
+	 * window; 20 after 40: the first sees 41 keys, 24 of them 41..64 */
+	ck_assert(attention_pairs(10, 5010, 1, 100) == 1000.0);
+	ck_assert(attention_pairs(30, 70, 1, 64) == 24.0 * 41 + 24.0 * 23 / 2 + 6.0 * 64);
+	struct pred_kernel k = call(PRED_ATTN_FLASH, PRED_ATTN_PREFILL, GPU_DT_BF16, 1, 0, 1, 1, 1,
+				    128, 128, 1024, 1024);
+	struct attn_plan full, win;
+	ck_assert_int_eq(attention_plan(&k, &g, NULL, &full), 0);
+	k.attn.window = 256;
+	k.attn.pairs = 229504;
+	ck_assert_int_eq(attention_plan(&k, &g, NULL, &win), 0);
+	ck_assert(win.block_m == 128 && win.block_n == 128);
+	ck_assert(fabs(win.e_pad - 229504.0 / (21.0 * 128 * 128)) < 1e-12);
+	ck_assert(fabs(win.mma_flops - 512.0 * 21 * 128 * 128) < 1e-3);
+	ck_assert(fabs(full.mma_flops - 512.0 * 36 * 128 * 128) < 1e-3);
+	ck_assert(win.bytes == 2.0 * 4 * 1024 * 128 && win.bytes == full.bytes);
+	ck_assert(win.ns < full.ns);
 }
 END_TEST
 
@@ -223,8 +257,8 @@ START_TEST(gqa_decode_reads_kv_heads)
 {
 	struct attn_plan p8, p32;
 	struct pred_kernel g8 = decode(8, 8, 8191), g32 = decode(8, 32, 8191);
-	ck_assert_int_eq(attention_plan(&g8, gpu("h100-sxm"), &p8), 0);
-	ck_assert_int_eq(attention_plan(&g32, gpu("h100-sxm"), &p32), 0);
+	ck_assert_int_eq(attention_plan(&g8, gpu("h100-sxm"), NULL, &p8), 0);
+	ck_assert_int_eq(attention_plan(&g32, gpu("h100-sxm"), NULL, &p32), 0);
 	ck_assert(p8.bytes == 2.0 * (8.0 * 32 * 256 + 8.0 * 8192 * 8 * 256));
 	ck_assert(p32.bytes == 2.0 * (8.0 * 32 * 256 + 8.0 * 8192 * 32 * 256));
 	double r = p32.ns / p8.ns;
@@ -243,16 +277,16 @@ START_TEST(decode_memory_bound_small_batch)
 		for (uint32_t b = g == 1 ? 4 : 1; b <= 64; b *= 4) {
 			struct attn_plan p;
 			struct pred_kernel k = decode(b, 8, 2048);
-			ck_assert_int_eq(attention_plan(&k, gpu(gpus[g]), &p), 0);
+			ck_assert_int_eq(attention_plan(&k, gpu(gpus[g]), NULL, &p), 0);
 			ck_assert_msg(p.memory_bound, "%s batch %u", gpus[g], b);
 		}
 	struct attn_plan p;
 	struct pred_kernel k = prefill(PRED_ATTN_FLASH, 1, 1, 4096);
-	ck_assert_int_eq(attention_plan(&k, gpu("h100-sxm"), &p), 0);
+	ck_assert_int_eq(attention_plan(&k, gpu("h100-sxm"), NULL, &p), 0);
 	ck_assert(!p.memory_bound);
 	/* one sequence: the split-KV kernel splits the keys over the SMs */
 	k = decode(1, 8, 4095);
-	ck_assert_int_eq(attention_plan(&k, gpu("h100-sxm"), &p), 0);
+	ck_assert_int_eq(attention_plan(&k, gpu("h100-sxm"), NULL, &p), 0);
 	ck_assert(p.splits > 1 && p.combine_ns > 0);
 }
 END_TEST
@@ -270,18 +304,18 @@ START_TEST(fa3_decode_tiles)
 	struct attn_plan p;
 	struct pred_kernel k = call(PRED_ATTN_FLASH, PRED_ATTN_DECODE, GPU_DT_BF16, 0, 0, 8, 40, 8,
 				    128, 128, 1, 3557);
-	ck_assert_int_eq(attention_plan(&k, gpu("h20"), &p), 0);
+	ck_assert_int_eq(attention_plan(&k, gpu("h20"), NULL, &p), 0);
 	ck_assert_uint_eq(p.block_m, 128);
 	ck_assert_double_eq_tol(p.mma_flops, 2.0 * 256 * 40 * 8 * 3557 * 128 / 5, 1e3);
 	ck_assert(!p.memory_bound);
-	ck_assert_int_eq(attention_plan(&k, gpu("h800"), &p), 0);
+	ck_assert_int_eq(attention_plan(&k, gpu("h800"), NULL, &p), 0);
 	ck_assert_uint_eq(p.block_m, 128);
 	ck_assert(p.memory_bound);
-	ck_assert_int_eq(attention_plan(&k, gpu("a100-sxm4-80"), &p), 0);
+	ck_assert_int_eq(attention_plan(&k, gpu("a100-sxm4-80"), NULL, &p), 0);
 	ck_assert_uint_eq(p.block_m, 64);
 	/* FA2 asked for on Hopper keeps its split-KV kernel's 64 rows */
 	k.attn.impl = PRED_ATTN_FA2;
-	ck_assert_int_eq(attention_plan(&k, gpu("h20"), &p), 0);
+	ck_assert_int_eq(attention_plan(&k, gpu("h20"), NULL, &p), 0);
 	ck_assert_uint_eq(p.block_m, 64);
 }
 END_TEST
@@ -369,7 +403,7 @@ START_TEST(published_figures)
 	struct attn_plan p;
 	struct pred_kernel m = call(PRED_ATTN_FLASH, PRED_ATTN_MLA_DECODE, GPU_DT_BF16, 0, 0, 128,
 				    128, 1, 576, 512, 1, 4096);
-	ck_assert_int_eq(attention_plan(&m, gpu("h800"), &p), 0);
+	ck_assert_int_eq(attention_plan(&m, gpu("h800"), NULL, &p), 0);
 	ck_assert(p.bytes == 2.0 * (128.0 * 128 * 1088 + 128.0 * 4096 * 576));
 	double gbs = p.bytes / p.ns;
 	ck_assert_msg(p.memory_bound && fabs(gbs / 3000 - 1) < 0.1, "FlashMLA %.0f GB/s", gbs);
@@ -400,24 +434,24 @@ START_TEST(triton_slower_than_fa2)
 		}
 	struct attn_plan p;
 	struct pred_kernel k = prefill(PRED_ATTN_TRITON, 1, 4, 4096);
-	ck_assert_int_eq(attention_plan(&k, gpu("h100-sxm"), &p), 0);
+	ck_assert_int_eq(attention_plan(&k, gpu("h100-sxm"), NULL, &p), 0);
 	ck_assert(p.block_m == 128 && p.block_n == 128 && !p.async_mma);
 	ck_assert_int_eq(p.impl, PRED_ATTN_TRITON);
 	k.attn.backward = 1;
-	ck_assert_int_eq(attention_plan(&k, gpu("h100-sxm"), &p), 0);
+	ck_assert_int_eq(attention_plan(&k, gpu("h100-sxm"), NULL, &p), 0);
 	ck_assert(p.block_m == 128 && p.block_n == 128);
 	/* one sequence of 32 heads: 32 programs would leave most SMs idle;
 	 * the autotuned sequence-parallel form runs a block per key block */
 	struct pred_kernel one = prefill(PRED_ATTN_TRITON, 1, 1, 32768);
 	one.attn.backward = 1;
-	ck_assert_int_eq(attention_plan(&one, gpu("h100-sxm"), &p), 0);
+	ck_assert_int_eq(attention_plan(&one, gpu("h100-sxm"), NULL, &p), 0);
 	ck_assert(p.ctas == 32.0 * 256);
 	struct pred_kernel wide = call(PRED_ATTN_TRITON, PRED_ATTN_PREFILL, GPU_DT_BF16, 1, 0, 1, 8,
 				       8, 256, 256, 4096, 4096);
-	ck_assert(attention_model_ns(&wide, gpu("a100-sxm4-80")) < 0);
+	ck_assert(attention_model_ns(&wide, gpu("a100-sxm4-80"), NULL) < 0);
 	struct pred_kernel dec = decode(4, 8, 1024);
 	dec.attn.impl = PRED_ATTN_TRITON;
-	ck_assert(attention_model_ns(&dec, gpu("a100-sxm4-80")) < 0);
+	ck_assert(attention_model_ns(&dec, gpu("a100-sxm4-80"), NULL) < 0);
 }
 END_TEST
 
@@ -443,9 +477,9 @@ START_TEST(ratio_form_and_choice)
 	struct pred_result r1, r2, rs;
 	const struct gpu_spec *a = gpu("a100-sxm4-80"), *h = gpu("h100-sxm");
 	k.origin_ns = 1000;
-	ck_assert_int_eq(attention_predict(&k, a, h, &r1), 0);
+	ck_assert_int_eq(attention_predict(&k, a, h, NULL, &r1), 0);
 	k.origin_ns = 2000;
-	ck_assert_int_eq(attention_predict(&k, a, h, &r2), 0);
+	ck_assert_int_eq(attention_predict(&k, a, h, NULL, &r2), 0);
 	ck_assert(fabs(r2.ns - 2 * r1.ns) < 1e-6);
 	ck_assert(fabs(r1.ns - 1000 * ns(&k, "h100-sxm") / ns(&k, "a100-sxm4-80")) < 1e-6);
 	ck_assert_int_eq(r1.method, PRED_ATTENTION);
@@ -469,8 +503,39 @@ START_TEST(ratio_form_and_choice)
 	ck_assert_int_eq(rs.method, PRED_WAVE);
 	predictor_free(pr);
 	/* refused: no shape, an AMD part */
-	ck_assert(attention_model_ns(&rec, h) < 0);
-	ck_assert(attention_model_ns(&k, gpu("mi300x")) < 0);
+	ck_assert(attention_model_ns(&rec, h, NULL) < 0);
+	ck_assert(attention_model_ns(&k, gpu("mi300x"), NULL) < 0);
+}
+END_TEST
+
+/* The GEMM constants a predictor carries set attention's main-loop rate:
+ * with tcgemm's efficiency halved the matrix products take twice as long,
+ * the exponentials and the bytes do not move, and predict_kernel answers
+ * with the predictor's constants, not the compiled-in ones. */
+START_TEST(rate_from_predictor_constants)
+{
+	struct pred_kernel k = prefill(PRED_ATTN_FLASH, 1, 4, 8192);
+	const struct gpu_spec *h = gpu("h100-sxm");
+	struct tcgemm_params half = tcgemm_default_params;
+	half.eff[GPU_DT_FP16] /= 2;
+	struct attn_plan p1, p2;
+	ck_assert_int_eq(attention_plan(&k, h, NULL, &p1), 0);
+	ck_assert_int_eq(attention_plan(&k, h, &half, &p2), 0);
+	ck_assert(fabs(p2.mma_ns / p1.mma_ns - 2) < 1e-9);
+	ck_assert(fabs(p2.exp_ns - p1.exp_ns) < 1e-9);
+	ck_assert(fabs(p2.bytes - p1.bytes) < 1e-9);
+	struct pred_config pc = { .tcgemm = &half };
+	struct predictor *pr, *pd;
+	struct pred_result r, rd;
+	ck_assert_int_eq(predictor_new(&pc, &pr, NULL, 0), 0);
+	ck_assert_int_eq(predictor_new(NULL, &pd, NULL, 0), 0);
+	ck_assert_int_eq(predict_kernel(pr, &k, NULL, h, PRED_AUTO, &r), 0);
+	ck_assert_int_eq(predict_kernel(pd, &k, NULL, h, PRED_AUTO, &rd), 0);
+	ck_assert_int_eq(r.method, PRED_ATTENTION);
+	ck_assert(fabs(r.ns - p2.ns) < 1e-6);
+	ck_assert(fabs(rd.ns - p1.ns) < 1e-6);
+	predictor_free(pr);
+	predictor_free(pd);
 }
 END_TEST
 
@@ -480,6 +545,7 @@ int main(void)
 	TCase *t = tcase_create("core");
 	tcase_add_test(t, hand_computed_prefill);
 	tcase_add_test(t, split_count);
+	tcase_add_test(t, sliding_window_tiles);
 	tcase_add_test(t, monotonic_in_work);
 	tcase_add_test(t, causal_about_half);
 	tcase_add_test(t, gqa_decode_reads_kv_heads);
@@ -490,6 +556,7 @@ int main(void)
 	tcase_add_test(t, backward_costs_more);
 	tcase_add_test(t, triton_slower_than_fa2);
 	tcase_add_test(t, ratio_form_and_choice);
+	tcase_add_test(t, rate_from_predictor_constants);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

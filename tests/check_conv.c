@@ -212,10 +212,12 @@ START_TEST(ratio_form_and_refusals)
 	k.origin_ns = 3e6;
 	ck_assert_int_eq(conv_predict(&k, v100, t4, NULL, 0, &r2), 0);
 	ck_assert_double_eq_tol(r2.ns, 3 * r1.ns, 1e-6 * r1.ns);
-	/* from the shape alone: the model itself */
+	/* from the shape alone: the model itself, of the unnamed kernel */
 	k.origin_ns = 0;
 	ck_assert_int_eq(conv_predict(&k, NULL, t4, NULL, 1, &r2), 0);
-	ck_assert_double_eq_tol(r2.ns, conv_model_ns(&k, t4, NULL, 1), 1e-6);
+	struct pred_kernel ku = k;
+	ku.name = NULL;
+	ck_assert_double_eq_tol(r2.ns, conv_model_ns(&ku, t4, NULL, 1), 1e-6);
 	/* predict_kernel's method "conv" runs it */
 	struct predictor *pr;
 	char err[128];
@@ -416,6 +418,97 @@ START_TEST(fit_learns_target_algorithm)
 }
 END_TEST
 
+/* From the shape alone, with shape_eff 0.5, a ramp of 1e9 FLOPs,
+ * shape_pad_pow 1 and shape_bw_eff 0.5 on 100 SMs of 10 TFLOP/s and
+ * 1000 GB/s: 200 tiles of 128 x 64 fill two waves, so the time is
+ * (F + 1e9) / 5e12 s, F = 2 x 25600 x 64 x 1152 = 3.7748736e9, 954,974.72
+ * ns (+ 30 us of floor when asked for); with 48 filters the tile's 64
+ * columns are 0.75 used: (2.8311552e9 + 1e9) / (5e12 x 0.75) s =
+ * 1,021,641.39 ns; 1 GB at half of 1000 GB/s is 2 ms.  The kernel's name
+ * and grid are not read (a config has neither). */
+START_TEST(shape_form_hand_computed)
+{
+	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
+	struct conv_params p = hand_params();
+	p.shape_eff = 0.5;
+	p.shape_ramp_flop = 1e9;
+	p.shape_pad_pow = 1;
+	p.shape_bw_eff = 0.5;
+	struct pred_kernel k = conv_kernel(NULL, 128 * 200, 1e6);
+	struct pred_result r;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 954974.72, 1e-2);
+	ck_assert_int_eq(conv_predict(&k, NULL, &g, &p, 1, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 954974.72 + 30000, 1e-2);
+	k.n = 48;
+	k.flops = 2.0 * 128 * 200 * 48 * 1152;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 1021641.39, 1e-2);
+	k = conv_kernel(NULL, 128 * 200, 1e9);
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 2e6, 1e-2);
+	/* a recorded name and grid without an origin time: the same */
+	k = conv_kernel("cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1",
+			128 * 200, 1e6);
+	k.grid[0] = 67;
+	k.grid[1] = 3;
+	ck_assert_int_eq(conv_predict(&k, NULL, &g, &p, 0, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 954974.72, 1e-2);
+	/* with an origin time the name's own efficiency (1.5) holds: not 0.5 */
+	ck_assert(conv_model_ns(&k, &g, &p, 0) < 954974.72 / 2);
+}
+END_TEST
+
+/* Absolute times generated from known shape constants on two made-up GPUs
+ * (shapes of 3 to 256 filters, so the padding shows, and from 1e7 to
+ * 1e11 FLOPs, so the ramp shows); the fit, started elsewhere, must find
+ * them, with names and origins in the samples ignored. */
+START_TEST(fit_shape_recovers_constants)
+{
+	struct gpu_spec g[2] = { fake_gpu("a", 80, 14, 900, 0), fake_gpu("c", 40, 8, 320, 0) };
+	struct conv_params truth = hand_params();
+	truth.wave_pow = 0.4;
+	truth.shape_eff = 0.8;
+	truth.shape_ramp_flop = 5e8;
+	truth.shape_pad_pow = 0.5;
+	truth.shape_bw_eff = 0.6;
+	size_t n = 0;
+	struct conv_sample *s = calloc(2 * 120, sizeof *s);
+	ck_assert_ptr_nonnull(s);
+	for (int a = 0; a < 2; a++)
+		for (int i = 0; i < 120; i++) {
+			uint64_t m = 64ull << (i % 12);
+			struct pred_kernel k = conv_kernel(NULL, m, 0);
+			k.n = (uint64_t[]){3, 16, 48, 64, 200, 256}[i % 6];
+			k.k = 9 * (uint64_t)(8 << (i % 5));
+			k.flops = 2.0 * (double)k.m * (double)k.n * (double)k.k;
+			/* every fourth memory-bound */
+			k.bytes = i % 4 ? 4.0 * (double)(k.m + k.n) : k.flops * 2;
+			s[n].k = k;
+			s[n].ns = conv_model_ns(&k, &g[a], &truth, 1);
+			s[n].k.name = "volta_sgemm_64x64_nn";
+			s[n].k.origin_ns = 1;
+			s[n].origin = &g[!a];
+			s[n].target = &g[a];
+			n++;
+		}
+	struct conv_params p = truth;
+	p.shape_eff = 0.3;
+	p.shape_ramp_flop = 1e9;
+	p.shape_pad_pow = 1;
+	p.shape_bw_eff = 0.3;
+	double rms;
+	ck_assert_int_eq(conv_fit_shape(s, n, &p, &rms), 0);
+	ck_assert_msg(rms < 0.01, "rms %.4f", rms);
+	ck_assert_msg(fabs(p.shape_eff / 0.8 - 1) < 0.02, "shape_eff %.4f", p.shape_eff);
+	ck_assert_msg(fabs(p.shape_ramp_flop / 5e8 - 1) < 0.05, "ramp %.4g", p.shape_ramp_flop);
+	ck_assert_msg(fabs(p.shape_pad_pow - 0.5) < 0.02, "pad_pow %.4f", p.shape_pad_pow);
+	ck_assert_msg(fabs(p.shape_bw_eff / 0.6 - 1) < 0.02, "bw %.4f", p.shape_bw_eff);
+	/* every other constant as given */
+	ck_assert_double_eq(p.wave_pow, 0.4);
+	ck_assert_double_eq(p.floor_ns, 30000);
+	ck_assert_int_eq(conv_fit_shape(NULL, 0, &p, NULL), -EINVAL);
+	free(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("conv");
@@ -429,6 +522,8 @@ int main(void)
 	tcase_add_test(tc, ratio_form_and_refusals);
 	tcase_add_test(tc, fit_reproduces_ratios);
 	tcase_add_test(tc, fit_learns_target_algorithm);
+	tcase_add_test(tc, shape_form_hand_computed);
+	tcase_add_test(tc, fit_shape_recovers_constants);
 	suite_add_tcase(su, tc);
 	return check_run(su);
 }

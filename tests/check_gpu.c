@@ -792,6 +792,40 @@ START_TEST(test_dies)
 }
 END_TEST
 
+/* The H100 SXM5 with 96 GB of HBM2e (torchtitan's published runs, capped at
+ * 500 W): a board of the H100 SXM5's die and module, found by what a user
+ * types, its bandwidth derived from the H100 PCIe's HBM2e stacks (80 GB in
+ * five stacks of 16 GB at 2000 GB/s; 96 GB is six), its compute the SXM5's,
+ * in a system of its own, and with room for 96 GB less what the rule keeps
+ * back where the driver's figure is unknown. */
+START_TEST(test_h100_hbm2e)
+{
+	const struct gpu_spec *v = gpu_find("H100 96GB"), *sxm = gpu_find("h100-sxm"),
+			      *pcie = gpu_find("h100-pcie");
+	ck_assert_ptr_nonnull(v);
+	ck_assert_ptr_eq(gpu_find("h100 96gb hbm2e"), v);
+	ck_assert_ptr_eq(gpu_find("h100-hbm2e"), v);
+	ck_assert_ptr_ne(gpu_find("h100"), v);
+	ck_assert(gpu_same_die(v, sxm));
+	ck_assert_uint_eq(v->sms, sxm->sms);
+	ck_assert_uint_eq(v->tdp_w, sxm->tdp_w);
+	for (int d = 0; d < GPU_DT_COUNT; d++)
+		ck_assert_double_eq(v->peak_tflops[d], sxm->peak_tflops[d]);
+	ck_assert_double_eq(pcie->mem_gb, 5 * 16);
+	ck_assert_double_eq(v->mem_gb, 6 * 16);
+	ck_assert_double_eq_tol(v->mem_bw_gbps, pcie->mem_bw_gbps / (pcie->mem_gb / 16) * (v->mem_gb / 16), 1e-9);
+	ck_assert(gpu_mem_hbm(v));
+	ck_assert_double_lt(gpu_mem_bw_eff_gbps(v), gpu_mem_bw_eff_gbps(sxm));
+	ck_assert_double_gt(gpu_mem_usable_bytes(v), gpu_mem_usable_bytes(sxm));
+	ck_assert_double_lt(gpu_mem_bytes(v), 96.0 * 1024 * 1024 * 1024);
+	ck_assert_ptr_nonnull(strstr(v->source, "derived"));
+	const struct gpu_system *s = gpu_system_default(v);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_eq(s->gpu, v);
+	ck_assert_uint_eq(s->gpus_per_node, 8);
+}
+END_TEST
+
 static Suite *gpu_suite(void)
 {
 	Suite *s = suite_create("gpu");
@@ -809,6 +843,7 @@ static Suite *gpu_suite(void)
 	tcase_add_test(tc, test_amd);
 	tcase_add_test(tc, test_systems);
 	tcase_add_test(tc, test_dies);
+	tcase_add_test(tc, test_h100_hbm2e);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_memory);
 	tcase_add_test(tc, test_ecc_bandwidth);

@@ -3264,6 +3264,10 @@ START_TEST(moe_ep_refusals)
 	o.pp = 1;
 	o.tp = 8;
 	o.batch = 4;
+	/* an engine has no optimizer: refused, then the ep rule */
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--optimizer is not an option of a serving engine"));
+	o.optimizer = MODEL_OPTIM_NONE;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "--ep equal to --tp"));
 	o.ep = 8;
@@ -3355,7 +3359,11 @@ START_TEST(engine_mla_and_windows)
 	/* Gemma 2: layer 0 attends to the last 64 keys, layer 1 to all.  A
 	 * 200-token prompt: layer 0's pairs are the causal block of the first
 	 * 64 queries (64 x 65 / 2) and 136 queries of 64 keys; layer 1's
-	 * 200 x 201 / 2. */
+	 * 200 x 201 / 2.  Layer 0's call is one sequence of 200 queries and
+	 * keys with the window, as FlashAttention runs it (window_size_left
+	 * 63), not 137 sequences.  A decode step of 2 sequences after 300
+	 * tokens: layer 0 reads each one's last 64 keys (itself and 63
+	 * cached), layer 1 all 301. */
 	static const char *gemma =
 		"{\"model_type\": \"gemma2\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
 		" \"num_key_value_heads\": 2, \"head_dim\": 64, \"num_hidden_layers\": 2,"
@@ -3369,11 +3377,36 @@ START_TEST(engine_mla_and_windows)
 	o.seq = 200;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
 	double pairs[2] = { 0, 0 };
-	for (size_t i = 0; i < s.n; i++)
-		if (s.v[i].k.op == PRED_OP_ATTENTION)
-			pairs[s.v[i].layer] += s.v[i].k.attn.pairs;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_attn *a = &s.v[i].k.attn;
+		if (s.v[i].k.op != PRED_OP_ATTENTION)
+			continue;
+		pairs[s.v[i].layer] += a->pairs;
+		ck_assert_uint_eq(a->seqs, 1);
+		ck_assert_uint_eq(a->q_tokens, 200);
+		ck_assert_uint_eq(a->kv_tokens, 200);
+		ck_assert_uint_eq(a->window, s.v[i].layer == 0 ? 64 : 0);
+	}
 	ck_assert_double_eq_tol(pairs[0], 64.0 * 65 / 2 + 136.0 * 64, 1e-9);
 	ck_assert_double_eq_tol(pairs[1], 200.0 * 201 / 2, 1e-9);
+	model_seq_release(&s);
+	o.mode = MODEL_DECODE;
+	o.batch = 2;
+	o.seq = 300;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	int calls = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_attn *a = &s.v[i].k.attn;
+		if (s.v[i].k.op != PRED_OP_ATTENTION)
+			continue;
+		calls++;
+		uint64_t keys = s.v[i].layer == 0 ? 64 : 301;
+		ck_assert_uint_eq(a->seqs, 2);
+		ck_assert_uint_eq(a->kv_tokens, 2 * keys);
+		ck_assert_uint_eq(a->max_kv, keys);
+		ck_assert_double_eq_tol(a->pairs, 2.0 * keys, 1e-9);
+	}
+	ck_assert_int_eq(calls, 2);
 	model_seq_release(&s);
 }
 END_TEST

@@ -238,16 +238,16 @@ START_TEST(ratio_identity_and_form)
 	struct pred_kernel k = gemm(4096, 4096, 4096, GPU_DT_BF16);
 	struct pred_result r;
 	k.origin_ns = 12345.0;
-	ck_assert_int_eq(tcgemm_predict(&k, a, a, &r), 0);
+	ck_assert_int_eq(tcgemm_predict(&k, a, a, NULL, &r), 0);
 	ck_assert_double_eq_tol(r.ns, 12345.0, 1e-9);
-	ck_assert_int_eq(tcgemm_predict(&k, a, h, &r), 0);
+	ck_assert_int_eq(tcgemm_predict(&k, a, h, NULL, &r), 0);
 	double want = 12345.0 * tcgemm_model_ns(&k, h, NULL) / tcgemm_model_ns(&k, a, NULL);
 	ck_assert_double_eq_tol(r.ns, want, 1e-6);
 	/* From scratch: the model itself, never below the roofline. */
 	k.origin_ns = 0;
 	k.flops = 2.0 * 4096 * 4096 * 4096;
 	k.bytes = 3.0 * 4096 * 4096 * 2;
-	ck_assert_int_eq(tcgemm_predict(&k, NULL, h, &r), 0);
+	ck_assert_int_eq(tcgemm_predict(&k, NULL, h, NULL, &r), 0);
 	ck_assert_double_eq_tol(r.ns, tcgemm_model_ns(&k, h, NULL), 1e-9);
 	ck_assert(r.ns > r.roofline_ns && r.roofline_ns > 0);
 	ck_assert_int_eq(r.memory_bound, 0);
@@ -259,22 +259,22 @@ START_TEST(refuses_what_it_does_not_model)
 	const struct gpu_spec *a = gpu_find("a100-sxm4-80"), *p100 = gpu_find("p100-pcie");
 	struct pred_result r;
 	struct pred_kernel k = gemm(1024, 1024, 1024, GPU_DT_FP32);
-	ck_assert_int_lt(tcgemm_predict(&k, NULL, a, &r), 0);     /* SIMT FP32 */
+	ck_assert_int_lt(tcgemm_predict(&k, NULL, a, NULL, &r), 0);     /* SIMT FP32 */
 	k.dtype = GPU_DT_FP64;
-	ck_assert_int_lt(tcgemm_predict(&k, NULL, a, &r), 0);
+	ck_assert_int_lt(tcgemm_predict(&k, NULL, a, NULL, &r), 0);
 	k.dtype = GPU_DT_FP16;
-	ck_assert_int_lt(tcgemm_predict(&k, NULL, p100, &r), 0);  /* no tensor cores */
-	ck_assert_int_lt(tcgemm_predict(&k, NULL, NULL, &r), 0);
-	ck_assert_int_lt(tcgemm_predict(&k, NULL, a, NULL), 0);
-	ck_assert_int_lt(tcgemm_predict(NULL, NULL, a, &r), 0);
+	ck_assert_int_lt(tcgemm_predict(&k, NULL, p100, NULL, &r), 0);  /* no tensor cores */
+	ck_assert_int_lt(tcgemm_predict(&k, NULL, NULL, NULL, &r), 0);
+	ck_assert_int_lt(tcgemm_predict(&k, NULL, a, NULL, NULL), 0);
+	ck_assert_int_lt(tcgemm_predict(NULL, NULL, a, NULL, &r), 0);
 	k.k = 0;
-	ck_assert_int_lt(tcgemm_predict(&k, NULL, a, &r), 0);
+	ck_assert_int_lt(tcgemm_predict(&k, NULL, a, NULL, &r), 0);
 	k.k = 1024;
 	k.op = PRED_OP_CONV;
-	ck_assert_int_lt(tcgemm_predict(&k, NULL, a, &r), 0);
+	ck_assert_int_lt(tcgemm_predict(&k, NULL, a, NULL, &r), 0);
 	k.op = PRED_OP_GEMM;
 	k.dtype = GPU_DT_INT8;
-	ck_assert_int_eq(tcgemm_predict(&k, NULL, a, &r), 0);
+	ck_assert_int_eq(tcgemm_predict(&k, NULL, a, NULL, &r), 0);
 }
 END_TEST
 
@@ -313,7 +313,7 @@ START_TEST(fit_recovers_constants)
 	p.eff[GPU_DT_FP16] = 0.5, p.eff[GPU_DT_FP8] = 0.5;
 	p.k0 = 100, p.wave_pow = 1, p.pad_pow = 0.3, p.bw_eff = 1, p.overhead_ns = 1000;
 	double rms = 1;
-	ck_assert_int_eq(tcgemm_fit(s, n, 0, &p, &rms), 0);
+	ck_assert_int_eq(tcgemm_fit(s, n, NULL, 0, &p, &rms), 0);
 	ck_assert_double_le(rms, 1e-3);
 	ck_assert_double_eq_tol(p.eff[GPU_DT_FP16], 0.75, 0.75 * 0.01);
 	ck_assert_double_eq_tol(p.eff[GPU_DT_FP8], 0.62, 0.62 * 0.01);
@@ -327,8 +327,8 @@ START_TEST(fit_recovers_constants)
 	/* Nothing usable: FP32 GEMMs only. */
 	for (size_t i = 0; i < n; i++)
 		s[i].k.dtype = GPU_DT_FP32;
-	ck_assert_int_eq(tcgemm_fit(s, n, 0, &p, NULL), -EINVAL);
-	ck_assert_int_eq(tcgemm_fit(NULL, 0, 0, &p, NULL), -EINVAL);
+	ck_assert_int_eq(tcgemm_fit(s, n, NULL, 0, &p, NULL), -EINVAL);
+	ck_assert_int_eq(tcgemm_fit(NULL, 0, NULL, 0, &p, NULL), -EINVAL);
 	free(s);
 }
 END_TEST
@@ -366,8 +366,8 @@ START_TEST(fp8_bounded_by_bf16_off_hopper)
 	struct pred_kernel big8 = gemm(8192, 8192, 8192, GPU_DT_FP8);
 	struct pred_kernel big16 = gemm(8192, 8192, 8192, GPU_DT_BF16);
 	struct pred_result r8, r16;
-	ck_assert_int_eq(tcgemm_predict(&big8, NULL, b200, &r8), 0);
-	ck_assert_int_eq(tcgemm_predict(&big16, NULL, b200, &r16), 0);
+	ck_assert_int_eq(tcgemm_predict(&big8, NULL, b200, NULL, &r8), 0);
+	ck_assert_int_eq(tcgemm_predict(&big16, NULL, b200, NULL, &r16), 0);
 	ck_assert(r8.ns <= r16.ns);
 	/* a feed that does not bind: the FP8 form, faster than BF16 */
 	p.fp8.feed_bpc = 64;
@@ -412,7 +412,7 @@ START_TEST(fp8_tile_waves)
 	o.sms = 50;
 	k.origin_ns = 1e5;
 	struct pred_result r;
-	ck_assert_int_eq(tcgemm_predict(&k, &o, &g, &r), 0);
+	ck_assert_int_eq(tcgemm_predict(&k, &o, &g, NULL, &r), 0);
 	double want = 1e5 * tcgemm_model_ns(&k, &g, NULL) / tcgemm_model_ns(&k, &o, NULL);
 	ck_assert_double_eq_tol(r.ns, want, 1e-6 * want);
 }
@@ -588,6 +588,38 @@ START_TEST(fp8_figure_off_hopper)
 }
 END_TEST
 
+/* A predictor built with constants of its own predicts with them: the
+ * huge GEMM of huge_square_reaches_eff_peak (26214400 ns of compute at
+ * eff 0.8) at eff 0.4 takes twice that, through `auto` too; the
+ * compiled-in constants give another time. */
+START_TEST(predictor_carries_constants)
+{
+	struct gpu_spec g = fake_gpu("x", 100, 100, 1000);
+	struct pred_kernel k = gemm(12800, 12800, 6336, GPU_DT_FP16);
+	struct tcgemm_params p = hand_params(0.5), q = p;
+	q.eff[GPU_DT_FP16] = 0.4;
+	struct pred_config cp = { .tcgemm = &p }, cq = { .tcgemm = &q };
+	struct predictor *pp, *pq, *pd;
+	struct pred_result rp, rq, ra, rd;
+	ck_assert_int_eq(predictor_new(&cp, &pp, NULL, 0), 0);
+	ck_assert_int_eq(predictor_new(&cq, &pq, NULL, 0), 0);
+	ck_assert_int_eq(predictor_new(NULL, &pd, NULL, 0), 0);
+	ck_assert_int_eq(predict_kernel(pp, &k, NULL, &g, PRED_TCGEMM, &rp), 0);
+	ck_assert_int_eq(predict_kernel(pq, &k, NULL, &g, PRED_TCGEMM, &rq), 0);
+	ck_assert_int_eq(predict_kernel(pq, &k, NULL, &g, PRED_AUTO, &ra), 0);
+	ck_assert_int_eq(predict_kernel(pd, &k, NULL, &g, PRED_TCGEMM, &rd), 0);
+	ck_assert_double_eq_tol(rp.ns, tcgemm_model_ns(&k, &g, &p), 1e-6);
+	ck_assert_double_eq_tol(rp.ns, 26214400.0 + 2000.0, 1.0);
+	ck_assert_double_eq_tol(rq.ns, 2 * 26214400.0 + 2000.0, 2.0);
+	ck_assert_int_eq(ra.method, PRED_TCGEMM);
+	ck_assert_double_eq_tol(ra.ns, rq.ns, 1e-9);
+	ck_assert(fabs(rd.ns - rp.ns) > 1);
+	predictor_free(pp);
+	predictor_free(pq);
+	predictor_free(pd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("tcgemm");
@@ -602,6 +634,7 @@ int main(void)
 	tcase_add_test(tc, power_term);
 	tcase_add_test(tc, monotonic_in_size);
 	tcase_add_test(tc, ratio_identity_and_form);
+	tcase_add_test(tc, predictor_carries_constants);
 	tcase_add_test(tc, refuses_what_it_does_not_model);
 	tcase_add_test(tc, fit_recovers_constants);
 	tcase_add_test(tc, fp8_tile_waves);

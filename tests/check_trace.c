@@ -773,7 +773,7 @@ START_TEST(test_newer_major)
 	char err[256];
 	int n;
 	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, NULL), TRACE_EVERSION);
-	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.6); upgrade surfer");
+	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.7); upgrade surfer");
 	msgpack_sbuffer_destroy(&w.sb);
 
 	raw_init(&w);
@@ -831,13 +831,13 @@ END_TEST
 
 START_TEST(test_newer_minor_and_defaults)
 {
-	/* A 1.7 file: header with an unknown timing and trailing fields, a
+	/* A 1.8 file: header with an unknown timing and trailing fields, a
 	 * kernel with only its required fields, a kernel with an extra field,
 	 * a record type this reader does not know, a marker of an unknown
 	 * kind (skipped), a trailer with an extra count. */
 	struct raw w;
 	raw_init(&w);
-	raw_header(&w, 1, 7, 2);
+	raw_header(&w, 1, 8, 2);
 	msgpack_pack_array(&w.pk, 3);
 	msgpack_pack_uint8(&w.pk, TRACE_STRING);
 	msgpack_pack_uint32(&w.pk, 1);
@@ -866,7 +866,7 @@ START_TEST(test_newer_minor_and_defaults)
 	char err[256];
 	ck_assert_int_eq(trace_reader_open_mem(&r, w.sb.data, w.sb.size, err, sizeof(err)), 0);
 	const struct trace_header *h = trace_reader_header(r);
-	ck_assert_uint_eq(h->version_minor, 7);
+	ck_assert_uint_eq(h->version_minor, 8);
 	ck_assert_int_eq(h->timing, TRACE_TIMING_NONE);
 	ck_assert_str_eq(h->device.name, "GPU-X");
 	ck_assert_uint_eq(h->device.sm_count, 0);
@@ -1307,8 +1307,11 @@ START_TEST(test_op_record)
 	bad.u.op.node_ranks = 9;
 	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
 	/* 1.3: an attention shape (a ragged prefill of prompts of 100 and
-	 * 28 tokens, the second after 50 cached ones: 100 * 101 / 2 + 28 *
-	 * (50 + 29 / 2) pairs) */
+	 * 28 tokens, the second after 50 cached ones), 1.7 with a sliding
+	 * window of 64 keys: the first prompt's queries see 1..64 keys, then
+	 * 64: 64 * 65 / 2 + 36 * 64 = 4384 pairs; the second's first query
+	 * 51 keys, its first 14 queries 51..64 and the other 14 64: 14 * 51 +
+	 * 14 * 13 / 2 + 14 * 64 = 1701 */
 	struct trace_record at = r;
 	at.u.op.accumulate = 0;
 	at.u.op.seq = 9;
@@ -1324,8 +1327,15 @@ START_TEST(test_op_record)
 	at.u.op.attn.q_tokens = 128;
 	at.u.op.attn.kv_tokens = 178;
 	at.u.op.attn.max_kv = 100;
-	at.u.op.attn.pairs = 5050.0 + 1806.0;
+	at.u.op.attn.pairs = 4384.0 + 1701.0;
+	at.u.op.attn.window = 64;
 	ck_assert_int_eq(trace_writer_record(w, &at), 0);
+	bad = at;
+	bad.u.op.attn.causal = 0;                      /* a window, no mask */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = at;
+	bad.u.op.attn.form = TRACE_ATTN_MLA_DECODE;    /* a window on MLA */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
 	bad = at;
 	bad.u.op.attn.kv_heads = 7;                    /* does not divide 40 */
 	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
@@ -1383,7 +1393,8 @@ START_TEST(test_op_record)
 	ck_assert_uint_eq(got.u.op.attn.q_tokens, 128);
 	ck_assert_uint_eq(got.u.op.attn.kv_tokens, 178);
 	ck_assert_uint_eq(got.u.op.attn.max_kv, 100);
-	ck_assert(got.u.op.attn.pairs == 6856.0);
+	ck_assert(got.u.op.attn.pairs == 6085.0);
+	ck_assert_uint_eq(got.u.op.attn.window, 64);
 	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 0);
 	ck_assert_uint_eq(got.u.trailer.count[TRACE_OP], 3);
 	trace_reader_free(rd);

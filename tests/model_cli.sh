@@ -127,6 +127,30 @@ assert abs(l["memory_peak_gib"] - run["memory"]["peak_gib"]) < 1e-9, (l, run["me
 assert abs(l["tokens_per_s"] - 16 * 512 / (l["iteration_ms"] / 1e3)) < 1e-6 * l["tokens_per_s"]
 PY
 check "--plan 8: ten layouts, fastest first, dp 2 x tp 4 as the --dp 2 --tp 4 run" $?
+# A pipeline layout without --microbatches is predicted with the fewest
+# microbatches, at least pp, that split its rank's batch and with the
+# fewest, at least 4 pp (bubble under a fifth): 64 sequences on pp 8 as 8 or
+# 32 microbatches; the plan keeps the faster of the two runs (both fit).
+# --microbatches above --batch is refused, not taken as --batch in silence.
+bad_input --model gpt2 --mode training --batch 1 --pp 2 --microbatches 4 --target a100
+"$BIN" --model gpt2-medium --mode training --batch 64 --seq 512 --plan 8 --zero 0 --target a100 --json \
+	>"$tmp/planmb.json" 2>"$tmp/err"
+check "--plan 8 of 64 sequences exits 0 ($(cat "$tmp/err"))" $?
+for mb in 8 32; do
+	"$BIN" --model gpt2-medium --mode training --batch 64 --seq 512 --pp 8 --microbatches $mb \
+		--target a100 --json >"$tmp/pp8-$mb.json" 2>/dev/null
+done
+python3 - "$tmp/planmb.json" "$tmp/pp8-8.json" "$tmp/pp8-32.json" <<'PY'
+import json, sys
+ls = json.load(open(sys.argv[1]))["targets"][0]["layouts"]
+l = [l for l in ls if (l["dp"], l["tp"], l["pp"]) == (1, 1, 8)][0]
+runs = {mb: json.load(open(a))["predictions"][0] for mb, a in ((8, sys.argv[2]), (32, sys.argv[3]))}
+assert all(r["memory_fits"] for r in runs.values()), runs
+best = min(runs, key=lambda mb: runs[mb]["iteration_ms"])
+assert l["microbatches"] == best, (l, {mb: r["iteration_ms"] for mb, r in runs.items()})
+assert abs(l["iteration_ms"] - runs[best]["iteration_ms"]) < 1e-6 * l["iteration_ms"], l
+PY
+check "--plan: a pipeline of 64 sequences on pp 8 as the faster of 8 and 32 microbatches" $?
 "$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 8 --zero 0 --target a100 >"$tmp/plan.txt" 2>&1
 [ "$(grep -c 'fastest that fits' "$tmp/plan.txt")" -eq 1 ]
 check "the text plan marks one layout the fastest that fits" $?

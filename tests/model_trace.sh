@@ -3,7 +3,8 @@
 # --model ... --write-trace FILE writes the built program as a surfer trace,
 # and analyzing FILE predicts the iteration the model path predicted, on
 # every GPU surfer knows (within 0.1 %), for training (DDP, ZeRO 3, pipeline
-# stages), inference, decode and generate, with FlashAttention kernels too; --chrome-trace, --html and --csv
+# stages), inference, decode and generate, with FlashAttention kernels too
+# (and a serving engine's sliding window); --chrome-trace, --html and --csv
 # work with --model.  The JSON checks need python3 (skipped without it).
 . "$(dirname "$0")/lib.sh"
 BIN="$B/surfer-analyze"
@@ -61,6 +62,13 @@ same_times stack_compile gpt2 --mode training --batch 2 --seq 128 --dtype bf16 -
 	--cuda-graphs --act-ckpt selective --grad-accum 2 --dp 8 --zero 3 --optimizer adamw
 same_times flash_generate llama-3-8b --mode generate --batch 4 --seq 256 --new-tokens 4 --dtype bf16 \
 	--attention flash --tp 2
+# a serving engine's sliding window (format 1.7): Gemma 2's local layers
+# attend to 4096 keys, the 6000-token prompt's later queries and the decode
+# step's cache beyond it
+same_times engine_window gemma-2-2b --engine sglang --dtype bf16 --mode prefill --prompt-lens 6000,300
+same_times engine_window_decode gemma-2-2b --engine vllm --dtype bf16 --mode decode --context-lens 6000,300
+"$DUMP" "$tmp/engine_window.mp" | grep -q '"attn_window":4096'
+check "the written engine trace carries the local layers' window" $?
 
 # What a recorder would have written: one operator record per kernel, no
 # GPU times, a timing that says no GPU ran it, the DDP buckets on a second

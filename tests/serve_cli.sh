@@ -48,6 +48,26 @@ check "iteration $it ms = ttft $ttft + 2 x tpot $mean" $?
 [ -n "$med" ]; check "tpot_median_ms present ($med)" $?
 [ "$(val tokens_per_iteration)" = "6.0" ]; check "6 generated tokens ($(val tokens_per_iteration))" $?
 
+# --mode generate on an engine is its served batch: the same launches,
+# time and generated tokens (6), not the prompt's 300
+"$BIN" --model llama-3.2-1b --engine sglang --mode generate --batch 2 --seq 100 --new-tokens 3 \
+	--dtype bf16 --target h100 --json >"$tmp/g.json" 2>"$tmp/err"
+check "generate on an engine exits 0 ($(cat "$tmp/err"))" $?
+"$BIN" --model llama-3.2-1b --engine sglang --mode serve --batch 2 --seq 100 --new-tokens 3 \
+	--dtype bf16 --target h100 --json >"$tmp/s2.json" 2>/dev/null
+gval() { sed -n "s/.*\"$2\": \([0-9.e+]*\).*/\1/p" "$1" | head -1; }
+[ "$(gval "$tmp/g.json" iteration_ms)" = "$(gval "$tmp/s2.json" iteration_ms)" ] &&
+	[ "$(gval "$tmp/g.json" tokens_per_iteration)" = "6.0" ] && grep -q '"ttft_ms"' "$tmp/g.json"
+check "generate = serve on an engine: $(gval "$tmp/g.json" iteration_ms) ms, $(gval "$tmp/g.json" tokens_per_iteration) tokens" $?
+# one new token: the prefill alone, no time per output token
+"$BIN" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 1 \
+	--dtype bf16 --target h100 >"$tmp/one.txt" 2>&1
+grep -q "per output token: none" "$tmp/one.txt"
+check "--new-tokens 1: no time per output token in the text" $?
+"$BIN" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 1 \
+	--dtype bf16 --target h100 --json 2>/dev/null | grep -q '"tpot_mean_ms": null'
+check "--new-tokens 1: tpot_mean_ms null in JSON" $?
+
 # --prompt-lens @FILE reads the same lengths
 printf '100\n200\n' >"$tmp/lens"
 got=$(launches --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens "@$tmp/lens")
@@ -107,6 +127,39 @@ bad "new tokens with prefill" --model llama-3.2-1b --engine vllm --mode prefill 
 bad "batch with prompt lengths" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 4 --batch 3 --dtype bf16 --target h100
 bad "batch before context lengths" --model llama-3.2-1b --engine sglang --mode decode --batch 3 --context-lens 100,200 --dtype bf16 --target h100
 bad "seq with prompt lengths" --model llama-3.2-1b --engine vllm --mode prefill --prompt-lens 100 --seq 512 --dtype bf16 --target h100
+# training options and FP8 are refused, not dropped (--grad-accum 2 ran
+# the decode step twice, --dtype fp8 predicted BF16)
+bad "fp8 engine" --model llama-3.2-1b --engine sglang --mode decode --dtype fp8 --target h100
+bad "grad-accum on an engine" --model llama-3.2-1b --engine vllm --mode decode --grad-accum 2 --dtype bf16 --target h100
+bad "cp on an engine" --model llama-3.2-1b --engine sglang --mode prefill --cp 2 --dtype bf16 --target h100
+bad "optimizer on an engine" --model llama-3.2-1b --engine sglang --mode prefill --optimizer adamw --dtype bf16 --target h100
+# a quantized checkpoint's config (Qwen3-8B-FP8's quantization_config) is
+# built in --dtype and says so; without it, no such warning
+q='{"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 1024,
+ "intermediate_size": 3072, "num_hidden_layers": 2, "num_attention_heads": 16,
+ "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 1000'
+printf '%s, "quantization_config": {"fmt": "e4m3", "quant_method": "fp8"}}\n' "$q" >"$tmp/q.json"
+printf '%s}\n' "$q" >"$tmp/q2.json"
+"$BIN" --model "$tmp/q.json" --engine sglang --mode decode --batch 2 --seq 10 --dtype bf16 --target h100 \
+	>/dev/null 2>"$tmp/err"
+grep -q "its fp8 weights built as bf16" "$tmp/err"; check "a quantized config is named ($(cat "$tmp/err"))" $?
+"$BIN" --model "$tmp/q2.json" --engine sglang --mode decode --batch 2 --seq 10 --dtype bf16 --target h100 \
+	>/dev/null 2>"$tmp/err"
+[ $? -eq 0 ] && ! grep -q "weights built as" "$tmp/err"; check "an unquantized config: no such warning ($(cat "$tmp/err"))" $?
+# a tensor-parallel group wider than a node of the target's system spans
+# nodes: TP 16 on H100s (8 a node) is placed on 2 nodes without --nodes
+"$BIN" --model llama-3.1-70b --engine sglang --mode decode --batch 8 --seq 100 --tp 16 --dtype bf16 \
+	--target h100 >"$tmp/tp16" 2>/dev/null
+"$BIN" --model llama-3.1-70b --engine sglang --mode decode --batch 8 --seq 100 --tp 16 --nodes 2 \
+	--dtype bf16 --target h100 >"$tmp/tp16n" 2>/dev/null
+grep -q "one GPU of 16 on 2 nodes of 8" "$tmp/tp16" &&
+	[ "$(grep '^predicted' "$tmp/tp16")" = "$(grep '^predicted' "$tmp/tp16n")" ]
+check "tp 16 on h100: 2 nodes of 8, as --nodes 2 ($(grep '^predicted' "$tmp/tp16"))" $?
+# a count above its limit names the limit, not "a positive count"
+"$BIN" --model llama-3.2-1b --engine sglang --mode decode --batch 2000000 --seq 10 --dtype bf16 \
+	--target h100 >/dev/null 2>"$tmp/err"
+grep -q "a count from 1 to 1048576 is expected" "$tmp/err"
+check "--batch above its limit names 1048576 ($(cat "$tmp/err"))" $?
 printf '100,\n200\n\n300\n' >"$tmp/lens3"
 got=$("$BIN" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens "@$tmp/lens3" --dtype bf16 \
 	--target h100 2>&1 | sed -n 's/^input .* \([0-9]*\) sequences.*/\1/p')

@@ -2,8 +2,10 @@
 # serving_bench.sh - surfer-bench serving on PipeWeave's measured SGLang runs
 # when the shared data is there (skipped otherwise): one row per measured run
 # with its three real medians and an error column per method, the per-GPU
-# means for every GPU the runs name, the held-out step constant; and bad
-# input exiting 2 with one line.
+# means for every GPU the runs name, the held-out step constant and
+# tensor-core constants; and bad input exiting 2 with one line.  Only the
+# first run refits the tensor-core constants (a minute); the others take the
+# compiled-in ones (--gemm-data none).
 . "$(dirname "$0")/lib.sh"
 BIN="$B/surfer-bench"
 test_tmp serving_bench
@@ -12,6 +14,10 @@ test_tmp serving_bench
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]
 check "missing data: exit 2 with one line (got $rc: $(cat "$tmp/err"))" $?
+"$BIN" serving --data "$tmp" --gemm-data "$tmp/none" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "gemm-data" "$tmp/err"
+check "--gemm-data not a folder: exit 2 with one line (got $rc: $(cat "$tmp/err"))" $?
 
 D="${SERVING_DATA:-../shared/data/pipeweave/e2e}"
 if [ ! -d "$D/real" ]; then
@@ -33,11 +39,22 @@ bad=$(awk -F'|' 'NF == 8 && $1 ~ /^[A-Za-z]/ && $1 !~ /^gpu/ {
 gpus=$(sed -n '/^mean error/,/^all/p' "$tmp/out" | awk 'NF == 19' | wc -l)
 [ "$gpus" -ge 9 ]; check "per-GPU means for 8 GPUs and all ($gpus rows of 18 numbers)" $?
 grep -q "held out" "$tmp/out"; check "the step constant fitted per held-out architecture" $?
+# with GEMM data beside the runs, each architecture's own constants: a line
+# per architecture the runs name, with its fitted efficiency
+if [ -f "$D/../../pipeweave/gemm_fp8_train.csv" ]; then
+	fits=$(sed -n '/^tensor-core constants fitted without/,/^$/p' "$tmp/out" | grep -c '^  [a-z]* *eff 0\.[0-9]')
+	[ "$fits" -eq 4 ]; check "tensor-core constants for 4 held-out architectures ($fits)" $?
+fi
+"$BIN" serving --data "$D" --gemm-data none >"$tmp/none" 2>"$tmp/err"
+check "--gemm-data none exits 0 ($(head -c 300 "$tmp/err"))" $?
+grep -q "the compiled-in tensor-core constants" "$tmp/none" &&
+	[ "$(grep -c '^  [a-z]* *the compiled-in constants' "$tmp/none")" -eq 4 ]
+check "--gemm-data none: the compiled-in constants for every architecture" $?
 # --rows: each run's prefill by part; the parts of one GPU's kernels add up
 # to no more than the predicted prefill (one stream; the prefill is read
 # back from its error, printed to 0.1 %), the GEMMs' predicted rate is a
 # share of the peak (0.3 to 1), and the implied one is there for every run
-"$BIN" serving --data "$D" --rows >"$tmp/rows" 2>"$tmp/err"
+"$BIN" serving --data "$D" --rows --gemm-data none >"$tmp/rows" 2>"$tmp/err"
 check "serving --rows exits 0 ($(head -c 300 "$tmp/err"))" $?
 sed -n '/^# prefill by part/,/^$/p' "$tmp/rows" | awk -F'|' 'NF == 3 && $1 !~ /^gpu/' >"$tmp/parts"
 [ "$(wc -l <"$tmp/parts")" -eq "$runs" ]; check "one parts row per run ($(wc -l <"$tmp/parts") of $runs)" $?
@@ -45,6 +62,6 @@ bad=$(awk -F'|' '{ n = split($1, a, " "); split($2, p, " "); split($3, q, " ");
 	pred = a[n - 1] * (1 + a[n] / 100); sum = p[1] + p[2] + p[3] + p[4];
 	if (sum > pred + a[n - 1] * 0.0006 + 1 || q[2] < 0.3 || q[2] > 1 || !(q[3] > 0)) print }' "$tmp/parts" | wc -l)
 [ "$bad" -eq 0 ]; check "parts within the prefill, shares of the peak ($bad bad)" $?
-"$BIN" serving --data "$D" --rows --gpu h20 | grep -q '^H20 .*|.*|' 
+"$BIN" serving --data "$D" --rows --gpu h20 --gemm-data none | grep -q '^H20 .*|.*|' 
 check "--rows with --gpu" $?
 finish serving_bench

@@ -350,6 +350,8 @@ static void op_json(json_t *o, const struct trace_op *p)
 		set(o, "attn_kv_tokens", ju(a->kv_tokens));
 		set(o, "attn_max_kv", ju(a->max_kv));
 		set(o, "attn_pairs", json_real(a->pairs));
+		if (a->window)
+			set(o, "attn_window", ju(a->window));
 	}
 	set(o, "stream", ju(p->stream));
 	set(o, "thread", ju(p->thread));

@@ -987,6 +987,8 @@ static int decode_op(struct fields *f, struct trace_op *o)
 	get_u32(f, "node_ranks", 0, &o->node_ranks);
 	/* 1.4: a GEMM added into its FP32 output */
 	get_u8(f, "accumulate", 0, &o->accumulate);
+	/* 1.7: the attention's sliding window */
+	get_u64(f, "attn_window", UINT64_MAX, 0, &o->attn.window);
 	return f->rc;
 }
 

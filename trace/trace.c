@@ -283,7 +283,7 @@ static int validate_attn(const struct trace_op *o, char *msg, size_t msglen)
 	if (a->impl == TRACE_ATTN_NONE) {
 		if (a->form || a->backward || a->causal || a->seqs || a->heads || a->kv_heads ||
 		    a->head_dim || a->head_dim_v || a->q_tokens || a->kv_tokens || a->max_kv ||
-		    a->pairs != 0)
+		    a->pairs != 0 || a->window)
 			return bad(msg, msglen, "attn: a shape without an implementation");
 		return 0;
 	}
@@ -301,6 +301,9 @@ static int validate_attn(const struct trace_op *o, char *msg, size_t msglen)
 		return bad(msg, msglen, "attn: tokens out of range");
 	if (bad_amount(a->pairs) || a->pairs > (double)a->q_tokens * (double)a->max_kv)
 		return bad(msg, msglen, "attn pairs: negative, not finite or above queries x keys");
+	if (a->window && (!a->causal || a->form == TRACE_ATTN_MLA_DECODE ||
+			  a->window > TRACE_GEMM_DIM_MAX))
+		return bad(msg, msglen, "attn window: without the causal mask, on MLA or out of range");
 	return 0;
 }
 

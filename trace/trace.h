@@ -35,7 +35,7 @@
 
 #define TRACE_MAGIC "surfer-trace"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 6
+#define TRACE_VERSION_MINOR 7
 
 /* Limits every reader enforces and the writer respects, so that a corrupt
  * length can never make a reader allocate more than a few MiB at once. */
@@ -358,6 +358,10 @@ struct trace_attn {
 				     * sequence of n new tokens after p cached
 				     * ones n (p + (n + 1) / 2) when causal,
 				     * n (p + n) when not                    */
+	uint64_t window;            /* 1.7, causal: a sliding window, the keys a
+				     * query attends at most (itself and the
+				     * window - 1 before it; pairs and each
+				     * sequence's keys counted with it); 0 none */
 };
 
 /* 1.2: an operator as a program builder describes it: the target-

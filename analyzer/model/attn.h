@@ -38,8 +38,12 @@ void attn_init(struct pred_attn *a, enum pred_attn_impl impl, enum pred_attn_for
  * keys (its cached tokens and its q_len new ones, kv_len >= q_len): the
  * pairs they attend, q_len (kv_len - q_len + (q_len + 1) / 2) each when
  * causal (the queries are the last q_len of the keys), q_len kv_len when
- * not.  Returns 0, or -1 (a zero length, kv_len < q_len) leaving a as it
- * was. */
+ * not.  A causal call with a->window set (a sliding window of that many
+ * keys, set after attn_init) counts each query's keys up to the window
+ * (attention_pairs) and the keys the queries read, at most
+ * q_len + window - 1 of the kv_len: the cache before the first query's
+ * window is not read.  Returns 0, or -1 (a zero length, kv_len < q_len)
+ * leaving a as it was. */
 int attn_add_seqs(struct pred_attn *a, uint64_t count, uint64_t q_len, uint64_t kv_len);
 
 /* Emits the forward kernel of the call a (one kernel, PRED_OP_ATTENTION,

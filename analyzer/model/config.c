@@ -398,8 +398,8 @@ static int unsupported(json_t *root, const char *mt, char *err, size_t errlen)
 		if (is_set(root, moe[i]) && !(t5 && !strcmp(moe[i], "num_experts")) &&
 		    !(qwen3_moe && (!strcmp(moe[i], "num_experts") || !strcmp(moe[i], "moe_intermediate_size")))) {
 			snprintf(err, errlen, "'%s': its mixture-of-experts layers (%s) are not built; "
-				 "surfer builds Mixtral's num_local_experts and Switch's num_experts only",
-				 who, moe[i]);
+				 "surfer builds Mixtral's, Switch's, Qwen2-MoE's, Qwen3-MoE's and "
+				 "DeepSeek-V2/V3's", who, moe[i]);
 			return SURFER_EUNKNOWN;
 		}
 	int mistral = mt && (!strcasecmp(mt, "mistral") || !strcasecmp(mt, "mixtral") ||
@@ -487,6 +487,11 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 {
 	enum model_family fam;
 	const char *mtype = get_str(root, "model_type");
+	json_t *quant = json_object_get(root, "quantization_config");
+	if (json_is_object(quant)) {
+		const char *qm = get_str(quant, "quant_method");
+		snprintf(c->quant, sizeof(c->quant), "%s", qm && *qm ? qm : "quantized");
+	}
 	/* Gemma 3's 4B, 12B and 27B checkpoints are multimodal
 	 * (Gemma3ForConditionalGeneration, model_type gemma3): the language
 	 * model is text_config, a Gemma3TextConfig that may omit its

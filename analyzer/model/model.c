@@ -816,6 +816,13 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--zero %u does not combine with --pp (--zero 1 does)", o->zero);
 		return SURFER_EINVAL;
 	}
+	if (o->pp > 1 && o->microbatches > o->batch) {
+		/* a microbatch holds whole sequences of --batch */
+		snprintf(err, errlen, "--microbatches %u exceeds --batch %u: a microbatch holds whole "
+			 "sequences (--grad-accum N runs N micro-batches of --batch)", o->microbatches,
+			 o->batch);
+		return SURFER_EINVAL;
+	}
 	if (o->pp > 1) {
 		uint32_t mb = model_microbatches(o);
 		if (o->batch % mb) {

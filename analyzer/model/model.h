@@ -99,6 +99,11 @@ struct model_config {
 	 * this config (MLA, shared experts, local layers, soft-capping): the
 	 * reason hf refuses it, "" when none.  The engine builder builds it. */
 	char hf_refusal[200];
+	/* A quantized checkpoint: quantization_config's quant_method ("fp8",
+	 * "awq", "gptq", "compressed-tensors", ...; "quantized" when it names
+	 * none), "" when none.  Its weights are built in --dtype all the same
+	 * (no quantized GEMM is built); the run says so in its warning. */
+	char quant[24];
 };
 
 /* MODEL_DECODE: one step of autoregressive generation with the KV cache
@@ -613,10 +618,12 @@ int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out);
  * read back), the one constant fitted on PipeWeave's measured SGLang
  * steps: the median over the 28 runs of measured minus predicted without
  * it, 0.82 ms (surfer-bench serving refits it with each GPU architecture
- * held out: 0.77, 0.83, 0.97, 0.69 ms without Ampere, Ada, Hopper,
- * Blackwell; 0.60 before the tensor-core constants were refitted with the
- * lower of the power term and a measured clock, which made the H800's
- * decode GEMMs faster).  It was 0 while the decode GEMMs ran the large GEMMs'
+ * held out, on the other architectures' steps as the tensor-core
+ * constants fitted without it predict them: 0.84, 0.83, 1.50, 0.69 ms
+ * without Ampere, Ada, Hopper, Blackwell; with the compiled-in constants
+ * for every run 0.77, 0.83, 0.97, 0.69; 0.60 before the tensor-core
+ * constants were refitted with the lower of the power term and a
+ * measured clock, which made the H800's decode GEMMs faster).  It was 0 while the decode GEMMs ran the large GEMMs'
  * 128-row tiles (every fit then came out negative); once the small-M
  * tiles (tcgemm.c) took the steps below the measured ones the bench's
  * held-out fits rose to 0.55-0.88 ms and the compiled-in value, which a

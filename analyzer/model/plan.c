@@ -14,6 +14,8 @@
  * --zero tries each layout of several data-parallel ranks as plain DDP,
  * with ZeRO-1's sharded optimizer and, without a pipeline, as FSDP (ZeRO
  * 3): what a user sizing a cluster would try, and what the stacks run.
+ * A pipeline without --microbatches is tried with the fewest microbatches
+ * and with at least four times its depth (predict_layout()).
  */
 #include "analyzer/model/run.h"
 #include "analyzer/report.h"
@@ -114,9 +116,11 @@ static uint32_t plan_node_gpus(const struct model_opts *o, const struct gpu_spec
  * timed when asked). */
 static void predict_layout_as(const struct model_config *c, const struct model_cli *m,
 			      const struct gpu_spec *g, enum pred_method method, struct layout *l,
-			      enum model_ckpt ck, int timed)
+			      enum model_ckpt ck, uint32_t mb_asked, int timed)
 {
 	struct model_opts o = m->opts;
+	if (mb_asked)
+		o.microbatches = mb_asked;
 	o.act_ckpt = ck;
 	l->ckpt = ck;
 	struct model_seq s;
@@ -178,29 +182,68 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 	l->comm_exposed_ns = t.comm_exposed_ns;
 }
 
-/* Layout l on g: as asked; a training layout whose memory g cannot hold,
- * when --act-ckpt was not given, again with selective and then full
- * activation checkpointing, the first that fits kept (the memory of each
- * estimated first, only the one kept predicted). */
-static void predict_layout(const struct model_config *c, const struct model_cli *m,
-			   const struct gpu_spec *g, enum pred_method method, struct layout *l)
+/* Layout l on g with mb microbatches (0: --microbatches or the fewest):
+ * as asked; a training layout whose memory g cannot hold, when --act-ckpt
+ * was not given, again with selective and then full activation
+ * checkpointing, the first that fits kept (the memory of each estimated
+ * first, only the one kept predicted). */
+static void predict_layout_mb(const struct model_config *c, const struct model_cli *m,
+			      const struct gpu_spec *g, enum pred_method method, struct layout *l,
+			      uint32_t mb)
 {
 	double have = gpu_mem_usable_bytes(g);
 	int retry = !m->ckpt_set && m->opts.mode == MODEL_TRAINING && have > 0;
-	predict_layout_as(c, m, g, method, l, m->opts.act_ckpt, !retry);
+	predict_layout_as(c, m, g, method, l, m->opts.act_ckpt, mb, !retry);
 	if (!retry || !l->ok)
 		return;
 	if (l->peak > have) {
 		for (enum model_ckpt ck = MODEL_CKPT_SELECTIVE; ck <= MODEL_CKPT_FULL; ck++) {
 			struct layout x = *l;
-			predict_layout_as(c, m, g, method, &x, ck, 0);
+			predict_layout_as(c, m, g, method, &x, ck, mb, 0);
 			if (x.ok && x.peak <= have) {
-				predict_layout_as(c, m, g, method, l, ck, 1);
+				predict_layout_as(c, m, g, method, l, ck, mb, 1);
 				return;
 			}
 		}
 	}
-	predict_layout_as(c, m, g, method, l, m->opts.act_ckpt, 1);
+	predict_layout_as(c, m, g, method, l, m->opts.act_ckpt, mb, 1);
+}
+
+/* Layout l on g.  A pipeline without --microbatches is predicted twice:
+ * with the fewest microbatches, at least pp, that split its rank's batch,
+ * and with the fewest, at least 4 pp, that split it (up to one sequence a
+ * microbatch).  More microbatches shrink the bubble, pp - 1 of M + pp - 1
+ * microbatch times (under a fifth from 4 pp on), and what the first stage
+ * holds, min(pp, M) microbatches of batch / M sequences, at the cost of
+ * smaller GEMMs and more sends; neither wins everywhere, so the faster
+ * that fits is kept, the one of less memory when neither fits.  Building
+ * a step costs time in proportion to its microbatches, so M is not taken
+ * further (the rank's whole batch) by default. */
+static void predict_layout(const struct model_config *c, const struct model_cli *m,
+			   const struct gpu_spec *g, enum pred_method method, struct layout *l)
+{
+	struct layout one = *l;
+	uint32_t rank_batch = l->dp ? m->opts.batch / l->dp : 0;
+	predict_layout_mb(c, m, g, method, l, 0);
+	if (l->pp <= 1 || m->opts.microbatches || l->hidden || (l->ok && rank_batch <= l->mb) ||
+	    rank_batch <= 1 || m->opts.batch % l->dp)
+		return;
+	uint32_t mb = 4 * l->pp;
+	while (mb < rank_batch && rank_batch % mb)
+		mb++;
+	if (mb > rank_batch)
+		mb = rank_batch;
+	if (l->ok && mb <= l->mb)
+		return;
+	predict_layout_mb(c, m, g, method, &one, mb);
+	if (!one.ok)
+		return;
+	double have = gpu_mem_usable_bytes(g);
+	int fits_l = l->ok && (!(have > 0) || l->peak <= have);
+	int fits_one = !(have > 0) || one.peak <= have;
+	if (!l->ok || fits_one > fits_l ||
+	    (fits_one == fits_l && (fits_one ? one.iteration_ns < l->iteration_ns : one.peak < l->peak)))
+		*l = one;
 }
 
 static double tokens_of(const struct model_cli *m)

@@ -40,11 +40,14 @@ const char *const *model_cli_options(void)
 	return names;
 }
 
-static int parse_count(const char *v, uint32_t max, uint32_t *out)
+/* A count of 1 to max into *out: 0, or -1 with max in *most (the limit
+ * the error line names). */
+static int parse_count(const char *v, uint32_t max, uint32_t *out, uint32_t *most)
 {
 	char *end;
 	errno = 0;
 	unsigned long x = strtoul(v, &end, 10);
+	*most = max;
 	if (errno || end == v || *end || v[0] == '-' || x == 0 || x > max)
 		return -1;
 	*out = (uint32_t)x;
@@ -260,6 +263,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 {
 	struct model_opts *o = &m->opts;
 	int bad = 0;
+	uint32_t most = 0;    /* a count's limit, for the error line */
 	m->set = 1;
 	if (!strcmp(name, "model")) {
 		m->model = v;
@@ -267,7 +271,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		m->shape_opt = name[0] == 'b' ? "--batch" : "--seq";
 		if (m->lens_kind)
 			return lens_and_shape(m, err, errlen);
-		bad = parse_count(v, 1u << 20, name[0] == 'b' ? &o->batch : &o->seq);
+		bad = parse_count(v, 1u << 20, name[0] == 'b' ? &o->batch : &o->seq, &most);
 	} else if (!strcmp(name, "mode")) {
 		bad = model_mode_parse(v, &o->mode);
 	} else if (!strcmp(name, "dtype")) {
@@ -291,7 +295,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	} else if (!strcmp(name, "cuda-graphs")) {
 		o->cuda_graphs = 1;
 	} else if (!strcmp(name, "grad-accum")) {
-		bad = parse_count(v, 1u << 16, &o->grad_accum);
+		bad = parse_count(v, 1u << 16, &o->grad_accum, &most);
 	} else if (!strcmp(name, "power-limit")) {
 		char *end;
 		double w = strtod(v, &end);
@@ -309,37 +313,37 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		else
 			bad = -1;
 	} else if (!strcmp(name, "dp")) {
-		bad = parse_count(v, 65536, &o->dp);
+		bad = parse_count(v, 65536, &o->dp, &most);
 	} else if (!strcmp(name, "tp")) {
-		bad = parse_count(v, 1024, &o->tp);
+		bad = parse_count(v, 1024, &o->tp, &most);
 	} else if (!strcmp(name, "pp")) {
-		bad = parse_count(v, 1024, &o->pp);
+		bad = parse_count(v, 1024, &o->pp, &most);
 	} else if (!strcmp(name, "engine")) {
 		bad = model_engine_parse(v, &o->engine);
 	} else if (!strcmp(name, "prompt-lens") || !strcmp(name, "context-lens")) {
 		return set_lens(m, name, v, err, errlen);
 	} else if (!strcmp(name, "chunk")) {
-		bad = parse_count(v, 1u << 24, &o->chunk);
+		bad = parse_count(v, 1u << 24, &o->chunk, &most);
 	} else if (!strcmp(name, "nodes")) {
-		bad = parse_count(v, 65536, &o->nodes);
+		bad = parse_count(v, 65536, &o->nodes, &most);
 	} else if (!strcmp(name, "gpus-per-node")) {
-		bad = parse_count(v, 1024, &o->gpus_per_node);
+		bad = parse_count(v, 1024, &o->gpus_per_node, &most);
 	} else if (!strcmp(name, "cp")) {
-		bad = parse_count(v, 1024, &o->cp);
+		bad = parse_count(v, 1024, &o->cp, &most);
 	} else if (!strcmp(name, "vpp")) {
-		bad = parse_count(v, 1024, &o->vpp);
+		bad = parse_count(v, 1024, &o->vpp, &most);
 	} else if (!strcmp(name, "hsdp")) {
 		o->hsdp = 1;
 	} else if (!strcmp(name, "ep")) {
-		bad = parse_count(v, 65536, &o->ep);
+		bad = parse_count(v, 65536, &o->ep, &most);
 	} else if (!strcmp(name, "moe-route-nodes")) {
-		bad = parse_count(v, 65536, &o->moe_route_nodes);
+		bad = parse_count(v, 65536, &o->moe_route_nodes, &most);
 	} else if (!strcmp(name, "moe-dispatch-fp8")) {
 		o->moe_dispatch_fp8 = 1;
 	} else if (!strcmp(name, "moe-a2a-overlap")) {
 		o->moe_a2a_overlap = 1;
 	} else if (!strcmp(name, "mtp")) {
-		bad = parse_count(v, 8, &o->mtp);
+		bad = parse_count(v, 8, &o->mtp, &most);
 	} else if (!strcmp(name, "grad-fp32")) {
 		o->grad_fp32 = 1;
 	} else if (!strcmp(name, "sequence-parallel")) {
@@ -356,12 +360,12 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		else
 			bad = -1;
 	} else if (!strcmp(name, "new-tokens")) {
-		bad = parse_count(v, 1u << 20, &m->new_tokens);
+		bad = parse_count(v, 1u << 20, &m->new_tokens, &most);
 		m->new_tokens_set = 1;
 	} else if (!strcmp(name, "write-trace")) {
 		m->write_trace = v;
 	} else if (!strcmp(name, "plan")) {
-		bad = parse_count(v, 65536, &m->plan_gpus);
+		bad = parse_count(v, 65536, &m->plan_gpus, &most);
 	} else if (!strcmp(name, "zero")) {
 		if (v[0] >= '0' && v[0] <= '3' && !v[1])
 			o->zero = (uint32_t)(v[0] - '0');
@@ -369,14 +373,14 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			bad = -1;
 		m->zero_set = 1;
 	} else if (!strcmp(name, "microbatches")) {
-		bad = parse_count(v, 1u << 20, &o->microbatches);
+		bad = parse_count(v, 1u << 20, &o->microbatches, &most);
 	} else if (!strcmp(name, "expert-capacity")) {
 		uint32_t n;
 		if (!strcmp(v, "none"))
 			o->expert_capacity = 0;
 		else if (!strcmp(v, "config"))
 			o->expert_capacity = MODEL_CAPACITY_CONFIG;
-		else if (!(bad = parse_count(v, 1u << 30, &n)))
+		else if (!(bad = parse_count(v, 1u << 30, &n, &most)))
 			o->expert_capacity = n;
 	} else if (!strcmp(name, "launch-us-from")) {
 		m->launch_set = 1;
@@ -406,7 +410,9 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			{ "expert-capacity", "a positive count, config or none" },
 			{ "zero", "0, 1, 2 or 3" },
 		};
-		const char *what = "a positive count";
+		char count[48];
+		snprintf(count, sizeof(count), "a count from 1 to %u", most);
+		const char *what = most ? count : "a positive count";
 		for (size_t i = 0; i < sizeof(help) / sizeof(help[0]); i++)
 			if (!strcmp(help[i].opt, name))
 				what = help[i].what;
@@ -865,9 +871,12 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
 		double sum = 0;
 		for (uint32_t j = 0; j < ns; j++)
 			sum += t[j];
-		rm->tpot_mean_ns[ti] = ns ? sum / ns : 0;
+		/* one new token: no decode step, no time per output token (NaN:
+		 * "none" in the text, null in JSON), as vLLM's benchmarks leave
+		 * single-token outputs out of TPOT */
+		rm->tpot_mean_ns[ti] = ns ? sum / ns : NAN;
 		qsort(t, ns, sizeof(*t), cmp_double);
-		rm->tpot_median_ns[ti] = !ns ? 0 : ns % 2 ? t[ns / 2] : (t[ns / 2 - 1] + t[ns / 2]) / 2;
+		rm->tpot_median_ns[ti] = !ns ? NAN : ns % 2 ? t[ns / 2] : (t[ns / 2 - 1] + t[ns / 2]) / 2;
 	}
 	free(t);
 	free(grown);
@@ -894,8 +903,26 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	}
 	/* the ranks on the first target's nodes (its system's GPUs per node) */
 	struct model_cli placed = *m;
+	/* an engine's replica wider than a node of the target's system (a
+	 * tensor-parallel group of 16 on 8-GPU nodes) spans nodes; without
+	 * --nodes the training builder keeps every rank in one node */
+	if (ao->ntargets && placed.opts.engine != MODEL_ENGINE_HF && !placed.opts.system &&
+	    !placed.opts.nodes && !placed.opts.gpus_per_node) {
+		const struct gpu_system *s = gpu_system_default(ao->targets[0]);
+		uint64_t replica = (uint64_t)(placed.opts.tp ? placed.opts.tp : 1) *
+				   (placed.opts.pp ? placed.opts.pp : 1);
+		if (s && s->gpus_per_node && replica > s->gpus_per_node)
+			placed.opts.gpus_per_node = s->gpus_per_node;
+	}
 	if (ao->ntargets && model_opts_place(&placed.opts, ao->targets[0], err, errlen))
 		return SURFER_EINVAL;
+	/* an engine's whole generation of a batch is its served batch: the
+	 * prefill and the decode steps, each step at its own cache length,
+	 * the generated tokens counted (transformers' generate() path would
+	 * take the engine's prefill for a forward over the prompt and count
+	 * the prompt's tokens) */
+	if (placed.opts.engine != MODEL_ENGINE_HF && placed.opts.mode == MODEL_GENERATE)
+		placed.opts.mode = MODEL_SERVE;
 	m = &placed;
 	if (model_config_resolve(m->model, &c, err, errlen))
 		return SURFER_EINVAL;
@@ -1010,6 +1037,12 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		analysis_free(a);
 		snprintf(err, errlen, "out of memory");
 		return SURFER_ENOMEM;
+	}
+	if (c.quant[0]) {
+		/* a quantized checkpoint: what its weights were built as */
+		size_t l = strlen(a->warning);
+		snprintf(a->warning + l, sizeof(a->warning) - l, "%sits %.24s weights built as %s",
+			 l ? "; " : "", c.quant, dtype_label(o));
 	}
 	*out = a;
 	return 0;

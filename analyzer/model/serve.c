@@ -173,8 +173,9 @@ static void all_reduce(struct srv *S, uint64_t rows)
  * 1.2), described as FlashAttention too: FlashInfer's prefill and decode
  * kernels do the same work with the same tiles' worth of waste.  A
  * sliding-window layer (Gemma 2/3's local ones) attends to the last
- * `window` keys: the queries that still see every earlier key are a
- * causal block, each later one attends window keys.  MLA (DeepSeek):
+ * `window` keys (FlashAttention's window_size_left = window - 1, as vLLM
+ * and SGLang pass Gemma's sliding_window): the call carries the window,
+ * each query's keys and the tiles counted with it.  MLA (DeepSeek):
  * prefill runs the up-projected MHA form (q/k dims nope + rope, v dims
  * v_dim, every head its own K and V); decode the absorbed form over the
  * latent cache, one KV head of kv_lora + rope, values kv_lora wide.
@@ -197,20 +198,9 @@ static void attention(struct srv *S, const struct sreq *r, size_t nr, int decode
 		attn_init(&a, impl, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL, 1,
 			  (uint32_t)S->nh, (uint32_t)S->nkv, (uint32_t)S->d, (uint32_t)S->d);
 	}
-	for (size_t i = 0; i < nr; i++) {
-		uint64_t n = r[i].n, p = r[i].p;
-		if (!window || n + p <= window) {
-			attn_add_seqs(&a, 1, n, n + p);
-			continue;
-		}
-		uint64_t full = p < window ? window - p : 0;  /* queries seeing all keys */
-		if (full > n)
-			full = n;
-		if (full)
-			attn_add_seqs(&a, 1, full, p + full);
-		if (n > full)
-			attn_add_seqs(&a, n - full, 1, window);
-	}
+	a.window = c->kv_lora ? 0 : window;
+	for (size_t i = 0; i < nr; i++)
+		attn_add_seqs(&a, 1, r[i].n, r[i].n + r[i].p);
 	attn_emit(S->B, &a);
 	struct model_kernel *k = bld_last_kernel(S->B);
 	if (k && k->k.op == PRED_OP_ATTENTION)
@@ -494,9 +484,23 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 			 model_engine_name(o->engine));
 		return SURFER_EINVAL;
 	}
-	if (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16) {
-		snprintf(err, errlen, "--engine %s serves 16-bit weights: add --dtype bf16 or fp16",
-			 model_engine_name(o->engine));
+	if (o->fp8 || (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16)) {
+		snprintf(err, errlen, "--engine %s serves 16-bit weights: add --dtype bf16 or fp16%s",
+			 model_engine_name(o->engine), o->fp8 ? " (FP8 serving is not built)" : "");
+		return SURFER_EINVAL;
+	}
+	/* what only a training step or transformers' modules have: refused,
+	 * never silently dropped (--grad-accum would repeat the pass) */
+	const char *train = o->optimizer ? "--optimizer" : o->act_ckpt ? "--act-ckpt"
+		: o->grad_accum > 1 ? "--grad-accum" : o->stack ? "--stack"
+		: o->cuda_graphs ? "--cuda-graphs (the engines' decode graphs are built already)"
+		: model_cp(o) > 1 ? "--cp" : o->sp ? "--sequence-parallel" : o->grad_fp32 ? "--grad-fp32"
+		: o->hsdp ? "--hsdp" : o->mtp ? "--mtp" : o->vpp > 1 ? "--vpp"
+		: o->expert_capacity ? "--expert-capacity (the engines drop no routed token)"
+		: o->head != MODEL_HEAD_LM ? "--head classify" : NULL;
+	if (train) {
+		snprintf(err, errlen, "--engine %s: %s is not an option of a serving engine",
+			 model_engine_name(o->engine), train);
 		return SURFER_EINVAL;
 	}
 	if (o->attention == MODEL_ATTN_CUDNN || o->attention == MODEL_ATTN_TRITON) {

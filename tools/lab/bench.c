@@ -81,7 +81,7 @@ static void usage(FILE *fp)
 		"       " PROG " comm DIR...            (collective times vs NCCL measurements)\n"
 		"       " PROG " tensorcore --data DIR  (tensor-core GEMM model, held out per GPU)\n"
 		"       " PROG " vec --data DIR [--emit] (16-bit vector-op model, A100 <-> A40 held out)\n"
-		"       " PROG " conv --data PATH [--emit] (convolution model, architectures held out)\n"
+		"       " PROG " conv --data PATH [--emit] [--dump F] (convolution model, architectures held out)\n"
 		"       " PROG " power --data DIR       (FP32 power cap vs measured FMA runs)\n"
 		"       " PROG " published --data DIR [--before] (published training step times)\n"
 		"       " PROG " serving --data DIR     (SGLang engine vs PipeWeave's runs)\n"
@@ -590,7 +590,8 @@ enum bench_opt {
 	BO_DATA, BO_LABELS, BO_CONFIGS, BO_GPU, BO_WEIGHTS, BO_HOLDOUT, BO_DUMP, BO_DATASET,
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
 	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAMF,
-	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_SHRINK, BO_HELP, BO_COUNT
+	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_SHRINK, BO_GEMM_DATA,
+	BO_HELP, BO_COUNT
 };
 #define BO(x) (1u << BO_##x)
 #define BO_VAL 256        /* getopt_long's value of option i is BO_VAL + i */
@@ -626,6 +627,7 @@ static const struct option bench_long_opts[] = {
 	{"before", no_argument, NULL, BO_VAL + BO_BEFORE},
 	{"heldout-conv", no_argument, NULL, BO_VAL + BO_HELDOUT_CONV},
 	{"shrink", required_argument, NULL, BO_VAL + BO_SHRINK},
+	{"gemm-data", required_argument, NULL, BO_VAL + BO_GEMM_DATA},
 	{"help", no_argument, NULL, BO_VAL + BO_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -651,10 +653,10 @@ static const struct bench_cmd {
 	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(NO_POWER) | BO(NO_FIGURES) | BO(MAMF) |
 			 BO(GPU) | BO(EMIT), 0, bench_tc_main},
 	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
-	{"conv", BO(DATA) | BO(EMIT), 0, bench_conv_main},
+	{"conv", BO(DATA) | BO(EMIT) | BO(DUMP), 0, bench_conv_main},
 	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
-	{"serving", BO(DATA) | BO(GPU) | BO(ROWS), 0, bench_serving_main},
+	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA), 0, bench_serving_main},
 	{"cpu", BO(DATA), 0, bench_cpu_main},
 	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
 		    BO(ROWS), 0, bench_profile_main},
@@ -718,6 +720,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_BEFORE: a->before = 1; break;
 		case BO_HELDOUT_CONV: a->heldout_conv = 1; break;
 		case BO_SHRINK: a->shrink = optarg; break;
+		case BO_GEMM_DATA: a->gemm_data = optarg; break;
 		case BO_HELP: a->help = 1; break;
 		case BO_COUNT: break;
 		}

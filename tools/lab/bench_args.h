@@ -29,6 +29,7 @@ struct bench_args {
 	const char *min_bytes;      /* --min-bytes N (comm)                    */
 	const char *interval;       /* --interval P (calibrate)                */
 	const char *shrink;         /* --shrink GEMM,VECTOR (accuracy)         */
+	const char *gemm_data;      /* --gemm-data DIR|none (serving)          */
 	int emit;                   /* --emit: print fitted constants as C     */
 	int rows;                   /* --rows (profile, serving)               */
 	int json;                   /* --json (accuracy)                       */

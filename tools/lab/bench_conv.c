@@ -26,13 +26,14 @@
 
 static void cb_usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " conv --data PATH [--emit]\n"
+	fprintf(f, "usage: " PROG " conv --data PATH [--emit] [--dump FILE.csv]\n"
 		   "  held-out MAPE of the convolution model on NeuSight-layout convolution\n"
 		   "  rows under PATH (each GPU's architecture left out of the fit, the GPU\n"
 		   "  predicted from every other one's time through conv_predict()) vs the\n"
 		   "  FLOP/s and roofline ratios, the mean per held-out architecture and the\n"
 		   "  error by (origin's, target's) algorithm; --emit fits on every GPU and\n"
-		   "  prints predictor/conv_params.c\n");
+		   "  prints predictor/conv_params.c; --dump writes every held-out prediction\n"
+		   "  as CSV\n");
 }
 
 /* The training samples: every conv shape measured on two GPUs whose
@@ -79,6 +80,28 @@ static long cb_samples(const struct ns_set *set, const struct gpu_spec *const *g
 	return (long)n;
 }
 
+/* The samples of the shape efficiency: every conv row of a GPU whose
+ * compute capability is not cc_out (0: all), as a config gives it (no
+ * name, no grid).  *out is malloc'd; returns the count, or -1 (memory). */
+static long cb_shape_samples(const struct ns_set *set, uint32_t cc_out, struct conv_sample **out)
+{
+	size_t n = 0;
+	*out = calloc(set->n ? set->n : 1, sizeof(**out));
+	if (!*out)
+		return -1;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct ns_row *r = &set->rows[i];
+		struct conv_sample *x = &(*out)[n];
+		if (!r->gpu || r->gpu->cc == cc_out || ns_op_class(r->op) != PRED_OP_CONV ||
+		    ns_kernel(r, 0, &x->k) != 0 || !(r->latency_ms > 0))
+			continue;
+		x->target = r->gpu;
+		x->ns = r->latency_ms * 1e6;
+		n++;
+	}
+	return (long)n;
+}
+
 static void cb_print_params(const struct conv_params *p)
 {
 	printf("const struct conv_params conv_default_params = {\n\t.eff = {");
@@ -86,8 +109,10 @@ static void cb_print_params(const struct conv_params *p)
 		printf("%s[CONV_ALGO_%s] = %.4f", a ? ", " : "",
 		       (const char *[]){"IGEMM", "GEMM", "WINOGRAD", "WINOGRAD_NF", "FFT"}[a],
 		       p->eff[a]);
-	printf("},\n\t.wave_pow = %.4f,\n\t.bw_eff = %.4f,\n\t.smem_pow = %.4f,\n", p->wave_pow,
-	       p->bw_eff, p->smem_pow);
+	printf("},\n\t.shape_eff = %.4f,\n\t.shape_ramp_flop = %.1f,\n\t.shape_pad_pow = %.4f,\n"
+	       "\t.shape_bw_eff = %.4f,\n\t.wave_pow = %.4f,\n\t.bw_eff = %.4f,\n"
+	       "\t.smem_pow = %.4f,\n", p->shape_eff, p->shape_ramp_flop, p->shape_pad_pow,
+	       p->shape_bw_eff, p->wave_pow, p->bw_eff, p->smem_pow);
 	if (p->power_pj16 == POWER_FMA_PJ16)
 		printf("\t.power_pj16 = POWER_FMA_PJ16,\n");
 	else
@@ -100,7 +125,7 @@ static void cb_print_params(const struct conv_params *p)
  * get), and the model told the algorithm and tile cuDNN ran on the
  * target (its measured kernel: the most a learnt pick of the target's
  * algorithm could bring). */
-enum { CB_FLOPS, CB_ROOF, CB_CONV, CB_CONV_TALGO, CB_NCOL };
+enum { CB_FLOPS, CB_ROOF, CB_CONV, CB_CONV_TALGO, CB_SHAPE_ROOF, CB_SHAPE, CB_NCOL };
 
 /* Where the error is: the conv column's absolute error summed per
  * (origin's algorithm, target's measured algorithm), over every pair. */
@@ -113,7 +138,7 @@ struct cb_class {
  * the mean over h's pairs of each column's MAPE into arch[]. */
 static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 		      const struct gpu_spec *const *gpus, size_t ng, double *sum, int *npairs,
-		      double *arch, struct cb_class *cls)
+		      double *arch, struct cb_class *cls, FILE *dump)
 {
 	struct conv_params p = conv_default_params, pt = conv_default_params;
 	struct conv_sample *buf;
@@ -124,6 +149,11 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 		if (nt < 0)
 			return -ENOMEM;
 		rc = conv_fit(buf, (size_t)nt, ta ? &pt : &p, ta ? NULL : &rms);
+		free(buf);
+	}
+	if (rc == 0) {
+		long ns = cb_shape_samples(set, h->cc, &buf);
+		rc = ns < 0 ? -ENOMEM : conv_fit_shape(buf, (size_t)ns, &p, NULL);
 		free(buf);
 	}
 	if (rc < 0)
@@ -138,10 +168,12 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 		if (ns_pairs(set, o, h, "conv", &pairs, &np) != 0)
 			return -ENOMEM;
 		for (size_t i = 0; i < np; i++) {
-			struct pred_kernel k, kt;
-			struct pred_result r;
+			struct pred_kernel k, kt, ks;
+			struct pred_result r, rs;
 			if (ns_kernel(pairs[i].origin, 1, &k) != 0 ||
-			    ns_kernel(pairs[i].target, 1, &kt) != 0)
+			    ns_kernel(pairs[i].target, 1, &kt) != 0 ||
+			    ns_kernel(pairs[i].target, 0, &ks) != 0 ||
+			    conv_predict(&ks, NULL, h, &p, 1, &rs) != 0)
 				continue;
 			double on = k.origin_ns, tn = pairs[i].target->latency_ms * 1e6, pred[CB_NCOL];
 			double mo2 = conv_model_ns(&k, o, &pt, 1), mt2 = conv_model_ns(&kt, h, &pt, 1);
@@ -151,6 +183,8 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 			pred[CB_ROOF] = on * roofline_ns(&k, h, NULL) / roofline_ns(&k, o, NULL);
 			pred[CB_CONV] = r.ns;
 			pred[CB_CONV_TALGO] = on * mt2 / mo2;
+			pred[CB_SHAPE_ROOF] = roofline_ns(&ks, h, NULL);
+			pred[CB_SHAPE] = rs.ns;
 			for (int c = 0; c < CB_NCOL; c++)
 				err[c] += fabs(pred[c] - tn) / tn;
 			enum conv_algo ao = conv_algo_of(k.name), at = conv_algo_of(kt.name);
@@ -158,6 +192,20 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 			cls->err[ao][at][1] += fabs(pred[CB_FLOPS] - tn) / tn;
 			cls->n[ao][at]++;
 			cnt++;
+			if (dump) {
+				const struct ns_row *ro = pairs[i].origin, *rt = pairs[i].target;
+				fprintf(dump, "%s,%s,%llu,%llu,%llu,%llu,%s,%s,\"%s\",\"%s\",%u,%u,%.1f,%.1f",
+					h->id, o->id, (unsigned long long)ro->dims[0],
+					(unsigned long long)ro->dims[1],
+					(unsigned long long)ro->dims[2],
+					(unsigned long long)ro->dims[4], conv_algo_name(ao),
+					conv_algo_name(at), ro->kname, rt->kname,
+					ro->grid[0] * ro->grid[1] * ro->grid[2],
+					rt->grid[0] * rt->grid[1] * rt->grid[2], on, tn);
+				for (int c = 0; c < CB_NCOL; c++)
+					fprintf(dump, ",%.1f", pred[c]);
+				fprintf(dump, "\n");
+			}
 		}
 		free(pairs);
 		if (!cnt)
@@ -169,8 +217,9 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 			arch[c] += 100 * err[c] / (double)cnt;
 		}
 		printf("   (fit: rms log %.3f, floor %.1f us, %.1f pJ, boost %.0f us, wave^%.2f, "
-		       "bw %.2f, smem^%.2f)\n", rms, p.floor_ns / 1e3, p.power_pj16, p.boost_ns / 1e3,
-		       p.wave_pow, p.bw_eff, p.smem_pow);
+		       "bw %.2f, smem^%.2f; shape: eff %.2f, ramp %.2g FLOP, pad^%.2f, bw %.2f)\n", rms,
+		       p.floor_ns / 1e3, p.power_pj16, p.boost_ns / 1e3, p.wave_pow, p.bw_eff,
+		       p.smem_pow, p.shape_eff, p.shape_ramp_flop, p.shape_pad_pow, p.shape_bw_eff);
 		(*npairs)++;
 		nh++;
 	}
@@ -258,23 +307,44 @@ int bench_conv_main(const struct bench_args *a)
 		long n = cb_samples(&set, gpus, ng, 0, 0, &buf);
 		rc = n < 0 ? -ENOMEM : conv_fit(buf, (size_t)n, &p, &rms);
 		free(buf);
+		double rms_shape = 0;
+		long ns = 0;
+		if (rc == 0) {
+			ns = cb_shape_samples(&set, 0, &buf);
+			rc = ns < 0 ? -ENOMEM : conv_fit_shape(buf, (size_t)ns, &p, &rms_shape);
+			free(buf);
+		}
 		if (rc == 0) {
 			printf("/* %ld pairs of a convolution on two of %zu GPUs, weighted RMS of log "
-			       "error %.3f */\n", n, ng, rms);
+			       "error %.3f; shape efficiency: %ld convolutions, %.3f */\n", n, ng, rms,
+			       ns, rms_shape);
 			cb_print_params(&p);
 		}
 	} else {
 		double sum[CB_NCOL] = {0}, arch[CB_MAXGPU][CB_NCOL];
 		struct cb_class *cls = calloc(1, sizeof(*cls));
 		int npairs = 0;
+		FILE *dump = NULL;
 		memset(arch, 0, sizeof arch);
+		if (a->dump && !(dump = fopen(a->dump, "w"))) {
+			fprintf(stderr, PROG ": conv: cannot write '%s': %s\n", a->dump, strerror(errno));
+			free(cls);
+			ns_release(&set);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+		if (dump)
+			fprintf(dump, "target,origin,B,C,K,H,origin_algo,target_algo,origin_kernel,"
+				      "target_kernel,origin_blocks,target_blocks,origin_ns,target_ns,"
+				      "flops_ratio_ns,roofline_ns,conv_ns,conv_talgo_ns,shape_roofline_ns,"
+				      "shape_conv_ns\n");
 		if (!cls)
 			rc = -ENOMEM;
 		else
-			printf("%-22s %-22s %6s %12s %12s %12s %12s   (MAPE)\n", "origin",
-			       "held-out target", "n", "flops-ratio", "roofline", "conv", "conv+t.algo");
+			printf("%-22s %-22s %6s %12s %12s %12s %12s %12s %12s   (MAPE)\n",
+			       "origin", "held-out target", "n", "flops-ratio", "roofline", "conv",
+			       "conv+t.algo", "shape:roof", "shape:conv");
 		for (size_t g = 0; g < ng && rc == 0; g++)
-			rc = cb_heldout(&set, gpus[g], gpus, ng, sum, &npairs, arch[g], cls);
+			rc = cb_heldout(&set, gpus[g], gpus, ng, sum, &npairs, arch[g], cls, dump);
 		if (rc == 0 && npairs) {
 			printf("%-22s %-22s %6s", "mean", "", "");
 			for (int c = 0; c < CB_NCOL; c++)
@@ -304,6 +374,8 @@ int bench_conv_main(const struct bench_args *a)
 				}
 		}
 		free(cls);
+		if (dump && fclose(dump) != 0 && rc == 0)
+			rc = -EIO;
 	}
 	ns_release(&set);
 	if (rc < 0) {

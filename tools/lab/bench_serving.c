@@ -32,15 +32,27 @@
  * whole batch predicted with `--engine vllm --mode serve`, its prefill
  * chunked at vLLM's token budget, beside the others' whole-batch figures.
  *
+ * Everything fitted is fitted without the architecture it predicts
+ * (Ampere, Ada, Hopper, Blackwell: every compute capability of it, as
+ * arch_of() groups them).  The tensor-core GEMM constants (tcgemm.h),
+ * which also set fused attention's main-loop rate, are refitted per
+ * held-out architecture as `surfer-bench tensorcore --emit` fits them, on
+ * the measured GEMMs of the shared data folder (the grandparent of the
+ * e2e folder) less that architecture's GPUs and MAMF figures, and each
+ * run is predicted with a predictor carrying them (the compiled-in
+ * constants saw the H20's and H800's GEMMs, the A40's and the A100's).
  * The engine's per-step CPU time (model.h's MODEL_SERVE_STEP_CPU_NS) is the
  * one constant fitted on these runs: a decode step's predicted time grows
  * by exactly that constant (it runs before the step's kernels, between two
  * synchronizations), so the bench refits it with each GPU architecture
  * held out (the median of measured minus predicted-without-it over the
  * other architectures' runs) and reports the held-out decode error too;
- * the prefill, one pass, takes the held-out value as well.
+ * the prefill, one pass, takes the held-out value as well.  Without GEMM
+ * data the compiled-in tensor-core constants stand, and the header says
+ * so.
  */
 #include "tools/lab/bench_serving.h"
+#include "tools/lab/bench_tc.h"
 #include "tools/lab/stats.h"
 #include "trace/csv.h"
 #include "trace/surfer_err.h"
@@ -56,10 +68,12 @@
 #include "analyzer/model/model.h"
 #include "analyzer/model/run.h"
 #include "gpu_specs/gpu.h"
+#include "predictor/tcgemm.h"
 
 #define PROG "surfer-bench"
 #define SV_MAX_RUNS 64
 #define SV_MAX_LENS 256
+#define SV_NARCH 5
 
 enum { SV_P = 0, SV_D, SV_T, SV_N };            /* prefill, decode, whole batch */
 enum { SV_PW = 0, SV_NS, SV_HAB, SV_ROOF, SV_NOTHER };
@@ -76,6 +90,11 @@ struct sv_run {
 	double real[SV_N];                /* medians, ms                       */
 	uint32_t lens[SV_MAX_LENS], n, out;
 	double sg[SV_N], hf[SV_N];        /* surfer sglang, surfer hf, ms      */
+	double dec_by[SV_NARCH + 1];      /* the decode step with architecture
+					   * a's held-out tensor-core constants
+					   * (SV_NARCH: the compiled-in), ms:
+					   * what the step constant of a held
+					   * out is fitted on                  */
 	double held_d, held_t;            /* decode and whole batch with the
 					   * step constant fitted held out    */
 	double other[SV_NOTHER][SV_N];    /* <= 0: none                        */
@@ -283,7 +302,99 @@ static double predict(const struct model_config *c, struct model_opts *o, const 
 	return predict_parts(c, o, g, NULL, NULL, err, errlen);
 }
 
-static int predict_run(const char *dir, struct sv_run *r)
+/* ---- the tensor-core constants, each architecture held out ------------- */
+
+/* The held-out tensor-core constants of each architecture (arch_of()),
+ * fitted when first asked for. */
+struct sv_tc {
+	char root[1100];                  /* the shared data folder             */
+	int tried[SV_NARCH];
+	struct tcgemm_params p[SV_NARCH];
+	struct predictor *pred[SV_NARCH]; /* NULL: the fit failed, compiled-in  */
+	char err[256];                    /* why the last fit failed            */
+	int compiled;                     /* --gemm-data none                   */
+};
+
+/* The predictor for runs of architecture ar: the tensor-core constants
+ * fitted without every compute capability ar groups (gpu_specs' NVIDIA
+ * GPUs), or NULL (the compiled-in ones) when no fit could be made. */
+static const struct predictor *sv_pred(struct sv_tc *t, int ar)
+{
+	if (t->tried[ar])
+		return t->pred[ar];
+	t->tried[ar] = 1;
+	uint32_t cc[32];
+	size_t ncc = 0, ng;
+	const struct gpu_spec *all = gpu_all(&ng);
+	for (size_t i = 0; i < ng; i++) {
+		size_t x = 0;
+		while (x < ncc && cc[x] != all[i].cc)
+			x++;
+		if (x == ncc && ncc < 32 && !gpu_cc_is_amd(all[i].cc) && arch_of(&all[i]) == ar)
+			cc[ncc++] = all[i].cc;
+	}
+	char perr[128];
+	struct pred_config pc = { .tcgemm = &t->p[ar] };
+	if (bench_tc_fit_heldout(t->root, cc, ncc, &t->p[ar], t->err, sizeof(t->err)) < 0 ||
+	    predictor_new(&pc, &t->pred[ar], perr, sizeof(perr)) < 0) {
+		fprintf(stderr, PROG ": serving: %s held out: %s; its runs take the compiled-in "
+			"tensor-core constants\n", sv_arch[ar], t->err[0] ? t->err : perr);
+		t->pred[ar] = NULL;
+	}
+	return t->pred[ar];
+}
+
+static void sv_tc_release(struct sv_tc *t)
+{
+	for (int ar = 0; ar < SV_NARCH; ar++)
+		predictor_free(t->pred[ar]);
+}
+
+/* One line per architecture: the held-out constants' main terms and the
+ * share of the dense peak (the MAMF figure or the rule) of each GPU the
+ * runs name, as they take it. */
+static void sv_tc_print(const struct sv_tc *t, const struct sv_run *runs, size_t n)
+{
+	printf("\ntensor-core constants fitted without each architecture (the compiled-in: eff %.3f, "
+	       "mamf_1024 %.3f, rate_pow %+.3f, W/TF %.2f^%.2f):\n",
+	       tcgemm_default_params.eff[GPU_DT_FP16], tcgemm_default_params.mamf_1024,
+	       tcgemm_default_params.rate_pow, tcgemm_default_params.power_w_ref,
+	       tcgemm_default_params.power_pow);
+	for (int ar = 0; ar < SV_NARCH; ar++) {
+		size_t i = 0;
+		while (i < n && runs[i].arch != ar)
+			i++;
+		if (i == n)
+			continue;
+		if (!t->pred[ar]) {
+			printf("  %-9s the compiled-in constants\n", sv_arch[ar]);
+			continue;
+		}
+		const struct tcgemm_params *p = &t->p[ar];
+		printf("  %-9s eff %.3f, mamf_1024 %.3f, rate_pow %+.3f, W/TF %.2f^%.2f; share:", sv_arch[ar],
+		       p->eff[GPU_DT_FP16], p->mamf_1024, p->rate_pow, p->power_w_ref, p->power_pow);
+		const struct gpu_spec *done[16];
+		size_t nd = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t x = 0;
+			while (x < nd && done[x] != runs[i].gpu)
+				x++;
+			if (runs[i].arch != ar || x < nd || nd == 16)
+				continue;
+			done[nd++] = runs[i].gpu;
+			printf(" %s %.3f (compiled-in %.3f)", runs[i].gpu->id,
+			       tcgemm_mamf_share(runs[i].gpu, p, NULL),
+			       tcgemm_mamf_share(runs[i].gpu, NULL, NULL));
+		}
+		printf("\n");
+	}
+}
+
+/* Predicts run r with predictor pred (an architecture's held-out
+ * constants; NULL: the compiled-in ones): everything, or with decode_only
+ * the SGLang decode step alone (r->sg[SV_D]). */
+static int predict_run(const char *dir, struct sv_run *r, const struct predictor *pred,
+		       int decode_only)
 {
 	char path[2048], err[256];
 	struct model_config c;
@@ -309,15 +420,22 @@ static int predict_run(const char *dir, struct sv_run *r)
 	o.dtype = GPU_DT_BF16;
 	o.tp = r->tp;
 	o.engine = MODEL_ENGINE_SGLANG;
-	o.mode = MODEL_PREFILL;
-	o.lens = r->lens;
+	o.pred = pred;
 	o.nlens = o.batch = r->n;
-	r->sg[SV_P] = predict_parts(&c, &o, r->gpu, r->p_op_ms, &r->p_gemm_flop, err, sizeof(err));
 	o.mode = MODEL_DECODE;
 	o.lens = ctx;
 	r->sg[SV_D] = predict(&c, &o, r->gpu, err, sizeof(err));
+	if (decode_only) {
+		if (r->sg[SV_D] < 0)
+			fprintf(stderr, PROG ": serving: %s on %s: %s\n", r->model, r->gpu_tok, err);
+		return r->sg[SV_D] < 0 ? -1 : 0;
+	}
+	o.mode = MODEL_PREFILL;
+	o.lens = r->lens;
+	r->sg[SV_P] = predict_parts(&c, &o, r->gpu, r->p_op_ms, &r->p_gemm_flop, err, sizeof(err));
 	r->sg[SV_T] = r->sg[SV_P] + (r->out - 1) * r->sg[SV_D];
 	model_opts_init(&o);
+	o.pred = pred;
 	o.dtype = GPU_DT_BF16;
 	o.tp = r->tp;
 	o.attention = MODEL_ATTN_SDPA;
@@ -335,15 +453,17 @@ static int predict_run(const char *dir, struct sv_run *r)
 	return 0;
 }
 
-/* The step constant refitted without architecture arch: the median of
- * measured minus predicted-without-the-constant over the other runs. */
-static double fit_step(const struct sv_run *runs, size_t n, int arch)
+/* The step constant refitted without architecture arch (-1: none): the
+ * median of measured minus predicted-without-the-constant over the other
+ * runs, their steps predicted with the tensor-core constants of slot
+ * (struct sv_run's dec_by: arch's held-out ones, or the compiled-in). */
+static double fit_step(const struct sv_run *runs, size_t n, int arch, int slot)
 {
 	double v[SV_MAX_RUNS];
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
 		if (runs[i].arch != arch)
-			v[m++] = runs[i].real[SV_D] - (runs[i].sg[SV_D] - MODEL_SERVE_STEP_CPU_NS / 1e6);
+			v[m++] = runs[i].real[SV_D] - (runs[i].dec_by[slot] - MODEL_SERVE_STEP_CPU_NS / 1e6);
 	/* a CPU time: never below 0 */
 	double c = lab_median(v, m);
 	return c > 0 ? c : 0;
@@ -436,7 +556,8 @@ static int vllm_layout(const char *dir, struct sv_vllm *v)
  * (max_num_batched_tokens: 16384 on GPUs of 70 GiB or more but the A100,
  * 8192 elsewhere; serving-engines.md 5.1), then out - 1 decode steps,
  * their mean taken over 9 evenly spread steps. */
-static double vllm_predict(const char *dir, struct sv_vllm *v, char *err, size_t errlen)
+static double vllm_predict(const char *dir, struct sv_vllm *v, const struct predictor *pred,
+			   char *err, size_t errlen)
 {
 	char path[2048];
 	struct model_config c;
@@ -446,6 +567,7 @@ static double vllm_predict(const char *dir, struct sv_vllm *v, char *err, size_t
 	struct model_opts o;
 	model_opts_init(&o);
 	o.engine = MODEL_ENGINE_VLLM;
+	o.pred = pred;
 	o.dtype = GPU_DT_BF16;
 	o.tp = v->tp;
 	o.pp = v->pp;
@@ -474,7 +596,8 @@ static double vllm_predict(const char *dir, struct sv_vllm *v, char *err, size_t
 	return t + steps * sum / ns;
 }
 
-static void vllm_runs(const char *dir)
+/* Each run predicted with its architecture's held-out constants (tc). */
+static void vllm_runs(const char *dir, struct sv_tc *tc)
 {
 	char path[2048];
 	snprintf(path, sizeof(path), "%s/real", dir);
@@ -553,7 +676,7 @@ static void vllm_runs(const char *dir)
 	for (size_t i = 0; i < n; i++) {
 		struct sv_vllm *v = &runs[i];
 		char err[256] = "";
-		v->pred_ms = vllm_predict(dir, v, err, sizeof(err));
+		v->pred_ms = vllm_predict(dir, v, sv_pred(tc, arch_of(v->gpu)), err, sizeof(err));
 		printf("%-6s %-12s %-14s %3u/%u %4u %9.1f |", v->gpu_tok, v->workload, v->model, v->tp, v->pp,
 		       v->n, v->real_ms);
 		double e = ape(v->pred_ms, v->real_ms);
@@ -622,9 +745,12 @@ static void print_parts(const struct sv_run *runs, size_t n)
 int bench_serving_main(const struct bench_args *a)
 {
 	if (a->help) {
-		printf("usage: " PROG " serving --data DIR [--gpu GPU] [--rows]\n"
+		printf("usage: " PROG " serving --data DIR [--gpu GPU] [--rows] [--gemm-data DIR|none]\n"
 		       "  DIR: PipeWeave's e2e folder (real/, workload/, config/, hardware/,\n"
 		       "  *_comparison.csv), or a folder holding pipeweave/e2e\n"
+		       "  --gemm-data: the measured GEMMs the tensor-core constants are refitted on\n"
+		       "  without each architecture (default: the shared data folder above the e2e\n"
+		       "  folder); none: the compiled-in constants for every run\n"
 		       "  --rows: each run's prefill by part, and its GEMMs' rate predicted and\n"
 		       "  implied by the measurement\n");
 		return 0;
@@ -639,6 +765,11 @@ int bench_serving_main(const struct bench_args *a)
 		return surfer_exit_code(SURFER_EINVAL);
 	}
 	struct stat st;
+	if (a->gemm_data && strcmp(a->gemm_data, "none") &&
+	    (stat(a->gemm_data, &st) != 0 || !S_ISDIR(st.st_mode))) {
+		fprintf(stderr, PROG ": serving: --gemm-data '%s' is no folder\n", a->gemm_data);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
 	snprintf(dir, sizeof(dir), "%s", a->data);
 	snprintf(probe, sizeof(probe), "%s/real", dir);
 	if (stat(probe, &st) != 0)
@@ -651,6 +782,22 @@ int bench_serving_main(const struct bench_args *a)
 	}
 	static struct sv_run runs[SV_MAX_RUNS];
 	size_t n = 0;
+	/* the measured GEMMs: --gemm-data, else the shared data folder
+	 * (--data itself, or the e2e folder's grandparent); none: the
+	 * compiled-in constants */
+	static struct sv_tc tc;
+	memset(&tc, 0, sizeof(tc));
+	if (a->gemm_data && !strcmp(a->gemm_data, "none")) {
+		tc.compiled = 1;
+		for (int ar = 0; ar < SV_NARCH; ar++)
+			tc.tried[ar] = 1;
+	}
+	else if (a->gemm_data)
+		snprintf(tc.root, sizeof(tc.root), "%.1000s", a->gemm_data);
+	else if (!strcmp(dir, a->data))
+		snprintf(tc.root, sizeof(tc.root), "%s/../..", dir);
+	else
+		snprintf(tc.root, sizeof(tc.root), "%s", a->data);
 	struct dirent *e;
 	char *names[64];
 	size_t nn = 0;
@@ -679,25 +826,37 @@ int bench_serving_main(const struct bench_args *a)
 			continue;
 		}
 		r->arch = arch_of(r->gpu);
-		if (predict_run(dir, r))
+		if (predict_run(dir, r, sv_pred(&tc, r->arch), 0))
 			continue;
 		runs[kept++] = *r;
 	}
 	n = kept;
 	if (!n) {
 		fprintf(stderr, PROG ": serving: no run could be predicted\n");
+		sv_tc_release(&tc);
 		return surfer_exit_code(SURFER_EINVAL);
 	}
 	for (int m = 0; m < SV_NOTHER; m++)
 		load_other(dir, m, runs, n);
-	/* the step constant, each architecture held out */
-	double fitted[5] = { 0 };
-	int seen[5] = { 0 };
+	/* the step constant, each architecture held out: fitted on the other
+	 * architectures' steps as the held-out architecture's tensor-core
+	 * constants predict them, so that nothing it was fitted with saw it */
+	double fitted[SV_NARCH] = { 0 };
+	int seen[SV_NARCH] = { 0 };
 	for (size_t i = 0; i < n; i++)
 		seen[runs[i].arch] = 1;
-	for (int ar = 0; ar < 5; ar++)
+	for (size_t i = 0; i < n; i++)
+		for (int sl = 0; sl <= SV_NARCH; sl++) {
+			struct sv_run x = runs[i];
+			if (sl == runs[i].arch)
+				runs[i].dec_by[sl] = runs[i].sg[SV_D];
+			else if (sl == SV_NARCH || seen[sl])
+				runs[i].dec_by[sl] = predict_run(dir, &x, sl < SV_NARCH ? sv_pred(&tc, sl) : NULL, 1)
+						     ? NAN : x.sg[SV_D];
+		}
+	for (int ar = 0; ar < SV_NARCH; ar++)
 		if (seen[ar])
-			fitted[ar] = fit_step(runs, n, ar);
+			fitted[ar] = fit_step(runs, n, ar, ar);
 	for (size_t i = 0; i < n; i++) {
 		struct sv_run *r = &runs[i];
 		/* the prefill is one pass: it starts with the constant too */
@@ -709,8 +868,11 @@ int bench_serving_main(const struct bench_args *a)
 	printf("# surfer-bench serving: PipeWeave's measured SGLang bench_one_batch runs (BF16);\n"
 	       "# real = the median of each run's repetitions; errors |pred/real - 1| in %%, for\n"
 	       "# prefill (P), the median decode step (D) and the whole batch (T).\n"
-	       "# surfer = --engine sglang (step CPU constant fitted with the GPU's architecture held\n"
-	       "# out); hf = --engine hf --attention sdpa (transformers eager); roofline D: none ('-').\n");
+	       "# surfer = --engine sglang, %s\n"
+	       "# the GPU's architecture held out; hf = --engine hf --attention sdpa (transformers\n"
+	       "# eager, the same constants); roofline D: none ('-').\n",
+	       tc.compiled ? "the compiled-in tensor-core constants, its step CPU constant fitted with"
+			   : "its tensor-core constants and step CPU constant fitted with");
 	printf("%-14s %2s %-12s %-13s %4s %9s %8s %9s |%-20s|%-13s|%-20s|%-20s|%-20s|%-13s\n", "gpu", "tp",
 	       "model", "workload", "reps", "real P ms", "D ms", "T ms", " surfer P D T", " hf P D",
 	       " pipeweave P D T", " neusight P D T", " habitat P D T", " roofline P T");
@@ -755,29 +917,32 @@ int bench_serving_main(const struct bench_args *a)
 	printf("%-24s", "all");
 	acc_print(&all, 6);
 	printf("\nstep CPU constant (ms) fitted without each architecture: compiled-in %.2f (all runs %.2f);",
-	       MODEL_SERVE_STEP_CPU_NS / 1e6, fit_step(runs, n, -1));
+	       MODEL_SERVE_STEP_CPU_NS / 1e6, fit_step(runs, n, -1, SV_NARCH));
 	for (int ar = 0; ar < 5; ar++)
 		if (seen[ar])
 			printf(" %s held out %.2f;", sv_arch[ar], fitted[ar]);
 	printf("\n");
-	printf("decode mean error %% per held-out architecture (surfer):");
+	printf("mean error %% per held-out architecture (surfer, everything fitted without it):");
 	for (int ar = 0; ar < 5; ar++) {
 		if (!seen[ar])
 			continue;
-		double s = 0, sp = 0;
+		double sp = 0, sd = 0, st = 0;
 		int c = 0;
 		for (size_t i = 0; i < n; i++)
 			if (runs[i].arch == ar) {
-				s += ape(runs[i].held_d, runs[i].real[SV_D]);
 				sp += ape(runs[i].sg[SV_P], runs[i].real[SV_P]);
+				sd += ape(runs[i].held_d, runs[i].real[SV_D]);
+				st += ape(runs[i].held_t, runs[i].real[SV_T]);
 				c++;
 			}
-		printf(" %s D %.1f (P %.1f, %d runs);", sv_arch[ar], s / c, sp / c, c);
+		printf(" %s P %.1f D %.1f T %.1f (%d runs);", sv_arch[ar], sp / c, sd / c, st / c, c);
 	}
 	printf("\n");
+	sv_tc_print(&tc, runs, n);
 	if (a->rows)
 		print_parts(runs, n);
 	if (!a->gpu)
-		vllm_runs(dir);
+		vllm_runs(dir, &tc);
+	sv_tc_release(&tc);
 	return 0;
 }

@@ -338,6 +338,28 @@ static struct {
 } tc_fits[16];
 static size_t tc_nfits;
 
+/* The fit on the training rows of GPUs whose compute capability is none
+ * of the ncc in cc_out, their MAMF figures left out too. */
+static int tc_fit_excluding(const struct tc_set *set, const uint32_t *cc_out, size_t ncc,
+			    struct tcgemm_params *p, double *rms)
+{
+	struct tcgemm_sample *train = malloc((set->n ? set->n : 1) * sizeof(*train));
+	size_t nt = 0;
+	if (!train)
+		return -ENOMEM;
+	for (size_t i = 0; i < set->n; i++) {
+		size_t x = 0;
+		while (x < ncc && cc_out[x] != set->s[i].gpu->cc)
+			x++;
+		if (x == ncc && set->src[i] != TC_SRC_PW_TEST)
+			train[nt++] = set->s[i];
+	}
+	*p = tc_start();
+	int rc = tcgemm_fit(train, nt, cc_out, ncc, p, rms);
+	free(train);
+	return rc;
+}
+
 static int tc_fit_without(const struct tc_set *set, uint32_t cc_out, struct tcgemm_params *p,
 			  double *rms)
 {
@@ -348,17 +370,8 @@ static int tc_fit_without(const struct tc_set *set, uint32_t cc_out, struct tcge
 				*rms = tc_fits[i].rms;
 			return 0;
 		}
-	struct tcgemm_sample *train = malloc(set->n * sizeof(*train));
-	size_t nt = 0;
 	double r = 0;
-	if (!train)
-		return -ENOMEM;
-	for (size_t i = 0; i < set->n; i++)
-		if (set->s[i].gpu->cc != cc_out && set->src[i] != TC_SRC_PW_TEST)
-			train[nt++] = set->s[i];
-	*p = tc_start();
-	int rc = tcgemm_fit(train, nt, cc_out, p, &r);
-	free(train);
+	int rc = tc_fit_excluding(set, &cc_out, cc_out ? 1 : 0, p, &r);
 	if (rc == 0 && tc_nfits < sizeof tc_fits / sizeof tc_fits[0]) {
 		tc_fits[tc_nfits].cc = cc_out;
 		tc_fits[tc_nfits].p = *p;
@@ -687,4 +700,21 @@ int bench_tc_main(const struct bench_args *a)
 		return surfer_exit_code(SURFER_EINVAL);
 	}
 	return 0;
+}
+
+int bench_tc_fit_heldout(const char *root, const uint32_t *cc_out, size_t ncc,
+			 struct tcgemm_params *p, char *err, size_t errlen)
+{
+	struct tc_set set = {0};
+	int rc = tc_load_all(&set, root, err, errlen);
+	if (rc == 0 && set.n == 0) {
+		snprintf(err, errlen, "no GEMM rows under '%s'", root);
+		rc = -ENOENT;
+	} else if (rc < 0 && !err[0]) {
+		snprintf(err, errlen, "cannot read GEMM data under '%s': %s", root, strerror(-rc));
+	}
+	if (rc == 0 && (rc = tc_fit_excluding(&set, cc_out, ncc, p, NULL)) < 0)
+		snprintf(err, errlen, "the tensor-core fit failed: %s", strerror(-rc));
+	free(set.s), free(set.src), free(set.layout);
+	return rc < 0 ? -1 : 0;
 }
