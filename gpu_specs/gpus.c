@@ -316,9 +316,10 @@ double gpu_mem_bw_eff_gbps(const struct gpu_spec *g)
  * model takes it (predictor/tcgemm.c says what it moved): NeuSight's
  * FP32 element-wise kernels on the T4 and the P100 run at their device
  * tables' figures (the T4's adds at 238-243 GB/s against 239, the P100's
- * at 510 against 501), and with the rule's 285 GB/s for the T4 make
- * accuracy's held-out T4 vector kernels on NeuSight's test shapes went
- * from 8.7 to 15.8 % error; the other models keep gpu_mem_bw_eff_gbps().
+ * at 510 against 501), and with the rule's 285 GB/s for the T4 in every
+ * model make accuracy's held-out T4 vector kernels went from 8.7 to 15.8 %
+ * error on NeuSight's test shapes (from 14.8 to 12.2 % on its sweep); the
+ * other models keep gpu_mem_bw_eff_gbps().
  */
 static const char *const mem_bw_devices_file_ids[] = { "p100-pcie", "t4", "rtx-2080ti", "l4" };
 
