@@ -192,7 +192,7 @@ static double cv_time(const struct cv_feat *f, const struct conv_params *p, int 
 	double t_m = f->tm_ns / (f->named ? p->bw_eff : p->shape_bw_eff);
 	if (mem_bound)
 		*mem_bound = t_m > t_c;
-	return (t_c > t_m ? t_c : t_m) + (floor ? p->floor_ns : 0);
+	return (t_c > t_m ? t_c : t_m) + (floor ? (f->named ? p->floor_ns : p->shape_floor_ns) : 0);
 }
 
 double conv_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
@@ -423,6 +423,7 @@ struct cv_shape_problem {
 	const struct cv_feat *f;
 	const double *w, *log_meas;
 	size_t n;
+	double max_floor_ns;
 	struct conv_params base;
 };
 
@@ -435,7 +436,8 @@ static double cv_shape_loss(const double *x, void *ctx)
 	p.shape_ramp_flop = exp(x[1]);
 	p.shape_pad_pow = x[2];
 	p.shape_bw_eff = exp(x[3]);
-	if (p.shape_eff > 4 || p.shape_eff < 1e-3 || p.shape_ramp_flop > CONV_MAX_SHAPE_RAMP_FLOP ||
+	p.shape_floor_ns = exp(x[4]);
+	if (p.shape_floor_ns > pr->max_floor_ns || p.shape_eff > 4 || p.shape_eff < 1e-3 || p.shape_ramp_flop > CONV_MAX_SHAPE_RAMP_FLOP ||
 	    p.shape_pad_pow < 0 || p.shape_pad_pow > 2 || p.shape_bw_eff > 1.2 ||
 	    p.shape_bw_eff < 0.05)
 		return INFINITY;
@@ -479,13 +481,20 @@ int conv_fit_shape(const struct conv_sample *s, size_t n, struct conv_params *p,
 	}
 	if (used > 0) {
 		struct cv_shape_problem pr = {.f = f, .w = w, .log_meas = lm, .n = used, .base = *p};
-		double x[4] = {log(p->shape_eff > 0 && p->shape_eff <= 4 ? p->shape_eff : 0.3),
+		double x[5] = {log(p->shape_eff > 0 && p->shape_eff <= 4 ? p->shape_eff : 0.3),
 			       log(p->shape_ramp_flop > 0 ? p->shape_ramp_flop : 1e9),
 			       p->shape_pad_pow >= 0 && p->shape_pad_pow <= 2 ? p->shape_pad_pow : 0.5,
-			       log(p->shape_bw_eff > 0.05 && p->shape_bw_eff < 1.2 ? p->shape_bw_eff : 0.6)};
+			       log(p->shape_bw_eff > 0.05 && p->shape_bw_eff < 1.2 ? p->shape_bw_eff : 0.6), 0};
 		for (size_t i = 0; i < used; i++)
 			w[i] = 1.0 / ((double)cnt[gi[i]] * (double)ngpu);
-		double loss = nelder_mead_restarts(cv_shape_loss, &pr, x, 4, 0.5, 0.1, 2000, 2);
+		pr.max_floor_ns = INFINITY;
+		for (size_t i = 0; i < used; i++)
+			if (exp(lm[i]) < pr.max_floor_ns)
+				pr.max_floor_ns = exp(lm[i]);
+		x[4] = log(p->shape_floor_ns > 0 && p->shape_floor_ns < pr.max_floor_ns
+				   ? p->shape_floor_ns : pr.max_floor_ns / 4);
+		double loss = nelder_mead_restarts(cv_shape_loss, &pr, x, 5, 0.5, 0.1, 2000, 2);
+		p->shape_floor_ns = exp(x[4]);
 		p->shape_eff = exp(x[0]);
 		p->shape_ramp_flop = exp(x[1]);
 		p->shape_pad_pow = x[2];
@@ -496,5 +505,90 @@ int conv_fit_shape(const struct conv_sample *s, size_t n, struct conv_params *p,
 	}
 out:
 	free(f), free(w), free(lm), free(gs), free(cnt), free(gi);
+	return rc;
+}
+
+/* ---- the pull toward the shape --------------------------------------- */
+
+int conv_pull(const struct pred_kernel *k, const struct gpu_spec *origin,
+	      const struct gpu_spec *target, const struct conv_params *p, int floor,
+	      struct pred_result *out)
+{
+	struct pred_kernel ks;
+	struct pred_result shape;
+
+	if (!p)
+		p = &conv_default_params;
+	if (!out || !k || !origin || !target || !(k->origin_ns > 0) || !(out->ns > 0) ||
+	    !(p->shape_pull > 0) || origin->cc == target->cc)
+		return -1;
+	ks = *k;
+	ks.origin_ns = 0;
+	if (conv_predict(&ks, NULL, target, p, floor, &shape) != 0)
+		return -1;
+	double pull = p->shape_pull > 1 ? 1 : p->shape_pull;
+	out->ns = shape.ns * pow(out->ns / shape.ns, 1 - pull);
+	out->pull = pull;
+	return 0;
+}
+
+int conv_fit_pull(const struct conv_sample *s, size_t n, struct conv_params *p, double *rms_log)
+{
+	size_t m = n ? n : 1, npair = 0, used = 0;
+	double *lr = calloc(m, sizeof(*lr)), *ls = calloc(m, sizeof(*ls)), *lm = calloc(m, sizeof(*lm));
+	double *w = calloc(m, sizeof(*w));
+	const struct gpu_spec **po = calloc(m, sizeof(*po)), **pt = calloc(m, sizeof(*pt));
+	size_t *cnt = calloc(m, sizeof(*cnt)), *gi = calloc(m, sizeof(*gi));
+	int rc = -EINVAL;
+
+	if (!lr || !ls || !lm || !w || !po || !pt || !cnt || !gi) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!s || !p)
+		goto out;
+	struct conv_params q = *p;
+	q.shape_pull = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct pred_result rr, rs;
+		struct pred_kernel ks = s[i].k;
+		if (!s[i].origin || !s[i].target || s[i].origin->cc == s[i].target->cc ||
+		    !(s[i].ns > 0) || !(s[i].k.origin_ns > 0) ||
+		    conv_predict(&s[i].k, s[i].origin, s[i].target, &q, 1, &rr) != 0)
+			continue;
+		ks.origin_ns = 0;
+		if (conv_predict(&ks, NULL, s[i].target, &q, 1, &rs) != 0)
+			continue;
+		size_t g = 0;
+		while (g < npair && !(po[g] == s[i].origin && pt[g] == s[i].target))
+			g++;
+		if (g == npair)
+			po[npair] = s[i].origin, pt[npair++] = s[i].target;
+		cnt[g]++;
+		gi[used] = g;
+		lr[used] = log(rr.ns);
+		ls[used] = log(rs.ns);
+		lm[used++] = log(s[i].ns);
+	}
+	if (used > 0) {
+		double best = INFINITY, best_pull = 0;
+		for (size_t i = 0; i < used; i++)
+			w[i] = 1.0 / ((double)cnt[gi[i]] * (double)npair);
+		for (int j = 0; j <= 100; j++) {
+			double pull = j / 100.0, loss = 0;
+			for (size_t i = 0; i < used; i++) {
+				double e = ls[i] + (1 - pull) * (lr[i] - ls[i]) - lm[i];
+				loss += w[i] * e * e;
+			}
+			if (loss < best)
+				best = loss, best_pull = pull;
+		}
+		p->shape_pull = best_pull;
+		if (rms_log)
+			*rms_log = sqrt(best);
+		rc = 0;
+	}
+out:
+	free(lr), free(ls), free(lm), free(w), free(po), free(pt), free(cnt), free(gi);
 	return rc;
 }

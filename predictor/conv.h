@@ -52,6 +52,12 @@ struct conv_params {
 	double shape_pad_pow;     /* exponent on the 128 x 64 tile's padding
 				   * efficiency m n / (m, n rounded up)      */
 	double shape_bw_eff;      /* fraction of achievable DRAM bandwidth   */
+	double shape_floor_ns;    /* the floor in its place (with floor 1),
+				   * at most the fastest time it was fitted on */
+	double shape_pull;        /* conv_pull(): across architectures how
+				   * far the ratio is pulled toward the
+				   * shape's time S_t, S_t x (ratio /
+				   * S_t)^(1 - pull) (conv_fit_pull())       */
 	double wave_pow;          /* exponent on the wave efficiency          */
 	double bw_eff;            /* fraction of achievable DRAM bandwidth    */
 	double smem_pow;          /* exponent on min(1, shared memory per SM /
@@ -90,6 +96,22 @@ int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 		 const struct gpu_spec *target, const struct conv_params *p, int floor,
 		 struct pred_result *out);
 
+/* Pulls out, conv_predict()'s ratio for k from origin to target (same p
+ * and floor), toward the model's time from the shape alone, S_t x (ns /
+ * S_t)^(1 - p->shape_pull), and sets out->pull (ns then grows as
+ * origin_ns^(1 - pull)), where origin and target differ in compute
+ * capability and shape_pull > 0; returns 0, or -1 with out untouched
+ * (one architecture, no pull, no origin time, or no shape time).  This
+ * is partial pooling as auto does it for the tile model (predict.h,
+ * struct pred_shrink): conv_predict() itself stays linear in the origin's
+ * time.  It needs k to be a whole convolution (an operator's time, as
+ * NeuSight's timings are): a trace's kernel is often a part of one (the
+ * transforms and the GEMM of one cuDNN call each carry the whole
+ * convolution's shape), whose shape time is not its own. */
+int conv_pull(const struct pred_kernel *k, const struct gpu_spec *origin,
+	      const struct gpu_spec *target, const struct conv_params *p, int floor,
+	      struct pred_result *out);
+
 /* One convolution measured on two GPUs, for fitting: the kernel as the
  * origin recorded it (name, shape, FLOPs, bytes, k.origin_ns), the two
  * GPUs and the target's time. */
@@ -117,5 +139,12 @@ int conv_fit(const struct conv_sample *s, size_t n, struct conv_params *p, doubl
  * (no usable sample), -ENOMEM. */
 int conv_fit_shape(const struct conv_sample *s, size_t n, struct conv_params *p,
 		   double *rms_log);
+
+/* Fits shape_pull alone (every other constant kept from *p) to the n
+ * samples whose origin and target differ in compute capability, on the log
+ * error of conv_pull() with the floor, each ordered pair of GPUs
+ * weighted equally; the best of 0, 0.01, ..., 1.  *rms_log as conv_fit().
+ * 0, -EINVAL (no such sample), -ENOMEM. */
+int conv_fit_pull(const struct conv_sample *s, size_t n, struct conv_params *p, double *rms_log);
 
 #endif

@@ -208,6 +208,7 @@ START_TEST(ratio_form_and_refusals)
 	ck_assert_int_eq(r1.method, PRED_CONV);
 	double want = 1e6 * conv_model_ns(&k, t4, NULL, 0) / conv_model_ns(&k, v100, NULL, 0);
 	ck_assert_double_eq_tol(r1.ns, want, 1e-6 * want);
+	ck_assert_double_eq(r1.pull, 0);
 	/* linear in the origin time */
 	k.origin_ns = 3e6;
 	ck_assert_int_eq(conv_predict(&k, v100, t4, NULL, 0, &r2), 0);
@@ -422,7 +423,7 @@ END_TEST
  * shape_pad_pow 1 and shape_bw_eff 0.5 on 100 SMs of 10 TFLOP/s and
  * 1000 GB/s: 200 tiles of 128 x 64 fill two waves, so the time is
  * (F + 1e9) / 5e12 s, F = 2 x 25600 x 64 x 1152 = 3.7748736e9, 954,974.72
- * ns (+ 30 us of floor when asked for); with 48 filters the tile's 64
+ * ns (+ its 30 us of floor when asked for); with 48 filters the tile's 64
  * columns are 0.75 used: (2.8311552e9 + 1e9) / (5e12 x 0.75) s =
  * 1,021,641.39 ns; 1 GB at half of 1000 GB/s is 2 ms.  The kernel's name
  * and grid are not read (a config has neither). */
@@ -434,6 +435,7 @@ START_TEST(shape_form_hand_computed)
 	p.shape_ramp_flop = 1e9;
 	p.shape_pad_pow = 1;
 	p.shape_bw_eff = 0.5;
+	p.shape_floor_ns = 30000;
 	struct pred_kernel k = conv_kernel(NULL, 128 * 200, 1e6);
 	struct pred_result r;
 	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 954974.72, 1e-2);
@@ -509,6 +511,99 @@ START_TEST(fit_shape_recovers_constants)
 }
 END_TEST
 
+/* conv_pull(): across architectures the ratio R is pulled toward the
+ * shape's time S:
+ * S x (R / S)^(1 - pull).  Origin and target alike but for the compute
+ * capability (7.0 and 6.1, both 96 KB of shared memory), the implicit
+ * GEMM in two full waves on both: R = T_o = 1 ms; S from the shape
+ * constants of shape_form_hand_computed, 954,974.72 ns; pull 0.5 gives
+ * sqrt(1e6 x 954974.72) = 977,228.08 ns.  Within one architecture, or
+ * with pull 0, the ratio alone. */
+START_TEST(pull_toward_shape)
+{
+	struct gpu_spec o = fake_gpu("o", 100, 10, 1000, 0), g = fake_gpu("g", 100, 10, 1000, 0);
+	struct conv_params p = hand_params();
+	p.shape_eff = 0.5;
+	p.shape_ramp_flop = 1e9;
+	p.shape_pad_pow = 1;
+	p.shape_bw_eff = 0.5;
+	p.shape_pull = 0.5;
+	g.cc = 61;
+	struct pred_kernel k = conv_kernel("cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
+					   128 * 200, 1e6);
+	struct pred_result r;
+	k.origin_ns = 1e6;
+	ck_assert_int_eq(conv_predict(&k, &o, &g, &p, 0, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);   /* conv_predict: the ratio */
+	ck_assert_double_eq(r.pull, 0);
+	ck_assert_int_eq(conv_pull(&k, &o, &g, &p, 0, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 977228.08, 1e-2);
+	ck_assert_double_eq_tol(r.pull, 0.5, 1e-12);
+	/* the prediction follows the origin time as T_o^(1 - pull) */
+	k.origin_ns = 4e6;
+	ck_assert_int_eq(conv_predict(&k, &o, &g, &p, 0, &r), 0);
+	ck_assert_int_eq(conv_pull(&k, &o, &g, &p, 0, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 977228.08 * 2, 2e-2);
+	/* one architecture, or no pull: out untouched */
+	k.origin_ns = 1e6;
+	g.cc = 70;
+	ck_assert_int_eq(conv_predict(&k, &o, &g, &p, 0, &r), 0);
+	ck_assert_int_eq(conv_pull(&k, &o, &g, &p, 0, &r), -1);
+	ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);
+	g.cc = 61;
+	p.shape_pull = 0;
+	ck_assert_int_eq(conv_predict(&k, &o, &g, &p, 0, &r), 0);
+	ck_assert_int_eq(conv_pull(&k, &o, &g, &p, 0, &r), -1);
+	ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);
+}
+END_TEST
+
+/* Measured times made as S^0.3 x R^0.7 on pairs of two architectures
+ * (plus pairs within one, which must not count): the fitted pull is 0.3. */
+START_TEST(fit_pull_recovers_exponent)
+{
+	struct gpu_spec g[3] = { fake_gpu("a", 80, 14, 900, 0), fake_gpu("b", 40, 8, 320, 0),
+				 fake_gpu("c", 40, 8, 320, 0) };
+	g[1].cc = 75;
+	struct conv_params p = hand_params();
+	p.wave_pow = 0.4;
+	p.shape_eff = 0.8;
+	p.shape_ramp_flop = 5e8;
+	p.shape_pad_pow = 0.5;
+	p.shape_bw_eff = 0.6;
+	size_t n = 0;
+	struct conv_sample *s = calloc(6 * 30, sizeof *s);
+	ck_assert_ptr_nonnull(s);
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 3; b++)
+			for (int i = 0; i < 30 && a != b; i++) {
+				struct pred_kernel k = conv_kernel(
+					"cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
+					(64ull << (i % 10)) + 7 * (uint64_t)i, 1e5);
+				struct pred_result rr, rs;
+				k.origin_ns = 1e5 * (1 + i % 7);
+				ck_assert_int_eq(conv_predict(&k, &g[a], &g[b], &p, 1, &rr), 0);
+				k.origin_ns = 0;
+				ck_assert_int_eq(conv_predict(&k, NULL, &g[b], &p, 1, &rs), 0);
+				k.origin_ns = 1e5 * (1 + i % 7);
+				s[n].k = k;
+				s[n].origin = &g[a];
+				s[n].target = &g[b];
+				/* pairs within an architecture: far off, ignored */
+				s[n].ns = g[a].cc == g[b].cc ? 10 * rr.ns
+							     : pow(rs.ns, 0.3) * pow(rr.ns, 0.7);
+				n++;
+			}
+	double rms;
+	ck_assert_int_eq(conv_fit_pull(s, n, &p, &rms), 0);
+	ck_assert_double_eq_tol(p.shape_pull, 0.3, 1e-9);
+	ck_assert_msg(rms < 1e-6, "rms %g", rms);
+	/* only pairs within one architecture: nothing to fit */
+	ck_assert_int_eq(conv_fit_pull(s + 0, 0, &p, NULL), -EINVAL);
+	free(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("conv");
@@ -524,6 +619,8 @@ int main(void)
 	tcase_add_test(tc, fit_learns_target_algorithm);
 	tcase_add_test(tc, shape_form_hand_computed);
 	tcase_add_test(tc, fit_shape_recovers_constants);
+	tcase_add_test(tc, pull_toward_shape);
+	tcase_add_test(tc, fit_pull_recovers_exponent);
 	suite_add_tcase(su, tc);
 	return check_run(su);
 }

@@ -102,6 +102,36 @@ static long cb_shape_samples(const struct ns_set *set, uint32_t cc_out, struct c
 	return (long)n;
 }
 
+/* Fits every constant on the GPUs whose compute capability is not cc_out
+ * (0: all), starting from *p: the ratio's (conv_fit()), then the shape's
+ * on absolute times (conv_fit_shape()), then the pull between them
+ * (conv_fit_pull()).  The pairs fitted into *npairs, the shape samples into
+ * *nshape, the RMS log errors into rms[3] (any may be NULL).  0 or a
+ * negative errno. */
+static int cb_fit(const struct ns_set *set, const struct gpu_spec *const *gpus, size_t ng,
+		  uint32_t cc_out, struct conv_params *p, long *npairs, long *nshape, double *rms)
+{
+	struct conv_sample *buf, *sb;
+	double r[3] = {0, 0, 0};
+	long n = cb_samples(set, gpus, ng, cc_out, 0, &buf), ns = 0;
+	int rc = n < 0 ? -ENOMEM : conv_fit(buf, (size_t)n, p, &r[0]);
+	if (rc == 0) {
+		ns = cb_shape_samples(set, cc_out, &sb);
+		rc = ns < 0 ? -ENOMEM : conv_fit_shape(sb, (size_t)ns, p, &r[1]);
+		free(sb);
+	}
+	if (rc == 0)
+		rc = conv_fit_pull(buf, (size_t)n, p, &r[2]);
+	free(buf);
+	if (npairs)
+		*npairs = n;
+	if (nshape)
+		*nshape = ns;
+	if (rms)
+		memcpy(rms, r, sizeof r);
+	return rc;
+}
+
 static void cb_print_params(const struct conv_params *p)
 {
 	printf("const struct conv_params conv_default_params = {\n\t.eff = {");
@@ -110,9 +140,10 @@ static void cb_print_params(const struct conv_params *p)
 		       (const char *[]){"IGEMM", "GEMM", "WINOGRAD", "WINOGRAD_NF", "FFT"}[a],
 		       p->eff[a]);
 	printf("},\n\t.shape_eff = %.4f,\n\t.shape_ramp_flop = %.1f,\n\t.shape_pad_pow = %.4f,\n"
-	       "\t.shape_bw_eff = %.4f,\n\t.wave_pow = %.4f,\n\t.bw_eff = %.4f,\n"
-	       "\t.smem_pow = %.4f,\n", p->shape_eff, p->shape_ramp_flop, p->shape_pad_pow,
-	       p->shape_bw_eff, p->wave_pow, p->bw_eff, p->smem_pow);
+	       "\t.shape_bw_eff = %.4f,\n\t.shape_floor_ns = %.1f,\n\t.shape_pull = %.2f,\n"
+	       "\t.wave_pow = %.4f,\n\t.bw_eff = %.4f,\n\t.smem_pow = %.4f,\n", p->shape_eff,
+	       p->shape_ramp_flop, p->shape_pad_pow, p->shape_bw_eff, p->shape_floor_ns,
+	       p->shape_pull, p->wave_pow, p->bw_eff, p->smem_pow);
 	if (p->power_pj16 == POWER_FMA_PJ16)
 		printf("\t.power_pj16 = POWER_FMA_PJ16,\n");
 	else
@@ -125,7 +156,7 @@ static void cb_print_params(const struct conv_params *p)
  * get), and the model told the algorithm and tile cuDNN ran on the
  * target (its measured kernel: the most a learnt pick of the target's
  * algorithm could bring). */
-enum { CB_FLOPS, CB_ROOF, CB_CONV, CB_CONV_TALGO, CB_SHAPE_ROOF, CB_SHAPE, CB_NCOL };
+enum { CB_FLOPS, CB_ROOF, CB_CONV, CB_CONV_TALGO, CB_PULL, CB_SHAPE_ROOF, CB_SHAPE, CB_NCOL };
 
 /* Where the error is: the conv column's absolute error summed per
  * (origin's algorithm, target's measured algorithm), over every pair. */
@@ -142,18 +173,12 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 {
 	struct conv_params p = conv_default_params, pt = conv_default_params;
 	struct conv_sample *buf;
-	double rms;
-	int rc = 0, nh = 0;
-	for (int ta = 0; ta < 2 && rc == 0; ta++) {
-		long nt = cb_samples(set, gpus, ng, h->cc, ta, &buf);
-		if (nt < 0)
-			return -ENOMEM;
-		rc = conv_fit(buf, (size_t)nt, ta ? &pt : &p, ta ? NULL : &rms);
-		free(buf);
-	}
+	double rms3[3], rms;
+	int rc = cb_fit(set, gpus, ng, h->cc, &p, NULL, NULL, rms3), nh = 0;
+	rms = rms3[0];
 	if (rc == 0) {
-		long ns = cb_shape_samples(set, h->cc, &buf);
-		rc = ns < 0 ? -ENOMEM : conv_fit_shape(buf, (size_t)ns, &p, NULL);
+		long nt = cb_samples(set, gpus, ng, h->cc, 1, &buf);
+		rc = nt < 0 ? -ENOMEM : conv_fit(buf, (size_t)nt, &pt, NULL);
 		free(buf);
 	}
 	if (rc < 0)
@@ -183,6 +208,9 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 			pred[CB_ROOF] = on * roofline_ns(&k, h, NULL) / roofline_ns(&k, o, NULL);
 			pred[CB_CONV] = r.ns;
 			pred[CB_CONV_TALGO] = on * mt2 / mo2;
+			struct pred_result rp = r;
+			(void)conv_pull(&k, o, h, &p, 1, &rp);
+			pred[CB_PULL] = rp.ns;
 			pred[CB_SHAPE_ROOF] = roofline_ns(&ks, h, NULL);
 			pred[CB_SHAPE] = rs.ns;
 			for (int c = 0; c < CB_NCOL; c++)
@@ -217,9 +245,10 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 			arch[c] += 100 * err[c] / (double)cnt;
 		}
 		printf("   (fit: rms log %.3f, floor %.1f us, %.1f pJ, boost %.0f us, wave^%.2f, "
-		       "bw %.2f, smem^%.2f; shape: eff %.2f, ramp %.2g FLOP, pad^%.2f, bw %.2f)\n", rms,
+		       "bw %.2f, smem^%.2f; shape: eff %.2f, ramp %.2g FLOP, pad^%.2f, bw %.2f, floor %.1f us, pull %.2f)\n", rms,
 		       p.floor_ns / 1e3, p.power_pj16, p.boost_ns / 1e3, p.wave_pow, p.bw_eff,
-		       p.smem_pow, p.shape_eff, p.shape_ramp_flop, p.shape_pad_pow, p.shape_bw_eff);
+		       p.smem_pow, p.shape_eff, p.shape_ramp_flop, p.shape_pad_pow, p.shape_bw_eff,
+		       p.shape_floor_ns / 1e3, p.shape_pull);
 		(*npairs)++;
 		nh++;
 	}
@@ -253,7 +282,6 @@ long bench_conv_fit_heldout(const char *path, uint32_t cc_out, struct conv_param
 {
 	struct ns_set set;
 	const struct gpu_spec *gpus[CB_MAXGPU];
-	struct conv_sample *buf;
 	size_t nconv;
 	memset(&set, 0, sizeof set);
 	if (ns_load_format(&set, path, NS_FMT_NEUSIGHT, NULL, NULL, err, errlen) != 0) {
@@ -261,16 +289,17 @@ long bench_conv_fit_heldout(const char *path, uint32_t cc_out, struct conv_param
 		return -1;
 	}
 	size_t ng = cb_gpus(&set, gpus, &nconv);
-	long n = cb_samples(&set, gpus, ng, cc_out, 0, &buf);
 	struct conv_params q = conv_default_params;
-	if (n < 0) {
+	long n = 0;
+	int rc = cb_fit(&set, gpus, ng, cc_out, &q, &n, NULL, NULL);
+	if (rc == -ENOMEM) {
 		snprintf(err, errlen, "out of memory");
-	} else if (n > 0 && conv_fit(buf, (size_t)n, &q, NULL) == 0) {
+		n = -1;
+	} else if (rc == 0 && n > 0) {
 		*p = q;
 	} else {
 		n = 0;
 	}
-	free(buf);
 	ns_release(&set);
 	return n;
 }
@@ -302,22 +331,13 @@ int bench_conv_main(const struct bench_args *a)
 		return surfer_exit_code(SURFER_EINVAL);
 	} else if (a->emit) {
 		struct conv_params p = conv_default_params;
-		struct conv_sample *buf;
-		double rms;
-		long n = cb_samples(&set, gpus, ng, 0, 0, &buf);
-		rc = n < 0 ? -ENOMEM : conv_fit(buf, (size_t)n, &p, &rms);
-		free(buf);
-		double rms_shape = 0;
-		long ns = 0;
-		if (rc == 0) {
-			ns = cb_shape_samples(&set, 0, &buf);
-			rc = ns < 0 ? -ENOMEM : conv_fit_shape(buf, (size_t)ns, &p, &rms_shape);
-			free(buf);
-		}
+		double rms[3];
+		long n = 0, ns = 0;
+		rc = cb_fit(&set, gpus, ng, 0, &p, &n, &ns, rms);
 		if (rc == 0) {
 			printf("/* %ld pairs of a convolution on two of %zu GPUs, weighted RMS of log "
-			       "error %.3f; shape efficiency: %ld convolutions, %.3f */\n", n, ng, rms,
-			       ns, rms_shape);
+			       "error %.3f; shape constants: %ld convolutions, %.3f; with the pull "
+			       "across architectures %.3f */\n", n, ng, rms[0], ns, rms[1], rms[2]);
 			cb_print_params(&p);
 		}
 	} else {
@@ -335,14 +355,14 @@ int bench_conv_main(const struct bench_args *a)
 		if (dump)
 			fprintf(dump, "target,origin,B,C,K,H,origin_algo,target_algo,origin_kernel,"
 				      "target_kernel,origin_blocks,target_blocks,origin_ns,target_ns,"
-				      "flops_ratio_ns,roofline_ns,conv_ns,conv_talgo_ns,shape_roofline_ns,"
+				      "flops_ratio_ns,roofline_ns,conv_ns,conv_talgo_ns,conv_pull_ns,shape_roofline_ns,"
 				      "shape_conv_ns\n");
 		if (!cls)
 			rc = -ENOMEM;
 		else
-			printf("%-22s %-22s %6s %12s %12s %12s %12s %12s %12s   (MAPE)\n",
+			printf("%-22s %-22s %6s %12s %12s %12s %12s %12s %12s %12s   (MAPE)\n",
 			       "origin", "held-out target", "n", "flops-ratio", "roofline", "conv",
-			       "conv+t.algo", "shape:roof", "shape:conv");
+			       "conv+t.algo", "conv+pull", "shape:roof", "shape:conv");
 		for (size_t g = 0; g < ng && rc == 0; g++)
 			rc = cb_heldout(&set, gpus[g], gpus, ng, sum, &npairs, arch[g], cls, dump);
 		if (rc == 0 && npairs) {
