@@ -245,7 +245,8 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 			arch[c] += 100 * err[c] / (double)cnt;
 		}
 		printf("   (fit: rms log %.3f, floor %.1f us, %.1f pJ, boost %.0f us, wave^%.2f, "
-		       "bw %.2f, smem^%.2f; shape: eff %.2f, ramp %.2g FLOP, pad^%.2f, bw %.2f, floor %.1f us, pull %.2f)\n", rms,
+		       "bw %.2f, smem^%.2f; shape: eff %.2f, ramp %.2g FLOP, pad^%.2f, bw %.2f, "
+		       "floor %.1f us, pull %.2f)\n", rms,
 		       p.floor_ns / 1e3, p.power_pj16, p.boost_ns / 1e3, p.wave_pow, p.bw_eff,
 		       p.smem_pow, p.shape_eff, p.shape_ramp_flop, p.shape_pad_pow, p.shape_bw_eff,
 		       p.shape_floor_ns / 1e3, p.shape_pull);
