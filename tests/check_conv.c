@@ -450,6 +450,12 @@ START_TEST(shape_form_hand_computed)
 	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 1021641.39, 1e-2);
 	k = conv_kernel(NULL, 128 * 200, 1e9);
 	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 2e6, 1e-2);
+	/* a tile's fixed cost of 288 reduction steps over k = 1152: the work
+	 * 1.25 F, (1.25 x 3.7748736e9 + 1e9) / 5e12 s = 1,143,718.4 ns */
+	p.shape_red_steps = 288;
+	k = conv_kernel(NULL, 128 * 200, 1e6);
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 1143718.4, 1e-2);
+	p.shape_red_steps = 0;
 	/* a recorded name and grid without an origin time: the same */
 	k = conv_kernel("cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1",
 			128 * 200, 1e6);
@@ -464,7 +470,8 @@ END_TEST
 
 /* Absolute times generated from known shape constants on two made-up GPUs
  * (shapes of 3 to 256 filters, so the padding shows, and from 1e7 to
- * 1e11 FLOPs, so the ramp shows); the fit, started elsewhere, must find
+ * 1e11 FLOPs, so the ramp shows, reductions of 72 to 1152, so a tile's
+ * fixed steps show, and a floor of 20 us); the fit, started elsewhere, must find
  * them, with names and origins in the samples ignored. */
 START_TEST(fit_shape_recovers_constants)
 {
@@ -475,6 +482,8 @@ START_TEST(fit_shape_recovers_constants)
 	truth.shape_ramp_flop = 5e8;
 	truth.shape_pad_pow = 0.5;
 	truth.shape_bw_eff = 0.6;
+	truth.shape_red_steps = 40;
+	truth.shape_floor_ns = 20000;
 	size_t n = 0;
 	struct conv_sample *s = calloc(2 * 120, sizeof *s);
 	ck_assert_ptr_nonnull(s);
@@ -500,6 +509,8 @@ START_TEST(fit_shape_recovers_constants)
 	p.shape_ramp_flop = 1e9;
 	p.shape_pad_pow = 1;
 	p.shape_bw_eff = 0.3;
+	p.shape_red_steps = 10;
+	p.shape_floor_ns = 5000;
 	double rms;
 	ck_assert_int_eq(conv_fit_shape(s, n, &p, &rms), 0);
 	ck_assert_msg(rms < 0.01, "rms %.4f", rms);
@@ -507,6 +518,8 @@ START_TEST(fit_shape_recovers_constants)
 	ck_assert_msg(fabs(p.shape_ramp_flop / 5e8 - 1) < 0.05, "ramp %.4g", p.shape_ramp_flop);
 	ck_assert_msg(fabs(p.shape_pad_pow - 0.5) < 0.02, "pad_pow %.4f", p.shape_pad_pow);
 	ck_assert_msg(fabs(p.shape_bw_eff / 0.6 - 1) < 0.02, "bw %.4f", p.shape_bw_eff);
+	ck_assert_msg(fabs(p.shape_red_steps / 40 - 1) < 0.05, "steps %.2f", p.shape_red_steps);
+	ck_assert_msg(fabs(p.shape_floor_ns / 20000 - 1) < 0.05, "floor %.0f", p.shape_floor_ns);
 	/* every other constant as given */
 	ck_assert_double_eq(p.wave_pow, 0.4);
 	ck_assert_double_eq(p.floor_ns, 30000);
