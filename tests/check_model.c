@@ -1581,6 +1581,34 @@ START_TEST(memory_te_layer)
 }
 END_TEST
 
+/* The same layer compiled (--stack compile): what AOTAutograd's min-cut
+ * partitioner saves, per token: the two RMSNorms' inputs (2 h bytes each)
+ * and rstd (4 each), q, k and v at GQA widths (2 h + 0.5 h + 0.5 h), the
+ * attention's output (2 h) and log-sum-exp per head (4 x 32), the gate's
+ * and up's outputs (2 x 14336 x 2 = 14 h): 23 h + 8 + 128 bytes, less than
+ * Transformer Engine's modules keep; and full checkpointing keeps the
+ * block's input alone, as it does eager. */
+START_TEST(memory_compile_layer)
+{
+	struct model_config c;
+	struct model_opts o;
+	llama_te_opts(&c, &o);
+	o.stack = MODEL_STACK_COMPILE;
+	double acts[2], full[2];
+	for (int i = 0; i < 2; i++) {
+		c.layers = 2 + (uint32_t)i;
+		o.act_ckpt = MODEL_CKPT_NONE;
+		acts[i] = mem_of(&c, &o).activations;
+		o.act_ckpt = MODEL_CKPT_FULL;
+		full[i] = mem_of(&c, &o).activations;
+	}
+	double T = 4096, h = 4096;
+	double want = T * (23 * h + 2 * 4 + 32 * 4);
+	ck_assert_double_eq_tol(acts[1] - acts[0], want, 1e-9 * want);
+	ck_assert_double_eq_tol(full[1] - full[0], T * h * 2, 1e-9 * T * h);
+}
+END_TEST
+
 /* A fused RMSNorm keeps its input and the FP32 reciprocals (Transformer
  * Engine's rmsnorm: inputmat, rsigma); Hugging Face's eager LlamaRMSNorm
  * keeps the input cast to FP32 as well.  One more DeepSeek-V3 layer (MLA
@@ -3456,6 +3484,7 @@ int main(void)
 	tcase_add_test(t, memory_zero);
 	tcase_add_test(t, memory_mixed);
 	tcase_add_test(t, memory_te_layer);
+	tcase_add_test(t, memory_compile_layer);
 	tcase_add_test(t, memory_fused_rmsnorm);
 	tcase_add_test(t, memory_sequence_parallel);
 	tcase_add_test(t, memory_grad_fp32);

@@ -186,6 +186,29 @@ static double te_layer_saved(const struct model_config *c, const struct model_op
 	return 2 * norm + attn + 3 * T * z->f * e;
 }
 
+/* A dense Llama layer compiled by torch.compile with a fused attention
+ * (--stack compile): AOTAutograd's min-cut partitioner
+ * (torch/_functorch/partitioners.py) saves the fewest bytes from which
+ * backward recomputes the rest with fusible ops only (pointwise ops,
+ * views, and reductions whose output is not much smaller than their
+ * input; never a matmul or the attention kernel): each RMSNorm's input and
+ * its rstd per row (the normalised output, a product of the two and the
+ * weight, is recomputed), q, k and v at their own widths (the rotary
+ * embedding and GQA's repeat recomputed from them), the attention's
+ * output and logsumexp, the gate and up projections' outputs (SwiGLU's
+ * product, the down projection's input, recomputed).  In 16 bits, per
+ * token, Llama-3-8B's widths: 2 + 2 + 3 + 2 + 14 = 23 h bytes, where
+ * eager keeps about 58 h and Transformer Engine's modules 34 h. */
+static double compile_layer_saved(const struct model_config *c, const struct model_opts *o,
+				  const struct shp *z)
+{
+	double T = z->T, e = z->e, X = z->Tr * z->h * e;
+	double kvd = (c->kv_heads ? c->kv_heads : c->heads) / (double)(o->tp ? o->tp : 1) * c->head_dim;
+	double norm = X + 4 * z->Tr;
+	double attn = T * (z->q + 2 * kvd) * e + T * z->q * e + z->b * z->a * z->sl * 4;
+	return 2 * norm + attn + 2 * T * z->f * e;
+}
+
 /* Saved bytes of transformer layer i (0-based over encoder then decoder). */
 static double layer_saved(const struct model_config *c, const struct model_opts *o,
 			  const struct shp *z, uint32_t i)
@@ -211,6 +234,8 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 							  : mlp_saved(c, z, z->T, z->Tr, 0));
 		if (o->stack == MODEL_STACK_TE && z->sdpa && c->gated && c->experts <= 1)
 			return te_layer_saved(c, o, z);
+		if (o->stack == MODEL_STACK_COMPILE && z->sdpa && c->gated && c->experts <= 1)
+			return compile_layer_saved(c, o, z);
 		double r = rms_saved(z) + X + attn_saved(z, 1, 0, c->attn_dropout) + rms_saved(z);
 		if (grouped)
 			return r + grouped_saved(c, o, z);

@@ -268,6 +268,8 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 	double have = gpu_mem_usable_bytes(g);
 	int best = 0, built = 0;
 	fprintf(f, "\ntarget     %s (%s), %.2f GiB usable per GPU", g->id, g->name, have / GIB);
+	if (m->opts.power_limit_w > 0)
+		fprintf(f, ", capped at %.0f W", m->opts.power_limit_w);
 	if (usd_per_hour > 0)
 		fprintf(f, ", $%.2f/hour per GPU", usd_per_hour);
 	double p = 0;
@@ -398,6 +400,14 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			 "tcgemm or vecop with --model");
 		return SURFER_EINVAL;
 	}
+	/* --cp N splits every sequence over N ranks: the layouts spread the
+	 * other degrees over the N-th of the GPUs left */
+	uint32_t cp = model_cp(&m->opts), groups = m->plan_gpus / cp;
+	if (m->plan_gpus % cp) {
+		snprintf(err, errlen, "--plan %u --cp %u: the context-parallel degree must divide the GPUs",
+			 m->plan_gpus, cp);
+		return SURFER_EINVAL;
+	}
 	struct layout *v = malloc(MAX_LAYOUTS * sizeof(*v));
 	if (!v) {
 		snprintf(err, errlen, "out of memory");
@@ -409,7 +419,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	int explore = !m->zero_set && m->opts.mode == MODEL_TRAINING;
 	const uint32_t *zeros = explore ? explored : &m->opts.zero;
 	size_t nzeros = explore ? sizeof(explored) / sizeof(explored[0]) : 1;
-	size_t n = layouts_of(m->plan_gpus, zeros, nzeros, explore, experts, v, MAX_LAYOUTS);
+	size_t n = layouts_of(groups, zeros, nzeros, explore, experts, v, MAX_LAYOUTS);
 	json_t *doc = NULL, *tarr = NULL;
 	if (json) {
 		doc = json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i}", "schema_version",
@@ -432,10 +442,13 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			snprintf(zero, sizeof(zero), ", zero 0, 1 and 3");
 		else if (m->opts.zero)
 			snprintf(zero, sizeof(zero), ", zero %u", m->opts.zero);
-		fprintf(f, "plan       %s, %s, %u sequences of %u over %u GPUs, %s%s (dp x tp x pp = %u; "
+		char cps[24] = "";
+		if (cp > 1)
+			snprintf(cps, sizeof(cps), " x cp %u", cp);
+		fprintf(f, "plan       %s, %s, %u sequences of %u over %u GPUs, %s%s (dp x tp x pp%s = %u; "
 			"fastest first)\n", c.name, m->opts.mode == MODEL_TRAINING ? "training"
 			: m->opts.mode == MODEL_DECODE ? "decode" : "inference", m->opts.batch, m->opts.seq,
-			m->plan_gpus, gpu_dtype_name(m->opts.dtype), zero, m->plan_gpus);
+			m->plan_gpus, gpu_dtype_name(m->opts.dtype), zero, cps, m->plan_gpus);
 	}
 	int rc = 0;
 	for (size_t t = 0; t < ntargets && !rc; t++) {
@@ -449,13 +462,15 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 					      layouts_json(m, targets[t], v, n, usd));
 			if (o && usd > 0)
 				json_object_set_new(o, "price_usd_per_hour", json_real(usd));
+			if (o && m->opts.power_limit_w > 0)
+				json_object_set_new(o, "power_limit_w", json_real(m->opts.power_limit_w));
 			if (!o || json_array_append_new(tarr, o))
 				rc = -1;
 		} else if (write_text(f, m, targets[t], v, n, usd, plan_experts(&c) > 0, explore)) {
 			rc = -1;
 		}
 		/* the next target starts from the same order of layouts */
-		n = layouts_of(m->plan_gpus, zeros, nzeros, explore, experts, v, MAX_LAYOUTS);
+		n = layouts_of(groups, zeros, nzeros, explore, experts, v, MAX_LAYOUTS);
 	}
 	if (json && !rc) {
 		rc = json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

@@ -903,15 +903,19 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	}
 	/* the ranks on the first target's nodes (its system's GPUs per node) */
 	struct model_cli placed = *m;
-	/* an engine's replica wider than a node of the target's system (a
-	 * tensor-parallel group of 16 on 8-GPU nodes) spans nodes; without
-	 * --nodes the training builder keeps every rank in one node */
-	if (ao->ntargets && placed.opts.engine != MODEL_ENGINE_HF && !placed.opts.system &&
-	    !placed.opts.nodes && !placed.opts.gpus_per_node) {
+	/* ranks that a node of the target's system cannot hold (an engine's
+	 * tensor-parallel group of 16, a training step of dp 16, on 8-GPU
+	 * nodes) span nodes of it, as --nodes would place them; a step that
+	 * fits a node stays in one without --nodes.  (The training builder
+	 * kept every rank in one node whatever their number: 16 ranks in an
+	 * 8-GPU NVLink domain, timed over the links between its halves.) */
+	if (ao->ntargets && !placed.opts.system && !placed.opts.nodes && !placed.opts.gpus_per_node) {
 		const struct gpu_system *s = gpu_system_default(ao->targets[0]);
-		uint64_t replica = (uint64_t)(placed.opts.tp ? placed.opts.tp : 1) *
-				   (placed.opts.pp ? placed.opts.pp : 1);
-		if (s && s->gpus_per_node && replica > s->gpus_per_node)
+		uint64_t ranks = (uint64_t)(placed.opts.tp ? placed.opts.tp : 1) *
+				 (placed.opts.pp ? placed.opts.pp : 1);
+		if (placed.opts.engine == MODEL_ENGINE_HF)
+			ranks *= (uint64_t)model_cp(&placed.opts) * (placed.opts.dp ? placed.opts.dp : 1);
+		if (s && s->gpus_per_node && ranks > s->gpus_per_node)
 			placed.opts.gpus_per_node = s->gpus_per_node;
 	}
 	if (ao->ntargets && model_opts_place(&placed.opts, ao->targets[0], err, errlen))
