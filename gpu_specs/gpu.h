@@ -107,6 +107,17 @@ const struct gpu_cc_limits *gpu_cc_find(uint32_t cc);
  * (gpus.c says where each figure comes from). */
 double gpu_mem_bw_eff_gbps(const struct gpu_spec *g);
 
+/* Whether g's measured DRAM bandwidth (gpus.csv's mem_bw_meas_gbps) is a
+ * figure of another predictor's device table (Habitat's devices.yml,
+ * CentML's devices.csv: P100 PCIe, T4, RTX 2080 Ti, L4) rather than a
+ * kernel-level stream benchmark (gpu-benches' gpu-stream). */
+int gpu_mem_bw_devices_file(const struct gpu_spec *g);
+
+/* gpu_mem_bw_eff_gbps() from kernel-level sources only: a device-table
+ * figure (gpu_mem_bw_devices_file()) gives way to the rule a board with no
+ * measurement takes (gpus.c says why and who uses which). */
+double gpu_mem_bw_kernel_gbps(const struct gpu_spec *g);
+
 /* Whether g's DRAM is HBM: 1 for NVIDIA's x.0 dies from 6.0 to 9.0 and the
  * 10.x ones (GP100, GV100, GA100, GH100, GB100/GB110) and AMD's Instinct
  * parts, 0 for the rest (GDDR; LPDDR on Jetson-class parts). */

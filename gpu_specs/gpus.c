@@ -273,12 +273,15 @@ int gpu_mem_ecc_inband(const struct gpu_spec *g)
  * Ampere 3.3 and Ada 6.1 % against 3.0 and 6.1 with both (after the
  * changes that followed: FA3's decode tiles, NCCL's LL over PCIe).
  */
-double gpu_mem_bw_eff_gbps(const struct gpu_spec *g)
+/* A board's achievable bandwidth from its measured figure (when
+ * use_measured and it has one) or the rule: 15/16 of the figure with
+ * in-band ECC where the measurement ran without it. */
+static double mem_bw_eff(const struct gpu_spec *g, int use_measured)
 {
 	if (!g)
 		return 0.0;
 	int ecc = gpu_mem_ecc_inband(g);
-	if (g->mem_bw_measured_gbps > 0.0) {
+	if (use_measured && g->mem_bw_measured_gbps > 0.0) {
 		if (ecc == 1 && g->mem_bw_measured_gbps > g->mem_bw_gbps * GPU_MEM_ECC_INBAND_SHARE)
 			return g->mem_bw_measured_gbps * GPU_MEM_ECC_INBAND_SHARE;
 		return g->mem_bw_measured_gbps;
@@ -288,6 +291,51 @@ double gpu_mem_bw_eff_gbps(const struct gpu_spec *g)
 	if (ecc >= 0 && gpu_mem_gddr6(g))
 		return g->mem_bw_gbps * GPU_MEM_BW_EFF_GDDR * (ecc ? GPU_MEM_ECC_INBAND_SHARE : 1.0);
 	return g->mem_bw_gbps * GPU_MEM_BW_EFF_DEFAULT;
+}
+
+double gpu_mem_bw_eff_gbps(const struct gpu_spec *g)
+{
+	return mem_bw_eff(g, 1);
+}
+
+/*
+ * Which measured bandwidths come from a device table.  gpus.csv's
+ * mem_bw_meas_gbps holds gpu-benches' gpu-stream figure where one exists
+ * (a load-and-store stream kernel, sizes and block counts stated, the
+ * best of scale and triad) and else the figure of Habitat's devices.yml
+ * or CentML's devices.csv, which state no kernel, size or clock and copy
+ * some datasheet figures verbatim (the P4's 192 and the GTX 1080 Ti's 484
+ * GB/s).  On the three GPUs both measured the table's figure is below
+ * the kernel-level one by 7-16 % (V100 739 against 814, A100 40GB 1160
+ * against 1381, A40 614 against 663 GB/s), and the rule (datasheet x the
+ * median share of the other architectures' gpu-stream figures) comes
+ * nearer it than the table does: V100 +1.3 %, A100 +4.7 %, A40 -5.1 %
+ * (mean 3.7 %) against -9.2, -16.0 and -7.4 % (10.9 %).
+ * gpu_mem_bw_kernel_gbps() ranks the sources so: kernel-level
+ * measurement, the rule, the device table.  Only the tensor-core GEMM
+ * model takes it (predictor/tcgemm.c says what it moved): NeuSight's
+ * FP32 element-wise kernels on the T4 and the P100 run at their device
+ * tables' figures (the T4's adds at 238-243 GB/s against 239, the P100's
+ * at 510 against 501), and with the rule's 285 GB/s for the T4 in every
+ * model make accuracy's held-out T4 vector kernels went from 8.7 to 15.8 %
+ * error on NeuSight's test shapes (from 14.8 to 12.2 % on its sweep); the
+ * other models keep gpu_mem_bw_eff_gbps().
+ */
+static const char *const mem_bw_devices_file_ids[] = { "p100-pcie", "t4", "rtx-2080ti", "l4" };
+
+int gpu_mem_bw_devices_file(const struct gpu_spec *g)
+{
+	if (!g || !(g->mem_bw_measured_gbps > 0.0))
+		return 0;
+	for (size_t i = 0; i < sizeof mem_bw_devices_file_ids / sizeof mem_bw_devices_file_ids[0]; i++)
+		if (!strcmp(g->id, mem_bw_devices_file_ids[i]))
+			return 1;
+	return 0;
+}
+
+double gpu_mem_bw_kernel_gbps(const struct gpu_spec *g)
+{
+	return mem_bw_eff(g, !gpu_mem_bw_devices_file(g));
 }
 
 double gpu_mem_bytes(const struct gpu_spec *g)

@@ -76,8 +76,12 @@ struct tcgemm_params {
 				   * the power term alone                     */
 	double rate_pow;          /* the rule's exponent on the tensor width:
 				   * share x (width / 1024)^-rate_pow          */
-	double bw_eff;            /* fraction of achievable DRAM bandwidth    */
+	double bw_eff;            /* fraction of the DRAM bandwidth of kernel-
+				   * level sources (tcgemm.c's tc_bw_bytes())  */
 	double overhead_ns;       /* fixed launch-to-completion cost, ns      */
+	double mem_pow;           /* exponent q joining the compute and memory
+				   * times as (t_c^q + t_m^q)^(1/q), 1..32;
+				   * 0: their max (tcgemm.c)                  */
 	struct tcgemm_fp8 fp8;    /* the FP8 tile-wave form; fp8.eff 0: off    */
 };
 

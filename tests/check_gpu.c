@@ -483,6 +483,41 @@ START_TEST(test_ecc_bandwidth)
 	 * ratio faster, and by the check bits' share more */
 	double r = gpu_mem_bw_eff_gbps(gpu_find("rtx-6000-ada")) / gpu_mem_bw_eff_gbps(gpu_find("l40"));
 	ck_assert_msg(r > 960.0 / 864 * 16 / 15 * 0.99, "6000 Ada / L40 %.3f", r);
+
+	/* Kernel-level sources first: a device table's figure gives way to the
+	 * rule the same board would take unmeasured; a gpu-stream figure
+	 * stays, and every other model keeps the table's figure. */
+	const struct gpu_spec *t4 = gpu_find("t4"), *a40 = gpu_find("a40");
+	struct gpu_spec bare = *t4;
+	bare.mem_bw_measured_gbps = 0;
+	ck_assert_int_eq(gpu_mem_bw_devices_file(t4), 1);
+	ck_assert_int_eq(gpu_mem_bw_devices_file(a40), 0);
+	ck_assert_int_eq(gpu_mem_bw_devices_file(&bare), 0);
+	ck_assert_int_eq(gpu_mem_bw_devices_file(NULL), 0);
+	ck_assert_double_eq(gpu_mem_bw_kernel_gbps(t4), gpu_mem_bw_eff_gbps(&bare));
+	ck_assert(gpu_mem_bw_kernel_gbps(t4) > gpu_mem_bw_eff_gbps(t4));
+	ck_assert_double_eq(gpu_mem_bw_kernel_gbps(a40), gpu_mem_bw_eff_gbps(a40));
+	ck_assert_double_eq(gpu_mem_bw_kernel_gbps(NULL), 0);
+}
+END_TEST
+
+/* Every measured bandwidth whose source is a device table (Habitat's
+ * devices.yml, CentML's devices.csv) is marked so, and no other. */
+START_TEST(test_mem_bw_sources)
+{
+	size_t n;
+	const struct gpu_spec *all = gpu_all(&n);
+	for (size_t i = 0; i < n; i++) {
+		/* the source's "measured bw: ..." item, up to the next ';' */
+		const char *m = all[i].source ? strstr(all[i].source, "measured bw") : NULL;
+		char item[256] = "";
+		if (m)
+			snprintf(item, sizeof item, "%.*s", (int)strcspn(m, ";"), m);
+		int devices = all[i].mem_bw_measured_gbps > 0 &&
+			      (strstr(item, "devices.csv") || strstr(item, "devices.yml"));
+		ck_assert_msg(gpu_mem_bw_devices_file(&all[i]) == devices, "%s: %d, source '%s'",
+			      all[i].id, gpu_mem_bw_devices_file(&all[i]), all[i].source);
+	}
 }
 END_TEST
 
@@ -816,6 +851,7 @@ static Suite *gpu_suite(void)
 	tcase_add_test(tc, test_list_json);
 	tcase_add_test(tc, test_fp32_simt);
 	tcase_add_test(tc, test_figures);
+	tcase_add_test(tc, test_mem_bw_sources);
 	tcase_add_test(tc, test_figures);
 	suite_add_tcase(s, tc);
 	return s;

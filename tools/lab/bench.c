@@ -589,7 +589,7 @@ static int table_main(const struct bench_args *a)
 enum bench_opt {
 	BO_DATA, BO_LABELS, BO_CONFIGS, BO_GPU, BO_WEIGHTS, BO_HOLDOUT, BO_DUMP, BO_DATASET,
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
-	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAMF,
+	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAX_FORM, BO_MAMF,
 	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_SHRINK, BO_GEMM_DATA,
 	BO_HELP, BO_COUNT
 };
@@ -620,6 +620,7 @@ static const struct option bench_long_opts[] = {
 	{"per-dtype", no_argument, NULL, BO_VAL + BO_PER_DTYPE},
 	{"no-power", no_argument, NULL, BO_VAL + BO_NO_POWER},
 	{"no-figures", no_argument, NULL, BO_VAL + BO_NO_FIGURES},
+	{"max-form", no_argument, NULL, BO_VAL + BO_MAX_FORM},
 	{"mamf", no_argument, NULL, BO_VAL + BO_MAMF},
 	{"compiled-amd-scale", no_argument, NULL, BO_VAL + BO_COMPILED_AMD_SCALE},
 	{"format", required_argument, NULL, BO_VAL + BO_FORMAT},
@@ -713,6 +714,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_PER_DTYPE: a->per_dtype = 1; break;
 		case BO_NO_POWER: a->no_power = 1; break;
 		case BO_NO_FIGURES: a->no_figures = 1; break;
+		case BO_MAX_FORM: a->max_form = 1; break;
 		case BO_MAMF: a->mamf = 1; break;
 		case BO_COMPILED_AMD_SCALE: a->compiled_amd_scale = 1; break;
 		case BO_FORMAT: a->format = optarg; break;

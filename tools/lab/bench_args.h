@@ -38,6 +38,7 @@ struct bench_args {
 	int per_dtype;              /* --per-dtype (tensorcore)                */
 	int no_power;               /* --no-power (tensorcore)                 */
 	int no_figures;             /* --no-figures (tensorcore)               */
+	int max_form;               /* --max-form (tensorcore)                 */
 	int mamf;                   /* --mamf (tensorcore)                     */
 	int compiled_amd_scale;     /* --compiled-amd-scale (e2e)              */
 	int before;                 /* --before (published)                    */

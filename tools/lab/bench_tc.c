@@ -290,6 +290,8 @@ static void tc_print_params(FILE *out, const struct tcgemm_params *p, const char
 		p->rate_pow);
 	fprintf(out, "%s.bw_eff = %.4f,\n%s.overhead_ns = %.1f,\n", indent, p->bw_eff, indent,
 		p->overhead_ns);
+	if (p->mem_pow > 0)
+		fprintf(out, "%s.mem_pow = %.3f,\n", indent, p->mem_pow);
 	if (p->fp8.eff > 0)
 		fprintf(out, "%s.fp8 = {\n%s\t.eff = %.4f,\n%s\t.feed_bpc = %.3f,\n"
 			"%s\t.bw_eff = %.4f,\n%s\t.overhead_ns = %.1f,\n%s\t.w_ref = %.4f,\n"
@@ -305,8 +307,10 @@ static void tc_print_params(FILE *out, const struct tcgemm_params *p, const char
  * (--per-dtype); the GPUs' MAMF figures and the rule for the others (the
  * default; --no-figures: one efficiency of the dense peak for every GPU,
  * the model before them), the rule with its power term (the default) or
- * the tensor width alone (--no-power). */
-static int tc_tie = 1, tc_power = 1, tc_figures = 1;
+ * the tensor width alone (--no-power), the compute and memory times
+ * joined by the fitted power mean (the default) or their max
+ * (--max-form). */
+static int tc_tie = 1, tc_power = 1, tc_figures = 1, tc_join = 1;
 
 static struct tcgemm_params tc_start(void)
 {
@@ -319,6 +323,7 @@ static struct tcgemm_params tc_start(void)
 	p.power_pow = tc_power ? 0.3 : 0;
 	p.mamf_1024 = tc_figures ? 0.85 : 0;
 	p.bw_eff = 0.9, p.overhead_ns = 5000;
+	p.mem_pow = tc_join ? 4 : 0;
 	p.fp8.eff = 0.9;          /* fit the FP8 tile-wave form (tcgemm.c) */
 	return p;
 }
@@ -576,7 +581,7 @@ static int tc_mamf_table(const struct tc_set *set, uint32_t only_cc)
 static void tc_usage(FILE *f)
 {
 	fprintf(f, "usage: " PROG " tensorcore --data DIR [--emit] [--dump FILE.csv] [--per-dtype]\n"
-		   "       [--no-power] [--no-figures] [--mamf] [--gpu GPU]\n"
+		   "       [--no-power] [--no-figures] [--max-form] [--mamf] [--gpu GPU]\n"
 		   "  held-out MAPE of the tensor-core GEMM model on measured GEMMs (each GPU\n"
 		   "  predicted by a fit on the others) vs the roofline and wave scaling, and\n"
 		   "  the MAMF rule against each architecture's figures, held out;\n"
@@ -584,7 +589,9 @@ static void tc_usage(FILE *f)
 		   "  (with --gpu, without that GPU's architecture);\n"
 		   "  --dump writes every held-out prediction as CSV; --per-dtype fits an FP8\n"
 		   "  efficiency of its own; --no-power leaves the rule's power term out,\n"
-		   "  --no-figures the MAMF figures and the rule (see tcgemm.c); --mamf prints\n"
+		   "  --no-figures the MAMF figures and the rule (see tcgemm.c); --max-form\n"
+		   "  joins the compute and memory times by their max, not the fitted power\n"
+		   "  mean; --mamf prints\n"
 		   "  only the rule's table; --gpu GPU: only GPU's architecture held out (its\n"
 		   "  rows, the pairs whose target it is, its MAMF figures)\n");
 }
@@ -605,6 +612,8 @@ int bench_tc_main(const struct bench_args *a)
 		tc_power = 0;
 	if (a->no_figures)
 		tc_figures = 0;
+	if (a->max_form)
+		tc_join = 0;
 	if (!data) {
 		tc_usage(stderr);
 		return surfer_exit_code(SURFER_EINVAL);
