@@ -52,7 +52,11 @@ struct conv_params {
 	double shape_pad_pow;     /* exponent on the 128 x 64 tile's padding
 				   * efficiency m n / (m, n rounded up)      */
 	double shape_bw_eff;      /* fraction of achievable DRAM bandwidth   */
-	double shape_floor_ns;    /* the floor in its place (with floor 1),
+	double shape_red_steps;   /* a tile's fixed cost (loading its first
+				   * operands, writing its output) in steps
+				   * of the reduction: the work is F (1 +
+				   * steps / (C R S))                        */
+	double shape_floor_ns;    /* its floor (with floor 1), instead of floor_ns,
 				   * at most the fastest time it was fitted on */
 	double shape_pull;        /* conv_pull(): across architectures how
 				   * far the ratio is pulled toward the

@@ -23,7 +23,7 @@
 #include "predictor/power.h"
 
 /* 59430 pairs of a convolution on two of 4 GPUs, weighted RMS of log error 0.176; shape
- * constants: 19875 convolutions, 0.339; with the pull across architectures 0.166 */
+ * constants: 19875 convolutions, 0.333; with the pull across architectures 0.167 */
 const struct conv_params conv_default_params = {
 	.eff = {
 		[CONV_ALGO_IGEMM] = 0.3924,
@@ -32,10 +32,11 @@ const struct conv_params conv_default_params = {
 		[CONV_ALGO_WINOGRAD_NF] = 0.2241,
 		[CONV_ALGO_FFT] = 0.1408,
 	},
-	.shape_eff = 1.1128,
-	.shape_ramp_flop = 1741229611.5,
-	.shape_pad_pow = 0.2518,
-	.shape_bw_eff = 0.2759,
+	.shape_eff = 1.1602,
+	.shape_ramp_flop = 1528001853.8,
+	.shape_pad_pow = 0.4290,
+	.shape_bw_eff = 0.4030,
+	.shape_red_steps = 59.3,
 	.shape_floor_ns = 66154.7,
 	.shape_pull = 0.17,
 	.wave_pow = 0.3663,

@@ -12,10 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/analyze.h"
 #include "predictor/conv.h"
 #include "predictor/power.h"
 #include "predictor/tile.h"
 #include "tests/check_run.h"
+#include "trace/trace.h"
+
+#include <unistd.h>
 
 /* sms SMs at 1000 MHz, fp32 TFLOP/s (64 lanes: no dual issue), bw GB/s
  * achievable, tdp W, compute capability 7.0 (12 nm). */
@@ -446,6 +450,12 @@ START_TEST(shape_form_hand_computed)
 	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 1021641.39, 1e-2);
 	k = conv_kernel(NULL, 128 * 200, 1e9);
 	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 2e6, 1e-2);
+	/* a tile's fixed cost of 288 reduction steps over k = 1152: the work
+	 * 1.25 F, (1.25 x 3.7748736e9 + 1e9) / 5e12 s = 1,143,718.4 ns */
+	p.shape_red_steps = 288;
+	k = conv_kernel(NULL, 128 * 200, 1e6);
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 1143718.4, 1e-2);
+	p.shape_red_steps = 0;
 	/* a recorded name and grid without an origin time: the same */
 	k = conv_kernel("cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1",
 			128 * 200, 1e6);
@@ -460,7 +470,8 @@ END_TEST
 
 /* Absolute times generated from known shape constants on two made-up GPUs
  * (shapes of 3 to 256 filters, so the padding shows, and from 1e7 to
- * 1e11 FLOPs, so the ramp shows); the fit, started elsewhere, must find
+ * 1e11 FLOPs, so the ramp shows, reductions of 72 to 1152, so a tile's
+ * fixed steps show, and a floor of 20 us); the fit, started elsewhere, must find
  * them, with names and origins in the samples ignored. */
 START_TEST(fit_shape_recovers_constants)
 {
@@ -471,6 +482,8 @@ START_TEST(fit_shape_recovers_constants)
 	truth.shape_ramp_flop = 5e8;
 	truth.shape_pad_pow = 0.5;
 	truth.shape_bw_eff = 0.6;
+	truth.shape_red_steps = 40;
+	truth.shape_floor_ns = 20000;
 	size_t n = 0;
 	struct conv_sample *s = calloc(2 * 120, sizeof *s);
 	ck_assert_ptr_nonnull(s);
@@ -496,6 +509,8 @@ START_TEST(fit_shape_recovers_constants)
 	p.shape_ramp_flop = 1e9;
 	p.shape_pad_pow = 1;
 	p.shape_bw_eff = 0.3;
+	p.shape_red_steps = 10;
+	p.shape_floor_ns = 5000;
 	double rms;
 	ck_assert_int_eq(conv_fit_shape(s, n, &p, &rms), 0);
 	ck_assert_msg(rms < 0.01, "rms %.4f", rms);
@@ -503,6 +518,8 @@ START_TEST(fit_shape_recovers_constants)
 	ck_assert_msg(fabs(p.shape_ramp_flop / 5e8 - 1) < 0.05, "ramp %.4g", p.shape_ramp_flop);
 	ck_assert_msg(fabs(p.shape_pad_pow - 0.5) < 0.02, "pad_pow %.4f", p.shape_pad_pow);
 	ck_assert_msg(fabs(p.shape_bw_eff / 0.6 - 1) < 0.02, "bw %.4f", p.shape_bw_eff);
+	ck_assert_msg(fabs(p.shape_red_steps / 40 - 1) < 0.05, "steps %.2f", p.shape_red_steps);
+	ck_assert_msg(fabs(p.shape_floor_ns / 20000 - 1) < 0.05, "floor %.0f", p.shape_floor_ns);
 	/* every other constant as given */
 	ck_assert_double_eq(p.wave_pow, 0.4);
 	ck_assert_double_eq(p.floor_ns, 30000);
@@ -604,6 +621,82 @@ START_TEST(fit_pull_recovers_exponent)
 }
 END_TEST
 
+/* The trace path predicts a recorded convolution through conv_predict():
+ * a forward convolution of 8 images of 64 channels, 56 x 56, by 128
+ * filters of 3 x 3 (padding 1: 56 x 56 out), recorded on a V100 with its
+ * cuDNN kernel (1 ms, 196 x 2 blocks), is the implicit GEMM m = 8 x 56 x
+ * 56 = 25088, n = 128, k = 64 x 9 = 576, 2 m n k = 3,699,376,128 FLOPs and
+ * 4 (8 x 64 x 56^2 + 128 x 64 x 9 + 8 x 128 x 56^2) = 19,562,496 bytes;
+ * analyzed for a T4 with auto its method is conv and its time
+ * conv_predict()'s for that kernel, without the floor. */
+START_TEST(trace_path_uses_conv_predict)
+{
+	static const char kname[] = "cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1";
+	char path[256];
+	const char *dir = getenv("TMPDIR");
+	snprintf(path, sizeof path, "%s/check_conv-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(path), err;
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	struct trace_writer *w = trace_writer_open(path, 0, &err);
+	ck_assert_ptr_nonnull(w);
+	struct trace_header h;
+	memset(&h, 0, sizeof h);
+	snprintf(h.device.name, sizeof h.device.name, "Tesla V100-PCIE-32GB");
+	ck_assert_int_eq(trace_writer_header(w, &h), 0);
+	struct trace_record r;
+	memset(&r, 0, sizeof r);
+	r.type = TRACE_CONV;
+	r.u.conv = (struct trace_conv){ .seq = 1, .dir = TRACE_CONV_FWD, .nbdims = 4,
+		.in = {8, 64, 56, 56}, .filt = {128, 64, 3, 3}, .out = {8, 128, 56, 56},
+		.stride = {1, 1}, .pad = {1, 1}, .dilation = {1, 1}, .groups = 1,
+		.dtype = TRACE_DT_F32, .compute_type = TRACE_DT_F32, .stream = 7, .cpu_ns = 1000 };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	memset(&r, 0, sizeof r);
+	r.type = TRACE_KERNEL;
+	r.u.kernel = (struct trace_kernel){ .seq = 2,
+		.name = trace_writer_intern(w, kname, strlen(kname)), .grid = {196, 2, 1},
+		.block = {128, 1, 1}, .stream = 7, .cpu_ns = 1000, .start_ns = 6000,
+		.end_ns = 6000 + 1000000, .lib_call = 1, .iteration = -1 };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+
+	const struct gpu_spec *v100 = gpu_find("v100-pcie-32"), *t4 = gpu_find("t4");
+	ck_assert_ptr_nonnull(v100);
+	ck_assert_ptr_nonnull(t4);
+	const struct gpu_spec *targets[1] = {t4};
+	struct analysis_options o = {.targets = targets, .ntargets = 1, .method = PRED_AUTO};
+	struct analysis *a = NULL;
+	char msg[256];
+	ck_assert_msg(analysis_run(path, &o, &a, msg, sizeof msg) == 0, "%s", msg);
+	unlink(path);
+	ck_assert_uint_eq(a->targets[0].ngroups, 1);
+	ck_assert_int_eq(a->targets[0].groups[0].method, PRED_CONV);
+
+	struct pred_kernel k;
+	struct pred_result want;
+	memset(&k, 0, sizeof k);
+	k.name = kname;
+	k.op = PRED_OP_CONV;
+	k.dtype = GPU_DT_FP32;
+	k.m = 25088;
+	k.n = 128;
+	k.k = 576;
+	k.batch = 1;
+	k.flops = 3699376128.0;
+	k.bytes = 19562496;
+	k.grid[0] = 196;
+	k.grid[1] = 2;
+	k.grid[2] = 1;
+	k.origin_ns = 1e6;
+	ck_assert_int_eq(conv_predict(&k, v100, t4, NULL, 0, &want), 0);
+	ck_assert_msg(fabs(a->targets[0].kernel_ns / want.ns - 1) < 1e-9,
+		      "trace %.1f ns, conv_predict %.1f ns", a->targets[0].kernel_ns, want.ns);
+	analysis_free(a);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("conv");
@@ -621,6 +714,7 @@ int main(void)
 	tcase_add_test(tc, fit_shape_recovers_constants);
 	tcase_add_test(tc, pull_toward_shape);
 	tcase_add_test(tc, fit_pull_recovers_exponent);
+	tcase_add_test(tc, trace_path_uses_conv_predict);
 	suite_add_tcase(su, tc);
 	return check_run(su);
 }
