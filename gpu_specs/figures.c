@@ -182,7 +182,8 @@ static double rule_unit(const struct gpu_spec *m, enum gpu_figure_kind f, double
 /* The rule of figure f for g: the median over the measured GPUs of g's
  * kind (vendor; for the FP32 figures, whether the SM dual-issues FP32) of
  * other architectures than exclude_cc; DRAM over gpus.csv's measured
- * bandwidths.  Returns the number of GPUs behind it. */
+ * bandwidths of kernel-level sources (no device table's).  Returns the
+ * number of GPUs behind it. */
 static size_t rule(const struct gpu_spec *g, enum gpu_figure_kind f, uint32_t exclude_cc, double *out)
 {
 	double v[64];
@@ -192,7 +193,8 @@ static size_t rule(const struct gpu_spec *g, enum gpu_figure_kind f, uint32_t ex
 	if (f == GPU_FIG_DRAM_BW) {
 		for (size_t i = 0; i < ng && n < 64; i++)
 			if (all[i].mem_bw_measured_gbps > 0 && all[i].cc != exclude_cc &&
-			    gpu_cc_is_amd(all[i].cc) == amd && all[i].mem_bw_gbps > 0)
+			    gpu_cc_is_amd(all[i].cc) == amd && all[i].mem_bw_gbps > 0 &&
+			    !gpu_mem_bw_devices_file(&all[i]))
 				v[n++] = rule_unit(&all[i], f, all[i].mem_bw_measured_gbps);
 	} else {
 		for (size_t i = 0; i < FIG_NROWS && n < 64; i++) {
@@ -234,7 +236,7 @@ enum gpu_provenance gpu_figure(const struct gpu_spec *g, enum gpu_figure_kind f,
 		return GPU_PROV_NONE;
 	if (f == GPU_FIG_DRAM_BW && g->mem_bw_measured_gbps > 0 && g->cc != exclude_cc) {
 		out->value = g->mem_bw_measured_gbps;
-		out->prov = GPU_PROV_MICROBENCH;
+		out->prov = gpu_mem_bw_devices_file(g) ? GPU_PROV_DEVICE_TABLE : GPU_PROV_MICROBENCH;
 		out->source = g->source;
 		out->from = g->id;
 		return out->prov;
@@ -290,7 +292,7 @@ const char *gpu_figure_name(enum gpu_figure_kind f)
 const char *gpu_provenance_name(enum gpu_provenance p)
 {
 	static const char *const names[GPU_PROV_COUNT] = {
-		"none", "datasheet", "microbenchmark", "measured", "same die", "rule",
+		"none", "datasheet", "microbenchmark", "measured", "same die", "rule", "device table",
 	};
 	return (unsigned)p < GPU_PROV_COUNT ? names[p] : "?";
 }

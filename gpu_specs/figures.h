@@ -9,7 +9,10 @@
  * table), the same die (another board with the same compute capability
  * and SM count was measured), a rule (fitted on the measured GPUs of other
  * architectures: `surfer-bench figures` prints each rule's error with the
- * predicted GPU's architecture held out), the datasheet.  Nothing here is
+ * predicted GPU's architecture held out), another predictor's device table
+ * (a DRAM figure with no method stated: kept as the GPU's figure, but the
+ * rule ranks above it where it is used for tensor-core GEMMs, gpus.c's
+ * gpu_mem_bw_kernel_gbps(), and no rule is built from it), the datasheet.  Nothing here is
  * fitted by looking at predictions of a held-out GPU.
  */
 #ifndef SURFER_FIGURES_H
@@ -41,6 +44,10 @@ enum gpu_provenance {
 	GPU_PROV_MEASURED,        /* measured by us on this GPU                */
 	GPU_PROV_SAME_DIE,        /* measured on a board of the same die       */
 	GPU_PROV_RULE,            /* filled by the figure's rule               */
+	GPU_PROV_DEVICE_TABLE,    /* another predictor's device table (Habitat's
+				   * devices.yml, CentML's devices.csv): no
+				   * kernel, size or clock stated; DRAM only
+				   * (gpu_mem_bw_devices_file())                */
 	GPU_PROV_COUNT
 };
 

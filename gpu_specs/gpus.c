@@ -309,8 +309,8 @@ double gpu_mem_bw_eff_gbps(const struct gpu_spec *g)
  * the kernel-level one by 7-16 % (V100 739 against 814, A100 40GB 1160
  * against 1381, A40 614 against 663 GB/s), and the rule (datasheet x the
  * median share of the other architectures' gpu-stream figures) comes
- * nearer it than the table does: V100 +1.3 %, A100 +4.7 %, A40 -5.1 %
- * (mean 3.7 %) against -9.2, -16.0 and -7.4 % (10.9 %).
+ * nearer it than the table does: V100 +1.3 %, A100 +3.1 %, A40 -5.1 %
+ * (mean 3.2 %, `surfer-bench figures`) against -9.2, -16.0 and -7.4 % (10.9 %).
  * gpu_mem_bw_kernel_gbps() ranks the sources so: kernel-level
  * measurement, the rule, the device table.  Only the tensor-core GEMM
  * model takes it (predictor/tcgemm.c says what it moved): NeuSight's

@@ -216,7 +216,7 @@
  * the measured boards' share, 15/16 of it with in-band ECC), never a
  * device table's figure (Habitat's devices.yml, CentML's devices.csv: no
  * kernel, size or clock stated; 7-16 % below gpu-stream on the V100, A100
- * and A40 both measured, where the rule is 3.7 % off).  Of the GPUs with
+ * and A40 both measured, where the rule is 3.2 % off).  Of the GPUs with
  * tensor cores that moves the T4 (239 -> 285 GB/s), the L4 (254 -> 267)
  * and the RTX 2080 Ti (524 -> 585); the other models keep the tables'
  * figures (gpus.c says why).  Informed by the T4, and disclosed as such:

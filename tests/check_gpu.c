@@ -638,11 +638,12 @@ START_TEST(test_figures)
 	ck_assert_int_eq(gpu_figure(h200, GPU_FIG_FP32_FMA_EFF, 90, &v), GPU_PROV_RULE);
 	ck_assert_double_eq_tol(v.value, (23723.0 / (37.4e3 * 1725 / 1740) +
 					  50855.0 / (90.5e3 * 2220 / 2490)) / 2, 1e-12);
-	/* the T4's measured bandwidth (Habitat's table), and held out the
+	/* the T4's bandwidth from CentML's device table, and held out the
 	 * datasheet times the median of the others' measured shares */
 	const struct gpu_spec *t4 = gpu_find("t4");
-	ck_assert_int_eq(gpu_figure(t4, GPU_FIG_DRAM_BW, 0, &v), GPU_PROV_MICROBENCH);
+	ck_assert_int_eq(gpu_figure(t4, GPU_FIG_DRAM_BW, 0, &v), GPU_PROV_DEVICE_TABLE);
 	ck_assert_double_eq_tol(v.value, t4->mem_bw_measured_gbps, 1e-12);
+	ck_assert_int_eq(gpu_figure(gpu_find("a40"), GPU_FIG_DRAM_BW, 0, &v), GPU_PROV_MICROBENCH);
 	ck_assert_int_eq(gpu_figure(t4, GPU_FIG_DRAM_BW, 75, &v), GPU_PROV_RULE);
 	ck_assert(v.value > 0.6 * t4->mem_bw_gbps && v.value < t4->mem_bw_gbps);
 	/* AMD's MAMF rule takes AMD's rows only: MI300X 0.514 and MI325X

@@ -17,7 +17,7 @@
 /* A short provenance mark for the table. */
 static const char *mark(enum gpu_provenance p)
 {
-	static const char *const m[GPU_PROV_COUNT] = {"-", "D", "P", "M", "S", "R"};
+	static const char *const m[GPU_PROV_COUNT] = {"-", "D", "P", "M", "S", "R", "F"};
 	return (unsigned)p < GPU_PROV_COUNT ? m[p] : "?";
 }
 
@@ -55,9 +55,10 @@ int bench_figures_main(const struct bench_args *a)
 			printf("  %11s\n", "-");
 	}
 	printf("(P public microbenchmark, M measured by us, S the same die measured, R the rule,\n"
-	       " D datasheet; fp32 issue: the factor on the datasheet FP32 rate; tcgemm mamf: the\n"
-	       " share of the dense peak the tensor-core GEMM model takes for a GPU's best large\n"
-	       " matmul, its mamf_bf16 figure or, T, tcgemm's fitted rule (predictor/tcgemm.c))\n\n");
+	       " F another predictor's device table, D datasheet; fp32 issue: the factor on the\n"
+	       " datasheet FP32 rate; tcgemm mamf: the share of the dense peak the tensor-core GEMM\n"
+	       " model takes for a GPU's best large matmul, its mamf_bf16 figure or, T, tcgemm's\n"
+	       " fitted rule (predictor/tcgemm.c))\n\n");
 	printf("each rule against the measured GPUs, their architecture held out:\n");
 	printf("%-16s %-24s %10s %10s %8s\n", "figure", "gpu", "measured", "rule", "error");
 	for (int f = 0; f < GPU_FIG_COUNT; f++) {
