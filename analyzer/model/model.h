@@ -617,22 +617,23 @@ int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out);
  * forward batch, the attention backend's metadata, the sampler's argmax
  * read back), the one constant fitted on PipeWeave's measured SGLang
  * steps: the median over the 28 runs of measured minus predicted without
- * it, 0.82 ms (surfer-bench serving refits it with each GPU architecture
- * held out, on the other architectures' steps as the tensor-core
- * constants fitted without it predict them: 0.84, 0.83, 1.50, 0.69 ms
- * without Ampere, Ada, Hopper, Blackwell; with the compiled-in constants
- * for every run 0.77, 0.83, 0.97, 0.69; 0.60 before the tensor-core
- * constants were refitted with the lower of the power term and a
- * measured clock, which made the H800's decode GEMMs faster).  It was 0 while the decode GEMMs ran the large GEMMs'
- * 128-row tiles (every fit then came out negative); once the small-M
- * tiles (tcgemm.c) took the steps below the measured ones the bench's
- * held-out fits rose to 0.55-0.88 ms and the compiled-in value, which a
- * user's --mode decode gets, stayed 0.
+ * it, never below 0 (surfer-bench serving refits it with each GPU
+ * architecture held out, on the other architectures' steps as the
+ * tensor-core constants fitted without it predict them).  It is 0: since
+ * the tensor-core model takes the GEMMs' DRAM bandwidth from kernel-level
+ * sources and joins compute and memory by a power mean (tcgemm.c, bw_eff
+ * 0.90 -> 0.83) the median step is predicted at or above the measured one
+ * without it, over all 28 runs and with each architecture held out (0.00,
+ * 0.00, 0.07, 0.00, 0.00 ms: all runs, without Ampere, Ada, Hopper,
+ * Blackwell).  It had been 0.82 ms (0.84, 0.83, 1.50, 0.69 held out), 0.60
+ * before that, 0 when the decode GEMMs ran the large GEMMs' 128-row tiles:
+ * the step's CPU time is not separable from the decode GEMMs' bandwidth
+ * share in these runs, and whatever that share leaves is taken as it.
  * vLLM (MODEL_VLLM_STEP_CPU_NS): its engine core schedules and prepares
  * inputs too, but the four measured whole batches of `vllm bench latency`
  * come out better without a constant (mean 2.9 % at 0, 3.4 % at SGLang's
  * 0.53 ms), so none is added. */
-#define MODEL_SERVE_STEP_CPU_NS 820000.0
+#define MODEL_SERVE_STEP_CPU_NS 0.0
 #define MODEL_VLLM_STEP_CPU_NS 0.0
 
 #endif
