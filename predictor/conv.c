@@ -322,6 +322,23 @@ static double cv_loss(const double *x, void *ctx)
 	return s;
 }
 
+/* The index of the ordered pair (origin, target) among the npair seen so
+ * far in po/pt, appended (and *npair grown) when new: the fits weight each
+ * pair equally in total. */
+static size_t cv_pair_slot(const struct gpu_spec **po, const struct gpu_spec **pt, size_t *npair,
+			   const struct gpu_spec *origin, const struct gpu_spec *target)
+{
+	size_t g = 0;
+	while (g < *npair && !(po[g] == origin && pt[g] == target))
+		g++;
+	if (g == *npair) {
+		po[g] = origin;
+		pt[g] = target;
+		(*npair)++;
+	}
+	return g;
+}
+
 int conv_fit(const struct conv_sample *s, size_t n, struct conv_params *p, double *rms_log)
 {
 	size_t m = n ? n : 1;
@@ -350,11 +367,7 @@ int conv_fit(const struct conv_sample *s, size_t n, struct conv_params *p, doubl
 				continue;
 			present[ft[used].algo] = 1;
 		}
-		size_t g = 0;
-		while (g < npair && !(po[g] == s[i].origin && pt[g] == s[i].target))
-			g++;
-		if (g == npair)
-			po[npair] = s[i].origin, pt[npair++] = s[i].target;
+		size_t g = cv_pair_slot(po, pt, &npair, s[i].origin, s[i].target);
 		cnt[g]++;
 		gi[used] = g;
 		lm[used] = log(s[i].ns);
@@ -573,11 +586,7 @@ int conv_fit_pull(const struct conv_sample *s, size_t n, struct conv_params *p, 
 		ks.origin_ns = 0;
 		if (conv_predict(&ks, NULL, s[i].target, &q, 1, &rs) != 0)
 			continue;
-		size_t g = 0;
-		while (g < npair && !(po[g] == s[i].origin && pt[g] == s[i].target))
-			g++;
-		if (g == npair)
-			po[npair] = s[i].origin, pt[npair++] = s[i].target;
+		size_t g = cv_pair_slot(po, pt, &npair, s[i].origin, s[i].target);
 		cnt[g]++;
 		gi[used] = g;
 		lr[used] = log(rr.ns);
