@@ -981,4 +981,31 @@ w1=$(row 4 1 4 "$tmp/p1.txt"); w2=$(row 4 1 4 "$tmp/pv.txt")
 [ -n "$w1" ] && [ -n "$w2" ] && awk -v a="$w1" -v b="$w2" 'BEGIN { exit !(b < a) }'
 check "the pp 4 layout is faster interleaved ($w2 < $w1 ms)" $?
 
+# a training step of --grad-accum 4 holds four micro-batches of tokens:
+# the throughput counts them all (it counted one), here and in --plan
+for ga in 1 4; do
+	"$BIN" --model llama-3.2-1b --mode training --batch 2 --seq 1024 --dtype bf16 --attention flash \
+		--optimizer adamw-fused --dp 8 --grad-accum $ga --target h100 --json \
+		>"$tmp/ga$ga.json" 2>/dev/null &&
+		"$BIN" --model llama-3.2-1b --mode training --batch 16 --seq 1024 --dtype bf16 \
+			--attention flash --optimizer adamw-fused --plan 8 --grad-accum $ga --target h100 \
+			--json >"$tmp/gaplan$ga.json" 2>/dev/null
+	check "--grad-accum $ga, run and --plan, exit 0" $?
+done
+python3 - "$tmp/ga1.json" "$tmp/ga4.json" "$tmp/gaplan1.json" "$tmp/gaplan4.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f))["predictions"][0] for f in sys.argv[1:3])
+assert a["tokens_per_iteration"] == 2 * 8 * 1024, a["tokens_per_iteration"]
+assert b["tokens_per_iteration"] == 4 * 2 * 8 * 1024, b["tokens_per_iteration"]
+for p in (a, b):
+    tps = p["tokens_per_iteration"] / (p["iteration_ms"] / 1e3)
+    assert abs(p["tokens_per_s"] / tps - 1) < 1e-6, (p["tokens_per_s"], tps)
+def best(f):
+    l = [l for l in json.load(open(f))["targets"][0]["layouts"] if "iteration_ms" in l][0]
+    return l["tokens_per_s"] * l["iteration_ms"] / 1e3
+assert abs(best(sys.argv[3]) - 16 * 1024) < 1e-3 * 16 * 1024, best(sys.argv[3])
+assert abs(best(sys.argv[4]) - 4 * 16 * 1024) < 1e-3 * 4 * 16 * 1024, best(sys.argv[4])
+PY
+check "--grad-accum 4: four micro-batches' tokens a step, run and --plan" $?
+
 finish "model_cli.sh"
