@@ -499,17 +499,22 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	/* DDP's bucket copy; Megatron's DDP reduces its contiguous gradient
 	 * buffer in place (buckets are views of it) */
 	double ddp = zero < 2 && dp > 1 && o->stack != MODEL_STACK_TE ? W : 0;
+	/* FSDP under a pipeline (model.c sharded()): every unit of the stage
+	 * stays gathered through the step, as SHARD_GRAD_OP keeps it, and its
+	 * 16-bit gradients accumulate over the microbatches until the last
+	 * one's reduce-scatter */
+	int pp_fsdp = zero >= 2 && o->pp > 1;
 	double weights_step = zero >= 2 ? shard : W;  /* FSDP reshards after backward */
 	double grads_step, sn = shard / z.e;          /* parameters in this rank's shard */
 	double adam = o->optimizer == MODEL_OPTIM_ADAMW;
 	double gbuf = 0;  /* a gradient buffer that lives through the step */
 	if (!model_mixed(o)) {
 		/* one dtype throughout (FP32, or the model cast to 16 bits) */
-		if (zero == 2)
+		if (zero == 2 || pp_fsdp)
 			m->weights = W + shard;
 		else if (zero == 3)
 			m->weights = shard + R + 2 * L;
-		m->gradients = zero >= 2 ? shard + R + L : W + ddp;
+		m->gradients = zero >= 2 ? shard + (pp_fsdp ? W : R + L) : W + ddp;
 		m->optimizer = adam * 2 * shard;
 		/* --grad-fp32 (nanotron's accumulate_grad_in_fp32): an FP32
 		 * buffer beside the 16-bit gradients, 4 bytes for each
@@ -547,8 +552,8 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		 * weights in FP8, one byte a parameter (model.c fp8_gathers);
 		 * the root stays 16-bit. */
 		double g8 = o->fp8 && o->fp8_recipe == MODEL_FP8_TENSORWISE ? 1 / z.e : 1;
-		m->weights = 4 * sn + (zero == 3 ? R + 2 * L * g8 : R + (W - R) * g8);
-		m->gradients = 4 * sn + R + L;
+		m->weights = 4 * sn + (zero == 3 && !pp_fsdp ? R + 2 * L * g8 : R + (W - R) * g8);
+		m->gradients = 4 * sn + (pp_fsdp ? W : R + L);
 		m->optimizer = adam * 8 * sn;
 		weights_step = grads_step = 4 * sn;
 	} else {

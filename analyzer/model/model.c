@@ -811,9 +811,14 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--zero shards the training state: it needs --mode training");
 		return SURFER_EINVAL;
 	}
-	if (o->zero >= 2 && model_grad_ranks(o) > 1 && o->pp > 1) {
-		/* a stage accumulates its gradients over the microbatches */
-		snprintf(err, errlen, "--zero %u does not combine with --pp (--zero 1 does)", o->zero);
+	if (o->zero >= 2 && model_grad_ranks(o) > 1 && o->pp > 1 &&
+	    model_fsdp_impl(o) != MODEL_FSDP_2) {
+		/* FSDP2 under torch's pipeline schedules is what torchtitan
+		 * runs (sharded() says how); FSDP1 and Megatron's FSDP have no
+		 * pipeline schedule of their own */
+		snprintf(err, errlen, "--zero %u --fsdp %s does not combine with --pp (FSDP2, --fsdp 2, "
+			 "does: torchtitan's; or --zero 1)", o->zero,
+			 model_fsdp_impl(o) == MODEL_FSDP_1 ? "1" : "megatron");
 		return SURFER_EINVAL;
 	}
 	if (o->pp > 1 && o->microbatches > o->batch) {
@@ -963,7 +968,21 @@ static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int fi
  * one's compute), and its gradients reduce-scattered once its backward
  * is done; --zero 3 gathers each layer again for its backward, the next
  * one's gather issued before this one's backward (BACKWARD_PRE).  The
- * root unit stays gathered from forward to backward, as FSDP's root does. */
+ * root unit stays gathered from forward to backward, as FSDP's root does.
+ *
+ * Under a pipeline (pp > 1: FSDP2 as torchtitan runs it with torch's
+ * pipeline schedules) the stage keeps its parameters gathered from the
+ * first microbatch's forward to the last one's backward (torchtitan sets
+ * reshard_after_forward False under PP; the schedule turns the gradient
+ * sync off but for the last microbatch: torch.distributed.pipelining's
+ * stage, set_requires_gradient_sync / set_reshard_after_backward), so each
+ * unit is gathered once and reduce-scattered once a step, never regathered
+ * for backward: the gathers and reduce-scatters are built here as without
+ * a pipeline and the program (program.c) issues them once a step with the
+ * data-parallel collectives, not overlapped, as it issues ZeRO-1's; FSDP2's
+ * copy-in and copy-out kernels, also once a step, are left out (each reads
+ * and writes a stage's parameters once: milliseconds in a step of
+ * seconds). */
 static int sharded(const struct bld *B)
 {
 	return B->o->zero >= 2 && model_grad_ranks(B->o) > 1;
@@ -1027,11 +1046,21 @@ static void fsdp_copy(struct bld *B, int32_t layer, const char *name, double n, 
  * index + 1 (0 none) for its size to be set once the unit's is known. */
 static uint32_t zero_copy_out(struct bld *B, int32_t layer, double n)
 {
-	if (model_fsdp_impl(B->o) != MODEL_FSDP_2 || B->err)
+	if (model_fsdp_impl(B->o) != MODEL_FSDP_2 || B->o->pp > 1 || B->err)
 		return 0;
 	fsdp_copy(B, layer, "split_with_sizes_copy_out_contiguous_no_cast_kernel", n,
 		  2.0 * n * B->esz);
 	return B->err ? 0 : (uint32_t)B->s->n;
+}
+
+/* Under a pipeline a unit's gradients are reduced once a step, after the
+ * last microbatch (sharded()): the program issues a kernel of role
+ * MODEL_ROLE_DP_SYNC with the data-parallel all-reduces. */
+static void zero_pp_once(struct bld *B)
+{
+	struct model_kernel *k = B->o->pp > 1 ? bld_last_kernel(B) : NULL;
+	if (k)
+		k->role = MODEL_ROLE_DP_SYNC;
 }
 
 /* FSDP1's factor of the gradients divided before the reduce-scatter
@@ -1064,6 +1093,8 @@ static uint32_t fsdp1_predivide(uint32_t world)
 static void zero_copy_in(struct bld *B, int32_t layer, double n, double rb)
 {
 	enum model_fsdp impl = model_fsdp_impl(B->o);
+	if (B->o->pp > 1)       /* once a step under a pipeline: sharded() */
+		return;
 	if (impl == MODEL_FSDP_2) {
 		fsdp_copy(B, layer, "chunk_cat_cuda_kernel", n, n * (B->esz + rb));
 	} else if (impl == MODEL_FSDP_1) {
@@ -1085,6 +1116,7 @@ static void zero_reduce(struct bld *B, int32_t layer)
 	uint32_t shard = B->o->hsdp ? model_shard_ranks(B->o) : model_grad_ranks(B->o);
 	k_comm(B, COMM_REDUCE_SCATTER, n * rb, B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP,
 	       MODEL_ASYNC_AFTER);
+	zero_pp_once(B);
 	/* FSDP1's division by the rest of the world size, on the shard once
 	 * the reduce-scatter is done (on the post-backward stream; costed
 	 * in line as the others, waiting for nothing) */
@@ -1093,9 +1125,11 @@ static void zero_reduce(struct bld *B, int32_t layer)
 		fsdp_copy(B, layer, "vectorized_elementwise_kernel<4, DivFunctor>", n / shard,
 			  2.0 * n / shard * rb);
 	/* HSDP: the node's shard then all-reduced with the other nodes' */
-	if (B->o->hsdp && model_grad_ranks(B->o) > model_shard_ranks(B->o))
+	if (B->o->hsdp && model_grad_ranks(B->o) > model_shard_ranks(B->o)) {
 		k_comm(B, COMM_ALL_REDUCE, n * rb / model_shard_ranks(B->o),
 		       MODEL_GROUP_REPLICA, MODEL_ASYNC_AFTER);
+		zero_pp_once(B);
+	}
 }
 
 uint32_t model_cp(const struct model_opts *o)
@@ -1231,7 +1265,7 @@ static void backward(struct bld *B)
 {
 	const struct model_opts *o = B->o;
 	double pending = 0, expert_pending = 0;
-	int shard = sharded(B), regather = shard && o->zero == 3, ep = model_ep(o) > 1;
+	int shard = sharded(B), regather = shard && o->zero == 3 && o->pp <= 1, ep = model_ep(o) > 1;
 	uint32_t *gather = regather ? calloc(B->nunits, sizeof(*gather)) : NULL;
 	if (regather && !gather) {
 		B->err = SURFER_ENOMEM;

@@ -696,9 +696,11 @@ void bld_grad_accumulate(struct bld *B, double elems, uint64_t cols)
 {
 	/* FSDP1 and FSDP2 free each unsharded gradient after its reduce-
 	 * scatter: AccumulateGrad finds none and takes the new one as it is
-	 * (model.c's zero_copy_in has what they copy instead) */
+	 * (model.c's zero_copy_in has what they copy instead).  Under a
+	 * pipeline FSDP2 reduces once a step (model.c sharded()) and the
+	 * unsharded gradients accumulate over the microbatches as DDP's do. */
 	enum model_fsdp fsdp = model_fsdp_impl(B->o);
-	if (fsdp == MODEL_FSDP_1 || fsdp == MODEL_FSDP_2)
+	if ((fsdp == MODEL_FSDP_1 || fsdp == MODEL_FSDP_2) && B->o->pp <= 1)
 		return;
 	B->cols = cols;
 	/* AccumulateGrad: param.grad += grad (NeuSight times it apart as "acc"). */
