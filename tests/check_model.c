@@ -2520,6 +2520,29 @@ START_TEST(act_ckpt_recompute)
 	double X = b * sl * h * 2;
 	ck_assert_double_lt(mf.activations, m0.activations / 5);
 	ck_assert_double_ge(mf.activations, 12 * X);
+	/* --act-ckpt-layers 3 (Megatron's recompute_method block): the first
+	 * 3 of the 12 layers recomputed, the other 9 as without checkpointing;
+	 * a quarter of full's saving (GPT-2's layers keep the same bytes) */
+	struct model_seq sp;
+	struct model_memory mp;
+	o.ckpt_layers = 3;
+	ck_assert_int_eq(model_build(&c, &o, &sp, NULL, 0), 0);
+	for (int32_t l = 0; l < 12; l++) {
+		double fwd = layer_sum(&s0, l, MODEL_PH_FORWARD, PRED_OP_GEMM, NULL);
+		double bwd0 = layer_sum(&s0, l, MODEL_PH_BACKWARD, PRED_OP_GEMM, NULL);
+		double bwdp = layer_sum(&sp, l, MODEL_PH_BACKWARD, PRED_OP_GEMM, NULL);
+		ck_assert_double_eq_tol(bwdp - bwd0, l < 3 ? fwd : 0, 1);
+	}
+	model_memory(&c, &o, &sp, &mp);
+	ck_assert_double_eq_tol(mp.activations,
+				m0.activations - (m0.activations - mf.activations) / 4,
+				1e-9 * m0.activations);
+	model_seq_release(&sp);
+	/* it chooses layers for full: with selective or none it is refused */
+	char err[160];
+	o.act_ckpt = MODEL_CKPT_SELECTIVE;
+	ck_assert_int_eq(model_build(&c, &o, &sp, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--act-ckpt-layers 3"));
 	model_seq_release(&s0);
 	model_seq_release(&sf);
 	model_seq_release(&ss);

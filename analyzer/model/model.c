@@ -803,6 +803,11 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 "--gpus-per-node or --system");
 		return SURFER_EINVAL;
 	}
+	if (o->ckpt_layers && (o->act_ckpt != MODEL_CKPT_FULL || o->mode != MODEL_TRAINING)) {
+		snprintf(err, errlen, "--act-ckpt-layers %u chooses the layers --act-ckpt full "
+			 "recomputes: it needs --act-ckpt full and --mode training", o->ckpt_layers);
+		return SURFER_EINVAL;
+	}
 	if (o->zero > 3) {
 		snprintf(err, errlen, "--zero %u: the stages are 0 to 3", o->zero);
 		return SURFER_EINVAL;
@@ -1132,6 +1137,13 @@ static void zero_reduce(struct bld *B, int32_t layer)
 	}
 }
 
+int model_ckpt_layer(const struct model_opts *o, uint32_t rel)
+{
+	if (o->act_ckpt == MODEL_CKPT_NONE || o->mode != MODEL_TRAINING)
+		return 0;
+	return o->act_ckpt != MODEL_CKPT_FULL || !o->ckpt_layers || rel < o->ckpt_layers;
+}
+
 uint32_t model_cp(const struct model_opts *o)
 {
 	return o->cp > 1 ? o->cp : 1;
@@ -1238,10 +1250,13 @@ static int recomputed(const struct bld *B, const struct model_kernel *k, uint32_
 }
 
 /* The forward kernels of layer `layer` run again (activation
- * checkpointing), on the compute stream before its backward. */
+ * checkpointing), on the compute stream before its backward; under
+ * --act-ckpt-layers N only those of the first N layers of the stage
+ * (model_ckpt_layer()). */
 static void recompute_layer(struct bld *B, int32_t layer)
 {
-	if (B->o->act_ckpt == MODEL_CKPT_NONE || layer < 0 || !B->fwd_hi)
+	if (B->o->act_ckpt == MODEL_CKPT_NONE || layer < 0 || !B->fwd_hi ||
+	    !model_ckpt_layer(B->o, (uint32_t)layer - B->s->first_layer))
 		return;
 	size_t lo = B->fwd_lo[layer + 1], hi = B->fwd_hi[layer + 1];
 	uint32_t mm = 0;

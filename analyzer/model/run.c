@@ -33,7 +33,7 @@ const char *const *model_cli_options(void)
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
 		"stack", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
-		"moe-route-nodes", "moe-dispatch-fp8", "moe-a2a-overlap",
+		"moe-route-nodes", "moe-dispatch-fp8", "moe-a2a-overlap", "act-ckpt-layers",
 		"sequence-parallel", "no-grad-clip", "fsdp", "fsdp-reduce",
 		NULL
 	};
@@ -296,6 +296,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		o->cuda_graphs = 1;
 	} else if (!strcmp(name, "grad-accum")) {
 		bad = parse_count(v, 1u << 16, &o->grad_accum, &most);
+	} else if (!strcmp(name, "act-ckpt-layers")) {
+		bad = parse_count(v, 1u << 16, &o->ckpt_layers, &most);
 	} else if (!strcmp(name, "power-limit")) {
 		char *end;
 		double w = strtod(v, &end);
