@@ -493,8 +493,9 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	 * (parallel_state's data_parallel_group_with_cp), torchtitan's FSDP
 	 * over dp_shard x cp. */
 	double shard = zero ? W / (zero >= 2 ? model_shard_ranks(o) : dp) : W;
-	if (zero == 1 && model_ep(o) > 1) {
-		/* the experts' state over their data-parallel group, dp / ep */
+	if (zero && model_ep(o) > 1) {
+		/* the experts' state over their data-parallel group, dp / ep
+		 * (ZeRO-1; FSDP2's dp_shard_mod_ep, model.c zero_gather()) */
 		double X = s->expert_params * z.e;
 		shard = (W - X) / dp + X * model_ep(o) / o->dp;
 	}

@@ -776,9 +776,11 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 "the training all-to-alls of --ep: they need --mode training and --ep above 1");
 		return SURFER_EINVAL;
 	}
-	if (ep > 1 && o->zero >= 2) {
-		snprintf(err, errlen, "--ep %u does not combine with --zero %u (FSDP); --zero 1 shards the "
-			 "optimizer state", ep, o->zero);
+	if (ep > 1 && o->zero >= 2 && (o->hsdp || model_fsdp_impl(o) != MODEL_FSDP_2)) {
+		/* FSDP2 shards the experts over dp / ep ranks (torchtitan);
+		 * HSDP's replicas and the other FSDPs have no such group here */
+		snprintf(err, errlen, "--ep %u with --zero %u: only FSDP2 (--fsdp 2, torchtitan's) without "
+			 "--hsdp shards the experts; --zero 1 shards the optimizer state", ep, o->zero);
 		return SURFER_EINVAL;
 	}
 	if (o->vpp > 1) {
@@ -993,12 +995,21 @@ static int sharded(const struct bld *B)
 	return B->o->zero >= 2 && model_grad_ranks(B->o) > 1;
 }
 
+/* A unit's all-gather; under --ep two, the dense parameters' over the
+ * data-parallel group, then the routed experts' over the expert
+ * data-parallel group (torchtitan shards the experts over dp / ep ranks:
+ * dp_shard_mod_ep), the second the one the unit's compute waits for (a
+ * unit without experts gathers none: 0 bytes, no time).  Returns the last
+ * one's index + 1. */
 static uint32_t zero_gather(struct bld *B, int32_t layer, int async)
 {
 	int32_t keep = B->layer;
+	double x = model_ep(B->o) > 1 ? B->unit_x[layer + 1] : 0;
 	B->layer = layer;
-	k_comm(B, COMM_ALL_GATHER, B->unit[layer + 1] * B->esz,
+	k_comm(B, COMM_ALL_GATHER, (B->unit[layer + 1] - x) * B->esz,
 	       B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP, async);
+	if (model_ep(B->o) > 1)
+		k_comm(B, COMM_ALL_GATHER, x * B->esz, MODEL_GROUP_EDP, async);
 	B->layer = keep;
 	return B->err ? 0 : (uint32_t)B->s->n;
 }
@@ -1119,9 +1130,16 @@ static void zero_reduce(struct bld *B, int32_t layer)
 	double rb = reduce_esz(B);
 	zero_copy_in(B, layer, n, rb);
 	uint32_t shard = B->o->hsdp ? model_shard_ranks(B->o) : model_grad_ranks(B->o);
-	k_comm(B, COMM_REDUCE_SCATTER, n * rb, B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP,
+	/* under --ep the routed experts' gradients over their own group, as
+	 * zero_gather() gathers them */
+	double x = model_ep(B->o) > 1 ? B->unit_x[layer + 1] : 0;
+	k_comm(B, COMM_REDUCE_SCATTER, (n - x) * rb, B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP,
 	       MODEL_ASYNC_AFTER);
 	zero_pp_once(B);
+	if (x > 0) {
+		k_comm(B, COMM_REDUCE_SCATTER, x * rb, MODEL_GROUP_EDP, MODEL_ASYNC_AFTER);
+		zero_pp_once(B);
+	}
 	/* FSDP1's division by the rest of the world size, on the shard once
 	 * the reduce-scatter is done (on the post-backward stream; costed
 	 * in line as the others, waiting for nothing) */
@@ -1771,11 +1789,13 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 
 	B.nunits = total + 1 + o->mtp;   /* the MTP modules' layers after the others */
 	B.unit = calloc(B.nunits, sizeof(*B.unit));
+	B.unit_x = calloc(B.nunits, sizeof(*B.unit_x));
 	uint32_t *gathers = calloc(B.nunits, sizeof(*gathers));
 	B.fwd_lo = calloc(B.nunits, sizeof(*B.fwd_lo));
 	B.fwd_hi = calloc(B.nunits, sizeof(*B.fwd_hi));
-	if (!B.unit || !gathers || !B.fwd_lo || !B.fwd_hi) {
+	if (!B.unit || !B.unit_x || !gathers || !B.fwd_lo || !B.fwd_hi) {
 		free(B.unit);
+		free(B.unit_x);
 		free(gathers);
 		free(B.fwd_lo);
 		free(B.fwd_hi);
@@ -1785,6 +1805,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	uint32_t *copies = calloc(B.nunits, sizeof(*copies));   /* FSDP2's copy-outs */
 	if (!copies) {
 		free(B.unit);
+		free(B.unit_x);
 		free(gathers);
 		free(B.fwd_lo);
 		free(B.fwd_hi);
@@ -1853,8 +1874,14 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	for (uint32_t u = 0; u < B.nunits && !B.err; u++)
 		if (gathers[u]) {
 			struct pred_kernel *k = &s->v[gathers[u] - 1].k;
-			k->bytes = B.unit[u] * B.esz;
+			double x = model_ep(o) > 1 ? B.unit_x[u] : 0;
+			k->bytes = (model_ep(o) > 1 ? x : B.unit[u]) * B.esz;
 			k->m = (uint64_t)k->bytes;
+			if (model_ep(o) > 1) {   /* the dense part's, just before */
+				k = &s->v[gathers[u] - 2].k;
+				k->bytes = (B.unit[u] - x) * B.esz;
+				k->m = (uint64_t)k->bytes;
+			}
 			if (copies[u]) {
 				struct pred_kernel *c = &s->v[copies[u] - 1].k;
 				uint64_t n = B.unit[u] > 1 ? (uint64_t)B.unit[u] : 1;
@@ -1891,6 +1918,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	free(gathers);
 	free(copies);
 	free(B.unit);
+	free(B.unit_x);
 	free(B.fwd_lo);
 	free(B.fwd_hi);
 	free(B.ops);

@@ -426,6 +426,8 @@ void op_grouped(struct bld *B, uint64_t experts, uint64_t m, uint64_t in, uint64
 	k_gemm_fp8(B, experts, m, out, in, fp8);
 	bld_add_params(B, w, 1);
 	B->s->expert_params += w;
+	if (B->unit_x && B->layer + 1 >= 0 && (uint32_t)(B->layer + 1) < B->nunits)
+		B->unit_x[B->layer + 1] += w;
 	struct fop f = { .kind = F_GROUPED, .a = m, .b = in, .c = out, .d = experts, .fp8 = fp8,
 			 .param = 1, .param_elems = w };
 	bld_remember(B, &f);
