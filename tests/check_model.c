@@ -1725,6 +1725,36 @@ START_TEST(memory_zero)
 }
 END_TEST
 
+/* Gradients that outlive a micro-batch: under --grad-accum 2 DDP's .grad
+ * (4 P in FP32) and its bucket copy (4 P) hold through the second
+ * micro-batch's forward, so the peak is weights + moments + activations +
+ * transient + gradients (the bucket once, counted in the gradients); with
+ * one micro-batch the larger of the pass's start and its gradients.  FSDP
+ * (--zero 3) frees each unsharded gradient at its reduce-scatter: the same
+ * peak at 1 and 2 micro-batches. */
+START_TEST(memory_grads_kept)
+{
+	struct model_config c = gpt2_small();
+	double P = 124439808.0;
+	struct model_opts o = zero_opts(0);
+	struct model_memory one = mem_of(&c, &o);
+	o.grad_accum = 2;
+	struct model_memory two = mem_of(&c, &o);
+	ck_assert_double_eq_tol(two.gradients, 8 * P, 1);
+	ck_assert_double_eq_tol(two.peak, two.weights + two.optimizer + two.activations +
+				two.transient + two.gradients, 1);
+	ck_assert_double_eq_tol(one.peak, one.weights + one.optimizer +
+				(one.activations + one.transient + 4 * P > one.gradients
+				 ? one.activations + one.transient + 4 * P : one.gradients), 1);
+	ck_assert_double_ge(two.peak, one.peak + 4 * P - 1);
+	o = zero_opts(3);
+	struct model_memory f1 = mem_of(&c, &o);
+	o.grad_accum = 2;
+	struct model_memory f2 = mem_of(&c, &o);
+	ck_assert_double_eq(f1.peak, f2.peak);
+}
+END_TEST
+
 /* State bytes per parameter (weights + gradients + optimizer) of a
  * 16-bit run, counted by hand from each stack's documentation.  Megatron
  * (MLM docs/user-guide/features/dist_optimizer.md): bf16 params with FP32
@@ -3571,6 +3601,7 @@ int main(void)
 	tcase_add_test(t, memory_decode);
 	tcase_add_test(t, memory_llama_layer);
 	tcase_add_test(t, memory_zero);
+	tcase_add_test(t, memory_grads_kept);
 	tcase_add_test(t, memory_mixed);
 	tcase_add_test(t, memory_te_layer);
 	tcase_add_test(t, memory_compile_layer);
