@@ -573,6 +573,8 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	}
 	if (o->fp8 && o->fp8_recipe == MODEL_FP8_DELAYED)
 		m->weights += s->params; /* TE's FP8 weight copies, kept for the step */
+	if (o->fp8 && o->fp8_recipe == MODEL_FP8_MXFP8 && o->stack == MODEL_STACK_TE)
+		m->weights += 2 * s->params * (1 + 1.0 / 32); /* rowwise and columnwise */
 	/* Activations are freed layer by layer as the gradients appear, so
 	 * a pass peaks at its start or at its end.  But where the gradients
 	 * outlive a micro-batch (--grad-accum above 1, or a pipeline's
