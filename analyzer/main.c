@@ -126,11 +126,14 @@ static void usage(FILE *f)
 		"                            steps up to --new-tokens N, default 128)\n"
 		"      --dtype D             fp32 (default), tf32, bf16, fp16, or fp8 (linears in\n"
 		"                            FP8, BF16 elsewhere)\n"
-		"      --fp8-recipe R        tensorwise (default), rowwise (torchao float8) or\n"
-		"                            delayed (Transformer Engine)\n"
+		"      --fp8-recipe R        tensorwise (default), rowwise (torchao float8),\n"
+		"                            delayed (Transformer Engine) or mxfp8 (Blackwell)\n"
 		"      --optimizer O         none (default), sgd, adamw (foreach) or adamw-fused\n"
 		"      --act-ckpt A          activation checkpointing: none (default), selective\n"
 		"                            or full\n"
+		"      --act-ckpt-layers N   with --act-ckpt full: only the first N layers of\n"
+		"                            each pipeline stage (Megatron's recompute_method\n"
+		"                            block; torchtitan's every k-th block: L / k)\n"
 		"      --grad-accum N        micro-batches of --batch per optimizer step\n"
 		"      --grad-fp32           gradients accumulated in an FP32 buffer (nanotron's\n"
 		"                            accumulate_grad_in_fp32; --stack te: main_grad)\n"
@@ -329,6 +332,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"plan", required_argument, NULL, OPT_MODEL},
 		{"write-trace", required_argument, NULL, OPT_MODEL},
 		{"act-ckpt", required_argument, NULL, OPT_MODEL},
+		{"act-ckpt-layers", required_argument, NULL, OPT_MODEL},
 		{"grad-accum", required_argument, NULL, OPT_MODEL},
 		{"stack", required_argument, NULL, OPT_MODEL},
 		{"precision", required_argument, NULL, OPT_MODEL},

@@ -33,7 +33,7 @@ const char *const *model_cli_options(void)
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
 		"stack", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
-		"moe-route-nodes", "moe-dispatch-fp8", "moe-a2a-overlap",
+		"moe-route-nodes", "moe-dispatch-fp8", "moe-a2a-overlap", "act-ckpt-layers",
 		"sequence-parallel", "no-grad-clip", "fsdp", "fsdp-reduce",
 		NULL
 	};
@@ -296,6 +296,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		o->cuda_graphs = 1;
 	} else if (!strcmp(name, "grad-accum")) {
 		bad = parse_count(v, 1u << 16, &o->grad_accum, &most);
+	} else if (!strcmp(name, "act-ckpt-layers")) {
+		bad = parse_count(v, 1u << 16, &o->ckpt_layers, &most);
 	} else if (!strcmp(name, "power-limit")) {
 		char *end;
 		double w = strtod(v, &end);
@@ -404,7 +406,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			{ "attention", "eager, sdpa, flash, fa2, fa3, cudnn, flashinfer or triton" },
 			{ "act-ckpt", "none, selective or full" }, { "stack", "eager, compile or te" },
 			{ "precision", "pure, mixed or auto" },
-			{ "fp8-recipe", "tensorwise, rowwise or delayed" },
+			{ "fp8-recipe", "tensorwise, rowwise, delayed or mxfp8" },
 			{ "power-limit", "watts between 10 and 5000" },
 			{ "head", "lm or classify" }, { "launch-us", "microseconds >= 0" },
 			{ "expert-capacity", "a positive count, config or none" },
@@ -655,27 +657,30 @@ static int warn_memory(struct analysis *a, struct report_model *rm, const struct
 	 * 2^20, by doubling from 1 until one does not fit, then bisecting.
 	 * Each probe builds the whole program at that batch, and a serving
 	 * engine's build walks every sequence: probing from 2^20 down took
-	 * seconds per target where the answer is a few thousand. */
+	 * seconds per target where the answer is a few thousand.
+	 * A pipeline of --microbatches M splits a batch of a multiple of M
+	 * (batch 1 cannot be built): the probes are multiples of M. */
+	uint32_t unit = mc->opts.pp > 1 && mc->opts.microbatches > 1 ? mc->opts.microbatches : 1;
 	for (size_t t = 0; t < a->ntargets && rm->max_batch_fits; t++) {
 		double have = gpu_mem_usable_bytes(a->targets[t].gpu);
-		uint32_t lo = 0, hi = 1; /* lo fits (0: none), hi does not */
+		uint32_t lo = 0, hi = 1; /* lo units fit (0: none), hi do not */
 		struct model_memory x;
 		if (!(have > 0))
 			continue;
-		while (memory_at(c, mc, hi, &x) == 0 && x.peak <= have) {
+		while (memory_at(c, mc, hi * unit, &x) == 0 && x.peak <= have) {
 			lo = hi;
-			if (hi == 1u << 20)
+			if (hi >= (1u << 20) / unit)
 				break;
 			hi *= 2;
 		}
 		while (hi - lo > 1) {
 			uint32_t mid = lo + (hi - lo) / 2;
-			if (memory_at(c, mc, mid, &x) == 0 && x.peak <= have)
+			if (memory_at(c, mc, mid * unit, &x) == 0 && x.peak <= have)
 				lo = mid;
 			else
 				hi = mid;
 		}
-		rm->max_batch_fits[t] = lo;
+		rm->max_batch_fits[t] = lo * unit;
 	}
 	return 0;
 }
@@ -741,6 +746,14 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 			 "with Ada and Hopper, compute capability 8.9)", g->id);
 		return SURFER_EINVAL;
 	}
+	if (o->fp8 && o->fp8_recipe == MODEL_FP8_MXFP8 && (g->cc < 100 || gpu_cc_is_amd(g->cc))) {
+		/* the per-32-element scales are applied by the tensor cores'
+		 * block-scaled MMA (tcgen05), which starts with Blackwell */
+		snprintf(err, errlen, "--fp8-recipe mxfp8 on %s: block-scaled FP8 GEMMs start with "
+			 "Blackwell, compute capability 10.0 (this GPU: %s); delayed or tensorwise "
+			 "scaling run here", g->id, gpu_cc_string(g->cc, cc, sizeof(cc)));
+		return SURFER_EINVAL;
+	}
 	if (o->dtype != GPU_DT_BF16 || g->peak_tflops[GPU_DT_BF16] > 0)
 		return 0;
 	snprintf(err, errlen, "--dtype bf16 on %s: the GPU has no BF16 tensor cores (compute capability "
@@ -751,7 +764,8 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 
 const char *model_dtype_label(const struct model_opts *o)
 {
-	static const char *const fp8[] = { "fp8 tensorwise", "fp8 rowwise", "fp8 delayed" };
+	static const char *const fp8[] = { "fp8 tensorwise", "fp8 rowwise", "fp8 delayed",
+					   "fp8 mxfp8" };
 	if (o->fp8 && (unsigned)o->fp8_recipe < sizeof(fp8) / sizeof(fp8[0]))
 		return fp8[o->fp8_recipe];
 	return gpu_dtype_name(o->dtype);
@@ -1023,8 +1037,10 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 				 "%u GPUs; collectives in op 'comm'", o->dp, o->tp, o->pp, o->pp, o->tp);
 	}
 	rm->gpus = gpus;
+	/* a training step runs --grad-accum micro-batches of --batch */
 	rm->tokens_per_iteration = (double)o->batch * o->dp *
-		(generate ? m->new_tokens : o->mode == MODEL_DECODE ? 1 : o->seq);
+		(generate ? m->new_tokens : o->mode == MODEL_DECODE ? 1 : o->seq) *
+		(o->mode == MODEL_TRAINING && o->grad_accum > 1 ? o->grad_accum : 1);
 	if (mo->engine != MODEL_ENGINE_HF) {
 		rm->tokens_per_iteration = serve_tokens(m);
 		if ((rc = serve_timings(&c, m, ao, a, rm)) < 0) {
