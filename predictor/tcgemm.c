@@ -280,11 +280,19 @@
  *    architecture's GEMMs show the H800's ramp (the T4's, 1-50 ms long,
  *    run at 0.60-0.72 of its peak whatever their length), so nothing
  *    informs boost;
- *  - a DRAM share of its own for the small-M tiles, fitted: make bench-tc
+ *  - a DRAM share of its own for the small-M tiles, fitted (0.79, the
+ *    rest's 0.87; every GPU in the fit): make bench-tc
  *    10.8 -> 10.8 % (H20 9.2, H800 9.2, A100 9.7), make bench-serving
  *    decode 5.5 -> 9.1 % (RTX A6000 9.0 -> 20.3, A40 5.7 -> 13.6): the
  *    data's small-M GEMMs (Vidur's, DeepBench's 35 x 8457) run their
- *    weights slower than SGLang's decode GEMMs do;
+ *    weights slower than SGLang's decode GEMMs do.  A share of 1 instead,
+ *    not fitted (the kernel-level figure is gpu-stream's, a stream of
+ *    reads as a weight panel is; chosen after seeing the RTX A6000's
+ *    decode), the rest refitted: decode 5.5 -> 10.3 % (RTX A6000 9.0 ->
+ *    3.8, RTX 6000 Ada 12.0 -> 4.7, but H20 5.7 -> 23.0, H800 2.0 ->
+ *    11.7: the step CPU constant, refitted without each architecture,
+ *    rises from 0 to 1.4-2.3 ms), prefill 9.2 -> 8.9, whole batch 6.4 ->
+ *    6.1;
  *  - a small N taken as a small M with the operands swapped (C^T = B^T
  *    A^T), so that DeepBench's N = 8..64 GEMMs take the small-M tiles and
  *    split K: the shape-only V100 16.0 -> 13.0 %, but the ratio mean 10.8
