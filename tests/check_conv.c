@@ -468,6 +468,39 @@ START_TEST(shape_form_hand_computed)
 }
 END_TEST
 
+/* auto without an origin time (a config's convolution) takes the model
+ * from the shape, the time shape_form_hand_computed works out by hand:
+ * 128 x 200 output pixels by 64 filters over 1152 taps on 100 SMs of
+ * 10 TFLOP/s, 3.7748736e9 FLOPs plus the 1e9 ramp at 0.5 of the peak,
+ * the tile's padding at exponent 1 a full one, 954,974.72 ns; the
+ * predictor adds no floor (tile_floor 0).  A tensor-core convolution
+ * keeps the roofline. */
+START_TEST(auto_from_shape)
+{
+	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
+	struct conv_params p = hand_params();
+	p.shape_eff = 0.5;
+	p.shape_ramp_flop = 1e9;
+	p.shape_pad_pow = 1;
+	p.shape_bw_eff = 0.5;
+	p.shape_floor_ns = 30000;
+	struct pred_config pc = {.conv = &p};
+	struct predictor *pr;
+	char err[128];
+	ck_assert_int_eq(predictor_new(&pc, &pr, err, sizeof err), 0);
+	struct pred_kernel k = conv_kernel("cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
+					   128 * 200, 1e6);
+	struct pred_result r;
+	ck_assert_int_eq(predict_kernel(pr, &k, NULL, &g, PRED_AUTO, &r), 0);
+	ck_assert_int_eq(r.method, PRED_CONV);
+	ck_assert_double_eq_tol(r.ns, 954974.72, 1e-2);
+	k.dtype = GPU_DT_FP16;
+	ck_assert_int_eq(predict_kernel(pr, &k, NULL, &g, PRED_AUTO, &r), 0);
+	ck_assert_int_eq(r.method, PRED_ROOFLINE);
+	predictor_free(pr);
+}
+END_TEST
+
 /* Absolute times generated from known shape constants on two made-up GPUs
  * (shapes of 3 to 256 filters, so the padding shows, and from 1e7 to
  * 1e11 FLOPs, so the ramp shows, reductions of 72 to 1152, so a tile's
@@ -711,6 +744,7 @@ int main(void)
 	tcase_add_test(tc, fit_reproduces_ratios);
 	tcase_add_test(tc, fit_learns_target_algorithm);
 	tcase_add_test(tc, shape_form_hand_computed);
+	tcase_add_test(tc, auto_from_shape);
 	tcase_add_test(tc, fit_shape_recovers_constants);
 	tcase_add_test(tc, pull_toward_shape);
 	tcase_add_test(tc, fit_pull_recovers_exponent);
