@@ -56,8 +56,8 @@
  *     architecture P100 14.7 / 20.4%, P4 15.1 / 21.3%, T4 13.6 / 21.1%,
  *     V100 13.8 / 21.5% (model / roofline ratio).  From the shape alone
  *     (no origin time: a config's convolution) the model's own time
- *     28.5% against the roofline's 43.6%: P100 33.6 / 43.6%, P4 26.4 /
- *     41.1%, T4 26.3 / 47.8%, V100 27.8 / 42.0% (docs/conv.md).  Other
+ *     22.8% against the roofline's 43.6%: P100 25.5 / 43.6%, P4 24.2 /
+ *     41.1%, T4 18.7 / 47.8%, V100 22.9 / 42.0% (docs/conv.md).  Other
  *     dtypes (tensor-core convolutions) keep the roofline: nothing
  *     measured them.
  */
@@ -93,7 +93,7 @@ enum pred_method pred_choose(const struct predictor *p, const struct pred_kernel
 		    (!measured || tile_features(tm, k, origin, NULL, f, &base) >= 0))
 			return PRED_MLP;
 	}
-	/* without an origin time the model from the shape: 28.5 % held out
+	/* without an origin time the model from the shape: 22.8 % held out
 	 * against the roofline's 43.6 % (above) */
 	if (k->op == PRED_OP_CONV && conv_model_ns(k, target, NULL, 0) > 0 &&
 	    (!measured || conv_model_ns(k, origin, NULL, 0) > 0))

@@ -74,6 +74,17 @@ enum pred_attn_form {
 	PRED_ATTN_PREFILL = 0, PRED_ATTN_DECODE, PRED_ATTN_MLA_DECODE, PRED_ATTN_FORM_COUNT
 };
 
+/* A forward convolution's geometry, where the caller knows it (a recorded
+ * cuDNN descriptor, a NeuSight row); all 0: unknown.  predictor/conv.c
+ * reads it to say where cuDNN's Winograd algorithm applies (a 3 x 3
+ * filter at unit stride) and how its 4 x 4 output tiles pad P x Q. */
+struct pred_conv {
+	uint32_t r, s;                /* filter height and width                 */
+	uint32_t p, q;                /* output height and width                 */
+	uint32_t unit;                /* 1: every stride and dilation 1 and one
+				       * group; 0 otherwise or unknown            */
+};
+
 /* The shape of a fused attention call (trace.h's struct trace_attn, whose
  * comments give the meaning of each field); impl NONE: not described. */
 struct pred_attn {
@@ -111,6 +122,8 @@ struct pred_kernel {
 	/* PRED_OP_ATTENTION: the call's shape when a program builder gave it
 	 * (attn.impl != PRED_ATTN_NONE); predictor/attention.c predicts it. */
 	struct pred_attn attn;
+	/* PRED_OP_CONV: its geometry when known (all 0 otherwise). */
+	struct pred_conv conv;
 };
 
 /* How a prediction was obtained, for reports and for debugging. */

@@ -468,6 +468,54 @@ START_TEST(shape_form_hand_computed)
 }
 END_TEST
 
+/* Winograd F(4x4, 3x3) from the shape, by hand on the made-up GPU (100
+ * SMs, 10 TFLOP/s, 1000 GB/s): 2 images of 8 x 8 outputs, C 128, K 64,
+ * 3 x 3 at unit stride.  The implicit GEMM, 128 x 64 over 1152, is one
+ * tile (a wave of 1/100 at exponent 1): 18,874,368 FLOPs at 0.5 x 0.01 of
+ * the peak, 377,487.36 ns.  Winograd: 2 x 2 x 2 = 8 output tiles by 64
+ * filters over 128 channels, 36 products each, 4,718,592 FLOPs at 1 x
+ * 0.01 of the peak, 47,185.92 ns, plus its transforms' traffic, 1e6 +
+ * 4 x 2 x 36 x 8 x (128 + 64) bytes at 0.5 of 1000 GB/s, 2,884.736 ns:
+ * 50,070.656 ns.  Soft minimum at exponent 1: 1 / (1 / 377,487.36 +
+ * 1 / 50,070.656) = 44,206.96 ns.  A 7 x 7 output pads to the same
+ * Winograd tiles; stride 2, a 1 x 1 filter or no geometry leave the
+ * implicit GEMM alone. */
+START_TEST(shape_winograd_hand_computed)
+{
+	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
+	struct conv_params p = hand_params();
+	p.shape_eff = 0.5;
+	p.shape_bw_eff = 0.5;
+	p.shape_wino_eff = 1;
+	p.shape_softmin = 1;
+	struct pred_kernel k = conv_kernel(NULL, 2 * 8 * 8, 1e6);
+	k.conv = (struct pred_conv){.r = 3, .s = 3, .p = 8, .q = 8, .unit = 1};
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 44206.96, 1e-2);
+	struct pred_result r;
+	ck_assert_int_eq(conv_predict(&k, NULL, &g, &p, 0, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 44206.96, 1e-2);
+	/* no Winograd term: the implicit GEMM alone */
+	struct pred_kernel ku = k;
+	ku.conv.unit = 0;
+	ck_assert_double_eq_tol(conv_model_ns(&ku, &g, &p, 0), 377487.36, 1e-2);
+	ku = k;
+	memset(&ku.conv, 0, sizeof ku.conv);
+	ck_assert_double_eq_tol(conv_model_ns(&ku, &g, &p, 0), 377487.36, 1e-2);
+	p.shape_wino_eff = 0;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 377487.36, 1e-2);
+	p.shape_wino_eff = 1;
+	/* 7 x 7 outputs: the implicit GEMM's 98 rows pad to 128 (the same
+	 * time at padding exponent 0), Winograd's tiles are the same 8 */
+	k = conv_kernel(NULL, 2 * 7 * 7, 1e6);
+	k.conv = (struct pred_conv){.r = 3, .s = 3, .p = 7, .q = 7, .unit = 1};
+	double ti = 2.0 * 98 * 64 * 1152 / 10e12 / 0.005 * 1e9;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 1 / (1 / ti + 1 / 50070.656), 1e-2);
+	/* a named kernel with an origin time is the ratio's: no Winograd term */
+	k.name = "cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1";
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), ti, 1e-2);
+}
+END_TEST
+
 /* auto without an origin time (a config's convolution) takes the model
  * from the shape, the time shape_form_hand_computed works out by hand:
  * 128 x 200 output pixels by 64 filters over 1152 taps on 100 SMs of
@@ -745,6 +793,7 @@ int main(void)
 	tcase_add_test(tc, fit_learns_target_algorithm);
 	tcase_add_test(tc, shape_form_hand_computed);
 	tcase_add_test(tc, auto_from_shape);
+	tcase_add_test(tc, shape_winograd_hand_computed);
 	tcase_add_test(tc, fit_shape_recovers_constants);
 	tcase_add_test(tc, pull_toward_shape);
 	tcase_add_test(tc, fit_pull_recovers_exponent);
