@@ -19,8 +19,10 @@
  *      as a ratio when an origin time exists.
  *   3. a convolution the convolution model describes (conv.c: FP32 with
  *      its implicit GEMM's shape): the model, as a ratio when an origin
- *      time exists, else from the shape alone; another convolution with
- *      an origin time and known FLOPs and bytes: the roofline ratio.
+ *      time exists (across architectures a whole convolution's pulled
+ *      toward the model's shape time: predict.c, conv_pull()), else from
+ *      the shape alone; another convolution with an origin time and known
+ *      FLOPs and bytes: the roofline ratio.
  *   4. any other kernel with an origin time: Habitat's wave scaling.
  *   5. otherwise the roofline.
  *
@@ -52,9 +54,11 @@
  *     kernels/conv`: NeuSight's FP32 sweep, about 4,950 shapes on P4, P100,
  *     T4, V100, each architecture out of every fit; mean of the per-pair
  *     MAPE): from another GPU's time the convolution model's ratio 14.3%,
+ *     pulled toward its shape time across architectures (auto) 13.1%,
  *     the roofline ratio 21.1%, the FLOP/s ratio 21.1%; per held-out
- *     architecture P100 14.7 / 20.4%, P4 15.1 / 21.3%, T4 13.6 / 21.1%,
- *     V100 13.8 / 21.5% (model / roofline ratio).  From the shape alone
+ *     architecture P100 14.7 / 14.8 / 20.4%, P4 15.1 / 13.7 / 21.3%, T4
+ *     13.6 / 11.6 / 21.1%, V100 13.8 / 12.3 / 21.5% (ratio / pulled /
+ *     roofline ratio).  From the shape alone
  *     (no origin time: a config's convolution) the model's own time
  *     22.8% against the roofline's 43.6%: P100 25.5 / 43.6%, P4 24.2 /
  *     41.1%, T4 18.7 / 47.8%, V100 22.9 / 42.0% (docs/conv.md).  Other

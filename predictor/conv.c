@@ -664,6 +664,25 @@ int conv_pull(const struct pred_kernel *k, const struct gpu_spec *origin,
 	return 0;
 }
 
+int conv_whole(const struct pred_kernel *k)
+{
+	if (!k || k->op != PRED_OP_CONV)
+		return 0;
+	if (!k->name || strchr(k->name, ';'))
+		return 1;
+	/* Named positively: cuDNN's implicit-GEMM kernels (scudnn_128x64_...,
+	 * implicit_convolve_sgemm, precomputed_convolve_sgemm) and its fused
+	 * Winograd are the convolution; anything else launched under the
+	 * call (computeoffsetskernel, a layout transpose, the unrolling and
+	 * SGEMM of the GEMM algorithm, Winograd's transforms, FFT's steps)
+	 * is a part of it. */
+	enum conv_algo a = conv_algo_of(k->name);
+	return a == CONV_ALGO_WINOGRAD ||
+	       (a == CONV_ALGO_IGEMM && (has(k->name, "scudnn") ||
+					 has(k->name, "implicit_convolve") ||
+					 has(k->name, "precomputed_convolve")));
+}
+
 int conv_fit_pull(const struct conv_sample *s, size_t n, struct conv_params *p, double *rms_log)
 {
 	size_t m = n ? n : 1, npair = 0, used = 0;

@@ -128,6 +128,14 @@ int conv_pull(const struct pred_kernel *k, const struct gpu_spec *origin,
 	      const struct gpu_spec *target, const struct conv_params *p, int floor,
 	      struct pred_result *out);
 
+/* 1 when k's time is a whole convolution's, the time conv_pull()'s shape
+ * model stands for: an operator's time (no name, or a list of kernels
+ * separated by ';', as NeuSight's timings name them), or a kernel of
+ * cuDNN's one-kernel algorithms (implicit GEMM, fused Winograd); 0 for a
+ * part of one (an SGEMM, a Winograd transform, an FFT step: each
+ * carries the whole convolution's shape, whose time is not its own). */
+int conv_whole(const struct pred_kernel *k);
+
 /* One convolution measured on two GPUs, for fitting: the kernel as the
  * origin recorded it (name, shape, FLOPs, bytes, k.origin_ns), the two
  * GPUs and the target's time. */

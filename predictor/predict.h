@@ -146,7 +146,8 @@ struct pred_result {
 	/* How ns follows the origin time: as origin_ns^(1 - pull).  0: in
 	 * proportion (every method, and `auto` within an architecture); 1 - a
 	 * where `auto` pulled a tile-model kernel toward the model's own time
-	 * across architectures (struct pred_shrink).  A caller that scales ns
+	 * across architectures (struct pred_shrink), the convolution
+	 * constants' shape_pull where it pulled a convolution (conv_pull()).  A caller that scales ns
 	 * to another launch of the same kernel, measured d instead of
 	 * origin_ns, takes ns x (d / origin_ns)^(1 - pull) (analyze.c). */
 	double pull;
@@ -161,6 +162,10 @@ struct pred_result {
 struct pred_shrink {
 	double gemm;                  /* a for FP32 GEMMs (the tile model's)     */
 	double vector;                /* a for FP32 elementwise, softmax, norm   */
+	int conv_pull;                /* 1: a whole convolution's ratio is pulled
+				       * toward the model's shape time by the
+				       * convolution constants' own shape_pull
+				       * (conv_pull(), conv.h); 0: the ratio     */
 };
 /* The compiled-in exponents (fitted on NeuSight's five architectures,
  * predict.c), and 1 everywhere: the ratio form, linear in the origin's

@@ -656,6 +656,83 @@ START_TEST(pull_toward_shape)
 }
 END_TEST
 
+/* Which kernels are a whole convolution (conv_whole()), and auto's pull
+ * of those across architectures: pull_toward_shape's case through a
+ * predictor, 977,228.08 ns by its hand arithmetic, where the ratio is
+ * 1e6 ns (the two made-up GPUs differ only in compute capability).  A
+ * part of a convolution, or the gate's linear predictor, keeps the
+ * ratio. */
+START_TEST(auto_pulls_whole_convolutions)
+{
+	static const struct {
+		const char *name;
+		int whole;
+	} names[] = {
+		{NULL, 1},
+		{";void cask_cudnn_infer::computeoffsetskernel<false, false>(cask_cudnn_infer::"
+		 "computeoffsetsparams);cudnn_infer_volta_scudnn_128x32_relu_medium_nn_v1", 1},
+		{"cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1", 1},
+		{"cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1", 1},
+		{"void cudnn::detail::implicit_convolve_sgemm<float, float, 128, 5, 5>(int)", 1},
+		{"void cask_cudnn_infer::computeoffsetskernel<false, false>(cask_cudnn_infer::"
+		 "computeoffsetsparams)", 0},
+		{"volta_sgemm_64x64_nn", 0},
+		{"void cudnn::winograd_nonfused::winogradForwardData4x4<float, float>("
+		 "cudnn::winograd_nonfused::WinogradDataParams<float, float>)", 0},
+		{"void fft2d_r2c_32x32<float, false, 1u, false>(float2 *)", 0},
+		{"void nchwToNhwcKernel<float, float, float, true, false>(int)", 0},
+	};
+	struct pred_kernel k;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		k = conv_kernel(names[i].name, 128 * 200, 1e6);
+		ck_assert_msg(conv_whole(&k) == names[i].whole, "%s", names[i].name);
+	}
+	k.op = PRED_OP_GEMM;
+	k.name = NULL;
+	ck_assert_int_eq(conv_whole(&k), 0);
+
+	struct gpu_spec o = fake_gpu("o", 100, 10, 1000, 0), g = fake_gpu("g", 100, 10, 1000, 0);
+	struct conv_params p = hand_params();
+	p.shape_eff = 0.5;
+	p.shape_ramp_flop = 1e9;
+	p.shape_pad_pow = 1;
+	p.shape_bw_eff = 0.5;
+	p.shape_pull = 0.5;
+	g.cc = 61;
+	struct pred_config pc = {.conv = &p}, pl = {.conv = &p, .shrink = &pred_shrink_full};
+	struct predictor *pr, *lin;
+	char err[128];
+	ck_assert_int_eq(predictor_new(&pc, &pr, err, sizeof err), 0);
+	ck_assert_int_eq(predictor_new(&pl, &lin, err, sizeof err), 0);
+	struct pred_result r;
+	k = conv_kernel("cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1", 128 * 200, 1e6);
+	k.origin_ns = 1e6;
+	ck_assert_int_eq(predict_kernel(pr, &k, &o, &g, PRED_AUTO, &r), 0);
+	ck_assert_int_eq(r.method, PRED_CONV);
+	ck_assert_double_eq_tol(r.ns, 977228.08, 1e-2);
+	ck_assert_double_eq_tol(r.pull, 0.5, 1e-12);
+	/* --method conv, the gate's predictor, one architecture: the ratio */
+	ck_assert_int_eq(predict_kernel(pr, &k, &o, &g, PRED_CONV, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);
+	ck_assert_int_eq(predict_kernel(lin, &k, &o, &g, PRED_AUTO, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);
+	ck_assert_double_eq(r.pull, 0);
+	g.cc = 70;
+	ck_assert_int_eq(predict_kernel(pr, &k, &o, &g, PRED_AUTO, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);
+	g.cc = 61;
+	/* the SGEMM of a non-fused Winograd: a part, the ratio (1e6: the
+	 * GPUs are alike) */
+	k.name = "volta_sgemm_64x64_nn";
+	ck_assert_int_eq(predict_kernel(pr, &k, &o, &g, PRED_AUTO, &r), 0);
+	ck_assert_int_eq(r.method, PRED_CONV);
+	ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);
+	ck_assert_double_eq(r.pull, 0);
+	predictor_free(pr);
+	predictor_free(lin);
+}
+END_TEST
+
 /* Measured times made as S^0.3 x R^0.7 on pairs of two architectures
  * (plus pairs within one, which must not count): the fitted pull is 0.3. */
 START_TEST(fit_pull_recovers_exponent)
@@ -771,7 +848,19 @@ START_TEST(trace_path_uses_conv_predict)
 	k.grid[1] = 2;
 	k.grid[2] = 1;
 	k.origin_ns = 1e6;
+	k.conv = (struct pred_conv){.r = 3, .s = 3, .p = 56, .q = 56, .unit = 1};
 	ck_assert_int_eq(conv_predict(&k, v100, t4, NULL, 0, &want), 0);
+	/* auto pulls a whole convolution across architectures toward the
+	 * shape's time, which needs the descriptor's geometry (Winograd) */
+	double ratio = want.ns;
+	ck_assert_int_eq(conv_pull(&k, v100, t4, NULL, 0, &want), 0);
+	ck_assert(fabs(want.ns / ratio - 1) > 1e-3);
+	struct pred_kernel kg = k;
+	struct pred_result nogeo;
+	memset(&kg.conv, 0, sizeof kg.conv);
+	ck_assert_int_eq(conv_predict(&kg, v100, t4, NULL, 0, &nogeo), 0);
+	ck_assert_int_eq(conv_pull(&kg, v100, t4, NULL, 0, &nogeo), 0);
+	ck_assert(fabs(nogeo.ns / want.ns - 1) > 1e-3);
 	ck_assert_msg(fabs(a->targets[0].kernel_ns / want.ns - 1) < 1e-9,
 		      "trace %.1f ns, conv_predict %.1f ns", a->targets[0].kernel_ns, want.ns);
 	analysis_free(a);
@@ -796,6 +885,7 @@ int main(void)
 	tcase_add_test(tc, shape_winograd_hand_computed);
 	tcase_add_test(tc, fit_shape_recovers_constants);
 	tcase_add_test(tc, pull_toward_shape);
+	tcase_add_test(tc, auto_pulls_whole_convolutions);
 	tcase_add_test(tc, fit_pull_recovers_exponent);
 	tcase_add_test(tc, trace_path_uses_conv_predict);
 	suite_add_tcase(su, tc);
