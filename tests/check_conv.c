@@ -52,6 +52,20 @@ static struct conv_params hand_params(void)
 	return p;
 }
 
+/* hand_params() with the shape form's constants of the hand-computed
+ * shape tests: shape_eff 0.5, a ramp of 1e9 FLOPs, padding exponent 1,
+ * half the bandwidth, a 30 us floor. */
+static struct conv_params shape_params(void)
+{
+	struct conv_params p = hand_params();
+	p.shape_eff = 0.5;
+	p.shape_ramp_flop = 1e9;
+	p.shape_pad_pow = 1;
+	p.shape_bw_eff = 0.5;
+	p.shape_floor_ns = 30000;
+	return p;
+}
+
 /* A 3x3 convolution of C 128 into K 64 channels, m output pixels. */
 static struct pred_kernel conv_kernel(const char *name, uint64_t m, double bytes)
 {
@@ -434,12 +448,7 @@ END_TEST
 START_TEST(shape_form_hand_computed)
 {
 	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
-	struct conv_params p = hand_params();
-	p.shape_eff = 0.5;
-	p.shape_ramp_flop = 1e9;
-	p.shape_pad_pow = 1;
-	p.shape_bw_eff = 0.5;
-	p.shape_floor_ns = 30000;
+	struct conv_params p = shape_params();
 	struct pred_kernel k = conv_kernel(NULL, 128 * 200, 1e6);
 	struct pred_result r;
 	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 954974.72, 1e-2);
@@ -526,12 +535,7 @@ END_TEST
 START_TEST(auto_from_shape)
 {
 	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
-	struct conv_params p = hand_params();
-	p.shape_eff = 0.5;
-	p.shape_ramp_flop = 1e9;
-	p.shape_pad_pow = 1;
-	p.shape_bw_eff = 0.5;
-	p.shape_floor_ns = 30000;
+	struct conv_params p = shape_params();
 	struct pred_config pc = {.conv = &p};
 	struct predictor *pr;
 	char err[128];
@@ -620,11 +624,7 @@ END_TEST
 START_TEST(pull_toward_shape)
 {
 	struct gpu_spec o = fake_gpu("o", 100, 10, 1000, 0), g = fake_gpu("g", 100, 10, 1000, 0);
-	struct conv_params p = hand_params();
-	p.shape_eff = 0.5;
-	p.shape_ramp_flop = 1e9;
-	p.shape_pad_pow = 1;
-	p.shape_bw_eff = 0.5;
+	struct conv_params p = shape_params();
 	p.shape_pull = 0.5;
 	g.cc = 61;
 	struct pred_kernel k = conv_kernel("cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
@@ -692,11 +692,7 @@ START_TEST(auto_pulls_whole_convolutions)
 	ck_assert_int_eq(conv_whole(&k), 0);
 
 	struct gpu_spec o = fake_gpu("o", 100, 10, 1000, 0), g = fake_gpu("g", 100, 10, 1000, 0);
-	struct conv_params p = hand_params();
-	p.shape_eff = 0.5;
-	p.shape_ramp_flop = 1e9;
-	p.shape_pad_pow = 1;
-	p.shape_bw_eff = 0.5;
+	struct conv_params p = shape_params();
 	p.shape_pull = 0.5;
 	g.cc = 61;
 	struct pred_config pc = {.conv = &p}, pl = {.conv = &p, .shrink = &pred_shrink_full};
