@@ -298,7 +298,16 @@
  *    split K: the shape-only V100 16.0 -> 13.0 %, but the ratio mean 10.8
  *    -> 11.9 (V100 -> T4 15.0 -> 18.4, T4 -> V100 13.0 -> 12.2, H20 <->
  *    H800 9.0 / 9.1 -> 10.1 / 11.1 through the refitted constants, A40
- *    -> A100 9.8 -> 10.1, A100 -> A40 9.0 -> 9.5).
+ *    -> A100 9.8 -> 10.1, A100 -> A40 9.0 -> 9.5);
+ *  - split K as stream-K does (SMs / tiles slices) for every FP16/BF16
+ *    GEMM whose tiles do not fill the SMs, not for the small-M tiles
+ *    alone: Vidur's A100 from its A40 at 65-256 rows came out +11.0 %
+ *    slow (at 129-256 rows and N 5120, 2 x 40 tiles of 128 x 128 leave 28
+ *    of the A100's 108 SMs idle, 4 of the A40's 84) and goes to +0.4
+ *    (the 65-256 rows' error 17.5 -> 14.7 %), but over all their rows
+ *    the A100 stays at 9.8 %, the A40 9.0 -> 9.3 and, through the
+ *    refitted constants, the H20 and the H800 over all of PipeWeave's
+ *    rows 9.0 / 9.1 -> 9.8 / 10.8.
  */
 #include "predictor/tcgemm.h"
 
