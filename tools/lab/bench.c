@@ -591,9 +591,10 @@ enum bench_opt {
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
 	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAX_FORM, BO_MAMF,
 	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_SHRINK, BO_GEMM_DATA,
+	BO_COMPILED,
 	BO_HELP, BO_COUNT
 };
-#define BO(x) (1u << BO_##x)
+#define BO(x) (1ull << BO_##x)
 #define BO_VAL 256        /* getopt_long's value of option i is BO_VAL + i */
 
 static const struct option bench_long_opts[] = {
@@ -629,6 +630,7 @@ static const struct option bench_long_opts[] = {
 	{"heldout-conv", no_argument, NULL, BO_VAL + BO_HELDOUT_CONV},
 	{"shrink", required_argument, NULL, BO_VAL + BO_SHRINK},
 	{"gemm-data", required_argument, NULL, BO_VAL + BO_GEMM_DATA},
+	{"compiled", required_argument, NULL, BO_VAL + BO_COMPILED},
 	{"help", no_argument, NULL, BO_VAL + BO_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -640,7 +642,7 @@ _Static_assert(sizeof bench_long_opts / sizeof bench_long_opts[0] == BO_COUNT + 
  * it takes operands, and what runs it. */
 static const struct bench_cmd {
 	const char *name;
-	unsigned opts;
+	unsigned long long opts;
 	int operands;
 	int (*run)(const struct bench_args *a);
 } bench_cmds[] = {
@@ -657,7 +659,8 @@ static const struct bench_cmd {
 	{"conv", BO(DATA) | BO(EMIT) | BO(DUMP), 0, bench_conv_main},
 	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
-	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA), 0, bench_serving_main},
+	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA) | BO(COMPILED), 0,
+	 bench_serving_main},
 	{"cpu", BO(DATA), 0, bench_cpu_main},
 	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
 		    BO(ROWS), 0, bench_profile_main},
@@ -685,7 +688,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 				cmd->name, argv[optind - 1], cmd->name);
 			return surfer_exit_code(SURFER_EINVAL);
 		}
-		if (id != BO_HELP && !(cmd->opts & (1u << id))) {
+		if (id != BO_HELP && !(cmd->opts & (1ull << id))) {
 			fprintf(stderr, PROG ": %s: no option '--%s'; see " PROG " %s --help\n",
 				cmd->name, bench_long_opts[id].name, cmd->name);
 			return surfer_exit_code(SURFER_EINVAL);
@@ -723,6 +726,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_HELDOUT_CONV: a->heldout_conv = 1; break;
 		case BO_SHRINK: a->shrink = optarg; break;
 		case BO_GEMM_DATA: a->gemm_data = optarg; break;
+		case BO_COMPILED: a->compiled = optarg; break;
 		case BO_HELP: a->help = 1; break;
 		case BO_COUNT: break;
 		}
