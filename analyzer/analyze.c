@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "predictor/comm.h"
+#include "predictor/power.h"
 #include "analyzer/ktable.h"
 #include "analyzer/timeline.h"
 #include "trace/hmap.h"
@@ -1364,12 +1365,13 @@ static int an_origin(struct an_ctx *c)
 	return 0;
 }
 
-/* The share of its TDP a target runs at under a power limit of cap_w
- * watts (the trace header's power_limit_w): 1 where there is no limit, the
- * board's TDP is unknown or the limit is not below it. */
+/* The share of its SM clock a target keeps under a power limit of cap_w
+ * watts (the trace header's power_limit_w): 1 where there is no limit,
+ * the board's TDP is unknown or the limit is not below it
+ * (power_cap_clock_share). */
 static double an_power_share(const struct gpu_spec *g, double cap_w)
 {
-	return cap_w > 0 && g->tdp_w && cap_w < g->tdp_w ? cap_w / g->tdp_w : 1;
+	return power_cap_clock_share(cap_w, g->tdp_w);
 }
 
 static int an_run(const char *path, const void *buf, size_t len,
@@ -1419,14 +1421,12 @@ static int an_run(const char *path, const void *buf, size_t len,
 	 * at W below its TDP (the header's power_limit_w, a built step's
 	 * --power-limit): GPU Boost lowers the SM clock until the board draws
 	 * W, the memory clock stays (training-stacks.md sec. 9: RTX 3090 at
-	 * 315 W, memory clock constant).  The compute rate is taken in
-	 * proportion to the power, as the FP32 cap (tile.c) takes it: a GEMM
-	 * that holds the board at its TDP runs W/TDP as fast at W.  The public
-	 * points agree within their spread: H200 NVL at 600 W runs the TE 5B
-	 * config's BF16 GEMMs at 0.90 of the 700 W H100's rate per peak (0.86
-	 * by the ratio); GB300 at 500 W of 1400 W, 617 against 1600-2174
-	 * TFLOP/s (0.28-0.39, the ratio 0.36); "10-15%" slower steps for H100
-	 * at 600 W (0.86).  Memory-bound kernels keep their bandwidth. */
+	 * 315 W, memory clock constant).  Every compute peak, FP32 and tensor
+	 * cores alike, takes the clock share power_cap_clock_share() gives
+	 * (predictor/power.c: the cube root of the cap near the TDP, in
+	 * proportion to it below the voltage floor, with the measurements);
+	 * memory-bound kernels keep their bandwidth and, drawing less than
+	 * the cap, their clock (vecop.c undoes the cap's share). */
 	const struct trace_header *hd = trace_reader_header(c.r);
 	double cap_w = hd->power_limit_w;
 	c.a->world_size = hd->world_size;

@@ -91,3 +91,49 @@ double power_sustained_fraction(const struct gpu_spec *g, double pj16, enum powe
 	double s = 2.0 * g->tdp_w / (gpu_fp32_simt_tflops(g) * 1e12 * e);
 	return s < 1 ? s : 1;
 }
+
+/*
+ * The power cap of a board run below its TDP (power.h).  Dynamic power is
+ * C V^2 f; GPU Boost lowers the clock, and with it the voltage along the
+ * part's V-F curve, until the board draws the cap.  Above the voltage
+ * floor V follows f and the power goes as f^3, so the clock goes as the
+ * cube root of the cap; below the floor only f moves and the clock goes
+ * in proportion to the power, as in the FP32 cap above (a constant energy
+ * per core-cycle).  Static power is left out, as the FP32 cap leaves it
+ * out.  The floor is bounded by the within-board measurements there are
+ * (training-stacks.md sec. 9):
+ *  - an RTX 3090 capped at 315 of 350 W (0.90) ran prefill 3 % slower:
+ *    the cube root gives 0.965, the proportion 0.90, so a 0.90 cap is
+ *    still above the floor: POWER_VFLOOR_W <= 0.90;
+ *  - a GB300 capped at 500 of 1400 W (0.357) ran cuBLAS GEMMs at 617
+ *    TFLOP/s against 1600-2174 uncapped (0.28-0.39): the cube root would
+ *    give 0.71, the proportion below the floor 0.357 / POWER_VFLOOR_W^(2/3)
+ *    <= 0.39 needs POWER_VFLOOR_W >= 0.877.
+ * POWER_VFLOOR_W = 0.90 takes the first bound (the GB300 then at 0.383).  Other
+ * public points agree within their spread: an H200 NVL at 600 of 700 W
+ * (0.857: 0.92 here) ran TE's BF16 GEMMs at 0.90 of the 700 W H100's rate
+ * per peak; "10-15 %" slower steps for H100 at 600 W (unverified) against
+ * 0.92 of the GEMM rate here.  Not used, because they compare different
+ * boards: the A100 PCIe (300 W) reaches 0.93 of the SXM's (400 W) matmul
+ * rate at the same peak clock (0.80 here; the SXM's GEMMs need not draw
+ * its 400 W), and the tensor-core model's cross-GPU power rule
+ * (tcgemm.c: share ~ (W / peak)^0.28, fitted across boards whose boost
+ * clocks their makers chose for their TDP), which would keep the GB300 at
+ * 0.75 at 500 W against the measured 0.28-0.39.
+ */
+double power_cap_clock_share(double cap_w, double tdp_w)
+{
+	if (!(cap_w > 0) || !(tdp_w > 0) || !(cap_w < tdp_w))
+		return 1;
+	double w = cap_w / tdp_w, fv = cbrt(POWER_VFLOOR_W), f;
+	f = w >= POWER_VFLOOR_W ? cbrt(w) : w / (fv * fv);
+	return f > POWER_CAP_MIN_SHARE ? f : POWER_CAP_MIN_SHARE;
+}
+
+double power_capped_share(const struct gpu_spec *g)
+{
+	const struct gpu_spec *row = g && g->id ? gpu_find(g->id) : NULL;
+	if (!row || row == g || !g->tdp_w || !(g->tdp_w < row->tdp_w))
+		return 1;
+	return power_cap_clock_share(g->tdp_w, row->tdp_w);
+}

@@ -50,4 +50,34 @@ double power_cap_pj(const struct gpu_spec *g, enum power_node_rule r);
  * pj16); 1 when pj16 <= 0 (no cap). */
 double power_sustained_fraction(const struct gpu_spec *g, double pj16, enum power_node_rule r);
 
+/* A board capped below its TDP (--power-limit, a trace header's
+ * power_limit_w): the clock GPU Boost leaves a compute-bound kernel.
+ * Dynamic power is clock x voltage^2 and the voltage follows the clock
+ * down to the part's floor, so a cap takes the clock as the cube root of
+ * the power near the TDP and in proportion to it below the floor (the
+ * FP32 cap's constant energy per core-cycle, power.c).  POWER_VFLOOR_W is
+ * the share of the TDP at which the voltage stops falling: the clock
+ * there is its cube root (power.c gives the measurements that bound it). */
+#define POWER_VFLOOR_W 0.90
+
+/* The share of its uncapped SM clock a board of TDP tdp_w keeps under a
+ * compute-bound load when capped at cap_w watts: w^(1/3) with w = cap / TDP
+ * down to POWER_VFLOOR_W, then w / POWER_VFLOOR_W^(2/3) (the two meet
+ * there); 1 when there is no cap
+ * (cap_w <= 0), no TDP or the cap is not below it; at least
+ * POWER_CAP_MIN_SHARE.  Every compute peak (FP32 cores and tensor cores
+ * alike) takes it; the memory clock does not (power_capped_share). */
+double power_cap_clock_share(double cap_w, double tdp_w);
+
+/* The smallest share power_cap_clock_share() returns (a cap near 0 W). */
+#define POWER_CAP_MIN_SHARE 0.05
+
+/* The share of the table's clock a power cap took from g: g's TDP below
+ * its table row's (a copy of the row capped at g->tdp_w, the analyzer's
+ * derated targets) gives power_cap_clock_share(g->tdp_w, row's TDP); 1
+ * for a table row, an uncapped copy or an unknown id.  A memory-bound
+ * kernel draws less than the cap, so GPU Boost does not lower its clock:
+ * vecop.c divides it out. */
+double power_capped_share(const struct gpu_spec *g);
+
 #endif

@@ -3,7 +3,8 @@
  * bytes it derives from a shape, the streaming rate, hand-computed times on
  * a made-up GPU and on the A40 of the database, the ratio form, the SM
  * term of the two-limit form, the fits recovering known constants, what
- * it refuses, and `auto` choosing it for 16-bit vector kernels only.
+ * it refuses, `auto` choosing it for 16-bit vector kernels only, and the
+ * power cap (power.c) that leaves its kernels alone.
  */
 #include <check.h>
 #include <math.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "predictor/choose.h"
+#include "predictor/power.h"
 #include "predictor/vecop.h"
 #include "tests/check_run.h"
 
@@ -304,6 +306,68 @@ START_TEST(auto_rule)
 }
 END_TEST
 
+/* The power cap (predictor/power.c): the clock share is the cube root of
+ * w = cap / TDP down to the voltage floor at w = 0.90, then w over
+ * 0.90^(2/3) = 0.932170; by hand: an RTX 3090 at 315 of 350 W 0.9^(1/3) =
+ * 0.965489, a GB300 at 500 of 1400 W 0.357143 / 0.932170 = 0.383131, an
+ * H100 at 500 of 700 W 0.714286 / 0.932170 = 0.766261 (the linear rule
+ * gave 0.714). */
+START_TEST(power_cap)
+{
+	ck_assert_double_eq_tol(power_cap_clock_share(315, 350), 0.965489, 1e-6);
+	ck_assert_double_eq_tol(power_cap_clock_share(500, 1400), 0.383131, 1e-6);
+	ck_assert_double_eq_tol(power_cap_clock_share(500, 700), 0.766261, 1e-6);
+	/* continuous at the floor: both sides give 0.965489 there */
+	ck_assert_double_eq_tol(power_cap_clock_share(900.001, 1000), 0.965489, 1e-6);
+	ck_assert_double_eq_tol(power_cap_clock_share(899.999, 1000), 0.965489, 1e-6);
+	/* below the floor, in proportion: half the cap, half the clock */
+	ck_assert_double_eq_tol(power_cap_clock_share(300, 1000) / power_cap_clock_share(600, 1000),
+				0.5, 1e-12);
+	/* no cap, no TDP, a cap at or above the TDP: the full clock */
+	ck_assert_double_eq(power_cap_clock_share(0, 700), 1);
+	ck_assert_double_eq(power_cap_clock_share(500, 0), 1);
+	ck_assert_double_eq(power_cap_clock_share(700, 700), 1);
+	ck_assert_double_eq(power_cap_clock_share(900, 700), 1);
+	/* a cap near nothing keeps the floor share, never 0 */
+	ck_assert_double_eq(power_cap_clock_share(1, 700), POWER_CAP_MIN_SHARE);
+}
+END_TEST
+
+/* A copy of a table row capped as the analyzer caps its targets (clock
+ * scaled by the share, TDP set to the cap): its compute clock falls, the
+ * vector kernels' SM term keeps the row's clock (a memory-bound kernel
+ * does not draw the cap), so their time does not move. */
+START_TEST(capped_copy)
+{
+	const struct gpu_spec *h100 = gpu_find("h100-sxm");
+	ck_assert_ptr_nonnull(h100);
+	ck_assert_uint_eq(h100->tdp_w, 700);
+	struct gpu_spec cap;
+	double f = 0.766261;
+	gpu_derate_compute(h100, f, &cap);
+	cap.tdp_w = 500;
+	ck_assert_double_eq_tol(power_capped_share(&cap), f, 1e-6);
+	ck_assert_double_eq(power_capped_share(h100), 1);
+	ck_assert_uint_lt(cap.boost_clock_mhz, h100->boost_clock_mhz);
+	/* the clock is rounded to a MHz in the copy: 1 in 1500 at most */
+	ck_assert_double_eq_tol(vecop_sm_ghz(&cap) / vecop_sm_ghz(h100), 1, 1e-3);
+	struct pred_kernel k = vec(PRED_OP_NORM, GPU_DT_BF16, 8192, 4096);
+	double t0 = vecop_model_ns(&k, h100, NULL), t1 = vecop_model_ns(&k, &cap, NULL);
+	ck_assert(t0 > 0);
+	ck_assert_double_eq_tol(t1 / t0, 1, 1e-4);
+	/* a copy with the row's TDP (a paced, uncapped target) keeps its
+	 * derated clock in the term */
+	struct gpu_spec paced;
+	gpu_derate_compute(h100, 0.9, &paced);
+	ck_assert_double_eq(power_capped_share(&paced), 1);
+	ck_assert_double_eq_tol(vecop_sm_ghz(&paced) / vecop_sm_ghz(h100), 0.9, 1e-3);
+	/* a made-up GPU (no row of its id) is never taken for a capped copy */
+	struct gpu_spec g = fake_gpu("vg", 1000);
+	g.tdp_w = 100;
+	ck_assert_double_eq(power_capped_share(&g), 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("vecop");
@@ -317,6 +381,8 @@ int main(void)
 	tcase_add_test(tc, sm_term);
 	tcase_add_test(tc, fit_sm_recovers);
 	tcase_add_test(tc, auto_rule);
+	tcase_add_test(tc, power_cap);
+	tcase_add_test(tc, capped_copy);
 	suite_add_tcase(su, tc);
 	return check_run(su);
 }

@@ -311,9 +311,11 @@ assert "h100-sxm" in t and "t4" not in t, sorted(t)
 PY
 check "--power-limit 300 --all-targets: the H100 predicted, the 70 W T4 left out" $?
 # The H100 of torchtitan's published runs, named as a user would, capped as
-# they ran it: 500 of its 700 W.  The GEMMs (compute-bound) take 700 / 500
-# as long, the element-wise kernels (memory-bound) within a few percent
-# (the memory clock stays; only the vector model's SM-issue term moves).
+# they ran it: 500 of its 700 W.  The GEMMs (compute-bound) take 1 / 0.766
+# as long (the clock 500 / 700 leaves below the voltage floor at 0.90 of
+# the TDP: 0.714 / 0.90^(2/3), predictor/power.c; a few of them partly
+# memory-bound), the element-wise kernels (memory-bound: the memory clock
+# stays, and they do not draw the cap) as long as uncapped.
 for cap in "" "--power-limit 500"; do
 	"$BIN" --model llama-3-8b --mode training --batch 1 --seq 2048 --dtype bf16 --attention flash \
 		--optimizer adamw-fused --target "H100 96GB" $cap --top 0 --json \
@@ -330,11 +332,12 @@ def ops(path):
         t[k["op"]] = t.get(k["op"], 0) + k["predicted_ms"]
     return p["iteration_ms"], t
 (i0, o0), (i5, o5) = ops(sys.argv[1]), ops(sys.argv[2])
-assert abs(o5["gemm"] / o0["gemm"] - 700 / 500) < 0.01 * 1.4, (o0["gemm"], o5["gemm"])
-assert 1 <= o5["elementwise"] / o0["elementwise"] < 1.05, (o0["elementwise"], o5["elementwise"])
+f = (500 / 700) / 0.9 ** (2 / 3)
+assert 0.98 / f < o5["gemm"] / o0["gemm"] <= 1 / f + 1e-9, (o0["gemm"], o5["gemm"], 1 / f)
+assert abs(o5["elementwise"] / o0["elementwise"] - 1) < 1e-3, (o0["elementwise"], o5["elementwise"])
 assert i5 > i0, (i0, i5)
 PY
-check "H100 96GB at 500 W: GEMMs 1.4x as long, element-wise kernels within 5 %" $?
+check "H100 96GB at 500 W: GEMMs 1.30x as long, element-wise kernels as long as uncapped" $?
 # --plan's header names FP8 training as a run's does (it said bf16, the
 # dtype of what is not a linear)
 "$BIN" --model gpt2 --mode training --batch 8 --dtype fp8 --fp8-recipe rowwise --plan 8 --target h100 \
@@ -977,5 +980,32 @@ check "a pp 1 layout is the same with and without --vpp ($v1, $v2 ms)" $?
 w1=$(row 4 1 4 "$tmp/p1.txt"); w2=$(row 4 1 4 "$tmp/pv.txt")
 [ -n "$w1" ] && [ -n "$w2" ] && awk -v a="$w1" -v b="$w2" 'BEGIN { exit !(b < a) }'
 check "the pp 4 layout is faster interleaved ($w2 < $w1 ms)" $?
+
+# a training step of --grad-accum 4 holds four micro-batches of tokens:
+# the throughput counts them all (it counted one), here and in --plan
+for ga in 1 4; do
+	"$BIN" --model llama-3.2-1b --mode training --batch 2 --seq 1024 --dtype bf16 --attention flash \
+		--optimizer adamw-fused --dp 8 --grad-accum $ga --target h100 --json \
+		>"$tmp/ga$ga.json" 2>/dev/null &&
+		"$BIN" --model llama-3.2-1b --mode training --batch 16 --seq 1024 --dtype bf16 \
+			--attention flash --optimizer adamw-fused --plan 8 --grad-accum $ga --target h100 \
+			--json >"$tmp/gaplan$ga.json" 2>/dev/null
+	check "--grad-accum $ga, run and --plan, exit 0" $?
+done
+python3 - "$tmp/ga1.json" "$tmp/ga4.json" "$tmp/gaplan1.json" "$tmp/gaplan4.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f))["predictions"][0] for f in sys.argv[1:3])
+assert a["tokens_per_iteration"] == 2 * 8 * 1024, a["tokens_per_iteration"]
+assert b["tokens_per_iteration"] == 4 * 2 * 8 * 1024, b["tokens_per_iteration"]
+for p in (a, b):
+    tps = p["tokens_per_iteration"] / (p["iteration_ms"] / 1e3)
+    assert abs(p["tokens_per_s"] / tps - 1) < 1e-6, (p["tokens_per_s"], tps)
+def best(f):
+    l = [l for l in json.load(open(f))["targets"][0]["layouts"] if "iteration_ms" in l][0]
+    return l["tokens_per_s"] * l["iteration_ms"] / 1e3
+assert abs(best(sys.argv[3]) - 16 * 1024) < 1e-3 * 16 * 1024, best(sys.argv[3])
+assert abs(best(sys.argv[4]) - 4 * 16 * 1024) < 1e-3 * 4 * 16 * 1024, best(sys.argv[4])
+PY
+check "--grad-accum 4: four micro-batches' tokens a step, run and --plan" $?
 
 finish "model_cli.sh"

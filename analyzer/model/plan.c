@@ -248,7 +248,9 @@ static void predict_layout(const struct model_config *c, const struct model_cli 
 
 static double tokens_of(const struct model_cli *m)
 {
-	return (double)m->opts.batch * (m->opts.mode == MODEL_DECODE ? 1 : m->opts.seq);
+	const struct model_opts *o = &m->opts;
+	return (double)o->batch * (o->mode == MODEL_DECODE ? 1 : o->seq) *
+	       (o->mode == MODEL_TRAINING && o->grad_accum > 1 ? o->grad_accum : 1);
 }
 
 #define MAX_LAYOUTS 2048

@@ -1023,8 +1023,10 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 				 "%u GPUs; collectives in op 'comm'", o->dp, o->tp, o->pp, o->pp, o->tp);
 	}
 	rm->gpus = gpus;
+	/* a training step runs --grad-accum micro-batches of --batch */
 	rm->tokens_per_iteration = (double)o->batch * o->dp *
-		(generate ? m->new_tokens : o->mode == MODEL_DECODE ? 1 : o->seq);
+		(generate ? m->new_tokens : o->mode == MODEL_DECODE ? 1 : o->seq) *
+		(o->mode == MODEL_TRAINING && o->grad_accum > 1 ? o->grad_accum : 1);
 	if (mo->engine != MODEL_ENGINE_HF) {
 		rm->tokens_per_iteration = serve_tokens(m);
 		if ((rc = serve_timings(&c, m, ao, a, rm)) < 0) {
