@@ -131,6 +131,9 @@ static void usage(FILE *f)
 		"      --optimizer O         none (default), sgd, adamw (foreach) or adamw-fused\n"
 		"      --act-ckpt A          activation checkpointing: none (default), selective\n"
 		"                            or full\n"
+		"      --act-ckpt-layers N   with --act-ckpt full: only the first N layers of\n"
+		"                            each pipeline stage (Megatron's recompute_method\n"
+		"                            block; torchtitan's every k-th block: L / k)\n"
 		"      --grad-accum N        micro-batches of --batch per optimizer step\n"
 		"      --grad-fp32           gradients accumulated in an FP32 buffer (nanotron's\n"
 		"                            accumulate_grad_in_fp32; --stack te: main_grad)\n"
@@ -329,6 +332,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"plan", required_argument, NULL, OPT_MODEL},
 		{"write-trace", required_argument, NULL, OPT_MODEL},
 		{"act-ckpt", required_argument, NULL, OPT_MODEL},
+		{"act-ckpt-layers", required_argument, NULL, OPT_MODEL},
 		{"grad-accum", required_argument, NULL, OPT_MODEL},
 		{"stack", required_argument, NULL, OPT_MODEL},
 		{"precision", required_argument, NULL, OPT_MODEL},

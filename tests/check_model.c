@@ -2555,6 +2555,29 @@ START_TEST(act_ckpt_recompute)
 	double X = b * sl * h * 2;
 	ck_assert_double_lt(mf.activations, m0.activations / 5);
 	ck_assert_double_ge(mf.activations, 12 * X);
+	/* --act-ckpt-layers 3 (Megatron's recompute_method block): the first
+	 * 3 of the 12 layers recomputed, the other 9 as without checkpointing;
+	 * a quarter of full's saving (GPT-2's layers keep the same bytes) */
+	struct model_seq sp;
+	struct model_memory mp;
+	o.ckpt_layers = 3;
+	ck_assert_int_eq(model_build(&c, &o, &sp, NULL, 0), 0);
+	for (int32_t l = 0; l < 12; l++) {
+		double fwd = layer_sum(&s0, l, MODEL_PH_FORWARD, PRED_OP_GEMM, NULL);
+		double bwd0 = layer_sum(&s0, l, MODEL_PH_BACKWARD, PRED_OP_GEMM, NULL);
+		double bwdp = layer_sum(&sp, l, MODEL_PH_BACKWARD, PRED_OP_GEMM, NULL);
+		ck_assert_double_eq_tol(bwdp - bwd0, l < 3 ? fwd : 0, 1);
+	}
+	model_memory(&c, &o, &sp, &mp);
+	ck_assert_double_eq_tol(mp.activations,
+				m0.activations - (m0.activations - mf.activations) / 4,
+				1e-9 * m0.activations);
+	model_seq_release(&sp);
+	/* it chooses layers for full: with selective or none it is refused */
+	char err[160];
+	o.act_ckpt = MODEL_CKPT_SELECTIVE;
+	ck_assert_int_eq(model_build(&c, &o, &sp, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--act-ckpt-layers 3"));
 	model_seq_release(&s0);
 	model_seq_release(&sf);
 	model_seq_release(&ss);
@@ -3068,6 +3091,62 @@ START_TEST(moe_ep_dispatch)
 }
 END_TEST
 
+/* FSDP2 with expert parallelism (torchtitan: the experts sharded over
+ * dp / ep ranks, dp_shard_mod_ep): each MoE layer's unit gathered in two,
+ * its dense parameters over the 128 data-parallel ranks and its 4 local
+ * experts (3 x 7168 x 2048 each: 176160768 parameters, 352321536 BF16
+ * bytes) over dp / ep = 2; their gradients reduce-scattered the same way
+ * in FP32 (704643072 bytes).  The moments: 8 bytes a parameter of the
+ * rank's shard, the dense ones over 128 ranks, the experts' over 2. */
+START_TEST(moe_fsdp_ep)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("deepseek-v3", &c), 0);
+	struct model_opts o = ds_opts(128, 64);
+	o.zero = 3;
+	o.optimizer = MODEL_OPTIM_ADAMW;
+	struct model_seq s;
+	char err[256];
+	ck_assert_msg(model_build(&c, &o, &s, err, sizeof(err)) == 0, "%s", err);
+	const double x = 4.0 * 3 * 7168 * 2048;
+	int ag_x = 0, ag_d = 0, rs_x = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->phase != MODEL_PH_COMM || k->layer < 57 || k->layer > 60)
+			continue;
+		if (k->comm == COMM_ALL_GATHER && k->ranks == 2) {
+			ck_assert_double_eq(k->k.bytes, 2 * x);
+			ag_x++;
+		} else if (k->comm == COMM_ALL_GATHER && k->ranks == 128) {
+			/* MLA (q_a 7168 x 1536 and its norm, q_b 1536 x 128 x
+			 * 192, kv_a 7168 x 576 and its norm, kv_b 512 x 128 x
+			 * 256, o 128 x 128 x 7168), the shared expert (3 x
+			 * 7168 x 2048), the router (7168 x 256) and two norms:
+			 * 232996864 parameters */
+			ck_assert_double_eq_tol(k->k.bytes, 2 * 232996864.0, 2 * 512);
+			ag_d++;
+		} else if (k->comm == COMM_REDUCE_SCATTER && k->ranks == 2) {
+			ck_assert_double_eq(k->k.bytes, 4 * x);
+			rs_x++;
+		}
+	}
+	/* under the pipeline each unit once a step (no regather) */
+	ck_assert_int_eq(ag_x, 4);
+	ck_assert_int_eq(ag_d, 4);
+	ck_assert_int_eq(rs_x, 4);
+	ck_assert_double_eq_tol(s.expert_params, 4 * x, 1);
+	struct model_memory m;
+	model_memory(&c, &o, &s, &m);
+	double sn = (s.params - s.expert_params) / 128 + s.expert_params / 2;
+	ck_assert_double_eq_tol(m.optimizer, 8 * sn, 1e-9 * m.optimizer);
+	model_seq_release(&s);
+	/* HSDP has no expert group here: refused */
+	o.hsdp = 1;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--ep 64 with --zero 3"));
+}
+END_TEST
+
 START_TEST(moe_a2a_route_fp8_overlap)
 {
 	/* --moe-dispatch-fp8: the forward's dispatch and the combine's
@@ -3315,10 +3394,12 @@ START_TEST(moe_ep_refusals)
 	o = ds_opts(8, 16);                           /* ep beyond dp */
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "must divide --dp 8"));
-	o = ds_opts(8, 8);
+	o = ds_opts(8, 8);                            /* FSDP1 has no expert group */
 	o.zero = 3;
 	o.pp = 1;
+	o.fsdp = MODEL_FSDP_1;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "only FSDP2"));
 	o = ds_opts(8, 2);
 	o.attention = MODEL_ATTN_SDPA;                /* MLA is fused attention */
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
@@ -3546,6 +3627,7 @@ int main(void)
 	tcase_add_test(t, engine_prefill_last_tokens);
 	tcase_add_test(t, engine_mla_and_windows);
 	tcase_add_test(t, moe_ep_dispatch);
+	tcase_add_test(t, moe_fsdp_ep);
 	tcase_add_test(t, moe_a2a_route_fp8_overlap);
 	tcase_add_test(t, comm_routed_a2a);
 	tcase_add_test(t, moe_ep_memory);

@@ -178,10 +178,10 @@ check "the text plan marks one layout the fastest that fits" $?
 # BF16 at one sequence of 2048 per rank does not fit an 80 GB H100 under
 # DDP (weights, gradients, their bucket copy and two moments are 5 x 16 GB
 # before activations); with the state sharded over 8 ranks it does, and
-# FSDP's stages do not combine with pipeline stages.
+# FSDP1's stages do not combine with pipeline stages (FSDP2's do, below).
 bad_input --model gpt2 --mode training --dp 2 --zero 4 --target a100
 bad_input --model gpt2 --dp 2 --zero 2 --target a100
-bad_input --model gpt2 --mode training --dp 2 --pp 2 --batch 2 --zero 3 --target a100
+bad_input --model gpt2 --mode training --dp 2 --pp 2 --batch 2 --zero 3 --fsdp 1 --target a100
 bad_input --model gpt2 --plan 4 --zero 1 --target a100
 "$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --optimizer adamw \
 	--plan 8 --zero 0 --target h100 --json >"$tmp/plan0.json" 2>"$tmp/err"
@@ -201,15 +201,15 @@ assert not l0[(8, 1, 1)]["memory_fits"], l0[(8, 1, 1)]
 assert l3[(8, 1, 1)]["memory_fits"], l3[(8, 1, 1)]
 assert l3[(8, 1, 1)]["memory_peak_gib"] < l0[(8, 1, 1)]["memory_peak_gib"] - 40
 for k, l in l3.items():
-    if k[0] > 1 and k[2] > 1:
-        assert "--pp" in l["skipped"], l
+    if k[0] > 1 and k[2] > 1:   # FSDP2 under a pipeline: built
+        assert "skipped" not in l and l["iteration_ms"] > 0, l
     elif k[0] == 1:   # one rank shards nothing
         assert l == l0[k], (l, l0[k])
 p = run["predictions"][0]
 assert abs(l3[(8, 1, 1)]["iteration_ms"] - p["iteration_ms"]) < 1e-6 * p["iteration_ms"]
 assert abs(l3[(8, 1, 1)]["memory_peak_gib"] - run["memory"]["peak_gib"]) < 1e-9
 PY
-check "--zero 3: dp 8 of Llama-3-8B fits an H100, as the --dp 8 --zero 3 run; dp x pp skipped" $?
+check "--zero 3: dp 8 of Llama-3-8B fits an H100, as the --dp 8 --zero 3 run; dp x pp built too" $?
 # Training without --zero: each layout of several data-parallel ranks also
 # as ZeRO-1 and, without a pipeline, as FSDP (ZeRO 3), each the same
 # prediction as the plan at that --zero; one rank shards nothing and FSDP
@@ -854,7 +854,8 @@ ds="--model deepseek-v3 --mode training --dtype bf16 --attention flash --optimiz
 bad_input $ds --dp 6 --ep 3 --target h100
 bad_input $ds --dp 8 --ep 16 --target h100
 bad_input $ds --dp 8 --ep 0 --target h100
-bad_input $ds --dp 8 --ep 8 --zero 3 --target h100
+bad_input $ds --dp 8 --ep 8 --zero 3 --fsdp 1 --target h100
+bad_input $ds --dp 16 --ep 8 --zero 3 --hsdp --nodes 2 --target h100
 bad_input --model llama-3-8b --mode training --dp 2 --ep 2 --target h100
 bad_input --model deepseek-v3 --mode training --dtype bf16 --seq 4096 --target h100
 bad_input --model deepseek-v3 --engine sglang --mode decode --dtype bf16 --tp 8 --ep 4 --target h200
@@ -1007,5 +1008,50 @@ assert abs(best(sys.argv[3]) - 16 * 1024) < 1e-3 * 16 * 1024, best(sys.argv[3])
 assert abs(best(sys.argv[4]) - 4 * 16 * 1024) < 1e-3 * 4 * 16 * 1024, best(sys.argv[4])
 PY
 check "--grad-accum 4: four micro-batches' tokens a step, run and --plan" $?
+
+# FSDP2 under a pipeline, as torchtitan runs it (it was refused): each
+# unit of the stage gathered and reduce-scattered once a step whatever
+# the microbatches, never regathered for backward; the stage's 16-bit
+# parameters and gradients whole through the step beside the FP32 shard
+# (4 + 2 bytes a parameter of each, against ZeRO-1's pure 2); FSDP1 and
+# Megatron's FSDP refused with the reason
+for mb in 2 4; do
+	for z in 1 3; do
+		"$BIN" --model llama-3.2-1b --mode training --target h100 --batch 4 --seq 1024 --dtype bf16 \
+			--attention flash --optimizer adamw-fused --dp 2 --pp 2 --microbatches $mb --zero $z \
+			--json >"$tmp/fpp$z-$mb.json" 2>"$tmp/err"
+		check "--zero $z --pp 2 --microbatches $mb exits 0 ($(cat "$tmp/err"))" $?
+	done
+done
+python3 - "$tmp"/fpp1-2.json "$tmp"/fpp3-2.json "$tmp"/fpp3-4.json <<'PY'
+import json, sys
+def calls(f):
+    d = json.load(open(f))
+    c = {}
+    for k in d["predictions"][0]["breakdown"]:
+        for w in ("AllGather", "ReduceScatter", "AllReduce"):
+            if k["op"] == "comm" and w in k["kernel"]:
+                c[w] = c.get(w, 0) + k["launches"]
+    return c, d["memory"]
+(z1, m1), (a, ma), (b, mb) = (calls(f) for f in sys.argv[1:4])
+# llama-3.2-1b's first stage of two: 8 layers and the root unit
+assert a["AllGather"] == a["ReduceScatter"] == 9, a
+assert b == a, (a, b)
+assert z1["AllGather"] == 1 and "ReduceScatter" not in z1, z1
+for m in (ma, mb):
+    assert abs(m["weights_gib"] / m1["weights_gib"] - 2) < 1e-6, (m, m1)
+    assert abs(m["gradients_gib"] / m["weights_gib"] - 1) < 1e-6, m
+PY
+check "--zero 3 --pp 2: one gather and one reduce-scatter a unit a step, weights and gradients 6 bytes" $?
+bad_input --model llama-3.2-1b --mode training --target h100 --batch 4 --dp 2 --pp 2 --zero 3 --fsdp 1
+bad_input --model llama-3.2-1b --mode training --target h100 --batch 4 --dp 2 --pp 2 --zero 3 --stack te
+# the largest batch that fits a pipeline of 4 microbatches is a multiple of
+# 4 (it probed batch 1, which 4 microbatches cannot split: "not even batch 1")
+"$BIN" --model llama-3.2-1b --mode training --target h100 --batch 4 --seq 1024 --dtype bf16 \
+	--attention flash --dp 2 --pp 2 --microbatches 4 --zero 1 >"$tmp/fppb.txt" 2>/dev/null
+grep -Eq '^memory .*; batch [0-9]*[02468] at most$' "$tmp/fppb.txt" &&
+	n4=$(sed -n 's/^memory .*; batch \([0-9]*\) at most$/\1/p' "$tmp/fppb.txt") &&
+	[ $((n4 % 4)) -eq 0 ] && [ "$n4" -ge 4 ]
+check "--microbatches 4: the largest batch that fits is a multiple of 4 ($(grep '^memory ' "$tmp/fppb.txt" | tail -1))" $?
 
 finish "model_cli.sh"

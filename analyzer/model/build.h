@@ -65,6 +65,9 @@ struct bld {
 				 * kernels work on (their rows x cols shape) */
 	double *unit;           /* parameters per FSDP unit: [0] outside the
 				 * layers, [1 + i] layer i                  */
+	double *unit_x;         /* of those, the routed experts' (this rank's
+				 * under --ep: FSDP shards them over the
+				 * expert data-parallel group)              */
 	uint32_t nunits;
 	uint32_t wait_next;     /* the next kernel's wait (model_kernel.wait) */
 	/* forward kernels of each unit, [lo, hi) in s->v, for recompute:

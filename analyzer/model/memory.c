@@ -268,8 +268,10 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 	}
 }
 
-/* Saved bytes of layer i under activation checkpointing, and in *work
- * what its backward holds while its forward is recomputed.  full: the
+/* Saved bytes of layer i (the rel-th of its pipeline stage) under
+ * activation checkpointing, and in *work what its backward holds while
+ * its forward is recomputed; a layer --act-ckpt-layers leaves out keeps
+ * everything (model_ckpt_layer()).  full: the
  * block's input (checkpoint_wrapper keeps it), the whole layer's set during
  * its recompute.  selective, eager and compile (torchtitan's per-op
  * policy): the block's input, the outputs of the odd matmuls of the block
@@ -279,11 +281,11 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
  * (Megatron's core_attn recompute) the s x s tensors of eager attention
  * only, which fused attention does not keep anyway. */
 static double layer_ckpt(const struct model_config *c, const struct model_opts *o,
-			 const struct shp *z, uint32_t i, double *work)
+			 const struct shp *z, uint32_t i, uint32_t rel, double *work)
 {
 	double full = layer_saved(c, o, z, i), X = z->Tr * z->h * z->e;
 	*work = 0;
-	if (o->act_ckpt == MODEL_CKPT_NONE || o->mode != MODEL_TRAINING)
+	if (!model_ckpt_layer(o, rel))  /* none, or past --act-ckpt-layers */
 		return full;
 	if (o->act_ckpt == MODEL_CKPT_FULL) {
 		*work = full;
@@ -433,15 +435,15 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	uint32_t first = s->first_layer, last_n = s->stage_layers;
 	double last = 0, work = 0, w;
 	for (uint32_t i = first; i < first + last_n && i < total; i++) {
-		last += layer_ckpt(c, o, &z, i, &w);
+		last += layer_ckpt(c, o, &z, i, i - first, &w);
 		work = maxd(work, w);
 	}
 	last += head_saved(c, o, &z, logits);
 	for (uint32_t k = 0; k < o->mtp; k++) {
 		/* an MTP module (model.c): its two norms, their concatenation
 		 * (the projection's input), its layer, its head and logits */
-		last += 2 * rms_saved(&z) + 2 * z.Tr * z.h * z.e + layer_ckpt(c, o, &z, total + k, &w) +
-			head_saved(c, o, &z, logits);
+		last += 2 * rms_saved(&z) + 2 * z.Tr * z.h * z.e +
+			layer_ckpt(c, o, &z, total + k, last_n + k, &w) + head_saved(c, o, &z, logits);
 		work = maxd(work, w);
 	}
 	if (first == 0)
@@ -466,7 +468,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		}
 		double head_stage = 0;
 		for (uint32_t i = 0; i < per && i < total; i++)
-			head_stage += layer_ckpt(c, o, &z, i, &w);
+			head_stage += layer_ckpt(c, o, &z, i, i, &w);
 		head_stage = head_stage * inflight + embed_saved(c, &z);
 		acts = maxd(acts, head_stage);
 	}
@@ -491,25 +493,31 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	 * (parallel_state's data_parallel_group_with_cp), torchtitan's FSDP
 	 * over dp_shard x cp. */
 	double shard = zero ? W / (zero >= 2 ? model_shard_ranks(o) : dp) : W;
-	if (zero == 1 && model_ep(o) > 1) {
-		/* the experts' state over their data-parallel group, dp / ep */
+	if (zero && model_ep(o) > 1) {
+		/* the experts' state over their data-parallel group, dp / ep
+		 * (ZeRO-1; FSDP2's dp_shard_mod_ep, model.c zero_gather()) */
 		double X = s->expert_params * z.e;
 		shard = (W - X) / dp + X * model_ep(o) / o->dp;
 	}
 	/* DDP's bucket copy; Megatron's DDP reduces its contiguous gradient
 	 * buffer in place (buckets are views of it) */
 	double ddp = zero < 2 && dp > 1 && o->stack != MODEL_STACK_TE ? W : 0;
+	/* FSDP under a pipeline (model.c sharded()): every unit of the stage
+	 * stays gathered through the step, as SHARD_GRAD_OP keeps it, and its
+	 * 16-bit gradients accumulate over the microbatches until the last
+	 * one's reduce-scatter */
+	int pp_fsdp = zero >= 2 && o->pp > 1;
 	double weights_step = zero >= 2 ? shard : W;  /* FSDP reshards after backward */
 	double grads_step, sn = shard / z.e;          /* parameters in this rank's shard */
 	double adam = o->optimizer == MODEL_OPTIM_ADAMW;
 	double gbuf = 0;  /* a gradient buffer that lives through the step */
 	if (!model_mixed(o)) {
 		/* one dtype throughout (FP32, or the model cast to 16 bits) */
-		if (zero == 2)
+		if (zero == 2 || pp_fsdp)
 			m->weights = W + shard;
 		else if (zero == 3)
 			m->weights = shard + R + 2 * L;
-		m->gradients = zero >= 2 ? shard + R + L : W + ddp;
+		m->gradients = zero >= 2 ? shard + (pp_fsdp ? W : R + L) : W + ddp;
 		m->optimizer = adam * 2 * shard;
 		/* --grad-fp32 (nanotron's accumulate_grad_in_fp32): an FP32
 		 * buffer beside the 16-bit gradients, 4 bytes for each
@@ -547,8 +555,8 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		 * weights in FP8, one byte a parameter (model.c fp8_gathers);
 		 * the root stays 16-bit. */
 		double g8 = o->fp8 && o->fp8_recipe == MODEL_FP8_TENSORWISE ? 1 / z.e : 1;
-		m->weights = 4 * sn + (zero == 3 ? R + 2 * L * g8 : R + (W - R) * g8);
-		m->gradients = 4 * sn + R + L;
+		m->weights = 4 * sn + (zero == 3 && !pp_fsdp ? R + 2 * L * g8 : R + (W - R) * g8);
+		m->gradients = 4 * sn + (pp_fsdp ? W : R + L);
 		m->optimizer = adam * 8 * sn;
 		weights_step = grads_step = 4 * sn;
 	} else {

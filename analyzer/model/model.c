@@ -776,9 +776,11 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 "the training all-to-alls of --ep: they need --mode training and --ep above 1");
 		return SURFER_EINVAL;
 	}
-	if (ep > 1 && o->zero >= 2) {
-		snprintf(err, errlen, "--ep %u does not combine with --zero %u (FSDP); --zero 1 shards the "
-			 "optimizer state", ep, o->zero);
+	if (ep > 1 && o->zero >= 2 && (o->hsdp || model_fsdp_impl(o) != MODEL_FSDP_2)) {
+		/* FSDP2 shards the experts over dp / ep ranks (torchtitan);
+		 * HSDP's replicas and the other FSDPs have no such group here */
+		snprintf(err, errlen, "--ep %u with --zero %u: only FSDP2 (--fsdp 2, torchtitan's) without "
+			 "--hsdp shards the experts; --zero 1 shards the optimizer state", ep, o->zero);
 		return SURFER_EINVAL;
 	}
 	if (o->vpp > 1) {
@@ -803,6 +805,11 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 "--gpus-per-node or --system");
 		return SURFER_EINVAL;
 	}
+	if (o->ckpt_layers && (o->act_ckpt != MODEL_CKPT_FULL || o->mode != MODEL_TRAINING)) {
+		snprintf(err, errlen, "--act-ckpt-layers %u chooses the layers --act-ckpt full "
+			 "recomputes: it needs --act-ckpt full and --mode training", o->ckpt_layers);
+		return SURFER_EINVAL;
+	}
 	if (o->zero > 3) {
 		snprintf(err, errlen, "--zero %u: the stages are 0 to 3", o->zero);
 		return SURFER_EINVAL;
@@ -811,9 +818,14 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--zero shards the training state: it needs --mode training");
 		return SURFER_EINVAL;
 	}
-	if (o->zero >= 2 && model_grad_ranks(o) > 1 && o->pp > 1) {
-		/* a stage accumulates its gradients over the microbatches */
-		snprintf(err, errlen, "--zero %u does not combine with --pp (--zero 1 does)", o->zero);
+	if (o->zero >= 2 && model_grad_ranks(o) > 1 && o->pp > 1 &&
+	    model_fsdp_impl(o) != MODEL_FSDP_2) {
+		/* FSDP2 under torch's pipeline schedules is what torchtitan
+		 * runs (sharded() says how); FSDP1 and Megatron's FSDP have no
+		 * pipeline schedule of their own */
+		snprintf(err, errlen, "--zero %u --fsdp %s does not combine with --pp (FSDP2, --fsdp 2, "
+			 "does: torchtitan's; or --zero 1)", o->zero,
+			 model_fsdp_impl(o) == MODEL_FSDP_1 ? "1" : "megatron");
 		return SURFER_EINVAL;
 	}
 	if (o->pp > 1 && o->microbatches > o->batch) {
@@ -963,18 +975,41 @@ static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int fi
  * one's compute), and its gradients reduce-scattered once its backward
  * is done; --zero 3 gathers each layer again for its backward, the next
  * one's gather issued before this one's backward (BACKWARD_PRE).  The
- * root unit stays gathered from forward to backward, as FSDP's root does. */
+ * root unit stays gathered from forward to backward, as FSDP's root does.
+ *
+ * Under a pipeline (pp > 1: FSDP2 as torchtitan runs it with torch's
+ * pipeline schedules) the stage keeps its parameters gathered from the
+ * first microbatch's forward to the last one's backward (torchtitan sets
+ * reshard_after_forward False under PP; the schedule turns the gradient
+ * sync off but for the last microbatch: torch.distributed.pipelining's
+ * stage, set_requires_gradient_sync / set_reshard_after_backward), so each
+ * unit is gathered once and reduce-scattered once a step, never regathered
+ * for backward: the gathers and reduce-scatters are built here as without
+ * a pipeline and the program (program.c) issues them once a step with the
+ * data-parallel collectives, not overlapped, as it issues ZeRO-1's; FSDP2's
+ * copy-in and copy-out kernels, also once a step, are left out (each reads
+ * and writes a stage's parameters once: milliseconds in a step of
+ * seconds). */
 static int sharded(const struct bld *B)
 {
 	return B->o->zero >= 2 && model_grad_ranks(B->o) > 1;
 }
 
+/* A unit's all-gather; under --ep two, the dense parameters' over the
+ * data-parallel group, then the routed experts' over the expert
+ * data-parallel group (torchtitan shards the experts over dp / ep ranks:
+ * dp_shard_mod_ep), the second the one the unit's compute waits for (a
+ * unit without experts gathers none: 0 bytes, no time).  Returns the last
+ * one's index + 1. */
 static uint32_t zero_gather(struct bld *B, int32_t layer, int async)
 {
 	int32_t keep = B->layer;
+	double x = model_ep(B->o) > 1 ? B->unit_x[layer + 1] : 0;
 	B->layer = layer;
-	k_comm(B, COMM_ALL_GATHER, B->unit[layer + 1] * B->esz,
+	k_comm(B, COMM_ALL_GATHER, (B->unit[layer + 1] - x) * B->esz,
 	       B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP, async);
+	if (model_ep(B->o) > 1)
+		k_comm(B, COMM_ALL_GATHER, x * B->esz, MODEL_GROUP_EDP, async);
 	B->layer = keep;
 	return B->err ? 0 : (uint32_t)B->s->n;
 }
@@ -1027,11 +1062,21 @@ static void fsdp_copy(struct bld *B, int32_t layer, const char *name, double n, 
  * index + 1 (0 none) for its size to be set once the unit's is known. */
 static uint32_t zero_copy_out(struct bld *B, int32_t layer, double n)
 {
-	if (model_fsdp_impl(B->o) != MODEL_FSDP_2 || B->err)
+	if (model_fsdp_impl(B->o) != MODEL_FSDP_2 || B->o->pp > 1 || B->err)
 		return 0;
 	fsdp_copy(B, layer, "split_with_sizes_copy_out_contiguous_no_cast_kernel", n,
 		  2.0 * n * B->esz);
 	return B->err ? 0 : (uint32_t)B->s->n;
+}
+
+/* Under a pipeline a unit's gradients are reduced once a step, after the
+ * last microbatch (sharded()): the program issues a kernel of role
+ * MODEL_ROLE_DP_SYNC with the data-parallel all-reduces. */
+static void zero_pp_once(struct bld *B)
+{
+	struct model_kernel *k = B->o->pp > 1 ? bld_last_kernel(B) : NULL;
+	if (k)
+		k->role = MODEL_ROLE_DP_SYNC;
 }
 
 /* FSDP1's factor of the gradients divided before the reduce-scatter
@@ -1064,6 +1109,8 @@ static uint32_t fsdp1_predivide(uint32_t world)
 static void zero_copy_in(struct bld *B, int32_t layer, double n, double rb)
 {
 	enum model_fsdp impl = model_fsdp_impl(B->o);
+	if (B->o->pp > 1)       /* once a step under a pipeline: sharded() */
+		return;
 	if (impl == MODEL_FSDP_2) {
 		fsdp_copy(B, layer, "chunk_cat_cuda_kernel", n, n * (B->esz + rb));
 	} else if (impl == MODEL_FSDP_1) {
@@ -1083,8 +1130,16 @@ static void zero_reduce(struct bld *B, int32_t layer)
 	double rb = reduce_esz(B);
 	zero_copy_in(B, layer, n, rb);
 	uint32_t shard = B->o->hsdp ? model_shard_ranks(B->o) : model_grad_ranks(B->o);
-	k_comm(B, COMM_REDUCE_SCATTER, n * rb, B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP,
+	/* under --ep the routed experts' gradients over their own group, as
+	 * zero_gather() gathers them */
+	double x = model_ep(B->o) > 1 ? B->unit_x[layer + 1] : 0;
+	k_comm(B, COMM_REDUCE_SCATTER, (n - x) * rb, B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP,
 	       MODEL_ASYNC_AFTER);
+	zero_pp_once(B);
+	if (x > 0) {
+		k_comm(B, COMM_REDUCE_SCATTER, x * rb, MODEL_GROUP_EDP, MODEL_ASYNC_AFTER);
+		zero_pp_once(B);
+	}
 	/* FSDP1's division by the rest of the world size, on the shard once
 	 * the reduce-scatter is done (on the post-backward stream; costed
 	 * in line as the others, waiting for nothing) */
@@ -1093,9 +1148,18 @@ static void zero_reduce(struct bld *B, int32_t layer)
 		fsdp_copy(B, layer, "vectorized_elementwise_kernel<4, DivFunctor>", n / shard,
 			  2.0 * n / shard * rb);
 	/* HSDP: the node's shard then all-reduced with the other nodes' */
-	if (B->o->hsdp && model_grad_ranks(B->o) > model_shard_ranks(B->o))
+	if (B->o->hsdp && model_grad_ranks(B->o) > model_shard_ranks(B->o)) {
 		k_comm(B, COMM_ALL_REDUCE, n * rb / model_shard_ranks(B->o),
 		       MODEL_GROUP_REPLICA, MODEL_ASYNC_AFTER);
+		zero_pp_once(B);
+	}
+}
+
+int model_ckpt_layer(const struct model_opts *o, uint32_t rel)
+{
+	if (o->act_ckpt == MODEL_CKPT_NONE || o->mode != MODEL_TRAINING)
+		return 0;
+	return o->act_ckpt != MODEL_CKPT_FULL || !o->ckpt_layers || rel < o->ckpt_layers;
 }
 
 uint32_t model_cp(const struct model_opts *o)
@@ -1204,10 +1268,13 @@ static int recomputed(const struct bld *B, const struct model_kernel *k, uint32_
 }
 
 /* The forward kernels of layer `layer` run again (activation
- * checkpointing), on the compute stream before its backward. */
+ * checkpointing), on the compute stream before its backward; under
+ * --act-ckpt-layers N only those of the first N layers of the stage
+ * (model_ckpt_layer()). */
 static void recompute_layer(struct bld *B, int32_t layer)
 {
-	if (B->o->act_ckpt == MODEL_CKPT_NONE || layer < 0 || !B->fwd_hi)
+	if (B->o->act_ckpt == MODEL_CKPT_NONE || layer < 0 || !B->fwd_hi ||
+	    !model_ckpt_layer(B->o, (uint32_t)layer - B->s->first_layer))
 		return;
 	size_t lo = B->fwd_lo[layer + 1], hi = B->fwd_hi[layer + 1];
 	uint32_t mm = 0;
@@ -1231,7 +1298,7 @@ static void backward(struct bld *B)
 {
 	const struct model_opts *o = B->o;
 	double pending = 0, expert_pending = 0;
-	int shard = sharded(B), regather = shard && o->zero == 3, ep = model_ep(o) > 1;
+	int shard = sharded(B), regather = shard && o->zero == 3 && o->pp <= 1, ep = model_ep(o) > 1;
 	uint32_t *gather = regather ? calloc(B->nunits, sizeof(*gather)) : NULL;
 	if (regather && !gather) {
 		B->err = SURFER_ENOMEM;
@@ -1722,11 +1789,13 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 
 	B.nunits = total + 1 + o->mtp;   /* the MTP modules' layers after the others */
 	B.unit = calloc(B.nunits, sizeof(*B.unit));
+	B.unit_x = calloc(B.nunits, sizeof(*B.unit_x));
 	uint32_t *gathers = calloc(B.nunits, sizeof(*gathers));
 	B.fwd_lo = calloc(B.nunits, sizeof(*B.fwd_lo));
 	B.fwd_hi = calloc(B.nunits, sizeof(*B.fwd_hi));
-	if (!B.unit || !gathers || !B.fwd_lo || !B.fwd_hi) {
+	if (!B.unit || !B.unit_x || !gathers || !B.fwd_lo || !B.fwd_hi) {
 		free(B.unit);
+		free(B.unit_x);
 		free(gathers);
 		free(B.fwd_lo);
 		free(B.fwd_hi);
@@ -1736,6 +1805,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	uint32_t *copies = calloc(B.nunits, sizeof(*copies));   /* FSDP2's copy-outs */
 	if (!copies) {
 		free(B.unit);
+		free(B.unit_x);
 		free(gathers);
 		free(B.fwd_lo);
 		free(B.fwd_hi);
@@ -1804,8 +1874,14 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	for (uint32_t u = 0; u < B.nunits && !B.err; u++)
 		if (gathers[u]) {
 			struct pred_kernel *k = &s->v[gathers[u] - 1].k;
-			k->bytes = B.unit[u] * B.esz;
+			double x = model_ep(o) > 1 ? B.unit_x[u] : 0;
+			k->bytes = (model_ep(o) > 1 ? x : B.unit[u]) * B.esz;
 			k->m = (uint64_t)k->bytes;
+			if (model_ep(o) > 1) {   /* the dense part's, just before */
+				k = &s->v[gathers[u] - 2].k;
+				k->bytes = (B.unit[u] - x) * B.esz;
+				k->m = (uint64_t)k->bytes;
+			}
 			if (copies[u]) {
 				struct pred_kernel *c = &s->v[copies[u] - 1].k;
 				uint64_t n = B.unit[u] > 1 ? (uint64_t)B.unit[u] : 1;
@@ -1842,6 +1918,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	free(gathers);
 	free(copies);
 	free(B.unit);
+	free(B.unit_x);
 	free(B.fwd_lo);
 	free(B.fwd_hi);
 	free(B.ops);

@@ -202,6 +202,11 @@ struct model_opts {
 	 * expert_capacity (Hugging Face's router drops the rest). */
 	int64_t expert_capacity;
 	enum model_ckpt act_ckpt;      /* activation checkpointing            */
+	uint32_t ckpt_layers;          /* --act-ckpt-layers: under full, only
+					* the first N layers of each pipeline
+					* stage recomputed (Megatron's
+					* recompute_method block), the others
+					* keep everything; 0 every layer      */
 	enum model_stack stack;        /* eager, compile or te                 */
 	enum model_precision precision; /* training state: pure or mixed      */
 	int cuda_graphs;               /* each compiled region (a block's
@@ -595,6 +600,13 @@ double model_launch_ns(const struct model_opts *o);
  * graph call (guards, the replay), tritonbench PR #1016's ~33 us for a
  * one-kernel graph end to end. */
 #define MODEL_GRAPH_CALL_NS 25000.0
+
+/* Whether o's activation checkpointing applies to the layer rel-th of its
+ * pipeline stage (0 its first): every layer under selective and full,
+ * under full with --act-ckpt-layers N the first N only (Megatron's
+ * recompute_method block: the first N layers of each stage checkpointed,
+ * the rest keep their activations); 0 without checkpointing. */
+int model_ckpt_layer(const struct model_opts *o, uint32_t rel);
 
 /* Parsers of --act-ckpt (none, selective, full), --stack (eager, compile,
  * te) and --fp8-recipe (tensorwise, rowwise, delayed): 0 or SURFER_EINVAL. */

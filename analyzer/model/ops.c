@@ -426,6 +426,8 @@ void op_grouped(struct bld *B, uint64_t experts, uint64_t m, uint64_t in, uint64
 	k_gemm_fp8(B, experts, m, out, in, fp8);
 	bld_add_params(B, w, 1);
 	B->s->expert_params += w;
+	if (B->unit_x && B->layer + 1 >= 0 && (uint32_t)(B->layer + 1) < B->nunits)
+		B->unit_x[B->layer + 1] += w;
 	struct fop f = { .kind = F_GROUPED, .a = m, .b = in, .c = out, .d = experts, .fp8 = fp8,
 			 .param = 1, .param_elems = w };
 	bld_remember(B, &f);
@@ -696,9 +698,11 @@ void bld_grad_accumulate(struct bld *B, double elems, uint64_t cols)
 {
 	/* FSDP1 and FSDP2 free each unsharded gradient after its reduce-
 	 * scatter: AccumulateGrad finds none and takes the new one as it is
-	 * (model.c's zero_copy_in has what they copy instead) */
+	 * (model.c's zero_copy_in has what they copy instead).  Under a
+	 * pipeline FSDP2 reduces once a step (model.c sharded()) and the
+	 * unsharded gradients accumulate over the microbatches as DDP's do. */
 	enum model_fsdp fsdp = model_fsdp_impl(B->o);
-	if (fsdp == MODEL_FSDP_1 || fsdp == MODEL_FSDP_2)
+	if ((fsdp == MODEL_FSDP_1 || fsdp == MODEL_FSDP_2) && B->o->pp <= 1)
 		return;
 	B->cols = cols;
 	/* AccumulateGrad: param.grad += grad (NeuSight times it apart as "acc"). */

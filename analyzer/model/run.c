@@ -33,7 +33,7 @@ const char *const *model_cli_options(void)
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
 		"stack", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
-		"moe-route-nodes", "moe-dispatch-fp8", "moe-a2a-overlap",
+		"moe-route-nodes", "moe-dispatch-fp8", "moe-a2a-overlap", "act-ckpt-layers",
 		"sequence-parallel", "no-grad-clip", "fsdp", "fsdp-reduce",
 		NULL
 	};
@@ -296,6 +296,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		o->cuda_graphs = 1;
 	} else if (!strcmp(name, "grad-accum")) {
 		bad = parse_count(v, 1u << 16, &o->grad_accum, &most);
+	} else if (!strcmp(name, "act-ckpt-layers")) {
+		bad = parse_count(v, 1u << 16, &o->ckpt_layers, &most);
 	} else if (!strcmp(name, "power-limit")) {
 		char *end;
 		double w = strtod(v, &end);
@@ -655,27 +657,30 @@ static int warn_memory(struct analysis *a, struct report_model *rm, const struct
 	 * 2^20, by doubling from 1 until one does not fit, then bisecting.
 	 * Each probe builds the whole program at that batch, and a serving
 	 * engine's build walks every sequence: probing from 2^20 down took
-	 * seconds per target where the answer is a few thousand. */
+	 * seconds per target where the answer is a few thousand.
+	 * A pipeline of --microbatches M splits a batch of a multiple of M
+	 * (batch 1 cannot be built): the probes are multiples of M. */
+	uint32_t unit = mc->opts.pp > 1 && mc->opts.microbatches > 1 ? mc->opts.microbatches : 1;
 	for (size_t t = 0; t < a->ntargets && rm->max_batch_fits; t++) {
 		double have = gpu_mem_usable_bytes(a->targets[t].gpu);
-		uint32_t lo = 0, hi = 1; /* lo fits (0: none), hi does not */
+		uint32_t lo = 0, hi = 1; /* lo units fit (0: none), hi do not */
 		struct model_memory x;
 		if (!(have > 0))
 			continue;
-		while (memory_at(c, mc, hi, &x) == 0 && x.peak <= have) {
+		while (memory_at(c, mc, hi * unit, &x) == 0 && x.peak <= have) {
 			lo = hi;
-			if (hi == 1u << 20)
+			if (hi >= (1u << 20) / unit)
 				break;
 			hi *= 2;
 		}
 		while (hi - lo > 1) {
 			uint32_t mid = lo + (hi - lo) / 2;
-			if (memory_at(c, mc, mid, &x) == 0 && x.peak <= have)
+			if (memory_at(c, mc, mid * unit, &x) == 0 && x.peak <= have)
 				lo = mid;
 			else
 				hi = mid;
 		}
-		rm->max_batch_fits[t] = lo;
+		rm->max_batch_fits[t] = lo * unit;
 	}
 	return 0;
 }
