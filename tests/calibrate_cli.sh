@@ -146,6 +146,19 @@ for a in sm_60:10:0.0:2.00 sm_61:2:0.0:3.00 sm_70:10:100.0:4.00 sm_75:10:100.0:2
 done
 sed -n '/^kernels/,/^iterations/p' "$D/cov5" | grep -Eq '^ +all +42 +71\.4%' ||
 	{ echo "FAIL: five pure biases: kernels pooled, want 71.4 % of 42"; cat "$D/cov5"; fail=1; }
+# The same with 40 GEMMs of the P4: its factor (13) is now 40 of the 80,
+# so the rank ceil(0.8 * 81) = 65 of the errors pooled falls on it (scale
+# 13), where each architecture alike (--weigh groups: each error of
+# architecture b weighs 1 / (5 n_b)) the smallest factor that holds four
+# of the five, 80 %, is the P100's 2.333 as before.
+bias Tesla_P4 1.0 40
+"$BIN" calibrate --emit "$D/k5" >"$D/table5r.c" 2>"$D/err"
+grep -q 'auto gemm trace: 5 architectures, scale 13.000 ' "$D/table5r.c" ||
+	{ echo "FAIL: a P4 of 40 GEMMs, rows pooled: want scale 13.000"; grep 'auto gemm trace' "$D/table5r.c"; fail=1; }
+"$BIN" calibrate --emit --weigh groups "$D/k5" >"$D/table5g.c" 2>"$D/err"
+grep -q 'auto gemm trace: 5 architectures, scale 2.333 ' "$D/table5g.c" ||
+	{ echo "FAIL: a P4 of 40 GEMMs, groups alike: want scale 2.333"; grep 'auto gemm trace' "$D/table5g.c"; fail=1; }
+grep -q 'calibrate --emit --weigh groups ' "$D/table5g.c" || { echo "FAIL: --weigh groups not in the table's command"; fail=1; }
 
 # Distances.  A board predicted from another board of its die (GP102:
 # TITAN Xp, GTX 1080 Ti; GM200: M40, TITAN X) is a key of its own, its
@@ -215,6 +228,7 @@ expect() {
 	fi
 }
 expect "surfer-bench: bad --interval '100' (a percentage between 0 and 100)" calibrate --interval 100 "$D/k"
+expect "surfer-bench: bad --weigh 'arch' (rows or groups)" calibrate --weigh arch "$D/k"
 printf 'a,b\n1,2\n' >"$D/k/Tesla_T4--none.csv"
 expect "surfer-bench: '$D/k/Tesla_T4--none.csv': not a surfer-bench accuracy dump" calibrate "$D/k"
 rm "$D/k/Tesla_T4--none.csv"

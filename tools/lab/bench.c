@@ -37,6 +37,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,8 +89,9 @@ static void usage(FILE *fp)
 		"       " PROG " cpu --data DIR         (CPU issue cost per op class, Kineto traces)\n"
 		"       " PROG " profile --labels DIR [--emit] (per-operator profiles vs the tile model;\n"
 		"                                          the AMD scale)\n"
-		"       " PROG " calibrate [--emit] DIR|FILE.csv... (the interval table from held-out\n"
-		"                                          dumps, and its coverage)\n"
+		"       " PROG " calibrate [--emit] [--interval P] [--weigh rows|groups] DIR|FILE.csv...\n"
+		"                                          (the interval table from held-out dumps,\n"
+		"                                          and its coverage)\n"
 		"       " PROG " figures               (every GPU's achievable figures, their provenance,\n"
 		"                                          the rules checked held out)\n"
 		"       " PROG " --version\n"
@@ -591,10 +593,9 @@ enum bench_opt {
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
 	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAX_FORM, BO_MAMF,
 	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_SHRINK, BO_GEMM_DATA,
-	BO_COMPILED,
-	BO_HELP, BO_COUNT
+	BO_COMPILED, BO_WEIGH, BO_HELP, BO_COUNT
 };
-#define BO(x) (1ull << BO_##x)
+#define BO(x) (UINT64_C(1) << BO_##x)
 #define BO_VAL 256        /* getopt_long's value of option i is BO_VAL + i */
 
 static const struct option bench_long_opts[] = {
@@ -631,6 +632,7 @@ static const struct option bench_long_opts[] = {
 	{"shrink", required_argument, NULL, BO_VAL + BO_SHRINK},
 	{"gemm-data", required_argument, NULL, BO_VAL + BO_GEMM_DATA},
 	{"compiled", required_argument, NULL, BO_VAL + BO_COMPILED},
+	{"weigh", required_argument, NULL, BO_VAL + BO_WEIGH},
 	{"help", no_argument, NULL, BO_VAL + BO_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -642,7 +644,7 @@ _Static_assert(sizeof bench_long_opts / sizeof bench_long_opts[0] == BO_COUNT + 
  * it takes operands, and what runs it. */
 static const struct bench_cmd {
 	const char *name;
-	unsigned long long opts;
+	uint64_t opts;
 	int operands;
 	int (*run)(const struct bench_args *a);
 } bench_cmds[] = {
@@ -664,7 +666,7 @@ static const struct bench_cmd {
 	{"cpu", BO(DATA), 0, bench_cpu_main},
 	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
 		    BO(ROWS), 0, bench_profile_main},
-	{"calibrate", BO(EMIT) | BO(INTERVAL), 1, bench_calibrate_main},
+	{"calibrate", BO(EMIT) | BO(INTERVAL) | BO(WEIGH), 1, bench_calibrate_main},
 	{"figures", 0, 0, bench_figures_main},
 };
 
@@ -688,7 +690,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 				cmd->name, argv[optind - 1], cmd->name);
 			return surfer_exit_code(SURFER_EINVAL);
 		}
-		if (id != BO_HELP && !(cmd->opts & (1ull << id))) {
+		if (id != BO_HELP && !(cmd->opts & (UINT64_C(1) << id))) {
 			fprintf(stderr, PROG ": %s: no option '--%s'; see " PROG " %s --help\n",
 				cmd->name, bench_long_opts[id].name, cmd->name);
 			return surfer_exit_code(SURFER_EINVAL);
@@ -727,6 +729,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_SHRINK: a->shrink = optarg; break;
 		case BO_GEMM_DATA: a->gemm_data = optarg; break;
 		case BO_COMPILED: a->compiled = optarg; break;
+		case BO_WEIGH: a->weigh = optarg; break;
 		case BO_HELP: a->help = 1; break;
 		case BO_COUNT: break;
 		}

@@ -481,6 +481,58 @@ static double needed_scale(double e, double c, double lo, double hi)
 	return fabs(half) > 1e-9 ? (e - c) / half : HUGE_VAL;
 }
 
+/* The factor of rank ceil(P (n + 1)) among the n left-out errors' factors
+ * score (sorted here), each error one vote: the current default. */
+static double factor_rows_pooled(float *score, size_t ns)
+{
+	qsort(score, ns, sizeof *score, cmp_float);
+	size_t rank = (size_t)ceil(IV_DEFAULT_P * (double)(ns + 1) - 1e-9);
+	return score[(rank < ns ? rank : ns) - 1];
+}
+
+/* The smallest of the factors score (each group's of the mask use sorted
+ * in place, the groups in ke's order) whose coverage, averaged over those
+ * groups each weighted alike, reaches P: each error of group b weighs
+ * 1 / (k n_b).  HUGE_VAL when out of memory. */
+static double factor_groups_alike(const struct key_errs *ke, uint32_t use, const float *score,
+				  size_t ns)
+{
+	float *all = malloc(ns * sizeof *all);
+	size_t k = 0;
+	if (!all)
+		return HUGE_VAL;
+	for (size_t b = 0; b < ke->k; b++)
+		k += use >> b & 1;
+	memcpy(all, score, ns * sizeof *all);
+	qsort(all, ns, sizeof *all, cmp_float);
+	size_t lo = 0, hi = ns;              /* the first of all[] reaching P */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2, off = 0;
+		double cov = 0;
+		for (size_t b = 0; b < ke->k; b++) {
+			if (!(use >> b & 1))
+				continue;
+			size_t l = 0, h = ke->n[b];  /* group b's factors <= all[mid] */
+			while (l < h) {
+				size_t m = (l + h) / 2;
+				if (score[off + m] <= all[mid])
+					l = m + 1;
+				else
+					h = m;
+			}
+			cov += (double)l / (double)ke->n[b];
+			off += ke->n[b];
+		}
+		if (cov / (double)k >= IV_DEFAULT_P - 1e-12)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	double s = lo < ns ? all[lo] : all[ns - 1];
+	free(all);
+	return s;
+}
+
 /*
  * The quantiles of a key's errors, the architecture exclude_cc left out
  * (0: none), into q, and the factor that widened them into *scale;
@@ -537,9 +589,25 @@ static double needed_scale(double e, double c, double lo, double hi)
  * 80 % point then falls inside the farthest one's factors (the P4's
  * would set every other architecture's).  On seven architectures the
  * iterations' coverage moves by several points with any one of them.
+ *
+ * --weigh groups ranks the factors with each architecture alike instead
+ * (factor_groups_alike()): the smallest factor whose coverage, averaged
+ * over the left-out architectures, reaches 80 %, which is what a new
+ * GPU, one more architecture, expects of its own; the rows' rank holds
+ * 80 % of the errors pooled, where an architecture counts by its number
+ * of rows.  Each holds about 80 % in the count it weighs (predictions of
+ * 2cadf97, errors pooled / each architecture alike, rows then groups):
+ * GEMMs from a trace 82.3 / 77.7 -> 85.6 / 80.3 %, from the shape 83.2 /
+ * 76.8 -> 88.1 / 80.5, iterations 74.7 / 72.5 -> 80.7 / 81.2, the same
+ * die's GEMMs 80.9 / 84.8 -> 77.1 / 81.5, tensor-core GEMMs from a trace
+ * 78.4 / 72.6 -> 87.5 / 80.1, from the shape 74.8 / 73.1 -> 82.4 / 80.4,
+ * their same-die fallback 84.9 -> 95.0.  The rows' rank stays the
+ * default: groups was to replace it only if no key left 75-85 % of the
+ * errors pooled (set before either was run on these predictions), and
+ * three keys do.
  */
-static size_t key_quantiles(const struct key_errs *ke, uint32_t exclude_cc, float q[IV_NQ],
-			    double *scale)
+static size_t key_quantiles(const struct key_errs *ke, uint32_t exclude_cc, int by_group,
+			    float q[IV_NQ], double *scale)
 {
 	uint32_t use = 0;
 	size_t nrows = 0, got = 0, ns = 0, k = 0;
@@ -561,12 +629,12 @@ static size_t key_quantiles(const struct key_errs *ke, uint32_t exclude_cc, floa
 		mixture(ke, use & ~(1u << b), mix, qb);
 		double c = q_at(qb, 0.5), lo = q_at(qb, (1 - IV_DEFAULT_P) / 2),
 		       hi = q_at(qb, (1 + IV_DEFAULT_P) / 2);
+		size_t b0 = ns;
 		for (size_t i = 0; i < ke->n[b]; i++)
 			score[ns++] = (float)needed_scale(ke->err[b][i], c, lo, hi);
+		qsort(score + b0, ns - b0, sizeof *score, cmp_float);
 	}
-	qsort(score, ns, sizeof *score, cmp_float);
-	size_t rank = (size_t)ceil(IV_DEFAULT_P * (double)(ns + 1) - 1e-9);
-	double s = score[(rank < ns ? rank : ns) - 1];
+	double s = by_group ? factor_groups_alike(ke, use, score, ns) : factor_rows_pooled(score, ns);
 	if (!isfinite(s))
 		goto out;
 	mixture(ke, use, mix, q);
@@ -616,6 +684,7 @@ static void tally_add(struct tally *t, uint32_t cc, size_t in, size_t n)
 static void tally_print(const struct tally *t, const char *label)
 {
 	size_t in = 0, n = 0;
+	double alike = 0;     /* the groups' shares covered, summed */
 	char an[32];
 	for (size_t a = 0; a < t->k; a++) {
 		printf("%-36s %-14s %6zu %7.1f%%\n", a ? "" : label,
@@ -623,9 +692,11 @@ static void tally_print(const struct tally *t, const char *label)
 		       100.0 * (double)t->in[a] / (double)t->n[a]);
 		in += t->in[a];
 		n += t->n[a];
+		alike += (double)t->in[a] / (double)t->n[a];
 	}
 	if (n)
-		printf("%-36s %-14s %6zu %7.1f%%\n", "", "all", n, 100.0 * (double)in / (double)n);
+		printf("%-36s %-14s %6zu %7.1f%%   (each group alike %.1f%%)\n", "", "all", n,
+		       100.0 * (double)in / (double)n, 100.0 * alike / (double)t->k);
 }
 
 /* The lines of one key (method, class, source, distance): each group's
@@ -634,7 +705,7 @@ static void tally_print(const struct tally *t, const char *label)
  * against the interval the lookup takes instead (the next farther
  * distance with a row, without the group where it has one). */
 static int coverage_line(const struct cal_set *s, int method, int cls, int src, int dist,
-			 double prob, struct tally *tot)
+			 double prob, int by_group, struct tally *tot)
 {
 	struct key_errs *ke = key_load(s, method, cls, src, dist), *fb = NULL;
 	if (!ke)
@@ -652,8 +723,8 @@ static int coverage_line(const struct cal_set *s, int method, int cls, int src, 
 			fb = NULL;
 		}
 	}
-	size_t tot_in = 0, tot_n = 0;
-	double sum_ape = 0;
+	size_t tot_in = 0, tot_n = 0, ngroups = 0;
+	double sum_ape = 0, alike = 0;
 	int any = 0;
 	char an[32], label[64];
 	snprintf(label, sizeof label, "%s %s %s %s", pred_method_name((enum pred_method)method),
@@ -677,9 +748,9 @@ static int coverage_line(const struct cal_set *s, int method, int cls, int src, 
 			const struct gpu_spec *all = gpu_all(&n);
 			if (ke->cc[a] & (GRP_DIE | GRP_BOARD))
 				cc = all[ke->cc[a] & ~(GRP_DIE | GRP_BOARD)].cc;
-			if (!key_quantiles(fb, fd == PRED_DIST_NEW_ARCH ? cc : 0, row.q, &scale))
+			if (!key_quantiles(fb, fd == PRED_DIST_NEW_ARCH ? cc : 0, by_group, row.q, &scale))
 				continue;
-		} else if (!key_quantiles(ke, ke->cc[a], row.q, &scale)) {
+		} else if (!key_quantiles(ke, ke->cc[a], by_group, row.q, &scale)) {
 			continue;
 		}
 		double lo = interval_quantile(&row, (1 - prob) / 2), hi = interval_quantile(&row, (1 + prob) / 2);
@@ -698,10 +769,13 @@ static int coverage_line(const struct cal_set *s, int method, int cls, int src, 
 		tot_in += in;
 		tot_n += n;
 		sum_ape += ape;
+		alike += (double)in / (double)n;
+		ngroups++;
 	}
 	if (tot_n)
-		printf("%-36s %-14s %6zu %7.1f%% %9.1f%%\n", "", "all", tot_n,
-		       100.0 * (double)tot_in / (double)tot_n, sum_ape / (double)tot_n);
+		printf("%-36s %-14s %6zu %7.1f%% %9.1f%%   (each group alike %.1f%%)\n", "", "all",
+		       tot_n, 100.0 * (double)tot_in / (double)tot_n, sum_ape / (double)tot_n,
+		       100.0 * alike / (double)ngroups);
 	key_free(ke);
 	if (fb)
 		key_free(fb);
@@ -724,9 +798,10 @@ static const char *const dist_sym[PRED_DIST_COUNT] = {
 
 static const int cal_methods[] = { PRED_AUTO, PRED_MLP, PRED_ROOFLINE, PRED_WAVE, PRED_TCGEMM };
 
-static int emit(const struct cal_set *s, int argc, char **argv)
+static int emit(const struct cal_set *s, int argc, char **argv, int by_group)
 {
-	printf("/*\n * interval_table.c - generated by `make calibrate`:\n *\n *   " PROG " calibrate --emit");
+	printf("/*\n * interval_table.c - generated by `make calibrate`:\n *\n *   " PROG " calibrate --emit%s",
+	       by_group ? " --weigh groups" : "");
 	for (int i = 0; i < argc; i++)
 		printf(" %s", argv[i]);
 	printf("\n *\n"
@@ -759,7 +834,7 @@ static int emit(const struct cal_set *s, int argc, char **argv)
 					for (size_t a = 0; a < k; a++)
 						nrows += ke->n[a];
 					if (key_enough(k, dist))
-						n = key_quantiles(ke, 0, q, &scale);
+						n = key_quantiles(ke, 0, by_group, q, &scale);
 					key_free(ke);
 					const char *what[] = {
 						pred_method_name((enum pred_method)cal_methods[m]),
@@ -794,14 +869,20 @@ int bench_calibrate_main(const struct bench_args *a)
 {
 	if (a->help || !a->noperands) {
 		fprintf(a->help ? stdout : stderr,
-			"usage: " PROG " calibrate [--emit] [--interval P] DIR|FILE.csv...\n"
+			"usage: " PROG " calibrate [--emit] [--interval P] [--weigh rows|groups] DIR|FILE.csv...\n"
 			"  DIR: surfer-bench accuracy --dump files TARGET--ORIGIN.csv (make accuracy);\n"
 			"  FILE.csv: surfer-bench e2e --dump (held-out iterations) or tensorcore --dump;\n"
 			"  the interval table as C (--emit), else the held-out coverage of the P\n"
-			"  interval (default 80)\n");
+			"  interval (default 80); --weigh: the widening factor's rank over the\n"
+			"  left-out errors pooled (rows, the default) or each group alike (groups)\n");
 		return a->help ? 0 : surfer_exit_code(SURFER_EINVAL);
 	}
 	double prob = IV_DEFAULT_P;
+	int by_group = 0;
+	if (a->weigh && (by_group = !strcmp(a->weigh, "groups")) == 0 && strcmp(a->weigh, "rows")) {
+		fprintf(stderr, PROG ": bad --weigh '%s' (rows or groups)\n", a->weigh);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
 	if (a->interval) {
 		char *end;
 		prob = strtod(a->interval, &end) / 100;
@@ -826,7 +907,7 @@ int bench_calibrate_main(const struct bench_args *a)
 		}
 	}
 	if (rc == 0 && a->emit) {
-		rc = emit(&s, a->noperands, a->operands);
+		rc = emit(&s, a->noperands, a->operands, by_group);
 	} else if (rc == 0) {
 		struct tally kern[PRED_DIST_COUNT], tc[PRED_DIST_COUNT], iter;
 		memset(kern, 0, sizeof kern);
@@ -842,11 +923,12 @@ int bench_calibrate_main(const struct bench_args *a)
 			for (int c = 0; c < IV_CLASS_COUNT && rc == 0; c++)
 				for (int src = 0; src < PRED_SRC_COUNT && rc == 0; src++)
 					if (c != IV_CLASS_ANY)
-						rc = coverage_line(&s, PRED_AUTO, c, src, dist, prob,
+						rc = coverage_line(&s, PRED_AUTO, c, src, dist, prob, by_group,
 								   c == IV_CLASS_ITERATION ? &iter : &kern[dist]);
 		for (int dist = PRED_DIST_NEW_ARCH; dist >= 0 && rc == 0; dist--)
 			for (int src = 0; src < PRED_SRC_COUNT && rc == 0; src++)
-				rc = coverage_line(&s, PRED_TCGEMM, IV_CLASS_GEMM, src, dist, prob, &tc[dist]);
+				rc = coverage_line(&s, PRED_TCGEMM, IV_CLASS_GEMM, src, dist, prob, by_group,
+						   &tc[dist]);
 		if (rc == 0) {
 			printf("\npooled per held-out group\n");
 			for (int dist = PRED_DIST_NEW_ARCH; dist >= 0; dist--) {
