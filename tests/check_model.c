@@ -1760,6 +1760,36 @@ START_TEST(memory_zero)
 }
 END_TEST
 
+/* Gradients that outlive a micro-batch: under --grad-accum 2 DDP's .grad
+ * (4 P in FP32) and its bucket copy (4 P) hold through the second
+ * micro-batch's forward, so the peak is weights + moments + activations +
+ * transient + gradients (the bucket once, counted in the gradients); with
+ * one micro-batch the larger of the pass's start and its gradients.  FSDP
+ * (--zero 3) frees each unsharded gradient at its reduce-scatter: the same
+ * peak at 1 and 2 micro-batches. */
+START_TEST(memory_grads_kept)
+{
+	struct model_config c = gpt2_small();
+	double P = 124439808.0;
+	struct model_opts o = zero_opts(0);
+	struct model_memory one = mem_of(&c, &o);
+	o.grad_accum = 2;
+	struct model_memory two = mem_of(&c, &o);
+	ck_assert_double_eq_tol(two.gradients, 8 * P, 1);
+	ck_assert_double_eq_tol(two.peak, two.weights + two.optimizer + two.activations +
+				two.transient + two.gradients, 1);
+	ck_assert_double_eq_tol(one.peak, one.weights + one.optimizer +
+				(one.activations + one.transient + 4 * P > one.gradients
+				 ? one.activations + one.transient + 4 * P : one.gradients), 1);
+	ck_assert_double_ge(two.peak, one.peak + 4 * P - 1);
+	o = zero_opts(3);
+	struct model_memory f1 = mem_of(&c, &o);
+	o.grad_accum = 2;
+	struct model_memory f2 = mem_of(&c, &o);
+	ck_assert_double_eq(f1.peak, f2.peak);
+}
+END_TEST
+
 /* State bytes per parameter (weights + gradients + optimizer) of a
  * 16-bit run, counted by hand from each stack's documentation.  Megatron
  * (MLM docs/user-guide/features/dist_optimizer.md): bf16 params with FP32
@@ -2732,10 +2762,18 @@ START_TEST(fp8_te_casts)
 	o.dtype = GPU_DT_BF16;
 	o.fp8 = 1;
 	o.stack = MODEL_STACK_TE;
-	o.fp8_recipe = MODEL_FP8_DELAYED;
+	/* MXFP8 (Blackwell): one quantize kernel a tensor as delayed scaling
+	 * (no amax pass: each block of 32 scales itself), both layouts and
+	 * their E8M0 scales written: 2 + 2 x (1 + 1 / 32) bytes an element;
+	 * the weights' once a step under te, every forward in eager */
+	static const enum model_fp8_recipe recipe[] = { MODEL_FP8_DELAYED, MODEL_FP8_TENSORWISE,
+							 MODEL_FP8_MXFP8, MODEL_FP8_MXFP8 };
 	double T = 2.0 * 1024, f = 8192;
-	for (int r = 0; r < 2; r++) {
+	for (int r = 0; r < 4; r++) {
 		struct model_seq s;
+		o.fp8_recipe = recipe[r];
+		if (r == 3)
+			o.stack = MODEL_STACK_EAGER;
 		ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
 		size_t fwd = 0, bwd = 0, step = 0;
 		double biggest = 0;
@@ -2743,7 +2781,7 @@ START_TEST(fp8_te_casts)
 			const struct model_kernel *k = &s.v[i];
 			if (k->layer != 3 || !k->k.name ||
 			    !(strstr(k->k.name, "cast_transpose") || strstr(k->k.name, "fp8_scaled_cast") ||
-			      strstr(k->k.name, "MaxOps")))
+			      strstr(k->k.name, "MaxOps") || strstr(k->k.name, "quantize_mxfp8")))
 				continue;
 			if (k->role == MODEL_ROLE_PER_STEP)
 				step++;
@@ -2755,16 +2793,25 @@ START_TEST(fp8_te_casts)
 			    k->k.bytes > biggest)
 				biggest = k->k.bytes;
 		}
-		size_t per = r == 0 ? 1 : 2;   /* kernels a tensor: cast-transpose; amax, cast */
+		if (r == 3) {
+			/* eager (torchao's MX linears): each of the 7 linears'
+			 * input and weight quantized every forward */
+			ck_assert_uint_eq(step, 0);
+			ck_assert_uint_eq(fwd, 14);
+			ck_assert_double_eq_tol(biggest, (2 + 2 * (1 + 1.0 / 32)) * T * f, 1);
+			model_seq_release(&s);
+			break;
+		}
+		size_t per = r == 1 ? 2 : 1;   /* kernels a tensor: cast-transpose; amax, cast */
 		/* current scaling needs the whole tensor's amax before it can
 		 * scale, so no norm writes FP8 there: all four inputs' casts */
-		ck_assert_uint_eq(fwd, r == 0 ? 2 : 4 * per);
+		ck_assert_uint_eq(fwd, r != 1 ? 2 : 4 * per);
 		ck_assert_uint_eq(bwd, 7 * per);
 		ck_assert_uint_eq(step, 7 * per);
-		/* the activation's cast, T x f: read 2, written 1 + 1 */
-		ck_assert_double_eq_tol(biggest, 4 * T * f, 1);
+		/* the activation's cast, T x f: read 2, written 1 + 1 (MXFP8:
+		 * and a scale byte per 32 elements of each copy) */
+		ck_assert_double_eq_tol(biggest, (r == 2 ? 2 + 2 * (1 + 1.0 / 32) : 4) * T * f, 1);
 		model_seq_release(&s);
-		o.fp8_recipe = MODEL_FP8_TENSORWISE;
 	}
 }
 END_TEST
@@ -3607,6 +3654,7 @@ int main(void)
 	tcase_add_test(t, memory_decode);
 	tcase_add_test(t, memory_llama_layer);
 	tcase_add_test(t, memory_zero);
+	tcase_add_test(t, memory_grads_kept);
 	tcase_add_test(t, memory_mixed);
 	tcase_add_test(t, memory_te_layer);
 	tcase_add_test(t, memory_compile_layer);

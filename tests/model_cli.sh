@@ -855,6 +855,8 @@ bad_input $ds --dp 6 --ep 3 --target h100
 bad_input $ds --dp 8 --ep 16 --target h100
 bad_input $ds --dp 8 --ep 0 --target h100
 bad_input $ds --dp 8 --ep 8 --zero 3 --fsdp 1 --target h100
+# MXFP8's block-scaled GEMMs are Blackwell's
+bad_input --model llama-3-8b --mode training --dtype fp8 --fp8-recipe mxfp8 --target h100
 bad_input $ds --dp 16 --ep 8 --zero 3 --hsdp --nodes 2 --target h100
 bad_input --model llama-3-8b --mode training --dp 2 --ep 2 --target h100
 bad_input --model deepseek-v3 --mode training --dtype bf16 --seq 4096 --target h100

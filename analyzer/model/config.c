@@ -974,6 +974,8 @@ int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out)
 		*out = MODEL_FP8_ROWWISE;
 	else if (strcasecmp(s, "delayed") == 0)
 		*out = MODEL_FP8_DELAYED;
+	else if (strcasecmp(s, "mxfp8") == 0)
+		*out = MODEL_FP8_MXFP8;
 	else
 		return SURFER_EINVAL;
 	return 0;

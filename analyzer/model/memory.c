@@ -573,10 +573,21 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	}
 	if (o->fp8 && o->fp8_recipe == MODEL_FP8_DELAYED)
 		m->weights += s->params; /* TE's FP8 weight copies, kept for the step */
+	if (o->fp8 && o->fp8_recipe == MODEL_FP8_MXFP8 && o->stack == MODEL_STACK_TE)
+		m->weights += 2 * s->params * (1 + 1.0 / 32); /* rowwise and columnwise */
 	/* Activations are freed layer by layer as the gradients appear, so
-	 * the pass peaks at its start or at its end. */
+	 * a pass peaks at its start or at its end.  But where the gradients
+	 * outlive a micro-batch (--grad-accum above 1, or a pipeline's
+	 * microbatches: .grad accumulates until the step) the later
+	 * micro-batches' activations come on top of them; FSDP without a
+	 * pipeline frees each unsharded gradient at its reduce-scatter, and
+	 * only its shard (counted in gradients) stays.  DDP's bucket copy is
+	 * in both terms once. */
 	double start = m->activations + m->transient + ddp;
-	double pass = m->weights + m->optimizer + gbuf + maxd(start, m->gradients - gbuf);
+	double M = (double)s->microbatches * (o->grad_accum > 1 ? o->grad_accum : 1);
+	int kept = M > 1 && !(zero >= 2 && o->pp <= 1);
+	double pass = m->weights + m->optimizer + gbuf +
+		      (kept ? start + m->gradients - gbuf - ddp : maxd(start, m->gradients - gbuf));
 	if (o->stack == MODEL_STACK_TE && zero < 2) /* Megatron's contiguous */
 		pass = m->weights + m->optimizer + start + m->gradients; /* grad buffer lives throughout */
 	double step = 0;

@@ -147,8 +147,11 @@ enum model_ckpt { MODEL_CKPT_NONE = 0, MODEL_CKPT_SELECTIVE, MODEL_CKPT_FULL };
  * GEMM, the wgrad GEMM accumulating into the FP32 main gradient). */
 enum model_stack { MODEL_STACK_EAGER = 0, MODEL_STACK_COMPILE, MODEL_STACK_TE };
 /* FP8 linears (--dtype fp8): how the scales are taken (torchao float8's
- * tensorwise and rowwise; Transformer Engine's delayed scaling). */
-enum model_fp8_recipe { MODEL_FP8_TENSORWISE = 0, MODEL_FP8_ROWWISE, MODEL_FP8_DELAYED };
+ * tensorwise and rowwise; Transformer Engine's delayed scaling; MXFP8, a
+ * power-of-two scale per 32 elements, Blackwell's block-scaled GEMMs:
+ * TE's MXFP8BlockScaling). */
+enum model_fp8_recipe { MODEL_FP8_TENSORWISE = 0, MODEL_FP8_ROWWISE, MODEL_FP8_DELAYED,
+			MODEL_FP8_MXFP8 };
 /* How a 16-bit training run keeps its state (memory.c): pure (the model
  * cast to the dtype, as the Hugging Face harness does: weights, gradients
  * and AdamW's moments all 16-bit) or mixed (FP32 master weights and

@@ -314,7 +314,10 @@ static void per_step(struct bld *B)
  * torchao/testing/training/roofline_utils.py for tensorwise and rowwise,
  * the first read not fused into the producer; Transformer Engine's docs
  * for delayed scaling: one read, FP8 and its transpose written by one
- * fused cast-transpose kernel on Hopper):
+ * fused cast-transpose kernel on Hopper; for MXFP8: each block of 32
+ * takes its scale from its own amax inside the kernel, no amax pass, and
+ * the rowwise and columnwise copies, each with its one-byte E8M0 scale
+ * per 32 elements, are both written by one quantize kernel):
  *   tensorwise  input / grad: amax 2N, cast 2N read + 2 x 1N written;
  *               weight: amax 2N, forward cast 3N, backward cast 3N;
  *               under --stack te (Transformer Engine's current scaling)
@@ -328,6 +331,7 @@ void bld_fp8_casts(struct bld *B, int forward, double x, double w)
 	const char *amax = "reduce_kernel<512, 1, ReduceOp<float, MaxOps<float>>>";
 	const char *cast = "fp8_scaled_cast_kernel<__nv_fp8_e4m3>";
 	const char *ct = "cast_transpose_kernel<__nv_fp8_e4m3>";
+	const char *mx = "quantize_mxfp8_kernel<__nv_fp8_e4m3>";
 	double e = B->esz;
 	uint64_t keep = B->cols;
 	B->cols = 1;
@@ -360,6 +364,18 @@ void bld_fp8_casts(struct bld *B, int forward, double x, double w)
 		if (!forward)
 			k_scale(B, cast, PRED_OP_ELEMENTWISE, x, x * e + x);
 		k_scale(B, cast, PRED_OP_ELEMENTWISE, w, forward ? w * e + w : 3.5 * w * e);
+		break;
+	case MODEL_FP8_MXFP8:
+		/* input, weight, grad: 2N read, 2 x (N + N / 32) written; under
+		 * --stack te the weight's once per optimizer step (cached as
+		 * delayed scaling's is), else in forward every micro-batch */
+		if (x > 0)
+			k_scale(B, mx, PRED_OP_ELEMENTWISE, x, x * e + 2 * x * (1 + 1.0 / 32));
+		if (forward) {
+			k_scale(B, mx, PRED_OP_ELEMENTWISE, w, w * e + 2 * w * (1 + 1.0 / 32));
+			if (B->o->stack == MODEL_STACK_TE)
+				per_step(B);
+		}
 		break;
 	case MODEL_FP8_DELAYED:
 	default:

@@ -406,7 +406,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			{ "attention", "eager, sdpa, flash, fa2, fa3, cudnn, flashinfer or triton" },
 			{ "act-ckpt", "none, selective or full" }, { "stack", "eager, compile or te" },
 			{ "precision", "pure, mixed or auto" },
-			{ "fp8-recipe", "tensorwise, rowwise or delayed" },
+			{ "fp8-recipe", "tensorwise, rowwise, delayed or mxfp8" },
 			{ "power-limit", "watts between 10 and 5000" },
 			{ "head", "lm or classify" }, { "launch-us", "microseconds >= 0" },
 			{ "expert-capacity", "a positive count, config or none" },
@@ -746,6 +746,14 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 			 "with Ada and Hopper, compute capability 8.9)", g->id);
 		return SURFER_EINVAL;
 	}
+	if (o->fp8 && o->fp8_recipe == MODEL_FP8_MXFP8 && (g->cc < 100 || gpu_cc_is_amd(g->cc))) {
+		/* the per-32-element scales are applied by the tensor cores'
+		 * block-scaled MMA (tcgen05), which starts with Blackwell */
+		snprintf(err, errlen, "--fp8-recipe mxfp8 on %s: block-scaled FP8 GEMMs start with "
+			 "Blackwell, compute capability 10.0 (this GPU: %s); delayed or tensorwise "
+			 "scaling run here", g->id, gpu_cc_string(g->cc, cc, sizeof(cc)));
+		return SURFER_EINVAL;
+	}
 	if (o->dtype != GPU_DT_BF16 || g->peak_tflops[GPU_DT_BF16] > 0)
 		return 0;
 	snprintf(err, errlen, "--dtype bf16 on %s: the GPU has no BF16 tensor cores (compute capability "
@@ -756,7 +764,8 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 
 const char *model_dtype_label(const struct model_opts *o)
 {
-	static const char *const fp8[] = { "fp8 tensorwise", "fp8 rowwise", "fp8 delayed" };
+	static const char *const fp8[] = { "fp8 tensorwise", "fp8 rowwise", "fp8 delayed",
+					   "fp8 mxfp8" };
 	if (o->fp8 && (unsigned)o->fp8_recipe < sizeof(fp8) / sizeof(fp8[0]))
 		return fp8[o->fp8_recipe];
 	return gpu_dtype_name(o->dtype);
