@@ -428,6 +428,7 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 	k.flops = e->key.flops;
 	k.bytes = e->key.bytes;
 	k.b_transposed = (uint8_t)e->key.b_transposed;
+	k.conv = e->key.conv;
 	k.accumulate = (uint8_t)e->key.accumulate;
 	k.origin_ns = origin_ns;
 	if (e->key.lib_kind == KTABLE_LIB_OP) {

@@ -49,6 +49,7 @@ void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
 		key->flops = lib->flops;
 		key->bytes = lib->bytes;
 		key->b_transposed = lib->b_transposed;
+		key->conv = lib->conv;
 		if (lib->kind == KTABLE_LIB_OP) {
 			key->op = lib->op;
 			key->collective = lib->collective;
@@ -147,6 +148,19 @@ void ktable_lib_from_conv(struct ktable_lib *lib, const struct trace_conv *c)
 		lib->m = (uint64_t)mnk[c->dir][0];
 		lib->n = (uint64_t)mnk[c->dir][1];
 		lib->k = (uint64_t)mnk[c->dir][2];
+	}
+	/* A 2-D forward convolution's geometry: where Winograd applies
+	 * (conv.c).  The backward passes run other kernels, which the model
+	 * was not fitted on. */
+	if (c->dir == TRACE_CONV_FWD && nd == 4 && c->filt[2] > 0 && c->filt[3] > 0 &&
+	    c->out[2] > 0 && c->out[3] > 0 && c->filt[2] <= UINT32_MAX &&
+	    c->filt[3] <= UINT32_MAX && c->out[2] <= UINT32_MAX && c->out[3] <= UINT32_MAX) {
+		lib->conv.r = (uint32_t)c->filt[2];
+		lib->conv.s = (uint32_t)c->filt[3];
+		lib->conv.p = (uint32_t)c->out[2];
+		lib->conv.q = (uint32_t)c->out[3];
+		lib->conv.unit = c->groups <= 1 && c->stride[0] == 1 && c->stride[1] == 1 &&
+				 c->dilation[0] <= 1 && c->dilation[1] <= 1;
 	}
 }
 

@@ -39,6 +39,8 @@ struct ktable_lib {
 	uint8_t accumulate;           /* GEMM: added into an FP32 output (beta 1) */
 	uint32_t attn;                /* an ATTENTION op's shape: its id in the
 				       * table (ktable_attn), 0 none              */
+	struct pred_conv conv;        /* CONV: a forward convolution's geometry
+				       * (all 0 for the backward ones)            */
 };
 
 /* The grouping key.  Built only by ktable_key_init (padding is zeroed, the
@@ -51,6 +53,7 @@ struct ktable_key {
 	uint32_t op, collective, ranks, node_ranks; /* KTABLE_LIB_OP             */
 	uint32_t attn;                /* KTABLE_LIB_OP: the attention shape's id */
 	uint32_t accumulate;          /* KTABLE_LIB_OP: pred_kernel's flag       */
+	struct pred_conv conv;        /* KTABLE_LIB_CONV: ktable_lib's            */
 	uint64_t m, n, k, batch;
 	double flops, bytes;
 	double reread_bytes, reuse_bytes; /* KTABLE_LIB_OP                       */

@@ -130,7 +130,43 @@ struct cv_feat {
 	double log_smem;          /* log min(1, shared memory per SM /
 				   * CONV_SMEM_REF) for cuDNN's own kernels
 				   * (implicit GEMM, fused Winograd), else 0 */
+	/* Winograd F(4x4, 3x3), from the shape alone where the geometry
+	 * allows it (wino 1): its batched GEMM of 36 products over the
+	 * N ceil(P/4) ceil(Q/4) output tiles by K filters over C channels,
+	 * and its transforms' traffic. */
+	int wino;
+	double w_tc_ns;           /* the GEMM's FLOPs / P_32, ns           */
+	double w_red;             /* its reduction, C                      */
+	double w_log_wave;        /* log e_wave of its 128 x 64 tiles      */
+	double w_log_pad;         /* log of their padding                  */
+	double w_tm_ns;           /* the convolution's bytes plus the
+				   * transformed input and output written
+				   * and read once (36 (C + K) per tile),
+				   * over BW, ns                          */
 };
+
+/* The Winograd F(4x4, 3x3) terms of f (wino 0 where the geometry does not
+ * allow it): a forward 3 x 3 convolution at unit stride whose P x Q output
+ * divides its implicit GEMM's rows. */
+static void cv_wino_features(const struct pred_kernel *k, const struct gpu_spec *g, double peak,
+			     double bw, struct cv_feat *f)
+{
+	const struct pred_conv *c = &k->conv;
+	double pq = (double)c->p * (double)c->q;
+	f->wino = 0;
+	if (c->r != 3 || c->s != 3 || !c->unit || !(pq > 0) || k->k % 9 ||
+	    fmod((double)k->m, pq) != 0)
+		return;
+	double imgs = (double)k->m / pq, ch = (double)(k->k / 9), kf = (double)k->n;
+	double mw = imgs * ceil(c->p / 4.0) * ceil(c->q / 4.0);
+	double tiles = ceil(mw / 128) * ceil(kf / 64), waves = ceil(tiles / g->sms);
+	f->wino = 1;
+	f->w_tc_ns = 2.0 * 36 * mw * kf * ch / peak * 1e9;
+	f->w_red = ch;
+	f->w_log_wave = log(tiles / (waves * g->sms));
+	f->w_log_pad = log(mw * kf / (ceil(mw / 128) * 128 * ceil(kf / 64) * 64));
+	f->w_tm_ns = (k->bytes + gpu_dtype_bytes(k->dtype) * 2 * 36 * mw * (ch + kf)) / bw * 1e9;
+}
 
 static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, struct cv_feat *f)
 {
@@ -168,6 +204,7 @@ static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, st
 	if ((f->algo == CONV_ALGO_IGEMM || f->algo == CONV_ALGO_WINOGRAD) && lim &&
 	    lim->smem_per_sm > 0 && lim->smem_per_sm < CONV_SMEM_REF)
 		f->log_smem = log(lim->smem_per_sm / CONV_SMEM_REF);
+	cv_wino_features(k, g, peak, bw, f);
 	return 0;
 }
 
@@ -176,6 +213,15 @@ static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, st
 static double cv_eff(const struct cv_feat *f, const struct conv_params *p)
 {
 	return f->named ? p->eff[f->algo] : p->shape_eff;
+}
+
+/* The power limit's slowdown of a compute time t_c (ns), ramping in over
+ * boost_ns. */
+static double cv_capped(double t_c, double cap, const struct conv_params *p)
+{
+	if (cap < 1)
+		t_c *= 1 + (1 / cap - 1) * (p->boost_ns > 0 ? t_c / (t_c + p->boost_ns) : 1);
+	return t_c;
 }
 
 static double cv_time(const struct cv_feat *f, const struct conv_params *p, int floor,
@@ -188,13 +234,27 @@ static double cv_time(const struct cv_feat *f, const struct conv_params *p, int 
 		work = work * (1 + p->shape_red_steps / f->red) + p->shape_ramp_flop * f->ns_per_flop;
 	}
 	double eff = cv_eff(f, p) * exp(log_e);
-	double t_c = eff > 0 ? work / eff : INFINITY;
-	if (cap < 1)
-		t_c *= 1 + (1 / cap - 1) * (p->boost_ns > 0 ? t_c / (t_c + p->boost_ns) : 1);
+	double t_c = cv_capped(eff > 0 ? work / eff : INFINITY, cap, p);
 	double t_m = f->tm_ns / (f->named ? p->bw_eff : p->shape_bw_eff);
+	double t = t_c > t_m ? t_c : t_m;
+	int mb = t_m > t_c;
+	if (!f->named && f->wino && p->shape_wino_eff > 0 && p->shape_softmin > 0) {
+		/* Winograd's GEMM, then its transforms (kernels of their own:
+		 * their traffic adds), against the implicit GEMM: cuDNN's
+		 * heuristics pick the faster, as a soft minimum. */
+		double ew = p->shape_wino_eff * exp(p->wave_pow * f->w_log_wave +
+						    p->smem_pow * f->log_smem +
+						    p->shape_pad_pow * f->w_log_pad);
+		double wc = cv_capped((f->w_tc_ns * (1 + p->shape_wino_steps / f->w_red) +
+				       p->shape_ramp_flop * f->ns_per_flop) / ew, cap, p);
+		double wm = f->w_tm_ns / p->shape_bw_eff, a = p->shape_softmin;
+		if (wc + wm < t)
+			mb = wm > wc;
+		t = pow(pow(t, -a) + pow(wc + wm, -a), -1 / a);
+	}
 	if (mem_bound)
-		*mem_bound = t_m > t_c;
-	return (t_c > t_m ? t_c : t_m) + (floor ? (f->named ? p->floor_ns : p->shape_floor_ns) : 0);
+		*mem_bound = mb;
+	return t + (floor ? (f->named ? p->floor_ns : p->shape_floor_ns) : 0);
 }
 
 double conv_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
@@ -435,7 +495,27 @@ out:
  * reduction (its first operand loads, its output's write), counted in
  * reduction steps: the work is F (1 + steps / (C R S)), which a shallow
  * reduction (C = 3: 27 steps) feels; fitted 54-70 steps held out, 28.5 %
- * (the pull below then 13.5 % against 13.4). */
+ * (the pull below then 13.5 % against 13.4).
+ *
+ * Where the geometry says Winograd applies (pred_kernel.conv: a 3 x 3
+ * filter at unit stride, one group) cuDNN runs it for most shapes of the
+ * sweep (its fused and non-fused kernels on 61-81 % of them): F(4x4,
+ * 3x3) turns each 4 x 4 output tile into 36 products per channel pair, a
+ * batched GEMM of N ceil(P/4) ceil(Q/4) tiles by K filters over C, 1/4
+ * of the direct FLOPs where P and Q are multiples of 4 and up to 2.6 x
+ * that at P = 5 (two tiles of 4 for 5 outputs a side).  That padding shows
+ * in the measurements: the old shape form's log residual was -0.22 on
+ * the non-fused kernels' shapes with P a multiple of 4 and +0.09 with
+ * P = 4 n + 1.  Its time is the GEMM's, with the same wave, padding and
+ * ramp terms and an efficiency of its own, plus its transforms' traffic
+ * (the transformed input and output, 36 (C + K) floats per tile, written
+ * and read once: kernels of their own, so the traffic adds), and the
+ * convolution's time the soft minimum of it and the implicit GEMM's,
+ * (T_i^-a + T_w^-a)^(-1/a), a fitted: cuDNN's heuristics pick the faster,
+ * blurred where the two are close.  Held out 28.5 -> 22.8 % (docs/conv.md).
+ * The bandwidth fraction goes to its bound (1.2) in every fit: the
+ * transforms' traffic as counted is more than the measured times allow
+ * (some of it stays in L2). */
 
 /* A bound far beyond the sweep's largest convolution (about 1e12 FLOPs):
  * only keeps the search finite. */
@@ -446,20 +526,42 @@ struct cv_shape_problem {
 	const double *w, *log_meas;
 	size_t n;
 	double max_floor_ns;
+	int wino;                 /* some sample's geometry allows Winograd:
+				   * its three constants are fitted too   */
 	struct conv_params base;
 };
+
+/* The shape constants of x (6 of them, 9 with Winograd's) into *p. */
+static void cv_shape_unpack(const struct cv_shape_problem *pr, const double *x,
+			    struct conv_params *p)
+{
+	p->shape_eff = exp(x[0]);
+	p->shape_ramp_flop = exp(x[1]);
+	p->shape_pad_pow = x[2];
+	p->shape_bw_eff = exp(x[3]);
+	p->shape_floor_ns = exp(x[4]);
+	p->shape_red_steps = exp(x[5]);
+	if (pr->wino) {
+		p->shape_wino_eff = exp(x[6]);
+		p->shape_wino_steps = exp(x[7]);
+		p->shape_softmin = exp(x[8]);
+	}
+}
+
+/* Where the soft minimum's exponent may go: 0.5 sums the two times more
+ * than it picks, 50 is a hard minimum. */
+#define CONV_MIN_SOFTMIN 0.5
+#define CONV_MAX_SOFTMIN 50
 
 static double cv_shape_loss(const double *x, void *ctx)
 {
 	const struct cv_shape_problem *pr = ctx;
 	struct conv_params p = pr->base;
 	double s = 0;
-	p.shape_eff = exp(x[0]);
-	p.shape_ramp_flop = exp(x[1]);
-	p.shape_pad_pow = x[2];
-	p.shape_bw_eff = exp(x[3]);
-	p.shape_floor_ns = exp(x[4]);
-	p.shape_red_steps = exp(x[5]);
+	cv_shape_unpack(pr, x, &p);
+	if (pr->wino && (p.shape_wino_eff > 4 || p.shape_wino_steps > 1e5 ||
+			 p.shape_softmin < CONV_MIN_SOFTMIN || p.shape_softmin > CONV_MAX_SOFTMIN))
+		return INFINITY;
 	if (p.shape_red_steps > 1e5 || p.shape_floor_ns > pr->max_floor_ns || p.shape_eff > 4 ||
 	    p.shape_eff < 1e-3 ||
 	    p.shape_ramp_flop > CONV_MAX_SHAPE_RAMP_FLOP ||
@@ -481,7 +583,7 @@ int conv_fit_shape(const struct conv_sample *s, size_t n, struct conv_params *p,
 	double *w = calloc(m, sizeof(*w)), *lm = calloc(m, sizeof(*lm));
 	const struct gpu_spec **gs = calloc(m, sizeof(*gs));
 	size_t *cnt = calloc(m, sizeof(*cnt)), *gi = calloc(m, sizeof(*gi));
-	int rc = -EINVAL;
+	int rc = -EINVAL, wino = 0;
 
 	if (!f || !w || !lm || !gs || !cnt || !gi) {
 		rc = -ENOMEM;
@@ -495,6 +597,7 @@ int conv_fit_shape(const struct conv_sample *s, size_t n, struct conv_params *p,
 		memset(k.grid, 0, sizeof(k.grid));
 		if (!(s[i].ns > 0) || cv_features(&k, s[i].target, &f[used]) < 0)
 			continue;
+		wino |= f[used].wino;
 		size_t g = 0;
 		while (g < ngpu && gs[g] != s[i].target)
 			g++;
@@ -505,8 +608,9 @@ int conv_fit_shape(const struct conv_sample *s, size_t n, struct conv_params *p,
 		lm[used++] = log(s[i].ns);
 	}
 	if (used > 0) {
-		struct cv_shape_problem pr = {.f = f, .w = w, .log_meas = lm, .n = used, .base = *p};
-		double x[6] = {log(p->shape_eff > 0 && p->shape_eff <= 4 ? p->shape_eff : 0.3),
+		struct cv_shape_problem pr = {.f = f, .w = w, .log_meas = lm, .n = used,
+					      .wino = wino, .base = *p};
+		double x[9] = {log(p->shape_eff > 0 && p->shape_eff <= 4 ? p->shape_eff : 0.3),
 			       log(p->shape_ramp_flop > 0 ? p->shape_ramp_flop : 1e9),
 			       p->shape_pad_pow >= 0 && p->shape_pad_pow <= 2 ? p->shape_pad_pow : 0.5,
 			       log(p->shape_bw_eff > 0.05 && p->shape_bw_eff < 1.2 ? p->shape_bw_eff : 0.6), 0};
@@ -519,13 +623,14 @@ int conv_fit_shape(const struct conv_sample *s, size_t n, struct conv_params *p,
 		x[4] = log(p->shape_floor_ns > 0 && p->shape_floor_ns < pr.max_floor_ns
 				   ? p->shape_floor_ns : pr.max_floor_ns / 4);
 		x[5] = log(p->shape_red_steps > 0 ? p->shape_red_steps : 16);
-		double loss = nelder_mead_restarts(cv_shape_loss, &pr, x, 6, 0.5, 0.1, 2000, 2);
-		p->shape_red_steps = exp(x[5]);
-		p->shape_floor_ns = exp(x[4]);
-		p->shape_eff = exp(x[0]);
-		p->shape_ramp_flop = exp(x[1]);
-		p->shape_pad_pow = x[2];
-		p->shape_bw_eff = exp(x[3]);
+		x[6] = log(p->shape_wino_eff > 0 && p->shape_wino_eff <= 4 ? p->shape_wino_eff : 0.5);
+		x[7] = log(p->shape_wino_steps > 0 && p->shape_wino_steps <= 1e5 ? p->shape_wino_steps
+										 : 16);
+		x[8] = log(p->shape_softmin >= CONV_MIN_SOFTMIN && p->shape_softmin <= CONV_MAX_SOFTMIN
+				   ? p->shape_softmin : 4);
+		double loss = nelder_mead_restarts(cv_shape_loss, &pr, x, wino ? 9 : 6, 0.5, 0.1,
+						   2000, 2);
+		cv_shape_unpack(&pr, x, p);
 		if (rms_log)
 			*rms_log = sqrt(loss);
 		rc = 0;
@@ -557,6 +662,25 @@ int conv_pull(const struct pred_kernel *k, const struct gpu_spec *origin,
 	out->ns = shape.ns * pow(out->ns / shape.ns, 1 - pull);
 	out->pull = pull;
 	return 0;
+}
+
+int conv_whole(const struct pred_kernel *k)
+{
+	if (!k || k->op != PRED_OP_CONV)
+		return 0;
+	if (!k->name || strchr(k->name, ';'))
+		return 1;
+	/* Named positively: cuDNN's implicit-GEMM kernels (scudnn_128x64_...,
+	 * implicit_convolve_sgemm, precomputed_convolve_sgemm) and its fused
+	 * Winograd are the convolution; anything else launched under the
+	 * call (computeoffsetskernel, a layout transpose, the unrolling and
+	 * SGEMM of the GEMM algorithm, Winograd's transforms, FFT's steps)
+	 * is a part of it. */
+	enum conv_algo a = conv_algo_of(k->name);
+	return a == CONV_ALGO_WINOGRAD ||
+	       (a == CONV_ALGO_IGEMM && (has(k->name, "scudnn") ||
+					 has(k->name, "implicit_convolve") ||
+					 has(k->name, "precomputed_convolve")));
 }
 
 int conv_fit_pull(const struct conv_sample *s, size_t n, struct conv_params *p, double *rms_log)

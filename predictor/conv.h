@@ -58,6 +58,18 @@ struct conv_params {
 				   * steps / (C R S))                        */
 	double shape_floor_ns;    /* its floor (with floor 1), instead of floor_ns,
 				   * at most the fastest time it was fitted on */
+	/* Where the geometry says Winograd applies (pred_kernel.conv: 3 x 3,
+	 * unit stride), the shape's time is the soft minimum of the implicit
+	 * GEMM's and Winograd's (conv.c); shape_wino_eff <= 0: no Winograd
+	 * term. */
+	double shape_wino_eff;    /* sustained fraction of the FP32 peak on
+				   * the Winograd GEMM's FLOPs (36 products
+				   * per 4 x 4 output tile and channel pair) */
+	double shape_wino_steps;  /* its tile's fixed cost in steps of its
+				   * reduction (C)                           */
+	double shape_softmin;     /* a: (T_i^-a + T_w^-a)^(-1/a), cuDNN's
+				   * pick of the faster, blurred where the
+				   * two are close                           */
 	double shape_pull;        /* conv_pull(): across architectures how
 				   * far the ratio is pulled toward the
 				   * shape's time S_t, S_t x (ratio /
@@ -115,6 +127,14 @@ int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 int conv_pull(const struct pred_kernel *k, const struct gpu_spec *origin,
 	      const struct gpu_spec *target, const struct conv_params *p, int floor,
 	      struct pred_result *out);
+
+/* 1 when k's time is a whole convolution's, the time conv_pull()'s shape
+ * model stands for: an operator's time (no name, or a list of kernels
+ * separated by ';', as NeuSight's timings name them), or a kernel of
+ * cuDNN's one-kernel algorithms (implicit GEMM, fused Winograd); 0 for a
+ * part of one (an SGEMM, a Winograd transform, an FFT step: each
+ * carries the whole convolution's shape, whose time is not its own). */
+int conv_whole(const struct pred_kernel *k);
 
 /* One convolution measured on two GPUs, for fitting: the kernel as the
  * origin recorded it (name, shape, FLOPs, bytes, k.origin_ns), the two

@@ -69,8 +69,8 @@
  * constants fitted on both GPUs.)  Only `auto` pulls: --method mlp stays
  * the ratio form.
  */
-const struct pred_shrink pred_shrink_default = {.gemm = 0.05, .vector = 0};
-const struct pred_shrink pred_shrink_full = {.gemm = 1, .vector = 1};
+const struct pred_shrink pred_shrink_default = {.gemm = 0.05, .vector = 0, .conv_pull = 1};
+const struct pred_shrink pred_shrink_full = {.gemm = 1, .vector = 1, .conv_pull = 0};
 
 /* ns: a kernel of unknown work with no measurement (about the cost of the
  * smallest kernels on current GPUs, 2-3 us launch to completion). */
@@ -254,6 +254,12 @@ static void pred_shrink_apply(const struct predictor *p, const struct pred_kerne
 	struct pred_result shape;
 	double a;
 
+	/* A convolution (conv.h, conv_pull(): it pulls only across
+	 * architectures, and only a kernel that is the whole convolution). */
+	if (out->method == PRED_CONV && p->shrink.conv_pull && conv_whole(k)) {
+		(void)conv_pull(k, origin, target, &p->conv, p->tile_floor, out);
+		return;
+	}
 	if (out->method != PRED_MLP || !origin || !(k->origin_ns > 0) || origin->cc == target->cc)
 		return;
 	a = tile_family_of(k) == TILE_FAM_GEMM ? p->shrink.gemm : p->shrink.vector;

@@ -74,6 +74,17 @@ enum pred_attn_form {
 	PRED_ATTN_PREFILL = 0, PRED_ATTN_DECODE, PRED_ATTN_MLA_DECODE, PRED_ATTN_FORM_COUNT
 };
 
+/* A forward convolution's geometry, where the caller knows it (a recorded
+ * cuDNN descriptor, a NeuSight row); all 0: unknown.  predictor/conv.c
+ * reads it to say where cuDNN's Winograd algorithm applies (a 3 x 3
+ * filter at unit stride) and how its 4 x 4 output tiles pad P x Q. */
+struct pred_conv {
+	uint32_t r, s;                /* filter height and width                 */
+	uint32_t p, q;                /* output height and width                 */
+	uint32_t unit;                /* 1: every stride and dilation 1 and one
+				       * group; 0 otherwise or unknown            */
+};
+
 /* The shape of a fused attention call (trace.h's struct trace_attn, whose
  * comments give the meaning of each field); impl NONE: not described. */
 struct pred_attn {
@@ -111,6 +122,8 @@ struct pred_kernel {
 	/* PRED_OP_ATTENTION: the call's shape when a program builder gave it
 	 * (attn.impl != PRED_ATTN_NONE); predictor/attention.c predicts it. */
 	struct pred_attn attn;
+	/* PRED_OP_CONV: its geometry when known (all 0 otherwise). */
+	struct pred_conv conv;
 };
 
 /* How a prediction was obtained, for reports and for debugging. */
@@ -133,7 +146,8 @@ struct pred_result {
 	/* How ns follows the origin time: as origin_ns^(1 - pull).  0: in
 	 * proportion (every method, and `auto` within an architecture); 1 - a
 	 * where `auto` pulled a tile-model kernel toward the model's own time
-	 * across architectures (struct pred_shrink).  A caller that scales ns
+	 * across architectures (struct pred_shrink), the convolution
+	 * constants' shape_pull where it pulled a convolution (conv_pull()).  A caller that scales ns
 	 * to another launch of the same kernel, measured d instead of
 	 * origin_ns, takes ns x (d / origin_ns)^(1 - pull) (analyze.c). */
 	double pull;
@@ -148,6 +162,10 @@ struct pred_result {
 struct pred_shrink {
 	double gemm;                  /* a for FP32 GEMMs (the tile model's)     */
 	double vector;                /* a for FP32 elementwise, softmax, norm   */
+	int conv_pull;                /* 1: a whole convolution's ratio is pulled
+				       * toward the model's shape time by the
+				       * convolution constants' own shape_pull
+				       * (conv_pull(), conv.h); 0: the ratio     */
 };
 /* The compiled-in exponents (fitted on NeuSight's five architectures,
  * predict.c), and 1 everywhere: the ratio form, linear in the origin's

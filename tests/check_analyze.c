@@ -1091,8 +1091,29 @@ START_TEST(conv_shape_to_implicit_gemm)
 	ck_assert_uint_eq(lib.n, 128);
 	ck_assert_uint_eq(lib.k, 64 * 9);
 	ck_assert_double_eq_tol(lib.flops, 2.0 * 8 * 28 * 28 * 128 * 64 * 9, 1);
+	/* its geometry (where Winograd applies, predictor/conv.c): 3 x 3
+	 * into 28 x 28, unit only when every stride and dilation is 1 and
+	 * there is one group (here the strides are not set: unknown) */
+	ck_assert_uint_eq(lib.conv.r, 3);
+	ck_assert_uint_eq(lib.conv.s, 3);
+	ck_assert_uint_eq(lib.conv.p, 28);
+	ck_assert_uint_eq(lib.conv.q, 28);
+	ck_assert_uint_eq(lib.conv.unit, 0);
+	c.stride[0] = c.stride[1] = 1;
+	c.dilation[0] = c.dilation[1] = 1;
+	c.groups = 1;
+	ktable_lib_from_conv(&lib, &c);
+	ck_assert_uint_eq(lib.conv.unit, 1);
+	c.stride[1] = 2;
+	ktable_lib_from_conv(&lib, &c);
+	ck_assert_uint_eq(lib.conv.unit, 0);
+	c.stride[1] = 1;
+	c.groups = 64;
+	ktable_lib_from_conv(&lib, &c);
+	ck_assert_uint_eq(lib.conv.unit, 0);
 	c.dir = TRACE_CONV_BWD_DATA;
 	ktable_lib_from_conv(&lib, &c);
+	ck_assert_uint_eq(lib.conv.r, 0);     /* backward: not described */
 	ck_assert_uint_eq(lib.m, 8 * 56 * 56);
 	ck_assert_uint_eq(lib.n, 64);
 	ck_assert_uint_eq(lib.k, 128 * 9);

@@ -52,6 +52,20 @@ static struct conv_params hand_params(void)
 	return p;
 }
 
+/* hand_params() with the shape form's constants of the hand-computed
+ * shape tests: shape_eff 0.5, a ramp of 1e9 FLOPs, padding exponent 1,
+ * half the bandwidth, a 30 us floor. */
+static struct conv_params shape_params(void)
+{
+	struct conv_params p = hand_params();
+	p.shape_eff = 0.5;
+	p.shape_ramp_flop = 1e9;
+	p.shape_pad_pow = 1;
+	p.shape_bw_eff = 0.5;
+	p.shape_floor_ns = 30000;
+	return p;
+}
+
 /* A 3x3 convolution of C 128 into K 64 channels, m output pixels. */
 static struct pred_kernel conv_kernel(const char *name, uint64_t m, double bytes)
 {
@@ -434,12 +448,7 @@ END_TEST
 START_TEST(shape_form_hand_computed)
 {
 	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
-	struct conv_params p = hand_params();
-	p.shape_eff = 0.5;
-	p.shape_ramp_flop = 1e9;
-	p.shape_pad_pow = 1;
-	p.shape_bw_eff = 0.5;
-	p.shape_floor_ns = 30000;
+	struct conv_params p = shape_params();
 	struct pred_kernel k = conv_kernel(NULL, 128 * 200, 1e6);
 	struct pred_result r;
 	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 954974.72, 1e-2);
@@ -465,6 +474,82 @@ START_TEST(shape_form_hand_computed)
 	ck_assert_double_eq_tol(r.ns, 954974.72, 1e-2);
 	/* with an origin time the name's own efficiency (1.5) holds: not 0.5 */
 	ck_assert(conv_model_ns(&k, &g, &p, 0) < 954974.72 / 2);
+}
+END_TEST
+
+/* Winograd F(4x4, 3x3) from the shape, by hand on the made-up GPU (100
+ * SMs, 10 TFLOP/s, 1000 GB/s): 2 images of 8 x 8 outputs, C 128, K 64,
+ * 3 x 3 at unit stride.  The implicit GEMM, 128 x 64 over 1152, is one
+ * tile (a wave of 1/100 at exponent 1): 18,874,368 FLOPs at 0.5 x 0.01 of
+ * the peak, 377,487.36 ns.  Winograd: 2 x 2 x 2 = 8 output tiles by 64
+ * filters over 128 channels, 36 products each, 4,718,592 FLOPs at 1 x
+ * 0.01 of the peak, 47,185.92 ns, plus its transforms' traffic, 1e6 +
+ * 4 x 2 x 36 x 8 x (128 + 64) bytes at 0.5 of 1000 GB/s, 2,884.736 ns:
+ * 50,070.656 ns.  Soft minimum at exponent 1: 1 / (1 / 377,487.36 +
+ * 1 / 50,070.656) = 44,206.96 ns.  A 7 x 7 output pads to the same
+ * Winograd tiles; stride 2, a 1 x 1 filter or no geometry leave the
+ * implicit GEMM alone. */
+START_TEST(shape_winograd_hand_computed)
+{
+	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
+	struct conv_params p = hand_params();
+	p.shape_eff = 0.5;
+	p.shape_bw_eff = 0.5;
+	p.shape_wino_eff = 1;
+	p.shape_softmin = 1;
+	struct pred_kernel k = conv_kernel(NULL, 2 * 8 * 8, 1e6);
+	k.conv = (struct pred_conv){.r = 3, .s = 3, .p = 8, .q = 8, .unit = 1};
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 44206.96, 1e-2);
+	struct pred_result r;
+	ck_assert_int_eq(conv_predict(&k, NULL, &g, &p, 0, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 44206.96, 1e-2);
+	/* no Winograd term: the implicit GEMM alone */
+	struct pred_kernel ku = k;
+	ku.conv.unit = 0;
+	ck_assert_double_eq_tol(conv_model_ns(&ku, &g, &p, 0), 377487.36, 1e-2);
+	ku = k;
+	memset(&ku.conv, 0, sizeof ku.conv);
+	ck_assert_double_eq_tol(conv_model_ns(&ku, &g, &p, 0), 377487.36, 1e-2);
+	p.shape_wino_eff = 0;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 377487.36, 1e-2);
+	p.shape_wino_eff = 1;
+	/* 7 x 7 outputs: the implicit GEMM's 98 rows pad to 128 (the same
+	 * time at padding exponent 0), Winograd's tiles are the same 8 */
+	k = conv_kernel(NULL, 2 * 7 * 7, 1e6);
+	k.conv = (struct pred_conv){.r = 3, .s = 3, .p = 7, .q = 7, .unit = 1};
+	double ti = 2.0 * 98 * 64 * 1152 / 10e12 / 0.005 * 1e9;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 1 / (1 / ti + 1 / 50070.656), 1e-2);
+	/* a named kernel with an origin time is the ratio's: no Winograd term */
+	k.name = "cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1";
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), ti, 1e-2);
+}
+END_TEST
+
+/* auto without an origin time (a config's convolution) takes the model
+ * from the shape, the time shape_form_hand_computed works out by hand:
+ * 128 x 200 output pixels by 64 filters over 1152 taps on 100 SMs of
+ * 10 TFLOP/s, 3.7748736e9 FLOPs plus the 1e9 ramp at 0.5 of the peak,
+ * the tile's padding at exponent 1 a full one, 954,974.72 ns; the
+ * predictor adds no floor (tile_floor 0).  A tensor-core convolution
+ * keeps the roofline. */
+START_TEST(auto_from_shape)
+{
+	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
+	struct conv_params p = shape_params();
+	struct pred_config pc = {.conv = &p};
+	struct predictor *pr;
+	char err[128];
+	ck_assert_int_eq(predictor_new(&pc, &pr, err, sizeof err), 0);
+	struct pred_kernel k = conv_kernel("cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
+					   128 * 200, 1e6);
+	struct pred_result r;
+	ck_assert_int_eq(predict_kernel(pr, &k, NULL, &g, PRED_AUTO, &r), 0);
+	ck_assert_int_eq(r.method, PRED_CONV);
+	ck_assert_double_eq_tol(r.ns, 954974.72, 1e-2);
+	k.dtype = GPU_DT_FP16;
+	ck_assert_int_eq(predict_kernel(pr, &k, NULL, &g, PRED_AUTO, &r), 0);
+	ck_assert_int_eq(r.method, PRED_ROOFLINE);
+	predictor_free(pr);
 }
 END_TEST
 
@@ -539,11 +624,7 @@ END_TEST
 START_TEST(pull_toward_shape)
 {
 	struct gpu_spec o = fake_gpu("o", 100, 10, 1000, 0), g = fake_gpu("g", 100, 10, 1000, 0);
-	struct conv_params p = hand_params();
-	p.shape_eff = 0.5;
-	p.shape_ramp_flop = 1e9;
-	p.shape_pad_pow = 1;
-	p.shape_bw_eff = 0.5;
+	struct conv_params p = shape_params();
 	p.shape_pull = 0.5;
 	g.cc = 61;
 	struct pred_kernel k = conv_kernel("cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
@@ -572,6 +653,79 @@ START_TEST(pull_toward_shape)
 	ck_assert_int_eq(conv_predict(&k, &o, &g, &p, 0, &r), 0);
 	ck_assert_int_eq(conv_pull(&k, &o, &g, &p, 0, &r), -1);
 	ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);
+}
+END_TEST
+
+/* Which kernels are a whole convolution (conv_whole()), and auto's pull
+ * of those across architectures: pull_toward_shape's case through a
+ * predictor, 977,228.08 ns by its hand arithmetic, where the ratio is
+ * 1e6 ns (the two made-up GPUs differ only in compute capability).  A
+ * part of a convolution, or the gate's linear predictor, keeps the
+ * ratio. */
+START_TEST(auto_pulls_whole_convolutions)
+{
+	static const struct {
+		const char *name;
+		int whole;
+	} names[] = {
+		{NULL, 1},
+		{";void cask_cudnn_infer::computeoffsetskernel<false, false>(cask_cudnn_infer::"
+		 "computeoffsetsparams);cudnn_infer_volta_scudnn_128x32_relu_medium_nn_v1", 1},
+		{"cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1", 1},
+		{"cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1", 1},
+		{"void cudnn::detail::implicit_convolve_sgemm<float, float, 128, 5, 5>(int)", 1},
+		{"void cask_cudnn_infer::computeoffsetskernel<false, false>(cask_cudnn_infer::"
+		 "computeoffsetsparams)", 0},
+		{"volta_sgemm_64x64_nn", 0},
+		{"void cudnn::winograd_nonfused::winogradForwardData4x4<float, float>("
+		 "cudnn::winograd_nonfused::WinogradDataParams<float, float>)", 0},
+		{"void fft2d_r2c_32x32<float, false, 1u, false>(float2 *)", 0},
+		{"void nchwToNhwcKernel<float, float, float, true, false>(int)", 0},
+	};
+	struct pred_kernel k;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		k = conv_kernel(names[i].name, 128 * 200, 1e6);
+		ck_assert_msg(conv_whole(&k) == names[i].whole, "%s", names[i].name);
+	}
+	k.op = PRED_OP_GEMM;
+	k.name = NULL;
+	ck_assert_int_eq(conv_whole(&k), 0);
+
+	struct gpu_spec o = fake_gpu("o", 100, 10, 1000, 0), g = fake_gpu("g", 100, 10, 1000, 0);
+	struct conv_params p = shape_params();
+	p.shape_pull = 0.5;
+	g.cc = 61;
+	struct pred_config pc = {.conv = &p}, pl = {.conv = &p, .shrink = &pred_shrink_full};
+	struct predictor *pr, *lin;
+	char err[128];
+	ck_assert_int_eq(predictor_new(&pc, &pr, err, sizeof err), 0);
+	ck_assert_int_eq(predictor_new(&pl, &lin, err, sizeof err), 0);
+	struct pred_result r;
+	k = conv_kernel("cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1", 128 * 200, 1e6);
+	k.origin_ns = 1e6;
+	ck_assert_int_eq(predict_kernel(pr, &k, &o, &g, PRED_AUTO, &r), 0);
+	ck_assert_int_eq(r.method, PRED_CONV);
+	ck_assert_double_eq_tol(r.ns, 977228.08, 1e-2);
+	ck_assert_double_eq_tol(r.pull, 0.5, 1e-12);
+	/* --method conv, the gate's predictor, one architecture: the ratio */
+	ck_assert_int_eq(predict_kernel(pr, &k, &o, &g, PRED_CONV, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);
+	ck_assert_int_eq(predict_kernel(lin, &k, &o, &g, PRED_AUTO, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);
+	ck_assert_double_eq(r.pull, 0);
+	g.cc = 70;
+	ck_assert_int_eq(predict_kernel(pr, &k, &o, &g, PRED_AUTO, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);
+	g.cc = 61;
+	/* the SGEMM of a non-fused Winograd: a part, the ratio (1e6: the
+	 * GPUs are alike) */
+	k.name = "volta_sgemm_64x64_nn";
+	ck_assert_int_eq(predict_kernel(pr, &k, &o, &g, PRED_AUTO, &r), 0);
+	ck_assert_int_eq(r.method, PRED_CONV);
+	ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);
+	ck_assert_double_eq(r.pull, 0);
+	predictor_free(pr);
+	predictor_free(lin);
 }
 END_TEST
 
@@ -690,7 +844,19 @@ START_TEST(trace_path_uses_conv_predict)
 	k.grid[1] = 2;
 	k.grid[2] = 1;
 	k.origin_ns = 1e6;
+	k.conv = (struct pred_conv){.r = 3, .s = 3, .p = 56, .q = 56, .unit = 1};
 	ck_assert_int_eq(conv_predict(&k, v100, t4, NULL, 0, &want), 0);
+	/* auto pulls a whole convolution across architectures toward the
+	 * shape's time, which needs the descriptor's geometry (Winograd) */
+	double ratio = want.ns;
+	ck_assert_int_eq(conv_pull(&k, v100, t4, NULL, 0, &want), 0);
+	ck_assert(fabs(want.ns / ratio - 1) > 1e-3);
+	struct pred_kernel kg = k;
+	struct pred_result nogeo;
+	memset(&kg.conv, 0, sizeof kg.conv);
+	ck_assert_int_eq(conv_predict(&kg, v100, t4, NULL, 0, &nogeo), 0);
+	ck_assert_int_eq(conv_pull(&kg, v100, t4, NULL, 0, &nogeo), 0);
+	ck_assert(fabs(nogeo.ns / want.ns - 1) > 1e-3);
 	ck_assert_msg(fabs(a->targets[0].kernel_ns / want.ns - 1) < 1e-9,
 		      "trace %.1f ns, conv_predict %.1f ns", a->targets[0].kernel_ns, want.ns);
 	analysis_free(a);
@@ -711,8 +877,11 @@ int main(void)
 	tcase_add_test(tc, fit_reproduces_ratios);
 	tcase_add_test(tc, fit_learns_target_algorithm);
 	tcase_add_test(tc, shape_form_hand_computed);
+	tcase_add_test(tc, auto_from_shape);
+	tcase_add_test(tc, shape_winograd_hand_computed);
 	tcase_add_test(tc, fit_shape_recovers_constants);
 	tcase_add_test(tc, pull_toward_shape);
+	tcase_add_test(tc, auto_pulls_whole_convolutions);
 	tcase_add_test(tc, fit_pull_recovers_exponent);
 	tcase_add_test(tc, trace_path_uses_conv_predict);
 	suite_add_tcase(su, tc);

@@ -541,9 +541,10 @@ START_TEST(origin_time_linear)
 	const struct gpu_spec *o = gpu_find(c->origin), *t = gpu_find(c->target);
 	ck_assert_msg(o && t, "%s: GPUs", c->what);
 	static const double xs[] = {1, 37, 1e3, 1.1e3, 5e4, 1e6, 1e9};
-	/* auto's tile model across architectures is linear only with the
+	/* auto's tile and convolution models across architectures are linear only with the
 	 * gate's exponents (shrink_across_architectures tests the others) */
-	int pulled = c->asked == PRED_AUTO && c->used == PRED_MLP && o->cc != t->cc;
+	int pulled = c->asked == PRED_AUTO && (c->used == PRED_MLP || c->used == PRED_CONV) &&
+		     o->cc != t->cc;
 	for (int f = 0; f < 4; f++) {
 		struct predictor *p;
 		struct pred_config pc = {.tile_floor = f & 1,
@@ -598,7 +599,8 @@ START_TEST(shrink_across_architectures)
 		{PRED_OP_GEMM, 1024, 1024, 1024, 128, 128, "a100-sxm4-40", "a100-pcie-40", 0},
 		{PRED_OP_SOFTMAX, 8192, 2048, 0, 8192, 256, "a100-sxm4-40", "a100-pcie-40", 0},
 	};
-	static const struct pred_shrink half = {0.5, 0.5}, none = {0, 0};
+	static const struct pred_shrink half = {.gemm = 0.5, .vector = 0.5},
+					  none = {.gemm = 0, .vector = 0};
 	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
 		const struct gpu_spec *o = gpu_find(cs[i].origin), *t = gpu_find(cs[i].target);
 		ck_assert(o && t);

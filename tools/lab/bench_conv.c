@@ -141,10 +141,11 @@ static void cb_print_params(const struct conv_params *p)
 		       p->eff[a]);
 	printf("},\n\t.shape_eff = %.4f,\n\t.shape_ramp_flop = %.1f,\n\t.shape_pad_pow = %.4f,\n"
 	       "\t.shape_bw_eff = %.4f,\n\t.shape_red_steps = %.1f,\n\t.shape_floor_ns = %.1f,\n"
+	       "\t.shape_wino_eff = %.4f,\n\t.shape_wino_steps = %.1f,\n\t.shape_softmin = %.3f,\n"
 	       "\t.shape_pull = %.2f,\n"
 	       "\t.wave_pow = %.4f,\n\t.bw_eff = %.4f,\n\t.smem_pow = %.4f,\n", p->shape_eff,
 	       p->shape_ramp_flop, p->shape_pad_pow, p->shape_bw_eff, p->shape_red_steps,
-	       p->shape_floor_ns,
+	       p->shape_floor_ns, p->shape_wino_eff, p->shape_wino_steps, p->shape_softmin,
 	       p->shape_pull, p->wave_pow, p->bw_eff, p->smem_pow);
 	if (p->power_pj16 == POWER_FMA_PJ16)
 		printf("\t.power_pj16 = POWER_FMA_PJ16,\n");
@@ -158,7 +159,8 @@ static void cb_print_params(const struct conv_params *p)
  * get), and the model told the algorithm and tile cuDNN ran on the
  * target (its measured kernel: the most a learnt pick of the target's
  * algorithm could bring). */
-enum { CB_FLOPS, CB_ROOF, CB_CONV, CB_CONV_TALGO, CB_PULL, CB_SHAPE_ROOF, CB_SHAPE, CB_NCOL };
+enum { CB_FLOPS, CB_ROOF, CB_CONV, CB_CONV_TALGO, CB_PULL, CB_AUTO, CB_SHAPE_ROOF, CB_SHAPE,
+       CB_NCOL };
 
 /* Where the error is: the conv column's absolute error summed per
  * (origin's algorithm, target's measured algorithm), over every pair. */
@@ -185,15 +187,24 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 	}
 	if (rc < 0)
 		return rc;
-	for (size_t g = 0; g < ng; g++) {
+	/* auto as a user gets it, with these constants and NeuSight's host
+	 * floor (surfer-bench accuracy's predictor) */
+	struct pred_config pc = {.conv = &p, .tile_floor = 1};
+	struct predictor *ap;
+	char perr[256];
+	if (predictor_new(&pc, &ap, perr, sizeof perr) != 0)
+		return -ENOMEM;
+	for (size_t g = 0; g < ng && rc == 0; g++) {
 		const struct gpu_spec *o = gpus[g];
 		struct ns_pair *pairs;
 		size_t np, cnt = 0;
 		double err[CB_NCOL] = {0};
 		if (o == h)
 			continue;
-		if (ns_pairs(set, o, h, "conv", &pairs, &np) != 0)
-			return -ENOMEM;
+		if (ns_pairs(set, o, h, "conv", &pairs, &np) != 0) {
+			rc = -ENOMEM;
+			break;
+		}
 		for (size_t i = 0; i < np; i++) {
 			struct pred_kernel k, kt, ks;
 			struct pred_result r, rs;
@@ -213,6 +224,9 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 			struct pred_result rp = r;
 			(void)conv_pull(&k, o, h, &p, 1, &rp);
 			pred[CB_PULL] = rp.ns;
+			if (predict_kernel(ap, &k, o, h, PRED_AUTO, &rp) != 0)
+				continue;
+			pred[CB_AUTO] = rp.ns;
 			pred[CB_SHAPE_ROOF] = roofline_ns(&ks, h, NULL);
 			pred[CB_SHAPE] = rs.ns;
 			for (int c = 0; c < CB_NCOL; c++)
@@ -248,16 +262,19 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 		}
 		printf("   (fit: rms log %.3f, floor %.1f us, %.1f pJ, boost %.0f us, wave^%.2f, "
 		       "bw %.2f, smem^%.2f; shape: eff %.2f, ramp %.2g FLOP, pad^%.2f, bw %.2f, "
-		       "floor %.1f us, pull %.2f, steps %.0f)\n", rms,
+		       "floor %.1f us, pull %.2f, steps %.0f; Winograd eff %.2f, steps %.0f, "
+		       "softmin %.2f)\n", rms,
 		       p.floor_ns / 1e3, p.power_pj16, p.boost_ns / 1e3, p.wave_pow, p.bw_eff,
 		       p.smem_pow, p.shape_eff, p.shape_ramp_flop, p.shape_pad_pow, p.shape_bw_eff,
-		       p.shape_floor_ns / 1e3, p.shape_pull, p.shape_red_steps);
+		       p.shape_floor_ns / 1e3, p.shape_pull, p.shape_red_steps, p.shape_wino_eff,
+		       p.shape_wino_steps, p.shape_softmin);
 		(*npairs)++;
 		nh++;
 	}
+	predictor_free(ap);
 	for (int c = 0; c < CB_NCOL; c++)
 		arch[c] = nh ? arch[c] / nh : 0;
-	return 0;
+	return rc;
 }
 
 /* The GPUs with convolution rows in set, at most CB_MAXGPU; the number of
@@ -358,14 +375,15 @@ int bench_conv_main(const struct bench_args *a)
 		if (dump)
 			fprintf(dump, "target,origin,B,C,K,H,origin_algo,target_algo,origin_kernel,"
 				      "target_kernel,origin_blocks,target_blocks,origin_ns,target_ns,"
-				      "flops_ratio_ns,roofline_ns,conv_ns,conv_talgo_ns,conv_pull_ns,shape_roofline_ns,"
+				      "flops_ratio_ns,roofline_ns,conv_ns,conv_talgo_ns,conv_pull_ns,auto_ns,"
+				      "shape_roofline_ns,"
 				      "shape_conv_ns\n");
 		if (!cls)
 			rc = -ENOMEM;
 		else
-			printf("%-22s %-22s %6s %12s %12s %12s %12s %12s %12s %12s   (MAPE)\n",
+			printf("%-22s %-22s %6s %12s %12s %12s %12s %12s %12s %12s %12s   (MAPE)\n",
 			       "origin", "held-out target", "n", "flops-ratio", "roofline", "conv",
-			       "conv+t.algo", "conv+pull", "shape:roof", "shape:conv");
+			       "conv+t.algo", "conv+pull", "auto", "shape:roof", "shape:conv");
 		for (size_t g = 0; g < ng && rc == 0; g++)
 			rc = cb_heldout(&set, gpus[g], gpus, ng, sum, &npairs, arch[g], cls, dump);
 		if (rc == 0 && npairs) {

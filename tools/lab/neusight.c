@@ -652,6 +652,9 @@ int ns_kernel(const struct ns_row *r, int launch, struct pred_kernel *k)
 		k->k = (uint64_t)(ci * ks * ks);
 		k->flops = 2 * B * out * out * co * ci * ks * ks;
 		k->bytes = 4 * (B * ci * in * in + co * ci * ks * ks + B * co * out * out);
+		k->conv.r = k->conv.s = (uint32_t)ks;
+		k->conv.p = k->conv.q = (uint32_t)out;
+		k->conv.unit = st == 1;
 	} else {
 		if (r->ndims != 2)
 			return -1;
