@@ -363,7 +363,8 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 	if (key->collective != TRACE_COLL_NONE) {
 		struct comm_link link, wide;
 
-		comm_link_init_system(g, sys && gpu_same(sys->gpu, g) ? sys : NULL, &link, &wide);
+		comm_link_init_params(g, sys && gpu_same(sys->gpu, g) ? sys : NULL, predictor_comm(pred),
+				      &link, &wide);
 		r->ns = 0;
 		if (key->collective == TRACE_COLL_ALL_REDUCE && comm_is_custom_all_reduce(k.name))
 			r->ns = comm_custom_all_reduce_ns(k.bytes, key->ranks, &link);

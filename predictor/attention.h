@@ -10,6 +10,7 @@
 #ifndef SURFER_ATTENTION_H
 #define SURFER_ATTENTION_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "predictor/predict.h"
@@ -53,6 +54,16 @@ extern const double attention_bwd_eff;
  * of the FA2 class it reaches on the same tiles (attention.c). */
 extern const double attention_triton_share;
 
+/* The fitted constants as one set: the compiled-in values above, or a
+ * fit without some GPUs (make bench-serving holds out each architecture
+ * it reports on: attention_fit_mma_eff). */
+struct attn_params {
+	double mma_eff;             /* attention_mma_eff                        */
+	double sync_on_async_eff;   /* attention_sync_on_async_eff              */
+	double bwd_eff;             /* attention_bwd_eff                        */
+};
+extern const struct attn_params attention_default_params;
+
 /* Plans k (op PRED_OP_ATTENTION with k->attn.impl set) on g and fills p,
  * the main loop's tensor-core rate that of the GEMM constants tc (NULL:
  * the defaults, tcgemm.h).  Returns 0, or -1 when k has no attention
@@ -60,6 +71,22 @@ extern const double attention_triton_share;
  * part) or no figures. */
 int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g,
 		   const struct tcgemm_params *tc, struct attn_plan *p);
+
+/* attention_plan() with the attention constants ap (NULL: the
+ * compiled-in attention_default_params); attention_plan() is this with
+ * NULL. */
+int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
+			const struct tcgemm_params *tc, const struct attn_params *ap,
+			struct attn_plan *p);
+
+/* The main-loop efficiency (attn_params.mma_eff) at which FA2 on the A100
+ * (cc 8.0; FA2 paper: 230 TFLOP/s, head dim 128) and FA3 on the H100 SXM5
+ * (FA3 paper: 740 TFLOP/s, head dim 256) forward kernels of the papers'
+ * benchmark (16k tokens, hidden 2048, non-causal, BF16) reach their
+ * published rates with GEMM constants tc: the geometric mean over the
+ * figures whose GPU's compute capability is not among the ncc in
+ * cc_out.  Returns it, or -1 when every figure is left out. */
+double attention_fit_mma_eff(const struct tcgemm_params *tc, const uint32_t *cc_out, size_t ncc);
 
 /* The model's time of k on g with GEMM constants tc (NULL: the
  * defaults), ns; -1 when attention_plan refuses. */
@@ -73,6 +100,11 @@ double attention_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 int attention_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 		      const struct gpu_spec *target, const struct tcgemm_params *tc,
 		      struct pred_result *out);
+/* attention_predict() with the attention constants ap (NULL: the
+ * compiled-in ones). */
+int attention_predict_with(const struct pred_kernel *k, const struct gpu_spec *origin,
+			   const struct gpu_spec *target, const struct tcgemm_params *tc,
+			   const struct attn_params *ap, struct pred_result *out);
 
 /* The (query, key) pairs one sequence of q_len queries attends, the last
  * q_len of its kv_len keys: q_len kv_len without the causal mask; with it

@@ -53,12 +53,20 @@
 
 #include "predictor/comm.h"
 
-#define NVLINK_EFF 0.75
-#define NVLS_EFF 0.6
-#define NVLINK_P2P_EFF 0.8
-#define NVLINK_LATENCY_US 50.0
-#define PCIE_EFF 0.5
-#define PCIE_P2P_EFF 0.75
+/* The fit above; `surfer-bench comm` refits them from the same files
+ * (with the GPUs of chosen compute capabilities left out: make
+ * bench-serving holds out each architecture it reports on).  The custom
+ * all-reduce's stage cost is a published figure, not fitted (below). */
+const struct comm_params comm_default_params = {
+	.nvlink_eff = 0.75,
+	.nvls_eff = 0.6,
+	.nvlink_p2p_eff = 0.8,
+	.nvlink_latency_us = 50.0,
+	.nvlink_p2p_us = 8.0,
+	.pcie_eff = 0.5,
+	.pcie_p2p_eff = 0.75,
+	.custom_ar_stage_us = 6.0,
+};
 
 /* NCCL's protocols (tuning.cc): base latency of a ring, us; per ring step
  * inside a node (NVLink) and across the network, us; share of the
@@ -96,40 +104,53 @@ static int proto_on(int p, const struct comm_link *l)
 	return p == P_SIMPLE || (p == P_LL128 && l->ll128) || (p == P_LL && !l->nvlink);
 }
 
-void comm_link_init(const struct gpu_spec *g, struct comm_link *l, struct comm_link *pcie)
+static void link_init(const struct gpu_spec *g, const struct comm_params *p, struct comm_link *l,
+		      struct comm_link *pcie)
 {
 	double host = g ? gpu_host_link_gbps(g) : 0;
 	if (host <= 0)
 		host = 16.0; /* PCIe 3.0 x16 */
-	*pcie = (struct comm_link){ .bw_gbps = host * PCIE_EFF, .latency_us = 30.0,
+	*pcie = (struct comm_link){ .bw_gbps = host * p->pcie_eff, .latency_us = 30.0,
 				    .step_us = 5.0, .p2p_us = 10.0 };
 	if (g && g->nvlink_gbps > 0) {
-		*l = (struct comm_link){ .nvlink = 1, .bw_gbps = g->nvlink_gbps / 2.0 * NVLINK_EFF,
-					 .latency_us = NVLINK_LATENCY_US, .p2p_us = 8.0,
+		*l = (struct comm_link){ .nvlink = 1, .bw_gbps = g->nvlink_gbps / 2.0 * p->nvlink_eff,
+					 .latency_us = p->nvlink_latency_us, .p2p_us = p->nvlink_p2p_us,
 					 .peers = g->nvlink_peers, .wide = pcie };
-		l->p2p_gbps = g->nvlink_gbps / 2.0 * NVLINK_P2P_EFF;
+		l->p2p_gbps = g->nvlink_gbps / 2.0 * p->nvlink_p2p_eff;
 		if (!gpu_cc_is_amd(g->cc) && g->cc >= 90 && g->nvlink_peers >= NVLS_MIN_RANKS)
-			l->nvls_gbps = g->nvlink_gbps / 2.0 * NVLS_EFF;
+			l->nvls_gbps = g->nvlink_gbps / 2.0 * p->nvls_eff;
 		/* Bridged PCIe cards: a ring of more than two crosses PCIe
 		 * between pairs.  Every link of a ring carries the same bytes,
 		 * so the PCIe hops set the pace, at the efficiency of PCIe
 		 * peer-to-peer through a switch (vidur's A100 pairs, 4 ranks:
 		 * busbw 23-24 GB/s of 31.5). */
-		pcie->bw_gbps = host * PCIE_P2P_EFF;
+		pcie->bw_gbps = host * p->pcie_p2p_eff;
 	} else {
 		*l = *pcie;
 	}
 	l->ll128 = pcie->ll128 = g && !gpu_cc_is_amd(g->cc) && g->cc >= 90;
+	l->custom_ar_us = pcie->custom_ar_us = p->custom_ar_stage_us;
+}
+
+void comm_link_init(const struct gpu_spec *g, struct comm_link *l, struct comm_link *pcie)
+{
+	link_init(g, &comm_default_params, l, pcie);
 }
 
 void comm_link_init_system(const struct gpu_spec *g, const struct gpu_system *s,
 			   struct comm_link *l, struct comm_link *pcie)
 {
+	comm_link_init_params(g, s, NULL, l, pcie);
+}
+
+void comm_link_init_params(const struct gpu_spec *g, const struct gpu_system *s,
+			   const struct comm_params *p, struct comm_link *l, struct comm_link *pcie)
+{
 	if (!g && s)
 		g = s->gpu;
 	if (!s)
 		s = gpu_system_default(g);
-	comm_link_init(g, l, pcie);
+	link_init(g, p ? p : &comm_default_params, l, pcie);
 	if (!s)
 		return;
 	/* The system's NVLink domain decides over the GPU's: a domain wider
@@ -338,7 +359,6 @@ double comm_time_ns(enum comm_op op, double bytes, uint32_t ranks, const struct 
  * published 4-8 us of a graph-captured one-shot kernel on NVLink (H100:
  * SGLang PR #2904 3.7-5.9 us, vLLM PR #24111 7 us at 0.5 MB).
  */
-#define CUSTOM_AR_STAGE_US 6.0
 #define CUSTOM_AR_MAX_BYTES (8.0 * 1024 * 1024)
 
 double comm_custom_all_reduce_ns(double bytes, uint32_t ranks, const struct comm_link *l)
@@ -350,8 +370,8 @@ double comm_custom_all_reduce_ns(double bytes, uint32_t ranks, const struct comm
 	int one_shot = ranks == 2 || (ranks <= 4 && bytes < 512.0 * 1024) ||
 		       (ranks <= 8 && bytes < 256.0 * 1024);
 	if (one_shot)
-		return CUSTOM_AR_STAGE_US * 1e3 + (n - 1) * bytes / l->bw_gbps;
-	return 2 * CUSTOM_AR_STAGE_US * 1e3 + 2.0 * (n - 1) / n * bytes / l->bw_gbps;
+		return l->custom_ar_us * 1e3 + (n - 1) * bytes / l->bw_gbps;
+	return 2 * l->custom_ar_us * 1e3 + 2.0 * (n - 1) / n * bytes / l->bw_gbps;
 }
 
 /*

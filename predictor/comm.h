@@ -48,7 +48,29 @@ struct comm_link {
 	double net_p2p_gbps;   /* ... of one GPU sending alone (one NIC)     */
 	double net_hop_us;     /* latency a ring step across the network adds
 				* beyond NCCL's InfiniBand figures, us        */
+	double custom_ar_us;   /* a serving engine's custom all-reduce: fixed
+				* cost of one stage (barrier and launch), us */
 };
+
+/* The fitted constants of the model (comm.c gives what each was fitted on
+ * and its held-out errors).  comm_default_params are the compiled-in ones;
+ * a predictor may carry others (pred_config.comm: a fit without some
+ * GPUs), through comm_link_init_params(). */
+struct comm_params {
+	double nvlink_eff;        /* ring collectives: share of the per-direction
+				   * NVLink bandwidth                        */
+	double nvls_eff;          /* NVLink SHARP all-reduce: share of it     */
+	double nvlink_p2p_eff;    /* send/recv over NVLink: share of it       */
+	double nvlink_latency_us; /* fixed cost of an NCCL ring collective over
+				   * NVLink (Simple), us                     */
+	double nvlink_p2p_us;     /* fixed cost of a send/recv over NVLink, us */
+	double pcie_eff;          /* collectives over PCIe: share of the host
+				   * link's per-direction bandwidth          */
+	double pcie_p2p_eff;      /* rings of bridged pairs crossing PCIe
+				   * peer-to-peer through a switch: share    */
+	double custom_ar_stage_us;/* a custom all-reduce stage's fixed cost, us */
+};
+extern const struct comm_params comm_default_params;
 #define NVLS_MIN_RANKS 8
 
 /* Fills l for collectives between GPUs of type g inside one node; pcie
@@ -61,6 +83,11 @@ void comm_link_init(const struct gpu_spec *g, struct comm_link *l, struct comm_l
  * else one node as comm_link_init() describes it. */
 void comm_link_init_system(const struct gpu_spec *g, const struct gpu_system *s,
 			   struct comm_link *l, struct comm_link *pcie);
+
+/* comm_link_init_system() with the model's constants p (NULL: the
+ * compiled-in comm_default_params); the two above are this with NULL. */
+void comm_link_init_params(const struct gpu_spec *g, const struct gpu_system *s,
+			   const struct comm_params *p, struct comm_link *l, struct comm_link *pcie);
 
 /* Time in ns of collective op over bytes (the buffer each rank holds:
  * the reduced buffer for all-reduce, reduce and broadcast, the full output

@@ -26,6 +26,7 @@
 
 #include "predictor/attention.h"
 #include "predictor/choose.h"
+#include "predictor/comm.h"
 #include "predictor/conv.h"
 #include "predictor/roofline.h"
 #include "predictor/tcgemm.h"
@@ -85,6 +86,8 @@ struct predictor {
 	struct tile_amd_scale amd;
 	struct conv_params conv;
 	struct tcgemm_params tc;
+	struct comm_params comm;
+	struct attn_params attn;
 	struct pred_shrink shrink;
 };
 
@@ -103,6 +106,8 @@ int predictor_new(const struct pred_config *c, struct predictor **out, char *err
 	p->amd = c->amd_scale ? *c->amd_scale : tile_amd_scale_default;
 	p->conv = c->conv ? *c->conv : conv_default_params;
 	p->tc = c->tcgemm ? *c->tcgemm : tcgemm_default_params;
+	p->comm = c->comm ? *c->comm : comm_default_params;
+	p->attn = c->attn ? *c->attn : attention_default_params;
 	p->shrink = c->shrink ? *c->shrink : pred_shrink_default;
 	if (c->tile) {
 		p->use = c->tile;
@@ -151,6 +156,8 @@ int predictor_tile_floor(const struct predictor *p) { return p->tile_floor; }
 const struct tile_amd_scale *predictor_amd_scale(const struct predictor *p) { return &p->amd; }
 const struct pred_shrink *predictor_shrink(const struct predictor *p) { return &p->shrink; }
 const struct tcgemm_params *predictor_tcgemm(const struct predictor *p) { return &p->tc; }
+const struct comm_params *predictor_comm(const struct predictor *p) { return &p->comm; }
+const struct attn_params *predictor_attn(const struct predictor *p) { return &p->attn; }
 
 static void pred_result_clear(struct pred_result *out)
 {
@@ -203,7 +210,7 @@ static int pred_run(const struct predictor *p, const struct pred_kernel *k,
 			return 0;
 		return pred_fallback(k, origin, target, out);
 	case PRED_ATTENTION:
-		if (attention_predict(k, origin, target, &p->tc, out) == 0)
+		if (attention_predict_with(k, origin, target, &p->tc, &p->attn, out) == 0)
 			return 0;
 		return pred_fallback(k, origin, target, out);
 	case PRED_IDENTITY:

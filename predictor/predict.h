@@ -26,6 +26,8 @@ struct tile_model;      /* predictor/tile.h */
 struct tile_amd_scale;  /* predictor/tile.h */
 struct conv_params;     /* predictor/conv.h */
 struct tcgemm_params;   /* predictor/tcgemm.h */
+struct comm_params;     /* predictor/comm.h */
+struct attn_params;     /* predictor/attention.h */
 
 enum pred_method {
 	PRED_AUTO = 0,
@@ -194,6 +196,12 @@ struct pred_config {
 				       * fused attention's main loop), copied;
 				       * NULL: the compiled-in ones
 				       * (predictor/tcgemm_params.c)             */
+	const struct comm_params *comm; /* the collective model's constants,
+				       * copied; NULL: the compiled-in ones
+				       * (predictor/comm.c)                      */
+	const struct attn_params *attn; /* the fused attention model's
+				       * constants, copied; NULL: the
+				       * compiled-in ones (predictor/attention.c) */
 	const struct pred_shrink *shrink; /* copied; NULL: pred_shrink_default;
 				       * &pred_shrink_full: every method linear
 				       * in the origin's time                    */
@@ -217,6 +225,9 @@ const struct tile_amd_scale *predictor_amd_scale(const struct predictor *p);
 const struct pred_shrink *predictor_shrink(const struct predictor *p);
 /* The tensor-core GEMM constants p applies (a pointer into p). */
 const struct tcgemm_params *predictor_tcgemm(const struct predictor *p);
+/* The collective and attention constants p applies (pointers into p). */
+const struct comm_params *predictor_comm(const struct predictor *p);
+const struct attn_params *predictor_attn(const struct predictor *p);
 
 /* Predicts k on target with predictor p.  origin is the GPU k.origin_ns
  * was measured on, or NULL (from-scratch prediction; wave scaling is then

@@ -267,6 +267,38 @@
  *  - the MAMF rule with the width alone (--no-power): rate_pow +0.089,
  *    from the shape 17.8% (A100 11.9, H20 24.0), the ratio 21.2%, the
  *    MAMF figures held out 4.2%; the H20 at 0.91, the A40's share.
+ * Tried and dropped since (mean 10.8 %, the constants refitted each time):
+ *  - the FP8 form's power ramp on every GPU, 1 + (1/c - 1) t / (t + boost)
+ *    on the main loop's time t at the share before the cap c, c the
+ *    rule's power term, on the GPUs whose share holds their power limit
+ *    (a MAMF figure, or the rule where its power term binds), boost
+ *    fitted with the other constants, and tc8_general() ramping the same
+ *    way: with Hopper held out the fit puts the H800's GEMMs near their
+ *    share before the cap, over all of PipeWeave's rows the H20 from the
+ *    H800 9.0 -> 13.2 % (bias -1.0 -> +13.0), the H800 from the H20 9.1
+ *    -> 10.9 (bias +2.1 -> -10.7, its large GEMMs -15.6): no other
+ *    architecture's GEMMs show the H800's ramp (the T4's, 1-50 ms long,
+ *    run at 0.60-0.72 of its peak whatever their length), so nothing
+ *    informs boost;
+ *  - a DRAM share of its own for the small-M tiles, fitted (0.79, the
+ *    rest's 0.87; every GPU in the fit): make bench-tc
+ *    10.8 -> 10.8 % (H20 9.2, H800 9.2, A100 9.7), make bench-serving
+ *    decode 5.5 -> 9.1 % (RTX A6000 9.0 -> 20.3, A40 5.7 -> 13.6): the
+ *    data's small-M GEMMs (Vidur's, DeepBench's 35 x 8457) run their
+ *    weights slower than SGLang's decode GEMMs do.  A share of 1 instead,
+ *    not fitted (the kernel-level figure is gpu-stream's, a stream of
+ *    reads as a weight panel is; chosen after seeing the RTX A6000's
+ *    decode), the rest refitted: decode 5.5 -> 10.3 % (RTX A6000 9.0 ->
+ *    3.8, RTX 6000 Ada 12.0 -> 4.7, but H20 5.7 -> 23.0, H800 2.0 ->
+ *    11.7: the step CPU constant, refitted without each architecture,
+ *    rises from 0 to 1.4-2.3 ms), prefill 9.2 -> 8.9, whole batch 6.4 ->
+ *    6.1;
+ *  - a small N taken as a small M with the operands swapped (C^T = B^T
+ *    A^T), so that DeepBench's N = 8..64 GEMMs take the small-M tiles and
+ *    split K: the shape-only V100 16.0 -> 13.0 %, but the ratio mean 10.8
+ *    -> 11.9 (V100 -> T4 15.0 -> 18.4, T4 -> V100 13.0 -> 12.2, H20 <->
+ *    H800 9.0 / 9.1 -> 10.1 / 11.1 through the refitted constants, A40
+ *    -> A100 9.8 -> 10.1, A100 -> A40 9.0 -> 9.5).
  */
 #include "predictor/tcgemm.h"
 

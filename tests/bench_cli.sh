@@ -70,6 +70,22 @@ grep -q 'DeepBench.*p100-pcie.*ranks 2 .* 1 sizes.*  9.1%' "$D/comm" &&
 	grep -q 'all .* 9.1% over 1 measurements' "$D/comm" ||
 	{ echo "FAIL: comm on DeepBench rows: $(cat "$D/comm")"; fail=1; }
 
+# comm refits its constants from the NCCL files it reads: A100 SXM4
+# all-reduces made with NVLink at 0.70 of its 300 GB/s a direction
+# (datasheet: 600 GB/s) and 40 us fixed, 2, 4 and 8 ranks, 1-512 MiB, give
+# back 0.700 and 40.0 us (the fit's grid: 0.002 and 0.2 us), 0.0 % error;
+# without Ampere nothing is left to fit on.
+N="$D/nccl/A100"
+mkdir -p "$N"
+awk 'BEGIN { print ",time_stats.all_reduce.median,rank,num_workers,size,collective,devices_per_node";
+	i = 0; for (n = 2; n <= 8; n *= 2) for (s = 1048576; s <= 536870912; s *= 2) {
+		ms = (40e-6 + 2 * (n - 1) / n * s / (0.70 * 300e9)) * 1e3;
+		printf "%d,%.9f,0,%d,%d,all_reduce,%d\n", i++, ms, n, s, n } }' >"$N/all_reduce.csv"
+"$BIN" comm "$D/nccl" >"$D/commfit" 2>&1
+grep -q '^none  *0\.700  *40\.0 .*|  *0\.0 ' "$D/commfit" &&
+	grep -q '^ampere .*no NCCL measurements left' "$D/commfit" ||
+	{ echo "FAIL: comm refits 0.70 and 40 us: $(cat "$D/commfit")"; fail=1; }
+
 # A data set with no kernel of the two GPUs (another layout's file, a
 # folder of other boards, a name it does not hold) is refused, not scored
 # as 0 pairs at 0 %: DeepBench's GEMM rows of an M40, asked for a V100.

@@ -539,6 +539,41 @@ START_TEST(rate_from_predictor_constants)
 }
 END_TEST
 
+/* The attention constants a predictor carries: a doubled main-loop
+ * efficiency halves the matrix products' time and nothing else, through
+ * predict_kernel too; the compiled-in efficiency is its fit on the two
+ * published forward figures (1.2794), and each figure alone gives its
+ * own, on either side of it (the FA3 figure asks more of the H100's GEMM
+ * rate than the FA2 figure of the A100's: 1.247 and 1.313 when fitted). */
+START_TEST(attention_constants_from_predictor)
+{
+	struct pred_kernel k = prefill(PRED_ATTN_FLASH, 1, 4, 8192);
+	const struct gpu_spec *h = gpu("h100-sxm");
+	struct attn_params twice = attention_default_params;
+	twice.mma_eff *= 2;
+	struct attn_plan p1, p2;
+	ck_assert_int_eq(attention_plan_with(&k, h, NULL, NULL, &p1), 0);
+	ck_assert_int_eq(attention_plan_with(&k, h, NULL, &twice, &p2), 0);
+	ck_assert(fabs(p1.mma_ns / p2.mma_ns - 2) < 1e-9);
+	ck_assert(fabs(p2.exp_ns - p1.exp_ns) < 1e-9);
+	struct pred_config pc = { .attn = &twice };
+	struct predictor *pr;
+	struct pred_result r;
+	ck_assert_int_eq(predictor_new(&pc, &pr, NULL, 0), 0);
+	ck_assert_int_eq(predict_kernel(pr, &k, NULL, h, PRED_AUTO, &r), 0);
+	ck_assert(fabs(r.ns - p2.ns) < 1e-6);
+	predictor_free(pr);
+
+	double both = attention_fit_mma_eff(NULL, NULL, 0);
+	ck_assert_msg(fabs(both / attention_mma_eff - 1) < 0.01, "fit %.4f", both);
+	uint32_t ampere = 80, hopper = 90, out[2] = { 80, 90 };
+	double no_a = attention_fit_mma_eff(NULL, &ampere, 1), no_h = attention_fit_mma_eff(NULL, &hopper, 1);
+	ck_assert_msg(no_h < both && both < no_a, "%.4f %.4f %.4f", no_h, both, no_a);
+	ck_assert(fabs(sqrt(no_a * no_h) / both - 1) < 1e-6);
+	ck_assert(attention_fit_mma_eff(NULL, out, 2) < 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("attention");
@@ -557,6 +592,7 @@ int main(void)
 	tcase_add_test(t, triton_slower_than_fa2);
 	tcase_add_test(t, ratio_form_and_choice);
 	tcase_add_test(t, rate_from_predictor_constants);
+	tcase_add_test(t, attention_constants_from_predictor);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

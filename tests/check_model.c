@@ -948,6 +948,41 @@ START_TEST(custom_allreduce)
 }
 END_TEST
 
+/* The constants as a set: NULL is the compiled-in set; another set moves
+ * what it names (the ring's efficiency, the custom all-reduce's stage)
+ * and a predictor hands its copy on. */
+START_TEST(comm_params_set)
+{
+	const struct gpu_spec *h = gpu_find("h100-sxm");
+	struct comm_link l, w, ld, wd;
+	comm_link_init(h, &ld, &wd);
+	comm_link_init_params(h, NULL, NULL, &l, &w);
+	ck_assert_double_eq(l.bw_gbps, ld.bw_gbps);
+	ck_assert_double_eq(l.custom_ar_us, 6.0);
+	struct comm_params p = comm_default_params;
+	p.nvlink_eff /= 2;
+	p.custom_ar_stage_us = 3;
+	p.nvlink_latency_us = 0;
+	comm_link_init_params(h, NULL, &p, &l, &w);
+	ck_assert_double_eq_tol(l.bw_gbps, ld.bw_gbps / 2, 1e-9);
+	/* one-shot at TP 2: 3 us, the buffer at half the rate */
+	ck_assert_double_eq_tol(comm_custom_all_reduce_ns(1 << 20, 2, &l), 3e3 + (1 << 20) / (ld.bw_gbps / 2),
+				1e-6);
+	/* a 1 GB ring all-reduce of 4 (no NVLS below 8 ranks) twice as long
+	 * less the latency taken out */
+	double a = comm_time_ns(COMM_ALL_REDUCE, 1e9, 4, &ld), b = comm_time_ns(COMM_ALL_REDUCE, 1e9, 4, &l);
+	ck_assert_double_eq_tol(b, 2 * (a - 50e3), 1e-3 * a);
+	struct pred_config pc = { .comm = &p };
+	struct predictor *pr;
+	ck_assert_int_eq(predictor_new(&pc, &pr, NULL, 0), 0);
+	ck_assert_double_eq(predictor_comm(pr)->custom_ar_stage_us, 3);
+	predictor_free(pr);
+	ck_assert_int_eq(predictor_new(NULL, &pr, NULL, 0), 0);
+	ck_assert_double_eq(predictor_comm(pr)->nvlink_eff, comm_default_params.nvlink_eff);
+	predictor_free(pr);
+}
+END_TEST
+
 /* The bytes the optimizer step of c run as o moves. */
 static double optimizer_bytes(const struct model_config *c, const struct model_opts *o)
 {
@@ -3599,6 +3634,7 @@ int main(void)
 	tcase_add_test(t, allreduce_across_nodes);
 	tcase_add_test(t, nvl72_domain_spans_hosts);
 	tcase_add_test(t, custom_allreduce);
+	tcase_add_test(t, comm_params_set);
 	tcase_add_test(t, group_placement);
 	tcase_add_test(t, fsdp_over_cp);
 	tcase_add_test(t, fp32_main_grad);

@@ -210,10 +210,31 @@ assert abs(l3[(8, 1, 1)]["iteration_ms"] - p["iteration_ms"]) < 1e-6 * p["iterat
 assert abs(l3[(8, 1, 1)]["memory_peak_gib"] - run["memory"]["peak_gib"]) < 1e-9
 PY
 check "--zero 3: dp 8 of Llama-3-8B fits an H100, as the --dp 8 --zero 3 run; dp x pp built too" $?
+# --plan without --zero tries FSDP2 under a pipeline too, and a mixture of
+# experts' --ep under FSDP; --stack te (Megatron's FSDP) neither
+for st in eager te; do
+	"$BIN" --model llama-3.2-1b --mode training --batch 16 --seq 1024 --dtype bf16 --attention flash \
+		--optimizer adamw-fused --plan 8 --stack $st --target h100 --json >"$tmp/pfpp-$st.json" 2>/dev/null
+	check "--plan 8 --stack $st exits 0" $?
+done
+"$BIN" --model mixtral-8x7b --mode training --batch 8 --seq 1024 --dtype bf16 --attention flash \
+	--optimizer adamw-fused --plan 8 --target h100 --json >"$tmp/pfep.json" 2>/dev/null
+check "--plan 8 of Mixtral exits 0" $?
+python3 - "$tmp/pfpp-eager.json" "$tmp/pfpp-te.json" "$tmp/pfep.json" <<'PY'
+import json, sys
+e, t, m = (json.load(open(f))["targets"][0]["layouts"] for f in sys.argv[1:4])
+def z3pp(L):
+    return {(l["dp"], l["tp"], l["pp"]) for l in L if l.get("zero") == 3 and l["pp"] > 1}
+assert z3pp(e) == {(4, 1, 2), (2, 2, 2), (2, 1, 4)}, z3pp(e)
+assert not z3pp(t), z3pp(t)
+eps = {(l["dp"], l.get("ep")) for l in m if l.get("zero") == 3 and l["tp"] == 1 and l["pp"] == 1}
+assert eps == {(8, None), (8, 2), (8, 4), (8, 8)}, eps
+PY
+check "--plan: FSDP2 with a pipeline and with --ep tried, Megatron's FSDP with neither" $?
 # Training without --zero: each layout of several data-parallel ranks also
-# as ZeRO-1 and, without a pipeline, as FSDP (ZeRO 3), each the same
-# prediction as the plan at that --zero; one rank shards nothing and FSDP
-# does not combine with a pipeline, so those rows are not tried.
+# as ZeRO-1 and as FSDP (ZeRO 3), each the same
+# prediction as the plan at that --zero; one rank shards nothing, so those
+# rows are not tried (FSDP2 with a pipeline is).
 "$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --optimizer adamw \
 	--plan 8 --target h100 --json >"$tmp/planz.json" 2>"$tmp/err"
 check "--plan 8 without --zero exits 0 ($(cat "$tmp/err"))" $?
@@ -227,13 +248,13 @@ assert len(lz) == len(pz["targets"][0]["layouts"])
 for z, p in ((0, p0), (1, p1), (3, p3)):
     for l in p["targets"][0]["layouts"]:
         k = (l["dp"], l["tp"], l["pp"], z)
-        if z and (l["dp"] == 1 or (z == 3 and l["pp"] > 1)):
+        if z and l["dp"] == 1:
             assert k not in lz, k
             continue
         m = dict(lz[k])
         del m["zero"]
         assert m == l, (k, m, l)
-assert len(lz) == 10 + 6 + 3, sorted(lz)
+assert len(lz) == 10 + 6 + 6, sorted(lz)
 best = [l for l in pz["targets"][0]["layouts"] if l.get("memory_fits")][0]
 assert best["zero"] > 0, best   # DDP of dp 8 does not fit; a sharded layout is fastest
 PY

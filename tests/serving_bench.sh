@@ -3,7 +3,7 @@
 # when the shared data is there (skipped otherwise): one row per measured run
 # with its three real medians and an error column per method, the per-GPU
 # means for every GPU the runs name, the held-out step constant and
-# tensor-core constants; and bad input exiting 2 with one line.  The runs
+# tensor-core, collective and attention constants; and bad input exiting 2 with one line.  The runs
 # over every GPU take the compiled-in tensor-core constants (--gemm-data
 # none: a fit per architecture takes 20 s); one GPU's run refits them.
 . "$(dirname "$0")/lib.sh"
@@ -39,9 +39,20 @@ bad=$(awk -F'|' 'NF == 8 && $1 ~ /^[A-Za-z]/ && $1 !~ /^gpu/ {
 gpus=$(sed -n '/^mean error/,/^all/p' "$tmp/out" | awk 'NF == 19' | wc -l)
 [ "$gpus" -ge 9 ]; check "per-GPU means for 8 GPUs and all ($gpus rows of 18 numbers)" $?
 grep -q "held out" "$tmp/out"; check "the step constant fitted per held-out architecture" $?
-grep -q "the compiled-in tensor-core constants" "$tmp/out" &&
-	[ "$(grep -c '^  [a-z]* *the compiled-in constants' "$tmp/out")" -eq 4 ]
-check "--gemm-data none: the compiled-in constants for every architecture" $?
+[ "$(grep -c '^  [a-z]* *the compiled-in tensor-core constants' "$tmp/out")" -eq 4 ]
+check "--gemm-data none: the compiled-in tensor-core constants for every architecture" $?
+# the collective constants refitted without each architecture (NCCL files
+# beside the e2e folder): without Hopper no NVLS measurement is left, and
+# NVLS takes the ring's efficiency; --compiled comm keeps them
+if [ -d "$D/../collective" ]; then
+	grep '^  hopper *attention eff' "$tmp/out" |
+		awk '{ for (i = 1; i <= NF; i++) { if ($i == "NVLink") a = $(i + 1); if ($i == "NVLS") b = $(i + 1) } }
+		     END { exit !(a != "" && a == b && a != "0.750,") }'
+	check "collectives fitted without Hopper: NVLS at the ring's efficiency" $?
+	"$BIN" serving --data "$D" --gemm-data none --compiled comm,attn --gpu h800 >"$tmp/cc" 2>"$tmp/err"
+	grep -q '^  hopper *attention eff 1\.279 .*NVLink 0\.750, 50\.0 us.*(compiled-in)' "$tmp/cc"
+	check "--compiled comm,attn: the compiled-in collectives and attention" $?
+fi
 # --rows: each run's prefill by part; the parts of one GPU's kernels add up
 # to no more than the predicted prefill (one stream; the prefill is read
 # back from its error, printed to 0.1 %), the GEMMs' predicted rate is a
@@ -60,7 +71,7 @@ bad=$(awk -F'|' '{ n = split($1, a, " "); split($2, p, " "); split($3, q, " ");
 check "--rows with --gpu ($(head -c 300 "$tmp/err"))" $?
 grep -q '^H20 .*|.*|' "$tmp/h20"; check "--rows with --gpu: the H20's rows" $?
 if [ -f "$D/../../pipeweave/gemm_fp8_train.csv" ]; then
-	sed -n '/^tensor-core constants fitted without/,/^$/p' "$tmp/h20" |
+	sed -n '/^constants fitted without/,/^$/p' "$tmp/h20" |
 		grep -q '^  hopper *eff 0\.[0-9]*, .*share: h20 0\.[0-9]'
 	check "tensor-core constants fitted without Hopper, the H20's share" $?
 fi

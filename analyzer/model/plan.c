@@ -10,10 +10,11 @@
  * data-parallel group crosses nodes is tried as FSDP and as HSDP.  A
  * mixture of experts of the Llama family (Mixtral, DeepSeek) is tried at
  * every expert-parallel degree that divides both the data-parallel degree
- * and the experts (--ep; not with --zero 2 or 3).  Training without
- * --zero tries each layout of several data-parallel ranks as plain DDP,
- * with ZeRO-1's sharded optimizer and, without a pipeline, as FSDP (ZeRO
- * 3): what a user sizing a cluster would try, and what the stacks run.
+ * and the experts (--ep; with --zero 2 or 3 only where FSDP2 runs them,
+ * not as HSDP).  Training without --zero tries each layout of several
+ * data-parallel ranks as plain DDP, with ZeRO-1's sharded optimizer and as
+ * FSDP (ZeRO 3; with a pipeline only where FSDP2 runs it): what a user
+ * sizing a cluster would try, and what the stacks run.
  * A pipeline without --microbatches is tried with the fewest microbatches
  * and with at least four times its depth (predict_layout()).
  */
@@ -54,12 +55,13 @@ static int cmp_layout(const void *a, const void *b)
 
 /* The layouts of n GPUs: every dp x tp x pp == n, tp outermost, at each
  * ZeRO stage of zeros[0..nzeros) (one, as given, or explore: 0, 1 and 3,
- * the sharded ones only with dp > 1 and FSDP only without a pipeline); a
- * layout at --zero 2 or 3 with dp > 1 twice, the second as HSDP; with
- * experts (0: a dense model, or expert parallelism not tried) each below
- * --zero 2 again at every ep > 1 dividing dp and the experts. */
+ * the sharded ones only with dp > 1 and FSDP with a pipeline only where
+ * it is FSDP2, fsdp2); a layout at --zero 2 or 3 with dp > 1 twice, the
+ * second as HSDP; with experts (0: a dense model, or expert parallelism
+ * not tried) each below --zero 2, and under FSDP2 each FSDP one (not its
+ * HSDP twin), again at every ep > 1 dividing dp and the experts. */
 static size_t layouts_of(uint32_t n, const uint32_t *zeros, size_t nzeros, int explore,
-			 uint32_t experts, struct layout *v, size_t cap)
+			 int fsdp2, uint32_t experts, struct layout *v, size_t cap)
 {
 	size_t k = 0;
 	for (uint32_t tp = 1; tp <= n && tp <= 1024; tp++) {
@@ -70,7 +72,8 @@ static size_t layouts_of(uint32_t n, const uint32_t *zeros, size_t nzeros, int e
 				continue;
 			uint32_t dp = n / tp / pp;
 			for (size_t z = 0; z < nzeros && k < cap; z++) {
-				if (explore && zeros[z] && (dp == 1 || (zeros[z] >= 2 && pp > 1)))
+				if (explore && zeros[z] &&
+				    (dp == 1 || (zeros[z] >= 2 && pp > 1 && !fsdp2)))
 					continue;
 				memset(&v[k], 0, sizeof(v[k]));
 				v[k].tp = tp;
@@ -78,16 +81,17 @@ static size_t layouts_of(uint32_t n, const uint32_t *zeros, size_t nzeros, int e
 				v[k].dp = dp;
 				v[k].ep = 1;
 				v[k].zero = zeros[z];
-				k++;
+				size_t base = k++;
 				if (zeros[z] >= 2 && dp > 1 && k < cap) {
 					v[k] = v[k - 1];
 					v[k].hsdp = 1;
 					k++;
 				}
-				for (uint32_t ep = 2; experts && zeros[z] < 2 && ep <= dp && k < cap; ep++) {
+				for (uint32_t ep = 2; experts && (zeros[z] < 2 || fsdp2) && ep <= dp && k < cap;
+				     ep++) {
 					if (dp % ep || experts % ep)
 						continue;
-					v[k] = v[k - 1];
+					v[k] = v[base];
 					v[k].ep = ep;
 					k++;
 				}
@@ -415,13 +419,17 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		snprintf(err, errlen, "out of memory");
 		return SURFER_ENOMEM;
 	}
-	uint32_t experts = m->opts.zero >= 2 ? 0 : plan_experts(&c);
+	/* FSDP2 (torchtitan's) runs under a pipeline and with --ep; FSDP1
+	 * and Megatron's FSDP do neither (model.c) */
+	int fsdp2 = m->opts.stack != MODEL_STACK_TE && m->opts.fsdp != MODEL_FSDP_1 &&
+		    m->opts.fsdp != MODEL_FSDP_MEGATRON;
+	uint32_t experts = m->opts.zero >= 2 && !fsdp2 ? 0 : plan_experts(&c);
 	/* training without --zero: each layout as DDP, ZeRO-1 and FSDP */
 	static const uint32_t explored[] = { 0, 1, 3 };
 	int explore = !m->zero_set && m->opts.mode == MODEL_TRAINING;
 	const uint32_t *zeros = explore ? explored : &m->opts.zero;
 	size_t nzeros = explore ? sizeof(explored) / sizeof(explored[0]) : 1;
-	size_t n = layouts_of(groups, zeros, nzeros, explore, experts, v, MAX_LAYOUTS);
+	size_t n = layouts_of(groups, zeros, nzeros, explore, fsdp2, experts, v, MAX_LAYOUTS);
 	json_t *doc = NULL, *tarr = NULL;
 	if (json) {
 		doc = json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i}", "schema_version",
@@ -472,7 +480,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			rc = -1;
 		}
 		/* the next target starts from the same order of layouts */
-		n = layouts_of(groups, zeros, nzeros, explore, experts, v, MAX_LAYOUTS);
+		n = layouts_of(groups, zeros, nzeros, explore, fsdp2, experts, v, MAX_LAYOUTS);
 	}
 	if (json && !rc) {
 		rc = json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

@@ -593,7 +593,7 @@ enum bench_opt {
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
 	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAX_FORM, BO_MAMF,
 	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_SHRINK, BO_GEMM_DATA,
-	BO_WEIGH, BO_HELP, BO_COUNT
+	BO_COMPILED, BO_WEIGH, BO_HELP, BO_COUNT
 };
 #define BO(x) (UINT64_C(1) << BO_##x)
 #define BO_VAL 256        /* getopt_long's value of option i is BO_VAL + i */
@@ -631,6 +631,7 @@ static const struct option bench_long_opts[] = {
 	{"heldout-conv", no_argument, NULL, BO_VAL + BO_HELDOUT_CONV},
 	{"shrink", required_argument, NULL, BO_VAL + BO_SHRINK},
 	{"gemm-data", required_argument, NULL, BO_VAL + BO_GEMM_DATA},
+	{"compiled", required_argument, NULL, BO_VAL + BO_COMPILED},
 	{"weigh", required_argument, NULL, BO_VAL + BO_WEIGH},
 	{"help", no_argument, NULL, BO_VAL + BO_HELP},
 	{NULL, 0, NULL, 0},
@@ -660,7 +661,8 @@ static const struct bench_cmd {
 	{"conv", BO(DATA) | BO(EMIT) | BO(DUMP), 0, bench_conv_main},
 	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
-	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA), 0, bench_serving_main},
+	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA) | BO(COMPILED), 0,
+	 bench_serving_main},
 	{"cpu", BO(DATA), 0, bench_cpu_main},
 	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
 		    BO(ROWS), 0, bench_profile_main},
@@ -726,6 +728,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_HELDOUT_CONV: a->heldout_conv = 1; break;
 		case BO_SHRINK: a->shrink = optarg; break;
 		case BO_GEMM_DATA: a->gemm_data = optarg; break;
+		case BO_COMPILED: a->compiled = optarg; break;
 		case BO_WEIGH: a->weigh = optarg; break;
 		case BO_HELP: a->help = 1; break;
 		case BO_COUNT: break;

@@ -30,10 +30,11 @@ static void cb_usage(FILE *f)
 		   "  held-out MAPE of the convolution model on NeuSight-layout convolution\n"
 		   "  rows under PATH (each GPU's architecture left out of the fit, the GPU\n"
 		   "  predicted from every other one's time through conv_predict()) vs the\n"
-		   "  FLOP/s and roofline ratios, the mean per held-out architecture and the\n"
-		   "  error by (origin's, target's) algorithm; --emit fits on every GPU and\n"
-		   "  prints predictor/conv_params.c; --dump writes every held-out prediction\n"
-		   "  as CSV\n");
+		   "  FLOP/s and roofline ratios, the pull toward the shape and auto through\n"
+		   "  predict_kernel(), the model from the shape alone, the mean per held-out\n"
+		   "  architecture and the error by (origin's, target's) algorithm; --emit\n"
+		   "  fits on every GPU and prints predictor/conv_params.c; --dump writes\n"
+		   "  every held-out prediction as CSV\n");
 }
 
 /* The training samples: every conv shape measured on two GPUs whose

@@ -500,6 +500,42 @@ static const struct gpu_spec *comm_gpu(const char *dir)
 	return prof_gpu_of_dir(dir);
 }
 
+/* The refit of the constants on the files under dirs: on all of them, and
+ * without each architecture (the compute capabilities it groups). */
+static void comm_fit_print(const char *const *dirs, size_t ndirs)
+{
+	static const struct { const char *name; uint32_t cc[4]; size_t n; } out[] = {
+		{ "none", { 0 }, 0 }, { "ampere", { 80, 86, 87 }, 3 }, { "ada", { 89 }, 1 },
+		{ "hopper", { 90 }, 1 }, { "blackwell", { 100, 103, 120, 121 }, 4 },
+	};
+	const struct comm_params *d = &comm_default_params;
+	printf("\nconstants refitted (>= 1 MB, one node; grid search, mean relative error), the\n"
+	       "fit's error on ring / NVLS / send-recv / PCIe / bridged rows in %%:\n");
+	printf("%-10s %6s %6s %6s %6s %6s %6s %6s | %s\n", "held out", "nvlink", "lat us", "nvls",
+	       "p2p", "p2p us", "pcie", "bridge", "fit errors");
+	printf("%-10s %6.3f %6.1f %6.3f %6.3f %6.1f %6.3f %6.3f |\n", "compiled", d->nvlink_eff,
+	       d->nvlink_latency_us, d->nvls_eff, d->nvlink_p2p_eff, d->nvlink_p2p_us, d->pcie_eff,
+	       d->pcie_p2p_eff);
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+		struct comm_params p;
+		double e[5];
+		char err[128];
+		if (bench_comm_fit(dirs, ndirs, out[i].cc, out[i].n, &p, e, err, sizeof(err))) {
+			printf("%-10s %s\n", out[i].name, err);
+			continue;
+		}
+		printf("%-10s %6.3f %6.1f %6.3f %6.3f %6.1f %6.3f %6.3f |", out[i].name, p.nvlink_eff,
+		       p.nvlink_latency_us, p.nvls_eff, p.nvlink_p2p_eff, p.nvlink_p2p_us, p.pcie_eff,
+		       p.pcie_p2p_eff);
+		for (int c = 0; c < 5; c++)
+			if (isnan(e[c]))
+				printf(" %5s", "-");
+			else
+				printf(" %5.1f", e[c]);
+		printf("\n");
+	}
+}
+
 int bench_comm_main(const struct bench_args *a)
 {
 	double min_bytes = a->min_bytes ? strtod(a->min_bytes, NULL) : 1e6;
@@ -564,5 +600,198 @@ int bench_comm_main(const struct bench_args *a)
 	if (all[1].n)
 		printf("across nodes     mean |error| %.1f%% over %zu measurements (default systems)\n",
 		       all[1].sum / (double)all[1].n, all[1].n);
+	comm_fit_print((const char *const *)a->operands, (size_t)a->noperands);
+	return 0;
+}
+
+/* ---- comm: the fit of the collective model's constants ------------------- */
+
+/* One node-local NCCL measurement for the fit. */
+struct comm_sample {
+	const struct gpu_spec *g;
+	enum comm_op op;
+	double bytes, n, ms;
+	double w;              /* weight: 1 / the samples of its system      */
+	int sys;               /* the system (folder) it was measured on     */
+};
+
+/* At most this many rows of one (GPU, collective, ranks), evenly spread
+ * over the file's sizes: the fit's cost stays small, its weights those of
+ * the sizes measured. */
+#define COMM_FIT_ROWS 256
+#define COMM_FIT_MAX 8192
+
+/* Reads the node-local rows of >= min_bytes of one file into s. */
+static void comm_fit_file(const char *path, const struct gpu_spec *g, enum comm_op op,
+			  double min_bytes, struct comm_sample *s, size_t *ns)
+{
+	static struct comm_sample rows[33][8192];
+	size_t cnt[33] = { 0 };
+	struct csv_reader csv;
+	if (csv_open(&csv, path, 0) != 0)
+		return;
+	int c_med = -1, c_n = -1, c_size = -1, c_dpn = -1;
+	if (csv_next(&csv) == 1) {
+		c_med = comm_col(&csv, ".median");
+		c_n = comm_col(&csv, "num_workers");
+		c_size = comm_col(&csv, "size");
+		c_dpn = comm_col(&csv, "devices_per_node");
+	}
+	while (c_med >= 0 && c_n >= 0 && c_size >= 0 && csv_next(&csv) == 1) {
+		double n = comm_num(&csv, c_n), bytes = comm_num(&csv, c_size);
+		double k = c_dpn >= 0 ? comm_num(&csv, c_dpn) : n, ms = comm_num(&csv, c_med);
+		if (!(n >= 2 && n <= 32) || k < n || !(bytes >= min_bytes) || !(ms > 0) || cnt[(int)n] == 8192)
+			continue;
+		rows[(int)n][cnt[(int)n]++] = (struct comm_sample){ g, op, bytes, n, ms, 1, 0 };
+	}
+	csv_release(&csv);
+	for (int n = 2; n <= 32; n++) {
+		double step = cnt[n] > COMM_FIT_ROWS ? (double)cnt[n] / COMM_FIT_ROWS : 1;
+		for (double x = 0; x < cnt[n] && *ns < COMM_FIT_MAX; x += step)
+			s[(*ns)++] = rows[n][(size_t)x];
+	}
+}
+
+/* Which constant a sample's time depends on (the links comm.c builds). */
+enum { CF_RING, CF_NVLS, CF_P2P, CF_PCIE, CF_BRIDGE, CF_COUNT };
+
+static int comm_fit_class(const struct comm_sample *x)
+{
+	struct comm_link l, w;
+	comm_link_init_params(x->g, NULL, NULL, &l, &w);
+	if (!l.nvlink)
+		return x->op == COMM_SEND_RECV ? -1 : CF_PCIE;
+	if (l.peers && x->n > l.peers)
+		return x->op == COMM_SEND_RECV ? -1 : CF_BRIDGE;
+	/* a bridged pair's own link (not an NVSwitch board's): comm.c's
+	 * NVLink constants were not fitted on it */
+	if (l.peers && l.peers < 4)
+		return -1;
+	if (x->op == COMM_SEND_RECV)
+		return CF_P2P;
+	if (x->op == COMM_ALL_REDUCE && l.nvls_gbps > 0 && x->n >= NVLS_MIN_RANKS)
+		return CF_NVLS;
+	return CF_RING;
+}
+
+/* Mean relative error (%) of the samples of class c with constants p. */
+static double comm_fit_err(const struct comm_sample *s, const int *cls, size_t n, int c,
+			   const struct comm_params *p)
+{
+	double sum = 0, m = 0;
+	const struct gpu_spec *lg = NULL;
+	struct comm_link l, w;
+	for (size_t i = 0; i < n; i++) {
+		if (cls[i] != c && !(c == CF_RING && cls[i] == CF_NVLS))
+			continue;
+		if (s[i].g != lg) {
+			comm_link_init_params(s[i].g, NULL, p, &l, &w);
+			lg = s[i].g;
+		}
+		double t = comm_group_ns(s[i].op, s[i].bytes, (uint32_t)s[i].n, (uint32_t)s[i].n, &l) / 1e6;
+		sum += s[i].w * fabs(t / s[i].ms - 1);
+		m += s[i].w;
+	}
+	return m > 0 ? sum / m * 100 : NAN;
+}
+
+/* Grid search of one or two constants (b NULL: one), then a finer one
+ * around the best: the least mean relative error over class c. */
+static double comm_fit_grid(const struct comm_sample *s, const int *cls, size_t n, int c,
+			    struct comm_params *p, double *a, double a0, double a1, double da,
+			    double *b, double b0, double b1, double db)
+{
+	double best = INFINITY, ba = *a, bb = b ? *b : 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (double x = a0; x <= a1 + 1e-9; x += da)
+			for (double y = b ? b0 : 0; y <= (b ? b1 + 1e-9 : 0); y += b ? db : 1) {
+				*a = x;
+				if (b)
+					*b = y;
+				double e = comm_fit_err(s, cls, n, c, p);
+				if (e < best)
+					best = e, ba = x, bb = y;
+			}
+		a0 = fmax(ba - da, da / 10), a1 = ba + da, da /= 10;
+		if (b)
+			b0 = fmax(bb - db, 0), b1 = bb + db, db /= 10;
+	}
+	*a = ba;
+	if (b)
+		*b = bb;
+	return best;
+}
+
+int bench_comm_fit(const char *const *dirs, size_t ndirs, const uint32_t *cc_out, size_t ncc,
+		   struct comm_params *p, double err_pct[5], char *err, size_t errlen)
+{
+	static struct comm_sample s[COMM_FIT_MAX];
+	static int cls[COMM_FIT_MAX];
+	size_t n = 0;
+	*p = comm_default_params;
+	for (size_t d = 0; d < ndirs; d++) {
+		size_t ng;
+		char **gd = prof_list_dir(dirs[d], &ng);
+		if (!gd)
+			continue;
+		for (size_t k = 0; k < ng; k++) {
+			const struct gpu_spec *g = comm_gpu(gd[k]);
+			size_t x = 0;
+			while (g && x < ncc && cc_out[x] != g->cc)
+				x++;
+			if (!g || x < ncc)
+				continue;
+			static const char *const files[] = { "all_reduce.csv", "send_recv.csv" };
+			size_t first = n;
+			for (int f = 0; f < 2; f++) {
+				char path[4096];
+				snprintf(path, sizeof(path), "%s/%s/%s", dirs[d], gd[k], files[f]);
+				comm_fit_file(path, g, comm_of_file(files[f]), 1e6, s, &n);
+			}
+			for (size_t i = first; i < n; i++)
+				s[i].sys = (int)(d * 64 + k);
+		}
+		prof_free_list(gd, ng);
+	}
+	if (!n) {
+		snprintf(err, errlen, "no NCCL measurements left to fit on");
+		return -1;
+	}
+	int have[CF_COUNT] = { 0 };
+	for (size_t i = 0; i < n; i++)
+		if ((cls[i] = comm_fit_class(&s[i])) >= 0)
+			have[cls[i]] = 1;
+	/* every system (folder) and class weighs the same: the mean of the
+	 * systems' mean errors, as comm.c's constants were fitted */
+	for (size_t i = 0; i < n; i++) {
+		double c = 0;
+		for (size_t j = 0; j < n; j++)
+			c += s[j].sys == s[i].sys && (cls[j] == cls[i] || (cls[i] <= CF_NVLS && cls[j] <= CF_NVLS));
+		s[i].w = 1 / c;
+	}
+	for (int c = 0; c < CF_COUNT; c++)
+		err_pct[c] = NAN;
+	/* the ring's efficiency and the latency NVLS shares, on both (CF_RING
+	 * counts the NVLS rows too), and NVLS's efficiency, in turn until
+	 * they settle; no NVLS measurement left: the switches' reduction at
+	 * the links' ring efficiency (nothing says it is less) */
+	for (int it = 0; it < 4 && (have[CF_RING] || have[CF_NVLS]); it++) {
+		err_pct[CF_RING] = comm_fit_grid(s, cls, n, CF_RING, p, &p->nvlink_eff, 0.3, 1.0, 0.02,
+						 &p->nvlink_latency_us, 0, 100, 2);
+		if (have[CF_NVLS])
+			err_pct[CF_NVLS] = comm_fit_grid(s, cls, n, CF_NVLS, p, &p->nvls_eff, 0.2, 1.0,
+							 0.02, NULL, 0, 0, 0);
+	}
+	if (!have[CF_NVLS])
+		p->nvls_eff = p->nvlink_eff;
+	if (have[CF_P2P])
+		err_pct[CF_P2P] = comm_fit_grid(s, cls, n, CF_P2P, p, &p->nvlink_p2p_eff, 0.3, 1.0, 0.02,
+						&p->nvlink_p2p_us, 0, 40, 1);
+	if (have[CF_PCIE])
+		err_pct[CF_PCIE] = comm_fit_grid(s, cls, n, CF_PCIE, p, &p->pcie_eff, 0.1, 1.0, 0.02,
+						 NULL, 0, 0, 0);
+	if (have[CF_BRIDGE])
+		err_pct[CF_BRIDGE] = comm_fit_grid(s, cls, n, CF_BRIDGE, p, &p->pcie_p2p_eff, 0.1, 1.0,
+						   0.02, NULL, 0, 0, 0);
 	return 0;
 }

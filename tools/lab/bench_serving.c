@@ -52,6 +52,7 @@
  * so.
  */
 #include "tools/lab/bench_serving.h"
+#include "tools/lab/bench_e2e.h"
 #include "tools/lab/bench_tc.h"
 #include "tools/lab/stats.h"
 #include "trace/csv.h"
@@ -68,6 +69,8 @@
 #include "analyzer/model/model.h"
 #include "analyzer/model/run.h"
 #include "gpu_specs/gpu.h"
+#include "predictor/attention.h"
+#include "predictor/comm.h"
 #include "predictor/tcgemm.h"
 
 #define PROG "surfer-bench"
@@ -101,6 +104,7 @@ struct sv_run {
 	/* the prefill's predicted kernel time by op class (ms) and its GEMMs'
 	 * FLOPs on one GPU (--rows) */
 	double p_op_ms[PRED_OP_COUNT], p_gemm_flop;
+	double d_op_ms[PRED_OP_COUNT];    /* the decode step's, ms (--rows)    */
 };
 
 static int arch_of(const struct gpu_spec *g)
@@ -302,22 +306,40 @@ static double predict(const struct model_config *c, struct model_opts *o, const 
 	return predict_parts(c, o, g, NULL, NULL, err, errlen);
 }
 
-/* ---- the tensor-core constants, each architecture held out ------------- */
+/* ---- the fitted constants, each architecture held out -------------------- */
 
-/* The held-out tensor-core constants of each architecture (arch_of()),
- * fitted when first asked for. */
+/* The constant sets a run's predictor carries, each fitted without the
+ * run's architecture unless --compiled keeps it compiled-in. */
+enum { SV_K_GEMM = 1, SV_K_COMM = 2, SV_K_ATTN = 4 };
+
+/* The custom all-reduce's stage cost where the H100 figures it was taken
+ * from (comm.c) are held out: the one other published figure of a
+ * graph-captured one-shot kernel, 4 us at 4 KiB over PCIe on four V100s
+ * (sglang-V100 PR #2, serving-engines.md 3.3), us. */
+#define SV_CUSTOM_AR_NO_HOPPER_US 4.0
+
+/* The held-out constants of each architecture (arch_of()), fitted when
+ * first asked for. */
 struct sv_tc {
 	char root[1100];                  /* the shared data folder             */
 	int tried[SV_NARCH];
 	struct tcgemm_params p[SV_NARCH];
-	struct predictor *pred[SV_NARCH]; /* NULL: the fit failed, compiled-in  */
+	struct comm_params comm[SV_NARCH];
+	struct attn_params attn[SV_NARCH];
+	double comm_err[SV_NARCH][5];     /* the comm fit's errors (bench_e2e.h) */
+	int tc_fitted[SV_NARCH], comm_fitted[SV_NARCH];
+	struct predictor *pred[SV_NARCH]; /* NULL: everything compiled-in       */
 	char err[256];                    /* why the last fit failed            */
-	int compiled;                     /* --gemm-data none                   */
+	int compiled;                     /* SV_K_* bits kept compiled-in       */
 };
 
-/* The predictor for runs of architecture ar: the tensor-core constants
- * fitted without every compute capability ar groups (gpu_specs' NVIDIA
- * GPUs), or NULL (the compiled-in ones) when no fit could be made. */
+/* The predictor for runs of architecture ar: the constants fitted without
+ * every compute capability ar groups (gpu_specs' NVIDIA GPUs): the
+ * tensor-core GEMM constants (bench_tc_fit_heldout), the collective ones
+ * (bench_comm_fit, on vidur's and PipeWeave's NCCL files) and the
+ * attention main loop's efficiency (attention_fit_mma_eff, on the held-out
+ * GEMM constants); a set that cannot be fitted, or that --compiled names,
+ * stays compiled-in (NULL: all of them). */
 static const struct predictor *sv_pred(struct sv_tc *t, int ar)
 {
 	if (t->tried[ar])
@@ -333,12 +355,46 @@ static const struct predictor *sv_pred(struct sv_tc *t, int ar)
 		if (x == ncc && ncc < 32 && !gpu_cc_is_amd(all[i].cc) && arch_of(&all[i]) == ar)
 			cc[ncc++] = all[i].cc;
 	}
+	t->p[ar] = tcgemm_default_params;
+	t->comm[ar] = comm_default_params;
+	t->attn[ar] = attention_default_params;
+	if (!(t->compiled & SV_K_GEMM)) {
+		if (bench_tc_fit_heldout(t->root, cc, ncc, &t->p[ar], t->err, sizeof(t->err)) < 0) {
+			fprintf(stderr, PROG ": serving: %s held out: %s; its runs take the compiled-in "
+				"tensor-core constants\n", sv_arch[ar], t->err);
+			t->p[ar] = tcgemm_default_params;
+		} else {
+			t->tc_fitted[ar] = 1;
+		}
+	}
+	if (!(t->compiled & SV_K_COMM)) {
+		char d1[1200], d2[1200];
+		snprintf(d1, sizeof(d1), "%s/vidur/network", t->root);
+		snprintf(d2, sizeof(d2), "%s/pipeweave/collective", t->root);
+		const char *dirs[2] = { d1, d2 };
+		if (bench_comm_fit(dirs, 2, cc, ncc, &t->comm[ar], t->comm_err[ar], t->err,
+				   sizeof(t->err)) < 0) {
+			fprintf(stderr, PROG ": serving: %s held out: %s; its runs take the compiled-in "
+				"collective constants\n", sv_arch[ar], t->err);
+			t->comm[ar] = comm_default_params;
+		} else {
+			t->comm_fitted[ar] = 1;
+			if (ar == 2)
+				t->comm[ar].custom_ar_stage_us = SV_CUSTOM_AR_NO_HOPPER_US;
+		}
+	}
+	if (!(t->compiled & SV_K_ATTN)) {
+		double eff = attention_fit_mma_eff(&t->p[ar], cc, ncc);
+		if (eff > 0)
+			t->attn[ar].mma_eff = eff;
+	}
+	if ((t->compiled & (SV_K_GEMM | SV_K_COMM | SV_K_ATTN)) == (SV_K_GEMM | SV_K_COMM | SV_K_ATTN))
+		return t->pred[ar] = NULL;
 	char perr[128];
-	struct pred_config pc = { .tcgemm = &t->p[ar] };
-	if (bench_tc_fit_heldout(t->root, cc, ncc, &t->p[ar], t->err, sizeof(t->err)) < 0 ||
-	    predictor_new(&pc, &t->pred[ar], perr, sizeof(perr)) < 0) {
+	struct pred_config pc = { .tcgemm = &t->p[ar], .comm = &t->comm[ar], .attn = &t->attn[ar] };
+	if (predictor_new(&pc, &t->pred[ar], perr, sizeof(perr)) < 0) {
 		fprintf(stderr, PROG ": serving: %s held out: %s; its runs take the compiled-in "
-			"tensor-core constants\n", sv_arch[ar], t->err[0] ? t->err : perr);
+			"constants\n", sv_arch[ar], perr);
 		t->pred[ar] = NULL;
 	}
 	return t->pred[ar];
@@ -355,9 +411,12 @@ static void sv_tc_release(struct sv_tc *t)
  * runs name, as they take it. */
 static void sv_tc_print(const struct sv_tc *t, const struct sv_run *runs, size_t n)
 {
-	printf("\ntensor-core constants fitted without each architecture (the compiled-in: eff %.3f, "
+	printf("\nconstants fitted without each architecture (the compiled-in collectives: NVLink %.3f, "
+	       "%.1f us, NVLS %.3f, PCIe %.3f, custom AR %.1f us; tensor-core: eff %.3f, "
 	       "mamf_1024 %.3f, rate_pow %+.3f, W/TF %.2f^%.2f):\n",
-	       tcgemm_default_params.eff[GPU_DT_FP16], tcgemm_default_params.mamf_1024,
+	       comm_default_params.nvlink_eff, comm_default_params.nvlink_latency_us,
+	       comm_default_params.nvls_eff, comm_default_params.pcie_eff,
+	       comm_default_params.custom_ar_stage_us, tcgemm_default_params.eff[GPU_DT_FP16], tcgemm_default_params.mamf_1024,
 	       tcgemm_default_params.rate_pow, tcgemm_default_params.power_w_ref,
 	       tcgemm_default_params.power_pow);
 	for (int ar = 0; ar < SV_NARCH; ar++) {
@@ -366,8 +425,13 @@ static void sv_tc_print(const struct sv_tc *t, const struct sv_run *runs, size_t
 			i++;
 		if (i == n)
 			continue;
-		if (!t->pred[ar]) {
-			printf("  %-9s the compiled-in constants\n", sv_arch[ar]);
+		const struct comm_params *c = &t->comm[ar];
+		printf("  %-9s attention eff %.3f (compiled-in %.4f); collectives: NVLink %.3f, %.1f us, "
+		       "NVLS %.3f, PCIe %.3f, custom AR %.1f us%s\n", sv_arch[ar], t->attn[ar].mma_eff,
+		       attention_default_params.mma_eff, c->nvlink_eff, c->nvlink_latency_us, c->nvls_eff,
+		       c->pcie_eff, c->custom_ar_stage_us, t->comm_fitted[ar] ? "" : " (compiled-in)");
+		if (!t->tc_fitted[ar]) {
+			printf("  %-9s the compiled-in tensor-core constants\n", sv_arch[ar]);
 			continue;
 		}
 		const struct tcgemm_params *p = &t->p[ar];
@@ -424,7 +488,7 @@ static int predict_run(const char *dir, struct sv_run *r, const struct predictor
 	o.nlens = o.batch = r->n;
 	o.mode = MODEL_DECODE;
 	o.lens = ctx;
-	r->sg[SV_D] = predict(&c, &o, r->gpu, err, sizeof(err));
+	r->sg[SV_D] = predict_parts(&c, &o, r->gpu, r->d_op_ms, NULL, err, sizeof(err));
 	if (decode_only) {
 		if (r->sg[SV_D] < 0)
 			fprintf(stderr, PROG ": serving: %s on %s: %s\n", r->model, r->gpu_tok, err);
@@ -742,15 +806,41 @@ static void print_parts(const struct sv_run *runs, size_t n)
 	}
 }
 
+/* --rows: each run's decode step by part, signed error with the held-out
+ * step constant; the share of the step each class of kernels takes as
+ * predicted (kernel time, not overlap-aware: the classes' sum is the
+ * GPU's busy time, the step adds the CPU and launch gaps). */
+static void print_decode_parts(const struct sv_run *runs, size_t n)
+{
+	printf("\n# decode step by part (--rows): signed error %%; predicted kernel ms of the\n"
+	       "# GEMMs, attention, norms and element-wise ops, collectives, and the rest of the step\n");
+	printf("%-14s %2s %-13s %-13s %9s %8s | %8s %8s %8s %8s %8s\n", "gpu", "tp", "model", "workload",
+	       "real D ms", "err %", "gemm", "attn", "vector", "comm", "rest");
+	for (size_t i = 0; i < n; i++) {
+		const struct sv_run *r = &runs[i];
+		const double *op = r->d_op_ms;
+		double vecs = op[PRED_OP_ELEMENTWISE] + op[PRED_OP_REDUCTION] + op[PRED_OP_SOFTMAX] +
+			      op[PRED_OP_NORM];
+		double rest = r->held_d - op[PRED_OP_GEMM] - op[PRED_OP_ATTENTION] - vecs - op[PRED_OP_COMM];
+		printf("%-14s %2u %-12s %-13s %9.2f %+8.1f | %8.2f %8.2f %8.2f %8.2f %8.2f\n", r->gpu_tok,
+		       r->tp, r->model, r->workload, r->real[SV_D], (r->held_d / r->real[SV_D] - 1) * 100,
+		       op[PRED_OP_GEMM], op[PRED_OP_ATTENTION], vecs, op[PRED_OP_COMM], rest);
+	}
+}
+
 int bench_serving_main(const struct bench_args *a)
 {
 	if (a->help) {
 		printf("usage: " PROG " serving --data DIR [--gpu GPU] [--rows] [--gemm-data DIR|none]\n"
+		       "       [--compiled gemm,comm,attn]\n"
 		       "  DIR: PipeWeave's e2e folder (real/, workload/, config/, hardware/,\n"
 		       "  *_comparison.csv), or a folder holding pipeweave/e2e\n"
-		       "  --gemm-data: the measured GEMMs the tensor-core constants are refitted on\n"
-		       "  without each architecture (default: the shared data folder above the e2e\n"
-		       "  folder); none: the compiled-in constants for every run\n"
+		       "  --gemm-data: the shared data folder the constants are refitted on without\n"
+		       "  each architecture (measured GEMMs, NCCL files; default: the folder above\n"
+		       "  the e2e folder's parent); none: the compiled-in tensor-core constants\n"
+		       "  --compiled: the constant sets kept compiled-in for every run (gemm: the\n"
+		       "  tensor-core GEMMs, comm: the collectives, attn: fused attention's\n"
+		       "  main-loop efficiency); the rest are refitted per held-out architecture\n"
 		       "  --rows: each run's prefill by part, and its GEMMs' rate predicted and\n"
 		       "  implied by the measurement\n");
 		return 0;
@@ -787,12 +877,25 @@ int bench_serving_main(const struct bench_args *a)
 	 * compiled-in constants */
 	static struct sv_tc tc;
 	memset(&tc, 0, sizeof(tc));
-	if (a->gemm_data && !strcmp(a->gemm_data, "none")) {
-		tc.compiled = 1;
-		for (int ar = 0; ar < SV_NARCH; ar++)
-			tc.tried[ar] = 1;
+	for (const char *c = a->compiled; c && *c;) {
+		size_t len = strcspn(c, ",");
+		if (len == 4 && !strncmp(c, "gemm", 4))
+			tc.compiled |= SV_K_GEMM;
+		else if (len == 4 && !strncmp(c, "comm", 4))
+			tc.compiled |= SV_K_COMM;
+		else if (len == 4 && !strncmp(c, "attn", 4))
+			tc.compiled |= SV_K_ATTN;
+		else {
+			fprintf(stderr, PROG ": serving: --compiled '%.*s': gemm, comm or attn\n",
+				(int)len, c);
+			closedir(d);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+		c += len + (c[len] == ',');
 	}
-	else if (a->gemm_data)
+	if (a->gemm_data && !strcmp(a->gemm_data, "none"))
+		tc.compiled |= SV_K_GEMM;
+	if (a->gemm_data && strcmp(a->gemm_data, "none"))
 		snprintf(tc.root, sizeof(tc.root), "%.1000s", a->gemm_data);
 	else if (!strcmp(dir, a->data))
 		snprintf(tc.root, sizeof(tc.root), "%s/../..", dir);
@@ -871,8 +974,10 @@ int bench_serving_main(const struct bench_args *a)
 	       "# surfer = --engine sglang, %s\n"
 	       "# the GPU's architecture held out; hf = --engine hf --attention sdpa (transformers\n"
 	       "# eager, the same constants); roofline D: none ('-').\n",
-	       tc.compiled ? "the compiled-in tensor-core constants, its step CPU constant fitted with"
-			   : "its tensor-core constants and step CPU constant fitted with");
+	       tc.compiled == (SV_K_GEMM | SV_K_COMM | SV_K_ATTN)
+	       ? "the compiled-in GEMM, collective and attention constants, its step CPU\n# constant fitted with"
+	       : tc.compiled ? "its step CPU constant and the constants --compiled does not name fitted with"
+	       : "its tensor-core, collective and attention constants and step CPU constant\n# fitted with");
 	printf("%-14s %2s %-12s %-13s %4s %9s %8s %9s |%-20s|%-13s|%-20s|%-20s|%-20s|%-13s\n", "gpu", "tp",
 	       "model", "workload", "reps", "real P ms", "D ms", "T ms", " surfer P D T", " hf P D",
 	       " pipeweave P D T", " neusight P D T", " habitat P D T", " roofline P T");
@@ -939,8 +1044,10 @@ int bench_serving_main(const struct bench_args *a)
 	}
 	printf("\n");
 	sv_tc_print(&tc, runs, n);
-	if (a->rows)
+	if (a->rows) {
 		print_parts(runs, n);
+		print_decode_parts(runs, n);
+	}
 	if (!a->gpu)
 		vllm_runs(dir, &tc);
 	sv_tc_release(&tc);
