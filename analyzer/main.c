@@ -507,14 +507,14 @@ static int parse(int argc, char **argv, struct cli *c)
 	c->trace = c->model.set ? c->model.model : argv[optind];
 	if (c->all_targets) {
 		size_t left;
-		char first[32];
+		char first[256];
 		if ((rc = target_add_all(c->targets, &c->ntargets, MAX_TARGETS,
 					 c->model.set ? &c->model.opts : NULL, &left, first, sizeof(first),
 					 merr, sizeof(merr))))
 			return failed(rc, merr);
 		if (left)
-			fprintf(stderr, PROG ": note: --all-targets leaves out %zu GPUs without BF16 tensor "
-				"cores (%s ...)\n", left, first);
+			fprintf(stderr, PROG ": note: --all-targets leaves out %zu GPUs the model cannot be "
+				"predicted on (the first: %s)\n", left, first);
 	}
 	if (c->ntargets == 0 && c->system && (rc = add_target(c, c->system->gpu)))
 		return rc;

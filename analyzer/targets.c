@@ -62,7 +62,7 @@ int target_add_all(const struct gpu_spec **targets, size_t *n, size_t max,
 		 * refused instead */
 		if (model && model_target_check(model, &all[i], why, sizeof(why))) {
 			if (!(*left)++ && firstcap)
-				snprintf(first, firstcap, "%s", all[i].id);
+				snprintf(first, firstcap, "%s", why);
 			continue;
 		}
 		if ((rc = target_add(targets, n, max, &all[i], err, errlen)))

@@ -25,7 +25,7 @@ int target_add(const struct gpu_spec **targets, size_t *n, size_t max, const str
 
 /* Appends every GPU of the table; with model (a --model run's options;
  * NULL for a trace) only those model_target_check accepts, counting the
- * others in *left (the first one's id in first).  Returns 0, or
+ * others in *left (the first one's reason, naming it, in first).  Returns 0, or
  * SURFER_EINVAL with a reason in err. */
 int target_add_all(const struct gpu_spec **targets, size_t *n, size_t max,
 		   const struct model_opts *model, size_t *left, char *first, size_t firstcap,
