@@ -239,6 +239,23 @@ static size_t dump(const char *path, char lines[][320], size_t max, struct trace
 				 g->trans_a ? " ta=1" : "");
 			break;
 		}
+		case TRACE_CONV: {
+			const struct trace_conv *c = &rec.u.conv;
+			snprintf(l, 320, "V %llu %s dir=%d nd=%u in=%lld,%lld,%lld,%lld "
+				 "filt=%lld,%lld,%lld,%lld out=%lld,%lld,%lld,%lld stride=%lld,%lld "
+				 "pad=%lld,%lld dil=%lld,%lld groups=%u %s/%s stream=%llu th=%u cpu=%llu",
+				 (unsigned long long)c->seq, trace_conv_api_name(c->api), (int)c->dir,
+				 c->nbdims, (long long)c->in[0], (long long)c->in[1],
+				 (long long)c->in[2], (long long)c->in[3], (long long)c->filt[0],
+				 (long long)c->filt[1], (long long)c->filt[2], (long long)c->filt[3],
+				 (long long)c->out[0], (long long)c->out[1], (long long)c->out[2],
+				 (long long)c->out[3], (long long)c->stride[0], (long long)c->stride[1],
+				 (long long)c->pad[0], (long long)c->pad[1], (long long)c->dilation[0],
+				 (long long)c->dilation[1], c->groups, trace_dtype_name(c->dtype),
+				 trace_dtype_name(c->compute_type), (unsigned long long)c->stream,
+				 c->thread, (unsigned long long)c->cpu_ns);
+			break;
+		}
 		case TRACE_MEMCPY:
 		case TRACE_MEMSET: {
 			const struct trace_copy *c = &rec.u.copy;
@@ -1089,6 +1106,166 @@ START_TEST(kineto_collectives)
 }
 END_TEST
 
+/* Convolutions as torch.profiler records them with record_shapes=True
+ * (PyTorch 2.1 on): aten::conv2d > aten::convolution > aten::_convolution
+ * > aten::cudnn_convolution, each with its input and filter in "Input
+ * Dims" and its other arguments in "Concrete Inputs" (cudnn_convolution
+ * puts padding before stride).  The first, 2 groups, launches a cuDNN
+ * kernel inside cudnn_convolution and the bias addition after it returned
+ * (inside _convolution only); the second is an older trace's, without
+ * "Concrete Inputs"; the third is transposed. */
+static const char kineto_conv_json[] =
+"{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0,"
+" \"name\": \"Tesla V100-SXM2-16GB\", \"computeMajor\": 7, \"computeMinor\": 0,"
+" \"numSms\": 80, \"totalGlobalMem\": 16945512448, \"maxThreadsPerMultiprocessor\": 2048,"
+" \"regsPerMultiprocessor\": 65536, \"sharedMemPerMultiprocessor\": 98304,"
+" \"sharedMemPerBlockOptin\": 98304}],\n"
+"\"traceEvents\": [\n"
+"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":100,"
+"\"tid\":100,\"ts\":1000,\"dur\":1000},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::conv2d\",\"pid\":100,\"tid\":100,"
+"\"ts\":1010,\"dur\":100,\"args\":{\"External id\":2,\"Input Dims\":[[8,64,56,40],[128,"
+"32,3,3],[128],[],[],[],[]],\"Input type\":[\"float\",\"float\",\"float\",\"ScalarList\","
+"\"ScalarList\",\"ScalarList\",\"Scalar\"],\"Concrete Inputs\":[\"\",\"\",\"\",\"[2,"
+" 1]\",\"[1, 0]\",\"[1, 2]\",\"2\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::convolution\",\"pid\":100,\"tid\":100,"
+"\"ts\":1011,\"dur\":98,\"args\":{\"External id\":3,\"Input Dims\":[[8,64,56,40],[128,32,"
+"3,3],[128],[],[],[],[],[],[]],\"Input type\":[\"float\",\"float\",\"float\","
+"\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\"],"
+"\"Concrete Inputs\":[\"\",\"\",\"\",\"[2, 1]\",\"[1, 0]\",\"[1, 2]\",\"False\",\"[0,"
+" 0]\",\"2\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::_convolution\",\"pid\":100,"
+"\"tid\":100,\"ts\":1012,\"dur\":96,\"args\":{\"External id\":4,\"Input Dims\":[[8,64,56,"
+"40],[128,32,3,3],[128],[],[],[],[],[],[],[],[],[],[]],\"Input type\":[\"float\","
+"\"float\",\"float\",\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\","
+"\"ScalarList\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\"],"
+"\"Concrete Inputs\":[\"\",\"\",\"\",\"[2, 1]\",\"[1, 0]\",\"[1, 2]\",\"False\",\"[0,"
+" 0]\",\"2\",\"False\",\"False\",\"True\",\"True\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::cudnn_convolution\",\"pid\":100,"
+"\"tid\":100,\"ts\":1014,\"dur\":60,\"args\":{\"External id\":5,\"Input Dims\":[[8,64,56,"
+"40],[128,32,3,3],[],[],[],[],[],[],[]],\"Input type\":[\"float\",\"float\","
+"\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"Scalar\",\"Scalar\","
+"\"Scalar\"],\"Concrete Inputs\":[\"\",\"\",\"[1, 0]\",\"[2, 1]\",\"[1, 2]\",\"2\","
+"\"False\",\"False\",\"True\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1020,\"dur\":5,\"args\":{\"External id\":5,\"correlation\":1}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"volta_scudnn_128x64_relu_interior_nn_v1\","
+"\"pid\":0,\"tid\":7,\"ts\":1030,\"dur\":200,\"args\":{\"External id\":5,\"device\":0,"
+"\"stream\":7,\"correlation\":1,\"registers per thread\":128,\"shared memory\":49152,"
+"\"grid\":[63,2,2],\"block\":[256,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1090,\"dur\":5,\"args\":{\"External id\":4,\"correlation\":2}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\","
+"\"name\":\"void at::native::vectorized_elementwise_kernel<4,"
+" at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int,"
+" at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)\",\"pid\":0,\"tid\":7,"
+"\"ts\":1240,\"dur\":20,\"args\":{\"External id\":4,\"device\":0,\"stream\":7,"
+"\"correlation\":2,\"registers per thread\":24,\"shared memory\":0,\"grid\":[1008,1,1],"
+"\"block\":[128,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::convolution\",\"pid\":100,\"tid\":100,"
+"\"ts\":1300,\"dur\":50,\"args\":{\"External id\":6,\"Input Dims\":[[8,64,56,40],[128,64,"
+"3,3],[],[],[],[],[],[],[]],\"Input type\":[\"float\",\"float\",\"\",\"ScalarList\","
+"\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::cudnn_convolution\",\"pid\":100,"
+"\"tid\":100,\"ts\":1305,\"dur\":40,\"args\":{\"External id\":7,\"Input Dims\":[[8,64,56,"
+"40],[128,64,3,3],[],[],[],[],[],[],[]],\"Input type\":[\"float\",\"float\","
+"\"ScalarList\",\"ScalarList\",\"ScalarList\",\"Scalar\",\"Scalar\",\"Scalar\","
+"\"Scalar\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1310,\"dur\":5,\"args\":{\"External id\":7,\"correlation\":3}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"volta_scudnn_128x128_relu_interior_nn_v1\","
+"\"pid\":0,\"tid\":7,\"ts\":1320,\"dur\":300,\"args\":{\"External id\":7,\"device\":0,"
+"\"stream\":7,\"correlation\":3,\"registers per thread\":128,\"shared memory\":49152,"
+"\"grid\":[70,2,1],\"block\":[256,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::convolution\",\"pid\":100,\"tid\":100,"
+"\"ts\":1700,\"dur\":50,\"args\":{\"Input Dims\":[[8,128,28,36],[128,64,2,2],[],[],[],[],"
+"[],[],[]],\"Input type\":[\"float\",\"float\",\"\",\"ScalarList\",\"ScalarList\","
+"\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\"],\"Concrete Inputs\":[\"\",\"\","
+"\"\",\"[2, 2]\",\"[0, 0]\",\"[1, 1]\",\"True\",\"[0, 0]\",\"1\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1710,\"dur\":5,\"args\":{\"correlation\":4}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"dgrad2d_transpose\",\"pid\":0,\"tid\":7,"
+"\"ts\":1720,\"dur\":100,\"args\":{\"device\":0,\"stream\":7,\"correlation\":4,"
+"\"registers per thread\":64,\"shared memory\":0,\"grid\":[100,1,1],\"block\":[256,1,1]}}\n"
+"]}\n";
+
+/* By hand, the first convolution: input 8 x 64 x 56 x 40, filter 128 x 32
+ * x 3 x 3 (64 channels in 2 groups), stride (2, 1), padding (1, 0),
+ * dilation (1, 2): P = (56 + 2 - 1 * 2 - 1) / 2 + 1 = 28 (55 / 2 rounds
+ * down), Q = (40 + 0 - 2 * 2 - 1) / 1 + 1 = 36; its record is written
+ * before its kernel, with cudnn_convolution's CPU time (1014 us) and
+ * thread.  The bias kernel, the second convolution's (no padding known)
+ * and the transposed one's have none. */
+static const char *const kineto_conv_expected[] = {
+	"M 1 it=1 cpu=1000000 th=100 name=ProfilerStep#1",
+	"V 2 imported dir=0 nd=4 in=8,64,56,40 filt=128,32,3,3 out=8,128,28,36 stride=2,1 "
+		"pad=1,0 dil=1,2 groups=2 f32/f32 stream=7 th=100 cpu=1014000",
+	"K 3 volta_scudnn_128x64_relu_interior_nn_v1 grid=63,2,2 block=256,1,1 regs=128 "
+		"smem=49152+0 stream=7 th=100 flags=0 cpu=1020000 gpu=1030000-1230000 it=1 lib=2",
+	"K 4 void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+		"at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, "
+		"at::detail::Array<char*, 3>) grid=1008,1,1 block=128,1,1 regs=24 smem=0+0 stream=7 "
+		"th=100 flags=0 cpu=1090000 gpu=1240000-1260000 it=1",
+	"K 5 volta_scudnn_128x128_relu_interior_nn_v1 grid=70,2,1 block=256,1,1 regs=128 "
+		"smem=49152+0 stream=7 th=100 flags=0 cpu=1310000 gpu=1320000-1620000 it=1",
+	"K 6 dgrad2d_transpose grid=100,1,1 block=256,1,1 regs=64 smem=0+0 stream=7 th=100 "
+		"flags=0 cpu=1710000 gpu=1720000-1820000 it=1",
+	NULL
+};
+
+/* The method of the breakdown row of kernel name in surfer-analyze's
+ * JSON text j, copied to m; 0, or -1 when there is no such row. */
+static int row_method(const char *j, const char *name, char *m, size_t mlen)
+{
+	char key[256];
+	snprintf(key, sizeof(key), "\"kernel\": \"%s\"", name);
+	const char *r = strstr(j, key), *end = r ? strchr(r, '}') : NULL;
+	const char *f = r ? strstr(r, "\"method\": \"") : NULL;
+	if (!f || f > end)
+		return -1;
+	f += strlen("\"method\": \"");
+	size_t n = strcspn(f, "\"");
+	snprintf(m, mlen, "%.*s", (int)n, f);
+	return 0;
+}
+
+START_TEST(kineto_convolutions)
+{
+	const char *in = tmp("conv.json"), *out = tmp("conv.mp");
+	write_file(in, kineto_conv_json);
+	struct import_stats st;
+	char err[2048] = "";
+	int rc = import_kineto(in, out, NULL, &st, err, sizeof(err));
+	ck_assert_msg(rc == 0, "import: %s", err);
+	check_lines(out, kineto_conv_expected, NULL);
+	ck_assert_uint_eq(st.convs, 1);
+	ck_assert_uint_eq(st.conv_unsized, 1);  /* counted once, not per nested op */
+	ck_assert_uint_eq(st.gemms, 0);
+
+	/* the program warns about the convolution without padding */
+	char args[1024];
+	snprintf(args, sizeof(args), "kineto %s -o %s", in, out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "warning: 1 convolutions without stride and padding"));
+
+	/* surfer-analyze's auto reaches the convolution model for the
+	 * kernel with a shape, and scales the one without */
+	char cmd[1024], m[32];
+	static char j[1 << 16];
+	snprintf(cmd, sizeof(cmd), "%s/surfer-analyze %s --target a100-sxm4-40 --json 2>/dev/null",
+		 build_dir(), out);
+	FILE *pj = popen(cmd, "r");
+	ck_assert_ptr_nonnull(pj);
+	size_t n = fread(j, 1, sizeof(j) - 1, pj);
+	j[n] = '\0';
+	ck_assert_int_eq(pclose(pj), 0);
+	ck_assert_int_eq(row_method(j, "volta_scudnn_128x64_relu_interior_nn_v1", m, sizeof(m)), 0);
+	ck_assert_str_eq(m, "conv");
+	ck_assert_int_eq(row_method(j, "volta_scudnn_128x128_relu_interior_nn_v1", m, sizeof(m)), 0);
+	ck_assert_str_ne(m, "conv");
+}
+END_TEST
+
 /* The CPU side (keep_cpu, import_cpu_nest).  Thread 1, in us: op A
  * [10, 20) with a nested op B [12, 25) that outlives it, a launch at 20
  * (A's last microsecond: still A's), op C at 21 (after A's end: a new
@@ -1225,6 +1402,7 @@ static Suite *import_suite(void)
 	tcase_add_loop_test(t, kineto_item_blocks, 0, 2);
 	tcase_add_test(t, step_names);
 	tcase_add_test(t, kineto_cpu_spans);
+	tcase_add_test(t, kineto_convolutions);
 	suite_add_tcase(s, t);
 	t = tcase_create("program");
 	tcase_add_checked_fixture(t, setup, teardown);

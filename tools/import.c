@@ -96,13 +96,19 @@ static int parse_device(const char *s, int *out)
 	return 0;
 }
 
-/* ", N collectives" when the input named any, else "" (static buffer). */
+/* ", N collectives" and ", N convolutions" when the input named any,
+ * else "" (static buffer). */
 static const char *coll_note(const struct import_stats *st)
 {
-	static char buf[48];
-	if (!st->collectives)
-		return "";
-	snprintf(buf, sizeof(buf), ", %llu collectives", (unsigned long long)st->collectives);
+	static char buf[96];
+	int n = 0;
+	buf[0] = '\0';
+	if (st->collectives)
+		n = snprintf(buf, sizeof(buf), ", %llu collectives",
+			     (unsigned long long)st->collectives);
+	if (st->convs && n >= 0 && (size_t)n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - (size_t)n, ", %llu convolutions",
+			 (unsigned long long)st->convs);
 	return buf;
 }
 
@@ -202,6 +208,12 @@ int main(int argc, char **argv)
 				"waits for an event\n", prog,
 				(unsigned long long)st.event_records,
 				(unsigned long long)st.event_waits);
+		if (st.conv_unsized)
+			fprintf(stderr, "%s: warning: %llu convolutions without stride and "
+				"padding (\"Concrete Inputs\", PyTorch 2.1 and later with "
+				"record_shapes=True): their output size is unknown, so their "
+				"kernels get no convolution shape\n", prog,
+				(unsigned long long)st.conv_unsized);
 		if (st.unmatched)
 			fprintf(stderr, "%s: warning: %llu GPU activities have no launch call "
 				"in the trace (CPU times unknown)\n", prog,

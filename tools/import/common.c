@@ -116,8 +116,11 @@ static int cmp_gemm(const void *a, const void *b)
 }
 
 /* The GEMM op (index into s->gemm, sorted by cmp_gemm) whose CPU span
- * holds a launch at t on thread; -1 none.  GEMM ops do not nest, so it is
- * the last one of the thread starting at or before t, if still open. */
+ * holds a launch at t on thread; -1 none.  It is the last one of the
+ * thread starting at or before t, if still open: GEMM ops do not nest,
+ * and of nested convolution ops that is the innermost, whose kernels are
+ * the convolution's (a kernel an outer one launches after the inner one
+ * returned, such as the bias addition, belongs to none). */
 static long gemm_of(const struct import_set *s, uint32_t thread, uint64_t t)
 {
 	size_t lo = 0, hi = s->ngemm;
@@ -515,6 +518,26 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 					rc = crc;
 					break;
 				}
+			} else if (gi >= 0 && !(lib = gseq[gi]) && s->gemm[gi].conv.nbdims) {
+				/* a convolution's kernels follow its record, as
+				 * the recorder links them to the cuDNN call */
+				const struct import_gemm *g = &s->gemm[gi];
+				struct trace_record cr;
+				memset(&cr, 0, sizeof(cr));
+				cr.type = TRACE_CONV;
+				cr.u.conv = g->conv;
+				cr.u.conv.seq = seq + 1;
+				cr.u.conv.stream = e->stream;
+				cr.u.conv.thread = g->thread;
+				cr.u.conv.cpu_ns = g->cpu_ns;
+				int crc = trace_writer_record(w, &cr);
+				if (crc == 0) {
+					lib = gseq[gi] = ++seq;
+					st->convs++;
+				} else if (crc != TRACE_EINVAL) {
+					rc = crc;
+					break;
+				}
 			} else if (gi >= 0 && !(lib = gseq[gi])) {
 				const struct import_gemm *g = &s->gemm[gi];
 				struct trace_record gr;
@@ -847,6 +870,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 	if (s->ngemm > 1)
 		qsort(s->gemm, s->ngemm, sizeof(*s->gemm), cmp_gemm);
 	st->skipped += s->skipped;
+	st->conv_unsized = s->conv_unsized;
 
 	uint64_t first = nord ? ord[0].key : UINT64_MAX;
 

@@ -88,9 +88,14 @@ struct import_evrec {
 /* A CPU op that calls a GEMM library (aten::mm, addmm, bmm, baddbmm) with
  * the shapes the profiler recorded (record_shapes=True): batch x (m x k)
  * times (k x n), row-major as PyTorch sees it; or (collective set) one
- * that calls an NCCL collective (record_param_comms, nccl:* annotations).
- * Kernels launched inside [cpu_ns, cpu_end_ns) on its thread are that
- * GEMM's or that collective's. */
+ * that calls an NCCL collective (record_param_comms, nccl:* annotations);
+ * or (conv.nbdims set) a forward convolution (aten::convolution,
+ * _convolution, cudnn_convolution), described as the recorder describes
+ * cuDNN's: in trace.h's struct trace_conv (seq, stream, thread and CPU
+ * time are filled when it is written).  Kernels launched inside
+ * [cpu_ns, cpu_end_ns) on its thread are that GEMM's, collective's or
+ * convolution's; of nested ops (aten::convolution around
+ * aten::cudnn_convolution), the innermost one open at the launch. */
 struct import_gemm {
 	uint64_t cpu_ns, cpu_end_ns;
 	uint32_t thread;
@@ -105,6 +110,7 @@ struct import_gemm {
 				     * or one rank's share of them when
 				     * per_rank (times the group's size)      */
 	uint8_t per_rank;
+	struct trace_conv conv;     /* nbdims 0: no convolution               */
 };
 
 /* The CPU side of a Kineto trace, for what measures it (surfer-bench cpu)
@@ -162,6 +168,9 @@ struct import_set {
 	uint64_t skipped;           /* events dropped (other devices, ...)    */
 	struct import_range ranges[IMPORT_MAX_RANGES]; /* the first distinct names */
 	size_t nranges;
+	uint64_t conv_unsized;      /* convolutions whose stride, padding,
+				     * dilation or groups the input does not
+				     * give: no record for their kernels      */
 	uint32_t world_size;        /* processes of the distributed job, 0
 				     * unknown: the group of a collective the
 				     * input does not size                    */
@@ -181,6 +190,9 @@ struct import_stats {
 	uint64_t kernels, memcpys, memsets, syncs, markers;
 	uint64_t gemms;             /* GEMM records from CPU ops' shapes      */
 	uint64_t collectives;       /* OP records of NCCL collectives         */
+	uint64_t convs;             /* convolution records from CPU ops       */
+	uint64_t conv_unsized;      /* convolutions left without one: the
+				     * input gives no stride or padding       */
 	uint64_t event_records;     /* of the syncs: events recorded          */
 	uint64_t event_waits;       /* syncs that name an event               */
 	uint64_t unmatched;         /* activities with no matching API call   */

@@ -28,6 +28,18 @@
  *                                        taken with record_shapes=True)
  *                                     -> the GEMM shape of the kernels
  *                                        launched inside it
+ *   cat "cpu_op" aten::convolution/_convolution/cudnn_convolution with
+ *                                        "Input Dims" and "Concrete Inputs"
+ *                                        (record_shapes=True, PyTorch 2.1
+ *                                        and later: stride, padding,
+ *                                        dilation, transposed, groups)
+ *                                     -> a forward convolution record
+ *                                        (struct trace_conv, as the
+ *                                        recorder writes cuDNN's
+ *                                        descriptors) for the kernels
+ *                                        launched inside it; without
+ *                                        "Concrete Inputs" the output size
+ *                                        is unknown and none is written
  *   cat "cpu_op" record_param_comms with "Collective name", "In/Out msg
  *                                        nelems", "Group size", "dtype"
  *                                        (PyTorch 2.1 and later); cat
@@ -69,6 +81,7 @@ enum ctx {
 	C_ITYPES,     /* args "Input type": ["float", ...]          */
 	C_ISTRIDES,   /* args "Input Strides": [[...], [...]]        */
 	C_ISTRIDE,    /* the strides of one input                   */
+	C_CONCRETE,   /* args "Concrete Inputs": ["", "[1, 1]", ...] */
 	C_DISTINFO,   /* "distributedInfo": { ... }                  */
 };
 
@@ -82,7 +95,7 @@ enum key {
 	K_PH, K_CAT, K_NAME, K_TID, K_TS, K_DUR, K_ARGS,
 	/* args */
 	K_GRID, K_BLOCK, K_REGS, K_SMEM, K_STREAM, K_DEVICE, K_CORRELATION,
-	K_BYTES, K_INPUT_DIMS, K_INPUT_TYPE, K_INPUT_STRIDES, K_WAIT_STREAM, K_WAIT_RECORD,
+	K_BYTES, K_INPUT_DIMS, K_INPUT_TYPE, K_INPUT_STRIDES, K_CONCRETE, K_WAIT_STREAM, K_WAIT_RECORD,
 	K_COLL_NAME, K_IN_NELEMS, K_OUT_NELEMS, K_GROUP_SIZE, K_COMM_DTYPE,
 	/* distributedInfo */
 	K_DIST_INFO, K_WORLD_SIZE,
@@ -124,6 +137,7 @@ static const struct keyname keys[] = {
 	{ C_ARGS, "Input Dims", K_INPUT_DIMS },
 	{ C_ARGS, "Input type", K_INPUT_TYPE },
 	{ C_ARGS, "Input Strides", K_INPUT_STRIDES },
+	{ C_ARGS, "Concrete Inputs", K_CONCRETE },
 	{ C_ARGS, "wait_on_stream", K_WAIT_STREAM },
 	{ C_ARGS, "wait_on_cuda_event_record_corr_id", K_WAIT_RECORD },
 	{ C_ARGS, "Collective name", K_COLL_NAME },
@@ -152,9 +166,16 @@ enum cat {
 };
 
 /* Inputs of a CPU op whose shapes are kept (a GEMM op's operands are among
- * its first three), and dims per input (at most 3: batch, rows, columns). */
+ * its first three, a convolution's input and filter its first two), and
+ * dims per input (at most 4: a GEMM's batch, rows, columns; a 2-D
+ * convolution's N, C, H, W). */
 #define NIN 3
-#define NDIM 3
+#define NDIM 4
+/* Concrete inputs kept: aten::convolution's nine (input, weight, bias,
+ * stride, padding, dilation, transposed, output_padding, groups), and of
+ * each at most two integers (a 2-D convolution's height and width). */
+#define NCONC 9
+#define NCVAL 2
 
 #define MAXDEPTH 64
 
@@ -183,6 +204,10 @@ struct scratch {
 				     * PyTorch; absent, nothing is known)     */
 	int nstride[NIN];           /* strides of each, NDIM + 1 when more     */
 	int64_t strides[NIN][NDIM];
+	int nconc;                  /* entries seen in "Concrete Inputs"       */
+	int ncval[NCONC];           /* integers read from each: 0 when it is
+				     * empty ("", a tensor) or not integers    */
+	int64_t cval[NCONC][NCVAL];
 	enum trace_collective coll; /* record_param_comms "Collective name"    */
 	uint64_t in_nelems, out_nelems;
 	uint32_t group_size;
@@ -495,7 +520,7 @@ static int coll_shape(const struct scratch *e, struct import_gemm *g)
 		return g->bytes > 0 ? 0 : -1;
 	}
 	if (e->cat != CAT_ANNOTATION || !starts(n, len, "nccl:") || e->nin < 1 || e->ndim[0] < 1 ||
-	    e->ndim[0] > NDIM)
+	    e->ndim[0] > 3)
 		return -1;
 	g->collective = (uint8_t)collective_of(n + 5, len - 5);
 	if (!g->collective)
@@ -551,6 +576,123 @@ static int gemm_shape(const struct scratch *e, struct import_gemm *g)
 	g->b_transposed = e->nsin > b && e->nstride[b] == want && db[o] > 1 && db[o + 1] > 1 &&
 			  sb[o] == 1 && sb[o + 1] != 1;
 	return 0;
+}
+
+/* Where aten's convolution ops hold their arguments: aten::convolution
+ * and aten::_convolution (input, weight, bias, stride, padding, dilation,
+ * transposed, output_padding, groups, ...), aten::cudnn_convolution
+ * (input, weight, padding, stride, dilation, groups, ...: no bias, never
+ * transposed).  -1: the op has no such argument. */
+struct conv_args {
+	const char *name;
+	int stride, pad, dilation, transposed, groups;
+};
+
+static const struct conv_args conv_ops[] = {
+	{ "aten::convolution", 3, 4, 5, 6, 8 },
+	{ "aten::_convolution", 3, 4, 5, 6, 8 },
+	{ "aten::cudnn_convolution", 3, 2, 4, -1, 5 },
+};
+
+/* Concrete input i's two values (a 2-D convolution's height and width), a
+ * single one standing for both as PyTorch expands it; 0, or -1 when the
+ * trace holds none. */
+static int conv_pair(const struct scratch *e, int i, int64_t v[2])
+{
+	if (i < 0 || i >= e->nconc || i >= NCONC || e->ncval[i] < 1)
+		return -1;
+	v[0] = e->cval[i][0];
+	v[1] = e->ncval[i] > 1 ? e->cval[i][1] : e->cval[i][0];
+	return 0;
+}
+
+/* Fills c with the forward 2-D convolution a convolution op describes:
+ * input (N, C, H, W) and filter (K, C/groups, R, S) from "Input Dims",
+ * stride, padding, dilation and groups from "Concrete Inputs", and the
+ * output (N, K, P, Q) by cuDNN's formula
+ *   P = (H + 2 pad_h - dilation_h (R - 1) - 1) / stride_h + 1
+ * (Q likewise with W, S).  Returns 0; 1 when the op is a convolution whose
+ * stride, padding, dilation or groups the trace does not give (a trace
+ * without "Concrete Inputs": P and Q are then unknown and nothing is
+ * guessed); -1 when it is another op, a transposed or non-2-D convolution,
+ * or the values do not fit together. */
+static int conv_shape(const struct scratch *e, struct trace_conv *c)
+{
+	const char *n = e->name ? e->name : "";
+	const struct conv_args *a = NULL;
+	for (size_t i = 0; i < sizeof conv_ops / sizeof conv_ops[0]; i++)
+		if (equals(n, e->name_len, conv_ops[i].name))
+			a = &conv_ops[i];
+	if (!a || e->nin < 2 || e->ndim[0] != 4 || e->ndim[1] != 4)
+		return -1;
+	const int64_t *in = e->dims[0], *f = e->dims[1];
+	for (int i = 0; i < 4; i++)
+		if (in[i] <= 0 || f[i] <= 0)
+			return -1;
+	int64_t st[2], pad[2], dil[2], tr[2], grp[2];
+	if (a->transposed >= 0 && conv_pair(e, a->transposed, tr) == 0 && tr[0] != 0)
+		return -1;
+	if (conv_pair(e, a->stride, st) || conv_pair(e, a->pad, pad) ||
+	    conv_pair(e, a->dilation, dil) || conv_pair(e, a->groups, grp))
+		return 1;
+	int64_t g = grp[0];
+	if (g < 1 || g > UINT32_MAX || in[1] != f[1] * g || f[0] % g)
+		return -1;
+	int64_t out[2];
+	for (int d = 0; d < 2; d++) {
+		if (st[d] < 1 || pad[d] < 0 || dil[d] < 1)
+			return -1;
+		int64_t span = dil[d] * (f[2 + d] - 1) + 1;   /* the filter's reach */
+		if (in[2 + d] + 2 * pad[d] < span)
+			return -1;
+		out[d] = (in[2 + d] + 2 * pad[d] - span) / st[d] + 1;
+	}
+	enum trace_dtype t = e->ntype > 0 ? e->type[0] : TRACE_DT_UNKNOWN;
+	*c = (struct trace_conv){
+		.api = TRACE_CONV_API_IMPORTED, .dir = TRACE_CONV_FWD, .nbdims = 4,
+		.in = { in[0], in[1], in[2], in[3] }, .filt = { f[0], f[1], f[2], f[3] },
+		.out = { in[0], f[0], out[0], out[1] },
+		.stride = { st[0], st[1] }, .pad = { pad[0], pad[1] },
+		.dilation = { dil[0], dil[1] }, .groups = (uint32_t)g,
+		.dtype = t, .compute_type = t == TRACE_DT_F64 ? TRACE_DT_F64 : TRACE_DT_F32 };
+	return 0;
+}
+
+/* Parses one "Concrete Inputs" entry: "" (a tensor or no value), an
+ * integer ("1"), a list of them ("[2, 2]"), or a bool ("True", "False": 1,
+ * 0).  Anything else counts as no value. */
+static void add_concrete(struct scratch *e, const char *s, size_t len)
+{
+	int i = e->nconc++;
+	if (i >= NCONC)
+		return;
+	e->ncval[i] = 0;
+	if (equals(s, len, "True") || equals(s, len, "False")) {
+		e->cval[i][0] = s[0] == 'T';
+		e->ncval[i] = 1;
+		return;
+	}
+	if (len >= 2 && s[0] == '[' && s[len - 1] == ']') {
+		s++;
+		len -= 2;
+	}
+	int nv = 0;
+	for (size_t at = 0; at < len;) {
+		size_t end = at;
+		while (end < len && s[end] != ',')
+			end++;
+		size_t b = at, t = end;
+		while (b < t && s[b] == ' ')
+			b++;
+		while (t > b && s[t - 1] == ' ')
+			t--;
+		int64_t v;
+		if (nv == NCVAL || parse_int(s + b, t - b, &v))
+			return;
+		e->cval[i][nv++] = v;
+		at = end + 1;
+	}
+	e->ncval[i] = nv;
 }
 
 /* Keeps g (a GEMM's shape or a collective) for the kernels launched inside
@@ -721,7 +863,11 @@ static void finish_event(struct parser *p)
 	case CAT_CPU_OP: {
 		struct import_gemm g;
 		memset(&g, 0, sizeof(g));
-		if (!e->has_tid || (gemm_shape(e, &g) != 0 && coll_shape(e, &g) != 0))
+		int conv = e->has_tid ? conv_shape(e, &g.conv) : -1;
+		/* counted once per convolution, at its outermost op */
+		if (conv == 1 && equals(e->name, e->name_len, "aten::convolution"))
+			s->conv_unsized++;
+		if (!e->has_tid || (conv != 0 && gemm_shape(e, &g) != 0 && coll_shape(e, &g) != 0))
 			return;
 		if (add_lib_span(s, e, &g))
 			goto nomem;
@@ -817,6 +963,10 @@ static int push(struct parser *p, int is_map)
 		c = C_ISTRIDES;
 	else if (parent == C_ISTRIDES && !is_map)
 		c = C_ISTRIDE;
+	else if (parent == C_ARGS && k == K_CONCRETE && !is_map)
+		c = C_CONCRETE;
+	if (parent == C_CONCRETE)   /* a container: an entry without a value */
+		add_concrete(&p->ev, "", 0);
 	if (c == C_IDIM)
 		open_input(&p->ev.nin, p->ev.ndim);
 	if (c == C_ISTRIDE)
@@ -904,6 +1054,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t len)
 		p->ev.coll = collective_of((const char *)s, len);
 	} else if (c == C_ARGS && k == K_COMM_DTYPE) {
 		p->ev.comm_dtype = comm_dtype((const char *)s, len);
+	} else if (c == C_CONCRETE) {
+		add_concrete(&p->ev, (const char *)s, len);
 	} else if (c == C_ITYPES) {
 		if (p->ev.ntype < NIN)
 			p->ev.type[p->ev.ntype] = input_dtype((const char *)s, len);
@@ -1012,6 +1164,9 @@ static int number_value(void *ctx, const char *s, size_t len)
 	case C_ISTRIDE:
 		add_dim(e->nsin, e->nstride, e->strides, s, len);
 		return 1;
+	case C_CONCRETE:
+		add_concrete(e, s, len);
+		return 1;
 	case C_ITYPES:
 		if (e->ntype < NIN)
 			e->type[e->ntype] = TRACE_DT_UNKNOWN;
@@ -1047,8 +1202,22 @@ static int number_value(void *ctx, const char *s, size_t len)
 	}
 }
 
-static int cb_null(void *ctx) { (void)ctx; return 1; }
-static int cb_bool(void *ctx, int v) { (void)ctx; (void)v; return 1; }
+/* A null or a bool among the concrete inputs still takes its place. */
+static int cb_null(void *ctx)
+{
+	struct parser *p = ctx;
+	if (top(p) == C_CONCRETE)
+		add_concrete(&p->ev, "", 0);
+	return 1;
+}
+
+static int cb_bool(void *ctx, int v)
+{
+	struct parser *p = ctx;
+	if (top(p) == C_CONCRETE)
+		add_concrete(&p->ev, v ? "True" : "False", v ? 4 : 5);
+	return 1;
+}
 
 /* A bad value stops the parse where it is, so the error can say where. */
 static int cb_number(void *ctx, const char *s, size_t len)
