@@ -497,68 +497,53 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 			 * recorder links kernels to the cuBLAS call around them. */
 			long gi = e->cpu_ns ? gemm_of(s, e->thread, e->cpu_ns) : -1;
 			uint64_t lib = 0;
-			if (gi >= 0 && !(lib = gseq[gi]) && s->gemm[gi].collective) {
-				/* a collective's kernels follow its OP record */
+			if (gi >= 0 && !(lib = gseq[gi])) {
+				/* the op's record, written once before its first
+				 * kernel: a collective's OP record, a convolution's
+				 * (as the recorder links kernels to the cuDNN call),
+				 * else its GEMM */
 				const struct import_gemm *g = &s->gemm[gi];
-				struct trace_record cr;
-				memset(&cr, 0, sizeof(cr));
-				cr.type = TRACE_OP;
-				uint32_t ranks = g->ranks ? g->ranks : s->world_size;
-				cr.u.op = (struct trace_op){
-					.seq = seq + 1, .kind = TRACE_OPK_COMM,
-					.collective = (enum trace_collective)g->collective,
-					.dtype = g->dtype, .ranks = ranks, .rank = -1,
-					.bytes = g->bytes * (g->per_rank && ranks ? ranks : 1),
-					.stream = e->stream, .thread = g->thread, .cpu_ns = g->cpu_ns };
-				int crc = trace_writer_record(w, &cr);
-				if (crc == 0) {
-					lib = gseq[gi] = ++seq;
-					st->collectives++;
-				} else if (crc != TRACE_EINVAL) {
-					rc = crc;
-					break;
+				struct trace_record lr;
+				uint64_t *count;
+				memset(&lr, 0, sizeof(lr));
+				if (g->collective) {
+					uint32_t ranks = g->ranks ? g->ranks : s->world_size;
+					lr.type = TRACE_OP;
+					lr.u.op = (struct trace_op){
+						.seq = seq + 1, .kind = TRACE_OPK_COMM,
+						.collective = (enum trace_collective)g->collective,
+						.dtype = g->dtype, .ranks = ranks, .rank = -1,
+						.bytes = g->bytes * (g->per_rank && ranks ? ranks : 1),
+						.stream = e->stream, .thread = g->thread, .cpu_ns = g->cpu_ns };
+					count = &st->collectives;
+				} else if (g->conv.nbdims) {
+					lr.type = TRACE_CONV;
+					lr.u.conv = g->conv;
+					lr.u.conv.seq = seq + 1;
+					lr.u.conv.stream = e->stream;
+					lr.u.conv.thread = g->thread;
+					lr.u.conv.cpu_ns = g->cpu_ns;
+					count = &st->convs;
+				} else {
+					lr.type = TRACE_GEMM;
+					/* cuBLAS's column-major view of the row-major
+					 * product: m and n swap */
+					lr.u.gemm = (struct trace_gemm){
+						.seq = seq + 1, .api = TRACE_GEMM_IMPORTED,
+						.m = g->n, .n = g->m, .k = g->k, .batch = g->batch,
+						.trans_a = g->b_transposed,
+						.a_type = g->dtype, .b_type = g->dtype, .c_type = g->dtype,
+						.compute_type = g->dtype == TRACE_DT_F64 ? TRACE_DT_F64 : TRACE_DT_F32,
+						.epilogue = 1, .stream = e->stream, .thread = g->thread,
+						.cpu_ns = g->cpu_ns };
+					count = &st->gemms;
 				}
-			} else if (gi >= 0 && !(lib = gseq[gi]) && s->gemm[gi].conv.nbdims) {
-				/* a convolution's kernels follow its record, as
-				 * the recorder links them to the cuDNN call */
-				const struct import_gemm *g = &s->gemm[gi];
-				struct trace_record cr;
-				memset(&cr, 0, sizeof(cr));
-				cr.type = TRACE_CONV;
-				cr.u.conv = g->conv;
-				cr.u.conv.seq = seq + 1;
-				cr.u.conv.stream = e->stream;
-				cr.u.conv.thread = g->thread;
-				cr.u.conv.cpu_ns = g->cpu_ns;
-				int crc = trace_writer_record(w, &cr);
-				if (crc == 0) {
+				int lrc = trace_writer_record(w, &lr);
+				if (lrc == 0) {
 					lib = gseq[gi] = ++seq;
-					st->convs++;
-				} else if (crc != TRACE_EINVAL) {
-					rc = crc;
-					break;
-				}
-			} else if (gi >= 0 && !(lib = gseq[gi])) {
-				const struct import_gemm *g = &s->gemm[gi];
-				struct trace_record gr;
-				memset(&gr, 0, sizeof(gr));
-				gr.type = TRACE_GEMM;
-				/* cuBLAS's column-major view of the row-major
-				 * product: m and n swap */
-				gr.u.gemm = (struct trace_gemm){
-					.seq = seq + 1, .api = TRACE_GEMM_IMPORTED,
-					.m = g->n, .n = g->m, .k = g->k, .batch = g->batch,
-					.trans_a = g->b_transposed,
-					.a_type = g->dtype, .b_type = g->dtype, .c_type = g->dtype,
-					.compute_type = g->dtype == TRACE_DT_F64 ? TRACE_DT_F64 : TRACE_DT_F32,
-					.epilogue = 1, .stream = e->stream, .thread = g->thread,
-					.cpu_ns = g->cpu_ns };
-				int grc = trace_writer_record(w, &gr);
-				if (grc == 0) {
-					lib = gseq[gi] = ++seq;
-					st->gemms++;
-				} else if (grc != TRACE_EINVAL) {
-					rc = grc;
+					(*count)++;
+				} else if (lrc != TRACE_EINVAL) {
+					rc = lrc;
 					break;
 				}
 			}
