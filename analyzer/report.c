@@ -393,15 +393,24 @@ int report_cost(const struct analysis_target *t, const struct report_model *m,
 	return 0;
 }
 
-/* v as %.4g writes it below 1000, whole above: %.4g turns 11290 into
- * 1.129e+04, read at a glance as a number near 1 */
+/* v to four significant digits, trailing zeros kept so that both ends of
+ * an interval read alike ("20.21-26.80", not "20.21-26.8"); whole above
+ * 1000, where %.4g would turn 11290 into 1.129e+04, read at a glance as a
+ * number near 1 */
 static void ms_sig4(double v, char *out, size_t cap)
 {
-	if (fabs(v) >= 1000)
+	size_t len;
+
+	if (fabs(v) >= 1000) {
 		snprintf(out, cap, "%.0f", round(v / pow(10, floor(log10(fabs(v))) - 3)) *
 					   pow(10, floor(log10(fabs(v))) - 3));
-	else
-		snprintf(out, cap, "%.4g", v);
+		return;
+	}
+	snprintf(out, cap, "%#.4g", v);
+	/* %#g keeps the point of a value that rounds up to 1000 ("1000.") */
+	len = strlen(out);
+	if (len && out[len - 1] == '.')
+		out[len - 1] = 0;
 }
 
 void report_interval(double low_ms, double high_ms, char *out, size_t cap)

@@ -98,6 +98,21 @@ static void put_kernel(struct trace_writer *w, uint64_t seq, uint64_t cpu, uint6
 	ck_assert_int_eq(trace_writer_record(w, &r), 0);
 }
 
+/* The interval's two ends to four significant digits each, trailing
+ * zeros kept, whole numbers from 1000 (hand-written strings). */
+START_TEST(interval_text_digits)
+{
+	char buf[64];
+
+	report_interval(20.2149, 26.8, buf, sizeof buf);
+	ck_assert_str_eq(buf, "20.21-26.80");
+	report_interval(0.5, 999.96, buf, sizeof buf);
+	ck_assert_str_eq(buf, "0.5000-1000");
+	report_interval(1515.4, 11290, buf, sizeof buf);
+	ck_assert_str_eq(buf, "1515-11290");
+}
+END_TEST
+
 /* A recorded collective (an OP of kind comm before its NCCL kernel, as the
  * recorder's NCCL hooks and the Kineto importer write it): measured 10 ms
  * on the A10 it ran on, predicted on other GPUs by the collective model of
@@ -1534,6 +1549,7 @@ int main(void)
 	tcase_add_test(tc, pinned_copy_does_not_wait);
 	tcase_add_test(tc, transposed_gemm_on_amd);
 	tcase_add_test(tc, attention_shapes_interned);
+	tcase_add_test(tc, interval_text_digits);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
