@@ -66,6 +66,20 @@ static struct conv_params shape_params(void)
 	return p;
 }
 
+/* hand_params() with the made-up constants the fitting tests generate their
+ * times from and the fits must recover: waves^0.4, shape efficiency 0.8, a
+ * ramp of 5e8 FLOPs, padding exponent 0.5, 0.6 of the bandwidth. */
+static struct conv_params truth_params(void)
+{
+	struct conv_params p = hand_params();
+	p.wave_pow = 0.4;
+	p.shape_eff = 0.8;
+	p.shape_ramp_flop = 5e8;
+	p.shape_pad_pow = 0.5;
+	p.shape_bw_eff = 0.6;
+	return p;
+}
+
 /* A 3x3 convolution of C 128 into K 64 channels, m output pixels. */
 static struct pred_kernel conv_kernel(const char *name, uint64_t m, double bytes)
 {
@@ -561,12 +575,7 @@ END_TEST
 START_TEST(fit_shape_recovers_constants)
 {
 	struct gpu_spec g[2] = { fake_gpu("a", 80, 14, 900, 0), fake_gpu("c", 40, 8, 320, 0) };
-	struct conv_params truth = hand_params();
-	truth.wave_pow = 0.4;
-	truth.shape_eff = 0.8;
-	truth.shape_ramp_flop = 5e8;
-	truth.shape_pad_pow = 0.5;
-	truth.shape_bw_eff = 0.6;
+	struct conv_params truth = truth_params();
 	truth.shape_red_steps = 40;
 	truth.shape_floor_ns = 20000;
 	size_t n = 0;
@@ -736,12 +745,7 @@ START_TEST(fit_pull_recovers_exponent)
 	struct gpu_spec g[3] = { fake_gpu("a", 80, 14, 900, 0), fake_gpu("b", 40, 8, 320, 0),
 				 fake_gpu("c", 40, 8, 320, 0) };
 	g[1].cc = 75;
-	struct conv_params p = hand_params();
-	p.wave_pow = 0.4;
-	p.shape_eff = 0.8;
-	p.shape_ramp_flop = 5e8;
-	p.shape_pad_pow = 0.5;
-	p.shape_bw_eff = 0.6;
+	struct conv_params p = truth_params();
 	size_t n = 0;
 	struct conv_sample *s = calloc(6 * 30, sizeof *s);
 	ck_assert_ptr_nonnull(s);
