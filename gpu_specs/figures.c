@@ -30,7 +30,8 @@ struct fig_row {
  * only): the highest FP32 rate of the run, an FMA loop at about 100
  * FLOP/byte, over the datasheet rate at the clock it reported then, and
  * that clock over the boost clock.
- * gpu-l2-cache: the bandwidth at the data set nearest a quarter of L2.
+ * gpu-l2-cache: the bandwidth at the data set nearest a quarter of L2,
+ * and its highest over the data sets (the L2's best rate, l2_peak).
  * ml-engineering's MAMF table (CC-BY-SA): best BF16 / FP8 matmul over its
  * "theory" column.
  */
@@ -68,6 +69,18 @@ static const struct fig_row fig_rows[] = {
 	  "gpu-benches gpu-l2-cache mi100, 1.9 MB" },
 	{ "mi210", GPU_FIG_L2_BW, 4827.7, GPU_PROV_MICROBENCH,
 	  "gpu-benches gpu-l2-cache mi210, 2 MB" },
+	{ "a100-sxm4-80", GPU_FIG_L2_PEAK_BW, 5481.9, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-l2-cache a100_80, best at 2 MB" },
+	{ "h100-pcie", GPU_FIG_L2_PEAK_BW, 7758.1, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-l2-cache h100_pcie, best at 1 MB" },
+	{ "h200", GPU_FIG_L2_PEAK_BW, 13526.6, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-l2-cache h200, best at 1.5 MB" },
+	{ "l40", GPU_FIG_L2_PEAK_BW, 5331.9, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-l2-cache l40, best at 8 MB" },
+	{ "mi100", GPU_FIG_L2_PEAK_BW, 2726.3, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-l2-cache mi100, best at 5.6 MB" },
+	{ "mi210", GPU_FIG_L2_PEAK_BW, 5105.8, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-l2-cache mi210, best at 3.5 MB" },
 	/* "A100 SXM" and "A100 PCIe" without their memory size: the 80 GB
 	 * boards (unsure); the same die gives every A100 board the figure */
 	{ "a100-sxm4-80", GPU_FIG_MAMF_BF16, 271.2 / 312, GPU_PROV_MICROBENCH,
@@ -172,7 +185,7 @@ static double median(double *v, size_t n)
  * rule: the L2 bandwidth per SM and clock (bytes), the others as they are. */
 static double rule_unit(const struct gpu_spec *m, enum gpu_figure_kind f, double v)
 {
-	if (f == GPU_FIG_L2_BW)
+	if (f == GPU_FIG_L2_BW || f == GPU_FIG_L2_PEAK_BW)
 		return v * 1e3 / ((double)m->sms * m->boost_clock_mhz);
 	if (f == GPU_FIG_DRAM_BW)
 		return v / m->mem_bw_gbps;
@@ -210,7 +223,7 @@ static size_t rule(const struct gpu_spec *g, enum gpu_figure_kind f, uint32_t ex
 	if (!n)
 		return 0;
 	double r = median(v, n);
-	if (f == GPU_FIG_L2_BW)
+	if (f == GPU_FIG_L2_BW || f == GPU_FIG_L2_PEAK_BW)
 		r *= (double)g->sms * g->boost_clock_mhz / 1e3;
 	else if (f == GPU_FIG_DRAM_BW)
 		r *= g->mem_bw_gbps;
@@ -228,6 +241,7 @@ enum gpu_provenance gpu_figure(const struct gpu_spec *g, enum gpu_figure_kind f,
 		[GPU_FIG_L2_BW] = "rule: the vendor's median bytes per SM and clock x SMs x boost",
 		[GPU_FIG_MAMF_BF16] = "rule: the vendor's median measured share of the datasheet",
 		[GPU_FIG_MAMF_FP8] = "rule: the vendor's median measured share of the datasheet",
+		[GPU_FIG_L2_PEAK_BW] = "rule: the vendor's median bytes per SM and clock x SMs x boost",
 	};
 	const struct gpu_spec *of = NULL;
 	const struct fig_row *r;
@@ -285,6 +299,7 @@ const char *gpu_figure_name(enum gpu_figure_kind f)
 {
 	static const char *const names[GPU_FIG_COUNT] = {
 		"fp32_fma_eff", "fma_clock", "dram_bw_gbps", "l2_bw_gbps", "mamf_bf16", "mamf_fp8",
+		"l2_peak_bw_gbps",
 	};
 	return (unsigned)f < GPU_FIG_COUNT ? names[f] : "?";
 }

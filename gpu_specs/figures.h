@@ -34,6 +34,9 @@ enum gpu_figure_kind {
 	GPU_FIG_MAMF_BF16,        /* best BF16 matmul rate over the datasheet's
 				   * (0..1)                                     */
 	GPU_FIG_MAMF_FP8,         /* the same for FP8 (e4m3)                  */
+	GPU_FIG_L2_PEAK_BW,       /* L2 bandwidth at its best data set (a few
+				   * MB, each SM's reads served by the near
+				   * L2 partition), GB/s                      */
 	GPU_FIG_COUNT
 };
 

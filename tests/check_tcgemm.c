@@ -551,14 +551,20 @@ END_TEST
 /* Without FP8 constants of its own (fp8.eff 0, as when Hopper is held
  * out) an FP8 GEMM on Hopper runs the tile-wave form with the general
  * constants: waves of 128 x 128 tiles, each its K plus k0 steps at eff x
- * the share of the SM's FP8 peak, plus the overhead.  The H800 takes its
- * die's FP8 MAMF figure (the H100 SXM's 1402.6 of 1979 TFLOP/s), not the
- * BF16 one: 8192^3 is 4096 tiles on 132 SMs, 32 waves (31 x 132 = 4092),
- * each 8192 + 64 steps of 2 x 128 x 128 FLOP at 1979e12 / 132 x 0.8 x
- * 1402.6 / 1979.  The H20 (78 SMs, 296 TFLOP/s FP8, no figure) takes the
- * rule's 0.9: M = 64, N = 4096 is 32 tiles, one wave, so N = 384 (3
- * tiles) takes as long, and 79 x 128 columns (79 tiles) two waves.  A
- * BF16 GEMM keeps the general form. */
+ * the rule's width share (0.8 x 0.9 here, no MAMF figure: the full-load
+ * limit is the L2's), its operands (256 bytes a step) through the SM's
+ * share of the L2's best rate, all tiles' operands through the L2, joined
+ * by mem_pow (0: their max), plus the overhead.  The H800 takes its die's
+ * L2 figures (the H200's, gpu-benches: 9716 GB/s at a quarter of L2,
+ * 13526.6 at best): 8192^3 is 4096 tiles on 132 SMs, 32 waves, each 8192
+ * + 64 steps of 2 x 128 x 128 FLOP at 1979e12 / 132 x 0.72 (25.06 us a
+ * wave, 802 us), below the L2's 4096 x 8192 x 256 bytes at 9716 GB/s (884
+ * us), which stands.  The H20 (78 SMs, 296 TFLOP/s FP8, no figure) takes
+ * the rule's 0.9 and the L2 rules (the median bytes per SM and clock of
+ * the measured NVIDIA GPUs: 37.4 at best, 34.8 at a quarter of L2), far
+ * above its operands' rate: M = 64, N = 4096 is 32 tiles, one wave, so N
+ * = 384 (3 tiles) takes as long, and 79 x 128 columns (79 tiles) two
+ * waves.  A BF16 GEMM keeps the general form. */
 START_TEST(fp8_figure_in_general_form)
 {
 	const struct gpu_spec *h800 = gpu_find("h800"), *h20 = gpu_find("h20");
@@ -568,8 +574,19 @@ START_TEST(fp8_figure_in_general_form)
 	p.mamf_1024 = 0.9;
 	ck_assert_double_eq(p.fp8.eff, 0);
 	struct pred_kernel k8 = gemm(8192, 8192, 8192, GPU_DT_FP8);
-	double step = 2.0 * 128 * 128 / (1979e12 / 132 * 0.8 * 1402.6 / 1979) * 1e9;
-	ck_assert_double_eq_tol(tcgemm_model_ns(&k8, h800, &p), 32 * (8192 + 64) * step + 2000, 1);
+	ck_assert_double_eq_tol(tcgemm_model_ns(&k8, h800, &p), 4096.0 * 8192 * 256 / 9716e9 * 1e9 + 2000, 1);
+	/* one wave of 13 tiles with mem_pow 2: the tile's compute (8256
+	 * steps at 3.0356 ns) and its operands at 13526.6 / 132 GB/s (8192
+	 * steps of 256 bytes, 2.4982 ns) joined as a root sum of squares
+	 * (32.36 us), then with the L2's 13 x 8192 x 256 bytes at 9716 GB/s
+	 * (2.81 us); its DRAM bytes (15.2 MB, under 6 us) do not bind */
+	p.mem_pow = 2;
+	struct pred_kernel w1 = gemm(128, 13 * 128, 8192, GPU_DT_FP8);
+	double comp = 8256 * 2.0 * 128 * 128 / (1979e12 / 132 * 0.72) * 1e9;
+	double port = 8192 * 256 / (13526.6e9 / 132) * 1e9, tile = sqrt(comp * comp + port * port);
+	double l2 = 13.0 * 8192 * 256 / 9716e9 * 1e9;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&w1, h800, &p), sqrt(tile * tile + l2 * l2) + 2000, 1);
+	p.mem_pow = 0;
 	double step20 = 2.0 * 128 * 128 / (296e12 / 78 * 0.8 * 0.9) * 1e9;
 	double t1 = (4096 + 64) * step20;
 	struct pred_kernel s = gemm(64, 4096, 4096, GPU_DT_FP8);
