@@ -242,6 +242,8 @@ struct gpu_system {
 	double net_latency_us;          /* one-way GPU-to-GPU across nodes, us   */
 	int sharp;                      /* in-network reduction (IB SHARP)       */
 	int is_default;                 /* the system its GPU assumes            */
+	double host_mem_gbps;           /* the host CPUs' DRAM peak, GB/s; 0
+					 * unknown                              */
 	const char *source;
 };
 
