@@ -837,6 +837,21 @@ START_TEST(bridged_pairs_cross_pcie)
 	comm_link_init(gpu_find("t4"), &l, &wide);
 	double gen3 = 8.0 * 16 * 128 / 130 / 8;
 	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e8, 2, &l), 30e3 + 1e8 / (0.5 * gen3), 10);
+	/* PCIe boxes: PipeWeave's RTX PRO 6000 box reaches its peers
+	 * peer-to-peer (systems.csv's pcie_p2p): 0.75 of PCIe 5.0 x16
+	 * (32 GT/s x 16 x 128/130 / 8 = 63.02 GB/s); the RTX 6000 Ada box
+	 * goes through host memory: 0.5 of PCIe 4.0 x16 (31.51 GB/s) */
+	double gen5 = 32.0 * 16 * 128 / 130 / 8;
+	ck_assert_int_eq(gpu_system_find("pcie-rtxpro6000-4")->pcie_p2p, 1);
+	ck_assert_int_eq(gpu_system_find("pcie-rtx6000ada-2")->pcie_p2p, 0);
+	comm_link_init_system(gpu_find("rtx-pro-6000-blackwell"), NULL, &l, &wide);
+	ck_assert_double_eq_tol(l.bw_gbps, 0.75 * gen5, 1e-9);
+	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e8, 2, &l), 30e3 + 1e8 / (0.75 * gen5), 10);
+	comm_link_init_system(gpu_find("rtx-6000-ada"), NULL, &l, &wide);
+	ck_assert_double_eq_tol(l.bw_gbps, 0.5 * gen4, 1e-9);
+	/* the GPU alone (no system): not known, the host-memory rate */
+	comm_link_init(gpu_find("rtx-pro-6000-blackwell"), &l, &wide);
+	ck_assert_double_eq_tol(l.bw_gbps, 0.5 * gen5, 1e-9);
 }
 END_TEST
 
@@ -1280,6 +1295,25 @@ START_TEST(replay)
 	ck_assert_double_eq_tol(t.iteration_ns, 5 * 6000 + 9 * t1, 1e-3);
 	ck_assert_double_eq_tol(t.bubble_ns, 6000 + t1, 1e-3);
 	ck_assert_double_eq_tol(t.comm_ns, 8 * t1, 1e-3);
+	/* a kernel run once a step beside the data-parallel collectives
+	 * (step_once: FSDP2's copies under a pipeline): the 5 passes of the
+	 * first, then the second once after them, issued 6 us after the last
+	 * pass's synchronization: 6 (6 us + t1) */
+	o.vpp = 0;
+	s.v[0].layer = s.v[1].layer = -1;
+	s.v[1].step_once = 1;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t), 0);
+	ck_assert_double_eq_tol(t.iteration_ns, 6 * (6000 + t1), 1e-3);
+	ck_assert_double_eq_tol(t.comm_ns, 5 * t1, 1e-3);
+	/* once per optimizer step (Transformer Engine's FP8 weight casts):
+	 * in the bubble's peer pass and the stage's first microbatch, not the
+	 * 3 after: 2 passes of both (6 us, then t1 and t1 back to back as
+	 * t1 > 6 us) and 3 of the first, 5 x 6 us + 7 t1 */
+	s.v[1].step_once = 0;
+	s.v[1].role = MODEL_ROLE_PER_STEP;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t), 0);
+	ck_assert_double_gt(t1, 6000);
+	ck_assert_double_eq_tol(t.iteration_ns, 5 * 6000 + 7 * t1, 1e-3);
 }
 END_TEST
 
@@ -2131,6 +2165,46 @@ START_TEST(fsdp_copies)
 	ck_assert_uint_eq(graphed, 0);
 	model_seq_release(&s);
 
+	/* under a pipeline (pp 2, FSDP2 as torchtitan runs it) each unit of
+	 * the stage is gathered and reduce-scattered once a step, and so are
+	 * its copies (step_once): a copy-out reads and writes what the gather
+	 * brought (2 x its BF16 bytes), the copy-in reads BF16 and writes the
+	 * FP32 the reduce-scatter sends (6 bytes an element against 4) */
+	o = zero_opts(3);
+	o.dtype = GPU_DT_BF16;
+	o.pp = 2;
+	o.batch = 2;
+	o.microbatches = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	double ag = 0;
+	size_t gathers = 0, once = 0;
+	out = in = rs = 0;
+	outs = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->phase == MODEL_PH_COMM && k->comm == COMM_ALL_GATHER) {
+			ag += k->k.bytes;
+			gathers++;
+		}
+		if (k->phase == MODEL_PH_COMM && k->comm == COMM_REDUCE_SCATTER)
+			rs += k->k.bytes;
+		if (k->role != MODEL_ROLE_FSDP_COPY)
+			continue;
+		once += k->step_once;
+		if (strstr(k->k.name, "split_with_sizes")) {
+			out += k->k.bytes;
+			outs++;
+		} else {
+			in += k->k.bytes;
+		}
+	}
+	ck_assert_uint_gt(gathers, 0);
+	ck_assert_uint_eq(outs, gathers);
+	ck_assert_double_eq_tol(out, 2 * ag, 1);
+	ck_assert_double_eq_tol(in, 1.5 * rs, 1);
+	ck_assert_uint_gt(once, gathers);
+	model_seq_release(&s);
+
 	/* nothing sharded: DDP keeps its adds */
 	o = zero_opts(1);
 	o.dtype = GPU_DT_BF16;
@@ -2603,6 +2677,26 @@ START_TEST(act_ckpt_recompute)
 				m0.activations - (m0.activations - mf.activations) / 4,
 				1e-9 * m0.activations);
 	model_seq_release(&sp);
+	/* under interleaving (pp 2, vpp 2) each model chunk of the last
+	 * stage's 6 layers (6-8, 9-11) is a block of its own recomputing its
+	 * first layer: layers 6 and 9, not 6 alone; the forward of a layer
+	 * is 24 b s h^2 FLOPs of GEMMs (b 2 over the 2 microbatches: 1 each) */
+	struct model_seq sv0, sv;
+	struct model_opts ov = o;
+	ov.pp = ov.vpp = ov.microbatches = 2;
+	ov.act_ckpt = MODEL_CKPT_NONE;
+	ov.ckpt_layers = 0;
+	ck_assert_int_eq(model_build(&c, &ov, &sv0, NULL, 0), 0);
+	ov.act_ckpt = MODEL_CKPT_FULL;
+	ov.ckpt_layers = 1;
+	ck_assert_int_eq(model_build(&c, &ov, &sv, NULL, 0), 0);
+	for (int32_t l = 6; l < 12; l++) {
+		double bwd0 = layer_sum(&sv0, l, MODEL_PH_BACKWARD, PRED_OP_GEMM, NULL);
+		double bwd = layer_sum(&sv, l, MODEL_PH_BACKWARD, PRED_OP_GEMM, NULL);
+		ck_assert_double_eq_tol(bwd - bwd0, l == 6 || l == 9 ? 24 * 1 * sl * h * h : 0, 1);
+	}
+	model_seq_release(&sv0);
+	model_seq_release(&sv);
 	/* it chooses layers for full: with selective or none it is refused */
 	char err[160];
 	o.act_ckpt = MODEL_CKPT_SELECTIVE;
@@ -2860,6 +2954,181 @@ START_TEST(fp8_gathers_and_graphs)
 	ck_assert_uint_gt(fwd, 10);
 	ck_assert_uint_eq(starts, 1);          /* one replay for the block's forward */
 	model_seq_release(&s8);
+}
+END_TEST
+
+/* Sequence parallelism under FP8 (ops.c, bld_sp_fp8_bytes): Llama 3.2 1B
+ * (hidden 2048) at tp 2, 2 x 1024 tokens.  Each layer all-gathers a
+ * 2048 x 2048 tensor four times (the attention's and the MLP's inputs
+ * forward, the two row-parallel outputs' gradients backward): 8388608
+ * bytes each in BF16, 4194304 in FP8 under torchao's tensorwise recipe
+ * and Transformer Engine's delayed scaling, BF16 again under rowwise.
+ * Tensorwise casts the shard first and all-reduces its amax (a 4-byte
+ * all-reduce a gather); delayed needs none.  Eager tensorwise forward,
+ * layer 3: each of the 7 linears' input and weight take an amax and a
+ * cast, 28 kernels; gathered in FP8, Q, K, V share their cast input and
+ * gate and up theirs, each cast once on the shard: 2 + 2 (o) + 2 + 2
+ * (down) inputs' kernels and 14 weights', 22. */
+static void sp_gathers(const struct model_opts *o, double *ag, size_t *ar4, size_t *fwd_scale)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-3.2-1b", &c), 0);
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, o, &s, NULL, 0), 0);
+	*ag = 0;
+	*ar4 = *fwd_scale = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->layer != 3)
+			continue;
+		if (k->phase == MODEL_PH_COMM && k->comm == COMM_ALL_GATHER)
+			*ag += k->k.bytes;
+		if (k->phase == MODEL_PH_COMM && k->comm == COMM_ALL_REDUCE && k->k.bytes == 4)
+			(*ar4)++;
+		if (k->phase == MODEL_PH_FORWARD && k->k.name &&
+		    (strstr(k->k.name, "fp8_scaled_cast") || strstr(k->k.name, "MaxOps")))
+			(*fwd_scale)++;
+	}
+	model_seq_release(&s);
+}
+
+START_TEST(fp8_sp_gathers)
+{
+	struct model_opts o = zero_opts(0);
+	o.dp = 1;
+	o.tp = 2;
+	o.sp = 1;
+	o.dtype = GPU_DT_BF16;
+	double ag;
+	size_t ar4, scale;
+	sp_gathers(&o, &ag, &ar4, &scale);
+	ck_assert_double_eq(ag, 4 * 8388608.0);
+	ck_assert_uint_eq(ar4, 0);
+	o.fp8 = 1;
+	o.fp8_recipe = MODEL_FP8_ROWWISE;
+	sp_gathers(&o, &ag, &ar4, &scale);
+	ck_assert_double_eq(ag, 4 * 8388608.0);
+	o.fp8_recipe = MODEL_FP8_TENSORWISE;
+	sp_gathers(&o, &ag, &ar4, &scale);
+	ck_assert_double_eq(ag, 4 * 4194304.0);
+	ck_assert_uint_eq(ar4, 4);
+	ck_assert_uint_eq(scale, 22);
+	o.sp = 0;                       /* all-reduces, each linear its own cast */
+	sp_gathers(&o, &ag, &ar4, &scale);
+	ck_assert_double_eq(ag, 0);
+	ck_assert_uint_eq(scale, 28);
+	o.sp = 1;
+	o.stack = MODEL_STACK_TE;
+	o.fp8_recipe = MODEL_FP8_DELAYED;
+	sp_gathers(&o, &ag, &ar4, &scale);
+	ck_assert_double_eq(ag, 4 * 4194304.0);
+	ck_assert_uint_eq(ar4, 0);
+}
+END_TEST
+
+/* --offload (DeepSpeed's offload_optimizer): gpt2 small (124439808
+ * parameters) in BF16 over 8 ranks, --zero 2, on an H100 of a DGX H100
+ * (host DRAM 614.4 GB/s over 8 GPUs: 76.8 GB/s a rank).  The rank's
+ * 15554976 parameters: their gradients to the host in FP32 (62219904
+ * bytes), the norm's 4-byte all-reduce, the CPU's AdamW over 28 + 4 + 2
+ * bytes a parameter (528869184 bytes at 76.8 GB/s: 6886317 ns) before
+ * the BF16 parameters come back (31109952 bytes); no optimizer kernel on
+ * the GPU, no optimizer state in its memory. */
+START_TEST(offload_step)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o = zero_opts(2);
+	o.dtype = GPU_DT_BF16;
+	o.no_grad_clip = 0;
+	o.offload = 1;
+	const struct gpu_spec *g = gpu_find("h100-sxm");
+	char err[200];
+	ck_assert_int_eq(model_offload_place(&o, g, err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(o.host_rank_gbps, 76.8, 1e-9);
+	struct model_seq s;
+	ck_assert_msg(model_build(&c, &o, &s, err, sizeof(err)) == 0, "%s", err);
+	double P = 124439808.0 / 8;
+	size_t dtoh = 0, htod = 0, kernels = 0, ar4 = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->phase == MODEL_PH_COMM && k->k.bytes == 4)
+			ar4++;
+		if (k->phase != MODEL_PH_OPTIMIZER)
+			continue;
+		if (k->copy == MODEL_COPY_DTOH) {
+			dtoh++;
+			ck_assert_double_eq_tol(k->k.bytes, 4 * P, 1);
+		} else if (k->copy == MODEL_COPY_HTOD) {
+			htod++;
+			ck_assert_double_eq_tol(k->k.bytes, 2 * P, 1);
+			ck_assert_double_eq_tol(k->cpu_before_ns, 528869184.0 / 76.8, 1);
+			ck_assert_int_eq(k->sync_before, 1);
+		} else {
+			kernels++;
+		}
+	}
+	ck_assert_uint_eq(dtoh, 1);
+	ck_assert_uint_eq(htod, 1);
+	ck_assert_uint_eq(ar4, 1);
+	ck_assert_uint_eq(kernels, 0);
+	struct model_memory m;
+	model_memory(&c, &o, &s, &m);
+	ck_assert_double_eq(m.optimizer, 0);
+	ck_assert_double_eq_tol(m.weights, 2 * 124439808.0, 1);
+	model_seq_release(&s);
+	/* --host-mem-gbps 200 per node of 8: 25 GB/s a rank; a system with no
+	 * figure and none given is refused, as are ZeRO 0 and ZeRO 2 under a
+	 * pipeline (DeepSpeed's pipeline engine runs ZeRO-1) */
+	o.host_mem_gbps = 200;
+	ck_assert_int_eq(model_offload_place(&o, g, err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(o.host_rank_gbps, 25, 1e-9);
+	o.host_mem_gbps = 0;
+	o.host_rank_gbps = 0;
+	ck_assert_int_eq(model_offload_place(&o, gpu_find("l40s"), err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--host-mem-gbps"));
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	o.host_rank_gbps = 25;
+	o.zero = 0;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	o.zero = 2;
+	o.pp = 2;
+	o.microbatches = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--offload"));
+}
+END_TEST
+
+/* A built trace's copies take their bytes over the target's host link:
+ * 1e9 bytes on an H100 (PCIe 5.0 x16, 63.015385 GB/s) take 15869140 ns;
+ * issued 6 us in, the CPU blocked until done; the second after a device
+ * synchronization and 1 ms of CPU work, 6 us of launch: 12 us + 1 ms + 2
+ * copies. */
+START_TEST(built_copies)
+{
+	const struct gpu_spec *g = gpu_find("h100-sxm");
+	struct model_kernel v[2];
+	struct model_seq s;
+	memset(&s, 0, sizeof(s));
+	memset(v, 0, sizeof(v));
+	s.v = v;
+	s.n = 2;
+	v[0].k.name = "memcpy DtoH";
+	v[0].k.bytes = 1e9;
+	v[0].copy = MODEL_COPY_DTOH;
+	v[0].phase = v[1].phase = MODEL_PH_OPTIMIZER;
+	v[0].layer = v[1].layer = -1;
+	v[1] = v[0];
+	v[1].k.name = "memcpy HtoD";
+	v[1].copy = MODEL_COPY_HTOD;
+	v[1].cpu_before_ns = 1e6;
+	v[1].sync_before = 1;
+	struct model_opts o;
+	model_opts_init(&o);
+	struct model_timing t;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t), 0);
+	double c1 = 1e9 / 63.015385;
+	ck_assert_double_eq_tol(t.iteration_ns, 12000 + 1e6 + 2 * c1, 10);
+	ck_assert_uint_eq(t.kernels, 0);
 }
 END_TEST
 
@@ -3682,6 +3951,9 @@ int main(void)
 	tcase_add_test(t, mla_training);
 	tcase_add_test(t, moe_ep_refusals);
 	tcase_add_test(t, mtp_module);
+	tcase_add_test(t, fp8_sp_gathers);
+	tcase_add_test(t, offload_step);
+	tcase_add_test(t, built_copies);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

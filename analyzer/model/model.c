@@ -814,6 +814,19 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--zero %u: the stages are 0 to 3", o->zero);
 		return SURFER_EINVAL;
 	}
+	if (o->offload && (o->mode != MODEL_TRAINING || !o->zero ||
+			   (o->optimizer != MODEL_OPTIM_ADAMW) || (o->pp > 1 && o->zero > 1))) {
+		/* DeepSpeed's CPU optimizer is its Adam; its pipeline engine
+		 * runs ZeRO stage 1 only */
+		snprintf(err, errlen, "--offload runs AdamW's step on the CPU as DeepSpeed's ZeRO does: "
+			 "it needs --mode training, --zero 1, 2 or 3 (1 with --pp) and --optimizer adamw");
+		return SURFER_EINVAL;
+	}
+	if (o->offload && !(o->host_rank_gbps > 0)) {
+		snprintf(err, errlen, "--offload: no host memory bandwidth (--host-mem-gbps, or a "
+			 "system of systems.csv that lists one)");
+		return SURFER_EINVAL;
+	}
 	if (o->zero && o->mode != MODEL_TRAINING) {
 		snprintf(err, errlen, "--zero shards the training state: it needs --mode training");
 		return SURFER_EINVAL;
@@ -871,6 +884,53 @@ static void optimizer_pass(struct bld *B, const char *name, enum pred_op op, dou
 	}
 }
 
+/* A copy of bytes between the GPU and the host's pinned memory (kind
+ * MODEL_COPY_DTOH or _HTOD), on the compute stream, the CPU waiting for
+ * it; cpu_ns of CPU work before it is issued. */
+static void host_copy(struct bld *B, int kind, double bytes, double cpu_ns)
+{
+	struct model_kernel *k = bld_push(B);
+	if (!k)
+		return;
+	k->k.name = kind == MODEL_COPY_DTOH ? "memcpy DtoH" : "memcpy HtoD";
+	k->k.op = PRED_OP_ELEMENTWISE;
+	k->k.bytes = bytes;
+	k->copy = (uint8_t)kind;
+	k->cpu_before_ns = cpu_ns;
+	k->sync_before = cpu_ns > 0;
+}
+
+/* --offload: DeepSpeed's offload_optimizer (device cpu; ZeRO-Offload, Ren
+ * et al. 2021, USENIX ATC) over this rank's P parameters, after backward:
+ *  - its gradients copied to the host's pinned FP32 buffer (DeepSpeed
+ *    casts them to FP32 on the GPU and copies them, 4 bytes a parameter:
+ *    stage_1_and_2.py's async_inplace_copy_grad_to_fp32_buffer_from_gpu,
+ *    as recalled, not read here);
+ *  - the gradients' norm summed over the ranks (a 4-byte all-reduce)
+ *    unless --no-grad-clip;
+ *  - DeepSpeedCPUAdam on the host: p, g, m, v read and p, m, v written in
+ *    FP32 (fused AdamW's 28 bytes, training-stacks.md section 5), the
+ *    norm's read of the gradients (4) and the 16-bit parameters written
+ *    for the copy back (the dtype's bytes), at a rank's share of the
+ *    host's DRAM bandwidth (o->host_rank_gbps: systems.csv's peak, so a
+ *    bound the step reaches at best; the CPU's arithmetic, ~10 FLOPs a
+ *    parameter, is far below what its cores issue);
+ *  - the 16-bit parameters copied back, the dtype's bytes.
+ * In that order, none overlapped with the GPU's work: DeepSpeed's stage 2
+ * overlaps the gradients' copies with backward (overlap_comm), and its
+ * one-step delayed update overlaps the CPU step with the next forward;
+ * neither is modelled, so the copies (a fraction of the CPU step: 6 of
+ * its 34 bytes at PCIe's 3-10x lower rate) count in full. */
+static void offload_step(struct bld *B, double P)
+{
+	const struct model_opts *o = B->o;
+	double clip = o->no_grad_clip ? 0 : 4.0;
+	host_copy(B, MODEL_COPY_DTOH, 4.0 * P, 0);
+	if (!o->no_grad_clip && model_grad_ranks(o) > 1)
+		k_comm(B, COMM_ALL_REDUCE, 4.0, o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP, 0);
+	host_copy(B, MODEL_COPY_HTOD, B->esz * P, P * (28.0 + clip + B->esz) / o->host_rank_gbps);
+}
+
 /* Optimizer step over this GPU's parameters (training-stacks.md section 5).
  * The state is in the dtype, or FP32 in mixed precision (model_mixed:
  * FP32 master weights, moments and gradients, as FSDP's sharded flat
@@ -910,6 +970,10 @@ static void optimizer_step(struct bld *B)
 	}
 	B->ph = MODEL_PH_OPTIMIZER;
 	B->layer = -1;
+	if (o->offload) {
+		offload_step(B, P);
+		return;
+	}
 	int mixed = model_mixed(o);
 	double st = mixed ? 4.0 : B->esz;      /* bytes of p, g, m, v */
 	int passes;
@@ -987,9 +1051,8 @@ static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int fi
  * for backward: the gathers and reduce-scatters are built here as without
  * a pipeline and the program (program.c) issues them once a step with the
  * data-parallel collectives, not overlapped, as it issues ZeRO-1's; FSDP2's
- * copy-in and copy-out kernels, also once a step, are left out (each reads
- * and writes a stage's parameters once: milliseconds in a step of
- * seconds). */
+ * copy-out after each gather and copy-in before each reduce-scatter, also
+ * once a step, with them (step_once). */
 static int sharded(const struct bld *B)
 {
 	return B->o->zero >= 2 && model_grad_ranks(B->o) > 1;
@@ -1053,6 +1116,16 @@ static void fsdp_copy(struct bld *B, int32_t layer, const char *name, double n, 
 	}
 }
 
+/* Under a pipeline FSDP2 gathers and reduce-scatters a unit once a step
+ * (sharded()), so the copy just pushed around those runs once a step too,
+ * with them (the program's step_once). */
+static void fsdp_pp_once(struct bld *B)
+{
+	struct model_kernel *k = B->o->pp > 1 ? bld_last_kernel(B) : NULL;
+	if (k)
+		k->step_once = 1;
+}
+
 /* FSDP2's copy-out after a unit's all-gather (torch's
  * foreach_all_gather_copy_out: split_with_sizes_copy of the gathered
  * buffer into each parameter, on the compute stream once the gather is
@@ -1062,10 +1135,11 @@ static void fsdp_copy(struct bld *B, int32_t layer, const char *name, double n, 
  * index + 1 (0 none) for its size to be set once the unit's is known. */
 static uint32_t zero_copy_out(struct bld *B, int32_t layer, double n)
 {
-	if (model_fsdp_impl(B->o) != MODEL_FSDP_2 || B->o->pp > 1 || B->err)
+	if (model_fsdp_impl(B->o) != MODEL_FSDP_2 || B->err)
 		return 0;
 	fsdp_copy(B, layer, "split_with_sizes_copy_out_contiguous_no_cast_kernel", n,
 		  2.0 * n * B->esz);
+	fsdp_pp_once(B);
 	return B->err ? 0 : (uint32_t)B->s->n;
 }
 
@@ -1109,10 +1183,10 @@ static uint32_t fsdp1_predivide(uint32_t world)
 static void zero_copy_in(struct bld *B, int32_t layer, double n, double rb)
 {
 	enum model_fsdp impl = model_fsdp_impl(B->o);
-	if (B->o->pp > 1)       /* once a step under a pipeline: sharded() */
-		return;
 	if (impl == MODEL_FSDP_2) {
+		/* under a pipeline once a step, with the reduce-scatter */
 		fsdp_copy(B, layer, "chunk_cat_cuda_kernel", n, n * (B->esz + rb));
+		fsdp_pp_once(B);
 	} else if (impl == MODEL_FSDP_1) {
 		fsdp_copy(B, layer, "CatArrayBatchedCopy_contig", n, 2.0 * n * B->esz);
 		if (rb != B->esz)
@@ -1155,11 +1229,20 @@ static void zero_reduce(struct bld *B, int32_t layer)
 	}
 }
 
-int model_ckpt_layer(const struct model_opts *o, uint32_t rel)
+int model_ckpt_layer(const struct model_opts *o, uint32_t stage_layers, uint32_t rel)
 {
 	if (o->act_ckpt == MODEL_CKPT_NONE || o->mode != MODEL_TRAINING)
 		return 0;
-	return o->act_ckpt != MODEL_CKPT_FULL || !o->ckpt_layers || rel < o->ckpt_layers;
+	if (o->act_ckpt != MODEL_CKPT_FULL || !o->ckpt_layers)
+		return 1;
+	/* Megatron-Core builds one model per virtual stage (the model list of
+	 * interleaving), each with a TransformerBlock of its chunk's layers,
+	 * whose _checkpointed_forward under recompute_method block
+	 * checkpoints its first recompute_num_layers
+	 * (megatron/core/transformer/transformer_block.py) */
+	if (o->vpp > 1 && rel < stage_layers && stage_layers % o->vpp == 0)
+		rel %= stage_layers / o->vpp;
+	return rel < o->ckpt_layers;
 }
 
 uint32_t model_cp(const struct model_opts *o)
@@ -1207,8 +1290,26 @@ void model_group(const struct model_opts *o, enum model_group g, uint32_t *ranks
 	*node_ranks = per < n ? per : n;
 }
 
+int model_offload_place(struct model_opts *o, const struct gpu_spec *g, char *err, size_t errlen)
+{
+	if (!o->offload)
+		return 0;
+	const struct gpu_system *s = o->system ? o->system : gpu_system_default(g);
+	double node = o->host_mem_gbps > 0 ? o->host_mem_gbps : s ? s->host_mem_gbps : 0;
+	uint32_t per = o->gpus_per_node ? o->gpus_per_node : s && s->gpus_per_node ? s->gpus_per_node : 8;
+	if (!(node > 0)) {
+		snprintf(err, errlen, "--offload: the host memory bandwidth of %s is not in systems.csv; "
+			 "give it with --host-mem-gbps (GB/s per node)", s ? s->id : g ? g->id : "the system");
+		return SURFER_EINVAL;
+	}
+	o->host_rank_gbps = node / per;
+	return 0;
+}
+
 int model_opts_place(struct model_opts *o, const struct gpu_spec *g, char *err, size_t errlen)
 {
+	if (model_offload_place(o, g, err, errlen))
+		return SURFER_EINVAL;
 	if (!o->system && !o->nodes && !o->gpus_per_node)
 		return 0;
 	const struct gpu_system *s = o->system ? o->system : gpu_system_default(g);
@@ -1269,12 +1370,12 @@ static int recomputed(const struct bld *B, const struct model_kernel *k, uint32_
 
 /* The forward kernels of layer `layer` run again (activation
  * checkpointing), on the compute stream before its backward; under
- * --act-ckpt-layers N only those of the first N layers of the stage
- * (model_ckpt_layer()). */
+ * --act-ckpt-layers N only those of the first N layers of the stage, of
+ * each model chunk under --vpp (model_ckpt_layer()). */
 static void recompute_layer(struct bld *B, int32_t layer)
 {
 	if (B->o->act_ckpt == MODEL_CKPT_NONE || layer < 0 || !B->fwd_hi ||
-	    !model_ckpt_layer(B->o, (uint32_t)layer - B->s->first_layer))
+	    !model_ckpt_layer(B->o, B->s->stage_layers, (uint32_t)layer - B->s->first_layer))
 		return;
 	size_t lo = B->fwd_lo[layer + 1], hi = B->fwd_hi[layer + 1];
 	uint32_t mm = 0;

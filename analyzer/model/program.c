@@ -21,7 +21,11 @@
  *    that bubble is written as pp - 1 microbatches of peer work
  *    (TRACE_KF_PEER: they hold the stream, they are not this GPU's
  *    kernels).  Then the gradient all-reduces (not overlapped) and the
- *    optimizer, in order on the compute stream.  Interleaved (o->vpp
+ *    optimizer, in order on the compute stream, with what runs once a
+ *    step beside them (step_once: FSDP2's copies around its gathers and
+ *    reduce-scatters); a kernel run once per optimizer step
+ *    (MODEL_ROLE_PER_STEP) runs in the first microbatch and in each
+ *    peer pass of the bubble (another stage's first).  Interleaved (o->vpp
  *    model chunks per stage, Megatron's virtual stages): the bubble is
  *    pp - 1 passes of one chunk, (pp - 1) / vpp microbatch times
  *    (Narayanan et al. 2021, arXiv 2104.04473, section 2.2.2); each
@@ -136,6 +140,26 @@ static enum trace_dtype em_dtype(enum gpu_dtype d)
 	}
 }
 
+/* A copy between the device and pinned host memory (mk->copy), blocking:
+ * the CPU returns when it is done, as cudaMemcpy does.  No GPU times: the
+ * analysis times it over the target's host link. */
+static void em_copy(struct emit *e, const struct model_kernel *mk, uint64_t stream)
+{
+	struct trace_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_MEMCPY;
+	r.u.copy.seq = ++e->seq;
+	r.u.copy.bytes = (uint64_t)mk->k.bytes;
+	r.u.copy.kind = mk->copy == MODEL_COPY_DTOH ? TRACE_COPY_DTOH : TRACE_COPY_HTOD;
+	r.u.copy.async = 0;
+	r.u.copy.stream = stream;
+	r.u.copy.thread = MODELPROG_THREAD;
+	r.u.copy.cpu_ns = r.u.copy.cpu_end_ns = em_cpu(e);
+	r.u.copy.host_mem = TRACE_HOST_PINNED;
+	em_record(e, &r);
+}
+
 /* The operator record and the launch of mk on stream, one launch later. */
 static void em_kernel(struct emit *e, const struct model_kernel *mk, uint64_t stream, int peer)
 {
@@ -144,6 +168,10 @@ static void em_kernel(struct emit *e, const struct model_kernel *mk, uint64_t st
 	const char *name = k->name ? k->name : "";
 	uint64_t op_seq;
 
+	if (mk->copy) {
+		em_copy(e, mk, stream);
+		return;
+	}
 	if (e->fn)
 		e->fn(e->ctx, mk, peer);
 	memset(&r, 0, sizeof(r));
@@ -312,7 +340,12 @@ static int em_pipeline(struct emit *e, const struct model_seq *s, const struct m
 
 		for (size_t i = 0; i < s->n; i++) {
 			const struct model_kernel *mk = &s->v[i];
-			if (mk->phase == MODEL_PH_OPTIMIZER || (mk->async && !inner[i]))
+			if (mk->phase == MODEL_PH_OPTIMIZER || (mk->async && !inner[i]) || mk->step_once)
+				continue;
+			/* once a step (Transformer Engine's FP8 weight casts): in
+			 * the stage's first microbatch, and in each peer pass of
+			 * the bubble, each another stage's first */
+			if (mk->role == MODEL_ROLE_PER_STEP && mb > o->pp - 1)
 				continue;
 			/* the peers' work holds the compute stream only, but
 			 * for their overlapped all-to-alls (their compute
@@ -343,8 +376,12 @@ static int em_pipeline(struct emit *e, const struct model_seq *s, const struct m
 		em_device_sync(e);
 	}
 	for (size_t i = 0; i < s->n && !e->rc; i++) {
-		if ((s->v[i].phase != MODEL_PH_OPTIMIZER && !s->v[i].async) || inner[i])
+		if ((s->v[i].phase != MODEL_PH_OPTIMIZER && !s->v[i].async && !s->v[i].step_once) ||
+		    inner[i])
 			continue;
+		if (s->v[i].sync_before)
+			em_device_sync(e);
+		e->cpu += s->v[i].cpu_before_ns;
 		e->cpu += em_launch_ns(e, s, o, i);
 		em_kernel(e, &s->v[i], MODELPROG_STREAM, 0);
 	}
