@@ -95,7 +95,7 @@
  * 128 the rest), so the rule read from any three of them is the same.
  * With the 64-wide tile the shape path predicted K 16-64 0.1-0.2 (log)
  * slow on every GPU, padding 16 filters to 64.  Held out, from the shape
- * 22.6 -> 21.9 % (docs/conv.md). */
+ * 22.6 -> 21.8 % (docs/conv.md). */
 static double cv_tile_n(double filters)
 {
 	return filters <= 32 ? 32 : 64;
