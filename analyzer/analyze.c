@@ -1427,7 +1427,10 @@ static int an_run(const char *path, const void *buf, size_t len,
 	 * (predictor/power.c: the cube root of the cap near the TDP, in
 	 * proportion to it below the voltage floor, with the measurements);
 	 * memory-bound kernels keep their bandwidth and, drawing less than
-	 * the cap, their clock (vecop.c undoes the cap's share). */
+	 * the cap and not being what differs between boards, their clock:
+	 * the derated copy carries its share (clock_share) and the
+	 * memory-bound models read the row's clock through
+	 * gpu_memory_bound_clock_mhz(). */
 	const struct trace_header *hd = trace_reader_header(c.r);
 	double cap_w = hd->power_limit_w;
 	c.a->world_size = hd->world_size;

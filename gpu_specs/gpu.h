@@ -79,6 +79,10 @@ struct gpu_spec {
 	uint32_t tdp_w;
 	const char *source;             /* where the figures come from           */
 	const struct gpu_cc_limits *limits;
+	double clock_share;             /* share of its table row's SM clock the
+					 * compute peaks and clocks of a derated
+					 * copy carry (gpu_derate_compute); 0 in
+					 * a table row: read gpu_clock_share()   */
 };
 
 /* All GPUs, in table order, and their number. */
@@ -190,11 +194,29 @@ double gpu_mem_usable_bytes(const struct gpu_spec *g);
 /* Host-to-device link bandwidth in GB/s per direction (PCIe gen x lanes). */
 double gpu_host_link_gbps(const struct gpu_spec *g);
 
-/* Writes to *out g with its SM clock at f (0 < f < 1) of the table's: its
- * compute peaks and clocks scaled by f, its memory bandwidth and the rest
- * unchanged (a board capped below its power, the slowest board of a job).
- * Returns out. */
+/* Writes to *out g with its SM clock at f (0 < f < 1) of g's: its compute
+ * peaks and clocks scaled by f, its memory bandwidth and the rest
+ * unchanged, and f kept in out->clock_share (times g's own share when g is
+ * itself a derated copy): a board capped below its power, the slowest
+ * board of a job.  Returns out. */
 struct gpu_spec *gpu_derate_compute(const struct gpu_spec *g, double f, struct gpu_spec *out);
+
+/* The share of its table row's SM clock g's compute figures carry: the
+ * product of the derates gpu_derate_compute() gave a copy, 1 for a table
+ * row (clock_share 0) and for NULL. */
+double gpu_clock_share(const struct gpu_spec *g);
+
+/* The SM clock a memory-bound kernel runs g's SMs at, MHz: the table row's
+ * boost clock, in a derated copy too (boost_clock_mhz / gpu_clock_share()).
+ * Both derates are of a compute-bound load: a kernel that waits on DRAM
+ * draws less than a power cap, so GPU Boost leaves its clock where it is
+ * (training-stacks.md sec. 9: under a binding cap the SM clock drops, the
+ * memory clock does not move), and the spread between boards of one model
+ * that sets a job's pace is a spread of sustained matrix rate (the MAMF
+ * notes of the same section).  The memory-bound models (vecop.c's SM
+ * term, attention.c's per-SM issue rate of decode) read their clock here
+ * and nowhere else.  0 when g is NULL or has no clock. */
+double gpu_memory_bound_clock_mhz(const struct gpu_spec *g);
 
 /* ---- systems --------------------------------------------------------- */
 

@@ -519,5 +519,16 @@ struct gpu_spec *gpu_derate_compute(const struct gpu_spec *g, double f, struct g
 	out->boost_clock_mhz = (uint32_t)lround(g->boost_clock_mhz * f);
 	if (out->base_clock_mhz > out->boost_clock_mhz)
 		out->base_clock_mhz = out->boost_clock_mhz;
+	out->clock_share = gpu_clock_share(g) * f;
 	return out;
+}
+
+double gpu_clock_share(const struct gpu_spec *g)
+{
+	return g && g->clock_share > 0 ? g->clock_share : 1;
+}
+
+double gpu_memory_bound_clock_mhz(const struct gpu_spec *g)
+{
+	return g ? g->boost_clock_mhz / gpu_clock_share(g) : 0;
 }

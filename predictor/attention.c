@@ -590,8 +590,8 @@ int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
 	if (a->form != PRED_ATTN_PREFILL) {
 		/* fewer thread blocks than SMs pull what their SMs can issue;
 		 * the longest one (the longest sequence's chunk) no faster
-		 * than one SM */
-		double sm_rate = fmin(BW, ATTN_SM_BYTES_PER_CLK * g->boost_clock_mhz * 1e6);
+		 * than one SM, at the clock a memory-bound kernel keeps */
+		double sm_rate = fmin(BW, ATTN_SM_BYTES_PER_CLK * gpu_memory_bound_clock_mhz(g) * 1e6);
 		double kv_row = a->form == PRED_ATTN_MLA_DECODE ? d : d + dv;
 		double longest = fmin((double)a->max_kv, p->chunk_keys) * kv_row * e;
 		p->mem_ns = fmax(p->bytes / fmin(BW, p->ctas * sm_rate), longest / sm_rate) * 1e9;

@@ -129,11 +129,3 @@ double power_cap_clock_share(double cap_w, double tdp_w)
 	f = w >= POWER_VFLOOR_W ? cbrt(w) : w / (fv * fv);
 	return f > POWER_CAP_MIN_SHARE ? f : POWER_CAP_MIN_SHARE;
 }
-
-double power_capped_share(const struct gpu_spec *g)
-{
-	const struct gpu_spec *row = g && g->id ? gpu_find(g->id) : NULL;
-	if (!row || row == g || !g->tdp_w || !(g->tdp_w < row->tdp_w))
-		return 1;
-	return power_cap_clock_share(g->tdp_w, row->tdp_w);
-}

@@ -66,18 +66,12 @@ double power_sustained_fraction(const struct gpu_spec *g, double pj16, enum powe
  * there); 1 when there is no cap
  * (cap_w <= 0), no TDP or the cap is not below it; at least
  * POWER_CAP_MIN_SHARE.  Every compute peak (FP32 cores and tensor cores
- * alike) takes it; the memory clock does not (power_capped_share). */
+ * alike) takes it; a memory-bound kernel keeps its clock
+ * (gpu_memory_bound_clock_mhz()). */
 double power_cap_clock_share(double cap_w, double tdp_w);
 
 /* The smallest share power_cap_clock_share() returns (a cap near 0 W). */
 #define POWER_CAP_MIN_SHARE 0.05
 
-/* The share of the table's clock a power cap took from g: g's TDP below
- * its table row's (a copy of the row capped at g->tdp_w, the analyzer's
- * derated targets) gives power_cap_clock_share(g->tdp_w, row's TDP); 1
- * for a table row, an uncapped copy or an unknown id.  A memory-bound
- * kernel draws less than the cap, so GPU Boost does not lower its clock:
- * vecop.c divides it out. */
-double power_capped_share(const struct gpu_spec *g);
 
 #endif

@@ -38,7 +38,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "predictor/power.h"
 
 /* 58440 Vidur FP16 rows on A100 80GB and A40, bw_exp 0.9 (in-sample MAPE
  * 26.4% elementwise, 15.5% norm), fitted with the A40 at 663 GB/s.  The
@@ -65,15 +64,15 @@ double vecop_rate_gbps(const struct gpu_spec *g, double bw_exp)
 	return pow(bw, bw_exp) * pow(sm, 1 - bw_exp);
 }
 
-/* A board under a power cap (power_capped_share() < 1) lowers its SM
- * clock only while a kernel would draw more than the cap; a memory-bound
- * kernel does not (the memory clock stays and the SMs wait on DRAM), so
- * its SM term sees the clock the board has without the cap (with the
- * capped clock here a 500 W H100's vector kernels came out 3.4 % slower,
- * from this term alone). */
+/* A board under a power cap lowers its SM clock only while a kernel would
+ * draw more than the cap; a memory-bound kernel does not (the memory clock
+ * stays and the SMs wait on DRAM), and the slowest board of a job is
+ * slowest at compute, so the SM term sees the clock the record's row has
+ * (gpu_memory_bound_clock_mhz; with the capped clock here a 500 W H100's
+ * vector kernels came out 3.4 % slower, from this term alone). */
 double vecop_sm_ghz(const struct gpu_spec *g)
 {
-	double s = (double)g->sms * g->boost_clock_mhz * 1e-3 / power_capped_share(g);
+	double s = (double)g->sms * gpu_memory_bound_clock_mhz(g) * 1e-3;
 	return s > 0 ? s : 0;
 }
 

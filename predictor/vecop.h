@@ -47,9 +47,10 @@ struct vecop_params {
 double vecop_rate_gbps(const struct gpu_spec *g, double bw_exp);
 
 /* SM-cycles per ns of g: SMs x boost clock in GHz (the GB/s of one byte
- * per SM-cycle), the clock a power cap took from a capped copy of a table
- * row given back (power_capped_share(): memory-bound kernels do not draw
- * the cap).  0 when g's figures are unknown. */
+ * per SM-cycle), at the clock of g's table row where g is a derated copy
+ * (gpu_memory_bound_clock_mhz(): memory-bound kernels neither draw a power
+ * cap nor take the slowest board's pace).  0 when g's figures are
+ * unknown. */
 double vecop_sm_ghz(const struct gpu_spec *g);
 
 /* The compiled-in constants (vecop.c, with the command that fits them). */

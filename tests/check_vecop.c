@@ -333,38 +333,49 @@ START_TEST(power_cap)
 }
 END_TEST
 
-/* A copy of a table row capped as the analyzer caps its targets (clock
- * scaled by the share, TDP set to the cap): its compute clock falls, the
- * vector kernels' SM term keeps the row's clock (a memory-bound kernel
- * does not draw the cap), so their time does not move. */
+/* A copy of a table row derated as the analyzer derates its targets (a
+ * power cap, then the slowest board's pace on top): its compute peaks and
+ * clock fall and the copy carries the product of the shares; the vector
+ * kernels' SM term keeps the row's clock (a memory-bound kernel neither
+ * draws the cap nor is what differs between boards), so their time does
+ * not move. */
 START_TEST(capped_copy)
 {
+	struct gpu_spec g = fake_gpu("vg", 1000), cap, paced;
+	ck_assert_double_eq(gpu_clock_share(&g), 1);
+	ck_assert_double_eq(gpu_clock_share(NULL), 1);
+	/* cap at 0.8: 1000 MHz -> 800, BF16 300 -> 240 TFLOP/s, share 0.8;
+	 * the memory-bound clock 800 / 0.8 = 1000 MHz, 100 SMs x 1 GHz =
+	 * 100 SM-cycles per ns as on the row */
+	gpu_derate_compute(&g, 0.8, &cap);
+	ck_assert_uint_eq(cap.boost_clock_mhz, 800);
+	ck_assert_double_eq_tol(cap.peak_tflops[GPU_DT_BF16], 240, 1e-9);
+	ck_assert_double_eq_tol(gpu_clock_share(&cap), 0.8, 1e-12);
+	ck_assert_double_eq_tol(gpu_memory_bound_clock_mhz(&cap), 1000, 1e-9);
+	ck_assert_double_eq_tol(vecop_sm_ghz(&cap), 100, 1e-9);
+	/* the pace 0.5 on the capped copy: 800 -> 400 MHz, share 0.8 x 0.5 =
+	 * 0.4, memory-bound clock 400 / 0.4 = 1000 MHz still */
+	gpu_derate_compute(&cap, 0.5, &paced);
+	ck_assert_uint_eq(paced.boost_clock_mhz, 400);
+	ck_assert_double_eq_tol(paced.peak_tflops[GPU_DT_BF16], 120, 1e-9);
+	ck_assert_double_eq_tol(gpu_clock_share(&paced), 0.4, 1e-12);
+	ck_assert_double_eq_tol(vecop_sm_ghz(&paced), 100, 1e-9);
+	/* a = 0.5: sqrt(1000 x 100 x 64) = 2529.82 GB/s on all three */
+	ck_assert_double_eq_tol(vecop_rate_gbps(&paced, 0.5), 2529.822128, 1e-4);
+	struct pred_kernel k = vec(PRED_OP_NORM, GPU_DT_BF16, 8192, 4096);
+	double t0 = vecop_model_ns(&k, &g, NULL);
+	ck_assert(t0 > 0);
+	ck_assert_double_eq_tol(vecop_model_ns(&k, &cap, NULL), t0, 1e-6 * t0);
+	ck_assert_double_eq_tol(vecop_model_ns(&k, &paced, NULL), t0, 1e-6 * t0);
+	/* the database's H100 SXM capped at 500 of 700 W (share 0.766261):
+	 * 1980 MHz -> 1517 (rounded to a MHz), given back as 1517 / 0.766261
+	 * = 1979.74 MHz, within 1 in 1500 of the row's */
 	const struct gpu_spec *h100 = gpu_find("h100-sxm");
 	ck_assert_ptr_nonnull(h100);
-	ck_assert_uint_eq(h100->tdp_w, 700);
-	struct gpu_spec cap;
-	double f = 0.766261;
-	gpu_derate_compute(h100, f, &cap);
-	cap.tdp_w = 500;
-	ck_assert_double_eq_tol(power_capped_share(&cap), f, 1e-6);
-	ck_assert_double_eq(power_capped_share(h100), 1);
-	ck_assert_uint_lt(cap.boost_clock_mhz, h100->boost_clock_mhz);
-	/* the clock is rounded to a MHz in the copy: 1 in 1500 at most */
-	ck_assert_double_eq_tol(vecop_sm_ghz(&cap) / vecop_sm_ghz(h100), 1, 1e-3);
-	struct pred_kernel k = vec(PRED_OP_NORM, GPU_DT_BF16, 8192, 4096);
-	double t0 = vecop_model_ns(&k, h100, NULL), t1 = vecop_model_ns(&k, &cap, NULL);
-	ck_assert(t0 > 0);
-	ck_assert_double_eq_tol(t1 / t0, 1, 1e-4);
-	/* a copy with the row's TDP (a paced, uncapped target) keeps its
-	 * derated clock in the term */
-	struct gpu_spec paced;
-	gpu_derate_compute(h100, 0.9, &paced);
-	ck_assert_double_eq(power_capped_share(&paced), 1);
-	ck_assert_double_eq_tol(vecop_sm_ghz(&paced) / vecop_sm_ghz(h100), 0.9, 1e-3);
-	/* a made-up GPU (no row of its id) is never taken for a capped copy */
-	struct gpu_spec g = fake_gpu("vg", 1000);
-	g.tdp_w = 100;
-	ck_assert_double_eq(power_capped_share(&g), 1);
+	gpu_derate_compute(h100, 0.766261, &cap);
+	ck_assert_uint_eq(cap.boost_clock_mhz, 1517);
+	ck_assert_double_eq_tol(gpu_memory_bound_clock_mhz(&cap), 1979.74, 0.01);
+	ck_assert_double_eq_tol(gpu_memory_bound_clock_mhz(h100), 1980, 1e-9);
 }
 END_TEST
 
