@@ -1280,6 +1280,25 @@ START_TEST(replay)
 	ck_assert_double_eq_tol(t.iteration_ns, 5 * 6000 + 9 * t1, 1e-3);
 	ck_assert_double_eq_tol(t.bubble_ns, 6000 + t1, 1e-3);
 	ck_assert_double_eq_tol(t.comm_ns, 8 * t1, 1e-3);
+	/* a kernel run once a step beside the data-parallel collectives
+	 * (step_once: FSDP2's copies under a pipeline): the 5 passes of the
+	 * first, then the second once after them, issued 6 us after the last
+	 * pass's synchronization: 6 (6 us + t1) */
+	o.vpp = 0;
+	s.v[0].layer = s.v[1].layer = -1;
+	s.v[1].step_once = 1;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t), 0);
+	ck_assert_double_eq_tol(t.iteration_ns, 6 * (6000 + t1), 1e-3);
+	ck_assert_double_eq_tol(t.comm_ns, 5 * t1, 1e-3);
+	/* once per optimizer step (Transformer Engine's FP8 weight casts):
+	 * in the bubble's peer pass and the stage's first microbatch, not the
+	 * 3 after: 2 passes of both (6 us, then t1 and t1 back to back as
+	 * t1 > 6 us) and 3 of the first, 5 x 6 us + 7 t1 */
+	s.v[1].step_once = 0;
+	s.v[1].role = MODEL_ROLE_PER_STEP;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t), 0);
+	ck_assert_double_gt(t1, 6000);
+	ck_assert_double_eq_tol(t.iteration_ns, 5 * 6000 + 7 * t1, 1e-3);
 }
 END_TEST
 
@@ -2131,6 +2150,46 @@ START_TEST(fsdp_copies)
 	ck_assert_uint_eq(graphed, 0);
 	model_seq_release(&s);
 
+	/* under a pipeline (pp 2, FSDP2 as torchtitan runs it) each unit of
+	 * the stage is gathered and reduce-scattered once a step, and so are
+	 * its copies (step_once): a copy-out reads and writes what the gather
+	 * brought (2 x its BF16 bytes), the copy-in reads BF16 and writes the
+	 * FP32 the reduce-scatter sends (6 bytes an element against 4) */
+	o = zero_opts(3);
+	o.dtype = GPU_DT_BF16;
+	o.pp = 2;
+	o.batch = 2;
+	o.microbatches = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	double ag = 0;
+	size_t gathers = 0, once = 0;
+	out = in = rs = 0;
+	outs = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->phase == MODEL_PH_COMM && k->comm == COMM_ALL_GATHER) {
+			ag += k->k.bytes;
+			gathers++;
+		}
+		if (k->phase == MODEL_PH_COMM && k->comm == COMM_REDUCE_SCATTER)
+			rs += k->k.bytes;
+		if (k->role != MODEL_ROLE_FSDP_COPY)
+			continue;
+		once += k->step_once;
+		if (strstr(k->k.name, "split_with_sizes")) {
+			out += k->k.bytes;
+			outs++;
+		} else {
+			in += k->k.bytes;
+		}
+	}
+	ck_assert_uint_gt(gathers, 0);
+	ck_assert_uint_eq(outs, gathers);
+	ck_assert_double_eq_tol(out, 2 * ag, 1);
+	ck_assert_double_eq_tol(in, 1.5 * rs, 1);
+	ck_assert_uint_gt(once, gathers);
+	model_seq_release(&s);
+
 	/* nothing sharded: DDP keeps its adds */
 	o = zero_opts(1);
 	o.dtype = GPU_DT_BF16;
@@ -2603,6 +2662,26 @@ START_TEST(act_ckpt_recompute)
 				m0.activations - (m0.activations - mf.activations) / 4,
 				1e-9 * m0.activations);
 	model_seq_release(&sp);
+	/* under interleaving (pp 2, vpp 2) each model chunk of the last
+	 * stage's 6 layers (6-8, 9-11) is a block of its own recomputing its
+	 * first layer: layers 6 and 9, not 6 alone; the forward of a layer
+	 * is 24 b s h^2 FLOPs of GEMMs (b 2 over the 2 microbatches: 1 each) */
+	struct model_seq sv0, sv;
+	struct model_opts ov = o;
+	ov.pp = ov.vpp = ov.microbatches = 2;
+	ov.act_ckpt = MODEL_CKPT_NONE;
+	ov.ckpt_layers = 0;
+	ck_assert_int_eq(model_build(&c, &ov, &sv0, NULL, 0), 0);
+	ov.act_ckpt = MODEL_CKPT_FULL;
+	ov.ckpt_layers = 1;
+	ck_assert_int_eq(model_build(&c, &ov, &sv, NULL, 0), 0);
+	for (int32_t l = 6; l < 12; l++) {
+		double bwd0 = layer_sum(&sv0, l, MODEL_PH_BACKWARD, PRED_OP_GEMM, NULL);
+		double bwd = layer_sum(&sv, l, MODEL_PH_BACKWARD, PRED_OP_GEMM, NULL);
+		ck_assert_double_eq_tol(bwd - bwd0, l == 6 || l == 9 ? 24 * 1 * sl * h * h : 0, 1);
+	}
+	model_seq_release(&sv0);
+	model_seq_release(&sv);
 	/* it chooses layers for full: with selective or none it is refused */
 	char err[160];
 	o.act_ckpt = MODEL_CKPT_SELECTIVE;
@@ -2860,6 +2939,75 @@ START_TEST(fp8_gathers_and_graphs)
 	ck_assert_uint_gt(fwd, 10);
 	ck_assert_uint_eq(starts, 1);          /* one replay for the block's forward */
 	model_seq_release(&s8);
+}
+END_TEST
+
+/* Sequence parallelism under FP8 (ops.c, bld_sp_fp8_bytes): Llama 3.2 1B
+ * (hidden 2048) at tp 2, 2 x 1024 tokens.  Each layer all-gathers a
+ * 2048 x 2048 tensor four times (the attention's and the MLP's inputs
+ * forward, the two row-parallel outputs' gradients backward): 8388608
+ * bytes each in BF16, 4194304 in FP8 under torchao's tensorwise recipe
+ * and Transformer Engine's delayed scaling, BF16 again under rowwise.
+ * Tensorwise casts the shard first and all-reduces its amax (a 4-byte
+ * all-reduce a gather); delayed needs none.  Eager tensorwise forward,
+ * layer 3: each of the 7 linears' input and weight take an amax and a
+ * cast, 28 kernels; gathered in FP8, Q, K, V share their cast input and
+ * gate and up theirs, each cast once on the shard: 2 + 2 (o) + 2 + 2
+ * (down) inputs' kernels and 14 weights', 22. */
+static void sp_gathers(const struct model_opts *o, double *ag, size_t *ar4, size_t *fwd_scale)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-3.2-1b", &c), 0);
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, o, &s, NULL, 0), 0);
+	*ag = 0;
+	*ar4 = *fwd_scale = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->layer != 3)
+			continue;
+		if (k->phase == MODEL_PH_COMM && k->comm == COMM_ALL_GATHER)
+			*ag += k->k.bytes;
+		if (k->phase == MODEL_PH_COMM && k->comm == COMM_ALL_REDUCE && k->k.bytes == 4)
+			(*ar4)++;
+		if (k->phase == MODEL_PH_FORWARD && k->k.name &&
+		    (strstr(k->k.name, "fp8_scaled_cast") || strstr(k->k.name, "MaxOps")))
+			(*fwd_scale)++;
+	}
+	model_seq_release(&s);
+}
+
+START_TEST(fp8_sp_gathers)
+{
+	struct model_opts o = zero_opts(0);
+	o.dp = 1;
+	o.tp = 2;
+	o.sp = 1;
+	o.dtype = GPU_DT_BF16;
+	double ag;
+	size_t ar4, scale;
+	sp_gathers(&o, &ag, &ar4, &scale);
+	ck_assert_double_eq(ag, 4 * 8388608.0);
+	ck_assert_uint_eq(ar4, 0);
+	o.fp8 = 1;
+	o.fp8_recipe = MODEL_FP8_ROWWISE;
+	sp_gathers(&o, &ag, &ar4, &scale);
+	ck_assert_double_eq(ag, 4 * 8388608.0);
+	o.fp8_recipe = MODEL_FP8_TENSORWISE;
+	sp_gathers(&o, &ag, &ar4, &scale);
+	ck_assert_double_eq(ag, 4 * 4194304.0);
+	ck_assert_uint_eq(ar4, 4);
+	ck_assert_uint_eq(scale, 22);
+	o.sp = 0;                       /* all-reduces, each linear its own cast */
+	sp_gathers(&o, &ag, &ar4, &scale);
+	ck_assert_double_eq(ag, 0);
+	ck_assert_uint_eq(scale, 28);
+	o.sp = 1;
+	o.stack = MODEL_STACK_TE;
+	o.fp8_recipe = MODEL_FP8_DELAYED;
+	sp_gathers(&o, &ag, &ar4, &scale);
+	ck_assert_double_eq(ag, 4 * 4194304.0);
+	ck_assert_uint_eq(ar4, 0);
 }
 END_TEST
 
@@ -3682,6 +3830,7 @@ int main(void)
 	tcase_add_test(t, mla_training);
 	tcase_add_test(t, moe_ep_refusals);
 	tcase_add_test(t, mtp_module);
+	tcase_add_test(t, fp8_sp_gathers);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

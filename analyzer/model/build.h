@@ -75,6 +75,10 @@ struct bld {
 	size_t *fwd_lo, *fwd_hi;
 	size_t fp8_after;       /* s->n after the last FP8 linear's GEMM       */
 	uint64_t fp8_m, fp8_in; /* its input's rows and width                 */
+	size_t fp8_gather_at;   /* s->n after the last FP8 sequence-parallel
+				 * all-gather (op_tp), 0 none              */
+	double fp8_gathered;    /* its elements (a T x h tensor, already in
+				 * FP8: the linears after it cast none)     */
 	int high_precision;     /* the next linears stay out of FP8 (routers) */
 	uint32_t a2a_last;      /* --moe-a2a-overlap: 1 + index of the last
 				 * all-to-all, 0 none yet                  */
@@ -168,7 +172,9 @@ void op_sdpa(struct bld *B, uint64_t bh, uint64_t sq, uint64_t sk, uint64_t d, i
  * the forward pass, at a column-parallel input (forward 0) one in the
  * backward pass; under sequence parallelism (o->sp) a reduce-scatter at
  * the output and an all-gather at the input, each with its transpose in
- * the backward pass. */
+ * the backward pass.  Under FP8 with a recipe that gathers in FP8
+ * (bld_sp_fp8_bytes()) each all-gather moves FP8, cast on the rank's
+ * shard before it. */
 void op_tp(struct bld *B, int forward, double n);
 /* The routed experts' GEMMs of one MoE layer on this GPU: experts
  * matrices (m x in) * (in x out), their weights parameters (counted in
@@ -194,8 +200,13 @@ void op_cp(struct bld *B, double step_bytes);
 /* --dtype fp8: the scaling kernels of one linear's operands, per the
  * recipe, before its GEMMs (forward: input and weight; backward: the
  * output's gradient and the weight's transposed copy); x 0: the input's
- * left out (already scaled for the previous linear). */
+ * left out (already scaled for the previous linear); w 0: the weight's. */
 void bld_fp8_casts(struct bld *B, int forward, double x_elems, double w_elems);
+
+/* Bytes an element of a sequence-parallel all-gather of the layers'
+ * activations moves under B's FP8 recipe when the stack gathers them in
+ * FP8, 0 when it gathers them in the dtype (ops.c says which do). */
+double bld_sp_fp8_bytes(const struct bld *B);
 
 /* Whether the linear of this shape runs in FP8 under B's options. */
 int bld_fp8_linear(const struct bld *B, uint64_t in, uint64_t out);

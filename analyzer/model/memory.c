@@ -268,7 +268,8 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 	}
 }
 
-/* Saved bytes of layer i (the rel-th of its pipeline stage) under
+/* Saved bytes of layer i (the rel-th of its pipeline stage of `stage`
+ * layers) under
  * activation checkpointing, and in *work what its backward holds while
  * its forward is recomputed; a layer --act-ckpt-layers leaves out keeps
  * everything (model_ckpt_layer()).  full: the
@@ -281,11 +282,11 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
  * (Megatron's core_attn recompute) the s x s tensors of eager attention
  * only, which fused attention does not keep anyway. */
 static double layer_ckpt(const struct model_config *c, const struct model_opts *o,
-			 const struct shp *z, uint32_t i, uint32_t rel, double *work)
+			 const struct shp *z, uint32_t i, uint32_t stage, uint32_t rel, double *work)
 {
 	double full = layer_saved(c, o, z, i), X = z->Tr * z->h * z->e;
 	*work = 0;
-	if (!model_ckpt_layer(o, rel))  /* none, or past --act-ckpt-layers */
+	if (!model_ckpt_layer(o, stage, rel))  /* none, or past --act-ckpt-layers */
 		return full;
 	if (o->act_ckpt == MODEL_CKPT_FULL) {
 		*work = full;
@@ -435,7 +436,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	uint32_t first = s->first_layer, last_n = s->stage_layers;
 	double last = 0, work = 0, w;
 	for (uint32_t i = first; i < first + last_n && i < total; i++) {
-		last += layer_ckpt(c, o, &z, i, i - first, &w);
+		last += layer_ckpt(c, o, &z, i, last_n, i - first, &w);
 		work = maxd(work, w);
 	}
 	last += head_saved(c, o, &z, logits);
@@ -443,7 +444,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		/* an MTP module (model.c): its two norms, their concatenation
 		 * (the projection's input), its layer, its head and logits */
 		last += 2 * rms_saved(&z) + 2 * z.Tr * z.h * z.e +
-			layer_ckpt(c, o, &z, total + k, last_n + k, &w) + head_saved(c, o, &z, logits);
+			layer_ckpt(c, o, &z, total + k, last_n, last_n + k, &w) + head_saved(c, o, &z, logits);
 		work = maxd(work, w);
 	}
 	if (first == 0)
@@ -468,7 +469,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		}
 		double head_stage = 0;
 		for (uint32_t i = 0; i < per && i < total; i++)
-			head_stage += layer_ckpt(c, o, &z, i, i, &w);
+			head_stage += layer_ckpt(c, o, &z, i, per, i, &w);
 		head_stage = head_stage * inflight + embed_saved(c, &z);
 		acts = maxd(acts, head_stage);
 	}

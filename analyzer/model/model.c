@@ -987,9 +987,8 @@ static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int fi
  * for backward: the gathers and reduce-scatters are built here as without
  * a pipeline and the program (program.c) issues them once a step with the
  * data-parallel collectives, not overlapped, as it issues ZeRO-1's; FSDP2's
- * copy-in and copy-out kernels, also once a step, are left out (each reads
- * and writes a stage's parameters once: milliseconds in a step of
- * seconds). */
+ * copy-out after each gather and copy-in before each reduce-scatter, also
+ * once a step, with them (step_once). */
 static int sharded(const struct bld *B)
 {
 	return B->o->zero >= 2 && model_grad_ranks(B->o) > 1;
@@ -1053,6 +1052,16 @@ static void fsdp_copy(struct bld *B, int32_t layer, const char *name, double n, 
 	}
 }
 
+/* Under a pipeline FSDP2 gathers and reduce-scatters a unit once a step
+ * (sharded()), so the copy just pushed around those runs once a step too,
+ * with them (the program's step_once). */
+static void fsdp_pp_once(struct bld *B)
+{
+	struct model_kernel *k = B->o->pp > 1 ? bld_last_kernel(B) : NULL;
+	if (k)
+		k->step_once = 1;
+}
+
 /* FSDP2's copy-out after a unit's all-gather (torch's
  * foreach_all_gather_copy_out: split_with_sizes_copy of the gathered
  * buffer into each parameter, on the compute stream once the gather is
@@ -1062,10 +1071,11 @@ static void fsdp_copy(struct bld *B, int32_t layer, const char *name, double n, 
  * index + 1 (0 none) for its size to be set once the unit's is known. */
 static uint32_t zero_copy_out(struct bld *B, int32_t layer, double n)
 {
-	if (model_fsdp_impl(B->o) != MODEL_FSDP_2 || B->o->pp > 1 || B->err)
+	if (model_fsdp_impl(B->o) != MODEL_FSDP_2 || B->err)
 		return 0;
 	fsdp_copy(B, layer, "split_with_sizes_copy_out_contiguous_no_cast_kernel", n,
 		  2.0 * n * B->esz);
+	fsdp_pp_once(B);
 	return B->err ? 0 : (uint32_t)B->s->n;
 }
 
@@ -1109,10 +1119,10 @@ static uint32_t fsdp1_predivide(uint32_t world)
 static void zero_copy_in(struct bld *B, int32_t layer, double n, double rb)
 {
 	enum model_fsdp impl = model_fsdp_impl(B->o);
-	if (B->o->pp > 1)       /* once a step under a pipeline: sharded() */
-		return;
 	if (impl == MODEL_FSDP_2) {
+		/* under a pipeline once a step, with the reduce-scatter */
 		fsdp_copy(B, layer, "chunk_cat_cuda_kernel", n, n * (B->esz + rb));
+		fsdp_pp_once(B);
 	} else if (impl == MODEL_FSDP_1) {
 		fsdp_copy(B, layer, "CatArrayBatchedCopy_contig", n, 2.0 * n * B->esz);
 		if (rb != B->esz)
@@ -1155,11 +1165,20 @@ static void zero_reduce(struct bld *B, int32_t layer)
 	}
 }
 
-int model_ckpt_layer(const struct model_opts *o, uint32_t rel)
+int model_ckpt_layer(const struct model_opts *o, uint32_t stage_layers, uint32_t rel)
 {
 	if (o->act_ckpt == MODEL_CKPT_NONE || o->mode != MODEL_TRAINING)
 		return 0;
-	return o->act_ckpt != MODEL_CKPT_FULL || !o->ckpt_layers || rel < o->ckpt_layers;
+	if (o->act_ckpt != MODEL_CKPT_FULL || !o->ckpt_layers)
+		return 1;
+	/* Megatron-Core builds one model per virtual stage (the model list of
+	 * interleaving), each with a TransformerBlock of its chunk's layers,
+	 * whose _checkpointed_forward under recompute_method block
+	 * checkpoints its first recompute_num_layers
+	 * (megatron/core/transformer/transformer_block.py) */
+	if (o->vpp > 1 && rel < stage_layers && stage_layers % o->vpp == 0)
+		rel %= stage_layers / o->vpp;
+	return rel < o->ckpt_layers;
 }
 
 uint32_t model_cp(const struct model_opts *o)
@@ -1269,12 +1288,12 @@ static int recomputed(const struct bld *B, const struct model_kernel *k, uint32_
 
 /* The forward kernels of layer `layer` run again (activation
  * checkpointing), on the compute stream before its backward; under
- * --act-ckpt-layers N only those of the first N layers of the stage
- * (model_ckpt_layer()). */
+ * --act-ckpt-layers N only those of the first N layers of the stage, of
+ * each model chunk under --vpp (model_ckpt_layer()). */
 static void recompute_layer(struct bld *B, int32_t layer)
 {
 	if (B->o->act_ckpt == MODEL_CKPT_NONE || layer < 0 || !B->fwd_hi ||
-	    !model_ckpt_layer(B->o, (uint32_t)layer - B->s->first_layer))
+	    !model_ckpt_layer(B->o, B->s->stage_layers, (uint32_t)layer - B->s->first_layer))
 		return;
 	size_t lo = B->fwd_lo[layer + 1], hi = B->fwd_hi[layer + 1];
 	uint32_t mm = 0;

@@ -400,6 +400,11 @@ struct model_kernel {
 	 * MODEL_ROLE_FSDP_COPY: FSDP's copies around its collectives (outside
 	 * any compiled graph, never fused). */
 	uint8_t role;
+	/* Under a pipeline (pp > 1): issued once a step with the data-parallel
+	 * collectives after the last microbatch, not in every microbatch
+	 * (FSDP2's copy-out and copy-in around the gather and reduce-scatter
+	 * it runs once a step there, model.c sharded()). */
+	uint8_t step_once;
 };
 
 enum { MODEL_ASYNC_AFTER = 1, MODEL_ASYNC_FREE = 2 };
@@ -605,11 +610,14 @@ double model_launch_ns(const struct model_opts *o);
 #define MODEL_GRAPH_CALL_NS 25000.0
 
 /* Whether o's activation checkpointing applies to the layer rel-th of its
- * pipeline stage (0 its first): every layer under selective and full,
- * under full with --act-ckpt-layers N the first N only (Megatron's
- * recompute_method block: the first N layers of each stage checkpointed,
- * the rest keep their activations); 0 without checkpointing. */
-int model_ckpt_layer(const struct model_opts *o, uint32_t rel);
+ * pipeline stage of stage_layers layers (0 its first): every layer under
+ * selective and full, under full with --act-ckpt-layers N the first N only
+ * (Megatron's recompute_method block: the first N layers checkpointed, the
+ * rest keep their activations), counted in each model chunk of
+ * stage_layers / vpp layers under --vpp (each virtual stage is a model of
+ * its own, whose block recomputes its own first N); a rel past the stage's
+ * layers (an MTP module) is past N; 0 without checkpointing. */
+int model_ckpt_layer(const struct model_opts *o, uint32_t stage_layers, uint32_t rel);
 
 /* Parsers of --act-ckpt (none, selective, full), --stack (eager, compile,
  * te) and --fp8-recipe (tensorwise, rowwise, delayed): 0 or SURFER_EINVAL. */

@@ -341,6 +341,8 @@ void bld_fp8_casts(struct bld *B, int forward, double x, double w)
 			k_scale(B, amax, PRED_OP_REDUCTION, x, x * e);
 			k_scale(B, cast, PRED_OP_ELEMENTWISE, x, x * e + 2 * x);
 		}
+		if (!(w > 0))
+			break;
 		if (B->o->stack == MODEL_STACK_TE) {
 			/* Transformer Engine's current scaling: the weight's
 			 * amax and one cast to FP8 and its transpose, once per
@@ -363,7 +365,8 @@ void bld_fp8_casts(struct bld *B, int forward, double x, double w)
 			k_scale(B, cast, PRED_OP_ELEMENTWISE, x, forward ? x * e + x : 2.5 * x * e);
 		if (!forward)
 			k_scale(B, cast, PRED_OP_ELEMENTWISE, x, x * e + x);
-		k_scale(B, cast, PRED_OP_ELEMENTWISE, w, forward ? w * e + w : 3.5 * w * e);
+		if (w > 0)
+			k_scale(B, cast, PRED_OP_ELEMENTWISE, w, forward ? w * e + w : 3.5 * w * e);
 		break;
 	case MODEL_FP8_MXFP8:
 		/* input, weight, grad: 2N read, 2 x (N + N / 32) written; under
@@ -371,7 +374,7 @@ void bld_fp8_casts(struct bld *B, int forward, double x, double w)
 		 * delayed scaling's is), else in forward every micro-batch */
 		if (x > 0)
 			k_scale(B, mx, PRED_OP_ELEMENTWISE, x, x * e + 2 * x * (1 + 1.0 / 32));
-		if (forward) {
+		if (forward && w > 0) {
 			k_scale(B, mx, PRED_OP_ELEMENTWISE, w, w * e + 2 * w * (1 + 1.0 / 32));
 			if (B->o->stack == MODEL_STACK_TE)
 				per_step(B);
@@ -381,7 +384,7 @@ void bld_fp8_casts(struct bld *B, int forward, double x, double w)
 	default:
 		if (x > 0)
 			k_scale(B, ct, PRED_OP_ELEMENTWISE, x, x * e + 2 * x);
-		if (forward) {
+		if (forward && w > 0) {
 			k_scale(B, ct, PRED_OP_ELEMENTWISE, w, w * e + 2 * w);
 			per_step(B);
 		}
@@ -400,14 +403,26 @@ static void k_gemm_fp8(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, ui
 	B->gemm_dt = keep;
 }
 
+/* Whether a linear's operand of elems elements (its input forward, its
+ * output's gradient backward) is the FP8 tensor the last sequence-parallel
+ * all-gather brought: right after the gather, or after a linear that read
+ * it (Q, K, V; gate, up), so no cast of its own. */
+static int fp8_gathered(const struct bld *B, double elems)
+{
+	return B->fp8_gather_at && B->fp8_gathered == elems &&
+	       (B->fp8_gather_at == B->s->n || B->fp8_after == B->s->n);
+}
+
 void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, int tied)
 {
 	int fp8 = bld_fp8_linear(B, in, out);
 	if (fp8) {
 		/* Q, K, V (gate, up) read one input: compiled code and TE's
-		 * LayerNormLinear scale it once */
-		int same = B->o->stack != MODEL_STACK_EAGER && B->fp8_after == B->s->n &&
-			   B->fp8_m == m && B->fp8_in == in;
+		 * LayerNormLinear scale it once; gathered in FP8, it is
+		 * scaled already (op_tp) */
+		int same = (B->o->stack != MODEL_STACK_EAGER && B->fp8_after == B->s->n &&
+			    B->fp8_m == m && B->fp8_in == in) ||
+			   fp8_gathered(B, (double)m * in);
 		bld_fp8_casts(B, 1, same ? 0 : (double)m * in, (double)in * out);
 	}
 	k_gemm_fp8(B, 1, m, out, in, fp8);
@@ -670,12 +685,63 @@ void op_sdpa(struct bld *B, uint64_t bh, uint64_t sq, uint64_t sk, uint64_t d, i
 
 /* Tensor-parallel all-reduce of n activation elements in the forward pass
  * (row-parallel output) or in the backward pass (column-parallel input). */
+/* Which stacks gather the sequence-parallel activations in FP8 (before a
+ * column-parallel linear forward, the row-parallel output's gradient
+ * backward), casting each rank's shard first:
+ *  - torchao's tensorwise recipe under tensor parallelism (torchtitan
+ *    turns Float8ColwiseParallel / Float8RowwiseParallel and
+ *    PrepareFloat8ModuleInput on with tensorwise float8 and TP; tensorwise
+ *    only): the module's input cast to FP8 on the shard, then
+ *    redistributed (all-gathered) as FP8 and shared by the linears that
+ *    read it (Q, K, V; gate, up); the output's gradient cast to FP8
+ *    (NoopFwToFloat8BwDynamic) before its redistribution's backward, the
+ *    all-gather;
+ *  - Transformer Engine under delayed or current scaling
+ *    (training-stacks.md sections 4 and 7: LayerNormLinear's norm output
+ *    all-gathered in FP8, the gradients too, "amax reduced over TP
+ *    first"; grad_output_preprocess: the gradient cast, then gathered).
+ * Dynamic scaling (tensorwise; TE's current scaling) needs one scale for
+ * the gathered tensor: the shard's amax all-reduced (MAX) over the
+ * tensor-parallel group first, a 4-byte all-reduce; delayed scaling takes
+ * its scale from the history (its amaxes reduced once a step, left out).
+ * Rowwise recipes gather BF16 and cast after (torchao); MXFP8 is left at
+ * BF16 here (its scales per 32 elements along one dimension do not
+ * survive a gather along the other for the transposed copy). */
+double bld_sp_fp8_bytes(const struct bld *B)
+{
+	const struct model_opts *o = B->o;
+	if (!o->fp8 || B->layer < 0 || B->high_precision)
+		return 0;
+	if (o->fp8_recipe == MODEL_FP8_TENSORWISE)
+		return 1;
+	return o->stack == MODEL_STACK_TE && o->fp8_recipe == MODEL_FP8_DELAYED ? 1 : 0;
+}
+
+/* A sequence-parallel all-gather of n activation elements: in FP8 where
+ * the stack gathers so (bld_sp_fp8_bytes(): the shard's cast, for dynamic
+ * scaling its amax all-reduced, before it; the linears after it cast no
+ * input of their own), else in the dtype. */
+static void sp_gather(struct bld *B, int forward, double n)
+{
+	double e = bld_sp_fp8_bytes(B);
+	if (e > 0) {
+		bld_fp8_casts(B, forward, n / B->tp, 0);
+		if (B->o->fp8_recipe == MODEL_FP8_TENSORWISE)
+			k_comm(B, COMM_ALL_REDUCE, 4.0, MODEL_GROUP_TP, 0);
+	}
+	k_comm(B, COMM_ALL_GATHER, n * (e > 0 ? e : B->esz), MODEL_GROUP_TP, 0);
+	B->fp8_gather_at = e > 0 && !B->err ? B->s->n : 0;
+	B->fp8_gathered = n;
+}
+
 void op_tp(struct bld *B, int forward, double n)
 {
 	if (B->tp <= 1)
 		return;
-	if (B->o->sp)
-		k_comm(B, forward ? COMM_REDUCE_SCATTER : COMM_ALL_GATHER, n * B->esz, MODEL_GROUP_TP, 0);
+	if (B->o->sp && !forward)
+		sp_gather(B, 1, n);
+	else if (B->o->sp)
+		k_comm(B, COMM_REDUCE_SCATTER, n * B->esz, MODEL_GROUP_TP, 0);
 	else if (forward)
 		k_comm(B, COMM_ALL_REDUCE, n * B->esz, MODEL_GROUP_TP, 0);
 	struct fop f = { .kind = forward ? F_TP_FWD : F_TP_BWD, .a = (uint64_t)n };
@@ -739,9 +805,11 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 	B->layer = f->layer;
 	switch (f->kind) {
 	case F_LINEAR:
-		/* dX = dY W: (m x out) (out x in); dW = dY^T X: (out x m) (m x in). */
+		/* dX = dY W: (m x out) (out x in); dW = dY^T X: (out x m) (m x in).
+		 * dY gathered in FP8 (op_tp) is cast already. */
 		if (f->fp8)
-			bld_fp8_casts(B, 0, (double)f->a * f->c, (double)f->b * f->c);
+			bld_fp8_casts(B, 0, fp8_gathered(B, (double)f->a * f->c) ? 0 : (double)f->a * f->c,
+				      (double)f->b * f->c);
 		k_gemm_fp8(B, 1, f->a, f->b, f->c, f->fp8);
 		k_gemm_fp8(B, 1, f->c, f->b, f->a, f->fp8);
 		if (B->o->stack == MODEL_STACK_TE)
@@ -875,7 +943,7 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 	case F_TP_FWD:
 		/* sequence parallelism: the reduce-scatter's gradient gathered */
 		if (B->o->sp)
-			k_comm(B, COMM_ALL_GATHER, (double)f->a * B->esz, MODEL_GROUP_TP, 0);
+			sp_gather(B, 0, (double)f->a);
 		break;
 	case F_TP_BWD:
 		/* the input's gradient summed over the ranks (sequence

@@ -21,7 +21,11 @@
  *    that bubble is written as pp - 1 microbatches of peer work
  *    (TRACE_KF_PEER: they hold the stream, they are not this GPU's
  *    kernels).  Then the gradient all-reduces (not overlapped) and the
- *    optimizer, in order on the compute stream.  Interleaved (o->vpp
+ *    optimizer, in order on the compute stream, with what runs once a
+ *    step beside them (step_once: FSDP2's copies around its gathers and
+ *    reduce-scatters); a kernel run once per optimizer step
+ *    (MODEL_ROLE_PER_STEP) runs in the first microbatch and in each
+ *    peer pass of the bubble (another stage's first).  Interleaved (o->vpp
  *    model chunks per stage, Megatron's virtual stages): the bubble is
  *    pp - 1 passes of one chunk, (pp - 1) / vpp microbatch times
  *    (Narayanan et al. 2021, arXiv 2104.04473, section 2.2.2); each
@@ -312,7 +316,12 @@ static int em_pipeline(struct emit *e, const struct model_seq *s, const struct m
 
 		for (size_t i = 0; i < s->n; i++) {
 			const struct model_kernel *mk = &s->v[i];
-			if (mk->phase == MODEL_PH_OPTIMIZER || (mk->async && !inner[i]))
+			if (mk->phase == MODEL_PH_OPTIMIZER || (mk->async && !inner[i]) || mk->step_once)
+				continue;
+			/* once a step (Transformer Engine's FP8 weight casts): in
+			 * the stage's first microbatch, and in each peer pass of
+			 * the bubble, each another stage's first */
+			if (mk->role == MODEL_ROLE_PER_STEP && mb > o->pp - 1)
 				continue;
 			/* the peers' work holds the compute stream only, but
 			 * for their overlapped all-to-alls (their compute
@@ -343,7 +352,8 @@ static int em_pipeline(struct emit *e, const struct model_seq *s, const struct m
 		em_device_sync(e);
 	}
 	for (size_t i = 0; i < s->n && !e->rc; i++) {
-		if ((s->v[i].phase != MODEL_PH_OPTIMIZER && !s->v[i].async) || inner[i])
+		if ((s->v[i].phase != MODEL_PH_OPTIMIZER && !s->v[i].async && !s->v[i].step_once) ||
+		    inner[i])
 			continue;
 		e->cpu += em_launch_ns(e, s, o, i);
 		em_kernel(e, &s->v[i], MODELPROG_STREAM, 0);
