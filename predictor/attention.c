@@ -71,7 +71,8 @@
  *    SGLang's fa3 backend runs on Hopper): the tensor-core kernel takes
  *    the packed group as a 16-row query tile (64 above 16 rows, 128 above
  *    64: FI FA2DetermineCtaTileQ), the CUDA-core kernel below a group of
- *    4; FI's own split plan (attn_fi_chunk(): chunks of at least 128 keys
+ *    4 (its DecodePlan sizes the grid by the occupancy API, taken as the
+ *    tensor-core plan's 2 blocks per SM: unverified); FI's own split plan (attn_fi_chunk(): chunks of at least 128 keys
  *    sized so that the work items fill 2 thread blocks per SM, one item
  *    per request when even that does not fit), the items' FP32 partial
  *    outputs written and merged by VariableLengthMergeStates on every

@@ -3154,6 +3154,9 @@ START_TEST(engine_decode_step)
 		if (k->op == PRED_OP_ATTENTION) {
 			double want = 603.0 * 2 * 32 * 2 * 2 + 3.0 * 8 * 32 * 2 * 2;
 			ck_assert_double_eq_tol(k->bytes, want, 1e-9 * want);
+			/* SGLang's decode backend off Hopper (the target
+			 * runs FA3's tiles on Hopper, attention.c) */
+			ck_assert_int_eq(k->attn.impl, PRED_ATTN_FLASHINFER);
 			attn++;
 		}
 		if (k->op == PRED_OP_GEMM && gemm++ == 0) {
@@ -3180,6 +3183,18 @@ START_TEST(engine_decode_step)
 	o.engine = MODEL_ENGINE_VLLM;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
 	ck_assert(s.v[0].cpu_before_ns > 0 && s.v[0].cpu_before_ns < 0.1e6);
+	/* vLLM decodes with FlashAttention (FA2 off Hopper) */
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].k.op == PRED_OP_ATTENTION)
+			ck_assert_int_eq(s.v[i].k.attn.impl, PRED_ATTN_FLASH);
+	model_seq_release(&s);
+	/* --attention fa2 names SGLang's backend: kept */
+	o.engine = MODEL_ENGINE_SGLANG;
+	o.attention = MODEL_ATTN_FA2;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].k.op == PRED_OP_ATTENTION)
+			ck_assert_int_eq(s.v[i].k.attn.impl, PRED_ATTN_FA2);
 	model_seq_release(&s);
 }
 END_TEST
