@@ -241,6 +241,9 @@ struct gpu_system {
 	enum gpu_net net;
 	double net_latency_us;          /* one-way GPU-to-GPU across nodes, us   */
 	int sharp;                      /* in-network reduction (IB SHARP)       */
+	int pcie_p2p;                   /* GPUs without NVLink reach each other
+					 * peer-to-peer over PCIe (0: through
+					 * host memory, or unknown)              */
 	int is_default;                 /* the system its GPU assumes            */
 	const char *source;
 };

@@ -72,7 +72,9 @@
  *    the packed group as a 16-row query tile (64 above 16 rows, 128 above
  *    64: FI FA2DetermineCtaTileQ), the CUDA-core kernel below a group of
  *    4 (its DecodePlan sizes the grid by the occupancy API, taken as the
- *    tensor-core plan's 2 blocks per SM: unverified); FI's own split plan (attn_fi_chunk(): chunks of at least 128 keys
+ *    tensor-core plan's 2 blocks per SM: unverified; vLLM's FlashInfer
+ *    backend takes the tensor-core kernel for every group, not told
+ *    apart here); FI's own split plan (attn_fi_chunk(): chunks of at least 128 keys
  *    sized so that the work items fill 2 thread blocks per SM, one item
  *    per request when even that does not fit), the items' FP32 partial
  *    outputs written and merged by VariableLengthMergeStates on every

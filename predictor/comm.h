@@ -64,10 +64,11 @@ struct comm_params {
 	double nvlink_latency_us; /* fixed cost of an NCCL ring collective over
 				   * NVLink (Simple), us                     */
 	double nvlink_p2p_us;     /* fixed cost of a send/recv over NVLink, us */
-	double pcie_eff;          /* collectives over PCIe: share of the host
-				   * link's per-direction bandwidth          */
-	double pcie_p2p_eff;      /* rings of bridged pairs crossing PCIe
-				   * peer-to-peer through a switch: share    */
+	double pcie_eff;          /* collectives over PCIe through host memory
+				   * (no peer-to-peer, or not known): share of
+				   * the host link's per-direction bandwidth */
+	double pcie_p2p_eff;      /* rings crossing PCIe peer-to-peer (bridged
+				   * pairs; PCIe boxes with pcie_p2p): share */
 	double custom_ar_stage_us;/* a custom all-reduce stage's fixed cost, us */
 };
 extern const struct comm_params comm_default_params;

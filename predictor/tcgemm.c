@@ -309,7 +309,7 @@
  *    refitted constants, the H20 and the H800 over all of PipeWeave's
  *    rows 9.0 / 9.1 -> 9.8 / 10.8;
  *  - the small-M tiles' time growing with M off Hopper (mma.sync parts):
- *    PipeWeave's SGLang steps imply their GEMMs slow by 6-14 % from 8 to
+ *    PipeWeave's SGLang steps imply their GEMMs slow by 6-12 % from 8 to
  *    32 rows on every FlashInfer GPU (the H800, one 64-row tile for both,
  *    not), Vidur's A40 and A100 projections by 3-16 % where this model
  *    gives 0.5-1 %.  With the compiled-in constants (make bench-serving

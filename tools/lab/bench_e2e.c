@@ -659,8 +659,14 @@ static int comm_fit_class(const struct comm_sample *x)
 {
 	struct comm_link l, w;
 	comm_link_init_params(x->g, NULL, NULL, &l, &w);
-	if (!l.nvlink)
-		return x->op == COMM_SEND_RECV ? -1 : CF_PCIE;
+	if (!l.nvlink) {
+		/* a PCIe box whose GPUs reach each other peer-to-peer
+		 * (systems.csv's pcie_p2p) shares the bridged pairs' constant */
+		const struct gpu_system *sys = gpu_system_default(x->g);
+		if (x->op == COMM_SEND_RECV)
+			return -1;
+		return sys && sys->pcie_p2p ? CF_BRIDGE : CF_PCIE;
+	}
 	if (l.peers && x->n > l.peers)
 		return x->op == COMM_SEND_RECV ? -1 : CF_BRIDGE;
 	/* a bridged pair's own link (not an NVSwitch board's): comm.c's
@@ -793,5 +799,13 @@ int bench_comm_fit(const char *const *dirs, size_t ndirs, const uint32_t *cc_out
 	if (have[CF_BRIDGE])
 		err_pct[CF_BRIDGE] = comm_fit_grid(s, cls, n, CF_BRIDGE, p, &p->pcie_p2p_eff, 0.1, 1.0,
 						   0.02, NULL, 0, 0, 0);
+	/* no box without peer-to-peer left (the RTX 6000 Ada's held out):
+	 * the peer-to-peer rate, the fastest a path through host memory
+	 * could run, rather than the compiled-in figure read from that box;
+	 * and the other way round */
+	if (!have[CF_PCIE] && have[CF_BRIDGE])
+		p->pcie_eff = p->pcie_p2p_eff;
+	if (!have[CF_BRIDGE] && have[CF_PCIE])
+		p->pcie_p2p_eff = p->pcie_eff;
 	return 0;
 }

@@ -412,11 +412,11 @@ static void sv_tc_release(struct sv_tc *t)
 static void sv_tc_print(const struct sv_tc *t, const struct sv_run *runs, size_t n)
 {
 	printf("\nconstants fitted without each architecture (the compiled-in collectives: NVLink %.3f, "
-	       "%.1f us, NVLS %.3f, PCIe %.3f, custom AR %.1f us; tensor-core: eff %.3f, "
+	       "%.1f us, NVLS %.3f, PCIe %.3f (peer-to-peer %.3f), custom AR %.1f us; tensor-core: eff %.3f, "
 	       "mamf_1024 %.3f, rate_pow %+.3f, W/TF %.2f^%.2f):\n",
 	       comm_default_params.nvlink_eff, comm_default_params.nvlink_latency_us,
 	       comm_default_params.nvls_eff, comm_default_params.pcie_eff,
-	       comm_default_params.custom_ar_stage_us, tcgemm_default_params.eff[GPU_DT_FP16], tcgemm_default_params.mamf_1024,
+	       comm_default_params.pcie_p2p_eff, comm_default_params.custom_ar_stage_us, tcgemm_default_params.eff[GPU_DT_FP16], tcgemm_default_params.mamf_1024,
 	       tcgemm_default_params.rate_pow, tcgemm_default_params.power_w_ref,
 	       tcgemm_default_params.power_pow);
 	for (int ar = 0; ar < SV_NARCH; ar++) {
@@ -427,9 +427,10 @@ static void sv_tc_print(const struct sv_tc *t, const struct sv_run *runs, size_t
 			continue;
 		const struct comm_params *c = &t->comm[ar];
 		printf("  %-9s attention eff %.3f (compiled-in %.4f); collectives: NVLink %.3f, %.1f us, "
-		       "NVLS %.3f, PCIe %.3f, custom AR %.1f us%s\n", sv_arch[ar], t->attn[ar].mma_eff,
-		       attention_default_params.mma_eff, c->nvlink_eff, c->nvlink_latency_us, c->nvls_eff,
-		       c->pcie_eff, c->custom_ar_stage_us, t->comm_fitted[ar] ? "" : " (compiled-in)");
+		       "NVLS %.3f, PCIe %.3f (peer-to-peer %.3f), custom AR %.1f us%s\n", sv_arch[ar],
+		       t->attn[ar].mma_eff, attention_default_params.mma_eff, c->nvlink_eff,
+		       c->nvlink_latency_us, c->nvls_eff, c->pcie_eff, c->pcie_p2p_eff, c->custom_ar_stage_us,
+		       t->comm_fitted[ar] ? "" : " (compiled-in)");
 		if (!t->tc_fitted[ar]) {
 			printf("  %-9s the compiled-in tensor-core constants\n", sv_arch[ar]);
 			continue;
