@@ -275,6 +275,21 @@ static double an_ratio(double o, double d)
 	return (o > 0 && d > 0) ? o / d : 1.0;
 }
 
+/* ns a copy of bytes takes on g when the trace did not time it: bytes over
+ * the link it crosses (host link, achievable DRAM bandwidth, NVLink). */
+static double an_copy_estimate(const struct gpu_spec *g, enum tl_copy_class cls, uint64_t bytes)
+{
+	double gbps;
+
+	switch (cls) {
+	case TL_COPY_HOST: gbps = gpu_host_link_gbps(g); break;
+	case TL_COPY_DEVICE: gbps = gpu_mem_bw_eff_gbps(g) / 2; break; /* read + write */
+	case TL_COPY_PEER: gbps = g->nvlink_gbps > 0 ? g->nvlink_gbps : gpu_host_link_gbps(g); break;
+	default: return 0;
+	}
+	return gbps > 0 ? (double)bytes / gbps : 0;   /* bytes / (GB/s) = ns */
+}
+
 /* Copy duration multipliers of every target. */
 static int an_targets(struct an_ctx *c)
 {
@@ -288,9 +303,12 @@ static int an_targets(struct an_ctx *c)
 		const struct gpu_spec *tg = c->o->targets[t];
 		double *s = c->targets[t].copy_scale;
 
-		if (!og) {   /* a built trace: nothing measured to scale */
+		if (!og) {
+			/* a built trace: nothing measured to scale; its copies
+			 * carry their bytes as the ns they take at 1 GB/s
+			 * (an_event), which the target's link divides */
 			for (int k = 0; k < TL_COPY_CLASS_COUNT; k++)
-				s[k] = 1.0;
+				s[k] = an_copy_estimate(tg, (enum tl_copy_class)k, 1);
 			continue;
 		}
 		s[TL_COPY_HOST] = an_ratio(gpu_host_link_gbps(og), gpu_host_link_gbps(tg));
@@ -548,21 +566,6 @@ static double an_rel(const struct an_ctx *c, uint64_t t)
 	return t >= t0 ? (double)(t - t0) : -(double)(t0 - t);
 }
 
-/* ns a copy of bytes takes on g when the trace did not time it: bytes over
- * the link it crosses (host link, achievable DRAM bandwidth, NVLink). */
-static double an_copy_estimate(const struct gpu_spec *g, enum tl_copy_class cls, uint64_t bytes)
-{
-	double gbps;
-
-	switch (cls) {
-	case TL_COPY_HOST: gbps = gpu_host_link_gbps(g); break;
-	case TL_COPY_DEVICE: gbps = gpu_mem_bw_eff_gbps(g) / 2; break; /* read + write */
-	case TL_COPY_PEER: gbps = g->nvlink_gbps > 0 ? g->nvlink_gbps : gpu_host_link_gbps(g); break;
-	default: return 0;
-	}
-	return gbps > 0 ? (double)bytes / gbps : 0;   /* bytes / (GB/s) = ns */
-}
-
 /* Converts a record to a timeline event (GPU times not yet moved by the
  * clock offset); returns 0 when it has none.  config is the kernel's
  * configuration, or -1 to look it up. */
@@ -615,6 +618,8 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 			ev->end_ns = an_rel(c, cp->end_ns);
 		} else if (c->a->origin) {
 			ev->est_ns = an_copy_estimate(c->a->origin, ev->copy, cp->bytes);
+		} else {
+			ev->est_ns = (double)cp->bytes;   /* ns at 1 GB/s (an_targets) */
 		}
 		return 1;
 	}

@@ -140,6 +140,11 @@ static void usage(FILE *f)
 		"                            accumulate_grad_in_fp32; --stack te: main_grad)\n"
 		"      --no-grad-clip        no gradient-norm clipping before the optimizer step\n"
 		"                            (the stacks clip at 1.0 by default)\n"
+		"      --offload             with --zero 1-3: AdamW's step on the CPU (DeepSpeed's\n"
+		"                            offload_optimizer): gradients to the host, the\n"
+		"                            parameters back, the FP32 state in host memory\n"
+		"      --host-mem-gbps G     the host's DRAM bandwidth per node for --offload,\n"
+		"                            GB/s (default: the system's, systems.csv)\n"
 		"      --fsdp F              --zero 2|3 as FSDP 1 (flat parameters: llm-foundry),\n"
 		"                            2 (fully_shard) or megatron (its buffers); default\n"
 		"                            2, megatron under --stack te\n"
@@ -306,6 +311,8 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"moe-a2a-overlap", no_argument, NULL, OPT_MODEL},
 		{"vpp", required_argument, NULL, OPT_MODEL},
 		{"grad-fp32", no_argument, NULL, OPT_MODEL},
+		{"offload", no_argument, NULL, OPT_MODEL},
+		{"host-mem-gbps", required_argument, NULL, OPT_MODEL},
 		{"sequence-parallel", no_argument, NULL, OPT_MODEL},
 		{"no-grad-clip", no_argument, NULL, OPT_MODEL},
 		{"fsdp", required_argument, NULL, OPT_MODEL},

@@ -245,6 +245,8 @@ struct gpu_system {
 					 * peer-to-peer over PCIe (0: through
 					 * host memory, or unknown)              */
 	int is_default;                 /* the system its GPU assumes            */
+	double host_mem_gbps;           /* the host CPUs' DRAM peak, GB/s; 0
+					 * unknown                              */
 	const char *source;
 };
 

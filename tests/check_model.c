@@ -3026,6 +3026,112 @@ START_TEST(fp8_sp_gathers)
 }
 END_TEST
 
+/* --offload (DeepSpeed's offload_optimizer): gpt2 small (124439808
+ * parameters) in BF16 over 8 ranks, --zero 2, on an H100 of a DGX H100
+ * (host DRAM 614.4 GB/s over 8 GPUs: 76.8 GB/s a rank).  The rank's
+ * 15554976 parameters: their gradients to the host in FP32 (62219904
+ * bytes), the norm's 4-byte all-reduce, the CPU's AdamW over 28 + 4 + 2
+ * bytes a parameter (528869184 bytes at 76.8 GB/s: 6886317 ns) before
+ * the BF16 parameters come back (31109952 bytes); no optimizer kernel on
+ * the GPU, no optimizer state in its memory. */
+START_TEST(offload_step)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o = zero_opts(2);
+	o.dtype = GPU_DT_BF16;
+	o.no_grad_clip = 0;
+	o.offload = 1;
+	const struct gpu_spec *g = gpu_find("h100-sxm");
+	char err[200];
+	ck_assert_int_eq(model_offload_place(&o, g, err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(o.host_rank_gbps, 76.8, 1e-9);
+	struct model_seq s;
+	ck_assert_msg(model_build(&c, &o, &s, err, sizeof(err)) == 0, "%s", err);
+	double P = 124439808.0 / 8;
+	size_t dtoh = 0, htod = 0, kernels = 0, ar4 = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->phase == MODEL_PH_COMM && k->k.bytes == 4)
+			ar4++;
+		if (k->phase != MODEL_PH_OPTIMIZER)
+			continue;
+		if (k->copy == MODEL_COPY_DTOH) {
+			dtoh++;
+			ck_assert_double_eq_tol(k->k.bytes, 4 * P, 1);
+		} else if (k->copy == MODEL_COPY_HTOD) {
+			htod++;
+			ck_assert_double_eq_tol(k->k.bytes, 2 * P, 1);
+			ck_assert_double_eq_tol(k->cpu_before_ns, 528869184.0 / 76.8, 1);
+			ck_assert_int_eq(k->sync_before, 1);
+		} else {
+			kernels++;
+		}
+	}
+	ck_assert_uint_eq(dtoh, 1);
+	ck_assert_uint_eq(htod, 1);
+	ck_assert_uint_eq(ar4, 1);
+	ck_assert_uint_eq(kernels, 0);
+	struct model_memory m;
+	model_memory(&c, &o, &s, &m);
+	ck_assert_double_eq(m.optimizer, 0);
+	ck_assert_double_eq_tol(m.weights, 2 * 124439808.0, 1);
+	model_seq_release(&s);
+	/* --host-mem-gbps 200 per node of 8: 25 GB/s a rank; a system with no
+	 * figure and none given is refused, as are ZeRO 0 and ZeRO 2 under a
+	 * pipeline (DeepSpeed's pipeline engine runs ZeRO-1) */
+	o.host_mem_gbps = 200;
+	ck_assert_int_eq(model_offload_place(&o, g, err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(o.host_rank_gbps, 25, 1e-9);
+	o.host_mem_gbps = 0;
+	o.host_rank_gbps = 0;
+	ck_assert_int_eq(model_offload_place(&o, gpu_find("l40s"), err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--host-mem-gbps"));
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	o.host_rank_gbps = 25;
+	o.zero = 0;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	o.zero = 2;
+	o.pp = 2;
+	o.microbatches = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--offload"));
+}
+END_TEST
+
+/* A built trace's copies take their bytes over the target's host link:
+ * 1e9 bytes on an H100 (PCIe 5.0 x16, 63.015385 GB/s) take 15869140 ns;
+ * issued 6 us in, the CPU blocked until done; the second after a device
+ * synchronization and 1 ms of CPU work, 6 us of launch: 12 us + 1 ms + 2
+ * copies. */
+START_TEST(built_copies)
+{
+	const struct gpu_spec *g = gpu_find("h100-sxm");
+	struct model_kernel v[2];
+	struct model_seq s;
+	memset(&s, 0, sizeof(s));
+	memset(v, 0, sizeof(v));
+	s.v = v;
+	s.n = 2;
+	v[0].k.name = "memcpy DtoH";
+	v[0].k.bytes = 1e9;
+	v[0].copy = MODEL_COPY_DTOH;
+	v[0].phase = v[1].phase = MODEL_PH_OPTIMIZER;
+	v[0].layer = v[1].layer = -1;
+	v[1] = v[0];
+	v[1].k.name = "memcpy HtoD";
+	v[1].copy = MODEL_COPY_HTOD;
+	v[1].cpu_before_ns = 1e6;
+	v[1].sync_before = 1;
+	struct model_opts o;
+	model_opts_init(&o);
+	struct model_timing t;
+	ck_assert_int_eq(model_time(&s, &o, g, 6000, &t), 0);
+	double c1 = 1e9 / 63.015385;
+	ck_assert_double_eq_tol(t.iteration_ns, 12000 + 1e6 + 2 * c1, 10);
+	ck_assert_uint_eq(t.kernels, 0);
+}
+END_TEST
+
 /* A step's time on g with opts o (the cap, if any, in o). */
 static double step_ns(const struct model_opts *o, const struct gpu_spec *g)
 {
@@ -3861,6 +3967,8 @@ int main(void)
 	tcase_add_test(t, moe_ep_refusals);
 	tcase_add_test(t, mtp_module);
 	tcase_add_test(t, fp8_sp_gathers);
+	tcase_add_test(t, offload_step);
+	tcase_add_test(t, built_copies);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

@@ -323,6 +323,10 @@ bad_input --model gpt2 --mode training --precision half --target a100
 # a cap above the board's TDP (an H100 SXM's 700 W) is refused, not
 # predicted at the TDP in silence; --all-targets leaves such GPUs out
 bad_input --model gpt2 --power-limit 800 --target h100-sxm
+# --offload: the host's bandwidth must come from the system or the flag
+bad_input --model gpt2 --mode training --optimizer adamw --dp 8 --zero 2 --offload --target l40s
+bad_input --model gpt2 --mode training --optimizer adamw --dp 8 --zero 2 --offload --host-mem-gbps fast --target h100-sxm
+bad_input --model gpt2 --mode training --optimizer adamw --dp 8 --offload --target h100-sxm
 "$BIN" --model gpt2 --power-limit 300 --all-targets --json >"$tmp/pl.json" 2>"$tmp/err"
 check "--power-limit 300 --all-targets exits 0 ($(cat "$tmp/err"))" $?
 python3 - "$tmp/pl.json" <<'PY'

@@ -56,7 +56,8 @@ static const char *const gpu_cols[] = {
 
 static const char *const sys_cols[] = {
 	"id", "name", "gpu", "gpus_per_node", "nvlink_domain", "nvls", "nics_per_node",
-	"nic_gbit", "net", "net_latency_us", "sharp", "pcie_p2p", "default", "source", NULL
+	"nic_gbit", "net", "net_latency_us", "sharp", "pcie_p2p", "default", "host_mem_gbps", "source",
+	NULL
 };
 
 /* Prints "gpugen: ..." and exits with the status of err. */
@@ -433,9 +434,10 @@ static void emit_systems(FILE *o, const struct table *g, const struct table *s)
 			   " .nic_gbit = %.17g, .net = %s,\n",
 			num_u(s, r, "gpus_per_node"), num_u(s, r, "nvlink_domain"), num_bit(s, r, "nvls"),
 			num_u(s, r, "nics_per_node"), num_d(s, r, "nic_gbit"), net_enum[ni]);
-		fprintf(o, "\t  .net_latency_us = %.17g, .sharp = %lu, .pcie_p2p = %lu, .is_default = %lu,\n",
+		fprintf(o, "\t  .net_latency_us = %.17g, .sharp = %lu, .pcie_p2p = %lu, .is_default = %lu,"
+			   " .host_mem_gbps = %.17g,\n",
 			num_d(s, r, "net_latency_us"), num_bit(s, r, "sharp"), num_bit(s, r, "pcie_p2p"),
-			num_bit(s, r, "default"));
+			num_bit(s, r, "default"), num_d(s, r, "host_mem_gbps"));
 		fputs("\t  .source = ", o);
 		put_str(o, field(s, r, "source"));
 		fputs(" },\n", o);

@@ -512,7 +512,19 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	double grads_step, sn = shard / z.e;          /* parameters in this rank's shard */
 	double adam = o->optimizer == MODEL_OPTIM_ADAMW;
 	double gbuf = 0;  /* a gradient buffer that lives through the step */
-	if (!model_mixed(o)) {
+	if (o->offload) {
+		/* DeepSpeed with offload_optimizer (model.c offload_step()):
+		 * the model's parameters and gradients in the dtype on the GPU
+		 * (ZeRO-3 partitions the parameters, gathering the root's and
+		 * two layers' as FSDP does; ZeRO-2 the gradients, a layer's
+		 * whole until its reduce-scatter), the FP32 master, its
+		 * gradients and the moments in host memory; the step reads
+		 * nothing more on the GPU */
+		m->weights = zero == 3 ? shard + R + 2 * L : W;
+		m->gradients = zero >= 2 ? shard + R + L : W;
+		m->optimizer = 0;
+		weights_step = grads_step = 0;
+	} else if (!model_mixed(o)) {
 		/* one dtype throughout (FP32, or the model cast to 16 bits) */
 		if (zero == 2 || pp_fsdp)
 			m->weights = W + shard;

@@ -814,6 +814,19 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--zero %u: the stages are 0 to 3", o->zero);
 		return SURFER_EINVAL;
 	}
+	if (o->offload && (o->mode != MODEL_TRAINING || !o->zero ||
+			   (o->optimizer != MODEL_OPTIM_ADAMW) || (o->pp > 1 && o->zero > 1))) {
+		/* DeepSpeed's CPU optimizer is its Adam; its pipeline engine
+		 * runs ZeRO stage 1 only */
+		snprintf(err, errlen, "--offload runs AdamW's step on the CPU as DeepSpeed's ZeRO does: "
+			 "it needs --mode training, --zero 1, 2 or 3 (1 with --pp) and --optimizer adamw");
+		return SURFER_EINVAL;
+	}
+	if (o->offload && !(o->host_rank_gbps > 0)) {
+		snprintf(err, errlen, "--offload: no host memory bandwidth (--host-mem-gbps, or a "
+			 "system of systems.csv that lists one)");
+		return SURFER_EINVAL;
+	}
 	if (o->zero && o->mode != MODEL_TRAINING) {
 		snprintf(err, errlen, "--zero shards the training state: it needs --mode training");
 		return SURFER_EINVAL;
@@ -871,6 +884,53 @@ static void optimizer_pass(struct bld *B, const char *name, enum pred_op op, dou
 	}
 }
 
+/* A copy of bytes between the GPU and the host's pinned memory (kind
+ * MODEL_COPY_DTOH or _HTOD), on the compute stream, the CPU waiting for
+ * it; cpu_ns of CPU work before it is issued. */
+static void host_copy(struct bld *B, int kind, double bytes, double cpu_ns)
+{
+	struct model_kernel *k = bld_push(B);
+	if (!k)
+		return;
+	k->k.name = kind == MODEL_COPY_DTOH ? "memcpy DtoH" : "memcpy HtoD";
+	k->k.op = PRED_OP_ELEMENTWISE;
+	k->k.bytes = bytes;
+	k->copy = (uint8_t)kind;
+	k->cpu_before_ns = cpu_ns;
+	k->sync_before = cpu_ns > 0;
+}
+
+/* --offload: DeepSpeed's offload_optimizer (device cpu; ZeRO-Offload, Ren
+ * et al. 2021, USENIX ATC) over this rank's P parameters, after backward:
+ *  - its gradients copied to the host's pinned FP32 buffer (DeepSpeed
+ *    casts them to FP32 on the GPU and copies them, 4 bytes a parameter:
+ *    stage_1_and_2.py's async_inplace_copy_grad_to_fp32_buffer_from_gpu,
+ *    as recalled, not read here);
+ *  - the gradients' norm summed over the ranks (a 4-byte all-reduce)
+ *    unless --no-grad-clip;
+ *  - DeepSpeedCPUAdam on the host: p, g, m, v read and p, m, v written in
+ *    FP32 (fused AdamW's 28 bytes, training-stacks.md section 5), the
+ *    norm's read of the gradients (4) and the 16-bit parameters written
+ *    for the copy back (the dtype's bytes), at a rank's share of the
+ *    host's DRAM bandwidth (o->host_rank_gbps: systems.csv's peak, so a
+ *    bound the step reaches at best; the CPU's arithmetic, ~10 FLOPs a
+ *    parameter, is far below what its cores issue);
+ *  - the 16-bit parameters copied back, the dtype's bytes.
+ * In that order, none overlapped with the GPU's work: DeepSpeed's stage 2
+ * overlaps the gradients' copies with backward (overlap_comm), and its
+ * one-step delayed update overlaps the CPU step with the next forward;
+ * neither is modelled, so the copies (a fraction of the CPU step: 6 of
+ * its 34 bytes at PCIe's 3-10x lower rate) count in full. */
+static void offload_step(struct bld *B, double P)
+{
+	const struct model_opts *o = B->o;
+	double clip = o->no_grad_clip ? 0 : 4.0;
+	host_copy(B, MODEL_COPY_DTOH, 4.0 * P, 0);
+	if (!o->no_grad_clip && model_grad_ranks(o) > 1)
+		k_comm(B, COMM_ALL_REDUCE, 4.0, o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP, 0);
+	host_copy(B, MODEL_COPY_HTOD, B->esz * P, P * (28.0 + clip + B->esz) / o->host_rank_gbps);
+}
+
 /* Optimizer step over this GPU's parameters (training-stacks.md section 5).
  * The state is in the dtype, or FP32 in mixed precision (model_mixed:
  * FP32 master weights, moments and gradients, as FSDP's sharded flat
@@ -910,6 +970,10 @@ static void optimizer_step(struct bld *B)
 	}
 	B->ph = MODEL_PH_OPTIMIZER;
 	B->layer = -1;
+	if (o->offload) {
+		offload_step(B, P);
+		return;
+	}
 	int mixed = model_mixed(o);
 	double st = mixed ? 4.0 : B->esz;      /* bytes of p, g, m, v */
 	int passes;
@@ -1226,8 +1290,26 @@ void model_group(const struct model_opts *o, enum model_group g, uint32_t *ranks
 	*node_ranks = per < n ? per : n;
 }
 
+int model_offload_place(struct model_opts *o, const struct gpu_spec *g, char *err, size_t errlen)
+{
+	if (!o->offload)
+		return 0;
+	const struct gpu_system *s = o->system ? o->system : gpu_system_default(g);
+	double node = o->host_mem_gbps > 0 ? o->host_mem_gbps : s ? s->host_mem_gbps : 0;
+	uint32_t per = o->gpus_per_node ? o->gpus_per_node : s && s->gpus_per_node ? s->gpus_per_node : 8;
+	if (!(node > 0)) {
+		snprintf(err, errlen, "--offload: the host memory bandwidth of %s is not in systems.csv; "
+			 "give it with --host-mem-gbps (GB/s per node)", s ? s->id : g ? g->id : "the system");
+		return SURFER_EINVAL;
+	}
+	o->host_rank_gbps = node / per;
+	return 0;
+}
+
 int model_opts_place(struct model_opts *o, const struct gpu_spec *g, char *err, size_t errlen)
 {
+	if (model_offload_place(o, g, err, errlen))
+		return SURFER_EINVAL;
 	if (!o->system && !o->nodes && !o->gpus_per_node)
 		return 0;
 	const struct gpu_system *s = o->system ? o->system : gpu_system_default(g);

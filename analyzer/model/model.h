@@ -223,6 +223,16 @@ struct model_opts {
 	 * the gradient and reads and writes the FP32 buffer.  --stack te does
 	 * it in the weight-gradient GEMM (Megatron's main_grad) regardless. */
 	int grad_fp32;
+	/* --offload: the optimizer's step on the host's CPUs (DeepSpeed's
+	 * offload_optimizer with device cpu: ZeRO-Offload), with --zero 1-3:
+	 * the rank's gradients copied to the host, AdamW there, the 16-bit
+	 * parameters copied back; the FP32 state in host memory (model.c
+	 * offload_step(), memory.c).  host_mem_gbps: --host-mem-gbps, the
+	 * host's DRAM bandwidth per node, GB/s (0: the system's,
+	 * systems.csv); host_rank_gbps: a rank's share of it, set by
+	 * model_opts_place(). */
+	int offload;
+	double host_mem_gbps, host_rank_gbps;
 	/* No gradient-norm clipping before the optimizer step (the stacks
 	 * clip at 1.0 by default: Megatron's --clip-grad, torch's
 	 * clip_grad_norm_ in torchtitan, nanotron, the HF Trainer). */
@@ -354,6 +364,13 @@ uint32_t model_shard_ranks(const struct model_opts *o);
  * (the layout does not fill the nodes, --hsdp without FSDP or nodes). */
 int model_opts_place(struct model_opts *o, const struct gpu_spec *g, char *err, size_t errlen);
 
+/* --offload on target g: sets o->host_rank_gbps, a rank's share of the
+ * host's DRAM bandwidth (--host-mem-gbps or the system's host_mem_gbps,
+ * over its GPUs per node).  0 (nothing to do without --offload), or
+ * SURFER_EINVAL with the reason in err when the system's figure is
+ * unknown and none was given.  model_opts_place() calls it. */
+int model_offload_place(struct model_opts *o, const struct gpu_spec *g, char *err, size_t errlen);
+
 enum model_phase {
 	MODEL_PH_FORWARD = 0, MODEL_PH_BACKWARD, MODEL_PH_OPTIMIZER, MODEL_PH_COMM,
 	MODEL_PH_COUNT
@@ -405,7 +422,12 @@ struct model_kernel {
 	 * (FSDP2's copy-out and copy-in around the gather and reduce-scatter
 	 * it runs once a step there, model.c sharded()). */
 	uint8_t step_once;
+	/* A copy between the device and the host's pinned memory in place of
+	 * a kernel (MODEL_COPY_DTOH, _HTOD; k.bytes its size), blocking the
+	 * CPU until it is done: --offload's gradients and parameters. */
+	uint8_t copy;
 };
+enum { MODEL_COPY_NONE = 0, MODEL_COPY_DTOH, MODEL_COPY_HTOD };
 
 enum { MODEL_ASYNC_AFTER = 1, MODEL_ASYNC_FREE = 2 };
 enum { MODEL_ROLE_NONE = 0, MODEL_ROLE_GRAD_ACC, MODEL_ROLE_PER_STEP, MODEL_ROLE_DP_SYNC,

@@ -140,6 +140,26 @@ static enum trace_dtype em_dtype(enum gpu_dtype d)
 	}
 }
 
+/* A copy between the device and pinned host memory (mk->copy), blocking:
+ * the CPU returns when it is done, as cudaMemcpy does.  No GPU times: the
+ * analysis times it over the target's host link. */
+static void em_copy(struct emit *e, const struct model_kernel *mk, uint64_t stream)
+{
+	struct trace_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_MEMCPY;
+	r.u.copy.seq = ++e->seq;
+	r.u.copy.bytes = (uint64_t)mk->k.bytes;
+	r.u.copy.kind = mk->copy == MODEL_COPY_DTOH ? TRACE_COPY_DTOH : TRACE_COPY_HTOD;
+	r.u.copy.async = 0;
+	r.u.copy.stream = stream;
+	r.u.copy.thread = MODELPROG_THREAD;
+	r.u.copy.cpu_ns = r.u.copy.cpu_end_ns = em_cpu(e);
+	r.u.copy.host_mem = TRACE_HOST_PINNED;
+	em_record(e, &r);
+}
+
 /* The operator record and the launch of mk on stream, one launch later. */
 static void em_kernel(struct emit *e, const struct model_kernel *mk, uint64_t stream, int peer)
 {
@@ -148,6 +168,10 @@ static void em_kernel(struct emit *e, const struct model_kernel *mk, uint64_t st
 	const char *name = k->name ? k->name : "";
 	uint64_t op_seq;
 
+	if (mk->copy) {
+		em_copy(e, mk, stream);
+		return;
+	}
 	if (e->fn)
 		e->fn(e->ctx, mk, peer);
 	memset(&r, 0, sizeof(r));
@@ -355,6 +379,9 @@ static int em_pipeline(struct emit *e, const struct model_seq *s, const struct m
 		if ((s->v[i].phase != MODEL_PH_OPTIMIZER && !s->v[i].async && !s->v[i].step_once) ||
 		    inner[i])
 			continue;
+		if (s->v[i].sync_before)
+			em_device_sync(e);
+		e->cpu += s->v[i].cpu_before_ns;
 		e->cpu += em_launch_ns(e, s, o, i);
 		em_kernel(e, &s->v[i], MODELPROG_STREAM, 0);
 	}

@@ -34,7 +34,7 @@ const char *const *model_cli_options(void)
 		"stack", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
 		"moe-route-nodes", "moe-dispatch-fp8", "moe-a2a-overlap", "act-ckpt-layers",
-		"sequence-parallel", "no-grad-clip", "fsdp", "fsdp-reduce",
+		"sequence-parallel", "no-grad-clip", "fsdp", "fsdp-reduce", "offload", "host-mem-gbps",
 		NULL
 	};
 	return names;
@@ -348,6 +348,15 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 8, &o->mtp, &most);
 	} else if (!strcmp(name, "grad-fp32")) {
 		o->grad_fp32 = 1;
+	} else if (!strcmp(name, "offload")) {
+		o->offload = 1;
+	} else if (!strcmp(name, "host-mem-gbps")) {
+		char *end;
+		double g = strtod(v, &end);
+		if (end == v || *end || !(g > 0) || g > 100000)
+			bad = -1;
+		else
+			o->host_mem_gbps = g;
 	} else if (!strcmp(name, "sequence-parallel")) {
 		o->sp = 1;
 	} else if (!strcmp(name, "no-grad-clip")) {
@@ -408,6 +417,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			{ "precision", "pure, mixed or auto" },
 			{ "fp8-recipe", "tensorwise, rowwise, delayed or mxfp8" },
 			{ "power-limit", "watts between 10 and 5000" },
+			{ "host-mem-gbps", "GB/s above 0, at most 100000" },
 			{ "head", "lm or classify" }, { "launch-us", "microseconds >= 0" },
 			{ "expert-capacity", "a positive count, config or none" },
 			{ "zero", "0, 1, 2 or 3" },
