@@ -12,10 +12,15 @@
  * (winograd_nonfused); FFT multiplies in the frequency domain (gcgemm, a
  * complex GEMM).  The time on GPU g is
  *
- *   T = max(F / (P_32 x c x eff_a x e_wave^wave_pow x s^smem_pow),
- *           bytes / (BW x bw_eff)) (+ floor)
+ *   T = (T_c^k + T_m^k)^(1/k) (+ floor),
+ *   T_c = F / (P_32 x c x eff_a x e_wave^wave_pow x s^smem_pow),
+ *   T_m = bytes / (BW x bw_eff)
  *
- * with F the direct convolution's FLOPs (2 M N K), P_32 the FP32 rate of
+ * with k = overlap_pow how far the kernel hides its loads behind its math
+ * (1: not at all, the sum; large: fully, the maximum; fitted 1.5-2.1
+ * with each architecture held out: where the two times were close the
+ * maximum predicted the P100, P4 and T4 0.07-0.13 (log) fast, held out,
+ * docs/conv.md), F the direct convolution's FLOPs (2 M N K), P_32 the FP32 rate of
  * the cores, c the fraction of it the board's power limit sustains
  * (2 TDP / (P_32 x E), E the energy of a core-cycle at the chip's node:
  * power.c's POWER_NODE_LINEAR times the measured POWER_FMA_PJ16), eff_a
@@ -224,6 +229,15 @@ static double cv_capped(double t_c, double cap, const struct conv_params *p)
 	return t_c;
 }
 
+/* Compute and memory time together: max() when k <= 0, else their k-norm. */
+static double cv_combine(double t_c, double t_m, double k)
+{
+	if (!(k > 0) || !(t_c > 0) || !(t_m > 0))
+		return t_c > t_m ? t_c : t_m;
+	double hi = t_c > t_m ? t_c : t_m, lo = t_c > t_m ? t_m : t_c;
+	return hi * pow(1 + pow(lo / hi, k), 1 / k);
+}
+
 static double cv_time(const struct cv_feat *f, const struct conv_params *p, int floor,
 		      int *mem_bound)
 {
@@ -236,7 +250,7 @@ static double cv_time(const struct cv_feat *f, const struct conv_params *p, int 
 	double eff = cv_eff(f, p) * exp(log_e);
 	double t_c = cv_capped(eff > 0 ? work / eff : INFINITY, cap, p);
 	double t_m = f->tm_ns / (f->named ? p->bw_eff : p->shape_bw_eff);
-	double t = t_c > t_m ? t_c : t_m;
+	double t = cv_combine(t_c, t_m, p->overlap_pow);
 	int mb = t_m > t_c;
 	if (!f->named && f->wino && p->shape_wino_eff > 0 && p->shape_softmin > 0) {
 		/* Winograd's GEMM, then its transforms (kernels of their own:
@@ -313,6 +327,10 @@ int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
  * tile.h): a fitted floor beyond that stands in for something else. */
 #define CONV_MAX_FLOOR_NS 60e3
 #define CONV_MAX_BOOST_NS 50e6
+/* The overlap exponent: 1 adds the two times (no overlap at all), 50 is
+ * max() to within 1.4 % where they are equal. */
+#define CONV_MIN_OVERLAP 1.0
+#define CONV_MAX_OVERLAP 50.0
 
 /* The parameter vector: log eff of each algorithm present when some
  * pairs ran different algorithms on their two sides (otherwise the
@@ -328,6 +346,7 @@ struct cv_problem {
 	const double *w, *log_meas, *log_origin;
 	size_t n;
 	int algos[CONV_ALGO_COUNT], nalgo;
+	int overlap;              /* fit overlap_pow too */
 	struct conv_params base;
 };
 
@@ -341,7 +360,9 @@ static void cv_unpack(const struct cv_problem *pr, const double *x, struct conv_
 	p->boost_ns = exp(x[i++]);
 	p->floor_ns = exp(x[i++]);
 	p->bw_eff = exp(x[i++]);
-	p->smem_pow = x[i];
+	p->smem_pow = x[i++];
+	if (pr->overlap)
+		p->overlap_pow = exp(x[i]);
 }
 
 static int cv_pack(const struct cv_problem *pr, const struct conv_params *p, double *x)
@@ -354,6 +375,8 @@ static int cv_pack(const struct cv_problem *pr, const struct conv_params *p, dou
 	x[i++] = log(p->floor_ns);
 	x[i++] = log(p->bw_eff);
 	x[i++] = p->smem_pow;
+	if (pr->overlap)
+		x[i++] = log(p->overlap_pow);
 	return i;
 }
 
@@ -368,6 +391,7 @@ static double cv_loss(const double *x, void *ctx)
 	 * slower than CONV_MAX_BOOST_NS has no physical meaning */
 	if (p.wave_pow < 0 || p.wave_pow > 2 || p.bw_eff > 1.2 || p.bw_eff < 0.05 ||
 	    p.smem_pow < 0 || p.smem_pow > 2 ||
+	    (pr->overlap && (p.overlap_pow < CONV_MIN_OVERLAP || p.overlap_pow > CONV_MAX_OVERLAP)) ||
 	    p.floor_ns > CONV_MAX_FLOOR_NS ||
 	    p.boost_ns > CONV_MAX_BOOST_NS)
 		return INFINITY;
@@ -460,6 +484,12 @@ int conv_fit(const struct conv_sample *s, size_t n, struct conv_params *p, doubl
 			pr.base.floor_ns = 20000;
 		if (!(pr.base.boost_ns > 0) || pr.base.boost_ns > CONV_MAX_BOOST_NS)
 			pr.base.boost_ns = CONV_MAX_BOOST_NS / 10;
+		/* overlap_pow is fitted where the starting point has one (<= 0:
+		 * max(), kept) */
+		pr.overlap = pr.base.overlap_pow > 0;
+		if (pr.overlap && !(pr.base.overlap_pow >= CONV_MIN_OVERLAP &&
+				    pr.base.overlap_pow <= CONV_MAX_OVERLAP))
+			pr.base.overlap_pow = 4;
 		int dim = cv_pack(&pr, &pr.base, x);
 		double loss = nelder_mead_restarts(cv_loss, &pr, x, dim, 0.5, 0.1, 4000, 4);
 		cv_unpack(&pr, x, p);

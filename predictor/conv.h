@@ -76,6 +76,8 @@ struct conv_params {
 				   * S_t)^(1 - pull) (conv_fit_pull())       */
 	double wave_pow;          /* exponent on the wave efficiency          */
 	double bw_eff;            /* fraction of achievable DRAM bandwidth    */
+	double overlap_pow;       /* k: compute and memory times combine as
+				   * (t_c^k + t_m^k)^(1/k); <= 0: max()     */
 	double smem_pow;          /* exponent on min(1, shared memory per SM /
 				   * 96 KB) for the implicit-GEMM and fused
 				   * Winograd kernels (conv.c)               */

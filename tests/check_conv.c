@@ -146,6 +146,16 @@ START_TEST(hand_computed_times)
 	/* no tile in the name: 128 x 64 */
 	k = conv_kernel("mystery_conv_kernel", 128 * 200, 1e6);
 	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), f / (10e12 * 0.5) * 1e9, 1e-3);
+	/* compute and memory overlapping imperfectly: with overlap_pow 2 a
+	 * kernel whose two times are equal (754,974.72 ns of math, so
+	 * 7.5497472e8 bytes at 1000 GB/s) takes sqrt(2) x 754,974.72 =
+	 * 1,067,695.49 ns; 1 GB (1 ms) against that math sqrt(1e12 +
+	 * 754974.72^2) = 1,252,991.15 ns */
+	p.overlap_pow = 2;
+	k = conv_kernel(name, 128 * 200, 7.5497472e8);
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 1067695.49, 0.01);
+	k = conv_kernel(name, 128 * 200, 1e9);
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 1252991.15, 0.01);
 }
 END_TEST
 

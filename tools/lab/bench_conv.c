@@ -144,10 +144,11 @@ static void cb_print_params(const struct conv_params *p)
 	       "\t.shape_bw_eff = %.4f,\n\t.shape_red_steps = %.1f,\n\t.shape_floor_ns = %.1f,\n"
 	       "\t.shape_wino_eff = %.4f,\n\t.shape_wino_steps = %.1f,\n\t.shape_softmin = %.3f,\n"
 	       "\t.shape_pull = %.2f,\n"
-	       "\t.wave_pow = %.4f,\n\t.bw_eff = %.4f,\n\t.smem_pow = %.4f,\n", p->shape_eff,
+	       "\t.wave_pow = %.4f,\n\t.bw_eff = %.4f,\n\t.overlap_pow = %.4f,\n"
+	       "\t.smem_pow = %.4f,\n", p->shape_eff,
 	       p->shape_ramp_flop, p->shape_pad_pow, p->shape_bw_eff, p->shape_red_steps,
 	       p->shape_floor_ns, p->shape_wino_eff, p->shape_wino_steps, p->shape_softmin,
-	       p->shape_pull, p->wave_pow, p->bw_eff, p->smem_pow);
+	       p->shape_pull, p->wave_pow, p->bw_eff, p->overlap_pow, p->smem_pow);
 	if (p->power_pj16 == POWER_FMA_PJ16)
 		printf("\t.power_pj16 = POWER_FMA_PJ16,\n");
 	else
@@ -264,11 +265,11 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 		printf("   (fit: rms log %.3f, floor %.1f us, %.1f pJ, boost %.0f us, wave^%.2f, "
 		       "bw %.2f, smem^%.2f; shape: eff %.2f, ramp %.2g FLOP, pad^%.2f, bw %.2f, "
 		       "floor %.1f us, pull %.2f, steps %.0f; Winograd eff %.2f, steps %.0f, "
-		       "softmin %.2f)\n", rms,
+		       "softmin %.2f, overlap %.2f)\n", rms,
 		       p.floor_ns / 1e3, p.power_pj16, p.boost_ns / 1e3, p.wave_pow, p.bw_eff,
 		       p.smem_pow, p.shape_eff, p.shape_ramp_flop, p.shape_pad_pow, p.shape_bw_eff,
 		       p.shape_floor_ns / 1e3, p.shape_pull, p.shape_red_steps, p.shape_wino_eff,
-		       p.shape_wino_steps, p.shape_softmin);
+		       p.shape_wino_steps, p.shape_softmin, p.overlap_pow);
 		(*npairs)++;
 		nh++;
 	}
