@@ -1435,7 +1435,9 @@ static int an_run(const char *path, const void *buf, size_t len,
 	 * the cap and not being what differs between boards, their clock:
 	 * the derated copy carries its share (clock_share) and the
 	 * memory-bound models read the row's clock through
-	 * gpu_memory_bound_clock_mhz(). */
+	 * gpu_memory_bound_clock_mhz().  The copy keeps the row's TDP and
+	 * the power rules read the row's peaks (gpu_row_rate()): the cap
+	 * reaches every model once, through the copy's peaks. */
 	const struct trace_header *hd = trace_reader_header(c.r);
 	double cap_w = hd->power_limit_w;
 	c.a->world_size = hd->world_size;
@@ -1454,8 +1456,6 @@ static int an_run(const char *path, const void *buf, size_t len,
 			const struct gpu_spec *g = o->targets[t];
 			double share = an_power_share(g, cap_w);
 			paced_tg[t] = gpu_derate_compute(g, c.a->pace * share, &paced[t]);
-			if (share < 1)
-				paced[t].tdp_w = (uint32_t)lround(cap_w);
 		}
 		paced_o = *o;
 		paced_o.targets = paced_tg;

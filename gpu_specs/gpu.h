@@ -195,7 +195,7 @@ double gpu_mem_usable_bytes(const struct gpu_spec *g);
 double gpu_host_link_gbps(const struct gpu_spec *g);
 
 /* Writes to *out g with its SM clock at f (0 < f < 1) of g's: its compute
- * peaks and clocks scaled by f, its memory bandwidth and the rest
+ * peaks and clocks scaled by f, its memory bandwidth, TDP and the rest
  * unchanged, and f kept in out->clock_share (times g's own share when g is
  * itself a derated copy): a board capped below its power, the slowest
  * board of a job.  Returns out. */
@@ -205,6 +205,16 @@ struct gpu_spec *gpu_derate_compute(const struct gpu_spec *g, double f, struct g
  * product of the derates gpu_derate_compute() gave a copy, 1 for a table
  * row (clock_share 0) and for NULL. */
 double gpu_clock_share(const struct gpu_spec *g);
+
+/* A compute figure of g (a peak or a rate derived from its peaks, TFLOP/s
+ * or FLOP/s) as g's table row has it: x / gpu_clock_share(g).  A derated
+ * copy keeps its row's TDP and scales its peaks, so the power rules (the
+ * tensor-core model's watts per TFLOP/s, the FP32 cap of power.c) read
+ * the row's figures through this and the derate reaches a prediction
+ * once, through the copy's peaks; with the copy's own peaks the rules
+ * would count it a second time (an L40S at 300 W: GEMMs 1.157x longer
+ * where the clock share alone gives 1.087x). */
+double gpu_row_rate(const struct gpu_spec *g, double x);
 
 /* The SM clock a memory-bound kernel runs g's SMs at, MHz: the table row's
  * boost clock, in a derated copy too (boost_clock_mhz / gpu_clock_share()).

@@ -528,6 +528,11 @@ double gpu_clock_share(const struct gpu_spec *g)
 	return g && g->clock_share > 0 ? g->clock_share : 1;
 }
 
+double gpu_row_rate(const struct gpu_spec *g, double x)
+{
+	return x / gpu_clock_share(g);
+}
+
 double gpu_memory_bound_clock_mhz(const struct gpu_spec *g)
 {
 	return g ? g->boost_clock_mhz / gpu_clock_share(g) : 0;

@@ -73,9 +73,18 @@ double power_node_energy(uint32_t cc, enum power_node_rule r)
 	return (12.0 / 16) * (12.0 / 16) * (nm / 12);
 }
 
+/* g's CUDA-core FP32 rate, TFLOP/s, as its table row has it: a copy capped
+ * below its TDP or paced by a job's slowest carries the clock share in
+ * its peaks and keeps the row's TDP (gpu_row_rate()), so the cap of the
+ * row is the one that applies on top of that share. */
+static double pw_row_simt_tflops(const struct gpu_spec *g)
+{
+	return g ? gpu_row_rate(g, gpu_fp32_simt_tflops(g)) : 0;
+}
+
 double power_cap_pj(const struct gpu_spec *g, enum power_node_rule r)
 {
-	double simt = g ? gpu_fp32_simt_tflops(g) : 0;
+	double simt = pw_row_simt_tflops(g);
 	if (!g || !g->tdp_w || !(simt > 0) || gpu_cc_is_amd(g->cc))
 		return INFINITY;
 	/* 2 TDP / (P_32 x E x node) = 1 at E = 2 TDP / (P_32 x node), in pJ
@@ -88,7 +97,7 @@ double power_sustained_fraction(const struct gpu_spec *g, double pj16, enum powe
 	if (!(pj16 > 0) || isinf(power_cap_pj(g, r)))
 		return 1;
 	double e = pj16 * 1e-12 * power_node_energy(g->cc, r);  /* J per core-cycle */
-	double s = 2.0 * g->tdp_w / (gpu_fp32_simt_tflops(g) * 1e12 * e);
+	double s = 2.0 * g->tdp_w / (pw_row_simt_tflops(g) * 1e12 * e);
 	return s < 1 ? s : 1;
 }
 

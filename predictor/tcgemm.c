@@ -391,6 +391,21 @@ struct tc8_feat {
 	double waves, k_peak_ns, k_feed_ns, tm_ns, wpt;
 };
 
+/* g's watts per dense FP16 TFLOP/s, its table row's (a board capped below
+ * its TDP or paced by a job's slowest is a copy with derated peaks and the
+ * row's TDP, whose clock share the peaks carry already: gpu_row_rate());
+ * NAN without a TDP or FP16 peak. */
+static double tc_wpt(const struct gpu_spec *g)
+{
+	double p16 = gpu_row_rate(g, roofline_peak_flops(g, GPU_DT_FP16) / 1e12);
+	return g->tdp_w > 0 && p16 > 0 ? g->tdp_w / p16 : NAN;
+}
+
+static double tc_log_wpt(const struct gpu_spec *g)
+{
+	return log(tc_wpt(g));
+}
+
 static int tc8_features(const struct pred_kernel *k, const struct gpu_spec *g,
 			struct tc8_feat *f)
 {
@@ -398,7 +413,7 @@ static int tc8_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	    !k->k || !g->sms)
 		return -1;
 	double peak = roofline_peak_flops(g, GPU_DT_FP8) * gpu_matrix_eff(g),
-	       bw = tc_bw_bytes(g), p16 = roofline_peak_flops(g, GPU_DT_FP16) / 1e12;
+	       bw = tc_bw_bytes(g);
 	double clk = (g->boost_clock_mhz ? g->boost_clock_mhz : g->base_clock_mhz) * 1e6;
 	if (!(peak > 0) || !(bw > 0) || !(clk > 0))
 		return -1;
@@ -409,7 +424,9 @@ static int tc8_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	f->k_peak_ns = kk * 2.0 * t * t / (peak / g->sms) * 1e9;
 	f->k_feed_ns = kk * 2.0 * t / clk * 1e9;
 	f->tm_ns = ((m * kk + kk * n) + m * n * tc_out_bytes(k, 2)) * b / bw * 1e9;
-	f->wpt = g->tdp_w > 0 && p16 > 0 ? g->tdp_w / p16 : INFINITY;
+	f->wpt = tc_wpt(g);
+	if (isnan(f->wpt))
+		f->wpt = INFINITY;
 	return 0;
 }
 
@@ -504,11 +521,6 @@ static double tc_clock(const struct gpu_spec *g)
 	return 1;
 }
 
-static double tc_log_wpt(const struct gpu_spec *g)
-{
-	double p16 = roofline_peak_flops(g, GPU_DT_FP16) / 1e12;
-	return g->tdp_w > 0 && p16 > 0 ? log(g->tdp_w / p16) : NAN;
-}
 
 static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 		       struct tc_feat *f)

@@ -1248,8 +1248,20 @@ END_TEST
  * world GPUs: one GPU's call g (its shape and types) and the kernel k it
  * launched, named kname (its launch shape, and its measured time in
  * end_ns), at 1 us; the sequence, stream and times are filled in. */
+static void write_gemm_trace_capped(const char *device, uint32_t world, double cap_w,
+				    const struct trace_gemm *g, const char *kname,
+				    const struct trace_kernel *k);
+
 static void write_gemm_trace(const char *device, uint32_t world, const struct trace_gemm *g,
 			     const char *kname, const struct trace_kernel *k)
+{
+	write_gemm_trace_capped(device, world, 0, g, kname, k);
+}
+
+/* write_gemm_trace() with the header's power_limit_w at cap_w (0 none). */
+static void write_gemm_trace_capped(const char *device, uint32_t world, double cap_w,
+				    const struct trace_gemm *g, const char *kname,
+				    const struct trace_kernel *k)
 {
 	struct trace_header h;
 	struct trace_record r;
@@ -1260,6 +1272,7 @@ static void write_gemm_trace(const char *device, uint32_t world, const struct tr
 	memset(&h, 0, sizeof(h));
 	snprintf(h.device.name, sizeof(h.device.name), "%s", device);
 	h.world_size = world;
+	h.power_limit_w = cap_w;
 	ck_assert_int_eq(trace_writer_header(w, &h), 0);
 	memset(&r, 0, sizeof(r));
 	r.type = TRACE_GEMM;
@@ -1358,6 +1371,42 @@ START_TEST(world_size_paces_targets)
 	analysis_free(ad);
 	analysis_free(a1);
 	analysis_free(a8);
+}
+END_TEST
+
+/* A board capped below its TDP takes the cap once: an L40S (350 W, no
+ * MAMF figure: tcgemm's rule with its watts per TFLOP/s) at 300 W keeps
+ * (300 / 350) / 0.90^(2/3) = 0.857143 / 0.932170 = 0.919514 of its clock
+ * (below the voltage floor, power.c), so a compute-bound BF16 GEMM
+ * (16384^2 x 8192: DRAM time 1.4 % of the main loop's) takes
+ * 1 / 0.919514 = 1.08753x as long, its DRAM part unchanged pulling the
+ * ratio under that by less than 0.2 %.  The rule reading the capped
+ * copy's TDP and derated peaks on top of that share made it 1.157x. */
+START_TEST(power_limit_applied_once)
+{
+	const struct gpu_spec *l40s = gpu("l40s");
+	const struct gpu_spec *targets[1] = { l40s };
+	const struct trace_gemm gm = { .m = 16384, .n = 16384, .k = 8192, .a_type = TRACE_DT_BF16,
+		.b_type = TRACE_DT_BF16, .c_type = TRACE_DT_BF16, .compute_type = TRACE_DT_F32 };
+	const struct trace_kernel kn = { .grid = {64, 128, 1}, .block = {256, 1, 1}, .regs = 232,
+		.dyn_smem = 98304, .end_ns = 4400000 };
+	const char *kname = "sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x32_stage3";
+
+	write_gemm_trace_capped("NVIDIA A100-SXM4-80GB", 0, 0, &gm, kname, &kn);
+	struct analysis *a0 = run(path, NULL, targets, 1, PRED_AUTO);
+	write_gemm_trace_capped("NVIDIA A100-SXM4-80GB", 0, 300, &gm, kname, &kn);
+	struct analysis *ac = run(path, NULL, targets, 1, PRED_AUTO);
+	write_gemm_trace_capped("NVIDIA A100-SXM4-80GB", 0, 350, &gm, kname, &kn);
+	struct analysis *at = run(path, NULL, targets, 1, PRED_AUTO);
+
+	ck_assert_int_eq(ac->targets[0].groups[0].method, PRED_TCGEMM);
+	double r = ac->targets[0].kernel_ns / a0->targets[0].kernel_ns;
+	ck_assert_msg(r > 1.08753 * 0.998 && r <= 1.08753 * 1.0001, "capped / uncapped %.5f", r);
+	ck_assert_double_eq_tol(at->targets[0].kernel_ns, a0->targets[0].kernel_ns,
+				1e-9 * a0->targets[0].kernel_ns);
+	analysis_free(a0);
+	analysis_free(ac);
+	analysis_free(at);
 }
 END_TEST
 
@@ -1545,6 +1594,7 @@ int main(void)
 	tcase_add_test(tc, gemm_transposed_operand);
 	tcase_add_test(tc, tf32_gemm_named_by_kernel);
 	tcase_add_test(tc, world_size_paces_targets);
+	tcase_add_test(tc, power_limit_applied_once);
 	tcase_add_test(tc, iterations_that_exist);
 	tcase_add_test(tc, pinned_copy_does_not_wait);
 	tcase_add_test(tc, transposed_gemm_on_amd);

@@ -215,6 +215,31 @@ START_TEST(power_cap)
 }
 END_TEST
 
+/* A board capped below its TDP (or paced by a job's slowest) is a copy
+ * whose peaks carry the clock share, its row's TDP kept
+ * (gpu_derate_compute); the FP32 cap is the row's, applied on top of the
+ * share once.  The 12 nm board above at 53.33 pJ sustains half its peak:
+ * 2t; its copy at 0.9 of the clock 2t / 0.9 = 2.2222t.  (Read from the
+ * copy's own 9 TFLOP/s the cap would sustain 200 / (9 x 0.75 x 53.33)
+ * = 0.5556 of them and give back 2t, the share cancelled.) */
+START_TEST(power_cap_on_derated_copy)
+{
+	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 100), c;
+	struct conv_params p = hand_params();
+	struct pred_kernel k = conv_kernel("cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
+					   128 * 200, 1e6);
+	double t = 2.0 * 128 * 200 * 64 * 1152 / (10e12 * 0.5) * 1e9;
+	p.power_pj16 = 2 * 2.0 * 100 / (10 * 0.75);
+	gpu_derate_compute(&g, 0.9, &c);
+	ck_assert_uint_eq(c.tdp_w, 100);
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 2 * t, 1e-3);
+	ck_assert_double_eq_tol(conv_model_ns(&k, &c, &p, 0), 2 * t / 0.9, 1e-3);
+	/* the fraction itself: 200 / (10 x 53.33 x 0.75) = 0.5 on both */
+	ck_assert_double_eq_tol(power_sustained_fraction(&c, p.power_pj16, POWER_NODE_LINEAR), 0.5, 1e-9);
+	ck_assert_double_eq_tol(power_cap_pj(&c, POWER_NODE_LINEAR), 200.0 / (10 * 0.75), 1e-9);
+}
+END_TEST
+
 /* A recorded launch's grid is the blocks that ran, whatever the name's
  * tile: 201 blocks on 100 SMs are three waves, e_wave = 201 / 300, where
  * the 128 x 64 tiles of the shape fill two exactly. */
@@ -885,6 +910,7 @@ int main(void)
 	tcase_add_test(tc, algorithm_from_name);
 	tcase_add_test(tc, hand_computed_times);
 	tcase_add_test(tc, power_cap);
+	tcase_add_test(tc, power_cap_on_derated_copy);
 	tcase_add_test(tc, waves_from_recorded_grid);
 	tcase_add_test(tc, shared_memory_per_sm);
 	tcase_add_test(tc, ratio_form_and_refusals);

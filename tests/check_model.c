@@ -3149,9 +3149,10 @@ static double step_ns(const struct model_opts *o, const struct gpu_spec *g)
  * analysis predicts on the target with its compute peaks and clocks
  * scaled by the clock share the cap leaves (predictor/power.c: 500 of
  * 700 W is below the voltage floor at 0.90 of the TDP, so 0.714286 /
- * 0.90^(2/3) = 0.766261, not the 0.714 of a linear rule) and its TDP at
- * the cap, memory bandwidth kept (the same time as on such a GPU without
- * a cap); at the TDP the GPU is itself. */
+ * 0.90^(2/3) = 0.766261, not the 0.714 of a linear rule), its TDP and
+ * memory bandwidth kept (the same time as on such a derated copy without
+ * a cap: the power rules read the row's figures); at the TDP the GPU is
+ * itself. */
 START_TEST(power_limit_target)
 {
 	struct model_cli m;
@@ -3169,7 +3170,7 @@ START_TEST(power_limit_target)
 	gpu_derate_compute(g, 0.766261, &tmp);
 	ck_assert_double_eq_tol(tmp.peak_tflops[GPU_DT_BF16], g->peak_tflops[GPU_DT_BF16] * 0.766261, 1e-9);
 	ck_assert_double_eq(tmp.mem_bw_gbps, g->mem_bw_gbps);
-	tmp.tdp_w = 500;
+	ck_assert_uint_eq(tmp.tdp_w, g->tdp_w);
 	double slow = step_ns(&o, &tmp);
 	o.power_limit_w = 500;
 	double capped = step_ns(&o, g);
@@ -3177,7 +3178,6 @@ START_TEST(power_limit_target)
 	ck_assert_double_eq_tol(capped, slow, 1e-5 * slow);
 	/* the linear rule's copy (500 / 700) is slower than the cap */
 	gpu_derate_compute(g, 500.0 / 700, &tmp);
-	tmp.tdp_w = 500;
 	ck_assert(step_ns(&o, &tmp) > capped * 1.01);
 	o.power_limit_w = 0;
 	o.power_limit_w = 700;
