@@ -48,6 +48,16 @@
  * (NVLSTree).  NCCL takes the faster; so does this.  Network rate: 0.8 of
  * the NICs' line rate ("expect ~80% of advertised", ml-engineering; 4x8
  * B200 over EFA: 74%), not fitted to the data here.
+ *
+ * Tried and not landed: a ramp on Simple's bandwidth time, x (1 +
+ * (S_half / S)^p), for the slow climb of the measured bus bandwidth from
+ * 8 to 512 MiB (this model is 15-34 % fast on the A100s at 8-64 MiB).
+ * Fitted on one source's node-local all-reduces and checked on the
+ * other's it helped (PipeWeave held out 8.5 -> 7.9 %, vidur 16.8 ->
+ * 7.6 %), but the two fits disagree (4 MiB ^0.66, 14 MiB ^0.46) and on
+ * the DGX H100 and multi-node figures of training-stacks.md, in neither
+ * source, it moved the error only 21.3 -> 20.0 %, the H100 at 16 MiB
+ * further off (docs/model.md, "Mid sizes", has the numbers).
  */
 #include <math.h>
 #include <string.h>
