@@ -56,12 +56,12 @@
  *     MAPE): from another GPU's time the convolution model's ratio 14.0%,
  *     pulled toward its shape time across architectures (auto) 12.8%,
  *     the roofline ratio 21.1%, the FLOP/s ratio 21.1%; per held-out
- *     architecture P100 14.4 / 14.6 / 20.4%, P4 14.9 / 13.3 / 21.3%, T4
- *     13.5 / 11.5 / 21.1%, V100 13.2 / 11.9 / 21.5% (ratio / pulled /
+ *     architecture P100 14.4 / 14.7 / 20.4%, P4 14.9 / 13.2 / 21.3%, T4
+ *     13.5 / 11.3 / 21.1%, V100 13.2 / 11.9 / 21.5% (ratio / pulled /
  *     roofline ratio).  From the shape alone
  *     (no origin time: a config's convolution) the model's own time
- *     22.6% against the roofline's 43.6%: P100 26.1 / 43.6%, P4 24.0 /
- *     41.1%, T4 18.4 / 47.8%, V100 22.0 / 42.0% (docs/conv.md).  Other
+ *     21.8% against the roofline's 43.6%: P100 25.7 / 43.6%, P4 22.9 /
+ *     41.1%, T4 17.2 / 47.8%, V100 21.6 / 42.0% (docs/conv.md).  Other
  *     dtypes (tensor-core convolutions) keep the roofline: nothing
  *     measured them.
  */
@@ -97,7 +97,7 @@ enum pred_method pred_choose(const struct predictor *p, const struct pred_kernel
 		    (!measured || tile_features(tm, k, origin, NULL, f, &base) >= 0))
 			return PRED_MLP;
 	}
-	/* without an origin time the model from the shape: 22.6 % held out
+	/* without an origin time the model from the shape: 21.8 % held out
 	 * against the roofline's 43.6 % (above) */
 	if (k->op == PRED_OP_CONV && conv_model_ns(k, target, NULL, 0) > 0 &&
 	    (!measured || conv_model_ns(k, origin, NULL, 0) > 0))

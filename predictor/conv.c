@@ -85,6 +85,22 @@
  * not taken to gain, since no data shows what more buys. */
 #define CONV_SMEM_REF 98304.0
 
+/* The output tile's width (filters) cuDNN's implicit-GEMM kernels take
+ * where no name says it (a config's convolution; Winograd's batched GEMM
+ * from the shape): 128 x 32 for at most 32 filters, else 128 x 64.  On
+ * NeuSight's sweep every implicit-GEMM kernel cuDNN ran for K <= 32 was a
+ * 128 x 32 one on each of the four GPUs (13, 60, 54 and 18 shapes on the
+ * P100, P4, T4 and V100), and 128 x 64 the most common above (20-45 of
+ * 23-46 for K 33-64; 557-1377 of 794-1691 above 128, 128 x 32 and 128 x
+ * 128 the rest), so the rule read from any three of them is the same.
+ * With the 64-wide tile the shape path predicted K 16-64 0.1-0.2 (log)
+ * slow on every GPU, padding 16 filters to 64.  Held out, from the shape
+ * 22.6 -> 21.8 % (docs/conv.md). */
+static double cv_tile_n(double filters)
+{
+	return filters <= 32 ? 32 : 64;
+}
+
 /* Case-insensitive strstr. */
 static int has(const char *hay, const char *needle)
 {
@@ -142,7 +158,7 @@ struct cv_feat {
 	int wino;
 	double w_tc_ns;           /* the GEMM's FLOPs / P_32, ns           */
 	double w_red;             /* its reduction, C                      */
-	double w_log_wave;        /* log e_wave of its 128 x 64 tiles      */
+	double w_log_wave;        /* log e_wave of its tiles (cv_tile_n()) */
 	double w_log_pad;         /* log of their padding                  */
 	double w_tm_ns;           /* the convolution's bytes plus the
 				   * transformed input and output written
@@ -164,12 +180,13 @@ static void cv_wino_features(const struct pred_kernel *k, const struct gpu_spec 
 		return;
 	double imgs = (double)k->m / pq, ch = (double)(k->k / 9), kf = (double)k->n;
 	double mw = imgs * ceil(c->p / 4.0) * ceil(c->q / 4.0);
-	double tiles = ceil(mw / 128) * ceil(kf / 64), waves = ceil(tiles / g->sms);
+	double wn = cv_tile_n(kf), tiles = ceil(mw / 128) * ceil(kf / wn);
+	double waves = ceil(tiles / g->sms);
 	f->wino = 1;
 	f->w_tc_ns = 2.0 * 36 * mw * kf * ch / peak * 1e9;
 	f->w_red = ch;
 	f->w_log_wave = log(tiles / (waves * g->sms));
-	f->w_log_pad = log(mw * kf / (ceil(mw / 128) * 128 * ceil(kf / 64) * 64));
+	f->w_log_pad = log(mw * kf / (ceil(mw / 128) * 128 * ceil(kf / wn) * wn));
 	f->w_tm_ns = (k->bytes + gpu_dtype_bytes(k->dtype) * 2 * 36 * mw * (ch + kf)) / bw * 1e9;
 }
 
@@ -187,7 +204,7 @@ static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, st
 	double tiles = (double)k->grid[0] * (k->grid[1] ? k->grid[1] : 1) *
 		       (k->grid[2] ? k->grid[2] : 1);
 	struct tile_shape t;
-	double tm = 128, tn = 64;
+	double tm = 128, tn = cv_tile_n((double)k->n);
 	if (tile_from_name(k->name, &t) == 0 && t.kind == TILE_GEMM && t.t0 && t.t1)
 		tm = t.t0, tn = t.t1;
 	if (!(tiles > 0))
@@ -519,7 +536,8 @@ out:
  * fitted beside the ramp (the measuring host's per-operator cost, the
  * floor the ratio's fit keeps at 17 us), bounded by the fastest time the
  * fit saw, where it settles (66 us): 29.3 %.  The padding of the 128 x 64
- * tile (few filters: K = 3 pads the tile's 64 columns 21 times) enters as
+ * tile, 128 x 32 for K <= 32 (cv_tile_n(): few filters, K = 3 pads the
+ * tile's 32 columns 11 times) enters as
  * an efficiency with its own exponent, and the bandwidth's fraction is
  * fitted on absolute times too.  Each tile pays a fixed cost besides its
  * reduction (its first operand loads, its output's write), counted in

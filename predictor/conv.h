@@ -49,8 +49,9 @@ struct conv_params {
 	double shape_ramp_flop;   /* the work at which half of it is reached:
 				   * the compute term is (F + ramp) / rate,
 				   * a fixed amount of the GPU's own work    */
-	double shape_pad_pow;     /* exponent on the 128 x 64 tile's padding
-				   * efficiency m n / (m, n rounded up)      */
+	double shape_pad_pow;     /* exponent on the tile's padding efficiency
+				   * m n / (m, n rounded up): 128 x 64, 128 x
+				   * 32 for at most 32 filters              */
 	double shape_bw_eff;      /* fraction of achievable DRAM bandwidth   */
 	double shape_red_steps;   /* a tile's fixed cost (loading its first
 				   * operands, writing its output) in steps

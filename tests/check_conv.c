@@ -492,8 +492,11 @@ END_TEST
  * (F + 1e9) / 5e12 s, F = 2 x 25600 x 64 x 1152 = 3.7748736e9, 954,974.72
  * ns (+ its 30 us of floor when asked for); with 48 filters the tile's 64
  * columns are 0.75 used: (2.8311552e9 + 1e9) / (5e12 x 0.75) s =
- * 1,021,641.39 ns; 1 GB at half of 1000 GB/s is 2 ms.  The kernel's name
- * and grid are not read (a config has neither). */
+ * 1,021,641.39 ns; with 24 filters cuDNN's 128 x 32 tile, 0.75 used:
+ * F = 2 x 25600 x 24 x 1152 = 1.4155776e9, (F + 1e9) / (5e12 x 0.75) s =
+ * 644,154.03 ns (the 64-wide tile would make it 1,288,308.05); 1 GB at
+ * half of 1000 GB/s is 2 ms.  The kernel's name and grid are not read (a
+ * config has neither). */
 START_TEST(shape_form_hand_computed)
 {
 	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
@@ -506,6 +509,9 @@ START_TEST(shape_form_hand_computed)
 	k.n = 48;
 	k.flops = 2.0 * 128 * 200 * 48 * 1152;
 	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 1021641.39, 1e-2);
+	k.n = 24;
+	k.flops = 2.0 * 128 * 200 * 24 * 1152;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 644154.03, 1e-2);
 	k = conv_kernel(NULL, 128 * 200, 1e9);
 	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 2e6, 1e-2);
 	/* a tile's fixed cost of 288 reduction steps over k = 1152: the work
