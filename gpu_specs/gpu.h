@@ -251,9 +251,11 @@ struct gpu_system {
 	enum gpu_net net;
 	double net_latency_us;          /* one-way GPU-to-GPU across nodes, us   */
 	int sharp;                      /* in-network reduction (IB SHARP)       */
-	int pcie_p2p;                   /* GPUs without NVLink reach each other
-					 * peer-to-peer over PCIe (0: through
-					 * host memory, or unknown)              */
+	uint32_t pcie_p2p;              /* GPUs without NVLink that reach each
+					 * other peer-to-peer over PCIe (one
+					 * group, e.g. behind one switch); rings
+					 * of more go through host memory; 0:
+					 * none, or unknown                      */
 	int is_default;                 /* the system its GPU assumes            */
 	double host_mem_gbps;           /* the host CPUs' DRAM peak, GB/s; 0
 					 * unknown                              */

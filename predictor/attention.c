@@ -66,6 +66,30 @@
  *    computes on the FP32 units.  When splits > 1 a combine kernel reads
  *    the FP32 partial outputs and log-sum-exps: splits x q x H x (dv + 1)
  *    x 4 bytes, and writes the output.
+ *  - FlashInfer decode off the async class (SGLang's backend on Ampere,
+ *    Ada and RTX Blackwell; the async class runs FA3's tiles, what
+ *    SGLang's fa3 backend runs on Hopper): the tensor-core kernel takes
+ *    the packed group as a 16-row query tile (64 above 16 rows, 128 above
+ *    64: FI FA2DetermineCtaTileQ), the CUDA-core kernel below a group of
+ *    4 (its DecodePlan sizes the grid by the occupancy API, taken as the
+ *    tensor-core plan's 2 blocks per SM: unverified; vLLM's FlashInfer
+ *    backend takes the tensor-core kernel for every group, not told
+ *    apart here); FI's own split plan (attn_fi_chunk(): chunks of at least 128 keys
+ *    sized so that the work items fill 2 thread blocks per SM, one item
+ *    per request when even that does not fit), the items' FP32 partial
+ *    outputs written and merged by VariableLengthMergeStates on every
+ *    step (split-KV is on under CUDA graphs).  What it costs per sequence
+ *    is small: on PipeWeave's SGLang runs the step grows 4.6-7.8 ms from
+ *    8 to 32 sequences of Qwen2.5-14B on the A40, L40, L20, RTX A6000 and
+ *    RTX 6000 Ada (predicted 1.8-2.7), and this plan adds 0.1-0.2 ms of
+ *    it (A40 at 32 sequences: 11.12 -> 11.33 ms of attention a step: one
+ *    thread block per request and head, 256 on 168 slots, the merge's
+ *    5 MB of partials); the longest request (4100 keys, one thread block)
+ *    would need a block to stream 6.5 GB/s for its tail to make the rest,
+ *    and the L40 and RTX 6000 Ada, with the same plan (35 items of 2050
+ *    keys) grow by 7.4 and 4.6 ms.  make bench-serving with the compiled-
+ *    in constants (--gemm-data none --compiled comm,attn), decode 5.2 ->
+ *    5.2 %, whole batch 5.6 -> 5.7.
  *  - MLA decode (DeepSeek's absorbed form, FlashMLA): 64 query heads x 64
  *    keys per step, the latent row (d = kv_lora_rank + rope, V its first
  *    dv) read once per key.
@@ -268,6 +292,49 @@ uint32_t attention_num_splits(double blocks, uint32_t slots, uint32_t n_blocks,
 	return 1;
 }
 
+/* FlashInfer's decode plan (FI scheduler.cuh: PrefillPlan for the
+ * tensor-core kernel, DecodePlan for the CUDA-core one).  A work item is
+ * one query tile of one request over one chunk of its keys; a thread
+ * block runs one item of one KV head.  The plan sizes the grid at 2 thread
+ * blocks per SM (num_blocks_per_sm 2), so at most max_batch_size_if_split
+ * = 2 SMs / Hkv items: the KV chunk is the smallest (at least 128 tokens
+ * at SGLang's page size 1: min_kv_chunk_size = 128 / page_size) whose
+ * items fit (PrefillBinarySearchKVChunkSize); when one item per request
+ * does not fit, each request is one item (no split).  Under CUDA graphs
+ * (the engines' decode) split-KV is on whatever the count, so the merge
+ * kernel always runs.  The call carries the sequences' count, their keys'
+ * sum and the longest, not each length: a request of L keys makes
+ * ceil(L / c) items, exactly S ceil(max / c) when the S lengths are equal,
+ * else taken as L / c + 1/2 on the mean (at most S ceil(max / c), at least
+ * the longest's ceil(max / c) beside one for each other).  Returns the
+ * chunk in keys and sets *items (all requests, one KV head). */
+static double attn_fi_items(double S, double kv, double max_kv, double qtiles, double c)
+{
+	double per_max = ceil(max_kv / c);
+	if (kv >= S * max_kv * (1 - 1e-9))
+		return qtiles * S * per_max;
+	return qtiles * fmax(S - 1 + per_max, fmin(S * per_max, kv / c + S / 2));
+}
+
+static double attn_fi_chunk(double S, double kv, double max_kv, double qtiles, double fit,
+			    double *items)
+{
+	double lo = 128, hi = max_kv > 128 ? max_kv : 128;
+	if (attn_fi_items(S, kv, max_kv, qtiles, hi) > fit) {
+		*items = qtiles * S;
+		return hi;
+	}
+	while (lo < hi) {          /* the smallest chunk whose items fit */
+		double mid = floor((lo + hi) / 2);
+		if (attn_fi_items(S, kv, max_kv, qtiles, mid) > fit)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*items = attn_fi_items(S, kv, max_kv, qtiles, hi);
+	return hi;
+}
+
 /* FA2's small-shared-memory parts (its is_sm8x: 8.6, 8.7, 8.9), which take
  * narrower tiles than 8.0 and everything from 9.0 on. */
 static int attn_sm8x(uint32_t cc)
@@ -463,24 +530,46 @@ int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
 		if (async && !mla)
 			attn_fwd_tile(async, g->cc, a->head_dim, 1, &p->block_m, &p->block_n);
 		rows = G * qlen;
+		int fi = !mla && !async && a->impl == PRED_ATTN_FLASHINFER;
+		/* FlashInfer's tensor-core decode runs its prefill kernel with
+		 * the packed group as the query tile: 16 rows up to 16 packed
+		 * rows, 64 up to 64, else 128 (FI FA2DetermineCtaTileQ, compute
+		 * capability 8.0 and up) */
+		if (fi)
+			p->block_m = rows <= 16 ? 16 : rows <= 64 ? 64 : 128;
 		rows_pad = ceil(rows / p->block_m) * p->block_m;
-		p->simt = !mla && !async && a->impl == PRED_ATTN_FLASHINFER && G < 4;
+		p->simt = fi && G < 4;
 		if (p->simt)
 			rows_pad = rows;
-		double mblocks = ceil(rows / p->block_m);
-		uint32_t nblk = (uint32_t)fmin(ceil((double)a->max_kv / p->block_n), 1e9);
-		uint32_t slots = (uint32_t)(async || mla ? sms : 2 * sms);
-		p->splits = attention_num_splits(S * Hkv * mblocks, slots, nblk, 128);
-		p->ctas = S * Hkv * mblocks * p->splits;
+		double mblocks = p->simt ? 1 : ceil(rows / p->block_m);
+		double kv_row = mla ? d : Hkv * (d + dv);
+		p->bytes = e * (q * H * (d + dv) + kv * kv_row);
+		if (fi) {
+			double items;
+			p->chunk_keys = attn_fi_chunk(S, kv, (double)a->max_kv, mblocks, floor(2 * sms / Hkv),
+						   &items);
+			p->ctas = items * Hkv;
+			p->splits = (uint32_t)fmax(1, round(items / (S * mblocks)));
+			/* the items' FP32 partial outputs and log-sum-exps,
+			 * written by the attention kernel and read by the merge
+			 * (VariableLengthMergeStates), which writes the output */
+			double part = items * qlen * H * (dv + 1) * 4.0;
+			p->bytes += part;
+			p->combine_ns = (part + q * H * dv * e) / BW * 1e9 + p->fixed_ns;
+		} else {
+			uint32_t nblk = (uint32_t)fmin(ceil((double)a->max_kv / p->block_n), 1e9);
+			uint32_t slots = (uint32_t)(async || mla ? sms : 2 * sms);
+			p->splits = attention_num_splits(S * Hkv * mblocks, slots, nblk, 128);
+			p->ctas = S * Hkv * mblocks * p->splits;
+			p->chunk_keys = ceil(ceil((double)a->max_kv / p->block_n) / p->splits) * p->block_n;
+			if (p->splits > 1) {
+				double cb = p->splits * q * H * (dv + 1) * 4.0 + q * H * dv * e;
+				p->combine_ns = cb / BW * 1e9 + p->fixed_ns;
+			}
+		}
 		p->e_pad = rows / rows_pad;
 		p->mma_flops = per_pair * H * a->pairs / p->e_pad;
 		p->exps = H * a->pairs / p->e_pad;
-		double kv_row = mla ? d : Hkv * (d + dv);
-		p->bytes = e * (q * H * (d + dv) + kv * kv_row);
-		if (p->splits > 1) {
-			double cb = p->splits * q * H * (dv + 1) * 4.0 + q * H * dv * e;
-			p->combine_ns = cb / BW * 1e9 + p->fixed_ns;
-		}
 	}
 	if (!async && a->form == PRED_ATTN_PREFILL)
 		p->ctas_per_sm = attn_ctas_per_sm(triton, d, p, e, g);
@@ -507,8 +596,7 @@ int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
 		 * than one SM, at the clock a memory-bound kernel keeps */
 		double sm_rate = fmin(BW, ATTN_SM_BYTES_PER_CLK * gpu_memory_bound_clock_mhz(g) * 1e6);
 		double kv_row = a->form == PRED_ATTN_MLA_DECODE ? d : d + dv;
-		double chunk = ceil(ceil((double)a->max_kv / p->block_n) / p->splits) * p->block_n;
-		double longest = fmin((double)a->max_kv, chunk) * kv_row * e;
+		double longest = fmin((double)a->max_kv, p->chunk_keys) * kv_row * e;
 		p->mem_ns = fmax(p->bytes / fmin(BW, p->ctas * sm_rate), longest / sm_rate) * 1e9;
 	}
 	p->memory_bound = p->mem_ns > p->compute_ns;

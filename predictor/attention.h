@@ -28,6 +28,8 @@ struct attn_plan {
 	uint32_t block_m, block_n;  /* tile: query rows x keys of one step      */
 	uint32_t ctas_per_sm;       /* thread blocks resident per SM            */
 	uint32_t splits;            /* split-KV chunks per (sequence, KV head)  */
+	double chunk_keys;          /* decode: the keys of the longest thread
+				     * block (a chunk, or a whole sequence)    */
 	double ctas;                /* thread blocks launched (all splits)      */
 	double waves;               /* ctas / (SMs x ctas_per_sm), rounded up   */
 	double e_wave;              /* ctas / (waves x SMs x ctas_per_sm)       */

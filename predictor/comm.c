@@ -22,9 +22,10 @@
  * constants fitted on the other three: A100 DGX 15.8%, PipeWeave A100
  * 16.0%, H20 14.6%, H800 3.2% mean error (ring only, 0.8 and 30 us as
  * before: 26.9, 19.6, 9.3, 13.5%).
- * PCIe all-reduce reaches 0.36 of the link through host memory (RTX 6000
- * Ada box, PCIe 4.0) and 0.58-0.75 peer-to-peer (RTX PRO 6000 box, PCIe
- * 5.0; vidur's bridged A100 pairs, PCIe 4.0): link_init() says which.
+ * PCIe all-reduce reaches 0.33-0.36 of the link through host memory (RTX
+ * 6000 Ada box, PCIe 4.0; RTX PRO 6000 box, four ranks) and 0.58-0.75
+ * peer-to-peer (RTX PRO 6000 box, pairs, PCIe 5.0; vidur's bridged A100
+ * pairs, PCIe 4.0): link_init() says which.
  *
  * Small messages: NCCL picks the protocol per call by its own cost model
  * (src/graph/tuning.cc, NCCL 2.30): LL (8-byte stores carrying a flag,
@@ -48,6 +49,16 @@
  * (NVLSTree).  NCCL takes the faster; so does this.  Network rate: 0.8 of
  * the NICs' line rate ("expect ~80% of advertised", ml-engineering; 4x8
  * B200 over EFA: 74%), not fitted to the data here.
+ *
+ * Tried and not landed: a ramp on Simple's bandwidth time, x (1 +
+ * (S_half / S)^p), for the slow climb of the measured bus bandwidth from
+ * 8 to 512 MiB (this model is 15-34 % fast on the A100s at 8-64 MiB).
+ * Fitted on one source's node-local all-reduces and checked on the
+ * other's it helped (PipeWeave held out 8.5 -> 7.9 %, vidur 16.8 ->
+ * 7.6 %), but the two fits disagree (4 MiB ^0.66, 14 MiB ^0.46) and on
+ * the DGX H100 and multi-node figures of training-stacks.md, in neither
+ * source, it moved the error only 21.3 -> 20.0 %, the H100 at 16 MiB
+ * further off (docs/model.md, "Mid sizes", has the numbers).
  */
 #include <math.h>
 #include <string.h>
@@ -105,22 +116,24 @@ static int proto_on(int p, const struct comm_link *l)
 	return p == P_SIMPLE || (p == P_LL128 && l->ll128) || (p == P_LL && !l->nvlink);
 }
 
-/* p2p: the node's GPUs reach each other peer-to-peer over PCIe (the
- * system's pcie_p2p, gpu_specs/systems.csv).  Without it NCCL's SHM
- * transport stages every chunk in host memory, and a ring over PCIe runs
- * at pcie_eff of the link (PipeWeave's RTX 6000 Ada box, 0.36); with it
- * the ring's chunks go from card to card as the bridged pairs' ring
- * crosses PCIe, at pcie_p2p_eff (vidur's A100 pairs 0.75, PipeWeave's
- * RTX PRO 6000 box 0.58).  One constant for both boxes took either box's
- * all-reduces from the other's rate: 0.36 for the RTX PRO 6000 had its
- * Qwen3-32B TP 2 prefills 9-34 % slow (make bench-serving). */
-static void link_init(const struct gpu_spec *g, const struct comm_params *p, int p2p,
+/* p2p: the GPUs of a group of that many reach each other peer-to-peer
+ * over PCIe (the system's pcie_p2p, gpu_specs/systems.csv; 0 none).
+ * Without it NCCL's SHM transport stages every chunk in host memory, and
+ * a ring over PCIe runs at pcie_eff of the link (PipeWeave's RTX 6000 Ada
+ * box, 0.36); inside the group the ring's chunks go from card to card as
+ * the bridged pairs' ring crosses PCIe, at pcie_p2p_eff (vidur's A100
+ * pairs 0.75, PipeWeave's RTX PRO 6000 box's pairs 0.58); a ring of more
+ * ranks than the group crosses the host path (that box's four ranks:
+ * 0.33-0.35).  One constant for both boxes took either box's all-reduces
+ * from the other's rate: 0.36 for the RTX PRO 6000 had its Qwen3-32B TP 2
+ * prefills 9-34 % slow (make bench-serving). */
+static void link_init(const struct gpu_spec *g, const struct comm_params *p, uint32_t p2p,
 		      struct comm_link *l, struct comm_link *pcie)
 {
 	double host = g ? gpu_host_link_gbps(g) : 0;
 	if (host <= 0)
 		host = 16.0; /* PCIe 3.0 x16 */
-	*pcie = (struct comm_link){ .bw_gbps = host * (p2p ? p->pcie_p2p_eff : p->pcie_eff),
+	*pcie = (struct comm_link){ .bw_gbps = host * p->pcie_eff,
 				    .latency_us = 30.0, .step_us = 5.0, .p2p_us = 10.0 };
 	if (g && g->nvlink_gbps > 0) {
 		*l = (struct comm_link){ .nvlink = 1, .bw_gbps = g->nvlink_gbps / 2.0 * p->nvlink_eff,
@@ -137,6 +150,11 @@ static void link_init(const struct gpu_spec *g, const struct comm_params *p, int
 		pcie->bw_gbps = host * p->pcie_p2p_eff;
 	} else {
 		*l = *pcie;
+		if (p2p >= 2) {
+			l->bw_gbps = host * p->pcie_p2p_eff;
+			l->peers = p2p;
+			l->wide = pcie;
+		}
 	}
 	l->ll128 = pcie->ll128 = g && !gpu_cc_is_amd(g->cc) && g->cc >= 90;
 	l->custom_ar_us = pcie->custom_ar_us = p->custom_ar_stage_us;
@@ -160,7 +178,7 @@ void comm_link_init_params(const struct gpu_spec *g, const struct gpu_system *s,
 		g = s->gpu;
 	if (!s)
 		s = gpu_system_default(g);
-	link_init(g, p ? p : &comm_default_params, s && s->pcie_p2p, l, pcie);
+	link_init(g, p ? p : &comm_default_params, s ? s->pcie_p2p : 0, l, pcie);
 	if (!s)
 		return;
 	/* The system's NVLink domain decides over the GPU's: a domain wider

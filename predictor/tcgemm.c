@@ -348,7 +348,21 @@
  *    (the 65-256 rows' error 17.5 -> 14.7 %), but over all their rows
  *    the A100 stays at 9.8 %, the A40 9.0 -> 9.3 and, through the
  *    refitted constants, the H20 and the H800 over all of PipeWeave's
- *    rows 9.0 / 9.1 -> 9.8 / 10.8.
+ *    rows 9.0 / 9.1 -> 9.8 / 10.8;
+ *  - the small-M tiles' time growing with M off Hopper (mma.sync parts):
+ *    PipeWeave's SGLang steps imply their GEMMs slow by 6-12 % from 8 to
+ *    32 rows on every FlashInfer GPU (the H800, one 64-row tile for both,
+ *    not), Vidur's A40 and A100 projections by 3-16 % where this model
+ *    gives 0.5-1 %.  With the compiled-in constants (make bench-serving
+ *    --gemm-data none --compiled comm,attn, decode / whole batch 5.2 /
+ *    5.6 %): the MMAs joined by a power mean of q 1.5 (their own) 6.4 /
+ *    6.4, q 2 5.6 / 5.9, q 1 11.6 / 8.1; q 1.5 with a DRAM share of 0.9 of
+ *    their own 4.5 / 5.4; the MMAs added, a times t_c, to a share s:
+ *    s 0.85 a 0 4.7 / 5.3, s 0.9 a 0.5 4.8 / 5.6, s 0.95 a 0.5 5.0 / 5.3,
+ *    s 0.9 a 1 7.7 / 6.8.  The gains need a DRAM share of their own (the
+ *    form dropped above) picked on the runs they are scored on, and the
+ *    RTX 6000 Ada at TP 2 (+19 / +12 %) goes to +15 / +25 with q 1.5
+ *    and the share 0.9: not landed.
  */
 #include "predictor/tcgemm.h"
 

@@ -320,6 +320,60 @@ START_TEST(fa3_decode_tiles)
 }
 END_TEST
 
+/* FlashInfer's decode plan on an A40 (84 SMs: 2 x 84 / 8 KV heads = 21
+ * items fit), worked by hand from FI scheduler.cuh's binary search. */
+START_TEST(flashinfer_decode_plan)
+{
+	struct attn_plan p;
+	/* 8 sequences of 2000 keys, group 5: 5 packed rows, a 16-row tile;
+	 * 8 ceil(2000 / c) <= 21 first at c = 1000: 16 items, 2 per
+	 * sequence, 128 thread blocks; the partial outputs 16 items x 40
+	 * heads x (128 + 1) x 4 bytes beside Q, O (8 x 40 x 256 each) and
+	 * the cache (16000 keys x 8 heads x 256 bytes, K and V) */
+	struct pred_kernel k = call(PRED_ATTN_FLASHINFER, PRED_ATTN_DECODE, GPU_DT_BF16, 0, 0, 8, 40,
+				    8, 128, 128, 1, 2000);
+	ck_assert_int_eq(attention_plan(&k, gpu("a40"), NULL, &p), 0);
+	ck_assert_uint_eq(p.block_m, 16);
+	ck_assert(!p.simt);
+	ck_assert_double_eq_tol(p.chunk_keys, 1000, 1e-9);
+	ck_assert_double_eq_tol(p.ctas, 128, 1e-9);
+	ck_assert_uint_eq(p.splits, 2);
+	ck_assert_double_eq_tol(p.bytes, 2.0 * (8 * 40 * 256 + 16000.0 * 8 * 256) + 16.0 * 40 * 129 * 4,
+				1e-3);
+	ck_assert(p.combine_ns > 0);
+	/* 32 sequences: one item each is already more than 21: no split,
+	 * 256 thread blocks of 2000 keys; the merge still runs (graphs) */
+	k = call(PRED_ATTN_FLASHINFER, PRED_ATTN_DECODE, GPU_DT_BF16, 0, 0, 32, 40, 8, 128, 128, 1,
+		 2000);
+	ck_assert_int_eq(attention_plan(&k, gpu("a40"), NULL, &p), 0);
+	ck_assert_double_eq_tol(p.chunk_keys, 2000, 1e-9);
+	ck_assert_double_eq_tol(p.ctas, 256, 1e-9);
+	ck_assert_uint_eq(p.splits, 1);
+	ck_assert(p.combine_ns > 0);
+	/* ragged: 8 sequences, 12000 keys, the longest 3000; a chunk c
+	 * makes 12000 / c + 4 items (at least 7 + ceil(3000 / c)): <= 21
+	 * first at c = 706 (12000 / 705 = 17.02) */
+	k = call(PRED_ATTN_FLASHINFER, PRED_ATTN_DECODE, GPU_DT_BF16, 0, 0, 8, 40, 8, 128, 128, 1,
+		 1500);
+	k.attn.max_kv = 3000;
+	ck_assert_int_eq(attention_plan(&k, gpu("a40"), NULL, &p), 0);
+	ck_assert_double_eq_tol(p.chunk_keys, 706, 1e-9);
+	ck_assert_double_eq_tol(p.ctas, 8 * (12000.0 / 706 + 4), 1e-9);
+	/* a group of 2 runs the CUDA-core kernel */
+	k = call(PRED_ATTN_FLASHINFER, PRED_ATTN_DECODE, GPU_DT_BF16, 0, 0, 8, 16, 8, 128, 128, 1,
+		 2000);
+	ck_assert_int_eq(attention_plan(&k, gpu("a40"), NULL, &p), 0);
+	ck_assert(p.simt);
+	/* on Hopper FlashInfer's calls take FA3's class and tiles: the
+	 * same time as FLASH (SGLang runs FA3 there) */
+	k = call(PRED_ATTN_FLASHINFER, PRED_ATTN_DECODE, GPU_DT_BF16, 0, 0, 8, 40, 8, 128, 128, 1,
+		 3557);
+	struct pred_kernel f = k;
+	f.attn.impl = PRED_ATTN_FLASH;
+	ck_assert_double_eq_tol(ns(&k, "h20"), ns(&f, "h20"), 1e-6);
+}
+END_TEST
+
 START_TEST(fa3_beats_fa2_on_hopper)
 {
 	struct pred_kernel fa2 = prefill(PRED_ATTN_FA2, 1, 4, 4096);
@@ -593,6 +647,7 @@ int main(void)
 	tcase_add_test(t, ratio_form_and_choice);
 	tcase_add_test(t, rate_from_predictor_constants);
 	tcase_add_test(t, attention_constants_from_predictor);
+	tcase_add_test(t, flashinfer_decode_plan);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

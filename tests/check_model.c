@@ -837,16 +837,19 @@ START_TEST(bridged_pairs_cross_pcie)
 	comm_link_init(gpu_find("t4"), &l, &wide);
 	double gen3 = 8.0 * 16 * 128 / 130 / 8;
 	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e8, 2, &l), 30e3 + 1e8 / (0.5 * gen3), 10);
-	/* PCIe boxes: PipeWeave's RTX PRO 6000 box reaches its peers
-	 * peer-to-peer (systems.csv's pcie_p2p): 0.75 of PCIe 5.0 x16
-	 * (32 GT/s x 16 x 128/130 / 8 = 63.02 GB/s); the RTX 6000 Ada box
-	 * goes through host memory: 0.5 of PCIe 4.0 x16 (31.51 GB/s) */
+	/* PCIe boxes: PipeWeave's RTX PRO 6000 box's cards reach each other
+	 * peer-to-peer in pairs (systems.csv's pcie_p2p 2): two ranks at
+	 * 0.75 of PCIe 5.0 x16 (32 GT/s x 16 x 128/130 / 8 = 63.02 GB/s),
+	 * four through host memory at 0.5 (1.5e8 bytes, 30 us + 2 steps of
+	 * 5 us); the RTX 6000 Ada box goes through host memory: 0.5 of PCIe
+	 * 4.0 x16 (31.51 GB/s) */
 	double gen5 = 32.0 * 16 * 128 / 130 / 8;
-	ck_assert_int_eq(gpu_system_find("pcie-rtxpro6000-4")->pcie_p2p, 1);
-	ck_assert_int_eq(gpu_system_find("pcie-rtx6000ada-2")->pcie_p2p, 0);
+	ck_assert_uint_eq(gpu_system_find("pcie-rtxpro6000-4")->pcie_p2p, 2);
+	ck_assert_uint_eq(gpu_system_find("pcie-rtx6000ada-2")->pcie_p2p, 0);
 	comm_link_init_system(gpu_find("rtx-pro-6000-blackwell"), NULL, &l, &wide);
 	ck_assert_double_eq_tol(l.bw_gbps, 0.75 * gen5, 1e-9);
 	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e8, 2, &l), 30e3 + 1e8 / (0.75 * gen5), 10);
+	ck_assert_double_eq_tol(comm_time_ns(COMM_ALL_REDUCE, 1e8, 4, &l), 40e3 + 1.5e8 / (0.5 * gen5), 10);
 	comm_link_init_system(gpu_find("rtx-6000-ada"), NULL, &l, &wide);
 	ck_assert_double_eq_tol(l.bw_gbps, 0.5 * gen4, 1e-9);
 	/* the GPU alone (no system): not known, the host-memory rate */
@@ -3275,6 +3278,9 @@ START_TEST(engine_decode_step)
 		if (k->op == PRED_OP_ATTENTION) {
 			double want = 603.0 * 2 * 32 * 2 * 2 + 3.0 * 8 * 32 * 2 * 2;
 			ck_assert_double_eq_tol(k->bytes, want, 1e-9 * want);
+			/* SGLang's decode backend off Hopper (the target
+			 * runs FA3's tiles on Hopper, attention.c) */
+			ck_assert_int_eq(k->attn.impl, PRED_ATTN_FLASHINFER);
 			attn++;
 		}
 		if (k->op == PRED_OP_GEMM && gemm++ == 0) {
@@ -3301,6 +3307,18 @@ START_TEST(engine_decode_step)
 	o.engine = MODEL_ENGINE_VLLM;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
 	ck_assert(s.v[0].cpu_before_ns > 0 && s.v[0].cpu_before_ns < 0.1e6);
+	/* vLLM decodes with FlashAttention (FA2 off Hopper) */
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].k.op == PRED_OP_ATTENTION)
+			ck_assert_int_eq(s.v[i].k.attn.impl, PRED_ATTN_FLASH);
+	model_seq_release(&s);
+	/* --attention fa2 names SGLang's backend: kept */
+	o.engine = MODEL_ENGINE_SGLANG;
+	o.attention = MODEL_ATTN_FA2;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].k.op == PRED_OP_ATTENTION)
+			ck_assert_int_eq(s.v[i].k.attn.impl, PRED_ATTN_FA2);
 	model_seq_release(&s);
 }
 END_TEST

@@ -418,6 +418,8 @@ static void emit_systems(FILE *o, const struct table *g, const struct table *s)
 			    s->path, r->line, net);
 		if (num_u(s, r, "gpus_per_node") == 0)
 			die("%s:%d: gpus_per_node must be at least 1", s->path, r->line);
+		if (num_u(s, r, "pcie_p2p") > num_u(s, r, "gpus_per_node"))
+			die("%s:%d: pcie_p2p exceeds gpus_per_node", s->path, r->line);
 		if (num_bit(s, r, "default"))
 			for (int j = 0; j < i; j++)
 				if (strcmp(field(s, &s->rows[j], "gpu"), gid) == 0 &&
@@ -436,7 +438,7 @@ static void emit_systems(FILE *o, const struct table *g, const struct table *s)
 			num_u(s, r, "nics_per_node"), num_d(s, r, "nic_gbit"), net_enum[ni]);
 		fprintf(o, "\t  .net_latency_us = %.17g, .sharp = %lu, .pcie_p2p = %lu, .is_default = %lu,"
 			   " .host_mem_gbps = %.17g,\n",
-			num_d(s, r, "net_latency_us"), num_bit(s, r, "sharp"), num_bit(s, r, "pcie_p2p"),
+			num_d(s, r, "net_latency_us"), num_bit(s, r, "sharp"), num_u(s, r, "pcie_p2p"),
 			num_bit(s, r, "default"), num_d(s, r, "host_mem_gbps"));
 		fputs("\t  .source = ", o);
 		put_str(o, field(s, r, "source"));

@@ -189,6 +189,7 @@ static void attention(struct srv *S, const struct sreq *r, size_t nr, int decode
 	enum model_attention given = S->B->o->attention;
 	enum pred_attn_impl impl = given == MODEL_ATTN_FA2 || given == MODEL_ATTN_FA3 ||
 				   given == MODEL_ATTN_FLASHINFER ? model_attention_impl(S->B->o)
+				   : decode && S->eng == MODEL_ENGINE_SGLANG ? PRED_ATTN_FLASHINFER
 				   : PRED_ATTN_FLASH;
 	if (c->kv_lora) {
 		mla_attn_init(&a, c, (uint32_t)S->nh, decode);

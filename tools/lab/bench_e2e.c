@@ -660,12 +660,13 @@ static int comm_fit_class(const struct comm_sample *x)
 	struct comm_link l, w;
 	comm_link_init_params(x->g, NULL, NULL, &l, &w);
 	if (!l.nvlink) {
-		/* a PCIe box whose GPUs reach each other peer-to-peer
-		 * (systems.csv's pcie_p2p) shares the bridged pairs' constant */
+		/* a ring inside a PCIe box's peer-to-peer group
+		 * (systems.csv's pcie_p2p) shares the bridged pairs' constant;
+		 * a wider one goes through host memory */
 		const struct gpu_system *sys = gpu_system_default(x->g);
 		if (x->op == COMM_SEND_RECV)
 			return -1;
-		return sys && sys->pcie_p2p ? CF_BRIDGE : CF_PCIE;
+		return sys && sys->pcie_p2p >= 2 && x->n <= sys->pcie_p2p ? CF_BRIDGE : CF_PCIE;
 	}
 	if (l.peers && x->n > l.peers)
 		return x->op == COMM_SEND_RECV ? -1 : CF_BRIDGE;
