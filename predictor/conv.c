@@ -246,15 +246,6 @@ static double cv_capped(double t_c, double cap, const struct conv_params *p)
 	return t_c;
 }
 
-/* Compute and memory time together: max() when k <= 0, else their k-norm. */
-static double cv_combine(double t_c, double t_m, double k)
-{
-	if (!(k > 0) || !(t_c > 0) || !(t_m > 0))
-		return t_c > t_m ? t_c : t_m;
-	double hi = t_c > t_m ? t_c : t_m, lo = t_c > t_m ? t_m : t_c;
-	return hi * pow(1 + pow(lo / hi, k), 1 / k);
-}
-
 static double cv_time(const struct cv_feat *f, const struct conv_params *p, int floor,
 		      int *mem_bound)
 {
@@ -267,7 +258,7 @@ static double cv_time(const struct cv_feat *f, const struct conv_params *p, int 
 	double eff = cv_eff(f, p) * exp(log_e);
 	double t_c = cv_capped(eff > 0 ? work / eff : INFINITY, cap, p);
 	double t_m = f->tm_ns / (f->named ? p->bw_eff : p->shape_bw_eff);
-	double t = cv_combine(t_c, t_m, p->overlap_pow);
+	double t = roofline_join_ns(t_c, t_m, p->overlap_pow);
 	int mb = t_m > t_c;
 	if (!f->named && f->wino && p->shape_wino_eff > 0 && p->shape_softmin > 0) {
 		/* Winograd's GEMM, then its transforms (kernels of their own:

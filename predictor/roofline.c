@@ -61,6 +61,14 @@ double roofline_bw_bytes(const struct gpu_spec *g)
 	return g ? gpu_mem_bw_eff_gbps(g) * 1e9 : 0;
 }
 
+double roofline_join_ns(double t_c, double t_m, double q)
+{
+	double hi = t_c > t_m ? t_c : t_m;
+	if (!(q > 0) || !(hi < INFINITY) || !(hi > 0))
+		return hi;
+	return hi * pow(pow(t_c / hi, q) + pow(t_m / hi, q), 1 / q);
+}
+
 double roofline_ns(const struct pred_kernel *k, const struct gpu_spec *g, int *memory_bound)
 {
 	double peak = roofline_kernel_peak_flops(k, g, k->dtype);

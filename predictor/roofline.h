@@ -27,6 +27,14 @@ double roofline_bw_bytes(const struct gpu_spec *g);
  * Returns a negative value when k's work (flops and bytes) is unknown. */
 double roofline_ns(const struct pred_kernel *k, const struct gpu_spec *g, int *memory_bound);
 
+/* A kernel's time from its compute time t_c and its memory time t_m when
+ * it hides neither fully behind the other: their power mean
+ * (t_c^q + t_m^q)^(1/q), q > 0 (1: the sum, large: the max); the max itself
+ * for q <= 0 (the roofline's join) and where either is not finite and
+ * positive.  The fitted models' q: tcgemm.c's mem_pow and l2_q, conv.c's
+ * overlap_pow. */
+double roofline_join_ns(double t_c, double t_m, double q);
+
 /* The roofline method: with an origin time T_o (origin not NULL and
  * k->origin_ns > 0) the ratio form T_o * roof(target) / roof(origin),
  * otherwise the bound itself.  Returns 0, or -1 when k's work is unknown. */

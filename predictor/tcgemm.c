@@ -485,16 +485,14 @@ static int tc8_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	return 0;
 }
 
-static double tc_join(double t_c, double t_m, double q);
-
 static double tc8_time(const struct tc8_feat *f, const struct tcgemm_fp8 *p, int *mem_bound)
 {
 	double c = f->k_peak_ns / p->eff, cf = p->feed_bpc > 0 ? f->k_feed_ns / p->feed_bpc : 0;
 	if (p->l2 && f->k_port_ns > 0)
-		c = tc_join(c, f->k_port_ns, p->l2_q);
+		c = roofline_join_ns(c, f->k_port_ns, p->l2_q);
 	double t = f->waves * (c > cf ? c : cf);
 	if (p->l2 && f->l2_ns > 0)
-		t = tc_join(t, f->l2_ns, p->l2_q);
+		t = roofline_join_ns(t, f->l2_ns, p->l2_q);
 	double cap = p->w_ref > 0 && f->wpt < p->w_ref ? pow(f->wpt / p->w_ref, p->power_pow) : 1;
 	if (cap < 1 && cap > 0)
 		t *= 1 + (1 / cap - 1) * (p->boost_ns > 0 ? t / (t + p->boost_ns) : 1);
@@ -675,17 +673,6 @@ static double tc_log_share(const struct tc_feat *f, const struct tcgemm_params *
 	return f->log_mx + tc_log_power(f->log_wpt, p);
 }
 
-/* The time of a GEMM whose main loop alone would take t_c and whose DRAM
- * traffic alone t_m: (t_c^q + t_m^q)^(1/q), their max for q 0 (the
- * header says why not the max). */
-static double tc_join(double t_c, double t_m, double q)
-{
-	double hi = t_c > t_m ? t_c : t_m;
-	if (!(q > 0) || !(hi < INFINITY) || !(hi > 0))
-		return hi;
-	return hi * pow(pow(t_c / hi, q) + pow(t_m / hi, q), 1 / q);
-}
-
 static double tc_time(const struct tc_feat *f, const struct tcgemm_params *p, int *mem_bound)
 {
 	double lp = tc_log_share(f, p);
@@ -696,7 +683,7 @@ static double tc_time(const struct tc_feat *f, const struct tcgemm_params *p, in
 	double t_m = f->tm_ns / p->bw_eff;
 	if (mem_bound)
 		*mem_bound = t_m > t_c;
-	return tc_join(t_c, t_m, p->mem_pow) + p->overhead_ns;
+	return roofline_join_ns(t_c, t_m, p->mem_pow) + p->overhead_ns;
 }
 
 /* Off Hopper, an FP8 GEMM at most as slow as the same GEMM in BF16.  The

@@ -660,13 +660,12 @@ static int comm_fit_class(const struct comm_sample *x)
 	struct comm_link l, w;
 	comm_link_init_params(x->g, NULL, NULL, &l, &w);
 	if (!l.nvlink) {
-		/* a ring inside a PCIe box's peer-to-peer group
-		 * (systems.csv's pcie_p2p) shares the bridged pairs' constant;
-		 * a wider one goes through host memory */
-		const struct gpu_system *sys = gpu_system_default(x->g);
+		/* a ring inside a PCIe box's peer-to-peer group (l.peers,
+		 * link_init() from systems.csv's pcie_p2p) shares the bridged
+		 * pairs' constant; a wider one goes through host memory */
 		if (x->op == COMM_SEND_RECV)
 			return -1;
-		return sys && sys->pcie_p2p >= 2 && x->n <= sys->pcie_p2p ? CF_BRIDGE : CF_PCIE;
+		return l.peers && x->n <= l.peers ? CF_BRIDGE : CF_PCIE;
 	}
 	if (l.peers && x->n > l.peers)
 		return x->op == COMM_SEND_RECV ? -1 : CF_BRIDGE;
@@ -800,10 +799,10 @@ int bench_comm_fit(const char *const *dirs, size_t ndirs, const uint32_t *cc_out
 	if (have[CF_BRIDGE])
 		err_pct[CF_BRIDGE] = comm_fit_grid(s, cls, n, CF_BRIDGE, p, &p->pcie_p2p_eff, 0.1, 1.0,
 						   0.02, NULL, 0, 0, 0);
-	/* no box without peer-to-peer left (the RTX 6000 Ada's held out):
-	 * the peer-to-peer rate, the fastest a path through host memory
-	 * could run, rather than the compiled-in figure read from that box;
-	 * and the other way round */
+	/* no row of the host-memory path left in the fit (no PCIe box
+	 * without peer-to-peer, nor a ring wider than a box's group): the
+	 * peer-to-peer rate, the fastest that path could run, rather than
+	 * the compiled-in figure; and the other way round */
 	if (!have[CF_PCIE] && have[CF_BRIDGE])
 		p->pcie_eff = p->pcie_p2p_eff;
 	if (!have[CF_BRIDGE] && have[CF_PCIE])
