@@ -2384,6 +2384,19 @@ START_TEST(group_placement)
 	o.dp = 2;
 	model_group(&o, MODEL_GROUP_PP, &n, &per);
 	ck_assert_uint_eq(per, 2);
+	/* the first and the last of 2 stages of tp 2 x dp 2 are ranks 0-3
+	 * and 4-7, one node; of 4 stages 0-3 and 12-15, two nodes; of 4
+	 * stages of dp 2 (NB3's layout) ranks 0-1 and 6-7, one node */
+	model_group(&o, MODEL_GROUP_EMBED, &n, &per);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(per, 2);
+	o.pp = 4;
+	model_group(&o, MODEL_GROUP_EMBED, &n, &per);
+	ck_assert_uint_eq(per, 1);
+	o.tp = 1;
+	model_group(&o, MODEL_GROUP_EMBED, &n, &per);
+	ck_assert_uint_eq(per, 2);
+	o.tp = 2;
 	/* HSDP: dp 16 x tp 2 on nodes of 8 shards over the node's 4 DP ranks,
 	 * replicates over 4 nodes, one rank in each */
 	o.dp = 16;

@@ -1300,8 +1300,12 @@ void model_group(const struct model_opts *o, enum model_group g, uint32_t *ranks
 		break;
 	}
 	*ranks = n;
-	/* members inner ranks apart: a node of G holds G / inner of them */
+	/* members inner ranks apart: a node of G holds G / inner of them;
+	 * the first and the last stage share one when the pipeline's pp tp
+	 * dp ranks fit in it (the stages outermost, from a node's start) */
 	uint32_t per = !o->gpus_per_node ? n : o->gpus_per_node > inner ? o->gpus_per_node / inner : 1;
+	if (g == MODEL_GROUP_EMBED && (uint64_t)inner + (uint64_t)tp * dp <= o->gpus_per_node)
+		per = 2;
 	*node_ranks = per < n ? per : n;
 }
 
