@@ -32,6 +32,10 @@
  *    (h 2048, ffn 4096, 24 layers, vocab 50257) on 4 stages is 7, 7, 6 and
  *    4 layers plus the head.  The stages differ by more than the head, so
  *    model_pp_pick_stage() predicts each and builds the slowest.
+ *    Unverified: the rule and the cost formula are written from memory of
+ *    those two functions; their source could not be read where this was
+ *    written, and neither the shared notes nor the published run's files
+ *    state the split.  Check them before relying on the stage chosen.
  *
  * Not modelled: nanotron's one published pipeline run (NB3, Llama 1B on
  * dp 2 x pp 4, 128 microbatches) took 1.62 x the step of its slowest
