@@ -32,6 +32,19 @@
  *    (h 2048, ffn 4096, 24 layers, vocab 50257) on 4 stages is 7, 7, 6 and
  *    4 layers plus the head.  The stages differ by more than the head, so
  *    model_pp_pick_stage() predicts each and builds the slowest.
+ *    Unverified: the rule and the cost formula are written from memory of
+ *    those two functions; their source could not be read where this was
+ *    written, and neither the shared notes nor the published run's files
+ *    state the split.  Check them before relying on the stage chosen.
+ *
+ * Not modelled: nanotron's one published pipeline run (NB3, Llama 1B on
+ * dp 2 x pp 4, 128 microbatches) took 1.62 x the step of its slowest
+ * stage so built, where the same layers without a pipeline (NB1, NB2)
+ * are predicted within 3.3 %; the bubble, the sends and the fill at the
+ * slowest stage's pace are 3 % of it.  A schedule that held a stage's
+ * forward output until its next backward would give 1.5-1.7 x, but the
+ * order of nanotron's pipeline-state sends and receives could not be
+ * read, so no such rule is applied (docs/accuracy.md).
  */
 #include "analyzer/model/model.h"
 #include "analyzer/model/run.h"
