@@ -695,6 +695,18 @@ fl=$("$BIN" $sdpa_args --attention flash 2>/dev/null | sed -n 's/.*"iteration_ms
 awk -v s="$sd" -v f="$fl" 'BEGIN { exit !(s > 0 && f > 0 && s >= f) }'
 check "H100: --attention sdpa (FA2, repeated K/V) $sd ms not faster than flash (FA3) $fl ms" $?
 
+# GB200 NVL72: 18 hosts of 4 GPUs in one NVLink domain.  Tensor parallelism
+# of 16 spans 4 hosts but never the network, where two HGX B200 nodes'
+# TP 16 crosses InfiniBand; the GB200's peaks are the higher, so its step
+# is the shorter.  (Its collectives were once placed on 4-GPU nodes and
+# timed over the network: 2538 ms against the B200's 1800.)
+nvl_args="--model llama-3.1-70b --mode training --batch 4 --seq 4096 --dtype bf16 --optimizer adamw
+	--attention flash --act-ckpt full --zero 1 --tp 16 --json"
+gb=$("$BIN" $nvl_args --target gb200 2>/dev/null | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' | head -1)
+bw=$("$BIN" $nvl_args --target b200 2>/dev/null | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' | head -1)
+awk -v g="$gb" -v b="$bw" 'BEGIN { exit !(g > 0 && b > 0 && g < b) }'
+check "TP 16 inside GB200 NVL72's domain ($gb ms) faster than over two B200 nodes ($bw ms)" $?
+
 # --list-models: every built-in name, with parameter counts within 1% of the
 # published ones (model cards: GPT-2 124M, Llama-2-7B 6.74B, Llama-3-8B
 # and Llama-3.1-8B 8.03B, Llama-3.1-70B 70.6B, Llama-3.1-405B 405.9B,

@@ -1324,9 +1324,12 @@ void model_group(const struct model_opts *o, enum model_group g, uint32_t *ranks
 	*ranks = n;
 	/* members inner ranks apart: a node of G holds G / inner of them;
 	 * the first and the last stage share one when the pipeline's pp tp
-	 * dp ranks fit in it (the stages outermost, from a node's start) */
-	uint32_t per = !o->gpus_per_node ? n : o->gpus_per_node > inner ? o->gpus_per_node / inner : 1;
-	if (g == MODEL_GROUP_EMBED && (uint64_t)inner + (uint64_t)tp * dp <= o->gpus_per_node)
+	 * dp ranks fit in it (the stages outermost, from a node's start).
+	 * G is the NVLink domain where it spans hosts (NVL72): the comm
+	 * model times a group inside it over NVLink, not the network */
+	uint32_t G = o->nvlink_gpus > o->gpus_per_node ? o->nvlink_gpus : o->gpus_per_node;
+	uint32_t per = !G ? n : G > inner ? G / inner : 1;
+	if (g == MODEL_GROUP_EMBED && (uint64_t)inner + (uint64_t)tp * dp <= G)
 		per = 2;
 	*node_ranks = per < n ? per : n;
 }
@@ -1347,6 +1350,15 @@ int model_offload_place(struct model_opts *o, const struct gpu_spec *g, char *er
 	return 0;
 }
 
+void model_place_domain(struct model_opts *o, const struct gpu_spec *g)
+{
+	const struct gpu_system *s = o->system ? o->system : gpu_system_default(g);
+	/* only the system's own hosts lie in its domain: --gpus-per-node 4 on
+	 * an 8-GPU HGX board names 4-GPU nodes, no domain across them */
+	o->nvlink_gpus = s && o->gpus_per_node == s->gpus_per_node &&
+			 s->nvlink_domain > s->gpus_per_node ? s->nvlink_domain : 0;
+}
+
 int model_opts_place(struct model_opts *o, const struct gpu_spec *g, char *err, size_t errlen)
 {
 	if (model_offload_place(o, g, err, errlen))
@@ -1356,6 +1368,7 @@ int model_opts_place(struct model_opts *o, const struct gpu_spec *g, char *err, 
 	const struct gpu_system *s = o->system ? o->system : gpu_system_default(g);
 	if (!o->gpus_per_node)
 		o->gpus_per_node = s ? s->gpus_per_node : 8;
+	model_place_domain(o, g);
 	uint32_t tp = o->tp ? o->tp : 1, pp = o->pp ? o->pp : 1, cp = model_cp(o);
 	uint64_t inner = (uint64_t)tp * pp * cp, used = inner * (o->dp ? o->dp : 1);
 	if (o->nodes) {

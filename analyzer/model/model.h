@@ -276,6 +276,11 @@ struct model_opts {
 	 * crosses nodes once tp x cp x dp exceeds one. */
 	const struct gpu_system *system;
 	uint32_t nodes, gpus_per_node;
+	/* GPUs one NVLink domain joins where it spans hosts (GB200 NVL72: 72
+	 * of 18 hosts of 4), set with gpus_per_node by model_place_domain():
+	 * collectives among ranks of one domain stay off the network; 0: a
+	 * domain is a host */
+	uint32_t nvlink_gpus;
 	/* FSDP (--zero 2 or 3) as HSDP: parameters sharded over the data-
 	 * parallel ranks of one node, replicated across nodes; gradients
 	 * reduce-scattered in the node, then all-reduced across */
@@ -377,6 +382,11 @@ uint32_t model_shard_ranks(const struct model_opts *o);
  * that fills them.  0, or SURFER_EINVAL with a one-line reason in err
  * (the layout does not fill the nodes, --hsdp without FSDP or nodes). */
 int model_opts_place(struct model_opts *o, const struct gpu_spec *g, char *err, size_t errlen);
+
+/* Sets o->nvlink_gpus from the system o's ranks run on (o->system, or g's
+ * default): its NVLink domain where that spans more GPUs than the host's
+ * gpus_per_node o runs on, else 0.  model_opts_place() calls it. */
+void model_place_domain(struct model_opts *o, const struct gpu_spec *g);
 
 /* --offload on target g: sets o->host_rank_gbps, a rank's share of the
  * host's DRAM bandwidth (--host-mem-gbps or the system's host_mem_gbps,

@@ -150,6 +150,7 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 	o.method = method;
 	if (!o.gpus_per_node)
 		o.gpus_per_node = plan_node_gpus(&o, g);
+	model_place_domain(&o, g);
 	if (model_offload_place(&o, g, l->why, sizeof(l->why)))
 		return;
 	if (o.offload && (!o.zero || (o.pp > 1 && o.zero > 1))) {
