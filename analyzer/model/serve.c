@@ -506,7 +506,11 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 			 model_engine_name(o->engine), train);
 		return SURFER_EINVAL;
 	}
-	if (o->attention == MODEL_ATTN_CUDNN || o->attention == MODEL_ATTN_TRITON) {
+	/* sdpa (SGLang's torch_native backend) is not built either: refused,
+	 * not replaced by the engine's pick (eager is the hf default, and
+	 * reads as "the engine's pick" here) */
+	if (o->attention == MODEL_ATTN_CUDNN || o->attention == MODEL_ATTN_TRITON ||
+	    o->attention == MODEL_ATTN_SDPA) {
 		snprintf(err, errlen, "--engine %s: --attention %s is not one of its attention "
 			 "backends modelled here; use flash (the engine's pick), fa2, fa3 or flashinfer",
 			 model_engine_name(o->engine), model_attention_name(o->attention));
