@@ -110,6 +110,9 @@ bad_input --model gpt2 --mode generate --no-grad-clip --target a100
 bad_input --model llama-3.1-8b --engine vllm --mode decode --dtype bf16 --offload --target h100
 bad_input --model llama-3.1-8b --engine sglang --mode decode --dtype bf16 --fsdp-reduce bf16 --target h100
 bad_input --model llama-3.1-8b --engine sglang --mode decode --dtype bf16 --attention sdpa --target h100
+# a plan none of whose layouts builds: the reason, exit 2 (it printed a
+# table of the same refusal per layout and exited 0)
+bad_input --model llama-3.1-8b --engine sglang --mode training --dtype bf16 --plan 8 --target h100
 "$BIN" --model gpt2 --mode training --dp 2 --zero 3 --fsdp 7 --target a100 2>&1 >/dev/null |
 	grep -q "bad --fsdp '7': 1, 2 or megatron is expected"
 check "--fsdp 7 names the values it takes" $?

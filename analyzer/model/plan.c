@@ -443,6 +443,24 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	const uint32_t *zeros = explore ? explored : &m->opts.zero;
 	size_t nzeros = explore ? sizeof(explored) / sizeof(explored[0]) : 1;
 	size_t n = layouts_of(groups, zeros, nzeros, explore, fsdp2, experts, v, MAX_LAYOUTS);
+	/* the first target's layouts before anything is written: a plan no
+	 * layout of which builds (an engine asked to train, say) is bad
+	 * input, refused with the first layout's reason */
+	for (size_t i = 0; ntargets && i < n; i++)
+		predict_layout(&c, m, targets[0], method, &v[i]);
+	size_t built = 0;
+	const char *why = NULL;
+	for (size_t i = 0; ntargets && i < n; i++) {
+		if (v[i].ok || v[i].hidden)
+			built += v[i].ok;
+		else if (!why || (!strncmp(why, "batch ", 6) && strncmp(v[i].why, "batch ", 6)))
+			why = v[i].why;   /* a build's reason over a batch's split */
+	}
+	if (ntargets && !built && why) {
+		snprintf(err, errlen, "--plan %u: no layout builds: %s", m->plan_gpus, why);
+		free(v);
+		return SURFER_EINVAL;
+	}
 	json_t *doc = NULL, *tarr = NULL;
 	if (json) {
 		doc = json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i}", "schema_version",
@@ -475,7 +493,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	}
 	int rc = 0;
 	for (size_t t = 0; t < ntargets && !rc; t++) {
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; t && i < n; i++)   /* the first's are done */
 			predict_layout(&c, m, targets[t], method, &v[i]);
 		qsort(v, n, sizeof(*v), cmp_layout);
 		double usd = usd_per_hour ? usd_per_hour[t] : 0;
