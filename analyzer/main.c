@@ -166,6 +166,10 @@ static void usage(FILE *f)
 		"      --microbatches M      pipeline microbatches (default pp)\n"
 		"      --vpp V               interleaved 1F1B: V model chunks per pipeline\n"
 		"                            stage (Megatron's virtual pipeline stages)\n"
+		"      --pp-partition P      how --pp splits the layers: uniform (default,\n"
+		"                            Megatron's; the last stage modelled) or cost\n"
+		"                            (nanotron's split by block compute cost; the\n"
+		"                            slowest stage on the first target modelled)\n"
 		"      --zero Z              training state sharded over the dp ranks: 0 none\n"
 		"                            (default, DDP), 1 optimizer state, 2 and gradients\n"
 		"                            (FSDP SHARD_GRAD_OP), 3 and parameters (FULL_SHARD)\n"
@@ -310,6 +314,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"moe-dispatch-fp8", no_argument, NULL, OPT_MODEL},
 		{"moe-a2a-overlap", no_argument, NULL, OPT_MODEL},
 		{"vpp", required_argument, NULL, OPT_MODEL},
+		{"pp-partition", required_argument, NULL, OPT_MODEL},
 		{"grad-fp32", no_argument, NULL, OPT_MODEL},
 		{"offload", no_argument, NULL, OPT_MODEL},
 		{"host-mem-gbps", required_argument, NULL, OPT_MODEL},

@@ -75,6 +75,11 @@ struct conv_params {
 				   * far the ratio is pulled toward the
 				   * shape's time S_t, S_t x (ratio /
 				   * S_t)^(1 - pull) (conv_fit_pull())       */
+	double shape_cap_pow;     /* conv_pull(): before the pull the ratio R
+				   * is capped softly at C = S_t x
+				   * e^shape_cap, (R^-a + C^-a)^(-1/a), a =
+				   * shape_cap_pow; <= 0: no cap            */
+	double shape_cap;         /* log of the cap's level above S_t        */
 	double wave_pow;          /* exponent on the wave efficiency          */
 	double bw_eff;            /* fraction of achievable DRAM bandwidth    */
 	double overlap_pow;       /* k: compute and memory times combine as
@@ -115,12 +120,15 @@ int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 		 const struct gpu_spec *target, const struct conv_params *p, int floor,
 		 struct pred_result *out);
 
-/* Pulls out, conv_predict()'s ratio for k from origin to target (same p
- * and floor), toward the model's time from the shape alone, S_t x (ns /
- * S_t)^(1 - p->shape_pull), and sets out->pull (ns then grows as
- * origin_ns^(1 - pull)), where origin and target differ in compute
- * capability and shape_pull > 0; returns 0, or -1 with out untouched
- * (one architecture, no pull, no origin time, or no shape time).  This
+/* Pulls out, conv_predict()'s ratio R for k from origin to target (same
+ * p and floor), toward the model's time from the shape alone S_t: first
+ * capped softly at C = S_t x e^shape_cap where shape_cap_pow a > 0, R' =
+ * (R^-a + C^-a)^(-1/a), then S_t x (R' / S_t)^(1 - p->shape_pull); sets
+ * out->pull to 1 - d log ns / d log origin_ns there (ns then grows as
+ * origin_ns^(1 - pull) around origin_ns: 1 - (1 - shape_pull) / (1 +
+ * (R / C)^a)), where origin and target differ in compute capability and
+ * shape_pull > 0 or a > 0; returns 0, or -1 with out untouched (one
+ * architecture, no pull nor cap, no origin time, or no shape time).  This
  * is partial pooling as auto does it for the tile model (predict.h,
  * struct pred_shrink): conv_predict() itself stays linear in the origin's
  * time.  It needs k to be a whole convolution (an operator's time, as
@@ -167,10 +175,12 @@ int conv_fit(const struct conv_sample *s, size_t n, struct conv_params *p, doubl
 int conv_fit_shape(const struct conv_sample *s, size_t n, struct conv_params *p,
 		   double *rms_log);
 
-/* Fits shape_pull alone (every other constant kept from *p) to the n
- * samples whose origin and target differ in compute capability, on the log
- * error of conv_pull() with the floor, each ordered pair of GPUs
- * weighted equally; the best of 0, 0.01, ..., 1.  *rms_log as conv_fit().
+/* Fits shape_pull, shape_cap_pow and shape_cap alone (every other
+ * constant kept from *p) to the n samples whose origin and target differ
+ * in compute capability, on the log error of conv_pull() with the floor,
+ * each ordered pair of GPUs weighted equally: the best of a in {none, 1,
+ * 2, 4, 8, 16, 32, 64}, shape_cap in {0, 0.05, ..., 2} and shape_pull in
+ * {0, 0.01, ..., 1}.  *rms_log as conv_fit().
  * 0, -EINVAL (no such sample), -ENOMEM. */
 int conv_fit_pull(const struct conv_sample *s, size_t n, struct conv_params *p, double *rms_log);
 

@@ -10,7 +10,8 @@
  * convolution sweep (P4, P100, T4, V100: every shape measured on two of
  * them, each way round); the shape_* constants, with the others fixed, on
  * the absolute times of every convolution of the sweep (conv_fit_shape()),
- * then shape_pull on the pairs of two architectures (conv_fit_pull()).
+ * then shape_pull and the cap before it (shape_cap_pow, shape_cap) on the
+ * pairs of two architectures (conv_fit_pull()).
  * Reproduce (prints this table):
  *
  *   make build/surfer-bench
@@ -26,7 +27,7 @@
 #include "predictor/power.h"
 
 /* 59430 pairs of a convolution on two of 4 GPUs, weighted RMS of log error 0.174; shape
- * constants: 19875 convolutions, 0.271; with the pull across architectures 0.161 */
+ * constants: 19875 convolutions, 0.271; with the pull and its cap across architectures 0.160 */
 const struct conv_params conv_default_params = {
 	.eff = {
 		[CONV_ALGO_IGEMM] = 0.3924,
@@ -35,21 +36,23 @@ const struct conv_params conv_default_params = {
 		[CONV_ALGO_WINOGRAD_NF] = 0.2241,
 		[CONV_ALGO_FFT] = 0.1408,
 	},
-	.shape_eff = 0.4545,
-	.shape_ramp_flop = 447642052.1,
-	.shape_pad_pow = 0.6258,
+	.shape_eff = 0.5356,
+	.shape_ramp_flop = 476394501.3,
+	.shape_pad_pow = 0.6289,
 	.shape_bw_eff = 1.2000,
-	.shape_red_steps = 0.0,
-	.shape_floor_ns = 66153.3,
-	.shape_wino_eff = 0.5735,
-	.shape_wino_steps = 51.2,
-	.shape_softmin = 1.238,
-	.shape_pull = 0.23,
+	.shape_red_steps = 3.6,
+	.shape_floor_ns = 66154.6,
+	.shape_wino_eff = 0.6215,
+	.shape_wino_steps = 48.6,
+	.shape_softmin = 1.553,
+	.shape_pull = 0.17,
+	.shape_cap_pow = 4,
+	.shape_cap = 0.85,
 	.wave_pow = 0.3766,
 	.bw_eff = 0.6370,
 	.overlap_pow = 1.7423,
 	.smem_pow = 0.3664,
 	.power_pj16 = POWER_FMA_PJ16,
-	.boost_ns = 19184911.8,
+	.boost_ns = 19184933.8,
 	.floor_ns = 33375.7,
 };

@@ -706,6 +706,43 @@ START_TEST(pull_toward_shape)
 }
 END_TEST
 
+/* conv_pull()'s soft cap before the pull: pull_toward_shape's case, R =
+ * 1e6 ns, S = 954,974.72 ns.  a = 1, the cap at S itself (shape_cap 0),
+ * no pull: R' = R S / (R + S) = 954,974.72e6 / 1,954,974.72 = 488,484.43
+ * ns, and ns follows T_o with the slope w = S / (R + S) = 0.488484 (pull
+ * 1 - w = 0.511516).  a = 2, the cap at 2 S (shape_cap log 2: C =
+ * 1,909,949.44), pull 0.5: (R / C)^2 = 0.274128, R' = 1e6 / sqrt(1.274128)
+ * = 885,917.26, pulled sqrt(S R') = 919,798.12 ns, pull 1 - 0.5 / 1.274128
+ * = 0.607575.  Far below the cap (C = S e^10) only the pull acts: pull
+ * 0.5 gives 977,228.08 (pull_toward_shape). */
+START_TEST(pull_caps_ratio)
+{
+	static const struct {
+		double pull, cap_pow, cap, ns, slope_pull;
+	} cases[] = {
+		{0, 1, 0, 488484.43, 0.511516},
+		{0.5, 2, 0.69314718055994531, 919798.12, 0.607575},   /* log 2 */
+		{0.5, 2, 10, 977228.08, 0.5},
+	};
+	struct gpu_spec o = fake_gpu("o", 100, 10, 1000, 0), g = fake_gpu("g", 100, 10, 1000, 0);
+	struct conv_params p = shape_params();
+	g.cc = 61;
+	struct pred_kernel k = conv_kernel("cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
+					   128 * 200, 1e6);
+	k.origin_ns = 1e6;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct pred_result r;
+		p.shape_pull = cases[i].pull;
+		p.shape_cap_pow = cases[i].cap_pow;
+		p.shape_cap = cases[i].cap;
+		ck_assert_int_eq(conv_predict(&k, &o, &g, &p, 0, &r), 0);
+		ck_assert_int_eq(conv_pull(&k, &o, &g, &p, 0, &r), 0);
+		ck_assert_double_eq_tol(r.ns, cases[i].ns, 1e-2);
+		ck_assert_double_eq_tol(r.pull, cases[i].slope_pull, 1e-6);
+	}
+}
+END_TEST
+
 /* Which kernels are a whole convolution (conv_whole()), and auto's pull
  * of those across architectures: pull_toward_shape's case through a
  * predictor, 977,228.08 ns by its hand arithmetic, where the ratio is
@@ -779,17 +816,15 @@ START_TEST(auto_pulls_whole_convolutions)
 }
 END_TEST
 
-/* Measured times made as S^0.3 x R^0.7 on pairs of two architectures
- * (plus pairs within one, which must not count): the fitted pull is 0.3. */
-START_TEST(fit_pull_recovers_exponent)
+/* Samples for conv_fit_pull(): 30 shapes on every ordered pair of three
+ * made-up GPUs, the second of another architecture (7.5) than the other
+ * two (7.0), origin times spread 1-7 x so R / S spans a range; the
+ * target's time truth(S, R) across architectures, far off (10 R) within
+ * one, which the fit must not count.  Returns the count. */
+static size_t pull_samples(struct gpu_spec *g, const struct conv_params *p,
+			   double (*truth)(double s, double r), struct conv_sample *s)
 {
-	struct gpu_spec g[3] = { fake_gpu("a", 80, 14, 900, 0), fake_gpu("b", 40, 8, 320, 0),
-				 fake_gpu("c", 40, 8, 320, 0) };
-	g[1].cc = 75;
-	struct conv_params p = truth_params();
 	size_t n = 0;
-	struct conv_sample *s = calloc(6 * 30, sizeof *s);
-	ck_assert_ptr_nonnull(s);
 	for (int a = 0; a < 3; a++)
 		for (int b = 0; b < 3; b++)
 			for (int i = 0; i < 30 && a != b; i++) {
@@ -798,24 +833,63 @@ START_TEST(fit_pull_recovers_exponent)
 					(64ull << (i % 10)) + 7 * (uint64_t)i, 1e5);
 				struct pred_result rr, rs;
 				k.origin_ns = 1e5 * (1 + i % 7);
-				ck_assert_int_eq(conv_predict(&k, &g[a], &g[b], &p, 1, &rr), 0);
+				ck_assert_int_eq(conv_predict(&k, &g[a], &g[b], p, 1, &rr), 0);
 				k.origin_ns = 0;
-				ck_assert_int_eq(conv_predict(&k, NULL, &g[b], &p, 1, &rs), 0);
+				ck_assert_int_eq(conv_predict(&k, NULL, &g[b], p, 1, &rs), 0);
 				k.origin_ns = 1e5 * (1 + i % 7);
 				s[n].k = k;
 				s[n].origin = &g[a];
 				s[n].target = &g[b];
-				/* pairs within an architecture: far off, ignored */
-				s[n].ns = g[a].cc == g[b].cc ? 10 * rr.ns
-							     : pow(rs.ns, 0.3) * pow(rr.ns, 0.7);
+				s[n].ns = g[a].cc == g[b].cc ? 10 * rr.ns : truth(rs.ns, rr.ns);
 				n++;
 			}
-	double rms;
-	ck_assert_int_eq(conv_fit_pull(s, n, &p, &rms), 0);
-	ck_assert_double_eq_tol(p.shape_pull, 0.3, 1e-9);
-	ck_assert_msg(rms < 1e-6, "rms %g", rms);
-	/* only pairs within one architecture: nothing to fit */
-	ck_assert_int_eq(conv_fit_pull(s + 0, 0, &p, NULL), -EINVAL);
+	return n;
+}
+
+static double truth_pull(double s, double r)
+{
+	return pow(s, 0.3) * pow(r, 0.7);
+}
+
+static double truth_cap(double s, double r)
+{
+	double c = s * exp(0.5);
+	return pow(s, 0.1) * pow(pow(pow(r, -8) + pow(c, -8), -1.0 / 8), 0.9);
+}
+
+/* Measured times made as S^0.3 x R^0.7 on pairs of two architectures
+ * (plus pairs within one, which must not count): the fitted pull is 0.3,
+ * and no cap; made as the ratio capped at S e^0.5 with a = 8, (R^-8 +
+ * (S e^0.5)^-8)^(-1/8), then pulled by 0.1 toward S: the fit finds those
+ * three constants. */
+START_TEST(fit_pull_recovers_constants)
+{
+	static const struct {
+		double (*truth)(double s, double r);
+		double pull, cap_pow, cap;
+	} cases[] = {
+		{truth_pull, 0.3, 0, 0},
+		{truth_cap, 0.1, 8, 0.5},
+	};
+	struct gpu_spec g[3] = { fake_gpu("a", 80, 14, 900, 0), fake_gpu("b", 40, 8, 320, 0),
+				 fake_gpu("c", 40, 8, 320, 0) };
+	g[1].cc = 75;
+	struct conv_sample *s = calloc(6 * 30, sizeof *s);
+	ck_assert_ptr_nonnull(s);
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct conv_params p = truth_params();
+		size_t n = pull_samples(g, &p, cases[c].truth, s);
+		double rms;
+		ck_assert_int_eq(conv_fit_pull(s, n, &p, &rms), 0);
+		ck_assert_double_eq_tol(p.shape_pull, cases[c].pull, 1e-9);
+		ck_assert_double_eq_tol(p.shape_cap_pow, cases[c].cap_pow, 1e-9);
+		if (cases[c].cap_pow > 0)
+			ck_assert_double_eq_tol(p.shape_cap, cases[c].cap, 1e-9);
+		ck_assert_msg(rms < 1e-6, "rms %g", rms);
+	}
+	/* no sample: nothing to fit */
+	struct conv_params p = truth_params();
+	ck_assert_int_eq(conv_fit_pull(s, 0, &p, NULL), -EINVAL);
 	free(s);
 }
 END_TEST
@@ -927,8 +1001,9 @@ int main(void)
 	tcase_add_test(tc, shape_winograd_hand_computed);
 	tcase_add_test(tc, fit_shape_recovers_constants);
 	tcase_add_test(tc, pull_toward_shape);
+	tcase_add_test(tc, pull_caps_ratio);
 	tcase_add_test(tc, auto_pulls_whole_convolutions);
-	tcase_add_test(tc, fit_pull_recovers_exponent);
+	tcase_add_test(tc, fit_pull_recovers_constants);
 	tcase_add_test(tc, trace_path_uses_conv_predict);
 	suite_add_tcase(su, tc);
 	return check_run(su);

@@ -1520,6 +1520,138 @@ START_TEST(memory_state_and_peak)
 }
 END_TEST
 
+/* Pipeline partitions (stage.c).  nanotron's Llama 1B (h 2048, ffn 4096,
+ * 24 layers, 32 heads of 64, vocab 50257, tied) on 4 stages by compute
+ * cost: a layer costs 4 h^2 + 3 ffn h = 16777216 + 25165824 = 41943040,
+ * the head V h = 102926336, the total 24 x 41943040 + 102926336 =
+ * 1109559296, the thresholds a quarter of it apart: 277389824,
+ * 554779648, 832169472.  After layer k (1-based) the cost is
+ * 41943040 k: 7 layers (293601280) pass the first threshold, 14
+ * (587202560) the second, 20 (838860800) the third, each crossing layer
+ * staying on the earlier stage: 7, 7, 6 and 4 layers with the head.
+ * The uniform split: 6 a stage, the head on the last.  A middle stage's
+ * GEMMs are its layers', so 7 layers' are 7 / 6 of 6 layers'; the last
+ * stage's are 4 / 6 of them plus the head's 2 T h V; a middle stage
+ * sends and receives at both ends (4 send/recvs), the first and the last
+ * at one (2); those two sum the tied weight's gradient once a step. */
+START_TEST(pp_partition)
+{
+	struct model_config c;
+	struct model_opts o;
+	char err[200];
+	ck_assert_int_eq(model_config_builtin("llama-3-8b", &c), 0);
+	c.hidden = 2048;
+	c.ffn = 4096;
+	c.layers = 24;
+	c.heads = c.kv_heads = 32;
+	c.head_dim = 64;
+	c.vocab = 50257;
+	c.tied = 1;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.dtype = GPU_DT_BF16;
+	o.attention = MODEL_ATTN_FLASH;
+	o.batch = 4;
+	o.seq = 1024;
+	o.pp = 4;
+	o.microbatches = 4;
+	o.pp_partition = MODEL_PP_COST;
+	static const uint32_t want_first[4] = { 0, 7, 14, 20 }, want_n[4] = { 7, 7, 6, 4 };
+	for (uint32_t k = 0; k < 4; k++) {
+		uint32_t f, n;
+		ck_assert_int_eq(model_pp_stage(&c, &o, k, &f, &n, err, sizeof(err)), k == 3);
+		ck_assert_uint_eq(f, want_first[k]);
+		ck_assert_uint_eq(n, want_n[k]);
+	}
+	o.pp_partition = MODEL_PP_UNIFORM;
+	for (uint32_t k = 0; k < 4; k++) {
+		uint32_t f, n;
+		ck_assert_int_eq(model_pp_stage(&c, &o, k, &f, &n, err, sizeof(err)), k == 3);
+		ck_assert_uint_eq(f, 6 * k);
+		ck_assert_uint_eq(n, 6);
+	}
+
+	/* the stages built: GEMM FLOPs of the forward and the send/recvs */
+	o.pp_partition = MODEL_PP_COST;
+	double gemm[4];
+	size_t sends[4], tied[4];
+	for (uint32_t k = 0; k < 4; k++) {
+		struct model_seq s;
+		o.pp_stage = k + 1;
+		ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+		ck_assert_uint_eq(s.first_layer, want_first[k]);
+		ck_assert_uint_eq(s.stage_layers, want_n[k]);
+		gemm[k] = 0;
+		sends[k] = tied[k] = 0;
+		for (size_t i = 0; i < s.n; i++) {
+			if (s.v[i].phase == MODEL_PH_FORWARD && s.v[i].k.op == PRED_OP_GEMM)
+				gemm[k] += s.v[i].k.flops;
+			sends[k] += s.v[i].comm == COMM_SEND_RECV;
+			if (s.v[i].comm == COMM_ALL_REDUCE) {
+				/* the tied weight's BF16 gradient, 50257 x 2048 x 2
+				 * bytes, between the first and the last stage, once a
+				 * step */
+				ck_assert_double_eq(s.v[i].k.bytes, 205852672.0);
+				ck_assert_uint_eq(s.v[i].ranks, 2);
+				ck_assert(s.v[i].step_once);
+				tied[k]++;
+			}
+		}
+		model_seq_release(&s);
+	}
+	double T = 1024, head = 2.0 * T * 2048 * 50257;
+	ck_assert_double_eq_tol(gemm[1] / gemm[2], 7.0 / 6.0, 1e-12);
+	ck_assert_double_eq_tol(gemm[0] / gemm[2], 7.0 / 6.0, 1e-12);
+	ck_assert_double_eq_tol(gemm[3], 4.0 / 6.0 * gemm[2] + head, 1e-6 * head);
+	ck_assert_uint_eq(sends[0], 2);
+	ck_assert_uint_eq(sends[1], 4);
+	ck_assert_uint_eq(sends[2], 4);
+	ck_assert_uint_eq(sends[3], 2);
+	ck_assert_uint_eq(tied[0], 1);
+	ck_assert_uint_eq(tied[1] + tied[2], 0);
+	ck_assert_uint_eq(tied[3], 1);
+
+	/* the slowest stage is one of the two of 7 layers (the head is 2.45
+	 * layers by the cost, by FLOPs 206 against 84 MFLOP a token) */
+	o.pp_stage = 0;
+	ck_assert_int_eq(model_pp_pick_stage(&c, &o, gpu_find("h100-sxm"), MODEL_LAUNCH_AUTO), 0);
+	ck_assert(o.pp_stage == 1 || o.pp_stage == 2);
+	/* the uniform split keeps the last stage, without predicting */
+	o.pp_stage = 0;
+	o.pp_partition = MODEL_PP_UNIFORM;
+	ck_assert_int_eq(model_pp_pick_stage(&c, &o, gpu_find("h100-sxm"), MODEL_LAUNCH_AUTO), 0);
+	ck_assert_uint_eq(o.pp_stage, 0);
+	ck_assert_uint_eq(model_pp_built_stage(&o), 3);
+
+	/* 1F1B memory: the first stage holds 4 microbatches of its layers
+	 * (Llama keeps nothing for its embedding), 7 of them by cost where
+	 * the uniform split has 6 */
+	struct model_memory mu = mem_of(&c, &o);
+	o.pp_partition = MODEL_PP_COST;
+	struct model_memory mc = mem_of(&c, &o);
+	ck_assert_double_eq_tol(mc.activations / mu.activations, 7.0 / 6.0, 1e-9);
+
+	/* 12 stages: the head on stage 10, the loss past it on 11 (the
+	 * cumulative cost crosses stage 10's threshold at the head): refused;
+	 * so is interleaving, Megatron's */
+	struct model_seq s;
+	o.pp = 12;
+	o.microbatches = 4;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--pp-partition cost"));
+	o.pp = 4;
+	o.vpp = 2;
+	o.batch = 4;
+	c.layers = 24;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--pp-partition cost"));
+	enum model_pp_partition pt;
+	ck_assert_int_eq(model_pp_partition_parse("cost", &pt), 0);
+	ck_assert_int_eq(pt, MODEL_PP_COST);
+	ck_assert_int_eq(model_pp_partition_parse("even", &pt), SURFER_EINVAL);
+}
+END_TEST
+
 START_TEST(memory_parallel)
 {
 	/* tp: every s x s and MLP tensor and the projections' outputs split;
@@ -2252,6 +2384,19 @@ START_TEST(group_placement)
 	o.dp = 2;
 	model_group(&o, MODEL_GROUP_PP, &n, &per);
 	ck_assert_uint_eq(per, 2);
+	/* the first and the last of 2 stages of tp 2 x dp 2 are ranks 0-3
+	 * and 4-7, one node; of 4 stages 0-3 and 12-15, two nodes; of 4
+	 * stages of dp 2 (NB3's layout) ranks 0-1 and 6-7, one node */
+	model_group(&o, MODEL_GROUP_EMBED, &n, &per);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(per, 2);
+	o.pp = 4;
+	model_group(&o, MODEL_GROUP_EMBED, &n, &per);
+	ck_assert_uint_eq(per, 1);
+	o.tp = 1;
+	model_group(&o, MODEL_GROUP_EMBED, &n, &per);
+	ck_assert_uint_eq(per, 2);
+	o.tp = 2;
 	/* HSDP: dp 16 x tp 2 on nodes of 8 shards over the node's 4 DP ranks,
 	 * replicates over 4 nodes, one rank in each */
 	o.dp = 16;
@@ -3905,6 +4050,7 @@ int main(void)
 	tcase_add_test(t, gpt2_layer_flops);
 	tcase_add_test(t, gpt2_layer_kernels);
 	tcase_add_test(t, flash_attention_calls);
+	tcase_add_test(t, pp_partition);
 	tcase_add_test(t, backward_is_twice_forward);
 	tcase_add_test(t, kernel_limit);
 	tcase_add_test(t, classify_head);

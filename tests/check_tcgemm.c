@@ -464,8 +464,10 @@ START_TEST(figure_sets_the_rate)
 				989.4e12 * 0.8 * 794.5 / 989, 1e3);
 	ck_assert_double_eq_tol(tcgemm_rate_flops(h100, GPU_DT_BF16, &q),
 				tcgemm_rate_flops(h100, GPU_DT_BF16, &p), 1e-3);
-	/* the H20 has none: the rule's 0.9, then half of it */
-	ck_assert_double_eq_tol(tcgemm_mamf_share(h20, &p, &pv), 0.9, 1e-9);
+	/* the H20 has none: the rule's 0.9 (no power term: its boost clock,
+	 * 1980 MHz, over the 1853 its 148 TFLOP/s are quoted at, 78 x 1024 x
+	 * 1980e6 / 148e12 = 1.06856), then half of it */
+	ck_assert_double_eq_tol(tcgemm_mamf_share(h20, &p, &pv), 0.9 * 1.06856, 1e-5);
 	ck_assert_int_eq(pv, GPU_PROV_RULE);
 	ck_assert_double_eq_tol(tcgemm_rate_flops(h20, GPU_DT_BF16, &q),
 				tcgemm_rate_flops(h20, GPU_DT_BF16, &p) / 2, 1e-3);
@@ -482,7 +484,12 @@ END_TEST
  * power_pow 0.5, power_rate_pow 1: 0.8 x 0.5^-0.1 = 0.85742, the watts
  * scaled by 0.5^1 to 0.82873, (0.82873 / 2)^0.5 = 0.64372, so 0.55194.
  * H20: 148 TFLOP/s over 78 SMs at 1980 MHz is 958 FLOP per clock per SM,
- * 1024 rounded; 400 / 148 = 2.70 W per TFLOP/s, above 2: 0.8. */
+ * 1024 rounded, so the peak is quoted at 148e12 / (78 x 1024) = 1853 MHz
+ * and the boost clock is 1.06856 of it; 400 / 148 = 2.7027 W per
+ * TFLOP/s, above 2: (2.7027 / 2)^0.5 = 1.16 allows more than the boost
+ * clock, which stands: 0.8 x 1.06856 = 0.85485.  With power_w_ref 2.6 the
+ * power term binds between the two: (2.7027 / 2.6)^0.5 = 1.01956, 0.8 x
+ * 1.01956 = 0.81565. */
 static struct tcgemm_params rule_params(void)
 {
 	struct tcgemm_params p = hand_params(0.5);
@@ -498,10 +505,15 @@ START_TEST(rule_by_hand)
 	ck_assert_ptr_nonnull(h20);
 	struct tcgemm_params p = rule_params();
 	ck_assert_double_eq_tol(tcgemm_mamf_rule(l40, &p), 0.55194, 1e-4);
-	ck_assert_double_eq_tol(tcgemm_mamf_rule(h20, &p), 0.8, 1e-9);
-	/* never above the peak */
-	p.mamf_1024 = 1, p.rate_pow = 0.5;
-	ck_assert_double_eq_tol(tcgemm_mamf_rule(h20, &p), 1, 1e-12);
+	ck_assert_double_eq_tol(tcgemm_mamf_rule(h20, &p), 0.85485, 1e-4);
+	p.power_w_ref = 2.6;
+	ck_assert_double_eq_tol(tcgemm_mamf_rule(h20, &p), 0.81565, 1e-4);
+	/* never above the peak at the boost clock (the L20's, 2537 MHz by its
+	 * peak, is quoted at its boost clock or above: 1) */
+	p.mamf_1024 = 1, p.rate_pow = 0.5, p.power_w_ref = 2;
+	ck_assert_double_eq_tol(tcgemm_mamf_rule(h20, &p), 1.06856, 1e-4);
+	p.power_w_ref = 0;
+	ck_assert_double_eq_tol(tcgemm_mamf_rule(gpu_find("l20"), &p), 1, 1e-12);
 	p.mamf_1024 = 0;
 	ck_assert_double_eq(tcgemm_mamf_rule(h20, &p), 0);
 }

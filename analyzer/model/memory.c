@@ -432,8 +432,13 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		return;
 	}
 
-	uint32_t total = c->layers + c->dec_layers;
-	uint32_t first = s->first_layer, last_n = s->stage_layers;
+	/* the stage holding the head (the last; every layer without a
+	 * pipeline), whichever stage s is */
+	uint32_t total = c->layers + c->dec_layers, first, last_n;
+	if (model_pp_stage(c, o, o->pp > 1 ? o->pp - 1 : 0, &first, &last_n, NULL, 0) < 0) {
+		first = s->first_layer;
+		last_n = s->stage_layers;
+	}
 	double last = 0, work = 0, w;
 	for (uint32_t i = first; i < first + last_n && i < total; i++) {
 		last += layer_ckpt(c, o, &z, i, last_n, i - first, &w);
@@ -451,27 +456,34 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		last += embed_saved(c, &z);
 	double acts = last;
 	if (o->pp > 1) {
-		/* 1F1B: the first stage holds min(pp, microbatches) microbatches
-		 * of its layers when its first backward starts (the step's
-		 * microbatches: every gradient-accumulation pass's); the last
-		 * stage one, with the head.  Interleaved (vpp chunks): Megatron's
+		/* 1F1B: stage k holds min(pp - k, microbatches) microbatches of
+		 * its layers when its first backward starts (the step's
+		 * microbatches: every gradient-accumulation pass's), the first
+		 * stage pp of them and its embeddings, the last one, with the
+		 * head (above).  Interleaved (vpp chunks): Megatron's
 		 * schedule (schedules.py, forward_backward_pipelining_with_
 		 * interleaving) runs 2 (pp - 1) + (vpp - 1) pp warm-up chunk
 		 * forwards on the first rank, then one more before its first
 		 * backward, at most every chunk of every microbatch: that many
 		 * chunks of layers / vpp layers each. */
-		uint32_t per = (total + o->pp - 1) / o->pp;
 		double M = (double)s->microbatches * (o->grad_accum > 1 ? o->grad_accum : 1);
-		double inflight = M < o->pp ? M : o->pp;
-		if (o->vpp > 1) {
-			double v = o->vpp, chunks = 2.0 * (o->pp - 1) + (v - 1) * o->pp + 1;
-			inflight = (chunks < M * v ? chunks : M * v) / v;
+		for (uint32_t k = 0; k + 1 < o->pp; k++) {
+			uint32_t f, n;
+			if (model_pp_stage(c, o, k, &f, &n, NULL, 0) < 0)
+				break;
+			double inflight = M < o->pp - k ? M : o->pp - k;
+			if (o->vpp > 1 && k == 0) {
+				double v = o->vpp, chunks = 2.0 * (o->pp - 1) + (v - 1) * o->pp + 1;
+				inflight = (chunks < M * v ? chunks : M * v) / v;
+			}
+			double held = 0;
+			for (uint32_t i = f; i < f + n && i < total; i++)
+				held += layer_ckpt(c, o, &z, i, n, i - f, &w);
+			held *= inflight;
+			if (k == 0)
+				held += embed_saved(c, &z);
+			acts = maxd(acts, held);
 		}
-		double head_stage = 0;
-		for (uint32_t i = 0; i < per && i < total; i++)
-			head_stage += layer_ckpt(c, o, &z, i, per, i, &w);
-		head_stage = head_stage * inflight + embed_saved(c, &z);
-		acts = maxd(acts, head_stage);
 	}
 	m->activations = acts;
 	/* the gradient of the logits (the harness's ones, or the loss's

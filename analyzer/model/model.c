@@ -793,6 +793,17 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 				 o->pp > 1 ? per : layers);
 			return SURFER_EINVAL;
 		}
+		if (o->pp_partition == MODEL_PP_COST) {
+			/* interleaving is Megatron's; nanotron's cost split runs
+			 * one model chunk a stage */
+			snprintf(err, errlen, "--vpp %u interleaves Megatron's even split: it does not "
+				 "combine with --pp-partition cost", o->vpp);
+			return SURFER_EINVAL;
+		}
+	}
+	if (o->pp_stage > (o->pp ? o->pp : 1)) {
+		snprintf(err, errlen, "pipeline stage %u of %u", o->pp_stage, o->pp);
+		return SURFER_EINVAL;
 	}
 	uint32_t cp = model_cp(o);
 	if (cp > 1 && (o->mode == MODEL_DECODE || o->seq % cp)) {
@@ -1283,10 +1294,18 @@ void model_group(const struct model_opts *o, enum model_group g, uint32_t *ranks
 	case MODEL_GROUP_REPLICA: n = dp / shard; inner = tp * shard; break;
 	case MODEL_GROUP_EP: n = model_ep(o); inner = tp * cp; break;
 	case MODEL_GROUP_EDP: n = o->dp / model_ep(o); inner = tp * cp * model_ep(o); break;
+	case MODEL_GROUP_EMBED: /* stage 0 and stage pp - 1 */
+		n = 2;
+		inner = tp * dp * ((o->pp > 1 ? o->pp : 2) - 1);
+		break;
 	}
 	*ranks = n;
-	/* members inner ranks apart: a node of G holds G / inner of them */
+	/* members inner ranks apart: a node of G holds G / inner of them;
+	 * the first and the last stage share one when the pipeline's pp tp
+	 * dp ranks fit in it (the stages outermost, from a node's start) */
 	uint32_t per = !o->gpus_per_node ? n : o->gpus_per_node > inner ? o->gpus_per_node / inner : 1;
+	if (g == MODEL_GROUP_EMBED && (uint64_t)inner + (uint64_t)tp * dp <= o->gpus_per_node)
+		per = 2;
 	*node_ranks = per < n ? per : n;
 }
 
@@ -1807,6 +1826,29 @@ static void head(struct bld *B, int has_embed)
 	lm_head_and_loss(B, tied);
 }
 
+/* Tied embeddings under a pipeline: the first stage holds the token
+ * embedding, the last the LM head, one weight in two copies, so after
+ * the step's last backward the two gradients are summed between those
+ * two stages, once a step before the optimizer (Megatron-Core's
+ * finalize_model_grads, _allreduce_word_embedding_grads over the
+ * embedding group; nanotron's sync_tied_weights_gradients over the tied
+ * ranks): an all-reduce of vocab / tp x hidden gradients, FP32 where
+ * they accumulate in FP32 (--grad-fp32; --stack te's main_grad). */
+static void tied_grad_sync(struct bld *B, int has_embed, int has_head)
+{
+	const struct model_opts *o = B->o;
+	if (o->pp <= 1 || !B->c->tied || !(has_embed || has_head) || o->mode != MODEL_TRAINING ||
+	    o->head == MODEL_HEAD_CLASSIFY)
+		return;
+	double esz = o->grad_fp32 || o->stack == MODEL_STACK_TE ? 4.0 : B->esz;
+	B->layer = -1;
+	k_comm(B, COMM_ALL_REDUCE, (double)cdiv(B->c->vocab, B->tp) * B->c->hidden * esz,
+	       MODEL_GROUP_EMBED, 0);
+	struct model_kernel *k = bld_last_kernel(B);
+	if (k)
+		k->step_once = 1;
+}
+
 /* A pipeline stage boundary crossed: the activations received from the
  * previous stage in forward (one send/recv; T / tp tokens of them under
  * sequence parallelism, as Megatron sends the shard), their gradient sent back in
@@ -1871,14 +1913,18 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	B.Ts = o->sp && o->tp > 1 ? cdiv(B.T, o->tp) : B.T;
 	s->params_total = model_config_params(c);
 
-	/* Pipeline parallelism: the last stage is modelled (it runs the LM
-	 * head and the loss, the most loaded one); it receives activations
-	 * and sends their gradients back. */
+	/* Pipeline parallelism: one stage is modelled (model_pp_built_stage:
+	 * the last, which runs the LM head and the loss, or the slowest one
+	 * model_pp_pick_stage() found, stage.c); it receives its input from
+	 * the previous stage and sends the gradient back, and sends its
+	 * output to the next and receives that gradient. */
 	uint32_t total = c->layers + c->dec_layers;
-	uint32_t per_stage = (uint32_t)cdiv(total, o->pp);
-	uint32_t first = o->pp > 1 ? total - per_stage : 0;
-	int has_embed = first == 0;
-	s->stage_layers = total - first;
+	uint32_t stage = model_pp_built_stage(o), first, per_stage;
+	int has_head = model_pp_stage(c, o, stage, &first, &per_stage, err, errlen);
+	if (has_head < 0)
+		return has_head;
+	int has_embed = stage == 0;
+	s->stage_layers = per_stage;
 	s->first_layer = first;
 	if (o->mode == MODEL_DECODE) {
 		/* every sequence of the batch keeps its cache between steps */
@@ -1928,7 +1974,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 			B.layer = (int32_t)first;
 		pp_boundary(&B);
 	}
-	for (uint32_t i = first; i < total; i++) {
+	for (uint32_t i = first; i < first + per_stage; i++) {
 		B.layer = (int32_t)i;
 		B.cols = c->hidden;
 		if (chunk && i > first && (i - first) % chunk == 0)
@@ -1968,8 +2014,12 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		B.fwd_hi[i + 1] = B.err ? 0 : s->n;
 	}
 	B.layer = -1;
-	head(&B, has_embed);
-	mtp_modules(&B, total);
+	if (has_head) {
+		head(&B, has_embed);
+		mtp_modules(&B, total);
+	} else {
+		pp_boundary(&B);   /* the output to the next stage */
+	}
 
 	/* the forward gathers' sizes, now that every unit's are known */
 	for (uint32_t u = 0; u < B.nunits && !B.err; u++)
@@ -1999,6 +2049,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	if (o->mode == MODEL_TRAINING && !B.err) {
 		B.ph = MODEL_PH_BACKWARD;
 		backward(&B);
+		tied_grad_sync(&B, has_embed, has_head);
 		fp8_gathers(&B);
 		stack_fuse(&B);
 		optimizer_step(&B);

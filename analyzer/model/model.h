@@ -173,6 +173,13 @@ enum model_fsdp { MODEL_FSDP_AUTO = 0, MODEL_FSDP_1, MODEL_FSDP_2, MODEL_FSDP_ME
  * BERT's pooler, dropout and classifier on the first token; decoders' final
  * norm and a bias-free score projection of every token). */
 enum model_head { MODEL_HEAD_LM = 0, MODEL_HEAD_CLASSIFY };
+/* How a pipeline (--pp) splits the layers over its stages
+ * (--pp-partition, stage.c): UNIFORM as Megatron does by default (each
+ * stage layers / pp of them, the embedding on the first, the final norm,
+ * LM head and loss on the last); COST as nanotron's build_model does
+ * (each pipeline block to the stage of its cumulative compute cost: a
+ * decoder layer 4 h^2 + 3 h ffn, the LM head V h, everything else 0). */
+enum model_pp_partition { MODEL_PP_UNIFORM = 0, MODEL_PP_COST };
 #define MODEL_CLASSIFY_LABELS 2
 
 /* What is run: one iteration of batch x seq tokens (decode: batch tokens,
@@ -318,6 +325,11 @@ struct model_opts {
 	 * bubble (pp - 1) / vpp microbatch times, vpp boundary crossings each
 	 * way per microbatch; 0 or 1 none */
 	uint32_t vpp;
+	enum model_pp_partition pp_partition;
+	/* The pipeline stage built, plus one (0: the last, the one holding
+	 * the LM head); model_pp_pick_stage() (run.h) sets it to the slowest
+	 * where the stages differ by more than the head. */
+	uint32_t pp_stage;
 };
 #define MODEL_CAPACITY_CONFIG (-1)
 
@@ -333,6 +345,8 @@ enum model_group {
 	MODEL_GROUP_EP,        /* the ranks that split one layer's experts   */
 	MODEL_GROUP_EDP,       /* the ranks that hold the same experts: the
 				* data-parallel group of the expert weights */
+	MODEL_GROUP_EMBED,     /* the first and the last pipeline stage (the
+				* tied embedding and LM head) */
 };
 
 /* Ranks of group g under o and how many of them share a node (o's
@@ -640,6 +654,20 @@ double model_launch_ns(const struct model_opts *o);
  * its own, whose block recomputes its own first N); a rel past the stage's
  * layers (an MTP module) is past N; 0 without checkpointing. */
 int model_ckpt_layer(const struct model_opts *o, uint32_t stage_layers, uint32_t rel);
+
+/* Pipeline stage k (0 .. o->pp - 1) of c under o->pp_partition: its
+ * first layer in *first and its number of layers in *n (decoder layers
+ * counted after the encoder's).  Returns 1 when the stage runs the
+ * final norm, the LM head and the loss, 0 when not, SURFER_EINVAL when
+ * the partition leaves some stage with neither a layer nor the head (the
+ * reason in err, which may be NULL).  Without a pipeline stage 0 holds
+ * every layer and the head. */
+int model_pp_stage(const struct model_config *c, const struct model_opts *o, uint32_t k,
+		   uint32_t *first, uint32_t *n, char *err, size_t errlen);
+/* The stage o builds (0 .. pp - 1): o->pp_stage - 1, or the last. */
+uint32_t model_pp_built_stage(const struct model_opts *o);
+/* --pp-partition: uniform or cost.  0 or SURFER_EINVAL. */
+int model_pp_partition_parse(const char *s, enum model_pp_partition *out);
 
 /* Parsers of --act-ckpt (none, selective, full), --stack (eager, compile,
  * te) and --fp8-recipe (tensorwise, rowwise, delayed): 0 or SURFER_EINVAL. */

@@ -168,6 +168,12 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 			mb++;
 		o.microbatches = mb < o.batch ? mb : o.batch;
 	}
+	/* --pp-partition cost: the stage that bounds the step (a layout the
+	 * split refuses is refused by the build, with its reason) */
+	if (timed && model_pp_pick_stage(c, &o, g, model_cli_launch_ns(m)) == SURFER_ENOMEM) {
+		snprintf(l->why, sizeof(l->why), "out of memory");
+		return;
+	}
 	if (model_build(c, &o, &s, l->why, sizeof(l->why)))
 		return;
 	l->mb = s.microbatches;

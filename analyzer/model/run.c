@@ -35,7 +35,7 @@ const char *const *model_cli_options(void)
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
 		"moe-route-nodes", "moe-dispatch-fp8", "moe-a2a-overlap", "act-ckpt-layers",
 		"sequence-parallel", "no-grad-clip", "fsdp", "fsdp-reduce", "offload", "host-mem-gbps",
-		NULL
+		"pp-partition", NULL
 	};
 	return names;
 }
@@ -334,6 +334,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 1024, &o->cp, &most);
 	} else if (!strcmp(name, "vpp")) {
 		bad = parse_count(v, 1024, &o->vpp, &most);
+	} else if (!strcmp(name, "pp-partition")) {
+		bad = model_pp_partition_parse(v, &o->pp_partition) ? -1 : 0;
 	} else if (!strcmp(name, "hsdp")) {
 		o->hsdp = 1;
 	} else if (!strcmp(name, "ep")) {
@@ -420,7 +422,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			{ "host-mem-gbps", "GB/s above 0, at most 100000" },
 			{ "head", "lm or classify" }, { "launch-us", "microseconds >= 0" },
 			{ "expert-capacity", "a positive count, config or none" },
-			{ "zero", "0, 1, 2 or 3" },
+			{ "zero", "0, 1, 2 or 3" }, { "pp-partition", "uniform or cost" },
 		};
 		char count[48];
 		snprintf(count, sizeof(count), "a count from 1 to %u", most);
@@ -955,6 +957,23 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	for (size_t i = 0; i < ao->ntargets; i++)
 		if (model_target_check(&m->opts, ao->targets[i], err, errlen))
 			return SURFER_EINVAL;
+	/* the pipeline stage that bounds the step on the first target */
+	if (ao->ntargets && ao->method != PRED_WAVE) {
+		struct model_opts po = placed.opts;
+		po.method = ao->method;
+		po.pred = ao->pred;
+		po.interval = ao->interval;
+		rc = model_pp_pick_stage(&c, &po, ao->targets[0], model_cli_launch_ns(m));
+		if (rc) {
+			/* the build's own reason comes with the build below */
+			if (rc != SURFER_EINVAL) {
+				snprintf(err, errlen, "out of memory");
+				return rc;
+			}
+		} else {
+			placed.opts.pp_stage = po.pp_stage;
+		}
+	}
 	int generate = m->opts.mode == MODEL_GENERATE;
 	enum model_mode mode = m->opts.mode;
 	if ((m->lens_kind == 1 && mode != MODEL_PREFILL && mode != MODEL_SERVE) ||
@@ -1041,6 +1060,18 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		snprintf(a->warning, sizeof(a->warning),
 			 "dp %u, tp %u%s, pp %u%s%s: one GPU of %u%s predicted; collectives in op 'comm'",
 			 o->dp, o->tp, o->sp && o->tp > 1 ? " (sp)" : "", o->pp, cp, zero, gpus, nodes);
+		uint32_t f, n, k = model_pp_built_stage(o);
+		int head = o->pp > 1 && o->pp_partition == MODEL_PP_COST && o->engine == MODEL_ENGINE_HF
+			   ? model_pp_stage(&c, o, k, &f, &n, NULL, 0) : -1;
+		if (head >= 0) {
+			size_t l = strlen(a->warning);
+			char layers[48] = "no layer";
+			if (n)
+				snprintf(layers, sizeof(layers), "layers %u-%u", f, f + n - 1);
+			snprintf(a->warning + l, sizeof(a->warning) - l, "; stage %u of %u (%s%s%s), "
+				 "the slowest under --pp-partition cost", k, o->pp, layers,
+				 k == 0 ? ", the embedding" : "", head ? ", the head" : "");
+		}
 		if (o->engine != MODEL_ENGINE_HF && o->pp > 1)
 			snprintf(a->warning, sizeof(a->warning),
 				 "dp %u, tp %u, pp %u: one replica's %u stages in turn, each as one of its "

@@ -122,6 +122,15 @@ struct model_timing {
 int model_time(const struct model_seq *s, const struct model_opts *o,
 	       const struct gpu_spec *target, double launch_ns, struct model_timing *out);
 
+/* Under --pp-partition cost (o->pp > 1, the training builder, no stage
+ * chosen yet): predicts each pipeline stage's step on target (built as
+ * that stage, launch_ns between launches, model_time) and sets
+ * o->pp_stage to the slowest, the one that bounds the step (stage.c).
+ * Leaves o as it is otherwise, the last stage built.  0, or
+ * model_build's or model_time's error. */
+int model_pp_pick_stage(const struct model_config *c, struct model_opts *o,
+			const struct gpu_spec *target, double launch_ns);
+
 /* --plan: writes to f, as text or JSON, every data x tensor x pipeline
  * layout of m->plan_gpus GPUs for the global batch m->opts.batch, each
  * predicted on every target with its memory estimate, fastest first

@@ -143,12 +143,13 @@ static void cb_print_params(const struct conv_params *p)
 	printf("},\n\t.shape_eff = %.4f,\n\t.shape_ramp_flop = %.1f,\n\t.shape_pad_pow = %.4f,\n"
 	       "\t.shape_bw_eff = %.4f,\n\t.shape_red_steps = %.1f,\n\t.shape_floor_ns = %.1f,\n"
 	       "\t.shape_wino_eff = %.4f,\n\t.shape_wino_steps = %.1f,\n\t.shape_softmin = %.3f,\n"
-	       "\t.shape_pull = %.2f,\n"
+	       "\t.shape_pull = %.2f,\n\t.shape_cap_pow = %.0f,\n\t.shape_cap = %.2f,\n"
 	       "\t.wave_pow = %.4f,\n\t.bw_eff = %.4f,\n\t.overlap_pow = %.4f,\n"
 	       "\t.smem_pow = %.4f,\n", p->shape_eff,
 	       p->shape_ramp_flop, p->shape_pad_pow, p->shape_bw_eff, p->shape_red_steps,
 	       p->shape_floor_ns, p->shape_wino_eff, p->shape_wino_steps, p->shape_softmin,
-	       p->shape_pull, p->wave_pow, p->bw_eff, p->overlap_pow, p->smem_pow);
+	       p->shape_pull, p->shape_cap_pow, p->shape_cap, p->wave_pow, p->bw_eff, p->overlap_pow,
+	       p->smem_pow);
 	if (p->power_pj16 == POWER_FMA_PJ16)
 		printf("\t.power_pj16 = POWER_FMA_PJ16,\n");
 	else
@@ -250,7 +251,11 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 					rt->grid[0] * rt->grid[1] * rt->grid[2], on, tn);
 				for (int c = 0; c < CB_NCOL; c++)
 					fprintf(dump, ",%.1f", pred[c]);
-				fprintf(dump, "\n");
+				struct pred_result rso;
+				struct pred_kernel kso = ks;
+				double so = conv_predict(&kso, NULL, o, &p, 1, &rso) == 0 ? rso.ns : 0;
+				fprintf(dump, ",%.1f,%.1f,%.1f\n", so, conv_model_ns(&k, o, &p, 1),
+					conv_model_ns(&k, h, &p, 1));
 			}
 		}
 		free(pairs);
@@ -264,11 +269,12 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 		}
 		printf("   (fit: rms log %.3f, floor %.1f us, %.1f pJ, boost %.0f us, wave^%.2f, "
 		       "bw %.2f, smem^%.2f; shape: eff %.2f, ramp %.2g FLOP, pad^%.2f, bw %.2f, "
-		       "floor %.1f us, pull %.2f, steps %.0f; Winograd eff %.2f, steps %.0f, "
+		       "floor %.1f us, pull %.2f, cap e^%.2f ^%.0f, steps %.0f; Winograd eff %.2f, steps %.0f, "
 		       "softmin %.2f, overlap %.2f)\n", rms,
 		       p.floor_ns / 1e3, p.power_pj16, p.boost_ns / 1e3, p.wave_pow, p.bw_eff,
 		       p.smem_pow, p.shape_eff, p.shape_ramp_flop, p.shape_pad_pow, p.shape_bw_eff,
-		       p.shape_floor_ns / 1e3, p.shape_pull, p.shape_red_steps, p.shape_wino_eff,
+		       p.shape_floor_ns / 1e3, p.shape_pull, p.shape_cap, p.shape_cap_pow,
+		       p.shape_red_steps, p.shape_wino_eff,
 		       p.shape_wino_steps, p.shape_softmin, p.overlap_pow);
 		(*npairs)++;
 		nh++;
@@ -379,7 +385,7 @@ int bench_conv_main(const struct bench_args *a)
 				      "target_kernel,origin_blocks,target_blocks,origin_ns,target_ns,"
 				      "flops_ratio_ns,roofline_ns,conv_ns,conv_talgo_ns,conv_pull_ns,auto_ns,"
 				      "shape_roofline_ns,"
-				      "shape_conv_ns\n");
+				      "shape_conv_ns,shape_origin_ns,model_origin_ns,model_target_ns\n");
 		if (!cls)
 			rc = -ENOMEM;
 		else

@@ -243,6 +243,10 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		arg(r, "microbatches", "1");
 	if (pp > 1 && vp > 1 && !before)
 		arg(r, "vpp", "%u", vp);
+	/* nanotron splits its pipeline blocks by compute cost (build_model),
+	 * Megatron evenly (the default) */
+	if (pp > 1 && !before && has(F(C_SOURCE), "nanotron"))
+		arg(r, "pp-partition", "%s", "cost");
 	if (cp > 1 && !before)
 		arg(r, "cp", "%u", cp);
 	if (r->ngpus > 8 && !before) {
@@ -324,6 +328,10 @@ static int predict_run(struct run *r, int before)
 	}
 	struct model_seq s;
 	struct model_timing t;
+	if (model_pp_pick_stage(&c, &m.opts, g, model_cli_launch_ns(&m)) < 0) {
+		snprintf(r->why, sizeof(r->why), "no pipeline stage could be predicted");
+		return -1;
+	}
 	if (model_build(&c, &m.opts, &s, err, sizeof(err))) {
 		snprintf(r->why, sizeof(r->why), "%s", err);
 		return -1;
