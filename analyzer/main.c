@@ -509,6 +509,8 @@ static int parse(int argc, char **argv, struct cli *c)
 		return bad("give a trace or --model, not both ('%s')", argv[optind]);
 	if (c->model.set && !c->model.model)
 		return bad("model options given without --model CONFIG.json|NAME");
+	if (c->model.fp8_recipe_set && !c->model.opts.fp8)
+		return bad("--fp8-recipe chooses the scaling of --dtype fp8's linears: add --dtype fp8");
 	if (c->model.plan_gpus && (c->save_baseline || c->baseline || c->html || c->csv || c->chrome_trace ||
 				   c->model.write_trace))
 		return bad("--plan prints its table only: --save-baseline, --baseline, --html, --csv, "

@@ -146,8 +146,9 @@
  * (the longest sequence's chunk of keys) takes at one SM's 64 bytes per
  * clock.
  * T_fixed: a kernel's launch-to-completion floor, the one vecop.c fits for
- * elementwise kernels (Vidur's FP16 kernels), paid again by the combine
- * kernel.
+ * elementwise kernels (Vidur's FP16 kernels; attn_params.fixed_ns, which a
+ * predictor sets from its own vector-op constants), paid again by the
+ * combine kernel.
  *
  * The fitted constants, from published kernel figures only (the papers'
  * benchmark: 16k tokens, hidden 2048 (head dim d, 2048 / d heads), non-
@@ -490,7 +491,7 @@ int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
 
 	p->ctas_per_sm = 1;
 	p->splits = 1;
-	p->fixed_ns = vecop_default_params.floor_ns[VECOP_ELEMENTWISE];
+	p->fixed_ns = ap->fixed_ns > 0 ? ap->fixed_ns : vecop_default_params.floor_ns[VECOP_ELEMENTWISE];
 	if (a->form == PRED_ATTN_PREFILL) {
 		if (triton) {
 			p->block_m = p->block_n = 128;

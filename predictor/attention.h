@@ -63,6 +63,11 @@ struct attn_params {
 	double mma_eff;             /* attention_mma_eff                        */
 	double sync_on_async_eff;   /* attention_sync_on_async_eff              */
 	double bwd_eff;             /* attention_bwd_eff                        */
+	double fixed_ns;            /* a kernel's launch-to-completion floor,
+				     * ns: the vector-op model's elementwise
+				     * floor (T_fixed, attention.c); 0: that
+				     * of vecop_default_params (a predictor
+				     * sets its own vector-op constants' one) */
 };
 extern const struct attn_params attention_default_params;
 

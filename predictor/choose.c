@@ -77,6 +77,7 @@ enum pred_method pred_choose(const struct predictor *p, const struct pred_kernel
 {
 	const struct tile_model *tm = predictor_tile(p);
 	const struct tcgemm_params *tc = predictor_tcgemm(p);
+	const struct vecop_params *vp = predictor_vecop(p);
 	int measured = origin && k->origin_ns > 0;
 	int vec16 = vecop_class_of(k) >= 0 &&
 		    (k->dtype == GPU_DT_FP16 || k->dtype == GPU_DT_BF16);
@@ -87,8 +88,8 @@ enum pred_method pred_choose(const struct predictor *p, const struct pred_kernel
 	if (k->op == PRED_OP_ATTENTION && attention_model_ns(k, target, tc) > 0 &&
 	    (!measured || attention_model_ns(k, origin, tc) > 0))
 		return PRED_ATTENTION;
-	if (vec16 && vecop_model_ns(k, target, NULL) > 0 &&
-	    (!measured || vecop_model_ns(k, origin, NULL) > 0))
+	if (vec16 && vecop_model_ns(k, target, vp) > 0 &&
+	    (!measured || vecop_model_ns(k, origin, vp) > 0))
 		return PRED_VECOP;
 	int fam = tile_family_of(k);
 	if (!vec16 && fam >= 0 && tile_model_has(tm, fam)) {

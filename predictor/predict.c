@@ -73,10 +73,6 @@
 const struct pred_shrink pred_shrink_default = {.gemm = 0.05, .vector = 0, .conv_pull = 1};
 const struct pred_shrink pred_shrink_full = {.gemm = 1, .vector = 1, .conv_pull = 0};
 
-/* ns: a kernel of unknown work with no measurement (about the cost of the
- * smallest kernels on current GPUs, 2-3 us launch to completion). */
-#define PRED_NO_BASIS_NS 2500.0
-
 /* The state a prediction depends on (predict.h). */
 struct predictor {
 	struct tile_model *tile;      /* the weights; NULL when borrowed         */
@@ -88,6 +84,7 @@ struct predictor {
 	struct tcgemm_params tc;
 	struct comm_params comm;
 	struct attn_params attn;
+	struct vecop_params vec;
 	struct pred_shrink shrink;
 };
 
@@ -108,6 +105,11 @@ int predictor_new(const struct pred_config *c, struct predictor **out, char *err
 	p->tc = c->tcgemm ? *c->tcgemm : tcgemm_default_params;
 	p->comm = c->comm ? *c->comm : comm_default_params;
 	p->attn = c->attn ? *c->attn : attention_default_params;
+	p->vec = c->vecop ? *c->vecop : vecop_default_params;
+	/* attention's kernels pay the vector-op model's launch floor (T_fixed,
+	 * attention.c), so a fit without some GPUs moves both */
+	if (!(p->attn.fixed_ns > 0))
+		p->attn.fixed_ns = p->vec.floor_ns[VECOP_ELEMENTWISE];
 	p->shrink = c->shrink ? *c->shrink : pred_shrink_default;
 	if (c->tile) {
 		p->use = c->tile;
@@ -158,6 +160,7 @@ const struct pred_shrink *predictor_shrink(const struct predictor *p) { return &
 const struct tcgemm_params *predictor_tcgemm(const struct predictor *p) { return &p->tc; }
 const struct comm_params *predictor_comm(const struct predictor *p) { return &p->comm; }
 const struct attn_params *predictor_attn(const struct predictor *p) { return &p->attn; }
+const struct vecop_params *predictor_vecop(const struct predictor *p) { return &p->vec; }
 
 static void pred_result_clear(struct pred_result *out)
 {
@@ -202,7 +205,7 @@ static int pred_run(const struct predictor *p, const struct pred_kernel *k,
 		}
 		return pred_fallback(k, origin, target, out);
 	case PRED_VECOP:
-		if (vecop_predict(k, origin, target, out) == 0)
+		if (vecop_predict(k, origin, target, &p->vec, out) == 0)
 			return 0;
 		return pred_fallback(k, origin, target, out);
 	case PRED_CONV:

@@ -28,6 +28,13 @@ struct conv_params;     /* predictor/conv.h */
 struct tcgemm_params;   /* predictor/tcgemm.h */
 struct comm_params;     /* predictor/comm.h */
 struct attn_params;     /* predictor/attention.h */
+struct vecop_params;    /* predictor/vecop.h */
+
+/* ns: a kernel of unknown work with no measurement (about the cost of the
+ * smallest kernels on current GPUs, 2-3 us launch to completion); also
+ * the vector-op model's floor where no kernel-level timing is left to fit
+ * one on (tools/lab/bench_vec.c). */
+#define PRED_NO_BASIS_NS 2500.0
 
 enum pred_method {
 	PRED_AUTO = 0,
@@ -201,7 +208,13 @@ struct pred_config {
 				       * (predictor/comm.c)                      */
 	const struct attn_params *attn; /* the fused attention model's
 				       * constants, copied; NULL: the
-				       * compiled-in ones (predictor/attention.c) */
+				       * compiled-in ones (predictor/attention.c);
+				       * a fixed_ns of 0 takes the elementwise
+				       * floor of the vector-op constants below */
+	const struct vecop_params *vecop; /* the vector-op model's constants
+				       * (16-bit elementwise, norm, softmax,
+				       * reduction kernels), copied; NULL: the
+				       * compiled-in ones (predictor/vecop.c)    */
 	const struct pred_shrink *shrink; /* copied; NULL: pred_shrink_default;
 				       * &pred_shrink_full: every method linear
 				       * in the origin's time                    */
@@ -225,9 +238,11 @@ const struct tile_amd_scale *predictor_amd_scale(const struct predictor *p);
 const struct pred_shrink *predictor_shrink(const struct predictor *p);
 /* The tensor-core GEMM constants p applies (a pointer into p). */
 const struct tcgemm_params *predictor_tcgemm(const struct predictor *p);
-/* The collective and attention constants p applies (pointers into p). */
+/* The collective, attention and vector-op constants p applies (pointers
+ * into p). */
 const struct comm_params *predictor_comm(const struct predictor *p);
 const struct attn_params *predictor_attn(const struct predictor *p);
+const struct vecop_params *predictor_vecop(const struct predictor *p);
 
 /* Predicts k on target with predictor p.  origin is the GPU k.origin_ns
  * was measured on, or NULL (from-scratch prediction; wave scaling is then

@@ -18,6 +18,10 @@
  * Vidur's FP16 operators on A100 and A40 together; `make bench-vec` fits
  * on one GPU and predicts the other.  Softmax and reductions have no
  * 16-bit data and take the norm's constants (a row-wise pass like it).
+ * A predictor may carry others (pred_config.vecop): `make bench-serving`
+ * predicts Ampere with a fit that saw neither the A100 nor the A40
+ * (bench_vec_fit_heldout: eff on NeuSight's FP32 rows of four older
+ * architectures by their bytes, the floor a documented fallback).
  *
  * The two-limit form, floor + bytes / BW + bytes / (b x SMs x clock)
  * (sm_bpc = b, eff 1, bw_exp 1), says why one share of the bandwidth
@@ -123,11 +127,12 @@ double vecop_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 }
 
 int vecop_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
-		  const struct gpu_spec *target, struct pred_result *out)
+		  const struct gpu_spec *target, const struct vecop_params *p,
+		  struct pred_result *out)
 {
 	if (!k || !target || !out)
 		return -1;
-	double t = vecop_model_ns(k, target, NULL);
+	double t = vecop_model_ns(k, target, p);
 	if (!(t > 0))
 		return -1;
 	memset(out, 0, sizeof *out);
@@ -136,7 +141,7 @@ int vecop_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 	out->method = PRED_VECOP;
 	out->ns = t;
 	if (origin && k->origin_ns > 0) {
-		double o = vecop_model_ns(k, origin, NULL);
+		double o = vecop_model_ns(k, origin, p);
 		if (!(o > 0))
 			return -1;
 		out->ns = k->origin_ns * t / o;

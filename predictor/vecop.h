@@ -64,10 +64,13 @@ extern const struct vecop_params vecop_default_params;
 double vecop_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 		      const struct vecop_params *p);
 
-/* predict_kernel's PRED_VECOP: the model's time on target; with a measured
- * origin the ratio T_o x model(target) / model(origin).  0 or -1. */
+/* predict_kernel's PRED_VECOP: the model's time on target with constants
+ * p (NULL: the defaults; a predictor passes its own, predictor_vecop);
+ * with a measured origin the ratio T_o x model(target) / model(origin).
+ * 0 or -1. */
 int vecop_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
-		  const struct gpu_spec *target, struct pred_result *out);
+		  const struct gpu_spec *target, const struct vecop_params *p,
+		  struct pred_result *out);
 
 /* One measured kernel for the fit. */
 struct vecop_sample {

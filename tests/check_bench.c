@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "predictor/tile.h"
+#include "predictor/vecop.h"
+#include "tools/lab/bench_vec.h"
 #include "tools/lab/neusight.h"
 #include "tools/lab/stats.h"
 #include "tests/check_run.h"
@@ -644,6 +646,119 @@ START_TEST(bad_csv_one_line)
 }
 END_TEST
 
+/* ms of a memory-bound kernel of `bytes` on g: floor + bytes / (eff x
+ * the achievable bandwidth), bw_exp 1 (GB/s = bytes per ns). */
+static double vec_ms(const char *gpu, double bytes, double eff, double floor_ns)
+{
+	const struct gpu_spec *g = gpu_find(gpu);
+	ck_assert_ptr_nonnull(g);
+	return (floor_ns + bytes / (eff * gpu_mem_bw_eff_gbps(g))) * 1e-6;
+}
+
+/* NeuSight add and ln rows of 12 shapes (B x 4096, B = 2^2 .. 2^13) on
+ * each GPU: add moves 12 bytes an element (two FP32 reads, one write), ln
+ * 8 and its 8 x 4096 bytes of gamma and beta. */
+static void write_ns_vec(const char *gpu, double eff_add, double eff_ln, double floor_ns)
+{
+	char path[512], line[512];
+	const char *ops[2] = {"add", "ln"};
+	for (int o = 0; o < 2; o++) {
+		snprintf(path, sizeof path, "%s/neusight/kernels/%s", dir, ops[o]);
+		mkdir(path, 0700);
+		snprintf(path + strlen(path), sizeof path - strlen(path), "/%s.csv", gpu);
+		FILE *fp = fopen(path, "w");
+		ck_assert_ptr_nonnull(fp);
+		fputs(VEC_HDR, fp);
+		for (int i = 2; i <= 13; i++) {
+			double numel = 4096.0 * (1 << i);
+			double ms = o == 0 ? vec_ms(gpu, 12 * numel, eff_add, floor_ns)
+					   : vec_ms(gpu, 8 * numel + 8 * 4096.0, eff_ln, floor_ns);
+			snprintf(line, sizeof line, "%s,%.12g,%s,p2.1.0,8902,k,1,1,1,1,1,128,1,1,cu121,%d,4096\n",
+				 ops[o], ms, gpu, 1 << i);
+			fputs(line, fp);
+		}
+		fclose(fp);
+	}
+}
+
+/* The vector-op fit without an architecture (bench_vec_fit_heldout) on
+ * made-up rows whose constants are known: NeuSight's T4 and V100 at eff
+ * 0.8 (add) and 0.5 (ln), a 20 us floor; its A100 (cc 8.0) at 0.4 / 0.3,
+ * 5 us; Vidur's A40 (cc 8.6) at 0.6 (add) and 0.45 (norm), 1.5 / 3 us.
+ * bw_exp: the rows follow the bandwidth alone (a = 1), so the T4's fit
+ * predicts the V100 exactly at a = 1 and not at a < 1 (their bandwidth to
+ * SM-issue ratios differ: 239 GB/s against 40 x 1.59 x 64 = 4070, 814
+ * against 80 x 1.38 x 64 = 7066).  Checks:
+ *  - Ampere held out (8.0, 8.6): the A100 and Vidur's A40 rows are gone;
+ *    eff 0.8 / 0.5 from the T4 and V100 by their bytes, softmax and
+ *    reductions take the norm's 0.5; every floor is PRED_NO_BASIS_NS
+ *    (2500 ns), not NeuSight's 20 us;
+ *  - Hopper held out (9.0): no row is of it, 1 and p untouched;
+ *  - the A100 alone held out (8.0): Vidur's A40 rows fit eff and floor:
+ *    add 0.6, 1500 ns; norm 0.45, 3000 ns.
+ * Vidur's rows: 32 heads, 4096 wide, T = 2^4 .. 2^14 tokens; the add
+ * moves 2 x 3 x T x 4096 bytes (two FP16 reads and a write), the norm
+ * 2 x 2 x T x 4096 + 2 x 4096 (its weight); at T = 1024 on the A40
+ * (621.5625 GB/s achievable: 663 measured less in-band ECC) the add takes
+ * 1500 + 25165824 / (0.6 x 621.5625) = 68980.0 ns. */
+START_TEST(vecop_fit_heldout)
+{
+	char path[512];
+	const char *subs[] = {"neusight", "neusight/kernels", "vidur", "vidur/compute",
+			      "vidur/compute/a40", "vidur/compute/a40/org", "vidur/compute/a40/org/m"};
+	for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, subs[i]);
+		ck_assert_int_eq(mkdir(path, 0700), 0);
+	}
+	write_ns_vec("Tesla T4", 0.8, 0.5, 20000);
+	write_ns_vec("Tesla V100-PCIE-32GB", 0.8, 0.5, 20000);
+	write_ns_vec("NVIDIA A100-PCIE-40GB", 0.4, 0.3, 5000);
+	snprintf(path, sizeof path, "%s/vidur/compute/a40/org/m/mlp.csv", dir);
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("n_head,n_kv_head,n_embd,n_expanded_embd,use_gated_mlp,num_tokens,"
+	      "num_tensor_parallel_workers,time_stats.input_layernorm.median,time_stats.add.median,"
+	      "time_stats.mlp_act.median,time_stats.attn_rope.median\n", fp);
+	for (int i = 4; i <= 14; i++) {
+		double t = 1 << i;
+		fprintf(fp, "32,32,4096,11008,True,%d,1,%.12g,%.12g,,\n", 1 << i,
+			vec_ms("a40", 2 * 2 * t * 4096 + 2 * 4096, 0.45, 3000),
+			vec_ms("a40", 2 * 3 * t * 4096, 0.6, 1500));
+	}
+	fclose(fp);
+	ck_assert(fabs(vec_ms("a40", 2 * 3 * 1024 * 4096.0, 0.6, 1500) * 1e6 - 68980.0) < 0.1);
+
+	char err[256];
+	struct vecop_params p;
+	const uint32_t ampere[2] = {80, 86}, hopper[1] = {90}, a100[1] = {80};
+	ck_assert_int_eq(bench_vec_fit_heldout(dir, ampere, 2, &p, err, sizeof err), 0);
+	ck_assert_double_eq_tol(p.bw_exp, 1.0, 1e-9);
+	ck_assert_double_eq_tol(p.eff[VECOP_ELEMENTWISE], 0.8, 1e-3);
+	ck_assert_double_eq_tol(p.eff[VECOP_NORM], 0.5, 1e-3);
+	ck_assert_double_eq_tol(p.eff[VECOP_SOFTMAX], 0.5, 1e-3);
+	ck_assert_double_eq_tol(p.eff[VECOP_REDUCTION], 0.5, 1e-3);
+	for (int c = 0; c < VECOP_COUNT; c++)
+		ck_assert_double_eq_tol(p.floor_ns[c], 2500, 1e-9);
+
+	memset(&p, 0, sizeof p);
+	p.eff[0] = 7;
+	ck_assert_int_eq(bench_vec_fit_heldout(dir, hopper, 1, &p, err, sizeof err), 1);
+	ck_assert(p.eff[0] == 7 && p.floor_ns[0] == 0);
+
+	ck_assert_int_eq(bench_vec_fit_heldout(dir, a100, 1, &p, err, sizeof err), 0);
+	ck_assert_double_eq_tol(p.bw_exp, 1.0, 1e-9);
+	ck_assert_double_eq_tol(p.eff[VECOP_ELEMENTWISE], 0.6, 1e-3);
+	ck_assert_double_eq_tol(p.floor_ns[VECOP_ELEMENTWISE], 1500, 2);
+	ck_assert_double_eq_tol(p.eff[VECOP_NORM], 0.45, 1e-3);
+	ck_assert_double_eq_tol(p.floor_ns[VECOP_NORM], 3000, 2);
+
+	/* nothing to fit on: one line, -1 */
+	const uint32_t every[5] = {75, 70, 80, 86, 90};
+	ck_assert_int_eq(bench_vec_fit_heldout(dir, every, 5, &p, err, sizeof err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "no vector-op rows"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("bench");
@@ -659,6 +774,7 @@ int main(void)
 	tcase_add_test(tc, bad_csv_one_line);
 	tcase_add_test(tc, trainer_records_picks);
 	tcase_add_test(tc, trainer_fits_curve);
+	tcase_add_test(tc, vecop_fit_heldout);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -3899,6 +3899,10 @@ START_TEST(moe_ep_refusals)
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "--optimizer is not an option of a serving engine"));
 	o.optimizer = MODEL_OPTIM_NONE;
+	/* nor clipping (zero_opts' no_grad_clip): refused the same way */
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--no-grad-clip is not an option of a serving engine"));
+	o.no_grad_clip = 0;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "--ep equal to --tp"));
 	o.ep = 8;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "predictor/attention.h"
 #include "predictor/choose.h"
 #include "predictor/power.h"
 #include "predictor/vecop.h"
@@ -156,13 +157,13 @@ START_TEST(defaults_and_ratio)
 	ck_assert(t40 > bytes / 696);
 
 	struct pred_result res;
-	ck_assert_int_eq(vecop_predict(&k, NULL, a40, &res), 0);
+	ck_assert_int_eq(vecop_predict(&k, NULL, a40, NULL, &res), 0);
 	ck_assert_int_eq(res.method, PRED_VECOP);
 	ck_assert_double_eq_tol(res.ns, t40, 1e-6 * t40);
 	/* ratio form: T_o x model(t) / model(o) */
 	k.origin_ns = 200000;
 	double t100 = vecop_model_ns(&k, a100, NULL);
-	ck_assert_int_eq(vecop_predict(&k, a40, a100, &res), 0);
+	ck_assert_int_eq(vecop_predict(&k, a40, a100, NULL, &res), 0);
 	ck_assert_double_eq_tol(res.ns, 200000 * t100 / t40, 1e-6 * res.ns);
 	/* the A100 streams faster */
 	ck_assert(t100 < t40);
@@ -254,6 +255,44 @@ START_TEST(fit_sm_recovers)
 	/* the one-limit fit does not need it */
 	ck_assert_int_eq(vecop_fit(s, 40, &b, &f, &m), 0);
 	ck_assert_double_eq_tol(b, 1, 0.005);
+}
+END_TEST
+
+/* A predictor built with vector-op constants of its own (pred_config's
+ * vecop) predicts with them, from the shape and as a ratio, and its
+ * attention kernels pay their elementwise floor.  eff 0.5, floor 1000 ns,
+ * bw_exp 1; a BF16 norm of 1024 x 4096 moves 16777216 bytes: on 1000 GB/s
+ * 1000 + 16777216 / 500 = 34554.432 ns, on 500 GB/s 1000 + 16777216 / 250
+ * = 68108.864 ns, so 10 us measured on the latter give 10000 x 34554.432
+ * / 68108.864 = 5073.41 ns on the former. */
+START_TEST(predictor_carries_constants)
+{
+	struct gpu_spec g = fake_gpu("t", 1000), o = fake_gpu("o", 500);
+	struct vecop_params hp = hand_params(1);
+	struct pred_config pc = {.vecop = &hp};
+	struct predictor *p, *d;
+	struct pred_result res;
+	ck_assert_int_eq(predictor_new(&pc, &p, NULL, 0), 0);
+	ck_assert_int_eq(predictor_new(NULL, &d, NULL, 0), 0);
+	struct pred_kernel k = vec(PRED_OP_NORM, GPU_DT_BF16, 1024, 4096);
+	ck_assert_int_eq(predict_kernel(p, &k, NULL, &g, PRED_AUTO, &res), 0);
+	ck_assert_int_eq(res.method, PRED_VECOP);
+	ck_assert_double_eq_tol(res.ns, 34554.432, 1e-6);
+	ck_assert_int_eq(predict_kernel(p, &k, NULL, &g, PRED_VECOP, &res), 0);
+	ck_assert_double_eq_tol(res.ns, 34554.432, 1e-6);
+	k.origin_ns = 10000;
+	ck_assert_int_eq(predict_kernel(p, &k, &o, &g, PRED_AUTO, &res), 0);
+	ck_assert_double_eq_tol(res.ns, 5073.41, 0.01);
+	/* the compiled-in ones differ */
+	k.origin_ns = 0;
+	ck_assert_int_eq(predict_kernel(d, &k, NULL, &g, PRED_AUTO, &res), 0);
+	ck_assert(fabs(res.ns - 34554.432) > 100);
+	ck_assert(predictor_vecop(p)->eff[VECOP_NORM] == 0.5);
+	/* attention's launch floor follows the elementwise one */
+	ck_assert(predictor_attn(p)->fixed_ns == 1000);
+	ck_assert(predictor_attn(d)->fixed_ns == vecop_default_params.floor_ns[VECOP_ELEMENTWISE]);
+	predictor_free(p);
+	predictor_free(d);
 }
 END_TEST
 
@@ -392,6 +431,7 @@ int main(void)
 	tcase_add_test(tc, sm_term);
 	tcase_add_test(tc, fit_sm_recovers);
 	tcase_add_test(tc, auto_rule);
+	tcase_add_test(tc, predictor_carries_constants);
 	tcase_add_test(tc, power_cap);
 	tcase_add_test(tc, capped_copy);
 	suite_add_tcase(su, tc);

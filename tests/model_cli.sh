@@ -99,6 +99,19 @@ bad_input --model gpt2 --plan 0 --target a100
 bad_input --model gpt2 --plan 4 --tp 2 --target a100
 bad_input --model gpt2 --plan 4 --mode generate --target a100
 bad_input --model gpt2 --plan 4 --target a100 --save-baseline "$tmp/nobase.json"
+# flags that a run would otherwise drop without a word: a scaling recipe
+# without FP8 linears, training-only flags outside training (the hf path and
+# the engines), and the values --fsdp and --fsdp-reduce take named
+bad_input --model llama-3.1-8b --mode training --dtype bf16 --fp8-recipe rowwise --target h100
+bad_input --model llama-3.1-8b --mode training --dtype bf16 --fp8-recipe rowwise --plan 8 --target h100
+bad_input --model gpt2 --act-ckpt full --target a100
+bad_input --model gpt2 --mode decode --grad-accum 4 --target a100
+bad_input --model gpt2 --mode generate --no-grad-clip --target a100
+bad_input --model llama-3.1-8b --engine vllm --mode decode --dtype bf16 --offload --target h100
+bad_input --model llama-3.1-8b --engine sglang --mode decode --dtype bf16 --fsdp-reduce bf16 --target h100
+"$BIN" --model gpt2 --mode training --dp 2 --zero 3 --fsdp 7 --target a100 2>&1 >/dev/null |
+	grep -q "bad --fsdp '7': 1, 2 or megatron is expected"
+check "--fsdp 7 names the values it takes" $?
 
 # --plan 8: every dp x tp x pp of 8 GPUs (tp 1, 2, 4, 8 with the pp
 # dividing what is left: 4 + 3 + 2 + 1 = 10 layouts) for one global batch,
@@ -673,14 +686,16 @@ check "bf16 --all-targets leaves the V100s and the T4 out ($(cat "$tmp/err"))" $
 
 # --list-models: every built-in name, with parameter counts within 1% of the
 # published ones (model cards: GPT-2 124M, Llama-2-7B 6.74B, Llama-3-8B
-# 8.03B, Mistral-7B 7.24B, Qwen2-7B 7.62B, Mixtral-8x7B 46.7B, Gemma-7B
-# 8.54B, Switch-base-8 620M); an unknown name points to the list.
+# and Llama-3.1-8B 8.03B, Llama-3.1-70B 70.6B, Llama-3.1-405B 405.9B,
+# Mistral-7B 7.24B, Qwen2-7B 7.62B, Mixtral-8x7B 46.7B, Gemma-7B 8.54B,
+# Switch-base-8 620M); an unknown name points to the list.
 "$BIN" --list-models --json >"$tmp/models.json" 2>"$tmp/err"
 check "--list-models --json exits 0 ($(cat "$tmp/err"))" $?
 python3 - "$tmp/models.json" <<'PY'
 import json, sys
 m = {x["name"]: x for x in json.load(open(sys.argv[1]))}
-want = {"gpt2": 124e6, "llama-2-7b": 6.74e9, "llama-3-8b": 8.03e9, "mistral-7b": 7.24e9,
+want = {"gpt2": 124e6, "llama-2-7b": 6.74e9, "llama-3-8b": 8.03e9, "llama-3.1-8b": 8.03e9,
+        "llama-3.1-70b": 70.6e9, "llama-3.1-405b": 405.9e9, "mistral-7b": 7.24e9,
         "qwen2-7b": 7.62e9, "mixtral-8x7b": 46.7e9, "gemma-7b": 8.54e9, "switch-base-8": 620e6}
 for name, p in want.items():
     assert abs(m[name]["params"] / p - 1) < 0.01, (name, m[name]["params"], p)

@@ -3,9 +3,10 @@
 # when the shared data is there (skipped otherwise): one row per measured run
 # with its three real medians and an error column per method, the per-GPU
 # means for every GPU the runs name, the held-out step constant and
-# tensor-core, collective and attention constants; and bad input exiting 2 with one line.  The runs
+# tensor-core, collective, attention and vector-op constants; and bad input exiting 2 with one line.  The runs
 # over every GPU take the compiled-in tensor-core constants (--gemm-data
-# none: a fit per architecture takes 20 s); one GPU's run refits them.
+# none: a fit per architecture takes 20 s); one GPU's run refits them.  The
+# vector-op fit without Ampere (15 s) runs once.
 . "$(dirname "$0")/lib.sh"
 BIN="$B/surfer-bench"
 test_tmp serving_bench
@@ -53,11 +54,18 @@ if [ -d "$D/../collective" ]; then
 	grep -q '^  hopper *attention eff 1\.279 .*NVLink 0\.750, 50\.0 us.*(compiled-in)' "$tmp/cc"
 	check "--compiled comm,attn: the compiled-in collectives and attention" $?
 fi
+# the vector-op constants: Ampere's fitted without the A100 and A40
+# (NeuSight's FP32 operators, the fallback floor), the others compiled-in
+if [ -d "$D/../../neusight/kernels" ]; then
+	grep -q '^  ampere *vector ops: .*elementwise eff [0-9.]* floor 2500 ns' "$tmp/out" &&
+		[ "$(grep -c '^  [a-z]* *vector ops: .*(compiled-in: fitted on no GPU of it)' "$tmp/out")" -eq 3 ]
+	check "vector-op constants fitted without Ampere, compiled-in for the others" $?
+fi
 # --rows: each run's prefill by part; the parts of one GPU's kernels add up
 # to no more than the predicted prefill (one stream; the prefill is read
 # back from its error, printed to 0.1 %), the GEMMs' predicted rate is a
 # share of the peak (0.3 to 1), and the implied one is there for every run
-"$BIN" serving --data "$D" --rows --gemm-data none >"$tmp/rows" 2>"$tmp/err"
+"$BIN" serving --data "$D" --rows --gemm-data none --compiled vec >"$tmp/rows" 2>"$tmp/err"
 check "serving --rows exits 0 ($(head -c 300 "$tmp/err"))" $?
 sed -n '/^# prefill by part/,/^$/p' "$tmp/rows" | awk -F'|' 'NF == 3 && $1 !~ /^gpu/' >"$tmp/parts"
 [ "$(wc -l <"$tmp/parts")" -eq "$runs" ]; check "one parts row per run ($(wc -l <"$tmp/parts") of $runs)" $?

@@ -62,8 +62,10 @@ static const struct builtin builtins[] = {
 	{ "opt-6.7b", MODEL_FAM_OPT, 32, 0, 4096, 32, 32, 128, 16384, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0 },
 	{ "llama-2-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 32, 128, 11008, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
 	{ "llama-3-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
-	/* meta-llama/Llama-3.1-70B and -405B config.json (rope_scaling: no
-	 * kernel of its own); mistralai/Mixtral-8x22B-v0.1 config.json */
+	/* meta-llama/Llama-3.1-8B, -70B and -405B config.json (rope_scaling:
+	 * no kernel of its own; 3.1-8B's sizes are 3-8B's);
+	 * mistralai/Mixtral-8x22B-v0.1 config.json */
+	{ "llama-3.1-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
 	{ "llama-3.1-70b", MODEL_FAM_LLAMA, 80, 0, 8192, 64, 8, 128, 28672, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
 	{ "llama-3.1-405b", MODEL_FAM_LLAMA, 126, 0, 16384, 128, 8, 128, 53248, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
 	{ "mixtral-8x22b", MODEL_FAM_LLAMA, 56, 0, 6144, 48, 8, 128, 16384, 32768, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0 },

@@ -842,6 +842,15 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--zero shards the training state: it needs --mode training");
 		return SURFER_EINVAL;
 	}
+	/* what only a training step has: refused, never silently dropped
+	 * (the engines' check() refuses the same) */
+	const char *train = o->act_ckpt ? "--act-ckpt" : o->grad_accum > 1 ? "--grad-accum"
+		: o->grad_fp32 ? "--grad-fp32" : o->no_grad_clip ? "--no-grad-clip"
+		: o->fsdp_reduce_bytes ? "--fsdp-reduce" : NULL;
+	if (train && o->mode != MODEL_TRAINING) {
+		snprintf(err, errlen, "%s shapes a training step: it needs --mode training", train);
+		return SURFER_EINVAL;
+	}
 	if (o->zero >= 2 && model_grad_ranks(o) > 1 && o->pp > 1 &&
 	    model_fsdp_impl(o) != MODEL_FSDP_2) {
 		/* FSDP2 under torch's pipeline schedules is what torchtitan

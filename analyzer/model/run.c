@@ -292,6 +292,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = model_precision_parse(v, &o->precision);
 	} else if (!strcmp(name, "fp8-recipe")) {
 		bad = model_fp8_recipe_parse(v, &o->fp8_recipe);
+		m->fp8_recipe_set = 1;
 	} else if (!strcmp(name, "cuda-graphs")) {
 		o->cuda_graphs = 1;
 	} else if (!strcmp(name, "grad-accum")) {
@@ -423,6 +424,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			{ "head", "lm or classify" }, { "launch-us", "microseconds >= 0" },
 			{ "expert-capacity", "a positive count, config or none" },
 			{ "zero", "0, 1, 2 or 3" }, { "pp-partition", "uniform or cost" },
+			{ "fsdp", "1, 2 or megatron" }, { "fsdp-reduce", "fp32, bf16 or fp16" },
 		};
 		char count[48];
 		snprintf(count, sizeof(count), "a count from 1 to %u", most);

@@ -32,6 +32,7 @@ struct model_cli {
 	int ckpt_set;             /* --act-ckpt given (else --plan tries them) */
 	int zero_set;             /* --zero given (else --plan tries 0, 1 and 3
 				   * in training)                             */
+	int fp8_recipe_set;       /* --fp8-recipe given (it needs --dtype fp8)  */
 	/* --prompt-lens / --context-lens: each sequence's length (opts.lens
 	 * points here once given) */
 	uint32_t lens[MODEL_CLI_MAX_LENS];

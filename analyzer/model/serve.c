@@ -498,7 +498,9 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 		: model_cp(o) > 1 ? "--cp" : o->sp ? "--sequence-parallel" : o->grad_fp32 ? "--grad-fp32"
 		: o->hsdp ? "--hsdp" : o->mtp ? "--mtp" : o->vpp > 1 ? "--vpp"
 		: o->expert_capacity ? "--expert-capacity (the engines drop no routed token)"
-		: o->head != MODEL_HEAD_LM ? "--head classify" : NULL;
+		: o->head != MODEL_HEAD_LM ? "--head classify" : o->offload ? "--offload"
+		: o->host_mem_gbps > 0 ? "--host-mem-gbps" : o->no_grad_clip ? "--no-grad-clip"
+		: o->fsdp_reduce_bytes ? "--fsdp-reduce" : NULL;
 	if (train) {
 		snprintf(err, errlen, "--engine %s: %s is not an option of a serving engine",
 			 model_engine_name(o->engine), train);

@@ -30,7 +30,7 @@ struct bench_args {
 	const char *interval;       /* --interval P (calibrate)                */
 	const char *shrink;         /* --shrink GEMM,VECTOR (accuracy)         */
 	const char *gemm_data;      /* --gemm-data DIR|none (serving)          */
-	const char *compiled;       /* --compiled gemm,comm,attn (serving)     */
+	const char *compiled;       /* --compiled gemm,comm,attn,vec (serving) */
 	const char *weigh;          /* --weigh rows|groups (calibrate)         */
 	int emit;                   /* --emit: print fitted constants as C     */
 	int rows;                   /* --rows (profile, serving)               */

@@ -41,6 +41,12 @@
  * e2e folder) less that architecture's GPUs and MAMF figures, and each
  * run is predicted with a predictor carrying them (the compiled-in
  * constants saw the H20's and H800's GEMMs, the A40's and the A100's).
+ * The vector-op constants (vecop.h) likewise (bench_vec_fit_heldout):
+ * the compiled-in ones were fitted on Vidur's A100 and A40 operators, so
+ * Ampere's runs take a fit on NeuSight's FP32 vector operators of the
+ * P4, P100, T4 and V100 by their bytes, with the floor of a kernel no
+ * data is left to fit (tools/lab/bench_vec.c); the other architectures
+ * keep the compiled-in ones, which never saw them.
  * The engine's per-step CPU time (model.h's MODEL_SERVE_STEP_CPU_NS) is the
  * one constant fitted on these runs: a decode step's predicted time grows
  * by exactly that constant (it runs before the step's kernels, between two
@@ -54,6 +60,7 @@
 #include "tools/lab/bench_serving.h"
 #include "tools/lab/bench_e2e.h"
 #include "tools/lab/bench_tc.h"
+#include "tools/lab/bench_vec.h"
 #include "tools/lab/stats.h"
 #include "trace/csv.h"
 #include "trace/surfer_err.h"
@@ -72,6 +79,7 @@
 #include "predictor/attention.h"
 #include "predictor/comm.h"
 #include "predictor/tcgemm.h"
+#include "predictor/vecop.h"
 
 #define PROG "surfer-bench"
 #define SV_MAX_RUNS 64
@@ -310,7 +318,8 @@ static double predict(const struct model_config *c, struct model_opts *o, const 
 
 /* The constant sets a run's predictor carries, each fitted without the
  * run's architecture unless --compiled keeps it compiled-in. */
-enum { SV_K_GEMM = 1, SV_K_COMM = 2, SV_K_ATTN = 4 };
+enum { SV_K_GEMM = 1, SV_K_COMM = 2, SV_K_ATTN = 4, SV_K_VEC = 8 };
+#define SV_K_ALL (SV_K_GEMM | SV_K_COMM | SV_K_ATTN | SV_K_VEC)
 
 /* The custom all-reduce's stage cost where the H100 figures it was taken
  * from (comm.c) are held out: the one other published figure of a
@@ -326,8 +335,13 @@ struct sv_tc {
 	struct tcgemm_params p[SV_NARCH];
 	struct comm_params comm[SV_NARCH];
 	struct attn_params attn[SV_NARCH];
+	struct vecop_params vec[SV_NARCH];
 	double comm_err[SV_NARCH][5];     /* the comm fit's errors (bench_e2e.h) */
 	int tc_fitted[SV_NARCH], comm_fitted[SV_NARCH];
+	int vec_fitted[SV_NARCH];         /* 1: refitted; 2: compiled-in, the
+					   * data holding no GPU of it; 0:
+					   * compiled-in (--compiled vec, a
+					   * failure)                          */
 	struct predictor *pred[SV_NARCH]; /* NULL: everything compiled-in       */
 	char err[256];                    /* why the last fit failed            */
 	int compiled;                     /* SV_K_* bits kept compiled-in       */
@@ -336,10 +350,13 @@ struct sv_tc {
 /* The predictor for runs of architecture ar: the constants fitted without
  * every compute capability ar groups (gpu_specs' NVIDIA GPUs): the
  * tensor-core GEMM constants (bench_tc_fit_heldout), the collective ones
- * (bench_comm_fit, on vidur's and PipeWeave's NCCL files) and the
+ * (bench_comm_fit, on vidur's and PipeWeave's NCCL files), the
  * attention main loop's efficiency (attention_fit_mma_eff, on the held-out
- * GEMM constants); a set that cannot be fitted, or that --compiled names,
- * stays compiled-in (NULL: all of them). */
+ * GEMM constants) and the vector-op constants (bench_vec_fit_heldout:
+ * Vidur's FP16 operators, NeuSight's FP32 ones where the architecture
+ * takes Vidur's GPUs away; compiled-in where the data has no GPU of it);
+ * a set that cannot be fitted, or that --compiled names, stays
+ * compiled-in (NULL: all of them). */
 static const struct predictor *sv_pred(struct sv_tc *t, int ar)
 {
 	if (t->tried[ar])
@@ -358,6 +375,7 @@ static const struct predictor *sv_pred(struct sv_tc *t, int ar)
 	t->p[ar] = tcgemm_default_params;
 	t->comm[ar] = comm_default_params;
 	t->attn[ar] = attention_default_params;
+	t->vec[ar] = vecop_default_params;
 	if (!(t->compiled & SV_K_GEMM)) {
 		if (bench_tc_fit_heldout(t->root, cc, ncc, &t->p[ar], t->err, sizeof(t->err)) < 0) {
 			fprintf(stderr, PROG ": serving: %s held out: %s; its runs take the compiled-in "
@@ -388,10 +406,20 @@ static const struct predictor *sv_pred(struct sv_tc *t, int ar)
 		if (eff > 0)
 			t->attn[ar].mma_eff = eff;
 	}
-	if ((t->compiled & (SV_K_GEMM | SV_K_COMM | SV_K_ATTN)) == (SV_K_GEMM | SV_K_COMM | SV_K_ATTN))
+	if (!(t->compiled & SV_K_VEC)) {
+		int rc = bench_vec_fit_heldout(t->root, cc, ncc, &t->vec[ar], t->err, sizeof(t->err));
+		if (rc < 0) {
+			fprintf(stderr, PROG ": serving: %s held out: %s; its runs take the compiled-in "
+				"vector-op constants\n", sv_arch[ar], t->err);
+			t->vec[ar] = vecop_default_params;
+		}
+		t->vec_fitted[ar] = rc == 0 ? 1 : rc == 1 ? 2 : 0;
+	}
+	if ((t->compiled & SV_K_ALL) == SV_K_ALL)
 		return t->pred[ar] = NULL;
 	char perr[128];
-	struct pred_config pc = { .tcgemm = &t->p[ar], .comm = &t->comm[ar], .attn = &t->attn[ar] };
+	struct pred_config pc = { .tcgemm = &t->p[ar], .comm = &t->comm[ar], .attn = &t->attn[ar],
+				  .vecop = &t->vec[ar] };
 	if (predictor_new(&pc, &t->pred[ar], perr, sizeof(perr)) < 0) {
 		fprintf(stderr, PROG ": serving: %s held out: %s; its runs take the compiled-in "
 			"constants\n", sv_arch[ar], perr);
@@ -431,6 +459,13 @@ static void sv_tc_print(const struct sv_tc *t, const struct sv_run *runs, size_t
 		       t->attn[ar].mma_eff, attention_default_params.mma_eff, c->nvlink_eff,
 		       c->nvlink_latency_us, c->nvls_eff, c->pcie_eff, c->pcie_p2p_eff, c->custom_ar_stage_us,
 		       t->comm_fitted[ar] ? "" : " (compiled-in)");
+		const struct vecop_params *v = &t->vec[ar];
+		printf("  %-9s vector ops: bw_exp %.1f, elementwise eff %.3f floor %.0f ns, norm %.3f %.0f ns, "
+		       "softmax %.3f %.0f ns%s\n", sv_arch[ar], v->bw_exp, v->eff[VECOP_ELEMENTWISE],
+		       v->floor_ns[VECOP_ELEMENTWISE], v->eff[VECOP_NORM], v->floor_ns[VECOP_NORM],
+		       v->eff[VECOP_SOFTMAX], v->floor_ns[VECOP_SOFTMAX],
+		       t->vec_fitted[ar] == 1 ? "" : t->vec_fitted[ar] == 2
+		       ? " (compiled-in: fitted on no GPU of it)" : " (compiled-in)");
 		if (!t->tc_fitted[ar]) {
 			printf("  %-9s the compiled-in tensor-core constants\n", sv_arch[ar]);
 			continue;
@@ -833,7 +868,7 @@ int bench_serving_main(const struct bench_args *a)
 {
 	if (a->help) {
 		printf("usage: " PROG " serving --data DIR [--gpu GPU] [--rows] [--gemm-data DIR|none]\n"
-		       "       [--compiled gemm,comm,attn]\n"
+		       "       [--compiled gemm,comm,attn,vec]\n"
 		       "  DIR: PipeWeave's e2e folder (real/, workload/, config/, hardware/,\n"
 		       "  *_comparison.csv), or a folder holding pipeweave/e2e\n"
 		       "  --gemm-data: the shared data folder the constants are refitted on without\n"
@@ -841,7 +876,8 @@ int bench_serving_main(const struct bench_args *a)
 		       "  the e2e folder's parent); none: the compiled-in tensor-core constants\n"
 		       "  --compiled: the constant sets kept compiled-in for every run (gemm: the\n"
 		       "  tensor-core GEMMs, comm: the collectives, attn: fused attention's\n"
-		       "  main-loop efficiency); the rest are refitted per held-out architecture\n"
+		       "  main-loop efficiency, vec: the vector-op model's); the rest are refitted\n"
+		       "  per held-out architecture\n"
 		       "  --rows: each run's prefill by part, and its GEMMs' rate predicted and\n"
 		       "  implied by the measurement\n");
 		return 0;
@@ -886,8 +922,10 @@ int bench_serving_main(const struct bench_args *a)
 			tc.compiled |= SV_K_COMM;
 		else if (len == 4 && !strncmp(c, "attn", 4))
 			tc.compiled |= SV_K_ATTN;
+		else if (len == 3 && !strncmp(c, "vec", 3))
+			tc.compiled |= SV_K_VEC;
 		else {
-			fprintf(stderr, PROG ": serving: --compiled '%.*s': gemm, comm or attn\n",
+			fprintf(stderr, PROG ": serving: --compiled '%.*s': gemm, comm, attn or vec\n",
 				(int)len, c);
 			closedir(d);
 			return surfer_exit_code(SURFER_EINVAL);
@@ -975,10 +1013,10 @@ int bench_serving_main(const struct bench_args *a)
 	       "# surfer = --engine sglang, %s\n"
 	       "# the GPU's architecture held out; hf = --engine hf --attention sdpa (transformers\n"
 	       "# eager, the same constants); roofline D: none ('-').\n",
-	       tc.compiled == (SV_K_GEMM | SV_K_COMM | SV_K_ATTN)
-	       ? "the compiled-in GEMM, collective and attention constants, its step CPU\n# constant fitted with"
+	       tc.compiled == SV_K_ALL
+	       ? "the compiled-in GEMM, collective, attention and vector-op constants, its\n# step CPU constant fitted with"
 	       : tc.compiled ? "its step CPU constant and the constants --compiled does not name fitted with"
-	       : "its tensor-core, collective and attention constants and step CPU constant\n# fitted with");
+	       : "its tensor-core, collective, attention and vector-op constants and step\n# CPU constant fitted with");
 	printf("%-14s %2s %-12s %-13s %4s %9s %8s %9s |%-20s|%-13s|%-20s|%-20s|%-20s|%-13s\n", "gpu", "tp",
 	       "model", "workload", "reps", "real P ms", "D ms", "T ms", " surfer P D T", " hf P D",
 	       " pipeweave P D T", " neusight P D T", " habitat P D T", " roofline P T");

@@ -150,6 +150,23 @@ static size_t vb_fit(const struct vb_set *s, const struct gpu_spec *held,
 	return used;
 }
 
+/* Drops the rows of s measured on a GPU whose compute capability is one of
+ * the ncc in cc_out; returns how many. */
+static size_t vb_drop(struct vb_set *s, const uint32_t *cc_out, size_t ncc)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		size_t x = 0;
+		while (x < ncc && cc_out[x] != s->r[i].gpu->cc)
+			x++;
+		if (x == ncc)
+			s->r[kept++] = s->r[i];
+	}
+	size_t dropped = s->n - kept;
+	s->n = kept;
+	return dropped;
+}
+
 enum { VB_ROOF, VB_TILE, VB_VECBW, VB_VECOP, VB_VECSM, VB_AUTO, VB_NCOL };
 static const char *const vb_colname[VB_NCOL] = {"roofline", "tile", "vecop-bw", "vecop",
 						"vecop-sm", "auto"};
@@ -404,6 +421,112 @@ static void vb_usage(FILE *f)
 		   "  constants for vecop.c\n");
 }
 
+/* Reads Vidur's 16-bit operators (A100 80GB, A40) into vid and NeuSight's
+ * FP32 vector operators into nsv, both under data; either may be absent.
+ * Returns 0, or a negative errno with the reason in err (a file that is
+ * not Vidur's, out of memory). */
+static int vb_load(const char *data, struct vb_set *vid, struct vb_set *nsv, char *err,
+		   size_t errlen)
+{
+	err[0] = 0;
+	int rc = vidur_each_row(data, "a100", "a100-sxm4-80", vb_opname, VB_NOPS, vb_vidur_row, vid,
+				err, errlen);
+	if (rc == 0 || rc == -ENOENT)
+		rc = vidur_each_row(data, "a40", "a40", vb_opname, VB_NOPS, vb_vidur_row, vid,
+				    err, errlen);
+	if (rc == -ENOENT)
+		rc = 0;
+	if (rc == 0)
+		rc = vb_load_neusight(nsv, data);
+	if (rc < 0 && !err[0])
+		snprintf(err, errlen, "%s", strerror(-rc));
+	return rc;
+}
+
+/* The bandwidth exponent a in 0, 0.1, ..., 1 that predicts nsv's FP32
+ * operators best held out per GPU (vb_exp_mape, every 4th row), never
+ * the 16-bit rows the constants are then tested on; 1 (bandwidth only)
+ * when nsv is empty.  verbose prints each a's error. */
+static double vb_choose_exp(const struct vb_set *nsv, int verbose)
+{
+	double bw_exp = 1, best = INFINITY;
+	if (!nsv->n)
+		return bw_exp;
+	if (verbose)
+		printf("bandwidth exponent a, NeuSight FP32 held-out vecop MAPE %% (every 4th row):\n");
+	for (int i = 0; i <= 10; i++) {
+		double m = vb_exp_mape(nsv, i / 10.0, 4);
+		if (verbose)
+			printf("  a=%.1f %.1f\n", i / 10.0, m);
+		if (m < best)
+			best = m, bw_exp = i / 10.0;
+	}
+	if (verbose)
+		printf("  chosen a=%.1f\n\n", bw_exp);
+	return bw_exp;
+}
+
+/* The constants of vecop.c fitted on vid and nsv into *p: bw_exp by
+ * vb_choose_exp on nsv; eff and floor of each class on vid's 16-bit rows;
+ * a class without rows takes the norm's (softmax and reductions are
+ * row-wise passes like it).  Returns the rows fitted.
+ *
+ * When vid has no row (its GPUs, the A100 and the A40, held out), eff is
+ * fitted on nsv's FP32 rows by their bytes: a memory-bound kernel takes
+ * its bytes over the bandwidth it reaches, whatever the dtype moving
+ * them.  Their floor is not the kernel's: NeuSight times a PyTorch op
+ * with CUDA events around it, the host's dispatch included, and the fit
+ * without the A100 gives 26 us elementwise and 44 us for the norm
+ * against Vidur's 1.8 and 3.1 us kernels: with them `make bench-serving`
+ * put the A40's decode steps 17.9 % off (3.1 % with the floor below), its
+ * prefills 1.6 % (1.7).
+ * No kernel-level timing of a vector op outside Ampere is in the data,
+ * so every class then takes PRED_NO_BASIS_NS, the launch-to-completion
+ * time predict.c gives a kernel it knows nothing of. */
+static size_t vb_fit_constants(const struct vb_set *vid, const struct vb_set *nsv,
+			       struct vecop_params *p, int verbose)
+{
+	const struct vb_set *s = vid->n ? vid : nsv;
+	int has[VECOP_COUNT] = {0};
+	*p = vecop_default_params;
+	p->bw_exp = vb_choose_exp(nsv, verbose);
+	for (size_t i = 0; i < s->n; i++)
+		has[vecop_class_of(&s->r[i].k)] = 1;
+	size_t used = vb_fit(s, NULL, p, 0, verbose);
+	for (int c = VECOP_SOFTMAX; c < VECOP_COUNT; c++)
+		if (!has[c]) {
+			p->eff[c] = p->eff[VECOP_NORM];
+			p->floor_ns[c] = p->floor_ns[VECOP_NORM];
+		}
+	if (!vid->n)
+		for (int c = 0; c < VECOP_COUNT; c++)
+			p->floor_ns[c] = PRED_NO_BASIS_NS;
+	return used;
+}
+
+int bench_vec_fit_heldout(const char *root, const uint32_t *cc_out, size_t ncc,
+			  struct vecop_params *p, char *err, size_t errlen)
+{
+	struct vb_set vid = {0}, nsv = {0};
+	int rc = vb_load(root, &vid, &nsv, err, errlen);
+	if (rc == 0 && vid.n + nsv.n == 0) {
+		snprintf(err, errlen, "no vector-op rows under '%s'", root);
+		rc = -ENOENT;
+	}
+	if (rc == 0) {
+		size_t out = vb_drop(&vid, cc_out, ncc) + vb_drop(&nsv, cc_out, ncc);
+		if (out == 0)
+			rc = 1;
+		else if (vb_fit_constants(&vid, &nsv, p, 0) == 0) {
+			snprintf(err, errlen, "no vector-op rows under '%s' but those left out", root);
+			rc = -ENOENT;
+		}
+	}
+	free(vid.r);
+	free(nsv.r);
+	return rc < 0 ? -1 : rc;
+}
+
 int bench_vec_main(const struct bench_args *a)
 {
 	const char *data = a->data;
@@ -419,44 +542,25 @@ int bench_vec_main(const struct bench_args *a)
 	}
 	struct vb_set vid = {0}, nsv = {0};
 	char err[4608];
-	int rc = vidur_each_row(data, "a100", "a100-sxm4-80", vb_opname, VB_NOPS, vb_vidur_row, &vid,
-				err, sizeof err);
-	if (rc == 0 || rc == -ENOENT)
-		rc = vidur_each_row(data, "a40", "a40", vb_opname, VB_NOPS, vb_vidur_row, &vid,
-				    err, sizeof err);
-	if ((rc < 0 && rc != -ENOENT) || vid.n == 0) {
+	int rc = vb_load(data, &vid, &nsv, err, sizeof err);
+	if (rc < 0 || vid.n == 0) {
 		fprintf(stderr, PROG ": cannot read Vidur data under '%s': %s\n", data,
-			rc < 0 ? (err[0] ? err : strerror(-rc)) : "no rows found");
+			rc < 0 ? err : "no rows found");
 		free(vid.r);
+		free(nsv.r);
 		return surfer_exit_code(SURFER_EINVAL);
 	}
-	/* The bandwidth exponent is chosen on NeuSight's five GPUs (held out
-	 * per GPU), never on the Vidur rows it is then tested on. */
-	double bw_exp = 1;
-	if (vb_load_neusight(&nsv, data) == 0 && nsv.n) {
-		double best = INFINITY;
-		printf("bandwidth exponent a, NeuSight FP32 held-out vecop MAPE %% (every 4th row):\n");
-		for (int i = 0; i <= 10; i++) {
-			double m = vb_exp_mape(&nsv, i / 10.0, 4);
-			printf("  a=%.1f %.1f\n", i / 10.0, m);
-			if (m < best)
-				best = m, bw_exp = i / 10.0;
-		}
-		printf("  chosen a=%.1f\n\n", bw_exp);
-	}
 	if (emit) {
-		struct vecop_params p = vecop_default_params;
-		p.bw_exp = bw_exp;
-		printf("/* %zu Vidur FP16 rows on A100 80GB and A40, bw_exp %.1f */\n", vid.n,
-		       bw_exp);
-		vb_fit(&vid, NULL, &p, 0, 1);
+		struct vecop_params p;
+		printf("/* %zu Vidur FP16 rows on A100 80GB and A40 */\n", vid.n);
+		vb_fit_constants(&vid, &nsv, &p, 1);
 		printf("const struct vecop_params vecop_default_params = {\n\t.eff = {");
 		for (int c = 0; c < VECOP_COUNT; c++)
-			printf("%s%.3f", c ? ", " : "", p.eff[c < VECOP_SOFTMAX ? c : VECOP_NORM]);
+			printf("%s%.3f", c ? ", " : "", p.eff[c]);
 		printf("},\n\t.floor_ns = {");
 		for (int c = 0; c < VECOP_COUNT; c++)
-			printf("%s%.0f", c ? ", " : "", p.floor_ns[c < VECOP_SOFTMAX ? c : VECOP_NORM]);
-		printf("},\n\t.bw_exp = %.1f,\n};\n", bw_exp);
+			printf("%s%.0f", c ? ", " : "", p.floor_ns[c]);
+		printf("},\n\t.bw_exp = %.1f,\n};\n", p.bw_exp);
 		struct vecop_params q = vecop_default_params;
 		printf("/* the two-limit form (vecop-sm; sm_bpc, eff 1, bw_exp 1) on the same rows: */\n");
 		vb_fit(&vid, NULL, &q, 1, 1);
@@ -464,6 +568,7 @@ int bench_vec_main(const struct bench_args *a)
 		free(nsv.r);
 		return 0;
 	}
+	double bw_exp = vb_choose_exp(&nsv, 1);
 	/* the tile model as traces see it, and as NeuSight's op timings
 	 * (with the measuring host's floor) */
 	struct pred_config floor_on = { .tile_floor = 1 };
