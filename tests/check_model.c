@@ -186,16 +186,45 @@ START_TEST(flash_attention_calls)
 	ck_assert_uint_eq(fwd, 32);
 	ck_assert_uint_eq(bwd, 32);
 	model_seq_release(&s);
-	/* SDPA copies K and V to every head (repeat_kv: 2 more copies) */
+	/* SDPA copies K and V to every head (repeat_kv: 2 more copies), then
+	 * runs PyTorch's flash backend: FA2's kernels over 32 KV heads, the
+	 * forward reading K and V of every head (200 x 32 x 256 x 2 bytes) */
 	o.attention = MODEL_ATTN_SDPA;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
 	sdpa_copies0 = 0;
-	for (size_t i = 0; i < s.n; i++)
-		if (s.v[i].layer == 0 && s.v[i].phase == MODEL_PH_FORWARD &&
-		    !strcmp(s.v[i].k.name, "elementwise_kernel<128, 4, CopyFunctor>"))
+	fwd = bwd = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->layer == 0 && k->phase == MODEL_PH_FORWARD &&
+		    !strcmp(k->k.name, "elementwise_kernel<128, 4, CopyFunctor>"))
 			sdpa_copies0++;
+		if (k->k.op != PRED_OP_ATTENTION)
+			continue;
+		const struct pred_attn *a = &k->k.attn;
+		ck_assert_int_eq(a->impl, PRED_ATTN_FA2);
+		ck_assert_uint_eq(a->heads, 32);
+		ck_assert_uint_eq(a->kv_heads, 32);
+		ck_assert(a->pairs == 10100.0);
+		if (a->backward) {
+			bwd++;
+		} else {
+			fwd++;
+			ck_assert(k->k.bytes == 2.0 * (200.0 * 32 * 256 + 200.0 * 32 * 256));
+		}
+	}
 	ck_assert_uint_eq(sdpa_copies0, copies0 + 2);
+	ck_assert_uint_eq(fwd, 32);
+	ck_assert_uint_eq(bwd, 32);
 	model_seq_release(&s);
+	/* in FP32 SDPA takes its memory-efficient kernel: one kernel of its
+	 * FLOPs and bytes, no attention-model shape */
+	o.dtype = GPU_DT_FP32;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].k.op == PRED_OP_ATTENTION)
+			ck_assert_int_eq(s.v[i].k.attn.impl, PRED_ATTN_NONE);
+	model_seq_release(&s);
+	o.dtype = GPU_DT_BF16;
 
 	/* a decode step of 4 sequences with 50 cached tokens: one query each
 	 * over 51 keys, no mask left to apply */

@@ -127,6 +127,21 @@ bad "new tokens with prefill" --model llama-3.2-1b --engine vllm --mode prefill 
 bad "batch with prompt lengths" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 4 --batch 3 --dtype bf16 --target h100
 bad "batch before context lengths" --model llama-3.2-1b --engine sglang --mode decode --batch 3 --context-lens 100,200 --dtype bf16 --target h100
 bad "seq with prompt lengths" --model llama-3.2-1b --engine vllm --mode prefill --prompt-lens 100 --seq 512 --dtype bf16 --target h100
+# --pp: the step runs the stages in turn and sends the activations (and
+# vLLM's residual under TP) from one to the next, each send between the two
+# stages' GPUs: Llama-3.1-405B at TP 8 x PP 2 on two 8-GPU H100 nodes sends
+# 2 x 32 x 16384 x 2 bytes = 2 MiB over the network, so its step is longer
+# than TP 8's (the same kernels on one GPU of a stage; the sends were timed
+# over the engine's one data-parallel rank once, as nothing: 52.674 ms both)
+pp_args="--model llama-3.1-405b --engine vllm --mode decode --batch 32 --seq 2048 --dtype bf16
+	--target h100-sxm --json"
+one=$("$BIN" $pp_args --tp 8 2>/dev/null | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' | head -1)
+two=$("$BIN" $pp_args --tp 8 --pp 2 2>/dev/null | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' | head -1)
+sr=$("$BIN" $pp_args --tp 8 --pp 2 2>/dev/null | grep -A6 '"kernel": "ncclDevKernel_SendRecv"' |
+	sed -n 's/.*"predicted_ms": \([0-9.e+]*\).*/\1/p' | head -1)
+awk -v a="$one" -v b="$two" -v s="$sr" 'BEGIN { exit !(a > 0 && b > a && s > 0.01) }'
+check "vllm tp 8 x pp 2: the stage sends timed ($sr ms), the step $two ms above tp 8's $one" $?
+
 # training options and FP8 are refused, not dropped (--grad-accum 2 ran
 # the decode step twice, --dtype fp8 predicted BF16)
 bad "fp8 engine" --model llama-3.2-1b --engine sglang --mode decode --dtype fp8 --target h100

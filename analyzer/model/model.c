@@ -59,17 +59,30 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 		uint64_t kvh = c->kv_heads ? c->kv_heads / B->tp : heads;
 		op_cp(B, 2.0 * (double)B->b * (double)B->sl * (double)(kvh ? kvh : 1) * (double)d * B->esz);
 	}
-	if (B->o->attention == MODEL_ATTN_SDPA) {
-		op_sdpa(B, bh, sq, sk, d, causal && sq > 1);
-		return;
-	}
 	enum pred_attn_impl impl = model_attention_impl(B->o);
+	int half = B->o->dtype == GPU_DT_BF16 || B->o->dtype == GPU_DT_FP16;
+	if (B->o->attention == MODEL_ATTN_SDPA) {
+		/* F.scaled_dot_product_attention on 16-bit inputs with no mask
+		 * (causal, or no padding) takes its flash backend: FlashAttention-
+		 * 2's kernels as PyTorch vendors them (fmha forward; dot_do_o,
+		 * dq_dk_dv and convert_dq backward), the attention model's FA2,
+		 * over K and V already repeated to every query head (Hugging
+		 * Face's and torchtitan's repeat_kv).  FP32 (the memory-efficient
+		 * kernel), T5's position bias (a float mask: the same) and a
+		 * decode step's one query stay one kernel of FLOPs and bytes. */
+		if (!half || sq == 1 || mask_kind == 5) {
+			op_sdpa(B, bh, sq, sk, d, causal && sq > 1);
+			return;
+		}
+		impl = PRED_ATTN_FA2;
+	}
 	if (impl != PRED_ATTN_NONE) {
 		/* Hugging Face's flash_attention_2: flash_attn_func on (b, s, heads,
 		 * d) with the KV heads as they are (no repeat_kv); a decode step's
 		 * single query takes the split-KV kernel (the Triton kernel has
 		 * none: its forward over one query row) */
-		uint64_t kvh = c->family == MODEL_FAM_LLAMA && c->kv_heads ? c->kv_heads / B->tp : heads;
+		uint64_t kvh = B->o->attention == MODEL_ATTN_SDPA ? heads
+			: c->family == MODEL_FAM_LLAMA && c->kv_heads ? c->kv_heads / B->tp : heads;
 		struct pred_attn a;
 		int decode = sq == 1 && sk > 1 && impl != PRED_ATTN_TRITON;
 		attn_init(&a, impl, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL,

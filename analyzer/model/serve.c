@@ -406,9 +406,9 @@ static void forward(struct srv *S, const struct sreq *r, size_t nr, int decode)
 	for (uint32_t i = 0; i < c->layers; i++) {
 		B->layer = (int32_t)i;
 		if (i && i % per_stage == 0) {
-			k_comm(B, COMM_SEND_RECV, (double)rows * S->h * B->esz, 2, 0);
+			k_comm(B, COMM_SEND_RECV, (double)rows * S->h * B->esz, MODEL_GROUP_PP, 0);
 			if (B->tp > 1)   /* the residual too: vLLM sends both */
-				k_comm(B, COMM_SEND_RECV, (double)rows * S->h * B->esz, 2, 0);
+				k_comm(B, COMM_SEND_RECV, (double)rows * S->h * B->esz, MODEL_GROUP_PP, 0);
 		}
 		layer(S, r, nr, rows, i, decode);
 	}
