@@ -18,7 +18,9 @@ row -0.475 >"$D/k/Tesla_T4--Tesla_P4.csv"
 printf 'gpu,config,weights,measured_ms,predicted_ms\nt4,a.json,held-out,100,110\nt4,b.json,in-sample,100,300\n' \
 	>"$D/e2e.csv"
 
-# The estimator described in calibrate.c, computed here with awk from the
+# The estimator described in calibrate.c with the factor's rank over the
+# errors pooled (--weigh rows; the default's is worked by hand further
+# down), computed here with awk from the
 # dumps of directory $1, architecture $2 left out ("" none): each
 # architecture's errors at positions (j + 0.5) / 200 of the finite-sample
 # order statistics (the k-th of n at k / (n + 1)), mixed; each
@@ -68,7 +70,7 @@ inside() {
 		END { printf "%.1f%%\n", 100 * c / n }'
 }
 
-"$BIN" calibrate --emit "$D/k" "$D/e2e.csv" >"$D/table.c" 2>"$D/err" || { echo "FAIL: --emit: $(cat "$D/err")"; fail=1; }
+"$BIN" calibrate --emit --weigh rows "$D/k" "$D/e2e.csv" >"$D/table.c" 2>"$D/err" || { echo "FAIL: --emit: $(cat "$D/err")"; fail=1; }
 # auto, gemm, new architecture, trace, 40 rows of two architectures:
 # one degree of freedom for the new bias
 grep -q '{ PRED_AUTO, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, 40, {' "$D/table.c" || { echo "FAIL: no auto/gemm/trace row of 40 in the table"; fail=1; }
@@ -81,7 +83,7 @@ grep -q 'interval_table_len = ' "$D/table.c" || { echo "FAIL: no table length"; 
 if grep -q '{ PRED_AUTO, IV_CLASS_ITERATION,' "$D/table.c"; then echo "FAIL: an iteration row from one iteration"; fail=1; fi
 # each architecture against the other alone: the spread of biases is
 # unknown from one, so no interval and no coverage line
-"$BIN" calibrate "$D/k" >"$D/cov" 2>"$D/err"
+"$BIN" calibrate --weigh rows "$D/k" >"$D/cov" 2>"$D/err"
 if grep -Eq '^gemm|sm_61|sm_75' "$D/cov"; then echo "FAIL: coverage from one architecture"; cat "$D/cov"; fail=1; fi
 
 # three architectures (a V100 biased -0.3 with almost no scatter): the
@@ -92,11 +94,11 @@ cp "$D/k/Tesla_P4--Tesla_T4.csv" "$D/k/Tesla_T4--Tesla_P4.csv" "$D/k3/"
 awk 'BEGIN { print "method,op,dims,origin_ns,target_ns,predicted_ns";
 	for (i = 0; i < 40; i++) printf "auto,bmm,1x2x3x4,500.0,1000.0,%.4f\n", 1000 * exp(-0.3 + 0.001 * (i % 2)) }' \
 	>"$D/k3/Tesla_V100-PCIE-32GB--Tesla_T4.csv"
-"$BIN" calibrate --emit "$D/k3" >"$D/table3.c" 2>"$D/err"
+"$BIN" calibrate --emit --weigh rows "$D/k3" >"$D/table3.c" 2>"$D/err"
 got=$(row_q "$D/table3.c")
 want=$(estimate "$D/k3" "")
 [ "$got" = "$want" ] || { echo "FAIL: three architectures: quantiles 0.1, 0.9 '$got', want '$want'"; fail=1; }
-"$BIN" calibrate "$D/k3" >"$D/cov3" 2>"$D/err"
+"$BIN" calibrate --weigh rows "$D/k3" >"$D/cov3" 2>"$D/err"
 for a in Tesla_P4:sm_61:20 Tesla_T4:sm_75:20 Tesla_V100-PCIE-32GB:sm_70:40; do
 	g=${a%%:*}; rest=${a#*:}; arch=${rest%:*}; n=${rest#*:}
 	want=$(inside "$D/k3" "$g" "$(estimate "$D/k3" "$g")")
@@ -134,11 +136,11 @@ bias Tesla_V100-PCIE-32GB 0 10
 bias Tesla_T4 0.05 10
 bias NVIDIA_A100-PCIE-40GB 0.1 10
 bias Tesla_P4 1.0 2
-"$BIN" calibrate --emit "$D/k5" >"$D/table5.c" 2>"$D/err"
+"$BIN" calibrate --emit --weigh rows "$D/k5" >"$D/table5.c" 2>"$D/err"
 got=$(row_q "$D/table5.c")
 [ "$got" = "-0.300 2.267" ] || { echo "FAIL: five pure biases: quantiles 0.1, 0.9 '$got', want '-0.300 2.267'"; fail=1; }
 grep -q 'auto gemm trace: 5 architectures, scale 2.333 ' "$D/table5.c" || { echo "FAIL: five pure biases: no scale 2.333 in the table"; grep 'auto gemm trace' "$D/table5.c"; fail=1; }
-"$BIN" calibrate "$D/k5" >"$D/cov5" 2>"$D/err"
+"$BIN" calibrate --weigh rows "$D/k5" >"$D/cov5" 2>"$D/err"
 for a in sm_60:10:0.0:2.00 sm_61:2:0.0:3.00 sm_70:10:100.0:4.00 sm_75:10:100.0:2.00 sm_80:10:100.0:3.00; do
 	arch=${a%%:*}; rest=${a#*:}; n=${rest%%:*}; rest=${rest#*:}; want=${rest%:*}; scale=${rest#*:}
 	grep -Eq "^(auto gemm trace new-architecture +)? *$arch +$n +$want% .*scale $scale\)" "$D/cov5" ||
@@ -152,13 +154,56 @@ sed -n '/^kernels/,/^iterations/p' "$D/cov5" | grep -Eq '^ +all +42 +71\.4%' ||
 # architecture b weighs 1 / (5 n_b)) the smallest factor that holds four
 # of the five, 80 %, is the P100's 2.333 as before.
 bias Tesla_P4 1.0 40
-"$BIN" calibrate --emit "$D/k5" >"$D/table5r.c" 2>"$D/err"
+"$BIN" calibrate --emit --weigh rows "$D/k5" >"$D/table5r.c" 2>"$D/err"
 grep -q 'auto gemm trace: 5 architectures, scale 13.000 ' "$D/table5r.c" ||
 	{ echo "FAIL: a P4 of 40 GEMMs, rows pooled: want scale 13.000"; grep 'auto gemm trace' "$D/table5r.c"; fail=1; }
 "$BIN" calibrate --emit --weigh groups "$D/k5" >"$D/table5g.c" 2>"$D/err"
 grep -q 'auto gemm trace: 5 architectures, scale 2.333 ' "$D/table5g.c" ||
 	{ echo "FAIL: a P4 of 40 GEMMs, groups alike: want scale 2.333"; grep 'auto gemm trace' "$D/table5g.c"; fail=1; }
 grep -q 'calibrate --emit --weigh groups ' "$D/table5g.c" || { echo "FAIL: --weigh groups not in the table's command"; fail=1; }
+
+# The default rank (--weigh re): the smallest factor at which the
+# random-effects mean of the left-out groups' coverages reaches 80 %
+# (lab_re_mean(): each group's share counts by 1 / (v + tau2), v = p (1 -
+# p) / n at the pooled share p, tau2 = max(0, (Q - (k - 1)) / (W - sum
+# w^2 / W)), w = 1 / v).  Pure biases: each group's coverage is 0 or 1,
+# so Q = N (the rows).  The table, the P4 of 40 GEMMs: at 2.333 (every
+# group but the P4, 40 of 80 rows) p = 0.5, v = 0.025 (10 rows), 0.00625
+# (40), W = 4 * 40 + 160 = 320, sum w^2 = 4 * 1600 + 25600 = 32000, den =
+# 320 - 100 = 220, tau2 = (80 - 4) / 220 = 0.34545; weights 1 / 0.37045 =
+# 2.6994 and 1 / 0.35170 = 2.8433: mean 4 * 2.6994 / (4 * 2.6994 + 2.8433)
+# = 0.7916 < 0.8, so the P4's 13 (all covered).  The P4 of 2 GEMMs: at
+# 2.333 (40 of 42) p = 0.95238, v = 0.0045351 (10), 0.022676 (2), w =
+# 220.5, 44.1, W = 926.1, sum w^2 = 196425.8, den = 714.0, tau2 = 38 /
+# 714.0 = 0.053221; weights 17.314, 13.176: mean 69.257 / 82.433 =
+# 0.8402; at the factor below, 0.429 (30 of 42: P100 and P4 out) p =
+# 0.71429, v = 0.020408, 0.10204, w = 49, 9.8, W = 205.8, sum w^2 =
+# 9700.0, den = 158.67, tau2 = 38 / 158.67 = 0.23949; weights 3.8481,
+# 2.9283: mean 11.544 / 18.336 = 0.6296: the scale is 2.333 (as the rows'
+# rank).
+"$BIN" calibrate --emit "$D/k5" >"$D/table5e.c" 2>"$D/err"
+grep -q 'auto gemm trace: 5 architectures, scale 13.000 ' "$D/table5e.c" ||
+	{ echo "FAIL: a P4 of 40 GEMMs, random-effects: want scale 13.000"; grep 'auto gemm trace' "$D/table5e.c"; fail=1; }
+if grep -q 'calibrate --emit --weigh' "$D/table5e.c"; then echo "FAIL: the default named in the table's command"; fail=1; fi
+bias Tesla_P4 1.0 2
+"$BIN" calibrate --emit "$D/k5" >"$D/table5e2.c" 2>"$D/err"
+grep -q 'auto gemm trace: 5 architectures, scale 2.333 ' "$D/table5e2.c" ||
+	{ echo "FAIL: a P4 of 2 GEMMs, random-effects: want scale 2.333"; grep 'auto gemm trace' "$D/table5e2.c"; fail=1; }
+# The P100 left out (the P4 of 2 GEMMs): the others' factors V100 2, T4
+# 0.5, A100 0.053, P4 19 (above).  At 2 (30 of 32 rows) p = 0.9375, v =
+# 0.0058594 (10), 0.029297 (2), w = 170.67, 34.133, W = 546.13, sum w^2
+# = 88546, den = 384.0, tau2 = (32 - 3) / 384.0 = 0.075521; weights
+# 12.288, 9.5404: mean 36.864 / 46.405 = 0.7944 < 0.8, so 19: the
+# mixture of V100, T4, A100 and P4 (median 0.075, 0 .. 1) widened 19
+# times, -1.35 .. 17.65, holds the P100's -0.1: 10 of 10.  The P4 left
+# out: four groups of 10, each alike, the largest factor of the four, 3
+# (as the rows' rank): 0 of 2.
+"$BIN" calibrate "$D/k5" >"$D/cov5e" 2>"$D/err"
+for a in sm_60:10:100.0:19.00 sm_61:2:0.0:3.00; do
+	arch=${a%%:*}; rest=${a#*:}; n=${rest%%:*}; rest=${rest#*:}; want=${rest%:*}; scale=${rest#*:}
+	grep -Eq "^(auto gemm trace new-architecture +)? *$arch +$n +$want% .*scale $scale\)" "$D/cov5e" ||
+		{ echo "FAIL: random-effects: $arch, want $n rows, $want % covered, scale $scale"; cat "$D/cov5e"; fail=1; }
+done
 
 # Distances.  A board predicted from another board of its die (GP102:
 # TITAN Xp, GTX 1080 Ti; GM200: M40, TITAN X) is a key of its own, its
@@ -168,7 +213,7 @@ mkdir "$D/sd"
 row 0 >"$D/sd/titan-xp--gtx-1080-ti.csv"
 row -0.3 >"$D/sd/gtx-1080-ti--titan-xp.csv"
 row -0.1 >"$D/sd/m40--titan-x-maxwell.csv"
-"$BIN" calibrate --emit "$D/k3" "$D/sd" >"$D/tsd.c" 2>"$D/err"
+"$BIN" calibrate --emit --weigh rows "$D/k3" "$D/sd" >"$D/tsd.c" 2>"$D/err"
 got=$(row_q "$D/tsd.c" PRED_DIST_SAME_DIE)
 want=$(estimate "$D/sd" "")
 [ "$got" = "$want" ] || { echo "FAIL: same die: quantiles 0.1, 0.9 '$got', want '$want'"; fail=1; }
@@ -176,17 +221,17 @@ got=$(row_q "$D/tsd.c")
 want=$(estimate "$D/k3" "")
 [ "$got" = "$want" ] || { echo "FAIL: same die beside: new architecture '$got', want '$want'"; fail=1; }
 grep -q 'auto gemm trace same-die: 3 boards' "$D/tsd.c" || { echo "FAIL: no same-die row of 3 boards"; fail=1; }
-"$BIN" calibrate "$D/k3" "$D/sd" >"$D/covsd" 2>"$D/err"
+"$BIN" calibrate --weigh rows "$D/k3" "$D/sd" >"$D/covsd" 2>"$D/err"
 want=$(inside "$D/sd" m40 "$(estimate "$D/sd" m40)")
 grep -Eq "^auto gemm trace same-die +m40 +20 +$want" "$D/covsd" || { echo "FAIL: same die: m40 coverage, want $want"; cat "$D/covsd"; fail=1; }
 # two boards of one die: no row (a new board's spread is not learnt from
 # one other), the coverage against the new architecture's interval
 # without the board's architecture (sm_61: the P4's rows)
 rm "$D/sd/m40--titan-x-maxwell.csv"
-"$BIN" calibrate --emit "$D/k3" "$D/sd" >"$D/tsd2.c" 2>"$D/err"
+"$BIN" calibrate --emit --weigh rows "$D/k3" "$D/sd" >"$D/tsd2.c" 2>"$D/err"
 if grep -q 'PRED_DIST_SAME_DIE' "$D/tsd2.c"; then echo "FAIL: a same-die row of two boards"; fail=1; fi
 grep -q '/\* auto gemm trace same-die: 40 rows of 2 groups, too few' "$D/tsd2.c" || { echo "FAIL: no note of the two boards"; fail=1; }
-"$BIN" calibrate "$D/k3" "$D/sd" >"$D/covsd2" 2>"$D/err"
+"$BIN" calibrate --weigh rows "$D/k3" "$D/sd" >"$D/covsd2" 2>"$D/err"
 grep -q "^auto gemm trace same-die .*no interval of its own, new-architecture's" "$D/covsd2" || { echo "FAIL: two boards: no fallback said"; cat "$D/covsd2"; fail=1; }
 want=$(inside "$D/sd" titan-xp "$(estimate "$D/k3" Tesla_P4)")
 grep -Eq "^ +titan-xp +20 +$want" "$D/covsd2" || { echo "FAIL: two boards: titan-xp coverage, want $want"; cat "$D/covsd2"; fail=1; }
@@ -228,7 +273,7 @@ expect() {
 	fi
 }
 expect "surfer-bench: bad --interval '100' (a percentage between 0 and 100)" calibrate --interval 100 "$D/k"
-expect "surfer-bench: bad --weigh 'arch' (rows or groups)" calibrate --weigh arch "$D/k"
+expect "surfer-bench: bad --weigh 'arch' (re, rows or groups)" calibrate --weigh arch "$D/k"
 printf 'a,b\n1,2\n' >"$D/k/Tesla_T4--none.csv"
 expect "surfer-bench: '$D/k/Tesla_T4--none.csv': not a surfer-bench accuracy dump" calibrate "$D/k"
 rm "$D/k/Tesla_T4--none.csv"

@@ -18,6 +18,7 @@
 #include "predictor/vecop.h"
 #include "tools/lab/bench_vec.h"
 #include "tools/lab/neusight.h"
+#include "tools/lab/stats.h"
 #include "tests/check_run.h"
 
 #define DEV_O "Tesla T4"
@@ -401,6 +402,34 @@ START_TEST(kernel_records)
 }
 END_TEST
 
+/* lab_re_mean(), worked by hand. */
+START_TEST(random_effects_by_hand)
+{
+	double se;
+	/* 10 of 10 and 5 of 10: p = 0.75, v = 0.75 * 0.25 / 10 = 0.01875,
+	 * w = 53.333 each, W = 106.667; Q = 2 * 53.333 * 0.25^2 = 6.6667,
+	 * den = W - 2 * 53.333^2 / W = 53.333, tau2 = (6.6667 - 1) / 53.333
+	 * = 0.10625; weights 1 / (0.01875 + 0.10625) = 8 each: mean 0.75,
+	 * se 1 / sqrt(16) = 0.25 */
+	size_t h1[] = {10, 5}, n1[] = {10, 10};
+	ck_assert_double_eq_tol(lab_re_mean(h1, n1, 2, &se), 0.75, 1e-12);
+	ck_assert_double_eq_tol(se, 0.25, 1e-12);
+	/* 36 of 40 and 5 of 10: p = 41 / 50 = 0.82, p (1 - p) = 0.1476, v =
+	 * 0.00369 and 0.01476, w = 271.00 and 67.751, W = 338.75; Q = 271.00
+	 * * 0.08^2 + 67.751 * 0.32^2 = 1.7344 + 6.9377 = 8.6721, den = W -
+	 * (73441 + 4590.2) / W = 108.40, tau2 = 7.6721 / 108.40 = 0.070775;
+	 * weights 1 / 0.074465 = 13.429 and 1 / 0.085535 = 11.691: mean
+	 * (13.429 * 0.9 + 11.691 * 0.5) / 25.120 = 0.71385 (pooled 0.82, each
+	 * group alike 0.7) */
+	size_t h2[] = {36, 5}, n2[] = {40, 10};
+	ck_assert_double_eq_tol(lab_re_mean(h2, n2, 2, NULL), 0.71385, 1e-4);
+	/* no heterogeneity (Q = 0 < k - 1): the pooled share, 24 / 30 */
+	size_t h3[] = {8, 16}, n3[] = {10, 20};
+	ck_assert_double_eq_tol(lab_re_mean(h3, n3, 2, NULL), 0.8, 1e-12);
+	ck_assert(isnan(lab_re_mean(h3, n3, 0, NULL)));
+}
+END_TEST
+
 START_TEST(statistics_by_hand)
 {
 	double a[] = {10, 2, 4, 1, 3};
@@ -740,6 +769,7 @@ int main(void)
 	tcase_add_test(tc, reads_other_formats);
 	tcase_add_test(tc, kernel_records);
 	tcase_add_test(tc, statistics_by_hand);
+	tcase_add_test(tc, random_effects_by_hand);
 	tcase_add_test(tc, bench_json_bandwidth_ratio);
 	tcase_add_test(tc, bad_csv_one_line);
 	tcase_add_test(tc, trainer_records_picks);
