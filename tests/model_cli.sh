@@ -711,6 +711,15 @@ bw=$("$BIN" $nvl_args --target b200 2>/dev/null | sed -n 's/.*"iteration_ms": \(
 awk -v g="$gb" -v b="$bw" 'BEGIN { exit !(g > 0 && b > 0 && g < b) }'
 check "TP 16 inside GB200 NVL72's domain ($gb ms) faster than over two B200 nodes ($bw ms)" $?
 
+# a config file that is no JSON (or no object): the line names the file
+printf 'model_type = llama\n' >"$tmp/notjson.json"
+"$BIN" --model "$tmp/notjson.json" --target h100 2>"$tmp/err" >/dev/null
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "'$tmp/notjson.json' line 1: " "$tmp/err"
+check "a config that is no JSON: exit 2, its name and line ($(cat "$tmp/err"))" $?
+printf '[1]\n' >"$tmp/array.json"
+"$BIN" --model "$tmp/array.json" --target h100 2>&1 >/dev/null | grep -q "'$tmp/array.json': not a JSON object"
+check "a config that is a JSON array names the file" $?
+
 # --list-models: every built-in name, with parameter counts within 1% of the
 # published ones (model cards: GPT-2 124M, Llama-2-7B 6.74B, Llama-3-8B
 # and Llama-3.1-8B 8.03B, Llama-3.1-70B 70.6B, Llama-3.1-405B 405.9B,

@@ -770,7 +770,11 @@ int model_config_load(const char *path, struct model_config *c, char *err, size_
 	json_error_t je;
 	json_t *root = json_load_file(path, 0, &je);
 	if (!root) {
-		snprintf(err, errlen, "%s", je.text);
+		/* jansson names the file only when it cannot open it */
+		if (je.line > 0)
+			snprintf(err, errlen, "'%s' line %d: %s", path, je.line, je.text);
+		else
+			snprintf(err, errlen, "%s", je.text);
 		return SURFER_ECORRUPT;
 	}
 	const char *base = strrchr(path, '/');
@@ -781,7 +785,7 @@ int model_config_load(const char *path, struct model_config *c, char *err, size_
 		*dot = 0;
 	int rc;
 	if (!json_is_object(root)) {
-		snprintf(err, errlen, "not a JSON object");
+		snprintf(err, errlen, "'%s': not a JSON object", path);
 		rc = SURFER_ECORRUPT;
 	} else {
 		rc = fill(root, c, err, errlen);
