@@ -191,6 +191,15 @@ check "--plan 16 --cp 2: dp x tp x pp = 8, dp 8 as the --dp 8 --cp 2 run" $?
 "$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 8 --zero 0 --target a100 >"$tmp/plan.txt" 2>&1
 [ "$(grep -c 'fastest that fits' "$tmp/plan.txt")" -eq 1 ]
 check "the text plan marks one layout the fastest that fits" $?
+# Layouts that fit come before those that do not, even when these are
+# faster: Llama-3-8B's FP32 AdamW training of 16 x 2048 on 8 H100s has
+# layouts without a pipeline predicted faster than any that fits (DDP
+# alone holds 16 bytes a parameter, 8.0e9 x 16 B = 119 GiB > 78 GiB).
+"$BIN" --model llama-3-8b --mode training --batch 16 --seq 2048 --plan 8 --zero 0 --act-ckpt none \
+	--target h100 >"$tmp/plan_fit.txt" 2>&1
+awk '/does not fit/ { nofit = 1 } /fastest that fits/ { if (nofit) bad = 1; fits = 1 }
+     END { exit !(fits && nofit && !bad) }' "$tmp/plan_fit.txt"
+check "--plan lists the layouts that fit before those that do not" $?
 # --zero: ZeRO's stages over the dp ranks.  Llama-3-8B's AdamW training in
 # BF16 at one sequence of 2048 per rank does not fit an 80 GB H100 under
 # DDP (weights, gradients, their bucket copy and two moments are 5 x 16 GB

@@ -2,7 +2,7 @@
  * plan.c - surfer-analyze --model ... --plan N: every way of running
  * the model on N GPUs (data x tensor x pipeline parallel degrees whose
  * product is N), each predicted on every target with its memory estimate,
- * fastest first.  --batch is then the global batch, split over the
+ * those that fit first, each group fastest first.  --batch is then the global batch, split over the
  * data-parallel ranks, so that the layouts do the same work.  The GPUs sit
  * in nodes of the target's system (--system, else its default;
  * gpu_specs/systems.csv): a layout wider than a node pays the network for
@@ -36,6 +36,7 @@ struct layout {
 	int hsdp;               /* FSDP sharded within a node (--hsdp)         */
 	int hidden;             /* an HSDP twin that is plain FSDP on g: skip  */
 	int ok;                 /* built; else why holds the reason            */
+	int fits;               /* its memory peak fits the target being ranked */
 	char why[96];
 	double iteration_ns, comm_exposed_ns, peak;
 	double low_ns, high_ns, interval;   /* the interval around iteration_ns */
@@ -50,6 +51,8 @@ static int cmp_layout(const void *a, const void *b)
 		return y->ok - x->ok;
 	if (!x->ok)
 		return 0;
+	if (x->fits != y->fits)   /* what runs comes before what would be faster with more memory */
+		return y->fits - x->fits;
 	return (x->iteration_ns > y->iteration_ns) - (x->iteration_ns < y->iteration_ns);
 }
 
@@ -487,7 +490,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		if (cp > 1)
 			snprintf(cps, sizeof(cps), " x cp %u", cp);
 		fprintf(f, "plan       %s, %s, %u sequences of %u over %u GPUs, %s%s (dp x tp x pp%s = %u; "
-			"fastest first)\n", c.name, m->opts.mode == MODEL_TRAINING ? "training"
+			"fitting first, fastest first)\n", c.name, m->opts.mode == MODEL_TRAINING ? "training"
 			: m->opts.mode == MODEL_DECODE ? "decode" : "inference", m->opts.batch, m->opts.seq,
 			m->plan_gpus, model_dtype_label(&m->opts), zero, cps, m->plan_gpus);
 	}
@@ -495,6 +498,9 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	for (size_t t = 0; t < ntargets && !rc; t++) {
 		for (size_t i = 0; t && i < n; i++)   /* the first's are done */
 			predict_layout(&c, m, targets[t], method, &v[i]);
+		double have = gpu_mem_usable_bytes(targets[t]);
+		for (size_t i = 0; i < n; i++)
+			v[i].fits = !(have > 0) || v[i].peak <= have;
 		qsort(v, n, sizeof(*v), cmp_layout);
 		double usd = usd_per_hour ? usd_per_hour[t] : 0;
 		if (json) {
