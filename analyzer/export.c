@@ -284,10 +284,13 @@ static void ex_summary(FILE *f, const struct analysis *a, const struct report_mo
 		}
 		if (memory) {
 			double have = gpu_mem_usable_bytes(at->gpu);
-			fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td>%s</td>"
-				"<td class=\"n\">%u</td>", rm->memory.peak / 1073741824.0, have / 1073741824.0,
-				rm->memory.peak <= have ? "yes" : "no",
-				rm->max_batch_fits ? rm->max_batch_fits[t] : 0);
+			fprintf(f, "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td><td>%s</td>",
+				rm->memory.peak / 1073741824.0, have / 1073741824.0,
+				rm->memory.peak <= have ? "yes" : "no");
+			if (rm->max_batch_fits)
+				fprintf(f, "<td class=\"n\">%u</td>", rm->max_batch_fits[t]);
+			else    /* sequences of given lengths: no batch to grow */
+				fputs("<td class=\"n\">-</td>", f);
 		}
 		if (verdicts) {
 			report_verdict(a, at, v, sizeof(v));

@@ -898,8 +898,10 @@ static json_t *rp_prediction(const struct analysis *a, const struct report_model
 	if (mem_peak > 0 && gpu_mem_usable_bytes(t->gpu) > 0 &&
 	    (rp_set(o, "memory_usable_gib", json_real(gpu_mem_usable_bytes(t->gpu) / RP_GIB)) ||
 	     rp_set(o, "memory_fits", json_boolean(mem_peak <= gpu_mem_usable_bytes(t->gpu))) ||
+	     /* null with sequences of given lengths: no batch to grow, where 0
+	      * would say that not even batch 1 fits */
 	     rp_set(o, "max_batch_fits",
-		    json_integer(rm->max_batch_fits ? rm->max_batch_fits[t_index] : 0))))
+		    rm->max_batch_fits ? json_integer(rm->max_batch_fits[t_index]) : json_null())))
 		goto fail_o;
 	if (gpu_cc_is_amd(t->gpu->cc) && t->method_ns[PRED_MLP] > 0) {
 		/* the tile model's times carry it (predictor/amd_scale.c) */

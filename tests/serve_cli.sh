@@ -215,4 +215,21 @@ nb=$(grep -c 'batch [1-9][0-9]* at most' "$tmp/all.txt")
 [ "$nt" -gt 1 ] && [ "$nb" -eq "$nt" ]
 check "--all-targets names each target's largest batch ($nb of $nt)" $?
 
+# max_batch_fits in the JSON: an integer for --batch (decode of 8
+# sequences of 512 on the H100: the 1B model's 2.3 GiB of weights leave room
+# for more than 8), null for sequences of given lengths (no batch to grow:
+# 0 there would read as "not even batch 1").
+"$BIN" --model llama-3.2-1b --engine sglang --mode decode --batch 8 --seq 512 --dtype bf16 \
+	--target h100 --json >"$tmp/mb_dec.json" 2>/dev/null &&
+"$BIN" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 4 \
+	--dtype bf16 --target h100 --json >"$tmp/mb_srv.json" 2>/dev/null &&
+python3 - "$tmp/mb_dec.json" "$tmp/mb_srv.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["predictions"][0]
+s = json.load(open(sys.argv[2]))["predictions"][0]
+assert isinstance(d["max_batch_fits"], int) and d["max_batch_fits"] > 8, d["max_batch_fits"]
+assert "max_batch_fits" in s and s["max_batch_fits"] is None, s.get("max_batch_fits")
+PY
+check "max_batch_fits: an integer with --batch, null with --prompt-lens" $?
+
 finish serve_cli
