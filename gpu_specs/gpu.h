@@ -33,6 +33,15 @@ enum gpu_dtype {
 #define GPU_CC_AMD 0x10000u
 static inline int gpu_cc_is_amd(uint32_t cc) { return cc >= GPU_CC_AMD; }
 
+/* Whether cc is one of the n in list (a fit's held-out architectures). */
+static inline int gpu_cc_in(uint32_t cc, const uint32_t *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == cc)
+			return 1;
+	return 0;
+}
+
 /* cc as people write it: "8.6", or "gfx90a" for an AMD part.  Returns buf. */
 char *gpu_cc_string(uint32_t cc, char *buf, size_t len);
 

@@ -667,10 +667,7 @@ double attention_fit_mma_eff(const struct tcgemm_params *tc, const uint32_t *cc_
 	int n = 0;
 	for (size_t f = 0; f < sizeof(attn_fit_figs) / sizeof(attn_fit_figs[0]); f++) {
 		const struct gpu_spec *g = gpu_find(attn_fit_figs[f].gpu);
-		size_t x = 0;
-		while (g && x < ncc && cc_out[x] != g->cc)
-			x++;
-		if (!g || x < ncc)
+		if (!g || gpu_cc_in(g->cc, cc_out, ncc))
 			continue;
 		/* 16k tokens, hidden 2048: 2048 / d heads, non-causal, BF16 */
 		struct pred_kernel k;

@@ -1176,10 +1176,7 @@ static size_t tc_mamf_points(const uint32_t *exclude_cc, size_t nexclude,
 	for (size_t i = 0; i < ng && n < max; i++) {
 		struct gpu_figure_value v;
 		const struct gpu_spec *g = &all[i];
-		size_t x = 0;
-		while (x < nexclude && exclude_cc[x] != g->cc)
-			x++;
-		if (gpu_cc_is_amd(g->cc) || x < nexclude || g->cc < 70 ||
+		if (gpu_cc_is_amd(g->cc) || gpu_cc_in(g->cc, exclude_cc, nexclude) || g->cc < 70 ||
 		    gpu_figure(g, GPU_FIG_MAMF_BF16, 0, &v) != GPU_PROV_MICROBENCH ||
 		    !v.from || strcmp(v.from, g->id) || !(v.value > 0))
 			continue;

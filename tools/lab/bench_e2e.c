@@ -742,10 +742,7 @@ int bench_comm_fit(const char *const *dirs, size_t ndirs, const uint32_t *cc_out
 			continue;
 		for (size_t k = 0; k < ng; k++) {
 			const struct gpu_spec *g = comm_gpu(gd[k]);
-			size_t x = 0;
-			while (g && x < ncc && cc_out[x] != g->cc)
-				x++;
-			if (!g || x < ncc)
+			if (!g || gpu_cc_in(g->cc, cc_out, ncc))
 				continue;
 			static const char *const files[] = { "all_reduce.csv", "send_recv.csv" };
 			size_t first = n;

@@ -366,10 +366,8 @@ static const struct predictor *sv_pred(struct sv_tc *t, int ar)
 	size_t ncc = 0, ng;
 	const struct gpu_spec *all = gpu_all(&ng);
 	for (size_t i = 0; i < ng; i++) {
-		size_t x = 0;
-		while (x < ncc && cc[x] != all[i].cc)
-			x++;
-		if (x == ncc && ncc < 32 && !gpu_cc_is_amd(all[i].cc) && arch_of(&all[i]) == ar)
+		if (!gpu_cc_in(all[i].cc, cc, ncc) && ncc < 32 && !gpu_cc_is_amd(all[i].cc) &&
+		    arch_of(&all[i]) == ar)
 			cc[ncc++] = all[i].cc;
 	}
 	t->p[ar] = tcgemm_default_params;

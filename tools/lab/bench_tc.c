@@ -350,10 +350,7 @@ static int tc_fit_excluding(const struct tc_set *set, const uint32_t *cc_out, si
 	if (!train)
 		return -ENOMEM;
 	for (size_t i = 0; i < set->n; i++) {
-		size_t x = 0;
-		while (x < ncc && cc_out[x] != set->s[i].gpu->cc)
-			x++;
-		if (x == ncc && set->src[i] != TC_SRC_PW_TEST)
+		if (!gpu_cc_in(set->s[i].gpu->cc, cc_out, ncc) && set->src[i] != TC_SRC_PW_TEST)
 			train[nt++] = set->s[i];
 	}
 	*p = tc_start();

@@ -156,10 +156,7 @@ static size_t vb_drop(struct vb_set *s, const uint32_t *cc_out, size_t ncc)
 {
 	size_t kept = 0;
 	for (size_t i = 0; i < s->n; i++) {
-		size_t x = 0;
-		while (x < ncc && cc_out[x] != s->r[i].gpu->cc)
-			x++;
-		if (x == ncc)
+		if (!gpu_cc_in(s->r[i].gpu->cc, cc_out, ncc))
 			s->r[kept++] = s->r[i];
 	}
 	size_t dropped = s->n - kept;
