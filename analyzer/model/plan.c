@@ -2,8 +2,9 @@
  * plan.c - surfer-analyze --model ... --plan N: every way of running
  * the model on N GPUs (data x tensor x pipeline parallel degrees whose
  * product is N), each predicted on every target with its memory estimate,
- * those that fit first, each group fastest first.  --batch is then the global batch, split over the
- * data-parallel ranks, so that the layouts do the same work.  The GPUs sit
+ * those that fit first, each group fastest first.  --batch is then the
+ * global batch, split over the data-parallel ranks, so that the layouts do
+ * the same work.  The GPUs sit
  * in nodes of the target's system (--system, else its default;
  * gpu_specs/systems.csv): a layout wider than a node pays the network for
  * the groups that cross nodes, and with --zero 2 or 3 each layout whose
@@ -322,7 +323,6 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 			fprintf(f, " %4s  %s%s\n", "-", l->why, l->hsdp ? " (hsdp)" : "");
 			continue;
 		}
-		int fits = !(have > 0) || l->peak <= have;
 		built = 1;
 		char iv[84];
 		report_interval(l->low_ns / 1e6, l->high_ns / 1e6, iv, sizeof iv);
@@ -335,10 +335,10 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 		}
 		static const char *const ck[] = { "", "act-ckpt selective", "act-ckpt full" };
 		const char *ac = m->ckpt_set ? "" : ck[l->ckpt];
-		const char *note = !fits ? "  does not fit" : !best ? "  fastest that fits" : "";
+		const char *note = !l->fits ? "  does not fit" : !best ? "  fastest that fits" : "";
 		fprintf(f, "%s%s%s%s\n", l->hsdp ? "  hsdp" : "", note,
 			ac[0] ? (note[0] || l->hsdp ? ", " : "  ") : "", ac);
-		if (fits)
+		if (l->fits)
 			best = 1;
 	}
 	if (!built)
@@ -348,11 +348,10 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 	return ferror(f) ? -1 : 0;
 }
 
-static json_t *layouts_json(const struct model_cli *m, const struct gpu_spec *g,
-			    const struct layout *v, size_t n, double usd_per_hour)
+static json_t *layouts_json(const struct model_cli *m, const struct layout *v, size_t n,
+			    double usd_per_hour)
 {
 	json_t *arr = json_array();
-	double have = gpu_mem_usable_bytes(g);
 	for (size_t i = 0; arr && i < n; i++) {
 		const struct layout *l = &v[i];
 		if (l->hidden)
@@ -372,7 +371,7 @@ static json_t *layouts_json(const struct model_cli *m, const struct gpu_spec *g,
 				"iteration_ms_low", l->low_ns / 1e6, "iteration_ms_high", l->high_ns / 1e6,
 				"tokens_per_s", tokens_of(m) / (l->iteration_ns / 1e9),
 				"comm_exposed_ms", l->comm_exposed_ns / 1e6, "memory_peak_gib", l->peak / GIB,
-				"memory_fits", !(have > 0) || l->peak <= have));
+				"memory_fits", l->fits));
 		else if (o)
 			json_object_set_new(o, "skipped", json_string(l->why));
 		if (o && l->ok && l->ckpt != MODEL_CKPT_NONE && !m->ckpt_set)
@@ -506,7 +505,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		if (json) {
 			json_t *o = json_pack("{s:s, s:f, s:o}", "target", targets[t]->id, "memory_usable_gib",
 					      gpu_mem_usable_bytes(targets[t]) / GIB, "layouts",
-					      layouts_json(m, targets[t], v, n, usd));
+					      layouts_json(m, v, n, usd));
 			if (o && usd > 0)
 				json_object_set_new(o, "price_usd_per_hour", json_real(usd));
 			if (o && m->opts.power_limit_w > 0)
