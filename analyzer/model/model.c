@@ -680,6 +680,13 @@ static void mtp_modules(struct bld *B, uint32_t total)
 	B->layer = -1;
 }
 
+const char *model_training_flag(const struct model_opts *o)
+{
+	return o->act_ckpt ? "--act-ckpt" : o->grad_accum > 1 ? "--grad-accum"
+		: o->grad_fp32 ? "--grad-fp32" : o->no_grad_clip ? "--no-grad-clip"
+		: o->fsdp_reduce_bytes ? "--fsdp-reduce" : NULL;
+}
+
 static int check_config(const struct model_config *c, const struct model_opts *o,
 			char *err, size_t errlen)
 {
@@ -855,11 +862,8 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--zero shards the training state: it needs --mode training");
 		return SURFER_EINVAL;
 	}
-	/* what only a training step has: refused, never silently dropped
-	 * (the engines' check() refuses the same) */
-	const char *train = o->act_ckpt ? "--act-ckpt" : o->grad_accum > 1 ? "--grad-accum"
-		: o->grad_fp32 ? "--grad-fp32" : o->no_grad_clip ? "--no-grad-clip"
-		: o->fsdp_reduce_bytes ? "--fsdp-reduce" : NULL;
+	/* what only a training step has: refused, never silently dropped */
+	const char *train = model_training_flag(o);
 	if (train && o->mode != MODEL_TRAINING) {
 		snprintf(err, errlen, "%s shapes a training step: it needs --mode training", train);
 		return SURFER_EINVAL;

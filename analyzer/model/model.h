@@ -557,6 +557,12 @@ int model_mode_parse(const char *s, enum model_mode *out);
 /* hf, vllm or sglang. */
 int model_engine_parse(const char *s, enum model_engine *out);
 const char *model_engine_name(enum model_engine e);
+
+/* The first flag set in o that only a training step has (--act-ckpt,
+ * --grad-accum, --grad-fp32, --no-grad-clip, --fsdp-reduce), as the user
+ * wrote it; NULL when none.  Refused outside --mode training and on a
+ * serving engine, never silently dropped. */
+const char *model_training_flag(const struct model_opts *o);
 int model_optimizer_parse(const char *s, enum model_optimizer *out);
 /* --attention: eager, sdpa, flash, fa2, fa3, cudnn, flashinfer, triton;
  * 0 or SURFER_EINVAL. */

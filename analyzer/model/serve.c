@@ -492,15 +492,15 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 	}
 	/* what only a training step or transformers' modules have: refused,
 	 * never silently dropped (--grad-accum would repeat the pass) */
-	const char *train = o->optimizer ? "--optimizer" : o->act_ckpt ? "--act-ckpt"
-		: o->grad_accum > 1 ? "--grad-accum" : o->stack ? "--stack"
+	const char *train = o->optimizer ? "--optimizer" : model_training_flag(o);
+	if (!train)
+		train = o->stack ? "--stack"
 		: o->cuda_graphs ? "--cuda-graphs (the engines' decode graphs are built already)"
-		: model_cp(o) > 1 ? "--cp" : o->sp ? "--sequence-parallel" : o->grad_fp32 ? "--grad-fp32"
+		: model_cp(o) > 1 ? "--cp" : o->sp ? "--sequence-parallel"
 		: o->hsdp ? "--hsdp" : o->mtp ? "--mtp" : o->vpp > 1 ? "--vpp"
 		: o->expert_capacity ? "--expert-capacity (the engines drop no routed token)"
 		: o->head != MODEL_HEAD_LM ? "--head classify" : o->offload ? "--offload"
-		: o->host_mem_gbps > 0 ? "--host-mem-gbps" : o->no_grad_clip ? "--no-grad-clip"
-		: o->fsdp_reduce_bytes ? "--fsdp-reduce" : NULL;
+		: o->host_mem_gbps > 0 ? "--host-mem-gbps" : NULL;
 	if (train) {
 		snprintf(err, errlen, "--engine %s: %s is not an option of a serving engine",
 			 model_engine_name(o->engine), train);
