@@ -61,14 +61,27 @@ if ! nvidia-smi -L >"$out/nvidia-smi.txt" 2>&1; then
 	echo "gpu_check: no GPU here (nvidia-smi failed), skipped"
 	exit 0
 fi
-# last on the path: the machine's own copies of these libraries win
-export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$bundle/lib"
+# The bundle's libraries come from the build machine and may be older than
+# this machine's (its libstdc++ older than the one PyTorch needs): a
+# directory on LD_LIBRARY_PATH is searched before the system's, so the
+# bundle's lib/ is put there for our own programs alone (ours), and the
+# recorded process gets only what libsurfer.so cannot find on this machine
+# (libunwind, typically), linked one by one into $out/.preload-lib.
+ours() { LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"; }
+prelib="$out/.preload-lib"
+rm -rf "$prelib" && mkdir -p "$prelib"
+for _ in 1 2 3; do # a library found may need another the machine lacks
+	LD_LIBRARY_PATH="$prelib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$bundle/bin/libsurfer.so" 2>/dev/null |
+		awk '$2 == "=>" && $3 == "not" { print $1 }' | while read -r l; do
+		[ -e "$bundle/lib/$l" ] && ln -sf "$bundle/lib/$l" "$prelib/$l"
+	done
+done
 analyze="$bundle/bin/surfer-analyze"
 dump="$bundle/bin/surfer-dump"
 import="$bundle/bin/surfer-import"
 shim="$bundle/bin/libsurfer.so"
 for p in "$analyze" "$dump" "$import"; do
-	"$p" --version >/dev/null 2>&1 || { say "FAIL: $p does not run here"; exit 1; }
+	ours "$p" --version >/dev/null 2>&1 || { say "FAIL: $p does not run here"; exit 1; }
 done
 say "device: $(head -1 "$out/nvidia-smi.txt"); cupti: ${SURFER_CUPTI_PATH:-the recorder's search}"
 
@@ -89,6 +102,7 @@ field() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print(
 # recorded NAME DIR W: the recorded run of workload W into DIR (background-able)
 recorded() {
 	SURFER_OUTPUT="$2/trace.mp" SURFER_ITERATIONS=3 SURFER_VERBOSE=1 LD_PRELOAD="$shim" \
+		LD_LIBRARY_PATH="$prelib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 		$workload "$3" "$2/rec.json" --windows 3 >"$2/rec.log" 2>&1
 }
 profiled() {
@@ -105,10 +119,10 @@ judge() {
 		[ -s "$d/$f.json" ] || { say "FAIL $n: the $f run failed (see $n/$f.log)"; fail=$((fail + 1)); return; }
 	done
 	[ -s "$d/trace.mp" ] || { say "FAIL $n: no trace (see $n/rec.log)"; fail=$((fail + 1)); return; }
-	"$dump" "$d/trace.mp" >"$d/trace.jsonl" 2>"$d/dump.err" ||
+	ours "$dump" "$d/trace.mp" >"$d/trace.jsonl" 2>"$d/dump.err" ||
 		{ say "FAIL $n: surfer-dump: $(head -1 "$d/dump.err")"; fail=$((fail + 1)); return; }
-	"$import" -q kineto "$d/profile.json" -o "$d/profile.mp" ${origin:+--origin $origin} 2>"$d/import.err" &&
-		"$dump" "$d/profile.mp" >"$d/profile.jsonl" 2>>"$d/import.err" ||
+	ours "$import" -q kineto "$d/profile.json" -o "$d/profile.mp" ${origin:+--origin $origin} 2>"$d/import.err" &&
+		ours "$dump" "$d/profile.mp" >"$d/profile.jsonl" 2>>"$d/import.err" ||
 		{ say "FAIL $n: surfer-import of the profile: $(head -1 "$d/import.err")"; fail=$((fail + 1)); return; }
 	libs=
 	case " $libs_in " in *" $n "*) libs=--libs ;; esac
@@ -117,7 +131,7 @@ judge() {
 	verdicts <"$d/compare.txt"
 	$cmp overhead "$n" "$d/plain.json" "$d/rec.json" "$d/trace.jsonl" >"$d/overhead.txt" 2>&1
 	verdicts <"$d/overhead.txt"
-	if "$analyze" "$d/trace.mp" ${origin:+--origin $origin} --target "$target" --target h100-sxm \
+	if ours "$analyze" "$d/trace.mp" ${origin:+--origin $origin} --target "$target" --target h100-sxm \
 		--target a100-sxm4-80 --target l4 --json >"$d/analyze.json" 2>"$d/analyze.err"; then
 		$cmp replay "$n" "$d/analyze.json" "$d/rec.json" --limit-pct "${GPU_CHECK_REPLAY_PCT:-5}" \
 			>"$d/replay.txt" 2>&1
@@ -129,7 +143,7 @@ judge() {
 	if [ -f "$d/plain.json.config.json" ]; then
 		b=$(field "$d/plain.json" "d['batch']"); s=$(field "$d/plain.json" "d['seq']")
 		mode=$(field "$d/plain.json" "d['mode']"); dt=$(field "$d/plain.json" "d['dtype']")
-		if "$analyze" --model "$d/plain.json.config.json" --batch "$b" --seq "$s" --mode "$mode" --dtype "$dt" \
+		if ours "$analyze" --model "$d/plain.json.config.json" --batch "$b" --seq "$s" --mode "$mode" --dtype "$dt" \
 			--target "$target" --json >"$d/model.json" 2>"$d/model.err"; then
 			say "     $n: --model ($mode, batch $b, seq $s, $dt) -> $target: $(field "$d/model.json" "'%.3f' % d['predictions'][0]['iteration_ms']") ms vs $(field "$d/plain.json" "'%.3f' % d['step_ms']") measured"
 		else
