@@ -24,6 +24,7 @@ launches = []          # (name, grid, block, t0, t1) of the current profile
 prof_on = [False]
 class _T:
     requires_grad = False
+    dtype = None
     def __init__(self, *shape): self.shape = tuple(shape)
     def is_floating_point(self): return True
     def numel(self): return math.prod(self.shape)
@@ -44,9 +45,17 @@ def _run(name, out):
         blocks = max(1, out.numel() // 512)
         launches.append((name, [blocks, 1, 1], [128, 1, 1], t0, clock[0]))
     return out
-def randn(*shape, device=None, dtype=None, requires_grad=False): return _T(*shape)
+def randn(*shape, device=None, dtype=None, requires_grad=False):
+    t = _T(*shape)
+    t.dtype = dtype
+    return t
 bfloat16, float16, float32, float8_e4m3fn = "bf16", "fp16", "fp32", "e4m3"
-def matmul(a, b): return _run("nvjet_gemm_" + str(len(a.shape)), _T(a.shape[0], b.shape[-1]))
+def matmul(a, b):
+    # FP32 inputs run SIMT FFMA unless TF32 is allowed (PyTorch's default
+    # since 1.12: not allowed), at a 16th of the tensor cores' rate
+    if a.dtype == float32 and not backends.cuda.matmul.allow_tf32:
+        return _run("sm90_xmma_gemm_f32f32_ffma", _T(a.shape[0], b.shape[-1], 16))
+    return _run("nvjet_gemm_" + str(len(a.shape)), _T(a.shape[0], b.shape[-1]))
 def _scaled_mm(a, b, scale_a=None, scale_b=None, out_dtype=None):
     if b.shape[-1] == 6144:  # a shape this PyTorch refuses, for the test
         raise RuntimeError("scaled_mm: unsupported shape\nmore")
@@ -84,7 +93,7 @@ cuda = types.SimpleNamespace(Event=_Ev, synchronize=lambda: None, empty_cache=la
                              reset_peak_memory_stats=lambda: None,
                              max_memory_allocated=lambda: 20 * 2**30)
 backends = types.SimpleNamespace(
-    cuda=types.SimpleNamespace(matmul=types.SimpleNamespace(allow_tf32=True)),
+    cuda=types.SimpleNamespace(matmul=types.SimpleNamespace(allow_tf32=False)),
     cudnn=types.SimpleNamespace(allow_tf32=True, version=lambda: 91900))
 PY
 cat >"$T/py/torch/nn/__init__.py" <<'PY'
@@ -277,6 +286,11 @@ assert not [r for r in rows["gemm"] if r["dtype"] == "fp8" and r["m"] == "1"]
 assert [r for r in rows["gemm"] if r["dtype"] == "bf16" and r["m"] == "1"]
 # Llama-3-8B's MLP down projection at 4096 tokens, in each precision
 assert len([r for r in rows["gemm"] if (r["m"], r["n"], r["k"]) == ("4096", "4096", "14336")]) == 4
+# tf32 rows ran with TF32 allowed: as fast as BF16 on the fake (FFMA, what
+# PyTorch runs for FP32 inputs by default, takes 16 times as long)
+t = {(r["dtype"], r["m"], r["n"], r["k"]): float(r["latency_ms"]) for r in rows["gemm"]}
+assert t[("tf32", "8192", "8192", "8192")] == t[("bf16", "8192", "8192", "8192")], \
+    (t[("tf32", "8192", "8192", "8192")], t[("bf16", "8192", "8192", "8192")])
 assert {r["pass"] for r in rows["sdpa"]} == {"fwd", "fwd+bwd"}
 assert {(r["model"], r["batch"], r["context"]) for r in rows["model"]} >= \
     {("llama3-8b", "1", "512"), ("qwen2.5-7b", "64", "8192")}

@@ -87,6 +87,12 @@ def gemm_call(dt, m, n, k):
             return lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
         t = {"bf16": torch.bfloat16, "fp16": torch.float16, "tf32": torch.float32}[dt]
         a, b = torch.randn(m, k, device="cuda", dtype=t), torch.randn(k, n, device="cuda", dtype=t)
+        # FP32 inputs run on the tensor cores only with TF32 allowed, which
+        # PyTorch's default (since 1.12) is not: without this line the
+        # "tf32" rows were SIMT FP32 GEMMs (an H200's 8192^3 in 21.9 ms, 50
+        # TFLOP/s: data/README.md).  Set as each case is built: the cases
+        # run one after the other, and only these read the flag.
+        torch.backends.cuda.matmul.allow_tf32 = dt == "tf32"
         return lambda: torch.matmul(a, b)
     return make
 
