@@ -8,7 +8,7 @@ D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 fail=0
 
-for c in accuracy table e2e comm tensorcore vec conv power profile calibrate figures; do
+for c in accuracy table e2e comm tensorcore vec conv power profile calibrate figures own; do
 	"$BIN" $c --help >"$D/out" 2>"$D/err"
 	rc=$?
 	if [ $rc -ne 0 ] || ! grep -q '^usage:' "$D/out" || [ -s "$D/err" ]; then
@@ -38,6 +38,13 @@ expect "surfer-bench: unknown command 'nosuch'; see surfer-bench --help" nosuch
 expect "surfer-bench: unknown format 'xml' (neusight, pipeweave, vidur, deepbench)" \
 	accuracy --format xml --dataset "$D" --origin t4 --target v100
 expect "surfer-bench: bad --launch-us 'x'" e2e --labels "$D" --configs "$D" --launch-us=x
+expect "surfer-bench: bad --dtype 'fp8' (fp32, tf32, bf16 or fp16)" e2e --labels "$D" --configs "$D" --dtype fp8
+expect "surfer-bench: own: no kernels.py file with a known Device under '$D'" own --dataset "$D"
+expect "surfer-bench: own: unknown GPU 'nosuch'" own --dataset "$D" --gpu nosuch
+mkdir "$D/ours"
+printf 'dtype,m,n,latency_ms,Device\nbf16,1,2,0.1,NVIDIA H200\n' >"$D/ours/gemm.csv"
+expect "surfer-bench: own: '$D/ours/gemm.csv' is not kernels.py's gemm.csv (no dtype, m, n, k, latency_ms columns)" \
+	own --dataset "$D/ours"
 for v in 0.5 0.5,2 0.5, ,0 x,0 0.5,0.5,0 -0.1,0; do
 	expect "surfer-bench: bad --shrink '$v': GEMM,VECTOR, each in [0, 1], is expected" \
 		accuracy --dataset "$D" --origin t4 --target v100 --shrink "$v"

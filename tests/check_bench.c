@@ -16,6 +16,7 @@
 
 #include "predictor/tile.h"
 #include "predictor/vecop.h"
+#include "tools/lab/bench_own.h"
 #include "tools/lab/bench_vec.h"
 #include "tools/lab/neusight.h"
 #include "tools/lab/stats.h"
@@ -402,6 +403,68 @@ START_TEST(kernel_records)
 }
 END_TEST
 
+/* surfer-bench own's kernels of kernels.py's rows, FLOPs and bytes worked
+ * by hand. */
+START_TEST(own_kernels_by_hand)
+{
+	struct pred_kernel k[4];
+	double g[3] = {2, 3, 4};                 /* m 2, n 3, k 4 */
+	ck_assert_int_eq(bench_own_kernels("gemm", "bf16", g, 3, k, 4), 1);
+	ck_assert_int_eq(k[0].op, PRED_OP_GEMM);
+	ck_assert_int_eq(k[0].dtype, GPU_DT_BF16);
+	ck_assert_double_eq_tol(k[0].flops, 48, 1e-9);     /* 2 x 2 x 3 x 4 */
+	/* A 2 x 4 and B 4 x 3 at 2 bytes, C 2 x 3 at 2: (8 + 12) x 2 + 12 */
+	ck_assert_double_eq_tol(k[0].bytes, 52, 1e-9);
+	ck_assert_int_eq(bench_own_kernels("gemm", "fp8", g, 3, k, 4), 1);
+	ck_assert_double_eq_tol(k[0].bytes, 20 + 12, 1e-9); /* 1-byte inputs, BF16 out */
+	ck_assert_int_eq(bench_own_kernels("gemm", "fp32", g, 3, k, 4), 1);
+	ck_assert_int_eq(k[0].dtype, GPU_DT_FP32);
+	ck_assert_double_eq_tol(k[0].bytes, 80 + 24, 1e-9);
+	ck_assert_int_eq(bench_own_kernels("gemm", "int4", g, 3, k, 4), -1);
+
+	double v[2] = {2, 3};                    /* rows 2, hidden 3 */
+	ck_assert_int_eq(bench_own_kernels("vec", "add", v, 2, k, 4), 1);
+	ck_assert_int_eq(k[0].op, PRED_OP_ELEMENTWISE);
+	ck_assert_double_eq_tol(k[0].bytes, 6 * 6, 1e-9);  /* 2 in + 1 out, 2 bytes */
+	ck_assert_int_eq(bench_own_kernels("vec", "rms_norm", v, 2, k, 4), 1);
+	ck_assert_int_eq(k[0].op, PRED_OP_NORM);
+	ck_assert_double_eq_tol(k[0].bytes, 4 * 6, 1e-9);
+	ck_assert_int_eq(bench_own_kernels("vec", "frobnicate", v, 2, k, 4), -1);
+
+	/* causal fwd+bwd, batch 1, 2 heads, 4 tokens, head dim 8: 4 x 5 / 2
+	 * = 10 pairs a head */
+	double sd[5] = {1, 2, 4, 8, 1};
+	ck_assert_int_eq(bench_own_kernels("sdpa", "", sd, 5, k, 4), 4);
+	ck_assert_int_eq(k[0].op, PRED_OP_ATTENTION);
+	ck_assert_int_eq(k[0].attn.impl, PRED_ATTN_FA2);
+	ck_assert_int_eq(k[0].attn.causal, 1);
+	ck_assert_double_eq_tol(k[0].flops, 2.0 * 16 * 2 * 10, 1e-9);     /* 640 */
+	ck_assert_int_eq(k[1].op, PRED_OP_REDUCTION);
+	/* dot_do_o: dO and O read (2 x 4 x 2 x 8 x 2 bytes), FP32 dQ zeroed
+	 * (4 x 64), an FP32 row per query and head (4 x 8): 256 + 256 + 32 */
+	ck_assert_double_eq_tol(k[1].bytes, 544, 1e-9);
+	ck_assert_int_eq(k[2].attn.backward, 1);
+	ck_assert_double_eq_tol(k[2].flops, 2.0 * (24 + 16) * 2 * 10, 1e-9); /* 1600 */
+	ck_assert_double_eq_tol(k[3].bytes, 6.0 * 64, 1e-9);  /* FP32 read, BF16 written */
+	sd[4] = 0;
+	ck_assert_int_eq(bench_own_kernels("sdpa", "", sd, 5, k, 4), 1);
+	ck_assert_int_eq(bench_own_kernels("sdpa", "", sd, 5, k, 0), -1);
+
+	/* decode: batch 3, 4 heads over 2 KV heads, head dim 8, 16 keys */
+	double dc[5] = {3, 4, 2, 8, 16};
+	ck_assert_int_eq(bench_own_kernels("decode", "", dc, 5, k, 4), 1);
+	ck_assert_int_eq(k[0].attn.form, PRED_ATTN_DECODE);
+	ck_assert_int_eq(k[0].attn.kv_heads, 2);
+	ck_assert_int_eq(k[0].attn.causal, 0);
+	ck_assert_double_eq_tol(k[0].flops, 2.0 * 16 * 4 * 48, 1e-9);   /* 48 pairs a head */
+	/* Q and O 3 x 4 x 16 and K, V 48 x 2 x 16 at 2 bytes */
+	ck_assert_double_eq_tol(k[0].bytes, 2.0 * (192 + 1536), 1e-9);
+	dc[2] = 3;                               /* 4 heads over 3 KV heads */
+	ck_assert_int_eq(bench_own_kernels("decode", "", dc, 5, k, 4), -1);
+	ck_assert_int_eq(bench_own_kernels("conv", "", dc, 5, k, 4), -1);
+}
+END_TEST
+
 /* lab_re_mean(), worked by hand. */
 START_TEST(random_effects_by_hand)
 {
@@ -770,6 +833,7 @@ int main(void)
 	tcase_add_test(tc, kernel_records);
 	tcase_add_test(tc, statistics_by_hand);
 	tcase_add_test(tc, random_effects_by_hand);
+	tcase_add_test(tc, own_kernels_by_hand);
 	tcase_add_test(tc, bench_json_bandwidth_ratio);
 	tcase_add_test(tc, bad_csv_one_line);
 	tcase_add_test(tc, trainer_records_picks);

@@ -11,7 +11,7 @@ $(BUILD)/tests/check_tile: $(BUILD)/obj/tests/check_tile.o $(BUILD)/libsurfer-co
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/check_bench: $(BUILD)/obj/tests/check_bench.o $(BUILD)/obj/tools/lab/neusight.o $(BUILD)/obj/tools/lab/stats.o $(BUILD)/obj/tools/lab/vidur.o \
-		$(BUILD)/obj/tools/lab/bench_vec.o \
+		$(BUILD)/obj/tools/lab/bench_vec.o $(BUILD)/obj/tools/lab/bench_own.o $(BUILD)/obj/tools/lab/bench_tc.o \
 		$(BUILD)/libsurfer-core.a | $(BUILD)/surfer-bench $(BUILD)/surfer-train
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(CHECK_LIBS) $(LDLIBS) -ljansson

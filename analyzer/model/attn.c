@@ -80,21 +80,13 @@ static const char *attn_fwd_name(const struct pred_attn *a)
 	}
 }
 
-/* One attention kernel of the call a: grid (query blocks of 128, heads,
- * sequences) as FlashAttention launches it, or (sequences, KV heads) for
- * a decode. */
-static void attn_kernel(struct bld *B, const struct pred_attn *a, const char *name,
-			int backward)
+void attn_describe(struct pred_kernel *k, const struct pred_attn *a, enum gpu_dtype dt,
+		   double esz, int backward)
 {
-	struct model_kernel *mk = bld_push(B);
-	if (!mk)
-		return;
-	struct pred_kernel *k = &mk->k;
-	double e = B->esz, H = a->heads, Hkv = a->kv_heads, d = a->head_dim, dv = a->head_dim_v;
+	double e = esz, H = a->heads, Hkv = a->kv_heads, d = a->head_dim, dv = a->head_dim_v;
 	double q = (double)a->q_tokens, kv = (double)a->kv_tokens;
-	k->name = name;
 	k->op = PRED_OP_ATTENTION;
-	k->dtype = B->gemm_dt;
+	k->dtype = dt;
 	k->attn = *a;
 	k->attn.backward = backward != 0;
 	if (a->form == PRED_ATTN_PREFILL) {
@@ -120,6 +112,17 @@ static void attn_kernel(struct bld *B, const struct pred_attn *a, const char *na
 		k->flops = 2.0 * (3.0 * d + 2.0 * dv) * H * a->pairs;
 		k->bytes = e * (2.0 * q * H * (d + dv) + 2.0 * kv_bytes) + 4.0 * q * H;
 	}
+}
+
+/* One attention kernel of the call a, in the model's math dtype. */
+static void attn_kernel(struct bld *B, const struct pred_attn *a, const char *name,
+			int backward)
+{
+	struct model_kernel *mk = bld_push(B);
+	if (!mk)
+		return;
+	mk->k.name = name;
+	attn_describe(&mk->k, a, B->gemm_dt, B->esz, backward);
 }
 
 void attn_emit(struct bld *B, const struct pred_attn *a)

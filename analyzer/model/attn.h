@@ -46,6 +46,15 @@ void attn_init(struct pred_attn *a, enum pred_attn_impl impl, enum pred_attn_for
  * leaving a as it was. */
 int attn_add_seqs(struct pred_attn *a, uint64_t count, uint64_t q_len, uint64_t kv_len);
 
+/* Fills k's attention fields as one kernel of the call a (the forward, or
+ * with backward the main dQ/dK/dV kernel): op, dtype dt, the shape in
+ * k->attn, the grid as FlashAttention launches it (query blocks of 128,
+ * heads, sequences; sequences and KV heads for a decode), m/n/k/batch,
+ * and its FLOPs and minimum DRAM bytes at esz bytes an element.  Other
+ * fields (the name) are left as they are. */
+void attn_describe(struct pred_kernel *k, const struct pred_attn *a, enum gpu_dtype dt,
+		   double esz, int backward);
+
 /* Emits the forward kernel of the call a (one kernel, PRED_OP_ATTENTION,
  * its FLOPs and minimum bytes filled, the shape in k.attn; the name of the
  * implementation's kernel), at the builder's phase and layer, in the

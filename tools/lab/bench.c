@@ -23,6 +23,7 @@
 #include "tools/lab/bench_power.h"
 #include "tools/lab/bench_conv.h"
 #include "tools/lab/bench_serving.h"
+#include "tools/lab/bench_own.h"
 #include "tools/lab/bench_cpu.h"
 #include "tools/lab/bench_tc.h"
 #include "tools/lab/bench_vec.h"
@@ -79,6 +80,7 @@ static void usage(FILE *fp)
 		"                    [--shrink GEMM,VECTOR]\n"
 		"       " PROG " table REPORT.json...   (markdown tables of accuracy reports)\n"
 		"       " PROG " e2e --labels DIR --configs DIR [--weights F | --holdout-weights DIR]\n"
+		"                        [--dtype D] [--attention eager|sdpa] [--data DIR]\n"
 		"       " PROG " comm DIR...            (collective times vs NCCL measurements)\n"
 		"       " PROG " tensorcore --data DIR  (tensor-core GEMM model, held out per GPU)\n"
 		"       " PROG " vec --data DIR [--emit] (16-bit vector-op model, A100 <-> A40 held out)\n"
@@ -86,6 +88,9 @@ static void usage(FILE *fp)
 		"       " PROG " power --data DIR       (FP32 power cap vs measured FMA runs)\n"
 		"       " PROG " published --data DIR [--before] (published training step times)\n"
 		"       " PROG " serving --data DIR     (SGLang engine vs PipeWeave's runs)\n"
+		"       " PROG " own --dataset DIR [--data DIR] [--gpu GPU] [--rows]\n"
+		"                                          (our own kernels.py measurements of a GPU,\n"
+		"                                          its architecture held out)\n"
 		"       " PROG " cpu --data DIR         (CPU issue cost per op class, Kineto traces)\n"
 		"       " PROG " profile --labels DIR [--emit] (per-operator profiles vs the tile model;\n"
 		"                                          the AMD scale)\n"
@@ -593,7 +598,7 @@ enum bench_opt {
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
 	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAX_FORM, BO_MAMF,
 	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_SHRINK, BO_GEMM_DATA,
-	BO_COMPILED, BO_WEIGH, BO_HELP, BO_COUNT
+	BO_COMPILED, BO_WEIGH, BO_DTYPE, BO_HELP, BO_COUNT
 };
 #define BO(x) (UINT64_C(1) << BO_##x)
 #define BO_VAL 256        /* getopt_long's value of option i is BO_VAL + i */
@@ -633,6 +638,7 @@ static const struct option bench_long_opts[] = {
 	{"gemm-data", required_argument, NULL, BO_VAL + BO_GEMM_DATA},
 	{"compiled", required_argument, NULL, BO_VAL + BO_COMPILED},
 	{"weigh", required_argument, NULL, BO_VAL + BO_WEIGH},
+	{"dtype", required_argument, NULL, BO_VAL + BO_DTYPE},
 	{"help", no_argument, NULL, BO_VAL + BO_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -653,7 +659,7 @@ static const struct bench_cmd {
 	 accuracy_main},
 	{"table", 0, 1, table_main},
 	{"e2e", BO(LABELS) | BO(CONFIGS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(LAUNCH_US) |
-		BO(ATTENTION) | BO(COMPILED_AMD_SCALE) | BO(DUMP), 0, bench_e2e_main},
+		BO(ATTENTION) | BO(COMPILED_AMD_SCALE) | BO(DUMP) | BO(DTYPE) | BO(DATA), 0, bench_e2e_main},
 	{"comm", BO(MIN_BYTES), 1, bench_comm_main},
 	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(NO_POWER) | BO(NO_FIGURES) | BO(MAMF) |
 			 BO(GPU) | BO(EMIT), 0, bench_tc_main},
@@ -663,6 +669,7 @@ static const struct bench_cmd {
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
 	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA) | BO(COMPILED), 0,
 	 bench_serving_main},
+	{"own", BO(DATASET) | BO(DATA) | BO(GPU) | BO(ROWS), 0, bench_own_main},
 	{"cpu", BO(DATA), 0, bench_cpu_main},
 	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
 		    BO(ROWS), 0, bench_profile_main},
@@ -730,6 +737,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_GEMM_DATA: a->gemm_data = optarg; break;
 		case BO_COMPILED: a->compiled = optarg; break;
 		case BO_WEIGH: a->weigh = optarg; break;
+		case BO_DTYPE: a->dtype = optarg; break;
 		case BO_HELP: a->help = 1; break;
 		case BO_COUNT: break;
 		}

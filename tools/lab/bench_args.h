@@ -32,6 +32,7 @@ struct bench_args {
 	const char *gemm_data;      /* --gemm-data DIR|none (serving)          */
 	const char *compiled;       /* --compiled gemm,comm,attn,vec (serving) */
 	const char *weigh;          /* --weigh rows|groups (calibrate)         */
+	const char *dtype;          /* --dtype fp32|tf32|bf16|fp16 (e2e)       */
 	int emit;                   /* --emit: print fitted constants as C     */
 	int rows;                   /* --rows (profile, serving)               */
 	int json;                   /* --json (accuracy)                       */

@@ -19,6 +19,10 @@
 #include "predictor/interval.h"
 #include "predictor/tile.h"
 #include "tools/lab/bench_e2e.h"
+#include "tools/lab/bench_own.h"
+#include "predictor/attention.h"
+#include "predictor/tcgemm.h"
+#include "predictor/vecop.h"
 #include "tools/lab/profile.h"
 #include "trace/surfer_err.h"
 #include "trace/csv.h"
@@ -68,14 +72,17 @@ static void usage_e2e(FILE *f)
 {
 	fprintf(f, "usage: " PROG " e2e --labels DIR --configs DIR [--gpu NAME] [--launch-us US] [--attention eager|sdpa]\n"
 			"                        [--weights FILE | --holdout-weights DIR] [--compiled-amd-scale]\n"
-			"                        [--dump FILE.csv]\n"
+			"                        [--dtype fp32|tf32|bf16|fp16] [--data DIR] [--dump FILE.csv]\n"
 			"  DIR/<GPU>/<model>-<inf|train>-<seq>-<batch>.json (e2e_latency, ms); CONFIGS/<model>.json\n"
 			"  --weights FILE: tile-model weights for every GPU; --holdout-weights DIR: for GPU G the\n"
 			"  weights DIR/w_G.bin trained without G (make accuracy writes them), GPUs without one skipped\n"
 			"  An AMD GPU gets the AMD scale fitted on the other AMD GPUs' profiles under DIR\n"
 			"  (surfer-bench profile); --compiled-amd-scale: the compiled-in one\n"
 			"  --dump: one line per iteration (gpu, config, held-out or in-sample, measured and\n"
-			"  predicted ms), what surfer-bench calibrate reads\n");
+			"  predicted ms), what surfer-bench calibrate reads\n"
+			"  --dtype: the labels' precision (default fp32, NeuSight's); --data DIR: the shared data\n"
+			"  folder the tensor-core, attention and vector-op constants are refitted on without each\n"
+			"  GPU's compute capability (else the compiled-in ones, which saw Hopper's and Ampere's)\n");
 }
 
 struct acc {
@@ -107,8 +114,8 @@ static int amd_scale_for(const struct tile_model *tm, const char *labels, const 
 
 static int run_gpu_dir(const struct tile_model *tm, const char *labels, const char *gname,
 		       const struct gpu_spec *g, const char *configs, double launch_ns,
-		       enum model_attention attn, const char *holdout, int compiled_scale,
-		       FILE *dump, struct acc *all)
+		       enum model_attention attn, enum gpu_dtype dtype, const char *data,
+		       const char *holdout, int compiled_scale, FILE *dump, struct acc *all)
 {
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/%s", labels, gname);
@@ -138,6 +145,23 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 	if (gpu_cc_is_amd(g->cc))
 		scale_held_out = amd_scale_for(tm, labels, g, compiled_scale, &sc, note, sizeof note);
 	struct pred_config pc = { .tile = tm, .amd_scale = &sc };
+	/* --data: the 16-bit kernels' constants fitted without g's compute
+	 * capability (the compiled-in ones saw the H20's, H800's, A40's and
+	 * A100's GEMMs, Vidur's A100 and A40 operators) */
+	struct tcgemm_params tc;
+	struct attn_params at;
+	struct vecop_params vp;
+	if (data && !gpu_cc_is_amd(g->cc)) {
+		char herr[256];
+		if (bench_heldout_constants(data, g->cc, &tc, &at, &vp, herr, sizeof herr) < 0) {
+			tile_model_free(held_tm);
+			printf("%-24s skipped: %s\n", gname, herr);
+			return 0;
+		}
+		pc.tcgemm = &tc, pc.attn = &at, pc.vecop = &vp;
+		snprintf(note, sizeof note, "tensor-core, attention and vector-op constants fitted without sm_%u",
+			 g->cc);
+	}
 	struct predictor *pred;
 	char perr[128];
 	if (predictor_new(&pc, &pred, perr, sizeof perr) != 0) {
@@ -157,6 +181,12 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 	 * weights never saw: every AMD GPU) nor in its AMD scale */
 	int held_out = scale_held_out &&
 		       ((holdout && !builtin) || pred_distance_of(pred, NULL, g) == PRED_DIST_NEW_ARCH);
+	/* 16-bit iterations with the compiled-in tensor-core constants: those
+	 * saw Hopper's and Ampere's GEMMs */
+	if (dtype != GPU_DT_FP32 && !pc.tcgemm && !gpu_cc_is_amd(g->cc)) {
+		held_out = 0;
+		snprintf(note, sizeof note, "compiled-in tensor-core constants: not held out");
+	}
 	struct acc acc = { 0, 0, 0, "" };
 	for (size_t i = 0; i < nf; i++) {
 		char model[128];
@@ -190,6 +220,7 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		o.seq = seq;
 		o.mode = mode;
 		o.attention = attn;
+		o.dtype = dtype;
 		/* NeuSight runs BERT inference as BertForSequenceClassification
 		 * (its traced graphs end in bert.pooler, dropout and a 2-label
 		 * classifier) and BERT training as BertForPreTraining (MLM and
@@ -259,6 +290,7 @@ int bench_e2e_main(const struct bench_args *a)
 	int compiled_scale = a->compiled_amd_scale;
 	double launch_ns = MODEL_LAUNCH_NS_DEFAULT;
 	enum model_attention attn = MODEL_ATTN_EAGER;
+	enum gpu_dtype dtype = GPU_DT_FP32;
 	if (a->help) {
 		usage_e2e(stdout);
 		return 0;
@@ -278,6 +310,18 @@ int bench_e2e_main(const struct bench_args *a)
 			fprintf(stderr, PROG ": bad --attention '%s' (eager or sdpa)\n", a->attention);
 			return surfer_exit_code(SURFER_EINVAL);
 		}
+	}
+	if (a->dtype) {
+		/* the model path's own dtype names; FP8 (linears only, a recipe)
+		 * is not a label's precision */
+		struct model_cli mc;
+		char derr[256];
+		model_cli_init(&mc);
+		if (model_cli_set(&mc, "dtype", a->dtype, derr, sizeof derr) != 0 || mc.opts.fp8) {
+			fprintf(stderr, PROG ": bad --dtype '%s' (fp32, tf32, bf16 or fp16)\n", a->dtype);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+		dtype = mc.opts.dtype;
 	}
 	if (!labels || !configs) {
 		usage_e2e(stderr);
@@ -310,8 +354,8 @@ int bench_e2e_main(const struct bench_args *a)
 		const struct gpu_spec *g = prof_gpu_of_dir(gpus[i]);
 		if (only && (!g || g != gpu_find(only)))
 			continue;
-		run_gpu_dir(tm, labels, gpus[i], g, configs, launch_ns, attn, holdout, compiled_scale,
-			    dump, &vendor[g && gpu_cc_is_amd(g->cc)]);
+		run_gpu_dir(tm, labels, gpus[i], g, configs, launch_ns, attn, dtype, a->data, holdout,
+			    compiled_scale, dump, &vendor[g && gpu_cc_is_amd(g->cc)]);
 	}
 	prof_free_list(gpus, ng);
 	tile_model_free(tm);

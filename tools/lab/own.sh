@@ -1,0 +1,58 @@
+#!/bin/sh
+# own.sh - `make bench-h200`: our own measurements of a GPU (data/<gpu>/,
+# tools/gpu/measure.sh's layout; data/README.md) predicted with the GPU's
+# architecture out of every fit: the tables of docs/accuracy.md, "Measured
+# by us: NVIDIA H200".
+#
+#  1. FP32 iterations (NeuSight's protocol: eager attention, TF32 off):
+#     surfer-bench e2e with the compiled-in tile-model weights, which were
+#     trained on NeuSight's five GPUs and DeepBench's boards (sm_52-sm_80:
+#     no Hopper);
+#  2. the same iterations in BF16 with SDPA: --dtype bf16 --attention sdpa,
+#     the tensor-core, attention and vector-op constants refitted without
+#     the GPU's compute capability (--data);
+#  3. NeuSight's FP32 test shapes: surfer-bench accuracy --method all from
+#     each of NeuSight's five GPUs (their rows of kernels-test, read from
+#     the shared data) and from the shape, over a folder of links to both
+#     (the dataset is one path), then surfer-bench table;
+#  4. tools/gpu/kernels.py's GEMMs, attention, vector operators and decode
+#     steps: surfer-bench own --data (held out as in 2).
+# The shared data is read at run time (NeuSight's configs and test shapes,
+# the GEMM and operator data the held-out constants are fitted on); absent,
+# the bench says so and stops.  Nothing is fitted on the GPU's own rows.
+set -e
+BUILD=${BUILD:-build}
+SHARED=${SHARED:-../shared/data}
+GPU=${GPU:-NVIDIA_H200}
+TARGET=${TARGET:-h200}
+B=$BUILD/surfer-bench
+D=data/$GPU
+if [ ! -d "$SHARED/neusight/kernels-test" ]; then
+	echo "bench-h200: $SHARED/neusight absent (set SHARED=...), skipped"
+	exit 0
+fi
+OUT=$BUILD/own/$GPU
+rm -rf "$OUT"
+mkdir -p "$OUT/kernels"
+echo "== 1. FP32 iterations, eager attention (compiled-in tile weights: no Hopper in their data)"
+"$B" e2e --labels "$D/labels" --configs "$SHARED/neusight/model_configs"
+echo
+echo "== 2. BF16 iterations, SDPA (constants fitted without the GPU's compute capability)"
+"$B" e2e --labels "$D/labels-bf16" --configs "$SHARED/neusight/model_configs" --dtype bf16 \
+	--attention sdpa --data "$SHARED"
+echo
+echo "== 3. NeuSight's FP32 test shapes (gemm / vector MAPE %; --method all)"
+abs() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
+for f in "$SHARED"/neusight/kernels-test/*.csv; do ln -s "$(abs "$f")" "$OUT/kernels/neusight-$(basename "$f")"; done
+for f in "$D"/kernels/*.csv; do ln -s "$(abs "$f")" "$OUT/kernels/$GPU-$(basename "$f")"; done
+reports=""
+for o in P4 P100 T4 V100-PCIE-32GB A100-PCIE-40GB none; do
+	"$B" accuracy --dataset "$OUT/kernels" --origin "$o" --target "$TARGET" --method all --json \
+		>"$OUT/accuracy-$o.json"
+	reports="$reports $OUT/accuracy-$o.json"
+done
+# shellcheck disable=SC2086
+"$B" table $reports
+echo
+echo "== 4. tools/gpu/kernels.py's measurements (constants fitted without the GPU's compute capability)"
+"$B" own --dataset "$D/ours" --data "$SHARED"
