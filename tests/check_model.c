@@ -3087,6 +3087,64 @@ START_TEST(fp8_te_casts)
 }
 END_TEST
 
+/* torchao's recipes' scaling traffic (training-stacks.md section 2, the
+ * roofline table, bytes per element of each operand): tensorwise 6 an
+ * input or output gradient (amax 2, cast 2 read + 1 + 1 written), 8 a
+ * weight (amax 2, casts 3 + 3); rowwise 8 an input or gradient (dim-0
+ * cast with the BF16 transpose 5, dim-1 cast 3), 10 a weight.  Llama 3.2
+ * 1B's layer 3, 2 x 1024 = 2048 tokens, its seven linears (in, out):
+ * q and o (2048, 2048), k and v (2048, 512), gate and up (2048, 8192),
+ * down (8192, 2048).  Eager, each linear its own casts:
+ *   inputs   X = 2048 x (6 x 2048 + 8192)                 = 41943040
+ *   weights  W = 2 x 2048^2 + 2 x 2048 x 512 + 3 x 2048 x 8192
+ *                                                         = 60817408
+ *   grads    G = 2048 x (3 x 2048 + 2 x 512 + 2 x 8192)   = 48234496
+ * tensorwise 6X + 8W + 6G = 1027604480 bytes, rowwise 8X + 10W + 8G =
+ * 1329594368 (the saved input's dim-1 copy once left out: 3X, 1119879168,
+ * below tensorwise).  Under compile Q, K, V and gate, up share their
+ * input's casts (X' = 2048 x (3 x 2048 + 8192) = 29360128) and the first
+ * scaling kernel of an operand may fold into its producer, saving its 2
+ * bytes of read in both recipes alike, so rowwise's layer moves
+ * 2 (X' + W + G) = 276824064 bytes more than tensorwise's (the other
+ * kernels the same). */
+static double layer3_bytes(const struct model_opts *o, int scaling_only)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-3.2-1b", &c), 0);
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, o, &s, NULL, 0), 0);
+	double bytes = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->layer != 3 || (k->phase != MODEL_PH_FORWARD && k->phase != MODEL_PH_BACKWARD))
+			continue;
+		if (scaling_only && !(k->k.name && (strstr(k->k.name, "fp8_scaled_cast") ||
+						     strstr(k->k.name, "MaxOps"))))
+			continue;
+		bytes += k->k.bytes;
+	}
+	model_seq_release(&s);
+	return bytes;
+}
+
+START_TEST(fp8_recipe_traffic)
+{
+	struct model_opts o = zero_opts(0);
+	o.dp = 1;
+	o.dtype = GPU_DT_BF16;
+	o.fp8 = 1;
+	o.attention = MODEL_ATTN_FLASH;
+	o.fp8_recipe = MODEL_FP8_TENSORWISE;
+	ck_assert_double_eq_tol(layer3_bytes(&o, 1), 1027604480.0, 1);
+	o.fp8_recipe = MODEL_FP8_ROWWISE;
+	ck_assert_double_eq_tol(layer3_bytes(&o, 1), 1329594368.0, 1);
+	o.stack = MODEL_STACK_COMPILE;
+	double rw = layer3_bytes(&o, 0);
+	o.fp8_recipe = MODEL_FP8_TENSORWISE;
+	ck_assert_double_eq_tol(rw - layer3_bytes(&o, 0), 276824064.0, 1);
+}
+END_TEST
+
 /* FSDP with torchao's tensorwise FP8 gathers a layer's weights at one
  * byte a parameter, the root unit at two; CUDA graphs make each block's
  * forward one replay (one launch's CPU time for its kernels). */
@@ -4135,6 +4193,7 @@ int main(void)
 	tcase_add_test(t, stack_fusion);
 	tcase_add_test(t, fp8_linears);
 	tcase_add_test(t, fp8_te_casts);
+	tcase_add_test(t, fp8_recipe_traffic);
 	tcase_add_test(t, power_limit_target);
 	tcase_add_test(t, fp8_gathers_and_graphs);
 	tcase_add_test(t, engine_decode_step);
