@@ -916,6 +916,17 @@ check "--power-limit keeps the system's links (collectives as uncapped)" $?
 
 check "the warning names the nodes" $?
 bad_input --model gpt2 --target h100 --system dgx-z9000
+# --system holds its GPU: an A100 in a DGX H100 (other links) and every GPU
+# in one are refused; the system's GPU is the target without --target
+# (above); the H100 SXM 96 GB shares the DGX H100's compute capability,
+# NVLink and PCIe, so its links are the system's: a note, then the report
+bad_input --model gpt2 --system dgx-h100 --target a100-sxm4-80
+bad_input --model gpt2 --system dgx-h100 --all-targets
+"$BIN" --model gpt2 --system dgx-h100 --target a100-sxm4-80 2>&1 >/dev/null | grep -q 'system dgx-a100-80'
+check "--system of another GPU than --target names the target's own system" $?
+"$BIN" --model gpt2 --system dgx-h100 --target h100-sxm-96 --json 2>"$tmp/err" |
+	grep -q '"target": "h100-sxm-96"' && grep -q 'note: --system dgx-h100 holds h100-sxm' "$tmp/err"
+check "--system dgx-h100 --target h100-sxm-96: predicted on its links, with a note" $?
 bad_input --model gpt2 --mode training --target h100 --nodes 2 --dp 3
 # HSDP of 16 ranks without --nodes: the two nodes of 8 they need
 for cfg in "auto:--dp 16" "nodes:--nodes 2"; do
