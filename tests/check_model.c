@@ -2052,6 +2052,22 @@ START_TEST(memory_mixed)
 	o.fp8_recipe = MODEL_FP8_ROWWISE; /* no FP8 gather: 16-bit */
 	f8 = mem_of(&c, &o);
 	ck_assert_double_eq_tol(f8.weights, m.weights, 1);
+	/* delayed scaling gathers 16-bit too; its FP8 copies (1 byte a
+	 * parameter) exist while their unit is gathered: the running layer's
+	 * and the prefetched one's, 2 x 7087872 bytes, not the whole model's
+	 * P = 124439808 (counted once) */
+	o.fp8_recipe = MODEL_FP8_DELAYED;
+	f8 = mem_of(&c, &o);
+	ck_assert_double_eq_tol(f8.weights, m.weights + 2 * GPT2_LAYER, 1);
+	/* SHARD_GRAD_OP keeps every unit gathered through the pass, and so
+	 * their FP8 copies: P more bytes */
+	o.zero = 2;
+	struct model_memory z2 = mem_of(&c, &o);
+	o.fp8 = 0;
+	struct model_memory z2b = mem_of(&c, &o);
+	ck_assert_double_eq_tol(z2.weights, z2b.weights + P, 1);
+	o.fp8 = 1;
+	o.zero = 3;
 	o.fp8 = 0;
 	o.precision = MODEL_PREC_PURE; /* all bf16: 2 + 2 + 4 over d */
 	m = mem_of(&c, &o);
