@@ -2080,12 +2080,32 @@ START_TEST(memory_mixed)
 	o.precision = MODEL_PREC_MIXED;
 	m = mem_of(&c, &o);
 	ck_assert_double_eq_tol(state_per_param(&m, P), 4 + 2 + 4 + 4 + 8, 1e-9);
-	/* the Hugging Face harness's model.to(bf16), eager, DDP + ZeRO-1:
-	 * pure by default, 2 + 2 + 2 (bucket) + 4 / d */
+	/* eager DDP + ZeRO-1 over d ranks: mixed by default, as at ZeRO-2|3
+	 * (autocast: 4 + 2 + 4 + 4 + 8 / d = 15; it was pure, so ZeRO-3 came
+	 * out above ZeRO-1); the Hugging Face harness's model.to(bf16) with
+	 * --precision pure: 2 + 2 + 2 (bucket) + 4 / d */
 	o = zero_opts(1);
 	o.dtype = GPU_DT_BF16;
 	m = mem_of(&c, &o);
+	ck_assert_double_eq_tol(state_per_param(&m, P), 4 + 2 + 4 + 4 + 8 / d, 1e-9);
+	o.precision = MODEL_PREC_PURE;
+	m = mem_of(&c, &o);
 	ck_assert_double_eq_tol(state_per_param(&m, P), 6 + 4 / d, 1e-9);
+	/* so at the defaults each ZeRO stage holds less than the one before
+	 * (same precision: only the sharding changes) */
+	double before = 1e300;
+	for (uint32_t z = 0; z <= 3; z++) {
+		o = zero_opts(z);
+		o.dtype = GPU_DT_BF16;
+		m = mem_of(&c, &o);
+		ck_assert_double_lt(m.weights + m.gradients + m.optimizer, before);
+		before = m.weights + m.gradients + m.optimizer;
+	}
+	/* one GPU: the harness's pure stays the default */
+	o = zero_opts(0);
+	o.dp = 1;
+	o.dtype = GPU_DT_BF16;
+	ck_assert_int_eq(model_mixed(&o), 0);
 }
 END_TEST
 
@@ -2172,6 +2192,7 @@ START_TEST(memory_grad_fp32)
 	/* bf16 pure, DDP + ZeRO-1: 2 + 2 (bucket) + 4 / d, and 4 more */
 	struct model_opts o = zero_opts(1);
 	o.dtype = GPU_DT_BF16;
+	o.precision = MODEL_PREC_PURE;
 	grad_fp32_pair(&c, o, &m, &g);
 	ck_assert_double_eq_tol(state_per_param(&g, P), 2 + 2 + 2 + 4 / d + 4, 1e-9);
 	ck_assert_double_eq_tol(g.gradients - m.gradients, 4 * P, 1);
@@ -3840,6 +3861,7 @@ START_TEST(moe_ep_memory)
 	const double X = 4.0 * 256 * 3 * 7168 * 2048;
 	struct model_seq s1, s8;
 	struct model_opts o1 = ds_opts(8, 1), o8 = ds_opts(8, 8);
+	o1.precision = o8.precision = MODEL_PREC_PURE;   /* 2 bytes throughout */
 	ck_assert_int_eq(model_build(&c, &o1, &s1, NULL, 0), 0);
 	ck_assert_int_eq(model_build(&c, &o8, &s8, NULL, 0), 0);
 	ck_assert_double_eq(s1.expert_params, X);
@@ -3859,6 +3881,7 @@ START_TEST(moe_ep_memory)
 	ck_assert_double_eq_tol(m8.optimizer, 2 * 2 * (dense / 8 + X / 8), 16);
 	model_seq_release(&s8);
 	struct model_opts o16 = ds_opts(16, 8);
+	o16.precision = MODEL_PREC_PURE;
 	ck_assert_int_eq(model_build(&c, &o16, &s8, NULL, 0), 0);
 	model_memory(&c, &o16, &s8, &m8);
 	ck_assert_double_eq_tol(m8.optimizer, 2 * 2 * (dense / 16 + X / 16), 16);
