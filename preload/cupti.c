@@ -10,6 +10,12 @@
  * needed although its records are skipped: CUPTI writes an external
  * correlation record only in front of an API record (cupti_activity.h),
  * so without it every kernel came back unjoined (seen on an H200).
+ * A kernel launched through the CUDA runtime carries the correlation id
+ * of the runtime's API record, which began before our push: for those we
+ * also enable the runtime's launch, copy, set and graph-launch records
+ * (cuptiActivityEnableRuntimeApi, else the whole RUNTIME kind) and hand
+ * each one's correlation id and [start, end] to the sink, which finds the
+ * launch our hook recorded inside that call (joins.c).
  *
  * The buffer walk uses the loaded CUPTI's cuptiActivityGetNextRecord and
  * reads the record layouts of the CUPTI 13 headers (CUpti_ActivityKernel10,
@@ -22,6 +28,7 @@
  * hold a completed buffer (it is freed once reported).
  */
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +46,7 @@ typedef CUptiResult (*push_fn)(CUpti_ExternalCorrelationKind, uint64_t);
 typedef CUptiResult (*pop_fn)(CUpti_ExternalCorrelationKind, uint64_t *);
 typedef CUptiResult (*result_str_fn)(CUptiResult, const char **);
 typedef CUptiResult (*timestamp_fn)(uint64_t *);
+typedef CUptiResult (*api_enable_fn)(CUpti_CallbackId, uint8_t);
 
 static struct {
 	void *lib;
@@ -50,9 +58,11 @@ static struct {
 	pop_fn pop;
 	result_str_fn result_str;
 	timestamp_fn timestamp;
+	api_enable_fn runtime_api;   /* cuptiActivityEnableRuntimeApi, CUPTI 12.4+ */
 	const struct preload_cupti_sink *sink;
-	int64_t offset_ns;          /* recorder clock - CUPTI clock            */
-	int clock_known;            /* offset_ns measured                      */
+	_Atomic int64_t offset_ns;  /* recorder clock - CUPTI clock            */
+	atomic_int clock_known;     /* offset_ns measured                      */
+	int runtime_records;        /* the runtime's launch API records are on */
 	int on;
 } C;
 
@@ -139,6 +149,7 @@ int preload_cupti_load(char *why, size_t whylen)
 	C.pop = (pop_fn)dlsym(C.lib, "cuptiActivityPopExternalCorrelationId");
 	C.result_str = (result_str_fn)dlsym(C.lib, "cuptiGetResultString");
 	C.timestamp = (timestamp_fn)dlsym(C.lib, "cuptiGetTimestamp");
+	C.runtime_api = (api_enable_fn)dlsym(C.lib, "cuptiActivityEnableRuntimeApi");
 	if (!C.reg || !C.enable || !C.flush || !C.next || !C.push || !C.pop) {
 		snprintf(why, whylen, "libcupti lacks the activity API");
 		dlclose(C.lib);
@@ -167,6 +178,10 @@ static void one_record(const CUpti_Activity *a, const struct preload_cupti_sink 
 			const CUpti_ActivityExternalCorrelation *x = (const void *)a;
 			if (x->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 && s->external)
 				s->external(s->ctx, x->correlationId, x->externalId);
+		} else if (a->kind == CUPTI_ACTIVITY_KIND_RUNTIME && s->call) {
+			const CUpti_ActivityAPI *r = (const void *)a;
+			if (r->start && r->end >= r->start)
+				s->call(s->ctx, r->correlationId, r->start, r->end);
 		}
 		return;
 	}
@@ -224,6 +239,64 @@ int preload_cupti_parse(uint8_t *buf, size_t valid, const struct preload_cupti_s
 	return n;
 }
 
+/* CUPTI's clock against ours: the reading bracketed tightest of five (the
+ * joins compare GPU starts and API calls with launch times).  Taken at the
+ * start and again before each buffer is read, so the two clocks cannot
+ * drift apart over a long run; a reading bracketed wider than 20 us (the
+ * thread was descheduled) is not used. */
+static void measure_offset(void)
+{
+	uint64_t best = 20000;
+	for (int i = 0; i < 5 && C.timestamp; i++) {
+		uint64_t ts = 0, a = preload_now_ns();
+		if (C.timestamp(&ts) != CUPTI_SUCCESS || !ts)
+			break;
+		uint64_t b = preload_now_ns();
+		if (b - a < best) {
+			best = b - a;
+			atomic_store(&C.offset_ns, (int64_t)(a + (b - a) / 2) - (int64_t)ts);
+			atomic_store(&C.clock_known, 1);
+		}
+	}
+}
+
+/* The runtime calls that start GPU work: their API records carry the
+ * correlation id of the kernels, copies and sets they start (joins.c).
+ * Only these where CUPTI can select them: every runtime call would also
+ * record the cudaGetDevice and cudaGetLastError PyTorch makes around each
+ * launch, three records a launch.  Not fatal when refused: the joins then
+ * match by kernel and stream. */
+static void enable_runtime_records(void)
+{
+	static const CUpti_CallbackId calls[] = {
+		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+		CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+		CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+		CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
+		CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
+		CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+		CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+		CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020,
+		CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
+		CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
+		CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+		CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
+	};
+	int on = C.runtime_api != NULL;
+	for (size_t i = 0; on && i < sizeof calls / sizeof *calls; i++)
+		on = C.runtime_api(calls[i], 1) == CUPTI_SUCCESS;
+	if (!on)
+		on = C.enable(CUPTI_ACTIVITY_KIND_RUNTIME) == CUPTI_SUCCESS;
+	C.runtime_records = on;
+	preload_note("runtime launch records: %s", !on ? "refused (joins by kernel and stream)"
+		     : C.runtime_api ? "the launch calls" : "every runtime call");
+}
+
 static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_records)
 {
 	void *p = NULL;
@@ -242,6 +315,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	(void)size;
 	const struct preload_cupti_sink *s = C.sink;
 	if (buf && valid && s) {
+		measure_offset();
 		if (s->begin)
 			s->begin(s->ctx);
 		preload_cupti_parse(buf, valid, s);
@@ -286,20 +360,8 @@ int preload_cupti_start(const struct preload_cupti_sink *sink, char *why, size_t
 			return -1;
 		}
 	}
-	/* CUPTI's clock against ours: the reading bracketed tightest of a
-	 * few (the recorder compares GPU starts with launch times). */
-	uint64_t best = UINT64_MAX;
-	for (int i = 0; i < 5 && C.timestamp; i++) {
-		uint64_t ts = 0, a = preload_now_ns();
-		if (C.timestamp(&ts) != CUPTI_SUCCESS || !ts)
-			break;
-		uint64_t b = preload_now_ns();
-		if (b - a < best) {
-			best = b - a;
-			C.offset_ns = (int64_t)(a + (b - a) / 2) - (int64_t)ts;
-			C.clock_known = 1;
-		}
-	}
+	enable_runtime_records();
+	measure_offset();
 	C.on = 1;
 	return 0;
 }
@@ -323,13 +385,13 @@ void preload_cupti_flush(void)
 
 int preload_cupti_clock_known(void)
 {
-	return C.clock_known;
+	return atomic_load(&C.clock_known);
 }
 
 uint64_t preload_cupti_to_cpu_ns(uint64_t gpu_ns)
 {
 	if (!gpu_ns)
 		return 0;
-	int64_t v = (int64_t)gpu_ns + C.offset_ns;
+	int64_t v = (int64_t)gpu_ns + atomic_load(&C.offset_ns);
 	return v > 0 ? (uint64_t)v : 0;
 }

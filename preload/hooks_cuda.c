@@ -116,8 +116,10 @@ static void args_before(struct launch_call *c, int v, uint32_t flags, CUfunction
 			unsigned smem, CUstream s)
 {
 	c->on = preload_recording();
-	if (!c->on)
+	if (!c->on) {
+		preload_not_recorded();
 		return;
+	}
 	c->l = (struct preload_launch){ .f = f, .grid = { gx, gy, gz }, .block = { bx, by, bz },
 					.dyn_smem = smem, .stream = s,
 					.flags = flags | (v ? TRACE_KF_PTSZ : 0) };
@@ -129,8 +131,10 @@ static void args_before(struct launch_call *c, int v, uint32_t flags, CUfunction
 static void config_before(struct launch_call *c, int v, const CUlaunchConfig *cfg, CUfunction f)
 {
 	c->on = cfg && preload_recording();
-	if (!c->on)
+	if (!c->on) {
+		preload_not_recorded();
 		return;
+	}
 	c->l = (struct preload_launch){ .f = f,
 					.grid = { cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ },
 					.block = { cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ },
@@ -197,6 +201,8 @@ static CUresult graph_launch(int v, CUgraphExec g, CUstream s)
 		c.e = errno;
 		preload_graph_begin(s, v, &c.tok);
 		errno = c.e;
+	} else {
+		preload_not_recorded();
 	}
 	CUresult r = real(g, s);
 	if (c.on) {

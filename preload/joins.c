@@ -8,9 +8,28 @@
  * correlation records (CUPTI correlation id -> our sequence number, pushed
  * as external id around each launch), then the reports, then end.
  *
+ * A report carries the correlation id of the API call that started its
+ * work.  Three ways lead from it to our record, most certain first:
+ *   correlation  the call was our hook's own driver call (cuBLAS's, Triton's
+ *                launches): CUPTI's external correlation record names our
+ *                sequence number;
+ *   call         the call was a runtime call (PyTorch's launches): its API
+ *                record gives the call's [start, end], and our hook recorded
+ *                the launch inside it, so the launch of the same kernel on
+ *                our clock within that span is the one (on an H200 the
+ *                kernel-and-stream rule below lost 121 reports of 3291 in a
+ *                GPT-2 step, and one lost report shifted every later launch
+ *                of that kernel by one: iteration 0's backward took
+ *                iteration 1's times);
+ *   kernel       neither is known (an older CUPTI, the runtime's records
+ *                refused): the earliest pending launch of the same kernel
+ *                on the stream.
+ * The count of each is noted at the end (SURFER_VERBOSE).
+ *
  * Must never: be called by cupti.c except through preload_joins_sink;
- * join a report to a launch made after the reported kernel started; hold a
- * report forever (a bounded list, 200 ms, then counted as dropped).
+ * join a report to a launch made after the reported kernel started, or to
+ * one outside the call that named it; hold a report forever (a bounded
+ * list, 200 ms, then counted as dropped).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -20,7 +39,22 @@
 
 static struct {
 	struct hmap corr;             /* CUPTI correlation id -> our seq         */
+	struct hmap call_start;       /* runtime call's correlation id -> its    */
+	struct hmap call_end;         /* start and end, CUPTI's clock (ns)       */
+	uint64_t by_correlation, by_call, by_kernel, not_recorded;
 } J;
+
+/* A runtime call's span and our launch time inside it: the clocks are
+ * read against each other to within a microsecond before each buffer
+ * (cupti.c), and a runtime launch takes 2-10 us; 20 us covers the reading
+ * and the hook's own time without reaching the next launch of the same
+ * kernel, which a launch's cost keeps at least that far apart only on the
+ * same thread (another thread's launch of the same kernel inside the
+ * span is told apart by distance: the nearest wins). */
+#define CALL_SLACK_NS 20000u
+/* A report whose call ended this recently may name a launch whose hook has
+ * not handed its record over yet: retried, not given up. */
+#define CALL_RECENT_NS 10000000u
 
 /* A kernel starts after its launch call began; what CUPTI's clock reading
  * against ours may be off by. */
@@ -35,6 +69,47 @@ static int counts_as_dropped(void)
 {
 	const struct preload_settings *c = &preload_cfg;
 	return !(c->skip || c->iterations);
+}
+
+static void cupti_call(void *ctx, uint32_t corr, uint64_t start_ns, uint64_t end_ns)
+{
+	(void)ctx;
+	if (J.call_start.count > (1u << 20)) {
+		hmap_release(&J.call_start);
+		hmap_release(&J.call_end);
+	}
+	if (corr) {
+		hmap_put(&J.call_start, corr, start_ns);
+		hmap_put(&J.call_end, corr, end_ns);
+	}
+}
+
+/* Where a launch may have been recorded: inside the runtime call the
+ * report's correlation names (known = 1: lo..hi on our clock, widened by
+ * the slack; at = the call's own span), else anywhere (known = 0). */
+struct span {
+	int known;
+	uint64_t lo, hi, at_lo, at_hi;
+};
+
+static struct span call_span(uint32_t corr)
+{
+	struct span s = { 0, 0, UINT64_MAX, 0, UINT64_MAX };
+	const uint64_t *a = hmap_get(&J.call_start, corr), *b = hmap_get(&J.call_end, corr);
+	if (!a || !b || !preload_cupti_clock_known())
+		return s;
+	s.known = 1;
+	s.at_lo = preload_cupti_to_cpu_ns(*a);
+	s.at_hi = preload_cupti_to_cpu_ns(*b);
+	s.lo = s.at_lo > CALL_SLACK_NS ? s.at_lo - CALL_SLACK_NS : 0;
+	s.hi = s.at_hi + CALL_SLACK_NS;
+	return s;
+}
+
+/* How far t is from the call's own span (0 inside). */
+static uint64_t off_call(const struct span *s, uint64_t t)
+{
+	return t < s->at_lo ? s->at_lo - t : t > s->at_hi ? t - s->at_hi : 0;
 }
 
 static void cupti_external(void *ctx, uint32_t corr, uint64_t ext)
@@ -92,14 +167,30 @@ static uint64_t launched_by(uint64_t gpu_start_ns)
 	return preload_cupti_to_cpu_ns(gpu_start_ns) + LAUNCH_CLOCK_SLACK_NS;
 }
 
-/* Keeps p if it was launched before the candidates so far: *same among
- * those on the report's stream, *any among all. */
-static void consider(struct preload_pend *p, int on_stream, struct preload_pend **same, struct preload_pend **any)
+/* Whether p, a candidate, goes before q: inside a known call the one
+ * nearer the call, else the one launched first. */
+static int before(const struct span *c, const struct preload_pend *p, const struct preload_pend *q)
+{
+	uint64_t tp = pend_cpu_ns(p), tq = pend_cpu_ns(q);
+	if (c->known) {
+		uint64_t dp = off_call(c, tp), dq = off_call(c, tq);
+		if (dp != dq)
+			return dp < dq;
+	}
+	return tp < tq;
+}
+
+/* Keeps p if it goes before the candidates so far: *same among those on
+ * the report's stream, *any among all.  Inside a known call only. */
+static void consider(const struct span *c, struct preload_pend *p, int on_stream, struct preload_pend **same,
+		     struct preload_pend **any)
 {
 	uint64_t t = pend_cpu_ns(p);
-	if (on_stream && (!*same || t < pend_cpu_ns(*same)))
+	if (t < c->lo || t > c->hi)
+		return;
+	if (on_stream && (!*same || before(c, p, *same)))
 		*same = p;
-	if (!*any || t < pend_cpu_ns(*any))
+	if (!*any || before(c, p, *any))
 		*any = p;
 }
 
@@ -109,7 +200,7 @@ static void consider(struct preload_pend *p, int on_stream, struct preload_pend 
  * not by the pending list's order: threads' launches are published in
  * batches, so PyTorch's autograd thread's launches can enter the list
  * after later ones of the main thread on the same stream. */
-static struct preload_pend *match_kernel(const struct preload_cupti_kernel *k)
+static struct preload_pend *match_kernel(const struct preload_cupti_kernel *k, const struct span *c)
 {
 	if (k->graph_id || !k->name || preload_out_open() < 0)
 		return NULL;
@@ -119,7 +210,7 @@ static struct preload_pend *match_kernel(const struct preload_cupti_kernel *k)
 	for (struct preload_pend *p = preload_pend_head(); p && name; p = p->next)
 		if (p->rec.type == TRACE_KERNEL && !p->graph && p->rec.u.kernel.cpu_ns <= limit &&
 		    same_kernel(&p->rec.u.kernel, name, k))
-			consider(p, p->rec.u.kernel.stream == k->stream, &same, &any);
+			consider(c, p, p->rec.u.kernel.stream == k->stream, &same, &any);
 	return same ? same : any;
 }
 
@@ -127,7 +218,7 @@ static struct preload_pend *match_kernel(const struct preload_cupti_kernel *k)
  * pending replay on its stream (else on any) that was launched before it
  * started and has not had this graph node yet.  The replays launched
  * before that one on its stream have run all their nodes: released. */
-static struct preload_pend *match_graph(const struct preload_cupti_kernel *k)
+static struct preload_pend *match_graph(const struct preload_cupti_kernel *k, const struct span *c)
 {
 	uint64_t limit = launched_by(k->start_ns);
 	struct preload_pend *same = NULL, *any = NULL;
@@ -138,7 +229,7 @@ static struct preload_pend *match_graph(const struct preload_cupti_kernel *k)
 		for (uint32_t i = 0; i < p->nnodes && !seen; i++)
 			seen = p->nodes[i] == k->graph_node_id;
 		if (!seen)
-			consider(p, p->rec.u.kernel.stream == k->stream, &same, &any);
+			consider(c, p, p->rec.u.kernel.stream == k->stream, &same, &any);
 	}
 	struct preload_pend *m = same ? same : any;
 	if (!m)
@@ -163,14 +254,14 @@ static struct preload_pend *match_graph(const struct preload_cupti_kernel *k)
 }
 
 /* The same for a copy or set, by its size. */
-static struct preload_pend *match_copy(const struct preload_cupti_copy *c)
+static struct preload_pend *match_copy(const struct preload_cupti_copy *c, const struct span *call)
 {
 	uint64_t limit = launched_by(c->start_ns);
 	struct preload_pend *same = NULL, *any = NULL;
 	for (struct preload_pend *p = preload_pend_head(); p; p = p->next)
 		if (p->rec.type == (c->memset ? TRACE_MEMSET : TRACE_MEMCPY) &&
 		    p->rec.u.copy.bytes == c->bytes && p->rec.u.copy.cpu_ns <= limit)
-			consider(p, p->rec.u.copy.stream == c->stream, &same, &any);
+			consider(call, p, p->rec.u.copy.stream == c->stream, &same, &any);
 	return same ? same : any;
 }
 
@@ -199,25 +290,64 @@ static void keep_unjoined(const struct preload_cupti_kernel *k, const struct pre
 	n_unjoined++;
 }
 
-/* 1 when the report found its launch (now or as an orphan kept by seq).
- * first: no pending launch was made before it, so a report whose kernel
- * started earlier needs no search (0: search). */
+/* The runtime call named by corr was matched (or is known to have no
+ * recorded launch): its span is no longer needed, except a graph
+ * launch's, which all of the graph's kernels name. */
+static void call_done(uint32_t corr)
+{
+	hmap_del(&J.call_start, corr);
+	hmap_del(&J.call_end, corr);
+}
+
+/* A report whose runtime call is known and holds no recorded launch: the
+ * launch was made outside a capture window (0: its call ended so recently
+ * that the launching hook may still hold the record: retried). */
+static int not_recorded(const struct span *c, uint32_t corr, int graph)
+{
+	if (preload_now_ns() - c->at_hi < CALL_RECENT_NS)
+		return 0;
+	J.not_recorded++;
+	if (counts_as_dropped())
+		preload_out_dropped(1);
+	if (!graph)
+		call_done(corr);
+	return 1;
+}
+
+/* 1 when the report is settled: joined to its launch (now, or as an
+ * orphan kept by seq), or known to have none.  first: no pending launch
+ * was made before it, so a report whose kernel started earlier (or whose
+ * call ended earlier) needs no search (0: search). */
 static int try_kernel(const struct preload_cupti_kernel *k, uint64_t first)
 {
 	const uint64_t *ext = hmap_get(&J.corr, k->correlation);
 	uint64_t seq = ext ? *ext : 0;
 	struct preload_pend *p = seq ? preload_pend_by_seq(seq) : NULL;
 	if (p && p->rec.type == TRACE_KERNEL) {
+		J.by_correlation++;
 		preload_pend_join_kernel(p, k);
 		return 1;
 	}
 	if (seq) {
+		J.by_correlation++;
 		preload_pend_orphan(seq, k);
+		return 1;
+	}
+	struct span c = call_span(k->correlation);
+	if (c.known) {
+		p = c.hi < first ? NULL : k->graph_id ? match_graph(k, &c) : match_kernel(k, &c);
+		if (!p)
+			return not_recorded(&c, k->correlation, k->graph_id != 0);
+		J.by_call++;
+		if (!k->graph_id)
+			call_done(k->correlation);
+		preload_pend_join_kernel(p, k);
 		return 1;
 	}
 	if (launched_by(k->start_ns) < first)
 		return 0;
-	if ((p = k->graph_id ? match_graph(k) : match_kernel(k)) != NULL) {
+	if ((p = k->graph_id ? match_graph(k, &c) : match_kernel(k, &c)) != NULL) {
+		J.by_kernel++;
 		preload_pend_join_kernel(p, k);
 		return 1;
 	}
@@ -229,10 +359,26 @@ static int try_copy(const struct preload_cupti_copy *c, uint64_t first)
 	const uint64_t *ext = hmap_get(&J.corr, c->correlation);
 	uint64_t seq = ext ? *ext : 0;
 	struct preload_pend *p = seq ? preload_pend_by_seq(seq) : NULL;
-	if (!p || (p->rec.type != TRACE_MEMCPY && p->rec.type != TRACE_MEMSET))
-		p = seq || launched_by(c->start_ns) < first ? NULL : match_copy(c);
-	if (!p)
+	if (p && (p->rec.type == TRACE_MEMCPY || p->rec.type == TRACE_MEMSET)) {
+		J.by_correlation++;
+		preload_pend_join_copy(p, c);
+		return 1;
+	}
+	if (seq)
 		return 0;
+	struct span call = call_span(c->correlation);
+	if (call.known) {
+		p = call.hi < first ? NULL : match_copy(c, &call);
+		if (!p)
+			return not_recorded(&call, c->correlation, 0);
+		J.by_call++;
+		call_done(c->correlation);
+		preload_pend_join_copy(p, c);
+		return 1;
+	}
+	if (launched_by(c->start_ns) < first || !(p = match_copy(c, &call)))
+		return 0;
+	J.by_kernel++;
 	preload_pend_join_copy(p, c);
 	return 1;
 }
@@ -311,6 +457,7 @@ const struct preload_cupti_sink preload_joins_sink = {
 	.begin = cupti_begin,
 	.end = cupti_end,
 	.external = cupti_external,
+	.call = cupti_call,
 	.kernel = cupti_kernel,
 	.copy = cupti_copy,
 };
@@ -318,10 +465,17 @@ const struct preload_cupti_sink preload_joins_sink = {
 void preload_joins_finish(void)
 {
 	retry_unjoined(1);
+	preload_note("CUPTI reports joined: %llu by correlation, %llu by runtime call, %llu by kernel and "
+		     "stream; %llu of launches not recorded (outside the windows)",
+		     (unsigned long long)J.by_correlation, (unsigned long long)J.by_call,
+		     (unsigned long long)J.by_kernel, (unsigned long long)J.not_recorded);
 }
 
 void preload_joins_fork_child(void)
 {
-	/* the parent's table is leaked: the child's CUPTI is off */
+	/* the parent's tables are leaked: the child's CUPTI is off */
 	hmap_init(&J.corr);
+	hmap_init(&J.call_start);
+	hmap_init(&J.call_end);
+	J.by_correlation = J.by_call = J.by_kernel = J.not_recorded = 0;
 }

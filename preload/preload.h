@@ -139,6 +139,9 @@ struct preload_thread;
 /* 1 while hooks should record (initialized, enabled, inside the capture
  * window); cheap, callable from every hook. */
 int preload_recording(void);
+/* Called by a launch that is not recorded: before the first capture
+ * window, settles the timing now (recorder.c says why). */
+void preload_not_recorded(void);
 
 /* ---- entries.c: what the hooks record -------------------------------- */
 
@@ -288,6 +291,9 @@ struct preload_cupti_sink {
 	void (*begin)(void *ctx);
 	void (*end)(void *ctx);
 	void (*external)(void *ctx, uint32_t correlation, uint64_t external_id);
+	/* a runtime call that starts GPU work: its correlation id and span,
+	 * on CUPTI's clock (ns) */
+	void (*call)(void *ctx, uint32_t correlation, uint64_t start_ns, uint64_t end_ns);
 	void (*kernel)(void *ctx, const struct preload_cupti_kernel *k);
 	void (*copy)(void *ctx, const struct preload_cupti_copy *c);
 };

@@ -57,7 +57,7 @@ struct preload_core {
 	char timing_note[128];        /* why, for the header                     */
 	atomic_uint_fast64_t seq;     /* next block of sequence numbers          */
 	atomic_int iteration;         /* current window, -1 outside              */
-	int windows;                  /* cuProfilerStart calls seen              */
+	atomic_int windows;           /* cuProfilerStart calls seen              */
 };
 extern struct preload_core preload_core;
 

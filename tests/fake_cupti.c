@@ -27,7 +27,14 @@
  * launched or its stream's previous kernel ends, and lasts what the fake
  * driver's virtual clock gave it.  FAKE_CUPTI_ENABLE_MS=N makes the first
  * cuptiActivityEnable take N ms; FAKE_CUPTI_RENAME=1 gives every kernel
- * report another name than its launch's.
+ * report another name than its launch's.  FAKE_CUPTI_EXTERNAL=runtime
+ * leaves the correlation records out as =none does and, where the
+ * recorder enabled the runtime's API records (the RUNTIME kind, or
+ * cuptiActivityEnableRuntimeApi for cudaLaunchKernel), writes the launch's
+ * runtime API record instead: its correlation id, and a span around the
+ * launch on the real clock (1 us before it to 2 us after).
+ * FAKE_CUPTI_LOSE=N leaves out every N-th kernel report (CUPTI lost some
+ * on an H200, right after its start).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -60,6 +67,7 @@ static uint8_t *queue, *apiq;
 static size_t qlen, qcap, alen, acap;
 static uint32_t next_corr = 100;
 static int api_kinds;           /* DRIVER or RUNTIME activity enabled */
+static int runtime_kinds;       /* the runtime's launch records enabled */
 static __thread uint64_t ext_stack[16];
 static __thread int ext_depth;
 /* Names must outlive the buffer: keep every one. */
@@ -113,7 +121,16 @@ API CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 	}
 	if (kind == CUPTI_ACTIVITY_KIND_DRIVER || kind == CUPTI_ACTIVITY_KIND_RUNTIME)
 		api_kinds = 1;
+	if (kind == CUPTI_ACTIVITY_KIND_RUNTIME)
+		runtime_kinds = 1;
 	fake_cuda_track_launches(1);
+	return CUPTI_SUCCESS;
+}
+
+API CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
+{
+	if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
+		runtime_kinds = enable != 0;
 	return CUPTI_SUCCESS;
 }
 
@@ -209,6 +226,10 @@ static void report(const struct fake_cuda_launch *l, int n, uint32_t corr)
 			append(&m, sizeof m);
 			continue;
 		}
+		static unsigned long kernels_seen;
+		const char *lose = getenv("FAKE_CUPTI_LOSE");
+		if (lose && atoi(lose) > 0 && ++kernels_seen % (unsigned long)atoi(lose) == 0)
+			continue;
 		CUpti_ActivityKernel10 r;
 		memset(&r, 0, sizeof r);
 		r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -277,7 +298,19 @@ API CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationK
 	report(l, n, corr);
 	const char *ext = getenv("FAKE_CUPTI_EXTERNAL");
 	int late = ext && !strcmp(ext, "late");
-	if (api_kinds && !(ext && !strcmp(ext, "none"))) {
+	int runtime = ext && !strcmp(ext, "runtime");
+	if (runtime && runtime_kinds && real_clock()) {
+		/* the runtime call around the launch, as cudaLaunchKernel's record */
+		CUpti_ActivityAPI a;
+		memset(&a, 0, sizeof a);
+		a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+		a.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+		a.correlationId = corr;
+		a.start = l[0].real_ns - 1000 + 1000000000ull;
+		a.end = l[n - 1].real_ns + 2000 + 1000000000ull;
+		append(&a, sizeof a);
+	}
+	if (api_kinds && !(ext && (!strcmp(ext, "none") || runtime))) {
 		/* the launch's driver API record, the correlation record first */
 		CUpti_ActivityExternalCorrelation x;
 		memset(&x, 0, sizeof x);

@@ -287,6 +287,60 @@ assert e[0] - s[0] < 100e6, "first window %.0f ms" % ((e[0] - s[0]) / 1e6)
 '; then pass "cupti-window-start: the first window is the step's"; else fail "cupti-window-start: the first window is the step's"; fi
 fi
 
+# 2b'. Kernels launched through the CUDA runtime whose reports name
+#            the runtime call (its API record: FAKE_CUPTI_EXTERNAL=runtime),
+#            one report in four lost (FAKE_CUPTI_LOSE, as CUPTI lost some
+#            right after its start on an H200), launches 500 us apart: each
+#            report goes to the launch inside its call, so only the four
+#            launches whose reports were lost go untimed.  Matched by kernel
+#            and stream instead, each lost report shifted every later launch
+#            onto the next one's report (every start 500 us late).
+if run cupti-runtime-lost 0 FAKE_CUPTI_EXTERNAL=runtime FAKE_CUPTI_LOSE=4 FAKE_CUPTI_CLOCK=real \
+	SURFER_VERBOSE=1 SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/rl.mp" \
+	-- $B/tests/shim_runtime spaced 16 500; then
+	if $B/surfer-dump "$T/rl.mp" | python3 -c '
+import json, sys
+ks = [r for r in map(json.loads, sys.stdin) if r["type"] == "kernel"]
+untimed = [r for r in ks if "start_ns" not in r]
+late = [(r["start_ns"] - r["cpu_ns"]) / 1e3 for r in ks if "start_ns" in r and not 0 <= r["start_ns"] - r["cpu_ns"] < 250e3]
+assert len(ks) == 16 and len(untimed) == 4 and not late, "%d kernels, %d untimed, starts off their launch (us): %s" % (len(ks), len(untimed), late)
+'; then pass "cupti-runtime-lost: each report on the launch of its call"; else fail "cupti-runtime-lost: each report on the launch of its call"; fi
+	grep -q "12 by runtime call" "$T/cupti-runtime-lost.err" && pass "cupti-runtime-lost: joined by runtime call" ||
+		fail "cupti-runtime-lost: joined by runtime call: $(grep 'reports joined' "$T/cupti-runtime-lost.err")"
+fi
+
+# ... and in capture windows: the reports of the launches before each
+# window (not recorded) are let go, the window's keep their own.
+if run cupti-runtime-rewindow 0 FAKE_CUPTI_EXTERNAL=runtime FAKE_CUPTI_CLOCK=real SURFER_ITERATIONS=3 \
+	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/rr.mp" \
+	-- $B/tests/shim_runtime rewindow 3 50; then
+	if $B/surfer-dump "$T/rr.mp" | python3 -c '
+import json, sys
+ks = [r for r in map(json.loads, sys.stdin) if r["type"] == "kernel"]
+early = [r for r in ks if "start_ns" not in r or r["start_ns"] < r["cpu_ns"]]
+assert len(ks) == 150 and not early, "%d kernels, %d untimed or timed before their launch" % (len(ks), len(early))
+'; then pass "cupti-runtime-rewindow: window launches keep their own reports"; else fail "cupti-runtime-rewindow: window launches keep their own reports"; fi
+	d=$(dropped "$T/rr.mp")
+	[ "$d" = 0 ] && pass "cupti-runtime-rewindow: none dropped" || fail "cupti-runtime-rewindow: $d dropped"
+fi
+
+# 2b''. What the first calls after CUPTI's start cost (4-6 ms on an
+#             H200; here FAKE_CUDA_FIRST_TRACKED_MS=200 on the first launch
+#             CUPTI tracks) is paid before the first capture window when
+#             the program launches before it, not inside the window.
+if run cupti-early-start 0 FAKE_CUDA_FIRST_TRACKED_MS=200 SURFER_ITERATIONS=2 \
+	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/es.mp" \
+	-- $B/tests/shim_runtime rewindow 2 5; then
+	if $B/surfer-dump "$T/es.mp" | python3 -c '
+import json, sys
+m = [r for r in map(json.loads, sys.stdin) if r["type"] == "marker"]
+s = [r["cpu_ns"] for r in m if r["kind"] == "capture_start"]
+e = [r["cpu_ns"] for r in m if r["kind"] == "capture_stop"]
+assert len(s) == 2 == len(e), m
+assert e[0] - s[0] < 100e6, "first window %.0f ms" % ((e[0] - s[0]) / 1e6)
+'; then pass "cupti-early-start: the first window is the step's"; else fail "cupti-early-start: the first window is the step's"; fi
+fi
+
 # 2b''''''. Graph replays with no correlation records (a runtime
 #           cudaGraphLaunch): each replay's kernels are recorded from
 #           CUPTI's reports, one of each graph node per replay, none dropped.

@@ -146,9 +146,11 @@ def decode(windows, out, profile):
 def resnet50(windows, out, profile):
     import torchvision
     no_tf32()
-    # cuDNN picks its algorithms by timing them in the warm-up steps; the
-    # timed steps then run the same ones in every process
-    torch.backends.cudnn.benchmark = True
+    # cuDNN's heuristics pick the same algorithms in every process; timing
+    # them (cudnn.benchmark) does not: on an H200 the recorded run took FFT
+    # and implicit-GEMM kernels where the profiled one took others, and the
+    # two runs' kernels could not be compared
+    torch.backends.cudnn.benchmark = False
     model = torchvision.models.resnet50(weights=None).cuda().train()
     batch = 64
     x = torch.randn(batch, 3, 224, 224, device="cuda")
