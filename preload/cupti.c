@@ -12,10 +12,9 @@
  * so without it every kernel came back unjoined (seen on an H200).
  * A kernel launched through the CUDA runtime carries the correlation id
  * of the runtime's API record, which began before our push: for those we
- * also enable the runtime's launch, copy, set and graph-launch records
- * (cuptiActivityEnableRuntimeApi, else the whole RUNTIME kind) and hand
- * each one's correlation id and [start, end] to the sink, which finds the
- * launch our hook recorded inside that call (joins.c).
+ * also enable the runtime's API records and hand each one's correlation
+ * id and [start, end] to the sink, which finds the launch our hook
+ * recorded inside that call (joins.c).
  *
  * The buffer walk uses the loaded CUPTI's cuptiActivityGetNextRecord and
  * reads the record layouts of the CUPTI 13 headers (CUpti_ActivityKernel10,
@@ -46,7 +45,7 @@ typedef CUptiResult (*push_fn)(CUpti_ExternalCorrelationKind, uint64_t);
 typedef CUptiResult (*pop_fn)(CUpti_ExternalCorrelationKind, uint64_t *);
 typedef CUptiResult (*result_str_fn)(CUptiResult, const char **);
 typedef CUptiResult (*timestamp_fn)(uint64_t *);
-typedef CUptiResult (*api_enable_fn)(CUpti_CallbackId, uint8_t);
+typedef CUptiResult (*dropped_fn)(CUcontext, uint32_t, size_t *);
 
 static struct {
 	void *lib;
@@ -58,7 +57,7 @@ static struct {
 	pop_fn pop;
 	result_str_fn result_str;
 	timestamp_fn timestamp;
-	api_enable_fn runtime_api;   /* cuptiActivityEnableRuntimeApi, CUPTI 12.4+ */
+	dropped_fn dropped;          /* cuptiActivityGetNumDroppedRecords        */
 	const struct preload_cupti_sink *sink;
 	_Atomic int64_t offset_ns;  /* recorder clock - CUPTI clock            */
 	atomic_int clock_known;     /* offset_ns measured                      */
@@ -149,7 +148,7 @@ int preload_cupti_load(char *why, size_t whylen)
 	C.pop = (pop_fn)dlsym(C.lib, "cuptiActivityPopExternalCorrelationId");
 	C.result_str = (result_str_fn)dlsym(C.lib, "cuptiGetResultString");
 	C.timestamp = (timestamp_fn)dlsym(C.lib, "cuptiGetTimestamp");
-	C.runtime_api = (api_enable_fn)dlsym(C.lib, "cuptiActivityEnableRuntimeApi");
+	C.dropped = (dropped_fn)dlsym(C.lib, "cuptiActivityGetNumDroppedRecords");
 	if (!C.reg || !C.enable || !C.flush || !C.next || !C.push || !C.pop) {
 		snprintf(why, whylen, "libcupti lacks the activity API");
 		dlclose(C.lib);
@@ -260,41 +259,19 @@ static void measure_offset(void)
 	}
 }
 
-/* The runtime calls that start GPU work: their API records carry the
- * correlation id of the kernels, copies and sets they start (joins.c).
- * Only these where CUPTI can select them: every runtime call would also
- * record the cudaGetDevice and cudaGetLastError PyTorch makes around each
- * launch, three records a launch.  Not fatal when refused: the joins then
- * match by kernel and stream. */
+/* The runtime's API records: a kernel, copy or set the CUDA runtime
+ * started carries the correlation id of the runtime call's record
+ * (joins.c).  The whole kind, as torch.profiler enables it: on an H200
+ * (CUPTI 13) selecting the launch calls alone with
+ * cuptiActivityEnableRuntimeApi returned success and delivered no record
+ * (none of 3291 kernels joined through one), where torch.profiler's
+ * trace of the same step has cudaLaunchKernel's record for every kernel,
+ * with the kernel's correlation id.  Not fatal when refused: the joins
+ * then match by kernel and stream. */
 static void enable_runtime_records(void)
 {
-	static const CUpti_CallbackId calls[] = {
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
-		CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
-		CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020,
-		CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
-		CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
-		CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
-	};
-	int on = C.runtime_api != NULL;
-	for (size_t i = 0; on && i < sizeof calls / sizeof *calls; i++)
-		on = C.runtime_api(calls[i], 1) == CUPTI_SUCCESS;
-	if (!on)
-		on = C.enable(CUPTI_ACTIVITY_KIND_RUNTIME) == CUPTI_SUCCESS;
-	C.runtime_records = on;
-	preload_note("runtime launch records: %s", !on ? "refused (joins by kernel and stream)"
-		     : C.runtime_api ? "the launch calls" : "every runtime call");
+	C.runtime_records = C.enable(CUPTI_ACTIVITY_KIND_RUNTIME) == CUPTI_SUCCESS;
+	preload_note("runtime API records: %s", C.runtime_records ? "on" : "refused (joins by kernel and stream)");
 }
 
 static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_records)
@@ -310,8 +287,6 @@ static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_r
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
 				      size_t valid)
 {
-	(void)ctx;
-	(void)stream;
 	(void)size;
 	const struct preload_cupti_sink *s = C.sink;
 	if (buf && valid && s) {
@@ -319,6 +294,11 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 		if (s->begin)
 			s->begin(s->ctx);
 		preload_cupti_parse(buf, valid, s);
+		/* records CUPTI could not keep for this buffer (its device
+		 * buffer full): their work stays without GPU times */
+		size_t lost = 0;
+		if (C.dropped && C.dropped(ctx, stream, &lost) == CUPTI_SUCCESS && lost && s->lost)
+			s->lost(s->ctx, lost);
 		if (s->end)
 			s->end(s->ctx);
 	}
@@ -381,6 +361,11 @@ void preload_cupti_flush(void)
 {
 	if (C.on)
 		C.flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+int preload_cupti_runtime_records(void)
+{
+	return C.runtime_records;
 }
 
 int preload_cupti_clock_known(void)

@@ -41,7 +41,10 @@ static struct {
 	struct hmap corr;             /* CUPTI correlation id -> our seq         */
 	struct hmap call_start;       /* runtime call's correlation id -> its    */
 	struct hmap call_end;         /* start and end, CUPTI's clock (ns)       */
-	uint64_t by_correlation, by_call, by_kernel, not_recorded;
+	struct hmap stream_start;     /* stream -> start of its joined launch    */
+	struct hmap stream_launch;    /* that started last, and when it was      */
+				      /* launched (our clock, ns)                */
+	uint64_t by_correlation, by_call, by_kernel, not_recorded, overtaken, cupti_lost;
 } J;
 
 /* A runtime call's span and our launch time inside it: the clocks are
@@ -90,11 +93,12 @@ static void cupti_call(void *ctx, uint32_t corr, uint64_t start_ns, uint64_t end
 struct span {
 	int known;
 	uint64_t lo, hi, at_lo, at_hi;
+	uint64_t start_ns;            /* the report's start, our clock (0: none) */
 };
 
 static struct span call_span(uint32_t corr)
 {
-	struct span s = { 0, 0, UINT64_MAX, 0, UINT64_MAX };
+	struct span s = { 0, 0, UINT64_MAX, 0, UINT64_MAX, 0 };
 	const uint64_t *a = hmap_get(&J.call_start, corr), *b = hmap_get(&J.call_end, corr);
 	if (!a || !b || !preload_cupti_clock_known())
 		return s;
@@ -110,6 +114,18 @@ static struct span call_span(uint32_t corr)
 static uint64_t off_call(const struct span *s, uint64_t t)
 {
 	return t < s->at_lo ? s->at_lo - t : t > s->at_hi ? t - s->at_hi : 0;
+}
+
+/* CUPTI's own count of records it dropped: said once, and counted as
+ * dropped records where every launch is recorded (no windows). */
+static void cupti_lost(void *ctx, size_t n)
+{
+	(void)ctx;
+	if (!J.cupti_lost)
+		preload_warn("CUPTI dropped activity records: some kernels will have no GPU times");
+	J.cupti_lost += n;
+	if (counts_as_dropped())
+		preload_out_dropped(n);
 }
 
 static void cupti_external(void *ctx, uint32_t corr, uint64_t ext)
@@ -167,6 +183,40 @@ static uint64_t launched_by(uint64_t gpu_start_ns)
 	return preload_cupti_to_cpu_ns(gpu_start_ns) + LAUNCH_CLOCK_SLACK_NS;
 }
 
+/*
+ * A stream runs its work in launch order.  Per stream, the joined launch
+ * that started last and when it was launched: a pending launch made before
+ * it was run before it, so a report that started after it is not that
+ * launch's, whose own report was lost.  CUPTI lost reports right after its
+ * start on an H200 (GPT-2's first backward, 121 kernels), and without this
+ * rule each lost report gave every later launch of its kernel on the
+ * stream the next one's report (the next iteration's, there).
+ */
+static uint64_t pend_stream(const struct preload_pend *p)
+{
+	return p->rec.type == TRACE_KERNEL ? p->rec.u.kernel.stream : p->rec.u.copy.stream;
+}
+
+/* p is about to be joined to a report that started at start_ns. */
+static void ran(const struct preload_pend *p, uint64_t start_ns)
+{
+	uint64_t st = pend_stream(p);
+	const uint64_t *last = hmap_get(&J.stream_start, st);
+	if (!last || start_ns > *last) {
+		hmap_put(&J.stream_start, st, start_ns);
+		hmap_put(&J.stream_launch, st, pend_cpu_ns(p));
+	}
+}
+
+/* Whether p, pending on its stream, was overtaken before a report that
+ * started at start_ns: a later launch on the stream started before it. */
+static int overtaken(const struct preload_pend *p, uint64_t start_ns)
+{
+	uint64_t st = pend_stream(p);
+	const uint64_t *s = hmap_get(&J.stream_start, st), *l = hmap_get(&J.stream_launch, st);
+	return start_ns && s && l && *s < start_ns && *l > pend_cpu_ns(p);
+}
+
 /* Whether p, a candidate, goes before q: inside a known call the one
  * nearer the call, else the one launched first. */
 static int before(const struct span *c, const struct preload_pend *p, const struct preload_pend *q)
@@ -181,13 +231,18 @@ static int before(const struct span *c, const struct preload_pend *p, const stru
 }
 
 /* Keeps p if it goes before the candidates so far: *same among those on
- * the report's stream, *any among all.  Inside a known call only. */
+ * the report's stream, *any among all.  Inside a known call only, and
+ * not when overtaken on the report's stream. */
 static void consider(const struct span *c, struct preload_pend *p, int on_stream, struct preload_pend **same,
 		     struct preload_pend **any)
 {
 	uint64_t t = pend_cpu_ns(p);
 	if (t < c->lo || t > c->hi)
 		return;
+	if (on_stream && !p->graph && overtaken(p, c->start_ns)) {
+		J.overtaken++;
+		return;
+	}
 	if (on_stream && (!*same || before(c, p, *same)))
 		*same = p;
 	if (!*any || before(c, p, *any))
@@ -318,13 +373,16 @@ static int not_recorded(const struct span *c, uint32_t corr, int graph)
  * orphan kept by seq), or known to have none.  first: no pending launch
  * was made before it, so a report whose kernel started earlier (or whose
  * call ended earlier) needs no search (0: search). */
-static int try_kernel(const struct preload_cupti_kernel *k, uint64_t first)
+static int try_kernel(const struct preload_cupti_kernel *k, uint64_t first, int guess)
 {
 	const uint64_t *ext = hmap_get(&J.corr, k->correlation);
 	uint64_t seq = ext ? *ext : 0;
 	struct preload_pend *p = seq ? preload_pend_by_seq(seq) : NULL;
+	uint64_t start = preload_cupti_to_cpu_ns(k->start_ns);
 	if (p && p->rec.type == TRACE_KERNEL) {
 		J.by_correlation++;
+		if (!p->graph)
+			ran(p, start);
 		preload_pend_join_kernel(p, k);
 		return 1;
 	}
@@ -334,73 +392,94 @@ static int try_kernel(const struct preload_cupti_kernel *k, uint64_t first)
 		return 1;
 	}
 	struct span c = call_span(k->correlation);
+	c.start_ns = start;
 	if (c.known) {
 		p = c.hi < first ? NULL : k->graph_id ? match_graph(k, &c) : match_kernel(k, &c);
 		if (!p)
 			return not_recorded(&c, k->correlation, k->graph_id != 0);
 		J.by_call++;
-		if (!k->graph_id)
+		if (!k->graph_id) {
 			call_done(k->correlation);
+			ran(p, start);
+		}
 		preload_pend_join_kernel(p, k);
 		return 1;
 	}
-	if (launched_by(k->start_ns) < first)
+	if (!guess || launched_by(k->start_ns) < first)
 		return 0;
 	if ((p = k->graph_id ? match_graph(k, &c) : match_kernel(k, &c)) != NULL) {
 		J.by_kernel++;
+		if (!k->graph_id)
+			ran(p, start);
 		preload_pend_join_kernel(p, k);
 		return 1;
 	}
 	return 0;
 }
 
-static int try_copy(const struct preload_cupti_copy *c, uint64_t first)
+static int try_copy(const struct preload_cupti_copy *c, uint64_t first, int guess)
 {
 	const uint64_t *ext = hmap_get(&J.corr, c->correlation);
 	uint64_t seq = ext ? *ext : 0;
 	struct preload_pend *p = seq ? preload_pend_by_seq(seq) : NULL;
+	uint64_t start = preload_cupti_to_cpu_ns(c->start_ns);
 	if (p && (p->rec.type == TRACE_MEMCPY || p->rec.type == TRACE_MEMSET)) {
 		J.by_correlation++;
+		ran(p, start);
 		preload_pend_join_copy(p, c);
 		return 1;
 	}
 	if (seq)
 		return 0;
 	struct span call = call_span(c->correlation);
+	call.start_ns = start;
 	if (call.known) {
 		p = call.hi < first ? NULL : match_copy(c, &call);
 		if (!p)
 			return not_recorded(&call, c->correlation, 0);
 		J.by_call++;
 		call_done(c->correlation);
+		ran(p, start);
 		preload_pend_join_copy(p, c);
 		return 1;
 	}
-	if (launched_by(c->start_ns) < first || !(p = match_copy(c, &call)))
+	if (!guess || launched_by(c->start_ns) < first || !(p = match_copy(c, &call)))
 		return 0;
 	J.by_kernel++;
+	ran(p, start);
 	preload_pend_join_copy(p, c);
 	return 1;
+}
+
+/* With the runtime's records on, a report neither correlation names yet
+ * waits for them before it is matched by kernel and stream: CUPTI keeps
+ * API records in buffers of their own, which can come after the kernels'
+ * (the external correlation records did on an H200).  DEFER_NS after it
+ * came, or at the end, it is matched by kernel and stream. */
+#define DEFER_NS 50000000u
+static int guess_now(void)
+{
+	return !preload_cupti_runtime_records() || !preload_cupti_clock_known();
 }
 
 static void cupti_kernel(void *ctx, const struct preload_cupti_kernel *k)
 {
 	(void)ctx;
-	if (!try_kernel(k, 0))
+	if (!try_kernel(k, 0, guess_now()))
 		keep_unjoined(k, NULL);
 }
 
 static void cupti_copy(void *ctx, const struct preload_cupti_copy *c)
 {
 	(void)ctx;
-	if (!try_copy(c, 0))
+	if (!try_copy(c, 0, guess_now()))
 		keep_unjoined(NULL, c);
 }
 
 /* Retries the waiting reports.  A launch still unpublished is a call in
  * flight when its report came (enqueued, not yet returned), handed over
  * microseconds later, so a report unmatched UNJOINED_NS after it came (or
- * at the end) is given up. */
+ * at the end), by correlation, call or kernel and stream, is given up. */
 #define UNJOINED_NS 200000000u
 static void retry_unjoined(int last)
 {
@@ -416,7 +495,8 @@ static void retry_unjoined(int last)
 	unjoined_tail = &unjoined_head;
 	while (u) {
 		struct unjoined *n = u->next;
-		int done = u->copy ? try_copy(&u->c, first) : try_kernel(&u->k, first);
+		int guess = last || guess_now() || now - u->seen_ns >= DEFER_NS;
+		int done = u->copy ? try_copy(&u->c, first, guess) : try_kernel(&u->k, first, guess);
 		if (done || last || now - u->seen_ns >= UNJOINED_NS) {
 			lost += !done && counts_as_dropped();
 			free((char *)u->k.name);
@@ -437,7 +517,9 @@ static void retry_unjoined(int last)
 }
 
 /* Around a buffer's records: the joins need the lock and every launch
- * published so far. */
+ * published so far.  The reports still waiting are retried before the
+ * buffer's (they are older: taken first, they keep the stream's order)
+ * and again after its correlations and runtime calls are known. */
 static void cupti_begin(void *ctx)
 {
 	(void)ctx;
@@ -449,6 +531,7 @@ static void cupti_begin(void *ctx)
 static void cupti_end(void *ctx)
 {
 	(void)ctx;
+	retry_unjoined(0);
 	pthread_mutex_unlock(&preload_core.lock);
 }
 
@@ -458,6 +541,7 @@ const struct preload_cupti_sink preload_joins_sink = {
 	.end = cupti_end,
 	.external = cupti_external,
 	.call = cupti_call,
+	.lost = cupti_lost,
 	.kernel = cupti_kernel,
 	.copy = cupti_copy,
 };
@@ -466,9 +550,11 @@ void preload_joins_finish(void)
 {
 	retry_unjoined(1);
 	preload_note("CUPTI reports joined: %llu by correlation, %llu by runtime call, %llu by kernel and "
-		     "stream; %llu of launches not recorded (outside the windows)",
+		     "stream; %llu of launches not recorded (outside the windows); %llu times a launch "
+		     "was passed over as overtaken; %llu dropped by CUPTI",
 		     (unsigned long long)J.by_correlation, (unsigned long long)J.by_call,
-		     (unsigned long long)J.by_kernel, (unsigned long long)J.not_recorded);
+		     (unsigned long long)J.by_kernel, (unsigned long long)J.not_recorded,
+		     (unsigned long long)J.overtaken, (unsigned long long)J.cupti_lost);
 }
 
 void preload_joins_fork_child(void)
@@ -477,5 +563,7 @@ void preload_joins_fork_child(void)
 	hmap_init(&J.corr);
 	hmap_init(&J.call_start);
 	hmap_init(&J.call_end);
-	J.by_correlation = J.by_call = J.by_kernel = J.not_recorded = 0;
+	hmap_init(&J.stream_start);
+	hmap_init(&J.stream_launch);
+	J.by_correlation = J.by_call = J.by_kernel = J.not_recorded = J.overtaken = J.cupti_lost = 0;
 }

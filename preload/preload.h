@@ -294,6 +294,8 @@ struct preload_cupti_sink {
 	/* a runtime call that starts GPU work: its correlation id and span,
 	 * on CUPTI's clock (ns) */
 	void (*call)(void *ctx, uint32_t correlation, uint64_t start_ns, uint64_t end_ns);
+	/* n activity records CUPTI dropped (cuptiActivityGetNumDroppedRecords) */
+	void (*lost)(void *ctx, size_t n);
 	void (*kernel)(void *ctx, const struct preload_cupti_kernel *k);
 	void (*copy)(void *ctx, const struct preload_cupti_copy *c);
 };
@@ -319,6 +321,9 @@ uint64_t preload_cupti_to_cpu_ns(uint64_t gpu_ns);
 /* 1 when CUPTI's clock was read against ours: GPU times then compare with
  * launch times. */
 int preload_cupti_clock_known(void);
+/* 1 when the runtime's API records are on (their correlation ids name the
+ * runtime calls that started kernels, copies and sets). */
+int preload_cupti_runtime_records(void);
 
 /* ---- stacks.c -------------------------------------------------------- */
 

@@ -29,12 +29,13 @@
  * cuptiActivityEnable take N ms; FAKE_CUPTI_RENAME=1 gives every kernel
  * report another name than its launch's.  FAKE_CUPTI_EXTERNAL=runtime
  * leaves the correlation records out as =none does and, where the
- * recorder enabled the runtime's API records (the RUNTIME kind, or
- * cuptiActivityEnableRuntimeApi for cudaLaunchKernel), writes the launch's
+ * recorder enabled the runtime's API records (the RUNTIME kind), writes the launch's
  * runtime API record instead: its correlation id, and a span around the
- * launch on the real clock (1 us before it to 2 us after).
+ * launch on the real clock (1 us before it to 2 us after); =runtime-late
+ * hands those records over in a buffer after the kernels', as =late.
  * FAKE_CUPTI_LOSE=N leaves out every N-th kernel report (CUPTI lost some
- * on an H200, right after its start).
+ * on an H200, right after its start) and counts it for
+ * cuptiActivityGetNumDroppedRecords.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -68,6 +69,7 @@ static size_t qlen, qcap, alen, acap;
 static uint32_t next_corr = 100;
 static int api_kinds;           /* DRIVER or RUNTIME activity enabled */
 static int runtime_kinds;       /* the runtime's launch records enabled */
+static size_t n_lost;           /* reports left out, not yet asked for  */
 static __thread uint64_t ext_stack[16];
 static __thread int ext_depth;
 /* Names must outlive the buffer: keep every one. */
@@ -127,12 +129,6 @@ API CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 	return CUPTI_SUCCESS;
 }
 
-API CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
-{
-	if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
-		runtime_kinds = enable != 0;
-	return CUPTI_SUCCESS;
-}
 
 API CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 {
@@ -228,8 +224,10 @@ static void report(const struct fake_cuda_launch *l, int n, uint32_t corr)
 		}
 		static unsigned long kernels_seen;
 		const char *lose = getenv("FAKE_CUPTI_LOSE");
-		if (lose && atoi(lose) > 0 && ++kernels_seen % (unsigned long)atoi(lose) == 0)
+		if (lose && atoi(lose) > 0 && ++kernels_seen % (unsigned long)atoi(lose) == 0) {
+			n_lost++;
 			continue;
+		}
 		CUpti_ActivityKernel10 r;
 		memset(&r, 0, sizeof r);
 		r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -298,7 +296,7 @@ API CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationK
 	report(l, n, corr);
 	const char *ext = getenv("FAKE_CUPTI_EXTERNAL");
 	int late = ext && !strcmp(ext, "late");
-	int runtime = ext && !strcmp(ext, "runtime");
+	int runtime = ext && (!strcmp(ext, "runtime") || !strcmp(ext, "runtime-late"));
 	if (runtime && runtime_kinds && real_clock()) {
 		/* the runtime call around the launch, as cudaLaunchKernel's record */
 		CUpti_ActivityAPI a;
@@ -308,7 +306,10 @@ API CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationK
 		a.correlationId = corr;
 		a.start = l[0].real_ns - 1000 + 1000000000ull;
 		a.end = l[n - 1].real_ns + 2000 + 1000000000ull;
-		append(&a, sizeof a);
+		if (!strcmp(ext, "runtime-late"))
+			append_to(&apiq, &alen, &acap, &a, sizeof a);
+		else
+			append(&a, sizeof a);
 	}
 	if (api_kinds && !(ext && (!strcmp(ext, "none") || runtime))) {
 		/* the launch's driver API record, the correlation record first */
@@ -373,6 +374,17 @@ API CUptiResult cuptiActivityFlushAll(uint32_t flag)
 	CUptiResult r = hand_over(q, n);
 	CUptiResult r2 = hand_over(a, na);
 	return r != CUPTI_SUCCESS ? r : r2;
+}
+
+API CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext ctx, uint32_t stream, size_t *dropped)
+{
+	(void)ctx;
+	(void)stream;
+	pthread_mutex_lock(&mu);
+	*dropped = n_lost;
+	n_lost = 0;
+	pthread_mutex_unlock(&mu);
+	return CUPTI_SUCCESS;
 }
 
 API CUptiResult cuptiActivityGetNextRecord(uint8_t *buf, size_t valid, CUpti_Activity **rec)

@@ -15,7 +15,8 @@
  *   shim_runtime windows W K    W profiler windows of K launches each
  *   shim_runtime rewindow W K   W rounds of K launches of one kernel before
  *                               a profiler window and, 1 ms later, K inside it
- *   shim_runtime spaced K US    K launches of one kernel, US microseconds apart
+ *   shim_runtime spaced K US    K launches, US microseconds apart, of two
+ *                               kernels in turn on the legacy stream
  *   shim_runtime hang K         K launches, prints "ready", waits for a signal
  *   shim_runtime graph R        the basic launches, then R graph replays
  *   shim_runtime capture        2 launches into a stream capture, 1 after
@@ -478,9 +479,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "spaced")) {
 		int k = argc > 2 ? atoi(argv[2]) : 10, us = argc > 3 ? atoi(argv[3]) : 1000;
-		void *f = func("step_kernel");
+		void *f[2] = { func("step_kernel"), func("turn_kernel") };
 		for (int i = 0; i < k; i++) {
-			CHECK(lk(f, 2, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
+			CHECK(lk(f[i % 2], 2, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
 			usleep((useconds_t)us);
 		}
 		return ctx_sync();

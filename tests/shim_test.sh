@@ -307,6 +307,36 @@ assert len(ks) == 16 and len(untimed) == 4 and not late, "%d kernels, %d untimed
 '; then pass "cupti-runtime-lost: each report on the launch of its call"; else fail "cupti-runtime-lost: each report on the launch of its call"; fi
 	grep -q "12 by runtime call" "$T/cupti-runtime-lost.err" && pass "cupti-runtime-lost: joined by runtime call" ||
 		fail "cupti-runtime-lost: joined by runtime call: $(grep 'reports joined' "$T/cupti-runtime-lost.err")"
+	d=$(dropped "$T/rl.mp")
+	[ "$d" = 4 ] && pass "cupti-runtime-lost: CUPTI's dropped records counted" ||
+		fail "cupti-runtime-lost: $d dropped, expected CUPTI's 4"
+	grep -q "CUPTI dropped activity records" "$T/cupti-runtime-lost.err" && pass "cupti-runtime-lost: said" ||
+		fail "cupti-runtime-lost: no warning of CUPTI's dropped records"
+fi
+
+# The runtime's records in a buffer after the kernels' (CUPTI keeps API
+# records in buffers of their own): the reports wait for them.
+if run cupti-runtime-late 0 FAKE_CUPTI_EXTERNAL=runtime-late FAKE_CUPTI_CLOCK=real SURFER_VERBOSE=1 \
+	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/rt.mp" \
+	-- $B/tests/shim_runtime spaced 16 500; then
+	grep -q "16 by runtime call" "$T/cupti-runtime-late.err" && pass "cupti-runtime-late: the reports wait for their calls" ||
+		fail "cupti-runtime-late: the reports wait for their calls: $(grep 'reports joined' "$T/cupti-runtime-late.err")"
+fi
+
+# The same without the runtime's records (an older CUPTI): matched by
+# kernel and stream, a launch another one launched after it on the stream
+# has overtaken (it started before the report did) is passed over, so a
+# lost report leaves its own launch untimed and takes no other's.
+if run cupti-lost-overtaken 0 FAKE_CUPTI_EXTERNAL=none FAKE_CUPTI_LOSE=4 FAKE_CUPTI_CLOCK=real \
+	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/lo.mp" \
+	-- $B/tests/shim_runtime spaced 16 500; then
+	if $B/surfer-dump "$T/lo.mp" | python3 -c '
+import json, sys
+ks = [r for r in map(json.loads, sys.stdin) if r["type"] == "kernel"]
+untimed = [r for r in ks if "start_ns" not in r]
+late = [(r["start_ns"] - r["cpu_ns"]) / 1e3 for r in ks if "start_ns" in r and not 0 <= r["start_ns"] - r["cpu_ns"] < 250e3]
+assert len(ks) == 16 and len(untimed) == 4 and not late, "%d kernels, %d untimed, starts off their launch (us): %s" % (len(ks), len(untimed), late)
+'; then pass "cupti-lost-overtaken: a lost report shifts no launch"; else fail "cupti-lost-overtaken: a lost report shifts no launch"; fi
 fi
 
 # ... and in capture windows: the reports of the launches before each
