@@ -44,6 +44,7 @@ typedef CUresult (*memset32_fn)(CUdeviceptr, unsigned int, size_t);
 typedef CUresult (*memset8_async_fn)(CUdeviceptr, unsigned char, size_t, CUstream);
 typedef CUresult (*memset32_async_fn)(CUdeviceptr, unsigned int, size_t, CUstream);
 typedef CUresult (*void_fn)(void);
+typedef CUresult (*ctx_v2_fn)(CUcontext);
 typedef CUresult (*stream_fn)(CUstream);
 typedef CUresult (*event_fn)(CUevent);
 typedef CUresult (*wait_event_fn)(CUstream, CUevent, unsigned int);
@@ -66,7 +67,7 @@ enum {
 	HK_LAUNCH = PRELOAD_HK_GETPROC_V2 + 1, HK_LAUNCH_EX, HK_LAUNCH_COOP, HK_GRAPH, HK_MEMCPY, HK_MEMCPY_ASYNC,
 	HK_HTOD, HK_DTOH, HK_DTOD, HK_HTOD_ASYNC, HK_DTOH_ASYNC, HK_DTOD_ASYNC,
 	HK_MEMSET8, HK_MEMSET32, HK_MEMSET8_ASYNC, HK_MEMSET32_ASYNC,
-	HK_CTX_SYNC, HK_STREAM_SYNC, HK_EVENT_SYNC, HK_WAIT_EVENT, HK_RECORD, HK_RECORD_FLAGS,
+	HK_CTX_SYNC, HK_CTX_SYNC_V2, HK_STREAM_SYNC, HK_EVENT_SYNC, HK_WAIT_EVENT, HK_RECORD, HK_RECORD_FLAGS,
 	HK_MEM_ALLOC, HK_MEM_FREE, HK_MEM_ALLOC_ASYNC, HK_MEM_FREE_ASYNC, HK_MEM_CREATE, HK_MEM_RELEASE,
 	HK_PROF_START, HK_PROF_STOP,
 	HK_PRIMARY_RELEASE, HK_PRIMARY_RESET, HK_CTX_DESTROY,
@@ -519,6 +520,19 @@ static CUresult ctx_sync(void)
 	return sync_after(&c, real(), TRACE_SYNC_CTX, NULL, NULL);
 }
 
+/* CUDA 13's cuCtxSynchronize (cuGetProcAddress version 13000 and later)
+ * takes the context to wait for; the CUDA 13 runtime's
+ * cudaDeviceSynchronize calls it (on an H200, PyTorch 2.11's
+ * torch.cuda.synchronize left no sync record before this entry). */
+static CUresult ctx_sync_v2(CUcontext ctx)
+{
+	struct call c;
+	ctx_v2_fn real = (ctx_v2_fn)call_before(&c, HK_CTX_SYNC_V2, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	return sync_after(&c, real(ctx), TRACE_SYNC_CTX, NULL, NULL);
+}
+
 static CUresult stream_sync(int v, CUstream s)
 {
 	struct call c;
@@ -800,6 +814,8 @@ CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int c, size_t n, CUstream
 	return memset32_async(1, d, c, n, st);
 }
 PRELOAD_EXPORT CUresult cuCtxSynchronize(void) { return ctx_sync(); }
+PRELOAD_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx);
+PRELOAD_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx) { return ctx_sync_v2(ctx); }
 PRELOAD_EXPORT CUresult cuStreamSynchronize(CUstream s) { return stream_sync(0, s); }
 CUresult cuStreamSynchronize_ptsz(CUstream s) { return stream_sync(1, s); }
 PRELOAD_EXPORT CUresult cuEventSynchronize(CUevent ev) { return event_sync(ev); }
@@ -844,7 +860,9 @@ PRELOAD_EXPORT CUresult cuProfilerStop(void) { return profiler(0); }
 
 /* ---- the table, indexed by HK_* (resolve.c walks it to the empty end) ---- */
 
-#define E(base, s0, s1, ver, h0, h1) { base, { s0, s1 }, ver, { (void *)(h0), (void *)(h1) }, { NULL, NULL } }
+#define EV(base, s0, s1, ver, maxver, h0, h1) \
+	{ base, { s0, s1 }, ver, { (void *)(h0), (void *)(h1) }, { NULL, NULL }, maxver }
+#define E(base, s0, s1, ver, h0, h1) EV(base, s0, s1, ver, 0, h0, h1)
 struct preload_hook preload_cuda_hooks[HK_COUNT + 1] = {
 	[PRELOAD_HK_GETPROC] = E("cuGetProcAddress", "cuGetProcAddress", NULL, 0, preload_getproc4,
 		NULL),
@@ -882,7 +900,9 @@ struct preload_hook preload_cuda_hooks[HK_COUNT + 1] = {
 		cuMemsetD8Async, cuMemsetD8Async_ptsz),
 	[HK_MEMSET32_ASYNC] = E("cuMemsetD32Async", "cuMemsetD32Async", "cuMemsetD32Async_ptsz",
 		3020, cuMemsetD32Async, cuMemsetD32Async_ptsz),
-	[HK_CTX_SYNC] = E("cuCtxSynchronize", "cuCtxSynchronize", NULL, 2000, cuCtxSynchronize,
+	[HK_CTX_SYNC] = EV("cuCtxSynchronize", "cuCtxSynchronize", NULL, 2000, 13000, cuCtxSynchronize,
+		NULL),
+	[HK_CTX_SYNC_V2] = E("cuCtxSynchronize", "cuCtxSynchronize_v2", NULL, 13000, cuCtxSynchronize_v2,
 		NULL),
 	[HK_STREAM_SYNC] = E("cuStreamSynchronize", "cuStreamSynchronize",
 		"cuStreamSynchronize_ptsz", 2000, cuStreamSynchronize, cuStreamSynchronize_ptsz),
@@ -911,5 +931,5 @@ struct preload_hook preload_cuda_hooks[HK_COUNT + 1] = {
 	[HK_PRIMARY_RESET] = E("cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", NULL, 11000,
 		cuDevicePrimaryCtxReset_v2, NULL),
 	[HK_CTX_DESTROY] = E("cuCtxDestroy", "cuCtxDestroy_v2", NULL, 4000, cuCtxDestroy_v2, NULL),
-	[HK_COUNT] = { NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL } },
+	[HK_COUNT] = { NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL }, 0 },
 };

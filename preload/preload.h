@@ -60,6 +60,9 @@ struct preload_hook {
 	int min_version;           /* getter versions below: not wrapped        */
 	void *hook[2];
 	void *volatile real[2];
+	int max_version;           /* from this version on another entry's ABI  */
+				   /* (0: none); cuCtxSynchronize takes a context */
+				   /* from 13000 */
 };
 
 /* Looks a hooked entry up by exported symbol name: returns it and the

@@ -188,10 +188,14 @@ struct preload_hook *preload_hook_by_sym(const char *sym, int *variant)
 	return NULL;
 }
 
-static struct preload_hook *hook_by_base(const char *base)
+/* The entry hooking base as the getter's version ver gives it: a name
+ * whose signature changed (cuCtxSynchronize in CUDA 13) has one entry per
+ * signature, each for its versions. */
+static struct preload_hook *hook_for(const char *base, int ver)
 {
 	for (struct preload_hook *h = preload_cuda_hooks; h->base; h++)
-		if (strcmp(h->base, base) == 0)
+		if (strcmp(h->base, base) == 0 && ver >= h->min_version &&
+		    (!h->max_version || ver < h->max_version))
 			return h;
 	return NULL;
 }
@@ -294,8 +298,8 @@ static void wrap_answer(const char *symbol, void **pfn, int ver, uint64_t flags)
 		*pfn = adopt(h, 0, *pfn);
 		return;
 	}
-	struct preload_hook *h = hook_by_base(symbol);
-	if (!h || ver < h->min_version)
+	struct preload_hook *h = hook_for(symbol, ver);
+	if (!h)
 		return;
 	int v = (flags & PER_THREAD_FLAG) && h->hook[1] ? 1 : 0;
 	*pfn = adopt(h, v, *pfn);

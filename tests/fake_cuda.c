@@ -232,6 +232,16 @@ API CUresult cuStreamEndCapture(void *s, void **g) { resolve_stream(s, 0)->captu
 API CUresult cuStreamSynchronize(void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, OK); }
 API CUresult cuStreamSynchronize_ptsz(void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, OK); }
 API CUresult cuCtxSynchronize(void) { return fails(__func__) ? watch_result : done(__func__, OK); }
+/* CUDA 13's, which waits for the context it is given: the tests pass
+ * FAKE_CUDA_CTX, and any other is refused (a hook that dropped or garbled
+ * the argument shows) */
+#define FAKE_CUDA_CTX ((void *)0xc7c7)
+API CUresult cuCtxSynchronize_v2(void *ctx)
+{
+	if (fails(__func__))
+		return watch_result;
+	return done(__func__, ctx == FAKE_CUDA_CTX ? OK : E_INVALID);
+}
 API CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { (void)s; (void)e; (void)f; return fails(__func__) ? watch_result : done(__func__, OK); }
 API CUresult cuStreamWaitEvent_ptsz(void *s, void *e, unsigned f) { (void)s; (void)e; (void)f; return fails(__func__) ? watch_result : done(__func__, OK); }
 API CUresult cuEventCreate(void **e, unsigned flags) { (void)flags; *e = calloc(1, sizeof(struct fevent)); return OK; }
@@ -547,6 +557,7 @@ static const struct entry table[] = {
 	{ "cuStreamGetId", 12000, F(cuStreamGetId), F(cuStreamGetId_ptsz) },
 	{ "cuStreamSynchronize", 2000, F(cuStreamSynchronize), F(cuStreamSynchronize_ptsz) },
 	{ "cuCtxSynchronize", 2000, F(cuCtxSynchronize), NULL },
+	{ "cuCtxSynchronize", 13000, F(cuCtxSynchronize_v2), NULL },
 	{ "cuEventCreate", 2000, F(cuEventCreate), NULL },
 	{ "cuEventRecord", 2000, F(cuEventRecord), F(cuEventRecord_ptsz) },
 	{ "cuEventSynchronize", 2000, F(cuEventSynchronize), NULL },
@@ -598,15 +609,23 @@ static CUresult lookup(const char *sym, void **pfn, int ver, unsigned long long 
 		/* 11030 asks for the 4-argument form, 12000 for the 5-argument one. */
 		*pfn = ver >= 12000 ? F(cuGetProcAddress_v2) : F(cuGetProcAddress);
 	} else {
+		/* a name's entry of the highest version the caller's allows
+		 * (cuCtxSynchronize has two signatures) */
+		const struct entry *best = NULL;
+		int named = 0;
 		for (size_t i = 0; i < sizeof table / sizeof *table; i++)
 			if (strcmp(table[i].name, sym) == 0) {
-				if (ver < table[i].ver) {
-					if (status)
-						*status = 2; /* VERSION_NOT_SUFFICIENT */
-					return E_NOT_FOUND;
-				}
-				*pfn = (flags & 2) && table[i].ptsz ? table[i].ptsz : table[i].legacy;
+				named = 1;
+				if (ver >= table[i].ver && (!best || table[i].ver > best->ver))
+					best = &table[i];
 			}
+		if (named && !best) {
+			if (status)
+				*status = 2; /* VERSION_NOT_SUFFICIENT */
+			return E_NOT_FOUND;
+		}
+		if (best)
+			*pfn = (flags & 2) && best->ptsz ? best->ptsz : best->legacy;
 	}
 	if (!*pfn)
 		return E_NOT_FOUND;
@@ -626,12 +645,12 @@ CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, unsigned long
 	return lookup(sym, pfn, ver, flags, status);
 }
 
-/* For tests: the fake's own function behind a name (flags 2: its
- * per-thread-stream variant), to tell wrapped from real. */
-API void *fake_cuda_real(const char *sym, unsigned long long flags);
-void *fake_cuda_real(const char *sym, unsigned long long flags)
+/* For tests: the fake's own function behind a name at a version (flags 2:
+ * its per-thread-stream variant), to tell wrapped from real. */
+API void *fake_cuda_real(const char *sym, int ver, unsigned long long flags);
+void *fake_cuda_real(const char *sym, int ver, unsigned long long flags)
 {
 	void *p = NULL;
-	lookup(sym, &p, 13000, flags, NULL);
+	lookup(sym, &p, ver, flags, NULL);
 	return p;
 }

@@ -45,6 +45,7 @@ typedef int (*get_func_fn)(void **, void *, const char *);
 typedef int (*stream_create_fn)(void **, unsigned);
 typedef int (*stream_fn)(void *);
 typedef int (*void_fn)(void);
+typedef int (*ctx_fn)(void *);
 typedef int (*alloc_fn)(unsigned long long *, size_t);
 typedef int (*htod_fn)(unsigned long long, const void *, size_t);
 typedef int (*dtoh_fn)(void *, unsigned long long, size_t);
@@ -148,7 +149,7 @@ static void *taking_turns(void *arg)
 
 static void (*fake_watch)(const char *, int);
 static int (*fake_watched_errno)(void);
-static void *(*fake_real)(const char *, unsigned long long);
+static void *(*fake_real)(const char *, int, unsigned long long);
 static const char *watching;
 static int failing, call_errors;
 
@@ -177,7 +178,7 @@ static void got(int r)
 static void *hooked(const char *sym, int ver, unsigned long long flags)
 {
 	void *p = fetch(sym, ver, flags);
-	if (p == fake_real(sym, flags)) {
+	if (p == fake_real(sym, ver, flags)) {
 		fprintf(stderr, "shim_runtime: %s (flags %llu) is not wrapped\n", sym, flags);
 		call_errors++;
 	}
@@ -263,6 +264,7 @@ static void calls(void)
 	set32_async_fn s32a0 = hooked("cuMemsetD32Async", 3020, 0);
 	set32_async_fn s32a1 = hooked("cuMemsetD32Async", 3020, 2);
 	void_fn csync = hooked("cuCtxSynchronize", 2000, 0);
+	ctx_fn csync2 = hooked("cuCtxSynchronize", 13000, 0);
 	stream_fn ss0 = hooked("cuStreamSynchronize", 2000, 0), ss1 = hooked("cuStreamSynchronize", 7000, 2);
 	event_fn es = hooked("cuEventSynchronize", 2000, 0);
 	wait_fn we0 = hooked("cuStreamWaitEvent", 3020, 0), we1 = hooked("cuStreamWaitEvent", 7000, 2);
@@ -337,6 +339,7 @@ static void calls(void)
 			bytes_are(m1, 0x49, 122, "cuMemsetD8Async_ptsz"), bytes_are(m2, 0x4b, 496, "cuMemsetD32Async_ptsz");
 
 		expect("cuCtxSynchronize"); got(csync());
+		expect("cuCtxSynchronize_v2"); got(csync2((void *)0xc7c7));
 		expect("cuStreamSynchronize"); got(ss0(s1));
 		expect("cuStreamSynchronize_ptsz"); got(ss1(NULL));
 		expect("cuEventSynchronize"); got(es(e1));
@@ -624,7 +627,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "calls")) {
 		fake_watch = (void (*)(const char *, int))dlsym(h, "fake_cuda_watch");
 		fake_watched_errno = (int (*)(void))dlsym(h, "fake_cuda_watched_errno");
-		fake_real = (void *(*)(const char *, unsigned long long))dlsym(h, "fake_cuda_real");
+		fake_real = (void *(*)(const char *, int, unsigned long long))dlsym(h, "fake_cuda_real");
 		if (!fake_watch || !fake_watched_errno || !fake_real)
 			return 3;
 		calls();

@@ -152,7 +152,7 @@ k = [(r["name"], r["flags"], r["stream"]) for r in recs if r["type"] == "kernel"
 assert k == [("calls_launch", 0, s1), ("calls_launch_ptsz", 8, pt), ("calls_coop", 1, s1),
              ("calls_coop_ptsz", 9, pt), ("calls_ex", 16, s1), ("calls_ex_ptsz", 24, pt)], k
 y = [(r["kind"], r["stream"]) for r in recs if r["type"] == "sync"]
-both = [("ctx", 0), ("stream", s1), ("stream", pt), ("event", 0), ("stream_wait_event", s1),
+both = [("ctx", 0), ("ctx", 0), ("stream", s1), ("stream", pt), ("event", 0), ("stream_wait_event", s1),
         ("stream_wait_event", pt)]
 assert y == both + [("event_record", s1), ("event_record", pt)] * 2 + both, y
 t = recs[-1]
@@ -611,7 +611,7 @@ for f in preload/hooks_cuda.c preload/hooks_cublas.c preload/hooks_cudnn.c prelo
 	ids=$(awk '/^enum \{/ { e = 1; s = "" } e { s = s $0 } e && /^\};/ { e = 0; if (s ~ /_COUNT/) print s }' "$f" |
 		grep -ow 'H[KBDN]_[A-Z0-9_]*' | grep -v '_COUNT$' | sort)
 	[ "$f" = preload/hooks_cuda.c ] && ids=$(printf '%s\nPRELOAD_HK_GETPROC\nPRELOAD_HK_GETPROC_V2' "$ids" | sort)
-	have=$(sed -n 's/^	\[\([A-Z0-9_]*\)\] = \(E\|PRELOAD_LIB_HOOK\)(.*/\1/p' "$f" | sort)
+	have=$(sed -n 's/^	\[\([A-Z0-9_]*\)\] = \(E\|EV\|PRELOAD_LIB_HOOK\)(.*/\1/p' "$f" | sort)
 	if [ -n "$ids" ] && [ "$ids" = "$have" ]; then
 		pass "hook table of $f: an entry per index"
 	else
