@@ -104,7 +104,9 @@ static void usage(FILE *f)
 		"      --system NAME         the machine the targets sit in (links inside a\n"
 		"                            node, network between; gpu_specs/systems.csv;\n"
 		"                            default: each target's own); its GPU is the\n"
-		"                            target when none is given\n"
+		"                            target when none is given; a target of other\n"
+		"                            links (another compute capability, NVLink or\n"
+		"                            PCIe) is refused\n"
 		"      --rank time|cost      one line per target instead of the report,\n"
 		"                            fastest or cheapest first\n"
 		"      --weights FILE        tile-model weights written by surfer-train, in\n"
@@ -154,7 +156,8 @@ static void usage(FILE *f)
 		"                            (Transformer Engine / Megatron fused kernels)\n"
 		"      --precision P         training state of bf16/fp16: pure (16-bit weights,\n"
 		"                            gradients, moments) or mixed (FP32 master); default\n"
-		"                            mixed under --stack te, fp8 or --zero 2/3, else pure\n"
+		"                            mixed under --stack te, fp8 or --dp > 1 (any\n"
+		"                            --zero), pure on one GPU\n"
 		"      --cuda-graphs         each block's forward and backward one CUDA graph\n"
 		"      --power-limit W       the boards capped at W watts\n"
 		"      --attention A         eager (default), sdpa, or a fused kernel (bf16/fp16):\n"
@@ -535,6 +538,26 @@ static int parse(int argc, char **argv, struct cli *c)
 		return rc;
 	if (c->ntargets == 0)
 		return bad("no target GPU: give --target GPU or --all-targets");
+	/* --system names the machine the targets sit in: a GPU it cannot
+	 * hold would be timed over another machine's links */
+	for (size_t i = 0; c->system && i < c->ntargets; i++) {
+		const struct gpu_spec *g = c->targets[i], *h = c->system->gpu;
+		enum gpu_system_fit fit = gpu_system_fit(c->system, g);
+		if (fit == GPU_SYSTEM_OTHER && c->all_targets)
+			return bad("--system %s holds %s GPUs only, and --all-targets puts every GPU in it: "
+				   "give one of the two", c->system->id, h->id);
+		if (fit == GPU_SYSTEM_OTHER) {
+			const struct gpu_system *d = gpu_system_default(g);
+			return bad("--system %s holds %s GPUs, not %s: give %s%s%s, or leave --target out "
+				   "to predict the system's %s",
+				   c->system->id, h->id, g->id,
+				   d ? "--system " : "a system of that GPU (gpu_specs/systems.csv)",
+				   d ? d->id : "", d ? " (its default)" : "", h->id);
+		}
+		if (fit == GPU_SYSTEM_SAME_LINKS)
+			fprintf(stderr, PROG ": note: --system %s holds %s GPUs; %s timed on its links (the "
+				"same compute capability, NVLink and PCIe)\n", c->system->id, h->id, g->id);
+	}
 	if (c->rank && (c->json || c->model.plan_gpus))
 		return bad("--rank prints its own lines: give it without --json and --plan");
 	if (c->rank == 2 && !c->prices.n)

@@ -284,6 +284,15 @@ const struct gpu_system *gpu_system_find(const char *name);
  * NVLink domain, or 8 PCIe cards, and no network). */
 const struct gpu_system *gpu_system_default(const struct gpu_spec *g);
 
+/* Whether s can hold g: GPU_SYSTEM_HOLDS when g is its GPU (gpu_same),
+ * GPU_SYSTEM_SAME_LINKS when g is another GPU of the same compute
+ * capability with the same NVLink (bandwidth and domain) and PCIe
+ * generation, so the system's links are the ones g would have (the H100
+ * SXM 96 GB on a DGX H100's InfiniBand network), GPU_SYSTEM_OTHER
+ * otherwise (an A100 on a DGX H100: other links, another machine). */
+enum gpu_system_fit { GPU_SYSTEM_OTHER = 0, GPU_SYSTEM_HOLDS, GPU_SYSTEM_SAME_LINKS };
+enum gpu_system_fit gpu_system_fit(const struct gpu_system *s, const struct gpu_spec *g);
+
 /* Network rate one GPU of s can use per direction when every GPU of its
  * node sends at once, GB/s of line rate: NICs x rate / GPUs; 0 unknown. */
 double gpu_system_net_gbps(const struct gpu_system *s);

@@ -498,6 +498,19 @@ const struct gpu_system *gpu_system_default(const struct gpu_spec *g)
 	return NULL;
 }
 
+enum gpu_system_fit gpu_system_fit(const struct gpu_system *s, const struct gpu_spec *g)
+{
+	if (!s || !g || !s->gpu)
+		return GPU_SYSTEM_OTHER;
+	if (gpu_same(s->gpu, g))
+		return GPU_SYSTEM_HOLDS;
+	const struct gpu_spec *h = s->gpu;
+	if (h->cc == g->cc && h->nvlink_gbps == g->nvlink_gbps && h->nvlink_peers == g->nvlink_peers &&
+	    h->pcie_gen == g->pcie_gen)
+		return GPU_SYSTEM_SAME_LINKS;
+	return GPU_SYSTEM_OTHER;
+}
+
 double gpu_system_net_gbps(const struct gpu_system *s)
 {
 	if (!s || s->nic_gbit <= 0 || s->nics_per_node == 0 || s->gpus_per_node == 0)

@@ -756,6 +756,17 @@ START_TEST(test_systems)
 	ck_assert_ptr_null(gpu_system_find("dgx-z900"));
 	ck_assert_ptr_null(gpu_system_default(gpu_find("m40")));
 	ck_assert_str_eq(gpu_net_name(GPU_NET_IB_NDR), "ib-ndr");
+	/* what a DGX H100 holds (H100 SXM5: cc 9.0, 900 GB/s NVLink among 8,
+	 * PCIe 5.0): its GPU and a capped copy; the H100 SXM 96 GB (cc 9.0,
+	 * the same NVLink and PCIe) on the same links; not an A100 SXM4
+	 * (cc 8.0, 600 GB/s) nor the H100 PCIe (cc 9.0, NVLink bridges of
+	 * 600 GB/s between 2) */
+	ck_assert_int_eq(gpu_system_fit(d, gpu_find("h100-sxm")), GPU_SYSTEM_HOLDS);
+	ck_assert_int_eq(gpu_system_fit(d, &copy), GPU_SYSTEM_HOLDS);
+	ck_assert_int_eq(gpu_system_fit(d, gpu_find("h100-sxm-96")), GPU_SYSTEM_SAME_LINKS);
+	ck_assert_int_eq(gpu_system_fit(d, gpu_find("a100-sxm4-80")), GPU_SYSTEM_OTHER);
+	ck_assert_int_eq(gpu_system_fit(d, gpu_find("h100-pcie")), GPU_SYSTEM_OTHER);
+	ck_assert_int_eq(gpu_system_fit(NULL, gpu_find("h100-sxm")), GPU_SYSTEM_OTHER);
 }
 END_TEST
 

@@ -2052,6 +2052,22 @@ START_TEST(memory_mixed)
 	o.fp8_recipe = MODEL_FP8_ROWWISE; /* no FP8 gather: 16-bit */
 	f8 = mem_of(&c, &o);
 	ck_assert_double_eq_tol(f8.weights, m.weights, 1);
+	/* delayed scaling gathers 16-bit too; its FP8 copies (1 byte a
+	 * parameter) exist while their unit is gathered: the running layer's
+	 * and the prefetched one's, 2 x 7087872 bytes, not the whole model's
+	 * P = 124439808 (counted once) */
+	o.fp8_recipe = MODEL_FP8_DELAYED;
+	f8 = mem_of(&c, &o);
+	ck_assert_double_eq_tol(f8.weights, m.weights + 2 * GPT2_LAYER, 1);
+	/* SHARD_GRAD_OP keeps every unit gathered through the pass, and so
+	 * their FP8 copies: P more bytes */
+	o.zero = 2;
+	struct model_memory z2 = mem_of(&c, &o);
+	o.fp8 = 0;
+	struct model_memory z2b = mem_of(&c, &o);
+	ck_assert_double_eq_tol(z2.weights, z2b.weights + P, 1);
+	o.fp8 = 1;
+	o.zero = 3;
 	o.fp8 = 0;
 	o.precision = MODEL_PREC_PURE; /* all bf16: 2 + 2 + 4 over d */
 	m = mem_of(&c, &o);
@@ -2064,12 +2080,32 @@ START_TEST(memory_mixed)
 	o.precision = MODEL_PREC_MIXED;
 	m = mem_of(&c, &o);
 	ck_assert_double_eq_tol(state_per_param(&m, P), 4 + 2 + 4 + 4 + 8, 1e-9);
-	/* the Hugging Face harness's model.to(bf16), eager, DDP + ZeRO-1:
-	 * pure by default, 2 + 2 + 2 (bucket) + 4 / d */
+	/* eager DDP + ZeRO-1 over d ranks: mixed by default, as at ZeRO-2|3
+	 * (autocast: 4 + 2 + 4 + 4 + 8 / d = 15; it was pure, so ZeRO-3 came
+	 * out above ZeRO-1); the Hugging Face harness's model.to(bf16) with
+	 * --precision pure: 2 + 2 + 2 (bucket) + 4 / d */
 	o = zero_opts(1);
 	o.dtype = GPU_DT_BF16;
 	m = mem_of(&c, &o);
+	ck_assert_double_eq_tol(state_per_param(&m, P), 4 + 2 + 4 + 4 + 8 / d, 1e-9);
+	o.precision = MODEL_PREC_PURE;
+	m = mem_of(&c, &o);
 	ck_assert_double_eq_tol(state_per_param(&m, P), 6 + 4 / d, 1e-9);
+	/* so at the defaults each ZeRO stage holds less than the one before
+	 * (same precision: only the sharding changes) */
+	double before = 1e300;
+	for (uint32_t z = 0; z <= 3; z++) {
+		o = zero_opts(z);
+		o.dtype = GPU_DT_BF16;
+		m = mem_of(&c, &o);
+		ck_assert_double_lt(m.weights + m.gradients + m.optimizer, before);
+		before = m.weights + m.gradients + m.optimizer;
+	}
+	/* one GPU: the harness's pure stays the default */
+	o = zero_opts(0);
+	o.dp = 1;
+	o.dtype = GPU_DT_BF16;
+	ck_assert_int_eq(model_mixed(&o), 0);
 }
 END_TEST
 
@@ -2156,6 +2192,7 @@ START_TEST(memory_grad_fp32)
 	/* bf16 pure, DDP + ZeRO-1: 2 + 2 (bucket) + 4 / d, and 4 more */
 	struct model_opts o = zero_opts(1);
 	o.dtype = GPU_DT_BF16;
+	o.precision = MODEL_PREC_PURE;
 	grad_fp32_pair(&c, o, &m, &g);
 	ck_assert_double_eq_tol(state_per_param(&g, P), 2 + 2 + 2 + 4 / d + 4, 1e-9);
 	ck_assert_double_eq_tol(g.gradients - m.gradients, 4 * P, 1);
@@ -3087,6 +3124,64 @@ START_TEST(fp8_te_casts)
 }
 END_TEST
 
+/* torchao's recipes' scaling traffic (training-stacks.md section 2, the
+ * roofline table, bytes per element of each operand): tensorwise 6 an
+ * input or output gradient (amax 2, cast 2 read + 1 + 1 written), 8 a
+ * weight (amax 2, casts 3 + 3); rowwise 8 an input or gradient (dim-0
+ * cast with the BF16 transpose 5, dim-1 cast 3), 10 a weight.  Llama 3.2
+ * 1B's layer 3, 2 x 1024 = 2048 tokens, its seven linears (in, out):
+ * q and o (2048, 2048), k and v (2048, 512), gate and up (2048, 8192),
+ * down (8192, 2048).  Eager, each linear its own casts:
+ *   inputs   X = 2048 x (6 x 2048 + 8192)                 = 41943040
+ *   weights  W = 2 x 2048^2 + 2 x 2048 x 512 + 3 x 2048 x 8192
+ *                                                         = 60817408
+ *   grads    G = 2048 x (3 x 2048 + 2 x 512 + 2 x 8192)   = 48234496
+ * tensorwise 6X + 8W + 6G = 1027604480 bytes, rowwise 8X + 10W + 8G =
+ * 1329594368 (the saved input's dim-1 copy once left out: 3X, 1119879168,
+ * below tensorwise).  Under compile Q, K, V and gate, up share their
+ * input's casts (X' = 2048 x (3 x 2048 + 8192) = 29360128) and the first
+ * scaling kernel of an operand may fold into its producer, saving its 2
+ * bytes of read in both recipes alike, so rowwise's layer moves
+ * 2 (X' + W + G) = 276824064 bytes more than tensorwise's (the other
+ * kernels the same). */
+static double layer3_bytes(const struct model_opts *o, int scaling_only)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-3.2-1b", &c), 0);
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, o, &s, NULL, 0), 0);
+	double bytes = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->layer != 3 || (k->phase != MODEL_PH_FORWARD && k->phase != MODEL_PH_BACKWARD))
+			continue;
+		if (scaling_only && !(k->k.name && (strstr(k->k.name, "fp8_scaled_cast") ||
+						     strstr(k->k.name, "MaxOps"))))
+			continue;
+		bytes += k->k.bytes;
+	}
+	model_seq_release(&s);
+	return bytes;
+}
+
+START_TEST(fp8_recipe_traffic)
+{
+	struct model_opts o = zero_opts(0);
+	o.dp = 1;
+	o.dtype = GPU_DT_BF16;
+	o.fp8 = 1;
+	o.attention = MODEL_ATTN_FLASH;
+	o.fp8_recipe = MODEL_FP8_TENSORWISE;
+	ck_assert_double_eq_tol(layer3_bytes(&o, 1), 1027604480.0, 1);
+	o.fp8_recipe = MODEL_FP8_ROWWISE;
+	ck_assert_double_eq_tol(layer3_bytes(&o, 1), 1329594368.0, 1);
+	o.stack = MODEL_STACK_COMPILE;
+	double rw = layer3_bytes(&o, 0);
+	o.fp8_recipe = MODEL_FP8_TENSORWISE;
+	ck_assert_double_eq_tol(rw - layer3_bytes(&o, 0), 276824064.0, 1);
+}
+END_TEST
+
 /* FSDP with torchao's tensorwise FP8 gathers a layer's weights at one
  * byte a parameter, the root unit at two; CUDA graphs make each block's
  * forward one replay (one launch's CPU time for its kernels). */
@@ -3766,6 +3861,7 @@ START_TEST(moe_ep_memory)
 	const double X = 4.0 * 256 * 3 * 7168 * 2048;
 	struct model_seq s1, s8;
 	struct model_opts o1 = ds_opts(8, 1), o8 = ds_opts(8, 8);
+	o1.precision = o8.precision = MODEL_PREC_PURE;   /* 2 bytes throughout */
 	ck_assert_int_eq(model_build(&c, &o1, &s1, NULL, 0), 0);
 	ck_assert_int_eq(model_build(&c, &o8, &s8, NULL, 0), 0);
 	ck_assert_double_eq(s1.expert_params, X);
@@ -3785,6 +3881,7 @@ START_TEST(moe_ep_memory)
 	ck_assert_double_eq_tol(m8.optimizer, 2 * 2 * (dense / 8 + X / 8), 16);
 	model_seq_release(&s8);
 	struct model_opts o16 = ds_opts(16, 8);
+	o16.precision = MODEL_PREC_PURE;
 	ck_assert_int_eq(model_build(&c, &o16, &s8, NULL, 0), 0);
 	model_memory(&c, &o16, &s8, &m8);
 	ck_assert_double_eq_tol(m8.optimizer, 2 * 2 * (dense / 16 + X / 16), 16);
@@ -4135,6 +4232,7 @@ int main(void)
 	tcase_add_test(t, stack_fusion);
 	tcase_add_test(t, fp8_linears);
 	tcase_add_test(t, fp8_te_casts);
+	tcase_add_test(t, fp8_recipe_traffic);
 	tcase_add_test(t, power_limit_target);
 	tcase_add_test(t, fp8_gathers_and_graphs);
 	tcase_add_test(t, engine_decode_step);

@@ -288,8 +288,10 @@ check "--plan without --zero tries DDP, ZeRO-1 and FSDP: each row as its --zero 
 # --plan carries --sequence-parallel and --grad-fp32 into every layout's
 # memory.  Sequence parallelism splits the norms' activations of the tp > 1
 # layouts only, and gives each layout the memory and time of its own run;
-# --grad-fp32 adds the FP32 gradient buffer of the pure bf16 model: dp 8
-# holds all 8,030,261,248 parameters, 4 bytes each = 29.92 GiB.
+# --grad-fp32 adds the FP32 gradient buffer of the pure bf16 model
+# (--precision pure: with dp > 1 the default is mixed, whose gradients are
+# FP32 already): dp 8 holds all 8,030,261,248 parameters, 4 bytes each =
+# 29.92 GiB.
 plan_args="--model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --attention flash
 	--optimizer adamw-fused --act-ckpt none --plan 8 --zero 0 --target h100 --json"
 "$BIN" $plan_args --stack te >"$tmp/nosp.json" 2>"$tmp/err"
@@ -299,8 +301,8 @@ check "--plan 8 --stack te --sequence-parallel exits 0 ($(cat "$tmp/err"))" $?
 "$BIN" --model llama-3-8b --mode training --batch 4 --seq 2048 --dtype bf16 --attention flash \
 	--optimizer adamw-fused --stack te --dp 2 --tp 4 --sequence-parallel --target h100 --json \
 	>"$tmp/sprun.json" 2>/dev/null
-"$BIN" $plan_args >"$tmp/g16.json" 2>"$tmp/err"
-"$BIN" $plan_args --grad-fp32 >"$tmp/g32.json" 2>"$tmp/err"
+"$BIN" $plan_args --precision pure >"$tmp/g16.json" 2>"$tmp/err"
+"$BIN" $plan_args --precision pure --grad-fp32 >"$tmp/g32.json" 2>"$tmp/err"
 check "--plan 8 --grad-fp32 exits 0 ($(cat "$tmp/err"))" $?
 python3 - "$tmp/nosp.json" "$tmp/sp.json" "$tmp/sprun.json" "$tmp/g16.json" "$tmp/g32.json" <<'PY'
 import json, sys
@@ -916,6 +918,17 @@ check "--power-limit keeps the system's links (collectives as uncapped)" $?
 
 check "the warning names the nodes" $?
 bad_input --model gpt2 --target h100 --system dgx-z9000
+# --system holds its GPU: an A100 in a DGX H100 (other links) and every GPU
+# in one are refused; the system's GPU is the target without --target
+# (above); the H100 SXM 96 GB shares the DGX H100's compute capability,
+# NVLink and PCIe, so its links are the system's: a note, then the report
+bad_input --model gpt2 --system dgx-h100 --target a100-sxm4-80
+bad_input --model gpt2 --system dgx-h100 --all-targets
+"$BIN" --model gpt2 --system dgx-h100 --target a100-sxm4-80 2>&1 >/dev/null | grep -q 'system dgx-a100-80'
+check "--system of another GPU than --target names the target's own system" $?
+"$BIN" --model gpt2 --system dgx-h100 --target h100-sxm-96 --json 2>"$tmp/err" |
+	grep -q '"target": "h100-sxm-96"' && grep -q 'note: --system dgx-h100 holds h100-sxm' "$tmp/err"
+check "--system dgx-h100 --target h100-sxm-96: predicted on its links, with a note" $?
 bad_input --model gpt2 --mode training --target h100 --nodes 2 --dp 3
 # HSDP of 16 ranks without --nodes: the two nodes of 8 they need
 for cfg in "auto:--dp 16" "nodes:--nodes 2"; do
@@ -1100,13 +1113,17 @@ check "--grad-accum 4: four micro-batches' tokens a step, run and --plan" $?
 # unit of the stage gathered and reduce-scattered once a step whatever
 # the microbatches, never regathered for backward; the stage's 16-bit
 # parameters and gradients whole through the step beside the FP32 shard
-# (4 + 2 bytes a parameter of each, against ZeRO-1's pure 2); FSDP1 and
+# (4 + 2 bytes a parameter of each, against ZeRO-1's pure 2, given with
+# --precision pure: with dp > 1 the default is mixed); FSDP1 and
 # Megatron's FSDP refused with the reason
 for mb in 2 4; do
 	for z in 1 3; do
+		prec=
+		[ "$z" = 1 ] && prec="--precision pure"
+		# shellcheck disable=SC2086
 		"$BIN" --model llama-3.2-1b --mode training --target h100 --batch 4 --seq 1024 --dtype bf16 \
 			--attention flash --optimizer adamw-fused --dp 2 --pp 2 --microbatches $mb --zero $z \
-			--json >"$tmp/fpp$z-$mb.json" 2>"$tmp/err"
+			$prec --json >"$tmp/fpp$z-$mb.json" 2>"$tmp/err"
 		check "--zero $z --pp 2 --microbatches $mb exits 0 ($(cat "$tmp/err"))" $?
 	done
 done

@@ -38,6 +38,10 @@ struct fop {
 	const char *bwd_name;   /* elementwise: backward kernel name          */
 	int param;              /* owns parameters (grad accumulation)        */
 	int fp8;                /* linear: its GEMMs in FP8                   */
+	double fp8_x_bwd;       /* FP8 linear: its input's elements the recipe
+				 * casts again in backward (rowwise's dim-1
+				 * copy), 0 where a linear before it that read
+				 * the same input casts them               */
 	double param_elems;
 	struct pred_attn attn;  /* F_ATTN: the call                           */
 };
@@ -200,8 +204,10 @@ void op_cp(struct bld *B, double step_bytes);
 /* --dtype fp8: the scaling kernels of one linear's operands, per the
  * recipe, before its GEMMs (forward: input and weight; backward: the
  * output's gradient and the weight's transposed copy); x 0: the input's
- * left out (already scaled for the previous linear); w 0: the weight's. */
-void bld_fp8_casts(struct bld *B, int forward, double x_elems, double w_elems);
+ * left out (already scaled for the previous linear); w 0: the weight's.
+ * In backward, saved_x_elems is the saved input the recipe scales again
+ * for the weight gradient (rowwise's dim-1 copy; 0 in forward). */
+void bld_fp8_casts(struct bld *B, int forward, double x_elems, double w_elems, double saved_x_elems);
 
 /* Bytes an element of a sequence-parallel all-gather of the layers'
  * activations moves under B's FP8 recipe when the stack gathers them in

@@ -969,7 +969,7 @@ int model_mixed(const struct model_opts *o)
 		return 0;
 	if (o->precision != MODEL_PREC_AUTO)
 		return o->precision == MODEL_PREC_MIXED;
-	return o->stack == MODEL_STACK_TE || o->fp8 || (o->zero >= 2 && model_grad_ranks(o) > 1);
+	return o->stack == MODEL_STACK_TE || o->fp8 || model_grad_ranks(o) > 1;
 }
 
 int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out)

@@ -156,9 +156,11 @@ enum model_fp8_recipe { MODEL_FP8_TENSORWISE = 0, MODEL_FP8_ROWWISE, MODEL_FP8_D
  * cast to the dtype, as the Hugging Face harness does: weights, gradients
  * and AdamW's moments all 16-bit) or mixed (FP32 master weights and
  * moments; Megatron's FP32 main gradients under te).  AUTO: mixed under
- * --stack te, FP8 or FSDP (--zero 2/3 over dp > 1), whose stacks
- * (Megatron/NeMo, torchtitan, llm-foundry) keep FP32 masters; pure
- * otherwise.  No effect in FP32/TF32 or outside training. */
+ * --stack te, FP8 or more than one data-parallel rank at any ZeRO stage
+ * (the stacks that shard or replicate a model keep FP32 masters at every
+ * stage: Megatron/NeMo, torchtitan, llm-foundry, DeepSpeed; only the
+ * sharding changes with --zero); pure on one GPU, as the harness trains.
+ * No effect in FP32/TF32 or outside training. */
 enum model_precision { MODEL_PREC_AUTO = 0, MODEL_PREC_PURE, MODEL_PREC_MIXED };
 /* Which FSDP runs --zero 2|3 (model.c's fsdp_impl(); what each copies
  * around its collectives): AUTO is FSDP2 (fully_shard: torchtitan, NeMo

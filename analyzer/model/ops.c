@@ -323,10 +323,14 @@ static void per_step(struct bld *B)
  *               under --stack te (Transformer Engine's current scaling)
  *               the weight's amax 2N and cast 4N once per step;
  *   rowwise     input: dim-0 cast 3N forward, 5N backward (transpose and
- *               dim-1 cast); weight 3N forward, 7N backward; grad 8N;
+ *               dim-1 cast of the saved BF16 input: torchao's autograd
+ *               function saves the input in high precision and makes the
+ *               transposed FP8 copies in backward); weight 3N forward,
+ *               7N backward; grad 8N (dim-0 cast with the BF16
+ *               transpose 5N, dim-1 cast 3N);
  *   delayed     input, weight, grad: cast-transpose 4N, the weight once per
  *               optimizer step (cached across micro-batches). */
-void bld_fp8_casts(struct bld *B, int forward, double x, double w)
+void bld_fp8_casts(struct bld *B, int forward, double x, double w, double saved_x)
 {
 	const char *amax = "reduce_kernel<512, 1, ReduceOp<float, MaxOps<float>>>";
 	const char *cast = "fp8_scaled_cast_kernel<__nv_fp8_e4m3>";
@@ -361,12 +365,26 @@ void bld_fp8_casts(struct bld *B, int forward, double x, double w)
 		k_scale(B, cast, PRED_OP_ELEMENTWISE, w, w * e + w);
 		break;
 	case MODEL_FP8_ROWWISE:
-		if (x > 0)
-			k_scale(B, cast, PRED_OP_ELEMENTWISE, x, forward ? x * e + x : 2.5 * x * e);
-		if (!forward)
+		/* each row's amax is taken inside its cast kernel (no
+		 * pass of its own), but every operand is read again in
+		 * backward for its transposed copy; the input's was once
+		 * left out here (only the gradient's was counted), which
+		 * made rowwise cheaper than tensorwise */
+		if (forward) {
+			if (x > 0)
+				k_scale(B, cast, PRED_OP_ELEMENTWISE, x, x * e + x);
+			if (w > 0)
+				k_scale(B, cast, PRED_OP_ELEMENTWISE, w, w * e + w);
+			break;
+		}
+		if (x > 0) {
+			k_scale(B, cast, PRED_OP_ELEMENTWISE, x, 2.5 * x * e);
 			k_scale(B, cast, PRED_OP_ELEMENTWISE, x, x * e + x);
+		}
+		if (saved_x > 0)
+			k_scale(B, cast, PRED_OP_ELEMENTWISE, saved_x, 2.5 * saved_x * e);
 		if (w > 0)
-			k_scale(B, cast, PRED_OP_ELEMENTWISE, w, forward ? w * e + w : 3.5 * w * e);
+			k_scale(B, cast, PRED_OP_ELEMENTWISE, w, 3.5 * w * e);
 		break;
 	case MODEL_FP8_MXFP8:
 		/* input, weight, grad: 2N read, 2 x (N + N / 32) written; under
@@ -416,6 +434,7 @@ static int fp8_gathered(const struct bld *B, double elems)
 void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, int tied)
 {
 	int fp8 = bld_fp8_linear(B, in, out);
+	double x_bwd = 0;
 	if (fp8) {
 		/* Q, K, V (gate, up) read one input: compiled code and TE's
 		 * LayerNormLinear scale it once; gathered in FP8, it is
@@ -423,7 +442,8 @@ void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, i
 		int same = (B->o->stack != MODEL_STACK_EAGER && B->fp8_after == B->s->n &&
 			    B->fp8_m == m && B->fp8_in == in) ||
 			   fp8_gathered(B, (double)m * in);
-		bld_fp8_casts(B, 1, same ? 0 : (double)m * in, (double)in * out);
+		bld_fp8_casts(B, 1, same ? 0 : (double)m * in, (double)in * out, 0);
+		x_bwd = same ? 0 : (double)m * in;
 	}
 	k_gemm_fp8(B, 1, m, out, in, fp8);
 	if (fp8) {
@@ -432,7 +452,7 @@ void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, i
 		B->fp8_in = in;
 	}
 	struct fop f = { .kind = F_LINEAR, .a = m, .b = in, .c = out, .flag = bias, .fp8 = fp8,
-			 .param = 1, .param_elems = (double)in * out + (bias ? (double)out : 0) };
+			 .fp8_x_bwd = x_bwd, .param = 1, .param_elems = (double)in * out + (bias ? (double)out : 0) };
 	if (tied) {
 		f.flag |= 2;
 	} else {
@@ -453,14 +473,14 @@ void op_grouped(struct bld *B, uint64_t experts, uint64_t m, uint64_t in, uint64
 	int fp8 = bld_fp8_linear(B, in, out);
 	double w = (double)experts * in * out;
 	if (fp8)
-		bld_fp8_casts(B, 1, (double)experts * m * in, w);
+		bld_fp8_casts(B, 1, (double)experts * m * in, w, 0);
 	k_gemm_fp8(B, experts, m, out, in, fp8);
 	bld_add_params(B, w, 1);
 	B->s->expert_params += w;
 	if (B->unit_x && B->layer + 1 >= 0 && (uint32_t)(B->layer + 1) < B->nunits)
 		B->unit_x[B->layer + 1] += w;
 	struct fop f = { .kind = F_GROUPED, .a = m, .b = in, .c = out, .d = experts, .fp8 = fp8,
-			 .param = 1, .param_elems = w };
+			 .fp8_x_bwd = fp8 ? (double)experts * m * in : 0, .param = 1, .param_elems = w };
 	bld_remember(B, &f);
 }
 
@@ -725,7 +745,7 @@ static void sp_gather(struct bld *B, int forward, double n)
 {
 	double e = bld_sp_fp8_bytes(B);
 	if (e > 0) {
-		bld_fp8_casts(B, forward, n / B->tp, 0);
+		bld_fp8_casts(B, forward, n / B->tp, 0, 0);
 		if (B->o->fp8_recipe == MODEL_FP8_TENSORWISE)
 			k_comm(B, COMM_ALL_REDUCE, 4.0, MODEL_GROUP_TP, 0);
 	}
@@ -809,7 +829,7 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 		 * dY gathered in FP8 (op_tp) is cast already. */
 		if (f->fp8)
 			bld_fp8_casts(B, 0, fp8_gathered(B, (double)f->a * f->c) ? 0 : (double)f->a * f->c,
-				      (double)f->b * f->c);
+				      (double)f->b * f->c, f->fp8_x_bwd);
 		k_gemm_fp8(B, 1, f->a, f->b, f->c, f->fp8);
 		k_gemm_fp8(B, 1, f->c, f->b, f->a, f->fp8);
 		if (B->o->stack == MODEL_STACK_TE)
@@ -931,7 +951,7 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 		/* per expert dX = dY W (m x out)(out x in), dW = dY^T X */
 		double w = f->param_elems;
 		if (f->fp8)
-			bld_fp8_casts(B, 0, (double)f->d * f->a * f->c, w);
+			bld_fp8_casts(B, 0, (double)f->d * f->a * f->c, w, f->fp8_x_bwd);
 		k_gemm_fp8(B, f->d, f->a, f->b, f->c, f->fp8);
 		k_gemm_fp8(B, f->d, f->c, f->b, f->a, f->fp8);
 		bld_grad_accumulate(B, w, f->b);
