@@ -111,6 +111,15 @@ static const struct fig_row fig_rows[] = {
 	  "ml-engineering MAMF: B200 FP8 3432.5 of 4500 TFLOP/s" },
 	{ "gb200", GPU_FIG_MAMF_FP8, 3615.6 / 5000, GPU_PROV_MICROBENCH,
 	  "ml-engineering MAMF: GB200 FP8 3615.6 of 5000 TFLOP/s" },
+	/* Measured by us, 2026-12-04 (driver 580.159.04, CUDA 13.0, PyTorch
+	 * 2.11.0+cu130, cuBLAS's sm80_xmma_gemm_f32f32 256x128x8 kernel):
+	 * torch.mm of two 4096 x 4096 FP32 matrices, TF32 off, 2.700-2.716 ms
+	 * in six timed runs (tools/gpu/check.sh gemm), 50.6-50.9 TFLOP/s of the
+	 * 67 the datasheet gives at 1980 MHz; the 63 largest of NeuSight's FP32
+	 * GEMM test shapes timed there (data/NVIDIA_H200/kernels/gemm.csv,
+	 * over 50 GFLOP each) reach a median 0.743 and at most 0.788 of it. */
+	{ "h200", GPU_FIG_FP32_GEMM_EFF, 50.75 / 67.0, GPU_PROV_MEASURED,
+	  "measured by us: H200 SGEMM 4096^3, 50.6-50.9 of 67 TFLOP/s (tools/gpu/check.sh gemm)" },
 };
 #define FIG_NROWS (sizeof fig_rows / sizeof fig_rows[0])
 
@@ -130,6 +139,11 @@ static const struct gpu_spec *row_gpu(size_t i)
 {
 	pthread_once(&fig_once, fig_resolve);
 	return fig_gpu[i];
+}
+
+int gpu_fp32_dedicated_lanes(const struct gpu_spec *g)
+{
+	return gpu_fp32_dual_issue(g) && (g->cc / 10 == 9 || g->cc / 10 == 10);
 }
 
 int gpu_fp32_dual_issue(const struct gpu_spec *g)
@@ -217,6 +231,9 @@ static size_t rule(const struct gpu_spec *g, enum gpu_figure_kind f, uint32_t ex
 			if ((f == GPU_FIG_FP32_FMA_EFF || f == GPU_FIG_FMA_CLOCK) &&
 			    gpu_fp32_dual_issue(m) != dual)
 				continue;
+			if (f == GPU_FIG_FP32_GEMM_EFF &&
+			    gpu_fp32_dedicated_lanes(m) != gpu_fp32_dedicated_lanes(g))
+				continue;
 			v[n++] = rule_unit(m, f, fig_rows[i].value);
 		}
 	}
@@ -242,6 +259,7 @@ enum gpu_provenance gpu_figure(const struct gpu_spec *g, enum gpu_figure_kind f,
 		[GPU_FIG_MAMF_BF16] = "rule: the vendor's median measured share of the datasheet",
 		[GPU_FIG_MAMF_FP8] = "rule: the vendor's median measured share of the datasheet",
 		[GPU_FIG_L2_PEAK_BW] = "rule: the vendor's median bytes per SM and clock x SMs x boost",
+		[GPU_FIG_FP32_GEMM_EFF] = "rule: median of the measured GPUs of its SM kind",
 	};
 	const struct gpu_spec *of = NULL;
 	const struct fig_row *r;
@@ -299,7 +317,7 @@ const char *gpu_figure_name(enum gpu_figure_kind f)
 {
 	static const char *const names[GPU_FIG_COUNT] = {
 		"fp32_fma_eff", "fma_clock", "dram_bw_gbps", "l2_bw_gbps", "mamf_bf16", "mamf_fp8",
-		"l2_peak_bw_gbps",
+		"l2_peak_bw_gbps", "fp32_gemm_eff",
 	};
 	return (unsigned)f < GPU_FIG_COUNT ? names[f] : "?";
 }

@@ -37,6 +37,10 @@ enum gpu_figure_kind {
 	GPU_FIG_L2_PEAK_BW,       /* L2 bandwidth at its best data set (a few
 				   * MB, each SM's reads served by the near
 				   * L2 partition), GB/s                      */
+	GPU_FIG_FP32_GEMM_EFF,    /* a large FP32 GEMM's (SGEMM, TF32 off)
+				   * rate over the datasheet FP32 rate (0..1);
+				   * used where the SM's FP32 lanes are its own
+				   * (gpu_fp32_dedicated_lanes())              */
 	GPU_FIG_COUNT
 };
 
@@ -80,6 +84,13 @@ double gpu_fp32_issue_factor(const struct gpu_spec *g);
  * Blackwell): the datasheet rate needs every warp instruction to be an
  * FP32 one issued back to back. */
 int gpu_fp32_dual_issue(const struct gpu_spec *g);
+
+/* Whether g's 128 FP32 lanes per SM are FP32 units of their own, not
+ * shared with INT32 (Hopper, compute capability 9.x, and the data-centre
+ * Blackwell parts, 10.x: 64 INT32 units beside them), where GA10x, Ada and
+ * the RTX Blackwell parts (8.6, 8.9, 12.x) issue half their FP32 lanes'
+ * work through units INT32 shares. */
+int gpu_fp32_dedicated_lanes(const struct gpu_spec *g);
 
 const char *gpu_figure_name(enum gpu_figure_kind f);
 const char *gpu_provenance_name(enum gpu_provenance p);

@@ -155,16 +155,23 @@ int gpu_mem_ecc_inband(const struct gpu_spec *g);
 double gpu_fp32_simt_tflops(const struct gpu_spec *g);
 
 /* The FP32 rate a GEMM can reach, TFLOP/s: the CUDA cores' on NVIDIA
- * (gpu_fp32_simt_tflops()), but on Hopper (compute capability 9.0), whose
- * 128 lanes per SM are all FP32 units, the datasheet peak times
+ * (gpu_fp32_simt_tflops()), but where the 128 lanes per SM are all FP32
+ * units (Hopper, data-centre Blackwell: gpu_fp32_dedicated_lanes()) the
+ * datasheet peak times the GPU's fp32_gemm_eff figure (figures.h: measured
+ * by us on the H200, 0.757; its die's boards; the rule for the others),
+ * and with no figure at all (its SM kind held out) times
  * GPU_FP32_HOPPER_GEMM_EFF: the FFMA share of an SGEMM main loop, counted
  * from the instructions of cuBLAS's SIMT tile (256 x 128 x 8, 256
  * threads: per k step 128 FFMA, 6 LDS.128 and about 1.5 other
  * instructions of the global-to-shared copy and the loop, 0.94; 128 x
  * 128: 0.93), not fitted to any measurement.  A pure FMA loop with its
  * loads and counter (gpu_fp32_simt_tflops()) reaches less there: 0.61 of
- * the peak on the H200 at 1980 MHz (gpu-benches).  No SGEMM of a Hopper
- * part is in the data to check either figure.  On AMD CDNA 1-3
+ * the peak on the H200 at 1980 MHz (gpu-benches).  The H200's measured
+ * SGEMMs (0.743 median over NeuSight's 63 largest test shapes, 0.757 at
+ * 4096^3) lie between the two: the instruction count is 23 % too fast
+ * there, and NeuSight's FP32 iterations on the H200 come out 17.1 % fast
+ * with it (7.2 % with the measured figure, which is the H200's own: not a
+ * held-out number).  On AMD CDNA 1-3
  * the matrix cores' FP32 MFMA rate, twice the vector ALUs' unpacked FP32
  * rate the fp32 column holds (MI100 46.1 against 23.1, MI210 45.3 against
  * 22.6, MI300X 163.4 against 81.7 TF in AMD's datasheets), which rocBLAS

@@ -205,11 +205,18 @@ double gpu_fp32_gemm_tflops(const struct gpu_spec *g)
 	double t = gpu_fp32_simt_tflops(g);
 	if (g && gpu_cc_is_amd(g->cc))
 		return 2 * t;
-	/* Hopper's 128 lanes are all FP32 (GA10x and Ada share half of
-	 * theirs with INT32): an SGEMM main loop, almost all FFMA, issues
-	 * close to every cycle there, unlike the FMA benchmark's loop. */
-	if (g && g->cc == 90 && t > 0 && t < g->peak_tflops[GPU_DT_FP32])
+	/* Hopper's and data-centre Blackwell's 128 lanes are all FP32 (GA10x
+	 * and Ada share half of theirs with INT32): an SGEMM main loop, almost
+	 * all FFMA, is not held to the FMA benchmark's rate there.  What a
+	 * large SGEMM reaches is the GPU's figure (measured on the H200, its
+	 * die's boards, the rule for the other parts of this SM kind), else
+	 * the main loop's instruction mix (gpu.h). */
+	if (g && gpu_fp32_dedicated_lanes(g) && t > 0) {
+		struct gpu_figure_value v;
+		if (gpu_figure(g, GPU_FIG_FP32_GEMM_EFF, 0, &v) != GPU_PROV_NONE && v.value > 0)
+			return g->peak_tflops[GPU_DT_FP32] * v.value;
 		return g->peak_tflops[GPU_DT_FP32] * GPU_FP32_HOPPER_GEMM_EFF;
+	}
 	return t;
 }
 

@@ -313,6 +313,13 @@ static const char *result_name(CUptiResult r)
 	return s;
 }
 
+/* What the recorder turns on besides the runtime's API records. */
+static const CUpti_ActivityKind kinds[] = {
+	CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_DRIVER,
+	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+	CUPTI_ACTIVITY_KIND_MEMSET,
+};
+
 int preload_cupti_start(const struct preload_cupti_sink *sink, char *why, size_t whylen)
 {
 	if (preload_cupti_load(why, whylen) < 0)
@@ -323,11 +330,6 @@ int preload_cupti_start(const struct preload_cupti_sink *sink, char *why, size_t
 		snprintf(why, whylen, "cuptiActivityRegisterCallbacks: %s", result_name(r));
 		return -1;
 	}
-	static const CUpti_ActivityKind kinds[] = {
-		CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_DRIVER,
-		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-		CUPTI_ACTIVITY_KIND_MEMSET,
-	};
 	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
 		r = C.enable(kinds[i]);
 		if (r != CUPTI_SUCCESS) {
@@ -344,6 +346,20 @@ int preload_cupti_start(const struct preload_cupti_sink *sink, char *why, size_t
 	measure_offset();
 	C.on = 1;
 	return 0;
+}
+
+void preload_cupti_stop(void)
+{
+	if (!C.on)
+		return;
+	C.on = 0;
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds && C.disable; i++)
+		C.disable(kinds[i]);
+	if (C.runtime_records && C.disable)
+		C.disable(CUPTI_ACTIVITY_KIND_RUNTIME);
+	C.runtime_records = 0;
+	/* what CUPTI still hands over is freed unread */
+	C.sink = NULL;
 }
 
 void preload_cupti_push(uint64_t seq)

@@ -56,8 +56,12 @@ static struct {
  * span is told apart by distance: the nearest wins). */
 #define CALL_SLACK_NS 20000u
 /* A report whose call ended this recently may name a launch whose hook has
- * not handed its record over yet: retried, not given up. */
-#define CALL_RECENT_NS 10000000u
+ * not handed its record over yet (not on a real GPU, where the runtime's
+ * record is written after the hook returned, but a fake CUPTI that writes
+ * it inside the hook can be read in between, and a loaded machine can
+ * hold the hook there for milliseconds): retried, not given up, as long
+ * as any waiting report (UNJOINED_NS). */
+#define CALL_RECENT_NS 200000000u
 
 /* A kernel starts after its launch call began; what CUPTI's clock reading
  * against ours may be off by. */

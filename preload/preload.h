@@ -319,6 +319,10 @@ void preload_cupti_push(uint64_t seq);
 void preload_cupti_pop(void);
 /* Forces CUPTI to deliver every buffered record now. */
 void preload_cupti_flush(void);
+/* Turns off what preload_cupti_start turned on, once the trace is
+ * finished (a program recorded in capture windows runs on without CUPTI's
+ * cost); later buffers are freed unread. */
+void preload_cupti_stop(void);
 /* Converts a CUPTI timestamp to the recorder's clock (0 stays 0). */
 uint64_t preload_cupti_to_cpu_ns(uint64_t gpu_ns);
 /* 1 when CUPTI's clock was read against ours: GPU times then compare with

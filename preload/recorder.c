@@ -207,8 +207,16 @@ void preload_profiler(int start)
 	if (windowed) {
 		g->capture = 0;
 		update_rec();
-		if (c->iterations && idx + 1 >= c->skip + c->iterations)
+		if (c->iterations && idx + 1 >= c->skip + c->iterations) {
 			finish(0);
+			/* The trace is complete and the program runs on: without
+			 * CUPTI's cost (on an H200, a CUDA-graph decode step 10.8
+			 * ms with CUPTI on against 10.2 without, a CPU-bound GPT-2
+			 * step 48-50 against 37.5).  Only here, not at exit, where
+			 * the runtime has released its context already. */
+			if (g->timing == TRACE_TIMING_CUPTI)
+				preload_cupti_stop();
+		}
 	}
 }
 

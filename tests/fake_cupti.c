@@ -38,6 +38,7 @@
  * cuptiActivityGetNumDroppedRecords.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,7 @@ static uint32_t next_corr = 100;
 static int api_kinds;           /* DRIVER or RUNTIME activity enabled */
 static int runtime_kinds;       /* the runtime's launch records enabled */
 static size_t n_lost;           /* reports left out, not yet asked for  */
+static unsigned long long kinds_on; /* bit per enabled activity kind    */
 static __thread uint64_t ext_stack[16];
 static __thread int ext_depth;
 /* Names must outlive the buffer: keep every one. */
@@ -125,6 +127,8 @@ API CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 		api_kinds = 1;
 	if (kind == CUPTI_ACTIVITY_KIND_RUNTIME)
 		runtime_kinds = 1;
+	if ((unsigned)kind < 64)
+		kinds_on |= 1ull << kind;
 	fake_cuda_track_launches(1);
 	return CUPTI_SUCCESS;
 }
@@ -134,7 +138,24 @@ API CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind)
 {
 	if (kind == CUPTI_ACTIVITY_KIND_DRIVER || kind == CUPTI_ACTIVITY_KIND_RUNTIME)
 		api_kinds = 0;
+	if (kind == CUPTI_ACTIVITY_KIND_RUNTIME)
+		runtime_kinds = 0;
+	if ((unsigned)kind < 64)
+		kinds_on &= ~(1ull << kind);
+	if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+		fake_cuda_track_launches(0);
 	return CUPTI_SUCCESS;
+}
+
+/* FAKE_CUPTI_STATE=FILE: at exit, how many activity kinds are still on. */
+__attribute__((destructor)) static void say_state(void)
+{
+	const char *f = getenv("FAKE_CUPTI_STATE");
+	FILE *o = f ? fopen(f, "w") : NULL;
+	if (!o)
+		return;
+	fprintf(o, "%d kinds on\n", __builtin_popcountll(kinds_on));
+	fclose(o);
 }
 
 static uint64_t mono_ns(void)

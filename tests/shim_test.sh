@@ -371,6 +371,19 @@ assert e[0] - s[0] < 100e6, "first window %.0f ms" % ((e[0] - s[0]) / 1e6)
 '; then pass "cupti-early-start: the first window is the step's"; else fail "cupti-early-start: the first window is the step's"; fi
 fi
 
+# 2b-stop. Once the last window is recorded the trace is finished and the
+#          program runs on without CUPTI: every kind the recorder turned on
+#          is off again (on an H200 CUPTI cost a CUDA-graph decode step 6 %
+#          and a CPU-bound GPT-2 step a third).
+if run cupti-stop 0 FAKE_CUPTI_STATE="$T/cupti-state" SURFER_ITERATIONS=2 \
+	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/cs.mp" \
+	-- $B/tests/shim_runtime windows 4 3; then
+	grep -qx "0 kinds on" "$T/cupti-state" && pass "cupti-stop: CUPTI off after the trace" ||
+		fail "cupti-stop: $(cat "$T/cupti-state" 2>/dev/null) after the trace"
+	n=$($B/surfer-dump "$T/cs.mp" | grep -c '"type":"kernel".*"start_ns"')
+	[ "$n" = 6 ] && pass "cupti-stop: the two windows' kernels timed" || fail "cupti-stop: $n timed kernels, expected 6"
+fi
+
 # 2b''''''. Graph replays with no correlation records (a runtime
 #           cudaGraphLaunch): each replay's kernels are recorded from
 #           CUPTI's reports, one of each graph node per replay, none dropped.
