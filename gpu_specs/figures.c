@@ -141,6 +141,18 @@ static const struct gpu_spec *row_gpu(size_t i)
 	return fig_gpu[i];
 }
 
+static _Atomic uint32_t fig_held_out_cc;
+
+void gpu_figures_hold_out(uint32_t cc)
+{
+	fig_held_out_cc = cc;
+}
+
+uint32_t gpu_figures_held_out(void)
+{
+	return fig_held_out_cc;
+}
+
 int gpu_fp32_dedicated_lanes(const struct gpu_spec *g)
 {
 	return gpu_fp32_dual_issue(g) && (g->cc / 10 == 9 || g->cc / 10 == 10);

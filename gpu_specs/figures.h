@@ -92,6 +92,14 @@ int gpu_fp32_dual_issue(const struct gpu_spec *g);
  * work through units INT32 shares. */
 int gpu_fp32_dedicated_lanes(const struct gpu_spec *g);
 
+/* The compute capability whose measured figures the predictors' own use
+ * of them leaves out (gpu_fp32_gemm_tflops()), 0 for none: a bench sets
+ * the predicted GPU's before predicting it, so a figure measured on that
+ * GPU (its own SGEMM) does not stand behind a number reported as held
+ * out.  Process-wide, as the benches predict one GPU at a time. */
+void gpu_figures_hold_out(uint32_t cc);
+uint32_t gpu_figures_held_out(void);
+
 const char *gpu_figure_name(enum gpu_figure_kind f);
 const char *gpu_provenance_name(enum gpu_provenance p);
 

@@ -170,7 +170,7 @@ double gpu_fp32_simt_tflops(const struct gpu_spec *g);
  * SGEMMs (0.743 median over NeuSight's 63 largest test shapes, 0.757 at
  * 4096^3) lie between the two: the instruction count is 23 % too fast
  * there, and NeuSight's FP32 iterations on the H200 come out 17.1 % fast
- * with it (7.2 % with the measured figure, which is the H200's own: not a
+ * with it (7.1 % with the measured figure, which is the H200's own: not a
  * held-out number).  On AMD CDNA 1-3
  * the matrix cores' FP32 MFMA rate, twice the vector ALUs' unpacked FP32
  * rate the fp32 column holds (MI100 46.1 against 23.1, MI210 45.3 against

@@ -213,7 +213,8 @@ double gpu_fp32_gemm_tflops(const struct gpu_spec *g)
 	 * the main loop's instruction mix (gpu.h). */
 	if (g && gpu_fp32_dedicated_lanes(g) && t > 0) {
 		struct gpu_figure_value v;
-		if (gpu_figure(g, GPU_FIG_FP32_GEMM_EFF, 0, &v) != GPU_PROV_NONE && v.value > 0)
+		if (gpu_figure(g, GPU_FIG_FP32_GEMM_EFF, gpu_figures_held_out(), &v) != GPU_PROV_NONE &&
+		    v.value > 0)
 			return g->peak_tflops[GPU_DT_FP32] * v.value;
 		return g->peak_tflops[GPU_DT_FP32] * GPU_FP32_HOPPER_GEMM_EFF;
 	}

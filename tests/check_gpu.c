@@ -643,6 +643,14 @@ START_TEST(test_fp32_simt)
 	ck_assert_int_eq(gpu_figure(b200, GPU_FIG_FP32_GEMM_EFF, 90, &v), GPU_PROV_NONE);
 	ck_assert_int_eq(gpu_figure(h200g, GPU_FIG_FP32_GEMM_EFF, 0, &v), GPU_PROV_MEASURED);
 	ck_assert_int_eq(gpu_figure(gpu_find("h100-sxm"), GPU_FIG_FP32_GEMM_EFF, 0, &v), GPU_PROV_SAME_DIE);
+	/* a bench holding Hopper out: the H200's own SGEMM does not stand
+	 * behind it, the instruction count (0.93 x 67) does, and the B200,
+	 * with no measured GPU of its kind left, takes the count too */
+	gpu_figures_hold_out(90);
+	ck_assert_double_eq_tol(gpu_fp32_gemm_tflops(h200g), 0.93 * 67, 1e-9);
+	ck_assert_double_eq_tol(gpu_fp32_gemm_tflops(b200), 0.93 * 75, 1e-9);
+	gpu_figures_hold_out(0);
+	ck_assert_double_eq_tol(gpu_fp32_gemm_tflops(h200g), 50.75, 1e-9);
 }
 END_TEST
 

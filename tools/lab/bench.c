@@ -29,6 +29,7 @@
 #include "tools/lab/bench_vec.h"
 #include "tools/lab/calibrate.h"
 #include "tools/lab/bench_figures.h"
+#include "gpu_specs/figures.h"
 #include "predictor/conv.h"
 #include "predictor/interval.h"
 #include "predictor/predict.h"
@@ -509,6 +510,10 @@ static int accuracy_main(const struct bench_args *a)
 		return surfer_exit_code(SURFER_EINVAL);
 	if (a->target && !(o.target = gpu_arg(a->target)))
 		return surfer_exit_code(SURFER_EINVAL);
+	/* nothing measured on the target's architecture behind its FP32 GEMM
+	 * rate */
+	if (o.target)
+		gpu_figures_hold_out(o.target->cc);
 	if (a->method) {
 		const char *v = a->method;
 		int all = !strcmp(v, "all"), found = all;

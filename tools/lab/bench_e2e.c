@@ -15,6 +15,7 @@
 #include "predictor/comm.h"
 #include "analyzer/model/model.h"
 #include "analyzer/model/run.h"
+#include "gpu_specs/figures.h"
 #include "gpu_specs/gpu.h"
 #include "predictor/interval.h"
 #include "predictor/tile.h"
@@ -144,6 +145,8 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 	int scale_held_out = 1;
 	if (gpu_cc_is_amd(g->cc))
 		scale_held_out = amd_scale_for(tm, labels, g, compiled_scale, &sc, note, sizeof note);
+	/* nothing measured on g's architecture behind its FP32 GEMM rate */
+	gpu_figures_hold_out(g->cc);
 	struct pred_config pc = { .tile = tm, .amd_scale = &sc };
 	/* --data: the 16-bit kernels' constants fitted without g's compute
 	 * capability (the compiled-in ones saw the H20's, H800's, A40's and

@@ -45,6 +45,7 @@
 #include "analyzer/model/attn.h"
 #include "analyzer/model/model.h"
 #include "analyzer/model/run.h"
+#include "gpu_specs/figures.h"
 #include "gpu_specs/gpu.h"
 #include "predictor/attention.h"
 #include "predictor/tcgemm.h"
@@ -519,6 +520,8 @@ int bench_own_main(const struct bench_args *a)
 				a->dataset);
 		return surfer_exit_code(SURFER_EINVAL);
 	}
+	/* nothing measured on g's architecture behind its FP32 GEMM rate */
+	gpu_figures_hold_out(g->cc);
 	struct tcgemm_params tc = tcgemm_default_params;
 	struct attn_params at = attention_default_params;
 	struct vecop_params vp = vecop_default_params;
