@@ -41,6 +41,44 @@ dropped() { # dropped TRACE: the trailer's count of dropped records
 	$B/surfer-dump "$1" | grep '"type":"trailer"' | sed 's/.*"dropped":\([0-9]*\).*/\1/'
 }
 
+# own_reports NAME TRACE N: every one of the trace's N kernels timed, none
+# before its launch (each window launch kept its own CUPTI report)
+own_reports() {
+	if $B/surfer-dump "$2" | python3 -c '
+import json, sys
+n = int(sys.argv[1])
+ks = [r for r in map(json.loads, sys.stdin) if r["type"] == "kernel"]
+early = [r for r in ks if "start_ns" not in r or r["start_ns"] < r["cpu_ns"]]
+assert len(ks) == n and not early, "%d kernels, %d untimed or timed before their launch" % (len(ks), len(early))
+' "$3"; then pass "$1: window launches keep their own reports"; else fail "$1: window launches keep their own reports"; fi
+}
+
+# first_window NAME TRACE: two windows, the first under 100 ms (what the
+# recorder's start costs is not inside it)
+first_window() {
+	if $B/surfer-dump "$2" | python3 -c '
+import json, sys
+m = [r for r in map(json.loads, sys.stdin) if r["type"] == "marker"]
+s = [r["cpu_ns"] for r in m if r["kind"] == "capture_start"]
+e = [r["cpu_ns"] for r in m if r["kind"] == "capture_stop"]
+assert len(s) == 2 == len(e), m
+assert e[0] - s[0] < 100e6, "first window %.0f ms" % ((e[0] - s[0]) / 1e6)
+'; then pass "$1: the first window is the step's"; else fail "$1: the first window is the step's"; fi
+}
+
+# lost_shift_none NAME TRACE: of `shim_runtime spaced 16 500` with one
+# report in four lost, the four untimed and every other kernel started
+# within 250 us of its own launch (none took a later launch's report)
+lost_shift_none() {
+	if $B/surfer-dump "$2" | python3 -c '
+import json, sys
+ks = [r for r in map(json.loads, sys.stdin) if r["type"] == "kernel"]
+untimed = [r for r in ks if "start_ns" not in r]
+late = [(r["start_ns"] - r["cpu_ns"]) / 1e3 for r in ks if "start_ns" in r and not 0 <= r["start_ns"] - r["cpu_ns"] < 250e3]
+assert len(ks) == 16 and len(untimed) == 4 and not late, "%d kernels, %d untimed, starts off their launch (us): %s" % (len(ks), len(untimed), late)
+'; then pass "$1: $3"; else fail "$1: $3"; fi
+}
+
 check() { # check NAME TRACE ARGS...
 	name=$1 trace=$2
 	shift 2
@@ -253,12 +291,7 @@ fi
 if run cupti-rewindow 0 FAKE_CUPTI_EXTERNAL=none FAKE_CUPTI_CLOCK=real SURFER_ITERATIONS=3 \
 	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/rw.mp" \
 	-- $B/tests/shim_runtime rewindow 3 50; then
-	if $B/surfer-dump "$T/rw.mp" | python3 -c '
-import json, sys
-ks = [r for r in map(json.loads, sys.stdin) if r["type"] == "kernel"]
-early = [r for r in ks if "start_ns" not in r or r["start_ns"] < r["cpu_ns"]]
-assert len(ks) == 150 and not early, "%d kernels, %d untimed or timed before their launch" % (len(ks), len(early))
-'; then pass "cupti-rewindow: window launches keep their own reports"; else fail "cupti-rewindow: window launches keep their own reports"; fi
+	own_reports cupti-rewindow "$T/rw.mp" 150
 	d=$(dropped "$T/rw.mp")
 	[ "$d" = 0 ] && pass "cupti-rewindow: kernels run between windows are not dropped records" ||
 		fail "cupti-rewindow: $d dropped"
@@ -277,17 +310,10 @@ fi
 if run cupti-window-start 0 FAKE_CUPTI_ENABLE_MS=300 SURFER_ITERATIONS=2 \
 	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/ws.mp" \
 	-- $B/tests/shim_runtime windows 2 3; then
-	if $B/surfer-dump "$T/ws.mp" | python3 -c '
-import json, sys
-m = [r for r in map(json.loads, sys.stdin) if r["type"] == "marker"]
-s = [r["cpu_ns"] for r in m if r["kind"] == "capture_start"]
-e = [r["cpu_ns"] for r in m if r["kind"] == "capture_stop"]
-assert len(s) == 2 == len(e), m
-assert e[0] - s[0] < 100e6, "first window %.0f ms" % ((e[0] - s[0]) / 1e6)
-'; then pass "cupti-window-start: the first window is the step's"; else fail "cupti-window-start: the first window is the step's"; fi
+	first_window cupti-window-start "$T/ws.mp"
 fi
 
-# 2b'. Kernels launched through the CUDA runtime whose reports name
+# 2b-runtime. Kernels launched through the CUDA runtime whose reports name
 #            the runtime call (its API record: FAKE_CUPTI_EXTERNAL=runtime),
 #            one report in four lost (FAKE_CUPTI_LOSE, as CUPTI lost some
 #            right after its start on an H200), launches 500 us apart: each
@@ -298,13 +324,7 @@ fi
 if run cupti-runtime-lost 0 FAKE_CUPTI_EXTERNAL=runtime FAKE_CUPTI_LOSE=4 FAKE_CUPTI_CLOCK=real \
 	SURFER_VERBOSE=1 SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/rl.mp" \
 	-- $B/tests/shim_runtime spaced 16 500; then
-	if $B/surfer-dump "$T/rl.mp" | python3 -c '
-import json, sys
-ks = [r for r in map(json.loads, sys.stdin) if r["type"] == "kernel"]
-untimed = [r for r in ks if "start_ns" not in r]
-late = [(r["start_ns"] - r["cpu_ns"]) / 1e3 for r in ks if "start_ns" in r and not 0 <= r["start_ns"] - r["cpu_ns"] < 250e3]
-assert len(ks) == 16 and len(untimed) == 4 and not late, "%d kernels, %d untimed, starts off their launch (us): %s" % (len(ks), len(untimed), late)
-'; then pass "cupti-runtime-lost: each report on the launch of its call"; else fail "cupti-runtime-lost: each report on the launch of its call"; fi
+	lost_shift_none cupti-runtime-lost "$T/rl.mp" "each report on the launch of its call"
 	grep -q "12 by runtime call" "$T/cupti-runtime-lost.err" && pass "cupti-runtime-lost: joined by runtime call" ||
 		fail "cupti-runtime-lost: joined by runtime call: $(grep 'reports joined' "$T/cupti-runtime-lost.err")"
 	d=$(dropped "$T/rl.mp")
@@ -330,13 +350,7 @@ fi
 if run cupti-lost-overtaken 0 FAKE_CUPTI_EXTERNAL=none FAKE_CUPTI_LOSE=4 FAKE_CUPTI_CLOCK=real \
 	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/lo.mp" \
 	-- $B/tests/shim_runtime spaced 16 500; then
-	if $B/surfer-dump "$T/lo.mp" | python3 -c '
-import json, sys
-ks = [r for r in map(json.loads, sys.stdin) if r["type"] == "kernel"]
-untimed = [r for r in ks if "start_ns" not in r]
-late = [(r["start_ns"] - r["cpu_ns"]) / 1e3 for r in ks if "start_ns" in r and not 0 <= r["start_ns"] - r["cpu_ns"] < 250e3]
-assert len(ks) == 16 and len(untimed) == 4 and not late, "%d kernels, %d untimed, starts off their launch (us): %s" % (len(ks), len(untimed), late)
-'; then pass "cupti-lost-overtaken: a lost report shifts no launch"; else fail "cupti-lost-overtaken: a lost report shifts no launch"; fi
+	lost_shift_none cupti-lost-overtaken "$T/lo.mp" "a lost report shifts no launch"
 fi
 
 # ... and in capture windows: the reports of the launches before each
@@ -344,31 +358,19 @@ fi
 if run cupti-runtime-rewindow 0 FAKE_CUPTI_EXTERNAL=runtime FAKE_CUPTI_CLOCK=real SURFER_ITERATIONS=3 \
 	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/rr.mp" \
 	-- $B/tests/shim_runtime rewindow 3 50; then
-	if $B/surfer-dump "$T/rr.mp" | python3 -c '
-import json, sys
-ks = [r for r in map(json.loads, sys.stdin) if r["type"] == "kernel"]
-early = [r for r in ks if "start_ns" not in r or r["start_ns"] < r["cpu_ns"]]
-assert len(ks) == 150 and not early, "%d kernels, %d untimed or timed before their launch" % (len(ks), len(early))
-'; then pass "cupti-runtime-rewindow: window launches keep their own reports"; else fail "cupti-runtime-rewindow: window launches keep their own reports"; fi
+	own_reports cupti-runtime-rewindow "$T/rr.mp" 150
 	d=$(dropped "$T/rr.mp")
 	[ "$d" = 0 ] && pass "cupti-runtime-rewindow: none dropped" || fail "cupti-runtime-rewindow: $d dropped"
 fi
 
-# 2b''. What the first calls after CUPTI's start cost (4-6 ms on an
+# 2b-early. What the first calls after CUPTI's start cost (4-6 ms on an
 #             H200; here FAKE_CUDA_FIRST_TRACKED_MS=200 on the first launch
 #             CUPTI tracks) is paid before the first capture window when
 #             the program launches before it, not inside the window.
 if run cupti-early-start 0 FAKE_CUDA_FIRST_TRACKED_MS=200 SURFER_ITERATIONS=2 \
 	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/es.mp" \
 	-- $B/tests/shim_runtime rewindow 2 5; then
-	if $B/surfer-dump "$T/es.mp" | python3 -c '
-import json, sys
-m = [r for r in map(json.loads, sys.stdin) if r["type"] == "marker"]
-s = [r["cpu_ns"] for r in m if r["kind"] == "capture_start"]
-e = [r["cpu_ns"] for r in m if r["kind"] == "capture_stop"]
-assert len(s) == 2 == len(e), m
-assert e[0] - s[0] < 100e6, "first window %.0f ms" % ((e[0] - s[0]) / 1e6)
-'; then pass "cupti-early-start: the first window is the step's"; else fail "cupti-early-start: the first window is the step's"; fi
+	first_window cupti-early-start "$T/es.mp"
 fi
 
 # 2b-stop. Once the last window is recorded the trace is finished and the
