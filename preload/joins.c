@@ -16,14 +16,16 @@
  *   call         the call was a runtime call (PyTorch's launches): its API
  *                record gives the call's [start, end], and our hook recorded
  *                the launch inside it, so the launch of the same kernel on
- *                our clock within that span is the one (on an H200 the
- *                kernel-and-stream rule below lost 121 reports of 3291 in a
- *                GPT-2 step, and one lost report shifted every later launch
- *                of that kernel by one: iteration 0's backward took
- *                iteration 1's times);
+ *                our clock within that span is the one (not yet seen on a
+ *                GPU: in the one run that had it, on an H200, no runtime
+ *                record came, docs/recorder.md);
  *   kernel       neither is known (an older CUPTI, the runtime's records
- *                refused): the earliest pending launch of the same kernel
- *                on the stream.
+ *                refused or late): the earliest pending launch of the same
+ *                kernel on the stream that no later launch has overtaken
+ *                (on an H200, where CUPTI lost 121 reports of a GPT-2 step's
+ *                3291, each lost report had shifted every later launch of
+ *                its kernel by one: iteration 0's backward took iteration
+ *                1's times).
  * The count of each is noted at the end (SURFER_VERBOSE).
  *
  * Must never: be called by cupti.c except through preload_joins_sink;
