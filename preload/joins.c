@@ -63,7 +63,10 @@ static struct {
  * it inside the hook can be read in between, and a loaded machine can
  * hold the hook there for milliseconds): retried, not given up, as long
  * as any waiting report (UNJOINED_NS). */
-#define CALL_RECENT_NS 200000000u
+#define CALL_RECENT_NS UNJOINED_NS
+
+/* How long a report waits for its launch to be handed over, ns. */
+#define UNJOINED_NS 200000000u
 
 /* A kernel starts after its launch call began; what CUPTI's clock reading
  * against ours may be off by. */
@@ -93,13 +96,15 @@ static void cupti_call(void *ctx, uint32_t corr, uint64_t start_ns, uint64_t end
 	}
 }
 
-/* Where a launch may have been recorded: inside the runtime call the
- * report's correlation names (known = 1: lo..hi on our clock, widened by
- * the slack; at = the call's own span), else anywhere (known = 0). */
+/* Where a report's launch may have been recorded: inside the runtime call
+ * its correlation names (known = 1: lo..hi on our clock, widened by the
+ * slack; at = the call's own span), else anywhere (known = 0); and on its
+ * stream not before overtaken_ns (our clock; 0: anywhere): a launch made
+ * before it was overtaken (ran()). */
 struct span {
 	int known;
 	uint64_t lo, hi, at_lo, at_hi;
-	uint64_t start_ns;            /* the report's start, our clock (0: none) */
+	uint64_t overtaken_ns;
 };
 
 static struct span call_span(uint32_t corr)
@@ -214,13 +219,17 @@ static void ran(const struct preload_pend *p, uint64_t start_ns)
 	}
 }
 
-/* Whether p, pending on its stream, was overtaken before a report that
- * started at start_ns: a later launch on the stream started before it. */
-static int overtaken(const struct preload_pend *p, uint64_t start_ns)
+/* Where the launch of a report on stream st that started at start_ns (our
+ * clock) may have been recorded: call_span() of its correlation, and on st
+ * after the launch of the stream's last-started joined work if that
+ * started before it (every launch made before that one was overtaken). */
+static struct span report_span(uint32_t corr, uint64_t st, uint64_t start_ns)
 {
-	uint64_t st = pend_stream(p);
+	struct span c = call_span(corr);
 	const uint64_t *s = hmap_get(&J.stream_start, st), *l = hmap_get(&J.stream_launch, st);
-	return start_ns && s && l && *s < start_ns && *l > pend_cpu_ns(p);
+	if (start_ns && s && l && *s < start_ns)
+		c.overtaken_ns = *l;
+	return c;
 }
 
 /* Whether p, a candidate, goes before q: inside a known call the one
@@ -245,7 +254,7 @@ static void consider(const struct span *c, struct preload_pend *p, int on_stream
 	uint64_t t = pend_cpu_ns(p);
 	if (t < c->lo || t > c->hi)
 		return;
-	if (on_stream && !p->graph && overtaken(p, c->start_ns)) {
+	if (on_stream && !p->graph && t < c->overtaken_ns) {
 		J.overtaken++;
 		return;
 	}
@@ -397,8 +406,7 @@ static int try_kernel(const struct preload_cupti_kernel *k, uint64_t first, int 
 		preload_pend_orphan(seq, k);
 		return 1;
 	}
-	struct span c = call_span(k->correlation);
-	c.start_ns = start;
+	struct span c = report_span(k->correlation, k->stream, start);
 	if (c.known) {
 		p = c.hi < first ? NULL : k->graph_id ? match_graph(k, &c) : match_kernel(k, &c);
 		if (!p)
@@ -437,8 +445,7 @@ static int try_copy(const struct preload_cupti_copy *c, uint64_t first, int gues
 	}
 	if (seq)
 		return 0;
-	struct span call = call_span(c->correlation);
-	call.start_ns = start;
+	struct span call = report_span(c->correlation, c->stream, start);
 	if (call.known) {
 		p = call.hi < first ? NULL : match_copy(c, &call);
 		if (!p)
@@ -485,8 +492,8 @@ static void cupti_copy(void *ctx, const struct preload_cupti_copy *c)
 /* Retries the waiting reports.  A launch still unpublished is a call in
  * flight when its report came (enqueued, not yet returned), handed over
  * microseconds later, so a report unmatched UNJOINED_NS after it came (or
- * at the end), by correlation, call or kernel and stream, is given up. */
-#define UNJOINED_NS 200000000u
+ * at the end), by correlation, call or kernel and stream, is given up
+ * (UNJOINED_NS is defined at the top). */
 static void retry_unjoined(int last)
 {
 	struct unjoined *u = unjoined_head, *keep = NULL, **kt = &keep;
