@@ -61,7 +61,7 @@ static struct {
 	const struct preload_cupti_sink *sink;
 	_Atomic int64_t offset_ns;  /* recorder clock - CUPTI clock            */
 	atomic_int clock_known;     /* offset_ns measured                      */
-	int runtime_records;        /* the runtime's launch API records are on */
+	int runtime_records;        /* the runtime's API records are on        */
 	int on;
 } C;
 
@@ -262,9 +262,10 @@ static void measure_offset(void)
 /* The runtime's API records: a kernel, copy or set the CUDA runtime
  * started carries the correlation id of the runtime call's record
  * (joins.c).  The whole kind, as torch.profiler enables it: on an H200
- * (CUPTI 13) selecting the launch calls alone with
- * cuptiActivityEnableRuntimeApi returned success and delivered no record
- * (none of 3291 kernels joined through one), where torch.profiler's
+ * (CUPTI 13), with the launch calls alone selected through
+ * cuptiActivityEnableRuntimeApi (which returned success), none of 3291
+ * kernels joined through one (no record came, or it came after the
+ * kernels' and they had been matched already), where torch.profiler's
  * trace of the same step has cudaLaunchKernel's record for every kernel,
  * with the kernel's correlation id.  Not fatal when refused: the joins
  * then match by kernel and stream. */
