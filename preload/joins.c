@@ -564,10 +564,11 @@ void preload_joins_finish(void)
 	retry_unjoined(1);
 	preload_note("CUPTI reports joined: %llu by correlation, %llu by runtime call, %llu by kernel and "
 		     "stream; %llu of launches not recorded (outside the windows); %llu times a launch "
-		     "was passed over as overtaken; %llu dropped by CUPTI",
+		     "was passed over as overtaken; %llu dropped by CUPTI; %llu handed over unfinished",
 		     (unsigned long long)J.by_correlation, (unsigned long long)J.by_call,
 		     (unsigned long long)J.by_kernel, (unsigned long long)J.not_recorded,
-		     (unsigned long long)J.overtaken, (unsigned long long)J.cupti_lost);
+		     (unsigned long long)J.overtaken, (unsigned long long)J.cupti_lost,
+		     preload_cupti_unfinished());
 }
 
 void preload_joins_fork_child(void)

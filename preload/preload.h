@@ -317,8 +317,12 @@ int preload_cupti_start(const struct preload_cupti_sink *sink, char *why, size_t
 /* Push/pop of our sequence number as external correlation id. */
 void preload_cupti_push(uint64_t seq);
 void preload_cupti_pop(void);
-/* Forces CUPTI to deliver every buffered record now. */
-void preload_cupti_flush(void);
+/* Asks CUPTI for its buffers now: forced, every one (only once the GPU
+ * is idle: a running kernel's report comes unfinished and is lost), else
+ * those whose records have all finished. */
+void preload_cupti_flush(int forced);
+/* How many reports came unfinished (a forced flush before they ran). */
+unsigned long long preload_cupti_unfinished(void);
 /* Turns off what preload_cupti_start turned on, once the trace is
  * finished (a program recorded in capture windows runs on without CUPTI's
  * cost); later buffers are freed unread. */

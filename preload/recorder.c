@@ -228,7 +228,7 @@ void preload_before_teardown(void)
 {
 	struct preload_core *g = &preload_core;
 	if (g->timing == TRACE_TIMING_CUPTI) {
-		preload_cupti_flush();
+		preload_cupti_flush(1);
 		return;
 	}
 	if (g->timing != TRACE_TIMING_EVENTS)
@@ -259,7 +259,7 @@ static void finish(int from_signal)
 		if (sync && (g->timing == TRACE_TIMING_EVENTS || g->timing == TRACE_TIMING_CUPTI))
 			sync();
 		if (g->timing == TRACE_TIMING_CUPTI)
-			preload_cupti_flush();
+			preload_cupti_flush(1);
 		pthread_mutex_lock(&g->lock);
 	} else if (pthread_mutex_trylock(&g->lock) != 0) {
 		return;

@@ -49,14 +49,16 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&WT.mu);
 		if (stop)
 			return NULL;
-		/* CUPTI hands buffers over when full; ask for them every 250 ms
-		 * so the pending kernels and waiting reports do not pile up (a
-		 * CPU-bound PyTorch step launches 60 000 kernels a second; not
-		 * under the writer lock: the delivery takes it). */
+		/* CUPTI hands buffers over when full; ask for the finished
+		 * ones every 250 ms so the pending kernels and waiting reports
+		 * do not pile up (a CPU-bound PyTorch step launches 60 000
+		 * kernels a second; not under the writer lock: the delivery
+		 * takes it).  Not forced: the GPU may still run what the
+		 * buffers report (cupti.c, preload_cupti_flush). */
 		uint64_t now = preload_now_ns();
 		if (g->timing == TRACE_TIMING_CUPTI && now - WT.last_cupti_flush_ns > 250000000u) {
 			WT.last_cupti_flush_ns = now;
-			preload_cupti_flush();
+			preload_cupti_flush(0);
 		}
 		pthread_mutex_lock(&g->lock);
 		if (g->state == PRELOAD_ST_ON) {

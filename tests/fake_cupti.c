@@ -35,7 +35,12 @@
  * hands those records over in a buffer after the kernels', as =late.
  * FAKE_CUPTI_LOSE=N leaves out every N-th kernel report (CUPTI lost some
  * on an H200, right after its start) and counts it for
- * cuptiActivityGetNumDroppedRecords.
+ * cuptiActivityGetNumDroppedRecords.  FAKE_CUPTI_UNFINISHED=1 (with
+ * FAKE_CUPTI_CLOCK=real) makes a report whose end is still ahead of the
+ * clock unfinished, as for a kernel the GPU still runs: a forced flush
+ * hands it over without times (as CUPTI's incomplete records), a plain
+ * flush keeps the buffer holding it back (cupti_activity.h,
+ * cuptiActivityFlushAll).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -382,10 +387,49 @@ static CUptiResult hand_over(uint8_t *q, size_t n)
 	return CUPTI_SUCCESS;
 }
 
+/* FAKE_CUPTI_UNFINISHED: how many of the n bytes of records at q have
+ * not ended on the real clock; zero: their times are cleared (mu held). */
+static int unfinished(uint8_t *q, size_t n, int zero)
+{
+	const char *u = getenv("FAKE_CUPTI_UNFINISHED");
+	if (!u || *u != '1' || !real_clock())
+		return 0;
+	uint64_t now = mono_ns() + 1000000000ull;
+	int left = 0;
+	for (size_t at = 0; at < n;) {
+		CUpti_Activity *r = (CUpti_Activity *)(q + at);
+		size_t size = record_size(r->kind);
+		uint64_t *start = NULL, *end = NULL;
+		if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+			start = &((CUpti_ActivityKernel10 *)r)->start;
+			end = &((CUpti_ActivityKernel10 *)r)->end;
+		} else if (r->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+			start = &((CUpti_ActivityMemcpy6 *)r)->start;
+			end = &((CUpti_ActivityMemcpy6 *)r)->end;
+		} else if (r->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+			start = &((CUpti_ActivityMemset4 *)r)->start;
+			end = &((CUpti_ActivityMemset4 *)r)->end;
+		}
+		if (end && *end > now) {
+			left++;
+			if (zero)
+				*start = *end = 0;
+		}
+		if (!size)
+			break;
+		at += (size + 7) & ~(size_t)7;
+	}
+	return left;
+}
+
 API CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
-	(void)flag;
 	pthread_mutex_lock(&mu);
+	if (unfinished(queue, qlen, (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0) &&
+	    !(flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)) {
+		pthread_mutex_unlock(&mu);
+		return CUPTI_SUCCESS;
+	}
 	uint8_t *q = queue, *a = apiq;
 	size_t n = qlen, na = alen;
 	queue = apiq = NULL;

@@ -17,6 +17,9 @@
  *                               a profiler window and, 1 ms later, K inside it
  *   shim_runtime spaced K US    K launches, US microseconds apart, of two
  *                               kernels in turn on the legacy stream
+ *   shim_runtime queued K MS    K launches of a kernel at once, MS ms of GPU
+ *                               work in all (a queue deep as a GPU-bound
+ *                               step's), then waits MS + 300 ms and syncs
  *   shim_runtime hang K         K launches, prints "ready", waits for a signal
  *   shim_runtime graph R        the basic launches, then R graph replays
  *   shim_runtime capture        2 launches into a stream capture, 1 after
@@ -487,6 +490,16 @@ int main(int argc, char **argv)
 			CHECK(lk(f[i % 2], 2, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
 			usleep((useconds_t)us);
 		}
+		return ctx_sync();
+	}
+	if (!strcmp(mode, "queued")) {
+		int k = argc > 2 ? atoi(argv[2]) : 10, ms = argc > 3 ? atoi(argv[3]) : 600;
+		/* the fake driver's kernel takes 1 us + 10 ns per block */
+		unsigned blocks = (unsigned)((ms * 1000000ull / (unsigned)k - 1000) / 10);
+		void *f = func("step_kernel");
+		for (int i = 0; i < k; i++)
+			CHECK(lk(f, blocks, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
+		usleep((useconds_t)(ms + 300) * 1000);
 		return ctx_sync();
 	}
 	if (!strcmp(mode, "rewindow")) {

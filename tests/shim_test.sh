@@ -353,6 +353,19 @@ if run cupti-lost-overtaken 0 FAKE_CUPTI_EXTERNAL=none FAKE_CUPTI_LOSE=4 FAKE_CU
 	lost_shift_none cupti-lost-overtaken "$T/lo.mp" "a lost report shifts no launch"
 fi
 
+# A queue of GPU work deeper than the writer's 250 ms between flushes
+# (FAKE_CUPTI_UNFINISHED: a report is unfinished until its kernel ends on
+# the real clock): the periodic flushes take only finished buffers, so
+# every kernel keeps its times; forced, they took the queued kernels'
+# reports unfinished (on an H200, 201 of a compiled step's 306 kernels).
+if run cupti-queued 0 FAKE_CUPTI_EXTERNAL=runtime FAKE_CUPTI_CLOCK=real FAKE_CUPTI_UNFINISHED=1 SURFER_VERBOSE=1 \
+	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/qu.mp" \
+	-- $B/tests/shim_runtime queued 8 800; then
+	check cupti-queued "$T/qu.mp" --kernels 8 --timing cupti
+	grep -q "0 handed over unfinished" "$T/cupti-queued.err" && pass "cupti-queued: no report taken unfinished" ||
+		fail "cupti-queued: $(grep 'reports joined' "$T/cupti-queued.err")"
+fi
+
 # ... and in capture windows: the reports of the launches before each
 # window (not recorded) are let go, the window's keep their own.
 if run cupti-runtime-rewindow 0 FAKE_CUPTI_EXTERNAL=runtime FAKE_CUPTI_CLOCK=real SURFER_ITERATIONS=3 \

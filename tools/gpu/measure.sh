@@ -12,6 +12,8 @@
 #   labels-bf16/<gpu>/...   the same iterations in BF16 with SDPA;
 #   kernels/{gemm,vec}.csv  NeuSight's operator shapes in FP32
 #       (tools/gpu/sweep.py), for `surfer-bench accuracy --dataset`;
+#   kernels/conv.csv  NeuSight's conv sweep shapes (the bundle's
+#       shapes-conv/), cuDNN's pick, FP32, for `surfer-bench conv`;
 #   ours/{gemm,sdpa,decode,vec,model}.csv and ours/meta.json  BF16/FP16/
 #       TF32/FP8 GEMMs, flash attention, decode attention, BF16 vector
 #       operators, Llama-3-8B and Qwen2.5-7B decode steps (tools/gpu/kernels.py);
@@ -84,7 +86,9 @@ part() {
 	part e2e-fp32 25 python3 "$here/e2e.py" --configs "$bundle/configs" --out "$d/labels/$gpu" $specs
 [ -d "$bundle/shapes" ] &&
 	part sweep 15 python3 "$here/sweep.py" "$bundle"/shapes/*.csv --out "$d/kernels"
-part kernels 45 python3 "$here/kernels.py" --out "$d/ours"
+[ -d "$bundle/shapes-conv" ] &&
+	part conv 10 python3 "$here/sweep.py" "$bundle"/shapes-conv/*.csv --out "$d/kernels"
+part kernels 40 python3 "$here/kernels.py" --out "$d/ours"
 [ -d "$bundle/configs" ] &&
 	part e2e-bf16 100 python3 "$here/e2e.py" --bf16-sdpa --configs "$bundle/configs" --out "$d/labels-bf16/$gpu" $specs
 python3 - "$d/meta.json" "$budget" "$t_start" "$0 $*" <<'PY'

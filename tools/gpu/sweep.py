@@ -8,11 +8,16 @@ shuffles them with a fixed seed and interleaves the operators, then times
 as many as the budget allows in FP32 with TF32 off: bmm of (B,M,N) by
 (B,N,K), linear of (B*M,N) by a (K,N) weight, element-wise ops on (B,H)
 (add/mul/div/pow of two tensors, the `u` variants with a scalar, gelu,
-relu, tanh), layer norm and softmax over H.  Latency is NeuSight's: the mean
+relu, tanh), layer norm and softmax over H, and conv (NeuSight's conv
+sweep: B images of Input_Channel x Input_Size^2, Output_Channel filters of
+Kernel_Szie^2, Stride, Padding; F.conv2d without bias, cuDNN's heuristic
+pick, cudnn.benchmark off).  Latency is NeuSight's: the mean
 of the 5 fastest of 25 CUDA-event timings (long kernels: of 8).  Passes
 under torch.profiler name each row's kernel with its grid and block, as far
 as the budget goes.
-Writes DIR/gemm.csv and DIR/vec.csv in the same layout with this GPU's
+Writes DIR/gemm.csv, DIR/vec.csv and DIR/conv.csv in the same layout (a
+conv row's Kernels column lists every kernel of the call, ';'-separated,
+as NeuSight's does) with this GPU's
 name in Device, which `surfer-bench accuracy --dataset` reads.
 """
 import argparse
@@ -28,6 +33,7 @@ import torch
 import torch.nn.functional as F
 
 GEMM = ("bmm", "linear")
+CONV_DIMS = ["B", "Input_Channel", "Output_Channel", "Kernel_Szie", "Input_Size", "Stride", "Padding"]
 HEADER = ["OPName", "Latency", "Device", "Torch Version", "CUDNN Version", "Kernel Name",
           "Grid x", "Grid y", "Grid z", "Block x", "Block y", "Block z", "CUDA Version", "Kernels"]
 
@@ -39,6 +45,8 @@ def shapes(paths):
             op = r["OPName"]
             if op in GEMM:
                 key = (op, int(r["B"]), int(r["M"]), int(r["N"]), int(r["K"]))
+            elif op == "conv":
+                key = (op,) + tuple(int(r[c]) for c in CONV_DIMS)
             else:
                 key = (op, int(r["B"]), int(r["H"]))
             if key not in seen:
@@ -74,6 +82,10 @@ def make_call(key):
         _, b, m, n, k = key
         x, w = torch.randn(b * m, n, device=dev), torch.randn(k, n, device=dev)
         return lambda: F.linear(x, w)
+    if op == "conv":
+        _, b, c, k, r, hw, stride, pad = key
+        x, w = torch.randn(b, c, hw, hw, device=dev), torch.randn(k, c, r, r, device=dev)
+        return lambda: F.conv2d(x, w, stride=stride, padding=pad)
     _, b, h = key
     x = torch.randn(b, h, device=dev)
     if op in ("add", "mul", "div", "pow"):
@@ -156,12 +168,13 @@ def rows_of_trace(trace, keys):
             if lo <= ts < hi:  # half-open: a row ends where the next begins
                 a = e["args"]
                 prev = out.get(keys[i])
-                # the longest kernel of the row names it; count them all
+                # the longest kernel of the row names it; count and list them all
+                every = (prev[5] if prev else []) + [e["name"]]
                 if prev is None or e.get("dur", 0) > prev[3]:
                     out[keys[i]] = (e["name"], a.get("grid", [0, 0, 0]), a.get("block", [0, 0, 0]),
-                                    e.get("dur", 0), (prev[4] + 1) if prev else 1)
+                                    e.get("dur", 0), len(every), every)
                 else:
-                    out[keys[i]] = prev[:4] + (prev[4] + 1,)
+                    out[keys[i]] = prev[:4] + (len(every), every)
                 break
     return out
 
@@ -194,14 +207,17 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     files = {}
     for k, ms in done:
-        gemm = k[0] in GEMM
-        if gemm not in files:
-            f = open(os.path.join(a.out, "gemm.csv" if gemm else "vec.csv"), "w", newline="")
-            files[gemm] = (f, csv.writer(f))
-            files[gemm][1].writerow(HEADER + (["B", "M", "N", "K"] if gemm else ["B", "H"]))
+        kind = "gemm" if k[0] in GEMM else "conv" if k[0] == "conv" else "vec"
+        if kind not in files:
+            f = open(os.path.join(a.out, kind + ".csv"), "w", newline="")
+            files[kind] = (f, csv.writer(f))
+            files[kind][1].writerow(HEADER + {"gemm": ["B", "M", "N", "K"], "vec": ["B", "H"],
+                                               "conv": CONV_DIMS}[kind])
         n = names.get(k)
         kname, grid, block, nk = (n[0], n[1], n[2], n[4]) if n else ("", [0, 0, 0], [0, 0, 0], "")
-        files[gemm][1].writerow([k[0], "%.6f" % ms, dev, "p" + torch.__version__,
+        if kind == "conv":  # NeuSight's layout: every kernel's name, each after a ';'
+            nk = "".join(";" + x for x in n[5]) if n else ""
+        files[kind][1].writerow([k[0], "%.6f" % ms, dev, "p" + torch.__version__,
                                  torch.backends.cudnn.version(), kname, grid[0], grid[1], grid[2],
                                  block[0], block[1], block[2],
                                  "cu" + (torch.version.cuda or "").replace(".", ""), nk] + list(k[1:]))
