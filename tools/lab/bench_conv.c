@@ -26,7 +26,7 @@
 
 static void cb_usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " conv --data PATH [--emit] [--dump FILE.csv]\n"
+	fprintf(f, "usage: " PROG " conv --data PATH [--target GPU] [--emit] [--dump FILE.csv]\n"
 		   "  held-out MAPE of the convolution model on NeuSight-layout convolution\n"
 		   "  rows under PATH (each GPU's architecture left out of the fit, the GPU\n"
 		   "  predicted from every other one's time through conv_predict()) vs the\n"
@@ -34,7 +34,8 @@ static void cb_usage(FILE *f)
 		   "  predict_kernel(), the model from the shape alone, the mean per held-out\n"
 		   "  architecture and the error by (origin's, target's) algorithm; --emit\n"
 		   "  fits on every GPU and prints predictor/conv_params.c; --dump writes\n"
-		   "  every held-out prediction as CSV\n");
+		   "  every held-out prediction as CSV; --target holds out that GPU's\n"
+		   "  architecture only\n");
 }
 
 /* The training samples: every conv shape measured on two GPUs whose
@@ -350,9 +351,17 @@ int bench_conv_main(const struct bench_args *a)
 		ns_release(&set);
 		return surfer_exit_code(SURFER_EINVAL);
 	}
-	const struct gpu_spec *gpus[CB_MAXGPU];
+	const struct gpu_spec *gpus[CB_MAXGPU], *only = a->target ? gpu_find(a->target) : NULL;
 	size_t nconv, ng = cb_gpus(&set, gpus, &nconv);
-	int rc = 0;
+	int rc = 0, held = 0;
+	for (size_t g = 0; g < ng && only; g++)
+		held |= gpus[g] == only;
+	if (a->target && !held) {
+		fprintf(stderr, PROG ": conv: --target '%s' is not a GPU with convolution rows under '%s'\n",
+			a->target, a->data);
+		ns_release(&set);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
 	if (nconv == 0) {
 		fprintf(stderr, PROG ": conv: no convolution rows of a known GPU under '%s'\n", a->data);
 		ns_release(&set);
@@ -393,7 +402,8 @@ int bench_conv_main(const struct bench_args *a)
 			       "origin", "held-out target", "n", "flops-ratio", "roofline", "conv",
 			       "conv+t.algo", "conv+pull", "auto", "shape:roof", "shape:conv");
 		for (size_t g = 0; g < ng && rc == 0; g++)
-			rc = cb_heldout(&set, gpus[g], gpus, ng, sum, &npairs, arch[g], cls, dump);
+			if (!only || gpus[g] == only)
+				rc = cb_heldout(&set, gpus[g], gpus, ng, sum, &npairs, arch[g], cls, dump);
 		if (rc == 0 && npairs) {
 			printf("%-22s %-22s %6s", "mean", "", "");
 			for (int c = 0; c < CB_NCOL; c++)
@@ -401,6 +411,8 @@ int bench_conv_main(const struct bench_args *a)
 			printf("\n(each fit leaves out every GPU of the target's architecture)\n\n"
 			       "per held-out architecture (mean over its origins):\n");
 			for (size_t g = 0; g < ng; g++) {
+				if (only && gpus[g] != only)
+					continue;
 				printf("%-22s sm_%-18u %6s", gpus[g]->id, (unsigned)gpus[g]->cc, "");
 				for (int c = 0; c < CB_NCOL; c++)
 					printf(" %11.1f%%", arch[g][c]);

@@ -16,7 +16,10 @@
 #     the shared data) and from the shape, over a folder of links to both
 #     (the dataset is one path), then surfer-bench table;
 #  4. tools/gpu/kernels.py's GEMMs, attention, vector operators and decode
-#     steps: surfer-bench own --data (held out as in 2).
+#     steps: surfer-bench own --data (held out as in 2);
+#  5. NeuSight's FP32 conv sweep shapes: surfer-bench conv --target, the
+#     convolution model fitted on NeuSight's four GPUs (sm_60-sm_75), each
+#     of them the origin of every shape the GPU measured.
 # The shared data is read at run time (NeuSight's configs and test shapes,
 # the GEMM and operator data the held-out constants are fitted on); absent,
 # the bench says so and stops.  Nothing is fitted on the GPU's own rows.
@@ -44,7 +47,7 @@ echo
 echo "== 3. NeuSight's FP32 test shapes (gemm / vector MAPE %; --method all)"
 abs() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
 for f in "$SHARED"/neusight/kernels-test/*.csv; do ln -s "$(abs "$f")" "$OUT/kernels/neusight-$(basename "$f")"; done
-for f in "$D"/kernels/*.csv; do ln -s "$(abs "$f")" "$OUT/kernels/$GPU-$(basename "$f")"; done
+for f in "$D"/kernels/gemm.csv "$D"/kernels/vec.csv; do ln -s "$(abs "$f")" "$OUT/kernels/$GPU-$(basename "$f")"; done
 reports=""
 for o in P4 P100 T4 V100-PCIE-32GB A100-PCIE-40GB none; do
 	"$B" accuracy --dataset "$OUT/kernels" --origin "$o" --target "$TARGET" --method all --json \
@@ -56,3 +59,13 @@ done
 echo
 echo "== 4. tools/gpu/kernels.py's measurements (constants fitted without the GPU's compute capability)"
 "$B" own --dataset "$D/ours" --data "$SHARED"
+echo
+echo "== 5. NeuSight's FP32 conv sweep shapes (the model fitted on NeuSight's four GPUs, not this one)"
+if [ -f "$D/kernels/conv.csv" ] && [ -d "$SHARED/neusight/kernels/conv" ]; then
+	mkdir -p "$OUT/conv"
+	for f in "$SHARED"/neusight/kernels/conv/*.csv; do ln -s "$(abs "$f")" "$OUT/conv/$(basename "$f")"; done
+	ln -s "$(abs "$D/kernels/conv.csv")" "$OUT/conv/$GPU.csv"
+	"$B" conv --data "$OUT/conv" --target "$TARGET"
+else
+	echo "no conv rows for $GPU, or $SHARED/neusight/kernels/conv absent: skipped"
+fi
