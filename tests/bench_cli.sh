@@ -51,6 +51,11 @@ for v in 0.5 0.5,2 0.5, ,0 x,0 0.5,0.5,0 -0.1,0; do
 done
 expect "surfer-bench: --heldout-conv: '$D/none': cannot read '$D/none': No such file or directory" \
 	accuracy --dataset "$D/none" --origin t4 --target v100 --heldout-conv
+mkdir "$D/conv"
+printf 'OPName,Latency,Device,Kernel Name,Kernels,B,Input_Channel,Output_Channel,Kernel_Szie,Input_Size,Stride,Padding\nconv,0.5,Tesla V100-PCIE-32GB,volta_sgemm_64x64_nn,;volta_sgemm_64x64_nn,8,64,64,3,56,1,1\n' \
+	>"$D/conv/v100.csv"
+expect "surfer-bench: conv: --target 't4' is not a GPU with convolution rows under '$D/conv'" \
+	conv --data "$D/conv" --target t4
 
 # --data=DIR and --data DIR: the same run.
 R="$D/gpu-reference/gpu-benches/gpu-roofline"
