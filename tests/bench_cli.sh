@@ -56,6 +56,8 @@ printf 'OPName,Latency,Device,Kernel Name,Kernels,B,Input_Channel,Output_Channel
 	>"$D/conv/v100.csv"
 expect "surfer-bench: conv: --target 't4' is not a GPU with convolution rows under '$D/conv'" \
 	conv --data "$D/conv" --target t4
+expect "surfer-bench: conv: convolution rows of 0 GPUs outside v100-pcie-32's architecture under '$D/conv': a fit needs two" \
+	conv --data "$D/conv"
 
 # --data=DIR and --data DIR: the same run.
 R="$D/gpu-reference/gpu-benches/gpu-roofline"

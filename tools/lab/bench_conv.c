@@ -362,6 +362,18 @@ int bench_conv_main(const struct bench_args *a)
 		ns_release(&set);
 		return surfer_exit_code(SURFER_EINVAL);
 	}
+	/* a fit needs pairs: two GPUs outside the held-out architecture */
+	for (size_t g = 0; g < ng && nconv; g++) {
+		size_t others = 0;
+		for (size_t o = 0; o < ng; o++)
+			others += a->emit || gpus[o]->cc != gpus[g]->cc;
+		if (others < 2 && (a->emit || !only || gpus[g] == only)) {
+			fprintf(stderr, PROG ": conv: convolution rows of %zu GPU%s outside %s's architecture "
+				"under '%s': a fit needs two\n", others, others == 1 ? "" : "s", gpus[g]->id, a->data);
+			ns_release(&set);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+	}
 	if (nconv == 0) {
 		fprintf(stderr, PROG ": conv: no convolution rows of a known GPU under '%s'\n", a->data);
 		ns_release(&set);
