@@ -115,6 +115,16 @@ def rms_norm(x, shape): return torch._run("vectorized_rms_norm_kernel", x._same(
 def silu(x): return torch._run("vectorized_elementwise_kernel<4, silu>", x._same())
 def scaled_dot_product_attention(q, k, v, is_causal=False, enable_gqa=False):
     return torch._run("flash_fwd_kernel", q._same())
+def conv2d(x, w, stride=1, padding=0):
+    # cuDNN's FFT runs several kernels per call, its implicit GEMM one
+    n, c, h, _ = x.shape
+    p = (h + 2 * padding - w.shape[2]) // stride + 1
+    out = torch._T(n, w.shape[0], p, p)
+    if w.shape[2] == 5:
+        torch._run("fft2d_r2c_32x32", torch._T(n, c, h, h))
+        torch._run("gcgemm_64x64_nt", out)
+        return torch._run("fft2d_c2r_32x32", out)
+    return torch._run("sm80_xmma_fprop_implicit_gemm_f32f32", out)
 PY
 cat >"$T/py/torch/profiler.py" <<'PY'
 """Chrome traces as Kineto writes them: a user_annotation per range, a
@@ -178,6 +188,28 @@ assert {r["OPName"] for r in v} == {"add", "addu", "gelu", "softmax", "ln"}
 assert [r for r in v if r["OPName"] == "ln"][0]["Kernel Name"] == "vectorized_layer_norm_kernel"
 PY
 check "each operator and shape once, timed, named, in NeuSight's layout" $?
+# NeuSight's conv sweep layout: conv.csv with every kernel of a call in
+# Kernels, each after a ';', as NeuSight's files have them.
+cat >"$T/conv.csv" <<'EOF'
+OPName,Latency,Device,Kernel Name,Kernels,B,Input_Channel,Output_Channel,Kernel_Szie,Input_Size,Stride,Padding
+conv,0.9,Tesla V100-PCIE-32GB,x,;x,8,64,64,3,56,1,1
+conv,0.9,Tesla T4,x,;x,8,64,64,3,56,1,1
+conv,1.9,Tesla T4,x,;x,16,32,128,5,28,2,2
+EOF
+PYTHONPATH="$T/py" python3 tools/gpu/sweep.py "$T/conv.csv" --out "$T/cout" --budget-s 30 >"$T/clog" 2>&1 &&
+	python3 - "$T/cout" <<'PY'
+import csv, sys
+c = list(csv.DictReader(open(sys.argv[1] + "/conv.csv")))
+assert len(c) == 2 and all(r["Device"] == "NVIDIA H200" and float(r["Latency"]) > 0 for r in c), c
+fft = [r for r in c if r["Kernel_Szie"] == "5"][0]
+assert (fft["B"], fft["Input_Channel"], fft["Output_Channel"], fft["Input_Size"], fft["Stride"],
+        fft["Padding"]) == ("16", "32", "128", "28", "2", "2"), fft
+assert fft["Kernels"] == ";fft2d_r2c_32x32;gcgemm_64x64_nt;fft2d_c2r_32x32", fft["Kernels"]
+gemm = [r for r in c if r["Kernel_Szie"] == "3"][0]
+assert gemm["Kernels"] == ";sm80_xmma_fprop_implicit_gemm_f32f32", gemm["Kernels"]
+PY
+check "gpu_sweep.py: each conv shape once, every kernel of the call in Kernels ($(tail -1 "$T/clog"))" $?
+
 $B/surfer-bench accuracy --dataset "$T/out" --origin none --target h200 --json >"$T/acc.json" 2>"$T/acc.err"
 python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert d['overall']['n'] == 8, d" "$T/acc.json"
 check "surfer-bench accuracy reads the 8 rows as the H200's ($(head -1 "$T/acc.err"))" $?
@@ -309,21 +341,24 @@ check "kernels.py: an unknown suite is exit 2" $?
 
 # measure.sh: the layout data/<gpu>/ the harness reads, the budget split
 # and respected, the versions and command in meta.json.
-mkdir -p "$T/bundle/configs" "$T/bundle/shapes"
+mkdir -p "$T/bundle/configs" "$T/bundle/shapes" "$T/bundle/shapes-conv"
 cp "$T/cfg/"*.json "$T/bundle/configs/"
 cp "$T/bmm.csv" "$T/vec.csv" "$T/bundle/shapes/"
+cp "$T/conv.csv" "$T/bundle/shapes-conv/"
 PATH="$T/bin:$PATH" PYTHONPATH="$T/py" FAKE_HF_LOG="$T/hf3.log" GPU_MEASURE_BUDGET_S=100 \
 	sh tools/gpu/measure.sh "$T/bundle" "$T/m" >"$T/m.log" 2>&1
 check "measure.sh runs ($(tail -1 "$T/m.log"))" $?
 D="$T/m/data/NVIDIA_H200"
-[ -s "$D/kernels/gemm.csv" ] && [ -s "$D/ours/model.csv" ] && [ -s "$D/ours/meta.json" ] &&
+[ -s "$D/kernels/gemm.csv" ] && [ -s "$D/kernels/conv.csv" ] && [ -s "$D/ours/model.csv" ] &&
+	[ -s "$D/ours/meta.json" ] &&
 	[ -s "$D/labels/NVIDIA_H200/gpt2_large-train-1024-1.json" ] &&
 	[ -s "$D/labels-bf16/NVIDIA_H200/gpt2_large-train-1024-1.json" ] &&
 	python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert d['device'] == 'NVIDIA H200' and d['driver'] == '580.95' and d['cuda'] == '13.0' and d['torch'] and 'measure.sh' in d['command'] and d['budget_s'] == 100, d" "$D/meta.json"
 check "measure.sh: data/<gpu>/ with labels, labels-bf16, kernels, ours, meta.json" $?
-# the shares: e2e 25%, sweep 15%, kernels 45% of 100 s, the rest to e2e-bf16
+# the shares: e2e 25%, sweep 15%, conv 10%, kernels 40% of 100 s, the rest to e2e-bf16
 grep -q "e2e-fp32: exit 0, [0-9]* s of 25;" "$D/parts.log" && grep -q "sweep: exit 0, [0-9]* s of 15;" "$D/parts.log" &&
-	grep -q "kernels: exit 0, [0-9]* s of 45;" "$D/parts.log" && grep -q "e2e-bf16: exit 0, [0-9]* s of [0-9]*;" "$D/parts.log"
+	grep -q "conv: exit 0, [0-9]* s of 10;" "$D/parts.log" &&
+	grep -q "kernels: exit 0, [0-9]* s of 40;" "$D/parts.log" && grep -q "e2e-bf16: exit 0, [0-9]* s of [0-9]*;" "$D/parts.log"
 check "measure.sh: each part gets its share of the budget ($(tr '\n' '|' <"$D/parts.log"))" $?
 $B/surfer-bench accuracy --dataset "$D/kernels" --origin none --target h200 --json >"$T/acc2.json" 2>"$T/acc2.err" &&
 	$B/surfer-bench e2e --labels "$D/labels" --configs "$T/cfg" >"$T/bench2.log" 2>&1 &&
@@ -331,7 +366,7 @@ $B/surfer-bench accuracy --dataset "$D/kernels" --origin none --target h200 --js
 check "surfer-bench accuracy and e2e read what measure.sh wrote" $?
 PATH="$T/bin:$PATH" PYTHONPATH="$T/py" FAKE_HF_LOG="$T/hf3.log" GPU_MEASURE_BUDGET_S=0 \
 	sh tools/gpu/measure.sh "$T/bundle" "$T/m0" >"$T/m0.log" 2>&1
-[ "$(grep -c "skipped, the budget is spent" "$T/m0.log")" -eq 4 ] &&
+[ "$(grep -c "skipped, the budget is spent" "$T/m0.log")" -eq 5 ] &&
 	[ -z "$(ls "$T/m0/data/NVIDIA_H200/ours")" ]
 check "measure.sh: a spent budget starts nothing" $?
 
