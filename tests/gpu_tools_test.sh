@@ -364,6 +364,9 @@ $B/surfer-bench accuracy --dataset "$D/kernels" --origin none --target h200 --js
 	$B/surfer-bench e2e --labels "$D/labels" --configs "$T/cfg" >"$T/bench2.log" 2>&1 &&
 	grep -q "^h200 .*gpt2_large-train-1024-1.json" "$T/bench2.log"
 check "surfer-bench accuracy and e2e read what measure.sh wrote" $?
+ncov=$(grep -c "^h200 .*\.json .*80%: [0-9.]*-[0-9.]*" "$T/bench2.log")
+[ "$ncov" -gt 0 ] && grep -q "^all  *the 80% interval holds the measured time in [0-9]* of $ncov\$" "$T/bench2.log"
+check "surfer-bench e2e gives each prediction's interval and counts the measured times inside ($ncov)" $?
 PATH="$T/bin:$PATH" PYTHONPATH="$T/py" FAKE_HF_LOG="$T/hf3.log" GPU_MEASURE_BUDGET_S=0 \
 	sh tools/gpu/measure.sh "$T/bundle" "$T/m0" >"$T/m0.log" 2>&1
 [ "$(grep -c "skipped, the budget is spent" "$T/m0.log")" -eq 5 ] &&

@@ -91,6 +91,8 @@ struct acc {
 	size_t n;
 	double mem_pct;         /* the largest estimated peak memory, % of the GPU's */
 	char mem_cfg[128];      /* its config */
+	size_t covered;         /* measured times inside the prediction's interval */
+	double interval;        /* that interval's probability (0: none given) */
 };
 
 /* An AMD GPU's scale (tile.h) fitted with weights tm on the other AMD
@@ -190,7 +192,7 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		held_out = 0;
 		snprintf(note, sizeof note, "compiled-in tensor-core constants: not held out");
 	}
-	struct acc acc = { 0, 0, 0, "" };
+	struct acc acc = { 0, 0, 0, "", 0, 0 };
 	for (size_t i = 0; i < nf; i++) {
 		char model[128];
 		enum model_mode mode;
@@ -260,6 +262,16 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 			printf("   forward %+.1f%%, backward %+.1f%%",
 			       (t.phase_ns[MODEL_PH_FORWARD] / 1e6 - fw) / fw * 100.0,
 			       (t.phase_ns[MODEL_PH_BACKWARD] / 1e6 - bw) / bw * 100.0);
+		/* the interval surfer-analyze gives beside the prediction, and
+		 * whether the measurement fell in it: its coverage on GPUs the
+		 * calibration never saw */
+		if (t.interval > 0 && t.iteration_high_ns > 0) {
+			int in = measured >= t.iteration_low_ns / 1e6 && measured <= t.iteration_high_ns / 1e6;
+			printf("   %.0f%%: %.2f-%.2f%s", 100 * t.interval, t.iteration_low_ns / 1e6,
+			       t.iteration_high_ns / 1e6, in ? "" : " (outside)");
+			acc.covered += (size_t)in;
+			acc.interval = t.interval;
+		}
 		putchar('\n');
 		if (dump)
 			fprintf(dump, "%s,%s,%s,%.4f,%.4f\n", g->id, files[i],
@@ -277,11 +289,17 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 			printf(" (%s%s%s)", builtin ? "compiled-in weights" : "",
 			       builtin && *note ? ", " : "", note);
 		putchar('\n');
+		if (acc.interval > 0)
+			printf("%-16s the %.0f%% interval holds the measured time in %zu of %zu\n", g->id,
+			       100 * acc.interval, acc.covered, acc.n);
 		if (acc.mem_pct > 0)
 			printf("%-16s memory: the estimated peak is at most %.0f%% of its usable %.1f GiB (%s)\n",
 			       g->id, acc.mem_pct, gpu_mem_usable_bytes(g) / 1073741824.0, acc.mem_cfg);
 		all->sum += acc.sum;
 		all->n += acc.n;
+		all->covered += acc.covered;
+		if (acc.interval > 0)
+			all->interval = acc.interval;
 	}
 	return 0;
 }
@@ -352,7 +370,7 @@ int bench_e2e_main(const struct bench_args *a)
 	}
 	printf("%-16s %-34s %10s %10s %9s %6s\n", "gpu", "config", "measured", "predicted", "error",
 	       "memory");
-	struct acc all = { 0, 0, 0, "" }, vendor[2] = { { 0, 0, 0, "" }, { 0, 0, 0, "" } };
+	struct acc all = { 0, 0, 0, "", 0, 0 }, vendor[2] = { { 0, 0, 0, "", 0, 0 }, { 0, 0, 0, "", 0, 0 } };
 	for (size_t i = 0; i < ng; i++) {
 		const struct gpu_spec *g = prof_gpu_of_dir(gpus[i]);
 		if (only && (!g || g != gpu_find(only)))
@@ -369,13 +387,19 @@ int bench_e2e_main(const struct bench_args *a)
 	for (int v = 0; v < 2; v++) {
 		all.sum += vendor[v].sum;
 		all.n += vendor[v].n;
+		all.covered += vendor[v].covered;
+		if (vendor[v].interval > 0)
+			all.interval = vendor[v].interval;
 		if (vendor[v].n && vendor[!v].n)
 			printf("%-16s mean |error| %.1f%% over %zu configs\n", v ? "AMD" : "NVIDIA",
 			       vendor[v].sum / (double)vendor[v].n, vendor[v].n);
 	}
-	if (all.n)
+	if (all.n) {
 		printf("all              mean |error| %.1f%% over %zu configs\n", all.sum / (double)all.n, all.n);
-	else
+		if (all.interval > 0)
+			printf("all              the %.0f%% interval holds the measured time in %zu of %zu\n",
+			       100 * all.interval, all.covered, all.n);
+	} else
 		printf("no configs compared\n");
 	return 0;
 }
@@ -586,7 +610,7 @@ static void comm_fit_print(const char *const *dirs, size_t ndirs)
 int bench_comm_main(const struct bench_args *a)
 {
 	double min_bytes = a->min_bytes ? strtod(a->min_bytes, NULL) : 1e6;
-	struct acc all[2] = { { 0, 0, 0, "" }, { 0, 0, 0, "" } };
+	struct acc all[2] = { { 0, 0, 0, "", 0, 0 }, { 0, 0, 0, "", 0, 0 } };
 	int dirs = 0;
 	if (a->help) {
 		printf("usage: " PROG " comm [--min-bytes N] DIR...   (DIR/<GPU>/{all_reduce,send_recv}.csv, or\n"
