@@ -3007,6 +3007,72 @@ START_TEST(stack_fusion)
 }
 END_TEST
 
+/* Count and bytes of the kernels named name in a layer and phase. */
+static size_t named(const struct model_seq *s, int32_t layer, enum model_phase ph, const char *name,
+		    double *bytes)
+{
+	size_t n = 0;
+	*bytes = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].layer == layer && s->v[i].phase == ph && !strcmp(s->v[i].k.name, name)) {
+			n++;
+			*bytes += s->v[i].k.bytes;
+		}
+	return n;
+}
+
+/* --precision autocast under the eager stack: GPT-2's block (LN, c_attn,
+ * SDPA, c_proj, LN, c_fc, GELU, c_proj; every linear with a bias) casts in
+ * forward the four weights and four biases and the two inputs that come
+ * from a LayerNorm (c_attn's, c_fc's): 10; backward casts the same ten
+ * gradients back.  Bytes: 6 an element (4 read, 2 written, or back), so
+ * the forward's are 6 x (4h^2 + h (c_attn W 3h^2, c_proj h^2, c_fc 4h^2,
+ * c_proj 4h^2: 12 h^2) + biases (3h + h + 4h + h = 9h) + inputs 2 T h).
+ * The LM head adds its input and tied weight and the logits' cast;
+ * --precision mixed (FP32 master, no autocast) and --stack compile launch
+ * none. */
+START_TEST(autocast_casts)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("gpt2", &c), 0);
+	struct model_opts o = zero_opts(0);
+	o.dp = 1;
+	o.batch = 2;
+	o.seq = 128;
+	o.dtype = GPU_DT_BF16;
+	o.attention = MODEL_ATTN_SDPA;
+	o.precision = MODEL_PREC_AUTOCAST;
+	o.loss = 1;
+	struct model_seq sa, sm, sc;
+	ck_assert_int_eq(model_build(&c, &o, &sa, NULL, 0), 0);
+	o.precision = MODEL_PREC_MIXED;
+	ck_assert_int_eq(model_build(&c, &o, &sm, NULL, 0), 0);
+	o.precision = MODEL_PREC_AUTOCAST;
+	o.stack = MODEL_STACK_COMPILE;
+	ck_assert_int_eq(model_build(&c, &o, &sc, NULL, 0), 0);
+	const char *to16 = "vectorized_elementwise_kernel<8, bfloat16_copy_kernel_cuda>";
+	const char *to32 = "unrolled_elementwise_kernel<direct_copy_kernel_cuda>";
+	double h = 768, T = 2 * 128, bf, bb;
+	ck_assert_uint_eq(named(&sa, 3, MODEL_PH_FORWARD, to16, &bf), 10);
+	ck_assert_uint_eq(named(&sa, 3, MODEL_PH_BACKWARD, to32, &bb), 10);
+	double elems = 12 * h * h + 9 * h + 2 * T * h;
+	ck_assert_double_eq_tol(bf, 6 * elems, 1);
+	ck_assert_double_eq_tol(bb, 6 * elems, 1);
+	size_t na, nm, nc;
+	layer_sum(&sa, 3, MODEL_PH_FORWARD, PRED_OP_COUNT, &na);
+	layer_sum(&sm, 3, MODEL_PH_FORWARD, PRED_OP_COUNT, &nm);
+	layer_sum(&sc, 3, MODEL_PH_FORWARD, PRED_OP_COUNT, &nc);
+	ck_assert_uint_eq(na, nm + 10);
+	ck_assert_uint_eq(named(&sc, 3, MODEL_PH_FORWARD, to16, &bf), 0);
+	/* the whole step: 20 a block, the LM head's input and weight each
+	 * way (4), the logits' cast each way (2) */
+	ck_assert_uint_eq(sa.n, sm.n + 20 * c.layers + 6);
+	model_seq_release(&sa);
+	model_seq_release(&sm);
+	model_seq_release(&sc);
+}
+END_TEST
+
 /* FP8: the blocks' linears run their three GEMMs in FP8, the LM head in
  * BF16; tensorwise scaling reads each input 2 + 2 times and writes it
  * twice in FP8 (torchao's roofline: 6N bytes of a 16-bit N). */
@@ -4230,6 +4296,7 @@ int main(void)
 	tcase_add_test(t, act_ckpt_recompute);
 	tcase_add_test(t, grad_accum_steps);
 	tcase_add_test(t, stack_fusion);
+	tcase_add_test(t, autocast_casts);
 	tcase_add_test(t, fp8_linears);
 	tcase_add_test(t, fp8_te_casts);
 	tcase_add_test(t, fp8_recipe_traffic);

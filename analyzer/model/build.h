@@ -31,8 +31,10 @@ struct fop {
 	enum fop_kind kind;
 	int32_t layer;
 	uint64_t a, b, c, d;    /* shape; meaning per kind (see the emitters) */
-	int flag;               /* linear: bias; sdpa: causal; linear: tied;
-				 * pp send: its model_kernel async value  */
+	int flag;               /* linear: bias 1, tied 2; linear and bmm:
+				 * 4 its input cast by autocast; sdpa:
+				 * causal; pp send: its model_kernel async
+				 * value                                  */
 	int nbwd;               /* elementwise: backward kernels              */
 	double nin;             /* elementwise: tensors read per element      */
 	const char *bwd_name;   /* elementwise: backward kernel name          */
@@ -84,6 +86,11 @@ struct bld {
 	double fp8_gathered;    /* its elements (a T x h tensor, already in
 				 * FP8: the linears after it cast none)     */
 	int high_precision;     /* the next linears stay out of FP8 (routers) */
+	int act_fp32;           /* autocast: the activation the next matmul
+				 * reads is FP32 (a norm's or softmax's)   */
+	size_t ac_after;        /* s->n after the last linear that cast its
+				 * input (its siblings read the same one)  */
+	uint64_t ac_m, ac_in;   /* that input's rows and width                */
 	uint32_t a2a_last;      /* --moe-a2a-overlap: 1 + index of the last
 				 * all-to-all, 0 none yet                  */
 };
@@ -215,6 +222,13 @@ void bld_fp8_casts(struct bld *B, int forward, double x_elems, double w_elems, d
 double bld_sp_fp8_bytes(const struct bld *B);
 
 /* Whether the linear of this shape runs in FP8 under B's options. */
+/* 1 when torch.autocast's casts are launched (--precision autocast under
+ * the eager stack, a 16-bit dtype, training). */
+int bld_autocast(const struct bld *B);
+/* Under autocast, the logits' cast (forward: to FP32 for the loss,
+ * Hugging Face's logits.float(); backward: the gradient back to 16 bits)
+ * of n elements; nothing otherwise. */
+void bld_autocast_logits(struct bld *B, double n, int forward);
 int bld_fp8_linear(const struct bld *B, uint64_t in, uint64_t out);
 
 /* AccumulateGrad: param.grad += grad over elems. */

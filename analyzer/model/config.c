@@ -932,6 +932,8 @@ int model_precision_parse(const char *s, enum model_precision *out)
 		*out = MODEL_PREC_PURE;
 	else if (strcasecmp(s, "mixed") == 0)
 		*out = MODEL_PREC_MIXED;
+	else if (strcasecmp(s, "autocast") == 0)
+		*out = MODEL_PREC_AUTOCAST;
 	else if (strcasecmp(s, "auto") == 0)
 		*out = MODEL_PREC_AUTO;
 	else
@@ -968,7 +970,7 @@ int model_mixed(const struct model_opts *o)
 	if (o->mode != MODEL_TRAINING || (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16))
 		return 0;
 	if (o->precision != MODEL_PREC_AUTO)
-		return o->precision == MODEL_PREC_MIXED;
+		return o->precision == MODEL_PREC_MIXED || o->precision == MODEL_PREC_AUTOCAST;
 	return o->stack == MODEL_STACK_TE || o->fp8 || model_grad_ranks(o) > 1;
 }
 

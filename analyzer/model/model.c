@@ -631,6 +631,7 @@ static void lm_head_and_loss(struct bld *B, int tied)
 	op_linear(B, B->T, c->hidden, V, 0, tied);
 	if (B->o->loss && B->o->mode == MODEL_TRAINING) {
 		uint64_t rows = B->T;
+		bld_autocast_logits(B, (double)B->T * V, 1);
 		if (c->family != MODEL_FAM_BERT) {
 			/* shift_logits = logits[..., :-1, :].contiguous() */
 			rows = B->b * (B->sl - 1);

@@ -160,8 +160,11 @@ enum model_fp8_recipe { MODEL_FP8_TENSORWISE = 0, MODEL_FP8_ROWWISE, MODEL_FP8_D
  * (the stacks that shard or replicate a model keep FP32 masters at every
  * stage: Megatron/NeMo, torchtitan, llm-foundry, DeepSpeed; only the
  * sharding changes with --zero); pure on one GPU, as the harness trains.
- * No effect in FP32/TF32 or outside training. */
-enum model_precision { MODEL_PREC_AUTO = 0, MODEL_PREC_PURE, MODEL_PREC_MIXED };
+ * AUTOCAST: torch.autocast over FP32 parameters (Hugging Face Trainer's
+ * bf16=True / fp16=True, torch.amp with DDP): the state of MIXED, and
+ * under the eager stack the casts autocast launches on every call (ops.c,
+ * bld_autocast).  No effect in FP32/TF32 or outside training. */
+enum model_precision { MODEL_PREC_AUTO = 0, MODEL_PREC_PURE, MODEL_PREC_MIXED, MODEL_PREC_AUTOCAST };
 /* Which FSDP runs --zero 2|3 (model.c's fsdp_impl(); what each copies
  * around its collectives): AUTO is FSDP2 (fully_shard: torchtitan, NeMo
  * AutoModel) under eager and compile, Megatron-Core's FSDP (gradients
