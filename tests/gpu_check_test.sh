@@ -48,6 +48,8 @@ meta='"steps_ms": [0.0042], "device": "NVIDIA H200", "driver": "580.1", "cuda": 
 case \$w in
 gpt2) cp "$T/gpt2.json" "\$out.config.json"
 	echo "{\"step_ms\": \$step, \$meta, \"batch\": 2, \"seq\": 64, \"mode\": \"training\", \"dtype\": \"fp32\"}" >"\$out" ;;
+gpt2-bf16) cp "$T/gpt2.json" "\$out.config.json"
+	echo "{\"step_ms\": \$step, \$meta, \"batch\": 2, \"seq\": 64, \"mode\": \"training\", \"dtype\": \"bf16\", \"model_flags\": [\"--attention\", \"sdpa\", \"--precision\", \"autocast\"]}" >"\$out" ;;
 decode) cp "$T/llama.json" "\$out.config.json"
 	echo "{\"step_ms\": \$step, \$meta, \"batch\": 4, \"seq\": 100, \"mode\": \"decode\", \"dtype\": \"bf16\"}" >"\$out" ;;
 *) echo "{\"step_ms\": \$step, \$meta}" >"\$out" ;;
@@ -77,6 +79,7 @@ for w in $all; do
 	check "$w: examples/ material: trace, gzipped profile, meta.json with versions and step time" $?
 done
 has "     gpt2: --model (training, batch 2, seq 64, fp32) -> h200: [0-9.]* ms vs 0.004 measured" &&
+	has "     gpt2-bf16: --model (training, batch 2, seq 64, bf16 --attention sdpa --precision autocast) -> h200: [0-9.]* ms" &&
 	has "     decode: --model (decode, batch 4, seq 100, bf16) -> h200"
 check "--model on the workloads' configs" $?
 has "gpu_check: [0-9]* failures" && ! grep -q "^FAIL" "$T/out/summary.txt"

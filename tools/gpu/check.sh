@@ -143,9 +143,11 @@ judge() {
 	if [ -f "$d/plain.json.config.json" ]; then
 		b=$(field "$d/plain.json" "d['batch']"); s=$(field "$d/plain.json" "d['seq']")
 		mode=$(field "$d/plain.json" "d['mode']"); dt=$(field "$d/plain.json" "d['dtype']")
+		flags=$(field "$d/plain.json" "' '.join(d.get('model_flags', []))")
+		# shellcheck disable=SC2086
 		if ours "$analyze" --model "$d/plain.json.config.json" --batch "$b" --seq "$s" --mode "$mode" --dtype "$dt" \
-			--target "$target" --json >"$d/model.json" 2>"$d/model.err"; then
-			say "     $n: --model ($mode, batch $b, seq $s, $dt) -> $target: $(field "$d/model.json" "'%.3f' % d['predictions'][0]['iteration_ms']") ms vs $(field "$d/plain.json" "'%.3f' % d['step_ms']") measured"
+			$flags --target "$target" --json >"$d/model.json" 2>"$d/model.err"; then
+			say "     $n: --model ($mode, batch $b, seq $s, $dt${flags:+ $flags}) -> $target: $(field "$d/model.json" "'%.3f' % d['predictions'][0]['iteration_ms']") ms vs $(field "$d/plain.json" "'%.3f' % d['step_ms']") measured"
 		else
 			say "FAIL $n: surfer-analyze --model: $(head -1 "$d/model.err")"
 			fail=$((fail + 1))

@@ -120,8 +120,10 @@ def gpt2(windows, out, profile, bf16=False):
         loss.backward()
 
     ms, times = timed(step, windows, profile)
+    # what surfer-analyze --model takes to describe this step
+    flags = ["--attention", "sdpa", "--precision", "autocast"] if bf16 else ["--attention", "eager"]
     return {"step_ms": ms, "steps_ms": times, "batch": batch, "seq": seq,
-            "mode": "training", "dtype": "bf16" if bf16 else "fp32"}
+            "mode": "training", "dtype": "bf16" if bf16 else "fp32", "model_flags": flags}
 
 
 def decode(windows, out, profile):
