@@ -293,11 +293,14 @@ void k_comm(struct bld *B, enum comm_op op, double bytes, enum model_group g, in
  * list), so the matmuls after them cast their input as well, each linear
  * that reads it (Q, K and V each; autocast caches only the casts of
  * parameters, once per forward).  Backward casts each of those gradients
- * back to FP32 (the casts' own backward, `direct_copy_kernel_cuda`).  On
- * our H200 (data/NVIDIA_H200 is the machine; the trace is
- * tools/gpu/check.sh's gpt2-bf16, GPT-2 124M under autocast with SDPA)
- * the step launched 1097 kernels, 404 of them copies: 195 casts to BF16
- * and 147 direct copies, where the model without these casts launched 726.
+ * back to FP32 (the casts' own backward, `direct_copy_kernel_cuda`).
+ * Recorded on our H200 (tools/gpu/check.sh's gpt2-bf16: GPT-2 124M,
+ * batch 8 x 512, under autocast with SDPA) the step launched 1097 kernels,
+ * 404 of them copies (195 casts to BF16, 147 direct copies), where the
+ * model without these casts launched 726 and with them launches 972
+ * (docs/model.md, Memory, says which of the rest it lacks).  Approximate
+ * where a norm's FP32 output reaches a matmul through elementwise ops (the
+ * rotary embedding after Qwen3's q/k norms): those casts are left out.
  * torch.compile fuses the casts into its kernels, and Transformer Engine
  * keeps 16-bit weights: only the eager stack pays them.
  */
