@@ -3067,6 +3067,20 @@ START_TEST(autocast_casts)
 	/* the whole step: 20 a block, the LM head's input and weight each
 	 * way (4), the logits' cast each way (2) */
 	ck_assert_uint_eq(sa.n, sm.n + 20 * c.layers + 6);
+	/* under FSDP (--zero 3 over 8 ranks) the weights arrive gathered in
+	 * 16 bits: only the two inputs a norm made are cast, each way */
+	struct model_seq sf, sg;
+	o.stack = MODEL_STACK_EAGER;
+	o.dp = 8;
+	o.zero = 3;
+	ck_assert_int_eq(model_build(&c, &o, &sf, NULL, 0), 0);
+	ck_assert_uint_eq(named(&sf, 3, MODEL_PH_FORWARD, to16, &bf), 2);
+	ck_assert_double_eq_tol(bf, 6 * 2 * T * h, 1);
+	o.precision = MODEL_PREC_MIXED;
+	ck_assert_int_eq(model_build(&c, &o, &sg, NULL, 0), 0);
+	ck_assert_uint_eq(named(&sg, 3, MODEL_PH_FORWARD, to16, &bf), 0);
+	model_seq_release(&sf);
+	model_seq_release(&sg);
 	model_seq_release(&sa);
 	model_seq_release(&sm);
 	model_seq_release(&sc);

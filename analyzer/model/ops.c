@@ -302,7 +302,8 @@ void k_comm(struct bld *B, enum comm_op op, double bytes, enum model_group g, in
  * where a norm's FP32 output reaches a matmul through elementwise ops (the
  * rotary embedding after Qwen3's q/k norms): those casts are left out.
  * torch.compile fuses the casts into its kernels, and Transformer Engine
- * keeps 16-bit weights: only the eager stack pays them.
+ * keeps 16-bit weights: only the eager stack pays them; under FSDP only
+ * the inputs' (autocast_weights()).
  */
 int bld_autocast(const struct bld *B)
 {
@@ -325,6 +326,15 @@ static void k_cast(struct bld *B, double n, int to_half)
 		k_vector(B, "unrolled_elementwise_kernel<direct_copy_kernel_cuda>", PRED_OP_ELEMENTWISE,
 			 n, 1.0, wide, 0.0);
 	B->cols = keep;
+}
+
+/* Whether autocast finds a linear's weight in FP32: not under FSDP, whose
+ * mixed precision gathers the parameters in the 16-bit dtype already
+ * (FSDP2's param_dtype, FSDP1's DEFAULT/PURE) and casts their gradients
+ * for the reduce-scatter itself. */
+static int autocast_weights(const struct bld *B)
+{
+	return model_fsdp_impl(B->o) == MODEL_FSDP_AUTO;
 }
 
 void bld_autocast_logits(struct bld *B, double n, int forward)
@@ -491,9 +501,11 @@ void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, i
 		cast_x = B->act_fp32 || (B->ac_after == B->s->n && B->ac_m == m && B->ac_in == in);
 		if (cast_x)
 			k_cast(B, (double)m * in, 1);
-		k_cast(B, (double)in * out, 1);
-		if (bias)
-			k_cast(B, (double)out, 1);
+		if (autocast_weights(B)) {
+			k_cast(B, (double)in * out, 1);
+			if (bias)
+				k_cast(B, (double)out, 1);
+		}
 	}
 	if (fp8) {
 		/* Q, K, V (gate, up) read one input: compiled code and TE's
@@ -914,9 +926,11 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 			k_colsum(B, f->a, f->c);
 		if (bld_autocast(B) && !f->fp8) {
 			/* the casts' backward: each gradient back to FP32 */
-			k_cast(B, (double)f->b * f->c, 0);
-			if (f->flag & 1)
-				k_cast(B, (double)f->c, 0);
+			if (autocast_weights(B)) {
+				k_cast(B, (double)f->b * f->c, 0);
+				if (f->flag & 1)
+					k_cast(B, (double)f->c, 0);
+			}
 			if (f->flag & 4)
 				k_cast(B, (double)f->a * f->b, 0);
 		}
