@@ -79,8 +79,15 @@ struct bld {
 	/* forward kernels of each unit, [lo, hi) in s->v, for recompute:
 	 * [0] outside the layers, [1 + i] layer i */
 	size_t *fwd_lo, *fwd_hi;
-	size_t fp8_after;       /* s->n after the last FP8 linear's GEMM       */
-	uint64_t fp8_m, fp8_in; /* its input's rows and width                 */
+	/* the input the last linear read: a linear launched right after its
+	 * GEMM, nothing between, with an input of the same shape reads the
+	 * same tensor (Q, K, V; gate, up), already scaled or cast */
+	struct {
+		size_t after;           /* s->n after its GEMM                    */
+		uint64_t m, in;         /* the input's rows and width             */
+		int fp8;                /* scaled to FP8 for it                   */
+		int cast;               /* cast to 16 bits for it (autocast)      */
+	} last_in;
 	size_t fp8_gather_at;   /* s->n after the last FP8 sequence-parallel
 				 * all-gather (op_tp), 0 none              */
 	double fp8_gathered;    /* its elements (a T x h tensor, already in
@@ -88,9 +95,6 @@ struct bld {
 	int high_precision;     /* the next linears stay out of FP8 (routers) */
 	int act_fp32;           /* autocast: the activation the next matmul
 				 * reads is FP32 (a norm's or softmax's)   */
-	size_t ac_after;        /* s->n after the last linear that cast its
-				 * input (its siblings read the same one)  */
-	uint64_t ac_m, ac_in;   /* that input's rows and width                */
 	uint32_t a2a_last;      /* --moe-a2a-overlap: 1 + index of the last
 				 * all-to-all, 0 none yet                  */
 };
@@ -221,7 +225,6 @@ void bld_fp8_casts(struct bld *B, int forward, double x_elems, double w_elems, d
  * FP8, 0 when it gathers them in the dtype (ops.c says which do). */
 double bld_sp_fp8_bytes(const struct bld *B);
 
-/* Whether the linear of this shape runs in FP8 under B's options. */
 /* 1 when torch.autocast's casts are launched (--precision autocast under
  * the eager stack, a 16-bit dtype, training). */
 int bld_autocast(const struct bld *B);
@@ -229,6 +232,7 @@ int bld_autocast(const struct bld *B);
  * Hugging Face's logits.float(); backward: the gradient back to 16 bits)
  * of n elements; nothing otherwise. */
 void bld_autocast_logits(struct bld *B, double n, int forward);
+/* Whether the linear of this shape runs in FP8 under B's options. */
 int bld_fp8_linear(const struct bld *B, uint64_t in, uint64_t out);
 
 /* AccumulateGrad: param.grad += grad over elems. */

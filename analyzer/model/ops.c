@@ -487,7 +487,14 @@ static void k_gemm_fp8(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, ui
 static int fp8_gathered(const struct bld *B, double elems)
 {
 	return B->fp8_gather_at && B->fp8_gathered == elems &&
-	       (B->fp8_gather_at == B->s->n || B->fp8_after == B->s->n);
+	       (B->fp8_gather_at == B->s->n || (B->last_in.fp8 && B->last_in.after == B->s->n));
+}
+
+/* Whether a linear about to read an m x in input reads the one the last
+ * linear read (B->last_in). */
+static int same_input(const struct bld *B, uint64_t m, uint64_t in)
+{
+	return B->last_in.after == B->s->n && B->last_in.m == m && B->last_in.in == in;
 }
 
 void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, int tied)
@@ -498,7 +505,7 @@ void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, i
 	if (bld_autocast(B) && !fp8) {
 		/* the input when FP32 (a norm's output, or the one a sibling
 		 * linear just cast), the weight and the bias every call */
-		cast_x = B->act_fp32 || (B->ac_after == B->s->n && B->ac_m == m && B->ac_in == in);
+		cast_x = B->act_fp32 || (B->last_in.cast && same_input(B, m, in));
 		if (cast_x)
 			k_cast(B, (double)m * in, 1);
 		if (autocast_weights(B)) {
@@ -511,24 +518,18 @@ void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, i
 		/* Q, K, V (gate, up) read one input: compiled code and TE's
 		 * LayerNormLinear scale it once; gathered in FP8, it is
 		 * scaled already (op_tp) */
-		int same = (B->o->stack != MODEL_STACK_EAGER && B->fp8_after == B->s->n &&
-			    B->fp8_m == m && B->fp8_in == in) ||
+		int same = (B->o->stack != MODEL_STACK_EAGER && B->last_in.fp8 && same_input(B, m, in)) ||
 			   fp8_gathered(B, (double)m * in);
 		bld_fp8_casts(B, 1, same ? 0 : (double)m * in, (double)in * out, 0);
 		x_bwd = same ? 0 : (double)m * in;
 	}
 	k_gemm_fp8(B, 1, m, out, in, fp8);
-	if (fp8) {
-		B->fp8_after = B->s->n;
-		B->fp8_m = m;
-		B->fp8_in = in;
-	}
+	B->last_in.after = B->s->n;
+	B->last_in.m = m;
+	B->last_in.in = in;
+	B->last_in.fp8 = fp8;
+	B->last_in.cast = cast_x;
 	B->act_fp32 = 0;        /* the output is 16-bit */
-	if (cast_x) {
-		B->ac_after = B->s->n;
-		B->ac_m = m;
-		B->ac_in = in;
-	}
 	struct fop f = { .kind = F_LINEAR, .a = m, .b = in, .c = out, .flag = bias | (cast_x ? 4 : 0), .fp8 = fp8,
 			 .fp8_x_bwd = x_bwd, .param = 1, .param_elems = (double)in * out + (bias ? (double)out : 0) };
 	if (tied) {
