@@ -181,13 +181,20 @@ static enum trace_copy_kind copy_kind(uint8_t k)
 	}
 }
 
+/* Whether a record's [start, end] is a span (CUPTI writes 0 until the
+ * activity ended). */
+static int has_span(uint64_t start, uint64_t end)
+{
+	return start && end >= start;
+}
+
 /* A forced flush hands over buffers whose records are not all finished;
  * such a report has no times (0) and is never completed, so it is
  * counted and left out: its launch stays without GPU times rather than
  * taking 0 as its start, or another launch's report. */
 static int unfinished(uint64_t start, uint64_t end)
 {
-	if (start && end >= start)
+	if (has_span(start, end))
 		return 0;
 	atomic_fetch_add(&C.incomplete, 1);
 	return 1;
@@ -202,7 +209,7 @@ static void one_record(const CUpti_Activity *a, const struct preload_cupti_sink 
 				s->external(s->ctx, x->correlationId, x->externalId);
 		} else if (a->kind == CUPTI_ACTIVITY_KIND_RUNTIME && s->call) {
 			const CUpti_ActivityAPI *r = (const void *)a;
-			if (r->start && r->end >= r->start)
+			if (has_span(r->start, r->end))
 				s->call(s->ctx, r->correlationId, r->start, r->end);
 		}
 		return;
