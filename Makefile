@@ -119,7 +119,7 @@ bench: all $(BENCH_TARGETS)
 DEMO_ARGS := --model gpt2-large --batch 2 --seq 1024 --mode training --target a100 --target h100
 demo: all
 	$(BUILD)/surfer analyze $(DEMO_ARGS)
-	@echo "a recorded trace: $(BUILD)/surfer analyze examples/fake-driver.mp --origin h100-sxm --target a100 --target h100"
+	@echo "a trace recorded on an H200: $(BUILD)/surfer analyze examples/h200-resnet50/trace.mp --origin h200 --target a100-sxm4-80 --target l4"
 
 clean:
 	rm -rf $(BUILD)
