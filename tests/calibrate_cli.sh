@@ -105,6 +105,29 @@ for a in Tesla_P4:sm_61:20 Tesla_T4:sm_75:20 Tesla_V100-PCIE-32GB:sm_70:40; do
 	grep -Eq "^(auto gemm trace new-architecture +)? *$arch +$n +$want" "$D/cov3" || { echo "FAIL: $arch coverage, want $want"; cat "$D/cov3"; fail=1; }
 done
 
+# Another input of the same keys adds nothing (an earlier input speaks
+# for its keys), unless joined to it with '+': the V100's dump apart from
+# the P4's and T4's gives the two-architecture row alone, joined the
+# three-architecture one above, quantiles and all.
+mkdir "$D/k3a" "$D/k3b"
+cp "$D/k/Tesla_P4--Tesla_T4.csv" "$D/k/Tesla_T4--Tesla_P4.csv" "$D/k3a/"
+cp "$D/k3/Tesla_V100-PCIE-32GB--Tesla_T4.csv" "$D/k3b/"
+"$BIN" calibrate --emit --weigh rows "$D/k3a" "$D/k3b" >"$D/tsep.c" 2>"$D/err"
+grep -q '{ PRED_AUTO, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, 40, {' "$D/tsep.c" ||
+	{ echo "FAIL: a later input of the same key was taken"; fail=1; }
+"$BIN" calibrate --emit --weigh rows "$D/k3a" "+$D/k3b" >"$D/tjoin.c" 2>"$D/err"
+grep -q '{ PRED_AUTO, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, 80, {' "$D/tjoin.c" ||
+	{ echo "FAIL: +DIR: no row of the 80 GEMMs of three architectures"; cat "$D/tjoin.c" "$D/err"; fail=1; }
+got=$(row_q "$D/tjoin.c")
+want=$(estimate "$D/k3" "")
+[ "$got" = "$want" ] || { echo "FAIL: +DIR: quantiles 0.1, 0.9 '$got', want '$want'"; fail=1; }
+# a joined e2e dump: two held-out iterations of one GPU each, one key
+printf 'gpu,config,weights,measured_ms,predicted_ms\nh200,a.json,held-out,100,90\n' >"$D/e2e-h200.csv"
+"$BIN" calibrate --emit "$D/k3" "$D/e2e.csv" "+$D/e2e-h200.csv" >"$D/tje.c" 2>"$D/err" ||
+	{ echo "FAIL: +FILE.csv: $(cat "$D/err")"; fail=1; }
+grep -q '/\* auto iteration config new-architecture: 2 rows of 2 groups' "$D/tje.c" ||
+	{ echo "FAIL: +FILE.csv: the joined iteration not counted"; grep iteration "$D/tje.c"; fail=1; }
+
 # Five architectures of pure biases (every error of one the same), worked
 # out by hand: a mixture of m <= 9 such architectures has its 0.1 quantile
 # at the smallest bias, its 0.9 quantile at the largest and its median at

@@ -17,9 +17,15 @@ accuracy: $(BUILD)/surfer-bench $(BUILD)/surfer-train
 # the sweep for the classes they lack (convolutions), DeepBench's boards of
 # one die, the tensor-core GEMM model, whole iterations; then the coverage
 # of its intervals, each architecture against the others.  An input absent
-# (no DeepBench or PipeWeave data) is left out.
-CALIBRATION_INPUTS = $(BUILD)/accuracy/test $(BUILD)/accuracy/sweep \
-	$(wildcard $(BUILD)/accuracy/deepbench $(BUILD)/accuracy/tensorcore.csv) $(BUILD)/accuracy/e2e.csv
+# (no DeepBench or PipeWeave data) is left out.  What `make bench-h200` (and
+# the like for another GPU of our own) dumped in $(BUILD)/own/<gpu> joins the
+# input of its kind ("+PATH": its GPU one more architecture there).
+OWN_DUMPS = $(BUILD)/own/*
+own_join = $(patsubst %,+%,$(wildcard $(addprefix $(OWN_DUMPS)/,$(1))))
+CALIBRATION_INPUTS = $(BUILD)/accuracy/test $(call own_join,test) \
+	$(BUILD)/accuracy/sweep $(call own_join,sweep) \
+	$(wildcard $(BUILD)/accuracy/deepbench $(BUILD)/accuracy/tensorcore.csv) \
+	$(BUILD)/accuracy/e2e.csv $(call own_join,e2e-*.csv)
 calibrate: $(BUILD)/surfer-bench
 	$(BUILD)/surfer-bench calibrate --emit $(CALIBRATION_INPUTS) > $(BUILD)/interval_table.c
 	mv $(BUILD)/interval_table.c predictor/interval_table.c

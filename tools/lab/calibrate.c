@@ -263,14 +263,14 @@ static int tc_row(struct dump_reader *d, const char *f[DUMP_NCOL])
 	return rc;
 }
 
-static int read_kernel_dir(struct cal_set *s, const char *dir, struct key_seen *seen)
+static int read_kernel_dir(struct cal_set *s, const char *dir, const struct key_seen *seen,
+			   struct key_seen *got)
 {
 	DIR *d = opendir(dir);
 	if (!d) {
 		fprintf(stderr, PROG ": cannot read '%s': %s\n", dir, strerror(errno));
 		return -1;
 	}
-	struct key_seen got = {{{{{0}}}}};
 	int rc = 0;
 	struct dirent *e;
 	while (rc == 0 && (e = readdir(d))) {
@@ -293,18 +293,17 @@ static int read_kernel_dir(struct cal_set *s, const char *dir, struct key_seen *
 		snprintf(path, sizeof path, "%s/%s", dir, n);
 		struct dump_reader d = { "accuracy",
 					 {"method", "op", "target_ns", "predicted_ns", "distance"}, 4,
-					 kernel_row, s, t, og, src, seen, &got };
+					 kernel_row, s, t, og, src, seen, got };
 		rc = read_dump(&d, path);
 	}
 	closedir(d);
-	for (size_t i = 0; i < sizeof got.k; i++)
-		(&seen->k[0][0][0][0])[i] |= (&got.k[0][0][0][0])[i];
 	return rc;
 }
 
 /* A dump file: whole iterations (surfer-bench e2e --dump) or tensor-core
  * GEMMs (surfer-bench tensorcore --dump), told apart by the header. */
-static int read_file(struct cal_set *s, const char *path, struct key_seen *seen)
+static int read_file(struct cal_set *s, const char *path, const struct key_seen *seen,
+		     struct key_seen *got)
 {
 	struct csv_reader r;
 	if (csv_open(&r, path, 0) != 0) {
@@ -313,16 +312,12 @@ static int read_file(struct cal_set *s, const char *path, struct key_seen *seen)
 	}
 	int tc = csv_next(&r) == 1 && csv_col(&r, "tc_ratio_ns") >= 0;
 	csv_release(&r);
-	struct key_seen got = {{{{{0}}}}};
 	struct dump_reader e2e = { "e2e", {"gpu", "weights", "measured_ms", "predicted_ms"}, 0,
-				   iteration_row, s, NULL, NULL, PRED_SRC_CONFIG, seen, &got };
+				   iteration_row, s, NULL, NULL, PRED_SRC_CONFIG, seen, got };
 	struct dump_reader tcd = { "tensorcore",
 				   {"gpu", "measured_ns", "tc_scratch_ns", "tc_ratio_ns", "origin"}, 0,
-				   tc_row, s, NULL, NULL, PRED_SRC_TRACE, seen, &got };
-	int rc = read_dump(tc ? &tcd : &e2e, path);
-	for (size_t i = 0; i < sizeof got.k; i++)
-		(&seen->k[0][0][0][0])[i] |= (&got.k[0][0][0][0])[i];
-	return rc;
+				   tc_row, s, NULL, NULL, PRED_SRC_TRACE, seen, got };
+	return read_dump(tc ? &tcd : &e2e, path);
 }
 
 static int cmp_float(const void *a, const void *b)
@@ -932,6 +927,8 @@ int bench_calibrate_main(const struct bench_args *a)
 			"usage: " PROG " calibrate [--emit] [--interval P] [--weigh re|rows|groups] DIR|FILE.csv...\n"
 			"  DIR: surfer-bench accuracy --dump files TARGET--ORIGIN.csv (make accuracy);\n"
 			"  FILE.csv: surfer-bench e2e --dump (held-out iterations) or tensorcore --dump;\n"
+			"  +DIR, +FILE.csv: more of the input before it (another GPU's predictions of the\n"
+			"  same kind: the keys an earlier input gave are not taken from a later one);\n"
 			"  the interval table as C (--emit), else the held-out coverage of the P\n"
 			"  interval (default 80); --weigh: the widening factor's rank over the\n"
 			"  left-out groups' coverages, their random-effects mean (re, the default),\n"
@@ -958,18 +955,29 @@ int bench_calibrate_main(const struct bench_args *a)
 		}
 	}
 	struct cal_set s = {0};
-	struct key_seen seen = {{{{{0}}}}};
+	/* seen: the keys every input read so far gave; before: those of the
+	 * inputs before the current one (a +PATH is part of the input before
+	 * it, and takes the keys that input could) */
+	struct key_seen seen = {{{{{0}}}}}, before = seen;
 	int rc = 0;
 	for (int i = 0; i < a->noperands && rc == 0; i++) {
+		const char *path = a->operands[i];
+		if (path[0] == '+' && i > 0)
+			path++;
+		else
+			before = seen;
+		struct key_seen got = {{{{{0}}}}};
 		struct stat st;
-		if (stat(a->operands[i], &st) != 0) {
-			fprintf(stderr, PROG ": cannot read '%s': %s\n", a->operands[i], strerror(errno));
+		if (stat(path, &st) != 0) {
+			fprintf(stderr, PROG ": cannot read '%s': %s\n", path, strerror(errno));
 			rc = -1;
 		} else if (S_ISDIR(st.st_mode)) {
-			rc = read_kernel_dir(&s, a->operands[i], &seen);
+			rc = read_kernel_dir(&s, path, &before, &got);
 		} else {
-			rc = read_file(&s, a->operands[i], &seen);
+			rc = read_file(&s, path, &before, &got);
 		}
+		for (size_t j = 0; j < sizeof got.k; j++)
+			(&seen.k[0][0][0][0])[j] |= (&got.k[0][0][0][0])[j];
 	}
 	if (rc == 0 && a->emit) {
 		rc = emit(&s, a->noperands, a->operands, w);

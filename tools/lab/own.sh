@@ -20,6 +20,9 @@
 #  5. NeuSight's FP32 conv sweep shapes: surfer-bench conv --target, the
 #     convolution model fitted on NeuSight's four GPUs (sm_60-sm_75), each
 #     of them the origin of every shape the GPU measured.
+# Every held-out prediction of 1, 2, 3 and 5 is dumped under
+# $BUILD/own/<gpu>/ (e2e-*.csv, test/, sweep/), where `make calibrate`
+# takes the GPU as one more architecture of the interval table.
 # The shared data is read at run time (NeuSight's configs and test shapes,
 # the GEMM and operator data the held-out constants are fitted on); absent,
 # the bench says so and stops.  Nothing is fitted on the GPU's own rows.
@@ -36,13 +39,13 @@ if [ ! -d "$SHARED/neusight/kernels-test" ]; then
 fi
 OUT=$BUILD/own/$GPU
 rm -rf "$OUT"
-mkdir -p "$OUT/kernels"
+mkdir -p "$OUT/kernels" "$OUT/test"
 echo "== 1. FP32 iterations, eager attention (compiled-in tile weights: no Hopper in their data)"
-"$B" e2e --labels "$D/labels" --configs "$SHARED/neusight/model_configs"
+"$B" e2e --labels "$D/labels" --configs "$SHARED/neusight/model_configs" --dump "$OUT/e2e-fp32.csv"
 echo
 echo "== 2. BF16 iterations, SDPA (constants fitted without the GPU's compute capability)"
 "$B" e2e --labels "$D/labels-bf16" --configs "$SHARED/neusight/model_configs" --dtype bf16 \
-	--attention sdpa --data "$SHARED"
+	--attention sdpa --data "$SHARED" --dump "$OUT/e2e-bf16.csv"
 echo
 echo "== 3. NeuSight's FP32 test shapes (gemm / vector MAPE %; --method all)"
 abs() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
@@ -51,7 +54,7 @@ for f in "$D"/kernels/gemm.csv "$D"/kernels/vec.csv; do ln -s "$(abs "$f")" "$OU
 reports=""
 for o in P4 P100 T4 V100-PCIE-32GB A100-PCIE-40GB none; do
 	"$B" accuracy --dataset "$OUT/kernels" --origin "$o" --target "$TARGET" --method all --json \
-		>"$OUT/accuracy-$o.json"
+		--dump "$OUT/test/$TARGET--$o.csv" >"$OUT/accuracy-$o.json"
 	reports="$reports $OUT/accuracy-$o.json"
 done
 # shellcheck disable=SC2086
@@ -66,6 +69,14 @@ if [ -f "$D/kernels/conv.csv" ] && [ -d "$SHARED/neusight/kernels/conv" ]; then
 	for f in "$SHARED"/neusight/kernels/conv/*.csv; do ln -s "$(abs "$f")" "$OUT/conv/$(basename "$f")"; done
 	ln -s "$(abs "$D/kernels/conv.csv")" "$OUT/conv/$GPU.csv"
 	"$B" conv --data "$OUT/conv" --target "$TARGET"
+	# the same shapes through `surfer-bench accuracy` (the compiled-in
+	# convolution constants: fitted on those four, none of this
+	# architecture), for `make calibrate`
+	mkdir -p "$OUT/sweep"
+	for o in P4 P100 T4 V100-PCIE-32GB none; do
+		"$B" accuracy --dataset "$OUT/conv" --origin "$o" --target "$TARGET" --method all --json \
+			--dump "$OUT/sweep/$TARGET--$o.csv" >/dev/null
+	done
 else
 	echo "no conv rows for $GPU, or $SHARED/neusight/kernels/conv absent: skipped"
 fi
