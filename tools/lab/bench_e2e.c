@@ -79,6 +79,8 @@ static void usage_e2e(FILE *f)
 			"  weights DIR/w_G.bin trained without G (make accuracy writes them), GPUs without one skipped\n"
 			"  An AMD GPU gets the AMD scale fitted on the other AMD GPUs' profiles under DIR\n"
 			"  (surfer-bench profile); --compiled-amd-scale: the compiled-in one\n"
+			"  --launch-us: a flat CPU cost per launch (default: the per-stack CPU model\n"
+			"  surfer-analyze --model uses without it)\n"
 			"  --dump: one line per iteration (gpu, config, held-out or in-sample, measured and\n"
 			"  predicted ms), what surfer-bench calibrate reads\n"
 			"  --dtype: the labels' precision (default fp32, NeuSight's); --data DIR: the shared data\n"
@@ -309,7 +311,8 @@ int bench_e2e_main(const struct bench_args *a)
 	const char *labels = a->labels, *configs = a->configs, *only = a->gpu;
 	const char *weights = a->weights, *holdout = a->holdout;
 	int compiled_scale = a->compiled_amd_scale;
-	double launch_ns = MODEL_LAUNCH_NS_DEFAULT;
+	/* what surfer-analyze --model charges the CPU without --launch-us */
+	double launch_ns = MODEL_LAUNCH_AUTO;
 	enum model_attention attn = MODEL_ATTN_EAGER;
 	enum gpu_dtype dtype = GPU_DT_FP32;
 	if (a->help) {
