@@ -114,5 +114,27 @@ expect "surfer-bench: '$G' has no kernel measured on both m40 and v100-sxm2-16" 
 	accuracy --format deepbench --dataset "$G" --origin m40 --target v100
 expect "surfer-bench: '$G' has no kernel measured on v100-sxm2-16" \
 	accuracy --format deepbench --dataset "$G" --origin none --target v100
+
+# own --dump: held-out predictions only (no --data: refused), and of the
+# GEMMs only the tensor-core model's predicted at 0.5 ms or more (an 8192^3
+# BF16 GEMM: about 1.1 ms on an H200; a 256^3 one and an FP32 one are
+# left out), in tensorcore --dump's columns, the measured time in ns.
+O="$D/own"
+mkdir "$O"
+printf 'dtype,m,n,k,latency_ms,Device\nbf16,8192,8192,8192,1.5,NVIDIA H200\nbf16,256,256,256,0.04,NVIDIA H200\nfp32,8192,8192,8192,20.0,NVIDIA H200\n' \
+	>"$O/gemm.csv"
+expect "surfer-bench: own: --dump writes held-out predictions: it needs --data" \
+	own --dataset "$O" --dump "$D/own.csv"
+SH="${SHARED_DATA:-../shared/data}"
+if [ -d "$SH/pipeweave" ] && [ -d "$SH/vidur" ]; then
+	"$BIN" own --dataset "$O" --data "$SH" --dump "$D/own.csv" >/dev/null 2>"$D/err" ||
+		{ echo "FAIL: own --dump: $(cat "$D/err")"; fail=1; }
+	head -1 "$D/own.csv" | grep -qx 'gpu,dtype,m,n,k,measured_ns,roofline_ns,tc_scratch_ns,wave_ns,tc_ratio_ns,origin' ||
+		{ echo "FAIL: own --dump: header '$(head -1 "$D/own.csv")'"; fail=1; }
+	[ "$(wc -l <"$D/own.csv")" -eq 2 ] && grep -q '^h200,bf16,8192,8192,8192,1500000.0,' "$D/own.csv" ||
+		{ echo "FAIL: own --dump: want the 8192^3 BF16 GEMM alone:"; cat "$D/own.csv"; fail=1; }
+else
+	echo "bench_cli: $SH absent: own --dump's held-out rows not checked"
+fi
 [ $fail -eq 0 ] && echo "bench_cli: ok"
 exit $fail

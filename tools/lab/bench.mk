@@ -25,7 +25,7 @@ own_join = $(patsubst %,+%,$(wildcard $(addprefix $(OWN_DUMPS)/,$(1))))
 CALIBRATION_INPUTS = $(BUILD)/accuracy/test $(call own_join,test) \
 	$(BUILD)/accuracy/sweep $(call own_join,sweep) \
 	$(wildcard $(BUILD)/accuracy/deepbench $(BUILD)/accuracy/tensorcore.csv) \
-	$(BUILD)/accuracy/e2e.csv $(call own_join,e2e-*.csv)
+	$(call own_join,tensorcore.csv) $(BUILD)/accuracy/e2e.csv $(call own_join,e2e-*.csv)
 calibrate: $(BUILD)/surfer-bench
 	$(BUILD)/surfer-bench calibrate --emit $(CALIBRATION_INPUTS) > $(BUILD)/interval_table.c
 	mv $(BUILD)/interval_table.c predictor/interval_table.c

@@ -53,6 +53,7 @@
 #include "trace/csv.h"
 #include "trace/surfer_err.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +280,9 @@ struct own_preds {
 	const struct predictor *held, *compiled;
 	const struct gpu_spec *g;
 	int rows;                     /* --rows: print each row              */
+	FILE *dump;                   /* --dump: the tensor-core GEMMs' held-
+				       * out predictions, as surfer-bench
+				       * tensorcore --dump writes them        */
 };
 
 /* Sum over the row's kernels of method m's prediction with p, ms; 0 when
@@ -365,6 +369,13 @@ static int own_kernel_file(const char *dir, const struct own_file *f, const stru
 		char name[48];
 		snprintf(name, sizeof name, "%s%s%s", f->kind, *key ? " " : "", key);
 		own_add(t, name, meas, pred);
+		/* the tensor-core model's GEMMs (16-bit and FP8; FP32 takes the
+		 * tile model) from the shape, for surfer-bench calibrate: those
+		 * predicted at OWN_LARGE_MS or more, whose time is the kernel's */
+		if (op->dump && !strcmp(f->kind, "gemm") && k[0].dtype != GPU_DT_FP32 &&
+		    k[0].dtype != GPU_DT_TF32 && pred[OC_HELD] >= OWN_LARGE_MS)
+			fprintf(op->dump, "%s,%s,%.0f,%.0f,%.0f,%.1f,%.1f,%.1f,-1.0,-1.0,\n", op->g->id, key,
+				v[0], v[1], v[2], meas * 1e6, pred[OC_ROOF] * 1e6, pred[OC_HELD] * 1e6);
 		if (pred[OC_HELD] >= OWN_LARGE_MS)
 			own_add(large, name, meas, pred);
 		if (op->rows) {
@@ -498,7 +509,10 @@ static void own_usage(FILE *f)
 		   "  DIR: tools/gpu/kernels.py's {gemm,sdpa,decode,vec,model}.csv (data/<gpu>/ours)\n"
 		   "  --data: the shared data folder the constants are refitted on without the GPU's\n"
 		   "  compute capability (absent: the compiled-in constants, not held out)\n"
-		   "  --gpu: the GPU predicted (default: the files' Device column)\n");
+		   "  --gpu: the GPU predicted (default: the files' Device column)\n"
+		   "  --dump FILE.csv: the 16-bit and FP8 GEMMs' held-out predictions of 0.5 ms or more\n"
+		   "  (needs --data), in surfer-bench tensorcore --dump's columns: what surfer-bench calibrate\n"
+		   "  reads\n");
 }
 
 int bench_own_main(const struct bench_args *a)
@@ -553,6 +567,21 @@ int bench_own_main(const struct bench_args *a)
 		       tcgemm_default_params.mamf_1024, at.mma_eff, attention_default_params.mma_eff,
 		       vp.bw_exp, vecop_default_params.bw_exp);
 	struct own_preds op = { .held = ph, .compiled = pc, .g = g, .rows = a->rows };
+	if (a->dump && !held) {
+		fprintf(stderr, PROG ": own: --dump writes held-out predictions: it needs --data\n");
+		predictor_free(ph);
+		predictor_free(pc);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	if (a->dump && !(op.dump = fopen(a->dump, "w"))) {
+		fprintf(stderr, PROG ": own: cannot write '%s': %s\n", a->dump, strerror(errno));
+		predictor_free(ph);
+		predictor_free(pc);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	if (op.dump)
+		fprintf(op.dump, "gpu,dtype,m,n,k,measured_ns,roofline_ns,tc_scratch_ns,wave_ns,tc_ratio_ns,"
+				 "origin\n");
 	static struct own_table t, large;   /* 2 x 32 groups of 4096 rows */
 	t.n = large.n = 0;
 	int seen = 0, rc = 0;
@@ -564,6 +593,10 @@ int bench_own_main(const struct bench_args *a)
 		rc = own_model_file(a->dataset, &op, &seen);
 	predictor_free(ph);
 	predictor_free(pc);
+	if (op.dump && fclose(op.dump) != 0 && rc == 0) {
+		fprintf(stderr, PROG ": own: cannot write '%s'\n", a->dump);
+		rc = -1;
+	}
 	if (rc == 0 && !seen) {
 		fprintf(stderr, PROG ": own: no kernels.py file under '%s'\n", a->dataset);
 		rc = -1;

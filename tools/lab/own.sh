@@ -20,9 +20,10 @@
 #  5. NeuSight's FP32 conv sweep shapes: surfer-bench conv --target, the
 #     convolution model fitted on NeuSight's four GPUs (sm_60-sm_75), each
 #     of them the origin of every shape the GPU measured.
-# Every held-out prediction of 1, 2, 3 and 5 is dumped under
-# $BUILD/own/<gpu>/ (e2e-*.csv, test/, sweep/), where `make calibrate`
-# takes the GPU as one more architecture of the interval table.
+# Every held-out prediction of 1, 2, 3 and 5, and 4's tensor-core GEMMs, is
+# dumped under $BUILD/own/<gpu>/ (e2e-*.csv, test/, sweep/, tensorcore.csv),
+# where `make calibrate` takes the GPU as one more architecture of the
+# interval table.
 # The shared data is read at run time (NeuSight's configs and test shapes,
 # the GEMM and operator data the held-out constants are fitted on); absent,
 # the bench says so and stops.  Nothing is fitted on the GPU's own rows.
@@ -61,7 +62,7 @@ done
 "$B" table $reports
 echo
 echo "== 4. tools/gpu/kernels.py's measurements (constants fitted without the GPU's compute capability)"
-"$B" own --dataset "$D/ours" --data "$SHARED"
+"$B" own --dataset "$D/ours" --data "$SHARED" --dump "$OUT/tensorcore.csv"
 echo
 echo "== 5. NeuSight's FP32 conv sweep shapes (the model fitted on NeuSight's four GPUs, not this one)"
 if [ -f "$D/kernels/conv.csv" ] && [ -d "$SHARED/neusight/kernels/conv" ]; then
