@@ -27,6 +27,7 @@ CALIBRATION_INPUTS = $(BUILD)/accuracy/test $(call own_join,test) \
 	$(wildcard $(BUILD)/accuracy/deepbench $(BUILD)/accuracy/tensorcore.csv) \
 	$(call own_join,tensorcore.csv) $(BUILD)/accuracy/e2e.csv $(call own_join,e2e-*.csv)
 calibrate: $(BUILD)/surfer-bench
+	@[ -n "$(wildcard $(OWN_DUMPS)/e2e-*.csv)" ] || echo "calibrate: no dumps of our own GPUs in $(BUILD)/own (make bench-h200 writes them): the table leaves them out"
 	$(BUILD)/surfer-bench calibrate --emit $(CALIBRATION_INPUTS) > $(BUILD)/interval_table.c
 	mv $(BUILD)/interval_table.c predictor/interval_table.c
 	$(BUILD)/surfer-bench calibrate $(CALIBRATION_INPUTS)
