@@ -1143,8 +1143,9 @@ static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_
 								 : at->groups[g].op;
 		double lo, hi;
 
-		interval_factors(NULL, 0, m, interval_class_of(op), at->distance,
-				 c->a->origin ? PRED_SRC_TRACE : PRED_SRC_CONFIG, at->interval, &lo, &hi);
+		interval_factors(NULL, 0, interval_method(c->o->method, m), interval_class_of(op),
+				 at->distance, c->a->origin ? PRED_SRC_TRACE : PRED_SRC_CONFIG,
+				 at->interval, &lo, &hi);
 		at->groups[g].launches += timeline_config_launches(c->tl, i);
 		at->groups[g].origin_ns += meas;
 		at->groups[g].pred_ns += p;

@@ -99,6 +99,11 @@ const struct interval_row *interval_lookup(const struct interval_row *rows, size
 	return r;
 }
 
+enum pred_method interval_method(enum pred_method asked, enum pred_method used)
+{
+	return asked == PRED_AUTO && used == PRED_MLP ? PRED_AUTO : used;
+}
+
 uint32_t interval_factors(const struct interval_row *rows, size_t n, enum pred_method method,
 			  enum interval_class cls, enum pred_distance d, enum pred_source src,
 			  double prob, double *lo, double *hi)

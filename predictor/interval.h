@@ -85,6 +85,17 @@ extern const size_t interval_table_len;
 /* The class of a kernel of operator op. */
 enum interval_class interval_class_of(enum pred_op op);
 
+/* The method whose held-out errors the interval of a prediction takes,
+ * asked the method asked for and used the one predict_kernel() reported:
+ * auto's own rows where auto took the tile model, whose ratio it pulls
+ * toward the model's time on the target across architectures (that
+ * prediction is not the plain mlp ratio whose errors the mlp rows hold:
+ * those reach +92 % of a GEMM from a trace where auto's reach +34 %; auto's
+ * dumps hold the pulled ones), else the used method's (a tensor-core GEMM
+ * its model's, a fallback to wave its own; a convolution, whose method has
+ * no rows, auto's through the lookup's fallback). */
+enum pred_method interval_method(enum pred_method asked, enum pred_method used);
+
 /* The distance of b from a: PRED_DIST_NEW_ARCH when either is NULL. */
 enum pred_distance pred_distance_between(const struct gpu_spec *a, const struct gpu_spec *b);
 

@@ -563,6 +563,97 @@ START_TEST(bench_json_bandwidth_ratio)
 }
 END_TEST
 
+/* The auto rows of an accuracy dump: target_ns, low_ns, high_ns (0 where
+ * the row has no interval), at most max; their number. */
+static size_t dump_bounds(const char *path, double (*row)[3], size_t max)
+{
+	FILE *fp = fopen(path, "r");
+	ck_assert_ptr_nonnull(fp);
+	char line[1024];
+	size_t n = 0;
+	ck_assert_ptr_nonnull(fgets(line, sizeof line, fp));
+	ck_assert_str_eq(line, "method,op,dims,origin_ns,target_ns,predicted_ns,distance,low_ns,high_ns\n");
+	while (fgets(line, sizeof line, fp)) {
+		const char *f[9];
+		size_t nf = 0;
+		for (char *p = line; nf < 9; p++) {
+			f[nf++] = p;
+			p = strpbrk(p, ",\n");
+			if (!p)
+				break;
+			*p = '\0';
+		}
+		ck_assert_uint_eq(nf, 9);
+		if (strcmp(f[0], "auto"))
+			continue;
+		ck_assert_uint_lt(n, max);
+		row[n][0] = atof(f[4]);
+		row[n][1] = *f[7] ? atof(f[7]) : 0;
+		row[n][2] = *f[8] ? atof(f[8]) : 0;
+		n++;
+	}
+	fclose(fp);
+	return n;
+}
+
+/* accuracy's interval coverage: of the rows a method's interval covers,
+ * the share whose measured time lies within the bounds its dump writes
+ * (counted here from the dump); the naive ratios have no interval; the
+ * 50 % interval of a row lies within its 80 % one. */
+START_TEST(bench_interval_coverage)
+{
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char cmd[1024], d80[300], d50[300];
+	snprintf(d80, sizeof d80, "%s.iv80.csv", dir);
+	snprintf(d50, sizeof d50, "%s.iv50.csv", dir);
+	snprintf(cmd, sizeof cmd, "%s/surfer-bench accuracy --dataset '%s' --origin '" DEV_O
+		 "' --target '" DEV_T "' --method all --json --dump '%s'", build, dir, d80);
+	FILE *pp = popen(cmd, "r");
+	ck_assert_ptr_nonnull(pp);
+	json_error_t je;
+	json_t *root = json_loadf(pp, 0, &je);
+	ck_assert_int_eq(pclose(pp), 0);
+	ck_assert_msg(root != NULL, "bad JSON: %s", je.text);
+	json_t *methods = json_object_get(root, "methods");
+	const char *naive[] = {"bw-ratio", "flops-ratio"};
+	for (int i = 0; i < 2; i++) {
+		json_t *ov = json_object_get(json_object_get(methods, naive[i]), "overall");
+		ck_assert_ptr_nonnull(ov);
+		ck_assert_ptr_null(json_object_get(ov, "interval_coverage"));
+	}
+	json_t *ov = json_object_get(json_object_get(methods, "auto"), "overall");
+	double rows80[16][3], rows50[16][3];
+	size_t n = dump_bounds(d80, rows80, 16), with = 0, in = 0;
+	ck_assert_uint_gt(n, 0);
+	for (size_t i = 0; i < n; i++)
+		if (rows80[i][1] > 0) {
+			with++;
+			in += rows80[i][0] >= rows80[i][1] && rows80[i][0] <= rows80[i][2];
+		}
+	ck_assert_uint_eq(with, n);   /* every kernel of auto has a key */
+	ck_assert_int_eq(json_integer_value(json_object_get(ov, "interval_n")), (json_int_t)with);
+	ck_assert_double_eq_tol(json_real_value(json_object_get(ov, "interval")), 80.0, 1e-9);
+	ck_assert_double_eq_tol(json_real_value(json_object_get(ov, "interval_coverage")),
+				100.0 * (double)in / (double)with, 1e-9);
+	json_decref(root);
+	snprintf(cmd, sizeof cmd, "%s/surfer-bench accuracy --dataset '%s' --origin '" DEV_O
+		 "' --target '" DEV_T "' --interval 50 --dump '%s' >/dev/null", build, dir, d50);
+	int st = system(cmd);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_uint_eq(dump_bounds(d50, rows50, 16), n);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert(rows50[i][1] >= rows80[i][1] - 0.05 && rows50[i][2] <= rows80[i][2] + 0.05);
+		ck_assert(rows50[i][2] - rows50[i][1] < rows80[i][2] - rows80[i][1]);
+	}
+	unlink(d80);
+	unlink(d50);
+	snprintf(cmd, sizeof cmd, "%s/surfer-bench accuracy --dataset '%s' --origin '" DEV_O
+		 "' --target '" DEV_T "' --interval 100 2>/dev/null >/dev/null", build, dir);
+	st = system(cmd);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+}
+END_TEST
+
 /* surfer-train on rows written here: 14 GEMMs of one shape cell ran
  * volta_sgemm_128x128, 6 volta_sgemm_64x64 (the cell keeps 128x128), 6 of
  * a small shape volta_sgemm_32x32_sliced1x4; the weights it writes carry
@@ -835,6 +926,7 @@ int main(void)
 	tcase_add_test(tc, random_effects_by_hand);
 	tcase_add_test(tc, own_kernels_by_hand);
 	tcase_add_test(tc, bench_json_bandwidth_ratio);
+	tcase_add_test(tc, bench_interval_coverage);
 	tcase_add_test(tc, bad_csv_one_line);
 	tcase_add_test(tc, trainer_records_picks);
 	tcase_add_test(tc, trainer_fits_curve);

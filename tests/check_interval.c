@@ -92,6 +92,45 @@ START_TEST(fallbacks)
 }
 END_TEST
 
+/* Which rows a prediction takes: auto's own where auto pulled the tile
+ * model's ratio (its dumps hold those predictions), the used method's
+ * otherwise, and the asked method's when it was asked by name. */
+START_TEST(auto_takes_its_rows)
+{
+	struct interval_row rows[] = {
+		linear_row(PRED_AUTO, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, -0.2f, 0.2f),
+		linear_row(PRED_MLP, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, -1.0f, 1.0f),
+		linear_row(PRED_WAVE, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, -0.5f, 0.5f),
+		linear_row(PRED_TCGEMM, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, -0.1f, 0.1f),
+	};
+	size_t n = sizeof rows / sizeof rows[0];
+	/* the 0.9 quantile of each: hi = exp(0.8 x half-width) */
+	const struct { enum pred_method asked, used; double half; } c[] = {
+		{PRED_AUTO, PRED_MLP, 0.2},     /* auto pulled the tile model: auto's */
+		{PRED_MLP, PRED_MLP, 1.0},      /* the tile model asked by name        */
+		{PRED_AUTO, PRED_WAVE, 0.5},    /* auto fell back to wave: wave's      */
+		{PRED_AUTO, PRED_TCGEMM, 0.1},  /* a tensor-core GEMM: its model's     */
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		double lo, hi;
+		ck_assert_uint_eq(interval_factors(rows, n, interval_method(c[i].asked, c[i].used),
+						   IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, 0.8,
+						   &lo, &hi), 100);
+		ck_assert_double_eq_tol(hi, exp(0.8 * c[i].half), 1e-6);
+		ck_assert_double_eq_tol(lo, exp(-0.8 * c[i].half), 1e-6);
+	}
+	/* a convolution auto predicted (its method has no rows): auto's */
+	ck_assert_int_eq(interval_method(PRED_AUTO, PRED_CONV), PRED_CONV);
+	struct interval_row conv = linear_row(PRED_AUTO, IV_CLASS_CONV, PRED_DIST_NEW_ARCH,
+					      PRED_SRC_TRACE, -0.3f, 0.3f);
+	double lo, hi;
+	ck_assert_uint_eq(interval_factors(&conv, 1, interval_method(PRED_AUTO, PRED_CONV),
+					   IV_CLASS_CONV, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, 0.8, &lo,
+					   &hi), 100);
+	ck_assert_double_eq_tol(hi, exp(0.24), 1e-6);
+}
+END_TEST
+
 /* Distances: a key of the asked distance first, then farther ones, never
  * a nearer one (its errors are the narrower kind); the method's own
  * farther row before auto's of the asked distance. */
@@ -181,6 +220,7 @@ int main(void)
 	tcase_add_test(tc, quantile_interpolates);
 	tcase_add_test(tc, bounds_from_errors);
 	tcase_add_test(tc, fallbacks);
+	tcase_add_test(tc, auto_takes_its_rows);
 	tcase_add_test(tc, distances);
 	tcase_add_test(tc, distance);
 	tcase_add_test(tc, committed_table);

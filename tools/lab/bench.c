@@ -68,6 +68,7 @@ struct opts {
 	int json;
 	int as_recorded;    /* elementwise rows without their shape      */
 	const char *dump;   /* per-pair predictions as CSV, or NULL */
+	double interval;    /* the intervals' probability (0..1)          */
 	const struct predictor *pred;
 };
 
@@ -78,7 +79,7 @@ static void usage(FILE *fp)
 		"                    [--format neusight|pipeweave|vidur|deepbench]\n"
 		"                    [--op OP] [--method M|all] [--weights FILE] [--json]\n"
 		"                    [--dump FILE.csv] [--as-recorded] [--heldout-conv]\n"
-		"                    [--shrink GEMM,VECTOR]\n"
+		"                    [--shrink GEMM,VECTOR] [--interval P]\n"
 		"       " PROG " table REPORT.json...   (markdown tables of accuracy reports)\n"
 		"       " PROG " e2e --labels DIR --configs DIR [--weights F | --holdout-weights DIR]\n"
 		"                        [--dtype D] [--attention eager|sdpa] [--data DIR]\n"
@@ -104,14 +105,17 @@ static void usage(FILE *fp)
 		"methods: bw-ratio flops-ratio roofline wave mlp auto (default auto), all\n");
 }
 
-/* Predicts one pair with method m; <= 0 when the method cannot. */
+/* Predicts one pair with method m; <= 0 when the method cannot.  *used:
+ * the method that predicted it (a naive ratio: PRED_METHOD_COUNT, none of
+ * surfer's, without an interval). */
 static double predict_one(const struct predictor *p, int m, const struct pred_kernel *k,
-			  const struct gpu_spec *o, const struct gpu_spec *t)
+			  const struct gpu_spec *o, const struct gpu_spec *t, enum pred_method *used)
 {
 	static const enum pred_method map[BM_COUNT] = {
 		[BM_ROOFLINE] = PRED_ROOFLINE, [BM_WAVE] = PRED_WAVE,
 		[BM_MLP] = PRED_MLP, [BM_AUTO] = PRED_AUTO,
 	};
+	*used = PRED_METHOD_COUNT;
 	if (m == BM_BW)
 		return k->origin_ns * o->mem_bw_gbps / t->mem_bw_gbps;
 	if (m == BM_FLOPS)
@@ -120,6 +124,7 @@ static double predict_one(const struct predictor *p, int m, const struct pred_ke
 	struct pred_result r;
 	if (predict_kernel(p, k, o, t, map[m], &r) != 0)
 		return -1;
+	*used = r.method;
 	return r.ns;
 }
 
@@ -205,9 +210,11 @@ static int run_accuracy(const struct opts *o)
 	}
 	/* the distance the analyzer would give these predictions (interval.h):
 	 * from the origin, or from the GPUs the weights learnt from */
-	const char *dist = pred_distance_name(pred_distance_of(o->pred, o->origin, o->target));
+	enum pred_distance dist_k = pred_distance_of(o->pred, o->origin, o->target);
+	const char *dist = pred_distance_name(dist_k);
+	enum pred_source iv_src = o->origin ? PRED_SRC_TRACE : PRED_SRC_CONFIG;
 	if (dump)
-		fprintf(dump, "method,op,dims,origin_ns,target_ns,predicted_ns,distance\n");
+		fprintf(dump, "method,op,dims,origin_ns,target_ns,predicted_ns,distance,low_ns,high_ns\n");
 	for (int m = 0; m < BM_COUNT; m++) {
 		if (!o->methods[m] || (bm_needs_origin[m] && !o->origin))
 			continue;
@@ -215,6 +222,8 @@ static int run_accuracy(const struct opts *o)
 		double *grp = malloc((np + 1) * sizeof *grp);
 		const char **pop = malloc((np + 1) * sizeof *pop);
 		size_t na = 0, failed = 0;
+		size_t iv_n = 0, iv_in = 0;   /* rows with an interval; holding
+					       * the measured time           */
 		if (!ape || !grp || !pop) {
 			fprintf(stderr, PROG ": out of memory\n");
 			return surfer_exit_code(SURFER_ENOMEM);
@@ -234,19 +243,37 @@ static int run_accuracy(const struct opts *o)
 				k.m = k.n = 0;
 				k.flops = k.bytes = 0;
 			}
-			double pred = predict_one(o->pred, m, &k, o->origin, o->target);
+			enum pred_method used;
+			double pred = predict_one(o->pred, m, &k, o->origin, o->target, &used);
 			double truth = pairs[i].target->latency_ms * 1e6;
 			if (!(pred > 0) || !isfinite(pred)) {
 				failed++;
 				continue;
 			}
 			ape[na] = 100 * fabs(pred - truth) / truth;
+			/* the interval surfer-analyze gives the kernel: its
+			 * method's, class's, distance's and source's */
+			double lo = 0, hi = 0;
+			if (used < PRED_METHOD_COUNT &&
+			    interval_factors(NULL, 0,
+					     interval_method(m == BM_AUTO ? PRED_AUTO : used, used),
+					     interval_class_of(k.op), dist_k, iv_src, o->interval, &lo,
+					     &hi) > 0) {
+				iv_n++;
+				iv_in += truth >= pred * lo && truth <= pred * hi;
+			} else {
+				lo = hi = 0;
+			}
 			if (dump) {
 				const struct ns_row *t = pairs[i].target;
 				fprintf(dump, "%s,%s,", bm_names[m], t->op);
 				for (unsigned d = 0; d < t->ndims; d++)
 					fprintf(dump, "%s%llu", d ? "x" : "", (unsigned long long)t->dims[d]);
-				fprintf(dump, ",%.1f,%.1f,%.1f,%s\n", k.origin_ns, truth, pred, dist);
+				fprintf(dump, ",%.1f,%.1f,%.1f,%s,", k.origin_ns, truth, pred, dist);
+				if (hi > 0)
+					fprintf(dump, "%.1f,%.1f\n", pred * lo, pred * hi);
+				else
+					fprintf(dump, ",\n");
 			}
 			pop[na++] = pairs[i].target->op;
 		}
@@ -272,6 +299,14 @@ static int run_accuracy(const struct opts *o)
 		json_object_set_new(mo, "groups", groups);
 		json_t *ov = stats_json("method", bm_names[m], ape, na);
 		json_object_set_new(ov, "failed", json_integer((json_int_t)failed));
+		/* how often the interval held the measured time (on the
+		 * calibration's own GPUs in-sample: make calibrate gives the
+		 * held-out figure) */
+		if (iv_n) {
+			json_object_set_new(ov, "interval", json_real(o->interval * 100));
+			json_object_set_new(ov, "interval_n", json_integer((json_int_t)iv_n));
+			json_object_set_new(ov, "interval_coverage", json_real(100.0 * (double)iv_in / (double)iv_n));
+		}
 		json_object_set_new(mo, "overall", ov);
 		json_object_set_new(methods, bm_names[m], mo);
 		free(ape);
@@ -312,7 +347,14 @@ static int run_accuracy(const struct opts *o)
 				print_stats(only, json_string_value(json_object_get(e, "op")), e);
 			json_array_foreach(json_object_get(v, "groups"), i, e)
 				print_stats(only, json_string_value(json_object_get(e, "group")), e);
-			print_stats(only, "overall", json_object_get(v, "overall"));
+			json_t *ov = json_object_get(v, "overall");
+			print_stats(only, "overall", ov);
+			if (json_object_get(ov, "interval_n"))
+				printf("%-12s %-11s %6lld the %.0f%% interval held the measured time in %.1f%%\n",
+				       only, "interval",
+				       (long long)json_integer_value(json_object_get(ov, "interval_n")),
+				       json_real_value(json_object_get(ov, "interval")),
+				       json_real_value(json_object_get(ov, "interval_coverage")));
 		}
 	}
 	json_decref(methods);
@@ -501,6 +543,16 @@ static int accuracy_main(const struct bench_args *a)
 	o.weights = a->weights;
 	o.json = a->json;
 	o.as_recorded = a->as_recorded;
+	o.interval = IV_DEFAULT_P;
+	if (a->interval) {
+		char *end;
+		o.interval = strtod(a->interval, &end) / 100;
+		if (*end || !(o.interval > 0 && o.interval < 1)) {
+			fprintf(stderr, PROG ": bad --interval '%s' (a percentage between 0 and 100)\n",
+				a->interval);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+	}
 	if (a->format && ns_format_parse(a->format, &o.format) != 0) {
 		fprintf(stderr, PROG ": unknown format '%s' (neusight, pipeweave, vidur, deepbench)\n",
 			a->format);
@@ -660,7 +712,8 @@ static const struct bench_cmd {
 	int (*run)(const struct bench_args *a);
 } bench_cmds[] = {
 	{"accuracy", BO(DATASET) | BO(ORIGIN) | BO(TARGET) | BO(OP) | BO(METHOD) | BO(WEIGHTS) |
-		     BO(JSON) | BO(DUMP) | BO(AS_RECORDED) | BO(FORMAT) | BO(HELDOUT_CONV) | BO(SHRINK), 0,
+		     BO(JSON) | BO(DUMP) | BO(AS_RECORDED) | BO(FORMAT) | BO(HELDOUT_CONV) | BO(SHRINK) |
+		     BO(INTERVAL), 0,
 	 accuracy_main},
 	{"table", 0, 1, table_main},
 	{"e2e", BO(LABELS) | BO(CONFIGS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(LAUNCH_US) |
