@@ -305,7 +305,8 @@ static int run_accuracy(const struct opts *o)
 		if (iv_n) {
 			json_object_set_new(ov, "interval", json_real(o->interval * 100));
 			json_object_set_new(ov, "interval_n", json_integer((json_int_t)iv_n));
-			json_object_set_new(ov, "interval_coverage", json_real(100.0 * (double)iv_in / (double)iv_n));
+			json_object_set_new(ov, "interval_coverage",
+					    json_real(100.0 * (double)iv_in / (double)iv_n));
 		}
 		json_object_set_new(mo, "overall", ov);
 		json_object_set_new(methods, bm_names[m], mo);

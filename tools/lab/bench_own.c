@@ -374,8 +374,9 @@ static int own_kernel_file(const char *dir, const struct own_file *f, const stru
 		 * predicted at OWN_LARGE_MS or more, whose time is the kernel's */
 		if (op->dump && !strcmp(f->kind, "gemm") && k[0].dtype != GPU_DT_FP32 &&
 		    k[0].dtype != GPU_DT_TF32 && pred[OC_HELD] >= OWN_LARGE_MS)
-			fprintf(op->dump, "%s,%s,%.0f,%.0f,%.0f,%.1f,%.1f,%.1f,-1.0,-1.0,\n", op->g->id, key,
-				v[0], v[1], v[2], meas * 1e6, pred[OC_ROOF] * 1e6, pred[OC_HELD] * 1e6);
+			fprintf(op->dump, "%s,%s,%.0f,%.0f,%.0f,%.1f,%.1f,%.1f,-1.0,-1.0,\n", op->g->id,
+				key, v[0], v[1], v[2], meas * 1e6, pred[OC_ROOF] * 1e6,
+				pred[OC_HELD] * 1e6);
 		if (pred[OC_HELD] >= OWN_LARGE_MS)
 			own_add(large, name, meas, pred);
 		if (op->rows) {
@@ -510,9 +511,9 @@ static void own_usage(FILE *f)
 		   "  --data: the shared data folder the constants are refitted on without the GPU's\n"
 		   "  compute capability (absent: the compiled-in constants, not held out)\n"
 		   "  --gpu: the GPU predicted (default: the files' Device column)\n"
-		   "  --dump FILE.csv: the 16-bit and FP8 GEMMs' held-out predictions of 0.5 ms or more\n"
-		   "  (needs --data), in surfer-bench tensorcore --dump's columns: what surfer-bench calibrate\n"
-		   "  reads\n");
+		   "  --dump FILE.csv: the 16-bit and FP8 GEMMs' held-out predictions of 0.5 ms\n"
+		   "  or more (needs --data), in surfer-bench tensorcore --dump's columns: what\n"
+		   "  surfer-bench calibrate reads\n");
 }
 
 int bench_own_main(const struct bench_args *a)
@@ -580,8 +581,8 @@ int bench_own_main(const struct bench_args *a)
 		return surfer_exit_code(SURFER_EINVAL);
 	}
 	if (op.dump)
-		fprintf(op.dump, "gpu,dtype,m,n,k,measured_ns,roofline_ns,tc_scratch_ns,wave_ns,tc_ratio_ns,"
-				 "origin\n");
+		fprintf(op.dump, "gpu,dtype,m,n,k,measured_ns,roofline_ns,tc_scratch_ns,wave_ns,"
+				 "tc_ratio_ns,origin\n");
 	static struct own_table t, large;   /* 2 x 32 groups of 4096 rows */
 	t.n = large.n = 0;
 	int seen = 0, rc = 0;
