@@ -99,6 +99,14 @@ const struct interval_row *interval_lookup(const struct interval_row *rows, size
 	return r;
 }
 
+int interval_table_saw(uint32_t cc)
+{
+	for (size_t i = 0; i < interval_table_narchs; i++)
+		if (interval_table_archs[i] == cc)
+			return 1;
+	return 0;
+}
+
 enum pred_method interval_method(enum pred_method asked, enum pred_method used)
 {
 	return asked == PRED_AUTO && used == PRED_MLP ? PRED_AUTO : used;

@@ -79,6 +79,17 @@ struct interval_row {
 extern const struct interval_row interval_table[];
 extern const size_t interval_table_len;
 
+/* The architectures (compute capabilities; AMD's gfx targets as
+ * GPU_CC_AMD + the target) whose held-out errors the committed table's
+ * new-architecture rows hold, ascending. */
+extern const uint32_t interval_table_archs[];
+extern const size_t interval_table_narchs;
+
+/* 1 when the committed table holds errors of cc's architecture: how often
+ * its intervals hold that GPU's measured times is then an in-sample
+ * figure (surfer-bench calibrate gives the held-out one). */
+int interval_table_saw(uint32_t cc);
+
 /* The interval probability used when none is asked for. */
 #define IV_DEFAULT_P 0.8
 

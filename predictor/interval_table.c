@@ -270,3 +270,10 @@ const struct interval_row interval_table[] = {
 	/* tcgemm gemm trace same-die: 21024 rows of 2 groups, too few: the lookup takes a farther key */
 };
 const size_t interval_table_len = 35;
+
+/* the architectures whose held-out errors the rows hold */
+const uint32_t interval_table_archs[] = {
+	60, 61, 70, 75, 80, 86,
+	90, GPU_CC_AMD + 0x908, GPU_CC_AMD + 0x90a
+};
+const size_t interval_table_narchs = 9;

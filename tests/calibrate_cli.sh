@@ -78,6 +78,10 @@ got=$(row_q "$D/table.c")
 want=$(estimate "$D/k" "")
 [ "$got" = "$want" ] || { echo "FAIL: two architectures: quantiles 0.1, 0.9 '$got', want '$want'"; fail=1; }
 grep -q 'interval_table_len = ' "$D/table.c" || { echo "FAIL: no table length"; fail=1; }
+# the architectures whose errors it holds: the P4's and the T4's, the
+# e2e dump's T4 once
+tr -d '\n\t' <"$D/table.c" | grep -q 'interval_table_archs\[\] = {61, 75};const size_t interval_table_narchs = 2;' ||
+	{ echo "FAIL: the table's architectures, want 61 and 75:"; grep -A3 interval_table_archs "$D/table.c"; fail=1; }
 # one held-out iteration (the in-sample one is not read): fewer than the
 # rows a key needs, so no iteration row
 if grep -q '{ PRED_AUTO, IV_CLASS_ITERATION,' "$D/table.c"; then echo "FAIL: an iteration row from one iteration"; fail=1; fi

@@ -633,6 +633,8 @@ START_TEST(bench_interval_coverage)
 	ck_assert_uint_eq(with, n);   /* every kernel of auto has a key */
 	ck_assert_int_eq(json_integer_value(json_object_get(ov, "interval_n")), (json_int_t)with);
 	ck_assert_double_eq_tol(json_real_value(json_object_get(ov, "interval")), 80.0, 1e-9);
+	/* the V100's architecture is among the table's: an in-sample figure */
+	ck_assert(json_is_true(json_object_get(ov, "interval_in_sample")));
 	ck_assert_double_eq_tol(json_real_value(json_object_get(ov, "interval_coverage")),
 				100.0 * (double)in / (double)with, 1e-9);
 	json_decref(root);

@@ -209,6 +209,16 @@ START_TEST(committed_table)
 		for (int j = 1; j < IV_NQ; j++)
 			ck_assert(r->q[j] >= r->q[j - 1]);
 	}
+	/* its architectures, ascending: NeuSight's five (sm_60, 61, 70, 75,
+	 * 80) and our H200 (sm_90) are among them; Ada (sm_89) and
+	 * Blackwell (sm_100), of which no held-out prediction exists, are not */
+	for (size_t i = 1; i < interval_table_narchs; i++)
+		ck_assert_uint_gt(interval_table_archs[i], interval_table_archs[i - 1]);
+	const uint32_t saw[] = {60, 61, 70, 75, 80, 90}, unseen[] = {89, 100, 120};
+	for (size_t i = 0; i < sizeof saw / sizeof saw[0]; i++)
+		ck_assert_msg(interval_table_saw(saw[i]), "sm_%u not in the table", saw[i]);
+	for (size_t i = 0; i < sizeof unseen / sizeof unseen[0]; i++)
+		ck_assert_msg(!interval_table_saw(unseen[i]), "sm_%u in the table", unseen[i]);
 }
 END_TEST
 

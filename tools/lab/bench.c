@@ -304,6 +304,8 @@ static int run_accuracy(const struct opts *o)
 		 * held-out figure) */
 		if (iv_n) {
 			json_object_set_new(ov, "interval", json_real(o->interval * 100));
+			json_object_set_new(ov, "interval_in_sample",
+					    json_boolean(interval_table_saw(o->target->cc)));
 			json_object_set_new(ov, "interval_n", json_integer((json_int_t)iv_n));
 			json_object_set_new(ov, "interval_coverage",
 					    json_real(100.0 * (double)iv_in / (double)iv_n));
@@ -351,11 +353,14 @@ static int run_accuracy(const struct opts *o)
 			json_t *ov = json_object_get(v, "overall");
 			print_stats(only, "overall", ov);
 			if (json_object_get(ov, "interval_n"))
-				printf("%-12s %-11s %6lld the %.0f%% interval held the measured time in %.1f%%\n",
+				printf("%-12s %-11s %6lld the %.0f%% interval held the measured time in %.1f%%%s\n",
 				       only, "interval",
 				       (long long)json_integer_value(json_object_get(ov, "interval_n")),
 				       json_real_value(json_object_get(ov, "interval")),
-				       json_real_value(json_object_get(ov, "interval_coverage")));
+				       json_real_value(json_object_get(ov, "interval_coverage")),
+				       json_is_true(json_object_get(ov, "interval_in_sample"))
+					       ? " (in-sample: the table holds the target architecture's errors)"
+					       : "");
 		}
 	}
 	json_decref(methods);

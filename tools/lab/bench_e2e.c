@@ -292,8 +292,10 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 			       builtin && *note ? ", " : "", note);
 		putchar('\n');
 		if (acc.interval > 0)
-			printf("%-16s the %.0f%% interval holds the measured time in %zu of %zu\n", g->id,
-			       100 * acc.interval, acc.covered, acc.n);
+			printf("%-16s the %.0f%% interval holds the measured time in %zu of %zu%s\n", g->id,
+			       100 * acc.interval, acc.covered, acc.n,
+			       interval_table_saw(g->cc) ? " (in-sample: the interval table holds its "
+							   "architecture's errors)" : "");
 		if (acc.mem_pct > 0)
 			printf("%-16s memory: the estimated peak is at most %.0f%% of its usable %.1f GiB (%s)\n",
 			       g->id, acc.mem_pct, gpu_mem_usable_bytes(g) / 1073741824.0, acc.mem_cfg);

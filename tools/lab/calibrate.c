@@ -320,6 +320,12 @@ static int read_file(struct cal_set *s, const char *path, const struct key_seen 
 	return read_dump(tc ? &tcd : &e2e, path);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
 static int cmp_float(const void *a, const void *b)
 {
 	float x = *(const float *)a, y = *(const float *)b;
@@ -919,6 +925,30 @@ static int emit(const struct cal_set *s, int argc, char **argv, enum cal_weigh w
 					rows++;
 				}
 	printf("};\nconst size_t interval_table_len = %zu;\n", rows);
+	/* the architectures (groups at a new architecture) whose errors the
+	 * rows hold: a coverage counted on one of them is in-sample */
+	uint32_t arch[CAL_MAX_ARCH * 4];
+	size_t na = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->r[i].dist != PRED_DIST_NEW_ARCH)
+			continue;
+		size_t j = 0;
+		while (j < na && arch[j] != s->r[i].cc)
+			j++;
+		if (j == na && na < sizeof arch / sizeof arch[0])
+			arch[na++] = s->r[i].cc;
+	}
+	qsort(arch, na, sizeof arch[0], cmp_u32);
+	printf("\n/* the architectures whose held-out errors the rows hold */\n"
+	       "const uint32_t interval_table_archs[] = {");
+	for (size_t i = 0; i < na; i++) {
+		printf("%s%s", i ? "," : "", i % 6 ? " " : "\n\t");
+		if (gpu_cc_is_amd(arch[i]))
+			printf("GPU_CC_AMD + 0x%x", arch[i] - GPU_CC_AMD);
+		else
+			printf("%u", arch[i]);
+	}
+	printf("\n};\nconst size_t interval_table_narchs = %zu;\n", na);
 	return 0;
 }
 
