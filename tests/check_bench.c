@@ -512,6 +512,18 @@ START_TEST(statistics_by_hand)
 }
 END_TEST
 
+/* The JSON surfer-bench printed for cmd, which must exit 0. */
+static json_t *bench_json(const char *cmd)
+{
+	FILE *pp = popen(cmd, "r");
+	ck_assert_ptr_nonnull(pp);
+	json_error_t je;
+	json_t *root = json_loadf(pp, 0, &je);
+	ck_assert_int_eq(pclose(pp), 0);
+	ck_assert_msg(root != NULL, "bad JSON: %s", je.text);
+	return root;
+}
+
 /* surfer-bench with the bandwidth-ratio baseline: its errors follow from
  * the two GPUs' bandwidths alone, computed here. */
 START_TEST(bench_json_bandwidth_ratio)
@@ -523,12 +535,7 @@ START_TEST(bench_json_bandwidth_ratio)
 	char cmd[1024];
 	snprintf(cmd, sizeof cmd, "%s/surfer-bench accuracy --dataset '%s' --origin '" DEV_O
 		 "' --target '" DEV_T "' --method bw-ratio --json", build, dir);
-	FILE *pp = popen(cmd, "r");
-	ck_assert_ptr_nonnull(pp);
-	json_error_t je;
-	json_t *root = json_loadf(pp, 0, &je);
-	ck_assert_int_eq(pclose(pp), 0);
-	ck_assert_msg(root != NULL, "bad JSON: %s", je.text);
+	json_t *root = bench_json(cmd);
 	double r = o->mem_bw_gbps / t->mem_bw_gbps;
 	/* (origin ms, target ms) of each pair, per operator */
 	double bmm_ape[2] = {100 * fabs(0.2 * r - 0.25) / 0.25, 100 * fabs(0.4 * r - 0.5) / 0.5};
@@ -608,12 +615,7 @@ START_TEST(bench_interval_coverage)
 	snprintf(d50, sizeof d50, "%s.iv50.csv", dir);
 	snprintf(cmd, sizeof cmd, "%s/surfer-bench accuracy --dataset '%s' --origin '" DEV_O
 		 "' --target '" DEV_T "' --method all --json --dump '%s'", build, dir, d80);
-	FILE *pp = popen(cmd, "r");
-	ck_assert_ptr_nonnull(pp);
-	json_error_t je;
-	json_t *root = json_loadf(pp, 0, &je);
-	ck_assert_int_eq(pclose(pp), 0);
-	ck_assert_msg(root != NULL, "bad JSON: %s", je.text);
+	json_t *root = bench_json(cmd);
 	json_t *methods = json_object_get(root, "methods");
 	const char *naive[] = {"bw-ratio", "flops-ratio"};
 	for (int i = 0; i < 2; i++) {
