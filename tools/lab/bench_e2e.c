@@ -97,6 +97,17 @@ struct acc {
 	double interval;        /* that interval's probability (0: none given) */
 };
 
+/* Adds the iterations counted in from to to (the largest memory share
+ * stays with each GPU's own line). */
+static void acc_add(struct acc *to, const struct acc *from)
+{
+	to->sum += from->sum;
+	to->n += from->n;
+	to->covered += from->covered;
+	if (from->interval > 0)
+		to->interval = from->interval;
+}
+
 /* An AMD GPU's scale (tile.h) fitted with weights tm on the other AMD
  * GPUs' profiles under labels, into sc; the compiled-in one when there
  * are none (or compiled).  Writes what it used into note. */
@@ -299,11 +310,7 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		if (acc.mem_pct > 0)
 			printf("%-16s memory: the estimated peak is at most %.0f%% of its usable %.1f GiB (%s)\n",
 			       g->id, acc.mem_pct, gpu_mem_usable_bytes(g) / 1073741824.0, acc.mem_cfg);
-		all->sum += acc.sum;
-		all->n += acc.n;
-		all->covered += acc.covered;
-		if (acc.interval > 0)
-			all->interval = acc.interval;
+		acc_add(all, &acc);
 	}
 	return 0;
 }
@@ -390,11 +397,7 @@ int bench_e2e_main(const struct bench_args *a)
 	/* NVIDIA and AMD apart as well: every GPU the weights learnt from is
 	 * an NVIDIA one. */
 	for (int v = 0; v < 2; v++) {
-		all.sum += vendor[v].sum;
-		all.n += vendor[v].n;
-		all.covered += vendor[v].covered;
-		if (vendor[v].interval > 0)
-			all.interval = vendor[v].interval;
+		acc_add(&all, &vendor[v]);
 		if (vendor[v].n && vendor[!v].n)
 			printf("%-16s mean |error| %.1f%% over %zu configs\n", v ? "AMD" : "NVIDIA",
 			       vendor[v].sum / (double)vendor[v].n, vendor[v].n);
