@@ -20,6 +20,7 @@
 #include "tools/lab/bench_vec.h"
 #include "tools/lab/neusight.h"
 #include "tools/lab/stats.h"
+#include "trace/csv.h"
 #include "tests/check_run.h"
 
 #define DEV_O "Tesla T4"
@@ -574,32 +575,31 @@ END_TEST
  * the row has no interval), at most max; their number. */
 static size_t dump_bounds(const char *path, double (*row)[3], size_t max)
 {
-	FILE *fp = fopen(path, "r");
-	ck_assert_ptr_nonnull(fp);
-	char line[1024];
+	static const char *const header[] = {"method", "op", "dims", "origin_ns", "target_ns",
+					     "predicted_ns", "distance", "low_ns", "high_ns"};
+	static const char *const cols[] = {"method", "target_ns", "low_ns", "high_ns"};
+	struct csv_reader r;
+	ck_assert_int_eq(csv_open(&r, path, 0), 0);
+	ck_assert_int_eq(csv_next(&r), 1);
+	ck_assert_uint_eq(r.nfield, 9);
+	for (size_t i = 0; i < 9; i++)
+		ck_assert_str_eq(csv_field(&r, i), header[i]);
+	int c[4];
+	for (int i = 0; i < 4; i++)
+		c[i] = csv_col(&r, cols[i]);
 	size_t n = 0;
-	ck_assert_ptr_nonnull(fgets(line, sizeof line, fp));
-	ck_assert_str_eq(line, "method,op,dims,origin_ns,target_ns,predicted_ns,distance,low_ns,high_ns\n");
-	while (fgets(line, sizeof line, fp)) {
-		const char *f[9];
-		size_t nf = 0;
-		for (char *p = line; nf < 9; p++) {
-			f[nf++] = p;
-			p = strpbrk(p, ",\n");
-			if (!p)
-				break;
-			*p = '\0';
-		}
-		ck_assert_uint_eq(nf, 9);
-		if (strcmp(f[0], "auto"))
+	int rc;
+	while ((rc = csv_next(&r)) == 1) {
+		ck_assert_uint_eq(r.nfield, 9);
+		if (strcmp(csv_field(&r, (size_t)c[0]), "auto"))
 			continue;
 		ck_assert_uint_lt(n, max);
-		row[n][0] = atof(f[4]);
-		row[n][1] = *f[7] ? atof(f[7]) : 0;
-		row[n][2] = *f[8] ? atof(f[8]) : 0;
+		for (int i = 0; i < 3; i++)
+			row[n][i] = atof(csv_field(&r, (size_t)c[1 + i]));   /* "": 0 */
 		n++;
 	}
-	fclose(fp);
+	ck_assert_int_eq(rc, 0);
+	csv_release(&r);
 	return n;
 }
 
