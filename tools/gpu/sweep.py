@@ -150,8 +150,9 @@ def kernel_names(keys, deadline):
 
 
 def rows_of_trace(trace, keys):
-    """Map each key to (kernel name, grid, block, kernel count) through the
-    launch (runtime/driver event, by correlation) inside its row range."""
+    """Map each key to (its longest kernel's name, grid, block and duration,
+    every kernel's name in launch order) through the launch (runtime/driver
+    event, by correlation) inside its row range."""
     ev = trace["traceEvents"] if isinstance(trace, dict) else trace
     ranges = sorted((e["ts"], e["ts"] + e.get("dur", 0), int(e["name"][4:])) for e in ev
                     if e.get("cat") == "user_annotation" and str(e.get("name", "")).startswith("row:"))
@@ -168,13 +169,13 @@ def rows_of_trace(trace, keys):
             if lo <= ts < hi:  # half-open: a row ends where the next begins
                 a = e["args"]
                 prev = out.get(keys[i])
-                # the longest kernel of the row names it; count and list them all
-                every = (prev[5] if prev else []) + [e["name"]]
+                # the longest kernel of the row names it; list them all
+                every = (prev[4] if prev else []) + [e["name"]]
                 if prev is None or e.get("dur", 0) > prev[3]:
                     out[keys[i]] = (e["name"], a.get("grid", [0, 0, 0]), a.get("block", [0, 0, 0]),
-                                    e.get("dur", 0), len(every), every)
+                                    e.get("dur", 0), every)
                 else:
-                    out[keys[i]] = prev[:4] + (len(every), every)
+                    out[keys[i]] = prev[:4] + (every,)
                 break
     return out
 
@@ -214,9 +215,9 @@ def main():
             files[kind][1].writerow(HEADER + {"gemm": ["B", "M", "N", "K"], "vec": ["B", "H"],
                                                "conv": CONV_DIMS}[kind])
         n = names.get(k)
-        kname, grid, block, nk = (n[0], n[1], n[2], n[4]) if n else ("", [0, 0, 0], [0, 0, 0], "")
+        kname, grid, block, nk = (n[0], n[1], n[2], len(n[4])) if n else ("", [0, 0, 0], [0, 0, 0], "")
         if kind == "conv":  # NeuSight's layout: every kernel's name, each after a ';'
-            nk = "".join(";" + x for x in n[5]) if n else ""
+            nk = "".join(";" + x for x in n[4]) if n else ""
         files[kind][1].writerow([k[0], "%.6f" % ms, dev, "p" + torch.__version__,
                                  torch.backends.cudnn.version(), kname, grid[0], grid[1], grid[2],
                                  block[0], block[1], block[2],
