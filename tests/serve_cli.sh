@@ -96,6 +96,34 @@ g=$("$D" "$tmp/s.mp" | grep '"type":"kernel"' | grep '"flags":2' | sed -n 's/.*"
 g=$("$D" "$tmp/s.mp" | grep -c '"type":"sync"')
 [ "$g" -eq 3 ]; check "a synchronization before each decode step (got $g)" $?
 
+# without --dtype an engine serves what its --dtype auto would: the
+# checkpoint's torch_dtype (a float32 one in FP16), BF16 for a built-in;
+# --engine hf keeps FP32
+served_dtype() { # served_dtype ARGS...: the dtype the input line names
+	"$BIN" "$@" --target h100 2>/dev/null | sed -n 's/^input .*, \(fp32\|bf16\|fp16\)\(, parallel\)*$/\1/p'
+}
+cfg() { # cfg TORCH_DTYPE_KEY VALUE: a small Llama config naming its dtype
+	printf '{"model_type": "llama", "hidden_size": 512, "intermediate_size": 1024,
+	"num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 4,
+	"vocab_size": 1000, "%s": "%s"}\n' "$1" "$2" >"$tmp/cfg.json"
+}
+got=$(served_dtype --model llama-3.2-1b --engine sglang --mode decode --batch 2 --seq 100)
+[ "$got" = bf16 ]; check "a built-in served in bf16 (got '$got')" $?
+cfg torch_dtype float16
+got=$(served_dtype --model "$tmp/cfg.json" --engine vllm --mode prefill --prompt-lens 64)
+[ "$got" = fp16 ]; check "a float16 checkpoint served in fp16 (got '$got')" $?
+cfg torch_dtype float32
+got=$(served_dtype --model "$tmp/cfg.json" --engine vllm --mode prefill --prompt-lens 64)
+[ "$got" = fp16 ]; check "a float32 checkpoint served in fp16 (got '$got')" $?
+cfg dtype bfloat16
+got=$(served_dtype --model "$tmp/cfg.json" --engine sglang --mode prefill --prompt-lens 64)
+[ "$got" = bf16 ]; check "a bfloat16 checkpoint (newer configs' \"dtype\") served in bf16 (got '$got')" $?
+got=$(served_dtype --model "$tmp/cfg.json" --engine sglang --mode prefill --prompt-lens 64 --dtype fp16)
+[ "$got" = fp16 ]; check "--dtype overrides the checkpoint's (got '$got')" $?
+cfg torch_dtype float16
+got=$(served_dtype --model "$tmp/cfg.json" --mode inference --batch 1 --seq 64)
+[ "$got" = fp32 ]; check "--engine hf keeps fp32 (got '$got')" $?
+
 # hf stays the default and refuses the engines' modes
 bad() { # bad DESCRIPTION ARGS...: exit 2 and one line on stderr
 	d=$1; shift
@@ -110,7 +138,7 @@ bad "bad length" --model llama-3.2-1b --engine sglang --mode prefill --prompt-le
 bad "zero prompt" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens 10,0 --dtype bf16 --target h100
 bad "context lens with prefill" --model llama-3.2-1b --engine sglang --mode prefill --context-lens 10 --dtype bf16 --target h100
 bad "missing file" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens @/nonexistent --dtype bf16 --target h100
-bad "fp32 engine" --model llama-3.2-1b --engine vllm --mode decode --target h100
+bad "fp32 engine" --model llama-3.2-1b --engine vllm --mode decode --dtype fp32 --target h100
 bad "engine on gpt2" --model gpt2 --engine sglang --mode prefill --dtype bf16 --target h100
 bad "chunk with decode" --model llama-3.2-1b --engine sglang --mode decode --chunk 64 --dtype bf16 --target h100
 # a decode step's cache holds at least its prompt; an empty item is a typo

@@ -489,6 +489,11 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 {
 	enum model_family fam;
 	const char *mtype = get_str(root, "model_type");
+	const char *td = get_str(root, "torch_dtype");
+	if (!td)
+		td = get_str(root, "dtype");
+	if (td)
+		snprintf(c->torch_dtype, sizeof(c->torch_dtype), "%s", td);
 	json_t *quant = json_object_get(root, "quantization_config");
 	if (json_is_object(quant)) {
 		const char *qm = get_str(quant, "quant_method");

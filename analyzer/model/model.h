@@ -104,6 +104,11 @@ struct model_config {
 	 * none), "" when none.  Its weights are built in --dtype all the same
 	 * (no quantized GEMM is built); the run says so in its warning. */
 	char quant[24];
+	/* The checkpoint's torch_dtype ("bfloat16", "float16", "float32";
+	 * newer configs write it as "dtype"), "" when the config names none
+	 * (a built-in): what vLLM's and SGLang's --dtype auto serves
+	 * (model_engine_dtype()). */
+	char torch_dtype[16];
 };
 
 /* MODEL_DECODE: one step of autoregressive generation with the KV cache

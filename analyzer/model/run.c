@@ -275,6 +275,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	} else if (!strcmp(name, "mode")) {
 		bad = model_mode_parse(v, &o->mode);
 	} else if (!strcmp(name, "dtype")) {
+		m->dtype_set = 1;
 		o->fp8 = !strcasecmp(v, "fp8");
 		if (o->fp8)
 			o->dtype = GPU_DT_BF16;
@@ -909,6 +910,26 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
 	return rc < 0 ? rc : 0;
 }
 
+/*
+ * What vLLM and SGLang serve without --dtype: their `--dtype auto` takes
+ * the checkpoint's torch_dtype, a float32 one served in FP16 (vLLM's
+ * _get_and_verify_dtype, which SGLang's ModelConfig follows: "float16 for
+ * float32 models").  A config that names none (a built-in) is served in
+ * BF16, what the checkpoints of the architectures the engine builder
+ * knows store.  --engine hf keeps FP32, transformers' own default.
+ */
+void model_engine_dtype(struct model_opts *o, const struct model_config *c)
+{
+	if (o->engine == MODEL_ENGINE_HF)
+		return;
+	o->fp8 = 0;
+	if (!strcasecmp(c->torch_dtype, "float16") || !strcasecmp(c->torch_dtype, "half") ||
+	    !strcasecmp(c->torch_dtype, "float32") || !strcasecmp(c->torch_dtype, "float"))
+		o->dtype = GPU_DT_FP16;
+	else
+		o->dtype = GPU_DT_BF16;
+}
+
 int model_analysis_run(const struct model_cli *m, const struct analysis_options *ao,
 		       struct analysis **out, struct report_model *rm, char *err, size_t errlen)
 {
@@ -956,6 +977,8 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	m = &placed;
 	if (model_config_resolve(m->model, &c, err, errlen))
 		return SURFER_EINVAL;
+	if (!m->dtype_set)
+		model_engine_dtype(&placed.opts, &c);
 	for (size_t i = 0; i < ao->ntargets; i++)
 		if (model_target_check(&m->opts, ao->targets[i], err, errlen))
 			return SURFER_EINVAL;

@@ -33,6 +33,8 @@ struct model_cli {
 	int zero_set;             /* --zero given (else --plan tries 0, 1 and 3
 				   * in training)                             */
 	int fp8_recipe_set;       /* --fp8-recipe given (it needs --dtype fp8)  */
+	int dtype_set;            /* --dtype given (else an engine serves the
+				   * checkpoint's, model_engine_dtype())       */
 	/* --prompt-lens / --context-lens: each sequence's length (opts.lens
 	 * points here once given) */
 	uint32_t lens[MODEL_CLI_MAX_LENS];
@@ -46,6 +48,11 @@ struct model_cli {
  * when given, else MODEL_LAUNCH_AUTO (each kernel's CPU cost as its stack
  * issues it, model_cpu_ns()). */
 double model_cli_launch_ns(const struct model_cli *m);
+
+/* --engine vllm|sglang without --dtype: the dtype the engines' --dtype
+ * auto serves c in (its torch_dtype; BF16 when it names none).  Leaves an
+ * --engine hf run as it is. */
+void model_engine_dtype(struct model_opts *o, const struct model_config *c);
 
 /* The dtype a run's or a plan's header names: "fp8 rowwise" and the like
  * for --dtype fp8 (the linears in FP8, o->dtype BF16 for the rest), else
