@@ -5,10 +5,14 @@
 #include "analyzer/input.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "tools/sibling.h"
 #include "trace/surfer_err.h"
 
 int input_spool(FILE *in, char *path, size_t len, char *err, size_t errlen)
@@ -44,32 +48,85 @@ int input_spool(FILE *in, char *path, size_t len, char *err, size_t errlen)
 
 int input_import_hint(const char *path, const char *prog, char *out, size_t cap)
 {
+	const char *fmt = input_import_format(path);
+
+	if (!fmt && strstr(path, ".nsys-rep")) {
+		snprintf(out, cap, "%s: '%s' is an Nsight Systems report: export it with 'nsys export "
+			 "--type sqlite' and analyze that", prog, path);
+		return 1;
+	}
+	if (!fmt)
+		return 0;
+	snprintf(out, cap, "%s: '%s' is %s, not a surfer trace, and surfer-import (beside %s or on "
+		 "PATH) could not be run: convert it with 'surfer-import %s %s -o trace.mp'", prog, path,
+		 !strcmp(fmt, "nsys") ? "an SQLite database (an Nsight Systems export?)"
+		 : "JSON (a torch.profiler trace?)", prog, fmt, path);
+	return 1;
+}
+
+const char *input_import_format(const char *path)
+{
 	unsigned char b[16] = { 0 };
 	FILE *f = fopen(path, "rb");
 	size_t n;
-	const char *kind = NULL, *how = NULL;
 
 	if (!f)
-		return 0;
+		return NULL;
 	n = fread(b, 1, sizeof(b), f);
 	fclose(f);
-	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
-		kind = "a gzipped file (a torch.profiler trace?)";
-		how = "kineto";
-	} else if (n >= 1 && (b[0] == '{' || b[0] == '[')) {
-		kind = "JSON (a torch.profiler trace?)";
-		how = "kineto";
-	} else if (n >= 15 && memcmp(b, "SQLite format 3", 15) == 0) {
-		kind = "an SQLite database (an Nsight Systems export?)";
-		how = "nsys";
-	} else if (strstr(path, ".nsys-rep")) {
-		snprintf(out, cap, "%s: '%s' is an Nsight Systems report: export it with 'nsys export "
-			 "--type sqlite' and convert that with 'surfer-import nsys'", prog, path);
-		return 1;
-	}
-	if (!kind)
+	if ((n >= 2 && b[0] == 0x1f && b[1] == 0x8b) || (n >= 1 && (b[0] == '{' || b[0] == '[')))
+		return "kineto";
+	if (n >= 15 && memcmp(b, "SQLite format 3", 15) == 0)
+		return "nsys";
+	return NULL;
+}
+
+/* The exit status a child gives when its exec failed: the shell's "command
+ * not found". */
+#define EXEC_FAILED 127
+
+int input_import(const char *path, const char *origin, char *out, size_t len, int *status)
+{
+	const char *fmt = input_import_format(path);
+	const char *dir = getenv("TMPDIR");
+	char prog[PATH_MAX + 64];
+	int fd, st;
+	pid_t pid;
+
+	out[0] = 0;
+	*status = 0;
+	if (!fmt)
 		return 0;
-	snprintf(out, cap, "%s: '%s' is %s, not a surfer trace: convert it with 'surfer-import %s "
-		 "%s -o trace.mp'", prog, path, kind, how, path);
+	snprintf(out, len, "%s/surfer-import-XXXXXX", dir && *dir ? dir : "/tmp");
+	if ((fd = mkstemp(out)) < 0) {
+		out[0] = 0;
+		return -1;
+	}
+	close(fd);
+	sibling_path("surfer-import", prog, sizeof(prog));
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		/* the importer's summary line to standard error, beside its
+		 * warnings: standard output is the analysis' */
+		if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(EXEC_FAILED);
+		const char *argv[] = { "surfer-import", fmt, path, "-o", out,
+				       origin ? "--origin" : NULL, origin, NULL };
+		execvp(prog, (char *const *)argv);
+		_exit(EXEC_FAILED);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) == EXEC_FAILED) {
+		unlink(out);
+		out[0] = 0;
+		return -1;
+	}
+	if (WEXITSTATUS(st) != 0) {
+		unlink(out);
+		out[0] = 0;
+		*status = WEXITSTATUS(st);
+		return -2;
+	}
 	return 1;
 }

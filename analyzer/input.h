@@ -17,9 +17,27 @@ int input_spool(FILE *in, char *path, size_t len, char *err, size_t errlen);
 
 /* When the file at path is not a surfer trace but one surfer-import reads
  * (a torch.profiler JSON, gzipped or not; an Nsight Systems SQLite export;
- * an Nsight Systems report by its name), writes into out one line saying
- * how to convert it, prefixed by prog, and returns 1; else 0.  The bytes
- * decide, not the name. */
+ * an Nsight Systems report by its name) and input_import() could not
+ * convert it, writes into out one line saying how to, prefixed by prog,
+ * and returns 1; else 0.  The bytes decide, not the name. */
 int input_import_hint(const char *path, const char *prog, char *out, size_t cap);
+
+/* Which surfer-import front end reads the file at path: "kineto" (a
+ * torch.profiler JSON, gzipped or not) or "nsys" (an Nsight Systems SQLite
+ * export), by its first bytes; NULL for anything else. */
+const char *input_import_format(const char *path);
+
+/*
+ * When the file at path is one surfer-import reads, converts it into a
+ * new temporary surfer trace (named into out, len bytes; the caller
+ * unlinks it) by running surfer-import, found beside this program or on
+ * PATH, with origin (a GPU name, NULL none) as its --origin.  The
+ * importer's summary and warnings go to standard error, so that standard
+ * output stays the analysis' (--json).  Returns 0 when path is no such
+ * file (out empty), 1 when converted, -1 when surfer-import could not be
+ * run (out empty: the caller says how to convert), or -2 when it ran and
+ * failed, having said why on standard error: *status is its exit status.
+ */
+int input_import(const char *path, const char *origin, char *out, size_t len, int *status);
 
 #endif

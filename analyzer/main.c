@@ -42,6 +42,7 @@ struct cli {
 	size_t ntargets;
 	int all_targets;
 	const struct gpu_spec *origin;
+	const char *origin_arg;   /* --origin as given: surfer-import's too */
 	enum pred_method method;
 	int json;
 	size_t top;
@@ -390,6 +391,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		case 'o':
 			if ((rc = find_gpu(optarg, &c->origin)))
 				return rc;
+			c->origin_arg = optarg;
 			break;
 		case 'm':
 			if (pred_method_parse(optarg, &c->method) < 0 || c->method == PRED_IDENTITY ||
@@ -634,7 +636,7 @@ int main(int argc, char **argv)
 	struct report_model rm = { 0 }, *m = NULL; /* m: what a --model run adds */
 	struct chrome_trace *ct = NULL;
 	FILE *ctf = NULL;
-	char err[512], spool[4096] = "";
+	char err[512], spool[4096] = "", imported[4096] = "";
 	const char *path;
 	int rc;
 
@@ -685,6 +687,20 @@ int main(int argc, char **argv)
 		}
 		path = spool;
 	}
+	/* a torch.profiler or Nsight Systems file: surfer-import converts it
+	 * first, as `surfer-import FORMAT FILE -o T.mp` would */
+	if (!c.model.set) {
+		int status;
+		int ir = input_import(path, c.origin_arg, imported, sizeof(imported), &status);
+		if (ir == 1) {
+			path = imported;
+		} else if (ir == -2) {
+			predictor_free(pred);
+			if (spool[0])
+				unlink(spool);
+			return status;
+		}
+	}
 	memset(&o, 0, sizeof(o));
 	o.origin = c.origin;
 	o.targets = c.targets;
@@ -716,7 +732,7 @@ int main(int argc, char **argv)
 	pred = NULL;
 	if (rc < 0) {
 		char hint[1024];
-		if (rc == SURFER_EINVAL && !c.model.set && !spool[0] && strstr(err, "not a surfer trace") &&
+		if (rc == SURFER_EINVAL && !c.model.set && !imported[0] && strstr(err, "not a surfer trace") &&
 		    input_import_hint(path, PROG, hint, sizeof(hint)))
 			fprintf(stderr, "%s\n", hint);
 		else
@@ -743,6 +759,8 @@ chrome_failed:
 	predictor_free(pred);
 	if (spool[0])
 		unlink(spool);
+	if (imported[0])
+		unlink(imported);
 	if (rc < 0)
 		return surfer_exit_code(rc);
 	if (c.model.set)

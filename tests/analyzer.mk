@@ -8,7 +8,7 @@
 #                     two targets and reported; prints kernels/s and peak RSS
 TEST_BINS += $(BUILD)/tests/check_predict $(BUILD)/tests/check_timeline \
 	$(BUILD)/tests/check_analyze $(BUILD)/tests/check_interval
-TEST_SCRIPTS += tests/golden/run.sh tests/analyzer_gate.sh tests/analyzer_shim.sh
+TEST_SCRIPTS += tests/golden/run.sh tests/analyzer_gate.sh tests/analyzer_shim.sh tests/analyze_import.sh
 EXTRA_TARGETS += $(BUILD)/tests/mkanalyzer
 BENCH_TARGETS += bench-analyzer
 

@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tools/sibling.h"
+
 #define PROG "surfer"
 
 static const struct verb {
@@ -62,22 +64,6 @@ static const struct verb *find_verb(const char *name)
 	return NULL;
 }
 
-/* The directory of this program's executable, without a trailing '/'. */
-static void self_dir(char *out, size_t n)
-{
-	char exe[PATH_MAX];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (len <= 0) {
-		snprintf(out, n, ".");
-		return;
-	}
-	exe[len] = 0;
-	char *slash = strrchr(exe, '/');
-	if (slash)
-		*slash = 0;
-	snprintf(out, n, "%s", slash ? exe : ".");
-}
-
 static int is_file(const char *path)
 {
 	struct stat st;
@@ -103,7 +89,7 @@ static int help(const char *name)
 		return 2;
 	}
 	char dir[PATH_MAX], path[PATH_MAX + 64];
-	self_dir(dir, sizeof dir);
+	sibling_self_dir(dir, sizeof dir);
 	const char *where[] = { "%s/../share/man/man1/%s", "%s/../docs/man/%s", SURFER_SRC_MANDIR "/%s" };
 	for (size_t i = 0; i < sizeof where / sizeof *where; i++) {
 		if (i == 2)
@@ -149,10 +135,9 @@ int main(int argc, char **argv)
 	}
 	char prog[64], dir[PATH_MAX], path[PATH_MAX + 64];
 	snprintf(prog, sizeof prog, "surfer-%s", v);
-	self_dir(dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/%s", dir, prog);
+	sibling_self_dir(dir, sizeof dir);
 	argv[1] = prog;
-	if (access(path, X_OK) == 0)
+	if (sibling_path(prog, path, sizeof path))
 		execv(path, argv + 1);
 	execvp(prog, argv + 1);
 	fprintf(stderr, PROG ": cannot run %s (not beside %s/surfer nor on PATH): %s\n",
