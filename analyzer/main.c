@@ -131,7 +131,7 @@ static void usage(FILE *f)
 		"                            FP8, BF16 elsewhere); --engine vllm|sglang: the\n"
 		"                            checkpoint's torch_dtype by default (float32 as\n"
 		"                            fp16, as the engines' --dtype auto; bf16 when the\n"
-		"                            config names none)\n"
+		"                            config names none; fp8 for an FP8 checkpoint)\n"
 		"      --fp8-recipe R        tensorwise (default), rowwise (torchao float8),\n"
 		"                            delayed (Transformer Engine) or mxfp8 (Blackwell)\n"
 		"      --optimizer O         none (default), sgd, adamw (foreach) or adamw-fused\n"
@@ -521,6 +521,9 @@ static int parse(int argc, char **argv, struct cli *c)
 		return bad("model options given without --model CONFIG.json|NAME");
 	if (c->model.fp8_recipe_set && !c->model.opts.fp8)
 		return bad("--fp8-recipe chooses the scaling of --dtype fp8's linears: add --dtype fp8");
+	if (c->model.fp8_recipe_set && c->model.opts.engine != MODEL_ENGINE_HF)
+		return bad("--fp8-recipe is a training stack's scaling: --engine %s serves FP8 linears "
+			   "block-scaled, as it loads FP8 checkpoints", model_engine_name(c->model.opts.engine));
 	if (c->model.plan_gpus && (c->save_baseline || c->baseline || c->html || c->csv || c->chrome_trace ||
 				   c->model.write_trace))
 		return bad("--plan prints its table only: --save-baseline, --baseline, --html, --csv, "

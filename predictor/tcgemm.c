@@ -643,6 +643,28 @@ static double tc_log_ceiling(const struct gpu_spec *g)
 }
 
 
+/*
+ * Whether k is an FP8 GEMM of a library that sizes its tiles to the shape,
+ * as the FP16 libraries the general form was fitted on do, rather than
+ * cuBLASLt's fixed 128 x 128 FP8 tiles (the FP8 form above, measured on
+ * PipeWeave's cuBLASLt GEMMs): DeepGEMM (SGLang's block-FP8 linears on
+ * Hopper: block_m 64 or 128, block_n from 16 to 256 picked to fill the
+ * SMs), vLLM's CUTLASS block-FP8 kernels and the engines' Triton fused-MoE
+ * kernel (its BLOCK_SIZE_M tuned to the rows), by their names as recorded
+ * and as the engine builder writes them (serve.c).  Such a GEMM takes the
+ * general form at the FP8 rate, small M's split K included.  Unmeasured: no GEMM of either library is
+ * in the data; on DeepSeek-V3's decode shapes (64 rows, K = 7168) the FP8
+ * form gives 26.4 us for N = 512, three times the BF16 GEMM's 8.1 us,
+ * since four 128-wide tiles run the whole K on four SMs; the general form
+ * 7.0 us (tests/check_tcgemm.c, fp8_libraries_that_fill_the_sms).
+ */
+static int tc_fills_sms(const struct pred_kernel *k)
+{
+	return k->dtype == GPU_DT_FP8 && k->name &&
+	       (strstr(k->name, "deep_gemm") || strstr(k->name, "vllm::cutlass") ||
+		strstr(k->name, "fused_moe_kernel"));
+}
+
 static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 		       struct tc_feat *f)
 {
@@ -662,7 +684,7 @@ static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	 * Hopper stream-K, the SMs' equal shares of the K steps, up to the
 	 * 128-row tiles. */
 	int hopper = !gpu_cc_is_amd(g->cc) && g->cc / 10 == 9;
-	int small = (k->dtype == GPU_DT_FP16 || k->dtype == GPU_DT_BF16) &&
+	int small = (k->dtype == GPU_DT_FP16 || k->dtype == GPU_DT_BF16 || tc_fills_sms(k)) &&
 		    m <= (hopper ? TCGEMM_TILE : TCGEMM_TILE / 2);
 	double th = small ? tc_small_rows(m) : TCGEMM_TILE, split = 1;
 	double tm = ceil(m / th), tn = ceil(n / tw);
@@ -862,7 +884,7 @@ double tcgemm_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 
 	if (!p)
 		p = &tcgemm_default_params;
-	if (tc8_form(k, g, p, &t, &mb, &waves) == 0)
+	if (!tc_fills_sms(k) && tc8_form(k, g, p, &t, &mb, &waves) == 0)
 		return t;
 	if (tc_features(k, g, &f) < 0 || !(tc_eff_dt(p, f.dt) > 0) || !(p->bw_eff > 0))
 		return -1;
@@ -930,7 +952,7 @@ int tcgemm_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 	if (!out || tc_features(k, target, &ft) < 0)
 		return -1;
 	double t = tc_time(&ft, p, &mb), t8, w8;
-	if (tc8_form(k, target, p, &t8, &mb, &w8) == 0)
+	if (!tc_fills_sms(k) && tc8_form(k, target, p, &t8, &mb, &w8) == 0)
 		t = t8, ft.waves = w8;
 	memset(out, 0, sizeof(*out));
 	out->gamma = -1;

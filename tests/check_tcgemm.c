@@ -131,6 +131,43 @@ START_TEST(wave_quantization)
 }
 END_TEST
 
+START_TEST(fp8_libraries_that_fill_the_sms)
+{
+	/* An FP8 GEMM named as DeepGEMM's, vLLM's CUTLASS block-FP8 or the
+	 * Triton fused-MoE kernel sizes its tiles to the shape: the small-M
+	 * split of small_m_decode_near_dram below (32 tiles of 16 x 128, K
+	 * split 3 ways).  16 x 4096 x 4096 on a GPU of 500 GB/s: DRAM
+	 * (16*4096 + 4096*4096) x 1 + 16*4096 x 2 = 16973824 B = 33947.65 ns,
+	 * half the BF16 GEMM's bytes, four times its compute time at the BF16
+	 * rate (7171 ns, small_m_decode_near_dram): memory-bound, one read of
+	 * the FP8 operands. */
+	struct gpu_spec g = fake_gpu("fake", 100, 100, 500);
+	struct tcgemm_params p = hand_params(0.5);
+	static const char *const names[] = { "deep_gemm::fp8_gemm_kernel",
+		"cutlass::device_kernel<vllm::cutlass_3x_gemm_fp8_blockwise>", "fused_moe_kernel" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct pred_kernel k = gemm(16, 4096, 4096, GPU_DT_FP8);
+		k.name = names[i];
+		ck_assert_double_eq_tol(tcgemm_model_ns(&k, &g, &p) - 2000, 16973824 / 500.0, 1e-3);
+	}
+	/* a BF16 GEMM of that name is the BF16 GEMM */
+	struct pred_kernel b = gemm(16, 4096, 4096, GPU_DT_BF16), bn = b;
+	bn.name = names[0];
+	ck_assert_double_eq_tol(tcgemm_model_ns(&bn, &g, &p), tcgemm_model_ns(&b, &g, &p), 1e-9);
+	/* On the H200 with the fitted constants, DeepSeek-V3's decode GEMM
+	 * of 64 rows, N 512, K 7168: cuBLASLt's FP8 tiles (the measured FP8
+	 * form) run K on four SMs, slower than BF16; DeepGEMM's is not. */
+	const struct gpu_spec *h200 = gpu_find("h200");
+	ck_assert_ptr_nonnull(h200);
+	struct pred_kernel d16 = gemm(64, 512, 7168, GPU_DT_BF16), d8 = gemm(64, 512, 7168, GPU_DT_FP8);
+	double t16 = tcgemm_model_ns(&d16, h200, NULL), t8 = tcgemm_model_ns(&d8, h200, NULL);
+	d8.name = names[0];
+	double t8d = tcgemm_model_ns(&d8, h200, NULL);
+	ck_assert(t8 > t16);
+	ck_assert(t8d <= t16);
+}
+END_TEST
+
 START_TEST(small_m_decode_near_dram)
 {
 	/* 100 SMs, 100 TFLOP/s, 4000 GB/s: a low ridge, as on the H20. */
@@ -698,6 +735,7 @@ int main(void)
 	tcase_add_test(tc, rule_at_held_clock);
 	tcase_add_test(tc, fp8_figure_in_general_form);
 	tcase_add_test(tc, fp8_figure_off_hopper);
+	tcase_add_test(tc, fp8_libraries_that_fill_the_sms);
 	suite_add_tcase(su, tc);
 	return check_run(su);
 }

@@ -100,7 +100,7 @@ g=$("$D" "$tmp/s.mp" | grep -c '"type":"sync"')
 # checkpoint's torch_dtype (a float32 one in FP16), BF16 for a built-in;
 # --engine hf keeps FP32
 served_dtype() { # served_dtype ARGS...: the dtype the input line names
-	"$BIN" "$@" --target h100 2>/dev/null | sed -n 's/^input .*, \(fp32\|bf16\|fp16\)\(, parallel\)*$/\1/p'
+	"$BIN" "$@" --target h100 2>/dev/null | sed -n 's/^input .*, \(fp32\|bf16\|fp16\|fp8\)\(, parallel\)*$/\1/p'
 }
 cfg() { # cfg TORCH_DTYPE_KEY VALUE: a small Llama config naming its dtype
 	printf '{"model_type": "llama", "hidden_size": 512, "intermediate_size": 1024,
@@ -124,6 +124,45 @@ cfg torch_dtype float16
 got=$(served_dtype --model "$tmp/cfg.json" --mode inference --batch 1 --seq 64)
 [ "$got" = fp32 ]; check "--engine hf keeps fp32 (got '$got')" $?
 
+# FP8 (serve.c): each of a layer's four linears (QKV, o_proj, gate_up,
+# down) gets its per-token-group quantization kernel: 16 x 4 = 64 launches
+# more than BF16's 165
+got=$("$BIN" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens 100,200 --dtype fp8 \
+	--target h100 2>/dev/null | sed -n 's/^kernels *\([0-9]*\) launches.*/\1/p')
+[ "$got" = 229 ]; check "sglang fp8 prefill: 229 launches (got '$got')" $?
+# the weights: the linears a byte each, the tied embedding 16-bit.  Per
+# layer QKV 2048 x (32 + 2 x 8) x 64, o_proj 2048 x 2048, MLP 3 x 2048 x
+# 8192: 60.82M, x 16 layers = 973.1M; the embedding 128256 x 2048 =
+# 262.7M.  FP8 over BF16: (973.1 + 2 x 262.7) / (2 x (973.1 + 262.7)) = 0.606
+wgib() { # wgib DTYPE: the weights' GiB of a decode step
+	"$BIN" --model llama-3.2-1b --engine sglang --mode decode --batch 2 --seq 100 --dtype "$1" \
+		--target h100 --json 2>/dev/null | sed -n 's/.*"weights_gib": \([0-9.e+]*\).*/\1/p' | head -1
+}
+w16=$(wgib bf16); w8=$(wgib fp8)
+awk -v a="$w8" -v b="$w16" 'BEGIN { r = a / b; exit !(r > 0.60 && r < 0.612) }'
+check "fp8 weights 0.606 of bf16's (got $w8 / $w16 GiB)" $?
+# a decode step reads the weights: FP8's is the faster
+step() { # step DTYPE: a decode step's iteration_ms
+	"$BIN" --model llama-3.1-8b --engine vllm --mode decode --batch 8 --seq 1000 --dtype "$1" \
+		--target h100 --json 2>/dev/null | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' | head -1
+}
+s16=$(step bf16); s8=$(step fp8)
+awk -v a="$s8" -v b="$s16" 'BEGIN { exit !(a > 0 && a < 0.8 * b) }'
+check "an fp8 decode step under 0.8 of bf16's (got $s8 vs $s16 ms)" $?
+# a checkpoint quantized to FP8 is served so without --dtype, and the
+# quantization is not warned about
+printf '{"model_type": "llama", "hidden_size": 512, "intermediate_size": 1024,
+"num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 4,
+"vocab_size": 1000, "torch_dtype": "bfloat16",
+"quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}}\n' >"$tmp/q8.json"
+got=$(served_dtype --model "$tmp/q8.json" --engine sglang --mode prefill --prompt-lens 64)
+[ "$got" = fp8 ]; check "an fp8 checkpoint served in fp8 (got '$got')" $?
+! "$BIN" --model "$tmp/q8.json" --engine sglang --mode prefill --prompt-lens 64 --target h100 2>&1 |
+	grep -q "weights built as"
+check "an fp8 checkpoint served in fp8: no quantization warning" $?
+got=$(served_dtype --model "$tmp/q8.json" --engine sglang --mode prefill --prompt-lens 64 --dtype bf16)
+[ "$got" = bf16 ]; check "--dtype bf16 over an fp8 checkpoint (got '$got')" $?
+
 # hf stays the default and refuses the engines' modes
 bad() { # bad DESCRIPTION ARGS...: exit 2 and one line on stderr
 	d=$1; shift
@@ -139,6 +178,8 @@ bad "zero prompt" --model llama-3.2-1b --engine sglang --mode prefill --prompt-l
 bad "context lens with prefill" --model llama-3.2-1b --engine sglang --mode prefill --context-lens 10 --dtype bf16 --target h100
 bad "missing file" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens @/nonexistent --dtype bf16 --target h100
 bad "fp32 engine" --model llama-3.2-1b --engine vllm --mode decode --dtype fp32 --target h100
+bad "fp8 recipe on an engine" --model llama-3.2-1b --engine vllm --mode decode --dtype fp8 --fp8-recipe rowwise --target h100
+bad "fp8 serving on a GPU without FP8" --model llama-3.2-1b --engine sglang --mode decode --dtype fp8 --target a100
 bad "engine on gpt2" --model gpt2 --engine sglang --mode prefill --dtype bf16 --target h100
 bad "chunk with decode" --model llama-3.2-1b --engine sglang --mode decode --chunk 64 --dtype bf16 --target h100
 # a decode step's cache holds at least its prompt; an empty item is a typo
@@ -172,7 +213,6 @@ check "vllm tp 8 x pp 2: the stage sends timed ($sr ms), the step $two ms above 
 
 # training options and FP8 are refused, not dropped (--grad-accum 2 ran
 # the decode step twice, --dtype fp8 predicted BF16)
-bad "fp8 engine" --model llama-3.2-1b --engine sglang --mode decode --dtype fp8 --target h100
 bad "grad-accum on an engine" --model llama-3.2-1b --engine vllm --mode decode --grad-accum 2 --dtype bf16 --target h100
 bad "cp on an engine" --model llama-3.2-1b --engine sglang --mode prefill --cp 2 --dtype bf16 --target h100
 bad "optimizer on an engine" --model llama-3.2-1b --engine sglang --mode prefill --optimizer adamw --dtype bf16 --target h100

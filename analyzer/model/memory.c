@@ -407,7 +407,9 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	double logits = (o->head == MODEL_HEAD_CLASSIFY ? MODEL_CLASSIFY_LABELS
 			 : ceil((double)c->vocab / tp)) * z.T * z.e;
 
-	m->weights = s->params * z.e;
+	/* an engine's FP8 linears hold a byte a weight (their block or
+	 * channel scales, 4 bytes per 128 x 128 block or per row, left out) */
+	m->weights = (s->params - s->params_fp8) * z.e + s->params_fp8;
 	m->kv_cache = s->kv_cache_bytes;
 	if (o->engine != MODEL_ENGINE_HF) {
 		/* an engine holds the weights and its cache; a pass's largest

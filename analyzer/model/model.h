@@ -472,6 +472,8 @@ struct model_seq {
 	struct model_kernel *v;
 	size_t n, cap;
 	double params;          /* parameters held by this GPU                */
+	double params_fp8;      /* of params: held in FP8, one byte each (an
+				 * engine's FP8 linears, serve.c)           */
 	double params_total;    /* parameters of the whole model              */
 	uint32_t param_tensors; /* parameter tensors held by this GPU         */
 	uint32_t stage_layers;  /* layers run by this GPU                     */

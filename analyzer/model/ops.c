@@ -188,7 +188,9 @@ void k_gemm(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, uint64_t kk)
 	k->k.k = kk;
 	k->k.batch = batch ? batch : 1;
 	k->k.flops = 2.0 * (double)m * (double)n * (double)kk * (double)k->k.batch;
-	k->k.bytes = ((double)m * kk + (double)kk * n + (double)m * n) * B->esz * (double)k->k.batch;
+	/* FP8 operands, a byte each; the output in the activation dtype */
+	double in = B->gemm_dt == GPU_DT_FP8 ? 1.0 : B->esz;
+	k->k.bytes = (((double)m * kk + (double)kk * n) * in + (double)m * n * B->esz) * (double)k->k.batch;
 }
 
 void k_softmax(struct bld *B, const char *name, uint64_t rows, uint64_t cols, double nin)

@@ -781,6 +781,8 @@ const char *model_dtype_label(const struct model_opts *o)
 {
 	static const char *const fp8[] = { "fp8 tensorwise", "fp8 rowwise", "fp8 delayed",
 					   "fp8 mxfp8" };
+	if (o->fp8 && o->engine != MODEL_ENGINE_HF)
+		return "fp8";   /* the engines' block-scaled W8A8 (serve.c) */
 	if (o->fp8 && (unsigned)o->fp8_recipe < sizeof(fp8) / sizeof(fp8[0]))
 		return fp8[o->fp8_recipe];
 	return gpu_dtype_name(o->dtype);
@@ -916,14 +918,19 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
  * _get_and_verify_dtype, which SGLang's ModelConfig follows: "float16 for
  * float32 models").  A config that names none (a built-in) is served in
  * BF16, what the checkpoints of the architectures the engine builder
- * knows store.  --engine hf keeps FP32, transformers' own default.
+ * knows store.  A checkpoint whose quantization_config says fp8
+ * (DeepSeek-V3's, the FP8 releases of Llama and Qwen) is served with FP8
+ * linears, as both engines load it (serve.c).  --engine hf keeps FP32,
+ * transformers' own default.
  */
 void model_engine_dtype(struct model_opts *o, const struct model_config *c)
 {
 	if (o->engine == MODEL_ENGINE_HF)
 		return;
-	o->fp8 = 0;
-	if (!strcasecmp(c->torch_dtype, "float16") || !strcasecmp(c->torch_dtype, "half") ||
+	o->fp8 = !strcasecmp(c->quant, "fp8");
+	if (o->fp8)
+		o->dtype = GPU_DT_BF16;
+	else if (!strcasecmp(c->torch_dtype, "float16") || !strcasecmp(c->torch_dtype, "half") ||
 	    !strcasecmp(c->torch_dtype, "float32") || !strcasecmp(c->torch_dtype, "float"))
 		o->dtype = GPU_DT_FP16;
 	else
@@ -1122,7 +1129,7 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		snprintf(err, errlen, "out of memory");
 		return SURFER_ENOMEM;
 	}
-	if (c.quant[0]) {
+	if (c.quant[0] && !(o->fp8 && o->engine != MODEL_ENGINE_HF && !strcasecmp(c.quant, "fp8"))) {
 		/* a quantized checkpoint: what its weights were built as */
 		size_t l = strlen(a->warning);
 		snprintf(a->warning + l, sizeof(a->warning) - l, "%sits %.24s weights built as %s",

@@ -43,7 +43,20 @@
  *    that many tokens, in order, a prompt split where the budget ends
  *    (vLLM's scheduler); each step ends with a synchronization;
  *  - each step starts with the engine's CPU work (scheduling, input
- *    preparation, the graph or kernel launches) before its first kernel.
+ *    preparation, the graph or kernel launches) before its first kernel;
+ *  - FP8 (--dtype fp8, or by default a checkpoint whose
+ *    quantization_config says fp8, DeepSeek-V3's): the decoder's linears
+ *    W8A8 as the engines serve such checkpoints (SGLang's and vLLM's Fp8
+ *    linear and fused-MoE methods, block-scaled): each GEMM's input
+ *    quantized to FP8 by a per-token-group kernel (groups of 128, an FP32
+ *    scale each; the MoE's w13 input once per token, its w2 input per
+ *    routed row), the GEMM FP8 x FP8 into BF16 (DeepGEMM or CUTLASS on
+ *    Hopper: the tensor-core model's FP8 rate), the weights a byte each;
+ *    MLA's absorbed per-head products too (SGLang's bmm_fp8).  The
+ *    embedding, the LM head, the routers, the norms, attention and the KV
+ *    cache stay BF16 (kv_cache_dtype auto).  vLLM's Inductor can fuse
+ *    the quantization into the norm or SiLU-and-mul before it; it is kept
+ *    a kernel of its own here, as SGLang runs it.
  *
  * Attention kernels are emitted as PRED_OP_ATTENTION records that carry
  * the work (FLOPs, bytes, heads) and leave the choice of kernel
@@ -77,6 +90,7 @@ struct srv {
 	enum model_engine eng;
 	uint64_t nh, nkv, d, h, I, V, E, K; /* per GPU after TP */
 	uint64_t Im, Is;          /* a routed expert's and the shared experts' width */
+	int fp8;                  /* the linears in FP8 (W8A8)               */
 	int graph;                /* the pass's kernels are graph-launched   */
 	int eager_attn;           /* piecewise graph: attention stays eager  */
 	uint32_t passes;          /* forward passes built                    */
@@ -147,6 +161,63 @@ static void gemm(struct srv *S, uint64_t batch, uint64_t m, uint64_t n, uint64_t
 	mark(S);
 }
 
+/* The per-token-group FP8 quantization of n elements of a GEMM's input
+ * (rows of cols): 16-bit in, a byte and a 4-byte scale per 128 out. */
+static void quant(struct srv *S, double n, uint64_t cols)
+{
+	vec(S, S->eng == MODEL_ENGINE_VLLM ? "_per_token_group_quant_fp8"
+	    : "per_token_group_quant_8bit_kernel", n, cols, 1.0,
+	    (1.0 + 4.0 / 128.0) / S->B->esz, 4.0);
+}
+
+/* Which library runs an FP8 linear: the dense ones DeepGEMM (SGLang on
+ * Hopper) or vLLM's CUTLASS block-FP8 kernel, the experts the Triton
+ * fused-MoE kernel, both sizing their tiles to the shape; MLA's absorbed
+ * per-head products cuBLASLt (SGLang's bmm_fp8), whose FP8 kernels keep
+ * 128 x 128 tiles.  The tensor-core model tells them by these names
+ * (tcgemm.c, tc_fills_sms()). */
+enum lin_kind { LIN_DENSE, LIN_MOE, LIN_BMM };
+
+/* A linear of the decoder: batch x (m x k) x (k x n), its weights n x k
+ * (each of batch).  FP8: its input of qn elements (m x k x batch unless a
+ * grouped GEMM's rows repeat tokens) quantized first, the GEMM in FP8 by
+ * the library of its kind, the weights counted a byte each. */
+static void linear_q(struct srv *S, enum lin_kind kind, uint64_t batch, uint64_t m, uint64_t n,
+		     uint64_t k, double qn)
+{
+	struct bld *B = S->B;
+	if (!S->fp8) {
+		gemm(S, batch, m, n, k);
+		return;
+	}
+	quant(S, qn, k);
+	enum gpu_dtype keep = B->gemm_dt;
+	B->gemm_dt = GPU_DT_FP8;
+	gemm(S, batch, m, n, k);
+	B->gemm_dt = keep;
+	struct model_kernel *g = bld_last_kernel(B);
+	if (g && kind == LIN_MOE)
+		g->k.name = "fused_moe_kernel";
+	else if (g && kind == LIN_DENSE)
+		g->k.name = S->eng == MODEL_ENGINE_VLLM
+			    ? "cutlass::device_kernel<vllm::cutlass_3x_gemm_fp8_blockwise>"
+			    : "deep_gemm::fp8_gemm_kernel";
+}
+
+static void linear(struct srv *S, uint64_t batch, uint64_t m, uint64_t n, uint64_t k)
+{
+	linear_q(S, batch > 1 ? LIN_BMM : LIN_DENSE, batch, m, n, k,
+		 (double)batch * (double)m * (double)k);
+}
+
+/* Parameters of the decoder's linears: in FP8 a byte each (memory.c). */
+static void linear_params(struct srv *S, double elems, uint32_t tensors)
+{
+	bld_add_params(S->B, elems, tensors);
+	if (S->fp8)
+		S->B->s->params_fp8 += elems;
+}
+
 /* The tensor-parallel all-reduce of a row-parallel layer's output. */
 static void all_reduce(struct srv *S, uint64_t rows)
 {
@@ -213,12 +284,12 @@ static void dense_mlp(struct srv *S, uint64_t T, uint64_t I)
 {
 	const struct model_config *c = S->B->c;
 	int gelu = c->act == MODEL_ACT_GELU_TANH || c->act == MODEL_ACT_GELU;
-	gemm(S, 1, T, 2 * I, S->h);                                         /* gate_up */
+	linear(S, 1, T, 2 * I, S->h);                                       /* gate_up */
 	vec(S, S->eng == MODEL_ENGINE_VLLM ? (gelu ? "triton_poi_fused_gelu_mul" : "triton_poi_fused_mul_silu")
 	    : gelu ? "act_and_mul_kernel<gelu_tanh>" : "act_and_mul_kernel<silu>",
 	    (double)T * I, I, 2.0, 1.0, 5.0);
-	gemm(S, 1, T, S->h, I);                                             /* down */
-	bld_add_params(S->B, 3.0 * (double)S->h * (double)I, 3);
+	linear(S, 1, T, S->h, I);                                           /* down */
+	linear_params(S, 3.0 * (double)S->h * (double)I, 3);
 }
 
 /* The MLP of layer li over T tokens: dense (DeepSeek's first layers too),
@@ -248,9 +319,12 @@ static void mlp(struct srv *S, uint64_t T, uint32_t li)
 			k_comm(B, COMM_ALL_TO_ALL, rt.dispatch_bytes, MODEL_GROUP_EP, 0);
 			mark(S);
 		}
-		gemm(S, hit, rows, 2 * I, S->h);                            /* w13 */
+		/* FP8: the tokens' hidden states quantized once for w13
+		 * (before the dispatch under all-to-all, which sends FP8),
+		 * the routed rows' activations for w2 */
+		linear_q(S, LIN_MOE, hit, rows, 2 * I, S->h, (double)T * S->h);         /* w13 */
 		vec(S, "act_and_mul_kernel<silu>", routed * I, I, 2.0, 1.0, 5.0);
-		gemm(S, hit, rows, S->h, I);                                /* w2 */
+		linear_q(S, LIN_MOE, hit, rows, S->h, I, routed * I);               /* w2 */
 		if (a2a) {
 			k_comm(B, COMM_ALL_TO_ALL, rt.dispatch_bytes, MODEL_GROUP_EP, 0);
 			mark(S);
@@ -258,7 +332,8 @@ static void mlp(struct srv *S, uint64_t T, uint32_t li)
 		B->cols = S->h;
 		k_rows(B, "moe_sum_kernel", PRED_OP_REDUCTION, T, K * S->h, 1.0, 1.0 / (double)K, 1.0, 256);
 		mark(S);
-		bld_add_params(B, (double)rt.local * 3.0 * (double)S->h * (double)I + (double)S->h * (double)E, 4);
+		linear_params(S, (double)rt.local * 3.0 * (double)S->h * (double)I, 3);
+		bld_add_params(B, (double)S->h * (double)E, 1);     /* the router, 16-bit */
 		if (S->Is) {
 			dense_mlp(S, T, S->Is);                             /* shared experts */
 			if (!c->kv_lora) {
@@ -286,16 +361,16 @@ static void mla_in(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, i
 	const struct model_config *c = B->c;
 	uint64_t qd = S->nh * (c->qk_nope + c->qk_rope), kva = c->kv_lora + c->qk_rope;
 	if (c->q_lora) {
-		gemm(S, 1, T, c->q_lora + kva, S->h);               /* fused q_a + kv_a */
+		linear(S, 1, T, c->q_lora + kva, S->h);             /* fused q_a + kv_a */
 		B->cols = c->q_lora;
 		k_rows(B, "RMSNormKernel", PRED_OP_NORM, T, c->q_lora, 1.0, 1.0, 5.0, 128);
 		mark(S);
-		gemm(S, 1, T, qd, c->q_lora);                       /* q_b */
+		linear(S, 1, T, qd, c->q_lora);                     /* q_b */
 	} else {
-		gemm(S, 1, T, qd, S->h);                            /* q */
-		gemm(S, 1, T, kva, S->h);                           /* kv_a */
+		linear(S, 1, T, qd, S->h);                          /* q */
+		linear(S, 1, T, kva, S->h);                         /* kv_a */
 	}
-	bld_add_params(B, mla_params(c, (double)S->nh), 4);
+	linear_params(S, mla_params(c, (double)S->nh), 4);
 	B->cols = c->kv_lora;
 	k_rows(B, "RMSNormKernel", PRED_OP_NORM, T, c->kv_lora, 1.0, 1.0, 5.0, 128);
 	mark(S);
@@ -303,13 +378,13 @@ static void mla_in(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, i
 	    1.0, 1.0, 3.0);
 	vec(S, "store_kvcache", (double)T * kva, kva, 1.0, 1.0, 0.0);
 	if (decode) {
-		gemm(S, S->nh, T, c->kv_lora, c->qk_nope);          /* q_nope W_UK */
+		linear(S, S->nh, T, c->kv_lora, c->qk_nope);        /* q_nope W_UK */
 		return;
 	}
 	uint64_t keys = 0;
 	for (size_t i = 0; i < nr; i++)
 		keys += r[i].n + r[i].p;
-	gemm(S, 1, keys, S->nh * (c->qk_nope + c->v_dim), c->kv_lora);  /* kv_b */
+	linear(S, 1, keys, S->nh * (c->qk_nope + c->v_dim), c->kv_lora);  /* kv_b */
 }
 
 /* One decoder layer li over the pass's T tokens (r: its requests). */
@@ -323,12 +398,12 @@ static void layer(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, ui
 		mla_in(S, r, nr, T, decode);
 		attention(S, r, nr, decode, 0);
 		if (decode)
-			gemm(S, S->nh, T, c->v_dim, c->kv_lora);    /* W_UV */
-		gemm(S, 1, T, S->h, S->nh * c->v_dim);              /* o_proj */
+			linear(S, S->nh, T, c->v_dim, c->kv_lora);  /* W_UV */
+		linear(S, 1, T, S->h, S->nh * c->v_dim);            /* o_proj */
 	} else {
 		uint64_t qkv = (S->nh + 2 * S->nkv) * S->d;
-		gemm(S, 1, T, qkv, S->h);
-		bld_add_params(B, (double)S->h * (double)qkv + (double)S->nh * S->d * (double)S->h, 2);
+		linear(S, 1, T, qkv, S->h);
+		linear_params(S, (double)S->h * (double)qkv + (double)S->nh * S->d * (double)S->h, 2);
 		double qk = (double)T * (double)(S->nh + S->nkv) * (double)S->d;
 		if (c->qk_norm && S->eng == MODEL_ENGINE_SGLANG) {
 			B->cols = S->d;
@@ -349,7 +424,7 @@ static void layer(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, ui
 				k->graph = 0;
 		}
 		attention(S, r, nr, decode, window);
-		gemm(S, 1, T, S->h, S->nh * S->d);                          /* o_proj */
+		linear(S, 1, T, S->h, S->nh * S->d);                        /* o_proj */
 	}
 	all_reduce(S, T);
 	if (c->sandwich_norm)   /* Gemma: post_attention_layernorm */
@@ -485,9 +560,9 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 			 model_engine_name(o->engine));
 		return SURFER_EINVAL;
 	}
-	if (o->fp8 || (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16)) {
-		snprintf(err, errlen, "--engine %s serves 16-bit weights: add --dtype bf16 or fp16%s",
-			 model_engine_name(o->engine), o->fp8 ? " (FP8 serving is not built)" : "");
+	if (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16) {
+		snprintf(err, errlen, "--engine %s serves 16-bit or FP8 weights: --dtype bf16, fp16 or fp8",
+			 model_engine_name(o->engine));
 		return SURFER_EINVAL;
 	}
 	/* what only a training step or transformers' modules have: refused,
@@ -624,6 +699,7 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 	memset(&S, 0, sizeof(S));
 	S.B = &B;
 	S.eng = o->engine;
+	S.fp8 = o->fp8;
 	S.nh = c->heads / o->tp;
 	uint64_t kvh = c->kv_heads ? c->kv_heads : c->heads;
 	S.nkv = kvh >= o->tp ? kvh / o->tp : 1;
