@@ -92,6 +92,20 @@ bad_input() {
 bad_input --model no-such-model --target a100
 bad_input --model gpt2 --batch 0 --target a100
 bad_input --model gpt2 --tp 5 --target a100
+# K and V shard by whole heads in training: Llama-3.1-70B's 8 take no TP 16
+bad_input --model llama-3.1-70b --mode training --dtype bf16 --tp 16 --target h100
+grep -q "8 key/value heads" "$tmp/err"
+check "TP 16 over 8 KV heads: the heads named ($(cat "$tmp/err"))" $?
+# ... and a plan of 64 GPUs lists those layouts with the reason, none chosen
+"$BIN" --model llama-3.1-70b --mode training --batch 1 --seq 8192 --dtype bf16 --plan 64 \
+	--target h100 >"$tmp/kvplan.txt" 2>/dev/null
+grep -E '^ +1 +16 +4 ' "$tmp/kvplan.txt" | grep -q 'key/value heads' &&
+	! grep -E '^ +[0-9]+ +(16|32|64) ' "$tmp/kvplan.txt" | grep -q 'fastest'
+check "--plan: TP 16, 32 and 64 over 8 KV heads refused with the reason" $?
+# the engines replicate KV heads past TP 8: vLLM at TP 16 builds
+"$BIN" --model llama-3.1-70b --engine vllm --mode decode --batch 8 --seq 1000 --tp 16 \
+	--target h100 >/dev/null 2>&1
+check "an engine at TP 16 over 8 KV heads builds (replicated)" $?
 bad_input --model gpt2 --mode serving --target a100
 bad_input --model gpt2 --dtype int3 --target a100
 bad_input --model gpt2 --pp 2 --batch 3 --target a100
@@ -714,8 +728,9 @@ check "H100: --attention sdpa (FA2, repeated K/V) $sd ms not faster than flash (
 # of 16 spans 4 hosts but never the network, where two HGX B200 nodes'
 # TP 16 crosses InfiniBand; the GB200's peaks are the higher, so its step
 # is the shorter.  (Its collectives were once placed on 4-GPU nodes and
-# timed over the network: 2538 ms against the B200's 1800.)
-nvl_args="--model llama-3.1-70b --mode training --batch 4 --seq 4096 --dtype bf16 --optimizer adamw
+# timed over the network: 2538 ms against the B200's 1800, Llama-3.1-70B;
+# Llama-2-7B's 32 key/value heads take TP 16, which its 8 do not.)
+nvl_args="--model llama-2-7b --mode training --batch 4 --seq 4096 --dtype bf16 --optimizer adamw
 	--attention flash --act-ckpt full --zero 1 --tp 16 --json"
 gb=$("$BIN" $nvl_args --target gb200 2>/dev/null | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' | head -1)
 bw=$("$BIN" $nvl_args --target b200 2>/dev/null | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' | head -1)

@@ -708,9 +708,18 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		return SURFER_EINVAL;
 	}
 	uint32_t kv = c->kv_heads ? c->kv_heads : c->heads;
-	if (c->heads % o->tp || c->ffn % o->tp || (kv % o->tp && o->tp % kv)) {
+	if (c->heads % o->tp || c->ffn % o->tp) {
 		snprintf(err, errlen, "--tp %u does not divide the %u heads or the MLP width %u",
 			 o->tp, c->heads, c->ffn);
+		return SURFER_EINVAL;
+	}
+	/* Megatron (num_query_groups % tensor_model_parallel_size), torchtitan
+	 * and transformers' tp_plan shard K and V by whole heads, column-
+	 * parallel: a rank needs one at least.  (The serving engines replicate
+	 * KV heads past that, serve.c.) */
+	if (kv % o->tp) {
+		snprintf(err, errlen, "--tp %u does not divide the %u key/value heads: training stacks "
+			 "shard K and V by whole heads (--engine vllm or sglang replicates them)", o->tp, kv);
 		return SURFER_EINVAL;
 	}
 	int fused = o->attention != MODEL_ATTN_EAGER && o->attention != MODEL_ATTN_SDPA;
