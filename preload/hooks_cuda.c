@@ -43,6 +43,10 @@ typedef CUresult (*memset8_fn)(CUdeviceptr, unsigned char, size_t);
 typedef CUresult (*memset32_fn)(CUdeviceptr, unsigned int, size_t);
 typedef CUresult (*memset8_async_fn)(CUdeviceptr, unsigned char, size_t, CUstream);
 typedef CUresult (*memset32_async_fn)(CUdeviceptr, unsigned int, size_t, CUstream);
+typedef CUresult (*memset16_fn)(CUdeviceptr, unsigned short, size_t);
+typedef CUresult (*memset16_async_fn)(CUdeviceptr, unsigned short, size_t, CUstream);
+typedef CUresult (*peer_fn)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t);
+typedef CUresult (*peer_async_fn)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
 typedef CUresult (*void_fn)(void);
 typedef CUresult (*ctx_v2_fn)(CUcontext);
 typedef CUresult (*stream_fn)(CUstream);
@@ -67,6 +71,7 @@ enum {
 	HK_LAUNCH = PRELOAD_HK_GETPROC_V2 + 1, HK_LAUNCH_EX, HK_LAUNCH_COOP, HK_GRAPH, HK_MEMCPY, HK_MEMCPY_ASYNC,
 	HK_HTOD, HK_DTOH, HK_DTOD, HK_HTOD_ASYNC, HK_DTOH_ASYNC, HK_DTOD_ASYNC,
 	HK_MEMSET8, HK_MEMSET32, HK_MEMSET8_ASYNC, HK_MEMSET32_ASYNC,
+	HK_MEMSET16, HK_MEMSET16_ASYNC, HK_PEER, HK_PEER_ASYNC,
 	HK_CTX_SYNC, HK_CTX_SYNC_V2, HK_STREAM_SYNC, HK_EVENT_SYNC, HK_WAIT_EVENT, HK_RECORD, HK_RECORD_FLAGS,
 	HK_MEM_ALLOC, HK_MEM_FREE, HK_MEM_ALLOC_ASYNC, HK_MEM_FREE_ASYNC, HK_MEM_CREATE, HK_MEM_RELEASE,
 	HK_PROF_START, HK_PROF_STOP,
@@ -334,6 +339,12 @@ static const struct copy_desc {
 	[HK_MEMSET32] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 0, SIDES_NONE, 4 },
 	[HK_MEMSET8_ASYNC] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 1, SIDES_NONE, 1 },
 	[HK_MEMSET32_ASYNC] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 1, SIDES_NONE, 4 },
+	[HK_MEMSET16] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 0, SIDES_NONE, 2 },
+	[HK_MEMSET16_ASYNC] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 1, SIDES_NONE, 2 },
+	/* between two GPUs' memory (PyTorch's device-to-device copy where the
+	 * two have no peer access: the caching allocator's memcpyAsync) */
+	[HK_PEER] = { TRACE_MEMCPY, TRACE_COPY_DTOD, 0, SIDES_NONE, 1 },
+	[HK_PEER_ASYNC] = { TRACE_MEMCPY, TRACE_COPY_DTOD, 1, SIDES_NONE, 1 },
 };
 
 /* A copy, set or synchronization hook's call: recorded or not (decided
@@ -507,6 +518,43 @@ static CUresult memset32_async(int v, CUdeviceptr d, unsigned int x, size_t n, C
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	return copy_after(&c, real(d, x, n, st), n, st, d, 0);
+}
+
+static CUresult memset16(int v, CUdeviceptr d, unsigned short x, size_t n)
+{
+	struct call c;
+	memset16_fn real = (memset16_fn)copy_before(&c, HK_MEMSET16, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	return copy_after(&c, real(d, x, n), n, NULL, d, 0);
+}
+
+static CUresult memset16_async(int v, CUdeviceptr d, unsigned short x, size_t n, CUstream st)
+{
+	struct call c;
+	memset16_async_fn real = (memset16_async_fn)copy_before(&c, HK_MEMSET16_ASYNC, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	return copy_after(&c, real(d, x, n, st), n, st, d, 0);
+}
+
+static CUresult peer(int v, CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n)
+{
+	struct call c;
+	peer_fn real = (peer_fn)copy_before(&c, HK_PEER, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	return copy_after(&c, real(d, dc, s, sc, n), n, NULL, d, s);
+}
+
+static CUresult peer_async(int v, CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n,
+			   CUstream st)
+{
+	struct call c;
+	peer_async_fn real = (peer_async_fn)copy_before(&c, HK_PEER_ASYNC, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	return copy_after(&c, real(d, dc, s, sc, n, st), n, st, d, s);
 }
 
 /* ---- synchronizations and markers -------------------------------------- */
@@ -716,6 +764,13 @@ PRELOAD_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr d, unsigned char c, siz
 					     CUstream st);
 PRELOAD_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int c, size_t n,
 					      CUstream st);
+PRELOAD_EXPORT CUresult cuMemsetD16_v2_ptds(CUdeviceptr d, unsigned short c, size_t n);
+PRELOAD_EXPORT CUresult cuMemsetD16Async_ptsz(CUdeviceptr d, unsigned short c, size_t n,
+					      CUstream st);
+PRELOAD_EXPORT CUresult cuMemcpyPeer_ptds(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc,
+					  size_t n);
+PRELOAD_EXPORT CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr d, CUcontext dc, CUdeviceptr s,
+					       CUcontext sc, size_t n, CUstream st);
 PRELOAD_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s);
 PRELOAD_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent ev, unsigned int flags);
 PRELOAD_EXPORT CUresult cuEventRecord_ptsz(CUevent ev, CUstream s);
@@ -813,6 +868,37 @@ CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int c, size_t n, CUstream
 {
 	return memset32_async(1, d, c, n, st);
 }
+PRELOAD_EXPORT CUresult cuMemsetD16_v2(CUdeviceptr d, unsigned short c, size_t n)
+{
+	return memset16(0, d, c, n);
+}
+CUresult cuMemsetD16_v2_ptds(CUdeviceptr d, unsigned short c, size_t n) { return memset16(1, d, c, n); }
+PRELOAD_EXPORT CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short c, size_t n, CUstream st)
+{
+	return memset16_async(0, d, c, n, st);
+}
+CUresult cuMemsetD16Async_ptsz(CUdeviceptr d, unsigned short c, size_t n, CUstream st)
+{
+	return memset16_async(1, d, c, n, st);
+}
+PRELOAD_EXPORT CUresult cuMemcpyPeer(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n)
+{
+	return peer(0, d, dc, s, sc, n);
+}
+CUresult cuMemcpyPeer_ptds(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n)
+{
+	return peer(1, d, dc, s, sc, n);
+}
+PRELOAD_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc,
+					  size_t n, CUstream st)
+{
+	return peer_async(0, d, dc, s, sc, n, st);
+}
+CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n,
+				CUstream st)
+{
+	return peer_async(1, d, dc, s, sc, n, st);
+}
 PRELOAD_EXPORT CUresult cuCtxSynchronize(void) { return ctx_sync(); }
 PRELOAD_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx);
 PRELOAD_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx) { return ctx_sync_v2(ctx); }
@@ -900,6 +986,14 @@ struct preload_hook preload_cuda_hooks[HK_COUNT + 1] = {
 		cuMemsetD8Async, cuMemsetD8Async_ptsz),
 	[HK_MEMSET32_ASYNC] = E("cuMemsetD32Async", "cuMemsetD32Async", "cuMemsetD32Async_ptsz",
 		3020, cuMemsetD32Async, cuMemsetD32Async_ptsz),
+	[HK_MEMSET16] = E("cuMemsetD16", "cuMemsetD16_v2", "cuMemsetD16_v2_ptds", 3020, cuMemsetD16_v2,
+		cuMemsetD16_v2_ptds),
+	[HK_MEMSET16_ASYNC] = E("cuMemsetD16Async", "cuMemsetD16Async", "cuMemsetD16Async_ptsz",
+		3020, cuMemsetD16Async, cuMemsetD16Async_ptsz),
+	[HK_PEER] = E("cuMemcpyPeer", "cuMemcpyPeer", "cuMemcpyPeer_ptds", 4000, cuMemcpyPeer,
+		cuMemcpyPeer_ptds),
+	[HK_PEER_ASYNC] = E("cuMemcpyPeerAsync", "cuMemcpyPeerAsync", "cuMemcpyPeerAsync_ptsz", 4000,
+		cuMemcpyPeerAsync, cuMemcpyPeerAsync_ptsz),
 	[HK_CTX_SYNC] = EV("cuCtxSynchronize", "cuCtxSynchronize", NULL, 2000, 13000, cuCtxSynchronize,
 		NULL),
 	[HK_CTX_SYNC_V2] = E("cuCtxSynchronize", "cuCtxSynchronize_v2", NULL, 13000, cuCtxSynchronize_v2,

@@ -531,6 +531,23 @@ API CUresult cuMemsetD8Async(dptr d, unsigned char c, size_t n, void *st) { retu
 API CUresult cuMemsetD8Async_ptsz(dptr d, unsigned char c, size_t n, void *st) { return SET(1, st, 1); }
 API CUresult cuMemsetD32Async(dptr d, unsigned int c, size_t n, void *st) { return SET(4, st, 0); }
 API CUresult cuMemsetD32Async_ptsz(dptr d, unsigned int c, size_t n, void *st) { return SET(4, st, 1); }
+API CUresult cuMemsetD16_v2(dptr d, unsigned short c, size_t n) { return SET(2, NULL, 0); }
+API CUresult cuMemsetD16_v2_ptds(dptr d, unsigned short c, size_t n) { return SET(2, NULL, 1); }
+API CUresult cuMemsetD16Async(dptr d, unsigned short c, size_t n, void *st) { return SET(2, st, 0); }
+API CUresult cuMemsetD16Async_ptsz(dptr d, unsigned short c, size_t n, void *st) { return SET(2, st, 1); }
+/* one process's two "GPUs": their contexts are not looked at */
+API CUresult cuMemcpyPeer(dptr d, void *dc, dptr s, void *sc, size_t n) { (void)dc; (void)sc; return COPY(d, s, 3, NULL, 0); }
+API CUresult cuMemcpyPeer_ptds(dptr d, void *dc, dptr s, void *sc, size_t n) { (void)dc; (void)sc; return COPY(d, s, 3, NULL, 1); }
+API CUresult cuMemcpyPeerAsync(dptr d, void *dc, dptr s, void *sc, size_t n, void *st)
+{
+	(void)dc; (void)sc;
+	return COPY(d, s, 3, st, 0);
+}
+API CUresult cuMemcpyPeerAsync_ptsz(dptr d, void *dc, dptr s, void *sc, size_t n, void *st)
+{
+	(void)dc; (void)sc;
+	return COPY(d, s, 3, st, 1);
+}
 API CUresult cuDevicePrimaryCtxRelease_v2(int dev) { (void)dev; return fails(__func__) ? watch_result : done(__func__, OK); }
 API CUresult cuDevicePrimaryCtxReset_v2(int dev) { (void)dev; return fails(__func__) ? watch_result : done(__func__, OK); }
 API CUresult cuCtxDestroy_v2(void *ctx) { (void)ctx; return fails(__func__) ? watch_result : done(__func__, OK); }
@@ -582,6 +599,10 @@ static const struct entry table[] = {
 	{ "cuMemsetD32", 3020, F(cuMemsetD32_v2), F(cuMemsetD32_v2_ptds) },
 	{ "cuMemsetD8Async", 3020, F(cuMemsetD8Async), F(cuMemsetD8Async_ptsz) },
 	{ "cuMemsetD32Async", 3020, F(cuMemsetD32Async), F(cuMemsetD32Async_ptsz) },
+	{ "cuMemsetD16", 3020, F(cuMemsetD16_v2), F(cuMemsetD16_v2_ptds) },
+	{ "cuMemsetD16Async", 3020, F(cuMemsetD16Async), F(cuMemsetD16Async_ptsz) },
+	{ "cuMemcpyPeer", 4000, F(cuMemcpyPeer), F(cuMemcpyPeer_ptds) },
+	{ "cuMemcpyPeerAsync", 4000, F(cuMemcpyPeerAsync), F(cuMemcpyPeerAsync_ptsz) },
 	{ "cuMemcpy", 4000, F(cuMemcpy), F(cuMemcpy_ptds) },
 	{ "cuMemcpyAsync", 4000, F(cuMemcpyAsync), F(cuMemcpyAsync_ptsz) },
 	{ "cuMemcpyDtoD", 3020, F(cuMemcpyDtoD_v2), F(cuMemcpyDtoD_v2_ptds) },

@@ -217,6 +217,10 @@ typedef int (*set8_fn)(dptr, unsigned char, size_t);
 typedef int (*set32_fn)(dptr, unsigned int, size_t);
 typedef int (*set8_async_fn)(dptr, unsigned char, size_t, void *);
 typedef int (*set32_async_fn)(dptr, unsigned int, size_t, void *);
+typedef int (*set16_fn)(dptr, unsigned short, size_t);
+typedef int (*set16_async_fn)(dptr, unsigned short, size_t, void *);
+typedef int (*peer_fn)(dptr, void *, dptr, void *, size_t);
+typedef int (*peer_async_fn)(dptr, void *, dptr, void *, size_t, void *);
 typedef int (*event_fn)(void *);
 typedef int (*wait_fn)(void *, void *, unsigned);
 typedef int (*record_fn)(void *, void *);
@@ -266,6 +270,12 @@ static void calls(void)
 	set8_async_fn s8a0 = hooked("cuMemsetD8Async", 3020, 0), s8a1 = hooked("cuMemsetD8Async", 3020, 2);
 	set32_async_fn s32a0 = hooked("cuMemsetD32Async", 3020, 0);
 	set32_async_fn s32a1 = hooked("cuMemsetD32Async", 3020, 2);
+	set16_fn s160 = hooked("cuMemsetD16", 3020, 0), s161 = hooked("cuMemsetD16", 3020, 2);
+	set16_async_fn s16a0 = hooked("cuMemsetD16Async", 3020, 0);
+	set16_async_fn s16a1 = hooked("cuMemsetD16Async", 3020, 2);
+	peer_fn pe0 = hooked("cuMemcpyPeer", 4000, 0), pe1 = hooked("cuMemcpyPeer", 4000, 2);
+	peer_async_fn pea0 = hooked("cuMemcpyPeerAsync", 4000, 0);
+	peer_async_fn pea1 = hooked("cuMemcpyPeerAsync", 4000, 2);
 	void_fn csync = hooked("cuCtxSynchronize", 2000, 0);
 	ctx_fn csync2 = hooked("cuCtxSynchronize", 13000, 0);
 	stream_fn ss0 = hooked("cuStreamSynchronize", 2000, 0), ss1 = hooked("cuStreamSynchronize", 7000, 2);
@@ -340,6 +350,21 @@ static void calls(void)
 		expect("cuMemsetD32Async_ptsz"); got(s32a1(d2, 0x4b4b4b4bu, 124, NULL));
 		if (!failing)
 			bytes_are(m1, 0x49, 122, "cuMemsetD8Async_ptsz"), bytes_are(m2, 0x4b, 496, "cuMemsetD32Async_ptsz");
+		/* peer copies 125 to 128 bytes, 16-bit sets 129 to 132 elements */
+		memset(m1, 0x78, 4096);
+		expect("cuMemcpyPeer"); got(pe0(d2, (void *)0xc1, d1, (void *)0xc2, 125)); copied(m2, m1, 125);
+		expect("cuMemcpyPeer_ptds"); got(pe1(d1, (void *)0xc2, d2, (void *)0xc1, 126)); copied(m1, m2, 126);
+		expect("cuMemcpyPeerAsync"); got(pea0(d2, (void *)0xc1, d1, (void *)0xc2, 127, s1));
+		copied(m2, m1, 127);
+		memset(m1, 0x79, 4096);
+		expect("cuMemcpyPeerAsync_ptsz"); got(pea1(d2, (void *)0xc1, d1, (void *)0xc2, 128, NULL));
+		copied(m2, m1, 128);
+		expect("cuMemsetD16_v2"); got(s160(d1, 0x4c4c, 129));
+		expect("cuMemsetD16_v2_ptds"); got(s161(d1, 0x4d4d, 130));
+		expect("cuMemsetD16Async"); got(s16a0(d2, 0x4e4e, 131, s1));
+		expect("cuMemsetD16Async_ptsz"); got(s16a1(d2, 0x4f4f, 132, NULL));
+		if (!failing)
+			bytes_are(m1, 0x4d, 260, "cuMemsetD16_v2_ptds"), bytes_are(m2, 0x4f, 264, "cuMemsetD16Async_ptsz");
 
 		expect("cuCtxSynchronize"); got(csync());
 		expect("cuCtxSynchronize_v2"); got(csync2((void *)0xc7c7));
