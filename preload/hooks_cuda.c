@@ -341,8 +341,9 @@ static const struct copy_desc {
 	[HK_MEMSET32_ASYNC] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 1, SIDES_NONE, 4 },
 	[HK_MEMSET16] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 0, SIDES_NONE, 2 },
 	[HK_MEMSET16_ASYNC] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 1, SIDES_NONE, 2 },
-	/* between two GPUs' memory (PyTorch's device-to-device copy where the
-	 * two have no peer access: the caching allocator's memcpyAsync) */
+	/* between two GPUs' memory (PyTorch's caching allocator's memcpyAsync
+	 * takes it for a copy across GPUs without peer access when its
+	 * segments are expandable) */
 	[HK_PEER] = { TRACE_MEMCPY, TRACE_COPY_DTOD, 0, SIDES_NONE, 1 },
 	[HK_PEER_ASYNC] = { TRACE_MEMCPY, TRACE_COPY_DTOD, 1, SIDES_NONE, 1 },
 };
