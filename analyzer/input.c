@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tools/sibling.h"
+#include "analyzer/sibling.h"
 #include "trace/surfer_err.h"
 
 int input_spool(FILE *in, char *path, size_t len, char *err, size_t errlen)

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tools/sibling.h"
+#include "analyzer/sibling.h"
 
 #define PROG "surfer"
 

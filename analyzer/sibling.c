@@ -1,7 +1,7 @@
 /*
  * sibling.c - another surfer program's path (sibling.h).
  */
-#include "tools/sibling.h"
+#include "analyzer/sibling.h"
 
 #include <limits.h>
 #include <stdio.h>
