@@ -181,7 +181,7 @@ static uint64_t ktable_attn_hash(const struct pred_attn *a)
 	h = hmap_hash_add(h, a->q_tokens);
 	h = hmap_hash_add(h, a->kv_tokens);
 	h = hmap_hash_add(h, a->max_kv);
-	h = hmap_hash_add(h, a->window);
+	h = hmap_hash_add(h, a->window | (uint64_t)a->kv_bytes << 56);
 	return hmap_hash_add(h, pw);
 }
 
@@ -194,7 +194,7 @@ static int ktable_attn_eq(const void *ctx, uint64_t val, const void *key)
 	       x->kv_heads == y->kv_heads && x->head_dim == y->head_dim &&
 	       x->head_dim_v == y->head_dim_v && x->q_tokens == y->q_tokens &&
 	       x->kv_tokens == y->kv_tokens && x->max_kv == y->max_kv && x->window == y->window &&
-	       memcmp(&x->pairs, &y->pairs, sizeof(x->pairs)) == 0;
+	       x->kv_bytes == y->kv_bytes && memcmp(&x->pairs, &y->pairs, sizeof(x->pairs)) == 0;
 }
 
 /* The id of shape a in t, added when new: >= 1, or 0 out of memory (only
@@ -254,7 +254,7 @@ int ktable_lib_from_op(struct ktable *t, struct ktable_lib *lib, const struct tr
 		.backward = a->backward, .causal = a->causal, .seqs = a->seqs, .heads = a->heads,
 		.kv_heads = a->kv_heads, .head_dim = a->head_dim, .head_dim_v = a->head_dim_v,
 		.q_tokens = a->q_tokens, .kv_tokens = a->kv_tokens, .max_kv = a->max_kv,
-		.pairs = a->pairs, .window = a->window,
+		.pairs = a->pairs, .window = a->window, .kv_bytes = a->kv_bytes,
 	};
 	lib->attn = ktable_attn_intern(t, &pa);
 	return lib->attn ? 0 : -1;

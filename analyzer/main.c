@@ -222,6 +222,8 @@ static void usage(FILE *f)
 		"                            --prompt-lens ... --new-tokens N: the prefill, then\n"
 		"                            N-1 steps (time to first token, per output token)\n"
 		"      --chunk TOKENS        chunked prefill: at most TOKENS per forward\n"
+		"      --kv-cache-dtype D    auto (default: the dtype's) or fp8 (fp8_e4m3,\n"
+		"                            fp8_e5m2): the KV cache a byte an element\n"
 		"  -h, --help                this help\n"
 		"  -V, --version             the version\n"
 		"\n"
@@ -365,6 +367,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"prompt-lens", required_argument, NULL, OPT_MODEL},
 		{"context-lens", required_argument, NULL, OPT_MODEL},
 		{"chunk", required_argument, NULL, OPT_MODEL},
+		{"kv-cache-dtype", required_argument, NULL, OPT_MODEL},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},

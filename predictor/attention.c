@@ -485,6 +485,9 @@ int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
 	double S = a->seqs, H = a->heads, Hkv = a->kv_heads, G = H / Hkv;
 	double d = a->head_dim, dv = a->head_dim_v ? a->head_dim_v : a->head_dim;
 	double e = attn_dsize(k->dtype), qm = (double)a->q_tokens / S, km = (double)a->kv_tokens / S;
+	/* the keys' and values' bytes an element: an FP8 cache's 1 (the
+	 * kernel loads it so and converts it in registers), else the dtype's */
+	double ekv = a->kv_bytes ? (double)a->kv_bytes : e;
 	double sms = g->sms, q = (double)a->q_tokens, kv = (double)a->kv_tokens;
 	double per_pair = a->backward ? 2.0 * (3.0 * d + 2.0 * dv) : 2.0 * (d + dv);
 	double rows, rows_pad;   /* decode: packed query rows per (seq, KV head) */
@@ -517,7 +520,7 @@ int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
 		p->mma_flops = per_pair * H * a->pairs / p->e_pad;
 		p->exps = H * a->pairs / p->e_pad;
 		if (!a->backward)
-			p->bytes = e * (q * H * (d + dv) + kv * Hkv * (d + dv));
+			p->bytes = e * q * H * (d + dv) + ekv * kv * Hkv * (d + dv);
 		else
 			p->bytes = e * (2.0 * q * H * (d + dv) + 2.0 * kv * Hkv * (d + dv)) + 4.0 * q * H;
 	} else {
@@ -544,7 +547,7 @@ int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
 			rows_pad = rows;
 		double mblocks = p->simt ? 1 : ceil(rows / p->block_m);
 		double kv_row = mla ? d : Hkv * (d + dv);
-		p->bytes = e * (q * H * (d + dv) + kv * kv_row);
+		p->bytes = e * q * H * (d + dv) + ekv * kv * kv_row;
 		if (fi) {
 			double items;
 			p->chunk_keys = attn_fi_chunk(S, kv, (double)a->max_kv, mblocks, floor(2 * sms / Hkv),

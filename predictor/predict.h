@@ -106,6 +106,9 @@ struct pred_attn {
 	uint64_t window;              /* causal sliding window: keys a query
 				       * attends at most (itself included); 0
 				       * none                                   */
+	uint8_t kv_bytes;             /* bytes a cached K or V element is
+				       * stored in (1: an FP8 KV cache); 0 the
+				       * kernel's dtype's                       */
 };
 
 /* One distinct kernel configuration.  Unknown numbers are 0. */

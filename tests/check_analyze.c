@@ -1478,6 +1478,14 @@ START_TEST(attention_shapes_interned)
 	ck_assert_uint_eq(l5.attn, 3);
 	ck_assert_uint_eq(ktable_attn(t, l5.attn)->window, 1024);
 	ck_assert_uint_eq(ktable_attn(t, l3.attn)->window, 0);
+	/* the same step over an FP8 cache: a shape of its own, its size kept */
+	struct trace_op o8 = o;
+	o8.attn.kv_bytes = 1;
+	struct ktable_lib l8;
+	ck_assert_int_eq(ktable_lib_from_op(t, &l8, &o8), 0);
+	ck_assert_uint_eq(l8.attn, 4);
+	ck_assert_uint_eq(ktable_attn(t, l8.attn)->kv_bytes, 1);
+	ck_assert_uint_eq(ktable_attn(t, l3.attn)->kv_bytes, 0);
 	o.attn.impl = TRACE_ATTN_NONE;
 	ck_assert_int_eq(ktable_lib_from_op(t, &l4, &o), 0);
 	ck_assert_uint_eq(l1.attn, 1);
@@ -1490,7 +1498,7 @@ START_TEST(attention_shapes_interned)
 	ck_assert_uint_eq(a->max_kv, 514);
 	ck_assert(a->pairs == 4.0 * 514);
 	ck_assert_ptr_null(ktable_attn(t, 0));
-	ck_assert_ptr_null(ktable_attn(t, 4));
+	ck_assert_ptr_null(ktable_attn(t, 5));
 	struct trace_kernel k;
 	struct ktable_key k1, k3;
 	memset(&k, 0, sizeof(k));

@@ -270,6 +270,25 @@ END_TEST
  * GQA group of 4 packed in 128-row tiles, 32 x the useful work: the model
  * has its decode compute-bound; nor the H100 at batch 1, where the same
  * tiles' compute matches the bytes: see fa3_decode_tiles.) */
+/* An FP8 KV cache (kv_bytes 1): the keys and values read a byte an
+ * element, the queries and output in BF16: 8 sequences of 8192 keys, 8
+ * KV heads of 128 + 128: 2 x 8 x 32 x 256 + 8 x 8192 x 8 x 256 bytes. */
+START_TEST(fp8_kv_cache_halves_the_reads)
+{
+	struct attn_plan p16, p8;
+	struct pred_kernel k16 = decode(8, 8, 8191), k8 = k16;
+	k8.attn.kv_bytes = 1;
+	ck_assert_int_eq(attention_plan(&k16, gpu("a100-sxm4-80"), NULL, &p16), 0);
+	ck_assert_int_eq(attention_plan(&k8, gpu("a100-sxm4-80"), NULL, &p8), 0);
+	ck_assert(p8.bytes == 2.0 * 8.0 * 32 * 256 + 8.0 * 8192 * 8 * 256);
+	ck_assert(p16.bytes == 2.0 * (8.0 * 32 * 256 + 8.0 * 8192 * 8 * 256));
+	/* memory-bound on the A100 in BF16: about half the time in FP8 */
+	ck_assert(p16.memory_bound);
+	double r = p8.ns / p16.ns;
+	ck_assert_msg(r > 0.5 && r < 0.62, "fp8 / bf16 KV %.3f", r);
+}
+END_TEST
+
 START_TEST(decode_memory_bound_small_batch)
 {
 	const char *gpus[] = {"a100-sxm4-80", "h100-sxm", "l40s", "rtx-6000-ada"};
@@ -635,6 +654,7 @@ int main(void)
 	tcase_add_test(t, hand_computed_prefill);
 	tcase_add_test(t, split_count);
 	tcase_add_test(t, sliding_window_tiles);
+	tcase_add_test(t, fp8_kv_cache_halves_the_reads);
 	tcase_add_test(t, monotonic_in_work);
 	tcase_add_test(t, causal_about_half);
 	tcase_add_test(t, gqa_decode_reads_kv_heads);

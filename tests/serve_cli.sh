@@ -163,6 +163,27 @@ check "an fp8 checkpoint served in fp8: no quantization warning" $?
 got=$(served_dtype --model "$tmp/q8.json" --engine sglang --mode prefill --prompt-lens 64 --dtype bf16)
 [ "$got" = bf16 ]; check "--dtype bf16 over an fp8 checkpoint (got '$got')" $?
 
+# --kv-cache-dtype fp8: the cache a byte an element.  Llama-3.1-8B, 8
+# sequences of 4096 tokens: 2 x 32 layers x 8 KV heads x 128 x 32768
+# tokens = 2 GiB (4 in BF16); the written trace's attention calls carry
+# attn_kv_bytes 1 (one a layer: 32); the decode step, reading the cache,
+# is the faster
+kv_run() { # kv_run DTYPE ARGS...: the --json of a decode step
+	d=$1; shift
+	"$BIN" --model llama-3.1-8b --engine vllm --dtype bf16 --mode decode --batch 8 --seq 4096 \
+		--kv-cache-dtype "$d" --target h100 --json "$@" 2>/dev/null
+}
+kv16=$(kv_run auto | sed -n 's/.*"kv_cache_gib": \([0-9.e+]*\).*/\1/p')
+kv8=$(kv_run fp8 --write-trace "$tmp/kv8.mp" | sed -n 's/.*"kv_cache_gib": \([0-9.e+]*\).*/\1/p')
+awk -v a="$kv8" -v b="$kv16" 'BEGIN { exit !(a > 1.99 && a < 2.01 && b > 3.99 && b < 4.01) }'
+check "an fp8 KV cache 2 GiB, bf16's 4 (got $kv8, $kv16)" $?
+got=$("$B/surfer-dump" "$tmp/kv8.mp" | grep -c '"attn_kv_bytes":1')
+[ "$got" = 32 ]; check "the written trace's 32 attention calls read a byte a KV element (got $got)" $?
+t16=$(kv_run auto | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' | head -1)
+t8=$(kv_run fp8_e4m3 | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' | head -1)
+awk -v a="$t8" -v b="$t16" 'BEGIN { exit !(a > 0 && a < b) }'
+check "a decode step over an fp8 cache faster ($t8 vs $t16 ms)" $?
+
 # hf stays the default and refuses the engines' modes
 bad() { # bad DESCRIPTION ARGS...: exit 2 and one line on stderr
 	d=$1; shift
@@ -178,6 +199,8 @@ bad "zero prompt" --model llama-3.2-1b --engine sglang --mode prefill --prompt-l
 bad "context lens with prefill" --model llama-3.2-1b --engine sglang --mode prefill --context-lens 10 --dtype bf16 --target h100
 bad "missing file" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens @/nonexistent --dtype bf16 --target h100
 bad "fp32 engine" --model llama-3.2-1b --engine vllm --mode decode --dtype fp32 --target h100
+bad "an fp8 KV cache without an engine" --model llama-3.2-1b --mode decode --dtype bf16 --kv-cache-dtype fp8 --target h100
+bad "an unknown KV cache dtype" --model llama-3.2-1b --engine vllm --mode decode --dtype bf16 --kv-cache-dtype int4 --target h100
 bad "fp8 recipe on an engine" --model llama-3.2-1b --engine vllm --mode decode --dtype fp8 --fp8-recipe rowwise --target h100
 bad "fp8 serving on a GPU without FP8" --model llama-3.2-1b --engine sglang --mode decode --dtype fp8 --target a100
 bad "engine on gpt2" --model gpt2 --engine sglang --mode prefill --dtype bf16 --target h100

@@ -352,6 +352,8 @@ static void op_json(json_t *o, const struct trace_op *p)
 		set(o, "attn_pairs", json_real(a->pairs));
 		if (a->window)
 			set(o, "attn_window", ju(a->window));
+		if (a->kv_bytes)
+			set(o, "attn_kv_bytes", ju(a->kv_bytes));
 	}
 	set(o, "stream", ju(p->stream));
 	set(o, "thread", ju(p->thread));

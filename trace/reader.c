@@ -989,6 +989,8 @@ static int decode_op(struct fields *f, struct trace_op *o)
 	get_u8(f, "accumulate", 0, &o->accumulate);
 	/* 1.7: the attention's sliding window */
 	get_u64(f, "attn_window", UINT64_MAX, 0, &o->attn.window);
+	/* 1.8: the KV cache's element size */
+	get_u8(f, "attn_kv_bytes", 0, &o->attn.kv_bytes);
 	return f->rc;
 }
 

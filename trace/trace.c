@@ -283,7 +283,7 @@ static int validate_attn(const struct trace_op *o, char *msg, size_t msglen)
 	if (a->impl == TRACE_ATTN_NONE) {
 		if (a->form || a->backward || a->causal || a->seqs || a->heads || a->kv_heads ||
 		    a->head_dim || a->head_dim_v || a->q_tokens || a->kv_tokens || a->max_kv ||
-		    a->pairs != 0 || a->window)
+		    a->pairs != 0 || a->window || a->kv_bytes)
 			return bad(msg, msglen, "attn: a shape without an implementation");
 		return 0;
 	}
@@ -304,6 +304,8 @@ static int validate_attn(const struct trace_op *o, char *msg, size_t msglen)
 	if (a->window && (!a->causal || a->form == TRACE_ATTN_MLA_DECODE ||
 			  a->window > TRACE_GEMM_DIM_MAX))
 		return bad(msg, msglen, "attn window: without the causal mask, on MLA or out of range");
+	if (a->kv_bytes && a->kv_bytes != 1 && a->kv_bytes != 2 && a->kv_bytes != 4)
+		return bad(msg, msglen, "attn kv_bytes: not 0, 1, 2 or 4");
 	return 0;
 }
 

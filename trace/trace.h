@@ -35,7 +35,7 @@
 
 #define TRACE_MAGIC "surfer-trace"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 7
+#define TRACE_VERSION_MINOR 8
 
 /* Limits every reader enforces and the writer respects, so that a corrupt
  * length can never make a reader allocate more than a few MiB at once. */
@@ -362,6 +362,10 @@ struct trace_attn {
 				     * query attends at most (itself and the
 				     * window - 1 before it; pairs and each
 				     * sequence's keys counted with it); 0 none */
+	uint8_t kv_bytes;           /* 1.8: bytes a cached key or value element
+				     * is stored in (1: an FP8 KV cache, read
+				     * and converted by the kernel); 0 the op's
+				     * dtype's                                 */
 };
 
 /* 1.2: an operator as a program builder describes it: the target-

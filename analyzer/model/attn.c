@@ -107,7 +107,7 @@ void attn_describe(struct pred_kernel *k, const struct pred_attn *a, enum gpu_dt
 	double kv_bytes = a->form == PRED_ATTN_MLA_DECODE ? kv * d : kv * Hkv * (d + dv);
 	if (!backward) {
 		k->flops = 2.0 * (d + dv) * H * a->pairs;
-		k->bytes = e * (q * H * (d + dv) + kv_bytes);
+		k->bytes = e * q * H * (d + dv) + (a->kv_bytes ? a->kv_bytes : e) * kv_bytes;
 	} else {
 		k->flops = 2.0 * (3.0 * d + 2.0 * dv) * H * a->pairs;
 		k->bytes = e * (2.0 * q * H * (d + dv) + 2.0 * kv_bytes) + 4.0 * q * H;

@@ -707,6 +707,11 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--dp, --tp and --pp must be positive");
 		return SURFER_EINVAL;
 	}
+	if (o->kv_fp8) {
+		snprintf(err, errlen, "--kv-cache-dtype fp8 is a serving engine's cache: add --engine vllm "
+			 "or sglang");
+		return SURFER_EINVAL;
+	}
 	uint32_t kv = c->kv_heads ? c->kv_heads : c->heads;
 	if (c->heads % o->tp || c->ffn % o->tp) {
 		snprintf(err, errlen, "--tp %u does not divide the %u heads or the MLP width %u",

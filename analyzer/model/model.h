@@ -266,6 +266,8 @@ struct model_opts {
 	 * the last one only (no_sync), FSDP on every one. */
 	uint32_t grad_accum;
 	enum model_engine engine;      /* MODEL_ENGINE_HF by default           */
+	int kv_fp8;                    /* engines: --kv-cache-dtype fp8, the KV
+					* cache stored in FP8 (serve.c)         */
 	/* Engines: the batch's sequences, each of its own length (borrowed;
 	 * NULL: batch sequences of seq tokens).  Prefill and serve: the prompt
 	 * lengths; decode: the tokens each sequence has cached. */

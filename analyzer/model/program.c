@@ -212,6 +212,7 @@ static void em_kernel(struct emit *e, const struct model_kernel *mk, uint64_t st
 		r.u.op.attn.max_kv = a->max_kv;
 		r.u.op.attn.pairs = a->pairs;
 		r.u.op.attn.window = a->window;
+		r.u.op.attn.kv_bytes = a->kv_bytes;
 	}
 	r.u.op.stream = stream;
 	r.u.op.thread = MODELPROG_THREAD;

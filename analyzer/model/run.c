@@ -35,7 +35,7 @@ const char *const *model_cli_options(void)
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
 		"moe-route-nodes", "moe-dispatch-fp8", "moe-a2a-overlap", "act-ckpt-layers",
 		"sequence-parallel", "no-grad-clip", "fsdp", "fsdp-reduce", "offload", "host-mem-gbps",
-		"pp-partition", NULL
+		"pp-partition", "kv-cache-dtype", NULL
 	};
 	return names;
 }
@@ -324,6 +324,11 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		bad = parse_count(v, 1024, &o->pp, &most);
 	} else if (!strcmp(name, "engine")) {
 		bad = model_engine_parse(v, &o->engine);
+	} else if (!strcmp(name, "kv-cache-dtype")) {
+		/* vLLM's fp8 (= fp8_e4m3) and fp8_e5m2, SGLang's fp8_e4m3 and
+		 * fp8_e5m2: a byte an element whichever */
+		o->kv_fp8 = !strcasecmp(v, "fp8") || !strcasecmp(v, "fp8_e4m3") || !strcasecmp(v, "fp8_e5m2");
+		bad = !o->kv_fp8 && strcasecmp(v, "auto");
 	} else if (!strcmp(name, "prompt-lens") || !strcmp(name, "context-lens")) {
 		return set_lens(m, name, v, err, errlen);
 	} else if (!strcmp(name, "chunk")) {
@@ -415,6 +420,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		static const struct { const char *opt, *what; } help[] = {
 			{ "mode", "inference, training, decode, generate, prefill or serve" },
 			{ "dtype", "fp32, tf32, bf16, fp16 or fp8" }, { "engine", "hf, vllm or sglang" },
+			{ "kv-cache-dtype", "auto, fp8, fp8_e4m3 or fp8_e5m2" },
 			{ "optimizer", "none, sgd, adamw (adamw-foreach) or adamw-fused" },
 			{ "attention", "eager, sdpa, flash, fa2, fa3, cudnn, flashinfer or triton" },
 			{ "act-ckpt", "none, selective or full" }, { "stack", "eager, compile or te" },

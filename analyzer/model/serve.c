@@ -91,6 +91,7 @@ struct srv {
 	uint64_t nh, nkv, d, h, I, V, E, K; /* per GPU after TP */
 	uint64_t Im, Is;          /* a routed expert's and the shared experts' width */
 	int fp8;                  /* the linears in FP8 (W8A8)               */
+	int kv8;                  /* the KV cache in FP8 (--kv-cache-dtype)  */
 	int graph;                /* the pass's kernels are graph-launched   */
 	int eager_attn;           /* piecewise graph: attention stays eager  */
 	uint32_t passes;          /* forward passes built                    */
@@ -159,6 +160,14 @@ static void gemm(struct srv *S, uint64_t batch, uint64_t m, uint64_t n, uint64_t
 {
 	k_gemm(S->B, batch, m, n, k);
 	mark(S);
+}
+
+/* A KV-cache write's output per element, in activation elements: a byte
+ * an element in an FP8 cache (the engines' cache kernels convert with
+ * their scale as they store), else the activation's size. */
+static double kv_out(const struct srv *S)
+{
+	return S->kv8 ? 1.0 / S->B->esz : 1.0;
 }
 
 /* The per-token-group FP8 quantization of n elements of a GEMM's input
@@ -271,6 +280,7 @@ static void attention(struct srv *S, const struct sreq *r, size_t nr, int decode
 			  (uint32_t)S->nh, (uint32_t)S->nkv, (uint32_t)S->d, (uint32_t)S->d);
 	}
 	a.window = c->kv_lora ? 0 : window;
+	a.kv_bytes = S->kv8 ? 1 : 0;
 	for (size_t i = 0; i < nr; i++)
 		attn_add_seqs(&a, 1, r[i].n, r[i].n + r[i].p);
 	attn_emit(S->B, &a);
@@ -376,7 +386,7 @@ static void mla_in(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, i
 	mark(S);
 	vec(S, "BatchQKApplyRotaryPosIdsCosSinCache", (double)T * (S->nh + 1) * c->qk_rope, c->qk_rope,
 	    1.0, 1.0, 3.0);
-	vec(S, "store_kvcache", (double)T * kva, kva, 1.0, 1.0, 0.0);
+	vec(S, "store_kvcache", (double)T * kva, kva, 1.0, kv_out(S), 0.0);
 	if (decode) {
 		linear(S, S->nh, T, c->kv_lora, c->qk_nope);        /* q_nope W_UK */
 		return;
@@ -417,7 +427,7 @@ static void layer(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, ui
 		    : "BatchQKApplyRotaryPosIdsCosSinCache", qk, S->d, 1.0, 1.0, c->qk_norm ? 8.0 : 3.0);
 		/* the new tokens' K and V into the cache */
 		vec(S, S->eng == MODEL_ENGINE_VLLM ? "reshape_and_cache_flash_kernel" : "store_kvcache",
-		    2.0 * (double)T * (double)S->nkv * (double)S->d, S->d, 1.0, 1.0, 0.0);
+		    2.0 * (double)T * (double)S->nkv * (double)S->d, S->d, 1.0, kv_out(S), 0.0);
 		if (S->eager_attn) {
 			struct model_kernel *k = bld_last_kernel(B);
 			if (k)
@@ -700,6 +710,7 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 	S.B = &B;
 	S.eng = o->engine;
 	S.fp8 = o->fp8;
+	S.kv8 = o->kv_fp8;
 	S.nh = c->heads / o->tp;
 	uint64_t kvh = c->kv_heads ? c->kv_heads : c->heads;
 	S.nkv = kvh >= o->tp ? kvh / o->tp : 1;
@@ -745,8 +756,9 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 	s->params = s->params / o->pp + (double)S.V * S.h * (c->tied || o->pp > 1 ? 1.0 : 2.0);
 	/* MLA caches one latent row per token (kv_lora + rope), the same on
 	 * every TP rank; the others K and V of their KV heads */
-	s->kv_cache_bytes = (c->kv_lora ? c->layers * cached * (double)(c->kv_lora + c->qk_rope) * B.esz
-			     : 2.0 * c->layers * cached * (double)S.nkv * (double)S.d * B.esz) / o->pp;
+	double kv_e = S.kv8 ? 1.0 : B.esz;   /* --kv-cache-dtype fp8: a byte */
+	s->kv_cache_bytes = (c->kv_lora ? c->layers * cached * (double)(c->kv_lora + c->qk_rope) * kv_e
+			     : 2.0 * c->layers * cached * (double)S.nkv * (double)S.d * kv_e) / o->pp;
 	s->stage_layers = (uint32_t)cdiv(c->layers, o->pp);
 	if (rc || B.err) {
 		model_seq_release(s);
