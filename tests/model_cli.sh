@@ -112,6 +112,13 @@ bad_input --model gpt2 --pp 2 --batch 3 --target a100
 bad_input --model gpt2 --plan 0 --target a100
 bad_input --model gpt2 --plan 4 --tp 2 --target a100
 bad_input --model gpt2 --plan 4 --mode generate --target a100
+# an engine's plan: one pass of --batch x --seq split over the replicas;
+# lengths would go whole to every replica, serve is many passes
+bad_input --model llama-3.1-8b --engine sglang --dtype bf16 --mode prefill --prompt-lens 100,200 --plan 4 --target h100
+bad_input --model llama-3.1-8b --engine sglang --dtype bf16 --mode serve --batch 4 --seq 100 --new-tokens 8 --plan 4 --target h100
+"$BIN" --model llama-3.1-8b --engine sglang --dtype bf16 --mode prefill --batch 4 --seq 1000 --plan 4 \
+	--target h100 2>/dev/null | head -1 | grep -q '^plan       sglang llama-3.1-8b, prefill, 4 sequences of 1000 over 4 GPUs'
+check "an engine's plan names the engine and prefill" $?
 bad_input --model gpt2 --plan 4 --target a100 --save-baseline "$tmp/nobase.json"
 # flags that a run would otherwise drop without a word: a scaling recipe
 # without FP8 linears, training-only flags outside training (the hf path and

@@ -406,8 +406,17 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	for (size_t i = 0; i < ntargets; i++)
 		if (model_target_check(&m->opts, targets[i], err, errlen))
 			return SURFER_EINVAL;
-	if (m->opts.mode == MODEL_GENERATE) {
-		snprintf(err, errlen, "--plan takes --mode inference, training or decode");
+	if (m->opts.mode == MODEL_GENERATE || m->opts.mode == MODEL_SERVE) {
+		snprintf(err, errlen, "--plan takes --mode inference, training or decode (with an engine "
+			 "prefill or decode): it times one pass of each layout");
+		return SURFER_EINVAL;
+	}
+	/* the layouts split --batch over their replicas; a list of lengths
+	 * would go whole to each (and the header and tokens/s would count
+	 * --batch x --seq) */
+	if (m->lens_kind) {
+		snprintf(err, errlen, "--plan splits --batch B sequences of --seq S over each layout's "
+			 "replicas: give those, not --%s", m->lens_kind == 1 ? "prompt-lens" : "context-lens");
 		return SURFER_EINVAL;
 	}
 	if (m->opts.dp * m->opts.tp * m->opts.pp * model_ep(&m->opts) > 1 || m->opts.nodes ||
@@ -468,11 +477,14 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		return SURFER_EINVAL;
 	}
 	json_t *doc = NULL, *tarr = NULL;
+	int engine = m->opts.engine != MODEL_ENGINE_HF;
+	const char *mode = m->opts.mode == MODEL_TRAINING ? "training"
+			   : m->opts.mode == MODEL_DECODE ? "decode"
+			   : m->opts.mode == MODEL_PREFILL || engine ? "prefill" : "inference";
 	if (json) {
-		doc = json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i}", "schema_version",
-				(json_int_t)REPORT_SCHEMA_VERSION, "model", c.name, "mode",
-				m->opts.mode == MODEL_TRAINING ? "training"
-				: m->opts.mode == MODEL_DECODE ? "decode" : "inference",
+		doc = json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:i}", "schema_version",
+				(json_int_t)REPORT_SCHEMA_VERSION, "model", c.name, "engine",
+				model_engine_name(m->opts.engine), "mode", mode,
 				"gpus", (json_int_t)m->plan_gpus, "global_batch", (json_int_t)m->opts.batch,
 				"seq", (json_int_t)m->opts.seq, "zero", (json_int_t)m->opts.zero);
 		tarr = json_array();
@@ -492,9 +504,9 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		char cps[24] = "";
 		if (cp > 1)
 			snprintf(cps, sizeof(cps), " x cp %u", cp);
-		fprintf(f, "plan       %s, %s, %u sequences of %u over %u GPUs, %s%s (dp x tp x pp%s = %u; "
-			"fitting first, fastest first)\n", c.name, m->opts.mode == MODEL_TRAINING ? "training"
-			: m->opts.mode == MODEL_DECODE ? "decode" : "inference", m->opts.batch, m->opts.seq,
+		fprintf(f, "plan       %s%s%s, %s, %u sequences of %u over %u GPUs, %s%s (dp x tp x pp%s = %u; "
+			"fitting first, fastest first)\n", engine ? model_engine_name(m->opts.engine) : "",
+			engine ? " " : "", c.name, mode, m->opts.batch, m->opts.seq,
 			m->plan_gpus, model_dtype_label(&m->opts), zero, cps, m->plan_gpus);
 	}
 	int rc = 0;
