@@ -90,6 +90,18 @@ bad_input() {
 	fi
 }
 bad_input --model no-such-model --target a100
+# a checkpoint's folder: its config.json, the model named by the folder
+mkdir -p "$tmp/Tiny-Llama" "$tmp/empty-ckpt"
+printf '{"model_type": "llama", "hidden_size": 512, "intermediate_size": 1024,
+"num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 4,
+"vocab_size": 1000}\n' >"$tmp/Tiny-Llama/config.json"
+for m in "$tmp/Tiny-Llama" "$tmp/Tiny-Llama/" "$tmp/Tiny-Llama/config.json"; do
+	"$BIN" --model "$m" --batch 1 --seq 64 --target a100 2>/dev/null | grep -q '^input .*model Tiny-Llama, inference'
+	check "--model $m: the folder's config.json, named Tiny-Llama" $?
+done
+bad_input --model "$tmp/empty-ckpt" --target a100
+grep -q "folder without a config.json" "$tmp/err"
+check "a folder without config.json: said so ($(cat "$tmp/err"))" $?
 bad_input --model gpt2 --batch 0 --target a100
 bad_input --model gpt2 --tp 5 --target a100
 # K and V shard by whole heads in training: Llama-3.1-70B's 8 take no TP 16

@@ -788,6 +788,15 @@ int model_config_load(const char *path, struct model_config *c, char *err, size_
 	char *dot = strstr(c->name, ".json");
 	if (dot && dot[5] == 0)
 		*dot = 0;
+	/* a checkpoint's config.json is named by its folder (Llama-3.1-8B/
+	 * config.json: Llama-3.1-8B) */
+	if (!strcmp(base, "config.json") && base > path + 1) {
+		const char *end = base - 1, *start = end;
+		while (start > path && start[-1] != '/')
+			start--;
+		if (end > start)
+			snprintf(c->name, sizeof(c->name), "%.*s", (int)(end - start), start);
+	}
 	int rc;
 	if (!json_is_object(root)) {
 		snprintf(err, errlen, "'%s': not a JSON object", path);
@@ -803,6 +812,19 @@ int model_config_resolve(const char *arg, struct model_config *c, char *err, siz
 {
 	struct stat st;
 	size_t n = strlen(arg);
+	/* a checkpoint's folder (a Hugging Face snapshot, a save_pretrained
+	 * output): its config.json */
+	if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+		char path[4096];
+		int len = snprintf(path, sizeof(path), "%s%sconfig.json", arg,
+				   n && arg[n - 1] == '/' ? "" : "/");
+		if (len < 0 || (size_t)len >= sizeof(path) || stat(path, &st) != 0) {
+			if (err)
+				snprintf(err, errlen, "'%s' is a folder without a config.json", arg);
+			return SURFER_EINVAL;
+		}
+		return model_config_load(path, c, err, errlen);
+	}
 	if ((n > 5 && strcmp(arg + n - 5, ".json") == 0) || stat(arg, &st) == 0)
 		return model_config_load(arg, c, err, errlen);
 	int rc = model_config_builtin(arg, c);
