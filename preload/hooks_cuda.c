@@ -344,8 +344,8 @@ static const struct copy_desc {
 	/* between two GPUs' memory (PyTorch's caching allocator's memcpyAsync
 	 * takes it for a copy across GPUs without peer access when its
 	 * segments are expandable) */
-	[HK_PEER] = { TRACE_MEMCPY, TRACE_COPY_DTOD, 0, SIDES_NONE, 1 },
-	[HK_PEER_ASYNC] = { TRACE_MEMCPY, TRACE_COPY_DTOD, 1, SIDES_NONE, 1 },
+	[HK_PEER] = { TRACE_MEMCPY, TRACE_COPY_PTOP, 0, SIDES_NONE, 1 },
+	[HK_PEER_ASYNC] = { TRACE_MEMCPY, TRACE_COPY_PTOP, 1, SIDES_NONE, 1 },
 };
 
 /* A copy, set or synchronization hook's call: recorded or not (decided

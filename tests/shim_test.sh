@@ -185,8 +185,8 @@ want = [(101, "dtod", False, legacy, "unknown"), (102, "dtoh", False, pt, "pagea
         (119 * 4, "set", False, legacy, "unknown"), (120 * 4, "set", False, pt, "unknown"),
         (121, "set", True, s1, "unknown"), (122, "set", True, pt, "unknown"),
         (123 * 4, "set", True, s1, "unknown"), (124 * 4, "set", True, pt, "unknown"),
-        (125, "dtod", False, legacy, "unknown"), (126, "dtod", False, pt, "unknown"),
-        (127, "dtod", True, s1, "unknown"), (128, "dtod", True, pt, "unknown"),
+        (125, "ptop", False, legacy, "unknown"), (126, "ptop", False, pt, "unknown"),
+        (127, "ptop", True, s1, "unknown"), (128, "ptop", True, pt, "unknown"),
         (129 * 2, "set", False, legacy, "unknown"), (130 * 2, "set", False, pt, "unknown"),
         (131 * 2, "set", True, s1, "unknown"), (132 * 2, "set", True, pt, "unknown")]
 assert c == want, "\n".join(map(str, c))
