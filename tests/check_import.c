@@ -1229,6 +1229,51 @@ static int row_method(const char *j, const char *name, char *m, size_t mlen)
 	return 0;
 }
 
+/* torchao's float8 linear as the profiler records it: aten::_scaled_mm of
+ * 64 x 128 by 128 x 256 in E4M3 (B the weight's transposed view), with
+ * its scales and out_dtype; the cuBLASLt kernel it launches. */
+static const char kineto_fp8_json[] =
+"{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0,"
+" \"name\": \"NVIDIA H100 80GB HBM3\", \"computeMajor\": 9, \"computeMinor\": 0,"
+" \"numSms\": 132}],\n"
+"\"traceEvents\": [\n"
+"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,"
+"\"tid\":1,\"ts\":1000,\"dur\":1000},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::_scaled_mm\",\"pid\":1,\"tid\":1,"
+"\"ts\":1010,\"dur\":30,\"args\":{\"Input Dims\":[[64,128],[128,256],[],[],[],[],[],[]],"
+"\"Input Strides\":[[128,1],[1,128],[],[],[],[],[],[]],"
+"\"Input type\":[\"c10::Float8_e4m3fn\",\"c10::Float8_e4m3fn\",\"float\",\"float\",\"\","
+"\"\",\"ScalarType\",\"Scalar\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+"\"tid\":1,\"ts\":1020,\"dur\":5,\"args\":{\"correlation\":5}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"sm90_xmma_gemm_e4m3e4m3_e4m3f32_f32_tn_n_tilesize128x128x128\","
+"\"pid\":0,\"tid\":7,\"ts\":1030,\"dur\":8,\"args\":{\"device\":0,\"stream\":7,\"correlation\":5,"
+"\"registers per thread\":168,\"shared memory\":0,\"grid\":[2,1,1],\"block\":[384,1,1]}}\n"
+"]}\n";
+
+static const char *const kineto_fp8_expected[] = {
+	"M 1 it=1 cpu=1000000 th=1 name=ProfilerStep#1",
+	/* cuBLAS's view: m = 256, n = 64, k = 128; B's strides (1, 128) make
+	 * it the weight's transposed view */
+	"G 2 imported m=256 n=64 k=128 batch=1 f8e4m3/f32 stream=7 th=1 cpu=1010000 ta=1",
+	"K 3 sm90_xmma_gemm_e4m3e4m3_e4m3f32_f32_tn_n_tilesize128x128x128 grid=2,1,1 block=384,1,1 "
+		"regs=168 smem=0+0 stream=7 th=1 flags=0 cpu=1020000 gpu=1030000-1038000 it=1 lib=2",
+	NULL
+};
+
+START_TEST(kineto_fp8_gemm)
+{
+	const char *in = tmp("fp8.json"), *out = tmp("fp8.mp");
+	write_file(in, kineto_fp8_json);
+	struct import_stats st;
+	char err[2048] = "";
+	int rc = import_kineto(in, out, NULL, &st, err, sizeof(err));
+	ck_assert_msg(rc == 0, "import: %s", err);
+	check_lines(out, kineto_fp8_expected, NULL);
+	ck_assert_uint_eq(st.gemms, 1);
+}
+END_TEST
+
 START_TEST(kineto_convolutions)
 {
 	const char *in = tmp("conv.json"), *out = tmp("conv.mp");
@@ -1403,6 +1448,7 @@ static Suite *import_suite(void)
 	tcase_add_test(t, step_names);
 	tcase_add_test(t, kineto_cpu_spans);
 	tcase_add_test(t, kineto_convolutions);
+	tcase_add_test(t, kineto_fp8_gemm);
 	suite_add_tcase(s, t);
 	t = tcase_create("program");
 	tcase_add_checked_fixture(t, setup, teardown);

@@ -450,6 +450,10 @@ static enum trace_dtype input_dtype(const char *s, size_t len)
 		return TRACE_DT_F16;
 	if (equals(s, len, "c10::BFloat16"))
 		return TRACE_DT_BF16;
+	if (equals(s, len, "c10::Float8_e4m3fn") || equals(s, len, "c10::Float8_e4m3fnuz"))
+		return TRACE_DT_F8E4M3;
+	if (equals(s, len, "c10::Float8_e5m2") || equals(s, len, "c10::Float8_e5m2fnuz"))
+		return TRACE_DT_F8E5M2;
 	return TRACE_DT_UNKNOWN;
 }
 
@@ -535,14 +539,16 @@ static int coll_shape(const struct scratch *e, struct import_gemm *g)
 }
 
 /* Fills g's shape from a GEMM op's inputs: aten::mm (A, B), addmm (bias,
- * A, B), bmm (A, B batched), baddbmm (C, A, B batched), A being m x k and
- * B k x n.  0, or -1 when the op is another one or the dims do not fit. */
+ * A, B), bmm (A, B batched), baddbmm (C, A, B batched), _scaled_mm (A, B,
+ * their scales...: the FP8 GEMM torchao's float8 linears and
+ * torch._scaled_mm call, cuBLASLt's), A being m x k and B k x n.  0, or -1
+ * when the op is another one or the dims do not fit. */
 static int gemm_shape(const struct scratch *e, struct import_gemm *g)
 {
 	const char *n = e->name ? e->name : "";
 	size_t len = e->name_len;
 	int a, batched;
-	if (equals(n, len, "aten::mm"))
+	if (equals(n, len, "aten::mm") || equals(n, len, "aten::_scaled_mm"))
 		a = 0, batched = 0;
 	else if (equals(n, len, "aten::addmm"))
 		a = 1, batched = 0;
