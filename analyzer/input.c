@@ -5,7 +5,6 @@
 #include "analyzer/input.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,8 +89,8 @@ int input_import(const char *path, const char *origin, char *out, size_t len, in
 	const char *fmt = input_import_format(path);
 	const char *dir = getenv("TMPDIR");
 	char prog[PATH_MAX + 64];
-	int fd, st;
-	pid_t pid;
+	int fd, st = 0;
+	pid_t pid, w;
 
 	out[0] = 0;
 	*status = 0;
@@ -116,8 +115,13 @@ int input_import(const char *path, const char *origin, char *out, size_t len, in
 		execvp(prog, (char *const *)argv);
 		_exit(EXEC_FAILED);
 	}
-	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
-	    WEXITSTATUS(st) == EXEC_FAILED) {
+	/* a signal the program catches (a terminal's resize) must not end
+	 * the wait early: the importer would still be writing the file */
+	w = pid;
+	if (pid > 0)
+		while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+			;
+	if (pid < 0 || w != pid || !WIFEXITED(st) || WEXITSTATUS(st) == EXEC_FAILED) {
 		unlink(out);
 		out[0] = 0;
 		return -1;

@@ -53,10 +53,14 @@
  *    routed row), the GEMM FP8 x FP8 into BF16 (DeepGEMM or CUTLASS on
  *    Hopper: the tensor-core model's FP8 rate), the weights a byte each;
  *    MLA's absorbed per-head products too (SGLang's bmm_fp8).  The
- *    embedding, the LM head, the routers, the norms, attention and the KV
- *    cache stay BF16 (kv_cache_dtype auto).  vLLM's Inductor can fuse
- *    the quantization into the norm or SiLU-and-mul before it; it is kept
- *    a kernel of its own here, as SGLang runs it.
+ *    embedding, the LM head, the routers, the norms and attention stay
+ *    BF16.  vLLM's Inductor can fuse the quantization into the norm or
+ *    SiLU-and-mul before it; it is kept a kernel of its own here, as
+ *    SGLang runs it;
+ *  - the KV cache in the activation dtype (the engines' kv_cache_dtype
+ *    auto), or with --kv-cache-dtype fp8 a byte an element: the cache
+ *    writes store a byte, the attention kernels read one (the call's
+ *    kv_bytes) and convert it in registers.
  *
  * Attention kernels are emitted as PRED_OP_ATTENTION records that carry
  * the work (FLOPs, bytes, heads) and leave the choice of kernel
