@@ -158,6 +158,8 @@ void k_colsum(struct bld *B, uint64_t rows, uint64_t cols);
 
 /* A collective of bytes over ranks GPUs (async: model_kernel.async). */
 void k_comm(struct bld *B, enum comm_op op, double bytes, enum model_group g, int async);
+void k_comm_elem(struct bld *B, enum comm_op op, double bytes, double elem, enum model_group g,
+		 int async);
 
 void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, int tied);
 

@@ -644,7 +644,7 @@ static void lm_head_and_loss(struct bld *B, int tied)
 		k_vector(B, "nll_loss_forward_reduce_cuda_kernel_2d<float, long>", PRED_OP_REDUCTION,
 			 (double)rows, 1.0, 0.0, 1.0);
 		if (B->tp > 1)
-			k_comm(B, COMM_ALL_REDUCE, 3.0 * (double)rows * 4.0, MODEL_GROUP_TP, 0);
+			k_comm_elem(B, COMM_ALL_REDUCE, 3.0 * (double)rows * 4.0, 4.0, MODEL_GROUP_TP, 0);
 		struct fop f = { .kind = F_LOSS, .a = rows, .b = V };
 		bld_remember(B, &f);
 	}
@@ -979,7 +979,7 @@ static void offload_step(struct bld *B, double P)
 	double clip = o->no_grad_clip ? 0 : 4.0;
 	host_copy(B, MODEL_COPY_DTOH, 4.0 * P, 0);
 	if (!o->no_grad_clip && model_grad_ranks(o) > 1)
-		k_comm(B, COMM_ALL_REDUCE, 4.0, o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP, 0);
+		k_comm_elem(B, COMM_ALL_REDUCE, 4.0, 4.0, o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP, 0);
 	host_copy(B, MODEL_COPY_HTOD, B->esz * P, P * (28.0 + clip + B->esz) / o->host_rank_gbps);
 }
 
@@ -1049,8 +1049,8 @@ static void optimizer_step(struct bld *B)
 		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<1>, LpNormFunctor<float>>",
 			       PRED_OP_REDUCTION, P, launches, st);
 		if (o->zero && dp > 1)   /* NCCL's stream, after the gradients' */
-			k_comm(B, COMM_ALL_REDUCE, 4.0, o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP,
-			       MODEL_ASYNC_AFTER);
+			k_comm_elem(B, COMM_ALL_REDUCE, 4.0, 4.0, o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP,
+				    MODEL_ASYNC_AFTER);
 		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<1>, BinaryOpScalarTensorFunctor>",
 			       PRED_OP_ELEMENTWISE, P, launches, 2.0 * st);
 	}
@@ -1259,11 +1259,11 @@ static void zero_reduce(struct bld *B, int32_t layer)
 	/* under --ep the routed experts' gradients over their own group, as
 	 * zero_gather() gathers them */
 	double x = model_ep(B->o) > 1 ? B->unit_x[layer + 1] : 0;
-	k_comm(B, COMM_REDUCE_SCATTER, (n - x) * rb, B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP,
-	       MODEL_ASYNC_AFTER);
+	k_comm_elem(B, COMM_REDUCE_SCATTER, (n - x) * rb, rb,
+		    B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP, MODEL_ASYNC_AFTER);
 	zero_pp_once(B);
 	if (x > 0) {
-		k_comm(B, COMM_REDUCE_SCATTER, x * rb, MODEL_GROUP_EDP, MODEL_ASYNC_AFTER);
+		k_comm_elem(B, COMM_REDUCE_SCATTER, x * rb, rb, MODEL_GROUP_EDP, MODEL_ASYNC_AFTER);
 		zero_pp_once(B);
 	}
 	/* FSDP1's division by the rest of the world size, on the shard once
@@ -1275,8 +1275,8 @@ static void zero_reduce(struct bld *B, int32_t layer)
 			  2.0 * n / shard * rb);
 	/* HSDP: the node's shard then all-reduced with the other nodes' */
 	if (B->o->hsdp && model_grad_ranks(B->o) > model_shard_ranks(B->o)) {
-		k_comm(B, COMM_ALL_REDUCE, n * rb / model_shard_ranks(B->o),
-		       MODEL_GROUP_REPLICA, MODEL_ASYNC_AFTER);
+		k_comm_elem(B, COMM_ALL_REDUCE, n * rb / model_shard_ranks(B->o), rb,
+			    MODEL_GROUP_REPLICA, MODEL_ASYNC_AFTER);
 		zero_pp_once(B);
 	}
 }

@@ -256,8 +256,19 @@ void k_colsum(struct bld *B, uint64_t rows, uint64_t cols)
 }
 
 /* A collective of group g (its ranks and how many share a node from the
- * layout, model_group()). */
+ * layout, model_group()) over elements of the activations' dtype. */
 void k_comm(struct bld *B, enum comm_op op, double bytes, enum model_group g, int async)
+{
+	k_comm_elem(B, op, bytes, B->esz, g, async);
+}
+
+/* The same over elements of elem bytes (4: an FP32 reduction, the
+ * gradients' under mixed precision, a loss statistic), which only the
+ * kernel's name says: NCCL's reducing kernels are one per dtype
+ * (ncclDevKernel_AllReduce_Sum_bf16_RING_LL and the like, named by their
+ * LL specialization whatever protocol runs), the bytes give the time. */
+void k_comm_elem(struct bld *B, enum comm_op op, double bytes, double elem, enum model_group g,
+		 int async)
 {
 	struct model_kernel *k = bld_push(B);
 	if (!k)
@@ -265,12 +276,23 @@ void k_comm(struct bld *B, enum comm_op op, double bytes, enum model_group g, in
 	/* NCCL runs an all-to-all as grouped sends and receives: its kernel
 	 * is the SendRecv one */
 	static const char *const names[] = {
-		"", "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
-		"ncclDevKernel_AllGather_RING_LL", "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL",
-		"ncclDevKernel_SendRecv", "ncclDevKernel_Broadcast_RING_LL",
-		"ncclDevKernel_Reduce_Sum_f32_RING_LL", "ncclDevKernel_SendRecv"
+		"", "", "ncclDevKernel_AllGather_RING_LL", "", "ncclDevKernel_SendRecv",
+		"ncclDevKernel_Broadcast_RING_LL", "", "ncclDevKernel_SendRecv"
 	};
-	k->k.name = (unsigned)op < sizeof(names) / sizeof(names[0]) ? names[op] : "";
+	static const char *const typed[][3] = {   /* f32, f16, bf16 */
+		[COMM_ALL_REDUCE] = { "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+				      "ncclDevKernel_AllReduce_Sum_f16_RING_LL",
+				      "ncclDevKernel_AllReduce_Sum_bf16_RING_LL" },
+		[COMM_REDUCE_SCATTER] = { "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL",
+					  "ncclDevKernel_ReduceScatter_Sum_f16_RING_LL",
+					  "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL" },
+		[COMM_REDUCE] = { "ncclDevKernel_Reduce_Sum_f32_RING_LL",
+				  "ncclDevKernel_Reduce_Sum_f16_RING_LL",
+				  "ncclDevKernel_Reduce_Sum_bf16_RING_LL" },
+	};
+	int t = elem != 2.0 ? 0 : B->o->dtype == GPU_DT_FP16 ? 1 : 2;
+	k->k.name = op == COMM_ALL_REDUCE || op == COMM_REDUCE_SCATTER || op == COMM_REDUCE ? typed[op][t]
+		    : (unsigned)op < sizeof(names) / sizeof(names[0]) ? names[op] : "";
 	k->k.op = PRED_OP_COMM;
 	k->k.grid[0] = k->k.grid[1] = k->k.grid[2] = 1;
 	k->k.block[0] = 512;
@@ -838,7 +860,7 @@ static void sp_gather(struct bld *B, int forward, double n)
 	if (e > 0) {
 		bld_fp8_casts(B, forward, n / B->tp, 0, 0);
 		if (B->o->fp8_recipe == MODEL_FP8_TENSORWISE)
-			k_comm(B, COMM_ALL_REDUCE, 4.0, MODEL_GROUP_TP, 0);
+			k_comm_elem(B, COMM_ALL_REDUCE, 4.0, 4.0, MODEL_GROUP_TP, 0);
 	}
 	k_comm(B, COMM_ALL_GATHER, n * (e > 0 ? e : B->esz), MODEL_GROUP_TP, 0);
 	B->fp8_gather_at = e > 0 && !B->err ? B->s->n : 0;
