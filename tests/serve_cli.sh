@@ -184,6 +184,15 @@ t8=$(kv_run fp8_e4m3 | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' | head 
 awk -v a="$t8" -v b="$t16" 'BEGIN { exit !(a > 0 && a < b) }'
 check "a decode step over an fp8 cache faster ($t8 vs $t16 ms)" $?
 
+# NCCL's reducing kernels are one per dtype: a prefill's 12 MB all-reduces
+# (3000 tokens x 2048 x 2 bytes, above the custom all-reduce's 8 MiB) in
+# FP16 run the f16 kernel, in BF16 the bf16 one
+for dt in fp16:f16 bf16:bf16; do
+	"$BIN" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens 3000 --tp 2 \
+		--dtype "${dt%%:*}" --target h100 2>/dev/null | grep -q "ncclDevKernel_AllReduce_Sum_${dt#*:}_RING_LL"
+	check "a ${dt%%:*} prefill's all-reduce is NCCL's ${dt#*:} kernel" $?
+done
+
 # hf stays the default and refuses the engines' modes
 bad() { # bad DESCRIPTION ARGS...: exit 2 and one line on stderr
 	d=$1; shift
