@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,10 +67,13 @@ int input_import_hint(const char *path, const char *prog, char *out, size_t cap)
 const char *input_import_format(const char *path)
 {
 	unsigned char b[16] = { 0 };
-	FILE *f = fopen(path, "rb");
+	struct stat st;
+	FILE *f;
 	size_t n;
 
-	if (!f)
+	/* only a regular file is looked into: the first bytes of a pipe
+	 * (surfer-analyze <(...)) would be gone for the analysis */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fopen(path, "rb")))
 		return NULL;
 	n = fread(b, 1, sizeof(b), f);
 	fclose(f);

@@ -24,7 +24,8 @@ int input_import_hint(const char *path, const char *prog, char *out, size_t cap)
 
 /* Which surfer-import front end reads the file at path: "kineto" (a
  * torch.profiler JSON, gzipped or not) or "nsys" (an Nsight Systems SQLite
- * export), by its first bytes; NULL for anything else. */
+ * export), by its first bytes; NULL for anything else, and for what is not
+ * a regular file (a pipe's bytes are not read). */
 const char *input_import_format(const char *path);
 
 /*
