@@ -47,6 +47,10 @@ typedef CUresult (*memset16_fn)(CUdeviceptr, unsigned short, size_t);
 typedef CUresult (*memset16_async_fn)(CUdeviceptr, unsigned short, size_t, CUstream);
 typedef CUresult (*peer_fn)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t);
 typedef CUresult (*peer_async_fn)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
+typedef CUresult (*copy2d_fn)(const CUDA_MEMCPY2D *);
+typedef CUresult (*copy2d_async_fn)(const CUDA_MEMCPY2D *, CUstream);
+typedef CUresult (*copy3d_fn)(const CUDA_MEMCPY3D *);
+typedef CUresult (*copy3d_async_fn)(const CUDA_MEMCPY3D *, CUstream);
 typedef CUresult (*void_fn)(void);
 typedef CUresult (*ctx_v2_fn)(CUcontext);
 typedef CUresult (*stream_fn)(CUstream);
@@ -72,6 +76,7 @@ enum {
 	HK_HTOD, HK_DTOH, HK_DTOD, HK_HTOD_ASYNC, HK_DTOH_ASYNC, HK_DTOD_ASYNC,
 	HK_MEMSET8, HK_MEMSET32, HK_MEMSET8_ASYNC, HK_MEMSET32_ASYNC,
 	HK_MEMSET16, HK_MEMSET16_ASYNC, HK_PEER, HK_PEER_ASYNC,
+	HK_COPY2D, HK_COPY2D_ASYNC, HK_COPY2D_UNALIGNED, HK_COPY3D, HK_COPY3D_ASYNC,
 	HK_CTX_SYNC, HK_CTX_SYNC_V2, HK_STREAM_SYNC, HK_EVENT_SYNC, HK_WAIT_EVENT, HK_RECORD, HK_RECORD_FLAGS,
 	HK_MEM_ALLOC, HK_MEM_FREE, HK_MEM_ALLOC_ASYNC, HK_MEM_FREE_ASYNC, HK_MEM_CREATE, HK_MEM_RELEASE,
 	HK_PROF_START, HK_PROF_STOP,
@@ -314,7 +319,34 @@ static struct copy_mem host_side(enum trace_copy_kind kind, const void *host)
 
 /* sides says which of dst and src are asked what memory they are (only
  * after a successful copy, see mem_of). */
-enum copy_sides { SIDES_NONE = 0, SIDES_UNIFIED, SIDES_HOST_SRC, SIDES_HOST_DST };
+enum copy_sides { SIDES_NONE = 0, SIDES_UNIFIED, SIDES_HOST_SRC, SIDES_HOST_DST, SIDES_TYPED };
+
+/* A pitched copy's side: the memory type its parameters name and its
+ * pointer (host, device or unified; an array is device memory). */
+struct typed_side {
+	CUmemorytype type;
+	CUdeviceptr ptr;
+};
+
+static int typed_device(const struct typed_side *s)
+{
+	return s->type == CU_MEMORYTYPE_DEVICE || s->type == CU_MEMORYTYPE_ARRAY ||
+	       (s->type == CU_MEMORYTYPE_UNIFIED && mem_of(s->ptr, 0) == MEM_DEVICE);
+}
+
+/* A pitched copy's direction from its sides' memory types, a host side
+ * asked what memory it is (as a unified copy's, only after it succeeded). */
+static struct copy_mem copy_mem_typed(const struct typed_side *src, const struct typed_side *dst)
+{
+	int dd = typed_device(dst), ds = typed_device(src);
+	struct copy_mem c = { dd && ds ? TRACE_COPY_DTOD : dd ? TRACE_COPY_HTOD
+			      : ds ? TRACE_COPY_DTOH : TRACE_COPY_HTOH, TRACE_HOST_UNKNOWN };
+	if (c.kind == TRACE_COPY_HTOD)
+		c.host = host_mem_of(mem_of(src->ptr, 1));
+	else if (c.kind == TRACE_COPY_DTOH)
+		c.host = host_mem_of(mem_of(dst->ptr, 1));
+	return c;
+}
 
 /* What each copy and set entry point records, by HK_* index: the record,
  * the direction (UNKNOWN: from the sides), whether the call is
@@ -346,6 +378,13 @@ static const struct copy_desc {
 	 * segments are expandable) */
 	[HK_PEER] = { TRACE_MEMCPY, TRACE_COPY_PTOP, 0, SIDES_NONE, 1 },
 	[HK_PEER_ASYNC] = { TRACE_MEMCPY, TRACE_COPY_PTOP, 1, SIDES_NONE, 1 },
+	/* pitched copies: the direction and host memory from the parameters'
+	 * memory types (copy_mem_typed()) */
+	[HK_COPY2D] = { TRACE_MEMCPY, TRACE_COPY_UNKNOWN, 0, SIDES_TYPED, 1 },
+	[HK_COPY2D_ASYNC] = { TRACE_MEMCPY, TRACE_COPY_UNKNOWN, 1, SIDES_TYPED, 1 },
+	[HK_COPY2D_UNALIGNED] = { TRACE_MEMCPY, TRACE_COPY_UNKNOWN, 0, SIDES_TYPED, 1 },
+	[HK_COPY3D] = { TRACE_MEMCPY, TRACE_COPY_UNKNOWN, 0, SIDES_TYPED, 1 },
+	[HK_COPY3D_ASYNC] = { TRACE_MEMCPY, TRACE_COPY_UNKNOWN, 1, SIDES_TYPED, 1 },
 };
 
 /* A copy, set or synchronization hook's call: recorded or not (decided
@@ -388,9 +427,11 @@ static void *copy_before(struct call *c, int idx, int v)
 }
 
 /* After the real copy or set of n elements (dst and src as addresses; s
- * NULL for a synchronous one): its record when it succeeded; returns r. */
-static CUresult copy_after(struct call *c, CUresult r, size_t n, CUstream s, CUdeviceptr dst,
-			   CUdeviceptr src)
+ * NULL for a synchronous one; a pitched copy's typed sides in tsrc and
+ * tdst, else NULL): its record when it succeeded; returns r. */
+static CUresult copy_after_typed(struct call *c, CUresult r, size_t n, CUstream s, CUdeviceptr dst,
+				 CUdeviceptr src, const struct typed_side *tsrc,
+				 const struct typed_side *tdst)
 {
 	if (!c->on)
 		return r;
@@ -406,11 +447,19 @@ static CUresult copy_after(struct call *c, CUresult r, size_t n, CUstream s, CUd
 			m = host_side(m.kind, (const void *)(uintptr_t)src);
 		else if (d->sides == SIDES_HOST_DST)
 			m = host_side(m.kind, (const void *)(uintptr_t)dst);
+		else if (d->sides == SIDES_TYPED && tsrc && tdst)
+			m = copy_mem_typed(tsrc, tdst);
 		preload_copy(c->seq, d->type, (uint64_t)n * d->elem, m.kind, m.host, d->async, s,
 			     c->v, c->t0, t1);
 	}
 	errno = c->e;
 	return r;
+}
+
+static CUresult copy_after(struct call *c, CUresult r, size_t n, CUstream s, CUdeviceptr dst,
+			   CUdeviceptr src)
+{
+	return copy_after_typed(c, r, n, s, dst, src, NULL, NULL);
 }
 
 /* After a synchronization, stream wait or event record: its record (an
@@ -556,6 +605,41 @@ static CUresult peer_async(int v, CUdeviceptr d, CUcontext dc, CUdeviceptr s, CU
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	return copy_after(&c, real(d, dc, s, sc, n, st), n, st, d, s);
+}
+
+/* A pitched copy's sides and bytes (width x height, x depth in 3D). */
+#define TYPED_SIDES(p) \
+	struct typed_side ts = { (p)->srcMemoryType, (p)->srcMemoryType == CU_MEMORYTYPE_HOST ? \
+				 ADDR((p)->srcHost) : (p)->srcDevice }; \
+	struct typed_side td = { (p)->dstMemoryType, (p)->dstMemoryType == CU_MEMORYTYPE_HOST ? \
+				 ADDR((p)->dstHost) : (p)->dstDevice }
+
+static CUresult copy2d(int idx, int v, const CUDA_MEMCPY2D *p, CUstream st)
+{
+	struct call c;
+	void *real = copy_before(&c, idx, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	CUresult r = idx == HK_COPY2D_ASYNC ? ((copy2d_async_fn)real)(p, st) : ((copy2d_fn)real)(p);
+	if (!p)
+		return copy_after(&c, r, 0, st, 0, 0);
+	TYPED_SIDES(p);
+	return copy_after_typed(&c, r, p->WidthInBytes * p->Height, idx == HK_COPY2D_ASYNC ? st : NULL,
+				td.ptr, ts.ptr, &ts, &td);
+}
+
+static CUresult copy3d(int idx, int v, const CUDA_MEMCPY3D *p, CUstream st)
+{
+	struct call c;
+	void *real = copy_before(&c, idx, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	CUresult r = idx == HK_COPY3D_ASYNC ? ((copy3d_async_fn)real)(p, st) : ((copy3d_fn)real)(p);
+	if (!p)
+		return copy_after(&c, r, 0, st, 0, 0);
+	TYPED_SIDES(p);
+	return copy_after_typed(&c, r, p->WidthInBytes * p->Height * p->Depth,
+				idx == HK_COPY3D_ASYNC ? st : NULL, td.ptr, ts.ptr, &ts, &td);
 }
 
 /* ---- synchronizations and markers -------------------------------------- */
@@ -772,6 +856,11 @@ PRELOAD_EXPORT CUresult cuMemcpyPeer_ptds(CUdeviceptr d, CUcontext dc, CUdevicep
 					  size_t n);
 PRELOAD_EXPORT CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr d, CUcontext dc, CUdeviceptr s,
 					       CUcontext sc, size_t n, CUstream st);
+PRELOAD_EXPORT CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *p);
+PRELOAD_EXPORT CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *p, CUstream st);
+PRELOAD_EXPORT CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *p);
+PRELOAD_EXPORT CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *p);
+PRELOAD_EXPORT CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *p, CUstream st);
 PRELOAD_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s);
 PRELOAD_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent ev, unsigned int flags);
 PRELOAD_EXPORT CUresult cuEventRecord_ptsz(CUevent ev, CUstream s);
@@ -900,6 +989,34 @@ CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUco
 {
 	return peer_async(1, d, dc, s, sc, n, st);
 }
+PRELOAD_EXPORT CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *p) { return copy2d(HK_COPY2D, 0, p, NULL); }
+CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *p) { return copy2d(HK_COPY2D, 1, p, NULL); }
+PRELOAD_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream st)
+{
+	return copy2d(HK_COPY2D_ASYNC, 0, p, st);
+}
+CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *p, CUstream st)
+{
+	return copy2d(HK_COPY2D_ASYNC, 1, p, st);
+}
+PRELOAD_EXPORT CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *p)
+{
+	return copy2d(HK_COPY2D_UNALIGNED, 0, p, NULL);
+}
+CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *p)
+{
+	return copy2d(HK_COPY2D_UNALIGNED, 1, p, NULL);
+}
+PRELOAD_EXPORT CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p) { return copy3d(HK_COPY3D, 0, p, NULL); }
+CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *p) { return copy3d(HK_COPY3D, 1, p, NULL); }
+PRELOAD_EXPORT CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *p, CUstream st)
+{
+	return copy3d(HK_COPY3D_ASYNC, 0, p, st);
+}
+CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *p, CUstream st)
+{
+	return copy3d(HK_COPY3D_ASYNC, 1, p, st);
+}
 PRELOAD_EXPORT CUresult cuCtxSynchronize(void) { return ctx_sync(); }
 PRELOAD_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx);
 PRELOAD_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx) { return ctx_sync_v2(ctx); }
@@ -995,6 +1112,16 @@ struct preload_hook preload_cuda_hooks[HK_COUNT + 1] = {
 		cuMemcpyPeer_ptds),
 	[HK_PEER_ASYNC] = E("cuMemcpyPeerAsync", "cuMemcpyPeerAsync", "cuMemcpyPeerAsync_ptsz", 4000,
 		cuMemcpyPeerAsync, cuMemcpyPeerAsync_ptsz),
+	[HK_COPY2D] = E("cuMemcpy2D", "cuMemcpy2D_v2", "cuMemcpy2D_v2_ptds", 3020, cuMemcpy2D_v2,
+		cuMemcpy2D_v2_ptds),
+	[HK_COPY2D_ASYNC] = E("cuMemcpy2DAsync", "cuMemcpy2DAsync_v2", "cuMemcpy2DAsync_v2_ptsz", 3020,
+		cuMemcpy2DAsync_v2, cuMemcpy2DAsync_v2_ptsz),
+	[HK_COPY2D_UNALIGNED] = E("cuMemcpy2DUnaligned", "cuMemcpy2DUnaligned_v2",
+		"cuMemcpy2DUnaligned_v2_ptds", 3020, cuMemcpy2DUnaligned_v2, cuMemcpy2DUnaligned_v2_ptds),
+	[HK_COPY3D] = E("cuMemcpy3D", "cuMemcpy3D_v2", "cuMemcpy3D_v2_ptds", 3020, cuMemcpy3D_v2,
+		cuMemcpy3D_v2_ptds),
+	[HK_COPY3D_ASYNC] = E("cuMemcpy3DAsync", "cuMemcpy3DAsync_v2", "cuMemcpy3DAsync_v2_ptsz", 3020,
+		cuMemcpy3DAsync_v2, cuMemcpy3DAsync_v2_ptsz),
 	[HK_CTX_SYNC] = EV("cuCtxSynchronize", "cuCtxSynchronize", NULL, 2000, 13000, cuCtxSynchronize,
 		NULL),
 	[HK_CTX_SYNC_V2] = E("cuCtxSynchronize", "cuCtxSynchronize_v2", NULL, 13000, cuCtxSynchronize_v2,

@@ -535,6 +535,92 @@ API CUresult cuMemsetD16_v2(dptr d, unsigned short c, size_t n) { return SET(2, 
 API CUresult cuMemsetD16_v2_ptds(dptr d, unsigned short c, size_t n) { return SET(2, NULL, 1); }
 API CUresult cuMemsetD16Async(dptr d, unsigned short c, size_t n, void *st) { return SET(2, st, 0); }
 API CUresult cuMemsetD16Async_ptsz(dptr d, unsigned short c, size_t n, void *st) { return SET(2, st, 1); }
+/* Pitched copies (cuda.h's CUDA_MEMCPY2D and CUDA_MEMCPY3D layouts, 64-bit):
+ * host and device sides by pointer and pitch; arrays are refused. */
+struct fake_copy2d {
+	size_t src_x, src_y;
+	int src_type;
+	const void *src_host;
+	dptr src_dev;
+	void *src_array;
+	size_t src_pitch;
+	size_t dst_x, dst_y;
+	int dst_type;
+	void *dst_host;
+	dptr dst_dev;
+	void *dst_array;
+	size_t dst_pitch;
+	size_t width, height;
+};
+struct fake_copy3d {
+	size_t src_x, src_y, src_z, src_lod;
+	int src_type;
+	const void *src_host;
+	dptr src_dev;
+	void *src_array, *reserved0;
+	size_t src_pitch, src_height;
+	size_t dst_x, dst_y, dst_z, dst_lod;
+	int dst_type;
+	void *dst_host;
+	dptr dst_dev;
+	void *dst_array, *reserved1;
+	size_t dst_pitch, dst_height;
+	size_t width, height, depth;
+};
+/* a side's base address: host (1) or device (2) memory, the unified (4) as
+ * its device pointer; 0 for an array or nothing */
+static char *side(int type, const void *host, dptr dev)
+{
+	return type == MT_HOST ? (char *)(uintptr_t)host : type == MT_DEVICE || type == 4 ?
+	       (char *)(uintptr_t)dev : NULL;
+}
+static CUresult pitched(char *s, size_t sp, size_t sslice, char *d, size_t dp, size_t dslice,
+			size_t w, size_t h, size_t depth, int kind, void *st, int ptsz)
+{
+	if (!s || !d)
+		return E_INVALID;
+	for (size_t z = 0; z < depth; z++)
+		for (size_t y = 0; y < h; y++)
+			memcpy(d + z * dslice + y * dp, s + z * sslice + y * sp, w);
+	log_copy((uint64_t)w * h * depth, kind, st, ptsz);
+	return OK;
+}
+static int kind_of(int src_type, int dst_type)
+{
+	int ds = src_type != MT_HOST, dd = dst_type != MT_HOST;
+	return dd ? (ds ? 3 : 1) : ds ? 2 : 4;
+}
+static CUresult copy2d(const struct fake_copy2d *p, void *st, int ptsz)
+{
+	if (!p)
+		return E_INVALID;
+	char *s = side(p->src_type, p->src_host, p->src_dev), *d = side(p->dst_type, p->dst_host, p->dst_dev);
+	return pitched(s ? s + p->src_y * p->src_pitch + p->src_x : NULL, p->src_pitch, 0,
+		       d ? d + p->dst_y * p->dst_pitch + p->dst_x : NULL, p->dst_pitch, 0,
+		       p->width, p->height, 1, kind_of(p->src_type, p->dst_type), st, ptsz);
+}
+static CUresult copy3d(const struct fake_copy3d *p, void *st, int ptsz)
+{
+	if (!p)
+		return E_INVALID;
+	char *s = side(p->src_type, p->src_host, p->src_dev), *d = side(p->dst_type, p->dst_host, p->dst_dev);
+	size_t ss = p->src_pitch * p->src_height, ds = p->dst_pitch * p->dst_height;
+	return pitched(s ? s + p->src_z * ss + p->src_y * p->src_pitch + p->src_x : NULL, p->src_pitch, ss,
+		       d ? d + p->dst_z * ds + p->dst_y * p->dst_pitch + p->dst_x : NULL, p->dst_pitch, ds,
+		       p->width, p->height, p->depth, kind_of(p->src_type, p->dst_type), st, ptsz);
+}
+#define COPY2D(p, st, ptsz) (fails(__func__) ? watch_result : done(__func__, copy2d(p, st, ptsz)))
+#define COPY3D(p, st, ptsz) (fails(__func__) ? watch_result : done(__func__, copy3d(p, st, ptsz)))
+API CUresult cuMemcpy2D_v2(const struct fake_copy2d *p) { return COPY2D(p, NULL, 0); }
+API CUresult cuMemcpy2D_v2_ptds(const struct fake_copy2d *p) { return COPY2D(p, NULL, 1); }
+API CUresult cuMemcpy2DAsync_v2(const struct fake_copy2d *p, void *st) { return COPY2D(p, st, 0); }
+API CUresult cuMemcpy2DAsync_v2_ptsz(const struct fake_copy2d *p, void *st) { return COPY2D(p, st, 1); }
+API CUresult cuMemcpy2DUnaligned_v2(const struct fake_copy2d *p) { return COPY2D(p, NULL, 0); }
+API CUresult cuMemcpy2DUnaligned_v2_ptds(const struct fake_copy2d *p) { return COPY2D(p, NULL, 1); }
+API CUresult cuMemcpy3D_v2(const struct fake_copy3d *p) { return COPY3D(p, NULL, 0); }
+API CUresult cuMemcpy3D_v2_ptds(const struct fake_copy3d *p) { return COPY3D(p, NULL, 1); }
+API CUresult cuMemcpy3DAsync_v2(const struct fake_copy3d *p, void *st) { return COPY3D(p, st, 0); }
+API CUresult cuMemcpy3DAsync_v2_ptsz(const struct fake_copy3d *p, void *st) { return COPY3D(p, st, 1); }
 /* one process's two "GPUs": their contexts are not looked at */
 API CUresult cuMemcpyPeer(dptr d, void *dc, dptr s, void *sc, size_t n) { (void)dc; (void)sc; return COPY(d, s, 3, NULL, 0); }
 API CUresult cuMemcpyPeer_ptds(dptr d, void *dc, dptr s, void *sc, size_t n) { (void)dc; (void)sc; return COPY(d, s, 3, NULL, 1); }
@@ -603,6 +689,11 @@ static const struct entry table[] = {
 	{ "cuMemsetD16Async", 3020, F(cuMemsetD16Async), F(cuMemsetD16Async_ptsz) },
 	{ "cuMemcpyPeer", 4000, F(cuMemcpyPeer), F(cuMemcpyPeer_ptds) },
 	{ "cuMemcpyPeerAsync", 4000, F(cuMemcpyPeerAsync), F(cuMemcpyPeerAsync_ptsz) },
+	{ "cuMemcpy2D", 3020, F(cuMemcpy2D_v2), F(cuMemcpy2D_v2_ptds) },
+	{ "cuMemcpy2DAsync", 3020, F(cuMemcpy2DAsync_v2), F(cuMemcpy2DAsync_v2_ptsz) },
+	{ "cuMemcpy2DUnaligned", 3020, F(cuMemcpy2DUnaligned_v2), F(cuMemcpy2DUnaligned_v2_ptds) },
+	{ "cuMemcpy3D", 3020, F(cuMemcpy3D_v2), F(cuMemcpy3D_v2_ptds) },
+	{ "cuMemcpy3DAsync", 3020, F(cuMemcpy3DAsync_v2), F(cuMemcpy3DAsync_v2_ptsz) },
 	{ "cuMemcpy", 4000, F(cuMemcpy), F(cuMemcpy_ptds) },
 	{ "cuMemcpyAsync", 4000, F(cuMemcpyAsync), F(cuMemcpyAsync_ptsz) },
 	{ "cuMemcpyDtoD", 3020, F(cuMemcpyDtoD_v2), F(cuMemcpyDtoD_v2_ptds) },

@@ -221,6 +221,66 @@ typedef int (*set16_fn)(dptr, unsigned short, size_t);
 typedef int (*set16_async_fn)(dptr, unsigned short, size_t, void *);
 typedef int (*peer_fn)(dptr, void *, dptr, void *, size_t);
 typedef int (*peer_async_fn)(dptr, void *, dptr, void *, size_t, void *);
+/* cuda.h's CUDA_MEMCPY2D and CUDA_MEMCPY3D (64-bit layout) */
+struct copy2d {
+	size_t src_x, src_y;
+	int src_type;
+	const void *src_host;
+	dptr src_dev;
+	void *src_array;
+	size_t src_pitch;
+	size_t dst_x, dst_y;
+	int dst_type;
+	void *dst_host;
+	dptr dst_dev;
+	void *dst_array;
+	size_t dst_pitch;
+	size_t width, height;
+};
+struct copy3d {
+	size_t src_x, src_y, src_z, src_lod;
+	int src_type;
+	const void *src_host;
+	dptr src_dev;
+	void *src_array, *reserved0;
+	size_t src_pitch, src_height;
+	size_t dst_x, dst_y, dst_z, dst_lod;
+	int dst_type;
+	void *dst_host;
+	dptr dst_dev;
+	void *dst_array, *reserved1;
+	size_t dst_pitch, dst_height;
+	size_t width, height, depth;
+};
+typedef int (*copy2d_fn)(const struct copy2d *);
+typedef int (*copy2d_async_fn)(const struct copy2d *, void *);
+typedef int (*copy3d_fn)(const struct copy3d *);
+typedef int (*copy3d_async_fn)(const struct copy3d *, void *);
+enum { MEM_HOST = 1, MEM_DEVICE = 2, MEM_UNIFIED = 4 };
+
+/* A 2D copy of width x height bytes, rows pitch apart on both sides. */
+static struct copy2d c2d(int st, const void *sh, dptr sd, int dt, void *dh, dptr dd, size_t w, size_t h,
+			 size_t pitch)
+{
+	struct copy2d c;
+	memset(&c, 0, sizeof c);
+	c.src_type = st, c.src_host = sh, c.src_dev = sd, c.src_pitch = pitch;
+	c.dst_type = dt, c.dst_host = dh, c.dst_dev = dd, c.dst_pitch = pitch;
+	c.width = w, c.height = h;
+	return c;
+}
+
+/* A 3D copy of width x height x depth bytes, packed rows and slices. */
+static struct copy3d c3d(int st, const void *sh, dptr sd, int dt, void *dh, dptr dd, size_t w, size_t h,
+			 size_t d)
+{
+	struct copy3d c;
+	memset(&c, 0, sizeof c);
+	c.src_type = st, c.src_host = sh, c.src_dev = sd, c.src_pitch = w, c.src_height = h;
+	c.dst_type = dt, c.dst_host = dh, c.dst_dev = dd, c.dst_pitch = w, c.dst_height = h;
+	c.width = w, c.height = h, c.depth = d;
+	return c;
+}
 typedef int (*event_fn)(void *);
 typedef int (*wait_fn)(void *, void *, unsigned);
 typedef int (*record_fn)(void *, void *);
@@ -276,6 +336,11 @@ static void calls(void)
 	peer_fn pe0 = hooked("cuMemcpyPeer", 4000, 0), pe1 = hooked("cuMemcpyPeer", 4000, 2);
 	peer_async_fn pea0 = hooked("cuMemcpyPeerAsync", 4000, 0);
 	peer_async_fn pea1 = hooked("cuMemcpyPeerAsync", 4000, 2);
+	copy2d_fn c2_0 = hooked("cuMemcpy2D", 3020, 0), c2_1 = hooked("cuMemcpy2D", 3020, 2);
+	copy2d_async_fn c2a0 = hooked("cuMemcpy2DAsync", 3020, 0), c2a1 = hooked("cuMemcpy2DAsync", 3020, 2);
+	copy2d_fn c2u0 = hooked("cuMemcpy2DUnaligned", 3020, 0), c2u1 = hooked("cuMemcpy2DUnaligned", 3020, 2);
+	copy3d_fn c3_0 = hooked("cuMemcpy3D", 3020, 0), c3_1 = hooked("cuMemcpy3D", 3020, 2);
+	copy3d_async_fn c3a0 = hooked("cuMemcpy3DAsync", 3020, 0), c3a1 = hooked("cuMemcpy3DAsync", 3020, 2);
 	void_fn csync = hooked("cuCtxSynchronize", 2000, 0);
 	ctx_fn csync2 = hooked("cuCtxSynchronize", 13000, 0);
 	stream_fn ss0 = hooked("cuStreamSynchronize", 2000, 0), ss1 = hooked("cuStreamSynchronize", 7000, 2);
@@ -365,6 +430,34 @@ static void calls(void)
 		expect("cuMemsetD16Async_ptsz"); got(s16a1(d2, 0x4f4f, 132, NULL));
 		if (!failing)
 			bytes_are(m1, 0x4d, 260, "cuMemsetD16_v2_ptds"), bytes_are(m2, 0x4f, 264, "cuMemsetD16Async_ptsz");
+		/* pitched copies, 48 to 59 bytes, their direction from the
+		 * parameters' memory types (unified: the pointer's) */
+		memset(host, 0x5a, sizeof host);
+		memset(m1, 0x5b, 4096);
+		struct copy2d p2;
+		p2 = c2d(MEM_HOST, host, 0, MEM_DEVICE, NULL, d1, 16, 3, 32);
+		expect("cuMemcpy2D_v2"); got(c2_0(&p2)); copied(m1, host, 16);
+		p2 = c2d(MEM_DEVICE, NULL, d1, MEM_DEVICE, NULL, d2, 7, 7, 7);
+		expect("cuMemcpy2D_v2_ptds"); got(c2_1(&p2)); copied(m2, m1, 49);
+		p2 = c2d(MEM_DEVICE, NULL, d2, MEM_HOST, NULL, 0, 10, 5, 10);
+		p2.dst_host = pinned;
+		expect("cuMemcpy2DAsync_v2"); got(c2a0(&p2, s1)); copied(pinned, m2, 50);
+		p2 = c2d(MEM_UNIFIED, NULL, d1, MEM_UNIFIED, NULL, d2, 17, 3, 17);
+		expect("cuMemcpy2DAsync_v2_ptsz"); got(c2a1(&p2, NULL)); copied(m2, m1, 51);
+		p2 = c2d(MEM_DEVICE, NULL, d1, MEM_DEVICE, NULL, d2, 13, 4, 13);
+		expect("cuMemcpy2DUnaligned_v2"); got(c2u0(&p2));
+		p2 = c2d(MEM_HOST, pinned, 0, MEM_DEVICE, NULL, d1, 53, 1, 53);
+		expect("cuMemcpy2DUnaligned_v2_ptds"); got(c2u1(&p2)); copied(m1, pinned, 53);
+		struct copy3d p3;
+		p3 = c3d(MEM_HOST, host, 0, MEM_DEVICE, NULL, d2, 4, 2, 7);
+		expect("cuMemcpy3D_v2"); got(c3_0(&p3)); copied(m2, host, 56);
+		p3 = c3d(MEM_DEVICE, NULL, d1, MEM_DEVICE, NULL, d2, 57, 1, 1);
+		expect("cuMemcpy3D_v2_ptds"); got(c3_1(&p3)); copied(m2, m1, 57);
+		p3 = c3d(MEM_DEVICE, NULL, d1, MEM_HOST, NULL, 0, 58, 1, 1);
+		p3.dst_host = pinned;
+		expect("cuMemcpy3DAsync_v2"); got(c3a0(&p3, s1)); copied(pinned, m1, 58);
+		p3 = c3d(MEM_DEVICE, NULL, d2, MEM_DEVICE, NULL, d1, 59, 1, 1);
+		expect("cuMemcpy3DAsync_v2_ptsz"); got(c3a1(&p3, NULL)); copied(m1, m2, 59);
 
 		expect("cuCtxSynchronize"); got(csync());
 		expect("cuCtxSynchronize_v2"); got(csync2((void *)0xc7c7));

@@ -164,7 +164,7 @@ fi
 #     passes but event records only of the first, and the first pass's
 #     allocations as the peak (10 MiB + 8 KiB).
 if run calls 0 SURFER_TIMING=events SURFER_OUTPUT="$T/calls.mp" -- $B/tests/shim_runtime calls; then
-	check calls "$T/calls.mp" --kernels 6 --copies 32 --traced-names --timing events
+	check calls "$T/calls.mp" --kernels 6 --copies 42 --traced-names --timing events
 	$B/surfer-dump "$T/calls.mp" >"$T/calls.json" 2>&1
 	if python3 - "$T/calls.json" <<'PY'
 import json, sys
@@ -188,7 +188,12 @@ want = [(101, "dtod", False, legacy, "unknown"), (102, "dtoh", False, pt, "pagea
         (125, "ptop", False, legacy, "unknown"), (126, "ptop", False, pt, "unknown"),
         (127, "ptop", True, s1, "unknown"), (128, "ptop", True, pt, "unknown"),
         (129 * 2, "set", False, legacy, "unknown"), (130 * 2, "set", False, pt, "unknown"),
-        (131 * 2, "set", True, s1, "unknown"), (132 * 2, "set", True, pt, "unknown")]
+        (131 * 2, "set", True, s1, "unknown"), (132 * 2, "set", True, pt, "unknown"),
+        (48, "htod", False, legacy, "pageable"), (49, "dtod", False, pt, "unknown"),
+        (50, "dtoh", True, s1, "pinned"), (51, "dtod", True, pt, "unknown"),
+        (52, "dtod", False, legacy, "unknown"), (53, "htod", False, pt, "pinned"),
+        (56, "htod", False, legacy, "pageable"), (57, "dtod", False, pt, "unknown"),
+        (58, "dtoh", True, s1, "pinned"), (59, "dtod", True, pt, "unknown")]
 assert c == want, "\n".join(map(str, c))
 k = [(r["name"], r["flags"], r["stream"]) for r in recs if r["type"] == "kernel"]
 assert k == [("calls_launch", 0, s1), ("calls_launch_ptsz", 8, pt), ("calls_coop", 1, s1),
