@@ -93,6 +93,15 @@ if command -v bash >/dev/null 2>&1; then
 	complete_words "$S" analyze --list-g >"$T/c"
 	[ "$(cat "$T/c")" = "--list-gpus" ]
 	check "completes surfer-analyze's options ($(cat "$T/c"))" $?
+	complete_words "$S" analyze --model x --engine "" >"$T/c"
+	[ "$(echo $(cat "$T/c"))" = "hf vllm sglang" ]
+	check "completes --engine values ($(echo $(cat "$T/c")))" $?
+	complete_words "$S" analyze --model x --kv-cache-dtype fp8_ >"$T/c"
+	[ "$(echo $(cat "$T/c"))" = "fp8_e4m3 fp8_e5m2" ]
+	check "completes --kv-cache-dtype values ($(echo $(cat "$T/c")))" $?
+	complete_words "$S" analyze --model x --mode s >"$T/c"
+	[ "$(echo $(cat "$T/c"))" = "serve" ]
+	check "completes --mode serve ($(echo $(cat "$T/c")))" $?
 	complete_words "$S" help re >"$T/c"
 	[ "$(cat "$T/c")" = "record" ]
 	check "completes surfer help VERB" $?

@@ -79,7 +79,19 @@ _surfer()
 		COMPREPLY=($(compgen -W "auto wave mlp roofline tcgemm vecop all" -- "$cur"))
 		return ;;
 	*:--mode)
-		COMPREPLY=($(compgen -W "inference training decode generate" -- "$cur"))
+		COMPREPLY=($(compgen -W "inference training decode generate prefill serve" -- "$cur"))
+		return ;;
+	analyze:--engine)
+		COMPREPLY=($(compgen -W "hf vllm sglang" -- "$cur"))
+		return ;;
+	analyze:--dtype)
+		COMPREPLY=($(compgen -W "fp32 tf32 bf16 fp16 fp8" -- "$cur"))
+		return ;;
+	analyze:--kv-cache-dtype)
+		COMPREPLY=($(compgen -W "auto fp8 fp8_e4m3 fp8_e5m2" -- "$cur"))
+		return ;;
+	analyze:--attention)
+		COMPREPLY=($(compgen -W "eager sdpa flash fa2 fa3 cudnn flashinfer triton" -- "$cur"))
 		return ;;
 	*:--rank)
 		COMPREPLY=($(compgen -W "time cost" -- "$cur"))
