@@ -29,6 +29,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "tests/cuda_copy.h"
+
 #define API __attribute__((visibility("default")))
 
 typedef int CUresult;
@@ -535,39 +537,8 @@ API CUresult cuMemsetD16_v2(dptr d, unsigned short c, size_t n) { return SET(2, 
 API CUresult cuMemsetD16_v2_ptds(dptr d, unsigned short c, size_t n) { return SET(2, NULL, 1); }
 API CUresult cuMemsetD16Async(dptr d, unsigned short c, size_t n, void *st) { return SET(2, st, 0); }
 API CUresult cuMemsetD16Async_ptsz(dptr d, unsigned short c, size_t n, void *st) { return SET(2, st, 1); }
-/* Pitched copies (cuda.h's CUDA_MEMCPY2D and CUDA_MEMCPY3D layouts, 64-bit):
- * host and device sides by pointer and pitch; arrays are refused. */
-struct fake_copy2d {
-	size_t src_x, src_y;
-	int src_type;
-	const void *src_host;
-	dptr src_dev;
-	void *src_array;
-	size_t src_pitch;
-	size_t dst_x, dst_y;
-	int dst_type;
-	void *dst_host;
-	dptr dst_dev;
-	void *dst_array;
-	size_t dst_pitch;
-	size_t width, height;
-};
-struct fake_copy3d {
-	size_t src_x, src_y, src_z, src_lod;
-	int src_type;
-	const void *src_host;
-	dptr src_dev;
-	void *src_array, *reserved0;
-	size_t src_pitch, src_height;
-	size_t dst_x, dst_y, dst_z, dst_lod;
-	int dst_type;
-	void *dst_host;
-	dptr dst_dev;
-	void *dst_array, *reserved1;
-	size_t dst_pitch, dst_height;
-	size_t width, height, depth;
-};
-/* a side's base address: host (1) or device (2) memory, the unified (4) as
+/* Pitched copies (tests/cuda_copy.h): host and device sides by pointer and
+ * pitch; arrays are refused.  A side's base address: host (1) or device (2) memory, the unified (4) as
  * its device pointer; 0 for an array or nothing */
 static char *side(int type, const void *host, dptr dev)
 {
@@ -590,7 +561,7 @@ static int kind_of(int src_type, int dst_type)
 	int ds = src_type != MT_HOST, dd = dst_type != MT_HOST;
 	return dd ? (ds ? 3 : 1) : ds ? 2 : 4;
 }
-static CUresult copy2d(const struct fake_copy2d *p, void *st, int ptsz)
+static CUresult copy2d(const struct cuda_copy2d *p, void *st, int ptsz)
 {
 	if (!p)
 		return E_INVALID;
@@ -599,7 +570,7 @@ static CUresult copy2d(const struct fake_copy2d *p, void *st, int ptsz)
 		       d ? d + p->dst_y * p->dst_pitch + p->dst_x : NULL, p->dst_pitch, 0,
 		       p->width, p->height, 1, kind_of(p->src_type, p->dst_type), st, ptsz);
 }
-static CUresult copy3d(const struct fake_copy3d *p, void *st, int ptsz)
+static CUresult copy3d(const struct cuda_copy3d *p, void *st, int ptsz)
 {
 	if (!p)
 		return E_INVALID;
@@ -611,16 +582,16 @@ static CUresult copy3d(const struct fake_copy3d *p, void *st, int ptsz)
 }
 #define COPY2D(p, st, ptsz) (fails(__func__) ? watch_result : done(__func__, copy2d(p, st, ptsz)))
 #define COPY3D(p, st, ptsz) (fails(__func__) ? watch_result : done(__func__, copy3d(p, st, ptsz)))
-API CUresult cuMemcpy2D_v2(const struct fake_copy2d *p) { return COPY2D(p, NULL, 0); }
-API CUresult cuMemcpy2D_v2_ptds(const struct fake_copy2d *p) { return COPY2D(p, NULL, 1); }
-API CUresult cuMemcpy2DAsync_v2(const struct fake_copy2d *p, void *st) { return COPY2D(p, st, 0); }
-API CUresult cuMemcpy2DAsync_v2_ptsz(const struct fake_copy2d *p, void *st) { return COPY2D(p, st, 1); }
-API CUresult cuMemcpy2DUnaligned_v2(const struct fake_copy2d *p) { return COPY2D(p, NULL, 0); }
-API CUresult cuMemcpy2DUnaligned_v2_ptds(const struct fake_copy2d *p) { return COPY2D(p, NULL, 1); }
-API CUresult cuMemcpy3D_v2(const struct fake_copy3d *p) { return COPY3D(p, NULL, 0); }
-API CUresult cuMemcpy3D_v2_ptds(const struct fake_copy3d *p) { return COPY3D(p, NULL, 1); }
-API CUresult cuMemcpy3DAsync_v2(const struct fake_copy3d *p, void *st) { return COPY3D(p, st, 0); }
-API CUresult cuMemcpy3DAsync_v2_ptsz(const struct fake_copy3d *p, void *st) { return COPY3D(p, st, 1); }
+API CUresult cuMemcpy2D_v2(const struct cuda_copy2d *p) { return COPY2D(p, NULL, 0); }
+API CUresult cuMemcpy2D_v2_ptds(const struct cuda_copy2d *p) { return COPY2D(p, NULL, 1); }
+API CUresult cuMemcpy2DAsync_v2(const struct cuda_copy2d *p, void *st) { return COPY2D(p, st, 0); }
+API CUresult cuMemcpy2DAsync_v2_ptsz(const struct cuda_copy2d *p, void *st) { return COPY2D(p, st, 1); }
+API CUresult cuMemcpy2DUnaligned_v2(const struct cuda_copy2d *p) { return COPY2D(p, NULL, 0); }
+API CUresult cuMemcpy2DUnaligned_v2_ptds(const struct cuda_copy2d *p) { return COPY2D(p, NULL, 1); }
+API CUresult cuMemcpy3D_v2(const struct cuda_copy3d *p) { return COPY3D(p, NULL, 0); }
+API CUresult cuMemcpy3D_v2_ptds(const struct cuda_copy3d *p) { return COPY3D(p, NULL, 1); }
+API CUresult cuMemcpy3DAsync_v2(const struct cuda_copy3d *p, void *st) { return COPY3D(p, st, 0); }
+API CUresult cuMemcpy3DAsync_v2_ptsz(const struct cuda_copy3d *p, void *st) { return COPY3D(p, st, 1); }
 /* one process's two "GPUs": their contexts are not looked at */
 API CUresult cuMemcpyPeer(dptr d, void *dc, dptr s, void *sc, size_t n) { (void)dc; (void)sc; return COPY(d, s, 3, NULL, 0); }
 API CUresult cuMemcpyPeer_ptds(dptr d, void *dc, dptr s, void *sc, size_t n) { (void)dc; (void)sc; return COPY(d, s, 3, NULL, 1); }

@@ -40,6 +40,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/cuda_copy.h"
+
 typedef int (*gp5_fn)(const char *, void **, int, unsigned long long, int *);
 typedef int (*gp4_fn)(const char *, void **, int, unsigned long long);
 typedef int (*init_fn)(unsigned);
@@ -221,48 +223,17 @@ typedef int (*set16_fn)(dptr, unsigned short, size_t);
 typedef int (*set16_async_fn)(dptr, unsigned short, size_t, void *);
 typedef int (*peer_fn)(dptr, void *, dptr, void *, size_t);
 typedef int (*peer_async_fn)(dptr, void *, dptr, void *, size_t, void *);
-/* cuda.h's CUDA_MEMCPY2D and CUDA_MEMCPY3D (64-bit layout) */
-struct copy2d {
-	size_t src_x, src_y;
-	int src_type;
-	const void *src_host;
-	dptr src_dev;
-	void *src_array;
-	size_t src_pitch;
-	size_t dst_x, dst_y;
-	int dst_type;
-	void *dst_host;
-	dptr dst_dev;
-	void *dst_array;
-	size_t dst_pitch;
-	size_t width, height;
-};
-struct copy3d {
-	size_t src_x, src_y, src_z, src_lod;
-	int src_type;
-	const void *src_host;
-	dptr src_dev;
-	void *src_array, *reserved0;
-	size_t src_pitch, src_height;
-	size_t dst_x, dst_y, dst_z, dst_lod;
-	int dst_type;
-	void *dst_host;
-	dptr dst_dev;
-	void *dst_array, *reserved1;
-	size_t dst_pitch, dst_height;
-	size_t width, height, depth;
-};
-typedef int (*copy2d_fn)(const struct copy2d *);
-typedef int (*copy2d_async_fn)(const struct copy2d *, void *);
-typedef int (*copy3d_fn)(const struct copy3d *);
-typedef int (*copy3d_async_fn)(const struct copy3d *, void *);
-enum { MEM_HOST = 1, MEM_DEVICE = 2, MEM_UNIFIED = 4 };
+typedef int (*copy2d_fn)(const struct cuda_copy2d *);
+typedef int (*copy2d_async_fn)(const struct cuda_copy2d *, void *);
+typedef int (*copy3d_fn)(const struct cuda_copy3d *);
+typedef int (*copy3d_async_fn)(const struct cuda_copy3d *, void *);
+enum { MEM_HOST = CUDA_COPY_HOST, MEM_DEVICE = CUDA_COPY_DEVICE, MEM_UNIFIED = CUDA_COPY_UNIFIED };
 
 /* A 2D copy of width x height bytes, rows pitch apart on both sides. */
-static struct copy2d c2d(int st, const void *sh, dptr sd, int dt, void *dh, dptr dd, size_t w, size_t h,
+static struct cuda_copy2d c2d(int st, const void *sh, dptr sd, int dt, void *dh, dptr dd, size_t w, size_t h,
 			 size_t pitch)
 {
-	struct copy2d c;
+	struct cuda_copy2d c;
 	memset(&c, 0, sizeof c);
 	c.src_type = st, c.src_host = sh, c.src_dev = sd, c.src_pitch = pitch;
 	c.dst_type = dt, c.dst_host = dh, c.dst_dev = dd, c.dst_pitch = pitch;
@@ -271,10 +242,10 @@ static struct copy2d c2d(int st, const void *sh, dptr sd, int dt, void *dh, dptr
 }
 
 /* A 3D copy of width x height x depth bytes, packed rows and slices. */
-static struct copy3d c3d(int st, const void *sh, dptr sd, int dt, void *dh, dptr dd, size_t w, size_t h,
+static struct cuda_copy3d c3d(int st, const void *sh, dptr sd, int dt, void *dh, dptr dd, size_t w, size_t h,
 			 size_t d)
 {
-	struct copy3d c;
+	struct cuda_copy3d c;
 	memset(&c, 0, sizeof c);
 	c.src_type = st, c.src_host = sh, c.src_dev = sd, c.src_pitch = w, c.src_height = h;
 	c.dst_type = dt, c.dst_host = dh, c.dst_dev = dd, c.dst_pitch = w, c.dst_height = h;
@@ -434,7 +405,7 @@ static void calls(void)
 		 * parameters' memory types (unified: the pointer's) */
 		memset(host, 0x5a, sizeof host);
 		memset(m1, 0x5b, 4096);
-		struct copy2d p2;
+		struct cuda_copy2d p2;
 		p2 = c2d(MEM_HOST, host, 0, MEM_DEVICE, NULL, d1, 16, 3, 32);
 		expect("cuMemcpy2D_v2"); got(c2_0(&p2)); copied(m1, host, 16);
 		p2 = c2d(MEM_DEVICE, NULL, d1, MEM_DEVICE, NULL, d2, 7, 7, 7);
@@ -448,7 +419,7 @@ static void calls(void)
 		expect("cuMemcpy2DUnaligned_v2"); got(c2u0(&p2));
 		p2 = c2d(MEM_HOST, pinned, 0, MEM_DEVICE, NULL, d1, 53, 1, 53);
 		expect("cuMemcpy2DUnaligned_v2_ptds"); got(c2u1(&p2)); copied(m1, pinned, 53);
-		struct copy3d p3;
+		struct cuda_copy3d p3;
 		p3 = c3d(MEM_HOST, host, 0, MEM_DEVICE, NULL, d2, 4, 2, 7);
 		expect("cuMemcpy3D_v2"); got(c3_0(&p3)); copied(m2, host, 56);
 		p3 = c3d(MEM_DEVICE, NULL, d1, MEM_DEVICE, NULL, d2, 57, 1, 1);
