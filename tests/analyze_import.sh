@@ -38,9 +38,9 @@ check "a torch.profiler trace on standard input: the same analysis" $?
 # a surfer trace through a pipe: not looked into (its first bytes would be
 # gone), analyzed as from the file
 mkfifo "$tmp/pipe"
-cat examples/h200-resnet50/trace.mp >"$tmp/pipe" &
+cat "$tmp/p.mp" >"$tmp/pipe" &
 "$A" "$tmp/pipe" --target a100 >"$tmp/pipe.txt" 2>/dev/null
-"$A" examples/h200-resnet50/trace.mp --target a100 >"$tmp/file.txt" 2>/dev/null
+"$A" "$tmp/p.mp" --target a100 >"$tmp/file.txt" 2>/dev/null
 wait
 grep -q '^predicted ' "$tmp/pipe.txt" && cmp -s "$tmp/pipe.txt" "$tmp/file.txt"
 check "a trace through a pipe analyzed whole" $?
