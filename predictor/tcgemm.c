@@ -652,8 +652,8 @@ static double tc_log_ceiling(const struct gpu_spec *g)
  * SMs), vLLM's CUTLASS block-FP8 kernels and the engines' Triton fused-MoE
  * kernel (its BLOCK_SIZE_M tuned to the rows), by their names as recorded
  * and as the engine builder writes them (serve.c).  Such a GEMM takes the
- * general form at the FP8 rate, small M's split K included.  Unmeasured: no GEMM of either library is
- * in the data; on DeepSeek-V3's decode shapes (64 rows, K = 7168) the FP8
+ * general form at the FP8 rate, small M's split K included.  Unmeasured:
+ * no GEMM of these libraries is in the data; on DeepSeek-V3's decode shapes (64 rows, K = 7168) the FP8
  * form gives 26.4 us for N = 512, three times the BF16 GEMM's 8.1 us,
  * since four 128-wide tiles run the whole K on four SMs; the general form
  * 7.0 us (tests/check_tcgemm.c, fp8_libraries_that_fill_the_sms).
@@ -856,12 +856,15 @@ static int tc8_general(const struct pred_kernel *k, const struct gpu_spec *g,
 
 /* The FP8 form's time of k on g, its waves and whether memory bound:
  * fitted (tc8_bounded()) or from the general constants (tc8_general()).
- * Returns -1 where neither applies. */
+ * Returns -1 where neither applies, and for a library that sizes its
+ * tiles to the shape (tc_fills_sms()): the general form times it. */
 static int tc8_form(const struct pred_kernel *k, const struct gpu_spec *g,
 		    const struct tcgemm_params *p, double *t, int *mb, double *waves)
 {
 	struct tc8_feat f8;
 	struct tcgemm_fp8 q;
+	if (tc_fills_sms(k))
+		return -1;
 	if (p->fp8.eff > 0 && p->fp8.bw_eff > 0 && tc8_features(k, g, &f8) == 0) {
 		*t = tc8_bounded(k, g, p, tc8_time(&f8, &p->fp8, mb), mb);
 		*waves = f8.waves;
@@ -884,7 +887,7 @@ double tcgemm_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 
 	if (!p)
 		p = &tcgemm_default_params;
-	if (!tc_fills_sms(k) && tc8_form(k, g, p, &t, &mb, &waves) == 0)
+	if (tc8_form(k, g, p, &t, &mb, &waves) == 0)
 		return t;
 	if (tc_features(k, g, &f) < 0 || !(tc_eff_dt(p, f.dt) > 0) || !(p->bw_eff > 0))
 		return -1;
@@ -952,7 +955,7 @@ int tcgemm_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 	if (!out || tc_features(k, target, &ft) < 0)
 		return -1;
 	double t = tc_time(&ft, p, &mb), t8, w8;
-	if (!tc_fills_sms(k) && tc8_form(k, target, p, &t8, &mb, &w8) == 0)
+	if (tc8_form(k, target, p, &t8, &mb, &w8) == 0)
 		t = t8, ft.waves = w8;
 	memset(out, 0, sizeof(*out));
 	out->gamma = -1;
