@@ -607,12 +607,22 @@ static CUresult peer_async(int v, CUdeviceptr d, CUcontext dc, CUdeviceptr s, CU
 	return copy_after(&c, real(d, dc, s, sc, n, st), n, st, d, s);
 }
 
-/* A pitched copy's sides and bytes (width x height, x depth in 3D). */
-#define TYPED_SIDES(p) \
-	struct typed_side ts = { (p)->srcMemoryType, (p)->srcMemoryType == CU_MEMORYTYPE_HOST ? \
-				 ADDR((p)->srcHost) : (p)->srcDevice }; \
-	struct typed_side td = { (p)->dstMemoryType, (p)->dstMemoryType == CU_MEMORYTYPE_HOST ? \
-				 ADDR((p)->dstHost) : (p)->dstDevice }
+/* A pitched copy's side as its parameters name it: the host pointer for
+ * host memory, else the device pointer. */
+static struct typed_side typed_side_of(CUmemorytype type, const void *host, CUdeviceptr dev)
+{
+	struct typed_side s = { type, type == CU_MEMORYTYPE_HOST ? ADDR(host) : dev };
+	return s;
+}
+
+/* After a pitched copy of bytes (width x height, x depth in 3D) between
+ * src and dst, on stream st when async: its record, as copy_after(). */
+static CUresult pitched_after(struct call *c, CUresult r, size_t bytes, CUstream st,
+			      struct typed_side src, struct typed_side dst)
+{
+	return copy_after_typed(c, r, bytes, copies[c->idx].async ? st : NULL, dst.ptr, src.ptr,
+				&src, &dst);
+}
 
 static CUresult copy2d(int idx, int v, const CUDA_MEMCPY2D *p, CUstream st)
 {
@@ -623,9 +633,9 @@ static CUresult copy2d(int idx, int v, const CUDA_MEMCPY2D *p, CUstream st)
 	CUresult r = idx == HK_COPY2D_ASYNC ? ((copy2d_async_fn)real)(p, st) : ((copy2d_fn)real)(p);
 	if (!p)
 		return copy_after(&c, r, 0, st, 0, 0);
-	TYPED_SIDES(p);
-	return copy_after_typed(&c, r, p->WidthInBytes * p->Height, idx == HK_COPY2D_ASYNC ? st : NULL,
-				td.ptr, ts.ptr, &ts, &td);
+	return pitched_after(&c, r, p->WidthInBytes * p->Height, st,
+			     typed_side_of(p->srcMemoryType, p->srcHost, p->srcDevice),
+			     typed_side_of(p->dstMemoryType, p->dstHost, p->dstDevice));
 }
 
 static CUresult copy3d(int idx, int v, const CUDA_MEMCPY3D *p, CUstream st)
@@ -637,9 +647,9 @@ static CUresult copy3d(int idx, int v, const CUDA_MEMCPY3D *p, CUstream st)
 	CUresult r = idx == HK_COPY3D_ASYNC ? ((copy3d_async_fn)real)(p, st) : ((copy3d_fn)real)(p);
 	if (!p)
 		return copy_after(&c, r, 0, st, 0, 0);
-	TYPED_SIDES(p);
-	return copy_after_typed(&c, r, p->WidthInBytes * p->Height * p->Depth,
-				idx == HK_COPY3D_ASYNC ? st : NULL, td.ptr, ts.ptr, &ts, &td);
+	return pitched_after(&c, r, p->WidthInBytes * p->Height * p->Depth, st,
+			     typed_side_of(p->srcMemoryType, p->srcHost, p->srcDevice),
+			     typed_side_of(p->dstMemoryType, p->dstHost, p->dstDevice));
 }
 
 /* ---- synchronizations and markers -------------------------------------- */
