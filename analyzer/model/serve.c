@@ -166,12 +166,12 @@ static void gemm(struct srv *S, uint64_t batch, uint64_t m, uint64_t n, uint64_t
 	mark(S);
 }
 
-/* A KV-cache write's output per element, in activation elements: a byte
- * an element in an FP8 cache (the engines' cache kernels convert with
- * their scale as they store), else the activation's size. */
-static double kv_out(const struct srv *S)
+/* Bytes a cached key or value element takes: a byte in an FP8 cache (the
+ * engines' cache kernels convert with their scale as they store), else
+ * the activation's size. */
+static double kv_esz(const struct srv *S)
 {
-	return S->kv8 ? 1.0 / S->B->esz : 1.0;
+	return S->kv8 ? 1.0 : S->B->esz;
 }
 
 /* The per-token-group FP8 quantization of n elements of a GEMM's input
@@ -390,7 +390,7 @@ static void mla_in(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, i
 	mark(S);
 	vec(S, "BatchQKApplyRotaryPosIdsCosSinCache", (double)T * (S->nh + 1) * c->qk_rope, c->qk_rope,
 	    1.0, 1.0, 3.0);
-	vec(S, "store_kvcache", (double)T * kva, kva, 1.0, kv_out(S), 0.0);
+	vec(S, "store_kvcache", (double)T * kva, kva, 1.0, kv_esz(S) / B->esz, 0.0);
 	if (decode) {
 		linear(S, S->nh, T, c->kv_lora, c->qk_nope);        /* q_nope W_UK */
 		return;
@@ -431,7 +431,7 @@ static void layer(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, ui
 		    : "BatchQKApplyRotaryPosIdsCosSinCache", qk, S->d, 1.0, 1.0, c->qk_norm ? 8.0 : 3.0);
 		/* the new tokens' K and V into the cache */
 		vec(S, S->eng == MODEL_ENGINE_VLLM ? "reshape_and_cache_flash_kernel" : "store_kvcache",
-		    2.0 * (double)T * (double)S->nkv * (double)S->d, S->d, 1.0, kv_out(S), 0.0);
+		    2.0 * (double)T * (double)S->nkv * (double)S->d, S->d, 1.0, kv_esz(S) / B->esz, 0.0);
 		if (S->eager_attn) {
 			struct model_kernel *k = bld_last_kernel(B);
 			if (k)
@@ -760,7 +760,7 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 	s->params = s->params / o->pp + (double)S.V * S.h * (c->tied || o->pp > 1 ? 1.0 : 2.0);
 	/* MLA caches one latent row per token (kv_lora + rope), the same on
 	 * every TP rank; the others K and V of their KV heads */
-	double kv_e = S.kv8 ? 1.0 : B.esz;   /* --kv-cache-dtype fp8: a byte */
+	double kv_e = kv_esz(&S);
 	s->kv_cache_bytes = (c->kv_lora ? c->layers * cached * (double)(c->kv_lora + c->qk_rope) * kv_e
 			     : 2.0 * c->layers * cached * (double)S.nkv * (double)S.d * kv_e) / o->pp;
 	s->stage_layers = (uint32_t)cdiv(c->layers, o->pp);
