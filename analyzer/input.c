@@ -15,16 +15,22 @@
 #include "analyzer/sibling.h"
 #include "trace/surfer_err.h"
 
-int input_spool(FILE *in, char *path, size_t len, char *err, size_t errlen)
+/* A new temporary file named stem-XXXXXX in $TMPDIR (else /tmp), its name
+ * into path (len bytes): its descriptor, or -1 (errno set). */
+static int temp_file(const char *stem, char *path, size_t len)
 {
 	const char *dir = getenv("TMPDIR");
+	snprintf(path, len, "%s/%s-XXXXXX", dir && *dir ? dir : "/tmp", stem);
+	return mkstemp(path);
+}
+
+int input_spool(FILE *in, char *path, size_t len, char *err, size_t errlen)
+{
 	char buf[65536];
 	size_t n;
 	FILE *f;
-	int fd;
+	int fd = temp_file("surfer-analyze", path, len);
 
-	snprintf(path, len, "%s/surfer-analyze-XXXXXX", dir && *dir ? dir : "/tmp");
-	fd = mkstemp(path);
 	if (fd < 0 || !(f = fdopen(fd, "wb"))) {
 		snprintf(err, errlen, "cannot spool standard input: %s", strerror(errno));
 		if (fd >= 0) {
@@ -91,7 +97,6 @@ const char *input_import_format(const char *path)
 int input_import(const char *path, const char *origin, char *out, size_t len, int *status)
 {
 	const char *fmt = input_import_format(path);
-	const char *dir = getenv("TMPDIR");
 	char prog[PATH_MAX + 64];
 	int fd, st = 0;
 	pid_t pid, w;
@@ -100,8 +105,7 @@ int input_import(const char *path, const char *origin, char *out, size_t len, in
 	*status = 0;
 	if (!fmt)
 		return 0;
-	snprintf(out, len, "%s/surfer-import-XXXXXX", dir && *dir ? dir : "/tmp");
-	if ((fd = mkstemp(out)) < 0) {
+	if ((fd = temp_file("surfer-import", out, len)) < 0) {
 		out[0] = 0;
 		return -1;
 	}
@@ -125,16 +129,13 @@ int input_import(const char *path, const char *origin, char *out, size_t len, in
 	if (pid > 0)
 		while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
 			;
-	if (pid < 0 || w != pid || !WIFEXITED(st) || WEXITSTATUS(st) == EXEC_FAILED) {
-		unlink(out);
-		out[0] = 0;
+	int ran = pid > 0 && w == pid && WIFEXITED(st) && WEXITSTATUS(st) != EXEC_FAILED;
+	if (ran && WEXITSTATUS(st) == 0)
+		return 1;
+	unlink(out);
+	out[0] = 0;
+	if (!ran)
 		return -1;
-	}
-	if (WEXITSTATUS(st) != 0) {
-		unlink(out);
-		out[0] = 0;
-		*status = WEXITSTATUS(st);
-		return -2;
-	}
-	return 1;
+	*status = WEXITSTATUS(st);
+	return -2;
 }
