@@ -400,8 +400,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	if (model_config_resolve(m->model, &c, err, errlen))
 		return SURFER_EINVAL;
 	struct model_cli served = *m;
-	if (!m->dtype_set)
-		model_engine_dtype(&served.opts, &c);
+	model_engine_dtype(&served, &c);
 	m = &served;
 	for (size_t i = 0; i < ntargets; i++)
 		if (model_target_check(&m->opts, targets[i], err, errlen))

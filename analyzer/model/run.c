@@ -929,9 +929,10 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
  * linears, as both engines load it (serve.c).  --engine hf keeps FP32,
  * transformers' own default.
  */
-void model_engine_dtype(struct model_opts *o, const struct model_config *c)
+void model_engine_dtype(struct model_cli *m, const struct model_config *c)
 {
-	if (o->engine == MODEL_ENGINE_HF)
+	struct model_opts *o = &m->opts;
+	if (o->engine == MODEL_ENGINE_HF || m->dtype_set)
 		return;
 	o->fp8 = !strcasecmp(c->quant, "fp8");
 	if (o->fp8)
@@ -990,8 +991,7 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	m = &placed;
 	if (model_config_resolve(m->model, &c, err, errlen))
 		return SURFER_EINVAL;
-	if (!m->dtype_set)
-		model_engine_dtype(&placed.opts, &c);
+	model_engine_dtype(&placed, &c);
 	for (size_t i = 0; i < ao->ntargets; i++)
 		if (model_target_check(&m->opts, ao->targets[i], err, errlen))
 			return SURFER_EINVAL;

@@ -49,10 +49,11 @@ struct model_cli {
  * issues it, model_cpu_ns()). */
 double model_cli_launch_ns(const struct model_cli *m);
 
-/* --engine vllm|sglang without --dtype: the dtype the engines' --dtype
- * auto serves c in (its torch_dtype; BF16 when it names none).  Leaves an
- * --engine hf run as it is. */
-void model_engine_dtype(struct model_opts *o, const struct model_config *c);
+/* --engine vllm|sglang without --dtype: m's dtype set to what the engines'
+ * --dtype auto serves c in (its torch_dtype, BF16 when it names none, FP8
+ * for an FP8 checkpoint).  Leaves a run with --dtype, or with --engine hf,
+ * as it is. */
+void model_engine_dtype(struct model_cli *m, const struct model_config *c);
 
 /* The dtype a run's or a plan's header names: "fp8 rowwise" and the like
  * for --dtype fp8 (the linears in FP8, o->dtype BF16 for the rest), else
