@@ -320,12 +320,6 @@ static int read_file(struct cal_set *s, const char *path, const struct key_seen 
 	return read_dump(tc ? &tcd : &e2e, path);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
 static int cmp_float(const void *a, const void *b)
 {
 	float x = *(const float *)a, y = *(const float *)b;
@@ -363,11 +357,13 @@ static void quantiles(const float *v, size_t n, float q[IV_NQ])
 
 #define CAL_MAX_ARCH 32
 
-/* The architectures of the set, ascending. */
-static size_t archs_of(const struct cal_set *s, uint32_t *cc, size_t max)
+/* The architectures of the set's rows at distance dist (-1: any), ascending. */
+static size_t archs_of(const struct cal_set *s, int dist, uint32_t *cc, size_t max)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < s->n; i++) {
+		if (dist >= 0 && s->r[i].dist != (enum pred_distance)dist)
+			continue;
 		size_t j = 0;
 		while (j < n && cc[j] != s->r[i].cc)
 			j++;
@@ -422,7 +418,7 @@ static void key_free(struct key_errs *ke)
 static struct key_errs *key_load(const struct cal_set *s, int method, int cls, int src, int dist)
 {
 	uint32_t cc[CAL_MAX_ARCH];
-	size_t na = archs_of(s, cc, CAL_MAX_ARCH);
+	size_t na = archs_of(s, -1, cc, CAL_MAX_ARCH);
 	struct key_errs *ke = calloc(1, sizeof *ke);
 	float *v = malloc((s->n ? s->n : 1) * sizeof *v);
 	if (!ke || !v)
@@ -927,18 +923,8 @@ static int emit(const struct cal_set *s, int argc, char **argv, enum cal_weigh w
 	printf("};\nconst size_t interval_table_len = %zu;\n", rows);
 	/* the architectures (groups at a new architecture) whose errors the
 	 * rows hold: a coverage counted on one of them is in-sample */
-	uint32_t arch[CAL_MAX_ARCH * 4];
-	size_t na = 0;
-	for (size_t i = 0; i < s->n; i++) {
-		if (s->r[i].dist != PRED_DIST_NEW_ARCH)
-			continue;
-		size_t j = 0;
-		while (j < na && arch[j] != s->r[i].cc)
-			j++;
-		if (j == na && na < sizeof arch / sizeof arch[0])
-			arch[na++] = s->r[i].cc;
-	}
-	qsort(arch, na, sizeof arch[0], cmp_u32);
+	uint32_t arch[CAL_MAX_ARCH];
+	size_t na = archs_of(s, PRED_DIST_NEW_ARCH, arch, CAL_MAX_ARCH);
 	printf("\n/* the architectures whose held-out errors the rows hold */\n"
 	       "const uint32_t interval_table_archs[] = {");
 	for (size_t i = 0; i < na; i++) {
