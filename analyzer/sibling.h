@@ -3,7 +3,7 @@
  * executable first (the build tree, an install prefix's bin/), then on
  * PATH, the way git finds git-VERB.  `surfer VERB` runs surfer-VERB so,
  * and surfer-analyze runs surfer-import so on a torch.profiler or Nsight
- * Systems file.
+ * Systems file; surfer-record looks for libsurfer.so beside its folder.
  */
 #ifndef SURFER_SIBLING_H
 #define SURFER_SIBLING_H

@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 	}
 
 	char lib[1200], err[1400];
-	if (recording_find_preload("/proc/self/exe", lib, sizeof lib, err, sizeof err) < 0) {
+	if (recording_find_preload(lib, sizeof lib, err, sizeof err) < 0) {
 		fprintf(stderr, PROG ": cannot find the recorder: %s (was it built? it needs the CUDA headers)\n", err);
 		return 2;
 	}

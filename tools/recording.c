@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "analyzer/sibling.h"
 #include "tools/recording.h"
 
 #define PRELOAD_NAME "libsurfer.so"
@@ -30,18 +31,10 @@ static int exists(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int recording_find_preload(const char *exe, char *out, size_t outlen,
-			   char *err, size_t errlen)
+int recording_find_preload(char *out, size_t outlen, char *err, size_t errlen)
 {
 	char dir[1024];
-	char *real = realpath(exe, NULL);
-	snprintf(dir, sizeof dir, "%s", real ? real : exe);
-	free(real);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = 0;
-	else
-		snprintf(dir, sizeof dir, ".");
+	sibling_self_dir(dir, sizeof dir);
 	const char *where[] = { "%s/" PRELOAD_NAME, "%s/../lib/" PRELOAD_NAME };
 	for (size_t i = 0; i < sizeof where / sizeof *where; i++) {
 		char path[1200];

@@ -15,12 +15,11 @@
 
 #include "trace/trace.h"
 
-/* Finds libsurfer.so for the program whose executable is exe (a path, as
- * /proc/self/exe names it): first beside it (the build tree), then in
- * ../lib/ (the install prefix).  Returns 0 with the absolute path in out,
- * or -1 with the places looked at in err. */
-int recording_find_preload(const char *exe, char *out, size_t outlen,
-			   char *err, size_t errlen);
+/* Finds libsurfer.so for this program: first beside its executable (the
+ * build tree, analyzer/sibling.c's folder), then in ../lib/ (the install
+ * prefix).  Returns 0 with the absolute path in out, or -1 with the places
+ * looked at in err. */
+int recording_find_preload(char *out, size_t outlen, char *err, size_t errlen);
 
 /* Returns the new value of LD_PRELOAD: old (may be NULL or empty) with lib
  * appended after a ':' so that libraries already preloaded (a sanitizer
