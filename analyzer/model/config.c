@@ -835,6 +835,18 @@ int model_config_resolve(const char *arg, struct model_config *c, char *err, siz
 
 /* ---- option parsers ------------------------------------------------------ */
 
+const char *model_mode_name(enum model_mode m, int engine)
+{
+	switch (m) {
+	case MODEL_TRAINING: return "training";
+	case MODEL_DECODE: return "decode";
+	case MODEL_GENERATE: return "generate";
+	case MODEL_PREFILL: return "prefill";
+	case MODEL_SERVE: return "serve";
+	default: return engine ? "prefill" : "inference";
+	}
+}
+
 int model_mode_parse(const char *s, enum model_mode *out)
 {
 	if (strcasecmp(s, "inference") == 0 || strcasecmp(s, "inf") == 0)

@@ -568,6 +568,9 @@ int model_list_print(FILE *f, int json);
 const char *model_family_name(enum model_family f);
 const char *model_phase_name(enum model_phase p);
 int model_mode_parse(const char *s, enum model_mode *out);
+/* The mode's name as --mode spells it; with engine set, inference (a
+ * forward over the prompts) is named prefill, as an engine runs it. */
+const char *model_mode_name(enum model_mode m, int engine);
 /* hf, vllm or sglang. */
 int model_engine_parse(const char *s, enum model_engine *out);
 const char *model_engine_name(enum model_engine e);

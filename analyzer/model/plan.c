@@ -477,9 +477,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	}
 	json_t *doc = NULL, *tarr = NULL;
 	int engine = m->opts.engine != MODEL_ENGINE_HF;
-	const char *mode = m->opts.mode == MODEL_TRAINING ? "training"
-			   : m->opts.mode == MODEL_DECODE ? "decode"
-			   : m->opts.mode == MODEL_PREFILL || engine ? "prefill" : "inference";
+	const char *mode = model_mode_name(m->opts.mode, engine);
 	if (json) {
 		doc = json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:i}", "schema_version",
 				(json_int_t)REPORT_SCHEMA_VERSION, "model", c.name, "engine",

@@ -799,8 +799,7 @@ static void serve_describe(const struct model_cli *m, const struct model_config 
 			   size_t cap)
 {
 	const struct model_opts *o = &m->opts;
-	const char *mode = o->mode == MODEL_DECODE ? "decode" : o->mode == MODEL_SERVE ? "serve"
-			   : "prefill";
+	const char *mode = model_mode_name(o->mode, 1);
 	double sum = 0, mx = 0;
 	for (uint32_t i = 0; i < o->batch; i++) {
 		double l = o->lens ? o->lens[i] : o->seq;
@@ -1022,8 +1021,7 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	}
 	if (m->new_tokens_set && mode != MODEL_SERVE && mode != MODEL_GENERATE) {
 		snprintf(err, errlen, "--new-tokens goes with --mode serve (an engine) or generate "
-			 "(--engine hf), not with --mode %s", mode == MODEL_TRAINING ? "training"
-			 : mode == MODEL_DECODE ? "decode" : mode == MODEL_PREFILL ? "prefill" : "inference");
+			 "(--engine hf), not with --mode %s", model_mode_name(mode, 0));
 		return SURFER_EINVAL;
 	}
 	if (m->opts.chunk && mode != MODEL_PREFILL && mode != MODEL_SERVE) {
@@ -1048,8 +1046,7 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		serve_describe(m, &c, device, sizeof(device));
 	} else {
 		snprintf(device, sizeof(device), "model %.40s, %s, batch %u, seq %u%s, %.16s%s", c.name,
-			 mo->mode == MODEL_TRAINING ? "training" : mo->mode == MODEL_DECODE ? "decode"
-			 : generate ? "generate" : "inference",
+			 model_mode_name(mo->mode, 0),
 			 o->batch, o->seq, gen, model_dtype_label(o),
 			 o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
 	}
