@@ -7,7 +7,13 @@
  * Names are compared as keys: lower case, without spaces, '-' and '_', and
  * without a leading "nvidia", then "tesla" or "geforce".  So "Tesla T4",
  * "NVIDIA T4" and "t4" are the same key, as are "NVIDIA A100-PCIE-40GB" and
- * "a100 pcie 40gb".  tests/check_gpu.c checks that no key names two GPUs.
+ * "a100 pcie 40gb".  A name no key matches is then compared by its words
+ * in any order (token_key()): cluster inventories and benchmark tables
+ * write "A100-80GB-SXM4" or "A100 40GB PCIe" for the board the driver
+ * calls "NVIDIA A100-SXM4-80GB"; such a name finds a GPU only when exactly
+ * one GPU has a name of those words, so "V100-PCIe" (16 or 32 GB) finds
+ * none and gets suggestions.  tests/check_gpu.c checks that no key, and no
+ * set of words, names two GPUs.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -77,6 +83,93 @@ static int lookup_key(const char *name, char key[KEY_MAX])
 	return key[0] != '\0';
 }
 
+/* The words of name in key, sorted and joined by ' ': the runs of letters
+ * and digits, lower case, without "nvidia", "tesla" and "geforce", a
+ * number followed by "gb" joined to it ("80 GB" and "80GB" are one word).
+ * Empty when name has no other word. */
+static void token_key(const char *name, char key[KEY_MAX])
+{
+	enum { MAX_WORDS = 16, WORD_MAX = 32 };
+	char words[MAX_WORDS][WORD_MAX];
+	size_t n = 0, len = 0;
+
+	key[0] = '\0';
+	for (const char *p = name; *p && n < MAX_WORDS;) {
+		size_t w = 0;
+
+		while (*p && !isalnum((unsigned char)*p))
+			p++;
+		while (isalnum((unsigned char)*p)) {
+			if (w < WORD_MAX - 1)
+				words[n][w++] = (char)tolower((unsigned char)*p);
+			p++;
+		}
+		words[n][w] = '\0';
+		if (!w || !strcmp(words[n], "nvidia") || !strcmp(words[n], "tesla") ||
+		    !strcmp(words[n], "geforce"))
+			continue;
+		if (!strcmp(words[n], "gb") && n > 0 &&
+		    strspn(words[n - 1], "0123456789") == strlen(words[n - 1]) &&
+		    strlen(words[n - 1]) + 2 < WORD_MAX) {
+			strcat(words[n - 1], "gb");
+			continue;
+		}
+		n++;
+	}
+	/* insertion sort: a name has a handful of words */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && strcmp(words[j - 1], words[j]) > 0; j--) {
+			char t[WORD_MAX];
+
+			memcpy(t, words[j], WORD_MAX);
+			memcpy(words[j], words[j - 1], WORD_MAX);
+			memcpy(words[j - 1], t, WORD_MAX);
+		}
+	for (size_t i = 0; i < n; i++) {
+		size_t wl = strlen(words[i]);
+
+		if (len + wl + 2 > KEY_MAX)
+			break;
+		if (len)
+			key[len++] = ' ';
+		memcpy(key + len, words[i], wl + 1);
+		len += wl;
+	}
+}
+
+static int words_match(const char *name, const char *words)
+{
+	char k[KEY_MAX];
+
+	token_key(name, k);
+	return strcmp(k, words) == 0;
+}
+
+/* The one GPU with a name (id, name or alias) of the same words as name;
+ * NULL when none or more than one has. */
+static const struct gpu_spec *find_by_words(const char *name)
+{
+	char words[KEY_MAX];
+	const struct gpu_spec *found = NULL;
+
+	token_key(name, words);
+	if (!words[0])
+		return NULL;
+	for (size_t i = 0; i < gpu_table_len; i++) {
+		const struct gpu_spec *g = &gpu_table[i];
+		int hit = words_match(g->id, words) || words_match(g->name, words);
+
+		for (const char *const *a = g->aliases; *a && !hit; a++)
+			hit = words_match(*a, words);
+		if (hit) {
+			if (found)
+				return NULL;
+			found = g;
+		}
+	}
+	return found;
+}
+
 const struct gpu_spec *gpu_find(const char *name)
 {
 	char key[KEY_MAX];
@@ -92,7 +185,7 @@ const struct gpu_spec *gpu_find(const char *name)
 			if (key_matches(*a, key))
 				return g;
 	}
-	return NULL;
+	return find_by_words(name);
 }
 
 /* Optimal-string-alignment distance (Levenshtein plus adjacent

@@ -96,6 +96,37 @@ START_TEST(test_keys_unique)
 }
 END_TEST
 
+/* Every id, name and alias of two words or more, its words reversed
+ * ("NVIDIA A100-SXM4-80GB" as "80GB SXM4 A100 NVIDIA"), finds its own GPU:
+ * no two GPUs have names of the same words. */
+START_TEST(test_words_any_order)
+{
+	static struct key keys[1024];
+	size_t n = all_keys(keys, 1024), checked = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char copy[256], rev[256] = "";
+		char *words[32], *save = NULL;
+		size_t nw = 0;
+
+		snprintf(copy, sizeof copy, "%s", keys[i].text);
+		for (char *w = strtok_r(copy, " -_", &save); w && nw < 32; w = strtok_r(NULL, " -_", &save))
+			words[nw++] = w;
+		if (nw < 2)
+			continue;
+		for (size_t k = nw; k-- > 0;) {
+			strncat(rev, words[k], sizeof rev - strlen(rev) - 1);
+			if (k)
+				strncat(rev, " ", sizeof rev - strlen(rev) - 1);
+		}
+		ck_assert_msg(gpu_find(rev) == keys[i].gpu, "'%s' (from '%s') does not find %s",
+			      rev, keys[i].text, keys[i].gpu->id);
+		checked++;
+	}
+	ck_assert_uint_gt(checked, 100);
+}
+END_TEST
+
 START_TEST(test_ids_well_formed)
 {
 	size_t n;
@@ -277,6 +308,11 @@ START_TEST(test_find_driver_names)
 		{ "A100 PCIE 40GB", "a100-pcie-40" },
 		{ "RTX 4090", "rtx-4090" },
 		{ "L40S", "l40s" },
+		/* the same words in another order, as inventories write them */
+		{ "A100-80GB-SXM4", "a100-sxm4-80" },
+		{ "A100-40GB-PCIe", "a100-pcie-40" },
+		{ "80 GB A100 SXM4", "a100-sxm4-80" },
+		{ "Tesla V100 32GB PCIe", "v100-pcie-32" },
 		/* short forms */
 		{ "a100", "a100-sxm4-40" },
 		{ "h100", "h100-sxm" },
@@ -297,6 +333,11 @@ START_TEST(test_find_driver_names)
 	ck_assert_ptr_null(gpu_find(""));
 	ck_assert_ptr_null(gpu_find("NVIDIA"));
 	ck_assert_ptr_null(gpu_find("h1000"));
+	/* words of two boards (16 and 32 GB) name neither */
+	ck_assert_ptr_null(gpu_find("V100-PCIe"));
+	ck_assert_ptr_null(gpu_find("A100 SXM4"));
+	/* a word too many or too few is not the same words */
+	ck_assert_ptr_null(gpu_find("A100-80GB-SXM4-HGX"));
 	ck_assert_ptr_null(gpu_find("Radeon MI300X"));
 }
 END_TEST
@@ -874,6 +915,7 @@ static Suite *gpu_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_keys_unique);
+	tcase_add_test(tc, test_words_any_order);
 	tcase_add_test(tc, test_ids_well_formed);
 	tcase_add_test(tc, test_figures_sane);
 	tcase_add_test(tc, test_known_traps);
