@@ -1192,4 +1192,37 @@ grep -Eq '^memory .*; batch [0-9]*[02468] at most$' "$tmp/fppb.txt" &&
 	[ $((n4 % 4)) -eq 0 ] && [ "$n4" -ge 4 ]
 check "--microbatches 4: the largest batch that fits is a multiple of 4 ($(grep '^memory ' "$tmp/fppb.txt" | tail -1))" $?
 
+# Positions: GPT-2's 1024 learned ones (n_positions) hold --seq 1024 and a
+# decode step after 1023 cached tokens (its new token at position 1023);
+# one more, or a generate call whose fed-back tokens pass them, has no
+# row and fails in PyTorch, so surfer refuses it (plan too); a rotary
+# model past max_position_embeddings runs, with a warning.
+"$BIN" --model gpt2 --seq 1024 --target a100 >/dev/null 2>&1
+check "gpt2 at --seq 1024 (its 1024 positions) runs" $?
+"$BIN" --model gpt2 --mode decode --seq 1023 --target a100 >/dev/null 2>&1
+check "gpt2 decode after 1023 cached tokens runs" $?
+bad_input --model gpt2 --seq 1025 --target a100
+bad_input --model gpt2 --mode decode --seq 1024 --target a100
+bad_input --model gpt2 --mode generate --seq 1000 --new-tokens 26 --target a100
+bad_input --model bert-large --seq 1024 --target a100
+bad_input --model gpt2 --plan 8 --seq 2048 --target a100
+"$BIN" --model gpt2 --seq 1025 --target a100 2>&1 | grep -q "position embeddings for 1024 tokens; this run's sequences need 1025"
+check "the refusal names the 1024 positions and the 1025 asked" $?
+"$BIN" --model gpt2 --mode generate --seq 1000 --new-tokens 25 --target a100 >/dev/null 2>&1
+check "gpt2 generating 25 tokens after 1000 (the last fed back at 1023) runs" $?
+printf '{"model_type": "llama", "hidden_size": 512, "intermediate_size": 1024,
+"num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 4,
+"vocab_size": 1000, "max_position_embeddings": 2048}\n' >"$tmp/rope2k.json"
+"$BIN" --model "$tmp/rope2k.json" --seq 4096 --target a100 >"$tmp/rope.txt" 2>"$tmp/rope.err"
+rc=$?
+[ $rc -eq 0 ] && grep -q "^warning .*sequences of 4096 positions, beyond the 2048" "$tmp/rope.txt" &&
+	grep -q "sequences of 4096 positions" "$tmp/rope.err"
+check "a rotary model past its 2048 positions runs with a warning (rc $rc)" $?
+"$BIN" --model "$tmp/rope2k.json" --engine vllm --mode serve --prompt-lens 2000,100 --new-tokens 49 \
+	--target a100 2>&1 | grep -q "sequences of 2048 positions"
+[ $? -ne 0 ]; check "2000 prompt tokens + 48 fed back: 2048 positions, no warning" $?
+"$BIN" --model "$tmp/rope2k.json" --engine vllm --mode serve --prompt-lens 2000,100 --new-tokens 50 \
+	--target a100 2>&1 | grep -q "sequences of 2049 positions, beyond the 2048 .*engines refuse it"
+check "one token more: the warning, the engines' refusal named" $?
+
 finish "model_cli.sh"

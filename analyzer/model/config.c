@@ -45,42 +45,43 @@ struct builtin {
 	int gated, qkv_bias, tied;
 	uint32_t experts, sparse_step;
 	double dropout, attn_dropout;
+	uint32_t positions;   /* the learned position table's rows; 0 rotary or relative */
 };
 
 static const struct builtin builtins[] = {
-	{ "gpt2", MODEL_FAM_GPT2, 12, 0, 768, 12, 12, 64, 3072, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
-	{ "gpt2-medium", MODEL_FAM_GPT2, 24, 0, 1024, 16, 16, 64, 4096, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
-	{ "gpt2-large", MODEL_FAM_GPT2, 36, 0, 1280, 20, 20, 64, 5120, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
-	{ "gpt2-xl", MODEL_FAM_GPT2, 48, 0, 1600, 25, 25, 64, 6400, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
-	{ "gpt3-xl", MODEL_FAM_GPT2, 24, 0, 2048, 16, 16, 128, 8192, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
-	{ "gpt3-2.7b", MODEL_FAM_GPT2, 32, 0, 2560, 32, 32, 80, 10240, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
-	{ "gpt3-6.7b", MODEL_FAM_GPT2, 32, 0, 4096, 32, 32, 128, 16384, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
-	{ "gpt3-13b", MODEL_FAM_GPT2, 40, 0, 5120, 40, 40, 128, 20480, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1 },
-	{ "bert-base", MODEL_FAM_BERT, 12, 0, 768, 12, 12, 64, 3072, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1 },
-	{ "bert-large", MODEL_FAM_BERT, 24, 0, 1024, 16, 16, 64, 4096, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1 },
-	{ "opt-1.3b", MODEL_FAM_OPT, 24, 0, 2048, 32, 32, 64, 8192, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0 },
-	{ "opt-6.7b", MODEL_FAM_OPT, 32, 0, 4096, 32, 32, 128, 16384, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0 },
-	{ "llama-2-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 32, 128, 11008, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
-	{ "llama-3-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
+	{ "gpt2", MODEL_FAM_GPT2, 12, 0, 768, 12, 12, 64, 3072, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024 },
+	{ "gpt2-medium", MODEL_FAM_GPT2, 24, 0, 1024, 16, 16, 64, 4096, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024 },
+	{ "gpt2-large", MODEL_FAM_GPT2, 36, 0, 1280, 20, 20, 64, 5120, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024 },
+	{ "gpt2-xl", MODEL_FAM_GPT2, 48, 0, 1600, 25, 25, 64, 6400, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024 },
+	{ "gpt3-xl", MODEL_FAM_GPT2, 24, 0, 2048, 16, 16, 128, 8192, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
+	{ "gpt3-2.7b", MODEL_FAM_GPT2, 32, 0, 2560, 32, 32, 80, 10240, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
+	{ "gpt3-6.7b", MODEL_FAM_GPT2, 32, 0, 4096, 32, 32, 128, 16384, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
+	{ "gpt3-13b", MODEL_FAM_GPT2, 40, 0, 5120, 40, 40, 128, 20480, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
+	{ "bert-base", MODEL_FAM_BERT, 12, 0, 768, 12, 12, 64, 3072, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1, 512 },
+	{ "bert-large", MODEL_FAM_BERT, 24, 0, 1024, 16, 16, 64, 4096, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1, 512 },
+	{ "opt-1.3b", MODEL_FAM_OPT, 24, 0, 2048, 32, 32, 64, 8192, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0, 2048 },
+	{ "opt-6.7b", MODEL_FAM_OPT, 32, 0, 4096, 32, 32, 128, 16384, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0, 2048 },
+	{ "llama-2-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 32, 128, 11008, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0 },
+	{ "llama-3-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0 },
 	/* meta-llama/Llama-3.1-8B, -70B and -405B config.json (rope_scaling:
 	 * no kernel of its own; 3.1-8B's sizes are 3-8B's);
 	 * mistralai/Mixtral-8x22B-v0.1 config.json */
-	{ "llama-3.1-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
-	{ "llama-3.1-70b", MODEL_FAM_LLAMA, 80, 0, 8192, 64, 8, 128, 28672, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
-	{ "llama-3.1-405b", MODEL_FAM_LLAMA, 126, 0, 16384, 128, 8, 128, 53248, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
-	{ "mixtral-8x22b", MODEL_FAM_LLAMA, 56, 0, 6144, 48, 8, 128, 16384, 32768, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0 },
-	{ "llama-3.2-1b", MODEL_FAM_LLAMA, 16, 0, 2048, 32, 8, 64, 8192, 128256, 0, MODEL_ACT_SILU, 1, 0, 1, 0, 0, 0.0, 0.0 },
-	{ "mistral-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0 },
-	{ "qwen2-7b", MODEL_FAM_LLAMA, 28, 0, 3584, 28, 4, 128, 18944, 152064, 0, MODEL_ACT_SILU, 1, 1, 0, 0, 0, 0.0, 0.0 },
-	{ "mixtral-8x7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0 },
-	{ "gemma-7b", MODEL_FAM_LLAMA, 28, 0, 3072, 16, 16, 256, 24576, 256000, 0, MODEL_ACT_GELU_TANH, 1, 0, 1, 0, 0, 0.0, 0.0 },
-	{ "t5-base", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1 },
-	{ "t5-large", MODEL_FAM_T5, 24, 24, 1024, 16, 16, 64, 4096, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1 },
-	{ "switch-base-8", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 8, 2, 0.1, 0.1 },
+	{ "llama-3.1-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0 },
+	{ "llama-3.1-70b", MODEL_FAM_LLAMA, 80, 0, 8192, 64, 8, 128, 28672, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0 },
+	{ "llama-3.1-405b", MODEL_FAM_LLAMA, 126, 0, 16384, 128, 8, 128, 53248, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0 },
+	{ "mixtral-8x22b", MODEL_FAM_LLAMA, 56, 0, 6144, 48, 8, 128, 16384, 32768, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0, 0 },
+	{ "llama-3.2-1b", MODEL_FAM_LLAMA, 16, 0, 2048, 32, 8, 64, 8192, 128256, 0, MODEL_ACT_SILU, 1, 0, 1, 0, 0, 0.0, 0.0, 0 },
+	{ "mistral-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0 },
+	{ "qwen2-7b", MODEL_FAM_LLAMA, 28, 0, 3584, 28, 4, 128, 18944, 152064, 0, MODEL_ACT_SILU, 1, 1, 0, 0, 0, 0.0, 0.0, 0 },
+	{ "mixtral-8x7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0, 0 },
+	{ "gemma-7b", MODEL_FAM_LLAMA, 28, 0, 3072, 16, 16, 256, 24576, 256000, 0, MODEL_ACT_GELU_TANH, 1, 0, 1, 0, 0, 0.0, 0.0, 0 },
+	{ "t5-base", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1, 0 },
+	{ "t5-large", MODEL_FAM_T5, 24, 24, 1024, 16, 16, 64, 4096, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1, 0 },
+	{ "switch-base-8", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 8, 2, 0.1, 0.1, 0 },
 	/* deepseek-ai/DeepSeek-V3 and DeepSeek-V2 config.json (the MoE and
 	 * MLA sizes in moe_builtins below); head_dim is qk_nope + qk_rope */
-	{ "deepseek-v3", MODEL_FAM_LLAMA, 61, 0, 7168, 128, 128, 192, 18432, 129280, 0, MODEL_ACT_SILU, 1, 0, 0, 256, 1, 0.0, 0.0 },
-	{ "deepseek-v2", MODEL_FAM_LLAMA, 60, 0, 5120, 128, 128, 192, 12288, 102400, 0, MODEL_ACT_SILU, 1, 0, 0, 160, 1, 0.0, 0.0 },
+	{ "deepseek-v3", MODEL_FAM_LLAMA, 61, 0, 7168, 128, 128, 192, 18432, 129280, 0, MODEL_ACT_SILU, 1, 0, 0, 256, 1, 0.0, 0.0, 0 },
+	{ "deepseek-v2", MODEL_FAM_LLAMA, 60, 0, 5120, 128, 128, 192, 12288, 102400, 0, MODEL_ACT_SILU, 1, 0, 0, 160, 1, 0.0, 0.0, 0 },
 };
 
 /* The built-ins' MoE and MLA sizes (config.json's num_experts_per_tok,
@@ -238,6 +239,11 @@ int model_config_builtin(const char *name, struct model_config *c)
 		c->capacity = b->experts && b->fam == MODEL_FAM_T5 ? 64 : 0;
 		c->dropout = b->dropout;
 		c->attn_dropout = b->attn_dropout;
+		/* GPT-2's n_positions, BERT's and OPT's max_position_embeddings
+		 * (their published config.json; NeuSight's GPT-3 configs 2048);
+		 * the rotary built-ins leave it unknown */
+		c->max_positions = b->positions;
+		c->learned_positions = b->positions > 0;
 		for (size_t j = 0; j < sizeof(moe_builtins) / sizeof(moe_builtins[0]); j++) {
 			if (strcmp(moe_builtins[j].name, b->name))
 				continue;
@@ -541,6 +547,16 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		return SURFER_EUNKNOWN;
 	}
 	c->family = fam;
+	int64_t pos = get_uint(root, "max_position_embeddings",
+			       get_uint(root, "n_positions", get_uint(root, "n_ctx", 0)));
+	c->max_positions = pos > 0 && pos <= UINT32_MAX ? (uint32_t)pos : 0;
+	/* a learned table: GPT-2, GPT-Neo, BERT and RoBERTa, OPT; GPT-NeoX
+	 * and GPT-J (built as GPT-2) rotate */
+	c->learned_positions = c->max_positions &&
+		(fam == MODEL_FAM_BERT || fam == MODEL_FAM_OPT ||
+		 (fam == MODEL_FAM_GPT2 && !(mtype && (!strncasecmp(mtype, "gpt_neox", 8) ||
+						      !strcasecmp(mtype, "gptneox") ||
+						      !strcasecmp(mtype, "gptj")))));
 	int64_t layers = 0, dec = 0, hidden = 0, heads = 0, kv = 0, hd = 0, ffn = 0, vocab = 0, tv = 0;
 	int64_t experts = 0, step = 0, cap = 0, topk = 0;
 	switch (fam) {

@@ -109,6 +109,15 @@ struct model_config {
 	 * (a built-in): what vLLM's and SGLang's --dtype auto serves
 	 * (model_engine_dtype()). */
 	char torch_dtype[16];
+	/* The positions the model was trained for (max_position_embeddings,
+	 * else GPT-2's n_positions or n_ctx), 0 when the config gives none
+	 * (T5's relative buckets, a built-in without the key); whether its
+	 * position embedding is a learned table of that many rows (GPT-2,
+	 * GPT-Neo, BERT, OPT: a position past it has no row, and the program
+	 * fails) rather than rotary (a longer sequence runs, beyond what the
+	 * model learnt).  run.c refuses or warns (model_positions_check()). */
+	uint32_t max_positions;
+	int learned_positions;
 };
 
 /* MODEL_DECODE: one step of autoregressive generation with the KV cache

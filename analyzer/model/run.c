@@ -928,6 +928,43 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
  * linears, as both engines load it (serve.c).  --engine hf keeps FP32,
  * transformers' own default.
  */
+uint64_t model_cli_positions(const struct model_cli *m)
+{
+	const struct model_opts *o = &m->opts;
+	uint64_t need = o->seq;
+	if (m->lens_kind && m->nlens) {
+		need = 0;
+		for (uint32_t i = 0; i < m->nlens; i++)
+			if (m->lens[i] > need)
+				need = m->lens[i];
+	}
+	/* a decode step's new token sits after its cached ones */
+	if (o->mode == MODEL_DECODE)
+		need += 1;
+	if ((o->mode == MODEL_SERVE || o->mode == MODEL_GENERATE) && m->new_tokens > 1)
+		need += m->new_tokens - 1;
+	return need;
+}
+
+int model_positions_check(const struct model_config *c, const struct model_cli *m, char *warn,
+			  size_t warnlen, char *err, size_t errlen)
+{
+	uint64_t need = model_cli_positions(m);
+	if (warnlen)
+		warn[0] = 0;
+	if (!c->max_positions || need <= c->max_positions)
+		return 0;
+	if (c->learned_positions) {
+		snprintf(err, errlen, "'%s' has learned position embeddings for %u tokens; this run's "
+			 "sequences need %llu", c->name, c->max_positions, (unsigned long long)need);
+		return SURFER_EINVAL;
+	}
+	snprintf(warn, warnlen, "sequences of %llu positions, beyond the %u '%s' was trained for "
+		 "(max_position_embeddings)%s", (unsigned long long)need, c->max_positions, c->name,
+		 m->opts.engine != MODEL_ENGINE_HF ? ": the engines refuse it unless allowed" : "");
+	return 0;
+}
+
 void model_engine_dtype(struct model_cli *m, const struct model_config *c)
 {
 	struct model_opts *o = &m->opts;
@@ -1028,6 +1065,9 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		snprintf(err, errlen, "--chunk splits a prefill: it goes with --mode prefill or serve");
 		return SURFER_EINVAL;
 	}
+	char pos_warn[200];
+	if (model_positions_check(&c, m, pos_warn, sizeof(pos_warn), err, errlen))
+		return SURFER_EINVAL;
 	rc = build_run(&c, m, m->opts.batch, &s, &sd, &opts, &od, err, errlen);
 	if (rc)
 		return rc == SURFER_ENOMEM ? SURFER_ENOMEM : SURFER_EINVAL;
@@ -1131,6 +1171,10 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		analysis_free(a);
 		snprintf(err, errlen, "out of memory");
 		return SURFER_ENOMEM;
+	}
+	if (pos_warn[0]) {
+		size_t l = strlen(a->warning);
+		snprintf(a->warning + l, sizeof(a->warning) - l, "%s%s", l ? "; " : "", pos_warn);
 	}
 	if (c.quant[0] && !(o->fp8 && o->engine != MODEL_ENGINE_HF && !strcasecmp(c.quant, "fp8"))) {
 		/* a quantized checkpoint: what its weights were built as */

@@ -55,6 +55,21 @@ double model_cli_launch_ns(const struct model_cli *m);
  * as it is. */
 void model_engine_dtype(struct model_cli *m, const struct model_config *c);
 
+/* The positions m's run gives a sequence: its tokens (--seq, the longest
+ * of --prompt-lens), a decode step's cached ones and the new one, and
+ * with --mode serve or generate the new tokens fed back (all but the
+ * last). */
+uint64_t model_cli_positions(const struct model_cli *m);
+
+/* c against the positions m's run needs: SURFER_EINVAL with err when c's
+ * learned position table has fewer rows (GPT-2 at --seq 2048: the
+ * program fails at its first step); 0 otherwise, with warn set (else
+ * "") when c is rotary and was trained on fewer positions (a longer
+ * context runs, beyond what the model learnt; vLLM and SGLang refuse it
+ * unless told to allow it). */
+int model_positions_check(const struct model_config *c, const struct model_cli *m, char *warn,
+			  size_t warnlen, char *err, size_t errlen);
+
 /* The dtype a run's or a plan's header names: "fp8 rowwise" and the like
  * for --dtype fp8 (the linears in FP8, o->dtype BF16 for the rest), else
  * o->dtype's name.  A static string. */
