@@ -449,6 +449,7 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 	k.b_transposed = (uint8_t)e->key.b_transposed;
 	k.conv = e->key.conv;
 	k.accumulate = (uint8_t)e->key.accumulate;
+	k.b_bytes = e->key.b_bytes;
 	k.origin_ns = origin_ns;
 	if (e->key.lib_kind == KTABLE_LIB_OP) {
 		k.op = (enum pred_op)e->key.op;   /* as described: nothing to infer */

@@ -58,6 +58,7 @@ void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
 			key->reread_bytes = lib->reread_bytes;
 			key->reuse_bytes = lib->reuse_bytes;
 			key->accumulate = lib->accumulate;
+			key->b_bytes = lib->b_bytes;
 			key->attn = lib->attn;
 		}
 	}
@@ -246,6 +247,7 @@ int ktable_lib_from_op(struct ktable *t, struct ktable_lib *lib, const struct tr
 	lib->reread_bytes = o->reread_bytes;
 	lib->reuse_bytes = o->reuse_bytes;
 	lib->accumulate = o->accumulate;
+	lib->b_bytes = o->b_bytes;
 	const struct trace_attn *a = &o->attn;
 	if (a->impl == TRACE_ATTN_NONE)
 		return 0;

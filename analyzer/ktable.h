@@ -37,6 +37,8 @@ struct ktable_lib {
 	uint32_t node_ranks;          /* ranks of the group in one node, 0 packed */
 	double reread_bytes, reuse_bytes;
 	uint8_t accumulate;           /* GEMM: added into an FP32 output (beta 1) */
+	double b_bytes;               /* GEMM: the weights' bytes an element when
+				       * narrower than dtype, 0 dtype's          */
 	uint32_t attn;                /* an ATTENTION op's shape: its id in the
 				       * table (ktable_attn), 0 none              */
 	struct pred_conv conv;        /* CONV: a forward convolution's geometry
@@ -57,6 +59,7 @@ struct ktable_key {
 	uint64_t m, n, k, batch;
 	double flops, bytes;
 	double reread_bytes, reuse_bytes; /* KTABLE_LIB_OP                       */
+	double b_bytes;               /* KTABLE_LIB_OP: pred_kernel's            */
 };
 
 struct ktable_entry {

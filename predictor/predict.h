@@ -131,6 +131,11 @@ struct pred_kernel {
 	 * output read and written at 4 bytes an element; 0 written once in
 	 * the output dtype.  Only the tensor-core model reads it. */
 	uint8_t accumulate;
+	/* GEMM: bytes an element of the second operand (the weights) takes
+	 * in memory when stored narrower than dtype and widened in registers
+	 * (weight-only quantization, trace.h's b_bytes); 0 dtype's.  Only
+	 * the tensor-core model reads it: the math stays in dtype. */
+	double b_bytes;
 	/* PRED_OP_ATTENTION: the call's shape when a program builder gave it
 	 * (attn.impl != PRED_ATTN_NONE); predictor/attention.c predicts it. */
 	struct pred_attn attn;

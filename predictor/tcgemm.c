@@ -433,6 +433,20 @@ static double tc_out_bytes(const struct pred_kernel *k, double out)
 	return k->accumulate ? 8.0 : out;
 }
 
+/* DRAM bytes per element of the second operand, the weights: in the
+ * input dtype (in), or stored narrower and widened in registers
+ * (k->b_bytes: weight-only quantization, as Marlin runs AWQ and GPTQ
+ * checkpoints: 4-bit weights and their scales, 0.52 bytes).  The math is
+ * the dtype's MMA all the same (Marlin dequantizes in registers and
+ * issues the 16-bit MMAs), so only the memory term moves: unmeasured, no
+ * Marlin GEMM is in the data; a decode step's GEMMs, bound by their
+ * weights' bytes, take about a quarter of the 16-bit time, a prefill's,
+ * bound by the MMAs, the 16-bit time. */
+static double tc_b_bytes(const struct pred_kernel *k, double in)
+{
+	return k->b_bytes > 0 && k->b_bytes < in ? k->b_bytes : in;
+}
+
 /* The GPU-dependent, constant-free quantities of one GEMM on one GPU. */
 struct tc_feat {
 	int dt;
@@ -702,7 +716,8 @@ static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 	f->log_pad = log(m * n / (tm * th * tn * tw));
 	f->k = kk / split;
 	f->tc_ns = 2.0 * m * n * kk * b / peak * 1e9;
-	f->tm_ns = ((m * kk + kk * n) * in + m * n * tc_out_bytes(k, outb)) * b / bw * 1e9;
+	f->tm_ns = (m * kk * in + kk * n * tc_b_bytes(k, in) + m * n * tc_out_bytes(k, outb)) * b /
+		   bw * 1e9;
 	f->waves = waves;
 	f->log_wpt = tc_log_wpt(g);
 	f->log_width = tc_log_width(g);

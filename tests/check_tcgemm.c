@@ -248,6 +248,30 @@ START_TEST(fp32_accumulate_epilogue)
 }
 END_TEST
 
+START_TEST(weight_only_quantized_weights)
+{
+	/* 16 x 4096 x 4096 in BF16 on 100 SMs, 100 TFLOP/s, 500 GB/s, the
+	 * weights stored at 4 bits with a 16-bit scale per 128 (GPTQ, sym:
+	 * 0.515625 bytes) and widened in registers: DRAM 16*4096*2 +
+	 * 4096^2*0.515625 + 16*4096*2 = 8912896 B = 17825.792 ns, over the
+	 * compute of small_m_decode_near_dram (7171 ns): memory-bound, a
+	 * quarter of the 16-bit weights' 33816576 B = 67633.152 ns. */
+	struct gpu_spec g = fake_gpu("fake", 100, 100, 500);
+	struct tcgemm_params p = hand_params(0.5);
+	struct pred_kernel k = gemm(16, 4096, 4096, GPU_DT_BF16), q = k;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&k, &g, &p) - 2000, 67633.152, 1e-3);
+	q.b_bytes = 0.515625;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&q, &g, &p) - 2000, 17825.792, 1e-3);
+	/* a prefill's GEMM is the MMAs': the same time as in 16 bits */
+	struct pred_kernel big = gemm(8192, 4096, 4096, GPU_DT_BF16), bq = big;
+	bq.b_bytes = 0.515625;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&bq, &g, &p), tcgemm_model_ns(&big, &g, &p), 1e-6);
+	/* bytes no narrower than the dtype's leave the 16-bit GEMM */
+	q.b_bytes = 4;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&q, &g, &p), tcgemm_model_ns(&k, &g, &p), 1e-9);
+}
+END_TEST
+
 START_TEST(power_term)
 {
 	struct gpu_spec g = fake_gpu("fake", 100, 100, 1000);
@@ -718,6 +742,7 @@ int main(void)
 	tcase_add_test(tc, huge_square_reaches_eff_peak);
 	tcase_add_test(tc, tiny_hits_overhead);
 	tcase_add_test(tc, fp32_accumulate_epilogue);
+	tcase_add_test(tc, weight_only_quantized_weights);
 	tcase_add_test(tc, power_mean_join);
 	tcase_add_test(tc, wave_quantization);
 	tcase_add_test(tc, small_m_decode_near_dram);

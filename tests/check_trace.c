@@ -773,7 +773,7 @@ START_TEST(test_newer_major)
 	char err[256];
 	int n;
 	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, NULL), TRACE_EVERSION);
-	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.8); upgrade surfer");
+	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.9); upgrade surfer");
 	msgpack_sbuffer_destroy(&w.sb);
 
 	raw_init(&w);
@@ -831,13 +831,13 @@ END_TEST
 
 START_TEST(test_newer_minor_and_defaults)
 {
-	/* A 1.9 file: header with an unknown timing and trailing fields, a
+	/* A 1.10 file: header with an unknown timing and trailing fields, a
 	 * kernel with only its required fields, a kernel with an extra field,
 	 * a record type this reader does not know, a marker of an unknown
 	 * kind (skipped), a trailer with an extra count. */
 	struct raw w;
 	raw_init(&w);
-	raw_header(&w, 1, 9, 2);
+	raw_header(&w, 1, 10, 2);
 	msgpack_pack_array(&w.pk, 3);
 	msgpack_pack_uint8(&w.pk, TRACE_STRING);
 	msgpack_pack_uint32(&w.pk, 1);
@@ -866,7 +866,7 @@ START_TEST(test_newer_minor_and_defaults)
 	char err[256];
 	ck_assert_int_eq(trace_reader_open_mem(&r, w.sb.data, w.sb.size, err, sizeof(err)), 0);
 	const struct trace_header *h = trace_reader_header(r);
-	ck_assert_uint_eq(h->version_minor, 9);
+	ck_assert_uint_eq(h->version_minor, 10);
 	ck_assert_int_eq(h->timing, TRACE_TIMING_NONE);
 	ck_assert_str_eq(h->device.name, "GPU-X");
 	ck_assert_uint_eq(h->device.sm_count, 0);
@@ -1271,9 +1271,19 @@ START_TEST(test_op_record)
 	r.u.op.reuse_bytes = 1e300;
 	r.u.op.cpu_ns = 99;
 	r.u.op.accumulate = 1;              /* 1.4: added into an FP32 output */
+	r.u.op.b_bytes = 0.5 + 2.5 / 128;   /* 1.9: AWQ's 4-bit weights, scales and zeros */
 	ck_assert_int_eq(trace_writer_record(w, &r), 0);
 	bad = r;
 	bad.u.op.accumulate = 2;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = r;
+	bad.u.op.b_bytes = -0.5;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = r;
+	bad.u.op.b_bytes = 9;                          /* wider than any element */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = r;
+	bad.u.op.b_bytes = NAN;
 	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
 	bad = r;
 	bad.u.op.flops = -1;
@@ -1292,6 +1302,7 @@ START_TEST(test_op_record)
 	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
 	struct trace_record comm = r;
 	comm.u.op.accumulate = 0;           /* a GEMM's only */
+	comm.u.op.b_bytes = 0;              /* a GEMM's only */
 	comm.u.op.seq = 8;
 	comm.u.op.kind = TRACE_OPK_COMM;
 	comm.u.op.collective = TRACE_COLL_REDUCE_SCATTER;
@@ -1300,6 +1311,9 @@ START_TEST(test_op_record)
 	comm.u.op.comm = 0xdeadbeef;
 	comm.u.op.node_ranks = 4;
 	ck_assert_int_eq(trace_writer_record(w, &comm), 0);
+	bad = comm;
+	bad.u.op.b_bytes = 0.5;             /* weights on a collective */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
 	bad = comm;
 	bad.u.op.rank = 8;                  /* not in a group of 8 */
 	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
@@ -1314,6 +1328,7 @@ START_TEST(test_op_record)
 	 * 14 * 13 / 2 + 14 * 64 = 1701 */
 	struct trace_record at = r;
 	at.u.op.accumulate = 0;
+	at.u.op.b_bytes = 0;
 	at.u.op.seq = 9;
 	at.u.op.kind = TRACE_OPK_ATTENTION;
 	at.u.op.attn.impl = TRACE_ATTN_FLASHINFER;
@@ -1374,6 +1389,7 @@ START_TEST(test_op_record)
 	ck_assert(got.u.op.reuse_bytes == r.u.op.reuse_bytes);
 	ck_assert_uint_eq(got.u.op.b_transposed, 1);
 	ck_assert_uint_eq(got.u.op.accumulate, 1);
+	ck_assert(got.u.op.b_bytes == 0.5 + 2.5 / 128);
 	ck_assert_uint_eq(got.u.op.cpu_ns, 99);
 	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 1);
 	ck_assert_int_eq(got.u.op.collective, TRACE_COLL_REDUCE_SCATTER);
@@ -1382,6 +1398,7 @@ START_TEST(test_op_record)
 	ck_assert_uint_eq(got.u.op.comm, 0xdeadbeef);
 	ck_assert_uint_eq(got.u.op.node_ranks, 4);
 	ck_assert_uint_eq(got.u.op.accumulate, 0);
+	ck_assert(got.u.op.b_bytes == 0);
 	ck_assert_int_eq(got.u.op.attn.impl, TRACE_ATTN_NONE);
 	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 1);
 	ck_assert_int_eq(got.u.op.kind, TRACE_OPK_ATTENTION);

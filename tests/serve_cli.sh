@@ -192,6 +192,64 @@ for dt in fp16:f16 bf16:bf16; do
 		--dtype "${dt%%:*}" --target h100 2>/dev/null | grep -q "ncclDevKernel_AllReduce_Sum_${dt#*:}_RING_LL"
 	check "a ${dt%%:*} prefill's all-reduce is NCCL's ${dt#*:} kernel" $?
 done
+# AWQ and GPTQ checkpoints (serve.c, Marlin): the decoder's linears 4-bit
+# with a 16-bit scale per 128 and AWQ's 4-bit zero point per 128, 0.5 +
+# 2.5 / 128 = 0.51953125 bytes a weight; the embedding (tied) and the
+# norms stay 16-bit.  Llama-3.2-1B's shapes (above): (973.1M x 0.5195 +
+# 262.7M x 2) / ((973.1M + 262.7M) x 2) = 0.4171 of the 16-bit weights.
+awq() { # awq FILE METHOD EXTRA: Llama-3.2-1B's shapes, quantized
+	printf '{"model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192,
+"num_hidden_layers": 16, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 64,
+"vocab_size": 128256, "tie_word_embeddings": true, "torch_dtype": "float16"%s}\n' "$3" >"$1"
+}
+awq "$tmp/fp16.json" none ''
+awq "$tmp/awq.json" awq ', "quantization_config": {"quant_method": "awq", "bits": 4,
+"group_size": 128, "zero_point": true, "version": "gemm"}'
+awq "$tmp/gptq.json" gptq ', "quantization_config": {"quant_method": "gptq", "bits": 4,
+"group_size": 128, "sym": true, "desc_act": false}'
+wq_w() { # wq_w CONFIG: the weights' GiB of a decode step
+	"$BIN" --model "$1" --engine vllm --mode decode --batch 8 --seq 1000 --target h100 --json \
+		2>/dev/null | sed -n 's/.*"weights_gib": \([0-9.e+]*\).*/\1/p' | head -1
+}
+w16=$(wq_w "$tmp/fp16.json"); wa=$(wq_w "$tmp/awq.json"); wg=$(wq_w "$tmp/gptq.json")
+awk -v a="$wa" -v b="$w16" 'BEGIN { r = a / b; exit !(r > 0.412 && r < 0.422) }'
+check "awq weights 0.417 of fp16's (got $wa / $w16 GiB)" $?
+# GPTQ (sym) has no zero point: 0.515625 bytes, 973.1M x 0.0039 = 3.8 MB less
+awk -v a="$wa" -v g="$wg" 'BEGIN { d = (a - g) * 1073741824 / 973.08e6; exit !(d > 0.0035 && d < 0.0043) }'
+check "gptq's weights without zero points ($wg against awq's $wa GiB)" $?
+got=$("$BIN" --model "$tmp/awq.json" --engine vllm --mode decode --batch 8 --seq 1000 --target h100 \
+	2>/dev/null | sed -n 's/^input .*, \(fp16 w4a16\)$/\1/p')
+[ "$got" = "fp16 w4a16" ]; check "an awq checkpoint served fp16 w4a16 (got '$got')" $?
+! "$BIN" --model "$tmp/awq.json" --engine vllm --mode decode --batch 8 --seq 1000 --target h100 2>&1 |
+	grep -q "weights built as"
+check "an awq checkpoint served quantized: no quantization warning" $?
+"$BIN" --model "$tmp/awq.json" --engine sglang --mode decode --batch 8 --seq 1000 --target h100 -n 0 \
+	2>/dev/null | grep -q "Marlin .* tcgemm"
+check "the linears run as Marlin kernels" $?
+# a decode step of 8 sequences reads the weights: the 4-bit ones about a
+# quarter; a prefill of 4 x 2000 tokens runs the same 16-bit MMAs
+wq_t() { # wq_t CONFIG MODE...: iteration_ms
+	f=$1; shift
+	"$BIN" --model "$f" --engine vllm "$@" --target a100-sxm4-80 --json 2>/dev/null |
+		sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' | head -1
+}
+d16=$(wq_t "$tmp/fp16.json" --mode decode --batch 8 --seq 1000)
+da=$(wq_t "$tmp/awq.json" --mode decode --batch 8 --seq 1000)
+awk -v a="$da" -v b="$d16" 'BEGIN { exit !(a > 0 && a < 0.7 * b) }'
+check "an awq decode step under 0.7 of fp16's (got $da vs $d16 ms)" $?
+p16=$(wq_t "$tmp/fp16.json" --mode prefill --prompt-lens 2000,2000,2000,2000)
+pa=$(wq_t "$tmp/awq.json" --mode prefill --prompt-lens 2000,2000,2000,2000)
+awk -v a="$pa" -v b="$p16" 'BEGIN { exit !(a > 0.95 * b && a <= b) }'
+check "an awq prefill near fp16's (got $pa vs $p16 ms)" $?
+# the written trace carries the weights' bytes (trace format 1.9's b_bytes)
+"$BIN" --model "$tmp/awq.json" --engine sglang --mode decode --batch 8 --seq 1000 --target l40s \
+	--write-trace "$tmp/awq.mp" --json 2>/dev/null | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' | head -1 >"$tmp/awq1"
+"$BIN" "$tmp/awq.mp" --target l40s --json 2>/dev/null | sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' | head -1 >"$tmp/awq2"
+[ -s "$tmp/awq1" ] && cmp -s "$tmp/awq1" "$tmp/awq2"
+check "the awq run's written trace predicts the same ($(cat "$tmp/awq1") / $(cat "$tmp/awq2") ms)" $?
+"$BIN" --model "$tmp/awq.json" --mode decode --batch 1 --seq 100 --dtype fp16 --target h100 2>&1 |
+	grep -q "its awq weights built as fp16"
+check "--engine hf builds an awq checkpoint in fp16, and says so" $?
 
 # hf stays the default and refuses the engines' modes
 bad() { # bad DESCRIPTION ARGS...: exit 2 and one line on stderr
@@ -213,6 +271,8 @@ bad "an unknown KV cache dtype" --model llama-3.2-1b --engine vllm --mode decode
 bad "fp8 recipe on an engine" --model llama-3.2-1b --engine vllm --mode decode --dtype fp8 --fp8-recipe rowwise --target h100
 bad "fp8 serving on a GPU without FP8" --model llama-3.2-1b --engine sglang --mode decode --dtype fp8 --target a100
 bad "engine on gpt2" --model gpt2 --engine sglang --mode prefill --dtype bf16 --target h100
+bad "awq on a GPU without the Marlin kernels" --model "$tmp/awq.json" --engine vllm --mode decode --target t4
+bad "awq weights with --dtype fp8" --model "$tmp/awq.json" --engine vllm --mode decode --dtype fp8 --target h100
 bad "chunk with decode" --model llama-3.2-1b --engine sglang --mode decode --chunk 64 --dtype bf16 --target h100
 # a decode step's cache holds at least its prompt; an empty item is a typo
 bad "zero context" --model llama-3.2-1b --engine sglang --mode decode --context-lens 0 --dtype bf16 --target h100

@@ -328,6 +328,8 @@ static void op_json(json_t *o, const struct trace_op *p)
 	set(o, "reuse_bytes", json_real(p->reuse_bytes));
 	if (p->accumulate)
 		set(o, "accumulate", json_true());
+	if (p->b_bytes > 0)
+		set(o, "b_bytes", json_real(p->b_bytes));
 	if (p->collective != TRACE_COLL_NONE) {
 		set(o, "collective", json_string(trace_collective_name(p->collective)));
 		set(o, "ranks", ju(p->ranks));

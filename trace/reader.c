@@ -991,6 +991,8 @@ static int decode_op(struct fields *f, struct trace_op *o)
 	get_u64(f, "attn_window", UINT64_MAX, 0, &o->attn.window);
 	/* 1.8: the KV cache's element size */
 	get_u8(f, "attn_kv_bytes", 0, &o->attn.kv_bytes);
+	/* 1.9: a weight-only quantized GEMM's weight bytes */
+	get_f64(f, "b_bytes", 0, &o->b_bytes);
 	return f->rc;
 }
 

@@ -325,6 +325,8 @@ static int validate_op(const struct trace_op *o, char *msg, size_t msglen)
 		return bad(msg, msglen, "b_transposed: not 0 or 1");
 	if (o->accumulate > 1 || (o->accumulate && o->kind != TRACE_OPK_GEMM))
 		return bad(msg, msglen, "accumulate: not 0 or 1, or given for a kind other than gemm");
+	if (bad_amount(o->b_bytes) || o->b_bytes > 8 || (o->b_bytes > 0 && o->kind != TRACE_OPK_GEMM))
+		return bad(msg, msglen, "b_bytes: negative, above 8, or given for a kind other than gemm");
 	if ((unsigned)o->collective >= TRACE_COLL_COUNT)
 		return bad(msg, msglen, "collective: out of range");
 	if ((o->collective != TRACE_COLL_NONE) != (o->kind == TRACE_OPK_COMM))

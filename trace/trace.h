@@ -35,7 +35,7 @@
 
 #define TRACE_MAGIC "surfer-trace"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 8
+#define TRACE_VERSION_MINOR 9
 
 /* Limits every reader enforces and the writer respects, so that a corrupt
  * length can never make a reader allocate more than a few MiB at once. */
@@ -408,6 +408,13 @@ struct trace_op {
 				     * FP32 output (beta = 1: C read and written
 				     * in FP32, a weight gradient into its FP32
 				     * main gradient); 0 written in the dtype   */
+	double b_bytes;             /* 1.9, GEMM: bytes an element of the second
+				     * operand (the weights) takes in memory when
+				     * stored narrower than the dtype and widened
+				     * in registers, its scales included (weight-
+				     * only quantization: AWQ/GPTQ 4-bit with a
+				     * 16-bit scale per 128, 0.5 + 2 / 128);
+				     * 0 the dtype's                          */
 };
 
 struct trace_marker {

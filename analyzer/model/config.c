@@ -504,6 +504,15 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	if (json_is_object(quant)) {
 		const char *qm = get_str(quant, "quant_method");
 		snprintf(c->quant, sizeof(c->quant), "%s", qm && *qm ? qm : "quantized");
+		int64_t bits = get_uint(quant, "bits", get_uint(quant, "w_bit", 0));
+		c->quant_bits = bits > 0 && bits <= 16 ? (uint32_t)bits : 0;
+		json_t *gs = json_object_get(quant, "group_size");
+		if (!gs)
+			gs = json_object_get(quant, "q_group_size");
+		c->quant_group = json_is_integer(gs) && json_integer_value(gs) >= -1 &&
+				 json_integer_value(gs) <= 1 << 20 ? (int32_t)json_integer_value(gs) : 0;
+		int awq = qm && !strncasecmp(qm, "awq", 3);
+		c->quant_zeros = awq ? get_bool(quant, "zero_point", 1) : !get_bool(quant, "sym", 1);
 	}
 	/* Gemma 3's 4B, 12B and 27B checkpoints are multimodal
 	 * (Gemma3ForConditionalGeneration, model_type gemma3): the language

@@ -408,8 +408,10 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 			 : ceil((double)c->vocab / tp)) * z.T * z.e;
 
 	/* an engine's FP8 linears hold a byte a weight (their block or
-	 * channel scales, 4 bytes per 128 x 128 block or per row, left out) */
-	m->weights = (s->params - s->params_fp8) * z.e + s->params_fp8;
+	 * channel scales, 4 bytes per 128 x 128 block or per row, left out);
+	 * its AWQ/GPTQ linears o->wq_bytes, their scales and zero points in */
+	m->weights = (s->params - s->params_fp8 - s->params_wq) * z.e + s->params_fp8 +
+		     s->params_wq * o->wq_bytes;
 	m->kv_cache = s->kv_cache_bytes;
 	if (o->engine != MODEL_ENGINE_HF) {
 		/* an engine holds the weights and its cache; a pass's largest

@@ -104,6 +104,13 @@ struct model_config {
 	 * none), "" when none.  Its weights are built in --dtype all the same
 	 * (no quantized GEMM is built); the run says so in its warning. */
 	char quant[24];
+	/* Its quantization_config's weight bits (bits, AWQ's w_bit), group
+	 * size (group_size, AWQ's q_group_size; -1 or 0: a scale per output
+	 * channel) and whether a group carries a zero point (AWQ's
+	 * zero_point, true by default; GPTQ's sym false); 0 when not given. */
+	uint32_t quant_bits;
+	int32_t quant_group;
+	int quant_zeros;
 	/* The checkpoint's torch_dtype ("bfloat16", "float16", "float32";
 	 * newer configs write it as "dtype"), "" when the config names none
 	 * (a built-in): what vLLM's and SGLang's --dtype auto serves
@@ -244,6 +251,11 @@ struct model_opts {
 	/* Linears in FP8 (dtype is then BF16 for everything else). */
 	int fp8;
 	enum model_fp8_recipe fp8_recipe;
+	/* Engines: the decoder's linears weight-only quantized, as vLLM and
+	 * SGLang serve AWQ and GPTQ checkpoints (Marlin kernels): the bytes a
+	 * weight takes with its scales and zero points (4-bit, a 16-bit scale
+	 * per 128: 0.5156), the math in dtype; 0 none (serve.c). */
+	double wq_bytes;
 	/* Gradients accumulated in an FP32 buffer over the micro-batches
 	 * (nanotron's accumulate_grad_in_fp32): each AccumulateGrad add reads
 	 * the gradient and reads and writes the FP32 buffer.  --stack te does
@@ -485,6 +497,8 @@ struct model_seq {
 	double params;          /* parameters held by this GPU                */
 	double params_fp8;      /* of params: held in FP8, one byte each (an
 				 * engine's FP8 linears, serve.c)           */
+	double params_wq;       /* of params: weight-only quantized, wq_bytes
+				 * each (an engine's AWQ/GPTQ linears)      */
 	double params_total;    /* parameters of the whole model              */
 	uint32_t param_tensors; /* parameter tensors held by this GPU         */
 	uint32_t stage_layers;  /* layers run by this GPU                     */

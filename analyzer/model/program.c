@@ -187,6 +187,7 @@ static void em_kernel(struct emit *e, const struct model_kernel *mk, uint64_t st
 	r.u.op.bytes = k->bytes;
 	r.u.op.b_transposed = k->b_transposed;
 	r.u.op.accumulate = k->accumulate;
+	r.u.op.b_bytes = k->b_bytes;
 	r.u.op.reread_bytes = mk->reread_bytes;
 	r.u.op.reuse_bytes = mk->reuse_bytes;
 	if (mk->phase == MODEL_PH_COMM) {

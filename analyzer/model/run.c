@@ -775,6 +775,15 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 			 "scaling run here", g->id, gpu_cc_string(g->cc, cc, sizeof(cc)));
 		return SURFER_EINVAL;
 	}
+	if (o->wq_bytes > 0 && (g->cc < 80 || gpu_cc_is_amd(g->cc))) {
+		/* the Marlin kernels (vLLM's awq_marlin / gptq_marlin, SGLang's)
+		 * are built for sm_80 on; older GPUs run other kernels that are
+		 * not modelled */
+		snprintf(err, errlen, "%s: the engines' AWQ/GPTQ Marlin kernels run on compute "
+			 "capability 8.0 and later (this GPU: %s)", g->id,
+			 gpu_cc_string(g->cc, cc, sizeof(cc)));
+		return SURFER_EINVAL;
+	}
 	if (o->dtype != GPU_DT_BF16 || g->peak_tflops[GPU_DT_BF16] > 0)
 		return 0;
 	snprintf(err, errlen, "--dtype bf16 on %s: the GPU has no BF16 tensor cores (compute capability "
@@ -789,6 +798,12 @@ const char *model_dtype_label(const struct model_opts *o)
 					   "fp8 mxfp8" };
 	if (o->fp8 && o->engine != MODEL_ENGINE_HF)
 		return "fp8";   /* the engines' block-scaled W8A8 (serve.c) */
+	if (o->wq_bytes > 0 && o->engine != MODEL_ENGINE_HF) {
+		/* weight-only: 4- or 8-bit weights, 16-bit math (serve.c) */
+		int w4 = o->wq_bytes < 0.75;
+		return o->dtype == GPU_DT_FP16 ? (w4 ? "fp16 w4a16" : "fp16 w8a16")
+					       : (w4 ? "bf16 w4a16" : "bf16 w8a16");
+	}
 	if (o->fp8 && (unsigned)o->fp8_recipe < sizeof(fp8) / sizeof(fp8[0]))
 		return fp8[o->fp8_recipe];
 	return gpu_dtype_name(o->dtype);
@@ -917,17 +932,6 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
 	return rc < 0 ? rc : 0;
 }
 
-/*
- * What vLLM and SGLang serve without --dtype: their `--dtype auto` takes
- * the checkpoint's torch_dtype, a float32 one served in FP16 (vLLM's
- * _get_and_verify_dtype, which SGLang's ModelConfig follows: "float16 for
- * float32 models").  A config that names none (a built-in) is served in
- * BF16, what the checkpoints of the architectures the engine builder
- * knows store.  A checkpoint whose quantization_config says fp8
- * (DeepSeek-V3's, the FP8 releases of Llama and Qwen) is served with FP8
- * linears, as both engines load it (serve.c).  --engine hf keeps FP32,
- * transformers' own default.
- */
 uint64_t model_cli_positions(const struct model_cli *m)
 {
 	const struct model_opts *o = &m->opts;
@@ -965,10 +969,38 @@ int model_positions_check(const struct model_config *c, const struct model_cli *
 	return 0;
 }
 
+double model_wq_bytes(const struct model_config *c)
+{
+	static const char *const methods[] = { "awq", "gptq", "awq_marlin", "gptq_marlin" };
+	int known = 0;
+	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		known |= !strcasecmp(c->quant, methods[i]);
+	if (!known || (c->quant_bits != 4 && c->quant_bits != 8))
+		return 0;
+	double w = c->quant_bits / 8.0;
+	if (c->quant_group > 0)
+		w += (2.0 + (c->quant_zeros ? c->quant_bits / 8.0 : 0)) / c->quant_group;
+	return w;
+}
+
+/*
+ * What vLLM and SGLang serve without --dtype: their `--dtype auto` takes
+ * the checkpoint's torch_dtype, a float32 one served in FP16 (vLLM's
+ * _get_and_verify_dtype, which SGLang's ModelConfig follows: "float16 for
+ * float32 models").  A config that names none (a built-in) is served in
+ * BF16, what the checkpoints of the architectures the engine builder
+ * knows store.  A checkpoint whose quantization_config says fp8
+ * (DeepSeek-V3's, the FP8 releases of Llama and Qwen) is served with FP8
+ * linears, as both engines load it (serve.c).  --engine hf keeps FP32,
+ * transformers' own default.
+ */
 void model_engine_dtype(struct model_cli *m, const struct model_config *c)
 {
 	struct model_opts *o = &m->opts;
-	if (o->engine == MODEL_ENGINE_HF || m->dtype_set)
+	if (o->engine == MODEL_ENGINE_HF)
+		return;
+	o->wq_bytes = model_wq_bytes(c);
+	if (m->dtype_set)
 		return;
 	o->fp8 = !strcasecmp(c->quant, "fp8");
 	if (o->fp8)
@@ -1176,7 +1208,8 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		size_t l = strlen(a->warning);
 		snprintf(a->warning + l, sizeof(a->warning) - l, "%s%s", l ? "; " : "", pos_warn);
 	}
-	if (c.quant[0] && !(o->fp8 && o->engine != MODEL_ENGINE_HF && !strcasecmp(c.quant, "fp8"))) {
+	if (c.quant[0] && !(o->fp8 && o->engine != MODEL_ENGINE_HF && !strcasecmp(c.quant, "fp8")) &&
+	    !(o->wq_bytes > 0 && o->engine != MODEL_ENGINE_HF)) {
 		/* a quantized checkpoint: what its weights were built as */
 		size_t l = strlen(a->warning);
 		snprintf(a->warning + l, sizeof(a->warning) - l, "%sits %.24s weights built as %s",

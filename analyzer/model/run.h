@@ -55,6 +55,12 @@ double model_cli_launch_ns(const struct model_cli *m);
  * as it is. */
 void model_engine_dtype(struct model_cli *m, const struct model_config *c);
 
+/* The bytes a weight of c's decoder linears takes as the engines serve an
+ * AWQ or GPTQ checkpoint of 4 or 8 bits (Marlin, weight-only): the bits,
+ * a 16-bit scale per group and AWQ's zero point (bits) per group; 0 for
+ * any other checkpoint (FP8 is W8A8, model_engine_dtype()). */
+double model_wq_bytes(const struct model_config *c);
+
 /* The positions m's run gives a sequence: its tokens (--seq, the longest
  * of --prompt-lens), a decode step's cached ones and the new one, and
  * with --mode serve or generate the new tokens fed back (all but the

@@ -57,6 +57,14 @@
  *    BF16.  vLLM's Inductor can fuse the quantization into the norm or
  *    SiLU-and-mul before it; it is kept a kernel of its own here, as
  *    SGLang runs it;
+ *  - AWQ and GPTQ checkpoints of 4 or 8 bits: the decoder's linears
+ *    weight-only, as both engines run them on sm_80 and later through the
+ *    Marlin kernels (vLLM's awq_marlin / gptq_marlin; fused_marlin_moe for
+ *    the experts): the GEMM in the activation dtype, its weights streamed
+ *    at their packed bytes with scales and zero points (the operator
+ *    record's b_bytes) and widened in registers, no quantization kernel
+ *    before it (the activations stay 16-bit); MLA's per-head products,
+ *    the embedding, the LM head and the routers stay 16-bit;
  *  - the KV cache in the activation dtype (the engines' kv_cache_dtype
  *    auto), or with --kv-cache-dtype fp8 a byte an element: the cache
  *    writes store a byte, the attention kernels read one (the call's
@@ -95,6 +103,8 @@ struct srv {
 	uint64_t nh, nkv, d, h, I, V, E, K; /* per GPU after TP */
 	uint64_t Im, Is;          /* a routed expert's and the shared experts' width */
 	int fp8;                  /* the linears in FP8 (W8A8)               */
+	double wq;                /* the linears weight-only quantized: bytes
+				   * a weight (AWQ/GPTQ, Marlin); 0 none    */
 	int kv8;                  /* the KV cache in FP8 (--kv-cache-dtype)  */
 	int graph;                /* the pass's kernels are graph-launched   */
 	int eager_attn;           /* piecewise graph: attention stays eager  */
@@ -199,6 +209,18 @@ static void linear_q(struct srv *S, enum lin_kind kind, uint64_t batch, uint64_t
 		     uint64_t k, double qn)
 {
 	struct bld *B = S->B;
+	if (S->wq > 0 && kind != LIN_BMM) {
+		/* Marlin: the weights' packed bytes streamed, widened in
+		 * registers, the 16-bit MMAs of the dtype */
+		gemm(S, batch, m, n, k);
+		struct model_kernel *g = bld_last_kernel(B);
+		if (g) {
+			g->k.name = kind == LIN_MOE ? "fused_marlin_moe" : "marlin::Marlin";
+			g->k.b_bytes = S->wq;
+			g->k.bytes -= (double)k * n * (B->esz - S->wq) * (double)g->k.batch;
+		}
+		return;
+	}
 	if (!S->fp8) {
 		gemm(S, batch, m, n, k);
 		return;
@@ -229,6 +251,8 @@ static void linear_params(struct srv *S, double elems, uint32_t tensors)
 	bld_add_params(S->B, elems, tensors);
 	if (S->fp8)
 		S->B->s->params_fp8 += elems;
+	else if (S->wq > 0)
+		S->B->s->params_wq += elems;
 }
 
 /* The tensor-parallel all-reduce of a row-parallel layer's output. */
@@ -579,6 +603,12 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 			 model_engine_name(o->engine));
 		return SURFER_EINVAL;
 	}
+	if (o->fp8 && o->wq_bytes > 0) {
+		snprintf(err, errlen, "--dtype fp8: '%s' is an AWQ/GPTQ checkpoint of %s-bit weights, "
+			 "served with 16-bit math: --dtype fp16 or bf16", c->name,
+			 o->wq_bytes < 0.75 ? "4" : "8");
+		return SURFER_EINVAL;
+	}
 	/* what only a training step or transformers' modules have: refused,
 	 * never silently dropped (--grad-accum would repeat the pass) */
 	const char *train = o->optimizer ? "--optimizer" : model_training_flag(o);
@@ -714,6 +744,7 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 	S.B = &B;
 	S.eng = o->engine;
 	S.fp8 = o->fp8;
+	S.wq = o->fp8 ? 0 : o->wq_bytes;
 	S.kv8 = o->kv_fp8;
 	S.nh = c->heads / o->tp;
 	uint64_t kvh = c->kv_heads ? c->kv_heads : c->heads;
