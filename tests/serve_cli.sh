@@ -251,6 +251,31 @@ check "the awq run's written trace predicts the same ($(cat "$tmp/awq1") / $(cat
 	grep -q "its awq weights built as fp16"
 check "--engine hf builds an awq checkpoint in fp16, and says so" $?
 
+# llm-compressor's compressed-tensors checkpoints: integer weights without
+# activation quantization (W4A16, group 128, symmetric) are weight-only as
+# GPTQ's are (the same bytes), FP8 weights and activations (FP8-dynamic)
+# are served FP8, INT8 W8A8 is not built and says so
+ct() { # ct FILE GROUP0: Llama-3.2-1B's shapes, a compressed-tensors config
+	awq "$1" ct ", \"quantization_config\": {\"quant_method\": \"compressed-tensors\",
+\"format\": \"pack-quantized\", \"config_groups\": {\"group_0\": $2}}"
+}
+ct "$tmp/ct4.json" '{"targets": ["Linear"], "input_activations": null, "weights": {"num_bits": 4,
+"type": "int", "strategy": "group", "group_size": 128, "symmetric": true}}'
+ct "$tmp/ct8f.json" '{"targets": ["Linear"], "input_activations": {"num_bits": 8, "type": "float",
+"strategy": "token", "dynamic": true}, "weights": {"num_bits": 8, "type": "float", "strategy": "channel"}}'
+ct "$tmp/ct8i.json" '{"targets": ["Linear"], "input_activations": {"num_bits": 8, "type": "int",
+"strategy": "token", "dynamic": true}, "weights": {"num_bits": 8, "type": "int", "strategy": "channel"}}'
+wc=$(wq_w "$tmp/ct4.json")
+[ -n "$wc" ] && [ "$wc" = "$wg" ]; check "compressed-tensors W4A16 weighs as gptq ($wc / $wg GiB)" $?
+"$BIN" --model "$tmp/ct4.json" --engine vllm --mode decode --batch 8 --seq 1000 --target h100 2>/dev/null |
+	grep -q '^input .*, fp16 w4a16$'
+check "compressed-tensors W4A16 served fp16 w4a16" $?
+got=$(served_dtype --model "$tmp/ct8f.json" --engine vllm --mode decode --batch 8 --seq 1000)
+[ "$got" = fp8 ]; check "compressed-tensors FP8-dynamic served in fp8 (got '$got')" $?
+"$BIN" --model "$tmp/ct8i.json" --engine vllm --mode decode --batch 8 --seq 1000 --target h100 2>&1 |
+	grep -q "its compressed-tensors weights built as fp16"
+check "compressed-tensors INT8 W8A8: built 16-bit, with the warning" $?
+
 # hf stays the default and refuses the engines' modes
 bad() { # bad DESCRIPTION ARGS...: exit 2 and one line on stderr
 	d=$1; shift

@@ -491,6 +491,46 @@ static int family_of(json_t *root, enum model_family *f)
 	return SURFER_EUNKNOWN;
 }
 
+/* llm-compressor's quantization_config (quant_method compressed-tensors,
+ * the format of the quantized checkpoints vLLM's own releases ship): the
+ * first of config_groups says what its Linear layers hold.  Integer
+ * weights of 4 or 8 bits without activation quantization (W4A16, W8A16:
+ * weights.num_bits, group_size, strategy group or channel, symmetric) are
+ * served weight-only through Marlin, as AWQ and GPTQ are; FP8 weights with
+ * FP8 activations (FP8-dynamic, W8A8) as an FP8 checkpoint; anything else
+ * (INT8 W8A8, FP4) is left to the warning that its weights were built in
+ * the activation dtype. */
+static void compressed_tensors(json_t *quant, struct model_config *c)
+{
+	json_t *groups = json_object_get(quant, "config_groups");
+	const char *key;
+	json_t *g, *first = NULL;
+	json_object_foreach(groups, key, g) {
+		if (json_is_object(g)) {
+			first = g;
+			break;
+		}
+	}
+	if (!first)
+		return;
+	json_t *w = json_object_get(first, "weights"), *a = json_object_get(first, "input_activations");
+	if (!json_is_object(w))
+		return;
+	const char *wt = get_str(w, "type"), *at = json_is_object(a) ? get_str(a, "type") : NULL;
+	int64_t bits = get_uint(w, "num_bits", 0), abits = json_is_object(a) ? get_uint(a, "num_bits", 0) : 0;
+	if (wt && !strcasecmp(wt, "int") && !json_is_object(a) && (bits == 4 || bits == 8)) {
+		const char *st = get_str(w, "strategy");
+		int64_t gs = get_uint(w, "group_size", 0);
+		c->quant_weight_only = 1;
+		c->quant_bits = (uint32_t)bits;
+		c->quant_group = st && !strcasecmp(st, "group") && gs > 0 && gs <= 1 << 20 ? (int32_t)gs : -1;
+		c->quant_zeros = !get_bool(w, "symmetric", 1);
+	} else if (wt && !strcasecmp(wt, "float") && bits == 8 && at && !strcasecmp(at, "float") &&
+		   abits == 8) {
+		c->quant_fp8 = 1;
+	}
+}
+
 static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 {
 	enum model_family fam;
@@ -513,6 +553,10 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 				 json_integer_value(gs) <= 1 << 20 ? (int32_t)json_integer_value(gs) : 0;
 		int awq = qm && !strncasecmp(qm, "awq", 3);
 		c->quant_zeros = awq ? get_bool(quant, "zero_point", 1) : !get_bool(quant, "sym", 1);
+		c->quant_fp8 = qm && !strcasecmp(qm, "fp8");
+		c->quant_weight_only = qm && (awq || !strncasecmp(qm, "gptq", 4));
+		if (qm && !strcasecmp(qm, "compressed-tensors"))
+			compressed_tensors(quant, c);
 	}
 	/* Gemma 3's 4B, 12B and 27B checkpoints are multimodal
 	 * (Gemma3ForConditionalGeneration, model_type gemma3): the language

@@ -111,6 +111,11 @@ struct model_config {
 	uint32_t quant_bits;
 	int32_t quant_group;
 	int quant_zeros;
+	/* What the engines serve it as: FP8 linears, W8A8 (quant_method fp8;
+	 * compressed-tensors with FP8 weights and activations), or weight-only
+	 * of quant_bits (AWQ, GPTQ; compressed-tensors with integer weights
+	 * and no activation quantization); neither for any other. */
+	int quant_fp8, quant_weight_only;
 	/* The checkpoint's torch_dtype ("bfloat16", "float16", "float32";
 	 * newer configs write it as "dtype"), "" when the config names none
 	 * (a built-in): what vLLM's and SGLang's --dtype auto serves

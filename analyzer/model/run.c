@@ -971,11 +971,7 @@ int model_positions_check(const struct model_config *c, const struct model_cli *
 
 double model_wq_bytes(const struct model_config *c)
 {
-	static const char *const methods[] = { "awq", "gptq", "awq_marlin", "gptq_marlin" };
-	int known = 0;
-	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
-		known |= !strcasecmp(c->quant, methods[i]);
-	if (!known || (c->quant_bits != 4 && c->quant_bits != 8))
+	if (!c->quant_weight_only || (c->quant_bits != 4 && c->quant_bits != 8))
 		return 0;
 	double w = c->quant_bits / 8.0;
 	if (c->quant_group > 0)
@@ -1002,7 +998,7 @@ void model_engine_dtype(struct model_cli *m, const struct model_config *c)
 	o->wq_bytes = model_wq_bytes(c);
 	if (m->dtype_set)
 		return;
-	o->fp8 = !strcasecmp(c->quant, "fp8");
+	o->fp8 = c->quant_fp8;
 	if (o->fp8)
 		o->dtype = GPU_DT_BF16;
 	else if (!strcasecmp(c->torch_dtype, "float16") || !strcasecmp(c->torch_dtype, "half") ||
@@ -1208,7 +1204,7 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		size_t l = strlen(a->warning);
 		snprintf(a->warning + l, sizeof(a->warning) - l, "%s%s", l ? "; " : "", pos_warn);
 	}
-	if (c.quant[0] && !(o->fp8 && o->engine != MODEL_ENGINE_HF && !strcasecmp(c.quant, "fp8")) &&
+	if (c.quant[0] && !(o->fp8 && o->engine != MODEL_ENGINE_HF && c.quant_fp8) &&
 	    !(o->wq_bytes > 0 && o->engine != MODEL_ENGINE_HF)) {
 		/* a quantized checkpoint: what its weights were built as */
 		size_t l = strlen(a->warning);

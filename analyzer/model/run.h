@@ -55,10 +55,11 @@ double model_cli_launch_ns(const struct model_cli *m);
  * as it is. */
 void model_engine_dtype(struct model_cli *m, const struct model_config *c);
 
-/* The bytes a weight of c's decoder linears takes as the engines serve an
- * AWQ or GPTQ checkpoint of 4 or 8 bits (Marlin, weight-only): the bits,
- * a 16-bit scale per group and AWQ's zero point (bits) per group; 0 for
- * any other checkpoint (FP8 is W8A8, model_engine_dtype()). */
+/* The bytes a weight of c's decoder linears takes as the engines serve a
+ * weight-only checkpoint of 4 or 8 bits (AWQ, GPTQ, compressed-tensors'
+ * W4A16 and W8A16; Marlin): the bits, a 16-bit scale per group and a zero
+ * point (bits) per group where it has them; 0 for any other checkpoint
+ * (FP8 is W8A8, model_engine_dtype()). */
 double model_wq_bytes(const struct model_config *c);
 
 /* The positions m's run gives a sequence: its tokens (--seq, the longest
