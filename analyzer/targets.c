@@ -17,6 +17,17 @@ int target_find(const char *name, const struct gpu_spec **out, char *err, size_t
 	*out = gpu_find(name);
 	if (*out)
 		return 0;
+	/* words of several boards (V100-PCIe: 16 and 32 GB): name them all */
+	const char *all[8];
+	size_t k = gpu_named_by(name, all, 8);
+	if (k >= 2 && k <= 8) {
+		len = (size_t)snprintf(err, errlen, "GPU '%s' names %zu GPUs:", name, k);
+		for (size_t i = 0; i < k && len < errlen; i++)
+			len += (size_t)snprintf(err + len, errlen - len, "%s %s", i ? "," : "", all[i]);
+		if (len < errlen)
+			snprintf(err + len, errlen - len, "; give one");
+		return SURFER_EINVAL;
+	}
 	n = gpu_suggest(name, near, 3);
 	if (n == 0) {
 		snprintf(err, errlen, "unknown GPU '%s'; see --list-gpus", name);

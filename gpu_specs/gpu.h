@@ -107,6 +107,12 @@ const struct gpu_spec *gpu_find(const char *name);
  * either is NULL. */
 int gpu_same(const struct gpu_spec *a, const struct gpu_spec *b);
 
+/* The GPUs a name no key matches may mean: those with a name holding all of
+ * its words (gpu_find()'s word rule: "V100-PCIe" is within "Tesla V100
+ * PCIe 16GB" and "... 32GB").  Writes up to max ids into out; returns how
+ * many GPUs there are (possibly more than max). */
+size_t gpu_named_by(const char *name, const char **out, size_t max);
+
 /* Writes up to max closest known ids to name (edit distance) into out;
  * returns how many. */
 size_t gpu_suggest(const char *name, const char **out, size_t max);

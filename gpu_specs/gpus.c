@@ -170,6 +170,55 @@ static const struct gpu_spec *find_by_words(const char *name)
 	return found;
 }
 
+/* Whether every word of words (token_key()'s form) is a word of the
+ * name's. */
+static int words_within(const char *words, const char *name)
+{
+	char k[KEY_MAX];
+
+	token_key(name, k);
+	for (const char *w = words; *w;) {
+		size_t n = strcspn(w, " ");
+		int found = 0;
+
+		for (const char *x = k; *x && !found;) {
+			size_t m = strcspn(x, " ");
+
+			found = m == n && !strncmp(x, w, n);
+			x += m + (x[m] == ' ');
+		}
+		if (!found)
+			return 0;
+		w += n + (w[n] == ' ');
+	}
+	return 1;
+}
+
+size_t gpu_named_by(const char *name, const char **out, size_t max)
+{
+	char words[KEY_MAX];
+	size_t got = 0;
+
+	if (!name || !out)
+		return 0;
+	token_key(name, words);
+	if (!words[0])
+		return 0;
+	for (size_t i = 0; i < gpu_table_len; i++) {
+		const struct gpu_spec *g = &gpu_table[i];
+		int hit = words_within(words, g->id) || words_within(words, g->name);
+
+		for (const char *const *a = g->aliases; *a && !hit; a++)
+			hit = words_within(words, *a);
+		if (hit) {
+			if (got < max)
+				out[got] = g->id;
+			got++;
+		}
+	}
+	return got;
+}
+
 const struct gpu_spec *gpu_find(const char *name)
 {
 	char key[KEY_MAX];

@@ -338,6 +338,17 @@ START_TEST(test_find_driver_names)
 	ck_assert_ptr_null(gpu_find("A100 SXM4"));
 	/* a word too many or too few is not the same words */
 	ck_assert_ptr_null(gpu_find("A100-80GB-SXM4-HGX"));
+	/* what such words may mean: every GPU with a name holding them */
+	const char *ids[4];
+	ck_assert_uint_eq(gpu_named_by("V100-PCIe", ids, 4), 2);
+	ck_assert_str_eq(ids[0], "v100-pcie-16");
+	ck_assert_str_eq(ids[1], "v100-pcie-32");
+	ck_assert_uint_eq(gpu_named_by("sxm4 a100", ids, 4), 2);
+	ck_assert_uint_eq(gpu_named_by("A100-80GB-SXM4", ids, 4), 1);
+	ck_assert_str_eq(ids[0], "a100-sxm4-80");
+	ck_assert_uint_eq(gpu_named_by("RTX", ids, 1), 7);   /* counted past max */
+	ck_assert_uint_eq(gpu_named_by("A100-80GB-SXM4-HGX", ids, 4), 0);
+	ck_assert_uint_eq(gpu_named_by("NVIDIA", ids, 4), 0);
 	ck_assert_ptr_null(gpu_find("Radeon MI300X"));
 }
 END_TEST

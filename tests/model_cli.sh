@@ -90,6 +90,10 @@ bad_input() {
 	fi
 }
 bad_input --model no-such-model --target a100
+# the words of two boards: both named, exit 2
+bad_input --model gpt2 --target V100-PCIe
+"$BIN" --model gpt2 --target V100-PCIe 2>&1 | grep -q "names 2 GPUs: v100-pcie-16, v100-pcie-32"
+check "--target V100-PCIe names the 16 and 32 GB boards" $?
 # a checkpoint's folder: its config.json, the model named by the folder
 mkdir -p "$tmp/Tiny-Llama" "$tmp/empty-ckpt"
 printf '{"model_type": "llama", "hidden_size": 512, "intermediate_size": 1024,
