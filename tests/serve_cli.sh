@@ -251,6 +251,20 @@ check "the awq run's written trace predicts the same ($(cat "$tmp/awq1") / $(cat
 	grep -q "its awq weights built as fp16"
 check "--engine hf builds an awq checkpoint in fp16, and says so" $?
 
+# an FP8 checkpoint on GPUs without FP8 tensor cores: vLLM's FP8 Marlin,
+# weight-only (W8A16), the weights a byte each as in W8A8; a target list
+# with an FP8 GPU keeps W8A8 and refuses the A100; SGLang refuses it
+awq "$tmp/fp8ck.json" fp8 ', "quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic"}'
+"$BIN" --model "$tmp/fp8ck.json" --engine vllm --mode decode --batch 8 --seq 1000 --target a100-sxm4-80 \
+	-n 0 >"$tmp/fp8m.txt" 2>/dev/null
+grep -q '^input .*, bf16 w8a16$' "$tmp/fp8m.txt" && grep -q "Marlin .* tcgemm" "$tmp/fp8m.txt"
+check "vllm serves an fp8 checkpoint on an A100 as W8A16 Marlin" $?
+w8m=$("$BIN" --model "$tmp/fp8ck.json" --engine vllm --mode decode --batch 8 --seq 1000 --target a100-sxm4-80 \
+	--json 2>/dev/null | sed -n 's/.*"weights_gib": \([0-9.e+]*\).*/\1/p' | head -1)
+w8h=$("$BIN" --model "$tmp/fp8ck.json" --engine vllm --mode decode --batch 8 --seq 1000 --target h100 \
+	--json 2>/dev/null | sed -n 's/.*"weights_gib": \([0-9.e+]*\).*/\1/p' | head -1)
+[ -n "$w8m" ] && [ "$w8m" = "$w8h" ]; check "its weights a byte each, as W8A8's on the H100 ($w8m / $w8h GiB)" $?
+
 # llm-compressor's compressed-tensors checkpoints: integer weights without
 # activation quantization (W4A16, group 128, symmetric) are weight-only as
 # GPTQ's are (the same bytes), FP8 weights and activations (FP8-dynamic)
@@ -298,6 +312,12 @@ bad "fp8 serving on a GPU without FP8" --model llama-3.2-1b --engine sglang --mo
 bad "engine on gpt2" --model gpt2 --engine sglang --mode prefill --dtype bf16 --target h100
 bad "awq on a GPU without the Marlin kernels" --model "$tmp/awq.json" --engine vllm --mode decode --target t4
 bad "awq weights with --dtype fp8" --model "$tmp/awq.json" --engine vllm --mode decode --dtype fp8 --target h100
+bad "an fp8 checkpoint on an A100 beside an H100" --model "$tmp/fp8ck.json" --engine vllm --mode decode \
+	--batch 8 --seq 1000 --target a100-sxm4-80 --target h100
+bad "an fp8 checkpoint on an A100 under sglang" --model "$tmp/fp8ck.json" --engine sglang --mode decode \
+	--batch 8 --seq 1000 --target a100-sxm4-80
+bad "--dtype fp8 on an A100 under vllm" --model "$tmp/fp16.json" --engine vllm --mode decode --dtype fp8 \
+	--batch 8 --seq 1000 --target a100-sxm4-80
 bad "chunk with decode" --model llama-3.2-1b --engine sglang --mode decode --chunk 64 --dtype bf16 --target h100
 # a decode step's cache holds at least its prompt; an empty item is a typo
 bad "zero context" --model llama-3.2-1b --engine sglang --mode decode --context-lens 0 --dtype bf16 --target h100

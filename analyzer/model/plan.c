@@ -401,6 +401,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		return SURFER_EINVAL;
 	struct model_cli served = *m;
 	model_engine_dtype(&served, &c);
+	model_engine_fp8_marlin(&served, &c, targets, ntargets);
 	m = &served;
 	for (size_t i = 0; i < ntargets; i++)
 		if (model_target_check(&m->opts, targets[i], err, errlen))

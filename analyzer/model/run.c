@@ -763,8 +763,11 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 		return SURFER_EINVAL;
 	}
 	if (o->fp8 && !(g->peak_tflops[GPU_DT_FP8] > 0)) {
-		snprintf(err, errlen, "--dtype fp8 on %s: the GPU has no FP8 tensor cores (they start "
-			 "with Ada and Hopper, compute capability 8.9)", g->id);
+		snprintf(err, errlen, "FP8 linears (--dtype fp8, or an FP8 checkpoint) on %s: the GPU "
+			 "has no FP8 tensor cores (they start with Ada and Hopper, compute capability "
+			 "8.9)%s", g->id, o->engine == MODEL_ENGINE_VLLM
+			 ? "; vLLM serves an FP8 checkpoint weight-only (Marlin) when no target has them"
+			 : "");
 		return SURFER_EINVAL;
 	}
 	if (o->fp8 && o->fp8_recipe == MODEL_FP8_MXFP8 && (g->cc < 100 || gpu_cc_is_amd(g->cc))) {
@@ -979,6 +982,20 @@ double model_wq_bytes(const struct model_config *c)
 	return w;
 }
 
+void model_engine_fp8_marlin(struct model_cli *m, const struct model_config *c,
+			     const struct gpu_spec *const *targets, size_t n)
+{
+	struct model_opts *o = &m->opts;
+	if (o->engine != MODEL_ENGINE_VLLM || !o->fp8 || !c->quant_fp8 || m->dtype_set || !n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (targets[i]->peak_tflops[GPU_DT_FP8] > 0 || targets[i]->cc < 80 ||
+		    gpu_cc_is_amd(targets[i]->cc))
+			return;
+	o->fp8 = 0;
+	o->wq_bytes = 1.0;
+}
+
 /*
  * What vLLM and SGLang serve without --dtype: their `--dtype auto` takes
  * the checkpoint's torch_dtype, a float32 one served in FP16 (vLLM's
@@ -1056,6 +1073,7 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	if (model_config_resolve(m->model, &c, err, errlen))
 		return SURFER_EINVAL;
 	model_engine_dtype(&placed, &c);
+	model_engine_fp8_marlin(&placed, &c, ao->targets, ao->ntargets);
 	for (size_t i = 0; i < ao->ntargets; i++)
 		if (model_target_check(&m->opts, ao->targets[i], err, errlen))
 			return SURFER_EINVAL;

@@ -55,6 +55,18 @@ double model_cli_launch_ns(const struct model_cli *m);
  * as it is. */
 void model_engine_dtype(struct model_cli *m, const struct model_config *c);
 
+/* vLLM's FP8 checkpoints on GPUs without FP8 tensor cores: its FP8 Marlin
+ * kernel, the weights a byte each widened to the activation dtype in
+ * registers (W8A16, weight-only: m's wq_bytes 1, its per-channel or
+ * per-block scales left out), where W8A8 cannot run.  Only when every one
+ * of the n targets is such a GPU of compute capability 8.0 on (an A100,
+ * A10, A40) and the checkpoint, not --dtype fp8, asked for FP8: one build
+ * serves every target, and a mixed list keeps W8A8 (the GPUs without FP8
+ * then refused by model_target_check()).  SGLang's FP8 path needs FP8
+ * tensor cores and is left so. */
+void model_engine_fp8_marlin(struct model_cli *m, const struct model_config *c,
+			     const struct gpu_spec *const *targets, size_t n);
+
 /* The bytes a weight of c's decoder linears takes as the engines serve a
  * weight-only checkpoint of 4 or 8 bits (AWQ, GPTQ, compressed-tensors'
  * W4A16 and W8A16; Marlin): the bits, a 16-bit scale per group and a zero
