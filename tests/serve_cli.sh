@@ -141,6 +141,20 @@ wgib() { # wgib DTYPE: the weights' GiB of a decode step
 w16=$(wgib bf16); w8=$(wgib fp8)
 awk -v a="$w8" -v b="$w16" 'BEGIN { r = a / b; exit !(r > 0.60 && r < 0.612) }'
 check "fp8 weights 0.606 of bf16's (got $w8 / $w16 GiB)" $?
+# a GPU of a pipeline holds its stage's FP8 linears: --pp 2 halves them,
+# the tied embedding (first stage) and LM head (last) 16-bit on each:
+# (973.1M / 2 + 262.7M x 2) B = 0.9424 GiB; chunked prefill passes hold
+# the weights once (each pass counted them: --pp 2 gave 0.31 GiB)
+w8p=$("$BIN" --model llama-3.2-1b --engine sglang --mode decode --batch 2 --seq 100 --dtype fp8 --pp 2 \
+	--target h100 --json 2>/dev/null | sed -n 's/.*"weights_gib": \([0-9.e+]*\).*/\1/p' | head -1)
+awk -v a="$w8p" 'BEGIN { exit !(a > 0.940 && a < 0.945) }'
+check "fp8 at --pp 2: a stage's weights 0.9424 GiB (got $w8p)" $?
+wch() { # wch ARGS: weights_gib of an fp8 prefill of 3000 tokens
+	"$BIN" --model llama-3.2-1b --engine vllm --mode prefill --prompt-lens 3000 --dtype fp8 "$@" \
+		--target h100 --json 2>/dev/null | sed -n 's/.*"weights_gib": \([0-9.e+]*\).*/\1/p' | head -1
+}
+a=$(wch); b=$(wch --chunk 1000)
+[ -n "$a" ] && [ "$a" = "$b" ]; check "fp8 weights the same in three chunks as in one ($b / $a GiB)" $?
 # a decode step reads the weights: FP8's is the faster
 step() { # step DTYPE: a decode step's iteration_ms
 	"$BIN" --model llama-3.1-8b --engine vllm --mode decode --batch 8 --seq 1000 --dtype "$1" \

@@ -781,14 +781,20 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 			cached += (double)n * (o->new_tokens - 1);
 		}
 	}
-	/* the weights once: every pass above counted them */
+	/* the weights once: every pass above counted them, the FP8 and the
+	 * weight-only quantized ones among them too */
 	if (S.passes > 1) {
 		s->params /= S.passes;
+		s->params_fp8 /= S.passes;
+		s->params_wq /= S.passes;
 		s->param_tensors /= S.passes;
 	}
-	/* one GPU's share: its stage's layers; the embedding on the first
-	 * stage, the LM head on the last (the larger of the two counted) */
+	/* one GPU's share: its stage's layers (their quantized linears
+	 * alike); the embedding on the first stage, the LM head on the last
+	 * (the larger of the two counted) */
 	s->params = s->params / o->pp + (double)S.V * S.h * (c->tied || o->pp > 1 ? 1.0 : 2.0);
+	s->params_fp8 /= o->pp;
+	s->params_wq /= o->pp;
 	/* MLA caches one latent row per token (kv_lora + rope), the same on
 	 * every TP rank; the others K and V of their KV heads */
 	double kv_e = kv_esz(&S);
