@@ -796,7 +796,8 @@ check "--list-models text lists mixtral-8x7b" $?
 # Qwen2.5-7B 7.61B, -14B 14.7B, -72B 72.7B; gemma-2-2b 2.61B, -9b 9.24B,
 # -27b 27.2B; gemma-3-1b 1.0B, and the language models of gemma-3-4b,
 # -12b, -27b: 3.88B, 11.77B, 27.0B of 4.3, 12.2, 27.4 with the vision
-# tower), the MoEs' 128 experts with 8 a token.
+# tower; gpt-oss-20b 20.9B and -120b 116.8B), the MoEs' experts and their
+# top-k.
 python3 - "$tmp/models.json" <<'PY'
 import json, sys
 m = {x["name"]: x for x in json.load(open(sys.argv[1]))}
@@ -805,7 +806,8 @@ want = {"qwen3-0.6b": "0.6", "qwen3-1.7b": "1.7", "qwen3-4b": "4.0", "qwen3-8b":
         "qwen3-14b": "14.8", "qwen3-32b": "32.8", "qwen3-30b-a3b": "30.5", "qwen3-235b-a22b": "235",
         "qwen2.5-7b": "7.61", "qwen2.5-14b": "14.7", "qwen2.5-72b": "72.7",
         "gemma-2-2b": "2.61", "gemma-2-9b": "9.24", "gemma-2-27b": "27.2",
-        "gemma-3-1b": "1.0", "gemma-3-4b": "3.88", "gemma-3-12b": "11.77", "gemma-3-27b": "27.0"}
+        "gemma-3-1b": "1.0", "gemma-3-4b": "3.88", "gemma-3-12b": "11.77", "gemma-3-27b": "27.0",
+        "gpt-oss-20b": "20.9", "gpt-oss-120b": "116.8"}
 for name, card in want.items():
     p = float(card) * 1e9
     digit = 10 ** -len(card.split(".")[1]) if "." in card else 1
@@ -813,6 +815,8 @@ for name, card in want.items():
     assert abs(m[name]["params"] - p) <= tol, (name, m[name]["params"], p)
 for name in ("qwen3-30b-a3b", "qwen3-235b-a22b"):
     assert m[name]["experts"] == 128 and m[name]["experts_per_token"] == 8, name
+assert m["gpt-oss-120b"]["experts"] == 128 and m["gpt-oss-20b"]["experts"] == 32
+assert m["gpt-oss-20b"]["experts_per_token"] == 4
 PY
 check "--list-models: Qwen3, Qwen2.5, Gemma 2/3 at their published parameter counts" $?
 # A name is read as its config file is: Gemma 2's local layers make hf

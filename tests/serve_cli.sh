@@ -304,6 +304,23 @@ got=$(served_dtype --model "$tmp/ct8f.json" --engine vllm --mode decode --batch 
 	grep -q "its compressed-tensors weights built as fp16"
 check "compressed-tensors INT8 W8A8: built 16-bit, with the warning" $?
 
+# gpt-oss (MXFP4 experts): the experts' weights 4-bit with an 8-bit scale
+# per 32, 0.53125 bytes; attention, router, embedding and head 16-bit.
+# gpt-oss-20b: 24 x 32 x 3 x 2880^2 = 19.11B expert weights x 0.53125 +
+# the other 1.80B x 2 = 13.75e9 B = 12.80 GiB; its experts run Triton's
+# matmul_ogs, its other linears the 16-bit GEMMs; --engine hf refuses it
+"$BIN" --model gpt-oss-20b --engine vllm --mode decode --batch 8 --seq 1000 --target h100 --json \
+	-n 0 >"$tmp/oss.json" 2>/dev/null
+wo=$(sed -n 's/.*"weights_gib": \([0-9.e+]*\).*/\1/p' "$tmp/oss.json" | head -1)
+awk -v a="$wo" 'BEGIN { exit !(a > 12.75 && a < 12.85) }'
+check "gpt-oss-20b weights 12.80 GiB (got $wo)" $?
+grep -q '"_matmul_ogs"' "$tmp/oss.json" && grep -q '"gemm_tensorop' "$tmp/oss.json" &&
+	! grep -q 'Marlin' "$tmp/oss.json"
+check "gpt-oss: the experts in matmul_ogs, attention's linears 16-bit" $?
+"$BIN" --model gpt-oss-20b --engine sglang --mode decode --batch 8 --seq 1000 --target h100 2>/dev/null |
+	grep -q '^input .*, bf16, w4a16 experts$'
+check "gpt-oss served bf16 with w4a16 experts" $?
+
 # hf stays the default and refuses the engines' modes
 bad() { # bad DESCRIPTION ARGS...: exit 2 and one line on stderr
 	d=$1; shift
@@ -324,6 +341,7 @@ bad "an unknown KV cache dtype" --model llama-3.2-1b --engine vllm --mode decode
 bad "fp8 recipe on an engine" --model llama-3.2-1b --engine vllm --mode decode --dtype fp8 --fp8-recipe rowwise --target h100
 bad "fp8 serving on a GPU without FP8" --model llama-3.2-1b --engine sglang --mode decode --dtype fp8 --target a100
 bad "engine on gpt2" --model gpt2 --engine sglang --mode prefill --dtype bf16 --target h100
+bad "gpt-oss under --engine hf" --model gpt-oss-20b --mode decode --target h100
 bad "awq on a GPU without the Marlin kernels" --model "$tmp/awq.json" --engine vllm --mode decode --target t4
 bad "awq weights with --dtype fp8" --model "$tmp/awq.json" --engine vllm --mode decode --dtype fp8 --target h100
 bad "an fp8 checkpoint on an A100 beside an H100" --model "$tmp/fp8ck.json" --engine vllm --mode decode \

@@ -191,6 +191,23 @@ static const struct {
 	  "\"num_hidden_layers\":62,\"num_attention_heads\":32,\"num_key_value_heads\":16,\"head_dim\":128,"
 	  "\"vocab_size\":262208,\"sliding_window\":1024,\"sliding_window_pattern\":6,"
 	  "\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
+	/* openai/gpt-oss-20b and -120b: Mixtral-style experts of
+	 * intermediate_size, four a token, attention with biases and sinks,
+	 * 128-token sliding windows on every other layer (layer_types starts
+	 * sliding, full); the experts' weights MXFP4 (20.9B and 116.8B
+	 * parameters, as their model cards give) */
+	{ "gpt-oss-20b", "{\"model_type\":\"gpt_oss\",\"hidden_size\":2880,\"intermediate_size\":2880,"
+	  "\"num_hidden_layers\":24,\"num_attention_heads\":64,\"num_key_value_heads\":8,\"head_dim\":64,"
+	  "\"num_local_experts\":32,\"num_experts_per_tok\":4,\"vocab_size\":201088,"
+	  "\"attention_bias\":true,\"tie_word_embeddings\":false,\"sliding_window\":128,"
+	  "\"layer_types\":[\"sliding_attention\",\"full_attention\"],\"max_position_embeddings\":131072,"
+	  "\"torch_dtype\":\"bfloat16\",\"quantization_config\":{\"quant_method\":\"mxfp4\"}}" },
+	{ "gpt-oss-120b", "{\"model_type\":\"gpt_oss\",\"hidden_size\":2880,\"intermediate_size\":2880,"
+	  "\"num_hidden_layers\":36,\"num_attention_heads\":64,\"num_key_value_heads\":8,\"head_dim\":64,"
+	  "\"num_local_experts\":128,\"num_experts_per_tok\":4,\"vocab_size\":201088,"
+	  "\"attention_bias\":true,\"tie_word_embeddings\":false,\"sliding_window\":128,"
+	  "\"layer_types\":[\"sliding_attention\",\"full_attention\"],\"max_position_embeddings\":131072,"
+	  "\"torch_dtype\":\"bfloat16\",\"quantization_config\":{\"quant_method\":\"mxfp4\"}}" },
 };
 
 #define NBUILTIN (sizeof(builtins) / sizeof(builtins[0]))
@@ -462,6 +479,7 @@ static int family_of(json_t *root, enum model_family *f)
 		{ "phi3", MODEL_FAM_LLAMA }, { "qwen3", MODEL_FAM_LLAMA }, { "qwen3_moe", MODEL_FAM_LLAMA },
 		{ "qwen2_moe", MODEL_FAM_LLAMA }, { "deepseek_v2", MODEL_FAM_LLAMA },
 		{ "deepseek_v3", MODEL_FAM_LLAMA }, { "gemma3_text", MODEL_FAM_LLAMA },
+		{ "gpt_oss", MODEL_FAM_LLAMA },
 		{ "switch_transformers", MODEL_FAM_T5 }, { "t5", MODEL_FAM_T5 }, { "mt5", MODEL_FAM_T5 },
 	};
 	for (size_t i = 0; mt && i < sizeof(map) / sizeof(map[0]); i++)
@@ -474,7 +492,8 @@ static int family_of(json_t *root, enum model_family *f)
 			{ "GPT2", MODEL_FAM_GPT2 }, { "GPTNeoX", MODEL_FAM_GPT2 }, { "Bert", MODEL_FAM_BERT },
 			{ "OPT", MODEL_FAM_OPT }, { "Llama", MODEL_FAM_LLAMA }, { "Mistral", MODEL_FAM_LLAMA },
 			{ "Qwen2", MODEL_FAM_LLAMA }, { "Qwen3", MODEL_FAM_LLAMA }, { "Mixtral", MODEL_FAM_LLAMA }, { "Gemma", MODEL_FAM_LLAMA },
-			{ "Phi3", MODEL_FAM_LLAMA }, { "SwitchTransformers", MODEL_FAM_T5 }, { "T5", MODEL_FAM_T5 },
+			{ "Phi3", MODEL_FAM_LLAMA }, { "GptOss", MODEL_FAM_LLAMA },
+			{ "SwitchTransformers", MODEL_FAM_T5 }, { "T5", MODEL_FAM_T5 },
 		};
 		for (size_t i = 0; i < sizeof(am) / sizeof(am[0]); i++) {
 			size_t n = strlen(am[i].prefix);
@@ -555,6 +574,18 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		c->quant_zeros = awq ? get_bool(quant, "zero_point", 1) : !get_bool(quant, "sym", 1);
 		c->quant_fp8 = qm && !strcasecmp(qm, "fp8");
 		c->quant_weight_only = qm && (awq || !strncasecmp(qm, "gptq", 4));
+		if (qm && !strcasecmp(qm, "mxfp4")) {
+			/* gpt-oss: the experts' weights in OCP MXFP4, 4-bit
+			 * E2M1 with an 8-bit (E8M0) scale per 32; attention,
+			 * the router, the embedding and the head stay 16-bit
+			 * (its modules_to_not_convert) */
+			c->quant_weight_only = 1;
+			c->quant_bits = 4;
+			c->quant_group = 32;
+			c->quant_scale_bytes = 1;
+			c->quant_zeros = 0;
+			c->quant_experts_only = 1;
+		}
 		if (qm && !strcasecmp(qm, "compressed-tensors"))
 			compressed_tensors(quant, c);
 	}
@@ -577,7 +608,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	/* the engine builder's architectures beyond Hugging Face's eager
 	 * Llama: parsed in full, refused by hf with the reason (model.c) */
 	static const char *const engine_only[] = {
-		"qwen2_moe", "deepseek_v2", "deepseek_v3", "gemma2", "gemma3_text",
+		"qwen2_moe", "deepseek_v2", "deepseek_v3", "gemma2", "gemma3_text", "gpt_oss",
 	};
 	int engine = 0;
 	for (size_t i = 0; mtype && i < sizeof(engine_only) / sizeof(engine_only[0]); i++)
@@ -738,7 +769,27 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 			c->sandwich_norm = 1;
 			c->final_softcap = is_set(root, "final_logit_softcapping");
 		}
-		topk = experts ? get_uint(root, "num_experts_per_tok", 2) : 0;
+		if (mt && !strcasecmp(mt, "gpt_oss")) {
+			/* GptOss: num_local_experts of intermediate_size (as
+			 * Mixtral's), experts_per_token of them; every other
+			 * layer attends to the last sliding_window keys
+			 * (layer_types: sliding first), the others to all.  Its
+			 * attention sinks (a logit per head) add no kernel. */
+			experts = get_uint(root, "num_local_experts", 32);
+			int64_t w = get_uint(root, "sliding_window", 128), period = 2;
+			json_t *lt = json_object_get(root, "layer_types"), *e;
+			size_t li;
+			if (json_is_array(lt))
+				json_array_foreach(lt, li, e)
+					if (json_is_string(e) && strstr(json_string_value(e), "full")) {
+						period = (int64_t)li + 1;
+						break;
+					}
+			c->window = w > 0 ? (uint32_t)w : 0;
+			c->local_period = period > 0 ? (uint32_t)period : 0;
+		}
+		topk = experts ? get_uint(root, "num_experts_per_tok",
+					  get_uint(root, "experts_per_token", 2)) : 0;
 		step = experts ? 1 : 0;
 		/* Qwen3, Gemma 3: q_norm and k_norm, an RMSNorm over each head */
 		c->qk_norm = mt && (!strncasecmp(mt, "qwen3", 5) || !strncasecmp(mt, "gemma3", 6));

@@ -116,6 +116,10 @@ struct model_config {
 	 * of quant_bits (AWQ, GPTQ; compressed-tensors with integer weights
 	 * and no activation quantization); neither for any other. */
 	int quant_fp8, quant_weight_only;
+	/* A group's scale in bytes (0: 16-bit, 2; MXFP4's E8M0: 1) and
+	 * whether only the experts' linears are quantized (MXFP4's gpt-oss). */
+	uint32_t quant_scale_bytes;
+	int quant_experts_only;
 	/* The checkpoint's torch_dtype ("bfloat16", "float16", "float32";
 	 * newer configs write it as "dtype"), "" when the config names none
 	 * (a built-in): what vLLM's and SGLang's --dtype auto serves
@@ -261,6 +265,7 @@ struct model_opts {
 	 * weight takes with its scales and zero points (4-bit, a 16-bit scale
 	 * per 128: 0.5156), the math in dtype; 0 none (serve.c). */
 	double wq_bytes;
+	int wq_experts_only;      /* only the experts' linears are (gpt-oss) */
 	/* Gradients accumulated in an FP32 buffer over the micro-batches
 	 * (nanotron's accumulate_grad_in_fp32): each AccumulateGrad add reads
 	 * the gradient and reads and writes the FP32 buffer.  --stack te does

@@ -804,6 +804,8 @@ const char *model_dtype_label(const struct model_opts *o)
 	if (o->wq_bytes > 0 && o->engine != MODEL_ENGINE_HF) {
 		/* weight-only: 4- or 8-bit weights, 16-bit math (serve.c) */
 		int w4 = o->wq_bytes < 0.75;
+		if (o->wq_experts_only)   /* gpt-oss: MXFP4 experts */
+			return o->dtype == GPU_DT_FP16 ? "fp16, w4a16 experts" : "bf16, w4a16 experts";
 		return o->dtype == GPU_DT_FP16 ? (w4 ? "fp16 w4a16" : "fp16 w8a16")
 					       : (w4 ? "bf16 w4a16" : "bf16 w8a16");
 	}
@@ -831,7 +833,7 @@ static void serve_describe(const struct model_cli *m, const struct model_config 
 		snprintf(ch, sizeof(ch), ", chunks of %u", o->chunk);
 	/* A header line: cut at cap when it must be (the return value is
 	 * looked at so that the cut is deliberate, not a compiler warning). */
-	if (snprintf(out, cap, "%s %.40s, %s, %u sequence%s of %s%.0f tokens (%.0f in all)%s%s, %.16s%s",
+	if (snprintf(out, cap, "%s %.40s, %s, %u sequence%s of %s%.0f tokens (%.0f in all)%s%s, %.24s%s",
 		     model_engine_name(o->engine), c->name, mode, o->batch,
 		     o->batch == 1 ? "" : "s", o->lens ? "up to " : "", mx, sum, gen, ch,
 		     model_dtype_label(o), o->tp > 1 ? ", parallel" : "") >= (int)cap && cap > 4)
@@ -976,9 +978,9 @@ double model_wq_bytes(const struct model_config *c)
 {
 	if (!c->quant_weight_only || (c->quant_bits != 4 && c->quant_bits != 8))
 		return 0;
-	double w = c->quant_bits / 8.0;
+	double w = c->quant_bits / 8.0, scale = c->quant_scale_bytes ? c->quant_scale_bytes : 2.0;
 	if (c->quant_group > 0)
-		w += (2.0 + (c->quant_zeros ? c->quant_bits / 8.0 : 0)) / c->quant_group;
+		w += (scale + (c->quant_zeros ? c->quant_bits / 8.0 : 0)) / c->quant_group;
 	return w;
 }
 
@@ -1013,6 +1015,7 @@ void model_engine_dtype(struct model_cli *m, const struct model_config *c)
 	if (o->engine == MODEL_ENGINE_HF)
 		return;
 	o->wq_bytes = model_wq_bytes(c);
+	o->wq_experts_only = o->wq_bytes > 0 && c->quant_experts_only;
 	if (m->dtype_set)
 		return;
 	o->fp8 = c->quant_fp8;

@@ -105,6 +105,8 @@ struct srv {
 	int fp8;                  /* the linears in FP8 (W8A8)               */
 	double wq;                /* the linears weight-only quantized: bytes
 				   * a weight (AWQ/GPTQ, Marlin); 0 none    */
+	int wq_experts;           /* only the experts' (gpt-oss's MXFP4)     */
+	const char *wq_moe;       /* the experts' weight-only GEMM kernel    */
 	int kv8;                  /* the KV cache in FP8 (--kv-cache-dtype)  */
 	int graph;                /* the pass's kernels are graph-launched   */
 	int eager_attn;           /* piecewise graph: attention stays eager  */
@@ -209,19 +211,19 @@ static void linear_q(struct srv *S, enum lin_kind kind, uint64_t batch, uint64_t
 		     uint64_t k, double qn)
 {
 	struct bld *B = S->B;
-	if (S->wq > 0 && kind != LIN_BMM) {
+	if (S->wq > 0 && (kind == LIN_MOE || (kind == LIN_DENSE && !S->wq_experts))) {
 		/* Marlin: the weights' packed bytes streamed, widened in
 		 * registers, the 16-bit MMAs of the dtype */
 		gemm(S, batch, m, n, k);
 		struct model_kernel *g = bld_last_kernel(B);
 		if (g) {
-			g->k.name = kind == LIN_MOE ? "fused_marlin_moe" : "marlin::Marlin";
+			g->k.name = kind == LIN_MOE ? S->wq_moe : "marlin::Marlin";
 			g->k.b_bytes = S->wq;
 			g->k.bytes -= (double)k * n * (B->esz - S->wq) * (double)g->k.batch;
 		}
 		return;
 	}
-	if (!S->fp8) {
+	if (!S->fp8 || S->wq > 0) {
 		gemm(S, batch, m, n, k);
 		return;
 	}
@@ -245,13 +247,14 @@ static void linear(struct srv *S, uint64_t batch, uint64_t m, uint64_t n, uint64
 		 (double)batch * (double)m * (double)k);
 }
 
-/* Parameters of the decoder's linears: in FP8 a byte each (memory.c). */
-static void linear_params(struct srv *S, double elems, uint32_t tensors)
+/* Parameters of the decoder's linears (the experts' when moe): in FP8 a
+ * byte each, weight-only quantized wq bytes (memory.c). */
+static void linear_params(struct srv *S, int moe, double elems, uint32_t tensors)
 {
 	bld_add_params(S->B, elems, tensors);
 	if (S->fp8)
 		S->B->s->params_fp8 += elems;
-	else if (S->wq > 0)
+	else if (S->wq > 0 && (moe || !S->wq_experts))
 		S->B->s->params_wq += elems;
 }
 
@@ -327,7 +330,7 @@ static void dense_mlp(struct srv *S, uint64_t T, uint64_t I)
 	    : gelu ? "act_and_mul_kernel<gelu_tanh>" : "act_and_mul_kernel<silu>",
 	    (double)T * I, I, 2.0, 1.0, 5.0);
 	linear(S, 1, T, S->h, I);                                           /* down */
-	linear_params(S, 3.0 * (double)S->h * (double)I, 3);
+	linear_params(S, 0, 3.0 * (double)S->h * (double)I, 3);
 }
 
 /* The MLP of layer li over T tokens: dense (DeepSeek's first layers too),
@@ -370,7 +373,7 @@ static void mlp(struct srv *S, uint64_t T, uint32_t li)
 		B->cols = S->h;
 		k_rows(B, "moe_sum_kernel", PRED_OP_REDUCTION, T, K * S->h, 1.0, 1.0 / (double)K, 1.0, 256);
 		mark(S);
-		linear_params(S, (double)rt.local * 3.0 * (double)S->h * (double)I, 3);
+		linear_params(S, 1, (double)rt.local * 3.0 * (double)S->h * (double)I, 3);
 		bld_add_params(B, (double)S->h * (double)E, 1);     /* the router, 16-bit */
 		if (S->Is) {
 			dense_mlp(S, T, S->Is);                             /* shared experts */
@@ -408,7 +411,7 @@ static void mla_in(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, i
 		linear(S, 1, T, qd, S->h);                          /* q */
 		linear(S, 1, T, kva, S->h);                         /* kv_a */
 	}
-	linear_params(S, mla_params(c, (double)S->nh), 4);
+	linear_params(S, 0, mla_params(c, (double)S->nh), 4);
 	B->cols = c->kv_lora;
 	k_rows(B, "RMSNormKernel", PRED_OP_NORM, T, c->kv_lora, 1.0, 1.0, 5.0, 128);
 	mark(S);
@@ -441,7 +444,7 @@ static void layer(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, ui
 	} else {
 		uint64_t qkv = (S->nh + 2 * S->nkv) * S->d;
 		linear(S, 1, T, qkv, S->h);
-		linear_params(S, (double)S->h * (double)qkv + (double)S->nh * S->d * (double)S->h, 2);
+		linear_params(S, 0, (double)S->h * (double)qkv + (double)S->nh * S->d * (double)S->h, 2);
 		double qk = (double)T * (double)(S->nh + S->nkv) * (double)S->d;
 		if (c->qk_norm && S->eng == MODEL_ENGINE_SGLANG) {
 			B->cols = S->d;
@@ -745,6 +748,11 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 	S.eng = o->engine;
 	S.fp8 = o->fp8;
 	S.wq = o->fp8 ? 0 : o->wq_bytes;
+	S.wq_experts = o->wq_experts_only;
+	/* the experts' weight-only kernel: Marlin's fused MoE for AWQ and
+	 * GPTQ; gpt-oss's MXFP4 experts run Triton's matmul_ogs kernels
+	 * (triton_kernels, vLLM's and SGLang's path on Hopper) */
+	S.wq_moe = !strcasecmp(c->quant, "mxfp4") ? "_matmul_ogs" : "fused_marlin_moe";
 	S.kv8 = o->kv_fp8;
 	S.nh = c->heads / o->tp;
 	uint64_t kvh = c->kv_heads ? c->kv_heads : c->heads;
