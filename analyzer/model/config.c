@@ -550,6 +550,20 @@ static void compressed_tensors(json_t *quant, struct model_config *c)
 	}
 }
 
+/* The period of local and global layers that layer_types gives (Gemma 2/3,
+ * gpt-oss: the local ones first, the first "full_attention" one ends a
+ * period), else def. */
+static int64_t full_layer_period(json_t *root, int64_t def)
+{
+	json_t *lt = json_object_get(root, "layer_types"), *e;
+	size_t li;
+	if (json_is_array(lt))
+		json_array_foreach(lt, li, e)
+			if (json_is_string(e) && strstr(json_string_value(e), "full"))
+				return (int64_t)li + 1;
+	return def;
+}
+
 static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 {
 	enum model_family fam;
@@ -755,15 +769,8 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 			 * local, one global (sliding_window_pattern, or the first
 			 * full_attention of layer_types) */
 			int64_t w = get_uint(root, "sliding_window", 4096);
-			int64_t period = get_uint(root, "sliding_window_pattern", !strcasecmp(mt, "gemma2") ? 2 : 6);
-			json_t *lt = json_object_get(root, "layer_types"), *e;
-			size_t li;
-			if (json_is_array(lt))
-				json_array_foreach(lt, li, e)
-					if (json_is_string(e) && strstr(json_string_value(e), "full")) {
-						period = (int64_t)li + 1;
-						break;
-					}
+			int64_t period = full_layer_period(root, get_uint(root, "sliding_window_pattern",
+									  !strcasecmp(mt, "gemma2") ? 2 : 6));
 			c->window = w > 0 ? (uint32_t)w : 0;
 			c->local_period = period > 0 ? (uint32_t)period : 0;
 			c->sandwich_norm = 1;
@@ -776,15 +783,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 			 * (layer_types: sliding first), the others to all.  Its
 			 * attention sinks (a logit per head) add no kernel. */
 			experts = get_uint(root, "num_local_experts", 32);
-			int64_t w = get_uint(root, "sliding_window", 128), period = 2;
-			json_t *lt = json_object_get(root, "layer_types"), *e;
-			size_t li;
-			if (json_is_array(lt))
-				json_array_foreach(lt, li, e)
-					if (json_is_string(e) && strstr(json_string_value(e), "full")) {
-						period = (int64_t)li + 1;
-						break;
-					}
+			int64_t w = get_uint(root, "sliding_window", 128), period = full_layer_period(root, 2);
 			c->window = w > 0 ? (uint32_t)w : 0;
 			c->local_period = period > 0 ? (uint32_t)period : 0;
 		}
