@@ -780,10 +780,10 @@ int model_target_check(const struct model_opts *o, const struct gpu_spec *g, cha
 	}
 	if (o->wq_bytes > 0 && (g->cc < 80 || gpu_cc_is_amd(g->cc))) {
 		/* the Marlin kernels (vLLM's awq_marlin / gptq_marlin, SGLang's)
-		 * are built for sm_80 on; older GPUs run other kernels that are
-		 * not modelled */
-		snprintf(err, errlen, "%s: the engines' AWQ/GPTQ Marlin kernels run on compute "
-			 "capability 8.0 and later (this GPU: %s)", g->id,
+		 * and the MXFP4 ones are built for sm_80 on; older GPUs run
+		 * other kernels that are not modelled */
+		snprintf(err, errlen, "%s: the engines' weight-only kernels (AWQ, GPTQ, MXFP4: Marlin, "
+			 "matmul_ogs) run on compute capability 8.0 and later (this GPU: %s)", g->id,
 			 gpu_cc_string(g->cc, cc, sizeof(cc)));
 		return SURFER_EINVAL;
 	}

@@ -223,7 +223,7 @@ static void linear_q(struct srv *S, enum lin_kind kind, uint64_t batch, uint64_t
 		}
 		return;
 	}
-	if (!S->fp8 || S->wq > 0) {
+	if (!S->fp8) {
 		gemm(S, batch, m, n, k);
 		return;
 	}
@@ -607,8 +607,8 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 		return SURFER_EINVAL;
 	}
 	if (o->fp8 && o->wq_bytes > 0) {
-		snprintf(err, errlen, "--dtype fp8: '%s' is an AWQ/GPTQ checkpoint of %s-bit weights, "
-			 "served with 16-bit math: --dtype fp16 or bf16", c->name,
+		snprintf(err, errlen, "--dtype fp8: '%s' is a %.24s checkpoint of %s-bit weights, "
+			 "served weight-only with 16-bit math: --dtype fp16 or bf16", c->name, c->quant,
 			 o->wq_bytes < 0.75 ? "4" : "8");
 		return SURFER_EINVAL;
 	}
