@@ -1218,6 +1218,13 @@ bad_input --model gpt2 --plan 8 --seq 2048 --target a100
 check "the refusal names the 1024 positions and the 1025 asked" $?
 "$BIN" --model gpt2 --mode generate --seq 1000 --new-tokens 25 --target a100 >/dev/null 2>&1
 check "gpt2 generating 25 tokens after 1000 (the last fed back at 1023) runs" $?
+# RoBERTa's 514 rows hold 512 tokens (its positions start after padding_idx)
+printf '{"model_type": "roberta", "hidden_size": 256, "intermediate_size": 1024,
+"num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 1000,
+"max_position_embeddings": 514}\n' >"$tmp/roberta.json"
+"$BIN" --model "$tmp/roberta.json" --seq 512 --target a100 >/dev/null 2>&1
+check "roberta at --seq 512 runs" $?
+bad_input --model "$tmp/roberta.json" --seq 513 --target a100
 printf '{"model_type": "llama", "hidden_size": 512, "intermediate_size": 1024,
 "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 4,
 "vocab_size": 1000, "max_position_embeddings": 2048}\n' >"$tmp/rope2k.json"

@@ -647,6 +647,10 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	c->family = fam;
 	int64_t pos = get_uint(root, "max_position_embeddings",
 			       get_uint(root, "n_positions", get_uint(root, "n_ctx", 0)));
+	/* RoBERTa's table starts its positions after padding_idx (1): 514
+	 * rows hold 512 tokens */
+	if (mtype && !strcasecmp(mtype, "roberta") && pos > 2)
+		pos -= 2;
 	c->max_positions = pos > 0 && pos <= UINT32_MAX ? (uint32_t)pos : 0;
 	/* a learned table: GPT-2, GPT-Neo, BERT and RoBERTa, OPT; GPT-NeoX
 	 * and GPT-J (built as GPT-2) rotate */
