@@ -12,8 +12,8 @@
  * write "A100-80GB-SXM4" or "A100 40GB PCIe" for the board the driver
  * calls "NVIDIA A100-SXM4-80GB"; such a name finds a GPU only when exactly
  * one GPU has a name of those words, so "V100-PCIe" (16 or 32 GB) finds
- * none and gets suggestions.  tests/check_gpu.c checks that no key, and no
- * set of words, names two GPUs.
+ * none (gpu_named_by() names both).  tests/check_gpu.c checks that no key,
+ * and no set of words, names two GPUs.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -137,6 +137,19 @@ static void token_key(const char *name, char key[KEY_MAX])
 	}
 }
 
+/* Whether match(n, arg) holds for any name n of g: its id, its name or
+ * an alias. */
+static int any_name(const struct gpu_spec *g, int (*match)(const char *, const char *),
+		    const char *arg)
+{
+	if (match(g->id, arg) || match(g->name, arg))
+		return 1;
+	for (const char *const *a = g->aliases; *a; a++)
+		if (match(*a, arg))
+			return 1;
+	return 0;
+}
+
 static int words_match(const char *name, const char *words)
 {
 	char k[KEY_MAX];
@@ -156,15 +169,10 @@ static const struct gpu_spec *find_by_words(const char *name)
 	if (!words[0])
 		return NULL;
 	for (size_t i = 0; i < gpu_table_len; i++) {
-		const struct gpu_spec *g = &gpu_table[i];
-		int hit = words_match(g->id, words) || words_match(g->name, words);
-
-		for (const char *const *a = g->aliases; *a && !hit; a++)
-			hit = words_match(*a, words);
-		if (hit) {
+		if (any_name(&gpu_table[i], words_match, words)) {
 			if (found)
 				return NULL;
-			found = g;
+			found = &gpu_table[i];
 		}
 	}
 	return found;
@@ -172,7 +180,7 @@ static const struct gpu_spec *find_by_words(const char *name)
 
 /* Whether every word of words (token_key()'s form) is a word of the
  * name's. */
-static int words_within(const char *words, const char *name)
+static int words_within(const char *name, const char *words)
 {
 	char k[KEY_MAX];
 
@@ -205,14 +213,9 @@ size_t gpu_named_by(const char *name, const char **out, size_t max)
 	if (!words[0])
 		return 0;
 	for (size_t i = 0; i < gpu_table_len; i++) {
-		const struct gpu_spec *g = &gpu_table[i];
-		int hit = words_within(words, g->id) || words_within(words, g->name);
-
-		for (const char *const *a = g->aliases; *a && !hit; a++)
-			hit = words_within(words, *a);
-		if (hit) {
+		if (any_name(&gpu_table[i], words_within, words)) {
 			if (got < max)
-				out[got] = g->id;
+				out[got] = gpu_table[i].id;
 			got++;
 		}
 	}
@@ -225,15 +228,9 @@ const struct gpu_spec *gpu_find(const char *name)
 
 	if (!lookup_key(name, key))
 		return NULL;
-	for (size_t i = 0; i < gpu_table_len; i++) {
-		const struct gpu_spec *g = &gpu_table[i];
-
-		if (key_matches(g->id, key) || key_matches(g->name, key))
-			return g;
-		for (const char *const *a = g->aliases; *a; a++)
-			if (key_matches(*a, key))
-				return g;
-	}
+	for (size_t i = 0; i < gpu_table_len; i++)
+		if (any_name(&gpu_table[i], key_matches, key))
+			return &gpu_table[i];
 	return find_by_words(name);
 }
 
