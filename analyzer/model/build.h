@@ -56,6 +56,9 @@ struct bld {
 	int32_t layer;
 	double esz;             /* bytes per activation element              */
 	enum gpu_dtype gemm_dt; /* math dtype of GEMMs                       */
+	double gemm_b_bytes;    /* bytes a GEMM's weight element takes when
+				 * narrower than gemm_dt's (weight-only
+				 * quantization, serve.c); 0 the dtype's     */
 	enum gpu_dtype vec_dt;  /* math dtype of vector kernels              */
 	struct fop *ops;
 	size_t nops, capops;

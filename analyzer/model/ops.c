@@ -190,7 +190,11 @@ void k_gemm(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, uint64_t kk)
 	k->k.flops = 2.0 * (double)m * (double)n * (double)kk * (double)k->k.batch;
 	/* FP8 operands, a byte each; the output in the activation dtype */
 	double in = B->gemm_dt == GPU_DT_FP8 ? 1.0 : B->esz;
-	k->k.bytes = (((double)m * kk + (double)kk * n) * in + (double)m * n * B->esz) * (double)k->k.batch;
+	/* weight-only quantized weights at their own bytes */
+	double wb = B->gemm_b_bytes > 0 && B->gemm_b_bytes < in ? B->gemm_b_bytes : in;
+	k->k.b_bytes = wb < in ? wb : 0;
+	k->k.bytes = ((double)m * kk * in + (double)kk * n * wb + (double)m * n * B->esz) *
+		     (double)k->k.batch;
 }
 
 void k_softmax(struct bld *B, const char *name, uint64_t rows, uint64_t cols, double nin)

@@ -406,8 +406,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	for (size_t i = 0; i < ntargets; i++)
 		if (model_target_check(&m->opts, targets[i], err, errlen))
 			return SURFER_EINVAL;
-	char pos_warn[200];
-	if (model_positions_check(&c, m, pos_warn, sizeof(pos_warn), err, errlen))
+	/* a plan refuses what the run refuses; it prints no warning */
+	if (model_positions_check(&c, m, NULL, 0, err, errlen))
 		return SURFER_EINVAL;
 	if (m->opts.mode == MODEL_GENERATE || m->opts.mode == MODEL_SERVE) {
 		snprintf(err, errlen, "--plan takes --mode inference, training or decode (with an engine "

@@ -85,7 +85,7 @@ uint64_t model_cli_positions(const struct model_cli *m);
  * program fails at its first step); 0 otherwise, with warn set (else
  * "") when c is rotary and was trained on fewer positions (a longer
  * context runs, beyond what the model learnt; vLLM and SGLang refuse it
- * unless told to allow it). */
+ * unless told to allow it; warn may be NULL with warnlen 0). */
 int model_positions_check(const struct model_config *c, const struct model_cli *m, char *warn,
 			  size_t warnlen, char *err, size_t errlen);
 

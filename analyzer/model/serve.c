@@ -214,13 +214,12 @@ static void linear_q(struct srv *S, enum lin_kind kind, uint64_t batch, uint64_t
 	if (S->wq > 0 && (kind == LIN_MOE || (kind == LIN_DENSE && !S->wq_experts))) {
 		/* Marlin: the weights' packed bytes streamed, widened in
 		 * registers, the 16-bit MMAs of the dtype */
+		B->gemm_b_bytes = S->wq;
 		gemm(S, batch, m, n, k);
+		B->gemm_b_bytes = 0;
 		struct model_kernel *g = bld_last_kernel(B);
-		if (g) {
+		if (g)
 			g->k.name = kind == LIN_MOE ? S->wq_moe : "marlin::Marlin";
-			g->k.b_bytes = S->wq;
-			g->k.bytes -= (double)k * n * (B->esz - S->wq) * (double)g->k.batch;
-		}
 		return;
 	}
 	if (!S->fp8) {
