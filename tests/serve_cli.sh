@@ -176,6 +176,23 @@ got=$(served_dtype --model "$tmp/q8.json" --engine sglang --mode prefill --promp
 check "an fp8 checkpoint served in fp8: no quantization warning" $?
 got=$(served_dtype --model "$tmp/q8.json" --engine sglang --mode prefill --prompt-lens 64 --dtype bf16)
 [ "$got" = bf16 ]; check "--dtype bf16 over an fp8 checkpoint (got '$got')" $?
+# the built-in deepseek-v3 is its only release, an FP8 checkpoint: served in
+# FP8 it fits eight H200s at TP 8 (671 B weights, a byte each, 78-80 GiB a
+# GPU), where in BF16 (157.9 GiB a GPU) it fits none; deepseek-v2's release
+# is BF16
+got=$(served_dtype --model deepseek-v3 --engine sglang --mode decode --batch 8 --seq 1000 --tp 8)
+[ "$got" = fp8 ]; check "the built-in deepseek-v3 served in fp8 (got '$got')" $?
+got=$(served_dtype --model deepseek-v2 --engine sglang --mode decode --batch 8 --seq 1000 --tp 8)
+[ "$got" = bf16 ]; check "the built-in deepseek-v2 served in bf16 (got '$got')" $?
+"$BIN" --model deepseek-v3 --engine sglang --mode decode --batch 8 --seq 1000 --tp 8 --target h200 --json \
+	>"$tmp/ds3.json" 2>/dev/null
+python3 - "$tmp/ds3.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = d["memory"]["weights_gib"]
+assert 75 < w < 82 and d["predictions"][0]["memory_fits"], (w, d["predictions"][0]["memory_fits"])
+PY
+check "deepseek-v3 in fp8 fits an H200 at tp 8 with 75-82 GiB of weights" $?
 
 # --kv-cache-dtype fp8: the cache a byte an element.  Llama-3.1-8B, 8
 # sequences of 4096 tokens: 2 x 32 layers x 8 KV heads x 128 x 32768

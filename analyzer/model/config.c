@@ -78,24 +78,6 @@ static const struct builtin builtins[] = {
 	{ "t5-base", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1, 0 },
 	{ "t5-large", MODEL_FAM_T5, 24, 24, 1024, 16, 16, 64, 4096, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1, 0 },
 	{ "switch-base-8", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 8, 2, 0.1, 0.1, 0 },
-	/* deepseek-ai/DeepSeek-V3 and DeepSeek-V2 config.json (the MoE and
-	 * MLA sizes in moe_builtins below); head_dim is qk_nope + qk_rope */
-	{ "deepseek-v3", MODEL_FAM_LLAMA, 61, 0, 7168, 128, 128, 192, 18432, 129280, 0, MODEL_ACT_SILU, 1, 0, 0, 256, 1, 0.0, 0.0, 0 },
-	{ "deepseek-v2", MODEL_FAM_LLAMA, 60, 0, 5120, 128, 128, 192, 12288, 102400, 0, MODEL_ACT_SILU, 1, 0, 0, 160, 1, 0.0, 0.0, 0 },
-};
-
-/* The built-ins' MoE and MLA sizes (config.json's num_experts_per_tok,
- * moe_intermediate_size, n_shared_experts x it, first_k_dense_replace,
- * q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim,
- * v_head_dim; V3's topk_method noaux_tc and num_nextn_predict_layers). */
-static const struct {
-	const char *name;
-	uint32_t topk, moe_ffn, shared_ffn, first_dense, q_lora, kv_lora, nope, rope, v_dim;
-	int router_bias;
-	uint32_t mtp;
-} moe_builtins[] = {
-	{ "deepseek-v3", 8, 2048, 2048, 3, 1536, 512, 128, 64, 128, 1, 1 },
-	{ "deepseek-v2", 6, 1536, 3072, 1, 1536, 512, 128, 64, 128, 0, 0 },
 };
 
 /*
@@ -191,6 +173,32 @@ static const struct {
 	  "\"num_hidden_layers\":62,\"num_attention_heads\":32,\"num_key_value_heads\":16,\"head_dim\":128,"
 	  "\"vocab_size\":262208,\"sliding_window\":1024,\"sliding_window_pattern\":6,"
 	  "\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
+	/* deepseek-ai/DeepSeek-V3 and DeepSeek-V2: MLA (q and kv through low
+	 * ranks), a dense MLP on the first first_k_dense_replace layers, then
+	 * routed experts with shared ones; V3's router scores by sigmoid with
+	 * an expert bias (noaux_tc) and its one multi-token-prediction module
+	 * (built with --mtp only).  V3's only release stores its linears in
+	 * FP8 with a scale per 128 x 128 block (its quantization_config), so
+	 * the engines serve it in FP8 as they load that checkpoint; V2's is
+	 * BF16. */
+	{ "deepseek-v3", "{\"model_type\":\"deepseek_v3\",\"hidden_size\":7168,\"intermediate_size\":18432,"
+	  "\"moe_intermediate_size\":2048,\"n_routed_experts\":256,\"n_shared_experts\":1,"
+	  "\"num_experts_per_tok\":8,\"first_k_dense_replace\":3,\"moe_layer_freq\":1,"
+	  "\"num_hidden_layers\":61,\"num_attention_heads\":128,\"num_key_value_heads\":128,"
+	  "\"q_lora_rank\":1536,\"kv_lora_rank\":512,\"qk_nope_head_dim\":128,\"qk_rope_head_dim\":64,"
+	  "\"v_head_dim\":128,\"vocab_size\":129280,\"topk_method\":\"noaux_tc\",\"scoring_func\":\"sigmoid\","
+	  "\"norm_topk_prob\":true,\"num_nextn_predict_layers\":1,\"tie_word_embeddings\":false,"
+	  "\"hidden_act\":\"silu\",\"max_position_embeddings\":163840,\"torch_dtype\":\"bfloat16\","
+	  "\"quantization_config\":{\"quant_method\":\"fp8\",\"fmt\":\"e4m3\",\"activation_scheme\":\"dynamic\","
+	  "\"weight_block_size\":[128,128]}}" },
+	{ "deepseek-v2", "{\"model_type\":\"deepseek_v2\",\"hidden_size\":5120,\"intermediate_size\":12288,"
+	  "\"moe_intermediate_size\":1536,\"n_routed_experts\":160,\"n_shared_experts\":2,"
+	  "\"num_experts_per_tok\":6,\"first_k_dense_replace\":1,\"moe_layer_freq\":1,"
+	  "\"num_hidden_layers\":60,\"num_attention_heads\":128,\"num_key_value_heads\":128,"
+	  "\"q_lora_rank\":1536,\"kv_lora_rank\":512,\"qk_nope_head_dim\":128,\"qk_rope_head_dim\":64,"
+	  "\"v_head_dim\":128,\"vocab_size\":102400,\"topk_method\":\"group_limited_greedy\","
+	  "\"scoring_func\":\"softmax\",\"norm_topk_prob\":false,\"tie_word_embeddings\":false,"
+	  "\"hidden_act\":\"silu\",\"max_position_embeddings\":163840,\"torch_dtype\":\"bfloat16\"}" },
 	/* openai/gpt-oss-20b and -120b: Mixtral-style experts of
 	 * intermediate_size, four a token, attention with biases and sinks,
 	 * 128-token sliding windows on every other layer (layer_types starts
@@ -261,21 +269,6 @@ int model_config_builtin(const char *name, struct model_config *c)
 		 * the rotary built-ins leave it unknown */
 		c->max_positions = b->positions;
 		c->learned_positions = b->positions > 0;
-		for (size_t j = 0; j < sizeof(moe_builtins) / sizeof(moe_builtins[0]); j++) {
-			if (strcmp(moe_builtins[j].name, b->name))
-				continue;
-			c->experts_per_tok = moe_builtins[j].topk;
-			c->moe_ffn = moe_builtins[j].moe_ffn;
-			c->shared_ffn = moe_builtins[j].shared_ffn;
-			c->first_dense = moe_builtins[j].first_dense;
-			c->q_lora = moe_builtins[j].q_lora;
-			c->kv_lora = moe_builtins[j].kv_lora;
-			c->qk_nope = moe_builtins[j].nope;
-			c->qk_rope = moe_builtins[j].rope;
-			c->v_dim = moe_builtins[j].v_dim;
-			c->router_bias = moe_builtins[j].router_bias;
-			c->mtp_layers = moe_builtins[j].mtp;
-		}
 		return 0;
 	}
 	for (size_t i = 0; i < NJSON_BUILTIN; i++) {
