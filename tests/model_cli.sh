@@ -237,6 +237,36 @@ check "the text plan marks one layout the fastest that fits" $?
 awk '/does not fit/ { nofit = 1 } /fastest that fits/ { if (nofit) bad = 1; fits = 1 }
      END { exit !(fits && nofit && !bad) }' "$tmp/plan_fit.txt"
 check "--plan lists the layouts that fit before those that do not" $?
+# A training layout that does not fit as asked is tried with the rank's
+# batch in gradient-accumulation steps (and with checkpointing): Llama-3-8B
+# in BF16, 64 sequences of 4096 on 8 H100s under FSDP.  At dp 8 a rank's 8
+# sequences at once do not fit; the plan keeps the fastest that fits, and
+# that row is the run of its micro-batch with --grad-accum.
+"$BIN" --model llama-3-8b --mode training --batch 64 --seq 4096 --dtype bf16 --attention flash \
+	--optimizer adamw-fused --plan 8 --zero 3 --target h100 --json >"$tmp/planga.json" 2>"$tmp/err"
+check "--plan 8 of 64 x 4096 exits 0 ($(cat "$tmp/err"))" $?
+ga=$(python3 -c 'import json,sys
+ls = json.load(open(sys.argv[1]))["targets"][0]["layouts"]
+l = [l for l in ls if l["dp"] == 8][0]
+print(l.get("grad_accum", 1), l.get("act_ckpt", "none"))' "$tmp/planga.json")
+set -- $ga
+"$BIN" --model llama-3-8b --mode training --batch $((8 / $1)) --grad-accum "$1" --act-ckpt "$2" --seq 4096 \
+	--dtype bf16 --attention flash --optimizer adamw-fused --dp 8 --zero 3 --target h100 --json \
+	>"$tmp/runga.json" 2>/dev/null
+"$BIN" --model llama-3-8b --mode training --batch 8 --seq 4096 --dtype bf16 --attention flash \
+	--optimizer adamw-fused --dp 8 --zero 3 --target h100 --json >"$tmp/run8.json" 2>/dev/null
+python3 - "$tmp/planga.json" "$tmp/runga.json" "$tmp/run8.json" <<'PY'
+import json, sys
+ls = json.load(open(sys.argv[1]))["targets"][0]["layouts"]
+l = [l for l in ls if l["dp"] == 8][0]
+run = json.load(open(sys.argv[2]))["predictions"][0]
+whole = json.load(open(sys.argv[3]))["predictions"][0]
+assert not whole["memory_fits"], whole["memory_fits"]
+assert l["grad_accum"] > 1 and l["memory_fits"] and run["memory_fits"], l
+assert abs(l["iteration_ms"] - run["iteration_ms"]) <= 1e-6 * run["iteration_ms"], (l, run["iteration_ms"])
+assert abs(l["tokens_per_s"] - run["tokens_per_s"]) <= 1e-6 * run["tokens_per_s"], (l, run["tokens_per_s"])
+PY
+check "--plan: dp 8 of 64 x 4096 in $1 accumulation steps ($2 checkpointing), as that run; 8 at once does not fit" $?
 # --zero: ZeRO's stages over the dp ranks.  Llama-3-8B's AdamW training in
 # BF16 at one sequence of 2048 per rank does not fit an 80 GB H100 under
 # DDP (weights, gradients, their bucket copy and two moments are 5 x 16 GB

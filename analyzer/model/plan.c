@@ -17,7 +17,10 @@
  * FSDP (ZeRO 3; with a pipeline only where FSDP2 runs it): what a user
  * sizing a cluster would try, and what the stacks run.
  * A pipeline without --microbatches is tried with the fewest microbatches
- * and with at least four times its depth (predict_layout()).
+ * and with at least four times its depth (predict_layout()); a training
+ * layout that does not fit, with checkpointing and, without a pipeline,
+ * with its rank's batch in gradient-accumulation steps
+ * (predict_layout_mb()).
  */
 #include "analyzer/model/run.h"
 #include "analyzer/report.h"
@@ -33,6 +36,8 @@ struct layout {
 	uint32_t dp, tp, pp, mb;
 	uint32_t ep;            /* expert parallel degree (1 none)             */
 	uint32_t zero;          /* its ZeRO stage (--zero)                     */
+	uint32_t ga;            /* gradient accumulation steps it was predicted
+	                         * with, the rank's batch split in ga (0, 1 none) */
 	enum model_ckpt ckpt;   /* the checkpointing it was predicted with     */
 	int hsdp;               /* FSDP sharded within a node (--hsdp)         */
 	int hidden;             /* an HSDP twin that is plain FSDP on g: skip  */
@@ -120,17 +125,20 @@ static uint32_t plan_node_gpus(const struct model_opts *o, const struct gpu_spec
 }
 
 /* Builds layout l on g with checkpointing ck and estimates its memory
- * (l->peak); with timed, predicts its iteration too.  l->ok: built (and
- * timed when asked). */
+ * (l->peak); with timed, predicts its iteration too.  ga > 1: the rank's
+ * batch as ga micro-batches of batch / ga sequences, the gradients
+ * accumulated over them (--grad-accum), the same work per iteration.
+ * l->ok: built (and timed when asked). */
 static void predict_layout_as(const struct model_config *c, const struct model_cli *m,
 			      const struct gpu_spec *g, enum pred_method method, struct layout *l,
-			      enum model_ckpt ck, uint32_t mb_asked, int timed)
+			      enum model_ckpt ck, uint32_t ga, uint32_t mb_asked, int timed)
 {
 	struct model_opts o = m->opts;
 	if (mb_asked)
 		o.microbatches = mb_asked;
 	o.act_ckpt = ck;
 	l->ckpt = ck;
+	l->ga = ga > 1 ? ga : 0;
 	struct model_seq s;
 	struct model_timing t;
 	struct model_memory mem;
@@ -140,6 +148,10 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 		return;
 	}
 	o.batch /= l->dp;
+	if (ga > 1) {
+		o.batch /= ga;
+		o.grad_accum = ga;
+	}
 	o.dp = l->dp;
 	o.tp = l->tp;
 	o.pp = l->pp;
@@ -206,28 +218,53 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 /* Layout l on g with mb microbatches (0: --microbatches or the fewest):
  * as asked; a training layout whose memory g cannot hold, when --act-ckpt
  * was not given, again with selective and then full activation
- * checkpointing, the first that fits kept (the memory of each estimated
- * first, only the one kept predicted). */
+ * checkpointing, and, without a pipeline (whose microbatches already
+ * split the batch) and without --grad-accum or --microbatches, with the
+ * rank's batch split into the fewest gradient-accumulation steps that fit
+ * at each checkpointing level (none first): the micro-batch a user lowers
+ * before turning recompute on.  Of those that fit, the fastest is kept
+ * (the memory of each estimated first, only the candidates predicted);
+ * when none fits, the layout as asked. */
 static void predict_layout_mb(const struct model_config *c, const struct model_cli *m,
 			      const struct gpu_spec *g, enum pred_method method, struct layout *l,
 			      uint32_t mb)
 {
 	double have = gpu_mem_usable_bytes(g);
 	int retry = !m->ckpt_set && m->opts.mode == MODEL_TRAINING && have > 0;
-	predict_layout_as(c, m, g, method, l, m->opts.act_ckpt, mb, !retry);
+	predict_layout_as(c, m, g, method, l, m->opts.act_ckpt, 1, mb, !retry);
 	if (!retry || !l->ok)
 		return;
-	if (l->peak > have) {
-		for (enum model_ckpt ck = MODEL_CKPT_SELECTIVE; ck <= MODEL_CKPT_FULL; ck++) {
+	if (l->peak <= have) {
+		predict_layout_as(c, m, g, method, l, m->opts.act_ckpt, 1, mb, 1);
+		return;
+	}
+	uint32_t rank_batch = l->dp && m->opts.batch % l->dp == 0 ? m->opts.batch / l->dp : 1;
+	int accumulate = l->pp <= 1 && m->opts.grad_accum <= 1 && !m->opts.microbatches &&
+			 rank_batch > 1;
+	struct layout best = *l;
+	int found = 0;
+	for (enum model_ckpt ck = m->opts.act_ckpt; ck <= MODEL_CKPT_FULL; ck++) {
+		for (uint32_t ga = ck == m->opts.act_ckpt ? 2 : 1; ga <= (accumulate ? rank_batch : 1);
+		     ga++) {
+			if (rank_batch % ga)
+				continue;
 			struct layout x = *l;
-			predict_layout_as(c, m, g, method, &x, ck, mb, 0);
-			if (x.ok && x.peak <= have) {
-				predict_layout_as(c, m, g, method, l, ck, mb, 1);
-				return;
+			predict_layout_as(c, m, g, method, &x, ck, ga, mb, 0);
+			if (!x.ok || x.peak > have)
+				continue;
+			predict_layout_as(c, m, g, method, &x, ck, ga, mb, 1);
+			if (x.ok && (!found || x.iteration_ns < best.iteration_ns)) {
+				best = x;
+				found = 1;
 			}
+			break;
 		}
 	}
-	predict_layout_as(c, m, g, method, l, m->opts.act_ckpt, mb, 1);
+	if (found) {
+		*l = best;
+		return;
+	}
+	predict_layout_as(c, m, g, method, l, m->opts.act_ckpt, 1, mb, 1);
 }
 
 /* Layout l on g.  A pipeline without --microbatches is predicted twice:
@@ -336,8 +373,12 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 		static const char *const ck[] = { "", "act-ckpt selective", "act-ckpt full" };
 		const char *ac = m->ckpt_set ? "" : ck[l->ckpt];
 		const char *note = !l->fits ? "  does not fit" : !best ? "  fastest that fits" : "";
-		fprintf(f, "%s%s%s%s\n", l->hsdp ? "  hsdp" : "", note,
-			ac[0] ? (note[0] || l->hsdp ? ", " : "  ") : "", ac);
+		char gas[32] = "";
+		if (l->ga > 1)
+			snprintf(gas, sizeof gas, "grad-accum %u", l->ga);
+		fprintf(f, "%s%s%s%s%s%s\n", l->hsdp ? "  hsdp" : "", note,
+			ac[0] ? (note[0] || l->hsdp ? ", " : "  ") : "", ac,
+			gas[0] ? (note[0] || l->hsdp || ac[0] ? ", " : "  ") : "", gas);
 		if (l->fits)
 			best = 1;
 	}
@@ -374,6 +415,8 @@ static json_t *layouts_json(const struct model_cli *m, const struct layout *v, s
 				"memory_fits", l->fits));
 		else if (o)
 			json_object_set_new(o, "skipped", json_string(l->why));
+		if (o && l->ok && l->ga > 1)
+			json_object_set_new(o, "grad_accum", json_integer(l->ga));
 		if (o && l->ok && l->ckpt != MODEL_CKPT_NONE && !m->ckpt_set)
 			json_object_set_new(o, "act_ckpt", json_string(l->ckpt == MODEL_CKPT_FULL ? "full"
 								       : "selective"));
