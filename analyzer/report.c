@@ -396,14 +396,24 @@ int report_cost(const struct analysis_target *t, const struct report_model *m,
 /* v to four significant digits, trailing zeros kept so that both ends of
  * an interval read alike ("20.21-26.80", not "20.21-26.8"); whole above
  * 1000, where %.4g would turn 11290 into 1.129e+04, read at a glance as a
- * number near 1 */
-static void ms_sig4(double v, char *out, size_t cap)
+ * number near 1.  dir rounds the last digit down (< 0) or up (> 0): an
+ * interval printed with its low end rounded down and its high end up
+ * holds every value the interval holds, the prediction included (a tight
+ * one around 12967.441 ms read "12970-12970" rounded to the nearest, the
+ * prediction outside it; now "12960-12980"). */
+static void ms_sig4(double v, int dir, char *out, size_t cap)
 {
 	size_t len;
 
+	if (isfinite(v) && v != 0) {
+		double unit = pow(10, floor(log10(fabs(v))) - 3), x = v / unit;
+		/* a value already of four digits stays itself (1e-9: the
+		 * division's rounding) */
+		x = dir < 0 ? floor(x + 1e-9) : dir > 0 ? ceil(x - 1e-9) : round(x);
+		v = x * unit;
+	}
 	if (fabs(v) >= 1000) {
-		snprintf(out, cap, "%.0f", round(v / pow(10, floor(log10(fabs(v))) - 3)) *
-					   pow(10, floor(log10(fabs(v))) - 3));
+		snprintf(out, cap, "%.0f", v);
 		return;
 	}
 	snprintf(out, cap, "%#.4g", v);
@@ -417,8 +427,8 @@ void report_interval(double low_ms, double high_ms, char *out, size_t cap)
 {
 	char lo[40], hi[40];
 
-	ms_sig4(low_ms, lo, sizeof(lo));
-	ms_sig4(high_ms, hi, sizeof(hi));
+	ms_sig4(low_ms, -1, lo, sizeof(lo));
+	ms_sig4(high_ms, 1, hi, sizeof(hi));
 	snprintf(out, cap, "%s-%s", lo, hi);
 }
 

@@ -99,7 +99,8 @@ static void put_kernel(struct trace_writer *w, uint64_t seq, uint64_t cpu, uint6
 }
 
 /* The interval's two ends to four significant digits each, trailing
- * zeros kept, whole numbers from 1000 (hand-written strings). */
+ * zeros kept, whole numbers from 1000, rounded outward (hand-written
+ * strings). */
 START_TEST(interval_text_digits)
 {
 	char buf[64];
@@ -110,6 +111,15 @@ START_TEST(interval_text_digits)
 	ck_assert_str_eq(buf, "0.5000-1000");
 	report_interval(1515.4, 11290, buf, sizeof buf);
 	ck_assert_str_eq(buf, "1515-11290");
+	/* outward: the low end rounded down, the high end up, so that the
+	 * text holds what the interval holds (to the nearest, 12961.2 and
+	 * 12967.441 both read 12970, a prediction of 12964 outside) */
+	report_interval(12961.2, 12967.441, buf, sizeof buf);
+	ck_assert_str_eq(buf, "12960-12970");
+	report_interval(4.85262, 6.25309, buf, sizeof buf);
+	ck_assert_str_eq(buf, "4.852-6.254");
+	report_interval(0.123456, 0.123456, buf, sizeof buf);
+	ck_assert_str_eq(buf, "0.1234-0.1235");
 }
 END_TEST
 
