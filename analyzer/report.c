@@ -373,6 +373,8 @@ static double cost_per_million_tokens(const struct report_model *m, double per_i
 }
 
 /* The estimated peak memory of one GPU, 0 unknown (a trace). */
+#define RP_GIB 1073741824.0
+
 static double rp_memory_peak(const struct report_model *m)
 {
 	return m && m->memory.peak > 0 ? m->memory.peak : 0;
@@ -460,6 +462,14 @@ static double rank_key(const struct analysis_target *t, const struct report_mode
 	return rp_tokens_per_iteration(m) > 0 ? cost_per_million_tokens(m, it_usd) : it_usd;
 }
 
+/* Whether target t cannot hold the model's estimated memory (a --model
+ * run that estimated it; a trace's memory is not estimated). */
+static int rank_no_fit(const struct analysis_target *t, const struct report_model *m)
+{
+	double have = gpu_mem_usable_bytes(t->gpu);
+	return rp_memory_peak(m) > 0 && have > 0 && rp_memory_peak(m) > have;
+}
+
 int report_rank(FILE *f, const struct analysis *a, const struct report_model *m, int by_cost)
 {
 	size_t *ix = malloc((a->ntargets ? a->ntargets : 1) * sizeof(*ix));
@@ -469,14 +479,17 @@ int report_rank(FILE *f, const struct analysis *a, const struct report_model *m,
 	for (size_t i = 0; i < a->ntargets; i++)
 		ix[i] = i;
 	/* insertion sort, stable: equal keys keep the order given; ties in
-	 * cost (no price) by time */
+	 * cost (no price) by time; as --plan ranks layouts, the targets that
+	 * hold the model's memory before those that do not */
 	for (size_t i = 1; i < a->ntargets; i++) {
 		size_t x = ix[i], j = i;
 		const struct analysis_target *tx = &a->targets[x];
 		while (j > 0) {
 			const struct analysis_target *ty = &a->targets[ix[j - 1]];
 			double kx = rank_key(tx, m, by_cost), ky = rank_key(ty, m, by_cost);
-			if (!(kx < ky || (kx == ky && by_cost && tx->iteration_ns < ty->iteration_ns)))
+			int nx = rank_no_fit(tx, m), ny = rank_no_fit(ty, m);
+			if (nx > ny || (nx == ny && !(kx < ky || (kx == ky && by_cost &&
+							      tx->iteration_ns < ty->iteration_ns))))
 				break;
 			ix[j] = ix[j - 1];
 			j--;
@@ -501,6 +514,9 @@ int report_rank(FILE *f, const struct analysis *a, const struct report_model *m,
 		} else if (by_cost) {
 			fprintf(f, "  no price");
 		}
+		/* "no fit": short, so that a priced line stays in 100 columns */
+		if (rank_no_fit(t, m))
+			fprintf(f, "  no fit");
 		fputc('\n', f);
 	}
 	free(ix);
@@ -599,8 +615,6 @@ static const char *rp_c(int color, const char *sgr)
 {
 	return color ? sgr : "";
 }
-
-#define RP_GIB 1073741824.0
 
 /* The memory estimate of a --model run: the peak and what makes it up. */
 static void rp_memory(FILE *f, const struct report_model *m)

@@ -53,6 +53,17 @@ assert usd == sorted(usd) and usd[0] > 0, usd
 assert "e-" not in "".join(lines), lines
 PY
 check "--rank cost: cheapest per million tokens first, no exponent, unpriced last" $?
+# --rank: the targets that hold the model's memory first, as --plan ranks
+# layouts.  Qwen2.5-32B's decode of 48 x 2000 tokens needs 84.5 GiB: the
+# RTX PRO 6000's 96 GB hold it, the 80 GB H100 and A100 do not, though both
+# are predicted faster; they follow, marked, fastest first.
+"$BIN" --model qwen2.5-32b --engine sglang --mode decode --batch 48 --seq 2000 -t a100-sxm4-80 -t h100 \
+	-t rtx-pro-6000-blackwell --rank time >"$tmp/rf.txt" 2>/dev/null
+awk 'NR == 1 { ok = $1 == "rtx-pro-6000-blackwell" && !/no fit/ }
+     NR == 2 { ok = ok && $1 == "h100-sxm" && /no fit$/; t = $2 }
+     NR == 3 { ok = ok && $1 == "a100-sxm4-80" && /no fit$/ && $2 > t }
+     END { exit !(ok && NR == 3) }' "$tmp/rf.txt"
+check "--rank time: what fits first, then 'no fit' fastest first ($(tr '\n' ';' <"$tmp/rf.txt"))" $?
 "$BIN" "$tmp/step.mp" -t h100 --rank speed >/dev/null 2>&1
 [ $? -eq 2 ]; check "--rank speed is bad input" $?
 "$BIN" "$tmp/step.mp" -t h100 --rank cost >/dev/null 2>&1
