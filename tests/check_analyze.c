@@ -103,23 +103,27 @@ static void put_kernel(struct trace_writer *w, uint64_t seq, uint64_t cpu, uint6
  * strings). */
 START_TEST(interval_text_digits)
 {
+	static const struct {
+		double lo, hi;
+		const char *want;
+	} cases[] = {
+		{ 20.2149, 26.8, "20.21-26.80" },
+		{ 0.5, 999.96, "0.5000-1000" },
+		{ 1515.4, 11290, "1515-11290" },
+		/* outward: the low end rounded down, the high end up, so
+		 * that the text holds what the interval holds (to the
+		 * nearest, 12961.2 and 12967.441 both read 12970, a
+		 * prediction of 12964 outside) */
+		{ 12961.2, 12967.441, "12960-12970" },
+		{ 4.85262, 6.25309, "4.852-6.254" },
+		{ 0.123456, 0.123456, "0.1234-0.1235" },
+	};
 	char buf[64];
 
-	report_interval(20.2149, 26.8, buf, sizeof buf);
-	ck_assert_str_eq(buf, "20.21-26.80");
-	report_interval(0.5, 999.96, buf, sizeof buf);
-	ck_assert_str_eq(buf, "0.5000-1000");
-	report_interval(1515.4, 11290, buf, sizeof buf);
-	ck_assert_str_eq(buf, "1515-11290");
-	/* outward: the low end rounded down, the high end up, so that the
-	 * text holds what the interval holds (to the nearest, 12961.2 and
-	 * 12967.441 both read 12970, a prediction of 12964 outside) */
-	report_interval(12961.2, 12967.441, buf, sizeof buf);
-	ck_assert_str_eq(buf, "12960-12970");
-	report_interval(4.85262, 6.25309, buf, sizeof buf);
-	ck_assert_str_eq(buf, "4.852-6.254");
-	report_interval(0.123456, 0.123456, buf, sizeof buf);
-	ck_assert_str_eq(buf, "0.1234-0.1235");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		report_interval(cases[i].lo, cases[i].hi, buf, sizeof buf);
+		ck_assert_str_eq(buf, cases[i].want);
+	}
 }
 END_TEST
 
