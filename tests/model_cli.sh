@@ -267,6 +267,22 @@ assert abs(l["iteration_ms"] - run["iteration_ms"]) <= 1e-6 * run["iteration_ms"
 assert abs(l["tokens_per_s"] - run["tokens_per_s"]) <= 1e-6 * run["tokens_per_s"], (l, run["tokens_per_s"])
 PY
 check "--plan: dp 8 of 64 x 4096 in $1 accumulation steps ($2 checkpointing), as that run; 8 at once does not fit" $?
+# --plan with --grad-accum N: each micro-step splits --batch, the step is N
+# of them; the header and the JSON say so, and tokens/s counts all N
+"$BIN" --model gpt2 --mode training --batch 16 --seq 128 --plan 4 --grad-accum 4 --zero 0 --target a100 \
+	2>/dev/null | head -1 | grep -q ', 16 sequences of 128 x 4 accumulation steps over 4 GPUs'
+check "--plan --grad-accum 4: the header names the accumulation steps" $?
+"$BIN" --model gpt2 --mode training --batch 16 --seq 128 --plan 4 --grad-accum 4 --zero 0 --target a100 --json \
+	>"$tmp/planga4.json" 2>/dev/null
+python3 - "$tmp/planga4.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["grad_accum"] == 4 and d["global_batch"] == 16, d.get("grad_accum")
+l = [l for l in d["targets"][0]["layouts"] if "iteration_ms" in l][0]
+tok = 16 * 128 * 4 / (l["iteration_ms"] / 1e3)
+assert abs(l["tokens_per_s"] - tok) <= 1e-6 * tok, (l["tokens_per_s"], tok)
+PY
+check "--plan --grad-accum 4: JSON grad_accum 4, tokens/s over 4 x 16 x 128 tokens" $?
 # --zero: ZeRO's stages over the dp ranks.  Llama-3-8B's AdamW training in
 # BF16 at one sequence of 2048 per rank does not fit an 80 GB H100 under
 # DDP (weights, gradients, their bucket copy and two moments are 5 x 16 GB

@@ -531,6 +531,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 				model_engine_name(m->opts.engine), "mode", mode,
 				"gpus", (json_int_t)m->plan_gpus, "global_batch", (json_int_t)m->opts.batch,
 				"seq", (json_int_t)m->opts.seq, "zero", (json_int_t)m->opts.zero);
+		if (doc && m->opts.mode == MODEL_TRAINING && m->opts.grad_accum > 1)
+			json_object_set_new(doc, "grad_accum", json_integer(m->opts.grad_accum));
 		tarr = json_array();
 		if (!doc || !tarr || json_object_set(doc, "targets", tarr)) {
 			json_decref(doc);
@@ -548,9 +550,14 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		char cps[24] = "";
 		if (cp > 1)
 			snprintf(cps, sizeof(cps), " x cp %u", cp);
-		fprintf(f, "plan       %s%s%s, %s, %u sequences of %u over %u GPUs, %s%s (dp x tp x pp%s = %u; "
+		/* with --grad-accum N each micro-step splits --batch, the
+		 * step N times that (tokens/s counts them all) */
+		char gas[48] = "";
+		if (m->opts.mode == MODEL_TRAINING && m->opts.grad_accum > 1)
+			snprintf(gas, sizeof(gas), " x %u accumulation steps", m->opts.grad_accum);
+		fprintf(f, "plan       %s%s%s, %s, %u sequences of %u%s over %u GPUs, %s%s (dp x tp x pp%s = %u; "
 			"fitting first, fastest first)\n", engine ? model_engine_name(m->opts.engine) : "",
-			engine ? " " : "", c.name, mode, m->opts.batch, m->opts.seq,
+			engine ? " " : "", c.name, mode, m->opts.batch, m->opts.seq, gas,
 			m->plan_gpus, model_dtype_label(&m->opts), zero, cps, m->plan_gpus);
 	}
 	int rc = 0;
