@@ -194,6 +194,20 @@ assert 75 < w < 82 and d["predictions"][0]["memory_fits"], (w, d["predictions"][
 PY
 check "deepseek-v3 in fp8 fits an H200 at tp 8 with 75-82 GiB of weights" $?
 
+# A sliding-window layer keeps the last `window` tokens of each sequence in
+# the engines' cache (vLLM's hybrid KV cache manager, SGLang's SWA pool):
+# Gemma-3-27B's 62 layers are 10 global and 52 local (window 1024); a K/V
+# token of a layer takes 2 x 16 heads x 128 x 2 bytes = 8192.  One prompt of
+# 30000 tokens: (10 x 30000 + 52 x 1024) x 8192 bytes; served with 100 new
+# tokens from 2000 and 500: every sequence grows by 99 in the cache.
+kvgib() { "$BIN" "$@" --target h100 --json 2>/dev/null | sed -n 's/.*"kv_cache_gib": \([0-9.e+]*\).*/\1/p' | head -1; }
+g1=$(kvgib --model gemma-3-27b --engine vllm --mode prefill --prompt-lens 30000)
+g2=$(kvgib --model gemma-3-27b --engine sglang --mode serve --prompt-lens 2000,500 --new-tokens 100)
+awk -v a="$g1" -v b="$g2" 'BEGIN { e1 = (10 * 30000 + 52 * 1024) * 8192 / 2^30
+	e2 = (10 * (2099 + 599) + 52 * (1024 + 599)) * 8192 / 2^30
+	exit !(a > 0.999 * e1 && a < 1.001 * e1 && b > 0.999 * e2 && b < 1.001 * e2) }'
+check "Gemma 3's local layers cache their window: $g1 GiB for 30000 tokens, $g2 served" $?
+
 # --kv-cache-dtype fp8: the cache a byte an element.  Llama-3.1-8B, 8
 # sequences of 4096 tokens: 2 x 32 layers x 8 KV heads x 128 x 32768
 # tokens = 2 GiB (4 in BF16); the written trace's attention calls carry

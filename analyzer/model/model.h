@@ -513,6 +513,11 @@ struct model_seq {
 	uint32_t param_tensors; /* parameter tensors held by this GPU         */
 	uint32_t stage_layers;  /* layers run by this GPU                     */
 	double kv_cache_bytes;  /* decode: the K and V cache this GPU holds    */
+	/* an engine's cache by layer kind (serve.c): bytes a cached token
+	 * takes in the full-context layers and in the sliding-window ones
+	 * of this GPU, and the window those keep (0 none) */
+	double kv_token_bytes, kv_window_token_bytes;
+	uint32_t kv_window;
 	uint64_t micro_batch;   /* sequences of one (pipeline micro)batch      */
 	uint32_t microbatches;  /* microbatches of the iteration (1 unless pp) */
 	uint32_t first_layer;   /* first layer of this GPU's stage             */
@@ -564,6 +569,11 @@ int model_forward_kernel(enum pred_op op, uint64_t batch, uint64_t rows, uint64_
 
 /* Sum of the FLOPs of the sequence's kernels of one phase. */
 double model_seq_flops(const struct model_seq *s, enum model_phase ph);
+/* The K and V cache, bytes on this GPU, of an engine's n sequences of
+ * len[i] + add cached tokens each, from s's per-token figures (serve.c):
+ * a sliding-window layer holds the last kv_window of them. */
+double model_kv_cache_bytes(const struct model_seq *s, const uint32_t *len, uint32_t n, uint32_t len_all,
+			    double add);
 
 /* Number of kernels of one phase. */
 size_t model_seq_count(const struct model_seq *s, enum model_phase ph);

@@ -641,12 +641,9 @@ static int memory_at(const struct model_config *c, const struct model_cli *m, ui
 		return -1;
 	model_seq_release(&sd);
 	o.mode = m->opts.mode;
-	if (m->opts.mode == MODEL_SERVE && s.micro_batch) {
-		double tokens = 0;
-		for (uint32_t i = 0; i < s.micro_batch; i++)
-			tokens += o.lens ? o.lens[i] : o.seq;
-		s.kv_cache_bytes *= (tokens + (double)s.micro_batch * m->new_tokens) / tokens;
-	}
+	if (m->opts.mode == MODEL_SERVE && s.micro_batch)
+		s.kv_cache_bytes = model_kv_cache_bytes(&s, o.lens, (uint32_t)s.micro_batch, o.seq,
+							m->new_tokens - 1.0);
 	model_memory(c, &o, &s, out);
 	model_seq_release(&s);
 	return 0;

@@ -574,6 +574,18 @@ static void forward(struct srv *S, const struct sreq *r, size_t nr, int decode)
 		B->s->act_peak_bytes = lg;
 }
 
+double model_kv_cache_bytes(const struct model_seq *s, const uint32_t *len, uint32_t n, uint32_t len_all,
+			    double add)
+{
+	double full = 0, win = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		double l = (len ? len[i] : len_all) + add;
+		full += l;
+		win += s->kv_window && l > s->kv_window ? s->kv_window : l;
+	}
+	return s->kv_token_bytes * full + s->kv_window_token_bytes * win;
+}
+
 /* The requests' lengths as o gives them: o->lens, else batch x seq. */
 static uint32_t len_of(const struct model_opts *o, uint32_t i)
 {
@@ -772,20 +784,14 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 	s->microbatches = 1;
 
 	uint32_t n = count_of(o);
-	double cached = 0;
 	if (o->mode == MODEL_DECODE) {
 		rc = decode_step(&S, o, 0);
-		for (uint32_t i = 0; i < n; i++)
-			cached += len_of(o, i) + 1.0;
 	} else {
 		rc = prefill(&S, o);
-		for (uint32_t i = 0; i < n; i++)
-			cached += len_of(o, i);
 		if (!rc && o->mode == MODEL_SERVE) {
 			/* the prefill gave the first token; each step adds one */
 			for (uint32_t j = 1; j < o->new_tokens && !rc && !B.err; j++)
 				rc = decode_step(&S, o, j - 1);
-			cached += (double)n * (o->new_tokens - 1);
 		}
 	}
 	/* the weights once: every pass above counted them, the FP8 and the
@@ -803,10 +809,27 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 	s->params_fp8 /= o->pp;
 	s->params_wq /= o->pp;
 	/* MLA caches one latent row per token (kv_lora + rope), the same on
-	 * every TP rank; the others K and V of their KV heads */
-	double kv_e = kv_esz(&S);
-	s->kv_cache_bytes = (c->kv_lora ? c->layers * cached * (double)(c->kv_lora + c->qk_rope) * kv_e
-			     : 2.0 * c->layers * cached * (double)S.nkv * (double)S.d * kv_e) / o->pp;
+	 * every TP rank; the others K and V of their KV heads.  A sliding-
+	 * window layer (Gemma 2/3's local ones, gpt-oss's banded ones) holds
+	 * the last `window` tokens of each sequence: vLLM V1's hybrid KV
+	 * cache manager frees the blocks that fall out of the window
+	 * (SlidingWindowManager), SGLang's hybrid SWA pool evicts them; the
+	 * block granularity (vLLM's 16 tokens) is not counted.  Gemma 3's
+	 * five local layers of six at 30000 tokens: 2.7 GiB in place of
+	 * 14.2. */
+	double kv_e = kv_esz(&S), tok = c->kv_lora ? (double)(c->kv_lora + c->qk_rope) * kv_e
+						    : 2.0 * (double)S.nkv * (double)S.d * kv_e;
+	uint32_t local = 0;
+	for (uint32_t li = 0; li < c->layers && !c->kv_lora; li++)
+		local += c->window && c->local_period && (li + 1) % c->local_period ? 1 : 0;
+	s->kv_token_bytes = tok * (c->layers - local) / o->pp;
+	s->kv_window_token_bytes = tok * local / o->pp;
+	s->kv_window = local ? c->window : 0;
+	/* the cache at the pass's end: a decode step's token appended; a
+	 * served batch's n - 1 steps after its prompt */
+	s->kv_cache_bytes = model_kv_cache_bytes(s, o->lens, n, o->seq,
+						 o->mode == MODEL_DECODE ? 1.0
+						 : o->mode == MODEL_SERVE ? o->new_tokens - 1.0 : 0.0);
 	s->stage_layers = (uint32_t)cdiv(c->layers, o->pp);
 	if (rc || B.err) {
 		model_seq_release(s);
