@@ -373,8 +373,6 @@ static double cost_per_million_tokens(const struct report_model *m, double per_i
 }
 
 /* The estimated peak memory of one GPU, 0 unknown (a trace). */
-#define RP_GIB 1073741824.0
-
 static double rp_memory_peak(const struct report_model *m)
 {
 	return m && m->memory.peak > 0 ? m->memory.peak : 0;
@@ -398,11 +396,11 @@ int report_cost(const struct analysis_target *t, const struct report_model *m,
 /* v to four significant digits, trailing zeros kept so that both ends of
  * an interval read alike ("20.21-26.80", not "20.21-26.8"); whole above
  * 1000, where %.4g would turn 11290 into 1.129e+04, read at a glance as a
- * number near 1.  dir rounds the last digit down (< 0) or up (> 0): an
+ * number near 1.  The last digit rounded down (dir < 0) or up (else): an
  * interval printed with its low end rounded down and its high end up
  * holds every value the interval holds, the prediction included (a tight
  * one around 12967.441 ms read "12970-12970" rounded to the nearest, the
- * prediction outside it; now "12960-12980"). */
+ * prediction outside it; now "12960-12970"). */
 static void ms_sig4(double v, int dir, char *out, size_t cap)
 {
 	size_t len;
@@ -411,7 +409,7 @@ static void ms_sig4(double v, int dir, char *out, size_t cap)
 		double unit = pow(10, floor(log10(fabs(v))) - 3), x = v / unit;
 		/* a value already of four digits stays itself (1e-9: the
 		 * division's rounding) */
-		x = dir < 0 ? floor(x + 1e-9) : dir > 0 ? ceil(x - 1e-9) : round(x);
+		x = dir < 0 ? floor(x + 1e-9) : ceil(x - 1e-9);
 		v = x * unit;
 	}
 	if (fabs(v) >= 1000) {
@@ -464,7 +462,7 @@ static double rank_key(const struct analysis_target *t, const struct report_mode
 
 /* Whether target t cannot hold the model's estimated memory (a --model
  * run that estimated it; a trace's memory is not estimated). */
-static int rank_no_fit(const struct analysis_target *t, const struct report_model *m)
+static int rp_no_fit(const struct analysis_target *t, const struct report_model *m)
 {
 	double have = gpu_mem_usable_bytes(t->gpu);
 	return rp_memory_peak(m) > 0 && have > 0 && rp_memory_peak(m) > have;
@@ -487,7 +485,7 @@ int report_rank(FILE *f, const struct analysis *a, const struct report_model *m,
 		while (j > 0) {
 			const struct analysis_target *ty = &a->targets[ix[j - 1]];
 			double kx = rank_key(tx, m, by_cost), ky = rank_key(ty, m, by_cost);
-			int nx = rank_no_fit(tx, m), ny = rank_no_fit(ty, m);
+			int nx = rp_no_fit(tx, m), ny = rp_no_fit(ty, m);
 			if (nx > ny || (nx == ny && !(kx < ky || (kx == ky && by_cost &&
 							      tx->iteration_ns < ty->iteration_ns))))
 				break;
@@ -515,7 +513,7 @@ int report_rank(FILE *f, const struct analysis *a, const struct report_model *m,
 			fprintf(f, "  no price");
 		}
 		/* "no fit": short, so that a priced line stays in 100 columns */
-		if (rank_no_fit(t, m))
+		if (rp_no_fit(t, m))
 			fprintf(f, "  no fit");
 		fputc('\n', f);
 	}
@@ -615,6 +613,8 @@ static const char *rp_c(int color, const char *sgr)
 {
 	return color ? sgr : "";
 }
+
+#define RP_GIB 1073741824.0
 
 /* The memory estimate of a --model run: the peak and what makes it up. */
 static void rp_memory(FILE *f, const struct report_model *m)
@@ -723,7 +723,7 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 	if (rp_memory_peak(rm) > 0 && gpu_mem_usable_bytes(t->gpu) > 0) {
 		uint32_t fits = rm->max_batch_fits ? rm->max_batch_fits[t_index] : 0;
 		double need = rm->memory.peak / RP_GIB, have = gpu_mem_usable_bytes(t->gpu) / RP_GIB;
-		if (need > have)
+		if (rp_no_fit(t, rm))
 			fprintf(f, "%smemory     %.2f GiB needed, %.2f GiB usable here: does not fit%s",
 				rp_c(color, RP_RED), need, have, rp_c(color, RP_RESET));
 		else
