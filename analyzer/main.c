@@ -101,7 +101,8 @@ static void usage(FILE *f)
 		"                            --target takes, or a family such as a100 for\n"
 		"                            every A100): adds the cost per iteration, per\n"
 		"                            million iterations and per million tokens\n"
-		"                            (repeatable; with --plan too)\n"
+		"                            (repeatable; with --plan too); a bare USD\n"
+		"                            prices the targets no GPU=USD names\n"
 		"      --system NAME         the machine the targets sit in (links inside a\n"
 		"                            node, network between; gpu_specs/systems.csv;\n"
 		"                            default: each target's own); its GPU is the\n"
@@ -574,7 +575,7 @@ static int parse(int argc, char **argv, struct cli *c)
 	}
 	if (c->rank && (c->json || c->model.plan_gpus))
 		return bad("--rank prints its own lines: give it without --json and --plan");
-	if (c->rank == 2 && !c->prices.n)
+	if (c->rank == 2 && !c->prices.n && !(c->prices.any_usd_per_hour > 0))
 		return bad("--rank cost needs --price GPU=USD_PER_HOUR for the targets");
 	if (c->have_max_regression && !c->baseline)
 		return bad("--max-regression needs --baseline FILE");

@@ -59,8 +59,19 @@ int prices_add(struct price_list *l, const char *arg, char *err, size_t errlen)
 	double v;
 	int rc;
 
+	if (!eq && parse_usd(arg, &v) == 0) {
+		/* a bare price: every target no GPU's or family's price names */
+		if (!(v > 0) || v > 1e9) {
+			snprintf(err, errlen, "bad --price '%s': a price in USD per hour > 0 is expected",
+				 arg);
+			return SURFER_EINVAL;
+		}
+		l->any_usd_per_hour = v;
+		return 0;
+	}
 	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(gpu)) {
-		snprintf(err, errlen, "bad --price '%s': GPU=USD_PER_HOUR is expected", arg);
+		snprintf(err, errlen, "bad --price '%s': GPU=USD_PER_HOUR or USD_PER_HOUR is expected",
+			 arg);
 		return SURFER_EINVAL;
 	}
 	memcpy(gpu, arg, (size_t)(eq - arg));
@@ -104,8 +115,11 @@ double prices_of(struct price_list *l, const struct gpu_spec *g)
 			best_len = n;
 		}
 	}
-	if (best == SIZE_MAX)
-		return 0;
+	if (best == SIZE_MAX) {
+		if (l->any_usd_per_hour > 0)
+			l->any_used = 1;
+		return l->any_usd_per_hour;
+	}
 	l->p[best].used = 1;
 	return l->p[best].usd_per_hour;
 }
@@ -116,4 +130,7 @@ void prices_warn_unused(const struct price_list *l, FILE *f, const char *prog)
 		if (!l->p[i].used)
 			fprintf(f, "%s: warning: --price '%s' names no target (%s)\n", prog, l->p[i].key,
 				l->p[i].gpu ? l->p[i].gpu->id : "no GPU of that family");
+	if (l->any_usd_per_hour > 0 && !l->any_used)
+		fprintf(f, "%s: warning: --price %g prices no target: each has a price of its own\n",
+			prog, l->any_usd_per_hour);
 }

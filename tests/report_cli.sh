@@ -84,6 +84,21 @@ check "a GPU's own price before its family's" $?
 "$BIN" --model gpt2 -t a100-sxm4-80 --price a10=1 >"$tmp/p3.txt" 2>"$tmp/p3.err"
 ! grep -q '^cost' "$tmp/p3.txt" && grep -q "warning: --price 'a10' names no target" "$tmp/p3.err"
 check "a10 is no A100 family, and the unused price is said ($(cat "$tmp/p3.err"))" $?
+# a bare price: the targets no GPU= price names; unused, it is said; one
+# bad number is bad input
+"$BIN" --model gpt2 -t h100 -t l4 --price 2 --price h100=4 --json >"$tmp/p4.json" 2>"$tmp/p4.err" &&
+python3 -c "
+import json, sys
+p = {x['target']: x['price_usd_per_hour'] for x in json.load(open(sys.argv[1]))['predictions']}
+assert p == {'h100-sxm': 4, 'l4': 2}, p
+" "$tmp/p4.json" && [ ! -s "$tmp/p4.err" ]
+check "a bare --price prices the targets no GPU= price names" $?
+"$BIN" --model gpt2 -t h100 --price 2 --price h100=4 >/dev/null 2>"$tmp/p5.err"
+grep -q "warning: --price 2 prices no target" "$tmp/p5.err"
+check "an unused bare price is said ($(cat "$tmp/p5.err"))" $?
+"$BIN" --model gpt2 -t h100 --price 0 >/dev/null 2>"$tmp/p6.err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/p6.err")" -eq 1 ]
+check "--price 0 is bad input, one line" $?
 # with --plan: a layout's USD per million tokens is its GPUs' price over its
 # tokens, the same as the run of that layout
 "$BIN" --model gpt2-medium --mode training --batch 16 --seq 512 --plan 2 --zero 0 -t a100 --price a100=2 \
