@@ -3672,6 +3672,117 @@ START_TEST(engine_decode_step)
 }
 END_TEST
 
+/* Architectures built as the Llama family (arch_alias.c): each config's
+ * own keys and defaults, and the parameter count its release states or
+ * the hand count from its sizes. */
+START_TEST(parse_aliases)
+{
+	struct model_config c;
+	char err[256];
+	struct model_opts o;
+	struct model_seq s;
+	/* MPT-7B (mosaicml/mpt-7b): 32 x (4 x 4096^2 + 2 x 4096 x 16384) +
+	 * 50432 x 4096 tied = 6.649e9 ("6.7B"); no biases, exact GELU, ALiBi */
+	const char *mpt = "{\"model_type\": \"mpt\", \"d_model\": 4096, \"n_heads\": 32, \"n_layers\": 32,"
+			  " \"expansion_ratio\": 4, \"max_seq_len\": 2048, \"vocab_size\": 50432,"
+			  " \"no_bias\": true, \"attn_config\": {\"alibi\": true}}";
+	ck_assert_int_eq(model_config_parse(mpt, "mpt", &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.family, MODEL_FAM_LLAMA);
+	ck_assert_uint_eq(c.ffn, 16384);
+	ck_assert_uint_eq(c.kv_heads, 32);
+	ck_assert_int_eq(c.gated, 0);
+	ck_assert_int_eq(c.qkv_bias, 0);
+	ck_assert_int_eq(c.tied, 1);
+	ck_assert_int_eq(c.act, MODEL_ACT_GELU);
+	ck_assert_int_eq(c.learned_positions, 0);
+	model_opts_init(&o);
+	o.seq = 128;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(s.params_total, 6.649e9, 0.001e9);
+	model_seq_release(&s);
+	/* ... with no_bias false, biases */
+	const char *mptb = "{\"model_type\": \"mpt\", \"d_model\": 256, \"n_heads\": 4, \"n_layers\": 2,"
+			   " \"vocab_size\": 500, \"no_bias\": false}";
+	ck_assert_int_eq(model_config_parse(mptb, "mpt", &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.qkv_bias, 1);
+	ck_assert_uint_eq(c.ffn, 1024); /* expansion_ratio's default 4 */
+
+	/* Falcon-7B (tiiuae/falcon-7b): multi-query (one KV head of 64),
+	 * 4 x 4544 MLP, no biases, tied: 32 x (2 x 4544^2 + 2 x 4544 x 64 +
+	 * 2 x 4544 x 18176) + 65024 x 4544 = 6.921e9 */
+	const char *falcon = "{\"model_type\": \"falcon\", \"hidden_size\": 4544, \"num_attention_heads\": 71,"
+			     " \"num_hidden_layers\": 32, \"multi_query\": true, \"new_decoder_architecture\":"
+			     " false, \"bias\": false, \"vocab_size\": 65024}";
+	ck_assert_int_eq(model_config_parse(falcon, "f", &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.kv_heads, 1);
+	ck_assert_uint_eq(c.head_dim, 64);
+	ck_assert_uint_eq(c.ffn, 18176);
+	ck_assert_int_eq(c.gated, 0);
+	ck_assert_int_eq(c.tied, 1);
+	model_opts_init(&o);
+	o.seq = 128;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(s.params_total, 6.921e9, 0.001e9);
+	model_seq_release(&s);
+	/* Falcon-40B's new decoder: num_kv_heads of them */
+	const char *f40 = "{\"model_type\": \"falcon\", \"hidden_size\": 8192, \"num_attention_heads\": 128,"
+			  " \"num_hidden_layers\": 60, \"new_decoder_architecture\": true, \"num_kv_heads\": 8,"
+			  " \"vocab_size\": 65024}";
+	ck_assert_int_eq(model_config_parse(f40, "f", &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.kv_heads, 8);
+
+	/* StarCoder (GPTBigCode): GPT-2's keys, multi-query, learned
+	 * positions, biases */
+	const char *sc = "{\"model_type\": \"gpt_bigcode\", \"n_embd\": 6144, \"n_head\": 48, \"n_layer\": 40,"
+			 " \"n_inner\": 24576, \"n_positions\": 8192, \"vocab_size\": 49152}";
+	ck_assert_int_eq(model_config_parse(sc, "sc", &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.kv_heads, 1);
+	ck_assert_uint_eq(c.layers, 40);
+	ck_assert_int_eq(c.learned_positions, 1);
+	ck_assert_uint_eq(c.max_positions, 8192);
+	ck_assert_int_eq(c.qkv_bias, 1);
+	ck_assert_int_eq(c.act, MODEL_ACT_GELU_TANH);
+
+	/* OLMo 2: Llama's keys, a norm over q and k; Nemotron: squared ReLU,
+	 * no gate */
+	const char *olmo = "{\"model_type\": \"olmo2\", \"hidden_size\": 512, \"num_attention_heads\": 8,"
+			   " \"num_hidden_layers\": 2, \"intermediate_size\": 1024, \"vocab_size\": 1000}";
+	ck_assert_int_eq(model_config_parse(olmo, "o", &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.gated, 1);
+	ck_assert_int_eq(c.qk_norm, 1);
+	const char *nem = "{\"model_type\": \"nemotron\", \"hidden_size\": 512, \"num_attention_heads\": 8,"
+			  " \"num_key_value_heads\": 2, \"num_hidden_layers\": 2, \"intermediate_size\": 2048,"
+			  " \"hidden_act\": \"relu2\", \"vocab_size\": 1000}";
+	ck_assert_int_eq(model_config_parse(nem, "n", &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.gated, 0);
+	ck_assert_int_eq(c.act, MODEL_ACT_RELU);
+	/* served: up [T, 2048], down [T, 512]; no gate_up of 2 x 2048 */
+	model_opts_init(&o);
+	uint32_t ctx[2] = { 100, 200 };
+	o.engine = MODEL_ENGINE_VLLM;
+	o.mode = MODEL_DECODE;
+	o.dtype = GPU_DT_BF16;
+	o.lens = ctx;
+	o.nlens = o.batch = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	size_t up = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_kernel *k = &s.v[i].k;
+		if (k->op != PRED_OP_GEMM)
+			continue;
+		ck_assert_uint_ne(k->n, 4096);
+		up += k->n == 2048 && k->k == 512;
+	}
+	ck_assert_uint_eq(up, 2);
+	model_seq_release(&s);
+
+	/* a size the architecture's keys do not give is not Llama's default */
+	const char *bad = "{\"model_type\": \"mpt\", \"n_heads\": 32, \"n_layers\": 32, \"vocab_size\": 50432}";
+	ck_assert_int_eq(model_config_parse(bad, "b", &c, err, sizeof(err)), SURFER_ECORRUPT);
+	ck_assert_ptr_nonnull(strstr(err, "'d_model'"));
+}
+END_TEST
+
 START_TEST(engine_prefill_last_tokens)
 {
 	/* vLLM prefill of prompts of 600 and 700 tokens (above its 512-token
@@ -4257,6 +4368,7 @@ int main(void)
 	Suite *s = suite_create("model");
 	TCase *t = tcase_create("core");
 	tcase_add_test(t, builtin_names_distinct);
+	tcase_add_test(t, parse_aliases);
 	tcase_add_test(t, gpt2_layer_flops);
 	tcase_add_test(t, gpt2_layer_kernels);
 	tcase_add_test(t, flash_attention_calls);

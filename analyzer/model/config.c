@@ -14,6 +14,7 @@
  * (GPT-3 from Brown et al. 2020, Table 2.1).
  */
 #include "analyzer/model/model.h"
+#include "analyzer/model/arch_alias.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -612,6 +613,28 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		json_decref(t);
 		return rc;
 	}
+	/* MPT, Falcon, StarCoder, OLMo and the others of arch_alias.c: read
+	 * with Llama's keys, then what those cannot say */
+	json_t *as;
+	struct arch_alias_flags af;
+	const char *missing = NULL;
+	int al = arch_alias(root, &as, &af, &missing);
+	if (al == -2) {
+		snprintf(err, errlen, "config lacks '%s' (%s)", missing, mtype);
+		return SURFER_ECORRUPT;
+	}
+	if (al < 0)
+		return SURFER_ENOMEM;
+	if (al) {
+		int rc = fill(as, c, err, errlen);
+		json_decref(as);
+		if (rc)
+			return rc;
+		c->gated = af.gated;
+		c->learned_positions = af.learned_positions && c->max_positions;
+		c->qk_norm |= af.qk_norm;
+		return 0;
+	}
 	/* the engine builder's architectures beyond Hugging Face's eager
 	 * Llama: parsed in full, refused by hf with the reason (model.c) */
 	static const char *const engine_only[] = {
@@ -633,8 +656,8 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	if (family_of(root, &fam)) {
 		const char *mt = get_str(root, "model_type");
 		const char *arch = arch_of(root);
-		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, qwen2_moe, qwen3, qwen3_moe, mixtral, gemma, gemma2, gemma3, phi3, deepseek_v2, deepseek_v3, t5, switch_transformers)",
-			 mt ? mt : arch ? arch : "?");
+		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, qwen2_moe, qwen3, qwen3_moe, mixtral, gemma, gemma2, gemma3, phi3, deepseek_v2, deepseek_v3, gpt_oss, t5, switch_transformers, %s)",
+			 mt ? mt : arch ? arch : "?", arch_alias_names());
 		return SURFER_EUNKNOWN;
 	}
 	c->family = fam;

@@ -319,11 +319,23 @@ static void attention(struct srv *S, const struct sreq *r, size_t nr, int decode
 		k->graph = (uint8_t)(S->graph && !S->eager_attn);
 }
 
-/* A gated MLP of inner width I over T tokens: gate_up, act-and-mul, down. */
+/* A gated MLP of inner width I over T tokens: gate_up, act-and-mul, down;
+ * without a gate (StarCoder, Falcon, MPT, Nemotron, Phi: arch_alias.c) up,
+ * the activation kernel, down. */
 static void dense_mlp(struct srv *S, uint64_t T, uint64_t I)
 {
 	const struct model_config *c = S->B->c;
-	int gelu = c->act == MODEL_ACT_GELU_TANH || c->act == MODEL_ACT_GELU;
+	int gelu = c->act == MODEL_ACT_GELU_TANH || c->act == MODEL_ACT_GELU ||
+		   c->act == MODEL_ACT_GELU_NEW;
+	if (!c->gated) {
+		linear(S, 1, T, I, S->h);                                   /* up */
+		vec(S, S->eng == MODEL_ENGINE_VLLM ? (gelu ? "triton_poi_fused_gelu" : "triton_poi_fused_relu")
+		    : gelu ? "activation_kernel<gelu>" : "activation_kernel<relu>",
+		    (double)T * I, I, 1.0, 1.0, gelu ? 8.0 : 1.0);
+		linear(S, 1, T, S->h, I);                                   /* down */
+		linear_params(S, 0, 2.0 * (double)S->h * (double)I, 2);
+		return;
+	}
 	linear(S, 1, T, 2 * I, S->h);                                       /* gate_up */
 	vec(S, S->eng == MODEL_ENGINE_VLLM ? (gelu ? "triton_poi_fused_gelu_mul" : "triton_poi_fused_mul_silu")
 	    : gelu ? "act_and_mul_kernel<gelu_tanh>" : "act_and_mul_kernel<silu>",
