@@ -3776,10 +3776,93 @@ START_TEST(parse_aliases)
 	ck_assert_uint_eq(up, 2);
 	model_seq_release(&s);
 
+	/* Mistral Small 3.1 (mistral3): its language model, text_config:
+	 * 40 x (5120 x 32 x 128 x 2 + 5120 x 8 x 128 x 2 + 3 x 5120 x 32768)
+	 * + 2 x 131072 x 5120 = 23.57e9; a LLaVA text_config without its type
+	 * is LlavaConfig's default Llama */
+	const char *m3 = "{\"model_type\": \"mistral3\", \"vision_config\": {\"hidden_size\": 1024},"
+			 " \"text_config\": {\"model_type\": \"mistral\", \"hidden_size\": 5120,"
+			 " \"intermediate_size\": 32768, \"num_attention_heads\": 32, \"num_key_value_heads\": 8,"
+			 " \"head_dim\": 128, \"num_hidden_layers\": 40, \"vocab_size\": 131072}}";
+	ck_assert_int_eq(model_config_parse(m3, "m3", &c, err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(model_config_params(&c), 23.57e9, 0.01e9);
+	const char *llava = "{\"model_type\": \"llava\", \"text_config\": {\"hidden_size\": 512,"
+			    " \"num_attention_heads\": 8, \"num_hidden_layers\": 2, \"intermediate_size\": 1024,"
+			    " \"vocab_size\": 1000}}";
+	ck_assert_int_eq(model_config_parse(llava, "l", &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.family, MODEL_FAM_LLAMA);
+	ck_assert_int_eq(c.gated, 1);
+
 	/* a size the architecture's keys do not give is not Llama's default */
 	const char *bad = "{\"model_type\": \"mpt\", \"n_heads\": 32, \"n_layers\": 32, \"vocab_size\": 50432}";
 	ck_assert_int_eq(model_config_parse(bad, "b", &c, err, sizeof(err)), SURFER_ECORRUPT);
 	ck_assert_ptr_nonnull(strstr(err, "'d_model'"));
+}
+END_TEST
+
+/* GLM-4.5 (glm4_moe): DeepSeek's dense-then-routed MLPs with a shared
+ * expert and a biased sigmoid router over grouped-query attention.  The
+ * 355B's hand count: attention 92 x (5120 x 96 x 128 x 2 + 5120 x 8 x 128
+ * x 2) = 12.54e9; 3 dense MLPs of 3 x 5120 x 12288 = 0.566e9; 89 MoE
+ * layers of 160 + 1 experts of 3 x 5120 x 1536 and a 5120 x 160 router =
+ * 338.1e9; embedding and head 2 x 151552 x 5120 = 1.55e9: 352.8e9 (the
+ * model card's 355B counts its multi-token-prediction layer, not built;
+ * the biases and norms are not counted). */
+START_TEST(glm_moe)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("glm-4.5", &c), 0);
+	ck_assert_uint_eq(c.experts, 160);
+	ck_assert_uint_eq(c.experts_per_tok, 8);
+	ck_assert_uint_eq(c.moe_ffn, 1536);
+	ck_assert_uint_eq(c.shared_ffn, 1536);
+	ck_assert_uint_eq(c.first_dense, 3);
+	ck_assert_uint_eq(c.kv_heads, 8);
+	ck_assert_uint_eq(c.head_dim, 128);
+	ck_assert_uint_eq(c.kv_lora, 0);
+	ck_assert_int_eq(c.router_bias, 1);
+	ck_assert_int_eq(c.qk_norm, 1);
+	double want = 92.0 * (5120.0 * 96 * 128 * 2 + 5120.0 * 8 * 128 * 2) + 3 * 3.0 * 5120 * 12288 +
+		      89 * (161 * 3.0 * 5120 * 1536 + 5120.0 * 160) + 2.0 * 151552 * 5120;
+	ck_assert_double_eq_tol(model_config_params(&c), want, 1e-9 * want);
+	ck_assert_int_eq(model_config_builtin("glm-4.5-air", &c), 0);
+	ck_assert_int_eq(c.qk_norm, 0);
+	/* training (the hf builder, as DeepSeek's): layer 0 a dense MLP of
+	 * 10944, the others the experts' grouped GEMMs and the shared one */
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.dtype = GPU_DT_BF16;
+	o.attention = MODEL_ATTN_FLASH;
+	o.seq = 256;
+	struct model_seq s;
+	char err[200];
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	size_t dense_up = 0, shared_down = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_kernel *k = &s.v[i].k;
+		if (k->op != PRED_OP_GEMM || s.v[i].phase != MODEL_PH_FORWARD)
+			continue;
+		dense_up += k->n == 10944 && k->k == 4096;
+		shared_down += k->n == 4096 && k->k == 1408 && k->m == 256;
+	}
+	ck_assert_uint_eq(dense_up, 2);          /* gate and up, layer 0 */
+	ck_assert_uint_eq(shared_down, 45);      /* the shared expert of 45 MoE layers */
+	model_seq_release(&s);
+	/* the serving engines route with the biased kernel */
+	model_opts_init(&o);
+	uint32_t ctx[2] = { 100, 200 };
+	o.engine = MODEL_ENGINE_SGLANG;
+	o.mode = MODEL_DECODE;
+	o.dtype = GPU_DT_BF16;
+	o.lens = ctx;
+	o.nlens = o.batch = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	size_t biased = 0;
+	for (size_t i = 0; i < s.n; i++)
+		biased += s.v[i].k.name && !strcmp(s.v[i].k.name, "biased_grouped_topk_kernel");
+	ck_assert_uint_eq(biased, 45);
+	model_seq_release(&s);
 }
 END_TEST
 
@@ -4369,6 +4452,7 @@ int main(void)
 	TCase *t = tcase_create("core");
 	tcase_add_test(t, builtin_names_distinct);
 	tcase_add_test(t, parse_aliases);
+	tcase_add_test(t, glm_moe);
 	tcase_add_test(t, gpt2_layer_flops);
 	tcase_add_test(t, gpt2_layer_kernels);
 	tcase_add_test(t, flash_attention_calls);

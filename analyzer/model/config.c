@@ -200,6 +200,27 @@ static const struct {
 	  "\"v_head_dim\":128,\"vocab_size\":102400,\"topk_method\":\"group_limited_greedy\","
 	  "\"scoring_func\":\"softmax\",\"norm_topk_prob\":false,\"tie_word_embeddings\":false,"
 	  "\"hidden_act\":\"silu\",\"max_position_embeddings\":163840,\"torch_dtype\":\"bfloat16\"}" },
+	/* zai-org/GLM-4.5 and GLM-4.5-Air: grouped-query attention (head_dim
+	 * 128, 96 heads over a 5120 or 4096 model, biases on q, k and v; the
+	 * 355B's per-head q and k norms), a dense MLP on the first
+	 * first_k_dense_replace layers, then routed experts with a shared one,
+	 * scored as DeepSeek-V3's (sigmoid with a correction bias): 355B and
+	 * 106B parameters as their model cards give, the multi-token
+	 * prediction layer not built */
+	{ "glm-4.5", "{\"model_type\":\"glm4_moe\",\"hidden_size\":5120,\"intermediate_size\":12288,"
+	  "\"moe_intermediate_size\":1536,\"n_routed_experts\":160,\"n_shared_experts\":1,"
+	  "\"num_experts_per_tok\":8,\"first_k_dense_replace\":3,\"num_hidden_layers\":92,"
+	  "\"num_attention_heads\":96,\"num_key_value_heads\":8,\"head_dim\":128,\"attention_bias\":true,"
+	  "\"use_qk_norm\":true,\"partial_rotary_factor\":0.5,\"vocab_size\":151552,"
+	  "\"num_nextn_predict_layers\":1,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\","
+	  "\"max_position_embeddings\":131072,\"torch_dtype\":\"bfloat16\"}" },
+	{ "glm-4.5-air", "{\"model_type\":\"glm4_moe\",\"hidden_size\":4096,\"intermediate_size\":10944,"
+	  "\"moe_intermediate_size\":1408,\"n_routed_experts\":128,\"n_shared_experts\":1,"
+	  "\"num_experts_per_tok\":8,\"first_k_dense_replace\":1,\"num_hidden_layers\":46,"
+	  "\"num_attention_heads\":96,\"num_key_value_heads\":8,\"head_dim\":128,\"attention_bias\":true,"
+	  "\"use_qk_norm\":false,\"partial_rotary_factor\":0.5,\"vocab_size\":151552,"
+	  "\"num_nextn_predict_layers\":1,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\","
+	  "\"max_position_embeddings\":131072,\"torch_dtype\":\"bfloat16\"}" },
 	/* openai/gpt-oss-20b and -120b: Mixtral-style experts of
 	 * intermediate_size, four a token, attention with biases and sinks,
 	 * 128-token sliding windows on every other layer (layer_types starts
@@ -417,8 +438,8 @@ static int unsupported(json_t *root, const char *mt, char *err, size_t errlen)
 		if (is_set(root, moe[i]) && !(t5 && !strcmp(moe[i], "num_experts")) &&
 		    !(qwen3_moe && (!strcmp(moe[i], "num_experts") || !strcmp(moe[i], "moe_intermediate_size")))) {
 			snprintf(err, errlen, "'%s': its mixture-of-experts layers (%s) are not built; "
-				 "surfer builds Mixtral's, Switch's, Qwen2-MoE's, Qwen3-MoE's and "
-				 "DeepSeek-V2/V3's", who, moe[i]);
+				 "surfer builds Mixtral's, Switch's, Qwen2-MoE's, Qwen3-MoE's, "
+				 "DeepSeek-V2/V3's and GLM-4.5's", who, moe[i]);
 			return SURFER_EUNKNOWN;
 		}
 	int mistral = mt && (!strcasecmp(mt, "mistral") || !strcasecmp(mt, "mixtral") ||
@@ -473,7 +494,7 @@ static int family_of(json_t *root, enum model_family *f)
 		{ "phi3", MODEL_FAM_LLAMA }, { "qwen3", MODEL_FAM_LLAMA }, { "qwen3_moe", MODEL_FAM_LLAMA },
 		{ "qwen2_moe", MODEL_FAM_LLAMA }, { "deepseek_v2", MODEL_FAM_LLAMA },
 		{ "deepseek_v3", MODEL_FAM_LLAMA }, { "gemma3_text", MODEL_FAM_LLAMA },
-		{ "gpt_oss", MODEL_FAM_LLAMA },
+		{ "gpt_oss", MODEL_FAM_LLAMA }, { "glm4_moe", MODEL_FAM_LLAMA },
 		{ "switch_transformers", MODEL_FAM_T5 }, { "t5", MODEL_FAM_T5 }, { "mt5", MODEL_FAM_T5 },
 	};
 	for (size_t i = 0; mt && i < sizeof(map) / sizeof(map[0]); i++)
@@ -597,12 +618,35 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		if (qm && !strcasecmp(qm, "compressed-tensors"))
 			compressed_tensors(quant, c);
 	}
+	/* Vision-language checkpoints around a language model of a type read
+	 * here, in text_config: Mistral Small 3.1 and 3.2 (mistral3), LLaVA
+	 * (llava, llava_next, llava_onevision), PaliGemma, Idefics3.  The
+	 * language model is built alone, as Gemma 3's below (text prompts:
+	 * the vision tower runs only on images); a text_config without a
+	 * model_type takes its wrapper class's default text model. */
+	static const struct { const char *wrapper, *text; } vlm[] = {
+		{ "mistral3", "mistral" }, { "llava", "llama" }, { "llava_next", "llama" },
+		{ "llava_onevision", "qwen2" }, { "paligemma", "gemma" }, { "idefics3", "llama" },
+	};
+	json_t *text = json_object_get(root, "text_config");
+	for (size_t i = 0; mtype && json_is_object(text) && i < sizeof(vlm) / sizeof(vlm[0]); i++) {
+		if (strcasecmp(mtype, vlm[i].wrapper))
+			continue;
+		json_t *t = json_copy(text);
+		if (!t || (!get_str(t, "model_type") &&
+			   json_object_set_new(t, "model_type", json_string(vlm[i].text)))) {
+			json_decref(t);
+			return SURFER_ENOMEM;
+		}
+		int rc = fill(t, c, err, errlen);
+		json_decref(t);
+		return rc;
+	}
 	/* Gemma 3's 4B, 12B and 27B checkpoints are multimodal
 	 * (Gemma3ForConditionalGeneration, model_type gemma3): the language
 	 * model is text_config, a Gemma3TextConfig that may omit its
 	 * model_type.  It is built alone (text prompts: the vision tower
 	 * runs only on images). */
-	json_t *text = json_object_get(root, "text_config");
 	if (mtype && !strcasecmp(mtype, "gemma3") && json_is_object(text)) {
 		json_t *t = json_copy(text);
 		if (!t || json_object_set_new(t, "model_type", json_string("gemma3_text"))) {
@@ -638,17 +682,19 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	/* the engine builder's architectures beyond Hugging Face's eager
 	 * Llama: parsed in full, refused by hf with the reason (model.c) */
 	static const char *const engine_only[] = {
-		"qwen2_moe", "deepseek_v2", "deepseek_v3", "gemma2", "gemma3_text", "gpt_oss",
+		"qwen2_moe", "deepseek_v2", "deepseek_v3", "gemma2", "gemma3_text", "gpt_oss", "glm4_moe",
 	};
 	int engine = 0;
 	for (size_t i = 0; mtype && i < sizeof(engine_only) / sizeof(engine_only[0]); i++)
 		engine |= !strcasecmp(mtype, engine_only[i]);
-	/* DeepSeek-V2/V3: model.c builds their MLA and MoE layers too */
+	/* DeepSeek-V2/V3 and GLM-4.5: model.c builds their MLA and MoE
+	 * layers too */
 	int deepseek = mtype && !strncasecmp(mtype, "deepseek_v", 10);
+	int glm_moe = mtype && !strcasecmp(mtype, "glm4_moe");
 	if (unsupported(root, mtype, err, errlen)) {
 		if (!engine)
 			return SURFER_EUNKNOWN;
-		if (!deepseek)
+		if (!deepseek && !glm_moe)
 			snprintf(c->hf_refusal, sizeof(c->hf_refusal), "%s (--engine vllm or sglang builds it)",
 				 err);
 		err[0] = 0;
@@ -656,7 +702,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	if (family_of(root, &fam)) {
 		const char *mt = get_str(root, "model_type");
 		const char *arch = arch_of(root);
-		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, qwen2_moe, qwen3, qwen3_moe, mixtral, gemma, gemma2, gemma3, phi3, deepseek_v2, deepseek_v3, gpt_oss, t5, switch_transformers, %s)",
+		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, qwen2_moe, qwen3, qwen3_moe, mixtral, gemma, gemma2, gemma3, phi3, deepseek_v2, deepseek_v3, glm4_moe, gpt_oss, t5, switch_transformers, %s)",
 			 mt ? mt : arch ? arch : "?", arch_alias_names());
 		return SURFER_EUNKNOWN;
 	}
@@ -754,10 +800,14 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 			int64_t sh = get_uint(root, "shared_expert_intermediate_size", 0);
 			c->shared_ffn = sh > 0 ? (uint32_t)sh : 0;
 		}
-		if (mt && !strncasecmp(mt, "deepseek_v", 10)) {
-			/* DeepseekV2/V3: MLA; the first first_k_dense_replace
+		int glm = mt && !strcasecmp(mt, "glm4_moe");
+		if (mt && (!strncasecmp(mt, "deepseek_v", 10) || glm)) {
+			/* DeepseekV2/V3, Glm4Moe: the first first_k_dense_replace
 			 * layers dense (intermediate_size), then n_routed_experts
-			 * of moe_intermediate_size and n_shared_experts of it */
+			 * of moe_intermediate_size and n_shared_experts of it;
+			 * GLM-4.5 scores them as V3 does (sigmoid, with the
+			 * correction bias e_score_correction_bias: no
+			 * topk_method key) */
 			experts = get_uint(root, "n_routed_experts", 0);
 			int64_t mf = get_uint(root, "moe_intermediate_size", 0);
 			int64_t ns = get_uint(root, "n_shared_experts", 0);
@@ -765,6 +815,10 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 			c->moe_ffn = mf > 0 ? (uint32_t)mf : 0;
 			c->shared_ffn = mf > 0 && ns > 0 ? (uint32_t)(mf * ns) : 0;
 			c->first_dense = fd > 0 ? (uint32_t)fd : 0;
+			c->router_bias = glm;
+		}
+		if (mt && !strncasecmp(mt, "deepseek_v", 10)) {
+			/* and MLA */
 			int64_t ql = get_uint(root, "q_lora_rank", 0), kl = get_uint(root, "kv_lora_rank", 512);
 			int64_t qn = get_uint(root, "qk_nope_head_dim", 128), qr = get_uint(root, "qk_rope_head_dim", 64);
 			int64_t vd = get_uint(root, "v_head_dim", 128);
@@ -810,8 +864,10 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		topk = experts ? get_uint(root, "num_experts_per_tok",
 					  get_uint(root, "experts_per_token", 2)) : 0;
 		step = experts ? 1 : 0;
-		/* Qwen3, Gemma 3: q_norm and k_norm, an RMSNorm over each head */
-		c->qk_norm = mt && (!strncasecmp(mt, "qwen3", 5) || !strncasecmp(mt, "gemma3", 6));
+		/* Qwen3, Gemma 3 (GLM-4.5 with use_qk_norm): q_norm and k_norm,
+		 * an RMSNorm over each head */
+		c->qk_norm = mt && (!strncasecmp(mt, "qwen3", 5) || !strncasecmp(mt, "gemma3", 6) ||
+				    (glm && get_bool(root, "use_qk_norm", 0)));
 		c->dropout = 0;
 		c->attn_dropout = get_real(root, "attention_dropout", 0.0);
 		break;

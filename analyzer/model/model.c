@@ -524,7 +524,11 @@ static void layer_llama(struct bld *B)
 	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 4, c->attn_dropout);
 	attn_out(B, 0, 0);     /* LlamaDecoderLayer: no residual dropout */
 	op_rmsnorm(B, B->Ts, h);
-	if (c->experts > 1 && model_ep(B->o) > 1)
+	/* GLM-4.5: dense first layers, then DeepSeek's routed and shared
+	 * experts as the stacks that train it run them (mlp_grouped) */
+	if (c->experts > 1 && (uint32_t)B->layer < c->first_dense)
+		mlp_dense(B, T, 0, 0);
+	else if (c->experts > 1 && (model_ep(B->o) > 1 || c->shared_ffn || c->first_dense))
 		mlp_grouped(B);
 	else if (c->experts > 1)
 		mlp_topk(B);

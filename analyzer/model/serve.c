@@ -363,7 +363,7 @@ static void mlp(struct srv *S, uint64_t T, uint32_t li)
 		double routed = a2a ? (double)rt.local * rt.rows : (double)T * K * rt.local / E;
 		gemm(S, 1, T, E, S->h);                                     /* router */
 		B->cols = E;
-		k_rows(B, c->kv_lora ? "biased_grouped_topk_kernel" : "topkGatingSoftmax",
+		k_rows(B, c->kv_lora || c->router_bias ? "biased_grouped_topk_kernel" : "topkGatingSoftmax",
 		       PRED_OP_SOFTMAX, T, E, 1.0, 1.0, 5.0, 128);
 		mark(S);
 		vec(S, "moe_align_block_size_kernel", (double)T * K, K, 1.0, 1.0, 1.0);
