@@ -144,6 +144,11 @@ static void usage(FILE *f)
 		"                            --vpp (Megatron's recompute_method block;\n"
 		"                            torchtitan's every k-th block: L / k)\n"
 		"      --grad-accum N        micro-batches of --batch per optimizer step\n"
+		"      --lora R              LoRA fine-tuning: rank-R adapters (PEFT's) on the\n"
+		"                            decoder layers' linears, the rest frozen: no\n"
+		"                            weight gradients, optimizer over the adapters\n"
+		"      --lora-targets T      all (every linear of the layers, default) or attn\n"
+		"                            (the attention projections)\n"
 		"      --grad-fp32           gradients accumulated in an FP32 buffer (nanotron's\n"
 		"                            accumulate_grad_in_fp32; --stack te: main_grad)\n"
 		"      --no-grad-clip        no gradient-norm clipping before the optimizer step\n"
@@ -360,6 +365,8 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"act-ckpt", required_argument, NULL, OPT_MODEL},
 		{"act-ckpt-layers", required_argument, NULL, OPT_MODEL},
 		{"grad-accum", required_argument, NULL, OPT_MODEL},
+		{"lora", required_argument, NULL, OPT_MODEL},
+		{"lora-targets", required_argument, NULL, OPT_MODEL},
 		{"stack", required_argument, NULL, OPT_MODEL},
 		{"precision", required_argument, NULL, OPT_MODEL},
 		{"fp8-recipe", required_argument, NULL, OPT_MODEL},
@@ -524,6 +531,8 @@ static int parse(int argc, char **argv, struct cli *c)
 		return bad("give a trace or --model, not both ('%s')", argv[optind]);
 	if (c->model.set && !c->model.model)
 		return bad("model options given without --model CONFIG.json|NAME");
+	if (c->model.lora_targets_set && !c->model.opts.lora_rank)
+		return bad("--lora-targets chooses the linears --lora R adapts: add --lora");
 	if (c->model.fp8_recipe_set && !c->model.opts.fp8)
 		return bad("--fp8-recipe chooses the scaling of --dtype fp8's linears: add --dtype fp8");
 	if (c->model.fp8_recipe_set && c->model.opts.engine != MODEL_ENGINE_HF)

@@ -3600,6 +3600,94 @@ static struct model_config tiny_llama(void)
 	return c;
 }
 
+/* --lora 8 on the tiny Llama (2 layers, hidden 256, 8 heads and 2 KV
+ * heads of 32, gated MLP of 512): rank-8 adapters beside q (256 -> 256),
+ * k and v (256 -> 64), o (256 -> 256), gate and up (256 -> 512) and down
+ * (512 -> 256): 8 x (512 + 320 + 320 + 512 + 768 + 768 + 768) = 31744 a
+ * layer, 63488 trained; the rest frozen: no weight gradient, one GEMM a
+ * frozen linear in backward (the LM head's too), AdamW over the adapters,
+ * gradients and moments of theirs only. */
+START_TEST(lora_adapters)
+{
+	struct model_config c = tiny_llama();
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.dtype = GPU_DT_BF16;
+	o.optimizer = MODEL_OPTIM_ADAMW;
+	o.fused_optimizer = 1;
+	o.batch = 2;
+	o.seq = 64;
+	struct model_seq full, s;
+	char err[200];
+	ck_assert_int_eq(model_build(&c, &o, &full, err, sizeof(err)), 0);
+	o.lora_rank = 8;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(s.params_trainable, 63488, 1e-9);
+	ck_assert_double_eq_tol(s.params, full.params + 63488, 1e-6);
+	/* forward: 7 linears a layer, each with its two adapter GEMMs, + head */
+	size_t fwd = 0, bwd = 0, bwd_full = 0;
+	double opt_elems = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_kernel *k = &s.v[i].k;
+		fwd += k->op == PRED_OP_GEMM && s.v[i].phase == MODEL_PH_FORWARD && k->batch <= 1;
+		bwd += k->op == PRED_OP_GEMM && s.v[i].phase == MODEL_PH_BACKWARD && k->batch <= 1;
+		/* fused AdamW in one dtype: p, g, m, v read, p, m, v written,
+		 * 2 bytes each */
+		if (s.v[i].phase == MODEL_PH_OPTIMIZER && k->name && strstr(k->name, "FusedAdam"))
+			opt_elems += k->bytes / 14.0;
+	}
+	for (size_t i = 0; i < full.n; i++)
+		bwd_full += full.v[i].k.op == PRED_OP_GEMM && full.v[i].phase == MODEL_PH_BACKWARD &&
+			    full.v[i].k.batch <= 1;
+	ck_assert_uint_eq(fwd, 2 * 7 * 3 + 1);
+	/* full: two GEMMs a linear; LoRA: one a frozen linear, two an adapter */
+	ck_assert_uint_eq(bwd_full, 2 * (2 * 7 + 1));
+	ck_assert_uint_eq(bwd, 2 * 7 * (1 + 4) + 1);
+	ck_assert_double_eq_tol(opt_elems, 63488, 1);
+	struct model_memory mf, ml;
+	model_memory(&c, &o, &s, &ml);
+	o.lora_rank = 0;
+	model_memory(&c, &o, &full, &mf);
+	ck_assert_double_eq_tol(ml.gradients, 63488 * 2.0, 1e-6);
+	ck_assert_double_eq_tol(ml.optimizer, 63488 * 2.0 * 2, 1e-6);
+	ck_assert_double_eq_tol(mf.gradients, full.params * 2.0, 1e-6);
+	model_seq_release(&full);
+	model_seq_release(&s);
+	/* under DDP the adapters' gradients alone are all-reduced: 63488 x 2
+	 * bytes, one bucket */
+	o.lora_rank = 8;
+	o.dp = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	double ar = 0;
+	size_t nar = 0;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].phase == MODEL_PH_COMM && s.v[i].comm == COMM_ALL_REDUCE) {
+			ar += s.v[i].k.bytes;
+			nar++;
+		}
+	ck_assert_uint_eq(nar, 1);
+	ck_assert_double_eq_tol(ar, 63488 * 2.0, 1e-6);
+	model_seq_release(&s);
+	o.dp = 1;
+	/* --lora-targets attn: q, k, v and o alone, 8 x (512 + 320 + 320 +
+	 * 512) a layer */
+	o.lora_rank = 8;
+	o.lora_attn_only = 1;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(s.params_trainable, 2 * 8 * (512 + 320 + 320 + 512), 1e-9);
+	model_seq_release(&s);
+	/* what the adapters are not built for */
+	o.tp = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--lora 8"));
+	o.tp = 1;
+	o.mode = MODEL_INFERENCE;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--lora"));
+}
+END_TEST
+
 START_TEST(engine_decode_step)
 {
 	/* SGLang decode of 3 sequences with 100, 200, 300 cached tokens: the
@@ -4453,6 +4541,7 @@ int main(void)
 	tcase_add_test(t, builtin_names_distinct);
 	tcase_add_test(t, parse_aliases);
 	tcase_add_test(t, glm_moe);
+	tcase_add_test(t, lora_adapters);
 	tcase_add_test(t, gpt2_layer_flops);
 	tcase_add_test(t, gpt2_layer_kernels);
 	tcase_add_test(t, flash_attention_calls);

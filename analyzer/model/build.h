@@ -45,6 +45,7 @@ struct fop {
 				 * copy), 0 where a linear before it that read
 				 * the same input casts them               */
 	double param_elems;
+	int frozen;             /* --lora: its parameters take no gradient    */
 	struct pred_attn attn;  /* F_ATTN: the call                           */
 };
 
@@ -85,7 +86,7 @@ struct bld {
 	/* the input the last linear read: a linear launched right after its
 	 * GEMM, nothing between, with an input of the same shape reads the
 	 * same tensor (Q, K, V; gate, up), already scaled or cast */
-	struct {
+	struct bld_last_in {
 		size_t after;           /* s->n after its GEMM                    */
 		uint64_t m, in;         /* the input's rows and width             */
 		int fp8;                /* scaled to FP8 for it                   */
@@ -96,6 +97,8 @@ struct bld {
 	double fp8_gathered;    /* its elements (a T x h tensor, already in
 				 * FP8: the linears after it cast none)     */
 	int high_precision;     /* the next linears stay out of FP8 (routers) */
+	int lora_adapter;       /* emitting a --lora adapter: trainable       */
+	int in_mlp;             /* emitting an MLP's linears (--lora attn)    */
 	int act_fp32;           /* autocast: the activation the next matmul
 				 * reads is FP32 (a norm's or softmax's)   */
 	uint32_t a2a_last;      /* --moe-a2a-overlap: 1 + index of the last

@@ -509,7 +509,11 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	 * over its data-parallel group with context parallelism
 	 * (parallel_state's data_parallel_group_with_cp), torchtitan's FSDP
 	 * over dp_shard x cp. */
-	double shard = zero ? W / (zero >= 2 ? model_shard_ranks(o) : dp) : W;
+	/* --lora (zero 0 or 1, one dtype or autocast: model.c refuses the
+	 * rest): every weight is held, only the adapters' take gradients
+	 * and optimizer state; P, Wt, the trained parameters */
+	double P = o->lora_rank ? s->params_trainable : s->params, Wt = P * z.e;
+	double shard = zero ? Wt / (zero >= 2 ? model_shard_ranks(o) : dp) : Wt;
 	if (zero && model_ep(o) > 1) {
 		/* the experts' state over their data-parallel group, dp / ep
 		 * (ZeRO-1; FSDP2's dp_shard_mod_ep, model.c zero_gather()) */
@@ -518,7 +522,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	}
 	/* DDP's bucket copy; Megatron's DDP reduces its contiguous gradient
 	 * buffer in place (buckets are views of it) */
-	double ddp = zero < 2 && dp > 1 && o->stack != MODEL_STACK_TE ? W : 0;
+	double ddp = zero < 2 && dp > 1 && o->stack != MODEL_STACK_TE ? Wt : 0;
 	/* FSDP under a pipeline (model.c sharded()): every unit of the stage
 	 * stays gathered through the step, as SHARD_GRAD_OP keeps it, and its
 	 * 16-bit gradients accumulate over the microbatches until the last
@@ -546,14 +550,14 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 			m->weights = W + shard;
 		else if (zero == 3)
 			m->weights = shard + R + 2 * L;
-		m->gradients = zero >= 2 ? shard + (pp_fsdp ? W : R + L) : W + ddp;
+		m->gradients = zero >= 2 ? shard + (pp_fsdp ? W : R + L) : Wt + ddp;
 		m->optimizer = adam * 2 * shard;
 		/* --grad-fp32 (nanotron's accumulate_grad_in_fp32): an FP32
 		 * buffer beside the 16-bit gradients, 4 bytes for each
 		 * parameter whose gradient this rank keeps, allocated once
 		 * (the other branches' gradients are FP32 already) */
 		if (o->grad_fp32 && z.e < 4)
-			gbuf = 4 * (zero >= 2 ? sn : s->params);
+			gbuf = 4 * (zero >= 2 ? sn : P);
 		m->gradients += gbuf;
 		grads_step = zero >= 2 ? shard + gbuf : m->gradients;
 	} else if (o->stack == MODEL_STACK_TE && zero < 2) {
@@ -595,7 +599,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		 * FP32 gradients 4 and DDP's FP32 bucket copy 4, moments 8 / d. */
 		ddp = ddp / z.e * 4;
 		m->weights = 4 * s->params + W;
-		m->gradients = 4 * s->params + ddp;
+		m->gradients = 4 * P + ddp;
 		m->optimizer = adam * 8 * sn;
 		weights_step = 4 * s->params;
 		grads_step = m->gradients;

@@ -182,6 +182,8 @@ static void mlp_activation(struct bld *B, double n)
 static void mlp_body(struct bld *B, uint64_t m, uint64_t f, int gated, int bias, double p_act)
 {
 	uint64_t h = B->c->hidden;
+	int keep = B->in_mlp;
+	B->in_mlp = 1;
 	B->cols = f;
 	if (gated) {
 		op_linear(B, m, h, f, bias, 0);
@@ -195,6 +197,7 @@ static void mlp_body(struct bld *B, uint64_t m, uint64_t f, int gated, int bias,
 	op_dropout(B, (double)m * f, p_act);
 	op_linear(B, m, f, h, bias, 0);
 	B->cols = h;
+	B->in_mlp = keep;
 }
 
 /* A dense MLP on m tokens (sharded by tp). */
@@ -687,7 +690,7 @@ static void mtp_modules(struct bld *B, uint32_t total)
 
 const char *model_training_flag(const struct model_opts *o)
 {
-	return o->act_ckpt ? "--act-ckpt" : o->grad_accum > 1 ? "--grad-accum"
+	return o->lora_rank ? "--lora" : o->act_ckpt ? "--act-ckpt" : o->grad_accum > 1 ? "--grad-accum"
 		: o->grad_fp32 ? "--grad-fp32" : o->no_grad_clip ? "--no-grad-clip"
 		: o->fsdp_reduce_bytes ? "--fsdp-reduce" : NULL;
 }
@@ -864,6 +867,16 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--zero %u: the stages are 0 to 3", o->zero);
 		return SURFER_EINVAL;
 	}
+	if (o->lora_rank && (o->tp > 1 || o->pp > 1 || model_cp(o) > 1 || o->zero >= 2 || o->fp8 ||
+			     o->offload || o->stack == MODEL_STACK_TE || c->experts > 1 ||
+			     c->family == MODEL_FAM_T5)) {
+		/* what the adapters are built for: PEFT on one GPU or under
+		 * DDP (HF Trainer, torchtune's single-device recipes) */
+		snprintf(err, errlen, "--lora %u is built for dense models on one GPU or data "
+			 "parallel (--dp, --zero 0 or 1), without --tp, --pp, --cp, FSDP (--zero 2 or 3), "
+			 "--offload, FP8 or --stack te", o->lora_rank);
+		return SURFER_EINVAL;
+	}
 	if (o->offload && (o->mode != MODEL_TRAINING || !o->zero ||
 			   (o->optimizer != MODEL_OPTIM_ADAMW) || (o->pp > 1 && o->zero > 1))) {
 		/* DeepSpeed's CPU optimizer is its Adam; its pipeline engine
@@ -1011,8 +1024,11 @@ static void offload_step(struct bld *B, double P)
 static void optimizer_step(struct bld *B)
 {
 	const struct model_opts *o = B->o;
-	double P = B->s->params;
-	uint32_t tensors = B->s->param_tensors ? B->s->param_tensors : 1;
+	/* --lora: the adapters alone */
+	double P = o->lora_rank ? B->s->params_trainable : B->s->params;
+	uint32_t tensors = o->lora_rank ? B->s->param_tensors_trainable : B->s->param_tensors;
+	if (!tensors)
+		tensors = 1;
 	if (o->optimizer == MODEL_OPTIM_NONE || o->mode != MODEL_TRAINING)
 		return;
 	uint32_t dp = model_grad_ranks(o);
@@ -1508,7 +1524,7 @@ static void backward(struct bld *B)
 		B->ph = MODEL_PH_BACKWARD;
 		if (!shard && f->param && ep && f->kind == F_GROUPED)
 			dp_buckets(B, f->param_elems * B->esz, &expert_pending, 0, MODEL_GROUP_EDP);
-		else if (!shard && f->param && !(f->kind == F_LINEAR && (f->flag & 2)))
+		else if (!shard && f->param && !f->frozen && !(f->kind == F_LINEAR && (f->flag & 2)))
 			dp_buckets(B, f->param_elems * B->esz, &pending, 0, MODEL_GROUP_DP);
 	}
 	B->layer = -1;
@@ -2150,7 +2166,8 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 				k_comm(&B, COMM_ALL_GATHER, s->expert_params * B.esz, MODEL_GROUP_EDP,
 				       MODEL_ASYNC_AFTER);
 		} else if (o->zero == 1 && model_grad_ranks(o) > 1) {
-			k_comm(&B, COMM_ALL_GATHER, s->params * B.esz, MODEL_GROUP_DP, MODEL_ASYNC_AFTER);
+			k_comm(&B, COMM_ALL_GATHER, (o->lora_rank ? s->params_trainable : s->params) * B.esz,
+			       MODEL_GROUP_DP, MODEL_ASYNC_AFTER);
 		}
 	}
 	if (o->mode != MODEL_TRAINING)

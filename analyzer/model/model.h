@@ -296,6 +296,11 @@ struct model_opts {
 	 * batch sequences each; DDP and ZeRO-1 synchronize the gradients on
 	 * the last one only (no_sync), FSDP on every one. */
 	uint32_t grad_accum;
+	/* --lora R: low-rank adapters of rank R (PEFT's LoraConfig) on the
+	 * decoder layers' linears, the model frozen (training only); with
+	 * lora_attn_only on the attention projections alone */
+	uint32_t lora_rank;
+	int lora_attn_only;
 	enum model_engine engine;      /* MODEL_ENGINE_HF by default           */
 	int kv_fp8;                    /* engines: --kv-cache-dtype fp8, the KV
 					* cache stored in FP8 (serve.c)         */
@@ -510,6 +515,9 @@ struct model_seq {
 	double params_wq;       /* of params: weight-only quantized, wq_bytes
 				 * each (an engine's AWQ/GPTQ linears)      */
 	double params_total;    /* parameters of the whole model              */
+	double params_trainable; /* of params: the ones a --lora step trains
+				  * (its adapters')                         */
+	uint32_t param_tensors_trainable;
 	uint32_t param_tensors; /* parameter tensors held by this GPU         */
 	uint32_t stage_layers;  /* layers run by this GPU                     */
 	double kv_cache_bytes;  /* decode: the K and V cache this GPU holds    */

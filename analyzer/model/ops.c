@@ -87,6 +87,8 @@ void bld_remember(struct bld *B, const struct fop *f)
 	}
 	B->ops[B->nops] = *f;
 	B->ops[B->nops].layer = B->layer;
+	/* under --lora everything but the adapters is frozen */
+	B->ops[B->nops].frozen = B->o->lora_rank && !B->lora_adapter && f->param;
 	B->nops++;
 }
 
@@ -94,6 +96,10 @@ void bld_add_params(struct bld *B, double elems, uint32_t tensors)
 {
 	B->s->params += elems;
 	B->s->param_tensors += tensors;
+	if (B->lora_adapter) {
+		B->s->params_trainable += elems;
+		B->s->param_tensors_trainable += tensors;
+	}
 	if (B->unit && B->layer + 1 >= 0 && (uint32_t)(B->layer + 1) < B->nunits)
 		B->unit[B->layer + 1] += elems;
 }
@@ -525,6 +531,34 @@ static int same_input(const struct bld *B, uint64_t m, uint64_t in)
 	return B->last_in.after == B->s->n && B->last_in.m == m && B->last_in.in == in;
 }
 
+/* --lora R: the adapter beside a decoder layer's linear (PEFT's
+ * lora.Linear: result = base(x) + lora_B(lora_A(x)) * scaling, dropout 0):
+ * x (m x in) through A (in x R) and B (R x out), trainable, the product
+ * scaled and added to the frozen linear's output.  Not the LM head, the
+ * embeddings or a tied linear (PEFT's all-linear leaves the head out);
+ * with --lora-targets attn not the MLP's.  The next sibling linear reads
+ * the same x (Q, K, V; gate, up): last_in says so past the adapter's
+ * kernels. */
+static void lora_adapter(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int tied)
+{
+	const struct model_opts *o = B->o;
+	if (!o->lora_rank || B->lora_adapter || o->mode != MODEL_TRAINING || tied || B->layer < 0 ||
+	    (uint32_t)B->layer >= B->c->layers + B->c->dec_layers || (o->lora_attn_only && B->in_mlp))
+		return;
+	struct bld_last_in keep = B->last_in;
+	uint64_t cols = B->cols;
+	B->lora_adapter = 1;
+	op_linear(B, m, in, o->lora_rank, 0, 0);
+	op_linear(B, m, o->lora_rank, out, 0, 0);
+	B->cols = out;
+	op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", (double)m * out, 1, 1, 1, NULL);
+	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)m * out, 2, 1, 0, NULL);
+	B->lora_adapter = 0;
+	B->cols = cols;
+	B->last_in = keep;
+	B->last_in.after = B->s->n;
+}
+
 void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, int tied)
 {
 	int fp8 = bld_fp8_linear(B, in, out);
@@ -566,6 +600,7 @@ void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, i
 		bld_add_params(B, f.param_elems, bias ? 2 : 1);
 	}
 	bld_remember(B, &f);
+	lora_adapter(B, m, in, out, tied);
 }
 
 void op_bmm(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, uint64_t kk)
@@ -948,6 +983,16 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 			bld_fp8_casts(B, 0, fp8_gathered(B, (double)f->a * f->c) ? 0 : (double)f->a * f->c,
 				      (double)f->b * f->c, f->fp8_x_bwd);
 		k_gemm_fp8(B, 1, f->a, f->b, f->c, f->fp8);
+		if (f->frozen) {
+			/* --lora: the input's gradient alone, summed with the
+			 * adapter's (autograd adds the two) */
+			B->cols = f->b;
+			k_vector(B, "vectorized_elementwise_kernel<4, AddFunctor>", PRED_OP_ELEMENTWISE,
+				 (double)f->a * f->b, 2.0, 1.0, 1.0);
+			if (f->flag & 4)
+				k_cast(B, (double)f->a * f->b, 0);
+			break;
+		}
 		k_gemm_fp8(B, 1, f->c, f->b, f->a, f->fp8);
 		if (B->o->stack == MODEL_STACK_TE)
 			wgrad_into_main_grad(B);
@@ -994,11 +1039,15 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 	case F_NORM:
 		k_rows(B, "layer_norm_grad_input_kernel<float, float>", PRED_OP_NORM, f->a, f->b,
 		       2.0, 1.0, 10.0, 256);
+		if (f->frozen)
+			break;
 		k_rows(B, "GammaBetaBackwardCUDAKernel<float, float>", PRED_OP_REDUCTION,
 		       f->b, f->a, 2.0, 0.0, 2.0, 256);
 		bld_grad_accumulate(B, f->param_elems, f->b);
 		break;
 	case F_REDUCE:
+		if (f->flag && f->frozen)
+			break;
 		if (f->flag) {
 			/* RMSNorm weight: grad of weight * x is a sum over rows. */
 			k_colsum(B, f->a, f->b);
@@ -1016,6 +1065,8 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 			 (double)f->a, 1.0 + 1.0 / B->esz, 1.0, 1.0);
 		break;
 	case F_EMBED: {
+		if (f->frozen)  /* --lora: no gradient of the table */
+			break;
 		/* embedding_dense_backward: a zero-filled dense gradient of the
 		 * whole table, then the rows of the used tokens added in (the
 		 * feature kernel up to 3072 indices, sort + segment sums above). */

@@ -504,6 +504,14 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	const uint32_t *zeros = explore ? explored : &m->opts.zero;
 	size_t nzeros = explore ? sizeof(explored) / sizeof(explored[0]) : 1;
 	size_t n = layouts_of(groups, zeros, nzeros, explore, fsdp2, experts, v, MAX_LAYOUTS);
+	if (m->opts.lora_rank) {
+		/* the adapters are built under DDP and ZeRO-1 alone (model.c) */
+		size_t kept = 0;
+		for (size_t i = 0; i < n; i++)
+			if (v[i].tp == 1 && v[i].pp == 1 && v[i].zero < 2)
+				v[kept++] = v[i];
+		n = kept;
+	}
 	/* the first target's layouts before anything is written: a plan no
 	 * layout of which builds (an engine asked to train, say) is bad
 	 * input, refused with the first layout's reason */
@@ -544,7 +552,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	} else {
 		char zero[48] = "";
 		if (explore)
-			snprintf(zero, sizeof(zero), ", zero 0, 1 and 3");
+			snprintf(zero, sizeof(zero), m->opts.lora_rank ? ", LoRA rank %u, zero 0 and 1"
+								: ", zero 0, 1 and 3", m->opts.lora_rank);
 		else if (m->opts.zero)
 			snprintf(zero, sizeof(zero), ", zero %u", m->opts.zero);
 		char cps[24] = "";

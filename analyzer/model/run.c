@@ -35,7 +35,7 @@ const char *const *model_cli_options(void)
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
 		"moe-route-nodes", "moe-dispatch-fp8", "moe-a2a-overlap", "act-ckpt-layers",
 		"sequence-parallel", "no-grad-clip", "fsdp", "fsdp-reduce", "offload", "host-mem-gbps",
-		"pp-partition", "kv-cache-dtype", NULL
+		"pp-partition", "kv-cache-dtype", "lora", "lora-targets", NULL
 	};
 	return names;
 }
@@ -298,6 +298,15 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		o->cuda_graphs = 1;
 	} else if (!strcmp(name, "grad-accum")) {
 		bad = parse_count(v, 1u << 16, &o->grad_accum, &most);
+	} else if (!strcmp(name, "lora")) {
+		bad = parse_count(v, 65536, &o->lora_rank, &most);
+	} else if (!strcmp(name, "lora-targets")) {
+		if (!strcmp(v, "all"))
+			o->lora_attn_only = 0, m->lora_targets_set = 1;
+		else if (!strcmp(v, "attn"))
+			o->lora_attn_only = 1, m->lora_targets_set = 1;
+		else
+			bad = -1;
 	} else if (!strcmp(name, "act-ckpt-layers")) {
 		bad = parse_count(v, 1u << 16, &o->ckpt_layers, &most);
 	} else if (!strcmp(name, "power-limit")) {
@@ -432,6 +441,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			{ "expert-capacity", "a positive count, config or none" },
 			{ "zero", "0, 1, 2 or 3" }, { "pp-partition", "uniform or cost" },
 			{ "fsdp", "1, 2 or megatron" }, { "fsdp-reduce", "fp32, bf16 or fp16" },
+			{ "lora-targets", "all or attn" },
 		};
 		char count[48];
 		snprintf(count, sizeof(count), "a count from 1 to %u", most);

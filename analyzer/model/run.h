@@ -33,6 +33,7 @@ struct model_cli {
 	int zero_set;             /* --zero given (else --plan tries 0, 1 and 3
 				   * in training)                             */
 	int fp8_recipe_set;       /* --fp8-recipe given (it needs --dtype fp8)  */
+	int lora_targets_set;     /* --lora-targets given (it needs --lora)     */
 	int dtype_set;            /* --dtype given (else an engine serves the
 				   * checkpoint's, model_engine_dtype())       */
 	/* --prompt-lens / --context-lens: each sequence's length (opts.lens
