@@ -149,6 +149,8 @@ static void usage(FILE *f)
 		"                            weight gradients, optimizer over the adapters\n"
 		"      --lora-targets T      all (every linear of the layers, default) or attn\n"
 		"                            (the attention projections)\n"
+		"      --qlora               with --lora: the adapted linears' weights in\n"
+		"                            NF4 (QLoRA, bitsandbytes), dequantized per GEMM\n"
 		"      --grad-fp32           gradients accumulated in an FP32 buffer (nanotron's\n"
 		"                            accumulate_grad_in_fp32; --stack te: main_grad)\n"
 		"      --no-grad-clip        no gradient-norm clipping before the optimizer step\n"
@@ -367,6 +369,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"grad-accum", required_argument, NULL, OPT_MODEL},
 		{"lora", required_argument, NULL, OPT_MODEL},
 		{"lora-targets", required_argument, NULL, OPT_MODEL},
+		{"qlora", no_argument, NULL, OPT_MODEL},
 		{"stack", required_argument, NULL, OPT_MODEL},
 		{"precision", required_argument, NULL, OPT_MODEL},
 		{"fp8-recipe", required_argument, NULL, OPT_MODEL},

@@ -3677,6 +3677,24 @@ START_TEST(lora_adapters)
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
 	ck_assert_double_eq_tol(s.params_trainable, 2 * 8 * (512 + 320 + 320 + 512), 1e-9);
 	model_seq_release(&s);
+	/* --qlora: the adapted linears' weights in NF4, 2 x (256 x 256 x 2 +
+	 * 2 x 256 x 64 + 3 x 256 x 512) = 1114112 of them, each dequantized
+	 * before its forward GEMM and its input-gradient GEMM */
+	o.lora_attn_only = 0;
+	o.qlora = 1;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	ck_assert_double_eq_tol(s.params_nf4, 1114112, 1e-9);
+	size_t deq[MODEL_PH_COUNT] = {0};
+	for (size_t i = 0; i < s.n; i++)
+		if (s.v[i].k.name && strstr(s.v[i].k.name, "kDequantizeBlockwise"))
+			deq[s.v[i].phase]++;
+	ck_assert_uint_eq(deq[MODEL_PH_FORWARD], 14);
+	ck_assert_uint_eq(deq[MODEL_PH_BACKWARD], 14);
+	model_memory(&c, &o, &s, &ml);
+	ck_assert_double_eq_tol(ml.weights, (s.params - 1114112) * 2.0 + 1114112 * (0.5 + 1.0 / 64 + 4.0 / 16384),
+				1e-6);
+	model_seq_release(&s);
+	o.qlora = 0;
 	/* what the adapters are not built for */
 	o.tp = 2;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);

@@ -31,7 +31,8 @@ struct fop {
 	enum fop_kind kind;
 	int32_t layer;
 	uint64_t a, b, c, d;    /* shape; meaning per kind (see the emitters) */
-	int flag;               /* linear: bias 1, tied 2; linear and bmm:
+	int flag;               /* linear: bias 1, tied 2, NF4 weight 8
+				 * (--qlora); linear and bmm:
 				 * 4 its input cast by autocast; sdpa:
 				 * causal; pp send: its model_kernel async
 				 * value                                  */

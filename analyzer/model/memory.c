@@ -410,8 +410,8 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	/* an engine's FP8 linears hold a byte a weight (their block or
 	 * channel scales, 4 bytes per 128 x 128 block or per row, left out);
 	 * its AWQ/GPTQ linears o->wq_bytes, their scales and zero points in */
-	m->weights = (s->params - s->params_fp8 - s->params_wq) * z.e + s->params_fp8 +
-		     s->params_wq * o->wq_bytes;
+	m->weights = (s->params - s->params_fp8 - s->params_wq - s->params_nf4) * z.e + s->params_fp8 +
+		     s->params_wq * o->wq_bytes + s->params_nf4 * MODEL_NF4_BYTES;
 	m->kv_cache = s->kv_cache_bytes;
 	if (o->engine != MODEL_ENGINE_HF) {
 		/* an engine holds the weights and its cache; a pass's largest
@@ -528,7 +528,9 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	 * 16-bit gradients accumulate over the microbatches until the last
 	 * one's reduce-scatter */
 	int pp_fsdp = zero >= 2 && o->pp > 1;
-	double weights_step = zero >= 2 ? shard : W;  /* FSDP reshards after backward */
+	/* FSDP reshards after backward; else the weights as held (--qlora's
+	 * NF4 ones at their size) */
+	double weights_step = zero >= 2 ? shard : m->weights;
 	double grads_step, sn = shard / z.e;          /* parameters in this rank's shard */
 	double adam = o->optimizer == MODEL_OPTIM_ADAMW;
 	double gbuf = 0;  /* a gradient buffer that lives through the step */

@@ -867,6 +867,13 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--zero %u: the stages are 0 to 3", o->zero);
 		return SURFER_EINVAL;
 	}
+	if (o->qlora && (!o->lora_rank || (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16) ||
+			 model_mixed(o))) {
+		snprintf(err, errlen, "--qlora holds the weights --lora adapts in NF4 and computes in the "
+			 "16-bit --dtype (bitsandbytes' compute dtype): it needs --lora R and --dtype bf16 "
+			 "or fp16, --precision pure");
+		return SURFER_EINVAL;
+	}
 	if (o->lora_rank && (o->tp > 1 || o->pp > 1 || model_cp(o) > 1 || o->zero >= 2 || o->fp8 ||
 			     o->offload || o->stack == MODEL_STACK_TE || c->experts > 1 ||
 			     c->family == MODEL_FAM_T5)) {

@@ -301,6 +301,9 @@ struct model_opts {
 	 * lora_attn_only on the attention projections alone */
 	uint32_t lora_rank;
 	int lora_attn_only;
+	/* --qlora: the adapted linears' frozen weights in bitsandbytes' NF4
+	 * (QLoRA), dequantized to --dtype before each GEMM that reads them */
+	int qlora;
 	enum model_engine engine;      /* MODEL_ENGINE_HF by default           */
 	int kv_fp8;                    /* engines: --kv-cache-dtype fp8, the KV
 					* cache stored in FP8 (serve.c)         */
@@ -449,6 +452,12 @@ enum model_phase {
 };
 
 /* One kernel launch of the sequence.  k.name points to a static string. */
+/* Bytes an NF4 weight takes in bitsandbytes' 4-bit storage as QLoRA loads
+ * a model (bnb_4bit_quant_type nf4, bnb_4bit_use_double_quant): 4 bits,
+ * an absmax per block of 64 weights quantized to 8 bits, and an FP32 scale
+ * of those per 256 blocks: 0.5 + 1/64 + 4/16384. */
+#define MODEL_NF4_BYTES (0.5 + 1.0 / 64 + 4.0 / 16384)
+
 struct model_kernel {
 	struct pred_kernel k;
 	enum model_phase phase;
@@ -517,6 +526,8 @@ struct model_seq {
 	double params_total;    /* parameters of the whole model              */
 	double params_trainable; /* of params: the ones a --lora step trains
 				  * (its adapters')                         */
+	double params_nf4;      /* of params: held in NF4 (--qlora),
+				  * MODEL_NF4_BYTES each                    */
 	uint32_t param_tensors_trainable;
 	uint32_t param_tensors; /* parameter tensors held by this GPU         */
 	uint32_t stage_layers;  /* layers run by this GPU                     */

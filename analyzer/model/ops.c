@@ -539,11 +539,30 @@ static int same_input(const struct bld *B, uint64_t m, uint64_t in)
  * with --lora-targets attn not the MLP's.  The next sibling linear reads
  * the same x (Q, K, V; gate, up): last_in says so past the adapter's
  * kernels. */
+static int lora_target(const struct bld *B, int tied)
+{
+	const struct model_opts *o = B->o;
+	return o->lora_rank && !B->lora_adapter && o->mode == MODEL_TRAINING && !tied && B->layer >= 0 &&
+	       (uint32_t)B->layer < B->c->layers + B->c->dec_layers && !(o->lora_attn_only && B->in_mlp);
+}
+
+/* --qlora: bitsandbytes' dequantization of an NF4 weight (in x out) to
+ * the 16-bit dtype before the GEMM that reads it (matmul_4bit's training
+ * path: dequantize_4bit, then the dense GEMM), forward and again for the
+ * input's gradient: MODEL_NF4_BYTES read, esz written per weight. */
+static void nf4_dequantize(struct bld *B, uint64_t in, uint64_t out)
+{
+	uint64_t cols = B->cols;
+	B->cols = out;
+	k_vector(B, "kDequantizeBlockwise<__nv_bfloat16, 512, 64, 8, 2>", PRED_OP_ELEMENTWISE,
+		 (double)in * out, MODEL_NF4_BYTES / B->esz, 1.0, 2.0);
+	B->cols = cols;
+}
+
 static void lora_adapter(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int tied)
 {
 	const struct model_opts *o = B->o;
-	if (!o->lora_rank || B->lora_adapter || o->mode != MODEL_TRAINING || tied || B->layer < 0 ||
-	    (uint32_t)B->layer >= B->c->layers + B->c->dec_layers || (o->lora_attn_only && B->in_mlp))
+	if (!lora_target(B, tied))
 		return;
 	struct bld_last_in keep = B->last_in;
 	uint64_t cols = B->cols;
@@ -585,6 +604,9 @@ void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, i
 		bld_fp8_casts(B, 1, same ? 0 : (double)m * in, (double)in * out, 0);
 		x_bwd = same ? 0 : (double)m * in;
 	}
+	int nf4 = B->o->qlora && lora_target(B, tied);
+	if (nf4)
+		nf4_dequantize(B, in, out);
 	k_gemm_fp8(B, 1, m, out, in, fp8);
 	B->last_in.after = B->s->n;
 	B->last_in.m = m;
@@ -598,6 +620,10 @@ void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, i
 		f.flag |= 2;
 	} else {
 		bld_add_params(B, f.param_elems, bias ? 2 : 1);
+	}
+	if (nf4) {
+		f.flag |= 8;
+		B->s->params_nf4 += (double)in * out;
 	}
 	bld_remember(B, &f);
 	lora_adapter(B, m, in, out, tied);
@@ -982,6 +1008,8 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 		if (f->fp8)
 			bld_fp8_casts(B, 0, fp8_gathered(B, (double)f->a * f->c) ? 0 : (double)f->a * f->c,
 				      (double)f->b * f->c, f->fp8_x_bwd);
+		if (f->flag & 8)
+			nf4_dequantize(B, f->b, f->c);
 		k_gemm_fp8(B, 1, f->a, f->b, f->c, f->fp8);
 		if (f->frozen) {
 			/* --lora: the input's gradient alone, summed with the

@@ -35,7 +35,7 @@ const char *const *model_cli_options(void)
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
 		"moe-route-nodes", "moe-dispatch-fp8", "moe-a2a-overlap", "act-ckpt-layers",
 		"sequence-parallel", "no-grad-clip", "fsdp", "fsdp-reduce", "offload", "host-mem-gbps",
-		"pp-partition", "kv-cache-dtype", "lora", "lora-targets", NULL
+		"pp-partition", "kv-cache-dtype", "lora", "lora-targets", "qlora", NULL
 	};
 	return names;
 }
@@ -298,6 +298,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		o->cuda_graphs = 1;
 	} else if (!strcmp(name, "grad-accum")) {
 		bad = parse_count(v, 1u << 16, &o->grad_accum, &most);
+	} else if (!strcmp(name, "qlora")) {
+		o->qlora = 1;
 	} else if (!strcmp(name, "lora")) {
 		bad = parse_count(v, 65536, &o->lora_rank, &most);
 	} else if (!strcmp(name, "lora-targets")) {
