@@ -3668,6 +3668,10 @@ START_TEST(lora_adapters)
 		}
 	ck_assert_uint_eq(nar, 1);
 	ck_assert_double_eq_tol(ar, 63488 * 2.0, 1e-6);
+	/* the frozen model stays BF16 under DDP: no FP32 master of it */
+	ck_assert_int_eq(model_mixed(&o), 0);
+	model_memory(&c, &o, &s, &ml);
+	ck_assert_double_eq_tol(ml.weights, s.params * 2.0, 1e-6);
 	model_seq_release(&s);
 	o.dp = 1;
 	/* --lora-targets attn: q, k, v and o alone, 8 x (512 + 320 + 320 +

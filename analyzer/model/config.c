@@ -1205,7 +1205,9 @@ int model_mixed(const struct model_opts *o)
 		return 0;
 	if (o->precision != MODEL_PREC_AUTO)
 		return o->precision == MODEL_PREC_MIXED || o->precision == MODEL_PREC_AUTOCAST;
-	return o->stack == MODEL_STACK_TE || o->fp8 || model_grad_ranks(o) > 1;
+	/* --lora: PEFT trains adapters on a model loaded in the dtype
+	 * (torch_dtype), no FP32 copy of what is frozen */
+	return !o->lora_rank && (o->stack == MODEL_STACK_TE || o->fp8 || model_grad_ranks(o) > 1);
 }
 
 int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out)

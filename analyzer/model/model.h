@@ -776,7 +776,9 @@ int model_fsdp_parse(const char *s, enum model_fsdp *out);
  * MODEL_FSDP_AUTO when nothing is sharded (not training, --zero 0|1, or
  * one data-parallel rank). */
 enum model_fsdp model_fsdp_impl(const struct model_opts *o);
-/* Whether o's training state is mixed precision (FP32 master weights). */
+/* Whether o's training state is mixed precision (FP32 master weights):
+ * --precision mixed or autocast, or by default under te, FP8 or data
+ * parallelism, never for --lora (the frozen model stays in its dtype). */
 int model_mixed(const struct model_opts *o);
 int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out);
 /* The serving engines' CPU work per step that no kernel shows (serve.c).
