@@ -3673,6 +3673,27 @@ START_TEST(lora_adapters)
 	model_memory(&c, &o, &s, &ml);
 	ck_assert_double_eq_tol(ml.weights, s.params * 2.0, 1e-6);
 	model_seq_release(&s);
+	/* under FSDP every unit is gathered whole, the adapters' gradients
+	 * alone reduce-scattered (a layer's each: 31744 x 2 bytes) */
+	o.zero = 3;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	double rs = 0, ag = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.v[i].phase != MODEL_PH_COMM)
+			continue;
+		if (s.v[i].comm == COMM_REDUCE_SCATTER) {
+			ck_assert_double_eq_tol(s.v[i].k.bytes, 31744 * 2.0, 1e-6);
+			rs += s.v[i].k.bytes;
+		}
+		if (s.v[i].comm == COMM_ALL_GATHER)
+			ag += s.v[i].k.bytes;
+	}
+	ck_assert_double_eq_tol(rs, 63488 * 2.0, 1e-6);
+	ck_assert(ag >= s.params * 2.0);
+	model_memory(&c, &o, &s, &ml);
+	ck_assert(ml.optimizer <= 63488 * 2.0 + 1);   /* AdamW's two moments of a half */
+	o.zero = 0;
+	model_seq_release(&s);
 	o.dp = 1;
 	/* --lora-targets attn: q, k, v and o alone, 8 x (512 + 320 + 320 +
 	 * 512) a layer */

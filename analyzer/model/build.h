@@ -76,6 +76,8 @@ struct bld {
 				 * kernels work on (their rows x cols shape) */
 	double *unit;           /* parameters per FSDP unit: [0] outside the
 				 * layers, [1 + i] layer i                  */
+	double *unit_t;         /* of those, the trained ones (--lora's
+				 * adapters; every one without --lora)     */
 	double *unit_x;         /* of those, the routed experts' (this rank's
 				 * under --ep: FSDP shards them over the
 				 * expert data-parallel group)              */

@@ -509,11 +509,14 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	 * over its data-parallel group with context parallelism
 	 * (parallel_state's data_parallel_group_with_cp), torchtitan's FSDP
 	 * over dp_shard x cp. */
-	/* --lora (zero 0 or 1, one dtype or autocast: model.c refuses the
-	 * rest): every weight is held, only the adapters' take gradients
-	 * and optimizer state; P, Wt, the trained parameters */
+	/* --lora (in one dtype: model_mixed()): every weight is held (FSDP:
+	 * sharded, shard_w), only the adapters take gradients and optimizer
+	 * state; P, Wt, the trained parameters, shard their share of this
+	 * rank, lt the trained share of a unit */
 	double P = o->lora_rank ? s->params_trainable : s->params, Wt = P * z.e;
-	double shard = zero ? Wt / (zero >= 2 ? model_shard_ranks(o) : dp) : Wt;
+	double ranks = zero >= 2 ? model_shard_ranks(o) : dp;
+	double shard = zero ? Wt / ranks : Wt, shard_w = zero >= 2 ? W / ranks : shard;
+	double lt = W > 0 ? Wt / W : 1;
 	if (zero && model_ep(o) > 1) {
 		/* the experts' state over their data-parallel group, dp / ep
 		 * (ZeRO-1; FSDP2's dp_shard_mod_ep, model.c zero_gather()) */
@@ -530,7 +533,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	int pp_fsdp = zero >= 2 && o->pp > 1;
 	/* FSDP reshards after backward; else the weights as held (--qlora's
 	 * NF4 ones at their size) */
-	double weights_step = zero >= 2 ? shard : m->weights;
+	double weights_step = zero >= 2 ? shard_w : m->weights;
 	double grads_step, sn = shard / z.e;          /* parameters in this rank's shard */
 	double adam = o->optimizer == MODEL_OPTIM_ADAMW;
 	double gbuf = 0;  /* a gradient buffer that lives through the step */
@@ -549,10 +552,10 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	} else if (!model_mixed(o)) {
 		/* one dtype throughout (FP32, or the model cast to 16 bits) */
 		if (zero == 2 || pp_fsdp)
-			m->weights = W + shard;
+			m->weights = W + shard_w;
 		else if (zero == 3)
-			m->weights = shard + R + 2 * L;
-		m->gradients = zero >= 2 ? shard + (pp_fsdp ? W : R + L) : Wt + ddp;
+			m->weights = shard_w + R + 2 * L;
+		m->gradients = zero >= 2 ? shard + (pp_fsdp ? Wt : (R + L) * lt) : Wt + ddp;
 		m->optimizer = adam * 2 * shard;
 		/* --grad-fp32 (nanotron's accumulate_grad_in_fp32): an FP32
 		 * buffer beside the 16-bit gradients, 4 bytes for each

@@ -874,14 +874,14 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 "or fp16, --precision pure");
 		return SURFER_EINVAL;
 	}
-	if (o->lora_rank && (o->tp > 1 || o->pp > 1 || model_cp(o) > 1 || o->zero >= 2 || o->fp8 ||
-			     o->offload || o->stack == MODEL_STACK_TE || c->experts > 1 ||
-			     c->family == MODEL_FAM_T5)) {
-		/* what the adapters are built for: PEFT on one GPU or under
-		 * DDP (HF Trainer, torchtune's single-device recipes) */
+	if (o->lora_rank && (o->tp > 1 || o->pp > 1 || model_cp(o) > 1 || o->fp8 || o->offload ||
+			     o->stack == MODEL_STACK_TE || c->experts > 1 || c->family == MODEL_FAM_T5 ||
+			     (o->qlora && o->zero >= 2 && model_grad_ranks(o) > 1))) {
+		/* what the adapters are built for: PEFT on one GPU, under DDP
+		 * (HF Trainer) or FSDP (torchtune's distributed recipes) */
 		snprintf(err, errlen, "--lora %u is built for dense models on one GPU or data "
-			 "parallel (--dp, --zero 0 or 1), without --tp, --pp, --cp, FSDP (--zero 2 or 3), "
-			 "--offload, FP8 or --stack te", o->lora_rank);
+			 "parallel (--dp with --zero 0 to 3; --qlora without FSDP), without --tp, --pp, "
+			 "--cp, --offload, FP8 or --stack te", o->lora_rank);
 		return SURFER_EINVAL;
 	}
 	if (o->offload && (o->mode != MODEL_TRAINING || !o->zero ||
@@ -1277,7 +1277,8 @@ static void zero_copy_in(struct bld *B, int32_t layer, double n, double rb)
 
 static void zero_reduce(struct bld *B, int32_t layer)
 {
-	double n = B->unit[layer + 1];
+	/* the trained parameters' gradients (--lora: the adapters') */
+	double n = B->unit_t[layer + 1];
 	if (!(n > 0))
 		return;
 	double rb = reduce_esz(B);
@@ -2049,12 +2050,14 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	B.nunits = total + 1 + o->mtp;   /* the MTP modules' layers after the others */
 	B.unit = calloc(B.nunits, sizeof(*B.unit));
 	B.unit_x = calloc(B.nunits, sizeof(*B.unit_x));
+	B.unit_t = calloc(B.nunits, sizeof(*B.unit_t));
 	uint32_t *gathers = calloc(B.nunits, sizeof(*gathers));
 	B.fwd_lo = calloc(B.nunits, sizeof(*B.fwd_lo));
 	B.fwd_hi = calloc(B.nunits, sizeof(*B.fwd_hi));
-	if (!B.unit || !B.unit_x || !gathers || !B.fwd_lo || !B.fwd_hi) {
+	if (!B.unit || !B.unit_x || !B.unit_t || !gathers || !B.fwd_lo || !B.fwd_hi) {
 		free(B.unit);
 		free(B.unit_x);
+		free(B.unit_t);
 		free(gathers);
 		free(B.fwd_lo);
 		free(B.fwd_hi);
@@ -2065,6 +2068,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	if (!copies) {
 		free(B.unit);
 		free(B.unit_x);
+		free(B.unit_t);
 		free(gathers);
 		free(B.fwd_lo);
 		free(B.fwd_hi);
@@ -2184,6 +2188,7 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 	free(copies);
 	free(B.unit);
 	free(B.unit_x);
+	free(B.unit_t);
 	free(B.fwd_lo);
 	free(B.fwd_hi);
 	free(B.ops);

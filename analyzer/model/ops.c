@@ -100,6 +100,9 @@ void bld_add_params(struct bld *B, double elems, uint32_t tensors)
 		B->s->params_trainable += elems;
 		B->s->param_tensors_trainable += tensors;
 	}
+	if (B->unit_t && (B->lora_adapter || !B->o->lora_rank) && B->layer + 1 >= 0 &&
+	    (uint32_t)(B->layer + 1) < B->nunits)
+		B->unit_t[B->layer + 1] += elems;
 	if (B->unit && B->layer + 1 >= 0 && (uint32_t)(B->layer + 1) < B->nunits)
 		B->unit[B->layer + 1] += elems;
 }

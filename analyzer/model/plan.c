@@ -505,10 +505,11 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	size_t nzeros = explore ? sizeof(explored) / sizeof(explored[0]) : 1;
 	size_t n = layouts_of(groups, zeros, nzeros, explore, fsdp2, experts, v, MAX_LAYOUTS);
 	if (m->opts.lora_rank) {
-		/* the adapters are built under DDP and ZeRO-1 alone (model.c) */
+		/* the adapters are built data parallel alone, QLoRA's without
+		 * FSDP (model.c) */
 		size_t kept = 0;
 		for (size_t i = 0; i < n; i++)
-			if (v[i].tp == 1 && v[i].pp == 1 && v[i].zero < 2)
+			if (v[i].tp == 1 && v[i].pp == 1 && !(m->opts.qlora && v[i].zero >= 2))
 				v[kept++] = v[i];
 		n = kept;
 	}
@@ -552,7 +553,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	} else {
 		char zero[48] = "";
 		if (explore)
-			snprintf(zero, sizeof(zero), m->opts.lora_rank ? ", LoRA rank %u, zero 0 and 1"
+			snprintf(zero, sizeof(zero), m->opts.lora_rank ? ", LoRA rank %u, zero 0, 1 and 3"
 								: ", zero 0, 1 and 3", m->opts.lora_rank);
 		else if (m->opts.zero)
 			snprintf(zero, sizeof(zero), ", zero %u", m->opts.zero);
