@@ -3997,6 +3997,59 @@ START_TEST(glm_moe)
 }
 END_TEST
 
+/* Llama 4 (llama4_text; the llama4 checkpoints' text_config): Maverick's
+ * hand count: attention 48 x (5120 x 40 x 128 x 2 + 5120 x 8 x 128 x 2) =
+ * 3.02e9; 24 MoE layers of 128 + 1 experts of 3 x 5120 x 8192 and a 5120
+ * x 128 router = 389.6e9; 24 dense MLPs of 3 x 5120 x 16384 = 6.04e9;
+ * embedding and head 2 x 202048 x 5120 = 2.07e9: 400.7e9. */
+START_TEST(llama4_moe)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-4-maverick", &c), 0);
+	double want = 48.0 * (5120.0 * 40 * 128 * 2 + 5120.0 * 8 * 128 * 2) +
+		      24 * (129 * 3.0 * 5120 * 8192 + 5120.0 * 128) + 24 * 3.0 * 5120 * 16384 +
+		      2.0 * 202048 * 5120;
+	ck_assert_double_eq_tol(model_config_params(&c), want, 1e-9 * want);
+	ck_assert_int_eq(model_layer_moe(&c, 0), 0);
+	ck_assert_int_eq(model_layer_moe(&c, 1), 1);
+	ck_assert_int_eq(model_layer_moe(&c, 47), 1);
+	ck_assert_uint_eq(c.window, 8192);
+	ck_assert_uint_eq(c.local_period, 4);
+	/* the multimodal checkpoint's config: its text_config */
+	const char *wrap = "{\"model_type\": \"llama4\", \"vision_config\": {\"hidden_size\": 1408},"
+			   " \"text_config\": {\"model_type\": \"llama4_text\", \"hidden_size\": 512,"
+			   " \"intermediate_size\": 256, \"intermediate_size_mlp\": 1024,"
+			   " \"num_hidden_layers\": 4, \"num_attention_heads\": 8, \"num_key_value_heads\": 2,"
+			   " \"head_dim\": 64, \"num_local_experts\": 4, \"num_experts_per_tok\": 1,"
+			   " \"interleave_moe_layer_step\": 1, \"vocab_size\": 1000,"
+			   " \"no_rope_layers\": [1, 1, 1, 0]}}";
+	char err[200];
+	ck_assert_int_eq(model_config_parse(wrap, "l4", &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.experts, 4);
+	ck_assert_uint_eq(c.moe_ffn, 256);
+	ck_assert_uint_eq(c.shared_ffn, 256);
+	ck_assert_uint_eq(c.ffn, 1024);
+	ck_assert_int_eq(model_layer_moe(&c, 0), 1);
+	/* served: every layer routes (top 1 of 4) and runs the shared expert:
+	 * its down projection [T, 256] -> 512 on each of the 4 layers */
+	struct model_opts o;
+	model_opts_init(&o);
+	uint32_t ctx[2] = { 100, 200 };
+	o.engine = MODEL_ENGINE_VLLM;
+	o.mode = MODEL_DECODE;
+	o.dtype = GPU_DT_BF16;
+	o.lens = ctx;
+	o.nlens = o.batch = 2;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	size_t routers = 0;
+	for (size_t i = 0; i < s.n; i++)
+		routers += s.v[i].k.op == PRED_OP_GEMM && s.v[i].k.n == 4 && s.v[i].k.k == 512;
+	ck_assert_uint_eq(routers, 4);
+	model_seq_release(&s);
+}
+END_TEST
+
 START_TEST(engine_prefill_last_tokens)
 {
 	/* vLLM prefill of prompts of 600 and 700 tokens (above its 512-token
@@ -4584,6 +4637,7 @@ int main(void)
 	tcase_add_test(t, builtin_names_distinct);
 	tcase_add_test(t, parse_aliases);
 	tcase_add_test(t, glm_moe);
+	tcase_add_test(t, llama4_moe);
 	tcase_add_test(t, lora_adapters);
 	tcase_add_test(t, gpt2_layer_flops);
 	tcase_add_test(t, gpt2_layer_kernels);

@@ -221,6 +221,25 @@ static const struct {
 	  "\"use_qk_norm\":false,\"partial_rotary_factor\":0.5,\"vocab_size\":151552,"
 	  "\"num_nextn_predict_layers\":1,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\","
 	  "\"max_position_embeddings\":131072,\"torch_dtype\":\"bfloat16\"}" },
+	/* meta-llama/Llama-4-Scout-17B-16E and -Maverick-17B-128E: their
+	 * text_config (the language model; the vision encoder runs only on
+	 * images): 16 and 128 routed experts of 8192 and a shared one, top 1,
+	 * on every layer (Scout) or every other (Maverick, the others a dense
+	 * MLP of 16384); chunked attention of 8192 on three layers of four;
+	 * 107.8B and 400.7B parameters built (the cards' 109B and 400B count
+	 * the vision encoder) */
+	{ "llama-4-scout", "{\"model_type\":\"llama4_text\",\"hidden_size\":5120,\"intermediate_size\":8192,"
+	  "\"intermediate_size_mlp\":16384,\"num_hidden_layers\":48,\"num_attention_heads\":40,"
+	  "\"num_key_value_heads\":8,\"head_dim\":128,\"num_local_experts\":16,\"num_experts_per_tok\":1,"
+	  "\"interleave_moe_layer_step\":1,\"attention_chunk_size\":8192,\"use_qk_norm\":true,"
+	  "\"vocab_size\":202048,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\","
+	  "\"max_position_embeddings\":10485760,\"torch_dtype\":\"bfloat16\"}" },
+	{ "llama-4-maverick", "{\"model_type\":\"llama4_text\",\"hidden_size\":5120,\"intermediate_size\":8192,"
+	  "\"intermediate_size_mlp\":16384,\"num_hidden_layers\":48,\"num_attention_heads\":40,"
+	  "\"num_key_value_heads\":8,\"head_dim\":128,\"num_local_experts\":128,\"num_experts_per_tok\":1,"
+	  "\"interleave_moe_layer_step\":2,\"attention_chunk_size\":8192,\"use_qk_norm\":false,"
+	  "\"vocab_size\":202048,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\","
+	  "\"max_position_embeddings\":1048576,\"torch_dtype\":\"bfloat16\"}" },
 	/* openai/gpt-oss-20b and -120b: Mixtral-style experts of
 	 * intermediate_size, four a token, attention with biases and sinks,
 	 * 128-token sliding windows on every other layer (layer_types starts
@@ -494,7 +513,7 @@ static int family_of(json_t *root, enum model_family *f)
 		{ "phi3", MODEL_FAM_LLAMA }, { "qwen3", MODEL_FAM_LLAMA }, { "qwen3_moe", MODEL_FAM_LLAMA },
 		{ "qwen2_moe", MODEL_FAM_LLAMA }, { "deepseek_v2", MODEL_FAM_LLAMA },
 		{ "deepseek_v3", MODEL_FAM_LLAMA }, { "gemma3_text", MODEL_FAM_LLAMA },
-		{ "gpt_oss", MODEL_FAM_LLAMA }, { "glm4_moe", MODEL_FAM_LLAMA },
+		{ "gpt_oss", MODEL_FAM_LLAMA }, { "glm4_moe", MODEL_FAM_LLAMA }, { "llama4_text", MODEL_FAM_LLAMA },
 		{ "switch_transformers", MODEL_FAM_T5 }, { "t5", MODEL_FAM_T5 }, { "mt5", MODEL_FAM_T5 },
 	};
 	for (size_t i = 0; mt && i < sizeof(map) / sizeof(map[0]); i++)
@@ -627,6 +646,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	static const struct { const char *wrapper, *text; } vlm[] = {
 		{ "mistral3", "mistral" }, { "llava", "llama" }, { "llava_next", "llama" },
 		{ "llava_onevision", "qwen2" }, { "paligemma", "gemma" }, { "idefics3", "llama" },
+		{ "llama4", "llama4_text" },
 	};
 	json_t *text = json_object_get(root, "text_config");
 	for (size_t i = 0; mtype && json_is_object(text) && i < sizeof(vlm) / sizeof(vlm[0]); i++) {
@@ -702,7 +722,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	if (family_of(root, &fam)) {
 		const char *mt = get_str(root, "model_type");
 		const char *arch = arch_of(root);
-		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, qwen2_moe, qwen3, qwen3_moe, mixtral, gemma, gemma2, gemma3, phi3, deepseek_v2, deepseek_v3, glm4_moe, gpt_oss, t5, switch_transformers, %s)",
+		snprintf(err, errlen, "unknown architecture '%s' (known: gpt2, gpt_neox, bert, opt, llama, mistral, qwen2, qwen2_moe, qwen3, qwen3_moe, mixtral, gemma, gemma2, gemma3, phi3, deepseek_v2, deepseek_v3, glm4_moe, llama4, gpt_oss, t5, switch_transformers, %s)",
 			 mt ? mt : arch ? arch : "?", arch_alias_names());
 		return SURFER_EUNKNOWN;
 	}
@@ -850,6 +870,34 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 			c->sandwich_norm = 1;
 			c->final_softcap = is_set(root, "final_logit_softcapping");
 		}
+		if (mt && !strcasecmp(mt, "llama4_text")) {
+			/* Llama4TextConfig: num_local_experts routed experts of
+			 * intermediate_size and one shared expert of it on every
+			 * interleave_moe_layer_step-th layer (Scout 1, Maverick
+			 * 2), the others a dense MLP of intermediate_size_mlp;
+			 * the RoPE layers attend within chunks of
+			 * attention_chunk_size, every fourth (no_rope_layers'
+			 * zeros: NoPE) to all, the chunk built as a window of
+			 * its size (the cost of a chunk's last token, an upper
+			 * bound; exact up to it) */
+			int64_t mf = get_uint(root, "intermediate_size", 8192);
+			ffn = get_uint(root, "intermediate_size_mlp", 16384);
+			c->moe_ffn = mf > 0 ? (uint32_t)mf : 0;
+			c->shared_ffn = c->moe_ffn;
+			int64_t st = get_uint(root, "interleave_moe_layer_step", 1);
+			c->moe_step = st > 1 ? (uint32_t)st : 0;
+			int64_t w = get_uint(root, "attention_chunk_size", 8192);
+			int64_t period = 4;
+			json_t *nr = json_object_get(root, "no_rope_layers");
+			for (size_t i = 0; json_is_array(nr) && i < json_array_size(nr); i++)
+				if (json_is_integer(json_array_get(nr, i)) &&
+				    json_integer_value(json_array_get(nr, i)) == 0) {
+					period = (int64_t)i + 1;
+					break;
+				}
+			c->window = w > 0 ? (uint32_t)w : 0;
+			c->local_period = period > 1 ? (uint32_t)period : 0;
+		}
 		if (mt && !strcasecmp(mt, "gpt_oss")) {
 			/* GptOss: num_local_experts of intermediate_size (as
 			 * Mixtral's), experts_per_token of them; every other
@@ -867,7 +915,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		/* Qwen3, Gemma 3 (GLM-4.5 with use_qk_norm): q_norm and k_norm,
 		 * an RMSNorm over each head */
 		c->qk_norm = mt && (!strncasecmp(mt, "qwen3", 5) || !strncasecmp(mt, "gemma3", 6) ||
-				    (glm && get_bool(root, "use_qk_norm", 0)));
+				    ((glm || !strcasecmp(mt, "llama4_text")) && get_bool(root, "use_qk_norm", 0)));
 		c->dropout = 0;
 		c->attn_dropout = get_real(root, "attention_dropout", 0.0);
 		break;
@@ -1197,6 +1245,17 @@ enum model_fsdp model_fsdp_impl(const struct model_opts *o)
 	if (o->fsdp != MODEL_FSDP_AUTO)
 		return o->fsdp;
 	return o->stack == MODEL_STACK_TE ? MODEL_FSDP_MEGATRON : MODEL_FSDP_2;
+}
+
+int model_layer_moe(const struct model_config *c, uint32_t li)
+{
+	return c->experts > 1 && li >= c->first_dense && (c->moe_step <= 1 || (li + 1) % c->moe_step == 0);
+}
+
+int model_moe_grouped(const struct model_config *c, const struct model_opts *o)
+{
+	return c->experts > 1 && (c->kv_lora || model_ep(o) > 1 || c->shared_ffn || c->first_dense ||
+				  c->moe_step > 1);
 }
 
 int model_mixed(const struct model_opts *o)

@@ -228,7 +228,7 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 		return ln_saved(z) + X + attn_saved(z, 0, 1, c->attn_dropout) + mh +
 		       ln_saved(z) + mlp_saved(c, z, z->T, z->Tr, 0) + mh;
 	case MODEL_FAM_LLAMA: {
-		int grouped = c->experts > 1 && (c->kv_lora || model_ep(o) > 1) && i >= c->first_dense;
+		int moe = model_layer_moe(c, i), grouped = moe && model_moe_grouped(c, o);
 		if (c->kv_lora)
 			return mla_saved(c, z) + (grouped ? grouped_saved(c, o, z)
 							  : mlp_saved(c, z, z->T, z->Tr, 0));
@@ -239,7 +239,7 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 		double r = rms_saved(z) + X + attn_saved(z, 1, 0, c->attn_dropout) + rms_saved(z);
 		if (grouped)
 			return r + grouped_saved(c, o, z);
-		if (c->experts > 1) {
+		if (moe) {
 			/* router, then each token's K experts: the gathered
 			 * tokens, their MLP, and the weighted product */
 			double K = c->experts_per_tok ? c->experts_per_tok : 1;

@@ -488,7 +488,7 @@ static void layer_mla(struct bld *B)
 	op_tp(B, 1, (double)T * h);
 	residual(B);
 	op_rmsnorm(B, B->Ts, h);
-	if (c->experts > 1 && (uint32_t)B->layer >= c->first_dense)
+	if (model_layer_moe(c, (uint32_t)B->layer))
 		mlp_grouped(B);
 	else
 		mlp_dense(B, T, 0, 0);
@@ -527,16 +527,14 @@ static void layer_llama(struct bld *B)
 	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 4, c->attn_dropout);
 	attn_out(B, 0, 0);     /* LlamaDecoderLayer: no residual dropout */
 	op_rmsnorm(B, B->Ts, h);
-	/* GLM-4.5: dense first layers, then DeepSeek's routed and shared
-	 * experts as the stacks that train it run them (mlp_grouped) */
-	if (c->experts > 1 && (uint32_t)B->layer < c->first_dense)
+	/* GLM-4.5's and Llama 4's dense layers, then the routed and shared
+	 * experts as the stacks that train them run them (mlp_grouped) */
+	if (!model_layer_moe(c, (uint32_t)B->layer))
 		mlp_dense(B, T, 0, 0);
-	else if (c->experts > 1 && (model_ep(B->o) > 1 || c->shared_ffn || c->first_dense))
+	else if (model_moe_grouped(c, B->o))
 		mlp_grouped(B);
-	else if (c->experts > 1)
-		mlp_topk(B);
 	else
-		mlp_dense(B, T, 0, 0);
+		mlp_topk(B);
 	residual(B);
 }
 
@@ -1808,10 +1806,13 @@ double model_config_params(const struct model_config *c)
 	}
 	if (c->moe_ffn && c->experts > 1) {
 		/* routed experts of moe_ffn, the shared ones, the router; the
-		 * first_dense layers keep a dense MLP of ffn */
+		 * other layers (DeepSeek's first_dense, Llama 4 Maverick's every
+		 * other) keep a dense MLP of ffn */
 		double moe = 3.0 * h * c->moe_ffn * c->experts + 3.0 * h * c->shared_ffn + h * c->experts;
-		double dense = c->first_dense < c->layers ? c->first_dense : c->layers;
-		return dense * (attn + mlp) + (c->layers - dense) * (attn + moe) + V * h * (c->tied ? 1 : 2);
+		double sparse = 0;
+		for (uint32_t li = 0; li < c->layers; li++)
+			sparse += model_layer_moe(c, li);
+		return (c->layers - sparse) * (attn + mlp) + sparse * (attn + moe) + V * h * (c->tied ? 1 : 2);
 	}
 	if (c->experts > 1)      /* Mixtral: every layer's MLP, E times, + router */
 		layer += mlp * (c->experts - 1) + h * c->experts;

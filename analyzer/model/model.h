@@ -75,6 +75,10 @@ struct model_config {
 			       * DeepSeek: ffn is the dense layers'); 0 none */
 	uint32_t shared_ffn;  /* the shared experts' inner width in all
 			       * (Qwen2-MoE, DeepSeek), 0 none             */
+	uint32_t moe_step;    /* Llama 4: every moe_step-th layer's MLP is the
+			       * experts (interleave_moe_layer_step; Maverick
+			       * 2), the others dense of ffn; 0 or 1 every
+			       * layer's                                     */
 	uint32_t first_dense; /* DeepSeek: the first layers have a dense MLP
 			       * of ffn (first_k_dense_replace)            */
 	/* DeepSeek-V3's router: sigmoid scores plus a per-expert bias that
@@ -776,6 +780,13 @@ int model_fsdp_parse(const char *s, enum model_fsdp *out);
  * MODEL_FSDP_AUTO when nothing is sharded (not training, --zero 0|1, or
  * one data-parallel rank). */
 enum model_fsdp model_fsdp_impl(const struct model_opts *o);
+/* Whether layer li's MLP is c's routed experts: a model with experts,
+ * past its first_dense dense layers, on every moe_step-th layer. */
+int model_layer_moe(const struct model_config *c, uint32_t li);
+/* Whether the builders run c's experts as grouped GEMMs after a router
+ * (DeepSeek's, GLM-4.5's and Llama 4's layout; any model's under --ep)
+ * rather than Hugging Face's per-expert loop (Mixtral, Qwen-MoE). */
+int model_moe_grouped(const struct model_config *c, const struct model_opts *o);
 /* Whether o's training state is mixed precision (FP32 master weights):
  * --precision mixed or autocast, or by default under te, FP8 or data
  * parallelism, never for --lora (the frozen model stays in its dtype). */

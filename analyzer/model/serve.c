@@ -350,7 +350,7 @@ static void mlp(struct srv *S, uint64_t T, uint32_t li)
 {
 	struct bld *B = S->B;
 	const struct model_config *c = B->c;
-	if (S->E > 1 && li >= c->first_dense) {
+	if (S->E > 1 && model_layer_moe(c, li)) {
 		/* uniform routing: the rows of this GPU's experts (moe.h); with
 		 * data-parallel attention (--ep = --dp, --tp 1) each GPU's own
 		 * tokens dispatched to the experts' GPUs and combined back by
