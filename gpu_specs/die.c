@@ -2,7 +2,7 @@
  * die.c - the die of every GPU of the table (die.h).  Sources: NVIDIA's
  * architecture whitepapers and product briefs (Maxwell GM200, Pascal
  * GP100/GP102/GP104, Volta GV100, Turing TU102/TU104, Ampere GA100/GA102,
- * Ada AD102/AD104, Hopper GH100 (the H20 and H800 are GH100 parts with
+ * Ada AD102/AD103/AD104, Hopper GH100 (the H20 and H800 are GH100 parts with
  * SMs, NVLink or FP64 cut), Blackwell GB100/GB202); AMD's CDNA
  * whitepapers (MI100 "Arcturus", MI200 "Aldebaran", MI300 "Aqua
  * Vanjaram").  A GPU added to gpus.csv needs a line here (check_gpu.c
@@ -21,11 +21,13 @@ static const struct {
 	{"gp102", {"titan-x-pascal", "titan-xp", "gtx-1080-ti"}},
 	{"gp104", {"p4"}},
 	{"gv100", {"v100-pcie-16", "v100-pcie-32", "v100-sxm2-16", "v100-sxm2-32"}},
-	{"tu102", {"rtx-2080ti"}},
+	{"tu102", {"rtx-2080ti", "quadro-rtx-8000"}},
 	{"tu104", {"t4"}},
-	{"ga100", {"a100-pcie-40", "a100-pcie-80", "a100-sxm4-40", "a100-sxm4-80", "a30"}},
-	{"ga102", {"a10", "a10g", "a40", "rtx-3090", "rtx-a6000"}},
+	{"ga100", {"a100-pcie-40", "a100-pcie-80", "a100-sxm4-40", "a100-sxm4-80", "a800-sxm4-80", "a800-pcie-80",
+		   "a30"}},
+	{"ga102", {"a10", "a10g", "a40", "rtx-3090", "rtx-a6000", "rtx-a5000"}},
 	{"ad102", {"l40", "l20", "l40s", "rtx-4090", "rtx-6000-ada"}},
+	{"ad103", {"rtx-4080"}},
 	{"ad104", {"l4"}},
 	{"gh100", {"h100-pcie", "h100-sxm", "h100-nvl", "h100-sxm-96", "h200-nvl", "h800", "h20", "h200", "gh200"}},
 	{"gb100", {"b200", "gb200"}},

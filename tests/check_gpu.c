@@ -346,7 +346,7 @@ START_TEST(test_find_driver_names)
 	ck_assert_uint_eq(gpu_named_by("sxm4 a100", ids, 4), 2);
 	ck_assert_uint_eq(gpu_named_by("A100-80GB-SXM4", ids, 4), 1);
 	ck_assert_str_eq(ids[0], "a100-sxm4-80");
-	ck_assert_uint_eq(gpu_named_by("RTX", ids, 1), 7);   /* counted past max */
+	ck_assert_uint_eq(gpu_named_by("RTX", ids, 1), 10);  /* counted past max */
 	ck_assert_uint_eq(gpu_named_by("A100-80GB-SXM4-HGX", ids, 4), 0);
 	ck_assert_uint_eq(gpu_named_by("NVIDIA", ids, 4), 0);
 	ck_assert_ptr_null(gpu_find("Radeon MI300X"));

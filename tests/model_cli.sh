@@ -779,7 +779,7 @@ check "fp16 on v100 predicted" $?
 "$BIN" --model gpt2 --dtype bf16 --all-targets --json >"$tmp/all.json" 2>"$tmp/err"
 check "bf16 --all-targets exits 0" $?
 ! grep -q '"target": "\(v100\|t4\)' "$tmp/all.json" && grep -q '"target": "a100-sxm4-40"' "$tmp/all.json" &&
-	grep -q 'leaves out 14 GPUs .*(the first: --dtype bf16 on .*no BF16' "$tmp/err"
+	grep -q 'leaves out 15 GPUs .*(the first: --dtype bf16 on .*no BF16' "$tmp/err"
 check "bf16 --all-targets leaves the V100s and the T4 out ($(cat "$tmp/err"))" $?
 
 # --attention sdpa is PyTorch's FlashAttention-2 over K/V repeated to every
