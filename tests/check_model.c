@@ -3701,7 +3701,23 @@ START_TEST(lora_adapters)
 	o.lora_attn_only = 1;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
 	ck_assert_double_eq_tol(s.params_trainable, 2 * 8 * (512 + 320 + 320 + 512), 1e-9);
+	/* in backward each adapter adds its two gradient accumulations and
+	 * the sum of its input's gradient with the frozen linear's; a linear
+	 * without one (the MLP's here, the head) sums nothing: 2 layers x 3
+	 * MLP adapters x 3 adds fewer than with every linear adapted */
+	size_t adds_attn = 0, adds_all = 0;
+	for (size_t i = 0; i < s.n; i++)
+		adds_attn += s.v[i].phase == MODEL_PH_BACKWARD && s.v[i].k.name &&
+			     strstr(s.v[i].k.name, "AddFunctor");
 	model_seq_release(&s);
+	o.lora_attn_only = 0;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	for (size_t i = 0; i < s.n; i++)
+		adds_all += s.v[i].phase == MODEL_PH_BACKWARD && s.v[i].k.name &&
+			    strstr(s.v[i].k.name, "AddFunctor");
+	ck_assert_uint_eq(adds_all - adds_attn, 2 * 3 * 3);
+	model_seq_release(&s);
+	o.lora_attn_only = 1;
 	/* --qlora: the adapted linears' weights in NF4, 2 x (256 x 256 x 2 +
 	 * 2 x 256 x 64 + 3 x 256 x 512) = 1114112 of them, each dequantized
 	 * before its forward GEMM and its input-gradient GEMM */

@@ -32,7 +32,8 @@ struct fop {
 	int32_t layer;
 	uint64_t a, b, c, d;    /* shape; meaning per kind (see the emitters) */
 	int flag;               /* linear: bias 1, tied 2, NF4 weight 8
-				 * (--qlora); linear and bmm:
+				 * (--qlora), a --lora adapter beside it
+				 * 16; linear and bmm:
 				 * 4 its input cast by autocast; sdpa:
 				 * causal; pp send: its model_kernel async
 				 * value                                  */

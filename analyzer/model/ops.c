@@ -607,7 +607,7 @@ void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, i
 		bld_fp8_casts(B, 1, same ? 0 : (double)m * in, (double)in * out, 0);
 		x_bwd = same ? 0 : (double)m * in;
 	}
-	int nf4 = B->o->qlora && lora_target(B, tied);
+	int adapted = lora_target(B, tied), nf4 = B->o->qlora && adapted;
 	if (nf4)
 		nf4_dequantize(B, in, out);
 	k_gemm_fp8(B, 1, m, out, in, fp8);
@@ -624,6 +624,8 @@ void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, i
 	} else {
 		bld_add_params(B, f.param_elems, bias ? 2 : 1);
 	}
+	if (adapted)
+		f.flag |= 16;
 	if (nf4) {
 		f.flag |= 8;
 		B->s->params_nf4 += (double)in * out;
@@ -1015,11 +1017,12 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 			nf4_dequantize(B, f->b, f->c);
 		k_gemm_fp8(B, 1, f->a, f->b, f->c, f->fp8);
 		if (f->frozen) {
-			/* --lora: the input's gradient alone, summed with the
-			 * adapter's (autograd adds the two) */
+			/* --lora: the input's gradient alone, summed with its
+			 * adapter's where it has one (autograd adds the two) */
 			B->cols = f->b;
-			k_vector(B, "vectorized_elementwise_kernel<4, AddFunctor>", PRED_OP_ELEMENTWISE,
-				 (double)f->a * f->b, 2.0, 1.0, 1.0);
+			if (f->flag & 16)
+				k_vector(B, "vectorized_elementwise_kernel<4, AddFunctor>", PRED_OP_ELEMENTWISE,
+					 (double)f->a * f->b, 2.0, 1.0, 1.0);
 			if (f->flag & 4)
 				k_cast(B, (double)f->a * f->b, 0);
 			break;
