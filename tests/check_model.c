@@ -3741,6 +3741,11 @@ START_TEST(lora_adapters)
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "--lora 8"));
 	o.tp = 1;
+	c.experts = 4;
+	c.experts_per_tok = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "mixture-of-experts"));
+	c.experts = c.experts_per_tok = 0;
 	o.mode = MODEL_INFERENCE;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "--lora"));

@@ -872,14 +872,20 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 "or fp16, --precision pure");
 		return SURFER_EINVAL;
 	}
+	if (o->lora_rank && (c->experts > 1 || c->family == MODEL_FAM_T5)) {
+		snprintf(err, errlen, "--lora %u: the adapters are built for dense decoder models; '%s' %s",
+			 o->lora_rank, c->name, c->experts > 1 ? "has mixture-of-experts layers"
+							       : "is an encoder-decoder (T5)");
+		return SURFER_EINVAL;
+	}
 	if (o->lora_rank && (o->tp > 1 || o->pp > 1 || model_cp(o) > 1 || o->fp8 || o->offload ||
-			     o->stack == MODEL_STACK_TE || c->experts > 1 || c->family == MODEL_FAM_T5 ||
+			     o->stack == MODEL_STACK_TE ||
 			     (o->qlora && o->zero >= 2 && model_grad_ranks(o) > 1))) {
 		/* what the adapters are built for: PEFT on one GPU, under DDP
 		 * (HF Trainer) or FSDP (torchtune's distributed recipes) */
-		snprintf(err, errlen, "--lora %u is built for dense models on one GPU or data "
-			 "parallel (--dp with --zero 0 to 3; --qlora without FSDP), without --tp, --pp, "
-			 "--cp, --offload, FP8 or --stack te", o->lora_rank);
+		snprintf(err, errlen, "--lora %u is built on one GPU or data parallel (--dp with "
+			 "--zero 0 to 3; --qlora without FSDP), without --tp, --pp, --cp, --offload, FP8 or "
+			 "--stack te", o->lora_rank);
 		return SURFER_EINVAL;
 	}
 	if (o->offload && (o->mode != MODEL_TRAINING || !o->zero ||
