@@ -32,7 +32,8 @@
  * recorder enabled the runtime's API records (the RUNTIME kind), writes the launch's
  * runtime API record instead: its correlation id, and a span around the
  * launch on the real clock (1 us before it to 2 us after); =runtime-late
- * hands those records over in a buffer after the kernels', as =late.
+ * hands those records over in a buffer after the kernels', as =late
+ * (FAKE_CUPTI_API_DELAY_MS=N: N ms after it).
  * FAKE_CUPTI_LOSE=N leaves out every N-th kernel report (CUPTI lost some
  * on an H200, right after its start) and counts it for
  * cuptiActivityGetNumDroppedRecords.  FAKE_CUPTI_UNFINISHED=1 (with
@@ -435,8 +436,14 @@ API CUptiResult cuptiActivityFlushAll(uint32_t flag)
 	queue = apiq = NULL;
 	qlen = qcap = alen = acap = 0;
 	pthread_mutex_unlock(&mu);
-	/* the kernels' buffer first, the API records' after */
+	/* the kernels' buffer first, the API records' after (FAKE_CUPTI_API_
+	 * DELAY_MS later: a loaded machine's scheduler between the two) */
 	CUptiResult r = hand_over(q, n);
+	const char *dl = getenv("FAKE_CUPTI_API_DELAY_MS");
+	if (dl && na && atoi(dl) > 0) {
+		struct timespec ts = { atoi(dl) / 1000, (long)(atoi(dl) % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
+	}
 	CUptiResult r2 = hand_over(a, na);
 	return r != CUPTI_SUCCESS ? r : r2;
 }

@@ -351,6 +351,16 @@ if run cupti-runtime-late 0 FAKE_CUPTI_EXTERNAL=runtime-late FAKE_CUPTI_CLOCK=re
 	grep -q "16 by runtime call" "$T/cupti-runtime-late.err" && pass "cupti-runtime-late: the reports wait for their calls" ||
 		fail "cupti-runtime-late: the reports wait for their calls: $(grep 'reports joined' "$T/cupti-runtime-late.err")"
 fi
+# ... however late the calls' buffer comes (300 ms: past the 50 ms after
+# which a report is matched by kernel and stream, and the 200 ms after
+# which it is given up; a loaded machine's scheduler did that once)
+if run cupti-runtime-later 0 FAKE_CUPTI_EXTERNAL=runtime-late FAKE_CUPTI_API_DELAY_MS=300 \
+	FAKE_CUPTI_CLOCK=real SURFER_VERBOSE=1 SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" \
+	SURFER_OUTPUT="$T/rt2.mp" -- $B/tests/shim_runtime spaced 16 500; then
+	grep -q "16 by runtime call" "$T/cupti-runtime-later.err" &&
+		pass "cupti-runtime-later: the reports wait for a late buffer of calls" ||
+		fail "cupti-runtime-later: $(grep 'reports joined' "$T/cupti-runtime-later.err")"
+fi
 
 # The same without the runtime's records (an older CUPTI): matched by
 # kernel and stream, a launch another one launched after it on the stream
