@@ -637,39 +637,25 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		if (qm && !strcasecmp(qm, "compressed-tensors"))
 			compressed_tensors(quant, c);
 	}
-	/* Vision-language checkpoints around a language model of a type read
-	 * here, in text_config: Mistral Small 3.1 and 3.2 (mistral3), LLaVA
-	 * (llava, llava_next, llava_onevision), PaliGemma, Idefics3.  The
-	 * language model is built alone, as Gemma 3's below (text prompts:
-	 * the vision tower runs only on images); a text_config without a
-	 * model_type takes its wrapper class's default text model. */
-	static const struct { const char *wrapper, *text; } vlm[] = {
-		{ "mistral3", "mistral" }, { "llava", "llama" }, { "llava_next", "llama" },
-		{ "llava_onevision", "qwen2" }, { "paligemma", "gemma" }, { "idefics3", "llama" },
-		{ "llama4", "llama4_text" },
+	/* Multimodal checkpoints around a language model of a type read here,
+	 * in text_config: Gemma 3's 4B, 12B and 27B (gemma3: always a
+	 * Gemma3TextConfig, which may omit its model_type), Mistral Small 3.1
+	 * and 3.2 (mistral3), LLaVA (llava, llava_next, llava_onevision),
+	 * PaliGemma, Idefics3 and Llama 4.  The language model is built alone
+	 * (text prompts: the vision tower runs only on images); a text_config
+	 * without a model_type takes its wrapper class's default text model. */
+	static const struct { const char *wrapper, *text; int always; } vlm[] = {
+		{ "gemma3", "gemma3_text", 1 }, { "mistral3", "mistral", 0 }, { "llava", "llama", 0 },
+		{ "llava_next", "llama", 0 }, { "llava_onevision", "qwen2", 0 },
+		{ "paligemma", "gemma", 0 }, { "idefics3", "llama", 0 }, { "llama4", "llama4_text", 0 },
 	};
 	json_t *text = json_object_get(root, "text_config");
 	for (size_t i = 0; mtype && json_is_object(text) && i < sizeof(vlm) / sizeof(vlm[0]); i++) {
 		if (strcasecmp(mtype, vlm[i].wrapper))
 			continue;
 		json_t *t = json_copy(text);
-		if (!t || (!get_str(t, "model_type") &&
+		if (!t || ((vlm[i].always || !get_str(t, "model_type")) &&
 			   json_object_set_new(t, "model_type", json_string(vlm[i].text)))) {
-			json_decref(t);
-			return SURFER_ENOMEM;
-		}
-		int rc = fill(t, c, err, errlen);
-		json_decref(t);
-		return rc;
-	}
-	/* Gemma 3's 4B, 12B and 27B checkpoints are multimodal
-	 * (Gemma3ForConditionalGeneration, model_type gemma3): the language
-	 * model is text_config, a Gemma3TextConfig that may omit its
-	 * model_type.  It is built alone (text prompts: the vision tower
-	 * runs only on images). */
-	if (mtype && !strcasecmp(mtype, "gemma3") && json_is_object(text)) {
-		json_t *t = json_copy(text);
-		if (!t || json_object_set_new(t, "model_type", json_string("gemma3_text"))) {
 			json_decref(t);
 			return SURFER_ENOMEM;
 		}

@@ -513,7 +513,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	 * sharded, shard_w), only the adapters take gradients and optimizer
 	 * state; P, Wt, the trained parameters, shard their share of this
 	 * rank, lt the trained share of a unit */
-	double P = o->lora_rank ? s->params_trainable : s->params, Wt = P * z.e;
+	double P = s->params_trainable, Wt = P * z.e;
 	double ranks = zero >= 2 ? model_shard_ranks(o) : dp;
 	double shard = zero ? Wt / ranks : Wt, shard_w = zero >= 2 ? W / ranks : shard;
 	double lt = W > 0 ? Wt / W : 1;

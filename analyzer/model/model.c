@@ -686,6 +686,11 @@ static void mtp_modules(struct bld *B, uint32_t total)
 	B->layer = -1;
 }
 
+int model_lora_layout(const struct model_opts *o)
+{
+	return o->tp <= 1 && o->pp <= 1 && !(o->qlora && o->zero >= 2 && model_grad_ranks(o) > 1);
+}
+
 const char *model_training_flag(const struct model_opts *o)
 {
 	return o->lora_rank ? "--lora" : o->act_ckpt ? "--act-ckpt" : o->grad_accum > 1 ? "--grad-accum"
@@ -878,9 +883,8 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 							       : "is an encoder-decoder (T5)");
 		return SURFER_EINVAL;
 	}
-	if (o->lora_rank && (o->tp > 1 || o->pp > 1 || model_cp(o) > 1 || o->fp8 || o->offload ||
-			     o->stack == MODEL_STACK_TE ||
-			     (o->qlora && o->zero >= 2 && model_grad_ranks(o) > 1))) {
+	if (o->lora_rank && (!model_lora_layout(o) || model_cp(o) > 1 || o->fp8 || o->offload ||
+			     o->stack == MODEL_STACK_TE)) {
 		/* what the adapters are built for: PEFT on one GPU, under DDP
 		 * (HF Trainer) or FSDP (torchtune's distributed recipes) */
 		snprintf(err, errlen, "--lora %u is built on one GPU or data parallel (--dp with "
@@ -1035,11 +1039,9 @@ static void offload_step(struct bld *B, double P)
 static void optimizer_step(struct bld *B)
 {
 	const struct model_opts *o = B->o;
-	/* --lora: the adapters alone */
-	double P = o->lora_rank ? B->s->params_trainable : B->s->params;
-	uint32_t tensors = o->lora_rank ? B->s->param_tensors_trainable : B->s->param_tensors;
-	if (!tensors)
-		tensors = 1;
+	/* the trained parameters (--lora: the adapters alone) */
+	double P = B->s->params_trainable;
+	uint32_t tensors = B->s->param_tensors_trainable ? B->s->param_tensors_trainable : 1;
 	if (o->optimizer == MODEL_OPTIM_NONE || o->mode != MODEL_TRAINING)
 		return;
 	uint32_t dp = model_grad_ranks(o);
@@ -2184,8 +2186,8 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 				k_comm(&B, COMM_ALL_GATHER, s->expert_params * B.esz, MODEL_GROUP_EDP,
 				       MODEL_ASYNC_AFTER);
 		} else if (o->zero == 1 && model_grad_ranks(o) > 1) {
-			k_comm(&B, COMM_ALL_GATHER, (o->lora_rank ? s->params_trainable : s->params) * B.esz,
-			       MODEL_GROUP_DP, MODEL_ASYNC_AFTER);
+			k_comm(&B, COMM_ALL_GATHER, s->params_trainable * B.esz, MODEL_GROUP_DP,
+			       MODEL_ASYNC_AFTER);
 		}
 	}
 	if (o->mode != MODEL_TRAINING)

@@ -528,8 +528,8 @@ struct model_seq {
 	double params_wq;       /* of params: weight-only quantized, wq_bytes
 				 * each (an engine's AWQ/GPTQ linears)      */
 	double params_total;    /* parameters of the whole model              */
-	double params_trainable; /* of params: the ones a --lora step trains
-				  * (its adapters')                         */
+	double params_trainable; /* of params: the ones a training step
+				  * trains (all, or --lora's adapters)      */
 	double params_nf4;      /* of params: held in NF4 (--qlora),
 				  * MODEL_NF4_BYTES each                    */
 	uint32_t param_tensors_trainable;
@@ -787,6 +787,10 @@ int model_layer_moe(const struct model_config *c, uint32_t li);
  * (DeepSeek's, GLM-4.5's and Llama 4's layout; any model's under --ep)
  * rather than Hugging Face's per-expert loop (Mixtral, Qwen-MoE). */
 int model_moe_grouped(const struct model_config *c, const struct model_opts *o);
+/* Whether o's layout is one --lora's adapters are built in: no tensor or
+ * pipeline parallelism, and QLoRA's NF4 weights not sharded by FSDP (the
+ * build refuses the rest with the reason; --plan hides those layouts). */
+int model_lora_layout(const struct model_opts *o);
 /* Whether o's training state is mixed precision (FP32 master weights):
  * --precision mixed or autocast, or by default under te, FP8 or data
  * parallelism, never for --lora (the frozen model stays in its dtype). */

@@ -94,14 +94,15 @@ void bld_remember(struct bld *B, const struct fop *f)
 
 void bld_add_params(struct bld *B, double elems, uint32_t tensors)
 {
+	/* trained: every parameter, or under --lora the adapters' alone */
+	int trained = B->lora_adapter || !B->o->lora_rank;
 	B->s->params += elems;
 	B->s->param_tensors += tensors;
-	if (B->lora_adapter) {
+	if (trained) {
 		B->s->params_trainable += elems;
 		B->s->param_tensors_trainable += tensors;
 	}
-	if (B->unit_t && (B->lora_adapter || !B->o->lora_rank) && B->layer + 1 >= 0 &&
-	    (uint32_t)(B->layer + 1) < B->nunits)
+	if (B->unit_t && trained && B->layer + 1 >= 0 && (uint32_t)(B->layer + 1) < B->nunits)
 		B->unit_t[B->layer + 1] += elems;
 	if (B->unit && B->layer + 1 >= 0 && (uint32_t)(B->layer + 1) < B->nunits)
 		B->unit[B->layer + 1] += elems;

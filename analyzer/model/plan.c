@@ -40,7 +40,10 @@ struct layout {
 	                         * with, the rank's batch split in ga (0, 1 none) */
 	enum model_ckpt ckpt;   /* the checkpointing it was predicted with     */
 	int hsdp;               /* FSDP sharded within a node (--hsdp)         */
-	int hidden;             /* an HSDP twin that is plain FSDP on g: skip  */
+	int hidden;             /* not a layout of this run (an HSDP twin that
+				 * is plain FSDP on g, offload without ZeRO's
+				 * sharding, a layout --lora is not built
+				 * in): skip                                 */
 	int ok;                 /* built; else why holds the reason            */
 	int fits;               /* its memory peak fits the target being ranked */
 	char why[96];
@@ -175,6 +178,10 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 	}
 	if (l->hsdp && model_shard_ranks(&o) >= o.dp) {
 		l->hidden = 1;  /* the data-parallel group fits a node */
+		return;
+	}
+	if (o.lora_rank && !model_lora_layout(&o)) {
+		l->hidden = 1;  /* the adapters are built data parallel alone */
 		return;
 	}
 	if (o.pp > 1 && !o.microbatches) {
@@ -504,15 +511,6 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	const uint32_t *zeros = explore ? explored : &m->opts.zero;
 	size_t nzeros = explore ? sizeof(explored) / sizeof(explored[0]) : 1;
 	size_t n = layouts_of(groups, zeros, nzeros, explore, fsdp2, experts, v, MAX_LAYOUTS);
-	if (m->opts.lora_rank) {
-		/* the adapters are built data parallel alone, QLoRA's without
-		 * FSDP (model.c) */
-		size_t kept = 0;
-		for (size_t i = 0; i < n; i++)
-			if (v[i].tp == 1 && v[i].pp == 1 && !(m->opts.qlora && v[i].zero >= 2))
-				v[kept++] = v[i];
-		n = kept;
-	}
 	/* the first target's layouts before anything is written: a plan no
 	 * layout of which builds (an engine asked to train, say) is bad
 	 * input, refused with the first layout's reason */
