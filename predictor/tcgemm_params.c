@@ -25,6 +25,10 @@
  * the boost clock (tcgemm.c): power_w_ref 2.713 -> 2.751, power_rate_pow
  * 0.025 -> 0.141, mamf_1024 0.989 -> 0.993, rate_pow -0.102 -> -0.069;
  * make bench-published 7.9 -> 7.9 %.
+ * Not refitted with our own H200's GEMMs (--own data: 34 more, a seventh
+ * GPU): mamf_1024 0.993 -> 0.953, the FP8 form's power_pow 0.90 -> 0.16;
+ * make bench-published 8.1 -> 8.9 %, four of its five FP8 runs 3.4-4.3
+ * points faster (docs/accuracy.md, "Tensor-core GEMMs").
  */
 #include "predictor/tcgemm.h"
 

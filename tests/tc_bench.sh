@@ -74,6 +74,37 @@ echo "$out" | awk '$1 == "v100-sxm2-16" && $2 == "t4" && $3 == 54 && $4 == "0.0%
 echo "$out" | awk '$1 == "h20" || $1 == "v100-sxm2-16" && $2 != "t4" { bad = 1 } END { exit bad }' ||
 	{ echo "FAIL: --gpu t4 printed another architecture:"; echo "$out"; fail=1; }
 
+# --own: kernels.py's gemm.csv of a lent GPU (data/<GPU>/ours), the same
+# law; only the tensor-core GEMMs whose kernel takes 0.4 ms or more at the
+# dtype's datasheet peak (H200: BF16 and FP16 989, FP8 1979 TFLOP/s) join
+# the fit: 8192^3 in BF16, FP16 and FP8 and 8192 x 8192 x 4096 in BF16,
+# not 4096^3, FP8's 8192 x 8192 x 4096 (0.28 ms) or the FP32 row.
+O="$D/own"
+mkdir -p "$O/NVIDIA_H200/ours"
+awk 'BEGIN {
+	print "dtype,m,n,k,latency_ms,Device,Driver,CUDA Version,Torch Version";
+	n = split("bf16:8192:8192:8192 bf16:8192:8192:4096 bf16:4096:4096:4096 fp16:8192:8192:8192 fp8:8192:8192:8192 fp8:8192:8192:4096 fp32:8192:8192:8192", r, " ");
+	for (i = 1; i <= n; i++) {
+		split(r[i], f, ":");
+		peak = f[1] == "fp8" ? 1979e12 : f[1] == "fp32" ? 67e12 : 989e12;
+		printf "%s,%d,%d,%d,%.6f,NVIDIA H200,1,13.0,2.11\n", f[1], f[2], f[3], f[4], 2 * f[2] * f[3] * f[4] / (0.5 * peak) * 1e3 + 0.005;
+	}
+}' > "$O/NVIDIA_H200/ours/gemm.csv"
+out=$("$BIN" tensorcore --data "$D" --own "$O") || { echo "FAIL: exit $? with --own"; fail=1; }
+echo "$out" | awk '$1 == "h200" && $2 == 4 { ok = 1 } END { exit !ok }' ||
+	{ echo "FAIL: no row 'h200' with 4 GEMMs under --own in:"; echo "$out"; fail=1; }
+"$BIN" tensorcore --data "$D" | awk '$1 == "h200" && $2 ~ /^[0-9]+$/ { bad = 1 } END { exit bad }' ||
+	{ echo "FAIL: our own GEMMs read without --own"; fail=1; }
+n=$("$BIN" tensorcore --data "$D" --own "$O" --emit --no-figures | sed -n 's|^/\* \([0-9]*\) GEMMs on \([0-9]*\) GPUs.*|\1 \2|p')
+[ "$n" = "382 5" ] || { echo "FAIL: --emit --own fitted '$n' GEMMs and GPUs, want 382 on 5"; fail=1; }
+"$BIN" tensorcore --data "$D" --own "$D/absent" >/dev/null 2>"$D/err"
+[ $? -eq 2 ] && grep -q "^surfer-bench: tensorcore: --own '.*absent' is no folder$" "$D/err" ||
+	{ echo "FAIL: --own of no folder: $(cat "$D/err")"; fail=1; }
+mkdir -p "$O/Bad/ours" && echo "dtype,m,n,k,Device" > "$O/Bad/ours/gemm.csv"
+"$BIN" tensorcore --data "$D" --own "$O" >/dev/null 2>"$D/err"
+[ $? -eq 2 ] && grep -q "no dtype, m, n, k, latency_ms and Device columns" "$D/err" ||
+	{ echo "FAIL: a gemm.csv without latency_ms: $(cat "$D/err")"; fail=1; }
+
 "$BIN" tensorcore --data "$D/nothing" >/dev/null 2>&1
 [ $? -eq 2 ] || { echo "FAIL: missing data should exit 2"; fail=1; }
 "$BIN" tensorcore --data "$D" --frobnicate >/dev/null 2>&1

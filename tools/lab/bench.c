@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define PROG "surfer-bench"
 
@@ -85,6 +86,9 @@ static void usage(FILE *fp)
 		"                        [--dtype D] [--attention eager|sdpa] [--data DIR]\n"
 		"       " PROG " comm DIR...            (collective times vs NCCL measurements)\n"
 		"       " PROG " tensorcore --data DIR  (tensor-core GEMM model, held out per GPU)\n"
+		"                        (e2e, tensorcore, serving, own: --own DIR|none, our own\n"
+		"                        GEMMs DIR/<GPU>/ours/gemm.csv in the tensor-core fits\n"
+		"                        too; data is the repository's; default none)\n"
 		"       " PROG " vec --data DIR [--emit] (16-bit vector-op model, A100 <-> A40 held out)\n"
 		"       " PROG " conv --data PATH [--emit] [--dump F] (convolution model, architectures held out)\n"
 		"       " PROG " power --data DIR       (FP32 power cap vs measured FMA runs)\n"
@@ -661,7 +665,7 @@ enum bench_opt {
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
 	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAX_FORM, BO_MAMF,
 	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_SHRINK, BO_GEMM_DATA,
-	BO_COMPILED, BO_WEIGH, BO_DTYPE, BO_HELP, BO_COUNT
+	BO_COMPILED, BO_WEIGH, BO_DTYPE, BO_OWN, BO_HELP, BO_COUNT
 };
 #define BO(x) (UINT64_C(1) << BO_##x)
 #define BO_VAL 256        /* getopt_long's value of option i is BO_VAL + i */
@@ -702,6 +706,7 @@ static const struct option bench_long_opts[] = {
 	{"compiled", required_argument, NULL, BO_VAL + BO_COMPILED},
 	{"weigh", required_argument, NULL, BO_VAL + BO_WEIGH},
 	{"dtype", required_argument, NULL, BO_VAL + BO_DTYPE},
+	{"own", required_argument, NULL, BO_VAL + BO_OWN},
 	{"help", no_argument, NULL, BO_VAL + BO_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -723,17 +728,18 @@ static const struct bench_cmd {
 	 accuracy_main},
 	{"table", 0, 1, table_main},
 	{"e2e", BO(LABELS) | BO(CONFIGS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(LAUNCH_US) |
-		BO(ATTENTION) | BO(COMPILED_AMD_SCALE) | BO(DUMP) | BO(DTYPE) | BO(DATA), 0, bench_e2e_main},
+		BO(ATTENTION) | BO(COMPILED_AMD_SCALE) | BO(DUMP) | BO(DTYPE) | BO(DATA) | BO(OWN), 0,
+	 bench_e2e_main},
 	{"comm", BO(MIN_BYTES), 1, bench_comm_main},
 	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(NO_POWER) | BO(NO_FIGURES) | BO(MAMF) |
-			 BO(GPU) | BO(EMIT), 0, bench_tc_main},
+			 BO(GPU) | BO(EMIT) | BO(OWN), 0, bench_tc_main},
 	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
 	{"conv", BO(DATA) | BO(TARGET) | BO(EMIT) | BO(DUMP), 0, bench_conv_main},
 	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
-	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA) | BO(COMPILED), 0,
+	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA) | BO(COMPILED) | BO(OWN), 0,
 	 bench_serving_main},
-	{"own", BO(DATASET) | BO(DATA) | BO(GPU) | BO(ROWS) | BO(DUMP), 0, bench_own_main},
+	{"own", BO(DATASET) | BO(DATA) | BO(GPU) | BO(ROWS) | BO(DUMP) | BO(OWN), 0, bench_own_main},
 	{"cpu", BO(DATA), 0, bench_cpu_main},
 	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
 		    BO(ROWS), 0, bench_profile_main},
@@ -799,6 +805,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_HELDOUT_CONV: a->heldout_conv = 1; break;
 		case BO_SHRINK: a->shrink = optarg; break;
 		case BO_GEMM_DATA: a->gemm_data = optarg; break;
+		case BO_OWN: a->own = optarg; break;
 		case BO_COMPILED: a->compiled = optarg; break;
 		case BO_WEIGH: a->weigh = optarg; break;
 		case BO_DTYPE: a->dtype = optarg; break;
@@ -835,6 +842,14 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], cmd->name) != 0)
 			continue;
 		int rc = parse_args(cmd, argc - 1, argv + 1, &a);
+		if (rc < 0 && a.own) {
+			struct stat st;
+			if (strcmp(a.own, "none") && (stat(a.own, &st) != 0 || !S_ISDIR(st.st_mode))) {
+				fprintf(stderr, PROG ": %s: --own '%s' is no folder\n", cmd->name, a.own);
+				return surfer_exit_code(SURFER_EINVAL);
+			}
+			bench_tc_own_data(a.own);
+		}
 		return rc >= 0 ? rc : cmd->run(&a);
 	}
 	fprintf(stderr, PROG ": unknown command '%s'; see " PROG " --help\n", argv[1]);

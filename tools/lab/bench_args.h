@@ -33,6 +33,8 @@ struct bench_args {
 	const char *compiled;       /* --compiled gemm,comm,attn,vec (serving) */
 	const char *weigh;          /* --weigh rows|groups (calibrate)         */
 	const char *dtype;          /* --dtype fp32|tf32|bf16|fp16 (e2e)       */
+	const char *own;            /* --own DIR|none: the folder of our own
+				     * measurements the tensor-core fits read too */
 	int emit;                   /* --emit: print fitted constants as C     */
 	int rows;                   /* --rows (profile, serving)               */
 	int json;                   /* --json (accuracy)                       */

@@ -16,6 +16,12 @@
  *    time in ms).
  * The A100 of Vidur is taken as the SXM4 80GB part, DeepBench's V100 as the
  * SXM2 16GB.
+ * With --own DIR (data: the repository's measurements, run from its root),
+ * our own too: DIR/<GPU>/ours/gemm.csv, the 16-bit and FP8 GEMMs
+ * tools/gpu/kernels.py timed on a lent GPU (data/README.md), one more
+ * architecture (tc_load_own()).  Not by default: the committed constants
+ * are fitted on the shared data alone (tcgemm_params.c says what --own
+ * data did to them).
  */
 #include "tools/lab/bench_tc.h"
 #include "trace/surfer_err.h"
@@ -45,7 +51,16 @@ struct tc_set {
 
 /* The data sources; only PipeWeave splits its GEMMs into a training and a
  * test file, and no fit sees the test file. */
-enum { TC_SRC_PW_TRAIN, TC_SRC_VIDUR, TC_SRC_DEEPBENCH, TC_SRC_PW_TEST };
+enum { TC_SRC_PW_TRAIN, TC_SRC_VIDUR, TC_SRC_DEEPBENCH, TC_SRC_PW_TEST, TC_SRC_OWN };
+
+/* --own: the folder of our own measurements; NULL (the default, or
+ * none): left out. */
+static const char *tc_own_root;
+
+void bench_tc_own_data(const char *dir)
+{
+	tc_own_root = dir && strcmp(dir, "none") ? dir : NULL;
+}
 
 static int tc_add(struct tc_set *set, const struct gpu_spec *g, enum gpu_dtype dt, uint64_t m,
 		  uint64_t n, uint64_t k, double ns, int src, int layout)
@@ -172,6 +187,82 @@ static int tc_load_deepbench(struct tc_set *set, const char *path, const char *g
 	return rc;
 }
 
+/* Our own GEMMs of one GPU: DIR/<GPU>/ours/gemm.csv (dtype, m, n, k,
+ * latency_ms, Device).  kernels.py times each torch.matmul alone between
+ * two CUDA events on an idle GPU, so every time holds the host's dispatch
+ * too (the smallest GEMMs take 23-45 us on the H200, their kernels a few;
+ * bench_own.c's OWN_LARGE_MS).  Only GEMMs whose kernel takes 0.4 ms or
+ * more even at the datasheet peak of their dtype are taken, where that
+ * dispatch is under a tenth of the time: chosen on the shape, not on the
+ * measurement or a prediction.  The FP32 rows run SIMT (the tile model's)
+ * and are not taken. */
+#define TC_OWN_MIN_PEAK_MS 0.4
+
+static int tc_load_own_file(struct tc_set *set, const char *path, char *err, size_t errlen)
+{
+	struct csv_reader csv;
+	if (csv_open(&csv, path, 0) != 0)
+		return 0;
+	int rc = csv_next(&csv), cd = -1, cm = -1, cn = -1, ck = -1, ct = -1, cg = -1;
+	if (rc < 0)
+		return tc_csv_error(&csv, rc, err, errlen);
+	if (rc == 1) {
+		cd = csv_col(&csv, "dtype"), cm = csv_col(&csv, "m"), cn = csv_col(&csv, "n");
+		ck = csv_col(&csv, "k"), ct = csv_col(&csv, "latency_ms"), cg = csv_col(&csv, "Device");
+	}
+	if (cd < 0 || cm < 0 || cn < 0 || ck < 0 || ct < 0 || cg < 0) {
+		snprintf(err, errlen, "'%s': no dtype, m, n, k, latency_ms and Device columns", path);
+		csv_release(&csv);
+		return -EINVAL;
+	}
+	rc = 0;
+	while (rc == 0 && (rc = csv_next(&csv)) == 1) {
+		rc = 0;
+		const char *d = csv_field(&csv, (size_t)cd);
+		enum gpu_dtype dt;
+		if (!strcmp(d, "bf16"))
+			dt = GPU_DT_BF16;
+		else if (!strcmp(d, "fp16"))
+			dt = GPU_DT_FP16;
+		else if (!strcmp(d, "fp8"))
+			dt = GPU_DT_FP8;
+		else
+			continue;
+		const struct gpu_spec *g = gpu_find(csv_field(&csv, (size_t)cg));
+		uint64_t m = strtoull(csv_field(&csv, (size_t)cm), NULL, 10),
+			 n = strtoull(csv_field(&csv, (size_t)cn), NULL, 10),
+			 k = strtoull(csv_field(&csv, (size_t)ck), NULL, 10);
+		double peak = g ? roofline_peak_flops(g, dt) : 0;
+		if (!(peak > 0) || 2.0 * (double)m * (double)n * (double)k / peak * 1e3 < TC_OWN_MIN_PEAK_MS)
+			continue;
+		rc = tc_add(set, g, dt, m, n, k, strtod(csv_field(&csv, (size_t)ct), NULL) * 1e6,
+			    TC_SRC_OWN, 0);
+	}
+	if (rc < 0 && csv.err[0])
+		return tc_csv_error(&csv, rc, err, errlen);
+	csv_release(&csv);
+	return rc;
+}
+
+/* Every DIR/<GPU>/ours/gemm.csv of the --own folder (absent: none). */
+static int tc_load_own(struct tc_set *set, char *err, size_t errlen)
+{
+	DIR *d = tc_own_root ? opendir(tc_own_root) : NULL;
+	struct dirent *e;
+	int rc = 0;
+	if (!d)
+		return 0;
+	while (rc == 0 && (e = readdir(d))) {
+		char p[4096];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof p, "%s/%s/ours/gemm.csv", tc_own_root, e->d_name);
+		rc = tc_load_own_file(set, p, err, errlen);
+	}
+	closedir(d);
+	return rc;
+}
+
 static int tc_load_all(struct tc_set *set, const char *root, char *err, size_t errlen)
 {
 	char p[4096];
@@ -200,7 +291,7 @@ static int tc_load_all(struct tc_set *set, const char *root, char *err, size_t e
 		if ((rc = tc_load_deepbench(set, p, db[i][1], err, errlen)) < 0 && rc != -ENOENT)
 			return rc;
 	}
-	return 0;
+	return set->n ? tc_load_own(set, err, errlen) : 0;
 }
 
 /* ---- pairs: the same shape measured on another GPU of the same source -- */
@@ -579,6 +670,7 @@ static void tc_usage(FILE *f)
 {
 	fprintf(f, "usage: " PROG " tensorcore --data DIR [--emit] [--dump FILE.csv] [--per-dtype]\n"
 		   "       [--no-power] [--no-figures] [--max-form] [--mamf] [--gpu GPU]\n"
+		   "       [--own DIR|none]\n"
 		   "  held-out MAPE of the tensor-core GEMM model on measured GEMMs (each GPU\n"
 		   "  predicted by a fit on the others) vs the roofline and wave scaling, and\n"
 		   "  the MAMF rule against each architecture's figures, held out;\n"
@@ -590,7 +682,9 @@ static void tc_usage(FILE *f)
 		   "  joins the compute and memory times by their max, not the fitted power\n"
 		   "  mean; --mamf prints\n"
 		   "  only the rule's table; --gpu GPU: only GPU's architecture held out (its\n"
-		   "  rows, the pairs whose target it is, its MAMF figures)\n");
+		   "  rows, the pairs whose target it is, its MAMF figures); --own DIR: our\n"
+		   "  own measurements too, DIR/<GPU>/ours/gemm.csv (data: the repository's,\n"
+		   "  run from its root), one more architecture of every fit (default none)\n");
 }
 
 int bench_tc_main(const struct bench_args *a)

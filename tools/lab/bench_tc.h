@@ -27,4 +27,9 @@ struct tcgemm_params;
 int bench_tc_fit_heldout(const char *root, const uint32_t *cc_out, size_t ncc,
 			 struct tcgemm_params *p, char *err, size_t errlen);
 
+/* Where the fits find our own measurements (DIR/<GPU>/ours/gemm.csv; data
+ * is the repository's, as run from its root); none, the default: the
+ * shared data alone. */
+void bench_tc_own_data(const char *dir);
+
 #endif
