@@ -92,6 +92,11 @@ cuda = types.SimpleNamespace(Event=_Ev, synchronize=lambda: None, empty_cache=la
                              get_device_capability=lambda: (9, 0),
                              reset_peak_memory_stats=lambda: None,
                              max_memory_allocated=lambda: 20 * 2**30)
+# the spin kernel: a million cycles a ms (FAKE_NO_SLEEP: a PyTorch without it)
+import os
+if not os.environ.get("FAKE_NO_SLEEP"):
+    def _sleep(cycles): clock[0] += cycles / 1e6
+    cuda._sleep = _sleep
 backends = types.SimpleNamespace(
     cuda=types.SimpleNamespace(matmul=types.SimpleNamespace(allow_tf32=False)),
     cudnn=types.SimpleNamespace(allow_tf32=True, version=lambda: 91900))
@@ -329,8 +334,20 @@ assert {(r["model"], r["batch"], r["context"]) for r in rows["model"]} >= \
 assert {r["op"] for r in rows["vec"]} >= {"add", "silu", "rms_norm", "softmax"}
 m = json.load(open(d + "/meta.json"))
 assert m["Device"] == "NVIDIA H200" and "kernels.py" in m["command"] and m["budget_s"] == 600, m
+# the kernel suites time the calls queued behind the spin, the model suite
+# whole steps alone; per call, the fake's law: 0.001 ms per million output
+# elements, 0.01 ms at least (8192^2 outputs: 0.067109 ms; 256^2: 0.01)
+for s in ("gemm", "sdpa", "decode", "vec"):
+    assert {r["timing"] for r in rows[s]} == {"queued"}, s
+assert {r["timing"] for r in rows["model"]} == {"alone"}
+assert t[("bf16", "8192", "8192", "8192")] == 0.067109, t[("bf16", "8192", "8192", "8192")]
+assert t[("bf16", "256", "256", "256")] == 0.01, t[("bf16", "256", "256", "256")]
 PY
 check "kernels.py: GEMMs in four precisions, flash fwd/bwd, decode attention, vector ops, model decode steps" $?
+PATH="$T/bin:$PATH" PYTHONPATH="$T/py" FAKE_NO_SLEEP=1 python3 tools/gpu/kernels.py --out "$T/kl" --suites gemm,model \
+	--budget-s 600 >"$T/kl.log" 2>&1 &&
+	python3 -c "import csv, sys; r = list(csv.DictReader(open(sys.argv[1] + '/gemm.csv'))); m = list(csv.DictReader(open(sys.argv[1] + '/model.csv'))); assert {x['timing'] for x in r} == {'loop'} and {x['timing'] for x in m} == {'alone'}; assert [x for x in r if (x['dtype'], x['m']) == ('bf16', '8192') and x['latency_ms'] == '0.067109']" "$T/kl"
+check "kernels.py: without torch.cuda._sleep the kernel suites are timed back to back ('loop')" $?
 PATH="$T/bin:$PATH" PYTHONPATH="$T/py" python3 tools/gpu/kernels.py --out "$T/k0" --budget-s 0 >"$T/k0.log" 2>&1
 grep -q "^kernels gemm: 0 timed, 0 out of memory, [1-9][0-9]* left by the deadline, 0 failed" "$T/k0.log" &&
 	grep -q "^kernels model: 0 timed, 0 out of memory, 24 left by the deadline, 0 failed" "$T/k0.log" && [ ! -f "$T/k0/gemm.csv" ]

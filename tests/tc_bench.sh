@@ -97,6 +97,17 @@ echo "$out" | awk '$1 == "h200" && $2 == 4 { ok = 1 } END { exit !ok }' ||
 	{ echo "FAIL: our own GEMMs read without --own"; fail=1; }
 n=$("$BIN" tensorcore --data "$D" --own "$O" --emit --no-figures | sed -n 's|^/\* \([0-9]*\) GEMMs on \([0-9]*\) GPUs.*|\1 \2|p')
 [ "$n" = "382 5" ] || { echo "FAIL: --emit --own fitted '$n' GEMMs and GPUs, want 382 on 5"; fail=1; }
+# A gemm.csv whose rows say how they were timed: "queued" (the kernel's
+# time alone) joins whatever its size, any other timing as above.
+Q="$D/own-queued"
+mkdir -p "$Q/NVIDIA_H200/ours"
+awk 'BEGIN {
+	print "dtype,m,n,k,latency_ms,timing,Device";
+	printf "bf16,4096,4096,4096,%.6f,queued,NVIDIA H200\n", 2 * 4096^3 / (0.5 * 989e12) * 1e3 + 0.005;
+	printf "bf16,2048,2048,2048,%.6f,alone,NVIDIA H200\n", 2 * 2048^3 / (0.5 * 989e12) * 1e3 + 0.005;
+}' > "$Q/NVIDIA_H200/ours/gemm.csv"
+"$BIN" tensorcore --data "$D" --own "$Q" | awk '$1 == "h200" && $2 == 1 { ok = 1 } END { exit !ok }' ||
+	{ echo "FAIL: a queued GEMM under the size floor not taken, or an alone one taken"; fail=1; }
 "$BIN" tensorcore --data "$D" --own "$D/absent" >/dev/null 2>"$D/err"
 [ $? -eq 2 ] && grep -q "^surfer-bench: tensorcore: --own '.*absent' is no folder$" "$D/err" ||
 	{ echo "FAIL: --own of no folder: $(cat "$D/err")"; fail=1; }

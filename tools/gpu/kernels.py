@@ -17,11 +17,20 @@ not measured, and the log says how much):
             weights built from the published shapes, nothing downloaded) at
             batch 1-64 and context 512-8192: every layer's RMSNorm, QKV,
             attention over the cache, O, gated MLP, and the LM head.
-Each is timed with CUDA events: the median of 20 calls after 3 warm-ups
-(10 for calls of more than 5 ms).  Writes DIR/<suite>.csv, one row per
-measurement with the Device, Driver, CUDA Version and Torch Version, and
-DIR/meta.json with those and the command.  Rows that do not fit in memory
-are skipped and counted.
+Each is timed with CUDA events after 3 warm-ups.  The kernel suites (gemm,
+sdpa, decode, vec) time the GPU's work alone ("queued" in the timing
+column): a spin kernel (torch.cuda._sleep) holds the GPU while enough calls
+for about 2 ms are queued behind it, and the events around those calls time
+them back to back, so PyTorch's dispatch on the host (23-45 us a call, more
+than a small kernel takes) is not in the time; the median per call of 5
+such runs.  Without torch.cuda._sleep they are timed back to back without
+it ("loop": the dispatch hides behind kernels longer than it).  The model
+suite times whole eager steps, host included ("alone": the median of 20
+calls, each alone between two events, 10 for calls of more than 5 ms), as
+surfer-analyze --mode decode models them.  Writes DIR/<suite>.csv, one row
+per measurement with its timing, the Device, Driver, CUDA Version and Torch
+Version, and DIR/meta.json with those and the command.  Rows that do not
+fit in memory are skipped and counted.
 """
 import argparse
 import csv
@@ -42,7 +51,8 @@ MODELS = {"llama3-8b": (4096, 14336, 32, 32, 8, 128256), "qwen2.5-7b": (3584, 18
 
 
 def time_ms(fn):
-    """Median ms of fn() by CUDA events, after warm-ups."""
+    """Median ms of fn() by CUDA events, each call alone between two events
+    (the host's dispatch included), after warm-ups."""
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
@@ -60,6 +70,61 @@ def time_ms(fn):
             n = 10
         i += 1
     return statistics.median(times)
+
+
+_spin = {}
+
+
+def spin_cycles_per_ms():
+    """GPU clock cycles torch.cuda._sleep spins per ms, timed once."""
+    if "c" not in _spin:
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(1000)
+        a.record()
+        torch.cuda._sleep(2000000)
+        b.record()
+        torch.cuda.synchronize()
+        _spin["c"] = 2000000 / max(a.elapsed_time(b), 1e-3)
+    return _spin["c"]
+
+
+def time_queued_ms(fn):
+    """Median GPU ms per call of fn() with the host's dispatch hidden, and how
+    it was timed: "queued" (calls queued behind a spin kernel, timed back to
+    back), else "loop" (no torch.cuda._sleep: back to back only)."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    fn()
+    b.record()
+    torch.cuda.synchronize()
+    alone = a.elapsed_time(b)  # the kernel and the host's dispatch: at least either
+    reps = max(1, min(200, int(2.0 / max(alone, 1e-3)) + 1))
+    spin = hasattr(torch.cuda, "_sleep")
+    times = []
+    for _ in range(5):
+        for attempt in range(3):
+            # the spin is to outlast queueing the calls (each takes the host
+            # at most `alone`); the events follow it in the stream
+            spin_ms = (1.5 * reps * alone + 0.1) * 2 ** attempt
+            if spin:
+                torch.cuda._sleep(int(spin_cycles_per_ms() * spin_ms))
+            t0 = time.perf_counter()
+            a.record()
+            for _ in range(reps):
+                fn()
+            b.record()
+            queued_ms = (time.perf_counter() - t0) * 1e3
+            torch.cuda.synchronize()
+            ms = a.elapsed_time(b)
+            # all queued before the spin ended: the calls ran back to back;
+            # else spin longer
+            if not spin or queued_ms < spin_ms:
+                break
+        times.append(ms / reps)
+    return statistics.median(times), "queued" if spin else "loop"
 
 
 def gemm_cases():
@@ -221,7 +286,10 @@ def run_suite(name, cases, out, meta, deadline):
             left += 1
             continue
         try:
-            ms = time_ms(make())
+            if name == "model":
+                ms, how = time_ms(make()), "alone"
+            else:
+                ms, how = time_queued_ms(make())
         except torch.cuda.OutOfMemoryError:
             oom += 1
             torch.cuda.empty_cache()
@@ -232,7 +300,7 @@ def run_suite(name, cases, out, meta, deadline):
                                                          (str(e).splitlines() or [""])[0]), flush=True)
             failed += 1
             continue
-        rows.append(dict(params, latency_ms="%.6f" % ms))
+        rows.append(dict(params, latency_ms="%.6f" % ms, timing=how))
     if rows:
         with open(os.path.join(out, name + ".csv"), "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0]) + list(meta))

@@ -188,14 +188,16 @@ static int tc_load_deepbench(struct tc_set *set, const char *path, const char *g
 }
 
 /* Our own GEMMs of one GPU: DIR/<GPU>/ours/gemm.csv (dtype, m, n, k,
- * latency_ms, Device).  kernels.py times each torch.matmul alone between
- * two CUDA events on an idle GPU, so every time holds the host's dispatch
- * too (the smallest GEMMs take 23-45 us on the H200, their kernels a few;
- * bench_own.c's OWN_LARGE_MS).  Only GEMMs whose kernel takes 0.4 ms or
- * more even at the datasheet peak of their dtype are taken, where that
- * dispatch is under a tenth of the time: chosen on the shape, not on the
- * measurement or a prediction.  The FP32 rows run SIMT (the tile model's)
- * and are not taken. */
+ * latency_ms, Device; timing where kernels.py wrote it).  A row timed
+ * "queued" is the kernel's time (its calls queued behind a spin kernel, run
+ * back to back).  Any other (no timing column: the H200's of 2026-12-04,
+ * each call alone between two CUDA events on an idle GPU) holds the host's
+ * dispatch too (the smallest GEMMs 23-45 us on the H200, their kernels a
+ * few; bench_own.c's OWN_LARGE_MS): of those, only GEMMs whose kernel takes
+ * 0.4 ms or more even at the datasheet peak of their dtype are taken, where
+ * that dispatch is under a tenth of the time: chosen on the shape, not on
+ * the measurement or a prediction.  The FP32 rows run SIMT (the tile
+ * model's) and are not taken. */
 #define TC_OWN_MIN_PEAK_MS 0.4
 
 static int tc_load_own_file(struct tc_set *set, const char *path, char *err, size_t errlen)
@@ -203,12 +205,13 @@ static int tc_load_own_file(struct tc_set *set, const char *path, char *err, siz
 	struct csv_reader csv;
 	if (csv_open(&csv, path, 0) != 0)
 		return 0;
-	int rc = csv_next(&csv), cd = -1, cm = -1, cn = -1, ck = -1, ct = -1, cg = -1;
+	int rc = csv_next(&csv), cd = -1, cm = -1, cn = -1, ck = -1, ct = -1, cg = -1, cq = -1;
 	if (rc < 0)
 		return tc_csv_error(&csv, rc, err, errlen);
 	if (rc == 1) {
 		cd = csv_col(&csv, "dtype"), cm = csv_col(&csv, "m"), cn = csv_col(&csv, "n");
 		ck = csv_col(&csv, "k"), ct = csv_col(&csv, "latency_ms"), cg = csv_col(&csv, "Device");
+		cq = csv_col(&csv, "timing");
 	}
 	if (cd < 0 || cm < 0 || cn < 0 || ck < 0 || ct < 0 || cg < 0) {
 		snprintf(err, errlen, "'%s': no dtype, m, n, k, latency_ms and Device columns", path);
@@ -233,7 +236,9 @@ static int tc_load_own_file(struct tc_set *set, const char *path, char *err, siz
 			 n = strtoull(csv_field(&csv, (size_t)cn), NULL, 10),
 			 k = strtoull(csv_field(&csv, (size_t)ck), NULL, 10);
 		double peak = g ? roofline_peak_flops(g, dt) : 0;
-		if (!(peak > 0) || 2.0 * (double)m * (double)n * (double)k / peak * 1e3 < TC_OWN_MIN_PEAK_MS)
+		int queued = cq >= 0 && !strcmp(csv_field(&csv, (size_t)cq), "queued");
+		if (!(peak > 0) ||
+		    (!queued && 2.0 * (double)m * (double)n * (double)k / peak * 1e3 < TC_OWN_MIN_PEAK_MS))
 			continue;
 		rc = tc_add(set, g, dt, m, n, k, strtod(csv_field(&csv, (size_t)ct), NULL) * 1e6,
 			    TC_SRC_OWN, 0);
