@@ -125,6 +125,16 @@ printf 'dtype,m,n,k,latency_ms,Device\nbf16,8192,8192,8192,1.5,NVIDIA H200\nbf16
 	>"$O/gemm.csv"
 expect "surfer-bench: own: --dump writes held-out predictions: it needs --data" \
 	own --dataset "$O" --dump "$D/own.csv"
+# how the rows were timed: a file without kernels.py's timing column is
+# every call alone; with it, the queued rows are counted apart
+"$BIN" own --dataset "$O" 2>/dev/null | grep -q ': gemm 3 / 0$' ||
+	{ echo "FAIL: own: 3 gemm rows timed alone not said"; fail=1; }
+Q="$D/own-queued"
+mkdir "$Q"
+printf 'dtype,m,n,k,latency_ms,timing,Device\nbf16,8192,8192,8192,1.5,queued,NVIDIA H200\nbf16,256,256,256,0.004,queued,NVIDIA H200\nbf16,512,512,512,0.04,alone,NVIDIA H200\n' \
+	>"$Q/gemm.csv"
+"$BIN" own --dataset "$Q" 2>/dev/null | grep -q ': gemm 1 / 2$' ||
+	{ echo "FAIL: own: 1 alone and 2 queued gemm rows not said"; fail=1; }
 SH="${SHARED_DATA:-../shared/data}"
 if [ -d "$SH/pipeweave" ] && [ -d "$SH/vidur" ]; then
 	"$BIN" own --dataset "$O" --data "$SH" --dump "$D/own.csv" >/dev/null 2>"$D/err" ||

@@ -81,8 +81,8 @@ struct own_table {
 };
 
 /* Rows predicted (held out) at this or more go into a second table too:
- * each timed call also holds PyTorch's dispatch on the host while the
- * GPU waits (NeuSight's floors, 26 and 44 us per operator; our smallest
+ * each call timed alone (rows without a timing column, or not "queued")
+ * also holds PyTorch's dispatch on the host while the GPU waits (NeuSight's floors, 26 and 44 us per operator; our smallest
  * GEMMs take 23-45 us, their kernels a few), which no kernel model
  * describes; from 0.5 ms on it is under a tenth of the time.  Chosen on
  * the prediction, not the measurement, so the selection does not follow
@@ -314,8 +314,17 @@ static const struct own_file {
 
 /* Reads DIR/<kind>.csv and adds each row to t.  0 (absent files too: *seen
  * stays 0), or -1 with a message printed. */
+/* How a file's rows were timed (kernels.py's timing column): queued (the
+ * calls back to back behind a spin kernel: the kernels alone) or alone
+ * (each call between its two events: the host's dispatch in the time; a
+ * file without the column, as the H200's of 2026-12-04, is all alone). */
+struct own_timing {
+	size_t queued, alone;
+};
+
 static int own_kernel_file(const char *dir, const struct own_file *f, const struct own_preds *op,
-			   struct own_table *t, struct own_table *large, int *seen)
+			   struct own_table *t, struct own_table *large, int *seen,
+			   struct own_timing *how)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s.csv", dir, f->kind);
@@ -323,11 +332,12 @@ static int own_kernel_file(const char *dir, const struct own_file *f, const stru
 	if (csv_open(&csv, path, 0) != 0)
 		return 0;
 	*seen = 1;
-	int rc = csv_next(&csv), ckey = -1, clat = -1, cnum[5];
+	int rc = csv_next(&csv), ckey = -1, clat = -1, ctim = -1, cnum[5];
 	size_t nnum = 0;
 	if (rc == 1) {
 		ckey = f->key ? csv_col(&csv, f->key) : -2;
 		clat = csv_col(&csv, "latency_ms");
+		ctim = csv_col(&csv, "timing");
 		for (; nnum < 5 && f->num[nnum]; nnum++)
 			cnum[nnum] = csv_col(&csv, f->num[nnum]);
 	}
@@ -361,6 +371,10 @@ static int own_kernel_file(const char *dir, const struct own_file *f, const stru
 			fprintf(stderr, PROG ": own: %s:%lu: a row it cannot read, skipped\n", path, csv.line);
 			continue;
 		}
+		if (ctim >= 0 && !strcmp(csv_field(&csv, (size_t)ctim), "queued"))
+			how->queued++;
+		else
+			how->alone++;
 		double pred[OC_NCOL] = {
 			own_predict(op->compiled, op->g, k, nk, PRED_ROOFLINE),
 			own_predict(op->held, op->g, k, nk, PRED_AUTO),
@@ -586,8 +600,15 @@ int bench_own_main(const struct bench_args *a)
 	static struct own_table t, large;   /* 2 x 32 groups of 4096 rows */
 	t.n = large.n = 0;
 	int seen = 0, rc = 0;
+	struct own_timing how[sizeof own_files / sizeof own_files[0]] = {{0}};
 	for (size_t i = 0; i < sizeof own_files / sizeof own_files[0] && rc == 0; i++)
-		rc = own_kernel_file(a->dataset, &own_files[i], &op, &t, &large, &seen);
+		rc = own_kernel_file(a->dataset, &own_files[i], &op, &t, &large, &seen, &how[i]);
+	printf("rows timed alone (each call between its two events: the host's dispatch in the time) / "
+	       "queued (back to back, the kernels alone):");
+	for (size_t i = 0; i < sizeof own_files / sizeof own_files[0]; i++)
+		if (how[i].alone + how[i].queued)
+			printf(" %s %zu / %zu", own_files[i].kind, how[i].alone, how[i].queued);
+	printf("\n");
 	own_print(&t, "kernels, from the shape, every row", 0);
 	own_print(&large, "kernels, from the shape, rows predicted at 0.5 ms or more", 0);
 	if (rc == 0)
