@@ -111,6 +111,12 @@ awk 'BEGIN {
 "$BIN" tensorcore --data "$D" --own "$D/absent" >/dev/null 2>"$D/err"
 [ $? -eq 2 ] && grep -q "^surfer-bench: tensorcore: --own '.*absent' is no folder$" "$D/err" ||
 	{ echo "FAIL: --own of no folder: $(cat "$D/err")"; fail=1; }
+mkdir -p "$O/Odd/ours"
+printf 'dtype,m,n,k,latency_ms,Device\nbf16,8192,8192,8192,1.5,NVIDIA Frobnitz 9000\n' > "$O/Odd/ours/gemm.csv"
+"$BIN" tensorcore --data "$D" --own "$O" >/dev/null 2>"$D/err"
+[ $? -eq 2 ] && grep -q "Odd/ours/gemm.csv:2: unknown GPU 'NVIDIA Frobnitz 9000'" "$D/err" ||
+	{ echo "FAIL: a row of an unknown GPU: $(cat "$D/err")"; fail=1; }
+rm -r "$O/Odd"
 mkdir -p "$O/Bad/ours" && echo "dtype,m,n,k,Device" > "$O/Bad/ours/gemm.csv"
 "$BIN" tensorcore --data "$D" --own "$O" >/dev/null 2>"$D/err"
 [ $? -eq 2 ] && grep -q "no dtype, m, n, k, latency_ms and Device columns" "$D/err" ||

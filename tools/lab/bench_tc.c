@@ -232,10 +232,16 @@ static int tc_load_own_file(struct tc_set *set, const char *path, char *err, siz
 		else
 			continue;
 		const struct gpu_spec *g = gpu_find(csv_field(&csv, (size_t)cg));
+		if (!g) {
+			snprintf(err, errlen, "%s:%lu: unknown GPU '%s'", path, csv.line,
+				 csv_field(&csv, (size_t)cg));
+			csv_release(&csv);
+			return -EINVAL;
+		}
 		uint64_t m = strtoull(csv_field(&csv, (size_t)cm), NULL, 10),
 			 n = strtoull(csv_field(&csv, (size_t)cn), NULL, 10),
 			 k = strtoull(csv_field(&csv, (size_t)ck), NULL, 10);
-		double peak = g ? roofline_peak_flops(g, dt) : 0;
+		double peak = roofline_peak_flops(g, dt);
 		int queued = cq >= 0 && !strcmp(csv_field(&csv, (size_t)cq), "queued");
 		if (!(peak > 0) ||
 		    (!queued && 2.0 * (double)m * (double)n * (double)k / peak * 1e3 < TC_OWN_MIN_PEAK_MS))
@@ -249,22 +255,21 @@ static int tc_load_own_file(struct tc_set *set, const char *path, char *err, siz
 	return rc;
 }
 
-/* Every DIR/<GPU>/ours/gemm.csv of the --own folder (absent: none). */
+/* Every DIR/<GPU>/ours/gemm.csv of the --own folder (absent: none), in
+ * the order of their names, so a fit reads them alike on every machine. */
 static int tc_load_own(struct tc_set *set, char *err, size_t errlen)
 {
-	DIR *d = tc_own_root ? opendir(tc_own_root) : NULL;
-	struct dirent *e;
-	int rc = 0;
-	if (!d)
-		return 0;
-	while (rc == 0 && (e = readdir(d))) {
+	struct dirent **e = NULL;
+	int n = tc_own_root ? scandir(tc_own_root, &e, NULL, alphasort) : 0, rc = 0;
+	for (int i = 0; i < n; i++) {
 		char p[4096];
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof p, "%s/%s/ours/gemm.csv", tc_own_root, e->d_name);
-		rc = tc_load_own_file(set, p, err, errlen);
+		if (rc == 0 && e[i]->d_name[0] != '.') {
+			snprintf(p, sizeof p, "%s/%s/ours/gemm.csv", tc_own_root, e[i]->d_name);
+			rc = tc_load_own_file(set, p, err, errlen);
+		}
+		free(e[i]);
 	}
-	closedir(d);
+	free(e);
 	return rc;
 }
 
