@@ -81,9 +81,10 @@ struct own_table {
 };
 
 /* Rows predicted (held out) at this or more go into a second table too:
- * each call timed alone (rows without a timing column, or not "queued")
- * also holds PyTorch's dispatch on the host while the GPU waits (NeuSight's floors, 26 and 44 us per operator; our smallest
- * GEMMs take 23-45 us, their kernels a few), which no kernel model
+ * each call timed alone (bench_own_row_queued()) also holds PyTorch's
+ * dispatch on the host while the GPU waits (NeuSight's floors, 26 and 44
+ * us per operator; our smallest GEMMs take 23-45 us, their kernels a
+ * few), which no kernel model
  * describes; from 0.5 ms on it is under a tenth of the time.  Chosen on
  * the prediction, not the measurement, so the selection does not follow
  * the error. */
@@ -312,16 +313,20 @@ static const struct own_file {
 	{"vec", "op", {"rows", "hidden"}},
 };
 
-/* Reads DIR/<kind>.csv and adds each row to t.  0 (absent files too: *seen
- * stays 0), or -1 with a message printed. */
-/* How a file's rows were timed (kernels.py's timing column): queued (the
- * calls back to back behind a spin kernel: the kernels alone) or alone
- * (each call between its two events: the host's dispatch in the time; a
- * file without the column, as the H200's of 2026-12-04, is all alone). */
+int bench_own_row_queued(const struct csv_reader *csv, int col)
+{
+	return col >= 0 && !strcmp(csv_field(csv, (size_t)col), "queued");
+}
+
+/* How many of a file's rows were timed queued and how many alone
+ * (bench_own_row_queued()). */
 struct own_timing {
 	size_t queued, alone;
 };
 
+/* Reads DIR/<kind>.csv and adds each row to t, counting in *how how its
+ * rows were timed.  0 (absent files too: *seen stays 0), or -1 with a
+ * message printed. */
 static int own_kernel_file(const char *dir, const struct own_file *f, const struct own_preds *op,
 			   struct own_table *t, struct own_table *large, int *seen,
 			   struct own_timing *how)
@@ -371,7 +376,7 @@ static int own_kernel_file(const char *dir, const struct own_file *f, const stru
 			fprintf(stderr, PROG ": own: %s:%lu: a row it cannot read, skipped\n", path, csv.line);
 			continue;
 		}
-		if (ctim >= 0 && !strcmp(csv_field(&csv, (size_t)ctim), "queued"))
+		if (bench_own_row_queued(&csv, ctim))
 			how->queued++;
 		else
 			how->alone++;

@@ -13,6 +13,7 @@
 
 #include "predictor/predict.h"
 #include "tools/lab/bench_args.h"
+#include "trace/csv.h"
 
 /* Runs the subcommand with the options of a: --dataset DIR (the ours/
  * folder), --data DIR (the shared data folder the held-out constants are
@@ -48,5 +49,12 @@ int bench_heldout_constants(const char *data, uint32_t cc, struct tcgemm_params 
  * for a kind, dtype or op it does not know or numbers out of range. */
 int bench_own_kernels(const char *kind, const char *op_or_dtype, const double *v, size_t nv,
 		      struct pred_kernel *k, size_t max);
+
+/* Whether the current row of a kernels.py file was timed "queued" (its
+ * calls back to back behind a spin kernel: the kernel's time alone) by its
+ * timing column col; -1 (a file without the column, as the H200's of
+ * 2026-12-04) or any other value: timed alone, each call between its two
+ * events, the host's dispatch in the time. */
+int bench_own_row_queued(const struct csv_reader *csv, int col);
 
 #endif

@@ -24,6 +24,7 @@
  * data did to them).
  */
 #include "tools/lab/bench_tc.h"
+#include "tools/lab/bench_own.h"
 #include "trace/surfer_err.h"
 #include "tools/lab/vidur.h"
 #include "trace/csv.h"
@@ -221,15 +222,13 @@ static int tc_load_own_file(struct tc_set *set, const char *path, char *err, siz
 	rc = 0;
 	while (rc == 0 && (rc = csv_next(&csv)) == 1) {
 		rc = 0;
-		const char *d = csv_field(&csv, (size_t)cd);
-		enum gpu_dtype dt;
-		if (!strcmp(d, "bf16"))
-			dt = GPU_DT_BF16;
-		else if (!strcmp(d, "fp16"))
-			dt = GPU_DT_FP16;
-		else if (!strcmp(d, "fp8"))
-			dt = GPU_DT_FP8;
-		else
+		/* the row as `surfer-bench own` reads it: its dtype and shape */
+		double v[3] = {strtod(csv_field(&csv, (size_t)cm), NULL),
+			       strtod(csv_field(&csv, (size_t)cn), NULL),
+			       strtod(csv_field(&csv, (size_t)ck), NULL)};
+		struct pred_kernel k;
+		if (bench_own_kernels("gemm", csv_field(&csv, (size_t)cd), v, 3, &k, 1) != 1 ||
+		    (k.dtype != GPU_DT_BF16 && k.dtype != GPU_DT_FP16 && k.dtype != GPU_DT_FP8))
 			continue;
 		const struct gpu_spec *g = gpu_find(csv_field(&csv, (size_t)cg));
 		if (!g) {
@@ -238,16 +237,12 @@ static int tc_load_own_file(struct tc_set *set, const char *path, char *err, siz
 			csv_release(&csv);
 			return -EINVAL;
 		}
-		uint64_t m = strtoull(csv_field(&csv, (size_t)cm), NULL, 10),
-			 n = strtoull(csv_field(&csv, (size_t)cn), NULL, 10),
-			 k = strtoull(csv_field(&csv, (size_t)ck), NULL, 10);
-		double peak = roofline_peak_flops(g, dt);
-		int queued = cq >= 0 && !strcmp(csv_field(&csv, (size_t)cq), "queued");
+		double peak = roofline_peak_flops(g, k.dtype);
 		if (!(peak > 0) ||
-		    (!queued && 2.0 * (double)m * (double)n * (double)k / peak * 1e3 < TC_OWN_MIN_PEAK_MS))
+		    (!bench_own_row_queued(&csv, cq) && k.flops / peak * 1e3 < TC_OWN_MIN_PEAK_MS))
 			continue;
-		rc = tc_add(set, g, dt, m, n, k, strtod(csv_field(&csv, (size_t)ct), NULL) * 1e6,
-			    TC_SRC_OWN, 0);
+		rc = tc_add(set, g, k.dtype, k.m, k.n, k.k,
+			    strtod(csv_field(&csv, (size_t)ct), NULL) * 1e6, TC_SRC_OWN, 0);
 	}
 	if (rc < 0 && csv.err[0])
 		return tc_csv_error(&csv, rc, err, errlen);
