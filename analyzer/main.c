@@ -214,6 +214,9 @@ static void usage(FILE *f)
 		"                            EP A2A overlap)\n"
 		"      --plan N              every dp x tp x pp layout of N GPUs for the global\n"
 		"                            batch B, fastest first, with each one's memory\n"
+		"      --jobs N              --plan predicts N layouts at once, each on a thread\n"
+		"                            (default: one per online CPU, at most 16; the table\n"
+		"                            is the same for every N)\n"
 		"      --launch-us US        a flat CPU cost per kernel launch (default: per stack\n"
 		"                            and op class, docs/model.md \"CPU cost\")\n"
 		"      --launch-us-from TRACE  that cost from a recorded trace: the median gap between\n"
@@ -363,6 +366,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"expert-capacity", required_argument, NULL, OPT_MODEL},
 		{"new-tokens", required_argument, NULL, OPT_MODEL},
 		{"plan", required_argument, NULL, OPT_MODEL},
+		{"jobs", required_argument, NULL, OPT_MODEL},
 		{"write-trace", required_argument, NULL, OPT_MODEL},
 		{"act-ckpt", required_argument, NULL, OPT_MODEL},
 		{"act-ckpt-layers", required_argument, NULL, OPT_MODEL},
@@ -545,6 +549,8 @@ static int parse(int argc, char **argv, struct cli *c)
 				   c->model.write_trace))
 		return bad("--plan prints its table only: --save-baseline, --baseline, --html, --csv, "
 			   "--chrome-trace and --write-trace take one layout (--dp, --tp, --pp)");
+	if (c->model.jobs && !c->model.plan_gpus)
+		return bad("--jobs N sets how many layouts --plan predicts at once: add --plan");
 	if (optind >= argc && !c->model.set)
 		return bad("no trace given; see --help");
 	if (optind + 1 < argc)

@@ -136,6 +136,25 @@ bad_input --model llama-3.1-8b --engine sglang --dtype bf16 --mode serve --batch
 	--target h100 2>/dev/null | head -1 | grep -q '^plan       sglang llama-3.1-8b, prefill, 4 sequences of 1000 over 4 GPUs'
 check "an engine's plan names the engine and prefill" $?
 bad_input --model gpt2 --plan 4 --target a100 --save-baseline "$tmp/nobase.json"
+# --jobs: the layouts predicted on several threads at once give the table
+# one thread gives, byte for byte, text and JSON (a layout written into
+# another's slot, or a race in the predictors, would show here; two
+# targets, a pipeline, MoE expert parallelism and the checkpointing retry
+# of the layouts that do not fit); --jobs needs --plan, and a count
+bad_input --model gpt2 --jobs 2 --target a100
+bad_input --model gpt2 --plan 4 --jobs 0 --target a100
+bad_input --model gpt2 --plan 4 --jobs 1000 --target a100
+for fmt in "" --json; do
+	for j in 1 3; do
+		"$BIN" --model mixtral-8x7b --mode training --dtype bf16 --attention flash --batch 16 \
+			--seq 2048 --plan 8 --target h100 --target a100 --jobs $j $fmt \
+			>"$tmp/jobs$j$fmt.out" 2>"$tmp/jobs$j.err"
+		check "--plan --jobs $j $fmt exits 0 ($(head -1 "$tmp/jobs$j.err"))" $?
+	done
+	cmp -s "$tmp/jobs1$fmt.out" "$tmp/jobs3$fmt.out" && [ "$(grep -c fastest "$tmp/jobs1$fmt.out")$fmt" != "0" ] &&
+		[ -s "$tmp/jobs1$fmt.out" ]
+	check "--plan --jobs 3 $fmt: the table --jobs 1 gives" $?
+done
 # flags that a run would otherwise drop without a word: a scaling recipe
 # without FP8 linears, training-only flags outside training (the hf path and
 # the engines), and the values --fsdp and --fsdp-reduce take named

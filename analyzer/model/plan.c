@@ -21,16 +21,24 @@
  * layout that does not fit, with checkpointing and, without a pipeline,
  * with its rank's batch in gradient-accumulation steps
  * (predict_layout_mb()).
+ * The layouts of a target are independent of each other, and --jobs N
+ * threads predict them at once (predict_layouts()): the building, timing
+ * and predictors keep no state between calls but their read-only tables,
+ * each layout's result goes to its own slot, and the sort comes after,
+ * so the table is the same for every N.
  */
 #include "analyzer/model/run.h"
 #include "analyzer/report.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
+#include <unistd.h>
 
 struct layout {
 	uint32_t dp, tp, pp, mb;
@@ -311,6 +319,53 @@ static void predict_layout(const struct model_config *c, const struct model_cli 
 		*l = one;
 }
 
+uint32_t model_plan_jobs(const struct model_cli *m)
+{
+	if (m && m->jobs)
+		return m->jobs;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return cpus < 1 ? 1 : cpus > 16 ? 16 : (uint32_t)cpus;
+}
+
+/* The layouts one target's threads share: each takes the next index. */
+struct plan_pool {
+	const struct model_config *c;
+	const struct model_cli *m;
+	const struct gpu_spec *g;
+	enum pred_method method;
+	struct layout *v;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void *plan_worker(void *arg)
+{
+	struct plan_pool *P = arg;
+	size_t i;
+	while ((i = atomic_fetch_add(&P->next, 1)) < P->n)
+		predict_layout(P->c, P->m, P->g, P->method, &P->v[i]);
+	return NULL;
+}
+
+/* predict_layout() of v[0 .. n) on g, model_plan_jobs() at once: the
+ * calling thread and up to that many less one started here (fewer when
+ * the system refuses a thread: the ones running take its share). */
+static void predict_layouts(const struct model_config *c, const struct model_cli *m,
+			    const struct gpu_spec *g, enum pred_method method, struct layout *v, size_t n)
+{
+	struct plan_pool P = { .c = c, .m = m, .g = g, .method = method, .v = v, .n = n };
+	pthread_t th[MODEL_PLAN_MAX_JOBS];
+	size_t jobs = model_plan_jobs(m), started = 0;
+	atomic_init(&P.next, 0);
+	if (jobs > n)
+		jobs = n;
+	while (started + 1 < jobs && !pthread_create(&th[started], NULL, plan_worker, &P))
+		started++;
+	plan_worker(&P);
+	for (size_t k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+}
+
 static double tokens_of(const struct model_cli *m)
 {
 	const struct model_opts *o = &m->opts;
@@ -514,8 +569,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	/* the first target's layouts before anything is written: a plan no
 	 * layout of which builds (an engine asked to train, say) is bad
 	 * input, refused with the first layout's reason */
-	for (size_t i = 0; ntargets && i < n; i++)
-		predict_layout(&c, m, targets[0], method, &v[i]);
+	if (ntargets)
+		predict_layouts(&c, m, targets[0], method, v, n);
 	size_t built = 0;
 	const char *why = NULL;
 	for (size_t i = 0; ntargets && i < n; i++) {
@@ -570,8 +625,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	}
 	int rc = 0;
 	for (size_t t = 0; t < ntargets && !rc; t++) {
-		for (size_t i = 0; t && i < n; i++)   /* the first's are done */
-			predict_layout(&c, m, targets[t], method, &v[i]);
+		if (t)   /* the first's are done */
+			predict_layouts(&c, m, targets[t], method, v, n);
 		double have = gpu_mem_usable_bytes(targets[t]);
 		for (size_t i = 0; i < n; i++)
 			v[i].fits = !(have > 0) || v[i].peak <= have;

@@ -29,7 +29,7 @@ const char *const *model_cli_options(void)
 	static const char *const names[] = {
 		"model", "batch", "seq", "mode", "dtype", "optimizer", "attention",
 		"head", "dp", "tp", "pp", "microbatches", "zero", "launch-us", "launch-us-from",
-		"expert-capacity", "new-tokens", "plan", "write-trace",
+		"expert-capacity", "new-tokens", "plan", "jobs", "write-trace",
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
 		"stack", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
@@ -397,6 +397,8 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		m->write_trace = v;
 	} else if (!strcmp(name, "plan")) {
 		bad = parse_count(v, 65536, &m->plan_gpus, &most);
+	} else if (!strcmp(name, "jobs")) {
+		bad = parse_count(v, MODEL_PLAN_MAX_JOBS, &m->jobs, &most);
 	} else if (!strcmp(name, "zero")) {
 		if (v[0] >= '0' && v[0] <= '3' && !v[1])
 			o->zero = (uint32_t)(v[0] - '0');

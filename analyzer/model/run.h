@@ -25,6 +25,8 @@ struct model_cli {
 				   * median of (0: not from a trace)            */
 	uint32_t new_tokens;      /* --mode generate: tokens generated per sequence */
 	uint32_t plan_gpus;       /* --plan N: every layout of N GPUs; 0 none */
+	uint32_t jobs;            /* --jobs N: layouts --plan predicts at once;
+				   * 0 = model_plan_jobs()'s default          */
 	const char *write_trace;  /* --write-trace FILE: the built program as a
 				   * trace; NULL none                         */
 	int set;                  /* some model option was given               */
@@ -182,6 +184,14 @@ int model_pp_pick_stage(const struct model_config *c, struct model_opts *o,
  * layout's cost per million tokens, for all its GPUs.  0, SURFER_EINVAL
  * for a bad model or options (reason in err), SURFER_ENOMEM,
  * SURFER_EWRITE when f cannot be written. */
+/* The most layouts --plan predicts at once (--jobs). */
+#define MODEL_PLAN_MAX_JOBS 256
+
+/* How many layouts --plan predicts at once: --jobs, else one per online
+ * CPU, at most 16 (each layout holds its built step and its trace while
+ * it is timed: some hundreds of MB for the largest models). */
+uint32_t model_plan_jobs(const struct model_cli *m);
+
 int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *const *targets,
 		     size_t ntargets, const double *usd_per_hour, enum pred_method method, int json,
 		     char *err, size_t errlen);
