@@ -1512,21 +1512,29 @@ int analysis_run_mem(const void *buf, size_t len, const char *name,
 
 void analysis_warn_memory(struct analysis *a, double bytes, const char *what)
 {
-	char list[96] = "";
-	size_t n = 0;
+	char list[112] = "";
+	size_t n = 0, shown = 0;
 	for (size_t i = 0; i < a->ntargets; i++) {
 		const struct gpu_spec *g = a->targets[i].gpu;
 		/* what the driver reports, less the context's and the
 		 * libraries' share (gpu_mem_usable_bytes()) */
 		if (gpu_mem_usable_bytes(g) > 0 && bytes > gpu_mem_usable_bytes(g)) {
 			size_t l = strlen(list);
-			if (l + strlen(g->id) + 3 < sizeof(list))
+			/* the GPUs past the list's room are counted, not named
+			 * (--all-targets: dozens) */
+			if (shown == n && l + strlen(g->id) + 2 + 16 < sizeof(list)) {
 				snprintf(list + l, sizeof(list) - l, "%s%s", n ? ", " : "", g->id);
+				shown++;
+			}
 			n++;
 		}
 	}
 	if (!n)
 		return;
+	if (shown < n) {
+		size_t l = strlen(list);
+		snprintf(list + l, sizeof(list) - l, " and %zu more", n - shown);
+	}
 	size_t l = strlen(a->warning);
 	snprintf(a->warning + l, sizeof(a->warning) - l, "%s%s need %.1f GiB: more than %s %s",
 		 l ? "; " : "", what, bytes / 1073741824.0, list, n == 1 ? "has" : "have");

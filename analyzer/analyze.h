@@ -149,7 +149,7 @@ struct analysis {
 				       * predicted at: timeline_pace(world_size), 1 alone */
 	struct tile_amd_scale amd_scale; /* the scale the predictor applied to the
 				       * tile model's times on AMD targets        */
-	char warning[192];
+	char warning[512];
 	size_t ntargets;
 	struct analysis_target *targets;
 	char **names;                 /* group names (owned)                        */

@@ -657,6 +657,18 @@ check "with --tp 2 it does not fit the usable 38.9 GiB" $?
 	>"$tmp/l3tp.txt" 2>/dev/null
 ! grep -q 'GiB: more than' "$tmp/l3tp.txt"
 check "with --tp 4 it fits (a quarter of the parameters per GPU)" $?
+# --all-targets: the GPUs a step does not fit are named while the line has
+# room and counted after it, and the sentence ends whole (it was cut in
+# the middle of a GPU's id behind the data-parallel note); as many GPUs in
+# all as --all-targets predicts (1154 GiB a GPU fits none)
+"$BIN" --model llama-3.1-70b --mode training --dtype bf16 --attention flash --batch 8 --seq 4096 \
+	--dp 8 --zero 3 --all-targets >"$tmp/allt.txt" 2>/dev/null
+nt=$(grep -c '^target ' "$tmp/allt.txt")
+named=$(grep '^warning' "$tmp/allt.txt" | sed -n 's/.*GiB: more than \(.*\) and [0-9]* more have$/\1/p' |
+	tr ',' '\n' | grep -c .)
+more=$(grep '^warning' "$tmp/allt.txt" | sed -n 's/.* and \([0-9]*\) more have$/\1/p')
+[ -n "$more" ] && [ "$named" -ge 3 ] && [ $((named + more)) -eq "$nt" ]
+check "--all-targets: $named GPUs named and ${more:-?} counted, $nt targets in all" $?
 
 # Real memory: the L4 reports 23034 MiB (22.49 GiB), of which the CUDA
 # context and the libraries' workspaces take their share, so Llama-3-8B's
