@@ -559,8 +559,18 @@ static int parse(int argc, char **argv, struct cli *c)
 	if (c->all_targets) {
 		size_t left;
 		char first[256];
+		/* an engine without --dtype serves the checkpoint's dtype
+		 * (model_engine_dtype()): the GPUs left out are those it
+		 * cannot run (a config that does not resolve is refused by the
+		 * run, with its reason) */
+		struct model_cli served = c->model;
+		struct model_config mc;
+		char cerr[256];
+		if (served.set && served.opts.engine != MODEL_ENGINE_HF &&
+		    !model_config_resolve(served.model, &mc, cerr, sizeof(cerr)))
+			model_engine_dtype(&served, &mc);
 		if ((rc = target_add_all(c->targets, &c->ntargets, MAX_TARGETS,
-					 c->model.set ? &c->model.opts : NULL, &left, first, sizeof(first),
+					 c->model.set ? &served.opts : NULL, &left, first, sizeof(first),
 					 merr, sizeof(merr))))
 			return failed(rc, merr);
 		if (left)

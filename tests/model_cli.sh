@@ -669,6 +669,17 @@ named=$(grep '^warning' "$tmp/allt.txt" | sed -n 's/.*GiB: more than \(.*\) and 
 more=$(grep '^warning' "$tmp/allt.txt" | sed -n 's/.* and \([0-9]*\) more have$/\1/p')
 [ -n "$more" ] && [ "$named" -ge 3 ] && [ $((named + more)) -eq "$nt" ]
 check "--all-targets: $named GPUs named and ${more:-?} counted, $nt targets in all" $?
+# an engine without --dtype serves the checkpoint's BF16: --all-targets
+# leaves out the GPUs without BF16 tensor cores, as it does for --dtype
+# bf16 (it stopped at the M40 with exit 2)
+"$BIN" --model llama-3.1-8b --engine vllm --mode decode --batch 8 --seq 1000 --all-targets \
+	>"$tmp/alle.txt" 2>"$tmp/alle.err"
+rc=$?
+"$BIN" --model llama-3.1-8b --engine vllm --dtype bf16 --mode decode --batch 8 --seq 1000 \
+	--all-targets 2>/dev/null | grep -c '^target ' >"$tmp/alle.n"
+[ $rc -eq 0 ] && grep -q 'note: --all-targets leaves out [0-9]* GPUs' "$tmp/alle.err" &&
+	[ "$(grep -c '^target ' "$tmp/alle.txt")" -eq "$(cat "$tmp/alle.n")" ] && ! grep -q '^target .*m40' "$tmp/alle.txt"
+check "--engine vllm --all-targets: the GPUs its BF16 runs on, as with --dtype bf16 (rc $rc)" $?
 
 # Real memory: the L4 reports 23034 MiB (22.49 GiB), of which the CUDA
 # context and the libraries' workspaces take their share, so Llama-3-8B's
