@@ -743,6 +743,36 @@ START_TEST(program_errors)
 	ck_assert_ptr_nonnull(strstr(err, "perfetto"));
 	ck_assert_int_eq(run_import("--version", err, sizeof(err)), 0);
 
+	/* no format word: JSON and gzip are Kineto's (JSON that is not a
+	 * trace, and the cut gzip, get the Kineto reader's errors), anything
+	 * else is refused naming both formats, a missing file says so; none
+	 * leaves an output */
+	snprintf(args, sizeof(args), "%s -o %s", bad, out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
+	ck_assert_int_eq(count_lines(err), 1);
+	ck_assert_ptr_nonnull(strstr(err, "traceEvents"));
+	snprintf(args, sizeof(args), "%s -o %s", gz, out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
+	ck_assert_int_eq(count_lines(err), 1);
+	ck_assert_ptr_null(strstr(err, "neither"));
+	const char *odd = tmp("odd.bin");
+	write_file(odd, "MPK\x01 not a profile");
+	snprintf(args, sizeof(args), "%s -o %s", odd, out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
+	ck_assert_int_eq(count_lines(err), 1);
+	ck_assert_ptr_nonnull(strstr(err, "neither a torch.profiler trace"));
+	ck_assert_ptr_nonnull(strstr(err, "kineto or nsys"));
+	snprintf(args, sizeof(args), "%s -o %s", tmp("missing.json"), out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
+	ck_assert_ptr_nonnull(strstr(err, "cannot open"));
+	ck_assert_int_eq(access(out, F_OK), -1);
+	const char *good = tmp("good.json");
+	write_file(good, kineto_json);
+	snprintf(args, sizeof(args), "%s -o %s", good, out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 0);
+	ck_assert_int_eq(access(out, F_OK), 0);
+	unlink(out);
+
 	/* nsys: not a database, and a database without the kernel table */
 	snprintf(args, sizeof(args), "nsys %s -o %s", bad, out);
 	ck_assert_int_eq(run_import(args, err, sizeof(err)), 2);
@@ -964,6 +994,14 @@ START_TEST(nsys_import)
 	import_set_release(&set);
 	struct trace_header h2;
 	check_lines(out, nsys_expected, &h2);
+	/* the program without the format word: SQLite's header says nsys,
+	 * to the same records */
+	char args[1024], perr[1024];
+	const char *out2 = tmp("n2.mp");
+	snprintf(args, sizeof(args), "%s -o %s", db, out2);
+	ck_assert_int_eq(run_import(args, perr, sizeof(perr)), 0);
+	struct trace_header h3;
+	check_lines(out2, nsys_expected, &h3);
 	ck_assert_str_eq(h2.device.name, "NVIDIA A100-SXM4-40GB");
 	ck_assert_uint_eq(h2.device.sm_count, 108);
 	ck_assert_uint_eq(h2.device.cc_major, 8);

@@ -6,6 +6,7 @@
  *   surfer-import kineto TRACE.json[.gz] -o OUT.mp [--origin GPU] [--device N]
  *                        [--step NAME]
  *   surfer-import nsys REPORT.sqlite -o OUT.mp [same options]
+ *   surfer-import FILE -o OUT.mp [same options]   (the format from the file)
  *
  * This file parses arguments, draws the progress bar and reports; the
  * readers are tools/import/kineto.c and nsys.c, the writing tools/import/common.c.
@@ -18,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analyzer/input.h"
 #include "tools/import/import.h"
 #include "trace/surfer_err.h"
 
@@ -28,9 +30,12 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s kineto TRACE.json[.gz] -o OUT.mp [options]\n"
 		"       %s nsys REPORT.sqlite -o OUT.mp [options]\n"
+		"       %s TRACE -o OUT.mp [options]\n"
 		"\n"
 		"Converts a torch.profiler (Kineto) trace or an Nsight Systems SQLite\n"
-		"export (nsys export --type sqlite) into a surfer trace.\n"
+		"export (nsys export --type sqlite) into a surfer trace.  Without the\n"
+		"format word the file's first bytes say which: SQLite's header an nsys\n"
+		"export, JSON (plain or gzip) a Kineto trace.\n"
 		"\n"
 		"options:\n"
 		"  -o, --output FILE  the surfer trace to write (required)\n"
@@ -42,7 +47,7 @@ static void usage(FILE *f)
 		"  -q, --quiet        no summary line, warnings or progress bar\n"
 		"  --version          print the version\n"
 		"  -h, --help         this help\n",
-		prog, prog);
+		prog, prog, prog);
 }
 
 /* ---- progress bar: only on a terminal, only for inputs worth it ---- */
@@ -155,6 +160,23 @@ int main(int argc, char **argv)
 			in = a;
 		} else {
 			fprintf(stderr, "%s: unexpected argument '%s' (try --help)\n", prog, a);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+	}
+	/* one file and no format word: its first bytes say which, as they
+	 * do for surfer-analyze (input_import_format()) */
+	if (fmt && !in && strcmp(fmt, "kineto") && strcmp(fmt, "nsys")) {
+		FILE *f = fopen(fmt, "rb");
+		in = fmt;
+		if (!f) {
+			fprintf(stderr, "%s: cannot open '%s': %s\n", prog, in, strerror(errno));
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+		fclose(f);
+		if (!(fmt = input_import_format(in))) {
+			fprintf(stderr, "%s: '%s' is neither a torch.profiler trace (JSON, plain or gzip) "
+				"nor an Nsight Systems SQLite export: name its format (kineto or nsys) "
+				"before it\n", prog, in);
 			return surfer_exit_code(SURFER_EINVAL);
 		}
 	}
