@@ -120,6 +120,34 @@ static const struct fig_row fig_rows[] = {
 	 * over 50 GFLOP each) reach a median 0.743 and at most 0.788 of it. */
 	{ "h200", GPU_FIG_FP32_GEMM_EFF, 50.75 / 67.0, GPU_PROV_MEASURED,
 	  "measured by us: H200 SGEMM 4096^3, 50.6-50.9 of 67 TFLOP/s (tools/gpu/check.sh gemm)" },
+	/* gpu-benches gpu-small-kernels: 10000 launches of a streaming scale
+	 * kernel queued back to back per data size, on a stream and (the
+	 * _graph files) from a CUDA graph.  The figure is the intercept a of
+	 * t = a + V / b, least squares over the sizes up to 1 MiB (V = 16
+	 * bytes an element, a double read and one written; each size's
+	 * fastest column), to the hundredth of a microsecond: `surfer-bench
+	 * figures --data ../shared/data` fits the files again and compares.
+	 * The files' A100 is the 80 GB board (the gpu-l2-cache rows' too). */
+	{ "a100-sxm4-80", GPU_FIG_LAUNCH_US, 2.59, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-small-kernels a100_80: 2.59 us a kernel, 37 sizes up to 1 MiB" },
+	{ "a40", GPU_FIG_LAUNCH_US, 1.95, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-small-kernels a40: 1.95 us a kernel, 48 sizes up to 1 MiB" },
+	{ "h200", GPU_FIG_LAUNCH_US, 2.46, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-small-kernels h200: 2.46 us a kernel, 48 sizes up to 1 MiB" },
+	{ "l40", GPU_FIG_LAUNCH_US, 1.59, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-small-kernels l40: 1.59 us a kernel, 48 sizes up to 1 MiB" },
+	{ "mi210", GPU_FIG_LAUNCH_US, 2.05, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-small-kernels mi210: 2.05 us a kernel, 37 sizes up to 1 MiB" },
+	{ "a100-sxm4-80", GPU_FIG_GRAPH_LAUNCH_US, 1.34, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-small-kernels a100_80_graph: 1.34 us a kernel in a CUDA graph" },
+	{ "a40", GPU_FIG_GRAPH_LAUNCH_US, 1.08, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-small-kernels a40_graph: 1.08 us a kernel in a CUDA graph" },
+	{ "h200", GPU_FIG_GRAPH_LAUNCH_US, 1.26, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-small-kernels h200_graph: 1.26 us a kernel in a CUDA graph" },
+	{ "l40", GPU_FIG_GRAPH_LAUNCH_US, 0.94, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-small-kernels l40_graph: 0.94 us a kernel in a CUDA graph" },
+	{ "mi210", GPU_FIG_GRAPH_LAUNCH_US, 1.99, GPU_PROV_MICROBENCH,
+	  "gpu-benches gpu-small-kernels mi210_graph: 1.99 us a kernel in a HIP graph" },
 };
 #define FIG_NROWS (sizeof fig_rows / sizeof fig_rows[0])
 
@@ -272,6 +300,8 @@ enum gpu_provenance gpu_figure(const struct gpu_spec *g, enum gpu_figure_kind f,
 		[GPU_FIG_MAMF_FP8] = "rule: the vendor's median measured share of the datasheet",
 		[GPU_FIG_L2_PEAK_BW] = "rule: the vendor's median bytes per SM and clock x SMs x boost",
 		[GPU_FIG_FP32_GEMM_EFF] = "rule: median of the measured GPUs of its SM kind",
+		[GPU_FIG_LAUNCH_US] = "rule: the vendor's median measured",
+		[GPU_FIG_GRAPH_LAUNCH_US] = "rule: the vendor's median measured",
 	};
 	const struct gpu_spec *of = NULL;
 	const struct fig_row *r;
@@ -329,7 +359,7 @@ const char *gpu_figure_name(enum gpu_figure_kind f)
 {
 	static const char *const names[GPU_FIG_COUNT] = {
 		"fp32_fma_eff", "fma_clock", "dram_bw_gbps", "l2_bw_gbps", "mamf_bf16", "mamf_fp8",
-		"l2_peak_bw_gbps", "fp32_gemm_eff",
+		"l2_peak_bw_gbps", "fp32_gemm_eff", "launch_us", "graph_launch_us",
 	};
 	return (unsigned)f < GPU_FIG_COUNT ? names[f] : "?";
 }

@@ -1,8 +1,8 @@
 /*
  * figures.h - what a GPU achieves, not what its datasheet promises: the
  * FP32 FMA rate under load, the clock it holds there, DRAM and L2
- * bandwidth and the tensor cores' best matmul rate per dtype, each with
- * where it comes from.
+ * bandwidth, the tensor cores' best matmul rate per dtype and the time a
+ * kernel launch costs, each with where it comes from.
  *
  * Provenance, strongest first: measured on the GPU itself (by us, or by a
  * public microbenchmark: te42kyfo/gpu-benches, the ml-engineering MAMF
@@ -41,6 +41,13 @@ enum gpu_figure_kind {
 				   * rate over the datasheet FP32 rate (0..1);
 				   * used where the SM's FP32 lanes are its own
 				   * (gpu_fp32_dedicated_lanes())              */
+	GPU_FIG_LAUNCH_US,        /* one kernel's time when tiny kernels are
+				   * launched back to back on a stream, us:
+				   * the launch overhead (the host's launch
+				   * call or the GPU's front end, whichever
+				   * is slower)                               */
+	GPU_FIG_GRAPH_LAUNCH_US,  /* the same launched from a CUDA graph, us:
+				   * the GPU's own cost per kernel             */
 	GPU_FIG_COUNT
 };
 

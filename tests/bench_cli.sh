@@ -146,5 +146,18 @@ if [ -d "$SH/pipeweave" ] && [ -d "$SH/vidur" ]; then
 else
 	echo "bench_cli: $SH absent: own --dump's held-out rows not checked"
 fi
+# figures --data: the launch figures fitted again from gpu-benches' files
+# agree with the table (exit 1 and DIFFERS when one does not); a folder
+# without them is one line, exit 2
+expect "surfer-bench: figures: no gpu-small-kernels files in '$D/gpu-reference/gpu-benches/gpu-small-kernels'" \
+	figures --data "$D"
+if [ -d "$SH/gpu-reference/gpu-benches/gpu-small-kernels" ]; then
+	"$BIN" figures --data "$SH" >"$D/fig.txt" 2>"$D/err"
+	rc=$?
+	[ $rc -eq 0 ] && [ "$(grep -c ' agrees$' "$D/fig.txt")" -eq 10 ] ||
+		{ echo "FAIL: figures --data: exit $rc, $(grep -c ' agrees$' "$D/fig.txt") of 10 agree"; fail=1; }
+else
+	echo "bench_cli: $SH absent: the launch figures not fitted again"
+fi
 [ $fail -eq 0 ] && echo "bench_cli: ok"
 exit $fail

@@ -103,7 +103,7 @@ static void usage(FILE *fp)
 		"       " PROG " calibrate [--emit] [--interval P] [--weigh rows|groups] DIR|FILE.csv...\n"
 		"                                          (the interval table from held-out dumps,\n"
 		"                                          and its coverage)\n"
-		"       " PROG " figures               (every GPU's achievable figures, their provenance,\n"
+		"       " PROG " figures [--data DIR]  (every GPU's achievable figures, their provenance,\n"
 		"                                          the rules checked held out)\n"
 		"       " PROG " --version\n"
 		"methods: bw-ratio flops-ratio roofline wave mlp auto (default auto), all\n");
@@ -744,7 +744,7 @@ static const struct bench_cmd {
 	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
 		    BO(ROWS), 0, bench_profile_main},
 	{"calibrate", BO(EMIT) | BO(INTERVAL) | BO(WEIGH), 1, bench_calibrate_main},
-	{"figures", 0, 0, bench_figures_main},
+	{"figures", BO(DATA), 0, bench_figures_main},
 };
 
 /* Parses argv (argv[0] the subcommand) into a for cmd.  Returns -1 to go

@@ -21,12 +21,96 @@ static const char *mark(enum gpu_provenance p)
 	return (unsigned)p < GPU_PROV_COUNT ? m[p] : "?";
 }
 
+/* gpu-benches gpu-small-kernels, one file: each line a size (elements,
+ * then its kB) and the throughputs of the variants, GB/s.  Fits t = a + V
+ * / b by least squares over the sizes up to 1 MiB (V = 16 bytes an
+ * element, each size's fastest variant) into *a_us.  0, or -1 when the
+ * file cannot be read or holds fewer than two sizes. */
+static int small_kernels_fit(const char *path, double *a_us, size_t *nsizes)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char kb[32];
+		double elems, best = 0;
+		int used;
+		if (sscanf(line, "%lf %31s%n", &elems, kb, &used) != 2 || !strstr(kb, "kB") || !(elems > 0))
+			continue;
+		double bytes = elems * 16, gbps;
+		int k;
+		for (const char *q = line + used; sscanf(q, "%lf%n", &gbps, &k) == 1; q += k)
+			if (gbps > best)
+				best = gbps;
+		if (!(best > 0) || bytes > 1048576)
+			continue;
+		double t_us = bytes / (best * 1e3);
+		n++, sx += bytes, sy += t_us, sxx += bytes * bytes, sxy += bytes * t_us;
+	}
+	fclose(f);
+	double det = n * sxx - sx * sx;
+	if (n < 2 || !(det > 0))
+		return -1;
+	*a_us = (sy - (n * sxy - sx * sy) / det * sx) / n;
+	*nsizes = (size_t)n;
+	return 0;
+}
+
+/* --data DIR: the launch figures fitted again from the gpu-small-kernels
+ * files and set beside the table's.  The exit code: 0 when every one
+ * agrees to 0.01 us, 1 when one does not, 2 when the folder is missing. */
+static int figures_recompute(const char *data)
+{
+	static const struct { const char *file, *gpu; enum gpu_figure_kind kind; } files[] = {
+		{"a100_80", "a100-sxm4-80", GPU_FIG_LAUNCH_US}, {"a100_80_graph", "a100-sxm4-80", GPU_FIG_GRAPH_LAUNCH_US},
+		{"a40", "a40", GPU_FIG_LAUNCH_US}, {"a40_graph", "a40", GPU_FIG_GRAPH_LAUNCH_US},
+		{"h200", "h200", GPU_FIG_LAUNCH_US}, {"h200_graph", "h200", GPU_FIG_GRAPH_LAUNCH_US},
+		{"l40", "l40", GPU_FIG_LAUNCH_US}, {"l40_graph", "l40", GPU_FIG_GRAPH_LAUNCH_US},
+		{"mi210", "mi210", GPU_FIG_LAUNCH_US}, {"mi210_graph", "mi210", GPU_FIG_GRAPH_LAUNCH_US},
+	};
+	char dir[4096], path[4200];
+	int bad = 0;
+	snprintf(dir, sizeof(dir), "%s/gpu-reference/gpu-benches/gpu-small-kernels", data);
+	FILE *probe;
+	snprintf(path, sizeof(path), "%s/%s.txt", dir, files[0].file);
+	if (!(probe = fopen(path, "r"))) {
+		fprintf(stderr, PROG ": figures: no gpu-small-kernels files in '%s'\n", dir);
+		return 2;
+	}
+	fclose(probe);
+	printf("\nlaunch figures fitted again from %s:\n", dir);
+	printf("%-16s %-14s %-16s %6s %10s %10s\n", "figure", "gpu", "file", "sizes", "table", "fitted");
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		const struct gpu_spec *g = gpu_find(files[i].gpu);
+		struct gpu_figure_value v;
+		double a_us;
+		size_t n;
+		snprintf(path, sizeof(path), "%s/%s.txt", dir, files[i].file);
+		if (!g || gpu_figure(g, files[i].kind, 0, &v) != GPU_PROV_MICROBENCH ||
+		    small_kernels_fit(path, &a_us, &n)) {
+			printf("%-16s %-14s %-16s cannot be compared\n", gpu_figure_name(files[i].kind),
+			       files[i].gpu, files[i].file);
+			bad = 1;
+			continue;
+		}
+		int agrees = fabs(a_us - v.value) <= 0.0051;
+		printf("%-16s %-14s %-16s %6zu %10.2f %10.3f %s\n", gpu_figure_name(files[i].kind), files[i].gpu,
+		       files[i].file, n, v.value, a_us, agrees ? "agrees" : "DIFFERS");
+		bad |= !agrees;
+	}
+	return bad;
+}
+
 int bench_figures_main(const struct bench_args *a)
 {
 	if (a->help) {
-		printf("usage: " PROG " figures\n"
+		printf("usage: " PROG " figures [--data DIR]\n"
 		       "  every GPU's achievable figures with their provenance, and the rules that fill\n"
-		       "  a GPU none measured, each checked with the measured GPU's architecture held out\n");
+		       "  a GPU none measured, each checked with the measured GPU's architecture held out;\n"
+		       "  --data DIR: the launch figures fitted again from DIR's gpu-benches files\n"
+		       "  (exit 1 when one differs from the table)\n");
 		return 0;
 	}
 	size_t ng;
@@ -84,5 +168,5 @@ int bench_figures_main(const struct bench_args *a)
 			printf("%-16s %-24s %30.1f%% mean |error| over %zu GPUs\n",
 			       gpu_figure_name((enum gpu_figure_kind)f), "all", sum / (double)n, n);
 	}
-	return 0;
+	return a->data ? figures_recompute(a->data) : 0;
 }
