@@ -155,6 +155,20 @@ for fmt in "" --json; do
 		[ -s "$tmp/jobs1$fmt.out" ]
 	check "--plan --jobs 3 $fmt: the table --jobs 1 gives" $?
 done
+# the plan's progress bar: on a terminal (script(1) gives it one) it runs to
+# 100 % and is wiped before the table; to a file or pipe nothing of it
+# (the runs above: their standard error is empty)
+[ ! -s "$tmp/jobs1.err" ] && [ ! -s "$tmp/jobs3.err" ]
+check "--plan draws nothing on standard error off a terminal" $?
+if command -v script >/dev/null 2>&1; then
+	script -qc "$BIN --model mixtral-8x7b --mode training --dtype bf16 --attention flash --batch 16 --seq 2048 --plan 8 --target h100 --target a100 --jobs 2" \
+		"$tmp/tty.txt" >/dev/null 2>&1
+	grep -a -q 'surfer-analyze: --plan \[#*\] 100%' "$tmp/tty.txt" &&
+		grep -a -q '^target     a100' "$tmp/tty.txt"
+	check "--plan on a terminal: a bar to 100 %, then the tables" $?
+else
+	echo "model_cli: no script(1): the plan's progress bar on a terminal not checked"
+fi
 # flags that a run would otherwise drop without a word: a scaling recipe
 # without FP8 linears, training-only flags outside training (the hf path and
 # the engines), and the values --fsdp and --fsdp-reduce take named

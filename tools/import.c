@@ -16,10 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "analyzer/input.h"
+#include "analyzer/progress.h"
 #include "tools/import/import.h"
 #include "trace/surfer_err.h"
 
@@ -48,46 +47,6 @@ static void usage(FILE *f)
 		"  --version          print the version\n"
 		"  -h, --help         this help\n",
 		prog, prog, prog);
-}
-
-/* ---- progress bar: only on a terminal, only for inputs worth it ---- */
-
-struct progress {
-	int on;
-	int last;       /* last percentage drawn, -1 none */
-	double t0;      /* start, s */
-};
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void progress_draw(void *ctx, uint64_t done, uint64_t total)
-{
-	struct progress *p = ctx;
-	/* nothing for imports that end before anyone would wonder */
-	if (!p->on || !total || now_s() - p->t0 < 0.25)
-		return;
-	int pct = done >= total ? 100 : (int)(done * 100 / total);
-	if (pct == p->last)
-		return;
-	p->last = pct;
-	char bar[41];
-	int fill = pct * 40 / 100;
-	for (int i = 0; i < 40; i++)
-		bar[i] = i < fill ? '#' : '.';
-	bar[40] = '\0';
-	fprintf(stderr, "\r%s: reading [%s] %3d%%", prog, bar, pct);
-	fflush(stderr);
-}
-
-static void progress_end(struct progress *p)
-{
-	if (p->on && p->last >= 0)
-		fprintf(stderr, "\r%*s\r", 70, "");
 }
 
 static int parse_device(const char *s, int *out)
@@ -192,9 +151,9 @@ int main(int argc, char **argv)
 		return surfer_exit_code(SURFER_EINVAL);
 	}
 
-	/* a bar only where someone watches (and, above, once the wait is
-	 * noticeable) */
-	struct progress bar = { !quiet && isatty(2), -1, now_s() };
+	/* a bar only where someone watches, once the wait is noticeable */
+	struct progress bar;
+	progress_start(&bar, prog, "reading", quiet);
 
 	struct import_set set;
 	import_set_init(&set);

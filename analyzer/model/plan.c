@@ -28,6 +28,7 @@
  * so the table is the same for every N.
  */
 #include "analyzer/model/run.h"
+#include "analyzer/progress.h"
 #include "analyzer/report.h"
 
 #include <math.h>
@@ -360,28 +361,41 @@ struct plan_pool {
 	enum pred_method method;
 	struct layout *v;
 	size_t n;
-	atomic_size_t next;
+	atomic_size_t next, done;
+	pthread_t drawer;             /* the one thread that draws the bar   */
+	struct progress *bar;         /* NULL none                           */
+	size_t bar_before, bar_total; /* layouts of the targets before, all  */
 };
 
 static void *plan_worker(void *arg)
 {
 	struct plan_pool *P = arg;
 	size_t i;
-	while ((i = atomic_fetch_add(&P->next, 1)) < P->n)
+	while ((i = atomic_fetch_add(&P->next, 1)) < P->n) {
 		predict_layout(P->c, P->m, P->g, P->method, &P->v[i]);
+		size_t d = atomic_fetch_add(&P->done, 1) + 1;
+		if (P->bar && pthread_equal(pthread_self(), P->drawer))
+			progress_draw(P->bar, P->bar_before + d, P->bar_total);
+	}
 	return NULL;
 }
 
 /* predict_layout() of v[0 .. n) on g, model_plan_jobs() at once: the
  * calling thread and up to that many less one started here (fewer when
- * the system refuses a thread: the ones running take its share). */
+ * the system refuses a thread: the ones running take its share).  The
+ * calling thread draws bar (NULL none) at before + layouts done of
+ * total. */
 static void predict_layouts(const struct model_config *c, const struct model_cli *m,
-			    const struct gpu_spec *g, enum pred_method method, struct layout *v, size_t n)
+			    const struct gpu_spec *g, enum pred_method method, struct layout *v, size_t n,
+			    struct progress *bar, size_t before, size_t total)
 {
-	struct plan_pool P = { .c = c, .m = m, .g = g, .method = method, .v = v, .n = n };
+	struct plan_pool P = { .c = c, .m = m, .g = g, .method = method, .v = v, .n = n,
+			       .drawer = pthread_self(), .bar = bar, .bar_before = before,
+			       .bar_total = total };
 	pthread_t th[MODEL_PLAN_MAX_JOBS];
 	size_t jobs = model_plan_jobs(m), started = 0;
 	atomic_init(&P.next, 0);
+	atomic_init(&P.done, 0);
 	if (jobs > n)
 		jobs = n;
 	while (started + 1 < jobs && !pthread_create(&th[started], NULL, plan_worker, &P))
@@ -389,6 +403,8 @@ static void predict_layouts(const struct model_config *c, const struct model_cli
 	plan_worker(&P);
 	for (size_t k = 0; k < started; k++)
 		pthread_join(th[k], NULL);
+	if (bar)   /* the last layouts may have been another thread's */
+		progress_draw(bar, before + n, total);
 }
 
 static double tokens_of(const struct model_cli *m)
@@ -591,11 +607,17 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	const uint32_t *zeros = explore ? explored : &m->opts.zero;
 	size_t nzeros = explore ? sizeof(explored) / sizeof(explored[0]) : 1;
 	size_t n = layouts_of(groups, zeros, nzeros, explore, fsdp2, experts, v, MAX_LAYOUTS);
+	/* a plan of many layouts takes minutes (DeepSeek-V3 on 1024 GPUs:
+	 * 103 s on two cores): a bar on a terminal meanwhile, wiped before
+	 * each target's table */
+	struct progress bar;
+	progress_start(&bar, "surfer-analyze", "--plan", 0);
 	/* the first target's layouts before anything is written: a plan no
 	 * layout of which builds (an engine asked to train, say) is bad
 	 * input, refused with the first layout's reason */
 	if (ntargets)
-		predict_layouts(&c, m, targets[0], method, v, n);
+		predict_layouts(&c, m, targets[0], method, v, n, &bar, 0, n * ntargets);
+	progress_end(&bar);
 	size_t built = 0;
 	const char *why = NULL;
 	for (size_t i = 0; ntargets && i < n; i++) {
@@ -650,8 +672,10 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	}
 	int rc = 0;
 	for (size_t t = 0; t < ntargets && !rc; t++) {
-		if (t)   /* the first's are done */
-			predict_layouts(&c, m, targets[t], method, v, n);
+		if (t) {   /* the first's are done */
+			predict_layouts(&c, m, targets[t], method, v, n, &bar, t * n, n * ntargets);
+			progress_end(&bar);
+		}
 		double have = gpu_mem_usable_bytes(targets[t]);
 		for (size_t i = 0; i < n; i++)
 			v[i].fits = !(have > 0) || v[i].peak <= have;
