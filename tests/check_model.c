@@ -547,6 +547,23 @@ START_TEST(parse_configs)
 					    "\"intermediate_size\": 128, \"num_local_experts\": 100000, "
 					    "\"num_experts_per_tok\": 2}", "x", &c, err, sizeof(err)), SURFER_ECORRUPT);
 	ck_assert_msg(strstr(err, "experts 100000, top-k 2") != NULL, "%s", err);
+	/* Grouped-query attention needs the heads in whole groups: 32 heads
+	 * over 5 K/V heads, or more K/V heads than heads, is refused (it was
+	 * built as 32 K/V heads without a word); absent, every head has its own */
+	const char *gqa = "{\"model_type\": \"llama\", \"hidden_size\": 512, \"num_attention_heads\": 32,"
+			  " \"num_hidden_layers\": 2, \"intermediate_size\": 1024, \"vocab_size\": 1000";
+	char cfg[512];
+	snprintf(cfg, sizeof(cfg), "%s, \"num_key_value_heads\": 5}", gqa);
+	ck_assert_int_eq(model_config_parse(cfg, "x", &c, err, sizeof(err)), SURFER_ECORRUPT);
+	ck_assert_msg(strstr(err, "5 key/value heads do not divide the 32 attention heads") != NULL, "%s", err);
+	snprintf(cfg, sizeof(cfg), "%s, \"num_key_value_heads\": 64}", gqa);
+	ck_assert_int_eq(model_config_parse(cfg, "x", &c, err, sizeof(err)), SURFER_ECORRUPT);
+	snprintf(cfg, sizeof(cfg), "%s}", gqa);
+	ck_assert_int_eq(model_config_parse(cfg, "x", &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.kv_heads, 32);
+	snprintf(cfg, sizeof(cfg), "%s, \"num_key_value_heads\": 8}", gqa);
+	ck_assert_int_eq(model_config_parse(cfg, "x", &c, err, sizeof(err)), 0);
+	ck_assert_uint_eq(c.kv_heads, 8);
 }
 END_TEST
 

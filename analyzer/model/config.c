@@ -949,7 +949,15 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		}
 		hd = hidden / heads;
 	}
-	if (kv == 0 || kv > heads || heads % kv)
+	/* absent: every head its own K and V; else grouped-query attention,
+	 * whose groups need the heads to be a multiple of the K/V heads (a
+	 * model that loads could not be built otherwise) */
+	if (kv && (kv > heads || heads % kv)) {
+		snprintf(err, errlen, "%lld key/value heads do not divide the %lld attention heads",
+			 (long long)kv, (long long)heads);
+		return SURFER_ECORRUPT;
+	}
+	if (kv == 0)
 		kv = heads;
 	c->layers = (uint32_t)layers;
 	c->dec_layers = fam == MODEL_FAM_T5 ? (uint32_t)dec : 0;
