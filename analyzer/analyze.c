@@ -1521,7 +1521,8 @@ void analysis_warn_memory(struct analysis *a, double bytes, const char *what)
 		if (gpu_mem_usable_bytes(g) > 0 && bytes > gpu_mem_usable_bytes(g)) {
 			size_t l = strlen(list);
 			/* the GPUs past the list's room are counted, not named
-			 * (--all-targets: dozens) */
+			 * (--all-targets: dozens): each takes its id and ", ",
+			 * and 16 bytes stay for " and NNN more" */
 			if (shown == n && l + strlen(g->id) + 2 + 16 < sizeof(list)) {
 				snprintf(list + l, sizeof(list) - l, "%s%s", n ? ", " : "", g->id);
 				shown++;

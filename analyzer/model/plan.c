@@ -380,20 +380,19 @@ static void *plan_worker(void *arg)
 	return NULL;
 }
 
-/* predict_layout() of v[0 .. n) on g, model_plan_jobs() at once: the
- * calling thread and up to that many less one started here (fewer when
- * the system refuses a thread: the ones running take its share).  The
- * calling thread draws bar (NULL none) at before + layouts done of
- * total. */
+/* predict_layout() of v[0 .. n) on g, jobs at once: the calling thread
+ * and up to jobs - 1 started here (fewer when the system refuses a
+ * thread: the ones running take its share).  The calling thread draws
+ * bar (NULL none) at before + layouts done of total. */
 static void predict_layouts(const struct model_config *c, const struct model_cli *m,
 			    const struct gpu_spec *g, enum pred_method method, struct layout *v, size_t n,
-			    struct progress *bar, size_t before, size_t total)
+			    size_t jobs, struct progress *bar, size_t before, size_t total)
 {
 	struct plan_pool P = { .c = c, .m = m, .g = g, .method = method, .v = v, .n = n,
 			       .drawer = pthread_self(), .bar = bar, .bar_before = before,
 			       .bar_total = total };
 	pthread_t th[MODEL_PLAN_MAX_JOBS];
-	size_t jobs = model_plan_jobs(m), started = 0;
+	size_t started = 0;
 	atomic_init(&P.next, 0);
 	atomic_init(&P.done, 0);
 	if (jobs > n)
@@ -612,11 +611,12 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	 * each target's table */
 	struct progress bar;
 	progress_start(&bar, "surfer-analyze", "--plan", 0);
+	size_t jobs = model_plan_jobs(m);
 	/* the first target's layouts before anything is written: a plan no
 	 * layout of which builds (an engine asked to train, say) is bad
 	 * input, refused with the first layout's reason */
 	if (ntargets)
-		predict_layouts(&c, m, targets[0], method, v, n, &bar, 0, n * ntargets);
+		predict_layouts(&c, m, targets[0], method, v, n, jobs, &bar, 0, n * ntargets);
 	progress_end(&bar);
 	size_t built = 0;
 	const char *why = NULL;
@@ -673,7 +673,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	int rc = 0;
 	for (size_t t = 0; t < ntargets && !rc; t++) {
 		if (t) {   /* the first's are done */
-			predict_layouts(&c, m, targets[t], method, v, n, &bar, t * n, n * ntargets);
+			predict_layouts(&c, m, targets[t], method, v, n, jobs, &bar, t * n, n * ntargets);
 			progress_end(&bar);
 		}
 		double have = gpu_mem_usable_bytes(targets[t]);

@@ -177,13 +177,6 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 int model_pp_pick_stage(const struct model_config *c, struct model_opts *o,
 			const struct gpu_spec *target, double launch_ns);
 
-/* --plan: writes to f, as text or JSON, every data x tensor x pipeline
- * layout of m->plan_gpus GPUs for the global batch m->opts.batch, each
- * predicted on every target with its memory estimate, fastest first
- * (plan.c); usd_per_hour (NULL, or one per target, 0 none) adds each
- * layout's cost per million tokens, for all its GPUs.  0, SURFER_EINVAL
- * for a bad model or options (reason in err), SURFER_ENOMEM,
- * SURFER_EWRITE when f cannot be written. */
 /* The most layouts --plan predicts at once (--jobs). */
 #define MODEL_PLAN_MAX_JOBS 256
 
@@ -193,6 +186,13 @@ int model_pp_pick_stage(const struct model_config *c, struct model_opts *o,
  * DeepSeek-V3 on 1024 GPUs). */
 uint32_t model_plan_jobs(const struct model_cli *m);
 
+/* --plan: writes to f, as text or JSON, every data x tensor x pipeline
+ * layout of m->plan_gpus GPUs for the global batch m->opts.batch, each
+ * predicted on every target with its memory estimate, fastest first
+ * (plan.c); usd_per_hour (NULL, or one per target, 0 none) adds each
+ * layout's cost per million tokens, for all its GPUs.  0, SURFER_EINVAL
+ * for a bad model or options (reason in err), SURFER_ENOMEM,
+ * SURFER_EWRITE when f cannot be written. */
 int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *const *targets,
 		     size_t ntargets, const double *usd_per_hour, enum pred_method method, int json,
 		     char *err, size_t errlen);
