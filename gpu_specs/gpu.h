@@ -176,8 +176,9 @@ double gpu_fp32_simt_tflops(const struct gpu_spec *g);
  * SGEMMs (0.743 median over NeuSight's 63 largest test shapes, 0.757 at
  * 4096^3) lie between the two: the instruction count is 23 % too fast
  * there, and NeuSight's FP32 iterations on the H200 come out 17.1 % fast
- * with it (7.1 % with the measured figure, which is the H200's own: not a
- * held-out number).  On AMD CDNA 1-3
+ * with it.  With a figure the rate is a whole SGEMM's, not a peak under
+ * which a tile runs: the tile model holds its time of the figure's GEMM
+ * to it (tile.c's fig_gemm_scale()).  On AMD CDNA 1-3
  * the matrix cores' FP32 MFMA rate, twice the vector ALUs' unpacked FP32
  * rate the fp32 column holds (MI100 46.1 against 23.1, MI210 45.3 against
  * 22.6, MI300X 163.4 against 81.7 TF in AMD's datasheets), which rocBLAS

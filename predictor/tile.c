@@ -22,6 +22,7 @@
  * target's roofline if need be.
  */
 #include "predictor/tile.h"
+#include "gpu_specs/figures.h"
 #include "predictor/mlp.h"
 #include "predictor/power.h"
 
@@ -103,19 +104,21 @@ double tile_sustained_fraction(const struct tile_model *m, const struct gpu_spec
 
 /* FP32 peak in FLOP/ns at the clock the power limit sustains (the rate
  * code can issue: for a GEMM gpu_fp32_gemm_tflops() x gpu_matrix_eff(),
- * else gpu_fp32_simt_tflops()): the tile model covers the FP32 kernels it
- * was trained on; other dtypes use that dtype's peak when the GPU lists
- * it. */
+ * else gpu_fp32_simt_tflops()), times scale: the tile model covers the FP32
+ * kernels it was trained on; other dtypes use that dtype's peak when the
+ * GPU lists it. */
 static double peak_flops_per_ns(const struct tile_model *m, const struct gpu_spec *g,
-				enum gpu_dtype dt, int gemm)
+				enum gpu_dtype dt, int gemm, double scale)
 {
 	double t = (dt < GPU_DT_COUNT && dt != GPU_DT_FP32) ? g->peak_tflops[dt] : 0;
 	if (!(t > 0))
 		t = gemm ? gpu_fp32_gemm_tflops(g) : gpu_fp32_simt_tflops(g);
 	if (gemm)
 		t *= gpu_matrix_eff(g);
-	return t * 1e3 * tile_sustained_fraction(m, g);
+	return t * 1e3 * tile_sustained_fraction(m, g) * scale;
 }
+
+static double fig_gemm_scale(const struct tile_model *m, const struct gpu_spec *g);
 
 /* Achievable DRAM bandwidth in bytes/ns (GB/s): the public measurement
  * when the GPU database has one, which is what a streaming kernel sees. */
@@ -134,7 +137,7 @@ static double bw_bytes_per_ns(const struct gpu_spec *g)
 
 static int gemm_feats(const struct tile_model *m, const struct pred_kernel *k,
 		      const struct gpu_spec *g, const struct tile_shape *tin, double *f,
-		      double *base_ns)
+		      double *base_ns, double scale)
 {
 	struct tile_shape t;
 	if (!k->m || !k->n || !k->k)
@@ -149,7 +152,7 @@ static int gemm_feats(const struct tile_model *m, const struct pred_kernel *k,
 		tile_gemm_pick(k, g, &t);
 	double B = k->batch ? (double)k->batch : 1, M = (double)k->m, N = (double)k->n,
 	       K = (double)k->k;
-	double peak = peak_flops_per_ns(m, g, k->dtype, 1), bw = bw_bytes_per_ns(g);
+	double peak = peak_flops_per_ns(m, g, k->dtype, 1, scale), bw = bw_bytes_per_ns(g);
 	double esz = 4;
 	double flops = k->flops > 0 ? k->flops : 2 * B * M * N * K;
 	double bytes = k->bytes > 0 ? k->bytes : esz * B * (M * K + K * N + M * N);
@@ -195,7 +198,7 @@ static int vector_feats(const struct tile_model *m, const struct pred_kernel *k,
 	if (!k->m || !k->n)
 		return -1;
 	double rows = (double)k->m, cols = (double)k->n, numel = rows * cols;
-	double peak = peak_flops_per_ns(m, g, k->dtype, 0), bw = bw_bytes_per_ns(g);
+	double peak = peak_flops_per_ns(m, g, k->dtype, 0, 1), bw = bw_bytes_per_ns(g);
 	/* one read and one write of each element, at the dtype's size */
 	double esz = (k->dtype == GPU_DT_FP16 || k->dtype == GPU_DT_BF16) ? 2 : 4;
 	double bytes = k->bytes > 0 ? k->bytes : 2 * esz * numel;
@@ -238,9 +241,10 @@ static int vector_feats(const struct tile_model *m, const struct pred_kernel *k,
 	return 0;
 }
 
-int tile_features(const struct tile_model *m, const struct pred_kernel *k,
-		  const struct gpu_spec *g, const struct tile_shape *t, double feat[TILE_NFEAT],
-		  double *base_ns)
+/* tile_features() with the GEMM peak times scale. */
+static int features_at(const struct tile_model *m, const struct pred_kernel *k,
+		       const struct gpu_spec *g, const struct tile_shape *t, double feat[TILE_NFEAT],
+		       double *base_ns, double scale)
 {
 	int fam = tile_family_of(k);
 	/* Trained on FP32 SIMT kernels only (NeuSight's data, TF32 off): a
@@ -255,7 +259,7 @@ int tile_features(const struct tile_model *m, const struct pred_kernel *k,
 	    !(g->peak_tflops[GPU_DT_FP32] > 0) || !(g->mem_bw_gbps > 0))
 		return -1;
 	memset(feat, 0, TILE_NFEAT * sizeof *feat);
-	int rc = fam == TILE_FAM_GEMM ? gemm_feats(m, k, g, t, feat, base_ns)
+	int rc = fam == TILE_FAM_GEMM ? gemm_feats(m, k, g, t, feat, base_ns, scale)
 				      : vector_feats(m, k, g, fam, feat, base_ns);
 	if (rc != 0)
 		return -1;
@@ -263,6 +267,20 @@ int tile_features(const struct tile_model *m, const struct pred_kernel *k,
 		if (!isfinite(feat[i]))
 			return -1;
 	return fam;
+}
+
+/* A GEMM's scale of the FP32 peak (fig_gemm_scale()); 1 for the rest. */
+static double family_scale(const struct tile_model *m, const struct pred_kernel *k,
+			   const struct gpu_spec *g)
+{
+	return k && tile_family_of(k) == TILE_FAM_GEMM ? fig_gemm_scale(m, g) : 1;
+}
+
+int tile_features(const struct tile_model *m, const struct pred_kernel *k,
+		  const struct gpu_spec *g, const struct tile_shape *t, double feat[TILE_NFEAT],
+		  double *base_ns)
+{
+	return features_at(m, k, g, t, feat, base_ns, family_scale(m, k, g));
 }
 
 double tile_time_from_output(double out, double base_ns)
@@ -293,8 +311,8 @@ double tile_clamp_ns(double ns, double base_ns)
 
 /* ---- the GEMM curve ---------------------------------------------------- */
 
-int tile_curve_terms(const struct tile_model *m, const struct pred_kernel *k,
-		     const struct gpu_spec *g, double t[4])
+static int curve_terms(const struct tile_model *m, const struct pred_kernel *k,
+		       const struct gpu_spec *g, double t[4], double scale)
 {
 	if (!k || !g || k->op != PRED_OP_GEMM || k->dtype != GPU_DT_FP32 || !k->m || !k->n ||
 	    !k->k || !g->sms || !(g->peak_tflops[GPU_DT_FP32] > 0) || !(g->mem_bw_gbps > 0))
@@ -305,17 +323,94 @@ int tile_curve_terms(const struct tile_model *m, const struct pred_kernel *k,
 	double waves = ceil(tiles / g->sms);
 	double flops = k->flops > 0 ? k->flops : 2 * B * M * N * K;
 	double bytes = k->bytes > 0 ? k->bytes : 4 * B * (M * K + K * N + M * N);
-	t[0] = flops / peak_flops_per_ns(m, g, GPU_DT_FP32, 1);
+	t[0] = flops / peak_flops_per_ns(m, g, GPU_DT_FP32, 1, scale);
 	t[1] = bytes / bw_bytes_per_ns(g);
 	t[2] = log(tiles / (waves * g->sms));
 	t[3] = log(M * N / (tm * 128 * tn * 128));
 	return isfinite(t[0]) && isfinite(t[1]) ? 0 : -1;
 }
 
+int tile_curve_terms(const struct tile_model *m, const struct pred_kernel *k,
+		     const struct gpu_spec *g, double t[4])
+{
+	return curve_terms(m, k, g, t, fig_gemm_scale(m, g));
+}
+
 double tile_curve_ns(const double t[4], const double c[TILE_CURVE_NPARAM])
 {
 	double eff = exp(c[0] + c[1] * t[2] + c[2] * t[3]);
 	return fmax(t[0] / eff, t[1] / exp(c[3]));
+}
+
+/* The ensemble's time for features f (the geometric mean of its members':
+ * they were trained on log time); a GEMM's blended with the curve (its
+ * geometric mean), whose few constants carry to a new GPU more steadily
+ * than the MLP's many, at the same scale of the peak. */
+static double mlp_curve_ns(const struct tile_model *m, int fam, const double *f, double base_ns,
+			   const struct pred_kernel *k, const struct gpu_spec *g, double scale)
+{
+	double y, logw = 0, ct[4];
+	for (int j = 0; j < m->nmembers[fam]; j++) {
+		mlp_forward(m->models[fam][j], f, &y);
+		logw += log(tile_time_from_output(y, base_ns));
+	}
+	double w = exp(logw / m->nmembers[fam]);
+	if (fam == TILE_FAM_GEMM && m->has_curve && curve_terms(m, k, g, ct, scale) == 0)
+		w = sqrt(w * tile_curve_ns(ct, m->curve));
+	return w;
+}
+
+/*
+ * The scale of the FP32 GEMM peak that makes the model time the figure's
+ * own GEMM at the figure's rate, on a GPU whose GEMM rate is its
+ * fp32_gemm_eff figure (gpus.c's gpu_fp32_gemm_tflops(): Hopper and
+ * data-centre Blackwell, measured, from the same die or the rule); 1
+ * elsewhere.
+ *
+ * Everywhere else the peak is what the FP32 lanes can issue (the FMA rate
+ * under load) and the model's utilisation of it is what it learnt: a
+ * large SGEMM on the training GPUs is timed at 0.86-0.89 of it.  The
+ * figure is not such a peak but a large SGEMM's measured rate, which that
+ * utilisation would then lower a second time: the H200's 4096^3, 50.75
+ * TFLOP/s measured, was predicted at 45 from its own figure (11 % slow),
+ * its FP32 iterations 4-11 % slow.  So the model is held to the figure at
+ * the shape it was measured at, and every other shape keeps the model's
+ * own relation to it.  Nothing is fitted: the scale is the model's own
+ * reference time over the figure's.  Held out (the GPU's SM kind out of
+ * the figures) no figure exists and the peak stays the main loop's
+ * instruction mix (GPU_FP32_HOPPER_GEMM_EFF), a peak of the first kind.
+ */
+#define FIG_GEMM_DIM 4096 /* the square SGEMM the figure was measured at   */
+#define FIG_GEMM_ITERS 3  /* each step moves the reference time by the
+			   * ratio left; the utilisation's weak pull on the
+			   * peak leaves under 1e-3 of it after the second */
+
+static double fig_gemm_scale(const struct tile_model *m, const struct gpu_spec *g)
+{
+	struct gpu_figure_value v;
+	if (!m || !g || !gpu_fp32_dedicated_lanes(g) || !tile_model_has(m, TILE_FAM_GEMM) ||
+	    gpu_figure(g, GPU_FIG_FP32_GEMM_EFF, gpu_figures_held_out(), &v) == GPU_PROV_NONE ||
+	    !(v.value > 0))
+		return 1;
+	struct pred_kernel k;
+	memset(&k, 0, sizeof k);
+	k.op = PRED_OP_GEMM;
+	k.dtype = GPU_DT_FP32;
+	k.m = k.n = k.k = FIG_GEMM_DIM;
+	k.batch = 1;
+	double d = FIG_GEMM_DIM, rate = gpu_fp32_gemm_tflops(g) * gpu_matrix_eff(g) * 1e3;
+	double want_ns = 2 * d * d * d / rate, s = 1, f[TILE_NFEAT], base;
+	if (!(want_ns > 0))
+		return 1;
+	for (int i = 0; i < FIG_GEMM_ITERS; i++) {
+		if (features_at(m, &k, g, NULL, f, &base, s) != TILE_FAM_GEMM)
+			return 1;
+		double ns = mlp_curve_ns(m, TILE_FAM_GEMM, f, base, &k, g, s);
+		if (!(ns > 0) || !isfinite(ns))
+			return 1;
+		s *= ns / want_ns;
+	}
+	return s;
 }
 
 int tile_curve_valid(const double c[TILE_CURVE_NPARAM])
@@ -479,25 +574,14 @@ static double model_ns(const struct predictor *p, const struct pred_kernel *k,
 		       int *mem_bound, struct tile_applied *ap)
 {
 	const struct tile_model *m = predictor_tile(p);
-	double f[TILE_NFEAT], y, logw = 0;
-	int fam = tile_features(m, k, g, tile, f, base_ns);
+	double f[TILE_NFEAT], scale = family_scale(m, k, g);
+	int fam = features_at(m, k, g, tile, f, base_ns, scale);
 	if (fam < 0 || !tile_model_has(m, fam))
 		return -1;
 	/* f[6]/f[7] (GEMM) and f[5]/f[6] (vector) are log2 of the FLOP and
 	 * byte terms of the roofline. */
 	*mem_bound = fam == TILE_FAM_GEMM ? f[7] >= f[6] : f[6] >= f[5];
-	/* An ensemble's time is the geometric mean of its members' (they were
-	 * trained on log time). */
-	for (int j = 0; j < m->nmembers[fam]; j++) {
-		mlp_forward(m->models[fam][j], f, &y);
-		logw += log(tile_time_from_output(y, *base_ns));
-	}
-	double w = exp(logw / m->nmembers[fam]);
-	/* GEMMs: the geometric mean with the curve, whose few constants
-	 * carry to a new GPU more steadily than the MLP's many. */
-	double ct[4];
-	if (fam == TILE_FAM_GEMM && m->has_curve && tile_curve_terms(m, k, g, ct) == 0)
-		w = sqrt(w * tile_curve_ns(ct, m->curve));
+	double w = mlp_curve_ns(m, fam, f, *base_ns, k, g, scale);
 	memset(ap, 0, sizeof *ap);
 	int ac = gpu_cc_is_amd(g->cc) ? tile_amd_class_of(k) : -1;
 	if (ac >= 0) {
