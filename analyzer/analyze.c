@@ -409,6 +409,9 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 		if (predict_kernel(pred, &k, NULL, g, PRED_ROOFLINE, &rr) == 0)
 			*r = rr;
 	}
+	/* a built kernel is queued behind the one before it: the GPU's own
+	 * cost per kernel, where the method's time leaves it out */
+	r->ns += predict_gpu_cost_ns(pred, r, g);
 }
 
 /* Whether a measured kernel is predicted by the collective model on g: a

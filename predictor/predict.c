@@ -17,6 +17,7 @@
  *    empty kernel, so such kernels are neither free nor invented.
  */
 #include "predictor/predict.h"
+#include "gpu_specs/figures.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -322,6 +323,33 @@ static int pred_dispatch(const struct predictor *p, const struct pred_kernel *k,
 	out->ns = k->origin_ns > 0 ? k->origin_ns : PRED_NO_BASIS_NS;
 	out->method = PRED_ROOFLINE;
 	return 0;
+}
+
+double predict_gpu_cost_ns(const struct predictor *p, const struct pred_result *r,
+			   const struct gpu_spec *target)
+{
+	struct gpu_figure_value v;
+
+	if (!p || !r || !target)
+		return 0;
+	switch (r->method) {
+	case PRED_MLP:
+		if (r->floor_ns > 0 || r->amd_scale > 0)
+			return 0;
+		break;
+	case PRED_CONV:
+		if (p->tile_floor)
+			return 0;
+		break;
+	case PRED_ROOFLINE:
+		break;
+	default:
+		return 0;
+	}
+	if (gpu_figure(target, GPU_FIG_GRAPH_LAUNCH_US, gpu_figures_held_out(), &v) == GPU_PROV_NONE ||
+	    !(v.value > 0))
+		return 0;
+	return v.value * 1e3;
 }
 
 static const char *const pred_method_names[PRED_METHOD_COUNT] = {

@@ -283,6 +283,29 @@ int predict_kernel(const struct predictor *p, const struct pred_kernel *k,
 		   const struct gpu_spec *origin, const struct gpu_spec *target,
 		   enum pred_method method, struct pred_result *out);
 
+/* The GPU's own time per kernel that a from-scratch prediction r leaves
+ * out, in ns: what the target spends between one kernel of a stream and
+ * the next beyond the kernels' work (the front end fetching the launch,
+ * the grid's start and drain), which a kernel queued behind another pays
+ * however fast the host launches it.  The figures table's
+ * graph_launch_us for the target (gpu_specs/figures.h: the period of
+ * tiny kernels launched from a CUDA graph, where no host call is left in
+ * the loop; H200 1.26, A100 1.34, L40 0.94 us; the vendor's median by
+ * rule, held out with gpu_figures_held_out()'s architecture).
+ * 0 where r's time already holds such a cost: a measured time (identity,
+ * wave scaling), a model fitted on timed kernels with a fixed term of its
+ * own (tcgemm's overhead_ns, vecop's floors, attention's fixed_ns, the
+ * collectives' latency), the tile model or the convolution model with the
+ * host floor of NeuSight's op timings (pred_config.tile_floor), or an AMD
+ * target's tile-model time (the AMD scale's fixed cost per kernel, fitted
+ * on its operator profiles, stands for it there).
+ * What remains is the tile model's, the convolution model's and the
+ * roofline's kernel times, fitted or bounded as the work alone.  The
+ * analyzer adds it to each kernel a program builder made (analyze.c),
+ * not to a recorded one (the trace path scales measured times). */
+double predict_gpu_cost_ns(const struct predictor *p, const struct pred_result *r,
+			   const struct gpu_spec *target);
+
 /* Classifies a kernel by its name and launch (and fills op, dtype and what
  * can be inferred of flops/bytes when they are 0). */
 void predict_classify(struct pred_kernel *k);

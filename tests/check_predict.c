@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_specs/figures.h"
 #include "predictor/predict.h"
 #include "predictor/roofline.h"
 #include "predictor/wave.h"
@@ -650,6 +651,61 @@ START_TEST(shrink_across_architectures)
 }
 END_TEST
 
+
+/* The GPU's own cost per kernel (predict_gpu_cost_ns): added where a
+ * method's time is the kernel's work alone (the tile model without the
+ * host floor, the convolution model likewise, the roofline), never where
+ * the time holds a fixed cost of its own or was measured.  On the H200 it
+ * is gpu-benches' h200_graph measurement, 1.26 us a kernel; with Hopper
+ * held out, the rule's value from other architectures, a different number
+ * of the same order. */
+START_TEST(gpu_cost_per_kernel)
+{
+	const struct gpu_spec *h200 = gpu_find("h200");
+	struct pred_result r;
+	struct predictor *floored;
+	struct pred_config fc = {.tile_floor = 1};
+
+	ck_assert_ptr_nonnull(h200);
+	gpu_figures_hold_out(0);
+	memset(&r, 0, sizeof(r));
+	static const enum pred_method work_alone[] = {PRED_MLP, PRED_CONV, PRED_ROOFLINE};
+	for (size_t i = 0; i < sizeof(work_alone) / sizeof(work_alone[0]); i++) {
+		r.method = work_alone[i];
+		NEAR(predict_gpu_cost_ns(pred, &r, h200), 1260);
+	}
+	static const enum pred_method holds_it[] = {PRED_IDENTITY, PRED_WAVE, PRED_TCGEMM,
+						    PRED_VECOP, PRED_ATTENTION, PRED_COMM};
+	for (size_t i = 0; i < sizeof(holds_it) / sizeof(holds_it[0]); i++) {
+		r.method = holds_it[i];
+		ck_assert_msg(predict_gpu_cost_ns(pred, &r, h200) == 0, "%s",
+			      pred_method_name(holds_it[i]));
+	}
+	/* the tile model with NeuSight's host floor, or with the AMD scale's
+	 * fixed cost, holds one already */
+	r.method = PRED_MLP;
+	r.floor_ns = 5000;
+	ck_assert(predict_gpu_cost_ns(pred, &r, h200) == 0);
+	r.floor_ns = 0;
+	r.amd_scale = 1.03;
+	ck_assert(predict_gpu_cost_ns(pred, &r, h200) == 0);
+	r.amd_scale = 0;
+	ck_assert_int_eq(predictor_new(&fc, &floored, NULL, 0), 0);
+	r.method = PRED_CONV;
+	ck_assert(predict_gpu_cost_ns(floored, &r, h200) == 0);
+	r.method = PRED_ROOFLINE;
+	NEAR(predict_gpu_cost_ns(floored, &r, h200), 1260);
+	predictor_free(floored);
+	/* held out: the rule, not the H200's own measurement */
+	gpu_figures_hold_out(h200->cc);
+	double held = predict_gpu_cost_ns(pred, &r, h200);
+	gpu_figures_hold_out(0);
+	ck_assert_msg(held > 500 && held < 5000 && fabs(held - 1260) > 1, "held out: %g ns", held);
+	ck_assert(predict_gpu_cost_ns(NULL, &r, h200) == 0);
+	ck_assert(predict_gpu_cost_ns(pred, &r, NULL) == 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("predict");
@@ -670,6 +726,7 @@ int main(void)
 	tcase_add_loop_test(tc, origin_time_linear, 0,
 			    (int)(sizeof(lin_cases) / sizeof(lin_cases[0])));
 	tcase_add_test(tc, shrink_across_architectures);
+	tcase_add_test(tc, gpu_cost_per_kernel);
 	tcase_add_test(tc, names);
 	tcase_add_loop_test(tc, classify_names, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, classify_work);

@@ -65,6 +65,16 @@ cat >"$tmp/tiny.json" <<'JSON'
 JSON
 "$BIN" --model "$tmp/tiny.json" --seq 64 --target t4 >/dev/null 2>"$tmp/err"
 check "config file accepted ($(cat "$tmp/err"))" $?
+# Its FP32 kernels are tiny (a few hundred ns of work each by the tile
+# model and the roofline), yet each one queued behind another costs the
+# GPU its own time per kernel: gpu-benches' H200 runs tiny kernels from a
+# CUDA graph at 1.26 us apiece (predict.h, predict_gpu_cost_ns), so the
+# kernels of one pass take at least 1.2 us each.
+"$BIN" --model "$tmp/tiny.json" --seq 16 --target h200 --json >"$tmp/tiny.out" 2>"$tmp/err"
+nk=$(sed -n 's/^ *"kernels": \([0-9]*\),$/\1/p' "$tmp/tiny.out" | head -1)
+kms=$(sed -n 's/.*"kernel_ms": \([0-9.e+-]*\).*/\1/p' "$tmp/tiny.out" | head -1)
+awk -v n="$nk" -v k="$kms" 'BEGIN { exit !(n > 10 && k * 1000 >= 1.2 * n && k * 1000 < 5 * n) }'
+check "tiny model on the H200: $nk kernels in $kms ms, 1.2-5 us each" $?
 
 # The CI gate on a model: the same model passes (exit 0); twice the batch
 # grows the iteration far beyond a 10% limit (exit 3).
