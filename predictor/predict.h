@@ -302,7 +302,8 @@ int predict_kernel(const struct predictor *p, const struct pred_kernel *k,
  * What remains is the tile model's, the convolution model's and the
  * roofline's kernel times, fitted or bounded as the work alone.  The
  * analyzer adds it to each kernel a program builder made (analyze.c),
- * not to a recorded one (the trace path scales measured times). */
+ * not to a recorded one (the trace replay keeps each launch's measured
+ * gap after its stream's previous work, timeline.c). */
 double predict_gpu_cost_ns(const struct predictor *p, const struct pred_result *r,
 			   const struct gpu_spec *target);
 
