@@ -49,14 +49,27 @@ static struct {
 	uint64_t by_correlation, by_call, by_kernel, not_recorded, overtaken, cupti_lost;
 } J;
 
-/* A runtime call's span and our launch time inside it: the clocks are
- * read against each other to within a microsecond before each buffer
- * (cupti.c), and a runtime launch takes 2-10 us; 20 us covers the reading
- * and the hook's own time without reaching the next launch of the same
- * kernel, which a launch's cost keeps at least that far apart only on the
- * same thread (another thread's launch of the same kernel inside the
- * span is told apart by distance: the nearest wins). */
-#define CALL_SLACK_NS 20000u
+/* A runtime call's span and our launch time against it.  The hook records
+ * its launch before it calls the runtime, so a call's own launch is at or
+ * before the call's start, and after the call's end only as far as the
+ * clocks' reading is off (cupti.c keeps the tightest reading:
+ * preload_cupti_clock_err_ns(), plus CALL_LATE_NS for the clock's own
+ * granularity); a launch later than that is the thread's next one or
+ * another thread's, never this one.  Before the call the hook's own time
+ * and whatever delays the thread inside it: one descheduled there (beside
+ * two busy loops) launched 5.8 ms after it recorded the launch.  With a
+ * 20 us slack on both sides, as before, its report went to the next
+ * launch and each later report to the launch after its own (shim_test's
+ * cupti-runtime-rewindow, its launches 0.4 us apart).  CALL_EARLY_NS,
+ * four times that delay, bounds how far back a report looks: a launch
+ * left waiting longer stays untimed rather than take the report of a
+ * later call (a window's last launch whose report CUPTI lost, and the
+ * same kernel launched again after the window).  Earlier candidates had
+ * their reports joined first; the nearest before the call wins (another
+ * thread's launch of the same kernel inside the span is told apart by
+ * distance: the nearest wins). */
+#define CALL_EARLY_NS 25000000u
+#define CALL_LATE_NS 1000u
 /* A report whose call ended this recently may name a launch whose hook has
  * not handed its record over yet (not on a real GPU, where the runtime's
  * record is written after the hook returned, but a fake CUPTI that writes
@@ -116,15 +129,20 @@ static struct span call_span(uint32_t corr)
 	s.known = 1;
 	s.at_lo = preload_cupti_to_cpu_ns(*a);
 	s.at_hi = preload_cupti_to_cpu_ns(*b);
-	s.lo = s.at_lo > CALL_SLACK_NS ? s.at_lo - CALL_SLACK_NS : 0;
-	s.hi = s.at_hi + CALL_SLACK_NS;
+	s.lo = s.at_lo > CALL_EARLY_NS ? s.at_lo - CALL_EARLY_NS : 0;
+	s.hi = s.at_hi + preload_cupti_clock_err_ns() + CALL_LATE_NS;
 	return s;
 }
 
-/* How far t is from the call's own span (0 inside). */
+/* How far t is from the call's own span (0 inside), a launch recorded
+ * after the call ended (within the clocks' error: call_span()) behind
+ * every one recorded before it: by distance alone, a launch delayed
+ * inside the hook (a loaded machine) lost to the next launch of a tight
+ * loop, and shim_test's cupti-runtime-rewindow beside two busy loops gave
+ * 14-34 of 150 kernels the report of the launch before theirs. */
 static uint64_t off_call(const struct span *s, uint64_t t)
 {
-	return t < s->at_lo ? s->at_lo - t : t > s->at_hi ? t - s->at_hi : 0;
+	return t < s->at_lo ? s->at_lo - t : t > s->at_hi ? t - s->at_hi + CALL_EARLY_NS : 0;
 }
 
 /* CUPTI's own count of records it dropped: said once, and counted as

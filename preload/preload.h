@@ -332,6 +332,9 @@ uint64_t preload_cupti_to_cpu_ns(uint64_t gpu_ns);
 /* 1 when CUPTI's clock was read against ours: GPU times then compare with
  * launch times. */
 int preload_cupti_clock_known(void);
+/* How far a converted time may be off: half the bracket of the clock
+ * reading kept (cupti.c's measure_offset), ns; 0 before one. */
+uint64_t preload_cupti_clock_err_ns(void);
 /* 1 when the runtime's API records are on (their correlation ids name the
  * runtime calls that started kernels, copies and sets). */
 int preload_cupti_runtime_records(void);

@@ -31,7 +31,8 @@
  * leaves the correlation records out as =none does and, where the
  * recorder enabled the runtime's API records (the RUNTIME kind), writes the launch's
  * runtime API record instead: its correlation id, and a span around the
- * launch on the real clock (1 us before it to 2 us after); =runtime-late
+ * launch on the real clock (1 us before it to the pop that follows the
+ * call's return); =runtime-late
  * hands those records over in a buffer after the kernels', as =late
  * (FAKE_CUPTI_API_DELAY_MS=N: N ms after it).
  * FAKE_CUPTI_LOSE=N leaves out every N-th kernel report (CUPTI lost some
@@ -44,6 +45,7 @@
  * cuptiActivityFlushAll).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -177,8 +179,19 @@ static int real_clock(void)
 	return c && !strcmp(c, "real");
 }
 
+/* FAKE_CUPTI_TS_SLOW=N: past its N-th call cuptiGetTimestamp waits 15 us
+ * before it reads the clock, as a thread descheduled inside the call: the
+ * caller's bracket around it is 15 us wide and the reading sits at its
+ * end. */
 API CUptiResult cuptiGetTimestamp(uint64_t *ts)
 {
+	static atomic_int calls;
+	const char *slow = getenv("FAKE_CUPTI_TS_SLOW");
+	if (slow && atomic_fetch_add(&calls, 1) >= atoi(slow)) {
+		uint64_t until = mono_ns() + 15000;
+		while (mono_ns() < until)
+			;
+	}
 	*ts = real_clock() ? mono_ns() + 1000000000ull : 0;
 	return CUPTI_SUCCESS;
 }
@@ -332,7 +345,10 @@ API CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrelationK
 		a.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
 		a.correlationId = corr;
 		a.start = l[0].real_ns - 1000 + 1000000000ull;
-		a.end = l[n - 1].real_ns + 2000 + 1000000000ull;
+		/* it ends when the call returns: before the hook pops, and so
+		 * before the thread's next launch (a fixed span past the launch
+		 * took in the next launches of a tight loop) */
+		a.end = mono_ns() + 1000000000ull;
 		if (!strcmp(ext, "runtime-late"))
 			append_to(&apiq, &alen, &acap, &a, sizeof a);
 		else

@@ -394,6 +394,15 @@ if run cupti-runtime-rewindow 0 FAKE_CUPTI_EXTERNAL=runtime FAKE_CUPTI_CLOCK=rea
 	d=$(dropped "$T/rr.mp")
 	[ "$d" = 0 ] && pass "cupti-runtime-rewindow: none dropped" || fail "cupti-runtime-rewindow: $d dropped"
 fi
+# ... and when the clock readings before each buffer are loose (each
+# cuptiGetTimestamp past the first five held 15 us, its reading at the end
+# of the bracket: an offset 7.5 us off), the tight first reading is kept:
+# no kernel timed before its own launch (preload/cupti.c, measure_offset).
+if run cupti-loose-clock 0 FAKE_CUPTI_EXTERNAL=runtime FAKE_CUPTI_CLOCK=real FAKE_CUPTI_TS_SLOW=5 \
+	SURFER_ITERATIONS=3 SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/lc.mp" \
+	-- $B/tests/shim_runtime rewindow 3 50; then
+	own_reports cupti-loose-clock "$T/lc.mp" 150
+fi
 
 # 2b-early. What the first calls after CUPTI's start cost (4-6 ms on an
 #             H200; here FAKE_CUDA_FIRST_TRACKED_MS=200 on the first launch
