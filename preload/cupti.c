@@ -280,12 +280,15 @@ int preload_cupti_parse(uint8_t *buf, size_t valid, const struct preload_cupti_s
  * a board's crystal is good to about 50, and CUPTI's clock is the host's
  * already, so this bounds it from above. */
 #define CLOCK_DRIFT_PPM 50
+/* The widest bracket a clock reading may have and still be used, ns: a
+ * wider one had the thread descheduled inside it. */
+#define CLOCK_MAX_BRACKET_NS 20000u
 
 /* CUPTI's clock against ours: the reading bracketed tightest of five (the
  * joins compare GPU starts and API calls with launch times).  Taken at the
  * start and again before each buffer is read, so the two clocks cannot
- * drift apart over a long run; a reading bracketed wider than 20 us (the
- * thread was descheduled) is not used.  A new reading replaces the one
+ * drift apart over a long run; a reading bracketed wider than
+ * CLOCK_MAX_BRACKET_NS is not used.  A new reading replaces the one
  * kept only where it is no less certain: its half-bracket at most the
  * kept one's plus the drift since.  Taken every time, a loose reading of
  * a loaded machine (bracketed at 10-18 us) replaced a tight one (0.1 us)
@@ -294,7 +297,7 @@ int preload_cupti_parse(uint8_t *buf, size_t valid, const struct preload_cupti_s
  * kernels 0.04-18 us before their own launches. */
 static void measure_offset(void)
 {
-	uint64_t best = 20000;
+	uint64_t best = CLOCK_MAX_BRACKET_NS;
 	int64_t off = 0;
 	for (int i = 0; i < 5 && C.timestamp; i++) {
 		uint64_t ts = 0, a = preload_now_ns();
@@ -306,7 +309,7 @@ static void measure_offset(void)
 			off = (int64_t)(a + (b - a) / 2) - (int64_t)ts;
 		}
 	}
-	if (best >= 20000)
+	if (best >= CLOCK_MAX_BRACKET_NS)
 		return;
 	uint64_t now = preload_now_ns();
 	if (atomic_load(&C.clock_known)) {

@@ -651,7 +651,6 @@ START_TEST(shrink_across_architectures)
 }
 END_TEST
 
-
 /* The GPU's own cost per kernel (predict_gpu_cost_ns): added where a
  * method's time is the kernel's work alone (the tile model without the
  * host floor, the convolution model likewise, the roofline), never where
