@@ -506,6 +506,21 @@ START_TEST(parse_configs)
 	struct model_seq s;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
 	ck_assert_uint_gt(model_seq_count(&s, MODEL_PH_BACKWARD), 0);
+	/* SwitchTransformersSparseMLP indexes with each expert's boolean mask
+	 * twice (the gather, the scatter): a nonzero each, the CPU waiting for
+	 * its count, then the select and the indexing kernel launched inside
+	 * the same op; 4 experts in 3 sparse layers, forward only */
+	size_t waits = 0;
+	for (size_t i = 0; i + 2 < s.n; i++)
+		if (s.v[i].copy == MODEL_COPY_DTOH) {
+			ck_assert_int_eq(s.v[i].phase, MODEL_PH_FORWARD);
+			ck_assert_str_eq(s.v[i - 1].k.name, "DeviceReduceSingleTileKernel");
+			ck_assert_str_eq(s.v[i + 1].k.name, "DeviceSelectSweepKernel");
+			ck_assert(!s.v[i - 1].in_op && s.v[i].in_op && s.v[i + 1].in_op && s.v[i + 2].in_op);
+			ck_assert(strstr(s.v[i + 2].k.name, "index") != NULL);
+			waits++;
+		}
+	ck_assert_uint_eq(waits, 2 * 4 * 3);
 	model_seq_release(&s);
 
 	/* The experts' first GEMM (d_model 128 -> d_ff 256): batch 2 x seq
@@ -606,6 +621,16 @@ START_TEST(mixtral_and_gemma)
 	for (size_t i = 0; i < s.n; i++)
 		wheres += s.v[i].layer == 1 && strcmp(s.v[i].k.name, "DeviceSelectSweepKernel") == 0;
 	ck_assert_uint_eq(wheres, 4);
+	/* each torch.where is a nonzero: the count copied to the host, the CPU
+	 * waiting, before the select */
+	size_t waits = 0;
+	for (size_t i = 0; i + 1 < s.n; i++)
+		if (s.v[i].layer == 1 && s.v[i].copy == MODEL_COPY_DTOH) {
+			ck_assert_str_eq(s.v[i + 1].k.name, "DeviceSelectSweepKernel");
+			ck_assert(s.v[i].in_op && s.v[i + 1].in_op);
+			waits++;
+		}
+	ck_assert_uint_eq(waits, 4);
 	model_seq_release(&s);
 
 	const char *gm = "{\"model_type\": \"gemma\", \"hidden_size\": 384, \"num_attention_heads\": 4,"
@@ -1276,6 +1301,54 @@ START_TEST(cpu_cost_per_stack)
 	/* a serving engine's kernels keep the flat 6 us */
 	o.engine = MODEL_ENGINE_SGLANG;
 	ck_assert_double_eq_tol(cpu_time(&s, &o, g, (double)s.n * 100e3), 3 * 6000, 1);
+	/* a kernel launched inside the op of the one before it (a nonzero's
+	 * select) costs one launch, 6 us, not a forward op's 14.5 */
+	o.engine = MODEL_ENGINE_HF;
+	s.n = 0;
+	push_tiny(&s, MODEL_PH_FORWARD, -1, 0);
+	push_tiny(&s, MODEL_PH_FORWARD, -1, 0);
+	v[1].in_op = 1;
+	ck_assert_double_eq_tol(cpu_time(&s, &o, g, (double)s.n * 100e3), fwd + 6000, 1);
+}
+END_TEST
+
+/* A nonzero's wait (op_nonzero()): its count's copy to the host blocks
+ * the CPU until the work queued before it is done, and the select
+ * launched inside the op after it costs one launch.  After an all-reduce
+ * of t1 issued at 6 us the copy (issued at 12 us) waits for it, and the
+ * select is issued 6 us after the copy ends: 12 us + t1 + the copy + the
+ * select.  At a flat 100 us a launch, 200 us + the same three, so the
+ * two differ by exactly 188 us; with the copy not blocking, the select
+ * would queue behind the all-reduce at 6 us + t1 (a difference of 194 us
+ * from the flat run), and launched as a forward op it would cost 14.5 us
+ * (179.5 us). */
+START_TEST(nonzero_waits)
+{
+	const struct gpu_spec *g = gpu_find("a100-sxm4-80");
+	struct model_kernel v[4];
+	struct model_seq s;
+	struct model_opts o;
+	struct model_timing flat, t;
+	memset(&s, 0, sizeof(s));
+	memset(v, 0, sizeof(v));
+	s.v = v;
+	model_opts_init(&o);
+	push_comm(&s, 1e8, 0, MODEL_PH_COMM);
+	struct model_kernel *c = &v[s.n++];
+	c->k.name = "memcpy DtoH";
+	c->k.op = PRED_OP_ELEMENTWISE;
+	c->k.bytes = 8;
+	c->copy = MODEL_COPY_DTOH;
+	c->in_op = 1;
+	c->phase = MODEL_PH_FORWARD;
+	c->layer = -1;
+	push_tiny(&s, MODEL_PH_FORWARD, -1, 0);
+	v[2].in_op = 1;
+	ck_assert_int_eq(model_time(&s, &o, g, 100e3, &flat), 0);
+	ck_assert_int_eq(model_time(&s, &o, g, MODEL_LAUNCH_AUTO, &t), 0);
+	ck_assert_double_gt(flat.iteration_ns, 200e3);
+	ck_assert_double_eq_tol(flat.iteration_ns - t.iteration_ns, 188e3, 1);
+	ck_assert_double_eq_tol(t.cpu_bound_ns, 6000 + 6000, 1);
 }
 END_TEST
 
@@ -4688,6 +4761,7 @@ int main(void)
 	tcase_add_test(t, llama_gqa_shapes);
 	tcase_add_test(t, parse_configs);
 	tcase_add_test(t, mixtral_and_gemma);
+	tcase_add_test(t, nonzero_waits);
 	tcase_add_test(t, load_config_file);
 	tcase_add_test(t, collective_sizes);
 	tcase_add_test(t, sequence_parallel);

@@ -175,6 +175,16 @@ void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, i
 
 void op_bmm(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, uint64_t kk);
 
+/* PyTorch's nonzero over n elements on the GPU, as torch.where(mask),
+ * mask.nonzero() and indexing with a boolean mask (x[mask], x[mask] = y)
+ * run it: the output's size is the count of nonzero elements, so the op
+ * counts them (a reduction), copies the count to the host and waits for
+ * it, then writes the indices (DeviceSelectSweepKernel).  The CPU thus
+ * waits for every kernel queued before it, and the GPU then idles while
+ * the CPU launches what follows.  Forward only (autograd keeps the
+ * indices). */
+void op_nonzero(struct bld *B, double n);
+
 /* An elementwise op: name of its forward kernel, elements, tensors read,
  * FLOPs per element, number of backward kernels and their name. */
 void op_ew(struct bld *B, const char *name, double n, double nin, double flops,

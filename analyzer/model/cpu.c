@@ -67,6 +67,8 @@ double model_cpu_ns(const struct model_opts *o, const struct model_seq *s, size_
 
 	if (o->engine != MODEL_ENGINE_HF || k->phase == MODEL_PH_COMM || k->async)
 		return MODEL_LAUNCH_NS_DEFAULT;
+	if (k->in_op)          /* a launch from inside the previous kernel's op */
+		return MODEL_LAUNCH_NS_DEFAULT;
 	if (k->graph)          /* one launch for the replay (model.c adds its call) */
 		return model_launch_ns(o);
 	if (k->phase == MODEL_PH_OPTIMIZER)

@@ -332,8 +332,8 @@ uint64_t model_expert_capacity(const struct model_config *c, const struct model_
  * zeroed output and the one-hot expert mask; then per expert torch.where
  * on its mask, the tokens routed to it gathered, its gated MLP, the
  * routing weight applied and index_add into the output.  Each expert
- * takes an even share (T k / E) of the routed tokens.  torch.where makes
- * the CPU wait for the GPU once per expert; that wait is not modelled. */
+ * takes an even share (T k / E) of the routed tokens.  torch.where is a
+ * nonzero (op_nonzero()): the CPU waits for the GPU once per expert. */
 static void mlp_topk(struct bld *B)
 {
 	const struct model_config *c = B->c;
@@ -357,8 +357,7 @@ static void mlp_topk(struct bld *B)
 	op_ew(B, "scatter_gather_elementwise_kernel<128, 4>", (double)T * K, 1, 0, 0, NULL);
 	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * K * E, 1, 0, 0, NULL);
 	for (uint64_t e = 0; e < E; e++) {
-		B->cols = 1;
-		op_ew(B, "DeviceSelectSweepKernel", (double)T * K, 1, 1, 0, NULL);
+		op_nonzero(B, (double)T * K);
 		B->cols = h;
 		op_ew(B, "index_elementwise_kernel<128, 4, index_kernel>", (double)m * h, 1, 0, 1,
 		      "index_put_kernel");
@@ -538,9 +537,19 @@ static void layer_llama(struct bld *B)
 	residual(B);
 }
 
+/* The last kernel pushed was launched by the op of the kernel before it. */
+static void mark_in_op(struct bld *B)
+{
+	struct model_kernel *k = bld_last_kernel(B);
+	if (k)
+		k->in_op = 1;
+}
+
 /* Switch sparse MLP: router (fp32 linear, softmax, argmax, one-hot,
  * cumsum capacity check), then each expert on the tokens routed to it
- * (gather, wi, relu, wo, scatter), scaled by the router probability. */
+ * (gather, wi, relu, wo, scatter), scaled by the router probability, as
+ * SwitchTransformersSparseMLP.forward runs it: the gather and the scatter
+ * index with the expert's boolean mask, two nonzeros an expert. */
 static void mlp_sparse(struct bld *B)
 {
 	const struct model_config *c = B->c;
@@ -566,12 +575,20 @@ static void mlp_sparse(struct bld *B)
 	B->cols = h;
 	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * h, 1, 0, 0, NULL);
 	for (uint64_t e = 0; e < E; e++) {
+		/* hidden_states[mask] and next_states[mask] = ...: each indexes
+		 * with the expert's boolean mask over the tokens, a nonzero
+		 * inside the op before its kernel */
+		op_nonzero(B, (double)T);
 		B->cols = h;
 		op_ew(B, "index_elementwise_kernel<128, 4, index_kernel>", (double)m * h, 1, 0, 1,
 		      "index_put_kernel");
+		mark_in_op(B);
 		mlp_body(B, m, c->ffn, 0, 0, c->dropout);   /* Switch's experts: not gated */
+		op_nonzero(B, (double)T);
+		B->cols = h;
 		op_ew(B, "index_put_kernel", (double)m * h, 1, 0, 1,
 		      "index_elementwise_kernel<128, 4, index_kernel>");
+		mark_in_op(B);
 	}
 	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", (double)T * h, 2, 1, 2, NULL);
 }

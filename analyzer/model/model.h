@@ -509,8 +509,14 @@ struct model_kernel {
 	uint8_t step_once;
 	/* A copy between the device and the host's pinned memory in place of
 	 * a kernel (MODEL_COPY_DTOH, _HTOD; k.bytes its size), blocking the
-	 * CPU until it is done: --offload's gradients and parameters. */
+	 * CPU until it is done: --offload's gradients and parameters; the
+	 * count of a nonzero (op_nonzero()). */
 	uint8_t copy;
+	/* Launched from C++ by the same aten op as the kernel before it (a
+	 * nonzero's copy and select, the indexing kernel after them), not by
+	 * a call from Python: its CPU cost is one launch
+	 * (MODEL_LAUNCH_NS_DEFAULT), not a forward op's (model_cpu_ns()). */
+	uint8_t in_op;
 };
 enum { MODEL_COPY_NONE = 0, MODEL_COPY_DTOH, MODEL_COPY_HTOD };
 

@@ -728,6 +728,30 @@ void op_ew(struct bld *B, const char *name, double n, double nin, double flops,
 	bld_remember(B, &f);
 }
 
+void op_nonzero(struct bld *B, double n)
+{
+	uint64_t cols = B->cols;
+	/* cub's count over the mask (one byte an element), from the Python
+	 * call; then, inside the op, the count (a 64-bit integer) copied to
+	 * the host, the CPU waiting, and the select */
+	k_rows(B, "DeviceReduceSingleTileKernel", PRED_OP_REDUCTION, 1, (uint64_t)n, 1.0, 0.0,
+	       1.0, 512);
+	struct model_kernel *k = bld_push(B);
+	if (!k)
+		return;
+	k->k.name = "memcpy DtoH";
+	k->k.op = PRED_OP_ELEMENTWISE;
+	k->k.bytes = 8;
+	k->copy = MODEL_COPY_DTOH;
+	k->in_op = 1;
+	B->cols = 1;
+	k_vector(B, "DeviceSelectSweepKernel", PRED_OP_ELEMENTWISE, n, 1, 1.0, 1);
+	k = bld_last_kernel(B);
+	if (k)
+		k->in_op = 1;
+	B->cols = cols;
+}
+
 void op_softmax(struct bld *B, uint64_t rows, uint64_t cols)
 {
 	k_softmax(B, cols <= 1024 ? "softmax_warp_forward<float, float, float, 10>"
