@@ -149,6 +149,12 @@ void bld_add_params(struct bld *B, double elems, uint32_t tensors);
 void k_vector(struct bld *B, const char *name, enum pred_op op, double n,
 	      double nin, double nout, double flops_per_elem);
 
+/* A copy of bytes between the GPU and the host's pinned memory (kind
+ * MODEL_COPY_DTOH or _HTOD), on the compute stream, the CPU waiting for
+ * it; cpu_ns of CPU work before it is issued, after every stream is done
+ * (none: 0).  Returns the copy, NULL on a build error. */
+struct model_kernel *k_host_copy(struct bld *B, int kind, double bytes, double cpu_ns);
+
 /* A fill of bytes (zero_(), the FillFunctor kernel). */
 void k_memset(struct bld *B, double bytes);
 

@@ -985,22 +985,6 @@ static void optimizer_pass(struct bld *B, const char *name, enum pred_op op, dou
 	}
 }
 
-/* A copy of bytes between the GPU and the host's pinned memory (kind
- * MODEL_COPY_DTOH or _HTOD), on the compute stream, the CPU waiting for
- * it; cpu_ns of CPU work before it is issued. */
-static void host_copy(struct bld *B, int kind, double bytes, double cpu_ns)
-{
-	struct model_kernel *k = bld_push(B);
-	if (!k)
-		return;
-	k->k.name = kind == MODEL_COPY_DTOH ? "memcpy DtoH" : "memcpy HtoD";
-	k->k.op = PRED_OP_ELEMENTWISE;
-	k->k.bytes = bytes;
-	k->copy = (uint8_t)kind;
-	k->cpu_before_ns = cpu_ns;
-	k->sync_before = cpu_ns > 0;
-}
-
 /* --offload: DeepSpeed's offload_optimizer (device cpu; ZeRO-Offload, Ren
  * et al. 2021, USENIX ATC) over this rank's P parameters, after backward:
  *  - its gradients copied to the host's pinned FP32 buffer (DeepSpeed
@@ -1026,10 +1010,10 @@ static void offload_step(struct bld *B, double P)
 {
 	const struct model_opts *o = B->o;
 	double clip = o->no_grad_clip ? 0 : 4.0;
-	host_copy(B, MODEL_COPY_DTOH, 4.0 * P, 0);
+	k_host_copy(B, MODEL_COPY_DTOH, 4.0 * P, 0);
 	if (!o->no_grad_clip && model_grad_ranks(o) > 1)
 		k_comm_elem(B, COMM_ALL_REDUCE, 4.0, 4.0, o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP, 0);
-	host_copy(B, MODEL_COPY_HTOD, B->esz * P, P * (28.0 + clip + B->esz) / o->host_rank_gbps);
+	k_host_copy(B, MODEL_COPY_HTOD, B->esz * P, P * (28.0 + clip + B->esz) / o->host_rank_gbps);
 }
 
 /* Optimizer step over this GPU's parameters (training-stacks.md section 5).

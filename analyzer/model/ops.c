@@ -135,6 +135,20 @@ void k_vector(struct bld *B, const char *name, enum pred_op op, double n,
 	k->k.bytes = (nin + nout) * n * B->esz;
 }
 
+struct model_kernel *k_host_copy(struct bld *B, int kind, double bytes, double cpu_ns)
+{
+	struct model_kernel *k = bld_push(B);
+	if (!k)
+		return NULL;
+	k->k.name = kind == MODEL_COPY_DTOH ? "memcpy DtoH" : "memcpy HtoD";
+	k->k.op = PRED_OP_ELEMENTWISE;
+	k->k.bytes = bytes;
+	k->copy = (uint8_t)kind;
+	k->cpu_before_ns = cpu_ns;
+	k->sync_before = cpu_ns > 0;
+	return k;
+}
+
 void k_memset(struct bld *B, double bytes)
 {
 	struct model_kernel *k = bld_push(B);
@@ -731,18 +745,14 @@ void op_ew(struct bld *B, const char *name, double n, double nin, double flops,
 void op_nonzero(struct bld *B, double n)
 {
 	uint64_t cols = B->cols;
-	/* cub's count over the mask (one byte an element), from the Python
-	 * call; then, inside the op, the count (a 64-bit integer) copied to
-	 * the host, the CPU waiting, and the select */
+	/* cub's count over the mask, from the Python call; then, inside the
+	 * op, the count (a 64-bit integer) copied to the host, the CPU
+	 * waiting, and the select */
 	k_rows(B, "DeviceReduceSingleTileKernel", PRED_OP_REDUCTION, 1, (uint64_t)n, 1.0, 0.0,
 	       1.0, 512);
-	struct model_kernel *k = bld_push(B);
+	struct model_kernel *k = k_host_copy(B, MODEL_COPY_DTOH, 8, 0);
 	if (!k)
 		return;
-	k->k.name = "memcpy DtoH";
-	k->k.op = PRED_OP_ELEMENTWISE;
-	k->k.bytes = 8;
-	k->copy = MODEL_COPY_DTOH;
 	k->in_op = 1;
 	B->cols = 1;
 	k_vector(B, "DeviceSelectSweepKernel", PRED_OP_ELEMENTWISE, n, 1, 1.0, 1);
