@@ -511,7 +511,8 @@ START_TEST(parse_configs)
 	 * its count, then the select and the indexing kernel launched inside
 	 * the same op; 4 experts in 3 sparse layers, forward only */
 	size_t waits = 0;
-	for (size_t i = 0; i + 2 < s.n; i++)
+	ck_assert_int_eq(s.v[0].copy, MODEL_COPY_NONE);
+	for (size_t i = 1; i + 2 < s.n; i++)
 		if (s.v[i].copy == MODEL_COPY_DTOH) {
 			ck_assert_int_eq(s.v[i].phase, MODEL_PH_FORWARD);
 			ck_assert_str_eq(s.v[i - 1].k.name, "DeviceReduceSingleTileKernel");
