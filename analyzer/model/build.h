@@ -139,6 +139,10 @@ struct model_kernel *bld_push(struct bld *B);
 /* The kernel the last emitter pushed, NULL after an error. */
 struct model_kernel *bld_last_kernel(struct bld *B);
 
+/* Marks the kernel the last emitter pushed as launched inside the op of
+ * the kernel before it (model_kernel.in_op); nothing after an error. */
+void bld_mark_in_op(struct bld *B);
+
 /* Keeps f (at the current layer) for the backward pass; training only. */
 void bld_remember(struct bld *B, const struct fop *f);
 

@@ -537,14 +537,6 @@ static void layer_llama(struct bld *B)
 	residual(B);
 }
 
-/* The last kernel pushed was launched by the op of the kernel before it. */
-static void mark_in_op(struct bld *B)
-{
-	struct model_kernel *k = bld_last_kernel(B);
-	if (k)
-		k->in_op = 1;
-}
-
 /* Switch sparse MLP: router (fp32 linear, softmax, argmax, one-hot,
  * cumsum capacity check), then each expert on the tokens routed to it
  * (gather, wi, relu, wo, scatter), scaled by the router probability, as
@@ -582,13 +574,13 @@ static void mlp_sparse(struct bld *B)
 		B->cols = h;
 		op_ew(B, "index_elementwise_kernel<128, 4, index_kernel>", (double)m * h, 1, 0, 1,
 		      "index_put_kernel");
-		mark_in_op(B);
+		bld_mark_in_op(B);
 		mlp_body(B, m, c->ffn, 0, 0, c->dropout);   /* Switch's experts: not gated */
 		op_nonzero(B, (double)T);
 		B->cols = h;
 		op_ew(B, "index_put_kernel", (double)m * h, 1, 0, 1,
 		      "index_elementwise_kernel<128, 4, index_kernel>");
-		mark_in_op(B);
+		bld_mark_in_op(B);
 	}
 	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", (double)T * h, 2, 1, 2, NULL);
 }

@@ -71,6 +71,13 @@ struct model_kernel *bld_last_kernel(struct bld *B)
 	return B->err || !B->s->n ? NULL : &B->s->v[B->s->n - 1];
 }
 
+void bld_mark_in_op(struct bld *B)
+{
+	struct model_kernel *k = bld_last_kernel(B);
+	if (k)
+		k->in_op = 1;
+}
+
 void bld_remember(struct bld *B, const struct fop *f)
 {
 	if (B->err || B->o->mode != MODEL_TRAINING)
@@ -756,9 +763,7 @@ void op_nonzero(struct bld *B, double n)
 	k->in_op = 1;
 	B->cols = 1;
 	k_vector(B, "DeviceSelectSweepKernel", PRED_OP_ELEMENTWISE, n, 1, 1.0, 1);
-	k = bld_last_kernel(B);
-	if (k)
-		k->in_op = 1;
+	bld_mark_in_op(B);
 	B->cols = cols;
 }
 
