@@ -66,13 +66,28 @@ static uint32_t name_arch(const char *name)
 
 /* GEMM tiles: "tilesize128x128x32" first, then the dims after "gemm_" or
  * "cudnn_" (cuDNN's implicit-GEMM kernels, scudnn_128x32), then CUTLASS's
- * k-step and stages ("_32x3") and cuBLAS's "sliced1x4". */
+ * k-step and stages ("_32x3") and cuBLAS's "sliced1x4".
+ *
+ * t0 is the tile's side along the output's columns (n, the launch's grid
+ * x), t1 along its rows (m, grid y), as the SGEMM names put them: a T4's
+ * volta_sgemm_32x128_tn over 58 x 141 outputs launched 5 x 1 blocks.
+ * cuBLASLt's GEMM kernels name theirs the other way round: on our H200
+ * (data/NVIDIA_H200/kernels/gemm.csv) every one of its 108 FP32 GEMMs
+ * with an sm80_xmma_gemm name, where the grid tells the two apart (79),
+ * launched ceil(m / first) x ceil(n / second) blocks (bmm of 64 x 3072
+ * outputs per batch with tilesize64x128x8: a 1 x 24 grid), none the
+ * SGEMM way.  Their implicit-GEMM convolutions (xmma_fprop) name the
+ * output pixels first, as cuDNN's scudnn_128x32 does (conv.c reads
+ * those). */
 static int gemm_tile(const char *name, struct tile_shape *t)
 {
 	uint32_t a = 0, b = 0, c = 0;
 	const char *p = find_ci(name, "tilesize");
 	if (p && parse_dims(p + 8, &a, &b, &c) >= 2 && plausible(a) && plausible(b)) {
-		t->t0 = a; t->t1 = b; t->tk = c;
+		int rows_first = find_ci(name, "xmma_gemm") != NULL;
+		t->t0 = rows_first ? b : a;
+		t->t1 = rows_first ? a : b;
+		t->tk = c;
 		return 0;
 	}
 	static const char *const keys[] = {"gemm_", "cudnn_"};

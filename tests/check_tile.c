@@ -54,9 +54,9 @@ static const struct name_case names[] = {
 	{"turing_fp16_s1688gemm_fp16_256x128_ldg8_f2f_tn", 0, TILE_GEMM, 256, 128, 0, 1, 75, 0},
 	{"cutlass_80_tensorop_s1688gemm_256x128_32x3_nn_align4", 0, TILE_GEMM, 256, 128, 32, 1, 80, 0},
 	{"sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas",
-	 0, TILE_GEMM, 128, 256, 64, 1, 90, 0},
+	 0, TILE_GEMM, 256, 128, 64, 1, 90, 0},   /* cuBLASLt names rows first: t0 the columns' 256 */
 	{"sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize96x128x32_stage4_warpsize2x2x1_tensor16x8x16_kernel",
-	 0, TILE_GEMM, 96, 128, 32, 1, 80, 0},
+	 0, TILE_GEMM, 128, 96, 32, 1, 80, 0},
 	{"sgemm_32x32x32_NN_vec", 0, TILE_GEMM, 32, 32, 32, 1, 0, 0},
 	{"cudnn_infer_volta_scudnn_128x32_relu_medium_nn_v1", 0, TILE_GEMM, 128, 32, 0, 1, 70, 0},
 	{"triton_poi_fused_add_mul_0", 0, TILE_ELEMENTWISE, 0, 0, 0, 1, 0, 0},
@@ -110,6 +110,39 @@ START_TEST(tile_from_grid)
 	ck_assert_uint_eq(t.t1, 32);
 	k.op = PRED_OP_ELEMENTWISE;
 	ck_assert_int_eq(tile_from_launch(&k, &t), -1);
+}
+END_TEST
+
+/* The name's tile against the grid the kernel launched, rows of our H200
+ * (data/NVIDIA_H200/kernels/gemm.csv; B, M, N = the reduction, K the
+ * output's columns): the tile model's blocks, ceil(n / t0) x ceil(m / t1),
+ * must be as many as the grid's x times y.  cuBLASLt's sm80_xmma_gemm
+ * names the rows' side first (and lays its grid's x over the rows), the
+ * SGEMMs the columns' (the T4's row).  Read the SGEMM way, the first row's
+ * 64 x 128 tile would make 48 x 1 blocks of 64 x 3072 outputs. */
+START_TEST(name_tile_matches_grid)
+{
+	static const struct {
+		const char *name;
+		uint64_t m, n;
+		uint32_t gx, gy;
+	} rows[] = {
+		{"sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize64x128x8_stage3_warpsize1x4x1_ffma_aligna4_"
+		 "alignc4_execute_kernel__5x_cublas", 64, 3072, 1, 24},        /* bmm 384x64x3072x3072 */
+		{"sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x64x8_stage3_warpsize2x2x1_ffma_aligna4_"
+		 "alignc4_execute_kernel__5x_cublas", 1024, 64, 8, 1},          /* bmm 640x1024x1024x64 */
+		{"sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x32x8_stage3_warpsize2x2x1_ffma_aligna4_"
+		 "alignc4_execute_kernel__5x_cublas", 196, 196, 2, 7},          /* bmm 6144x196x96x196 */
+		{"volta_sgemm_32x128_tn", 58, 141, 5, 1},                       /* T4, linear 58x13x141 */
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct tile_shape t;
+		ck_assert_int_eq(tile_from_name(rows[i].name, &t), 0);
+		uint64_t bn = (rows[i].n + t.t0 - 1) / t.t0, bm = (rows[i].m + t.t1 - 1) / t.t1;
+		ck_assert_msg(bn * bm == (uint64_t)rows[i].gx * rows[i].gy,
+			      "row %zu: tile %ux%u gives %llu x %llu blocks, the grid was %u x %u", i, t.t0,
+			      t.t1, (unsigned long long)bn, (unsigned long long)bm, rows[i].gx, rows[i].gy);
+	}
 }
 END_TEST
 
@@ -990,6 +1023,7 @@ int main(void)
 	tcase_add_loop_test(tc, names_give_tiles, 0, (int)(sizeof names / sizeof names[0]));
 	tcase_add_test(tc, null_name);
 	tcase_add_test(tc, tile_from_grid);
+	tcase_add_test(tc, name_tile_matches_grid);
 	tcase_add_test(tc, gemm_tile_rule);
 	tcase_add_test(tc, gemm_features_by_hand);
 	tcase_add_test(tc, utilisation_bound);
