@@ -447,6 +447,33 @@ printf '100,\n200\n\n300\n' >"$tmp/lens3"
 got=$("$BIN" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens "@$tmp/lens3" --dtype bf16 \
 	--target h100 2>&1 | sed -n 's/^input .* \([0-9]*\) sequences.*/\1/p')
 [ "$got" = 3 ]; check "--prompt-lens @FILE: a comma before a line break and a blank line separate ($got)" $?
+# a workload CSV with a header: the column of a known name (PipeWeave's
+# num_prefill_tokens), one named after a colon, or a 1-based number
+nseq() { "$BIN" "$@" --dtype bf16 --target h100 2>&1 | sed -n 's/^input .* \([0-9]*\) sequences* of up to \([0-9]*\) tokens (\([0-9]*\) in all).*/\1 \2 \3/p'; }
+printf 'num_prefill_tokens,num_decode_tokens,output_tokens\n2648,775,122\n3740,304,122\n\n377,136,122\n' >"$tmp/w.csv"
+got=$(nseq --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens "@$tmp/w.csv")
+[ "$got" = "3 3740 6765" ]; check "--prompt-lens @CSV: num_prefill_tokens, 3 prompts, 6765 tokens ($got)" $?
+got=$(nseq --model llama-3.2-1b --engine sglang --mode decode --context-lens "@$tmp/w.csv:NUM_DECODE_TOKENS")
+[ "$got" = "3 775 1215" ]; check "--context-lens @CSV:COLUMN, any case: 1215 cached tokens ($got)" $?
+got=$(nseq --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens "@$tmp/w.csv:3")
+[ "$got" = "3 122 366" ]; check "--prompt-lens @CSV:3, the third column ($got)" $?
+printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:50.9951690,396,109\n' >"$tmp/azure.csv"
+got=$(nseq --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens "@$tmp/azure.csv")
+[ "$got" = "2 396 770" ]; check "--prompt-lens @CSV: Azure's ContextTokens ($got)" $?
+bad "a CSV with no known column for cached lengths" --model llama-3.2-1b --engine sglang --mode decode \
+	--context-lens "@$tmp/w.csv" --dtype bf16 --target h100
+grep -q "num_prefill_tokens, num_decode_tokens, output_tokens" "$tmp/err"
+check "the refusal lists the columns ($(cat "$tmp/err"))" $?
+bad "a column the CSV lacks" --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens "@$tmp/w.csv:len" \
+	--dtype bf16 --target h100
+printf 'prompt_len\n12\nmany\n' >"$tmp/badw.csv"
+bad "a CSV length that is no number" --model llama-3.2-1b --engine sglang --mode prefill \
+	--prompt-lens "@$tmp/badw.csv" --dtype bf16 --target h100
+grep -q "badw.csv:3: column 'prompt_len' holds 'many'" "$tmp/err"
+check "the bad length is named by file, line and column ($(cat "$tmp/err"))" $?
+printf 'prompt_len\n' >"$tmp/empty.csv"
+bad "a CSV header without rows" --model llama-3.2-1b --engine sglang --mode prefill \
+	--prompt-lens "@$tmp/empty.csv" --dtype bf16 --target h100
 "$BIN" --model llama-3.2-1b --engine sglang --mode decode --context-lens 100,0 --dtype bf16 --target h100 \
 	>/dev/null 2>"$tmp/err"
 grep -q "length 2 is 0" "$tmp/err"; check "the zero context is named by its place ($(cat "$tmp/err"))" $?

@@ -6,13 +6,16 @@
  */
 #include "analyzer/model/run.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analyzer/model/program.h"
+#include "trace/csv.h"
 #include "trace/trace.h"
 
 void model_cli_init(struct model_cli *m)
@@ -137,6 +140,15 @@ static int launch_from_trace(struct model_cli *m, const char *path, char *err, s
 	return 0;
 }
 
+/* m->lens[0..n) are the batch's sequences. */
+static void lens_taken(struct model_cli *m, uint32_t n)
+{
+	m->nlens = n;
+	m->opts.lens = m->lens;
+	m->opts.nlens = n;
+	m->opts.batch = n;
+}
+
 /* Lengths from text: numbers separated by one comma or by white space
  * (a file may hold one a line), into m->lens.  Every length is at least 1:
  * a prompt has a token, and a decode step's cache holds at least its
@@ -192,10 +204,7 @@ static int parse_lens(struct model_cli *m, const char *opt, const char *text, co
 		snprintf(err, errlen, "--%s '%.40s': no length given", opt, what);
 		return SURFER_EINVAL;
 	}
-	m->nlens = n;
-	m->opts.lens = m->lens;
-	m->opts.nlens = n;
-	m->opts.batch = n;
+	lens_taken(m, n);
 	return 0;
 }
 
@@ -209,7 +218,129 @@ static int lens_and_shape(const struct model_cli *m, char *err, size_t errlen)
 	return SURFER_EINVAL;
 }
 
-/* --prompt-lens / --context-lens: a list, or @FILE holding one. */
+/*
+ * A column of a CSV file with a header line: a workload or request trace.
+ * COLUMN (from @FILE:COLUMN) is a header name, any case, or a 1-based
+ * number; without it the column of a name below, else the only column.
+ * For prompts: PipeWeave's workloads' num_prefill_tokens (beside
+ * num_decode_tokens and output_tokens), Azure's LLM inference traces'
+ * ContextTokens (the prompt, beside GeneratedTokens), and the names
+ * request logs commonly give it (prompt_len, prompt_tokens, input_len,
+ * ...).  For --context-lens, the tokens each sequence has cached
+ * (context_len, kv_len, cache_len, seq_len) and nothing of a prompt's: a
+ * decode step's cache holds its generated tokens too, so a prompt column
+ * is named explicitly there.
+ */
+static int lens_from_csv(struct model_cli *m, const char *opt, const char *path, const char *col,
+			 char *err, size_t errlen)
+{
+	static const char *const prompt_cols[] = {
+		"num_prefill_tokens", "prompt_len", "prompt_length", "prompt_tokens", "num_prompt_tokens",
+		"input_len", "input_length", "input_tokens", "ContextTokens", NULL,
+	};
+	static const char *const context_cols[] = {
+		"context_len", "context_length", "context_tokens", "kv_len", "cache_len", "seq_len", NULL,
+	};
+	struct csv_reader r;
+	if (csv_open(&r, path, CSV_COMMENTS) != 0) {
+		snprintf(err, errlen, "--%s: cannot read '%s': %s", opt, path, strerror(errno));
+		return SURFER_EINVAL;
+	}
+	int rc = csv_next(&r), c = -1;
+	if (rc != 1) {
+		snprintf(err, errlen, "--%s: %s", opt, rc < 0 ? r.err : "the file is empty");
+		csv_release(&r);
+		return SURFER_EINVAL;
+	}
+	if (col) {
+		char *end;
+		unsigned long i = strtoul(col, &end, 10);
+		if (end != col && !*end && i >= 1 && i <= r.nfield)
+			c = (int)i - 1;
+		for (size_t j = 0; c < 0 && j < r.nfield; j++)
+			if (!strcasecmp(r.field[j], col))
+				c = (int)j;
+	} else {
+		const char *const *names = opt[0] == 'p' ? prompt_cols : context_cols;
+		for (size_t i = 0; c < 0 && names[i]; i++)
+			for (size_t j = 0; c < 0 && j < r.nfield; j++)
+				if (!strcasecmp(r.field[j], names[i]))
+					c = (int)j;
+		if (c < 0 && r.nfield == 1)
+			c = 0;
+	}
+	if (c < 0) {
+		char cols[256] = "";
+		size_t used = 0;
+		for (size_t j = 0; j < r.nfield && used < sizeof cols - 1; j++)
+			used += (size_t)snprintf(cols + used, sizeof cols - used, "%s%s", j ? ", " : "",
+						 r.field[j]);
+		if (col)
+			snprintf(err, errlen, "--%s: '%s' has no column '%s'; its columns: %s", opt, path,
+				 col, cols);
+		else
+			snprintf(err, errlen, "--%s: no column of '%s' is known to hold %s; its columns: %s "
+				 "(name one: @%s:COLUMN)", opt, path,
+				 opt[0] == 'p' ? "prompt lengths" : "cached lengths", cols, path);
+		csv_release(&r);
+		return SURFER_EINVAL;
+	}
+	char name[64];
+	snprintf(name, sizeof name, "%s", r.field[c]);
+	uint32_t n = 0;
+	while ((rc = csv_next(&r)) == 1) {
+		const char *f = csv_field(&r, (size_t)c), *p = f;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		char *end;
+		errno = 0;
+		unsigned long x = isdigit((unsigned char)*p) ? strtoul(p, &end, 10) : 0;
+		if (x) {
+			while (*end == ' ' || *end == '\t')
+				end++;
+		}
+		if (!x || errno || *end || x > (1ul << 24)) {
+			snprintf(err, errlen, "--%s: %s:%lu: column '%s' holds '%.20s', not a length of 1 to "
+				 "16777216 tokens", opt, path, r.line, name, f);
+			csv_release(&r);
+			return SURFER_EINVAL;
+		}
+		if (n == MODEL_CLI_MAX_LENS) {
+			snprintf(err, errlen, "--%s: '%s' holds more than %d sequences", opt, path,
+				 MODEL_CLI_MAX_LENS);
+			csv_release(&r);
+			return SURFER_EINVAL;
+		}
+		m->lens[n++] = (uint32_t)x;
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "--%s: %s", opt, r.err);
+		csv_release(&r);
+		return SURFER_EINVAL;
+	}
+	csv_release(&r);
+	if (!n) {
+		snprintf(err, errlen, "--%s: '%s' has a header and no rows", opt, path);
+		return SURFER_EINVAL;
+	}
+	lens_taken(m, n);
+	return 0;
+}
+
+/* Whether text's first line that is not blank holds a letter: a header. */
+static int has_header(const char *text)
+{
+	const char *p = text;
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	for (; *p && *p != '\n'; p++)
+		if (isalpha((unsigned char)*p))
+			return 1;
+	return 0;
+}
+
+/* --prompt-lens / --context-lens: a list, or @FILE holding one, or
+ * @FILE[:COLUMN] a CSV file with a header (lens_from_csv()). */
 static int set_lens(struct model_cli *m, const char *opt, const char *v, char *err, size_t errlen)
 {
 	int kind = !strcmp(opt, "prompt-lens") ? 1 : 2;
@@ -222,15 +353,32 @@ static int set_lens(struct model_cli *m, const char *opt, const char *v, char *e
 		return lens_and_shape(m, err, errlen);
 	if (v[0] != '@')
 		return parse_lens(m, opt, v, v, err, errlen);
-	FILE *f = fopen(v + 1, "r");
+	/* @FILE, or @FILE:COLUMN where FILE itself does not open */
+	char *path = strdup(v + 1);
+	if (!path)
+		return SURFER_ENOMEM;
+	const char *col = NULL;
+	FILE *f = fopen(path, "r");
+	int open_errno = errno;
+	char *colon = strrchr(path, ':');
+	if (!f && colon && colon[1]) {
+		*colon = 0;
+		f = fopen(path, "r");
+		if (f)
+			col = colon + 1;
+		else
+			*colon = ':';
+	}
 	if (!f) {
-		snprintf(err, errlen, "--%s: cannot read '%s': %s", opt, v + 1, strerror(errno));
+		snprintf(err, errlen, "--%s: cannot read '%s': %s", opt, path, strerror(open_errno));
+		free(path);
 		return SURFER_EINVAL;
 	}
 	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap + 1);
 	if (!buf) {
 		fclose(f);
+		free(path);
 		return SURFER_ENOMEM;
 	}
 	size_t got;
@@ -241,7 +389,8 @@ static int set_lens(struct model_cli *m, const char *opt, const char *v, char *e
 			if (!nb) {
 				free(buf);
 				fclose(f);
-				snprintf(err, errlen, "--%s: '%s' is too large", opt, v + 1);
+				snprintf(err, errlen, "--%s: '%s' is too large", opt, path);
+				free(path);
 				return SURFER_EINVAL;
 			}
 			buf = nb;
@@ -251,10 +400,17 @@ static int set_lens(struct model_cli *m, const char *opt, const char *v, char *e
 	int bad = ferror(f);
 	fclose(f);
 	buf[n] = 0;
-	int rc = bad ? SURFER_EINVAL : parse_lens(m, opt, buf, v + 1, err, errlen);
-	if (bad)
-		snprintf(err, errlen, "--%s: cannot read '%s'", opt, v + 1);
+	int rc;
+	if (bad) {
+		snprintf(err, errlen, "--%s: cannot read '%s'", opt, path);
+		rc = SURFER_EINVAL;
+	} else if (col || has_header(buf)) {
+		rc = lens_from_csv(m, opt, path, col, err, errlen);
+	} else {
+		rc = parse_lens(m, opt, buf, path, err, errlen);
+	}
 	free(buf);
+	free(path);
 	return rc;
 }
 
