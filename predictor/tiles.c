@@ -179,8 +179,11 @@ int tile_from_launch(const struct pred_kernel *k, struct tile_shape *out)
 	out->split = 1;
 	if (k->op != PRED_OP_GEMM || !k->grid[0] || !k->m || !k->n)
 		return -1;
-	/* cuBLAS lays grid.x over the column-major output's first dimension
-	 * (PyTorch's n) and grid.y over m; grid.z is the batch (or split-k). */
+	/* cuBLAS's SGEMMs lay grid.x over the column-major output's first
+	 * dimension (PyTorch's n) and grid.y over m; grid.z is the batch (or
+	 * split-k).  cuBLASLt's xmma kernels lay grid.x over m (gemm_tile()
+	 * says how that was seen), which is why no prediction infers a tile
+	 * from a grid alone. */
 	out->kind = TILE_GEMM;
 	out->t0 = pow2_at_least((double)k->n / k->grid[0]);
 	out->t1 = pow2_at_least((double)k->m / (k->grid[1] ? k->grid[1] : 1));
