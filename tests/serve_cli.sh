@@ -460,6 +460,9 @@ got=$(nseq --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens "@$
 printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n2023-11-16 18:15:50.9951690,396,109\n' >"$tmp/azure.csv"
 got=$(nseq --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens "@$tmp/azure.csv")
 [ "$got" = "2 396 770" ]; check "--prompt-lens @CSV: Azure's ContextTokens ($got)" $?
+printf '\357\273\277num_prefill_tokens,output_tokens\r\n300,10\r\n500,10\r\n' >"$tmp/bom.csv"
+got=$(nseq --model llama-3.2-1b --engine sglang --mode prefill --prompt-lens "@$tmp/bom.csv")
+[ "$got" = "2 500 800" ]; check "--prompt-lens @CSV: a spreadsheet's byte order mark and CRLF lines ($got)" $?
 bad "a CSV with no known column for cached lengths" --model llama-3.2-1b --engine sglang --mode decode \
 	--context-lens "@$tmp/w.csv" --dtype bf16 --target h100
 grep -q "num_prefill_tokens, num_decode_tokens, output_tokens" "$tmp/err"

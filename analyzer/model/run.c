@@ -218,6 +218,14 @@ static int lens_and_shape(const struct model_cli *m, char *err, size_t errlen)
 	return SURFER_EINVAL;
 }
 
+/* Header field j of r, less the UTF-8 byte order mark a spreadsheet's
+ * export puts before the first. */
+static const char *csv_header(const struct csv_reader *r, size_t j)
+{
+	const char *f = r->field[j];
+	return j == 0 && !strncmp(f, "\xEF\xBB\xBF", 3) ? f + 3 : f;
+}
+
 /*
  * A column of a CSV file with a header line: a workload or request trace.
  * COLUMN (from @FILE:COLUMN) is a header name, any case, or a 1-based
@@ -258,13 +266,13 @@ static int lens_from_csv(struct model_cli *m, const char *opt, const char *path,
 		if (end != col && !*end && i >= 1 && i <= r.nfield)
 			c = (int)i - 1;
 		for (size_t j = 0; c < 0 && j < r.nfield; j++)
-			if (!strcasecmp(r.field[j], col))
+			if (!strcasecmp(csv_header(&r, j), col))
 				c = (int)j;
 	} else {
 		const char *const *names = opt[0] == 'p' ? prompt_cols : context_cols;
 		for (size_t i = 0; c < 0 && names[i]; i++)
 			for (size_t j = 0; c < 0 && j < r.nfield; j++)
-				if (!strcasecmp(r.field[j], names[i]))
+				if (!strcasecmp(csv_header(&r, j), names[i]))
 					c = (int)j;
 		if (c < 0 && r.nfield == 1)
 			c = 0;
@@ -274,7 +282,7 @@ static int lens_from_csv(struct model_cli *m, const char *opt, const char *path,
 		size_t used = 0;
 		for (size_t j = 0; j < r.nfield && used < sizeof cols - 1; j++)
 			used += (size_t)snprintf(cols + used, sizeof cols - used, "%s%s", j ? ", " : "",
-						 r.field[j]);
+						 csv_header(&r, j));
 		if (col)
 			snprintf(err, errlen, "--%s: '%s' has no column '%s'; its columns: %s", opt, path,
 				 col, cols);
@@ -286,7 +294,7 @@ static int lens_from_csv(struct model_cli *m, const char *opt, const char *path,
 		return SURFER_EINVAL;
 	}
 	char name[64];
-	snprintf(name, sizeof name, "%s", r.field[c]);
+	snprintf(name, sizeof name, "%s", csv_header(&r, (size_t)c));
 	uint32_t n = 0;
 	while ((rc = csv_next(&r)) == 1) {
 		const char *f = csv_field(&r, (size_t)c), *p = f;
