@@ -474,6 +474,13 @@ bad "a CSV length that is no number" --model llama-3.2-1b --engine sglang --mode
 	--prompt-lens "@$tmp/badw.csv" --dtype bf16 --target h100
 grep -q "badw.csv:3: column 'prompt_len' holds 'many'" "$tmp/err"
 check "the bad length is named by file, line and column ($(cat "$tmp/err"))" $?
+# a list file with a typo stays a list: the bad item named, the path whole
+mkdir -p "$tmp/a_directory_name_longer_than_forty_characters_in_all"
+printf '5,x\n7\n' >"$tmp/a_directory_name_longer_than_forty_characters_in_all/lens"
+bad "a list file with a bad item" --model llama-3.2-1b --engine sglang --mode prefill \
+	--prompt-lens "@$tmp/a_directory_name_longer_than_forty_characters_in_all/lens" --dtype bf16 --target h100
+grep -q "forty_characters_in_all/lens': 'x' (length 2)" "$tmp/err"
+check "the list file's bad item and its place, under the whole path ($(cat "$tmp/err"))" $?
 printf 'prompt_len\n' >"$tmp/empty.csv"
 bad "a CSV header without rows" --model llama-3.2-1b --engine sglang --mode prefill \
 	--prompt-lens "@$tmp/empty.csv" --dtype bf16 --target h100

@@ -159,12 +159,14 @@ static int parse_lens(struct model_cli *m, const char *opt, const char *text, co
 {
 	const char *p = text;
 	uint32_t n = 0;
+	/* a typed list is cut in the message; a file's name is not */
+	int wlen = what == text ? 40 : 4096;
 	int comma = 0;                     /* a comma seen since the last length */
 	for (;;) {
 		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ',') {
 			if (*p == ',' && (comma || !n)) {
-				snprintf(err, errlen, "bad --%s '%.40s': length %u is empty (two commas, "
-					 "or one at the start)", opt, what, n + 1);
+				snprintf(err, errlen, "bad --%s '%.*s': length %u is empty (two commas, "
+					 "or one at the start)", opt, wlen, what, n + 1);
 				return SURFER_EINVAL;
 			}
 			comma |= *p == ',';
@@ -177,12 +179,14 @@ static int parse_lens(struct model_cli *m, const char *opt, const char *text, co
 		unsigned long x = strtoul(p, &end, 10);
 		if (end == p || errno || *p == '-' || *p == '+' || x > (1ul << 24) ||
 		    (*end && *end != ',' && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r')) {
-			snprintf(err, errlen, "bad --%s '%.40s': %.20s: lengths of 1 to 16777216 tokens "
-				 "separated by commas are expected", opt, what, p);
+			int tl = (int)strcspn(p, ", \t\r\n");   /* the bad item, not the rest */
+			snprintf(err, errlen, "bad --%s '%.*s': '%.*s' (length %u): lengths of 1 to 16777216 "
+				 "tokens separated by commas are expected", opt, wlen, what, tl < 20 ? tl : 20, p,
+				 n + 1);
 			return SURFER_EINVAL;
 		}
 		if (x == 0) {
-			snprintf(err, errlen, "bad --%s '%.40s': length %u is 0; %s", opt, what, n + 1,
+			snprintf(err, errlen, "bad --%s '%.*s': length %u is 0; %s", opt, wlen, what, n + 1,
 				 opt[0] == 'p' ? "a prompt holds at least 1 token"
 				 : "a decode step's cache holds at least its prompt (1 token or more)");
 			return SURFER_EINVAL;
@@ -196,12 +200,12 @@ static int parse_lens(struct model_cli *m, const char *opt, const char *text, co
 		p = end;
 	}
 	if (comma) {
-		snprintf(err, errlen, "bad --%s '%.40s': length %u is empty (a comma at the end)", opt,
-			 what, n + 1);
+		snprintf(err, errlen, "bad --%s '%.*s': length %u is empty (a comma at the end)", opt,
+			 wlen, what, n + 1);
 		return SURFER_EINVAL;
 	}
 	if (!n) {
-		snprintf(err, errlen, "--%s '%.40s': no length given", opt, what);
+		snprintf(err, errlen, "--%s '%.*s': no length given", opt, wlen, what);
 		return SURFER_EINVAL;
 	}
 	lens_taken(m, n);
@@ -335,16 +339,16 @@ static int lens_from_csv(struct model_cli *m, const char *opt, const char *path,
 	return 0;
 }
 
-/* Whether text's first line that is not blank holds a letter: a header. */
+/* Whether text begins with a header line: its first character that is
+ * not blank starts a name (a letter, '_', a quote, or the byte order mark
+ * before one), where a list starts with a length ("5,x" stays a list with
+ * a bad length). */
 static int has_header(const char *text)
 {
-	const char *p = text;
+	const unsigned char *p = (const unsigned char *)text;
 	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
 		p++;
-	for (; *p && *p != '\n'; p++)
-		if (isalpha((unsigned char)*p))
-			return 1;
-	return 0;
+	return isalpha(*p) || *p == '_' || *p == '"' || *p >= 0x80;
 }
 
 /* --prompt-lens / --context-lens: a list, or @FILE holding one, or
