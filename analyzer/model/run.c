@@ -243,8 +243,8 @@ static const char *csv_header(const struct csv_reader *r, size_t j)
  * decode step's cache holds its generated tokens too, so a prompt column
  * is named explicitly there.
  */
-static int lens_from_csv(struct model_cli *m, const char *opt, const char *path, const char *col,
-			 char *err, size_t errlen)
+static int lens_from_rows(struct model_cli *m, const char *opt, const char *path,
+			  struct csv_reader *r, const char *col, char *err, size_t errlen)
 {
 	static const char *const prompt_cols[] = {
 		"num_prefill_tokens", "prompt_len", "prompt_length", "prompt_tokens", "num_prompt_tokens",
@@ -253,40 +253,34 @@ static int lens_from_csv(struct model_cli *m, const char *opt, const char *path,
 	static const char *const context_cols[] = {
 		"context_len", "context_length", "context_tokens", "kv_len", "cache_len", "seq_len", NULL,
 	};
-	struct csv_reader r;
-	if (csv_open(&r, path, CSV_COMMENTS) != 0) {
-		snprintf(err, errlen, "--%s: cannot read '%s': %s", opt, path, strerror(errno));
-		return SURFER_EINVAL;
-	}
-	int rc = csv_next(&r), c = -1;
+	int rc = csv_next(r), c = -1;
 	if (rc != 1) {
-		snprintf(err, errlen, "--%s: %s", opt, rc < 0 ? r.err : "the file is empty");
-		csv_release(&r);
+		snprintf(err, errlen, "--%s: %s", opt, rc < 0 ? r->err : "the file is empty");
 		return SURFER_EINVAL;
 	}
 	if (col) {
 		char *end;
 		unsigned long i = strtoul(col, &end, 10);
-		if (end != col && !*end && i >= 1 && i <= r.nfield)
+		if (end != col && !*end && i >= 1 && i <= r->nfield)
 			c = (int)i - 1;
-		for (size_t j = 0; c < 0 && j < r.nfield; j++)
-			if (!strcasecmp(csv_header(&r, j), col))
+		for (size_t j = 0; c < 0 && j < r->nfield; j++)
+			if (!strcasecmp(csv_header(r, j), col))
 				c = (int)j;
 	} else {
 		const char *const *names = opt[0] == 'p' ? prompt_cols : context_cols;
 		for (size_t i = 0; c < 0 && names[i]; i++)
-			for (size_t j = 0; c < 0 && j < r.nfield; j++)
-				if (!strcasecmp(csv_header(&r, j), names[i]))
+			for (size_t j = 0; c < 0 && j < r->nfield; j++)
+				if (!strcasecmp(csv_header(r, j), names[i]))
 					c = (int)j;
-		if (c < 0 && r.nfield == 1)
+		if (c < 0 && r->nfield == 1)
 			c = 0;
 	}
 	if (c < 0) {
 		char cols[256] = "";
 		size_t used = 0;
-		for (size_t j = 0; j < r.nfield && used < sizeof cols - 1; j++)
+		for (size_t j = 0; j < r->nfield && used < sizeof cols - 1; j++)
 			used += (size_t)snprintf(cols + used, sizeof cols - used, "%s%s", j ? ", " : "",
-						 csv_header(&r, j));
+						 csv_header(r, j));
 		if (col)
 			snprintf(err, errlen, "--%s: '%s' has no column '%s'; its columns: %s", opt, path,
 				 col, cols);
@@ -294,14 +288,13 @@ static int lens_from_csv(struct model_cli *m, const char *opt, const char *path,
 			snprintf(err, errlen, "--%s: no column of '%s' is known to hold %s; its columns: %s "
 				 "(name one: @%s:COLUMN)", opt, path,
 				 opt[0] == 'p' ? "prompt lengths" : "cached lengths", cols, path);
-		csv_release(&r);
 		return SURFER_EINVAL;
 	}
 	char name[64];
-	snprintf(name, sizeof name, "%s", csv_header(&r, (size_t)c));
+	snprintf(name, sizeof name, "%s", csv_header(r, (size_t)c));
 	uint32_t n = 0;
-	while ((rc = csv_next(&r)) == 1) {
-		const char *f = csv_field(&r, (size_t)c), *p = f;
+	while ((rc = csv_next(r)) == 1) {
+		const char *f = csv_field(r, (size_t)c), *p = f;
 		while (*p == ' ' || *p == '\t')
 			p++;
 		char *end;
@@ -313,30 +306,41 @@ static int lens_from_csv(struct model_cli *m, const char *opt, const char *path,
 		}
 		if (!x || errno || *end || x > (1ul << 24)) {
 			snprintf(err, errlen, "--%s: %s:%lu: column '%s' holds '%.20s', not a length of 1 to "
-				 "16777216 tokens", opt, path, r.line, name, f);
-			csv_release(&r);
-			return SURFER_EINVAL;
+				 "16777216 tokens", opt, path, r->line, name, f);
+				return SURFER_EINVAL;
 		}
 		if (n == MODEL_CLI_MAX_LENS) {
 			snprintf(err, errlen, "--%s: '%s' holds more than %d sequences", opt, path,
 				 MODEL_CLI_MAX_LENS);
-			csv_release(&r);
-			return SURFER_EINVAL;
+				return SURFER_EINVAL;
 		}
 		m->lens[n++] = (uint32_t)x;
 	}
 	if (rc < 0) {
-		snprintf(err, errlen, "--%s: %s", opt, r.err);
-		csv_release(&r);
+		snprintf(err, errlen, "--%s: %s", opt, r->err);
 		return SURFER_EINVAL;
 	}
-	csv_release(&r);
 	if (!n) {
 		snprintf(err, errlen, "--%s: '%s' has a header and no rows", opt, path);
 		return SURFER_EINVAL;
 	}
 	lens_taken(m, n);
 	return 0;
+}
+
+/* lens_from_rows() over the CSV text of path that set_lens() read. */
+static int lens_from_csv(struct model_cli *m, const char *opt, const char *path, const char *text,
+			 size_t len, const char *col, char *err, size_t errlen)
+{
+	FILE *fp = fmemopen((void *)text, len, "r");
+	if (!fp)
+		return SURFER_ENOMEM;
+	struct csv_reader r;
+	csv_init(&r, fp, path, CSV_COMMENTS);
+	int rc = lens_from_rows(m, opt, path, &r, col, err, errlen);
+	csv_release(&r);
+	fclose(fp);
+	return rc;
 }
 
 /* Whether text begins with a header line: its first character that is
@@ -417,7 +421,7 @@ static int set_lens(struct model_cli *m, const char *opt, const char *v, char *e
 		snprintf(err, errlen, "--%s: cannot read '%s'", opt, path);
 		rc = SURFER_EINVAL;
 	} else if (col || has_header(buf)) {
-		rc = lens_from_csv(m, opt, path, col, err, errlen);
+		rc = lens_from_csv(m, opt, path, buf, n, col, err, errlen);
 	} else {
 		rc = parse_lens(m, opt, buf, path, err, errlen);
 	}
