@@ -757,10 +757,8 @@ void op_nonzero(struct bld *B, double n)
 	 * waiting, and the select */
 	k_rows(B, "DeviceReduceSingleTileKernel", PRED_OP_REDUCTION, 1, (uint64_t)n, 1.0, 0.0,
 	       1.0, 512);
-	struct model_kernel *k = k_host_copy(B, MODEL_COPY_DTOH, 8, 0);
-	if (!k)
-		return;
-	k->in_op = 1;
+	k_host_copy(B, MODEL_COPY_DTOH, 8, 0);
+	bld_mark_in_op(B);
 	B->cols = 1;
 	k_vector(B, "DeviceSelectSweepKernel", PRED_OP_ELEMENTWISE, n, 1, 1.0, 1);
 	bld_mark_in_op(B);
