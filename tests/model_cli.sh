@@ -1351,5 +1351,13 @@ check "a rotary model past its 2048 positions runs with a warning (rc $rc)" $?
 "$BIN" --model "$tmp/rope2k.json" --engine vllm --mode serve --prompt-lens 2000,100 --new-tokens 50 \
 	--target a100 2>&1 | grep -q "sequences of 2049 positions, beyond the 2048 .*engines refuse it"
 check "one token more: the warning, the engines' refusal named" $?
+# each sequence's own output: the 2000-token prompt generating 49, the
+# 100-token one 500 (599 positions): 2048 at most, no warning
+"$BIN" --model "$tmp/rope2k.json" --engine vllm --mode serve --prompt-lens 2000,100 --new-tokens 49,500 \
+	--target a100 2>&1 | grep -q "positions, beyond"
+[ $? -ne 0 ]; check "--new-tokens 49,500 over prompts of 2000 and 100: 2048 positions, no warning" $?
+"$BIN" --model "$tmp/rope2k.json" --engine vllm --mode serve --prompt-lens 2000,100 --new-tokens 49,2000 \
+	--target a100 2>&1 | grep -q "sequences of 2099 positions, beyond the 2048"
+check "--new-tokens 49,2000: the short prompt's 2099 positions warned" $?
 
 finish "model_cli.sh"

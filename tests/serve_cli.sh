@@ -1,7 +1,8 @@
 #!/bin/sh
 # serve_cli.sh - surfer-analyze --engine vllm|sglang: the kernel counts a
 # layer and the model's ends issue (counted by hand from serving-engines.md),
-# the serve mode's parts adding up, --prompt-lens from a file, and bad input
+# the serve mode's parts adding up, --prompt-lens and --new-tokens from a
+# file, and bad input
 # exiting 2 with one line.
 . "$(dirname "$0")/lib.sh"
 BIN="$B/surfer-analyze"
@@ -487,6 +488,59 @@ bad "a CSV header without rows" --model llama-3.2-1b --engine sglang --mode pref
 "$BIN" --model llama-3.2-1b --engine sglang --mode decode --context-lens 100,0 --dtype bf16 --target h100 \
 	>/dev/null 2>"$tmp/err"
 grep -q "length 2 is 0" "$tmp/err"; check "the zero context is named by its place ($(cat "$tmp/err"))" $?
+# --new-tokens per sequence: a sequence leaves the batch after its last
+# token.  Prompts of 100 and 200 generating 3 and 1: the prefill of both,
+# then two steps of the first sequence alone, after 100 and 101 cached
+# tokens: the same time as the prefill and those two one-sequence decode
+# steps predicted on their own; 4 tokens generated.
+jv() { python3 -c "import json,sys; d=json.load(sys.stdin); p=d['predictions'][0]; print($1)"; }
+S="--model llama-3.2-1b --engine sglang --dtype bf16 --target h100 --json"
+serve31=$("$BIN" $S --mode serve --prompt-lens 100,200 --new-tokens 3,1 2>"$tmp/err" |
+	jv "p['iteration_ms'], p['tokens_per_iteration']")
+pre=$("$BIN" $S --mode prefill --prompt-lens 100,200 2>/dev/null | jv "p['iteration_ms']")
+d100=$("$BIN" $S --mode decode --context-lens 100 2>/dev/null | jv "p['iteration_ms']")
+d101=$("$BIN" $S --mode decode --context-lens 101 2>/dev/null | jv "p['iteration_ms']")
+echo "$serve31 $pre $d100 $d101" | awk '{ d = $1 - ($3 + $4 + $5); exit !($2 == 4 && $3 > 0 && d < 1e-4 * $1 && d > -1e-4 * $1) }'
+check "--new-tokens 3,1: the prefill, then two steps of one sequence ($serve31 = $pre + $d100 + $d101; $(cat "$tmp/err"))" $?
+# one count for every sequence, or that count for each: the same run
+a=$("$BIN" $S --mode serve --prompt-lens 100,200 --new-tokens 3 2>/dev/null | jv "p['iteration_ms']")
+b=$("$BIN" $S --mode serve --prompt-lens 100,200 --new-tokens 3,3 2>/dev/null | jv "p['iteration_ms']")
+[ -n "$a" ] && [ "$a" = "$b" ]; check "--new-tokens 3,3 = --new-tokens 3 ($b = $a ms)" $?
+# the KV cache at its fullest: a sequence that ends frees its cache.
+# Prompts of 100000 and 10 generating 1 and 500: the prompts' 100010
+# tokens after the prefill (the long one ends there), where 500 each
+# would reach 100499 + 509 = 101008 at the last step; 32 KiB a token
+# (16 layers x K and V x 8 KV heads x 64 x 2 bytes)
+kv=$("$BIN" $S --mode serve --prompt-lens 100000,10 --new-tokens 1,500 2>/dev/null |
+	jv "round(d['memory']['kv_cache_gib'] * 2**30 / 32768)")
+kv5=$("$BIN" $S --mode serve --prompt-lens 100000,10 --new-tokens 500 2>/dev/null |
+	jv "round(d['memory']['kv_cache_gib'] * 2**30 / 32768)")
+[ "$kv" = 100010 ] && [ "$kv5" = 101008 ]
+check "the KV cache's peak: 100010 tokens with outputs 1 and 500, 101008 with 500 each ($kv, $kv5)" $?
+# from a workload CSV: Azure's GeneratedTokens; PipeWeave's two output
+# columns (the trace's num_decode_tokens, its benchmark's output_tokens)
+# must be named
+got=$("$BIN" $S --mode serve --prompt-lens "@$tmp/azure.csv" --new-tokens "@$tmp/azure.csv" 2>"$tmp/err" |
+	jv "p['tokens_per_iteration']")
+[ "$got" = 153.0 ]; check "--new-tokens @CSV: Azure's GeneratedTokens, 44 + 109 ($got; $(cat "$tmp/err"))" $?
+got=$("$BIN" $S --mode serve --prompt-lens "@$tmp/w.csv" --new-tokens "@$tmp/w.csv:num_decode_tokens" \
+	2>"$tmp/err" | jv "p['tokens_per_iteration']")
+[ "$got" = 1215.0 ]; check "--new-tokens @CSV:num_decode_tokens, 775 + 304 + 136 ($got; $(cat "$tmp/err"))" $?
+bad "a CSV with two output columns unnamed" --model llama-3.2-1b --engine sglang --mode serve \
+	--prompt-lens "@$tmp/w.csv" --new-tokens "@$tmp/w.csv" --dtype bf16 --target h100
+grep -q "two columns of output lengths, num_decode_tokens and output_tokens: name one" "$tmp/err"
+check "the ambiguity names both columns ($(cat "$tmp/err"))" $?
+bad "fewer output counts than prompts" --model llama-3.2-1b --engine sglang --mode serve \
+	--prompt-lens 100,200,300 --new-tokens 3,1 --dtype bf16 --target h100
+grep -q "gives 2 counts for 3 sequences" "$tmp/err"; check "the counts are counted ($(cat "$tmp/err"))" $?
+bad "output counts beside --batch of another size" --model llama-3.2-1b --engine sglang --mode serve \
+	--batch 4 --seq 100 --new-tokens 3,1 --dtype bf16 --target h100
+bad "per-sequence outputs for transformers' generate()" --model llama-3.2-1b --mode generate \
+	--batch 2 --seq 100 --new-tokens 3,1 --dtype bf16 --target h100
+bad "a zero output count" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 \
+	--new-tokens 3,0 --dtype bf16 --target h100
+grep -q "length 2 is 0; a sequence generates at least 1 token" "$tmp/err"
+check "the zero output is named by its place ($(cat "$tmp/err"))" $?
 # --attention names the engine's backend: FA2 on the H100 (mma.sync at
 # part of the rate) is slower than the engine's own pick there (FA3) on a
 # long prefill; the same on the A100, where the engine's pick is FA2.

@@ -318,7 +318,12 @@ struct model_opts {
 	uint32_t nlens;
 	uint32_t chunk;                /* prefill: tokens per forward pass at
 					* most (chunked prefill), 0 all at once */
-	uint32_t new_tokens;           /* serve: tokens generated per sequence */
+	uint32_t new_tokens;           /* serve: tokens generated per sequence
+					* (the most of new_lens when given)    */
+	/* serve: the tokens each of the batch's sequences generates (borrowed,
+	 * count_of(o) of them; NULL: new_tokens each).  A sequence leaves the
+	 * batch after its last token, as the engines' schedulers free it. */
+	const uint32_t *new_lens;
 	/* The most kernels the build may hold, 0 the default (build.h's
 	 * MODEL_MAX_KERNELS); past it model_build fails with SURFER_EINVAL. */
 	uint32_t max_kernels;
@@ -603,6 +608,11 @@ double model_seq_flops(const struct model_seq *s, enum model_phase ph);
  * a sliding-window layer holds the last kv_window of them. */
 double model_kv_cache_bytes(const struct model_seq *s, const uint32_t *len, uint32_t n, uint32_t len_all,
 			    double add);
+/* The K and V cache, bytes on this GPU, of o's served batch (--mode
+ * serve) at its fullest: each sequence's prompt and the tokens it has fed
+ * back, the sequences that ended freed (o->new_lens); with one new_tokens
+ * for all, the cache the last step holds. */
+double model_serve_kv_bytes(const struct model_seq *s, const struct model_opts *o);
 
 /* Number of kernels of one phase. */
 size_t model_seq_count(const struct model_seq *s, enum model_phase ph);

@@ -6,7 +6,6 @@
  */
 #include "analyzer/model/run.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +14,6 @@
 #include <strings.h>
 
 #include "analyzer/model/program.h"
-#include "trace/csv.h"
 #include "trace/trace.h"
 
 void model_cli_init(struct model_cli *m)
@@ -149,69 +147,6 @@ static void lens_taken(struct model_cli *m, uint32_t n)
 	m->opts.batch = n;
 }
 
-/* Lengths from text: numbers separated by one comma or by white space
- * (a file may hold one a line), into m->lens.  Every length is at least 1:
- * a prompt has a token, and a decode step's cache holds at least its
- * prompt's; an empty item (",5", "5,,6", "5,") is a typo, not a length.
- * 0, or SURFER_EINVAL with a reason. */
-static int parse_lens(struct model_cli *m, const char *opt, const char *text, const char *what,
-		      char *err, size_t errlen)
-{
-	const char *p = text;
-	uint32_t n = 0;
-	/* a typed list is cut in the message; a file's name is not */
-	int wlen = what == text ? 40 : 4096;
-	int comma = 0;                     /* a comma seen since the last length */
-	for (;;) {
-		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == ',') {
-			if (*p == ',' && (comma || !n)) {
-				snprintf(err, errlen, "bad --%s '%.*s': length %u is empty (two commas, "
-					 "or one at the start)", opt, wlen, what, n + 1);
-				return SURFER_EINVAL;
-			}
-			comma |= *p == ',';
-			p++;
-		}
-		if (!*p)
-			break;
-		char *end;
-		errno = 0;
-		unsigned long x = strtoul(p, &end, 10);
-		if (end == p || errno || *p == '-' || *p == '+' || x > (1ul << 24) ||
-		    (*end && *end != ',' && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r')) {
-			int tl = (int)strcspn(p, ", \t\r\n");   /* the bad item, not the rest */
-			snprintf(err, errlen, "bad --%s '%.*s': '%.*s' (length %u): lengths of 1 to 16777216 "
-				 "tokens separated by commas are expected", opt, wlen, what, tl < 20 ? tl : 20, p,
-				 n + 1);
-			return SURFER_EINVAL;
-		}
-		if (x == 0) {
-			snprintf(err, errlen, "bad --%s '%.*s': length %u is 0; %s", opt, wlen, what, n + 1,
-				 opt[0] == 'p' ? "a prompt holds at least 1 token"
-				 : "a decode step's cache holds at least its prompt (1 token or more)");
-			return SURFER_EINVAL;
-		}
-		if (n == MODEL_CLI_MAX_LENS) {
-			snprintf(err, errlen, "--%s: more than %d sequences", opt, MODEL_CLI_MAX_LENS);
-			return SURFER_EINVAL;
-		}
-		m->lens[n++] = (uint32_t)x;
-		comma = 0;
-		p = end;
-	}
-	if (comma) {
-		snprintf(err, errlen, "bad --%s '%.*s': length %u is empty (a comma at the end)", opt,
-			 wlen, what, n + 1);
-		return SURFER_EINVAL;
-	}
-	if (!n) {
-		snprintf(err, errlen, "--%s '%.*s': no length given", opt, wlen, what);
-		return SURFER_EINVAL;
-	}
-	lens_taken(m, n);
-	return 0;
-}
-
 /* The lengths give the batch and each sequence's length: --batch and
  * --seq beside them would be dropped (or miscount the tokens). */
 static int lens_and_shape(const struct model_cli *m, char *err, size_t errlen)
@@ -222,141 +157,7 @@ static int lens_and_shape(const struct model_cli *m, char *err, size_t errlen)
 	return SURFER_EINVAL;
 }
 
-/* Header field j of r, less the UTF-8 byte order mark a spreadsheet's
- * export puts before the first. */
-static const char *csv_header(const struct csv_reader *r, size_t j)
-{
-	const char *f = r->field[j];
-	return j == 0 && !strncmp(f, "\xEF\xBB\xBF", 3) ? f + 3 : f;
-}
-
-/*
- * A column of a CSV file with a header line: a workload or request trace.
- * COLUMN (from @FILE:COLUMN) is a header name, any case, or a 1-based
- * number; without it the column of a name below, else the only column.
- * For prompts: PipeWeave's workloads' num_prefill_tokens (beside
- * num_decode_tokens and output_tokens), Azure's LLM inference traces'
- * ContextTokens (the prompt, beside GeneratedTokens), and the names
- * request logs commonly give it (prompt_len, prompt_tokens, input_len,
- * ...).  For --context-lens, the tokens each sequence has cached
- * (context_len, kv_len, cache_len, seq_len) and nothing of a prompt's: a
- * decode step's cache holds its generated tokens too, so a prompt column
- * is named explicitly there.
- */
-static int lens_from_rows(struct model_cli *m, const char *opt, const char *path,
-			  struct csv_reader *r, const char *col, char *err, size_t errlen)
-{
-	static const char *const prompt_cols[] = {
-		"num_prefill_tokens", "prompt_len", "prompt_length", "prompt_tokens", "num_prompt_tokens",
-		"input_len", "input_length", "input_tokens", "ContextTokens", NULL,
-	};
-	static const char *const context_cols[] = {
-		"context_len", "context_length", "context_tokens", "kv_len", "cache_len", "seq_len", NULL,
-	};
-	int rc = csv_next(r), c = -1;
-	if (rc != 1) {
-		snprintf(err, errlen, "--%s: %s", opt, rc < 0 ? r->err : "the file is empty");
-		return SURFER_EINVAL;
-	}
-	if (col) {
-		char *end;
-		unsigned long i = strtoul(col, &end, 10);
-		if (end != col && !*end && i >= 1 && i <= r->nfield)
-			c = (int)i - 1;
-		for (size_t j = 0; c < 0 && j < r->nfield; j++)
-			if (!strcasecmp(csv_header(r, j), col))
-				c = (int)j;
-	} else {
-		const char *const *names = opt[0] == 'p' ? prompt_cols : context_cols;
-		for (size_t i = 0; c < 0 && names[i]; i++)
-			for (size_t j = 0; c < 0 && j < r->nfield; j++)
-				if (!strcasecmp(csv_header(r, j), names[i]))
-					c = (int)j;
-		if (c < 0 && r->nfield == 1)
-			c = 0;
-	}
-	if (c < 0) {
-		char cols[256] = "";
-		size_t used = 0;
-		for (size_t j = 0; j < r->nfield && used < sizeof cols - 1; j++)
-			used += (size_t)snprintf(cols + used, sizeof cols - used, "%s%s", j ? ", " : "",
-						 csv_header(r, j));
-		if (col)
-			snprintf(err, errlen, "--%s: '%s' has no column '%s'; its columns: %s", opt, path,
-				 col, cols);
-		else
-			snprintf(err, errlen, "--%s: no column of '%s' is known to hold %s; its columns: %s "
-				 "(name one: @%s:COLUMN)", opt, path,
-				 opt[0] == 'p' ? "prompt lengths" : "cached lengths", cols, path);
-		return SURFER_EINVAL;
-	}
-	char name[64];
-	snprintf(name, sizeof name, "%s", csv_header(r, (size_t)c));
-	uint32_t n = 0;
-	while ((rc = csv_next(r)) == 1) {
-		const char *f = csv_field(r, (size_t)c), *p = f;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		char *end;
-		errno = 0;
-		unsigned long x = isdigit((unsigned char)*p) ? strtoul(p, &end, 10) : 0;
-		if (x) {
-			while (*end == ' ' || *end == '\t')
-				end++;
-		}
-		if (!x || errno || *end || x > (1ul << 24)) {
-			snprintf(err, errlen, "--%s: %s:%lu: column '%s' holds '%.20s', not a length of 1 to "
-				 "16777216 tokens", opt, path, r->line, name, f);
-				return SURFER_EINVAL;
-		}
-		if (n == MODEL_CLI_MAX_LENS) {
-			snprintf(err, errlen, "--%s: '%s' holds more than %d sequences", opt, path,
-				 MODEL_CLI_MAX_LENS);
-				return SURFER_EINVAL;
-		}
-		m->lens[n++] = (uint32_t)x;
-	}
-	if (rc < 0) {
-		snprintf(err, errlen, "--%s: %s", opt, r->err);
-		return SURFER_EINVAL;
-	}
-	if (!n) {
-		snprintf(err, errlen, "--%s: '%s' has a header and no rows", opt, path);
-		return SURFER_EINVAL;
-	}
-	lens_taken(m, n);
-	return 0;
-}
-
-/* lens_from_rows() over the CSV text of path that set_lens() read. */
-static int lens_from_csv(struct model_cli *m, const char *opt, const char *path, const char *text,
-			 size_t len, const char *col, char *err, size_t errlen)
-{
-	FILE *fp = fmemopen((void *)text, len, "r");
-	if (!fp)
-		return SURFER_ENOMEM;
-	struct csv_reader r;
-	csv_init(&r, fp, path, CSV_COMMENTS);
-	int rc = lens_from_rows(m, opt, path, &r, col, err, errlen);
-	csv_release(&r);
-	fclose(fp);
-	return rc;
-}
-
-/* Whether text begins with a header line: its first character that is
- * not blank starts a name (a letter, '_', a quote, or the byte order mark
- * before one), where a list starts with a length ("5,x" stays a list with
- * a bad length). */
-static int has_header(const char *text)
-{
-	const unsigned char *p = (const unsigned char *)text;
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	return isalpha(*p) || *p == '_' || *p == '"' || *p >= 0x80;
-}
-
-/* --prompt-lens / --context-lens: a list, or @FILE holding one, or
- * @FILE[:COLUMN] a CSV file with a header (lens_from_csv()). */
+/* --prompt-lens / --context-lens: a list, or @FILE[:COLUMN] (lens.h). */
 static int set_lens(struct model_cli *m, const char *opt, const char *v, char *err, size_t errlen)
 {
 	int kind = !strcmp(opt, "prompt-lens") ? 1 : 2;
@@ -367,67 +168,45 @@ static int set_lens(struct model_cli *m, const char *opt, const char *v, char *e
 	m->lens_kind = kind;
 	if (m->shape_opt)
 		return lens_and_shape(m, err, errlen);
-	if (v[0] != '@')
-		return parse_lens(m, opt, v, v, err, errlen);
-	/* @FILE, or @FILE:COLUMN where FILE itself does not open */
-	char *path = strdup(v + 1);
-	if (!path)
-		return SURFER_ENOMEM;
-	const char *col = NULL;
-	FILE *f = fopen(path, "r");
-	int open_errno = errno;
-	char *colon = strrchr(path, ':');
-	if (!f && colon && colon[1]) {
-		*colon = 0;
-		f = fopen(path, "r");
-		if (f)
-			col = colon + 1;
-		else
-			*colon = ':';
-	}
-	if (!f) {
-		snprintf(err, errlen, "--%s: cannot read '%s': %s", opt, path, strerror(open_errno));
-		free(path);
+	uint32_t n = 0;
+	int rc = model_lens_read(opt, v, m->lens, &n, err, errlen);
+	if (!rc)
+		lens_taken(m, n);
+	return rc;
+}
+
+/* --new-tokens N (every sequence), or one count per sequence: a list or
+ * @FILE[:COLUMN] (lens.h); new_tokens is then their most. */
+static int set_new_tokens(struct model_cli *m, const char *v, char *err, size_t errlen)
+{
+	m->new_tokens_set = 1;
+	m->n_new_lens = 0;
+	m->opts.new_lens = NULL;
+	uint32_t most;
+	if (v[0] != '@' && !strchr(v, ',')) {
+		if (!parse_count(v, MODEL_NEW_TOKENS_MAX, &m->new_tokens, &most))
+			return 0;
+		snprintf(err, errlen, "bad --new-tokens '%.40s': a count of 1 to %u, or one per "
+			 "sequence (N1,N2,... or @FILE)", v, most);
 		return SURFER_EINVAL;
 	}
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf) {
-		fclose(f);
-		free(path);
-		return SURFER_ENOMEM;
-	}
-	size_t got;
-	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap) {
-			char *nb = cap < (1u << 26) ? realloc(buf, 2 * cap + 1) : NULL;
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				snprintf(err, errlen, "--%s: '%s' is too large", opt, path);
-				free(path);
-				return SURFER_EINVAL;
-			}
-			buf = nb;
-			cap *= 2;
+	uint32_t n = 0;
+	int rc = model_lens_read("new-tokens", v, m->new_lens, &n, err, errlen);
+	if (rc)
+		return rc;
+	uint32_t mx = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (m->new_lens[i] > MODEL_NEW_TOKENS_MAX) {
+			snprintf(err, errlen, "--new-tokens: sequence %u generates %u tokens; at most %u",
+				 i + 1, m->new_lens[i], MODEL_NEW_TOKENS_MAX);
+			return SURFER_EINVAL;
 		}
+		mx = m->new_lens[i] > mx ? m->new_lens[i] : mx;
 	}
-	int bad = ferror(f);
-	fclose(f);
-	buf[n] = 0;
-	int rc;
-	if (bad) {
-		snprintf(err, errlen, "--%s: cannot read '%s'", opt, path);
-		rc = SURFER_EINVAL;
-	} else if (col || has_header(buf)) {
-		rc = lens_from_csv(m, opt, path, buf, n, col, err, errlen);
-	} else {
-		rc = parse_lens(m, opt, buf, path, err, errlen);
-	}
-	free(buf);
-	free(path);
-	return rc;
+	m->n_new_lens = n;
+	m->new_tokens = mx;
+	m->opts.new_lens = m->new_lens;
+	return 0;
 }
 
 int model_cli_set(struct model_cli *m, const char *name, const char *v,
@@ -563,8 +342,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		else
 			bad = -1;
 	} else if (!strcmp(name, "new-tokens")) {
-		bad = parse_count(v, 1u << 20, &m->new_tokens, &most);
-		m->new_tokens_set = 1;
+		return set_new_tokens(m, v, err, errlen);
 	} else if (!strcmp(name, "write-trace")) {
 		m->write_trace = v;
 	} else if (!strcmp(name, "plan")) {
@@ -828,8 +606,7 @@ static int memory_at(const struct model_config *c, const struct model_cli *m, ui
 	model_seq_release(&sd);
 	o.mode = m->opts.mode;
 	if (m->opts.mode == MODEL_SERVE && s.micro_batch)
-		s.kv_cache_bytes = model_kv_cache_bytes(&s, o.lens, (uint32_t)s.micro_batch, o.seq,
-							m->new_tokens - 1.0);
+		s.kv_cache_bytes = model_serve_kv_bytes(&s, &o);
 	model_memory(c, &o, &s, out);
 	model_seq_release(&s);
 	return 0;
@@ -845,8 +622,8 @@ static int warn_memory(struct analysis *a, struct report_model *rm, const struct
 	struct model_memory m;
 	if (memory_at(c, mc, mc->opts.batch, &m))
 		return 0;
-	/* sequences of their own lengths: no batch to grow */
-	if (!mc->opts.lens &&
+	/* sequences of their own lengths or outputs: no batch to grow */
+	if (!mc->opts.lens && !mc->opts.new_lens &&
 	    !(rm->max_batch_fits = calloc(a->ntargets ? a->ntargets : 1, sizeof(*rm->max_batch_fits))))
 		return SURFER_ENOMEM;
 	rm->memory.peak = m.peak;
@@ -997,6 +774,28 @@ const char *model_dtype_label(const struct model_opts *o)
 	return gpu_dtype_name(o->dtype);
 }
 
+/* Tokens an engine run's iteration counts for throughput and price, over
+ * its --dp replicas: the prompts' tokens of a prefill, one per sequence of
+ * a decode step, the generated tokens of a served batch. */
+static double serve_tokens(const struct model_cli *m)
+{
+	const struct model_opts *o = &m->opts;
+	double dp = o->dp ? o->dp : 1;   /* replicas, each with the batch */
+	if (o->mode == MODEL_DECODE)
+		return dp * o->batch;
+	double sum = 0;
+	if (o->mode == MODEL_SERVE && o->new_lens) {
+		for (uint32_t i = 0; i < o->batch; i++)
+			sum += o->new_lens[i];
+		return dp * sum;
+	}
+	if (o->mode == MODEL_SERVE)
+		return dp * o->batch * m->new_tokens;
+	for (uint32_t i = 0; i < o->batch; i++)
+		sum += o->lens ? o->lens[i] : o->seq;
+	return dp * sum;
+}
+
 /* The engine run's header line: engine, model, mode and its batch. */
 static void serve_describe(const struct model_cli *m, const struct model_config *c, char *out,
 			   size_t cap)
@@ -1009,8 +808,11 @@ static void serve_describe(const struct model_cli *m, const struct model_config 
 		sum += l;
 		mx = l > mx ? l : mx;
 	}
-	char gen[48] = "", ch[32] = "";
-	if (o->mode == MODEL_SERVE)
+	char gen[64] = "", ch[32] = "";
+	if (o->mode == MODEL_SERVE && o->new_lens)
+		snprintf(gen, sizeof(gen), " + up to %u new tokens (%.0f in all)", m->new_tokens,
+			 serve_tokens(m) / (o->dp ? o->dp : 1));
+	else if (o->mode == MODEL_SERVE)
 		snprintf(gen, sizeof(gen), " + %u new tokens", m->new_tokens);
 	if (o->chunk && o->mode != MODEL_DECODE)
 		snprintf(ch, sizeof(ch), ", chunks of %u", o->chunk);
@@ -1021,23 +823,6 @@ static void serve_describe(const struct model_cli *m, const struct model_config 
 		     o->batch == 1 ? "" : "s", o->lens ? "up to " : "", mx, sum, gen, ch,
 		     model_dtype_label(o), o->tp > 1 ? ", parallel" : "") >= (int)cap && cap > 4)
 		memcpy(out + cap - 4, "...", 4);
-}
-
-/* Tokens an engine run's iteration counts for throughput and price, over
- * its --dp replicas: the prompts' tokens of a prefill, one per sequence of
- * a decode step, the generated tokens of a served batch. */
-static double serve_tokens(const struct model_cli *m)
-{
-	const struct model_opts *o = &m->opts;
-	double dp = o->dp ? o->dp : 1;   /* replicas, each with the batch */
-	if (o->mode == MODEL_DECODE)
-		return dp * o->batch;
-	if (o->mode == MODEL_SERVE)
-		return dp * o->batch * m->new_tokens;
-	double sum = 0;
-	for (uint32_t i = 0; i < o->batch; i++)
-		sum += o->lens ? o->lens[i] : o->seq;
-	return dp * sum;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -1092,12 +877,16 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
 		o.mode = MODEL_DECODE;
 		o.chunk = 0;
 		for (uint32_t j = 0; j < ns && !rc; j++) {
-			/* step k (0-based) reads the prompt and k earlier tokens */
-			uint32_t k = ns > 1 ? (uint32_t)((uint64_t)j * (steps - 1) / (ns - 1)) : 0;
+			/* step k (0-based) reads the prompt and k earlier tokens
+			 * of each sequence still generating (more than k + 1
+			 * new tokens) */
+			uint32_t k = ns > 1 ? (uint32_t)((uint64_t)j * (steps - 1) / (ns - 1)) : 0, na = 0;
 			for (uint32_t i = 0; i < m->opts.batch; i++)
-				grown[i] = (m->opts.lens ? m->opts.lens[i] : m->opts.seq) + k;
+				if (!m->opts.new_lens || m->opts.new_lens[i] > k + 1)
+					grown[na++] = (m->opts.lens ? m->opts.lens[i] : m->opts.seq) + k;
 			o.lens = grown;
-			o.nlens = m->opts.batch;
+			o.nlens = o.batch = na;
+			o.new_lens = NULL;
 			if ((rc = model_build(c, &o, &s, NULL, 0)))
 				break;
 			rc = model_time(&s, &o, g, model_cli_launch_ns(m), &mt);
@@ -1105,6 +894,7 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
 			t[j] = mt.iteration_ns;
 		}
 		o.chunk = m->opts.chunk;
+		o.batch = m->opts.batch;
 		double sum = 0;
 		for (uint32_t j = 0; j < ns; j++)
 			sum += t[j];
@@ -1135,6 +925,16 @@ uint64_t model_cli_positions(const struct model_cli *m)
 		need += 1;
 	if ((o->mode == MODEL_SERVE || o->mode == MODEL_GENERATE) && m->new_tokens > 1)
 		need += m->new_tokens - 1;
+	/* each sequence's own output: the longest prompt need not be the
+	 * one that generates most */
+	if (o->mode == MODEL_SERVE && m->n_new_lens) {
+		need = 0;
+		for (uint32_t i = 0; i < m->n_new_lens; i++) {
+			uint64_t l = (m->lens_kind && i < m->nlens ? m->lens[i] : o->seq) +
+				     (uint64_t)m->new_lens[i] - 1;
+			need = l > need ? l : need;
+		}
+	}
 	return need;
 }
 
@@ -1291,6 +1091,18 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	if (m->new_tokens_set && mode != MODEL_SERVE && mode != MODEL_GENERATE) {
 		snprintf(err, errlen, "--new-tokens goes with --mode serve (an engine) or generate "
 			 "(--engine hf), not with --mode %s", model_mode_name(mode, 0));
+		return SURFER_EINVAL;
+	}
+	if (m->n_new_lens && mode != MODEL_SERVE) {
+		snprintf(err, errlen, "one --new-tokens per sequence goes with --mode serve (an engine "
+			 "frees a sequence when it ends); transformers' generate() runs its whole batch to "
+			 "the longest: give --mode generate one N");
+		return SURFER_EINVAL;
+	}
+	if (m->n_new_lens && m->n_new_lens != (m->lens_kind ? m->nlens : m->opts.batch)) {
+		snprintf(err, errlen, "--new-tokens gives %u counts for %u sequences: one per sequence, "
+			 "in the order of %s", m->n_new_lens, m->lens_kind ? m->nlens : m->opts.batch,
+			 m->lens_kind ? "--prompt-lens" : "the batch");
 		return SURFER_EINVAL;
 	}
 	if (m->opts.chunk && mode != MODEL_PREFILL && mode != MODEL_SERVE) {

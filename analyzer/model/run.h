@@ -11,10 +11,14 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/report.h"
+#include "analyzer/model/lens.h"
 #include "analyzer/model/model.h"
 
-/* The most sequences --prompt-lens and --context-lens take. */
-#define MODEL_CLI_MAX_LENS 4096
+/* The most sequences --prompt-lens, --context-lens and --new-tokens take. */
+#define MODEL_CLI_MAX_LENS MODEL_LENS_MAX
+
+/* The most tokens --new-tokens has a sequence generate. */
+#define MODEL_NEW_TOKENS_MAX (1u << 20)
 
 /* The --model options as the command line gives them. */
 struct model_cli {
@@ -44,6 +48,10 @@ struct model_cli {
 	uint32_t nlens;
 	int lens_kind;            /* 0 none, 1 prompt lengths, 2 context lengths */
 	int new_tokens_set;       /* --new-tokens given                        */
+	/* --new-tokens L1,L2,...|@FILE: the tokens each sequence generates
+	 * (opts.new_lens points here once given; new_tokens their most) */
+	uint32_t new_lens[MODEL_CLI_MAX_LENS];
+	uint32_t n_new_lens;
 	const char *shape_opt;    /* "--batch" or "--seq" when given, else NULL */
 };
 

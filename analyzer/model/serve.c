@@ -594,16 +594,21 @@ static void forward(struct srv *S, const struct sreq *r, size_t nr, int decode)
 		B->s->act_peak_bytes = lg;
 }
 
+/* The cache one sequence of l tokens holds: every token in the full
+ * layers, the last window in the sliding-window ones. */
+static double kv_seq_bytes(const struct model_seq *s, double l)
+{
+	return s->kv_token_bytes * l +
+	       s->kv_window_token_bytes * (s->kv_window && l > s->kv_window ? s->kv_window : l);
+}
+
 double model_kv_cache_bytes(const struct model_seq *s, const uint32_t *len, uint32_t n, uint32_t len_all,
 			    double add)
 {
-	double full = 0, win = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		double l = (len ? len[i] : len_all) + add;
-		full += l;
-		win += s->kv_window && l > s->kv_window ? s->kv_window : l;
-	}
-	return s->kv_token_bytes * full + s->kv_window_token_bytes * win;
+	double b = 0;
+	for (uint32_t i = 0; i < n; i++)
+		b += kv_seq_bytes(s, (len ? len[i] : len_all) + add);
+	return b;
 }
 
 /* The requests' lengths as o gives them: o->lens, else batch x seq. */
@@ -615,6 +620,33 @@ static uint32_t len_of(const struct model_opts *o, uint32_t i)
 static uint32_t count_of(const struct model_opts *o)
 {
 	return o->lens ? o->nlens : o->batch;
+}
+
+/* The tokens request i generates: o->new_lens, else new_tokens each. */
+static uint32_t new_of(const struct model_opts *o, uint32_t i)
+{
+	return o->new_lens ? o->new_lens[i] : o->new_tokens;
+}
+
+double model_serve_kv_bytes(const struct model_seq *s, const struct model_opts *o)
+{
+	uint32_t n = count_of(o);
+	if (!o->new_lens)
+		return model_kv_cache_bytes(s, o->lens, n, o->seq,
+					    o->new_tokens > 1 ? o->new_tokens - 1.0 : 0.0);
+	/* between two steps at which some sequence ends, the cache only
+	 * grows: the peak is after the prefill (step 0) or at a sequence's
+	 * last step */
+	double peak = 0;
+	for (uint32_t k = 0; k <= n; k++) {
+		uint32_t j = k < n ? new_of(o, k) - 1 : 0;
+		double b = 0;
+		for (uint32_t i = 0; i < n; i++)
+			if (new_of(o, i) > j || !j)
+				b += kv_seq_bytes(s, (double)len_of(o, i) + j);
+		peak = b > peak ? b : peak;
+	}
+	return peak;
 }
 
 static int check(const struct model_config *c, const struct model_opts *o, char *err, size_t errlen)
@@ -712,6 +744,12 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 		snprintf(err, errlen, "--mode serve needs --new-tokens N (N >= 1)");
 		return SURFER_EINVAL;
 	}
+	for (uint32_t i = 0; o->mode == MODEL_SERVE && o->new_lens && i < n; i++)
+		if (!new_of(o, i) || new_of(o, i) > o->new_tokens) {
+			snprintf(err, errlen, "sequence %u: %u new tokens (1 to the most, %u)", i + 1,
+				 new_of(o, i), o->new_tokens);
+			return SURFER_EINVAL;
+		}
 	return 0;
 }
 
@@ -749,18 +787,25 @@ static int prefill(struct srv *S, const struct model_opts *o)
 	return 0;
 }
 
-/* One decode step of every sequence after cached[i] tokens. */
-static int decode_step(struct srv *S, const struct model_opts *o, uint64_t extra)
+/* Decode step j of a served batch (1-based: the step that feeds each
+ * sequence's j-th token, after its prompt and j - 1 earlier ones), of the
+ * sequences still generating (new_of() > j: a sequence leaves the batch
+ * after its last token, as the engines' schedulers free it); j 0 is
+ * --mode decode's one step, every sequence after its cached tokens. */
+static int decode_step(struct srv *S, const struct model_opts *o, uint32_t j)
 {
-	uint32_t n = count_of(o);
+	uint32_t n = count_of(o), nr = 0;
 	struct sreq *r = malloc(n * sizeof(*r));
 	if (!r)
 		return SURFER_ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
-		r[i].n = 1;
-		r[i].p = len_of(o, i) + extra;
+		if (j && new_of(o, i) <= j)
+			continue;
+		r[nr].n = 1;
+		r[nr].p = len_of(o, i) + (j ? j - 1 : 0);
+		nr++;
 	}
-	forward(S, r, n, 1);
+	forward(S, r, nr, 1);
 	free(r);
 	return 0;
 }
@@ -809,9 +854,10 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 	} else {
 		rc = prefill(&S, o);
 		if (!rc && o->mode == MODEL_SERVE) {
-			/* the prefill gave the first token; each step adds one */
+			/* the prefill gave the first token; each step adds one
+			 * (new_tokens is the most any sequence generates) */
 			for (uint32_t j = 1; j < o->new_tokens && !rc && !B.err; j++)
-				rc = decode_step(&S, o, j - 1);
+				rc = decode_step(&S, o, j);
 		}
 	}
 	/* the weights once: every pass above counted them, the FP8 and the
@@ -847,9 +893,8 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 	s->kv_window = local ? c->window : 0;
 	/* the cache at the pass's end: a decode step's token appended; a
 	 * served batch's n - 1 steps after its prompt */
-	s->kv_cache_bytes = model_kv_cache_bytes(s, o->lens, n, o->seq,
-						 o->mode == MODEL_DECODE ? 1.0
-						 : o->mode == MODEL_SERVE ? o->new_tokens - 1.0 : 0.0);
+	s->kv_cache_bytes = o->mode == MODEL_SERVE ? model_serve_kv_bytes(s, o)
+			    : model_kv_cache_bytes(s, o->lens, n, o->seq, o->mode == MODEL_DECODE ? 1.0 : 0.0);
 	s->stage_layers = (uint32_t)cdiv(c->layers, o->pp);
 	if (rc || B.err) {
 		model_seq_release(s);

@@ -5,7 +5,8 @@
 #   corpus/baseline/  a baseline surfer-analyze --save-baseline wrote
 # (v1.1-*.mp are the same generators' traces in format 1.1, kept for the
 # reader's older-minor path.)  The other corpora (Kineto JSON, nsys SQL, config.json, NeuSight CSV) are
-# small hand-written files kept as they are.
+# small hand-written files kept as they are, and so are the lengths lists and
+# workloads of corpus/lens/ (their first byte picks the option and the form).
 set -e
 BUILD=${BUILD:-build}
 C=tests/fuzz/corpus
