@@ -138,10 +138,37 @@ bad_input --model gpt2 --pp 2 --batch 3 --target a100
 bad_input --model gpt2 --plan 0 --target a100
 bad_input --model gpt2 --plan 4 --tp 2 --target a100
 bad_input --model gpt2 --plan 4 --mode generate --target a100
-# an engine's plan: one pass of --batch x --seq split over the replicas;
-# lengths would go whole to every replica, serve is many passes
+# an engine's plan: --batch x --seq split over the replicas; lengths
+# (prompts or outputs, one per sequence) would go whole to every replica
 bad_input --model llama-3.1-8b --engine sglang --dtype bf16 --mode prefill --prompt-lens 100,200 --plan 4 --target h100
-bad_input --model llama-3.1-8b --engine sglang --dtype bf16 --mode serve --batch 4 --seq 100 --new-tokens 8 --plan 4 --target h100
+bad_input --model llama-3.1-8b --engine sglang --dtype bf16 --mode serve --batch 2 --seq 100 --new-tokens 8,3 --plan 4 --target h100
+# a served batch's plan: each layout's whole batch, its time to first
+# token and mean step, as the run of that layout gives them (dp 1 x tp 4:
+# the --tp 4 run; dp 4 x tp 1: --dp 4 with a quarter of the batch), the
+# tokens generated per second
+"$BIN" --model llama-3.1-8b --engine sglang --dtype bf16 --mode serve --batch 8 --seq 1000 --new-tokens 16 \
+	--plan 4 --target h100 --json >"$tmp/splan.json" 2>"$tmp/err" &&
+"$BIN" --model llama-3.1-8b --engine sglang --dtype bf16 --mode serve --batch 8 --seq 1000 --new-tokens 16 \
+	--tp 4 --target h100 --json >"$tmp/stp4.json" 2>/dev/null &&
+"$BIN" --model llama-3.1-8b --engine sglang --dtype bf16 --mode serve --batch 2 --seq 1000 --new-tokens 16 \
+	--dp 4 --target h100 --json >"$tmp/sdp4.json" 2>/dev/null &&
+python3 - "$tmp/splan.json" "$tmp/stp4.json" "$tmp/sdp4.json" <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[1]))
+assert plan["mode"] == "serve" and plan["new_tokens"] == 16, plan
+ls = {(l["dp"], l["tp"], l["pp"]): l for l in plan["targets"][0]["layouts"]}
+for key, path in (((1, 4, 1), sys.argv[2]), ((4, 1, 1), sys.argv[3])):
+    run = json.load(open(path))
+    p, l = run["predictions"][0], ls[key]
+    for a, b in (("iteration_ms", "iteration_ms"), ("ttft_ms", "ttft_ms")):
+        assert abs(l[a] - p[b]) < 1e-6 * p[b], (key, a, l[a], p[b])
+    # the plan's step is the whole less the prefill over 15 steps; the
+    # run's the mean of its steps predicted one by one
+    assert abs(l["tpot_mean_ms"] - p["tpot_mean_ms"]) < 0.01 * p["tpot_mean_ms"], (key, l, p)
+    assert abs(l["memory_peak_gib"] - run["memory"]["peak_gib"]) < 1e-9, (key, l, run["memory"])
+    assert abs(l["tokens_per_s"] - 8 * 16 / (l["iteration_ms"] / 1e3)) < 1e-6 * l["tokens_per_s"], l
+PY
+check "--plan of a served batch: each layout as its run (ttft, steps, memory; $(cat "$tmp/err"))" $?
 "$BIN" --model llama-3.1-8b --engine sglang --dtype bf16 --mode prefill --batch 4 --seq 1000 --plan 4 \
 	--target h100 2>/dev/null | head -1 | grep -q '^plan       sglang llama-3.1-8b, prefill, 4 sequences of 1000 over 4 GPUs'
 check "an engine's plan names the engine and prefill" $?

@@ -21,6 +21,9 @@
  * layout that does not fit, with checkpointing and, without a pipeline,
  * with its rank's batch in gradient-accumulation steps
  * (predict_layout_mb()).
+ * An engine's served batch (--mode serve --new-tokens N) is planned as
+ * its whole batch per replica, with the prefill timed on its own for the
+ * time to first token.
  * The layouts of a target are independent of each other, and --jobs N
  * threads predict them at once (predict_layouts()): the building, timing
  * and predictors keep no state between calls but their read-only tables,
@@ -57,6 +60,9 @@ struct layout {
 	int fits;               /* its memory peak fits the target being ranked */
 	char why[96];
 	double iteration_ns, comm_exposed_ns, peak;
+	double ttft_ns, tpot_ns;  /* --mode serve: its prefill, and its decode
+				   * steps' mean ((whole - prefill) / (N - 1);
+				   * NaN for one new token)                   */
 	double low_ns, high_ns, interval;   /* the interval around iteration_ns */
 };
 
@@ -160,6 +166,7 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 		return;
 	}
 	o.batch /= l->dp;
+	o.new_tokens = m->new_tokens;   /* --mode serve: the batch's outputs */
 	if (ga > 1) {
 		o.batch /= ga;
 		o.grad_accum = ga;
@@ -223,12 +230,28 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 		snprintf(l->why, sizeof(l->why), "out of memory");
 		return;
 	}
-	l->ok = 1;
 	l->iteration_ns = t.iteration_ns;
 	l->low_ns = t.iteration_low_ns;
 	l->high_ns = t.iteration_high_ns;
 	l->interval = t.interval;
 	l->comm_exposed_ns = t.comm_exposed_ns;
+	if (o.mode == MODEL_SERVE) {
+		/* the time to first token is the batch's prefill; the steps
+		 * after it are the rest of the whole (the served batch is the
+		 * prefill, then its steps, one stream) */
+		o.mode = MODEL_PREFILL;
+		if (model_build(c, &o, &s, l->why, sizeof(l->why)))
+			return;
+		rc = model_time(&s, &o, g, model_cli_launch_ns(m), &t);
+		model_seq_release(&s);
+		if (rc) {
+			snprintf(l->why, sizeof(l->why), "out of memory");
+			return;
+		}
+		l->ttft_ns = t.iteration_ns;
+		l->tpot_ns = m->new_tokens > 1 ? (l->iteration_ns - l->ttft_ns) / (m->new_tokens - 1) : NAN;
+	}
+	l->ok = 1;
 }
 
 /* Layout l on g with mb microbatches (0: --microbatches or the fewest):
@@ -299,6 +322,9 @@ static void predict_layout(const struct model_config *c, const struct model_cli 
 	struct layout one = *l;
 	uint32_t rank_batch = l->dp ? m->opts.batch / l->dp : 0;
 	predict_layout_mb(c, m, g, method, l, 0);
+	/* an engine's stages take the step's batch in turn, no microbatches */
+	if (m->opts.engine != MODEL_ENGINE_HF)
+		return;
 	if (l->pp <= 1 || m->opts.microbatches || l->hidden || (l->ok && rank_batch <= l->mb) ||
 	    rank_batch <= 1 || m->opts.batch % l->dp)
 		return;
@@ -406,9 +432,13 @@ static void predict_layouts(const struct model_config *c, const struct model_cli
 		progress_draw(bar, before + n, total);
 }
 
+/* The tokens of an iteration: a decode step's one a sequence, a served
+ * batch's generated ones, else every sequence's. */
 static double tokens_of(const struct model_cli *m)
 {
 	const struct model_opts *o = &m->opts;
+	if (o->mode == MODEL_SERVE)
+		return (double)o->batch * m->new_tokens;
 	return (double)o->batch * (o->mode == MODEL_DECODE ? 1 : o->seq) *
 	       (o->mode == MODEL_TRAINING && o->grad_accum > 1 ? o->grad_accum : 1);
 }
@@ -444,8 +474,11 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 		fprintf(f, " %4s", "ep");
 	if (zeros)
 		fprintf(f, " %4s", "zero");
-	fprintf(f, " %4s %12s %17s %12s %10s %10s", "mb", "iteration ms", range, "tokens/s", "comm ms",
-		"memory GiB");
+	int serve = m->opts.mode == MODEL_SERVE;
+	fprintf(f, " %4s %12s %17s", "mb", serve ? "batch ms" : "iteration ms", range);
+	if (serve)
+		fprintf(f, " %10s %10s", "TTFT ms", "TPOT ms");
+	fprintf(f, " %12s %10s %10s", "tokens/s", "comm ms", "memory GiB");
 	if (usd_per_hour > 0)
 		fprintf(f, " %12s", "$/M tokens");
 	fputc('\n', f);
@@ -465,8 +498,13 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 		built = 1;
 		char iv[84];
 		report_interval(l->low_ns / 1e6, l->high_ns / 1e6, iv, sizeof iv);
-		fprintf(f, " %4u %12.3f %17s %12.0f %10.3f %10.2f", l->mb ? l->mb : 1, l->iteration_ns / 1e6, iv,
-			tokens_of(m) / (l->iteration_ns / 1e9), l->comm_exposed_ns / 1e6, l->peak / GIB);
+		fprintf(f, " %4u %12.3f %17s", l->mb ? l->mb : 1, l->iteration_ns / 1e6, iv);
+		if (serve && isnan(l->tpot_ns))
+			fprintf(f, " %10.3f %10s", l->ttft_ns / 1e6, "none");
+		else if (serve)
+			fprintf(f, " %10.3f %10.3f", l->ttft_ns / 1e6, l->tpot_ns / 1e6);
+		fprintf(f, " %12.0f %10.3f %10.2f", tokens_of(m) / (l->iteration_ns / 1e9),
+			l->comm_exposed_ns / 1e6, l->peak / GIB);
 		if (usd_per_hour > 0) {
 			char usd[32];
 			report_usd(usd_per_mtok(m, l, usd_per_hour), usd, sizeof(usd));
@@ -517,6 +555,11 @@ static json_t *layouts_json(const struct model_cli *m, const struct layout *v, s
 				"memory_fits", l->fits));
 		else if (o)
 			json_object_set_new(o, "skipped", json_string(l->why));
+		if (o && l->ok && m->opts.mode == MODEL_SERVE) {
+			json_object_set_new(o, "ttft_ms", json_real(l->ttft_ns / 1e6));
+			json_object_set_new(o, "tpot_mean_ms", isnan(l->tpot_ns) ? json_null()
+							       : json_real(l->tpot_ns / 1e6));
+		}
 		if (o && l->ok && l->ga > 1)
 			json_object_set_new(o, "grad_accum", json_integer(l->ga));
 		if (o && l->ok && l->ckpt != MODEL_CKPT_NONE && !m->ckpt_set)
@@ -554,9 +597,14 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	/* a plan refuses what the run refuses; it prints no warning */
 	if (model_positions_check(&c, m, NULL, 0, err, errlen))
 		return SURFER_EINVAL;
-	if (m->opts.mode == MODEL_GENERATE || m->opts.mode == MODEL_SERVE) {
+	if (m->opts.mode == MODEL_GENERATE) {
 		snprintf(err, errlen, "--plan takes --mode inference, training or decode (with an engine "
-			 "prefill or decode): it times one pass of each layout");
+			 "prefill, decode or serve)");
+		return SURFER_EINVAL;
+	}
+	if (m->n_new_lens) {
+		snprintf(err, errlen, "--plan splits --batch B sequences over each layout's replicas: give "
+			 "one --new-tokens N, not one per sequence");
 		return SURFER_EINVAL;
 	}
 	/* the layouts split --batch over their replicas; a list of lengths
@@ -642,6 +690,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 				"seq", (json_int_t)m->opts.seq, "zero", (json_int_t)m->opts.zero);
 		if (doc && m->opts.mode == MODEL_TRAINING && m->opts.grad_accum > 1)
 			json_object_set_new(doc, "grad_accum", json_integer(m->opts.grad_accum));
+		if (doc && m->opts.mode == MODEL_SERVE)
+			json_object_set_new(doc, "new_tokens", json_integer(m->new_tokens));
 		tarr = json_array();
 		if (!doc || !tarr || json_object_set(doc, "targets", tarr)) {
 			json_decref(doc);
@@ -665,6 +715,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		char gas[48] = "";
 		if (m->opts.mode == MODEL_TRAINING && m->opts.grad_accum > 1)
 			snprintf(gas, sizeof(gas), " x %u accumulation steps", m->opts.grad_accum);
+		else if (m->opts.mode == MODEL_SERVE)
+			snprintf(gas, sizeof(gas), " + %u new tokens", m->new_tokens);
 		fprintf(f, "plan       %s%s%s, %s, %u sequences of %u%s over %u GPUs, %s%s (dp x tp x pp%s = %u; "
 			"fitting first, fastest first)\n", engine ? model_engine_name(m->opts.engine) : "",
 			engine ? " " : "", c.name, mode, m->opts.batch, m->opts.seq, gas,
