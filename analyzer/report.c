@@ -345,8 +345,11 @@ void report_model_free(struct report_model *m)
 	free(m->ttft_ns);
 	free(m->tpot_mean_ns);
 	free(m->tpot_median_ns);
+	free(m->latency_median_ns);
+	free(m->latency_p90_ns);
 	m->max_batch_fits = NULL;
 	m->ttft_ns = m->tpot_mean_ns = m->tpot_median_ns = NULL;
+	m->latency_median_ns = m->latency_p90_ns = NULL;
 }
 
 /* Tokens per iteration of m, 0 unknown (a trace). */
@@ -694,6 +697,10 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 		fprintf(f, "serving    time to first token %.3f ms; per output token %.3f ms mean, "
 			"%.3f ms median\n", report_ms(rm->ttft_ns[t_index]),
 			report_ms(rm->tpot_mean_ns[t_index]), report_ms(rm->tpot_median_ns[t_index]));
+	if (rm && rm->latency_median_ns)
+		fprintf(f, "requests   done in %.3f ms median, %.3f ms at the 90th percentile (the "
+			"prefill and each one's own steps)\n", report_ms(rm->latency_median_ns[t_index]),
+			report_ms(rm->latency_p90_ns[t_index]));
 	fprintf(f, "kernels    %.3f ms: memory-bound %.1f%%, compute-bound %.1f%%, unknown %.1f%%\n",
 		report_ms(t->kernel_ns), report_pct(t->memory_bound_ns, t->kernel_ns),
 		report_pct(t->compute_bound_ns, t->kernel_ns), report_pct(t->unknown_bound_ns, t->kernel_ns));
@@ -918,6 +925,10 @@ static json_t *rp_prediction(const struct analysis *a, const struct report_model
 	    (rp_set(o, "ttft_ms", rp_num(report_ms(rm->ttft_ns[t_index]))) ||
 	     rp_set(o, "tpot_mean_ms", rp_num(report_ms(rm->tpot_mean_ns[t_index]))) ||
 	     rp_set(o, "tpot_median_ms", rp_num(report_ms(rm->tpot_median_ns[t_index])))))
+		goto fail_o;
+	if (rm && rm->latency_median_ns &&
+	    (rp_set(o, "request_latency_median_ms", rp_num(report_ms(rm->latency_median_ns[t_index]))) ||
+	     rp_set(o, "request_latency_p90_ms", rp_num(report_ms(rm->latency_p90_ns[t_index])))))
 		goto fail_o;
 	if (mem_peak > 0 && gpu_mem_usable_bytes(t->gpu) > 0 &&
 	    (rp_set(o, "memory_usable_gib", json_real(gpu_mem_usable_bytes(t->gpu) / RP_GIB)) ||

@@ -35,6 +35,10 @@ struct report_model {
 	 * token, and the mean and median time per output token (decode
 	 * step), ns */
 	double *ttft_ns, *tpot_mean_ns, *tpot_median_ns;
+	/* --mode serve, per target: the median and 90th percentile of the
+	 * requests' end-to-end latencies (the time to first token and the
+	 * request's own decode steps), ns */
+	double *latency_median_ns, *latency_p90_ns;
 };
 
 /* Frees what m owns (not m); m may be NULL. */

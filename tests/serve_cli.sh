@@ -502,6 +502,19 @@ d100=$("$BIN" $S --mode decode --context-lens 100 2>/dev/null | jv "p['iteration
 d101=$("$BIN" $S --mode decode --context-lens 101 2>/dev/null | jv "p['iteration_ms']")
 echo "$serve31 $pre $d100 $d101" | awk '{ d = $1 - ($3 + $4 + $5); exit !($2 == 4 && $3 > 0 && d < 1e-4 * $1 && d > -1e-4 * $1) }'
 check "--new-tokens 3,1: the prefill, then two steps of one sequence ($serve31 = $pre + $d100 + $d101; $(cat "$tmp/err"))" $?
+# the requests' end-to-end latencies: the one of 1 token leaves with the
+# prefill, the one of 3 with the batch; two requests, so the median is
+# halfway and the 90th percentile nine tenths of the way (linear between
+# ranks); with one count for all, every request ends with the batch
+"$BIN" $S --mode serve --prompt-lens 100,200 --new-tokens 3,1 2>/dev/null |
+	jv "p['iteration_ms'], p['ttft_ms'], p['request_latency_median_ms'], p['request_latency_p90_ms']" |
+	awk '{ m = $2 + 0.5 * ($1 - $2); q = $2 + 0.9 * ($1 - $2)
+	       exit !($3 - m < 1e-6 * $1 && m - $3 < 1e-6 * $1 && $4 - q < 1e-6 * $1 && q - $4 < 1e-6 * $1) }'
+check "request latencies with outputs of 3 and 1: median and p90 between the prefill and the batch" $?
+"$BIN" $S --mode serve --prompt-lens 100,200 --new-tokens 3 2>/dev/null |
+	jv "p['iteration_ms'], p['request_latency_median_ms'], p['request_latency_p90_ms']" |
+	awk '{ exit !($2 - $1 < 1e-6 * $1 && $1 - $2 < 1e-6 * $1 && $3 == $2) }'
+check "request latencies with one count for all: each the whole batch" $?
 # one count for every sequence, or that count for each: the same run
 a=$("$BIN" $S --mode serve --prompt-lens 100,200 --new-tokens 3 2>/dev/null | jv "p['iteration_ms']")
 b=$("$BIN" $S --mode serve --prompt-lens 100,200 --new-tokens 3,3 2>/dev/null | jv "p['iteration_ms']")

@@ -831,6 +831,57 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The p-th quantile (0..1) of v[0..n), sorted here: linear between the
+ * two nearest ranks (numpy's default).  NaN when n is 0. */
+static double quantile(double *v, size_t n, double p)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	double r = p * (double)(n - 1);
+	size_t lo = (size_t)r;
+	return lo + 1 < n ? v[lo] + (r - (double)lo) * (v[lo + 1] - v[lo]) : v[n - 1];
+}
+
+/*
+ * Each request's end-to-end latency in a served batch: the time to first
+ * token, then its own decode steps (a request of N new tokens leaves after
+ * step N - 1).  The steps between the sampled ones (t[j] at step k_j,
+ * ns of them over steps) are taken linearly between their neighbours,
+ * and the sum of all of them is held to the whole batch less its prefill
+ * (whole_ns, the timeline's), where the last request ends.  Into lat[0..n).
+ */
+static int request_latencies(const struct model_cli *m, const double *t, uint32_t ns, uint32_t steps,
+			     double ttft_ns, double whole_ns, double *lat)
+{
+	const struct model_opts *o = &m->opts;
+	double *cum = malloc(((size_t)steps + 1) * sizeof(*cum));
+	if (!cum)
+		return SURFER_ENOMEM;
+	cum[0] = 0;
+	for (uint32_t k = 0, j = 0; k < steps; k++) {
+		uint32_t kj = 0, kn = 0;
+		while (ns > 1 && j + 1 < ns - 1 &&
+		       (uint64_t)(j + 1) * (steps - 1) / (ns - 1) <= k)
+			j++;
+		double step = t[0];
+		if (ns > 1) {
+			kj = (uint32_t)((uint64_t)j * (steps - 1) / (ns - 1));
+			kn = (uint32_t)((uint64_t)(j + 1) * (steps - 1) / (ns - 1));
+			step = kn > kj ? t[j] + (t[j + 1] - t[j]) * (double)(k - kj) / (double)(kn - kj) : t[j];
+		}
+		cum[k + 1] = cum[k] + step;
+	}
+	double scale = steps && cum[steps] > 0 && whole_ns > ttft_ns ? (whole_ns - ttft_ns) / cum[steps] : 1;
+	for (uint32_t i = 0; i < o->batch; i++) {
+		uint32_t n = o->new_lens ? o->new_lens[i] : m->new_tokens;
+		uint32_t own = n > 1 ? n - 1 : 0;
+		lat[i] = ttft_ns + scale * cum[own < steps ? own : steps];
+	}
+	free(cum);
+	return 0;
+}
+
 /* The steps that SERVE_SAMPLE_STEPS of a served batch's decode steps are
  * predicted at: all of them up to that many, else that many evenly spread
  * (a step's time is nearly affine in the cache it reads). */
@@ -850,13 +901,18 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
 	rm->ttft_ns = calloc(nt ? nt : 1, sizeof(double));
 	rm->tpot_mean_ns = calloc(nt ? nt : 1, sizeof(double));
 	rm->tpot_median_ns = calloc(nt ? nt : 1, sizeof(double));
+	rm->latency_median_ns = calloc(nt ? nt : 1, sizeof(double));
+	rm->latency_p90_ns = calloc(nt ? nt : 1, sizeof(double));
+	double *lat = malloc(((size_t)m->opts.batch + 1) * sizeof(*lat));
 	uint32_t steps = m->new_tokens > 1 ? m->new_tokens - 1 : 0;
 	uint32_t ns = steps < SERVE_SAMPLE_STEPS ? steps : SERVE_SAMPLE_STEPS;
 	double *t = calloc(ns ? ns : 1, sizeof(double));
 	uint32_t *grown = malloc((size_t)m->opts.batch * sizeof(*grown));
-	if (!rm->ttft_ns || !rm->tpot_mean_ns || !rm->tpot_median_ns || !t || !grown) {
+	if (!rm->ttft_ns || !rm->tpot_mean_ns || !rm->tpot_median_ns || !rm->latency_median_ns ||
+	    !rm->latency_p90_ns || !lat || !t || !grown) {
 		free(t);
 		free(grown);
+		free(lat);
 		return SURFER_ENOMEM;
 	}
 	struct model_opts o = m->opts;
@@ -902,11 +958,16 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
 		 * "none" in the text, null in JSON), as vLLM's benchmarks leave
 		 * single-token outputs out of TPOT */
 		rm->tpot_mean_ns[ti] = ns ? sum / ns : NAN;
-		qsort(t, ns, sizeof(*t), cmp_double);
-		rm->tpot_median_ns[ti] = !ns ? NAN : ns % 2 ? t[ns / 2] : (t[ns / 2 - 1] + t[ns / 2]) / 2;
+		if (!rc && !(rc = request_latencies(m, t, ns, steps, rm->ttft_ns[ti],
+						    a->targets[ti].iteration_ns, lat))) {
+			rm->latency_median_ns[ti] = quantile(lat, m->opts.batch, 0.5);
+			rm->latency_p90_ns[ti] = quantile(lat, m->opts.batch, 0.9);
+		}
+		rm->tpot_median_ns[ti] = quantile(t, ns, 0.5);
 	}
 	free(t);
 	free(grown);
+	free(lat);
 	return rc < 0 ? rc : 0;
 }
 
