@@ -138,10 +138,39 @@ bad_input --model gpt2 --pp 2 --batch 3 --target a100
 bad_input --model gpt2 --plan 0 --target a100
 bad_input --model gpt2 --plan 4 --tp 2 --target a100
 bad_input --model gpt2 --plan 4 --mode generate --target a100
-# an engine's plan: --batch x --seq split over the replicas; lengths
-# (prompts or outputs, one per sequence) would go whole to every replica
-bad_input --model llama-3.1-8b --engine sglang --dtype bf16 --mode prefill --prompt-lens 100,200 --plan 4 --target h100
-bad_input --model llama-3.1-8b --engine sglang --dtype bf16 --mode serve --batch 2 --seq 100 --new-tokens 8,3 --plan 4 --target h100
+# an engine's plan: --batch x --seq split over the replicas; a list of
+# lengths (prompts, caches or outputs, one per sequence) dealt to them in
+# turn, sequence i to replica i mod dp, the layout its slowest replica with
+# the largest memory of any.  Prompts of 100, 200, 300 and 400 generating
+# 4, 2, 3 and 1 on 2 GPUs: dp 2 is replica 0 (100 and 300, 4 and 3 new,
+# three steps) beside replica 1 (200 and 400, one step): replica 0's run;
+# dp 1 x tp 2 the --tp 2 run of all four.
+P="--model llama-3.2-1b --engine sglang --dtype bf16 --target h100 --json --mode serve"
+"$BIN" $P --prompt-lens 100,200,300,400 --new-tokens 4,2,3,1 --plan 2 >"$tmp/lplan.json" 2>"$tmp/err" &&
+"$BIN" $P --prompt-lens 100,300 --new-tokens 4,3 >"$tmp/lr0.json" 2>/dev/null &&
+"$BIN" $P --prompt-lens 200,400 --new-tokens 2,1 >"$tmp/lr1.json" 2>/dev/null &&
+"$BIN" $P --prompt-lens 100,200,300,400 --new-tokens 4,2,3,1 --tp 2 >"$tmp/ltp2.json" 2>/dev/null &&
+python3 - "$tmp/lplan.json" "$tmp/lr0.json" "$tmp/lr1.json" "$tmp/ltp2.json" <<'PY'
+import json, sys
+plan, r0, r1, tp2 = (json.load(open(f)) for f in sys.argv[1:])
+assert plan["global_batch"] == 4 and plan["seq"] == 400, plan
+ls = {(l["dp"], l["tp"], l["pp"]): l for l in plan["targets"][0]["layouts"]}
+p0, p1 = r0["predictions"][0], r1["predictions"][0]
+assert p0["iteration_ms"] > p1["iteration_ms"], (p0["iteration_ms"], p1["iteration_ms"])
+for key, run, peak in (((2, 1, 1), p0, max(r0["memory"]["peak_gib"], r1["memory"]["peak_gib"])),
+                       ((1, 2, 1), tp2["predictions"][0], tp2["memory"]["peak_gib"])):
+    l = ls[key]
+    for a in ("iteration_ms", "ttft_ms"):
+        assert abs(l[a] - run[a]) < 1e-6 * run[a], (key, a, l[a], run[a])
+    assert abs(l["memory_peak_gib"] - peak) < 1e-9, (key, l["memory_peak_gib"], peak)
+    assert abs(l["tokens_per_s"] - 10 / (l["iteration_ms"] / 1e3)) < 1e-6 * l["tokens_per_s"], l
+PY
+check "--plan with lengths and outputs: dealt to the replicas, the slowest one's run ($(cat "$tmp/err"))" $?
+# more replicas than sequences: that layout is skipped with the reason
+"$BIN" --model llama-3.2-1b --engine sglang --dtype bf16 --target h100 --mode prefill --prompt-lens 100,200 \
+	--plan 4 2>/dev/null | grep -q "2 sequences not dealt to 4 replicas"
+check "--plan 4 over 2 prompts: dp 4 skipped, the reason named" $?
+bad_input --model llama-3.1-8b --mode inference --prompt-lens 100,200 --plan 4 --target h100
 # a served batch's plan: each layout's whole batch, its time to first
 # token and mean step, as the run of that layout gives them (dp 1 x tp 4:
 # the --tp 4 run; dp 4 x tp 1: --dp 4 with a quarter of the batch), the

@@ -23,7 +23,8 @@
  * (predict_layout_mb()).
  * An engine's served batch (--mode serve --new-tokens N) is planned as
  * its whole batch per replica, with the prefill timed on its own for the
- * time to first token.
+ * time to first token; an engine's sequences of their own lengths or
+ * outputs are dealt to the replicas in turn (predict_shares()).
  * The layouts of a target are independent of each other, and --jobs N
  * threads predict them at once (predict_layouts()): the building, timing
  * and predictors keep no state between calls but their read-only tables,
@@ -142,6 +143,116 @@ static uint32_t plan_node_gpus(const struct model_opts *o, const struct gpu_spec
 	return s ? s->gpus_per_node : 8;
 }
 
+/* Builds o's run on g into l: its memory estimate (l->peak) and, with
+ * timed, its iteration (and for a served batch its prefill on its own, the
+ * time to first token, and the mean step: the rest of the whole over the
+ * steps).  0, or -1 with l->why set. */
+static int time_run(const struct model_config *c, const struct model_cli *m, const struct gpu_spec *g,
+		    struct model_opts *o, struct layout *l, int timed)
+{
+	struct model_seq s;
+	struct model_timing t;
+	struct model_memory mem;
+	if (model_build(c, o, &s, l->why, sizeof(l->why)))
+		return -1;
+	l->mb = s.microbatches;
+	model_memory(c, o, &s, &mem);
+	l->peak = mem.peak;
+	if (!timed) {
+		model_seq_release(&s);
+		return 0;
+	}
+	int rc = model_time(&s, o, g, model_cli_launch_ns(m), &t);
+	model_seq_release(&s);
+	if (rc) {
+		snprintf(l->why, sizeof(l->why), "out of memory");
+		return -1;
+	}
+	l->iteration_ns = t.iteration_ns;
+	l->low_ns = t.iteration_low_ns;
+	l->high_ns = t.iteration_high_ns;
+	l->interval = t.interval;
+	l->comm_exposed_ns = t.comm_exposed_ns;
+	if (o->mode == MODEL_SERVE) {
+		/* the time to first token is the batch's prefill; the steps
+		 * after it are the rest of the whole (the served batch is the
+		 * prefill, then its steps, one stream) */
+		struct model_opts p = *o;
+		p.mode = MODEL_PREFILL;
+		if (model_build(c, &p, &s, l->why, sizeof(l->why)))
+			return -1;
+		rc = model_time(&s, &p, g, model_cli_launch_ns(m), &t);
+		model_seq_release(&s);
+		if (rc) {
+			snprintf(l->why, sizeof(l->why), "out of memory");
+			return -1;
+		}
+		l->ttft_ns = t.iteration_ns;
+		l->tpot_ns = o->new_tokens > 1 ? (l->iteration_ns - l->ttft_ns) / (o->new_tokens - 1) : NAN;
+	}
+	return 0;
+}
+
+/*
+ * An engine's layout over sequences of their own lengths or outputs
+ * (--prompt-lens, --context-lens, one --new-tokens per sequence): the
+ * sequences dealt to the o->dp replicas in turn (sequence i to replica
+ * i mod dp, as a router deals requests), each replica's share built and
+ * timed as a run of those sequences alone; the layout is its slowest
+ * replica (its times), with the largest memory of any.  l->ok when every
+ * share built.
+ */
+static void predict_shares(const struct model_config *c, const struct model_cli *m,
+			   const struct gpu_spec *g, struct model_opts *o, struct layout *l, int timed)
+{
+	uint32_t n = o->batch, dp = o->dp ? o->dp : 1;
+	uint32_t *lens = malloc(((size_t)n / dp + 1) * sizeof(*lens));
+	uint32_t *news = malloc(((size_t)n / dp + 1) * sizeof(*news));
+	if (!lens || !news) {
+		free(lens);
+		free(news);
+		snprintf(l->why, sizeof(l->why), "out of memory");
+		return;
+	}
+	struct layout worst = *l;
+	double peak = 0;
+	int bad = 0;
+	for (uint32_t r = 0; r < dp && !bad; r++) {
+		uint32_t k = 0;
+		for (uint32_t i = r; i < n; i += dp) {
+			lens[k] = m->opts.lens ? m->opts.lens[i] : m->opts.seq;
+			news[k] = m->opts.new_lens ? m->opts.new_lens[i] : m->new_tokens;
+			k++;
+		}
+		struct model_opts share = *o;
+		share.batch = k;
+		share.lens = m->opts.lens ? lens : NULL;
+		share.nlens = m->opts.lens ? k : 0;
+		share.new_lens = m->opts.new_lens ? news : NULL;
+		if (share.new_lens) {   /* the most this share generates */
+			share.new_tokens = 0;
+			for (uint32_t j = 0; j < k; j++)
+				share.new_tokens = news[j] > share.new_tokens ? news[j] : share.new_tokens;
+		}
+		struct layout x = *l;
+		if (time_run(c, m, g, &share, &x, timed)) {
+			snprintf(l->why, sizeof(l->why), "%s", x.why);
+			bad = 1;
+			break;
+		}
+		peak = x.peak > peak ? x.peak : peak;
+		if (!r || x.iteration_ns > worst.iteration_ns)
+			worst = x;
+	}
+	free(lens);
+	free(news);
+	if (bad)
+		return;
+	*l = worst;
+	l->peak = peak;
+	l->ok = 1;
+}
+
 /* Builds layout l on g with checkpointing ck and estimates its memory
  * (l->peak); with timed, predicts its iteration too.  ga > 1: the rank's
  * batch as ga micro-batches of batch / ga sequences, the gradients
@@ -157,15 +268,18 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 	o.act_ckpt = ck;
 	l->ckpt = ck;
 	l->ga = ga > 1 ? ga : 0;
-	struct model_seq s;
-	struct model_timing t;
-	struct model_memory mem;
 	l->ok = 0;
-	if (o.batch % l->dp) {
+	int dealt = m->opts.engine != MODEL_ENGINE_HF && (m->opts.lens || m->opts.new_lens);
+	if (dealt && o.batch < l->dp) {
+		snprintf(l->why, sizeof(l->why), "%u sequences not dealt to %u replicas", o.batch, l->dp);
+		return;
+	}
+	if (!dealt && o.batch % l->dp) {
 		snprintf(l->why, sizeof(l->why), "batch %u not split over %u ranks", o.batch, l->dp);
 		return;
 	}
-	o.batch /= l->dp;
+	if (!dealt)
+		o.batch /= l->dp;
 	o.new_tokens = m->new_tokens;   /* --mode serve: the batch's outputs */
 	if (ga > 1) {
 		o.batch /= ga;
@@ -214,44 +328,10 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 		snprintf(l->why, sizeof(l->why), "out of memory");
 		return;
 	}
-	if (model_build(c, &o, &s, l->why, sizeof(l->why)))
-		return;
-	l->mb = s.microbatches;
-	model_memory(c, &o, &s, &mem);
-	l->peak = mem.peak;
-	if (!timed) {
-		model_seq_release(&s);
+	if (m->opts.engine != MODEL_ENGINE_HF && (m->opts.lens || m->opts.new_lens))
+		predict_shares(c, m, g, &o, l, timed);
+	else if (!time_run(c, m, g, &o, l, timed))
 		l->ok = 1;
-		return;
-	}
-	int rc = model_time(&s, &o, g, model_cli_launch_ns(m), &t);
-	model_seq_release(&s);
-	if (rc) {
-		snprintf(l->why, sizeof(l->why), "out of memory");
-		return;
-	}
-	l->iteration_ns = t.iteration_ns;
-	l->low_ns = t.iteration_low_ns;
-	l->high_ns = t.iteration_high_ns;
-	l->interval = t.interval;
-	l->comm_exposed_ns = t.comm_exposed_ns;
-	if (o.mode == MODEL_SERVE) {
-		/* the time to first token is the batch's prefill; the steps
-		 * after it are the rest of the whole (the served batch is the
-		 * prefill, then its steps, one stream) */
-		o.mode = MODEL_PREFILL;
-		if (model_build(c, &o, &s, l->why, sizeof(l->why)))
-			return;
-		rc = model_time(&s, &o, g, model_cli_launch_ns(m), &t);
-		model_seq_release(&s);
-		if (rc) {
-			snprintf(l->why, sizeof(l->why), "out of memory");
-			return;
-		}
-		l->ttft_ns = t.iteration_ns;
-		l->tpot_ns = m->new_tokens > 1 ? (l->iteration_ns - l->ttft_ns) / (m->new_tokens - 1) : NAN;
-	}
-	l->ok = 1;
 }
 
 /* Layout l on g with mb microbatches (0: --microbatches or the fewest):
@@ -437,10 +517,30 @@ static void predict_layouts(const struct model_config *c, const struct model_cli
 static double tokens_of(const struct model_cli *m)
 {
 	const struct model_opts *o = &m->opts;
+	double sum = 0;
+	if (o->mode == MODEL_SERVE && o->new_lens) {
+		for (uint32_t i = 0; i < o->batch; i++)
+			sum += o->new_lens[i];
+		return sum;
+	}
 	if (o->mode == MODEL_SERVE)
 		return (double)o->batch * m->new_tokens;
+	if (o->lens && o->mode != MODEL_DECODE) {
+		for (uint32_t i = 0; i < o->nlens; i++)
+			sum += o->lens[i];
+		return sum;
+	}
 	return (double)o->batch * (o->mode == MODEL_DECODE ? 1 : o->seq) *
 	       (o->mode == MODEL_TRAINING && o->grad_accum > 1 ? o->grad_accum : 1);
+}
+
+/* The sequences' length: --seq, or the longest of a list. */
+static uint32_t plan_seq(const struct model_cli *m)
+{
+	uint32_t mx = m->opts.lens ? 0 : m->opts.seq;
+	for (uint32_t i = 0; m->opts.lens && i < m->opts.nlens; i++)
+		mx = m->opts.lens[i] > mx ? m->opts.lens[i] : mx;
+	return mx;
 }
 
 #define MAX_LAYOUTS 2048
@@ -602,15 +702,9 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			 "prefill, decode or serve)");
 		return SURFER_EINVAL;
 	}
-	if (m->n_new_lens) {
-		snprintf(err, errlen, "--plan splits --batch B sequences over each layout's replicas: give "
-			 "one --new-tokens N, not one per sequence");
-		return SURFER_EINVAL;
-	}
-	/* the layouts split --batch over their replicas; a list of lengths
-	 * would go whole to each (and the header and tokens/s would count
-	 * --batch x --seq) */
-	if (m->lens_kind) {
+	/* an engine's layouts deal a list of lengths to their replicas
+	 * (predict_shares()); transformers' runs take none */
+	if (m->lens_kind && m->opts.engine == MODEL_ENGINE_HF) {
 		snprintf(err, errlen, "--plan splits --batch B sequences of --seq S over each layout's "
 			 "replicas: give those, not --%s", m->lens_kind == 1 ? "prompt-lens" : "context-lens");
 		return SURFER_EINVAL;
@@ -687,7 +781,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 				(json_int_t)REPORT_SCHEMA_VERSION, "model", c.name, "engine",
 				model_engine_name(m->opts.engine), "mode", mode,
 				"gpus", (json_int_t)m->plan_gpus, "global_batch", (json_int_t)m->opts.batch,
-				"seq", (json_int_t)m->opts.seq, "zero", (json_int_t)m->opts.zero);
+				"seq", (json_int_t)plan_seq(m), "zero", (json_int_t)m->opts.zero);
 		if (doc && m->opts.mode == MODEL_TRAINING && m->opts.grad_accum > 1)
 			json_object_set_new(doc, "grad_accum", json_integer(m->opts.grad_accum));
 		if (doc && m->opts.mode == MODEL_SERVE)
@@ -715,11 +809,23 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		char gas[48] = "";
 		if (m->opts.mode == MODEL_TRAINING && m->opts.grad_accum > 1)
 			snprintf(gas, sizeof(gas), " x %u accumulation steps", m->opts.grad_accum);
+		else if (m->opts.mode == MODEL_SERVE && m->opts.new_lens)
+			snprintf(gas, sizeof(gas), " + up to %u new tokens (%.0f in all)", m->new_tokens,
+				 tokens_of(m));
 		else if (m->opts.mode == MODEL_SERVE)
 			snprintf(gas, sizeof(gas), " + %u new tokens", m->new_tokens);
-		fprintf(f, "plan       %s%s%s, %s, %u sequences of %u%s over %u GPUs, %s%s (dp x tp x pp%s = %u; "
+		char of[64];
+		if (m->opts.lens) {
+			double sum = 0;
+			for (uint32_t i = 0; i < m->opts.nlens; i++)
+				sum += m->opts.lens[i];
+			snprintf(of, sizeof(of), "up to %u tokens (%.0f in all)", plan_seq(m), sum);
+		} else {
+			snprintf(of, sizeof(of), "%u", m->opts.seq);
+		}
+		fprintf(f, "plan       %s%s%s, %s, %u sequences of %s%s over %u GPUs, %s%s (dp x tp x pp%s = %u; "
 			"fitting first, fastest first)\n", engine ? model_engine_name(m->opts.engine) : "",
-			engine ? " " : "", c.name, mode, m->opts.batch, m->opts.seq, gas,
+			engine ? " " : "", c.name, mode, m->opts.batch, of, gas,
 			m->plan_gpus, model_dtype_label(&m->opts), zero, cps, m->plan_gpus);
 	}
 	int rc = 0;
