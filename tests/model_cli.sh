@@ -171,6 +171,11 @@ check "--plan with lengths and outputs: dealt to the replicas, the slowest one's
 	--plan 4 2>/dev/null | grep -q "2 sequences not dealt to 4 replicas"
 check "--plan 4 over 2 prompts: dp 4 skipped, the reason named" $?
 bad_input --model llama-3.1-8b --mode inference --prompt-lens 100,200 --plan 4 --target h100
+# a plan refuses what the run refuses: outputs not one per prompt, prompts
+# for a decode step
+bad_input --model llama-3.2-1b --engine sglang --dtype bf16 --mode serve --prompt-lens 100,200,300 \
+	--new-tokens 3,1 --plan 2 --target h100
+bad_input --model llama-3.2-1b --engine sglang --dtype bf16 --mode decode --prompt-lens 100,200 --plan 2 --target h100
 # a served batch's plan: each layout's whole batch, its time to first
 # token and mean step, as the run of that layout gives them (dp 1 x tp 4:
 # the --tp 4 run; dp 4 x tp 1: --dp 4 with a quarter of the batch), the

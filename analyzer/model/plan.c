@@ -702,6 +702,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			 "prefill, decode or serve)");
 		return SURFER_EINVAL;
 	}
+	if (model_cli_check_modes(m, err, errlen))
+		return SURFER_EINVAL;
 	/* an engine's layouts deal a list of lengths to their replicas
 	 * (predict_shares()); transformers' runs take none */
 	if (m->lens_kind && m->opts.engine == MODEL_ENGINE_HF) {

@@ -1072,6 +1072,39 @@ void model_engine_dtype(struct model_cli *m, const struct model_config *c)
 		o->dtype = GPU_DT_BF16;
 }
 
+int model_cli_check_modes(const struct model_cli *m, char *err, size_t errlen)
+{
+	enum model_mode mode = m->opts.mode;
+	if ((m->lens_kind == 1 && mode != MODEL_PREFILL && mode != MODEL_SERVE) ||
+	    (m->lens_kind == 2 && mode != MODEL_DECODE)) {
+		snprintf(err, errlen, "%s goes with --mode %s", m->lens_kind == 1 ? "--prompt-lens"
+			 : "--context-lens", m->lens_kind == 1 ? "prefill or serve" : "decode");
+		return SURFER_EINVAL;
+	}
+	if (m->new_tokens_set && mode != MODEL_SERVE && mode != MODEL_GENERATE) {
+		snprintf(err, errlen, "--new-tokens goes with --mode serve (an engine) or generate "
+			 "(--engine hf), not with --mode %s", model_mode_name(mode, 0));
+		return SURFER_EINVAL;
+	}
+	if (m->n_new_lens && mode != MODEL_SERVE) {
+		snprintf(err, errlen, "one --new-tokens per sequence goes with --mode serve (an engine "
+			 "frees a sequence when it ends); transformers' generate() runs its whole batch to "
+			 "the longest: give --mode generate one N");
+		return SURFER_EINVAL;
+	}
+	if (m->n_new_lens && m->n_new_lens != (m->lens_kind ? m->nlens : m->opts.batch)) {
+		snprintf(err, errlen, "--new-tokens gives %u counts for %u sequences: one per sequence, "
+			 "in the order of %s", m->n_new_lens, m->lens_kind ? m->nlens : m->opts.batch,
+			 m->lens_kind ? "--prompt-lens" : "the batch");
+		return SURFER_EINVAL;
+	}
+	if (m->opts.chunk && mode != MODEL_PREFILL && mode != MODEL_SERVE) {
+		snprintf(err, errlen, "--chunk splits a prefill: it goes with --mode prefill or serve");
+		return SURFER_EINVAL;
+	}
+	return 0;
+}
+
 int model_analysis_run(const struct model_cli *m, const struct analysis_options *ao,
 		       struct analysis **out, struct report_model *rm, char *err, size_t errlen)
 {
@@ -1142,34 +1175,8 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		}
 	}
 	int generate = m->opts.mode == MODEL_GENERATE;
-	enum model_mode mode = m->opts.mode;
-	if ((m->lens_kind == 1 && mode != MODEL_PREFILL && mode != MODEL_SERVE) ||
-	    (m->lens_kind == 2 && mode != MODEL_DECODE)) {
-		snprintf(err, errlen, "%s goes with --mode %s", m->lens_kind == 1 ? "--prompt-lens"
-			 : "--context-lens", m->lens_kind == 1 ? "prefill or serve" : "decode");
+	if (model_cli_check_modes(m, err, errlen))
 		return SURFER_EINVAL;
-	}
-	if (m->new_tokens_set && mode != MODEL_SERVE && mode != MODEL_GENERATE) {
-		snprintf(err, errlen, "--new-tokens goes with --mode serve (an engine) or generate "
-			 "(--engine hf), not with --mode %s", model_mode_name(mode, 0));
-		return SURFER_EINVAL;
-	}
-	if (m->n_new_lens && mode != MODEL_SERVE) {
-		snprintf(err, errlen, "one --new-tokens per sequence goes with --mode serve (an engine "
-			 "frees a sequence when it ends); transformers' generate() runs its whole batch to "
-			 "the longest: give --mode generate one N");
-		return SURFER_EINVAL;
-	}
-	if (m->n_new_lens && m->n_new_lens != (m->lens_kind ? m->nlens : m->opts.batch)) {
-		snprintf(err, errlen, "--new-tokens gives %u counts for %u sequences: one per sequence, "
-			 "in the order of %s", m->n_new_lens, m->lens_kind ? m->nlens : m->opts.batch,
-			 m->lens_kind ? "--prompt-lens" : "the batch");
-		return SURFER_EINVAL;
-	}
-	if (m->opts.chunk && mode != MODEL_PREFILL && mode != MODEL_SERVE) {
-		snprintf(err, errlen, "--chunk splits a prefill: it goes with --mode prefill or serve");
-		return SURFER_EINVAL;
-	}
 	char pos_warn[200];
 	if (model_positions_check(&c, m, pos_warn, sizeof(pos_warn), err, errlen))
 		return SURFER_EINVAL;

@@ -130,6 +130,13 @@ const char *const *model_cli_options(void);
 int model_cli_set(struct model_cli *m, const char *name, const char *value,
 		  char *err, size_t errlen);
 
+/* The options of m that go with some --mode only, against its mode
+ * (after an engine's generate became serve): --prompt-lens (prefill,
+ * serve), --context-lens (decode), --new-tokens (serve, generate; one per
+ * sequence serve alone, as many as the sequences), --chunk (prefill,
+ * serve).  0, or SURFER_EINVAL with a one-line reason in err. */
+int model_cli_check_modes(const struct model_cli *m, char *err, size_t errlen);
+
 /* Whether a model at o's dtype can be predicted on g: 0, or SURFER_EINVAL
  * with a one-line reason in err.  BF16 needs BF16 units (compute capability 8.0
  * on, every AMD part in the table): on a V100 or a T4 PyTorch runs BF16
