@@ -214,7 +214,7 @@ static void usage(FILE *f)
 		"                            EP A2A overlap)\n"
 		"      --plan N              every dp x tp x pp layout of N GPUs for the global\n"
 		"                            batch B, fastest first, with each one's memory\n"
-		"                            (an engine's --mode serve: each one's batch, TTFT, TPOT)\n"
+		"                            (an engine's --mode serve: its batch, TTFT, TPOT)\n"
 		"      --jobs N              --plan predicts N layouts at once, each on a thread\n"
 		"                            (default: one per online CPU, at most 16 and one per\n"
 		"                            GB of available memory; the same table for every N)\n"
