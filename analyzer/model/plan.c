@@ -328,7 +328,7 @@ static void predict_layout_as(const struct model_config *c, const struct model_c
 		snprintf(l->why, sizeof(l->why), "out of memory");
 		return;
 	}
-	if (m->opts.engine != MODEL_ENGINE_HF && (m->opts.lens || m->opts.new_lens))
+	if (dealt)
 		predict_shares(c, m, g, &o, l, timed);
 	else if (!time_run(c, m, g, &o, l, timed))
 		l->ok = 1;
@@ -512,24 +512,24 @@ static void predict_layouts(const struct model_config *c, const struct model_cli
 		progress_draw(bar, before + n, total);
 }
 
+/* The tokens of a list of lengths, all of them. */
+static double lens_sum(const struct model_opts *o)
+{
+	double sum = 0;
+	for (uint32_t i = 0; i < o->nlens; i++)
+		sum += o->lens[i];
+	return sum;
+}
+
 /* The tokens of an iteration: a decode step's one a sequence, a served
  * batch's generated ones, else every sequence's. */
 static double tokens_of(const struct model_cli *m)
 {
 	const struct model_opts *o = &m->opts;
-	double sum = 0;
-	if (o->mode == MODEL_SERVE && o->new_lens) {
-		for (uint32_t i = 0; i < o->batch; i++)
-			sum += o->new_lens[i];
-		return sum;
-	}
 	if (o->mode == MODEL_SERVE)
-		return (double)o->batch * m->new_tokens;
-	if (o->lens && o->mode != MODEL_DECODE) {
-		for (uint32_t i = 0; i < o->nlens; i++)
-			sum += o->lens[i];
-		return sum;
-	}
+		return model_cli_generated_tokens(m);
+	if (o->lens && o->mode != MODEL_DECODE)
+		return lens_sum(o);
 	return (double)o->batch * (o->mode == MODEL_DECODE ? 1 : o->seq) *
 	       (o->mode == MODEL_TRAINING && o->grad_accum > 1 ? o->grad_accum : 1);
 }
@@ -818,10 +818,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			snprintf(gas, sizeof(gas), " + %u new tokens", m->new_tokens);
 		char of[64];
 		if (m->opts.lens) {
-			double sum = 0;
-			for (uint32_t i = 0; i < m->opts.nlens; i++)
-				sum += m->opts.lens[i];
-			snprintf(of, sizeof(of), "up to %u tokens (%.0f in all)", plan_seq(m), sum);
+			snprintf(of, sizeof(of), "up to %u tokens (%.0f in all)", plan_seq(m),
+				 lens_sum(&m->opts));
 		} else {
 			snprintf(of, sizeof(of), "%u", m->opts.seq);
 		}

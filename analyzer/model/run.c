@@ -774,6 +774,17 @@ const char *model_dtype_label(const struct model_opts *o)
 	return gpu_dtype_name(o->dtype);
 }
 
+double model_cli_generated_tokens(const struct model_cli *m)
+{
+	const struct model_opts *o = &m->opts;
+	if (!o->new_lens)
+		return (double)o->batch * m->new_tokens;
+	double sum = 0;
+	for (uint32_t i = 0; i < o->batch; i++)
+		sum += o->new_lens[i];
+	return sum;
+}
+
 /* Tokens an engine run's iteration counts for throughput and price, over
  * its --dp replicas: the prompts' tokens of a prefill, one per sequence of
  * a decode step, the generated tokens of a served batch. */
@@ -783,14 +794,9 @@ static double serve_tokens(const struct model_cli *m)
 	double dp = o->dp ? o->dp : 1;   /* replicas, each with the batch */
 	if (o->mode == MODEL_DECODE)
 		return dp * o->batch;
-	double sum = 0;
-	if (o->mode == MODEL_SERVE && o->new_lens) {
-		for (uint32_t i = 0; i < o->batch; i++)
-			sum += o->new_lens[i];
-		return dp * sum;
-	}
 	if (o->mode == MODEL_SERVE)
-		return dp * o->batch * m->new_tokens;
+		return dp * model_cli_generated_tokens(m);
+	double sum = 0;
 	for (uint32_t i = 0; i < o->batch; i++)
 		sum += o->lens ? o->lens[i] : o->seq;
 	return dp * sum;
@@ -811,7 +817,7 @@ static void serve_describe(const struct model_cli *m, const struct model_config 
 	char gen[64] = "", ch[32] = "";
 	if (o->mode == MODEL_SERVE && o->new_lens)
 		snprintf(gen, sizeof(gen), " + up to %u new tokens (%.0f in all)", m->new_tokens,
-			 serve_tokens(m) / (o->dp ? o->dp : 1));
+			 model_cli_generated_tokens(m));
 	else if (o->mode == MODEL_SERVE)
 		snprintf(gen, sizeof(gen), " + %u new tokens", m->new_tokens);
 	if (o->chunk && o->mode != MODEL_DECODE)
@@ -843,6 +849,14 @@ static double quantile(double *v, size_t n, double p)
 	return lo + 1 < n ? v[lo] + (r - (double)lo) * (v[lo + 1] - v[lo]) : v[n - 1];
 }
 
+/* The step (0-based) that sample j of ns predicts, of a served batch's
+ * steps: all of them when ns == steps, else ns evenly spread, the first
+ * and the last among them. */
+static uint32_t sampled_step(uint32_t j, uint32_t ns, uint32_t steps)
+{
+	return ns > 1 ? (uint32_t)((uint64_t)j * (steps - 1) / (ns - 1)) : 0;
+}
+
 /*
  * Each request's end-to-end latency in a served batch: the time to first
  * token, then its own decode steps (a request of N new tokens leaves after
@@ -860,15 +874,14 @@ static int request_latencies(const struct model_cli *m, const double *t, uint32_
 		return SURFER_ENOMEM;
 	cum[0] = 0;
 	for (uint32_t k = 0, j = 0; k < steps; k++) {
-		uint32_t kj = 0, kn = 0;
-		while (ns > 1 && j + 1 < ns - 1 &&
-		       (uint64_t)(j + 1) * (steps - 1) / (ns - 1) <= k)
+		/* the samples j and j + 1 around step k (j alone for one) */
+		while (j + 2 < ns && sampled_step(j + 1, ns, steps) <= k)
 			j++;
-		double step = t[0];
-		if (ns > 1) {
-			kj = (uint32_t)((uint64_t)j * (steps - 1) / (ns - 1));
-			kn = (uint32_t)((uint64_t)(j + 1) * (steps - 1) / (ns - 1));
-			step = kn > kj ? t[j] + (t[j + 1] - t[j]) * (double)(k - kj) / (double)(kn - kj) : t[j];
+		double step = t[j];
+		if (j + 1 < ns) {
+			uint32_t kj = sampled_step(j, ns, steps), kn = sampled_step(j + 1, ns, steps);
+			if (kn > kj)
+				step += (t[j + 1] - t[j]) * (double)(k - kj) / (double)(kn - kj);
 		}
 		cum[k + 1] = cum[k] + step;
 	}
@@ -936,7 +949,7 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
 			/* step k (0-based) reads the prompt and k earlier tokens
 			 * of each sequence still generating (more than k + 1
 			 * new tokens) */
-			uint32_t k = ns > 1 ? (uint32_t)((uint64_t)j * (steps - 1) / (ns - 1)) : 0, na = 0;
+			uint32_t k = sampled_step(j, ns, steps), na = 0;
 			for (uint32_t i = 0; i < m->opts.batch; i++)
 				if (!m->opts.new_lens || m->opts.new_lens[i] > k + 1)
 					grown[na++] = (m->opts.lens ? m->opts.lens[i] : m->opts.seq) + k;

@@ -130,6 +130,10 @@ const char *const *model_cli_options(void);
 int model_cli_set(struct model_cli *m, const char *name, const char *value,
 		  char *err, size_t errlen);
 
+/* The tokens one batch of m's served sequences generates: the sum of one
+ * --new-tokens per sequence, or batch x N. */
+double model_cli_generated_tokens(const struct model_cli *m);
+
 /* The options of m that go with some --mode only, against its mode
  * (after an engine's generate became serve): --prompt-lens (prefill,
  * serve), --context-lens (decode), --new-tokens (serve, generate; one per
