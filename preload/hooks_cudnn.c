@@ -7,7 +7,13 @@
  * execution time, so we mirror the descriptors as they are created and set
  * (tensor dims and type, convolution parameters, the links operation ->
  * tensors, graph -> operations, engine -> graph, config -> engine,
- * plan -> config) and walk the mirror at cudnnBackendExecute.  The v7 API
+ * plan -> config) and walk the mirror at cudnnBackendExecute.  A config
+ * that cuDNN's heuristics filled (cudnnBackendGetAttribute of
+ * CUDNN_ATTR_ENGINEHEUR_RESULTS: the cuDNN frontend's way, so PyTorch's)
+ * never has its engine set through us; it is linked to the graph the
+ * heuristics were asked about instead.  On an H100 (PyTorch 2.11, cuDNN
+ * 9.19) ResNet-50's convolutions left no record until that link was made:
+ * every plan PyTorch ran came from a heuristics result.  The v7 API
  * (cudnnConvolutionForward/BackwardData/BackwardFilter) is read with the
  * library's own Get*NdDescriptor functions.
  *
@@ -31,7 +37,7 @@
 
 /* Indices in preload_cudnn_hooks. */
 enum {
-	HD_CREATE, HD_DESTROY, HD_SET, HD_EXECUTE, HD_FWD, HD_BWD_DATA, HD_BWD_FILTER,
+	HD_CREATE, HD_DESTROY, HD_SET, HD_GET, HD_EXECUTE, HD_FWD, HD_BWD_DATA, HD_BWD_FILTER,
 	HD_COUNT
 };
 
@@ -39,6 +45,8 @@ typedef cudnnStatus_t (*create_fn)(cudnnBackendDescriptorType_t, cudnnBackendDes
 typedef cudnnStatus_t (*destroy_fn)(cudnnBackendDescriptor_t);
 typedef cudnnStatus_t (*set_fn)(cudnnBackendDescriptor_t, cudnnBackendAttributeName_t,
 				cudnnBackendAttributeType_t, int64_t, const void *);
+typedef cudnnStatus_t (*get_fn)(cudnnBackendDescriptor_t, cudnnBackendAttributeName_t,
+				cudnnBackendAttributeType_t, int64_t, int64_t *, void *);
 typedef cudnnStatus_t (*execute_fn)(cudnnHandle_t, cudnnBackendDescriptor_t, cudnnBackendDescriptor_t);
 typedef cudnnStatus_t (*fwd_fn)(cudnnHandle_t, const void *, const cudnnTensorDescriptor_t,
 				const void *, const cudnnFilterDescriptor_t, const void *,
@@ -113,6 +121,8 @@ struct mirror {
 	struct { int attr; void *to; } ref[MAXREF];  /* descriptor-valued attributes */
 	void *ops[4];               /* operation graph: its first operations    */
 	int nops;
+	void *heur_graph;           /* engine config filled by heuristics: the
+				       graph they were asked about            */
 	struct mirror *next;
 };
 
@@ -258,6 +268,35 @@ PRELOAD_EXPORT cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t d
 	return r;
 }
 
+/* Engine configs come back from heuristics filled by cuDNN: each is linked
+ * to the operation graph the heuristics descriptor was set to. */
+PRELOAD_EXPORT cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t d,
+						      cudnnBackendAttributeName_t attr,
+						      cudnnBackendAttributeType_t type, int64_t requested,
+						      int64_t *count, void *v)
+{
+	get_fn real = REAL(get_fn, HD_GET);
+	if (!real)
+		return CUDNN_STATUS_NOT_INITIALIZED;
+	cudnnStatus_t r = real(d, attr, type, requested, count, v);
+	if (r != CUDNN_STATUS_SUCCESS || !v || preload_cfg.disabled ||
+	    attr != CUDNN_ATTR_ENGINEHEUR_RESULTS || type != CUDNN_TYPE_BACKEND_DESCRIPTOR)
+		return r;
+	int e = errno;
+	int64_t n = count && *count < requested ? *count : requested;
+	void *const *cfgs = (void *const *)v;
+	pthread_mutex_lock(&mirror_lock);
+	void *graph = ref(find(d), CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH);
+	for (int64_t i = 0; graph && i < n; i++) {
+		struct mirror *cfg = find(cfgs[i]);
+		if (cfg)
+			cfg->heur_graph = graph;
+	}
+	pthread_mutex_unlock(&mirror_lock);
+	errno = e;
+	return r;
+}
+
 static void fill_tensor(int64_t *out, const struct mirror *t)
 {
 	for (int i = 0; t && i < t->ndims && i < TRACE_CONV_MAXDIM; i++)
@@ -271,6 +310,8 @@ static int plan_conv(void *plan, struct trace_conv *c)
 	struct mirror *cfg = find(ref(p, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG));
 	struct mirror *eng = find(ref(cfg, CUDNN_ATTR_ENGINECFG_ENGINE));
 	struct mirror *graph = find(ref(eng, CUDNN_ATTR_ENGINE_OPERATION_GRAPH));
+	if (!graph && cfg)
+		graph = find(cfg->heur_graph);
 	for (int i = 0; graph && i < graph->nops; i++) {
 		struct mirror *op = find(graph->ops[i]);
 		if (!op)
@@ -474,6 +515,7 @@ struct preload_hook preload_cudnn_hooks[HD_COUNT + 1] = {
 	[HD_CREATE] = PRELOAD_LIB_HOOK("cudnnBackendCreateDescriptor", cudnnBackendCreateDescriptor),
 	[HD_DESTROY] = PRELOAD_LIB_HOOK("cudnnBackendDestroyDescriptor", cudnnBackendDestroyDescriptor),
 	[HD_SET] = PRELOAD_LIB_HOOK("cudnnBackendSetAttribute", cudnnBackendSetAttribute),
+	[HD_GET] = PRELOAD_LIB_HOOK("cudnnBackendGetAttribute", cudnnBackendGetAttribute),
 	[HD_EXECUTE] = PRELOAD_LIB_HOOK("cudnnBackendExecute", cudnnBackendExecute),
 	[HD_FWD] = PRELOAD_LIB_HOOK("cudnnConvolutionForward", cudnnConvolutionForward),
 	[HD_BWD_DATA] = PRELOAD_LIB_HOOK("cudnnConvolutionBackwardData", cudnnConvolutionBackwardData),

@@ -92,6 +92,22 @@ $(BUILD)/tests/shim_nccl: $(BUILD)/obj/tests/shim_nccl.o $(FAKE_LIBDIR)/libnccl.
 	$(CC) $(LDFLAGS) -o $@ $< $(FAKE_LIBDIR)/libnccl.so.2 $(FAKE_CUDA) \
 		-Wl,-rpath-link,$(FAKE_LIBDIR) -Wl,-rpath-link,$(BUILD)/tests
 
+# A fake libcudnn (its own directory: it must never shadow the real one) and
+# a plan made from heuristics results, the cuDNN frontend's way; needs
+# cuDNN's headers for the program's attribute names.
+ifeq ($(HAVE_CUDNN),yes)
+FAKE_CUDNN := $(BUILD)/tests/fakecudnn/libcudnn.so.9
+EXTRA_TARGETS += $(FAKE_CUDNN) $(BUILD)/tests/shim_cudnn
+$(FAKE_CUDNN): tests/fake_cudnn.c $(FAKE_CUDA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -fvisibility=hidden -shared \
+		-Wl,-soname,libcudnn.so.9 $(LDFLAGS) -o $@ $< $(FAKE_CUDA)
+$(BUILD)/obj/tests/shim_cudnn.o: CFLAGS += $(CUDA_CFLAGS)
+$(BUILD)/tests/shim_cudnn: $(BUILD)/obj/tests/shim_cudnn.o $(FAKE_CUDNN)
+	$(CC) $(LDFLAGS) -o $@ $< $(FAKE_CUDNN) $(FAKE_CUDA) \
+		-Wl,-rpath-link,$(BUILD)/tests/fakecudnn -Wl,-rpath-link,$(BUILD)/tests
+endif
+
 # A fake libcupti driven by the fake driver: the CUPTI path end to end
 # (built with the CUDA headers, above).
 $(FAKE_LIBDIR)/libcupti.so.13: tests/fake_cupti.c $(FAKE_CUDA)

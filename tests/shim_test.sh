@@ -591,6 +591,28 @@ else
 	echo "skip - libs: cuBLASLt/cuDNN not in the toolkit"
 fi
 
+# 11'. A cuDNN plan made from heuristics results (fake libcudnn; the cuDNN
+#      frontend's way, PyTorch's): the two configs the heuristics filled give
+#      one CONV record each, with the graph's shapes, and their kernels carry
+#      its seq; the third config asked for (not filled) and one never asked
+#      about give none, their kernels linked to nothing.
+if [ -x $B/tests/shim_cudnn ]; then
+	if run cudnn 0 SURFER_TIMING=events SURFER_OUTPUT="$T/cd.mp" LD_LIBRARY_PATH="$B/tests:$B/tests/fakecudnn" \
+		-- $B/tests/shim_cudnn; then
+		got=$($B/surfer-dump "$T/cd.mp" | awk '
+			/"type":"conv"/ { match($0, /"seq":[0-9]+/); c[substr($0, RSTART + 6, RLENGTH - 6)] = 1; nc++
+				if ($0 !~ /"dir":"fwd","nbdims":4,"in":\[16,64,56,56\],"filt":\[128,64,3,3\],"out":\[16,128,28,28\],"stride":\[2,2\],"pad":\[1,1\],"dilation":\[1,1\],"groups":1,"dtype":"f32"/) bad++ }
+			/"type":"kernel"/ { match($0, /"lib_call":[0-9]+/); l = substr($0, RSTART + 11, RLENGTH - 11)
+				k++; if (k <= 2) { if (!(l in c)) bad++ } else if (l != 0) bad++ }
+			END { printf "%d %d %d", nc, k, bad + 0 }')
+		[ "$got" = "2 4 0" ] && pass "cudnn: plans from heuristics recorded, kernels linked" ||
+			fail "cudnn: conv records, kernels, errors '$got' (want '2 4 0')"
+		grep -q "plans 0 0 0 0" "$T/cudnn.out" && pass "cudnn: statuses unchanged" || fail "cudnn: statuses"
+	fi
+else
+	echo "skip - cudnn: built without cuDNN's headers"
+fi
+
 # 12. Library calls that launch kernels, with cuBLAS calling cuBLASLt inside
 #     (fake libraries): one GEMM record per user call, each of its two
 #     kernels carries its seq, the kernel outside carries none.
