@@ -59,7 +59,7 @@ EOF2
 runit() { # runit OUTDIR [VAR=VALUE...]: gpu_check over the fakes
 	o=$1
 	shift
-	env "$@" PATH="$T/bin:$PATH" LD_LIBRARY_PATH="$B/tests" GPU_CHECK_ORIGIN=h200 GPU_CHECK_LIBS= \
+	env GPU_CHECK_ORIGIN=h200 "$@" PATH="$T/bin:$PATH" LD_LIBRARY_PATH="$B/tests" GPU_CHECK_LIBS= \
 		GPU_CHECK_FLOOR_NS=0 SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" \
 		GPU_CHECK_WORKLOAD="sh $T/workload.sh" GPU_CHECK_REPLAY_PCT=1e9 sh tools/gpu/check.sh "$T/bundle" "$o" >"$T/log" 2>&1
 }
@@ -122,6 +122,12 @@ runit "$T/out7" FAKE_BAD="gpt2:--scale 1.05" GPU_CHECK_WORKLOADS=gpt2
 grep -q "^FAIL gpt2: durations: 0 of 12 within 2% or 0 ns (0 within 2% alone); worst -4.8% iter_0 1020 vs 1071 ns" "$T/out7/summary.txt" &&
 	grep -q "^FAIL gpt2: iteration: 4.1 us recorded vs 4.3 us profiled (-4.76%, limit 1%)" "$T/out7/summary.txt"
 check "durations 5% off fail, kernel by kernel and the iteration" $?
+# Without GPU_CHECK_ORIGIN the recording GPU is the one the trace's device
+# resolves to (an H100's run was once replayed on the H200's name).
+runit "$T/out9" GPU_CHECK_ORIGIN= FAKE_CUDA_DEVICE_NAME="NVIDIA H100 80GB HBM3" GPU_CHECK_WORKLOADS=gemm
+grep -q "^PASS gemm: replay: h100-sxm [0-9.]* ms vs 0.004 ms measured" "$T/out9/summary.txt" &&
+	grep -q '"surfer_gpu": "h100-sxm"' "$T/out9/examples/gemm/meta.json"
+check "the recording GPU named from the trace's device ($(grep 'gemm: replay' "$T/out9/summary.txt"))" $?
 runit "$T/out8" GPU_CHECK_BUDGET_S=0 GPU_CHECK_WORKLOADS="gemm gpt2"
 grep -q "^SKIP gemm: the budget of 0 s is spent" "$T/out8/summary.txt" && [ ! -d "$T/out8/gpt2" ]
 check "nothing starts after the budget is spent" $?

@@ -88,7 +88,7 @@ say "device: $(head -1 "$out/nvidia-smi.txt"); cupti: ${SURFER_CUPTI_PATH:-the r
 cmp="python3 $here/compare.py"
 workload=${GPU_CHECK_WORKLOAD:-python3 $here/workload.py}
 origin=${GPU_CHECK_ORIGIN:-}
-target=${GPU_CHECK_ORIGIN:-h200}
+target=$origin # the recording GPU's gpu_specs name, from the first trace
 fail=0
 # verdicts LINES...: appends compare.py's lines, counting the failures
 verdicts() {
@@ -131,6 +131,11 @@ judge() {
 	verdicts <"$d/compare.txt"
 	$cmp overhead "$n" "$d/plain.json" "$d/rec.json" "$d/trace.jsonl" >"$d/overhead.txt" 2>&1
 	verdicts <"$d/overhead.txt"
+	# the recording GPU as gpu_specs names it: the analyzer's origin for the
+	# trace's device (a fixed default named an H200 on an H100 run)
+	[ -n "$target" ] || target=$(ours "$analyze" "$d/trace.mp" --target l4 --json 2>/dev/null |
+		python3 -c "import json, sys; print(json.load(sys.stdin)['origin']['gpu'])" 2>/dev/null)
+	[ -n "$target" ] || { say "FAIL $n: surfer-analyze cannot name the recording GPU"; fail=$((fail + 1)); return; }
 	if ours "$analyze" "$d/trace.mp" ${origin:+--origin $origin} --target "$target" --target h100-sxm \
 		--target a100-sxm4-80 --target l4 --json >"$d/analyze.json" 2>"$d/analyze.err"; then
 		$cmp replay "$n" "$d/analyze.json" "$d/rec.json" --limit-pct "${GPU_CHECK_REPLAY_PCT:-5}" \

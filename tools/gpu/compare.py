@@ -40,10 +40,13 @@ import statistics
 import sys
 
 # library GEMM and convolution kernels (cuBLAS, cuBLASLt, cuDNN, CUTLASS as
-# the libraries ship it); attention and Triton kernels are not library calls
-LIB_KERNEL = re.compile(r"gemm|xmma|cutlass|cudnn|implicit_convolve|winograd|"
+# the libraries ship it; cuBLAS 13 names its Hopper GEMMs nvjet_*); attention
+# and Triton kernels are not library calls, nor cuDNN's fused-graph helpers
+# of SDPA (cudnn::fusion::*) and PyTorch's own philox unpack_cudnn, which an
+# H100 run's GPT-2 step launched beside cuDNN's attention
+LIB_KERNEL = re.compile(r"gemm|xmma|cutlass|cudnn|nvjet|implicit_convolve|winograd|"
                         r"s884|h884|s1688|h1688|s16816|h16816|wgrad|dgrad|fprop")
-NOT_LIB = re.compile(r"fmha|flash|triton|attention", re.I)
+NOT_LIB = re.compile(r"fmha|flash|triton|attention|fusion|unpack_cudnn", re.I)
 
 
 _demangled = {}
