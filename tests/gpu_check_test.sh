@@ -363,5 +363,26 @@ PYTHONPATH="$T/py" FAKE_TORCH_LOG="$T/calls.x" python3 tools/gpu/workload.py nos
 [ $? -eq 2 ]
 check "workload.py: an unknown workload is exit 2" $?
 
+# compare.py's library kernels, by the names a Hopper run gave: cuBLAS 13's
+# nvjet_* GEMMs are library kernels (each must be linked to its call);
+# cuDNN's SDPA helpers and PyTorch's unpack_cudnn are not.
+libtrace() { # libtrace FILE LINK: an nvjet GEMM (lib_call LINK), a cuDNN SDPA helper, unpack_cudnn
+	{
+		echo '{"type":"gemm","seq":1,"api":"lt_matmul","m":64,"n":64,"k":64}'
+		echo '{"type":"kernel","seq":2,"name":"nvjet_sm90_tst_192x128_64x5_1x2_h_bz_coopB_TNT","iteration":0,"start_ns":100,"end_ns":200,"lib_call":'"$2"'}'
+		echo '{"type":"kernel","seq":3,"name":"_ZN5cudnn6fusion20convert_dq_to_16bitsILb1EEEvPKvPvjjjjjjjjjjPKfS6_S6_PfS3_S4_S4_bb","iteration":0,"start_ns":200,"end_ns":300}'
+		echo '{"type":"kernel","seq":4,"name":"_ZN2at4cuda6philox12unpack_cudnnENS_15PhiloxCudaStateEPlS3_","iteration":0,"start_ns":300,"end_ns":400}'
+	} >"$1"
+}
+libtrace "$T/lib-rec.jsonl" 1
+libtrace "$T/lib-prof.jsonl" 0
+python3 tools/gpu/compare.py kernels hopper "$T/lib-rec.jsonl" "$T/lib-prof.jsonl" --libs >"$T/lib.txt" 2>&1
+grep -q "^PASS hopper: libraries: 1 calls with shapes (lt_matmul); 1 of 1 library kernels linked to one$" "$T/lib.txt"
+check "compare.py: an nvjet GEMM linked passes, cuDNN's SDPA helpers are no library kernels ($(grep libraries "$T/lib.txt"))" $?
+libtrace "$T/lib-rec.jsonl" 0
+python3 tools/gpu/compare.py kernels hopper "$T/lib-rec.jsonl" "$T/lib-prof.jsonl" --libs >"$T/lib.txt" 2>&1
+grep -q "^FAIL hopper: libraries: 1 calls with shapes (lt_matmul); 0 of 1 library kernels linked to one$" "$T/lib.txt"
+check "compare.py: an nvjet GEMM linked to no call fails ($(grep libraries "$T/lib.txt"))" $?
+
 echo "gpu_check_test: $((n - fail)) of $n passed"
 [ $fail -eq 0 ]
