@@ -521,19 +521,6 @@ static double lens_sum(const struct model_opts *o)
 	return sum;
 }
 
-/* The tokens of an iteration: a decode step's one a sequence, a served
- * batch's generated ones, else every sequence's. */
-static double tokens_of(const struct model_cli *m)
-{
-	const struct model_opts *o = &m->opts;
-	if (o->mode == MODEL_SERVE)
-		return model_cli_generated_tokens(m);
-	if (o->lens && o->mode != MODEL_DECODE)
-		return lens_sum(o);
-	return (double)o->batch * (o->mode == MODEL_DECODE ? 1 : o->seq) *
-	       (o->mode == MODEL_TRAINING && o->grad_accum > 1 ? o->grad_accum : 1);
-}
-
 /* The sequences' length: --seq, or the longest of a list. */
 static uint32_t plan_seq(const struct model_cli *m)
 {
@@ -550,7 +537,7 @@ static uint32_t plan_seq(const struct model_cli *m)
  * each: the hour's price of all of them over the tokens of an hour. */
 static double usd_per_mtok(const struct model_cli *m, const struct layout *l, double usd_per_hour)
 {
-	double tok_per_s = tokens_of(m) / (l->iteration_ns / 1e9);
+	double tok_per_s = model_cli_tokens(m) / (l->iteration_ns / 1e9);
 	return usd_per_hour * m->plan_gpus / 3600.0 / tok_per_s * 1e6;
 }
 
@@ -603,7 +590,7 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 			fprintf(f, " %10.3f %10s", l->ttft_ns / 1e6, "none");
 		else if (serve)
 			fprintf(f, " %10.3f %10.3f", l->ttft_ns / 1e6, l->tpot_ns / 1e6);
-		fprintf(f, " %12.0f %10.3f %10.2f", tokens_of(m) / (l->iteration_ns / 1e9),
+		fprintf(f, " %12.0f %10.3f %10.2f", model_cli_tokens(m) / (l->iteration_ns / 1e9),
 			l->comm_exposed_ns / 1e6, l->peak / GIB);
 		if (usd_per_hour > 0) {
 			char usd[32];
@@ -650,7 +637,7 @@ static json_t *layouts_json(const struct model_cli *m, const struct layout *v, s
 				"microbatches", (json_int_t)(l->mb ? l->mb : 1),
 				"iteration_ms", l->iteration_ns / 1e6,
 				"iteration_ms_low", l->low_ns / 1e6, "iteration_ms_high", l->high_ns / 1e6,
-				"tokens_per_s", tokens_of(m) / (l->iteration_ns / 1e9),
+				"tokens_per_s", model_cli_tokens(m) / (l->iteration_ns / 1e9),
 				"comm_exposed_ms", l->comm_exposed_ns / 1e6, "memory_peak_gib", l->peak / GIB,
 				"memory_fits", l->fits));
 		else if (o)
@@ -813,7 +800,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			snprintf(gas, sizeof(gas), " x %u accumulation steps", m->opts.grad_accum);
 		else if (m->opts.mode == MODEL_SERVE && m->opts.new_lens)
 			snprintf(gas, sizeof(gas), " + up to %u new tokens (%.0f in all)", m->new_tokens,
-				 tokens_of(m));
+				 model_cli_tokens(m));
 		else if (m->opts.mode == MODEL_SERVE)
 			snprintf(gas, sizeof(gas), " + %u new tokens", m->new_tokens);
 		char of[64];

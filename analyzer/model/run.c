@@ -785,21 +785,19 @@ double model_cli_generated_tokens(const struct model_cli *m)
 	return sum;
 }
 
-/* Tokens an engine run's iteration counts for throughput and price, over
- * its --dp replicas: the prompts' tokens of a prefill, one per sequence of
- * a decode step, the generated tokens of a served batch. */
-static double serve_tokens(const struct model_cli *m)
+double model_cli_tokens(const struct model_cli *m)
 {
 	const struct model_opts *o = &m->opts;
-	double dp = o->dp ? o->dp : 1;   /* replicas, each with the batch */
-	if (o->mode == MODEL_DECODE)
-		return dp * o->batch;
-	if (o->mode == MODEL_SERVE)
-		return dp * model_cli_generated_tokens(m);
-	double sum = 0;
+	switch (o->mode) {
+	case MODEL_SERVE:
+	case MODEL_GENERATE: return model_cli_generated_tokens(m);
+	case MODEL_DECODE: return o->batch;
+	default: break;
+	}
+	double sum = 0;   /* a list's lengths are the batch's sequences */
 	for (uint32_t i = 0; i < o->batch; i++)
 		sum += o->lens ? o->lens[i] : o->seq;
-	return dp * sum;
+	return sum * (o->mode == MODEL_TRAINING && o->grad_accum > 1 ? o->grad_accum : 1);
 }
 
 /* The engine run's header line: engine, model, mode and its batch. */
@@ -1278,12 +1276,8 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 				 "%u GPUs; collectives in op 'comm'", o->dp, o->tp, o->pp, o->pp, o->tp);
 	}
 	rm->gpus = gpus;
-	/* a training step runs --grad-accum micro-batches of --batch */
-	rm->tokens_per_iteration = (double)o->batch * o->dp *
-		(generate ? m->new_tokens : o->mode == MODEL_DECODE ? 1 : o->seq) *
-		(o->mode == MODEL_TRAINING && o->grad_accum > 1 ? o->grad_accum : 1);
+	rm->tokens_per_iteration = (o->dp ? o->dp : 1) * model_cli_tokens(m);   /* each replica's */
 	if (mo->engine != MODEL_ENGINE_HF) {
-		rm->tokens_per_iteration = serve_tokens(m);
 		if ((rc = serve_timings(&c, m, ao, a, rm)) < 0) {
 			analysis_free(a);
 			report_model_free(rm);

@@ -134,6 +134,12 @@ int model_cli_set(struct model_cli *m, const char *name, const char *value,
  * --new-tokens per sequence, or batch x N. */
 double model_cli_generated_tokens(const struct model_cli *m);
 
+/* The tokens one replica's iteration of m counts for throughput and price:
+ * a served batch's generated ones, a generate() call's batch x N, one per
+ * sequence of a decode step, else every sequence's length (a list's, or
+ * --seq), times a training step's --grad-accum micro-batches. */
+double model_cli_tokens(const struct model_cli *m);
+
 /* The options of m that go with some --mode only, against its mode
  * (after an engine's generate became serve): --prompt-lens (prefill,
  * serve), --context-lens (decode), --new-tokens (serve, generate; one per
