@@ -133,8 +133,8 @@ judge() {
 	verdicts <"$d/overhead.txt"
 	# the recording GPU as gpu_specs names it: the analyzer's origin for the
 	# trace's device (a fixed default named an H200 on an H100 run)
-	[ -n "$target" ] || target=$(ours "$analyze" "$d/trace.mp" --target l4 --json 2>/dev/null |
-		python3 -c "import json, sys; print(json.load(sys.stdin)['origin']['gpu'])" 2>/dev/null)
+	[ -n "$target" ] || { ours "$analyze" "$d/trace.mp" --target l4 --json >"$d/origin.json" 2>/dev/null &&
+		target=$(field "$d/origin.json" "d['origin']['gpu']" 2>/dev/null); }
 	[ -n "$target" ] || { say "FAIL $n: surfer-analyze cannot name the recording GPU"; fail=$((fail + 1)); return; }
 	if ours "$analyze" "$d/trace.mp" ${origin:+--origin $origin} --target "$target" --target h100-sxm \
 		--target a100-sxm4-80 --target l4 --json >"$d/analyze.json" 2>"$d/analyze.err"; then
