@@ -43,6 +43,21 @@ TEST_DATA=""
 # (surfer-train --holdout leaves out every board of the held-out GPU's architecture).
 DEEPBENCH=${DEEPBENCH:-$DATA/../deepbench/csv/results/train}
 [ -d "$DEEPBENCH" ] && TEST_DATA="$TEST_DATA --data $DEEPBENCH"
+# OWN_TRAIN=data: our own GPUs' FP32 GEMM and vector test shapes
+# (data/<GPU>/kernels/{gemm,vec}.csv, Hopper) train too, one more
+# architecture that is never the held-out one.  Off by default: with them
+# the held-out GEMMs of every NeuSight GPU got worse (docs/tile-model.md,
+# "Our Hopper measurements in the pool"); the switch reproduces that.
+if [ -n "${OWN_TRAIN:-}" ]; then
+	rm -rf "$OUT/own-kernels"
+	mkdir -p "$OUT/own-kernels"
+	for f in "$OWN_TRAIN"/*/kernels/gemm.csv "$OWN_TRAIN"/*/kernels/vec.csv; do
+		[ -f "$f" ] || continue
+		g=$(basename "$(dirname "$(dirname "$f")")")
+		ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$OUT/own-kernels/$g-$(basename "$f")"
+	done
+	TEST_DATA="$TEST_DATA --data $OUT/own-kernels"
+fi
 GPUS="Tesla_P4 Tesla_P100-PCIE-16GB Tesla_T4 Tesla_V100-PCIE-32GB NVIDIA_A100-PCIE-40GB"
 # sm_52 held out too for DeepBench's Maxwell boards
 TRAIN=$GPUS
