@@ -381,6 +381,16 @@ $B/surfer-bench accuracy --dataset "$D/kernels" --origin none --target h200 --js
 	$B/surfer-bench e2e --labels "$D/labels" --configs "$T/cfg" >"$T/bench2.log" 2>&1 &&
 	grep -q "^h200 .*gpt2_large-train-1024-1.json" "$T/bench2.log"
 check "surfer-bench accuracy and e2e read what measure.sh wrote" $?
+# --with-figures: the H200's own measured FP32 GEMM figure kept (what a
+# user of it gets), its iterations then counted in-sample; by default the
+# figure is held out with its architecture and the rule stands in.
+$B/surfer-bench e2e --labels "$D/labels" --configs "$T/cfg" --with-figures --dump "$T/wf.csv" >"$T/bench3.log" 2>&1
+p_out=$(awk '$1 == "h200" && $2 == "gpt2_large-train-1024-1.json" { print $4 }' "$T/bench2.log")
+p_in=$(awk '$1 == "h200" && $2 == "gpt2_large-train-1024-1.json" { print $4 }' "$T/bench3.log")
+[ -n "$p_out" ] && [ -n "$p_in" ] && [ "$p_out" != "$p_in" ] &&
+	grep -q "^h200 .*mean |error|.*figures of its architecture kept: not held out" "$T/bench3.log" &&
+	grep -q "^h200,gpt2_large-train-1024-1.json,in-sample," "$T/wf.csv"
+check "surfer-bench e2e --with-figures keeps the H200's measured figure ($p_out -> $p_in ms), counted in-sample" $?
 ncov=$(grep -c "^h200 .*\.json .*80%: [0-9.]*-[0-9.]*" "$T/bench2.log")
 [ "$ncov" -gt 0 ] && grep -q "^all  *the 80% interval holds the measured time in [0-9]* of $ncov\$" "$T/bench2.log"
 check "surfer-bench e2e gives each prediction's interval and counts the measured times inside ($ncov)" $?

@@ -665,7 +665,7 @@ enum bench_opt {
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
 	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAX_FORM, BO_MAMF,
 	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_SHRINK, BO_GEMM_DATA,
-	BO_COMPILED, BO_WEIGH, BO_DTYPE, BO_OWN, BO_HELP, BO_COUNT
+	BO_COMPILED, BO_WEIGH, BO_DTYPE, BO_OWN, BO_WITH_FIGURES, BO_HELP, BO_COUNT
 };
 #define BO(x) (UINT64_C(1) << BO_##x)
 #define BO_VAL 256        /* getopt_long's value of option i is BO_VAL + i */
@@ -707,6 +707,7 @@ static const struct option bench_long_opts[] = {
 	{"weigh", required_argument, NULL, BO_VAL + BO_WEIGH},
 	{"dtype", required_argument, NULL, BO_VAL + BO_DTYPE},
 	{"own", required_argument, NULL, BO_VAL + BO_OWN},
+	{"with-figures", no_argument, NULL, BO_VAL + BO_WITH_FIGURES},
 	{"help", no_argument, NULL, BO_VAL + BO_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -728,7 +729,8 @@ static const struct bench_cmd {
 	 accuracy_main},
 	{"table", 0, 1, table_main},
 	{"e2e", BO(LABELS) | BO(CONFIGS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(LAUNCH_US) |
-		BO(ATTENTION) | BO(COMPILED_AMD_SCALE) | BO(DUMP) | BO(DTYPE) | BO(DATA) | BO(OWN), 0,
+		BO(ATTENTION) | BO(COMPILED_AMD_SCALE) | BO(DUMP) | BO(DTYPE) | BO(DATA) | BO(OWN) |
+		BO(WITH_FIGURES), 0,
 	 bench_e2e_main},
 	{"comm", BO(MIN_BYTES), 1, bench_comm_main},
 	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(NO_POWER) | BO(NO_FIGURES) | BO(MAMF) |
@@ -806,6 +808,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_SHRINK: a->shrink = optarg; break;
 		case BO_GEMM_DATA: a->gemm_data = optarg; break;
 		case BO_OWN: a->own = optarg; break;
+		case BO_WITH_FIGURES: a->with_figures = 1; break;
 		case BO_COMPILED: a->compiled = optarg; break;
 		case BO_WEIGH: a->weigh = optarg; break;
 		case BO_DTYPE: a->dtype = optarg; break;

@@ -46,6 +46,7 @@ struct bench_args {
 	int max_form;               /* --max-form (tensorcore)                 */
 	int mamf;                   /* --mamf (tensorcore)                     */
 	int compiled_amd_scale;     /* --compiled-amd-scale (e2e)              */
+	int with_figures;           /* --with-figures (e2e)                    */
 	int before;                 /* --before (published)                    */
 	int noperands;              /* the arguments that are not options      */
 	char **operands;

@@ -74,6 +74,7 @@ static void usage_e2e(FILE *f)
 	fprintf(f, "usage: " PROG " e2e --labels DIR --configs DIR [--gpu NAME] [--launch-us US] [--attention eager|sdpa]\n"
 			"                        [--weights FILE | --holdout-weights DIR] [--compiled-amd-scale]\n"
 			"                        [--dtype fp32|tf32|bf16|fp16] [--data DIR] [--dump FILE.csv]\n"
+			"                        [--with-figures]\n"
 			"  DIR/<GPU>/<model>-<inf|train>-<seq>-<batch>.json (e2e_latency, ms); CONFIGS/<model>.json\n"
 			"  --weights FILE: tile-model weights for every GPU; --holdout-weights DIR: for GPU G the\n"
 			"  weights DIR/w_G.bin trained without G (make accuracy writes them), GPUs without one skipped\n"
@@ -85,7 +86,10 @@ static void usage_e2e(FILE *f)
 			"  predicted ms), what surfer-bench calibrate reads\n"
 			"  --dtype: the labels' precision (default fp32, NeuSight's); --data DIR: the shared data\n"
 			"  folder the tensor-core, attention and vector-op constants are refitted on without each\n"
-			"  GPU's compute capability (else the compiled-in ones, which saw Hopper's and Ampere's)\n");
+			"  GPU's compute capability (else the compiled-in ones, which saw Hopper's and Ampere's)\n"
+			"  --with-figures: each GPU keeps the figures measured on its architecture (docs/gpu-specs.md:\n"
+			"  what surfer-analyze uses), where by default they are held out with it; its iterations\n"
+			"  are then counted in-sample\n");
 }
 
 struct acc {
@@ -131,7 +135,8 @@ static int amd_scale_for(const struct tile_model *tm, const char *labels, const 
 static int run_gpu_dir(const struct tile_model *tm, const char *labels, const char *gname,
 		       const struct gpu_spec *g, const char *configs, double launch_ns,
 		       enum model_attention attn, enum gpu_dtype dtype, const char *data,
-		       const char *holdout, int compiled_scale, FILE *dump, struct acc *all)
+		       const char *holdout, int compiled_scale, int with_figures, FILE *dump,
+		       struct acc *all)
 {
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/%s", labels, gname);
@@ -160,8 +165,9 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 	int scale_held_out = 1;
 	if (gpu_cc_is_amd(g->cc))
 		scale_held_out = amd_scale_for(tm, labels, g, compiled_scale, &sc, note, sizeof note);
-	/* nothing measured on g's architecture behind its FP32 GEMM rate */
-	gpu_figures_hold_out(g->cc);
+	/* nothing measured on g's architecture behind its FP32 GEMM rate,
+	 * unless --with-figures asks for what a user of g gets */
+	gpu_figures_hold_out(with_figures ? 0 : g->cc);
 	struct pred_config pc = { .tile = tm, .amd_scale = &sc };
 	/* --data: the 16-bit kernels' constants fitted without g's compute
 	 * capability (the compiled-in ones saw the H20's, H800's, A40's and
@@ -204,6 +210,10 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 	if (dtype != GPU_DT_FP32 && !pc.tcgemm && !gpu_cc_is_amd(g->cc)) {
 		held_out = 0;
 		snprintf(note, sizeof note, "compiled-in tensor-core constants: not held out");
+	}
+	if (with_figures) {
+		held_out = 0;
+		snprintf(note, sizeof note, "figures of its architecture kept: not held out");
 	}
 	struct acc acc = { 0, 0, 0, "", 0, 0 };
 	for (size_t i = 0; i < nf; i++) {
@@ -388,7 +398,7 @@ int bench_e2e_main(const struct bench_args *a)
 		if (only && (!g || g != gpu_find(only)))
 			continue;
 		run_gpu_dir(tm, labels, gpus[i], g, configs, launch_ns, attn, dtype, a->data, holdout,
-			    compiled_scale, dump, &vendor[g && gpu_cc_is_amd(g->cc)]);
+			    compiled_scale, a->with_figures, dump, &vendor[g && gpu_cc_is_amd(g->cc)]);
 	}
 	prof_free_list(gpus, ng);
 	tile_model_free(tm);

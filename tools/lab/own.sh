@@ -7,7 +7,8 @@
 #  1. FP32 iterations (NeuSight's protocol: eager attention, TF32 off):
 #     surfer-bench e2e with the compiled-in tile-model weights, which were
 #     trained on NeuSight's five GPUs and DeepBench's boards (sm_52-sm_80:
-#     no Hopper);
+#     no Hopper); then with --with-figures, the measured figures of the
+#     GPU's die kept (a same-architecture number, not a held-out one);
 #  2. the same iterations in BF16 with SDPA: --dtype bf16 --attention sdpa,
 #     the tensor-core, attention and vector-op constants refitted without
 #     the GPU's compute capability (--data);
@@ -43,6 +44,9 @@ rm -rf "$OUT"
 mkdir -p "$OUT/kernels" "$OUT/test"
 echo "== 1. FP32 iterations, eager attention (compiled-in tile weights: no Hopper in their data)"
 "$B" e2e --labels "$D/labels" --configs "$SHARED/neusight/model_configs" --dump "$OUT/e2e-fp32.csv"
+echo
+echo "== 1b. the same with the figures measured on the GPU's architecture (what surfer-analyze gives its user; not held out)"
+"$B" e2e --labels "$D/labels" --configs "$SHARED/neusight/model_configs" --with-figures | grep "mean |error|"
 echo
 echo "== 2. BF16 iterations, SDPA (constants fitted without the GPU's compute capability)"
 "$B" e2e --labels "$D/labels-bf16" --configs "$SHARED/neusight/model_configs" --dtype bf16 \
