@@ -212,8 +212,10 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		snprintf(note, sizeof note, "compiled-in tensor-core constants: not held out");
 	}
 	if (with_figures) {
+		size_t n = strlen(note);
 		held_out = 0;
-		snprintf(note, sizeof note, "figures of its architecture kept: not held out");
+		snprintf(note + n, sizeof note - n, "%sfigures of its architecture kept: not held out",
+			 n ? "; " : "");
 	}
 	struct acc acc = { 0, 0, 0, "", 0, 0 };
 	for (size_t i = 0; i < nf; i++) {
