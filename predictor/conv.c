@@ -78,7 +78,10 @@
  * against 12.77 %; a blend with the shape ratio T_o S_t / S_o beside the
  * pull, 12.73; one scale fitted to the MAPE, 12.49 but every prediction
  * 2.5-4.5 % low and the T4 11.3 -> 11.9.  Tried before and dropped: see
- * docs/conv.md ("Tried and dropped", "Tried on the way").
+ * docs/conv.md ("Tried and dropped", "Tried on the way").  From an origin
+ * whose cuDNN has no FP32 Winograd (Hopper) to a target whose cuDNN has,
+ * a shape Winograd suits takes the shape's time (conv_pull(): the origin
+ * ran an algorithm the target need not).
  */
 #include "predictor/conv.h"
 
@@ -182,6 +185,19 @@ struct cv_feat {
 				   * over BW, ns                          */
 };
 
+/* cuDNN 9.19 (CUDA 13.0's libcudnn_engines_precompiled.so.9, read with
+ * strings) carries its FP32 Winograd kernels, Volta's and Ampere's, and
+ * instantiates its Winograd engine for sm_52, sm_70 and sm_80: code a part
+ * of compute capability 8.x runs and a 9.0 or later one cannot.  On our
+ * H200 and H100 (cuDNN 9.19) it picked no Winograd kernel for any of
+ * 3797 and 4875 of NeuSight's 3 x 3 unit-stride sweep shapes, where the
+ * P100, P4, T4 and V100 ran Winograd on 61-81 % of them (docs/conv.md).
+ * AMD's MIOpen has Winograd solvers on gfx9. */
+int conv_has_winograd(const struct gpu_spec *g)
+{
+	return g && (gpu_cc_is_amd(g->cc) || g->cc < 90);
+}
+
 /* The Winograd F(4x4, 3x3) terms of f (wino 0 where the geometry does not
  * allow it): a forward 3 x 3 convolution at unit stride whose P x Q output
  * divides its implicit GEMM's rows. */
@@ -261,6 +277,17 @@ static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, st
 		f->log_smem = log(lim->smem_per_sm / CONV_SMEM_REF);
 	cv_wino_features(k, g, peak, bw, f);
 	return 0;
+}
+
+/* 1 when k's geometry suits Winograd F(4x4, 3x3) on g (cv_features()'s
+ * wino), as a config's convolution (no name, no grid). */
+static int cv_winograd_suits(const struct pred_kernel *k, const struct gpu_spec *g)
+{
+	struct pred_kernel kn = *k;
+	struct cv_feat f;
+	kn.name = NULL;
+	memset(kn.grid, 0, sizeof(kn.grid));
+	return cv_features(&kn, g, &f) == 0 && f.wino;
 }
 
 /* The efficiency of f's algorithm: its own when the kernel is named, else
@@ -745,6 +772,24 @@ int conv_pull(const struct pred_kernel *k, const struct gpu_spec *origin,
 	ks.origin_ns = 0;
 	if (conv_predict(&ks, NULL, target, p, floor, &shape) != 0)
 		return -1;
+	/* Across the Winograd boundary (conv_has_winograd()): the origin
+	 * ran an implicit GEMM or FFT where the target's cuDNN would pick
+	 * Winograd for a shape it suits, so the origin's time says how its
+	 * own algorithm ran, not what the target runs: the shape's time (its
+	 * soft minimum of the implicit GEMM and Winograd) is the prediction.
+	 * Held out (surfer-bench conv --origin, the four GPUs' architectures
+	 * out of each fit, Hopper in none): our H200's 3797 and H100's 4875
+	 * sweep shapes predicted on NeuSight's P100, P4, T4 and V100, auto
+	 * 47.1 -> 21.9 % and 47.6 -> 21.9 %; the ratio times the shape's
+	 * Winograd gain (the target's soft minimum over its implicit GEMM)
+	 * 30.2 % from the H200, since the origin's implicit GEMM itself
+	 * runs at 0.31-0.37 of Hopper's FP32 peak, which no fitted GPU
+	 * shows (docs/conv.md, "From a Hopper origin"). */
+	if (!conv_has_winograd(origin) && conv_has_winograd(target) && cv_winograd_suits(&ks, target)) {
+		out->ns = shape.ns;
+		out->pull = 1;
+		return 0;
+	}
 	double pull = p->shape_pull > 1 ? 1 : p->shape_pull > 0 ? p->shape_pull : 0, w;
 	double ls = log(shape.ns);
 	double lr = cv_cap_log(log(out->ns), ls + p->shape_cap, p->shape_cap_pow, &w);
@@ -760,7 +805,10 @@ int conv_whole(const struct pred_kernel *k)
 	if (!k->name || strchr(k->name, ';'))
 		return 1;
 	/* Named positively: cuDNN's implicit-GEMM kernels (scudnn_128x64_...,
-	 * implicit_convolve_sgemm, precomputed_convolve_sgemm) and its fused
+	 * implicit_convolve_sgemm, precomputed_convolve_sgemm, and cuDNN 8
+	 * and 9's sm80_xmma_fprop_implicit_gemm_..., the one kernel of a
+	 * forward convolution on our H200 and H100 for 3290 and 4239 of the
+	 * sweep's shapes) and its fused
 	 * Winograd are the convolution; anything else launched under the
 	 * call (computeoffsetskernel, a layout transpose, the unrolling and
 	 * SGEMM of the GEMM algorithm, Winograd's transforms, FFT's steps)
@@ -769,7 +817,8 @@ int conv_whole(const struct pred_kernel *k)
 	return a == CONV_ALGO_WINOGRAD ||
 	       (a == CONV_ALGO_IGEMM && (has(k->name, "scudnn") ||
 					 has(k->name, "implicit_convolve") ||
-					 has(k->name, "precomputed_convolve")));
+					 has(k->name, "precomputed_convolve") ||
+					 has(k->name, "fprop_implicit_gemm")));
 }
 
 int conv_fit_pull(const struct conv_sample *s, size_t n, struct conv_params *p, double *rms_log)

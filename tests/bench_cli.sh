@@ -58,6 +58,27 @@ expect "surfer-bench: conv: --target 't4' is not a GPU with convolution rows und
 	conv --data "$D/conv" --target t4
 expect "surfer-bench: conv: convolution rows of 0 GPUs outside v100-pcie-32's architecture under '$D/conv': a fit needs two" \
 	conv --data "$D/conv"
+expect "surfer-bench: conv: --origin 't4' is not a GPU with convolution rows under the data" \
+	conv --data "$D/conv" --origin t4
+expect "surfer-bench: conv: --origin 'v100-pcie-32' is the --target" \
+	conv --data "$D/conv" --origin v100-pcie-32 --target v100-pcie-32
+expect "surfer-bench: conv: --origin 'v100-pcie-32' does not go with --emit" \
+	conv --data "$D/conv" --origin v100-pcie-32 --emit
+# --origin: that GPU's rows predict every other GPU (each held out in
+# turn) and enter no fit, and it is never a target: four GPUs of two
+# shapes each, the V100 the origin, three lines of it, none to it.
+mkdir "$D/conv4"
+for g in "Tesla V100-PCIE-32GB:0.5" "Tesla T4:1.5" "Tesla P100-PCIE-16GB:0.9" "Tesla P4:2.5"; do
+	{ echo 'OPName,Latency,Device,Kernel Name,Kernels,B,Input_Channel,Output_Channel,Kernel_Szie,Input_Size,Stride,Padding'
+	  echo "conv,${g##*:},${g%%:*},volta_sgemm_64x64_nn,;volta_sgemm_64x64_nn,8,64,64,3,56,1,1"
+	  echo "conv,${g##*:}0,${g%%:*},volta_sgemm_64x64_nn,;volta_sgemm_64x64_nn,32,128,64,3,56,1,1"
+	} >"$D/conv4/${g%%:*}.csv"
+done
+"$BIN" conv --data "$D/conv4" --origin v100-pcie-32 >"$D/c4" 2>&1
+pairs=$(awk 'NF > 4 && $3 ~ /^[0-9]+$/ && $4 ~ /%$/ { print $1, $2 }' "$D/c4")
+[ "$(echo "$pairs" | grep -c '^v100-pcie-32 ')" -eq 3 ] && [ "$(echo "$pairs" | wc -l)" -eq 3 ] &&
+	! echo "$pairs" | grep -q ' v100-pcie-32$' && grep -q 'and the origin-only GPU' "$D/c4" ||
+	{ echo "FAIL: conv --origin: $(cat "$D/c4")"; fail=1; }
 
 # --data=DIR and --data DIR: the same run.
 R="$D/gpu-reference/gpu-benches/gpu-roofline"

@@ -743,6 +743,75 @@ START_TEST(pull_caps_ratio)
 }
 END_TEST
 
+/* Across the Winograd boundary auto takes the target's shape time: an
+ * origin of compute capability 9.0 (its cuDNN has no FP32 Winograd) and a
+ * target of 7.0 (it has), the 3 x 3 unit-stride convolution of
+ * shape_winograd_hand_computed, whose shape time with Winograd on the
+ * target is 44,206.96 ns by that test's hand arithmetic, whatever the
+ * origin's time; pull 1 (no dependence on it).  Without the geometry
+ * (not unit stride), from an origin with Winograd, or the other way
+ * round, the ordinary pull: sqrt(S R) at pull 0.5, R the ratio. */
+START_TEST(pull_across_winograd_boundary)
+{
+	struct gpu_spec o = fake_gpu("o", 100, 10, 1000, 0), g = fake_gpu("g", 100, 10, 1000, 0);
+	struct conv_params p = hand_params();
+	p.shape_eff = 0.5;
+	p.shape_bw_eff = 0.5;
+	p.shape_wino_eff = 1;
+	p.shape_softmin = 1;
+	p.shape_pull = 0.5;
+	o.cc = 90;
+	struct pred_kernel k = conv_kernel("sm80_xmma_fprop_implicit_gemm_f32f32_f32f32_f32_nchwkcrs_"
+					   "nchw_tilesize256x64x8_stage3_warpsize2x2x1_g1_ffma_aligna4_"
+					   "alignc4_execute_kernel__5x_cudnn", 2 * 8 * 8, 1e6);
+	k.conv = (struct pred_conv){.r = 3, .s = 3, .p = 8, .q = 8, .unit = 1};
+	struct pred_result r;
+	for (double t_o = 1e5; t_o <= 1e7; t_o *= 10) {
+		k.origin_ns = t_o;
+		ck_assert_int_eq(conv_predict(&k, &o, &g, &p, 0, &r), 0);
+		ck_assert_int_eq(conv_pull(&k, &o, &g, &p, 0, &r), 0);
+		ck_assert_double_eq_tol(r.ns, 44206.96, 1e-2);
+		ck_assert_double_eq(r.pull, 1);
+	}
+	ck_assert(!conv_has_winograd(&o) && conv_has_winograd(&g));
+	/* the ordinary pull: not unit stride; an origin with Winograd; a
+	 * target without it */
+	struct {
+		uint32_t o_cc, g_cc;
+		int unit;
+	} other[] = {{90, 70, 0}, {80, 70, 1}, {89, 70, 1}, {70, 90, 1}, {90, 100, 1}};
+	k.origin_ns = 1e6;
+	for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+		struct pred_result s;
+		struct pred_kernel ks = k;
+		o.cc = other[i].o_cc;
+		g.cc = other[i].g_cc;
+		k.conv.unit = other[i].unit;
+		ks = k;
+		ks.origin_ns = 0;
+		ck_assert_int_eq(conv_predict(&ks, NULL, &g, &p, 0, &s), 0);
+		ck_assert_int_eq(conv_predict(&k, &o, &g, &p, 0, &r), 0);
+		double ratio = r.ns;
+		ck_assert_int_eq(conv_pull(&k, &o, &g, &p, 0, &r), 0);
+		ck_assert_msg(fabs(r.ns - sqrt(s.ns * ratio)) < 1e-6 * r.ns, "case %zu: %g against %g", i,
+			      r.ns, sqrt(s.ns * ratio));
+		ck_assert_double_eq_tol(r.pull, 0.5, 1e-12);
+	}
+	static const uint32_t without[] = {90, 100, 103, 120}, with[] = {60, 70, 75, 80, 86, 89};
+	for (size_t i = 0; i < sizeof without / sizeof without[0]; i++) {
+		g.cc = without[i];
+		ck_assert_int_eq(conv_has_winograd(&g), 0);
+	}
+	for (size_t i = 0; i < sizeof with / sizeof with[0]; i++) {
+		g.cc = with[i];
+		ck_assert_int_eq(conv_has_winograd(&g), 1);
+	}
+	g.cc = GPU_CC_AMD + 0x90a;
+	ck_assert_int_eq(conv_has_winograd(&g), 1);
+	ck_assert_int_eq(conv_has_winograd(NULL), 0);
+}
+END_TEST
+
 /* Which kernels are a whole convolution (conv_whole()), and auto's pull
  * of those across architectures: pull_toward_shape's case through a
  * predictor, 977,228.08 ns by its hand arithmetic, where the ratio is
@@ -761,6 +830,12 @@ START_TEST(auto_pulls_whole_convolutions)
 		{"cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1", 1},
 		{"cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148t_nt_v1", 1},
 		{"void cudnn::detail::implicit_convolve_sgemm<float, float, 128, 5, 5>(int)", 1},
+		{"sm80_xmma_fprop_implicit_gemm_indexed_f32f32_f32f32_f32_nchwkcrs_nchw_tilesize128x"
+		 "128x8_stage3_warpsize2x2x1_g1_ffma_aligna4_alignc4_execute_kernel__5x_cudnn", 1},
+		{"sm80_xmma_dgrad_implicit_gemm_f32f32_f32f32_f32_nchwkcrs_nchw_tilesize128x128x8_"
+		 "stage3_warpsize2x2x1_g1_ffma_aligna4_alignc4_execute_kernel__5x_cudnn", 0},
+		{"sm80_xmma_wgrad_implicit_gemm_indexed_f32f32_f32f32_f32_nhwckrsc_nhwc_tilesize128x"
+		 "128x8_stage3_warpsize2x2x1_g1_ffma_aligna4_alignc4_execute_kernel__5x_cudnn", 0},
 		{"void cask_cudnn_infer::computeoffsetskernel<false, false>(cask_cudnn_infer::"
 		 "computeoffsetsparams)", 0},
 		{"volta_sgemm_64x64_nn", 0},
@@ -1002,6 +1077,7 @@ int main(void)
 	tcase_add_test(tc, fit_shape_recovers_constants);
 	tcase_add_test(tc, pull_toward_shape);
 	tcase_add_test(tc, pull_caps_ratio);
+	tcase_add_test(tc, pull_across_winograd_boundary);
 	tcase_add_test(tc, auto_pulls_whole_convolutions);
 	tcase_add_test(tc, fit_pull_recovers_constants);
 	tcase_add_test(tc, trace_path_uses_conv_predict);

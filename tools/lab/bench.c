@@ -736,7 +736,7 @@ static const struct bench_cmd {
 	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(NO_POWER) | BO(NO_FIGURES) | BO(MAMF) |
 			 BO(GPU) | BO(EMIT) | BO(OWN), 0, bench_tc_main},
 	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
-	{"conv", BO(DATA) | BO(TARGET) | BO(EMIT) | BO(DUMP), 0, bench_conv_main},
+	{"conv", BO(DATA) | BO(TARGET) | BO(ORIGIN) | BO(EMIT) | BO(DUMP), 0, bench_conv_main},
 	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
 	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA) | BO(COMPILED) | BO(OWN), 0,

@@ -18,7 +18,7 @@ struct bench_args {
 	const char *holdout;        /* --holdout-weights DIR: w_<GPU>.bin      */
 	const char *dump;           /* --dump FILE.csv                         */
 	const char *dataset;        /* --dataset PATH (accuracy)               */
-	const char *origin;         /* --origin GPU|none (accuracy)            */
+	const char *origin;         /* --origin GPU|none (accuracy; conv: GPU) */
 	const char *target;         /* --target GPU (accuracy)                 */
 	const char *op;             /* --op OP (accuracy)                      */
 	const char *method;         /* --method M|all (accuracy)               */

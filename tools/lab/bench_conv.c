@@ -26,7 +26,8 @@
 
 static void cb_usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " conv --data PATH [--target GPU] [--emit] [--dump FILE.csv]\n"
+	fprintf(f, "usage: " PROG " conv --data PATH [--target GPU] [--origin GPU] [--emit]\n"
+		   "       [--dump FILE.csv]\n"
 		   "  held-out MAPE of the convolution model on NeuSight-layout convolution\n"
 		   "  rows under PATH (each GPU's architecture left out of the fit, the GPU\n"
 		   "  predicted from every other one's time through conv_predict()) vs the\n"
@@ -35,15 +36,18 @@ static void cb_usage(FILE *f)
 		   "  architecture and the error by (origin's, target's) algorithm; --emit\n"
 		   "  fits on every GPU and prints predictor/conv_params.c; --dump writes\n"
 		   "  every held-out prediction as CSV; --target holds out that GPU's\n"
-		   "  architecture only\n");
+		   "  architecture only; --origin GPU: that GPU's rows are an origin only\n"
+		   "  (in no fit, never a target), every target predicted from it alone\n");
 }
 
 /* The training samples: every conv shape measured on two GPUs whose
- * compute capability is not cc_out (0: all), each way round; with
+ * compute capability is not cc_out (0: all), neither of them skip, each
+ * way round; with
  * target_algo, each side with the algorithm and tile its own kernel
  * shows.  *out is malloc'd; returns the count, or -1 (memory). */
 static long cb_samples(const struct ns_set *set, const struct gpu_spec *const *gpus, size_t ng,
-		       uint32_t cc_out, int target_algo, struct conv_sample **out)
+		       uint32_t cc_out, const struct gpu_spec *skip, int target_algo,
+		       struct conv_sample **out)
 {
 	size_t n = 0, cap = 0;
 	*out = NULL;
@@ -51,7 +55,8 @@ static long cb_samples(const struct ns_set *set, const struct gpu_spec *const *g
 		for (size_t b = 0; b < ng; b++) {
 			struct ns_pair *pairs;
 			size_t np;
-			if (a == b || gpus[a]->cc == cc_out || gpus[b]->cc == cc_out)
+			if (a == b || gpus[a]->cc == cc_out || gpus[b]->cc == cc_out ||
+			    gpus[a] == skip || gpus[b] == skip)
 				continue;
 			if (ns_pairs(set, gpus[a], gpus[b], "conv", &pairs, &np) != 0)
 				return -1;
@@ -83,9 +88,11 @@ static long cb_samples(const struct ns_set *set, const struct gpu_spec *const *g
 }
 
 /* The samples of the shape efficiency: every conv row of a GPU whose
- * compute capability is not cc_out (0: all), as a config gives it (no
+ * compute capability is not cc_out (0: all), skip's none, as a config
+ * gives it (no
  * name, no grid).  *out is malloc'd; returns the count, or -1 (memory). */
-static long cb_shape_samples(const struct ns_set *set, uint32_t cc_out, struct conv_sample **out)
+static long cb_shape_samples(const struct ns_set *set, uint32_t cc_out, const struct gpu_spec *skip,
+			     struct conv_sample **out)
 {
 	size_t n = 0;
 	*out = calloc(set->n ? set->n : 1, sizeof(**out));
@@ -94,7 +101,7 @@ static long cb_shape_samples(const struct ns_set *set, uint32_t cc_out, struct c
 	for (size_t i = 0; i < set->n; i++) {
 		const struct ns_row *r = &set->rows[i];
 		struct conv_sample *x = &(*out)[n];
-		if (!r->gpu || r->gpu->cc == cc_out || ns_op_class(r->op) != PRED_OP_CONV ||
+		if (!r->gpu || r->gpu->cc == cc_out || r->gpu == skip || ns_op_class(r->op) != PRED_OP_CONV ||
 		    ns_kernel(r, 0, &x->k) != 0 || !(r->latency_ms > 0))
 			continue;
 		x->target = r->gpu;
@@ -105,20 +112,21 @@ static long cb_shape_samples(const struct ns_set *set, uint32_t cc_out, struct c
 }
 
 /* Fits every constant on the GPUs whose compute capability is not cc_out
- * (0: all), starting from *p: the ratio's (conv_fit()), then the shape's
+ * (0: all), skip left out, starting from *p: the ratio's (conv_fit()), then the shape's
  * on absolute times (conv_fit_shape()), then the pull between them
  * (conv_fit_pull()).  The pairs fitted into *npairs, the shape samples into
  * *nshape, the RMS log errors into rms[3] (any may be NULL).  0 or a
  * negative errno. */
 static int cb_fit(const struct ns_set *set, const struct gpu_spec *const *gpus, size_t ng,
-		  uint32_t cc_out, struct conv_params *p, long *npairs, long *nshape, double *rms)
+		  uint32_t cc_out, const struct gpu_spec *skip, struct conv_params *p, long *npairs,
+		  long *nshape, double *rms)
 {
 	struct conv_sample *buf, *sb;
 	double r[3] = {0, 0, 0};
-	long n = cb_samples(set, gpus, ng, cc_out, 0, &buf), ns = 0;
+	long n = cb_samples(set, gpus, ng, cc_out, skip, 0, &buf), ns = 0;
 	int rc = n < 0 ? -ENOMEM : conv_fit(buf, (size_t)n, p, &r[0]);
 	if (rc == 0) {
-		ns = cb_shape_samples(set, cc_out, &sb);
+		ns = cb_shape_samples(set, cc_out, skip, &sb);
 		rc = ns < 0 ? -ENOMEM : conv_fit_shape(sb, (size_t)ns, p, &r[1]);
 		free(sb);
 	}
@@ -173,19 +181,20 @@ struct cb_class {
 	size_t n[CONV_ALGO_COUNT][CONV_ALGO_COUNT];
 };
 
-/* Held out h: fit without its architecture, then each origin's pairs;
+/* Held out h: fit without its architecture (nor the origin-only GPU
+ * only, when given), then each origin's pairs (only's alone when given);
  * the mean over h's pairs of each column's MAPE into arch[]. */
 static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
-		      const struct gpu_spec *const *gpus, size_t ng, double *sum, int *npairs,
-		      double *arch, struct cb_class *cls, FILE *dump)
+		      const struct gpu_spec *const *gpus, size_t ng, const struct gpu_spec *only,
+		      double *sum, int *npairs, double *arch, struct cb_class *cls, FILE *dump)
 {
 	struct conv_params p = conv_default_params, pt = conv_default_params;
 	struct conv_sample *buf;
 	double rms3[3], rms;
-	int rc = cb_fit(set, gpus, ng, h->cc, &p, NULL, NULL, rms3), nh = 0;
+	int rc = cb_fit(set, gpus, ng, h->cc, only, &p, NULL, NULL, rms3), nh = 0;
 	rms = rms3[0];
 	if (rc == 0) {
-		long nt = cb_samples(set, gpus, ng, h->cc, 1, &buf);
+		long nt = cb_samples(set, gpus, ng, h->cc, only, 1, &buf);
 		rc = nt < 0 ? -ENOMEM : conv_fit(buf, (size_t)nt, &pt, NULL);
 		free(buf);
 	}
@@ -203,7 +212,7 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 		struct ns_pair *pairs;
 		size_t np, cnt = 0;
 		double err[CB_NCOL] = {0};
-		if (o == h)
+		if (o == h || (only && o != only))
 			continue;
 		if (ns_pairs(set, o, h, "conv", &pairs, &np) != 0) {
 			rc = -ENOMEM;
@@ -320,7 +329,7 @@ long bench_conv_fit_heldout(const char *path, uint32_t cc_out, struct conv_param
 	size_t ng = cb_gpus(&set, gpus, &nconv);
 	struct conv_params q = conv_default_params;
 	long n = 0;
-	int rc = cb_fit(&set, gpus, ng, cc_out, &q, &n, NULL, NULL);
+	int rc = cb_fit(&set, gpus, ng, cc_out, NULL, &q, &n, NULL, NULL);
 	if (rc == -ENOMEM) {
 		snprintf(err, errlen, "out of memory");
 		n = -1;
@@ -352,21 +361,34 @@ int bench_conv_main(const struct bench_args *a)
 		return surfer_exit_code(SURFER_EINVAL);
 	}
 	const struct gpu_spec *gpus[CB_MAXGPU], *only = a->target ? gpu_find(a->target) : NULL;
+	const struct gpu_spec *from = a->origin ? gpu_find(a->origin) : NULL;
 	size_t nconv, ng = cb_gpus(&set, gpus, &nconv);
-	int rc = 0, held = 0;
-	for (size_t g = 0; g < ng && only; g++)
-		held |= gpus[g] == only;
+	int rc = 0, held = 0, has_from = 0;
+	for (size_t g = 0; g < ng; g++) {
+		held |= only && gpus[g] == only;
+		has_from |= from && gpus[g] == from;
+	}
 	if (a->target && !held) {
 		fprintf(stderr, PROG ": conv: --target '%s' is not a GPU with convolution rows under '%s'\n",
 			a->target, a->data);
 		ns_release(&set);
 		return surfer_exit_code(SURFER_EINVAL);
 	}
-	/* a fit needs pairs: two GPUs outside the held-out architecture */
+	if (a->origin && (!has_from || from == only || a->emit)) {
+		fprintf(stderr, PROG ": conv: --origin '%s' %s\n", a->origin,
+			a->emit ? "does not go with --emit" : from && from == only ? "is the --target"
+			: "is not a GPU with convolution rows under the data");
+		ns_release(&set);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	/* a fit needs pairs: two GPUs outside the held-out architecture, the
+	 * origin-only GPU not counted */
 	for (size_t g = 0; g < ng && nconv; g++) {
 		size_t others = 0;
+		if (gpus[g] == from)
+			continue;
 		for (size_t o = 0; o < ng; o++)
-			others += a->emit || gpus[o]->cc != gpus[g]->cc;
+			others += gpus[o] != from && (a->emit || gpus[o]->cc != gpus[g]->cc);
 		if (others < 2 && (a->emit || !only || gpus[g] == only)) {
 			fprintf(stderr, PROG ": conv: convolution rows of %zu GPU%s outside %s's architecture "
 				"under '%s': a fit needs two\n", others, others == 1 ? "" : "s", gpus[g]->id, a->data);
@@ -382,7 +404,7 @@ int bench_conv_main(const struct bench_args *a)
 		struct conv_params p = conv_default_params;
 		double rms[3];
 		long n = 0, ns = 0;
-		rc = cb_fit(&set, gpus, ng, 0, &p, &n, &ns, rms);
+		rc = cb_fit(&set, gpus, ng, 0, NULL, &p, &n, &ns, rms);
 		if (rc == 0) {
 			printf("/* %ld pairs of a convolution on two of %zu GPUs, weighted RMS of log "
 			       "error %.3f; shape constants: %ld convolutions, %.3f; with the pull "
@@ -414,16 +436,18 @@ int bench_conv_main(const struct bench_args *a)
 			       "origin", "held-out target", "n", "flops-ratio", "roofline", "conv",
 			       "conv+t.algo", "conv+pull", "auto", "shape:roof", "shape:conv");
 		for (size_t g = 0; g < ng && rc == 0; g++)
-			if (!only || gpus[g] == only)
-				rc = cb_heldout(&set, gpus[g], gpus, ng, sum, &npairs, arch[g], cls, dump);
+			if ((!only || gpus[g] == only) && gpus[g] != from)
+				rc = cb_heldout(&set, gpus[g], gpus, ng, from, sum, &npairs, arch[g], cls,
+						dump);
 		if (rc == 0 && npairs) {
 			printf("%-22s %-22s %6s", "mean", "", "");
 			for (int c = 0; c < CB_NCOL; c++)
 				printf(" %11.1f%%", sum[c] / npairs);
-			printf("\n(each fit leaves out every GPU of the target's architecture)\n\n"
-			       "per held-out architecture (mean over its origins):\n");
+			printf("\n(each fit leaves out every GPU of the target's architecture%s)\n\n"
+			       "per held-out architecture (mean over its origins):\n",
+			       from ? ", and the origin-only GPU" : "");
 			for (size_t g = 0; g < ng; g++) {
-				if (only && gpus[g] != only)
+				if ((only && gpus[g] != only) || gpus[g] == from)
 					continue;
 				printf("%-22s sm_%-18u %6s", gpus[g]->id, (unsigned)gpus[g]->cc, "");
 				for (int c = 0; c < CB_NCOL; c++)

@@ -20,7 +20,9 @@
 #     steps: surfer-bench own --data (held out as in 2);
 #  5. NeuSight's FP32 conv sweep shapes: surfer-bench conv --target, the
 #     convolution model fitted on NeuSight's four GPUs (sm_60-sm_75), each
-#     of them the origin of every shape the GPU measured.
+#     of them the origin of every shape the GPU measured; 5b the other way
+#     round (--origin): the GPU's times predict NeuSight's four, each
+#     target's architecture out of its fit, the GPU in none.
 # Every held-out prediction of 1, 2, 3 and 5, and 4's tensor-core GEMMs, is
 # dumped under $BUILD/own/<gpu>/ (e2e-*.csv, test/, sweep/, tensorcore.csv),
 # where `make calibrate` takes the GPU as one more architecture of the
@@ -74,6 +76,9 @@ if [ -f "$D/kernels/conv.csv" ] && [ -d "$SHARED/neusight/kernels/conv" ]; then
 	for f in "$SHARED"/neusight/kernels/conv/*.csv; do ln -s "$(abs "$f")" "$OUT/conv/$(basename "$f")"; done
 	ln -s "$(abs "$D/kernels/conv.csv")" "$OUT/conv/$GPU.csv"
 	"$B" conv --data "$OUT/conv" --target "$TARGET"
+	echo
+	echo "== 5b. the other way round: the GPU's conv times as the origin of NeuSight's four (docs/conv.md)"
+	"$B" conv --data "$OUT/conv" --origin "$TARGET" | sed -n '1,/^(each fit/p'
 	# the same shapes through `surfer-bench accuracy` (the compiled-in
 	# convolution constants: fitted on those four, none of this
 	# architecture), for `make calibrate`
