@@ -198,6 +198,32 @@ int conv_has_winograd(const struct gpu_spec *g)
 	return g && (gpu_cc_is_amd(g->cc) || g->cc < 90);
 }
 
+int conv_has_own_shape(const struct gpu_spec *g)
+{
+	return g && !gpu_cc_is_amd(g->cc) && g->cc / 10 == 9 && gpu_figures_held_out() != g->cc;
+}
+
+/* p, or in *buf p with g's own architecture's shape constants where it
+ * has some (conv_has_own_shape()). */
+static const struct conv_params *cv_own_shape(const struct gpu_spec *g, const struct conv_params *p,
+					      struct conv_params *buf)
+{
+	const struct conv_shape *s = &conv_sm90_shape;
+	if (!conv_has_own_shape(g))
+		return p;
+	*buf = *p;
+	buf->shape_eff = s->eff;
+	buf->shape_ramp_flop = s->ramp_flop;
+	buf->shape_pad_pow = s->pad_pow;
+	buf->shape_bw_eff = s->bw_eff;
+	buf->shape_red_steps = s->red_steps;
+	buf->shape_floor_ns = s->floor_ns;
+	buf->shape_wino_eff = s->wino_eff;
+	buf->shape_wino_steps = s->wino_steps;
+	buf->shape_softmin = s->softmin;
+	return buf;
+}
+
 /* The Winograd F(4x4, 3x3) terms of f (wino 0 where the geometry does not
  * allow it): a forward 3 x 3 convolution at unit stride whose P x Q output
  * divides its implicit GEMM's rows. */
@@ -357,6 +383,7 @@ int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 {
 	struct cv_feat ft, fo;
 	struct pred_kernel ks;
+	struct conv_params own;
 	int mb, ratio = origin && k && k->origin_ns > 0;
 
 	if (!p)
@@ -369,6 +396,7 @@ int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 		ks.name = NULL;
 		memset(ks.grid, 0, sizeof(ks.grid));
 		k = &ks;
+		p = cv_own_shape(target, p, &own);
 	}
 	if (!out || cv_features(k, target, &ft) < 0 || !(cv_eff(&ft, p) > 0))
 		return -1;
@@ -785,7 +813,9 @@ int conv_pull(const struct pred_kernel *k, const struct gpu_spec *origin,
 	 * 30.2 % from the H200, since the origin's implicit GEMM itself
 	 * runs at 0.31-0.37 of Hopper's FP32 peak, which no fitted GPU
 	 * shows (docs/conv.md, "From a Hopper origin"). */
-	if (!conv_has_winograd(origin) && conv_has_winograd(target) && cv_winograd_suits(&ks, target)) {
+	if ((!conv_has_winograd(origin) && conv_has_winograd(target) && cv_winograd_suits(&ks, target)) ||
+	    (conv_has_winograd(origin) && !conv_has_winograd(target) && conv_has_own_shape(target) &&
+	     cv_winograd_suits(&ks, origin))) {
 		out->ns = shape.ns;
 		out->pull = 1;
 		return 0;

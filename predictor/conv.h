@@ -103,6 +103,23 @@ struct conv_params {
 /* The constants fitted on measured convolutions (conv_params.c). */
 extern const struct conv_params conv_default_params;
 
+/* The shape constants (struct conv_params's shape_* of the same names)
+ * measured on one architecture's own convolutions, for its targets in
+ * place of those fitted on NeuSight's four GPUs (conv.c, "From the shape
+ * alone"; docs/conv.md, "Hopper as the target"). */
+struct conv_shape {
+	double eff, ramp_flop, pad_pow, bw_eff, red_steps, floor_ns, wino_eff, wino_steps, softmin;
+};
+
+/* Fitted on our H200's FP32 sweep (cuDNN 9.19; conv_params.c), for
+ * targets of compute capability 9.x whose figures are not held out
+ * (gpu_specs/figures.h's gpu_figures_hold_out()). */
+extern const struct conv_shape conv_sm90_shape;
+
+/* 1 when g's convolutions from the shape take constants measured on its
+ * own architecture (conv_sm90_shape), 0 otherwise. */
+int conv_has_own_shape(const struct gpu_spec *g);
+
 /* Model time in ns of convolution k on g with constants p (NULL: the
  * defaults), with the floor when floor is 1.  k needs op PRED_OP_CONV,
  * dtype FP32, its implicit GEMM's m, n, k and its FLOPs and bytes; the

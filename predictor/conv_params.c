@@ -56,3 +56,27 @@ const struct conv_params conv_default_params = {
 	.boost_ns = 19184933.8,
 	.floor_ns = 33375.7,
 };
+
+/* Compute capability 9.x (conv_has_own_shape()): the shape constants
+ * fitted on our H200's 3797 FP32 sweep shapes alone (data/NVIDIA_H200/
+ * kernels/conv.csv: cuDNN 9.19's own picks, implicit GEMM and FFT, no
+ * Winograd, so no Winograd term), every other constant the ones above.
+ * Reproduce (prints this initializer): a folder DIR holding only that
+ * file, then
+ *
+ *   build/surfer-bench conv --data DIR --emit --gpu h200
+ *
+ * Checked on our H100's 4875 (not looked at before): docs/conv.md,
+ * "Hopper as the target". */
+/* 3797 convolutions of h200, weighted RMS of log error 0.367 */
+const struct conv_shape conv_sm90_shape = {
+	.eff = 0.6679,
+	.ramp_flop = 140716067.3,
+	.pad_pow = 0.9979,
+	.bw_eff = 0.4259,
+	.red_steps = 0.0,
+	.floor_ns = 15519.9,
+	.wino_eff = 0.0000,
+	.wino_steps = 0.0,
+	.softmin = 0.000,
+};

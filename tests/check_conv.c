@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analyzer/analyze.h"
+#include "gpu_specs/figures.h"
 #include "predictor/conv.h"
 #include "predictor/power.h"
 #include "predictor/tile.h"
@@ -775,12 +776,14 @@ START_TEST(pull_across_winograd_boundary)
 	}
 	ck_assert(!conv_has_winograd(&o) && conv_has_winograd(&g));
 	/* the ordinary pull: not unit stride; an origin with Winograd; a
-	 * target without it */
+	 * target without it (and, the 9.0 one, its own shape constants held
+	 * out) */
 	struct {
 		uint32_t o_cc, g_cc;
 		int unit;
-	} other[] = {{90, 70, 0}, {80, 70, 1}, {89, 70, 1}, {70, 90, 1}, {90, 100, 1}};
+	} other[] = {{90, 70, 0}, {80, 70, 1}, {89, 70, 1}, {70, 90, 1}, {70, 100, 1}, {90, 100, 1}};
 	k.origin_ns = 1e6;
+	gpu_figures_hold_out(90);
 	for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
 		struct pred_result s;
 		struct pred_kernel ks = k;
@@ -797,6 +800,23 @@ START_TEST(pull_across_winograd_boundary)
 			      r.ns, sqrt(s.ns * ratio));
 		ck_assert_double_eq_tol(r.pull, 0.5, 1e-12);
 	}
+	/* the other way round, onto a 9.0 target with its own shape
+	 * constants: the target's shape time, pull 1 */
+	gpu_figures_hold_out(0);
+	o.cc = 70;
+	g.cc = 90;
+	k.conv.unit = 1;
+	for (double t_o = 1e5; t_o <= 1e7; t_o *= 10) {
+		struct pred_result s;
+		struct pred_kernel ks = k;
+		ks.origin_ns = 0;
+		k.origin_ns = t_o;
+		ck_assert_int_eq(conv_predict(&ks, NULL, &g, &p, 0, &s), 0);
+		ck_assert_int_eq(conv_predict(&k, &o, &g, &p, 0, &r), 0);
+		ck_assert_int_eq(conv_pull(&k, &o, &g, &p, 0, &r), 0);
+		ck_assert_double_eq_tol(r.ns, s.ns, 1e-6 * s.ns);
+		ck_assert_double_eq(r.pull, 1);
+	}
 	static const uint32_t without[] = {90, 100, 103, 120}, with[] = {60, 70, 75, 80, 86, 89};
 	for (size_t i = 0; i < sizeof without / sizeof without[0]; i++) {
 		g.cc = without[i];
@@ -809,6 +829,44 @@ START_TEST(pull_across_winograd_boundary)
 	g.cc = GPU_CC_AMD + 0x90a;
 	ck_assert_int_eq(conv_has_winograd(&g), 1);
 	ck_assert_int_eq(conv_has_winograd(NULL), 0);
+}
+END_TEST
+
+/* A target of compute capability 9.x from its shape takes the shape
+ * constants measured on its architecture (conv_sm90_shape) in place of
+ * p's: the same time as p with those constants written in, and p's own
+ * time once its figures are held out (as the benches hold a target's
+ * architecture out), which differs. */
+START_TEST(hopper_own_shape_constants)
+{
+	struct gpu_spec g = fake_gpu("g", 132, 67, 3000, 0);
+	struct conv_params p = conv_default_params, q = conv_default_params;
+	const struct conv_shape *h = &conv_sm90_shape;
+	q.shape_eff = h->eff, q.shape_ramp_flop = h->ramp_flop, q.shape_pad_pow = h->pad_pow;
+	q.shape_bw_eff = h->bw_eff, q.shape_red_steps = h->red_steps, q.shape_floor_ns = h->floor_ns;
+	q.shape_wino_eff = h->wino_eff, q.shape_wino_steps = h->wino_steps, q.shape_softmin = h->softmin;
+	g.cc = 90;
+	struct pred_kernel k = conv_kernel(NULL, 64 * 28 * 28, 64 * 28 * 28 * 4 * 3.0);
+	k.conv = (struct pred_conv){.r = 3, .s = 3, .p = 28, .q = 28, .unit = 1};
+	struct pred_result r;
+	ck_assert_int_eq(conv_has_own_shape(&g), 1);
+	ck_assert_int_eq(conv_predict(&k, NULL, &g, &p, 1, &r), 0);
+	double own = r.ns;
+	gpu_figures_hold_out(90);
+	ck_assert_int_eq(conv_has_own_shape(&g), 0);
+	ck_assert_int_eq(conv_predict(&k, NULL, &g, &q, 1, &r), 0);
+	ck_assert_double_eq_tol(r.ns, own, 1e-9 * own);
+	ck_assert_int_eq(conv_predict(&k, NULL, &g, &p, 1, &r), 0);
+	ck_assert_msg(fabs(r.ns / own - 1) > 0.05, "held out %g, own %g", r.ns, own);
+	gpu_figures_hold_out(0);
+	/* no Winograd term in them: the 9.0 target's cuDNN runs none */
+	ck_assert(!(h->wino_eff > 0));
+	static const uint32_t none[] = {80, 89, 100, 120, GPU_CC_AMD + 0x942};
+	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+		g.cc = none[i];
+		ck_assert_int_eq(conv_has_own_shape(&g), 0);
+	}
+	ck_assert_int_eq(conv_has_own_shape(NULL), 0);
 }
 END_TEST
 
@@ -1078,6 +1136,7 @@ int main(void)
 	tcase_add_test(tc, pull_toward_shape);
 	tcase_add_test(tc, pull_caps_ratio);
 	tcase_add_test(tc, pull_across_winograd_boundary);
+	tcase_add_test(tc, hopper_own_shape_constants);
 	tcase_add_test(tc, auto_pulls_whole_convolutions);
 	tcase_add_test(tc, fit_pull_recovers_constants);
 	tcase_add_test(tc, trace_path_uses_conv_predict);

@@ -80,7 +80,9 @@ static void usage(FILE *fp)
 		"                    [--format neusight|pipeweave|vidur|deepbench]\n"
 		"                    [--op OP] [--method M|all] [--weights FILE] [--json]\n"
 		"                    [--dump FILE.csv] [--as-recorded] [--heldout-conv]\n"
-		"                    [--shrink GEMM,VECTOR] [--interval P]\n"
+		"                    [--shrink GEMM,VECTOR] [--interval P] [--with-figures]\n"
+		"                    (--with-figures: keep what was measured on the target's\n"
+		"                    architecture, as surfer-analyze does; held out by default)\n"
 		"       " PROG " table REPORT.json...   (markdown tables of accuracy reports)\n"
 		"       " PROG " e2e --labels DIR --configs DIR [--weights F | --holdout-weights DIR]\n"
 		"                        [--dtype D] [--attention eager|sdpa] [--data DIR]\n"
@@ -90,7 +92,8 @@ static void usage(FILE *fp)
 		"                        GEMMs DIR/<GPU>/ours/gemm.csv in the tensor-core fits\n"
 		"                        too; data is the repository's; default none)\n"
 		"       " PROG " vec --data DIR [--emit] (16-bit vector-op model, A100 <-> A40 held out)\n"
-		"       " PROG " conv --data PATH [--emit] [--dump F] (convolution model, architectures held out)\n"
+		"       " PROG " conv --data PATH [--target GPU] [--origin GPU] [--emit [--gpu GPU]]\n"
+		"                        [--dump F] (convolution model, architectures held out)\n"
 		"       " PROG " power --data DIR       (FP32 power cap vs measured FMA runs)\n"
 		"       " PROG " published --data DIR [--before] (published training step times)\n"
 		"       " PROG " serving --data DIR     (SGLang engine vs PipeWeave's runs)\n"
@@ -573,9 +576,10 @@ static int accuracy_main(const struct bench_args *a)
 	if (a->target && !(o.target = gpu_arg(a->target)))
 		return surfer_exit_code(SURFER_EINVAL);
 	/* nothing measured on the target's architecture behind its FP32 GEMM
-	 * rate */
+	 * rate or its convolutions' shape constants, unless --with-figures
+	 * (what surfer-analyze gives its user) */
 	if (o.target)
-		gpu_figures_hold_out(o.target->cc);
+		gpu_figures_hold_out(a->with_figures ? 0 : o.target->cc);
 	if (a->method) {
 		const char *v = a->method;
 		int all = !strcmp(v, "all"), found = all;
@@ -725,7 +729,7 @@ static const struct bench_cmd {
 } bench_cmds[] = {
 	{"accuracy", BO(DATASET) | BO(ORIGIN) | BO(TARGET) | BO(OP) | BO(METHOD) | BO(WEIGHTS) |
 		     BO(JSON) | BO(DUMP) | BO(AS_RECORDED) | BO(FORMAT) | BO(HELDOUT_CONV) | BO(SHRINK) |
-		     BO(INTERVAL), 0,
+		     BO(INTERVAL) | BO(WITH_FIGURES), 0,
 	 accuracy_main},
 	{"table", 0, 1, table_main},
 	{"e2e", BO(LABELS) | BO(CONFIGS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(LAUNCH_US) |
@@ -736,7 +740,7 @@ static const struct bench_cmd {
 	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(NO_POWER) | BO(NO_FIGURES) | BO(MAMF) |
 			 BO(GPU) | BO(EMIT) | BO(OWN), 0, bench_tc_main},
 	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
-	{"conv", BO(DATA) | BO(TARGET) | BO(ORIGIN) | BO(EMIT) | BO(DUMP), 0, bench_conv_main},
+	{"conv", BO(DATA) | BO(TARGET) | BO(ORIGIN) | BO(EMIT) | BO(DUMP) | BO(GPU), 0, bench_conv_main},
 	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
 	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA) | BO(COMPILED) | BO(OWN), 0,

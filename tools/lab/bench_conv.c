@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_specs/figures.h"
 #include "predictor/conv.h"
 #include "predictor/power.h"
 #include "predictor/roofline.h"
@@ -26,7 +27,7 @@
 
 static void cb_usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " conv --data PATH [--target GPU] [--origin GPU] [--emit]\n"
+	fprintf(f, "usage: " PROG " conv --data PATH [--target GPU] [--origin GPU] [--emit [--gpu GPU]]\n"
 		   "       [--dump FILE.csv]\n"
 		   "  held-out MAPE of the convolution model on NeuSight-layout convolution\n"
 		   "  rows under PATH (each GPU's architecture left out of the fit, the GPU\n"
@@ -37,7 +38,9 @@ static void cb_usage(FILE *f)
 		   "  fits on every GPU and prints predictor/conv_params.c; --dump writes\n"
 		   "  every held-out prediction as CSV; --target holds out that GPU's\n"
 		   "  architecture only; --origin GPU: that GPU's rows are an origin only\n"
-		   "  (in no fit, never a target), every target predicted from it alone\n");
+		   "  (in no fit, never a target), every target predicted from it alone;\n"
+		   "  --emit --gpu GPU fits the shape constants on that GPU's rows alone and\n"
+		   "  prints them (conv_params.c's conv_sm90_shape)\n");
 }
 
 /* The training samples: every conv shape measured on two GPUs whose
@@ -166,6 +169,50 @@ static void cb_print_params(const struct conv_params *p)
 	printf("\t.boost_ns = %.1f,\n\t.floor_ns = %.1f,\n};\n", p->boost_ns, p->floor_ns);
 }
 
+/* The shape constants of p, as conv_params.c's conv_sm90_shape. */
+static void cb_print_shape(const struct conv_params *p)
+{
+	printf("const struct conv_shape conv_sm90_shape = {\n\t.eff = %.4f,\n\t.ramp_flop = %.1f,\n"
+	       "\t.pad_pow = %.4f,\n\t.bw_eff = %.4f,\n\t.red_steps = %.1f,\n\t.floor_ns = %.1f,\n"
+	       "\t.wino_eff = %.4f,\n\t.wino_steps = %.1f,\n\t.softmin = %.3f,\n};\n",
+	       p->shape_eff, p->shape_ramp_flop, p->shape_pad_pow, p->shape_bw_eff, p->shape_red_steps,
+	       p->shape_floor_ns, p->shape_wino_eff, p->shape_wino_steps, p->shape_softmin);
+}
+
+/* --emit --gpu: the shape constants fitted on g's rows alone, from the
+ * compiled-in ones (conv_fit_shape()).  0 or a negative errno. */
+static int cb_emit_shape(const struct ns_set *set, const struct gpu_spec *g)
+{
+	struct conv_sample *sb = calloc(set->n ? set->n : 1, sizeof(*sb));
+	struct conv_params p = conv_default_params;
+	size_t n = 0;
+	double rms = 0;
+	if (!sb)
+		return -ENOMEM;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct ns_row *r = &set->rows[i];
+		struct conv_sample *x = &sb[n];
+		if (r->gpu != g || ns_op_class(r->op) != PRED_OP_CONV || ns_kernel(r, 0, &x->k) != 0 ||
+		    !(r->latency_ms > 0))
+			continue;
+		/* no Winograd term where g's cuDNN runs none */
+		if (!conv_has_winograd(g))
+			memset(&x->k.conv, 0, sizeof(x->k.conv));
+		x->target = g;
+		x->ns = r->latency_ms * 1e6;
+		n++;
+	}
+	if (!conv_has_winograd(g))
+		p.shape_wino_eff = p.shape_wino_steps = p.shape_softmin = 0;
+	int rc = conv_fit_shape(sb, n, &p, &rms);
+	free(sb);
+	if (rc == 0) {
+		printf("/* %zu convolutions of %s, weighted RMS of log error %.3f */\n", n, g->id, rms);
+		cb_print_shape(&p);
+	}
+	return rc;
+}
+
 /* The columns: the two ratios, the model with the origin's algorithm on
  * both sides (conv_predict(), what --method conv and a trace's kernels
  * get), and the model told the algorithm and tile cuDNN ran on the
@@ -191,6 +238,8 @@ static int cb_heldout(const struct ns_set *set, const struct gpu_spec *h,
 	struct conv_params p = conv_default_params, pt = conv_default_params;
 	struct conv_sample *buf;
 	double rms3[3], rms;
+	/* nothing measured on h's architecture (its shape constants) */
+	gpu_figures_hold_out(h->cc);
 	int rc = cb_fit(set, gpus, ng, h->cc, only, &p, NULL, NULL, rms3), nh = 0;
 	rms = rms3[0];
 	if (rc == 0) {
@@ -373,6 +422,25 @@ int bench_conv_main(const struct bench_args *a)
 			a->target, a->data);
 		ns_release(&set);
 		return surfer_exit_code(SURFER_EINVAL);
+	}
+	if (a->gpu) {
+		const struct gpu_spec *g = gpu_find(a->gpu);
+		size_t k = 0;
+		while (g && k < ng && gpus[k] != g)
+			k++;
+		if (!a->emit || !g || k == ng) {
+			fprintf(stderr, PROG ": conv: --gpu '%s' %s\n", a->gpu,
+				!a->emit ? "goes with --emit only" : "is not a GPU with convolution rows under the data");
+			ns_release(&set);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+		rc = cb_emit_shape(&set, g);
+		ns_release(&set);
+		if (rc < 0) {
+			fprintf(stderr, PROG ": conv: %s\n", strerror(-rc));
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+		return 0;
 	}
 	if (a->origin && (!has_from || from == only || a->emit)) {
 		fprintf(stderr, PROG ": conv: --origin '%s' %s\n", a->origin,

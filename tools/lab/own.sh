@@ -22,7 +22,8 @@
 #     convolution model fitted on NeuSight's four GPUs (sm_60-sm_75), each
 #     of them the origin of every shape the GPU measured; 5b the other way
 #     round (--origin): the GPU's times predict NeuSight's four, each
-#     target's architecture out of its fit, the GPU in none.
+#     target's architecture out of its fit, the GPU in none; 5c with the
+#     shape constants of its architecture (--with-figures, not held out).
 # Every held-out prediction of 1, 2, 3 and 5, and 4's tensor-core GEMMs, is
 # dumped under $BUILD/own/<gpu>/ (e2e-*.csv, test/, sweep/, tensorcore.csv),
 # where `make calibrate` takes the GPU as one more architecture of the
@@ -79,6 +80,13 @@ if [ -f "$D/kernels/conv.csv" ] && [ -d "$SHARED/neusight/kernels/conv" ]; then
 	echo
 	echo "== 5b. the other way round: the GPU's conv times as the origin of NeuSight's four (docs/conv.md)"
 	"$B" conv --data "$OUT/conv" --origin "$TARGET" | sed -n '1,/^(each fit/p'
+	echo
+	echo "== 5c. with the shape constants measured on the GPU's architecture (conv_sm90_shape, fitted on our"
+	echo "   H200's rows: in-sample for the H200, a same-architecture check for the H100; not held out)"
+	for o in V100-PCIE-32GB none; do
+		"$B" accuracy --dataset "$OUT/conv" --origin "$o" --target "$TARGET" --method auto --with-figures |
+			grep -E '^accuracy|^auto +conv'
+	done
 	# the same shapes through `surfer-bench accuracy` (the compiled-in
 	# convolution constants: fitted on those four, none of this
 	# architecture), for `make calibrate`
