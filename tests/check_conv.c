@@ -67,6 +67,19 @@ static struct conv_params shape_params(void)
 	return p;
 }
 
+/* hand_params() with shape_winograd_hand_computed's shape constants:
+ * shape_eff 0.5, half the bandwidth, Winograd at the full peak, soft
+ * minimum exponent 1. */
+static struct conv_params wino_params(void)
+{
+	struct conv_params p = hand_params();
+	p.shape_eff = 0.5;
+	p.shape_bw_eff = 0.5;
+	p.shape_wino_eff = 1;
+	p.shape_softmin = 1;
+	return p;
+}
+
 /* hand_params() with the made-up constants the fitting tests generate their
  * times from and the fits must recover: waves^0.4, shape efficiency 0.8, a
  * ramp of 5e8 FLOPs, padding exponent 0.5, 0.6 of the bandwidth. */
@@ -548,11 +561,7 @@ END_TEST
 START_TEST(shape_winograd_hand_computed)
 {
 	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
-	struct conv_params p = hand_params();
-	p.shape_eff = 0.5;
-	p.shape_bw_eff = 0.5;
-	p.shape_wino_eff = 1;
-	p.shape_softmin = 1;
+	struct conv_params p = wino_params();
 	struct pred_kernel k = conv_kernel(NULL, 2 * 8 * 8, 1e6);
 	k.conv = (struct pred_conv){.r = 3, .s = 3, .p = 8, .q = 8, .unit = 1};
 	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), 44206.96, 1e-2);
@@ -755,11 +764,7 @@ END_TEST
 START_TEST(pull_across_winograd_boundary)
 {
 	struct gpu_spec o = fake_gpu("o", 100, 10, 1000, 0), g = fake_gpu("g", 100, 10, 1000, 0);
-	struct conv_params p = hand_params();
-	p.shape_eff = 0.5;
-	p.shape_bw_eff = 0.5;
-	p.shape_wino_eff = 1;
-	p.shape_softmin = 1;
+	struct conv_params p = wino_params();
 	p.shape_pull = 0.5;
 	o.cc = 90;
 	struct pred_kernel k = conv_kernel("sm80_xmma_fprop_implicit_gemm_f32f32_f32f32_f32_nchwkcrs_"
