@@ -31,10 +31,11 @@ enum conv_algo {
 /* The algorithm of a convolution's kernel name (NULL or unknown names:
  * CONV_ALGO_IGEMM, what cuDNN's heuristics pick most often). */
 enum conv_algo conv_algo_of(const char *name);
+const char *conv_algo_name(enum conv_algo a);
+
 /* 1 when g's cuDNN runs FP32 Winograd kernels (compute capability below
  * 9.0, and AMD's MIOpen; conv.c says why), 0 otherwise. */
 int conv_has_winograd(const struct gpu_spec *g);
-const char *conv_algo_name(enum conv_algo a);
 
 /* The constants of the model (see conv.c for the formula). */
 struct conv_params {
@@ -147,9 +148,11 @@ int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
  * out->pull to 1 - d log ns / d log origin_ns there (ns then grows as
  * origin_ns^(1 - pull) around origin_ns: 1 - (1 - shape_pull) / (1 +
  * (R / C)^a)), where origin and target differ in compute capability and
- * shape_pull > 0 or a > 0; where the origin's cuDNN has no Winograd, the
- * target's has (conv_has_winograd()) and k's geometry suits it, S_t
- * itself, pull 1; returns 0, or -1 with out untouched (one
+ * shape_pull > 0 or a > 0; across the Winograd boundary, where k's
+ * geometry suits Winograd, S_t itself, pull 1: the origin's cuDNN has
+ * no Winograd and the target's has (conv_has_winograd()), or the other
+ * way round onto a target with shape constants of its own architecture
+ * (conv_has_own_shape()); returns 0, or -1 with out untouched (one
  * architecture, no pull nor cap, no origin time, or no shape time).  This
  * is partial pooling as auto does it for the tile model (predict.h,
  * struct pred_shrink): conv_predict() itself stays linear in the origin's
