@@ -357,6 +357,10 @@ static const struct {
 	 GPU_DT_FP32},
 	{"void cutlass::Kernel<cutlass_80_simt_sgemm_128x128_8x4_nn_align1>(Params)", PRED_OP_GEMM,
 	 GPU_DT_FP32},
+	/* cuDNN's FFT convolutions' complex SGEMM: an xmma kernel of FFMA math
+	 * (our H200's ResNet-50 profile) */
+	{"sm80_xmma_gemm_cf32cf32_f32f32_cf32_tn_n_tilesize64x64x8_stage3_warpsize2x2x1_ffma_aligna8_"
+	 "alignc8_execute_kernel__5x_cublas", PRED_OP_GEMM, GPU_DT_FP32},
 	{"volta_sgemm_128x32_nt", PRED_OP_GEMM, GPU_DT_FP32},
 	{"cutlass_80_tensorop_d884gemm_64x32_16x4_nn_align1", PRED_OP_GEMM, GPU_DT_FP64},
 	{"void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_tf32_128x128_16x4_nn_align4>(Params)",
