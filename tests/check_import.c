@@ -1349,6 +1349,134 @@ START_TEST(kineto_convolutions)
 }
 END_TEST
 
+/* Backward convolutions as torch.profiler records them (PyTorch 2.x, our
+ * H200's ResNet-50 profile): one aten::convolution_backward per layer,
+ * grad_output, input and weight in "Input Dims", output_mask last in
+ * "Concrete Inputs".  The first (stride 2, padding 1: 56 x 56 -> 28 x 28)
+ * runs the inputs' gradient and then the filters', as cuDNN's kernels
+ * show; the second is a network's first layer (no input gradient asked);
+ * the third runs kernels that name neither pass (FFT's). */
+static const char kineto_conv_bwd_json[] =
+"{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0,"
+" \"name\": \"NVIDIA A100-SXM4-40GB\", \"computeMajor\": 8, \"computeMinor\": 0,"
+" \"numSms\": 108}],\n"
+"\"traceEvents\": [\n"
+"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":100,"
+"\"tid\":100,\"ts\":1000,\"dur\":2000},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::convolution_backward\",\"pid\":100,"
+"\"tid\":100,\"ts\":1100,\"dur\":200,\"args\":{\"Input Dims\":[[8,128,28,28],[8,64,56,56],[128,64,3,3],[],[],[],[],[],[],[],[]],"
+"\"Input type\":[\"float\",\"float\",\"float\",\"ScalarList\",\"ScalarList\","
+"\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\",\"ScalarList\"],"
+"\"Concrete Inputs\":[\"\",\"\",\"\",\"[0]\",\"[2, 2]\",\"[1, 1]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"1\",\"[True, True, False]\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1110,\"dur\":2,\"args\":{\"correlation\":1}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void cudnn::engines_precompiled::scalePackedTensor_kernel<float, float>(long, float*, float)\",\"pid\":0,\"tid\":7,"
+"\"ts\":1115,\"dur\":10,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1,"
+"\"registers per thread\":64,\"shared memory\":0,\"grid\":[64,1,1],\"block\":[128,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1130,\"dur\":2,\"args\":{\"correlation\":2}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>(int)\",\"pid\":0,\"tid\":7,"
+"\"ts\":1135,\"dur\":40,\"args\":{\"device\":0,\"stream\":7,\"correlation\":2,"
+"\"registers per thread\":64,\"shared memory\":0,\"grid\":[392,1,1],\"block\":[128,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1180,\"dur\":2,\"args\":{\"correlation\":3}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void cudnn::engines_precompiled::nchwToNhwcKernel<float, float, float, false, true>(int)\",\"pid\":0,\"tid\":7,"
+"\"ts\":1185,\"dur\":10,\"args\":{\"device\":0,\"stream\":7,\"correlation\":3,"
+"\"registers per thread\":64,\"shared memory\":0,\"grid\":[256,1,1],\"block\":[128,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1200,\"dur\":2,\"args\":{\"correlation\":4}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"sm80_xmma_wgrad_implicit_gemm_indexed_f32f32_f32f32_f32_nhwckrsc_nhwc_tilesize32x32x8_stage3_warpsize1x2x1_g1_ffma_execute_kernel__5x_cudnn\",\"pid\":0,\"tid\":7,"
+"\"ts\":1205,\"dur\":50,\"args\":{\"device\":0,\"stream\":7,\"correlation\":4,"
+"\"registers per thread\":64,\"shared memory\":0,\"grid\":[576,1,1],\"block\":[128,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::convolution_backward\",\"pid\":100,"
+"\"tid\":100,\"ts\":1400,\"dur\":100,\"args\":{\"Input Dims\":[[8,64,112,112],[8,3,224,224],[64,3,7,7],[],[],[],[],[],[],[],[]],"
+"\"Input type\":[\"float\",\"float\",\"float\",\"ScalarList\",\"ScalarList\","
+"\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\",\"ScalarList\"],"
+"\"Concrete Inputs\":[\"\",\"\",\"\",\"[0]\",\"[2, 2]\",\"[3, 3]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"1\",\"[False, True, False]\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1410,\"dur\":2,\"args\":{\"correlation\":5}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void wgrad_alg0_engine<float, 128, 5, 5, 3, 3, 3, false, 512>(int)\",\"pid\":0,\"tid\":7,"
+"\"ts\":1415,\"dur\":60,\"args\":{\"device\":0,\"stream\":7,\"correlation\":5,"
+"\"registers per thread\":64,\"shared memory\":0,\"grid\":[98,1,1],\"block\":[128,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::convolution_backward\",\"pid\":100,"
+"\"tid\":100,\"ts\":1600,\"dur\":100,\"args\":{\"Input Dims\":[[8,256,14,14],[8,256,14,14],[256,256,3,3],[],[],[],[],[],[],[],[]],"
+"\"Input type\":[\"float\",\"float\",\"float\",\"ScalarList\",\"ScalarList\","
+"\"ScalarList\",\"ScalarList\",\"Scalar\",\"ScalarList\",\"Scalar\",\"ScalarList\"],"
+"\"Concrete Inputs\":[\"\",\"\",\"\",\"[0]\",\"[1, 1]\",\"[1, 1]\",\"[1, 1]\",\"False\",\"[0, 0]\",\"1\",\"[True, True, False]\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1610,\"dur\":2,\"args\":{\"correlation\":6}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void fft2d_r2c_32x32<float, false, 0u, false>(float2*, float const*, int)\",\"pid\":0,\"tid\":7,"
+"\"ts\":1615,\"dur\":20,\"args\":{\"device\":0,\"stream\":7,\"correlation\":6,"
+"\"registers per thread\":64,\"shared memory\":0,\"grid\":[128,1,1],\"block\":[128,1,1]}}\n"
+"]}\n";
+
+/* By hand: the first op's records are the inputs' gradient (dir 1) before
+ * its first kernel and the filters' (dir 2) before the first kernel after
+ * dgrad_engine, the same shape (input 8 x 64 x 56 x 56, filter 128 x 64 x
+ * 3 x 3, output (56 + 2 - 3) / 2 + 1 = 28) and CPU time; the first layer's
+ * is the filters' alone; the FFT kernel stays with the inputs'. */
+static const char *const kineto_conv_bwd_expected[] = {
+	"M 1 it=1 cpu=1000000 th=100 name=ProfilerStep#1",
+	"V 2 imported dir=1 nd=4 in=8,64,56,56 filt=128,64,3,3 out=8,128,28,28 stride=2,2 "
+		"pad=1,1 dil=1,1 groups=1 f32/f32 stream=7 th=100 cpu=1100000",
+	"K 3 void cudnn::engines_precompiled::scalePackedTensor_kernel<float, float>(long, float*, "
+		"float) grid=64,1,1 block=128,1,1 regs=64 smem=0+0 stream=7 th=100 flags=0 "
+		"cpu=1110000 gpu=1115000-1125000 it=1 lib=2",
+	"K 4 void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>(int) grid=392,1,1 "
+		"block=128,1,1 regs=64 smem=0+0 stream=7 th=100 flags=0 cpu=1130000 "
+		"gpu=1135000-1175000 it=1 lib=2",
+	"V 5 imported dir=2 nd=4 in=8,64,56,56 filt=128,64,3,3 out=8,128,28,28 stride=2,2 "
+		"pad=1,1 dil=1,1 groups=1 f32/f32 stream=7 th=100 cpu=1100000",
+	"K 6 void cudnn::engines_precompiled::nchwToNhwcKernel<float, float, float, false, true>(int) "
+		"grid=256,1,1 block=128,1,1 regs=64 smem=0+0 stream=7 th=100 flags=0 cpu=1180000 "
+		"gpu=1185000-1195000 it=1 lib=5",
+	"K 7 sm80_xmma_wgrad_implicit_gemm_indexed_f32f32_f32f32_f32_nhwckrsc_nhwc_tilesize32x32x8_"
+		"stage3_warpsize1x2x1_g1_ffma_execute_kernel__5x_cudnn grid=576,1,1 block=128,1,1 "
+		"regs=64 smem=0+0 stream=7 th=100 flags=0 cpu=1200000 gpu=1205000-1255000 it=1 lib=5",
+	"V 8 imported dir=2 nd=4 in=8,3,224,224 filt=64,3,7,7 out=8,64,112,112 stride=2,2 "
+		"pad=3,3 dil=1,1 groups=1 f32/f32 stream=7 th=100 cpu=1400000",
+	"K 9 void wgrad_alg0_engine<float, 128, 5, 5, 3, 3, 3, false, 512>(int) grid=98,1,1 "
+		"block=128,1,1 regs=64 smem=0+0 stream=7 th=100 flags=0 cpu=1410000 "
+		"gpu=1415000-1475000 it=1 lib=8",
+	"V 10 imported dir=1 nd=4 in=8,256,14,14 filt=256,256,3,3 out=8,256,14,14 stride=1,1 "
+		"pad=1,1 dil=1,1 groups=1 f32/f32 stream=7 th=100 cpu=1600000",
+	"K 11 void fft2d_r2c_32x32<float, false, 0u, false>(float2*, float const*, int) "
+		"grid=128,1,1 block=128,1,1 regs=64 smem=0+0 stream=7 th=100 flags=0 cpu=1610000 "
+		"gpu=1615000-1635000 it=1 lib=10",
+	NULL
+};
+
+START_TEST(kineto_convolution_backward)
+{
+	const char *in = tmp("convbwd.json"), *out = tmp("convbwd.mp");
+	write_file(in, kineto_conv_bwd_json);
+	struct import_stats st;
+	char err[2048] = "";
+	int rc = import_kineto(in, out, NULL, &st, err, sizeof(err));
+	ck_assert_msg(rc == 0, "import: %s", err);
+	check_lines(out, kineto_conv_bwd_expected, NULL);
+	ck_assert_uint_eq(st.convs, 4);
+	ck_assert_uint_eq(st.conv_unsized, 0);
+
+	/* surfer-analyze takes each pass's kernels to the convolution model */
+	char cmd[1024], m[32];
+	static char j[1 << 16];
+	snprintf(cmd, sizeof(cmd), "%s/surfer-analyze %s --target v100-sxm2-16 --json 2>/dev/null",
+		 build_dir(), out);
+	FILE *pj = popen(cmd, "r");
+	ck_assert_ptr_nonnull(pj);
+	size_t n = fread(j, 1, sizeof(j) - 1, pj);
+	j[n] = '\0';
+	ck_assert_int_eq(pclose(pj), 0);
+	ck_assert_int_eq(row_method(j, "void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, "
+				    "false>(int)", m, sizeof(m)), 0);
+	ck_assert_str_eq(m, "conv");
+	ck_assert_int_eq(row_method(j, "void wgrad_alg0_engine<float, 128, 5, 5, 3, 3, 3, false, "
+				    "512>(int)", m, sizeof(m)), 0);
+	ck_assert_str_eq(m, "conv");
+}
+END_TEST
+
 /* The CPU side (keep_cpu, import_cpu_nest).  Thread 1, in us: op A
  * [10, 20) with a nested op B [12, 25) that outlives it, a launch at 20
  * (A's last microsecond: still A's), op C at 21 (after A's end: a new
@@ -1486,6 +1614,7 @@ static Suite *import_suite(void)
 	tcase_add_test(t, step_names);
 	tcase_add_test(t, kineto_cpu_spans);
 	tcase_add_test(t, kineto_convolutions);
+	tcase_add_test(t, kineto_convolution_backward);
 	tcase_add_test(t, kineto_fp8_gemm);
 	suite_add_tcase(s, t);
 	t = tcase_create("program");

@@ -115,6 +115,38 @@ static int cmp_gemm(const void *a, const void *b)
 	return 0;
 }
 
+/* Which of a convolution's two backward passes the op's kernel named
+ * name belongs to: 0 the inputs' gradient, 1 the filters'.  PyTorch runs
+ * the inputs' first (one cuDNN call, then the other, inside one
+ * aten::convolution_backward), so the filters' pass starts at the first
+ * kernel that names it ("wgrad": sm80_xmma_wgrad_implicit_gemm_...,
+ * wgrad_alg0_engine, winogradWgradData4x4) or, after a kernel naming the
+ * inputs' ("dgrad": dgrad_engine, sm80_xmma_dgrad_...), at the first one
+ * that does not (the filters' pass's layout transforms and GEMMs: on our
+ * H200's ResNet-50 profile every op ran dgrad_engine, then nchwToNhwc
+ * twice and sm80_xmma_wgrad, or winogradWgrad's three transforms around
+ * an SGEMM).  Kernels that name neither before any that does (FFT's)
+ * stay with the inputs'.  *state (zeroed per op) carries bit 0: a dgrad
+ * kernel seen, bit 1: the filters' pass begun. */
+static int bwd_part(const char *name, uint8_t *state)
+{
+	if (*state & 2)
+		return 1;
+	if (name && strcasestr(name, "wgrad")) {
+		*state |= 2;
+		return 1;
+	}
+	if (name && strcasestr(name, "dgrad")) {
+		*state |= 1;
+		return 0;
+	}
+	if (*state & 1) {
+		*state |= 2;
+		return 1;
+	}
+	return 0;
+}
+
 /* The GEMM op (index into s->gemm, sorted by cmp_gemm) whose CPU span
  * holds a launch at t on thread; -1 none.  It is the last one of the
  * thread starting at or before t, if still open: GEMM ops do not nest,
@@ -466,9 +498,14 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 		return SURFER_EWRITE;
 	}
 	uint32_t *wid = calloc((size_t)strpool_count(&s->strs) + 1, sizeof(*wid));
-	/* per GEMM op, the seq of its written GEMM record (0: not yet) */
+	/* per GEMM op, the seq of its written GEMM record (0: not yet); of a
+	 * convolution's backward op, that of its inputs' gradient, its
+	 * filters' in gseq_wgrad, and where its kernels are (bwd_part()) */
 	uint64_t *gseq = s->ngemm ? calloc(s->ngemm, sizeof(*gseq)) : NULL;
-	int rc = wid && (gseq || !s->ngemm) ? trace_writer_header(w, h) : TRACE_ENOMEM;
+	uint64_t *gseq_wgrad = s->ngemm ? calloc(s->ngemm, sizeof(*gseq_wgrad)) : NULL;
+	uint8_t *bwd_state = s->ngemm ? calloc(s->ngemm, 1) : NULL;
+	int rc = wid && ((gseq && gseq_wgrad && bwd_state) || !s->ngemm) ? trace_writer_header(w, h)
+									   : TRACE_ENOMEM;
 	uint64_t seq = 0;
 	struct trace_record rec;
 	for (size_t i = 0; rc == 0 && i < nord; i++) {
@@ -496,8 +533,12 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 			 * GEMM record (written before its first kernel), as the
 			 * recorder links kernels to the cuBLAS call around them. */
 			long gi = e->cpu_ns ? gemm_of(s, e->thread, e->cpu_ns) : -1;
-			uint64_t lib = 0;
-			if (gi >= 0 && !(lib = gseq[gi])) {
+			uint64_t lib = 0, *slot = gi >= 0 ? &gseq[gi] : NULL;
+			int wgrad = gi >= 0 && s->gemm[gi].conv_bwd == 3 &&
+				    bwd_part(import_string(s, e->name), &bwd_state[gi]);
+			if (wgrad)
+				slot = &gseq_wgrad[gi];
+			if (gi >= 0 && !(lib = *slot)) {
 				/* the op's record, written once before its first
 				 * kernel: a collective's OP record, a convolution's
 				 * (as the recorder links kernels to the cuDNN call),
@@ -519,6 +560,8 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 				} else if (g->conv.nbdims) {
 					lr.type = TRACE_CONV;
 					lr.u.conv = g->conv;
+					if (wgrad)
+						lr.u.conv.dir = TRACE_CONV_BWD_FILTER;
 					lr.u.conv.seq = seq + 1;
 					lr.u.conv.stream = e->stream;
 					lr.u.conv.thread = g->thread;
@@ -540,7 +583,7 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 				}
 				int lrc = trace_writer_record(w, &lr);
 				if (lrc == 0) {
-					lib = gseq[gi] = ++seq;
+					lib = *slot = ++seq;
 					(*count)++;
 				} else if (lrc != TRACE_EINVAL) {
 					rc = lrc;
@@ -616,6 +659,8 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 	}
 	free(wid);
 	free(gseq);
+	free(gseq_wgrad);
+	free(bwd_state);
 	if (rc == 0)
 		rc = trace_writer_finish(w);
 	int saved = errno;

@@ -111,6 +111,11 @@ struct import_gemm {
 				     * per_rank (times the group's size)      */
 	uint8_t per_rank;
 	struct trace_conv conv;     /* nbdims 0: no convolution               */
+	uint8_t conv_bwd;           /* conv is a backward pass (dir
+				     * BWD_DATA; BWD_FILTER when only that):
+				     * bit 0 the inputs' gradient, bit 1 the
+				     * filters'; both: the op's kernels are
+				     * split between two records (common.c)   */
 };
 
 /* The CPU side of a Kineto trace, for what measures it (surfer-bench cpu)

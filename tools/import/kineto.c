@@ -40,6 +40,12 @@
  *                                        launched inside it; without
  *                                        "Concrete Inputs" the output size
  *                                        is unknown and none is written
+ *   cat "cpu_op" aten::convolution_backward with the same
+ *                                     -> the backward convolution records
+ *                                        its output_mask asks for (the
+ *                                        inputs' and the filters'
+ *                                        gradients), its kernels split
+ *                                        between them (common.c)
  *   cat "cpu_op" record_param_comms with "Collective name", "In/Out msg
  *                                        nelems", "Group size", "dtype"
  *                                        (PyTorch 2.1 and later); cat
@@ -171,11 +177,13 @@ enum cat {
  * convolution's N, C, H, W). */
 #define NIN 3
 #define NDIM 4
-/* Concrete inputs kept: aten::convolution's nine (input, weight, bias,
- * stride, padding, dilation, transposed, output_padding, groups), and of
- * each at most two integers (a 2-D convolution's height and width). */
-#define NCONC 9
-#define NCVAL 2
+/* Concrete inputs kept: aten::convolution_backward's eleven (grad_output,
+ * input, weight, bias_sizes, stride, padding, dilation, transposed,
+ * output_padding, groups, output_mask; aten::convolution's first nine are
+ * input, weight, bias, then the same), and of each at most three values
+ * (a 2-D convolution's height and width, output_mask's three flags). */
+#define NCONC 11
+#define NCVAL 3
 
 #define MAXDEPTH 64
 
@@ -664,9 +672,57 @@ static int conv_shape(const struct scratch *e, struct trace_conv *c)
 	return 0;
 }
 
+/* Fills c with the convolution aten::convolution_backward differentiates
+ * (as conv_shape() does the forward one: grad_output (N, K, P, Q), input
+ * (N, C, H, W) and weight (K, C/groups, R, S) from "Input Dims"; stride,
+ * padding, dilation, transposed and groups from "Concrete Inputs"), dir
+ * TRACE_CONV_BWD_DATA, and *mask its output_mask's first two flags (bit 0
+ * the inputs' gradient, bit 1 the filters'; both when the trace does not
+ * give it).  Returns 0; 1 when the trace does not give the stride,
+ * padding, dilation or groups; -1 for another op, a transposed or non-2-D
+ * convolution, or dims that do not fit together (the output's P and Q
+ * must be what cuDNN's formula gives). */
+static int conv_bwd_shape(const struct scratch *e, struct trace_conv *c, unsigned *mask)
+{
+	if (!equals(e->name ? e->name : "", e->name_len, "aten::convolution_backward") || e->nin < 3 ||
+	    e->ndim[0] != 4 || e->ndim[1] != 4 || e->ndim[2] != 4)
+		return -1;
+	const int64_t *go = e->dims[0], *in = e->dims[1], *f = e->dims[2];
+	for (int i = 0; i < 4; i++)
+		if (go[i] <= 0 || in[i] <= 0 || f[i] <= 0)
+			return -1;
+	int64_t st[2], pad[2], dil[2], tr[2], grp[2];
+	if (conv_pair(e, 7, tr) == 0 && tr[0] != 0)
+		return -1;
+	if (conv_pair(e, 4, st) || conv_pair(e, 5, pad) || conv_pair(e, 6, dil) || conv_pair(e, 9, grp))
+		return 1;
+	int64_t g = grp[0];
+	if (g < 1 || g > UINT32_MAX || in[1] != f[1] * g || f[0] % g || go[0] != in[0] || go[1] != f[0])
+		return -1;
+	for (int d = 0; d < 2; d++) {
+		if (st[d] < 1 || pad[d] < 0 || dil[d] < 1)
+			return -1;
+		int64_t span = dil[d] * (f[2 + d] - 1) + 1;
+		if (in[2 + d] + 2 * pad[d] < span || go[2 + d] != (in[2 + d] + 2 * pad[d] - span) / st[d] + 1)
+			return -1;
+	}
+	*mask = 3;
+	if (e->nconc > 10 && e->ncval[10] >= 2)
+		*mask = (e->cval[10][0] ? 1u : 0u) | (e->cval[10][1] ? 2u : 0u);
+	enum trace_dtype t = e->ntype > 1 ? e->type[1] : TRACE_DT_UNKNOWN;
+	*c = (struct trace_conv){
+		.api = TRACE_CONV_API_IMPORTED, .dir = TRACE_CONV_BWD_DATA, .nbdims = 4,
+		.in = { in[0], in[1], in[2], in[3] }, .filt = { f[0], f[1], f[2], f[3] },
+		.out = { go[0], go[1], go[2], go[3] },
+		.stride = { st[0], st[1] }, .pad = { pad[0], pad[1] },
+		.dilation = { dil[0], dil[1] }, .groups = (uint32_t)g,
+		.dtype = t, .compute_type = t == TRACE_DT_F64 ? TRACE_DT_F64 : TRACE_DT_F32 };
+	return 0;
+}
+
 /* Parses one "Concrete Inputs" entry: "" (a tensor or no value), an
- * integer ("1"), a list of them ("[2, 2]"), or a bool ("True", "False": 1,
- * 0).  Anything else counts as no value. */
+ * integer ("1"), a bool ("True", "False": 1, 0), or a list of them ("[2,
+ * 2]", "[True, True, False]").  Anything else counts as no value. */
 static void add_concrete(struct scratch *e, const char *s, size_t len)
 {
 	int i = e->nconc++;
@@ -693,7 +749,11 @@ static void add_concrete(struct scratch *e, const char *s, size_t len)
 		while (t > b && s[t - 1] == ' ')
 			t--;
 		int64_t v;
-		if (nv == NCVAL || parse_int(s + b, t - b, &v))
+		if (equals(s + b, t - b, "True") || equals(s + b, t - b, "False"))
+			v = s[b] == 'T';
+		else if (parse_int(s + b, t - b, &v))
+			return;
+		if (nv == NCVAL)
 			return;
 		e->cval[i][nv++] = v;
 		at = end + 1;
@@ -870,8 +930,18 @@ static void finish_event(struct parser *p)
 		struct import_gemm g;
 		memset(&g, 0, sizeof(g));
 		int conv = e->has_tid ? conv_shape(e, &g.conv) : -1;
+		unsigned mask = 0;
+		if (conv < 0 && e->has_tid && (conv = conv_bwd_shape(e, &g.conv, &mask)) == 0) {
+			/* no gradient asked: no record (its kernels are none) */
+			if (!mask)
+				return;
+			g.conv_bwd = (uint8_t)mask;
+			if (mask == 2)
+				g.conv.dir = TRACE_CONV_BWD_FILTER;
+		}
 		/* counted once per convolution, at its outermost op */
-		if (conv == 1 && equals(e->name, e->name_len, "aten::convolution"))
+		if (conv == 1 && (equals(e->name, e->name_len, "aten::convolution") ||
+				  equals(e->name, e->name_len, "aten::convolution_backward")))
 			s->conv_unsized++;
 		if (!e->has_tid || (conv != 0 && gemm_shape(e, &g) != 0 && coll_shape(e, &g) != 0))
 			return;
