@@ -152,7 +152,11 @@ void ktable_lib_from_conv(struct ktable_lib *lib, const struct trace_conv *c)
 	}
 	/* A 2-D forward convolution's geometry: where Winograd applies
 	 * (conv.c).  The backward passes run other kernels, which the model
-	 * was not fitted on. */
+	 * was not fitted on; their pass is marked (conv.c: the filters'
+	 * gradient splits its reduction over the SMs, and neither is pulled
+	 * toward the forward shape's time). */
+	lib->conv.pass = c->dir == TRACE_CONV_BWD_FILTER ? PRED_CONV_WGRAD :
+			 c->dir == TRACE_CONV_BWD_DATA ? PRED_CONV_DGRAD : PRED_CONV_FWD;
 	if (c->dir == TRACE_CONV_FWD && nd == 4 && c->filt[2] > 0 && c->filt[3] > 0 &&
 	    c->out[2] > 0 && c->out[3] > 0 && c->filt[2] <= UINT32_MAX &&
 	    c->filt[3] <= UINT32_MAX && c->out[2] <= UINT32_MAX && c->out[3] <= UINT32_MAX) {

@@ -42,7 +42,7 @@ struct ktable_lib {
 	uint32_t attn;                /* an ATTENTION op's shape: its id in the
 				       * table (ktable_attn), 0 none              */
 	struct pred_conv conv;        /* CONV: a forward convolution's geometry
-				       * (all 0 for the backward ones)            */
+				       * (all 0 for the backward ones) and pass */
 };
 
 /* The grouping key.  Built only by ktable_key_init (padding is zeroed, the

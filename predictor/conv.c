@@ -120,6 +120,29 @@ static double cv_tile_n(double filters)
 	return filters <= 32 ? 32 : 64;
 }
 
+/* The gradient of the filters is a GEMM of K filters by C R S taps over a
+ * reduction of N P Q output pixels: a few output tiles over a long
+ * reduction (DeepBench's shapes: 1-16 tiles of 128 x 64 over 10^4-10^6
+ * pixels), which cuDNN's wgrad kernels split across blocks (their grids
+ * are many times the output tiles: on our H200's ResNet-50 trace 32 x 32
+ * wgrad tiles).  Counted as the tiles' blocks alone the wave term took a
+ * GPU of many SMs to idle most of them: on DeepBench's training
+ * convolutions the model predicted the filters' gradient from or onto the
+ * P100 and V100 0.3-0.7 (log) off, 44.8 % held out where the FLOP/s ratio
+ * is 32.0 % (surfer-bench conv-train).  So where the launch is not known
+ * the blocks are the tiles times the slices s = floor(SMs / tiles) of the
+ * reduction that fill the SMs, each at least CONV_WGRAD_SLICE deep.  A
+ * recorded launch's grid has the split in it already. */
+#define CONV_WGRAD_SLICE 1024.0
+
+static double cv_wgrad_split(double tiles, double red, const struct gpu_spec *g)
+{
+	double s = floor((double)g->sms / tiles), smax = floor(red / CONV_WGRAD_SLICE);
+	if (s > smax)
+		s = smax;
+	return s > 1 ? s : 1;
+}
+
 /* Case-insensitive strstr. */
 static int has(const char *hay, const char *needle)
 {
@@ -282,8 +305,11 @@ static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, st
 	double tm = 128, tn = cv_tile_n((double)k->n);
 	if (tile_from_name(k->name, &t) == 0 && t.kind == TILE_GEMM && t.t0 && t.t1)
 		tm = t.t0, tn = t.t1;
-	if (!(tiles > 0))
+	if (!(tiles > 0)) {
 		tiles = ceil((double)k->m / tm) * ceil((double)k->n / tn);
+		if (k->conv.pass == PRED_CONV_WGRAD)
+			tiles *= cv_wgrad_split(tiles, (double)k->k, g);
+	}
 	f->log_pad = log((double)k->m * (double)k->n /
 			 (ceil((double)k->m / tm) * tm * ceil((double)k->n / tn) * tn));
 	double waves = ceil(tiles / g->sms);
@@ -795,6 +821,14 @@ int conv_pull(const struct pred_kernel *k, const struct gpu_spec *origin,
 		p = &conv_default_params;
 	if (!out || !k || !origin || !target || !(k->origin_ns > 0) || !(out->ns > 0) ||
 	    !(p->shape_pull > 0 || p->shape_cap_pow > 0) || origin->cc == target->cc)
+		return -1;
+	/* The backward passes keep the ratio: the shape's constants, the
+	 * pull and the cap were fitted on forward convolutions, and on
+	 * DeepBench's training convolutions the pull took the ratio's held-out
+	 * error from 27.4 to 29.2 % on the inputs' gradient and from 35.6 to
+	 * 36.4 % on the filters' (surfer-bench conv-train, the forward's
+	 * 27.6 -> 27.8 %: noise there, no gain as on NeuSight's sweep). */
+	if (k->conv.pass != PRED_CONV_FWD)
 		return -1;
 	ks = *k;
 	ks.origin_ns = 0;

@@ -5,7 +5,9 @@
  * name announces, with the algorithm (implicit GEMM, GEMM over an
  * unrolled input, Winograd fused or not, FFT) read from the name too, and
  * a handful of constants fitted on measured convolutions (conv_params.c),
- * used as a ratio to a time measured on another GPU.
+ * used as a ratio to a time measured on another GPU.  The backward passes
+ * (pred_conv.pass) are the implicit GEMMs of their direction with the
+ * same constants (checked on DeepBench's: surfer-bench conv-train).
  */
 #ifndef SURFER_CONV_H
 #define SURFER_CONV_H
@@ -153,7 +155,8 @@ int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
  * no Winograd and the target's has (conv_has_winograd()), or the other
  * way round onto a target with shape constants of its own architecture
  * (conv_has_own_shape()); returns 0, or -1 with out untouched (one
- * architecture, no pull nor cap, no origin time, or no shape time).  This
+ * architecture, no pull nor cap, no origin time, no shape time, or a
+ * backward pass: k->conv.pass).  This
  * is partial pooling as auto does it for the tile model (predict.h,
  * struct pred_shrink): conv_predict() itself stays linear in the origin's
  * time.  It needs k to be a whole convolution (an operator's time, as

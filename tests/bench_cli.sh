@@ -8,7 +8,7 @@ D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 fail=0
 
-for c in accuracy table e2e comm tensorcore vec conv power profile calibrate figures own; do
+for c in accuracy table e2e comm tensorcore vec conv conv-train power profile calibrate figures own; do
 	"$BIN" $c --help >"$D/out" 2>"$D/err"
 	rc=$?
 	if [ $rc -ne 0 ] || ! grep -q '^usage:' "$D/out" || [ -s "$D/err" ]; then
@@ -79,6 +79,20 @@ pairs=$(awk 'NF > 4 && $3 ~ /^[0-9]+$/ && $4 ~ /%$/ { print $1, $2 }' "$D/c4")
 [ "$(echo "$pairs" | grep -c '^v100-pcie-32 ')" -eq 3 ] && [ "$(echo "$pairs" | wc -l)" -eq 3 ] &&
 	! echo "$pairs" | grep -q ' v100-pcie-32$' && grep -q 'and the origin-only GPU' "$D/c4" ||
 	{ echo "FAIL: conv --origin: $(cat "$D/c4")"; fail=1; }
+
+# conv-train: the data folder's two subfolders, or one line; a target
+# without rows, one line
+expect "surfer-bench: conv-train: '$D' holds no deepbench/csv/results/train and neusight/kernels/conv" \
+	conv-train --data "$D"
+mkdir -p "$D/ct/deepbench/csv/results/train" "$D/ct/neusight/kernels/conv"
+for g in "V100:NVIDIA V100:0.5" "T4:NVIDIA T4:1.5"; do
+	n=${g%%:*}; rest=${g#*:}
+	printf 'GPU Model,%s\n' "${rest%%:*}" >"$D/ct/deepbench/csv/results/train/DeepBench_NV_${n}__Specs.csv"
+	printf 'Precision,Float\nConvolution\n,,W,H,C,N,K ,S (Filter width),R (Filter height),pad_w,pad_h,Horizontal stride,Vertical stride,Forward (msec),wrt Inputs (msec),wrt Parameters (msec)\n,,56,56,64,8,64,3,3,1,1,1,1,%s,%s,%s\n' \
+		"${g##*:}" "${g##*:}" "${g##*:}" >"$D/ct/deepbench/csv/results/train/DeepBench_NV_${n}__Results_FP32.csv"
+done
+expect "surfer-bench: conv-train: --target 'p4' is not a GPU with convolution rows under '$D/ct/deepbench/csv/results/train'" \
+	conv-train --data "$D/ct" --target p4
 
 # --data=DIR and --data DIR: the same run.
 R="$D/gpu-reference/gpu-benches/gpu-roofline"

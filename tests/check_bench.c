@@ -227,6 +227,98 @@ START_TEST(reads_deepbench)
 }
 END_TEST
 
+/* DeepBench's training convolutions: a results file's "Convolution"
+ * section, its columns found by name (the V100's file orders the filter
+ * width S before the height R, the P100's R first, with the vertical
+ * stride first too), three passes per line, a pass given as N/A left out;
+ * nothing of the GEMMs.  Each row's kernel is the implicit GEMM of its
+ * pass, by hand: 700 x 161 input (W x H), 1 channel, batch 4, 32 filters
+ * of 5 (R, height) x 20 (S, width), stride 2: P = (161 - 5) / 2 + 1 = 79,
+ * Q = (700 - 20) / 2 + 1 = 341; forward m = N P Q = 107,756, n = K = 32,
+ * k = C R S = 100; the filters' gradient m = 32, n = 100, k = 107,756. */
+START_TEST(reads_deepbench_conv)
+{
+	char db[300];
+	snprintf(db, sizeof db, "%s/dbc", dir);
+	ck_assert_int_eq(mkdir(db, 0700), 0);
+	write_file("dbc/DeepBench_NV_V__Specs.csv", "GPU Model,NVIDIA V100\r\n");
+	write_file("dbc/DeepBench_NV_V__Results_FP32.csv",
+		   "Precision,Float\r\n"
+		   "Dense Matrix Multiplication,,M,N,K,A Transpose,B Transpose,,Time (msec),TERAFLOPS\r\n"
+		   ",,1760,16,1760,N,N,,0.038,2.6\r\n"
+		   "Convolution\r\n"
+		   ",,W,H,C,N,K ,S (Filter width),R (Filter height),pad_w,pad_h,Horizontal stride,"
+		   "Vertical stride,Forward (msec),wrt Inputs (msec),wrt Parameters (msec),,P,Q\r\n"
+		   ",DeepSpeech,700,161,1,4,32,20,5,0,0,2,2,7.8E-2,N/A*,0.127,,341,79\r\n");
+	write_file("dbc/DeepBench_NV_P__Specs.csv", "GPU Model,NVIDIA Tesla P100\r\n");
+	write_file("dbc/DeepBench_NV_P__Results_FP32.csv",
+		   "Precision,Float\r\n"
+		   "Convolution\r\n"
+		   ",,W,H,C,N,K ,R,S,pad_h,pad_w,Vertical stride,Horizontal stride,Forward (msec),"
+		   "wrt Inputs (msec),wrt Parameters (msec),,P,Q\r\n"
+		   ",,700,161,1,4,32,5,20,0,0,2,2,0.142,0.482,0.301,,78.5,340.5\r\n"
+		   "All-Reduce,,Size # floats,# chips,,,Mean All Reduce Time (msec)\r\n"
+		   ",,100000,8,,,0.2\r\n");
+	struct ns_set s;
+	char err[256];
+	memset(&s, 0, sizeof s);
+	ck_assert_int_eq(ns_load_deepbench_conv(&s, db, err, sizeof err), 0);
+	ck_assert_uint_eq(s.n, 5);  /* the V100's input gradient is N/A */
+	const struct gpu_spec *v = gpu_find("NVIDIA V100"), *p = gpu_find("NVIDIA Tesla P100");
+	ck_assert_ptr_nonnull(v);
+	ck_assert_ptr_nonnull(p);
+	int seen = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct ns_row *r = &s.rows[i];
+		struct pred_kernel k;
+		ck_assert_uint_eq(r->ndims, 11);
+		ck_assert_uint_eq(r->dims[0], 4);    /* N */
+		ck_assert_uint_eq(r->dims[2], 161);  /* H */
+		ck_assert_uint_eq(r->dims[3], 700);  /* W */
+		ck_assert_uint_eq(r->dims[5], 5);    /* R */
+		ck_assert_uint_eq(r->dims[6], 20);   /* S */
+		ck_assert_int_eq(ns_op_class(r->op), PRED_OP_CONV);
+		ck_assert_int_eq(ns_kernel(r, 1, &k), 0);
+		ck_assert_int_eq(k.op, PRED_OP_CONV);
+		ck_assert_int_eq(k.dtype, GPU_DT_FP32);
+		ck_assert_double_eq_tol(k.flops, 2.0 * 107756 * 32 * 100, 1);
+		if (!strcmp(r->op, "conv2d_fwd")) {
+			ck_assert_uint_eq(k.m, 107756);
+			ck_assert_uint_eq(k.n, 32);
+			ck_assert_uint_eq(k.k, 100);
+			ck_assert_uint_eq(k.conv.pass, PRED_CONV_FWD);
+			ck_assert_uint_eq(k.conv.p, 79);
+			ck_assert_uint_eq(k.conv.q, 341);
+			ck_assert_double_eq_tol(k.origin_ns, r->gpu == v ? 78e3 : 142e3, 1e-6);
+			seen |= r->gpu == v ? 1 : 2;
+		} else if (!strcmp(r->op, "conv2d_wgrad")) {
+			ck_assert_uint_eq(k.m, 32);
+			ck_assert_uint_eq(k.n, 100);
+			ck_assert_uint_eq(k.k, 107756);
+			ck_assert_uint_eq(k.conv.pass, PRED_CONV_WGRAD);
+			seen |= r->gpu == v ? 4 : 8;
+		} else {
+			ck_assert_str_eq(r->op, "conv2d_dgrad");
+			ck_assert(r->gpu == p);
+			ck_assert_uint_eq(k.m, 4 * 161 * 700);   /* N H W by C over K R S */
+			ck_assert_uint_eq(k.n, 1);
+			ck_assert_uint_eq(k.k, 32 * 100);
+			ck_assert_uint_eq(k.conv.pass, PRED_CONV_DGRAD);
+			ck_assert_double_eq_tol(r->latency_ms, 0.482, 1e-12);
+			seen |= 16;
+		}
+	}
+	ck_assert_int_eq(seen, 31);
+	ns_release(&s);
+	/* the other loaders do not read them */
+	memset(&s, 0, sizeof s);
+	ck_assert_int_eq(ns_load(&s, db, NULL, NULL, err, sizeof err), 0);
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_str_eq(s.rows[0].op, "matmul");
+	ns_release(&s);
+}
+END_TEST
+
 /* The other layouts of ns_load_format(): PipeWeave's FP8 GEMMs, DeepBench's
  * FP16 (tensor-core) results, Vidur's projections, each in NeuSight's
  * convention (B, M, N the reduction, K the output's columns). */
@@ -924,6 +1016,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, reads_and_pairs);
 	tcase_add_test(tc, reads_deepbench);
+	tcase_add_test(tc, reads_deepbench_conv);
 	tcase_add_test(tc, reads_other_formats);
 	tcase_add_test(tc, kernel_records);
 	tcase_add_test(tc, statistics_by_hand);

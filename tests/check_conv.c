@@ -276,6 +276,73 @@ START_TEST(waves_from_recorded_grid)
 }
 END_TEST
 
+/* The filters' gradient of 64 filters of 128 x 3 x 3 over 8 x 56 x 56
+ * output pixels: an implicit GEMM of m = 64 filters by n = 1152 taps over
+ * k = 25088 pixels, 1 x 18 tiles of 128 x 64 (the kernel's name's).
+ * Without a launch cuDNN's
+ * split of the reduction fills the SMs: s = floor(100 / 18) = 5 slices
+ * (at most 25088 / 1024 = 24), 90 blocks in one wave of 100 slots, e_wave
+ * 0.9, where the forward pass's rule would count 18 of 100 (0.18); a
+ * recorded grid is what ran, whatever the pass; a reduction of 2048
+ * pixels allows two slices of 1024 (36 blocks, 0.36). */
+START_TEST(wgrad_splits_reduction)
+{
+	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
+	struct conv_params p = hand_params();
+	struct pred_kernel k;
+	memset(&k, 0, sizeof k);
+	k.name = "sm80_xmma_wgrad_implicit_gemm_indexed_f32f32_f32f32_f32_nhwckrsc_nhwc_"
+		 "tilesize128x64x8_stage3";
+	k.op = PRED_OP_CONV;
+	k.dtype = GPU_DT_FP32;
+	k.m = 64;
+	k.n = 1152;
+	k.k = 25088;
+	k.flops = 2.0 * 64 * 1152 * 25088;
+	k.bytes = 1e6;
+	k.conv.pass = PRED_CONV_WGRAD;
+	double full = k.flops / (10e12 * 0.5) * 1e9;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), full / 0.9, 1e-3);
+	k.conv.pass = PRED_CONV_FWD;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), full / 0.18, 1e-3);
+	k.conv.pass = PRED_CONV_WGRAD;
+	k.grid[0] = 18;
+	k.grid[1] = k.grid[2] = 1;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), full / 0.18, 1e-3);
+	memset(k.grid, 0, sizeof k.grid);
+	k.k = 2048;
+	k.flops = 2.0 * 64 * 1152 * 2048;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), k.flops / (10e12 * 0.5) * 1e9 / 0.36,
+				1e-3);
+}
+END_TEST
+
+/* The backward passes keep the ratio across architectures: pull_toward_
+ * shape's case, which pulls the forward pass to 977,228.08 ns, leaves the
+ * inputs' and the filters' gradients at the ratio, 1e6 ns. */
+START_TEST(backward_passes_not_pulled)
+{
+	struct gpu_spec o = fake_gpu("o", 100, 10, 1000, 0), g = fake_gpu("g", 100, 10, 1000, 0);
+	struct conv_params p = shape_params();
+	p.shape_pull = 0.5;
+	g.cc = 61;
+	struct pred_kernel k = conv_kernel("cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
+					   128 * 200, 1e6);
+	struct pred_result r;
+	k.origin_ns = 1e6;
+	ck_assert_int_eq(conv_predict(&k, &o, &g, &p, 0, &r), 0);
+	ck_assert_int_eq(conv_pull(&k, &o, &g, &p, 0, &r), 0);
+	ck_assert_double_eq_tol(r.ns, 977228.08, 1e-2);
+	for (int pass = PRED_CONV_DGRAD; pass <= PRED_CONV_WGRAD; pass++) {
+		k.conv.pass = (uint32_t)pass;
+		ck_assert_int_eq(conv_predict(&k, &o, &g, &p, 0, &r), 0);
+		ck_assert_int_eq(conv_pull(&k, &o, &g, &p, 0, &r), -1);
+		ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);
+		ck_assert_double_eq(r.pull, 0);
+	}
+}
+END_TEST
+
 START_TEST(ratio_form_and_refusals)
 {
 	const struct gpu_spec *v100 = gpu_find("v100-pcie-32"), *t4 = gpu_find("t4");
@@ -1130,6 +1197,8 @@ int main(void)
 	tcase_add_test(tc, power_cap);
 	tcase_add_test(tc, power_cap_on_derated_copy);
 	tcase_add_test(tc, waves_from_recorded_grid);
+	tcase_add_test(tc, wgrad_splits_reduction);
+	tcase_add_test(tc, backward_passes_not_pulled);
 	tcase_add_test(tc, shared_memory_per_sm);
 	tcase_add_test(tc, ratio_form_and_refusals);
 	tcase_add_test(tc, fit_reproduces_ratios);

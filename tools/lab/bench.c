@@ -22,6 +22,7 @@
 #include "tools/lab/profile.h"
 #include "tools/lab/bench_power.h"
 #include "tools/lab/bench_conv.h"
+#include "tools/lab/bench_conv_train.h"
 #include "tools/lab/bench_serving.h"
 #include "tools/lab/bench_own.h"
 #include "tools/lab/bench_cpu.h"
@@ -94,6 +95,8 @@ static void usage(FILE *fp)
 		"       " PROG " vec --data DIR [--emit] (16-bit vector-op model, A100 <-> A40 held out)\n"
 		"       " PROG " conv --data PATH [--target GPU] [--origin GPU] [--emit [--gpu GPU]]\n"
 		"                        [--dump F] (convolution model, architectures held out)\n"
+		"       " PROG " conv-train --data DIR [--target GPU] [--dump F]\n"
+		"                        (the same on DeepBench's forward and backward passes)\n"
 		"       " PROG " power --data DIR       (FP32 power cap vs measured FMA runs)\n"
 		"       " PROG " published --data DIR [--before] (published training step times)\n"
 		"       " PROG " serving --data DIR     (SGLang engine vs PipeWeave's runs)\n"
@@ -741,6 +744,7 @@ static const struct bench_cmd {
 			 BO(GPU) | BO(EMIT) | BO(OWN), 0, bench_tc_main},
 	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
 	{"conv", BO(DATA) | BO(TARGET) | BO(ORIGIN) | BO(EMIT) | BO(DUMP) | BO(GPU), 0, bench_conv_main},
+	{"conv-train", BO(DATA) | BO(TARGET) | BO(DUMP), 0, bench_conv_train_main},
 	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
 	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA) | BO(COMPILED) | BO(OWN), 0,

@@ -11,9 +11,12 @@
  *
  * The other layouts (ns_load_format()) become rows of the same form:
  * PipeWeave's FP8 GEMMs (M, N, K, avg_duration in us, hardware), Vidur's
- * FP16 projections (vidur.c walks its folders) and DeepBench's GEMMs.
+ * FP16 projections (vidur.c walks its folders) and DeepBench's GEMMs, and
+ * apart from them DeepBench's training convolutions
+ * (ns_load_deepbench_conv()).
  */
 #include "tools/lab/neusight.h"
+#include "analyzer/ktable.h"
 #include "tools/lab/stats.h"
 #include "tools/lab/vidur.h"
 #include "trace/csv.h"
@@ -60,6 +63,7 @@ static int find_col(char **hdr, size_t nh, const char *name)
 struct loader {
 	struct ns_set *s;
 	enum ns_format fmt;
+	int conv_only;            /* DeepBench's convolutions, nothing else   */
 	const struct gpu_spec *keep, *keep2;
 	char *err;
 	size_t errlen;
@@ -152,6 +156,63 @@ static int deepbench_device(struct loader *L, const char *path, const char **nam
 	return *name ? 0 : -1;
 }
 
+/* The columns of DeepBench's convolution rows, by the header line that
+ * follows the section's title: ",,W,H,C,N,K ,S (Filter width),R (Filter
+ * height),pad_w,pad_h,Horizontal stride,Vertical stride,Forward (msec),wrt
+ * Inputs (msec),wrt Parameters (msec),..." (the P100's, 1080 Ti's and
+ * TITAN Xp's files put R, S, pad_h, pad_w and the vertical stride first:
+ * found by name, the order never assumed).  In ns_row.dims' order, then
+ * the three times. */
+enum { DB_N, DB_C, DB_H, DB_W, DB_K, DB_R, DB_S, DB_PAD_H, DB_PAD_W, DB_STRIDE_H, DB_STRIDE_W,
+       DB_FWD, DB_DGRAD, DB_WGRAD, DB_NCOL };
+static const char *const db_conv_cols[DB_NCOL] = {
+	"N", "C", "H", "W", "K", "R", "S", "pad_h", "pad_w", "Vertical", "Horizontal",
+	"Forward (msec)", "wrt Inputs (msec)", "wrt Parameters (msec)",
+};
+static const char *const db_conv_ops[3] = {"conv2d_fwd", "conv2d_dgrad", "conv2d_wgrad"};
+
+/* Header field h names column c: h is c, or starts with c followed by a
+ * space or '(' ("K ", "S (Filter width)", "Horizontal Stride"). */
+static int db_names(const char *h, const char *c)
+{
+	size_t l = strlen(c);
+	return strncasecmp(h, c, l) == 0 && (h[l] == 0 || h[l] == ' ' || h[l] == '(');
+}
+
+/* One convolution line of a DeepBench results file: up to three rows.
+ * Lines whose shape does not parse are skipped; 0, or -1 (memory). */
+static int db_conv_line(struct loader *L, char **f, size_t n, const int *col, const char *dev,
+			const struct gpu_spec *g)
+{
+	struct ns_row r;
+	memset(&r, 0, sizeof r);
+	for (int d = 0; d < DB_FWD; d++)
+		if (col[d] < 0 || (size_t)col[d] >= n || parse_u64(f[col[d]], &r.dims[d]) != 0)
+			return 0;
+	for (int d = DB_N; d <= DB_S; d++)
+		if (!r.dims[d])
+			return 0;
+	if (!r.dims[DB_STRIDE_H] || !r.dims[DB_STRIDE_W])
+		return 0;
+	r.ndims = DB_FWD;
+	r.device = dev;
+	r.gpu = g;
+	r.dtype = GPU_DT_FP32;
+	r.kname = r.kernels = intern(L->s->strings, "");
+	for (int dir = 0; dir < 3; dir++) {
+		int c = col[DB_FWD + dir];
+		char *end;
+		if (c < 0 || (size_t)c >= n)
+			continue;
+		r.latency_ms = strtod(f[c], &end);   /* "N/A*": no input gradient */
+		if (end == f[c] || *end || !(r.latency_ms > 0) || !isfinite(r.latency_ms))
+			continue;
+		if (!(r.op = intern(L->s->strings, db_conv_ops[dir])) || push_row(L->s, &r) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* DeepBench's results (baidu-research/DeepBench, csv/results/train/...):
  * sections headed by a line whose first field names them; the rows of
  * "Dense Matrix Multiplication" are ",<source>,M,N,K,A^T,B^T,,ms,TFLOPS",
@@ -162,12 +223,14 @@ static int deepbench_device(struct loader *L, const char *path, const char **nam
  * NS_FMT_DEEPBENCH the FP16 ones of tensor-core math ("16 bit inputs, 16
  * bit multiplication, 32 bit addition"; not the P100's "32 bit
  * multiplication", FP32 math on FP16 data); the caller has read the first
- * line. */
+ * line.  With L->conv_only the rows of the "Convolution" section of the
+ * FP32 files instead (db_conv_line()), and no GEMM. */
 static int load_deepbench(struct loader *L, struct csv_reader *csv, const char *path,
 			  const char *precision)
 {
 	enum gpu_dtype dt = GPU_DT_FP32;
-	if (L->fmt == NS_FMT_DEEPBENCH && strstr(precision, "16 bit inputs, 16 bit multiplication"))
+	if (!L->conv_only && L->fmt == NS_FMT_DEEPBENCH &&
+	    strstr(precision, "16 bit inputs, 16 bit multiplication"))
 		dt = GPU_DT_FP16;
 	else if (strcmp(precision, "Float") != 0)
 		return 0;                    /* other precisions: not modelled */
@@ -178,17 +241,36 @@ static int load_deepbench(struct loader *L, struct csv_reader *csv, const char *
 	const struct gpu_spec *g = device_gpu(L, dev);
 	if (L->keep && g != L->keep && g != L->keep2)
 		return 0;
-	int gemm = 0, rc;
+	enum { SEC_OTHER, SEC_GEMM, SEC_CONV } sec = SEC_OTHER;
+	int col[DB_NCOL], rc;
+	for (int c = 0; c < DB_NCOL; c++)
+		col[c] = -1;
 	while ((rc = csv_next(csv)) == 1) {
 		size_t n = csv->nfield;
 		char **f = csv->field;
 		if (f[0][0]) {
-			gemm = strcmp(f[0], "Dense Matrix Multiplication") == 0;
+			sec = strcmp(f[0], "Dense Matrix Multiplication") == 0 ? SEC_GEMM :
+			      strcmp(f[0], "Convolution") == 0 ? SEC_CONV : SEC_OTHER;
+			continue;
+		}
+		if (sec == SEC_CONV && L->conv_only) {
+			if (n > 2 && strcmp(f[2], "W") == 0) {    /* the section's header */
+				for (int c = 0; c < DB_NCOL; c++) {
+					col[c] = -1;
+					for (size_t i = 0; i < n && col[c] < 0; i++)
+						if (db_names(f[i], db_conv_cols[c]))
+							col[c] = (int)i;
+				}
+			} else if (db_conv_line(L, f, n, col, dev, g) != 0) {
+				snprintf(L->err, L->errlen, "'%s': out of memory", path);
+				return -1;
+			}
 			continue;
 		}
 		uint64_t m, nn, k;
 		char *end;
-		if (!gemm || n < 9 || parse_u64(f[2], &m) || parse_u64(f[3], &nn) || parse_u64(f[4], &k))
+		if (sec != SEC_GEMM || L->conv_only || n < 9 || parse_u64(f[2], &m) ||
+		    parse_u64(f[3], &nn) || parse_u64(f[4], &k))
 			continue;
 		struct ns_row r;
 		memset(&r, 0, sizeof r);
@@ -524,25 +606,45 @@ int ns_format_parse(const char *str, enum ns_format *out)
 	return -1;
 }
 
-int ns_load_format(struct ns_set *s, const char *path, enum ns_format fmt,
-		   const struct gpu_spec *keep, const struct gpu_spec *keep2, char *err,
-		   size_t errlen)
+/* A loader of fmt into s (its string pool made on first use), keeping
+ * keep's and keep2's rows (NULL: all); 0, or -1 with a reason in err. */
+static int loader_init(struct loader *L, struct ns_set *s, enum ns_format fmt,
+		       const struct gpu_spec *keep, const struct gpu_spec *keep2, char *err,
+		       size_t errlen)
 {
-	struct loader L;
-	memset(&L, 0, sizeof L);
-	L.s = s;
-	L.fmt = fmt;
-	L.keep = keep;
-	L.keep2 = keep2 ? keep2 : keep;
-	L.err = err;
-	L.errlen = errlen;
+	memset(L, 0, sizeof *L);
+	L->s = s;
+	L->fmt = fmt;
+	L->keep = keep;
+	L->keep2 = keep2 ? keep2 : keep;
+	L->err = err;
+	L->errlen = errlen;
 	err[0] = 0;
 	if (!s->strings && !(s->strings = calloc(1, sizeof(struct strpool)))) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	return 0;
+}
+
+int ns_load_format(struct ns_set *s, const char *path, enum ns_format fmt,
+		   const struct gpu_spec *keep, const struct gpu_spec *keep2, char *err,
+		   size_t errlen)
+{
+	struct loader L;
+	if (loader_init(&L, s, fmt, keep, keep2, err, errlen) != 0)
+		return -1;
 	if (fmt == NS_FMT_VIDUR)
 		return load_vidur(&L, path);
+	return load_path(&L, path, 0);
+}
+
+int ns_load_deepbench_conv(struct ns_set *s, const char *path, char *err, size_t errlen)
+{
+	struct loader L;
+	if (loader_init(&L, s, NS_FMT_DEEPBENCH, NULL, NULL, err, errlen) != 0)
+		return -1;
+	L.conv_only = 1;
 	return load_path(&L, path, 0);
 }
 
@@ -564,7 +666,7 @@ enum pred_op ns_op_class(const char *op)
 	if (!strcmp(op, "bmm") || !strcmp(op, "linear") || !strncmp(op, "matmul", 6) ||
 	    (l > 5 && !strcmp(op + l - 5, "_proj")))   /* Vidur's projections */
 		return PRED_OP_GEMM;
-	if (!strcmp(op, "conv"))
+	if (!strcmp(op, "conv") || !strncmp(op, "conv2d_", 7))
 		return PRED_OP_CONV;
 	if (!strcmp(op, "softmax"))
 		return PRED_OP_SOFTMAX;
@@ -605,6 +707,57 @@ static double elementwise_flops(const char *op)
 	return 1;
 }
 
+/* A DeepBench convolution row as the cuDNN call of its direction the
+ * recorder would have written (struct trace_conv: NCHW, no dilation, one
+ * group), through the analyzer's own shape rule (ktable_lib_from_conv():
+ * the direction's implicit GEMM, its FLOPs and bytes, a forward pass's
+ * geometry).  0, or -1 when the shape leaves no output. */
+static int db_conv_kernel(const struct ns_row *r, struct pred_kernel *k)
+{
+	const uint64_t *d = r->dims;
+	struct trace_conv c;
+	struct ktable_lib lib;
+	int64_t out[2];
+	for (int i = 0; i < 2; i++) {
+		int64_t in = (int64_t)d[DB_H + i], fl = (int64_t)d[DB_R + i];
+		int64_t pad = (int64_t)d[DB_PAD_H + i], st = (int64_t)d[DB_STRIDE_H + i];
+		if (in + 2 * pad < fl)
+			return -1;
+		out[i] = (in + 2 * pad - fl) / st + 1;
+	}
+	memset(&c, 0, sizeof c);
+	c.api = TRACE_CONV_API_IMPORTED;
+	c.dir = !strcmp(r->op, "conv2d_dgrad") ? TRACE_CONV_BWD_DATA :
+		!strcmp(r->op, "conv2d_wgrad") ? TRACE_CONV_BWD_FILTER : TRACE_CONV_FWD;
+	c.nbdims = 4;
+	c.in[0] = c.out[0] = (int64_t)d[DB_N];
+	c.in[1] = c.filt[1] = (int64_t)d[DB_C];
+	c.in[2] = (int64_t)d[DB_H];
+	c.in[3] = (int64_t)d[DB_W];
+	c.filt[0] = c.out[1] = (int64_t)d[DB_K];
+	c.filt[2] = (int64_t)d[DB_R];
+	c.filt[3] = (int64_t)d[DB_S];
+	c.out[2] = out[0];
+	c.out[3] = out[1];
+	c.pad[0] = (int64_t)d[DB_PAD_H];
+	c.pad[1] = (int64_t)d[DB_PAD_W];
+	c.stride[0] = (int64_t)d[DB_STRIDE_H];
+	c.stride[1] = (int64_t)d[DB_STRIDE_W];
+	c.dilation[0] = c.dilation[1] = 1;
+	c.groups = 1;
+	c.dtype = c.compute_type = TRACE_DT_F32;
+	ktable_lib_from_conv(&lib, &c);
+	k->dtype = lib.dtype;
+	k->m = lib.m;
+	k->n = lib.n;
+	k->k = lib.k;
+	k->batch = 1;
+	k->flops = lib.flops;
+	k->bytes = lib.bytes;
+	k->conv = lib.conv;
+	return k->m && k->n && k->k ? 0 : -1;
+}
+
 int ns_kernel(const struct ns_row *r, int launch, struct pred_kernel *k)
 {
 	memset(k, 0, sizeof *k);
@@ -636,6 +789,9 @@ int ns_kernel(const struct ns_row *r, int launch, struct pred_kernel *k)
 		/* FP8 GEMMs write BF16; the others their input type. */
 		double in = gpu_dtype_bytes(r->dtype), out = r->dtype == GPU_DT_FP8 ? 2 : in;
 		k->bytes = in * (B * M * N + wb * N * K) + out * B * M * K;
+	} else if (k->op == PRED_OP_CONV && r->ndims == DB_FWD) {
+		if (db_conv_kernel(r, k) != 0)
+			return -1;
 	} else if (k->op == PRED_OP_CONV) {
 		if (r->ndims != 7)
 			return -1;

@@ -14,7 +14,7 @@
 
 struct strpool;
 
-#define NS_MAXDIMS 7
+#define NS_MAXDIMS 11
 
 struct ns_row {
 	const char *op;           /* OPName ("bmm", "add", "ln", ...), interned */
@@ -27,7 +27,10 @@ struct ns_row {
 				   * "Float"), FP16, FP8 (PipeWeave)          */
 	double latency_ms;
 	uint32_t grid[3], block[3];
-	uint64_t dims[NS_MAXDIMS];/* B,M,N,K (GEMM); B,H (vector); conv's 7      */
+	uint64_t dims[NS_MAXDIMS];/* B,M,N,K (GEMM); B,H (vector); NeuSight's
+				   * conv: its 7; DeepBench's conv2d_*: N, C,
+				   * H, W, K, R, S, pad_h, pad_w, stride_h,
+				   * stride_w                                 */
 	unsigned ndims;
 };
 
@@ -73,12 +76,23 @@ int ns_load_format(struct ns_set *s, const char *path, enum ns_format fmt,
 		   const struct gpu_spec *keep, const struct gpu_spec *keep2, char *err,
 		   size_t errlen);
 
+/* DeepBench's training convolutions (csv/results/train, the "Convolution"
+ * section of each FP32 results file): per shape, the forward pass, the
+ * gradient with respect to the inputs and to the filters as three rows,
+ * ops "conv2d_fwd", "conv2d_dgrad" and "conv2d_wgrad" (a time DeepBench
+ * gives as N/A: no row), 11 dims as struct ns_row says, each a whole cuDNN
+ * call without a kernel name.  Loaded into s as ns_load_format() does;
+ * only these rows.  0, or -1 with a reason in err. */
+int ns_load_deepbench_conv(struct ns_set *s, const char *path, char *err, size_t errlen);
+
 /* The operator class of an OPName (PRED_OP_GEMM for bmm/linear, ...). */
 enum pred_op ns_op_class(const char *op);
 
 /* Builds the kernel record of row r as the recorder would have produced it:
- * name, grid, block, origin time and the library (GEMM) or vector shape,
- * FP32.  With launch == 0 only the operator and shape are kept (NeuSight's
+ * name, grid, block, origin time and the library (GEMM, convolution: a
+ * conv2d_* row through the analyzer's own ktable_lib_from_conv(), as a
+ * recorded cuDNN call of that direction) or vector shape, FP32.  With
+ * launch == 0 only the operator and shape are kept (NeuSight's
  * from-scratch setting: no name, no grid, no time).  0, or -1 when the row
  * has no usable shape. */
 int ns_kernel(const struct ns_row *r, int launch, struct pred_kernel *k);
