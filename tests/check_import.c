@@ -284,6 +284,19 @@ static size_t dump(const char *path, char lines[][320], size_t max, struct trace
 		}
 		case TRACE_OP: {
 			const struct trace_op *o = &rec.u.op;
+			const struct trace_attn *a = &o->attn;
+			if (o->kind == TRACE_OPK_ATTENTION) {
+				snprintf(l, 320, "A %llu %s bwd=%u causal=%u seqs=%u heads=%u/%u d=%u/%u "
+					 "q=%llu kv=%llu max=%llu pairs=%.0f flops=%.0f bytes=%.0f %s "
+					 "stream=%llu th=%u cpu=%llu", (unsigned long long)o->seq,
+					 trace_attn_impl_name(a->impl), a->backward, a->causal, a->seqs,
+					 a->heads, a->kv_heads, a->head_dim, a->head_dim_v,
+					 (unsigned long long)a->q_tokens, (unsigned long long)a->kv_tokens,
+					 (unsigned long long)a->max_kv, a->pairs, o->flops, o->bytes,
+					 trace_dtype_name(o->dtype), (unsigned long long)o->stream, o->thread,
+					 (unsigned long long)o->cpu_ns);
+				break;
+			}
 			snprintf(l, 320, "O %llu %s bytes=%.0f ranks=%u rank=%d %s stream=%llu th=%u cpu=%llu",
 				 (unsigned long long)o->seq, trace_collective_name(o->collective), o->bytes,
 				 o->ranks, o->rank, trace_dtype_name(o->dtype),
@@ -1267,6 +1280,19 @@ static int row_method(const char *j, const char *name, char *m, size_t mlen)
 	return 0;
 }
 
+/* surfer-analyze's JSON of trace predicted on target, into j (cap bytes). */
+static void analyze_json(const char *trace, const char *target, char *j, size_t cap)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "%s/surfer-analyze %s --target %s --json 2>/dev/null", build_dir(),
+		 trace, target);
+	FILE *pj = popen(cmd, "r");
+	ck_assert_ptr_nonnull(pj);
+	size_t n = fread(j, 1, cap - 1, pj);
+	j[n] = '\0';
+	ck_assert_int_eq(pclose(pj), 0);
+}
+
 /* torchao's float8 linear as the profiler records it: aten::_scaled_mm of
  * 64 x 128 by 128 x 256 in E4M3 (B the weight's transposed view), with
  * its scales and out_dtype; the cuBLASLt kernel it launches. */
@@ -1333,15 +1359,9 @@ START_TEST(kineto_convolutions)
 
 	/* surfer-analyze's auto reaches the convolution model for the
 	 * kernel with a shape, and scales the one without */
-	char cmd[1024], m[32];
+	char m[32];
 	static char j[1 << 16];
-	snprintf(cmd, sizeof(cmd), "%s/surfer-analyze %s --target a100-sxm4-40 --json 2>/dev/null",
-		 build_dir(), out);
-	FILE *pj = popen(cmd, "r");
-	ck_assert_ptr_nonnull(pj);
-	size_t n = fread(j, 1, sizeof(j) - 1, pj);
-	j[n] = '\0';
-	ck_assert_int_eq(pclose(pj), 0);
+	analyze_json(out, "a100-sxm4-40", j, sizeof(j));
 	ck_assert_int_eq(row_method(j, "volta_scudnn_128x64_relu_interior_nn_v1", m, sizeof(m)), 0);
 	ck_assert_str_eq(m, "conv");
 	ck_assert_int_eq(row_method(j, "volta_scudnn_128x128_relu_interior_nn_v1", m, sizeof(m)), 0);
@@ -1459,21 +1479,143 @@ START_TEST(kineto_convolution_backward)
 	ck_assert_uint_eq(st.conv_unsized, 0);
 
 	/* surfer-analyze takes each pass's kernels to the convolution model */
-	char cmd[1024], m[32];
+	char m[32];
 	static char j[1 << 16];
-	snprintf(cmd, sizeof(cmd), "%s/surfer-analyze %s --target v100-sxm2-16 --json 2>/dev/null",
-		 build_dir(), out);
-	FILE *pj = popen(cmd, "r");
-	ck_assert_ptr_nonnull(pj);
-	size_t n = fread(j, 1, sizeof(j) - 1, pj);
-	j[n] = '\0';
-	ck_assert_int_eq(pclose(pj), 0);
+	analyze_json(out, "v100-sxm2-16", j, sizeof(j));
 	ck_assert_int_eq(row_method(j, "void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, "
 				    "false>(int)", m, sizeof(m)), 0);
 	ck_assert_str_eq(m, "conv");
 	ck_assert_int_eq(row_method(j, "void wgrad_alg0_engine<float, 128, 5, 5, 3, 3, 3, false, "
 				    "512>(int)", m, sizeof(m)), 0);
 	ck_assert_str_eq(m, "conv");
+}
+END_TEST
+
+/* Fused attention as torch.profiler records it (scaled_dot_product_attention
+ * with record_shapes=True): the flash backend's forward op and its
+ * backward op (grad_out first, is_causal the twelfth argument) around their
+ * kernels, a cuDNN forward with four KV heads for sixteen query heads and
+ * no causal mask, and a flash forward without Concrete Inputs (is_causal
+ * unknown: no record). */
+static const char kineto_sdpa_json[] =
+"{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0,"
+" \"name\": \"NVIDIA A100-SXM4-40GB\", \"computeMajor\": 8, \"computeMinor\": 0,"
+" \"numSms\": 108}],\n"
+"\"traceEvents\": [\n"
+"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":100,"
+"\"tid\":100,\"ts\":1000,\"dur\":2000},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::_scaled_dot_product_flash_attention\",\"pid\":100,"
+"\"tid\":100,\"ts\":1100,\"dur\":100,\"args\":{\"Input Dims\":[[4,16,1024,64],[4,16,1024,64],[4,16,1024,64],[],[],[],[]],"
+"\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\",\"Scalar\",\"Scalar\",\"\"],"
+"\"Concrete Inputs\":[\"\",\"\",\"\",\"0.\",\"True\",\"False\",\"\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1110,\"dur\":2,\"args\":{\"correlation\":1}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t>>(Flash_fwd_params)\",\"pid\":0,\"tid\":7,"
+"\"ts\":1115,\"dur\":50,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1,"
+"\"registers per thread\":255,\"shared memory\":49152,\"grid\":[512,1,1],\"block\":[128,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::_scaled_dot_product_flash_attention_backward\",\"pid\":100,"
+"\"tid\":100,\"ts\":1300,\"dur\":300,\"args\":{\"Input Dims\":[[4,16,1024,64],[4,16,1024,64],[4,16,1024,64],[4,16,1024,64],[4,16,1024,64],[4,16,1024],[],[],[],[],[],[],[],[],[]],"
+"\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"float\",\"\",\"\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"long int\",\"long int\",\"\"],"
+"\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"1024\",\"1024\",\"0.\",\"True\",\"\",\"\",\"\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1310,\"dur\":2,\"args\":{\"correlation\":2}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void pytorch_flash::flash_bwd_dot_do_o_kernel<true, Flash_bwd_kernel_traits<64, 128, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t>>(Flash_bwd_params)\",\"pid\":0,\"tid\":7,"
+"\"ts\":1315,\"dur\":5,\"args\":{\"device\":0,\"stream\":7,\"correlation\":2,"
+"\"registers per thread\":255,\"shared memory\":49152,\"grid\":[512,1,1],\"block\":[128,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1330,\"dur\":2,\"args\":{\"correlation\":3}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<64, 128, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t>>(Flash_bwd_params)\",\"pid\":0,\"tid\":7,"
+"\"ts\":1335,\"dur\":120,\"args\":{\"device\":0,\"stream\":7,\"correlation\":3,"
+"\"registers per thread\":255,\"shared memory\":49152,\"grid\":[512,1,1],\"block\":[128,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1460,\"dur\":2,\"args\":{\"correlation\":4}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void pytorch_flash::flash_bwd_convert_dq_kernel<Flash_bwd_kernel_traits<64, 128, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t>>(Flash_bwd_params, int)\",\"pid\":0,\"tid\":7,"
+"\"ts\":1465,\"dur\":5,\"args\":{\"device\":0,\"stream\":7,\"correlation\":4,"
+"\"registers per thread\":255,\"shared memory\":49152,\"grid\":[512,1,1],\"block\":[128,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::_scaled_dot_product_cudnn_attention\",\"pid\":100,"
+"\"tid\":100,\"ts\":1700,\"dur\":50,\"args\":{\"Input Dims\":[[2,16,512,128],[2,4,512,128],[2,4,512,128],[],[],[],[],[],[]],"
+"\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"\"],"
+"\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"True\",\"0.\",\"False\",\"False\",\"\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1710,\"dur\":2,\"args\":{\"correlation\":5}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_3_64x64x128_4x1x1_kernel0_0\",\"pid\":0,\"tid\":7,"
+"\"ts\":1715,\"dur\":30,\"args\":{\"device\":0,\"stream\":7,\"correlation\":5,"
+"\"registers per thread\":255,\"shared memory\":49152,\"grid\":[64,1,1],\"block\":[128,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::_scaled_dot_product_flash_attention\",\"pid\":100,"
+"\"tid\":100,\"ts\":1800,\"dur\":50,\"args\":{\"Input Dims\":[[4,16,1024,64],[4,16,1024,64],[4,16,1024,64],[],[],[],[]],"
+"\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\",\"Scalar\",\"Scalar\",\"\"],"
+"\"Concrete Inputs\":[]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1810,\"dur\":2,\"args\":{\"correlation\":6}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t>>(Flash_fwd_params)\",\"pid\":0,\"tid\":7,"
+"\"ts\":1815,\"dur\":50,\"args\":{\"device\":0,\"stream\":7,\"correlation\":6,"
+"\"registers per thread\":255,\"shared memory\":49152,\"grid\":[512,1,1],\"block\":[128,1,1]}}\n"
+"]}\n";
+
+/* By hand: 4 sequences of 1024 tokens, 16 heads of 64, causal: pairs 4 x
+ * 1024 x 1025 / 2 = 2,099,200; forward FLOPs 2 (64 + 64) 16 pairs =
+ * 8,598,323,200, bytes 2 (4096 x 16 x 128) x 2 (Q and O, K and V) =
+ * 33,554,432; backward FLOPs 2 (3 x 64 + 2 x 64) 16 pairs =
+ * 21,495,808,000, bytes 2 x (2 x 4096 x 16 x 128 x 2) + 4 x 4096 x 16 =
+ * 67,371,008; every kernel of the backward op links to its record.  The
+ * cuDNN call: 2 x 512 x 512 pairs, FLOPs 2 (128 + 128) 16 x 524,288 =
+ * 4,294,967,296, bytes 2 (1024 x 16 x 256 + 1024 x 4 x 256) =
+ * 10,485,760. */
+static const char *const kineto_sdpa_expected[] = {
+	"M 1 it=1 cpu=1000000 th=100 name=ProfilerStep#1",
+	"A 2 fa2 bwd=0 causal=1 seqs=4 heads=16/16 d=64/64 q=4096 kv=4096 max=1024 pairs=2099200 "
+		"flops=8598323200 bytes=33554432 bf16 stream=7 th=100 cpu=1100000",
+	"K 3 void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, "
+		"false, cutlass::bfloat16_t>>(Flash_fwd_params) grid=512,1,1 block=128,1,1 regs=255 "
+		"smem=49152+0 stream=7 th=100 flags=0 cpu=1110000 gpu=1115000-1165000 it=1 lib=2",
+	"A 4 fa2 bwd=1 causal=1 seqs=4 heads=16/16 d=64/64 q=4096 kv=4096 max=1024 pairs=2099200 "
+		"flops=21495808000 bytes=67371008 bf16 stream=7 th=100 cpu=1300000",
+	"K 5 void pytorch_flash::flash_bwd_dot_do_o_kernel<true, Flash_bwd_kernel_traits<64, 128, "
+		"128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t>>(Flash_bwd_params) grid=512,1,1 "
+		"block=128,1,1 regs=255 smem=49152+0 stream=7 th=100 flags=0 cpu=1310000 "
+		"gpu=1315000-1320000 it=1 lib=4",
+	"K 6 void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<"
+		"64, 128, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t>>(Flash_bwd_params) "
+		"grid=512,1,1 block=128,1,1 regs=255 "
+		"smem=49152+0 stream=7 th=100 flags=0 cpu=1330000 gpu=1335000-1455000 it=1 lib=4",
+	"K 7 void pytorch_flash::flash_bwd_convert_dq_kernel<Flash_bwd_kernel_traits<64, 128, 128, "
+		"8, 2, 4, 2, false, false, cutlass::bfloat16_t>>(Flash_bwd_params, int) grid=512,1,1 "
+		"block=128,1,1 regs=255 smem=49152+0 stream=7 th=100 flags=0 cpu=1460000 "
+		"gpu=1465000-1470000 it=1 lib=4",
+	"A 8 cudnn bwd=0 causal=0 seqs=2 heads=16/4 d=128/128 q=1024 kv=1024 max=512 pairs=524288 "
+		"flops=4294967296 bytes=10485760 bf16 stream=7 th=100 cpu=1700000",
+	"K 9 cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_3_64x64x128_4x1x1_"
+		"kernel0_0 grid=64,1,1 block=128,1,1 regs=255 smem=49152+0 stream=7 th=100 flags=0 "
+		"cpu=1710000 gpu=1715000-1745000 it=1 lib=8",
+	"K 10 void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, "
+		"false, cutlass::bfloat16_t>>(Flash_fwd_params) grid=512,1,1 block=128,1,1 regs=255 "
+		"smem=49152+0 stream=7 th=100 flags=0 cpu=1810000 gpu=1815000-1865000 it=1",
+	NULL
+};
+
+START_TEST(kineto_attention)
+{
+	const char *in = tmp("sdpa.json"), *out = tmp("sdpa.mp");
+	write_file(in, kineto_sdpa_json);
+	struct import_stats st;
+	char err[2048] = "";
+	int rc = import_kineto(in, out, NULL, &st, err, sizeof(err));
+	ck_assert_msg(rc == 0, "import: %s", err);
+	check_lines(out, kineto_sdpa_expected, NULL);
+	ck_assert_uint_eq(st.attentions, 3);
+
+	/* surfer-analyze predicts the described calls' kernels with the
+	 * attention model, the one without a shape by scaling */
+	char m[32];
+	static char j[1 << 16];
+	analyze_json(out, "h100-sxm", j, sizeof(j));
+	ck_assert_int_eq(row_method(j, "cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_"
+				    "knob_3_64x64x128_4x1x1_kernel0_0", m, sizeof(m)), 0);
+	ck_assert_str_eq(m, "attention");
+	ck_assert_int_eq(row_method(j, "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_"
+				    "kernel<Flash_bwd_kernel_traits<64, 128, 128, 8, 2, 4, 2, false, false, "
+				    "cutlass::bfloat16_t>>(Flash_bwd_params)", m, sizeof(m)), 0);
+	ck_assert_str_eq(m, "attention");
 }
 END_TEST
 
@@ -1615,6 +1757,7 @@ static Suite *import_suite(void)
 	tcase_add_test(t, kineto_cpu_spans);
 	tcase_add_test(t, kineto_convolutions);
 	tcase_add_test(t, kineto_convolution_backward);
+	tcase_add_test(t, kineto_attention);
 	tcase_add_test(t, kineto_fp8_gemm);
 	suite_add_tcase(s, t);
 	t = tcase_create("program");

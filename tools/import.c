@@ -64,15 +64,18 @@ static int parse_device(const char *s, int *out)
  * else "" (static buffer). */
 static const char *coll_note(const struct import_stats *st)
 {
-	static char buf[96];
+	static char buf[128];
 	int n = 0;
 	buf[0] = '\0';
 	if (st->collectives)
 		n = snprintf(buf, sizeof(buf), ", %llu collectives",
 			     (unsigned long long)st->collectives);
 	if (st->convs && n >= 0 && (size_t)n < sizeof(buf))
-		snprintf(buf + n, sizeof(buf) - (size_t)n, ", %llu convolutions",
-			 (unsigned long long)st->convs);
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", %llu convolutions",
+			      (unsigned long long)st->convs);
+	if (st->attentions && n >= 0 && (size_t)n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - (size_t)n, ", %llu attention calls",
+			 (unsigned long long)st->attentions);
 	return buf;
 }
 

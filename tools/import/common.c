@@ -557,6 +557,14 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 						.bytes = g->bytes * (g->per_rank && ranks ? ranks : 1),
 						.stream = e->stream, .thread = g->thread, .cpu_ns = g->cpu_ns };
 					count = &st->collectives;
+				} else if (g->attn.impl != TRACE_ATTN_NONE) {
+					lr.type = TRACE_OP;
+					lr.u.op = (struct trace_op){
+						.seq = seq + 1, .kind = TRACE_OPK_ATTENTION,
+						.dtype = g->dtype, .flops = g->attn_flops, .bytes = g->bytes,
+						.stream = e->stream, .thread = g->thread, .cpu_ns = g->cpu_ns,
+						.attn = g->attn, .rank = -1 };
+					count = &st->attentions;
 				} else if (g->conv.nbdims) {
 					lr.type = TRACE_CONV;
 					lr.u.conv = g->conv;

@@ -111,6 +111,10 @@ struct import_gemm {
 				     * per_rank (times the group's size)      */
 	uint8_t per_rank;
 	struct trace_conv conv;     /* nbdims 0: no convolution               */
+	struct trace_attn attn;     /* impl NONE: no fused attention; else the
+				     * call's shape (dtype its dtype, bytes
+				     * its minimum traffic)                   */
+	double attn_flops;          /* its FLOPs                              */
 	uint8_t conv_bwd;           /* conv is a backward pass (dir
 				     * BWD_DATA; BWD_FILTER when only that):
 				     * bit 0 the inputs' gradient, bit 1 the
@@ -196,6 +200,7 @@ struct import_stats {
 	uint64_t gemms;             /* GEMM records from CPU ops' shapes      */
 	uint64_t collectives;       /* OP records of NCCL collectives         */
 	uint64_t convs;             /* convolution records from CPU ops       */
+	uint64_t attentions;        /* OP records of fused attention calls    */
 	uint64_t conv_unsized;      /* convolutions left without one: the
 				     * input gives no stride or padding       */
 	uint64_t event_records;     /* of the syncs: events recorded          */

@@ -46,6 +46,12 @@
  *                                        inputs' and the filters'
  *                                        gradients), its kernels split
  *                                        between them (common.c)
+ *   cat "cpu_op" aten::_scaled_dot_product_flash_attention,
+ *                _cudnn_attention and their _backward ops, with "Input
+ *                Dims" and is_causal in "Concrete Inputs"
+ *                                     -> an attention OP record (its
+ *                                        shape, FLOPs, bytes) for the
+ *                                        kernels launched inside it
  *   cat "cpu_op" record_param_comms with "Collective name", "In/Out msg
  *                                        nelems", "Group size", "dtype"
  *                                        (PyTorch 2.1 and later); cat
@@ -62,6 +68,8 @@
  * converted to nanoseconds from the number's text, exactly.
  */
 #include "tools/import/import.h"
+#include "analyzer/ktable.h"
+#include "analyzer/model/attn.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -172,17 +180,21 @@ enum cat {
 };
 
 /* Inputs of a CPU op whose shapes are kept (a GEMM op's operands are among
- * its first three, a convolution's input and filter its first two), and
- * dims per input (at most 4: a GEMM's batch, rows, columns; a 2-D
- * convolution's N, C, H, W). */
-#define NIN 3
+ * its first three, a convolution's input and filter its first two, fused
+ * attention's query, key and value its first three or, in its backward
+ * op, the three after grad_out), and dims per input (at most 4: a GEMM's
+ * batch, rows, columns; a 2-D convolution's N, C, H, W; attention's
+ * batch, heads, tokens, head dim). */
+#define NIN 4
 #define NDIM 4
-/* Concrete inputs kept: aten::convolution_backward's eleven (grad_output,
- * input, weight, bias_sizes, stride, padding, dilation, transposed,
+/* Concrete inputs kept: sixteen, as many as the fused attention ops take
+ * before their scale (sdpa_ops: the cuDNN backward op's is_causal is its
+ * fifteenth); aten::convolution_backward's eleven (grad_output, input,
+ * weight, bias_sizes, stride, padding, dilation, transposed,
  * output_padding, groups, output_mask; aten::convolution's first nine are
- * input, weight, bias, then the same), and of each at most three values
- * (a 2-D convolution's height and width, output_mask's three flags). */
-#define NCONC 11
+ * input, weight, bias, then the same); of each at most three values (a
+ * 2-D convolution's height and width, output_mask's three flags). */
+#define NCONC 16
 #define NCVAL 3
 
 #define MAXDEPTH 64
@@ -720,6 +732,76 @@ static int conv_bwd_shape(const struct scratch *e, struct trace_conv *c, unsigne
 	return 0;
 }
 
+/* PyTorch's fused attention ops (scaled_dot_product_attention's backends,
+ * native_functions.yaml): the implementation each runs, whether it is the
+ * backward pass, the index of the query (key and value follow it) and of
+ * is_causal in its arguments.  _scaled_dot_product_flash_attention is
+ * FlashAttention-2 on every architecture (PyTorch bundles FA2 alone);
+ * _backward's arguments start with grad_out.  The memory-efficient
+ * backend (_scaled_dot_product_efficient_attention) is none of the
+ * implementations predictor/attention.c models, so its kernels keep no
+ * record. */
+struct sdpa_args {
+	const char *name;
+	enum trace_attn_impl impl;
+	int backward, query, causal;
+};
+
+static const struct sdpa_args sdpa_ops[] = {
+	{ "aten::_scaled_dot_product_flash_attention", TRACE_ATTN_FA2, 0, 0, 4 },
+	{ "aten::_scaled_dot_product_flash_attention_backward", TRACE_ATTN_FA2, 1, 1, 11 },
+	{ "aten::_scaled_dot_product_cudnn_attention", TRACE_ATTN_CUDNN, 0, 0, 6 },
+	{ "aten::_scaled_dot_product_cudnn_attention_backward", TRACE_ATTN_CUDNN, 1, 1, 14 },
+};
+
+/* Fills g's attention (the call's shape, dtype, FLOPs and bytes, as the
+ * model builder describes its own: analyzer/model/attn.c) from a fused
+ * attention op: query (B, H, S_q, D), key (B, H_kv, S_kv, D) and value
+ * (B, H_kv, S_kv, D_v) from "Input Dims", is_causal from "Concrete
+ * Inputs" (a causal mask as PyTorch aligns it when S_q = S_kv; the queries
+ * taken as the last S_q keys' otherwise).  Returns 0; -1 for another op,
+ * dims that do not fit together or an is_causal the trace does not give. */
+static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
+{
+	const struct sdpa_args *a = NULL;
+	for (size_t i = 0; i < sizeof sdpa_ops / sizeof sdpa_ops[0]; i++)
+		if (equals(e->name ? e->name : "", e->name_len, sdpa_ops[i].name))
+			a = &sdpa_ops[i];
+	if (!a || e->nin < a->query + 3)
+		return -1;
+	const int64_t *q = e->dims[a->query], *k = e->dims[a->query + 1], *v = e->dims[a->query + 2];
+	for (int i = 0; i < 3; i++)
+		if (e->ndim[a->query + i] != 4)
+			return -1;
+	for (int i = 0; i < 4; i++)
+		if (q[i] <= 0 || k[i] <= 0 || v[i] <= 0 || q[i] > UINT32_MAX || k[i] > UINT32_MAX ||
+		    v[i] > UINT32_MAX)
+			return -1;
+	if (k[0] != q[0] || v[0] != q[0] || k[1] != v[1] || q[1] % k[1] || k[3] != q[3] ||
+	    v[2] != k[2] || q[2] > k[2] || a->causal >= e->nconc || a->causal >= NCONC ||
+	    e->ncval[a->causal] != 1 || (e->cval[a->causal][0] & ~1))
+		return -1;
+	struct pred_attn pa;
+	struct pred_kernel pk;
+	attn_init(&pa, (enum pred_attn_impl)a->impl, PRED_ATTN_PREFILL, (int)e->cval[a->causal][0],
+		  (uint32_t)q[1], (uint32_t)k[1], (uint32_t)q[3], (uint32_t)v[3]);
+	if (attn_add_seqs(&pa, (uint64_t)q[0], (uint64_t)q[2], (uint64_t)k[2]) != 0)
+		return -1;
+	enum trace_dtype t = e->ntype > a->query ? e->type[a->query] : TRACE_DT_UNKNOWN;
+	double esz = trace_dtype_bytes(t);
+	memset(&pk, 0, sizeof pk);
+	attn_describe(&pk, &pa, ktable_dtype(t, TRACE_DT_UNKNOWN), esz > 0 ? esz : 2, a->backward);
+	g->dtype = (uint8_t)t;
+	g->attn_flops = pk.flops;
+	g->bytes = pk.bytes;
+	g->attn = (struct trace_attn){
+		.impl = a->impl, .form = TRACE_ATTN_PREFILL, .backward = (uint8_t)a->backward,
+		.causal = pa.causal, .seqs = pa.seqs, .heads = pa.heads, .kv_heads = pa.kv_heads,
+		.head_dim = pa.head_dim, .head_dim_v = pa.head_dim_v, .q_tokens = pa.q_tokens,
+		.kv_tokens = pa.kv_tokens, .max_kv = pa.max_kv, .pairs = pa.pairs };
+	return 0;
+}
+
 /* Parses one "Concrete Inputs" entry: "" (a tensor or no value), an
  * integer ("1"), a bool ("True", "False": 1, 0), or a list of them ("[2,
  * 2]", "[True, True, False]").  Anything else counts as no value. */
@@ -943,7 +1025,8 @@ static void finish_event(struct parser *p)
 		if (conv == 1 && (equals(e->name, e->name_len, "aten::convolution") ||
 				  equals(e->name, e->name_len, "aten::convolution_backward")))
 			s->conv_unsized++;
-		if (!e->has_tid || (conv != 0 && gemm_shape(e, &g) != 0 && coll_shape(e, &g) != 0))
+		if (!e->has_tid || (conv != 0 && gemm_shape(e, &g) != 0 && coll_shape(e, &g) != 0 &&
+				    sdpa_shape(e, &g) != 0))
 			return;
 		if (add_lib_span(s, e, &g))
 			goto nomem;
