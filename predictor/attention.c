@@ -703,3 +703,18 @@ double attention_fit_mma_eff(const struct tcgemm_params *tc, const uint32_t *cc_
 	}
 	return n ? exp(logsum / n) : -1;
 }
+
+void attention_work(const struct pred_attn *a, double esz, int backward, double *flops,
+		    double *bytes)
+{
+	double e = esz, H = a->heads, Hkv = a->kv_heads, d = a->head_dim, dv = a->head_dim_v;
+	double q = (double)a->q_tokens, kv = (double)a->kv_tokens;
+	double kv_bytes = a->form == PRED_ATTN_MLA_DECODE ? kv * d : kv * Hkv * (d + dv);
+	if (!backward) {
+		*flops = 2.0 * (d + dv) * H * a->pairs;
+		*bytes = e * q * H * (d + dv) + (a->kv_bytes ? a->kv_bytes : e) * kv_bytes;
+	} else {
+		*flops = 2.0 * (3.0 * d + 2.0 * dv) * H * a->pairs;
+		*bytes = e * (2.0 * q * H * (d + dv) + 2.0 * kv_bytes) + 4.0 * q * H;
+	}
+}

@@ -113,6 +113,15 @@ int attention_predict_with(const struct pred_kernel *k, const struct gpu_spec *o
 			   const struct gpu_spec *target, const struct tcgemm_params *tc,
 			   const struct attn_params *ap, struct pred_result *out);
 
+/* The work of the fused attention call a in elements of esz bytes: its
+ * FLOPs (the two GEMMs of the forward pass over the pairs attended, the
+ * five of the backward) and its minimum DRAM bytes (Q, K, V and O once;
+ * the backward reads them and dO and writes dQ, dK, dV and an FP32 row
+ * per query and head), into *flops and *bytes (the model builder's and
+ * the profiler importer's attention calls alike). */
+void attention_work(const struct pred_attn *a, double esz, int backward, double *flops,
+		    double *bytes);
+
 /* The (query, key) pairs one sequence of q_len queries attends, the last
  * q_len of its kv_len keys: q_len kv_len without the causal mask; with it
  * query j (0-based) sees kv_len - q_len + j + 1 keys, at most window of

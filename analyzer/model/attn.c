@@ -83,8 +83,6 @@ static const char *attn_fwd_name(const struct pred_attn *a)
 void attn_describe(struct pred_kernel *k, const struct pred_attn *a, enum gpu_dtype dt,
 		   double esz, int backward)
 {
-	double e = esz, H = a->heads, Hkv = a->kv_heads, d = a->head_dim, dv = a->head_dim_v;
-	double q = (double)a->q_tokens, kv = (double)a->kv_tokens;
 	k->op = PRED_OP_ATTENTION;
 	k->dtype = dt;
 	k->attn = *a;
@@ -104,14 +102,7 @@ void attn_describe(struct pred_kernel *k, const struct pred_attn *a, enum gpu_dt
 	k->n = a->kv_tokens;
 	k->k = a->head_dim;
 	k->batch = a->heads;
-	double kv_bytes = a->form == PRED_ATTN_MLA_DECODE ? kv * d : kv * Hkv * (d + dv);
-	if (!backward) {
-		k->flops = 2.0 * (d + dv) * H * a->pairs;
-		k->bytes = e * q * H * (d + dv) + (a->kv_bytes ? a->kv_bytes : e) * kv_bytes;
-	} else {
-		k->flops = 2.0 * (3.0 * d + 2.0 * dv) * H * a->pairs;
-		k->bytes = e * (2.0 * q * H * (d + dv) + 2.0 * kv_bytes) + 4.0 * q * H;
-	}
+	attention_work(a, esz, backward, &k->flops, &k->bytes);
 }
 
 /* One attention kernel of the call a, in the model's math dtype. */

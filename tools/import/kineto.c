@@ -68,8 +68,7 @@
  * converted to nanoseconds from the number's text, exactly.
  */
 #include "tools/import/import.h"
-#include "analyzer/ktable.h"
-#include "analyzer/model/attn.h"
+#include "predictor/attention.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -755,11 +754,12 @@ static const struct sdpa_args sdpa_ops[] = {
 };
 
 /* Fills g's attention (the call's shape, dtype, FLOPs and bytes, as the
- * model builder describes its own: analyzer/model/attn.c) from a fused
+ * model builder describes its own) from a fused
  * attention op: query (B, H, S_q, D), key (B, H_kv, S_kv, D) and value
  * (B, H_kv, S_kv, D_v) from "Input Dims", is_causal from "Concrete
  * Inputs" (a causal mask as PyTorch aligns it when S_q = S_kv; the queries
- * taken as the last S_q keys' otherwise).  Returns 0; -1 for another op,
+ * taken as the last S_q keys' otherwise), FLOPs and bytes by
+ * attention_work().  Returns 0; -1 for another op,
  * dims that do not fit together or an is_causal the trace does not give. */
 static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 {
@@ -778,22 +778,24 @@ static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 		    v[i] > UINT32_MAX)
 			return -1;
 	if (k[0] != q[0] || v[0] != q[0] || k[1] != v[1] || q[1] % k[1] || k[3] != q[3] ||
-	    v[2] != k[2] || q[2] > k[2] || a->causal >= e->nconc || a->causal >= NCONC ||
+	    v[2] != k[2] || q[2] > k[2] || (double)q[0] * (double)k[2] > 1e15 ||
+	    a->causal >= e->nconc || a->causal >= NCONC ||
 	    e->ncval[a->causal] != 1 || (e->cval[a->causal][0] & ~1))
 		return -1;
-	struct pred_attn pa;
-	struct pred_kernel pk;
-	attn_init(&pa, (enum pred_attn_impl)a->impl, PRED_ATTN_PREFILL, (int)e->cval[a->causal][0],
-		  (uint32_t)q[1], (uint32_t)k[1], (uint32_t)q[3], (uint32_t)v[3]);
-	if (attn_add_seqs(&pa, (uint64_t)q[0], (uint64_t)q[2], (uint64_t)k[2]) != 0)
-		return -1;
+	/* B sequences of S_q queries each attending the last S_q of its S_kv
+	 * keys, as the model builder counts a batch (attn_add_seqs()) */
+	int causal = (int)e->cval[a->causal][0];
+	struct pred_attn pa = {
+		.impl = (enum pred_attn_impl)a->impl, .form = PRED_ATTN_PREFILL,
+		.causal = (uint8_t)causal, .seqs = (uint32_t)q[0], .heads = (uint32_t)q[1],
+		.kv_heads = (uint32_t)k[1], .head_dim = (uint32_t)q[3], .head_dim_v = (uint32_t)v[3],
+		.q_tokens = (uint64_t)(q[0] * q[2]), .kv_tokens = (uint64_t)(q[0] * k[2]),
+		.max_kv = (uint64_t)k[2],
+		.pairs = (double)q[0] * attention_pairs((double)q[2], (double)k[2], causal, 0) };
 	enum trace_dtype t = e->ntype > a->query ? e->type[a->query] : TRACE_DT_UNKNOWN;
 	double esz = trace_dtype_bytes(t);
-	memset(&pk, 0, sizeof pk);
-	attn_describe(&pk, &pa, ktable_dtype(t, TRACE_DT_UNKNOWN), esz > 0 ? esz : 2, a->backward);
+	attention_work(&pa, esz > 0 ? esz : 2, a->backward, &g->attn_flops, &g->bytes);
 	g->dtype = (uint8_t)t;
-	g->attn_flops = pk.flops;
-	g->bytes = pk.bytes;
 	g->attn = (struct trace_attn){
 		.impl = a->impl, .form = TRACE_ATTN_PREFILL, .backward = (uint8_t)a->backward,
 		.causal = pa.causal, .seqs = pa.seqs, .heads = pa.heads, .kv_heads = pa.kv_heads,
