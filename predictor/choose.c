@@ -5,10 +5,22 @@
  *   1b. a tensor-core GEMM (TF32/FP16/BF16/FP8/INT8) of known shape: the
  *      tensor-core GEMM model (tcgemm.c), as a ratio when an origin time
  *      exists.
- *   1c. a fused attention kernel whose shape a program builder gave
- *      (pred_kernel.attn): the attention model (attention.c), as a ratio
- *      when an origin time exists.  Recorded attention kernels have no
- *      shape and keep wave scaling (4).
+ *   1c. a fused attention kernel whose shape a program builder or a
+ *      profiler trace's op gave (pred_kernel.attn): the attention model
+ *      (attention.c), as a ratio when an origin time exists.  Kernels the
+ *      recorder saw have no shape (no library call names it) and keep
+ *      wave scaling (4).
+ *   1d. a 16-bit (FP16/BF16) convolution of known implicit GEMM (a
+ *      recorded or imported cuDNN call, any pass): the tensor-core GEMM
+ *      model on that GEMM (predict_conv_as_gemm()), as a ratio when an
+ *      origin time exists.  DeepBench's FP16 convolutions of tensor-core
+ *      math, V100 <-> T4 (one cuDNN, 7.6.2), the model's constants
+ *      fitted without the target's architecture (surfer-bench
+ *      conv-train): forward 41.1 -> 20.7 %, gradient of the inputs 37.2
+ *      -> 20.8 %, of the filters 62.3 -> 59.7 % against the roofline
+ *      ratio they took before (the FLOP/s ratio 25.3 / 23.2 / 65.1 %).
+ *      BF16 takes it as the same kernels in another type; TF32 is not
+ *      measured and keeps the roofline (3).
  *   2. the tile model covers the kernel (an FP32 GEMM, elementwise, softmax
  *      or norm kernel whose shape is known, and weights for that family):
  *      the tile model, as a ratio when an origin time exists (across
@@ -61,9 +73,9 @@
  *     roofline ratio).  From the shape alone
  *     (no origin time: a config's convolution) the model's own time
  *     21.8% against the roofline's 43.6%: P100 25.7 / 43.6%, P4 22.9 /
- *     41.1%, T4 17.2 / 47.8%, V100 21.6 / 42.0% (docs/conv.md).  Other
- *     dtypes (tensor-core convolutions) keep the roofline: nothing
- *     measured them.
+ *     41.1%, T4 17.2 / 47.8%, V100 21.6 / 42.0% (docs/conv.md).  16-bit
+ *     (tensor-core) convolutions go to the tensor-core GEMM model (1d);
+ *     TF32 ones keep the roofline: nothing measured them.
  */
 #include "predictor/choose.h"
 #include "predictor/attention.h"
@@ -88,6 +100,12 @@ enum pred_method pred_choose(const struct predictor *p, const struct pred_kernel
 	if (k->op == PRED_OP_ATTENTION && attention_model_ns(k, target, tc) > 0 &&
 	    (!measured || attention_model_ns(k, origin, tc) > 0))
 		return PRED_ATTENTION;
+	if (k->op == PRED_OP_CONV && (k->dtype == GPU_DT_FP16 || k->dtype == GPU_DT_BF16)) {
+		struct pred_kernel g;
+		predict_conv_as_gemm(k, &g);
+		if (tcgemm_model_ns(&g, target, tc) > 0 && (!measured || tcgemm_model_ns(&g, origin, tc) > 0))
+			return PRED_TCGEMM;
+	}
 	if (vec16 && vecop_model_ns(k, target, vp) > 0 &&
 	    (!measured || vecop_model_ns(k, origin, vp) > 0))
 		return PRED_VECOP;

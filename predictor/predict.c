@@ -198,13 +198,20 @@ static int pred_run(const struct predictor *p, const struct pred_kernel *k,
 		/* the tile model covers FP32; tensor-core GEMMs have their own */
 		pred_result_clear(out);
 		/* fall through */
-	case PRED_TCGEMM:
-		/* As a ratio when an origin time exists (see choose.c). */
-		if (tcgemm_predict(k, origin, target, &p->tc, out) == 0) {
+	case PRED_TCGEMM: {
+		/* As a ratio when an origin time exists (see choose.c); a
+		 * convolution as its implicit GEMM. */
+		struct pred_kernel g;
+		if (k->op == PRED_OP_CONV) {
+			predict_conv_as_gemm(k, &g);
+			g.origin_ns = k->origin_ns;
+		}
+		if (tcgemm_predict(k->op == PRED_OP_CONV ? &g : k, origin, target, &p->tc, out) == 0) {
 			out->method = PRED_TCGEMM;
 			return 0;
 		}
 		return pred_fallback(k, origin, target, out);
+	}
 	case PRED_VECOP:
 		if (vecop_predict(k, origin, target, &p->vec, out) == 0)
 			return 0;
@@ -226,6 +233,15 @@ static int pred_run(const struct predictor *p, const struct pred_kernel *k,
 	default:
 		return -1;
 	}
+}
+
+void predict_conv_as_gemm(const struct pred_kernel *k, struct pred_kernel *g)
+{
+	*g = *k;
+	g->op = PRED_OP_GEMM;
+	g->batch = k->batch ? k->batch : 1;
+	g->origin_ns = 0;
+	memset(&g->conv, 0, sizeof(g->conv));
 }
 
 /* Methods that do not say which bound applied (the tile model) get the

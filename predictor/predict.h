@@ -326,6 +326,12 @@ void predict_classify(struct pred_kernel *k);
  * the name does not say).  Returns 0, or -1 when the name is not one. */
 int predict_aten_elementwise(const char *name, double *elems_per_thread, unsigned *operands);
 
+/* g = the convolution k as the GEMM its kernels compute: its implicit
+ * GEMM's m, n, k (pred_kernel's, per pass), FLOPs and bytes, op GEMM,
+ * batch 1, no origin time (choose.c: a tensor-core convolution goes to
+ * the tensor-core GEMM model). */
+void predict_conv_as_gemm(const struct pred_kernel *k, struct pred_kernel *g);
+
 const char *pred_method_name(enum pred_method m);
 int pred_method_parse(const char *s, enum pred_method *out);
 const char *pred_op_name(enum pred_op o);

@@ -250,6 +250,12 @@ START_TEST(reads_deepbench_conv)
 		   ",,W,H,C,N,K ,S (Filter width),R (Filter height),pad_w,pad_h,Horizontal stride,"
 		   "Vertical stride,Forward (msec),wrt Inputs (msec),wrt Parameters (msec),,P,Q\r\n"
 		   ",DeepSpeech,700,161,1,4,32,20,5,0,0,2,2,7.8E-2,N/A*,0.127,,341,79\r\n");
+	write_file("dbc/DeepBench_NV_V__Results_-_FP16_ip_Mixed_math.csv",
+		   "Precision,\"16 bit inputs, 16 bit multiplication, 32 bit addition\"\r\n"
+		   "Convolution\r\n"
+		   ",,W,H,C,N,K ,S (Filter width),R (Filter height),pad_w,pad_h,Horizontal stride,"
+		   "Vertical stride,Forward (msec),wrt Inputs (msec),wrt Parameters (msec),,P,Q\r\n"
+		   ",,700,161,1,4,32,20,5,0,0,2,2,0.591,N/A*,1.028,,341,79\r\n");
 	write_file("dbc/DeepBench_NV_P__Specs.csv", "GPU Model,NVIDIA Tesla P100\r\n");
 	write_file("dbc/DeepBench_NV_P__Results_FP32.csv",
 		   "Precision,Float\r\n"
@@ -263,7 +269,7 @@ START_TEST(reads_deepbench_conv)
 	char err[256];
 	memset(&s, 0, sizeof s);
 	ck_assert_int_eq(ns_load_deepbench_conv(&s, db, err, sizeof err), 0);
-	ck_assert_uint_eq(s.n, 5);  /* the V100's input gradient is N/A */
+	ck_assert_uint_eq(s.n, 7);  /* the V100's input gradients are N/A */
 	const struct gpu_spec *v = gpu_find("NVIDIA V100"), *p = gpu_find("NVIDIA Tesla P100");
 	ck_assert_ptr_nonnull(v);
 	ck_assert_ptr_nonnull(p);
@@ -280,6 +286,15 @@ START_TEST(reads_deepbench_conv)
 		ck_assert_int_eq(ns_op_class(r->op), PRED_OP_CONV);
 		ck_assert_int_eq(ns_kernel(r, 1, &k), 0);
 		ck_assert_int_eq(k.op, PRED_OP_CONV);
+		if (r->dtype == GPU_DT_FP16) {
+			/* the tensor-core file's rows: FP16 data */
+			ck_assert(r->gpu == v);
+			ck_assert_int_eq(k.dtype, GPU_DT_FP16);
+			ck_assert(!strcmp(r->op, "conv2d_fwd") ? r->latency_ms == 0.591
+							       : r->latency_ms == 1.028);
+			seen |= 32;
+			continue;
+		}
 		ck_assert_int_eq(k.dtype, GPU_DT_FP32);
 		ck_assert_double_eq_tol(k.flops, 2.0 * 107756 * 32 * 100, 1);
 		if (!strcmp(r->op, "conv2d_fwd")) {
@@ -308,7 +323,7 @@ START_TEST(reads_deepbench_conv)
 			seen |= 16;
 		}
 	}
-	ck_assert_int_eq(seen, 31);
+	ck_assert_int_eq(seen, 63);
 	ns_release(&s);
 	/* the other loaders do not read them */
 	memset(&s, 0, sizeof s);

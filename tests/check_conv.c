@@ -16,6 +16,7 @@
 #include "gpu_specs/figures.h"
 #include "predictor/conv.h"
 #include "predictor/power.h"
+#include "predictor/tcgemm.h"
 #include "predictor/tile.h"
 #include "tests/check_run.h"
 #include "trace/trace.h"
@@ -343,6 +344,62 @@ START_TEST(backward_passes_not_pulled)
 }
 END_TEST
 
+/* A 16-bit convolution (a recorded cuDNN call of FP16 or BF16 data) goes
+ * to the tensor-core GEMM model as its implicit GEMM: auto's time from a
+ * V100 onto a T4 is T_o x tcgemm(T4) / tcgemm(V100) of the GEMM of m = N
+ * P Q, n = K, k = C R S; from the shape, the model's own time.  TF32 is
+ * not measured and keeps the roofline ratio; FP32 the convolution model. */
+START_TEST(tensor_core_conv_as_gemm)
+{
+	const struct gpu_spec *v100 = gpu_find("v100-sxm2-16"), *t4 = gpu_find("t4");
+	struct predictor *pr;
+	char err[128];
+	ck_assert_int_eq(predictor_new(NULL, &pr, err, sizeof err), 0);
+	struct pred_kernel k = conv_kernel("sm70_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc",
+					   32 * 56 * 56, 2.0 * (32.0 * 64 * 56 * 56 * 2 + 64 * 128 * 9));
+	k.dtype = GPU_DT_FP16;
+	k.origin_ns = 2e5;
+	struct pred_kernel g;
+	memset(&g, 0, sizeof g);
+	g.op = PRED_OP_GEMM;
+	g.dtype = GPU_DT_FP16;
+	g.m = k.m;
+	g.n = k.n;
+	g.k = k.k;
+	g.batch = 1;
+	g.flops = k.flops;
+	g.bytes = k.bytes;
+	double to = tcgemm_model_ns(&g, v100, NULL), tt = tcgemm_model_ns(&g, t4, NULL);
+	ck_assert(to > 0 && tt > 0);
+	struct pred_result r;
+	for (int dt = GPU_DT_FP16; dt <= GPU_DT_BF16; dt++) {
+		k.dtype = g.dtype = (enum gpu_dtype)dt;
+		to = tcgemm_model_ns(&g, v100, NULL);
+		tt = tcgemm_model_ns(&g, t4, NULL);
+		if (!(to > 0 && tt > 0))
+			continue;   /* no BF16 tensor cores on these: FP16 only */
+		ck_assert_int_eq(predict_kernel(pr, &k, v100, t4, PRED_AUTO, &r), 0);
+		ck_assert_int_eq(r.method, PRED_TCGEMM);
+		ck_assert_double_eq_tol(r.ns, 2e5 * tt / to, 1e-6 * r.ns);
+	}
+	k.dtype = GPU_DT_FP16;
+	g.dtype = GPU_DT_FP16;
+	k.origin_ns = 0;
+	ck_assert_int_eq(predict_kernel(pr, &k, NULL, t4, PRED_AUTO, &r), 0);
+	ck_assert_int_eq(r.method, PRED_TCGEMM);
+	ck_assert_double_eq_tol(r.ns, tcgemm_model_ns(&g, t4, NULL), 1e-6 * r.ns);
+	k.origin_ns = 2e5;
+	k.dtype = GPU_DT_TF32;
+	ck_assert_int_eq(predict_kernel(pr, &k, gpu_find("a100-sxm4-40"), gpu_find("h100-sxm"),
+					 PRED_AUTO, &r), 0);
+	ck_assert_int_eq(r.method, PRED_ROOFLINE);
+	k.dtype = GPU_DT_FP32;
+	ck_assert_int_eq(predict_kernel(pr, &k, v100, t4, PRED_AUTO, &r), 0);
+	ck_assert_int_eq(r.method, PRED_CONV);
+	predictor_free(pr);
+}
+END_TEST
+
 START_TEST(ratio_form_and_refusals)
 {
 	const struct gpu_spec *v100 = gpu_find("v100-pcie-32"), *t4 = gpu_find("t4");
@@ -662,8 +719,8 @@ END_TEST
  * 128 x 200 output pixels by 64 filters over 1152 taps on 100 SMs of
  * 10 TFLOP/s, 3.7748736e9 FLOPs plus the 1e9 ramp at 0.5 of the peak,
  * the tile's padding at exponent 1 a full one, 954,974.72 ns; the
- * predictor adds no floor (tile_floor 0).  A tensor-core convolution
- * keeps the roofline. */
+ * predictor adds no floor (tile_floor 0).  A tensor-core convolution goes
+ * to the tensor-core GEMM model (tensor_core_conv_as_gemm). */
 START_TEST(auto_from_shape)
 {
 	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
@@ -680,7 +737,7 @@ START_TEST(auto_from_shape)
 	ck_assert_double_eq_tol(r.ns, 954974.72, 1e-2);
 	k.dtype = GPU_DT_FP16;
 	ck_assert_int_eq(predict_kernel(pr, &k, NULL, &g, PRED_AUTO, &r), 0);
-	ck_assert_int_eq(r.method, PRED_ROOFLINE);
+	ck_assert_int_eq(r.method, PRED_TCGEMM);
 	predictor_free(pr);
 }
 END_TEST
@@ -1199,6 +1256,7 @@ int main(void)
 	tcase_add_test(tc, waves_from_recorded_grid);
 	tcase_add_test(tc, wgrad_splits_reduction);
 	tcase_add_test(tc, backward_passes_not_pulled);
+	tcase_add_test(tc, tensor_core_conv_as_gemm);
 	tcase_add_test(tc, shared_memory_per_sm);
 	tcase_add_test(tc, ratio_form_and_refusals);
 	tcase_add_test(tc, fit_reproduces_ratios);

@@ -995,7 +995,9 @@ START_TEST(auto_rule)
 	struct pred_kernel c = {.op = PRED_OP_CONV, .m = 4096, .n = 64, .k = 576,
 				.flops = 1e9, .bytes = 1e7, .origin_ns = 1e5};
 	ck_assert_int_eq(pred_choose(p, &c, &v, &t), PRED_CONV);   /* FP32: the conv model */
-	c.dtype = GPU_DT_FP16;
+	c.dtype = GPU_DT_FP16;             /* tensor cores: its implicit GEMM's model */
+	ck_assert_int_eq(pred_choose(p, &c, &v, &t), PRED_TCGEMM);
+	c.dtype = GPU_DT_TF32;             /* not measured: the roofline */
 	ck_assert_int_eq(pred_choose(p, &c, &v, &t), PRED_ROOFLINE);
 	c.flops = 0;
 	ck_assert_int_eq(pred_choose(p, &c, &v, &t), PRED_WAVE);

@@ -12,7 +12,9 @@
  * are fitted on NeuSight's sweep without it (bench_conv_fit_heldout(), as
  * `surfer-bench conv` does), its measured figures held out, and every
  * shape of each target predicted from each GPU of another architecture,
- * against the FLOP/s and roofline ratios.
+ * against the FLOP/s and roofline ratios.  A second table does the same for
+ * the FP16 convolutions of tensor-core math (V100 and T4) with the
+ * tensor-core GEMM model on each pass's implicit GEMM (choose.c, rule 1d).
  */
 #include "tools/lab/bench_conv_train.h"
 #include "tools/lab/bench_conv.h"
@@ -29,6 +31,8 @@
 #include "gpu_specs/figures.h"
 #include "predictor/conv.h"
 #include "predictor/roofline.h"
+#include "predictor/tcgemm.h"
+#include "tools/lab/bench_tc.h"
 
 #define PROG "surfer-bench"
 #define CT_MAXGPU 16
@@ -39,6 +43,9 @@ static const char *const ct_dir_name[3] = {"forward", "grad inputs", "grad filte
 
 enum { CT_FLOPS, CT_ROOF, CT_CONV, CT_AUTO, CT_NCOL };
 static const char *const ct_col[CT_NCOL] = {"flops-ratio", "roofline", "conv", "auto"};
+/* FP16 (tensor-core) rows: the third column is the tensor-core GEMM
+ * model's ratio on the pass's implicit GEMM */
+static const char *const ct_col16[CT_NCOL] = {"flops-ratio", "roofline", "tcgemm", "auto"};
 
 static void ct_usage(FILE *f)
 {
@@ -84,14 +91,34 @@ static void ct_print(const char *a, const char *b, const struct ct_sum *s, int d
 	printf("\n");
 }
 
+/* The model's ratio model(target) / model(origin) for k: FP32, the
+ * convolution model's (conv_predict()); FP16, the tensor-core GEMM
+ * model's on the pass's implicit GEMM (what a tensor-core convolution
+ * runs: cuDNN's xmma/hmma implicit-GEMM kernels).  <= 0: no ratio. */
+static double ct_model_ratio(const struct pred_kernel *k, const struct gpu_spec *o,
+			     const struct gpu_spec *h, const struct conv_params *p,
+			     const struct tcgemm_params *tc)
+{
+	if (k->dtype == GPU_DT_FP32) {
+		struct pred_result r;
+		return conv_predict(k, o, h, p, 0, &r) == 0 ? r.ns / k->origin_ns : -1;
+	}
+	struct pred_kernel g = *k;
+	g.op = PRED_OP_GEMM;
+	g.origin_ns = 0;
+	double to = tcgemm_model_ns(&g, o, tc), th = tcgemm_model_ns(&g, h, tc);
+	return to > 0 && th > 0 ? th / to : -1;
+}
+
 /* Every shape of target h predicted from each GPU of another architecture
  * with the constants p fitted without h's; the sums per pass into *arch.
  * 0 or a negative errno. */
 static int ct_target(const struct ns_set *set, const struct gpu_spec *h,
 		     const struct gpu_spec *const *gpus, size_t ng, const struct conv_params *p,
-		     struct ct_sum *arch, FILE *dump)
+		     const struct tcgemm_params *tc, enum gpu_dtype dt, struct ct_sum *arch,
+		     FILE *dump)
 {
-	struct pred_config pc = {.conv = p};
+	struct pred_config pc = {.conv = p, .tcgemm = tc};
 	struct predictor *ap;
 	char perr[256];
 	if (predictor_new(&pc, &ap, perr, sizeof perr) != 0)
@@ -111,25 +138,26 @@ static int ct_target(const struct ns_set *set, const struct gpu_spec *h,
 			}
 			for (size_t i = 0; i < np; i++) {
 				struct pred_kernel k;
-				struct pred_result r, ra;
-				if (ns_kernel(pairs[i].origin, 1, &k) != 0 ||
-				    conv_predict(&k, o, h, p, 0, &r) != 0 ||
+				struct pred_result ra;
+				double model;
+				if (pairs[i].origin->dtype != dt || ns_kernel(pairs[i].origin, 1, &k) != 0 ||
+				    !((model = ct_model_ratio(&k, o, h, p, tc)) > 0) ||
 				    predict_kernel(ap, &k, o, h, PRED_AUTO, &ra) != 0)
 					continue;
 				double on = k.origin_ns, tn = pairs[i].target->latency_ms * 1e6;
 				double pred[CT_NCOL];
-				pred[CT_FLOPS] = on * o->peak_tflops[GPU_DT_FP32] / h->peak_tflops[GPU_DT_FP32];
+				pred[CT_FLOPS] = on * o->peak_tflops[dt] / h->peak_tflops[dt];
 				pred[CT_ROOF] = on * roofline_ns(&k, h, NULL) / roofline_ns(&k, o, NULL);
-				pred[CT_CONV] = r.ns;
+				pred[CT_CONV] = on * model;
 				pred[CT_AUTO] = ra.ns;
 				for (int c = 0; c < CT_NCOL; c++)
 					ape[c] += fabs(pred[c] - tn) / tn;
 				cnt++;
 				if (dump) {
 					const uint64_t *d = pairs[i].origin->dims;
-					fprintf(dump, "%s,%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,"
+					fprintf(dump, "%s,%s,%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,"
 						"%llu,%llu,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%s\n", h->id, o->id,
-						ct_dir_op[dir], (unsigned long long)d[0],
+						ct_dir_op[dir], gpu_dtype_name(dt), (unsigned long long)d[0],
 						(unsigned long long)d[1], (unsigned long long)d[2],
 						(unsigned long long)d[3], (unsigned long long)d[4],
 						(unsigned long long)d[5], (unsigned long long)d[6],
@@ -154,6 +182,83 @@ static int ct_target(const struct ns_set *set, const struct gpu_spec *h,
 	}
 	predictor_free(ap);
 	return rc;
+}
+
+/* One table: the rows of dtype dt (FP32: the convolution model, fitted on
+ * NeuSight's sweep under ns without each target's architecture; FP16:
+ * the tensor-core GEMM model, fitted on the GEMMs under root likewise),
+ * each target (only, or every GPU with such rows) from each GPU of another
+ * architecture, then the means per held-out architecture and over the
+ * pairs.  0 or a negative errno (-EINVAL after its message). */
+static int ct_section(const struct ns_set *set, const struct gpu_spec *const *gpus, size_t ng,
+		      const struct gpu_spec *only, const char *ns, const char *root,
+		      enum gpu_dtype dt, FILE *dump)
+{
+	const char *const *col = dt == GPU_DT_FP32 ? ct_col : ct_col16;
+	char err[512];
+	if (dt == GPU_DT_FP32)
+		printf("# DeepBench's FP32 training convolutions, each target's architecture out of the\n"
+		       "# convolution model's fit (NeuSight's sweep) and its figures held out; origins of\n"
+		       "# other architectures only; MAPE per pair and pass\n");
+	else
+		printf("\n# DeepBench's FP16 convolutions of tensor-core math: the tensor-core GEMM\n"
+		       "# model (tcgemm) on each pass's implicit GEMM, its constants fitted without the\n"
+		       "# target's architecture; auto is what surfer-analyze does with such a call\n");
+	printf("%-22s %-16s %-12s %6s", "origin", "held-out target", "pass", "n");
+	for (int c = 0; c < CT_NCOL; c++)
+		printf(" %12s", col[c]);
+	printf("\n");
+	struct ct_sum all, arch[CT_MAXGPU];
+	memset(&all, 0, sizeof all);
+	memset(arch, 0, sizeof arch);
+	int rc = 0;
+	uint32_t done[CT_MAXGPU];
+	size_t ndone = 0;
+	for (size_t g = 0; g < ng && rc == 0; g++) {
+		const struct gpu_spec *h = gpus[g];
+		size_t rows = 0;
+		for (size_t i = 0; i < set->n; i++)
+			rows += set->rows[i].gpu == h && set->rows[i].dtype == dt;
+		if ((only && h != only) || !rows)
+			continue;
+		struct conv_params p = conv_default_params;
+		struct tcgemm_params tc = tcgemm_default_params;
+		gpu_figures_hold_out(h->cc);
+		if (dt == GPU_DT_FP32 ? bench_conv_fit_heldout(ns, h->cc, &p, err, sizeof err) < 0
+				      : bench_tc_fit_heldout(root, &h->cc, 1, &tc, err, sizeof err) != 0) {
+			gpu_figures_hold_out(0);
+			fprintf(stderr, PROG ": conv-train: %s\n", err);
+			return -EINVAL;
+		}
+		rc = ct_target(set, h, gpus, ng, &p, &tc, dt, &arch[g], dump);
+		gpu_figures_hold_out(0);
+		size_t d = 0;
+		while (d < ndone && done[d] != h->cc)
+			d++;
+		if (d == ndone)
+			done[ndone++] = h->cc;
+	}
+	if (rc != 0)
+		return rc;
+	printf("\nper held-out architecture (mean over its pairs):\n");
+	for (size_t d = 0; d < ndone; d++) {
+		struct ct_sum s;
+		char lab[32];
+		memset(&s, 0, sizeof s);
+		for (size_t g = 0; g < ng; g++)
+			if (gpus[g]->cc == done[d] && (!only || gpus[g] == only))
+				for (int dir = 0; dir < 3; dir++)
+					ct_add(&s, dir, arch[g].err[dir], arch[g].n[dir]);
+		snprintf(lab, sizeof lab, "sm_%u", (unsigned)done[d]);
+		for (int dir = 0; dir < 3; dir++) {
+			ct_print(lab, "", &s, dir);
+			ct_add(&all, dir, s.err[dir], s.n[dir]);
+		}
+	}
+	printf("\nmean over the pairs:\n");
+	for (int dir = 0; dir < 3; dir++)
+		ct_print("all", "", &all, dir);
+	return 0;
 }
 
 int bench_conv_train_main(const struct bench_args *a)
@@ -209,61 +314,12 @@ int bench_conv_train_main(const struct bench_args *a)
 		return surfer_exit_code(SURFER_EINVAL);
 	}
 	if (dump)
-		fprintf(dump, "target,origin,pass,N,C,H,W,K,R,S,pad_h,pad_w,stride_h,stride_w,"
-			      "origin_ns,target_ns,flops_ratio_ns,roofline_ns,conv_ns,auto_ns,auto_method\n");
-	printf("# DeepBench's FP32 training convolutions, each target's architecture out of the\n"
-	       "# convolution model's fit (NeuSight's sweep) and its figures held out; origins of\n"
-	       "# other architectures only; MAPE per pair and pass\n");
-	printf("%-22s %-16s %-12s %6s", "origin", "held-out target", "pass", "n");
-	for (int c = 0; c < CT_NCOL; c++)
-		printf(" %12s", ct_col[c]);
-	printf("\n");
-	struct ct_sum all, arch[CT_MAXGPU];
-	memset(&all, 0, sizeof all);
-	memset(arch, 0, sizeof arch);
-	int rc = 0;
-	uint32_t done[CT_MAXGPU];
-	size_t ndone = 0;
-	for (size_t g = 0; g < ng && rc == 0; g++) {
-		const struct gpu_spec *h = gpus[g];
-		if (only && h != only)
-			continue;
-		struct conv_params p = conv_default_params;
-		gpu_figures_hold_out(h->cc);
-		long nf = bench_conv_fit_heldout(ns, h->cc, &p, err, sizeof err);
-		if (nf < 0) {
-			fprintf(stderr, PROG ": conv-train: %s\n", err);
-			rc = -EINVAL;
-			break;
-		}
-		rc = ct_target(&set, h, gpus, ng, &p, &arch[g], dump);
-		gpu_figures_hold_out(0);
-		size_t d = 0;
-		while (d < ndone && done[d] != h->cc)
-			d++;
-		if (d == ndone)
-			done[ndone++] = h->cc;
-	}
-	if (rc == 0) {
-		printf("\nper held-out architecture (mean over its pairs):\n");
-		for (size_t d = 0; d < ndone; d++) {
-			struct ct_sum s;
-			char lab[32];
-			memset(&s, 0, sizeof s);
-			for (size_t g = 0; g < ng; g++)
-				if (gpus[g]->cc == done[d] && (!only || gpus[g] == only))
-					for (int dir = 0; dir < 3; dir++)
-						ct_add(&s, dir, arch[g].err[dir], arch[g].n[dir]);
-			snprintf(lab, sizeof lab, "sm_%u", (unsigned)done[d]);
-			for (int dir = 0; dir < 3; dir++) {
-				ct_print(lab, "", &s, dir);
-				ct_add(&all, dir, s.err[dir], s.n[dir]);
-			}
-		}
-		printf("\nmean over the pairs:\n");
-		for (int dir = 0; dir < 3; dir++)
-			ct_print("all", "", &all, dir);
-	}
+		fprintf(dump, "target,origin,pass,dtype,N,C,H,W,K,R,S,pad_h,pad_w,stride_h,stride_w,"
+			      "origin_ns,target_ns,flops_ratio_ns,roofline_ns,model_ns,auto_ns,"
+			      "auto_method\n");
+	int rc = ct_section(&set, gpus, ng, only, ns, a->data, GPU_DT_FP32, dump);
+	if (rc == 0)
+		rc = ct_section(&set, gpus, ng, only, ns, a->data, GPU_DT_FP16, dump);
 	if (dump && fclose(dump) != 0 && rc == 0)
 		rc = -EIO;
 	ns_release(&set);

@@ -182,7 +182,7 @@ static int db_names(const char *h, const char *c)
 /* One convolution line of a DeepBench results file: up to three rows.
  * Lines whose shape does not parse are skipped; 0, or -1 (memory). */
 static int db_conv_line(struct loader *L, char **f, size_t n, const int *col, const char *dev,
-			const struct gpu_spec *g)
+			const struct gpu_spec *g, enum gpu_dtype dt)
 {
 	struct ns_row r;
 	memset(&r, 0, sizeof r);
@@ -197,7 +197,7 @@ static int db_conv_line(struct loader *L, char **f, size_t n, const int *col, co
 	r.ndims = DB_FWD;
 	r.device = dev;
 	r.gpu = g;
-	r.dtype = GPU_DT_FP32;
+	r.dtype = dt;
 	r.kname = r.kernels = intern(L->s->strings, "");
 	for (int dir = 0; dir < 3; dir++) {
 		int c = col[DB_FWD + dir];
@@ -224,13 +224,12 @@ static int db_conv_line(struct loader *L, char **f, size_t n, const int *col, co
  * bit multiplication, 32 bit addition"; not the P100's "32 bit
  * multiplication", FP32 math on FP16 data); the caller has read the first
  * line.  With L->conv_only the rows of the "Convolution" section of the
- * FP32 files instead (db_conv_line()), and no GEMM. */
+ * same files instead (db_conv_line()), and no GEMM. */
 static int load_deepbench(struct loader *L, struct csv_reader *csv, const char *path,
 			  const char *precision)
 {
 	enum gpu_dtype dt = GPU_DT_FP32;
-	if (!L->conv_only && L->fmt == NS_FMT_DEEPBENCH &&
-	    strstr(precision, "16 bit inputs, 16 bit multiplication"))
+	if (L->fmt == NS_FMT_DEEPBENCH && strstr(precision, "16 bit inputs, 16 bit multiplication"))
 		dt = GPU_DT_FP16;
 	else if (strcmp(precision, "Float") != 0)
 		return 0;                    /* other precisions: not modelled */
@@ -261,7 +260,7 @@ static int load_deepbench(struct loader *L, struct csv_reader *csv, const char *
 						if (db_names(f[i], db_conv_cols[c]))
 							col[c] = (int)i;
 				}
-			} else if (db_conv_line(L, f, n, col, dev, g) != 0) {
+			} else if (db_conv_line(L, f, n, col, dev, g, dt) != 0) {
 				snprintf(L->err, L->errlen, "'%s': out of memory", path);
 				return -1;
 			}
@@ -709,7 +708,8 @@ static double elementwise_flops(const char *op)
 
 /* A DeepBench convolution row as the cuDNN call of its direction the
  * recorder would have written (struct trace_conv: NCHW, no dilation, one
- * group), through the analyzer's own shape rule (ktable_lib_from_conv():
+ * group; FP16 data with FP32 accumulation for the tensor-core rows),
+ * through the analyzer's own shape rule (ktable_lib_from_conv():
  * the direction's implicit GEMM, its FLOPs and bytes, a forward pass's
  * geometry).  0, or -1 when the shape leaves no output. */
 static int db_conv_kernel(const struct ns_row *r, struct pred_kernel *k)
@@ -745,7 +745,8 @@ static int db_conv_kernel(const struct ns_row *r, struct pred_kernel *k)
 	c.stride[1] = (int64_t)d[DB_STRIDE_W];
 	c.dilation[0] = c.dilation[1] = 1;
 	c.groups = 1;
-	c.dtype = c.compute_type = TRACE_DT_F32;
+	c.dtype = r->dtype == GPU_DT_FP16 ? TRACE_DT_F16 : TRACE_DT_F32;
+	c.compute_type = TRACE_DT_F32;
 	ktable_lib_from_conv(&lib, &c);
 	k->dtype = lib.dtype;
 	k->m = lib.m;

@@ -77,7 +77,8 @@ int ns_load_format(struct ns_set *s, const char *path, enum ns_format fmt,
 		   size_t errlen);
 
 /* DeepBench's training convolutions (csv/results/train, the "Convolution"
- * section of each FP32 results file): per shape, the forward pass, the
+ * section of each FP32 results file, and of the FP16 ones of tensor-core
+ * math, rows of dtype FP16): per shape, the forward pass, the
  * gradient with respect to the inputs and to the filters as three rows,
  * ops "conv2d_fwd", "conv2d_dgrad" and "conv2d_wgrad" (a time DeepBench
  * gives as N/A: no row), 11 dims as struct ns_row says, each a whole cuDNN
