@@ -123,9 +123,11 @@ static double cv_tile_n(double filters)
 /* The gradient of the filters is a GEMM of K filters by C R S taps over a
  * reduction of N P Q output pixels: a few output tiles over a long
  * reduction (DeepBench's shapes: 1-16 tiles of 128 x 64 over 10^4-10^6
- * pixels), which cuDNN's wgrad kernels split across blocks (their grids
- * are many times the output tiles: on our H200's ResNet-50 trace 32 x 32
- * wgrad tiles).  Counted as the tiles' blocks alone the wave term took a
+ * pixels), for which cuDNN's wgrad kernels launch many more blocks than
+ * such tiles: on our H200's ResNet-50 profile wgrad_alg0_engine splits the
+ * reduction 128-448 ways (grid z; 8192-18432 blocks where 128 x 64 tiles
+ * number 2-18) and sm80_xmma_wgrad runs 32 x 32 tiles.  Counted as the
+ * 128 x 64 tiles' blocks alone the wave term took a
  * GPU of many SMs to idle most of them: on DeepBench's training
  * convolutions the model predicted the filters' gradient from or onto the
  * P100 and V100 0.3-0.7 (log) off, 44.8 % held out where the FLOP/s ratio

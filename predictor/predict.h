@@ -83,15 +83,15 @@ enum pred_attn_form {
 	PRED_ATTN_PREFILL = 0, PRED_ATTN_DECODE, PRED_ATTN_MLA_DECODE, PRED_ATTN_FORM_COUNT
 };
 
-/* A forward convolution's geometry, where the caller knows it (a recorded
- * cuDNN descriptor, a NeuSight row); all 0: unknown.  predictor/conv.c
- * reads it to say where cuDNN's Winograd algorithm applies (a 3 x 3
- * filter at unit stride) and how its 4 x 4 output tiles pad P x Q. */
 /* A convolution's pass: the forward one, the gradient of its inputs
  * (cuDNN's dgrad: an implicit GEMM of N H W pixels by C channels over K R
  * S) or of its filters (wgrad: K filters by C R S taps over N P Q). */
 enum pred_conv_pass { PRED_CONV_FWD = 0, PRED_CONV_DGRAD, PRED_CONV_WGRAD };
 
+/* A forward convolution's geometry, where the caller knows it (a recorded
+ * cuDNN descriptor, a NeuSight row); all 0: unknown.  predictor/conv.c
+ * reads it to say where cuDNN's Winograd algorithm applies (a 3 x 3
+ * filter at unit stride) and how its 4 x 4 output tiles pad P x Q. */
 struct pred_conv {
 	uint32_t r, s;                /* filter height and width                 */
 	uint32_t p, q;                /* output height and width                 */
