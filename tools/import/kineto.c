@@ -607,16 +607,21 @@ static int gemm_shape(const struct scratch *e, struct import_gemm *g)
  * and aten::_convolution (input, weight, bias, stride, padding, dilation,
  * transposed, output_padding, groups, ...), aten::cudnn_convolution
  * (input, weight, padding, stride, dilation, groups, ...: no bias, never
- * transposed).  -1: the op has no such argument. */
+ * transposed), aten::convolution_backward (grad_output, input, weight,
+ * bias_sizes, stride, padding, dilation, transposed, output_padding,
+ * groups, output_mask: the passes asked for).  input: the index of the
+ * input's dims (the weight's follow; a backward op's grad_output's are
+ * first); -1: the op has no such argument. */
 struct conv_args {
 	const char *name;
-	int stride, pad, dilation, transposed, groups;
+	int input, stride, pad, dilation, transposed, groups, mask;
 };
 
 static const struct conv_args conv_ops[] = {
-	{ "aten::convolution", 3, 4, 5, 6, 8 },
-	{ "aten::_convolution", 3, 4, 5, 6, 8 },
-	{ "aten::cudnn_convolution", 3, 2, 4, -1, 5 },
+	{ "aten::convolution", 0, 3, 4, 5, 6, 8, -1 },
+	{ "aten::_convolution", 0, 3, 4, 5, 6, 8, -1 },
+	{ "aten::cudnn_convolution", 0, 3, 2, 4, -1, 5, -1 },
+	{ "aten::convolution_backward", 1, 4, 5, 6, 7, 9, 10 },
 };
 
 /* Concrete input i's two values (a 2-D convolution's height and width), a
@@ -631,29 +636,35 @@ static int conv_pair(const struct scratch *e, int i, int64_t v[2])
 	return 0;
 }
 
-/* Fills c with the forward 2-D convolution a convolution op describes:
- * input (N, C, H, W) and filter (K, C/groups, R, S) from "Input Dims",
- * stride, padding, dilation and groups from "Concrete Inputs", and the
- * output (N, K, P, Q) by cuDNN's formula
+/* Fills c with the 2-D convolution a convolution op describes: input (N,
+ * C, H, W) and filter (K, C/groups, R, S) from "Input Dims", stride,
+ * padding, dilation and groups from "Concrete Inputs", and the output (N,
+ * K, P, Q) by cuDNN's formula
  *   P = (H + 2 pad_h - dilation_h (R - 1) - 1) / stride_h + 1
- * (Q likewise with W, S).  Returns 0; 1 when the op is a convolution whose
+ * (Q likewise with W, S).  A forward op's record has dir
+ * TRACE_CONV_FWD and *mask 0; aten::convolution_backward's grad_output
+ * must be that output, *mask is its output_mask's first two flags (bit 0
+ * the inputs' gradient, bit 1 the filters'; both when the trace does not
+ * give it) and dir TRACE_CONV_BWD_DATA, or BWD_FILTER when only the
+ * filters' is asked for.  Returns 0; 1 when the op is a convolution whose
  * stride, padding, dilation or groups the trace does not give (a trace
  * without "Concrete Inputs": P and Q are then unknown and nothing is
  * guessed); -1 when it is another op, a transposed or non-2-D convolution,
  * or the values do not fit together. */
-static int conv_shape(const struct scratch *e, struct trace_conv *c)
+static int conv_shape(const struct scratch *e, struct trace_conv *c, unsigned *mask)
 {
 	const char *n = e->name ? e->name : "";
 	const struct conv_args *a = NULL;
 	for (size_t i = 0; i < sizeof conv_ops / sizeof conv_ops[0]; i++)
 		if (equals(n, e->name_len, conv_ops[i].name))
 			a = &conv_ops[i];
-	if (!a || e->nin < 2 || e->ndim[0] != 4 || e->ndim[1] != 4)
+	if (!a || e->nin < a->input + 2)
 		return -1;
-	const int64_t *in = e->dims[0], *f = e->dims[1];
-	for (int i = 0; i < 4; i++)
-		if (in[i] <= 0 || f[i] <= 0)
-			return -1;
+	for (int x = 0; x < a->input + 2; x++)
+		for (int i = 0; i < 4; i++)
+			if (e->ndim[x] != 4 || e->dims[x][i] <= 0)
+				return -1;
+	const int64_t *in = e->dims[a->input], *f = e->dims[a->input + 1];
 	int64_t st[2], pad[2], dil[2], tr[2], grp[2];
 	if (a->transposed >= 0 && conv_pair(e, a->transposed, tr) == 0 && tr[0] != 0)
 		return -1;
@@ -663,68 +674,31 @@ static int conv_shape(const struct scratch *e, struct trace_conv *c)
 	int64_t g = grp[0];
 	if (g < 1 || g > UINT32_MAX || in[1] != f[1] * g || f[0] % g)
 		return -1;
-	int64_t out[2];
+	int64_t out[4] = { in[0], f[0], 0, 0 };
 	for (int d = 0; d < 2; d++) {
 		if (st[d] < 1 || pad[d] < 0 || dil[d] < 1)
 			return -1;
 		int64_t span = dil[d] * (f[2 + d] - 1) + 1;   /* the filter's reach */
 		if (in[2 + d] + 2 * pad[d] < span)
 			return -1;
-		out[d] = (in[2 + d] + 2 * pad[d] - span) / st[d] + 1;
+		out[2 + d] = (in[2 + d] + 2 * pad[d] - span) / st[d] + 1;
 	}
-	enum trace_dtype t = e->ntype > 0 ? e->type[0] : TRACE_DT_UNKNOWN;
-	*c = (struct trace_conv){
-		.api = TRACE_CONV_API_IMPORTED, .dir = TRACE_CONV_FWD, .nbdims = 4,
-		.in = { in[0], in[1], in[2], in[3] }, .filt = { f[0], f[1], f[2], f[3] },
-		.out = { in[0], f[0], out[0], out[1] },
-		.stride = { st[0], st[1] }, .pad = { pad[0], pad[1] },
-		.dilation = { dil[0], dil[1] }, .groups = (uint32_t)g,
-		.dtype = t, .compute_type = t == TRACE_DT_F64 ? TRACE_DT_F64 : TRACE_DT_F32 };
-	return 0;
-}
-
-/* Fills c with the convolution aten::convolution_backward differentiates
- * (as conv_shape() does the forward one: grad_output (N, K, P, Q), input
- * (N, C, H, W) and weight (K, C/groups, R, S) from "Input Dims"; stride,
- * padding, dilation, transposed and groups from "Concrete Inputs"), dir
- * TRACE_CONV_BWD_DATA, and *mask its output_mask's first two flags (bit 0
- * the inputs' gradient, bit 1 the filters'; both when the trace does not
- * give it).  Returns 0; 1 when the trace does not give the stride,
- * padding, dilation or groups; -1 for another op, a transposed or non-2-D
- * convolution, or dims that do not fit together (the output's P and Q
- * must be what cuDNN's formula gives). */
-static int conv_bwd_shape(const struct scratch *e, struct trace_conv *c, unsigned *mask)
-{
-	if (!equals(e->name ? e->name : "", e->name_len, "aten::convolution_backward") || e->nin < 3 ||
-	    e->ndim[0] != 4 || e->ndim[1] != 4 || e->ndim[2] != 4)
-		return -1;
-	const int64_t *go = e->dims[0], *in = e->dims[1], *f = e->dims[2];
-	for (int i = 0; i < 4; i++)
-		if (go[i] <= 0 || in[i] <= 0 || f[i] <= 0)
-			return -1;
-	int64_t st[2], pad[2], dil[2], tr[2], grp[2];
-	if (conv_pair(e, 7, tr) == 0 && tr[0] != 0)
-		return -1;
-	if (conv_pair(e, 4, st) || conv_pair(e, 5, pad) || conv_pair(e, 6, dil) || conv_pair(e, 9, grp))
-		return 1;
-	int64_t g = grp[0];
-	if (g < 1 || g > UINT32_MAX || in[1] != f[1] * g || f[0] % g || go[0] != in[0] || go[1] != f[0])
-		return -1;
-	for (int d = 0; d < 2; d++) {
-		if (st[d] < 1 || pad[d] < 0 || dil[d] < 1)
-			return -1;
-		int64_t span = dil[d] * (f[2 + d] - 1) + 1;
-		if (in[2 + d] + 2 * pad[d] < span || go[2 + d] != (in[2 + d] + 2 * pad[d] - span) / st[d] + 1)
-			return -1;
+	enum trace_conv_dir dir = TRACE_CONV_FWD;
+	*mask = 0;
+	if (a->input > 0) {    /* the backward op: grad_output is the output */
+		for (int i = 0; i < 4; i++)
+			if (e->dims[0][i] != out[i])
+				return -1;
+		*mask = 3;
+		if (a->mask < e->nconc && a->mask < NCONC && e->ncval[a->mask] >= 2)
+			*mask = (e->cval[a->mask][0] ? 1u : 0u) | (e->cval[a->mask][1] ? 2u : 0u);
+		dir = *mask == 2 ? TRACE_CONV_BWD_FILTER : TRACE_CONV_BWD_DATA;
 	}
-	*mask = 3;
-	if (e->nconc > 10 && e->ncval[10] >= 2)
-		*mask = (e->cval[10][0] ? 1u : 0u) | (e->cval[10][1] ? 2u : 0u);
-	enum trace_dtype t = e->ntype > 1 ? e->type[1] : TRACE_DT_UNKNOWN;
+	enum trace_dtype t = e->ntype > a->input ? e->type[a->input] : TRACE_DT_UNKNOWN;
 	*c = (struct trace_conv){
-		.api = TRACE_CONV_API_IMPORTED, .dir = TRACE_CONV_BWD_DATA, .nbdims = 4,
+		.api = TRACE_CONV_API_IMPORTED, .dir = dir, .nbdims = 4,
 		.in = { in[0], in[1], in[2], in[3] }, .filt = { f[0], f[1], f[2], f[3] },
-		.out = { go[0], go[1], go[2], go[3] },
+		.out = { out[0], out[1], out[2], out[3] },
 		.stride = { st[0], st[1] }, .pad = { pad[0], pad[1] },
 		.dilation = { dil[0], dil[1] }, .groups = (uint32_t)g,
 		.dtype = t, .compute_type = t == TRACE_DT_F64 ? TRACE_DT_F64 : TRACE_DT_F32 };
@@ -1013,15 +987,13 @@ static void finish_event(struct parser *p)
 	case CAT_CPU_OP: {
 		struct import_gemm g;
 		memset(&g, 0, sizeof(g));
-		int conv = e->has_tid ? conv_shape(e, &g.conv) : -1;
 		unsigned mask = 0;
-		if (conv < 0 && e->has_tid && (conv = conv_bwd_shape(e, &g.conv, &mask)) == 0) {
+		int conv = e->has_tid ? conv_shape(e, &g.conv, &mask) : -1;
+		if (conv == 0 && g.conv.dir != TRACE_CONV_FWD) {
 			/* no gradient asked: no record (its kernels are none) */
 			if (!mask)
 				return;
 			g.conv_bwd = (uint8_t)mask;
-			if (mask == 2)
-				g.conv.dir = TRACE_CONV_BWD_FILTER;
 		}
 		/* counted once per convolution, at its outermost op */
 		if (conv == 1 && (equals(e->name, e->name_len, "aten::convolution") ||
