@@ -91,11 +91,11 @@ static long cb_samples(const struct ns_set *set, const struct gpu_spec *const *g
 }
 
 /* The samples of the shape efficiency: every conv row of a GPU whose
- * compute capability is not cc_out (0: all), skip's none, as a config
- * gives it (no
- * name, no grid).  *out is malloc'd; returns the count, or -1 (memory). */
+ * compute capability is not cc_out (0: all), skip's none (or, with only,
+ * only's alone), as a config gives it (no name, no grid).  *out is
+ * malloc'd; returns the count, or -1 (memory). */
 static long cb_shape_samples(const struct ns_set *set, uint32_t cc_out, const struct gpu_spec *skip,
-			     struct conv_sample **out)
+			     const struct gpu_spec *only, struct conv_sample **out)
 {
 	size_t n = 0;
 	*out = calloc(set->n ? set->n : 1, sizeof(**out));
@@ -104,8 +104,9 @@ static long cb_shape_samples(const struct ns_set *set, uint32_t cc_out, const st
 	for (size_t i = 0; i < set->n; i++) {
 		const struct ns_row *r = &set->rows[i];
 		struct conv_sample *x = &(*out)[n];
-		if (!r->gpu || r->gpu->cc == cc_out || r->gpu == skip || ns_op_class(r->op) != PRED_OP_CONV ||
-		    ns_kernel(r, 0, &x->k) != 0 || !(r->latency_ms > 0))
+		if (!r->gpu || r->gpu->cc == cc_out || r->gpu == skip || (only && r->gpu != only) ||
+		    ns_op_class(r->op) != PRED_OP_CONV || ns_kernel(r, 0, &x->k) != 0 ||
+		    !(r->latency_ms > 0))
 			continue;
 		x->target = r->gpu;
 		x->ns = r->latency_ms * 1e6;
@@ -129,7 +130,7 @@ static int cb_fit(const struct ns_set *set, const struct gpu_spec *const *gpus, 
 	long n = cb_samples(set, gpus, ng, cc_out, skip, 0, &buf), ns = 0;
 	int rc = n < 0 ? -ENOMEM : conv_fit(buf, (size_t)n, p, &r[0]);
 	if (rc == 0) {
-		ns = cb_shape_samples(set, cc_out, skip, &sb);
+		ns = cb_shape_samples(set, cc_out, skip, NULL, &sb);
 		rc = ns < 0 ? -ENOMEM : conv_fit_shape(sb, (size_t)ns, p, &r[1]);
 		free(sb);
 	}
@@ -183,31 +184,22 @@ static void cb_print_shape(const struct conv_params *p)
  * compiled-in ones (conv_fit_shape()).  0 or a negative errno. */
 static int cb_emit_shape(const struct ns_set *set, const struct gpu_spec *g)
 {
-	struct conv_sample *sb = calloc(set->n ? set->n : 1, sizeof(*sb));
+	struct conv_sample *sb;
 	struct conv_params p = conv_default_params;
-	size_t n = 0;
 	double rms = 0;
-	if (!sb)
+	long n = cb_shape_samples(set, 0, NULL, g, &sb);
+	if (n < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < set->n; i++) {
-		const struct ns_row *r = &set->rows[i];
-		struct conv_sample *x = &sb[n];
-		if (r->gpu != g || ns_op_class(r->op) != PRED_OP_CONV || ns_kernel(r, 0, &x->k) != 0 ||
-		    !(r->latency_ms > 0))
-			continue;
-		/* no Winograd term where g's cuDNN runs none */
-		if (!conv_has_winograd(g))
-			memset(&x->k.conv, 0, sizeof(x->k.conv));
-		x->target = g;
-		x->ns = r->latency_ms * 1e6;
-		n++;
-	}
-	if (!conv_has_winograd(g))
+	/* no Winograd term where g's cuDNN runs none */
+	if (!conv_has_winograd(g)) {
+		for (long i = 0; i < n; i++)
+			memset(&sb[i].k.conv, 0, sizeof(sb[i].k.conv));
 		p.shape_wino_eff = p.shape_wino_steps = p.shape_softmin = 0;
-	int rc = conv_fit_shape(sb, n, &p, &rms);
+	}
+	int rc = conv_fit_shape(sb, (size_t)n, &p, &rms);
 	free(sb);
 	if (rc == 0) {
-		printf("/* %zu convolutions of %s, weighted RMS of log error %.3f */\n", n, g->id, rms);
+		printf("/* %ld convolutions of %s, weighted RMS of log error %.3f */\n", n, g->id, rms);
 		cb_print_shape(&p);
 	}
 	return rc;

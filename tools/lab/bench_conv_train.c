@@ -212,7 +212,10 @@ static int ct_section(const struct ns_set *set, const struct gpu_spec *const *gp
 	memset(&all, 0, sizeof all);
 	memset(arch, 0, sizeof arch);
 	int rc = 0;
+	/* the architectures held out so far, each fitted once for its boards */
 	uint32_t done[CT_MAXGPU];
+	struct conv_params fit[CT_MAXGPU];
+	struct tcgemm_params fit_tc[CT_MAXGPU];
 	size_t ndone = 0;
 	for (size_t g = 0; g < ng && rc == 0; g++) {
 		const struct gpu_spec *h = gpus[g];
@@ -221,22 +224,24 @@ static int ct_section(const struct ns_set *set, const struct gpu_spec *const *gp
 			rows += set->rows[i].gpu == h && set->rows[i].dtype == dt;
 		if ((only && h != only) || !rows)
 			continue;
-		struct conv_params p = conv_default_params;
-		struct tcgemm_params tc = tcgemm_default_params;
-		gpu_figures_hold_out(h->cc);
-		if (dt == GPU_DT_FP32 ? bench_conv_fit_heldout(ns, h->cc, &p, err, sizeof err) < 0
-				      : bench_tc_fit_heldout(root, &h->cc, 1, &tc, err, sizeof err) != 0) {
-			gpu_figures_hold_out(0);
-			fprintf(stderr, PROG ": conv-train: %s\n", err);
-			return -EINVAL;
-		}
-		rc = ct_target(set, h, gpus, ng, &p, &tc, dt, &arch[g], dump);
-		gpu_figures_hold_out(0);
 		size_t d = 0;
 		while (d < ndone && done[d] != h->cc)
 			d++;
-		if (d == ndone)
+		gpu_figures_hold_out(h->cc);
+		if (d == ndone) {
+			fit[d] = conv_default_params;
+			fit_tc[d] = tcgemm_default_params;
+			if (dt == GPU_DT_FP32 ? bench_conv_fit_heldout(ns, h->cc, &fit[d], err, sizeof err) < 0
+					      : bench_tc_fit_heldout(root, &h->cc, 1, &fit_tc[d], err,
+								     sizeof err) != 0) {
+				gpu_figures_hold_out(0);
+				fprintf(stderr, PROG ": conv-train: %s\n", err);
+				return -EINVAL;
+			}
 			done[ndone++] = h->cc;
+		}
+		rc = ct_target(set, h, gpus, ng, &fit[d], &fit_tc[d], dt, &arch[g], dump);
+		gpu_figures_hold_out(0);
 	}
 	if (rc != 0)
 		return rc;
