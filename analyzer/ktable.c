@@ -14,6 +14,7 @@
  *    prod(filter) + prod(out)) * |dtype|.
  */
 #include "analyzer/ktable.h"
+#include "predictor/attention.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -255,13 +256,8 @@ int ktable_lib_from_op(struct ktable *t, struct ktable_lib *lib, const struct tr
 	const struct trace_attn *a = &o->attn;
 	if (a->impl == TRACE_ATTN_NONE)
 		return 0;
-	struct pred_attn pa = {
-		.impl = (enum pred_attn_impl)a->impl, .form = (enum pred_attn_form)a->form,
-		.backward = a->backward, .causal = a->causal, .seqs = a->seqs, .heads = a->heads,
-		.kv_heads = a->kv_heads, .head_dim = a->head_dim, .head_dim_v = a->head_dim_v,
-		.q_tokens = a->q_tokens, .kv_tokens = a->kv_tokens, .max_kv = a->max_kv,
-		.pairs = a->pairs, .window = a->window, .kv_bytes = a->kv_bytes,
-	};
+	struct pred_attn pa;
+	attention_from_trace(a, &pa);
 	lib->attn = ktable_attn_intern(t, &pa);
 	return lib->attn ? 0 : -1;
 }

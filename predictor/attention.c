@@ -219,6 +219,7 @@
 #include "predictor/roofline.h"
 #include "predictor/tcgemm.h"
 #include "predictor/vecop.h"
+#include "trace/trace.h"
 
 /* See the fit above. */
 #define ATTN_MMA_EFF 1.2794
@@ -717,4 +718,24 @@ void attention_work(const struct pred_attn *a, double esz, int backward, double 
 		*flops = 2.0 * (3.0 * d + 2.0 * dv) * H * a->pairs;
 		*bytes = e * (2.0 * q * H * (d + dv) + 2.0 * kv_bytes) + 4.0 * q * H;
 	}
+}
+
+void attention_to_trace(const struct pred_attn *a, struct trace_attn *t)
+{
+	*t = (struct trace_attn){
+		.impl = (enum trace_attn_impl)a->impl, .form = (enum trace_attn_form)a->form,
+		.backward = a->backward, .causal = a->causal, .seqs = a->seqs, .heads = a->heads,
+		.kv_heads = a->kv_heads, .head_dim = a->head_dim, .head_dim_v = a->head_dim_v,
+		.q_tokens = a->q_tokens, .kv_tokens = a->kv_tokens, .max_kv = a->max_kv,
+		.pairs = a->pairs, .window = a->window, .kv_bytes = a->kv_bytes };
+}
+
+void attention_from_trace(const struct trace_attn *t, struct pred_attn *a)
+{
+	*a = (struct pred_attn){
+		.impl = (enum pred_attn_impl)t->impl, .form = (enum pred_attn_form)t->form,
+		.backward = t->backward, .causal = t->causal, .seqs = t->seqs, .heads = t->heads,
+		.kv_heads = t->kv_heads, .head_dim = t->head_dim, .head_dim_v = t->head_dim_v,
+		.q_tokens = t->q_tokens, .kv_tokens = t->kv_tokens, .max_kv = t->max_kv,
+		.pairs = t->pairs, .window = t->window, .kv_bytes = t->kv_bytes };
 }

@@ -122,6 +122,13 @@ int attention_predict_with(const struct pred_kernel *k, const struct gpu_spec *o
 void attention_work(const struct pred_attn *a, double esz, int backward, double *flops,
 		    double *bytes);
 
+struct trace_attn;
+/* The trace record's form of a call's shape and back (trace.h's struct
+ * trace_attn holds the same fields): what the model builder and the
+ * profiler importer write, and what the analyzer reads. */
+void attention_to_trace(const struct pred_attn *a, struct trace_attn *t);
+void attention_from_trace(const struct trace_attn *t, struct pred_attn *a);
+
 /* The (query, key) pairs one sequence of q_len queries attends, the last
  * q_len of its kv_len keys: q_len kv_len without the causal mask; with it
  * query j (0-based) sees kv_len - q_len + j + 1 keys, at most window of

@@ -58,6 +58,7 @@
  * kernel from its description.
  */
 #include "analyzer/model/program.h"
+#include "predictor/attention.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -197,24 +198,8 @@ static void em_kernel(struct emit *e, const struct model_kernel *mk, uint64_t st
 		r.u.op.node_ranks = mk->node_ranks;
 	}
 	r.u.op.rank = -1;
-	if (k->op == PRED_OP_ATTENTION && k->attn.impl != PRED_ATTN_NONE) {
-		const struct pred_attn *a = &k->attn;
-		r.u.op.attn.impl = (enum trace_attn_impl)a->impl;
-		r.u.op.attn.form = (enum trace_attn_form)a->form;
-		r.u.op.attn.backward = a->backward;
-		r.u.op.attn.causal = a->causal;
-		r.u.op.attn.seqs = a->seqs;
-		r.u.op.attn.heads = a->heads;
-		r.u.op.attn.kv_heads = a->kv_heads;
-		r.u.op.attn.head_dim = a->head_dim;
-		r.u.op.attn.head_dim_v = a->head_dim_v;
-		r.u.op.attn.q_tokens = a->q_tokens;
-		r.u.op.attn.kv_tokens = a->kv_tokens;
-		r.u.op.attn.max_kv = a->max_kv;
-		r.u.op.attn.pairs = a->pairs;
-		r.u.op.attn.window = a->window;
-		r.u.op.attn.kv_bytes = a->kv_bytes;
-	}
+	if (k->op == PRED_OP_ATTENTION && k->attn.impl != PRED_ATTN_NONE)
+		attention_to_trace(&k->attn, &r.u.op.attn);
 	r.u.op.stream = stream;
 	r.u.op.thread = MODELPROG_THREAD;
 	r.u.op.cpu_ns = em_cpu(e);

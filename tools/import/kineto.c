@@ -770,11 +770,8 @@ static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 	double esz = trace_dtype_bytes(t);
 	attention_work(&pa, esz > 0 ? esz : 2, a->backward, &g->attn_flops, &g->bytes);
 	g->dtype = (uint8_t)t;
-	g->attn = (struct trace_attn){
-		.impl = a->impl, .form = TRACE_ATTN_PREFILL, .backward = (uint8_t)a->backward,
-		.causal = pa.causal, .seqs = pa.seqs, .heads = pa.heads, .kv_heads = pa.kv_heads,
-		.head_dim = pa.head_dim, .head_dim_v = pa.head_dim_v, .q_tokens = pa.q_tokens,
-		.kv_tokens = pa.kv_tokens, .max_kv = pa.max_kv, .pairs = pa.pairs };
+	pa.backward = (uint8_t)a->backward;
+	attention_to_trace(&pa, &g->attn);
 	return 0;
 }
 
