@@ -318,32 +318,6 @@ START_TEST(wgrad_splits_reduction)
 }
 END_TEST
 
-/* The backward passes keep the ratio across architectures: pull_toward_
- * shape's case, which pulls the forward pass to 977,228.08 ns, leaves the
- * inputs' and the filters' gradients at the ratio, 1e6 ns. */
-START_TEST(backward_passes_not_pulled)
-{
-	struct gpu_spec o = fake_gpu("o", 100, 10, 1000, 0), g = fake_gpu("g", 100, 10, 1000, 0);
-	struct conv_params p = shape_params();
-	p.shape_pull = 0.5;
-	g.cc = 61;
-	struct pred_kernel k = conv_kernel("cudnn_infer_volta_scudnn_128x64_relu_small_nn_v1",
-					   128 * 200, 1e6);
-	struct pred_result r;
-	k.origin_ns = 1e6;
-	ck_assert_int_eq(conv_predict(&k, &o, &g, &p, 0, &r), 0);
-	ck_assert_int_eq(conv_pull(&k, &o, &g, &p, 0, &r), 0);
-	ck_assert_double_eq_tol(r.ns, 977228.08, 1e-2);
-	for (int pass = PRED_CONV_DGRAD; pass <= PRED_CONV_WGRAD; pass++) {
-		k.conv.pass = (uint32_t)pass;
-		ck_assert_int_eq(conv_predict(&k, &o, &g, &p, 0, &r), 0);
-		ck_assert_int_eq(conv_pull(&k, &o, &g, &p, 0, &r), -1);
-		ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);
-		ck_assert_double_eq(r.pull, 0);
-	}
-}
-END_TEST
-
 /* A 16-bit convolution (a recorded cuDNN call of FP16 or BF16 data) goes
  * to the tensor-core GEMM model as its implicit GEMM: auto's time from a
  * V100 onto a T4 is T_o x tcgemm(T4) / tcgemm(V100) of the GEMM of m = N
@@ -837,6 +811,16 @@ START_TEST(pull_toward_shape)
 	ck_assert_int_eq(conv_predict(&k, &o, &g, &p, 0, &r), 0);
 	ck_assert_int_eq(conv_pull(&k, &o, &g, &p, 0, &r), -1);
 	ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);
+	/* the backward passes keep the ratio, 1e6 ns, where the forward pass
+	 * is pulled to 977,228.08 ns */
+	p.shape_pull = 0.5;
+	for (int pass = PRED_CONV_DGRAD; pass <= PRED_CONV_WGRAD; pass++) {
+		k.conv.pass = (uint32_t)pass;
+		ck_assert_int_eq(conv_predict(&k, &o, &g, &p, 0, &r), 0);
+		ck_assert_int_eq(conv_pull(&k, &o, &g, &p, 0, &r), -1);
+		ck_assert_double_eq_tol(r.ns, 1e6, 1e-3);
+		ck_assert_double_eq(r.pull, 0);
+	}
 }
 END_TEST
 
@@ -1255,7 +1239,6 @@ int main(void)
 	tcase_add_test(tc, power_cap_on_derated_copy);
 	tcase_add_test(tc, waves_from_recorded_grid);
 	tcase_add_test(tc, wgrad_splits_reduction);
-	tcase_add_test(tc, backward_passes_not_pulled);
 	tcase_add_test(tc, tensor_core_conv_as_gemm);
 	tcase_add_test(tc, shared_memory_per_sm);
 	tcase_add_test(tc, ratio_form_and_refusals);

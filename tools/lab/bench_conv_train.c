@@ -93,8 +93,8 @@ static void ct_print(const char *a, const char *b, const struct ct_sum *s, int d
 
 /* The model's ratio model(target) / model(origin) for k: FP32, the
  * convolution model's (conv_predict()); FP16, the tensor-core GEMM
- * model's on the pass's implicit GEMM (what a tensor-core convolution
- * runs: cuDNN's xmma/hmma implicit-GEMM kernels).  <= 0: no ratio. */
+ * model's on the pass's implicit GEMM (predict_conv_as_gemm(), as auto
+ * takes it: cuDNN's xmma/hmma implicit-GEMM kernels).  <= 0: no ratio. */
 static double ct_model_ratio(const struct pred_kernel *k, const struct gpu_spec *o,
 			     const struct gpu_spec *h, const struct conv_params *p,
 			     const struct tcgemm_params *tc)
@@ -103,9 +103,8 @@ static double ct_model_ratio(const struct pred_kernel *k, const struct gpu_spec 
 		struct pred_result r;
 		return conv_predict(k, o, h, p, 0, &r) == 0 ? r.ns / k->origin_ns : -1;
 	}
-	struct pred_kernel g = *k;
-	g.op = PRED_OP_GEMM;
-	g.origin_ns = 0;
+	struct pred_kernel g;
+	predict_conv_as_gemm(k, &g);
 	double to = tcgemm_model_ns(&g, o, tc), th = tcgemm_model_ns(&g, h, tc);
 	return to > 0 && th > 0 ? th / to : -1;
 }
