@@ -35,6 +35,13 @@
  *    causal tiles are those the forward's walk visits on these blocks:
  *    for key block j the query blocks from the diagonal down (the
  *    kernel's m_block_min), the diagonal ones computed in full.
+ *  - EFFICIENT, PyTorch's memory-efficient SDPA kernels (xFormers'
+ *    CUTLASS FMHA; what PyTorch runs for an attn_mask, for FP32 and
+ *    before 8.0): prefill only, from compute capability 5.0; the math per
+ *    dtype and architecture (attn_eff_math()), the tiles by PyTorch's
+ *    dispatch (attn_eff_tile()), the main loop at FA2's efficiency (no
+ *    figure of these kernels exists: a ratio between two GPUs running
+ *    them cancels it); an additive bias read once per pair and bias head.
  *  - TRITON, flash-attn's flash_attn_triton.py (llm-foundry's
  *    attn_impl 'triton', run on the pre-MLIR Triton it pins): mma.sync
  *    on every GPU (that Triton has no warpgroup MMA), BLOCK_M = BLOCK_N =
@@ -442,6 +449,52 @@ double attention_pairs(double q_len, double kv_len, int causal, double window)
 	return m * first + m * (m - 1) / 2 + (q_len - m) * window;
 }
 
+/* The math of PyTorch's memory-efficient kernels on g (its mem_eff_attention
+ * gemm_kernel_utils.h, DefaultGemmType, as xFormers wrote it): 16-bit
+ * inputs on mma.sync tensor cores from 7.0 (884 on Volta, 1688 on Turing,
+ * 16816 from Ampere); FP32 inputs from 8.0 as three TF32 MMAs a product
+ * (cutlass's OpMultiplyAddFastF32: the operands split into a TF32 high
+ * and low part, FP32 accuracy at a third of the TF32 rate); everything
+ * else on the CUDA cores (SIMT).  Written from memory of that file, not
+ * checked against it here. */
+enum attn_eff_math { ATTN_EFF_TC16, ATTN_EFF_3XTF32, ATTN_EFF_SIMT };
+
+static enum attn_eff_math attn_eff_math(uint32_t cc, enum gpu_dtype dt)
+{
+	if ((dt == GPU_DT_FP16 || dt == GPU_DT_BF16) && cc >= 70)
+		return ATTN_EFF_TC16;
+	if ((dt == GPU_DT_FP32 || dt == GPU_DT_TF32) && cc >= 80)
+		return ATTN_EFF_3XTF32;
+	return ATTN_EFF_SIMT;
+}
+
+/* The memory-efficient kernels' tiles, queries x keys of one step, as
+ * their names carry them (fmha_cutlassF_f16_aligned_64x128_rf_sm80:
+ * kQueriesPerBlock x kKeysPerBlock; fmha_cutlassB_..._128x64_k128_sm80:
+ * kBlockSizeI x kBlockSizeJ): PyTorch's dispatch takes the first kernel of
+ * its list whose largest head dim (kMaxK) holds the call's.  Forward: 64 x
+ * 64 up to head dim 64; up to 128, 64 x 128 for tensor-core 16-bit on 8.0
+ * and later (the register-file kernel), else 32 x 128; above 128, 32 x 128
+ * (the kernels that keep the output in global memory).  Backward: 128 x
+ * 64 for 16-bit on 8.0 and later with head dims 65-128 (their shared
+ * memory holds the larger tile), else 64 x 64.  From memory of the
+ * kernels' names in profiles and of the dispatch order, not checked here. */
+static void attn_eff_tile(uint32_t cc, enum attn_eff_math m, int backward, uint32_t d,
+			  uint32_t *bm, uint32_t *bn)
+{
+	int big = m == ATTN_EFF_TC16 && cc >= 80;
+	if (backward) {
+		*bm = big && d > 64 && d <= 128 ? 128 : 64;
+		*bn = 64;
+	} else if (d <= 64) {
+		*bm = 64, *bn = 64;
+	} else if (d <= 128 && big) {
+		*bm = 64, *bn = 128;
+	} else {
+		*bm = 32, *bn = 128;
+	}
+}
+
 int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g,
 		   const struct tcgemm_params *tc, struct attn_plan *p)
 {
@@ -460,8 +513,13 @@ int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
 	if (k->op != PRED_OP_ATTENTION || a->impl == PRED_ATTN_NONE ||
 	    (unsigned)a->impl >= PRED_ATTN_IMPL_COUNT || (unsigned)a->form >= PRED_ATTN_FORM_COUNT ||
 	    !a->seqs || !a->heads || !a->kv_heads || !a->head_dim || !a->q_tokens ||
-	    !a->kv_tokens || !(a->pairs > 0) || gpu_cc_is_amd(g->cc) || g->cc < 70 ||
-	    !g->sms || !g->boost_clock_mhz)
+	    !a->kv_tokens || !(a->pairs > 0) || gpu_cc_is_amd(g->cc) || !g->sms ||
+	    !g->boost_clock_mhz)
+		return -1;
+	/* the memory-efficient kernels are built from 5.0 on (their SIMT
+	 * form), every other family needs tensor cores */
+	int efficient = a->impl == PRED_ATTN_EFFICIENT;
+	if (g->cc < (efficient ? 50u : 70u) || (efficient && a->form != PRED_ATTN_PREFILL))
 		return -1;
 	memset(p, 0, sizeof(*p));
 	/* FP8 inputs run at the FP8 rate on the async class only (FA3's FP8
@@ -474,7 +532,16 @@ int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
 		return -1;
 	enum gpu_dtype dt = k->dtype == GPU_DT_FP8 && async ? GPU_DT_FP8
 			    : k->dtype == GPU_DT_FP16 ? GPU_DT_FP16 : GPU_DT_BF16;
-	double R = tcgemm_rate_flops(g, dt, tc);
+	enum attn_eff_math em = ATTN_EFF_TC16;
+	if (efficient) {
+		/* no warpgroup-MMA kernel: the 8.0 build on 9.x and 10.x */
+		async = 0;
+		em = attn_eff_math(g->cc, k->dtype == GPU_DT_FP32 || k->dtype == GPU_DT_TF32
+					  ? GPU_DT_FP32 : dt);
+	}
+	double R = em == ATTN_EFF_SIMT ? gpu_fp32_simt_tflops(g) * 1e12
+		   : em == ATTN_EFF_3XTF32 ? tcgemm_rate_flops(g, GPU_DT_TF32, tc) / 3.0
+		   : tcgemm_rate_flops(g, dt, tc);
 	double BW = roofline_bw_bytes(g);
 	double mufu = ATTN_MUFU_PER_CLK * g->sms * g->boost_clock_mhz * 1e6;
 	if (!(R > 0) || !(BW > 0))
@@ -499,6 +566,8 @@ int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
 	if (a->form == PRED_ATTN_PREFILL) {
 		if (triton) {
 			p->block_m = p->block_n = 128;
+		} else if (efficient) {
+			attn_eff_tile(g->cc, em, a->backward, a->head_dim, &p->block_m, &p->block_n);
 		} else if (a->backward) {
 			p->block_m = 64;
 			p->block_n = d <= 128 ? 128 : 64;
@@ -510,6 +579,14 @@ int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
 		double mean_pairs = attention_pairs(qm, km, a->causal, (double)a->window);
 		p->e_pad = area > 0 ? fmin(1.0, mean_pairs / area) : 1;
 		p->ctas = a->backward ? S * H * ceil(km / p->block_n) : S * H * ceil(qm / p->block_m);
+		/* The memory-efficient backward runs one thread block per
+		 * (sequence, head) over its key blocks, the keys split over
+		 * more blocks (num_splits_key, dQ accumulated in FP32) while
+		 * the grid leaves SMs idle: taken as the split that fills two
+		 * blocks per SM, at most one block per key block (unverified:
+		 * PyTorch's choice of num_splits_key was not read). */
+		if (efficient && a->backward)
+			p->ctas = S * H * fmin(ceil(km / p->block_n), fmax(1, floor(2 * sms / (S * H))));
 		/* Triton's backward is autotuned between one program per
 		 * (sequence, head) looping over the key blocks and one per key
 		 * block (SEQUENCE_PARALLEL, dQ by atomic adds): the one that
@@ -524,6 +601,9 @@ int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
 			p->bytes = e * q * H * (d + dv) + ekv * kv * Hkv * (d + dv);
 		else
 			p->bytes = e * (2.0 * q * H * (d + dv) + 2.0 * kv * Hkv * (d + dv)) + 4.0 * q * H;
+		/* an additive bias: one element per pair of each bias head,
+		 * read once (a broadcast bias's heads share it through L2) */
+		p->bytes += e * a->bias_heads * qm * km * S;
 	} else {
 		int mla = a->form == PRED_ATTN_MLA_DECODE;
 		double qlen = ceil(qm);
@@ -582,6 +662,7 @@ int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
 	p->waves = ceil(p->ctas / slots);
 	p->e_wave = attn_fill(p->ctas, slots);
 
+	p->simt = p->simt || em == ATTN_EFF_SIMT;
 	double rate = p->simt ? gpu_fp32_simt_tflops(g) * 1e12 : R * ap->mma_eff;
 	if (!async && attn_async_arch(g->cc))
 		rate *= ap->sync_on_async_eff;
@@ -718,6 +799,10 @@ void attention_work(const struct pred_attn *a, double esz, int backward, double 
 		*flops = 2.0 * (3.0 * d + 2.0 * dv) * H * a->pairs;
 		*bytes = e * (2.0 * q * H * (d + dv) + 2.0 * kv_bytes) + 4.0 * q * H;
 	}
+	/* an additive bias, one element per (query, key) of each sequence
+	 * and bias head (the sequences taken as equal) */
+	if (a->bias_heads && a->seqs)
+		*bytes += e * a->bias_heads * q * kv / a->seqs;
 }
 
 void attention_to_trace(const struct pred_attn *a, struct trace_attn *t)
@@ -727,7 +812,8 @@ void attention_to_trace(const struct pred_attn *a, struct trace_attn *t)
 		.backward = a->backward, .causal = a->causal, .seqs = a->seqs, .heads = a->heads,
 		.kv_heads = a->kv_heads, .head_dim = a->head_dim, .head_dim_v = a->head_dim_v,
 		.q_tokens = a->q_tokens, .kv_tokens = a->kv_tokens, .max_kv = a->max_kv,
-		.pairs = a->pairs, .window = a->window, .kv_bytes = a->kv_bytes };
+		.pairs = a->pairs, .window = a->window, .kv_bytes = a->kv_bytes,
+		.bias_heads = a->bias_heads };
 }
 
 void attention_from_trace(const struct trace_attn *t, struct pred_attn *a)
@@ -737,5 +823,6 @@ void attention_from_trace(const struct trace_attn *t, struct pred_attn *a)
 		.backward = t->backward, .causal = t->causal, .seqs = t->seqs, .heads = t->heads,
 		.kv_heads = t->kv_heads, .head_dim = t->head_dim, .head_dim_v = t->head_dim_v,
 		.q_tokens = t->q_tokens, .kv_tokens = t->kv_tokens, .max_kv = t->max_kv,
-		.pairs = t->pairs, .window = t->window, .kv_bytes = t->kv_bytes };
+		.pairs = t->pairs, .window = t->window, .kv_bytes = t->kv_bytes,
+		.bias_heads = t->bias_heads };
 }

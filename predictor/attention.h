@@ -1,7 +1,8 @@
 /*
  * attention.h - the fused attention model: the time of a FlashAttention-2,
- * FlashAttention-3, FlashInfer or cuDNN fused attention call of known
- * shape (struct pred_attn) on any NVIDIA GPU with tensor cores, from the
+ * FlashAttention-3, FlashInfer, cuDNN, Triton or PyTorch memory-efficient
+ * fused attention call of known shape (struct pred_attn) on any NVIDIA GPU
+ * with tensor cores (the memory-efficient kernels on any from 5.0), from the
  * kernel the implementation runs there (its tiles, thread blocks, waves,
  * split-KV count), the tensor-core rate of tcgemm.c, the exponential rate
  * of the SMs and the DRAM bandwidth.  attention.c gives every formula
@@ -74,8 +75,9 @@ extern const struct attn_params attention_default_params;
 /* Plans k (op PRED_OP_ATTENTION with k->attn.impl set) on g and fills p,
  * the main loop's tensor-core rate that of the GEMM constants tc (NULL:
  * the defaults, tcgemm.h).  Returns 0, or -1 when k has no attention
- * shape, g has no tensor cores (compute capability below 7.0, an AMD
- * part) or no figures. */
+ * shape, g has no tensor cores (compute capability below 7.0; 5.0 for the
+ * memory-efficient kernels), is an AMD part or has no figures, or k is a
+ * memory-efficient call other than a prefill. */
 int attention_plan(const struct pred_kernel *k, const struct gpu_spec *g,
 		   const struct tcgemm_params *tc, struct attn_plan *p);
 

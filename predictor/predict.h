@@ -77,6 +77,9 @@ enum pred_attn_impl {
 	PRED_ATTN_FA2, PRED_ATTN_FA3, PRED_ATTN_FLASHINFER, PRED_ATTN_CUDNN,
 	PRED_ATTN_TRITON,     /* flash-attn's Triton kernel (llm-foundry's
 			       * attn_impl triton): mma.sync on every GPU    */
+	PRED_ATTN_EFFICIENT,  /* PyTorch's memory-efficient SDPA backend
+			       * (xFormers' CUTLASS kernels): every dtype,
+			       * an additive bias, every GPU from 5.0    */
 	PRED_ATTN_IMPL_COUNT
 };
 enum pred_attn_form {
@@ -117,6 +120,8 @@ struct pred_attn {
 	uint8_t kv_bytes;             /* bytes a cached K or V element is
 				       * stored in (1: an FP8 KV cache); 0 the
 				       * kernel's dtype's                       */
+	uint32_t bias_heads;          /* heads of an additive bias read per
+				       * pair: 1 broadcast, heads; 0 none       */
 };
 
 /* One distinct kernel configuration.  Unknown numbers are 0. */

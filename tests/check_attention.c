@@ -531,6 +531,84 @@ END_TEST
 /* Backward: 2.5 x the forward's matrix work at the backward's share of
  * the rate, the exponentials again: more than the 2.5 x of the FLOPs
  * (2.6-3.6 x the forward's time). */
+/* PyTorch's memory-efficient kernels (PRED_ATTN_EFFICIENT): the tiles its
+ * dispatch takes, the math per dtype and architecture, the bias's bytes
+ * and the key split of the backward, on counts worked by hand.  2
+ * sequences of 256 tokens, 12 heads. */
+START_TEST(efficient_kernels)
+{
+	struct attn_plan p;
+	/* FP16, head dim 64 on the A100: 64 x 64; 2 x 12 x 4 query blocks =
+	 * 96 thread blocks; a broadcast bias read once: bytes 2 x (512 x 12 x
+	 * 128) x 2 (Q and O, K and V) + 2 x 512 x 256 = 3,407,872 */
+	struct pred_kernel k = call(PRED_ATTN_EFFICIENT, PRED_ATTN_PREFILL, GPU_DT_FP16, 0, 0, 2, 12,
+				    12, 64, 64, 256, 256);
+	k.attn.bias_heads = 1;
+	ck_assert_int_eq(attention_plan(&k, gpu("a100-sxm4-80"), NULL, &p), 0);
+	ck_assert_uint_eq(p.block_m, 64);
+	ck_assert_uint_eq(p.block_n, 64);
+	ck_assert_double_eq_tol(p.ctas, 96, 1e-9);
+	ck_assert_double_eq_tol(p.bytes, 3407872, 1e-6);
+	ck_assert_int_eq(p.simt, 0);
+	ck_assert_int_eq(p.async_mma, 0);
+	/* a bias per head: 11 more heads' worth, 2 x 11 x 256 x 256 x 2 */
+	k.attn.bias_heads = 12;
+	struct attn_plan ph;
+	ck_assert_int_eq(attention_plan(&k, gpu("a100-sxm4-80"), NULL, &ph), 0);
+	ck_assert_double_eq_tol(ph.bytes - p.bytes, 2.0 * 11 * 256 * 256 * 2, 1e-6);
+	k.attn.bias_heads = 0;
+
+	/* head dim 128: 64 x 128 on 8.0, 32 x 128 on the T4 (7.5); backward
+	 * 128 x 64 on 8.0, its keys split over min(4 key blocks, 2 x 108 /
+	 * 24 = 9) = 4 thread blocks a (sequence, head): 96 */
+	k = call(PRED_ATTN_EFFICIENT, PRED_ATTN_PREFILL, GPU_DT_FP16, 0, 0, 2, 12, 12, 128, 128, 256,
+		 256);
+	ck_assert_int_eq(attention_plan(&k, gpu("a100-sxm4-80"), NULL, &p), 0);
+	ck_assert_uint_eq(p.block_m, 64);
+	ck_assert_uint_eq(p.block_n, 128);
+	ck_assert_int_eq(attention_plan(&k, gpu("t4"), NULL, &p), 0);
+	ck_assert_uint_eq(p.block_m, 32);
+	ck_assert_uint_eq(p.block_n, 128);
+	k.attn.backward = 1;
+	ck_assert_int_eq(attention_plan(&k, gpu("a100-sxm4-80"), NULL, &p), 0);
+	ck_assert_uint_eq(p.block_m, 128);
+	ck_assert_uint_eq(p.block_n, 64);
+	ck_assert_double_eq_tol(p.ctas, 96, 1e-9);
+
+	/* FP32: the CUDA cores before 8.0 (and on a P100, where no FlashAttention
+	 * plans at all), three TF32 products from 8.0: the matrix time at a
+	 * third of the TF32 rate */
+	k = call(PRED_ATTN_EFFICIENT, PRED_ATTN_PREFILL, GPU_DT_FP32, 1, 0, 2, 12, 12, 64, 64, 256,
+		 256);
+	ck_assert_int_eq(attention_plan(&k, gpu("v100-sxm2-16"), NULL, &p), 0);
+	ck_assert_int_eq(p.simt, 1);
+	ck_assert_int_eq(attention_plan(&k, gpu("p100-pcie"), NULL, &p), 0);
+	ck_assert_int_eq(p.simt, 1);
+	struct pred_kernel fa = k;
+	fa.attn.impl = PRED_ATTN_FA2;
+	ck_assert_int_lt(attention_plan(&fa, gpu("p100-pcie"), NULL, &p), 0);
+	const struct gpu_spec *a100 = gpu("a100-sxm4-80");
+	ck_assert_int_eq(attention_plan(&k, a100, NULL, &p), 0);
+	ck_assert_int_eq(p.simt, 0);
+	double rate = tcgemm_rate_flops(a100, GPU_DT_TF32, NULL) / 3 * attention_mma_eff;
+	ck_assert_double_eq_tol(p.mma_ns, p.mma_flops / (rate * p.e_wave) * 1e9, 1e-6 * p.mma_ns);
+	/* the same call in FP16 runs its products at the FP16 rate: 3 x the
+	 * matrix time per FLOP at TF32 (156 against 312 TFLOP/s dense) */
+	struct pred_kernel h = k;
+	h.dtype = GPU_DT_FP16;
+	struct attn_plan p16;
+	ck_assert_int_eq(attention_plan(&h, a100, NULL, &p16), 0);
+	ck_assert_double_eq_tol(p.mma_ns / p.mma_flops / (p16.mma_ns / p16.mma_flops),
+				3 * tcgemm_rate_flops(a100, GPU_DT_FP16, NULL) /
+					tcgemm_rate_flops(a100, GPU_DT_TF32, NULL), 1e-6);
+
+	/* no decode kernel of its own */
+	struct pred_kernel d = decode(8, 8, 1000);
+	d.attn.impl = PRED_ATTN_EFFICIENT;
+	ck_assert_int_lt(attention_plan(&d, a100, NULL, &p), 0);
+}
+END_TEST
+
 START_TEST(backward_costs_more)
 {
 	const char *gpus[] = {"a100-sxm4-80", "h100-sxm"};
@@ -668,6 +746,7 @@ int main(void)
 	tcase_add_test(t, rate_from_predictor_constants);
 	tcase_add_test(t, attention_constants_from_predictor);
 	tcase_add_test(t, flashinfer_decode_plan);
+	tcase_add_test(t, efficient_kernels);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

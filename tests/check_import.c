@@ -295,6 +295,10 @@ static size_t dump(const char *path, char lines[][320], size_t max, struct trace
 					 (unsigned long long)a->max_kv, a->pairs, o->flops, o->bytes,
 					 trace_dtype_name(o->dtype), (unsigned long long)o->stream, o->thread,
 					 (unsigned long long)o->cpu_ns);
+				if (a->bias_heads) {
+					size_t used = strlen(l);
+					snprintf(l + used, 320 - used, " bias=%u", a->bias_heads);
+				}
 				break;
 			}
 			snprintf(l, 320, "O %llu %s bytes=%.0f ranks=%u rank=%d %s stream=%llu th=%u cpu=%llu",
@@ -1619,6 +1623,88 @@ START_TEST(kineto_attention)
 }
 END_TEST
 
+/* PyTorch's memory-efficient backend: an FP32 forward with Hugging Face's
+ * broadcast padding mask ([2, 1, 256, 256], is_causal False) and a 16-bit
+ * backward with a bias per head, its arguments after grad_out (bias the
+ * fifth, is_causal the twelfth). */
+static const char kineto_efficient_json[] =
+"{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0,"
+" \"name\": \"NVIDIA A100-SXM4-40GB\", \"computeMajor\": 8, \"computeMinor\": 0,"
+" \"numSms\": 108}],\n"
+"\"traceEvents\": [\n"
+"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":100,"
+"\"tid\":100,\"ts\":1000,\"dur\":2000},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::_scaled_dot_product_efficient_attention\",\"pid\":100,"
+"\"tid\":100,\"ts\":1100,\"dur\":100,\"args\":{\"Input Dims\":[[2,12,256,64],[2,12,256,64],[2,12,256,64],[2,1,256,256],[],[],[],[]],"
+"\"Input type\":[\"float\",\"float\",\"float\",\"float\",\"Scalar\",\"Scalar\",\"Scalar\",\"\"],"
+"\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"True\",\"0.\",\"False\",\"\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1110,\"dur\":2,\"args\":{\"correlation\":1}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<float, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)\",\"pid\":0,\"tid\":7,"
+"\"ts\":1115,\"dur\":40,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1,"
+"\"registers per thread\":128,\"shared memory\":49152,\"grid\":[4,12,2],\"block\":[32,4,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::_scaled_dot_product_efficient_attention_backward\",\"pid\":100,"
+"\"tid\":100,\"ts\":1300,\"dur\":300,\"args\":{\"Input Dims\":[[2,12,256,64],[2,12,256,64],[2,12,256,64],[2,12,256,64],[2,12,256,256],[2,12,256,64],[2,12,256],[],[],[],[],[],[]],"
+"\"Input type\":[\"c10::Half\",\"c10::Half\",\"c10::Half\",\"c10::Half\",\"c10::Half\",\"c10::Half\",\"float\",\"long int\",\"long int\",\"Scalar\",\"GenericList\",\"Scalar\",\"\"],"
+"\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"0.\",\"[True, True, True, False]\",\"False\",\"\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1310,\"dur\":2,\"args\":{\"correlation\":2}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"fmha_cutlassB_f16_aligned_64x64_k64_sm80(PyTorchMemEffAttention::AttentionBackwardKernel<cutlass::arch::Sm80, cutlass::half_t, true, false, true, 64, 64, 64, false>::Params)\",\"pid\":0,\"tid\":7,"
+"\"ts\":1315,\"dur\":90,\"args\":{\"device\":0,\"stream\":7,\"correlation\":2,"
+"\"registers per thread\":128,\"shared memory\":81920,\"grid\":[4,12,2],\"block\":[128,1,1]}}\n"
+"]}\n";
+
+/* By hand: 2 x 256 x 256 = 131,072 pairs (no causal mask: the bias is the
+ * mask); forward FLOPs 2 (64 + 64) 12 pairs = 402,653,184, bytes 4 (512
+ * x 12 x 128) x 2 (Q and O, K and V) + 4 x 512 x 512 / 2 (the broadcast
+ * bias) = 6,815,744; backward FLOPs 2 (3 x 64 + 2 x 64) 12 pairs =
+ * 1,006,632,960, bytes 2 x (2 x 786,432 x 2) + 4 x 512 x 12 + 2 x 12 x
+ * 512 x 512 / 2 = 9,461,760. */
+static const char *const kineto_efficient_expected[] = {
+	"M 1 it=1 cpu=1000000 th=100 name=ProfilerStep#1",
+	"A 2 efficient bwd=0 causal=0 seqs=2 heads=12/12 d=64/64 q=512 kv=512 max=256 pairs=131072 "
+		"flops=402653184 bytes=6815744 f32 stream=7 th=100 cpu=1100000 bias=1",
+	"K 3 fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<float, "
+		"cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params) grid=4,12,2 block=32,4,1 "
+		"regs=128 smem=49152+0 stream=7 th=100 flags=0 cpu=1110000 gpu=1115000-1155000 it=1 lib=2",
+	"A 4 efficient bwd=1 causal=0 seqs=2 heads=12/12 d=64/64 q=512 kv=512 max=256 pairs=131072 "
+		"flops=1006632960 bytes=9461760 f16 stream=7 th=100 cpu=1300000 bias=12",
+	"K 5 fmha_cutlassB_f16_aligned_64x64_k64_sm80(PyTorchMemEffAttention::AttentionBackwardKernel<"
+		"cutlass::arch::Sm80, cutlass::half_t, true, false, true, 64, 64, 64, false>::Params) "
+		"grid=4,12,2 block=128,1,1 regs=128 smem=0+81920 stream=7 th=100 flags=0 cpu=1310000 "
+		"gpu=1315000-1405000 it=1 lib=4",
+	NULL
+};
+
+START_TEST(kineto_efficient_attention)
+{
+	const char *in = tmp("eff.json"), *out = tmp("eff.mp");
+	write_file(in, kineto_efficient_json);
+	struct import_stats st;
+	char err[2048] = "";
+	int rc = import_kineto(in, out, NULL, &st, err, sizeof(err));
+	ck_assert_msg(rc == 0, "import: %s", err);
+	check_lines(out, kineto_efficient_expected, NULL);
+	ck_assert_uint_eq(st.attentions, 2);
+
+	/* both kernels go to the attention model, on a Hopper target and on
+	 * a P100, where only these kernels run (on the CUDA cores) */
+	char m[32];
+	static char j[1 << 16];
+	for (int t = 0; t < 2; t++) {
+		analyze_json(out, t ? "p100-pcie" : "h100-sxm", j, sizeof(j));
+		ck_assert_int_eq(row_method(j, "fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::"
+					    "AttentionKernel<float, cutlass::arch::Sm80, true, 64, 64, 64, true, "
+					    "true>::Params)", m, sizeof(m)), 0);
+		ck_assert_str_eq(m, "attention");
+		ck_assert_int_eq(row_method(j, "fmha_cutlassB_f16_aligned_64x64_k64_sm80(PyTorchMemEffAttention::"
+					    "AttentionBackwardKernel<cutlass::arch::Sm80, cutlass::half_t, true, "
+					    "false, true, 64, 64, 64, false>::Params)", m, sizeof(m)), 0);
+		ck_assert_str_eq(m, "attention");
+	}
+}
+END_TEST
+
 /* The CPU side (keep_cpu, import_cpu_nest).  Thread 1, in us: op A
  * [10, 20) with a nested op B [12, 25) that outlives it, a launch at 20
  * (A's last microsecond: still A's), op C at 21 (after A's end: a new
@@ -1758,6 +1844,7 @@ static Suite *import_suite(void)
 	tcase_add_test(t, kineto_convolutions);
 	tcase_add_test(t, kineto_convolution_backward);
 	tcase_add_test(t, kineto_attention);
+	tcase_add_test(t, kineto_efficient_attention);
 	tcase_add_test(t, kineto_fp8_gemm);
 	suite_add_tcase(s, t);
 	t = tcase_create("program");

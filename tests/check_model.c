@@ -216,13 +216,33 @@ START_TEST(flash_attention_calls)
 	ck_assert_uint_eq(fwd, 32);
 	ck_assert_uint_eq(bwd, 32);
 	model_seq_release(&s);
-	/* in FP32 SDPA takes its memory-efficient kernel: one kernel of its
-	 * FLOPs and bytes, no attention-model shape */
+	/* in FP32 SDPA takes its memory-efficient backend: the attention
+	 * model's EFFICIENT class on the same shape, the forward reading 4-byte
+	 * elements, one backward kernel a layer (no dot_do_o or convert_dq) */
 	o.dtype = GPU_DT_FP32;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
-	for (size_t i = 0; i < s.n; i++)
-		if (s.v[i].k.op == PRED_OP_ATTENTION)
-			ck_assert_int_eq(s.v[i].k.attn.impl, PRED_ATTN_NONE);
+	fwd = bwd = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (!strcmp(k->k.name, "flash_bwd_dot_do_o_kernel") ||
+		    !strcmp(k->k.name, "flash_bwd_convert_dq_kernel"))
+			ck_abort_msg("%s in an FP32 SDPA step", k->k.name);
+		if (k->k.op != PRED_OP_ATTENTION)
+			continue;
+		const struct pred_attn *a = &k->k.attn;
+		ck_assert_int_eq(a->impl, PRED_ATTN_EFFICIENT);
+		ck_assert_uint_eq(a->kv_heads, 32);
+		ck_assert(a->pairs == 10100.0);
+		ck_assert_uint_eq(a->bias_heads, 0);
+		if (a->backward) {
+			bwd++;
+		} else {
+			fwd++;
+			ck_assert(k->k.bytes == 4.0 * (200.0 * 32 * 256 + 200.0 * 32 * 256));
+		}
+	}
+	ck_assert_uint_eq(fwd, 32);
+	ck_assert_uint_eq(bwd, 32);
 	model_seq_release(&s);
 	o.dtype = GPU_DT_BF16;
 
@@ -258,6 +278,26 @@ START_TEST(flash_attention_calls)
 	o.mode = MODEL_INFERENCE;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
 	ck_assert(strstr(err, "position bias") != NULL);
+	/* SDPA takes that bias as its attn_mask: the memory-efficient backend,
+	 * a bias per head (T5's [B, H, S, S] position bias), every pair of
+	 * the 128 x 128 computed, the decoder's causal mask inside the bias */
+	o.attention = MODEL_ATTN_SDPA;
+	o.batch = 2;
+	o.seq = 128;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	size_t eff = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_attn *a = &s.v[i].k.attn;
+		if (s.v[i].k.op != PRED_OP_ATTENTION || a->form != PRED_ATTN_PREFILL)
+			continue;
+		ck_assert_int_eq(a->impl, PRED_ATTN_EFFICIENT);
+		ck_assert_uint_eq(a->bias_heads, a->heads);
+		ck_assert_uint_eq(a->causal, 0);
+		ck_assert(a->pairs == 2.0 * 128 * 128);
+		eff++;
+	}
+	ck_assert_uint_gt(eff, 0);
+	model_seq_release(&s);
 }
 END_TEST
 
@@ -2826,8 +2866,11 @@ START_TEST(context_parallel)
 	double step = 2.0 * 1024 * 768 * 4;
 	ck_assert_uint_eq(n, 24);   /* a forward and a backward exchange per layer */
 	ck_assert_double_eq_tol(bytes, 12 * (3 * step + 6 * step), 1);
-	/* 1024 queries against 4096 keys: 4 x the 1024 x 1024 of one rank */
-	ck_assert_double_eq_tol(attn4, 4 * attn1, attn1 * 1e-9);
+	/* 1024 queries against 4096 keys: zigzag's quarter of the sequence's
+	 * causal pairs, 4096 x 4097 / 2 / 4, against one rank's 1024 x 1025 /
+	 * 2 (the memory-efficient kernels of FP32 SDPA count pairs exactly) */
+	ck_assert_double_eq_tol(attn4, attn1 * (4096.0 * 4097 / 8) / (1024.0 * 1025 / 2),
+				attn1 * 1e-9);
 	/* the linears run 1024 tokens, as without cp */
 	ck_assert_uint_eq(m4, m1);
 	model_seq_release(&one);

@@ -773,7 +773,7 @@ START_TEST(test_newer_major)
 	char err[256];
 	int n;
 	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, NULL), TRACE_EVERSION);
-	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.9); upgrade surfer");
+	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.10); upgrade surfer");
 	msgpack_sbuffer_destroy(&w.sb);
 
 	raw_init(&w);
@@ -831,13 +831,13 @@ END_TEST
 
 START_TEST(test_newer_minor_and_defaults)
 {
-	/* A 1.10 file: header with an unknown timing and trailing fields, a
+	/* A 1.11 file: header with an unknown timing and trailing fields, a
 	 * kernel with only its required fields, a kernel with an extra field,
 	 * a record type this reader does not know, a marker of an unknown
 	 * kind (skipped), a trailer with an extra count. */
 	struct raw w;
 	raw_init(&w);
-	raw_header(&w, 1, 10, 2);
+	raw_header(&w, 1, 11, 2);
 	msgpack_pack_array(&w.pk, 3);
 	msgpack_pack_uint8(&w.pk, TRACE_STRING);
 	msgpack_pack_uint32(&w.pk, 1);
@@ -866,7 +866,7 @@ START_TEST(test_newer_minor_and_defaults)
 	char err[256];
 	ck_assert_int_eq(trace_reader_open_mem(&r, w.sb.data, w.sb.size, err, sizeof(err)), 0);
 	const struct trace_header *h = trace_reader_header(r);
-	ck_assert_uint_eq(h->version_minor, 10);
+	ck_assert_uint_eq(h->version_minor, 11);
 	ck_assert_int_eq(h->timing, TRACE_TIMING_NONE);
 	ck_assert_str_eq(h->device.name, "GPU-X");
 	ck_assert_uint_eq(h->device.sm_count, 0);
@@ -1345,7 +1345,15 @@ START_TEST(test_op_record)
 	at.u.op.attn.pairs = 4384.0 + 1701.0;
 	at.u.op.attn.window = 64;
 	at.u.op.attn.kv_bytes = 1;                     /* an FP8 cache */
+	at.u.op.attn.bias_heads = 40;                  /* 1.10: a bias per head */
 	ck_assert_int_eq(trace_writer_record(w, &at), 0);
+	bad = at;
+	bad.u.op.attn.bias_heads = 8;                  /* neither 1 nor the heads */
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
+	bad = at;
+	bad.u.op.attn.form = TRACE_ATTN_DECODE;        /* a bias on a decode */
+	bad.u.op.attn.window = 0;
+	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
 	bad = at;
 	bad.u.op.attn.kv_bytes = 3;                    /* no element is 3 bytes */
 	ck_assert_int_eq(trace_writer_record(w, &bad), TRACE_EINVAL);
@@ -1417,6 +1425,7 @@ START_TEST(test_op_record)
 	ck_assert(got.u.op.attn.pairs == 6085.0);
 	ck_assert_uint_eq(got.u.op.attn.window, 64);
 	ck_assert_uint_eq(got.u.op.attn.kv_bytes, 1);
+	ck_assert_uint_eq(got.u.op.attn.bias_heads, 40);
 	ck_assert_int_eq(trace_reader_next(rd, &got, err, sizeof(err)), 0);
 	ck_assert_uint_eq(got.u.trailer.count[TRACE_OP], 3);
 	trace_reader_free(rd);

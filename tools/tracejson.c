@@ -356,6 +356,8 @@ static void op_json(json_t *o, const struct trace_op *p)
 			set(o, "attn_window", ju(a->window));
 		if (a->kv_bytes)
 			set(o, "attn_kv_bytes", ju(a->kv_bytes));
+		if (a->bias_heads)
+			set(o, "attn_bias_heads", ju(a->bias_heads));
 	}
 	set(o, "stream", ju(p->stream));
 	set(o, "thread", ju(p->thread));

@@ -993,6 +993,8 @@ static int decode_op(struct fields *f, struct trace_op *o)
 	get_u8(f, "attn_kv_bytes", 0, &o->attn.kv_bytes);
 	/* 1.9: a weight-only quantized GEMM's weight bytes */
 	get_f64(f, "b_bytes", 0, &o->b_bytes);
+	/* 1.10: the attention's additive bias */
+	get_u32(f, "attn_bias_heads", 0, &o->attn.bias_heads);
 	return f->rc;
 }
 

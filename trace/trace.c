@@ -120,7 +120,7 @@ const char *trace_collective_name(enum trace_collective c)
 const char *trace_attn_impl_name(enum trace_attn_impl i)
 {
 	static const char *const names[] = {
-		"none", "flash", "fa2", "fa3", "flashinfer", "cudnn", "triton",
+		"none", "flash", "fa2", "fa3", "flashinfer", "cudnn", "triton", "efficient",
 	};
 	return name_of(names, NELEM(names), (int)i);
 }
@@ -283,7 +283,7 @@ static int validate_attn(const struct trace_op *o, char *msg, size_t msglen)
 	if (a->impl == TRACE_ATTN_NONE) {
 		if (a->form || a->backward || a->causal || a->seqs || a->heads || a->kv_heads ||
 		    a->head_dim || a->head_dim_v || a->q_tokens || a->kv_tokens || a->max_kv ||
-		    a->pairs != 0 || a->window || a->kv_bytes)
+		    a->pairs != 0 || a->window || a->kv_bytes || a->bias_heads)
 			return bad(msg, msglen, "attn: a shape without an implementation");
 		return 0;
 	}
@@ -306,6 +306,9 @@ static int validate_attn(const struct trace_op *o, char *msg, size_t msglen)
 		return bad(msg, msglen, "attn window: without the causal mask, on MLA or out of range");
 	if (a->kv_bytes && a->kv_bytes != 1 && a->kv_bytes != 2 && a->kv_bytes != 4)
 		return bad(msg, msglen, "attn kv_bytes: not 0, 1, 2 or 4");
+	if (a->bias_heads && ((a->bias_heads != 1 && a->bias_heads != a->heads) ||
+			      a->form != TRACE_ATTN_PREFILL))
+		return bad(msg, msglen, "attn bias_heads: not 0, 1 or heads, or not a prefill");
 	return 0;
 }
 

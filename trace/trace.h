@@ -35,7 +35,7 @@
 
 #define TRACE_MAGIC "surfer-trace"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 9
+#define TRACE_VERSION_MINOR 10
 
 /* Limits every reader enforces and the writer respects, so that a corrupt
  * length can never make a reader allocate more than a few MiB at once. */
@@ -321,6 +321,11 @@ enum trace_attn_impl {
 	TRACE_ATTN_TRITON,          /* 1.4: flash-attn's Triton kernel
 				     * (flash_attn_triton.py, as llm-foundry's
 				     * attn_impl triton runs it)             */
+	TRACE_ATTN_EFFICIENT,       /* 1.10: PyTorch's memory-efficient SDPA
+				     * backend (the CUTLASS kernels from
+				     * xFormers: fmha_cutlassF, fmha_cutlassB),
+				     * which every dtype and an additive mask
+				     * run on; on every compute capability   */
 	TRACE_ATTN_IMPL_COUNT
 };
 
@@ -366,6 +371,12 @@ struct trace_attn {
 				     * is stored in (1: an FP8 KV cache, read
 				     * and converted by the kernel); 0 the op's
 				     * dtype's                                 */
+	uint32_t bias_heads;        /* 1.10, prefill: heads of an additive bias
+				     * (attn_mask) the kernel reads, one
+				     * (query, key) element per pair of each
+				     * sequence in the op's dtype: 1 one for
+				     * every head (broadcast), heads one per
+				     * head; 0 none                            */
 };
 
 /* 1.2: an operator as a program builder describes it: the target-

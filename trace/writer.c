@@ -387,7 +387,7 @@ static void pack_marker(msgpack_packer *pk, const struct trace_marker *m)
 
 static void pack_op(msgpack_packer *pk, const struct trace_op *o)
 {
-	msgpack_pack_array(pk, 38);
+	msgpack_pack_array(pk, 39);
 	msgpack_pack_uint8(pk, TRACE_OP);
 	msgpack_pack_uint64(pk, o->seq);
 	msgpack_pack_uint32(pk, (uint32_t)o->kind);
@@ -431,6 +431,8 @@ static void pack_op(msgpack_packer *pk, const struct trace_op *o)
 	msgpack_pack_uint8(pk, o->attn.kv_bytes);
 	/* 1.9 */
 	msgpack_pack_double(pk, o->b_bytes);
+	/* 1.10 */
+	msgpack_pack_uint32(pk, o->attn.bias_heads);
 }
 
 static void pack_stack(msgpack_packer *pk, const struct trace_stack *s)

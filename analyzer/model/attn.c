@@ -75,6 +75,8 @@ static const char *attn_fwd_name(const struct pred_attn *a)
 		return "cudnn_generated_fort_native_sdpa_flash_fprop";
 	case PRED_ATTN_TRITON:
 		return "_fwd_kernel";
+	case PRED_ATTN_EFFICIENT:
+		return "fmha_cutlassF_aligned_sm80";
 	default:
 		return a->form == PRED_ATTN_DECODE ? "flash_fwd_splitkv_kernel" : "flash_fwd_kernel";
 	}
@@ -130,6 +132,12 @@ void attn_emit_backward(struct bld *B, const struct pred_attn *a)
 	if (B->err || !a->seqs || a->impl == PRED_ATTN_NONE)
 		return;
 	double q = (double)a->q_tokens, H = a->heads, dv = a->head_dim_v, d = a->head_dim;
+	/* the memory-efficient backward: one kernel (its delta and dQ kept
+	 * inside; the helper kernels of a key split, if any, not emitted) */
+	if (a->impl == PRED_ATTN_EFFICIENT) {
+		attn_kernel(B, a, "fmha_cutlassB_aligned_sm80", 1);
+		return;
+	}
 	uint64_t keep = B->cols;
 	/* flash_bwd_dot_do_o: D = rowsum(dO * O), read dO and O, write an FP32
 	 * row per query and head (and zero the FP32 dQ accumulator) */

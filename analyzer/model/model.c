@@ -61,20 +61,26 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 	}
 	enum pred_attn_impl impl = model_attention_impl(B->o);
 	int half = B->o->dtype == GPU_DT_BF16 || B->o->dtype == GPU_DT_FP16;
+	uint32_t bias_heads = 0;
 	if (B->o->attention == MODEL_ATTN_SDPA) {
 		/* F.scaled_dot_product_attention on 16-bit inputs with no mask
 		 * (causal, or no padding) takes its flash backend: FlashAttention-
 		 * 2's kernels as PyTorch vendors them (fmha forward; dot_do_o,
 		 * dq_dk_dv and convert_dq backward), the attention model's FA2,
 		 * over K and V already repeated to every query head (Hugging
-		 * Face's and torchtitan's repeat_kv).  FP32 (the memory-efficient
-		 * kernel), T5's position bias (a float mask: the same) and a
-		 * decode step's one query stay one kernel of FLOPs and bytes. */
-		if (!half || sq == 1 || mask_kind == 5) {
-			op_sdpa(B, bh, sq, sk, d, causal && sq > 1);
+		 * Face's and torchtitan's repeat_kv).  FP32 and T5's position
+		 * bias (a float mask, [B, H, S, S], every pair computed) take
+		 * the memory-efficient backend, the model's EFFICIENT class; a
+		 * decode step's one query stays one kernel of FLOPs and bytes. */
+		if (sq == 1) {
+			op_sdpa(B, bh, sq, sk, d, 0);
 			return;
 		}
-		impl = PRED_ATTN_FA2;
+		impl = half && mask_kind != 5 ? PRED_ATTN_FA2 : PRED_ATTN_EFFICIENT;
+		if (mask_kind == 5) {
+			bias_heads = (uint32_t)heads;
+			causal = 0;
+		}
 	}
 	if (impl != PRED_ATTN_NONE) {
 		/* Hugging Face's flash_attention_2: flash_attn_func on (b, s, heads,
@@ -88,6 +94,7 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 		attn_init(&a, impl, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL,
 			  causal && sq > 1, (uint32_t)heads, (uint32_t)(kvh ? kvh : 1), (uint32_t)d, 0);
 		attn_add_seqs(&a, B->b, sq, sk);
+		a.bias_heads = bias_heads;
 		if (model_cp(B->o) > 1 && a.causal)
 			/* ring attention, load-balanced (zigzag): a cp-th of the
 			 * sequence's causal pairs, not the last block's */

@@ -184,7 +184,7 @@ enum cat {
  * op, the three after grad_out), and dims per input (at most 4: a GEMM's
  * batch, rows, columns; a 2-D convolution's N, C, H, W; attention's
  * batch, heads, tokens, head dim). */
-#define NIN 4
+#define NIN 5
 #define NDIM 4
 /* Concrete inputs kept: sixteen, as many as the fused attention ops take
  * before their scale (sdpa_ops: the cuDNN backward op's is_causal is its
@@ -707,34 +707,41 @@ static int conv_shape(const struct scratch *e, struct trace_conv *c, unsigned *m
 
 /* PyTorch's fused attention ops (scaled_dot_product_attention's backends,
  * native_functions.yaml): the implementation each runs, whether it is the
- * backward pass, the index of the query (key and value follow it) and of
- * is_causal in its arguments.  _scaled_dot_product_flash_attention is
- * FlashAttention-2 on every architecture (PyTorch bundles FA2 alone);
- * _backward's arguments start with grad_out.  The memory-efficient
- * backend (_scaled_dot_product_efficient_attention) is none of the
- * implementations predictor/attention.c models, so its kernels keep no
- * record. */
+ * backward pass, the index of the query (key and value follow it), of
+ * is_causal and of attn_bias in its arguments (-1: none read).
+ * _scaled_dot_product_flash_attention is FlashAttention-2 on every
+ * architecture (PyTorch bundles FA2 alone); _backward's arguments start
+ * with grad_out.  The memory-efficient backend is what PyTorch runs for
+ * an attn_mask, for FP32 and where FlashAttention has no kernel (before
+ * 8.0); its attn_bias (Hugging Face's [B, 1, S_q, S_kv] mask where the
+ * batch pads, T5's position bias) is read by the kernel, one element a
+ * pair and head of the bias. */
 struct sdpa_args {
 	const char *name;
 	enum trace_attn_impl impl;
-	int backward, query, causal;
+	int backward, query, causal, bias;
 };
 
 static const struct sdpa_args sdpa_ops[] = {
-	{ "aten::_scaled_dot_product_flash_attention", TRACE_ATTN_FA2, 0, 0, 4 },
-	{ "aten::_scaled_dot_product_flash_attention_backward", TRACE_ATTN_FA2, 1, 1, 11 },
-	{ "aten::_scaled_dot_product_cudnn_attention", TRACE_ATTN_CUDNN, 0, 0, 6 },
-	{ "aten::_scaled_dot_product_cudnn_attention_backward", TRACE_ATTN_CUDNN, 1, 1, 14 },
+	{ "aten::_scaled_dot_product_flash_attention", TRACE_ATTN_FA2, 0, 0, 4, -1 },
+	{ "aten::_scaled_dot_product_flash_attention_backward", TRACE_ATTN_FA2, 1, 1, 11, -1 },
+	{ "aten::_scaled_dot_product_cudnn_attention", TRACE_ATTN_CUDNN, 0, 0, 6, 3 },
+	{ "aten::_scaled_dot_product_cudnn_attention_backward", TRACE_ATTN_CUDNN, 1, 1, 14, -1 },
+	{ "aten::_scaled_dot_product_efficient_attention", TRACE_ATTN_EFFICIENT, 0, 0, 6, 3 },
+	{ "aten::_scaled_dot_product_efficient_attention_backward", TRACE_ATTN_EFFICIENT, 1, 1, 11,
+	  4 },
 };
 
 /* Fills g's attention (the call's shape, dtype, FLOPs and bytes, as the
  * model builder describes its own) from a fused
  * attention op: query (B, H, S_q, D), key (B, H_kv, S_kv, D) and value
- * (B, H_kv, S_kv, D_v) from "Input Dims", is_causal from "Concrete
- * Inputs" (a causal mask as PyTorch aligns it when S_q = S_kv; the queries
- * taken as the last S_q keys' otherwise), FLOPs and bytes by
- * attention_work().  Returns 0; -1 for another op,
- * dims that do not fit together or an is_causal the trace does not give. */
+ * (B, H_kv, S_kv, D_v) and the bias's heads (B or 1, H or 1, S_q, S_kv)
+ * from "Input Dims", is_causal from "Concrete Inputs" (a causal mask as
+ * PyTorch aligns it when S_q = S_kv; the queries taken as the last S_q
+ * keys' otherwise; with a bias and no is_causal every pair is computed,
+ * the mask being the bias's), FLOPs and bytes by attention_work().
+ * Returns 0; -1 for another op, dims that do not fit together or an
+ * is_causal the trace does not give. */
 static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 {
 	const struct sdpa_args *a = NULL;
@@ -759,13 +766,23 @@ static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 	/* B sequences of S_q queries each attending the last S_q of its S_kv
 	 * keys, as the model builder counts a batch (attn_add_seqs()) */
 	int causal = (int)e->cval[a->causal][0];
+	/* the bias: [B or 1, H or 1, S_q, S_kv] (a missing one has no dims) */
+	uint32_t bias_heads = 0;
+	if (a->bias >= 0 && a->bias < e->nin && e->ndim[a->bias] == 4) {
+		const int64_t *b = e->dims[a->bias];
+		if ((b[0] != 1 && b[0] != q[0]) || (b[1] != 1 && b[1] != q[1]) || b[2] != q[2] ||
+		    b[3] != k[2])
+			return -1;
+		bias_heads = (uint32_t)b[1];
+	}
 	struct pred_attn pa = {
 		.impl = (enum pred_attn_impl)a->impl, .form = PRED_ATTN_PREFILL,
 		.causal = (uint8_t)causal, .seqs = (uint32_t)q[0], .heads = (uint32_t)q[1],
 		.kv_heads = (uint32_t)k[1], .head_dim = (uint32_t)q[3], .head_dim_v = (uint32_t)v[3],
 		.q_tokens = (uint64_t)(q[0] * q[2]), .kv_tokens = (uint64_t)(q[0] * k[2]),
 		.max_kv = (uint64_t)k[2],
-		.pairs = (double)q[0] * attention_pairs((double)q[2], (double)k[2], causal, 0) };
+		.pairs = (double)q[0] * attention_pairs((double)q[2], (double)k[2], causal, 0),
+		.bias_heads = bias_heads };
 	enum trace_dtype t = e->ntype > a->query ? e->type[a->query] : TRACE_DT_UNKNOWN;
 	double esz = trace_dtype_bytes(t);
 	attention_work(&pa, esz > 0 ? esz : 2, a->backward, &g->attn_flops, &g->bytes);
