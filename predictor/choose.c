@@ -17,7 +17,8 @@
  *      math, V100 <-> T4 (one cuDNN, 7.6.2), the model's constants
  *      fitted without the target's architecture (surfer-bench
  *      conv-train): forward 41.1 -> 20.7 %, gradient of the inputs 37.2
- *      -> 20.8 %, of the filters 62.3 -> 59.7 % against the roofline
+ *      -> 20.8 %, of the filters 62.3 -> 53.5 % (its reduction split
+ *      over idle SMs as the FP32 model's, tcgemm.c) against the roofline
  *      ratio they took before (the FLOP/s ratio 25.3 / 23.2 / 65.1 %).
  *      BF16 takes it as the same kernels in another type; TF32 is not
  *      measured and keeps the roofline (3).

@@ -133,9 +133,10 @@ static double cv_tile_n(double filters)
  * P100 and V100 0.3-0.7 (log) off, 44.8 % held out where the FLOP/s ratio
  * is 32.0 % (surfer-bench conv-train).  So where the launch is not known
  * the blocks are the tiles times the slices s = floor(SMs / tiles) of the
- * reduction that fill the SMs, each at least CONV_WGRAD_SLICE deep.  A
- * recorded launch's grid has the split in it already. */
-#define CONV_WGRAD_SLICE 1024.0
+ * reduction that fill the SMs, each at least CONV_WGRAD_SLICE (conv.h)
+ * deep.  A recorded launch's grid has the split in it already.  The
+ * tensor-core route (tcgemm.c) splits a 16-bit filter gradient's implicit
+ * GEMM the same way. */
 
 static double cv_wgrad_split(double tiles, double red, const struct gpu_spec *g)
 {

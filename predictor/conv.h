@@ -16,6 +16,13 @@
 
 #include "predictor/predict.h"
 
+/* The shallowest slice of the reduction (N P Q output pixels) that cuDNN's
+ * filter-gradient kernels are taken to split it into, when the output
+ * tiles (K x C R S) leave SMs idle: slices s = floor(SMs / tiles), each at
+ * least this deep (conv.c's cv_wgrad_split(), tcgemm.c's tensor-core
+ * filter gradient; the reasons in conv.c). */
+#define CONV_WGRAD_SLICE 1024.0
+
 /* The algorithms cuDNN runs a forward convolution with, as its kernel
  * names show them. */
 enum conv_algo {

@@ -242,6 +242,7 @@ void predict_conv_as_gemm(const struct pred_kernel *k, struct pred_kernel *g)
 	g->batch = k->batch ? k->batch : 1;
 	g->origin_ns = 0;
 	memset(&g->conv, 0, sizeof(g->conv));
+	g->conv.pass = k->conv.pass;   /* tcgemm splits a filter gradient */
 }
 
 /* Methods that do not say which bound applied (the tile model) get the

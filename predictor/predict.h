@@ -333,8 +333,10 @@ int predict_aten_elementwise(const char *name, double *elems_per_thread, unsigne
 
 /* g = the convolution k as the GEMM its kernels compute: its implicit
  * GEMM's m, n, k (pred_kernel's, per pass), FLOPs and bytes, op GEMM,
- * batch 1, no origin time (choose.c: a tensor-core convolution goes to
- * the tensor-core GEMM model). */
+ * batch 1, no origin time, the pass kept in g->conv.pass (tcgemm.c splits
+ * a filter gradient's reduction over idle SMs) and the rest of the
+ * convolution's geometry cleared (choose.c: a tensor-core convolution
+ * goes to the tensor-core GEMM model). */
 void predict_conv_as_gemm(const struct pred_kernel *k, struct pred_kernel *g);
 
 const char *pred_method_name(enum pred_method m);

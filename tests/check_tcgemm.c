@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "predictor/predict.h"
 #include "predictor/tcgemm.h"
 #include "tests/check_run.h"
 
@@ -225,6 +226,40 @@ START_TEST(small_m_stream_k_on_hopper)
 	struct pred_kernel k72 = gemm(72, 4096, 4096, GPU_DT_BF16);
 	want = 2.0 * 72 * 4096 * 4096 / (1e14 * 0.8 * sqrt(72 / 128.0) * 655.36 / 719.36) * 1e9;
 	ck_assert_double_eq_tol(tcgemm_model_ns(&k72, &g, &p) - 2000, want, 1e-3);
+}
+END_TEST
+
+/* A 16-bit convolution's filter gradient (predict_conv_as_gemm() keeps
+ * the pass): 256 filters x 512 taps over 65,536 pixels is 2 x 4 tiles of
+ * 128 x 128 on 100 SMs; the reduction splits floor(100 / 8) = 12 ways
+ * (each 5461 pixels deep, over 1024), 96 of 100 SMs busy, where the same
+ * GEMM as a plain one fills 8 of them. */
+START_TEST(filter_gradient_splits_reduction)
+{
+	struct gpu_spec g = fake_gpu("fake", 100, 100, 4000);
+	struct tcgemm_params p = hand_params(0.5);
+	struct pred_kernel conv;
+	memset(&conv, 0, sizeof conv);
+	conv.op = PRED_OP_CONV;
+	conv.dtype = GPU_DT_FP16;
+	conv.m = 256, conv.n = 512, conv.k = 65536;
+	conv.conv.pass = PRED_CONV_WGRAD;
+	struct pred_kernel w;
+	predict_conv_as_gemm(&conv, &w);
+	ck_assert_int_eq(w.op, PRED_OP_GEMM);
+	ck_assert_uint_eq(w.conv.pass, PRED_CONV_WGRAD);
+	double depth = 65536.0 / 12;
+	double want = 2.0 * 256 * 512 * 65536 / (1e14 * 0.8 * sqrt(0.96) * depth / (depth + 64)) * 1e9;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&w, &g, &p) - 2000, want, 1e-3);
+	struct pred_kernel plain = gemm(256, 512, 65536, GPU_DT_FP16);
+	want = 2.0 * 256 * 512 * 65536 / (1e14 * 0.8 * sqrt(0.08) * 65536 / (65536 + 64)) * 1e9;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&plain, &g, &p) - 2000, want, 1e-3);
+	/* a shallow reduction splits no deeper than 1024 a slice: 4096
+	 * pixels, 4 slices, 32 of 100 SMs */
+	w.k = 4096;
+	depth = 1024;
+	want = 2.0 * 256 * 512 * 4096 / (1e14 * 0.8 * sqrt(0.32) * depth / (depth + 64)) * 1e9;
+	ck_assert_double_eq_tol(tcgemm_model_ns(&w, &g, &p) - 2000, want, 1e-3);
 }
 END_TEST
 
@@ -742,6 +777,7 @@ int main(void)
 	tcase_add_test(tc, huge_square_reaches_eff_peak);
 	tcase_add_test(tc, tiny_hits_overhead);
 	tcase_add_test(tc, fp32_accumulate_epilogue);
+	tcase_add_test(tc, filter_gradient_splits_reduction);
 	tcase_add_test(tc, weight_only_quantized_weights);
 	tcase_add_test(tc, power_mean_join);
 	tcase_add_test(tc, wave_quantization);
