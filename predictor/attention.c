@@ -12,8 +12,9 @@
  * Kernel (serving-engines.md 1.1-1.3, 4; training-stacks.md 3, 4):
  *  - FLASH runs FA3 on compute capability 9.x (flash-attn's hopper/ build;
  *    vLLM's get_flash_attn_version, SGLang's fa3 backend) and FA2
- *    elsewhere; FA3 asked for on another GPU runs FA2 (it has no kernel
- *    there); FlashInfer and cuDNN run warpgroup-MMA kernels on 9.x
+ *    elsewhere (a prefill before 8.0: the memory-efficient kernels,
+ *    below, as PyTorch's SDPA falls back to them); FA3 asked for on
+ *    another GPU runs FA2 (it has no kernel there); FlashInfer and cuDNN run warpgroup-MMA kernels on 9.x
  *    (FlashInfer's sm90 prefill backend, cuDNN's sm90 sdpa kernels) and
  *    mma.sync kernels before.  "async" below is the asynchronous-MMA
  *    class, taken to cover 10.x (B200: tcgen05 kernels, unverified) but not
@@ -517,8 +518,16 @@ int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
 	    !g->boost_clock_mhz)
 		return -1;
 	/* the memory-efficient kernels are built from 5.0 on (their SIMT
-	 * form), every other family needs tensor cores */
-	int efficient = a->impl == PRED_ATTN_EFFICIENT;
+	 * form), every other family needs tensor cores.  FlashAttention-2
+	 * and cuDNN's fused attention need 8.0: a prefill asked of them on
+	 * an older GPU runs the memory-efficient kernels, what PyTorch's
+	 * scaled_dot_product_attention falls back to there (flash-attn's
+	 * own package refuses such a GPU; a Kineto trace's flash or cuDNN op
+	 * is SDPA's). */
+	int efficient = a->impl == PRED_ATTN_EFFICIENT ||
+			(g->cc < 80 && a->form == PRED_ATTN_PREFILL &&
+			 (a->impl == PRED_ATTN_FLASH || a->impl == PRED_ATTN_FA2 ||
+			  a->impl == PRED_ATTN_FA3 || a->impl == PRED_ATTN_CUDNN));
 	if (g->cc < (efficient ? 50u : 70u) || (efficient && a->form != PRED_ATTN_PREFILL))
 		return -1;
 	memset(p, 0, sizeof(*p));
@@ -547,7 +556,8 @@ int attention_plan_with(const struct pred_kernel *k, const struct gpu_spec *g,
 	if (!(R > 0) || !(BW > 0))
 		return -1;
 	p->async_mma = async;
-	p->impl = a->impl == PRED_ATTN_FLASH || a->impl == PRED_ATTN_FA3
+	p->impl = efficient ? PRED_ATTN_EFFICIENT
+		  : a->impl == PRED_ATTN_FLASH || a->impl == PRED_ATTN_FA3
 		  ? (async ? PRED_ATTN_FA3 : PRED_ATTN_FA2) : a->impl;
 
 	double S = a->seqs, H = a->heads, Hkv = a->kv_heads, G = H / Hkv;
