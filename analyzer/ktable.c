@@ -201,7 +201,8 @@ static int ktable_attn_eq(const void *ctx, uint64_t val, const void *key)
 	       x->kv_heads == y->kv_heads && x->head_dim == y->head_dim &&
 	       x->head_dim_v == y->head_dim_v && x->q_tokens == y->q_tokens &&
 	       x->kv_tokens == y->kv_tokens && x->max_kv == y->max_kv && x->window == y->window &&
-	       x->kv_bytes == y->kv_bytes && x->bias_heads == y->bias_heads && memcmp(&x->pairs, &y->pairs, sizeof(x->pairs)) == 0;
+	       x->kv_bytes == y->kv_bytes && x->bias_heads == y->bias_heads &&
+	       memcmp(&x->pairs, &y->pairs, sizeof(x->pairs)) == 0;
 }
 
 /* The id of shape a in t, added when new: >= 1, or 0 out of memory (only

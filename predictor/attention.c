@@ -14,9 +14,9 @@
  *    vLLM's get_flash_attn_version, SGLang's fa3 backend) and FA2
  *    elsewhere (a prefill before 8.0: the memory-efficient kernels,
  *    below, as PyTorch's SDPA falls back to them); FA3 asked for on
- *    another GPU runs FA2 (it has no kernel there); FlashInfer and cuDNN run warpgroup-MMA kernels on 9.x
- *    (FlashInfer's sm90 prefill backend, cuDNN's sm90 sdpa kernels) and
- *    mma.sync kernels before.  "async" below is the asynchronous-MMA
+ *    another GPU runs FA2 (it has no kernel there); FlashInfer and cuDNN
+ *    run warpgroup-MMA kernels on 9.x (FlashInfer's sm90 prefill backend,
+ *    cuDNN's sm90 sdpa kernels) and mma.sync kernels before.  "async" below is the asynchronous-MMA
  *    class, taken to cover 10.x (B200: tcgen05 kernels, unverified) but not
  *    12.x (RTX Blackwell: mma.sync only).
  *  - Forward tiles block_m x block_n (keys per step), by head dim d:

@@ -181,9 +181,10 @@ enum cat {
 /* Inputs of a CPU op whose shapes are kept (a GEMM op's operands are among
  * its first three, a convolution's input and filter its first two, fused
  * attention's query, key and value its first three or, in its backward
- * op, the three after grad_out), and dims per input (at most 4: a GEMM's
- * batch, rows, columns; a 2-D convolution's N, C, H, W; attention's
- * batch, heads, tokens, head dim). */
+ * op, the three after grad_out, the memory-efficient backward's attn_bias
+ * the fifth), and dims per input (at most 4: a GEMM's batch, rows,
+ * columns; a 2-D convolution's N, C, H, W; attention's batch, heads,
+ * tokens, head dim, its bias's batch, heads, queries, keys). */
 #define NIN 5
 #define NDIM 4
 /* Concrete inputs kept: sixteen, as many as the fused attention ops take
