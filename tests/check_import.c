@@ -354,16 +354,30 @@ static int import_kineto(const char *in, const char *out, const char *origin,
 	return rc;
 }
 
+/* Writes json to STEM.json, imports it into STEM.mp (returned: a tmp()
+ * path) and checks the trace's records against want; the import's counts
+ * into *st, the header into *h (NULL: not kept). */
+static const char *import_checked(const char *stem, const char *json, const char *const *want,
+				  struct import_stats *st, struct trace_header *h)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "%s.json", stem);
+	const char *in = tmp(name);
+	snprintf(name, sizeof(name), "%s.mp", stem);
+	const char *out = tmp(name);
+	write_file(in, json);
+	char err[2048] = "";
+	int rc = import_kineto(in, out, NULL, st, err, sizeof(err));
+	ck_assert_msg(rc == 0, "import: %s", err);
+	check_lines(out, want, h);
+	return out;
+}
+
 START_TEST(kineto_plain)
 {
-	const char *in = tmp("k.json"), *out = tmp("k.mp");
-	write_file(in, kineto_json);
 	struct import_stats st;
-	char err[512] = "";
-	int rc = import_kineto(in, out, NULL, &st, err, sizeof(err));
-	ck_assert_msg(rc == 0, "import: %s", err);
 	struct trace_header h;
-	check_lines(out, kineto_expected, &h);
+	import_checked("k", kineto_json, kineto_expected, &st, &h);
 	ck_assert_uint_eq(st.kernels, 5);
 	ck_assert_uint_eq(st.memcpys, 1);
 	ck_assert_uint_eq(st.memsets, 1);
@@ -888,13 +902,8 @@ static const char *const events_expected[] = {
 
 START_TEST(kineto_events)
 {
-	const char *in = tmp("e.json"), *out = tmp("e.mp");
-	write_file(in, events_json);
 	struct import_stats st;
-	char err[512] = "";
-	int rc = import_kineto(in, out, NULL, &st, err, sizeof(err));
-	ck_assert_msg(rc == 0, "import: %s", err);
-	check_lines(out, events_expected, NULL);
+	const char *out = import_checked("e", events_json, events_expected, &st, NULL);
 	ck_assert_uint_eq(st.kernels, 3);
 	ck_assert_uint_eq(st.syncs, 6);
 	ck_assert_uint_eq(st.event_records, 2);
@@ -902,11 +911,13 @@ START_TEST(kineto_events)
 	ck_assert_uint_eq(st.skipped, 0);
 	/* the waits' GPU side ran on device 0: with --device 1 neither they
 	 * nor the records they name are written */
+	const char *in = tmp("e.json");
+	char err[512] = "";
 	struct import_set set;
 	struct import_opts opts = { "v100-sxm2-16", 1 };
 	import_set_init(&set);
 	ck_assert_int_eq(import_kineto_read(&set, in, NULL, NULL, err, sizeof(err)), 0);
-	rc = import_finish(&set, &opts, out, &st, err, sizeof(err));
+	int rc = import_finish(&set, &opts, out, &st, err, sizeof(err));
 	ck_assert_msg(rc == 0, "finish: %s", err);
 	import_set_release(&set);
 	ck_assert_uint_eq(st.syncs, 0);
@@ -1147,14 +1158,9 @@ static const char *const kineto_comms_expected[] = {
 
 START_TEST(kineto_collectives)
 {
-	const char *in = tmp("c.json"), *out = tmp("c.mp");
-	write_file(in, kineto_comms_json);
 	struct import_stats st;
-	char err[512] = "";
-	int rc = import_kineto(in, out, NULL, &st, err, sizeof(err));
-	ck_assert_msg(rc == 0, "import: %s", err);
 	struct trace_header h;
-	check_lines(out, kineto_comms_expected, &h);
+	import_checked("c", kineto_comms_json, kineto_comms_expected, &st, &h);
 	ck_assert_uint_eq(h.world_size, 4);   /* distributedInfo's: the step's GPUs */
 	ck_assert_uint_eq(st.collectives, 2);
 	ck_assert_uint_eq(st.gemms, 0);
@@ -1331,33 +1337,23 @@ static const char *const kineto_fp8_expected[] = {
 
 START_TEST(kineto_fp8_gemm)
 {
-	const char *in = tmp("fp8.json"), *out = tmp("fp8.mp");
-	write_file(in, kineto_fp8_json);
 	struct import_stats st;
-	char err[2048] = "";
-	int rc = import_kineto(in, out, NULL, &st, err, sizeof(err));
-	ck_assert_msg(rc == 0, "import: %s", err);
-	check_lines(out, kineto_fp8_expected, NULL);
+	import_checked("fp8", kineto_fp8_json, kineto_fp8_expected, &st, NULL);
 	ck_assert_uint_eq(st.gemms, 1);
 }
 END_TEST
 
 START_TEST(kineto_convolutions)
 {
-	const char *in = tmp("conv.json"), *out = tmp("conv.mp");
-	write_file(in, kineto_conv_json);
 	struct import_stats st;
-	char err[2048] = "";
-	int rc = import_kineto(in, out, NULL, &st, err, sizeof(err));
-	ck_assert_msg(rc == 0, "import: %s", err);
-	check_lines(out, kineto_conv_expected, NULL);
+	const char *out = import_checked("conv", kineto_conv_json, kineto_conv_expected, &st, NULL);
 	ck_assert_uint_eq(st.convs, 1);
 	ck_assert_uint_eq(st.conv_unsized, 1);  /* counted once, not per nested op */
 	ck_assert_uint_eq(st.gemms, 0);
 
 	/* the program warns about the convolution without padding */
-	char args[1024];
-	snprintf(args, sizeof(args), "kineto %s -o %s", in, out);
+	char args[1024], err[2048] = "";
+	snprintf(args, sizeof(args), "kineto %s -o %s", tmp("conv.json"), out);
 	ck_assert_int_eq(run_import(args, err, sizeof(err)), 0);
 	ck_assert_ptr_nonnull(strstr(err, "warning: 1 convolutions without stride and padding"));
 
@@ -1472,13 +1468,9 @@ static const char *const kineto_conv_bwd_expected[] = {
 
 START_TEST(kineto_convolution_backward)
 {
-	const char *in = tmp("convbwd.json"), *out = tmp("convbwd.mp");
-	write_file(in, kineto_conv_bwd_json);
 	struct import_stats st;
-	char err[2048] = "";
-	int rc = import_kineto(in, out, NULL, &st, err, sizeof(err));
-	ck_assert_msg(rc == 0, "import: %s", err);
-	check_lines(out, kineto_conv_bwd_expected, NULL);
+	const char *out = import_checked("convbwd", kineto_conv_bwd_json, kineto_conv_bwd_expected, &st,
+					 NULL);
 	ck_assert_uint_eq(st.convs, 4);
 	ck_assert_uint_eq(st.conv_unsized, 0);
 
@@ -1599,13 +1591,8 @@ static const char *const kineto_sdpa_expected[] = {
 
 START_TEST(kineto_attention)
 {
-	const char *in = tmp("sdpa.json"), *out = tmp("sdpa.mp");
-	write_file(in, kineto_sdpa_json);
 	struct import_stats st;
-	char err[2048] = "";
-	int rc = import_kineto(in, out, NULL, &st, err, sizeof(err));
-	ck_assert_msg(rc == 0, "import: %s", err);
-	check_lines(out, kineto_sdpa_expected, NULL);
+	const char *out = import_checked("sdpa", kineto_sdpa_json, kineto_sdpa_expected, &st, NULL);
 	ck_assert_uint_eq(st.attentions, 3);
 
 	/* surfer-analyze predicts the described calls' kernels with the
@@ -1678,13 +1665,9 @@ static const char *const kineto_efficient_expected[] = {
 
 START_TEST(kineto_efficient_attention)
 {
-	const char *in = tmp("eff.json"), *out = tmp("eff.mp");
-	write_file(in, kineto_efficient_json);
 	struct import_stats st;
-	char err[2048] = "";
-	int rc = import_kineto(in, out, NULL, &st, err, sizeof(err));
-	ck_assert_msg(rc == 0, "import: %s", err);
-	check_lines(out, kineto_efficient_expected, NULL);
+	const char *out = import_checked("eff", kineto_efficient_json, kineto_efficient_expected, &st,
+					 NULL);
 	ck_assert_uint_eq(st.attentions, 2);
 
 	/* both kernels go to the attention model, on a Hopper target and on
