@@ -299,6 +299,11 @@ static size_t dump(const char *path, char lines[][320], size_t max, struct trace
 					size_t used = strlen(l);
 					snprintf(l + used, 320 - used, " bias=%u", a->bias_heads);
 				}
+				if (a->window) {
+					size_t used = strlen(l);
+					snprintf(l + used, 320 - used, " window=%llu",
+						 (unsigned long long)a->window);
+				}
 				break;
 			}
 			snprintf(l, 320, "O %llu %s bytes=%.0f ranks=%u rank=%d %s stream=%llu th=%u cpu=%llu",
@@ -1688,6 +1693,67 @@ START_TEST(kineto_efficient_attention)
 }
 END_TEST
 
+/* flash-attn's own ops (Hugging Face's flash_attention_2): tensors (batch,
+ * tokens, heads, head dim), GQA's 2 KV heads of 8; a causal forward with
+ * window_size_left 127 (a 128-key sliding window), a backward without. */
+static const char kineto_flash_attn_json[] =
+"{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0,"
+" \"name\": \"NVIDIA A100-SXM4-40GB\", \"computeMajor\": 8, \"computeMinor\": 0,"
+" \"numSms\": 108}],\n"
+"\"traceEvents\": [\n"
+"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":100,"
+"\"tid\":100,\"ts\":1000,\"dur\":2000},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"flash_attn::_flash_attn_forward\",\"pid\":100,"
+"\"tid\":100,\"ts\":1100,\"dur\":100,\"args\":{\"Input Dims\":[[2,256,8,64],[2,256,2,64],[2,256,2,64],[],[],[],[],[],[],[],[]],"
+"\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"\",\"Scalar\"],"
+"\"Concrete Inputs\":[\"\",\"\",\"\",\"0.\",\"0.125\",\"True\",\"127\",\"0\",\"0.\",\"\",\"False\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1110,\"dur\":2,\"args\":{\"correlation\":1}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t>, false, true, true>(Flash_fwd_params)\",\"pid\":0,\"tid\":7,"
+"\"ts\":1115,\"dur\":20,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1,"
+"\"registers per thread\":255,\"shared memory\":49152,\"grid\":[2,2,8],\"block\":[128,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"flash_attn::_flash_attn_backward\",\"pid\":100,"
+"\"tid\":100,\"ts\":1300,\"dur\":300,\"args\":{\"Input Dims\":[[2,256,8,64],[2,256,8,64],[2,256,2,64],[2,256,2,64],[2,256,8,64],[2,8,256],[2,256,8,64],[2,256,2,64],[2,256,2,64],[],[],[],[],[],[],[],[],[]],"
+"\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"float\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"\",\"Scalar\",\"\"],"
+"\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"0.\",\"0.125\",\"True\",\"-1\",\"-1\",\"0.\",\"\",\"False\",\"\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1310,\"dur\":2,\"args\":{\"correlation\":2}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<64, 128, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t>, false, true, false, false, false, false, false>(Flash_bwd_params)\",\"pid\":0,\"tid\":7,"
+"\"ts\":1315,\"dur\":60,\"args\":{\"device\":0,\"stream\":7,\"correlation\":2,"
+"\"registers per thread\":255,\"shared memory\":49152,\"grid\":[2,2,8],\"block\":[256,1,1]}}\n"
+"]}\n";
+
+/* By hand: the forward's 128-key window on 256 causal queries, per
+ * sequence 128 x 1 + 128 x 127 / 2 + 128 x 128 = 24,640 pairs, 49,280 in
+ * all; FLOPs 2 (64 + 64) 8 pairs = 100,925,440, bytes 2 (512 x 8 x 128)
+ * + 2 (512 x 2 x 128) = 1,310,720; the backward's causal pairs 2 x 256 x
+ * 257 / 2 = 65,792, FLOPs 2 (3 x 64 + 2 x 64) 8 pairs = 336,855,040,
+ * bytes 2 x (2 x 524,288 + 2 x 131,072) + 4 x 512 x 8 = 2,637,824. */
+static const char *const kineto_flash_attn_expected[] = {
+	"M 1 it=1 cpu=1000000 th=100 name=ProfilerStep#1",
+	"A 2 fa2 bwd=0 causal=1 seqs=2 heads=8/2 d=64/64 q=512 kv=512 max=256 pairs=49280 "
+		"flops=100925440 bytes=1310720 bf16 stream=7 th=100 cpu=1100000 window=128",
+	"K 3 void flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, "
+		"cutlass::bfloat16_t>, false, true, true>(Flash_fwd_params) grid=2,2,8 block=128,1,1 "
+		"regs=255 smem=49152+0 stream=7 th=100 flags=0 cpu=1110000 gpu=1115000-1135000 it=1 "
+		"lib=2",
+	"A 4 fa2 bwd=1 causal=1 seqs=2 heads=8/2 d=64/64 q=512 kv=512 max=256 pairs=65792 "
+		"flops=336855040 bytes=2637824 bf16 stream=7 th=100 cpu=1300000",
+	"K 5 void flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<64, 128, 128, "
+		"8, 2, 4, 2, false, false, cutlass::bfloat16_t>, false, true, false, false, false, false, "
+		"false>(Flash_bwd_params) grid=2,2,8 block=256,1,1 regs=255 smem=49152+0 stream=7 th=100 "
+		"flags=0 cpu=1310000 gpu=1315000-1375000 it=1 lib=4",
+	NULL
+};
+
+START_TEST(kineto_flash_attn_ops)
+{
+	struct import_stats st;
+	import_checked("fa", kineto_flash_attn_json, kineto_flash_attn_expected, &st, NULL);
+	ck_assert_uint_eq(st.attentions, 2);
+}
+END_TEST
+
 /* The CPU side (keep_cpu, import_cpu_nest).  Thread 1, in us: op A
  * [10, 20) with a nested op B [12, 25) that outlives it, a launch at 20
  * (A's last microsecond: still A's), op C at 21 (after A's end: a new
@@ -1828,6 +1894,7 @@ static Suite *import_suite(void)
 	tcase_add_test(t, kineto_convolution_backward);
 	tcase_add_test(t, kineto_attention);
 	tcase_add_test(t, kineto_efficient_attention);
+	tcase_add_test(t, kineto_flash_attn_ops);
 	tcase_add_test(t, kineto_fp8_gemm);
 	suite_add_tcase(s, t);
 	t = tcase_create("program");

@@ -721,23 +721,41 @@ struct sdpa_args {
 	const char *name;
 	enum trace_attn_impl impl;
 	int backward, query, causal, bias;
+	int bshd;                   /* 1: (batch, tokens, heads, head dim)   */
+	int window;                 /* window_size_left's index, -1: none     */
 };
 
+/* flash-attn's own ops (the package's torch.library ops from 2.6 on, what
+ * Hugging Face's attn_implementation="flash_attention_2" and llm-foundry
+ * call): _flash_attn_forward(q, k, v, dropout_p, softmax_scale, causal,
+ * window_size_left, window_size_right, softcap, alibi_slopes,
+ * return_softmax) and _flash_attn_backward(dout, q, k, v, out,
+ * softmax_lse, dq, dk, dv, dropout_p, softmax_scale, causal,
+ * window_size_left, ...), tensors (batch, tokens, heads, head dim); a
+ * window_size_left w >= 0 on a causal call is a sliding window of w + 1
+ * keys.  Their varlen forms (packed tokens and cu_seqlens) are not read.
+ * Written from memory of flash_attn_interface.py, not checked against a
+ * recorded profile. */
 static const struct sdpa_args sdpa_ops[] = {
-	{ "aten::_scaled_dot_product_flash_attention", TRACE_ATTN_FA2, 0, 0, 4, -1 },
-	{ "aten::_scaled_dot_product_flash_attention_backward", TRACE_ATTN_FA2, 1, 1, 11, -1 },
-	{ "aten::_scaled_dot_product_cudnn_attention", TRACE_ATTN_CUDNN, 0, 0, 6, 3 },
-	{ "aten::_scaled_dot_product_cudnn_attention_backward", TRACE_ATTN_CUDNN, 1, 1, 14, -1 },
-	{ "aten::_scaled_dot_product_efficient_attention", TRACE_ATTN_EFFICIENT, 0, 0, 6, 3 },
+	{ "aten::_scaled_dot_product_flash_attention", TRACE_ATTN_FA2, 0, 0, 4, -1, 0, -1 },
+	{ "aten::_scaled_dot_product_flash_attention_backward", TRACE_ATTN_FA2, 1, 1, 11, -1, 0,
+	  -1 },
+	{ "aten::_scaled_dot_product_cudnn_attention", TRACE_ATTN_CUDNN, 0, 0, 6, 3, 0, -1 },
+	{ "aten::_scaled_dot_product_cudnn_attention_backward", TRACE_ATTN_CUDNN, 1, 1, 14, -1, 0,
+	  -1 },
+	{ "aten::_scaled_dot_product_efficient_attention", TRACE_ATTN_EFFICIENT, 0, 0, 6, 3, 0, -1 },
 	{ "aten::_scaled_dot_product_efficient_attention_backward", TRACE_ATTN_EFFICIENT, 1, 1, 11,
-	  4 },
+	  4, 0, -1 },
+	{ "flash_attn::_flash_attn_forward", TRACE_ATTN_FA2, 0, 0, 5, -1, 1, 6 },
+	{ "flash_attn::_flash_attn_backward", TRACE_ATTN_FA2, 1, 1, 11, -1, 1, 12 },
 };
 
 /* Fills g's attention (the call's shape, dtype, FLOPs and bytes, as the
  * model builder describes its own) from a fused
  * attention op: query (B, H, S_q, D), key (B, H_kv, S_kv, D) and value
- * (B, H_kv, S_kv, D_v) and the bias's heads (B or 1, H or 1, S_q, S_kv)
- * from "Input Dims", is_causal from "Concrete Inputs" (a causal mask as
+ * (B, H_kv, S_kv, D_v) (flash-attn's ops: B, S, H, D) and the bias's
+ * heads (B or 1, H or 1, S_q, S_kv) from "Input Dims", is_causal and a
+ * window from "Concrete Inputs" (a causal mask as
  * PyTorch aligns it when S_q = S_kv; the queries taken as the last S_q
  * keys' otherwise; with a bias and no is_causal every pair is computed,
  * the mask being the bias's), FLOPs and bytes by attention_work().
@@ -751,10 +769,17 @@ static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 			a = &sdpa_ops[i];
 	if (!a || e->nin < a->query + 3)
 		return -1;
-	const int64_t *q = e->dims[a->query], *k = e->dims[a->query + 1], *v = e->dims[a->query + 2];
-	for (int i = 0; i < 3; i++)
+	/* query, key and value as (batch, heads, tokens, head dim) */
+	int64_t q[4], k[4], v[4];
+	int64_t *qkv[3] = { q, k, v };
+	for (int i = 0; i < 3; i++) {
+		const int64_t *d = e->dims[a->query + i];
 		if (e->ndim[a->query + i] != 4)
 			return -1;
+		qkv[i][0] = d[0], qkv[i][3] = d[3];
+		qkv[i][1] = d[a->bshd ? 2 : 1];
+		qkv[i][2] = d[a->bshd ? 1 : 2];
+	}
 	for (int i = 0; i < 4; i++)
 		if (q[i] <= 0 || k[i] <= 0 || v[i] <= 0 || q[i] > UINT32_MAX || k[i] > UINT32_MAX ||
 		    v[i] > UINT32_MAX)
@@ -767,6 +792,17 @@ static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 	/* B sequences of S_q queries each attending the last S_q of its S_kv
 	 * keys, as the model builder counts a batch (attn_add_seqs()) */
 	int causal = (int)e->cval[a->causal][0];
+	/* a sliding window: w + 1 keys of a causal query (w the
+	 * window_size_left; -1 none); a window on both sides is not described */
+	uint64_t window = 0;
+	if (a->window >= 0 && a->window < e->nconc && a->window < NCONC &&
+	    e->ncval[a->window] == 1 && e->cval[a->window][0] >= 0) {
+		int64_t w = e->cval[a->window][0];
+		if (!causal)
+			return -1;
+		if (w + 1 < k[2])   /* one as long as the keys is none */
+			window = (uint64_t)w + 1;
+	}
 	/* the bias: [B or 1, H or 1, S_q, S_kv] (a missing one has no dims) */
 	uint32_t bias_heads = 0;
 	if (a->bias >= 0 && a->bias < e->nin && e->ndim[a->bias] == 4) {
@@ -782,8 +818,9 @@ static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 		.kv_heads = (uint32_t)k[1], .head_dim = (uint32_t)q[3], .head_dim_v = (uint32_t)v[3],
 		.q_tokens = (uint64_t)(q[0] * q[2]), .kv_tokens = (uint64_t)(q[0] * k[2]),
 		.max_kv = (uint64_t)k[2],
-		.pairs = (double)q[0] * attention_pairs((double)q[2], (double)k[2], causal, 0),
-		.bias_heads = bias_heads };
+		.pairs = (double)q[0] * attention_pairs((double)q[2], (double)k[2], causal,
+						       (double)window),
+		.window = window, .bias_heads = bias_heads };
 	enum trace_dtype t = e->ntype > a->query ? e->type[a->query] : TRACE_DT_UNKNOWN;
 	double esz = trace_dtype_bytes(t);
 	attention_work(&pa, esz > 0 ? esz : 2, a->backward, &g->attn_flops, &g->bytes);
