@@ -33,7 +33,17 @@
  * SGEMMs of the other algorithms): a 64 KB SM (sm_60, sm_75) holds fewer
  * of their shared-memory-heavy blocks than a 96 KB one (sm_61, sm_70) and
  * runs them 0.24 (log) slower on one and the same kernel, T4 against
- * V100, where the SGEMMs agree.  The blocks are the recorded launch's grid
+ * V100, where the SGEMMs agree.  That term describes cuDNN's forward
+ * kernels (the only ones the fit saw): the backward passes' kernels
+ * (dgrad and wgrad engines, whose shared memory nothing here measured)
+ * take s = 1, as they take no pull toward the forward shape form
+ * (conv_pull()).  DeepBench's FP32 training convolutions (surfer-bench
+ * conv-train, each target's architecture out of the fit): inputs'
+ * gradient 27.4 -> 25.7 %, filters' 35.6 -> 33.1 % (the P100 as target
+ * 34.7 -> 24.5 and 57.8 -> 42.0, the V100 32.5 -> 34.8 and 48.0 -> 50.8;
+ * between boards of one cuDNN version 21.2 -> 20.4 and 27.9 -> 25.1).
+ * Set after the P100's 57.8 % was seen, so not a blind number.  The
+ * blocks are the recorded launch's grid
  * where there is one, else the output tiles of the tile in the name.  The
  * power limit grows in over the kernel's work time t: the slowdown is
  * 1 + (1/c - 1) t / (t + boost).  The floor is the measuring host's
@@ -327,7 +337,8 @@ static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, st
 	f->cap_pj = power_cap_pj(g, POWER_NODE_LINEAR);
 	f->log_smem = 0;
 	const struct gpu_cc_limits *lim = gpu_cc_find(g->cc);
-	if ((f->algo == CONV_ALGO_IGEMM || f->algo == CONV_ALGO_WINOGRAD) && lim &&
+	if ((f->algo == CONV_ALGO_IGEMM || f->algo == CONV_ALGO_WINOGRAD) &&
+	    k->conv.pass == PRED_CONV_FWD && lim &&
 	    lim->smem_per_sm > 0 && lim->smem_per_sm < CONV_SMEM_REF)
 		f->log_smem = log(lim->smem_per_sm / CONV_SMEM_REF);
 	cv_wino_features(k, g, peak, bw, f);

@@ -318,6 +318,34 @@ START_TEST(wgrad_splits_reduction)
 }
 END_TEST
 
+/* The shared-memory term describes cuDNN's forward kernels: on a 64 KB
+ * SM (cc 7.5) a forward implicit GEMM of 8 x 56 x 56 pixels by 64 filters
+ * over 576 taps (196 tiles of 128 x 64 on 100 SMs: e_wave 0.98) runs at
+ * s = 64 / 96 of the rate, its inputs' gradient, the same GEMM, at the
+ * full rate (v = 1 here). */
+START_TEST(backward_passes_take_no_smem_term)
+{
+	struct gpu_spec g = fake_gpu("g", 100, 10, 1000, 0);
+	g.cc = 75;
+	struct conv_params p = hand_params();
+	p.smem_pow = 1;
+	struct pred_kernel k;
+	memset(&k, 0, sizeof k);
+	k.name = "volta_scudnn_128x64_relu_interior_nn_v1";
+	k.op = PRED_OP_CONV;
+	k.dtype = GPU_DT_FP32;
+	k.m = 25088;
+	k.n = 64;
+	k.k = 576;
+	k.flops = 2.0 * 25088 * 64 * 576;
+	k.bytes = 1e6;
+	double full = k.flops / (10e12 * 0.5) * 1e9 / 0.98;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), full * 1.5, 1e-3);
+	k.conv.pass = PRED_CONV_DGRAD;
+	ck_assert_double_eq_tol(conv_model_ns(&k, &g, &p, 0), full, 1e-3);
+}
+END_TEST
+
 /* A 16-bit convolution (a recorded cuDNN call of FP16 or BF16 data) goes
  * to the tensor-core GEMM model as its implicit GEMM: auto's time from a
  * V100 onto a T4 is T_o x tcgemm(T4) / tcgemm(V100) of the GEMM of m = N
@@ -1239,6 +1267,7 @@ int main(void)
 	tcase_add_test(tc, power_cap_on_derated_copy);
 	tcase_add_test(tc, waves_from_recorded_grid);
 	tcase_add_test(tc, wgrad_splits_reduction);
+	tcase_add_test(tc, backward_passes_take_no_smem_term);
 	tcase_add_test(tc, tensor_core_conv_as_gemm);
 	tcase_add_test(tc, shared_memory_per_sm);
 	tcase_add_test(tc, ratio_form_and_refusals);
