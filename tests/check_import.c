@@ -1599,6 +1599,11 @@ START_TEST(kineto_attention)
 	struct import_stats st;
 	const char *out = import_checked("sdpa", kineto_sdpa_json, kineto_sdpa_expected, &st, NULL);
 	ck_assert_uint_eq(st.attentions, 3);
+	ck_assert_uint_eq(st.attn_unsized, 1);   /* the flash op without is_causal */
+	char args[1024], err[2048] = "";
+	snprintf(args, sizeof(args), "kineto %s -o %s", tmp("sdpa.json"), out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "warning: 1 fused attention ops without their shapes"));
 
 	/* surfer-analyze predicts the described calls' kernels with the
 	 * attention model, the one without a shape by scaling */
@@ -1674,6 +1679,7 @@ START_TEST(kineto_efficient_attention)
 	const char *out = import_checked("eff", kineto_efficient_json, kineto_efficient_expected, &st,
 					 NULL);
 	ck_assert_uint_eq(st.attentions, 2);
+	ck_assert_uint_eq(st.attn_unsized, 0);
 
 	/* both kernels go to the attention model, on a Hopper target and on
 	 * a P100, where only these kernels run (on the CUDA cores) */

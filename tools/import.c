@@ -198,6 +198,11 @@ int main(int argc, char **argv)
 				"record_shapes=True): their output size is unknown, so their "
 				"kernels get no convolution shape\n", prog,
 				(unsigned long long)st.conv_unsized);
+		if (st.attn_unsized)
+			fprintf(stderr, "%s: warning: %llu fused attention ops without their "
+				"shapes or is_causal (\"Input Dims\" and \"Concrete Inputs\", "
+				"PyTorch 2.1 and later with record_shapes=True): their kernels "
+				"keep wave scaling\n", prog, (unsigned long long)st.attn_unsized);
 		if (st.unmatched)
 			fprintf(stderr, "%s: warning: %llu GPU activities have no launch call "
 				"in the trace (CPU times unknown)\n", prog,

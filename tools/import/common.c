@@ -909,6 +909,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 		qsort(s->gemm, s->ngemm, sizeof(*s->gemm), cmp_gemm);
 	st->skipped += s->skipped;
 	st->conv_unsized = s->conv_unsized;
+	st->attn_unsized = s->attn_unsized;
 
 	uint64_t first = nord ? ord[0].key : UINT64_MAX;
 

@@ -180,6 +180,8 @@ struct import_set {
 	uint64_t conv_unsized;      /* convolutions whose stride, padding,
 				     * dilation or groups the input does not
 				     * give: no record for their kernels      */
+	uint64_t attn_unsized;      /* fused attention ops whose shapes or
+				     * is_causal the input does not give      */
 	uint32_t world_size;        /* processes of the distributed job, 0
 				     * unknown: the group of a collective the
 				     * input does not size                    */
@@ -203,6 +205,8 @@ struct import_stats {
 	uint64_t attentions;        /* OP records of fused attention calls    */
 	uint64_t conv_unsized;      /* convolutions left without one: the
 				     * input gives no stride or padding       */
+	uint64_t attn_unsized;      /* fused attention ops left without one:
+				     * no shapes or no is_causal              */
 	uint64_t event_records;     /* of the syncs: events recorded          */
 	uint64_t event_waits;       /* syncs that name an event               */
 	uint64_t unmatched;         /* activities with no matching API call   */

@@ -759,23 +759,25 @@ static const struct sdpa_args sdpa_ops[] = {
  * PyTorch aligns it when S_q = S_kv; the queries taken as the last S_q
  * keys' otherwise; with a bias and no is_causal every pair is computed,
  * the mask being the bias's), FLOPs and bytes by attention_work().
- * Returns 0; -1 for another op, dims that do not fit together or an
- * is_causal the trace does not give. */
+ * Returns 0; -1 for another op; 1 for one of these whose dims do not fit
+ * together or whose is_causal the trace does not give (no record). */
 static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 {
 	const struct sdpa_args *a = NULL;
 	for (size_t i = 0; i < sizeof sdpa_ops / sizeof sdpa_ops[0]; i++)
 		if (equals(e->name ? e->name : "", e->name_len, sdpa_ops[i].name))
 			a = &sdpa_ops[i];
-	if (!a || e->nin < a->query + 3)
+	if (!a)
 		return -1;
+	if (e->nin < a->query + 3)
+		return 1;
 	/* query, key and value as (batch, heads, tokens, head dim) */
 	int64_t q[4], k[4], v[4];
 	int64_t *qkv[3] = { q, k, v };
 	for (int i = 0; i < 3; i++) {
 		const int64_t *d = e->dims[a->query + i];
 		if (e->ndim[a->query + i] != 4)
-			return -1;
+			return 1;
 		qkv[i][0] = d[0], qkv[i][3] = d[3];
 		qkv[i][1] = d[a->bshd ? 2 : 1];
 		qkv[i][2] = d[a->bshd ? 1 : 2];
@@ -783,12 +785,12 @@ static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 	for (int i = 0; i < 4; i++)
 		if (q[i] <= 0 || k[i] <= 0 || v[i] <= 0 || q[i] > UINT32_MAX || k[i] > UINT32_MAX ||
 		    v[i] > UINT32_MAX)
-			return -1;
+			return 1;
 	if (k[0] != q[0] || v[0] != q[0] || k[1] != v[1] || q[1] % k[1] || k[3] != q[3] ||
 	    v[2] != k[2] || q[2] > k[2] || (double)q[0] * (double)k[2] > 1e15 ||
 	    a->causal >= e->nconc || a->causal >= NCONC ||
 	    e->ncval[a->causal] != 1 || (e->cval[a->causal][0] & ~1))
-		return -1;
+		return 1;
 	/* B sequences of S_q queries each attending the last S_q of its S_kv
 	 * keys, as the model builder counts a batch (attn_add_seqs()) */
 	int causal = (int)e->cval[a->causal][0];
@@ -799,7 +801,7 @@ static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 	    e->ncval[a->window] == 1 && e->cval[a->window][0] >= 0) {
 		int64_t w = e->cval[a->window][0];
 		if (!causal)
-			return -1;
+			return 1;
 		if (w + 1 < k[2])   /* one as long as the keys is none */
 			window = (uint64_t)w + 1;
 	}
@@ -809,7 +811,7 @@ static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 		const int64_t *b = e->dims[a->bias];
 		if ((b[0] != 1 && b[0] != q[0]) || (b[1] != 1 && b[1] != q[1]) || b[2] != q[2] ||
 		    b[3] != k[2])
-			return -1;
+			return 1;
 		bias_heads = (uint32_t)b[1];
 	}
 	struct pred_attn pa = {
@@ -1051,9 +1053,13 @@ static void finish_event(struct parser *p)
 		if (conv == 1 && (equals(e->name, e->name_len, "aten::convolution") ||
 				  equals(e->name, e->name_len, "aten::convolution_backward")))
 			s->conv_unsized++;
+		int attn = 0;
 		if (!e->has_tid || (conv != 0 && gemm_shape(e, &g) != 0 && coll_shape(e, &g) != 0 &&
-				    sdpa_shape(e, &g) != 0))
+				    (attn = sdpa_shape(e, &g)) != 0)) {
+			if (attn == 1)
+				s->attn_unsized++;
 			return;
+		}
 		if (add_lib_span(s, e, &g))
 			goto nomem;
 		return;
