@@ -124,6 +124,12 @@ judge() {
 	ours "$import" -q kineto "$d/profile.json" -o "$d/profile.mp" ${origin:+--origin $origin} 2>"$d/import.err" &&
 		ours "$dump" "$d/profile.mp" >"$d/profile.jsonl" 2>>"$d/import.err" ||
 		{ say "FAIL $n: surfer-import of the profile: $(head -1 "$d/import.err")"; fail=$((fail + 1)); return; }
+	# what the import read of the profile's library ops (no verdict: the
+	# argument positions of the attention ops are PyTorch's and flash-attn's
+	# schemas as written from memory; gpt2-bf16 and bert-pad should show
+	# attention records, resnet50 convolution records)
+	say "     $n: the profile's import: $(grep -c '"attn_impl"' "$d/profile.jsonl") attention records," \
+		"$(grep -c '"type": *"conv"' "$d/profile.jsonl") convolution records"
 	libs=
 	case " $libs_in " in *" $n "*) libs=--libs ;; esac
 	$cmp kernels "$n" "$d/trace.jsonl" "$d/profile.jsonl" --floor-ns "$floor" $libs >"$d/compare.txt" 2>&1

@@ -28,6 +28,10 @@ compiled   a torch.compile'd training step of an MLP block stack (Triton
            kernels for the fused element-wise work and norms, cuBLAS GEMMs).
 graph      a Llama-style BF16 decode step (hand-written layers, KV cache of
            fixed length) captured once in a CUDA graph; a step is a replay.
+bert-pad   a Hugging Face BERT-base training step with SDPA attention in FP32
+           (TF32 off) over a padded batch (the attention mask a float bias):
+           PyTorch's memory-efficient attention backend, which surfer-import
+           reads from the profile (not in check.sh's default list).
 """
 import json
 import os
@@ -39,7 +43,7 @@ import torch
 
 WARMUP = 3
 STEPS = 10
-WORKLOADS = ("gemm", "gpt2", "gpt2-bf16", "decode", "resnet50", "compiled", "graph")
+WORKLOADS = ("gemm", "gpt2", "gpt2-bf16", "decode", "resnet50", "compiled", "graph", "bert-pad")
 
 
 def timed(step, windows, profile=None):
@@ -143,6 +147,27 @@ def decode(windows, out, profile):
         ms, times = timed(lambda: model(nxt, past_key_values=cache, use_cache=True), windows, profile)
     return {"step_ms": ms, "steps_ms": times, "batch": batch,
             "seq": context + WARMUP + STEPS // 2, "mode": "decode", "dtype": "bf16"}
+
+
+def bert_pad(windows, out, profile):
+    from transformers import BertConfig, BertForMaskedLM
+    no_tf32()
+    cfg = BertConfig()
+    model = BertForMaskedLM._from_config(cfg, attn_implementation="sdpa").cuda().train()
+    batch, seq = 8, 512
+    ids = torch.randint(0, cfg.vocab_size, (batch, seq), device="cuda")
+    # half the sequences padded to a quarter of their length: a mask that
+    # is not all ones, so SDPA gets a float attn_mask (the efficient backend)
+    mask = torch.ones(batch, seq, dtype=torch.long, device="cuda")
+    mask[batch // 2:, seq // 4:] = 0
+
+    def step():
+        model.zero_grad(set_to_none=True)
+        model(input_ids=ids, attention_mask=mask, labels=ids).loss.backward()
+
+    ms, times = timed(step, windows, profile)
+    return {"step_ms": ms, "steps_ms": times, "batch": batch, "seq": seq, "mode": "training",
+            "dtype": "fp32"}
 
 
 def resnet50(windows, out, profile):
@@ -263,7 +288,8 @@ def main(argv):
         return 2
     torch.manual_seed(0)
     run = {"gemm": gemm, "gpt2": gpt2, "gpt2-bf16": lambda w, o, p: gpt2(w, o, p, bf16=True),
-           "decode": decode, "resnet50": resnet50, "compiled": compiled, "graph": graph}[a.workload]
+           "decode": decode, "resnet50": resnet50, "compiled": compiled, "graph": graph,
+           "bert-pad": bert_pad}[a.workload]
     res = run(a.windows, a.out, a.profile)
     res["workload"] = a.workload
     res["windows"] = a.windows
