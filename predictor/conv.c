@@ -143,12 +143,13 @@ static double cv_tile_n(double filters)
  * P100 and V100 0.3-0.7 (log) off, 44.8 % held out where the FLOP/s ratio
  * is 32.0 % (surfer-bench conv-train).  So where the launch is not known
  * the blocks are the tiles times the slices s = floor(SMs / tiles) of the
- * reduction that fill the SMs, each at least CONV_WGRAD_SLICE (conv.h)
- * deep.  A recorded launch's grid has the split in it already.  The
- * tensor-core route (tcgemm.c) splits a 16-bit filter gradient's implicit
- * GEMM the same way. */
+ * reduction that fill the SMs, each at least CONV_WGRAD_SLICE deep.  A
+ * recorded launch's grid has the split in it already.  The tensor-core
+ * route (tcgemm.c) splits a 16-bit filter gradient's implicit GEMM the
+ * same way. */
+#define CONV_WGRAD_SLICE 1024.0
 
-static double cv_wgrad_split(double tiles, double red, const struct gpu_spec *g)
+double conv_wgrad_split(double tiles, double red, const struct gpu_spec *g)
 {
 	double s = floor((double)g->sms / tiles), smax = floor(red / CONV_WGRAD_SLICE);
 	if (s > smax)
@@ -321,7 +322,7 @@ static int cv_features(const struct pred_kernel *k, const struct gpu_spec *g, st
 	if (!(tiles > 0)) {
 		tiles = ceil((double)k->m / tm) * ceil((double)k->n / tn);
 		if (k->conv.pass == PRED_CONV_WGRAD)
-			tiles *= cv_wgrad_split(tiles, (double)k->k, g);
+			tiles *= conv_wgrad_split(tiles, (double)k->k, g);
 	}
 	f->log_pad = log((double)k->m * (double)k->n /
 			 (ceil((double)k->m / tm) * tm * ceil((double)k->n / tn) * tn));

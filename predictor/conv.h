@@ -16,12 +16,12 @@
 
 #include "predictor/predict.h"
 
-/* The shallowest slice of the reduction (N P Q output pixels) that cuDNN's
- * filter-gradient kernels are taken to split it into, when the output
- * tiles (K x C R S) leave SMs idle: slices s = floor(SMs / tiles), each at
- * least this deep (conv.c's cv_wgrad_split(), tcgemm.c's tensor-core
- * filter gradient; the reasons in conv.c). */
-#define CONV_WGRAD_SLICE 1024.0
+/* The slices cuDNN's filter-gradient kernels are taken to split a
+ * reduction of red output pixels into on g when tiles output tiles (K x C
+ * R S) leave SMs idle: floor(SMs / tiles), each slice at least 1024 pixels
+ * deep, at least 1 (conv.c gives the reasons; the FP32 model and
+ * tcgemm.c's tensor-core filter gradient both take it). */
+double conv_wgrad_split(double tiles, double red, const struct gpu_spec *g);
 
 /* The algorithms cuDNN runs a forward convolution with, as its kernel
  * names show them. */

@@ -714,15 +714,12 @@ static int tc_features(const struct pred_kernel *k, const struct gpu_spec *g,
 		 * (predict_conv_as_gemm() keeps the pass): a few K x C R S
 		 * tiles over a reduction of N P Q pixels, which cuDNN's wgrad
 		 * kernels split over the SMs the tiles leave idle, as the FP32
-		 * model takes them (conv.c, cv_wgrad_split()).  DeepBench's FP16
+		 * model takes them (conv_wgrad_split()).  DeepBench's FP16
 		 * filter gradients, V100 <-> T4, the constants fitted without
 		 * the target's architecture (surfer-bench conv-train): 50.1 /
 		 * 69.3 -> 46.3 / 60.7 % (T4 / V100 held out); the rule is the
 		 * FP32 one, not chosen on these rows. */
-		split = floor(g->sms / tiles);
-		double smax = floor(kk / CONV_WGRAD_SLICE);
-		if (split > smax)
-			split = smax > 1 ? smax : 1;
+		split = conv_wgrad_split(tiles, kk, g);
 	}
 	double waves = ceil(tiles * split / g->sms);
 
