@@ -637,6 +637,16 @@ static int conv_pair(const struct scratch *e, int i, int64_t v[2])
 	return 0;
 }
 
+/* Concrete input i as its one integer (a bool as 0 or 1); 0, or -1 when
+ * the trace holds none there, or a list. */
+static int conc_one(const struct scratch *e, int i, int64_t *v)
+{
+	if (i < 0 || i >= e->nconc || i >= NCONC || e->ncval[i] != 1)
+		return -1;
+	*v = e->cval[i][0];
+	return 0;
+}
+
 /* Fills c with the 2-D convolution a convolution op describes: input (N,
  * C, H, W) and filter (K, C/groups, R, S) from "Input Dims", stride,
  * padding, dilation and groups from "Concrete Inputs", and the output (N,
@@ -786,20 +796,18 @@ static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 		if (q[i] <= 0 || k[i] <= 0 || v[i] <= 0 || q[i] > UINT32_MAX || k[i] > UINT32_MAX ||
 		    v[i] > UINT32_MAX)
 			return 1;
+	int64_t c, w;
 	if (k[0] != q[0] || v[0] != q[0] || k[1] != v[1] || q[1] % k[1] || k[3] != q[3] ||
 	    v[2] != k[2] || q[2] > k[2] || (double)q[0] * (double)k[2] > 1e15 ||
-	    a->causal >= e->nconc || a->causal >= NCONC ||
-	    e->ncval[a->causal] != 1 || (e->cval[a->causal][0] & ~1))
+	    conc_one(e, a->causal, &c) || (c & ~1))
 		return 1;
 	/* B sequences of S_q queries each attending the last S_q of its S_kv
 	 * keys, as the model builder counts a batch (attn_add_seqs()) */
-	int causal = (int)e->cval[a->causal][0];
+	int causal = (int)c;
 	/* a sliding window: w + 1 keys of a causal query (w the
 	 * window_size_left; -1 none); a window on both sides is not described */
 	uint64_t window = 0;
-	if (a->window >= 0 && a->window < e->nconc && a->window < NCONC &&
-	    e->ncval[a->window] == 1 && e->cval[a->window][0] >= 0) {
-		int64_t w = e->cval[a->window][0];
+	if (conc_one(e, a->window, &w) == 0 && w >= 0) {
 		if (!causal)
 			return 1;
 		if (w + 1 < k[2])   /* one as long as the keys is none */
