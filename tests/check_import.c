@@ -1295,6 +1295,15 @@ static int row_method(const char *j, const char *name, char *m, size_t mlen)
 	return 0;
 }
 
+/* Asserts that the breakdown row of kernel name in j was predicted by
+ * method want. */
+static void assert_method(const char *j, const char *name, const char *want)
+{
+	char m[32];
+	ck_assert_msg(row_method(j, name, m, sizeof(m)) == 0, "no row for %s", name);
+	ck_assert_msg(strcmp(m, want) == 0, "%s: method %s, not %s", name, m, want);
+}
+
 /* surfer-analyze's JSON of trace predicted on target, into j (cap bytes). */
 static void analyze_json(const char *trace, const char *target, char *j, size_t cap)
 {
@@ -1367,8 +1376,7 @@ START_TEST(kineto_convolutions)
 	char m[32];
 	static char j[1 << 16];
 	analyze_json(out, "a100-sxm4-40", j, sizeof(j));
-	ck_assert_int_eq(row_method(j, "volta_scudnn_128x64_relu_interior_nn_v1", m, sizeof(m)), 0);
-	ck_assert_str_eq(m, "conv");
+	assert_method(j, "volta_scudnn_128x64_relu_interior_nn_v1", "conv");
 	ck_assert_int_eq(row_method(j, "volta_scudnn_128x128_relu_interior_nn_v1", m, sizeof(m)), 0);
 	ck_assert_str_ne(m, "conv");
 }
@@ -1480,15 +1488,12 @@ START_TEST(kineto_convolution_backward)
 	ck_assert_uint_eq(st.conv_unsized, 0);
 
 	/* surfer-analyze takes each pass's kernels to the convolution model */
-	char m[32];
 	static char j[1 << 16];
 	analyze_json(out, "v100-sxm2-16", j, sizeof(j));
-	ck_assert_int_eq(row_method(j, "void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, "
-				    "false>(int)", m, sizeof(m)), 0);
-	ck_assert_str_eq(m, "conv");
-	ck_assert_int_eq(row_method(j, "void wgrad_alg0_engine<float, 128, 5, 5, 3, 3, 3, false, "
-				    "512>(int)", m, sizeof(m)), 0);
-	ck_assert_str_eq(m, "conv");
+	assert_method(j, "void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, "
+			 "false>(int)", "conv");
+	assert_method(j, "void wgrad_alg0_engine<float, 128, 5, 5, 3, 3, 3, false, "
+			 "512>(int)", "conv");
 }
 END_TEST
 
@@ -1607,16 +1612,13 @@ START_TEST(kineto_attention)
 
 	/* surfer-analyze predicts the described calls' kernels with the
 	 * attention model, the one without a shape by scaling */
-	char m[32];
 	static char j[1 << 16];
 	analyze_json(out, "h100-sxm", j, sizeof(j));
-	ck_assert_int_eq(row_method(j, "cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_"
-				    "knob_3_64x64x128_4x1x1_kernel0_0", m, sizeof(m)), 0);
-	ck_assert_str_eq(m, "attention");
-	ck_assert_int_eq(row_method(j, "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_"
-				    "kernel<Flash_bwd_kernel_traits<64, 128, 128, 8, 2, 4, 2, false, false, "
-				    "cutlass::bfloat16_t>>(Flash_bwd_params)", m, sizeof(m)), 0);
-	ck_assert_str_eq(m, "attention");
+	assert_method(j, "cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_"
+			 "knob_3_64x64x128_4x1x1_kernel0_0", "attention");
+	assert_method(j, "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_"
+			 "kernel<Flash_bwd_kernel_traits<64, 128, 128, 8, 2, 4, 2, false, false, "
+			 "cutlass::bfloat16_t>>(Flash_bwd_params)", "attention");
 }
 END_TEST
 
@@ -1683,18 +1685,15 @@ START_TEST(kineto_efficient_attention)
 
 	/* both kernels go to the attention model, on a Hopper target and on
 	 * a P100, where only these kernels run (on the CUDA cores) */
-	char m[32];
 	static char j[1 << 16];
 	for (int t = 0; t < 2; t++) {
 		analyze_json(out, t ? "p100-pcie" : "h100-sxm", j, sizeof(j));
-		ck_assert_int_eq(row_method(j, "fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::"
-					    "AttentionKernel<float, cutlass::arch::Sm80, true, 64, 64, 64, true, "
-					    "true>::Params)", m, sizeof(m)), 0);
-		ck_assert_str_eq(m, "attention");
-		ck_assert_int_eq(row_method(j, "fmha_cutlassB_f16_aligned_64x64_k64_sm80(PyTorchMemEffAttention::"
-					    "AttentionBackwardKernel<cutlass::arch::Sm80, cutlass::half_t, true, "
-					    "false, true, 64, 64, 64, false>::Params)", m, sizeof(m)), 0);
-		ck_assert_str_eq(m, "attention");
+		assert_method(j, "fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::"
+				 "AttentionKernel<float, cutlass::arch::Sm80, true, 64, 64, 64, true, "
+				 "true>::Params)", "attention");
+		assert_method(j, "fmha_cutlassB_f16_aligned_64x64_k64_sm80(PyTorchMemEffAttention::"
+				 "AttentionBackwardKernel<cutlass::arch::Sm80, cutlass::half_t, true, "
+				 "false, true, 64, 64, 64, false>::Params)", "attention");
 	}
 }
 END_TEST
