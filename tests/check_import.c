@@ -1759,6 +1759,76 @@ START_TEST(kineto_flash_attn_ops)
 }
 END_TEST
 
+/* flash-attn's varlen ops: a causal forward over three packed sequences
+ * of 100, 60 and 60 tokens (longest 100), a backward over four of 200,
+ * 50, 30 and 40 (320 tokens, longest 200; the profile gives neither
+ * list), and a forward over a paged cache (a 4-D key: no record). */
+static const char kineto_varlen_json[] =
+"{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0,"
+" \"name\": \"NVIDIA A100-SXM4-40GB\", \"computeMajor\": 8, \"computeMinor\": 0,"
+" \"numSms\": 108}],\n"
+"\"traceEvents\": [\n"
+"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":100,"
+"\"tid\":100,\"ts\":1000,\"dur\":2000},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"flash_attn::_flash_attn_varlen_forward\",\"pid\":100,"
+"\"tid\":100,\"ts\":1100,\"dur\":100,\"args\":{\"Input Dims\":[[220,8,64],[220,2,64],[220,2,64],[4],[4],[],[],[],[],[],[],[],[],[],[],[],[],[],[]],"
+"\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"int\",\"int\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"\",\"Scalar\",\"\",\"\",\"\",\"Scalar\"],"
+"\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"\",\"100\",\"100\",\"0.\",\"0.125\",\"True\",\"-1\",\"-1\",\"0.\",\"\",\"False\",\"\",\"\",\"\",\"False\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1110,\"dur\":2,\"args\":{\"correlation\":1}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"flash_fwd_kernel\",\"pid\":0,\"tid\":7,"
+"\"ts\":1115,\"dur\":20,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1,"
+"\"grid\":[1,8,3],\"block\":[128,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"flash_attn::_flash_attn_varlen_backward\",\"pid\":100,"
+"\"tid\":100,\"ts\":1300,\"dur\":300,\"args\":{\"Input Dims\":[[320,8,64],[320,8,64],[320,2,64],[320,2,64],[320,8,64],[4,8,200],[320,8,64],[320,2,64],[320,2,64],[5],[5],[],[],[],[],[],[],[],[],[],[],[]],"
+"\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"float\",\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"int\",\"int\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"Scalar\",\"\",\"Scalar\",\"\"],"
+"\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"200\",\"200\",\"0.\",\"0.125\",\"True\",\"-1\",\"-1\",\"0.\",\"\",\"False\",\"\"]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,"
+"\"tid\":100,\"ts\":1310,\"dur\":2,\"args\":{\"correlation\":2}},\n"
+"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel\",\"pid\":0,\"tid\":7,"
+"\"ts\":1315,\"dur\":60,\"args\":{\"device\":0,\"stream\":7,\"correlation\":2,"
+"\"grid\":[2,4,8],\"block\":[256,1,1]}},\n"
+"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"flash_attn::_flash_attn_varlen_forward\",\"pid\":100,"
+"\"tid\":100,\"ts\":1700,\"dur\":100,\"args\":{\"Input Dims\":[[16,8,64],[64,16,2,64],[64,16,2,64],[17],[17],[],[],[],[],[],[]],"
+"\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"\",\"1\",\"900\",\"0.\",\"0.125\",\"True\",\"-1\"]}}\n"
+"]}\n";
+
+/* By hand: the forward's causal pairs 100 x 101 / 2 + 2 x 60 x 61 / 2 =
+ * 8,710 (estimated, as 220 is not 3 x 100, and exact: the two others
+ * share 120 equally), FLOPs 2
+ * (64 + 64) 8 pairs = 17,838,080, bytes 2 (220 x 8 x 128) + 2 (220 x 2 x
+ * 128) = 563,200; the backward's taken as 200 and three of 40: 200 x 201
+ * / 2 + 3 x 40 x 41 / 2 = 22,560 pairs (the real 200, 50, 30, 40 have
+ * 22,236), FLOPs 2 (3 x 64 + 2 x 64) 8 pairs = 115,507,200, bytes 2 x (2
+ * x 327,680 + 2 x 81,920) + 4 x 320 x 8 = 1,648,640. */
+static const char *const kineto_varlen_expected[] = {
+	"M 1 it=1 cpu=1000000 th=100 name=ProfilerStep#1",
+	"A 2 fa2 bwd=0 causal=1 seqs=3 heads=8/2 d=64/64 q=220 kv=220 max=100 pairs=8710 "
+		"flops=17838080 bytes=563200 bf16 stream=7 th=100 cpu=1100000",
+	"K 3 flash_fwd_kernel grid=1,8,3 block=128,1,1 regs=0 smem=0+0 stream=7 th=100 flags=0 "
+		"cpu=1110000 gpu=1115000-1135000 it=1 lib=2",
+	"A 4 fa2 bwd=1 causal=1 seqs=4 heads=8/2 d=64/64 q=320 kv=320 max=200 pairs=22560 "
+		"flops=115507200 bytes=1648640 bf16 stream=7 th=100 cpu=1300000",
+	"K 5 flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel grid=2,4,8 block=256,1,1 regs=0 "
+		"smem=0+0 stream=7 th=100 flags=0 cpu=1310000 gpu=1315000-1375000 it=1 lib=4",
+	NULL
+};
+
+START_TEST(kineto_flash_attn_varlen)
+{
+	struct import_stats st;
+	import_checked("fav", kineto_varlen_json, kineto_varlen_expected, &st, NULL);
+	ck_assert_uint_eq(st.attentions, 2);
+	ck_assert_uint_eq(st.attn_estimated, 2);   /* T != B x longest in both */
+	ck_assert_uint_eq(st.attn_unsized, 1);
+	/* their kernels reach the attention model on another GPU */
+	char j[1 << 16];
+	analyze_json(tmp("fav.mp"), "h100-sxm", j, sizeof(j));
+	assert_method(j, "flash_fwd_kernel", "attention");
+	assert_method(j, "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel", "attention");
+}
+END_TEST
+
 /* The CPU side (keep_cpu, import_cpu_nest).  Thread 1, in us: op A
  * [10, 20) with a nested op B [12, 25) that outlives it, a launch at 20
  * (A's last microsecond: still A's), op C at 21 (after A's end: a new
@@ -1900,6 +1970,7 @@ static Suite *import_suite(void)
 	tcase_add_test(t, kineto_attention);
 	tcase_add_test(t, kineto_efficient_attention);
 	tcase_add_test(t, kineto_flash_attn_ops);
+	tcase_add_test(t, kineto_flash_attn_varlen);
 	tcase_add_test(t, kineto_fp8_gemm);
 	suite_add_tcase(s, t);
 	t = tcase_create("program");

@@ -203,6 +203,11 @@ int main(int argc, char **argv)
 				"shapes or is_causal (\"Input Dims\" and \"Concrete Inputs\", "
 				"PyTorch 2.1 and later with record_shapes=True): their kernels "
 				"keep wave scaling\n", prog, (unsigned long long)st.attn_unsized);
+		if (st.attn_estimated)
+			fprintf(stderr, "%s: note: %llu varlen attention ops of unequal "
+				"sequences: the profile gives their total, count and longest, not "
+				"each length, so the longest is taken as one and the others as "
+				"equal\n", prog, (unsigned long long)st.attn_estimated);
 		if (st.unmatched)
 			fprintf(stderr, "%s: warning: %llu GPU activities have no launch call "
 				"in the trace (CPU times unknown)\n", prog,

@@ -910,6 +910,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 	st->skipped += s->skipped;
 	st->conv_unsized = s->conv_unsized;
 	st->attn_unsized = s->attn_unsized;
+	st->attn_estimated = s->attn_estimated;
 
 	uint64_t first = nord ? ord[0].key : UINT64_MAX;
 

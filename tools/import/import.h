@@ -182,6 +182,8 @@ struct import_set {
 				     * give: no record for their kernels      */
 	uint64_t attn_unsized;      /* fused attention ops whose shapes or
 				     * is_causal the input does not give      */
+	uint64_t attn_estimated;    /* varlen attention ops whose sequences'
+				     * lengths were estimated (kineto.c)      */
 	uint32_t world_size;        /* processes of the distributed job, 0
 				     * unknown: the group of a collective the
 				     * input does not size                    */
@@ -207,6 +209,9 @@ struct import_stats {
 				     * input gives no stride or padding       */
 	uint64_t attn_unsized;      /* fused attention ops left without one:
 				     * no shapes or no is_causal              */
+	uint64_t attn_estimated;    /* of the records, varlen calls whose
+				     * sequences' lengths are estimated from
+				     * their total, count and longest         */
 	uint64_t event_records;     /* of the syncs: events recorded          */
 	uint64_t event_waits;       /* syncs that name an event               */
 	uint64_t unmatched;         /* activities with no matching API call   */

@@ -182,19 +182,21 @@ enum cat {
  * its first three, a convolution's input and filter its first two, fused
  * attention's query, key and value its first three or, in its backward
  * op, the three after grad_out, the memory-efficient backward's attn_bias
- * the fifth), and dims per input (at most 4: a GEMM's batch, rows,
+ * the fifth, flash-attn's varlen backward's cu_seqlens the tenth and
+ * eleventh), and dims per input (at most 4: a GEMM's batch, rows,
  * columns; a 2-D convolution's N, C, H, W; attention's batch, heads,
  * tokens, head dim, its bias's batch, heads, queries, keys). */
-#define NIN 5
+#define NIN 11
 #define NDIM 4
-/* Concrete inputs kept: sixteen, as many as the fused attention ops take
- * before their scale (sdpa_ops: the cuDNN backward op's is_causal is its
- * fifteenth); aten::convolution_backward's eleven (grad_output, input,
+/* Concrete inputs kept: seventeen, as many as the fused attention ops
+ * take before their scale or window (sdpa_ops: the cuDNN backward op's
+ * is_causal is its fifteenth; varlen_ops: the varlen backward's
+ * window_size_left its seventeenth); aten::convolution_backward's eleven (grad_output, input,
  * weight, bias_sizes, stride, padding, dilation, transposed,
  * output_padding, groups, output_mask; aten::convolution's first nine are
  * input, weight, bias, then the same); of each at most three values (a
  * 2-D convolution's height and width, output_mask's three flags). */
-#define NCONC 16
+#define NCONC 17
 #define NCVAL 3
 
 #define MAXDEPTH 64
@@ -743,7 +745,7 @@ struct sdpa_args {
  * softmax_lse, dq, dk, dv, dropout_p, softmax_scale, causal,
  * window_size_left, ...), tensors (batch, tokens, heads, head dim); a
  * window_size_left w >= 0 on a causal call is a sliding window of w + 1
- * keys.  Their varlen forms (packed tokens and cu_seqlens) are not read.
+ * keys.  Their varlen forms: varlen_ops below.
  * Written from memory of flash_attn_interface.py, not checked against a
  * recorded profile. */
 static const struct sdpa_args sdpa_ops[] = {
@@ -759,6 +761,20 @@ static const struct sdpa_args sdpa_ops[] = {
 	{ "flash_attn::_flash_attn_forward", TRACE_ATTN_FA2, 0, 0, 5, -1, 1, 6 },
 	{ "flash_attn::_flash_attn_backward", TRACE_ATTN_FA2, 1, 1, 11, -1, 1, 12 },
 };
+
+/* g's attention from the call pa, its dtype the query's (input query):
+ * FLOPs and bytes by attention_work(), as the model builder counts its
+ * own. */
+static void attn_record(const struct scratch *e, int query, int backward, struct pred_attn *pa,
+			struct import_gemm *g)
+{
+	enum trace_dtype t = e->ntype > query ? e->type[query] : TRACE_DT_UNKNOWN;
+	double esz = trace_dtype_bytes(t);
+	attention_work(pa, esz > 0 ? esz : 2, backward, &g->attn_flops, &g->bytes);
+	g->dtype = (uint8_t)t;
+	pa->backward = (uint8_t)backward;
+	attention_to_trace(pa, &g->attn);
+}
 
 /* Fills g's attention (the call's shape, dtype, FLOPs and bytes, as the
  * model builder describes its own) from a fused
@@ -831,13 +847,109 @@ static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 		.pairs = (double)q[0] * attention_pairs((double)q[2], (double)k[2], causal,
 						       (double)window),
 		.window = window, .bias_heads = bias_heads };
-	enum trace_dtype t = e->ntype > a->query ? e->type[a->query] : TRACE_DT_UNKNOWN;
-	double esz = trace_dtype_bytes(t);
-	attention_work(&pa, esz > 0 ? esz : 2, a->backward, &g->attn_flops, &g->bytes);
-	g->dtype = (uint8_t)t;
-	pa.backward = (uint8_t)a->backward;
-	attention_to_trace(&pa, &g->attn);
+	attn_record(e, a->query, a->backward, &pa, g);
 	return 0;
+}
+
+/* flash-attn's varlen ops (the package's torch.library ops from 2.6 on:
+ * Hugging Face's flash_attention_2 over a padded or packed batch, packed
+ * training): the batch's tokens packed as (tokens, heads, head dim), the
+ * sequences' bounds in cu_seqlens_q and cu_seqlens_k (B + 1 offsets, on
+ * the GPU: the profile gives their length, not their values) and the
+ * longest sequence's lengths as max_seqlen_q and max_seqlen_k.
+ * _flash_attn_varlen_forward(q, k, v, cu_seqlens_q, cu_seqlens_k,
+ * max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale, causal,
+ * window_size_left, window_size_right, softcap, alibi_slopes,
+ * return_softmax, block_table, ...) and _flash_attn_varlen_backward(dout,
+ * q, k, v, out, softmax_lse, dq, dk, dv, cu_seqlens_q, cu_seqlens_k,
+ * max_seqlen_q, max_seqlen_k, dropout_p, softmax_scale, causal,
+ * window_size_left, ...): the index of the query, of cu_seqlens_q
+ * (cu_seqlens_k follows it), of max_seqlen_q (max_seqlen_k follows), of
+ * causal and of window_size_left.  Written from memory of
+ * flash_attn_interface.py, not checked against a recorded profile. */
+struct varlen_args {
+	const char *name;
+	int backward, query, cu_seqlens, max_seqlen, causal, window;
+};
+
+static const struct varlen_args varlen_ops[] = {
+	{ "flash_attn::_flash_attn_varlen_forward", 0, 0, 3, 5, 9, 10 },
+	{ "flash_attn::_flash_attn_varlen_backward", 1, 1, 9, 11, 15, 16 },
+};
+
+/* Fills g's attention from a varlen op.  B sequences, T_q and T_kv tokens
+ * in all, the longest M_q and M_kv: the profile does not give the other
+ * lengths, so the longest is taken as one sequence and the other B - 1
+ * as equal, (T - M) / (B - 1) each: exact for a batch of equal lengths
+ * (T = B M, packed training) and for one of two lengths, and it keeps
+ * the batch's total and its longest (a sequence of every length between
+ * would have fewer causal pairs).  *estimated is set when the lengths
+ * are so guessed (T_q != B M_q or T_kv != B M_kv).  A paged KV cache
+ * (block_table: a 4-D key) is not described.  0; -1 for another op; 1
+ * for one whose dims or arguments do not fit together. */
+static int varlen_shape(const struct scratch *e, struct import_gemm *g, int *estimated)
+{
+	const struct varlen_args *a = NULL;
+	for (size_t i = 0; i < sizeof varlen_ops / sizeof varlen_ops[0]; i++)
+		if (equals(e->name ? e->name : "", e->name_len, varlen_ops[i].name))
+			a = &varlen_ops[i];
+	if (!a)
+		return -1;
+	if (e->nin < a->cu_seqlens + 2)
+		return 1;
+	/* query, key and value as (tokens, heads, head dim) */
+	for (int i = 0; i < 3; i++)
+		if (e->ndim[a->query + i] != 3)
+			return 1;
+	const int64_t *q = e->dims[a->query], *k = e->dims[a->query + 1], *v = e->dims[a->query + 2];
+	const int *nd = &e->ndim[a->cu_seqlens];
+	const int64_t *cq = e->dims[a->cu_seqlens], *ck = e->dims[a->cu_seqlens + 1];
+	int64_t mq, mk, c, w;
+	if (nd[0] != 1 || nd[1] != 1 || cq[0] != ck[0] || cq[0] < 2 ||
+	    conc_one(e, a->max_seqlen, &mq) || conc_one(e, a->max_seqlen + 1, &mk) ||
+	    conc_one(e, a->causal, &c) || (c & ~1))
+		return 1;
+	for (int i = 0; i < 3; i++)
+		if (q[i] <= 0 || k[i] <= 0 || v[i] <= 0 || q[i] > UINT32_MAX || k[i] > UINT32_MAX ||
+		    v[i] > UINT32_MAX)
+			return 1;
+	int64_t B = cq[0] - 1;
+	int causal = (int)c;
+	/* every sequence at most the longest, the longest one of them */
+	if (k[0] != v[0] || k[1] != v[1] || q[1] % k[1] || k[2] != q[2] || B > UINT32_MAX ||
+	    mq < 1 || mk < 1 || mq > q[0] || mk > k[0] || (double)q[0] > (double)B * mq ||
+	    (double)k[0] > (double)B * mk || (B == 1 && (mq != q[0] || mk != k[0])))
+		return 1;
+	double rq = B > 1 ? (double)(q[0] - mq) / (double)(B - 1) : 0;
+	double rk = B > 1 ? (double)(k[0] - mk) / (double)(B - 1) : 0;
+	/* a causal query is one of its sequence's last keys */
+	if (causal && (mq > mk || rq > rk))
+		return 1;
+	uint64_t window = 0;
+	if (conc_one(e, a->window, &w) == 0 && w >= 0) {
+		if (!causal)
+			return 1;
+		if (w + 1 < mk)
+			window = (uint64_t)w + 1;
+	}
+	struct pred_attn pa = {
+		.impl = PRED_ATTN_FA2, .form = PRED_ATTN_PREFILL, .causal = (uint8_t)causal,
+		.seqs = (uint32_t)B, .heads = (uint32_t)q[1], .kv_heads = (uint32_t)k[1],
+		.head_dim = (uint32_t)q[2], .head_dim_v = (uint32_t)v[2],
+		.q_tokens = (uint64_t)q[0], .kv_tokens = (uint64_t)k[0], .max_kv = (uint64_t)mk,
+		.pairs = attention_pairs((double)mq, (double)mk, causal, (double)window) +
+			 (double)(B - 1) * attention_pairs(rq, rk, causal, (double)window),
+		.window = window };
+	*estimated = q[0] != B * mq || k[0] != B * mk;
+	attn_record(e, a->query, a->backward, &pa, g);
+	return 0;
+}
+
+/* A fused attention op's record: sdpa_shape(), else varlen_shape(). */
+static int attn_shape(const struct scratch *e, struct import_gemm *g, int *estimated)
+{
+	int rc = sdpa_shape(e, g);
+	return rc < 0 ? varlen_shape(e, g, estimated) : rc;
 }
 
 /* Parses one "Concrete Inputs" entry: "" (a tensor or no value), an
@@ -1061,13 +1173,15 @@ static void finish_event(struct parser *p)
 		if (conv == 1 && (equals(e->name, e->name_len, "aten::convolution") ||
 				  equals(e->name, e->name_len, "aten::convolution_backward")))
 			s->conv_unsized++;
-		int attn = 0;
+		int attn = 0, estimated = 0;
 		if (!e->has_tid || (conv != 0 && gemm_shape(e, &g) != 0 && coll_shape(e, &g) != 0 &&
-				    (attn = sdpa_shape(e, &g)) != 0)) {
+				    (attn = attn_shape(e, &g, &estimated)) != 0)) {
 			if (attn == 1)
 				s->attn_unsized++;
 			return;
 		}
+		if (estimated)
+			s->attn_estimated++;
 		if (add_lib_span(s, e, &g))
 			goto nomem;
 		return;
