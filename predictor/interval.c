@@ -42,7 +42,8 @@ enum pred_distance pred_distance_between(const struct gpu_spec *a, const struct 
  * architecture, still carries the origin's own deviation from the model
  * across architectures in the ratio; no held-out pair measures that, so it
  * is not called near.  From a config the nearest of the GPUs the models
- * learnt from.
+ * learnt from (the tile model's training GPUs: not the tables of tile
+ * picks recorded from our own GPUs, which no model was trained on).
  */
 enum pred_distance pred_distance_of(const struct predictor *p, const struct gpu_spec *origin,
 				    const struct gpu_spec *target)
@@ -52,7 +53,7 @@ enum pred_distance pred_distance_of(const struct predictor *p, const struct gpu_
 	const struct tile_picks *pk = p ? tile_model_picks(predictor_tile(p)) : NULL;
 	enum pred_distance d = PRED_DIST_NEW_ARCH, e;
 	for (int i = 0; pk && i < pk->n && d != PRED_DIST_SAME_DIE; i++)
-		if ((e = pred_distance_between(pk->t[i].gpu, target)) < d)
+		if (!pk->t[i].own && (e = pred_distance_between(pk->t[i].gpu, target)) < d)
 			d = e;
 	return d;
 }

@@ -462,7 +462,7 @@ int tile_model_load_blob(const unsigned char *blob, size_t len, struct tile_mode
 {
 	struct tile_model *m;
 	*out = NULL;
-	if (len < 12 || memcmp(blob, "STIL", 4) != 0 || rd32(blob + 4) < 1 || rd32(blob + 4) > 4)
+	if (len < 12 || memcmp(blob, "STIL", 4) != 0 || rd32(blob + 4) < 1 || rd32(blob + 4) > 5)
 		return -1;
 	if (!(m = tile_model_new()))
 		return -2;
@@ -506,7 +506,14 @@ int tile_model_load_blob(const unsigned char *blob, size_t len, struct tile_mode
 			goto bad;
 		m->has_curve = 1;
 	}
-	if (version >= 3 && tile_picks_parse(&m->picks, blob + off, len - off) != 0)
+	/* v3: the training GPUs' tile picks; v5: then our own GPUs' */
+	size_t used = 0;
+	if (version >= 3 && tile_picks_parse(&m->picks, blob + off, len - off, 0, &used) != 0)
+		goto bad;
+	off += used;
+	if (version >= 5 && tile_picks_parse(&m->picks, blob + off, len - off, 1, &used) != 0)
+		goto bad;
+	if (version >= 3 && off + (version >= 5 ? used : 0) != len)
 		goto bad;
 	*out = m;
 	return 0;

@@ -95,17 +95,23 @@ struct tile_pick_table {
 	const struct gpu_spec *gpu;
 	uint32_t n;
 	uint32_t *e;            /* n entries, owned                          */
+	int own;                /* 1: recorded from one of our own GPUs'
+				 * measurements (surfer-train --picks-data),
+				 * held out with its figures              */
 };
 struct tile_picks {
 	struct tile_pick_table t[TILE_PICK_MAXGPU];
 	int n;
 };
-/* Parses a weights blob's pick section into out (zeroed by the caller):
- * u32 count, then per GPU u32 id length, the GPU id, u32 n and n u32
- * entries (keys ascending); GPUs this build does not know are skipped.
- * 0, or -1 (malformed; out unchanged).  tile_picks_release() frees the
+/* Parses a pick section of a weights blob and appends its tables to out
+ * (zeroed by the caller before the first), each marked own: u32 count,
+ * then per GPU u32 id length, the GPU id, u32 n and n u32 entries (keys
+ * ascending); GPUs this build does not know are skipped.  *used is the
+ * section's length.  0, or -1 (malformed or more than TILE_PICK_MAXGPU
+ * tables in all; out unchanged).  tile_picks_release() frees the
  * entries. */
-int tile_picks_parse(struct tile_picks *out, const unsigned char *p, size_t len);
+int tile_picks_parse(struct tile_picks *out, const unsigned char *p, size_t len, int own,
+		     size_t *used);
 void tile_picks_release(struct tile_picks *p);
 /* m's tables (NULL for the empty model). */
 const struct tile_picks *tile_model_picks(const struct tile_model *m);
@@ -222,14 +228,15 @@ double tile_floor_ns(const struct tile_model *m, int fam);
 #define TILE_FLOOR_P 1.0
 double tile_with_floor(double floor_ns, double work_ns);
 
-/* Weights blob: "STIL", u32 version (1 to 4), u32 count, (version 2) u32
+/* Weights blob: "STIL", u32 version (1 to 5), u32 count, (version 2) u32
  * sustain energy in fJ (pJ x 1000) and u32 floor (ns) per family, then
  * per model u32
  * family, u32 feature count, and an mlp blob (a family may repeat, up to
  * TILE_MAX_MEMBERS times: an ensemble); (version 4) then u32
  * TILE_CURVE_NPARAM and the GEMM curve's constants as IEEE doubles (u64
  * little-endian bit patterns); (version 3) then the pick tables
- * (tile_picks_parse).  tile_model_load_blob() builds a model from a blob,
+ * (tile_picks_parse); (version 5) then those of our own GPUs, the
+ * tables marked own.  tile_model_load_blob() builds a model from a blob,
  * tile_model_load_file() from a file, tile_model_load_builtin() from the
  * compiled-in blob (tile_weights.c; the empty model when it is empty);
  * each returns 0 and *out (free with tile_model_free), or -1 (malformed)

@@ -11,10 +11,13 @@
  * picked in each shape cell (octaves of the output's rows and columns,
  * of the reduction and of the batch; the most frequent tile of the cell), and a prediction for a GPU uses that GPU's table, or the
  * table of a training GPU of its architecture (an A100 80GB uses the A100
- * 40GB's picks); a GPU of a new architecture (an L4, an H100) gets the
+ * 40GB's picks), or of one of our own GPUs (the tables marked own: an
+ * H800 uses our H100's); a GPU of a new architecture (an L4) gets the
  * canonical rule of tiles.c (table_for() says why).
  */
 #include "predictor/tile.h"
+
+#include "gpu_specs/figures.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -102,8 +105,14 @@ static const struct tile_pick_table *table_for(const struct tile_picks *p,
 	const struct tile_pick_table *same_arch = NULL;
 	if (!p || gpu_cc_is_amd(g->cc))
 		return NULL;
+	/* The picks of our own GPUs (own: recorded from their kernel names,
+	 * not trained on) are figures measured by us: not there for the
+	 * architecture a bench holds out (gpu_figures_held_out()). */
+	uint32_t held = gpu_figures_held_out();
 	for (int i = 0; i < p->n; i++) {
 		const struct gpu_spec *h = p->t[i].gpu;
+		if (p->t[i].own && held && h->cc == held)
+			continue;
 		if (h == g)
 			return &p->t[i];
 		if (!same_arch && h->cc == g->cc)
@@ -167,7 +176,8 @@ static uint32_t rd32(const unsigned char *p)
 	       (uint32_t)p[3] << 24;
 }
 
-int tile_picks_parse(struct tile_picks *out, const unsigned char *p, size_t len)
+int tile_picks_parse(struct tile_picks *out, const unsigned char *p, size_t len, int own,
+		     size_t *used)
 {
 	struct tile_pick_table fresh[TILE_PICK_MAXGPU];
 	int nf = 0;
@@ -209,15 +219,19 @@ int tile_picks_parse(struct tile_picks *out, const unsigned char *p, size_t len)
 			free(e);
 			continue;
 		}
+		if (out->n + nf == TILE_PICK_MAXGPU) {
+			free(e);
+			goto bad;
+		}
 		fresh[nf].gpu = g;
 		fresh[nf].n = n;
 		fresh[nf].e = e;
+		fresh[nf].own = own != 0;
 		nf++;
 	}
-	if (off != len)
-		goto bad;
-	memcpy(out->t, fresh, sizeof fresh);
-	out->n = nf;
+	memcpy(out->t + out->n, fresh, (size_t)nf * sizeof fresh[0]);
+	out->n += nf;
+	*used = off;
 	return 0;
 bad:
 	for (int i = 0; i < nf; i++)

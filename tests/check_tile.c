@@ -518,6 +518,61 @@ static struct mlp *one_layer(uint64_t seed, unsigned char **mb, size_t *ml)
 	return m;
 }
 
+/* A version-5 blob: the one-layer model, a curve of zeros (valid: no
+ * efficiency lost, no wave or padding terms), no training GPU's picks and
+ * one table of our own H200 (surfer-train --picks-data).  Hopper's boards
+ * take it; a bench holding Hopper out (gpu_figures_hold_out) does not. */
+START_TEST(v5_blob_own_picks)
+{
+	unsigned char *mb;
+	size_t ml;
+	struct mlp *m = one_layer(7, &mb, &ml);
+	/* 16 x 512 x 512, k 64: batched, octaves 9, 9, 6, batch 4; 64x64 */
+	struct pred_kernel kb = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 16,
+				 .m = 512, .n = 512, .k = 64};
+	const uint32_t key = 1u << 22 | 9u << 16 | 9u << 10 | 6u << 5 | 4u, c64x64 = 6 | 6 << 3;
+	ck_assert_uint_eq(tile_pick_key(&kb), key);
+	size_t len, tail = 4 + 8 * TILE_CURVE_NPARAM + 4 + (4 + 4 + 4 + 4 + 4);
+	unsigned char *p, *blob = gemm_blob(5, mb, ml, tail, &len, &p);
+	put32(p, TILE_CURVE_NPARAM);       /* the curve: zeros */
+	p += 4 + 8 * TILE_CURVE_NPARAM;
+	put32(p, 0);                       /* no training GPU's picks */
+	put32(p + 4, 1);                   /* ours: the H200's */
+	put32(p + 8, 4);
+	memcpy(p + 12, "h200", 4);
+	put32(p + 16, 1);
+	put32(p + 20, key << 9 | c64x64);
+	ck_assert_uint_eq((size_t)(p + 24 - blob), len);
+	struct tile_model *tm = load(blob, len), *bad;
+	const struct gpu_spec *h200 = gpu_find("h200"), *h100 = gpu_find("h100-sxm");
+	ck_assert_ptr_nonnull(h200);
+	ck_assert_ptr_nonnull(h100);
+	struct tile_shape t;
+	ck_assert_ptr_eq(tile_pick_source(tm, h100), h200);
+	ck_assert_int_eq(tile_pick_lookup(tm, &kb, h100, &t), 0);
+	ck_assert_uint_eq(t.t0, 64);
+	ck_assert_uint_eq(t.t1, 64);
+	ck_assert_ptr_null(tile_pick_source(tm, gpu_find("a100-pcie-40")));
+	/* Hopper held out: none (the canonical rule), another held out: it */
+	gpu_figures_hold_out(90);
+	ck_assert_ptr_null(tile_pick_source(tm, h100));
+	ck_assert_int_eq(tile_pick_lookup(tm, &kb, h200, &t), -1);
+	gpu_figures_hold_out(80);
+	ck_assert_ptr_eq(tile_pick_source(tm, h100), h200);
+	gpu_figures_hold_out(0);
+	/* A version-4 blob ends with its one pick section: the second is
+	 * trailing bytes there; truncated: rejected. */
+	put32(blob + 4, 4);
+	ck_assert_int_eq(tile_model_load_blob(blob, len, &bad), -1);
+	put32(blob + 4, 5);
+	ck_assert_int_eq(tile_model_load_blob(blob, len - 4, &bad), -1);
+	tile_model_free(tm);
+	mlp_free(m);
+	free(mb);
+	free(blob);
+}
+END_TEST
+
 START_TEST(v2_blob_floor_and_cap)
 {
 	/* A one-layer GEMM model in a version-2 blob with 60 pJ and a 5 us
@@ -673,6 +728,21 @@ START_TEST(v3_blob_pick_tables)
 	ck_assert_int_eq(tile_pick_lookup(tm, &kb, a100, &t), 0);
 	ck_assert_uint_eq(t.t0, 128);
 	ck_assert_uint_eq(t.t1, 128);
+	/* and our own H100's and H200's (format 5): an H800 takes the H100's
+	 * (the first sm_90 table by id), whose cuBLAS ran 16384 outputs of
+	 * 512 x 512 over a reduction of 64 with 64x64 tiles
+	 * (data/NVIDIA_H100_80GB_HBM3/kernels/gemm.csv, tilesize64x64x8);
+	 * none with Hopper held out */
+	const struct gpu_spec *h100 = gpu_find("h100-sxm"), *h800 = gpu_find("h800");
+	ck_assert_ptr_eq(tile_pick_source(tm, gpu_find("h200")), gpu_find("h200"));
+	ck_assert_ptr_eq(tile_pick_source(tm, h800), h100);
+	kb.batch = 16384;
+	ck_assert_int_eq(tile_pick_lookup(tm, &kb, h800, &t), 0);
+	ck_assert_uint_eq(t.t0, 64);
+	ck_assert_uint_eq(t.t1, 64);
+	gpu_figures_hold_out(90);
+	ck_assert_ptr_null(tile_pick_source(tm, h800));
+	gpu_figures_hold_out(0);
 	tile_model_free(tm);
 	mlp_free(m);
 	free(mb);
@@ -1040,6 +1110,7 @@ int main(void)
 	tcase_add_test(tc, floor_combination);
 	tcase_add_test(tc, v2_blob_floor_and_cap);
 	tcase_add_test(tc, v3_blob_pick_tables);
+	tcase_add_test(tc, v5_blob_own_picks);
 	tcase_add_test(tc, v4_blob_gemm_curve);
 	tcase_add_test(tc, ensemble_geometric_mean);
 	tcase_add_test(tc, corrupt_weights_rejected_safely);

@@ -135,8 +135,8 @@ static int amd_scale_for(const struct tile_model *tm, const char *labels, const 
 static int run_gpu_dir(const struct tile_model *tm, const char *labels, const char *gname,
 		       const struct gpu_spec *g, const char *configs, double launch_ns,
 		       enum model_attention attn, enum gpu_dtype dtype, const char *data,
-		       const char *holdout, int compiled_scale, int with_figures, FILE *dump,
-		       struct acc *all)
+		       const char *holdout, const char *weights, int compiled_scale,
+		       int with_figures, FILE *dump, struct acc *all)
 {
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/%s", labels, gname);
@@ -145,7 +145,8 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		return 0;
 	}
 	/* without held-out weights every GPU gets the compiled-in ones,
-	 * trained on NeuSight's NVIDIA GPUs: its mean line says so */
+	 * trained on NeuSight's NVIDIA GPUs, or --weights': its mean line
+	 * says so */
 	int builtin = !holdout;
 	struct tile_model *held_tm = NULL;
 	if (holdout) {
@@ -311,7 +312,8 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		printf("%-16s mean |error| %.1f%% over %zu configs", g->id, acc.sum / (double)acc.n,
 		       acc.n);
 		if (builtin || *note)
-			printf(" (%s%s%s)", builtin ? "compiled-in weights" : "",
+			printf(" (%s%s%s%s)", builtin && weights ? "weights " : "",
+			       builtin ? weights ? weights : "compiled-in weights" : "",
 			       builtin && *note ? ", " : "", note);
 		putchar('\n');
 		if (acc.interval > 0)
@@ -400,7 +402,8 @@ int bench_e2e_main(const struct bench_args *a)
 		if (only && (!g || g != gpu_find(only)))
 			continue;
 		run_gpu_dir(tm, labels, gpus[i], g, configs, launch_ns, attn, dtype, a->data, holdout,
-			    compiled_scale, a->with_figures, dump, &vendor[g && gpu_cc_is_amd(g->cc)]);
+			    weights, compiled_scale, a->with_figures, dump,
+			    &vendor[g && gpu_cc_is_amd(g->cc)]);
 	}
 	prof_free_list(gpus, ng);
 	tile_model_free(tm);

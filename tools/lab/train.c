@@ -29,6 +29,9 @@ static const char *const fam_names[TILE_FAM_COUNT] = {"gemm", "elementwise", "so
 struct opts {
 	const char *data[8];
 	int ndata;
+	const char *picks_data[8]; /* --picks-data: rows whose library's tile
+				    * picks are recorded, nothing trained    */
+	int npicks_data;
 	const struct gpu_spec *holdout[8];
 	int nholdout;
 	const char *out;
@@ -65,9 +68,11 @@ static void usage(FILE *fp)
 		"usage: " PROG " --data PATH [--data PATH...] [--holdout GPU...] --out FILE\n"
 		"                    [--epochs N] [--max-rows N] [--layers N] [--width N]\n"
 		"                    [--lr X] [--seed N] [--members N] [--no-power-cap] [--no-floor]\n"
-		"                    [--no-curve] [--quiet]\n"
+		"                    [--no-curve] [--picks-data PATH...] [--quiet]\n"
 		"Trains the tile model on NeuSight-layout kernel CSVs (files or directories)\n"
-		"and writes its weights: FILE.bin (load with --weights) or FILE.c (compiled in).\n");
+		"and writes its weights: FILE.bin (load with --weights) or FILE.c (compiled in).\n"
+		"--picks-data: CSVs of the same layout whose GEMMs' tiles (their kernel names)\n"
+		"are recorded as their GPU's tile picks and not trained on (our own GPUs).\n");
 }
 
 static uint64_t rng_next(uint64_t *s)
@@ -509,6 +514,50 @@ static double curve_fit(const struct samples *s, double x[TILE_CURVE_NPARAM])
 	return sqrt(loss);
 }
 
+/* The tile picks of --picks-data's rows: the tile each GEMM's kernel name
+ * shows, recorded for its GPU as a training row's is, the rows trained on
+ * by nothing (no model, power cap, floor or curve sees them).  What they
+ * are for: the picks of a GPU of our own (data/<GPU>/kernels/gemm.csv),
+ * which a board of its architecture then takes (tilepick.c), where its
+ * times, measured by another harness than NeuSight's, are not in the
+ * pool (docs/tile-model.md, "Our Hopper measurements in the pool").  A
+ * --holdout architecture's rows are left out here too.  0, or -1 with a
+ * message. */
+static int picks_only(const struct opts *o, struct pick_acc *picks)
+{
+	for (int i = 0; i < o->npicks_data; i++) {
+		struct ns_set set;
+		char err[512];
+		size_t n = 0;
+		memset(&set, 0, sizeof set);
+		if (ns_load(&set, o->picks_data[i], NULL, NULL, err, sizeof err) != 0) {
+			fprintf(stderr, PROG ": cannot load --picks-data: %s\n", err);
+			ns_release(&set);
+			return -1;
+		}
+		for (size_t j = 0; j < set.n; j++) {
+			const struct ns_row *r = &set.rows[j];
+			struct pred_kernel k;
+			struct tile_shape t;
+			if (!r->gpu || held_out(o, r->gpu) || ns_kernel(r, 1, &k) != 0 ||
+			    tile_family_of(&k) != TILE_FAM_GEMM || tile_from_name(k.name, &t) != 0 ||
+			    t.kind != TILE_GEMM || !t.t0 || !t.t1)
+				continue;
+			if (pick_add(picks, r->gpu, tile_pick_key(&k), tile_pick_code(&t)) != 0) {
+				fprintf(stderr, PROG ": out of memory\n");
+				ns_release(&set);
+				return -1;
+			}
+			n++;
+		}
+		if (!o->quiet)
+			fprintf(stderr, PROG ": %s: %zu GEMMs' tile picks (not trained on)\n",
+				o->picks_data[i], n);
+		ns_release(&set);
+	}
+	return 0;
+}
+
 /* Appends the pick section (tile_picks_parse's layout) to blob. */
 static int pick_write(struct pick_acc *a, unsigned char **blob, size_t *len, size_t *cap, int quiet)
 {
@@ -628,6 +677,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		if (!strcmp(a, "--data")) {
 			if (o->ndata == 8) { fprintf(stderr, PROG ": too many --data\n"); return -1; }
 			o->data[o->ndata++] = v;
+		} else if (!strcmp(a, "--picks-data")) {
+			if (o->npicks_data == 8) { fprintf(stderr, PROG ": too many --picks-data\n"); return -1; }
+			o->picks_data[o->npicks_data++] = v;
 		} else if (!strcmp(a, "--holdout")) {
 			const struct gpu_spec *g = gpu_find(v);
 			if (!g) { fprintf(stderr, PROG ": unknown GPU '%s'\n", v); return -1; }
@@ -852,13 +904,24 @@ int main(int argc, char **argv)
 				return surfer_exit_code(SURFER_ENOMEM);
 		}
 	}
-	if (pick_write(&picks, &blob, &len, &cap, o.quiet) != 0) {
+	/* version 5: our own GPUs' picks in a section of their own */
+	struct pick_acc own;
+	memset(&own, 0, sizeof own);
+	if (picks_only(&o, &own) != 0)
+		return surfer_exit_code(SURFER_EINVAL);
+	if (own.n && !curve) {
+		fprintf(stderr, PROG ": --picks-data needs the GEMM curve (no --no-curve)\n");
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	if (pick_write(&picks, &blob, &len, &cap, o.quiet) != 0 ||
+	    (own.n && pick_write(&own, &blob, &len, &cap, o.quiet) != 0)) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return surfer_exit_code(SURFER_ENOMEM);
 	}
 	free(picks.v);
+	free(own.v);
 	memcpy(blob, "STIL", 4);
-	uint32_t hv[3] = {curve ? 4 : 3, (uint32_t)count, (uint32_t)lround(pj * 1000)};
+	uint32_t hv[3] = {own.n ? 5 : curve ? 4 : 3, (uint32_t)count, (uint32_t)lround(pj * 1000)};
 	for (int j = 0; j < 3; j++)
 		for (int b = 0; b < 4; b++)
 			blob[4 + 4 * j + b] = (hv[j] >> (8 * b)) & 0xff;
