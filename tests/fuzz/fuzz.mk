@@ -17,7 +17,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 FUZZ_CFLAGS := -std=c11 -O1 -g $(WARN) -fPIC -pthread $(PKG_CFLAGS) $(FUZZ_SAN) \
 	-fsanitize=fuzzer-no-link
 FUZZ_LDFLAGS := $(FUZZ_SAN) -fsanitize=fuzzer -pthread
-FUZZ_NAMES := trace kineto nsys modelcfg baseline neusight lens
+FUZZ_NAMES := trace kineto nsys modelcfg baseline neusight lens weights
 FUZZ_BINS := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
 FUZZ_CORE := $(FUZZ_BUILD)/libsurfer-core.a
 FUZZ_IMPORT_OBJS := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(filter-out tools/import.c,$(IMPORT_SRCS)))
@@ -47,7 +47,7 @@ $(FUZZ_CORE): $(CORE_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o)
 	rm -f $@
 	ar rcs $@ $^
 
-$(FUZZ_BUILD)/fuzz_trace $(FUZZ_BUILD)/fuzz_modelcfg $(FUZZ_BUILD)/fuzz_lens: $(FUZZ_BUILD)/fuzz_%: $(call fuzz_obj,%) $(FUZZ_CORE)
+$(FUZZ_BUILD)/fuzz_trace $(FUZZ_BUILD)/fuzz_modelcfg $(FUZZ_BUILD)/fuzz_lens $(FUZZ_BUILD)/fuzz_weights: $(FUZZ_BUILD)/fuzz_%: $(call fuzz_obj,%) $(FUZZ_CORE)
 	$(FUZZ_CC) $(FUZZ_LDFLAGS) -o $@ $^ $(JANSSON_LIBS) $(LDLIBS)
 
 $(FUZZ_BUILD)/fuzz_kineto $(FUZZ_BUILD)/fuzz_nsys: $(FUZZ_BUILD)/fuzz_%: $(call fuzz_obj,%) $(FUZZ_IMPORT_OBJS) $(FUZZ_CORE)
