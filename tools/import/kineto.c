@@ -762,6 +762,25 @@ static const struct sdpa_args sdpa_ops[] = {
 	{ "flash_attn::_flash_attn_backward", TRACE_ATTN_FA2, 1, 1, 11, -1, 1, 12 },
 };
 
+/* A flash-attn call's sliding window from its window_size_left, concrete
+ * input i: w >= 0 on a causal call is a window of w + 1 keys (0, none,
+ * when that covers the longest sequence's keys); -1 (none) or no value,
+ * no window.  0, or -1 for a window on a call that is not causal (one on
+ * both sides, which no record describes). */
+static int conc_window(const struct scratch *e, int i, int causal, int64_t keys,
+		       uint64_t *window)
+{
+	int64_t w;
+	*window = 0;
+	if (conc_one(e, i, &w) != 0 || w < 0)
+		return 0;
+	if (!causal)
+		return -1;
+	if (w + 1 < keys)
+		*window = (uint64_t)w + 1;
+	return 0;
+}
+
 /* g's attention from the call pa, its dtype the query's (input query):
  * FLOPs and bytes by attention_work(), as the model builder counts its
  * own. */
@@ -812,7 +831,7 @@ static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 		if (q[i] <= 0 || k[i] <= 0 || v[i] <= 0 || q[i] > UINT32_MAX || k[i] > UINT32_MAX ||
 		    v[i] > UINT32_MAX)
 			return 1;
-	int64_t c, w;
+	int64_t c;
 	if (k[0] != q[0] || v[0] != q[0] || k[1] != v[1] || q[1] % k[1] || k[3] != q[3] ||
 	    v[2] != k[2] || q[2] > k[2] || (double)q[0] * (double)k[2] > 1e15 ||
 	    conc_one(e, a->causal, &c) || (c & ~1))
@@ -822,13 +841,9 @@ static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 	int causal = (int)c;
 	/* a sliding window: w + 1 keys of a causal query (w the
 	 * window_size_left; -1 none); a window on both sides is not described */
-	uint64_t window = 0;
-	if (conc_one(e, a->window, &w) == 0 && w >= 0) {
-		if (!causal)
-			return 1;
-		if (w + 1 < k[2])   /* one as long as the keys is none */
-			window = (uint64_t)w + 1;
-	}
+	uint64_t window;
+	if (conc_window(e, a->window, causal, k[2], &window))
+		return 1;
 	/* the bias: [B or 1, H or 1, S_q, S_kv] (a missing one has no dims) */
 	uint32_t bias_heads = 0;
 	if (a->bias >= 0 && a->bias < e->nin && e->ndim[a->bias] == 4) {
@@ -904,7 +919,7 @@ static int varlen_shape(const struct scratch *e, struct import_gemm *g, int *est
 	const int64_t *q = e->dims[a->query], *k = e->dims[a->query + 1], *v = e->dims[a->query + 2];
 	const int *nd = &e->ndim[a->cu_seqlens];
 	const int64_t *cq = e->dims[a->cu_seqlens], *ck = e->dims[a->cu_seqlens + 1];
-	int64_t mq, mk, c, w;
+	int64_t mq, mk, c;
 	if (nd[0] != 1 || nd[1] != 1 || cq[0] != ck[0] || cq[0] < 2 ||
 	    conc_one(e, a->max_seqlen, &mq) || conc_one(e, a->max_seqlen + 1, &mk) ||
 	    conc_one(e, a->causal, &c) || (c & ~1))
@@ -925,13 +940,9 @@ static int varlen_shape(const struct scratch *e, struct import_gemm *g, int *est
 	/* a causal query is one of its sequence's last keys */
 	if (causal && (mq > mk || rq > rk))
 		return 1;
-	uint64_t window = 0;
-	if (conc_one(e, a->window, &w) == 0 && w >= 0) {
-		if (!causal)
-			return 1;
-		if (w + 1 < mk)
-			window = (uint64_t)w + 1;
-	}
+	uint64_t window;
+	if (conc_window(e, a->window, causal, mk, &window))
+		return 1;
 	struct pred_attn pa = {
 		.impl = PRED_ATTN_FA2, .form = PRED_ATTN_PREFILL, .causal = (uint8_t)causal,
 		.seqs = (uint32_t)B, .heads = (uint32_t)q[1], .kv_heads = (uint32_t)k[1],
