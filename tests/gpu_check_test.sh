@@ -82,6 +82,9 @@ has "     gpt2: --model (training, batch 2, seq 64, fp32) -> h200: [0-9.]* ms vs
 	has "     gpt2-bf16: --model (training, batch 2, seq 64, bf16 --attention sdpa --precision autocast) -> h200: [0-9.]* ms" &&
 	has "     decode: --model (decode, batch 4, seq 100, bf16) -> h200"
 check "--model on the workloads' configs" $?
+has "     gpt2: gemm: [0-9.]* ms in [0-9]* launches measured, --model [0-9.]* ms in [0-9]*" &&
+	has "     decode: gemm: .* --model [0-9.]* ms"
+check "--model against the profile per operator class" $?
 has "gpu_check: [0-9]* failures" && ! grep -q "^FAIL" "$T/out/summary.txt"
 check "no FAIL line" $?
 
@@ -175,6 +178,25 @@ check "compare.py: a replay 4% off passes" $?
 python3 tools/gpu/compare.py replay r "$T/a6.json" "$T/rec10.json" >"$T/c.out"
 [ $? -eq 1 ] && grep -q "^FAIL r: replay: h200 9.400 ms vs 10.000 ms measured (-6.0%, limit 5%)" "$T/c.out"
 check "compare.py: a replay 6% off fails" $?
+# compare.py ops: the profile's kernels per operator class (the origin's
+# measured times) against the model's predicted ones, largest first, a
+# class one side lacks with 0 there
+cat >"$T/pa.json" <<'J'
+{"predictions": [{"breakdown": [
+ {"kernel": "a", "op": "gemm", "launches": 4, "origin_ms": 6.0, "predicted_ms": 6.0},
+ {"kernel": "b", "op": "gemm", "launches": 2, "origin_ms": 2.0, "predicted_ms": 2.0},
+ {"kernel": "c", "op": "elementwise", "launches": 10, "origin_ms": 1.0, "predicted_ms": 1.0}]}]}
+J
+cat >"$T/ma.json" <<'J'
+{"predictions": [{"breakdown": [
+ {"kernel": "g", "op": "gemm", "launches": 6, "origin_ms": 0, "predicted_ms": 10.0},
+ {"kernel": "f", "op": "attention", "launches": 2, "origin_ms": 0, "predicted_ms": 0.5}]}]}
+J
+python3 tools/gpu/compare.py ops o "$T/pa.json" "$T/ma.json" >"$T/c.out" &&
+	[ "$(sed -n 1p "$T/c.out")" = "     o: gemm: 8.000 ms in 6 launches measured, --model 10.000 ms in 6 (+25.0%)" ] &&
+	[ "$(sed -n 2p "$T/c.out")" = "     o: elementwise: 1.000 ms in 10 launches measured, --model 0.000 ms in 0 (-100.0%)" ] &&
+	[ "$(sed -n 3p "$T/c.out")" = "     o: attention: 0.000 ms in 0 launches measured, --model 0.500 ms in 2" ]
+check "compare.py ops: kernel time per operator class, profile against --model" $?
 echo '{"step_ms": 10.05}' >"$T/rec1005.json"
 python3 tools/gpu/compare.py overhead o "$T/rec10.json" "$T/rec1005.json" "$T/libs.jsonl" >"$T/c.out"
 [ $? -eq 0 ] && grep -q "^PASS o: overhead: step 10.000 ms alone, 10.050 ms recorded (+0.50%; GPU busy 0% of it: not GPU-bound, no limit)$" "$T/c.out"
@@ -302,6 +324,7 @@ class _Cfg:
     def to_json_file(self, p): json.dump(self.__dict__, open(p, "w"))
 class GPT2Config(_Cfg): pass
 class LlamaConfig(_Cfg): pass
+class OPTConfig(_Cfg): pass
 class _Model:
     def cuda(self): return self
     def to(self, *a): return self
@@ -317,7 +340,7 @@ class AutoModelForCausalLM:
         return _Model()
 PY
 printf '#!/bin/sh\necho 580.1\n' >"$T/bin/nvidia-smi"
-for w in gemm gpt2 gpt2-bf16 decode resnet50 compiled graph; do
+for w in gemm gpt2 gpt2-bf16 decode resnet50 compiled graph opt-bf16 gpt3-bf16; do
 	for mode in windows profile; do
 		prof=
 		[ $mode = profile ] && prof="--profile $T/$w.trace.json"
@@ -342,16 +365,21 @@ else:
     assert calls.index("profile") < calls.index("ProfilerStep#0"), calls
     assert os.path.exists(out.replace(".json", ".trace.json"))
 want = {"gpt2": ["attn:eager"], "gpt2-bf16": ["attn:sdpa", "autocast:bf16"], "decode": ["attn:eager"],
+        "opt-bf16": ["attn:sdpa"], "gpt3-bf16": ["attn:sdpa"],
         "resnet50": ["resnet50", "backward"], "compiled": ["compile", "backward"],
         "graph": ["capture", "replay", "sdpa"]}.get(w, ["mm"])
 assert all(c in calls for c in want), (want, calls)
 if w == "graph":
     # the step is a replay: one per warm-up and timed step, none outside
     assert calls.count("replay") == 13 and calls.index("capture") < calls.index("replay"), calls
-if w in ("gpt2", "gpt2-bf16", "decode"):
+if w in ("gpt2", "gpt2-bf16", "decode", "opt-bf16", "gpt3-bf16"):
     assert os.path.exists(out + ".config.json")
-    assert d["mode"] == ("decode" if w == "decode" else "training"), d
+    assert d["mode"] == {"decode": "decode", "opt-bf16": "inference", "gpt3-bf16": "inference"}.get(w, "training"), d
     assert d["dtype"] == ("fp32" if w == "gpt2" else "bf16"), d
+if w in ("opt-bf16", "gpt3-bf16"):
+    cfg = json.load(open(out + ".config.json"))
+    assert (cfg.get("hidden_size"), cfg.get("n_embd")) == ((2048, None) if w == "opt-bf16" else (None, 2560)), cfg
+    assert d["model_flags"] == ["--attention", "sdpa"] and (d["batch"], d["seq"]) == (2, 2048), d
 PY
 		check "workload.py $w ($mode): step times, versions, three windows or profiler steps" $?
 	done

@@ -30,7 +30,8 @@
 #   replay      surfer-analyze on the trace, the recording GPU as target,
 #               within 5% of the measured step;
 # and, where the workload wrote its model config, surfer-analyze --model
-# against the measured step (a line without a verdict).
+# against the measured step and, per operator class, the profile's kernel
+# time against the model's (lines without a verdict).
 # OUTDIR/summary.txt has every line; OUTDIR/<workload>/ the traces, logs and
 # analyses; OUTDIR/examples/<workload>/ what examples/ takes: trace.mp,
 # profile.json.gz (torch.profiler's), meta.json (GPU and its name in
@@ -159,6 +160,12 @@ judge() {
 		if ours "$analyze" --model "$d/plain.json.config.json" --batch "$b" --seq "$s" --mode "$mode" --dtype "$dt" \
 			$flags --target "$target" --json >"$d/model.json" 2>"$d/model.err"; then
 			say "     $n: --model ($mode, batch $b, seq $s, $dt${flags:+ $flags}) -> $target: $(field "$d/model.json" "'%.3f' % d['predictions'][0]['iteration_ms']") ms vs $(field "$d/plain.json" "'%.3f' % d['step_ms']") measured"
+			# where the difference sits: the profile's kernels per
+			# operator class against the model's (no verdict)
+			ours "$analyze" "$d/profile.mp" ${origin:+--origin $origin} --target "$target" --json \
+				>"$d/profile-analyze.json" 2>/dev/null &&
+				$cmp ops "$n" "$d/profile-analyze.json" "$d/model.json" >"$d/ops.txt" 2>&1 &&
+				while IFS= read -r l; do say "$l"; done <"$d/ops.txt"
 		else
 			say "FAIL $n: surfer-analyze --model: $(head -1 "$d/model.err")"
 			fail=$((fail + 1))

@@ -272,6 +272,32 @@ def replay(name, analysis, rec, limit_pct=5.0):
             % ("PASS" if abs(e) <= limit_pct else "FAIL", name, target, ms, m, e, limit_pct, others or "none")]
 
 
+def ops(name, profile_analysis, model_analysis):
+    """Lines (no verdict) of a workload's kernel time per operator class:
+    the profile's kernels as measured (surfer-analyze of its import on the
+    GPU it ran on: the origin's times, per iteration) against what
+    surfer-analyze --model builds and predicts for the same step, so that a
+    --model error shows where it sits (the GEMMs' rate, the element-wise
+    kernels, kernels one side has and the other lacks)."""
+    def by_op(analysis, field):
+        try:
+            rows = analysis["predictions"][0]["breakdown"]
+        except (KeyError, IndexError, TypeError):
+            raise SystemExit("compare: the analysis has no breakdown")
+        acc = {}
+        for r in rows:
+            ms, n = acc.get(r["op"], (0.0, 0))
+            acc[r["op"]] = (ms + float(r[field]), n + int(r["launches"]))
+        return acc
+    meas, pred = by_op(profile_analysis, "origin_ms"), by_op(model_analysis, "predicted_ms")
+    lines = []
+    for op in sorted(set(meas) | set(pred), key=lambda o: -max(meas.get(o, (0, 0))[0], pred.get(o, (0, 0))[0])):
+        (m, mn), (q, qn) = meas.get(op, (0.0, 0)), pred.get(op, (0.0, 0))
+        lines.append("     %s: %s: %.3f ms in %d launches measured, --model %.3f ms in %d%s"
+                     % (name, op, m, mn, q, qn, " (%+.1f%%)" % pct(q, m) if m > 0 else ""))
+    return lines
+
+
 def main(argv):
     import argparse
     ap = argparse.ArgumentParser(prog="compare.py", description=__doc__.split("\n")[0])
@@ -295,6 +321,10 @@ def main(argv):
     r.add_argument("analysis")
     r.add_argument("rec")
     r.add_argument("--limit-pct", type=float, default=5.0)
+    q = sub.add_parser("ops", help="PROFILE_ANALYSIS.json MODEL_ANALYSIS.json (kernel time per operator class)")
+    q.add_argument("name")
+    q.add_argument("profile_analysis")
+    q.add_argument("model_analysis")
     try:
         a = ap.parse_args(argv[1:])
     except SystemExit:
@@ -303,6 +333,9 @@ def main(argv):
         if a.what == "kernels":
             lines = compare(a.name, load(a.recorded), load(a.profiled), a.kernel_pct, a.floor_ns,
                             a.iter_pct, a.libs)
+        elif a.what == "ops":
+            print("\n".join(ops(a.name, read_json(a.profile_analysis), read_json(a.model_analysis))))
+            return 0
         elif a.what == "overhead":
             lines = overhead(a.name, read_json(a.plain), read_json(a.rec), load(a.trace), a.limit_pct)
         else:

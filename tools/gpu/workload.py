@@ -32,6 +32,14 @@ bert-pad   a Hugging Face BERT-base training step with SDPA attention in FP32
            (TF32 off) over a padded batch (the attention mask a float bias):
            PyTorch's memory-efficient attention backend, which surfer-import
            reads from the profile (not in check.sh's default list).
+opt-bf16   a Hugging Face OPT-1.3B-shaped model (random weights, nothing
+           downloaded) in BF16 with SDPA attention, one forward over 2 x 2048
+           tokens: NeuSight's opt_13-inf-2048-2 as our H100 measured it in
+           BF16 (predicted 23 % slow there, docs/accuracy.md); its profile
+           against --model, operator class by operator class, says where.
+gpt3-bf16  the same with GPT-3 2.7B's shape (GPT-2 modules; predicted within
+           3 % there): the twin that does not miss.  Neither is in check.sh's
+           default list.
 """
 import json
 import os
@@ -43,7 +51,8 @@ import torch
 
 WARMUP = 3
 STEPS = 10
-WORKLOADS = ("gemm", "gpt2", "gpt2-bf16", "decode", "resnet50", "compiled", "graph", "bert-pad")
+WORKLOADS = ("gemm", "gpt2", "gpt2-bf16", "decode", "resnet50", "compiled", "graph", "bert-pad",
+             "opt-bf16", "gpt3-bf16")
 
 
 def timed(step, windows, profile=None):
@@ -170,6 +179,32 @@ def bert_pad(windows, out, profile):
             "dtype": "fp32"}
 
 
+def hf_bf16(windows, out, profile, kind):
+    """One BF16 forward with SDPA of an OPT-1.3B- or GPT-3 2.7B-shaped
+    Hugging Face model over 2 sequences of 2048 tokens (NeuSight's shapes,
+    its model_configs/opt_13.json and gpt3_27.json)."""
+    from transformers import AutoModelForCausalLM, GPT2Config, OPTConfig
+    if kind == "opt":
+        cfg = OPTConfig(hidden_size=2048, ffn_dim=8192, num_hidden_layers=24, num_attention_heads=32,
+                        vocab_size=50272, max_position_embeddings=2048, word_embed_proj_dim=2048)
+    else:
+        cfg = GPT2Config(n_embd=2560, n_head=32, n_layer=32, n_positions=2048, vocab_size=50257,
+                         activation_function="gelu_new")
+    cfg.to_json_file(out + ".config.json")
+    model = AutoModelForCausalLM.from_config(cfg, attn_implementation="sdpa")
+    model = model.to("cuda", torch.bfloat16).eval()
+    batch, seq = 2, 2048
+    ids = torch.randint(0, cfg.vocab_size, (batch, seq), device="cuda")
+
+    def step():
+        with torch.no_grad():
+            model(ids)
+
+    ms, times = timed(step, windows, profile)
+    return {"step_ms": ms, "steps_ms": times, "batch": batch, "seq": seq, "mode": "inference",
+            "dtype": "bf16", "model_flags": ["--attention", "sdpa"]}
+
+
 def resnet50(windows, out, profile):
     import torchvision
     no_tf32()
@@ -289,7 +324,8 @@ def main(argv):
     torch.manual_seed(0)
     run = {"gemm": gemm, "gpt2": gpt2, "gpt2-bf16": lambda w, o, p: gpt2(w, o, p, bf16=True),
            "decode": decode, "resnet50": resnet50, "compiled": compiled, "graph": graph,
-           "bert-pad": bert_pad}[a.workload]
+           "bert-pad": bert_pad, "opt-bf16": lambda w, o, p: hf_bf16(w, o, p, "opt"),
+           "gpt3-bf16": lambda w, o, p: hf_bf16(w, o, p, "gpt3")}[a.workload]
     res = run(a.windows, a.out, a.profile)
     res["workload"] = a.workload
     res["windows"] = a.windows
