@@ -201,8 +201,9 @@ int main(int argc, char **argv)
 		if (st.attn_unsized)
 			fprintf(stderr, "%s: warning: %llu fused attention ops without their "
 				"shapes or is_causal (\"Input Dims\" and \"Concrete Inputs\", "
-				"PyTorch 2.1 and later with record_shapes=True): their kernels "
-				"keep wave scaling\n", prog, (unsigned long long)st.attn_unsized);
+				"PyTorch 2.1 and later with record_shapes=True), or over a paged KV "
+				"cache: their kernels keep wave scaling\n", prog,
+				(unsigned long long)st.attn_unsized);
 		if (st.attn_estimated)
 			fprintf(stderr, "%s: note: %llu varlen attention ops of unequal "
 				"sequences: the profile gives their total, count and longest, not "

@@ -208,7 +208,8 @@ struct import_stats {
 	uint64_t conv_unsized;      /* convolutions left without one: the
 				     * input gives no stride or padding       */
 	uint64_t attn_unsized;      /* fused attention ops left without one:
-				     * no shapes or no is_causal              */
+				     * no shapes or no is_causal, or a paged
+				     * KV cache                               */
 	uint64_t attn_estimated;    /* of the records, varlen calls whose
 				     * sequences' lengths are estimated from
 				     * their total, count and longest         */
