@@ -15,7 +15,8 @@
 #  3. NeuSight's FP32 test shapes: surfer-bench accuracy --method all from
 #     each of NeuSight's five GPUs (their rows of kernels-test, read from
 #     the shared data) and from the shape, over a folder of links to both
-#     (the dataset is one path), then surfer-bench table;
+#     (the dataset is one path), then surfer-bench table; 3b from the shape
+#     with the figures kept (Hopper's tile picks among them);
 #  4. tools/gpu/kernels.py's GEMMs, attention, vector operators and decode
 #     steps: surfer-bench own --data (held out as in 2);
 #  5. NeuSight's FP32 conv sweep shapes: surfer-bench conv --target, the
@@ -67,6 +68,11 @@ for o in P4 P100 T4 V100-PCIE-32GB A100-PCIE-40GB none; do
 done
 # shellcheck disable=SC2086
 "$B" table $reports
+echo
+echo "== 3b. the same from the shape with the figures of its architecture (what surfer-analyze gives its user;"
+echo "   not held out: the compiled-in weights carry our H100's and H200's tile picks, the GPU's own among them)"
+"$B" accuracy --dataset "$OUT/kernels" --origin none --target "$TARGET" --method auto --with-figures |
+	grep -E '^auto +(gemm|vector|bmm|linear) '
 echo
 echo "== 4. tools/gpu/kernels.py's measurements (constants fitted without the GPU's compute capability)"
 "$B" own --dataset "$D/ours" --data "$SHARED" --dump "$OUT/tensorcore.csv"
