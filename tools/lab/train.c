@@ -514,6 +514,15 @@ static double curve_fit(const struct samples *s, double x[TILE_CURVE_NPARAM])
 	return sqrt(loss);
 }
 
+/* Whether k is a GEMM whose kernel name gives its tile (into t): the tile
+ * its library picked, which a training row is described with and every
+ * named GEMM records as its GPU's pick. */
+static int named_gemm_tile(const struct pred_kernel *k, struct tile_shape *t)
+{
+	return tile_family_of(k) == TILE_FAM_GEMM && tile_from_name(k->name, t) == 0 &&
+	       t->kind == TILE_GEMM && t->t0 && t->t1;
+}
+
 /* The tile picks of --picks-data's rows: the tile each GEMM's kernel name
  * shows, recorded for its GPU as a training row's is, the rows trained on
  * by nothing (no model, power cap, floor or curve sees them).  What they
@@ -540,8 +549,7 @@ static int picks_only(const struct opts *o, struct pick_acc *picks)
 			struct pred_kernel k;
 			struct tile_shape t;
 			if (!r->gpu || held_out(o, r->gpu) || ns_kernel(r, 1, &k) != 0 ||
-			    tile_family_of(&k) != TILE_FAM_GEMM || tile_from_name(k.name, &t) != 0 ||
-			    t.kind != TILE_GEMM || !t.t0 || !t.t1)
+			    !named_gemm_tile(&k, &t))
 				continue;
 			if (pick_add(picks, r->gpu, tile_pick_key(&k), tile_pick_code(&t)) != 0) {
 				fprintf(stderr, PROG ": out of memory\n");
@@ -714,6 +722,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		fprintf(stderr, PROG ": --data and --out are required\n");
 		return -1;
 	}
+	if (o->npicks_data && o->no_curve) {
+		fprintf(stderr, PROG ": --picks-data needs the GEMM curve (no --no-curve)\n");
+		return -1;
+	}
 	if (o->epochs < 1 || o->layers < 1 || o->layers + 1 > MLP_MAX_LAYERS || o->width < 1 ||
 	    o->width > MLP_MAX_WIDTH || !(o->lr > 0) || o->members < 1 ||
 	    o->members > TILE_MAX_MEMBERS) {
@@ -748,6 +760,14 @@ int main(int argc, char **argv)
 			ns_release(&set);
 			return surfer_exit_code(SURFER_EINVAL);
 		}
+	/* our own GPUs' picks (version 5), read before anything is trained:
+	 * a bad --picks-data stops the run here, not after it */
+	struct pick_acc own;
+	memset(&own, 0, sizeof own);
+	if (picks_only(&o, &own) != 0) {
+		ns_release(&set);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
 	double pj = o.no_power_cap ? 0 : fit_sustain(&set, &o);
 	/* The features are computed under the power cap just fitted and
 	 * nothing else of a model: no tile picks (a GEMM whose kernel name
@@ -786,8 +806,7 @@ int main(int argc, char **argv)
 		/* A GEMM is described with the tile its library picked (the
 		 * kernel name's), and the pick is recorded for tilepick.c. */
 		struct tile_shape t;
-		int named = tile_family_of(&k) == TILE_FAM_GEMM && tile_from_name(k.name, &t) == 0 &&
-			    t.kind == TILE_GEMM && t.t0 && t.t1;
+		int named = named_gemm_tile(&k, &t);
 		int f = tile_features(fm, &k, r->gpu, named ? &t : NULL, x.f, &base);
 		if (f < 0)
 			continue;
@@ -904,11 +923,8 @@ int main(int argc, char **argv)
 				return surfer_exit_code(SURFER_ENOMEM);
 		}
 	}
-	/* version 5: our own GPUs' picks in a section of their own */
-	struct pick_acc own;
-	memset(&own, 0, sizeof own);
-	if (picks_only(&o, &own) != 0)
-		return surfer_exit_code(SURFER_EINVAL);
+	/* version 5: our own GPUs' picks in a section of their own, after
+	 * the curve (a curve that did not fit leaves version 3) */
 	if (own.n && !curve) {
 		fprintf(stderr, PROG ": --picks-data needs the GEMM curve (no --no-curve)\n");
 		return surfer_exit_code(SURFER_EINVAL);
