@@ -1822,7 +1822,7 @@ START_TEST(kineto_flash_attn_varlen)
 	ck_assert_uint_eq(st.attn_estimated, 2);   /* T != B x longest in both */
 	ck_assert_uint_eq(st.attn_unsized, 1);
 	/* their kernels reach the attention model on another GPU */
-	char j[1 << 16];
+	static char j[1 << 16];
 	analyze_json(tmp("fav.mp"), "h100-sxm", j, sizeof(j));
 	assert_method(j, "flash_fwd_kernel", "attention");
 	assert_method(j, "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel", "attention");

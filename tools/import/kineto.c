@@ -762,6 +762,16 @@ static const struct sdpa_args sdpa_ops[] = {
 	{ "flash_attn::_flash_attn_backward", TRACE_ATTN_FA2, 1, 1, 11, -1, 1, 12 },
 };
 
+/* Whether the n dims d are each a positive count a u32 field holds (the
+ * attention record's heads, head dims and sequences). */
+static int dims_u32(const int64_t *d, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (d[i] <= 0 || d[i] > UINT32_MAX)
+			return 0;
+	return 1;
+}
+
 /* A flash-attn call's sliding window from its window_size_left, concrete
  * input i: w >= 0 on a causal call is a window of w + 1 keys (0, none,
  * when that covers the longest sequence's keys); -1 (none) or no value,
@@ -827,10 +837,8 @@ static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 		qkv[i][1] = d[a->bshd ? 2 : 1];
 		qkv[i][2] = d[a->bshd ? 1 : 2];
 	}
-	for (int i = 0; i < 4; i++)
-		if (q[i] <= 0 || k[i] <= 0 || v[i] <= 0 || q[i] > UINT32_MAX || k[i] > UINT32_MAX ||
-		    v[i] > UINT32_MAX)
-			return 1;
+	if (!dims_u32(q, 4) || !dims_u32(k, 4) || !dims_u32(v, 4))
+		return 1;
 	int64_t c;
 	if (k[0] != q[0] || v[0] != q[0] || k[1] != v[1] || q[1] % k[1] || k[3] != q[3] ||
 	    v[2] != k[2] || q[2] > k[2] || (double)q[0] * (double)k[2] > 1e15 ||
@@ -924,10 +932,8 @@ static int varlen_shape(const struct scratch *e, struct import_gemm *g, int *est
 	    conc_one(e, a->max_seqlen, &mq) || conc_one(e, a->max_seqlen + 1, &mk) ||
 	    conc_one(e, a->causal, &c) || (c & ~1))
 		return 1;
-	for (int i = 0; i < 3; i++)
-		if (q[i] <= 0 || k[i] <= 0 || v[i] <= 0 || q[i] > UINT32_MAX || k[i] > UINT32_MAX ||
-		    v[i] > UINT32_MAX)
-			return 1;
+	if (!dims_u32(q, 3) || !dims_u32(k, 3) || !dims_u32(v, 3))
+		return 1;
 	int64_t B = cq[0] - 1;
 	int causal = (int)c;
 	/* every sequence at most the longest, the longest one of them */
@@ -951,7 +957,8 @@ static int varlen_shape(const struct scratch *e, struct import_gemm *g, int *est
 		.pairs = attention_pairs((double)mq, (double)mk, causal, (double)window) +
 			 (double)(B - 1) * attention_pairs(rq, rk, causal, (double)window),
 		.window = window };
-	*estimated = q[0] != B * mq || k[0] != B * mk;
+	/* in doubles: B x M may pass int64's range on a bad trace */
+	*estimated = (double)q[0] != (double)B * mq || (double)k[0] != (double)B * mk;
 	attn_record(e, a->query, a->backward, &pa, g);
 	return 0;
 }
