@@ -219,4 +219,89 @@ int conv_fit_shape(const struct conv_sample *s, size_t n, struct conv_params *p,
  * 0, -EINVAL (no such sample), -ENOMEM. */
 int conv_fit_pull(const struct conv_sample *s, size_t n, struct conv_params *p, double *rms_log);
 
+/* ---- cuDNN's own picks on an architecture (conv_pick.c) -------------- */
+
+/* The kernels cuDNN 9 runs a forward FP32 3 x 3 unit-stride convolution
+ * with on Hopper, as our H200's and H100's kernel names show them: three
+ * implicit-GEMM tiles (sm80_xmma_fprop_implicit_gemm_..._tilesizeMxNx8)
+ * and FFT at three transform sizes (fft2d_r2c_LxL, a complex GEMM over
+ * the frequencies, fft2d_c2r_LxL), the largest also as one complex GEMM
+ * per frequency. */
+enum conv_kind {
+	CONV_KIND_IG_32X32 = 0,
+	CONV_KIND_IG_128X32,
+	CONV_KIND_IG_256X64,
+	CONV_KIND_FFT_16,
+	CONV_KIND_FFT_32,
+	CONV_KIND_FFT_64,
+	CONV_KIND_FFT_64_PER_FREQ, /* 64 x 64 transforms with one complex GEMM
+				    * launched per frequency (2112 of them) */
+	CONV_KIND_COUNT
+};
+
+/* The kind of a measured convolution from its main kernel's name and the
+ * ';'-separated names of every kernel it launched (either may be NULL);
+ * -1 when it is none of them. */
+int conv_kind_of(const char *kname, const char *kernels);
+const char *conv_kind_name(enum conv_kind c);
+
+/* One measured convolution of a pick table: its implicit GEMM's rows
+ * (N P Q), columns (K filters) and reduction (C R S), its output's side
+ * P, and the kind cuDNN ran. */
+struct conv_pick_row {
+	uint32_t m, n, k, q;
+	uint8_t kind;
+};
+
+/* The constants of one kind (conv_pick.c gives the formulas). */
+struct conv_kind_params {
+	double eff;         /* sustained fraction of the FP32 rate the FMA
+			     * loop reaches (gpu_fp32_simt_tflops()): on the
+			     * tile's work (implicit GEMM), on the complex
+			     * GEMM's FLOPs (FFT)                          */
+	double steps;       /* implicit GEMM: a tile's fixed cost in steps
+			     * of its reduction                            */
+	double blocks;      /* implicit GEMM: blocks an SM runs at once     */
+	double overlap_pow; /* implicit GEMM: roofline_join_ns()'s q        */
+	double mem_x;       /* FFT: its traffic (the transforms written and
+			     * read) over the DRAM bandwidth, times this    */
+	double launch_ns;   /* FFT with a GEMM per frequency: each one's
+			     * time (launch and a small GEMM)              */
+	double floor_ns;    /* the measuring host's floor, added with floor */
+};
+
+/* An architecture's table: the shapes measured on one GPU of it, the kind
+ * cuDNN ran for each, and each kind's constants fitted on the same rows. */
+struct conv_picks {
+	const struct conv_pick_row *rows;
+	size_t n;
+	struct conv_kind_params kind[CONV_KIND_COUNT];
+};
+
+/* Our H200's 3797 FP32 sweep shapes (cuDNN 9.19), for targets of
+ * compute capability 9.x whose figures are not held out
+ * (conv_has_own_shape()); conv_sm90_picks.c says how it was made. */
+extern const struct conv_picks conv_sm90_picks;
+
+/* The kind g's cuDNN is taken to pick for forward convolution k: the
+ * vote of the CONV_PICK_VOTES measured shapes of t nearest to k (octaves
+ * of m, n, k and q summed).  -1 when t has no rows or k is not a forward
+ * FP32 3 x 3 unit-stride convolution. */
+#define CONV_PICK_VOTES 15
+int conv_pick_kind(const struct conv_picks *t, const struct pred_kernel *k);
+
+/* The time of forward convolution k on g run as kind c with constants
+ * kp, ns, with kp's floor when floor is 1; *memory_bound (may be NULL) 1
+ * when its traffic outlasts its math.  Negative when k or g lacks what
+ * the formula needs. */
+double conv_kind_ns(const struct pred_kernel *k, const struct gpu_spec *g, enum conv_kind c,
+		    const struct conv_kind_params *kp, int floor, int *memory_bound);
+
+/* Fits kind c's constants to the n samples s[i] (forward convolutions as
+ * a config gives them, measured s[i].ns on s[i].target) by least squares
+ * on the log error with the floor; *kp receives them, *rms_log the RMS
+ * (may be NULL).  0, -EINVAL (no usable sample). */
+int conv_kind_fit(const struct conv_sample *s, size_t n, enum conv_kind c,
+		  struct conv_kind_params *kp, double *rms_log);
+
 #endif

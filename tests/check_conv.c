@@ -16,6 +16,7 @@
 #include "gpu_specs/figures.h"
 #include "predictor/conv.h"
 #include "predictor/power.h"
+#include "predictor/roofline.h"
 #include "predictor/tcgemm.h"
 #include "predictor/tile.h"
 #include "tests/check_run.h"
@@ -973,11 +974,202 @@ START_TEST(pull_across_winograd_boundary)
 }
 END_TEST
 
+/* The kind of a measured convolution from cuDNN 9's names on our H200. */
+START_TEST(conv_kind_from_names)
+{
+	static const struct { const char *kname, *kernels; int kind; } tab[] = {
+		{"sm80_xmma_fprop_implicit_gemm_f32f32_f32f32_f32_nchwkcrs_nchw_tilesize32x32x8_stage3_"
+		 "warpsize1x2x1_g1_ffma_aligna4_alignc4_execute_kernel__5x_cudnn", "", CONV_KIND_IG_32X32},
+		{"sm80_xmma_fprop_implicit_gemm_indexed_f32f32_f32f32_f32_nchwkcrs_nchw_tilesize128x32x8_"
+		 "stage3_warpsize2x2x1_g1_ffma_execute_kernel__5x_cudnn", NULL, CONV_KIND_IG_128X32},
+		{"sm80_xmma_fprop_implicit_gemm_f32f32_f32f32_f32_nchwkcrs_nchw_tilesize256x64x8_stage3_"
+		 "warpsize2x2x1_g1_ffma_aligna4_alignc4_execute_kernel__5x_cudnn", NULL, CONV_KIND_IG_256X64},
+		{"sm80_xmma_gemm_cf32cf32_f32f32_cf32_tn_n_tilesize32x32x8_stage3_warpsize2x2x1_ffma",
+		 ";void flip_filter<float, float>(float*);void fft2d_r2c_16x16<float>(float2*);"
+		 "sm80_xmma_gemm_cf32cf32_f32f32_cf32_tn_n_tilesize32x32x8;void fft2d_c2r_16x16<float, false>()",
+		 CONV_KIND_FFT_16},
+		{NULL, ";void fft2d_r2c_32x32<float, false, 0u, false>();sm80_xmma_gemm_cf32cf32_x;",
+		 CONV_KIND_FFT_32},
+		{NULL, ";void fft2d_r2c_64x64<float>();sm80_xmma_gemm_cf32cf32_x;void fft2d_c2r_64x64<float>()",
+		 CONV_KIND_FFT_64},
+		{NULL, ";void fft2d_r2c_64x64<float>();sm80_xmma_gemm_cf32cf32_x;sm80_xmma_gemm_cf32cf32_x;",
+		 CONV_KIND_FFT_64_PER_FREQ},
+		/* a tile no kind has, another algorithm, nothing */
+		{"sm80_xmma_fprop_implicit_gemm_f32f32_tilesize64x64x8_stage3", NULL, -1},
+		{"cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_tile148n_nt_v1", NULL, -1},
+		{NULL, NULL, -1},
+	};
+	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+		ck_assert_msg(conv_kind_of(tab[i].kname, tab[i].kernels) == tab[i].kind, "row %zu: %d", i,
+			      conv_kind_of(tab[i].kname, tab[i].kernels));
+	ck_assert_str_eq(conv_kind_name(CONV_KIND_FFT_16), "fft-16");
+	ck_assert_str_eq(conv_kind_name(CONV_KIND_COUNT), "?");
+}
+END_TEST
+
+static struct pred_kernel pick_query(uint64_t m, uint64_t n, uint64_t red, uint32_t q)
+{
+	struct pred_kernel k = conv_kernel(NULL, m, 4.0 * (double)(m + n * red));
+	k.n = n;
+	k.k = red;
+	k.conv = (struct pred_conv){.r = 3, .s = 3, .p = q, .q = q, .unit = 1};
+	return k;
+}
+
+/* The CONV_PICK_VOTES nearest rows vote: a majority of one kind a little
+ * further out outvotes a minority of nearer ones of another, which win
+ * once one more of them joins; a far crowd of a third kind never counts.
+ * Only forward FP32 3 x 3 unit-stride convolutions are looked up. */
+START_TEST(pick_votes_of_nearest)
+{
+	enum { V = CONV_PICK_VOTES, MAJ = (V + 1) / 2 };
+	struct conv_pick_row rows[V + 21];
+	size_t n = 0;
+	ck_assert_msg(V % 2 == 1, "an odd number of voters");
+	for (int i = 0; i < MAJ; i++) /* one octave away in m */
+		rows[n++] = (struct conv_pick_row){2048, 64, 1152, 8, CONV_KIND_IG_256X64};
+	for (int i = 0; i < V - MAJ; i++) /* half an octave in q */
+		rows[n++] = (struct conv_pick_row){1024, 64, 1152, 11, CONV_KIND_FFT_16};
+	for (int i = 0; i < 20; i++) /* ten octaves in n */
+		rows[n++] = (struct conv_pick_row){1024, 65536, 1152, 8, CONV_KIND_IG_32X32};
+	struct conv_picks t = {.rows = rows, .n = n};
+	struct pred_kernel k = pick_query(1024, 64, 1152, 8);
+	ck_assert_int_eq(conv_pick_kind(&t, &k), CONV_KIND_IG_256X64);
+	rows[n++] = (struct conv_pick_row){1024, 64, 1152, 12, CONV_KIND_FFT_16};
+	t.n = n;
+	/* now MAJ FFT rows among the V nearest */
+	ck_assert_int_eq(conv_pick_kind(&t, &k), CONV_KIND_FFT_16);
+	struct pred_kernel s = k;
+	s.conv.unit = 0;
+	ck_assert_int_eq(conv_pick_kind(&t, &s), -1);
+	s = k;
+	s.conv.r = s.conv.s = 5;
+	ck_assert_int_eq(conv_pick_kind(&t, &s), -1);
+	s = k;
+	s.conv.pass = PRED_CONV_DGRAD;
+	ck_assert_int_eq(conv_pick_kind(&t, &s), -1);
+	s = k;
+	s.dtype = GPU_DT_FP16;
+	ck_assert_int_eq(conv_pick_kind(&t, &s), -1);
+	t.n = 0;
+	ck_assert_int_eq(conv_pick_kind(&t, &k), -1);
+	ck_assert_int_eq(conv_pick_kind(NULL, &k), -1);
+}
+END_TEST
+
+/* Each kind's time by hand: the implicit GEMM's whole waves of b blocks
+ * per SM joined with its traffic (q 0: the max), the FFT's complex GEMM
+ * plus its transforms at the SMs' pace, the per-frequency FFT's 2112
+ * launches on top; the floor only when asked. */
+START_TEST(kind_times_by_hand)
+{
+	struct gpu_spec g = fake_gpu("g", 100, 60, 2000, 0);
+	g.cc = 90;
+	double rate = gpu_fp32_simt_tflops(&g) * 1e3, bw = roofline_bw_bytes(&g) * 1e-9;
+	ck_assert(rate > 0 && bw > 0);
+	/* 64 images of 16 x 16 outputs, 200 filters, 96 channels */
+	struct pred_kernel k = pick_query(64 * 16 * 16, 200, 96 * 9, 16);
+	k.bytes = 4.0 * (64 * 96 * 18 * 18 + 200 * 96 * 9 + 64 * 200 * 16 * 16);
+	struct conv_kind_params ig = {.eff = 0.5, .steps = 8, .blocks = 2, .floor_ns = 1000};
+	/* 128 x 32 tiles: 128 x 7 = 896, over 200 SM slots: 5 waves */
+	double tc = 5 * 2 * 2 * 128 * 32 * (864 + 8) / (rate / 100 * 0.5), tm = k.bytes / bw;
+	double want = (tc > tm ? tc : tm);
+	int mb = -1;
+	ck_assert_double_eq_tol(conv_kind_ns(&k, &g, CONV_KIND_IG_128X32, &ig, 0, &mb), want, 1e-9 * want);
+	ck_assert_int_eq(mb, tm > tc);
+	ck_assert_double_eq_tol(conv_kind_ns(&k, &g, CONV_KIND_IG_128X32, &ig, 1, NULL), want + 1000,
+				1e-9 * want);
+	/* FFT 16 x 16: 16 + 2 = 18 padded, 14 outputs a tile: 2 x 2 tiles an
+	 * image, 16 x 9 = 144 frequencies */
+	struct conv_kind_params ff = {.eff = 2, .mem_x = 3, .launch_ns = 7, .floor_ns = 500};
+	double tiles = 64 * 4.0, f = 144;
+	double fc = 8 * tiles * 96 * 200 * f / (rate * 2);
+	double fm = (k.bytes + 16 * f * (tiles * 96 + 200 * 96 + tiles * 200)) / rate * 3;
+	ck_assert_double_eq_tol(conv_kind_ns(&k, &g, CONV_KIND_FFT_16, &ff, 0, &mb), fc + fm,
+				1e-9 * (fc + fm));
+	/* 64 x 64: one tile an image, 2112 frequencies, each launch 7 ns */
+	tiles = 64, f = 64 * 33;
+	fc = 8 * tiles * 96 * 200 * f / (rate * 2);
+	fm = (k.bytes + 16 * f * (tiles * 96 + 200 * 96 + tiles * 200)) / rate * 3;
+	ck_assert_double_eq_tol(conv_kind_ns(&k, &g, CONV_KIND_FFT_64, &ff, 0, NULL), fc + fm,
+				1e-9 * (fc + fm));
+	ck_assert_double_eq_tol(conv_kind_ns(&k, &g, CONV_KIND_FFT_64_PER_FREQ, &ff, 1, NULL),
+				fc + fm + 2112 * 7 + 500, 1e-9 * (fc + fm));
+	/* not a 3 x 3 unit-stride forward convolution, no constants */
+	struct pred_kernel s = k;
+	s.conv.unit = 0;
+	ck_assert(conv_kind_ns(&s, &g, CONV_KIND_FFT_16, &ff, 0, NULL) < 0);
+	ck_assert(conv_kind_ns(&k, &g, CONV_KIND_COUNT, &ff, 0, NULL) < 0);
+	ck_assert(conv_kind_ns(&k, &g, CONV_KIND_FFT_16, NULL, 0, NULL) < 0);
+}
+END_TEST
+
+/* conv_kind_fit() recovers the constants its samples were made with:
+ * 128 x 32 tiles at eff 0.6, 20 steps, 1 block an SM, q 2, floor 5 us,
+ * on shapes of 1-40 waves. */
+START_TEST(kind_fit_recovers_constants)
+{
+	struct gpu_spec g = fake_gpu("g", 100, 60, 2000, 0);
+	g.cc = 90;
+	struct conv_kind_params truth = {.eff = 0.6, .steps = 20, .blocks = 1, .overlap_pow = 2,
+					 .floor_ns = 5000}, got;
+	struct conv_sample s[60];
+	size_t n = 0;
+	for (int i = 0; i < 60; i++) {
+		uint64_t m = 2048u + 1500u * (uint64_t)i, nf = 32u + 16u * (uint64_t)(i % 7);
+		uint64_t red = 27u + 140u * (uint64_t)(i % 11);
+		memset(&s[n], 0, sizeof s[n]);
+		s[n].k = pick_query(m, nf, red, 16);
+		s[n].k.bytes = 4.0 * (double)(m * red / 9 + nf * red + m * nf);
+		s[n].target = &g;
+		s[n].ns = conv_kind_ns(&s[n].k, &g, CONV_KIND_IG_128X32, &truth, 1, NULL);
+		ck_assert(s[n].ns > 0);
+		n++;
+	}
+	double rms = 1;
+	ck_assert_int_eq(conv_kind_fit(s, n, CONV_KIND_IG_128X32, &got, &rms), 0);
+	ck_assert_msg(rms < 0.01, "rms %g", rms);
+	ck_assert_double_eq(got.blocks, 1);
+	ck_assert_double_eq_tol(got.eff, 0.6, 0.03);
+	ck_assert_double_eq_tol(got.floor_ns, 5000, 500);
+	ck_assert_int_eq(conv_kind_fit(s, 0, CONV_KIND_IG_128X32, &got, NULL), -EINVAL);
+}
+END_TEST
+
+/* A 9.x target from the shape takes the kind its table votes for, timed
+ * with that kind's constants; held out, the shape form. */
+START_TEST(hopper_takes_own_picks)
+{
+	struct gpu_spec g = fake_gpu("g", 132, 67, 3000, 0);
+	g.cc = 90;
+	struct pred_kernel k = pick_query(32 * 14 * 14, 256, 256 * 9, 14);
+	int kind = conv_pick_kind(&conv_sm90_picks, &k);
+	ck_assert_int_ge(kind, 0);
+	ck_assert_int_lt(kind, CONV_KIND_COUNT);
+	double want = conv_kind_ns(&k, &g, (enum conv_kind)kind, &conv_sm90_picks.kind[kind], 1, NULL);
+	struct pred_result r;
+	ck_assert_int_eq(conv_predict(&k, NULL, &g, NULL, 1, &r), 0);
+	ck_assert_double_eq_tol(r.ns, want, 1e-9 * want);
+	ck_assert_int_eq(r.method, PRED_CONV);
+	gpu_figures_hold_out(90);
+	ck_assert_int_eq(conv_predict(&k, NULL, &g, NULL, 1, &r), 0);
+	ck_assert_msg(fabs(r.ns / want - 1) > 1e-6, "held out %g, own %g", r.ns, want);
+	gpu_figures_hold_out(0);
+	/* the committed table: every row a kind, each kind fitted */
+	ck_assert_uint_gt(conv_sm90_picks.n, 3000);
+	for (size_t i = 0; i < conv_sm90_picks.n; i++)
+		ck_assert_uint_lt(conv_sm90_picks.rows[i].kind, CONV_KIND_COUNT);
+	for (int c = 0; c < CONV_KIND_COUNT; c++)
+		ck_assert(conv_sm90_picks.kind[c].eff > 0 && conv_sm90_picks.kind[c].floor_ns >= 0);
+}
+END_TEST
+
 /* A target of compute capability 9.x from its shape takes the shape
  * constants measured on its architecture (conv_sm90_shape) in place of
  * p's: the same time as p with those constants written in, and p's own
  * time once its figures are held out (as the benches hold a target's
- * architecture out), which differs. */
+ * architecture out), which differs.  A strided convolution, which the
+ * pick table (conv_sm90_picks) does not cover. */
 START_TEST(hopper_own_shape_constants)
 {
 	struct gpu_spec g = fake_gpu("g", 132, 67, 3000, 0);
@@ -988,7 +1180,8 @@ START_TEST(hopper_own_shape_constants)
 	q.shape_wino_eff = h->wino_eff, q.shape_wino_steps = h->wino_steps, q.shape_softmin = h->softmin;
 	g.cc = 90;
 	struct pred_kernel k = conv_kernel(NULL, 64 * 28 * 28, 64 * 28 * 28 * 4 * 3.0);
-	k.conv = (struct pred_conv){.r = 3, .s = 3, .p = 28, .q = 28, .unit = 1};
+	k.conv = (struct pred_conv){.r = 3, .s = 3, .p = 28, .q = 28, .unit = 0};
+	ck_assert_int_eq(conv_pick_kind(&conv_sm90_picks, &k), -1);
 	struct pred_result r;
 	ck_assert_int_eq(conv_has_own_shape(&g), 1);
 	ck_assert_int_eq(conv_predict(&k, NULL, &g, &p, 1, &r), 0);
@@ -1281,6 +1474,11 @@ int main(void)
 	tcase_add_test(tc, pull_caps_ratio);
 	tcase_add_test(tc, pull_across_winograd_boundary);
 	tcase_add_test(tc, hopper_own_shape_constants);
+	tcase_add_test(tc, conv_kind_from_names);
+	tcase_add_test(tc, pick_votes_of_nearest);
+	tcase_add_test(tc, kind_times_by_hand);
+	tcase_add_test(tc, kind_fit_recovers_constants);
+	tcase_add_test(tc, hopper_takes_own_picks);
 	tcase_add_test(tc, auto_pulls_whole_convolutions);
 	tcase_add_test(tc, fit_pull_recovers_constants);
 	tcase_add_test(tc, trace_path_uses_conv_predict);

@@ -9,6 +9,7 @@ TEST_SCRIPTS += tests/tc_bench.sh tests/tc_mamf.sh
 
 # The convolution model's suite.
 TEST_BINS += $(BUILD)/tests/check_conv
+TEST_SCRIPTS += tests/conv_picks.sh
 
 $(BUILD)/tests/check_conv: $(BUILD)/obj/tests/check_conv.o $(BUILD)/libsurfer-core.a
 	@mkdir -p $(dir $@)

@@ -94,6 +94,7 @@ static void usage(FILE *fp)
 		"                        too; data is the repository's; default none)\n"
 		"       " PROG " vec --data DIR [--emit] (16-bit vector-op model, A100 <-> A40 held out)\n"
 		"       " PROG " conv --data PATH [--target GPU] [--origin GPU] [--emit [--gpu GPU]]\n"
+		"                        [--emit-picks --gpu GPU]\n"
 		"                        [--dump F] (convolution model, architectures held out)\n"
 		"       " PROG " conv-train --data DIR [--target GPU] [--dump F]\n"
 		"                        (the same on DeepBench's forward and backward passes)\n"
@@ -670,7 +671,7 @@ static int table_main(const struct bench_args *a)
 enum bench_opt {
 	BO_DATA, BO_LABELS, BO_CONFIGS, BO_GPU, BO_WEIGHTS, BO_HOLDOUT, BO_DUMP, BO_DATASET,
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
-	BO_MIN_BYTES, BO_EMIT, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAX_FORM, BO_MAMF,
+	BO_MIN_BYTES, BO_EMIT, BO_EMIT_PICKS, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAX_FORM, BO_MAMF,
 	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_SHRINK, BO_GEMM_DATA,
 	BO_COMPILED, BO_WEIGH, BO_DTYPE, BO_OWN, BO_WITH_FIGURES, BO_HELP, BO_COUNT
 };
@@ -695,6 +696,7 @@ static const struct option bench_long_opts[] = {
 	{"min-ms", required_argument, NULL, BO_VAL + BO_MIN_MS},
 	{"min-bytes", required_argument, NULL, BO_VAL + BO_MIN_BYTES},
 	{"emit", no_argument, NULL, BO_VAL + BO_EMIT},
+	{"emit-picks", no_argument, NULL, BO_VAL + BO_EMIT_PICKS},
 	{"rows", no_argument, NULL, BO_VAL + BO_ROWS},
 	{"json", no_argument, NULL, BO_VAL + BO_JSON},
 	{"as-recorded", no_argument, NULL, BO_VAL + BO_AS_RECORDED},
@@ -743,7 +745,8 @@ static const struct bench_cmd {
 	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(NO_POWER) | BO(NO_FIGURES) | BO(MAMF) |
 			 BO(GPU) | BO(EMIT) | BO(OWN), 0, bench_tc_main},
 	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
-	{"conv", BO(DATA) | BO(TARGET) | BO(ORIGIN) | BO(EMIT) | BO(DUMP) | BO(GPU), 0, bench_conv_main},
+	{"conv", BO(DATA) | BO(TARGET) | BO(ORIGIN) | BO(EMIT) | BO(EMIT_PICKS) | BO(DUMP) | BO(GPU), 0,
+	 bench_conv_main},
 	{"conv-train", BO(DATA) | BO(TARGET) | BO(DUMP), 0, bench_conv_train_main},
 	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
@@ -800,6 +803,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_MIN_MS: a->min_ms = optarg; break;
 		case BO_MIN_BYTES: a->min_bytes = optarg; break;
 		case BO_EMIT: a->emit = 1; break;
+		case BO_EMIT_PICKS: a->emit_picks = 1; break;
 		case BO_ROWS: a->rows = 1; break;
 		case BO_JSON: a->json = 1; break;
 		case BO_AS_RECORDED: a->as_recorded = 1; break;

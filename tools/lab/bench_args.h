@@ -36,6 +36,8 @@ struct bench_args {
 	const char *own;            /* --own DIR|none: the folder of our own
 				     * measurements the tensor-core fits read too */
 	int emit;                   /* --emit: print fitted constants as C     */
+	int emit_picks;             /* --emit-picks (conv): print a GPU's pick
+				     * table and its kinds' constants as C     */
 	int rows;                   /* --rows (profile, serving)               */
 	int json;                   /* --json (accuracy)                       */
 	int as_recorded;            /* --as-recorded (accuracy)                */

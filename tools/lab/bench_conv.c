@@ -40,7 +40,9 @@ static void cb_usage(FILE *f)
 		   "  architecture only; --origin GPU: that GPU's rows are an origin only\n"
 		   "  (in no fit, never a target), every target predicted from it alone;\n"
 		   "  --emit --gpu GPU fits the shape constants on that GPU's rows alone and\n"
-		   "  prints them (conv_params.c's conv_sm90_shape)\n");
+		   "  prints them (conv_params.c's conv_sm90_shape); --emit-picks --gpu GPU\n"
+		   "  prints that GPU's table of cuDNN's picks and each kind's constants\n"
+		   "  fitted on its rows (predictor/conv_sm90_picks.c)\n");
 }
 
 /* The training samples: every conv shape measured on two GPUs whose
@@ -202,6 +204,145 @@ static int cb_emit_shape(const struct ns_set *set, const struct gpu_spec *g)
 		printf("/* %ld convolutions of %s, weighted RMS of log error %.3f */\n", n, g->id, rms);
 		cb_print_shape(&p);
 	}
+	return rc;
+}
+
+/* The pick table and the kinds' constants of the n rows sb[i] (kind[i]
+ * the kernel cuDNN ran) whose index has the parity part (-1: every row):
+ * rows[] filled, out pointing at it, per[] and rms[] each kind's count and
+ * fit.  0 or a negative errno. */
+static int cb_picks_fit(const struct conv_sample *sb, const int *kind, size_t n, int part,
+			struct conv_pick_row *rows, struct conv_picks *out, size_t *per, double *rms)
+{
+	struct conv_sample *byk = calloc(n ? n : 1, sizeof(*byk));
+	size_t nr = 0;
+	int rc = byk ? 0 : -ENOMEM;
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < n; i++)
+		if (part < 0 || (int)(i % 2) == part)
+			rows[nr++] = (struct conv_pick_row){(uint32_t)sb[i].k.m, (uint32_t)sb[i].k.n,
+							    (uint32_t)sb[i].k.k, sb[i].k.conv.q,
+							    (uint8_t)kind[i]};
+	/* each kind's samples together, in the order read */
+	for (int c = 0; c < CONV_KIND_COUNT && rc == 0; c++) {
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (kind[i] == c && (part < 0 || (int)(i % 2) == part))
+				byk[m++] = sb[i];
+		per[c] = m;
+		/* a kind the GPU never ran: no rows vote for it, no constants */
+		rms[c] = NAN;
+		if (m)
+			rc = conv_kind_fit(byk, m, (enum conv_kind)c, &out->kind[c], &rms[c]);
+	}
+	out->rows = rows;
+	out->n = nr;
+	free(byk);
+	return rc;
+}
+
+/* The mean absolute error in % of the rows of parity part predicted from
+ * t: the kind it votes for, timed with that kind's constants and the
+ * floor. */
+static double cb_picks_mape(const struct conv_sample *sb, size_t n, int part,
+			    const struct conv_picks *t)
+{
+	double sum = 0;
+	size_t m = 0;
+	for (size_t i = (size_t)part; i < n; i += 2) {
+		int c = conv_pick_kind(t, &sb[i].k);
+		double p = c < 0 ? -1 : conv_kind_ns(&sb[i].k, sb[i].target, (enum conv_kind)c,
+						     &t->kind[c], 1, NULL);
+		if (p > 0) {
+			sum += fabs(p / sb[i].ns - 1) * 100;
+			m++;
+		}
+	}
+	return m ? sum / (double)m : NAN;
+}
+
+/* --emit-picks --gpu: g's pick table (each forward 3 x 3 unit-stride row
+ * with the kind cuDNN ran, conv_kind_of()) and each kind's constants
+ * fitted on its rows (conv_kind_fit()), printed as conv_sm90_picks.c,
+ * with the two-fold check of both (the even rows' table and constants
+ * predicting the odd rows, and the reverse) in its comment.  0, 1 when g
+ * ran fewer than two such convolutions (said on stderr), or a negative
+ * errno. */
+static int cb_emit_picks(const struct ns_set *set, const struct gpu_spec *g)
+{
+	struct conv_sample *sb = calloc(set->n ? set->n : 1, sizeof(*sb));
+	int *kind = calloc(set->n ? set->n : 1, sizeof(*kind));
+	struct conv_pick_row *rows = calloc(set->n ? set->n : 1, sizeof(*rows));
+	struct conv_pick_row *half = calloc(set->n ? set->n : 1, sizeof(*half));
+	struct conv_picks all, t;
+	double rms[CONV_KIND_COUNT], hrms[CONV_KIND_COUNT], fold[2] = {NAN, NAN};
+	size_t n = 0, per[CONV_KIND_COUNT] = {0}, hper[CONV_KIND_COUNT], skipped = 0;
+	int rc = sb && kind && rows && half ? 0 : -ENOMEM;
+	for (size_t i = 0; i < set->n && rc == 0; i++) {
+		const struct ns_row *r = &set->rows[i];
+		if (r->gpu != g || ns_op_class(r->op) != PRED_OP_CONV || ns_kernel(r, 0, &sb[n].k) != 0 ||
+		    !(r->latency_ms > 0))
+			continue;
+		int c = conv_kind_of(r->kname, r->kernels);
+		if (c < 0 || sb[n].k.conv.r != 3 || !sb[n].k.conv.unit) {
+			skipped++;
+			continue;
+		}
+		sb[n].target = g;
+		sb[n].ns = r->latency_ms * 1e6;
+		kind[n++] = c;
+	}
+	if (rc == 0 && n < 2) {
+		fprintf(stderr, PROG ": conv: %s ran %s of the kernels --emit-picks knows (cuDNN 9's "
+				"FP32 implicit GEMMs and FFTs, conv_kind_of())\n",
+			g->id, n ? "only one convolution with one" : "no convolution with any");
+		rc = 1;
+	}
+	if (rc == 0)
+		rc = cb_picks_fit(sb, kind, n, -1, rows, &all, per, rms);
+	for (int part = 0; part < 2 && rc == 0; part++) {
+		rc = cb_picks_fit(sb, kind, n, part, half, &t, hper, hrms);
+		if (rc == 0)
+			fold[part] = cb_picks_mape(sb, n, 1 - part, &t);
+	}
+	if (rc == 0) {
+		printf("/*\n * conv_sm90_picks.c - generated: cuDNN's picks on %s (%s), %zu forward\n"
+		       " * 3 x 3 convolutions (%zu others of no kind left out), and each kind's\n"
+		       " * constants fitted on its rows (predictor/conv_pick.c).  Reproduce: a\n"
+		       " * folder DIR holding only our measured conv.csv of that GPU\n"
+		       " * (data/<GPU>/kernels/conv.csv), then\n *\n"
+		       " *   build/surfer-bench conv --data DIR --emit-picks --gpu %s\n *\n"
+		       " * The kinds' fits, RMS of log error:\n",
+		       g->id, g->name, n, skipped, g->id);
+		for (int c = 0; c < CONV_KIND_COUNT; c++)
+			printf(" *   %-22s %4zu rows  %.3f\n", conv_kind_name((enum conv_kind)c), per[c],
+			       rms[c]);
+		printf(" * Two-fold, table and constants of the even rows predicting the odd\n"
+		       " * rows and the reverse (the vote, then the kind's time): %.1f / %.1f %%\n",
+		       fold[0], fold[1]);
+		printf(" */\n#include \"predictor/conv.h\"\n\n"
+		       "static const struct conv_pick_row rows[] = {\n");
+		for (size_t i = 0; i < n; i++)
+			printf("\t{%u, %u, %u, %u, %u},\n", rows[i].m, rows[i].n, rows[i].k, rows[i].q,
+			       rows[i].kind);
+		printf("};\n\nconst struct conv_picks conv_sm90_picks = {\n\t.rows = rows,\n"
+		       "\t.n = sizeof rows / sizeof rows[0],\n\t.kind = {\n");
+		static const char *const cname[CONV_KIND_COUNT] = {
+			"IG_32X32", "IG_128X32", "IG_256X64", "FFT_16", "FFT_32", "FFT_64",
+			"FFT_64_PER_FREQ"};
+		for (int c = 0; c < CONV_KIND_COUNT; c++) {
+			const struct conv_kind_params *kp = &all.kind[c];
+			printf("\t\t[CONV_KIND_%s] = {.eff = %.4f, .steps = %.1f, .blocks = %.0f, "
+			       ".overlap_pow = %.3f, .mem_x = %.4f, .launch_ns = %.1f, .floor_ns = %.1f},\n",
+			       cname[c], kp->eff, kp->steps, kp->blocks, kp->overlap_pow, kp->mem_x,
+			       kp->launch_ns, kp->floor_ns);
+		}
+		printf("\t},\n};\n");
+	}
+	free(half);
+	free(rows);
+	free(sb);
+	free(kind);
 	return rc;
 }
 
@@ -415,19 +556,27 @@ int bench_conv_main(const struct bench_args *a)
 		ns_release(&set);
 		return surfer_exit_code(SURFER_EINVAL);
 	}
+	if (a->emit_picks && !a->gpu) {
+		fprintf(stderr, PROG ": conv: --emit-picks needs --gpu GPU\n");
+		ns_release(&set);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
 	if (a->gpu) {
 		const struct gpu_spec *g = gpu_find(a->gpu);
 		size_t k = 0;
 		while (g && k < ng && gpus[k] != g)
 			k++;
-		if (!a->emit || !g || k == ng) {
+		if (!(a->emit || a->emit_picks) || !g || k == ng) {
 			fprintf(stderr, PROG ": conv: --gpu '%s' %s\n", a->gpu,
-				!a->emit ? "goes with --emit only" : "is not a GPU with convolution rows under the data");
+				!(a->emit || a->emit_picks) ? "goes with --emit or --emit-picks only"
+							    : "is not a GPU with convolution rows under the data");
 			ns_release(&set);
 			return surfer_exit_code(SURFER_EINVAL);
 		}
-		rc = cb_emit_shape(&set, g);
+		rc = a->emit_picks ? cb_emit_picks(&set, g) : cb_emit_shape(&set, g);
 		ns_release(&set);
+		if (rc > 0)
+			return surfer_exit_code(SURFER_EINVAL);
 		if (rc < 0) {
 			fprintf(stderr, PROG ": conv: %s\n", strerror(-rc));
 			return surfer_exit_code(SURFER_EINVAL);
