@@ -441,8 +441,8 @@ int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 		p = cv_own_shape(target, p, &own);
 		/* On an architecture whose cuDNN picks we measured, the kernel
 		 * it is taken to pick, timed as itself (conv_pick.c): our
-		 * H100's 4875 sweep shapes 24.2 -> 14.3 %, the 1130 of them
-		 * the H200 never ran 22.8 -> 14.4 % (docs/conv.md, "Hopper as
+		 * H100's 4875 sweep shapes 24.2 -> 12.9 %, the 1130 of them
+		 * the H200 never ran 22.8 -> 12.9 % (docs/conv.md, "Hopper as
 		 * the target").  Other geometries keep the shape form. */
 		int kind = conv_has_own_shape(target) ? conv_pick_kind(&conv_sm90_picks, k) : -1;
 		if (out && kind >= 0) {

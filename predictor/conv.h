@@ -229,6 +229,8 @@ int conv_fit_pull(const struct conv_sample *s, size_t n, struct conv_params *p, 
  * per frequency. */
 enum conv_kind {
 	CONV_KIND_IG_32X32 = 0,
+	CONV_KIND_IG_32X32_INDEXED, /* its indexed variant
+				     * (fprop_implicit_gemm_indexed_...)      */
 	CONV_KIND_IG_128X32,
 	CONV_KIND_IG_256X64,
 	CONV_KIND_FFT_16,

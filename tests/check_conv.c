@@ -980,6 +980,10 @@ START_TEST(conv_kind_from_names)
 	static const struct { const char *kname, *kernels; int kind; } tab[] = {
 		{"sm80_xmma_fprop_implicit_gemm_f32f32_f32f32_f32_nchwkcrs_nchw_tilesize32x32x8_stage3_"
 		 "warpsize1x2x1_g1_ffma_aligna4_alignc4_execute_kernel__5x_cudnn", "", CONV_KIND_IG_32X32},
+		{"sm80_xmma_fprop_implicit_gemm_indexed_f32f32_f32f32_f32_nchwkcrs_nchw_tilesize32x32x8_"
+		 "stage3_warpsize1x2x1_g1_ffma_aligna4_alignc4_execute_kernel__5x_cudnn", NULL,
+		 CONV_KIND_IG_32X32_INDEXED},
+		/* an indexed variant of another tile (not seen) is that tile's */
 		{"sm80_xmma_fprop_implicit_gemm_indexed_f32f32_f32f32_f32_nchwkcrs_nchw_tilesize128x32x8_"
 		 "stage3_warpsize2x2x1_g1_ffma_execute_kernel__5x_cudnn", NULL, CONV_KIND_IG_128X32},
 		{"sm80_xmma_fprop_implicit_gemm_f32f32_f32f32_f32_nchwkcrs_nchw_tilesize256x64x8_stage3_"

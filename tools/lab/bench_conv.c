@@ -315,7 +315,7 @@ static int cb_emit_picks(const struct ns_set *set, const struct gpu_spec *g)
 		       " * The kinds' fits, RMS of log error:\n",
 		       g->id, g->name, n, skipped, g->id);
 		for (int c = 0; c < CONV_KIND_COUNT; c++)
-			printf(" *   %-22s %4zu rows  %.3f\n", conv_kind_name((enum conv_kind)c), per[c],
+			printf(" *   %-27s %4zu rows  %.3f\n", conv_kind_name((enum conv_kind)c), per[c],
 			       rms[c]);
 		printf(" * Two-fold, table and constants of the even rows predicting the odd\n"
 		       " * rows and the reverse (the vote, then the kind's time): %.1f / %.1f %%\n",
@@ -328,8 +328,8 @@ static int cb_emit_picks(const struct ns_set *set, const struct gpu_spec *g)
 		printf("};\n\nconst struct conv_picks conv_sm90_picks = {\n\t.rows = rows,\n"
 		       "\t.n = sizeof rows / sizeof rows[0],\n\t.kind = {\n");
 		static const char *const cname[CONV_KIND_COUNT] = {
-			"IG_32X32", "IG_128X32", "IG_256X64", "FFT_16", "FFT_32", "FFT_64",
-			"FFT_64_PER_FREQ"};
+			"IG_32X32", "IG_32X32_INDEXED", "IG_128X32", "IG_256X64", "FFT_16", "FFT_32",
+			"FFT_64", "FFT_64_PER_FREQ"};
 		for (int c = 0; c < CONV_KIND_COUNT; c++) {
 			const struct conv_kind_params *kp = &all.kind[c];
 			printf("\t\t[CONV_KIND_%s] = {.eff = %.4f, .steps = %.1f, .blocks = %.0f, "
