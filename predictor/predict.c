@@ -81,6 +81,7 @@ struct predictor {
 	char *weights;                /* "compiled-in" or the file name          */
 	int tile_floor;
 	struct tile_amd_scale amd;
+	const struct tile_own_scales *own;
 	struct conv_params conv;
 	struct tcgemm_params tc;
 	struct comm_params comm;
@@ -102,6 +103,7 @@ int predictor_new(const struct pred_config *c, struct predictor **out, char *err
 		goto oom;
 	p->tile_floor = c->tile_floor != 0;
 	p->amd = c->amd_scale ? *c->amd_scale : tile_amd_scale_default;
+	p->own = c->own_scales ? c->own_scales : &tile_sm90_scales;
 	p->conv = c->conv ? *c->conv : conv_default_params;
 	p->tc = c->tcgemm ? *c->tcgemm : tcgemm_default_params;
 	p->comm = c->comm ? *c->comm : comm_default_params;
@@ -157,6 +159,7 @@ const struct tile_model *predictor_tile(const struct predictor *p) { return p->u
 const char *predictor_weights(const struct predictor *p) { return p->weights; }
 int predictor_tile_floor(const struct predictor *p) { return p->tile_floor; }
 const struct tile_amd_scale *predictor_amd_scale(const struct predictor *p) { return &p->amd; }
+const struct tile_own_scales *predictor_own_scales(const struct predictor *p) { return p->own; }
 const struct pred_shrink *predictor_shrink(const struct predictor *p) { return &p->shrink; }
 const struct tcgemm_params *predictor_tcgemm(const struct predictor *p) { return &p->tc; }
 const struct comm_params *predictor_comm(const struct predictor *p) { return &p->comm; }

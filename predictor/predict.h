@@ -24,6 +24,7 @@
 
 struct tile_model;      /* predictor/tile.h */
 struct tile_amd_scale;  /* predictor/tile.h */
+struct tile_own_scales; /* predictor/tile.h */
 struct conv_params;     /* predictor/conv.h */
 struct tcgemm_params;   /* predictor/tcgemm.h */
 struct comm_params;     /* predictor/comm.h */
@@ -216,6 +217,9 @@ struct pred_config {
 				       * timing has it, a kernel in a trace not) */
 	const struct tile_amd_scale *amd_scale; /* copied; NULL: the compiled-in
 				       * one (predictor/amd_scale.c)             */
+	const struct tile_own_scales *own_scales; /* Hopper's FP32 GEMM tile
+				       * scales (borrowed); NULL: the compiled-in
+				       * ones (predictor/tile_sm90_scale.c)     */
 	const struct conv_params *conv; /* the convolution model's constants,
 				       * copied; NULL: the compiled-in ones
 				       * (predictor/conv_params.c)               */
@@ -256,6 +260,7 @@ const struct tile_model *predictor_tile(const struct predictor *p);
 const char *predictor_weights(const struct predictor *p);
 int predictor_tile_floor(const struct predictor *p);
 const struct tile_amd_scale *predictor_amd_scale(const struct predictor *p);
+const struct tile_own_scales *predictor_own_scales(const struct predictor *p);
 const struct pred_shrink *predictor_shrink(const struct predictor *p);
 /* The tensor-core GEMM constants p applies (a pointer into p). */
 const struct tcgemm_params *predictor_tcgemm(const struct predictor *p);

@@ -188,6 +188,38 @@ extern const char *const tile_amd_class_names[TILE_AMD_NCLASS];
 /* k's class, or -1 when the tile model has no family for it. */
 int tile_amd_class_of(const struct pred_kernel *k);
 
+/* Hopper's FP32 GEMM tiles: on a target of compute capability 9.x whose
+ * figures are kept (gpu_specs/figures.h), a GEMM's work term (before the
+ * floor, as the AMD scale) times the scale of its tile and batching,
+ * measured over predicted on our own GPU of that architecture
+ * (predictor/tile_sm90_scale.c, `surfer-bench tile-scale --emit`; tile.c
+ * says why).  A tile and batching with no entry: 1. */
+struct tile_own_scale {
+	uint16_t t0, t1;        /* the tile, NeuSight's t0 x t1             */
+	uint8_t batched;        /* 1: a batched GEMM (bmm), 0: one GEMM     */
+	uint16_t n;             /* the GEMMs it was measured on             */
+	double scale;           /* measured over predicted, their median    */
+};
+struct tile_own_scales {
+	const struct tile_own_scale *e;
+	size_t n;
+};
+/* The compiled-in ones: our H200's (predictor/tile_sm90_scale.c). */
+extern const struct tile_own_scales tile_sm90_scales;
+/* 1 when GEMM k is batched for the scale: more than one batch, each with
+ * its own second operand (a bmm); a batch over one shared weight (a
+ * linear layer over a 3-D input, NeuSight's linear rows with B > 1, whose
+ * bytes count the weight once) is one GEMM of B x M rows to cuBLAS. */
+int tile_gemm_batched(const struct pred_kernel *k);
+/* The scale s gives GEMM k on g run with tile t (1 when none applies: g
+ * not 9.x, its figures held out, s NULL or without the entry). */
+double tile_own_scale(const struct tile_own_scales *s, const struct pred_kernel *k,
+		      const struct gpu_spec *g, const struct tile_shape *t);
+/* The tile GEMM k runs with on g: tin when it names one, else the one g's
+ * library is predicted to pick (tilepick.c), else the canonical rule. */
+void tile_gemm_of(const struct tile_model *m, const struct pred_kernel *k, const struct gpu_spec *g,
+		  const struct tile_shape *tin, struct tile_shape *out);
+
 /* The GEMM curve: a few-constant model of an FP32 GEMM's time that the
  * GEMM family's MLP prediction is blended with (the geometric mean of the
  * two), fitted by surfer-train on the same rows.  With 128 x 128 output

@@ -8,7 +8,7 @@ D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 fail=0
 
-for c in accuracy table e2e comm tensorcore vec conv conv-train power profile calibrate figures own; do
+for c in accuracy table e2e comm tensorcore vec conv conv-train tile-scale power profile calibrate figures own; do
 	"$BIN" $c --help >"$D/out" 2>"$D/err"
 	rc=$?
 	if [ $rc -ne 0 ] || ! grep -q '^usage:' "$D/out" || [ -s "$D/err" ]; then

@@ -972,6 +972,90 @@ END_TEST
 /* One predictor, one answer: predictors with other settings used in
  * between change nothing, and each result says what its predictor
  * applied (weights, host floor, AMD scale). */
+/* A batch of B GEMMs, each with its own second operand (a bmm), is
+ * batched for the Hopper tile scales; B GEMMs over one shared weight (a
+ * linear layer over a 3-D input) are one GEMM; bytes by hand. */
+START_TEST(gemm_batched_by_bytes)
+{
+	struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 8,
+				.m = 512, .n = 256, .k = 128};
+	double own = 4.0 * 8 * (512 * 128 + 128 * 256 + 512 * 256);
+	double shared = 4.0 * (8 * (512 * 128 + 512 * 256) + 128 * 256);
+	k.bytes = own;
+	ck_assert_int_eq(tile_gemm_batched(&k), 1);
+	k.bytes = shared;
+	ck_assert_int_eq(tile_gemm_batched(&k), 0);
+	k.bytes = 0; /* a trace's strided batched GEMM: no byte count */
+	ck_assert_int_eq(tile_gemm_batched(&k), 1);
+	k.batch = 1;
+	k.bytes = own;
+	ck_assert_int_eq(tile_gemm_batched(&k), 0);
+	ck_assert_int_eq(tile_gemm_batched(NULL), 0);
+}
+END_TEST
+
+/* On a 9.x target whose figures are kept, a GEMM's time is its tile's
+ * scale times the unscaled one (no floor); not on another architecture,
+ * not held out, not for a batching with no entry; the committed table's
+ * entries are sane. */
+START_TEST(hopper_tile_scales)
+{
+	const struct gpu_spec *h100 = gpu_find("h100-sxm"), *a100 = gpu_find("a100-sxm4-80");
+	ck_assert_ptr_nonnull(h100);
+	ck_assert_ptr_nonnull(a100);
+	static const struct tile_own_scales none = {NULL, 0};
+	struct pred_config cn = {.own_scales = &none};
+	struct predictor *pn, *ps;
+	ck_assert_int_eq(predictor_new(&cn, &pn, NULL, 0), 0);
+	struct pred_kernel k = {.op = PRED_OP_GEMM, .dtype = GPU_DT_FP32, .batch = 16,
+				.m = 512, .n = 512, .k = 64};
+	k.flops = 2.0 * 16 * 512 * 512 * 64;
+	k.bytes = 4.0 * 16 * (512 * 64 + 64 * 512 + 512 * 512);
+	struct tile_shape t, ta;
+	tile_gemm_of(predictor_tile(pn), &k, h100, NULL, &t);
+	tile_gemm_of(predictor_tile(pn), &k, a100, NULL, &ta);
+	ck_assert_uint_gt(t.t0, 0);
+	struct tile_own_scale e[] = {
+		{(uint16_t)t.t0, (uint16_t)t.t1, 1, 10, 1.5},
+		{(uint16_t)ta.t0, (uint16_t)ta.t1, 1, 10, 1.5},
+	};
+	struct tile_own_scales mine = {e, 2};
+	struct pred_config cs = {.own_scales = &mine};
+	ck_assert_int_eq(predictor_new(&cs, &ps, NULL, 0), 0);
+	struct pred_result rn, rs;
+	ck_assert_int_eq(predict_kernel(pn, &k, NULL, h100, PRED_MLP, &rn), 0);
+	ck_assert_int_eq(predict_kernel(ps, &k, NULL, h100, PRED_MLP, &rs), 0);
+	ck_assert_double_eq_tol(rs.ns, 1.5 * rn.ns, 1e-9 * rn.ns);
+	/* a linear layer over a 3-D input: one GEMM, no entry */
+	struct pred_kernel lin = k;
+	lin.bytes = 4.0 * (16 * (512 * 64 + 512 * 512) + 64 * 512);
+	ck_assert_int_eq(predict_kernel(pn, &lin, NULL, h100, PRED_MLP, &rn), 0);
+	ck_assert_int_eq(predict_kernel(ps, &lin, NULL, h100, PRED_MLP, &rs), 0);
+	ck_assert(rs.ns == rn.ns);
+	/* another architecture */
+	ck_assert_int_eq(predict_kernel(pn, &k, NULL, a100, PRED_MLP, &rn), 0);
+	ck_assert_int_eq(predict_kernel(ps, &k, NULL, a100, PRED_MLP, &rs), 0);
+	ck_assert(rs.ns == rn.ns);
+	/* Hopper held out */
+	gpu_figures_hold_out(90);
+	ck_assert_int_eq(predict_kernel(pn, &k, NULL, h100, PRED_MLP, &rn), 0);
+	ck_assert_int_eq(predict_kernel(ps, &k, NULL, h100, PRED_MLP, &rs), 0);
+	gpu_figures_hold_out(0);
+	ck_assert(rs.ns == rn.ns);
+	ck_assert_double_eq(tile_own_scale(&mine, &k, h100, &t), 1.5);
+	ck_assert_double_eq(tile_own_scale(NULL, &k, h100, &t), 1);
+	/* the committed table */
+	ck_assert_uint_gt(tile_sm90_scales.n, 0);
+	for (size_t i = 0; i < tile_sm90_scales.n; i++) {
+		const struct tile_own_scale *x = &tile_sm90_scales.e[i];
+		ck_assert(x->t0 > 0 && x->t1 > 0 && x->n >= 3 && x->batched <= 1);
+		ck_assert_msg(x->scale > 0.5 && x->scale < 2, "entry %zu: %g", i, x->scale);
+	}
+	predictor_free(pn);
+	predictor_free(ps);
+}
+END_TEST
+
 START_TEST(predictor_state_explicit)
 {
 	struct gpu_spec v, t;
@@ -1110,6 +1194,8 @@ int main(void)
 	tcase_add_test(tc, floor_combination);
 	tcase_add_test(tc, v2_blob_floor_and_cap);
 	tcase_add_test(tc, v3_blob_pick_tables);
+	tcase_add_test(tc, gemm_batched_by_bytes);
+	tcase_add_test(tc, hopper_tile_scales);
 	tcase_add_test(tc, v5_blob_own_picks);
 	tcase_add_test(tc, v4_blob_gemm_curve);
 	tcase_add_test(tc, ensemble_geometric_mean);

@@ -1,6 +1,7 @@
 # tests/tile.mk - suites of the MLP, the tile model and the accuracy harness,
 # and the power-cap benchmark's script.
 TEST_BINS += $(BUILD)/tests/check_mlp $(BUILD)/tests/check_tile $(BUILD)/tests/check_bench
+TEST_SCRIPTS += tests/tile_scale.sh
 
 $(BUILD)/tests/check_mlp: $(BUILD)/obj/tests/check_mlp.o $(BUILD)/libsurfer-core.a
 	@mkdir -p $(dir $@)

@@ -28,6 +28,7 @@
 #include "tools/lab/bench_cpu.h"
 #include "tools/lab/bench_tc.h"
 #include "tools/lab/bench_vec.h"
+#include "tools/lab/bench_tile_scale.h"
 #include "tools/lab/calibrate.h"
 #include "tools/lab/bench_figures.h"
 #include "gpu_specs/figures.h"
@@ -98,6 +99,8 @@ static void usage(FILE *fp)
 		"                        [--dump F] (convolution model, architectures held out)\n"
 		"       " PROG " conv-train --data DIR [--target GPU] [--dump F]\n"
 		"                        (the same on DeepBench's forward and backward passes)\n"
+		"       " PROG " tile-scale --data PATH --gpu GPU (Hopper's FP32 GEMM tile scales,\n"
+		"                        printed as predictor/tile_sm90_scale.c)\n"
 		"       " PROG " power --data DIR       (FP32 power cap vs measured FMA runs)\n"
 		"       " PROG " published --data DIR [--before] (published training step times)\n"
 		"       " PROG " serving --data DIR     (SGLang engine vs PipeWeave's runs)\n"
@@ -748,6 +751,7 @@ static const struct bench_cmd {
 	{"conv", BO(DATA) | BO(TARGET) | BO(ORIGIN) | BO(EMIT) | BO(EMIT_PICKS) | BO(DUMP) | BO(GPU), 0,
 	 bench_conv_main},
 	{"conv-train", BO(DATA) | BO(TARGET) | BO(DUMP), 0, bench_conv_train_main},
+	{"tile-scale", BO(DATA) | BO(GPU), 0, bench_tile_scale_main},
 	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
 	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA) | BO(COMPILED) | BO(OWN), 0,

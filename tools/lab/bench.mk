@@ -5,7 +5,7 @@ PROGRAMS += $(BUILD)/surfer-bench
 BENCH_TARGETS += accuracy
 NEUSIGHT_DATA ?= ../shared/data/neusight
 
-$(BUILD)/surfer-bench: $(BUILD)/obj/tools/lab/bench.o $(BUILD)/obj/tools/lab/bench_e2e.o $(BUILD)/obj/tools/lab/bench_tc.o $(BUILD)/obj/tools/lab/bench_conv.o $(BUILD)/obj/tools/lab/bench_conv_train.o $(BUILD)/obj/tools/lab/bench_vec.o $(BUILD)/obj/tools/lab/bench_power.o $(BUILD)/obj/tools/lab/bench_serving.o $(BUILD)/obj/tools/lab/bench_own.o $(BUILD)/obj/tools/lab/bench_cpu.o $(BUILD)/obj/tools/lab/bench_published.o $(BUILD)/obj/tools/lab/calibrate.o $(BUILD)/obj/tools/lab/bench_figures.o $(BUILD)/obj/tools/lab/profile.o $(BUILD)/obj/tools/lab/vidur.o $(BUILD)/obj/tools/lab/neusight.o $(BUILD)/obj/tools/lab/stats.o $(BUILD)/obj/tools/import/common.o $(BUILD)/obj/tools/import/kineto.o $(BUILD)/libsurfer-core.a
+$(BUILD)/surfer-bench: $(BUILD)/obj/tools/lab/bench.o $(BUILD)/obj/tools/lab/bench_e2e.o $(BUILD)/obj/tools/lab/bench_tc.o $(BUILD)/obj/tools/lab/bench_conv.o $(BUILD)/obj/tools/lab/bench_conv_train.o $(BUILD)/obj/tools/lab/bench_tile_scale.o $(BUILD)/obj/tools/lab/bench_vec.o $(BUILD)/obj/tools/lab/bench_power.o $(BUILD)/obj/tools/lab/bench_serving.o $(BUILD)/obj/tools/lab/bench_own.o $(BUILD)/obj/tools/lab/bench_cpu.o $(BUILD)/obj/tools/lab/bench_published.o $(BUILD)/obj/tools/lab/calibrate.o $(BUILD)/obj/tools/lab/bench_figures.o $(BUILD)/obj/tools/lab/profile.o $(BUILD)/obj/tools/lab/vidur.o $(BUILD)/obj/tools/lab/neusight.o $(BUILD)/obj/tools/lab/stats.o $(BUILD)/obj/tools/import/common.o $(BUILD)/obj/tools/import/kineto.o $(BUILD)/libsurfer-core.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -ljansson -lyajl -lz
 
 accuracy: $(BUILD)/surfer-bench $(BUILD)/surfer-train
