@@ -16,7 +16,7 @@
 #     each of NeuSight's five GPUs (their rows of kernels-test, read from
 #     the shared data) and from the shape, over a folder of links to both
 #     (the dataset is one path), then surfer-bench table; 3b from the shape
-#     with the figures kept (Hopper's tile picks among them);
+#     with the figures kept (Hopper's tile picks and tile scales among them);
 #  4. tools/gpu/kernels.py's GEMMs, attention, vector operators and decode
 #     steps: surfer-bench own --data (held out as in 2);
 #  5. NeuSight's FP32 conv sweep shapes: surfer-bench conv --target, the
@@ -24,7 +24,7 @@
 #     of them the origin of every shape the GPU measured; 5b the other way
 #     round (--origin): the GPU's times predict NeuSight's four, each
 #     target's architecture out of its fit, the GPU in none; 5c with the
-#     shape constants of its architecture (--with-figures, not held out).
+#     picks and constants of its architecture (--with-figures, not held out).
 # Every held-out prediction of 1, 2, 3 and 5, and 4's tensor-core GEMMs, is
 # dumped under $BUILD/own/<gpu>/ (e2e-*.csv, test/, sweep/, tensorcore.csv),
 # where `make calibrate` takes the GPU as one more architecture of the
@@ -70,7 +70,8 @@ done
 "$B" table $reports
 echo
 echo "== 3b. the same from the shape with the figures of its architecture (what surfer-analyze gives its user;"
-echo "   not held out: the compiled-in weights carry our H100's and H200's tile picks, the GPU's own among them)"
+echo "   not held out: the compiled-in weights carry our H100's and H200's tile picks, the GPU's own among them,"
+echo "   and tile_sm90_scale.c the tile scales of their GEMMs)"
 "$B" accuracy --dataset "$OUT/kernels" --origin none --target "$TARGET" --method auto --with-figures |
 	grep -E '^auto +(gemm|vector|bmm|linear) '
 echo
@@ -87,8 +88,8 @@ if [ -f "$D/kernels/conv.csv" ] && [ -d "$SHARED/neusight/kernels/conv" ]; then
 	echo "== 5b. the other way round: the GPU's conv times as the origin of NeuSight's four (docs/conv.md)"
 	"$B" conv --data "$OUT/conv" --origin "$TARGET" | sed -n '1,/^(each fit/p'
 	echo
-	echo "== 5c. with the shape constants measured on the GPU's architecture (conv_sm90_shape, fitted on our"
-	echo "   H200's rows: in-sample for the H200, a same-architecture check for the H100; not held out)"
+	echo "== 5c. with cuDNN's picks and kernel constants measured on the GPU's architecture (conv_sm90_picks, from"
+	echo "   our H200's rows: in-sample for the H200, a same-architecture check for the H100; not held out)"
 	for o in V100-PCIE-32GB none; do
 		"$B" accuracy --dataset "$OUT/conv" --origin "$o" --target "$TARGET" --method auto --with-figures |
 			grep -E '^accuracy|^auto +conv'
