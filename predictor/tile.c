@@ -419,22 +419,6 @@ static double fig_gemm_scale(const struct tile_model *m, const struct gpu_spec *
 	return s;
 }
 
-/*
- * Hopper's tiles (tile_own_scale()).  The MLP learnt what each of cuBLAS's
- * SIMT tiles sustains from five GPUs of 64-lane SMs; on Hopper's 128
- * dedicated FP32 lanes the tiles do not keep those proportions, and the
- * way they miss is the same on our H200 and our H100, tile by tile: from
- * the shape with the figures kept, of the GEMMs of NeuSight's test shapes
- * that ran 0.1 ms or more (log of predicted over measured, medians, H200 /
- * H100): batched 128 x 64 +0.34 / +0.37, 64 x 128 +0.27 / +0.19, 64 x 64
- * +0.20 / +0.14, 128 x 32 -0.28 / -0.15, 32 x 32 -0.23 / -0.22, 64 x 256
- * -0.14 / -0.11, 128 x 128 -0.01 / -0.05; unbatched 128 x 64 -0.23 /
- * -0.20, 128 x 128 +0.01 / 0.00.  So a 9.x target whose figures are kept
- * takes, per tile and batching, the median of measured over predicted on
- * our H200 (the work term, before the floor), generated into
- * tile_sm90_scale.c from the H200's rows alone; the H100 checks it
- * (docs/tile-model.md, "Hopper's tiles").  Held out no scale applies.
- */
 int tile_gemm_batched(const struct pred_kernel *k)
 {
 	if (!k || k->batch <= 1)
@@ -447,6 +431,25 @@ int tile_gemm_batched(const struct pred_kernel *k)
 	return !(k->bytes > 0) || fabs(k->bytes - own) <= fabs(k->bytes - shared);
 }
 
+/*
+ * Hopper's tiles (tile_own_scale()).  The MLP learnt what each of cuBLAS's
+ * SIMT tiles sustains from five GPUs of 64-lane SMs; on Hopper's 128
+ * dedicated FP32 lanes the tiles do not keep those proportions, and the
+ * way they miss is the same on our H200 and our H100, tile by tile: from
+ * the shape with the figures kept, of the GEMMs of NeuSight's test shapes
+ * that ran 0.1 ms or more (log of predicted over measured, medians, H200 /
+ * H100): batched 128 x 64 +0.34 / +0.37, 64 x 128 +0.27 / +0.19, 64 x 64
+ * +0.20 / +0.14, 128 x 32 -0.28 / -0.15, 32 x 32 -0.23 / -0.22, 64 x 256
+ * -0.14 / -0.11, 128 x 128 -0.01 / -0.05; unbatched 128 x 64 -0.23 /
+ * -0.20, 128 x 128 +0.01 / 0.00.  So a 9.x target whose figures are kept
+ * takes, per tile and batching, the median of measured over predicted on
+ * our H100's and H200's GEMMs (the work term, before the floor; none for
+ * the tile and batching of the figure's own GEMM, which the figure pins),
+ * generated into tile_sm90_scale.c by surfer-bench tile-scale.  Each board
+ * from the other's rows alone: test-shape GEMMs H100 15.0 -> 12.8 %, H200
+ * 14.5 -> 10.8 % (docs/tile-model.md, "Hopper's tiles").  Held out no
+ * scale applies.
+ */
 double tile_own_scale(const struct tile_own_scales *s, const struct pred_kernel *k,
 		      const struct gpu_spec *g, const struct tile_shape *t)
 {

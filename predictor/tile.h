@@ -192,8 +192,8 @@ int tile_amd_class_of(const struct pred_kernel *k);
  * figures are kept (gpu_specs/figures.h), a GEMM's work term (before the
  * floor, as the AMD scale) times the scale of its tile and batching,
  * measured over predicted on our own GPU of that architecture
- * (predictor/tile_sm90_scale.c, `surfer-bench tile-scale --emit`; tile.c
- * says why).  A tile and batching with no entry: 1. */
+ * (predictor/tile_sm90_scale.c, `surfer-bench tile-scale`; tile.c says
+ * why).  A tile and batching with no entry: 1. */
 struct tile_own_scale {
 	uint16_t t0, t1;        /* the tile, NeuSight's t0 x t1             */
 	uint8_t batched;        /* 1: a batched GEMM (bmm), 0: one GEMM     */
@@ -204,7 +204,7 @@ struct tile_own_scales {
 	const struct tile_own_scale *e;
 	size_t n;
 };
-/* The compiled-in ones: our H200's (predictor/tile_sm90_scale.c). */
+/* The compiled-in ones: our H100's and H200's (predictor/tile_sm90_scale.c). */
 extern const struct tile_own_scales tile_sm90_scales;
 /* 1 when GEMM k is batched for the scale: more than one batch, each with
  * its own second operand (a bmm); a batch over one shared weight (a
