@@ -15,21 +15,12 @@ check "predictor/conv_sm90_picks.c is the generator's output" $?
 grep -q '^ \* Two-fold, ' "$tmp/picks.c"
 check "the table's comment carries its two-fold check" $?
 
-# expect WANT ARGS...: exit 2, WANT the one line on stderr
-expect() {
-	want=$1
-	shift
-	"$B/surfer-bench" "$@" >/dev/null 2>"$tmp/err"
-	rc=$?
-	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ "$(cat "$tmp/err")" = "$want" ]
-	check "'$*': exit 2 and '$want' (got $rc, '$(cat "$tmp/err")')" $?
-}
-expect "surfer-bench: conv: --emit-picks needs --gpu GPU" conv --data "$tmp/h200" --emit-picks
+refuses "surfer-bench: conv: --emit-picks needs --gpu GPU" "$B/surfer-bench" conv --data "$tmp/h200" --emit-picks
 mkdir "$tmp/v100"
 printf 'OPName,Latency,Device,Kernel Name,Kernels,B,Input_Channel,Output_Channel,Kernel_Szie,Input_Size,Stride,Padding\nconv,0.5,Tesla V100-PCIE-32GB,volta_sgemm_64x64_nn,;volta_sgemm_64x64_nn,8,64,64,3,56,1,1\n' \
 	>"$tmp/v100/v100.csv"
-expect "surfer-bench: conv: v100-pcie-32 ran no convolution with any of the kernels --emit-picks knows (cuDNN 9's FP32 implicit GEMMs and FFTs, conv_kind_of())" \
-	conv --data "$tmp/v100" --emit-picks --gpu v100-pcie-32
-expect "surfer-bench: conv: --gpu 'v100-pcie-32' goes with --emit or --emit-picks only" \
-	conv --data "$tmp/v100" --gpu v100-pcie-32
+refuses "surfer-bench: conv: v100-pcie-32 ran no convolution with any of the kernels --emit-picks knows (cuDNN 9's FP32 implicit GEMMs and FFTs, conv_kind_of())" \
+	"$B/surfer-bench" conv --data "$tmp/v100" --emit-picks --gpu v100-pcie-32
+refuses "surfer-bench: conv: --gpu 'v100-pcie-32' goes with --emit or --emit-picks only" \
+	"$B/surfer-bench" conv --data "$tmp/v100" --gpu v100-pcie-32
 finish conv_picks

@@ -8,6 +8,8 @@
 #	                           removed when the test exits
 #	finish NAME                prints "NAME: P of N passed"; its status is
 #	                           the test's (0 when every check passed)
+#	refuses WANT CMD ARGS...   counts a check: CMD exits 2 with WANT the
+#	                           one line on stderr (after test_tmp)
 B="${BUILD:-build}"
 n=0
 fail=0
@@ -28,4 +30,13 @@ test_tmp() { # test_tmp NAME
 finish() { # finish NAME
 	echo "$1: $((n - fail)) of $n passed"
 	[ "$fail" -eq 0 ]
+}
+
+refuses() { # refuses WANT CMD ARGS...
+	want=$1
+	shift
+	"$@" >/dev/null 2>"$tmp/refused"
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/refused")" -eq 1 ] && [ "$(cat "$tmp/refused")" = "$want" ]
+	check "'$*': exit 2 and '$want' (got $rc, '$(cat "$tmp/refused")')" $?
 }

@@ -17,17 +17,8 @@ check "predictor/tile_sm90_scale.c is the generator's output" $?
 grep -q ' \* the reverse), MAPE without -> with: ' "$tmp/scale.c"
 check "the table's comment carries its two-fold check" $?
 
-# expect WANT ARGS...: exit 2, WANT the one line on stderr
-expect() {
-	want=$1
-	shift
-	"$B/surfer-bench" "$@" >/dev/null 2>"$tmp/err"
-	rc=$?
-	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ "$(cat "$tmp/err")" = "$want" ]
-	check "'$*': exit 2 and '$want' (got $rc, '$(cat "$tmp/err")')" $?
-}
-expect "surfer-bench: tile-scale: --data PATH and --gpu GPU are needed" tile-scale --data "$tmp/hopper"
-expect "surfer-bench: tile-scale: unknown GPU 'nosuch'" tile-scale --data "$tmp/hopper" --gpu nosuch
-expect "surfer-bench: tile-scale: no tile and batching has enough FP32 GEMMs of GPUs of the GPU's compute capability under the data" \
-	tile-scale --data "$tmp/hopper" --gpu a100-sxm4-80
+refuses "surfer-bench: tile-scale: --data PATH and --gpu GPU are needed" "$B/surfer-bench" tile-scale --data "$tmp/hopper"
+refuses "surfer-bench: tile-scale: unknown GPU 'nosuch'" "$B/surfer-bench" tile-scale --data "$tmp/hopper" --gpu nosuch
+refuses "surfer-bench: tile-scale: no tile and batching has enough FP32 GEMMs of GPUs of the GPU's compute capability under the data" \
+	"$B/surfer-bench" tile-scale --data "$tmp/hopper" --gpu a100-sxm4-80
 finish tile_scale
