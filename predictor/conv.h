@@ -294,8 +294,9 @@ int conv_pick_kind(const struct conv_picks *t, const struct pred_kernel *k);
 
 /* The time of forward convolution k on g run as kind c with constants
  * kp, ns, with kp's floor when floor is 1; *memory_bound (may be NULL) 1
- * when its traffic outlasts its math.  Negative when k or g lacks what
- * the formula needs. */
+ * when an implicit GEMM's DRAM traffic outlasts its math (0 for FFT,
+ * whose transforms run at the SMs' pace).  Negative when k or g lacks
+ * what the formula needs. */
 double conv_kind_ns(const struct pred_kernel *k, const struct gpu_spec *g, enum conv_kind c,
 		    const struct conv_kind_params *kp, int floor, int *memory_bound);
 

@@ -192,8 +192,9 @@ double conv_kind_ns(const struct pred_kernel *k, const struct gpu_spec *g, enum 
 		t_m = k->bytes / bw;
 		t = roofline_join_ns(t_c, t_m, kp->overlap_pow);
 	}
+	/* the FFT's transforms are timed at the SMs' pace, not the DRAM's */
 	if (memory_bound)
-		*memory_bound = t_m > t_c;
+		*memory_bound = !kinds[c].fft && t_m > t_c;
 	t += floor ? kp->floor_ns : 0;
 	return t > 0 && isfinite(t) ? t : -1;
 }

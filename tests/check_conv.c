@@ -1089,8 +1089,10 @@ START_TEST(kind_times_by_hand)
 	double tiles = 64 * 4.0, f = 144;
 	double fc = 8 * tiles * 96 * 200 * f / (rate * 2);
 	double fm = (k.bytes + 16 * f * (tiles * 96 + 200 * 96 + tiles * 200)) / rate * 3;
+	mb = -1;
 	ck_assert_double_eq_tol(conv_kind_ns(&k, &g, CONV_KIND_FFT_16, &ff, 0, &mb), fc + fm,
 				1e-9 * (fc + fm));
+	ck_assert_int_eq(mb, 0);
 	/* 64 x 64: one tile an image, 2112 frequencies, each launch 7 ns */
 	tiles = 64, f = 64 * 33;
 	fc = 8 * tiles * 96 * 200 * f / (rate * 2);
