@@ -148,14 +148,18 @@ void tile_gemm_of(const struct tile_model *m, const struct pred_kernel *k, const
 		tile_gemm_pick(k, g, out);
 }
 
+/* The GEMM features of k on g with the tile tile_gemm_of() gives (into
+ * *used, when not NULL). */
 static int gemm_feats(const struct tile_model *m, const struct pred_kernel *k,
 		      const struct gpu_spec *g, const struct tile_shape *tin, double *f,
-		      double *base_ns, double scale)
+		      double *base_ns, double scale, struct tile_shape *used)
 {
 	struct tile_shape t;
 	if (!k->m || !k->n || !k->k)
 		return -1;
 	tile_gemm_of(m, k, g, tin, &t);
+	if (used)
+		*used = t;
 	double B = k->batch ? (double)k->batch : 1, M = (double)k->m, N = (double)k->n,
 	       K = (double)k->k;
 	double peak = peak_flops_per_ns(m, g, k->dtype, 1, scale), bw = bw_bytes_per_ns(g);
@@ -247,10 +251,11 @@ static int vector_feats(const struct tile_model *m, const struct pred_kernel *k,
 	return 0;
 }
 
-/* tile_features() with the GEMM peak times scale. */
+/* tile_features() with the GEMM peak times scale; a GEMM's tile into
+ * *used (may be NULL). */
 static int features_at(const struct tile_model *m, const struct pred_kernel *k,
 		       const struct gpu_spec *g, const struct tile_shape *t, double feat[TILE_NFEAT],
-		       double *base_ns, double scale)
+		       double *base_ns, double scale, struct tile_shape *used)
 {
 	int fam = tile_family_of(k);
 	/* Trained on FP32 SIMT kernels only (NeuSight's data, TF32 off): a
@@ -265,7 +270,7 @@ static int features_at(const struct tile_model *m, const struct pred_kernel *k,
 	    !(g->peak_tflops[GPU_DT_FP32] > 0) || !(g->mem_bw_gbps > 0))
 		return -1;
 	memset(feat, 0, TILE_NFEAT * sizeof *feat);
-	int rc = fam == TILE_FAM_GEMM ? gemm_feats(m, k, g, t, feat, base_ns, scale)
+	int rc = fam == TILE_FAM_GEMM ? gemm_feats(m, k, g, t, feat, base_ns, scale, used)
 				      : vector_feats(m, k, g, fam, feat, base_ns);
 	if (rc != 0)
 		return -1;
@@ -286,7 +291,7 @@ int tile_features(const struct tile_model *m, const struct pred_kernel *k,
 		  const struct gpu_spec *g, const struct tile_shape *t, double feat[TILE_NFEAT],
 		  double *base_ns)
 {
-	return features_at(m, k, g, t, feat, base_ns, family_scale(m, k, g));
+	return features_at(m, k, g, t, feat, base_ns, family_scale(m, k, g), NULL);
 }
 
 double tile_time_from_output(double out, double base_ns)
@@ -409,7 +414,7 @@ static double fig_gemm_scale(const struct tile_model *m, const struct gpu_spec *
 	if (!(want_ns > 0))
 		return 1;
 	for (int i = 0; i < FIG_GEMM_ITERS; i++) {
-		if (features_at(m, &k, g, NULL, f, &base, s) != TILE_FAM_GEMM)
+		if (features_at(m, &k, g, NULL, f, &base, s, NULL) != TILE_FAM_GEMM)
 			return 1;
 		double ns = mlp_curve_ns(m, TILE_FAM_GEMM, f, base, &k, g, s);
 		if (!(ns > 0) || !isfinite(ns))
@@ -562,9 +567,11 @@ int tile_model_load_blob(const unsigned char *blob, size_t len, struct tile_mode
 	if (version >= 3 && tile_picks_parse(&m->picks, blob + off, len - off, 0, &used) != 0)
 		goto bad;
 	off += used;
+	used = 0;
 	if (version >= 5 && tile_picks_parse(&m->picks, blob + off, len - off, 1, &used) != 0)
 		goto bad;
-	if (version >= 3 && off + (version >= 5 ? used : 0) != len)
+	off += used;
+	if (version >= 3 && off != len)
 		goto bad;
 	*out = m;
 	return 0;
@@ -621,7 +628,6 @@ int tile_model_has(const struct tile_model *m, int fam)
 /* What model_ns() applied on top of the MLP and the curve. */
 struct tile_applied {
 	double floor_ns;        /* the family's floor, 0 when left out       */
-	double own_scale;       /* tile_own_scale() of a GEMM, 0 otherwise   */
 	double amd_scale;       /* the AMD class scale, 0 not an AMD target  */
 	double amd_fixed_ns;
 };
@@ -634,7 +640,8 @@ static double model_ns(const struct predictor *p, const struct pred_kernel *k,
 {
 	const struct tile_model *m = predictor_tile(p);
 	double f[TILE_NFEAT], scale = family_scale(m, k, g);
-	int fam = features_at(m, k, g, tile, f, base_ns, scale);
+	struct tile_shape t;
+	int fam = features_at(m, k, g, tile, f, base_ns, scale, &t);
 	if (fam < 0 || !tile_model_has(m, fam))
 		return -1;
 	/* f[6]/f[7] (GEMM) and f[5]/f[6] (vector) are log2 of the FLOP and
@@ -642,12 +649,8 @@ static double model_ns(const struct predictor *p, const struct pred_kernel *k,
 	*mem_bound = fam == TILE_FAM_GEMM ? f[7] >= f[6] : f[6] >= f[5];
 	double w = mlp_curve_ns(m, fam, f, *base_ns, k, g, scale);
 	memset(ap, 0, sizeof *ap);
-	if (fam == TILE_FAM_GEMM) {
-		struct tile_shape t;
-		tile_gemm_of(m, k, g, tile, &t);
-		ap->own_scale = tile_own_scale(predictor_own_scales(p), k, g, &t);
-		w *= ap->own_scale;
-	}
+	if (fam == TILE_FAM_GEMM)
+		w *= tile_own_scale(predictor_own_scales(p), k, g, &t);
 	int ac = gpu_cc_is_amd(g->cc) ? tile_amd_class_of(k) : -1;
 	if (ac >= 0) {
 		const struct tile_amd_scale *as = predictor_amd_scale(p);

@@ -104,9 +104,9 @@ struct tile_picks {
 	int n;
 };
 /* Parses a pick section of a weights blob and appends its tables to out
- * (zeroed by the caller before the first), each marked own: u32 count,
- * then per GPU u32 id length, the GPU id, u32 n and n u32 entries (keys
- * ascending); GPUs this build does not know are skipped.  *used is the
+ * (zeroed by the caller before the first), marked own when own is 1: u32
+ * count, then per GPU u32 id length, the GPU id, u32 n and n u32 entries
+ * (keys ascending); GPUs this build does not know are skipped.  *used is the
  * section's length.  0, or -1 (malformed or more than TILE_PICK_MAXGPU
  * tables in all; out unchanged).  tile_picks_release() frees the
  * entries. */
