@@ -439,34 +439,30 @@ int conv_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 		memset(ks.grid, 0, sizeof(ks.grid));
 		k = &ks;
 		p = cv_own_shape(target, p, &own);
-		/* On an architecture whose cuDNN picks we measured, the kernel
-		 * it is taken to pick, timed as itself (conv_pick.c): our
-		 * H100's 4875 sweep shapes 24.2 -> 12.9 %, the 1130 of them
-		 * the H200 never ran 22.8 -> 12.9 % (docs/conv.md, "Hopper as
-		 * the target").  Other geometries keep the shape form. */
-		int kind = conv_has_own_shape(target) ? conv_pick_kind(&conv_sm90_picks, k) : -1;
-		if (out && kind >= 0) {
-			double t = conv_kind_ns(k, target, (enum conv_kind)kind,
-						&conv_sm90_picks.kind[kind], floor, &mb);
-			if (t > 0) {
-				memset(out, 0, sizeof(*out));
-				out->gamma = -1;
-				out->method = PRED_CONV;
-				out->memory_bound = mb;
-				out->roofline_ns = roofline_ns(k, target, NULL);
-				out->ns = t;
-				return 0;
-			}
-		}
 	}
-	if (!out || cv_features(k, target, &ft) < 0 || !(cv_eff(&ft, p) > 0))
+	if (!out)
 		return -1;
-	double t = cv_time(&ft, p, floor, &mb);
+	/* On an architecture whose cuDNN picks we measured, the kernel it is
+	 * taken to pick, timed as itself (conv_pick.c): our H100's 4875 sweep
+	 * shapes 24.2 -> 12.9 %, the 1130 of them the H200 never ran 22.8 ->
+	 * 12.9 % (docs/conv.md, "Hopper as the target").  Other geometries
+	 * keep the shape form. */
+	int kind = !ratio && conv_has_own_shape(target) ? conv_pick_kind(&conv_sm90_picks, k) : -1;
+	double t = kind >= 0 ? conv_kind_ns(k, target, (enum conv_kind)kind,
+					    &conv_sm90_picks.kind[kind], floor, &mb)
+			     : -1,
+	       waves = 0;
+	if (!(t > 0)) {
+		if (cv_features(k, target, &ft) < 0 || !(cv_eff(&ft, p) > 0))
+			return -1;
+		t = cv_time(&ft, p, floor, &mb);
+		waves = ft.waves;
+	}
 	memset(out, 0, sizeof(*out));
 	out->gamma = -1;
 	out->method = PRED_CONV;
 	out->memory_bound = mb;
-	out->waves_target = ft.waves;
+	out->waves_target = waves;
 	out->roofline_ns = roofline_ns(k, target, NULL);
 	out->ns = t;
 	if (ratio) {
