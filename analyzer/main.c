@@ -448,6 +448,11 @@ static int parse(int argc, char **argv, struct cli *c)
 			if (parse_number(optarg, &v) < 0 || !(v > 0 && v < 100))
 				return bad("bad --interval '%s': a percentage between 0 and 100 is expected",
 					   optarg);
+			/* P is a percentage: 0.8 is a 0.8 % interval, almost
+			 * surely meant as 80 %; said, not reinterpreted */
+			if (v < 1)
+				fprintf(stderr, PROG ": warning: --interval %s is a %g %% interval; "
+					"an 80 %% one is --interval 80\n", optarg, v);
 			c->interval = v / 100;
 			c->model.opts.interval = c->interval;
 			break;

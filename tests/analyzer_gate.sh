@@ -120,6 +120,14 @@ expect 2 "bad --max-regression" "$A" "$tmp/base.mp" -t t4 --baseline "$tmp/bl.js
 one_line "bad --max-regression"
 expect 2 "bad --interval" "$A" "$tmp/base.mp" -t t4 --interval 100
 one_line "bad --interval"
+# a percentage under 1, almost surely a fraction meant (0.8 for 80 %), is
+# taken as given and said so; 80 says nothing
+expect 0 "--interval 0.8" "$A" "$tmp/base.mp" -t t4 --interval 0.8 --json
+grep -q "warning: --interval 0.8 is a 0.8 % interval; an 80 % one is --interval 80" "$tmp/err" ||
+	{ echo "gate: --interval 0.8 says nothing"; cat "$tmp/err"; failed=$((failed + 1)); }
+grep -q '"interval": 0.008' "$tmp/out" || { echo "gate: --interval 0.8 not 0.8 %"; failed=$((failed + 1)); }
+expect 0 "--interval 80" "$A" "$tmp/base.mp" -t t4 --interval 80
+if grep -q "interval" "$tmp/err"; then echo "gate: --interval 80 warns"; failed=$((failed + 1)); fi
 
 expect 2 "baseline without shared target" "$A" "$tmp/base.mp" -t l4 --baseline "$tmp/bl.json"
 one_line "baseline without shared target"
