@@ -60,6 +60,11 @@ struct cli {
 	const char *csv;
 	struct price_list prices; /* --price */
 	const struct gpu_system *system; /* --system; NULL: each target's default */
+	/* --nics and --nic-gbit: the network of --system's machine as the
+	 * user's cluster has it, in system_net (a copy of the row) */
+	uint32_t nics;            /* compute NICs per node; 0: the row's     */
+	double nic_gbit;          /* line rate of one NIC, Gb/s; 0: the row's */
+	struct gpu_system system_net;
 	int color;                /* 0 never, 1 always, -1 auto */
 	int rank;                 /* --rank: 0 none, 1 time, 2 cost */
 };
@@ -109,6 +114,11 @@ static void usage(FILE *f)
 		"                            target when none is given; a target of other\n"
 		"                            links (another compute capability, NVLink or\n"
 		"                            PCIe) is refused\n"
+		"      --nics N              with --system: compute NICs per node (1-64) in\n"
+		"                            place of the system's, for a cluster networked\n"
+		"                            otherwise\n"
+		"      --nic-gbit G          with --system: line rate of one NIC, Gb/s (1-3200)\n"
+		"                            in place of the system's\n"
 		"      --rank time|cost      one line per target instead of the report,\n"
 		"                            fastest or cheapest first\n"
 		"      --weights FILE        tile-model weights written by surfer-train, in\n"
@@ -307,7 +317,30 @@ static int parse_number(const char *s, double *out)
 
 enum { OPT_SAVE = 256, OPT_BASELINE, OPT_MAXREG, OPT_LIST, OPT_MODEL, OPT_CHROME, OPT_HTML,
        OPT_CSV, OPT_PRICE, OPT_COLOR, OPT_WEIGHTS, OPT_LIST_MODELS, OPT_RANK, OPT_INTERVAL,
-       OPT_SYSTEM };
+       OPT_SYSTEM, OPT_NICS, OPT_NIC_GBIT };
+
+/* --nics and --nic-gbit: --system's row copied with the user's network
+ * between nodes, which every collective across nodes then takes
+ * (predictor/comm.c reads a system's NICs and their rate, nothing else of
+ * the network changes: its kind, latency and in-network reduction stay
+ * the row's).  0, or the exit code of a refusal. */
+static int network_override(struct cli *c)
+{
+	if (!c->system)
+		return bad("--nics and --nic-gbit change the network of the machine --system names: "
+			   "give --system (gpu_specs/systems.csv)");
+	if (c->system->net == GPU_NET_NONE || !(c->system->nic_gbit > 0) || !c->system->nics_per_node)
+		return bad("--system %s has no network between nodes in gpu_specs/systems.csv for "
+			   "--nics and --nic-gbit to change: give a system of its GPU with one",
+			   c->system->id);
+	c->system_net = *c->system;
+	if (c->nics)
+		c->system_net.nics_per_node = c->nics;
+	if (c->nic_gbit > 0)
+		c->system_net.nic_gbit = c->nic_gbit;
+	c->system = c->model.opts.system = &c->system_net;
+	return 0;
+}
 
 /* Returns -1 to go on, else an exit code. */
 static int parse(int argc, char **argv, struct cli *c)
@@ -331,6 +364,8 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"price", required_argument, NULL, OPT_PRICE},
 		{"rank", required_argument, NULL, OPT_RANK},
 		{"system", required_argument, NULL, OPT_SYSTEM},
+		{"nics", required_argument, NULL, OPT_NICS},
+		{"nic-gbit", required_argument, NULL, OPT_NIC_GBIT},
 		{"nodes", required_argument, NULL, OPT_MODEL},
 		{"gpus-per-node", required_argument, NULL, OPT_MODEL},
 		{"cp", required_argument, NULL, OPT_MODEL},
@@ -485,6 +520,18 @@ static int parse(int argc, char **argv, struct cli *c)
 					   "pcie-l40s-8, ...)", optarg);
 			c->model.opts.system = c->system;
 			break;
+		case OPT_NICS:
+			if (parse_number(optarg, &v) < 0 || !(v >= 1 && v <= 64) || v != (double)(uint32_t)v)
+				return bad("bad --nics '%s': a count of NICs per node from 1 to 64 is expected",
+					   optarg);
+			c->nics = (uint32_t)v;
+			break;
+		case OPT_NIC_GBIT:
+			if (parse_number(optarg, &v) < 0 || !(v >= 1 && v <= 3200))
+				return bad("bad --nic-gbit '%s': a NIC's line rate from 1 to 3200 Gb/s is expected",
+					   optarg);
+			c->nic_gbit = v;
+			break;
 		case OPT_RANK:
 			if (!strcmp(optarg, "time"))
 				c->rank = 1;
@@ -586,6 +633,8 @@ static int parse(int argc, char **argv, struct cli *c)
 			fprintf(stderr, PROG ": note: --all-targets leaves out %zu GPUs the model cannot be "
 				"predicted on (the first: %s)\n", left, first);
 	}
+	if ((c->nics || c->nic_gbit > 0) && (rc = network_override(c)))
+		return rc;
 	if (c->ntargets == 0 && c->system && (rc = add_target(c, c->system->gpu)))
 		return rc;
 	if (c->ntargets == 0)

@@ -1110,6 +1110,34 @@ one, two, efa = (comm(f) for f in sys.argv[1:4])
 assert abs(one - two) <= 1e-9 * two and efa > two, (one, two, efa)
 PY
 check "--dp 16 on the two nodes --nodes 2 gives, EFA slower than InfiniBand" $?
+# --nics and --nic-gbit: the DGX H100 networked otherwise.  Its own eight
+# 400 Gb/s NICs change nothing; 100 Gb/s NICs give each GPU a quarter of
+# the network, a slower all-reduce across the nodes (the NVLink stages in
+# the nodes stay); one such NIC a node an eighth of that again, where the
+# network is nearly all of the collective: close to 8 x.
+for cfg in "same:--nics 8 --nic-gbit 400" "slow:--nic-gbit 100" "one:--nics 1 --nic-gbit 100"; do
+	name=${cfg%%:*}
+	# shellcheck disable=SC2086
+	"$BIN" --model gpt2 --batch 4 --seq 512 --mode training --system dgx-h100 --nodes 2 ${cfg#*:} \
+		--json >"$tmp/net_$name.json" 2>"$tmp/net_$name.err"
+	check "--system dgx-h100 --nodes 2 ${cfg#*:} exits 0 ($(cat "$tmp/net_$name.err"))" $?
+done
+python3 - "$tmp/n_sys.json" "$tmp/net_same.json" "$tmp/net_slow.json" "$tmp/net_one.json" <<'PY'
+import json, sys
+preds = [json.load(open(f))["predictions"] for f in sys.argv[1:5]]
+assert preds[0] == preds[1], "the DGX H100's own network changed the prediction"
+comm = [sum(k["predicted_ms"] for k in p[0]["breakdown"] if k["op"] == "comm") for p in preds]
+base, slow, one = comm[0], comm[2], comm[3]
+assert slow > 2 * base, (base, slow)
+assert 6 < one / slow < 8.5, (slow, one)
+assert preds[3][0]["iteration_ms"] > preds[2][0]["iteration_ms"] > preds[0][0]["iteration_ms"]
+PY
+check "--nics / --nic-gbit: the system's own network as before, slower NICs slower collectives" $?
+bad_input --model gpt2 --mode training --target h100 --nodes 2 --nic-gbit 100
+bad_input --model gpt2 --mode training --system dgx-h100 --nodes 2 --nics 0
+bad_input --model gpt2 --mode training --system dgx-h100 --nodes 2 --nics 65
+bad_input --model gpt2 --mode training --system dgx-h100 --nodes 2 --nic-gbit 0
+bad_input --model gpt2 --mode training --system dgx-h100 --nodes 2 --nic-gbit 100g
 # --power-limit caps the compute, not the links: two capped nodes keep the
 # DGX H100's network (the capped copy of the GPU is the same board in the
 # same system), and the same --system p5-h100
