@@ -370,6 +370,13 @@ static int an_grow(struct an_ctx *c, uint32_t i)
  * the links', not the GPU's); any other kernel no GPU ran from scratch (no
  * origin), with the DRAM bytes a broadcast operand adds where it does not
  * stay in g's L2.  A method that cannot predict it gives 0 ns. */
+/* The machine whose links target g's collectives take: sys (the options'
+ * --system) where it holds g, else g's default system; NULL none. */
+static const struct gpu_system *an_system(const struct gpu_system *sys, const struct gpu_spec *g)
+{
+	return sys && gpu_same(sys->gpu, g) ? sys : gpu_system_default(g);
+}
+
 static void an_predict_built(const struct predictor *pred, const struct ktable_key *key,
 			     const struct pred_kernel *in, const struct gpu_spec *g,
 			     const struct gpu_system *sys, enum pred_method method,
@@ -381,8 +388,7 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 	if (key->collective != TRACE_COLL_NONE) {
 		struct comm_link link, wide;
 
-		comm_link_init_params(g, sys && gpu_same(sys->gpu, g) ? sys : NULL, predictor_comm(pred),
-				      &link, &wide);
+		comm_link_init_params(g, an_system(sys, g), predictor_comm(pred), &link, &wide);
 		r->ns = 0;
 		if (key->collective == TRACE_COLL_ALL_REDUCE && comm_is_custom_all_reduce(k.name))
 			r->ns = comm_custom_all_reduce_ns(k.bytes, key->ranks, &link);
@@ -1287,6 +1293,7 @@ static int an_results(struct an_ctx *c)
 		struct analysis_target *at = &a->targets[t];
 
 		at->gpu = c->o->targets[t];
+		at->system = an_system(c->o->system, at->gpu);
 		at->method = c->o->method;
 		at->iteration_ns = ps[t].iteration_ns;
 		at->kernel_ns = ps[t].kernel_ns;

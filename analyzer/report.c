@@ -723,6 +723,16 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 	if (a->pace > 0 && a->pace < 1)
 		fprintf(f, "pace       the slowest of %u GPUs in lockstep: compute at %.1f%% of the "
 			"table's peaks\n", a->world_size, 100 * a->pace);
+	if (a->world_size > 1 && t->system) {
+		const struct gpu_system *s = t->system;
+		fprintf(f, "system     %s: %u GPUs a node", s->id, s->gpus_per_node);
+		if (s->nvlink_domain)
+			fprintf(f, ", NVLink domain of %u%s", s->nvlink_domain, s->nvls ? " with NVLS" : "");
+		if (s->nics_per_node && s->nic_gbit > 0 && s->net != GPU_NET_NONE)
+			fprintf(f, "; between nodes %u x %g Gb/s %s a node", s->nics_per_node, s->nic_gbit,
+				gpu_net_name(s->net));
+		fputc('\n', f);
+	}
 	char verdict[160];
 	report_verdict(a, t, verdict, sizeof(verdict));
 	if (verdict[0])
@@ -838,6 +848,27 @@ static int rp_set(json_t *o, const char *key, json_t *v)
 	return v ? json_object_set_new(o, key, v) : -1;
 }
 
+/* The machine a target's collectives were timed on: its systems.csv id
+ * and links (a --nics / --nic-gbit copy says its own NICs); NULL on
+ * allocation failure. */
+static json_t *rp_system(const struct gpu_system *s)
+{
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	if (rp_set(o, "id", rp_str(s->id)) ||
+	    rp_set(o, "gpus_per_node", json_integer(s->gpus_per_node)) ||
+	    rp_set(o, "nvlink_domain", json_integer(s->nvlink_domain)) ||
+	    rp_set(o, "nvls", json_boolean(s->nvls)) ||
+	    rp_set(o, "nics_per_node", json_integer(s->nics_per_node)) ||
+	    rp_set(o, "nic_gbit", json_real(s->nic_gbit)) ||
+	    rp_set(o, "network", rp_str(gpu_net_name(s->net)))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 static json_t *rp_breakdown(const struct analysis_target *t, size_t top)
 {
 	json_t *arr = json_array();
@@ -951,6 +982,8 @@ static json_t *rp_prediction(const struct analysis *a, const struct report_model
 		    rp_set(o, "amd_scale", sc))
 			goto fail_o;
 	}
+	if (a->world_size > 1 && t->system && rp_set(o, "system", rp_system(t->system)))
+		goto fail_o;
 	char verdict[160];
 	report_verdict(a, t, verdict, sizeof(verdict));
 	if (verdict[0] && rp_set(o, "verdict", rp_str(verdict)))

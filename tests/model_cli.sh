@@ -1133,6 +1133,23 @@ assert 6 < one / slow < 8.5, (slow, one)
 assert preds[3][0]["iteration_ms"] > preds[2][0]["iteration_ms"] > preds[0][0]["iteration_ms"]
 PY
 check "--nics / --nic-gbit: the system's own network as before, slower NICs slower collectives" $?
+# each prediction of more than one GPU names the machine its collectives
+# took: the DGX H100's row (8 GPUs on NVSwitch with NVLS, 8 x 400 Gb/s
+# NDR InfiniBand), the NICs --nics and --nic-gbit gave; one GPU none
+python3 - "$tmp/n_sys.json" "$tmp/net_one.json" <<'PY'
+import json, sys
+own, one = (json.load(open(f))["predictions"][0]["system"] for f in sys.argv[1:3])
+assert own == {"id": "dgx-h100", "gpus_per_node": 8, "nvlink_domain": 8, "nvls": True,
+               "nics_per_node": 8, "nic_gbit": 400, "network": "ib-ndr"}, own
+assert dict(own, nics_per_node=1, nic_gbit=100) == one, one
+PY
+check "the JSON names the system and its network, as given" $?
+"$BIN" --model gpt2 --batch 4 --seq 512 --mode training --system dgx-h100 --nodes 2 --nics 1 \
+	--nic-gbit 100 2>/dev/null | grep -qx 'system     dgx-h100: 8 GPUs a node, NVLink domain of 8 with NVLS; between nodes 1 x 100 Gb/s ib-ndr a node'
+check "the report names the system and its network" $?
+"$BIN" --model gpt2 --batch 4 --seq 512 --mode training --target h100 --json 2>/dev/null |
+	python3 -c 'import json, sys; sys.exit("system" in json.load(sys.stdin)["predictions"][0])'
+check "one GPU: no system in the JSON" $?
 bad_input --model gpt2 --mode training --target h100 --nodes 2 --nic-gbit 100
 bad_input --model gpt2 --mode training --system dgx-h100 --nodes 2 --nics 0
 bad_input --model gpt2 --mode training --system dgx-h100 --nodes 2 --nics 65
