@@ -371,10 +371,12 @@ static int an_grow(struct an_ctx *c, uint32_t i)
  * origin), with the DRAM bytes a broadcast operand adds where it does not
  * stay in g's L2.  A method that cannot predict it gives 0 ns. */
 /* The machine whose links target g's collectives take: sys (the options'
- * --system) where it holds g, else g's default system; NULL none. */
+ * --system) where it holds g or a GPU of the same links (the H100 SXM 96
+ * GB in a DGX H100, as the command line's note says), else g's default
+ * system; NULL none. */
 static const struct gpu_system *an_system(const struct gpu_system *sys, const struct gpu_spec *g)
 {
-	return sys && gpu_same(sys->gpu, g) ? sys : gpu_system_default(g);
+	return sys && gpu_system_fit(sys, g) != GPU_SYSTEM_OTHER ? sys : gpu_system_default(g);
 }
 
 static void an_predict_built(const struct predictor *pred, const struct ktable_key *key,

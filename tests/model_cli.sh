@@ -1150,6 +1150,20 @@ check "the report names the system and its network" $?
 "$BIN" --model gpt2 --batch 4 --seq 512 --mode training --target h100 --json 2>/dev/null |
 	python3 -c 'import json, sys; sys.exit("system" in json.load(sys.stdin)["predictions"][0])'
 check "one GPU: no system in the JSON" $?
+# a board of the same links in the named machine is timed on that
+# machine's links, as its note says: the H100 SXM 96 GB in two DGX H100
+# nodes takes their InfiniBand, not its own default's RoCE, and its
+# collectives are the H100 SXM's there
+"$BIN" --model gpt2 --batch 4 --seq 512 --mode training --system dgx-h100 --target h100-sxm-96 \
+	--nodes 2 --json >"$tmp/n_96.json" 2>/dev/null
+python3 - "$tmp/n_sys.json" "$tmp/n_96.json" <<'PY'
+import json, sys
+h, h96 = (json.load(open(f))["predictions"][0] for f in sys.argv[1:3])
+assert h96["system"]["id"] == "dgx-h100", h96["system"]
+comm = lambda p: {k["kernel"]: k["predicted_ms"] for k in p["breakdown"] if k["op"] == "comm"}
+assert comm(h) and comm(h) == comm(h96), (comm(h), comm(h96))
+PY
+check "--system dgx-h100 --target h100-sxm-96: the DGX H100's network, the H100's collectives" $?
 bad_input --model gpt2 --mode training --target h100 --nodes 2 --nic-gbit 100
 bad_input --model gpt2 --mode training --system dgx-h100 --nodes 2 --nics 0
 bad_input --model gpt2 --mode training --system dgx-h100 --nodes 2 --nics 65
