@@ -364,12 +364,6 @@ static int an_grow(struct an_ctx *c, uint32_t i)
  * roofline. */
 #define AN_IMPLAUSIBLE 50.0
 
-/* Predicts a kernel from its operator record on target g: a collective
- * (built, recorded or imported, timed or not) by comm.c over the links of
- * g's system, never by scaling its measured time (a collective's time is
- * the links', not the GPU's); any other kernel no GPU ran from scratch (no
- * origin), with the DRAM bytes a broadcast operand adds where it does not
- * stay in g's L2.  A method that cannot predict it gives 0 ns. */
 /* The machine whose links target g's collectives take: sys (the options'
  * --system) where it holds g or a GPU of the same links (the H100 SXM 96
  * GB in a DGX H100, as the command line's note says), else g's default
@@ -379,6 +373,12 @@ static const struct gpu_system *an_system(const struct gpu_system *sys, const st
 	return sys && gpu_system_fit(sys, g) != GPU_SYSTEM_OTHER ? sys : gpu_system_default(g);
 }
 
+/* Predicts a kernel from its operator record on target g: a collective
+ * (built, recorded or imported, timed or not) by comm.c over the links of
+ * g's system, never by scaling its measured time (a collective's time is
+ * the links', not the GPU's); any other kernel no GPU ran from scratch (no
+ * origin), with the DRAM bytes a broadcast operand adds where it does not
+ * stay in g's L2.  A method that cannot predict it gives 0 ns. */
 static void an_predict_built(const struct predictor *pred, const struct ktable_key *key,
 			     const struct pred_kernel *in, const struct gpu_spec *g,
 			     const struct gpu_system *sys, enum pred_method method,

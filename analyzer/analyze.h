@@ -120,9 +120,9 @@ struct analysis_target {
 	double method_ns[PRED_METHOD_COUNT]; /* kernel_ns split by the method used  */
 	double price_usd_per_hour;    /* set by the caller for cost reports; 0 none */
 	/* The machine whose links its collectives are timed on: the options'
-	 * system where it holds this GPU, else the GPU's default (NULL: none
-	 * known, the GPU's own links alone); reported for a run of more than
-	 * one GPU */
+	 * system where it holds this GPU or one of the same links, else the
+	 * GPU's default (NULL: none known, the GPU's own links alone);
+	 * reported for a run of more than one GPU */
 	const struct gpu_system *system;
 	double op_ns[PRED_OP_COUNT], op_origin_ns[PRED_OP_COUNT];
 	struct analysis_group *groups; /* by pred_ns, largest first                 */
