@@ -364,15 +364,6 @@ static int an_grow(struct an_ctx *c, uint32_t i)
  * roofline. */
 #define AN_IMPLAUSIBLE 50.0
 
-/* The machine whose links target g's collectives take: sys (the options'
- * --system) where it holds g or a GPU of the same links (the H100 SXM 96
- * GB in a DGX H100, as the command line's note says), else g's default
- * system; NULL none. */
-static const struct gpu_system *an_system(const struct gpu_system *sys, const struct gpu_spec *g)
-{
-	return sys && gpu_system_fit(sys, g) != GPU_SYSTEM_OTHER ? sys : gpu_system_default(g);
-}
-
 /* Predicts a kernel from its operator record on target g: a collective
  * (built, recorded or imported, timed or not) by comm.c over the links of
  * g's system, never by scaling its measured time (a collective's time is
@@ -390,7 +381,7 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 	if (key->collective != TRACE_COLL_NONE) {
 		struct comm_link link, wide;
 
-		comm_link_init_params(g, an_system(sys, g), predictor_comm(pred), &link, &wide);
+		comm_link_init_params(g, gpu_system_for(sys, g), predictor_comm(pred), &link, &wide);
 		r->ns = 0;
 		if (key->collective == TRACE_COLL_ALL_REDUCE && comm_is_custom_all_reduce(k.name))
 			r->ns = comm_custom_all_reduce_ns(k.bytes, key->ranks, &link);
@@ -1295,7 +1286,7 @@ static int an_results(struct an_ctx *c)
 		struct analysis_target *at = &a->targets[t];
 
 		at->gpu = c->o->targets[t];
-		at->system = an_system(c->o->system, at->gpu);
+		at->system = gpu_system_for(c->o->system, at->gpu);
 		at->method = c->o->method;
 		at->iteration_ns = ps[t].iteration_ns;
 		at->kernel_ns = ps[t].kernel_ns;

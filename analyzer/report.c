@@ -724,14 +724,9 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 		fprintf(f, "pace       the slowest of %u GPUs in lockstep: compute at %.1f%% of the "
 			"table's peaks\n", a->world_size, 100 * a->pace);
 	if (a->world_size > 1 && t->system) {
-		const struct gpu_system *s = t->system;
-		fprintf(f, "system     %s: %u GPUs a node", s->id, s->gpus_per_node);
-		if (s->nvlink_domain)
-			fprintf(f, ", NVLink domain of %u%s", s->nvlink_domain, s->nvls ? " with NVLS" : "");
-		if (s->nics_per_node && s->nic_gbit > 0 && s->net != GPU_NET_NONE)
-			fprintf(f, "; between nodes %u x %g Gb/s %s a node", s->nics_per_node, s->nic_gbit,
-				gpu_net_name(s->net));
-		fputc('\n', f);
+		char sys[200];
+		report_system(t->system, sys, sizeof(sys));
+		fprintf(f, "system     %s\n", sys);
 	}
 	char verdict[160];
 	report_verdict(a, t, verdict, sizeof(verdict));
@@ -848,10 +843,18 @@ static int rp_set(json_t *o, const char *key, json_t *v)
 	return v ? json_object_set_new(o, key, v) : -1;
 }
 
-/* The machine a target's collectives were timed on: its systems.csv id
- * and links (a --nics / --nic-gbit copy says its own NICs); NULL on
- * allocation failure. */
-static json_t *rp_system(const struct gpu_system *s)
+void report_system(const struct gpu_system *s, char *out, size_t cap)
+{
+	int n = snprintf(out, cap, "%s: %u GPUs a node", s->id, s->gpus_per_node);
+	if (n >= 0 && (size_t)n < cap && s->nvlink_domain)
+		n += snprintf(out + n, cap - (size_t)n, ", NVLink domain of %u%s", s->nvlink_domain,
+			      s->nvls ? " with NVLS" : "");
+	if (n >= 0 && (size_t)n < cap && s->nics_per_node && s->nic_gbit > 0 && s->net != GPU_NET_NONE)
+		snprintf(out + n, cap - (size_t)n, "; between nodes %u x %g Gb/s %s a node",
+			 s->nics_per_node, s->nic_gbit, gpu_net_name(s->net));
+}
+
+json_t *report_system_json(const struct gpu_system *s)
 {
 	json_t *o = json_object();
 	if (!o)
@@ -982,7 +985,7 @@ static json_t *rp_prediction(const struct analysis *a, const struct report_model
 		    rp_set(o, "amd_scale", sc))
 			goto fail_o;
 	}
-	if (a->world_size > 1 && t->system && rp_set(o, "system", rp_system(t->system)))
+	if (a->world_size > 1 && t->system && rp_set(o, "system", report_system_json(t->system)))
 		goto fail_o;
 	char verdict[160];
 	report_verdict(a, t, verdict, sizeof(verdict));

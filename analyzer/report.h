@@ -118,6 +118,15 @@ double report_tokens_per_s(const struct analysis_target *t, const struct report_
  * the result (json_decref); NULL on allocation failure. */
 json_t *report_json(const struct analysis *a, const struct report_model *m, size_t top);
 
+/* The machine whose links a prediction's collectives were timed on
+ * (gpu_system_for()), as the reports say it: in words into out (its
+ * systems.csv id, GPUs a node, NVLink domain, NICs a node with their rate
+ * and kind; cut to cap, NUL-terminated), and as the JSON object "system"
+ * (id, gpus_per_node, nvlink_domain, nvls, nics_per_node, nic_gbit,
+ * network; NULL on allocation failure). */
+void report_system(const struct gpu_system *s, char *out, size_t cap);
+json_t *report_system_json(const struct gpu_system *s);
+
 /* Nanoseconds as milliseconds, and part as a percentage of whole (0 when
  * whole is not positive): the units of every report and export. */
 double report_ms(double ns);

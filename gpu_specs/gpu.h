@@ -307,6 +307,11 @@ const struct gpu_system *gpu_system_default(const struct gpu_spec *g);
 enum gpu_system_fit { GPU_SYSTEM_OTHER = 0, GPU_SYSTEM_HOLDS, GPU_SYSTEM_SAME_LINKS };
 enum gpu_system_fit gpu_system_fit(const struct gpu_system *s, const struct gpu_spec *g);
 
+/* The machine whose links g's collectives take: named (a --system) where
+ * it holds g or a GPU of the same links (gpu_system_fit()), else g's
+ * default system; NULL when neither is known. */
+const struct gpu_system *gpu_system_for(const struct gpu_system *named, const struct gpu_spec *g);
+
 /* Network rate one GPU of s can use per direction when every GPU of its
  * node sends at once, GB/s of line rate: NICs x rate / GPUs; 0 unknown. */
 double gpu_system_net_gbps(const struct gpu_system *s);

@@ -658,6 +658,11 @@ enum gpu_system_fit gpu_system_fit(const struct gpu_system *s, const struct gpu_
 	return GPU_SYSTEM_OTHER;
 }
 
+const struct gpu_system *gpu_system_for(const struct gpu_system *named, const struct gpu_spec *g)
+{
+	return named && gpu_system_fit(named, g) != GPU_SYSTEM_OTHER ? named : gpu_system_default(g);
+}
+
 double gpu_system_net_gbps(const struct gpu_system *s)
 {
 	if (!s || s->nic_gbit <= 0 || s->nics_per_node == 0 || s->gpus_per_node == 0)

@@ -1164,6 +1164,30 @@ comm = lambda p: {k["kernel"]: k["predicted_ms"] for k in p["breakdown"] if k["o
 assert comm(h) and comm(h) == comm(h96), (comm(h), comm(h96))
 PY
 check "--system dgx-h100 --target h100-sxm-96: the DGX H100's network, the H100's collectives" $?
+# --plan over two DGX H100 nodes names the machine per target too, with the
+# network --nic-gbit gave it, and no layout is faster over 25 Gb/s NICs
+# than over the row's 400
+for g in 400 25; do
+	"$BIN" --model gpt2 --batch 16 --seq 512 --mode training --system dgx-h100 --plan 16 \
+		--nic-gbit $g --json >"$tmp/plan_$g.json" 2>/dev/null
+	check "--plan 16 --nic-gbit $g exits 0" $?
+done
+python3 - "$tmp/plan_400.json" "$tmp/plan_25.json" <<'PY'
+import json, sys
+fast, slow = (json.load(open(f))["targets"][0] for f in sys.argv[1:3])
+assert fast["system"]["nic_gbit"] == 400 and slow["system"]["nic_gbit"] == 25, (fast, slow)
+assert slow["system"]["id"] == "dgx-h100" and slow["system"]["nics_per_node"] == 8, slow["system"]
+timed = ("iteration_ms", "iteration_ms_low", "iteration_ms_high", "tokens_per_s", "comm_exposed_ms")
+key = lambda l: json.dumps({k: v for k, v in l.items() if k not in timed}, sort_keys=True)
+f = {key(l): l["iteration_ms"] for l in fast["layouts"] if "iteration_ms" in l}
+s = {key(l): l["iteration_ms"] for l in slow["layouts"] if "iteration_ms" in l}
+common = set(f) & set(s)
+assert common and all(s[k] >= f[k] * (1 - 1e-9) for k in common), [(k, f[k], s[k]) for k in common if s[k] < f[k]]
+PY
+check "--plan names the system and its network; slower NICs slow no layout" $?
+"$BIN" --model gpt2 --batch 16 --seq 512 --mode training --system dgx-h100 --plan 16 --nic-gbit 25 \
+	2>/dev/null | grep -qx 'system     dgx-h100: 8 GPUs a node, NVLink domain of 8 with NVLS; between nodes 8 x 25 Gb/s ib-ndr a node'
+check "--plan's text names the system under each target" $?
 bad_input --model gpt2 --mode training --target h100 --nodes 2 --nic-gbit 100
 bad_input --model gpt2 --mode training --system dgx-h100 --nodes 2 --nics 0
 bad_input --model gpt2 --mode training --system dgx-h100 --nodes 2 --nics 65

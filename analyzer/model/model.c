@@ -1391,7 +1391,7 @@ int model_offload_place(struct model_opts *o, const struct gpu_spec *g, char *er
 {
 	if (!o->offload)
 		return 0;
-	const struct gpu_system *s = o->system ? o->system : gpu_system_default(g);
+	const struct gpu_system *s = gpu_system_for(o->system, g);
 	double node = o->host_mem_gbps > 0 ? o->host_mem_gbps : s ? s->host_mem_gbps : 0;
 	uint32_t per = o->gpus_per_node ? o->gpus_per_node : s && s->gpus_per_node ? s->gpus_per_node : 8;
 	if (!(node > 0)) {
@@ -1405,7 +1405,7 @@ int model_offload_place(struct model_opts *o, const struct gpu_spec *g, char *er
 
 void model_place_domain(struct model_opts *o, const struct gpu_spec *g)
 {
-	const struct gpu_system *s = o->system ? o->system : gpu_system_default(g);
+	const struct gpu_system *s = gpu_system_for(o->system, g);
 	/* only the system's own hosts lie in its domain: --gpus-per-node 4 on
 	 * an 8-GPU HGX board names 4-GPU nodes, no domain across them */
 	o->nvlink_gpus = s && o->gpus_per_node == s->gpus_per_node &&
@@ -1418,7 +1418,7 @@ int model_opts_place(struct model_opts *o, const struct gpu_spec *g, char *err, 
 		return SURFER_EINVAL;
 	if (!o->system && !o->nodes && !o->gpus_per_node)
 		return 0;
-	const struct gpu_system *s = o->system ? o->system : gpu_system_default(g);
+	const struct gpu_system *s = gpu_system_for(o->system, g);
 	if (!o->gpus_per_node)
 		o->gpus_per_node = s ? s->gpus_per_node : 8;
 	model_place_domain(o, g);

@@ -139,7 +139,7 @@ static uint32_t plan_experts(const struct model_config *c)
 /* GPUs per node of the system o's ranks run on, on target g. */
 static uint32_t plan_node_gpus(const struct model_opts *o, const struct gpu_spec *g)
 {
-	const struct gpu_system *s = o->system ? o->system : gpu_system_default(g);
+	const struct gpu_system *s = gpu_system_for(o->system, g);
 	return s ? s->gpus_per_node : 8;
 }
 
@@ -551,6 +551,12 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 		fprintf(f, ", capped at %.0f W", m->opts.power_limit_w);
 	if (usd_per_hour > 0)
 		fprintf(f, ", $%.2f/hour per GPU", usd_per_hour);
+	const struct gpu_system *sys = gpu_system_for(m->opts.system, g);
+	if (sys) {
+		char d[200];
+		report_system(sys, d, sizeof(d));
+		fprintf(f, "\nsystem     %s", d);
+	}
 	double p = 0;
 	for (size_t i = 0; i < n && !(p > 0); i++)
 		p = v[i].ok ? v[i].interval : 0;
@@ -834,6 +840,9 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 				json_object_set_new(o, "price_usd_per_hour", json_real(usd));
 			if (o && m->opts.power_limit_w > 0)
 				json_object_set_new(o, "power_limit_w", json_real(m->opts.power_limit_w));
+			const struct gpu_system *sys = gpu_system_for(m->opts.system, targets[t]);
+			if (o && sys && json_object_set_new(o, "system", report_system_json(sys)))
+				rc = -1;
 			if (!o || json_array_append_new(tarr, o))
 				rc = -1;
 		} else if (write_text(f, m, targets[t], v, n, usd, plan_experts(&c) > 0, explore)) {
