@@ -308,8 +308,9 @@ enum gpu_system_fit { GPU_SYSTEM_OTHER = 0, GPU_SYSTEM_HOLDS, GPU_SYSTEM_SAME_LI
 enum gpu_system_fit gpu_system_fit(const struct gpu_system *s, const struct gpu_spec *g);
 
 /* The machine whose links g's collectives take: named (a --system) where
- * it holds g or a GPU of the same links (gpu_system_fit()), else g's
- * default system; NULL when neither is known. */
+ * it holds g or a GPU of the same links (gpu_system_fit()) or g is NULL
+ * (no GPU to hold: the system's own), else g's default system; NULL when
+ * neither is known. */
 const struct gpu_system *gpu_system_for(const struct gpu_system *named, const struct gpu_spec *g);
 
 /* Network rate one GPU of s can use per direction when every GPU of its

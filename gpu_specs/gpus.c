@@ -660,7 +660,9 @@ enum gpu_system_fit gpu_system_fit(const struct gpu_system *s, const struct gpu_
 
 const struct gpu_system *gpu_system_for(const struct gpu_system *named, const struct gpu_spec *g)
 {
-	return named && gpu_system_fit(named, g) != GPU_SYSTEM_OTHER ? named : gpu_system_default(g);
+	if (named && (!g || gpu_system_fit(named, g) != GPU_SYSTEM_OTHER))
+		return named;
+	return gpu_system_default(g);
 }
 
 double gpu_system_net_gbps(const struct gpu_system *s)

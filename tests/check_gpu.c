@@ -871,6 +871,18 @@ START_TEST(test_systems)
 	ck_assert_int_eq(gpu_system_fit(d, gpu_find("a100-sxm4-80")), GPU_SYSTEM_OTHER);
 	ck_assert_int_eq(gpu_system_fit(d, gpu_find("h100-pcie")), GPU_SYSTEM_OTHER);
 	ck_assert_int_eq(gpu_system_fit(NULL, gpu_find("h100-sxm")), GPU_SYSTEM_OTHER);
+	/* the machine a GPU's collectives take: a named system that holds it
+	 * or its links, else the GPU's own default (the A100 SXM4 80GB's DGX
+	 * A100), the named one where there is no GPU to hold, none at all for
+	 * a GPU without a default and nothing named (the M40) */
+	const struct gpu_system *a100 = gpu_system_default(gpu_find("a100-sxm4-80"));
+	ck_assert_ptr_nonnull(a100);
+	ck_assert_ptr_eq(gpu_system_for(d, gpu_find("h100-sxm")), d);
+	ck_assert_ptr_eq(gpu_system_for(d, gpu_find("h100-sxm-96")), d);
+	ck_assert_ptr_eq(gpu_system_for(d, gpu_find("a100-sxm4-80")), a100);
+	ck_assert_ptr_eq(gpu_system_for(NULL, gpu_find("a100-sxm4-80")), a100);
+	ck_assert_ptr_eq(gpu_system_for(d, NULL), d);
+	ck_assert_ptr_null(gpu_system_for(NULL, gpu_find("m40")));
 }
 END_TEST
 
