@@ -1255,7 +1255,33 @@ bad_input $ds --dp 8 --ep 8 --zero 3 --fsdp 1 --target h100
 bad_input --model llama-3-8b --mode training --dtype fp8 --fp8-recipe mxfp8 --target h100
 bad_input $ds --dp 16 --ep 8 --zero 3 --hsdp --nodes 2 --target h100
 bad_input --model llama-3-8b --mode training --dp 2 --ep 2 --target h100
-bad_input --model deepseek-v3 --mode training --dtype bf16 --seq 4096 --target h100
+# MLA is built as fused attention only: without --attention a 16-bit run
+# takes flash (and says so); FP32, eager named and the transformers decode
+# path are refused
+bad_input --model deepseek-v3 --mode training --seq 4096 --target h100
+bad_input --model deepseek-v3 --mode training --dtype bf16 --attention eager --seq 4096 --target h100
+bad_input --model deepseek-v2 --mode decode --dtype bf16 --target h100
+"$BIN" --model deepseek-v2 --mode training --dtype bf16 --seq 1024 --target h100 >"$tmp/mla.txt" 2>/dev/null &&
+	grep -q '^input .*, MLA as flash attention$' "$tmp/mla.txt" &&
+	"$BIN" --model deepseek-v2 --mode training --dtype bf16 --seq 1024 --target h100 --attention flash \
+		>"$tmp/mla-flash.txt" 2>/dev/null &&
+	! grep -q 'MLA as flash' "$tmp/mla-flash.txt" &&
+	[ "$(grep '^predicted' "$tmp/mla.txt")" = "$(grep '^predicted' "$tmp/mla-flash.txt")" ]
+check "deepseek-v2 in bf16 without --attention: flash, said in the input line, the prediction of --attention flash" $?
+"$BIN" --model deepseek-v2 --mode training --dtype bf16 --seq 1024 --target h100 --plan 8 --zero 1 \
+	2>/dev/null | head -1 | grep -q '^plan .*, bf16, MLA as flash attention, zero 1 ('
+check "deepseek-v2 --plan without --attention: flash, said in its header" $?
+"$BIN" --model deepseek-v2 --mode training --dtype bf16 --seq 1024 --target h100 --plan 8 --zero 1 --json \
+	2>/dev/null | python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["attention"] == "flash"'
+check "deepseek-v2 --plan --json without --attention: \"attention\": \"flash\"" $?
+# a plan's reasons whole: the refusal of a plan none of whose layouts builds
+# (FP32 MLA), and a layout's row (a TP degree that splits the KV heads)
+"$BIN" --model deepseek-v2 --mode training --seq 1024 --target h100 --plan 8 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q '^surfer-analyze: --plan 8: no layout builds: .*decode runs with --engine sglang or vllm$' "$tmp/err"
+check "a plan none of whose layouts builds is refused with the whole reason" $?
+"$BIN" --model llama-3-8b --mode training --dtype bf16 --seq 1024 --batch 16 --target h100 --plan 16 --zero 1 \
+	2>/dev/null | grep -q ' 16 .*--tp 16 does not divide the 8 key/value heads: .*(--engine vllm or sglang replicates them)$'
+check "a plan's row that does not build gives its whole reason" $?
 bad_input --model deepseek-v3 --engine sglang --mode decode --dtype bf16 --tp 8 --ep 4 --target h200
 bad_input $ds --plan 8 --ep 8 --target h100
 # the all-to-all's shape needs training with --ep

@@ -809,8 +809,9 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		 * in every stack that trains it; its decode step is the
 		 * absorbed form the engines run */
 		snprintf(err, errlen, "model '%s': multi-head latent attention is built as fused attention "
-			 "(--attention flash, fa2, fa3 or cudnn) for training and inference, without --cp; "
-			 "decode runs with --engine sglang or vllm", c->name);
+			 "(--attention flash, fa2, fa3 or cudnn; flash when none is given) in --dtype bf16, "
+			 "fp16 or fp8 for training and inference, without --cp; decode runs with --engine "
+			 "sglang or vllm", c->name);
 		return SURFER_EINVAL;
 	}
 	if (o->mtp && (!c->kv_lora || o->mode != MODEL_TRAINING || o->zero >= 2 || o->mtp > 8)) {

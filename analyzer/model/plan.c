@@ -59,7 +59,8 @@ struct layout {
 				 * in): skip                                 */
 	int ok;                 /* built; else why holds the reason            */
 	int fits;               /* its memory peak fits the target being ranked */
-	char why[96];
+	char why[256];          /* whole: the table, JSON's skipped and the
+	                         * refusal of a plan none builds print it */
 	double iteration_ns, comm_exposed_ns, peak;
 	double ttft_ns, tpot_ns;  /* --mode serve: its prefill, and its decode
 				   * steps' mean ((whole - prefill) / (N - 1);
@@ -683,6 +684,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	struct model_cli served = *m;
 	model_engine_dtype(&served, &c);
 	model_engine_fp8_marlin(&served, &c, targets, ntargets);
+	int mla_flash = model_mla_attention(&served, &c);
 	m = &served;
 	for (size_t i = 0; i < ntargets; i++)
 		if (model_target_check(&m->opts, targets[i], err, errlen))
@@ -781,6 +783,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			json_object_set_new(doc, "grad_accum", json_integer(m->opts.grad_accum));
 		if (doc && m->opts.mode == MODEL_SERVE)
 			json_object_set_new(doc, "new_tokens", json_integer(m->new_tokens));
+		if (doc && mla_flash)   /* chosen, not given: model_mla_attention() */
+			json_object_set_new(doc, "attention", json_string(model_attention_name(m->opts.attention)));
 		tarr = json_array();
 		if (!doc || !tarr || json_object_set(doc, "targets", tarr)) {
 			json_decref(doc);
@@ -816,10 +820,11 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		} else {
 			snprintf(of, sizeof(of), "%u", m->opts.seq);
 		}
-		fprintf(f, "plan       %s%s%s, %s, %u sequences of %s%s over %u GPUs, %s%s (dp x tp x pp%s = %u; "
-			"fitting first, fastest first)\n", engine ? model_engine_name(m->opts.engine) : "",
-			engine ? " " : "", c.name, mode, m->opts.batch, of, gas,
-			m->plan_gpus, model_dtype_label(&m->opts), zero, cps, m->plan_gpus);
+		fprintf(f, "plan       %s%s%s, %s, %u sequence%s of %s%s over %u GPUs, %s%s%s (dp x tp x pp%s "
+			"= %u; fitting first, fastest first)\n", engine ? model_engine_name(m->opts.engine) : "",
+			engine ? " " : "", c.name, mode, m->opts.batch, m->opts.batch == 1 ? "" : "s", of, gas,
+			m->plan_gpus, model_dtype_label(&m->opts), mla_flash ? ", MLA as flash attention" : "",
+			zero, cps, m->plan_gpus);
 	}
 	int rc = 0;
 	for (size_t t = 0; t < ntargets && !rc; t++) {

@@ -271,6 +271,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			o->power_limit_w = w;
 	} else if (!strcmp(name, "attention")) {
 		bad = model_attention_parse(v, &o->attention);
+		m->attention_set = 1;
 	} else if (!strcmp(name, "head")) {
 		if (!strcmp(v, "lm"))
 			o->head = MODEL_HEAD_LM;
@@ -1083,6 +1084,30 @@ void model_engine_dtype(struct model_cli *m, const struct model_config *c)
 		o->dtype = GPU_DT_BF16;
 }
 
+/*
+ * DeepSeek-V2/V3's multi-head latent attention is built as one fused kernel
+ * (model.c): the stacks that train or run it in 16 bits call a fused
+ * kernel there (Megatron's MLA through Transformer Engine's fused
+ * attention, torchtitan through SDPA's fused back ends, SGLang and vLLM
+ * their own), and model_build() builds no eager matmul-softmax chain for
+ * it.  So a run of such a model that names no
+ * --attention takes flash (FA3 on Hopper, FA2 elsewhere), what a user of
+ * those stacks gets, and says so in its input line; before, it was
+ * refused until --attention was given, --plan's layouts too.  FP32 and
+ * TF32 (no fused kernel takes them), the transformers decode path and
+ * context parallelism keep the refusal, which names the way out.
+ */
+int model_mla_attention(struct model_cli *m, const struct model_config *c)
+{
+	struct model_opts *o = &m->opts;
+	if (!c->kv_lora || m->attention_set || o->attention != MODEL_ATTN_EAGER ||
+	    o->engine != MODEL_ENGINE_HF || (o->mode != MODEL_TRAINING && o->mode != MODEL_INFERENCE) ||
+	    (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16))
+		return 0;
+	o->attention = MODEL_ATTN_FLASH;
+	return 1;
+}
+
 int model_cli_check_modes(const struct model_cli *m, char *err, size_t errlen)
 {
 	enum model_mode mode = m->opts.mode;
@@ -1165,6 +1190,7 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		return SURFER_EINVAL;
 	model_engine_dtype(&placed, &c);
 	model_engine_fp8_marlin(&placed, &c, ao->targets, ao->ntargets);
+	int mla_flash = model_mla_attention(&placed, &c);
 	for (size_t i = 0; i < ao->ntargets; i++)
 		if (model_target_check(&m->opts, ao->targets[i], err, errlen))
 			return SURFER_EINVAL;
@@ -1212,6 +1238,10 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 			 model_mode_name(mo->mode, 0),
 			 o->batch, o->seq, gen, model_dtype_label(o),
 			 o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
+	}
+	if (mla_flash) {
+		size_t len = strlen(device);
+		snprintf(device + len, sizeof(device) - len, ", MLA as flash attention");
 	}
 	if (mo->power_limit_w > 0) {
 		size_t len = strlen(device);

@@ -42,6 +42,8 @@ struct model_cli {
 	int lora_targets_set;     /* --lora-targets given (it needs --lora)     */
 	int dtype_set;            /* --dtype given (else an engine serves the
 				   * checkpoint's, model_engine_dtype())       */
+	int attention_set;        /* --attention given (else an MLA model in 16
+				   * bits takes flash, model_mla_attention())  */
 	/* --prompt-lens / --context-lens: each sequence's length (opts.lens
 	 * points here once given) */
 	uint32_t lens[MODEL_CLI_MAX_LENS];
@@ -65,6 +67,12 @@ double model_cli_launch_ns(const struct model_cli *m);
  * for an FP8 checkpoint).  Leaves a run with --dtype, or with --engine hf,
  * as it is. */
 void model_engine_dtype(struct model_cli *m, const struct model_config *c);
+
+/* Without --attention, a 16-bit training or inference step of an MLA model
+ * (DeepSeek-V2/V3, c->kv_lora) under --engine hf takes --attention flash,
+ * the one form model_build() builds MLA in; 1 when it did, else 0 (o as
+ * given: FP32, TF32 and the transformers decode path keep their refusal). */
+int model_mla_attention(struct model_cli *m, const struct model_config *c);
 
 /* vLLM's FP8 checkpoints on GPUs without FP8 tensor cores: its FP8 Marlin
  * kernel, the weights a byte each widened to the activation dtype in
