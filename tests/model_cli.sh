@@ -1282,6 +1282,23 @@ check "a plan none of whose layouts builds is refused with the whole reason" $?
 "$BIN" --model llama-3-8b --mode training --dtype bf16 --seq 1024 --batch 16 --target h100 --plan 16 --zero 1 \
 	2>/dev/null | grep -q ' 16 .*--tp 16 does not divide the 8 key/value heads: .*(--engine vllm or sglang replicates them)$'
 check "a plan's row that does not build gives its whole reason" $?
+# the layouts that do not build for one reason are one row with their count
+# (JSON lists each): on 32 GPUs, tp 16 under two dp x pp and three ZeRO
+# stages, tp 32 once
+p32="--model llama-3-8b --mode training --dtype bf16 --seq 1024 --batch 32 --target h100 --plan 32"
+"$BIN" $p32 >"$tmp/p32.txt" 2>/dev/null && "$BIN" $p32 --json >"$tmp/p32.json" 2>/dev/null &&
+python3 - "$tmp/p32.txt" "$tmp/p32.json" <<'PY'
+import collections, json, re, sys
+rows = [l for l in open(sys.argv[1]) if re.match(r"^ +(\d+ +){4}- ", l)]
+skipped = collections.Counter(l["skipped"] for l in json.load(open(sys.argv[2]))["targets"][0]["layouts"]
+                              if "skipped" in l)
+assert len(rows) == len(skipped) == 2, (rows, skipped)
+assert max(skipped.values()) > 1, skipped
+for l in rows:
+    m = re.match(r"^ +(?:\d+ +){4}- +(.*?)(?: \((\d+) layouts\))?$", l.rstrip("\n"))
+    assert m and skipped[m.group(1)] == int(m.group(2) or 1), (l, skipped)
+PY
+check "a plan's layouts that do not build for one reason: one row, their count the JSON's" $?
 bad_input --model deepseek-v3 --engine sglang --mode decode --dtype bf16 --tp 8 --ep 4 --target h200
 bad_input $ds --plan 8 --ep 8 --target h100
 # the all-to-all's shape needs training with --ep

@@ -542,6 +542,21 @@ static double usd_per_mtok(const struct model_cli *m, const struct layout *l, do
 	return usd_per_hour * m->plan_gpus / 3600.0 / tok_per_s * 1e6;
 }
 
+/* Whether v[i], a layout that does not build, is the first of v whose
+ * reason it shares; *alike, how many share it (itself too). */
+static int first_alike(const struct layout *v, size_t n, size_t i, size_t *alike)
+{
+	*alike = 0;
+	for (size_t j = 0; j < n; j++) {
+		if (v[j].hidden || v[j].ok || strcmp(v[j].why, v[i].why))
+			continue;
+		if (j < i)
+			return 0;
+		(*alike)++;
+	}
+	return 1;
+}
+
 static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec *g,
 		      const struct layout *v, size_t n, double usd_per_hour, int moe, int zeros)
 {
@@ -578,6 +593,13 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 	fputc('\n', f);
 	for (size_t i = 0; i < n; i++) {
 		const struct layout *l = &v[i];
+		/* layouts that do not build for one reason (a TP degree that
+		 * splits the KV heads, under every dp, pp and ZeRO stage: 150
+		 * rows of Llama-3.1-405B's plan of 1024 GPUs) are one row, the
+		 * first of them, with their count; JSON lists each */
+		size_t alike = 0;
+		if (!l->ok && !l->hidden && !first_alike(v, n, i, &alike))
+			continue;
 		if (l->hidden)
 			continue;
 		fprintf(f, "  %4u %4u %4u", l->dp, l->tp, l->pp);
@@ -586,7 +608,10 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 		if (zeros)
 			fprintf(f, " %4u", l->zero);
 		if (!l->ok) {
-			fprintf(f, " %4s  %s%s\n", "-", l->why, l->hsdp ? " (hsdp)" : "");
+			if (alike > 1)
+				fprintf(f, " %4s  %s (%zu layouts)\n", "-", l->why, alike);
+			else
+				fprintf(f, " %4s  %s%s\n", "-", l->why, l->hsdp ? " (hsdp)" : "");
 			continue;
 		}
 		built = 1;
