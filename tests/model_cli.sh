@@ -1016,6 +1016,15 @@ if [ -d "$PWC" ]; then
 			--dtype bf16 --tp 2 --target l40 --json 2>/dev/null | grep -E '"(iteration_ms|peak_gib|kernels)"')
 		[ -n "$a" ] && [ "$a" = "$b" ]
 		check "--model $name predicts as PipeWeave's $f.json" $?
+		# and holds the positions its config.json does (max_position_embeddings;
+		# Qwen2-72B's file is not Qwen2.5-72B's own there)
+		[ "$name" = qwen2.5-72b ] && continue
+		a=$("$BIN" --model "$name" --engine sglang --mode decode --batch 1 --seq 200000 --dtype bf16 \
+			--tp 8 --target h100 2>&1 >/dev/null | grep -o 'beyond the [0-9]*')
+		b=$("$BIN" --model "$PWC/$f.json" --engine sglang --mode decode --batch 1 --seq 200000 \
+			--dtype bf16 --tp 8 --target h100 2>&1 >/dev/null | grep -o 'beyond the [0-9]*')
+		[ -n "$a" ] && [ "$a" = "$b" ]
+		check "--model $name holds the positions of PipeWeave's $f.json ($a, $b)" $?
 	done
 else
 	echo "model_cli: $PWC absent: the built-in configs' check skipped"
@@ -1538,6 +1547,13 @@ check "a rotary model past its 2048 positions runs with a warning (rc $rc)" $?
 "$BIN" --model "$tmp/rope2k.json" --engine vllm --mode serve --prompt-lens 2000,100 --new-tokens 50 \
 	--target a100 2>&1 | grep -q "sequences of 2049 positions, beyond the 2048 .*engines refuse it"
 check "one token more: the warning, the engines' refusal named" $?
+# the rotary built-ins carry their config.json's max_position_embeddings:
+# Llama-3-8B's 8192 hold a decode step after 8191 cached tokens, not 8192
+"$BIN" --model llama-3-8b --engine sglang --mode decode --seq 8191 --target h100 2>&1 | grep -q "positions, beyond"
+[ $? -ne 0 ]; check "llama-3-8b decode after 8191 cached tokens: 8192 positions, no warning" $?
+"$BIN" --model llama-3-8b --engine sglang --mode decode --seq 8192 --target h100 2>&1 |
+	grep -q "sequences of 8193 positions, beyond the 8192 'llama-3-8b' was trained for"
+check "llama-3-8b decode after 8192 cached tokens: the warning names its 8192" $?
 # each sequence's own output: the 2000-token prompt generating 49, the
 # 100-token one 500 (599 positions): 2048 at most, no warning
 "$BIN" --model "$tmp/rope2k.json" --engine vllm --mode serve --prompt-lens 2000,100 --new-tokens 49,500 \

@@ -47,38 +47,40 @@ struct builtin {
 	uint32_t experts, sparse_step;
 	double dropout, attn_dropout;
 	uint32_t positions;   /* the learned position table's rows; 0 rotary or relative */
+	uint32_t context;     /* a rotary model's max_position_embeddings (its
+			       * config.json); 0 unknown or relative */
 };
 
 static const struct builtin builtins[] = {
-	{ "gpt2", MODEL_FAM_GPT2, 12, 0, 768, 12, 12, 64, 3072, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024 },
-	{ "gpt2-medium", MODEL_FAM_GPT2, 24, 0, 1024, 16, 16, 64, 4096, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024 },
-	{ "gpt2-large", MODEL_FAM_GPT2, 36, 0, 1280, 20, 20, 64, 5120, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024 },
-	{ "gpt2-xl", MODEL_FAM_GPT2, 48, 0, 1600, 25, 25, 64, 6400, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024 },
-	{ "gpt3-xl", MODEL_FAM_GPT2, 24, 0, 2048, 16, 16, 128, 8192, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
-	{ "gpt3-2.7b", MODEL_FAM_GPT2, 32, 0, 2560, 32, 32, 80, 10240, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
-	{ "gpt3-6.7b", MODEL_FAM_GPT2, 32, 0, 4096, 32, 32, 128, 16384, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
-	{ "gpt3-13b", MODEL_FAM_GPT2, 40, 0, 5120, 40, 40, 128, 20480, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
-	{ "bert-base", MODEL_FAM_BERT, 12, 0, 768, 12, 12, 64, 3072, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1, 512 },
-	{ "bert-large", MODEL_FAM_BERT, 24, 0, 1024, 16, 16, 64, 4096, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1, 512 },
-	{ "opt-1.3b", MODEL_FAM_OPT, 24, 0, 2048, 32, 32, 64, 8192, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0, 2048 },
-	{ "opt-6.7b", MODEL_FAM_OPT, 32, 0, 4096, 32, 32, 128, 16384, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0, 2048 },
-	{ "llama-2-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 32, 128, 11008, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0 },
-	{ "llama-3-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0 },
+	{ "gpt2", MODEL_FAM_GPT2, 12, 0, 768, 12, 12, 64, 3072, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024, 0 },
+	{ "gpt2-medium", MODEL_FAM_GPT2, 24, 0, 1024, 16, 16, 64, 4096, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024, 0 },
+	{ "gpt2-large", MODEL_FAM_GPT2, 36, 0, 1280, 20, 20, 64, 5120, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024, 0 },
+	{ "gpt2-xl", MODEL_FAM_GPT2, 48, 0, 1600, 25, 25, 64, 6400, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024, 0 },
+	{ "gpt3-xl", MODEL_FAM_GPT2, 24, 0, 2048, 16, 16, 128, 8192, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048, 0 },
+	{ "gpt3-2.7b", MODEL_FAM_GPT2, 32, 0, 2560, 32, 32, 80, 10240, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048, 0 },
+	{ "gpt3-6.7b", MODEL_FAM_GPT2, 32, 0, 4096, 32, 32, 128, 16384, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048, 0 },
+	{ "gpt3-13b", MODEL_FAM_GPT2, 40, 0, 5120, 40, 40, 128, 20480, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048, 0 },
+	{ "bert-base", MODEL_FAM_BERT, 12, 0, 768, 12, 12, 64, 3072, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1, 512, 0 },
+	{ "bert-large", MODEL_FAM_BERT, 24, 0, 1024, 16, 16, 64, 4096, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1, 512, 0 },
+	{ "opt-1.3b", MODEL_FAM_OPT, 24, 0, 2048, 32, 32, 64, 8192, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0, 2048, 0 },
+	{ "opt-6.7b", MODEL_FAM_OPT, 32, 0, 4096, 32, 32, 128, 16384, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0, 2048, 0 },
+	{ "llama-2-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 32, 128, 11008, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0, 4096 },
+	{ "llama-3-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0, 8192 },
 	/* meta-llama/Llama-3.1-8B, -70B and -405B config.json (rope_scaling:
 	 * no kernel of its own; 3.1-8B's sizes are 3-8B's);
 	 * mistralai/Mixtral-8x22B-v0.1 config.json */
-	{ "llama-3.1-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0 },
-	{ "llama-3.1-70b", MODEL_FAM_LLAMA, 80, 0, 8192, 64, 8, 128, 28672, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0 },
-	{ "llama-3.1-405b", MODEL_FAM_LLAMA, 126, 0, 16384, 128, 8, 128, 53248, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0 },
-	{ "mixtral-8x22b", MODEL_FAM_LLAMA, 56, 0, 6144, 48, 8, 128, 16384, 32768, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0, 0 },
-	{ "llama-3.2-1b", MODEL_FAM_LLAMA, 16, 0, 2048, 32, 8, 64, 8192, 128256, 0, MODEL_ACT_SILU, 1, 0, 1, 0, 0, 0.0, 0.0, 0 },
-	{ "mistral-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0 },
-	{ "qwen2-7b", MODEL_FAM_LLAMA, 28, 0, 3584, 28, 4, 128, 18944, 152064, 0, MODEL_ACT_SILU, 1, 1, 0, 0, 0, 0.0, 0.0, 0 },
-	{ "mixtral-8x7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0, 0 },
-	{ "gemma-7b", MODEL_FAM_LLAMA, 28, 0, 3072, 16, 16, 256, 24576, 256000, 0, MODEL_ACT_GELU_TANH, 1, 0, 1, 0, 0, 0.0, 0.0, 0 },
-	{ "t5-base", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1, 0 },
-	{ "t5-large", MODEL_FAM_T5, 24, 24, 1024, 16, 16, 64, 4096, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1, 0 },
-	{ "switch-base-8", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 8, 2, 0.1, 0.1, 0 },
+	{ "llama-3.1-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0, 131072 },
+	{ "llama-3.1-70b", MODEL_FAM_LLAMA, 80, 0, 8192, 64, 8, 128, 28672, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0, 131072 },
+	{ "llama-3.1-405b", MODEL_FAM_LLAMA, 126, 0, 16384, 128, 8, 128, 53248, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0, 131072 },
+	{ "mixtral-8x22b", MODEL_FAM_LLAMA, 56, 0, 6144, 48, 8, 128, 16384, 32768, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0, 0, 65536 },
+	{ "llama-3.2-1b", MODEL_FAM_LLAMA, 16, 0, 2048, 32, 8, 64, 8192, 128256, 0, MODEL_ACT_SILU, 1, 0, 1, 0, 0, 0.0, 0.0, 0, 131072 },
+	{ "mistral-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0, 32768 },
+	{ "qwen2-7b", MODEL_FAM_LLAMA, 28, 0, 3584, 28, 4, 128, 18944, 152064, 0, MODEL_ACT_SILU, 1, 1, 0, 0, 0, 0.0, 0.0, 0, 0 },
+	{ "mixtral-8x7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0, 0, 32768 },
+	{ "gemma-7b", MODEL_FAM_LLAMA, 28, 0, 3072, 16, 16, 256, 24576, 256000, 0, MODEL_ACT_GELU_TANH, 1, 0, 1, 0, 0, 0.0, 0.0, 0, 8192 },
+	{ "t5-base", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1, 0, 0 },
+	{ "t5-large", MODEL_FAM_T5, 24, 24, 1024, 16, 16, 64, 4096, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1, 0, 0 },
+	{ "switch-base-8", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 8, 2, 0.1, 0.1, 0, 0 },
 };
 
 /*
@@ -96,31 +98,39 @@ static const struct {
 	const char *json;
 } json_builtins[] = {
 	/* Qwen/Qwen3-0.6B ... Qwen3-32B: q/k norms, head_dim 128, no bias */
-	{ "qwen3-0.6b", "{\"model_type\":\"qwen3\",\"hidden_size\":1024,\"intermediate_size\":3072,"
+	{ "qwen3-0.6b", "{\"model_type\":\"qwen3\","
+	  "\"max_position_embeddings\":40960,\"hidden_size\":1024,\"intermediate_size\":3072,"
 	  "\"num_hidden_layers\":28,\"num_attention_heads\":16,\"num_key_value_heads\":8,\"head_dim\":128,"
 	  "\"vocab_size\":151936,\"tie_word_embeddings\":true,\"hidden_act\":\"silu\"}" },
-	{ "qwen3-1.7b", "{\"model_type\":\"qwen3\",\"hidden_size\":2048,\"intermediate_size\":6144,"
+	{ "qwen3-1.7b", "{\"model_type\":\"qwen3\","
+	  "\"max_position_embeddings\":40960,\"hidden_size\":2048,\"intermediate_size\":6144,"
 	  "\"num_hidden_layers\":28,\"num_attention_heads\":16,\"num_key_value_heads\":8,\"head_dim\":128,"
 	  "\"vocab_size\":151936,\"tie_word_embeddings\":true,\"hidden_act\":\"silu\"}" },
-	{ "qwen3-4b", "{\"model_type\":\"qwen3\",\"hidden_size\":2560,\"intermediate_size\":9728,"
+	{ "qwen3-4b", "{\"model_type\":\"qwen3\","
+	  "\"max_position_embeddings\":40960,\"hidden_size\":2560,\"intermediate_size\":9728,"
 	  "\"num_hidden_layers\":36,\"num_attention_heads\":32,\"num_key_value_heads\":8,\"head_dim\":128,"
 	  "\"vocab_size\":151936,\"tie_word_embeddings\":true,\"hidden_act\":\"silu\"}" },
-	{ "qwen3-8b", "{\"model_type\":\"qwen3\",\"hidden_size\":4096,\"intermediate_size\":12288,"
+	{ "qwen3-8b", "{\"model_type\":\"qwen3\","
+	  "\"max_position_embeddings\":40960,\"hidden_size\":4096,\"intermediate_size\":12288,"
 	  "\"num_hidden_layers\":36,\"num_attention_heads\":32,\"num_key_value_heads\":8,\"head_dim\":128,"
 	  "\"vocab_size\":151936,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\"}" },
-	{ "qwen3-14b", "{\"model_type\":\"qwen3\",\"hidden_size\":5120,\"intermediate_size\":17408,"
+	{ "qwen3-14b", "{\"model_type\":\"qwen3\","
+	  "\"max_position_embeddings\":40960,\"hidden_size\":5120,\"intermediate_size\":17408,"
 	  "\"num_hidden_layers\":40,\"num_attention_heads\":40,\"num_key_value_heads\":8,\"head_dim\":128,"
 	  "\"vocab_size\":151936,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\"}" },
-	{ "qwen3-32b", "{\"model_type\":\"qwen3\",\"hidden_size\":5120,\"intermediate_size\":25600,"
+	{ "qwen3-32b", "{\"model_type\":\"qwen3\","
+	  "\"max_position_embeddings\":40960,\"hidden_size\":5120,\"intermediate_size\":25600,"
 	  "\"num_hidden_layers\":64,\"num_attention_heads\":64,\"num_key_value_heads\":8,\"head_dim\":128,"
 	  "\"vocab_size\":151936,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\"}" },
 	/* Qwen/Qwen3-30B-A3B, Qwen3-235B-A22B: 128 experts, top 8, no
 	 * shared expert, every layer sparse */
-	{ "qwen3-30b-a3b", "{\"model_type\":\"qwen3_moe\",\"hidden_size\":2048,\"intermediate_size\":6144,"
+	{ "qwen3-30b-a3b", "{\"model_type\":\"qwen3_moe\","
+	  "\"max_position_embeddings\":40960,\"hidden_size\":2048,\"intermediate_size\":6144,"
 	  "\"moe_intermediate_size\":768,\"num_experts\":128,\"num_experts_per_tok\":8,"
 	  "\"num_hidden_layers\":48,\"num_attention_heads\":32,\"num_key_value_heads\":4,\"head_dim\":128,"
 	  "\"vocab_size\":151936,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\"}" },
-	{ "qwen3-235b-a22b", "{\"model_type\":\"qwen3_moe\",\"hidden_size\":4096,\"intermediate_size\":12288,"
+	{ "qwen3-235b-a22b", "{\"model_type\":\"qwen3_moe\","
+	  "\"max_position_embeddings\":40960,\"hidden_size\":4096,\"intermediate_size\":12288,"
 	  "\"moe_intermediate_size\":1536,\"num_experts\":128,\"num_experts_per_tok\":8,"
 	  "\"num_hidden_layers\":94,\"num_attention_heads\":64,\"num_key_value_heads\":4,\"head_dim\":128,"
 	  "\"vocab_size\":151936,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\"}" },
@@ -130,11 +140,13 @@ static const struct {
 	  "\"num_hidden_layers\":28,\"num_attention_heads\":28,\"num_key_value_heads\":4,"
 	  "\"vocab_size\":152064,\"tie_word_embeddings\":false,\"use_sliding_window\":false,"
 	  "\"hidden_act\":\"silu\"}" },
-	{ "qwen2.5-14b", "{\"model_type\":\"qwen2\",\"hidden_size\":5120,\"intermediate_size\":13824,"
+	{ "qwen2.5-14b", "{\"model_type\":\"qwen2\","
+	  "\"max_position_embeddings\":32768,\"hidden_size\":5120,\"intermediate_size\":13824,"
 	  "\"num_hidden_layers\":48,\"num_attention_heads\":40,\"num_key_value_heads\":8,"
 	  "\"vocab_size\":152064,\"tie_word_embeddings\":false,\"use_sliding_window\":false,"
 	  "\"hidden_act\":\"silu\"}" },
-	{ "qwen2.5-32b", "{\"model_type\":\"qwen2\",\"hidden_size\":5120,\"intermediate_size\":27648,"
+	{ "qwen2.5-32b", "{\"model_type\":\"qwen2\","
+	  "\"max_position_embeddings\":32768,\"hidden_size\":5120,\"intermediate_size\":27648,"
 	  "\"num_hidden_layers\":64,\"num_attention_heads\":40,\"num_key_value_heads\":8,"
 	  "\"vocab_size\":152064,\"tie_word_embeddings\":false,\"use_sliding_window\":false,"
 	  "\"hidden_act\":\"silu\"}" },
@@ -144,33 +156,40 @@ static const struct {
 	  "\"hidden_act\":\"silu\"}" },
 	/* google/gemma-2-2b, -9b, -27b: local (4096) and global layers
 	 * alternate, scores and logits soft-capped, tied embeddings */
-	{ "gemma-2-2b", "{\"model_type\":\"gemma2\",\"hidden_size\":2304,\"intermediate_size\":9216,"
+	{ "gemma-2-2b", "{\"model_type\":\"gemma2\","
+	  "\"max_position_embeddings\":8192,\"hidden_size\":2304,\"intermediate_size\":9216,"
 	  "\"num_hidden_layers\":26,\"num_attention_heads\":8,\"num_key_value_heads\":4,\"head_dim\":256,"
 	  "\"vocab_size\":256000,\"sliding_window\":4096,\"attn_logit_softcapping\":50.0,"
 	  "\"final_logit_softcapping\":30.0,\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
-	{ "gemma-2-9b", "{\"model_type\":\"gemma2\",\"hidden_size\":3584,\"intermediate_size\":14336,"
+	{ "gemma-2-9b", "{\"model_type\":\"gemma2\","
+	  "\"max_position_embeddings\":8192,\"hidden_size\":3584,\"intermediate_size\":14336,"
 	  "\"num_hidden_layers\":42,\"num_attention_heads\":16,\"num_key_value_heads\":8,\"head_dim\":256,"
 	  "\"vocab_size\":256000,\"sliding_window\":4096,\"attn_logit_softcapping\":50.0,"
 	  "\"final_logit_softcapping\":30.0,\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
-	{ "gemma-2-27b", "{\"model_type\":\"gemma2\",\"hidden_size\":4608,\"intermediate_size\":36864,"
+	{ "gemma-2-27b", "{\"model_type\":\"gemma2\","
+	  "\"max_position_embeddings\":8192,\"hidden_size\":4608,\"intermediate_size\":36864,"
 	  "\"num_hidden_layers\":46,\"num_attention_heads\":32,\"num_key_value_heads\":16,\"head_dim\":128,"
 	  "\"vocab_size\":256000,\"sliding_window\":4096,\"attn_logit_softcapping\":50.0,"
 	  "\"final_logit_softcapping\":30.0,\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
 	/* google/gemma-3-1b-pt and the text_config of gemma-3-4b/12b/27b-pt:
 	 * five local layers (window 512, else 1024) to one global, q/k norms */
-	{ "gemma-3-1b", "{\"model_type\":\"gemma3_text\",\"hidden_size\":1152,\"intermediate_size\":6912,"
+	{ "gemma-3-1b", "{\"model_type\":\"gemma3_text\","
+	  "\"max_position_embeddings\":32768,\"hidden_size\":1152,\"intermediate_size\":6912,"
 	  "\"num_hidden_layers\":26,\"num_attention_heads\":4,\"num_key_value_heads\":1,\"head_dim\":256,"
 	  "\"vocab_size\":262144,\"sliding_window\":512,\"sliding_window_pattern\":6,"
 	  "\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
-	{ "gemma-3-4b", "{\"model_type\":\"gemma3_text\",\"hidden_size\":2560,\"intermediate_size\":10240,"
+	{ "gemma-3-4b", "{\"model_type\":\"gemma3_text\","
+	  "\"max_position_embeddings\":131072,\"hidden_size\":2560,\"intermediate_size\":10240,"
 	  "\"num_hidden_layers\":34,\"num_attention_heads\":8,\"num_key_value_heads\":4,\"head_dim\":256,"
 	  "\"vocab_size\":262208,\"sliding_window\":1024,\"sliding_window_pattern\":6,"
 	  "\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
-	{ "gemma-3-12b", "{\"model_type\":\"gemma3_text\",\"hidden_size\":3840,\"intermediate_size\":15360,"
+	{ "gemma-3-12b", "{\"model_type\":\"gemma3_text\","
+	  "\"max_position_embeddings\":131072,\"hidden_size\":3840,\"intermediate_size\":15360,"
 	  "\"num_hidden_layers\":48,\"num_attention_heads\":16,\"num_key_value_heads\":8,\"head_dim\":256,"
 	  "\"vocab_size\":262208,\"sliding_window\":1024,\"sliding_window_pattern\":6,"
 	  "\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
-	{ "gemma-3-27b", "{\"model_type\":\"gemma3_text\",\"hidden_size\":5376,\"intermediate_size\":21504,"
+	{ "gemma-3-27b", "{\"model_type\":\"gemma3_text\","
+	  "\"max_position_embeddings\":131072,\"hidden_size\":5376,\"intermediate_size\":21504,"
 	  "\"num_hidden_layers\":62,\"num_attention_heads\":32,\"num_key_value_heads\":16,\"head_dim\":128,"
 	  "\"vocab_size\":262208,\"sliding_window\":1024,\"sliding_window_pattern\":6,"
 	  "\"hidden_activation\":\"gelu_pytorch_tanh\"}" },
@@ -182,7 +201,8 @@ static const struct {
 	 * FP8 with a scale per 128 x 128 block (its quantization_config), so
 	 * the engines serve it in FP8 as they load that checkpoint; V2's is
 	 * BF16. */
-	{ "deepseek-v3", "{\"model_type\":\"deepseek_v3\",\"hidden_size\":7168,\"intermediate_size\":18432,"
+	{ "deepseek-v3", "{\"model_type\":\"deepseek_v3\","
+	  "\"max_position_embeddings\":163840,\"hidden_size\":7168,\"intermediate_size\":18432,"
 	  "\"moe_intermediate_size\":2048,\"n_routed_experts\":256,\"n_shared_experts\":1,"
 	  "\"num_experts_per_tok\":8,\"first_k_dense_replace\":3,\"moe_layer_freq\":1,"
 	  "\"num_hidden_layers\":61,\"num_attention_heads\":128,\"num_key_value_heads\":128,"
@@ -192,7 +212,8 @@ static const struct {
 	  "\"hidden_act\":\"silu\",\"max_position_embeddings\":163840,\"torch_dtype\":\"bfloat16\","
 	  "\"quantization_config\":{\"quant_method\":\"fp8\",\"fmt\":\"e4m3\",\"activation_scheme\":\"dynamic\","
 	  "\"weight_block_size\":[128,128]}}" },
-	{ "deepseek-v2", "{\"model_type\":\"deepseek_v2\",\"hidden_size\":5120,\"intermediate_size\":12288,"
+	{ "deepseek-v2", "{\"model_type\":\"deepseek_v2\","
+	  "\"max_position_embeddings\":163840,\"hidden_size\":5120,\"intermediate_size\":12288,"
 	  "\"moe_intermediate_size\":1536,\"n_routed_experts\":160,\"n_shared_experts\":2,"
 	  "\"num_experts_per_tok\":6,\"first_k_dense_replace\":1,\"moe_layer_freq\":1,"
 	  "\"num_hidden_layers\":60,\"num_attention_heads\":128,\"num_key_value_heads\":128,"
@@ -207,14 +228,16 @@ static const struct {
 	 * scored as DeepSeek-V3's (sigmoid with a correction bias): 355B and
 	 * 106B parameters as their model cards give, the multi-token
 	 * prediction layer not built */
-	{ "glm-4.5", "{\"model_type\":\"glm4_moe\",\"hidden_size\":5120,\"intermediate_size\":12288,"
+	{ "glm-4.5", "{\"model_type\":\"glm4_moe\","
+	  "\"max_position_embeddings\":131072,\"hidden_size\":5120,\"intermediate_size\":12288,"
 	  "\"moe_intermediate_size\":1536,\"n_routed_experts\":160,\"n_shared_experts\":1,"
 	  "\"num_experts_per_tok\":8,\"first_k_dense_replace\":3,\"num_hidden_layers\":92,"
 	  "\"num_attention_heads\":96,\"num_key_value_heads\":8,\"head_dim\":128,\"attention_bias\":true,"
 	  "\"use_qk_norm\":true,\"partial_rotary_factor\":0.5,\"vocab_size\":151552,"
 	  "\"num_nextn_predict_layers\":1,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\","
 	  "\"max_position_embeddings\":131072,\"torch_dtype\":\"bfloat16\"}" },
-	{ "glm-4.5-air", "{\"model_type\":\"glm4_moe\",\"hidden_size\":4096,\"intermediate_size\":10944,"
+	{ "glm-4.5-air", "{\"model_type\":\"glm4_moe\","
+	  "\"max_position_embeddings\":131072,\"hidden_size\":4096,\"intermediate_size\":10944,"
 	  "\"moe_intermediate_size\":1408,\"n_routed_experts\":128,\"n_shared_experts\":1,"
 	  "\"num_experts_per_tok\":8,\"first_k_dense_replace\":1,\"num_hidden_layers\":46,"
 	  "\"num_attention_heads\":96,\"num_key_value_heads\":8,\"head_dim\":128,\"attention_bias\":true,"
@@ -228,13 +251,15 @@ static const struct {
 	 * MLP of 16384); chunked attention of 8192 on three layers of four;
 	 * 107.8B and 400.7B parameters built (the cards' 109B and 400B count
 	 * the vision encoder) */
-	{ "llama-4-scout", "{\"model_type\":\"llama4_text\",\"hidden_size\":5120,\"intermediate_size\":8192,"
+	{ "llama-4-scout", "{\"model_type\":\"llama4_text\","
+	  "\"max_position_embeddings\":10485760,\"hidden_size\":5120,\"intermediate_size\":8192,"
 	  "\"intermediate_size_mlp\":16384,\"num_hidden_layers\":48,\"num_attention_heads\":40,"
 	  "\"num_key_value_heads\":8,\"head_dim\":128,\"num_local_experts\":16,\"num_experts_per_tok\":1,"
 	  "\"interleave_moe_layer_step\":1,\"attention_chunk_size\":8192,\"use_qk_norm\":true,"
 	  "\"vocab_size\":202048,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\","
 	  "\"max_position_embeddings\":10485760,\"torch_dtype\":\"bfloat16\"}" },
-	{ "llama-4-maverick", "{\"model_type\":\"llama4_text\",\"hidden_size\":5120,\"intermediate_size\":8192,"
+	{ "llama-4-maverick", "{\"model_type\":\"llama4_text\","
+	  "\"max_position_embeddings\":1048576,\"hidden_size\":5120,\"intermediate_size\":8192,"
 	  "\"intermediate_size_mlp\":16384,\"num_hidden_layers\":48,\"num_attention_heads\":40,"
 	  "\"num_key_value_heads\":8,\"head_dim\":128,\"num_local_experts\":128,\"num_experts_per_tok\":1,"
 	  "\"interleave_moe_layer_step\":2,\"attention_chunk_size\":8192,\"use_qk_norm\":false,"
@@ -245,13 +270,15 @@ static const struct {
 	 * 128-token sliding windows on every other layer (layer_types starts
 	 * sliding, full); the experts' weights MXFP4 (20.9B and 116.8B
 	 * parameters, as their model cards give) */
-	{ "gpt-oss-20b", "{\"model_type\":\"gpt_oss\",\"hidden_size\":2880,\"intermediate_size\":2880,"
+	{ "gpt-oss-20b", "{\"model_type\":\"gpt_oss\","
+	  "\"max_position_embeddings\":131072,\"hidden_size\":2880,\"intermediate_size\":2880,"
 	  "\"num_hidden_layers\":24,\"num_attention_heads\":64,\"num_key_value_heads\":8,\"head_dim\":64,"
 	  "\"num_local_experts\":32,\"num_experts_per_tok\":4,\"vocab_size\":201088,"
 	  "\"attention_bias\":true,\"tie_word_embeddings\":false,\"sliding_window\":128,"
 	  "\"layer_types\":[\"sliding_attention\",\"full_attention\"],\"max_position_embeddings\":131072,"
 	  "\"torch_dtype\":\"bfloat16\",\"quantization_config\":{\"quant_method\":\"mxfp4\"}}" },
-	{ "gpt-oss-120b", "{\"model_type\":\"gpt_oss\",\"hidden_size\":2880,\"intermediate_size\":2880,"
+	{ "gpt-oss-120b", "{\"model_type\":\"gpt_oss\","
+	  "\"max_position_embeddings\":131072,\"hidden_size\":2880,\"intermediate_size\":2880,"
 	  "\"num_hidden_layers\":36,\"num_attention_heads\":64,\"num_key_value_heads\":8,\"head_dim\":64,"
 	  "\"num_local_experts\":128,\"num_experts_per_tok\":4,\"vocab_size\":201088,"
 	  "\"attention_bias\":true,\"tie_word_embeddings\":false,\"sliding_window\":128,"
@@ -307,8 +334,9 @@ int model_config_builtin(const char *name, struct model_config *c)
 		c->attn_dropout = b->attn_dropout;
 		/* GPT-2's n_positions, BERT's and OPT's max_position_embeddings
 		 * (their published config.json; NeuSight's GPT-3 configs 2048);
-		 * the rotary built-ins leave it unknown */
-		c->max_positions = b->positions;
+		 * a rotary built-in's context where its config.json was read
+		 * (a run past it warns, model_positions_check()) */
+		c->max_positions = b->positions ? b->positions : b->context;
 		c->learned_positions = b->positions > 0;
 		return 0;
 	}
