@@ -959,8 +959,16 @@ for name, p in want.items():
     assert abs(m[name]["params"] / p - 1) < 0.01, (name, m[name]["params"], p)
 assert m["mixtral-8x7b"]["experts"] == 8 and m["mixtral-8x7b"]["experts_per_token"] == 2
 assert len(m) >= 20
+# the positions of their config.json (GPT-2's n_positions, Llama-3's and
+# 3.1's max_position_embeddings), none for T5's relative ones
+ctx = {"gpt2": 1024, "bert-large": 512, "llama-3-8b": 8192, "llama-3.1-70b": 131072, "t5-base": None}
+for name, n in ctx.items():
+    assert m[name]["max_positions"] == n, (name, m[name]["max_positions"], n)
 PY
-check "--list-models: published parameter counts" $?
+check "--list-models: published parameter counts and positions" $?
+"$BIN" --list-models | awk '$1 == "llama-3-8b" { ok = $NF == 8192 } $1 == "t5-base" { t5 = $NF == "-" }
+	END { exit !(ok && t5) }'
+check "--list-models text: llama-3-8b's context 8192, t5-base's none" $?
 "$BIN" --list-models | grep -q '^mixtral-8x7b '
 check "--list-models text lists mixtral-8x7b" $?
 # Qwen3, Qwen3-MoE, Qwen2.5, Gemma 2 and 3 by name: parameter counts

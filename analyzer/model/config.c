@@ -1345,6 +1345,13 @@ int model_list_print(FILE *f, int json)
 					      "experts", (json_int_t)c.experts,
 					      "experts_per_token", (json_int_t)c.experts_per_tok,
 					      "params", model_config_params(&c));
+			/* the positions the model was trained for; null unknown
+			 * (T5's relative ones, three rotary built-ins) */
+			if (o && json_object_set_new(o, "max_positions", c.max_positions ?
+						     json_integer(c.max_positions) : json_null())) {
+				json_decref(o);
+				o = NULL;
+			}
 			if (!o || json_array_append_new(arr, o)) {
 				json_decref(arr);
 				return -1;
@@ -1354,8 +1361,8 @@ int model_list_print(FILE *f, int json)
 		json_decref(arr);
 		return rc;
 	}
-	if (fprintf(f, "%-16s %-6s %6s %6s %5s %4s %6s %7s %8s\n", "name", "arch", "layers", "hidden",
-		    "heads", "kv", "ffn", "experts", "params") < 0)
+	if (fprintf(f, "%-16s %-6s %6s %6s %5s %4s %6s %7s %8s %8s\n", "name", "arch", "layers", "hidden",
+		    "heads", "kv", "ffn", "experts", "params", "context") < 0)
 		return -1;
 	for (size_t i = 0; names[i]; i++) {
 		if (model_config_builtin(names[i], &c))
@@ -1363,9 +1370,12 @@ int model_list_print(FILE *f, int json)
 		char ex[16] = "-";
 		if (c.experts)
 			snprintf(ex, sizeof(ex), "%u/%u", c.experts_per_tok, c.experts);
-		if (fprintf(f, "%-16s %-6s %6u %6u %5u %4u %6u %7s %7.2fB\n", names[i],
+		char ctx[16] = "-";
+		if (c.max_positions)
+			snprintf(ctx, sizeof(ctx), "%u", c.max_positions);
+		if (fprintf(f, "%-16s %-6s %6u %6u %5u %4u %6u %7s %7.2fB %8s\n", names[i],
 			    model_family_name(c.family), c.layers + c.dec_layers, c.hidden, c.heads,
-			    c.kv_heads, c.ffn, ex, model_config_params(&c) / 1e9) < 0)
+			    c.kv_heads, c.ffn, ex, model_config_params(&c) / 1e9, ctx) < 0)
 			return -1;
 	}
 	return 0;
