@@ -120,7 +120,8 @@ static void usage(FILE *f)
 		"      --nic-gbit G          with --system: line rate of one NIC, Gb/s (1-3200)\n"
 		"                            in place of the system's\n"
 		"      --rank time|cost      one line per target instead of the report,\n"
-		"                            fastest or cheapest first\n"
+		"                            fastest or cheapest first (with --plan: its\n"
+		"                            fastest layout that fits)\n"
 		"      --weights FILE        tile-model weights written by surfer-train, in\n"
 		"                            place of the compiled-in ones\n"
 		"      --color[=WHEN]        colour the text report: auto (default: when\n"
@@ -660,8 +661,9 @@ static int parse(int argc, char **argv, struct cli *c)
 			fprintf(stderr, PROG ": note: --system %s holds %s GPUs; %s timed on its links (the "
 				"same compute capability, NVLink and PCIe)\n", c->system->id, h->id, g->id);
 	}
-	if (c->rank && (c->json || c->model.plan_gpus))
-		return bad("--rank prints its own lines: give it without --json and --plan");
+	if (c->rank && c->json)
+		return bad("--rank prints its own lines: give it without --json");
+	c->model.plan_rank = c->rank;
 	if (c->rank == 2 && !c->prices.n && !(c->prices.any_usd_per_hour > 0))
 		return bad("--rank cost needs --price GPU=USD_PER_HOUR for the targets");
 	if (c->have_max_regression && !c->baseline)

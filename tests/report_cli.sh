@@ -69,6 +69,52 @@ check "--rank time: what fits first, then 'no fit' fastest first ($(tr '\n' ';' 
 "$BIN" "$tmp/step.mp" -t h100 --rank cost >/dev/null 2>&1
 [ $? -eq 2 ]; check "--rank cost without --price is bad input" $?
 
+# --plan with --rank: one line per target, its fastest layout that fits
+# (the first of its --plan table), the targets ordered as --rank orders a
+# trace's; each line's time, layout and cost are the plan JSON's.  Llama-
+# 3.1-70B's training step of 16 x 4096 on 8 GPUs: an H200 node holds it,
+# an A100 40 GB node does not (its fastest layout follows, 'no fit').
+plan70="--model llama-3.1-70b --mode training --dtype bf16 --optimizer adamw --batch 16 --seq 4096 --plan 8
+	-t a100-sxm4-40 -t h200 -t h100 --price h200=4 --price h100=3 --price a100=1"
+"$BIN" $plan70 --rank time >"$tmp/pr.txt" 2>/dev/null &&
+"$BIN" $plan70 --rank cost >"$tmp/pc.txt" 2>/dev/null &&
+"$BIN" $plan70 --json >"$tmp/pr.json" 2>/dev/null &&
+python3 - "$tmp/pr.txt" "$tmp/pc.txt" "$tmp/pr.json" <<'PY'
+import json, re, sys
+doc = json.load(open(sys.argv[3]))
+best, price = {}, {}
+for t in doc["targets"]:
+    built = [l for l in t["layouts"] if "iteration_ms" in l]
+    fit = [l for l in built if l["memory_fits"]]
+    pick = min(fit or built, key=lambda l: l["iteration_ms"])
+    best[t["target"]] = (pick, bool(fit))
+    price[t["target"]] = t["price_usd_per_hour"]
+def lines(path):
+    out = []
+    for l in open(path):
+        m = re.match(r"^(\S+) +([0-9.]+) ms  dp (\d+) x tp (\d+) x pp (\d+), zero (\d)[^$]*"
+                     r"\$([0-9.]+) per million tokens( +no fit)?$", l.rstrip("\n"))
+        assert m, l
+        out.append(m)
+    assert len(out) == 3, out
+    return out
+for path, key in ((sys.argv[1], "time"), (sys.argv[2], "cost")):
+    keys = []
+    for m in lines(path):
+        pick, fits = best[m.group(1)]
+        assert abs(float(m.group(2)) - pick["iteration_ms"]) < 1e-3 * pick["iteration_ms"], (m.group(0), pick)
+        assert tuple(int(m.group(i)) for i in (3, 4, 5, 6)) == (pick["dp"], pick["tp"], pick["pp"], pick["zero"])
+        assert (m.group(8) is not None) == (not fits), m.group(0)
+        usd = price[m.group(1)] * doc["gpus"] / 3600 / pick["tokens_per_s"] * 1e6
+        assert abs(float(m.group(7)) / usd - 1) < 0.01, (m.group(0), usd)
+        keys.append((not fits, float(m.group(2)) if key == "time" else usd))
+    assert keys == sorted(keys), (path, keys)
+    assert keys[-1][0] and not keys[0][0], keys
+PY
+check "--plan --rank time and cost: each target's fastest fitting layout, its time and cost the JSON's, fits first, ordered" $?
+"$BIN" $plan70 --rank time --json >/dev/null 2>&1
+[ $? -eq 2 ]; check "--plan --rank with --json is bad input" $?
+
 # --price: an alias resolves as --target does; a family prices its parts;
 # the GPU's own price beats the family's; a price no target takes is said.
 "$BIN" --model gpt2 -t a100-sxm4-80 --price a100=1.5 --json >"$tmp/p1.json" 2>"$tmp/p1.err"

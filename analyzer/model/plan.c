@@ -695,6 +695,103 @@ static json_t *layouts_json(const struct model_cli *m, const struct layout *v, s
 	return arr;
 }
 
+/* --plan with --rank: a target's best layout, the first of its sorted
+ * table (the fastest that fits, else the fastest built; within a target,
+ * whose N GPUs cost the same an hour, the cheapest too) */
+struct plan_best {
+	const struct gpu_spec *g;
+	struct layout l;
+	int built;              /* some layout built (else l is unset)        */
+	double usd_per_hour;    /* the target's price, 0 none                 */
+};
+
+static struct plan_best plan_best_of(const struct gpu_spec *g, const struct layout *v, size_t n,
+				     double usd_per_hour)
+{
+	struct plan_best b = { .g = g, .usd_per_hour = usd_per_hour };
+	for (size_t i = 0; i < n && !b.built; i++)
+		if (!v[i].hidden && v[i].ok) {
+			b.l = v[i];
+			b.built = 1;
+		}
+	return b;
+}
+
+/* The key targets are ranked by: the best layout's time, or its cost per
+ * million tokens (INFINITY unpriced, so that those come last, by time) */
+static double plan_rank_key(const struct model_cli *m, const struct plan_best *b, int by_cost)
+{
+	if (!by_cost)
+		return b->l.iteration_ns;
+	return b->usd_per_hour > 0 ? usd_per_mtok(m, &b->l, b->usd_per_hour) : INFINITY;
+}
+
+/* Whether a ranks before b: a layout that fits before one that does not,
+ * one that builds before none; then the key, ties by time */
+static int plan_rank_before(const struct model_cli *m, const struct plan_best *a,
+			    const struct plan_best *b, int by_cost)
+{
+	if (a->built != b->built)
+		return a->built;
+	if (!a->built)
+		return 0;
+	if (a->l.fits != b->l.fits)
+		return a->l.fits;
+	double ka = plan_rank_key(m, a, by_cost), kb = plan_rank_key(m, b, by_cost);
+	return ka < kb || (ka == kb && a->l.iteration_ns < b->l.iteration_ns);
+}
+
+/* One line per target, as report_rank() writes a trace's: its best
+ * layout's time, the layout, its cost; "no fit" when none of its layouts
+ * fits the target's memory (the fastest built then), "no layout runs"
+ * when none builds.  Stable: equal keys keep the targets' order. */
+static int write_rank(FILE *f, const struct model_cli *m, struct plan_best *b, size_t n, int by_cost)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct plan_best x = b[i];
+		size_t j = i;
+		for (; j > 0 && plan_rank_before(m, &x, &b[j - 1], by_cost); j--)
+			b[j] = b[j - 1];
+		b[j] = x;
+	}
+	static const char *const ck[] = { "", ", act-ckpt selective", ", act-ckpt full" };
+	for (size_t i = 0; i < n; i++) {
+		const struct layout *l = &b[i].l;
+		if (!b[i].built) {
+			fprintf(f, "%-24s %15s  no layout runs\n", b[i].g->id, "-");
+			continue;
+		}
+		char ep[24] = "", zero[24] = "", mb[40] = "", ga[32] = "";
+		if (l->ep > 1)
+			snprintf(ep, sizeof ep, ", ep %u", l->ep);
+		if (!m->zero_set && m->opts.mode == MODEL_TRAINING)
+			snprintf(zero, sizeof zero, ", zero %u", l->zero);
+		if (l->mb > 1)
+			snprintf(mb, sizeof mb, ", %u microbatches", l->mb);
+		if (l->ga > 1)
+			snprintf(ga, sizeof ga, ", grad-accum %u", l->ga);
+		fprintf(f, "%-24s %12.3f ms  dp %u x tp %u x pp %u%s%s%s%s%s%s", b[i].g->id,
+			l->iteration_ns / 1e6, l->dp, l->tp, l->pp, ep, zero, l->hsdp ? " (hsdp)" : "", mb,
+			m->ckpt_set ? "" : ck[l->ckpt], ga);
+		if (m->opts.mode == MODEL_SERVE) {
+			fprintf(f, "  TTFT %.3f ms", l->ttft_ns / 1e6);
+			if (!isnan(l->tpot_ns))
+				fprintf(f, ", TPOT %.3f ms", l->tpot_ns / 1e6);
+		}
+		if (b[i].usd_per_hour > 0) {
+			char usd[32];
+			report_usd(usd_per_mtok(m, l, b[i].usd_per_hour), usd, sizeof(usd));
+			fprintf(f, "  $%s per million tokens", usd);
+		} else if (by_cost) {
+			fprintf(f, "  no price");
+		}
+		if (!l->fits)
+			fprintf(f, "  no fit");
+		fputc('\n', f);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
 int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *const *targets,
 		     size_t ntargets, const double *usd_per_hour, enum pred_method method, int json,
 		     char *err, size_t errlen)
@@ -755,7 +852,10 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		return SURFER_EINVAL;
 	}
 	struct layout *v = malloc(MAX_LAYOUTS * sizeof(*v));
-	if (!v) {
+	struct plan_best *best = calloc(ntargets ? ntargets : 1, sizeof(*best));
+	if (!v || !best) {
+		free(v);
+		free(best);
 		snprintf(err, errlen, "out of memory");
 		return SURFER_ENOMEM;
 	}
@@ -793,6 +893,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	if (ntargets && !built && why) {
 		snprintf(err, errlen, "--plan %u: no layout builds: %s", m->plan_gpus, why);
 		free(v);
+		free(best);
 		return SURFER_EINVAL;
 	}
 	json_t *doc = NULL, *tarr = NULL;
@@ -815,10 +916,11 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			json_decref(doc);
 			json_decref(tarr);
 			free(v);
+			free(best);
 			snprintf(err, errlen, "out of memory");
 			return SURFER_ENOMEM;
 		}
-	} else {
+	} else if (!m->plan_rank) {
 		char zero[48] = "";
 		if (explore)
 			snprintf(zero, sizeof(zero), m->opts.lora_rank ? ", LoRA rank %u, zero 0, 1 and 3"
@@ -875,6 +977,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 				rc = -1;
 			if (!o || json_array_append_new(tarr, o))
 				rc = -1;
+		} else if (m->plan_rank) {
+			best[t] = plan_best_of(targets[t], v, n, usd);
 		} else if (write_text(f, m, targets[t], v, n, usd, plan_experts(&c) > 0, explore)) {
 			rc = -1;
 		}
@@ -886,6 +990,9 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		if (!rc)
 			fputc('\n', f);
 	}
+	if (!json && m->plan_rank && !rc)
+		rc = write_rank(f, m, best, ntargets, m->plan_rank == 2);
+	free(best);
 	json_decref(tarr);
 	json_decref(doc);
 	free(v);

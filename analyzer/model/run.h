@@ -29,6 +29,9 @@ struct model_cli {
 				   * median of (0: not from a trace)            */
 	uint32_t new_tokens;      /* --mode generate: tokens generated per sequence */
 	uint32_t plan_gpus;       /* --plan N: every layout of N GPUs; 0 none */
+	int plan_rank;            /* --plan with --rank: 0 the tables; 1 one
+				   * line per target, its best layout, the
+				   * fastest target first; 2 the cheapest */
 	uint32_t jobs;            /* --jobs N: layouts --plan predicts at once;
 				   * 0 = model_plan_jobs()'s default          */
 	const char *write_trace;  /* --write-trace FILE: the built program as a
@@ -223,7 +226,9 @@ uint32_t model_plan_jobs(const struct model_cli *m);
  * layout of m->plan_gpus GPUs for the global batch m->opts.batch, each
  * predicted on every target with its memory estimate, fastest first
  * (plan.c); usd_per_hour (NULL, or one per target, 0 none) adds each
- * layout's cost per million tokens, for all its GPUs.  0, SURFER_EINVAL
+ * layout's cost per million tokens, for all its GPUs.  With
+ * m->plan_rank, one text line per target instead: its fastest layout
+ * that fits, the targets fastest (or cheapest) first.  0, SURFER_EINVAL
  * for a bad model or options (reason in err), SURFER_ENOMEM,
  * SURFER_EWRITE when f cannot be written. */
 int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *const *targets,
