@@ -201,8 +201,7 @@ static const struct {
 	 * FP8 with a scale per 128 x 128 block (its quantization_config), so
 	 * the engines serve it in FP8 as they load that checkpoint; V2's is
 	 * BF16. */
-	{ "deepseek-v3", "{\"model_type\":\"deepseek_v3\","
-	  "\"max_position_embeddings\":163840,\"hidden_size\":7168,\"intermediate_size\":18432,"
+	{ "deepseek-v3", "{\"model_type\":\"deepseek_v3\",\"hidden_size\":7168,\"intermediate_size\":18432,"
 	  "\"moe_intermediate_size\":2048,\"n_routed_experts\":256,\"n_shared_experts\":1,"
 	  "\"num_experts_per_tok\":8,\"first_k_dense_replace\":3,\"moe_layer_freq\":1,"
 	  "\"num_hidden_layers\":61,\"num_attention_heads\":128,\"num_key_value_heads\":128,"
@@ -212,8 +211,7 @@ static const struct {
 	  "\"hidden_act\":\"silu\",\"max_position_embeddings\":163840,\"torch_dtype\":\"bfloat16\","
 	  "\"quantization_config\":{\"quant_method\":\"fp8\",\"fmt\":\"e4m3\",\"activation_scheme\":\"dynamic\","
 	  "\"weight_block_size\":[128,128]}}" },
-	{ "deepseek-v2", "{\"model_type\":\"deepseek_v2\","
-	  "\"max_position_embeddings\":163840,\"hidden_size\":5120,\"intermediate_size\":12288,"
+	{ "deepseek-v2", "{\"model_type\":\"deepseek_v2\",\"hidden_size\":5120,\"intermediate_size\":12288,"
 	  "\"moe_intermediate_size\":1536,\"n_routed_experts\":160,\"n_shared_experts\":2,"
 	  "\"num_experts_per_tok\":6,\"first_k_dense_replace\":1,\"moe_layer_freq\":1,"
 	  "\"num_hidden_layers\":60,\"num_attention_heads\":128,\"num_key_value_heads\":128,"
@@ -228,16 +226,14 @@ static const struct {
 	 * scored as DeepSeek-V3's (sigmoid with a correction bias): 355B and
 	 * 106B parameters as their model cards give, the multi-token
 	 * prediction layer not built */
-	{ "glm-4.5", "{\"model_type\":\"glm4_moe\","
-	  "\"max_position_embeddings\":131072,\"hidden_size\":5120,\"intermediate_size\":12288,"
+	{ "glm-4.5", "{\"model_type\":\"glm4_moe\",\"hidden_size\":5120,\"intermediate_size\":12288,"
 	  "\"moe_intermediate_size\":1536,\"n_routed_experts\":160,\"n_shared_experts\":1,"
 	  "\"num_experts_per_tok\":8,\"first_k_dense_replace\":3,\"num_hidden_layers\":92,"
 	  "\"num_attention_heads\":96,\"num_key_value_heads\":8,\"head_dim\":128,\"attention_bias\":true,"
 	  "\"use_qk_norm\":true,\"partial_rotary_factor\":0.5,\"vocab_size\":151552,"
 	  "\"num_nextn_predict_layers\":1,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\","
 	  "\"max_position_embeddings\":131072,\"torch_dtype\":\"bfloat16\"}" },
-	{ "glm-4.5-air", "{\"model_type\":\"glm4_moe\","
-	  "\"max_position_embeddings\":131072,\"hidden_size\":4096,\"intermediate_size\":10944,"
+	{ "glm-4.5-air", "{\"model_type\":\"glm4_moe\",\"hidden_size\":4096,\"intermediate_size\":10944,"
 	  "\"moe_intermediate_size\":1408,\"n_routed_experts\":128,\"n_shared_experts\":1,"
 	  "\"num_experts_per_tok\":8,\"first_k_dense_replace\":1,\"num_hidden_layers\":46,"
 	  "\"num_attention_heads\":96,\"num_key_value_heads\":8,\"head_dim\":128,\"attention_bias\":true,"
@@ -251,15 +247,13 @@ static const struct {
 	 * MLP of 16384); chunked attention of 8192 on three layers of four;
 	 * 107.8B and 400.7B parameters built (the cards' 109B and 400B count
 	 * the vision encoder) */
-	{ "llama-4-scout", "{\"model_type\":\"llama4_text\","
-	  "\"max_position_embeddings\":10485760,\"hidden_size\":5120,\"intermediate_size\":8192,"
+	{ "llama-4-scout", "{\"model_type\":\"llama4_text\",\"hidden_size\":5120,\"intermediate_size\":8192,"
 	  "\"intermediate_size_mlp\":16384,\"num_hidden_layers\":48,\"num_attention_heads\":40,"
 	  "\"num_key_value_heads\":8,\"head_dim\":128,\"num_local_experts\":16,\"num_experts_per_tok\":1,"
 	  "\"interleave_moe_layer_step\":1,\"attention_chunk_size\":8192,\"use_qk_norm\":true,"
 	  "\"vocab_size\":202048,\"tie_word_embeddings\":false,\"hidden_act\":\"silu\","
 	  "\"max_position_embeddings\":10485760,\"torch_dtype\":\"bfloat16\"}" },
-	{ "llama-4-maverick", "{\"model_type\":\"llama4_text\","
-	  "\"max_position_embeddings\":1048576,\"hidden_size\":5120,\"intermediate_size\":8192,"
+	{ "llama-4-maverick", "{\"model_type\":\"llama4_text\",\"hidden_size\":5120,\"intermediate_size\":8192,"
 	  "\"intermediate_size_mlp\":16384,\"num_hidden_layers\":48,\"num_attention_heads\":40,"
 	  "\"num_key_value_heads\":8,\"head_dim\":128,\"num_local_experts\":128,\"num_experts_per_tok\":1,"
 	  "\"interleave_moe_layer_step\":2,\"attention_chunk_size\":8192,\"use_qk_norm\":false,"
@@ -270,15 +264,13 @@ static const struct {
 	 * 128-token sliding windows on every other layer (layer_types starts
 	 * sliding, full); the experts' weights MXFP4 (20.9B and 116.8B
 	 * parameters, as their model cards give) */
-	{ "gpt-oss-20b", "{\"model_type\":\"gpt_oss\","
-	  "\"max_position_embeddings\":131072,\"hidden_size\":2880,\"intermediate_size\":2880,"
+	{ "gpt-oss-20b", "{\"model_type\":\"gpt_oss\",\"hidden_size\":2880,\"intermediate_size\":2880,"
 	  "\"num_hidden_layers\":24,\"num_attention_heads\":64,\"num_key_value_heads\":8,\"head_dim\":64,"
 	  "\"num_local_experts\":32,\"num_experts_per_tok\":4,\"vocab_size\":201088,"
 	  "\"attention_bias\":true,\"tie_word_embeddings\":false,\"sliding_window\":128,"
 	  "\"layer_types\":[\"sliding_attention\",\"full_attention\"],\"max_position_embeddings\":131072,"
 	  "\"torch_dtype\":\"bfloat16\",\"quantization_config\":{\"quant_method\":\"mxfp4\"}}" },
-	{ "gpt-oss-120b", "{\"model_type\":\"gpt_oss\","
-	  "\"max_position_embeddings\":131072,\"hidden_size\":2880,\"intermediate_size\":2880,"
+	{ "gpt-oss-120b", "{\"model_type\":\"gpt_oss\",\"hidden_size\":2880,\"intermediate_size\":2880,"
 	  "\"num_hidden_layers\":36,\"num_attention_heads\":64,\"num_key_value_heads\":8,\"head_dim\":64,"
 	  "\"num_local_experts\":128,\"num_experts_per_tok\":4,\"vocab_size\":201088,"
 	  "\"attention_bias\":true,\"tie_word_embeddings\":false,\"sliding_window\":128,"
