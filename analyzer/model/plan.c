@@ -542,6 +542,16 @@ static double usd_per_mtok(const struct model_cli *m, const struct layout *l, do
 	return usd_per_hour * m->plan_gpus / 3600.0 / tok_per_s * 1e6;
 }
 
+/* The activation checkpointing the plan chose for l ("selective" or
+ * "full"), NULL where it chose none (none needed, or --act-ckpt given):
+ * what the table, the JSON and --rank name beside a layout */
+static const char *plan_ckpt_chosen(const struct model_cli *m, const struct layout *l)
+{
+	if (m->ckpt_set || l->ckpt == MODEL_CKPT_NONE)
+		return NULL;
+	return l->ckpt == MODEL_CKPT_FULL ? "full" : "selective";
+}
+
 /* Whether v[i], a layout that does not build, is the first of v whose
  * reason it shares; *alike, how many share it (itself too). */
 static int first_alike(const struct layout *v, size_t n, size_t i, size_t *alike)
@@ -598,9 +608,7 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 		 * rows of Llama-3.1-405B's plan of 1024 GPUs) are one row, the
 		 * first of them, with their count; JSON lists each */
 		size_t alike = 0;
-		if (!l->ok && !l->hidden && !first_alike(v, n, i, &alike))
-			continue;
-		if (l->hidden)
+		if (l->hidden || (!l->ok && !first_alike(v, n, i, &alike)))
 			continue;
 		fprintf(f, "  %4u %4u %4u", l->dp, l->tp, l->pp);
 		if (moe)
@@ -629,8 +637,10 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 			report_usd(usd_per_mtok(m, l, usd_per_hour), usd, sizeof(usd));
 			fprintf(f, " %12s", usd);
 		}
-		static const char *const ck[] = { "", "act-ckpt selective", "act-ckpt full" };
-		const char *ac = m->ckpt_set ? "" : ck[l->ckpt];
+		const char *chosen = plan_ckpt_chosen(m, l);
+		char ac[32] = "";
+		if (chosen)
+			snprintf(ac, sizeof ac, "act-ckpt %s", chosen);
 		const char *note = !l->fits ? "  does not fit" : !best ? "  fastest that fits" : "";
 		char gas[32] = "";
 		if (l->ga > 1)
@@ -681,9 +691,8 @@ static json_t *layouts_json(const struct model_cli *m, const struct layout *v, s
 		}
 		if (o && l->ok && l->ga > 1)
 			json_object_set_new(o, "grad_accum", json_integer(l->ga));
-		if (o && l->ok && l->ckpt != MODEL_CKPT_NONE && !m->ckpt_set)
-			json_object_set_new(o, "act_ckpt", json_string(l->ckpt == MODEL_CKPT_FULL ? "full"
-								       : "selective"));
+		if (o && l->ok && plan_ckpt_chosen(m, l))
+			json_object_set_new(o, "act_ckpt", json_string(plan_ckpt_chosen(m, l)));
 		if (o && l->ok && usd_per_hour > 0)
 			json_object_set_new(o, "cost_per_million_tokens_usd",
 					    json_real(usd_per_mtok(m, l, usd_per_hour)));
@@ -754,25 +763,26 @@ static int write_rank(FILE *f, const struct model_cli *m, struct plan_best *b, s
 			b[j] = b[j - 1];
 		b[j] = x;
 	}
-	static const char *const ck[] = { "", ", act-ckpt selective", ", act-ckpt full" };
 	for (size_t i = 0; i < n; i++) {
 		const struct layout *l = &b[i].l;
 		if (!b[i].built) {
 			fprintf(f, "%-24s %15s  no layout runs\n", b[i].g->id, "-");
 			continue;
 		}
-		char ep[24] = "", zero[24] = "", mb[40] = "", ga[32] = "";
+		char ep[24] = "", zero[24] = "", mb[40] = "", ac[32] = "", ga[32] = "";
 		if (l->ep > 1)
 			snprintf(ep, sizeof ep, ", ep %u", l->ep);
 		if (!m->zero_set && m->opts.mode == MODEL_TRAINING)
 			snprintf(zero, sizeof zero, ", zero %u", l->zero);
 		if (l->mb > 1)
 			snprintf(mb, sizeof mb, ", %u microbatches", l->mb);
+		if (plan_ckpt_chosen(m, l))
+			snprintf(ac, sizeof ac, ", act-ckpt %s", plan_ckpt_chosen(m, l));
 		if (l->ga > 1)
 			snprintf(ga, sizeof ga, ", grad-accum %u", l->ga);
 		fprintf(f, "%-24s %12.3f ms  dp %u x tp %u x pp %u%s%s%s%s%s%s", b[i].g->id,
 			l->iteration_ns / 1e6, l->dp, l->tp, l->pp, ep, zero, l->hsdp ? " (hsdp)" : "", mb,
-			m->ckpt_set ? "" : ck[l->ckpt], ga);
+			ac, ga);
 		if (m->opts.mode == MODEL_SERVE) {
 			fprintf(f, "  TTFT %.3f ms", l->ttft_ns / 1e6);
 			if (!isnan(l->tpot_ns))
