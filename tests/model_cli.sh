@@ -731,17 +731,39 @@ check "Mixtral in BF16 does not fit an H100 (warning: $(grep warning "$tmp/mx.tx
 grep -q 'weights 14\.9[0-9], gradients 14\.9[0-9], optimizer 29\.9[0-9]' "$tmp/l3.txt" &&
 	grep -q 'need 74.8 GiB: more than a100-sxm4-40 has' "$tmp/l3.txt"
 check "Llama-3-8B AdamW training does not fit a 40 GB A100 ($(grep warning "$tmp/l3.txt"))" $?
-# With --tp 2 half the parameters per GPU need 39.84 GiB: under the 40 GB
-# of the datasheet, over the 38.9 GiB the A100's driver and PyTorch's
-# context leave; with --tp 4 it fits.
-"$BIN" --model llama-3-8b --mode training --optimizer adamw --dtype bf16 --tp 2 --target a100 \
-	>"$tmp/l3tp.txt" 2>/dev/null
+# With --tp 2 half the parameters per GPU need 39.84 GiB in pure BF16:
+# under the 40 GB of the datasheet, over the 38.9 GiB the A100's driver and
+# PyTorch's context leave; with --tp 4 it fits.
+"$BIN" --model llama-3-8b --mode training --optimizer adamw --dtype bf16 --precision pure --tp 2 \
+	--target a100 >"$tmp/l3tp.txt" 2>/dev/null
 grep -q 'need 39.8 GiB: more than a100-sxm4-40 has' "$tmp/l3tp.txt"
 check "with --tp 2 it does not fit the usable 38.9 GiB" $?
-"$BIN" --model llama-3-8b --mode training --optimizer adamw --dtype bf16 --tp 4 --target a100 \
-	>"$tmp/l3tp.txt" 2>/dev/null
+"$BIN" --model llama-3-8b --mode training --optimizer adamw --dtype bf16 --precision pure --tp 4 \
+	--target a100 >"$tmp/l3tp.txt" 2>/dev/null
 ! grep -q 'GiB: more than' "$tmp/l3tp.txt"
 check "with --tp 4 it fits (a quarter of the parameters per GPU)" $?
+# More than one GPU of any parallelism keeps FP32 masters by default, as
+# more than one data-parallel rank does (Megatron's TP and PP: 18 bytes a
+# parameter, training-stacks.md sec. 5): --tp 2 and --pp 2 alone state
+# what --precision mixed states for their half of the parameters (BF16 and
+# FP32 weights, FP32 gradients and moments: 18 bytes each, twice pure
+# BF16's 8 and more), not pure BF16's; one GPU stays pure.
+mem_of() { sed -n 's/^memory  *\([0-9.]*\) GiB at the peak.*/\1/p' "$1"; }
+for par in "--tp 2" "--pp 2" ""; do
+	for prec in "" "--precision mixed" "--precision pure"; do
+		"$BIN" --model llama-3-8b --mode training --optimizer adamw --dtype bf16 --batch 2 --seq 1024 \
+			$par $prec --target h200 >"$tmp/prec.txt" 2>/dev/null
+		mem_of "$tmp/prec.txt" >"$tmp/prec_${par#--}_${prec#--precision }.mem"
+	done
+done
+for par in "tp 2" "pp 2"; do
+	d=$(cat "$tmp/prec_${par}_.mem"); mx=$(cat "$tmp/prec_${par}_mixed.mem"); pu=$(cat "$tmp/prec_${par}_pure.mem")
+	[ -n "$d" ] && [ "$d" = "$mx" ] && awk -v m="$mx" -v p="$pu" 'BEGIN { exit !(m > p + 20) }'
+	check "--$par alone keeps FP32 masters by default: $d GiB, mixed $mx, pure $pu" $?
+done
+d=$(cat "$tmp/prec__.mem"); pu=$(cat "$tmp/prec__pure.mem")
+[ -n "$d" ] && [ "$d" = "$pu" ]
+check "one GPU stays pure by default: $d GiB, pure $pu" $?
 # --all-targets: the GPUs a step does not fit are named while the line has
 # room and counted after it, and the sentence ends whole (it was cut in
 # the middle of a GPU's id behind the data-parallel note); as many GPUs in
@@ -1370,6 +1392,38 @@ for gpus in 256 1024; do
 	[ "${1:-0}" -gt 1 ] && [ "${2:-0}" -gt 1 ]
 	check "deepseek-v3 on $gpus GPUs: the fastest layout that fits has ep ${1:-none} > 1, pp ${2:-none} > 1" $?
 done
+
+# A plan none of whose layouts fits shows each at its least memory (the
+# deepest checkpointing and accumulation tried), not as asked: Llama-3.1-
+# 70B's 16 x 4096 on 8 H200s with FP32 masters (1.1 TB of state for 1.1
+# TB of HBM) fits no layout; every row's memory is at most the plan's
+# under --act-ckpt none (nothing retried), some far below, and the text's
+# last lines name the least of the JSON's layouts.
+p70="--model llama-3.1-70b --mode training --dtype bf16 --optimizer adamw --batch 16 --seq 4096 --plan 8
+	--target h200"
+"$BIN" $p70 --json >"$tmp/p70.json" 2>/dev/null &&
+	"$BIN" $p70 --act-ckpt none --json >"$tmp/p70n.json" 2>/dev/null &&
+	"$BIN" $p70 >"$tmp/p70.txt" 2>/dev/null &&
+	python3 - "$tmp/p70.json" "$tmp/p70n.json" "$tmp/p70.txt" <<'PY'
+import json, re, sys
+def rows(path):
+    t = json.load(open(path))["targets"][0]
+    return {(l["dp"], l["tp"], l["pp"], l["zero"]): l for l in t["layouts"] if "iteration_ms" in l}
+least, asked = rows(sys.argv[1]), rows(sys.argv[2])
+assert least and not any(l["memory_fits"] for l in least.values())
+for k, l in least.items():
+    assert l["memory_peak_gib"] <= asked[k]["memory_peak_gib"] + 0.01, (k, l, asked[k])
+assert min(l["memory_peak_gib"] / asked[k]["memory_peak_gib"] for k, l in least.items()) < 0.5
+text = open(sys.argv[3]).read()
+m = re.search(r"no layout of 8 GPUs fits h200's memory;\n  the least memory: ([0-9.]+) GiB a GPU "
+              r"\(dp (\d+) x tp (\d+) x pp (\d+)(?:, ZeRO (\d))?", text)
+assert m, text[-400:]
+low = min(least.values(), key=lambda l: l["memory_peak_gib"])
+assert abs(float(m.group(1)) - low["memory_peak_gib"]) < 0.01, (m.group(0), low)
+assert (int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5) or 0)) == \
+    (low["dp"], low["tp"], low["pp"], low["zero"]), (m.group(0), low)
+PY
+check "a plan that fits nowhere: each layout at its least memory, the least named" $?
 
 # --attention's explicit kernels: each parses and predicts; the impossible
 # ones are refused with one line (FA3 off Hopper, FA2 and cuDNN before

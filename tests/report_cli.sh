@@ -72,9 +72,10 @@ check "--rank time: what fits first, then 'no fit' fastest first ($(tr '\n' ';' 
 # --plan with --rank: one line per target, its fastest layout that fits
 # (the first of its --plan table), the targets ordered as --rank orders a
 # trace's; each line's time, layout and cost are the plan JSON's.  Llama-
-# 3.1-70B's training step of 16 x 4096 on 8 GPUs: an H200 node holds it,
-# an A100 40 GB node does not (its fastest layout follows, 'no fit').
-plan70="--model llama-3.1-70b --mode training --dtype bf16 --optimizer adamw --batch 16 --seq 4096 --plan 8
+# 3.1-70B's training step of 16 x 4096 on 16 GPUs, FP32 masters: two H200
+# nodes hold it, A100 40 GB nodes do not (their fastest layout follows, 'no
+# fit').
+plan70="--model llama-3.1-70b --mode training --dtype bf16 --optimizer adamw --batch 16 --seq 4096 --plan 16
 	-t a100-sxm4-40 -t h200 -t h100 --price h200=4 --price h100=3 --price a100=1"
 "$BIN" $plan70 --rank time >"$tmp/pr.txt" 2>/dev/null &&
 "$BIN" $plan70 --rank cost >"$tmp/pc.txt" 2>/dev/null &&

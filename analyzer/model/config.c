@@ -1279,8 +1279,12 @@ int model_mixed(const struct model_opts *o)
 	if (o->precision != MODEL_PREC_AUTO)
 		return o->precision == MODEL_PREC_MIXED || o->precision == MODEL_PREC_AUTOCAST;
 	/* --lora: PEFT trains adapters on a model loaded in the dtype
-	 * (torch_dtype), no FP32 copy of what is frozen */
-	return !o->lora_rank && (o->stack == MODEL_STACK_TE || o->fp8 || model_grad_ranks(o) > 1);
+	 * (torch_dtype), no FP32 copy of what is frozen.  More than one GPU
+	 * of any parallelism (not only data-parallel ranks): Megatron's and
+	 * nanotron's TP and PP keep FP32 masters as their DP does, so a
+	 * plan's dp 1 x tp x pp layouts hold the state its dp > 1 ones do */
+	uint64_t gpus = (uint64_t)model_grad_ranks(o) * (o->tp ? o->tp : 1) * (o->pp ? o->pp : 1);
+	return !o->lora_rank && (o->stack == MODEL_STACK_TE || o->fp8 || gpus > 1);
 }
 
 int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out)

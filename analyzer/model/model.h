@@ -190,10 +190,11 @@ enum model_fp8_recipe { MODEL_FP8_TENSORWISE = 0, MODEL_FP8_ROWWISE, MODEL_FP8_D
  * cast to the dtype, as the Hugging Face harness does: weights, gradients
  * and AdamW's moments all 16-bit) or mixed (FP32 master weights and
  * moments; Megatron's FP32 main gradients under te).  AUTO: mixed under
- * --stack te, FP8 or more than one data-parallel rank at any ZeRO stage
- * (the stacks that shard or replicate a model keep FP32 masters at every
- * stage: Megatron/NeMo, torchtitan, llm-foundry, DeepSpeed; only the
- * sharding changes with --zero); pure on one GPU, as the harness trains.
+ * --stack te, FP8 or more than one GPU, of any parallelism, at any ZeRO
+ * stage (the stacks that shard, replicate or split a model keep FP32
+ * masters at every stage: Megatron/NeMo, nanotron, torchtitan,
+ * llm-foundry, DeepSpeed; only the sharding changes with --zero); pure on
+ * one GPU, as the harness trains.
  * AUTOCAST: torch.autocast over FP32 parameters (Hugging Face Trainer's
  * bf16=True / fp16=True, torch.amp with DDP): the state of MIXED, and
  * under the eager stack the casts autocast launches on every call (ops.c,
