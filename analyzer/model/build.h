@@ -1,7 +1,9 @@
 /*
  * build.h - the model builder's state and its kernel emitters, shared by
  * the files that write an architecture's kernel sequence (model.c: Hugging
- * Face eager modules).  Internal to analyzer/model: nothing outside it
+ * Face eager modules; step.c: the optimizer step and data parallelism's
+ * traffic; fuse.c: what a stack fuses; serve.c: the serving engines).
+ * Internal to analyzer/model: nothing outside it
  * includes this header.
  *
  * An emitter appends the kernels ATen launches for one op to B->s, at the
@@ -272,6 +274,34 @@ void bld_grad_accumulate(struct bld *B, double elems, uint64_t cols);
 
 /* The kernels autograd launches for the remembered op f. */
 void bld_backward_op(struct bld *B, const struct fop *f);
+
+/* ---- the step beside the passes (step.c) ------------------------------ */
+
+/* The optimizer step after the backward pass: gradient clipping, the
+ * multi-tensor AdamW or SGD passes, Megatron's copy to the model's
+ * parameters (or, --offload, the host's step and its copies). */
+void bld_optimizer_step(struct bld *B);
+/* DDP: grad_bytes more gradients into *pending, all-reduced over group g
+ * in 25 MB buckets as they fill (final: the rest too). */
+void bld_dp_buckets(struct bld *B, double grad_bytes, double *pending, int final,
+		    enum model_group g);
+/* Whether parameters are sharded (ZeRO-2|3 / FSDP over > 1 ranks). */
+int bld_sharded(const struct bld *B);
+/* A unit's parameter all-gather(s); returns the last one's index + 1. */
+uint32_t bld_zero_gather(struct bld *B, int32_t layer, int async);
+/* FSDP2's copy-out after a unit's gather; its index + 1 (0 none). */
+uint32_t bld_zero_copy_out(struct bld *B, int32_t layer, double n);
+/* A unit's gradient copy-in and reduce-scatter (HSDP: and all-reduce). */
+void bld_zero_reduce(struct bld *B, int32_t layer);
+
+/* ---- what a stack does to the built sequence (fuse.c) ----------------- */
+
+/* --stack compile|te: fusible kernels folded into their neighbours. */
+void bld_stack_fuse(struct bld *B);
+/* --dtype fp8 under FSDP: the weights' all-gathers in FP8. */
+void bld_fp8_gathers(struct bld *B);
+/* --cuda-graphs: each block's forward and backward one graph. */
+void bld_graph_regions(struct bld *B);
 
 /* model_build for o->engine vLLM or SGLang (serve.c): the engine's
  * kernels for o->mode prefill, decode or serve (inference: a prefill of

@@ -935,7 +935,7 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 	if (o->zero >= 2 && model_grad_ranks(o) > 1 && o->pp > 1 &&
 	    model_fsdp_impl(o) != MODEL_FSDP_2) {
 		/* FSDP2 under torch's pipeline schedules is what torchtitan
-		 * runs (sharded() says how); FSDP1 and Megatron's FSDP have no
+		 * runs (bld_sharded() says how); FSDP1 and Megatron's FSDP have no
 		 * pipeline schedule of their own */
 		snprintf(err, errlen, "--zero %u --fsdp %s does not combine with --pp (FSDP2, --fsdp 2, "
 			 "does: torchtitan's; or --zero 1)", o->zero,
@@ -958,362 +958,6 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		}
 	}
 	return 0;
-}
-
-/* One multi-tensor pass of the optimizer step over P elements in
- * `launches` launches (each a 65,536-element chunk per thread block,
- * MultiTensorApply.cuh), moving bytes_per_elem each. */
-static void optimizer_pass(struct bld *B, const char *name, enum pred_op op, double P,
-			   uint64_t launches, double bytes_per_elem)
-{
-	double per = P / (double)launches;
-	for (uint64_t l = 0; l < launches; l++) {
-		struct model_kernel *k = bld_push(B);
-		if (!k)
-			return;
-		k->k.name = name;
-		k->k.op = op;
-		k->k.grid[0] = (uint32_t)(ceil(per / 65536.0) > 0 ? ceil(per / 65536.0) : 1);
-		k->k.grid[1] = k->k.grid[2] = 1;
-		k->k.block[0] = 512;
-		k->k.block[1] = k->k.block[2] = 1;
-		k->k.m = (uint64_t)per;
-		k->k.n = 1;
-		k->k.batch = 1;
-		k->k.flops = 4.0 * per;
-		k->k.bytes = bytes_per_elem * per;
-	}
-}
-
-/* --offload: DeepSpeed's offload_optimizer (device cpu; ZeRO-Offload, Ren
- * et al. 2021, USENIX ATC) over this rank's P parameters, after backward:
- *  - its gradients copied to the host's pinned FP32 buffer (DeepSpeed
- *    casts them to FP32 on the GPU and copies them, 4 bytes a parameter:
- *    stage_1_and_2.py's async_inplace_copy_grad_to_fp32_buffer_from_gpu,
- *    as recalled, not read here);
- *  - the gradients' norm summed over the ranks (a 4-byte all-reduce)
- *    unless --no-grad-clip;
- *  - DeepSpeedCPUAdam on the host: p, g, m, v read and p, m, v written in
- *    FP32 (fused AdamW's 28 bytes, training-stacks.md section 5), the
- *    norm's read of the gradients (4) and the 16-bit parameters written
- *    for the copy back (the dtype's bytes), at a rank's share of the
- *    host's DRAM bandwidth (o->host_rank_gbps: systems.csv's peak, so a
- *    bound the step reaches at best; the CPU's arithmetic, ~10 FLOPs a
- *    parameter, is far below what its cores issue);
- *  - the 16-bit parameters copied back, the dtype's bytes.
- * In that order, none overlapped with the GPU's work: DeepSpeed's stage 2
- * overlaps the gradients' copies with backward (overlap_comm), and its
- * one-step delayed update overlaps the CPU step with the next forward;
- * neither is modelled, so the copies (a fraction of the CPU step: 6 of
- * its 34 bytes at PCIe's 3-10x lower rate) count in full. */
-static void offload_step(struct bld *B, double P)
-{
-	const struct model_opts *o = B->o;
-	double clip = o->no_grad_clip ? 0 : 4.0;
-	k_host_copy(B, MODEL_COPY_DTOH, 4.0 * P, 0);
-	if (!o->no_grad_clip && model_grad_ranks(o) > 1)
-		k_comm_elem(B, COMM_ALL_REDUCE, 4.0, 4.0, o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP, 0);
-	k_host_copy(B, MODEL_COPY_HTOD, B->esz * P, P * (28.0 + clip + B->esz) / o->host_rank_gbps);
-}
-
-/* Optimizer step over this GPU's parameters (training-stacks.md section 5).
- * The state is in the dtype, or FP32 in mixed precision (model_mixed:
- * FP32 master weights, moments and gradients, as FSDP's sharded flat
- * parameters, Megatron's main_grad and autocast's FP32 model keep them).
- * AdamW in PyTorch 2's foreach implementation (_multi_tensor_adamw) runs 8
- * multi-tensor passes: mul_(p) (weight decay), lerp_(m, g), mul_(v),
- * addcmul_(v, g, g), sqrt(v), div_, add_(eps), addcdiv_(p, m, denom),
- * touching 2 + 3 + 2 + 4 + 2 + 2 + 2 + 4 = 21 tensors an element (84
- * bytes a parameter in FP32: the notes' "~80"), each launched once per
- * ~36 tensors or per 320 chunks of 64 Ki elements; fused=True runs one
- * pass reading p, g, m, v and writing p, m, v (28 bytes in FP32).  SGD
- * without momentum is one foreach add.
- * Before it the gradients' norm is clipped, as the stacks do by default
- * (Megatron's --clip-grad 1.0: multi_tensor_l2norm, then
- * multi_tensor_scale, clip_grads.py; torch's clip_grad_norm_: a foreach
- * norm, then a foreach mul by the clamped coefficient): a reading pass, the
- * norm summed over the ranks whose shards it covers (a 4-byte all-reduce on
- * the compute stream) and a scaling pass (o->no_grad_clip: none of it).
- * After it Megatron (--stack te) in mixed precision copies the FP32 main
- * parameters into the 16-bit model's (_copy_main_params_to_model_params):
- * 4 bytes read and esz written a parameter. */
-static void optimizer_step(struct bld *B)
-{
-	const struct model_opts *o = B->o;
-	/* the trained parameters (--lora: the adapters alone) */
-	double P = B->s->params_trainable;
-	uint32_t tensors = B->s->param_tensors_trainable ? B->s->param_tensors_trainable : 1;
-	if (o->optimizer == MODEL_OPTIM_NONE || o->mode != MODEL_TRAINING)
-		return;
-	uint32_t dp = model_grad_ranks(o);
-	if (o->zero && dp > 1) {
-		/* each rank steps its shard: ZeroRedundancyOptimizer a dp-th
-		 * of the tensors, FSDP one flat tensor per unit; under --ep the
-		 * experts' over their data-parallel group, dp / ep ranks */
-		double X = model_ep(o) > 1 ? B->s->expert_params : 0;
-		P = (P - X) / dp + X * model_ep(o) / o->dp;
-		tensors = o->zero == 1 ? (uint32_t)cdiv(tensors, dp) : B->nunits;
-	}
-	B->ph = MODEL_PH_OPTIMIZER;
-	B->layer = -1;
-	if (o->offload) {
-		offload_step(B, P);
-		return;
-	}
-	int mixed = model_mixed(o);
-	double st = mixed ? 4.0 : B->esz;      /* bytes of p, g, m, v */
-	int passes;
-	double rw;              /* tensors touched per element per pass */
-	const char *name;
-	if (o->optimizer == MODEL_OPTIM_SGD) {
-		passes = 1, rw = 3, name = "multi_tensor_apply_kernel<TensorListMetadata<2>, AxpbyFunctor>";
-	} else if (o->fused_optimizer) {
-		passes = 1, rw = 7, name = "multi_tensor_apply_kernel<FusedAdamMathFunctor<float, 4>>";
-	} else {
-		passes = 8, rw = 21.0 / 8, name = "multi_tensor_apply_kernel<TensorListMetadata<3>, PointwiseOpScalarFunctor>";
-	}
-	double chunks = ceil(P / 65536.0);
-	uint64_t launches = cdiv(tensors, 36);
-	uint64_t by_chunks = (uint64_t)ceil(chunks / 320.0);
-	if (by_chunks > launches)
-		launches = by_chunks;
-	if (!launches)
-		launches = 1;
-	if (!o->no_grad_clip) {
-		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<1>, LpNormFunctor<float>>",
-			       PRED_OP_REDUCTION, P, launches, st);
-		if (o->zero && dp > 1)   /* NCCL's stream, after the gradients' */
-			k_comm_elem(B, COMM_ALL_REDUCE, 4.0, 4.0, o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP,
-				    MODEL_ASYNC_AFTER);
-		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<1>, BinaryOpScalarTensorFunctor>",
-			       PRED_OP_ELEMENTWISE, P, launches, 2.0 * st);
-	}
-	/* the moments take the parameters' dtype (zeros_like) */
-	for (int p = 0; p < passes; p++)
-		optimizer_pass(B, name, PRED_OP_ELEMENTWISE, P, launches, rw * st);
-	if (mixed && o->stack == MODEL_STACK_TE)
-		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<2>, ScaleFunctor>",
-			       PRED_OP_ELEMENTWISE, P, launches, 4.0 + B->esz);
-}
-
-/* DDP all-reduces gradients in 25 MB buckets as backward produces them;
- * under --ep the experts' gradients in buckets of their own over the
- * expert data-parallel group (g MODEL_GROUP_EDP). */
-static void dp_buckets(struct bld *B, double grad_bytes, double *pending, int final,
-		       enum model_group g)
-{
-	const double bucket = 25.0 * 1024 * 1024;
-	uint32_t ranks = g == MODEL_GROUP_EDP ? B->o->dp / model_ep(B->o) : model_grad_ranks(B->o);
-	if (ranks <= 1)
-		return;
-	*pending += grad_bytes;
-	while (*pending >= bucket || (final && *pending > 0)) {
-		double sz = *pending >= bucket ? bucket : *pending;
-		k_comm(B, COMM_ALL_REDUCE, sz, g, MODEL_ASYNC_AFTER);
-		struct model_kernel *k = bld_last_kernel(B);
-		if (k)
-			k->role = MODEL_ROLE_DP_SYNC;
-		*pending -= sz;
-	}
-}
-
-/* ZeRO's collectives.  --zero 1: DDP's all-reduces, then each rank's
- * updated shard all-gathered after the step.  --zero 2 and 3 (FSDP):
- * each unit (a layer; the embeddings, final norm and head together) is
- * all-gathered before its forward, issued ahead on the side stream (the
- * CPU runs ahead of the GPU, so the next unit's gather overlaps this
- * one's compute), and its gradients reduce-scattered once its backward
- * is done; --zero 3 gathers each layer again for its backward, the next
- * one's gather issued before this one's backward (BACKWARD_PRE).  The
- * root unit stays gathered from forward to backward, as FSDP's root does.
- *
- * Under a pipeline (pp > 1: FSDP2 as torchtitan runs it with torch's
- * pipeline schedules) the stage keeps its parameters gathered from the
- * first microbatch's forward to the last one's backward (torchtitan sets
- * reshard_after_forward False under PP; the schedule turns the gradient
- * sync off but for the last microbatch: torch.distributed.pipelining's
- * stage, set_requires_gradient_sync / set_reshard_after_backward), so each
- * unit is gathered once and reduce-scattered once a step, never regathered
- * for backward: the gathers and reduce-scatters are built here as without
- * a pipeline and the program (program.c) issues them once a step with the
- * data-parallel collectives, not overlapped, as it issues ZeRO-1's; FSDP2's
- * copy-out after each gather and copy-in before each reduce-scatter, also
- * once a step, with them (step_once). */
-static int sharded(const struct bld *B)
-{
-	return B->o->zero >= 2 && model_grad_ranks(B->o) > 1;
-}
-
-/* A unit's all-gather; under --ep two, the dense parameters' over the
- * data-parallel group, then the routed experts' over the expert
- * data-parallel group (torchtitan shards the experts over dp / ep ranks:
- * dp_shard_mod_ep), the second the one the unit's compute waits for (a
- * unit without experts gathers none: 0 bytes, no time).  Returns the last
- * one's index + 1. */
-static uint32_t zero_gather(struct bld *B, int32_t layer, int async)
-{
-	int32_t keep = B->layer;
-	double x = model_ep(B->o) > 1 ? B->unit_x[layer + 1] : 0;
-	B->layer = layer;
-	k_comm(B, COMM_ALL_GATHER, (B->unit[layer + 1] - x) * B->esz,
-	       B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP, async);
-	if (model_ep(B->o) > 1)
-		k_comm(B, COMM_ALL_GATHER, x * B->esz, MODEL_GROUP_EDP, async);
-	B->layer = keep;
-	return B->err ? 0 : (uint32_t)B->s->n;
-}
-
-/* Bytes an element of the gradients FSDP reduce-scatters: FP32 where the
- * state is mixed precision (torchtitan's reduce_dtype, the only value it
- * allows; Composer's DEFAULT mode), else the dtype's; --fsdp-reduce
- * overrides (Composer's PURE mode reduces in BF16).  Megatron's FSDP
- * keeps the dtype's, as before. */
-static double reduce_esz(const struct bld *B)
-{
-	const struct model_opts *o = B->o;
-	if (model_fsdp_impl(o) == MODEL_FSDP_MEGATRON)
-		return B->esz;
-	if (o->fsdp_reduce_bytes)
-		return o->fsdp_reduce_bytes;
-	return model_mixed(o) ? 4.0 : B->esz;
-}
-
-/* A memory-bound copy of n elements moving bytes, FSDP's, of unit layer
- * (-1 the root's): on the compute
- * stream, outside any fusion.  FSDP2 runs its reduce-scatter copy-in on
- * the reduce-scatter stream and FSDP1 its casts and divisions on the
- * post-backward stream, but there they take the SMs that the compute
- * stream's kernels would (a cuBLAS GEMM's CTA on Hopper holds an SM's
- * shared memory, so the two do not share one), so they are costed where
- * their time goes: in line with the compute. */
-static void fsdp_copy(struct bld *B, int32_t layer, const char *name, double n, double bytes)
-{
-	uint64_t keep = B->cols;
-	int32_t keep_layer = B->layer;
-	B->cols = 1;
-	B->layer = layer;
-	k_vector(B, name, PRED_OP_ELEMENTWISE, n > 1 ? n : 1, 1.0, 1.0, 0.0);
-	B->cols = keep;
-	B->layer = keep_layer;
-	struct model_kernel *k = bld_last_kernel(B);
-	if (k) {
-		k->k.bytes = bytes;
-		k->role = MODEL_ROLE_FSDP_COPY;
-	}
-}
-
-/* Under a pipeline FSDP2 gathers and reduce-scatters a unit once a step
- * (sharded()), so the copy just pushed around those runs once a step too,
- * with them (the program's step_once). */
-static void fsdp_pp_once(struct bld *B)
-{
-	struct model_kernel *k = B->o->pp > 1 ? bld_last_kernel(B) : NULL;
-	if (k)
-		k->step_once = 1;
-}
-
-/* FSDP2's copy-out after a unit's all-gather (torch's
- * foreach_all_gather_copy_out: split_with_sizes_copy of the gathered
- * buffer into each parameter, on the compute stream once the gather is
- * done; training-stacks.md section 6): n elements read and written in the
- * dtype.  FSDP1 gathers into its flat parameter, whose views the modules
- * use, and Megatron into its buffers: no copy.  Returns the kernel's
- * index + 1 (0 none) for its size to be set once the unit's is known. */
-static uint32_t zero_copy_out(struct bld *B, int32_t layer, double n)
-{
-	if (model_fsdp_impl(B->o) != MODEL_FSDP_2 || B->err)
-		return 0;
-	fsdp_copy(B, layer, "split_with_sizes_copy_out_contiguous_no_cast_kernel", n,
-		  2.0 * n * B->esz);
-	fsdp_pp_once(B);
-	return B->err ? 0 : (uint32_t)B->s->n;
-}
-
-/* Under a pipeline a unit's gradients are reduced once a step, after the
- * last microbatch (sharded()): the program issues a kernel of role
- * MODEL_ROLE_DP_SYNC with the data-parallel all-reduces. */
-static void zero_pp_once(struct bld *B)
-{
-	struct model_kernel *k = B->o->pp > 1 ? bld_last_kernel(B) : NULL;
-	if (k)
-		k->role = MODEL_ROLE_DP_SYNC;
-}
-
-/* FSDP1's factor of the gradients divided before the reduce-scatter
- * (torch/distributed/fsdp/_init_utils.py, _get_gradient_predivide_factor:
- * f doubles from 1 while it divides world and world / f exceeds f: 4 of
- * 8 ranks, 16 of 128); the rest, world / f, divides the shard after it. */
-static uint32_t fsdp1_predivide(uint32_t world)
-{
-	uint32_t f = 1;
-	while (world % f == 0 && world / f > f)
-		f *= 2;
-	return f;
-}
-
-/* What runs before a unit's reduce-scatter, its n gradient elements:
- *   FSDP2 (foreach_reduce): _chunk_cat of the gradients into one flat
- *     input, cast to the reduce dtype on the way (read in the dtype,
- *     written in the reduce dtype); the reduction's average is NCCL's
- *     (PREMUL_SUM / AVG: no divide kernel; training-stacks.md section 5);
- *   FSDP1 (_post_backward_hook, _reduce_grad): the flat gradient arrives
- *     whole (the backward of the split that gives the modules their views
- *     of the flat parameter writes it: a copy in the dtype), is cast to
- *     the reduce dtype where that differs (.to(reduce_dtype)), divided by
- *     fsdp1_predivide() before the reduce-scatter and by the rest after
- *     it, on the shard;
- *   Megatron's FSDP reduces its gradient buffer in place: nothing.
- * Under FSDP1 and FSDP2 the gradients are taken by AccumulateGrad without
- * an add (each unsharded gradient is None when backward reaches it, FSDP
- * having freed the last one), so ops.c emits none. */
-static void zero_copy_in(struct bld *B, int32_t layer, double n, double rb)
-{
-	enum model_fsdp impl = model_fsdp_impl(B->o);
-	if (impl == MODEL_FSDP_2) {
-		/* under a pipeline once a step, with the reduce-scatter */
-		fsdp_copy(B, layer, "chunk_cat_cuda_kernel", n, n * (B->esz + rb));
-		fsdp_pp_once(B);
-	} else if (impl == MODEL_FSDP_1) {
-		fsdp_copy(B, layer, "CatArrayBatchedCopy_contig", n, 2.0 * n * B->esz);
-		if (rb != B->esz)
-			fsdp_copy(B, layer, "vectorized_elementwise_kernel<4, copy_kernel>", n,
-				  n * (B->esz + rb));
-		fsdp_copy(B, layer, "vectorized_elementwise_kernel<4, DivFunctor>", n, 2.0 * n * rb);
-	}
-}
-
-static void zero_reduce(struct bld *B, int32_t layer)
-{
-	/* the trained parameters' gradients (--lora: the adapters') */
-	double n = B->unit_t[layer + 1];
-	if (!(n > 0))
-		return;
-	double rb = reduce_esz(B);
-	zero_copy_in(B, layer, n, rb);
-	uint32_t shard = B->o->hsdp ? model_shard_ranks(B->o) : model_grad_ranks(B->o);
-	/* under --ep the routed experts' gradients over their own group, as
-	 * zero_gather() gathers them */
-	double x = model_ep(B->o) > 1 ? B->unit_x[layer + 1] : 0;
-	k_comm_elem(B, COMM_REDUCE_SCATTER, (n - x) * rb, rb,
-		    B->o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP, MODEL_ASYNC_AFTER);
-	zero_pp_once(B);
-	if (x > 0) {
-		k_comm_elem(B, COMM_REDUCE_SCATTER, x * rb, rb, MODEL_GROUP_EDP, MODEL_ASYNC_AFTER);
-		zero_pp_once(B);
-	}
-	/* FSDP1's division by the rest of the world size, on the shard once
-	 * the reduce-scatter is done (on the post-backward stream; costed
-	 * in line as the others, waiting for nothing) */
-	uint32_t world = model_grad_ranks(B->o);
-	if (model_fsdp_impl(B->o) == MODEL_FSDP_1 && world / fsdp1_predivide(world) > 1)
-		fsdp_copy(B, layer, "vectorized_elementwise_kernel<4, DivFunctor>", n / shard,
-			  2.0 * n / shard * rb);
-	/* HSDP: the node's shard then all-reduced with the other nodes' */
-	if (B->o->hsdp && model_grad_ranks(B->o) > model_shard_ranks(B->o)) {
-		k_comm_elem(B, COMM_ALL_REDUCE, n * rb / model_shard_ranks(B->o), rb,
-			    MODEL_GROUP_REPLICA, MODEL_ASYNC_AFTER);
-		zero_pp_once(B);
-	}
 }
 
 int model_ckpt_layer(const struct model_opts *o, uint32_t stage_layers, uint32_t rel)
@@ -1507,7 +1151,7 @@ static void backward(struct bld *B)
 {
 	const struct model_opts *o = B->o;
 	double pending = 0, expert_pending = 0;
-	int shard = sharded(B), regather = shard && o->zero == 3 && o->pp <= 1, ep = model_ep(o) > 1;
+	int shard = bld_sharded(B), regather = shard && o->zero == 3 && o->pp <= 1, ep = model_ep(o) > 1;
 	uint32_t *gather = regather ? calloc(B->nunits, sizeof(*gather)) : NULL;
 	if (regather && !gather) {
 		B->err = SURFER_ENOMEM;
@@ -1518,15 +1162,15 @@ static void backward(struct bld *B)
 		const struct fop *f = &B->ops[i];
 		if (shard && f->layer != cur) {
 			if (cur >= 0)
-				zero_reduce(B, cur);
+				bld_zero_reduce(B, cur);
 			int32_t next = f->layer >= 0 ? f->layer - 1 : (int32_t)B->nunits - 2;
 			if (regather && next >= first && !gather[next + 1])
-				gather[next + 1] = zero_gather(B, next, MODEL_ASYNC_FREE);
+				gather[next + 1] = bld_zero_gather(B, next, MODEL_ASYNC_FREE);
 			if (regather && f->layer >= 0) {
 				if (!gather[f->layer + 1])
-					gather[f->layer + 1] = zero_gather(B, f->layer, MODEL_ASYNC_FREE);
+					gather[f->layer + 1] = bld_zero_gather(B, f->layer, MODEL_ASYNC_FREE);
 				B->wait_next = gather[f->layer + 1];
-				zero_copy_out(B, f->layer, B->unit[f->layer + 1]);
+				bld_zero_copy_out(B, f->layer, B->unit[f->layer + 1]);
 			}
 			cur = f->layer;
 		}
@@ -1538,261 +1182,22 @@ static void backward(struct bld *B)
 		bld_backward_op(B, f);
 		B->ph = MODEL_PH_BACKWARD;
 		if (!shard && f->param && ep && f->kind == F_GROUPED)
-			dp_buckets(B, f->param_elems * B->esz, &expert_pending, 0, MODEL_GROUP_EDP);
+			bld_dp_buckets(B, f->param_elems * B->esz, &expert_pending, 0, MODEL_GROUP_EDP);
 		else if (!shard && f->param && !f->frozen && !(f->kind == F_LINEAR && (f->flag & 2)))
-			dp_buckets(B, f->param_elems * B->esz, &pending, 0, MODEL_GROUP_DP);
+			bld_dp_buckets(B, f->param_elems * B->esz, &pending, 0, MODEL_GROUP_DP);
 	}
 	B->layer = -1;
 	B->wait_next = 0;
 	if (shard) {
 		if (cur >= 0)
-			zero_reduce(B, cur);
-		zero_reduce(B, -1);
+			bld_zero_reduce(B, cur);
+		bld_zero_reduce(B, -1);
 	} else {
-		dp_buckets(B, 0, &pending, 1, MODEL_GROUP_DP);
+		bld_dp_buckets(B, 0, &pending, 1, MODEL_GROUP_DP);
 		if (ep)
-			dp_buckets(B, 0, &expert_pending, 1, MODEL_GROUP_EDP);
+			bld_dp_buckets(B, 0, &expert_pending, 1, MODEL_GROUP_EDP);
 	}
 	free(gather);
-}
-
-/* ---- stacks: what torch.compile and Transformer Engine do to the ops -- */
-
-/* A kernel Inductor (or TE and Megatron's fused modules) folds into its
- * neighbours: element-wise ops, norms, softmax and reductions.  Library
- * kernels (cuBLAS GEMMs, attention, NCCL, the MoE permute and unpermute
- * kernels: custom ops to Inductor, TE's own in Megatron), fills and
- * AccumulateGrad (run by the autograd engine outside the compiled graph)
- * are not. */
-static int fusible(const struct model_kernel *k)
-{
-	if (k->phase == MODEL_PH_COMM || k->phase == MODEL_PH_OPTIMIZER ||
-	    k->role == MODEL_ROLE_GRAD_ACC || k->role == MODEL_ROLE_PER_STEP ||
-	    k->role == MODEL_ROLE_FSDP_COPY ||
-	    (k->k.name && !strncmp(k->k.name, "flash_", 6)) ||  /* FlashAttention's own */
-	    (k->k.name && !strncmp(k->k.name, "moe_", 4)))      /* TE's permute kernels */
-		return 0;
-	switch (k->k.op) {
-	case PRED_OP_ELEMENTWISE: case PRED_OP_REDUCTION: case PRED_OP_NORM: case PRED_OP_SOFTMAX:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/* An FP8 scaling kernel (ops.c's bld_fp8_casts). */
-static int scaling(const struct model_kernel *k)
-{
-	return k->k.name && (strstr(k->k.name, "fp8_") || strstr(k->k.name, "cast_transpose") ||
-			     strstr(k->k.name, "MaxOps"));
-}
-
-static int reduces(const struct model_kernel *k)
-{
-	return k->k.op != PRED_OP_ELEMENTWISE;
-}
-
-/* Folds kernel k into the fused kernel f: the chain reads its inputs once
- * and writes its outputs once, so its traffic is that of its largest
- * member (a norm reads x and writes y however many ops compute it;
- * SiLU(g) * u reads g and u and writes one tensor); its FLOPs are the
- * members' sum; it takes the largest member's launch shape and a
- * reduction's kind. */
-static void fold(struct model_kernel *f, const struct model_kernel *k)
-{
-	double flops = f->k.flops + k->k.flops;
-	if (k->k.bytes > f->k.bytes) {
-		enum pred_op op = reduces(f) && !reduces(k) ? f->k.op : k->k.op;
-		uint32_t wait = f->wait;
-		const char *name = f->k.name;
-		*f = *k;
-		f->k.op = op;
-		f->k.name = name;
-		if (!f->wait)
-			f->wait = wait;
-	} else {
-		if (reduces(k) && !reduces(f))
-			f->k.op = k->k.op;
-		if (!f->wait)
-			f->wait = k->wait;
-	}
-	f->k.flops = flops;
-	f->reread_bytes = f->reuse_bytes = 0;
-}
-
-/* Rewrites s->v for o->stack: each maximal chain of fusible kernels of one
- * phase and layer (other kernels of the side stream between them do not
- * break it) becomes one Triton kernel, a chain holding reductions of one
- * shape at most (a norm's row reduction fuses with its prologue and
- * epilogue; the column sum of its weight gradient starts another
- * kernel).  te also joins the forward GEMMs that read one input (Q, K and
- * V; gate and up: Megatron's linear_qkv and linear_fc1) and drops the
- * gradient accumulation adds (Megatron's gradient-accumulation fusion: the
- * wgrad GEMM accumulates into main_grad).  Collective indices (wait) are
- * renumbered; B->fwd_lo/hi are no longer valid afterwards. */
-static void stack_fuse(struct bld *B)
-{
-	const struct model_opts *o = B->o;
-	struct model_seq *s = B->s;
-	if (o->stack == MODEL_STACK_EAGER || B->err || !s->n)
-		return;
-	uint32_t *map = malloc(s->n * sizeof(*map));   /* old index -> 1 + new */
-	if (!map) {
-		B->err = SURFER_ENOMEM;
-		return;
-	}
-	size_t out = 0, open = SIZE_MAX;               /* the chain being fused */
-	int open_sc = 0;                               /* it holds a scaling kernel */
-	size_t gemm = SIZE_MAX;                        /* the last forward GEMM */
-	uint64_t red_m = 0, red_n = 0;
-	for (size_t i = 0; i < s->n; i++) {
-		struct model_kernel k = s->v[i];
-		if (o->stack == MODEL_STACK_TE && k.role == MODEL_ROLE_GRAD_ACC) {
-			map[i] = out ? (uint32_t)out : 1;
-			continue;
-		}
-		if (k.phase == MODEL_PH_COMM && k.async) {  /* other stream: kept, chain open */
-			map[i] = (uint32_t)(out + 1);
-			s->v[out++] = k;
-			continue;
-		}
-		if (fusible(&k)) {
-			int sc = scaling(&k);
-			struct model_kernel *f = open != SIZE_MAX ? &s->v[open] : NULL;
-			int same = f && f->phase == k.phase && f->layer == k.layer &&
-				   (sc && o->stack != MODEL_STACK_TE
-					    ? !open_sc
-					    : !(reduces(&k) && red_m && (k.k.m != red_m || k.k.n != red_n)));
-			/* Transformer Engine quantizes a linear's input, and in
-			 * backward its output gradient, inside its own module
-			 * (Linear's cast, grad_output_preprocess's cast-
-			 * transpose): only the norm of a LayerNormLinear writes
-			 * FP8 itself (training-stacks.md section 4); Megatron's
-			 * compiled activation and the other modules' kernels
-			 * around it are another library's, so the cast stays a
-			 * kernel of its own */
-			if (sc && o->stack == MODEL_STACK_TE &&
-			    !(same && k.phase == MODEL_PH_FORWARD && reduces(f))) {
-				map[i] = (uint32_t)(out + 1);
-				s->v[out++] = k;
-				open = SIZE_MAX;
-				continue;
-			}
-			/* torchao under torch.compile: a chain holds one FP8
-			 * scaling kernel at most.  Each cast reads a tensor of
-			 * its own (the input, the weight, the gradient, the
-			 * saved input's transposed copy) or needs the amax a
-			 * kernel before it finished (tensorwise), so their
-			 * traffic adds up; only the first may fold into the
-			 * kernel that produced its operand (torchao's roofline
-			 * "fuse_with_prev", a norm writing the input: the
-			 * tensorwise amax, or rowwise's dim-0 cast, whose row
-			 * amax is the norm's row), and then its read is saved
-			 * but not its writes (the FP8 copies, rowwise's BF16
-			 * transpose: torchao saves the BF16 input for backward,
-			 * so the norm writes it as well; TE's LayerNormLinear
-			 * norm writes FP8 in place of its 16-bit output, a
-			 * fold at the largest member's bytes, above).  Folded
-			 * together at the
-			 * largest member's bytes, rowwise's five backward casts
-			 * cost one and its forward cast none, and it came out
-			 * faster than tensorwise (Llama-3-8B, FSDP, H100: 633
-			 * against 660 ms a step) */
-			if (sc && same && open_sc)
-				same = 0;
-			if (same) {
-				double bytes = f->k.bytes +
-					       (k.k.bytes - (double)k.k.m * k.k.n * B->esz);
-				fold(f, &k);
-				if (sc && o->stack != MODEL_STACK_TE)
-					f->k.bytes = bytes;
-				open_sc |= sc;
-			} else {
-				open = out;
-				open_sc = sc;
-				red_m = red_n = 0;
-				k.k.name = NULL;
-				s->v[out++] = k;
-				f = &s->v[open];
-				f->reread_bytes = f->reuse_bytes = 0;
-			}
-			if (reduces(&k) && !red_m)
-				red_m = k.k.m, red_n = k.k.n;
-			f->k.name = reduces(f) ? "triton_red_fused_kernel" : "triton_poi_fused_kernel";
-			map[i] = (uint32_t)(open + 1);
-			if (!sc)
-				gemm = SIZE_MAX;
-			continue;
-		}
-		open = SIZE_MAX;
-		if (o->stack == MODEL_STACK_TE && k.k.op == PRED_OP_GEMM && k.k.batch <= 1 &&
-		    k.phase == MODEL_PH_FORWARD && gemm != SIZE_MAX) {
-			struct model_kernel *g = &s->v[gemm];
-			if (g->layer == k.layer && g->k.m == k.k.m && g->k.k == k.k.k &&
-			    g->k.dtype == k.k.dtype) {
-				uint64_t tn = g->k.grid[1] ? cdiv(g->k.n, g->k.grid[1]) : 128;
-				tn = tn > 64 ? 128 : tn > 32 ? 64 : 32;
-				g->k.n += k.k.n;
-				g->k.grid[1] = (uint32_t)cdiv(g->k.n, tn);
-				g->k.flops += k.k.flops;
-				g->k.bytes += k.k.bytes - (double)k.k.m * k.k.k * B->esz;
-				map[i] = (uint32_t)(gemm + 1);
-				continue;
-			}
-		}
-		if (!scaling(&k))
-			gemm = k.k.op == PRED_OP_GEMM && k.phase == MODEL_PH_FORWARD ? out : SIZE_MAX;
-		map[i] = (uint32_t)(out + 1);
-		s->v[out++] = k;
-	}
-	for (size_t i = 0; i < out; i++)
-		if (s->v[i].wait)
-			s->v[i].wait = map[s->v[i].wait - 1];
-	s->n = out;
-	free(map);
-}
-
-/* torchao float8 with FSDP2 (tensorwise only: config.py asserts it):
- * fsdp_pre_all_gather casts each weight shard to FP8 before the
- * all-gather, so a layer's gather moves one byte per parameter of its
- * linears instead of two (the norms' few weights, gathered in 16 bits,
- * left out).  The root unit (embeddings, LM head) stays BF16. */
-static void fp8_gathers(struct bld *B)
-{
-	const struct model_opts *o = B->o;
-	if (!o->fp8 || o->fp8_recipe != MODEL_FP8_TENSORWISE || o->zero < 2 || model_grad_ranks(o) <= 1 ||
-	    B->err)
-		return;
-	for (size_t i = 0; i < B->s->n; i++) {
-		struct model_kernel *k = &B->s->v[i];
-		if (k->phase == MODEL_PH_COMM && k->comm == COMM_ALL_GATHER && k->layer >= 0) {
-			k->k.bytes /= B->esz;
-			k->k.m = (uint64_t)k->k.bytes;
-		}
-	}
-}
-
-/* --cuda-graphs: each block's forward and each block's backward is a
- * compiled region replayed as one CUDA graph (torch.compile's CUDA graph
- * trees; Megatron's per-layer TE graphs), its kernels issued by one replay
- * that costs MODEL_GRAPH_CALL_NS of CPU time; collectives, the optimizer,
- * AccumulateGrad, FSDP's copies (its hooks') and the kernels outside the
- * blocks stay eager. */
-static void graph_regions(struct bld *B)
-{
-	struct model_seq *s = B->s;
-	if (!B->o->cuda_graphs || B->err)
-		return;
-	for (size_t i = 0; i < s->n; i++) {
-		struct model_kernel *k = &s->v[i];
-		if (k->layer < 0 || k->phase == MODEL_PH_COMM || k->phase == MODEL_PH_OPTIMIZER ||
-		    k->role == MODEL_ROLE_GRAD_ACC || k->role == MODEL_ROLE_FSDP_COPY)
-			continue;
-		/* ids 1..254, a new one at each block and pass */
-		k->graph = (uint8_t)(1 + ((uint32_t)k->layer * 2 + (k->phase == MODEL_PH_BACKWARD)) % 254);
-		if (i == 0 || s->v[i - 1].graph != k->graph)
-			k->cpu_before_ns = MODEL_GRAPH_CALL_NS - model_launch_ns(B->o);
-	}
 }
 
 double model_config_params(const struct model_config *c)
@@ -2084,9 +1489,9 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		free(B.fwd_hi);
 		return SURFER_ENOMEM;
 	}
-	if (sharded(&B)) {
-		B.wait_next = gathers[0] = zero_gather(&B, -1, MODEL_ASYNC_FREE);
-		copies[0] = zero_copy_out(&B, -1, 0);
+	if (bld_sharded(&B)) {
+		B.wait_next = gathers[0] = bld_zero_gather(&B, -1, MODEL_ASYNC_FREE);
+		copies[0] = bld_zero_copy_out(&B, -1, 0);
 	}
 	/* interleaved 1F1B: the stage's model chunks of `chunk` layers, each
 	 * receiving its input from the previous rank (and its gradient sent
@@ -2105,9 +1510,9 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		B.cols = c->hidden;
 		if (chunk && i > first && (i - first) % chunk == 0)
 			pp_boundary(&B);
-		if (sharded(&B)) {
-			B.wait_next = gathers[i + 1] = zero_gather(&B, (int32_t)i, MODEL_ASYNC_FREE);
-			copies[i + 1] = zero_copy_out(&B, (int32_t)i, 0);
+		if (bld_sharded(&B)) {
+			B.wait_next = gathers[i + 1] = bld_zero_gather(&B, (int32_t)i, MODEL_ASYNC_FREE);
+			copies[i + 1] = bld_zero_copy_out(&B, (int32_t)i, 0);
 		}
 		B.fwd_lo[i + 1] = s->n;
 		switch (c->family) {
@@ -2176,9 +1581,9 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		B.ph = MODEL_PH_BACKWARD;
 		backward(&B);
 		tied_grad_sync(&B, has_embed, has_head);
-		fp8_gathers(&B);
-		stack_fuse(&B);
-		optimizer_step(&B);
+		bld_fp8_gathers(&B);
+		bld_stack_fuse(&B);
+		bld_optimizer_step(&B);
 		if (o->zero == 1 && model_grad_ranks(o) > 1 && model_ep(o) > 1) {
 			/* the dense shards over dp, the experts' over dp / ep */
 			k_comm(&B, COMM_ALL_GATHER, (s->params - s->expert_params) * B.esz, MODEL_GROUP_DP,
@@ -2192,8 +1597,8 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		}
 	}
 	if (o->mode != MODEL_TRAINING)
-		stack_fuse(&B);
-	graph_regions(&B);
+		bld_stack_fuse(&B);
+	bld_graph_regions(&B);
 	free(gathers);
 	free(copies);
 	free(B.unit);
