@@ -1425,6 +1425,16 @@ assert (int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5) or 0))
 PY
 check "a plan that fits nowhere: each layout at its least memory, the least named" $?
 
+# A plan of one GPU: the header's count in the singular and no ZeRO stages
+# (nothing to shard over), which a plan of two names.
+for g in 1 2; do
+	"$BIN" --model gpt2 --mode training --dtype bf16 --optimizer adamw --batch 4 --seq 512 --plan $g \
+		--target a100 2>/dev/null | head -1 >"$tmp/ph$g.txt"
+done
+grep -q '^plan .* over 1 GPU, bf16 (dp x tp x pp = 1;' "$tmp/ph1.txt" &&
+	grep -q '^plan .* over 2 GPUs, bf16, zero 0, 1 and 3 (dp x tp x pp = 2;' "$tmp/ph2.txt"
+check "a plan's header: $(cat "$tmp/ph1.txt") / $(cat "$tmp/ph2.txt")" $?
+
 # --attention's explicit kernels: each parses and predicts; the impossible
 # ones are refused with one line (FA3 off Hopper, FA2 and cuDNN before
 # Ampere, FlashInfer in training, the Triton kernel past head dim 128 or in
