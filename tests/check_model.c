@@ -58,7 +58,9 @@ START_TEST(builtin_names_distinct)
 	ck_assert(c.qk_norm && c.experts == 128 && c.experts_per_tok == 8 && c.moe_ffn == 768);
 	ck_assert_int_eq(model_config_builtin("gemma_2_27b", &c), 0);
 	ck_assert(c.window == 4096 && c.local_period == 2 && c.sandwich_norm && c.final_softcap);
-	ck_assert(c.tied && c.head_dim == 128 && c.hf_refusal[0]);
+	ck_assert(c.tied && c.head_dim == 128 && c.attn_softcap && !c.hf_refusal[0]);
+	ck_assert_int_eq(model_config_builtin("gpt-oss-20b", &c), 0);
+	ck_assert(c.window == 128 && c.local_period == 2 && c.hf_refusal[0]);
 	ck_assert_int_eq(model_config_builtin("gemma-3-1b", &c), 0);
 	ck_assert(c.window == 512 && c.local_period == 6 && c.qk_norm && !c.final_softcap);
 	ck_assert_int_eq(model_config_builtin("qwen2.5-7b", &c), 0);
@@ -4785,6 +4787,108 @@ START_TEST(engine_mla_and_windows)
 }
 END_TEST
 
+/* Gemma 2 under Hugging Face's modules (transformers' Gemma2DecoderLayer,
+ * eager_attention_forward, Gemma2ForCausalLM), two layers, layer 0 local
+ * (64 keys), a 200-token sequence in BF16 training:
+ *   - four RMSNorms a layer (input, post-attention, pre- and
+ *     post-feedforward) and the final one: 9 rsqrt kernels of 200 rows;
+ *   - tanh soft-capping of every score (eager) and of the logits: 3 tanh
+ *     kernels forward, 3 tanh_backward, the logits' of 200 x 1000;
+ *   - the embeddings times sqrt(hidden): a product of 200 x 256 outside the
+ *     layers;
+ *   - --attention flash: layer 0's call has the window (its pairs those of
+ *     the engines' test above), layer 1's is causal over every key; SDPA:
+ *     layer 0's float mask takes the memory-efficient backend over all
+ *     200 x 200 pairs, one mask head, layer 1 the flash backend, causal;
+ *   - decode (Hugging Face's HybridCache) and --cp are refused. */
+START_TEST(gemma_hf_layers)
+{
+	static const char *gemma =
+		"{\"model_type\": \"gemma2\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		" \"num_key_value_heads\": 2, \"head_dim\": 64, \"num_hidden_layers\": 2,"
+		" \"intermediate_size\": 512, \"vocab_size\": 1000, \"sliding_window\": 64,"
+		" \"final_logit_softcapping\": 30.0, \"attn_logit_softcapping\": 50.0,"
+		" \"hidden_activation\": \"gelu_pytorch_tanh\"}";
+	struct model_config c;
+	struct model_opts o;
+	struct model_seq s;
+	char err[256];
+	ck_assert_int_eq(model_config_parse(gemma, "gemma", &c, err, sizeof(err)), 0);
+	model_opts_init(&o);
+	o.batch = 1;
+	o.seq = 200;
+	o.dtype = GPU_DT_BF16;
+	o.mode = MODEL_TRAINING;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	int rsqrt = 0, tanh_f = 0, tanh_b = 0, logits_tanh = 0, scaled = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->phase == MODEL_PH_FORWARD && strstr(k->k.name, "rsqrt_kernel_cuda")) {
+			rsqrt++;
+			ck_assert(k->k.flops == 200.0);   /* a flop an element */
+		}
+		if (k->phase == MODEL_PH_FORWARD && strstr(k->k.name, "tanh_kernel_cuda")) {
+			tanh_f++;
+			logits_tanh += k->layer < 0 && k->k.flops == 4.0 * 200 * 1000;
+		}
+		if (k->phase == MODEL_PH_BACKWARD && strstr(k->k.name, "tanh_backward_kernel_cuda"))
+			tanh_b++;
+		if (k->phase == MODEL_PH_FORWARD && k->layer < 0 &&
+		    !strcmp(k->k.name, "vectorized_elementwise_kernel<4, MulFunctor>") &&
+		    k->k.flops == 200.0 * 256)
+			scaled++;
+	}
+	ck_assert_int_eq(rsqrt, 9);
+	ck_assert_int_eq(tanh_f, 3);
+	ck_assert_int_eq(tanh_b, 3);
+	ck_assert_int_eq(logits_tanh, 1);
+	ck_assert_int_eq(scaled, 1);
+	model_seq_release(&s);
+
+	o.attention = MODEL_ATTN_FLASH;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	int calls = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_attn *a = &s.v[i].k.attn;
+		if (s.v[i].k.op != PRED_OP_ATTENTION || a->backward)
+			continue;
+		calls++;
+		ck_assert(a->causal);
+		ck_assert_uint_eq(a->window, s.v[i].layer == 0 ? 64 : 0);
+		ck_assert_double_eq_tol(a->pairs, s.v[i].layer == 0 ? 64.0 * 65 / 2 + 136.0 * 64
+								     : 200.0 * 201 / 2, 1e-9);
+	}
+	ck_assert_int_eq(calls, 2);
+	model_seq_release(&s);
+
+	o.attention = MODEL_ATTN_SDPA;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	calls = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct pred_attn *a = &s.v[i].k.attn;
+		if (s.v[i].k.op != PRED_OP_ATTENTION || a->backward)
+			continue;
+		calls++;
+		ck_assert_int_eq(a->impl, s.v[i].layer == 0 ? PRED_ATTN_EFFICIENT : PRED_ATTN_FA2);
+		ck_assert_int_eq(a->causal, s.v[i].layer != 0);
+		ck_assert_uint_eq(a->bias_heads, s.v[i].layer == 0 ? 1 : 0);
+		ck_assert_uint_eq(a->window, 0);
+		ck_assert_double_eq_tol(a->pairs, s.v[i].layer == 0 ? 200.0 * 200 : 200.0 * 201 / 2, 1e-9);
+	}
+	ck_assert_int_eq(calls, 2);
+	model_seq_release(&s);
+
+	o.mode = MODEL_DECODE;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "HybridCache"));
+	o.mode = MODEL_TRAINING;
+	o.cp = 2;
+	o.dp = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "--cp"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("model");
@@ -4805,6 +4909,7 @@ int main(void)
 	tcase_add_test(t, llama_gqa_shapes);
 	tcase_add_test(t, parse_configs);
 	tcase_add_test(t, mixtral_and_gemma);
+	tcase_add_test(t, gemma_hf_layers);
 	tcase_add_test(t, nonzero_waits);
 	tcase_add_test(t, load_config_file);
 	tcase_add_test(t, collective_sizes);

@@ -714,13 +714,15 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 	for (size_t i = 0; mtype && i < sizeof(engine_only) / sizeof(engine_only[0]); i++)
 		engine |= !strcasecmp(mtype, engine_only[i]);
 	/* DeepSeek-V2/V3 and GLM-4.5: model.c builds their MLA and MoE
-	 * layers too */
+	 * layers too; Gemma 2 and 3 their local layers, sandwich norms and
+	 * soft-capping */
 	int deepseek = mtype && !strncasecmp(mtype, "deepseek_v", 10);
 	int glm_moe = mtype && !strcasecmp(mtype, "glm4_moe");
+	int gemma_local = mtype && (!strcasecmp(mtype, "gemma2") || !strcasecmp(mtype, "gemma3_text"));
 	if (unsupported(root, mtype, err, errlen)) {
 		if (!engine)
 			return SURFER_EUNKNOWN;
-		if (!deepseek && !glm_moe)
+		if (!deepseek && !glm_moe && !gemma_local)
 			snprintf(c->hf_refusal, sizeof(c->hf_refusal), "%s (--engine vllm or sglang builds it)",
 				 err);
 		err[0] = 0;
@@ -875,6 +877,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 			c->local_period = period > 0 ? (uint32_t)period : 0;
 			c->sandwich_norm = 1;
 			c->final_softcap = is_set(root, "final_logit_softcapping");
+			c->attn_softcap = is_set(root, "attn_logit_softcapping");
 		}
 		if (mt && !strcasecmp(mt, "llama4_text")) {
 			/* Llama4TextConfig: num_local_experts routed experts of
@@ -1259,6 +1262,11 @@ enum model_fsdp model_fsdp_impl(const struct model_opts *o)
 	if (o->fsdp != MODEL_FSDP_AUTO)
 		return o->fsdp;
 	return o->stack == MODEL_STACK_TE ? MODEL_FSDP_MEGATRON : MODEL_FSDP_2;
+}
+
+uint32_t model_layer_window(const struct model_config *c, uint32_t li)
+{
+	return c->window && c->local_period && (li + 1) % c->local_period ? c->window : 0;
 }
 
 int model_layer_moe(const struct model_config *c, uint32_t li)

@@ -232,11 +232,17 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 		if (c->kv_lora)
 			return mla_saved(c, z) + (grouped ? grouped_saved(c, o, z)
 							  : mlp_saved(c, z, z->T, z->Tr, 0));
+		/* Gemma 2/3: the norms after attention and after the MLP, their
+		 * inputs and statistics; Gemma 2's eager soft-capping keeps its
+		 * tanh's output (the division and the product by the cap
+		 * nothing) */
+		double gemma = (c->sandwich_norm ? 2 * rms_saved(z) : 0) +
+			       (c->attn_softcap && !z->sdpa ? z->S * z->e : 0);
 		if (o->stack == MODEL_STACK_TE && z->sdpa && c->gated && c->experts <= 1)
-			return te_layer_saved(c, o, z);
+			return te_layer_saved(c, o, z) + gemma;
 		if (o->stack == MODEL_STACK_COMPILE && z->sdpa && c->gated && c->experts <= 1)
-			return compile_layer_saved(c, o, z);
-		double r = rms_saved(z) + X + attn_saved(z, 1, 0, c->attn_dropout) + rms_saved(z);
+			return compile_layer_saved(c, o, z) + gemma;
+		double r = rms_saved(z) + X + attn_saved(z, 1, 0, c->attn_dropout) + rms_saved(z) + gemma;
 		if (grouped)
 			return r + grouped_saved(c, o, z);
 		if (moe) {
@@ -340,7 +346,8 @@ static double head_saved(const struct model_config *c, const struct model_opts *
 	switch (c->family) {
 	case MODEL_FAM_BERT: /* MLM transform: dense, GELU, layer norm, decoder */
 		return X + 2 * X + 8 * z->Tr + X + keep;
-	case MODEL_FAM_LLAMA: return rms_saved(z) + X + keep;
+	case MODEL_FAM_LLAMA:   /* Gemma 2's final soft-capping: its tanh's output */
+		return rms_saved(z) + X + keep + (c->final_softcap ? logits : 0);
 	case MODEL_FAM_T5: return rms_saved(z) + mask_bytes(z->Tr * z->h, c->dropout) + X + keep;
 	default: return ln_saved(z) + X + keep;
 	}

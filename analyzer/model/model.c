@@ -48,9 +48,14 @@ static void mask_per_head(struct bld *B, double n, uint64_t heads, uint64_t sq, 
 	mk->reuse_bytes = 3.0 * (double)sq * (double)sk * B->esz;
 }
 
-/* Eager attention core: scores, scale, mask, softmax, dropout, context. */
+/* Eager attention core: scores, scale, mask, softmax, dropout, context.
+ * window: a sliding-window layer's keys (Gemma 2/3; 0 every key).  Hugging
+ * Face masks the far keys (eager: the same kernels as a causal mask; SDPA:
+ * a float mask, so the memory-efficient backend over every pair once the
+ * keys pass the window, the flash backend up to it), and flash_attn_func
+ * skips them (window_size), as the engines' kernels do. */
 static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t sk,
-			   uint64_t d, int causal, int scale, int mask_kind, double p)
+			   uint64_t d, int causal, int scale, int mask_kind, double p, uint32_t window)
 {
 	const struct model_config *c = B->c;
 	uint64_t bh = B->b * heads;
@@ -80,7 +85,13 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 		if (mask_kind == 5) {
 			bias_heads = (uint32_t)heads;
 			causal = 0;
+		} else if (window && sk > window) {
+			/* the sliding-window mask, [b, 1, sq, sk], every pair */
+			impl = PRED_ATTN_EFFICIENT;
+			bias_heads = 1;
+			causal = 0;
 		}
+		window = 0;
 	}
 	if (impl != PRED_ATTN_NONE) {
 		/* Hugging Face's flash_attention_2: flash_attn_func on (b, s, heads,
@@ -93,6 +104,7 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 		int decode = sq == 1 && sk > 1 && impl != PRED_ATTN_TRITON;
 		attn_init(&a, impl, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL,
 			  causal && sq > 1, (uint32_t)heads, (uint32_t)(kvh ? kvh : 1), (uint32_t)d, 0);
+		a.window = a.causal ? window : 0;
 		attn_add_seqs(&a, B->b, sq, sk);
 		a.bias_heads = bias_heads;
 		if (model_cp(B->o) > 1 && a.causal)
@@ -112,6 +124,15 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 	if (scale)
 		op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", n, 1, 1, 1,
 		      "vectorized_elementwise_kernel<4, DivFunctor>");
+	if (c->attn_softcap) {
+		/* Gemma 2: w = tanh(w / cap) * cap before the mask */
+		op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", n, 1, 1, 1,
+		      "vectorized_elementwise_kernel<4, DivFunctor>");
+		op_ew(B, "vectorized_elementwise_kernel<4, tanh_kernel_cuda>", n, 1, 4, 1,
+		      "vectorized_elementwise_kernel<4, tanh_backward_kernel_cuda>");
+		op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", n, 1, 1, 1,
+		      "vectorized_elementwise_kernel<4, MulFunctor>");
+	}
 	switch (mask_kind) {
 	case 1: /* GPT-2: torch.where(causal_mask, w, min) */
 		op_ew(B, "elementwise_kernel<128, 4, where_kernel_impl>", n, 1.1, 1, 1,
@@ -223,14 +244,16 @@ static void residual(struct bld *B)
 }
 
 /* After attention: the heads merged (permute + contiguous), the output
- * projection, its tensor-parallel all-reduce, dropout p and the residual
- * add. */
+ * projection, its tensor-parallel all-reduce, Gemma 2/3's
+ * post_attention_layernorm, dropout p and the residual add. */
 static void attn_out(struct bld *B, int bias, double p)
 {
 	uint64_t T = B->T, h = B->c->hidden, nh = B->c->heads / B->tp, d = B->c->head_dim;
 	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * nh * d, 1, 0, 0, NULL);
 	op_linear(B, T, nh * d, h, bias, 0);
 	op_tp(B, 1, (double)T * h);
+	if (B->c->sandwich_norm)
+		op_rmsnorm(B, B->Ts, h);
 	op_dropout(B, (double)B->Ts * h, p);
 	residual(B);
 }
@@ -258,7 +281,7 @@ static void layer_gpt2(struct bld *B)
 	op_tp(B, 0, (double)T * h);
 	op_linear(B, T, h, 3 * nh * d, 1, 0);
 	kv_append(B, nh);
-	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 1, c->attn_dropout);
+	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 1, c->attn_dropout, 0);
 	attn_out(B, 1, c->dropout);
 	op_layernorm(B, B->Ts, h);
 	mlp_dense(B, T, 1, 0);
@@ -274,7 +297,7 @@ static void layer_bert(struct bld *B)
 	op_linear(B, T, h, nh * d, 1, 0);
 	op_linear(B, T, h, nh * d, 1, 0);
 	op_linear(B, T, h, nh * d, 1, 0);
-	attention_core(B, nh, B->sl, B->kv, d, 0, 1, 2, c->attn_dropout);
+	attention_core(B, nh, B->sl, B->kv, d, 0, 1, 2, c->attn_dropout, 0);
 	attn_out(B, 1, c->dropout);
 	op_layernorm(B, B->Ts, h);
 	mlp_dense(B, T, 1, 0);
@@ -298,7 +321,7 @@ static void layer_opt(struct bld *B)
 	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", n, 1, 0, 0, NULL);
 	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", n, 1, 0, 0, NULL);
 	kv_append(B, nh);
-	attention_core(B, nh, B->sl, B->kv, d, 1, 0, 3, c->attn_dropout);
+	attention_core(B, nh, B->sl, B->kv, d, 1, 0, 3, c->attn_dropout, 0);
 	attn_out(B, 1, c->dropout);
 	op_layernorm(B, B->Ts, h);
 	mlp_dense(B, T, 1, 0);
@@ -530,7 +553,8 @@ static void layer_llama(struct bld *B)
 		op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", n, 1, 0, 1,
 		      "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>");
 	}
-	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 4, c->attn_dropout);
+	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 4, c->attn_dropout,
+		       model_layer_window(c, (uint32_t)B->layer));
 	attn_out(B, 0, 0);     /* LlamaDecoderLayer: no residual dropout */
 	op_rmsnorm(B, B->Ts, h);
 	/* GLM-4.5's and Llama 4's dense layers, then the routed and shared
@@ -541,6 +565,8 @@ static void layer_llama(struct bld *B)
 		mlp_grouped(B);
 	else
 		mlp_topk(B);
+	if (c->sandwich_norm)   /* Gemma 2/3: post_feedforward_layernorm */
+		op_rmsnorm(B, B->Ts, h);
 	residual(B);
 }
 
@@ -606,7 +632,7 @@ static void layer_t5(struct bld *B, int decoder, int sparse)
 		op_linear(B, T, h, nh * d, 0, 0);
 		op_linear(B, T, h, nh * d, 0, 0);
 		op_linear(B, T, h, nh * d, 0, 0);
-		attention_core(B, nh, B->sl, B->sl, d, decoder && i == 0, 0, 5, c->dropout);
+		attention_core(B, nh, B->sl, B->sl, d, decoder && i == 0, 0, 5, c->dropout, 0);
 		attn_out(B, 0, c->dropout);
 	}
 	op_rmsnorm(B, B->Ts, h);
@@ -650,6 +676,17 @@ static void lm_head_and_loss(struct bld *B, int tied)
 	uint64_t V = cdiv(c->vocab, B->tp);
 	op_tp(B, 0, (double)B->T * c->hidden);
 	op_linear(B, B->T, c->hidden, V, 0, tied);
+	if (c->final_softcap) {
+		/* Gemma 2: logits = tanh(logits / cap) * cap */
+		double n = (double)B->T * V;
+		B->cols = V;
+		op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", n, 1, 1, 1,
+		      "vectorized_elementwise_kernel<4, DivFunctor>");
+		op_ew(B, "vectorized_elementwise_kernel<4, tanh_kernel_cuda>", n, 1, 4, 1,
+		      "vectorized_elementwise_kernel<4, tanh_backward_kernel_cuda>");
+		op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", n, 1, 1, 1,
+		      "vectorized_elementwise_kernel<4, MulFunctor>");
+	}
 	if (B->o->loss && B->o->mode == MODEL_TRAINING) {
 		uint64_t rows = B->T;
 		bld_autocast_logits(B, (double)B->T * V, 1);
@@ -812,6 +849,16 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 "(--attention flash, fa2, fa3 or cudnn; flash when none is given) in --dtype bf16, "
 			 "fp16 or fp8 for training and inference, without --cp; decode runs with --engine "
 			 "sglang or vllm", c->name);
+		return SURFER_EINVAL;
+	}
+	if (c->sandwich_norm && (o->mode == MODEL_DECODE || model_cp(o) > 1)) {
+		/* transformers' generate() gives Gemma 2/3 its HybridCache (a
+		 * static cache of the longest length for the global layers, a
+		 * rolling one of the window for the local ones), not the
+		 * DynamicCache's concatenation built here */
+		snprintf(err, errlen, "model '%s': Hugging Face's decode of Gemma 2/3 (its HybridCache) and "
+			 "ring attention (--cp) over its sliding-window layers are not built; decode runs "
+			 "with --engine sglang or vllm", c->name);
 		return SURFER_EINVAL;
 	}
 	if (o->mtp && (!c->kv_lora || o->mode != MODEL_TRAINING || o->zero >= 2 || o->mtp > 8)) {
@@ -1282,9 +1329,13 @@ static void embeddings(struct bld *B)
 		break;
 	case MODEL_FAM_LLAMA:
 		op_embed(B, T, h, c->vocab, 1);
-		/* 4-D causal mask of (b, 1, s, s) and the rotary cos/sin tables */
+		if (c->sandwich_norm)   /* Gemma 2/3: embeddings x sqrt(hidden) */
+			op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", (double)T * h, 1, 1, 1,
+			      "vectorized_elementwise_kernel<4, MulFunctor>");
+		/* 4-D causal mask of (b, 1, s, s) and the rotary cos/sin tables;
+		 * local layers' sliding-window mask beside it */
 		B->cols = sl;
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < (c->window && c->local_period ? 6 : 3); i++)
 			k_vector(B, "elementwise_kernel<128, 4, masked_fill_kernel>", PRED_OP_ELEMENTWISE,
 				 bss, 1.0, 1.0, 1.0);
 		B->cols = c->head_dim;

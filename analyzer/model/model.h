@@ -99,9 +99,11 @@ struct model_config {
 	int sandwich_norm;    /* Gemma 2/3: norms after attention and around
 			       * the MLP too (four a layer)                */
 	int final_softcap;    /* Gemma 2: tanh soft-capping of the logits    */
+	int attn_softcap;     /* Gemma 2: and of every attention score       */
 	/* What Hugging Face's eager modules as model.c builds them lack for
-	 * this config (MLA, shared experts, local layers, soft-capping): the
-	 * reason hf refuses it, "" when none.  The engine builder builds it. */
+	 * this config (Qwen2-MoE's shared experts, gpt-oss's local layers and
+	 * sinks): the reason hf refuses it, "" when none.  The engine builder
+	 * builds it. */
 	char hf_refusal[200];
 	/* A quantized checkpoint: quantization_config's quant_method ("fp8",
 	 * "awq", "gptq", "compressed-tensors", ...; "quantized" when it names
@@ -797,6 +799,10 @@ int model_fsdp_parse(const char *s, enum model_fsdp *out);
  * MODEL_FSDP_AUTO when nothing is sharded (not training, --zero 0|1, or
  * one data-parallel rank). */
 enum model_fsdp model_fsdp_impl(const struct model_opts *o);
+/* The keys layer li attends to at most: a sliding-window layer's window
+ * (layer li is one when (li + 1) % local_period != 0), else 0 for every
+ * key. */
+uint32_t model_layer_window(const struct model_config *c, uint32_t li);
 /* Whether layer li's MLP is c's routed experts: a model with experts,
  * past its first_dense dense layers, on every moe_step-th layer. */
 int model_layer_moe(const struct model_config *c, uint32_t li);

@@ -439,20 +439,12 @@ static void mla_in(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, i
 	linear(S, 1, keys, S->nh * (c->qk_nope + c->v_dim), c->kv_lora);  /* kv_b */
 }
 
-/* The keys layer li attends to at most: a sliding-window layer's window
- * (layer li is one when (li + 1) % local_period != 0, model.h), else 0
- * for every key. */
-static uint32_t layer_window(const struct model_config *c, uint32_t li)
-{
-	return c->window && c->local_period && (li + 1) % c->local_period ? c->window : 0;
-}
-
 /* One decoder layer li over the pass's T tokens (r: its requests). */
 static void layer(struct srv *S, const struct sreq *r, size_t nr, uint64_t T, uint32_t li, int decode)
 {
 	struct bld *B = S->B;
 	const struct model_config *c = B->c;
-	uint64_t window = layer_window(c, li);
+	uint64_t window = model_layer_window(c, li);
 	add_norm(S, T, li != 0);
 	if (c->kv_lora) {
 		mla_in(S, r, nr, T, decode);
@@ -887,7 +879,7 @@ int serve_build(const struct model_config *c, const struct model_opts *o, struct
 						    : 2.0 * (double)S.nkv * (double)S.d * kv_e;
 	uint32_t local = 0;
 	for (uint32_t li = 0; li < c->layers && !c->kv_lora; li++)
-		local += layer_window(c, li) ? 1 : 0;
+		local += model_layer_window(c, li) ? 1 : 0;
 	s->kv_token_bytes = tok * (c->layers - local) / o->pp;
 	s->kv_window_token_bytes = tok * local / o->pp;
 	s->kv_window = local ? c->window : 0;
