@@ -889,21 +889,30 @@ g3m=$(sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' "$tmp/gemma3mm.out" | he
 g3f=$(sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' "$tmp/gemma3flat.out" | head -1)
 [ -n "$g3m" ] && [ "$g3m" = "$g3f" ]
 check "Gemma 3 text_config predicted as its flat twin ($g3m = $g3f ms)" $?
-"$BIN" --model "$tmp/gemma3mm.json" --target a100 >/dev/null 2>"$tmp/err"
-rc=$?
-[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "engine vllm or sglang" "$tmp/err"
-check "Gemma 3 multimodal refused by --engine hf with one line (rc $rc: $(cat "$tmp/err"))" $?
+for f in gemma3mm gemma3flat; do
+	"$BIN" --model "$tmp/$f.json" --mode training --batch 1 --seq 2048 --dtype bf16 --optimizer adamw \
+		--target a100 --json >"$tmp/$f.hf" 2>"$tmp/err"
+	check "$f built by --engine hf (rc $?: $(cat "$tmp/err"))" $?
+done
+g3m=$(sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' "$tmp/gemma3mm.hf" | head -1)
+g3f=$(sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' "$tmp/gemma3flat.hf" | head -1)
+[ -n "$g3m" ] && [ "$g3m" = "$g3f" ]
+check "Gemma 3 multimodal trained as its flat twin under --engine hf ($g3m = $g3f ms)" $?
 # the class name alone (no model_type, no expert keys) is no Qwen2 either
 cat >"$tmp/qarch.json" <<'EOF'
 {"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 2048, "num_attention_heads": 16,
  "num_hidden_layers": 24, "intermediate_size": 5632, "vocab_size": 151936}
+EOF
+cat >"$tmp/gptneo.json" <<'EOF'
+{"model_type": "gpt_neo", "hidden_size": 768, "num_heads": 12, "num_layers": 4, "vocab_size": 50257,
+ "attention_layers": ["global", "local", "global", "local"], "window_size": 256}
 EOF
 cat >"$tmp/mistral.json" <<'EOF'
 {"architectures": ["MistralForCausalLM"], "model_type": "mistral", "hidden_size": 4096,
  "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
  "intermediate_size": 14336, "vocab_size": 32000, "sliding_window": 4096}
 EOF
-for f in qmoe:num_experts gemma3:sliding_window qarch:Qwen2MoeForCausalLM; do
+for f in qmoe:num_experts gptneo:attention_types qarch:Qwen2MoeForCausalLM; do
 	"$BIN" --model "$tmp/${f%%:*}.json" --target a100 >/dev/null 2>"$tmp/err"
 	rc=$?
 	[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "${f#*:}" "$tmp/err"
