@@ -60,7 +60,7 @@ START_TEST(builtin_names_distinct)
 	ck_assert(c.window == 4096 && c.local_period == 2 && c.sandwich_norm && c.final_softcap);
 	ck_assert(c.tied && c.head_dim == 128 && c.attn_softcap && !c.hf_refusal[0]);
 	ck_assert_int_eq(model_config_builtin("gpt-oss-20b", &c), 0);
-	ck_assert(c.window == 128 && c.local_period == 2 && c.hf_refusal[0]);
+	ck_assert(c.window == 128 && c.local_period == 2 && c.oss && !c.hf_refusal[0]);
 	ck_assert_int_eq(model_config_builtin("gemma-3-1b", &c), 0);
 	ck_assert(c.window == 512 && c.local_period == 6 && c.qk_norm && !c.final_softcap);
 	ck_assert_int_eq(model_config_builtin("qwen2.5-7b", &c), 0);
@@ -4889,6 +4889,66 @@ START_TEST(gemma_hf_layers)
 }
 END_TEST
 
+/* gpt-oss under Hugging Face's modules in training (transformers'
+ * GptOssAttention's eager_attention_forward with sinks, GptOssTopKRouter,
+ * GptOssExperts' training loop): two layers (layer 0 banded), 4 experts,
+ * 2 a token, 100 tokens, eager attention in BF16:
+ *   - each layer's sink: the scores with one more column (cat of 4 heads
+ *     x 100 rows x 101), the row max, the softmax over 101 columns, no
+ *     cast after it (the softmax runs in the scores' dtype);
+ *   - the router: top-k of the logits, softmax over k = 2 columns;
+ *   - each expert of each layer: two clamps, one sigmoid; forward
+ *     8 sigmoids, backward 8 sigmoid_backward;
+ *   - decode refused (its window caches). */
+START_TEST(gpt_oss_hf_layers)
+{
+	static const char *oss =
+		"{\"model_type\": \"gpt_oss\", \"hidden_size\": 128, \"num_attention_heads\": 4,"
+		" \"num_key_value_heads\": 2, \"head_dim\": 32, \"num_hidden_layers\": 2,"
+		" \"intermediate_size\": 128, \"vocab_size\": 1000, \"sliding_window\": 16,"
+		" \"num_local_experts\": 4, \"experts_per_token\": 2, \"attention_bias\": true,"
+		" \"layer_types\": [\"sliding_attention\", \"full_attention\"]}";
+	struct model_config c;
+	struct model_opts o;
+	struct model_seq s;
+	char err[256];
+	ck_assert_int_eq(model_config_parse(oss, "oss", &c, err, sizeof(err)), 0);
+	ck_assert(c.oss && c.experts == 4 && c.experts_per_tok == 2 && !c.hf_refusal[0]);
+	model_opts_init(&o);
+	o.batch = 1;
+	o.seq = 100;
+	o.dtype = GPU_DT_BF16;
+	o.mode = MODEL_TRAINING;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	int cats = 0, softmax101 = 0, softmax_k = 0, clamps = 0, sig_f = 0, sig_b = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->phase == MODEL_PH_BACKWARD && strstr(k->k.name, "sigmoid_backward_kernel_cuda"))
+			sig_b++;
+		if (k->phase != MODEL_PH_FORWARD || k->layer < 0)
+			continue;
+		if (strstr(k->k.name, "CatArrayBatchedCopy") && k->k.m * k->k.n == 4 * 100 * 101)
+			cats++;
+		if (k->k.op == PRED_OP_SOFTMAX && k->k.n == 101 && k->k.m == 400)
+			softmax101++;
+		if (k->k.op == PRED_OP_SOFTMAX && k->k.n == 2 && k->k.m == 100)
+			softmax_k++;
+		clamps += strstr(k->k.name, "clamp_max_scalar_kernel") || strstr(k->k.name, "clamp_scalar_kernel");
+		sig_f += strstr(k->k.name, "sigmoid_kernel_cuda") != NULL;
+	}
+	ck_assert_int_eq(cats, 2);
+	ck_assert_int_eq(softmax101, 2);
+	ck_assert_int_eq(softmax_k, 2);
+	ck_assert_int_eq(clamps, 2 * 2 * 4);
+	ck_assert_int_eq(sig_f, 2 * 4);
+	ck_assert_int_eq(sig_b, 2 * 4);
+	model_seq_release(&s);
+	o.mode = MODEL_DECODE;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "gpt-oss's window caches"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("model");
@@ -4910,6 +4970,7 @@ int main(void)
 	tcase_add_test(t, parse_configs);
 	tcase_add_test(t, mixtral_and_gemma);
 	tcase_add_test(t, gemma_hf_layers);
+	tcase_add_test(t, gpt_oss_hf_layers);
 	tcase_add_test(t, nonzero_waits);
 	tcase_add_test(t, load_config_file);
 	tcase_add_test(t, collective_sizes);

@@ -715,14 +715,15 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		engine |= !strcasecmp(mtype, engine_only[i]);
 	/* DeepSeek-V2/V3 and GLM-4.5: model.c builds their MLA and MoE
 	 * layers too; Gemma 2 and 3 their local layers, sandwich norms and
-	 * soft-capping */
+	 * soft-capping; gpt-oss its banded layers, sinks and experts */
 	int deepseek = mtype && !strncasecmp(mtype, "deepseek_v", 10);
 	int glm_moe = mtype && !strcasecmp(mtype, "glm4_moe");
-	int gemma_local = mtype && (!strcasecmp(mtype, "gemma2") || !strcasecmp(mtype, "gemma3_text"));
+	int local_built = mtype && (!strcasecmp(mtype, "gemma2") || !strcasecmp(mtype, "gemma3_text") ||
+				    !strcasecmp(mtype, "gpt_oss"));
 	if (unsupported(root, mtype, err, errlen)) {
 		if (!engine)
 			return SURFER_EUNKNOWN;
-		if (!deepseek && !glm_moe && !gemma_local)
+		if (!deepseek && !glm_moe && !local_built)
 			snprintf(c->hf_refusal, sizeof(c->hf_refusal), "%s (--engine vllm or sglang builds it)",
 				 err);
 		err[0] = 0;
@@ -911,9 +912,12 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 			/* GptOss: num_local_experts of intermediate_size (as
 			 * Mixtral's), experts_per_token of them; every other
 			 * layer attends to the last sliding_window keys
-			 * (layer_types: sliding first), the others to all.  Its
-			 * attention sinks (a logit per head) add no kernel. */
+			 * (layer_types: sliding first), the others to all; the
+			 * attention sinks, biases and the experts' GLU as
+			 * model_config.oss says (no kernel of their own to the
+			 * engines) */
 			experts = get_uint(root, "num_local_experts", 32);
+			c->oss = 1;
 			int64_t w = get_uint(root, "sliding_window", 128), period = full_layer_period(root, 2);
 			c->window = w > 0 ? (uint32_t)w : 0;
 			c->local_period = period > 0 ? (uint32_t)period : 0;

@@ -249,8 +249,11 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 			/* router, then each token's K experts: the gathered
 			 * tokens, their MLP, and the weighted product */
 			double K = c->experts_per_tok ? c->experts_per_tok : 1;
+			/* gpt-oss's GLU: the clamps' inputs (gate_up, 2 f) and
+			 * alpha x gate beside what a gated MLP keeps */
+			double oss = c->oss ? 2 * K * z->T * z->f * z->e : 0;
 			return r + Xf + z->T * c->experts * 4 + 2 * K * Xf +
-			       mlp_saved(c, z, K * z->T, K * z->T, 0) - K * Xf;
+			       mlp_saved(c, z, K * z->T, K * z->T, 0) - K * Xf + oss;
 		}
 		return r + mlp_saved(c, z, z->T, z->Tr, 0);
 	}

@@ -156,9 +156,25 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 	default:
 		break;
 	}
-	op_softmax(B, bh * sq, sk);
+	if (c->oss) {
+		/* gpt-oss: each head's sink logit joins every row (cat), the
+		 * row's max subtracted, softmax in the scores' dtype, the
+		 * sink's column dropped (a view the second matmul reads) */
+		double n1 = (double)bh * (double)sq * (double)(sk + 1);
+		B->cols = sk + 1;
+		op_ew(B, "CatArrayBatchedCopy<float, unsigned int, 4, 64, 64>", n1, 1, 0, 1,
+		      "elementwise_kernel<128, 4, CopyFunctor>");
+		k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, max>>>",
+		       PRED_OP_REDUCTION, bh * sq, sk + 1, 1.0, 0.0, 1.0, 512);
+		op_ew(B, "elementwise_kernel<128, 4, SubFunctor>", n1, 1.0 + 1.0 / (double)(sk + 1), 1, 1,
+		      "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>");
+		op_softmax(B, bh * sq, sk + 1);
+		B->cols = sk;
+	} else {
+		op_softmax(B, bh * sq, sk);
+	}
 	if ((B->o->dtype == GPU_DT_BF16 || B->o->dtype == GPU_DT_FP16) &&
-	    c->family == MODEL_FAM_LLAMA)
+	    c->family == MODEL_FAM_LLAMA && !c->oss)
 		op_ew(B, "vectorized_elementwise_kernel<4, CopyFunctor>", n, 1, 0, 1,
 		      "vectorized_elementwise_kernel<4, CopyFunctor>");
 	op_dropout(B, n, p);
@@ -364,6 +380,39 @@ uint64_t model_expert_capacity(const struct model_config *c, const struct model_
  * routing weight applied and index_add into the output.  Each expert
  * takes an even share (T k / E) of the routed tokens.  torch.where is a
  * nonzero (op_nonzero()): the CPU waits for the GPU once per expert. */
+/* One gpt-oss expert over m tokens as GptOssExperts runs it in training:
+ * gate_up = x @ W[e] + b[e] (one GEMM of 2f, then the bias added: its
+ * gradient a column sum), gate = gate_up[..., ::2].clamp(max=limit), up =
+ * gate_up[..., 1::2].clamp(-limit, limit) (strided reads), glu = gate *
+ * sigmoid(alpha * gate), (up + 1) * glu, then down_proj and its bias. */
+static void mlp_oss_body(struct bld *B, uint64_t m, uint64_t f)
+{
+	uint64_t h = B->c->hidden;
+	double n = (double)m * f;
+	const char *colsum = "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>";
+	int keep = B->in_mlp;
+	B->in_mlp = 1;
+	op_linear(B, m, h, 2 * f, 0, 0);
+	B->cols = 2 * f;
+	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", 2 * n, 1, 1, 1, colsum);
+	B->cols = f;
+	op_ew(B, "elementwise_kernel<128, 4, clamp_max_scalar_kernel>", n, 1, 1, 1,
+	      "elementwise_kernel<128, 4, where_kernel_impl>");
+	op_ew(B, "elementwise_kernel<128, 4, clamp_scalar_kernel>", n, 1, 2, 1,
+	      "elementwise_kernel<128, 4, where_kernel_impl>");
+	op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", n, 1, 1, 1,
+	      "vectorized_elementwise_kernel<4, MulFunctor>");
+	op_ew(B, "vectorized_elementwise_kernel<4, sigmoid_kernel_cuda>", n, 1, 4, 1,
+	      "vectorized_elementwise_kernel<4, sigmoid_backward_kernel_cuda>");
+	op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", n, 2, 1, 2, NULL);
+	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", n, 1, 1, 0, NULL);
+	op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", n, 2, 1, 2, NULL);
+	op_linear(B, m, f, h, 0, 0);
+	B->cols = h;
+	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)m * h, 1, 1, 1, colsum);
+	B->in_mlp = keep;
+}
+
 static void mlp_topk(struct bld *B)
 {
 	const struct model_config *c = B->c;
@@ -371,15 +420,27 @@ static void mlp_topk(struct bld *B)
 	uint64_t K = c->experts_per_tok ? c->experts_per_tok : 1;
 	uint64_t m = cdiv(T * K, E);
 	op_tp(B, 0, (double)T * h);
-	op_linear(B, T, h, E, 0, 0);
-	op_softmax(B, T, E);
-	B->cols = E;
-	op_ew(B, "gatherTopK<float, unsigned int, 2, false>", (double)T * E, 1, 2, 1,
-	      "scatter_gather_elementwise_kernel<128, 4>");
-	B->cols = K;
-	k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>",
-	       PRED_OP_REDUCTION, T, K, 1.0, 0.0, 1.0, 512);
-	op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", (double)T * K, 2, 1, 2, NULL);
+	op_linear(B, T, h, E, c->oss, 0);
+	if (c->oss) {
+		/* GptOssTopKRouter: a biased router, the top k of its logits,
+		 * their softmax, scattered into zeros of T x E */
+		B->cols = E;
+		op_ew(B, "gatherTopK<float, unsigned int, 2, false>", (double)T * E, 1, 2, 1,
+		      "scatter_gather_elementwise_kernel<128, 4>");
+		op_softmax(B, T, K);
+		op_ew(B, "vectorized_elementwise_kernel<4, FillFunctor>", (double)T * E, 0, 0, 0, NULL);
+		op_ew(B, "scatter_gather_elementwise_kernel<128, 4>", (double)T * K, 1, 0, 1,
+		      "scatter_gather_elementwise_kernel<128, 4>");
+	} else {
+		op_softmax(B, T, E);
+		B->cols = E;
+		op_ew(B, "gatherTopK<float, unsigned int, 2, false>", (double)T * E, 1, 2, 1,
+		      "scatter_gather_elementwise_kernel<128, 4>");
+		B->cols = K;
+		k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>",
+		       PRED_OP_REDUCTION, T, K, 1.0, 0.0, 1.0, 512);
+		op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", (double)T * K, 2, 1, 2, NULL);
+	}
 	B->cols = h;
 	op_ew(B, "vectorized_elementwise_kernel<4, FillFunctor>", (double)T * h, 0, 0, 0, NULL);
 	B->cols = E;
@@ -391,7 +452,10 @@ static void mlp_topk(struct bld *B)
 		B->cols = h;
 		op_ew(B, "index_elementwise_kernel<128, 4, index_kernel>", (double)m * h, 1, 0, 1,
 		      "index_put_kernel");
-		mlp_body(B, m, f, c->gated, 0, 0);
+		if (c->oss)
+			mlp_oss_body(B, m, f);
+		else
+			mlp_body(B, m, f, c->gated, 0, 0);
 		op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", (double)m * h, 2, 1, 2, NULL);
 		op_ew(B, "indexFuncLargeIndex<float, long, unsigned int, 2, 2, -2, true>", (double)m * h,
 		      2, 1, 1, "index_elementwise_kernel<128, 4, index_kernel>");
@@ -555,7 +619,7 @@ static void layer_llama(struct bld *B)
 	}
 	attention_core(B, nh, B->sl, B->kv, d, 1, 1, 4, c->attn_dropout,
 		       model_layer_window(c, (uint32_t)B->layer));
-	attn_out(B, 0, 0);     /* LlamaDecoderLayer: no residual dropout */
+	attn_out(B, c->oss && c->qkv_bias, 0);   /* no residual dropout; gpt-oss's o_proj biased */
 	op_rmsnorm(B, B->Ts, h);
 	/* GLM-4.5's and Llama 4's dense layers, then the routed and shared
 	 * experts as the stacks that train them run them (mlp_grouped) */
@@ -851,14 +915,15 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 "sglang or vllm", c->name);
 		return SURFER_EINVAL;
 	}
-	if (c->sandwich_norm && (o->mode == MODEL_DECODE || model_cp(o) > 1)) {
+	if ((c->sandwich_norm || c->oss) && (o->mode == MODEL_DECODE || model_cp(o) > 1)) {
 		/* transformers' generate() gives Gemma 2/3 its HybridCache (a
 		 * static cache of the longest length for the global layers, a
-		 * rolling one of the window for the local ones), not the
+		 * rolling one of the window for the local ones) and gpt-oss
+		 * window-long caches for its banded layers, not the
 		 * DynamicCache's concatenation built here */
-		snprintf(err, errlen, "model '%s': Hugging Face's decode of Gemma 2/3 (its HybridCache) and "
-			 "ring attention (--cp) over its sliding-window layers are not built; decode runs "
-			 "with --engine sglang or vllm", c->name);
+		snprintf(err, errlen, "model '%s': Hugging Face's decode of sliding-window layers (Gemma "
+			 "2/3's HybridCache, gpt-oss's window caches) and ring attention (--cp) over them "
+			 "are not built; decode runs with --engine sglang or vllm", c->name);
 		return SURFER_EINVAL;
 	}
 	if (o->mtp && (!c->kv_lora || o->mode != MODEL_TRAINING || o->zero >= 2 || o->mtp > 8)) {

@@ -100,10 +100,13 @@ struct model_config {
 			       * the MLP too (four a layer)                */
 	int final_softcap;    /* Gemma 2: tanh soft-capping of the logits    */
 	int attn_softcap;     /* Gemma 2: and of every attention score       */
+	int oss;              /* gpt-oss: attention sinks (a logit per head
+			       * in each row's softmax), biased o_proj and
+			       * router, its experts' clamped GLU (model.c,
+			       * mlp_topk)                                  */
 	/* What Hugging Face's eager modules as model.c builds them lack for
-	 * this config (Qwen2-MoE's shared experts, gpt-oss's local layers and
-	 * sinks): the reason hf refuses it, "" when none.  The engine builder
-	 * builds it. */
+	 * this config (Qwen2-MoE's shared experts): the reason hf refuses it,
+	 * "" when none.  The engine builder builds it. */
 	char hf_refusal[200];
 	/* A quantized checkpoint: quantization_config's quant_method ("fp8",
 	 * "awq", "gptq", "compressed-tensors", ...; "quantized" when it names
