@@ -48,6 +48,18 @@ static void mask_per_head(struct bld *B, double n, uint64_t heads, uint64_t sq, 
 	mk->reuse_bytes = 3.0 * (double)sq * (double)sk * B->esz;
 }
 
+/* Gemma 2's soft-capping of n scores or logits, x = tanh(x / cap) * cap:
+ * three kernels, each with its backward. */
+static void softcap(struct bld *B, double n)
+{
+	op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", n, 1, 1, 1,
+	      "vectorized_elementwise_kernel<4, DivFunctor>");
+	op_ew(B, "vectorized_elementwise_kernel<4, tanh_kernel_cuda>", n, 1, 4, 1,
+	      "vectorized_elementwise_kernel<4, tanh_backward_kernel_cuda>");
+	op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", n, 1, 1, 1,
+	      "vectorized_elementwise_kernel<4, MulFunctor>");
+}
+
 /* Eager attention core: scores, scale, mask, softmax, dropout, context.
  * window: a sliding-window layer's keys (Gemma 2/3; 0 every key).  Hugging
  * Face masks the far keys (eager: the same kernels as a causal mask; SDPA:
@@ -124,15 +136,8 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 	if (scale)
 		op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", n, 1, 1, 1,
 		      "vectorized_elementwise_kernel<4, DivFunctor>");
-	if (c->attn_softcap) {
-		/* Gemma 2: w = tanh(w / cap) * cap before the mask */
-		op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", n, 1, 1, 1,
-		      "vectorized_elementwise_kernel<4, DivFunctor>");
-		op_ew(B, "vectorized_elementwise_kernel<4, tanh_kernel_cuda>", n, 1, 4, 1,
-		      "vectorized_elementwise_kernel<4, tanh_backward_kernel_cuda>");
-		op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", n, 1, 1, 1,
-		      "vectorized_elementwise_kernel<4, MulFunctor>");
-	}
+	if (c->attn_softcap)    /* Gemma 2: before the mask */
+		softcap(B, n);
 	switch (mask_kind) {
 	case 1: /* GPT-2: torch.where(causal_mask, w, min) */
 		op_ew(B, "elementwise_kernel<128, 4, where_kernel_impl>", n, 1.1, 1, 1,
@@ -741,15 +746,8 @@ static void lm_head_and_loss(struct bld *B, int tied)
 	op_tp(B, 0, (double)B->T * c->hidden);
 	op_linear(B, B->T, c->hidden, V, 0, tied);
 	if (c->final_softcap) {
-		/* Gemma 2: logits = tanh(logits / cap) * cap */
-		double n = (double)B->T * V;
 		B->cols = V;
-		op_ew(B, "vectorized_elementwise_kernel<4, DivFunctor>", n, 1, 1, 1,
-		      "vectorized_elementwise_kernel<4, DivFunctor>");
-		op_ew(B, "vectorized_elementwise_kernel<4, tanh_kernel_cuda>", n, 1, 4, 1,
-		      "vectorized_elementwise_kernel<4, tanh_backward_kernel_cuda>");
-		op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", n, 1, 1, 1,
-		      "vectorized_elementwise_kernel<4, MulFunctor>");
+		softcap(B, (double)B->T * V);
 	}
 	if (B->o->loss && B->o->mode == MODEL_TRAINING) {
 		uint64_t rows = B->T;
