@@ -962,9 +962,13 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		}
 	} else if (!m->plan_rank) {
 		char zero[48] = "";
-		if (explore)   /* one GPU has no data-parallel ranks to shard over */
-			snprintf(zero, sizeof(zero), "%s%.0u%s", m->opts.lora_rank ? ", LoRA rank " : "",
-				 m->opts.lora_rank, m->plan_gpus > 1 ? ", zero 0, 1 and 3" : "");
+		if (explore) {
+			/* one GPU has no data-parallel ranks to shard over */
+			char lora[32] = "";
+			if (m->opts.lora_rank)
+				snprintf(lora, sizeof(lora), ", LoRA rank %u", m->opts.lora_rank);
+			snprintf(zero, sizeof(zero), "%s%s", lora, m->plan_gpus > 1 ? ", zero 0, 1 and 3" : "");
+		}
 		else if (m->opts.zero)
 			snprintf(zero, sizeof(zero), ", zero %u", m->opts.zero);
 		char cps[24] = "";
@@ -990,8 +994,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		fprintf(f, "plan       %s%s%s, %s, %u sequence%s of %s%s over %u GPU%s, %s%s%s (dp x tp x pp%s "
 			"= %u; fitting first, fastest first)\n", engine ? model_engine_name(m->opts.engine) : "",
 			engine ? " " : "", c.name, mode, m->opts.batch, m->opts.batch == 1 ? "" : "s", of, gas,
-			m->plan_gpus, m->plan_gpus == 1 ? "" : "s", model_dtype_label(&m->opts), mla_flash ? ", MLA as flash attention" : "",
-			zero, cps, m->plan_gpus);
+			m->plan_gpus, m->plan_gpus == 1 ? "" : "s", model_dtype_label(&m->opts),
+			mla_flash ? ", MLA as flash attention" : "", zero, cps, m->plan_gpus);
 	}
 	int rc = 0;
 	for (size_t t = 0; t < ntargets && !rc; t++) {
