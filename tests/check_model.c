@@ -63,6 +63,12 @@ START_TEST(builtin_names_distinct)
 	ck_assert(c.window == 128 && c.local_period == 2 && c.oss && !c.hf_refusal[0]);
 	ck_assert_int_eq(model_config_builtin("gemma-3-1b", &c), 0);
 	ck_assert(c.window == 512 && c.local_period == 6 && c.qk_norm && !c.final_softcap);
+	ck_assert(c.embed_scale);
+	/* Gemma 1, a row of the C table, scales its embeddings too; Llama not */
+	ck_assert_int_eq(model_config_builtin("gemma-7b", &c), 0);
+	ck_assert(c.embed_scale && !c.sandwich_norm);
+	ck_assert_int_eq(model_config_builtin("llama-3-8b", &c), 0);
+	ck_assert(!c.embed_scale);
 	ck_assert_int_eq(model_config_builtin("qwen2.5-7b", &c), 0);
 	ck_assert(c.qkv_bias && !c.window && !c.qk_norm);
 	ck_assert_int_eq(model_config_builtin("qwen3.5-7b", &c), SURFER_EUNKNOWN);

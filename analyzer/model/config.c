@@ -324,6 +324,8 @@ int model_config_builtin(const char *name, struct model_config *c)
 		c->capacity = b->experts && b->fam == MODEL_FAM_T5 ? 64 : 0;
 		c->dropout = b->dropout;
 		c->attn_dropout = b->attn_dropout;
+		/* gemma-7b, the one Gemma row of this table */
+		c->embed_scale = !strncmp(b->name, "gemma", 5);
 		/* GPT-2's n_positions, BERT's and OPT's max_position_embeddings
 		 * (their published config.json; NeuSight's GPT-3 configs 2048);
 		 * a rotary built-in's context where its config.json was read
@@ -812,6 +814,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		c->gated = 1;
 		c->qkv_bias = get_bool(root, "attention_bias", mt && strcasecmp(mt, "qwen2") == 0);
 		c->tied = get_bool(root, "tie_word_embeddings", gemma);
+		c->embed_scale = gemma;   /* GemmaModel's normalizer, every version */
 		/* Mixtral: every layer's MLP is num_local_experts experts, each
 		 * token routed to num_experts_per_tok of them */
 		experts = get_uint(root, "num_local_experts", 0);

@@ -1392,7 +1392,7 @@ static void embeddings(struct bld *B)
 		break;
 	case MODEL_FAM_LLAMA:
 		op_embed(B, T, h, c->vocab, 1);
-		if (c->sandwich_norm)   /* Gemma 2/3: embeddings x sqrt(hidden) */
+		if (c->embed_scale)     /* Gemma: embeddings x sqrt(hidden) */
 			op_ew(B, "vectorized_elementwise_kernel<4, MulFunctor>", (double)T * h, 1, 1, 1,
 			      "vectorized_elementwise_kernel<4, MulFunctor>");
 		/* 4-D causal mask of (b, 1, s, s) and the rotary cos/sin tables;

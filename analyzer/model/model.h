@@ -96,6 +96,7 @@ struct model_config {
 	 * layer i is such a layer when (i + 1) % local_period != 0 (Gemma 2
 	 * every other, Gemma 3 five of six); 0 none. */
 	uint32_t window, local_period;
+	int embed_scale;      /* Gemma (1, 2, 3): embeddings x sqrt(hidden)  */
 	int sandwich_norm;    /* Gemma 2/3: norms after attention and around
 			       * the MLP too (four a layer)                */
 	int final_softcap;    /* Gemma 2: tanh soft-capping of the logits    */

@@ -521,7 +521,7 @@ static void forward(struct srv *S, const struct sreq *r, size_t nr, int decode)
 	op_embed(B, rows, S->h, S->V, 0);
 	mark(S);
 	all_reduce(S, rows);                 /* vocab-parallel embedding */
-	if (c->sandwich_norm)                /* Gemma: embeddings x sqrt(hidden) */
+	if (c->embed_scale)                  /* Gemma: embeddings x sqrt(hidden) */
 		vec(S, "vectorized_elementwise_kernel<4, MulFunctor>", (double)rows * S->h, S->h, 1.0, 1.0, 1.0);
 	double act = (double)rows * (double)((S->nh + 2 * S->nkv) * S->d > 2 * S->I ?
 					     (S->nh + 2 * S->nkv) * S->d : 2 * S->I) * B->esz;
