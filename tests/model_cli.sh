@@ -88,6 +88,9 @@ check "same model passes the gate" $?
 [ $? -eq 3 ] && grep -q REGRESSION "$tmp/gate.txt"
 check "doubled batch fails the gate with exit 3" $?
 
+# ms_of FILE: the first iteration_ms of a JSON document
+ms_of() { sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' "$1" | head -1; }
+
 # bad_input ARGS...: exit 2, one line on stderr starting with the program name
 bad_input() {
 	n=$((n + 1))
@@ -880,24 +883,24 @@ cat >"$tmp/gemma3flat.json" <<'EOF'
  "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 262208, "sliding_window": 1024,
  "sliding_window_pattern": 6, "hidden_activation": "gelu_pytorch_tanh"}
 EOF
-for f in gemma3mm gemma3flat; do
-	"$BIN" --model "$tmp/$f.json" --engine vllm --mode decode --batch 8 --seq 2048 --dtype bf16 \
-		--target l20 --json >"$tmp/$f.out" 2>"$tmp/err"
-	check "$f served (rc $?: $(cat "$tmp/err"))" $?
-done
-g3m=$(sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' "$tmp/gemma3mm.out" | head -1)
-g3f=$(sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' "$tmp/gemma3flat.out" | head -1)
-[ -n "$g3m" ] && [ "$g3m" = "$g3f" ]
-check "Gemma 3 text_config predicted as its flat twin ($g3m = $g3f ms)" $?
-for f in gemma3mm gemma3flat; do
-	"$BIN" --model "$tmp/$f.json" --mode training --batch 1 --seq 2048 --dtype bf16 --optimizer adamw \
-		--target a100 --json >"$tmp/$f.hf" 2>"$tmp/err"
-	check "$f built by --engine hf (rc $?: $(cat "$tmp/err"))" $?
-done
-g3m=$(sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' "$tmp/gemma3mm.hf" | head -1)
-g3f=$(sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' "$tmp/gemma3flat.hf" | head -1)
-[ -n "$g3m" ] && [ "$g3m" = "$g3f" ]
-check "Gemma 3 multimodal trained as its flat twin under --engine hf ($g3m = $g3f ms)" $?
+# g3_twins EXT WHAT TWINS ARGS...: both configs run with ARGS (each checked
+# as WHAT), their predictions equal (checked as TWINS)
+g3_twins() {
+	ext=$1 what=$2 twins=$3
+	shift 3
+	for f in gemma3mm gemma3flat; do
+		"$BIN" --model "$tmp/$f.json" "$@" --json >"$tmp/$f.$ext" 2>"$tmp/err"
+		check "$f $what (rc $?: $(cat "$tmp/err"))" $?
+	done
+	g3m=$(ms_of "$tmp/gemma3mm.$ext")
+	g3f=$(ms_of "$tmp/gemma3flat.$ext")
+	[ -n "$g3m" ] && [ "$g3m" = "$g3f" ]
+	check "$twins ($g3m = $g3f ms)" $?
+}
+g3_twins out served "Gemma 3 text_config predicted as its flat twin" --engine vllm --mode decode \
+	--batch 8 --seq 2048 --dtype bf16 --target l20
+g3_twins hf "built by --engine hf" "Gemma 3 multimodal trained as its flat twin under --engine hf" \
+	--mode training --batch 1 --seq 2048 --dtype bf16 --optimizer adamw --target a100
 # the class name alone (no model_type, no expert keys) is no Qwen2 either
 cat >"$tmp/qarch.json" <<'EOF'
 {"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 2048, "num_attention_heads": 16,
@@ -1455,7 +1458,6 @@ check "a plan's header: $(cat "$tmp/ph1.txt") / $(cat "$tmp/ph2.txt")" $?
 # than FA2 on the same run, FA3 faster than FA2 on the H100, and flash
 # under --stack te is cuDNN's.
 L7="--model llama-2-7b --mode training --batch 1 --seq 2048 --dtype bf16 --json"
-ms_of() { sed -n 's/.*"iteration_ms": \([0-9.e+]*\).*/\1/p' "$1" | head -1; }
 for a in flash fa2 cudnn triton; do
 	"$BIN" $L7 --attention $a --target a100 >"$tmp/attn_$a.json" 2>"$tmp/err"
 	check "--attention $a on the A100 predicted ($(cat "$tmp/err"))" $?

@@ -968,9 +968,9 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			if (m->opts.lora_rank)
 				snprintf(lora, sizeof(lora), ", LoRA rank %u", m->opts.lora_rank);
 			snprintf(zero, sizeof(zero), "%s%s", lora, m->plan_gpus > 1 ? ", zero 0, 1 and 3" : "");
-		}
-		else if (m->opts.zero)
+		} else if (m->opts.zero) {
 			snprintf(zero, sizeof(zero), ", zero %u", m->opts.zero);
+		}
 		char cps[24] = "";
 		if (cp > 1)
 			snprintf(cps, sizeof(cps), " x cp %u", cp);

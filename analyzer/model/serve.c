@@ -644,8 +644,8 @@ double model_serve_kv_bytes(const struct model_seq *s, const struct model_opts *
 static int check(const struct model_config *c, const struct model_opts *o, char *err, size_t errlen)
 {
 	if (c->family != MODEL_FAM_LLAMA) {
-		snprintf(err, errlen, "--engine %s: model '%s' is of the %s family; the engine builder knows the "
-			 "Llama family (Llama, Mistral, Mixtral, Qwen2/2.5, Qwen3, Qwen2/3-MoE, Gemma, "
+		snprintf(err, errlen, "--engine %s: model '%s' is of the %s family; the engine builder "
+			 "knows the Llama family (Llama, Mistral, Mixtral, Qwen2/2.5, Qwen3, Qwen2/3-MoE, Gemma, "
 			 "DeepSeek-V2/V3)",
 			 model_engine_name(o->engine), c->name, model_family_name(c->family));
 		return SURFER_EINVAL;
