@@ -46,41 +46,42 @@ struct builtin {
 	int gated, qkv_bias, tied;
 	uint32_t experts, sparse_step;
 	double dropout, attn_dropout;
-	uint32_t positions;   /* the learned position table's rows; 0 rotary or relative */
-	uint32_t context;     /* a rotary model's max_position_embeddings (its
-			       * config.json); 0 unknown or relative */
+	uint32_t positions;   /* max_position_embeddings (n_positions): the
+			       * learned table's rows of GPT-2, BERT and OPT,
+			       * a rotary model's context (its config.json);
+			       * 0 unknown or relative */
 };
 
 static const struct builtin builtins[] = {
-	{ "gpt2", MODEL_FAM_GPT2, 12, 0, 768, 12, 12, 64, 3072, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024, 0 },
-	{ "gpt2-medium", MODEL_FAM_GPT2, 24, 0, 1024, 16, 16, 64, 4096, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024, 0 },
-	{ "gpt2-large", MODEL_FAM_GPT2, 36, 0, 1280, 20, 20, 64, 5120, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024, 0 },
-	{ "gpt2-xl", MODEL_FAM_GPT2, 48, 0, 1600, 25, 25, 64, 6400, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024, 0 },
-	{ "gpt3-xl", MODEL_FAM_GPT2, 24, 0, 2048, 16, 16, 128, 8192, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048, 0 },
-	{ "gpt3-2.7b", MODEL_FAM_GPT2, 32, 0, 2560, 32, 32, 80, 10240, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048, 0 },
-	{ "gpt3-6.7b", MODEL_FAM_GPT2, 32, 0, 4096, 32, 32, 128, 16384, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048, 0 },
-	{ "gpt3-13b", MODEL_FAM_GPT2, 40, 0, 5120, 40, 40, 128, 20480, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048, 0 },
-	{ "bert-base", MODEL_FAM_BERT, 12, 0, 768, 12, 12, 64, 3072, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1, 512, 0 },
-	{ "bert-large", MODEL_FAM_BERT, 24, 0, 1024, 16, 16, 64, 4096, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1, 512, 0 },
-	{ "opt-1.3b", MODEL_FAM_OPT, 24, 0, 2048, 32, 32, 64, 8192, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0, 2048, 0 },
-	{ "opt-6.7b", MODEL_FAM_OPT, 32, 0, 4096, 32, 32, 128, 16384, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0, 2048, 0 },
-	{ "llama-2-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 32, 128, 11008, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0, 4096 },
-	{ "llama-3-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0, 8192 },
+	{ "gpt2", MODEL_FAM_GPT2, 12, 0, 768, 12, 12, 64, 3072, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024 },
+	{ "gpt2-medium", MODEL_FAM_GPT2, 24, 0, 1024, 16, 16, 64, 4096, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024 },
+	{ "gpt2-large", MODEL_FAM_GPT2, 36, 0, 1280, 20, 20, 64, 5120, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024 },
+	{ "gpt2-xl", MODEL_FAM_GPT2, 48, 0, 1600, 25, 25, 64, 6400, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 1024 },
+	{ "gpt3-xl", MODEL_FAM_GPT2, 24, 0, 2048, 16, 16, 128, 8192, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
+	{ "gpt3-2.7b", MODEL_FAM_GPT2, 32, 0, 2560, 32, 32, 80, 10240, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
+	{ "gpt3-6.7b", MODEL_FAM_GPT2, 32, 0, 4096, 32, 32, 128, 16384, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
+	{ "gpt3-13b", MODEL_FAM_GPT2, 40, 0, 5120, 40, 40, 128, 20480, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
+	{ "bert-base", MODEL_FAM_BERT, 12, 0, 768, 12, 12, 64, 3072, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1, 512 },
+	{ "bert-large", MODEL_FAM_BERT, 24, 0, 1024, 16, 16, 64, 4096, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1, 512 },
+	{ "opt-1.3b", MODEL_FAM_OPT, 24, 0, 2048, 32, 32, 64, 8192, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0, 2048 },
+	{ "opt-6.7b", MODEL_FAM_OPT, 32, 0, 4096, 32, 32, 128, 16384, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0, 2048 },
+	{ "llama-2-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 32, 128, 11008, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 4096 },
+	{ "llama-3-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 8192 },
 	/* meta-llama/Llama-3.1-8B, -70B and -405B config.json (rope_scaling:
 	 * no kernel of its own; 3.1-8B's sizes are 3-8B's);
 	 * mistralai/Mixtral-8x22B-v0.1 config.json */
-	{ "llama-3.1-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0, 131072 },
-	{ "llama-3.1-70b", MODEL_FAM_LLAMA, 80, 0, 8192, 64, 8, 128, 28672, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0, 131072 },
-	{ "llama-3.1-405b", MODEL_FAM_LLAMA, 126, 0, 16384, 128, 8, 128, 53248, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0, 131072 },
-	{ "mixtral-8x22b", MODEL_FAM_LLAMA, 56, 0, 6144, 48, 8, 128, 16384, 32768, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0, 0, 65536 },
-	{ "llama-3.2-1b", MODEL_FAM_LLAMA, 16, 0, 2048, 32, 8, 64, 8192, 128256, 0, MODEL_ACT_SILU, 1, 0, 1, 0, 0, 0.0, 0.0, 0, 131072 },
-	{ "mistral-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 0, 32768 },
-	{ "qwen2-7b", MODEL_FAM_LLAMA, 28, 0, 3584, 28, 4, 128, 18944, 152064, 0, MODEL_ACT_SILU, 1, 1, 0, 0, 0, 0.0, 0.0, 0, 0 },
-	{ "mixtral-8x7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0, 0, 32768 },
-	{ "gemma-7b", MODEL_FAM_LLAMA, 28, 0, 3072, 16, 16, 256, 24576, 256000, 0, MODEL_ACT_GELU_TANH, 1, 0, 1, 0, 0, 0.0, 0.0, 0, 8192 },
-	{ "t5-base", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1, 0, 0 },
-	{ "t5-large", MODEL_FAM_T5, 24, 24, 1024, 16, 16, 64, 4096, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1, 0, 0 },
-	{ "switch-base-8", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 8, 2, 0.1, 0.1, 0, 0 },
+	{ "llama-3.1-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 131072 },
+	{ "llama-3.1-70b", MODEL_FAM_LLAMA, 80, 0, 8192, 64, 8, 128, 28672, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 131072 },
+	{ "llama-3.1-405b", MODEL_FAM_LLAMA, 126, 0, 16384, 128, 8, 128, 53248, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 131072 },
+	{ "mixtral-8x22b", MODEL_FAM_LLAMA, 56, 0, 6144, 48, 8, 128, 16384, 32768, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0, 65536 },
+	{ "llama-3.2-1b", MODEL_FAM_LLAMA, 16, 0, 2048, 32, 8, 64, 8192, 128256, 0, MODEL_ACT_SILU, 1, 0, 1, 0, 0, 0.0, 0.0, 131072 },
+	{ "mistral-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 32768 },
+	{ "qwen2-7b", MODEL_FAM_LLAMA, 28, 0, 3584, 28, 4, 128, 18944, 152064, 0, MODEL_ACT_SILU, 1, 1, 0, 0, 0, 0.0, 0.0, 0 },
+	{ "mixtral-8x7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0, 32768 },
+	{ "gemma-7b", MODEL_FAM_LLAMA, 28, 0, 3072, 16, 16, 256, 24576, 256000, 0, MODEL_ACT_GELU_TANH, 1, 0, 1, 0, 0, 0.0, 0.0, 8192 },
+	{ "t5-base", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1, 0 },
+	{ "t5-large", MODEL_FAM_T5, 24, 24, 1024, 16, 16, 64, 4096, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 0, 0, 0.1, 0.1, 0 },
+	{ "switch-base-8", MODEL_FAM_T5, 12, 12, 768, 12, 12, 64, 3072, 32128, 0, MODEL_ACT_RELU, 0, 0, 1, 8, 2, 0.1, 0.1, 0 },
 };
 
 /*
@@ -327,11 +328,13 @@ int model_config_builtin(const char *name, struct model_config *c)
 		/* gemma-7b, the one Gemma row of this table */
 		c->embed_scale = !strncmp(b->name, "gemma", 5);
 		/* GPT-2's n_positions, BERT's and OPT's max_position_embeddings
-		 * (their published config.json; NeuSight's GPT-3 configs 2048);
-		 * a rotary built-in's context where its config.json was read
-		 * (a run past it warns, model_positions_check()) */
-		c->max_positions = b->positions ? b->positions : b->context;
-		c->learned_positions = b->positions > 0;
+		 * (their published config.json; NeuSight's GPT-3 configs 2048),
+		 * a learned table as fill() takes those families' to be; a
+		 * rotary built-in's context where its config.json was read (a
+		 * run past it warns, model_positions_check()) */
+		c->max_positions = b->positions;
+		c->learned_positions = b->positions && (b->fam == MODEL_FAM_GPT2 || b->fam == MODEL_FAM_BERT ||
+							b->fam == MODEL_FAM_OPT);
 		return 0;
 	}
 	for (size_t i = 0; i < NJSON_BUILTIN; i++) {
