@@ -1044,6 +1044,15 @@ for m in gemma-2-9b gpt-oss-20b; do
 	grep -q "sliding-window layers (Gemma 2/3's HybridCache, gpt-oss's window caches)" "$tmp/err"
 	check "$m's decode under hf: refused ($(cat "$tmp/err"))" $?
 done
+# transformers has no SDPA or flash_attention_2 for gpt-oss's sinks:
+# asked for, refused with the ways out named; Gemma 2 takes them
+for a in sdpa flash; do
+	bad_input --model gpt-oss-20b --attention $a --batch 1 --seq 128 --dtype bf16 --target h100
+	grep -q "gpt-oss runs its attention sinks in eager attention only.*--engine sglang or vllm" "$tmp/err"
+	check "gpt-oss under hf with --attention $a: refused ($(cat "$tmp/err"))" $?
+	"$BIN" --model gemma-2-9b --attention $a --batch 1 --seq 128 --dtype bf16 --target h100 >/dev/null 2>&1
+	check "gemma-2-9b under hf with --attention $a: built" $?
+done
 for spelled in Qwen3-8B qwen3_8b QWEN3-8B; do
 	"$BIN" --model "$spelled" --engine sglang --mode prefill --prompt-lens 64 --dtype bf16 --target h100 \
 		>/dev/null 2>"$tmp/err" || break

@@ -913,6 +913,17 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 "sglang or vllm", c->name);
 		return SURFER_EINVAL;
 	}
+	if (c->oss && o->stack == MODEL_STACK_EAGER && o->attention != MODEL_ATTN_EAGER) {
+		/* transformers' GptOssPreTrainedModel supports neither SDPA nor
+		 * flash_attention_2: the sinks join the scores in its eager
+		 * attention (attention_core), and a fused kernel without them
+		 * would be another model */
+		snprintf(err, errlen, "model '%s': Hugging Face's gpt-oss runs its attention sinks in "
+			 "eager attention only (no SDPA or flash_attention_2 support); use --attention "
+			 "eager, or --stack te's fused attention, or serve it with --engine sglang or vllm",
+			 c->name);
+		return SURFER_EINVAL;
+	}
 	if ((c->sandwich_norm || c->oss) && (o->mode == MODEL_DECODE || model_cp(o) > 1)) {
 		/* transformers' generate() gives Gemma 2/3 its HybridCache (a
 		 * static cache of the longest length for the global layers, a
