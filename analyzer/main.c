@@ -178,6 +178,10 @@ static void usage(FILE *f)
 		"                            mixed precision) or bf16\n"
 		"      --stack S             eager (default), compile (torch.compile) or te\n"
 		"                            (Transformer Engine / Megatron fused kernels)\n"
+		"      --norm N              how an eager stack runs RMSNorm: eager (default:\n"
+		"                            Hugging Face's modules, FP32 inside) or fused (one\n"
+		"                            kernel: Liger, Apex, nanotron's TritonRMSNorm,\n"
+		"                            PyTorch's fused nn.RMSNorm)\n"
 		"      --precision P         training state of bf16/fp16: pure (16-bit weights,\n"
 		"                            gradients, moments), mixed (FP32 master) or autocast\n"
 		"                            (mixed, and torch.autocast's casts of each matmul's\n"
@@ -416,6 +420,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"lora-targets", required_argument, NULL, OPT_MODEL},
 		{"qlora", no_argument, NULL, OPT_MODEL},
 		{"stack", required_argument, NULL, OPT_MODEL},
+		{"norm", required_argument, NULL, OPT_MODEL},
 		{"precision", required_argument, NULL, OPT_MODEL},
 		{"fp8-recipe", required_argument, NULL, OPT_MODEL},
 		{"cuda-graphs", no_argument, NULL, OPT_MODEL},

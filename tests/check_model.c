@@ -4807,6 +4807,138 @@ END_TEST
  *     layer 0's float mask takes the memory-efficient backend over all
  *     200 x 200 pairs, one mask head, layer 1 the flash backend, causal;
  *   - decode (Hugging Face's HybridCache) and --cp are refused. */
+/* Hugging Face's eager RMSNorm computes in FP32 (hidden_states.to(
+ * torch.float32)) and its Llama-family eager attention takes the softmax
+ * in FP32: in a BF16 model those kernels move 4 bytes an element, the
+ * casts into and out of FP32 2 + 4.  Gemma's norm adds (1 + weight) in
+ * FP32 and casts last; --norm fused is one kernel each way. */
+static double bytes_per_elem(const struct model_kernel *k)
+{
+	return k->k.bytes / ((double)k->k.m * (double)k->k.n);
+}
+
+START_TEST(rmsnorm_fp32_internals)
+{
+	static const char *llama =
+		"{\"model_type\": \"llama\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		" \"num_key_value_heads\": 4, \"num_hidden_layers\": 1, \"intermediate_size\": 512,"
+		" \"vocab_size\": 1000}";
+	static const char *gemma =
+		"{\"model_type\": \"gemma\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		" \"num_key_value_heads\": 4, \"head_dim\": 64, \"num_hidden_layers\": 1,"
+		" \"intermediate_size\": 512, \"vocab_size\": 1000}";
+	struct model_config c;
+	struct model_opts o;
+	struct model_seq s;
+	char err[256];
+	const double n = 100.0 * 256;   /* one norm's elements */
+	for (int dt = 0; dt < 2; dt++) {
+		ck_assert_int_eq(model_config_parse(llama, "llama", &c, err, sizeof(err)), 0);
+		model_opts_init(&o);
+		o.batch = 1;
+		o.seq = 100;
+		o.dtype = dt ? GPU_DT_FP32 : GPU_DT_BF16;
+		o.mode = MODEL_TRAINING;
+		ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+		int pow = 0, casts = 0, xr = 0, wx = 0, mean = 0, smax = 0, scast = 0;
+		for (size_t i = 0; i < s.n; i++) {
+			const struct model_kernel *k = &s.v[i];
+			if (k->phase != MODEL_PH_FORWARD)
+				continue;
+			double per = bytes_per_elem(k), rows_n = (double)k->k.m * k->k.n;
+			if (strstr(k->k.name, "pow_tensor_scalar")) {
+				pow++;
+				ck_assert_double_eq_tol(per, 8.0, 1e-9);
+			}
+			if (strstr(k->k.name, "MeanOps")) {
+				mean++;
+				ck_assert_double_eq_tol(k->k.bytes, 4.0 * n, 1e-6);
+			}
+			if (!strcmp(k->k.name, "vectorized_elementwise_kernel<4, CopyFunctor>")) {
+				if (rows_n == n) {
+					casts++;
+					ck_assert_double_eq_tol(per, 6.0, 1e-9);
+				} else if (rows_n == 4.0 * 100 * 100) {
+					scast++;        /* the probabilities back to BF16 */
+					ck_assert_double_eq_tol(per, 6.0, 1e-9);
+				}
+			}
+			if (!strcmp(k->k.name, "elementwise_kernel<128, 4, MulFunctor>") && rows_n == n) {
+				if (per == 8.0)
+					xr++;
+				else if (per == (dt ? 8.0 : 4.0))
+					wx++;
+			}
+			if (k->k.op == PRED_OP_SOFTMAX && k->layer == 0) {
+				smax++;
+				ck_assert_double_eq_tol(bytes_per_elem(k), dt ? 8.0 : 6.0, 1e-9);
+			}
+		}
+		/* two norms in the layer, the final one */
+		ck_assert_int_eq(pow, 3);
+		ck_assert_int_eq(mean, 3);
+		ck_assert_int_eq(casts, dt ? 0 : 6);
+		ck_assert_int_eq(scast, dt ? 0 : 1);
+		ck_assert_int_eq(smax, 1);
+		if (dt) {
+			ck_assert_int_eq(xr + wx, 6);   /* FP32 both */
+		} else {
+			ck_assert_int_eq(xr, 3);
+			ck_assert_int_eq(wx, 3);
+		}
+		model_seq_release(&s);
+	}
+
+	/* Gemma: (1 + weight) over the weight's 256 elements, its cast from
+	 * BF16, the product FP32, in each of the three norms */
+	ck_assert_int_eq(model_config_parse(gemma, "gemma", &c, err, sizeof(err)), 0);
+	ck_assert(c.norm_unit_offset);
+	model_opts_init(&o);
+	o.batch = 1;
+	o.seq = 100;
+	o.dtype = GPU_DT_BF16;
+	o.mode = MODEL_TRAINING;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	int one_plus = 0, wcast = 0, fp32_mul = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (k->phase != MODEL_PH_FORWARD || (k->k.m * k->k.n != 256 && k->k.m * k->k.n != 100 * 256))
+			continue;
+		if (k->k.m * k->k.n == 256 && strstr(k->k.name, "AddFunctor"))
+			one_plus += bytes_per_elem(k) == 8.0;
+		if (k->k.m * k->k.n == 256 && strstr(k->k.name, "CopyFunctor"))
+			wcast += bytes_per_elem(k) == 6.0;
+		if (k->k.m * k->k.n == 100 * 256 && !strcmp(k->k.name, "elementwise_kernel<128, 4, MulFunctor>"))
+			fp32_mul += bytes_per_elem(k) == 8.0;
+	}
+	ck_assert_int_eq(one_plus, 3);
+	ck_assert_int_eq(wcast, 3);
+	ck_assert_int_eq(fp32_mul, 6);  /* x * r and the (1 + weight) product */
+	model_seq_release(&s);
+
+	/* --norm fused: one kernel forward reading x and writing y (2 + 2
+	 * bytes an element, 4 a row for the reciprocal), one backward and
+	 * the weight's partial sums; no eager chain */
+	ck_assert_int_eq(model_config_parse(llama, "llama", &c, err, sizeof(err)), 0);
+	o.fused_norm = 1;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	int fwd = 0, bwd = 0, eager = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		if (!strcmp(k->k.name, "rms_norm_fwd_fused")) {
+			fwd++;
+			ck_assert_double_eq_tol(k->k.bytes, 4.0 * n + 4.0 * 100, 1e-6);
+		}
+		bwd += !strcmp(k->k.name, "rms_norm_bwd_fused");
+		eager += strstr(k->k.name, "pow_tensor_scalar") || strstr(k->k.name, "rsqrt");
+	}
+	ck_assert_int_eq(fwd, 3);
+	ck_assert_int_eq(bwd, 3);
+	ck_assert_int_eq(eager, 0);
+	model_seq_release(&s);
+}
+END_TEST
+
 START_TEST(gemma_hf_layers)
 {
 	static const char *gemma =
@@ -4976,6 +5108,7 @@ int main(void)
 	tcase_add_test(t, parse_configs);
 	tcase_add_test(t, mixtral_and_gemma);
 	tcase_add_test(t, gemma_hf_layers);
+	tcase_add_test(t, rmsnorm_fp32_internals);
 	tcase_add_test(t, gpt_oss_hf_layers);
 	tcase_add_test(t, nonzero_waits);
 	tcase_add_test(t, load_config_file);

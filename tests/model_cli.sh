@@ -1659,4 +1659,29 @@ check "llama-3-8b decode after 8192 cached tokens: the warning names its 8192" $
 	--target a100 2>&1 | grep -q "sequences of 2099 positions, beyond the 2048"
 check "--new-tokens 49,2000: the short prompt's 2099 positions warned" $?
 
+# --norm: eager (Hugging Face's RMSNorm chain, FP32 inside) or fused (one
+# kernel each way): a Llama trained in BF16 is predicted faster fused; a
+# LayerNorm model (GPT-2) and a compiled stack (which fuses the chain
+# itself) are the same either way; a bad value exits 2 with one line.
+for nm in eager fused; do
+	"$BIN" --model llama-3.2-1b --batch 2 --seq 2048 --dtype bf16 --mode training --target h100 \
+		--norm $nm --json >"$tmp/norm_$nm.json" 2>/dev/null
+	"$BIN" --model gpt2-large --batch 2 --seq 1024 --dtype bf16 --mode training --target h100 \
+		--norm $nm --json >"$tmp/norm_gpt2_$nm.json" 2>/dev/null
+	"$BIN" --model llama-3.2-1b --batch 2 --seq 2048 --dtype bf16 --mode training --target h100 \
+		--stack compile --attention flash --norm $nm --json >"$tmp/norm_c_$nm.json" 2>/dev/null
+done
+awk -v e="$(ms_of "$tmp/norm_eager.json")" -v f="$(ms_of "$tmp/norm_fused.json")" \
+	'BEGIN { exit !(f > 0 && f < e) }'
+check "--norm fused faster than eager on Llama 3.2 1B BF16 ($(ms_of "$tmp/norm_fused.json") < $(ms_of "$tmp/norm_eager.json") ms)" $?
+[ -n "$(ms_of "$tmp/norm_gpt2_eager.json")" ] &&
+	[ "$(ms_of "$tmp/norm_gpt2_eager.json")" = "$(ms_of "$tmp/norm_gpt2_fused.json")" ]
+check "--norm leaves GPT-2's LayerNorm as it is ($(ms_of "$tmp/norm_gpt2_fused.json") ms)" $?
+[ -n "$(ms_of "$tmp/norm_c_eager.json")" ] && [ "$(ms_of "$tmp/norm_c_eager.json")" = "$(ms_of "$tmp/norm_c_fused.json")" ]
+check "--norm changes nothing under --stack compile ($(ms_of "$tmp/norm_c_fused.json") ms)" $?
+"$BIN" --model llama-3.2-1b --norm triton --target h100 >"$tmp/norm_bad.out" 2>"$tmp/norm_bad.err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/norm_bad.err")" -eq 1 ] && grep -q "eager or fused" "$tmp/norm_bad.err"
+check "--norm triton exits 2 with one line (rc $rc: $(cat "$tmp/norm_bad.err"))" $?
+
 finish "model_cli.sh"

@@ -38,7 +38,8 @@ struct fop {
 				 * 16; linear and bmm:
 				 * 4 its input cast by autocast; sdpa:
 				 * causal; pp send: its model_kernel async
-				 * value                                  */
+				 * value; reduce: an RMSNorm's weight; norm:
+				 * a fused RMSNorm (--norm fused)          */
 	int nbwd;               /* elementwise: backward kernels              */
 	double nin;             /* elementwise: tensors read per element      */
 	const char *bwd_name;   /* elementwise: backward kernel name          */
@@ -49,6 +50,11 @@ struct fop {
 				 * copy), 0 where a linear before it that read
 				 * the same input casts them               */
 	double param_elems;
+	double esz;             /* elementwise and reductions: bytes per
+				 * element of the tensors they move when not
+				 * the activations' (an eager norm's FP32
+				 * internals 4, a cast between 2 and 4 bytes
+				 * their mean, 3); 0 the activations'       */
 	int frozen;             /* --lora: its parameters take no gradient    */
 	struct pred_attn attn;  /* F_ATTN: the call                           */
 };
@@ -203,6 +209,7 @@ void op_ew(struct bld *B, const char *name, double n, double nin, double flops,
 	   int nbwd, const char *bwd_name);
 
 void op_softmax(struct bld *B, uint64_t rows, uint64_t cols);
+void op_softmax_fp32(struct bld *B, uint64_t rows, uint64_t cols, int upcast);
 
 void op_layernorm(struct bld *B, uint64_t rows, uint64_t cols);
 

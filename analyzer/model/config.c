@@ -327,6 +327,7 @@ int model_config_builtin(const char *name, struct model_config *c)
 		c->attn_dropout = b->attn_dropout;
 		/* gemma-7b, the one Gemma row of this table */
 		c->embed_scale = !strncmp(b->name, "gemma", 5);
+		c->norm_unit_offset = c->embed_scale;
 		/* GPT-2's n_positions, BERT's and OPT's max_position_embeddings
 		 * (their published config.json; NeuSight's GPT-3 configs 2048),
 		 * a learned table as fill() takes those families' to be; a
@@ -818,6 +819,7 @@ static int fill(json_t *root, struct model_config *c, char *err, size_t errlen)
 		c->qkv_bias = get_bool(root, "attention_bias", mt && strcasecmp(mt, "qwen2") == 0);
 		c->tied = get_bool(root, "tie_word_embeddings", gemma);
 		c->embed_scale = gemma;   /* GemmaModel's normalizer, every version */
+		c->norm_unit_offset = gemma;  /* GemmaRMSNorm's (1 + weight), every version */
 		/* Mixtral: every layer's MLP is num_local_experts experts, each
 		 * token routed to num_experts_per_tok of them */
 		experts = get_uint(root, "num_local_experts", 0);

@@ -51,7 +51,7 @@ struct shp {
 	double e;               /* bytes per element                          */
 	int half;               /* 16-bit activations                         */
 	int sdpa;               /* fused attention kernel                     */
-	int fused_norm;         /* RMSNorm one kernel (--stack te)            */
+	int fused_norm;         /* RMSNorm one kernel (--stack te, --norm fused) */
 	int train;
 };
 
@@ -80,8 +80,8 @@ static double ln_saved(const struct shp *z)
  * the input cast to FP32 (16-bit models; the input itself in FP32), the
  * normalised tensor cast back (the weight's product reads it) and the
  * FP32 reciprocal of each row's RMS; a fused kernel (Transformer Engine's
- * RMSNorm and LayerNormLinear, as Megatron and DeepSeek's stacks run it)
- * its input and the reciprocals only (te.pytorch rmsnorm save_for_backward:
+ * RMSNorm and LayerNormLinear, as Megatron and DeepSeek's stacks run it;
+ * --norm fused's) its input and the reciprocals only (te.pytorch rmsnorm save_for_backward:
  * inputmat, rsigma). */
 static double rms_of(const struct shp *z, double rows, double cols)
 {
@@ -393,7 +393,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	z.e = gpu_dtype_bytes(o->dtype);
 	z.half = o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16;
 	z.sdpa = o->attention != MODEL_ATTN_EAGER;
-	z.fused_norm = o->stack == MODEL_STACK_TE;
+	z.fused_norm = o->stack == MODEL_STACK_TE || o->fused_norm;
 	z.train = o->mode == MODEL_TRAINING;
 	z.b = s->micro_batch ? (double)s->micro_batch : (double)o->batch;
 	/* context parallelism: a GPU holds seq / cp of each sequence (ring

@@ -175,13 +175,11 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 		      "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>");
 		op_softmax(B, bh * sq, sk + 1);
 		B->cols = sk;
+	} else if (c->family == MODEL_FAM_LLAMA || c->family == MODEL_FAM_T5) {
+		op_softmax_fp32(B, bh * sq, sk, c->family == MODEL_FAM_T5);
 	} else {
 		op_softmax(B, bh * sq, sk);
 	}
-	if ((B->o->dtype == GPU_DT_BF16 || B->o->dtype == GPU_DT_FP16) &&
-	    c->family == MODEL_FAM_LLAMA && !c->oss)
-		op_ew(B, "vectorized_elementwise_kernel<4, CopyFunctor>", n, 1, 0, 1,
-		      "vectorized_elementwise_kernel<4, CopyFunctor>");
 	op_dropout(B, n, p);
 	op_bmm(B, bh, sq, d, sk);
 	B->cols = keep;

@@ -97,6 +97,8 @@ struct model_config {
 	 * every other, Gemma 3 five of six); 0 none. */
 	uint32_t window, local_period;
 	int embed_scale;      /* Gemma (1, 2, 3): embeddings x sqrt(hidden)  */
+	int norm_unit_offset; /* Gemma (1, 2, 3): RMSNorm scales by 1 +
+			       * weight, in FP32, and casts last           */
 	int sandwich_norm;    /* Gemma 2/3: norms after attention and around
 			       * the MLP too (four a layer)                */
 	int final_softcap;    /* Gemma 2: tanh soft-capping of the logits    */
@@ -264,6 +266,10 @@ struct model_opts {
 					* recompute_method block), the others
 					* keep everything; 0 every layer      */
 	enum model_stack stack;        /* eager, compile or te                 */
+	int fused_norm;                /* --norm fused: each RMSNorm one kernel
+					* forward and one backward (with its
+					* weight's partial sums reduced after),
+					* not Hugging Face's eager chain       */
 	enum model_precision precision; /* training state: pure or mixed      */
 	int cuda_graphs;               /* each compiled region (a block's
 					* forward, its backward) replayed as

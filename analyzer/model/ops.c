@@ -775,6 +775,48 @@ void op_softmax(struct bld *B, uint64_t rows, uint64_t cols)
 	B->act_fp32 = 1;
 }
 
+/* An elementwise op whose tensors take esz bytes an element where the
+ * activations' take another size; its backward's alike (struct fop). */
+static void op_ew_esz(struct bld *B, double esz, const char *name, double n, double nin,
+		      double flops, int nbwd, const char *bwd_name)
+{
+	double keep = B->esz;
+	size_t at = B->nops;
+	B->esz = esz;
+	op_ew(B, name, n, nin, flops, nbwd, bwd_name);
+	B->esz = keep;
+	if (B->nops > at)
+		B->ops[B->nops - 1].esz = esz;
+}
+
+/* softmax(x, dim=-1, dtype=torch.float32).to(x.dtype), eager attention's
+ * in the Llama family of Hugging Face models: in a 16-bit model the
+ * softmax reads 2 bytes an element and writes 4, its backward reads the
+ * FP32 gradient and output and writes the 16-bit gradient (10 bytes), and
+ * the cast back moves 6.  upcast: T5's softmax(x.float()).type_as(x), the
+ * cast to FP32 a kernel of its own and the softmax FP32 both ways.
+ * Compiled stacks fuse the chain (fuse.c), which then moves the 16-bit
+ * scores and probabilities alone. */
+void op_softmax_fp32(struct bld *B, uint64_t rows, uint64_t cols, int upcast)
+{
+	int half = B->o->dtype == GPU_DT_BF16 || B->o->dtype == GPU_DT_FP16;
+	int wide = half && B->o->stack == MODEL_STACK_EAGER;
+	double keep = B->esz, n = (double)rows * (double)cols;
+	double cast = wide ? (keep + 4.0) / 2 : keep;
+	if (half && upcast)
+		op_ew_esz(B, cast, "vectorized_elementwise_kernel<4, CopyFunctor>", n, 1, 0, 1,
+			  "vectorized_elementwise_kernel<4, CopyFunctor>");
+	B->esz = !wide ? keep : upcast ? 4.0 : cast;
+	size_t at = B->nops;
+	op_softmax(B, rows, cols);
+	B->esz = keep;
+	if (wide && B->nops > at)
+		B->ops[B->nops - 1].esz = upcast ? 4.0 : (2 * 4.0 + keep) / 3;
+	if (half)
+		op_ew_esz(B, cast, "vectorized_elementwise_kernel<4, CopyFunctor>", n, 1, 0, 1,
+			  "vectorized_elementwise_kernel<4, CopyFunctor>");
+}
+
 void op_layernorm(struct bld *B, uint64_t rows, uint64_t cols)
 {
 	k_rows(B, "vectorized_layer_norm_kernel<float, float>", PRED_OP_NORM, rows, cols,
@@ -826,39 +868,86 @@ int model_forward_kernel(enum pred_op op, uint64_t batch, uint64_t rows, uint64_
 }
 
 /* HF LlamaRMSNorm / T5LayerNorm in eager mode: x.pow(2).mean(-1), + eps,
- * rsqrt, x * r, weight * x (plus casts to and from fp32 for 16-bit). */
+ * rsqrt, x * r, weight * x.  The statistic and x * r are computed on
+ * hidden_states.to(torch.float32): in a 16-bit model those kernels move
+ * 4-byte elements and the casts into and out of FP32 6 bytes an element
+ * (their mean size, 3), where LlamaRMSNorm then multiplies the 16-bit
+ * result by the 16-bit weight.  GemmaRMSNorm (every Gemma) multiplies by
+ * (1.0 + weight.float()) in FP32 and casts last: the weight's cast (none
+ * in FP32) and the add are kernels of `cols` elements, the product and its
+ * gradients FP32.  Under autocast the activations stay at the 16-bit size
+ * throughout, as k_cast() takes them; compiled and Transformer Engine
+ * stacks fuse the norm (fuse.c), its FP32 in registers, so it moves what
+ * its 16-bit input and output take.  --norm fused: one kernel reads x and
+ * the weight and writes y and each row's reciprocal RMS (Liger's, Apex's,
+ * nanotron's TritonRMSNorm, PyTorch's own nn.RMSNorm kernel: our H100 ran
+ * F.rms_norm of 32768 x 14336 BF16 in 0.955 ms, 1.97 TB/s for one read
+ * and one write, data/NVIDIA_H100_80GB_HBM3/ours/vec.csv); Gemma's
+ * (1 + weight) is an offset inside it. */
 void op_rmsnorm(struct bld *B, uint64_t rows, uint64_t cols)
 {
 	B->cols = cols;
+	if (B->o->fused_norm && B->o->stack == MODEL_STACK_EAGER) {
+		k_rows(B, "rms_norm_fwd_fused", PRED_OP_NORM, rows, cols, 1.0,
+		       1.0 + 4.0 / ((double)cols * B->esz), 4.0, 128);
+		bld_add_params(B, (double)cols, 1);
+		struct fop f = { .kind = F_NORM, .a = rows, .b = cols, .param = 1,
+				 .param_elems = (double)cols, .flag = 1 };
+		bld_remember(B, &f);
+		B->act_fp32 = 1;
+		return;
+	}
 	int half = B->o->dtype == GPU_DT_BF16 || B->o->dtype == GPU_DT_FP16;
+	int gemma = B->c && B->c->norm_unit_offset;
+	double wide = half && !bld_autocast(B) && B->o->stack == MODEL_STACK_EAGER ? 4.0 : B->esz;
+	double cast = (B->esz + wide) / 2;
 	double n = (double)rows * (double)cols;
 	if (half)
-		op_ew(B, "vectorized_elementwise_kernel<4, CopyFunctor>", n, 1, 0, 1,
-		      "vectorized_elementwise_kernel<4, CopyFunctor>");
-	op_ew(B, "vectorized_elementwise_kernel<4, pow_tensor_scalar_kernel>", n, 1, 1, 2,
-	      "vectorized_elementwise_kernel<4, MulFunctor>");
+		op_ew_esz(B, cast, "vectorized_elementwise_kernel<4, CopyFunctor>", n, 1, 0, 1,
+			  "vectorized_elementwise_kernel<4, CopyFunctor>");
+	op_ew_esz(B, wide, "vectorized_elementwise_kernel<4, pow_tensor_scalar_kernel>", n, 1, 1, 2,
+		  "vectorized_elementwise_kernel<4, MulFunctor>");
+	double keep_esz = B->esz;
+	B->esz = wide;
 	k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, MeanOps<float, float>>>",
 	       PRED_OP_REDUCTION, rows, cols, 1.0, 0.0, 1.0, 512);
+	B->esz = keep_esz;
 	{
-		struct fop f = { .kind = F_REDUCE, .a = rows, .b = cols };
+		struct fop f = { .kind = F_REDUCE, .a = rows, .b = cols, .esz = wide };
 		bld_remember(B, &f);
 	}
 	uint64_t keep = B->cols;
 	B->cols = 1;
-	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", (double)rows, 1, 1, 0, NULL);
-	op_ew(B, "vectorized_elementwise_kernel<4, rsqrt_kernel_cuda>", (double)rows, 1, 1, 1,
-	      "vectorized_elementwise_kernel<4, rsqrt_backward>");
+	op_ew_esz(B, wide, "vectorized_elementwise_kernel<4, AddFunctor>", (double)rows, 1, 1, 0, NULL);
+	op_ew_esz(B, wide, "vectorized_elementwise_kernel<4, rsqrt_kernel_cuda>", (double)rows, 1, 1, 1,
+		  "vectorized_elementwise_kernel<4, rsqrt_backward>");
 	B->cols = keep;
-	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1, 1, 2,
-	      "elementwise_kernel<128, 4, MulFunctor>");
-	if (half)
-		op_ew(B, "vectorized_elementwise_kernel<4, CopyFunctor>", n, 1, 0, 1,
-		      "vectorized_elementwise_kernel<4, CopyFunctor>");
-	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1, 1, 1,
-	      "elementwise_kernel<128, 4, MulFunctor>");
+	op_ew_esz(B, wide, "elementwise_kernel<128, 4, MulFunctor>", n, 1, 1, 2,
+		  "elementwise_kernel<128, 4, MulFunctor>");
+	if (gemma) {
+		B->cols = cols;
+		if (half && !bld_autocast(B))   /* self.weight.float() */
+			op_ew_esz(B, cast, "vectorized_elementwise_kernel<4, CopyFunctor>", (double)cols,
+				  1, 0, 1, "vectorized_elementwise_kernel<4, CopyFunctor>");
+		/* 1.0 + weight: its gradient passes through */
+		op_ew_esz(B, wide, "vectorized_elementwise_kernel<4, AddFunctor>", (double)cols, 1, 1, 0,
+			  NULL);
+		B->cols = keep;
+		op_ew_esz(B, wide, "elementwise_kernel<128, 4, MulFunctor>", n, 1, 1, 1,
+			  "elementwise_kernel<128, 4, MulFunctor>");
+		if (half)                       /* .type_as(x) */
+			op_ew_esz(B, cast, "vectorized_elementwise_kernel<4, CopyFunctor>", n, 1, 0, 1,
+				  "vectorized_elementwise_kernel<4, CopyFunctor>");
+	} else {
+		if (half)
+			op_ew_esz(B, cast, "vectorized_elementwise_kernel<4, CopyFunctor>", n, 1, 0, 1,
+				  "vectorized_elementwise_kernel<4, CopyFunctor>");
+		op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1, 1, 1,
+		      "elementwise_kernel<128, 4, MulFunctor>");
+	}
 	bld_add_params(B, (double)cols, 1);
 	struct fop f = { .kind = F_REDUCE, .a = rows, .b = cols, .param = 1,
-			 .param_elems = (double)cols, .flag = 1 };
+			 .param_elems = (double)cols, .flag = 1, .esz = gemma ? wide : 0 };
 	bld_remember(B, &f);
 	B->act_fp32 = 1;
 }
@@ -1041,9 +1130,8 @@ void bld_grad_accumulate(struct bld *B, double elems, uint64_t cols)
 		k->k.bytes = elems * (B->esz + 8.0);
 }
 
-void bld_backward_op(struct bld *B, const struct fop *f)
+static void backward_op(struct bld *B, const struct fop *f)
 {
-	B->layer = f->layer;
 	switch (f->kind) {
 	case F_LINEAR:
 		/* dX = dY W: (m x out) (out x in); dW = dY^T X: (out x m) (m x in).
@@ -1109,6 +1197,18 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 			  f->a, f->b, 2.0);
 		break;
 	case F_NORM:
+		if (f->flag) {
+			/* a fused RMSNorm: dx from dy, x, the weight and the
+			 * reciprocals in one kernel that writes the weight's
+			 * partial sums per block (128 rows of them taken), summed
+			 * after */
+			k_rows(B, "rms_norm_bwd_fused", PRED_OP_NORM, f->a, f->b, 2.0, 1.0, 8.0, 128);
+			if (f->frozen)
+				break;
+			k_colsum(B, f->a < 128 ? f->a : 128, f->b);
+			bld_grad_accumulate(B, f->param_elems, f->b);
+			break;
+		}
 		k_rows(B, "layer_norm_grad_input_kernel<float, float>", PRED_OP_NORM, f->a, f->b,
 		       2.0, 1.0, 10.0, 256);
 		if (f->frozen)
@@ -1236,4 +1336,14 @@ void bld_backward_op(struct bld *B, const struct fop *f)
 		       MODEL_GROUP_CP, MODEL_ASYNC_AFTER);
 		break;
 	}
+}
+
+void bld_backward_op(struct bld *B, const struct fop *f)
+{
+	double keep = B->esz;
+	B->layer = f->layer;
+	if (f->esz > 0)
+		B->esz = f->esz;
+	backward_op(B, f);
+	B->esz = keep;
 }

@@ -32,7 +32,7 @@ const char *const *model_cli_options(void)
 		"head", "dp", "tp", "pp", "microbatches", "zero", "launch-us", "launch-us-from",
 		"expert-capacity", "new-tokens", "plan", "jobs", "write-trace",
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
-		"stack", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
+		"stack", "norm", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
 		"moe-route-nodes", "moe-dispatch-fp8", "moe-a2a-overlap", "act-ckpt-layers",
 		"sequence-parallel", "no-grad-clip", "fsdp", "fsdp-reduce", "offload", "host-mem-gbps",
@@ -240,6 +240,9 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		m->ckpt_set = 1;
 	} else if (!strcmp(name, "stack")) {
 		bad = model_stack_parse(v, &o->stack);
+	} else if (!strcmp(name, "norm")) {
+		bad = strcmp(v, "eager") && strcmp(v, "fused");
+		o->fused_norm = !strcmp(v, "fused");
 	} else if (!strcmp(name, "precision")) {
 		bad = model_precision_parse(v, &o->precision);
 	} else if (!strcmp(name, "fp8-recipe")) {
@@ -388,6 +391,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			{ "optimizer", "none, sgd, adamw (adamw-foreach) or adamw-fused" },
 			{ "attention", "eager, sdpa, flash, fa2, fa3, cudnn, flashinfer or triton" },
 			{ "act-ckpt", "none, selective or full" }, { "stack", "eager, compile or te" },
+			{ "norm", "eager or fused" },
 			{ "precision", "pure, mixed, autocast or auto" },
 			{ "fp8-recipe", "tensorwise, rowwise, delayed or mxfp8" },
 			{ "power-limit", "watts between 10 and 5000" },

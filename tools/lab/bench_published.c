@@ -223,6 +223,11 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 	if (fp8 && !before)
 		arg(r, "fp8-recipe", "%s", has(dtype, "current scaling") ? "tensorwise" : "delayed");
 	arg(r, "attention", "%s", before ? "sdpa" : row_attention(F(C_ATTN), F(C_DTYPE), F(C_COMPILE)));
+	/* nanotron's Llama runs its norms as TritonRMSNorm (one kernel
+	 * each way, src/nanotron/models/llama.py); Transformer Engine's are
+	 * fused by --stack te */
+	if (!before && has(F(C_SOURCE), "nanotron"))
+		arg(r, "norm", "%s", "fused");
 	const char *opt = F(C_OPTIM);
 	int fused = has(opt, "fused") || has(opt, "Megatron distributed Adam");
 	arg(r, "optimizer", "%s", before ? "adamw" : fused ? "adamw-fused" : "adamw");
