@@ -1441,7 +1441,7 @@ for k, l in least.items():
 assert min(l["memory_peak_gib"] / asked[k]["memory_peak_gib"] for k, l in least.items()) < 0.5
 text = open(sys.argv[3]).read()
 m = re.search(r"no layout of 8 GPUs fits h200's memory;\n  the least memory: ([0-9.]+) GiB a GPU "
-              r"\(dp (\d+) x tp (\d+) x pp (\d+)(?:, ZeRO (\d))?", text)
+              r"\(dp (\d+) x tp (\d+) x pp (\d+)(?:, zero (\d))?", text)
 assert m, text[-400:]
 low = min(least.values(), key=lambda l: l["memory_peak_gib"])
 assert abs(float(m.group(1)) - low["memory_peak_gib"]) < 0.01, (m.group(0), low)

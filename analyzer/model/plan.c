@@ -577,6 +577,34 @@ static int first_alike(const struct layout *v, size_t n, size_t i, size_t *alike
 	return 1;
 }
 
+/* One layout in words, as --rank and a plan that fits nowhere name it:
+ * "dp 8 x tp 1 x pp 1, zero 3, act-ckpt selective, grad-accum 2" (ep,
+ * the ZeRO stage where the plan chose it, hsdp, microbatches, the
+ * checkpointing and accumulation the plan chose, each when there is one). */
+static void layout_words(const struct model_cli *m, const struct layout *l, char *out, size_t len)
+{
+	int k = snprintf(out, len, "dp %u x tp %u x pp %u", l->dp, l->tp, l->pp);
+	const char *ck = plan_ckpt_chosen(m, l);
+#define MORE(...) \
+	do { \
+		if (k >= 0 && (size_t)k < len) \
+			k += snprintf(out + k, len - (size_t)k, __VA_ARGS__); \
+	} while (0)
+	if (l->ep > 1)
+		MORE(", ep %u", l->ep);
+	if (!m->zero_set && m->opts.mode == MODEL_TRAINING)
+		MORE(", zero %u", l->zero);
+	if (l->hsdp)
+		MORE(" (hsdp)");
+	if (l->mb > 1)
+		MORE(", %u microbatches", l->mb);
+	if (ck)
+		MORE(", act-ckpt %s", ck);
+	if (l->ga > 1)
+		MORE(", grad-accum %u", l->ga);
+#undef MORE
+}
+
 static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec *g,
 		      const struct layout *v, size_t n, double usd_per_hour, int moe, int zeros)
 {
@@ -672,16 +700,9 @@ static int write_text(FILE *f, const struct model_cli *m, const struct gpu_spec 
 				least = &v[i];
 		fprintf(f, "  no layout of %u GPUs fits %s's memory", m->plan_gpus, g->id);
 		if (least) {
-			const char *ck = plan_ckpt_chosen(m, least);
-			fprintf(f, ";\n  the least memory: %.2f GiB a GPU (dp %u x tp %u x pp %u",
-				least->peak / GIB, least->dp, least->tp, least->pp);
-			if (least->zero)
-				fprintf(f, ", ZeRO %u", least->zero);
-			if (ck)
-				fprintf(f, ", act-ckpt %s", ck);
-			if (least->ga > 1)
-				fprintf(f, ", grad-accum %u", least->ga);
-			fputc(')', f);
+			char words[160];
+			layout_words(m, least, words, sizeof words);
+			fprintf(f, ";\n  the least memory: %.2f GiB a GPU (%s)", least->peak / GIB, words);
 		}
 		fputc('\n', f);
 	}
@@ -799,20 +820,9 @@ static int write_rank(FILE *f, const struct model_cli *m, struct plan_best *b, s
 			fprintf(f, "%-24s %15s  no layout runs\n", b[i].g->id, "-");
 			continue;
 		}
-		char ep[24] = "", zero[24] = "", mb[40] = "", ac[32] = "", ga[32] = "";
-		if (l->ep > 1)
-			snprintf(ep, sizeof ep, ", ep %u", l->ep);
-		if (!m->zero_set && m->opts.mode == MODEL_TRAINING)
-			snprintf(zero, sizeof zero, ", zero %u", l->zero);
-		if (l->mb > 1)
-			snprintf(mb, sizeof mb, ", %u microbatches", l->mb);
-		if (plan_ckpt_chosen(m, l))
-			snprintf(ac, sizeof ac, ", act-ckpt %s", plan_ckpt_chosen(m, l));
-		if (l->ga > 1)
-			snprintf(ga, sizeof ga, ", grad-accum %u", l->ga);
-		fprintf(f, "%-24s %12.3f ms  dp %u x tp %u x pp %u%s%s%s%s%s%s", b[i].g->id,
-			l->iteration_ns / 1e6, l->dp, l->tp, l->pp, ep, zero, l->hsdp ? " (hsdp)" : "", mb,
-			ac, ga);
+		char words[160];
+		layout_words(m, l, words, sizeof words);
+		fprintf(f, "%-24s %12.3f ms  %s", b[i].g->id, l->iteration_ns / 1e6, words);
 		if (m->opts.mode == MODEL_SERVE) {
 			fprintf(f, "  TTFT %.3f ms", l->ttft_ns / 1e6);
 			if (!isnan(l->tpot_ns))
