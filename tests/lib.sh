@@ -14,6 +14,20 @@ B="${BUILD:-build}"
 n=0
 fail=0
 
+# A check's status is the $? its line passes after the description's
+# command substitutions (check "took $(cat "$tmp/t") ms" $?): dash, the sh
+# tests/run.sh runs them with, keeps the tested command's status there;
+# bash passes the last substitution's, which would pass every such check.
+# Under a shell that does, the test runs again under dash, or stops.
+_status_of() { echo "$2"; }
+if [ "$(false; _status_of "$(true)" $?)" != 1 ]; then
+	if [ -z "$SURFER_TEST_DASH" ] && command -v dash >/dev/null 2>&1; then
+		SURFER_TEST_DASH=1 exec dash "$0" "$@"
+	fi
+	echo "$0: this shell gives \$? the status of a command substitution; run it with dash" >&2
+	exit 1
+fi
+
 check() { # check DESCRIPTION STATUS
 	n=$((n + 1))
 	if [ "$2" -ne 0 ]; then

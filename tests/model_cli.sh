@@ -1684,4 +1684,27 @@ rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/norm_bad.err")" -eq 1 ] && grep -q "eager or fused" "$tmp/norm_bad.err"
 check "--norm triton exits 2 with one line (rc $rc: $(cat "$tmp/norm_bad.err"))" $?
 
+# --qlora: PEFT's prepare_model_for_kbit_training() turns on gradient
+# checkpointing by default, so without --act-ckpt the run is the --act-ckpt
+# full one (the same time and memory) and says so in its input line; asked
+# for none, it keeps every activation (Llama-3.1-70B at 1 x 2048: more
+# than an H100 holds); plain --lora takes no default.
+q="--model llama-3.1-70b --mode training --batch 1 --seq 2048 --dtype bf16 --lora 16 --optimizer adamw --target h100"
+"$BIN" $q --qlora --json >"$tmp/ql.json" 2>/dev/null
+"$BIN" $q --qlora --act-ckpt full --json >"$tmp/qlf.json" 2>/dev/null
+"$BIN" $q --qlora --act-ckpt none --json >"$tmp/qln.json" 2>/dev/null
+"$BIN" $q --qlora >"$tmp/ql.txt" 2>&1
+"$BIN" $q --act-ckpt none --json >"$tmp/lo.json" 2>/dev/null
+"$BIN" $q --json >"$tmp/lod.json" 2>/dev/null
+peak() { sed -n 's/.*"peak_gib": \([0-9.e+]*\).*/\1/p' "$1" | head -1; }
+[ -n "$(ms_of "$tmp/ql.json")" ] && [ "$(ms_of "$tmp/ql.json")" = "$(ms_of "$tmp/qlf.json")" ] &&
+	[ "$(peak "$tmp/ql.json")" = "$(peak "$tmp/qlf.json")" ]
+check "--qlora without --act-ckpt is --act-ckpt full ($(ms_of "$tmp/ql.json") ms, $(peak "$tmp/ql.json") GiB)" $?
+grep -q "^input .*act-ckpt full (PEFT's k-bit default)" "$tmp/ql.txt"
+check "--qlora's input line names the checkpointing it took" $?
+awk -v f="$(peak "$tmp/ql.json")" -v n="$(peak "$tmp/qln.json")" 'BEGIN { exit !(f > 0 && f < 80 && n > 80) }'
+check "--qlora --act-ckpt none keeps every activation ($(peak "$tmp/qln.json") GiB against $(peak "$tmp/ql.json"))" $?
+[ "$(ms_of "$tmp/lod.json")" = "$(ms_of "$tmp/lo.json")" ]
+check "plain --lora takes no checkpointing by default ($(ms_of "$tmp/lod.json") ms)" $?
+
 finish "model_cli.sh"

@@ -857,6 +857,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	model_engine_dtype(&served, &c);
 	model_engine_fp8_marlin(&served, &c, targets, ntargets);
 	int mla_flash = model_mla_attention(&served, &c);
+	int qlora_ckpt = model_qlora_ckpt(&served);
 	m = &served;
 	for (size_t i = 0; i < ntargets; i++)
 		if (model_target_check(&m->opts, targets[i], err, errlen))
@@ -961,6 +962,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			json_object_set_new(doc, "new_tokens", json_integer(m->new_tokens));
 		if (doc && mla_flash)   /* chosen, not given: model_mla_attention() */
 			json_object_set_new(doc, "attention", json_string(model_attention_name(m->opts.attention)));
+		if (doc && qlora_ckpt)  /* and model_qlora_ckpt() */
+			json_object_set_new(doc, "act_ckpt", json_string("full"));
 		tarr = json_array();
 		if (!doc || !tarr || json_object_set(doc, "targets", tarr)) {
 			json_decref(doc);
@@ -1001,11 +1004,12 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		} else {
 			snprintf(of, sizeof(of), "%u", m->opts.seq);
 		}
-		fprintf(f, "plan       %s%s%s, %s, %u sequence%s of %s%s over %u GPU%s, %s%s%s (dp x tp x pp%s "
+		fprintf(f, "plan       %s%s%s, %s, %u sequence%s of %s%s over %u GPU%s, %s%s%s%s (dp x tp x pp%s "
 			"= %u; fitting first, fastest first)\n", engine ? model_engine_name(m->opts.engine) : "",
 			engine ? " " : "", c.name, mode, m->opts.batch, m->opts.batch == 1 ? "" : "s", of, gas,
 			m->plan_gpus, m->plan_gpus == 1 ? "" : "s", model_dtype_label(&m->opts),
-			mla_flash ? ", MLA as flash attention" : "", zero, cps, m->plan_gpus);
+			mla_flash ? ", MLA as flash attention" : "",
+			qlora_ckpt ? ", act-ckpt full (PEFT's k-bit default)" : "", zero, cps, m->plan_gpus);
 	}
 	int rc = 0;
 	for (size_t t = 0; t < ntargets && !rc; t++) {

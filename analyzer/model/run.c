@@ -1112,6 +1112,16 @@ int model_mla_attention(struct model_cli *m, const struct model_config *c)
 	return 1;
 }
 
+int model_qlora_ckpt(struct model_cli *m)
+{
+	struct model_opts *o = &m->opts;
+	if (!o->qlora || m->ckpt_set || o->mode != MODEL_TRAINING)
+		return 0;
+	o->act_ckpt = MODEL_CKPT_FULL;
+	m->ckpt_set = 1;
+	return 1;
+}
+
 int model_cli_check_modes(const struct model_cli *m, char *err, size_t errlen)
 {
 	enum model_mode mode = m->opts.mode;
@@ -1195,6 +1205,7 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	model_engine_dtype(&placed, &c);
 	model_engine_fp8_marlin(&placed, &c, ao->targets, ao->ntargets);
 	int mla_flash = model_mla_attention(&placed, &c);
+	int qlora_ckpt = model_qlora_ckpt(&placed);
 	for (size_t i = 0; i < ao->ntargets; i++)
 		if (model_target_check(&m->opts, ao->targets[i], err, errlen))
 			return SURFER_EINVAL;
@@ -1246,6 +1257,10 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	if (mla_flash) {
 		size_t len = strlen(device);
 		snprintf(device + len, sizeof(device) - len, ", MLA as flash attention");
+	}
+	if (qlora_ckpt) {
+		size_t len = strlen(device);
+		snprintf(device + len, sizeof(device) - len, ", act-ckpt full (PEFT's k-bit default)");
 	}
 	if (mo->power_limit_w > 0) {
 		size_t len = strlen(device);

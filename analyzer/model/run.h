@@ -77,6 +77,12 @@ void model_engine_dtype(struct model_cli *m, const struct model_config *c);
  * given: FP32, TF32 and the transformers decode path keep their refusal). */
 int model_mla_attention(struct model_cli *m, const struct model_config *c);
 
+/* Without --act-ckpt, --qlora training takes full activation
+ * checkpointing, as PEFT's prepare_model_for_kbit_training() turns it on
+ * by default (use_gradient_checkpointing=True), and marks it given; 1 when
+ * it did, else 0. */
+int model_qlora_ckpt(struct model_cli *m);
+
 /* vLLM's FP8 checkpoints on GPUs without FP8 tensor cores: its FP8 Marlin
  * kernel, the weights a byte each widened to the activation dtype in
  * registers (W8A16, weight-only: m's wq_bytes 1, its per-channel or
