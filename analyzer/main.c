@@ -183,6 +183,10 @@ static void usage(FILE *f)
 		"                            Hugging Face's modules, FP32 inside) or fused (one\n"
 		"                            kernel: Liger, Apex, nanotron's TritonRMSNorm,\n"
 		"                            PyTorch's fused nn.RMSNorm)\n"
+		"      --liger               Liger's kernels in the Hugging Face modules\n"
+		"                            (use_liger_kernel=True): RMSNorm, RoPE, SwiGLU/\n"
+		"                            GeGLU fused, the LM head's linear cross-entropy\n"
+		"                            in chunks, its logits never held\n"
 		"      --precision P         training state of bf16/fp16: pure (16-bit weights,\n"
 		"                            gradients, moments), mixed (FP32 master) or autocast\n"
 		"                            (mixed, and torch.autocast's casts of each matmul's\n"
@@ -422,6 +426,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		{"qlora", no_argument, NULL, OPT_MODEL},
 		{"stack", required_argument, NULL, OPT_MODEL},
 		{"norm", required_argument, NULL, OPT_MODEL},
+		{"liger", no_argument, NULL, OPT_MODEL},
 		{"precision", required_argument, NULL, OPT_MODEL},
 		{"fp8-recipe", required_argument, NULL, OPT_MODEL},
 		{"cuda-graphs", no_argument, NULL, OPT_MODEL},

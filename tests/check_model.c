@@ -4939,6 +4939,99 @@ START_TEST(rmsnorm_fp32_internals)
 }
 END_TEST
 
+/* --liger: Liger's kernels in the Hugging Face modules.  A Llama of 2
+ * layers, hidden 256, 4 heads and 2 KV heads of 64, FFN 512, vocabulary
+ * 1000, 100 tokens in BF16: each RMSNorm one kernel; q and k rotated by
+ * one kernel in place (2 x 100 x (4 + 2) x 64 elements moved, again in
+ * backward); act(gate) * up one kernel reading two tensors and writing
+ * one, its backward reading three and writing two; the head's GEMMs and
+ * the loss in forward, in chunks of next_pow2(ceil(100 / ceil(1000 /
+ * 256))) = 32 tokens (32, 32, 32 and 4), no GEMM of the vocabulary in
+ * backward, and no logits held. */
+START_TEST(liger_kernels)
+{
+	static const char *llama =
+		"{\"model_type\": \"llama\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		" \"num_key_value_heads\": 2, \"num_hidden_layers\": 2, \"intermediate_size\": 512,"
+		" \"vocab_size\": 1000}";
+	struct model_config c;
+	struct model_opts o;
+	struct model_seq s;
+	char err[256];
+	ck_assert_int_eq(model_config_parse(llama, "llama", &c, err, sizeof(err)), 0);
+	model_opts_init(&o);
+	o.batch = 1;
+	o.seq = 100;
+	o.dtype = GPU_DT_BF16;
+	o.mode = MODEL_TRAINING;
+	o.optimizer = MODEL_OPTIM_ADAMW;
+	o.loss = 1;
+	o.liger = o.fused_norm = 1;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
+	int norms = 0, rope_f = 0, rope_b = 0, glu_f = 0, glu_b = 0, ce = 0, vocab_bwd = 0, eager = 0;
+	uint64_t ce_rows = 0;
+	const double qk = 100.0 * (4 + 2) * 64, mf = 100.0 * 512;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		int fwd = k->phase == MODEL_PH_FORWARD, bwd = k->phase == MODEL_PH_BACKWARD;
+		norms += fwd && !strcmp(k->k.name, "rms_norm_fwd_fused");
+		if (!strcmp(k->k.name, "_triton_rope")) {
+			rope_f += fwd;
+			rope_b += bwd;
+			ck_assert_double_eq_tol(k->k.bytes, 2 * qk * 2, 1e-6);
+		}
+		if (fwd && !strcmp(k->k.name, "_swiglu_forward_kernel")) {
+			glu_f++;
+			ck_assert_double_eq_tol(k->k.bytes, 3 * mf * 2, 1e-6);
+		}
+		if (bwd && !strcmp(k->k.name, "_swiglu_backward_kernel")) {
+			glu_b++;
+			ck_assert_double_eq_tol(k->k.bytes, 5 * mf * 2, 1e-6);
+		}
+		if (!strcmp(k->k.name, "liger_cross_entropy_kernel")) {
+			ck_assert(fwd);
+			ce++;
+			ce_rows += k->k.m;
+			ck_assert_uint_eq(k->k.n, 1000);
+			ck_assert(k->k.m == 32 || k->k.m == 4);
+		}
+		vocab_bwd += bwd && k->k.op == PRED_OP_GEMM &&
+			     (k->k.m == 1000 || k->k.n == 1000 || k->k.k == 1000);
+		eager += strstr(k->k.name, "pow_tensor_scalar") || strstr(k->k.name, "silu_kernel") ||
+			 strstr(k->k.name, "neg_kernel") || strstr(k->k.name, "LogSoftMax");
+	}
+	ck_assert_int_eq(norms, 5);
+	ck_assert_int_eq(rope_f, 2);
+	ck_assert_int_eq(rope_b, 2);
+	ck_assert_int_eq(glu_f, 2);
+	ck_assert_int_eq(glu_b, 2);
+	ck_assert_int_eq(ce, 4);
+	ck_assert_uint_eq(ce_rows, 100);
+	ck_assert_int_eq(vocab_bwd, 0);
+	ck_assert_int_eq(eager, 0);
+	model_seq_release(&s);
+	/* memory without an optimizer step's own transient: without Liger
+	 * the logits (100 x 1000 x 2 bytes) held and log_softmax's output
+	 * beside them, their gradient at the start of backward; with it a
+	 * chunk's logits (32 x 1000) */
+	o.optimizer = MODEL_OPTIM_NONE;
+	struct model_memory with = mem_of(&c, &o);
+	o.liger = o.fused_norm = 0;
+	struct model_memory without = mem_of(&c, &o);
+	ck_assert_double_eq_tol(without.transient - with.transient, (2 * 100.0 - 32) * 1000 * 2, 1e-6);
+	ck_assert(without.activations - with.activations >= 2 * 100.0 * 1000 * 2);
+
+	/* what Liger does not patch, and where its loss cannot run */
+	o.liger = 1;
+	struct model_config g = gpt2_small();
+	ck_assert_int_eq(model_build(&g, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert(strstr(err, "gated decoders"));
+	o.tp = 2;
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert(strstr(err, "no --tp"));
+}
+END_TEST
+
 START_TEST(gemma_hf_layers)
 {
 	static const char *gemma =
@@ -5109,6 +5202,7 @@ int main(void)
 	tcase_add_test(t, mixtral_and_gemma);
 	tcase_add_test(t, gemma_hf_layers);
 	tcase_add_test(t, rmsnorm_fp32_internals);
+	tcase_add_test(t, liger_kernels);
 	tcase_add_test(t, gpt_oss_hf_layers);
 	tcase_add_test(t, nonzero_waits);
 	tcase_add_test(t, load_config_file);

@@ -41,6 +41,9 @@ struct fop {
 				 * value; reduce: an RMSNorm's weight; norm:
 				 * a fused RMSNorm (--norm fused)          */
 	int nbwd;               /* elementwise: backward kernels              */
+	double bwd_in, bwd_out; /* elementwise: tensors each backward kernel
+				 * reads and writes where a fused kernel's
+				 * own (Liger's); 0 bld_backward_op()'s rule */
 	double nin;             /* elementwise: tensors read per element      */
 	const char *bwd_name;   /* elementwise: backward kernel name          */
 	int param;              /* owns parameters (grad accumulation)        */

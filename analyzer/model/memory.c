@@ -453,12 +453,23 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		first = s->first_layer;
 		last_n = s->stage_layers;
 	}
+	/* --liger's fused linear cross-entropy holds no logits: a chunk's of
+	 * next_pow2(ceil(T / ceil(V / H))) tokens while it runs, and the
+	 * input's gradient (the head's input counted) from forward on */
+	double head_logits = logits, head_transient = logits * (o->loss ? 2 : 1);
+	if (o->liger && o->loss && o->head != MODEL_HEAD_CLASSIFY && tp == 1) {
+		double chunk = 1, rows = ceil(z.T / ceil((double)c->vocab / c->hidden));
+		while (chunk < rows)
+			chunk *= 2;
+		head_logits = 0;
+		head_transient = (chunk < z.T ? chunk : z.T) * c->vocab * z.e;
+	}
 	double last = 0, work = 0, w;
 	for (uint32_t i = first; i < first + last_n && i < total; i++) {
 		last += layer_ckpt(c, o, &z, i, last_n, i - first, &w);
 		work = maxd(work, w);
 	}
-	last += head_saved(c, o, &z, logits);
+	last += head_saved(c, o, &z, head_logits);
 	for (uint32_t k = 0; k < o->mtp; k++) {
 		/* an MTP module (model.c): its two norms, their concatenation
 		 * (the projection's input), its layer, its head and logits */
@@ -502,7 +513,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	m->activations = acts;
 	/* the gradient of the logits (the harness's ones, or the loss's
 	 * log_softmax and slice gradients) */
-	m->transient = logits * (o->loss ? 2 : 1) + work;
+	m->transient = head_transient + work;
 	/* ZeRO (Rajbhandari et al. 2020): each of the dp ranks keeps a dp-th
 	 * of the optimizer's state (--zero 1), of the gradients (2) and of
 	 * the parameters (3).  FSDP holds a layer's full gradient until it is

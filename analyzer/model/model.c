@@ -232,7 +232,21 @@ static void mlp_body(struct bld *B, uint64_t m, uint64_t f, int gated, int bias,
 	int keep = B->in_mlp;
 	B->in_mlp = 1;
 	B->cols = f;
-	if (gated) {
+	if (gated && B->o->liger) {
+		/* LigerSiLUMulFunction / LigerGELUMulFunction: act(gate) * up
+		 * one kernel reading both; its backward one kernel reading the
+		 * gradient and both inputs and writing both their gradients
+		 * (the activation recomputed) */
+		op_linear(B, m, h, f, bias, 0);
+		op_linear(B, m, h, f, bias, 0);
+		int silu = B->c->act == MODEL_ACT_SILU;
+		op_ew(B, silu ? "_swiglu_forward_kernel" : "_geglu_tanh_forward_kernel", (double)m * f, 2,
+		      silu ? 6 : 12, 1, silu ? "_swiglu_backward_kernel" : "_geglu_tanh_backward_kernel");
+		if (B->nops && B->o->mode == MODEL_TRAINING) {
+			B->ops[B->nops - 1].bwd_in = 3;
+			B->ops[B->nops - 1].bwd_out = 2;
+		}
+	} else if (gated) {
 		op_linear(B, m, h, f, bias, 0);
 		op_linear(B, m, h, f, bias, 0);
 		mlp_activation(B, (double)m * f);
@@ -350,6 +364,21 @@ static void layer_opt(struct bld *B)
 
 /* Rotary embedding on n elements: x*cos + rotate_half(x)*sin with
  * rotate_half = cat(-x2, x1). */
+/* Liger's RoPE (liger_rotary_pos_emb): one Triton kernel rotates q and k
+ * in place, n elements of both, reading cos and sin per token; its
+ * backward the same kernel on their gradients. */
+static void rope_liger(struct bld *B, double n)
+{
+	uint64_t keep = B->cols;
+	B->cols = B->c->head_dim;
+	op_ew(B, "_triton_rope", n, 1, 3, 1, "_triton_rope");
+	if (B->nops && B->o->mode == MODEL_TRAINING) {
+		B->ops[B->nops - 1].bwd_in = 1;     /* in place */
+		B->ops[B->nops - 1].bwd_out = 1;
+	}
+	B->cols = keep;
+}
+
 static void rope(struct bld *B, double n)
 {
 	uint64_t keep = B->cols;
@@ -608,8 +637,12 @@ static void layer_llama(struct bld *B)
 		op_rmsnorm(B, T * nkv, d);
 		B->cols = h;
 	}
-	rope(B, (double)T * nh * d);
-	rope(B, (double)T * nkv * d);
+	if (B->o->liger)
+		rope_liger(B, (double)T * (nh + nkv) * d);
+	else {
+		rope(B, (double)T * nh * d);
+		rope(B, (double)T * nkv * d);
+	}
 	kv_append(B, nkv);
 	if (nkv < nh && model_attention_impl(B->o) == PRED_ATTN_NONE) {
 		/* repeat_kv: expand + reshape copies K and V (all B->kv
@@ -737,9 +770,69 @@ static void t5_position_bias(struct bld *B, int decoder)
 	B->cols = B->c->hidden;
 }
 
+/* Liger's fused linear cross-entropy (LigerFusedLinearCrossEntropyLoss,
+ * what use_liger_kernel gives a causal LM's training forward): the head's
+ * GEMMs and the loss's gradient run in forward, in chunks of
+ * next_pow2(ceil(T / ceil(V / H))) tokens (its own rule, so a chunk's
+ * logits are about the size of the hidden states), and the T x V logits
+ * are never held.  Each chunk: the logits GEMM, the cross-entropy kernel
+ * (a row's online max and sum, then its gradient written over the
+ * logits: three passes; Gemma 2's soft-capping inside it), the input's
+ * gradient GEMM into its slice (a copy), the weight's by addmm (reading
+ * what it adds to); before them the two gradients zero-filled, after them
+ * the loss summed.  Backward scales nothing (torch.equal(grad_output, 1),
+ * a host sync): the gradients reach the final norm and the weight as
+ * computed. */
+static uint64_t next_pow2(uint64_t x)
+{
+	uint64_t p = 1;
+	while (p < x)
+		p <<= 1;
+	return p;
+}
+
+static void liger_flce(struct bld *B, int tied)
+{
+	const struct model_config *c = B->c;
+	uint64_t V = c->vocab, H = c->hidden, T = B->T;
+	uint64_t chunk = next_pow2(cdiv(T, cdiv(V, H)));
+	uint64_t n = cdiv(T, chunk);
+	int wgrad = !B->o->lora_rank;   /* PEFT leaves the head frozen */
+	if (wgrad)
+		k_memset(B, (double)V * H * B->esz);
+	k_memset(B, (double)T * H * B->esz);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t r = i + 1 < n ? chunk : T - chunk * (n - 1);
+		k_gemm(B, 1, r, V, H);
+		struct model_kernel *lk = bld_last_kernel(B);
+		if (lk)
+			lk->k.b_transposed = 1;
+		k_rows(B, "liger_cross_entropy_kernel", PRED_OP_SOFTMAX, r, V, 2.0, 1.0, 6.0, 32);
+		k_gemm(B, 1, r, H, V);
+		B->cols = H;
+		k_vector(B, "vectorized_elementwise_kernel<4, CopyFunctor>", PRED_OP_ELEMENTWISE,
+			 (double)r * H, 1.0, 1.0, 0.0);
+		if (wgrad) {
+			k_gemm(B, 1, V, H, r);
+			struct model_kernel *wk = bld_last_kernel(B);
+			if (wk)
+				wk->k.bytes += (double)V * H * B->esz;   /* beta 1 */
+		}
+	}
+	B->cols = 1;
+	k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, func_wrapper<float, sum>>>",
+	       PRED_OP_REDUCTION, 1, T, 4.0 / B->esz, 0.0, 1.0, 512);
+	if (!tied)
+		bld_add_params(B, (double)V * H, 1);
+}
+
 static void lm_head_and_loss(struct bld *B, int tied)
 {
 	const struct model_config *c = B->c;
+	if (B->o->liger && B->o->loss && B->o->mode == MODEL_TRAINING && B->tp == 1) {
+		liger_flce(B, tied);
+		return;
+	}
 	uint64_t V = cdiv(c->vocab, B->tp);
 	op_tp(B, 0, (double)B->T * c->hidden);
 	op_linear(B, B->T, c->hidden, V, 0, tied);
@@ -1011,6 +1104,22 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 		snprintf(err, errlen, "--qlora holds the weights --lora adapts in NF4 and computes in the "
 			 "16-bit --dtype (bitsandbytes' compute dtype): it needs --lora R and --dtype bf16 "
 			 "or fp16, --precision pure");
+		return SURFER_EINVAL;
+	}
+	if (o->liger && (c->family != MODEL_FAM_LLAMA || c->kv_lora || c->oss || !c->gated ||
+			 (c->act != MODEL_ACT_SILU && c->act != MODEL_ACT_GELU_TANH))) {
+		/* apply_liger_kernel_to_llama and its kind patch the gated
+		 * decoders: not GPT-2, BERT, OPT, T5, MLA or gpt-oss */
+		snprintf(err, errlen, "--liger patches Hugging Face's gated decoders (Llama, Mistral, "
+			 "Mixtral, Qwen, Gemma, Phi-3); '%s' is not one of them", c->name);
+		return SURFER_EINVAL;
+	}
+	if (o->liger && (o->stack != MODEL_STACK_EAGER || o->tp > 1 || o->pp > 1 || model_cp(o) > 1 ||
+			 o->fp8)) {
+		/* its fused cross-entropy holds the whole vocabulary (no TP),
+		 * and the HF Trainer runs it without a pipeline */
+		snprintf(err, errlen, "--liger runs under the eager stack on one GPU or data parallel: "
+			 "no --tp, --pp, --cp, FP8 or --stack compile|te");
 		return SURFER_EINVAL;
 	}
 	if (o->lora_rank && (c->experts > 1 || c->family == MODEL_FAM_T5)) {

@@ -266,6 +266,12 @@ struct model_opts {
 					* recompute_method block), the others
 					* keep everything; 0 every layer      */
 	enum model_stack stack;        /* eager, compile or te                 */
+	int liger;                     /* --liger: Liger's Triton kernels patched
+					* into the Hugging Face modules
+					* (use_liger_kernel=True): fused RMSNorm
+					* (fused_norm set too), RoPE, SwiGLU or
+					* GeGLU, and in training the LM head's
+					* fused linear cross-entropy           */
 	int fused_norm;                /* --norm fused: each RMSNorm one kernel
 					* forward and one backward (with its
 					* weight's partial sums reduced after),

@@ -1185,10 +1185,15 @@ static void backward_op(struct bld *B, const struct fop *f)
 		if ((!nm && f->nin <= 1.0) ||
 		    (nm && (strstr(nm, "DivFunctor") || strstr(nm, "CopyFunctor") || strstr(nm, "where"))))
 			rd = 1.0;
+		double wr = 1.0;
+		if (f->bwd_in > 0) {
+			rd = f->bwd_in;
+			wr = f->bwd_out;
+		}
 		B->cols = f->b;
 		for (int i = 0; i < f->nbwd; i++)
 			k_vector(B, nm ? nm : "vectorized_elementwise_kernel<4, MulFunctor>",
-				 PRED_OP_ELEMENTWISE, (double)f->a, rd, 1.0, 1.0);
+				 PRED_OP_ELEMENTWISE, (double)f->a, rd, wr, 1.0);
 		break;
 	}
 	case F_SOFTMAX:

@@ -32,7 +32,7 @@ const char *const *model_cli_options(void)
 		"head", "dp", "tp", "pp", "microbatches", "zero", "launch-us", "launch-us-from",
 		"expert-capacity", "new-tokens", "plan", "jobs", "write-trace",
 		"engine", "prompt-lens", "context-lens", "chunk", "act-ckpt", "grad-accum",
-		"stack", "norm", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
+		"stack", "norm", "liger", "precision", "fp8-recipe", "cuda-graphs", "power-limit",
 		"nodes", "gpus-per-node", "cp", "hsdp", "vpp", "ep", "mtp", "grad-fp32",
 		"moe-route-nodes", "moe-dispatch-fp8", "moe-a2a-overlap", "act-ckpt-layers",
 		"sequence-parallel", "no-grad-clip", "fsdp", "fsdp-reduce", "offload", "host-mem-gbps",
@@ -243,6 +243,9 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	} else if (!strcmp(name, "norm")) {
 		bad = strcmp(v, "eager") && strcmp(v, "fused");
 		o->fused_norm = !strcmp(v, "fused");
+	} else if (!strcmp(name, "liger")) {
+		o->liger = 1;
+		o->fused_norm = 1;
 	} else if (!strcmp(name, "precision")) {
 		bad = model_precision_parse(v, &o->precision);
 	} else if (!strcmp(name, "fp8-recipe")) {
