@@ -364,6 +364,19 @@ static void layer_opt(struct bld *B)
 
 /* Rotary embedding on n elements: x*cos + rotate_half(x)*sin with
  * rotate_half = cat(-x2, x1). */
+static void rope(struct bld *B, double n)
+{
+	uint64_t keep = B->cols;
+	B->cols = B->c->head_dim;
+	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1.5, 1, 1, NULL);
+	op_ew(B, "vectorized_elementwise_kernel<4, neg_kernel>", n / 2, 1, 1, 1, NULL);
+	op_ew(B, "CatArrayBatchedCopy<float, unsigned int, 4, 64, 64>", n, 1, 0, 1,
+	      "elementwise_kernel<128, 4, CopyFunctor>");
+	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1.5, 1, 1, NULL);
+	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", n, 2, 1, 0, NULL);
+	B->cols = keep;
+}
+
 /* Liger's RoPE (liger_rotary_pos_emb): one Triton kernel rotates q and k
  * in place, n elements of both, reading cos and sin per token; its
  * backward the same kernel on their gradients. */
@@ -376,19 +389,6 @@ static void rope_liger(struct bld *B, double n)
 		B->ops[B->nops - 1].bwd_in = 1;     /* in place */
 		B->ops[B->nops - 1].bwd_out = 1;
 	}
-	B->cols = keep;
-}
-
-static void rope(struct bld *B, double n)
-{
-	uint64_t keep = B->cols;
-	B->cols = B->c->head_dim;
-	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1.5, 1, 1, NULL);
-	op_ew(B, "vectorized_elementwise_kernel<4, neg_kernel>", n / 2, 1, 1, 1, NULL);
-	op_ew(B, "CatArrayBatchedCopy<float, unsigned int, 4, 64, 64>", n, 1, 0, 1,
-	      "elementwise_kernel<128, 4, CopyFunctor>");
-	op_ew(B, "elementwise_kernel<128, 4, MulFunctor>", n, 1.5, 1, 1, NULL);
-	op_ew(B, "vectorized_elementwise_kernel<4, AddFunctor>", n, 2, 1, 0, NULL);
 	B->cols = keep;
 }
 
