@@ -4807,6 +4807,20 @@ END_TEST
  *     layer 0's float mask takes the memory-efficient backend over all
  *     200 x 200 pairs, one mask head, layer 1 the flash backend, causal;
  *   - decode (Hugging Face's HybridCache) and --cp are refused. */
+/* A config of JSON text parsed into c, and o a BF16 training step of one
+ * sequence of seq tokens. */
+static void bf16_step(const char *json, const char *name, uint32_t seq, struct model_config *c,
+		      struct model_opts *o)
+{
+	char err[256];
+	ck_assert_msg(model_config_parse(json, name, c, err, sizeof(err)) == 0, "%s", err);
+	model_opts_init(o);
+	o->batch = 1;
+	o->seq = seq;
+	o->dtype = GPU_DT_BF16;
+	o->mode = MODEL_TRAINING;
+}
+
 /* Hugging Face's eager RMSNorm computes in FP32 (hidden_states.to(
  * torch.float32)) and its Llama-family eager attention takes the softmax
  * in FP32: in a BF16 model those kernels move 4 bytes an element, the
@@ -4833,12 +4847,9 @@ START_TEST(rmsnorm_fp32_internals)
 	char err[256];
 	const double n = 100.0 * 256;   /* one norm's elements */
 	for (int dt = 0; dt < 2; dt++) {
-		ck_assert_int_eq(model_config_parse(llama, "llama", &c, err, sizeof(err)), 0);
-		model_opts_init(&o);
-		o.batch = 1;
-		o.seq = 100;
-		o.dtype = dt ? GPU_DT_FP32 : GPU_DT_BF16;
-		o.mode = MODEL_TRAINING;
+		bf16_step(llama, "llama", 100, &c, &o);
+		if (dt)
+			o.dtype = GPU_DT_FP32;
 		ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
 		int pow = 0, casts = 0, xr = 0, wx = 0, mean = 0, smax = 0, scast = 0;
 		for (size_t i = 0; i < s.n; i++) {
@@ -4891,13 +4902,8 @@ START_TEST(rmsnorm_fp32_internals)
 
 	/* Gemma: (1 + weight) over the weight's 256 elements, its cast from
 	 * BF16, the product FP32, in each of the three norms */
-	ck_assert_int_eq(model_config_parse(gemma, "gemma", &c, err, sizeof(err)), 0);
+	bf16_step(gemma, "gemma", 100, &c, &o);
 	ck_assert(c.norm_unit_offset);
-	model_opts_init(&o);
-	o.batch = 1;
-	o.seq = 100;
-	o.dtype = GPU_DT_BF16;
-	o.mode = MODEL_TRAINING;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
 	int one_plus = 0, wcast = 0, fp32_mul = 0;
 	for (size_t i = 0; i < s.n; i++) {
@@ -4958,12 +4964,7 @@ START_TEST(liger_kernels)
 	struct model_opts o;
 	struct model_seq s;
 	char err[256];
-	ck_assert_int_eq(model_config_parse(llama, "llama", &c, err, sizeof(err)), 0);
-	model_opts_init(&o);
-	o.batch = 1;
-	o.seq = 100;
-	o.dtype = GPU_DT_BF16;
-	o.mode = MODEL_TRAINING;
+	bf16_step(llama, "llama", 100, &c, &o);
 	o.optimizer = MODEL_OPTIM_ADAMW;
 	o.loss = 1;
 	o.liger = o.fused_norm = 1;
@@ -5044,12 +5045,7 @@ START_TEST(gemma_hf_layers)
 	struct model_opts o;
 	struct model_seq s;
 	char err[256];
-	ck_assert_int_eq(model_config_parse(gemma, "gemma", &c, err, sizeof(err)), 0);
-	model_opts_init(&o);
-	o.batch = 1;
-	o.seq = 200;
-	o.dtype = GPU_DT_BF16;
-	o.mode = MODEL_TRAINING;
+	bf16_step(gemma, "gemma", 200, &c, &o);
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
 	int rsqrt = 0, tanh_f = 0, tanh_b = 0, logits_tanh = 0, scaled = 0;
 	for (size_t i = 0; i < s.n; i++) {
@@ -5143,13 +5139,8 @@ START_TEST(gpt_oss_hf_layers)
 	struct model_opts o;
 	struct model_seq s;
 	char err[256];
-	ck_assert_int_eq(model_config_parse(oss, "oss", &c, err, sizeof(err)), 0);
+	bf16_step(oss, "oss", 100, &c, &o);
 	ck_assert(c.oss && c.experts == 4 && c.experts_per_tok == 2 && !c.hf_refusal[0]);
-	model_opts_init(&o);
-	o.batch = 1;
-	o.seq = 100;
-	o.dtype = GPU_DT_BF16;
-	o.mode = MODEL_TRAINING;
 	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), 0);
 	int cats = 0, softmax101 = 0, softmax_k = 0, clamps = 0, sig_f = 0, sig_b = 0;
 	for (size_t i = 0; i < s.n; i++) {
