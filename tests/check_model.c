@@ -1988,6 +1988,51 @@ END_TEST
  * --stack te against eager: the FP32 copies of its four norms' inputs
  * (the layer's two of h = 7168, the q and kv latents' of 1536 and 512),
  * 4 bytes each a token, and nothing else. */
+/* bitsandbytes' AdamW8bit on a pure BF16 GPT-2 small: one kernel per
+ * parameter tensor (no multi-tensor launches), each reading and writing
+ * the parameter (2 + 2 bytes), reading the gradient (2) and reading and
+ * writing both 8-bit moments with their FP32 absmax per 256 (2 x 2 x
+ * (1 + 4 / 256)): 10.0625 bytes a parameter; its state 2 x (1 + 4 / 256)
+ * bytes a parameter where AdamW's BF16 moments take 4 and FP32 ones 8;
+ * refused under --stack te. */
+START_TEST(adamw_8bit)
+{
+	struct model_config c = gpt2_small();
+	const double P = 124439808.0;
+	struct model_opts o;
+	model_opts_init(&o);
+	o.seq = 1024;
+	o.mode = MODEL_TRAINING;
+	o.dtype = GPU_DT_BF16;
+	o.precision = MODEL_PREC_PURE;
+	o.optimizer = MODEL_OPTIM_ADAMW;
+	o.adam_8bit = 1;
+	o.no_grad_clip = 1;
+	ck_assert_double_eq_tol(optimizer_bytes(&c, &o), 10.0625 * P, 1);
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	size_t launches = 0;
+	for (size_t i = 0; i < s.n; i++)
+		launches += s.v[i].phase == MODEL_PH_OPTIMIZER &&
+			    !strcmp(s.v[i].k.name, "kOptimizerStatic8bit2StateBlockwise<ADAM>");
+	ck_assert_uint_eq(launches, s.param_tensors_trainable);
+	ck_assert_uint_gt(launches, 100);       /* GPT-2 small: 148 tensors */
+	struct model_memory m;
+	model_memory(&c, &o, &s, &m);
+	model_seq_release(&s);
+	ck_assert_double_eq_tol(m.optimizer, 2 * (1 + 4.0 / 256) * P, 1);
+	o.adam_8bit = 0;
+	ck_assert_double_eq_tol(mem_of(&c, &o).optimizer, 4.0 * P, 1);
+	o.adam_8bit = 1;
+	o.precision = MODEL_PREC_MIXED;
+	ck_assert_double_eq_tol(mem_of(&c, &o).optimizer, 2 * (1 + 4.0 / 256) * P, 1);
+	o.stack = MODEL_STACK_TE;
+	char err[200];
+	ck_assert_int_eq(model_build(&c, &o, &s, err, sizeof(err)), SURFER_EINVAL);
+	ck_assert(strstr(err, "bitsandbytes"));
+}
+END_TEST
+
 START_TEST(memory_fused_rmsnorm)
 {
 	struct model_config c;
@@ -5213,6 +5258,7 @@ int main(void)
 	tcase_add_test(t, hsdp_collectives);
 	tcase_add_test(t, context_parallel);
 	tcase_add_test(t, optimizer_traffic);
+	tcase_add_test(t, adamw_8bit);
 	tcase_add_test(t, loss_kernels);
 	tcase_add_test(t, replay);
 	tcase_add_test(t, cpu_cost_per_stack);

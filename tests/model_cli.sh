@@ -1733,4 +1733,18 @@ bad_input --model llama-3-8b --liger --mode training --dtype bf16 --tp 2 --targe
 grep -q "no --tp" "$tmp/err"
 check "--liger --tp 2: refused ($(cat "$tmp/err"))" $?
 
+# --optimizer adamw-8bit (bitsandbytes' AdamW8bit): a full fine-tune of
+# Llama-3-8B in BF16 on one H100 holds its two moments in a byte each (and
+# an FP32 absmax per 256) where AdamW's BF16 ones take two: 8.03e9 x (4 -
+# 2.03) bytes = 14.7 GiB less; under --stack te refused.
+a8="--model llama-3-8b --mode training --batch 1 --seq 2048 --dtype bf16 --attention flash --act-ckpt full
+	--target h100"
+"$BIN" $a8 --optimizer adamw-fused --json >"$tmp/a8f.json" 2>/dev/null
+"$BIN" $a8 --optimizer adamw-8bit --json >"$tmp/a8b.json" 2>/dev/null
+awk -v f="$(peak "$tmp/a8f.json")" -v b="$(peak "$tmp/a8b.json")" 'BEGIN { d = f - b; exit !(b > 0 && d > 14.5 && d < 14.9) }'
+check "--optimizer adamw-8bit: 14.7 GiB less than AdamW's BF16 moments ($(peak "$tmp/a8b.json") against $(peak "$tmp/a8f.json") GiB)" $?
+bad_input $a8 --optimizer adamw-8bit --stack te
+grep -q "bitsandbytes' AdamW8bit: not under --stack te" "$tmp/err"
+check "--optimizer adamw-8bit --stack te: refused ($(cat "$tmp/err"))" $?
+
 finish "model_cli.sh"

@@ -1164,7 +1164,8 @@ int model_optimizer_parse(const char *s, enum model_optimizer *out)
 	else if (strcasecmp(s, "sgd") == 0)
 		*out = MODEL_OPTIM_SGD;
 	else if (strcasecmp(s, "adamw") == 0 || strcasecmp(s, "adam") == 0 ||
-		 strcasecmp(s, "adamw-foreach") == 0 || strcasecmp(s, "adamw-fused") == 0)
+		 strcasecmp(s, "adamw-foreach") == 0 || strcasecmp(s, "adamw-fused") == 0 ||
+		 strcasecmp(s, "adamw-8bit") == 0)
 		*out = MODEL_OPTIM_ADAMW;
 	else
 		return SURFER_EINVAL;

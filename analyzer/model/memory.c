@@ -557,6 +557,9 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	double weights_step = zero >= 2 ? shard_w : m->weights;
 	double grads_step, sn = shard / z.e;          /* parameters in this rank's shard */
 	double adam = o->optimizer == MODEL_OPTIM_ADAMW;
+	/* bitsandbytes' AdamW8bit: both moments a byte a parameter, each with
+	 * an FP32 absmax per block of 256, whatever the parameters' dtype */
+	double mom8 = o->adam_8bit ? 2 * (1 + 4.0 / 256) : 0;
 	double gbuf = 0;  /* a gradient buffer that lives through the step */
 	if (o->offload) {
 		/* DeepSpeed with offload_optimizer (model.c offload_step()):
@@ -577,7 +580,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		else if (zero == 3)
 			m->weights = shard_w + R + 2 * L;
 		m->gradients = zero >= 2 ? shard + (pp_fsdp ? Wt : (R + L) * lt) : Wt + ddp;
-		m->optimizer = adam * 2 * shard;
+		m->optimizer = mom8 > 0 ? mom8 * sn : adam * 2 * shard;
 		/* --grad-fp32 (nanotron's accumulate_grad_in_fp32): an FP32
 		 * buffer beside the 16-bit gradients, 4 bytes for each
 		 * parameter whose gradient this rank keeps, allocated once
@@ -616,7 +619,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		double g8 = o->fp8 && o->fp8_recipe == MODEL_FP8_TENSORWISE ? 1 / z.e : 1;
 		m->weights = 4 * sn + (zero == 3 && !pp_fsdp ? R + 2 * L * g8 : R + (W - R) * g8);
 		m->gradients = 4 * sn + (pp_fsdp ? W : R + L);
-		m->optimizer = adam * 8 * sn;
+		m->optimizer = mom8 > 0 ? mom8 * sn : adam * 8 * sn;
 		weights_step = grads_step = 4 * sn;
 	} else {
 		/* autocast (torch.amp) over FP32 parameters, DDP or ZeRO-1:
@@ -626,7 +629,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		ddp = ddp / z.e * 4;
 		m->weights = 4 * s->params + W;
 		m->gradients = 4 * P + ddp;
-		m->optimizer = adam * 8 * sn;
+		m->optimizer = mom8 > 0 ? mom8 * sn : adam * 8 * sn;
 		weights_step = 4 * s->params;
 		grads_step = m->gradients;
 	}
@@ -666,7 +669,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	double step = 0;
 	if (o->optimizer != MODEL_OPTIM_NONE) {
 		/* foreach AdamW takes a full-size sqrt of the second moment */
-		double tmp = adam && !o->fused_optimizer ? m->optimizer / 2 : 0;
+		double tmp = adam && !o->fused_optimizer && !o->adam_8bit ? m->optimizer / 2 : 0;
 		if (adam && model_mixed(o) && o->stack == MODEL_STACK_TE && zero < 2)
 			tmp = tmp ? 4 * sn : 0;  /* FP32, as the moments */
 		step = weights_step + grads_step + m->optimizer + tmp;

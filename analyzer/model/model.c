@@ -1137,6 +1137,13 @@ static int check_config(const struct model_config *c, const struct model_opts *o
 			 "--stack te", o->lora_rank);
 		return SURFER_EINVAL;
 	}
+	if (o->adam_8bit && (o->stack == MODEL_STACK_TE || o->offload)) {
+		/* Megatron's distributed optimizer and DeepSpeed's CPU Adam are
+		 * their own */
+		snprintf(err, errlen, "--optimizer adamw-8bit is bitsandbytes' AdamW8bit: not under "
+			 "--stack te (Megatron's optimizer) or --offload (DeepSpeed's CPU Adam)");
+		return SURFER_EINVAL;
+	}
 	if (o->offload && (o->mode != MODEL_TRAINING || !o->zero ||
 			   (o->optimizer != MODEL_OPTIM_ADAMW) || (o->pp > 1 && o->zero > 1))) {
 		/* DeepSpeed's CPU optimizer is its Adam; its pipeline engine

@@ -241,6 +241,9 @@ struct model_opts {
 	enum model_head head;          /* LM / pretraining head or classifier */
 	int loss;                      /* training: log_softmax + nll (+ backward) */
 	int fused_optimizer;           /* AdamW(fused=True): one kernel a pass */
+	int adam_8bit;                 /* bitsandbytes' AdamW8bit: both moments
+					* in 8 bits, a block's FP32 absmax per
+					* 256, one kernel per parameter tensor */
 	double power_limit_w;          /* --power-limit: the boards run capped at
 					* this, W (below each target's TDP,
 					* model_target_check); 0 at their TDP  */

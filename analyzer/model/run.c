@@ -235,6 +235,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	} else if (!strcmp(name, "optimizer")) {
 		bad = model_optimizer_parse(v, &o->optimizer);
 		o->fused_optimizer = !bad && !strcasecmp(v, "adamw-fused");
+		o->adam_8bit = !bad && !strcasecmp(v, "adamw-8bit");
 	} else if (!strcmp(name, "act-ckpt")) {
 		bad = model_ckpt_parse(v, &o->act_ckpt);
 		m->ckpt_set = 1;
@@ -391,7 +392,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 			{ "mode", "inference, training, decode, generate, prefill or serve" },
 			{ "dtype", "fp32, tf32, bf16, fp16 or fp8" }, { "engine", "hf, vllm or sglang" },
 			{ "kv-cache-dtype", "auto, fp8, fp8_e4m3 or fp8_e5m2" },
-			{ "optimizer", "none, sgd, adamw (adamw-foreach) or adamw-fused" },
+			{ "optimizer", "none, sgd, adamw (adamw-foreach), adamw-fused or adamw-8bit" },
 			{ "attention", "eager, sdpa, flash, fa2, fa3, cudnn, flashinfer or triton" },
 			{ "act-ckpt", "none, selective or full" }, { "stack", "eager, compile or te" },
 			{ "norm", "eager or fused" },

@@ -116,10 +116,19 @@ void bld_optimizer_step(struct bld *B)
 	}
 	int mixed = model_mixed(o);
 	double st = mixed ? 4.0 : B->esz;      /* bytes of p, g, m, v */
-	int passes;
+	int passes, launch_per_tensor = 0;
 	double rw;              /* tensors touched per element per pass */
 	const char *name;
-	if (o->optimizer == MODEL_OPTIM_SGD) {
+	if (o->adam_8bit) {
+		/* bitsandbytes' AdamW8bit (optim="adamw_8bit" in the HF
+		 * Trainer): its Python loops over the parameters, one kernel
+		 * per tensor reading and writing the parameter, reading the
+		 * gradient, and each 8-bit moment with its block's FP32 absmax
+		 * (dynamic quantization, a block of 256); cpu.c charges each
+		 * launch as an op called from Python */
+		passes = 1, rw = 3, name = "kOptimizerStatic8bit2StateBlockwise<ADAM>";
+		launch_per_tensor = 1;
+	} else if (o->optimizer == MODEL_OPTIM_SGD) {
 		passes = 1, rw = 3, name = "multi_tensor_apply_kernel<TensorListMetadata<2>, AxpbyFunctor>";
 	} else if (o->fused_optimizer) {
 		passes = 1, rw = 7, name = "multi_tensor_apply_kernel<FusedAdamMathFunctor<float, 4>>";
@@ -142,8 +151,12 @@ void bld_optimizer_step(struct bld *B)
 		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<1>, BinaryOpScalarTensorFunctor>",
 			       PRED_OP_ELEMENTWISE, P, launches, 2.0 * st);
 	}
-	/* the moments take the parameters' dtype (zeros_like) */
-	for (int p = 0; p < passes; p++)
+	/* the moments take the parameters' dtype (zeros_like); 8-bit ones a
+	 * byte each way and 4 bytes of absmax per 256 */
+	if (launch_per_tensor)
+		optimizer_pass(B, name, PRED_OP_ELEMENTWISE, P, tensors,
+			       rw * st + 2 * 2 * (1.0 + 4.0 / 256));
+	for (int p = 0; p < passes && !launch_per_tensor; p++)
 		optimizer_pass(B, name, PRED_OP_ELEMENTWISE, P, launches, rw * st);
 	if (mixed && o->stack == MODEL_STACK_TE)
 		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<2>, ScaleFunctor>",
