@@ -25,8 +25,6 @@
  * It must stay a function of the kernel sequence alone: the same sequence
  * writes the same trace (--write-trace) and analyzes to the same time.
  */
-#include <string.h>
-
 #include "analyzer/model/model.h"
 
 /* The nn.Module calls of layer L's forward in s from kernel i on: each
@@ -74,11 +72,10 @@ double model_cpu_ns(const struct model_opts *o, const struct model_seq *s, size_
 	if (k->graph)          /* one launch for the replay (model.c adds its call) */
 		return model_launch_ns(o);
 	if (k->phase == MODEL_PH_OPTIMIZER)
-		/* bitsandbytes' per-tensor kernels: one call from Python each,
-		 * the class measured nearest (no bitsandbytes step is in the
-		 * data) */
-		return o->adam_8bit && !strncmp(k->k.name, "kOptimizer", 10) ? MODEL_CPU_FORWARD_NS
-									       : MODEL_CPU_OPTIMIZER_NS;
+		/* a foreach or fused op's call from Python and its lists (a
+		 * bitsandbytes kernel's call, one tensor), its further launches
+		 * from C++ above (in_op) */
+		return MODEL_CPU_FORWARD_NS + MODEL_CPU_FOREACH_TENSOR_NS * k->op_tensors;
 	if (k->role == MODEL_ROLE_GRAD_ACC || k->role == MODEL_ROLE_PER_STEP)
 		return MODEL_CPU_BACKWARD_NS;
 	if (o->stack == MODEL_STACK_COMPILE)

@@ -544,6 +544,10 @@ struct model_kernel {
 	 * a call from Python: its CPU cost is one launch
 	 * (MODEL_LAUNCH_NS_DEFAULT), not a forward op's (model_cpu_ns()). */
 	uint8_t in_op;
+	/* An optimizer step's launch that opens a foreach or fused op: the
+	 * parameter tensors of the op's lists (its CPU cost grows with them,
+	 * MODEL_CPU_FOREACH_TENSOR_NS); the op's further launches are in_op. */
+	uint32_t op_tensors;
 };
 enum { MODEL_COPY_NONE = 0, MODEL_COPY_DTOH, MODEL_COPY_HTOD };
 
@@ -751,12 +755,23 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
  * over that between launching ops from Python, 0.76 on the A100 traces,
  * 0.80 on the V100 host's). */
 #define MODEL_CPU_BACKWARD_NS (MODEL_CPU_FORWARD_NS * 0.76)
-/* One multi-tensor launch of a foreach or fused optimizer step, ns: the
- * forward op's figure times the ratio measured on the one trace with an
- * optimizer's launches (surfer-bench cpu: nccl-a100, SGD foreach over
- * ResNet-50's 161 parameter tensors, 11.2 times its forward kernel, 3 launches
- * a foreach op): the Python of the step walks the parameter lists. */
+/* The CPU time per launch of a foreach optimizer step on the one trace
+ * with an optimizer's launches, ns: the forward op's figure times the
+ * ratio measured there (surfer-bench cpu: nccl-a100, SGD foreach over
+ * ResNet-50's 161 parameter tensors, 11.2 times its forward kernel, 3
+ * launches a foreach op).  It sets MODEL_CPU_FOREACH_TENSOR_NS. */
 #define MODEL_CPU_OPTIMIZER_NS (MODEL_CPU_FORWARD_NS * 11.2)
+/* What that walk costs per tensor of an op's lists, ns.  A foreach op is
+ * one call from Python (MODEL_CPU_FORWARD_NS) that groups its lists and
+ * dispatches over every tensor, then launches from C++
+ * (multi_tensor_apply's loop: MODEL_LAUNCH_NS_DEFAULT each) a kernel per
+ * 320 chunks of 65536 elements or per list of tensors filled.  The trace's
+ * op, 3 launches over 161 tensors, took 3 x MODEL_CPU_OPTIMIZER_NS; what
+ * the call and its two further launches leave of it is the lists'. Charged
+ * per launch instead, an 8-billion-parameter model's foreach AdamW came
+ * out 382 launches an op at 162 us each, 0.5 s of CPU a step. */
+#define MODEL_CPU_FOREACH_TENSOR_NS \
+	((3 * MODEL_CPU_OPTIMIZER_NS - MODEL_CPU_FORWARD_NS - 2 * MODEL_LAUNCH_NS_DEFAULT) / 161)
 
 /* The CPU time before kernel i of s is launched, ns, as the stack of o
  * issues it (cpu.c): per forward op from Python, plus Hugging Face's

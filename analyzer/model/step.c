@@ -14,17 +14,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One multi-tensor pass of the optimizer step over P elements in
- * `launches` launches (each a 65,536-element chunk per thread block,
- * MultiTensorApply.cuh), moving bytes_per_elem each. */
+/* One multi-tensor pass of the optimizer step over P elements of
+ * `tensors` parameter tensors in `launches` launches (each a 65,536-element
+ * chunk per thread block, MultiTensorApply.cuh), moving bytes_per_elem
+ * each: one foreach or fused op, its first launch carrying the call and
+ * its lists (cpu.c), the others launched from inside it; per_tensor: a
+ * launch per tensor, each its own call (bitsandbytes' loop). */
 static void optimizer_pass(struct bld *B, const char *name, enum pred_op op, double P,
-			   uint64_t launches, double bytes_per_elem)
+			   uint64_t launches, double bytes_per_elem, uint32_t tensors, int per_tensor)
 {
 	double per = P / (double)launches;
 	for (uint64_t l = 0; l < launches; l++) {
 		struct model_kernel *k = bld_push(B);
 		if (!k)
 			return;
+		if (per_tensor)
+			k->op_tensors = 1;
+		else if (l == 0)
+			k->op_tensors = tensors;
+		else
+			k->in_op = 1;
 		k->k.name = name;
 		k->k.op = op;
 		k->k.grid[0] = (uint32_t)(ceil(per / 65536.0) > 0 ? ceil(per / 65536.0) : 1);
@@ -144,23 +153,23 @@ void bld_optimizer_step(struct bld *B)
 		launches = 1;
 	if (!o->no_grad_clip) {
 		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<1>, LpNormFunctor<float>>",
-			       PRED_OP_REDUCTION, P, launches, st);
+			       PRED_OP_REDUCTION, P, launches, st, tensors, 0);
 		if (o->zero && dp > 1)   /* NCCL's stream, after the gradients' */
 			k_comm_elem(B, COMM_ALL_REDUCE, 4.0, 4.0, o->hsdp ? MODEL_GROUP_SHARD : MODEL_GROUP_DP,
 				    MODEL_ASYNC_AFTER);
 		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<1>, BinaryOpScalarTensorFunctor>",
-			       PRED_OP_ELEMENTWISE, P, launches, 2.0 * st);
+			       PRED_OP_ELEMENTWISE, P, launches, 2.0 * st, tensors, 0);
 	}
 	/* the moments take the parameters' dtype (zeros_like); 8-bit ones a
 	 * byte each way and 4 bytes of absmax per 256 */
 	if (launch_per_tensor)
 		optimizer_pass(B, name, PRED_OP_ELEMENTWISE, P, tensors,
-			       rw * st + 2 * 2 * (1.0 + 4.0 / 256));
+			       rw * st + 2 * 2 * (1.0 + 4.0 / 256), tensors, 1);
 	for (int p = 0; p < passes && !launch_per_tensor; p++)
-		optimizer_pass(B, name, PRED_OP_ELEMENTWISE, P, launches, rw * st);
+		optimizer_pass(B, name, PRED_OP_ELEMENTWISE, P, launches, rw * st, tensors, 0);
 	if (mixed && o->stack == MODEL_STACK_TE)
 		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<2>, ScaleFunctor>",
-			       PRED_OP_ELEMENTWISE, P, launches, 4.0 + B->esz);
+			       PRED_OP_ELEMENTWISE, P, launches, 4.0 + B->esz, tensors, 0);
 }
 
 /* DDP all-reduces gradients in 25 MB buckets as backward produces them;
