@@ -974,7 +974,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			return SURFER_ENOMEM;
 		}
 	} else if (!m->plan_rank) {
-		char zero[48] = "";
+		char zero[64] = "";
 		if (explore) {
 			/* one GPU has no data-parallel ranks to shard over */
 			char lora[32] = "";
