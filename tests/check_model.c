@@ -1211,31 +1211,45 @@ END_TEST
 
 START_TEST(loss_kernels)
 {
-	/* The causal-LM loss: shift copy, log_softmax over the vocabulary and
-	 * nll forward; zero-filled logits gradient, nll and log_softmax
-	 * backward.  Inference never computes it. */
+	/* The causal-LM loss as transformers 4.46 on (ForCausalLMLoss),
+	 * torchtitan and Megatron take it: over every row (the labels are
+	 * shifted, not the logits), log_softmax over the vocabulary and nll
+	 * forward; zero-filled logits gradient, nll and log_softmax backward.
+	 * In BF16 the logits are cast to FP32 first and the gradient back, and
+	 * log_softmax reads and writes 4-byte elements (8 bytes an element
+	 * forward, 12 backward).  Inference never computes it. */
 	struct model_config c = gpt2_small();
 	struct model_opts o;
 	model_opts_init(&o);
 	o.batch = 2;
 	o.seq = 64;
 	o.mode = MODEL_TRAINING;
-	struct model_seq a, b;
-	ck_assert_int_eq(model_build(&c, &o, &a, NULL, 0), 0);
-	o.loss = 1;
-	ck_assert_int_eq(model_build(&c, &o, &b, NULL, 0), 0);
-	ck_assert_uint_eq(model_seq_count(&b, MODEL_PH_FORWARD), model_seq_count(&a, MODEL_PH_FORWARD) + 3);
-	ck_assert_uint_eq(model_seq_count(&b, MODEL_PH_BACKWARD), model_seq_count(&a, MODEL_PH_BACKWARD) + 3);
-	int found = 0;
-	for (size_t i = 0; i < b.n; i++)
-		if (b.v[i].k.op == PRED_OP_SOFTMAX && b.v[i].k.n == 50257) {
-			ck_assert_uint_eq(b.v[i].k.m, 2 * 63);
-			found++;
-		}
-	ck_assert_int_eq(found, 2);
-	model_seq_release(&a);
-	model_seq_release(&b);
+	for (int bf16 = 0; bf16 < 2; bf16++) {
+		struct model_seq a, b;
+		o.dtype = bf16 ? GPU_DT_BF16 : GPU_DT_FP32;
+		o.loss = 0;
+		ck_assert_int_eq(model_build(&c, &o, &a, NULL, 0), 0);
+		o.loss = 1;
+		ck_assert_int_eq(model_build(&c, &o, &b, NULL, 0), 0);
+		ck_assert_uint_eq(model_seq_count(&b, MODEL_PH_FORWARD),
+				  model_seq_count(&a, MODEL_PH_FORWARD) + 2 + bf16);
+		ck_assert_uint_eq(model_seq_count(&b, MODEL_PH_BACKWARD),
+				  model_seq_count(&a, MODEL_PH_BACKWARD) + 3 + bf16);
+		int found = 0;
+		for (size_t i = 0; i < b.n; i++)
+			if (b.v[i].k.op == PRED_OP_SOFTMAX && b.v[i].k.n == 50257) {
+				ck_assert_uint_eq(b.v[i].k.m, 2 * 64);
+				ck_assert_double_eq_tol(b.v[i].k.bytes,
+							(b.v[i].phase == MODEL_PH_FORWARD ? 8.0 : 12.0) * 128 * 50257, 1);
+				found++;
+			}
+		ck_assert_int_eq(found, 2);
+		model_seq_release(&a);
+		model_seq_release(&b);
+	}
+	o.dtype = GPU_DT_FP32;
 	o.mode = MODEL_INFERENCE;
+	struct model_seq b;
 	ck_assert_int_eq(model_build(&c, &o, &b, NULL, 0), 0);
 	for (size_t i = 0; i < b.n; i++)
 		if (b.v[i].k.op == PRED_OP_SOFTMAX)
@@ -3257,8 +3271,9 @@ START_TEST(autocast_casts)
 	ck_assert_uint_eq(na, nm + 10);
 	ck_assert_uint_eq(named(&sc, 3, MODEL_PH_FORWARD, to16, &bf), 0);
 	/* the whole step: 20 a block, the LM head's input and weight each
-	 * way (4), the logits' cast each way (2) */
-	ck_assert_uint_eq(sa.n, sm.n + 20 * c.layers + 6);
+	 * way (4); the logits' cast to FP32 for the loss, and its gradient
+	 * back, are in both (every stack upcasts them) */
+	ck_assert_uint_eq(sa.n, sm.n + 20 * c.layers + 4);
 	/* under FSDP (--zero 3 over 8 ranks) the weights arrive gathered in
 	 * 16 bits: only the two inputs a norm made are cast, each way */
 	struct model_seq sf, sg;
@@ -5062,14 +5077,15 @@ START_TEST(liger_kernels)
 	ck_assert_int_eq(eager, 0);
 	model_seq_release(&s);
 	/* memory without an optimizer step's own transient: without Liger
-	 * the logits (100 x 1000 x 2 bytes) held and log_softmax's output
-	 * beside them, their gradient at the start of backward; with it a
-	 * chunk's logits (32 x 1000) */
+	 * the logits (100 x 1000 x 2 bytes) held and log_softmax's FP32
+	 * output beside them, their gradients (FP32, and cast to BF16: 3 x
+	 * the logits) at the start of backward; with it a chunk's logits (32
+	 * x 1000) */
 	o.optimizer = MODEL_OPTIM_NONE;
 	struct model_memory with = mem_of(&c, &o);
 	o.liger = o.fused_norm = 0;
 	struct model_memory without = mem_of(&c, &o);
-	ck_assert_double_eq_tol(without.transient - with.transient, (2 * 100.0 - 32) * 1000 * 2, 1e-6);
+	ck_assert_double_eq_tol(without.transient - with.transient, (3 * 100.0 - 32) * 1000 * 2, 1e-6);
 	ck_assert(without.activations - with.activations >= 2 * 100.0 * 1000 * 2);
 
 	/* what Liger does not patch, and where its loss cannot run */

@@ -272,10 +272,6 @@ double bld_sp_fp8_bytes(const struct bld *B);
 /* 1 when torch.autocast's casts are launched (--precision autocast under
  * the eager stack, a 16-bit dtype, training). */
 int bld_autocast(const struct bld *B);
-/* Under autocast, the logits' cast (forward: to FP32 for the loss,
- * Hugging Face's logits.float(); backward: the gradient back to 16 bits)
- * of n elements; nothing otherwise. */
-void bld_autocast_logits(struct bld *B, double n, int forward);
 /* Whether the linear of this shape runs in FP8 under B's options. */
 int bld_fp8_linear(const struct bld *B, uint64_t in, uint64_t out);
 

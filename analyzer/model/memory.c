@@ -345,7 +345,9 @@ static double head_saved(const struct model_config *c, const struct model_opts *
 	double X = z->Tr * z->h * z->e;
 	if (o->head == MODEL_HEAD_CLASSIFY)
 		return c->family == MODEL_FAM_BERT ? 0 : ln_saved(z) + X;
-	double keep = logits * (o->loss ? 2 : 1); /* the logits; log_softmax's output */
+	/* the logits as the model returns them; the loss's log_softmax output,
+	 * FP32 (every stack upcasts the logits for it) */
+	double keep = logits * (o->loss ? 1 + 4 / z->e : 1);
 	switch (c->family) {
 	case MODEL_FAM_BERT: /* MLM transform: dense, GELU, layer norm, decoder */
 		return X + 2 * X + 8 * z->Tr + X + keep;
@@ -456,7 +458,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	/* --liger's fused linear cross-entropy holds no logits: a chunk's of
 	 * next_pow2(ceil(T / ceil(V / H))) tokens while it runs, and the
 	 * input's gradient (the head's input counted) from forward on */
-	double head_logits = logits, head_transient = logits * (o->loss ? 2 : 1);
+	double head_logits = logits, head_transient = logits * (o->loss ? 1 + 4 / z.e : 1);
 	if (o->liger && o->loss && o->head != MODEL_HEAD_CLASSIFY && tp == 1) {
 		double chunk = 1, rows = ceil(z.T / ceil((double)c->vocab / c->hidden));
 		while (chunk < rows)
@@ -511,8 +513,8 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		}
 	}
 	m->activations = acts;
-	/* the gradient of the logits (the harness's ones, or the loss's
-	 * log_softmax and slice gradients) */
+	/* the gradient of the logits (the harness's ones, or the loss's:
+	 * log_softmax's FP32 one and its cast to the logits' dtype) */
 	m->transient = head_transient + work;
 	/* ZeRO (Rajbhandari et al. 2020): each of the dp ranks keeps a dp-th
 	 * of the optimizer's state (--zero 1), of the gradients (2) and of

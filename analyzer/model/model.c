@@ -841,22 +841,32 @@ static void lm_head_and_loss(struct bld *B, int tied)
 		softcap(B, (double)B->T * V);
 	}
 	if (B->o->loss && B->o->mode == MODEL_TRAINING) {
+		/* The loss as today's stacks take it: the labels shifted, not
+		 * the logits (transformers' ForCausalLMLoss pads and slices
+		 * them since 4.46; torchtitan and Megatron load them shifted),
+		 * every row's 16-bit logits upcast to FP32 (ForCausalLMLoss's
+		 * logits.float(), torchtitan's and Megatron's .float(),
+		 * autocast's list), log_softmax and nll in FP32 and back (their
+		 * fop 4 bytes an element), the cast's gradient to the 16-bit
+		 * logits.  Before, the logits' shift copy of transformers 4.45
+		 * and a 16-bit log_softmax (FP32 under autocast). */
 		uint64_t rows = B->T;
-		bld_autocast_logits(B, (double)B->T * V, 1);
-		if (c->family != MODEL_FAM_BERT) {
-			/* shift_logits = logits[..., :-1, :].contiguous() */
-			rows = B->b * (B->sl - 1);
-			B->cols = V;
-			op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)rows * V, 1, 0, 0, NULL);
-		}
+		double n = (double)rows * V, keep = B->esz;
+		int upcast = B->esz < 4;
+		B->cols = V;
+		if (upcast)
+			k_vector(B, "unrolled_elementwise_kernel<direct_copy_kernel_cuda>",
+				 PRED_OP_ELEMENTWISE, n, 1.0, 4.0 / keep, 0.0);
+		B->esz = 4;
 		k_softmax(B, "cunn_SoftMaxForward<4, float, float, float, LogSoftMaxForwardEpilogue>",
 			  rows, V, 1.0);
+		B->esz = keep;
 		B->cols = 1;
 		k_vector(B, "nll_loss_forward_reduce_cuda_kernel_2d<float, long>", PRED_OP_REDUCTION,
 			 (double)rows, 1.0, 0.0, 1.0);
 		if (B->tp > 1)
 			k_comm_elem(B, COMM_ALL_REDUCE, 3.0 * (double)rows * 4.0, 4.0, MODEL_GROUP_TP, 0);
-		struct fop f = { .kind = F_LOSS, .a = rows, .b = V };
+		struct fop f = { .kind = F_LOSS, .a = rows, .b = V, .esz = 4, .flag = upcast };
 		bld_remember(B, &f);
 	}
 }

@@ -396,12 +396,6 @@ static int autocast_weights(const struct bld *B)
 	return model_fsdp_impl(B->o) == MODEL_FSDP_AUTO;
 }
 
-void bld_autocast_logits(struct bld *B, double n, int forward)
-{
-	if (bld_autocast(B))
-		k_cast(B, n, !forward);
-}
-
 int bld_fp8_linear(const struct bld *B, uint64_t in, uint64_t out)
 {
 	/* the linears of the blocks: the LM head and routers stay BF16
@@ -1275,7 +1269,11 @@ static void backward_op(struct bld *B, const struct fop *f)
 			 PRED_OP_ELEMENTWISE, (double)f->a, 1.0, 1.0, 1.0);
 		k_softmax(B, "cunn_SoftMaxBackward<4, float, float, float, LogSoftMaxBackwardEpilogue>",
 			  f->a, f->b, 2.0);
-		bld_autocast_logits(B, (double)f->a * f->b, 0);
+		if (f->flag) {  /* the upcast's gradient, to the 16-bit logits */
+			B->cols = f->b;
+			k_vector(B, "vectorized_elementwise_kernel<8, bfloat16_copy_kernel_cuda>",
+				 PRED_OP_ELEMENTWISE, (double)f->a * f->b, 1.0, 0.5, 0.0);
+		}
 		break;
 	case F_SDPA: {
 		struct model_kernel *k = bld_push(B);
