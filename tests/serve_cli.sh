@@ -417,6 +417,11 @@ check "vllm tp 8 x pp 2: the stage sends timed ($sr ms), the step $two ms above 
 bad "grad-accum on an engine" --model llama-3.2-1b --engine vllm --mode decode --grad-accum 2 --dtype bf16 --target h100
 bad "cp on an engine" --model llama-3.2-1b --engine sglang --mode prefill --cp 2 --dtype bf16 --target h100
 bad "optimizer on an engine" --model llama-3.2-1b --engine sglang --mode prefill --optimizer adamw --dtype bf16 --target h100
+# Hugging Face's module options: the engines' kernels are their own
+bad "liger on an engine" --model llama-3.2-1b --engine vllm --mode decode --liger --dtype bf16 --target h100
+grep -q "liger (Hugging Face's modules" "$tmp/err"; check "--liger's refusal names why ($(cat "$tmp/err"))" $?
+bad "norm on an engine" --model llama-3.2-1b --engine sglang --mode decode --norm eager --dtype bf16 --target h100
+grep -q "norm (Hugging Face's modules" "$tmp/err"; check "--norm's refusal names why ($(cat "$tmp/err"))" $?
 # a quantized checkpoint's config (Qwen3-8B-FP8's quantization_config) is
 # built in --dtype and says so; without it, no such warning
 q='{"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 1024,

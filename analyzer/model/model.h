@@ -279,6 +279,7 @@ struct model_opts {
 					* forward and one backward (with its
 					* weight's partial sums reduced after),
 					* not Hugging Face's eager chain       */
+	int norm_given;                /* --norm given (eager or fused)        */
 	enum model_precision precision; /* training state: pure or mixed      */
 	int cuda_graphs;               /* each compiled region (a block's
 					* forward, its backward) replayed as

@@ -244,6 +244,7 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 	} else if (!strcmp(name, "norm")) {
 		bad = strcmp(v, "eager") && strcmp(v, "fused");
 		o->fused_norm = !strcmp(v, "fused");
+		o->norm_given = 1;
 	} else if (!strcmp(name, "liger")) {
 		o->liger = 1;
 		o->fused_norm = 1;

@@ -677,7 +677,9 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 		: o->hsdp ? "--hsdp" : o->mtp ? "--mtp" : o->vpp > 1 ? "--vpp"
 		: o->expert_capacity ? "--expert-capacity (the engines drop no routed token)"
 		: o->head != MODEL_HEAD_LM ? "--head classify" : o->offload ? "--offload"
-		: o->host_mem_gbps > 0 ? "--host-mem-gbps" : NULL;
+		: o->host_mem_gbps > 0 ? "--host-mem-gbps"
+		: o->liger ? "--liger (Hugging Face's modules; the engines fuse their own kernels)"
+		: o->norm_given ? "--norm (Hugging Face's modules; the engines' norms are fused)" : NULL;
 	if (train) {
 		snprintf(err, errlen, "--engine %s: %s is not an option of a serving engine",
 			 model_engine_name(o->engine), train);
