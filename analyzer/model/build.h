@@ -211,6 +211,11 @@ void op_nonzero(struct bld *B, double n);
 void op_ew(struct bld *B, const char *name, double n, double nin, double flops,
 	   int nbwd, const char *bwd_name);
 
+/* A fused elementwise kernel (Liger's): op_ew with one backward kernel
+ * that reads bwd_in tensors and writes bwd_out, its own counts. */
+void op_fused_ew(struct bld *B, const char *name, double n, double nin, double flops,
+		 const char *bwd_name, double bwd_in, double bwd_out);
+
 void op_softmax(struct bld *B, uint64_t rows, uint64_t cols);
 void op_softmax_fp32(struct bld *B, uint64_t rows, uint64_t cols, int upcast);
 

@@ -240,12 +240,9 @@ static void mlp_body(struct bld *B, uint64_t m, uint64_t f, int gated, int bias,
 		op_linear(B, m, h, f, bias, 0);
 		op_linear(B, m, h, f, bias, 0);
 		int silu = B->c->act == MODEL_ACT_SILU;
-		op_ew(B, silu ? "_swiglu_forward_kernel" : "_geglu_tanh_forward_kernel", (double)m * f, 2,
-		      silu ? 6 : 12, 1, silu ? "_swiglu_backward_kernel" : "_geglu_tanh_backward_kernel");
-		if (B->nops && B->o->mode == MODEL_TRAINING) {
-			B->ops[B->nops - 1].bwd_in = 3;
-			B->ops[B->nops - 1].bwd_out = 2;
-		}
+		op_fused_ew(B, silu ? "_swiglu_forward_kernel" : "_geglu_tanh_forward_kernel", (double)m * f,
+			    2, silu ? 6 : 12, silu ? "_swiglu_backward_kernel" : "_geglu_tanh_backward_kernel",
+			    3, 2);
 	} else if (gated) {
 		op_linear(B, m, h, f, bias, 0);
 		op_linear(B, m, h, f, bias, 0);
@@ -384,11 +381,7 @@ static void rope_liger(struct bld *B, double n)
 {
 	uint64_t keep = B->cols;
 	B->cols = B->c->head_dim;
-	op_ew(B, "_triton_rope", n, 1, 3, 1, "_triton_rope");
-	if (B->nops && B->o->mode == MODEL_TRAINING) {
-		B->ops[B->nops - 1].bwd_in = 1;     /* in place */
-		B->ops[B->nops - 1].bwd_out = 1;
-	}
+	op_fused_ew(B, "_triton_rope", n, 1, 3, "_triton_rope", 1, 1);   /* in place */
 	B->cols = keep;
 }
 

@@ -783,6 +783,17 @@ static void op_ew_esz(struct bld *B, double esz, const char *name, double n, dou
 		B->ops[B->nops - 1].esz = esz;
 }
 
+void op_fused_ew(struct bld *B, const char *name, double n, double nin, double flops,
+		 const char *bwd_name, double bwd_in, double bwd_out)
+{
+	size_t at = B->nops;
+	op_ew(B, name, n, nin, flops, 1, bwd_name);
+	if (B->nops > at) {
+		B->ops[B->nops - 1].bwd_in = bwd_in;
+		B->ops[B->nops - 1].bwd_out = bwd_out;
+	}
+}
+
 /* softmax(x, dim=-1, dtype=torch.float32).to(x.dtype), eager attention's
  * in the Llama family of Hugging Face models: in a 16-bit model the
  * softmax reads 2 bytes an element and writes 4, its backward reads the
