@@ -1293,6 +1293,18 @@ int model_moe_grouped(const struct model_config *c, const struct model_opts *o)
 				  c->moe_step > 1);
 }
 
+uint64_t model_liger_chunk(const struct model_config *c, const struct model_opts *o, uint64_t T)
+{
+	if (!o->liger || !o->loss || o->mode != MODEL_TRAINING || o->head == MODEL_HEAD_CLASSIFY ||
+	    o->tp > 1 || !T || !c->hidden)
+		return 0;
+	uint64_t inc = (c->vocab + c->hidden - 1) / c->hidden;
+	uint64_t rows = inc ? (T + inc - 1) / inc : T, chunk = 1;
+	while (chunk < rows)
+		chunk <<= 1;
+	return chunk < T ? chunk : T;
+}
+
 int model_mixed(const struct model_opts *o)
 {
 	if (o->mode != MODEL_TRAINING || (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16))

@@ -455,16 +455,14 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		first = s->first_layer;
 		last_n = s->stage_layers;
 	}
-	/* --liger's fused linear cross-entropy holds no logits: a chunk's of
-	 * next_pow2(ceil(T / ceil(V / H))) tokens while it runs, and the
-	 * input's gradient (the head's input counted) from forward on */
+	/* --liger's fused linear cross-entropy holds no logits: a chunk's
+	 * (model_liger_chunk()) while it runs, and the input's gradient (the
+	 * head's input counted) from forward on */
 	double head_logits = logits, head_transient = logits * (o->loss ? 1 + 4 / z.e : 1);
-	if (o->liger && o->loss && o->head != MODEL_HEAD_CLASSIFY && tp == 1) {
-		double chunk = 1, rows = ceil(z.T / ceil((double)c->vocab / c->hidden));
-		while (chunk < rows)
-			chunk *= 2;
+	uint64_t chunk = model_liger_chunk(c, o, (uint64_t)z.T);
+	if (chunk) {
 		head_logits = 0;
-		head_transient = (chunk < z.T ? chunk : z.T) * c->vocab * z.e;
+		head_transient = (double)chunk * c->vocab * z.e;
 	}
 	double last = 0, work = 0, w;
 	for (uint32_t i = first; i < first + last_n && i < total; i++) {

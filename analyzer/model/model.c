@@ -765,10 +765,9 @@ static void t5_position_bias(struct bld *B, int decoder)
 
 /* Liger's fused linear cross-entropy (LigerFusedLinearCrossEntropyLoss,
  * what use_liger_kernel gives a causal LM's training forward): the head's
- * GEMMs and the loss's gradient run in forward, in chunks of
- * next_pow2(ceil(T / ceil(V / H))) tokens (its own rule, so a chunk's
- * logits are about the size of the hidden states), and the T x V logits
- * are never held.  Each chunk: the logits GEMM, the cross-entropy kernel
+ * GEMMs and the loss's gradient run in forward, in chunks of `chunk`
+ * tokens (model_liger_chunk(), Liger's rule, which memory.c sizes too),
+ * and the T x V logits are never held.  Each chunk: the logits GEMM, the cross-entropy kernel
  * (a row's online max and sum, then its gradient written over the
  * logits: three passes; Gemma 2's soft-capping inside it), the input's
  * gradient GEMM into its slice (a copy), the weight's by addmm (reading
@@ -776,19 +775,10 @@ static void t5_position_bias(struct bld *B, int decoder)
  * the loss summed.  Backward scales nothing (torch.equal(grad_output, 1),
  * a host sync): the gradients reach the final norm and the weight as
  * computed. */
-static uint64_t next_pow2(uint64_t x)
-{
-	uint64_t p = 1;
-	while (p < x)
-		p <<= 1;
-	return p;
-}
-
-static void liger_flce(struct bld *B, int tied)
+static void liger_flce(struct bld *B, int tied, uint64_t chunk)
 {
 	const struct model_config *c = B->c;
 	uint64_t V = c->vocab, H = c->hidden, T = B->T;
-	uint64_t chunk = next_pow2(cdiv(T, cdiv(V, H)));
 	uint64_t n = cdiv(T, chunk);
 	int wgrad = !B->o->lora_rank;   /* PEFT leaves the head frozen */
 	if (wgrad)
@@ -822,8 +812,9 @@ static void liger_flce(struct bld *B, int tied)
 static void lm_head_and_loss(struct bld *B, int tied)
 {
 	const struct model_config *c = B->c;
-	if (B->o->liger && B->o->loss && B->o->mode == MODEL_TRAINING && B->tp == 1) {
-		liger_flce(B, tied);
+	uint64_t chunk = model_liger_chunk(c, B->o, B->T);
+	if (chunk) {
+		liger_flce(B, tied, chunk);
 		return;
 	}
 	uint64_t V = cdiv(c->vocab, B->tp);

@@ -853,6 +853,11 @@ int model_lora_layout(const struct model_opts *o);
  * --precision mixed or autocast, or by default under te, FP8 or data
  * parallelism, never for --lora (the frozen model stays in its dtype). */
 int model_mixed(const struct model_opts *o);
+/* --liger's fused linear cross-entropy: the tokens of each chunk of T, by
+ * Liger's rule next_pow2(ceil(T / ceil(V / H))) (so a chunk's logits are
+ * about the size of the hidden states), when o's step runs it (training
+ * with its loss on an LM head, the vocabulary whole: no --tp); else 0. */
+uint64_t model_liger_chunk(const struct model_config *c, const struct model_opts *o, uint64_t T);
 int model_fp8_recipe_parse(const char *s, enum model_fp8_recipe *out);
 /* The serving engines' CPU work per step that no kernel shows (serve.c).
  * SGLang (MODEL_SERVE_STEP_CPU_NS): bench_one_batch prepares every step's
