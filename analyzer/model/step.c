@@ -125,8 +125,9 @@ void bld_optimizer_step(struct bld *B)
 	}
 	int mixed = model_mixed(o);
 	double st = mixed ? 4.0 : B->esz;      /* bytes of p, g, m, v */
-	int passes, launch_per_tensor = 0;
+	int passes, per_tensor = 0;
 	double rw;              /* tensors touched per element per pass */
+	double moments8 = 0;    /* bytes per element of 8-bit moments     */
 	const char *name;
 	if (o->adam_8bit) {
 		/* bitsandbytes' AdamW8bit (optim="adamw_8bit" in the HF
@@ -136,7 +137,8 @@ void bld_optimizer_step(struct bld *B)
 		 * (dynamic quantization, a block of 256); cpu.c charges each
 		 * launch as an op called from Python */
 		passes = 1, rw = 3, name = "kOptimizerStatic8bit2StateBlockwise<ADAM>";
-		launch_per_tensor = 1;
+		per_tensor = 1;
+		moments8 = 2 * 2 * (1.0 + 4.0 / 256);
 	} else if (o->optimizer == MODEL_OPTIM_SGD) {
 		passes = 1, rw = 3, name = "multi_tensor_apply_kernel<TensorListMetadata<2>, AxpbyFunctor>";
 	} else if (o->fused_optimizer) {
@@ -162,11 +164,9 @@ void bld_optimizer_step(struct bld *B)
 	}
 	/* the moments take the parameters' dtype (zeros_like); 8-bit ones a
 	 * byte each way and 4 bytes of absmax per 256 */
-	if (launch_per_tensor)
-		optimizer_pass(B, name, PRED_OP_ELEMENTWISE, P, tensors,
-			       rw * st + 2 * 2 * (1.0 + 4.0 / 256), tensors, 1);
-	for (int p = 0; p < passes && !launch_per_tensor; p++)
-		optimizer_pass(B, name, PRED_OP_ELEMENTWISE, P, launches, rw * st, tensors, 0);
+	for (int p = 0; p < passes; p++)
+		optimizer_pass(B, name, PRED_OP_ELEMENTWISE, P, per_tensor ? tensors : launches,
+			       rw * st + moments8, tensors, per_tensor);
 	if (mixed && o->stack == MODEL_STACK_TE)
 		optimizer_pass(B, "multi_tensor_apply_kernel<TensorListMetadata<2>, ScaleFunctor>",
 			       PRED_OP_ELEMENTWISE, P, launches, 4.0 + B->esz, tensors, 0);
