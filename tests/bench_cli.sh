@@ -194,5 +194,25 @@ if [ -d "$SH/gpu-reference/gpu-benches/gpu-small-kernels" ]; then
 else
 	echo "bench_cli: $SH absent: the launch figures not fitted again"
 fi
+# accuracy uses the figures measured on the target's architecture, as
+# surfer-analyze does: the H200's FP32 GEMM rate, 50.75 TFLOP/s measured at
+# 4096^3 (gpu_specs/figures.c), times that GEMM at 2 x 4096^3 / 50.75e12 =
+# 2.708 ms; --hold-out-figures predicts it as a new architecture (the
+# instruction-count rule, faster); the JSON says which.  Both flags: exit 2.
+mkdir -p "$D/fig"
+printf '%s\n%s\n' 'OPName,Latency,Device,Torch Version,CUDNN Version,Kernel Name,Grid x,Grid y,Grid z,Block x,Block y,Block z,CUDA Version,Kernels,B,M,N,K' \
+	'linear,2.708,NVIDIA H200,p2.11.0,91900,k,32,32,1,256,1,1,cu130,1,1,4096,4096,4096' >"$D/fig/linear.csv"
+"$BIN" accuracy --dataset "$D/fig" --origin none --target h200 --json --dump "$D/fig-in.csv" >"$D/fig-in.json" &&
+	"$BIN" accuracy --dataset "$D/fig" --origin none --target h200 --hold-out-figures --json \
+		--dump "$D/fig-out.csv" >"$D/fig-out.json"
+rc=$?
+p_in=$(awk -F, 'NR == 2 { print $6 }' "$D/fig-in.csv")
+p_out=$(awk -F, 'NR == 2 { print $6 }' "$D/fig-out.csv")
+[ $rc -eq 0 ] && [ -n "$p_in" ] && [ -n "$p_out" ] &&
+	awk -v i="$p_in" -v o="$p_out" 'BEGIN { e = 2 * 4096^3 / 50.75e12 * 1e9; exit !(i > 0.95 * e && i < 1.05 * e && o < 0.95 * i) }' &&
+	grep -q '"figures_held_out": false' "$D/fig-in.json" && grep -q '"figures_held_out": true' "$D/fig-out.json" ||
+	{ echo "FAIL: accuracy's figures: exit $rc, H200 4096^3 $p_in ns kept, $p_out held out"; fail=1; }
+expect "surfer-bench: --with-figures and --hold-out-figures together" \
+	accuracy --dataset "$D/fig" --origin none --target h200 --with-figures --hold-out-figures
 [ $fail -eq 0 ] && echo "bench_cli: ok"
 exit $fail

@@ -104,12 +104,12 @@ for h in $GPUS; do
 		[ "$o" = "$h" ] && continue
 		O=$(name "$o")
 		"$BUILD/surfer-bench" accuracy --dataset "$DATA/kernels" --origin "$O" --target "$H" \
-			--method all --weights "$OUT/w_$h.bin" --heldout-conv --shrink "$S" --json \
+			--method all --weights "$OUT/w_$h.bin" --heldout-conv --shrink "$S" --json --hold-out-figures \
 			--dump "$OUT/sweep/$h--$o.csv" \
 			> "$OUT/$h--$o.json"
 		if [ -d "$DATA/kernels-test" ]; then
 			"$BUILD/surfer-bench" accuracy --dataset "$DATA/kernels-test" --origin "$O" \
-				--target "$H" --method all --weights "$OUT/w_$h.bin" --shrink "$S" --json \
+				--target "$H" --method all --weights "$OUT/w_$h.bin" --shrink "$S" --json --hold-out-figures \
 				--dump "$OUT/test/$h--$o.csv" > "$OUT/test/$h--$o.json"
 		fi
 	done
@@ -143,7 +143,7 @@ if [ -d "$DEEPBENCH" ]; then
 				[ "$o" = "$t" ] && continue
 				"$BUILD/surfer-bench" accuracy --format deepbench --dataset "$DEEPBENCH" \
 					--origin "$o" --target "$t" --method all --weights "$OUT/w_$w.bin" \
-					--json --dump "$OUT/deepbench/$t--$o.csv" > "$OUT/deepbench/$t--$o.json"
+					--json --hold-out-figures --dump "$OUT/deepbench/$t--$o.csv" > "$OUT/deepbench/$t--$o.json"
 			done
 		done
 	done

@@ -72,6 +72,7 @@ struct opts {
 	int as_recorded;    /* elementwise rows without their shape      */
 	const char *dump;   /* per-pair predictions as CSV, or NULL */
 	double interval;    /* the intervals' probability (0..1)          */
+	int figures_held_out; /* --hold-out-figures                      */
 	const struct predictor *pred;
 };
 
@@ -82,9 +83,11 @@ static void usage(FILE *fp)
 		"                    [--format neusight|pipeweave|vidur|deepbench]\n"
 		"                    [--op OP] [--method M|all] [--weights FILE] [--json]\n"
 		"                    [--dump FILE.csv] [--as-recorded] [--heldout-conv]\n"
-		"                    [--shrink GEMM,VECTOR] [--interval P] [--with-figures]\n"
-		"                    (--with-figures: keep what was measured on the target's\n"
-		"                    architecture, as surfer-analyze does; held out by default)\n"
+		"                    [--shrink GEMM,VECTOR] [--interval P] [--hold-out-figures]\n"
+		"                    (the figures measured on the target's architecture, our\n"
+		"                    own GPUs' and public microbenchmarks', are used as\n"
+		"                    surfer-analyze uses them; --hold-out-figures leaves them\n"
+		"                    out, as for a new architecture: make accuracy's protocol)\n"
 		"       " PROG " table REPORT.json...   (markdown tables of accuracy reports)\n"
 		"       " PROG " e2e --labels DIR --configs DIR [--weights F | --holdout-weights DIR]\n"
 		"                        [--dtype D] [--attention eager|sdpa] [--data DIR]\n"
@@ -332,6 +335,7 @@ static int run_accuracy(const struct opts *o)
 	}
 	json_object_set_new(root, "origin", json_string(o->origin ? o->origin->id : "none"));
 	json_object_set_new(root, "target", json_string(o->target->id));
+	json_object_set_new(root, "figures_held_out", json_boolean(o->figures_held_out));
 	/* With one method the report is flat: {"pairs", "overall", ...}. */
 	int nm = 0;
 	const char *only = NULL;
@@ -354,8 +358,11 @@ static int run_accuracy(const struct opts *o)
 			printf("%s\n", s);
 		free(s);
 	} else if (rc == 0) {
-		printf("accuracy: origin %s -> target %s, %zu pairs (APE in %%)\n",
-		       o->origin ? o->origin->id : "none (from scratch)", o->target->id, np);
+		char arch[16];
+		gpu_cc_string(o->target->cc, arch, sizeof arch);
+		printf("accuracy: origin %s -> target %s, %zu pairs (APE in %%); figures of its architecture (%s) %s\n",
+		       o->origin ? o->origin->id : "none (from scratch)", o->target->id, np, arch,
+		       o->figures_held_out ? "held out" : "used");
 		printf("%-12s %-11s %6s %8s %8s %8s\n", "method", "op", "n", "mape", "median", "p90");
 		json_object_foreach(methods, only, v) {
 			size_t i;
@@ -582,11 +589,20 @@ static int accuracy_main(const struct bench_args *a)
 		return surfer_exit_code(SURFER_EINVAL);
 	if (a->target && !(o.target = gpu_arg(a->target)))
 		return surfer_exit_code(SURFER_EINVAL);
-	/* nothing measured on the target's architecture behind its FP32 GEMM
-	 * rate or its convolutions' shape constants, unless --with-figures
-	 * (what surfer-analyze gives its user) */
+	/* The figures measured on the target's architecture (gpu_specs/
+	 * figures.c: our own GPUs' FP32 GEMM rate, public microbenchmarks;
+	 * the convolutions' shape constants of our H200) are what
+	 * surfer-analyze predicts with, so the report is what its user gets;
+	 * --hold-out-figures leaves them out with the architecture, the
+	 * protocol of make accuracy and make bench-h100/h200, where the
+	 * dataset is the GPUs those figures came from. */
+	if (a->with_figures && a->hold_out_figures) {
+		fprintf(stderr, PROG ": --with-figures and --hold-out-figures together\n");
+		return surfer_exit_code(SURFER_EINVAL);
+	}
+	o.figures_held_out = a->hold_out_figures;
 	if (o.target)
-		gpu_figures_hold_out(a->with_figures ? 0 : o.target->cc);
+		gpu_figures_hold_out(a->hold_out_figures ? o.target->cc : 0);
 	if (a->method) {
 		const char *v = a->method;
 		int all = !strcmp(v, "all"), found = all;
@@ -676,7 +692,7 @@ enum bench_opt {
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
 	BO_MIN_BYTES, BO_EMIT, BO_EMIT_PICKS, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAX_FORM, BO_MAMF,
 	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_SHRINK, BO_GEMM_DATA,
-	BO_COMPILED, BO_WEIGH, BO_DTYPE, BO_OWN, BO_WITH_FIGURES, BO_HELP, BO_COUNT
+	BO_COMPILED, BO_WEIGH, BO_DTYPE, BO_OWN, BO_WITH_FIGURES, BO_HOLD_OUT_FIGURES, BO_HELP, BO_COUNT
 };
 #define BO(x) (UINT64_C(1) << BO_##x)
 #define BO_VAL 256        /* getopt_long's value of option i is BO_VAL + i */
@@ -720,6 +736,7 @@ static const struct option bench_long_opts[] = {
 	{"dtype", required_argument, NULL, BO_VAL + BO_DTYPE},
 	{"own", required_argument, NULL, BO_VAL + BO_OWN},
 	{"with-figures", no_argument, NULL, BO_VAL + BO_WITH_FIGURES},
+	{"hold-out-figures", no_argument, NULL, BO_VAL + BO_HOLD_OUT_FIGURES},
 	{"help", no_argument, NULL, BO_VAL + BO_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -737,7 +754,7 @@ static const struct bench_cmd {
 } bench_cmds[] = {
 	{"accuracy", BO(DATASET) | BO(ORIGIN) | BO(TARGET) | BO(OP) | BO(METHOD) | BO(WEIGHTS) |
 		     BO(JSON) | BO(DUMP) | BO(AS_RECORDED) | BO(FORMAT) | BO(HELDOUT_CONV) | BO(SHRINK) |
-		     BO(INTERVAL) | BO(WITH_FIGURES), 0,
+		     BO(INTERVAL) | BO(WITH_FIGURES) | BO(HOLD_OUT_FIGURES), 0,
 	 accuracy_main},
 	{"table", 0, 1, table_main},
 	{"e2e", BO(LABELS) | BO(CONFIGS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(LAUNCH_US) |
@@ -825,6 +842,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_GEMM_DATA: a->gemm_data = optarg; break;
 		case BO_OWN: a->own = optarg; break;
 		case BO_WITH_FIGURES: a->with_figures = 1; break;
+		case BO_HOLD_OUT_FIGURES: a->hold_out_figures = 1; break;
 		case BO_COMPILED: a->compiled = optarg; break;
 		case BO_WEIGH: a->weigh = optarg; break;
 		case BO_DTYPE: a->dtype = optarg; break;

@@ -48,7 +48,8 @@ struct bench_args {
 	int max_form;               /* --max-form (tensorcore)                 */
 	int mamf;                   /* --mamf (tensorcore)                     */
 	int compiled_amd_scale;     /* --compiled-amd-scale (e2e)              */
-	int with_figures;           /* --with-figures (e2e)                    */
+	int with_figures;           /* --with-figures (e2e; accuracy's default) */
+	int hold_out_figures;       /* --hold-out-figures (accuracy)           */
 	int before;                 /* --before (published)                    */
 	int noperands;              /* the arguments that are not options      */
 	char **operands;

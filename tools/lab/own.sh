@@ -15,8 +15,9 @@
 #  3. NeuSight's FP32 test shapes: surfer-bench accuracy --method all from
 #     each of NeuSight's five GPUs (their rows of kernels-test, read from
 #     the shared data) and from the shape, over a folder of links to both
-#     (the dataset is one path), then surfer-bench table; 3b from the shape
-#     with the figures kept (Hopper's tile picks and tile scales among them);
+#     (the dataset is one path), with --hold-out-figures, then surfer-bench
+#     table; 3b from the shape with the figures kept (surfer-bench
+#     accuracy's default; Hopper's tile picks and tile scales among them);
 #  4. tools/gpu/kernels.py's GEMMs, attention, vector operators and decode
 #     steps: surfer-bench own --data (held out as in 2);
 #  5. NeuSight's FP32 conv sweep shapes: surfer-bench conv --target, the
@@ -24,7 +25,8 @@
 #     of them the origin of every shape the GPU measured; 5b the other way
 #     round (--origin): the GPU's times predict NeuSight's four, each
 #     target's architecture out of its fit, the GPU in none; 5c with the
-#     picks and constants of its architecture (--with-figures, not held out).
+#     picks and constants of its architecture (accuracy's default, not held
+#     out; 5's dumps for make calibrate pass --hold-out-figures).
 # Every held-out prediction of 1, 2, 3 and 5, and 4's tensor-core GEMMs, is
 # dumped under $BUILD/own/<gpu>/ (e2e-*.csv, test/, sweep/, tensorcore.csv),
 # where `make calibrate` takes the GPU as one more architecture of the
@@ -63,7 +65,7 @@ for f in "$D"/kernels/gemm.csv "$D"/kernels/vec.csv; do ln -s "$(abs "$f")" "$OU
 reports=""
 for o in P4 P100 T4 V100-PCIE-32GB A100-PCIE-40GB none; do
 	"$B" accuracy --dataset "$OUT/kernels" --origin "$o" --target "$TARGET" --method all --json \
-		--dump "$OUT/test/$TARGET--$o.csv" >"$OUT/accuracy-$o.json"
+		--hold-out-figures --dump "$OUT/test/$TARGET--$o.csv" >"$OUT/accuracy-$o.json"
 	reports="$reports $OUT/accuracy-$o.json"
 done
 # shellcheck disable=SC2086
@@ -72,7 +74,7 @@ echo
 echo "== 3b. the same from the shape with the figures of its architecture (what surfer-analyze gives its user;"
 echo "   not held out: the compiled-in weights carry our H100's and H200's tile picks, the GPU's own among them,"
 echo "   and tile_sm90_scale.c the tile scales of their GEMMs)"
-"$B" accuracy --dataset "$OUT/kernels" --origin none --target "$TARGET" --method auto --with-figures |
+"$B" accuracy --dataset "$OUT/kernels" --origin none --target "$TARGET" --method auto |
 	grep -E '^auto +(gemm|vector|bmm|linear) '
 echo
 echo "== 4. tools/gpu/kernels.py's measurements (constants fitted without the GPU's compute capability)"
@@ -91,7 +93,7 @@ if [ -f "$D/kernels/conv.csv" ] && [ -d "$SHARED/neusight/kernels/conv" ]; then
 	echo "== 5c. with cuDNN's picks and kernel constants measured on the GPU's architecture (conv_sm90_picks, from"
 	echo "   our H200's rows: in-sample for the H200, a same-architecture check for the H100; not held out)"
 	for o in V100-PCIE-32GB none; do
-		"$B" accuracy --dataset "$OUT/conv" --origin "$o" --target "$TARGET" --method auto --with-figures |
+		"$B" accuracy --dataset "$OUT/conv" --origin "$o" --target "$TARGET" --method auto |
 			grep -E '^accuracy|^auto +conv'
 	done
 	# the same shapes through `surfer-bench accuracy` (the compiled-in
@@ -100,7 +102,7 @@ if [ -f "$D/kernels/conv.csv" ] && [ -d "$SHARED/neusight/kernels/conv" ]; then
 	mkdir -p "$OUT/sweep"
 	for o in P4 P100 T4 V100-PCIE-32GB none; do
 		"$B" accuracy --dataset "$OUT/conv" --origin "$o" --target "$TARGET" --method all --json \
-			--dump "$OUT/sweep/$TARGET--$o.csv" >/dev/null
+			--hold-out-figures --dump "$OUT/sweep/$TARGET--$o.csv" >/dev/null
 	done
 else
 	echo "no conv rows for $GPU, or $SHARED/neusight/kernels/conv absent: skipped"
