@@ -1667,9 +1667,9 @@ for nm in eager fused; do
 	"$BIN" --model llama-3.2-1b --batch 2 --seq 2048 --dtype bf16 --mode training --target h100 \
 		--norm $nm --json >"$tmp/norm_$nm.json" 2>/dev/null
 	"$BIN" --model gpt2-large --batch 2 --seq 1024 --dtype bf16 --mode training --target h100 \
-		--norm $nm --json >"$tmp/norm_gpt2_$nm.json" 2>/dev/null
+		--norm $nm --json >"$tmp/norm_gpt2_$nm.json" 2>"$tmp/norm_gpt2_$nm.err"
 	"$BIN" --model llama-3.2-1b --batch 2 --seq 2048 --dtype bf16 --mode training --target h100 \
-		--stack compile --attention flash --norm $nm --json >"$tmp/norm_c_$nm.json" 2>/dev/null
+		--stack compile --attention flash --norm $nm --json >"$tmp/norm_c_$nm.json" 2>"$tmp/norm_c_$nm.err"
 done
 awk -v e="$(ms_of "$tmp/norm_eager.json")" -v f="$(ms_of "$tmp/norm_fused.json")" \
 	'BEGIN { exit !(f > 0 && f < e) }'
@@ -1679,6 +1679,29 @@ check "--norm fused faster than eager on Llama 3.2 1B BF16 ($(ms_of "$tmp/norm_f
 check "--norm leaves GPT-2's LayerNorm as it is ($(ms_of "$tmp/norm_gpt2_fused.json") ms)" $?
 [ -n "$(ms_of "$tmp/norm_c_eager.json")" ] && [ "$(ms_of "$tmp/norm_c_eager.json")" = "$(ms_of "$tmp/norm_c_fused.json")" ]
 check "--norm changes nothing under --stack compile ($(ms_of "$tmp/norm_c_fused.json") ms)" $?
+# ... and says so, one warning each, where on a Llama under the eager stack
+# it says nothing
+grep -q "warning: 'gpt2-large': --norm changes nothing: the model's norms are LayerNorm, not RMSNorm" \
+	"$tmp/norm_gpt2_fused.err" &&
+	grep -q "warning: 'llama-3.2-1b': --norm changes nothing: --stack compile fuses each norm itself" \
+		"$tmp/norm_c_eager.err" &&
+	"$BIN" --model llama-3.2-1b --stack te --dtype bf16 --norm eager --target h100 2>&1 >/dev/null |
+	grep -q "norm changes nothing: --stack te runs Transformer Engine's fused norms" &&
+	! "$BIN" --model llama-3.2-1b --batch 2 --seq 2048 --dtype bf16 --mode training --target h100 \
+		--norm fused 2>&1 >/dev/null | grep -q "norm changes nothing"
+check "--norm where it changes nothing warns (gpt2: $(head -c 120 "$tmp/norm_gpt2_fused.err"))" $?
+# --liger with --norm eager (Liger's rms_norm=False) keeps the eager norms
+# in whichever order the flags come; --liger alone fuses them
+for fl in "--liger" "--liger --norm eager" "--norm eager --liger"; do
+	lf=$(echo "$fl" | tr -d ' -')
+	"$BIN" --model llama-3.2-1b --batch 2 --seq 1024 --dtype bf16 --mode training --attention flash \
+		--target h100 $fl --json >"$tmp/lnorm_$lf.json" 2>/dev/null
+done
+[ -n "$(ms_of "$tmp/lnorm_ligernormeager.json")" ] &&
+	[ "$(ms_of "$tmp/lnorm_ligernormeager.json")" = "$(ms_of "$tmp/lnorm_normeagerliger.json")" ] &&
+	awk -v e="$(ms_of "$tmp/lnorm_ligernormeager.json")" -v f="$(ms_of "$tmp/lnorm_liger.json")" \
+		'BEGIN { exit !(f > 0 && f < e) }'
+check "--liger --norm eager either way round ($(ms_of "$tmp/lnorm_normeagerliger.json") ms), --liger alone faster ($(ms_of "$tmp/lnorm_liger.json"))" $?
 "$BIN" --model llama-3.2-1b --norm triton --target h100 >"$tmp/norm_bad.out" 2>"$tmp/norm_bad.err"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/norm_bad.err")" -eq 1 ] && grep -q "eager or fused" "$tmp/norm_bad.err"

@@ -246,8 +246,11 @@ int model_cli_set(struct model_cli *m, const char *name, const char *v,
 		o->fused_norm = !strcmp(v, "fused");
 		o->norm_given = 1;
 	} else if (!strcmp(name, "liger")) {
+		/* Liger patches RMSNorm too unless --norm says otherwise, in
+		 * whichever order the two come (rms_norm=False: --norm eager) */
 		o->liger = 1;
-		o->fused_norm = 1;
+		if (!o->norm_given)
+			o->fused_norm = 1;
 	} else if (!strcmp(name, "precision")) {
 		bad = model_precision_parse(v, &o->precision);
 	} else if (!strcmp(name, "fp8-recipe")) {
@@ -1348,6 +1351,18 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	if (pos_warn[0]) {
 		size_t l = strlen(a->warning);
 		snprintf(a->warning + l, sizeof(a->warning) - l, "%s%s", l ? "; " : "", pos_warn);
+	}
+	if (o->norm_given && (o->stack != MODEL_STACK_EAGER ||
+			      (c.family != MODEL_FAM_LLAMA && c.family != MODEL_FAM_T5))) {
+		/* --norm chooses how an eager RMSNorm runs: said when it chose
+		 * nothing (fuse.c fuses the compiled stack's norms, TE runs its
+		 * own; GPT-2, BERT and OPT normalize with LayerNorm) */
+		size_t l = strlen(a->warning);
+		snprintf(a->warning + l, sizeof(a->warning) - l, "%s--norm changes nothing: %s",
+			 l ? "; " : "",
+			 o->stack == MODEL_STACK_COMPILE ? "--stack compile fuses each norm itself"
+			 : o->stack == MODEL_STACK_TE ? "--stack te runs Transformer Engine's fused norms"
+			 : "the model's norms are LayerNorm, not RMSNorm");
 	}
 	if (c.quant[0] && !(o->fp8 && o->engine != MODEL_ENGINE_HF && c.quant_fp8) &&
 	    !(o->wq_bytes > 0 && o->engine != MODEL_ENGINE_HF)) {
