@@ -615,6 +615,21 @@ static int parse(int argc, char **argv, struct cli *c)
 	if (c->model.fp8_recipe_set && c->model.opts.engine != MODEL_ENGINE_HF)
 		return bad("--fp8-recipe is a training stack's scaling: --engine %s serves FP8 linears "
 			   "block-scaled, as it loads FP8 checkpoints", model_engine_name(c->model.opts.engine));
+	/* layout options without the layout they shape (--plan tries the
+	 * layouts that take them) */
+	const struct model_opts *mo = &c->model.opts;
+	if (!c->model.plan_gpus && mo->sp && mo->tp <= 1)
+		return bad("--sequence-parallel splits the norms' and residual adds' activations over "
+			   "--tp's ranks: it needs --tp above 1 (or --plan)");
+	if (!c->model.plan_gpus && mo->microbatches && mo->pp <= 1)
+		return bad("--microbatches M splits --batch over a pipeline: it needs --pp above 1 (or "
+			   "--plan; --grad-accum N runs N micro-batches without one)");
+	if (!c->model.plan_gpus && mo->pp_partition == MODEL_PP_COST && mo->pp <= 1)
+		return bad("--pp-partition cost places the layers on --pp's stages: it needs --pp above 1 "
+			   "(or --plan)");
+	if (mo->host_mem_gbps > 0 && !mo->offload)
+		return bad("--host-mem-gbps is the host memory --offload streams the optimizer over: "
+			   "add --offload");
 	if (c->model.plan_gpus && (c->save_baseline || c->baseline || c->html || c->csv || c->chrome_trace ||
 				   c->model.write_trace))
 		return bad("--plan prints its table only: --save-baseline, --baseline, --html, --csv, "

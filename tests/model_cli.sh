@@ -1707,6 +1707,20 @@ rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/norm_bad.err")" -eq 1 ] && grep -q "eager or fused" "$tmp/norm_bad.err"
 check "--norm triton exits 2 with one line (rc $rc: $(cat "$tmp/norm_bad.err"))" $?
 
+# Layout options without the layout they shape are refused, one line each
+# naming what they need, not dropped in silence; --plan, which tries such
+# layouts itself, takes them.
+for fl in "--sequence-parallel|--tp above 1" "--microbatches 4|--pp above 1" \
+	"--pp-partition cost|--pp above 1" "--host-mem-gbps 50|add --offload"; do
+	# shellcheck disable=SC2086
+	bad_input --model llama-3.2-1b --mode training --batch 4 --target h100 ${fl%%|*}
+	grep -q -- "${fl#*|}" "$tmp/err"
+	check "${fl%%|*} alone: exit 2, '$(cat "$tmp/err")'" $?
+done
+"$BIN" --model llama-3.2-1b --mode training --batch 4 --dtype bf16 --target h100 --plan 8 \
+	--sequence-parallel --microbatches 2 >/dev/null 2>"$tmp/err"
+check "--plan 8 takes --sequence-parallel and --microbatches ($(head -c 100 "$tmp/err"))" $?
+
 # --qlora: PEFT's prepare_model_for_kbit_training() turns on gradient
 # checkpointing by default, so without --act-ckpt the run is the --act-ckpt
 # full one (the same time and memory) and says so in its input line; asked
