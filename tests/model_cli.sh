@@ -1690,6 +1690,11 @@ grep -q "warning: 'gpt2-large': --norm changes nothing: the model's norms are La
 	! "$BIN" --model llama-3.2-1b --batch 2 --seq 2048 --dtype bf16 --mode training --target h100 \
 		--norm fused 2>&1 >/dev/null | grep -q "norm changes nothing"
 check "--norm where it changes nothing warns (gpt2: $(head -c 120 "$tmp/norm_gpt2_fused.err"))" $?
+# so does --expert-capacity on a model without experts
+"$BIN" --model llama-3.2-1b --target h100 --expert-capacity 2 2>&1 >/dev/null |
+	grep -q "warning: 'llama-3.2-1b': --expert-capacity changes nothing: the model has no experts" &&
+	! "$BIN" --model switch-base-8 --target h100 --expert-capacity 2 2>&1 >/dev/null | grep -q "expert-capacity"
+check "--expert-capacity on a dense model warns, on Switch not" $?
 # --liger with --norm eager (Liger's rms_norm=False) keeps the eager norms
 # in whichever order the flags come; --liger alone fuses them
 for fl in "--liger" "--liger --norm eager" "--norm eager --liger"; do

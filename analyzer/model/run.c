@@ -1364,6 +1364,11 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 			 : o->stack == MODEL_STACK_TE ? "--stack te runs Transformer Engine's fused norms"
 			 : "the model's norms are LayerNorm, not RMSNorm");
 	}
+	if (o->expert_capacity && c.experts <= 1) {
+		size_t l = strlen(a->warning);
+		snprintf(a->warning + l, sizeof(a->warning) - l, "%s--expert-capacity changes nothing: "
+			 "the model has no experts", l ? "; " : "");
+	}
 	if (c.quant[0] && !(o->fp8 && o->engine != MODEL_ENGINE_HF && c.quant_fp8) &&
 	    !(o->wq_bytes > 0 && o->engine != MODEL_ENGINE_HF)) {
 		/* a quantized checkpoint: what its weights were built as */
