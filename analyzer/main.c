@@ -627,6 +627,9 @@ static int parse(int argc, char **argv, struct cli *c)
 	if (!c->model.plan_gpus && mo->pp_partition == MODEL_PP_COST && mo->pp <= 1)
 		return bad("--pp-partition cost places the layers on --pp's stages: it needs --pp above 1 "
 			   "(or --plan)");
+	const char *fsdp_flag = mo->fsdp != MODEL_FSDP_AUTO ? "--fsdp" : mo->fsdp_reduce_bytes ? "--fsdp-reduce" : NULL;
+	if (!c->model.plan_gpus && fsdp_flag && mo->zero < 2 && mo->mode == MODEL_TRAINING)
+		return bad("%s shapes the FSDP that shards --zero 2 or 3: give one of them (or --plan)", fsdp_flag);
 	if (mo->host_mem_gbps > 0 && !mo->offload)
 		return bad("--host-mem-gbps is the host memory --offload streams the optimizer over: "
 			   "add --offload");

@@ -1716,7 +1716,9 @@ check "--norm triton exits 2 with one line (rc $rc: $(cat "$tmp/norm_bad.err"))"
 # naming what they need, not dropped in silence; --plan, which tries such
 # layouts itself, takes them.
 for fl in "--sequence-parallel|--tp above 1" "--microbatches 4|--pp above 1" \
-	"--pp-partition cost|--pp above 1" "--host-mem-gbps 50|add --offload"; do
+	"--pp-partition cost|--pp above 1" "--host-mem-gbps 50|add --offload" \
+	"--fsdp 2|--fsdp shapes the FSDP that shards --zero 2 or 3" \
+	"--fsdp-reduce bf16|--fsdp-reduce shapes the FSDP that shards --zero 2 or 3"; do
 	# shellcheck disable=SC2086
 	bad_input --model llama-3.2-1b --mode training --batch 4 --target h100 ${fl%%|*}
 	grep -q -- "${fl#*|}" "$tmp/err"
@@ -1725,6 +1727,9 @@ done
 "$BIN" --model llama-3.2-1b --mode training --batch 4 --dtype bf16 --target h100 --plan 8 \
 	--sequence-parallel --microbatches 2 >/dev/null 2>"$tmp/err"
 check "--plan 8 takes --sequence-parallel and --microbatches ($(head -c 100 "$tmp/err"))" $?
+bad_input --model llama-3.2-1b --target h100 --fsdp 2
+grep -q -- "--fsdp shapes a training step: it needs --mode training" "$tmp/err"
+check "--fsdp in inference: exit 2, '$(cat "$tmp/err")'" $?
 
 # --qlora: PEFT's prepare_model_for_kbit_training() turns on gradient
 # checkpointing by default, so without --act-ckpt the run is the --act-ckpt

@@ -895,7 +895,7 @@ const char *model_training_flag(const struct model_opts *o)
 {
 	return o->lora_rank ? "--lora" : o->act_ckpt ? "--act-ckpt" : o->grad_accum > 1 ? "--grad-accum"
 		: o->grad_fp32 ? "--grad-fp32" : o->no_grad_clip ? "--no-grad-clip"
-		: o->fsdp_reduce_bytes ? "--fsdp-reduce" : NULL;
+		: o->fsdp_reduce_bytes ? "--fsdp-reduce" : o->fsdp != MODEL_FSDP_AUTO ? "--fsdp" : NULL;
 }
 
 static int check_config(const struct model_config *c, const struct model_opts *o,
