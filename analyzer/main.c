@@ -630,6 +630,12 @@ static int parse(int argc, char **argv, struct cli *c)
 	const char *fsdp_flag = mo->fsdp != MODEL_FSDP_AUTO ? "--fsdp" : mo->fsdp_reduce_bytes ? "--fsdp-reduce" : NULL;
 	if (!c->model.plan_gpus && fsdp_flag && mo->zero < 2 && mo->mode == MODEL_TRAINING)
 		return bad("%s shapes the FSDP that shards --zero 2 or 3: give one of them (or --plan)", fsdp_flag);
+	if (mo->precision != MODEL_PREC_AUTO && mo->engine != MODEL_ENGINE_HF)
+		return bad("--precision shapes a training stack's state: --engine %s serves its weights in "
+			   "the --dtype they are loaded in", model_engine_name(mo->engine));
+	if (mo->precision != MODEL_PREC_AUTO && (mo->dtype == GPU_DT_FP32 || mo->dtype == GPU_DT_TF32))
+		return bad("--precision chooses how a 16-bit or FP8 --dtype trains: give --dtype bf16, fp16 "
+			   "or fp8");
 	if (mo->host_mem_gbps > 0 && !mo->offload)
 		return bad("--host-mem-gbps is the host memory --offload streams the optimizer over: "
 			   "add --offload");

@@ -1730,6 +1730,14 @@ check "--plan 8 takes --sequence-parallel and --microbatches ($(head -c 100 "$tm
 bad_input --model llama-3.2-1b --target h100 --fsdp 2
 grep -q -- "--fsdp shapes a training step: it needs --mode training" "$tmp/err"
 check "--fsdp in inference: exit 2, '$(cat "$tmp/err")'" $?
+bad_input --model llama-3.2-1b --target h100 --mode training --precision pure
+grep -q -- "--precision chooses how a 16-bit or FP8 --dtype trains" "$tmp/err" &&
+	bad_input --model llama-3.2-1b --target h100 --engine sglang --mode decode --batch 2 --seq 100 \
+		--precision pure &&
+	grep -q -- "--precision shapes a training stack's state: --engine sglang" "$tmp/err" &&
+	"$BIN" --model llama-3.2-1b --target h100 --dtype bf16 --precision mixed 2>&1 >/dev/null |
+	grep -q "warning: 'llama-3.2-1b': --precision changes nothing outside training"
+check "--precision in FP32 or under an engine: exit 2; in 16-bit inference a warning" $?
 
 # --qlora: PEFT's prepare_model_for_kbit_training() turns on gradient
 # checkpointing by default, so without --act-ckpt the run is the --act-ckpt

@@ -1364,6 +1364,13 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 			 : o->stack == MODEL_STACK_TE ? "--stack te runs Transformer Engine's fused norms"
 			 : "the model's norms are LayerNorm, not RMSNorm");
 	}
+	if (o->precision != MODEL_PREC_AUTO && o->mode != MODEL_TRAINING) {
+		/* the training state (FP32 master weights) and autocast's casts
+		 * are built for training steps only */
+		size_t l = strlen(a->warning);
+		snprintf(a->warning + l, sizeof(a->warning) - l, "%s--precision changes nothing outside "
+			 "training", l ? "; " : "");
+	}
 	if (o->expert_capacity && c.experts <= 1) {
 		size_t l = strlen(a->warning);
 		snprintf(a->warning + l, sizeof(a->warning) - l, "%s--expert-capacity changes nothing: "
