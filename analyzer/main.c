@@ -146,7 +146,8 @@ static void usage(FILE *f)
 		"                            fp16, as the engines' --dtype auto; bf16 when the\n"
 		"                            config names none; fp8 for an FP8 checkpoint)\n"
 		"      --fp8-recipe R        tensorwise (default), rowwise (torchao float8),\n"
-		"                            delayed (Transformer Engine) or mxfp8 (Blackwell)\n"
+		"                            delayed (Transformer Engine; --stack te's default)\n"
+		"                            or mxfp8 (Blackwell)\n"
 		"      --optimizer O         none (default), sgd, adamw (foreach), adamw-fused or\n"
 		"                            adamw-8bit (bitsandbytes' AdamW8bit)\n"
 		"      --act-ckpt A          activation checkpointing: none (default), selective\n"
@@ -200,7 +201,8 @@ static void usage(FILE *f)
 		"                            flash (FA3 on Hopper, FA2 elsewhere; cuDNN's under\n"
 		"                            --stack te), fa2, fa3 (Hopper only), cudnn,\n"
 		"                            flashinfer (no training) or triton (llm-foundry's);\n"
-		"                            an MLA model (DeepSeek-V2/V3) takes flash by default\n"
+		"                            an MLA model (DeepSeek-V2/V3) and --stack te take\n"
+		"                            flash by default\n"
 		"      --head H              lm (default: LM / pretraining head) or classify\n"
 		"      --dp N --tp N --pp N  data, tensor and pipeline parallel degrees\n"
 		"      --microbatches M      pipeline microbatches (default pp)\n"
@@ -630,6 +632,10 @@ static int parse(int argc, char **argv, struct cli *c)
 	const char *fsdp_flag = mo->fsdp != MODEL_FSDP_AUTO ? "--fsdp" : mo->fsdp_reduce_bytes ? "--fsdp-reduce" : NULL;
 	if (!c->model.plan_gpus && fsdp_flag && mo->zero < 2 && mo->mode == MODEL_TRAINING)
 		return bad("%s shapes the FSDP that shards --zero 2 or 3: give one of them (or --plan)", fsdp_flag);
+	if (c->model.attention_set && mo->attention == MODEL_ATTN_EAGER && mo->engine != MODEL_ENGINE_HF)
+		return bad("--engine %s: --attention eager is not one of its attention backends modelled "
+			   "here; use flash (the engine's pick), fa2, fa3 or flashinfer",
+			   model_engine_name(mo->engine));
 	if (mo->precision != MODEL_PREC_AUTO && mo->engine != MODEL_ENGINE_HF)
 		return bad("--precision shapes a training stack's state: --engine %s serves its weights in "
 			   "the --dtype they are loaded in", model_engine_name(mo->engine));

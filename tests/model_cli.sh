@@ -1739,6 +1739,32 @@ grep -q -- "--precision chooses how a 16-bit or FP8 --dtype trains" "$tmp/err" &
 	grep -q "warning: 'llama-3.2-1b': --precision changes nothing outside training"
 check "--precision in FP32 or under an engine: exit 2; in 16-bit inference a warning" $?
 
+# --stack te without --attention runs Transformer Engine's fused attention
+# (the same time as --attention cudnn, and the input line says so), and
+# --dtype fp8 under it without --fp8-recipe TE's delayed scaling (the time
+# of --fp8-recipe delayed); --attention eager keeps the unfused chain.
+te="--model llama-3.2-1b --target h100 --mode training --batch 2 --seq 1024 --stack te"
+# shellcheck disable=SC2086
+{
+	"$BIN" $te --dtype bf16 >"$tmp/te_def.txt" 2>/dev/null
+	"$BIN" $te --dtype bf16 --attention cudnn >"$tmp/te_cudnn.txt" 2>/dev/null
+	"$BIN" $te --dtype bf16 --attention eager >"$tmp/te_eager.txt" 2>/dev/null
+	"$BIN" $te --dtype fp8 >"$tmp/te8_def.txt" 2>/dev/null
+	"$BIN" $te --dtype fp8 --fp8-recipe delayed >"$tmp/te8_del.txt" 2>/dev/null
+	"$BIN" $te --dtype fp8 --fp8-recipe tensorwise >"$tmp/te8_tw.txt" 2>/dev/null
+}
+pr() { awk '/^predicted/ { print $2 }' "$1"; }
+[ -n "$(pr "$tmp/te_def.txt")" ] && [ "$(pr "$tmp/te_def.txt")" = "$(pr "$tmp/te_cudnn.txt")" ] &&
+	[ "$(pr "$tmp/te_def.txt")" != "$(pr "$tmp/te_eager.txt")" ] &&
+	grep -q "^input .*bf16, attention fused (Transformer Engine's pick)" "$tmp/te_def.txt" &&
+	! grep -q "Transformer Engine's pick" "$tmp/te_eager.txt" &&
+	[ "$(pr "$tmp/te8_def.txt")" = "$(pr "$tmp/te8_del.txt")" ] &&
+	[ "$(pr "$tmp/te8_def.txt")" != "$(pr "$tmp/te8_tw.txt")" ] && grep -q "^input .*fp8 delayed" "$tmp/te8_def.txt"
+check "--stack te: fused attention ($(pr "$tmp/te_def.txt") ms, eager $(pr "$tmp/te_eager.txt")) and delayed FP8 scaling ($(pr "$tmp/te8_def.txt"), tensorwise $(pr "$tmp/te8_tw.txt")) by default" $?
+bad_input --model llama-3.2-1b --target h100 --engine sglang --mode decode --batch 2 --seq 100 --attention eager
+grep -q "attention eager is not one of its attention backends" "$tmp/err"
+check "--engine sglang --attention eager: exit 2 ($(cat "$tmp/err"))" $?
+
 # --qlora: PEFT's prepare_model_for_kbit_training() turns on gradient
 # checkpointing by default, so without --act-ckpt the run is the --act-ckpt
 # full one (the same time and memory) and says so in its input line; asked

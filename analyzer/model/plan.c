@@ -856,8 +856,9 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	struct model_cli served = *m;
 	model_engine_dtype(&served, &c);
 	model_engine_fp8_marlin(&served, &c, targets, ntargets);
-	int mla_flash = model_mla_attention(&served, &c);
+	enum model_attn_default attn_default = model_default_attention(&served, &c);
 	int qlora_ckpt = model_qlora_ckpt(&served);
+	model_te_fp8_recipe(&served);
 	m = &served;
 	for (size_t i = 0; i < ntargets; i++)
 		if (model_target_check(&m->opts, targets[i], err, errlen))
@@ -960,7 +961,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			json_object_set_new(doc, "grad_accum", json_integer(m->opts.grad_accum));
 		if (doc && m->opts.mode == MODEL_SERVE)
 			json_object_set_new(doc, "new_tokens", json_integer(m->new_tokens));
-		if (doc && mla_flash)   /* chosen, not given: model_mla_attention() */
+		if (doc && attn_default)   /* chosen, not given: model_default_attention() */
 			json_object_set_new(doc, "attention", json_string(model_attention_name(m->opts.attention)));
 		if (doc && qlora_ckpt)  /* and model_qlora_ckpt() */
 			json_object_set_new(doc, "act_ckpt", json_string("full"));
@@ -1008,7 +1009,7 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			"= %u; fitting first, fastest first)\n", engine ? model_engine_name(m->opts.engine) : "",
 			engine ? " " : "", c.name, mode, m->opts.batch, m->opts.batch == 1 ? "" : "s", of, gas,
 			m->plan_gpus, m->plan_gpus == 1 ? "" : "s", model_dtype_label(&m->opts),
-			mla_flash ? ", MLA as flash attention" : "",
+			model_default_attention_words(attn_default),
 			qlora_ckpt ? ", act-ckpt full (PEFT's k-bit default)" : "", zero, cps, m->plan_gpus);
 	}
 	int rc = 0;

@@ -1097,27 +1097,57 @@ void model_engine_dtype(struct model_cli *m, const struct model_config *c)
 }
 
 /*
- * DeepSeek-V2/V3's multi-head latent attention is built as one fused kernel
- * (model.c): the stacks that train or run it in 16 bits call a fused
- * kernel there (Megatron's MLA through Transformer Engine's fused
- * attention, torchtitan through SDPA's fused back ends, SGLang and vLLM
- * their own), and model_build() builds no eager matmul-softmax chain for
- * it.  So a run of such a model that names no
- * --attention takes flash (FA3 on Hopper, FA2 elsewhere), what a user of
- * those stacks gets, and says so in its input line; before, it was
- * refused until --attention was given, --plan's layouts too.  FP32 and
- * TF32 (no fused kernel takes them), the transformers decode path and
- * context parallelism keep the refusal, which names the way out.
+ * The attention a run that names no --attention takes, where the eager
+ * matmul-softmax chain is not what its stack runs.
+ *  - DeepSeek-V2/V3's multi-head latent attention is built as one fused
+ *    kernel (model.c): the stacks that train or run it in 16 bits call a
+ *    fused kernel there (Megatron's MLA through Transformer Engine's fused
+ *    attention, torchtitan through SDPA's fused back ends, SGLang and vLLM
+ *    their own), and model_build() builds no eager chain for it.  Before,
+ *    it was refused until --attention was given, --plan's layouts too.
+ *    FP32 and TF32 (no fused kernel takes them), the transformers decode
+ *    path and context parallelism keep the refusal, which names the way
+ *    out.
+ *  - --stack te: Transformer Engine's DotProductAttention (what Megatron-
+ *    Core and NeMo build) picks a fused back end by itself (FlashAttention
+ *    or cuDNN's fused attention, NVTE_FLASH_ATTN and NVTE_FUSED_ATTN on by
+ *    default; the unfused path only where neither takes the shape), so a
+ *    16-bit or FP8 step under it takes flash, which the te stack runs as
+ *    cuDNN's (model_attention_impl()); the eager chain had been built.
+ * Either is what a user of those stacks gets, and the input line says so.
  */
-int model_mla_attention(struct model_cli *m, const struct model_config *c)
+enum model_attn_default model_default_attention(struct model_cli *m, const struct model_config *c)
 {
 	struct model_opts *o = &m->opts;
-	if (!c->kv_lora || m->attention_set || o->attention != MODEL_ATTN_EAGER ||
-	    o->engine != MODEL_ENGINE_HF || (o->mode != MODEL_TRAINING && o->mode != MODEL_INFERENCE) ||
-	    (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16))
-		return 0;
-	o->attention = MODEL_ATTN_FLASH;
-	return 1;
+	if (m->attention_set || o->attention != MODEL_ATTN_EAGER || o->engine != MODEL_ENGINE_HF ||
+	    (o->mode != MODEL_TRAINING && o->mode != MODEL_INFERENCE))
+		return MODEL_ATTN_DEFAULT_NONE;
+	if (c->kv_lora && (o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16)) {
+		o->attention = MODEL_ATTN_FLASH;
+		return MODEL_ATTN_DEFAULT_MLA;
+	}
+	if (o->stack == MODEL_STACK_TE && (o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16 || o->fp8)) {
+		o->attention = MODEL_ATTN_FLASH;
+		return MODEL_ATTN_DEFAULT_TE;
+	}
+	return MODEL_ATTN_DEFAULT_NONE;
+}
+
+/* Without --fp8-recipe, an FP8 step under --stack te takes delayed
+ * scaling: Transformer Engine's default recipe (fp8_autocast without one:
+ * DelayedScaling) and Megatron-LM's --fp8-recipe default; torchao's
+ * tensorwise stays the default of the other stacks.  The input line's
+ * dtype label names the recipe either way. */
+void model_te_fp8_recipe(struct model_cli *m)
+{
+	if (m->opts.fp8 && m->opts.stack == MODEL_STACK_TE && !m->fp8_recipe_set)
+		m->opts.fp8_recipe = MODEL_FP8_DELAYED;
+}
+
+const char *model_default_attention_words(enum model_attn_default d)
+{
+	return d == MODEL_ATTN_DEFAULT_MLA ? ", MLA as flash attention"
+	       : d == MODEL_ATTN_DEFAULT_TE ? ", attention fused (Transformer Engine's pick)" : "";
 }
 
 int model_qlora_ckpt(struct model_cli *m)
@@ -1212,8 +1242,9 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		return SURFER_EINVAL;
 	model_engine_dtype(&placed, &c);
 	model_engine_fp8_marlin(&placed, &c, ao->targets, ao->ntargets);
-	int mla_flash = model_mla_attention(&placed, &c);
+	enum model_attn_default attn_default = model_default_attention(&placed, &c);
 	int qlora_ckpt = model_qlora_ckpt(&placed);
+	model_te_fp8_recipe(&placed);
 	for (size_t i = 0; i < ao->ntargets; i++)
 		if (model_target_check(&m->opts, ao->targets[i], err, errlen))
 			return SURFER_EINVAL;
@@ -1262,9 +1293,9 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 			 o->batch, o->seq, gen, model_dtype_label(o),
 			 o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
 	}
-	if (mla_flash) {
+	if (attn_default) {
 		size_t len = strlen(device);
-		snprintf(device + len, sizeof(device) - len, ", MLA as flash attention");
+		snprintf(device + len, sizeof(device) - len, "%s", model_default_attention_words(attn_default));
 	}
 	if (qlora_ckpt) {
 		size_t len = strlen(device);

@@ -45,8 +45,9 @@ struct model_cli {
 	int lora_targets_set;     /* --lora-targets given (it needs --lora)     */
 	int dtype_set;            /* --dtype given (else an engine serves the
 				   * checkpoint's, model_engine_dtype())       */
-	int attention_set;        /* --attention given (else an MLA model in 16
-				   * bits takes flash, model_mla_attention())  */
+	int attention_set;        /* --attention given (else MLA in 16 bits and
+				   * --stack te take flash,
+				   * model_default_attention())               */
 	/* --prompt-lens / --context-lens: each sequence's length (opts.lens
 	 * points here once given) */
 	uint32_t lens[MODEL_CLI_MAX_LENS];
@@ -71,17 +72,27 @@ double model_cli_launch_ns(const struct model_cli *m);
  * as it is. */
 void model_engine_dtype(struct model_cli *m, const struct model_config *c);
 
-/* Without --attention, a 16-bit training or inference step of an MLA model
- * (DeepSeek-V2/V3, c->kv_lora) under --engine hf takes --attention flash,
- * the one form model_build() builds MLA in; 1 when it did, else 0 (o as
- * given: FP32, TF32 and the transformers decode path keep their refusal). */
-int model_mla_attention(struct model_cli *m, const struct model_config *c);
+/* Without --attention, a training or inference step under --engine hf
+ * takes --attention flash where its stack runs no eager chain: an MLA model
+ * (DeepSeek-V2/V3, c->kv_lora) in 16 bits, the one form model_build()
+ * builds MLA in, and --stack te in 16 bits or FP8 (Transformer Engine's
+ * fused attention).  Returns which, MODEL_ATTN_DEFAULT_NONE with o as given
+ * (FP32, TF32 and the transformers decode path: an MLA model keeps its
+ * refusal); model_default_attention_words() is what the input line adds. */
+enum model_attn_default { MODEL_ATTN_DEFAULT_NONE = 0, MODEL_ATTN_DEFAULT_MLA, MODEL_ATTN_DEFAULT_TE };
+enum model_attn_default model_default_attention(struct model_cli *m, const struct model_config *c);
+const char *model_default_attention_words(enum model_attn_default d);
 
 /* Without --act-ckpt, --qlora training takes full activation
  * checkpointing, as PEFT's prepare_model_for_kbit_training() turns it on
  * by default (use_gradient_checkpointing=True), and marks it given; 1 when
  * it did, else 0. */
 int model_qlora_ckpt(struct model_cli *m);
+
+/* Without --fp8-recipe, --dtype fp8 under --stack te takes delayed
+ * scaling, Transformer Engine's and Megatron-LM's default (tensorwise,
+ * torchao's, stays the other stacks'). */
+void model_te_fp8_recipe(struct model_cli *m);
 
 /* vLLM's FP8 checkpoints on GPUs without FP8 tensor cores: its FP8 Marlin
  * kernel, the weights a byte each widened to the activation dtype in

@@ -687,7 +687,8 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 	}
 	/* sdpa (SGLang's torch_native backend) is not built either: refused,
 	 * not replaced by the engine's pick (eager is the hf default, and
-	 * reads as "the engine's pick" here) */
+	 * reads as "the engine's pick" here; named on the command line it is
+	 * refused before, main.c) */
 	if (o->attention == MODEL_ATTN_CUDNN || o->attention == MODEL_ATTN_TRITON ||
 	    o->attention == MODEL_ATTN_SDPA) {
 		snprintf(err, errlen, "--engine %s: --attention %s is not one of its attention "
