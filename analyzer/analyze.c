@@ -1308,8 +1308,7 @@ out:
 	return rc < 0 ? an_fail(c, SURFER_ENOMEM, "out of memory") : 0;
 }
 
-/* Appends one warning to the analysis's (joined by "; "). */
-static void an_warn(struct analysis *a, const char *fmt, ...)
+void analysis_warn(struct analysis *a, const char *fmt, ...)
 {
 	size_t l = strlen(a->warning);
 	va_list ap;
@@ -1342,11 +1341,11 @@ static int an_check(struct an_ctx *c)
 		return an_fail(c, SURFER_EINVAL, "'%s': an iteration of %.1f days: its CPU and GPU times do "
 			       "not fit together", c->path, longest / AN_DAY_NS);
 	if (!a->kernels)
-		an_warn(a, "no kernels: only copies and CPU time are predicted");
+		analysis_warn(a, "no kernels: only copies and CPU time are predicted");
 	if (!c->markers && !c->capture_markers && !c->kernel_iterations) {
 		double idle = a->measured_ns > 0 ? a->measured_gpu_wait_cpu_ns / a->measured_ns : 0;
 
-		an_warn(a, "no step markers: one iteration = the whole trace (%.3f ms)",
+		analysis_warn(a, "no step markers: one iteration = the whole trace (%.3f ms)",
 			a->measured_ns / 1e6);
 		if (idle > 0.5) {
 			size_t l = strlen(a->warning);
@@ -1539,9 +1538,8 @@ void analysis_warn_memory(struct analysis *a, double bytes, const char *what)
 		size_t l = strlen(list);
 		snprintf(list + l, sizeof(list) - l, " and %zu more", n - shown);
 	}
-	size_t l = strlen(a->warning);
-	snprintf(a->warning + l, sizeof(a->warning) - l, "%s%s need %.1f GiB: more than %s %s",
-		 l ? "; " : "", what, bytes / 1073741824.0, list, n == 1 ? "has" : "have");
+	analysis_warn(a, "%s need %.1f GiB: more than %s %s", what, bytes / 1073741824.0, list,
+		      n == 1 ? "has" : "have");
 }
 
 void analysis_free(struct analysis *a)

@@ -176,6 +176,9 @@ int analysis_run_mem(const void *buf, size_t len, const char *name,
 
 void analysis_free(struct analysis *a);
 
+/* Appends one warning to a's (joined by "; "). */
+void analysis_warn(struct analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Appends to a's warning the targets whose memory is smaller than bytes:
  * "WHAT need X GiB: more than A, B have". */
 void analysis_warn_memory(struct analysis *a, double bytes, const char *what);

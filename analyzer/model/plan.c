@@ -854,11 +854,8 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	if (model_config_resolve(m->model, &c, err, errlen))
 		return SURFER_EINVAL;
 	struct model_cli served = *m;
-	model_engine_dtype(&served, &c);
-	model_engine_fp8_marlin(&served, &c, targets, ntargets);
-	enum model_attn_default attn_default = model_default_attention(&served, &c);
-	int qlora_ckpt = model_qlora_ckpt(&served);
-	model_te_fp8_recipe(&served);
+	struct model_defaults defaults;
+	model_cli_defaults(&served, &c, targets, ntargets, &defaults);
 	m = &served;
 	for (size_t i = 0; i < ntargets; i++)
 		if (model_target_check(&m->opts, targets[i], err, errlen))
@@ -961,9 +958,9 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 			json_object_set_new(doc, "grad_accum", json_integer(m->opts.grad_accum));
 		if (doc && m->opts.mode == MODEL_SERVE)
 			json_object_set_new(doc, "new_tokens", json_integer(m->new_tokens));
-		if (doc && attn_default)   /* chosen, not given: model_default_attention() */
+		if (doc && defaults.attn)   /* chosen, not given: model_cli_defaults() */
 			json_object_set_new(doc, "attention", json_string(model_attention_name(m->opts.attention)));
-		if (doc && qlora_ckpt)  /* and model_qlora_ckpt() */
+		if (doc && defaults.qlora_ckpt)
 			json_object_set_new(doc, "act_ckpt", json_string("full"));
 		tarr = json_array();
 		if (!doc || !tarr || json_object_set(doc, "targets", tarr)) {
@@ -1005,12 +1002,13 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 		} else {
 			snprintf(of, sizeof(of), "%u", m->opts.seq);
 		}
-		fprintf(f, "plan       %s%s%s, %s, %u sequence%s of %s%s over %u GPU%s, %s%s%s%s (dp x tp x pp%s "
+		char chosen[96];   /* what the run chose for the flags not given */
+		model_defaults_words(&defaults, chosen, sizeof(chosen));
+		fprintf(f, "plan       %s%s%s, %s, %u sequence%s of %s%s over %u GPU%s, %s%s%s (dp x tp x pp%s "
 			"= %u; fitting first, fastest first)\n", engine ? model_engine_name(m->opts.engine) : "",
 			engine ? " " : "", c.name, mode, m->opts.batch, m->opts.batch == 1 ? "" : "s", of, gas,
 			m->plan_gpus, m->plan_gpus == 1 ? "" : "s", model_dtype_label(&m->opts),
-			model_default_attention_words(attn_default),
-			qlora_ckpt ? ", act-ckpt full (PEFT's k-bit default)" : "", zero, cps, m->plan_gpus);
+			chosen, zero, cps, m->plan_gpus);
 	}
 	int rc = 0;
 	for (size_t t = 0; t < ntargets && !rc; t++) {

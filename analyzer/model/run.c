@@ -1116,7 +1116,7 @@ void model_engine_dtype(struct model_cli *m, const struct model_config *c)
  *    cuDNN's (model_attention_impl()); the eager chain had been built.
  * Either is what a user of those stacks gets, and the input line says so.
  */
-enum model_attn_default model_default_attention(struct model_cli *m, const struct model_config *c)
+static enum model_attn_default model_default_attention(struct model_cli *m, const struct model_config *c)
 {
 	struct model_opts *o = &m->opts;
 	if (m->attention_set || o->attention != MODEL_ATTN_EAGER || o->engine != MODEL_ENGINE_HF ||
@@ -1138,19 +1138,17 @@ enum model_attn_default model_default_attention(struct model_cli *m, const struc
  * DelayedScaling) and Megatron-LM's --fp8-recipe default; torchao's
  * tensorwise stays the default of the other stacks.  The input line's
  * dtype label names the recipe either way. */
-void model_te_fp8_recipe(struct model_cli *m)
+static void model_te_fp8_recipe(struct model_cli *m)
 {
 	if (m->opts.fp8 && m->opts.stack == MODEL_STACK_TE && !m->fp8_recipe_set)
 		m->opts.fp8_recipe = MODEL_FP8_DELAYED;
 }
 
-const char *model_default_attention_words(enum model_attn_default d)
-{
-	return d == MODEL_ATTN_DEFAULT_MLA ? ", MLA as flash attention"
-	       : d == MODEL_ATTN_DEFAULT_TE ? ", attention fused (Transformer Engine's pick)" : "";
-}
-
-int model_qlora_ckpt(struct model_cli *m)
+/* Without --act-ckpt, --qlora training takes full activation
+ * checkpointing, as PEFT's prepare_model_for_kbit_training() turns it on
+ * by default (use_gradient_checkpointing=True), and marks it given; 1 when
+ * it did, else 0. */
+static int model_qlora_ckpt(struct model_cli *m)
 {
 	struct model_opts *o = &m->opts;
 	if (!o->qlora || m->ckpt_set || o->mode != MODEL_TRAINING)
@@ -1158,6 +1156,24 @@ int model_qlora_ckpt(struct model_cli *m)
 	o->act_ckpt = MODEL_CKPT_FULL;
 	m->ckpt_set = 1;
 	return 1;
+}
+
+void model_cli_defaults(struct model_cli *m, const struct model_config *c,
+			const struct gpu_spec *const *targets, size_t ntargets, struct model_defaults *d)
+{
+	model_engine_dtype(m, c);
+	model_engine_fp8_marlin(m, c, targets, ntargets);
+	d->attn = model_default_attention(m, c);
+	d->qlora_ckpt = model_qlora_ckpt(m);
+	model_te_fp8_recipe(m);
+}
+
+void model_defaults_words(const struct model_defaults *d, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s",
+		 d->attn == MODEL_ATTN_DEFAULT_MLA ? ", MLA as flash attention"
+		 : d->attn == MODEL_ATTN_DEFAULT_TE ? ", attention fused (Transformer Engine's pick)" : "",
+		 d->qlora_ckpt ? ", act-ckpt full (PEFT's k-bit default)" : "");
 }
 
 int model_cli_check_modes(const struct model_cli *m, char *err, size_t errlen)
@@ -1240,11 +1256,8 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	m = &placed;
 	if (model_config_resolve(m->model, &c, err, errlen))
 		return SURFER_EINVAL;
-	model_engine_dtype(&placed, &c);
-	model_engine_fp8_marlin(&placed, &c, ao->targets, ao->ntargets);
-	enum model_attn_default attn_default = model_default_attention(&placed, &c);
-	int qlora_ckpt = model_qlora_ckpt(&placed);
-	model_te_fp8_recipe(&placed);
+	struct model_defaults defaults;
+	model_cli_defaults(&placed, &c, ao->targets, ao->ntargets, &defaults);
 	for (size_t i = 0; i < ao->ntargets; i++)
 		if (model_target_check(&m->opts, ao->targets[i], err, errlen))
 			return SURFER_EINVAL;
@@ -1293,13 +1306,9 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 			 o->batch, o->seq, gen, model_dtype_label(o),
 			 o->dp * o->tp * o->pp > 1 ? ", parallel" : "");
 	}
-	if (attn_default) {
+	{
 		size_t len = strlen(device);
-		snprintf(device + len, sizeof(device) - len, "%s", model_default_attention_words(attn_default));
-	}
-	if (qlora_ckpt) {
-		size_t len = strlen(device);
-		snprintf(device + len, sizeof(device) - len, ", act-ckpt full (PEFT's k-bit default)");
+		model_defaults_words(&defaults, device + len, sizeof(device) - len);
 	}
 	if (mo->power_limit_w > 0) {
 		size_t len = strlen(device);
@@ -1350,13 +1359,11 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		int head = o->pp > 1 && o->pp_partition == MODEL_PP_COST && o->engine == MODEL_ENGINE_HF
 			   ? model_pp_stage(&c, o, k, &f, &n, NULL, 0) : -1;
 		if (head >= 0) {
-			size_t l = strlen(a->warning);
 			char layers[48] = "no layer";
 			if (n)
 				snprintf(layers, sizeof(layers), "layers %u-%u", f, f + n - 1);
-			snprintf(a->warning + l, sizeof(a->warning) - l, "; stage %u of %u (%s%s%s), "
-				 "the slowest under --pp-partition cost", k, o->pp, layers,
-				 k == 0 ? ", the embedding" : "", head ? ", the head" : "");
+			analysis_warn(a, "stage %u of %u (%s%s%s), the slowest under --pp-partition cost",
+				      k, o->pp, layers, k == 0 ? ", the embedding" : "", head ? ", the head" : "");
 		}
 		if (o->engine != MODEL_ENGINE_HF && o->pp > 1)
 			snprintf(a->warning, sizeof(a->warning),
@@ -1379,18 +1386,14 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 		snprintf(err, errlen, "out of memory");
 		return SURFER_ENOMEM;
 	}
-	if (pos_warn[0]) {
-		size_t l = strlen(a->warning);
-		snprintf(a->warning + l, sizeof(a->warning) - l, "%s%s", l ? "; " : "", pos_warn);
-	}
+	if (pos_warn[0])
+		analysis_warn(a, "%s", pos_warn);
 	if (o->norm_given && (o->stack != MODEL_STACK_EAGER ||
 			      (c.family != MODEL_FAM_LLAMA && c.family != MODEL_FAM_T5))) {
 		/* --norm chooses how an eager RMSNorm runs: said when it chose
 		 * nothing (fuse.c fuses the compiled stack's norms, TE runs its
 		 * own; GPT-2, BERT and OPT normalize with LayerNorm) */
-		size_t l = strlen(a->warning);
-		snprintf(a->warning + l, sizeof(a->warning) - l, "%s--norm changes nothing: %s",
-			 l ? "; " : "",
+		analysis_warn(a, "--norm changes nothing: %s",
 			 o->stack == MODEL_STACK_COMPILE ? "--stack compile fuses each norm itself"
 			 : o->stack == MODEL_STACK_TE ? "--stack te runs Transformer Engine's fused norms"
 			 : "the model's norms are LayerNorm, not RMSNorm");
@@ -1398,21 +1401,14 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 	if (o->precision != MODEL_PREC_AUTO && o->mode != MODEL_TRAINING) {
 		/* the training state (FP32 master weights) and autocast's casts
 		 * are built for training steps only */
-		size_t l = strlen(a->warning);
-		snprintf(a->warning + l, sizeof(a->warning) - l, "%s--precision changes nothing outside "
-			 "training", l ? "; " : "");
+		analysis_warn(a, "--precision changes nothing outside training");
 	}
-	if (o->expert_capacity && c.experts <= 1) {
-		size_t l = strlen(a->warning);
-		snprintf(a->warning + l, sizeof(a->warning) - l, "%s--expert-capacity changes nothing: "
-			 "the model has no experts", l ? "; " : "");
-	}
+	if (o->expert_capacity && c.experts <= 1)
+		analysis_warn(a, "--expert-capacity changes nothing: the model has no experts");
 	if (c.quant[0] && !(o->fp8 && o->engine != MODEL_ENGINE_HF && c.quant_fp8) &&
 	    !(o->wq_bytes > 0 && o->engine != MODEL_ENGINE_HF)) {
 		/* a quantized checkpoint: what its weights were built as */
-		size_t l = strlen(a->warning);
-		snprintf(a->warning + l, sizeof(a->warning) - l, "%sits %.24s weights built as %s",
-			 l ? "; " : "", c.quant, model_dtype_label(o));
+		analysis_warn(a, "its %.24s weights built as %s", c.quant, model_dtype_label(o));
 	}
 	*out = a;
 	return 0;

@@ -47,7 +47,7 @@ struct model_cli {
 				   * checkpoint's, model_engine_dtype())       */
 	int attention_set;        /* --attention given (else MLA in 16 bits and
 				   * --stack te take flash,
-				   * model_default_attention())               */
+				   * model_cli_defaults())                    */
 	/* --prompt-lens / --context-lens: each sequence's length (opts.lens
 	 * points here once given) */
 	uint32_t lens[MODEL_CLI_MAX_LENS];
@@ -72,27 +72,32 @@ double model_cli_launch_ns(const struct model_cli *m);
  * as it is. */
 void model_engine_dtype(struct model_cli *m, const struct model_config *c);
 
-/* Without --attention, a training or inference step under --engine hf
- * takes --attention flash where its stack runs no eager chain: an MLA model
- * (DeepSeek-V2/V3, c->kv_lora) in 16 bits, the one form model_build()
- * builds MLA in, and --stack te in 16 bits or FP8 (Transformer Engine's
- * fused attention).  Returns which, MODEL_ATTN_DEFAULT_NONE with o as given
- * (FP32, TF32 and the transformers decode path: an MLA model keeps its
- * refusal); model_default_attention_words() is what the input line adds. */
+/* What a run takes that its flags leave unsaid, applied to m in this
+ * order, by the run and by --plan alike (each default in one place):
+ *  - the engine's dtype and FP8 Marlin (model_engine_dtype(),
+ *    model_engine_fp8_marlin());
+ *  - without --attention, a training or inference step under --engine hf
+ *    takes --attention flash where its stack runs no eager chain: an MLA
+ *    model (DeepSeek-V2/V3, c->kv_lora) in 16 bits, the one form
+ *    model_build() builds MLA in, and --stack te in 16 bits or FP8
+ *    (Transformer Engine's fused attention); FP32, TF32 and the
+ *    transformers decode path keep an MLA model's refusal;
+ *  - without --act-ckpt, --qlora training takes full checkpointing
+ *    (PEFT's prepare_model_for_kbit_training() default);
+ *  - without --fp8-recipe, --dtype fp8 under --stack te takes delayed
+ *    scaling, Transformer Engine's and Megatron-LM's default (tensorwise,
+ *    torchao's, stays the other stacks').
+ * d says which of the chosen ones the input line names;
+ * model_defaults_words() writes those words (", MLA as flash attention",
+ * ...; "" for none) into buf. */
 enum model_attn_default { MODEL_ATTN_DEFAULT_NONE = 0, MODEL_ATTN_DEFAULT_MLA, MODEL_ATTN_DEFAULT_TE };
-enum model_attn_default model_default_attention(struct model_cli *m, const struct model_config *c);
-const char *model_default_attention_words(enum model_attn_default d);
-
-/* Without --act-ckpt, --qlora training takes full activation
- * checkpointing, as PEFT's prepare_model_for_kbit_training() turns it on
- * by default (use_gradient_checkpointing=True), and marks it given; 1 when
- * it did, else 0. */
-int model_qlora_ckpt(struct model_cli *m);
-
-/* Without --fp8-recipe, --dtype fp8 under --stack te takes delayed
- * scaling, Transformer Engine's and Megatron-LM's default (tensorwise,
- * torchao's, stays the other stacks'). */
-void model_te_fp8_recipe(struct model_cli *m);
+struct model_defaults {
+	enum model_attn_default attn;   /* the attention chosen, or none    */
+	int qlora_ckpt;                 /* --act-ckpt full chosen for QLoRA */
+};
+void model_cli_defaults(struct model_cli *m, const struct model_config *c,
+			const struct gpu_spec *const *targets, size_t ntargets, struct model_defaults *d);
+void model_defaults_words(const struct model_defaults *d, char *buf, size_t n);
 
 /* vLLM's FP8 checkpoints on GPUs without FP8 tensor cores: its FP8 Marlin
  * kernel, the weights a byte each widened to the activation dtype in
