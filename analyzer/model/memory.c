@@ -557,9 +557,9 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	double weights_step = zero >= 2 ? shard_w : m->weights;
 	double grads_step, sn = shard / z.e;          /* parameters in this rank's shard */
 	double adam = o->optimizer == MODEL_OPTIM_ADAMW;
-	/* bitsandbytes' AdamW8bit: both moments a byte a parameter, each with
-	 * an FP32 absmax per block of 256, whatever the parameters' dtype */
-	double mom8 = o->adam_8bit ? 2 * (1 + 4.0 / 256) : 0;
+	/* bitsandbytes' AdamW8bit: both moments in 8 bits, whatever the
+	 * parameters' dtype */
+	double mom8 = o->adam_8bit ? 2 * MODEL_ADAM8_MOMENT_BYTES : 0;
 	double gbuf = 0;  /* a gradient buffer that lives through the step */
 	if (o->offload) {
 		/* DeepSpeed with offload_optimizer (model.c offload_step()):

@@ -762,6 +762,12 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
  * ResNet-50's 161 parameter tensors, 11.2 times its forward kernel, 3
  * launches a foreach op).  It sets MODEL_CPU_FOREACH_TENSOR_NS. */
 #define MODEL_CPU_OPTIMIZER_NS (MODEL_CPU_FORWARD_NS * 11.2)
+/* Bytes a parameter's moment takes under bitsandbytes' AdamW8bit (the
+ * adam_8bit option): one byte, and an FP32 absmax per block of 256 (its
+ * blockwise dynamic quantization); memory.c holds two such moments a
+ * parameter, step.c reads and writes both. */
+#define MODEL_ADAM8_MOMENT_BYTES (1.0 + 4.0 / 256)
+
 /* What that walk costs per tensor of an op's lists, ns.  A foreach op is
  * one call from Python (MODEL_CPU_FORWARD_NS) that groups its lists and
  * dispatches over every tensor, then launches from C++

@@ -138,7 +138,7 @@ void bld_optimizer_step(struct bld *B)
 		 * launch as an op called from Python */
 		passes = 1, rw = 3, name = "kOptimizerStatic8bit2StateBlockwise<ADAM>";
 		per_tensor = 1;
-		moments8 = 2 * 2 * (1.0 + 4.0 / 256);
+		moments8 = 2 * 2 * MODEL_ADAM8_MOMENT_BYTES;   /* both read and written */
 	} else if (o->optimizer == MODEL_OPTIM_SGD) {
 		passes = 1, rw = 3, name = "multi_tensor_apply_kernel<TensorListMetadata<2>, AxpbyFunctor>";
 	} else if (o->fused_optimizer) {
