@@ -636,10 +636,8 @@ static int parse(int argc, char **argv, struct cli *c)
 		return bad("--engine %s: --attention eager is not one of its attention backends modelled "
 			   "here; use flash (the engine's pick), fa2, fa3 or flashinfer",
 			   model_engine_name(mo->engine));
-	if (mo->precision != MODEL_PREC_AUTO && mo->engine != MODEL_ENGINE_HF)
-		return bad("--precision shapes a training stack's state: --engine %s serves its weights in "
-			   "the --dtype they are loaded in", model_engine_name(mo->engine));
-	if (mo->precision != MODEL_PREC_AUTO && (mo->dtype == GPU_DT_FP32 || mo->dtype == GPU_DT_TF32))
+	if (mo->precision != MODEL_PREC_AUTO && mo->engine == MODEL_ENGINE_HF &&
+	    (mo->dtype == GPU_DT_FP32 || mo->dtype == GPU_DT_TF32))
 		return bad("--precision chooses how a 16-bit or FP8 --dtype trains: give --dtype bf16, fp16 "
 			   "or fp8");
 	if (mo->host_mem_gbps > 0 && !mo->offload)

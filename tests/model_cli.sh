@@ -1734,7 +1734,7 @@ bad_input --model llama-3.2-1b --target h100 --mode training --precision pure
 grep -q -- "--precision chooses how a 16-bit or FP8 --dtype trains" "$tmp/err" &&
 	bad_input --model llama-3.2-1b --target h100 --engine sglang --mode decode --batch 2 --seq 100 \
 		--precision pure &&
-	grep -q -- "--precision shapes a training stack's state: --engine sglang" "$tmp/err" &&
+	grep -q -- "--engine sglang: --precision (a training stack's state; the engines serve" "$tmp/err" &&
 	"$BIN" --model llama-3.2-1b --target h100 --dtype bf16 --precision mixed 2>&1 >/dev/null |
 	grep -q "warning: 'llama-3.2-1b': --precision changes nothing outside training"
 check "--precision in FP32 or under an engine: exit 2; in 16-bit inference a warning" $?

@@ -679,7 +679,9 @@ static int check(const struct model_config *c, const struct model_opts *o, char 
 		: o->head != MODEL_HEAD_LM ? "--head classify" : o->offload ? "--offload"
 		: o->host_mem_gbps > 0 ? "--host-mem-gbps"
 		: o->liger ? "--liger (Hugging Face's modules; the engines fuse their own kernels)"
-		: o->norm_given ? "--norm (Hugging Face's modules; the engines' norms are fused)" : NULL;
+		: o->norm_given ? "--norm (Hugging Face's modules; the engines' norms are fused)"
+		: o->precision != MODEL_PREC_AUTO ? "--precision (a training stack's state; the engines "
+						    "serve the weights in the --dtype they load)" : NULL;
 	if (train) {
 		snprintf(err, errlen, "--engine %s: %s is not an option of a serving engine",
 			 model_engine_name(o->engine), train);
