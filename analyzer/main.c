@@ -130,7 +130,7 @@ static void usage(FILE *f)
 		"\n"
 		"Without a trace, from a model configuration (Hugging Face config.json, a\n"
 		"checkpoint's folder holding one, or a built-in name such as gpt2-large,\n"
-		"bert-large, llama-3-8b):\n"
+		"bert-large, llama-3-8b, or its Hugging Face id, meta-llama/Meta-Llama-3-8B):\n"
 		"      --model CONFIG|NAME   the model; --batch B, --seq S (default 1, 128):\n"
 		"                            B sequences per GPU, per data-parallel rank with\n"
 		"                            --dp (the iteration has dp x B), split into the\n"

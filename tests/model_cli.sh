@@ -980,7 +980,9 @@ check "a config that is a JSON array names the file" $?
 # published ones (model cards: GPT-2 124M, Llama-2-7B 6.74B, Llama-3-8B
 # and Llama-3.1-8B 8.03B, Llama-3.1-70B 70.6B, Llama-3.1-405B 405.9B,
 # Mistral-7B 7.24B, Qwen2-7B 7.62B, Mixtral-8x7B 46.7B, Gemma-7B 8.54B,
-# Switch-base-8 620M); an unknown name points to the list.
+# Switch-base-8 620M; Meta-Llama-3-70B and Llama-3.3-70B 70.6B, Llama-2-13b
+# 13.0B, Llama-2-70b 69.0B, Llama-3.2-3B 3.21B); an unknown name points to
+# the list.
 "$BIN" --list-models --json >"$tmp/models.json" 2>"$tmp/err"
 check "--list-models --json exits 0 ($(cat "$tmp/err"))" $?
 python3 - "$tmp/models.json" <<'PY'
@@ -988,6 +990,8 @@ import json, sys
 m = {x["name"]: x for x in json.load(open(sys.argv[1]))}
 want = {"gpt2": 124e6, "llama-2-7b": 6.74e9, "llama-3-8b": 8.03e9, "llama-3.1-8b": 8.03e9,
         "llama-3.1-70b": 70.6e9, "llama-3.1-405b": 405.9e9, "mistral-7b": 7.24e9,
+        "llama-3-70b": 70.6e9, "llama-3.3-70b": 70.6e9, "llama-2-13b": 13.0e9,
+        "llama-2-70b": 69.0e9, "llama-3.2-3b": 3.21e9,
         "qwen2-7b": 7.62e9, "mixtral-8x7b": 46.7e9, "gemma-7b": 8.54e9, "switch-base-8": 620e6}
 for name, p in want.items():
     assert abs(m[name]["params"] / p - 1) < 0.01, (name, m[name]["params"], p)
@@ -995,7 +999,8 @@ assert m["mixtral-8x7b"]["experts"] == 8 and m["mixtral-8x7b"]["experts_per_toke
 assert len(m) >= 20
 # the positions of their config.json (GPT-2's n_positions, Llama-3's and
 # 3.1's max_position_embeddings), none for T5's relative ones
-ctx = {"gpt2": 1024, "bert-large": 512, "llama-3-8b": 8192, "llama-3.1-70b": 131072, "t5-base": None}
+ctx = {"gpt2": 1024, "bert-large": 512, "llama-3-8b": 8192, "llama-3.1-70b": 131072, "t5-base": None,
+       "llama-3-70b": 8192, "llama-2-70b": 4096, "llama-3.2-3b": 131072}
 for name, n in ctx.items():
     assert m[name]["max_positions"] == n, (name, m[name]["max_positions"], n)
 PY
@@ -1058,6 +1063,22 @@ for spelled in Qwen3-8B qwen3_8b QWEN3-8B; do
 		>/dev/null 2>"$tmp/err" || break
 done
 check "--model Qwen3-8B, qwen3_8b and QWEN3-8B name qwen3-8b ($(cat "$tmp/err"))" $?
+# A built-in by its Hugging Face repository, as copied from the Hub: the
+# owner, Meta's "Meta-" and the suffixes that leave the shapes (Instruct,
+# -hf, a version) dropped; the model and its time are the built-in's.  A
+# suffix that may change the shapes is not dropped.
+jm() { "$BIN" --model "$1" --mode training --batch 1 --seq 256 --dtype bf16 --target h100 --json 2>"$tmp/err" |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["origin"]["device"].split(",")[0].split()[-1], d["predictions"][0]["iteration_ms"])'; }
+for pair in llama-3-8b:meta-llama/Meta-Llama-3-8B llama-3.1-8b:meta-llama/Llama-3.1-8B-Instruct \
+	    mixtral-8x7b:mistralai/Mixtral-8x7B-Instruct-v0.1 llama-2-7b:meta-llama/Llama-2-7b-hf \
+	    qwen3-32b:Qwen/Qwen3-32B llama-3.3-70b:meta-llama/Llama-3.3-70B-Instruct; do
+	a=$(jm "${pair%%:*}") b=$(jm "${pair#*:}")
+	[ -n "$a" ] && [ "$a" = "$b" ] && [ "${a%% *}" = "${pair%%:*}" ]
+	check "--model ${pair#*:} is ${pair%%:*} ($a / $b)" $?
+done
+bad_input --model meta-llama/Llama-3.1-8B-Vision --target h100
+grep -q "no file and no built-in model named 'meta-llama/Llama-3.1-8B-Vision'" "$tmp/err"
+check "a Hub id whose suffix may change the shapes: refused, named ($(cat "$tmp/err"))" $?
 # where PipeWeave's configs are there: a name and its config.json predict
 # the same (Qwen2.5-72B's published dims are Qwen2-72B's)
 PWC="${SHARED_DATA:-../shared/data}/pipeweave/e2e/config"

@@ -53,6 +53,69 @@ grep '^| F1 ' "$tmp/syn/out" | grep -q -- '--zero 3 --fsdp 1 ' &&
 	! grep '^| F4 ' "$tmp/syn/out" | grep -q -- '--fsdp'
 check "the FSDP a row names gives --fsdp (and PURE --fsdp-reduce bf16)" $?
 
+# Rows of other stacks, in the words their authors would write: the model
+# by name (a built-in), by its Hub id (a config of configs/, not one of a
+# longer number: Bar 7B is not bar-70b), the GPU by its name with a power
+# cap below its TDP, torchao's rowwise FP8, per-op SAC, torch.compile,
+# FSDP2, HSDP, FlashAttention-3, DeepSpeed's ZeRO stages and offload,
+# AdamW8bit, expert parallelism, Transformer Engine for a Megatron source
+# (its recipe delayed), inference rows (a vLLM decode step, a transformers
+# generate()), and rows naming no model or GPU surfer knows.
+mkdir -p "$tmp/oth/configs"
+cfg='"model_type": "llama", "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 32000'
+echo "{$cfg, \"hidden_size\": 4096}" >"$tmp/oth/configs/foo-7b.json"
+echo "{$cfg, \"hidden_size\": 8192}" >"$tmp/oth/configs/bar-70b.json"
+{
+	echo "id,model,hf_config,gpu,n_gpus,dp,tp,pp,zero_or_fsdp,mode,micro_batch,seq,new_tokens,dtype,attention,act_ckpt,optimizer,compile,ms_per_iter_derived,assumptions,source"
+	echo "T1,Llama 3.1 70B,meta-llama/Llama-3.1-70B,\"H100 SXM5 96GB HBM2e (500W)\",64,64,1,1,FSDP2,training,1,8192,,FP8 rowwise (torchao float8),flash,selective (op),AdamW (fused),yes,10000,none,torchtitan"
+	echo "T2,Llama 3.1 70B,meta-llama/Llama-3.1-70B,\"H100 SXM5 96GB HBM2e\",64,64,1,1,FSDP2,training,1,8192,,FP8 rowwise (torchao float8),flash,selective (op),AdamW (fused),yes,10000,none,torchtitan"
+	echo "H1,Qwen3 32B,Qwen/Qwen3-32B,H100 80GB (SXM assumed),16,16,1,1,\"HSDP (shard 8, replicate 2)\",training,1,4096,,bf16,FlashAttention-3,full (per block),AdamW,no,5000,GA = 2,torchtitan"
+	echo "D2,Foo 7B (in-house),acme/foo-7b,A100 80GB,8,8,1,1,DeepSpeed ZeRO-2 with CPU offload,training,2,2048,,fp16,sdpa,none,AdamW,no,3000,none,deepspeed"
+	echo "D3,Foo,acme/foo-7b,A100 80GB,8,8,1,1,ZeRO stage 3,training,2,2048,,bf16,flash,none,AdamW8bit,no,3000,none,deepspeed"
+	echo "E1,Mixtral 8x7B,mistralai/Mixtral-8x7B-v0.1,H100 SXM5 80GB,8,8,1,1,FSDP2; EP=8,training,1,4096,,FP8,cuDNN,none,Adam,no,3000,none,Megatron-LM"
+	echo "V1,Llama 3.1 8B,meta-llama/Llama-3.1-8B,H100 SXM5 80GB,1,1,1,1,none,inference decode (TPOT),32,2048,128,bf16,flash,none,none,no,20,none,vLLM benchmark"
+	echo "G1,Llama 3.1 8B,meta-llama/Llama-3.1-8B,H100 SXM5 80GB,1,1,1,1,none,inference generate,4,512,128,bf16,sdpa,none,none,no,3000,none,transformers"
+	echo "B1,Bar 7B,n/a,H100 SXM5 80GB,8,8,1,1,none,training,1,2048,,bf16,flash,none,AdamW,no,1000,none,nowhere"
+	echo "Q1,Llama 2 7B,meta-llama/Llama-2-7b-hf,Quantum GPU 9000,8,8,1,1,none,training,4,2048,,bf16,flash,none,AdamW,no,3000,none,nowhere"
+} >"$tmp/oth/training-runs.csv"
+"$B/surfer-bench" published --data "$tmp/oth" >"$tmp/oth/out" 2>"$tmp/err"
+check "published on other stacks' rows exits 0 ($(cat "$tmp/err"))" $?
+row() { grep "^| $1 " "$tmp/oth/out"; }
+row T1 | grep -q -- '--dtype fp8 --fp8-recipe rowwise .*--dp 64 --nodes 8 --gpus-per-node 8 --zero 3 --fsdp 2 --act-ckpt selective --stack compile --power-limit 500 |'
+check "torchtitan's row: rowwise FP8, SAC, compile, FSDP2 on 8 nodes, the H100 capped at 500 W" $?
+! row T2 | grep -q -- '--power-limit'
+check "no cap where the row states no watts" $?
+ms() { row "$1" | awk -F'|' '{ print $5 + 0 }'; }
+awk -v a="$(ms T1)" -v b="$(ms T2)" 'BEGIN { exit !(a > 1.05 * b && b > 0) }'
+check "the 500 W H100 predicted slower than the uncapped one ($(ms T1) vs $(ms T2) ms)" $?
+row H1 | grep -q -- '--attention fa3 .*--zero 3 --hsdp --grad-accum 2 --act-ckpt full |'
+check "HSDP, FlashAttention-3, GA and full checkpointing in their words" $?
+row D2 | grep -q -- '--dtype fp16 --attention sdpa .*--zero 2 --offload |' &&
+	row D3 | grep -q -- '--optimizer adamw-8bit --dp 8 --zero 3 |'
+check "DeepSpeed's ZeRO-2 with offload and ZeRO stage 3; fp16, sdpa, AdamW8bit" $?
+row E1 | grep -q -- '--dtype fp8 --fp8-recipe delayed --attention cudnn .*--ep 8 .*--stack te |'
+check "a Megatron source runs Transformer Engine (its FP8 recipe delayed); EP=8" $?
+row V1 | grep -q -- '| --engine vllm --mode decode --batch 32 --seq 2048 --dtype bf16 |' &&
+	row G1 | grep -q -- '| --mode generate --batch 4 --seq 512 --new-tokens 128 --dtype bf16 --attention sdpa |'
+check "inference rows: a vLLM decode step, a transformers generate()" $?
+row D2 | grep -q '| [-+][0-9.]*% |' && row H1 | grep -q '| [-+][0-9.]*% |' &&
+	row V1 | grep -q '| [-+][0-9.]*% |'
+check "a model by its Hub id in configs/, a built-in by name, an engine row: predicted" $?
+row B1 | grep -q "no model: 'Bar 7B'" && row Q1 | grep -q "no GPU: 'Quantum GPU 9000'" &&
+	grep -q '^8 runs predicted of 10:' "$tmp/oth/out"
+check "a model no config or built-in names (not bar-70b), an unknown GPU: said, not predicted" $?
+# each row's prediction is surfer-analyze's for its flags
+flags=$(row H1 | awk -F'|' '{ print $8 }')
+# shellcheck disable=SC2086
+"$B/surfer-analyze" --model Qwen3-32B --target h100-sxm $flags --json >"$tmp/h1.json" 2>"$tmp/err"
+check "H1's flags rerun by hand exit 0 ($(cat "$tmp/err"))" $?
+python3 - "$tmp/h1.json" "$(ms H1)" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["predictions"][0]["iteration_ms"]
+assert abs(p - float(sys.argv[2])) < 0.1, (p, sys.argv[2])
+PY
+check "H1's row predicts what surfer-analyze does with its flags" $?
+
 DATA="${SHARED_DATA:-../shared/data}/published"
 if [ ! -f "$DATA/training-runs.csv" ]; then
 	echo "published: skipped ($DATA absent)"

@@ -73,6 +73,14 @@ static const struct builtin builtins[] = {
 	{ "llama-3.1-8b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 131072 },
 	{ "llama-3.1-70b", MODEL_FAM_LLAMA, 80, 0, 8192, 64, 8, 128, 28672, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 131072 },
 	{ "llama-3.1-405b", MODEL_FAM_LLAMA, 126, 0, 16384, 128, 8, 128, 53248, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 131072 },
+	/* meta-llama/Meta-Llama-3-70B (3.1-70B's sizes, 8192 positions),
+	 * Llama-3.3-70B-Instruct (3.1-70B's config), Llama-2-13b-hf and
+	 * Llama-2-70b-hf (GQA, 8 KV heads), Llama-3.2-3B (tied) config.json */
+	{ "llama-3-70b", MODEL_FAM_LLAMA, 80, 0, 8192, 64, 8, 128, 28672, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 8192 },
+	{ "llama-3.3-70b", MODEL_FAM_LLAMA, 80, 0, 8192, 64, 8, 128, 28672, 128256, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 131072 },
+	{ "llama-2-13b", MODEL_FAM_LLAMA, 40, 0, 5120, 40, 40, 128, 13824, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 4096 },
+	{ "llama-2-70b", MODEL_FAM_LLAMA, 80, 0, 8192, 64, 8, 128, 28672, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 4096 },
+	{ "llama-3.2-3b", MODEL_FAM_LLAMA, 28, 0, 3072, 24, 8, 128, 8192, 128256, 0, MODEL_ACT_SILU, 1, 0, 1, 0, 0, 0.0, 0.0, 131072 },
 	{ "mixtral-8x22b", MODEL_FAM_LLAMA, 56, 0, 6144, 48, 8, 128, 16384, 32768, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0, 65536 },
 	{ "llama-3.2-1b", MODEL_FAM_LLAMA, 16, 0, 2048, 32, 8, 64, 8192, 128256, 0, MODEL_ACT_SILU, 1, 0, 1, 0, 0, 0.0, 0.0, 131072 },
 	{ "mistral-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 32768 },
@@ -1080,6 +1088,47 @@ int model_config_load(const char *path, struct model_config *c, char *err, size_
 	return rc;
 }
 
+/* Whether seg (len bytes) is a name part that does not change a model's
+ * shapes: a fine-tune's (Instruct, Chat, it), the Hub's conversions (hf),
+ * a base model's, or a release's version (v0.1, v1.0). */
+static int shape_free_suffix(const char *seg, size_t len)
+{
+	static const char *const words[] = { "hf", "instruct", "chat", "base", "it" };
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (len == strlen(words[i]) && !strncasecmp(seg, words[i], len))
+			return 1;
+	if (len < 2 || tolower((unsigned char)seg[0]) != 'v' || !isdigit((unsigned char)seg[1]))
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if (!isdigit((unsigned char)seg[i]) && seg[i] != '.')
+			return 0;
+	return 1;
+}
+
+/* A built-in named by its Hugging Face repository, as users copy it from
+ * the Hub: "meta-llama/Meta-Llama-3-8B", "mistralai/Mixtral-8x7B-
+ * Instruct-v0.1", "Qwen/Qwen3-32B": the name after the owner, without
+ * Meta's "Meta-" and without the suffixes that leave the shapes as they
+ * are (shape_free_suffix()).  Tried only where no file and no built-in
+ * has the name itself.  0 with *c, or SURFER_EUNKNOWN. */
+static int builtin_by_hub_id(const char *arg, struct model_config *c)
+{
+	const char *slash = strrchr(arg, '/');
+	char name[128];
+	snprintf(name, sizeof(name), "%s", slash ? slash + 1 : arg);
+	char *at = name;
+	if (!strncasecmp(at, "meta-", 5))
+		at += 5;
+	for (;;) {
+		if (model_config_builtin(at, c) == 0)
+			return 0;
+		char *dash = strrchr(at, '-');
+		if (!dash || !shape_free_suffix(dash + 1, strlen(dash + 1)))
+			return SURFER_EUNKNOWN;
+		*dash = 0;
+	}
+}
+
 int model_config_resolve(const char *arg, struct model_config *c, char *err, size_t errlen)
 {
 	struct stat st;
@@ -1100,6 +1149,8 @@ int model_config_resolve(const char *arg, struct model_config *c, char *err, siz
 	if ((n > 5 && strcmp(arg + n - 5, ".json") == 0) || stat(arg, &st) == 0)
 		return model_config_load(arg, c, err, errlen);
 	int rc = model_config_builtin(arg, c);
+	if (rc)
+		rc = builtin_by_hub_id(arg, c);
 	if (rc && err)
 		snprintf(err, errlen, "no file and no built-in model named '%s' (--list-models lists them)", arg);
 	return rc;

@@ -5,13 +5,20 @@
  * dimensions) predicted from the --model flags that express each run.
  *
  * Each row's columns become surfer-analyze --model flags (printed per run,
- * so any line can be rerun by hand): the model and GPU by name, the
- * micro-batch, sequence, data/tensor/pipeline degrees, gradient
- * accumulation (the GA the row's assumptions state), FP8 and its recipe,
- * activation checkpointing, the optimizer, ZeRO/FSDP and the stack
- * (Transformer Engine for NeMo/Megatron rows, eager for the others), the
+ * so any line can be rerun by hand), and the run is predicted as
+ * surfer-analyze predicts those flags (model_analysis_run): the model (a
+ * config of DIR/configs or a built-in, by the row's model name or its
+ * Hugging Face id), the GPU by name and any power cap the row states below
+ * its TDP, the micro-batch, sequence, data/tensor/pipeline/expert degrees,
+ * gradient accumulation (the GA the row's assumptions state), the dtype,
+ * FP8 and its recipe, activation checkpointing, the optimizer, ZeRO/FSDP/
+ * HSDP and offload, the stack (Transformer Engine for NeMo/Megatron rows,
+ * torch.compile where the row says so, eager for the others), the
  * context-parallel degree, the interleaved pipeline's model chunks (VP)
- * and the nodes (8 GPUs each).  What a row uses
+ * and the nodes (8 GPUs each); an inference row (its mode column) as a
+ * prefill, a decode step or a whole generation, by vLLM or SGLang where
+ * the row names one.  The columns are free text, as their authors wrote
+ * them; row_flags() says which words it reads.  What a row uses
  * that no flag expresses yet is named in the "lacks" column, and so is a
  * row whose activation checkpointing is unstated and taken to be full
  * because the estimate without it does not fit the GPU.
@@ -31,7 +38,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "analyzer/analyze.h"
 #include "analyzer/model/run.h"
+#include "analyzer/report.h"
 #include "gpu_specs/gpu.h"
 #include "trace/csv.h"
 
@@ -40,12 +53,15 @@
 /* The columns a run is read from. */
 enum col {
 	C_ID, C_MODEL, C_GPU, C_NGPUS, C_DP, C_TP, C_PP, C_ZERO, C_MB, C_SEQ, C_DTYPE, C_ATTN,
-	C_CKPT, C_OPTIM, C_COMPILE, C_MS, C_ASSUME, C_SOURCE, C_COUNT
+	C_CKPT, C_OPTIM, C_COMPILE, C_MS, C_ASSUME,
+	C_SOURCE, C_HF, C_MODE, C_NEW,     /* optional, the first of them C_OPTIONAL */
+	C_COUNT
 };
+#define C_OPTIONAL C_SOURCE
 static const char *const col_names[C_COUNT] = {
 	"id", "model", "gpu", "n_gpus", "dp", "tp", "pp", "zero_or_fsdp", "micro_batch", "seq",
 	"dtype", "attention", "act_ckpt", "optimizer", "compile", "ms_per_iter_derived",
-	"assumptions", "source"
+	"assumptions", "source", "hf_config", "mode", "new_tokens"
 };
 
 /* Model names of the CSV (prefix, case-insensitive) and the config that
@@ -63,12 +79,14 @@ static const struct {
 	{ "MPT-70b", "mpt-70b-bench.json", 1 }, { "llama-1B", "nanotron-llama-1b.json", 1 },
 };
 
-/* GPU names of the CSV (substring) to surfer's ids, first match wins. */
+/* GPU names of the CSV (substring) to surfer's ids, first match wins:
+ * for the words gpu_find() and gpu_named_by() do not take ("H100 80GB
+ * SXM"). */
 static const struct {
 	const char *sub, *id;
 } gpus[] = {
-	{ "H100", "h100-sxm" }, { "H200", "h200" }, { "B200", "b200" },
-	{ "A100 80GB", "a100-sxm4-80" }, { "A100 40GB", "a100-sxm4-40" },
+	{ "GH200", "gh200" }, { "H100", "h100-sxm" }, { "H200", "h200" }, { "GB200", "gb200" },
+	{ "B200", "b200" }, { "A100 80GB", "a100-sxm4-80" }, { "A100 40GB", "a100-sxm4-40" },
 };
 
 static int has(const char *s, const char *sub)
@@ -161,19 +179,269 @@ static void lack(struct run *r, const char *what)
  * columns): llm-foundry's default attn_impl 'triton' runs flash-attn's
  * Triton kernel; its attn_impl 'flash' (sweep.py --attn_impl flash, the
  * tables of 2023-10 and 2024-01, before FlashAttention-3 existed) and
- * nanotron's flash-attn 2 run FA2; Transformer Engine's fused attention
- * is cuDNN's (what --stack te makes of flash, named); anything else
- * flash, the per-GPU default. */
+ * nanotron's flash-attn 2 run FA2; FlashAttention-3 by its name (Hopper);
+ * Transformer Engine's fused attention is cuDNN's (what --stack te makes
+ * of flash, named); PyTorch's SDPA and the eager matmul-softmax chain by
+ * their names; anything else flash, the per-GPU default. */
 static const char *row_attention(const char *attn, const char *dtype, const char *compile)
 {
 	if (has(attn, "Triton"))
 		return "triton";
-	if (has(attn, "flash-attn 2") || has(attn, "attn_impl flash"))
+	if (has(attn, "flash-attn 2") || has(attn, "attn_impl flash") || has_word(attn, "FA2") ||
+	    has(attn, "FlashAttention-2") || has(attn, "FlashAttention 2") ||
+	    has(attn, "flash_attention_2"))
 		return "fa2";
+	if (has(attn, "flash-attn 3") || has_word(attn, "FA3") || has(attn, "FlashAttention-3") ||
+	    has(attn, "FlashAttention 3"))
+		return "fa3";
 	if (has(attn, "cuDNN") || has_word(attn, "TE") || has_word(dtype, "TE") ||
 	    has_word(compile, "TE"))
 		return "cudnn";
+	if (has(attn, "sdpa") || has(attn, "scaled_dot_product"))
+		return "sdpa";
+	if (!strncasecmp(attn, "eager", 5))
+		return "eager";
 	return "flash";
+}
+
+/* s's lower-case letters and digits alone, into out: "Meta-Llama-3-8B"
+ * and "Llama 3 8B" as "metallama38b" and "llama38b". */
+static void squeeze(const char *s, char *out, size_t n)
+{
+	size_t j = 0;
+	for (; *s && j + 1 < n; s++)
+		if (isalnum((unsigned char)*s))
+			out[j++] = (char)tolower((unsigned char)*s);
+	out[j] = 0;
+}
+
+/* s up to its first '(' or ';' (a row's note), trimmed, into out. */
+static void name_part(const char *s, char *out, size_t n)
+{
+	size_t len = strcspn(s, "(;");
+	while (len && isspace((unsigned char)s[len - 1]))
+		len--;
+	while (len && isspace((unsigned char)*s)) {
+		s++;
+		len--;
+	}
+	snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), s);
+}
+
+/* The file of dir/configs whose name holds want (squeezed) not inside a
+ * longer number, the shortest such: "Llama 3.1 405B" finds
+ * Meta-Llama-3.1-405B.json, "MPT-7b" mpt-7b-bench.json but not
+ * mpt-70b-bench.json.  Writes its path into out; 0, or -1 when none. */
+static int config_file_named(const char *dir, const char *want, char *out, size_t n)
+{
+	char w[128], stem[256];
+	squeeze(want, w, sizeof(w));
+	size_t wl = strlen(w), best = 0;
+	if (wl < 3)
+		return -1;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/configs", dir);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 6 || strcmp(e->d_name + len - 5, ".json"))
+			continue;
+		char name[256];
+		snprintf(name, sizeof(name), "%.*s", (int)(len - 5), e->d_name);
+		squeeze(name, stem, sizeof(stem));
+		size_t sl = strlen(stem);
+		for (const char *p = strstr(stem, w); p; p = strstr(p + 1, w)) {
+			int digit_before = p > stem && isdigit((unsigned char)p[-1]) &&
+					   isdigit((unsigned char)w[0]);
+			int digit_after = isdigit((unsigned char)p[wl]) && isdigit((unsigned char)w[wl - 1]);
+			if (digit_before || digit_after)
+				continue;
+			if (!best || sl < best) {
+				best = sl;
+				if (snprintf(out, n, "%s/%s", path, e->d_name) >= (int)n)
+					out[0] = 0;
+			}
+			break;
+		}
+	}
+	closedir(d);
+	return best ? 0 : -1;
+}
+
+/* The model of a row: the configs written for the given rows by name
+ * (models[], where DIR/configs holds the file), else a config of dir/configs named as the row's model or
+ * its Hugging Face id (hf_config's first word where it holds a '/'), else
+ * a built-in of either name (model_config_resolve(): "Llama 3.1 405B",
+ * "meta-llama/Llama-3.1-405B").  0 with the --model argument in out, or
+ * -1. */
+static int row_model(const char *model, const char *hf, const char *dir, char *out, size_t n)
+{
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
+		if (!strncasecmp(model, models[i].prefix, strlen(models[i].prefix))) {
+			if (!models[i].file) {
+				snprintf(out, n, "%s", models[i].config);
+				return 0;
+			}
+			snprintf(out, n, "%s/configs/%s", dir, models[i].config);
+			if (access(out, R_OK) == 0)
+				return 0;
+			break;   /* a table without that file: by name, below */
+		}
+	char names[2][160];
+	name_part(model, names[0], sizeof(names[0]));
+	size_t id = strcspn(hf, " \t,;(");
+	snprintf(names[1], sizeof(names[1]), "%.*s", (int)(id < 159 ? id : 159), hf);
+	if (!strchr(names[1], '/'))
+		names[1][0] = 0;
+	for (int i = 0; i < 2; i++) {
+		const char *slash = strrchr(names[i], '/');
+		if (names[i][0] && !config_file_named(dir, slash ? slash + 1 : names[i], out, n))
+			return 0;
+	}
+	struct model_config c;
+	for (int i = 0; i < 2; i++)
+		if (names[i][0] && !model_config_resolve(names[i], &c, NULL, 0)) {
+			snprintf(out, n, "%s", names[i]);
+			return 0;
+		}
+	return -1;
+}
+
+/* The GPU of a row's gpu column: its name before any note ("H100 SXM5
+ * 80GB (DGX H100, 700W)"), found as --target finds it; where the name
+ * stands for several boards (gpu_named_by(): "H100 80GB"), the PCIe one
+ * where the column says PCIe, else the SXM one (a training cluster's);
+ * else the first of gpus[] the column holds. */
+static const struct gpu_spec *row_gpu(const char *col)
+{
+	char name[128];
+	size_t len = strcspn(col, "(,");
+	while (len && isspace((unsigned char)col[len - 1]))
+		len--;
+	snprintf(name, sizeof(name), "%.*s", (int)(len < 127 ? len : 127), col);
+	const struct gpu_spec *g = name[0] ? gpu_find(name) : NULL;
+	if (!g && name[0]) {
+		const char *ids[8];
+		size_t k = gpu_named_by(name, ids, 8);
+		const char *want = has(col, "PCIe") ? "pcie" : "sxm";
+		for (size_t i = 0; i < k && i < 8 && !g; i++)
+			if (strstr(ids[i], want))
+				g = gpu_find(ids[i]);
+		if (!g && k >= 1)
+			g = gpu_find(ids[0]);
+	}
+	for (size_t i = 0; !g && i < sizeof(gpus) / sizeof(gpus[0]); i++)
+		if (has(col, gpus[i].sub))
+			g = gpu_find(gpus[i].id);
+	return g;
+}
+
+/* The watts a gpu column states ("700W", "500 W"), 0 when none. */
+static unsigned row_watts(const char *col)
+{
+	for (const char *p = col; *p; p++) {
+		if (!isdigit((unsigned char)*p) || (p > col && isalnum((unsigned char)p[-1])))
+			continue;
+		char *end;
+		unsigned long w = strtoul(p, &end, 10);
+		const char *q = end;
+		while (*q == ' ')
+			q++;
+		if ((*q == 'W' || *q == 'w') && !isalnum((unsigned char)q[1]) && w >= 10 && w <= 5000)
+			return (unsigned)w;
+		p = end - 1;
+	}
+	return 0;
+}
+
+/* The ZeRO stage a zero_or_fsdp column names ("ZeRO-3", "ZeRO stage 2",
+ * "zero3"), 0 when none. */
+static unsigned zero_stage(const char *s)
+{
+	const char *p = strcasestr(s, "zero");
+	if (!p)
+		return 0;
+	p += 4;
+	while (*p == '-' || *p == ' ' || *p == '_')
+		p++;
+	if (!strncasecmp(p, "stage", 5))
+		p += 5;
+	while (*p == ' ' || *p == '-')
+		p++;
+	return *p >= '1' && *p <= '3' ? (unsigned)(*p - '0') : 0;
+}
+
+/* Whether a compile column says the step was compiled: "yes", "true",
+ * "torch.compile ..." (not "no (...)"). */
+static int row_compiled(const char *s)
+{
+	if (!strncasecmp(s, "no", 2) || !strncasecmp(s, "false", 5) || !strncasecmp(s, "none", 4))
+		return 0;
+	return !strncasecmp(s, "yes", 3) || !strncasecmp(s, "true", 4) || has(s, "compile");
+}
+
+/* The activation checkpointing an act_ckpt column states: "none",
+ * "selective" (torchtitan's per-op SAC, "op"), "full" (per block, per
+ * layer); NULL where it states none of them (unstated, or words not read). */
+static const char *row_ckpt(const char *s)
+{
+	if (!strncasecmp(s, "unstated", 8))
+		return NULL;
+	if (!strncasecmp(s, "none", 4) || !strcasecmp(s, "no") || !strncasecmp(s, "no ", 3) ||
+	    !strcasecmp(s, "off") || !strcasecmp(s, "false"))
+		return "none";
+	if (has(s, "selective") || has_word(s, "SAC") || has_word(s, "op"))
+		return "selective";
+	if (has(s, "full") || has(s, "per block") || has(s, "per layer") || has(s, "every layer"))
+		return "full";
+	return NULL;
+}
+
+/* The serving engine an inference row names (any column), NULL for none:
+ * Hugging Face's eager generate(). */
+static const char *row_engine(char **f, const int *idx)
+{
+	for (int c = 0; c < C_COUNT; c++) {
+		if (idx[c] < 0 || c == C_MS)
+			continue;
+		if (has(f[idx[c]], "vLLM"))
+			return "vllm";
+		if (has(f[idx[c]], "SGLang"))
+			return "sglang";
+	}
+	return NULL;
+}
+
+/* The flags of an inference row (mode column set, not training): a prefill
+ * of mb prompts of seq tokens ("prefill", "TTFT", or no new tokens), one
+ * decode step of mb sequences after seq cached tokens ("decode", "TPOT",
+ * "per output token"), else the whole generation of new_tokens. */
+static void inference_flags(struct run *r, char **f, const int *idx, unsigned mb, unsigned seq,
+			    unsigned tp, const char *dtype_arg, int fp8)
+{
+#define F(c) (idx[c] >= 0 ? f[idx[c]] : "")
+	const char *mode = F(C_MODE), *engine = row_engine(f, idx);
+	unsigned newt = (unsigned)atoi(F(C_NEW));
+	int decode = has(mode, "decode") || has(mode, "TPOT") || has(mode, "per output token") ||
+		     has(mode, "inter-token");
+	int prefill = !decode && (has(mode, "prefill") || has(mode, "TTFT") || newt == 0);
+	if (engine)
+		arg(r, "engine", "%s", engine);
+	arg(r, "mode", "%s", decode ? "decode" : prefill ? (engine ? "prefill" : "inference")
+	    : engine ? "serve" : "generate");
+	arg(r, "batch", "%u", mb);
+	arg(r, "seq", "%u", seq);
+	if (!decode && !prefill)
+		arg(r, "new-tokens", "%u", newt);
+	arg(r, "dtype", "%s", fp8 ? "fp8" : dtype_arg);
+	if (!engine)
+		arg(r, "attention", "%s", row_attention(F(C_ATTN), F(C_DTYPE), F(C_COMPILE)));
+	if (tp > 1)
+		arg(r, "tp", "%u", tp);
+#undef F
 }
 
 /* The flags of row f (columns at idx) into r.  before: today's flags. */
@@ -181,25 +449,44 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 {
 #define F(c) (idx[c] >= 0 ? f[idx[c]] : "")
 	snprintf(r->id, sizeof(r->id), "%s", F(C_ID));
-	const char *model = F(C_MODEL), *zero = F(C_ZERO), *dtype = F(C_DTYPE);
-	const char *assume = F(C_ASSUME);
-	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
-		if (!strncasecmp(model, models[i].prefix, strlen(models[i].prefix))) {
-			if (models[i].file)
-				arg(r, "model", "%s/configs/%s", dir, models[i].config);
-			else
-				arg(r, "model", "%s", models[i].config);
-			break;
-		}
-	for (size_t i = 0; i < sizeof(gpus) / sizeof(gpus[0]); i++)
-		if (has(F(C_GPU), gpus[i].sub)) {
-			arg(r, "target", "%s", gpus[i].id);
-			break;
-		}
+	const char *zero = F(C_ZERO), *dtype = F(C_DTYPE);
+	const char *assume = F(C_ASSUME), *source = F(C_SOURCE), *mode = F(C_MODE);
+	char model[4096];
+	if (!row_model(F(C_MODEL), F(C_HF), dir, model, sizeof(model)))
+		arg(r, "model", "%s", model);
+	else
+		snprintf(r->why, sizeof(r->why), "no model: '%.60s' is neither a config of "
+			 "DIR/configs nor a built-in (--list-models)", F(C_MODEL));
+	const struct gpu_spec *g = row_gpu(F(C_GPU));
+	/* a board run below its TDP (a 500 W H100, a 330 W A100) */
+	unsigned watts = g ? row_watts(F(C_GPU)) : 0;
+	if (!(watts && g->tdp_w && watts < g->tdp_w) || before)
+		watts = 0;
+	if (g)
+		arg(r, "target", "%s", g->id);
+	else if (!r->why[0])
+		snprintf(r->why, sizeof(r->why), "no GPU: '%.60s' is not one surfer knows "
+			 "(--list-gpus)", F(C_GPU));
 	r->ngpus = (unsigned)atoi(F(C_NGPUS));
 	unsigned dp = (unsigned)atoi(F(C_DP)), tp = (unsigned)atoi(F(C_TP)), pp = (unsigned)atoi(F(C_PP));
 	unsigned mb = (unsigned)atoi(F(C_MB)), seq = (unsigned)atoi(F(C_SEQ));
+	int fp8 = has(dtype, "FP8") || has(dtype, "float8");
+	const char *dtype_arg = has(dtype, "bf16") || has(dtype, "bfloat16") ? "bf16"
+		: has(dtype, "fp16") || has(dtype, "float16") ? "fp16"
+		: has(dtype, "tf32") ? "tf32"
+		: has(dtype, "fp32") || has(dtype, "float32") ? "fp32" : "bf16";
+	if (mode[0] && !has(mode, "train")) {
+		r->ga = 1;
+		inference_flags(r, f, idx, mb, seq, tp, dtype_arg, fp8);
+		if (watts)
+			arg(r, "power-limit", "%u", watts);
+		r->measured_ms = atof(F(C_MS));
+		return;
+	}
 	unsigned cp = last_int_after(zero, "CP=");
+	unsigned ep = last_int_after(zero, "EP=");
+	if (!ep)
+		ep = last_int_after(assume, "EP=");
 	unsigned ga = last_int_after(assume, "GA");
 	if (!ga)
 		ga = last_int_after(assume, "GradAccum");
@@ -208,29 +495,39 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		seq /= cp;
 		lack(r, "cp");
 	}
-	if (r->ngpus > 8 && before)
+	if (r->ngpus > 8 && before)   /* one node's collectives, as then */
 		lack(r, "nodes");
 	/* "VP=5 (interleaved 1F1B)": the number right after the key */
 	const char *vpp_at = strstr(zero, "VP=");
 	unsigned vp = vpp_at ? (unsigned)strtoul(vpp_at + 3, NULL, 10) : 0;
 	if (vp > 1 && before)
 		lack(r, "interleaved-pp");
+	/* Transformer Engine: named in a column, or the stack of a Megatron or
+	 * NeMo source (their transformer_impl default) */
+	int te = has_word(dtype, "TE") || has_word(F(C_ATTN), "TE") || has_word(F(C_COMPILE), "TE") ||
+		 has(source, "Megatron") || has(source, "NeMo");
 	arg(r, "mode", "training");
 	arg(r, "batch", "%u", before && pp > 1 ? mb * r->ga : mb);
 	arg(r, "seq", "%u", seq);
-	int fp8 = has(dtype, "FP8");
-	arg(r, "dtype", "%s", fp8 && !before ? "fp8" : "bf16");
+	arg(r, "dtype", "%s", fp8 && !before ? "fp8" : before && strcmp(dtype_arg, "fp16") ? "bf16"
+	    : dtype_arg);
+	/* the recipe the row names; else Transformer Engine's default
+	 * (delayed), torchao float8's (tensorwise) */
 	if (fp8 && !before)
-		arg(r, "fp8-recipe", "%s", has(dtype, "current scaling") ? "tensorwise" : "delayed");
+		arg(r, "fp8-recipe", "%s", has(dtype, "mxfp8") ? "mxfp8" : has(dtype, "rowwise") ? "rowwise"
+		    : has(dtype, "delayed") ? "delayed"
+		    : has(dtype, "current scaling") || has(dtype, "tensorwise") || has(dtype, "dynamic")
+		    ? "tensorwise" : te ? "delayed" : "tensorwise");
 	arg(r, "attention", "%s", before ? "sdpa" : row_attention(F(C_ATTN), F(C_DTYPE), F(C_COMPILE)));
 	/* nanotron's Llama runs its norms as TritonRMSNorm (one kernel
 	 * each way, src/nanotron/models/llama.py); Transformer Engine's are
 	 * fused by --stack te */
-	if (!before && has(F(C_SOURCE), "nanotron"))
+	if (!before && has(source, "nanotron"))
 		arg(r, "norm", "%s", "fused");
 	const char *opt = F(C_OPTIM);
 	int fused = has(opt, "fused") || has(opt, "Megatron distributed Adam");
-	arg(r, "optimizer", "%s", before ? "adamw" : fused ? "adamw-fused" : "adamw");
+	arg(r, "optimizer", "%s", before ? "adamw" : has(opt, "8bit") || has(opt, "8-bit") ? "adamw-8bit"
+	    : has_word(opt, "SGD") ? "sgd" : fused ? "adamw-fused" : "adamw");
 	if (dp > 1)
 		arg(r, "dp", "%u", dp);
 	if (tp > 1)
@@ -250,17 +547,23 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		arg(r, "vpp", "%u", vp);
 	/* nanotron splits its pipeline blocks by compute cost (build_model),
 	 * Megatron evenly (the default) */
-	if (pp > 1 && !before && has(F(C_SOURCE), "nanotron"))
+	if (pp > 1 && !before && has(source, "nanotron"))
 		arg(r, "pp-partition", "%s", "cost");
 	if (cp > 1 && !before)
 		arg(r, "cp", "%u", cp);
-	if (r->ngpus > 8 && !before) {
-		arg(r, "nodes", "%u", (r->ngpus + 7) / 8);
-		arg(r, "gpus-per-node", "8");
+	if (ep > 1 && !before)
+		arg(r, "ep", "%u", ep);
+	if (r->ngpus > 8) {   /* before: the GPUs without cp's, in one node */
+		unsigned job = (dp ? dp : 1) * (tp ? tp : 1) * (pp ? pp : 1);
+		arg(r, "nodes", "%u", before ? 1 : (r->ngpus + 7) / 8);
+		arg(r, "gpus-per-node", "%u", before ? job : 8);
 	}
 	if (dp > 1) {
-		if (has(zero, "FSDP") && !has(zero, "FSDP=0")) {
-			arg(r, "zero", "3");
+		unsigned stage = zero_stage(zero);
+		int hsdp = has_word(zero, "HSDP");
+		if (hsdp || (has(zero, "FSDP") && !has(zero, "FSDP=0"))) {
+			/* FULL_SHARD, or SHARD_GRAD_OP (ZeRO-2) where named */
+			arg(r, "zero", "%s", has(zero, "SHARD_GRAD_OP") || stage == 2 ? "2" : "3");
 			/* which FSDP the row names (the model's default: FSDP2,
 			 * Megatron's own under TE); Composer's PURE mode
 			 * reduces in BF16, its DEFAULT in FP32 */
@@ -270,23 +573,25 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 				arg(r, "fsdp", "2");
 			if (!before && has(dtype, "PURE"))
 				arg(r, "fsdp-reduce", "bf16");
+			if (!before && hsdp)
+				arg(r, "hsdp", "%s", "");
 		}
-		else if (has(zero, "distributed optimizer") || has(zero, "ZeRO-1") ||
+		else if (stage >= 2)   /* DeepSpeed's ZeRO-2 and -3 */
+			arg(r, "zero", "%u", stage);
+		else if (has(zero, "distributed optimizer") || stage == 1 ||
 			 has(zero, "distributed Adam"))
 			arg(r, "zero", "1");
+		if (!before && has(zero, "offload") && (stage || has(zero, "FSDP")))
+			arg(r, "offload", "%s", "");
 	}
 	if (!before) {
 		if (r->ga > 1)
 			arg(r, "grad-accum", "%u", r->ga);
-		const char *ck = F(C_CKPT);
-		r->ckpt_unstated = !strncasecmp(ck, "unstated", 8);
-		if (!strncasecmp(ck, "full", 4))
-			arg(r, "act-ckpt", "full");
-		else if (!strncasecmp(ck, "selective", 9))
-			arg(r, "act-ckpt", "selective");
-		int te = has_word(dtype, "TE") || has_word(F(C_ATTN), "TE") ||
-			 has_word(F(C_COMPILE), "TE");
-		if (!strncasecmp(F(C_COMPILE), "yes", 3))
+		const char *ck = row_ckpt(F(C_CKPT));
+		r->ckpt_unstated = !strncasecmp(F(C_CKPT), "unstated", 8);
+		if (ck && strcmp(ck, "none"))
+			arg(r, "act-ckpt", "%s", ck);
+		if (row_compiled(F(C_COMPILE)))
 			arg(r, "stack", "compile");
 		else if (te)
 			arg(r, "stack", "te");
@@ -297,50 +602,54 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		if (!te && (has(dtype, "fp32 grad") || has(assume, "accumulate_grad_in_fp32")))
 			arg(r, "grad-fp32", "%s", "");
 	}
+	if (watts)
+		arg(r, "power-limit", "%u", watts);
 	r->measured_ms = atof(F(C_MS));
 #undef F
+}
+
+/* The analysis of r's flags on its GPU, as surfer-analyze gives it; 0 with
+ * *a and *rm (free both), else -1 with r->why. */
+static int analyze_run(struct run *r, const struct gpu_spec *g, struct analysis **a,
+		       struct report_model *rm)
+{
+	struct model_cli m;
+	char err[200];
+	model_cli_init(&m);
+	for (int i = 0; i < r->nargs; i += 2)
+		if (strcmp(r->args[i], "target") &&
+		    model_cli_set(&m, r->args[i], r->args[i + 1], err, sizeof(err))) {
+			snprintf(r->why, sizeof(r->why), "%s", err);
+			return -1;
+		}
+	struct analysis_options ao;
+	memset(&ao, 0, sizeof(ao));
+	ao.targets = &g;
+	ao.ntargets = 1;
+	memset(rm, 0, sizeof(*rm));
+	if (model_analysis_run(&m, &ao, a, rm, err, sizeof(err)) < 0) {
+		snprintf(r->why, sizeof(r->why), "%s", err);
+		return -1;
+	}
+	return 0;
 }
 
 /* Predicts r: 0 with r->predicted_ms, else r->why. */
 static int predict_run(struct run *r, int before)
 {
-	struct model_cli m;
-	struct model_config c;
 	const struct gpu_spec *g = NULL;
-	char err[200];
-	model_cli_init(&m);
+	int have_model = 0;
 	for (int i = 0; i < r->nargs; i += 2) {
-		if (!strcmp(r->args[i], "target")) {
+		if (!strcmp(r->args[i], "target"))
 			g = gpu_find(r->args[i + 1]);
-			continue;
-		}
-		if (model_cli_set(&m, r->args[i], r->args[i + 1], err, sizeof(err))) {
-			snprintf(r->why, sizeof(r->why), "%s", err);
-			return -1;
-		}
+		have_model |= !strcmp(r->args[i], "model");
 	}
-	if (!m.model || !g) {
-		snprintf(r->why, sizeof(r->why), "no model config or GPU for this row");
+	if (!have_model || !g)
+		return -1;   /* row_flags() said why */
+	struct analysis *a = NULL;
+	struct report_model rm;
+	if (analyze_run(r, g, &a, &rm))
 		return -1;
-	}
-	if (model_config_resolve(m.model, &c, err, sizeof(err))) {
-		snprintf(r->why, sizeof(r->why), "%s", err);
-		return -1;
-	}
-	if (model_target_check(&m.opts, g, err, sizeof(err))) {
-		snprintf(r->why, sizeof(r->why), "%s", err);
-		return -1;
-	}
-	struct model_seq s;
-	struct model_timing t;
-	if (model_pp_pick_stage(&c, &m.opts, g, model_cli_launch_ns(&m)) < 0) {
-		snprintf(r->why, sizeof(r->why), "no pipeline stage could be predicted");
-		return -1;
-	}
-	if (model_build(&c, &m.opts, &s, err, sizeof(err))) {
-		snprintf(r->why, sizeof(r->why), "%s", err);
-		return -1;
-	}
 	/* A published run fitted its GPUs: where the row leaves activation
 	 * checkpointing unstated and the tensors saved for backward alone,
 	 * without it, exceed the GPU's memory, every block is taken to be
@@ -350,29 +659,24 @@ static int predict_run(struct run *r, int before)
 	 * these rows do not state either, and a run near the limit (MB2: Llama 3
 	 * 8B, 2 x 8192 tokens on a B200, about 190 GiB in all, under 100 of it
 	 * activations) would flip with it. */
-	if (!before && r->ckpt_unstated && m.opts.mode == MODEL_TRAINING &&
-	    m.opts.act_ckpt == MODEL_CKPT_NONE) {
-		struct model_memory mm;
-		model_memory(&c, &m.opts, &s, &mm);
-		if (mm.activations > gpu_mem_usable_bytes(g)) {
-			model_seq_release(&s);
-			m.opts.act_ckpt = MODEL_CKPT_FULL;
-			if (model_build(&c, &m.opts, &s, err, sizeof(err))) {
-				snprintf(r->why, sizeof(r->why), "%s", err);
-				return -1;
-			}
-			arg(r, "act-ckpt", "full");
-			lack(r, "act-ckpt-assumed");
-		}
+	int training = 0, ckpt = 0;
+	for (int i = 0; i < r->nargs; i += 2) {
+		training |= !strcmp(r->args[i], "mode") && !strcmp(r->args[i + 1], "training");
+		ckpt |= !strcmp(r->args[i], "act-ckpt");
 	}
-	int rc = model_time(&s, &m.opts, g, model_cli_launch_ns(&m), &t);
-	model_seq_release(&s);
-	if (rc) {
-		snprintf(r->why, sizeof(r->why), "prediction failed (%d)", rc);
-		return -1;
+	if (!before && r->ckpt_unstated && training && !ckpt &&
+	    rm.memory.activations > gpu_mem_usable_bytes(g)) {
+		analysis_free(a);
+		report_model_free(&rm);
+		arg(r, "act-ckpt", "full");
+		lack(r, "act-ckpt-assumed");
+		if (analyze_run(r, g, &a, &rm))
+			return -1;
 	}
-	r->predicted_ms = t.iteration_ns / 1e6;
-	if (before && m.opts.pp <= 1)
+	r->predicted_ms = a->targets[0].iteration_ns / 1e6;
+	analysis_free(a);
+	report_model_free(&rm);
+	if (before && r->ga > 1 && !strstr(r->flags, "--pp "))
 		r->predicted_ms *= r->ga;
 	return 0;
 }
@@ -404,7 +708,7 @@ int bench_published_main(const struct bench_args *a)
 		return 2;
 	}
 	for (int c = 0; c < C_COUNT; c++)
-		if ((idx[c] = csv_col(&cr, col_names[c])) < 0 && c != C_SOURCE) {
+		if ((idx[c] = csv_col(&cr, col_names[c])) < 0 && c < C_OPTIONAL) {
 			fprintf(stderr, PROG ": published: '%s' has no column '%s'\n", path, col_names[c]);
 			csv_release(&cr);
 			return 2;
