@@ -14,8 +14,8 @@
  * FP8 and its recipe, activation checkpointing, the optimizer, ZeRO/FSDP/
  * HSDP and offload, the stack (Transformer Engine for NeMo/Megatron rows,
  * torch.compile where the row says so, eager for the others), the
- * context-parallel degree, the interleaved pipeline's model chunks (VP)
- * and the nodes (8 GPUs each); an inference row (its mode column) as a
+ * context-parallel degree, the interleaved pipeline's model chunks (VP),
+ * CUDA graphs, and the nodes (8 GPUs each); an inference row (its mode column) as a
  * prefill, a decode step or a whole generation, by vLLM or SGLang where
  * the row names one.  The columns are free text, as their authors wrote
  * them; row_flags() says which words it reads.  What a row uses
@@ -532,9 +532,18 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		arg(r, "dp", "%u", dp);
 	if (tp > 1)
 		arg(r, "tp", "%u", tp);
-	/* Megatron's sequence_parallel, nanotron's tp_mode REDUCE_SCATTER */
-	if (tp > 1 && !before && (has(zero, "sequence parallel") || has(assume, "REDUCE_SCATTER")))
+	/* Megatron's sequence_parallel, nanotron's tp_mode REDUCE_SCATTER;
+	 * torchtitan's tensor-parallel plan always runs its norms as
+	 * SequenceParallel (parallelize_llama) */
+	if (tp > 1 && !before && (has(zero, "sequence parallel") || has(assume, "REDUCE_SCATTER") ||
+				  has(source, "torchtitan")))
 		arg(r, "sequence-parallel", "%s", "");
+	/* TP's collectives split and overlapped with the GEMMs (torchtitan's
+	 * async TP, Megatron's tp_comm_overlap): no flag yet */
+	if (tp > 1 && !before && (has(zero, "async TP") || has(assume, "async TP") ||
+				  has(F(C_COMPILE), "async TP") || has(zero, "tp_comm_overlap") ||
+				  has(assume, "tp_comm_overlap") || has(assume, "TP comm overlap")))
+		lack(r, "tp-comm-overlap");
 	if (pp > 1)
 		arg(r, "pp", "%u", pp);
 	if (pp > 1 && before)
@@ -595,6 +604,11 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 			arg(r, "stack", "compile");
 		else if (te)
 			arg(r, "stack", "te");
+		/* the blocks captured as CUDA graphs (Megatron's
+		 * cuda_graph_impl, Inductor's reduce-overhead) */
+		if (has(F(C_COMPILE), "CUDA graph") || has(assume, "CUDA graph") ||
+		    has(F(C_COMPILE), "reduce-overhead"))
+			arg(r, "cuda-graphs", "%s", "");
 		/* clipping is the stacks' default; a row may say it is off */
 		if (has(assume, "no grad clipping") || has(assume, "no gradient clipping"))
 			arg(r, "no-grad-clip", "%s", "");
