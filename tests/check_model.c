@@ -3585,8 +3585,97 @@ START_TEST(fp8_sp_gathers)
 	o.stack = MODEL_STACK_TE;
 	o.fp8_recipe = MODEL_FP8_DELAYED;
 	sp_gathers(&o, &ag, &ar4, &scale);
-	ck_assert_double_eq(ag, 4 * 4194304.0);
+	/* and Megatron's two re-gathers of the column-parallel linears' saved
+	 * input shards for their wgrads (tp_wgrad_overlap), in FP8 too */
+	ck_assert_double_eq(ag, 6 * 4194304.0);
 	ck_assert_uint_eq(ar4, 0);
+}
+END_TEST
+
+/* Megatron's column-parallel linears under --stack te: the input
+ * gradient's reduce-scatter (sequence parallelism) is issued on the side
+ * stream after the dgrads of Q, K and V (gate and up), their wgrads run
+ * while it goes, the first of them waiting for the saved input's
+ * re-gather (issued before the first dgrad), and the op below waits for
+ * the reduce-scatter; without sequence parallelism the all-reduce alike,
+ * no re-gather.  The eager stack waits for each where it is issued.  The
+ * replay hides part of them: the step is shorter than the same kernels
+ * with the collectives serialized on the compute stream. */
+START_TEST(tp_wgrad_overlap)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-3.2-1b", &c), 0);
+	const struct gpu_spec *gpu = gpu_find("h100-sxm");
+	ck_assert_ptr_nonnull(gpu);
+	for (int sp = 1; sp >= 0; sp--) {
+		struct model_opts o = zero_opts(0);
+		o.dp = 1;
+		o.tp = 2;
+		o.sp = sp;
+		o.dtype = GPU_DT_BF16;
+		o.stack = MODEL_STACK_TE;
+		o.attention = MODEL_ATTN_FLASH;
+		struct model_seq s;
+		ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+		size_t overlapped = 0, regathers = 0;
+		for (size_t i = 0; i < s.n; i++) {
+			const struct model_kernel *k = &s.v[i];
+			if (k->phase != MODEL_PH_COMM || k->layer != 3 || k->ranks != 2)
+				continue;
+			if (k->comm == COMM_ALL_GATHER && k->async) {
+				regathers++;
+				/* a T x h shard gathered: 2 x 1024 tokens of 2048, BF16 */
+				ck_assert_double_eq(k->k.bytes, 2.0 * 1024 * 2048 * 2);
+			}
+			if (k->comm != (sp ? COMM_REDUCE_SCATTER : COMM_ALL_REDUCE) || !k->async)
+				continue;
+			overlapped++;
+			ck_assert_int_eq(k->async, MODEL_ASYNC_AFTER);
+			/* before it a dgrad GEMM; after it the wgrads (K = the
+			 * tokens), the first waiting for the re-gather; then a
+			 * kernel waiting for it */
+			ck_assert_int_eq(s.v[i - 1].k.op, PRED_OP_GEMM);
+			size_t j = i + 1, wgrads = 0;
+			ck_assert_int_eq(s.v[j].k.op, PRED_OP_GEMM);
+			if (sp) {
+				ck_assert_uint_gt(s.v[j].wait, 0);
+				const struct model_kernel *g = &s.v[s.v[j].wait - 1];
+				ck_assert_int_eq(g->comm, COMM_ALL_GATHER);
+				ck_assert_int_eq(g->async, MODEL_ASYNC_AFTER);
+				ck_assert_uint_lt(s.v[j].wait - 1, i);
+			} else {
+				ck_assert_uint_eq(s.v[j].wait, 0);
+			}
+			for (; j < s.n && s.v[j].wait != i + 1; j++)
+				if (s.v[j].k.op == PRED_OP_GEMM && s.v[j].k.k == 2048)
+					wgrads++;
+			ck_assert_uint_lt(j, s.n);
+			ck_assert_int_eq(s.v[j].async, 0);
+			ck_assert_uint_ge(wgrads, 2);    /* Q, K, V or gate, up */
+		}
+		ck_assert_uint_eq(overlapped, 2);        /* attention's and the MLP's */
+		ck_assert_uint_eq(regathers, sp ? 2 : 0);
+
+		struct model_timing t, serial;
+		ck_assert_int_eq(model_time(&s, &o, gpu, 6000, &t), 0);
+		for (size_t i = 0; i < s.n; i++) {
+			if (s.v[i].phase == MODEL_PH_COMM && s.v[i].ranks == 2)
+				s.v[i].async = 0;
+			s.v[i].wait = 0;
+		}
+		ck_assert_int_eq(model_time(&s, &o, gpu, 6000, &serial), 0);
+		ck_assert_double_eq_tol(t.compute_ns, serial.compute_ns, 1);
+		ck_assert(t.iteration_ns < serial.iteration_ns - 1000);
+		model_seq_release(&s);
+
+		/* the eager stack: each on the compute stream */
+		o.stack = MODEL_STACK_EAGER;
+		ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+		for (size_t i = 0; i < s.n; i++)
+			if (s.v[i].phase == MODEL_PH_COMM && s.v[i].ranks == 2)
+				ck_assert_int_eq(s.v[i].async, 0);
+		model_seq_release(&s);
+	}
 }
 END_TEST
 
@@ -5328,6 +5417,7 @@ int main(void)
 	tcase_add_test(t, moe_ep_refusals);
 	tcase_add_test(t, mtp_module);
 	tcase_add_test(t, fp8_sp_gathers);
+	tcase_add_test(t, tp_wgrad_overlap);
 	tcase_add_test(t, offload_step);
 	tcase_add_test(t, built_copies);
 	suite_add_tcase(s, t);

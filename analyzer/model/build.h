@@ -118,6 +118,16 @@ struct bld {
 				 * reads is FP32 (a norm's or softmax's)   */
 	uint32_t a2a_last;      /* --moe-a2a-overlap: 1 + index of the last
 				 * all-to-all, 0 none yet                  */
+	/* --stack te under tensor parallelism: the column-parallel linears
+	 * whose weight-gradient GEMMs wait for their input-gradient's
+	 * reduce-scatter (all-reduce) to be issued, so that they run while it
+	 * does (ops.c, tp_wgrad_deferred()) */
+	const struct fop *tp_defer[4];
+	uint32_t ntp_defer;
+	uint32_t tp_regather;   /* 1 + index of the saved input's all-gather
+				 * for those wgrads (sequence parallelism) */
+	double tp_flushed_elems; /* their parameters, for the data-parallel
+				  * buckets once their wgrads are emitted   */
 };
 
 /* The most kernels one built iteration may hold by default

@@ -1408,8 +1408,16 @@ static void backward(struct bld *B)
 			recompute_layer(B, rc_layer);
 			B->ph = MODEL_PH_BACKWARD;
 		}
+		uint32_t deferred = B->ntp_defer;
 		bld_backward_op(B, f);
 		B->ph = MODEL_PH_BACKWARD;
+		/* a linear whose wgrad waits for its tensor-parallel collective
+		 * (ops.c) joins the buckets once its wgrad is emitted */
+		if (B->ntp_defer > deferred)
+			continue;
+		if (!shard && B->tp_flushed_elems > 0)
+			bld_dp_buckets(B, B->tp_flushed_elems * B->esz, &pending, 0, MODEL_GROUP_DP);
+		B->tp_flushed_elems = 0;
 		if (!shard && f->param && ep && f->kind == F_GROUPED)
 			bld_dp_buckets(B, f->param_elems * B->esz, &expert_pending, 0, MODEL_GROUP_EDP);
 		else if (!shard && f->param && !f->frozen && !(f->kind == F_LINEAR && (f->flag & 2)))

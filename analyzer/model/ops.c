@@ -339,6 +339,12 @@ void k_comm_elem(struct bld *B, enum comm_op op, double bytes, double elem, enum
 	k->comm = op;
 	model_group(B->o, g, &k->ranks, &k->node_ranks);
 	k->async = async;
+	/* a wait is the compute stream's: a collective on the side stream
+	 * follows the side stream's order and leaves it to the next kernel */
+	if (async && k->wait) {
+		B->wait_next = k->wait;
+		k->wait = 0;
+	}
 }
 
 /* ---- forward ops ------------------------------------------------------- */
@@ -1135,17 +1141,79 @@ void bld_grad_accumulate(struct bld *B, double elems, uint64_t cols)
 		k->k.bytes = elems * (B->esz + 8.0);
 }
 
+/*
+ * Megatron's column-parallel linears (tensor_parallel/layers.py,
+ * LinearWithGradAccumulationAndAsyncCommunication; Transformer Engine's
+ * Linear and LayerNormLinear alike: "overlap dgrad-RS/AR with wgrad")
+ * issue their input-gradient's reduce-scatter (under sequence
+ * parallelism; the all-reduce without it) asynchronously right after the
+ * dgrad GEMM and run the weight-gradient GEMM while it goes, waiting for it
+ * only before the op below them reads the gradient; under sequence
+ * parallelism they all-gather their saved input shard again for that
+ * wgrad, issued before the dgrad GEMM and waited for by the wgrad
+ * (CUDA_DEVICE_MAX_CONNECTIONS=1 keeps the two in that order on one
+ * stream).  Q, K and V (gate and up) read one input: their dgrads come
+ * first, the collective after the last of them, then their wgrads.  f is
+ * such a linear when the fops before it, back to the tensor-parallel
+ * region's entry (F_TP_BWD), are linears reading the same input.  --stack
+ * te only: the eager stacks' (DTensor's, nanotron's default) wait for
+ * each collective where it is issued.
+ */
+static int tp_wgrad_deferred(const struct bld *B, const struct fop *f)
+{
+	if (B->o->stack != MODEL_STACK_TE || B->tp <= 1 || f->frozen || (f->flag & 8) ||
+	    B->ntp_defer >= sizeof(B->tp_defer) / sizeof(B->tp_defer[0]))
+		return 0;
+	const struct fop *p = f;
+	while (p > B->ops && p[-1].kind == F_LINEAR && p[-1].layer == f->layer && p[-1].b == f->b &&
+	       p[-1].a == f->a)
+		p--;
+	return p > B->ops && p[-1].kind == F_TP_BWD && p[-1].layer == f->layer;
+}
+
+static void linear_wgrad(struct bld *B, const struct fop *f);
+
+/* A linear's weight gradient dW = dY^T X and what follows it: Megatron's
+ * accumulation into main_grad, the bias's column sum, autocast's casts
+ * back, AccumulateGrad. */
+static void linear_wgrad(struct bld *B, const struct fop *f)
+{
+	k_gemm_fp8(B, 1, f->c, f->b, f->a, f->fp8);
+	if (B->o->stack == MODEL_STACK_TE)
+		wgrad_into_main_grad(B);
+	if (f->flag & 1)
+		k_colsum(B, f->a, f->c);
+	if (bld_autocast(B) && !f->fp8) {
+		/* the casts' backward: each gradient back to FP32 */
+		if (autocast_weights(B)) {
+			k_cast(B, (double)f->b * f->c, 0);
+			if (f->flag & 1)
+				k_cast(B, (double)f->c, 0);
+		}
+		if (f->flag & 4)
+			k_cast(B, (double)f->a * f->b, 0);
+	}
+	bld_grad_accumulate(B, f->param_elems, f->b);
+}
+
 static void backward_op(struct bld *B, const struct fop *f)
 {
 	switch (f->kind) {
-	case F_LINEAR:
+	case F_LINEAR: {
 		/* dX = dY W: (m x out) (out x in); dW = dY^T X: (out x m) (m x in).
 		 * dY gathered in FP8 (op_tp) is cast already. */
+		int defer = tp_wgrad_deferred(B, f);
 		if (f->fp8)
 			bld_fp8_casts(B, 0, fp8_gathered(B, (double)f->a * f->c) ? 0 : (double)f->a * f->c,
 				      (double)f->b * f->c, f->fp8_x_bwd);
 		if (f->flag & 8)
 			nf4_dequantize(B, f->b, f->c);
+		if (defer && !B->ntp_defer && B->o->sp) {
+			double e = bld_sp_fp8_bytes(B);
+			k_comm(B, COMM_ALL_GATHER, (double)f->a * f->b * (e > 0 ? e : B->esz), MODEL_GROUP_TP,
+			       MODEL_ASYNC_AFTER);
+			B->tp_regather = B->err ? 0 : (uint32_t)B->s->n;
+		}
 		k_gemm_fp8(B, 1, f->a, f->b, f->c, f->fp8);
 		if (f->frozen) {
 			/* --lora: the input's gradient alone, summed with its
@@ -1158,23 +1226,13 @@ static void backward_op(struct bld *B, const struct fop *f)
 				k_cast(B, (double)f->a * f->b, 0);
 			break;
 		}
-		k_gemm_fp8(B, 1, f->c, f->b, f->a, f->fp8);
-		if (B->o->stack == MODEL_STACK_TE)
-			wgrad_into_main_grad(B);
-		if (f->flag & 1)
-			k_colsum(B, f->a, f->c);
-		if (bld_autocast(B) && !f->fp8) {
-			/* the casts' backward: each gradient back to FP32 */
-			if (autocast_weights(B)) {
-				k_cast(B, (double)f->b * f->c, 0);
-				if (f->flag & 1)
-					k_cast(B, (double)f->c, 0);
-			}
-			if (f->flag & 4)
-				k_cast(B, (double)f->a * f->b, 0);
+		if (defer) {
+			B->tp_defer[B->ntp_defer++] = f;
+			break;
 		}
-		bld_grad_accumulate(B, f->param_elems, f->b);
+		linear_wgrad(B, f);
 		break;
+	}
 	case F_BMM:
 		k_gemm(B, f->d, f->a, f->c, f->b);
 		k_gemm(B, f->d, f->c, f->b, f->a);
@@ -1338,8 +1396,24 @@ static void backward_op(struct bld *B, const struct fop *f)
 		 * also gathers the saved input shards again for the weight-
 		 * gradient GEMM, on another stream while the dgrad GEMM runs
 		 * (tensor_parallel/layers.py): taken as hidden, not emitted. */
+		if (!B->ntp_defer) {
+			k_comm(B, B->o->sp ? COMM_REDUCE_SCATTER : COMM_ALL_REDUCE, (double)f->a * B->esz,
+			       MODEL_GROUP_TP, 0);
+			break;
+		}
+		/* Megatron's: issued after the dgrads, the wgrads run while it
+		 * goes (tp_wgrad_deferred()) */
 		k_comm(B, B->o->sp ? COMM_REDUCE_SCATTER : COMM_ALL_REDUCE, (double)f->a * B->esz,
-		       MODEL_GROUP_TP, 0);
+		       MODEL_GROUP_TP, MODEL_ASYNC_AFTER);
+		uint32_t rs = B->err ? 0 : (uint32_t)B->s->n;
+		B->wait_next = B->tp_regather;
+		for (uint32_t i = 0; i < B->ntp_defer; i++) {
+			linear_wgrad(B, B->tp_defer[i]);
+			B->tp_flushed_elems += B->tp_defer[i]->param_elems;
+		}
+		B->ntp_defer = 0;
+		B->tp_regather = 0;
+		B->wait_next = rs;
 		break;
 	case F_PP_SEND:
 		k_comm(B, COMM_SEND_RECV, (double)f->a * B->esz, MODEL_GROUP_PP, f->flag);
