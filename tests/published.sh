@@ -74,6 +74,7 @@ echo "{$cfg, \"hidden_size\": 8192}" >"$tmp/oth/configs/bar-70b.json"
 	echo "D3,Foo,acme/foo-7b,A100 80GB,8,8,1,1,ZeRO stage 3,training,2,2048,,bf16,flash,none,AdamW8bit,no,3000,none,deepspeed"
 	echo "E1,Mixtral 8x7B,mistralai/Mixtral-8x7B-v0.1,H100 SXM5 80GB,8,8,1,1,FSDP2; EP=8,training,1,4096,,FP8,cuDNN,none,Adam,no,3000,none,Megatron-LM"
 	echo "V1,Llama 3.1 8B,meta-llama/Llama-3.1-8B,H100 SXM5 80GB,1,1,1,1,none,inference decode (TPOT),32,2048,128,bf16,flash,none,none,no,20,none,vLLM benchmark"
+	echo "R1,Llama 3.1 70B,meta-llama/Llama-3.1-70B,H100 SXM5 80GB,8,1,4,2,none,inference generate,16,1024,256,bf16,flash,none,none,no,9000,none,TensorRT-LLM 0.12"
 	echo "G1,Llama 3.1 8B,meta-llama/Llama-3.1-8B,H100 SXM5 80GB,1,1,1,1,none,inference generate,4,512,128,bf16,sdpa,none,none,no,3000,none,transformers"
 	echo "P1,Llama 3.1 70B,meta-llama/Llama-3.1-70B,H100 SXM5 80GB,256,32,8,1,FSDP2,training,1,8192,,bf16,flash,selective (op),AdamW,yes (CUDA graphs),3000,async TP,torchtitan"
 	echo "B1,Bar 7B,n/a,H100 SXM5 80GB,8,8,1,1,none,training,1,2048,,bf16,flash,none,AdamW,no,1000,none,nowhere"
@@ -99,13 +100,15 @@ check "a Megatron source runs Transformer Engine (its FP8 recipe delayed); EP=8"
 row V1 | grep -q -- '| --engine vllm --mode decode --batch 32 --seq 2048 --dtype bf16 |' &&
 	row G1 | grep -q -- '| --mode generate --batch 4 --seq 512 --new-tokens 128 --dtype bf16 --attention sdpa |'
 check "inference rows: a vLLM decode step, a transformers generate()" $?
+row R1 | grep -q -- '| engine-as-vllm | --engine vllm --mode serve --batch 16 --seq 1024 --new-tokens 256 --dtype bf16 --tp 4 --pp 2 |'
+check "an engine surfer does not build (TensorRT-LLM) runs as vLLM, said in lacks; tp and pp kept" $?
 row D2 | grep -q '| [-+][0-9.]*% |' && row H1 | grep -q '| [-+][0-9.]*% |' &&
 	row V1 | grep -q '| [-+][0-9.]*% |'
 check "a model by its Hub id in configs/, a built-in by name, an engine row: predicted" $?
 row P1 | grep -q -- '| tp-comm-overlap | .*--tp 8 --sequence-parallel .*--stack compile --cuda-graphs |'
 check "torchtitan's TP runs sequence-parallel norms; CUDA graphs; async TP named as lacking" $?
 row B1 | grep -q "no model: 'Bar 7B'" && row Q1 | grep -q "no GPU: 'Quantum GPU 9000'" &&
-	grep -q '^9 runs predicted of 11:' "$tmp/oth/out"
+	grep -q '^10 runs predicted of 12:' "$tmp/oth/out"
 check "a model no config or built-in names (not bar-70b), an unknown GPU: said, not predicted" $?
 # each row's prediction is surfer-analyze's for its flags
 flags=$(row H1 | awk -F'|' '{ print $8 }')

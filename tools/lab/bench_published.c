@@ -401,9 +401,12 @@ static const char *row_ckpt(const char *s)
 }
 
 /* The serving engine an inference row names (any column), NULL for none:
- * Hugging Face's eager generate(). */
-static const char *row_engine(char **f, const int *idx)
+ * Hugging Face's eager generate().  TensorRT-LLM and TGI, which surfer
+ * does not build, run as vLLM (paged KV cache, CUDA graphs, fused
+ * kernels, custom all-reduce), *approx set. */
+static const char *row_engine(char **f, const int *idx, int *approx)
 {
+	*approx = 0;
 	for (int c = 0; c < C_COUNT; c++) {
 		if (idx[c] < 0 || c == C_MS)
 			continue;
@@ -412,6 +415,13 @@ static const char *row_engine(char **f, const int *idx)
 		if (has(f[idx[c]], "SGLang"))
 			return "sglang";
 	}
+	for (int c = 0; c < C_COUNT; c++)
+		if (idx[c] >= 0 && c != C_MS &&
+		    (has(f[idx[c]], "TensorRT-LLM") || has(f[idx[c]], "TRT-LLM") ||
+		     has_word(f[idx[c]], "TGI") || has(f[idx[c]], "text-generation-inference"))) {
+			*approx = 1;
+			return "vllm";
+		}
 	return NULL;
 }
 
@@ -420,10 +430,13 @@ static const char *row_engine(char **f, const int *idx)
  * decode step of mb sequences after seq cached tokens ("decode", "TPOT",
  * "per output token"), else the whole generation of new_tokens. */
 static void inference_flags(struct run *r, char **f, const int *idx, unsigned mb, unsigned seq,
-			    unsigned tp, const char *dtype_arg, int fp8)
+			    unsigned tp, unsigned pp, const char *dtype_arg, int fp8)
 {
 #define F(c) (idx[c] >= 0 ? f[idx[c]] : "")
-	const char *mode = F(C_MODE), *engine = row_engine(f, idx);
+	int approx;
+	const char *mode = F(C_MODE), *engine = row_engine(f, idx, &approx);
+	if (approx)
+		lack(r, "engine-as-vllm");
 	unsigned newt = (unsigned)atoi(F(C_NEW));
 	int decode = has(mode, "decode") || has(mode, "TPOT") || has(mode, "per output token") ||
 		     has(mode, "inter-token");
@@ -441,6 +454,8 @@ static void inference_flags(struct run *r, char **f, const int *idx, unsigned mb
 		arg(r, "attention", "%s", row_attention(F(C_ATTN), F(C_DTYPE), F(C_COMPILE)));
 	if (tp > 1)
 		arg(r, "tp", "%u", tp);
+	if (pp > 1)
+		arg(r, "pp", "%u", pp);
 #undef F
 }
 
@@ -477,7 +492,7 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		: has(dtype, "fp32") || has(dtype, "float32") ? "fp32" : "bf16";
 	if (mode[0] && !has(mode, "train")) {
 		r->ga = 1;
-		inference_flags(r, f, idx, mb, seq, tp, dtype_arg, fp8);
+		inference_flags(r, f, idx, mb, seq, tp, pp, dtype_arg, fp8);
 		if (watts)
 			arg(r, "power-limit", "%u", watts);
 		r->measured_ms = atof(F(C_MS));
