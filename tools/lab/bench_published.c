@@ -759,7 +759,12 @@ int bench_published_main(const struct bench_args *a)
 		for (size_t i = 0; i < 64; i++)
 			row[i] = (char *)csv_field(&cr, i);
 		row_flags(r, row, idx, a->data, a->before);
-		r->ok = predict_run(r, a->before) == 0 && r->measured_ms > 0;
+		r->ok = predict_run(r, a->before) == 0;
+		if (r->ok && !(r->measured_ms > 0 && isfinite(r->measured_ms))) {
+			r->ok = 0;
+			snprintf(r->why, sizeof(r->why), "predicted %.1f ms; no measured time to compare "
+				 "(ms_per_iter_derived)", r->predicted_ms);
+		}
 	}
 	if (rc < 0) {
 		fprintf(stderr, PROG ": published: %s\n", cr.err);
