@@ -357,6 +357,16 @@ static unsigned row_watts(const char *col)
 	return 0;
 }
 
+/* A count as a column writes it: "8192", "8k" or "8K" (x 1024), "128k". */
+static unsigned row_count(const char *s)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+	if ((*end == 'k' || *end == 'K') && !isalnum((unsigned char)end[1]) && v < (1ul << 22))
+		v *= 1024;
+	return v > 0xffffffffu ? 0 : (unsigned)v;
+}
+
 /* The ZeRO stage a zero_or_fsdp column names ("ZeRO-3", "ZeRO stage 2",
  * "zero3"), 0 when none. */
 static unsigned zero_stage(const char *s)
@@ -484,7 +494,7 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 			 "(--list-gpus)", F(C_GPU));
 	r->ngpus = (unsigned)atoi(F(C_NGPUS));
 	unsigned dp = (unsigned)atoi(F(C_DP)), tp = (unsigned)atoi(F(C_TP)), pp = (unsigned)atoi(F(C_PP));
-	unsigned mb = (unsigned)atoi(F(C_MB)), seq = (unsigned)atoi(F(C_SEQ));
+	unsigned mb = (unsigned)atoi(F(C_MB)), seq = row_count(F(C_SEQ));
 	int fp8 = has(dtype, "FP8") || has(dtype, "float8");
 	const char *dtype_arg = has(dtype, "bf16") || has(dtype, "bfloat16") ? "bf16"
 		: has(dtype, "fp16") || has(dtype, "float16") ? "fp16"
@@ -505,6 +515,13 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 	unsigned ga = last_int_after(assume, "GA");
 	if (!ga)
 		ga = last_int_after(assume, "GradAccum");
+	/* else the global batch the row states: GBS = micro-batch x dp x GA
+	 * (Megatron's global_batch_size, torchtitan's global batch) */
+	unsigned gbs = last_int_after(assume, "GBS");
+	if (!gbs)
+		gbs = last_int_after(assume, "global batch");
+	if (!ga && gbs && mb && dp && gbs % (mb * dp) == 0)
+		ga = gbs / (mb * dp);
 	r->ga = ga ? ga : 1;
 	if (cp > 1 && before) {
 		seq /= cp;
