@@ -594,10 +594,14 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		arg(r, "cp", "%u", cp);
 	if (ep > 1 && !before)
 		arg(r, "ep", "%u", ep);
-	if (r->ngpus > 8) {   /* before: the GPUs without cp's, in one node */
+	/* the nodes of the GPU's system (8 GPUs of a DGX or HGX; 4 of a GB200
+	 * NVL72 tray); before: the GPUs without cp's, in one node */
+	const struct gpu_system *sys = g ? gpu_system_default(g) : NULL;
+	unsigned per = sys && sys->gpus_per_node ? sys->gpus_per_node : 8;
+	if (r->ngpus > per) {
 		unsigned job = (dp ? dp : 1) * (tp ? tp : 1) * (pp ? pp : 1);
-		arg(r, "nodes", "%u", before ? 1 : (r->ngpus + 7) / 8);
-		arg(r, "gpus-per-node", "%u", before ? job : 8);
+		arg(r, "nodes", "%u", before ? 1 : (r->ngpus + per - 1) / per);
+		arg(r, "gpus-per-node", "%u", before ? job : per);
 	}
 	if (dp > 1) {
 		unsigned stage = zero_stage(zero);
