@@ -250,6 +250,49 @@ START_TEST(causal_about_half)
 }
 END_TEST
 
+/* A causal prefill's blocks do unequal work and the kernel ends with the
+ * longest: FA2 on an A100 (108 SMs, 2 blocks each: 216 slots), 1024
+ * tokens at head dim 64 (128 x 128 tiles: 8 query blocks per head, the
+ * causal ones visiting 1..8 key blocks, 36 in all against the full
+ * mask's 64).  24 heads are one wave of 192 blocks: the causal kernel
+ * computes as long as the full one (its last block visits all 8), where
+ * blocks counted as equal made it 36 / 64; its backward alike (key block
+ * j visits 8 - j query blocks).  64 sequences of those heads are 57
+ * waves: the work's share, 36 / 64, within the tail.  At 48 heads (384
+ * blocks, 1.8 waves) list scheduling ends at 13 key blocks of a slot's
+ * time (the same greedy schedule run apart, Python's heapq over 216
+ * slots), 0.615 of the slots kept busy, where attn_fill() says 0.889. */
+START_TEST(causal_blocks_unequal)
+{
+	for (int bwd = 0; bwd <= 1; bwd++) {
+		struct attn_plan pc, pf;
+		struct pred_kernel c = call(PRED_ATTN_FA2, PRED_ATTN_PREFILL, GPU_DT_BF16, 1, bwd, 1, 24,
+					    24, 64, 64, 1024, 1024);
+		struct pred_kernel f = call(PRED_ATTN_FA2, PRED_ATTN_PREFILL, GPU_DT_BF16, 0, bwd, 1, 24,
+					    24, 64, 64, 1024, 1024);
+		ck_assert_int_eq(attention_plan(&c, gpu("a100-sxm4-80"), NULL, &pc), 0);
+		ck_assert_int_eq(attention_plan(&f, gpu("a100-sxm4-80"), NULL, &pf), 0);
+		ck_assert(pc.ctas == 192 && pc.waves == 1 && pc.ctas_per_sm == 2);
+		double r = pc.compute_ns / pf.compute_ns;
+		ck_assert_msg(r > 0.95 && r < 1.05, "one wave, bwd %d: causal / full %.3f", bwd, r);
+		c.attn.seqs = f.attn.seqs = 64;
+		c.attn.q_tokens = c.attn.kv_tokens = f.attn.q_tokens = f.attn.kv_tokens = 64 * 1024;
+		c.attn.pairs *= 64;
+		f.attn.pairs *= 64;
+		ck_assert_int_eq(attention_plan(&c, gpu("a100-sxm4-80"), NULL, &pc), 0);
+		ck_assert_int_eq(attention_plan(&f, gpu("a100-sxm4-80"), NULL, &pf), 0);
+		r = pc.compute_ns / pf.compute_ns;
+		ck_assert_msg(r > 36.0 / 64 * 0.98 && r < 36.0 / 64 * 1.1, "57 waves, bwd %d: %.3f", bwd, r);
+	}
+	struct attn_plan fw;
+	struct pred_kernel c = call(PRED_ATTN_FA2, PRED_ATTN_PREFILL, GPU_DT_BF16, 1, 0, 1, 48, 48, 64,
+				    64, 1024, 1024);
+	ck_assert_int_eq(attention_plan(&c, gpu("a100-sxm4-80"), NULL, &fw), 0);
+	ck_assert(fw.ctas == 384 && fw.waves == 2);
+	ck_assert_msg(fabs(fw.e_wave - 48.0 * 36 / (216 * 13)) < 1e-9, "e_wave %.4f", fw.e_wave);
+}
+END_TEST
+
 /* A decode step reads each KV head once: bytes 2 x (q x 32 x 256 + kv x
  * Hkv x 256); the 8-KV-head model's step is about 4 x faster than the
  * 32-head one at a long context (memory-bound). */
@@ -750,6 +793,7 @@ int main(void)
 	tcase_add_test(t, fp8_kv_cache_halves_the_reads);
 	tcase_add_test(t, monotonic_in_work);
 	tcase_add_test(t, causal_about_half);
+	tcase_add_test(t, causal_blocks_unequal);
 	tcase_add_test(t, gqa_decode_reads_kv_heads);
 	tcase_add_test(t, decode_memory_bound_small_batch);
 	tcase_add_test(t, fa3_decode_tiles);
