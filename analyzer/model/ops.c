@@ -1171,8 +1171,6 @@ static int tp_wgrad_deferred(const struct bld *B, const struct fop *f)
 	return p > B->ops && p[-1].kind == F_TP_BWD && p[-1].layer == f->layer;
 }
 
-static void linear_wgrad(struct bld *B, const struct fop *f);
-
 /* A linear's weight gradient dW = dY^T X and what follows it: Megatron's
  * accumulation into main_grad, the bias's column sum, autocast's casts
  * back, AccumulateGrad. */
@@ -1395,7 +1393,10 @@ static void backward_op(struct bld *B, const struct fop *f)
 		 * parallelism: and scattered back to their shards).  Megatron
 		 * also gathers the saved input shards again for the weight-
 		 * gradient GEMM, on another stream while the dgrad GEMM runs
-		 * (tensor_parallel/layers.py): taken as hidden, not emitted. */
+		 * (tensor_parallel/layers.py): emitted under --stack te with
+		 * the collective's overlap (tp_wgrad_deferred()); for the
+		 * eager stacks (nanotron's, whose backward was not read here)
+		 * taken as hidden and not built, as before. */
 		if (!B->ntp_defer) {
 			k_comm(B, B->o->sp ? COMM_REDUCE_SCATTER : COMM_ALL_REDUCE, (double)f->a * B->esz,
 			       MODEL_GROUP_TP, 0);
