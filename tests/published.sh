@@ -78,6 +78,7 @@ echo "{$cfg, \"hidden_size\": 8192}" >"$tmp/oth/configs/bar-70b.json"
 	echo "G1,Llama 3.1 8B,meta-llama/Llama-3.1-8B,H100 SXM5 80GB,1,1,1,1,none,inference generate,4,512,128,bf16,sdpa,none,none,no,3000,none,transformers"
 	echo "P1,Llama 3.1 70B,meta-llama/Llama-3.1-70B,H100 SXM5 80GB,256,32,8,1,FSDP2,training,1,8192,,bf16,flash,selective (op),AdamW,yes (CUDA graphs),3000,async TP,torchtitan"
 	echo "K1,Llama 3.1 8B,meta-llama/Llama-3.1-8B,H100 SXM5 80GB,8,8,1,1,FSDP2,training,2,8k,,bf16,flash,none,AdamW,no,9000,GBS = 64,torchtitan"
+	echo "C1,Llama 3.1 70B,meta-llama/Llama-3.1-70B,H100 SXM5 80GB,64,2,4,8,distributed optimizer; sequence parallel,training,1,4096,,bf16,TE fused,full (block; recompute_num_layers 3),distributed_fused_adam,no,9000,GA = 32,Megatron-LM"
 	echo "N1,Llama 3.1 8B,meta-llama/Llama-3.1-8B,GB200 NVL72,64,64,1,1,FSDP2,training,1,8192,,bf16,flash,none,AdamW,no,2000,none,torchtitan"
 	echo "M1,Llama 3.1 8B,meta-llama/Llama-3.1-8B,H100 SXM5 80GB,1,1,1,1,none,training,1,2048,,bf16,flash,none,AdamW,no,n/a,none,nowhere"
 	echo "B1,Bar 7B,n/a,H100 SXM5 80GB,8,8,1,1,none,training,1,2048,,bf16,flash,none,AdamW,no,1000,none,nowhere"
@@ -112,12 +113,14 @@ row P1 | grep -q -- '| tp-comm-overlap | .*--tp 8 --sequence-parallel .*--stack 
 check "torchtitan's TP runs sequence-parallel norms; CUDA graphs; async TP named as lacking" $?
 row K1 | grep -q -- '--batch 2 --seq 8192 .*--grad-accum 4 '
 check "a sequence written 8k; GA from the global batch (64 = 2 x 8 x 4)" $?
+row C1 | grep -q -- '--act-ckpt full --act-ckpt-layers 3 --stack te |'
+check "Megatron's recompute_method block: --act-ckpt-layers N" $?
 row N1 | grep -q -- '--dp 64 --nodes 16 --gpus-per-node 4 '
 check "the nodes of the GPU's system: GB200 NVL72's trays of 4" $?
 row M1 | grep -q 'predicted [0-9.]* ms; no measured time to compare'
 check "a row without a measured time: its prediction shown, left out of the means" $?
 row B1 | grep -q "no model: 'Bar 7B'" && row Q1 | grep -q "no GPU: 'Quantum GPU 9000'" &&
-	grep -q '^12 runs predicted of 15:' "$tmp/oth/out"
+	grep -q '^13 runs predicted of 16:' "$tmp/oth/out"
 check "a model no config or built-in names (not bar-70b), an unknown GPU: said, not predicted" $?
 # each row's prediction is surfer-analyze's for its flags
 flags=$(row H1 | awk -F'|' '{ print $8 }')

@@ -636,6 +636,14 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		r->ckpt_unstated = !strncasecmp(F(C_CKPT), "unstated", 8);
 		if (ck && strcmp(ck, "none"))
 			arg(r, "act-ckpt", "%s", ck);
+		/* Megatron's recompute_method block: the first N layers of each
+		 * stage (recompute_num_layers N) */
+		unsigned nrc = last_int_after(F(C_CKPT), "recompute_num_layers");
+		if (!nrc)
+			nrc = last_int_after(assume, "recompute_num_layers");
+		if (ck && !strcmp(ck, "full") && nrc &&
+		    (has(F(C_CKPT), "block") || has(assume, "recompute_method block")))
+			arg(r, "act-ckpt-layers", "%u", nrc);
 		if (row_compiled(F(C_COMPILE)))
 			arg(r, "stack", "compile");
 		else if (te)
