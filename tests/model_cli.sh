@@ -1757,8 +1757,47 @@ grep -q -- "--precision chooses how a 16-bit or FP8 --dtype trains" "$tmp/err" &
 		--precision pure &&
 	grep -q -- "--engine sglang: --precision (a training stack's state; the engines serve" "$tmp/err" &&
 	"$BIN" --model llama-3.2-1b --target h100 --dtype bf16 --precision mixed 2>&1 >/dev/null |
-	grep -q "warning: 'llama-3.2-1b': --precision changes nothing outside training"
-check "--precision in FP32 or under an engine: exit 2; in 16-bit inference a warning" $?
+	grep -q "warning: 'llama-3.2-1b': --precision mixed changes nothing outside training"
+check "--precision in FP32 or under an engine: exit 2; mixed in 16-bit inference a warning" $?
+# autocast in inference: the FP32 model under torch.autocast, its weights
+# cast once a forward (Llama-3.2-1B: 1.24e9 parameters, 4 bytes read and 2
+# written each, against an H100's 3 TB/s: a few ms) and each matmul's
+# input; slower than the model cast to BF16, no warning, the weights
+# FP32 and their casts in memory (6 bytes a parameter against 2)
+"$BIN" --model llama-3.2-1b --target h100 --dtype bf16 --seq 512 --json >"$tmp/ac0.json" 2>/dev/null &&
+	"$BIN" --model llama-3.2-1b --target h100 --dtype bf16 --seq 512 --precision autocast --json \
+		>"$tmp/ac1.json" 2>"$tmp/err"
+check "--precision autocast in inference exits 0 ($(cat "$tmp/err"))" $?
+! grep -q "changes nothing" "$tmp/err"
+check "--precision autocast in inference: no warning" $?
+python3 - "$tmp/ac0.json" "$tmp/ac1.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+ta, tb = (x["predictions"][0]["iteration_ms"] for x in (a, b))
+assert tb > ta + 1.0, (ta, tb)
+wa, wb = a["memory"]["weights_gib"], b["memory"]["weights_gib"]
+assert abs(wb / wa - 3.0) < 0.01, (wa, wb)
+cast = [k for k in b["predictions"][0]["breakdown"] if "bfloat16_copy" in k["kernel"]]
+assert cast and not [k for k in a["predictions"][0]["breakdown"] if "bfloat16_copy" in k["kernel"]]
+PY
+check "--precision autocast in inference: the casts as kernels, slower, 3 x the weights' memory" $?
+# a decode step of a generation: the casts cached since its prefill, the
+# inputs alone cast
+"$BIN" --model llama-3.2-1b --target h100 --dtype bf16 --mode decode --batch 8 --seq 512 --json \
+	>"$tmp/ad0.json" 2>/dev/null &&
+	"$BIN" --model llama-3.2-1b --target h100 --dtype bf16 --mode decode --batch 8 --seq 512 \
+		--precision autocast --json >"$tmp/ad1.json" 2>/dev/null
+python3 - "$tmp/ac1.json" "$tmp/ad1.json" "$tmp/ad0.json" <<'PY'
+import json, sys
+p, d, d0 = (json.load(open(f))["predictions"][0] for f in sys.argv[1:])
+def cast_bytes(x):
+    return sum(k["predicted_ms"] for k in x["breakdown"] if "bfloat16_copy" in k["kernel"])
+# the prefill's casts (the weights' 1.24e9 x 6 bytes) take milliseconds,
+# the step's (8 rows of inputs) a few microseconds each
+assert cast_bytes(p) > 1.0 and 0 < cast_bytes(d) < 0.5, (cast_bytes(p), cast_bytes(d))
+assert d["iteration_ms"] > d0["iteration_ms"], (d["iteration_ms"], d0["iteration_ms"])
+PY
+check "--precision autocast in a decode step: the inputs cast, not the cached weights" $?
 
 # --stack te without --attention runs Transformer Engine's fused attention
 # (the same time as --attention cudnn, and the input line says so), and

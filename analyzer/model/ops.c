@@ -368,13 +368,18 @@ void k_comm_elem(struct bld *B, enum comm_op op, double bytes, double elem, enum
  * rotary embedding after Qwen3's q/k norms): those casts are left out.
  * torch.compile fuses the casts into its kernels, and Transformer Engine
  * keeps 16-bit weights: only the eager stack pays them; under FSDP only
- * the inputs' (autocast_weights()).
+ * the inputs' (autocast_weights()).  In inference (Hugging Face's eager
+ * model, FP32, run under torch.autocast) the same casts, forward only: a
+ * parameter's cast is cached for the autocast region (a leaf that
+ * requires grad, which a loaded model's parameters do under no_grad
+ * too), so a generation's decode steps, inside the prefill's region,
+ * cast the inputs alone.
  */
 int bld_autocast(const struct bld *B)
 {
 	const struct model_opts *o = B->o;
 	return o->precision == MODEL_PREC_AUTOCAST && o->stack == MODEL_STACK_EAGER &&
-	       o->mode == MODEL_TRAINING && (o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16);
+	       o->engine == MODEL_ENGINE_HF && (o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16);
 }
 
 /* One autocast cast of n elements: to the 16-bit dtype (FP32 read) or
@@ -393,13 +398,14 @@ static void k_cast(struct bld *B, double n, int to_half)
 	B->cols = keep;
 }
 
-/* Whether autocast finds a linear's weight in FP32: not under FSDP, whose
- * mixed precision gathers the parameters in the 16-bit dtype already
- * (FSDP2's param_dtype, FSDP1's DEFAULT/PURE) and casts their gradients
- * for the reduce-scatter itself. */
+/* Whether autocast casts a linear's weight from FP32: not under FSDP,
+ * whose mixed precision gathers the parameters in the 16-bit dtype
+ * already (FSDP2's param_dtype, FSDP1's DEFAULT/PURE) and casts their
+ * gradients for the reduce-scatter itself; not in a decode step, whose
+ * generation's prefill cached the casts (bld_autocast()). */
 static int autocast_weights(const struct bld *B)
 {
-	return model_fsdp_impl(B->o) == MODEL_FSDP_AUTO;
+	return model_fsdp_impl(B->o) == MODEL_FSDP_AUTO && B->o->mode != MODEL_DECODE;
 }
 
 int bld_fp8_linear(const struct bld *B, uint64_t in, uint64_t out)

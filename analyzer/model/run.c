@@ -1398,10 +1398,12 @@ int model_analysis_run(const struct model_cli *m, const struct analysis_options 
 			 : o->stack == MODEL_STACK_TE ? "--stack te runs Transformer Engine's fused norms"
 			 : "the model's norms are LayerNorm, not RMSNorm");
 	}
-	if (o->precision != MODEL_PREC_AUTO && o->mode != MODEL_TRAINING) {
-		/* the training state (FP32 master weights) and autocast's casts
-		 * are built for training steps only */
-		analysis_warn(a, "--precision changes nothing outside training");
+	if (o->precision != MODEL_PREC_AUTO && o->precision != MODEL_PREC_AUTOCAST &&
+	    o->mode != MODEL_TRAINING) {
+		/* the training state (FP32 master weights) is a training
+		 * step's; autocast's casts run in inference too (ops.c) */
+		analysis_warn(a, "--precision %s changes nothing outside training",
+			      o->precision == MODEL_PREC_PURE ? "pure" : "mixed");
 	}
 	if (o->expert_capacity && c.experts <= 1)
 		analysis_warn(a, "--expert-capacity changes nothing: the model has no experts");
