@@ -284,9 +284,6 @@ void bld_fp8_casts(struct bld *B, int forward, double x_elems, double w_elems, d
  * FP8, 0 when it gathers them in the dtype (ops.c says which do). */
 double bld_sp_fp8_bytes(const struct bld *B);
 
-/* 1 when torch.autocast's casts are launched (--precision autocast under
- * the eager stack, a 16-bit dtype, training). */
-int bld_autocast(const struct bld *B);
 /* Whether the linear of this shape runs in FP8 under B's options. */
 int bld_fp8_linear(const struct bld *B, uint64_t in, uint64_t out);
 

@@ -1356,6 +1356,12 @@ uint64_t model_liger_chunk(const struct model_config *c, const struct model_opts
 	return chunk < T ? chunk : T;
 }
 
+int model_autocast(const struct model_opts *o)
+{
+	return o->precision == MODEL_PREC_AUTOCAST && o->stack == MODEL_STACK_EAGER &&
+	       o->engine == MODEL_ENGINE_HF && (o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16);
+}
+
 int model_mixed(const struct model_opts *o)
 {
 	if (o->mode != MODEL_TRAINING || (o->dtype != GPU_DT_BF16 && o->dtype != GPU_DT_FP16))

@@ -426,9 +426,8 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 		     s->params_wq * o->wq_bytes + s->params_nf4 * MODEL_NF4_BYTES;
 	/* torch.autocast over the FP32 model in inference: the FP32
 	 * parameters and their 16-bit casts, cached for the autocast region
-	 * (ops.c bld_autocast()) */
-	if (!z.train && o->precision == MODEL_PREC_AUTOCAST && o->engine == MODEL_ENGINE_HF &&
-	    o->stack == MODEL_STACK_EAGER && z.half)
+	 * (ops.c) */
+	if (!z.train && model_autocast(o))
 		m->weights = s->params * (4 + z.e);
 	m->kv_cache = s->kv_cache_bytes;
 	if (o->engine != MODEL_ENGINE_HF) {

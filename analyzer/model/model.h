@@ -206,7 +206,8 @@ enum model_fp8_recipe { MODEL_FP8_TENSORWISE = 0, MODEL_FP8_ROWWISE, MODEL_FP8_D
  * AUTOCAST: torch.autocast over FP32 parameters (Hugging Face Trainer's
  * bf16=True / fp16=True, torch.amp with DDP): the state of MIXED, and
  * under the eager stack the casts autocast launches on every call (ops.c,
- * bld_autocast).  No effect in FP32/TF32 or outside training. */
+ * model_autocast()); in inference, Hugging Face's FP32 model under
+ * torch.autocast.  No effect in FP32/TF32. */
 enum model_precision { MODEL_PREC_AUTO = 0, MODEL_PREC_PURE, MODEL_PREC_MIXED, MODEL_PREC_AUTOCAST };
 /* Which FSDP runs --zero 2|3 (model.c's fsdp_impl(); what each copies
  * around its collectives): AUTO is FSDP2 (fully_shard: torchtitan, NeMo
@@ -859,6 +860,11 @@ int model_lora_layout(const struct model_opts *o);
  * --precision mixed or autocast, or by default under te, FP8 or data
  * parallelism, never for --lora (the frozen model stays in its dtype). */
 int model_mixed(const struct model_opts *o);
+/* Whether torch.autocast runs over o's FP32 parameters and launches its
+ * casts: --precision autocast under the eager stack of Hugging Face's
+ * modules (not an engine), in a 16-bit dtype; training or inference
+ * (ops.c says which casts, memory.c what they hold). */
+int model_autocast(const struct model_opts *o);
 /* --liger's fused linear cross-entropy: the tokens of each chunk of T, by
  * Liger's rule next_pow2(ceil(T / ceil(V / H))) (so a chunk's logits are
  * about the size of the hidden states), when o's step runs it (training

@@ -373,14 +373,8 @@ void k_comm_elem(struct bld *B, enum comm_op op, double bytes, double elem, enum
  * parameter's cast is cached for the autocast region (a leaf that
  * requires grad, which a loaded model's parameters do under no_grad
  * too), so a generation's decode steps, inside the prefill's region,
- * cast the inputs alone.
+ * cast the inputs alone.  Which runs launch them: model_autocast().
  */
-int bld_autocast(const struct bld *B)
-{
-	const struct model_opts *o = B->o;
-	return o->precision == MODEL_PREC_AUTOCAST && o->stack == MODEL_STACK_EAGER &&
-	       o->engine == MODEL_ENGINE_HF && (o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16);
-}
 
 /* One autocast cast of n elements: to the 16-bit dtype (FP32 read) or
  * back to FP32 (16-bit read). */
@@ -402,7 +396,7 @@ static void k_cast(struct bld *B, double n, int to_half)
  * whose mixed precision gathers the parameters in the 16-bit dtype
  * already (FSDP2's param_dtype, FSDP1's DEFAULT/PURE) and casts their
  * gradients for the reduce-scatter itself; not in a decode step, whose
- * generation's prefill cached the casts (bld_autocast()). */
+ * generation's prefill cached the casts (model_autocast()). */
 static int autocast_weights(const struct bld *B)
 {
 	return model_fsdp_impl(B->o) == MODEL_FSDP_AUTO && B->o->mode != MODEL_DECODE;
@@ -614,7 +608,7 @@ void op_linear(struct bld *B, uint64_t m, uint64_t in, uint64_t out, int bias, i
 	int fp8 = bld_fp8_linear(B, in, out);
 	double x_bwd = 0;
 	int cast_x = 0;
-	if (bld_autocast(B) && !fp8) {
+	if (model_autocast(B->o) && !fp8) {
 		/* the input when FP32 (a norm's output, or the one a sibling
 		 * linear just cast), the weight and the bias every call */
 		cast_x = B->act_fp32 || (B->last_in.cast && same_input(B, m, in));
@@ -666,7 +660,7 @@ void op_bmm(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, uint64_t kk)
 {
 	/* autocast: the probabilities of eager attention (softmax's FP32
 	 * output, m x kk) cast before they multiply V */
-	int cast_a = bld_autocast(B) && B->act_fp32;
+	int cast_a = model_autocast(B->o) && B->act_fp32;
 	if (cast_a)
 		k_cast(B, (double)batch * m * kk, 1);
 	k_gemm(B, batch, m, n, kk);
@@ -916,7 +910,7 @@ void op_rmsnorm(struct bld *B, uint64_t rows, uint64_t cols)
 	}
 	int half = B->o->dtype == GPU_DT_BF16 || B->o->dtype == GPU_DT_FP16;
 	int gemma = B->c && B->c->norm_unit_offset;
-	double wide = half && !bld_autocast(B) && B->o->stack == MODEL_STACK_EAGER ? 4.0 : B->esz;
+	double wide = half && !model_autocast(B->o) && B->o->stack == MODEL_STACK_EAGER ? 4.0 : B->esz;
 	double cast = (B->esz + wide) / 2;
 	double n = (double)rows * (double)cols;
 	if (half)
@@ -943,7 +937,7 @@ void op_rmsnorm(struct bld *B, uint64_t rows, uint64_t cols)
 		  "elementwise_kernel<128, 4, MulFunctor>");
 	if (gemma) {
 		B->cols = cols;
-		if (half && !bld_autocast(B))   /* self.weight.float() */
+		if (half && !model_autocast(B->o))   /* self.weight.float() */
 			op_ew_esz(B, cast, "vectorized_elementwise_kernel<4, CopyFunctor>", (double)cols,
 				  1, 0, 1, "vectorized_elementwise_kernel<4, CopyFunctor>");
 		/* 1.0 + weight: its gradient passes through */
@@ -1187,7 +1181,7 @@ static void linear_wgrad(struct bld *B, const struct fop *f)
 		wgrad_into_main_grad(B);
 	if (f->flag & 1)
 		k_colsum(B, f->a, f->c);
-	if (bld_autocast(B) && !f->fp8) {
+	if (model_autocast(B->o) && !f->fp8) {
 		/* the casts' backward: each gradient back to FP32 */
 		if (autocast_weights(B)) {
 			k_cast(B, (double)f->b * f->c, 0);
