@@ -175,15 +175,26 @@ static void lack(struct run *r, const char *what)
 	snprintf(r->lacks + len, sizeof(r->lacks) - len, "%s%s", len ? "," : "", what);
 }
 
-/* The attention kernel a row names (its attention, dtype and compile
- * columns): llm-foundry's default attn_impl 'triton' runs flash-attn's
+/* Whether a row names Transformer Engine ("TE" as a word in its dtype,
+ * attention or compile column). */
+static int row_names_te(char **f, const int *idx)
+{
+	static const int cols[] = { C_DTYPE, C_ATTN, C_COMPILE };
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		if (idx[cols[i]] >= 0 && has_word(f[idx[cols[i]]], "TE"))
+			return 1;
+	return 0;
+}
+
+/* The attention kernel a row names (its attention column, and te: the row
+ * names Transformer Engine): llm-foundry's default attn_impl 'triton' runs flash-attn's
  * Triton kernel; its attn_impl 'flash' (sweep.py --attn_impl flash, the
  * tables of 2023-10 and 2024-01, before FlashAttention-3 existed) and
  * nanotron's flash-attn 2 run FA2; FlashAttention-3 by its name (Hopper);
  * Transformer Engine's fused attention is cuDNN's (what --stack te makes
  * of flash, named); PyTorch's SDPA and the eager matmul-softmax chain by
  * their names; anything else flash, the per-GPU default. */
-static const char *row_attention(const char *attn, const char *dtype, const char *compile)
+static const char *row_attention(const char *attn, int te)
 {
 	if (has(attn, "Triton"))
 		return "triton";
@@ -194,8 +205,7 @@ static const char *row_attention(const char *attn, const char *dtype, const char
 	if (has(attn, "flash-attn 3") || has_word(attn, "FA3") || has(attn, "FlashAttention-3") ||
 	    has(attn, "FlashAttention 3"))
 		return "fa3";
-	if (has(attn, "cuDNN") || has_word(attn, "TE") || has_word(dtype, "TE") ||
-	    has_word(compile, "TE"))
+	if (has(attn, "cuDNN") || te)
 		return "cudnn";
 	if (has(attn, "sdpa") || has(attn, "scaled_dot_product"))
 		return "sdpa";
@@ -461,7 +471,7 @@ static void inference_flags(struct run *r, char **f, const int *idx, unsigned mb
 		arg(r, "new-tokens", "%u", newt);
 	arg(r, "dtype", "%s", fp8 ? "fp8" : dtype_arg);
 	if (!engine)
-		arg(r, "attention", "%s", row_attention(F(C_ATTN), F(C_DTYPE), F(C_COMPILE)));
+		arg(r, "attention", "%s", row_attention(F(C_ATTN), row_names_te(f, idx)));
 	if (tp > 1)
 		arg(r, "tp", "%u", tp);
 	if (pp > 1)
@@ -536,8 +546,8 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		lack(r, "interleaved-pp");
 	/* Transformer Engine: named in a column, or the stack of a Megatron or
 	 * NeMo source (their transformer_impl default) */
-	int te = has_word(dtype, "TE") || has_word(F(C_ATTN), "TE") || has_word(F(C_COMPILE), "TE") ||
-		 has(source, "Megatron") || has(source, "NeMo");
+	int te_named = row_names_te(f, idx);
+	int te = te_named || has(source, "Megatron") || has(source, "NeMo");
 	arg(r, "mode", "training");
 	arg(r, "batch", "%u", before && pp > 1 ? mb * r->ga : mb);
 	arg(r, "seq", "%u", seq);
@@ -550,7 +560,7 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		    : has(dtype, "delayed") ? "delayed"
 		    : has(dtype, "current scaling") || has(dtype, "tensorwise") || has(dtype, "dynamic")
 		    ? "tensorwise" : te ? "delayed" : "tensorwise");
-	arg(r, "attention", "%s", before ? "sdpa" : row_attention(F(C_ATTN), F(C_DTYPE), F(C_COMPILE)));
+	arg(r, "attention", "%s", before ? "sdpa" : row_attention(F(C_ATTN), te_named));
 	/* nanotron's Llama runs its norms as TritonRMSNorm (one kernel
 	 * each way, src/nanotron/models/llama.py); Transformer Engine's are
 	 * fused by --stack te */
