@@ -67,6 +67,11 @@ struct cli {
 	struct gpu_system system_net;
 	int color;                /* 0 never, 1 always, -1 auto */
 	int rank;                 /* --rank: 0 none, 1 time, 2 cost */
+	/* --all-targets' note on the GPUs it left out, said once the run has
+	 * succeeded: a run refused for another reason (a model that does not
+	 * resolve, --attention fa2 in FP32) says that reason alone, in one
+	 * line; "" none */
+	char left_note[512];
 };
 
 static void usage(FILE *f)
@@ -675,8 +680,9 @@ static int parse(int argc, char **argv, struct cli *c)
 					 merr, sizeof(merr))))
 			return failed(rc, merr);
 		if (left)
-			fprintf(stderr, PROG ": note: --all-targets leaves out %zu GPUs the model cannot be "
-				"predicted on (the first: %s)\n", left, first);
+			snprintf(c->left_note, sizeof(c->left_note),
+				 PROG ": note: --all-targets leaves out %zu GPUs the model cannot be "
+				 "predicted on (the first: %s)", left, first);
 	}
 	if ((c->nics || c->nic_gbit > 0) && (rc = network_override(c)))
 		return rc;
@@ -818,6 +824,8 @@ int main(int argc, char **argv)
 		predictor_free(pred);
 		if (rc < 0)
 			print_error(err);
+		else if (c.left_note[0])
+			fprintf(stderr, "%s\n", c.left_note);
 		return surfer_exit_code(rc);
 	}
 	if (!c.model.set && strcmp(path, "-") == 0) {
@@ -877,6 +885,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s\n", hint);
 		else
 			print_error(err);
+	} else if (c.left_note[0]) {
+		fprintf(stderr, "%s\n", c.left_note);
 	}
 	if (ct) {
 		int w = rc < 0 ? 0 : chrome_trace_finish(ct, a, err, sizeof(err));

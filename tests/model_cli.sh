@@ -942,6 +942,16 @@ check "bf16 --all-targets exits 0" $?
 ! grep -q '"target": "\(v100\|t4\)' "$tmp/all.json" && grep -q '"target": "a100-sxm4-40"' "$tmp/all.json" &&
 	grep -q 'leaves out 15 GPUs .*(the first: --dtype bf16 on .*no BF16' "$tmp/err"
 check "bf16 --all-targets leaves the V100s and the T4 out ($(cat "$tmp/err"))" $?
+# a run refused for a reason of its own says that reason alone: the note on
+# the GPUs --all-targets left out came first, two lines for one bad input
+"$BIN" --model gpt2 --attention fa2 --all-targets >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'fa2 needs --dtype bf16 or fp16' "$tmp/err"
+check "--all-targets with --attention fa2 in FP32: exit 2 and one line (rc $rc: $(cat "$tmp/err"))" $?
+"$BIN" --model no-such-model --dtype bf16 --all-targets >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "no-such-model" "$tmp/err"
+check "--all-targets with an unknown model: exit 2 and one line (rc $rc: $(cat "$tmp/err"))" $?
 
 # --attention sdpa is PyTorch's FlashAttention-2 over K/V repeated to every
 # head, --attention flash FlashAttention-3 on Hopper over the 8 KV heads: on
