@@ -679,6 +679,9 @@ static int parse(int argc, char **argv, struct cli *c)
 					 c->model.set ? &served.opts : NULL, &left, first, sizeof(first),
 					 merr, sizeof(merr))))
 			return failed(rc, merr);
+		if (left && c->ntargets == 0)
+			return bad("--all-targets leaves no GPU the model can be predicted on: %zu refuse it "
+				   "(the first: %s)", left, first);
 		if (left)
 			snprintf(c->left_note, sizeof(c->left_note),
 				 PROG ": note: --all-targets leaves out %zu GPUs the model cannot be "

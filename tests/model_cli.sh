@@ -952,6 +952,13 @@ check "--all-targets with --attention fa2 in FP32: exit 2 and one line (rc $rc: 
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "no-such-model" "$tmp/err"
 check "--all-targets with an unknown model: exit 2 and one line (rc $rc: $(cat "$tmp/err"))" $?
+# every GPU refuses the run: --all-targets says so and why, not "no target
+# GPU: give --target GPU or --all-targets" to a command that gave the latter
+"$BIN" --model gpt2 --power-limit 2000 --all-targets >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+	grep -q 'all-targets leaves no GPU .*(the first: --power-limit 2000 W on' "$tmp/err"
+check "--all-targets that every GPU refuses: exit 2, the reason in one line (rc $rc: $(cat "$tmp/err"))" $?
 
 # --attention sdpa is PyTorch's FlashAttention-2 over K/V repeated to every
 # head, --attention flash FlashAttention-3 on Hopper over the 8 KV heads: on
