@@ -1971,13 +1971,20 @@ START_TEST(memory_te_layer)
 	double T = 4096, h = 4096;
 	double want = T * (34 * h + 2 * 4 + 32 * 4);
 	ck_assert_double_eq_tol(acts[1] - acts[0], want, 1e-9 * want);
-	o.stack = MODEL_STACK_EAGER; /* the Hugging Face modules keep more */
+	/* The Hugging Face modules keep more, per token: each LlamaRMSNorm its
+	 * FP32 input (4 h), its BF16 normalised input of the weight's product
+	 * (2 h) and the product, the projections' input (2 h), where a
+	 * LayerNormLinear keeps 2 h + 2 h: 8 h more for the two; the MLP
+	 * SiLU's input and output, up's output and the product (4 x 7 h)
+	 * where LayerNormMLP keeps 21 h: 7 h more.  (K and V at the KV heads
+	 * in both: a fused kernel reads them unrepeated.) */
+	o.stack = MODEL_STACK_EAGER;
 	double eager[2];
 	for (int i = 0; i < 2; i++) {
 		c.layers = 2 + (uint32_t)i;
 		eager[i] = mem_of(&c, &o).activations;
 	}
-	ck_assert(eager[1] - eager[0] > 1.5 * want);
+	ck_assert(eager[1] - eager[0] >= want + T * 15 * h);
 }
 END_TEST
 

@@ -46,6 +46,10 @@ struct shp {
 				 * or T / tp under sequence parallelism       */
 	double h;               /* hidden                                     */
 	double a, q;            /* heads of this GPU, and heads x head_dim    */
+	double kvq;             /* the width K and V are kept at each: q where
+				 * they are repeated to every query head (eager,
+				 * SDPA: repeat_kv), the KV heads' where a fused
+				 * kernel reads them as they are (GQA)        */
 	double f;               /* MLP width of this GPU                      */
 	double S;               /* attention scores b x a x sl x kv           */
 	double e;               /* bytes per element                          */
@@ -101,15 +105,16 @@ static double mask_bytes(double n, double p)
 }
 
 /* Attention from the projections' outputs to the output projection's
- * input: q, k and v (after repeat_kv) kept by the two matmuls or the fused
- * kernel, the merged heads kept by the output projection; eager: the
+ * input: q, k and v kept by the two matmuls or the fused kernel (k and v
+ * after repeat_kv where the model repeats them, z->kvq), the merged heads
+ * kept by the output projection; eager: the
  * softmax output (FP32 where the module computes it so), the probabilities
  * the second matmul reads when they are another tensor (dropout's output,
  * a cast back to 16 bits), dropout's mask, and what a mask op keeps
  * (OPT's torch.max keeps the masked scores). */
 static double attn_saved(const struct shp *z, int softmax_fp32, int keeps_scores, double p)
 {
-	double qkv = 3 * z->T * z->q * z->e, merged = z->T * z->q * z->e;
+	double qkv = z->T * (z->q + 2 * z->kvq) * z->e, merged = z->T * z->q * z->e;
 	if (z->sdpa) /* the kernel keeps its output and a logsumexp per row */
 		return qkv + merged + z->T * z->q * z->e + z->b * z->a * z->sl * 4;
 	double esm = softmax_fp32 ? 4 : z->e;
@@ -414,6 +419,12 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	z.h = c->hidden;
 	z.a = c->heads / tp;
 	z.q = z.a * c->head_dim;
+	/* model.c's attention_core: a fused kernel (--attention flash, fa2,
+	 * fa3, cudnn, triton) takes a Llama-family model's K and V at their
+	 * KV heads (flash_attn_func's GQA), where eager and SDPA attend over
+	 * them repeated to every query head */
+	z.kvq = model_attention_impl(o) != PRED_ATTN_NONE && c->family == MODEL_FAM_LLAMA && c->kv_heads
+		? (double)(c->kv_heads / tp ? c->kv_heads / tp : 1) * c->head_dim : z.q;
 	z.f = (double)(c->ffn / tp);
 	z.S = z.b * z.a * z.sl * z.kv;
 	double logits = (o->head == MODEL_HEAD_CLASSIFY ? MODEL_CLASSIFY_LABELS
