@@ -55,6 +55,11 @@ struct shp {
 	double e;               /* bytes per element                          */
 	int half;               /* 16-bit activations                         */
 	int sdpa;               /* fused attention kernel                     */
+	int out_merged;         /* its output is the merged heads the output
+				 * projection keeps (one tensor): a fused
+				 * kernel's (b, s, heads, d) output viewed as
+				 * (b, s, heads x d); SDPA's (b, heads, s, d)
+				 * is transposed into a copy                  */
 	int fused_norm;         /* RMSNorm one kernel (--stack te, --norm fused) */
 	int train;
 };
@@ -116,7 +121,7 @@ static double attn_saved(const struct shp *z, int softmax_fp32, int keeps_scores
 {
 	double qkv = z->T * (z->q + 2 * z->kvq) * z->e, merged = z->T * z->q * z->e;
 	if (z->sdpa) /* the kernel keeps its output and a logsumexp per row */
-		return qkv + merged + z->T * z->q * z->e + z->b * z->a * z->sl * 4;
+		return qkv + merged + (z->out_merged ? 0 : z->T * z->q * z->e) + z->b * z->a * z->sl * 4;
 	double esm = softmax_fp32 ? 4 : z->e;
 	double probs = p > 0 ? z->S * z->e : softmax_fp32 && z->half ? z->S * z->e : 0;
 	return qkv + merged + z->S * esm + probs + mask_bytes(z->S, p) +
@@ -400,6 +405,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	z.e = gpu_dtype_bytes(o->dtype);
 	z.half = o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16;
 	z.sdpa = o->attention != MODEL_ATTN_EAGER;
+	z.out_merged = model_attention_impl(o) != PRED_ATTN_NONE;
 	z.fused_norm = o->stack == MODEL_STACK_TE || o->fused_norm;
 	z.train = o->mode == MODEL_TRAINING;
 	z.b = s->micro_batch ? (double)s->micro_batch : (double)o->batch;
