@@ -83,6 +83,10 @@ echo "{$cfg, \"hidden_size\": 8192}" >"$tmp/oth/configs/bar-70b.json"
 	echo "M1,Llama 3.1 8B,meta-llama/Llama-3.1-8B,H100 SXM5 80GB,1,1,1,1,none,training,1,2048,,bf16,flash,none,AdamW,no,n/a,none,nowhere"
 	echo "B1,Bar 7B,n/a,H100 SXM5 80GB,8,8,1,1,none,training,1,2048,,bf16,flash,none,AdamW,no,1000,none,nowhere"
 	echo "Q1,Llama 2 7B,meta-llama/Llama-2-7b-hf,Quantum GPU 9000,8,8,1,1,none,training,4,2048,,bf16,flash,none,AdamW,no,3000,none,nowhere"
+	echo "A1,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,FSDP FULL_SHARD,training,4,2048,,bf16,flash_attention_2,gradient checkpointing,AdamW,no,3000,none,transformers Trainer"
+	echo "A2,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,FSDP FULL_SHARD,training,4,2048,,bf16,flash_attention_2,no gradient checkpointing,AdamW,no,3000,none,transformers Trainer"
+	echo "A3,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,4,2,1,distributed optimizer,training,1,2048,,bf16,flash,--recompute-activations,AdamW,no,3000,none,Megatron-LM"
+	echo "A4,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,ZeRO stage 3,training,2,2048,,bf16,flash,activation_checkpointing: true,AdamW,no,3000,none,deepspeed"
 } >"$tmp/oth/training-runs.csv"
 "$B/surfer-bench" published --data "$tmp/oth" >"$tmp/oth/out" 2>"$tmp/err"
 check "published on other stacks' rows exits 0 ($(cat "$tmp/err"))" $?
@@ -115,12 +119,18 @@ row K1 | grep -q -- '--batch 2 --seq 8192 .*--grad-accum 4 '
 check "a sequence written 8k; GA from the global batch (64 = 2 x 8 x 4)" $?
 row C1 | grep -q -- '--act-ckpt full --act-ckpt-layers 3 --stack te |'
 check "Megatron's recompute_method block: --act-ckpt-layers N" $?
+# the stacks' own words for checkpointing: Hugging Face's gradient
+# checkpointing and DeepSpeed's activation_checkpointing every layer,
+# Megatron's --recompute-activations its selective recompute
+row A1 | grep -q -- '--act-ckpt full' && ! row A2 | grep -q -- '--act-ckpt' &&
+	row A3 | grep -q -- '--act-ckpt selective' && row A4 | grep -q -- '--act-ckpt full'
+check "gradient checkpointing, activation_checkpointing: full; --recompute-activations: selective" $?
 row N1 | grep -q -- '--dp 64 --nodes 16 --gpus-per-node 4 '
 check "the nodes of the GPU's system: GB200 NVL72's trays of 4" $?
 row M1 | grep -q 'predicted [0-9.]* ms; no measured time to compare'
 check "a row without a measured time: its prediction shown, left out of the means" $?
 row B1 | grep -q "no model: 'Bar 7B'" && row Q1 | grep -q "no GPU: 'Quantum GPU 9000'" &&
-	grep -q '^13 runs predicted of 16:' "$tmp/oth/out"
+	grep -q '^17 runs predicted of 20:' "$tmp/oth/out"
 check "a model no config or built-in names (not bar-70b), an unknown GPU: said, not predicted" $?
 # each row's prediction is surfer-analyze's for its flags
 flags=$(row H1 | awk -F'|' '{ print $8 }')

@@ -404,18 +404,30 @@ static int row_compiled(const char *s)
 }
 
 /* The activation checkpointing an act_ckpt column states: "none",
- * "selective" (torchtitan's per-op SAC, "op"), "full" (per block, per
- * layer); NULL where it states none of them (unstated, or words not read). */
+ * "selective" (torchtitan's per-op SAC, "op"; Megatron's
+ * --recompute-activations, which sets recompute_granularity selective),
+ * "full" (per block, per layer; the stacks' own words for checkpointing
+ * every layer: Hugging Face's gradient_checkpointing, DeepSpeed's and
+ * llm-foundry's activation checkpointing, checkpoint_activations, JAX's
+ * remat, a bare yes); NULL where it states none of them (unstated, or
+ * words not read). */
 static const char *row_ckpt(const char *s)
 {
 	if (!strncasecmp(s, "unstated", 8))
 		return NULL;
 	if (!strncasecmp(s, "none", 4) || !strcasecmp(s, "no") || !strncasecmp(s, "no ", 3) ||
-	    !strcasecmp(s, "off") || !strcasecmp(s, "false"))
+	    !strcasecmp(s, "off") || !strcasecmp(s, "false") || has(s, "without") ||
+	    has(s, "disabled"))
 		return "none";
-	if (has(s, "selective") || has_word(s, "SAC") || has_word(s, "op"))
+	if (has(s, "selective") || has_word(s, "SAC") || has_word(s, "op") ||
+	    has(s, "recompute-activations") || has(s, "recompute_activations"))
 		return "selective";
 	if (has(s, "full") || has(s, "per block") || has(s, "per layer") || has(s, "every layer"))
+		return "full";
+	if (has(s, "gradient checkpointing") || has(s, "gradient_checkpointing") ||
+	    has(s, "activation checkpointing") || has(s, "activation_checkpointing") ||
+	    has(s, "checkpoint_activations") || has_word(s, "remat") || !strcasecmp(s, "yes") ||
+	    !strcasecmp(s, "true") || !strcasecmp(s, "on"))
 		return "full";
 	return NULL;
 }
