@@ -87,6 +87,11 @@ echo "{$cfg, \"hidden_size\": 8192}" >"$tmp/oth/configs/bar-70b.json"
 	echo "A2,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,FSDP FULL_SHARD,training,4,2048,,bf16,flash_attention_2,no gradient checkpointing,AdamW,no,3000,none,transformers Trainer"
 	echo "A3,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,4,2,1,distributed optimizer,training,1,2048,,bf16,flash,--recompute-activations,AdamW,no,3000,none,Megatron-LM"
 	echo "A4,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,ZeRO stage 3,training,2,2048,,bf16,flash,activation_checkpointing: true,AdamW,no,3000,none,deepspeed"
+	echo "W1,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,SHARD_GRAD_OP,fine-tuning (LoRA r=16),2,2048,,bf16,flash,none,Lion,max-autotune,3000,none,accelerate"
+	echo "W2,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,16,16,1,1,HYBRID_SHARD,SFT,2,2048,,bf16,flash,none,AdamW,no,3000,none,accelerate"
+	echo "W3,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,HYBRID_SHARD,SFT,2,2048,,bf16,flash,none,AdamW,no,3000,none,accelerate"
+	echo "W4,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,FSDP NO_SHARD,SFT,2,2048,,bf16,flash,none,none,no,3000,none,accelerate"
+	echo "W5,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,1,1,1,1,none,QLoRA fine-tuning,2,2048,,bf16,flash,gradient checkpointing,paged AdamW 8-bit,no,3000,none,transformers Trainer"
 } >"$tmp/oth/training-runs.csv"
 "$B/surfer-bench" published --data "$tmp/oth" >"$tmp/oth/out" 2>"$tmp/err"
 check "published on other stacks' rows exits 0 ($(cat "$tmp/err"))" $?
@@ -125,12 +130,23 @@ check "Megatron's recompute_method block: --act-ckpt-layers N" $?
 row A1 | grep -q -- '--act-ckpt full' && ! row A2 | grep -q -- '--act-ckpt' &&
 	row A3 | grep -q -- '--act-ckpt selective' && row A4 | grep -q -- '--act-ckpt full'
 check "gradient checkpointing, activation_checkpointing: full; --recompute-activations: selective" $?
+# fine-tuning is training: LoRA's rank, QLoRA (PEFT's default rank 8, pure
+# 16-bit weights), SFT; FSDP's strategies by their names (SHARD_GRAD_OP
+# ZeRO-2, HYBRID_SHARD HSDP across nodes and FULL_SHARD inside one,
+# NO_SHARD DDP); Inductor's max-autotune compiled; Lion run as AdamW, said;
+# an optimizer 'none'
+row W1 | grep -q -- '| optimizer-as-adamw | --mode training .*--optimizer adamw --lora 16 --dp 8 --zero 2 --stack compile |' &&
+	row W2 | grep -q -- '--mode training .*--zero 3 --hsdp |' &&
+	row W3 | grep -q -- '--mode training .*--dp 8 --zero 3 |' &&
+	row W4 | grep -q -- '--mode training .*--optimizer none --dp 8 |' &&
+	row W5 | grep -q -- '--mode training .*--optimizer adamw-8bit --lora 8 --qlora --precision pure --act-ckpt full |'
+check "fine-tuning rows: LoRA, QLoRA, SFT; FSDP's strategy names; max-autotune; Lion as AdamW" $?
 row N1 | grep -q -- '--dp 64 --nodes 16 --gpus-per-node 4 '
 check "the nodes of the GPU's system: GB200 NVL72's trays of 4" $?
 row M1 | grep -q 'predicted [0-9.]* ms; no measured time to compare'
 check "a row without a measured time: its prediction shown, left out of the means" $?
 row B1 | grep -q "no model: 'Bar 7B'" && row Q1 | grep -q "no GPU: 'Quantum GPU 9000'" &&
-	grep -q '^17 runs predicted of 20:' "$tmp/oth/out"
+	grep -q '^22 runs predicted of 25:' "$tmp/oth/out"
 check "a model no config or built-in names (not bar-70b), an unknown GPU: said, not predicted" $?
 # each row's prediction is surfer-analyze's for its flags
 flags=$(row H1 | awk -F'|' '{ print $8 }')

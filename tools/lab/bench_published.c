@@ -400,7 +400,45 @@ static int row_compiled(const char *s)
 {
 	if (!strncasecmp(s, "no", 2) || !strncasecmp(s, "false", 5) || !strncasecmp(s, "none", 4))
 		return 0;
-	return !strncasecmp(s, "yes", 3) || !strncasecmp(s, "true", 4) || has(s, "compile");
+	return !strncasecmp(s, "yes", 3) || !strncasecmp(s, "true", 4) || has(s, "compile") ||
+	       has(s, "inductor") || has(s, "max-autotune") || has(s, "reduce-overhead");
+}
+
+/* Whether a mode column describes training: "training", "pretraining",
+ * fine-tuning in its words ("fine-tuning", "SFT", LoRA and QLoRA,
+ * DPO, RLHF), a forward and backward pass. */
+static int row_trains(const char *mode)
+{
+	return has(mode, "train") || has(mode, "fine-tun") || has(mode, "finetun") ||
+	       has(mode, "fine tun") || has_word(mode, "SFT") || has(mode, "LoRA") ||
+	       has_word(mode, "DPO") || has_word(mode, "RLHF") || has(mode, "fwd+bwd") ||
+	       has(mode, "backward");
+}
+
+/* The first integer within a few characters after key in s ("r=16",
+ * "rank 64", "r: 8"), 0 when none. */
+static unsigned int_right_after(const char *s, const char *key)
+{
+	const char *p = strcasestr(s, key);
+	if (!p)
+		return 0;
+	p += strlen(key);
+	for (int i = 0; i < 3 && *p && !isdigit((unsigned char)*p); i++)
+		p++;
+	return isdigit((unsigned char)*p) ? (unsigned)strtoul(p, NULL, 10) : 0;
+}
+
+/* The LoRA rank a row states in text (its mode, model or assumptions):
+ * "LoRA r=16", "rank 64"; 8, PEFT's LoraConfig default, where it names
+ * LoRA without one; 0 where it names no LoRA. */
+static unsigned row_lora_rank(const char *text)
+{
+	if (!has(text, "LoRA"))
+		return 0;
+	unsigned r = int_right_after(text, "r=");
+	if (!r)
+		r = int_right_after(text, "rank");
+	return r && r <= 4096 ? r : 8;
 }
 
 /* The activation checkpointing an act_ckpt column states: "none",
@@ -522,7 +560,7 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		: has(dtype, "fp16") || has(dtype, "float16") ? "fp16"
 		: has(dtype, "tf32") ? "tf32"
 		: has(dtype, "fp32") || has(dtype, "float32") ? "fp32" : "bf16";
-	if (mode[0] && !has(mode, "train")) {
+	if (mode[0] && !row_trains(mode)) {
 		r->ga = 1;
 		inference_flags(r, f, idx, mb, seq, tp, pp, dtype_arg, fp8);
 		if (watts)
@@ -580,8 +618,28 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		arg(r, "norm", "%s", "fused");
 	const char *opt = F(C_OPTIM);
 	int fused = has(opt, "fused") || has(opt, "Megatron distributed Adam");
+	/* an optimizer surfer does not build (Lion, Adafactor, Muon,
+	 * Shampoo, SOAP) runs as AdamW, said in lacks */
+	int other_opt = has(opt, "Lion") || has(opt, "Adafactor") || has(opt, "Muon") ||
+			has(opt, "Shampoo") || has_word(opt, "SOAP");
+	if (other_opt && !before)
+		lack(r, "optimizer-as-adamw");
 	arg(r, "optimizer", "%s", before ? "adamw" : has(opt, "8bit") || has(opt, "8-bit") ? "adamw-8bit"
-	    : has_word(opt, "SGD") ? "sgd" : fused ? "adamw-fused" : "adamw");
+	    : has_word(opt, "SGD") ? "sgd" : !strncasecmp(opt, "none", 4) ? "none"
+	    : fused ? "adamw-fused" : "adamw");
+	/* LoRA (PEFT's adapters on the decoder layers' linears) and QLoRA
+	 * (their weights in NF4: bitsandbytes computes in the 16-bit dtype,
+	 * the model's weights 16-bit, --precision pure) */
+	char lora_text[8192];
+	snprintf(lora_text, sizeof(lora_text), "%s; %s; %s", mode, F(C_MODEL), assume);
+	unsigned lora = before ? 0 : row_lora_rank(lora_text);
+	if (lora) {
+		arg(r, "lora", "%u", lora);
+		if (has(lora_text, "QLoRA")) {
+			arg(r, "qlora", "%s", "");
+			arg(r, "precision", "pure");
+		}
+	}
 	if (dp > 1)
 		arg(r, "dp", "%u", dp);
 	if (tp > 1)
@@ -627,10 +685,16 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 	}
 	if (dp > 1) {
 		unsigned stage = zero_stage(zero);
-		int hsdp = has_word(zero, "HSDP");
-		if (hsdp || (has(zero, "FSDP") && !has(zero, "FSDP=0"))) {
+		/* FSDP's sharding strategies by their names too: FULL_SHARD,
+		 * SHARD_GRAD_OP (ZeRO-2), HYBRID_SHARD (HSDP; its _ZERO2 variant
+		 * ZeRO-2 inside the node); NO_SHARD is DDP */
+		int hsdp = has_word(zero, "HSDP") || has(zero, "HYBRID_SHARD");
+		int no_shard = has(zero, "NO_SHARD");
+		if (!no_shard && (hsdp || (has(zero, "FSDP") && !has(zero, "FSDP=0")) ||
+				  has(zero, "FULL_SHARD") || has(zero, "SHARD_GRAD_OP"))) {
 			/* FULL_SHARD, or SHARD_GRAD_OP (ZeRO-2) where named */
-			arg(r, "zero", "%s", has(zero, "SHARD_GRAD_OP") || stage == 2 ? "2" : "3");
+			arg(r, "zero", "%s", has(zero, "SHARD_GRAD_OP") || has(zero, "SHARD_ZERO2") ||
+			    stage == 2 ? "2" : "3");
 			/* which FSDP the row names (the model's default: FSDP2,
 			 * Megatron's own under TE); Composer's PURE mode
 			 * reduces in BF16, its DEFAULT in FP32 */
@@ -640,9 +704,13 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 				arg(r, "fsdp", "2");
 			if (!before && has(dtype, "PURE"))
 				arg(r, "fsdp-reduce", "bf16");
-			if (!before && hsdp)
+			/* replicated across nodes: inside one node HSDP is
+			 * FULL_SHARD over all of it */
+			if (!before && hsdp && r->ngpus > per)
 				arg(r, "hsdp", "%s", "");
 		}
+		else if (no_shard)
+			;
 		else if (stage >= 2)   /* DeepSpeed's ZeRO-2 and -3 */
 			arg(r, "zero", "%u", stage);
 		else if (has(zero, "distributed optimizer") || stage == 1 ||
