@@ -17,9 +17,12 @@ int target_find(const char *name, const struct gpu_spec **out, char *err, size_t
 	*out = gpu_find(name);
 	if (*out)
 		return 0;
-	/* words of several boards (V100-PCIe: 16 and 32 GB): name them all */
+	/* words of one board in other words ("H100 SXM 80GB", "L40S 48GB"):
+	 * that board; of several (V100-PCIe: 16 and 32 GB): name them all */
 	const char *all[8];
 	size_t k = gpu_named_by(name, all, 8);
+	if (k == 1 && (*out = gpu_find(all[0])))
+		return 0;
 	if (k >= 2 && k <= 8) {
 		len = (size_t)snprintf(err, errlen, "GPU '%s' names %zu GPUs:", name, k);
 		for (size_t i = 0; i < k && len < errlen; i++)

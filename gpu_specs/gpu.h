@@ -109,8 +109,10 @@ int gpu_same(const struct gpu_spec *a, const struct gpu_spec *b);
 
 /* The GPUs a name no key matches may mean: those with a name holding all of
  * its words (gpu_find()'s word rule: "V100-PCIe" is within "Tesla V100
- * PCIe 16GB" and "... 32GB").  Writes up to max ids into out; returns how
- * many GPUs there are (possibly more than max). */
+ * PCIe 16GB" and "... 32GB"), a word "sxm" standing for a name's "sxm4" or
+ * "sxm5", and a memory size or type the GPU's names lack standing for its
+ * memory ("L40S 48GB", "H100 SXM 80GB HBM3").  Writes up to max ids into
+ * out; returns how many GPUs there are (possibly more than max). */
 size_t gpu_named_by(const char *name, const char **out, size_t max);
 
 /* Writes up to max closest known ids to name (edit distance) into out;

@@ -12,12 +12,16 @@
  * write "A100-80GB-SXM4" or "A100 40GB PCIe" for the board the driver
  * calls "NVIDIA A100-SXM4-80GB"; such a name finds a GPU only when exactly
  * one GPU has a name of those words, so "V100-PCIe" (16 or 32 GB) finds
- * none (gpu_named_by() names both).  tests/check_gpu.c checks that no key,
- * and no set of words, names two GPUs.
+ * none (gpu_named_by() names both).  gpu_named_by() reads looser words as
+ * well: "sxm" for a board's "sxm4" or "sxm5", and a memory size or type its
+ * names lack but its figures hold ("L40S 48GB", "H100 SXM 80GB HBM3").
+ * tests/check_gpu.c checks that no key, and no set of words, names two
+ * GPUs.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu_specs/figures.h"
@@ -178,11 +182,36 @@ static const struct gpu_spec *find_by_words(const char *name)
 	return found;
 }
 
+/* Whether query word w (n characters) stands for name word x (m): the
+ * same word, or a form factor without its generation ("sxm" for the
+ * "sxm4" or "sxm5" of a board's name: benchmark tables write "A100 SXM"
+ * and "H100 SXM 80GB"). */
+static int word_is(const char *w, size_t n, const char *x, size_t m)
+{
+	if (m == n && !strncmp(x, w, n))
+		return 1;
+	return n == 3 && !strncmp(w, "sxm", 3) && m == 4 && !strncmp(x, "sxm", 3) &&
+	       isdigit((unsigned char)x[3]);
+}
+
+/* Whether query word w (n characters) says what g's figures say though
+ * its names do not: its memory size ("48gb" of an L40S, "80gb" of the
+ * H100 SXM5 the driver calls "NVIDIA H100 80GB HBM3") or a memory type
+ * ("hbm3", "gddr6"), which names the memory, not the board. */
+static int word_of_memory(const struct gpu_spec *g, const char *w, size_t n)
+{
+	if (n > 2 && !strncmp(w + n - 2, "gb", 2) && strspn(w, "0123456789") == n - 2)
+		return g && g->mem_gb > 0 && strtoul(w, NULL, 10) == (unsigned long)lround(g->mem_gb);
+	return (n > 3 && !strncmp(w, "hbm", 3)) || (n > 4 && !strncmp(w, "gddr", 4));
+}
+
 /* Whether every word of words (token_key()'s form) is a word of the
- * name's. */
-static int words_within(const char *name, const char *words)
+ * name's (word_is()), or one of g's memory (word_of_memory(); g NULL:
+ * none), and at least one is a word of the name's. */
+static int words_within_of(const struct gpu_spec *g, const char *name, const char *words)
 {
 	char k[KEY_MAX];
+	int named = 0;
 
 	token_key(name, k);
 	for (const char *w = words; *w;) {
@@ -192,14 +221,26 @@ static int words_within(const char *name, const char *words)
 		for (const char *x = k; *x && !found;) {
 			size_t m = strcspn(x, " ");
 
-			found = m == n && !strncmp(x, w, n);
+			found = word_is(w, n, x, m);
 			x += m + (x[m] == ' ');
 		}
-		if (!found)
+		if (!found && !word_of_memory(g, w, n))
 			return 0;
+		named |= found;
 		w += n + (w[n] == ' ');
 	}
-	return 1;
+	return named;
+}
+
+/* Whether any name of g (id, name, alias) holds words (words_within_of()). */
+static int named_within(const struct gpu_spec *g, const char *words)
+{
+	if (words_within_of(g, g->id, words) || words_within_of(g, g->name, words))
+		return 1;
+	for (const char *const *a = g->aliases; *a; a++)
+		if (words_within_of(g, *a, words))
+			return 1;
+	return 0;
 }
 
 size_t gpu_named_by(const char *name, const char **out, size_t max)
@@ -213,7 +254,7 @@ size_t gpu_named_by(const char *name, const char **out, size_t max)
 	if (!words[0])
 		return 0;
 	for (size_t i = 0; i < gpu_table_len; i++) {
-		if (any_name(&gpu_table[i], words_within, words)) {
+		if (named_within(&gpu_table[i], words)) {
 			if (got < max)
 				out[got] = gpu_table[i].id;
 			got++;

@@ -349,6 +349,19 @@ START_TEST(test_find_driver_names)
 	ck_assert_uint_eq(gpu_named_by("RTX", ids, 1), 10);  /* counted past max */
 	ck_assert_uint_eq(gpu_named_by("A100-80GB-SXM4-HGX", ids, 4), 0);
 	ck_assert_uint_eq(gpu_named_by("NVIDIA", ids, 4), 0);
+	/* a form factor without its generation, and the memory a board's
+	 * figures hold where its names do not say it */
+	ck_assert_uint_eq(gpu_named_by("A100 SXM", ids, 4), 2);
+	ck_assert_str_eq(ids[0], "a100-sxm4-40");
+	ck_assert_str_eq(ids[1], "a100-sxm4-80");
+	ck_assert_uint_eq(gpu_named_by("H100 SXM 80GB", ids, 4), 1);
+	ck_assert_str_eq(ids[0], "h100-sxm");
+	ck_assert_uint_eq(gpu_named_by("H100 SXM5 80GB HBM3", ids, 4), 1);
+	ck_assert_str_eq(ids[0], "h100-sxm");
+	ck_assert_uint_eq(gpu_named_by("L40S 48GB", ids, 4), 1);
+	ck_assert_str_eq(ids[0], "l40s");
+	ck_assert_uint_eq(gpu_named_by("L40S 96GB", ids, 4), 0);   /* not its memory */
+	ck_assert_uint_eq(gpu_named_by("A100 SXMX", ids, 4), 0);
 	ck_assert_ptr_null(gpu_find("Radeon MI300X"));
 }
 END_TEST

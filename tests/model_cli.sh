@@ -942,6 +942,15 @@ check "bf16 --all-targets exits 0" $?
 ! grep -q '"target": "\(v100\|t4\)' "$tmp/all.json" && grep -q '"target": "a100-sxm4-40"' "$tmp/all.json" &&
 	grep -q 'leaves out 15 GPUs .*(the first: --dtype bf16 on .*no BF16' "$tmp/err"
 check "bf16 --all-targets leaves the V100s and the T4 out ($(cat "$tmp/err"))" $?
+# a board in a benchmark table's words: the form factor without its
+# generation, the memory its names lack
+for t in "H100 SXM 80GB:h100-sxm" "L40S 48GB:l40s" "A100 80GB SXM:a100-sxm4-80"; do
+	"$BIN" --model gpt2 --target "${t%%:*}" 2>/dev/null | grep -q "^target  *${t#*:} "
+	check "--target '${t%%:*}' is ${t#*:}" $?
+done
+"$BIN" --model gpt2 --target "A100 SXM" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "names 2 GPUs: a100-sxm4-40, a100-sxm4-80" "$tmp/err"
+check "--target 'A100 SXM' names the two boards ($(cat "$tmp/err"))" $?
 # a run refused for a reason of its own says that reason alone: the note on
 # the GPUs --all-targets left out came first, two lines for one bad input
 "$BIN" --model gpt2 --attention fa2 --all-targets >/dev/null 2>"$tmp/err"
