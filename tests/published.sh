@@ -92,6 +92,8 @@ echo "{$cfg, \"hidden_size\": 8192}" >"$tmp/oth/configs/bar-70b.json"
 	echo "W3,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,HYBRID_SHARD,SFT,2,2048,,bf16,flash,none,AdamW,no,3000,none,accelerate"
 	echo "W4,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,FSDP NO_SHARD,SFT,2,2048,,bf16,flash,none,none,no,3000,none,accelerate"
 	echo "W5,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,1,1,1,1,none,QLoRA fine-tuning,2,2048,,bf16,flash,gradient checkpointing,paged AdamW 8-bit,no,3000,none,transformers Trainer"
+	echo "J1,Llama 3.1 8B,meta-llama/Llama-3.1-8B,H100 SXM5 80GB,1,1,1,1,none,inference decode (TPOT),32,2048,128,bf16,flash,none,none,no,20,kv cache fp8,vLLM benchmark"
+	echo "J2,Llama 3.1 8B,meta-llama/Llama-3.1-8B,H100 SXM5 80GB,1,1,1,1,none,inference decode (TPOT),32,2048,128,AWQ int4,flash,none,none,no,20,none,vLLM benchmark"
 } >"$tmp/oth/training-runs.csv"
 "$B/surfer-bench" published --data "$tmp/oth" >"$tmp/oth/out" 2>"$tmp/err"
 check "published on other stacks' rows exits 0 ($(cat "$tmp/err"))" $?
@@ -141,12 +143,15 @@ row W1 | grep -q -- '| optimizer-as-adamw | --mode training .*--optimizer adamw 
 	row W4 | grep -q -- '--mode training .*--optimizer none --dp 8 |' &&
 	row W5 | grep -q -- '--mode training .*--optimizer adamw-8bit --lora 8 --qlora --precision pure --act-ckpt full |'
 check "fine-tuning rows: LoRA, QLoRA, SFT; FSDP's strategy names; max-autotune; Lion as AdamW" $?
+row J1 | grep -q -- '| - | --engine vllm --mode decode --batch 32 --seq 2048 --dtype bf16 --kv-cache-dtype fp8 |' &&
+	row J2 | grep -q -- '| weight-quantization | --engine vllm --mode decode '
+check "an engine row's FP8 KV cache; AWQ weights named as lacking" $?
 row N1 | grep -q -- '--dp 64 --nodes 16 --gpus-per-node 4 '
 check "the nodes of the GPU's system: GB200 NVL72's trays of 4" $?
 row M1 | grep -q 'predicted [0-9.]* ms; no measured time to compare'
 check "a row without a measured time: its prediction shown, left out of the means" $?
 row B1 | grep -q "no model: 'Bar 7B'" && row Q1 | grep -q "no GPU: 'Quantum GPU 9000'" &&
-	grep -q '^22 runs predicted of 25:' "$tmp/oth/out"
+	grep -q '^24 runs predicted of 27:' "$tmp/oth/out"
 check "a model no config or built-in names (not bar-70b), an unknown GPU: said, not predicted" $?
 # each row's prediction is surfer-analyze's for its flags
 flags=$(row H1 | awk -F'|' '{ print $8 }')

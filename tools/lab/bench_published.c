@@ -526,6 +526,21 @@ static void inference_flags(struct run *r, char **f, const int *idx, unsigned mb
 		arg(r, "tp", "%u", tp);
 	if (pp > 1)
 		arg(r, "pp", "%u", pp);
+	/* an FP8 KV cache (vLLM's and SGLang's --kv-cache-dtype fp8) */
+	const char *kv_cols[] = { F(C_DTYPE), F(C_ASSUME), mode };
+	for (size_t i = 0; engine && i < sizeof(kv_cols) / sizeof(kv_cols[0]); i++)
+		if (has(kv_cols[i], "kv cache fp8") || has(kv_cols[i], "fp8 kv") ||
+		    has(kv_cols[i], "kv_cache_dtype fp8") || has(kv_cols[i], "kv_cache_dtype=fp8") ||
+		    has(kv_cols[i], "kv-cache-dtype fp8")) {
+			arg(r, "kv-cache-dtype", "fp8");
+			break;
+		}
+	/* weights quantized below the row's dtype (AWQ, GPTQ, W4A16): built
+	 * from a checkpoint's quantization_config, which a row's words do
+	 * not give; said in lacks */
+	if (has(F(C_DTYPE), "AWQ") || has(F(C_DTYPE), "GPTQ") || has(F(C_DTYPE), "int4") ||
+	    has(F(C_DTYPE), "W4A16") || has(F(C_DTYPE), "4-bit") || has(F(C_DTYPE), "W8A16"))
+		lack(r, "weight-quantization");
 #undef F
 }
 
