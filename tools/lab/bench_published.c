@@ -587,6 +587,12 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 	unsigned ep = last_int_after(zero, "EP=");
 	if (!ep)
 		ep = last_int_after(assume, "EP=");
+	/* a row that states its GPUs but not its data-parallel degree: the dp
+	 * that fills them with its tp, pp and cp (as --nodes does), so that
+	 * its FSDP or ZeRO shards over them */
+	unsigned model_par = (tp ? tp : 1) * (pp ? pp : 1) * (cp ? cp : 1);
+	if (!dp && !before && r->ngpus > model_par && r->ngpus % model_par == 0)
+		dp = r->ngpus / model_par;
 	unsigned ga = last_int_after(assume, "GA");
 	if (!ga)
 		ga = last_int_after(assume, "GradAccum");
@@ -595,6 +601,13 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 	unsigned gbs = last_int_after(assume, "GBS");
 	if (!gbs)
 		gbs = last_int_after(assume, "global batch");
+	/* no micro-batch stated: the global batch's share of one dp rank and
+	 * accumulation step, where the row gives both */
+	if (!mb && !before && gbs && dp && gbs % (dp * (ga ? ga : 1)) == 0)
+		mb = gbs / (dp * (ga ? ga : 1));
+	if (!mb && !r->why[0])
+		snprintf(r->why, sizeof(r->why), "no micro-batch: the row states none, nor a global "
+			 "batch to derive it from");
 	if (!ga && gbs && mb && dp && gbs % (mb * dp) == 0)
 		ga = gbs / (mb * dp);
 	r->ga = ga ? ga : 1;
@@ -807,7 +820,7 @@ static int predict_run(struct run *r, int before)
 			g = gpu_find(r->args[i + 1]);
 		have_model |= !strcmp(r->args[i], "model");
 	}
-	if (!have_model || !g)
+	if (!have_model || !g || r->why[0])
 		return -1;   /* row_flags() said why */
 	struct analysis *a = NULL;
 	struct report_model rm;
