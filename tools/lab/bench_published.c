@@ -577,6 +577,11 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		: has(dtype, "fp32") || has(dtype, "float32") ? "fp32" : "bf16";
 	if (mode[0] && !row_trains(mode)) {
 		r->ga = 1;
+		/* an inference row on several GPUs without its layout: one
+		 * engine instance over all of them, tensor parallel (vLLM's and
+		 * SGLang's --tensor-parallel-size N) */
+		if (!before && !tp && !pp && !dp && r->ngpus > 1)
+			tp = r->ngpus;
 		inference_flags(r, f, idx, mb, seq, tp, pp, dtype_arg, fp8);
 		if (watts)
 			arg(r, "power-limit", "%u", watts);
