@@ -1027,8 +1027,9 @@ check "a config that is a JSON array names the file" $?
 # and Llama-3.1-8B 8.03B, Llama-3.1-70B 70.6B, Llama-3.1-405B 405.9B,
 # Mistral-7B 7.24B, Qwen2-7B 7.62B, Mixtral-8x7B 46.7B, Gemma-7B 8.54B,
 # Switch-base-8 620M; Meta-Llama-3-70B and Llama-3.3-70B 70.6B, Llama-2-13b
-# 13.0B, Llama-2-70b 69.0B, Llama-3.2-3B 3.21B); an unknown name points to
-# the list.
+# 13.0B, Llama-2-70b 69.0B, Llama-3.2-3B 3.21B; GPT-3 175B 175.0B (Brown
+# et al. table 2.1), CodeLlama-34b 33.7B, Yi-34B 34.4B, DeepSeek-V2-Lite
+# 15.7B); an unknown name points to the list.
 "$BIN" --list-models --json >"$tmp/models.json" 2>"$tmp/err"
 check "--list-models --json exits 0 ($(cat "$tmp/err"))" $?
 python3 - "$tmp/models.json" <<'PY'
@@ -1037,7 +1038,8 @@ m = {x["name"]: x for x in json.load(open(sys.argv[1]))}
 want = {"gpt2": 124e6, "llama-2-7b": 6.74e9, "llama-3-8b": 8.03e9, "llama-3.1-8b": 8.03e9,
         "llama-3.1-70b": 70.6e9, "llama-3.1-405b": 405.9e9, "mistral-7b": 7.24e9,
         "llama-3-70b": 70.6e9, "llama-3.3-70b": 70.6e9, "llama-2-13b": 13.0e9,
-        "llama-2-70b": 69.0e9, "llama-3.2-3b": 3.21e9,
+        "llama-2-70b": 69.0e9, "llama-3.2-3b": 3.21e9, "gpt3-175b": 175.0e9,
+        "codellama-34b": 33.7e9, "yi-34b": 34.4e9, "deepseek-v2-lite": 15.7e9,
         "qwen2-7b": 7.62e9, "mixtral-8x7b": 46.7e9, "gemma-7b": 8.54e9, "switch-base-8": 620e6}
 for name, p in want.items():
     assert abs(m[name]["params"] / p - 1) < 0.01, (name, m[name]["params"], p)

@@ -61,6 +61,10 @@ static const struct builtin builtins[] = {
 	{ "gpt3-2.7b", MODEL_FAM_GPT2, 32, 0, 2560, 32, 32, 80, 10240, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
 	{ "gpt3-6.7b", MODEL_FAM_GPT2, 32, 0, 4096, 32, 32, 128, 16384, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
 	{ "gpt3-13b", MODEL_FAM_GPT2, 40, 0, 5120, 40, 40, 128, 20480, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
+	/* GPT-3 175B (Brown et al. 2020, table 2.1: 96 layers, d_model 12288,
+	 * 96 heads of 128, d_ff 4 d_model, 2048 tokens), the model of
+	 * Megatron's and NeMo's gpt3_175b recipes */
+	{ "gpt3-175b", MODEL_FAM_GPT2, 96, 0, 12288, 96, 96, 128, 49152, 50257, 0, MODEL_ACT_GELU_NEW, 0, 1, 1, 0, 0, 0.1, 0.1, 2048 },
 	{ "bert-base", MODEL_FAM_BERT, 12, 0, 768, 12, 12, 64, 3072, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1, 512 },
 	{ "bert-large", MODEL_FAM_BERT, 24, 0, 1024, 16, 16, 64, 4096, 30522, 2, MODEL_ACT_GELU, 0, 1, 1, 0, 0, 0.1, 0.1, 512 },
 	{ "opt-1.3b", MODEL_FAM_OPT, 24, 0, 2048, 32, 32, 64, 8192, 50272, 0, MODEL_ACT_RELU, 0, 1, 1, 0, 0, 0.1, 0.0, 2048 },
@@ -81,6 +85,10 @@ static const struct builtin builtins[] = {
 	{ "llama-2-13b", MODEL_FAM_LLAMA, 40, 0, 5120, 40, 40, 128, 13824, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 4096 },
 	{ "llama-2-70b", MODEL_FAM_LLAMA, 80, 0, 8192, 64, 8, 128, 28672, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 4096 },
 	{ "llama-3.2-3b", MODEL_FAM_LLAMA, 28, 0, 3072, 24, 8, 128, 8192, 128256, 0, MODEL_ACT_SILU, 1, 0, 1, 0, 0, 0.0, 0.0, 131072 },
+	/* codellama/CodeLlama-34b-hf and 01-ai/Yi-34B config.json (Llama's
+	 * modules, GQA with 8 KV heads) */
+	{ "codellama-34b", MODEL_FAM_LLAMA, 48, 0, 8192, 64, 8, 128, 22016, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 16384 },
+	{ "yi-34b", MODEL_FAM_LLAMA, 60, 0, 7168, 56, 8, 128, 20480, 64000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 4096 },
 	{ "mixtral-8x22b", MODEL_FAM_LLAMA, 56, 0, 6144, 48, 8, 128, 16384, 32768, 0, MODEL_ACT_SILU, 1, 0, 0, 8, 1, 0.0, 0.0, 65536 },
 	{ "llama-3.2-1b", MODEL_FAM_LLAMA, 16, 0, 2048, 32, 8, 64, 8192, 128256, 0, MODEL_ACT_SILU, 1, 0, 1, 0, 0, 0.0, 0.0, 131072 },
 	{ "mistral-7b", MODEL_FAM_LLAMA, 32, 0, 4096, 32, 8, 128, 14336, 32000, 0, MODEL_ACT_SILU, 1, 0, 0, 0, 0, 0.0, 0.0, 32768 },
@@ -226,6 +234,17 @@ static const struct {
 	  "\"num_hidden_layers\":60,\"num_attention_heads\":128,\"num_key_value_heads\":128,"
 	  "\"q_lora_rank\":1536,\"kv_lora_rank\":512,\"qk_nope_head_dim\":128,\"qk_rope_head_dim\":64,"
 	  "\"v_head_dim\":128,\"vocab_size\":102400,\"topk_method\":\"group_limited_greedy\","
+	  "\"scoring_func\":\"softmax\",\"norm_topk_prob\":false,\"tie_word_embeddings\":false,"
+	  "\"hidden_act\":\"silu\",\"max_position_embeddings\":163840,\"torch_dtype\":\"bfloat16\"}" },
+	/* deepseek-ai/DeepSeek-V2-Lite: MLA without the query's compression
+	 * (q_lora_rank null: q_proj straight from the hidden state), 64
+	 * routed experts and 2 shared, 6 a token, the first layer dense */
+	{ "deepseek-v2-lite", "{\"model_type\":\"deepseek_v2\",\"hidden_size\":2048,\"intermediate_size\":10944,"
+	  "\"moe_intermediate_size\":1408,\"n_routed_experts\":64,\"n_shared_experts\":2,"
+	  "\"num_experts_per_tok\":6,\"first_k_dense_replace\":1,\"moe_layer_freq\":1,"
+	  "\"num_hidden_layers\":27,\"num_attention_heads\":16,\"num_key_value_heads\":16,"
+	  "\"q_lora_rank\":null,\"kv_lora_rank\":512,\"qk_nope_head_dim\":128,\"qk_rope_head_dim\":64,"
+	  "\"v_head_dim\":128,\"vocab_size\":102400,\"topk_method\":\"greedy\","
 	  "\"scoring_func\":\"softmax\",\"norm_topk_prob\":false,\"tie_word_embeddings\":false,"
 	  "\"hidden_act\":\"silu\",\"max_position_embeddings\":163840,\"torch_dtype\":\"bfloat16\"}" },
 	/* zai-org/GLM-4.5 and GLM-4.5-Air: grouped-query attention (head_dim
