@@ -571,6 +571,12 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 	unsigned dp = (unsigned)atoi(F(C_DP)), tp = (unsigned)atoi(F(C_TP)), pp = (unsigned)atoi(F(C_PP));
 	unsigned mb = (unsigned)atoi(F(C_MB)), seq = row_count(F(C_SEQ));
 	int fp8 = has(dtype, "FP8") || has(dtype, "float8");
+	/* FP4 linears (NVFP4, MXFP4 on Blackwell): surfer builds FP8 ones
+	 * at the most, the nearer rate; said in lacks */
+	if (!before && !fp8 && (has(dtype, "FP4") || has(dtype, "float4"))) {
+		fp8 = 1;
+		lack(r, "fp4-as-fp8");
+	}
 	const char *dtype_arg = has(dtype, "bf16") || has(dtype, "bfloat16") ? "bf16"
 		: has(dtype, "fp16") || has(dtype, "float16") ? "fp16"
 		: has(dtype, "tf32") ? "tf32"
