@@ -404,22 +404,14 @@ static int row_compiled(const char *s)
 	       has(s, "inductor") || has(s, "max-autotune") || has(s, "reduce-overhead");
 }
 
-/* Whether a mode column describes training: "training", "pretraining",
- * fine-tuning in its words ("fine-tuning", "SFT", LoRA and QLoRA,
- * DPO, RLHF), a forward and backward pass. */
-static int row_trains(const char *mode)
-{
-	return has(mode, "train") || has(mode, "fine-tun") || has(mode, "finetun") ||
-	       has(mode, "fine tun") || has_word(mode, "SFT") || has(mode, "LoRA") ||
-	       has_word(mode, "DPO") || has_word(mode, "RLHF") || has(mode, "fwd+bwd") ||
-	       has(mode, "backward");
-}
-
-/* The first integer within a few characters after key in s ("r=16",
- * "rank 64", "r: 8"), 0 when none. */
+/* The first integer within a few characters after key in s, where key
+ * starts a word ("r=16", "rank 64", "r: 8"; not the r= of "lr=3e-4"), 0
+ * when none. */
 static unsigned int_right_after(const char *s, const char *key)
 {
 	const char *p = strcasestr(s, key);
+	while (p && p > s && isalnum((unsigned char)p[-1]))
+		p = strcasestr(p + 1, key);
 	if (!p)
 		return 0;
 	p += strlen(key);
@@ -428,16 +420,39 @@ static unsigned int_right_after(const char *s, const char *key)
 	return isdigit((unsigned char)*p) ? (unsigned)strtoul(p, NULL, 10) : 0;
 }
 
+/* Whether s names LoRA or QLoRA as a word (not the "lora" of
+ * "explorations"). */
+static int names_lora(const char *s)
+{
+	static const char *const w[] = { "LoRA", "QLoRA", "lora", "qlora", "LORA", "QLORA", "Lora" };
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (has_word(s, w[i]))
+			return 1;
+	return 0;
+}
+
+/* Whether a mode column describes training: "training", "pretraining",
+ * fine-tuning in its words ("fine-tuning", "SFT", LoRA and QLoRA,
+ * DPO, RLHF), a forward and backward pass. */
+static int row_trains(const char *mode)
+{
+	return has(mode, "train") || has(mode, "fine-tun") || has(mode, "finetun") ||
+	       has(mode, "fine tun") || has_word(mode, "SFT") || names_lora(mode) ||
+	       has_word(mode, "DPO") || has_word(mode, "RLHF") || has(mode, "fwd+bwd") ||
+	       has(mode, "backward");
+}
+
 /* The LoRA rank a row states in text (its mode, model or assumptions):
- * "LoRA r=16", "rank 64"; 8, PEFT's LoraConfig default, where it names
+ * "LoRA r=16", "lora_r = 32", "rank 64"; 8, PEFT's LoraConfig default, where it names
  * LoRA without one; 0 where it names no LoRA. */
 static unsigned row_lora_rank(const char *text)
 {
-	if (!has(text, "LoRA"))
+	if (!names_lora(text))
 		return 0;
-	unsigned r = int_right_after(text, "r=");
-	if (!r)
-		r = int_right_after(text, "rank");
+	static const char *const keys[] = { "r=", "r =", "lora_r", "rank" };
+	unsigned r = 0;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]) && !r; i++)
+		r = int_right_after(text, keys[i]);
 	return r && r <= 4096 ? r : 8;
 }
 
@@ -674,7 +689,8 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 	unsigned lora = before ? 0 : row_lora_rank(lora_text);
 	if (lora) {
 		arg(r, "lora", "%u", lora);
-		if (has(lora_text, "QLoRA")) {
+		if (has(lora_text, "QLoRA") && (has_word(lora_text, "QLoRA") || has_word(lora_text, "qlora") ||
+						has_word(lora_text, "QLORA"))) {
 			arg(r, "qlora", "%s", "");
 			arg(r, "precision", "pure");
 		}
