@@ -1,7 +1,8 @@
 /*
  * check_csv.c - Check suite of the CSV reader (trace/csv.c): a table of
  * inputs and the rows, lines and errors expected of them, written by hand
- * from RFC 4180 (quoted commas, "" quotes, quoted line breaks, CRLF), plus
+ * from RFC 4180 (quoted commas, "" quotes, quoted line breaks, CRLF), a
+ * UTF-8 byte-order mark, plus
  * the column lookup, the sticky error and a line longer than any buffer
  * the old per-tool readers had.
  */
@@ -62,6 +63,7 @@ static const struct {
 	{"a,b,c\n", 0, "1:a|b|c\n"},
 	{"a,b", 0, "1:a|b\n"},                                     /* no final line end */
 	{"x,y\r\nz,w\r\n", 0, "1:x|y\n2:z|w\n"},                   /* CRLF */
+	{"\xef\xbb\xbfid,b\n\xef\xbb\xbf,c\n", 0, "1:id|b\n2:\xef\xbb\xbf|c\n"},  /* a BOM: the first line's only */
 	{",a,,\n", 0, "1:|a||\n"},                                 /* empty fields */
 	{"a\n\nb\n", 0, "1:a\n2:\n3:b\n"},                         /* an empty line is a row */
 	{"\"a,b\",\"say \"\"hi\"\"\",c\n", 0, "1:a,b|say \"hi\"|c\n"},

@@ -5,7 +5,8 @@
  * unquoted into one buffer, its fields NUL-separated, and the field
  * pointers are set once the row is complete (the buffer may move while it
  * grows).  A quoted field still open at the end of a line continues on the
- * next one, with "\n" for the line break.
+ * next one, with "\n" for the line break.  A UTF-8 byte-order mark at the
+ * start of the input is dropped.
  */
 #include "trace/csv.h"
 
@@ -68,6 +69,13 @@ static ssize_t read_line(struct csv_reader *r)
 		else if (errno == ENOMEM && !feof(r->fp))
 			fail(r, SURFER_ENOMEM, "out of memory");
 		return -1;
+	}
+	/* a UTF-8 byte-order mark before the first line (what spreadsheets
+	 * write to a "CSV UTF-8" file) is not part of the first field */
+	if (r->lines_read == 0 && n >= 3 && (unsigned char)r->raw[0] == 0xef &&
+	    (unsigned char)r->raw[1] == 0xbb && (unsigned char)r->raw[2] == 0xbf) {
+		memmove(r->raw, r->raw + 3, (size_t)n - 2);
+		n -= 3;
 	}
 	r->lines_read++;
 	if (n > 0 && r->raw[n - 1] == '\n')
