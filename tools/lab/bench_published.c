@@ -377,21 +377,34 @@ static unsigned row_count(const char *s)
 	return v > 0xffffffffu ? 0 : (unsigned)v;
 }
 
-/* The ZeRO stage a zero_or_fsdp column names ("ZeRO-3", "ZeRO stage 2",
- * "zero3"), 0 when none. */
-static unsigned zero_stage(const char *s)
+/* The stage digit at p, past separators ("-3", " 2", "_3", ": 1"), 0
+ * when none. */
+static unsigned stage_digit(const char *p)
 {
-	const char *p = strcasestr(s, "zero");
-	if (!p)
-		return 0;
-	p += 4;
-	while (*p == '-' || *p == ' ' || *p == '_')
-		p++;
-	if (!strncasecmp(p, "stage", 5))
-		p += 5;
-	while (*p == ' ' || *p == '-')
+	while (*p == '-' || *p == ' ' || *p == '_' || *p == ':' || *p == '=')
 		p++;
 	return *p >= '1' && *p <= '3' ? (unsigned)(*p - '0') : 0;
+}
+
+/* The ZeRO stage a zero_or_fsdp column names ("ZeRO-3", "ZeRO stage 2",
+ * "zero3"; Lightning's "deepspeed_stage_3", DeepSpeed's "stage": 3;
+ * ZeRO++ and ZeRO-Infinity, both stage 3), 0 when none. */
+static unsigned zero_stage(const char *s)
+{
+	if (has(s, "ZeRO++") || has(s, "ZeRO-Infinity") || has(s, "ZeRO Infinity"))
+		return 3;
+	const char *p = strcasestr(s, "zero");
+	if (p) {
+		p += 4;
+		while (*p == '-' || *p == ' ' || *p == '_')
+			p++;
+		if (!strncasecmp(p, "stage", 5))
+			p += 5;
+		return stage_digit(p);
+	}
+	if (has(s, "deepspeed") && (p = strcasestr(s, "stage")))
+		return stage_digit(p + 5);
+	return 0;
 }
 
 /* Whether a compile column says the step was compiled: "yes", "true",
