@@ -100,6 +100,9 @@ echo "{$cfg, \"hidden_size\": 8192}" >"$tmp/oth/configs/bar-70b.json"
 	echo "W7,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,1,1,1,1,none,LoRA fine-tuning,2,2048,,bf16,flash,none,AdamW,no,3000,lr=2e-4; lora_r = 32,peft"
 	echo "Z7,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,deepspeed_stage_3_offload,training,2,2048,,bf16,flash,none,AdamW,no,3000,none,lightning"
 	echo "Z8,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,ZeRO++,training,2,2048,,bf16,flash,none,AdamW,no,3000,none,deepspeed"
+	echo "L1,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,FSDP FULL_SHARD,training,2,2048,,16-mixed,flash,none,AdamW,no,3000,none,lightning"
+	echo "L2,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,FSDP FULL_SHARD,training,2,2048,,bf16-true,flash,none,AdamW,no,3000,none,lightning"
+	echo "L3,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,DDP,training,2,2048,,32-true,sdpa,none,AdamW,no,3000,none,lightning"
 	echo "X1,Llama 3.1 8B,meta-llama/Llama-3.1-8B,B200,8,8,1,1,FSDP2,training,2,8192,,NVFP4,flash,none,AdamW,no,3000,none,torchtitan"
 	echo "J1,Llama 3.1 8B,meta-llama/Llama-3.1-8B,H100 SXM5 80GB,1,1,1,1,none,inference decode (TPOT),32,2048,128,bf16,flash,none,none,no,20,kv cache fp8,vLLM benchmark"
 	echo "J2,Llama 3.1 8B,meta-llama/Llama-3.1-8B,H100 SXM5 80GB,1,1,1,1,none,inference decode (TPOT),32,2048,128,AWQ int4,flash,none,none,no,20,none,vLLM benchmark"
@@ -156,6 +159,9 @@ check "fine-tuning rows: LoRA, QLoRA, SFT; FSDP's strategy names; max-autotune; 
 check "no LoRA from the r= of lr= or the lora of explorations; lora_r = 32 read past lr=2e-4" $?
 row J1 | grep -q -- '| - | --engine vllm --mode decode --batch 32 --seq 2048 --dtype bf16 --kv-cache-dtype fp8 |' &&
 	row J2 | grep -q -- '| weight-quantization | --engine vllm --mode decode '
+row L1 | grep -q -- '--dtype fp16 ' && ! row L1 | grep -q -- '--precision' &&
+	row L2 | grep -q -- '--dtype bf16 .*--precision pure' && row L3 | grep -q -- '--dtype fp32 '
+check "Lightning's precisions: 16-mixed FP16 mixed, bf16-true pure BF16, 32-true FP32" $?
 row Z7 | grep -q -- '--dp 8 --zero 3 --offload |' && row Z8 | grep -q -- '--dp 8 --zero 3 |'
 check "Lightning's deepspeed_stage_3_offload and ZeRO++: stage 3" $?
 row X1 | grep -q -- '| fp4-as-fp8 | --mode training .*--dtype fp8 '
@@ -175,7 +181,7 @@ check "the nodes of the GPU's system: GB200 NVL72's trays of 4" $?
 row M1 | grep -q 'predicted [0-9.]* ms; no measured time to compare'
 check "a row without a measured time: its prediction shown, left out of the means" $?
 row B1 | grep -q "no model: 'Bar 7B'" && row Q1 | grep -q "no GPU: 'Quantum GPU 9000'" &&
-	grep -q '^32 runs predicted of 36:' "$tmp/oth/out"
+	grep -q '^35 runs predicted of 39:' "$tmp/oth/out"
 check "a model no config or built-in names (not bar-70b), an unknown GPU: said, not predicted" $?
 # each row's prediction is surfer-analyze's for its flags
 flags=$(row H1 | awk -F'|' '{ print $8 }')

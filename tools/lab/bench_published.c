@@ -605,10 +605,15 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		fp8 = 1;
 		lack(r, "fp4-as-fp8");
 	}
+	/* Lightning's precision names too: "16-mixed" FP16 with FP32
+	 * master weights, "32-true" FP32 ("bf16-true", "16-true": pure
+	 * 16-bit, below) */
 	const char *dtype_arg = has(dtype, "bf16") || has(dtype, "bfloat16") ? "bf16"
-		: has(dtype, "fp16") || has(dtype, "float16") ? "fp16"
+		: has(dtype, "fp16") || has(dtype, "float16") || has(dtype, "16-mixed") ||
+		  has(dtype, "16-true") ? "fp16"
 		: has(dtype, "tf32") ? "tf32"
-		: has(dtype, "fp32") || has(dtype, "float32") ? "fp32" : "bf16";
+		: has(dtype, "fp32") || has(dtype, "float32") || has(dtype, "32-true") ||
+		  !strcmp(dtype, "32") ? "fp32" : "bf16";
 	if (mode[0] && !row_trains(mode)) {
 		r->ga = 1;
 		/* an inference row on several GPUs without its layout: one
@@ -700,14 +705,18 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 	char lora_text[8192];
 	snprintf(lora_text, sizeof(lora_text), "%s; %s; %s", mode, F(C_MODEL), assume);
 	unsigned lora = before ? 0 : row_lora_rank(lora_text);
+	int qlora = lora && has(lora_text, "QLoRA") &&
+		    (has_word(lora_text, "QLoRA") || has_word(lora_text, "qlora") || has_word(lora_text, "QLORA"));
 	if (lora) {
 		arg(r, "lora", "%u", lora);
-		if (has(lora_text, "QLoRA") && (has_word(lora_text, "QLoRA") || has_word(lora_text, "qlora") ||
-						has_word(lora_text, "QLORA"))) {
+		if (qlora)
 			arg(r, "qlora", "%s", "");
-			arg(r, "precision", "pure");
-		}
 	}
+	/* 16-bit weights, gradients and moments (Lightning's "bf16-true",
+	 * "16-true"; "pure bf16"), and QLoRA's */
+	if (!before && (qlora || ((has(dtype, "16-true") || has(dtype, "pure bf16") ||
+				   has(dtype, "pure fp16")) && !fp8)))
+		arg(r, "precision", "pure");
 	if (dp > 1)
 		arg(r, "dp", "%u", dp);
 	if (tp > 1)
