@@ -437,6 +437,18 @@ static void attn_heap_down(double *h, size_t n, size_t i)
 	}
 }
 
+/* Key blocks of block_n query block i of a causal call visits: q queries
+ * after kv - q cached keys, up to its last row's key; with a sliding
+ * window of w keys (0: none) from the block holding its first row's first
+ * key, row - w + 1 (FlashAttention's n_block_min for a local mask,
+ * window_size_left = w - 1: flash_fwd_kernel.h, hopper/block.h). */
+static double attn_qblock_tiles(double i, double q, double kv, double w, uint32_t bm, uint32_t bn)
+{
+	double prefix = kv - q, keys = prefix + fmin((i + 1) * bm, q);
+	double first = w > 0 ? fmax(0, prefix + i * bm - w + 1) : 0;
+	return ceil(fmin(keys, kv) / bn) - floor(first / bn);
+}
+
 static double attn_causal_fill(double q, double kv, uint32_t bm, uint32_t bn, double groups,
 			       double slots, int backward, double fallback)
 {
@@ -455,7 +467,7 @@ static double attn_causal_fill(double q, double kv, uint32_t bm, uint32_t bn, do
 	for (size_t i = 0; i < (size_t)per; i++) {
 		double t;
 		if (!backward) {
-			t = ceil(fmin(prefix + fmin((i + 1.0) * bm, q), kv) / bn);
+			t = attn_qblock_tiles((double)i, q, kv, 0, bm, bn);
 		} else {
 			double r0 = fmax(0, (double)i * bn - prefix);
 			t = r0 >= q ? 0 : ceil(q / bm) - floor(r0 / bm);
@@ -497,23 +509,15 @@ static uint32_t attn_ctas_per_sm(int triton, double d, const struct attn_plan *p
 #define ATTN_TILE_SAMPLES 4096.0
 
 /* Tiles of block_m x block_n one (sequence, head) of q queries after kv - q
- * cached keys visits.  Causal: query block i (rows prefix + i bm on) runs
- * over the key blocks up to its last row's key; with a sliding window of
- * w keys from the block holding its first row's first key, row - w + 1
- * (FlashAttention's n_block_min for a local mask, window_size_left =
- * w - 1: flash_fwd_kernel.h, hopper/block.h). */
+ * cached keys visits; causal: each query block's (attn_qblock_tiles()). */
 static double attn_tiles(double q, double kv, int causal, double w, uint32_t bm, uint32_t bn)
 {
-	double mb = ceil(q / bm), prefix = kv - q, t = 0;
+	double mb = ceil(q / bm), t = 0;
 	if (!causal)
 		return mb * ceil(kv / bn);
 	double step = mb > ATTN_TILE_SAMPLES ? mb / ATTN_TILE_SAMPLES : 1;
-	for (double x = 0; x < mb; x += step) {
-		double i = floor(x);
-		double keys = prefix + fmin((i + 1) * bm, q);
-		double first = w > 0 ? fmax(0, prefix + i * bm - w + 1) : 0;
-		t += (ceil(fmin(keys, kv) / bn) - floor(first / bn)) * (x + step <= mb ? step : mb - x);
-	}
+	for (double x = 0; x < mb; x += step)
+		t += attn_qblock_tiles(floor(x), q, kv, w, bm, bn) * (x + step <= mb ? step : mb - x);
 	return t;
 }
 

@@ -1397,15 +1397,12 @@ static void backward_op(struct bld *B, const struct fop *f)
 		 * the collective's overlap (tp_wgrad_deferred()); for the
 		 * eager stacks (nanotron's, whose backward was not read here)
 		 * taken as hidden and not built, as before. */
-		if (!B->ntp_defer) {
-			k_comm(B, B->o->sp ? COMM_REDUCE_SCATTER : COMM_ALL_REDUCE, (double)f->a * B->esz,
-			       MODEL_GROUP_TP, 0);
-			break;
-		}
-		/* Megatron's: issued after the dgrads, the wgrads run while it
-		 * goes (tp_wgrad_deferred()) */
+		/* Megatron's, with wgrads deferred: issued after the dgrads,
+		 * the wgrads run while it goes (tp_wgrad_deferred()) */
 		k_comm(B, B->o->sp ? COMM_REDUCE_SCATTER : COMM_ALL_REDUCE, (double)f->a * B->esz,
-		       MODEL_GROUP_TP, MODEL_ASYNC_AFTER);
+		       MODEL_GROUP_TP, B->ntp_defer ? MODEL_ASYNC_AFTER : 0);
+		if (!B->ntp_defer)
+			break;
 		uint32_t rs = B->err ? 0 : (uint32_t)B->s->n;
 		B->wait_next = B->tp_regather;
 		for (uint32_t i = 0; i < B->ntp_defer; i++) {

@@ -705,8 +705,8 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 	char lora_text[8192];
 	snprintf(lora_text, sizeof(lora_text), "%s; %s; %s", mode, F(C_MODEL), assume);
 	unsigned lora = before ? 0 : row_lora_rank(lora_text);
-	int qlora = lora && has(lora_text, "QLoRA") &&
-		    (has_word(lora_text, "QLoRA") || has_word(lora_text, "qlora") || has_word(lora_text, "QLORA"));
+	int qlora = lora && (has_word(lora_text, "QLoRA") || has_word(lora_text, "qlora") ||
+			     has_word(lora_text, "QLORA"));
 	if (lora) {
 		arg(r, "lora", "%u", lora);
 		if (qlora)
