@@ -3608,6 +3608,44 @@ END_TEST
  * no re-gather.  The eager stack waits for each where it is issued.  The
  * replay hides part of them: the step is shorter than the same kernels
  * with the collectives serialized on the compute stream. */
+/* Transformer Engine's linear_qkv in FP8 (Q, K and V joined into one GEMM
+ * by bld_stack_fuse()): one read of its 8192 x 4096 input at a byte an
+ * element, its 4096 x (1024 + 2 x 256) weight at a byte, its output in
+ * BF16, Llama-3.1-8B at tensor parallelism 4.  The join took the shared
+ * input off at two bytes an element, twice: the GEMM's bytes came out
+ * negative and the build was refused. */
+START_TEST(te_fp8_qkv_bytes)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("llama-3.1-8b", &c), 0);
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.dtype = GPU_DT_BF16;
+	o.fp8 = 1;
+	o.stack = MODEL_STACK_TE;
+	o.attention = MODEL_ATTN_FLASH;
+	o.tp = 4;
+	o.batch = 1;
+	o.seq = 8192;
+	struct model_seq s;
+	ck_assert_int_eq(model_build(&c, &o, &s, NULL, 0), 0);
+	int found = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct model_kernel *k = &s.v[i];
+		ck_assert(k->k.bytes >= 0);
+		if (k->phase == MODEL_PH_FORWARD && k->k.op == PRED_OP_GEMM && k->layer == 0 &&
+		    k->k.n == 1536 && k->k.k == 4096) {
+			double want = 8192.0 * 4096 * 1 + 4096.0 * 1536 * 1 + 8192.0 * 1536 * 2;
+			ck_assert_double_eq_tol(k->k.bytes, want, 1e-9 * want);
+			found++;
+		}
+	}
+	ck_assert_int_eq(found, 1);
+	model_seq_release(&s);
+}
+END_TEST
+
 START_TEST(tp_wgrad_overlap)
 {
 	struct model_config c;
@@ -5425,6 +5463,7 @@ int main(void)
 	tcase_add_test(t, mtp_module);
 	tcase_add_test(t, fp8_sp_gathers);
 	tcase_add_test(t, tp_wgrad_overlap);
+	tcase_add_test(t, te_fp8_qkv_bytes);
 	tcase_add_test(t, offload_step);
 	tcase_add_test(t, built_copies);
 	suite_add_tcase(s, t);

@@ -284,6 +284,10 @@ void bld_fp8_casts(struct bld *B, int forward, double x_elems, double w_elems, d
  * FP8, 0 when it gathers them in the dtype (ops.c says which do). */
 double bld_sp_fp8_bytes(const struct bld *B);
 
+/* Bytes an element of a GEMM's input operands of dtype dt takes (k_gemm's
+ * traffic): one for FP8, else the activation dtype's. */
+double bld_gemm_in_bytes(const struct bld *B, enum gpu_dtype dt);
+
 /* Whether the linear of this shape runs in FP8 under B's options. */
 int bld_fp8_linear(const struct bld *B, uint64_t in, uint64_t out);
 

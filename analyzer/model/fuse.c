@@ -191,7 +191,9 @@ void bld_stack_fuse(struct bld *B)
 				g->k.n += k.k.n;
 				g->k.grid[1] = (uint32_t)cdiv(g->k.n, tn);
 				g->k.flops += k.k.flops;
-				g->k.bytes += k.k.bytes - (double)k.k.m * k.k.k * B->esz;
+				/* the input they share is read once, at the
+				 * operands' width (a byte in FP8) */
+				g->k.bytes += k.k.bytes - (double)k.k.m * k.k.k * bld_gemm_in_bytes(B, k.k.dtype);
 				map[i] = (uint32_t)(gemm + 1);
 				continue;
 			}

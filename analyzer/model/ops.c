@@ -219,13 +219,19 @@ void k_gemm(struct bld *B, uint64_t batch, uint64_t m, uint64_t n, uint64_t kk)
 	k->k.k = kk;
 	k->k.batch = batch ? batch : 1;
 	k->k.flops = 2.0 * (double)m * (double)n * (double)kk * (double)k->k.batch;
-	/* FP8 operands, a byte each; the output in the activation dtype */
-	double in = B->gemm_dt == GPU_DT_FP8 ? 1.0 : B->esz;
+	double in = bld_gemm_in_bytes(B, B->gemm_dt);
 	/* weight-only quantized weights at their own bytes */
 	double wb = B->gemm_b_bytes > 0 && B->gemm_b_bytes < in ? B->gemm_b_bytes : in;
 	k->k.b_bytes = wb < in ? wb : 0;
 	k->k.bytes = ((double)m * kk * in + (double)kk * n * wb + (double)m * n * B->esz) *
 		     (double)k->k.batch;
+}
+
+/* FP8 operands, a byte each; the others (and the output of every GEMM) in
+ * the activation dtype. */
+double bld_gemm_in_bytes(const struct bld *B, enum gpu_dtype dt)
+{
+	return dt == GPU_DT_FP8 ? 1.0 : B->esz;
 }
 
 void k_softmax(struct bld *B, const char *name, uint64_t rows, uint64_t cols, double nin)
