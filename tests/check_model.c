@@ -1664,6 +1664,36 @@ START_TEST(memory_layer_megatron)
 }
 END_TEST
 
+START_TEST(memory_layer_opt)
+{
+	/* transformers 5's OPT decoder layer in FP32 training, from its
+	 * modules (eager_attention_forward, dropout 0.1 on the two residual
+	 * branches, none on the attention probabilities or after ReLU): the
+	 * attention norm's input and output, q and k as the matmul's copies,
+	 * v's, the softmax output (the second matmul's input too), the merged
+	 * heads, the final norm's input and output, fc1's output (ReLU keeps
+	 * it, fc2 reads it), two dropout masks of a byte an element, each
+	 * norm's mean and rstd.  The scores times a scaling of 1.0 and plus
+	 * the mask keep nothing: the 4.x module's torch.max after the mask
+	 * kept the masked scores, one more s x s tensor a head. */
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("opt-1.3b", &c), 0);
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.batch = 1;
+	o.seq = 256;
+	c.layers = 13;
+	struct model_memory m13 = mem_of(&c, &o);
+	c.layers = 12;
+	struct model_memory m12 = mem_of(&c, &o);
+	double T = 256, h = 2048, a = 32, f = 8192;
+	double X = T * h * 4, S = a * T * T * 4, F = T * f * 4;
+	double want = 8 * X + S + F + 2 * T * h + 2 * 8 * T;
+	ck_assert_double_eq_tol(m13.activations - m12.activations, want, 1e-6 * want);
+}
+END_TEST
+
 START_TEST(memory_state_and_peak)
 {
 	struct model_config c = gpt2_small();
@@ -5426,6 +5456,7 @@ int main(void)
 	tcase_add_test(t, bad_options);
 	tcase_add_test(t, mask_reread_per_head);
 	tcase_add_test(t, memory_layer_megatron);
+	tcase_add_test(t, memory_layer_opt);
 	tcase_add_test(t, memory_state_and_peak);
 	tcase_add_test(t, memory_parallel);
 	tcase_add_test(t, memory_decode);

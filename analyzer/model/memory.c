@@ -115,17 +115,16 @@ static double mask_bytes(double n, double p)
  * kept by the output projection; eager: the
  * softmax output (FP32 where the module computes it so), the probabilities
  * the second matmul reads when they are another tensor (dropout's output,
- * a cast back to 16 bits), dropout's mask, and what a mask op keeps
- * (OPT's torch.max keeps the masked scores). */
-static double attn_saved(const struct shp *z, int softmax_fp32, int keeps_scores, double p)
+ * a cast back to 16 bits) and dropout's mask; the scale and the mask
+ * keep nothing (a product by a number, an addition). */
+static double attn_saved(const struct shp *z, int softmax_fp32, double p)
 {
 	double qkv = z->T * (z->q + 2 * z->kvq) * z->e, merged = z->T * z->q * z->e;
 	if (z->sdpa) /* the kernel keeps its output and a logsumexp per row */
 		return qkv + merged + (z->out_merged ? 0 : z->T * z->q * z->e) + z->b * z->a * z->sl * 4;
 	double esm = softmax_fp32 ? 4 : z->e;
 	double probs = p > 0 ? z->S * z->e : softmax_fp32 && z->half ? z->S * z->e : 0;
-	return qkv + merged + z->S * esm + probs + mask_bytes(z->S, p) +
-	       (keeps_scores ? z->S * z->e : 0);
+	return qkv + merged + z->S * esm + probs + mask_bytes(z->S, p);
 }
 
 /* A dense MLP of tokens rows from its input (kept for in_rows of them:
@@ -229,13 +228,13 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 	double Xf = z->T * z->h * z->e;
 	switch (c->family) {
 	case MODEL_FAM_GPT2:
-		return ln_saved(z) + X + attn_saved(z, 0, 0, c->attn_dropout) + mh +
+		return ln_saved(z) + X + attn_saved(z, 0, c->attn_dropout) + mh +
 		       ln_saved(z) + mlp_saved(c, z, z->T, z->Tr, 0) + mh;
 	case MODEL_FAM_BERT:
-		return X + attn_saved(z, 0, 0, c->attn_dropout) + mh + ln_saved(z) +
+		return X + attn_saved(z, 0, c->attn_dropout) + mh + ln_saved(z) +
 		       mlp_saved(c, z, z->T, z->Tr, 0) + mh + ln_saved(z);
 	case MODEL_FAM_OPT:
-		return ln_saved(z) + X + attn_saved(z, 0, 1, c->attn_dropout) + mh +
+		return ln_saved(z) + X + attn_saved(z, 0, c->attn_dropout) + mh +
 		       ln_saved(z) + mlp_saved(c, z, z->T, z->Tr, 0) + mh;
 	case MODEL_FAM_LLAMA: {
 		int moe = model_layer_moe(c, i), grouped = moe && model_moe_grouped(c, o);
@@ -252,7 +251,7 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 			return te_layer_saved(c, o, z) + gemma;
 		if (o->stack == MODEL_STACK_COMPILE && z->sdpa && c->gated && c->experts <= 1)
 			return compile_layer_saved(c, o, z) + gemma;
-		double r = rms_saved(z) + X + attn_saved(z, 1, 0, c->attn_dropout) + rms_saved(z) + gemma;
+		double r = rms_saved(z) + X + attn_saved(z, 1, c->attn_dropout) + rms_saved(z) + gemma;
 		if (grouped)
 			return r + grouped_saved(c, o, z);
 		if (moe) {
@@ -272,7 +271,7 @@ static double layer_saved(const struct model_config *c, const struct model_opts 
 		int dec = i >= c->layers;
 		double r = 0;
 		for (int blk = 0; blk < (dec ? 2 : 1); blk++)
-			r += rms_saved(z) + X + attn_saved(z, 1, 0, c->dropout) + mh;
+			r += rms_saved(z) + X + attn_saved(z, 1, c->dropout) + mh;
 		r += rms_saved(z) + mh;
 		if (!model_layer_sparse(c, i))
 			return r + mlp_saved(c, z, z->T, z->Tr, c->dropout);
