@@ -50,6 +50,7 @@ struct bench_args {
 	int compiled_amd_scale;     /* --compiled-amd-scale (e2e)              */
 	int with_figures;           /* --with-figures (e2e; accuracy's default) */
 	int hold_out_figures;       /* --hold-out-figures (accuracy)           */
+	int no_host_floor;          /* --no-host-floor (accuracy)              */
 	int before;                 /* --before (published)                    */
 	int noperands;              /* the arguments that are not options      */
 	char **operands;
