@@ -665,9 +665,11 @@ static int accuracy_main(const struct bench_args *a)
 	 * CUDA events bracket each op as the host launches it, and no op
 	 * comes in under 25-60 us (docs/tile-model.md, "Floor").  Our own
 	 * GPUs' rows (tools/gpu/sweep.py) queue the calls back to back
-	 * between their events, so the GPU never waits on the host there:
-	 * --no-host-floor predicts the kernels without it, as surfer-analyze
-	 * does.  The origin's model time goes without it too, which moves
+	 * between their events, so the GPU waits on the host only where a
+	 * call's kernels are shorter than the host's dispatch of it (a few
+	 * us: the H200's element-wise operators sit 3-6 us above their
+	 * bandwidth roofline, docs/accuracy.md): --no-host-floor predicts
+	 * the kernels without a floor, as surfer-analyze does.  The origin's model time goes without it too, which moves
 	 * nothing across architectures, where auto takes the target's shape
 	 * time for vector operators and 0.95 of it for GEMMs
 	 * (pred_shrink_default). */

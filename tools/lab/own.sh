@@ -29,9 +29,10 @@
 #     out; 5's dumps for make calibrate pass --hold-out-figures).
 # 3 and 5's held-out dumps time the kernels without NeuSight's host floor
 # (surfer-bench accuracy --no-host-floor): tools/gpu/sweep.py queues each
-# shape's calls back to back between their events, so its times hold none,
-# where NeuSight's op timings hold 25-60 us, and the tile model's family
-# floors and the convolution model's floor_ns are those hosts'.  5c keeps
+# shape's calls back to back between their events, so its times show the
+# host only where a call is shorter than its dispatch (a few us), where
+# NeuSight's op timings hold 25-60 us, and the tile model's family floors
+# and the convolution model's floor_ns are those hosts'.  5c keeps
 # the floor: with the figures of its architecture a Hopper target takes
 # conv_sm90_shape, whose floor was fitted on our H200's own rows.
 # Every held-out prediction of 1, 2, 3 and 5, and 4's tensor-core GEMMs, is
