@@ -88,8 +88,8 @@ static void usage(FILE *fp)
 		"                    own GPUs' and public microbenchmarks', are used as\n"
 		"                    surfer-analyze uses them; --hold-out-figures leaves them\n"
 		"                    out, as for a new architecture: make accuracy's protocol)\n"
-		"                    [--no-host-floor] (the target's times hold no host\n"
-		"                    floor: tools/gpu/sweep.py's, where NeuSight's do)\n"
+		"                    [--no-host-floor] (no NeuSight host floor in the\n"
+		"                    predictions: rows timed back to back, tools/gpu/sweep.py's)\n"
 		"       " PROG " table REPORT.json...   (markdown tables of accuracy reports)\n"
 		"       " PROG " e2e --labels DIR --configs DIR [--weights F | --holdout-weights DIR]\n"
 		"                        [--dtype D] [--attention eager|sdpa] [--data DIR]\n"
@@ -669,9 +669,10 @@ static int accuracy_main(const struct bench_args *a)
 	 * call's kernels are shorter than the host's dispatch of it (a few
 	 * us: the H200's element-wise operators sit 3-6 us above their
 	 * bandwidth roofline, docs/accuracy.md): --no-host-floor predicts
-	 * the kernels without a floor, as surfer-analyze does.  The origin's model time goes without it too, which moves
-	 * nothing across architectures, where auto takes the target's shape
-	 * time for vector operators and 0.95 of it for GEMMs
+	 * the kernels without a floor, as surfer-analyze does.  The
+	 * origin's model time goes without it too, which moves nothing
+	 * across architectures, where auto takes the target's shape time
+	 * for vector operators and 0.95 of it for GEMMs
 	 * (pred_shrink_default). */
 	struct pred_config pc = { .weights = o.weights, .tile = tm, .tile_floor = !a->no_host_floor,
 				  .conv = &conv,
