@@ -98,6 +98,8 @@ echo "{$cfg, \"hidden_size\": 8192}" >"$tmp/oth/configs/bar-70b.json"
 	echo "J3,Llama 3.1 70B,meta-llama/Llama-3.1-70B,H100 SXM5 80GB,4,,,,none,inference decode (TPOT),32,2048,128,bf16,flash,none,none,no,20,none,vLLM benchmark"
 	echo "W6,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,FSDP2,training,2,2048,,bf16,flash,none,AdamW,no,3000,lr=3e-4 (explorations of the schedule),torchtitan"
 	echo "W7,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,1,1,1,1,none,LoRA fine-tuning,2,2048,,bf16,flash,none,AdamW,no,3000,lr=2e-4; lora_r = 32,peft"
+	echo "XL1,Llama 2 7B,meta-llama/Llama-2-7b-hf,H100 SXM5 80GB,8,8,1,1,FSDP,training,4,2048,,bf16,flash,full remat,AdamW,XLA (jit),3000,none,MaxText"
+	echo "XL2,Llama 2 7B,meta-llama/Llama-2-7b-hf,H100 SXM5 80GB,8,8,1,1,FSDP,training,4,2048,,bf16,flash,none,AdamW,unstated,3000,none,Levanter (JAX)"
 	echo "Z7,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,deepspeed_stage_3_offload,training,2,2048,,bf16,flash,none,AdamW,no,3000,none,lightning"
 	echo "Z8,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,ZeRO++,training,2,2048,,bf16,flash,none,AdamW,no,3000,none,deepspeed"
 	echo "L1,Llama 2 7B,meta-llama/Llama-2-7b-hf,A100 80GB,8,8,1,1,FSDP FULL_SHARD,training,2,2048,,16-mixed,flash,none,AdamW,no,3000,none,lightning"
@@ -157,6 +159,11 @@ row W1 | grep -q -- '| optimizer-as-adamw | --mode training .*--optimizer adamw 
 check "fine-tuning rows: LoRA, QLoRA, SFT; FSDP's strategy names; max-autotune; Lion as AdamW" $?
 ! row W6 | grep -q -- '--lora' && row W7 | grep -q -- '--lora 32 '
 check "no LoRA from the r= of lr= or the lora of explorations; lora_r = 32 read past lr=2e-4" $?
+# a JAX step (MaxText, Levanter; or XLA in the compile column) is compiled:
+# XLA's fusions run as Inductor's, said in lacks
+row XL1 | grep -q -- '| xla-as-inductor | --mode training .*--act-ckpt full --stack compile |' &&
+	row XL2 | grep -q -- '| xla-as-inductor | --mode training .*--stack compile |'
+check "a JAX/XLA row runs as --stack compile, xla-as-inductor in lacks" $?
 row J1 | grep -q -- '| - | --engine vllm --mode decode --batch 32 --seq 2048 --dtype bf16 --kv-cache-dtype fp8 |' &&
 	row J2 | grep -q -- '| weight-quantization | --engine vllm --mode decode '
 row L1 | grep -q -- '--dtype fp16 ' && ! row L1 | grep -q -- '--precision' &&
@@ -181,7 +188,7 @@ check "the nodes of the GPU's system: GB200 NVL72's trays of 4" $?
 row M1 | grep -q 'predicted [0-9.]* ms; no measured time to compare'
 check "a row without a measured time: its prediction shown, left out of the means" $?
 row B1 | grep -q "no model: 'Bar 7B'" && row Q1 | grep -q "no GPU: 'Quantum GPU 9000'" &&
-	grep -q '^35 runs predicted of 39:' "$tmp/oth/out"
+	grep -q '^37 runs predicted of 41:' "$tmp/oth/out"
 check "a model no config or built-in names (not bar-70b), an unknown GPU: said, not predicted" $?
 # each row's prediction is surfer-analyze's for its flags
 flags=$(row H1 | awk -F'|' '{ print $8 }')

@@ -408,13 +408,24 @@ static unsigned zero_stage(const char *s)
 }
 
 /* Whether a compile column says the step was compiled: "yes", "true",
- * "torch.compile ..." (not "no (...)"). */
+ * "torch.compile ..." (not "no (...)"), or compiled by XLA (row_xla()). */
 static int row_compiled(const char *s)
 {
 	if (!strncasecmp(s, "no", 2) || !strncasecmp(s, "false", 5) || !strncasecmp(s, "none", 4))
 		return 0;
 	return !strncasecmp(s, "yes", 3) || !strncasecmp(s, "true", 4) || has(s, "compile") ||
-	       has(s, "inductor") || has(s, "max-autotune") || has(s, "reduce-overhead");
+	       has(s, "inductor") || has(s, "max-autotune") || has(s, "reduce-overhead") ||
+	       has_word(s, "XLA") || has_word(s, "jit");
+}
+
+/* Whether a row's step is a JAX program compiled by XLA (MaxText, Levanter,
+ * Pax; or its compile column says XLA): its pointwise chains and norms are
+ * fused as Inductor fuses them, so it runs as --stack compile, the PyTorch
+ * program surfer builds, and says so in lacks. */
+static int row_xla(const char *compile, const char *source)
+{
+	return has_word(compile, "XLA") || has(source, "maxtext") || has(source, "levanter") ||
+	       has(source, "paxml") || has(source, "jax");
 }
 
 /* The first integer within a few characters after key in s, where key
@@ -811,9 +822,11 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		if (ck && !strcmp(ck, "full") && nrc &&
 		    (has(F(C_CKPT), "block") || has(assume, "recompute_method block")))
 			arg(r, "act-ckpt-layers", "%u", nrc);
-		if (row_compiled(F(C_COMPILE)))
+		if (row_compiled(F(C_COMPILE)) || row_xla(F(C_COMPILE), source)) {
 			arg(r, "stack", "compile");
-		else if (te)
+			if (row_xla(F(C_COMPILE), source))
+				lack(r, "xla-as-inductor");
+		} else if (te)
 			arg(r, "stack", "te");
 		/* the blocks captured as CUDA graphs (Megatron's
 		 * cuda_graph_impl, Inductor's reduce-overhead) */
