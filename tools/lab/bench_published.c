@@ -415,7 +415,7 @@ static int row_compiled(const char *s)
 		return 0;
 	return !strncasecmp(s, "yes", 3) || !strncasecmp(s, "true", 4) || has(s, "compile") ||
 	       has(s, "inductor") || has(s, "max-autotune") || has(s, "reduce-overhead") ||
-	       has_word(s, "XLA") || has_word(s, "jit");
+	       has_word(s, "XLA") || has_word(s, "jit") || has_word(s, "JIT");
 }
 
 /* Whether a row's step is a JAX program compiled by XLA (MaxText, Levanter,
@@ -425,7 +425,7 @@ static int row_compiled(const char *s)
 static int row_xla(const char *compile, const char *source)
 {
 	return has_word(compile, "XLA") || has(source, "maxtext") || has(source, "levanter") ||
-	       has(source, "paxml") || has(source, "jax");
+	       has(source, "paxml") || has_word(source, "JAX") || has_word(source, "jax");
 }
 
 /* The first integer within a few characters after key in s, where key
