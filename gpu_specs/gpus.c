@@ -70,10 +70,13 @@ const struct gpu_cc_limits *gpu_cc_all(size_t *n)
 	return gpu_cc_table;
 }
 
-static int key_matches(const char *name, const char *key)
+/* Whether name has key's key (g: any_name()'s, unused; NULL for a
+ * system). */
+static int key_matches(const struct gpu_spec *g, const char *name, const char *key)
 {
 	char k[KEY_MAX];
 
+	(void)g;
 	make_key(name, k);
 	return strcmp(k, key) == 0;
 }
@@ -141,23 +144,24 @@ static void token_key(const char *name, char key[KEY_MAX])
 	}
 }
 
-/* Whether match(n, arg) holds for any name n of g: its id, its name or
- * an alias. */
-static int any_name(const struct gpu_spec *g, int (*match)(const char *, const char *),
-		    const char *arg)
+/* Whether match(g, n, arg) holds for any name n of g: its id, its name
+ * or an alias. */
+static int any_name(const struct gpu_spec *g,
+		    int (*match)(const struct gpu_spec *, const char *, const char *), const char *arg)
 {
-	if (match(g->id, arg) || match(g->name, arg))
+	if (match(g, g->id, arg) || match(g, g->name, arg))
 		return 1;
 	for (const char *const *a = g->aliases; *a; a++)
-		if (match(*a, arg))
+		if (match(g, *a, arg))
 			return 1;
 	return 0;
 }
 
-static int words_match(const char *name, const char *words)
+static int words_match(const struct gpu_spec *g, const char *name, const char *words)
 {
 	char k[KEY_MAX];
 
+	(void)g;
 	token_key(name, k);
 	return strcmp(k, words) == 0;
 }
@@ -201,14 +205,14 @@ static int word_is(const char *w, size_t n, const char *x, size_t m)
 static int word_of_memory(const struct gpu_spec *g, const char *w, size_t n)
 {
 	if (n > 2 && !strncmp(w + n - 2, "gb", 2) && strspn(w, "0123456789") == n - 2)
-		return g && g->mem_gb > 0 && strtoul(w, NULL, 10) == (unsigned long)lround(g->mem_gb);
+		return g->mem_gb > 0 && strtoul(w, NULL, 10) == (unsigned long)lround(g->mem_gb);
 	return (n > 3 && !strncmp(w, "hbm", 3)) || (n > 4 && !strncmp(w, "gddr", 4));
 }
 
 /* Whether every word of words (token_key()'s form) is a word of the
- * name's (word_is()), or one of g's memory (word_of_memory(); g NULL:
- * none), and at least one is a word of the name's. */
-static int words_within_of(const struct gpu_spec *g, const char *name, const char *words)
+ * name's (word_is()), or one of g's memory (word_of_memory()), and at
+ * least one is a word of the name's. */
+static int words_within(const struct gpu_spec *g, const char *name, const char *words)
 {
 	char k[KEY_MAX];
 	int named = 0;
@@ -232,17 +236,6 @@ static int words_within_of(const struct gpu_spec *g, const char *name, const cha
 	return named;
 }
 
-/* Whether any name of g (id, name, alias) holds words (words_within_of()). */
-static int named_within(const struct gpu_spec *g, const char *words)
-{
-	if (words_within_of(g, g->id, words) || words_within_of(g, g->name, words))
-		return 1;
-	for (const char *const *a = g->aliases; *a; a++)
-		if (words_within_of(g, *a, words))
-			return 1;
-	return 0;
-}
-
 size_t gpu_named_by(const char *name, const char **out, size_t max)
 {
 	char words[KEY_MAX];
@@ -254,7 +247,7 @@ size_t gpu_named_by(const char *name, const char **out, size_t max)
 	if (!words[0])
 		return 0;
 	for (size_t i = 0; i < gpu_table_len; i++) {
-		if (named_within(&gpu_table[i], words)) {
+		if (any_name(&gpu_table[i], words_within, words)) {
 			if (got < max)
 				out[got] = gpu_table[i].id;
 			got++;
@@ -668,7 +661,8 @@ const struct gpu_system *gpu_system_find(const char *name)
 	if (!lookup_key(name, key))
 		return NULL;
 	for (size_t i = 0; i < gpu_system_table_len; i++)
-		if (key_matches(gpu_system_table[i].id, key) || key_matches(gpu_system_table[i].name, key))
+		if (key_matches(NULL, gpu_system_table[i].id, key) ||
+		    key_matches(NULL, gpu_system_table[i].name, key))
 			return &gpu_system_table[i];
 	return NULL;
 }

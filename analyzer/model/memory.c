@@ -404,7 +404,8 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	z.e = gpu_dtype_bytes(o->dtype);
 	z.half = o->dtype == GPU_DT_BF16 || o->dtype == GPU_DT_FP16;
 	z.sdpa = o->attention != MODEL_ATTN_EAGER;
-	z.out_merged = model_attention_impl(o) != PRED_ATTN_NONE;
+	int fused = model_attention_impl(o) != PRED_ATTN_NONE;
+	z.out_merged = fused;
 	z.fused_norm = o->stack == MODEL_STACK_TE || o->fused_norm;
 	z.train = o->mode == MODEL_TRAINING;
 	z.b = s->micro_batch ? (double)s->micro_batch : (double)o->batch;
@@ -428,7 +429,7 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	 * fa3, cudnn, triton) takes a Llama-family model's K and V at their
 	 * KV heads (flash_attn_func's GQA), where eager and SDPA attend over
 	 * them repeated to every query head */
-	z.kvq = model_attention_impl(o) != PRED_ATTN_NONE && c->family == MODEL_FAM_LLAMA && c->kv_heads
+	z.kvq = fused && c->family == MODEL_FAM_LLAMA && c->kv_heads
 		? (double)(c->kv_heads / tp ? c->kv_heads / tp : 1) * c->head_dim : z.q;
 	z.f = (double)(c->ffn / tp);
 	z.S = z.b * z.a * z.sl * z.kv;

@@ -408,14 +408,14 @@ static unsigned zero_stage(const char *s)
 }
 
 /* Whether a compile column says the step was compiled: "yes", "true",
- * "torch.compile ..." (not "no (...)"), or compiled by XLA (row_xla()). */
+ * "torch.compile ..." (not "no (...)"), jit; XLA's is row_xla()'s. */
 static int row_compiled(const char *s)
 {
 	if (!strncasecmp(s, "no", 2) || !strncasecmp(s, "false", 5) || !strncasecmp(s, "none", 4))
 		return 0;
 	return !strncasecmp(s, "yes", 3) || !strncasecmp(s, "true", 4) || has(s, "compile") ||
 	       has(s, "inductor") || has(s, "max-autotune") || has(s, "reduce-overhead") ||
-	       has_word(s, "XLA") || has_word(s, "jit") || has_word(s, "JIT");
+	       has_word(s, "jit") || has_word(s, "JIT");
 }
 
 /* Whether a row's step is a JAX program compiled by XLA (MaxText, Levanter,
@@ -798,7 +798,7 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 				arg(r, "hsdp", "%s", "");
 		}
 		else if (no_shard)
-			;
+			;      /* DDP: nothing sharded */
 		else if (stage >= 2)   /* DeepSpeed's ZeRO-2 and -3 */
 			arg(r, "zero", "%u", stage);
 		else if (has(zero, "distributed optimizer") || stage == 1 ||
@@ -822,9 +822,10 @@ static void row_flags(struct run *r, char **f, const int *idx, const char *dir, 
 		if (ck && !strcmp(ck, "full") && nrc &&
 		    (has(F(C_CKPT), "block") || has(assume, "recompute_method block")))
 			arg(r, "act-ckpt-layers", "%u", nrc);
-		if (row_compiled(F(C_COMPILE)) || row_xla(F(C_COMPILE), source)) {
+		int xla = row_xla(F(C_COMPILE), source);
+		if (xla || row_compiled(F(C_COMPILE))) {
 			arg(r, "stack", "compile");
-			if (row_xla(F(C_COMPILE), source))
+			if (xla)
 				lack(r, "xla-as-inductor");
 		} else if (te)
 			arg(r, "stack", "te");
