@@ -22,6 +22,7 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/baseline.h"
+#include "analyzer/optfail.h"
 #include "analyzer/chrome.h"
 #include "analyzer/export.h"
 #include "analyzer/input.h"
@@ -609,7 +610,8 @@ static int parse(int argc, char **argv, struct cli *c)
 		case ':':
 			return bad("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return bad("unknown option '%s'; see --help", argv[optind - 1]);
+			optfail_describe(argv[optind - 1], opts, merr, sizeof merr);
+			return bad("%s; see --help", merr);
 		}
 	}
 	if (c->list_gpus || c->list_models)

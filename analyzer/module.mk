@@ -2,7 +2,8 @@
 # modules, which live in the core library so tools can use them.
 ANALYZER_SRCS := analyzer/ktable.c analyzer/timeline.c analyzer/analyze.c analyzer/chrome.c \
 	analyzer/report.c analyzer/export.c analyzer/baseline.c analyzer/prices.c \
-	analyzer/targets.c analyzer/input.c analyzer/sibling.c analyzer/progress.c
+	analyzer/targets.c analyzer/input.c analyzer/sibling.c analyzer/progress.c \
+	analyzer/optfail.c
 CORE_SRCS += $(ANALYZER_SRCS)
 
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)

@@ -33,6 +33,15 @@ expect "surfer-bench: tensorcore: no option '--labels'; see surfer-bench tensorc
 expect "surfer-bench: vec: unknown option '--frobnicate'; see surfer-bench vec --help" \
 	vec --frobnicate --data "$D"
 expect "surfer-bench: profile: option '--labels' needs a value" profile --labels
+# why an option was refused: a value given to a flag, a typo (read against
+# the subcommand's own options), a prefix of several, another subcommand's
+expect "surfer-bench: accuracy: option '--json' takes no value (given '--json=1'); see surfer-bench accuracy --help" \
+	accuracy --json=1
+expect "surfer-bench: accuracy: unknown option '--datset' (did you mean '--dataset'?); see surfer-bench accuracy --help" \
+	accuracy --datset "$D"
+expect "surfer-bench: accuracy: option '--he' is ambiguous: --heldout-conv, --help; see surfer-bench accuracy --help" \
+	accuracy --he
+expect "surfer-bench: accuracy: no option '--rows'; see surfer-bench accuracy --help" accuracy --rows
 expect "surfer-bench: power: unexpected argument 'extra'" power --data "$D" extra
 expect "surfer-bench: unknown command 'nosuch'; see surfer-bench --help" nosuch
 expect "surfer-bench: unknown format 'xml' (neusight, pipeweave, vidur, deepbench)" \

@@ -17,6 +17,7 @@
 #include "analyzer/analyze.h"
 #include "analyzer/baseline.h"
 #include "analyzer/ktable.h"
+#include "analyzer/optfail.h"
 #include "predictor/comm.h"
 #include "analyzer/report.h"
 #include "tests/synth.h"
@@ -1579,6 +1580,54 @@ START_TEST(transposed_gemm_on_amd)
 }
 END_TEST
 
+/* Why an option was refused (analyzer/optfail.c): each of getopt_long()'s
+ * four refusals told apart, a typo named only when one option is nearest. */
+START_TEST(option_refusals)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"model", required_argument, NULL, 'm'},
+		{"mode", required_argument, NULL, 'M'},
+		{"price", required_argument, NULL, 'p'},
+		{"precision", required_argument, NULL, 'P'},
+		{"top", required_argument, NULL, 'n'},
+		{"tp", required_argument, NULL, 't'},
+		{NULL, 0, NULL, 0},
+	};
+	static const struct {
+		const char *arg, *want;
+	} cases[] = {
+		{"--json=1", "option '--json' takes no value (given '--json=1')"},
+		{"--js=1", "option '--json' takes no value (given '--js=1')"},
+		{"--pr", "option '--pr' is ambiguous: --price, --precision"},
+		{"--mdoel", "unknown option '--mdoel' (did you mean '--model'?)"},
+		{"--jsn", "unknown option '--jsn' (did you mean '--json'?)"},
+		/* one edit from both --top and --tp: no guess */
+		{"--tpo", "unknown option '--tpo'"},
+		{"--frobnicate=3", "unknown option '--frobnicate'"},
+		{"-x", "unknown option '-x'"},
+	};
+	char buf[128];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		optfail_describe(cases[i].arg, opts, buf, sizeof buf);
+		ck_assert_msg(!strcmp(buf, cases[i].want), "%s: '%s', want '%s'", cases[i].arg, buf,
+			      cases[i].want);
+	}
+	/* a short buffer is cut and terminated, never overrun */
+	char small[12];
+	memset(small, 'x', sizeof small);
+	optfail_describe("--pr", opts, small, 8);
+	ck_assert_uint_eq(strlen(small), 7);
+	ck_assert_int_eq(small[8], 'x');
+
+	ck_assert_uint_eq(optfail_distance("model", "model", 2), 0);
+	ck_assert_uint_eq(optfail_distance("mdoel", "model", 2), 1);
+	ck_assert_uint_eq(optfail_distance("modl", "model", 2), 1);
+	ck_assert_uint_eq(optfail_distance("kitten", "sitting", 5), 3);
+	ck_assert_uint_eq(optfail_distance("a", "abcdef", 2), 3);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("analyze");
@@ -1622,6 +1671,7 @@ int main(void)
 	tcase_add_test(tc, transposed_gemm_on_amd);
 	tcase_add_test(tc, attention_shapes_interned);
 	tcase_add_test(tc, interval_text_digits);
+	tcase_add_test(tc, option_refusals);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -13,11 +13,13 @@
  * Exit status: 0 done, 1 out of memory or cannot write, 2 bad usage or input.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyzer/input.h"
+#include "analyzer/optfail.h"
 #include "analyzer/progress.h"
 #include "tools/import/import.h"
 #include "trace/surfer_err.h"
@@ -85,43 +87,50 @@ int main(int argc, char **argv)
 	struct import_opts opts = { NULL, -1 };
 	const char *step = NULL;
 	int quiet = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--version")) {
-			printf("%s %s\n", prog, SURFER_VERSION);
-			return 0;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			quiet = 1;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output") ||
-			   !strcmp(a, "--origin") || !strcmp(a, "--device") ||
-			   !strcmp(a, "--step")) {
-			if (i + 1 == argc) {
-				fprintf(stderr, "%s: option '%s' needs a value\n", prog, a);
+	enum { OPT_ORIGIN = 256, OPT_DEVICE, OPT_STEP, OPT_VERSION };
+	static const struct option lopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"origin", required_argument, NULL, OPT_ORIGIN},
+		{"device", required_argument, NULL, OPT_DEVICE},
+		{"step", required_argument, NULL, OPT_STEP},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, OPT_VERSION},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	char why[256];
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:qh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case OPT_ORIGIN: opts.origin = optarg; break;
+		case OPT_STEP: step = optarg; break;
+		case OPT_DEVICE:
+			if (parse_device(optarg, &opts.device)) {
+				fprintf(stderr, "%s: bad --device '%s': not a GPU ordinal\n", prog, optarg);
 				return surfer_exit_code(SURFER_EINVAL);
 			}
-			const char *v = argv[++i];
-			if (a[1] == 'o' || !strcmp(a, "--output"))
-				out = v;
-			else if (!strcmp(a, "--origin"))
-				opts.origin = v;
-			else if (!strcmp(a, "--step"))
-				step = v;
-			else if (parse_device(v, &opts.device)) {
-				fprintf(stderr, "%s: bad --device '%s': not a GPU ordinal\n", prog, v);
-				return surfer_exit_code(SURFER_EINVAL);
-			}
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "%s: unknown option '%s' (try --help)\n", prog, a);
+			break;
+		case 'q': quiet = 1; break;
+		case 'h': usage(stdout); return 0;
+		case OPT_VERSION: printf("%s %s\n", prog, SURFER_VERSION); return 0;
+		case ':':
+			fprintf(stderr, "%s: option '%s' needs a value\n", prog, argv[optind - 1]);
 			return surfer_exit_code(SURFER_EINVAL);
-		} else if (!fmt) {
-			fmt = a;
+		default:
+			optfail_describe(argv[optind - 1], lopts, why, sizeof why);
+			fprintf(stderr, "%s: %s; try --help\n", prog, why);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (!fmt) {
+			fmt = argv[i];
 		} else if (!in) {
-			in = a;
+			in = argv[i];
 		} else {
-			fprintf(stderr, "%s: unexpected argument '%s' (try --help)\n", prog, a);
+			fprintf(stderr, "%s: unexpected argument '%s' (try --help)\n", prog, argv[i]);
 			return surfer_exit_code(SURFER_EINVAL);
 		}
 	}

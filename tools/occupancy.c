@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyzer/optfail.h"
 #include "gpu_specs/gpu.h"
 #include "trace/surfer_err.h"
 
@@ -147,10 +148,13 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("%s %s\n", prog, SURFER_VERSION);
 			return 0;
-		default:
-			fprintf(stderr, "%s: bad option '%s'\n", prog, argv[optind - 1]);
+		default: {
+			char why[256];
+			optfail_describe(argv[optind - 1], opts, why, sizeof why);
+			fprintf(stderr, "%s: %s\n", prog, why);
 			usage(stderr);
 			return surfer_exit_code(SURFER_EINVAL);
+		}
 		}
 	}
 	if (optind < argc) {

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analyzer/optfail.h"
 #include "tools/recording.h"
 
 #define PROG "surfer-record"
@@ -81,7 +82,12 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		case OPT_VERSION: printf(PROG " " SURFER_VERSION "\n"); return 0;
 		case ':': return bad("missing value for", argv[optind - 1]);
-		default: return bad("unknown option", argv[optind - 1]);
+		default: {
+			char why[256];
+			optfail_describe(argv[optind - 1], opts, why, sizeof why);
+			fprintf(stderr, PROG ": %s; see --help\n", why);
+			return 2;
+		}
 		}
 	}
 	if (skip && count_arg(skip) < 0)

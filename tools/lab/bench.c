@@ -16,6 +16,7 @@
  * auto.
  */
 #include "tools/lab/bench_args.h"
+#include "analyzer/optfail.h"
 #include "trace/surfer_err.h"
 #include "tools/lab/bench_e2e.h"
 #include "tools/lab/bench_published.h"
@@ -801,11 +802,20 @@ static const struct bench_cmd {
  * on, else the exit code after a one-line message. */
 static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct bench_args *a)
 {
+	/* getopt_long() sees only cmd's own options, so that a prefix or a
+	 * typo is read against them (--hold is --hold-out-figures for
+	 * accuracy, whatever other subcommands take) */
+	struct option own[BO_COUNT + 1];
+	size_t nown = 0;
+	for (int i = 0; i < BO_COUNT; i++)
+		if (i == BO_HELP || (cmd->opts & (UINT64_C(1) << i)))
+			own[nown++] = bench_long_opts[i];
+	own[nown] = bench_long_opts[BO_COUNT];
 	int o;
 	memset(a, 0, sizeof *a);
 	opterr = 0;
 	optind = 1;
-	while ((o = getopt_long(argc, argv, ":h", bench_long_opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":h", own, NULL)) != -1) {
 		int id = o == 'h' ? BO_HELP : o - BO_VAL;
 		if (o == ':') {
 			fprintf(stderr, PROG ": %s: option '%s' needs a value\n", cmd->name,
@@ -813,13 +823,20 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 			return surfer_exit_code(SURFER_EINVAL);
 		}
 		if (o == '?' || id < 0 || id >= BO_COUNT) {
-			fprintf(stderr, PROG ": %s: unknown option '%s'; see " PROG " %s --help\n",
-				cmd->name, argv[optind - 1], cmd->name);
-			return surfer_exit_code(SURFER_EINVAL);
-		}
-		if (id != BO_HELP && !(cmd->opts & (UINT64_C(1) << id))) {
-			fprintf(stderr, PROG ": %s: no option '--%s'; see " PROG " %s --help\n",
-				cmd->name, bench_long_opts[id].name, cmd->name);
+			const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
+			size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+			char why[256];
+			for (int i = 0; i < BO_COUNT && !strncmp(arg, "--", 2); i++)
+				if (i != BO_HELP && !(cmd->opts & (UINT64_C(1) << i)) &&
+				    strlen(bench_long_opts[i].name) == len - 2 &&
+				    !strncmp(bench_long_opts[i].name, arg + 2, len - 2)) {
+					fprintf(stderr, PROG ": %s: no option '--%s'; see " PROG " %s --help\n",
+						cmd->name, bench_long_opts[i].name, cmd->name);
+					return surfer_exit_code(SURFER_EINVAL);
+				}
+			optfail_describe(arg, own, why, sizeof why);
+			fprintf(stderr, PROG ": %s: %s; see " PROG " %s --help\n", cmd->name, why,
+				cmd->name);
 			return surfer_exit_code(SURFER_EINVAL);
 		}
 		switch ((enum bench_opt)id) {

@@ -1,0 +1,130 @@
+/*
+ * optfail.c - why getopt_long() refused an option (optfail.h).
+ */
+#include "analyzer/optfail.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define OPTFAIL_NAME_MAX 63   /* longer names are compared on this many bytes */
+#define OPTFAIL_LIST_MAX 4    /* candidates named for an ambiguous prefix */
+
+unsigned optfail_distance(const char *a, const char *b, unsigned limit)
+{
+	size_t la = strnlen(a, OPTFAIL_NAME_MAX), lb = strnlen(b, OPTFAIL_NAME_MAX);
+	unsigned d[OPTFAIL_NAME_MAX + 1][OPTFAIL_NAME_MAX + 1];
+
+	if ((la > lb ? la - lb : lb - la) > limit)
+		return limit + 1;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned row_min = limit + 1;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned cost = a[i - 1] != b[j - 1];
+			unsigned v = d[i - 1][j - 1] + cost;
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			/* "--tpo" for "--top": a swap of neighbours counts one */
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+			if (v < row_min)
+				row_min = v;
+		}
+		if (row_min > limit)
+			return limit + 1;
+	}
+	return d[la][lb] > limit ? limit + 1 : d[la][lb];
+}
+
+/* The option opts names exactly name[0..len), or NULL. */
+static const struct option *exact(const struct option *opts, const char *name, size_t len)
+{
+	for (const struct option *o = opts; o && o->name; o++)
+		if (strlen(o->name) == len && !strncmp(o->name, name, len))
+			return o;
+	return NULL;
+}
+
+void optfail_describe(const char *arg, const struct option *opts, char *buf, size_t n)
+{
+	if (!buf || !n)
+		return;
+	if (!arg || strncmp(arg, "--", 2) || !arg[2]) {
+		snprintf(buf, n, "unknown option '%s'", arg ? arg : "");
+		return;
+	}
+	const char *name = arg + 2, *eq = strchr(name, '=');
+	int len = (int)(eq ? (size_t)(eq - name) : strlen(name));
+	if (len > OPTFAIL_NAME_MAX)
+		len = OPTFAIL_NAME_MAX;
+
+	const struct option *o = exact(opts, name, (size_t)len), *only = NULL;
+	if (o) {
+		if (eq && o->has_arg == no_argument)
+			snprintf(buf, n, "option '--%s' takes no value (given '%s')", o->name, arg);
+		else
+			snprintf(buf, n, "option '%s' was refused", arg);
+		return;
+	}
+
+	/* a prefix: getopt_long() takes the options it starts when they are
+	 * one option under several names, and refuses it otherwise */
+	unsigned prefixed = 0;
+	int one = 1;
+	for (const struct option *p = opts; p && p->name; p++) {
+		if (strncmp(p->name, name, (size_t)len))
+			continue;
+		if (!only)
+			only = p;
+		else if (p->has_arg != only->has_arg || p->flag != only->flag || p->val != only->val)
+			one = 0;
+		prefixed++;
+	}
+	if (prefixed && one) {
+		if (eq && only->has_arg == no_argument)
+			snprintf(buf, n, "option '--%s' takes no value (given '%s')", only->name, arg);
+		else
+			snprintf(buf, n, "option '%s' was refused", arg);
+		return;
+	}
+	if (prefixed > 1) {
+		size_t w = (size_t)snprintf(buf, n, "option '--%.*s' is ambiguous:", len, name);
+		unsigned listed = 0;
+		for (const struct option *p = opts; p && p->name && w < n; p++) {
+			if (strncmp(p->name, name, (size_t)len))
+				continue;
+			if (listed++ == OPTFAIL_LIST_MAX) {
+				snprintf(buf + w, n - w, " ...");
+				break;
+			}
+			w += (size_t)snprintf(buf + w, n - w, "%s --%s", listed > 1 ? "," : "", p->name);
+		}
+		return;
+	}
+
+	/* a typo: the nearest name within one edit for short names, two for
+	 * longer ones (a different word is further than that) */
+	char want[OPTFAIL_NAME_MAX + 1];
+	memcpy(want, name, (size_t)len);
+	want[len] = '\0';
+	unsigned limit = len <= 4 ? 1 : 2, best = limit + 1, ties = 0;
+	const struct option *near = NULL;
+	for (const struct option *p = opts; p && p->name; p++) {
+		unsigned d = optfail_distance(want, p->name, limit);
+		if (d < best)
+			best = d, near = p, ties = 0;
+		else if (d == best && d <= limit)
+			ties++;
+	}
+	if (near && best <= limit && !ties)
+		snprintf(buf, n, "unknown option '--%s' (did you mean '--%s'?)", want, near->name);
+	else
+		snprintf(buf, n, "unknown option '--%s'", want);
+}
