@@ -195,6 +195,21 @@ assert 75 < w < 82 and d["predictions"][0]["memory_fits"], (w, d["predictions"][
 PY
 check "deepseek-v3 in fp8 fits an H200 at tp 8 with 75-82 GiB of weights" $?
 
+# 16-bit experts run the engines' Triton fused-MoE kernel as FP8 ones do:
+# Qwen3-30B-A3B's 48 MoE layers, w13 and w2 each, in both engines
+for eng in vllm sglang; do
+	"$BIN" --model qwen3-30b-a3b --engine $eng --mode decode --batch 8 --seq 1024 --target h100 --json \
+		>"$tmp/moe16.json" 2>/dev/null
+	python3 - "$tmp/moe16.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["predictions"][0]
+rows = {r["kernel"]: r for r in p["breakdown"]}
+assert "fused_moe_kernel" in rows, sorted(rows)
+assert rows["fused_moe_kernel"]["launches"] == 96, rows["fused_moe_kernel"]
+PY
+	check "$eng: Qwen3-30B-A3B's BF16 experts as 96 fused_moe_kernel launches a step" $?
+done
+
 # A sliding-window layer keeps the last `window` tokens of each sequence in
 # the engines' cache (vLLM's hybrid KV cache manager, SGLang's SWA pool):
 # Gemma-3-27B's 62 layers are 10 global and 52 local (window 1024); a K/V

@@ -223,7 +223,12 @@ static void linear_q(struct srv *S, enum lin_kind kind, uint64_t batch, uint64_t
 		return;
 	}
 	if (!S->fp8) {
+		/* 16-bit experts run the same Triton fused-MoE kernel as FP8
+		 * ones (vLLM's and SGLang's fused_moe for unquantized weights) */
 		gemm(S, batch, m, n, k);
+		struct model_kernel *g = kind == LIN_MOE ? bld_last_kernel(B) : NULL;
+		if (g)
+			g->k.name = "fused_moe_kernel";
 		return;
 	}
 	quant(S, qn, k);
