@@ -47,6 +47,14 @@ for bad in "frobnicate" "help frobnicate" ""; do
 	[ $rc -eq 2 ] && { [ -z "$bad" ] || [ "$(wc -l <"$T/err")" -eq 1 ]; }
 	check "surfer $bad: exit 2 and one line (rc $rc)" $?
 done
+# a misspelt verb names the nearest one; a word far from every verb does not
+"$S" analyse x.mp >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "^surfer: 'analyse' is not a surfer verb (did you mean 'analyze'?)" "$T/err"
+check "surfer analyse: did you mean 'analyze'? (rc $rc: $(cat "$T/err"))" $?
+"$S" frobnicate >/dev/null 2>"$T/err"
+! grep -q 'did you mean' "$T/err"
+check "surfer frobnicate: no guess ($(cat "$T/err"))" $?
 # a verb whose program is missing: 127, and where it was looked for
 mkdir "$T/bin"
 cp "$S" "$T/bin/surfer"

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyzer/optfail.h"
 #include "analyzer/sibling.h"
 
 #define PROG "surfer"
@@ -130,7 +131,21 @@ int main(int argc, char **argv)
 		return help(argv[2]);
 	}
 	if (!find_verb(v)) {
-		fprintf(stderr, PROG ": '%s' is not a surfer verb; see surfer --help\n", v);
+		/* "surfer analyse": the verb within two edits, when one is */
+		const struct verb *near = NULL;
+		unsigned best = 3, ties = 0;
+		for (size_t i = 0; i < NVERBS; i++) {
+			unsigned d = optfail_distance(v, verbs[i].name, 2);
+			if (d < best)
+				best = d, near = &verbs[i], ties = 0;
+			else if (d == best && d <= 2)
+				ties++;
+		}
+		if (near && best <= 2 && !ties && v[0] != '-')
+			fprintf(stderr, PROG ": '%s' is not a surfer verb (did you mean '%s'?); see surfer --help\n",
+				v, near->name);
+		else
+			fprintf(stderr, PROG ": '%s' is not a surfer verb; see surfer --help\n", v);
 		return 2;
 	}
 	char prog[64], dir[PATH_MAX], path[PATH_MAX + 64];

@@ -7,7 +7,9 @@ TEST_SCRIPTS += tests/surfer_cli.sh
 # outside it (BUILD=/elsewhere); the installed pages come first
 $(BUILD)/obj/tools/surfer.o: CPPFLAGS += -DSURFER_SRC_MANDIR='"$(CURDIR)/docs/man"'
 
-# (analyzer/sibling.c: how surfer-analyze finds surfer-import too)
-$(BUILD)/surfer: $(BUILD)/obj/tools/surfer.o $(BUILD)/obj/analyzer/sibling.o
+# (analyzer/sibling.c: how surfer-analyze finds surfer-import too;
+# analyzer/optfail.c: the nearest verb to a misspelt one)
+$(BUILD)/surfer: $(BUILD)/obj/tools/surfer.o $(BUILD)/obj/analyzer/sibling.o \
+		$(BUILD)/obj/analyzer/optfail.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^
