@@ -6,42 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "trace/editdist.h"
+
 #define OPTFAIL_NAME_MAX 63   /* longer names are compared on this many bytes */
 #define OPTFAIL_LIST_MAX 4    /* candidates named for an ambiguous prefix */
-
-unsigned optfail_distance(const char *a, const char *b, unsigned limit)
-{
-	size_t la = strnlen(a, OPTFAIL_NAME_MAX), lb = strnlen(b, OPTFAIL_NAME_MAX);
-	unsigned d[OPTFAIL_NAME_MAX + 1][OPTFAIL_NAME_MAX + 1];
-
-	if ((la > lb ? la - lb : lb - la) > limit)
-		return limit + 1;
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = (unsigned)i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned row_min = limit + 1;
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned cost = a[i - 1] != b[j - 1];
-			unsigned v = d[i - 1][j - 1] + cost;
-			if (d[i - 1][j] + 1 < v)
-				v = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < v)
-				v = d[i][j - 1] + 1;
-			/* "--tpo" for "--top": a swap of neighbours counts one */
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < v)
-				v = d[i - 2][j - 2] + 1;
-			d[i][j] = v;
-			if (v < row_min)
-				row_min = v;
-		}
-		if (row_min > limit)
-			return limit + 1;
-	}
-	return d[la][lb] > limit ? limit + 1 : d[la][lb];
-}
 
 /* The option opts names exactly name[0..len), or NULL. */
 static const struct option *exact(const struct option *opts, const char *name, size_t len)
@@ -117,7 +85,7 @@ void optfail_describe(const char *arg, const struct option *opts, char *buf, siz
 	unsigned limit = len <= 4 ? 1 : 2, best = limit + 1, ties = 0;
 	const struct option *near = NULL;
 	for (const struct option *p = opts; p && p->name; p++) {
-		unsigned d = optfail_distance(want, p->name, limit);
+		unsigned d = edit_distance(want, p->name, limit);
 		if (d < best)
 			best = d, near = p, ties = 0;
 		else if (d == best && d <= limit)

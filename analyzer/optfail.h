@@ -22,9 +22,4 @@
  * opts: the table given to getopt_long(), ended by a NULL name. */
 void optfail_describe(const char *arg, const struct option *opts, char *buf, size_t n);
 
-/* The edit distance (insertions, deletions, substitutions, and swaps of
- * two neighbouring letters) between a and b, or more than limit once it
- * is known to exceed limit; both strings are read up to 63 bytes. */
-unsigned optfail_distance(const char *a, const char *b, unsigned limit);
-
 #endif

@@ -26,6 +26,7 @@
 
 #include "gpu_specs/figures.h"
 #include "gpu_specs/gpus_table.h"
+#include "trace/editdist.h"
 
 #define KEY_MAX 128
 
@@ -268,36 +269,6 @@ const struct gpu_spec *gpu_find(const char *name)
 	return find_by_words(name);
 }
 
-/* Optimal-string-alignment distance (Levenshtein plus adjacent
- * transpositions), so "a1000" and "h10o" are one edit away. */
-static unsigned edit_distance(const char *a, const char *b)
-{
-	unsigned rows[3][KEY_MAX];  /* row i of the table is rows[i % 3] */
-	size_t la = strlen(a), lb = strlen(b);
-
-	for (size_t j = 0; j <= lb; j++)
-		rows[0][j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned *c = rows[i % 3], *p = rows[(i - 1) % 3], *pp = rows[(i + 1) % 3];
-
-		c[0] = (unsigned)i;
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned cost = a[i - 1] != b[j - 1];
-			unsigned v = p[j] + 1;
-
-			if (c[j - 1] + 1 < v)
-				v = c[j - 1] + 1;
-			if (p[j - 1] + cost < v)
-				v = p[j - 1] + cost;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    pp[j - 2] + 1 < v)
-				v = pp[j - 2] + 1;
-			c[j] = v;
-		}
-	}
-	return rows[la % 3][lb];
-}
-
 /* How far name is from the typed key: twice the edit distance, or twice
  * the distance to name's prefix of the key's length plus one, whichever is
  * less, so that "h1000" ranks the H100 family (prefix "h100p", 1 edit)
@@ -309,10 +280,10 @@ static unsigned distance_to(const char *key, const char *name)
 	unsigned full, pre;
 
 	make_key(name, k);
-	full = 2 * edit_distance(key, k);
+	full = 2 * edit_distance(key, k, (unsigned)-1);
 	if (strlen(k) > len) {
 		k[len] = '\0';
-		pre = 2 * edit_distance(key, k) + 1;
+		pre = 2 * edit_distance(key, k, (unsigned)-1) + 1;
 		if (pre < full)
 			return pre;
 	}

@@ -18,6 +18,7 @@
 #include "analyzer/baseline.h"
 #include "analyzer/ktable.h"
 #include "analyzer/optfail.h"
+#include "trace/editdist.h"
 #include "predictor/comm.h"
 #include "analyzer/report.h"
 #include "tests/synth.h"
@@ -1620,11 +1621,11 @@ START_TEST(option_refusals)
 	ck_assert_uint_eq(strlen(small), 7);
 	ck_assert_int_eq(small[8], 'x');
 
-	ck_assert_uint_eq(optfail_distance("model", "model", 2), 0);
-	ck_assert_uint_eq(optfail_distance("mdoel", "model", 2), 1);
-	ck_assert_uint_eq(optfail_distance("modl", "model", 2), 1);
-	ck_assert_uint_eq(optfail_distance("kitten", "sitting", 5), 3);
-	ck_assert_uint_eq(optfail_distance("a", "abcdef", 2), 3);
+	ck_assert_uint_eq(edit_distance("model", "model", 2), 0);
+	ck_assert_uint_eq(edit_distance("mdoel", "model", 2), 1);
+	ck_assert_uint_eq(edit_distance("modl", "model", 2), 1);
+	ck_assert_uint_eq(edit_distance("kitten", "sitting", 5), 3);
+	ck_assert_uint_eq(edit_distance("a", "abcdef", 2), 3);
 }
 END_TEST
 

@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyzer/optfail.h"
 #include "analyzer/sibling.h"
+#include "trace/editdist.h"
 
 #define PROG "surfer"
 
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 		const struct verb *near = NULL;
 		unsigned best = 3, ties = 0;
 		for (size_t i = 0; i < NVERBS; i++) {
-			unsigned d = optfail_distance(v, verbs[i].name, 2);
+			unsigned d = edit_distance(v, verbs[i].name, 2);
 			if (d < best)
 				best = d, near = &verbs[i], ties = 0;
 			else if (d == best && d <= 2)

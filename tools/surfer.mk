@@ -8,8 +8,8 @@ TEST_SCRIPTS += tests/surfer_cli.sh
 $(BUILD)/obj/tools/surfer.o: CPPFLAGS += -DSURFER_SRC_MANDIR='"$(CURDIR)/docs/man"'
 
 # (analyzer/sibling.c: how surfer-analyze finds surfer-import too;
-# analyzer/optfail.c: the nearest verb to a misspelt one)
+# trace/editdist.c: the nearest verb to a misspelt one)
 $(BUILD)/surfer: $(BUILD)/obj/tools/surfer.o $(BUILD)/obj/analyzer/sibling.o \
-		$(BUILD)/obj/analyzer/optfail.o
+		$(BUILD)/obj/trace/editdist.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^
