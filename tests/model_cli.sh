@@ -1127,6 +1127,14 @@ done
 bad_input --model meta-llama/Llama-3.1-8B-Vision --target h100
 grep -q "no file and no built-in model named 'meta-llama/Llama-3.1-8B-Vision'" "$tmp/err"
 check "a Hub id whose suffix may change the shapes: refused, named ($(cat "$tmp/err"))" $?
+# a misspelt name: the built-in names within three edits, nearest first;
+# a word far from every name gets none
+bad_input --model lama-3-8b --target h100
+grep -q "named 'lama-3-8b'; closest: llama-3-8b, " "$tmp/err"
+check "--model lama-3-8b: closest llama-3-8b first ($(cat "$tmp/err"))" $?
+bad_input --model xyzzy --target h100
+! grep -q 'closest' "$tmp/err"
+check "--model xyzzy: no guess ($(cat "$tmp/err"))" $?
 # where PipeWeave's configs are there: a name and its config.json predict
 # the same (Qwen2.5-72B's published dims are Qwen2-72B's)
 PWC="${SHARED_DATA:-../shared/data}/pipeweave/e2e/config"

@@ -15,6 +15,7 @@
  */
 #include "analyzer/model/model.h"
 #include "analyzer/model/arch_alias.h"
+#include "trace/editdist.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1148,6 +1149,43 @@ static int builtin_by_hub_id(const char *arg, struct model_config *c)
 	}
 }
 
+/* "; closest: A, B" for the error of an unknown name: up to three built-in
+ * names within three edits of it (compared as normalize() writes them, so
+ * "Llama_3_8B" is "llama-3-8b"), nearest first; "" when none is. */
+static void builtin_closest(const char *name, char *out, size_t n)
+{
+	enum { MAX_SHOWN = 3, MAX_EDITS = 3 };
+	const char *const *names = model_config_builtin_names();
+	const char *pick[MAX_SHOWN];
+	unsigned dist[MAX_SHOWN];
+	size_t got = 0;
+	char want[64], have[64];
+
+	out[0] = '\0';
+	normalize(name, want, sizeof want);
+	for (const char *const *p = names; *p; p++) {
+		normalize(*p, have, sizeof have);
+		unsigned d = edit_distance(want, have, MAX_EDITS);
+		if (d > MAX_EDITS)
+			continue;
+		/* insert in order of distance, ties in table order */
+		size_t at = got < MAX_SHOWN ? got : MAX_SHOWN;
+		while (at > 0 && dist[at - 1] > d)
+			at--;
+		if (at == MAX_SHOWN)
+			continue;
+		for (size_t k = (got < MAX_SHOWN ? got : MAX_SHOWN - 1); k > at; k--)
+			pick[k] = pick[k - 1], dist[k] = dist[k - 1];
+		pick[at] = *p;
+		dist[at] = d;
+		if (got < MAX_SHOWN)
+			got++;
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < got && w < n; i++)
+		w += (size_t)snprintf(out + w, n - w, "%s%s", i ? ", " : "; closest: ", pick[i]);
+}
+
 int model_config_resolve(const char *arg, struct model_config *c, char *err, size_t errlen)
 {
 	struct stat st;
@@ -1170,8 +1208,12 @@ int model_config_resolve(const char *arg, struct model_config *c, char *err, siz
 	int rc = model_config_builtin(arg, c);
 	if (rc)
 		rc = builtin_by_hub_id(arg, c);
-	if (rc && err)
-		snprintf(err, errlen, "no file and no built-in model named '%s' (--list-models lists them)", arg);
+	if (rc && err) {
+		char near[160];
+		builtin_closest(arg, near, sizeof near);
+		snprintf(err, errlen, "no file and no built-in model named '%s'%s (--list-models lists them)",
+			 arg, near);
+	}
 	return rc;
 }
 
