@@ -71,7 +71,9 @@ expect_rc 2 "bad --threads 'x'" --gpu a100 --threads x
 expect_rc 2 "bad --regs '-1'" --gpu a100 --threads 32 --regs -1
 expect_rc 2 "need --threads" --gpu a100
 expect_rc 2 "need --threads" --gpu a100 --cc 8.0 --threads 32
-expect_rc 2 "bad option" --gpu a100 --threads 32 --frobnicate
+expect_rc 2 "unknown option '--frobnicate'" --gpu a100 --threads 32 --frobnicate
+expect_rc 2 "unknown option '--thrads' (did you mean '--threads'?)" --gpu a100 --thrads 32
+expect_rc 2 "option '--help' takes no value" --gpu a100 --help=1
 expect_rc 2 "expected 0..100" --gpu a100 --threads 32 --carveout 101
 expect_rc 2 "unknown compute capability '8.1'" --cc 8.1 --threads 32
 expect_rc 0 "usage: surfer-occupancy" --help
