@@ -2203,6 +2203,39 @@ START_TEST(memory_zero)
 }
 END_TEST
 
+/* The backward after the head's (memory.c, layer_bwd_transient()): GPT-2
+ * small in FP32, one sequence of 1024, fed gradients of its logits as a
+ * harness does (no loss, no optimizer).  At the start of backward the
+ * logits' gradient (1024 x 50257 x 4 bytes) comes on top of the saved
+ * tensors; in the last layer's backward that gradient is still held (the
+ * caller's), the head's weight gradient (the tied embedding's, 50257 x 768
+ * x 4) exists, and eager attention holds two FP32 score gradients (2 x 12
+ * heads x 1024 x 1024 x 4), which SDPA's fused kernel does not. */
+START_TEST(memory_backward_after_head)
+{
+	struct model_config c = gpt2_small();
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_TRAINING;
+	o.optimizer = MODEL_OPTIM_NONE;
+	o.batch = 1;
+	o.seq = 1024;
+	double seed = 1024.0 * 50257 * 4, wgrad = 50257.0 * 768 * 4, scores = 2 * 12 * 1024.0 * 1024 * 4;
+	o.attention = MODEL_ATTN_EAGER;
+	struct model_memory eager = mem_of(&c, &o);
+	ck_assert_double_eq_tol(eager.transient, seed + wgrad + scores, 1);
+	o.attention = MODEL_ATTN_SDPA;
+	struct model_memory sdpa = mem_of(&c, &o);
+	ck_assert_double_eq_tol(sdpa.transient, seed + wgrad, 1);
+	ck_assert_double_eq_tol(eager.peak - eager.activations, sdpa.peak - sdpa.activations + scores, 1);
+	/* with gradient accumulation the gradients are held through the pass
+	 * and counted there: the head's is not counted twice */
+	o.grad_accum = 2;
+	struct model_memory acc = mem_of(&c, &o);
+	ck_assert_double_eq_tol(acc.transient, seed, 1);
+}
+END_TEST
+
 /* Gradients that outlive a micro-batch: under --grad-accum 2 DDP's .grad
  * (4 P in FP32) and its bucket copy (4 P) hold through the second
  * micro-batch's forward, so the peak is weights + moments + activations +
@@ -2224,7 +2257,10 @@ START_TEST(memory_grads_kept)
 	ck_assert_double_eq_tol(one.peak, one.weights + one.optimizer +
 				(one.activations + one.transient + 4 * P > one.gradients
 				 ? one.activations + one.transient + 4 * P : one.gradients), 1);
-	ck_assert_double_ge(two.peak, one.peak + 4 * P - 1);
+	/* one's pass already holds the head's weight gradient from its
+	 * backward on (the tied embedding's, 50257 x 768 in FP32), which
+	 * two counts among its gradients */
+	ck_assert_double_ge(two.peak, one.peak + 4 * P - 4 * 50257.0 * 768 - 1);
 	o = zero_opts(3);
 	struct model_memory f1 = mem_of(&c, &o);
 	o.grad_accum = 2;
@@ -5249,12 +5285,21 @@ START_TEST(liger_kernels)
 	 * the logits (100 x 1000 x 2 bytes) held and log_softmax's FP32
 	 * output beside them, their gradients (FP32, and cast to BF16: 3 x
 	 * the logits) at the start of backward; with it a chunk's logits (32
-	 * x 1000) */
+	 * x 1000).  After the head's backward, the last layer's: its eager
+	 * attention's two FP32 score gradients (2 x 4 heads x 100 x 100 x 4
+	 * bytes) and the head's BF16 weight gradient (1000 x 256 x 2), less
+	 * log_softmax's FP32 output, which goes with the head's backward
+	 * (100 x 1000 x 4; none under Liger).  The transient is the larger
+	 * of the two: 600000 without Liger (the start), 832000 with it. */
 	o.optimizer = MODEL_OPTIM_NONE;
 	struct model_memory with = mem_of(&c, &o);
 	o.liger = o.fused_norm = 0;
 	struct model_memory without = mem_of(&c, &o);
-	ck_assert_double_eq_tol(without.transient - with.transient, (3 * 100.0 - 32) * 1000 * 2, 1e-6);
+	double logits = 100.0 * 1000 * 2, scores = 2 * 4 * 100.0 * 100 * 4, wgrad = 1000.0 * 256 * 2;
+	double start = 3 * logits, after_head = scores + wgrad - 2 * logits;
+	ck_assert_double_eq_tol(without.transient, start > after_head ? start : after_head, 1e-6);
+	ck_assert_double_eq_tol(with.transient, scores + wgrad, 1e-6);
+	ck_assert_double_gt(with.transient, 32 * 1000 * 2);
 	ck_assert(without.activations - with.activations >= 2 * 100.0 * 1000 * 2);
 
 	/* what Liger does not patch, and where its loss cannot run */
@@ -5463,6 +5508,7 @@ int main(void)
 	tcase_add_test(t, memory_llama_layer);
 	tcase_add_test(t, memory_zero);
 	tcase_add_test(t, memory_grads_kept);
+	tcase_add_test(t, memory_backward_after_head);
 	tcase_add_test(t, memory_mixed);
 	tcase_add_test(t, memory_te_layer);
 	tcase_add_test(t, memory_compile_layer);

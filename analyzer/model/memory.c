@@ -127,6 +127,24 @@ static double attn_saved(const struct shp *z, int softmax_fp32, double p)
 	return qkv + merged + z->S * esm + probs + mask_bytes(z->S, p);
 }
 
+/* What a layer's backward holds at once beyond the tensors it saved, at
+ * most: under eager attention two score-sized gradients (b x heads x s x
+ * kv), the probabilities' and the one the next op makes from it (the
+ * dropout's, the softmax backward's, the mask-and-scale's), each dropped
+ * once the next exists; FP32 where the softmax runs in FP32 (the Llama
+ * and T5 families' eager attention, attn_saved()'s softmax_fp32).  A fused
+ * kernel recomputes its tiles and holds none.  An MLP's gradients are
+ * token-by-width, an eighth of these at 2048 tokens or more and 16 heads,
+ * and are left out. */
+static double layer_bwd_transient(const struct model_config *c, const struct shp *z)
+{
+	if (z->sdpa || c->kv_lora)
+		return 0;
+	int fp32 = c->family != MODEL_FAM_GPT2 && c->family != MODEL_FAM_BERT &&
+		   c->family != MODEL_FAM_OPT;
+	return 2 * z->S * (fp32 ? 4 : z->e);
+}
+
 /* A dense MLP of tokens rows from its input (kept for in_rows of them:
  * z->Tr under sequence parallelism) to the down projection's input. */
 static double mlp_saved(const struct model_config *c, const struct shp *z, double tokens,
@@ -536,6 +554,15 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	/* the gradient of the logits (the harness's ones, or the loss's:
 	 * log_softmax's FP32 one and its cast to the logits' dtype) */
 	m->transient = head_transient + work;
+	/* Once the head's backward has run, the first layer's backward: the
+	 * loss's gradients and log_softmax's saved FP32 output are gone, a
+	 * harness's gradients of the outputs (torch.autograd.backward(outs,
+	 * grads)) live until the call returns, and the layer holds
+	 * layer_bwd_transient() beside its recompute's set.  The head's
+	 * weight gradient, new from here on, is added below where the
+	 * gradients are not counted already. */
+	double after_head = work + layer_bwd_transient(c, &z) +
+			    (o->loss ? -head_logits * 4 / z.e : head_transient);
 	/* ZeRO (Rajbhandari et al. 2020): each of the dp ranks keeps a dp-th
 	 * of the optimizer's state (--zero 1), of the gradients (2) and of
 	 * the parameters (3).  FSDP holds a layer's full gradient until it is
@@ -681,9 +708,21 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	 * pipeline frees each unsharded gradient at its reduce-scatter, and
 	 * only its shard (counted in gradients) stays.  DDP's bucket copy is
 	 * in both terms once. */
-	double start = m->activations + m->transient + ddp;
 	double M = (double)s->microbatches * (o->grad_accum > 1 ? o->grad_accum : 1);
 	int kept = M > 1 && !(zero >= 2 && o->pp <= 1);
+	/* the head's weight gradient (the tied embedding's), vocab x hidden
+	 * of this GPU, in the gradients' dtype: FP32 under autocast, the
+	 * 16-bit one FSDP reduces, else the parameters'; counted already
+	 * where the gradients live through the pass (kept, Megatron's
+	 * buffer) */
+	double head_wgrad = o->head == MODEL_HEAD_CLASSIFY || kept ||
+				    (o->stack == MODEL_STACK_TE && zero < 2)
+			    ? 0
+			    : ceil((double)c->vocab / tp) * c->hidden *
+				      (model_mixed(o) && zero < 2 ? 4 : z.e);
+	if (after_head + head_wgrad > m->transient)
+		m->transient = after_head + head_wgrad;
+	double start = m->activations + m->transient + ddp;
 	double pass = m->weights + m->optimizer + gbuf +
 		      (kept ? start + m->gradients - gbuf - ddp : maxd(start, m->gradients - gbuf));
 	if (o->stack == MODEL_STACK_TE && zero < 2) /* Megatron's contiguous */
