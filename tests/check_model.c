@@ -2236,6 +2236,28 @@ START_TEST(memory_backward_after_head)
 }
 END_TEST
 
+/* T5's position bias in inference (memory.c, inference_transient()):
+ * t5-base in FP32, one sequence of 2048 (so eager attention's set is the
+ * largest).  A decoder layer's attention holds the residual and its normed
+ * input, q, k and v (768 wide each) and the scores with the softmax's
+ * copy (12 heads x 2048 x 2048, FP32 both); the decoder stack holds its
+ * self-attention's and its cross-attention's bias ([1, 12, 2048, 2048]
+ * each) from its first layer to its last. */
+START_TEST(memory_t5_position_bias)
+{
+	struct model_config c;
+	ck_assert_int_eq(model_config_builtin("t5-base", &c), 0);
+	struct model_opts o;
+	model_opts_init(&o);
+	o.mode = MODEL_INFERENCE;
+	o.batch = 1;
+	o.seq = 2048;
+	struct model_memory m = mem_of(&c, &o);
+	double S = 12 * 2048.0 * 2048, X = 2048.0 * 768 * 4;
+	ck_assert_double_eq_tol(m.transient, 2 * X + 3 * X + 2 * S * 4 + 2 * S * 4, 1);
+}
+END_TEST
+
 /* Gradients that outlive a micro-batch: under --grad-accum 2 DDP's .grad
  * (4 P in FP32) and its bucket copy (4 P) hold through the second
  * micro-batch's forward, so the peak is weights + moments + activations +
@@ -5509,6 +5531,7 @@ int main(void)
 	tcase_add_test(t, memory_zero);
 	tcase_add_test(t, memory_grads_kept);
 	tcase_add_test(t, memory_backward_after_head);
+	tcase_add_test(t, memory_t5_position_bias);
 	tcase_add_test(t, memory_mixed);
 	tcase_add_test(t, memory_te_layer);
 	tcase_add_test(t, memory_compile_layer);

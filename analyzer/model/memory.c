@@ -399,9 +399,14 @@ static double inference_transient(const struct model_config *c, const struct mod
 	double mtok = c->experts > 1 ? z->T * (c->experts_per_tok ? c->experts_per_tok : 1) / c->experts
 				     : z->T;
 	double mlp = 2 * X + widest * mtok * z->f * z->e;
-	/* OPT's and Llama's [b, 1, s, s] float mask lives through the pass */
+	/* OPT's and Llama's [b, 1, s, s] float mask lives through the pass;
+	 * T5's position bias, the relative bias with the mask added
+	 * ([b, heads, s, kv]), is made by a stack's first layer and handed
+	 * to every later one: the decoder holds its self-attention's and
+	 * its cross-attention's (zeros plus the encoder's mask) at once */
 	double mask4 = c->family == MODEL_FAM_OPT || c->family == MODEL_FAM_LLAMA
-		       ? z->b * z->sl * z->kv * z->e : 0;
+		       ? z->b * z->sl * z->kv * z->e
+		       : c->family == MODEL_FAM_T5 ? (c->dec_layers ? 2 : 1) * z->S * z->e : 0;
 	double head = X + logits;
 	(void)o;
 	double t = attn > mlp ? attn : mlp;
