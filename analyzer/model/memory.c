@@ -719,8 +719,8 @@ void model_memory(const struct model_config *c, const struct model_opts *o,
 	 * of this GPU, in the gradients' dtype: FP32 under autocast, the
 	 * 16-bit one FSDP reduces, else the parameters'; counted already
 	 * where the gradients live through the pass (kept, Megatron's
-	 * buffer) */
-	double head_wgrad = o->head == MODEL_HEAD_CLASSIFY || kept ||
+	 * buffer); none under --lora, which freezes the head */
+	double head_wgrad = o->head == MODEL_HEAD_CLASSIFY || kept || o->lora_rank ||
 				    (o->stack == MODEL_STACK_TE && zero < 2)
 			    ? 0
 			    : ceil((double)c->vocab / tp) * c->hidden *
