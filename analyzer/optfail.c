@@ -24,14 +24,16 @@ void optfail_describe(const char *arg, const struct option *opts, char *buf, siz
 {
 	if (!buf || !n)
 		return;
-	if (!arg || strncmp(arg, "--", 2) || !arg[2]) {
+	const char *name = arg && !strncmp(arg, "--", 2) ? arg + 2 : NULL;
+	const char *eq = name ? strchr(name, '=') : NULL;
+	size_t full = name ? (eq ? (size_t)(eq - name) : strlen(name)) : 0;
+	if (!full) {   /* a short option, or "--=..." */
 		snprintf(buf, n, "unknown option '%s'", arg ? arg : "");
 		return;
 	}
-	const char *name = arg + 2, *eq = strchr(name, '=');
-	int len = (int)(eq ? (size_t)(eq - name) : strlen(name));
-	if (len > OPTFAIL_NAME_MAX)
-		len = OPTFAIL_NAME_MAX;
+	/* names are matched on their first OPTFAIL_NAME_MAX bytes (no
+	 * option's is that long) and shown whole */
+	int len = (int)(full > OPTFAIL_NAME_MAX ? OPTFAIL_NAME_MAX : full);
 
 	const struct option *o = exact(opts, name, (size_t)len), *only = NULL;
 	if (o) {
@@ -91,8 +93,8 @@ void optfail_describe(const char *arg, const struct option *opts, char *buf, siz
 		else if (d == best && d <= limit)
 			ties++;
 	}
-	if (near && best <= limit && !ties)
+	if (near && best <= limit && !ties && full == (size_t)len)
 		snprintf(buf, n, "unknown option '--%s' (did you mean '--%s'?)", want, near->name);
 	else
-		snprintf(buf, n, "unknown option '--%s'", want);
+		snprintf(buf, n, "unknown option '--%.*s'", (int)(full < 4096 ? full : 4096), name);
 }

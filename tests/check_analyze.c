@@ -1607,8 +1607,11 @@ START_TEST(option_refusals)
 		{"--tpo", "unknown option '--tpo'"},
 		{"--frobnicate=3", "unknown option '--frobnicate'"},
 		{"-x", "unknown option '-x'"},
+		{"--=1", "unknown option '--=1'"},
+		{"--a-name-longer-than-any-option-could-be-and-longer-than-sixty-four-bytes=2",
+		 "unknown option '--a-name-longer-than-any-option-could-be-and-longer-than-sixty-four-bytes'"},
 	};
-	char buf[128];
+	char buf[160];
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		optfail_describe(cases[i].arg, opts, buf, sizeof buf);
 		ck_assert_msg(!strcmp(buf, cases[i].want), "%s: '%s', want '%s'", cases[i].arg, buf,
