@@ -254,6 +254,7 @@ def randn(*shape, device=None, dtype=None): return _T(*shape)
 def randint(lo, hi, shape, device=None): return _T(*shape)
 def cat(ts, dim=0): return _T()
 def rsqrt(t): return _T()
+def device(name): calls.append("device:%s" % name); return contextlib.nullcontext()
 def mm(a, b): calls.append("mm"); return _T(a.shape[0], b.shape[1])
 def manual_seed(s): calls.append("seed")
 def no_grad(): return contextlib.nullcontext()
@@ -338,9 +339,21 @@ class AutoModelForCausalLM:
     def from_config(cfg, attn_implementation=None):
         torch.calls.append("attn:%s" % attn_implementation)
         return _Model()
+class SwitchTransformersConfig(_Cfg): pass
+class _Seq2Seq:
+    def float(self): return self
+    def eval(self): return self
+    def __call__(self, input_ids=None, decoder_input_ids=None):
+        assert input_ids is not None and decoder_input_ids is not None
+        torch.calls.append("seq2seq"); return types.SimpleNamespace()
+class SwitchTransformersForConditionalGeneration:
+    @classmethod
+    def _from_config(cls, cfg, attn_implementation=None):
+        torch.calls.append("attn:%s" % attn_implementation)
+        return _Seq2Seq()
 PY
 printf '#!/bin/sh\necho 580.1\n' >"$T/bin/nvidia-smi"
-for w in gemm gpt2 gpt2-bf16 decode resnet50 compiled graph opt-bf16 gpt3-bf16; do
+for w in gemm gpt2 gpt2-bf16 decode resnet50 compiled graph opt-bf16 gpt3-bf16 switch; do
 	for mode in windows profile; do
 		prof=
 		[ $mode = profile ] && prof="--profile $T/$w.trace.json"
@@ -366,6 +379,7 @@ else:
     assert os.path.exists(out.replace(".json", ".trace.json"))
 want = {"gpt2": ["attn:eager"], "gpt2-bf16": ["attn:sdpa", "autocast:bf16"], "decode": ["attn:eager"],
         "opt-bf16": ["attn:sdpa"], "gpt3-bf16": ["attn:sdpa"],
+        "switch": ["attn:eager", "device:cuda", "seq2seq"],
         "resnet50": ["resnet50", "backward"], "compiled": ["compile", "backward"],
         "graph": ["capture", "replay", "sdpa"]}.get(w, ["mm"])
 assert all(c in calls for c in want), (want, calls)
@@ -376,6 +390,11 @@ if w in ("gpt2", "gpt2-bf16", "decode", "opt-bf16", "gpt3-bf16"):
     assert os.path.exists(out + ".config.json")
     assert d["mode"] == {"decode": "decode", "opt-bf16": "inference", "gpt3-bf16": "inference"}.get(w, "training"), d
     assert d["dtype"] == ("fp32" if w == "gpt2" else "bf16"), d
+if w == "switch":
+    cfg = json.load(open(out + ".config.json"))
+    assert (cfg["d_model"], cfg["d_ff"], cfg["num_heads"], cfg["num_experts"]) == (1024, 16384, 32, 4), cfg
+    assert (d["mode"], d["dtype"], d["batch"], d["seq"]) == ("inference", "fp32", 1, 2048), d
+    assert d["model_flags"] == ["--attention", "eager"], d
 if w in ("opt-bf16", "gpt3-bf16"):
     cfg = json.load(open(out + ".config.json"))
     assert (cfg.get("hidden_size"), cfg.get("n_embd")) == ((2048, None) if w == "opt-bf16" else (None, 2560)), cfg
