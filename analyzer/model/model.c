@@ -1870,7 +1870,7 @@ void model_seq_release(struct model_seq *s)
 {
 	if (!s)
 		return;
-	free(s->v);
+	bld_keep_array(s->v, s->cap);
 	memset(s, 0, sizeof(*s));
 }
 

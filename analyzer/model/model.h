@@ -611,7 +611,11 @@ uint32_t model_microbatches(const struct model_opts *o);
 int model_build(const struct model_config *c, const struct model_opts *o,
 		struct model_seq *s, char *err, size_t errlen);
 
+/* Releases s; its kernel array is kept for the thread's next build when it
+ * is the largest the thread has released (model_seq_cache_drop() frees
+ * it: a thread that builds no more calls it before it ends). */
 void model_seq_release(struct model_seq *s);
+void model_seq_cache_drop(void);
 
 /* Whether layer i (encoder layers first, then the decoder's) of a T5 /
  * Switch model has a sparse MLP (every sparse_step-th of each stack). */
