@@ -159,6 +159,8 @@ struct model_kernel *bld_push(struct bld *B);
 /* Frees v (cap kernels), or keeps it for the thread's next bld_push()
  * when it is the largest the thread has released (model_seq_release()). */
 void bld_keep_array(struct model_kernel *v, size_t cap);
+/* Frees the array bld_keep_array() kept for this thread. */
+void bld_drop_array(void);
 
 /* The kernel the last emitter pushed, NULL after an error. */
 struct model_kernel *bld_last_kernel(struct bld *B);

@@ -612,10 +612,13 @@ int model_build(const struct model_config *c, const struct model_opts *o,
 		struct model_seq *s, char *err, size_t errlen);
 
 /* Releases s; its kernel array is kept for the thread's next build when it
- * is the largest the thread has released (model_seq_cache_drop() frees
- * it: a thread that builds no more calls it before it ends). */
+ * is the largest the thread has released (model_thread_cache_drop() frees
+ * it). */
 void model_seq_release(struct model_seq *s);
-void model_seq_cache_drop(void);
+/* Frees what this thread's builds and model_time() keep for the next one
+ * (the largest kernel array and program buffer released): a thread that
+ * builds and times no more calls it before it ends. */
+void model_thread_cache_drop(void);
 
 /* Whether layer i (encoder layers first, then the decoder's) of a T5 /
  * Switch model has a sparse MLP (every sparse_step-th of each stack). */

@@ -49,7 +49,7 @@ void bld_keep_array(struct model_kernel *v, size_t cap)
 	}
 }
 
-void model_seq_cache_drop(void)
+void bld_drop_array(void)
 {
 	free(spare_v);
 	spare_v = NULL;

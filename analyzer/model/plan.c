@@ -494,7 +494,7 @@ static void *plan_worker(void *arg)
 		if (P->bar && pthread_equal(pthread_self(), P->drawer))
 			progress_draw(P->bar, P->bar_before + d, P->bar_total);
 	}
-	model_seq_cache_drop();
+	model_thread_cache_drop();
 	return NULL;
 }
 

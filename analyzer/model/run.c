@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "analyzer/model/build.h"
 #include "analyzer/model/program.h"
 #include "trace/trace.h"
 
@@ -446,8 +447,34 @@ static int membuf_sink(void *ctx, const void *buf, size_t len)
 	return 0;
 }
 
-/* Writes program p into *m (free m->p).  0, -1 out of memory, -2 a kernel
- * the trace cannot hold (reason in err). */
+/* A thread's largest program buffer, for its next program_to_memory(): a
+ * plan times hundreds of layouts, a pipeline's program tens of MB each
+ * (model.c keeps the kernel arrays the same way). */
+static _Thread_local unsigned char *spare_p;
+static _Thread_local size_t spare_cap;
+
+static void membuf_keep(struct membuf *m)
+{
+	if (m->p && m->cap > spare_cap) {
+		free(spare_p);
+		spare_p = m->p;
+		spare_cap = m->cap;
+	} else {
+		free(m->p);
+	}
+	memset(m, 0, sizeof(*m));
+}
+
+void model_thread_cache_drop(void)
+{
+	free(spare_p);
+	spare_p = NULL;
+	spare_cap = 0;
+	bld_drop_array();
+}
+
+/* Writes program p into *m (membuf_keep() or free m->p).  0, -1 out of
+ * memory, -2 a kernel the trace cannot hold (reason in err). */
 static int program_to_memory(const struct model_program *p, struct membuf *m,
 			     model_program_kernel_fn fn, void *ctx, char *err, size_t errlen)
 {
@@ -455,6 +482,10 @@ static int program_to_memory(const struct model_program *p, struct membuf *m,
 	int rc;
 
 	memset(m, 0, sizeof(*m));
+	m->p = spare_p;
+	m->cap = spare_cap;
+	spare_p = NULL;
+	spare_cap = 0;
 	if (!(w = trace_writer_new(membuf_sink, m, 0)))
 		return SURFER_ENOMEM;
 	rc = model_program_write(p, w, fn, ctx);
@@ -545,7 +576,7 @@ int model_time(const struct model_seq *s, const struct model_opts *o,
 		ao.span_ctx = &t;
 		rc = analysis_run_mem(m.p, m.n, "model", &ao, &a, err, sizeof(err));
 	}
-	free(m.p);
+	membuf_keep(&m);
 	free(t.phase);
 	if (rc < 0)
 		return rc == SURFER_ENOMEM ? SURFER_ENOMEM : SURFER_EINVAL;
