@@ -449,7 +449,7 @@ static int membuf_sink(void *ctx, const void *buf, size_t len)
 
 /* A thread's largest program buffer, for its next program_to_memory(): a
  * plan times hundreds of layouts, a pipeline's program tens of MB each
- * (model.c keeps the kernel arrays the same way). */
+ * (ops.c keeps the kernel arrays the same way, bld_keep_array()). */
 static _Thread_local unsigned char *spare_p;
 static _Thread_local size_t spare_cap;
 
