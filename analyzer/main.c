@@ -693,8 +693,15 @@ static int parse(int argc, char **argv, struct cli *c)
 		return rc;
 	if (c->ntargets == 0 && c->system && (rc = add_target(c, c->system->gpu)))
 		return rc;
-	if (c->ntargets == 0)
+	if (c->ntargets == 0) {
+		/* a model that does not resolve is said first: naming a GPU
+		 * would only lead to that refusal */
+		struct model_config mc;
+		char cerr[512];
+		if (c->model.set && model_config_resolve(c->model.model, &mc, cerr, sizeof(cerr)))
+			return bad("%s", cerr);
 		return bad("no target GPU: give --target GPU or --all-targets");
+	}
 	/* --system names the machine the targets sit in: a GPU it cannot
 	 * hold would be timed over another machine's links */
 	for (size_t i = 0; c->system && i < c->ntargets; i++) {

@@ -1135,6 +1135,13 @@ check "--model lama-3-8b: closest llama-3-8b first ($(cat "$tmp/err"))" $?
 bad_input --model xyzzy --target h100
 ! grep -q 'closest' "$tmp/err"
 check "--model xyzzy: no guess ($(cat "$tmp/err"))" $?
+# without a target the model's refusal comes first, not "no target GPU"
+bad_input --model lama-3-8b
+grep -q "named 'lama-3-8b'" "$tmp/err"
+check "--model lama-3-8b without --target: the model's refusal ($(cat "$tmp/err"))" $?
+bad_input --model gpt2
+grep -q "no target GPU" "$tmp/err"
+check "--model gpt2 without --target: no target GPU ($(cat "$tmp/err"))" $?
 # where PipeWeave's configs are there: a name and its config.json predict
 # the same (Qwen2.5-72B's published dims are Qwen2-72B's)
 PWC="${SHARED_DATA:-../shared/data}/pipeweave/e2e/config"
