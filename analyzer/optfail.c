@@ -20,6 +20,11 @@ static const struct option *exact(const struct option *opts, const char *name, s
 	return NULL;
 }
 
+static const char *option_name(size_t i, const void *opts)
+{
+	return ((const struct option *)opts)[i].name;
+}
+
 void optfail_describe(const char *arg, const struct option *opts, char *buf, size_t n)
 {
 	if (!buf || !n)
@@ -84,17 +89,12 @@ void optfail_describe(const char *arg, const struct option *opts, char *buf, siz
 	char want[OPTFAIL_NAME_MAX + 1];
 	memcpy(want, name, (size_t)len);
 	want[len] = '\0';
-	unsigned limit = len <= 4 ? 1 : 2, best = limit + 1, ties = 0;
-	const struct option *near = NULL;
-	for (const struct option *p = opts; p && p->name; p++) {
-		unsigned d = edit_distance(want, p->name, limit);
-		if (d < best)
-			best = d, near = p, ties = 0;
-		else if (d == best && d <= limit)
-			ties++;
-	}
-	if (near && best <= limit && !ties && full == (size_t)len)
-		snprintf(buf, n, "unknown option '--%s' (did you mean '--%s'?)", want, near->name);
+	size_t nopts = 0;
+	while (opts && opts[nopts].name)
+		nopts++;
+	long near = edit_nearest(want, nopts, option_name, opts, len <= 4 ? 1 : 2);
+	if (near >= 0 && full == (size_t)len)
+		snprintf(buf, n, "unknown option '--%s' (did you mean '--%s'?)", want, opts[near].name);
 	else
 		snprintf(buf, n, "unknown option '--%.*s'", (int)(full < 4096 ? full : 4096), name);
 }

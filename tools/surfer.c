@@ -78,6 +78,11 @@ static int is_file(const char *path)
 /* `surfer help VERB`: man -l on the installed page (../share/man/man1), the
  * one in the source tree beside build/ (../docs/man), or in the source tree
  * this program was built from. */
+static const char *verb_name(size_t i, const void *tab)
+{
+	return ((const struct verb *)tab)[i].name;
+}
+
 static int help(const char *name)
 {
 	char page[64];
@@ -132,18 +137,10 @@ int main(int argc, char **argv)
 	}
 	if (!find_verb(v)) {
 		/* "surfer analyse": the verb within two edits, when one is */
-		const struct verb *near = NULL;
-		unsigned best = 3, ties = 0;
-		for (size_t i = 0; i < NVERBS; i++) {
-			unsigned d = edit_distance(v, verbs[i].name, 2);
-			if (d < best)
-				best = d, near = &verbs[i], ties = 0;
-			else if (d == best && d <= 2)
-				ties++;
-		}
-		if (near && best <= 2 && !ties && v[0] != '-')
+		long near = v[0] != '-' ? edit_nearest(v, NVERBS, verb_name, verbs, 2) : -1;
+		if (near >= 0)
 			fprintf(stderr, PROG ": '%s' is not a surfer verb (did you mean '%s'?); see surfer --help\n",
-				v, near->name);
+				v, verbs[near].name);
 		else
 			fprintf(stderr, PROG ": '%s' is not a surfer verb; see surfer --help\n", v);
 		return 2;

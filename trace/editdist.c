@@ -46,3 +46,18 @@ unsigned edit_distance(const char *a, const char *b, unsigned limit)
 	unsigned d = rows[la % 3][lb];
 	return d > limit ? over : d;
 }
+
+long edit_nearest(const char *word, size_t n, const char *(*name)(size_t i, const void *ctx),
+		  const void *ctx, unsigned limit)
+{
+	unsigned best = limit + 1, ties = 0;
+	long near = -1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = edit_distance(word, name(i, ctx), limit);
+		if (d < best)
+			best = d, near = (long)i, ties = 0;
+		else if (d == best && d <= limit)
+			ties++;
+	}
+	return best <= limit && !ties ? near : -1;
+}

@@ -15,10 +15,19 @@
 #ifndef SURFER_EDITDIST_H
 #define SURFER_EDITDIST_H
 
+#include <stddef.h>
+
 #define EDIT_DISTANCE_MAX 127
 
 /* The distance between a and b, or limit + 1 as soon as it is known to
  * exceed limit (UINT_MAX for no limit). */
 unsigned edit_distance(const char *a, const char *b, unsigned limit);
+
+/* The index of the one name nearest word within limit edits, of the n that
+ * name(i, ctx) gives; -1 when none is within limit or when several are
+ * equally near (a guess between them would be a coin toss).  The "did you
+ * mean" of options (analyzer/optfail.c) and verbs (tools/surfer.c). */
+long edit_nearest(const char *word, size_t n, const char *(*name)(size_t i, const void *ctx),
+		  const void *ctx, unsigned limit);
 
 #endif
