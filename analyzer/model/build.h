@@ -156,6 +156,21 @@ void bld_init(struct bld *B, const struct model_config *c, const struct model_op
 	      struct model_seq *s);
 
 struct model_kernel *bld_push(struct bld *B);
+/* A buffer a thread keeps between builds: the largest it has released,
+ * cap in its owner's units, handed to the next build that starts empty (a
+ * plan builds and times one model hundreds of times).  The kernel arrays
+ * (ops.c) and the program buffers (run.c) each have one. */
+struct bld_spare {
+	void *p;
+	size_t cap;
+};
+/* Keeps p (cap) in sp when it is larger than what sp holds, freeing the
+ * smaller of the two. */
+void bld_spare_keep(struct bld_spare *sp, void *p, size_t cap);
+/* What sp holds (NULL and *cap 0 when nothing), sp left empty. */
+void *bld_spare_take(struct bld_spare *sp, size_t *cap);
+void bld_spare_drop(struct bld_spare *sp);
+
 /* Frees v (cap kernels), or keeps it for the thread's next bld_push()
  * when it is the largest the thread has released (model_seq_release()). */
 void bld_keep_array(struct model_kernel *v, size_t cap);

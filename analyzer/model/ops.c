@@ -30,30 +30,47 @@ void bld_init(struct bld *B, const struct model_config *c, const struct model_op
 	B->esz = gpu_dtype_bytes(o->dtype);
 }
 
+void bld_spare_keep(struct bld_spare *sp, void *p, size_t cap)
+{
+	if (p && cap > sp->cap) {
+		free(sp->p);
+		sp->p = p;
+		sp->cap = cap;
+	} else {
+		free(p);
+	}
+}
+
+void *bld_spare_take(struct bld_spare *sp, size_t *cap)
+{
+	void *p = sp->p;
+	*cap = sp->cap;
+	sp->p = NULL;
+	sp->cap = 0;
+	return p;
+}
+
+void bld_spare_drop(struct bld_spare *sp)
+{
+	free(sp->p);
+	sp->p = NULL;
+	sp->cap = 0;
+}
+
 /* A thread's largest released kernel array, handed to its next build's
- * first push: a plan builds one model hundreds of times, and growing every
- * build's array from nothing (realloc's copies and the fresh pages they
- * touch) took about a third of its time (perf, Qwen3-235B-A22B on 64
- * GPUs). */
-static _Thread_local struct model_kernel *spare_v;
-static _Thread_local size_t spare_cap;
+ * first push: growing every build's array from nothing (realloc's copies
+ * and the fresh pages they touch) took about a third of a plan's time
+ * (perf, Qwen3-235B-A22B on 64 GPUs). */
+static _Thread_local struct bld_spare spare_kernels;
 
 void bld_keep_array(struct model_kernel *v, size_t cap)
 {
-	if (v && cap > spare_cap) {
-		free(spare_v);
-		spare_v = v;
-		spare_cap = cap;
-	} else {
-		free(v);
-	}
+	bld_spare_keep(&spare_kernels, v, cap);
 }
 
 void bld_drop_array(void)
 {
-	free(spare_v);
-	spare_v = NULL;
-	spare_cap = 0;
+	bld_spare_drop(&spare_kernels);
 }
 
 struct model_kernel *bld_push(struct bld *B)
@@ -65,12 +82,8 @@ struct model_kernel *bld_push(struct bld *B)
 		B->err = SURFER_EINVAL;
 		return NULL;
 	}
-	if (!s->cap && spare_cap) {
-		s->v = spare_v;
-		s->cap = spare_cap;
-		spare_v = NULL;
-		spare_cap = 0;
-	}
+	if (!s->cap)
+		s->v = bld_spare_take(&spare_kernels, &s->cap);
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 1024;
 		struct model_kernel *v = realloc(s->v, cap * sizeof(*v));

@@ -449,27 +449,18 @@ static int membuf_sink(void *ctx, const void *buf, size_t len)
 
 /* A thread's largest program buffer, for its next program_to_memory(): a
  * plan times hundreds of layouts, a pipeline's program tens of MB each
- * (ops.c keeps the kernel arrays the same way, bld_keep_array()). */
-static _Thread_local unsigned char *spare_p;
-static _Thread_local size_t spare_cap;
+ * (build.h's bld_spare, as the kernel arrays are kept). */
+static _Thread_local struct bld_spare spare_program;
 
 static void membuf_keep(struct membuf *m)
 {
-	if (m->p && m->cap > spare_cap) {
-		free(spare_p);
-		spare_p = m->p;
-		spare_cap = m->cap;
-	} else {
-		free(m->p);
-	}
+	bld_spare_keep(&spare_program, m->p, m->cap);
 	memset(m, 0, sizeof(*m));
 }
 
 void model_thread_cache_drop(void)
 {
-	free(spare_p);
-	spare_p = NULL;
-	spare_cap = 0;
+	bld_spare_drop(&spare_program);
 	bld_drop_array();
 }
 
@@ -482,10 +473,7 @@ static int program_to_memory(const struct model_program *p, struct membuf *m,
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	m->p = spare_p;
-	m->cap = spare_cap;
-	spare_p = NULL;
-	spare_cap = 0;
+	m->p = bld_spare_take(&spare_program, &m->cap);
 	if (!(w = trace_writer_new(membuf_sink, m, 0)))
 		return SURFER_ENOMEM;
 	rc = model_program_write(p, w, fn, ctx);
