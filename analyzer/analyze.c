@@ -1191,8 +1191,9 @@ static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_
 
 /* The iteration's interval (analysis_target): the models' share of the
  * kernel time, no more than the iteration, scaled by the held-out errors
- * of whole iterations; what the replay adds around it (CPU time, copies,
- * the measured kernels of identity) stays as it is. */
+ * of whole iterations of its kind (interval_iteration_method()); what the
+ * replay adds around it (CPU time, copies, the measured kernels of
+ * identity) stays as it is. */
 static void an_interval(const struct an_ctx *c, struct analysis_target *at)
 {
 	double k = at->kernel_ns - at->method_ns[PRED_IDENTITY], lo, hi;
@@ -1203,9 +1204,11 @@ static void an_interval(const struct an_ctx *c, struct analysis_target *at)
 		k = 0;
 	enum pred_source src = c->a->origin ? PRED_SRC_TRACE : PRED_SRC_CONFIG;
 	const struct interval_row *r =
-		interval_lookup(NULL, 0, PRED_AUTO, IV_CLASS_ITERATION, at->distance, src);
+		interval_lookup(NULL, 0, interval_iteration_method(at->method_ns), IV_CLASS_ITERATION,
+				at->distance, src);
 
 	at->interval_distance = r ? (enum pred_distance)r->distance : at->distance;
+	at->interval_method = r ? (enum pred_method)r->method : PRED_AUTO;
 	interval_row_factors(r, at->interval, &lo, &hi);
 	at->iteration_low_ns = at->iteration_ns - k * (1 - lo);
 	at->iteration_high_ns = at->iteration_ns + k * (hi - 1);

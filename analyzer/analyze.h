@@ -114,6 +114,9 @@ struct analysis_target {
 	enum pred_distance interval_distance; /* the distance of the held-out
 				       * iterations the interval came from (farther
 				       * than distance where the table has none)    */
+	enum pred_method interval_method; /* their key: PRED_TCGEMM, iterations
+				       * the tensor-core models set, or PRED_AUTO
+				       * (interval_iteration_method())              */
 	double kernel_ns, copy_ns;    /* per iteration: predicted kernel/copy time  */
 	double gpu_wait_cpu_ns;       /* per iteration: whole GPU idle, waiting for launches */
 	double memory_bound_ns, compute_bound_ns, unknown_bound_ns; /* kernel_ns split */

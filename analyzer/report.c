@@ -345,10 +345,15 @@ void report_model_free(struct report_model *m)
 	free(m->ttft_ns);
 	free(m->tpot_mean_ns);
 	free(m->tpot_median_ns);
+	free(m->ttft_low_ns);
+	free(m->ttft_high_ns);
+	free(m->tpot_low_ns);
+	free(m->tpot_high_ns);
 	free(m->latency_median_ns);
 	free(m->latency_p90_ns);
 	m->max_batch_fits = NULL;
 	m->ttft_ns = m->tpot_mean_ns = m->tpot_median_ns = NULL;
+	m->ttft_low_ns = m->ttft_high_ns = m->tpot_low_ns = m->tpot_high_ns = NULL;
 	m->latency_median_ns = m->latency_p90_ns = NULL;
 }
 
@@ -433,6 +438,22 @@ void report_interval(double low_ms, double high_ms, char *out, size_t cap)
 	ms_sig4(low_ms, -1, lo, sizeof(lo));
 	ms_sig4(high_ms, 1, hi, sizeof(hi));
 	snprintf(out, cap, "%s-%s", lo, hi);
+}
+
+/* " (80%: lo-hi ms)" for --mode serve's time to first token or per
+ * output token of target i, or "" where there is none (no interval, no
+ * decode step: NaN ends). */
+static void rp_serve_interval(const double *low_ns, const double *high_ns, size_t i, double prob,
+			      char *out, size_t cap)
+{
+	char iv[84];
+
+	out[0] = 0;
+	if (!low_ns || !high_ns || !isfinite(low_ns[i]) || !isfinite(high_ns[i]) ||
+	    !(high_ns[i] > low_ns[i]))
+		return;
+	report_interval(report_ms(low_ns[i]), report_ms(high_ns[i]), iv, sizeof(iv));
+	snprintf(out, cap, " (%.0f%%: %s ms)", prob * 100, iv);
 }
 
 void report_usd(double usd, char *out, size_t cap)
@@ -690,13 +711,22 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 		}
 		fprintf(f, "\n");
 	}
-	if (rm && rm->ttft_ns && !isfinite(rm->tpot_mean_ns[t_index]))
-		fprintf(f, "serving    time to first token %.3f ms; per output token: none (one new "
-			"token, no decode step)\n", report_ms(rm->ttft_ns[t_index]));
-	else if (rm && rm->ttft_ns)
-		fprintf(f, "serving    time to first token %.3f ms; per output token %.3f ms mean, "
-			"%.3f ms median\n", report_ms(rm->ttft_ns[t_index]),
-			report_ms(rm->tpot_mean_ns[t_index]), report_ms(rm->tpot_median_ns[t_index]));
+	if (rm && rm->ttft_ns) {
+		char ttft_iv[100], tpot_iv[100];
+
+		rp_serve_interval(rm->ttft_low_ns, rm->ttft_high_ns, t_index, t->interval, ttft_iv,
+				  sizeof(ttft_iv));
+		rp_serve_interval(rm->tpot_low_ns, rm->tpot_high_ns, t_index, t->interval, tpot_iv,
+				  sizeof(tpot_iv));
+		if (!isfinite(rm->tpot_mean_ns[t_index]))
+			fprintf(f, "serving    time to first token %.3f ms%s; per output token: none (one "
+				"new token, no decode step)\n", report_ms(rm->ttft_ns[t_index]), ttft_iv);
+		else
+			fprintf(f, "serving    time to first token %.3f ms%s; per output token %.3f ms "
+				"mean%s, %.3f ms median\n", report_ms(rm->ttft_ns[t_index]), ttft_iv,
+				report_ms(rm->tpot_mean_ns[t_index]), tpot_iv,
+				report_ms(rm->tpot_median_ns[t_index]));
+	}
 	if (rm && rm->latency_median_ns)
 		fprintf(f, "requests   done in %.3f ms median, %.3f ms at the 90th percentile (the "
 			"prefill and each one's own steps)\n", report_ms(rm->latency_median_ns[t_index]),
@@ -946,6 +976,7 @@ static json_t *rp_prediction(const struct analysis *a, const struct report_model
 	    rp_set(o, "interval", rp_num(t->interval)) ||
 	    rp_set(o, "distance", rp_str(pred_distance_name(t->distance))) ||
 	    rp_set(o, "interval_distance", rp_str(pred_distance_name(t->interval_distance))) ||
+	    rp_set(o, "interval_method", rp_str(pred_method_name(t->interval_method))) ||
 	    rp_cost(o, t, rm) || rp_tokens(o, t, rm) ||
 	    rp_set(o, "kernel_ms", rp_num(report_ms(t->kernel_ns))) ||
 	    rp_set(o, "copy_ms", rp_num(report_ms(t->copy_ns))) ||
@@ -959,6 +990,12 @@ static json_t *rp_prediction(const struct analysis *a, const struct report_model
 	    (rp_set(o, "ttft_ms", rp_num(report_ms(rm->ttft_ns[t_index]))) ||
 	     rp_set(o, "tpot_mean_ms", rp_num(report_ms(rm->tpot_mean_ns[t_index]))) ||
 	     rp_set(o, "tpot_median_ms", rp_num(report_ms(rm->tpot_median_ns[t_index])))))
+		goto fail_o;
+	if (rm && rm->ttft_low_ns &&
+	    (rp_set(o, "ttft_ms_low", rp_num(report_ms(rm->ttft_low_ns[t_index]))) ||
+	     rp_set(o, "ttft_ms_high", rp_num(report_ms(rm->ttft_high_ns[t_index]))) ||
+	     rp_set(o, "tpot_mean_ms_low", rp_num(report_ms(rm->tpot_low_ns[t_index]))) ||
+	     rp_set(o, "tpot_mean_ms_high", rp_num(report_ms(rm->tpot_high_ns[t_index])))))
 		goto fail_o;
 	if (rm && rm->latency_median_ns &&
 	    (rp_set(o, "request_latency_median_ms", rp_num(report_ms(rm->latency_median_ns[t_index]))) ||

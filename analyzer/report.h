@@ -35,6 +35,10 @@ struct report_model {
 	 * token, and the mean and median time per output token (decode
 	 * step), ns */
 	double *ttft_ns, *tpot_mean_ns, *tpot_median_ns;
+	/* their intervals (analysis_target's probability): the prefill's, and
+	 * the mean of the decode steps' ends (a model's error moves every
+	 * step of one run alike, as it moves every kernel of an iteration) */
+	double *ttft_low_ns, *ttft_high_ns, *tpot_low_ns, *tpot_high_ns;
 	/* --mode serve, per target: the median and 90th percentile of the
 	 * requests' end-to-end latencies (the time to first token and the
 	 * request's own decode steps), ns */

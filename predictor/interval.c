@@ -108,6 +108,14 @@ int interval_table_saw(uint32_t cc)
 	return 0;
 }
 
+enum pred_method interval_iteration_method(const double method_ns[PRED_METHOD_COUNT])
+{
+	double tc = method_ns[PRED_TCGEMM] + method_ns[PRED_ATTENTION];
+	double other = method_ns[PRED_MLP] + method_ns[PRED_ROOFLINE] + method_ns[PRED_WAVE] +
+		       method_ns[PRED_VECOP] + method_ns[PRED_CONV];
+	return tc > 0 && tc >= other ? PRED_TCGEMM : PRED_AUTO;
+}
+
 enum pred_method interval_method(enum pred_method asked, enum pred_method used)
 {
 	return asked == PRED_AUTO && used == PRED_MLP ? PRED_AUTO : used;

@@ -107,6 +107,22 @@ enum interval_class interval_class_of(enum pred_op op);
  * no rows, auto's through the lookup's fallback). */
 enum pred_method interval_method(enum pred_method asked, enum pred_method used);
 
+/* The method key of a whole iteration's interval, from its kernel time
+ * by method (analysis_target's method_ns): PRED_TCGEMM when the
+ * tensor-core models (tcgemm, and attention, whose main loop is theirs)
+ * predicted at least as much of it as the other kernel models (the tile
+ * model, roofline, wave scaling, the vector-op and convolution models),
+ * else PRED_AUTO.  The collectives and the measured kernels of identity
+ * count on neither side.  Why two keys: the two kinds of iteration miss
+ * differently.  NeuSight's FP32 eager iterations, whose time the tile
+ * model sets, come out fast on a new architecture (the table's iteration
+ * row held -9 .. +23 % of the prediction); the BF16 iterations of the
+ * serving engines and training stacks, set by the tensor-core GEMM model,
+ * miss either way (PipeWeave's SGLang prefills, each architecture held
+ * out: -17 .. +38 %), and under the first row's interval their prefills
+ * were held 61 % of the time, every miss below it (make bench-serving). */
+enum pred_method interval_iteration_method(const double method_ns[PRED_METHOD_COUNT]);
+
 /* The distance of b from a: PRED_DIST_NEW_ARCH when either is NULL. */
 enum pred_distance pred_distance_between(const struct gpu_spec *a, const struct gpu_spec *b);
 

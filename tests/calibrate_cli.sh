@@ -289,6 +289,38 @@ grep -q '{ PRED_TCGEMM, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_TRACE, 60, {
 grep -q '{ PRED_TCGEMM, IV_CLASS_GEMM, PRED_DIST_NEW_ARCH, PRED_SRC_CONFIG, 100, {' "$D/ttc.c" || { echo "FAIL: no tcgemm config row of 100"; fail=1; }
 grep -q '/\* tcgemm gemm trace same-die: 40 rows of 2 groups' "$D/ttc.c" || { echo "FAIL: no note of H20 and H800"; fail=1; }
 
+# Whole iterations of two kinds (an e2e dump's method column, the key
+# interval_iteration_method() gives a prediction): the tensor-core ones
+# (an A40's, an L40's and an H20's, errors -0.1 .. +0.09) and the others
+# (a T4's and a V100's, +0.4 .. +0.59) each a row of their own, the
+# second's median 0.5 above the first's, and the first's coverage per
+# architecture (three: each against two others; alike, so each holds
+# the 80 % the factor was fitted to); a dump without the column is
+# auto's.
+{
+	echo "gpu,config,weights,measured_ms,predicted_ms,method"
+	for g in a40:tcgemm:-0.1 l40:tcgemm:-0.1 h20:tcgemm:-0.1 t4:auto:0.4 v100-pcie-32:auto:0.4; do
+		awk -v g="${g%%:*}" -v m="$(echo "$g" | cut -d: -f2)" -v b="${g##*:}" 'BEGIN {
+			for (i = 0; i < 20; i++) printf "%s,c%d.json,held-out,100,%.4f,%s\n", g, i, 100 * exp(b + 0.01 * i), m }'
+	done
+} >"$D/it.csv"
+"$BIN" calibrate --emit "$D/it.csv" >"$D/tit.c" 2>"$D/err" || { echo "FAIL: iterations of two kinds: $(cat "$D/err")"; fail=1; }
+# the median (the 21st quantile) of a key's iteration row
+med() { awk -v k="$1" -v n="$2" '$0 ~ "{ " k ", IV_CLASS_ITERATION, PRED_DIST_NEW_ARCH, PRED_SRC_CONFIG, " n ", {" { on = 1; next }
+	on { gsub(/[f{},]/, " "); for (i = 1; i <= NF; i++) q[++j] = $i; if (j >= 41) { printf "%.3f\n", q[21]; exit } }' "$D/tit.c"; }
+[ "$(med PRED_TCGEMM 60)" = "-0.005" ] || { echo "FAIL: the tcgemm iteration row's median '$(med PRED_TCGEMM 60)', want -0.005"; cat "$D/tit.c"; fail=1; }
+[ "$(med PRED_AUTO 40)" = "0.495" ] || { echo "FAIL: the auto iteration row's median '$(med PRED_AUTO 40)', want 0.495"; fail=1; }
+"$BIN" calibrate "$D/it.csv" >"$D/covit" 2>"$D/err"
+grep -Eq '^tcgemm iteration config new-architecture +sm_86 +20 +80.0% ' "$D/covit" &&
+	grep -Eq '^ +sm_89 +20 +80.0% ' "$D/covit" && grep -Eq '^iterations, tensor-core +sm_86 +20 ' "$D/covit" ||
+	{ echo "FAIL: no coverage of the tensor-core iterations per architecture"; cat "$D/covit"; fail=1; }
+awk -F, 'NR == 1 { print "gpu,config,weights,measured_ms,predicted_ms"; next } { print $1 "," $2 "," $3 "," $4 "," $5 }' \
+	"$D/it.csv" >"$D/it-old.csv"
+"$BIN" calibrate --emit "$D/it-old.csv" >"$D/tit-old.c" 2>"$D/err"
+grep -q '{ PRED_AUTO, IV_CLASS_ITERATION, PRED_DIST_NEW_ARCH, PRED_SRC_CONFIG, 100, {' "$D/tit-old.c" &&
+	! grep -q 'PRED_TCGEMM, IV_CLASS_ITERATION' "$D/tit-old.c" ||
+	{ echo "FAIL: a dump without the method column: want auto's row of 100 alone"; cat "$D/tit-old.c"; fail=1; }
+
 expect() {
 	want=$1
 	shift

@@ -131,6 +131,51 @@ START_TEST(auto_takes_its_rows)
 }
 END_TEST
 
+/* A whole iteration's key: the tensor-core models' iterations (a BF16
+ * engine step, its GEMMs and attention) take the tcgemm iteration rows,
+ * the others (an FP32 eager iteration, the tile model's) auto's; with no
+ * tcgemm row the lookup takes auto's. */
+START_TEST(iteration_keys)
+{
+	double bf16[PRED_METHOD_COUNT] = {0}, fp32[PRED_METHOD_COUNT] = {0}, tie[PRED_METHOD_COUNT] = {0},
+	       none[PRED_METHOD_COUNT] = {0};
+	bf16[PRED_TCGEMM] = 6.0;           /* GEMMs 6, attention 1 against      */
+	bf16[PRED_ATTENTION] = 1.0;        /* norms 5: 7 >= 5                   */
+	bf16[PRED_VECOP] = 5.0;
+	bf16[PRED_COMM] = 50.0;            /* collectives count on neither side */
+	fp32[PRED_MLP] = 8.0;              /* the tile model's 8 against 3      */
+	fp32[PRED_TCGEMM] = 3.0;
+	fp32[PRED_IDENTITY] = 100.0;       /* nor measured kernels              */
+	tie[PRED_TCGEMM] = 2.0;            /* a tie goes to the tensor cores    */
+	tie[PRED_ROOFLINE] = 1.0;
+	tie[PRED_CONV] = 1.0;
+	none[PRED_COMM] = 1.0;             /* no kernel model at all            */
+	ck_assert_int_eq(interval_iteration_method(bf16), PRED_TCGEMM);
+	ck_assert_int_eq(interval_iteration_method(fp32), PRED_AUTO);
+	ck_assert_int_eq(interval_iteration_method(tie), PRED_TCGEMM);
+	ck_assert_int_eq(interval_iteration_method(none), PRED_AUTO);
+	struct interval_row rows[] = {
+		linear_row(PRED_AUTO, IV_CLASS_ITERATION, PRED_DIST_NEW_ARCH, PRED_SRC_CONFIG, -0.4f, 0.1f),
+		linear_row(PRED_TCGEMM, IV_CLASS_ITERATION, PRED_DIST_NEW_ARCH, PRED_SRC_CONFIG, -0.2f, 0.2f),
+	};
+	double lo, hi;
+	/* the tcgemm row: -0.2 + 0.4 x 0.1 = -0.16 and 0.16 */
+	ck_assert_uint_eq(interval_factors(rows, 2, interval_iteration_method(bf16), IV_CLASS_ITERATION,
+					   PRED_DIST_SAME_ARCH, PRED_SRC_CONFIG, 0.8, &lo, &hi), 100);
+	ck_assert_double_eq_tol(lo, exp(-0.16), 1e-6);
+	ck_assert_double_eq_tol(hi, exp(0.16), 1e-6);
+	/* auto's: -0.4 + 0.5 x 0.1 = -0.35 and -0.4 + 0.5 x 0.9 = 0.05 */
+	interval_factors(rows, 2, interval_iteration_method(fp32), IV_CLASS_ITERATION,
+			 PRED_DIST_NEW_ARCH, PRED_SRC_CONFIG, 0.8, &lo, &hi);
+	ck_assert_double_eq_tol(lo, exp(-0.05), 1e-6);
+	ck_assert_double_eq_tol(hi, exp(0.35), 1e-6);
+	/* no tcgemm row: auto's */
+	interval_factors(rows, 1, PRED_TCGEMM, IV_CLASS_ITERATION, PRED_DIST_NEW_ARCH,
+			 PRED_SRC_CONFIG, 0.8, &lo, &hi);
+	ck_assert_double_eq_tol(hi, exp(0.35), 1e-6);
+}
+END_TEST
+
 /* Distances: a key of the asked distance first, then farther ones, never
  * a nearer one (its errors are the narrower kind); the method's own
  * farther row before auto's of the asked distance. */
@@ -210,11 +255,13 @@ START_TEST(committed_table)
 			ck_assert(r->q[j] >= r->q[j - 1]);
 	}
 	/* its architectures, ascending: NeuSight's five (sm_60, 61, 70, 75,
-	 * 80) and our H200 (sm_90) are among them; Ada (sm_89) and
-	 * Blackwell (sm_100), of which no held-out prediction exists, are not */
+	 * 80), our H200 (sm_90) and the serving runs' A40 (sm_86), L40 (sm_89)
+	 * and RTX PRO 6000 (sm_120) are among them; the B200's (sm_100) and
+	 * the Jetsons' (sm_72, sm_87), of which no held-out prediction
+	 * exists, are not */
 	for (size_t i = 1; i < interval_table_narchs; i++)
 		ck_assert_uint_gt(interval_table_archs[i], interval_table_archs[i - 1]);
-	const uint32_t saw[] = {60, 61, 70, 75, 80, 90}, unseen[] = {89, 100, 120};
+	const uint32_t saw[] = {60, 61, 70, 75, 80, 86, 89, 90, 120}, unseen[] = {72, 87, 100};
 	for (size_t i = 0; i < sizeof saw / sizeof saw[0]; i++)
 		ck_assert_msg(interval_table_saw(saw[i]), "sm_%u not in the table", saw[i]);
 	for (size_t i = 0; i < sizeof unseen / sizeof unseen[0]; i++)
@@ -231,6 +278,7 @@ int main(void)
 	tcase_add_test(tc, bounds_from_errors);
 	tcase_add_test(tc, fallbacks);
 	tcase_add_test(tc, auto_takes_its_rows);
+	tcase_add_test(tc, iteration_keys);
 	tcase_add_test(tc, distances);
 	tcase_add_test(tc, distance);
 	tcase_add_test(tc, committed_table);

@@ -856,6 +856,25 @@ sys.exit(0 if got == want else 1)
 PY
 check "interval_distance: the farther distance the interval came from" $?
 
+# The interval's kind: an SGLang prefill in BF16 (its GEMMs and attention
+# the tensor-core models') takes the tensor-core iterations' errors, an
+# FP32 eager iteration (the tile model's) the other iterations'; JSON
+# interval_method says which.
+"$BIN" --model qwen2.5-7b --engine sglang --mode prefill --prompt-lens 2048,1024 --dtype bf16 \
+	--target h100-sxm --json >"$tmp/kind-tc.json" 2>/dev/null &&
+	"$BIN" --model gpt2 --batch 8 --seq 512 --target t4 --json >"$tmp/kind-auto.json" 2>/dev/null
+python3 - "$tmp/kind-tc.json" "$tmp/kind-auto.json" <<'PY'
+import json, sys
+tc, auto = (json.load(open(f))["predictions"][0] for f in sys.argv[1:3])
+ok = tc["interval_method"] == "tcgemm" and auto["interval_method"] == "auto"
+ok = ok and tc["methods"].get("tcgemm", 0) > tc["methods"].get("vecop", 0)
+ok = ok and auto["methods"].get("mlp", 0) > auto["methods"].get("tcgemm", 0)
+for p in (tc, auto):
+    ok = ok and p["iteration_ms_low"] < p["iteration_ms"] < p["iteration_ms_high"]
+sys.exit(0 if ok else 1)
+PY
+check "interval_method: tensor-core iterations and the others" $?
+
 # The header names what runs: --dtype fp8 with its recipe (it said bf16,
 # the dtype of everything but the linears), one sequence in the singular.
 "$BIN" --model llama-3-8b --mode training --batch 1 --seq 512 --dtype fp8 --fp8-recipe rowwise \

@@ -34,6 +34,21 @@ mkdir "$tmp/syn"
 check "published on a synthetic table exits 0 ($(cat "$tmp/err"))" $?
 grep '^| U1 ' "$tmp/syn/out" | grep -q -- 'act-ckpt-assumed |.*--act-ckpt full'
 check "unstated checkpointing that cannot fit is taken as full" $?
+# how often each run's interval held its measured time: every predicted
+# run counted once, by the kind of its interval (BF16 training: the
+# tensor-core iterations'), inside, below or above
+python3 - "$tmp/syn/out" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+n = int(re.search(r"^(\d+) runs predicted of", t, re.M).group(1))
+m = re.search(r"^80% intervals, the measured time inside: (\d+) of (\d+)(.*)$", t, re.M)
+kinds = re.findall(r"; (tensor-core|other) iterations (\d+) of (\d+) \((\d+) below, (\d+) above\)", m.group(3))
+ok = int(m.group(2)) == n and sum(int(k[2]) for k in kinds) == n
+ok = ok and all(int(k[1]) + int(k[3]) + int(k[4]) == int(k[2]) for k in kinds)
+ok = ok and sum(int(k[1]) for k in kinds) == int(m.group(1)) and kinds and kinds[0][0] == "tensor-core"
+sys.exit(0 if ok else 1)
+PY
+check "interval coverage over every predicted run, by kind" $?
 ! grep '^| N1 ' "$tmp/syn/out" | grep -q -- '--act-ckpt' &&
 	! grep '^| U2 ' "$tmp/syn/out" | grep -q -- '--act-ckpt'
 check "stated none, and unstated that fits, stay without checkpointing" $?

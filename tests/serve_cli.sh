@@ -48,6 +48,31 @@ awk -v i="$it" -v t="$ttft" -v m="$mean" 'BEGIN { d = i - (t + 2 * m); exit !(t 
 check "iteration $it ms = ttft $ttft + 2 x tpot $mean" $?
 [ -n "$med" ]; check "tpot_median_ms present ($med)" $?
 [ "$(val tokens_per_iteration)" = "6.0" ]; check "6 generated tokens ($(val tokens_per_iteration))" $?
+# their intervals: the time to first token's is the prefill's (--mode
+# prefill of the same prompts), the time per output token's the mean of
+# the two steps' ends (--mode decode over 100 + k and 200 + k cached
+# tokens, k = 0 and 1)
+for a in "prefill --prompt-lens 100,200" "decode --context-lens 100,200" "decode --context-lens 101,201"; do
+	# shellcheck disable=SC2086
+	"$BIN" --model llama-3.2-1b --engine sglang --mode $a --dtype bf16 --target h100 --json 2>/dev/null
+done >"$tmp/parts.json"
+python3 - "$tmp/s.json" "$tmp/parts.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["predictions"][0]
+dec = json.JSONDecoder(); t = open(sys.argv[2]).read(); docs = []; i = 0
+while i < len(t):
+    if t[i].isspace(): i += 1; continue
+    d, i = dec.raw_decode(t, i); docs.append(d["predictions"][0])
+p, d0, d1 = docs
+close = lambda a, b: abs(a - b) <= 1e-6 * max(abs(b), 1)
+ok = s["ttft_ms_low"] < s["ttft_ms"] < s["ttft_ms_high"]
+ok = ok and close(s["ttft_ms_low"], p["iteration_ms_low"]) and close(s["ttft_ms_high"], p["iteration_ms_high"])
+ok = ok and s["tpot_mean_ms_low"] < s["tpot_mean_ms"] < s["tpot_mean_ms_high"]
+ok = ok and close(s["tpot_mean_ms_low"], (d0["iteration_ms_low"] + d1["iteration_ms_low"]) / 2)
+ok = ok and close(s["tpot_mean_ms_high"], (d0["iteration_ms_high"] + d1["iteration_ms_high"]) / 2)
+sys.exit(0 if ok else 1)
+PY
+check "serve: the time to first token's interval is the prefill's, the time per output token's the steps' mean" $?
 
 # --mode generate on an engine is its served batch: the same launches,
 # time and generated tokens (6), not the prompt's 300
@@ -63,8 +88,8 @@ check "generate = serve on an engine: $(gval "$tmp/g.json" iteration_ms) ms, $(g
 # one new token: the prefill alone, no time per output token
 "$BIN" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 1 \
 	--dtype bf16 --target h100 >"$tmp/one.txt" 2>&1
-grep -q "per output token: none" "$tmp/one.txt"
-check "--new-tokens 1: no time per output token in the text" $?
+grep -q "time to first token [0-9.]* ms (80%: [0-9.]*-[0-9.]* ms); per output token: none" "$tmp/one.txt"
+check "--new-tokens 1: the time to first token's interval, no time per output token in the text" $?
 "$BIN" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 1 \
 	--dtype bf16 --target h100 --json 2>/dev/null | grep -q '"tpot_mean_ms": null'
 check "--new-tokens 1: tpot_mean_ms null in JSON" $?

@@ -42,6 +42,11 @@ gpus=$(sed -n '/^mean error/,/^all/p' "$tmp/out" | awk 'NF == 19' | wc -l)
 grep -q "held out" "$tmp/out"; check "the step constant fitted per held-out architecture" $?
 [ "$(grep -c '^  [a-z]* *the compiled-in tensor-core constants' "$tmp/out")" -eq 4 ]
 check "--gemm-data none: the compiled-in tensor-core constants for every architecture" $?
+# how often the interval held each part: inside, below and above add up to
+# the runs
+awk -v n="$runs" '/^80 % intervals/ { c = 0; for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && $(i + 1) == "/" && $(i + 3) == "/") {
+	c++; if ($i + $(i + 2) + $(i + 4) != n) bad = 1 } } END { exit !(c == 3 && !bad) }' "$tmp/out"
+check "interval coverage of prefill, decode and whole batch over the $runs runs" $?
 # the collective constants refitted without each architecture (NCCL files
 # beside the e2e folder): without Hopper no NVLS measurement is left, and
 # NVLS takes the ring's efficiency; --compiled comm keeps them
@@ -76,9 +81,23 @@ bad=$(awk -F'|' '{ n = split($1, a, " "); split($2, p, " "); split($3, q, " ");
 # one GPU with GEMM data beside the runs: its architecture's own constants,
 # a line with the fitted efficiency and the H20's share of its peak (up to
 # 1.069: its boost clock, 1980 MHz, over the 1853 its peak is quoted at)
-"$BIN" serving --data "$D" --rows --gpu h20 >"$tmp/h20" 2>"$tmp/err"
+"$BIN" serving --data "$D" --rows --gpu h20 --dump "$tmp/h20.csv" >"$tmp/h20" 2>"$tmp/err"
 check "--rows with --gpu ($(head -c 300 "$tmp/err"))" $?
 grep -q '^H20 .*|.*|' "$tmp/h20"; check "--rows with --gpu: the H20's rows" $?
+# --dump: each run's prefill and decode step as an e2e dump's rows (what
+# make calibrate reads), the H20's held out (its constants refitted without
+# Hopper) and predicted by the tensor-core models; their measured and
+# predicted times are the table's (its errors to 0.1 %)
+h20runs=$(awk -F'|' 'NF == 8 && $1 ~ /^H20 /' "$tmp/h20" | wc -l)
+head -1 "$tmp/h20.csv" | grep -qx 'gpu,config,weights,measured_ms,predicted_ms,method' &&
+	[ "$(grep -c '^h20,[^,]*-prefill,held-out,[0-9.]*,[0-9.]*,tcgemm$' "$tmp/h20.csv")" -eq "$h20runs" ] &&
+	[ "$(grep -c '^h20,[^,]*-decode,held-out,[0-9.]*,[0-9.]*,tcgemm$' "$tmp/h20.csv")" -eq "$h20runs" ] &&
+	[ "$h20runs" -ge 4 ]
+check "--dump: the H20's $h20runs prefills and decode steps, held out" $?
+awk -F'|' 'NF == 8 && $1 ~ /^H20 / { split($2, e, " "); print e[1] }' "$tmp/h20" >"$tmp/h20-table"
+awk -F, '/-prefill,/ { printf "%.1f\n", 100 * ($5 / $4 > 1 ? $5 / $4 - 1 : 1 - $5 / $4) }' "$tmp/h20.csv" >"$tmp/h20-dump"
+cmp -s "$tmp/h20-table" "$tmp/h20-dump"
+check "--dump: the prefills' errors are the table's" $?
 if [ -f "$D/../../pipeweave/gemm_fp8_train.csv" ]; then
 	sed -n '/^constants fitted without/,/^$/p' "$tmp/h20" |
 		grep -Eq '^  hopper *eff 0\.[0-9]*, .*share: h20 (0\.[0-9]|1\.0[0-6])'

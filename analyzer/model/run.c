@@ -946,13 +946,18 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
 	rm->tpot_median_ns = calloc(nt ? nt : 1, sizeof(double));
 	rm->latency_median_ns = calloc(nt ? nt : 1, sizeof(double));
 	rm->latency_p90_ns = calloc(nt ? nt : 1, sizeof(double));
+	rm->ttft_low_ns = calloc(nt ? nt : 1, sizeof(double));
+	rm->ttft_high_ns = calloc(nt ? nt : 1, sizeof(double));
+	rm->tpot_low_ns = calloc(nt ? nt : 1, sizeof(double));
+	rm->tpot_high_ns = calloc(nt ? nt : 1, sizeof(double));
 	double *lat = malloc(((size_t)m->opts.batch + 1) * sizeof(*lat));
 	uint32_t steps = m->new_tokens > 1 ? m->new_tokens - 1 : 0;
 	uint32_t ns = steps < SERVE_SAMPLE_STEPS ? steps : SERVE_SAMPLE_STEPS;
 	double *t = calloc(ns ? ns : 1, sizeof(double));
 	uint32_t *grown = malloc((size_t)m->opts.batch * sizeof(*grown));
 	if (!rm->ttft_ns || !rm->tpot_mean_ns || !rm->tpot_median_ns || !rm->latency_median_ns ||
-	    !rm->latency_p90_ns || !lat || !t || !grown) {
+	    !rm->latency_p90_ns || !rm->ttft_low_ns || !rm->ttft_high_ns || !rm->tpot_low_ns ||
+	    !rm->tpot_high_ns || !lat || !t || !grown) {
 		free(t);
 		free(grown);
 		free(lat);
@@ -972,7 +977,10 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
 			rc = model_time(&s, &o, g, model_cli_launch_ns(m), &mt);
 			model_seq_release(&s);
 			rm->ttft_ns[ti] = mt.iteration_ns;
+			rm->ttft_low_ns[ti] = mt.iteration_low_ns;
+			rm->ttft_high_ns[ti] = mt.iteration_high_ns;
 		}
+		double lo_sum = 0, hi_sum = 0;
 		o.mode = MODEL_DECODE;
 		o.chunk = 0;
 		for (uint32_t j = 0; j < ns && !rc; j++) {
@@ -991,6 +999,8 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
 			rc = model_time(&s, &o, g, model_cli_launch_ns(m), &mt);
 			model_seq_release(&s);
 			t[j] = mt.iteration_ns;
+			lo_sum += mt.iteration_low_ns;
+			hi_sum += mt.iteration_high_ns;
 		}
 		o.chunk = m->opts.chunk;
 		o.batch = m->opts.batch;
@@ -1001,6 +1011,8 @@ static int serve_timings(const struct model_config *c, const struct model_cli *m
 		 * "none" in the text, null in JSON), as vLLM's benchmarks leave
 		 * single-token outputs out of TPOT */
 		rm->tpot_mean_ns[ti] = ns ? sum / ns : NAN;
+		rm->tpot_low_ns[ti] = ns ? lo_sum / ns : NAN;
+		rm->tpot_high_ns[ti] = ns ? hi_sum / ns : NAN;
 		if (!rc && !(rc = request_latencies(m, t, ns, steps, rm->ttft_ns[ti],
 						    a->targets[ti].iteration_ns, lat))) {
 			rm->latency_median_ns[ti] = quantile(lat, m->opts.batch, 0.5);

@@ -109,7 +109,9 @@ static void usage(FILE *fp)
 		"                        printed as predictor/tile_sm90_scale.c)\n"
 		"       " PROG " power --data DIR       (FP32 power cap vs measured FMA runs)\n"
 		"       " PROG " published --data DIR [--before] (published training step times)\n"
-		"       " PROG " serving --data DIR     (SGLang engine vs PipeWeave's runs)\n"
+		"       " PROG " serving --data DIR [--dump F] (SGLang engine vs PipeWeave's runs;\n"
+		"                                          F: each prefill and decode step held out,\n"
+		"                                          an e2e dump for calibrate)\n"
 		"       " PROG " own --dataset DIR [--data DIR] [--gpu GPU] [--rows]\n"
 		"                                          (our own kernels.py measurements of a GPU,\n"
 		"                                          its architecture held out)\n"
@@ -788,7 +790,7 @@ static const struct bench_cmd {
 	{"tile-scale", BO(DATA) | BO(GPU), 0, bench_tile_scale_main},
 	{"published", BO(DATA) | BO(BEFORE), 0, bench_published_main},
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
-	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA) | BO(COMPILED) | BO(OWN), 0,
+	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA) | BO(COMPILED) | BO(OWN) | BO(DUMP), 0,
 	 bench_serving_main},
 	{"own", BO(DATASET) | BO(DATA) | BO(GPU) | BO(ROWS) | BO(DUMP) | BO(OWN), 0, bench_own_main},
 	{"cpu", BO(DATA), 0, bench_cpu_main},

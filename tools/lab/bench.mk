@@ -12,20 +12,23 @@ accuracy: $(BUILD)/surfer-bench $(BUILD)/surfer-train
 	BUILD=$(BUILD) DATA=$(NEUSIGHT_DATA) sh tools/lab/accuracy.sh
 
 # The interval table (predictor/interval_table.c) from the held-out
-# predictions `make accuracy` and then `make bench-e2e` leave in
-# $(BUILD)/accuracy: NeuSight's test shapes first (the models' own kernels),
-# the sweep for the classes they lack (convolutions), DeepBench's boards of
-# one die, the tensor-core GEMM model, whole iterations; then the coverage
-# of its intervals, each architecture against the others.  An input absent
-# (no DeepBench or PipeWeave data) is left out.  What `make bench-h200` (and
-# the like for another GPU of our own) dumped in $(BUILD)/own/<gpu> joins the
-# input of its kind ("+PATH": its GPU one more architecture there).
+# predictions `make accuracy` and then `make bench-e2e` (and `make
+# bench-serving`) leave in $(BUILD)/accuracy: NeuSight's test shapes first
+# (the models' own kernels), the sweep for the classes they lack
+# (convolutions), DeepBench's boards of one die, the tensor-core GEMM model,
+# whole iterations (NeuSight's, then PipeWeave's SGLang prefills and decode
+# steps); then the coverage of its intervals, each architecture against the
+# others.  An input absent (no DeepBench or PipeWeave data) is left out.
+# What `make bench-h200` (and the like for another GPU of our own) dumped in
+# $(BUILD)/own/<gpu> joins the input of its kind ("+PATH": its GPU one more
+# architecture there).
 OWN_DUMPS = $(BUILD)/own/*
 own_join = $(patsubst %,+%,$(wildcard $(addprefix $(OWN_DUMPS)/,$(1))))
 CALIBRATION_INPUTS = $(BUILD)/accuracy/test $(call own_join,test) \
 	$(BUILD)/accuracy/sweep $(call own_join,sweep) \
 	$(wildcard $(BUILD)/accuracy/deepbench $(BUILD)/accuracy/tensorcore.csv) \
-	$(call own_join,tensorcore.csv) $(BUILD)/accuracy/e2e.csv $(call own_join,e2e-*.csv)
+	$(call own_join,tensorcore.csv) $(BUILD)/accuracy/e2e.csv $(call own_join,e2e-*.csv) \
+	$(patsubst %,+%,$(wildcard $(BUILD)/accuracy/serving.csv))
 calibrate: $(BUILD)/surfer-bench
 	@[ -n "$(wildcard $(OWN_DUMPS)/e2e-*.csv)" ] || echo "calibrate: no dumps of our own GPUs in $(BUILD)/own (make bench-h200 writes them): the table leaves them out"
 	$(BUILD)/surfer-bench calibrate --emit $(CALIBRATION_INPUTS) > $(BUILD)/interval_table.c

@@ -83,7 +83,8 @@ static void usage_e2e(FILE *f)
 			"  --launch-us: a flat CPU cost per launch (default: the per-stack CPU model\n"
 			"  surfer-analyze --model uses without it)\n"
 			"  --dump: one line per iteration (gpu, config, held-out or in-sample, measured and\n"
-			"  predicted ms), what surfer-bench calibrate reads\n"
+			"  predicted ms, the interval's method key: tcgemm or auto), what surfer-bench\n"
+			"  calibrate reads\n"
 			"  --dtype: the labels' precision (default fp32, NeuSight's); --data DIR: the shared data\n"
 			"  folder the tensor-core, attention and vector-op constants are refitted on without each\n"
 			"  GPU's compute capability (else the compiled-in ones, which saw Hopper's and Ampere's)\n"
@@ -300,8 +301,9 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		}
 		putchar('\n');
 		if (dump)
-			fprintf(dump, "%s,%s,%s,%.4f,%.4f\n", g->id, files[i],
-				held_out ? "held-out" : "in-sample", measured, pred);
+			fprintf(dump, "%s,%s,%s,%.4f,%.4f,%s\n", g->id, files[i],
+				held_out ? "held-out" : "in-sample", measured, pred,
+				pred_method_name(interval_iteration_method(t.method_ns)));
 		acc.sum += fabs(e);
 		acc.n++;
 	}
@@ -384,7 +386,7 @@ int bench_e2e_main(const struct bench_args *a)
 		return surfer_exit_code(SURFER_EINVAL);
 	}
 	if (dump)
-		fprintf(dump, "gpu,config,weights,measured_ms,predicted_ms\n");
+		fprintf(dump, "gpu,config,weights,measured_ms,predicted_ms,method\n");
 	size_t ng;
 	char **gpus = prof_list_dir(labels, &ng);
 	if (!gpus) {

@@ -46,6 +46,7 @@
 #include "analyzer/model/run.h"
 #include "analyzer/report.h"
 #include "gpu_specs/gpu.h"
+#include "predictor/interval.h"
 #include "trace/csv.h"
 
 #define PROG "surfer-bench"
@@ -144,6 +145,8 @@ struct run {
 	unsigned ngpus, ga;
 	int ckpt_unstated;           /* the row's act_ckpt says nothing        */
 	double measured_ms, predicted_ms;
+	double low_ms, high_ms;           /* the prediction's interval          */
+	int key;                          /* its method key (interval_method)   */
 	int ok;
 	char why[200];
 };
@@ -913,10 +916,16 @@ static int predict_run(struct run *r, int before)
 			return -1;
 	}
 	r->predicted_ms = a->targets[0].iteration_ns / 1e6;
+	r->low_ms = a->targets[0].iteration_low_ns / 1e6;
+	r->high_ms = a->targets[0].iteration_high_ns / 1e6;
+	r->key = (int)a->targets[0].interval_method;
 	analysis_free(a);
 	report_model_free(&rm);
-	if (before && r->ga > 1 && !strstr(r->flags, "--pp "))
+	if (before && r->ga > 1 && !strstr(r->flags, "--pp ")) {
 		r->predicted_ms *= r->ga;
+		r->low_ms *= r->ga;
+		r->high_ms *= r->ga;
+	}
 	return 0;
 }
 
@@ -989,8 +998,15 @@ int bench_published_main(const struct bench_args *a)
 	double sum[2] = {0, 0}, all[256];
 	size_t cnt[2] = {0, 0}, nall = 0, over = 0;
 	double worst = 0;
+	size_t in[2] = {0, 0}, below[2] = {0, 0}, nkey[2] = {0, 0};  /* [tcgemm key?] */
 	for (size_t i = 0; i < n; i++) {
 		struct run *r = &runs[i];
+		if (r->ok) {
+			int k = r->key == PRED_TCGEMM;
+			nkey[k]++;
+			in[k] += r->measured_ms >= r->low_ms && r->measured_ms <= r->high_ms;
+			below[k] += r->measured_ms < r->low_ms;
+		}
 		if (!r->ok) {
 			printf("| %s | %u | %.1f | - | - | %s | %s (%s) |\n", r->id, r->ngpus,
 			       r->measured_ms, r->lacks[0] ? r->lacks : "-", r->flags, r->why);
@@ -1016,6 +1032,16 @@ int bench_published_main(const struct bench_args *a)
 	       nall, n, nall ? tot / nall : 0, nall ? (nall % 2 ? all[nall / 2]
 	       : (all[nall / 2 - 1] + all[nall / 2]) / 2) : 0, worst, over,
 	       cnt[0] ? sum[0] / cnt[0] : 0, cnt[0], cnt[1] ? sum[1] / cnt[1] : 0, cnt[1]);
+	/* the interval surfer-analyze gives each run (the committed table,
+	 * whose tensor-core iterations hold Hopper's: these runs' H100s and
+	 * H200s are in its sample, their A100s and B200s not) */
+	printf("%.0f%% intervals, the measured time inside: %zu of %zu", IV_DEFAULT_P * 100, in[0] + in[1],
+	       nkey[0] + nkey[1]);
+	for (int k = 1; k >= 0; k--)
+		if (nkey[k])
+			printf("; %s iterations %zu of %zu (%zu below, %zu above)", k ? "tensor-core" : "other",
+			       in[k], nkey[k], below[k], nkey[k] - in[k] - below[k]);
+	printf("\n");
 	free(runs);
 	return 0;
 }

@@ -56,6 +56,15 @@
  * the prefill, one pass, takes the held-out value as well.  Without GEMM
  * data the compiled-in tensor-core constants stand, and the header says
  * so.
+ *
+ * Each prediction's interval is the one surfer-analyze gives it (the
+ * committed interval table), and the bench says how often it held the
+ * measured prefill, step and whole batch.  The table's tensor-core
+ * iterations are these runs' own held-out errors (--dump writes each
+ * prefill and decode step as an e2e dump's row, `make bench-serving` to
+ * build/accuracy/serving.csv, which `make calibrate` reads), so that
+ * figure is in-sample; `make calibrate` gives the held-out one, each
+ * architecture against the others.
  */
 #include "tools/lab/bench_serving.h"
 #include "tools/lab/bench_e2e.h"
@@ -78,6 +87,7 @@
 #include "gpu_specs/gpu.h"
 #include "predictor/attention.h"
 #include "predictor/comm.h"
+#include "predictor/interval.h"
 #include "predictor/tcgemm.h"
 #include "predictor/vecop.h"
 
@@ -101,6 +111,10 @@ struct sv_run {
 	double real[SV_N];                /* medians, ms                       */
 	uint32_t lens[SV_MAX_LENS], n, out;
 	double sg[SV_N], hf[SV_N];        /* surfer sglang, surfer hf, ms      */
+	double sg_lo[SV_N], sg_hi[SV_N];  /* surfer's interval (run.h's
+					   * iteration_low_ns, _high_ns), ms  */
+	int sg_key[SV_N];                 /* its method key, P and D
+					   * (interval_iteration_method())    */
 	double dec_by[SV_NARCH + 1];      /* the decode step with architecture
 					   * a's held-out tensor-core constants
 					   * (SV_NARCH: the compiled-in), ms:
@@ -282,10 +296,11 @@ static void load_other(const char *dir, int m, struct sv_run *runs, size_t n)
 }
 
 /* One prediction through the model path: ms, or -1 with a reason.  op_ms
- * (NULL: not wanted) takes the kernel time by op class, ms, and gemm_flop
- * the GEMMs' FLOPs. */
+ * (NULL: not wanted) takes the kernel time by op class, ms, gemm_flop
+ * the GEMMs' FLOPs and lohi its interval's two ends, ms. */
 static double predict_parts(const struct model_config *c, struct model_opts *o, const struct gpu_spec *g,
-			    double *op_ms, double *gemm_flop, char *err, size_t errlen)
+			    double *op_ms, double *gemm_flop, double lohi[2], int *key, char *err,
+			    size_t errlen)
 {
 	struct model_seq s;
 	struct model_timing t;
@@ -305,13 +320,19 @@ static double predict_parts(const struct model_config *c, struct model_opts *o, 
 	}
 	for (int i = 0; op_ms && i < PRED_OP_COUNT; i++)
 		op_ms[i] = t.op_ns[i] / 1e6;
+	if (lohi) {
+		lohi[0] = t.iteration_low_ns / 1e6;
+		lohi[1] = t.iteration_high_ns / 1e6;
+	}
+	if (key)
+		*key = (int)interval_iteration_method(t.method_ns);
 	return t.iteration_ns / 1e6;
 }
 
 static double predict(const struct model_config *c, struct model_opts *o, const struct gpu_spec *g,
 		      char *err, size_t errlen)
 {
-	return predict_parts(c, o, g, NULL, NULL, err, errlen);
+	return predict_parts(c, o, g, NULL, NULL, NULL, NULL, err, errlen);
 }
 
 /* ---- the fitted constants, each architecture held out -------------------- */
@@ -426,6 +447,42 @@ static const struct predictor *sv_pred(struct sv_tc *t, int ar)
 	return t->pred[ar];
 }
 
+/* Whether the runs of architecture ar were predicted with every constant
+ * set fitted without it (a set refitted, or compiled-in from data that
+ * hold no GPU of it): what a dump calls held-out. */
+static int sv_held_out(const struct sv_tc *t, int ar)
+{
+	return !t->compiled && t->pred[ar] && t->tc_fitted[ar] && t->comm_fitted[ar] && t->vec_fitted[ar];
+}
+
+/* --dump: the prefill and the decode step of each run as rows of an e2e
+ * dump (surfer-bench e2e --dump's columns), which surfer-bench calibrate
+ * reads as whole iterations of their interval key.  0, or -1 after a
+ * message. */
+static int write_dump(const char *path, const struct sv_run *runs, size_t n, const struct sv_tc *t)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, PROG ": cannot write '%s'\n", path);
+		return -1;
+	}
+	fprintf(f, "gpu,config,weights,measured_ms,predicted_ms,method\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct sv_run *r = &runs[i];
+		double pred[2] = { r->sg[SV_P], r->held_d };
+		for (int k = SV_P; k <= SV_D; k++)
+			fprintf(f, "%s,%s-%s-tp%u-%s,%s,%.4f,%.4f,%s\n", r->gpu->id, r->model, r->workload,
+				r->tp, k == SV_P ? "prefill" : "decode",
+				sv_held_out(t, r->arch) ? "held-out" : "in-sample", r->real[k], pred[k],
+				pred_method_name((enum pred_method)r->sg_key[k]));
+	}
+	if (fclose(f) != 0) {
+		fprintf(stderr, PROG ": cannot write '%s'\n", path);
+		return -1;
+	}
+	return 0;
+}
+
 static void sv_tc_release(struct sv_tc *t)
 {
 	for (int ar = 0; ar < SV_NARCH; ar++)
@@ -522,7 +579,11 @@ static int predict_run(const char *dir, struct sv_run *r, const struct predictor
 	o.nlens = o.batch = r->n;
 	o.mode = MODEL_DECODE;
 	o.lens = ctx;
-	r->sg[SV_D] = predict_parts(&c, &o, r->gpu, r->d_op_ms, NULL, err, sizeof(err));
+	double lohi[2];
+	r->sg[SV_D] = predict_parts(&c, &o, r->gpu, r->d_op_ms, NULL, lohi, &r->sg_key[SV_D], err,
+				    sizeof(err));
+	r->sg_lo[SV_D] = lohi[0];
+	r->sg_hi[SV_D] = lohi[1];
 	if (decode_only) {
 		if (r->sg[SV_D] < 0)
 			fprintf(stderr, PROG ": serving: %s on %s: %s\n", r->model, r->gpu_tok, err);
@@ -530,7 +591,10 @@ static int predict_run(const char *dir, struct sv_run *r, const struct predictor
 	}
 	o.mode = MODEL_PREFILL;
 	o.lens = r->lens;
-	r->sg[SV_P] = predict_parts(&c, &o, r->gpu, r->p_op_ms, &r->p_gemm_flop, err, sizeof(err));
+	r->sg[SV_P] = predict_parts(&c, &o, r->gpu, r->p_op_ms, &r->p_gemm_flop, lohi, &r->sg_key[SV_P], err,
+				    sizeof(err));
+	r->sg_lo[SV_P] = lohi[0];
+	r->sg_hi[SV_P] = lohi[1];
 	r->sg[SV_T] = r->sg[SV_P] + (r->out - 1) * r->sg[SV_D];
 	model_opts_init(&o);
 	o.pred = pred;
@@ -612,6 +676,30 @@ static void add_run(struct sv_acc *a, const struct sv_run *r)
 		acc_add(a, 1, k, r->hf[k], r->real[k]);
 		for (int m = 0; m < SV_NOTHER; m++)
 			acc_add(a, 2 + m, k, m == SV_ROOF && k == SV_D ? 0 : r->other[m][k], r->real[k]);
+	}
+}
+
+/* How often surfer's interval (the committed table's, at its default
+ * probability) held the measured time, per part: inside, below its low
+ * end (the run faster than the interval), above its high end. */
+static void print_coverage(const struct sv_run *runs, size_t n)
+{
+	static const char *const part[SV_N] = { "prefill", "decode", "whole batch" };
+	printf("%.0f %% intervals (the committed interval table), the measured time inside / below / above:",
+	       IV_DEFAULT_P * 100);
+	for (int k = 0; k < SV_N; k++) {
+		size_t in = 0, lo = 0, hi = 0;
+		for (size_t i = 0; i < n; i++) {
+			const struct sv_run *r = &runs[i];
+			if (r->real[k] < r->sg_lo[k])
+				lo++;
+			else if (r->real[k] > r->sg_hi[k])
+				hi++;
+			else
+				in++;
+		}
+		printf(" %s %zu / %zu / %zu of %zu (%.0f %%)%s", part[k], in, lo, hi, n,
+		       n ? 100.0 * (double)in / (double)n : 0.0, k + 1 < SV_N ? ";" : "\n");
 	}
 }
 
@@ -999,12 +1087,25 @@ int bench_serving_main(const struct bench_args *a)
 			fitted[ar] = fit_step(runs, n, ar, ar);
 	for (size_t i = 0; i < n; i++) {
 		struct sv_run *r = &runs[i];
-		/* the prefill is one pass: it starts with the constant too */
-		r->sg[SV_P] += fitted[r->arch] - MODEL_SERVE_STEP_CPU_NS / 1e6;
-		r->held_d = r->sg[SV_D] - MODEL_SERVE_STEP_CPU_NS / 1e6 + fitted[r->arch];
+		/* the prefill is one pass: it starts with the constant too; the
+		 * intervals move with their predictions (the constant is CPU
+		 * time, which they leave as it is) */
+		double shift = fitted[r->arch] - MODEL_SERVE_STEP_CPU_NS / 1e6;
+		r->sg[SV_P] += shift;
+		r->held_d = r->sg[SV_D] + shift;
 		r->held_t = r->sg[SV_P] + (r->out - 1) * r->held_d;
+		for (int k = SV_P; k <= SV_D; k++) {
+			r->sg_lo[k] += shift;
+			r->sg_hi[k] += shift;
+		}
+		r->sg_lo[SV_T] = r->sg_lo[SV_P] + (r->out - 1) * r->sg_lo[SV_D];
+		r->sg_hi[SV_T] = r->sg_hi[SV_P] + (r->out - 1) * r->sg_hi[SV_D];
 	}
 
+	if (a->dump && write_dump(a->dump, runs, n, &tc)) {
+		sv_tc_release(&tc);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
 	printf("# surfer-bench serving: PipeWeave's measured SGLang bench_one_batch runs (BF16);\n"
 	       "# real = the median of each run's repetitions; errors |pred/real - 1| in %%, for\n"
 	       "# prefill (P), the median decode step (D) and the whole batch (T).\n"
@@ -1080,6 +1181,7 @@ int bench_serving_main(const struct bench_args *a)
 		printf(" %s P %.1f D %.1f T %.1f (%d runs);", sv_arch[ar], sp / c, sd / c, st / c, c);
 	}
 	printf("\n");
+	print_coverage(runs, n);
 	sv_tc_print(&tc, runs, n);
 	if (a->rows) {
 		print_parts(runs, n);

@@ -232,15 +232,20 @@ static int kernel_row(struct dump_reader *d, const char *f[DUMP_NCOL])
 		       log(pred / truth));
 }
 
-/* An e2e dump's row: gpu, weights, measured_ms, predicted_ms; the
- * held-out ones are iterations predicted from a model config. */
+/* An e2e dump's row (surfer-bench e2e and serving write them): gpu,
+ * weights, measured_ms, predicted_ms and, in dumps since the iterations'
+ * two keys, method, the key the prediction's interval takes
+ * (interval_iteration_method(): tcgemm or auto; auto without the column,
+ * as every dump before was); the held-out ones are iterations predicted
+ * from a model config. */
 static int iteration_row(struct dump_reader *d, const char *f[DUMP_NCOL])
 {
 	const struct gpu_spec *g = gpu_find(f[0]);
 	double truth = atof(f[2]), pred = atof(f[3]);
+	int m = f[4] && !strcmp(f[4], "tcgemm") ? PRED_TCGEMM : PRED_AUTO;
 	if (!g || strcmp(f[1], "held-out") || !(truth > 0) || !(pred > 0))
 		return 0;
-	return add_row(d, g, PRED_AUTO, IV_CLASS_ITERATION, PRED_SRC_CONFIG, PRED_DIST_NEW_ARCH,
+	return add_row(d, g, m, IV_CLASS_ITERATION, PRED_SRC_CONFIG, PRED_DIST_NEW_ARCH,
 		       log(pred / truth));
 }
 
@@ -312,7 +317,7 @@ static int read_file(struct cal_set *s, const char *path, const struct key_seen 
 	}
 	int tc = csv_next(&r) == 1 && csv_col(&r, "tc_ratio_ns") >= 0;
 	csv_release(&r);
-	struct dump_reader e2e = { "e2e", {"gpu", "weights", "measured_ms", "predicted_ms"}, 0,
+	struct dump_reader e2e = { "e2e", {"gpu", "weights", "measured_ms", "predicted_ms", "method"}, 4,
 				   iteration_row, s, NULL, NULL, PRED_SRC_CONFIG, seen, got };
 	struct dump_reader tcd = { "tensorcore",
 				   {"gpu", "measured_ns", "tc_scratch_ns", "tc_ratio_ns", "origin"}, 0,
@@ -880,7 +885,8 @@ static int emit(const struct cal_set *s, int argc, char **argv, enum cal_weigh w
 					/* every class pooled: of the methods of every
 					 * class, at a new architecture (a nearer
 					 * distance's data are GEMMs alone) */
-					if ((c == IV_CLASS_ITERATION && cal_methods[m] != PRED_AUTO) ||
+					if ((c == IV_CLASS_ITERATION && cal_methods[m] != PRED_AUTO &&
+					     cal_methods[m] != PRED_TCGEMM) ||
 					    (c == IV_CLASS_ANY && (cal_methods[m] == PRED_TCGEMM ||
 								   dist != PRED_DIST_NEW_ARCH)))
 						continue;
@@ -1000,12 +1006,14 @@ int bench_calibrate_main(const struct bench_args *a)
 	if (rc == 0 && a->emit) {
 		rc = emit(&s, a->noperands, a->operands, w);
 	} else if (rc == 0) {
-		struct tally kern[PRED_DIST_COUNT], tc[PRED_DIST_COUNT], iter;
+		struct tally kern[PRED_DIST_COUNT], tc[PRED_DIST_COUNT], iter, iter_tc;
 		memset(kern, 0, sizeof kern);
 		memset(tc, 0, sizeof tc);
 		memset(&iter, 0, sizeof iter);
+		memset(&iter_tc, 0, sizeof iter_tc);
 		printf("held-out coverage of the %.0f%% interval of `auto` and of the tensor-core GEMM\n"
-		       "model (each group against the quantiles of the others, widened by the factor\n"
+		       "model, and of whole iterations of each kind (interval_iteration_method())\n"
+		       "(each group against the quantiles of the others, widened by the factor\n"
 		       "fitted on the others at %.0f%%: a group is an architecture, at the same die a\n"
 		       "board; MAPE of its predictions)\n", prob * 100, IV_DEFAULT_P * 100);
 		printf("%-36s %-14s %6s %8s %10s\n", "method class source distance", "group", "n",
@@ -1020,6 +1028,9 @@ int bench_calibrate_main(const struct bench_args *a)
 			for (int src = 0; src < PRED_SRC_COUNT && rc == 0; src++)
 				rc = coverage_line(&s, PRED_TCGEMM, IV_CLASS_GEMM, src, dist, prob, w,
 						   &tc[dist]);
+		if (rc == 0)
+			rc = coverage_line(&s, PRED_TCGEMM, IV_CLASS_ITERATION, PRED_SRC_CONFIG,
+					   PRED_DIST_NEW_ARCH, prob, w, &iter_tc);
 		if (rc == 0) {
 			printf("\npooled per held-out group\n");
 			for (int dist = PRED_DIST_NEW_ARCH; dist >= 0; dist--) {
@@ -1029,6 +1040,7 @@ int bench_calibrate_main(const struct bench_args *a)
 				tally_print(&kern[dist], label);
 			}
 			tally_print(&iter, "iterations");
+			tally_print(&iter_tc, "iterations, tensor-core");
 			for (int dist = PRED_DIST_NEW_ARCH; dist >= 0; dist--) {
 				char label[64];
 				snprintf(label, sizeof label, "tensor-core GEMMs, %s",

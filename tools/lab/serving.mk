@@ -2,12 +2,15 @@
 # --engine hf) against PipeWeave's measured SGLang runs, beside PipeWeave's,
 # NeuSight's, Habitat's and the roofline's predictions (surfer-bench serving,
 # tools/lab/bench_serving.c); not part of `make test`, needs the shared data.
+# Each prefill and decode step, its architecture held out, goes into
+# $(BUILD)/accuracy/serving.csv, whole iterations for `make calibrate`.
 BENCH_TARGETS += bench-serving
 SERVING_DATA ?= ../shared/data/pipeweave/e2e
 
 bench-serving: $(BUILD)/surfer-bench
 	@if [ -d $(SERVING_DATA)/real ]; then \
-		$(BUILD)/surfer-bench serving --data $(SERVING_DATA) $(ARGS); \
+		mkdir -p $(BUILD)/accuracy && \
+		$(BUILD)/surfer-bench serving --data $(SERVING_DATA) --dump $(BUILD)/accuracy/serving.csv $(ARGS); \
 	else echo "bench-serving: $(SERVING_DATA) absent, skipped"; fi
 
 .PHONY: bench-serving
