@@ -8,7 +8,9 @@
  * `surfer-bench accuracy --dump` files named TARGET--ORIGIN.csv (ORIGIN
  * "none": from the shape alone), `surfer-bench tensorcore --dump` files
  * (the tensor-core GEMM model, each GPU's architecture out of the fit)
- * and `surfer-bench e2e --dump` files of whole iterations.  Each row gives
+ * and `surfer-bench e2e --dump` files of whole iterations (and `surfer-bench
+ * serving --dump`'s, SGLang's prefills and decode steps, in their layout),
+ * each of its kind (interval_iteration_method()).  Each row gives
  * one error, log(predicted / measured), keyed by method, kernel class,
  * distance and source (a measured origin or the shape).  From a trace the
  * distance is the origin's (pred_distance_between(): the same die, as
@@ -950,7 +952,8 @@ int bench_calibrate_main(const struct bench_args *a)
 		fprintf(a->help ? stdout : stderr,
 			"usage: " PROG " calibrate [--emit] [--interval P] [--weigh re|rows|groups] DIR|FILE.csv...\n"
 			"  DIR: surfer-bench accuracy --dump files TARGET--ORIGIN.csv (make accuracy);\n"
-			"  FILE.csv: surfer-bench e2e --dump (held-out iterations) or tensorcore --dump;\n"
+			"  FILE.csv: surfer-bench e2e or serving --dump (held-out iterations) or tensorcore\n"
+			"  --dump;\n"
 			"  +DIR, +FILE.csv: more of the input before it (another GPU's predictions of the\n"
 			"  same kind: the keys an earlier input gave are not taken from a later one);\n"
 			"  the interval table as C (--emit), else the held-out coverage of the P\n"
