@@ -30,7 +30,7 @@ class _T:
     def numel(self): return math.prod(self.shape)
     def _same(self, *a, **k): return _T(*self.shape)
     def _scalar_op(self, v): return _run("vectorized_elementwise_kernel<4, scalar>", self._same())
-    __add__ = __mul__ = __truediv__ = _scalar_op
+    __add__ = __mul__ = __truediv__ = add_ = _scalar_op
     # what tools/gpu/kernels.py does with tensors besides timed operators
     to = view = transpose = reshape = _same
     def t(self): return _T(*self.shape[::-1])
@@ -372,6 +372,15 @@ D="$T/m/data/NVIDIA_H200"
 	[ -s "$D/labels-bf16/NVIDIA_H200/gpt2_large-train-1024-1.json" ] &&
 	python3 -c "import json, sys; d = json.load(open(sys.argv[1])); assert d['device'] == 'NVIDIA H200' and d['driver'] == '580.95' and d['cuda'] == '13.0' and d['torch'] and 'measure.sh' in d['command'] and d['budget_s'] == 100, d" "$D/meta.json"
 check "measure.sh: data/<gpu>/ with labels, labels-bf16, kernels, ours, meta.json" $?
+# the host in meta.json: this machine's CPU model and count, an eager op's
+# CPU time (the fake's ops cost microseconds of Python, more than nothing)
+python3 -c "
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+cpu = [l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')][:1]
+assert d['host_cpu'] == (cpu[0] if cpu else '') and d['host_cpus'] == os.cpu_count(), d
+assert 0 < d['host_op_us'] < 1000, d" "$D/meta.json"
+check "measure.sh: meta.json names the host's CPU and times an eager op" $?
 # the shares: e2e 25%, sweep 15%, conv 10%, kernels 40% of 100 s, the rest to e2e-bf16
 grep -q "e2e-fp32: exit 0, [0-9]* s of 25;" "$D/parts.log" && grep -q "sweep: exit 0, [0-9]* s of 15;" "$D/parts.log" &&
 	grep -q "conv: exit 0, [0-9]* s of 10;" "$D/parts.log" &&

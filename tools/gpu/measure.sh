@@ -20,7 +20,9 @@
 #   memory.json  the memory the driver reports and what a PyTorch process's
 #       context and libraries take after its first GEMM;
 #   meta.json    GPU, driver, CUDA and PyTorch versions, the command, the
-#       budget and what each part took.
+#       budget and what each part took, and the host: its CPU, their count
+#       and an eager PyTorch op's CPU time (host_op_us), which sets a
+#       launch-bound step's time.
 # Each part gets a share of the budget and a deadline inside its script
 # (it stops starting measurements there), with `timeout` 30 s past it as
 # the hard stop; parts run cheapest-first.
@@ -92,13 +94,37 @@ part kernels 40 python3 "$here/kernels.py" --out "$d/ours"
 [ -d "$bundle/configs" ] &&
 	part e2e-bf16 100 python3 "$here/e2e.py" --bf16-sdpa --configs "$bundle/configs" --out "$d/labels-bf16/$gpu" $specs
 python3 - "$d/meta.json" "$budget" "$t_start" "$0 $*" <<'PY'
-import json, subprocess, sys, time
+import json, os, statistics, subprocess, sys, time
 import torch
 out, budget, t0, cmd = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 drv = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader", "-i", "0"],
                      capture_output=True, text=True).stdout.strip()
+# The host: a launch-bound step (an eager BF16 BERT-Large step, whose
+# kernels take a few us each) takes the host's time to issue its ops, so
+# two boards measured on two hosts can differ by it alone.  The CPU's
+# model and count, and an eager op's CPU time: 500 in-place adds on one
+# element, queued without a synchronization (the GPU runs each in a few
+# us, faster than they are issued), the median of five rounds.
+cpu = ""
+try:
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+except OSError:
+    pass
+x = torch.zeros(1, device="cuda")
+rounds = []
+for _ in range(6):
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(500):
+        x.add_(1.0)
+    rounds.append((time.perf_counter() - t) / 500 * 1e6)
+    torch.cuda.synchronize()
 json.dump({"device": torch.cuda.get_device_name(), "driver": drv, "cuda": torch.version.cuda,
            "torch": torch.__version__, "command": cmd, "budget_s": budget,
-           "took_s": round(time.time() - t0)}, open(out, "w"), indent=1)
+           "took_s": round(time.time() - t0), "host_cpu": cpu, "host_cpus": os.cpu_count(),
+           "host_op_us": round(statistics.median(rounds[1:]), 2)}, open(out, "w"), indent=1)
 PY
 echo "gpu_measure: $(ls "$d/labels/$gpu" | wc -l) FP32 and $(ls "$d/labels-bf16/$gpu" | wc -l) BF16 iterations, $(cat "$d"/kernels/*.csv 2>/dev/null | grep -vc '^OPName') NeuSight kernel rows, $(cat "$d"/ours/*.csv 2>/dev/null | grep -vc 'latency_ms') of ours in $(($(date +%s) - t_start)) s -> $d"
