@@ -44,9 +44,13 @@ grep -q "held out" "$tmp/out"; check "the step constant fitted per held-out arch
 check "--gemm-data none: the compiled-in tensor-core constants for every architecture" $?
 # how often the interval held each part: inside, below and above add up to
 # the runs
-awk -v n="$runs" '/^80 % intervals/ { c = 0; for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && $(i + 1) == "/" && $(i + 3) == "/") {
+awk -v n="$runs" '/^80 % intervals \(the committed/ { c = 0; for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && $(i + 1) == "/" && $(i + 3) == "/") {
 	c++; if ($i + $(i + 2) + $(i + 4) != n) bad = 1 } } END { exit !(c == 3 && !bad) }' "$tmp/out"
 check "interval coverage of prefill, decode and whole batch over the $runs runs" $?
+vruns=$(sed -n '/^# vLLM/,$p' "$tmp/out" | awk -F'|' 'NF == 2 && $1 ~ /^H/' | wc -l)
+grep -Eq "the measured batch inside / below / above: [0-9]+ / [0-9]+ / [0-9]+ of $vruns\$" "$tmp/out" &&
+	[ "$vruns" -ge 1 ]
+check "interval coverage of the $vruns vLLM batches" $?
 # the collective constants refitted without each architecture (NCCL files
 # beside the e2e folder): without Hopper no NVLS measurement is left, and
 # NVLS takes the ring's efficiency; --compiled comm keeps them

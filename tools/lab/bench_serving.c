@@ -712,6 +712,8 @@ struct sv_vllm {
 	const struct gpu_spec *gpu;
 	uint32_t tp, pp, lens[SV_MAX_LENS], n, out;
 	double real_ms, pred_ms, other[SV_NOTHER];
+	double lo_ms, hi_ms;              /* pred_ms's interval: the prefill's
+					   * and the mean step's ends, summed */
 };
 
 /* The model, TP and PP of workload w from workload/MODEL_vllm_W_*_tpT_ppP.json. */
@@ -762,11 +764,12 @@ static double vllm_predict(const char *dir, struct sv_vllm *v, const struct pred
 	o.nlens = o.batch = v->n;
 	int big = gpu_mem_bytes(v->gpu) >= 70.0 * 1024 * 1024 * 1024 && v->gpu->cc != 80;
 	o.chunk = big ? 16384 : 8192;
-	double t = predict(&c, &o, v->gpu, err, errlen);
+	double lohi[2];
+	double t = predict_parts(&c, &o, v->gpu, NULL, NULL, lohi, NULL, err, errlen);
 	if (t < 0)
 		return -1;
 	uint32_t ctx[SV_MAX_LENS], steps = v->out - 1, ns = 9;
-	double sum = 0;
+	double sum = 0, lo = 0, hi = 0;
 	o.mode = MODEL_DECODE;
 	o.chunk = 0;
 	o.lens = ctx;
@@ -774,11 +777,16 @@ static double vllm_predict(const char *dir, struct sv_vllm *v, const struct pred
 		uint32_t k = (uint32_t)((uint64_t)j * (steps - 1) / (ns - 1));
 		for (uint32_t i = 0; i < v->n; i++)
 			ctx[i] = v->lens[i] + k;
-		double d = predict(&c, &o, v->gpu, err, errlen);
+		double dlohi[2];
+		double d = predict_parts(&c, &o, v->gpu, NULL, NULL, dlohi, NULL, err, errlen);
 		if (d < 0)
 			return -1;
 		sum += d;
+		lo += dlohi[0];
+		hi += dlohi[1];
 	}
+	v->lo_ms = lohi[0] + steps * lo / ns;
+	v->hi_ms = lohi[1] + steps * hi / ns;
 	return t + steps * sum / ns;
 }
 
@@ -859,10 +867,16 @@ static void vllm_runs(const char *dir, struct sv_tc *tc)
 	       "seqs", "real ms", "surfer", "pipeweave", "neusight", "habitat", "roofline");
 	double sum[1 + SV_NOTHER] = { 0 };
 	int cnt[1 + SV_NOTHER] = { 0 };
+	size_t in = 0, below = 0, above = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct sv_vllm *v = &runs[i];
 		char err[256] = "";
 		v->pred_ms = vllm_predict(dir, v, sv_pred(tc, arch_of(v->gpu)), err, sizeof(err));
+		if (v->pred_ms > 0) {
+			below += v->real_ms < v->lo_ms;
+			above += v->real_ms > v->hi_ms;
+			in += v->real_ms >= v->lo_ms && v->real_ms <= v->hi_ms;
+		}
 		printf("%-6s %-12s %-14s %3u/%u %4u %9.1f |", v->gpu_tok, v->workload, v->model, v->tp, v->pp,
 		       v->n, v->real_ms);
 		double e = ape(v->pred_ms, v->real_ms);
@@ -892,7 +906,9 @@ static void vllm_runs(const char *dir, struct sv_tc *tc)
 		else
 			printf(" %*s", m ? 8 : 7, "-");
 	}
-	printf("\n");
+	printf("\n%.0f %% intervals (the prefill's and the mean step's ends, summed), the measured batch "
+	       "inside / below / above: %zu / %zu / %zu of %zu\n", IV_DEFAULT_P * 100, in, below, above,
+	       in + below + above);
 }
 
 /* --rows: each run's prefill by part.  The GEMMs are most of a prefill;
