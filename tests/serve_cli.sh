@@ -73,6 +73,26 @@ ok = ok and close(s["tpot_mean_ms_high"], (d0["iteration_ms_high"] + d1["iterati
 sys.exit(0 if ok else 1)
 PY
 check "serve: the time to first token's interval is the prefill's, the time per output token's the steps' mean" $?
+# --plan's serve layouts carry them too: the tp 2 layout's time to first
+# token and its interval are the --tp 2 run's, its time per output token's
+# interval holds its mean
+"$BIN" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 3 \
+	--dtype bf16 --target h100 --plan 2 --json >"$tmp/plan.json" 2>/dev/null &&
+	"$BIN" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 100,200 --new-tokens 3 \
+		--dtype bf16 --target h100 --tp 2 --json >"$tmp/tp2.json" 2>/dev/null
+python3 - "$tmp/plan.json" "$tmp/tp2.json" <<'PY'
+import json, sys
+ls = [l for l in json.load(open(sys.argv[1]))["targets"][0]["layouts"] if l.get("tp") == 2 and l.get("dp") == 1]
+r = json.load(open(sys.argv[2]))["predictions"][0]
+close = lambda a, b: abs(a - b) <= 1e-6 * max(abs(b), 1)
+ok = len(ls) == 1
+if ok:
+    l = ls[0]
+    ok = all(close(l[k], r[k]) for k in ("ttft_ms", "ttft_ms_low", "ttft_ms_high"))
+    ok = ok and l["tpot_mean_ms_low"] < l["tpot_mean_ms"] < l["tpot_mean_ms_high"]
+sys.exit(0 if ok else 1)
+PY
+check "--plan: a serve layout's TTFT interval is its run's, its TPOT's holds the mean" $?
 
 # --mode generate on an engine is its served batch: the same launches,
 # time and generated tokens (6), not the prompt's 300

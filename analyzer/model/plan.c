@@ -65,6 +65,9 @@ struct layout {
 	double ttft_ns, tpot_ns;  /* --mode serve: its prefill, and its decode
 				   * steps' mean ((whole - prefill) / (N - 1);
 				   * NaN for one new token)                   */
+	double ttft_low_ns, ttft_high_ns, tpot_low_ns, tpot_high_ns; /* their
+				   * intervals: the prefill's, and the rest of
+				   * the whole's ends the same way            */
 	double low_ns, high_ns, interval;   /* the interval around iteration_ns */
 };
 
@@ -189,7 +192,12 @@ static int time_run(const struct model_config *c, const struct model_cli *m, con
 			return -1;
 		}
 		l->ttft_ns = t.iteration_ns;
-		l->tpot_ns = o->new_tokens > 1 ? (l->iteration_ns - l->ttft_ns) / (o->new_tokens - 1) : NAN;
+		l->ttft_low_ns = t.iteration_low_ns;
+		l->ttft_high_ns = t.iteration_high_ns;
+		double steps = o->new_tokens > 1 ? o->new_tokens - 1 : NAN;
+		l->tpot_ns = (l->iteration_ns - l->ttft_ns) / steps;
+		l->tpot_low_ns = (l->low_ns - l->ttft_low_ns) / steps;
+		l->tpot_high_ns = (l->high_ns - l->ttft_high_ns) / steps;
 	}
 	return 0;
 }
@@ -738,8 +746,14 @@ static json_t *layouts_json(const struct model_cli *m, const struct layout *v, s
 			json_object_set_new(o, "skipped", json_string(l->why));
 		if (o && l->ok && m->opts.mode == MODEL_SERVE) {
 			json_object_set_new(o, "ttft_ms", json_real(l->ttft_ns / 1e6));
+			json_object_set_new(o, "ttft_ms_low", json_real(l->ttft_low_ns / 1e6));
+			json_object_set_new(o, "ttft_ms_high", json_real(l->ttft_high_ns / 1e6));
 			json_object_set_new(o, "tpot_mean_ms", isnan(l->tpot_ns) ? json_null()
 							       : json_real(l->tpot_ns / 1e6));
+			json_object_set_new(o, "tpot_mean_ms_low", isnan(l->tpot_low_ns) ? json_null()
+								   : json_real(l->tpot_low_ns / 1e6));
+			json_object_set_new(o, "tpot_mean_ms_high", isnan(l->tpot_high_ns) ? json_null()
+								    : json_real(l->tpot_high_ns / 1e6));
 		}
 		if (o && l->ok && l->ga > 1)
 			json_object_set_new(o, "grad_accum", json_integer(l->ga));
