@@ -3,7 +3,9 @@
 # NeuSight's, Habitat's and the roofline's predictions (surfer-bench serving,
 # tools/lab/bench_serving.c); not part of `make test`, needs the shared data.
 # Each prefill and decode step, its architecture held out, goes into
-# $(BUILD)/accuracy/serving.csv, whole iterations for `make calibrate`.
+# $(BUILD)/accuracy/serving.csv, whole iterations for `make calibrate` (with
+# ARGS=--gpu G only G's runs, and with ARGS=--compiled ... none held out:
+# run it plain before `make calibrate`).
 BENCH_TARGETS += bench-serving
 SERVING_DATA ?= ../shared/data/pipeweave/e2e
 
