@@ -440,19 +440,17 @@ void report_interval(double low_ms, double high_ms, char *out, size_t cap)
 	snprintf(out, cap, "%s-%s", lo, hi);
 }
 
-/* " (80%: lo-hi ms)" for --mode serve's time to first token or per
- * output token of target i, or "" where there is none (no interval, no
- * decode step: NaN ends). */
-static void rp_serve_interval(const double *low_ns, const double *high_ns, size_t i, double prob,
-			      char *out, size_t cap)
+/* " (80%: lo-hi ms)", the text's interval of probability prob beside a
+ * time, or "" where there is none (equal ends: nothing predicted by a
+ * model; NaN ends: no decode step). */
+static void rp_interval_note(double low_ns, double high_ns, double prob, char *out, size_t cap)
 {
 	char iv[84];
 
 	out[0] = 0;
-	if (!low_ns || !high_ns || !isfinite(low_ns[i]) || !isfinite(high_ns[i]) ||
-	    !(high_ns[i] > low_ns[i]))
+	if (!isfinite(low_ns) || !isfinite(high_ns) || !(high_ns > low_ns))
 		return;
-	report_interval(report_ms(low_ns[i]), report_ms(high_ns[i]), iv, sizeof(iv));
+	report_interval(report_ms(low_ns), report_ms(high_ns), iv, sizeof(iv));
 	snprintf(out, cap, " (%.0f%%: %s ms)", prob * 100, iv);
 }
 
@@ -673,18 +671,14 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 	char name[REPORT_NAME_WIDTH + 1];
 	size_t n = top && top < t->ngroups ? top : t->ngroups;
 	double it_usd, m_usd;
+	char iv[100];
 
 	fprintf(f, "\n%starget     %s (%s), method %s%s\n", rp_c(color, RP_BOLD), t->gpu->id,
 		t->gpu->name, pred_method_name(t->method), rp_c(color, RP_RESET));
 	fprintf(f, "predicted  %s%.3f ms%s per iteration", rp_c(color, RP_BOLD),
 		report_ms(t->iteration_ns), rp_c(color, RP_RESET));
-	if (t->iteration_high_ns > t->iteration_low_ns) {
-		char iv[84];
-
-		report_interval(report_ms(t->iteration_low_ns), report_ms(t->iteration_high_ns), iv,
-				sizeof(iv));
-		fprintf(f, " (%.0f%%: %s ms)", t->interval * 100, iv);
-	}
+	rp_interval_note(t->iteration_low_ns, t->iteration_high_ns, t->interval, iv, sizeof(iv));
+	fputs(iv, f);
 	if (a->measured_ns > 0) {
 		double r = t->iteration_ns / a->measured_ns;
 		const char *c = r < 0.995 ? RP_GREEN : r > 1.005 ? RP_RED : "";
@@ -714,10 +708,10 @@ static void rp_target(FILE *f, const struct analysis *a, const struct report_mod
 	if (rm && rm->ttft_ns) {
 		char ttft_iv[100], tpot_iv[100];
 
-		rp_serve_interval(rm->ttft_low_ns, rm->ttft_high_ns, t_index, t->interval, ttft_iv,
-				  sizeof(ttft_iv));
-		rp_serve_interval(rm->tpot_low_ns, rm->tpot_high_ns, t_index, t->interval, tpot_iv,
-				  sizeof(tpot_iv));
+		rp_interval_note(rm->ttft_low_ns[t_index], rm->ttft_high_ns[t_index], t->interval, ttft_iv,
+				 sizeof(ttft_iv));
+		rp_interval_note(rm->tpot_low_ns[t_index], rm->tpot_high_ns[t_index], t->interval, tpot_iv,
+				 sizeof(tpot_iv));
 		if (!isfinite(rm->tpot_mean_ns[t_index]))
 			fprintf(f, "serving    time to first token %.3f ms%s; per output token: none (one "
 				"new token, no decode step)\n", report_ms(rm->ttft_ns[t_index]), ttft_iv);

@@ -25,6 +25,7 @@
 #include "predictor/tcgemm.h"
 #include "predictor/vecop.h"
 #include "tools/lab/profile.h"
+#include "tools/lab/stats.h"
 #include "trace/surfer_err.h"
 #include "trace/csv.h"
 
@@ -293,7 +294,8 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		 * whether the measurement fell in it: its coverage on GPUs the
 		 * calibration never saw */
 		if (t.interval > 0 && t.iteration_high_ns > 0) {
-			int in = measured >= t.iteration_low_ns / 1e6 && measured <= t.iteration_high_ns / 1e6;
+			int in = lab_interval_side(measured, t.iteration_low_ns / 1e6,
+						   t.iteration_high_ns / 1e6) == 0;
 			printf("   %.0f%%: %.2f-%.2f%s", 100 * t.interval, t.iteration_low_ns / 1e6,
 			       t.iteration_high_ns / 1e6, in ? "" : " (outside)");
 			acc.covered += (size_t)in;

@@ -998,15 +998,11 @@ int bench_published_main(const struct bench_args *a)
 	double sum[2] = {0, 0}, all[256];
 	size_t cnt[2] = {0, 0}, nall = 0, over = 0;
 	double worst = 0;
-	size_t in[2] = {0, 0}, below[2] = {0, 0}, nkey[2] = {0, 0};  /* [tcgemm key?] */
+	struct lab_cover cov[2] = {{0}};  /* [the tensor-core iterations' key?] */
 	for (size_t i = 0; i < n; i++) {
 		struct run *r = &runs[i];
-		if (r->ok) {
-			int k = r->key == PRED_TCGEMM;
-			nkey[k]++;
-			in[k] += r->measured_ms >= r->low_ms && r->measured_ms <= r->high_ms;
-			below[k] += r->measured_ms < r->low_ms;
-		}
+		if (r->ok)
+			lab_cover_add(&cov[r->key == PRED_TCGEMM], r->measured_ms, r->low_ms, r->high_ms);
 		if (!r->ok) {
 			printf("| %s | %u | %.1f | - | - | %s | %s (%s) |\n", r->id, r->ngpus,
 			       r->measured_ms, r->lacks[0] ? r->lacks : "-", r->flags, r->why);
@@ -1035,12 +1031,15 @@ int bench_published_main(const struct bench_args *a)
 	/* the interval surfer-analyze gives each run (the committed table,
 	 * whose tensor-core iterations hold Hopper's: these runs' H100s and
 	 * H200s are in its sample, their A100s and B200s not) */
-	printf("%.0f%% intervals, the measured time inside: %zu of %zu", IV_DEFAULT_P * 100, in[0] + in[1],
-	       nkey[0] + nkey[1]);
+	size_t nkey[2];
+	for (int k = 0; k < 2; k++)
+		nkey[k] = cov[k].in + cov[k].below + cov[k].above;
+	printf("%.0f%% intervals, the measured time inside: %zu of %zu", IV_DEFAULT_P * 100,
+	       cov[0].in + cov[1].in, nkey[0] + nkey[1]);
 	for (int k = 1; k >= 0; k--)
 		if (nkey[k])
 			printf("; %s iterations %zu of %zu (%zu below, %zu above)", k ? "tensor-core" : "other",
-			       in[k], nkey[k], below[k], nkey[k] - in[k] - below[k]);
+			       cov[k].in, nkey[k], cov[k].below, cov[k].above);
 	printf("\n");
 	free(runs);
 	return 0;

@@ -688,18 +688,11 @@ static void print_coverage(const struct sv_run *runs, size_t n)
 	printf("%.0f %% intervals (the committed interval table), the measured time inside / below / above:",
 	       IV_DEFAULT_P * 100);
 	for (int k = 0; k < SV_N; k++) {
-		size_t in = 0, lo = 0, hi = 0;
-		for (size_t i = 0; i < n; i++) {
-			const struct sv_run *r = &runs[i];
-			if (r->real[k] < r->sg_lo[k])
-				lo++;
-			else if (r->real[k] > r->sg_hi[k])
-				hi++;
-			else
-				in++;
-		}
-		printf(" %s %zu / %zu / %zu of %zu (%.0f %%)%s", part[k], in, lo, hi, n,
-		       n ? 100.0 * (double)in / (double)n : 0.0, k + 1 < SV_N ? ";" : "\n");
+		struct lab_cover c = {0};
+		for (size_t i = 0; i < n; i++)
+			lab_cover_add(&c, runs[i].real[k], runs[i].sg_lo[k], runs[i].sg_hi[k]);
+		printf(" %s %zu / %zu / %zu of %zu (%.0f %%)%s", part[k], c.in, c.below, c.above, n,
+		       n ? 100.0 * (double)c.in / (double)n : 0.0, k + 1 < SV_N ? ";" : "\n");
 	}
 }
 
@@ -867,16 +860,13 @@ static void vllm_runs(const char *dir, struct sv_tc *tc)
 	       "seqs", "real ms", "surfer", "pipeweave", "neusight", "habitat", "roofline");
 	double sum[1 + SV_NOTHER] = { 0 };
 	int cnt[1 + SV_NOTHER] = { 0 };
-	size_t in = 0, below = 0, above = 0;
+	struct lab_cover cov = {0};
 	for (size_t i = 0; i < n; i++) {
 		struct sv_vllm *v = &runs[i];
 		char err[256] = "";
 		v->pred_ms = vllm_predict(dir, v, sv_pred(tc, arch_of(v->gpu)), err, sizeof(err));
-		if (v->pred_ms > 0) {
-			below += v->real_ms < v->lo_ms;
-			above += v->real_ms > v->hi_ms;
-			in += v->real_ms >= v->lo_ms && v->real_ms <= v->hi_ms;
-		}
+		if (v->pred_ms > 0)
+			lab_cover_add(&cov, v->real_ms, v->lo_ms, v->hi_ms);
 		printf("%-6s %-12s %-14s %3u/%u %4u %9.1f |", v->gpu_tok, v->workload, v->model, v->tp, v->pp,
 		       v->n, v->real_ms);
 		double e = ape(v->pred_ms, v->real_ms);
@@ -907,8 +897,8 @@ static void vllm_runs(const char *dir, struct sv_tc *tc)
 			printf(" %*s", m ? 8 : 7, "-");
 	}
 	printf("\n%.0f %% intervals (the prefill's and the mean step's ends, summed), the measured batch "
-	       "inside / below / above: %zu / %zu / %zu of %zu\n", IV_DEFAULT_P * 100, in, below, above,
-	       in + below + above);
+	       "inside / below / above: %zu / %zu / %zu of %zu\n", IV_DEFAULT_P * 100, cov.in, cov.below,
+	       cov.above, cov.in + cov.below + cov.above);
 }
 
 /* --rows: each run's prefill by part.  The GEMMs are most of a prefill;

@@ -59,3 +59,16 @@ double lab_re_mean(const size_t *hit, const size_t *n, size_t k, double *se)
 		*se = 1 / sqrt(sw);
 	return sp / sw;
 }
+
+int lab_interval_side(double measured, double lo, double hi)
+{
+	return measured < lo ? -1 : measured > hi ? 1 : 0;
+}
+
+void lab_cover_add(struct lab_cover *c, double measured, double lo, double hi)
+{
+	int side = lab_interval_side(measured, lo, hi);
+	c->below += side < 0;
+	c->above += side > 0;
+	c->in += side == 0;
+}

@@ -1,8 +1,9 @@
 /*
  * stats.h - the order statistics the lab tools share (surfer-bench,
  * surfer-train): one comparator for qsort over doubles, the median and a
- * nearest-rank quantile (each sorts its input in place), and the
- * random-effects mean of proportions of several groups.
+ * nearest-rank quantile (each sorts its input in place), the
+ * random-effects mean of proportions of several groups, and how often
+ * predictions' intervals held the measured times.
  */
 #ifndef SURFER_LAB_STATS_H
 #define SURFER_LAB_STATS_H
@@ -34,5 +35,18 @@ double lab_quantile(double *v, size_t n, double q);
  * standard error, 1 / sqrt(sum of the weights).  NAN when k is 0.
  */
 double lab_re_mean(const size_t *hit, const size_t *n, size_t k, double *se);
+
+/* Where a measured time falls against a prediction's interval [lo, hi]
+ * (both ends inside): -1 below lo (the run faster than the interval), 0
+ * inside, 1 above hi. */
+int lab_interval_side(double measured, double lo, double hi);
+
+/* Measured times against their intervals, counted by side. */
+struct lab_cover {
+	size_t in, below, above;
+};
+
+/* Counts measured against [lo, hi] into c. */
+void lab_cover_add(struct lab_cover *c, double measured, double lo, double hi);
 
 #endif
