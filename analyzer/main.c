@@ -89,7 +89,7 @@ static void usage(FILE *f)
 		"  -a, --all-targets         predict on every GPU surfer knows\n"
 		"  -o, --origin GPU          the GPU the trace was recorded on (default: the\n"
 		"                            device named in the trace)\n"
-		"  -m, --method M            auto, wave, mlp, roofline, tcgemm, vecop or attention\n"
+		"  -m, --method M            auto, wave, mlp, roofline, tcgemm, vecop, attention, conv or rowwise\n"
 		"                            (default auto: chosen per kernel)\n"
 		"  -j, --json                print one JSON document instead of the text report\n"
 		"  -n, --top N               kernels listed per target (default 10, 0 = all)\n"
@@ -479,7 +479,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		case 'm':
 			if (pred_method_parse(optarg, &c->method) < 0 || c->method == PRED_IDENTITY ||
 			    c->method == PRED_COMM)
-				return bad("bad --method '%s': use auto, wave, mlp, roofline, tcgemm, vecop or attention", optarg);
+				return bad("bad --method '%s': use auto, wave, mlp, roofline, tcgemm, vecop, attention, conv or rowwise", optarg);
 			break;
 		case 'j':
 			c->json = 1;

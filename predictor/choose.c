@@ -22,6 +22,18 @@
  *      ratio they took before (the FLOP/s ratio 25.3 / 23.2 / 65.1 %).
  *      BF16 takes it as the same kernels in another type; TF32 is not
  *      measured and keeps the roofline (3).
+ *   2a. an FP32 layer norm, softmax or log-softmax forward kernel of known
+ *      rows and columns on an NVIDIA GPU, whose traffic outlasts its
+ *      kind's host floor (rowwise_covers()): the row-wise model
+ *      (rowwise.c), as a ratio when an origin time exists.  `surfer-bench
+ *      rowwise`, NeuSight's test shapes, each architecture out of the
+ *      model's fit and the tile model's training: layer norm from the
+ *      shape 6.9 % (the tile model 13.9, the roofline 31.2), from another
+ *      GPU's time 8.3 % (14.0); softmax 14.0 % (24.8, 27.8) and 13.9 %
+ *      (21.0); on NeuSight's sweep, mostly kernels below the floor, 13.6 /
+ *      14.6 % against the tile model's 13.9 / 16.8; our H100's and H200's
+ *      rows, no Hopper in either fit: layer norm 7.5 / 18.0 % (the tile
+ *      model 21.0 / 28.4), softmax 12.6 / 23.5 % (19.2 / 30.5).
  *   2. the tile model covers the kernel (an FP32 GEMM, elementwise, softmax
  *      or norm kernel whose shape is known, and weights for that family):
  *      the tile model, as a ratio when an origin time exists (across
@@ -81,6 +93,7 @@
 #include "predictor/choose.h"
 #include "predictor/attention.h"
 #include "predictor/conv.h"
+#include "predictor/rowwise.h"
 #include "predictor/tcgemm.h"
 #include "predictor/tile.h"
 #include "predictor/vecop.h"
@@ -91,6 +104,7 @@ enum pred_method pred_choose(const struct predictor *p, const struct pred_kernel
 	const struct tile_model *tm = predictor_tile(p);
 	const struct tcgemm_params *tc = predictor_tcgemm(p);
 	const struct vecop_params *vp = predictor_vecop(p);
+	const struct rowwise_params *rw = predictor_rowwise(p);
 	int measured = origin && k->origin_ns > 0;
 	int vec16 = vecop_class_of(k) >= 0 &&
 		    (k->dtype == GPU_DT_FP16 || k->dtype == GPU_DT_BF16);
@@ -110,6 +124,8 @@ enum pred_method pred_choose(const struct predictor *p, const struct pred_kernel
 	if (vec16 && vecop_model_ns(k, target, vp) > 0 &&
 	    (!measured || vecop_model_ns(k, origin, vp) > 0))
 		return PRED_VECOP;
+	if (rowwise_covers(k, target, rw) && (!measured || rowwise_model_ns(k, origin, rw, 0) > 0))
+		return PRED_ROWWISE;
 	int fam = tile_family_of(k);
 	if (!vec16 && fam >= 0 && tile_model_has(tm, fam)) {
 		double f[TILE_NFEAT], base;

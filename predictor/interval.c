@@ -112,7 +112,7 @@ enum pred_method interval_iteration_method(const double method_ns[PRED_METHOD_CO
 {
 	double tc = method_ns[PRED_TCGEMM] + method_ns[PRED_ATTENTION];
 	double other = method_ns[PRED_MLP] + method_ns[PRED_ROOFLINE] + method_ns[PRED_WAVE] +
-		       method_ns[PRED_VECOP] + method_ns[PRED_CONV];
+		       method_ns[PRED_VECOP] + method_ns[PRED_CONV] + method_ns[PRED_ROWWISE];
 	return tc > 0 && tc >= other ? PRED_TCGEMM : PRED_AUTO;
 }
 

@@ -103,8 +103,9 @@ enum interval_class interval_class_of(enum pred_op op);
  * prediction is not the plain mlp ratio whose errors the mlp rows hold:
  * those reach +92 % of a GEMM from a trace where auto's reach +34 %; auto's
  * dumps hold the pulled ones), else the used method's (a tensor-core GEMM
- * its model's, a fallback to wave its own; a convolution, whose method has
- * no rows, auto's through the lookup's fallback). */
+ * its model's, a fallback to wave its own; a convolution or a row-wise
+ * kernel, whose methods have no rows, auto's through the lookup's
+ * fallback). */
 enum pred_method interval_method(enum pred_method asked, enum pred_method used);
 
 /* The method key of a whole iteration's interval, from its kernel time

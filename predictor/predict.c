@@ -30,6 +30,7 @@
 #include "predictor/comm.h"
 #include "predictor/conv.h"
 #include "predictor/roofline.h"
+#include "predictor/rowwise.h"
 #include "predictor/tcgemm.h"
 #include "predictor/tile.h"
 #include "predictor/vecop.h"
@@ -87,6 +88,7 @@ struct predictor {
 	struct comm_params comm;
 	struct attn_params attn;
 	struct vecop_params vec;
+	struct rowwise_params rw;
 	struct pred_shrink shrink;
 };
 
@@ -109,6 +111,7 @@ int predictor_new(const struct pred_config *c, struct predictor **out, char *err
 	p->comm = c->comm ? *c->comm : comm_default_params;
 	p->attn = c->attn ? *c->attn : attention_default_params;
 	p->vec = c->vecop ? *c->vecop : vecop_default_params;
+	p->rw = c->rowwise ? *c->rowwise : rowwise_default_params;
 	/* attention's kernels pay the vector-op model's launch floor (T_fixed,
 	 * attention.c), so a fit without some GPUs moves both */
 	if (!(p->attn.fixed_ns > 0))
@@ -165,6 +168,7 @@ const struct tcgemm_params *predictor_tcgemm(const struct predictor *p) { return
 const struct comm_params *predictor_comm(const struct predictor *p) { return &p->comm; }
 const struct attn_params *predictor_attn(const struct predictor *p) { return &p->attn; }
 const struct vecop_params *predictor_vecop(const struct predictor *p) { return &p->vec; }
+const struct rowwise_params *predictor_rowwise(const struct predictor *p) { return &p->rw; }
 
 static void pred_result_clear(struct pred_result *out)
 {
@@ -221,6 +225,10 @@ static int pred_run(const struct predictor *p, const struct pred_kernel *k,
 		return pred_fallback(k, origin, target, out);
 	case PRED_CONV:
 		if (conv_predict(k, origin, target, &p->conv, p->tile_floor, out) == 0)
+			return 0;
+		return pred_fallback(k, origin, target, out);
+	case PRED_ROWWISE:
+		if (rowwise_predict(k, origin, target, &p->rw, p->tile_floor, out) == 0)
 			return 0;
 		return pred_fallback(k, origin, target, out);
 	case PRED_ATTENTION:
@@ -376,7 +384,7 @@ static const char *const pred_method_names[PRED_METHOD_COUNT] = {
 	[PRED_AUTO] = "auto", [PRED_WAVE] = "wave", [PRED_MLP] = "mlp",
 	[PRED_ROOFLINE] = "roofline", [PRED_IDENTITY] = "identity",
 	[PRED_TCGEMM] = "tcgemm", [PRED_VECOP] = "vecop", [PRED_ATTENTION] = "attention",
-	[PRED_CONV] = "conv", [PRED_COMM] = "comm",
+	[PRED_CONV] = "conv", [PRED_COMM] = "comm", [PRED_ROWWISE] = "rowwise",
 };
 
 const char *pred_method_name(enum pred_method m)

@@ -30,6 +30,7 @@ struct tcgemm_params;   /* predictor/tcgemm.h */
 struct comm_params;     /* predictor/comm.h */
 struct attn_params;     /* predictor/attention.h */
 struct vecop_params;    /* predictor/vecop.h */
+struct rowwise_params;  /* predictor/rowwise.h */
 
 /* ns: a kernel of unknown work with no measurement (about the cost of the
  * smallest kernels on current GPUs, 2-3 us launch to completion); also
@@ -50,6 +51,8 @@ enum pred_method {
 	PRED_CONV,        /* convolution model (conv.c); ratio form too        */
 	PRED_COMM,        /* a collective: comm.c over the target's links; set
 			   * by the analyzer, never asked of predict_kernel   */
+	PRED_ROWWISE,     /* FP32 layer norm and softmax from their passes'
+			   * DRAM traffic (rowwise.c); ratio form too         */
 	PRED_METHOD_COUNT
 };
 
@@ -240,6 +243,10 @@ struct pred_config {
 				       * (16-bit elementwise, norm, softmax,
 				       * reduction kernels), copied; NULL: the
 				       * compiled-in ones (predictor/vecop.c)    */
+	const struct rowwise_params *rowwise; /* the row-wise model's constants
+				       * (FP32 layer norm and softmax), copied;
+				       * NULL: the compiled-in ones
+				       * (predictor/rowwise.c)                   */
 	const struct pred_shrink *shrink; /* copied; NULL: pred_shrink_default;
 				       * &pred_shrink_full: every method linear
 				       * in the origin's time                    */
@@ -269,6 +276,7 @@ const struct tcgemm_params *predictor_tcgemm(const struct predictor *p);
 const struct comm_params *predictor_comm(const struct predictor *p);
 const struct attn_params *predictor_attn(const struct predictor *p);
 const struct vecop_params *predictor_vecop(const struct predictor *p);
+const struct rowwise_params *predictor_rowwise(const struct predictor *p);
 
 /* Predicts k on target with predictor p.  origin is the GPU k.origin_ns
  * was measured on, or NULL (from-scratch prediction; wave scaling is then

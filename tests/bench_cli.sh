@@ -8,7 +8,7 @@ D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
 fail=0
 
-for c in accuracy table e2e comm tensorcore vec conv conv-train tile-scale power profile calibrate figures own; do
+for c in accuracy table e2e comm tensorcore vec rowwise conv conv-train tile-scale power profile calibrate figures own; do
 	"$BIN" $c --help >"$D/out" 2>"$D/err"
 	rc=$?
 	if [ $rc -ne 0 ] || ! grep -q '^usage:' "$D/out" || [ -s "$D/err" ]; then
@@ -33,6 +33,8 @@ expect "surfer-bench: tensorcore: no option '--labels'; see surfer-bench tensorc
 expect "surfer-bench: vec: unknown option '--frobnicate'; see surfer-bench vec --help" \
 	vec --frobnicate --data "$D"
 expect "surfer-bench: profile: option '--labels' needs a value" profile --labels
+expect "surfer-bench: rowwise: --data DIR is needed; see surfer-bench rowwise --help" rowwise
+expect "surfer-bench: rowwise: no layer-norm or softmax rows under $D/neusight/kernels" rowwise --data "$D"
 # why an option was refused: a value given to a flag, a typo (read against
 # the subcommand's own options), a prefix of several, another subcommand's
 expect "surfer-bench: accuracy: option '--json' takes no value (given '--json=1'); see surfer-bench accuracy --help" \
@@ -242,5 +244,44 @@ p_off=$(awk -F, 'NR == 2 { print $6 }' "$D/floor-off.csv")
 [ $rc -eq 0 ] && [ -n "$p_on" ] && [ -n "$p_off" ] &&
 	awk -v a="$p_on" -v b="$p_off" 'BEGIN { d = a - b; exit !(d > 20000 && d < 35000 && b > 3 * 16384 * 768 * 4 / 4.8e12 * 1e9) }' ||
 	{ echo "FAIL: accuracy --no-host-floor: exit $rc, $p_on ns with the floor, $p_off without"; fail=1; }
+# rowwise on a small made-up dataset in NeuSight's layout: two GPUs of two
+# architectures, layer norm and softmax rows of times that grow with the
+# bytes; each GPU predicted by a fit on the other, and --emit's constants
+R="$D/rw"
+mkdir -p "$R/neusight/kernels/ln" "$R/neusight/kernels/softmax" "$R/neusight/kernels-test"
+hdr='OPName,Latency,Device,Torch Version,CUDNN Version,Kernel Name,Warps per SM,Blocks per SM,Grid x,Grid y,Grid z,Block x,Block y,Block z,CUDA Version,Kernels,B,H'
+for op in ln softmax; do
+	for dev in "Tesla T4:320" "Tesla V100-PCIE-32GB:900"; do
+		name=${dev%%:*} bw=${dev##*:}
+		{
+			echo "$hdr"
+			for b in 1024 8192 65536; do
+				for h in 768 2048 4096 8192; do
+					awk -v b=$b -v h=$h -v bw=$bw -v op=$op -v n="$name" 'BEGIN {
+						r = op == "ln" ? 3 : 3.5; t = 30000 + 4 * b * h * r / (0.9 * bw)
+						k = op == "ln" ? "vectorized_layer_norm_kernel" : "cunn_SoftMaxForward"
+						printf "%s,%.6f,%s,p2.1.0,8902,%s,0,0,%d,1,1,128,1,1,cu121,,%d,%d\n", op, t / 1e6, n, k, b, b, h }'
+				done
+			done
+		} >"$R/neusight/kernels/$op/$name.csv"
+	done
+	cp "$R/neusight/kernels/$op/Tesla T4.csv" "$R/neusight/kernels-test/$op.csv"
+	tail -n +2 "$R/neusight/kernels/$op/Tesla V100-PCIE-32GB.csv" >>"$R/neusight/kernels-test/$op.csv"
+done
+"$BIN" rowwise --data "$R" --own none >"$D/out" 2>"$D/err"
+rc=$?
+if [ $rc -ne 0 ] || [ -s "$D/err" ] || ! grep -q '^  t4 .* test  *ln  *12 ' "$D/out" ||
+	! grep -q '^  v100-pcie-32 .* test  *softmax  *12 ' "$D/out" || ! grep -q 'fitted without sm_75' "$D/out" ||
+	! grep -q '^  ln  *from the shape  *rowwise' "$D/out"; then
+	echo "FAIL: rowwise on made-up rows: exit $rc, $(cat "$D/err")"
+	cat "$D/out"
+	fail=1
+fi
+"$BIN" rowwise --data "$R" --emit >"$D/out" 2>"$D/err"
+if [ $? -ne 0 ] || ! grep -q '^const struct rowwise_params rowwise_default_params = {' "$D/out" ||
+	! grep -q '^	.eff = {[0-9.]*, [0-9.]*, [0-9.]*},' "$D/out" || ! grep -q '^	.l2_share = 0\.' "$D/out"; then
+	echo "FAIL: rowwise --emit on made-up rows: $(cat "$D/out" "$D/err")"
+	fail=1
+fi
 [ $fail -eq 0 ] && echo "bench_cli: ok"
 exit $fail

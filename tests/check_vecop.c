@@ -328,10 +328,14 @@ START_TEST(auto_rule)
 				vecop_model_ns(&k, a40, NULL), 1e-9 * res.ns);
 	/* same GPU: the measurement */
 	ck_assert_int_eq(pred_choose(p, &k, a40, a40), PRED_IDENTITY);
-	/* FP32 vector ops stay with the tile model */
-	k = vec(PRED_OP_NORM, GPU_DT_FP32, 8192, 1280);
-	k.bytes = 8.0 * 8192 * 1280;
-	k.flops = 8.0 * 8192 * 1280;
+	/* FP32 vector ops stay with the tile model (an FP32 layer norm or
+	 * softmax forward takes the row-wise model: check_rowwise.c) */
+	k = vec(PRED_OP_ELEMENTWISE, GPU_DT_FP32, 8192, 1280);
+	k.bytes = 12.0 * 8192 * 1280;
+	k.flops = 8192.0 * 1280;
+	ck_assert_int_eq(pred_choose(p, &k, NULL, a100), PRED_MLP);
+	k.op = PRED_OP_NORM;
+	k.name = "layer_norm_grad_input_kernel<float, float>";
 	ck_assert_int_eq(pred_choose(p, &k, NULL, a100), PRED_MLP);
 	/* 16-bit GEMMs stay with the tensor-core model */
 	k = vec(PRED_OP_GEMM, GPU_DT_BF16, 1024, 1024);

@@ -29,6 +29,7 @@
 #include "tools/lab/bench_cpu.h"
 #include "tools/lab/bench_tc.h"
 #include "tools/lab/bench_vec.h"
+#include "tools/lab/bench_rowwise.h"
 #include "tools/lab/bench_tile_scale.h"
 #include "tools/lab/calibrate.h"
 #include "tools/lab/bench_figures.h"
@@ -100,6 +101,8 @@ static void usage(FILE *fp)
 		"                        GEMMs DIR/<GPU>/ours/gemm.csv in the tensor-core fits\n"
 		"                        too; data is the repository's; default none)\n"
 		"       " PROG " vec --data DIR [--emit] (16-bit vector-op model, A100 <-> A40 held out)\n"
+		"       " PROG " rowwise --data DIR [--own DIR|none] [--holdout-weights DIR] [--emit]\n"
+		"                        (FP32 layer norm and softmax, architectures held out)\n"
 		"       " PROG " conv --data PATH [--target GPU] [--origin GPU] [--emit [--gpu GPU]]\n"
 		"                        [--emit-picks --gpu GPU]\n"
 		"                        [--dump F] (convolution model, architectures held out)\n"
@@ -784,6 +787,7 @@ static const struct bench_cmd {
 	{"tensorcore", BO(DATA) | BO(DUMP) | BO(PER_DTYPE) | BO(NO_POWER) | BO(NO_FIGURES) | BO(MAMF) |
 			 BO(GPU) | BO(EMIT) | BO(OWN), 0, bench_tc_main},
 	{"vec", BO(DATA) | BO(EMIT), 0, bench_vec_main},
+	{"rowwise", BO(DATA) | BO(EMIT) | BO(OWN) | BO(HOLDOUT), 0, bench_rowwise_main},
 	{"conv", BO(DATA) | BO(TARGET) | BO(ORIGIN) | BO(EMIT) | BO(EMIT_PICKS) | BO(DUMP) | BO(GPU), 0,
 	 bench_conv_main},
 	{"conv-train", BO(DATA) | BO(TARGET) | BO(DUMP), 0, bench_conv_train_main},
