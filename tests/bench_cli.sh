@@ -41,7 +41,7 @@ expect "surfer-bench: accuracy: option '--json' takes no value (given '--json=1'
 	accuracy --json=1
 expect "surfer-bench: accuracy: unknown option '--datset' (did you mean '--dataset'?); see surfer-bench accuracy --help" \
 	accuracy --datset "$D"
-expect "surfer-bench: accuracy: option '--he' is ambiguous: --heldout-conv, --help; see surfer-bench accuracy --help" \
+expect "surfer-bench: accuracy: option '--he' is ambiguous: --heldout-conv, --heldout-rowwise, --help; see surfer-bench accuracy --help" \
 	accuracy --he
 expect "surfer-bench: accuracy: no option '--rows'; see surfer-bench accuracy --help" accuracy --rows
 expect "surfer-bench: power: unexpected argument 'extra'" power --data "$D" extra

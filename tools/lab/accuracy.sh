@@ -92,6 +92,10 @@ shrink() {
 	*) echo 0.05,0 ;;
 	esac
 }
+# The row-wise model (FP32 layer norm and softmax) fitted on NeuSight's test
+# shapes of the other architectures, as the tile model trains on them.
+RW=""
+[ -d "$DATA/kernels-test" ] && RW="--heldout-rowwise $DATA/kernels-test"
 # The predictions, one held-out GPU per job, JOBS at a time (an earlier
 # run's reports and dumps removed first: a failed job leaves none).
 rm -f "$OUT"/*--*.json "$OUT"/test/*--*.json "$OUT"/test/*--*.csv "$OUT"/sweep/*--*.csv
@@ -104,12 +108,12 @@ for h in $GPUS; do
 		[ "$o" = "$h" ] && continue
 		O=$(name "$o")
 		"$BUILD/surfer-bench" accuracy --dataset "$DATA/kernels" --origin "$O" --target "$H" \
-			--method all --weights "$OUT/w_$h.bin" --heldout-conv --shrink "$S" --json --hold-out-figures \
+			--method all --weights "$OUT/w_$h.bin" --heldout-conv $RW --shrink "$S" --json --hold-out-figures \
 			--dump "$OUT/sweep/$h--$o.csv" \
 			> "$OUT/$h--$o.json"
 		if [ -d "$DATA/kernels-test" ]; then
 			"$BUILD/surfer-bench" accuracy --dataset "$DATA/kernels-test" --origin "$O" \
-				--target "$H" --method all --weights "$OUT/w_$h.bin" --shrink "$S" --json --hold-out-figures \
+				--target "$H" --method all --weights "$OUT/w_$h.bin" $RW --shrink "$S" --json --hold-out-figures \
 				--dump "$OUT/test/$h--$o.csv" > "$OUT/test/$h--$o.json"
 		fi
 	done

@@ -30,6 +30,7 @@
 #include "tools/lab/bench_tc.h"
 #include "tools/lab/bench_vec.h"
 #include "tools/lab/bench_rowwise.h"
+#include "predictor/rowwise.h"
 #include "tools/lab/bench_tile_scale.h"
 #include "tools/lab/calibrate.h"
 #include "tools/lab/bench_figures.h"
@@ -84,6 +85,8 @@ static void usage(FILE *fp)
 		"usage: " PROG " accuracy --dataset PATH --origin GPU|none --target GPU\n"
 		"                    [--format neusight|pipeweave|vidur|deepbench]\n"
 		"                    [--op OP] [--method M|all] [--weights FILE] [--json]\n"
+		"                    [--heldout-rowwise DIR] (the row-wise model fitted on DIR's\n"
+		"                    layer-norm and softmax rows of other architectures)\n"
 		"                    [--dump FILE.csv] [--as-recorded] [--heldout-conv]\n"
 		"                    [--shrink GEMM,VECTOR] [--interval P] [--hold-out-figures]\n"
 		"                    (the figures measured on the target's architecture, our\n"
@@ -680,8 +683,21 @@ static int accuracy_main(const struct bench_args *a)
 	 * across architectures, where auto takes the target's shape time
 	 * for vector operators and 0.95 of it for GEMMs
 	 * (pred_shrink_default). */
+	/* The row-wise model's constants fitted without the target's
+	 * architecture on NeuSight's test shapes of the other GPUs: the
+	 * compiled-in ones saw all five. */
+	struct rowwise_params rw = rowwise_default_params;
+	if (a->heldout_rowwise) {
+		char rerr[256];
+		if (bench_rowwise_fit_heldout(a->heldout_rowwise, o.target->cc, &rw, rerr,
+					      sizeof rerr) != 0) {
+			fprintf(stderr, PROG ": --heldout-rowwise: '%s': %s\n", a->heldout_rowwise, rerr);
+			tile_model_free(tm);
+			return surfer_exit_code(SURFER_EINVAL);
+		}
+	}
 	struct pred_config pc = { .weights = o.weights, .tile = tm, .tile_floor = !a->no_host_floor,
-				  .conv = &conv,
+				  .conv = &conv, .rowwise = &rw,
 				  .shrink = &shrink };
 	struct predictor *pred;
 	char err[256];
@@ -712,7 +728,7 @@ enum bench_opt {
 	BO_DATA, BO_LABELS, BO_CONFIGS, BO_GPU, BO_WEIGHTS, BO_HOLDOUT, BO_DUMP, BO_DATASET,
 	BO_ORIGIN, BO_TARGET, BO_OP, BO_METHOD, BO_ATTENTION, BO_LAUNCH_US, BO_MIN_MS,
 	BO_MIN_BYTES, BO_EMIT, BO_EMIT_PICKS, BO_ROWS, BO_JSON, BO_AS_RECORDED, BO_PER_DTYPE, BO_NO_POWER, BO_NO_FIGURES, BO_MAX_FORM, BO_MAMF,
-	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_SHRINK, BO_GEMM_DATA,
+	BO_COMPILED_AMD_SCALE, BO_FORMAT, BO_INTERVAL, BO_BEFORE, BO_HELDOUT_CONV, BO_HELDOUT_ROWWISE, BO_SHRINK, BO_GEMM_DATA,
 	BO_COMPILED, BO_WEIGH, BO_DTYPE, BO_OWN, BO_WITH_FIGURES, BO_HOLD_OUT_FIGURES, BO_NO_HOST_FLOOR, BO_HELP, BO_COUNT
 };
 #define BO(x) (UINT64_C(1) << BO_##x)
@@ -750,6 +766,7 @@ static const struct option bench_long_opts[] = {
 	{"interval", required_argument, NULL, BO_VAL + BO_INTERVAL},
 	{"before", no_argument, NULL, BO_VAL + BO_BEFORE},
 	{"heldout-conv", no_argument, NULL, BO_VAL + BO_HELDOUT_CONV},
+	{"heldout-rowwise", required_argument, NULL, BO_VAL + BO_HELDOUT_ROWWISE},
 	{"shrink", required_argument, NULL, BO_VAL + BO_SHRINK},
 	{"gemm-data", required_argument, NULL, BO_VAL + BO_GEMM_DATA},
 	{"compiled", required_argument, NULL, BO_VAL + BO_COMPILED},
@@ -775,7 +792,7 @@ static const struct bench_cmd {
 	int (*run)(const struct bench_args *a);
 } bench_cmds[] = {
 	{"accuracy", BO(DATASET) | BO(ORIGIN) | BO(TARGET) | BO(OP) | BO(METHOD) | BO(WEIGHTS) |
-		     BO(JSON) | BO(DUMP) | BO(AS_RECORDED) | BO(FORMAT) | BO(HELDOUT_CONV) | BO(SHRINK) |
+		     BO(JSON) | BO(DUMP) | BO(AS_RECORDED) | BO(FORMAT) | BO(HELDOUT_CONV) | BO(HELDOUT_ROWWISE) | BO(SHRINK) |
 		     BO(INTERVAL) | BO(WITH_FIGURES) | BO(HOLD_OUT_FIGURES) | BO(NO_HOST_FLOOR), 0,
 	 accuracy_main},
 	{"table", 0, 1, table_main},
@@ -877,6 +894,7 @@ static int parse_args(const struct bench_cmd *cmd, int argc, char **argv, struct
 		case BO_INTERVAL: a->interval = optarg; break;
 		case BO_BEFORE: a->before = 1; break;
 		case BO_HELDOUT_CONV: a->heldout_conv = 1; break;
+		case BO_HELDOUT_ROWWISE: a->heldout_rowwise = optarg; break;
 		case BO_SHRINK: a->shrink = optarg; break;
 		case BO_GEMM_DATA: a->gemm_data = optarg; break;
 		case BO_OWN: a->own = optarg; break;

@@ -33,6 +33,9 @@ struct bench_args {
 	const char *compiled;       /* --compiled gemm,comm,attn,vec (serving) */
 	const char *weigh;          /* --weigh rows|groups (calibrate)         */
 	const char *dtype;          /* --dtype fp32|tf32|bf16|fp16 (e2e)       */
+	const char *heldout_rowwise; /* --heldout-rowwise DIR (accuracy): NeuSight's
+				     * test shapes the row-wise model is fitted on,
+				     * the target's architecture left out     */
 	const char *own;            /* --own DIR|none: the folder of our own
 				     * measurements the tensor-core fits read too */
 	int emit;                   /* --emit: print fitted constants as C     */

@@ -20,6 +20,8 @@
 #include "predictor/interval.h"
 #include "predictor/tile.h"
 #include "tools/lab/bench_e2e.h"
+#include "tools/lab/bench_rowwise.h"
+#include "predictor/rowwise.h"
 #include "tools/lab/bench_own.h"
 #include "predictor/attention.h"
 #include "predictor/tcgemm.h"
@@ -34,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 #include <jansson.h>
@@ -188,6 +191,21 @@ static int run_gpu_dir(const struct tile_model *tm, const char *labels, const ch
 		pc.tcgemm = &tc, pc.attn = &at, pc.vecop = &vp;
 		snprintf(note, sizeof note, "tensor-core, attention and vector-op constants fitted without sm_%u",
 			 g->cc);
+	}
+	/* held out: the row-wise model (FP32 layer norm and softmax) fitted
+	 * without g's architecture on NeuSight's test shapes beside the
+	 * labels (the compiled-in constants saw all five of its GPUs) */
+	struct rowwise_params rw;
+	char kt[4096];
+	snprintf(kt, sizeof kt, "%s/../kernels-test", labels);
+	if (holdout && !gpu_cc_is_amd(g->cc) && access(kt, R_OK) == 0) {
+		char rerr[256];
+		if (bench_rowwise_fit_heldout(kt, g->cc, &rw, rerr, sizeof rerr) != 0) {
+			tile_model_free(held_tm);
+			printf("%-24s skipped: %s: %s\n", gname, kt, rerr);
+			return 0;
+		}
+		pc.rowwise = &rw;
 	}
 	struct predictor *pred;
 	char perr[128];

@@ -147,6 +147,23 @@ static void rb_predict(struct predictor *const pr[RB_NCOLS], const struct ns_row
 	}
 }
 
+int bench_rowwise_fit_heldout(const char *path, uint32_t cc_out, struct rowwise_params *p,
+			      char *err, size_t errlen)
+{
+	struct ns_set s = {0};
+	int rc = -1;
+	if (ns_load(&s, path, NULL, NULL, err, errlen) != 0)
+		goto out;
+	if (rb_fit(NULL, &s, cc_out, p) != 0) {
+		snprintf(err, errlen, "no FP32 layer-norm or softmax row of another architecture");
+		goto out;
+	}
+	rc = 0;
+out:
+	ns_release(&s);
+	return rc;
+}
+
 static void rb_print_emit(const struct rowwise_params *p)
 {
 	printf("const struct rowwise_params rowwise_default_params = {\n");
