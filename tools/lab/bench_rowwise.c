@@ -130,8 +130,8 @@ static int rb_fit(const struct ns_set *sweep, const struct ns_set *test, uint32_
 
 /* The three columns' predictions of row r on its GPU, from the shape
  * (origin NULL) or from o's time of the same shape. */
-static void rb_predict(struct predictor *const pr[RB_NCOLS], const struct ns_row *r,
-		       const struct ns_row *o, struct rb_sum *s)
+static void rb_predict(const struct predictor *p, const struct ns_row *r, const struct ns_row *o,
+		       struct rb_sum *s)
 {
 	struct pred_kernel k;
 	if (ns_kernel(o ? o : r, o != NULL, &k) != 0)
@@ -141,7 +141,7 @@ static void rb_predict(struct predictor *const pr[RB_NCOLS], const struct ns_row
 		struct pred_result res;
 		if (c == RB_ROOF && o)
 			continue;
-		if (predict_kernel(pr[c], &k, o ? o->gpu : NULL, r->gpu, rb_method[c], &res) == 0 &&
+		if (predict_kernel(p, &k, o ? o->gpu : NULL, r->gpu, rb_method[c], &res) == 0 &&
 		    (res.method == rb_method[c] || c == RB_ROOF || c == RB_AUTO))
 			rb_add(s, op, c, res.ns, r->latency_ms * 1e6);
 	}
@@ -162,6 +162,21 @@ int bench_rowwise_fit_heldout(const char *path, uint32_t cc_out, struct rowwise_
 out:
 	ns_release(&s);
 	return rc;
+}
+
+/* A predictor of the tile model tm (borrowed: the caller frees it after
+ * the predictor) and the row-wise constants rw; NULL on failure. */
+static struct predictor *rb_predictor(struct tile_model *tm, int host_floor,
+				      const struct rowwise_params *rw)
+{
+	struct pred_config pc = {.tile = tm, .tile_floor = host_floor, .rowwise = rw};
+	struct predictor *p = NULL;
+	char err[256];
+	if (predictor_new(&pc, &p, err, sizeof err) != 0) {
+		fprintf(stderr, PROG ": rowwise: %s\n", err);
+		return NULL;
+	}
+	return p;
 }
 
 static void rb_print_emit(const struct rowwise_params *p)
@@ -229,27 +244,21 @@ static int rb_run(const struct bench_args *a, struct ns_set *sweep, struct ns_se
 			const struct gpu_spec *og[RB_MAX_GPUS];
 			struct ns_set none = {0};
 			size_t no = rb_gpus(own, &none, og);
-			for (size_t j = 0; j < no; j++) {
-				struct tile_model *tm = NULL;
-				if (tile_model_load_builtin(&tm) != 0)
-					return 2;
-				struct pred_config pc = {.tile = tm, .rowwise = &fit};
-				struct predictor *p = NULL;
-				char err[256];
-				if (predictor_new(&pc, &p, err, sizeof err) != 0) {
-					tile_model_free(tm);
-					return 2;
-				}
-				struct predictor *pr[RB_NCOLS] = {p, p, p, p};
+			struct tile_model *tm = NULL;
+			struct predictor *p = tile_model_load_builtin(&tm) == 0 ? rb_predictor(tm, 0, &fit) : NULL;
+			for (size_t j = 0; p && j < no; j++) {
 				struct rb_sum s = {0};
 				for (size_t i = 0; i < own->n; i++)
 					if (own->rows[i].gpu == og[j] && rb_op(own->rows[i].op) >= 0)
-						rb_predict(pr, &own->rows[i], NULL, &s);
+						rb_predict(p, &own->rows[i], NULL, &s);
 				rb_print_line(og[j]->id, "own", &s,
 					      "  (no host floor; tile: compiled-in, no row of its architecture)");
-				predictor_free(p);
-				tile_model_free(tm);
 			}
+			int ok = p != NULL;
+			predictor_free(p);
+			tile_model_free(tm);
+			if (!ok)
+				return 2;
 			break;
 		}
 		/* the GPU's directory name as make accuracy writes its weights */
@@ -271,29 +280,26 @@ static int rb_run(const struct bench_args *a, struct ns_set *sweep, struct ns_se
 		if (held < 0)
 			return 2;
 		all_tile_held &= held == 1;
-		struct pred_config pc = {.tile = tm, .tile_floor = 1, .rowwise = &fit};
-		struct predictor *p = NULL;
-		char err[256];
-		if (predictor_new(&pc, &p, err, sizeof err) != 0) {
+		struct predictor *p = rb_predictor(tm, 1, &fit);
+		if (!p) {
 			tile_model_free(tm);
 			return 2;
 		}
-		struct predictor *pr[RB_NCOLS] = {p, p, p, p};
 		struct rb_sum sw = {0}, ts = {0}, tr = {0};
 		for (size_t i = 0; i < sweep->n; i++)
 			if (sweep->rows[i].gpu == g && rb_op(sweep->rows[i].op) >= 0)
-				rb_predict(pr, &sweep->rows[i], NULL, &sw);
+				rb_predict(p, &sweep->rows[i], NULL, &sw);
 		for (size_t i = 0; i < test->n; i++) {
 			const struct ns_row *r = &test->rows[i];
 			if (r->gpu != g || rb_op(r->op) < 0)
 				continue;
-			rb_predict(pr, r, NULL, &ts);
+			rb_predict(p, r, NULL, &ts);
 			/* from each other GPU's time of the same shape */
 			for (size_t j = 0; j < test->n; j++) {
 				const struct ns_row *o = &test->rows[j];
 				if (o->gpu && o->gpu != g && o->op == r->op && o->ndims == r->ndims &&
 				    !memcmp(o->dims, r->dims, sizeof o->dims))
-					rb_predict(pr, r, o, &tr);
+					rb_predict(p, r, o, &tr);
 			}
 		}
 		const char *note = held == 1 ? "" : "  (tile: compiled-in weights, in-sample)";
