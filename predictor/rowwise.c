@@ -107,8 +107,12 @@ int rowwise_kind_of(const struct pred_kernel *k)
 	 * traffic */
 	if (has(nm, "ackward") || has(nm, "_bwd") || has(nm, "grad"))
 		return -1;
+	/* PyTorch's vectorized layer norm (a row's columns a multiple of its
+	 * 4-wide loads); its other path splits the passes over two kernels
+	 * (RowwiseMomentsCUDAKernel, LayerNormForwardCUDAKernel) */
 	if (k->op == PRED_OP_NORM)
-		return !nm || has(nm, "layer_norm") || has(nm, "LayerNorm") ? ROWWISE_NORM : -1;
+		return nm ? (has(nm, "vectorized_layer_norm") ? ROWWISE_NORM : -1)
+			  : (k->n % 4 == 0 ? ROWWISE_NORM : -1);
 	if (k->op != PRED_OP_SOFTMAX)
 		return -1;
 	if (has(nm, "softmax_warp"))

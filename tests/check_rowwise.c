@@ -64,6 +64,13 @@ START_TEST(kinds)
 	ck_assert_int_eq(rowwise_kind_of(&k), -1);
 	k.name = "bn_fw_tr_1C11_kernel_NCHW";
 	ck_assert_int_eq(rowwise_kind_of(&k), -1);
+	/* the two-kernel path of a width not a multiple of 4 */
+	k.name = "LayerNormForwardCUDAKernel<float, float>";
+	ck_assert_int_eq(rowwise_kind_of(&k), -1);
+	k.name = NULL;
+	k.n = 1001;
+	ck_assert_int_eq(rowwise_kind_of(&k), -1);
+	k.n = 1024;
 	k.name = NULL;
 	k.dtype = GPU_DT_BF16;
 	ck_assert_int_eq(rowwise_kind_of(&k), -1);
