@@ -327,10 +327,10 @@ static int rb_run(const struct bench_args *a, struct ns_set *sweep, struct ns_se
 		predictor_free(p);
 		tile_model_free(tm);
 	}
-	printf("mean over the GPUs held out (test shapes)%s:\n",
+	printf("mean over the GPUs held out%s:\n",
 	       all_tile_held ? "" : "; the tile model in-sample");
 	for (int op = 0; op < RB_NOPS; op++) {
-		printf("  %-8s from the shape   rowwise %5.1f  tile %5.1f  roofline %5.1f  auto %5.1f\n",
+		printf("  %-8s test, shape      rowwise %5.1f  tile %5.1f  roofline %5.1f  auto %5.1f\n",
 		       rb_opname[op], all_shape.ape[op][RB_ROWWISE] / (double)all_shape.n[op][RB_ROWWISE],
 		       all_shape.ape[op][RB_TILE] / (double)all_shape.n[op][RB_TILE],
 		       all_shape.ape[op][RB_ROOF] / (double)all_shape.n[op][RB_ROOF],
@@ -340,7 +340,7 @@ static int rb_run(const struct bench_args *a, struct ns_set *sweep, struct ns_se
 		       all_sweep.ape[op][RB_TILE] / (double)all_sweep.n[op][RB_TILE],
 		       all_sweep.ape[op][RB_ROOF] / (double)all_sweep.n[op][RB_ROOF],
 		       all_sweep.ape[op][RB_AUTO] / (double)all_sweep.n[op][RB_AUTO]);
-		printf("  %-8s from another GPU rowwise %5.1f  tile %5.1f  auto %5.1f\n", rb_opname[op],
+		printf("  %-8s test, other GPU  rowwise %5.1f  tile %5.1f  auto %5.1f\n", rb_opname[op],
 		       all_ratio.ape[op][RB_ROWWISE] / (double)all_ratio.n[op][RB_ROWWISE],
 		       all_ratio.ape[op][RB_TILE] / (double)all_ratio.n[op][RB_TILE],
 		       all_ratio.ape[op][RB_AUTO] / (double)all_ratio.n[op][RB_AUTO]);
