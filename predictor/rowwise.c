@@ -237,7 +237,6 @@ int rowwise_predict(const struct pred_kernel *k, const struct gpu_spec *origin,
 	out->method = PRED_ROWWISE;
 	out->gamma = -1;
 	out->memory_bound = 1;
-	out->roofline_ns = -1;
 	return 0;
 }
 
