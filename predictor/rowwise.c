@@ -8,9 +8,10 @@
  * softmax 13.8-33.7 % on the five old GPUs, and on our H100 and H200
  * (Hopper out) 21.0 / 28.4 % and 19.2 / 30.5 %, with neighbouring widths
  * predicted 38 % fast and 92 % slow (the H100's 8192 x 1600 and 8192 x
- * 3072).  What those kernels do is simpler than that.  Measured bytes over time, relative to each GPU's achievable
- * bandwidth (kernels of 0.2 ms and more, the write and one read of each
- * element counted), they sit on a few plateaus, the same on every GPU:
+ * 3072).  What those kernels do is simpler than that.  Measured bytes
+ * over time, relative to each GPU's achievable bandwidth (kernels of 0.2
+ * ms and more, the write and one read of each element counted), they sit
+ * on a few plateaus, the same on every GPU:
  *  - layer norm (vectorized_layer_norm_kernel, a block of 128 threads per
  *    row) at 0.62-0.69 once the rows are wide, on all seven GPUs (P4 0.56),
  *    and at 0.86-0.94 on the A100 and H100 at 1024-2048 columns: the
