@@ -194,6 +194,12 @@ double rowwise_traffic_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 	return bytes > 0 ? bytes / (p->eff[kind] * bw) : -1;
 }
 
+/* The host floor of NeuSight's timings of kind's operator. */
+static double host_floor_of(const struct rowwise_params *p, int kind)
+{
+	return p->host_floor_ns[kind == ROWWISE_NORM ? 0 : 1];
+}
+
 int rowwise_covers(const struct pred_kernel *k, const struct gpu_spec *g,
 		   const struct rowwise_params *p)
 {
@@ -201,7 +207,7 @@ int rowwise_covers(const struct pred_kernel *k, const struct gpu_spec *g,
 		p = &rowwise_default_params;
 	double w = rowwise_traffic_ns(k, g, p);
 	int kind = rowwise_kind_of(k);
-	return w > 0 && w >= ROWWISE_COVER * p->host_floor_ns[kind == ROWWISE_NORM ? 0 : 1];
+	return w > 0 && w >= ROWWISE_COVER * host_floor_of(p, kind);
 }
 
 double rowwise_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
@@ -213,7 +219,7 @@ double rowwise_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 	if (!(w > 0))
 		return -1;
 	int kind = rowwise_kind_of(k);
-	double f = host_floor ? p->host_floor_ns[kind == ROWWISE_NORM ? 0 : 1] : PRED_NO_BASIS_NS;
+	double f = host_floor ? host_floor_of(p, kind) : PRED_NO_BASIS_NS;
 	double q = p->floor_p > 0 ? p->floor_p : 1;
 	return pow(pow(f, q) + pow(w, q), 1 / q);
 }
@@ -284,8 +290,12 @@ int rowwise_fit(const struct rowwise_sample *s, size_t n, struct rowwise_params 
 	if (!s || !n || !out)
 		return -1;
 	double *w = calloc(n, sizeof *w);
-	if (!w)
+	size_t *slot = calloc(n, sizeof *slot);
+	if (!w || !slot) {
+		free(w);
+		free(slot);
 		return -1;
+	}
 	/* each GPU weighs as much as another: its samples share a weight of 1 */
 	enum { RW_MAX_GPUS = 64 };
 	const struct gpu_spec *gpus[RW_MAX_GPUS];
@@ -302,12 +312,13 @@ int rowwise_fit(const struct rowwise_sample *s, size_t n, struct rowwise_params 
 			gpus[ngpus++] = s[i].gpu;
 		}
 		count[g]++;
-		w[i] = (double)g + 1;   /* the GPU's slot, until the counts are known */
+		slot[i] = g + 1;
 		used++;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (w[i] > 0)
-			w[i] = 1.0 / (double)count[(size_t)w[i] - 1];
+		if (slot[i])
+			w[i] = 1.0 / (double)count[slot[i] - 1];
+	free(slot);
 	if (!used) {
 		free(w);
 		return -1;

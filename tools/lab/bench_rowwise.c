@@ -8,14 +8,16 @@
  *    V100 and A100 PCIe (PyTorch 2.1, times with its harness's host
  *    floor);
  *  - neusight/kernels-test/{ln,softmax}.csv: the paper's test shapes on
- *    the same GPUs.
- * The model is fitted (rowwise_fit()) on both of every architecture but
- * the one predicted; --emit fits on all of them and prints the constants
- * for rowwise.c;
+ *    the same GPUs;
  *  - --own DIR (default: the repository's data/; none to skip): our own
  *    GPUs' NeuSight-layout rows (DIR/<GPU>/kernels/vec.csv, timed back to
  *    back: no host floor), predicted by the fit on all five (no Hopper row
  *    is in it).
+ * The model is fitted (rowwise_fit()) on the test shapes of every
+ * architecture but the one predicted, as the tile model trains on them
+ * (fitted on the sweep as well, the test shapes' error doubled:
+ * rowwise.c); --emit fits on all of them and prints the constants for
+ * rowwise.c.
  * For each GPU and operator the MAPE (mean of |predicted / measured - 1|,
  * %) from the shape on its sweep rows and on its test shapes, and from
  * each other GPU's test-shape time (the ratio form, mean of the origins),
@@ -114,21 +116,20 @@ static int rb_samples(const struct ns_set *s, int host_floor, uint32_t cc_out,
 	return 0;
 }
 
-static int rb_fit(const struct ns_set *sweep, const struct ns_set *test, uint32_t cc_out,
-		  struct rowwise_params *p)
+/* The model fitted on set's rows of every architecture but cc_out (0:
+ * all of them). */
+static int rb_fit(const struct ns_set *set, uint32_t cc_out, struct rowwise_params *p)
 {
 	struct rowwise_sample *v = NULL;
 	size_t n = 0, cap = 0;
-	int rc = rb_samples(sweep ? sweep : test, 1, cc_out, &v, &n, &cap);
-	if (rc == 0 && sweep && test)
-		rc = rb_samples(test, 1, cc_out, &v, &n, &cap);
+	int rc = rb_samples(set, 1, cc_out, &v, &n, &cap);
 	if (rc == 0)
 		rc = rowwise_fit(v, n, p);
 	free(v);
 	return rc;
 }
 
-/* The three columns' predictions of row r on its GPU, from the shape
+/* The columns' predictions of row r on its GPU, from the shape
  * (origin NULL) or from o's time of the same shape. */
 static void rb_predict(const struct predictor *p, const struct ns_row *r, const struct ns_row *o,
 		       struct rb_sum *s)
@@ -154,7 +155,7 @@ int bench_rowwise_fit_heldout(const char *path, uint32_t cc_out, struct rowwise_
 	int rc = -1;
 	if (ns_load(&s, path, NULL, NULL, err, errlen) != 0)
 		goto out;
-	if (rb_fit(NULL, &s, cc_out, p) != 0) {
+	if (rb_fit(&s, cc_out, p) != 0) {
 		snprintf(err, errlen, "no FP32 layer-norm or softmax row of another architecture");
 		goto out;
 	}
@@ -234,7 +235,7 @@ static int rb_run(const struct bench_args *a, struct ns_set *sweep, struct ns_se
 		int is_own = gi == ng;
 		const struct gpu_spec *g = is_own ? NULL : gpus[gi];
 		struct rowwise_params fit;
-		if (rb_fit(a->emit ? sweep : NULL, test, is_own ? 0 : g->cc, &fit) != 0) {
+		if (rb_fit(test, is_own ? 0 : g->cc, &fit) != 0) {
 			fprintf(stderr, PROG ": rowwise: no sweep rows to fit on\n");
 			return 2;
 		}
@@ -386,7 +387,7 @@ int bench_rowwise_main(const struct bench_args *a)
 		goto out;
 	if (a->emit) {
 		struct rowwise_params p;
-		if (rb_fit(NULL, &test, 0, &p) != 0) {
+		if (rb_fit(&test, 0, &p) != 0) {
 			fprintf(stderr, PROG ": rowwise: no usable sweep rows\n");
 			goto out;
 		}
