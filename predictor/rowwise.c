@@ -127,6 +127,14 @@ int rowwise_kind_of(const struct pred_kernel *k)
 	return k->n <= 1024 ? ROWWISE_SOFTMAX_WARP : ROWWISE_SOFTMAX_BLOCK;
 }
 
+unsigned rowwise_softmax_block_threads(uint64_t cols)
+{
+	uint64_t t = 32;
+	while (t < cols / 4 / 2 && t < 1024)
+		t *= 2;
+	return (unsigned)t;
+}
+
 /* Threads of a block of k: its launch, else what PyTorch 2.1 launches. */
 static double block_threads(const struct pred_kernel *k, int kind)
 {
@@ -138,11 +146,7 @@ static double block_threads(const struct pred_kernel *k, int kind)
 		return 128;                 /* 32 x 4 */
 	if (kind == ROWWISE_SOFTMAX_WARP)
 		return 128;                 /* 4 warps, a row each */
-	/* SoftMax_getBlockSize(): the power of two covering cols / 4 / 2 */
-	double b = 32;
-	while (b < (double)k->n / 8 && b < 1024)
-		b *= 2;
-	return b;
+	return rowwise_softmax_block_threads(k->n);
 }
 
 double rowwise_rows_in_flight(const struct pred_kernel *k, const struct gpu_spec *g)

@@ -14,6 +14,7 @@
 #define SURFER_ROWWISE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "predictor/predict.h"
 
@@ -49,6 +50,11 @@ extern const struct rowwise_params rowwise_default_params;
 
 /* The kind of k, or -1 when the model does not describe it. */
 int rowwise_kind_of(const struct pred_kernel *k);
+
+/* The threads of a block of PyTorch's cunn_SoftMaxForward over rows of
+ * cols FP32 columns, as SoftMax_getBlockSize() picks it: the power of two
+ * covering cols / 4 (its loads' width) / 2, 32 to 1024. */
+unsigned rowwise_softmax_block_threads(uint64_t cols);
 
 /* The rows in flight on g: SMs x the blocks of k's size an SM holds. */
 double rowwise_rows_in_flight(const struct pred_kernel *k, const struct gpu_spec *g);

@@ -11,6 +11,7 @@
  */
 #include "analyzer/model/build.h"
 #include "analyzer/model/attn.h"
+#include "predictor/rowwise.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -293,16 +294,13 @@ void k_softmax(struct bld *B, const char *name, uint64_t rows, uint64_t cols, do
 		k->k.grid[0] = (uint32_t)cdiv(rows, rows_per_block);
 		k->k.block[0] = 128;
 	} else {
-		/* cunn_SoftMaxForward: a block per row; SoftMax_getBlockSize()
-		 * takes the power of two that covers dim / ILP / 2 (ILP 4 for
-		 * float, halved to keep half the row vectorised), 32 to 1024:
-		 * NeuSight's launches show 256 threads at 1600 and 2048 columns,
-		 * 512 at 4096. */
-		uint64_t t = 32;
-		while (t < cols / 8 && t < 1024)
-			t *= 2;
+		/* cunn_SoftMaxForward: a block per row, of the size
+		 * SoftMax_getBlockSize() takes (predictor/rowwise.h; ILP 4 for
+		 * float, halved to keep half the row vectorised): NeuSight's
+		 * launches show 256 threads at 1600 and 2048 columns, 512 at
+		 * 4096. */
 		k->k.grid[0] = (uint32_t)rows;
-		k->k.block[0] = (uint32_t)t;
+		k->k.block[0] = rowwise_softmax_block_threads(cols);
 	}
 	k->k.grid[1] = k->k.grid[2] = 1;
 	k->k.block[1] = k->k.block[2] = 1;
