@@ -23,8 +23,9 @@
  *      BF16 takes it as the same kernels in another type; TF32 is not
  *      measured and keeps the roofline (3).
  *   2a. an FP32 layer norm, softmax or log-softmax forward kernel of known
- *      rows and columns on an NVIDIA GPU, whose traffic outlasts its
- *      kind's host floor (rowwise_covers()): the row-wise model
+ *      rows and columns on an NVIDIA GPU (a config's, a profile's whose
+ *      op gave them), whose traffic outlasts its kind's host floor where
+ *      the times hold NeuSight's (rowwise_covers()): the row-wise model
  *      (rowwise.c), as a ratio when an origin time exists.  `surfer-bench
  *      rowwise`, NeuSight's test shapes, each architecture out of the
  *      model's fit and the tile model's training: layer norm from the
@@ -32,8 +33,9 @@
  *      GPU's time 8.3 % (14.0); softmax 14.0 % (24.8, 27.8) and 13.9 %
  *      (21.0); on NeuSight's sweep, mostly kernels below the floor, 13.6 /
  *      14.6 % against the tile model's 13.9 / 16.8; our H100's and H200's
- *      rows, no Hopper in either fit: layer norm 7.5 / 18.0 % (the tile
- *      model 21.0 / 28.4), softmax 12.6 / 23.5 % (19.2 / 30.5).
+ *      rows (no host floor: every size), no Hopper in either fit: layer
+ *      norm 7.0 / 17.3 % (the tile model 21.0 / 28.4), softmax 12.3 /
+ *      22.9 % (19.2 / 30.5).
  *   2. the tile model covers the kernel (an FP32 GEMM, elementwise, softmax
  *      or norm kernel whose shape is known, and weights for that family):
  *      the tile model, as a ratio when an origin time exists (across
@@ -124,7 +126,8 @@ enum pred_method pred_choose(const struct predictor *p, const struct pred_kernel
 	if (vec16 && vecop_model_ns(k, target, vp) > 0 &&
 	    (!measured || vecop_model_ns(k, origin, vp) > 0))
 		return PRED_VECOP;
-	if (rowwise_covers(k, target, rw) && (!measured || rowwise_model_ns(k, origin, rw, 0) > 0))
+	if (rowwise_covers(k, target, rw, predictor_tile_floor(p)) &&
+	    (!measured || rowwise_model_ns(k, origin, rw, 0) > 0))
 		return PRED_ROWWISE;
 	int fam = tile_family_of(k);
 	if (!vec16 && fam >= 0 && tile_model_has(tm, fam)) {

@@ -18,6 +18,14 @@
 
 #include "predictor/predict.h"
 
+/* FLOPs per element of the row-wise operators, as the model builder and
+ * the profile importer describe them (the roofline and the tile model
+ * read them; the row-wise model runs on the traffic): layer norm's mean,
+ * variance, normalisation, scale and shift; softmax's max, subtraction,
+ * exponential, sum and division (log-softmax alike). */
+#define ROWWISE_NORM_FLOPS 8.0
+#define ROWWISE_SOFTMAX_FLOPS 5.0
+
 /* The kernels, by how many times they read a row. */
 enum rowwise_kind {
 	ROWWISE_NORM = 0,      /* vectorized_layer_norm_kernel: statistics,
@@ -68,11 +76,14 @@ double rowwise_bytes(const struct pred_kernel *k, const struct gpu_spec *g,
 double rowwise_traffic_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 			  const struct rowwise_params *p);
 
-/* Whether `auto` takes the model for k on g: its traffic outlasts the
- * host floor of its kind (below, the tile model, which learnt the
- * launch-bound regime from NeuSight's sweep). */
+/* Whether `auto` takes the model for k on g.  Where the times hold
+ * NeuSight's host floor (host_floor set: pred_config.tile_floor), when
+ * k's traffic outlasts the floor of its kind (below, the tile model,
+ * which learnt that launch-bound regime from NeuSight's sweep); where
+ * they are the kernel's own (a trace, a config's kernels), whenever the
+ * model describes k. */
 int rowwise_covers(const struct pred_kernel *k, const struct gpu_spec *g,
-		   const struct rowwise_params *p);
+		   const struct rowwise_params *p, int host_floor);
 
 /* k's time on g, ns: its traffic at the kind's share of the bandwidth,
  * joined with the host floor of NeuSight's timings when host_floor is

@@ -306,6 +306,15 @@ static size_t dump(const char *path, char lines[][320], size_t max, struct trace
 				}
 				break;
 			}
+			if (o->kind == TRACE_OPK_NORM || o->kind == TRACE_OPK_SOFTMAX) {
+				snprintf(l, 320, "R %llu %s rows=%llu cols=%llu flops=%.0f bytes=%.0f %s "
+					 "stream=%llu th=%u cpu=%llu", (unsigned long long)o->seq,
+					 trace_op_kind_name(o->kind), (unsigned long long)o->m,
+					 (unsigned long long)o->n, o->flops, o->bytes,
+					 trace_dtype_name(o->dtype), (unsigned long long)o->stream,
+					 o->thread, (unsigned long long)o->cpu_ns);
+				break;
+			}
 			snprintf(l, 320, "O %llu %s bytes=%.0f ranks=%u rank=%d %s stream=%llu th=%u cpu=%llu",
 				 (unsigned long long)o->seq, trace_collective_name(o->collective), o->bytes,
 				 o->ranks, o->rank, trace_dtype_name(o->dtype),
@@ -1949,6 +1958,147 @@ START_TEST(real_kineto)
 }
 END_TEST
 
+/* PyTorch's row-wise ops as torch.profiler records them: a layer norm
+ * over the last dim, its normalized dims from the weight (aten::layer_norm
+ * around aten::native_layer_norm: the inner op owns the kernel); one
+ * without affine parameters, its normalized_shape two dims from "Concrete
+ * Inputs"; a softmax over the last dim (dim -1); a 16-bit log-softmax with
+ * half_to_float over dim 1 of a 2-D input (the last); a softmax over the
+ * channels of a 4-D input (an inner dim: PyTorch's spatial kernel, no
+ * record); a softmax without "Concrete Inputs" (its dim unknown: no
+ * record, counted); a layer norm's backward (no record). */
+#define KEV(name, ts, dur, args) \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":100,\"tid\":100,\"ts\":" #ts \
+	",\"dur\":" #dur ",\"args\":{" args "}},\n"
+#define KLAUNCH(ts, kts, corr, kname, grid, block) \
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100," \
+	"\"tid\":100,\"ts\":" #ts ",\"dur\":2,\"args\":{\"correlation\":" #corr "}},\n" \
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" kname "\",\"pid\":0,\"tid\":7,\"ts\":" #kts \
+	",\"dur\":40,\"args\":{\"device\":0,\"stream\":7,\"correlation\":" #corr "," \
+	"\"registers per thread\":32,\"shared memory\":0,\"grid\":" grid ",\"block\":" block "}}"
+static const char kineto_rows_json[] =
+"{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0,"
+" \"name\": \"NVIDIA A100-SXM4-40GB\", \"computeMajor\": 8, \"computeMinor\": 0,"
+" \"numSms\": 108}],\n"
+"\"traceEvents\": [\n"
+"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":100,"
+"\"tid\":100,\"ts\":1000,\"dur\":9000},\n"
+KEV("aten::layer_norm", 1100, 100, "\"Input Dims\":[[4,256,1024],[],[1024],[1024],[],[]],"
+    "\"Input type\":[\"float\",\"\",\"float\",\"float\",\"Scalar\",\"Scalar\"]")
+KEV("aten::native_layer_norm", 1101, 98, "\"Input Dims\":[[4,256,1024],[],[1024],[1024],[]],"
+    "\"Input type\":[\"float\",\"\",\"float\",\"float\",\"Scalar\"]")
+KLAUNCH(1110, 1115, 1, "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*, float const*, float const*, float*, float*, float*)",
+	"[1024,1,1]", "[32,4,1]") ",\n"
+KEV("aten::native_layer_norm", 1300, 100, "\"Input Dims\":[[8,64,64],[],[],[],[]],"
+    "\"Input type\":[\"float\",\"\",\"\",\"\",\"Scalar\"],"
+    "\"Concrete Inputs\":[\"\",\"[64, 64]\",\"\",\"\",\"1e-05\"]")
+KLAUNCH(1310, 1315, 2, "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float, float const*, float const*, float const*, float*, float*, float*)",
+	"[8,1,1]", "[32,4,1]") ",\n"
+KEV("aten::_softmax", 1500, 100, "\"Input Dims\":[[2,12,512,512],[],[]],"
+    "\"Input type\":[\"float\",\"Scalar\",\"Scalar\"],"
+    "\"Concrete Inputs\":[\"\",\"-1\",\"False\"]")
+KLAUNCH(1510, 1515, 3, "void (anonymous namespace)::softmax_warp_forward<float, float, float, 9, false, false>(float*, float const*, int, int, int, bool const*, int, bool)",
+	"[3072,1,1]", "[128,1,1]") ",\n"
+KEV("aten::_log_softmax", 1700, 100, "\"Input Dims\":[[4096,50257],[],[]],"
+    "\"Input type\":[\"c10::BFloat16\",\"Scalar\",\"Scalar\"],"
+    "\"Concrete Inputs\":[\"\",\"1\",\"True\"]")
+KLAUNCH(1710, 1715, 4, "void (anonymous namespace)::cunn_SoftMaxForward<4, c10::BFloat16, float, float, (anonymous namespace)::LogSoftMaxForwardEpilogue>(float*, c10::BFloat16 const*, int)",
+	"[4096,1,1]", "[1024,1,1]") ",\n"
+KEV("aten::_softmax", 1900, 100, "\"Input Dims\":[[8,10,32,32],[],[]],"
+    "\"Input type\":[\"float\",\"Scalar\",\"Scalar\"],"
+    "\"Concrete Inputs\":[\"\",\"1\",\"False\"]")
+KLAUNCH(1910, 1915, 5, "void (anonymous namespace)::cunn_SpatialSoftMaxForward<float, float, float, (anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, unsigned int, unsigned int, unsigned int)",
+	"[8,8,1]", "[16,32,1]") ",\n"
+KEV("aten::_softmax", 2100, 100, "\"Input Dims\":[[2,12,512,512],[],[]],"
+    "\"Input type\":[\"float\",\"Scalar\",\"Scalar\"]")
+KLAUNCH(2110, 2115, 6, "void (anonymous namespace)::softmax_warp_forward<float, float, float, 9, false, false>(float*, float const*, int, int, int, bool const*, int, bool)",
+	"[3072,1,1]", "[128,1,1]") ",\n"
+KEV("aten::native_layer_norm_backward", 2300, 100,
+    "\"Input Dims\":[[4,256,1024],[4,256,1024],[],[1024,1],[1024,1],[1024],[1024],[]],"
+    "\"Input type\":[\"float\",\"float\",\"\",\"float\",\"float\",\"float\",\"float\",\"\"]")
+KLAUNCH(2310, 2315, 7, "void at::native::(anonymous namespace)::layer_norm_grad_input_kernel<float, float>(float const*, float const*, float const*, float const*, float const*, float*, int)",
+	"[1024,1,1]", "[256,1,1]") "\n"
+"]}\n";
+
+/* By hand: 4 x 256 rows of 1024, FP32: 1,048,576 elements, FLOPs 8 each
+ * (8,388,608), bytes 4 in + 4 out each (8,388,608); 8 rows of 64 x 64:
+ * 32,768 elements, 262,144 and 262,144; 2 x 12 x 512 rows of 512:
+ * 6,291,456 elements, FLOPs 5 each (31,457,280), bytes 8 each
+ * (50,331,648); 4096 rows of 50,257 in BF16 out to FP32: 205,852,672
+ * elements, 1,029,263,360 FLOPs, 2 + 4 bytes each (1,235,116,032). */
+static const char *const kineto_rows_expected[] = {
+	"M 1 it=1 cpu=1000000 th=100 name=ProfilerStep#1",
+	"R 2 norm rows=1024 cols=1024 flops=8388608 bytes=8388608 f32 stream=7 th=100 cpu=1101000",
+	"K 3 void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, "
+		"float, float const*, float const*, float const*, float*, float*, float*) "
+		"grid=1024,1,1 block=32,4,1 regs=32 smem=0+0 stream=7 th=100 flags=0 cpu=1110000 "
+		"gpu=1115000-1155000 it=1 lib=2",
+	"R 4 norm rows=8 cols=4096 flops=262144 bytes=262144 f32 stream=7 th=100 cpu=1300000",
+	"K 5 void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, "
+		"float, float const*, float const*, float const*, float*, float*, float*) "
+		"grid=8,1,1 block=32,4,1 regs=32 smem=0+0 stream=7 th=100 flags=0 cpu=1310000 "
+		"gpu=1315000-1355000 it=1 lib=4",
+	"R 6 softmax rows=12288 cols=512 flops=31457280 bytes=50331648 f32 stream=7 th=100 "
+		"cpu=1500000",
+	"K 7 void (anonymous namespace)::softmax_warp_forward<float, float, float, 9, false, false>("
+		"float*, float const*, int, int, int, bool const*, int, bool) grid=3072,1,1 "
+		"block=128,1,1 regs=32 smem=0+0 stream=7 th=100 flags=0 cpu=1510000 "
+		"gpu=1515000-1555000 it=1 lib=6",
+	"R 8 softmax rows=4096 cols=50257 flops=1029263360 bytes=1235116032 bf16 stream=7 th=100 "
+		"cpu=1700000",
+	"K 9 void (anonymous namespace)::cunn_SoftMaxForward<4, c10::BFloat16, float, float, "
+		"(anonymous namespace)::LogSoftMaxForwardEpilogue>(float*, c10::BFloat16 const*, int) "
+		"grid=4096,1,1 block=1024,1,1 regs=32 smem=0+0 stream=7 th=100 flags=0 cpu=1710000 "
+		"gpu=1715000-1755000 it=1 lib=8",
+	"K 10 void (anonymous namespace)::cunn_SpatialSoftMaxForward<float, float, float, "
+		"(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, unsigned int, "
+		"unsigned int, unsigned int) grid=8,8,1 block=16,32,1 regs=32 smem=0+0 stream=7 th=100 "
+		"flags=0 cpu=1910000 gpu=1915000-1955000 it=1",
+	"K 11 void (anonymous namespace)::softmax_warp_forward<float, float, float, 9, false, false>("
+		"float*, float const*, int, int, int, bool const*, int, bool) grid=3072,1,1 "
+		"block=128,1,1 regs=32 smem=0+0 stream=7 th=100 flags=0 cpu=2110000 "
+		"gpu=2115000-2155000 it=1",
+	"K 12 void at::native::(anonymous namespace)::layer_norm_grad_input_kernel<float, float>("
+		"float const*, float const*, float const*, float const*, float const*, float*, int) "
+		"grid=1024,1,1 block=256,1,1 regs=32 smem=0+0 stream=7 th=100 flags=0 cpu=2310000 "
+		"gpu=2315000-2355000 it=1",
+	NULL
+};
+
+START_TEST(kineto_rowwise_ops)
+{
+	struct import_stats st;
+	const char *out = import_checked("rows", kineto_rows_json, kineto_rows_expected, &st, NULL);
+	ck_assert_uint_eq(st.rows_ops, 4);
+	ck_assert_uint_eq(st.rows_unsized, 1);   /* the softmax without its dim */
+	char args[1024], err[2048] = "";
+	snprintf(args, sizeof(args), "kineto %s -o %s", tmp("rows.json"), out);
+	ck_assert_int_eq(run_import(args, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "warning: 1 layer norms or softmaxes without"));
+
+	/* on an H100: the FP32 layer norms and softmax of known rows go to the
+	 * row-wise model (a ratio of their A100 times), the 16-bit
+	 * log-softmax to the vector-op model; the kernels without a record
+	 * keep wave scaling */
+	static char j[1 << 16];
+	analyze_json(out, "h100-sxm", j, sizeof(j));
+	assert_method(j, "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, "
+			 "float>(int, float, float const*, float const*, float const*, float*, float*, "
+			 "float*)", "rowwise");
+	assert_method(j, "void (anonymous namespace)::cunn_SoftMaxForward<4, c10::BFloat16, float, "
+			 "float, (anonymous namespace)::LogSoftMaxForwardEpilogue>(float*, "
+			 "c10::BFloat16 const*, int)", "vecop");
+	assert_method(j, "void (anonymous namespace)::cunn_SpatialSoftMaxForward<float, float, float, "
+			 "(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, "
+			 "unsigned int, unsigned int, unsigned int)", "wave");
+	assert_method(j, "void at::native::(anonymous namespace)::layer_norm_grad_input_kernel<float, "
+			 "float>(float const*, float const*, float const*, float const*, float const*, "
+			 "float*, int)", "wave");
+}
+END_TEST
+#undef KEV
+#undef KLAUNCH
+
 static Suite *import_suite(void)
 {
 	Suite *s = suite_create("import");
@@ -1972,6 +2122,7 @@ static Suite *import_suite(void)
 	tcase_add_test(t, kineto_flash_attn_ops);
 	tcase_add_test(t, kineto_flash_attn_varlen);
 	tcase_add_test(t, kineto_fp8_gemm);
+	tcase_add_test(t, kineto_rowwise_ops);
 	suite_add_tcase(s, t);
 	t = tcase_create("program");
 	tcase_add_checked_fixture(t, setup, teardown);

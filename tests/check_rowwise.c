@@ -247,6 +247,18 @@ START_TEST(auto_rule)
 	ck_assert_int_eq(predict_kernel(p, &k, v100, a100, PRED_AUTO, &r), 0);
 	ck_assert_double_eq_tol(r.ns, 200000 * rowwise_model_ns(&k, a100, NULL, 0) /
 				rowwise_model_ns(&k, v100, NULL, 0), 1e-9 * r.ns);
+	/* a small one (1024 x 512: 4 MB of traffic, about 3 us on the A100)
+	 * is the model's wherever the times are the kernels' own; where they
+	 * hold NeuSight's host floor (26-31 us), the tile model's */
+	struct pred_kernel small = rows(PRED_OP_NORM, "vectorized_layer_norm_kernel<float, float>", 1024, 512);
+	ck_assert(rowwise_traffic_ns(&small, a100, NULL) < 5000);
+	ck_assert_int_eq(pred_choose(p, &small, NULL, a100), PRED_ROWWISE);
+	struct pred_config fc = {.tile_floor = 1};
+	struct predictor *pf;
+	ck_assert_int_eq(predictor_new(&fc, &pf, NULL, 0), 0);
+	ck_assert_int_ne(pred_choose(pf, &small, NULL, a100), PRED_ROWWISE);
+	ck_assert_int_eq(pred_choose(pf, &k, NULL, a100), PRED_ROWWISE);
+	predictor_free(pf);
 	/* an AMD target keeps the tile model */
 	k.origin_ns = 0;
 	ck_assert_int_ne(pred_choose(p, &k, NULL, mi), PRED_ROWWISE);

@@ -62,11 +62,11 @@ static int parse_device(const char *s, int *out)
 	return 0;
 }
 
-/* ", N collectives" and ", N convolutions" when the input named any,
- * else "" (static buffer). */
+/* ", N collectives", ", N convolutions" and the like for the ops the
+ * input described, else "" (static buffer). */
 static const char *coll_note(const struct import_stats *st)
 {
-	static char buf[128];
+	static char buf[192];
 	int n = 0;
 	buf[0] = '\0';
 	if (st->collectives)
@@ -76,8 +76,11 @@ static const char *coll_note(const struct import_stats *st)
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", %llu convolutions",
 			      (unsigned long long)st->convs);
 	if (st->attentions && n >= 0 && (size_t)n < sizeof(buf))
-		snprintf(buf + n, sizeof(buf) - (size_t)n, ", %llu attention calls",
-			 (unsigned long long)st->attentions);
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ", %llu attention calls",
+			      (unsigned long long)st->attentions);
+	if (st->rows_ops && n >= 0 && (size_t)n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - (size_t)n, ", %llu norms and softmaxes",
+			 (unsigned long long)st->rows_ops);
 	return buf;
 }
 
@@ -213,6 +216,12 @@ int main(int argc, char **argv)
 				"PyTorch 2.1 and later with record_shapes=True), or over a paged KV "
 				"cache: their kernels keep wave scaling\n", prog,
 				(unsigned long long)st.attn_unsized);
+		if (st.rows_unsized)
+			fprintf(stderr, "%s: warning: %llu layer norms or softmaxes without "
+				"their normalized dims or softmax dim (\"Input Dims\" and "
+				"\"Concrete Inputs\", PyTorch 2.1 and later with "
+				"record_shapes=True): their kernels keep wave scaling\n", prog,
+				(unsigned long long)st.rows_unsized);
 		if (st.attn_estimated)
 			fprintf(stderr, "%s: note: %llu varlen attention ops of unequal "
 				"sequences: the profile gives their total, count and longest, not "

@@ -307,7 +307,7 @@ void k_softmax(struct bld *B, const char *name, uint64_t rows, uint64_t cols, do
 	k->k.m = rows;
 	k->k.n = cols;
 	k->k.batch = 1;
-	k->k.flops = 5.0 * (double)rows * (double)cols;
+	k->k.flops = ROWWISE_SOFTMAX_FLOPS * (double)rows * (double)cols;
 	k->k.bytes = (nin + 1.0) * (double)rows * (double)cols * B->esz;
 }
 
@@ -880,7 +880,7 @@ void op_softmax_fp32(struct bld *B, uint64_t rows, uint64_t cols, int upcast)
 void op_layernorm(struct bld *B, uint64_t rows, uint64_t cols)
 {
 	k_rows(B, "vectorized_layer_norm_kernel<float, float>", PRED_OP_NORM, rows, cols,
-	       1.0, 1.0, 8.0, 32);
+	       1.0, 1.0, ROWWISE_NORM_FLOPS, 32);
 	/* a block of 32 x 4 threads per row, as NeuSight's launches show */
 	struct model_kernel *k = bld_last_kernel(B);
 	if (k)

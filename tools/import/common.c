@@ -540,7 +540,8 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 				slot = &gseq_wgrad[gi];
 			if (gi >= 0 && !(lib = *slot)) {
 				/* the op's record, written once before its first
-				 * kernel: a collective's OP record, a convolution's
+				 * kernel: the OP record of a collective, a fused
+				 * attention call or a row-wise op, a convolution's
 				 * (as the recorder links kernels to the cuDNN call),
 				 * else its GEMM */
 				const struct import_gemm *g = &s->gemm[gi];
@@ -561,10 +562,18 @@ static int write_trace(struct import_set *s, const struct trace_header *h,
 					lr.type = TRACE_OP;
 					lr.u.op = (struct trace_op){
 						.seq = seq + 1, .kind = TRACE_OPK_ATTENTION,
-						.dtype = g->dtype, .flops = g->attn_flops, .bytes = g->bytes,
+						.dtype = g->dtype, .flops = g->flops, .bytes = g->bytes,
 						.stream = e->stream, .thread = g->thread, .cpu_ns = g->cpu_ns,
 						.attn = g->attn, .rank = -1 };
 					count = &st->attentions;
+				} else if (g->rows_op) {
+					lr.type = TRACE_OP;
+					lr.u.op = (struct trace_op){
+						.seq = seq + 1, .kind = (enum trace_op_kind)g->rows_op,
+						.dtype = g->dtype, .m = g->m, .n = g->n, .batch = g->batch,
+						.flops = g->flops, .bytes = g->bytes, .stream = e->stream,
+						.thread = g->thread, .cpu_ns = g->cpu_ns, .rank = -1 };
+					count = &st->rows_ops;
 				} else if (g->conv.nbdims) {
 					lr.type = TRACE_CONV;
 					lr.u.conv = g->conv;
@@ -911,6 +920,7 @@ int import_finish(struct import_set *s, const struct import_opts *opts,
 	st->conv_unsized = s->conv_unsized;
 	st->attn_unsized = s->attn_unsized;
 	st->attn_estimated = s->attn_estimated;
+	st->rows_unsized = s->rows_unsized;
 
 	uint64_t first = nord ? ord[0].key : UINT64_MAX;
 

@@ -92,9 +92,10 @@ struct import_evrec {
  * or (conv.nbdims set) a forward convolution (aten::convolution,
  * _convolution, cudnn_convolution), described as the recorder describes
  * cuDNN's: in trace.h's struct trace_conv (seq, stream, thread and CPU
- * time are filled when it is written).  Kernels launched inside
- * [cpu_ns, cpu_end_ns) on its thread are that GEMM's, collective's or
- * convolution's; of nested ops (aten::convolution around
+ * time are filled when it is written); or (attn.impl set) a fused
+ * attention call; or (rows_op set) a layer norm, softmax or log-softmax
+ * over rows.  Kernels launched inside [cpu_ns, cpu_end_ns) on its thread
+ * are that op's; of nested ops (aten::convolution around
  * aten::cudnn_convolution), the innermost one open at the launch. */
 struct import_gemm {
 	uint64_t cpu_ns, cpu_end_ns;
@@ -114,7 +115,11 @@ struct import_gemm {
 	struct trace_attn attn;     /* impl NONE: no fused attention; else the
 				     * call's shape (dtype its dtype, bytes
 				     * its minimum traffic)                   */
-	double attn_flops;          /* its FLOPs                              */
+	uint8_t rows_op;            /* enum trace_op_kind: NORM or SOFTMAX, a
+				     * row-wise op over m rows of n columns
+				     * (dtype its input's, bytes its minimum
+				     * traffic); 0 none                       */
+	double flops;               /* attention, row-wise op: its FLOPs      */
 	uint8_t conv_bwd;           /* conv is a backward pass (dir
 				     * BWD_DATA; BWD_FILTER when only that):
 				     * bit 0 the inputs' gradient, bit 1 the
@@ -184,6 +189,9 @@ struct import_set {
 				     * is_causal the input does not give      */
 	uint64_t attn_estimated;    /* varlen attention ops whose sequences'
 				     * lengths were estimated (kineto.c)      */
+	uint64_t rows_unsized;      /* layer norms and softmaxes whose
+				     * normalized dims or softmax dim the
+				     * input does not give                    */
 	uint32_t world_size;        /* processes of the distributed job, 0
 				     * unknown: the group of a collective the
 				     * input does not size                    */
@@ -205,6 +213,7 @@ struct import_stats {
 	uint64_t collectives;       /* OP records of NCCL collectives         */
 	uint64_t convs;             /* convolution records from CPU ops       */
 	uint64_t attentions;        /* OP records of fused attention calls    */
+	uint64_t rows_ops;          /* OP records of layer norms, softmaxes  */
 	uint64_t conv_unsized;      /* convolutions left without one: the
 				     * input gives no stride or padding       */
 	uint64_t attn_unsized;      /* fused attention ops left without one:
@@ -213,6 +222,9 @@ struct import_stats {
 	uint64_t attn_estimated;    /* of the records, varlen calls whose
 				     * sequences' lengths are estimated from
 				     * their total, count and longest         */
+	uint64_t rows_unsized;      /* layer norms and softmaxes left without
+				     * one: no normalized dims, or no softmax
+				     * dim (no "Concrete Inputs")             */
 	uint64_t event_records;     /* of the syncs: events recorded          */
 	uint64_t event_waits;       /* syncs that name an event               */
 	uint64_t unmatched;         /* activities with no matching API call   */

@@ -52,6 +52,12 @@
  *                                     -> an attention OP record (its
  *                                        shape, FLOPs, bytes) for the
  *                                        kernels launched inside it
+ *   cat "cpu_op" aten::native_layer_norm, aten::_softmax and
+ *                _log_softmax with "Input Dims" (and the softmax's dim
+ *                in "Concrete Inputs")
+ *                                     -> a norm or softmax OP record (its
+ *                                        rows, columns, FLOPs, bytes) for
+ *                                        the kernels launched inside it
  *   cat "cpu_op" record_param_comms with "Collective name", "In/Out msg
  *                                        nelems", "Group size", "dtype"
  *                                        (PyTorch 2.1 and later); cat
@@ -69,6 +75,7 @@
  */
 #include "tools/import/import.h"
 #include "predictor/attention.h"
+#include "predictor/rowwise.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -799,7 +806,7 @@ static void attn_record(const struct scratch *e, int query, int backward, struct
 {
 	enum trace_dtype t = e->ntype > query ? e->type[query] : TRACE_DT_UNKNOWN;
 	double esz = trace_dtype_bytes(t);
-	attention_work(pa, esz > 0 ? esz : 2, backward, &g->attn_flops, &g->bytes);
+	attention_work(pa, esz > 0 ? esz : 2, backward, &g->flops, &g->bytes);
 	g->dtype = (uint8_t)t;
 	pa->backward = (uint8_t)backward;
 	attention_to_trace(pa, &g->attn);
@@ -968,6 +975,101 @@ static int attn_shape(const struct scratch *e, struct import_gemm *g, int *estim
 {
 	int rc = sdpa_shape(e, g);
 	return rc < 0 ? varlen_shape(e, g, estimated) : rc;
+}
+
+/* ---- row-wise operators ---------------------------------------------- */
+
+/* The product of the n dims d, 0 when one is not positive or the product
+ * would pass 2^62 (no tensor's element count does). */
+static uint64_t dims_product(const int64_t *d, int n)
+{
+	uint64_t p = 1;
+	for (int i = 0; i < n; i++) {
+		if (d[i] <= 0 || (uint64_t)d[i] > (UINT64_C(1) << 62) / p)
+			return 0;
+		p *= (uint64_t)d[i];
+	}
+	return p;
+}
+
+/* Fills g with the row-wise op e is, from its "Input Dims": PyTorch's
+ * forward layer norm, aten::native_layer_norm (input, normalized_shape,
+ * weight, bias, eps), over the input's last dims as many as the weight's
+ * (else the bias's, else normalized_shape's values in "Concrete Inputs":
+ * a layer norm without affine parameters); aten::_softmax and
+ * aten::_log_softmax (self, dim, half_to_float) over dim, from "Concrete
+ * Inputs", taken only as the last dim (PyTorch runs a spatial kernel for
+ * another).  g gets rows and columns in m and n, the input's dtype, and
+ * the FLOPs and minimum traffic the model builder gives its own
+ * (analyzer/model/ops.c: each element read once and written once, the
+ * output in FP32 when half_to_float).  The backward ops are not read:
+ * their kernels' traffic (the saved statistics, the gradient) is another
+ * that neither the row-wise nor the vector-op model was fitted on, so
+ * they keep scaling.  Returns 0; -1 for another op or dims that do not fit
+ * together; 1 for one of these whose normalized dims or softmax dim the
+ * trace does not give, or whose input has more dims than are kept. */
+static int rows_shape(const struct scratch *e, struct import_gemm *g)
+{
+	const char *n = e->name ? e->name : "";
+	size_t len = e->name_len;
+	int norm = equals(n, len, "aten::native_layer_norm");
+	int log_sm = equals(n, len, "aten::_log_softmax");
+	if (!norm && !log_sm && !equals(n, len, "aten::_softmax"))
+		return -1;
+	if (e->nin < 1 || e->ndim[0] < 1)
+		return 1;
+	int nd = e->ndim[0];
+	if (nd > NDIM)
+		return 1;
+	const int64_t *in = e->dims[0];
+	int last;                   /* the first of the dims reduced over */
+	if (norm) {
+		const int64_t *w = NULL;
+		int nw = 0;
+		for (int i = 2; i <= 3 && !w; i++)
+			if (e->nin > i && e->ndim[i] >= 1 && e->ndim[i] <= NDIM)
+				w = e->dims[i], nw = e->ndim[i];
+		if (!w && e->nconc > 1 && e->ncval[1] >= 1)
+			w = e->cval[1], nw = e->ncval[1];
+		if (!w)
+			return 1;
+		if (nw > nd)
+			return -1;
+		last = nd - nw;
+		for (int i = 0; i < nw; i++)
+			if (in[last + i] != w[i])
+				return -1;
+	} else {
+		int64_t d;
+		if (conc_one(e, 1, &d) != 0)
+			return 1;
+		if (d < 0)
+			d += nd;
+		if (d != nd - 1)
+			return -1;
+		last = nd - 1;
+	}
+	uint64_t rows = dims_product(in, last), cols = dims_product(in + last, nd - last);
+	if (!cols || (last > 0 && !rows))
+		return -1;
+	if (last == 0)
+		rows = 1;
+	enum trace_dtype t = e->ntype > 0 ? e->type[0] : TRACE_DT_UNKNOWN;
+	double esz = trace_dtype_bytes(t), out_esz = esz;
+	int64_t half_to_float;
+	if (!norm && conc_one(e, 2, &half_to_float) == 0 && half_to_float)
+		out_esz = 4;
+	if (!(esz > 0))
+		return -1;
+	double elems = (double)rows * (double)cols;
+	g->rows_op = norm ? TRACE_OPK_NORM : TRACE_OPK_SOFTMAX;
+	g->m = rows;
+	g->n = cols;
+	g->batch = 1;
+	g->dtype = (uint8_t)t;
+	g->flops = (norm ? ROWWISE_NORM_FLOPS : ROWWISE_SOFTMAX_FLOPS) * elems;
+	g->bytes = elems * (esz + out_esz);
+	return 0;
 }
 
 /* Parses one "Concrete Inputs" entry: "" (a tensor or no value), an
@@ -1191,11 +1293,14 @@ static void finish_event(struct parser *p)
 		if (conv == 1 && (equals(e->name, e->name_len, "aten::convolution") ||
 				  equals(e->name, e->name_len, "aten::convolution_backward")))
 			s->conv_unsized++;
-		int attn = 0, estimated = 0;
+		int attn = 0, rows = 0, estimated = 0;
 		if (!e->has_tid || (conv != 0 && gemm_shape(e, &g) != 0 && coll_shape(e, &g) != 0 &&
-				    (attn = attn_shape(e, &g, &estimated)) != 0)) {
+				    (attn = attn_shape(e, &g, &estimated)) != 0 &&
+				    (rows = rows_shape(e, &g)) != 0)) {
 			if (attn == 1)
 				s->attn_unsized++;
+			if (rows == 1)
+				s->rows_unsized++;
 			return;
 		}
 		if (estimated)
