@@ -566,12 +566,21 @@ static void forward(struct srv *S, const struct sreq *r, size_t nr, int decode)
 		vec(S, "vectorized_elementwise_kernel<4, tanh_softcap>", logits, S->V * B->tp, 1.0, 1.0, 3.0);
 	if (S->eng == MODEL_ENGINE_VLLM) {
 		/* logits.float() / temperature, softmax, exponential noise,
-		 * divide, argmax (v1/sample/sampler.py) */
-		vec(S, "vectorized_elementwise_kernel<4, DivFunctor>", logits, S->V * B->tp, 1.0, 2.0, 1.0);
+		 * divide, argmax (v1/sample/sampler.py).  Every kernel after
+		 * the cast moves FP32 elements, counted here in 4-byte units
+		 * (the cast and divide read the logits in the model's dtype):
+		 * the softmax reads and writes 8 bytes an element, where the
+		 * model's dtype counted 4 (described in the vector dtype still,
+		 * as the model's other upcast softmaxes are, op_softmax_fp32) */
+		double keep = B->esz;
+		B->esz = 4.0;
+		vec(S, "vectorized_elementwise_kernel<4, DivFunctor>", logits, S->V * B->tp,
+		    keep / 4.0, 1.0, 1.0);
 		k_softmax(B, "cunn_SoftMaxForward<4, float, float, float, SoftMaxForwardEpilogue>",
 			  R, S->V * B->tp, 1.0);
-		vec(S, "vectorized_elementwise_kernel<4, exponential_kernel>", logits, S->V * B->tp, 0.0, 2.0, 4.0);
-		vec(S, "vectorized_elementwise_kernel<4, DivFunctor>", logits, S->V * B->tp, 4.0, 2.0, 1.0);
+		vec(S, "vectorized_elementwise_kernel<4, exponential_kernel>", logits, S->V * B->tp, 0.0, 1.0, 4.0);
+		vec(S, "vectorized_elementwise_kernel<4, DivFunctor>", logits, S->V * B->tp, 2.0, 1.0, 1.0);
+		B->esz = keep;
 	}
 	k_rows(B, "reduce_kernel<512, 1, ReduceOp<float, ArgMaxOps<float>>>", PRED_OP_REDUCTION, R,
 	       S->V * B->tp, S->eng == MODEL_ENGINE_VLLM ? 2.0 : 1.0, 0.0, 1.0, 512);
