@@ -129,7 +129,9 @@ int rowwise_kind_of(const struct pred_kernel *k)
 		return -1;
 	if (has(nm, "softmax_warp"))
 		return ROWWISE_SOFTMAX_WARP;
-	if (has(nm, "SoftMaxForward"))
+	/* cunn_SpatialSoftMaxForward, a softmax over an inner dim, reads its
+	 * rows strided: not this traffic */
+	if (has(nm, "SoftMaxForward") && !has(nm, "Spatial"))
 		return ROWWISE_SOFTMAX_BLOCK;
 	if (nm)
 		return -1;

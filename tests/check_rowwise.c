@@ -90,6 +90,9 @@ START_TEST(kinds)
 	ck_assert_int_eq(rowwise_kind_of(&k), ROWWISE_SOFTMAX_BLOCK);
 	k.name = "cunn_SoftMaxBackward<4, float, float, float, LogSoftMaxBackwardEpilogue>";
 	ck_assert_int_eq(rowwise_kind_of(&k), -1);
+	/* the softmax over an inner dim: strided rows, another kernel */
+	k.name = "cunn_SpatialSoftMaxForward<float, float, float, SoftMaxForwardEpilogue>";
+	ck_assert_int_eq(rowwise_kind_of(&k), -1);
 	k = rows(PRED_OP_ELEMENTWISE, NULL, 8192, 1024);
 	ck_assert_int_eq(rowwise_kind_of(&k), -1);
 }
