@@ -52,7 +52,7 @@ struct rowwise_params {
 	double floor_p;
 };
 
-/* Fitted on NeuSight's FP32 layer-norm and softmax sweep, every
+/* Fitted on NeuSight's FP32 layer-norm and softmax test shapes, every
  * architecture (surfer-bench rowwise --emit). */
 extern const struct rowwise_params rowwise_default_params;
 

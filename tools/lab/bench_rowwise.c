@@ -76,6 +76,24 @@ static double rb_mape(const struct rb_sum *s, int op, int col)
 	return s->n[op][col] ? 100 * s->ape[op][col] / (double)s->n[op][col] : NAN;
 }
 
+/* Adds one GPU's MAPE per operator and column of g to all (where g has
+ * rows), for the mean over the GPUs. */
+static void rb_add_gpu(struct rb_sum *all, const struct rb_sum *g)
+{
+	for (int op = 0; op < RB_NOPS; op++)
+		for (int c = 0; c < RB_NCOLS; c++)
+			if (g->n[op][c]) {
+				all->ape[op][c] += rb_mape(g, op, c);
+				all->n[op][c]++;
+			}
+}
+
+/* The mean over the GPUs rb_add_gpu() added, %. */
+static double rb_mean(const struct rb_sum *all, int op, int col)
+{
+	return all->ape[op][col] / (double)all->n[op][col];
+}
+
 /* Loads path's rows (skipped quietly when absent); -1 on a read error. */
 static int rb_load(struct ns_set *s, const char *path)
 {
@@ -236,7 +254,7 @@ static int rb_run(const struct bench_args *a, struct ns_set *sweep, struct ns_se
 		const struct gpu_spec *g = is_own ? NULL : gpus[gi];
 		struct rowwise_params fit;
 		if (rb_fit(test, is_own ? 0 : g->cc, &fit) != 0) {
-			fprintf(stderr, PROG ": rowwise: no sweep rows to fit on\n");
+			fprintf(stderr, PROG ": rowwise: no test-shape rows to fit on\n");
 			return 2;
 		}
 		if (is_own) {
@@ -310,21 +328,9 @@ static int rb_run(const struct bench_args *a, struct ns_set *sweep, struct ns_se
 		rb_print_line(g->id, "sweep", &sw, note);
 		rb_print_line(g->id, "test", &ts, note);
 		rb_print_line(g->id, "test-ratio", &tr, note);
-		for (int op = 0; op < RB_NOPS; op++)
-			for (int c = 0; c < RB_NCOLS; c++) {
-				if (ts.n[op][c]) {
-					all_shape.ape[op][c] += rb_mape(&ts, op, c);
-					all_shape.n[op][c]++;
-				}
-				if (tr.n[op][c]) {
-					all_ratio.ape[op][c] += rb_mape(&tr, op, c);
-					all_ratio.n[op][c]++;
-				}
-				if (sw.n[op][c]) {
-					all_sweep.ape[op][c] += rb_mape(&sw, op, c);
-					all_sweep.n[op][c]++;
-				}
-			}
+		rb_add_gpu(&all_shape, &ts);
+		rb_add_gpu(&all_ratio, &tr);
+		rb_add_gpu(&all_sweep, &sw);
 		predictor_free(p);
 		tile_model_free(tm);
 	}
@@ -332,19 +338,14 @@ static int rb_run(const struct bench_args *a, struct ns_set *sweep, struct ns_se
 	       all_tile_held ? "" : "; the tile model in-sample");
 	for (int op = 0; op < RB_NOPS; op++) {
 		printf("  %-8s test, shape      rowwise %5.1f  tile %5.1f  roofline %5.1f  auto %5.1f\n",
-		       rb_opname[op], all_shape.ape[op][RB_ROWWISE] / (double)all_shape.n[op][RB_ROWWISE],
-		       all_shape.ape[op][RB_TILE] / (double)all_shape.n[op][RB_TILE],
-		       all_shape.ape[op][RB_ROOF] / (double)all_shape.n[op][RB_ROOF],
-		       all_shape.ape[op][RB_AUTO] / (double)all_shape.n[op][RB_AUTO]);
+		       rb_opname[op], rb_mean(&all_shape, op, RB_ROWWISE), rb_mean(&all_shape, op, RB_TILE),
+		       rb_mean(&all_shape, op, RB_ROOF), rb_mean(&all_shape, op, RB_AUTO));
 		printf("  %-8s sweep, shape     rowwise %5.1f  tile %5.1f  roofline %5.1f  auto %5.1f\n",
-		       rb_opname[op], all_sweep.ape[op][RB_ROWWISE] / (double)all_sweep.n[op][RB_ROWWISE],
-		       all_sweep.ape[op][RB_TILE] / (double)all_sweep.n[op][RB_TILE],
-		       all_sweep.ape[op][RB_ROOF] / (double)all_sweep.n[op][RB_ROOF],
-		       all_sweep.ape[op][RB_AUTO] / (double)all_sweep.n[op][RB_AUTO]);
+		       rb_opname[op], rb_mean(&all_sweep, op, RB_ROWWISE), rb_mean(&all_sweep, op, RB_TILE),
+		       rb_mean(&all_sweep, op, RB_ROOF), rb_mean(&all_sweep, op, RB_AUTO));
 		printf("  %-8s test, other GPU  rowwise %5.1f  tile %5.1f  auto %5.1f\n", rb_opname[op],
-		       all_ratio.ape[op][RB_ROWWISE] / (double)all_ratio.n[op][RB_ROWWISE],
-		       all_ratio.ape[op][RB_TILE] / (double)all_ratio.n[op][RB_TILE],
-		       all_ratio.ape[op][RB_AUTO] / (double)all_ratio.n[op][RB_AUTO]);
+		       rb_mean(&all_ratio, op, RB_ROWWISE), rb_mean(&all_ratio, op, RB_TILE),
+		       rb_mean(&all_ratio, op, RB_AUTO));
 	}
 	return 0;
 }
@@ -359,10 +360,11 @@ int bench_rowwise_main(const struct bench_args *a)
 		fprintf(stdout,
 			"usage: " PROG " rowwise --data DIR [--own DIR|none] [--holdout-weights DIR] [--emit]\n"
 			"  the FP32 row-wise model (layer norm, softmax: predictor/rowwise.c) fitted on\n"
-			"  NeuSight's sweep (DIR/neusight/kernels) with each architecture held out,\n"
-			"  predicting its sweep and test shapes and our own GPUs' rows (--own, default\n"
-			"  data/), beside the tile model (--holdout-weights: make accuracy's w_<GPU>.bin)\n"
-			"  and the roofline; --emit: the constants fitted on every architecture, as C\n");
+			"  NeuSight's test shapes (DIR/neusight/kernels-test) with each architecture\n"
+			"  held out, predicting its sweep (DIR/neusight/kernels) and test shapes and our\n"
+			"  own GPUs' rows (--own, default data/), beside the tile model\n"
+			"  (--holdout-weights: make accuracy's w_<GPU>.bin) and the roofline; --emit:\n"
+			"  the constants fitted on every architecture, as C\n");
 		return 0;
 	}
 	char path[4096];
@@ -388,7 +390,7 @@ int bench_rowwise_main(const struct bench_args *a)
 	if (a->emit) {
 		struct rowwise_params p;
 		if (rb_fit(&test, 0, &p) != 0) {
-			fprintf(stderr, PROG ": rowwise: no usable sweep rows\n");
+			fprintf(stderr, PROG ": rowwise: no usable test-shape rows\n");
 			goto out;
 		}
 		rb_print_emit(&p);
