@@ -68,14 +68,23 @@
 /* The fit above; `surfer-bench comm` refits them from the same files
  * (with the GPUs of chosen compute capabilities left out: make
  * bench-serving holds out each architecture it reports on).  The custom
- * all-reduce's stage cost is a published figure, not fitted (below). */
+ * all-reduce's stage cost is a published figure, not fitted (below).
+ * The host-memory PCIe share is the refit on every file, 0.36, where 0.5
+ * stood from before PipeWeave's PCIe boxes were measured; each box's fit
+ * predicts the other's rows (surfer-bench comm, rows of 1 MB and more):
+ * the RTX 6000 Ada box's pairs at the RTX PRO 6000 box's four-rank 0.364
+ * 1.5 % (27.6 % at 0.5), that box's four ranks at the RTX 6000 Ada's
+ * 0.360 2.1 % (27.4 %).  The peer-to-peer share stays 0.75: one source's
+ * fit does not carry to the other (vidur's bridged A100s' four-rank rings
+ * at the RTX PRO 6000 pairs' 0.59 24.4 %, those pairs at the A100s' 0.75
+ * 19.4 %). */
 const struct comm_params comm_default_params = {
 	.nvlink_eff = 0.75,
 	.nvls_eff = 0.6,
 	.nvlink_p2p_eff = 0.8,
 	.nvlink_latency_us = 50.0,
 	.nvlink_p2p_us = 8.0,
-	.pcie_eff = 0.5,
+	.pcie_eff = 0.36,
 	.pcie_p2p_eff = 0.75,
 	.custom_ar_stage_us = 6.0,
 };
