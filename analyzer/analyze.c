@@ -1114,6 +1114,49 @@ static int an_stream(struct an_ctx *c)
 }
 
 /* Per-name groups and shares of target t (lane t + 1). */
+/* A serving engine's custom all-reduce (cross_device_reduce_*) that the
+ * target cannot run (its group not all NVLink-connected, comm.c's
+ * comm_custom_all_reduce_ns()): the engine falls back to NCCL, whose time
+ * an_predict_built() took, so the target's kernel list names NCCL's ring
+ * kernel for that group, not the kernel that does not run there, and
+ * counts it in the group of that name where one exists (into[g], else g
+ * itself). */
+#define AN_CUSTOM_AR_FALLBACK "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
+
+static void an_name_fallbacks(const struct an_ctx *c, struct analysis_target *at,
+			      const int32_t *group_of, size_t *into)
+{
+	struct comm_link link, wide;
+	int linked = 0;
+	for (size_t g = 0; g < at->ngroups; g++)
+		into[g] = g;
+	for (size_t g = 0; g < at->ngroups; g++) {
+		if (!comm_is_custom_all_reduce(at->groups[g].name))
+			continue;
+		if (!linked) {
+			comm_link_init_params(at->gpu, at->system, predictor_comm(c->predictor), &link, &wide);
+			linked = 1;
+		}
+		int runs = 0, any = 0;
+		for (uint32_t i = 0; i < ktable_count(c->kt) && !runs; i++) {
+			const struct ktable_key *key = &ktable_entry(c->kt, i)->key;
+			if (group_of[i] != (int32_t)g || key->collective != TRACE_COLL_ALL_REDUCE ||
+			    !an_comm_on(c, key, at->gpu))
+				continue;
+			any = 1;
+			runs = comm_custom_all_reduce_ns(key->bytes, key->ranks, &link) > 0;
+		}
+		if (!any || runs)
+			continue;
+		at->groups[g].name = AN_CUSTOM_AR_FALLBACK;
+		for (size_t h = 0; h < at->ngroups; h++)
+			if (h != g && into[h] == h && !strcmp(at->groups[h].name, AN_CUSTOM_AR_FALLBACK)) {
+				into[g] = h;
+				break;
+			}
+	}
+}
+
 static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_t ngroups,
 		      const struct analysis_group *proto)
 {
@@ -1123,17 +1166,20 @@ static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_
 	double iters = c->a->iterations ? c->a->iterations : 1;
 	double (*gm)[PRED_METHOD_COUNT] = calloc(ngroups ? ngroups : 1, sizeof(*gm));
 	double (*gb)[3] = calloc(ngroups ? ngroups : 1, sizeof(*gb));
+	size_t *into = calloc(ngroups ? ngroups : 1, sizeof(*into));
 
 	at->groups = calloc(ngroups ? ngroups : 1, sizeof(*at->groups));
-	if (!gm || !gb || !at->groups) {
+	if (!gm || !gb || !into || !at->groups) {
 		free(gm);
 		free(gb);
+		free(into);
 		return -1;
 	}
 	at->ngroups = ngroups;
 	memcpy(at->groups, proto, ngroups * sizeof(*proto));
+	an_name_fallbacks(c, at, group_of, into);
 	for (uint32_t i = 0; i < n; i++) {
-		int32_t g = group_of[i];
+		size_t g = into[group_of[i]];
 		size_t at_i = (size_t)i * nt + t;
 		double p = timeline_config_ns(c->tl, i, (uint32_t)t + 1) / iters;
 		double meas = timeline_config_ns(c->tl, i, 0) / iters;
@@ -1184,8 +1230,15 @@ static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_
 		at->groups[g].method = (enum pred_method)bm;
 		at->groups[g].memory_bound = bb - 1;
 	}
+	/* the groups counted into another leave the list */
+	size_t kept = 0;
+	for (size_t g = 0; g < ngroups; g++)
+		if (into[g] == g)
+			at->groups[kept++] = at->groups[g];
+	at->ngroups = kept;
 	free(gm);
 	free(gb);
+	free(into);
 	return 0;
 }
 

@@ -298,6 +298,29 @@ for dt in fp16:f16 bf16:bf16; do
 		--dtype "${dt%%:*}" --target h100 2>/dev/null | grep -q "ncclDevKernel_AllReduce_Sum_${dt#*:}_RING_LL"
 	check "a ${dt%%:*} prefill's all-reduce is NCCL's ${dt#*:} kernel" $?
 done
+# The custom all-reduce runs where the group is all NVLink-connected
+# (comm.c); on a PCIe card the engine falls back to NCCL, and the kernel
+# list names NCCL's kernel, in one row with the large messages' own: a
+# decode step at TP 2 (2 rows x 2048 x 2 bytes) on an L40S and an H100
+kl() { # kl TARGET: the kernel rows of a TP 2 decode step and a 3000-token prefill
+	for m in "decode --batch 2 --seq 100" "serve --prompt-lens 3000 --new-tokens 2"; do
+		# shellcheck disable=SC2086
+		"$BIN" --model llama-3.2-1b --engine sglang --mode $m --tp 2 --dtype bf16 \
+			--target "$1" -n 0 2>/dev/null | grep -E "cross_device_reduce|ncclDevKernel_AllReduce"
+	done
+}
+kl l40s >"$tmp/pcie.txt"
+got=$(grep -c cross_device_reduce "$tmp/pcie.txt")
+[ "$got" = 0 ]; check "no custom all-reduce listed on a PCIe card (got $got rows)" $?
+got=$(grep -c ncclDevKernel_AllReduce_Sum_bf16_RING_LL "$tmp/pcie.txt")
+[ "$got" = 2 ]; check "one NCCL all-reduce row per run on a PCIe card (got $got)" $?
+calls=$(awk '{ print $2 }' "$tmp/pcie.txt" | tr '\n' ' ')
+# decode: 16 x 2 + 1 all-reduces; serve: the prefill's 33 (12 MB, NCCL's
+# own) and one step's 33 in one row
+[ "$calls" = "33 66 " ]; check "their calls: 33 and 33 + 33 (got '$calls')" $?
+kl h100 >"$tmp/nvl.txt"
+got=$(grep -c cross_device_reduce "$tmp/nvl.txt")
+[ "$got" = 2 ]; check "the custom all-reduce listed on an NVLink board (got $got rows)" $?
 # AWQ and GPTQ checkpoints (serve.c, Marlin): the decoder's linears 4-bit
 # with a 16-bit scale per 128 and AWQ's 4-bit zero point per 128, 0.5 +
 # 2.5 / 128 = 0.51953125 bytes a weight; the embedding (tied) and the
