@@ -74,7 +74,12 @@
  * predicts the other's rows (surfer-bench comm, rows of 1 MB and more):
  * the RTX 6000 Ada box's pairs at the RTX PRO 6000 box's four-rank 0.364
  * 1.5 % (27.6 % at 0.5), that box's four ranks at the RTX 6000 Ada's
- * 0.360 2.1 % (27.4 %).  The peer-to-peer share stays 0.75: one source's
+ * 0.360 2.1 % (27.4 %); and DeepBench's 2017 boxes without peer-to-peer,
+ * in no fit, PCIe 3.0 x16, two to eight ranks: P100 4.6-7.4 % (25.7-28.9
+ * at 0.5), M40 6.1-8.6 (23.9-25.5), TITAN X (Maxwell) 8.3-10.6 (22.8-25.3):
+ * their rings hold 0.37-0.40 of the link at every size.  DeepBench's GTX
+ * 1080 Ti and TITAN X (Pascal) boxes had peer-to-peer (0.75 at two ranks:
+ * systems.csv's rows for them).  The peer-to-peer share stays 0.75: one source's
  * fit does not carry to the other (vidur's bridged A100s' four-rank rings
  * at the RTX PRO 6000 pairs' 0.59 24.4 %, those pairs at the A100s' 0.75
  * 19.4 %). */

@@ -114,9 +114,10 @@ echo "0 1056 blocks   400 its    100.250 Fl/B   400 GB/s   40000 GF/s   1800 Mhz
 grep -q '^h200' "$D/a" && cmp -s "$D/a" "$D/b" || { echo "FAIL: --data=DIR differs from --data DIR"; fail=1; }
 
 # comm reads DeepBench's all-reduce section (NCCL rows only): a P100 PCIe
-# pair (PCIe 3.0 x16 at 0.5: 7.877 GB/s; 30 us) all-reduces 25M floats
-# (1e8 bytes, each byte once over the link) in 12.725 ms; measured 14 ms:
-# 9.1 % off.  The MPI row of 16 GPUs on two nodes is left out.
+# pair (PCIe 3.0 x16 through host memory at 0.36: 5.671 GB/s; 30 us)
+# all-reduces 25M floats (1e8 bytes, each byte once over the link) in
+# 17.662 ms; measured 14 ms: 26.2 % off.  The MPI row of 16 GPUs on two
+# nodes is left out.
 C="$D/deepbench"
 mkdir -p "$C"
 cat >"$C/DeepBench_NV_P100__Results_FP32.csv" <<'CSV'
@@ -126,8 +127,8 @@ All-Reduce,,Size # floats,# chips,,,Mean All Reduce Time (msec),,Gigabytes/sec,S
 ,,25000000,16,2,,50,,1,Baidu RingAllReduce
 CSV
 "$BIN" comm "$C" >"$D/comm" 2>&1
-grep -q 'DeepBench.*p100-pcie.*ranks 2 .* 1 sizes.*  9.1%' "$D/comm" &&
-	grep -q 'all .* 9.1% over 1 measurements' "$D/comm" ||
+grep -q 'DeepBench.*p100-pcie.*ranks 2 .* 1 sizes.* 26.2%' "$D/comm" &&
+	grep -q 'all .* 26.2% over 1 measurements' "$D/comm" ||
 	{ echo "FAIL: comm on DeepBench rows: $(cat "$D/comm")"; fail=1; }
 
 # comm refits its constants from the NCCL files it reads: A100 SXM4

@@ -30,7 +30,8 @@ bench-profile: $(BUILD)/surfer-bench
 
 bench-comm: $(BUILD)/surfer-bench
 	@if [ -d $(SHARED_DATA)/vidur/network ]; then \
-		$(BUILD)/surfer-bench comm $(SHARED_DATA)/vidur/network $(SHARED_DATA)/pipeweave/collective; \
+		$(BUILD)/surfer-bench comm $(SHARED_DATA)/vidur/network $(SHARED_DATA)/pipeweave/collective \
+			$(SHARED_DATA)/deepbench/csv/results/train; \
 	else echo "bench-comm: $(SHARED_DATA) absent, skipped"; fi
 
 # `make bench-published`: published training step times (NeMo, Megatron,
