@@ -1118,10 +1118,18 @@ static int an_stream(struct an_ctx *c)
  * target cannot run (its group not all NVLink-connected, comm.c's
  * comm_custom_all_reduce_ns()): the engine falls back to NCCL, whose time
  * an_predict_built() took, so the target's kernel list names NCCL's ring
- * kernel for that group, not the kernel that does not run there, and
- * counts it in the group of that name where one exists (into[g], else g
- * itself). */
-#define AN_CUSTOM_AR_FALLBACK "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
+ * kernel of the same type for that group, not the kernel that does not
+ * run there, and counts it in the group of that name where one exists
+ * (into[g], else g itself). */
+static const char *an_custom_ar_fallback(const char *name)
+{
+	const char *t = strchr(name, '<');
+	if (t && !strncmp(t, "<half", 5))
+		return "ncclDevKernel_AllReduce_Sum_f16_RING_LL";
+	if (t && !strncmp(t, "<float", 6))
+		return "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+	return "ncclDevKernel_AllReduce_Sum_bf16_RING_LL";
+}
 
 static void an_name_fallbacks(const struct an_ctx *c, struct analysis_target *at,
 			      const int32_t *group_of, size_t *into)
@@ -1148,9 +1156,10 @@ static void an_name_fallbacks(const struct an_ctx *c, struct analysis_target *at
 		}
 		if (!any || runs)
 			continue;
-		at->groups[g].name = AN_CUSTOM_AR_FALLBACK;
+		const char *nccl = an_custom_ar_fallback(at->groups[g].name);
+		at->groups[g].name = nccl;
 		for (size_t h = 0; h < at->ngroups; h++)
-			if (h != g && into[h] == h && !strcmp(at->groups[h].name, AN_CUSTOM_AR_FALLBACK)) {
+			if (h != g && into[h] == h && !strcmp(at->groups[h].name, nccl)) {
 				into[g] = h;
 				break;
 			}

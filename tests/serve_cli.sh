@@ -321,6 +321,12 @@ calls=$(awk '{ print $2 }' "$tmp/pcie.txt" | tr '\n' ' ')
 kl h100 >"$tmp/nvl.txt"
 got=$(grep -c cross_device_reduce "$tmp/nvl.txt")
 [ "$got" = 2 ]; check "the custom all-reduce listed on an NVLink board (got $got rows)" $?
+# in FP16 the engines' kernel is the half one, and so is NCCL's fallback
+"$BIN" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 3000 --new-tokens 2 --tp 2 \
+	--dtype fp16 --target l40s -n 0 2>/dev/null | grep -E "cross_device_reduce|ncclDevKernel_AllReduce" >"$tmp/f16.txt"
+got=$(awk '{ print $1 ":" $2 }' "$tmp/f16.txt")
+[ "$got" = "ncclDevKernel_AllReduce_Sum_f16_RING_LL:66" ]
+check "an FP16 serve on a PCIe card: one f16 NCCL row of 66 calls (got '$got')" $?
 # AWQ and GPTQ checkpoints (serve.c, Marlin): the decoder's linears 4-bit
 # with a 16-bit scale per 128 and AWQ's 4-bit zero point per 128, 0.5 +
 # 2.5 / 128 = 0.51953125 bytes a weight; the embedding (tied) and the

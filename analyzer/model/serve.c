@@ -275,10 +275,14 @@ static void all_reduce(struct srv *S, uint64_t rows)
 	 * applies and falls back to NCCL): one-shot for TP 2 and small
 	 * messages, two-shot above */
 	struct model_kernel *k = bld_last_kernel(B);
-	if (k && bytes <= 8.0 * 1024 * 1024 && B->tp <= 8 && !(B->tp % 2))
-		k->k.name = B->tp == 2 || (B->tp <= 4 && bytes < 512.0 * 1024) ||
-			    (bytes < 256.0 * 1024) ? "cross_device_reduce_1stage<__nv_bfloat16, 8>"
-			    : "cross_device_reduce_2stage<__nv_bfloat16, 8>";
+	if (k && bytes <= 8.0 * 1024 * 1024 && B->tp <= 8 && !(B->tp % 2)) {
+		int one = B->tp == 2 || (B->tp <= 4 && bytes < 512.0 * 1024) || bytes < 256.0 * 1024;
+		int f16 = B->o->dtype == GPU_DT_FP16;   /* the kernel's template type */
+		k->k.name = one ? (f16 ? "cross_device_reduce_1stage<half, 8>"
+				       : "cross_device_reduce_1stage<__nv_bfloat16, 8>")
+				: (f16 ? "cross_device_reduce_2stage<half, 8>"
+				       : "cross_device_reduce_2stage<__nv_bfloat16, 8>");
+	}
 }
 
 /* The pass's attention: one call over its requests (attn.h), the work it
