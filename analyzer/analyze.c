@@ -98,6 +98,8 @@ struct an_ctx {
 	int timed;                    /* some kernel or copy has GPU times         */
 	struct tl_kernel_pred *pred;  /* configs x targets                         */
 	uint8_t *pmethod, *pbound;    /* configs x targets                         */
+	uint8_t *pnccl;               /* configs x targets: 1 where an engine's
+				       * custom all-reduce runs as NCCL's        */
 	struct tl_target *targets;
 	struct timeline *tl;
 	struct an_pending *pend;      /* sorted copy of every event (fallback)     */
@@ -342,6 +344,10 @@ static int an_grow(struct an_ctx *c, uint32_t i)
 		if (!b)
 			return -1;
 		c->pbound = b;
+		b = realloc(c->pnccl, (size_t)cap * nt);
+		if (!b)
+			return -1;
+		c->pnccl = b;
 		c->cap_configs = cap;
 	}
 	return timeline_set_configs(c->tl, i + 1, c->pred);
@@ -364,20 +370,38 @@ static int an_grow(struct an_ctx *c, uint32_t i)
  * roofline. */
 #define AN_IMPLAUSIBLE 50.0
 
+/* A serving engine's custom all-reduce (cross_device_reduce_*) that the
+ * target cannot run (its group not all NVLink-connected, comm.c's
+ * comm_custom_all_reduce_ns()) runs as NCCL's, whose time
+ * an_predict_built() took and marked (pnccl): the target's kernel list and
+ * spans name NCCL's ring kernel of the same type, not the kernel that does
+ * not run there. */
+static const char *an_custom_ar_fallback(const char *name)
+{
+	const char *t = strchr(name, '<');
+	if (t && !strncmp(t, "<half", 5))
+		return "ncclDevKernel_AllReduce_Sum_f16_RING_LL";
+	if (t && !strncmp(t, "<float", 6))
+		return "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
+	return "ncclDevKernel_AllReduce_Sum_bf16_RING_LL";
+}
+
 /* Predicts a kernel from its operator record on target g: a collective
  * (built, recorded or imported, timed or not) by comm.c over the links of
  * g's system, never by scaling its measured time (a collective's time is
  * the links', not the GPU's); any other kernel no GPU ran from scratch (no
  * origin), with the DRAM bytes a broadcast operand adds where it does not
- * stay in g's L2.  A method that cannot predict it gives 0 ns. */
+ * stay in g's L2.  A method that cannot predict it gives 0 ns.  *nccl: 1
+ * where an engine's custom all-reduce falls back to NCCL's on g. */
 static void an_predict_built(const struct predictor *pred, const struct ktable_key *key,
 			     const struct pred_kernel *in, const struct gpu_spec *g,
 			     const struct gpu_system *sys, enum pred_method method,
-			     struct pred_result *r)
+			     struct pred_result *r, int *nccl)
 {
 	struct pred_kernel k = *in;
 
 	memset(r, 0, sizeof(*r));
+	*nccl = 0;
 	if (key->collective != TRACE_COLL_NONE) {
 		struct comm_link link, wide;
 
@@ -389,9 +413,11 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 			/* node-limited routing: the OP's n nodes a token at most, k rows */
 			r->ns = comm_routed_a2a_ns(k.bytes, (uint32_t)key->k, (uint32_t)key->n,
 						   key->ranks, key->node_ranks, &link);
-		if (!(r->ns > 0))   /* NCCL's, also where the engine falls back to it */
+		if (!(r->ns > 0)) {   /* NCCL's, also where the engine falls back to it */
+			*nccl = comm_is_custom_all_reduce(k.name);
 			r->ns = comm_group_ns((enum comm_op)key->collective, k.bytes, key->ranks,
 					      key->node_ranks, &link);
+		}
 		if (key->collective == TRACE_COLL_ALL_TO_ALL && comm_is_a2a_sm_share(k.name))
 			r->ns = comm_a2a_sm_share_ns(r->ns, g->sms);
 		r->method = PRED_COMM;
@@ -464,11 +490,12 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 	for (size_t t = 0; t < nt; t++) {
 		struct pred_result r;
 		size_t at = (size_t)i * nt + t;
+		int nccl = 0;
 
 		if (e->key.lib_kind == KTABLE_LIB_OP &&
 		    (!(origin_ns > 0) || an_comm_on(c, &e->key, c->o->targets[t])))
 			an_predict_built(c->predictor, &e->key, &k, c->o->targets[t], c->o->system,
-					 c->o->method, &r);
+					 c->o->method, &r, &nccl);
 		else if (predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], c->o->method,
 					&r) < 0 &&
 			 predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], PRED_AUTO, &r) < 0)
@@ -481,6 +508,7 @@ static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 		c->pred[at].pull = c->pred[at].scale > 0 ? r.pull : 0;
 		c->pmethod[at] = (uint8_t)r.method;
 		c->pbound[at] = (uint8_t)(r.memory_bound + 1);
+		c->pnccl[at] = (uint8_t)nccl;
 	}
 	return 0;
 }
@@ -543,6 +571,8 @@ static void an_placed(void *ctx, const struct tl_placed *p)
 			size_t at = (size_t)ev->config * c->o->ntargets + p->lane - 1;
 			s.method = (enum pred_method)c->pmethod[at];
 			s.memory_bound = (int)c->pbound[at] - 1;
+			if (c->pnccl[at])
+				s.name = an_custom_ar_fallback(s.name);
 		}
 	} else {
 		return;
@@ -1114,47 +1144,23 @@ static int an_stream(struct an_ctx *c)
 }
 
 /* Per-name groups and shares of target t (lane t + 1). */
-/* A serving engine's custom all-reduce (cross_device_reduce_*) that the
- * target cannot run (its group not all NVLink-connected, comm.c's
- * comm_custom_all_reduce_ns()): the engine falls back to NCCL, whose time
- * an_predict_built() took, so the target's kernel list names NCCL's ring
- * kernel of the same type for that group, not the kernel that does not
- * run there, and counts it in the group of that name where one exists
- * (into[g], else g itself). */
-static const char *an_custom_ar_fallback(const char *name)
-{
-	const char *t = strchr(name, '<');
-	if (t && !strncmp(t, "<half", 5))
-		return "ncclDevKernel_AllReduce_Sum_f16_RING_LL";
-	if (t && !strncmp(t, "<float", 6))
-		return "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
-	return "ncclDevKernel_AllReduce_Sum_bf16_RING_LL";
-}
-
-static void an_name_fallbacks(const struct an_ctx *c, struct analysis_target *at,
+/* The groups of target t whose every configuration ran as NCCL's take its
+ * name, counted in the group of that name where one exists (into[g], else
+ * g itself). */
+static void an_name_fallbacks(const struct an_ctx *c, size_t t, struct analysis_target *at,
 			      const int32_t *group_of, size_t *into)
 {
-	struct comm_link link, wide;
-	int linked = 0;
+	uint32_t n = ktable_count(c->kt);
+	size_t nt = c->o->ntargets;
 	for (size_t g = 0; g < at->ngroups; g++)
 		into[g] = g;
 	for (size_t g = 0; g < at->ngroups; g++) {
 		if (!comm_is_custom_all_reduce(at->groups[g].name))
 			continue;
-		if (!linked) {
-			comm_link_init_params(at->gpu, at->system, predictor_comm(c->predictor), &link, &wide);
-			linked = 1;
-		}
-		int runs = 0, any = 0;
-		for (uint32_t i = 0; i < ktable_count(c->kt) && !runs; i++) {
-			const struct ktable_key *key = &ktable_entry(c->kt, i)->key;
-			if (group_of[i] != (int32_t)g || key->collective != TRACE_COLL_ALL_REDUCE ||
-			    !an_comm_on(c, key, at->gpu))
-				continue;
-			any = 1;
-			runs = comm_custom_all_reduce_ns(key->bytes, key->ranks, &link) > 0;
-		}
-		if (!any || runs)
+		int all = 1;
+		for (uint32_t i = 0; i < n && all; i++)
+			all = group_of[i] != (int32_t)g || c->pnccl[(size_t)i * nt + t];
+		if (!all)
 			continue;
 		const char *nccl = an_custom_ar_fallback(at->groups[g].name);
 		at->groups[g].name = nccl;
@@ -1186,7 +1192,7 @@ static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_
 	}
 	at->ngroups = ngroups;
 	memcpy(at->groups, proto, ngroups * sizeof(*proto));
-	an_name_fallbacks(c, at, group_of, into);
+	an_name_fallbacks(c, t, at, group_of, into);
 	for (uint32_t i = 0; i < n; i++) {
 		size_t g = into[group_of[i]];
 		size_t at_i = (size_t)i * nt + t;
@@ -1556,6 +1562,7 @@ out:
 	free(c.pred);
 	free(c.pmethod);
 	free(c.pbound);
+	free(c.pnccl);
 	free(c.targets);
 	free(c.pend);
 	free(c.win);

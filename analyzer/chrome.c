@@ -35,12 +35,17 @@ struct ct_ids {
 	size_t last;              /* index of the last hit                     */
 };
 
+struct ct_name {
+	const char *raw;          /* the span's name it was escaped from       */
+	char *esc;
+};
+
 struct chrome_trace {
 	FILE *f;
 	long body;                /* offset of the first event                 */
 	int nevents;              /* events written since the body (0 or more) */
 	struct ct_ids streams, threads;
-	char **names;             /* per configuration: its escaped name       */
+	struct ct_name *names;    /* per configuration: its last name, escaped */
 	size_t nnames;
 	size_t maxlane;           /* the largest lane seen                     */
 	int failed;               /* 1 out of memory, 2 write, 3 restart       */
@@ -96,12 +101,14 @@ static char *ct_escape(const char *s)
 	return out;
 }
 
-/* The escaped name of configuration c (cached). */
+/* The escaped name of configuration c (cached; escaped anew where a
+ * target names the configuration otherwise: a custom all-reduce that runs
+ * as NCCL's there, analyze.c). */
 static const char *ct_kernel_name(struct chrome_trace *ct, uint32_t c, const char *name)
 {
 	if (c >= ct->nnames) {
 		size_t n = ct->nnames ? ct->nnames : 64;
-		char **p;
+		struct ct_name *p;
 
 		while (n <= c)
 			n *= 2;
@@ -112,9 +119,13 @@ static const char *ct_kernel_name(struct chrome_trace *ct, uint32_t c, const cha
 		ct->names = p;
 		ct->nnames = n;
 	}
-	if (!ct->names[c])
-		ct->names[c] = ct_escape(name ? name : "(unnamed)");
-	return ct->names[c];
+	struct ct_name *e = &ct->names[c];
+	if (!e->esc || e->raw != name) {
+		free(e->esc);
+		e->esc = ct_escape(name ? name : "(unnamed)");
+		e->raw = name;
+	}
+	return e->esc;
 }
 
 struct chrome_trace *chrome_trace_new(FILE *f)
@@ -319,7 +330,7 @@ void chrome_trace_free(struct chrome_trace *ct)
 	free(ct->streams.ids);
 	free(ct->threads.ids);
 	for (size_t i = 0; i < ct->nnames; i++)
-		free(ct->names[i]);
+		free(ct->names[i].esc);
 	free(ct->names);
 	free(ct);
 }

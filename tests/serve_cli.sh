@@ -321,6 +321,19 @@ calls=$(awk '{ print $2 }' "$tmp/pcie.txt" | tr '\n' ' ')
 kl h100 >"$tmp/nvl.txt"
 got=$(grep -c cross_device_reduce "$tmp/nvl.txt")
 [ "$got" = 2 ]; check "the custom all-reduce listed on an NVLink board (got $got rows)" $?
+# the Chrome trace's kernels say the same, per target: NCCL's on the L40S,
+# the custom one on the H100 (one configuration, named per target)
+"$BIN" --model llama-3.2-1b --engine sglang --mode decode --batch 2 --seq 100 --tp 2 --dtype bf16 \
+	--target l40s --target h100 --chrome-trace "$tmp/ar.json" >/dev/null 2>&1
+got=$(python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+pid = {e["pid"]: e["args"]["name"].split()[0] for e in ev if e.get("name") == "process_name"}
+seen = sorted({pid[e["pid"]] + ":" + e["name"].split("<")[0] for e in ev
+               if e.get("cat") == "kernel" and ("cross_device" in e["name"] or "AllReduce" in e["name"])})
+print(" ".join(seen))' "$tmp/ar.json")
+[ "$got" = "h100-sxm:cross_device_reduce_1stage l40s:ncclDevKernel_AllReduce_Sum_bf16_RING_LL" ]
+check "Chrome trace: the all-reduce named per target (got '$got')" $?
 # in FP16 the engines' kernel is the half one, and so is NCCL's fallback
 "$BIN" --model llama-3.2-1b --engine sglang --mode serve --prompt-lens 3000 --new-tokens 2 --tp 2 \
 	--dtype fp16 --target l40s -n 0 2>/dev/null | grep -E "cross_device_reduce|ncclDevKernel_AllReduce" >"$tmp/f16.txt"
