@@ -162,9 +162,10 @@ static double block_threads(const struct pred_kernel *k, int kind)
 	return rowwise_softmax_block_threads(k->n);
 }
 
-double rowwise_rows_in_flight(const struct pred_kernel *k, const struct gpu_spec *g)
+/* Each public entry below classifies its kernel once (rowwise_kind_of()
+ * reads the name) and passes the kind to these. */
+static double rw_rows_in_flight(const struct pred_kernel *k, const struct gpu_spec *g, int kind)
 {
-	int kind = rowwise_kind_of(k);
 	if (kind < 0 || !g || !g->sms)
 		return 0;
 	double maxthr = g->limits && g->limits->max_threads_per_sm ? g->limits->max_threads_per_sm : 2048;
@@ -179,15 +180,19 @@ double rowwise_rows_in_flight(const struct pred_kernel *k, const struct gpu_spec
 	return n < rows ? n : rows;
 }
 
-double rowwise_bytes(const struct pred_kernel *k, const struct gpu_spec *g,
-		     const struct rowwise_params *p)
+double rowwise_rows_in_flight(const struct pred_kernel *k, const struct gpu_spec *g)
+{
+	return rw_rows_in_flight(k, g, rowwise_kind_of(k));
+}
+
+static double rw_bytes(const struct pred_kernel *k, const struct gpu_spec *g,
+		       const struct rowwise_params *p, int kind)
 {
 	static const double rereads[ROWWISE_KIND_COUNT] = {1, 2, 0};
-	int kind = rowwise_kind_of(k);
 	if (kind < 0 || !g || !p)
 		return -1;
 	double rows = (double)k->m * (k->batch ? (double)k->batch : 1), cols = (double)k->n;
-	double inflight = rowwise_rows_in_flight(k, g) * cols * 4;
+	double inflight = rw_rows_in_flight(k, g, kind) * cols * 4;
 	double l2 = g->l2_mb > 0 ? g->l2_mb * 1048576.0 : 0;
 	double miss = inflight > 0 ? 1 - p->l2_share * l2 / inflight : 1;
 	if (miss < 0)
@@ -195,20 +200,29 @@ double rowwise_bytes(const struct pred_kernel *k, const struct gpu_spec *g,
 	return 4 * rows * cols * (2 + rereads[kind] * miss);
 }
 
-double rowwise_traffic_ns(const struct pred_kernel *k, const struct gpu_spec *g,
-			  const struct rowwise_params *p)
+double rowwise_bytes(const struct pred_kernel *k, const struct gpu_spec *g,
+		     const struct rowwise_params *p)
 {
-	if (!p)
-		p = &rowwise_default_params;
-	int kind = rowwise_kind_of(k);
+	return rw_bytes(k, g, p, rowwise_kind_of(k));
+}
+
+static double rw_traffic_ns(const struct pred_kernel *k, const struct gpu_spec *g,
+			    const struct rowwise_params *p, int kind)
+{
 	/* ROCm's kernels are others (64-wide wavefronts, their own blocks),
 	 * and no AMD row was fitted: an AMD GPU keeps the tile model and its
 	 * AMD scale per class (amd_scale.c) */
 	double bw = g && !gpu_cc_is_amd(g->cc) ? gpu_mem_bw_eff_gbps(g) : 0;
 	if (kind < 0 || !(bw > 0) || !(p->eff[kind] > 0))
 		return -1;
-	double bytes = rowwise_bytes(k, g, p);
+	double bytes = rw_bytes(k, g, p, kind);
 	return bytes > 0 ? bytes / (p->eff[kind] * bw) : -1;
+}
+
+double rowwise_traffic_ns(const struct pred_kernel *k, const struct gpu_spec *g,
+			  const struct rowwise_params *p)
+{
+	return rw_traffic_ns(k, g, p ? p : &rowwise_default_params, rowwise_kind_of(k));
 }
 
 /* The host floor of NeuSight's timings of kind's operator. */
@@ -222,8 +236,8 @@ int rowwise_covers(const struct pred_kernel *k, const struct gpu_spec *g,
 {
 	if (!p)
 		p = &rowwise_default_params;
-	double w = rowwise_traffic_ns(k, g, p);
 	int kind = rowwise_kind_of(k);
+	double w = rw_traffic_ns(k, g, p, kind);
 	return w > 0 && (!host_floor || w >= ROWWISE_COVER * host_floor_of(p, kind));
 }
 
@@ -232,10 +246,10 @@ double rowwise_model_ns(const struct pred_kernel *k, const struct gpu_spec *g,
 {
 	if (!p)
 		p = &rowwise_default_params;
-	double w = rowwise_traffic_ns(k, g, p);
+	int kind = rowwise_kind_of(k);
+	double w = rw_traffic_ns(k, g, p, kind);
 	if (!(w > 0))
 		return -1;
-	int kind = rowwise_kind_of(k);
 	double f = host_floor ? host_floor_of(p, kind) : PRED_NO_BASIS_NS;
 	double q = p->floor_p > 0 ? p->floor_p : 1;
 	return pow(pow(f, q) + pow(w, q), 1 / q);
