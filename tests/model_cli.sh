@@ -1446,6 +1446,15 @@ check "deepseek-v2 --plan --json without --attention: \"attention\": \"flash\"" 
 "$BIN" --model deepseek-v2 --mode training --seq 1024 --target h100 --plan 8 >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q '^surfer-analyze: --plan 8: no layout builds: .*decode runs with --engine sglang or vllm$' "$tmp/err"
 check "a plan none of whose layouts builds is refused with the whole reason" $?
+# a batch too small for the data-parallel ranks and a model too small for the
+# model-parallel degrees left: the refusal names both (Llama 3.1 405B on 1024
+# GPUs at batch 1: tp 8 x pp 128 passes its 126 layers); before, only the
+# first layout's "--pp 1024 exceeds the 126 layers", as if --pp were the fault
+"$BIN" --model llama-3.1-405b --mode training --dtype bf16 --seq 8192 --batch 1 --target h100 \
+	--plan 1024 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+	grep -q '^surfer-analyze: --plan 1024: no layout builds: batch 1 not split over 2 ranks, nor over the ranks of [0-9]* more layouts; the other [0-9]* fail on [0-9]* reasons, the first: --pp 1024 exceeds the 126 layers$' "$tmp/err"
+check "a plan that fails on the batch and on the model says both, in one line" $?
 "$BIN" --model llama-3-8b --mode training --dtype bf16 --seq 1024 --batch 16 --target h100 --plan 16 --zero 1 \
 	2>/dev/null | grep -q ' 16 .*--tp 16 does not divide the 8 key/value heads: .*(--engine vllm or sglang replicates them)$'
 check "a plan's row that does not build gives its whole reason" $?

@@ -857,6 +857,57 @@ static int write_rank(FILE *f, const struct model_cli *m, struct plan_best *b, s
 	return ferror(f) ? -1 : 0;
 }
 
+/* Whether layout l failed because the batch does not split over its
+ * data-parallel ranks (or its sequences over its replicas) rather than
+ * because the layout does not build. */
+static int failed_on_split(const struct layout *l)
+{
+	return !strncmp(l->why, "batch ", 6) || strstr(l->why, " not dealt to ");
+}
+
+/* When no layout of v builds: the refusal in err, 1; else 0.  The reason
+ * is a build's over a batch's split (an engine asked to train fails every
+ * layout alike); where both stand in the way, the line says how many
+ * layouts each stopped, so that a batch too small for the GPUs and a model
+ * too small for the model-parallel degrees left are both seen (Llama 3.1
+ * 405B on 1024 GPUs at batch 1: tp 8 x pp 128 passes its 126 layers). */
+static int plan_refusal(const struct layout *v, size_t n, const struct model_cli *m, char *err,
+			size_t errlen)
+{
+	size_t split = 0, other = 0, reasons = 0, alike;
+	uint32_t fewest = 0;
+	const char *why = NULL, *split_why = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].ok && !v[i].hidden)
+			return 0;
+		if (v[i].ok || v[i].hidden)
+			continue;
+		if (failed_on_split(&v[i])) {
+			split++;
+			if (!fewest || v[i].dp < fewest)
+				fewest = v[i].dp, split_why = v[i].why;
+			continue;
+		}
+		other++;
+		reasons += first_alike(v, n, i, &alike);
+		if (!why)
+			why = v[i].why;
+	}
+	if (!why && !split_why)
+		return 0;
+	if (!why || !split)
+		snprintf(err, errlen, "--plan %u: no layout builds: %s", m->plan_gpus, why ? why : split_why);
+	else if (reasons == 1)
+		snprintf(err, errlen, "--plan %u: no layout builds: %s, nor over the ranks of %zu more "
+			 "layouts; the other %zu fail%s on one reason: %s", m->plan_gpus, split_why,
+			 split - 1, other, other == 1 ? "s" : "", why);
+	else
+		snprintf(err, errlen, "--plan %u: no layout builds: %s, nor over the ranks of %zu more "
+			 "layouts; the other %zu fail on %zu reasons, the first: %s", m->plan_gpus,
+			 split_why, split - 1, other, reasons, why);
+	return 1;
+}
+
 int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *const *targets,
 		     size_t ntargets, const double *usd_per_hour, enum pred_method method, int json,
 		     char *err, size_t errlen)
@@ -942,20 +993,11 @@ int model_plan_write(FILE *f, const struct model_cli *m, const struct gpu_spec *
 	size_t jobs = model_plan_jobs(m);
 	/* the first target's layouts before anything is written: a plan no
 	 * layout of which builds (an engine asked to train, say) is bad
-	 * input, refused with the first layout's reason */
+	 * input, refused with its reasons (plan_refusal()) */
 	if (ntargets)
 		predict_layouts(&c, m, targets[0], method, v, n, jobs, &bar, 0, n * ntargets);
 	progress_end(&bar);
-	size_t built = 0;
-	const char *why = NULL;
-	for (size_t i = 0; ntargets && i < n; i++) {
-		if (v[i].ok || v[i].hidden)
-			built += v[i].ok;
-		else if (!why || (!strncmp(why, "batch ", 6) && strncmp(v[i].why, "batch ", 6)))
-			why = v[i].why;   /* a build's reason over a batch's split */
-	}
-	if (ntargets && !built && why) {
-		snprintf(err, errlen, "--plan %u: no layout builds: %s", m->plan_gpus, why);
+	if (ntargets && plan_refusal(v, n, m, err, errlen)) {
 		free(v);
 		free(best);
 		return SURFER_EINVAL;

@@ -533,6 +533,19 @@ static double comm_elem_bytes(enum trace_dtype t)
 	return b > 0 ? b : 4;
 }
 
+/* The product of the n dims d, 0 when one is not positive or the product
+ * would pass 2^62 (no tensor's element count does). */
+static uint64_t dims_product(const int64_t *d, int n)
+{
+	uint64_t p = 1;
+	for (int i = 0; i < n; i++) {
+		if (d[i] <= 0 || (uint64_t)d[i] > (UINT64_C(1) << 62) / p)
+			return 0;
+		p *= (uint64_t)d[i];
+	}
+	return p;
+}
+
 /* Fills g (collective set) from a CPU op or annotation that calls an NCCL
  * collective, with bytes as comm.h counts them: the reduced buffer, the
  * whole all-gather output or reduce-scatter input, the all-to-all send
@@ -559,10 +572,7 @@ static int coll_shape(const struct scratch *e, struct import_gemm *g)
 	if (!g->collective)
 		return -1;
 	g->dtype = (uint8_t)(e->ntype > 0 ? e->type[0] : TRACE_DT_UNKNOWN);
-	double el = 1;
-	for (int i = 0; i < e->ndim[0]; i++)
-		el *= e->dims[0][i] > 0 ? (double)e->dims[0][i] : 0;
-	g->bytes = el * comm_elem_bytes(g->dtype);
+	g->bytes = (double)dims_product(e->dims[0], e->ndim[0]) * comm_elem_bytes(g->dtype);
 	g->per_rank = g->collective == TRACE_COLL_ALL_GATHER;
 	return g->bytes > 0 ? 0 : -1;
 }
@@ -978,19 +988,6 @@ static int attn_shape(const struct scratch *e, struct import_gemm *g, int *estim
 }
 
 /* ---- row-wise operators ---------------------------------------------- */
-
-/* The product of the n dims d, 0 when one is not positive or the product
- * would pass 2^62 (no tensor's element count does). */
-static uint64_t dims_product(const int64_t *d, int n)
-{
-	uint64_t p = 1;
-	for (int i = 0; i < n; i++) {
-		if (d[i] <= 0 || (uint64_t)d[i] > (UINT64_C(1) << 62) / p)
-			return 0;
-		p *= (uint64_t)d[i];
-	}
-	return p;
-}
 
 /* Fills g with the row-wise op e is, from its "Input Dims": PyTorch's
  * forward layer norm, aten::native_layer_norm (input, normalized_shape,
