@@ -420,6 +420,8 @@ static void an_predict_built(const struct predictor *pred, const struct ktable_k
 		}
 		if (key->collective == TRACE_COLL_ALL_TO_ALL && comm_is_a2a_sm_share(k.name))
 			r->ns = comm_a2a_sm_share_ns(r->ns, g->sms);
+		if (comm_is_sm_share(k.name))
+			r->ns = comm_overlap_sm_ns(r->ns, key->ranks, &link);
 		r->method = PRED_COMM;
 		r->memory_bound = -1;
 		r->gamma = -1;
@@ -1245,10 +1247,13 @@ static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_
 		at->groups[g].method = (enum pred_method)bm;
 		at->groups[g].memory_bound = bb - 1;
 	}
-	/* the groups counted into another leave the list */
+	/* the groups counted into another leave the list, and so does the
+	 * SMs' share of collectives that take none on this target (over
+	 * PCIe: comm_sm_share()) */
 	size_t kept = 0;
 	for (size_t g = 0; g < ngroups; g++)
-		if (into[g] == g)
+		if (into[g] == g && !(comm_is_sm_share(at->groups[g].name) && !(at->groups[g].pred_ns > 0) &&
+				      !(at->groups[g].origin_ns > 0)))
 			at->groups[kept++] = at->groups[g];
 	at->ngroups = kept;
 	free(gm);

@@ -439,6 +439,49 @@ int comm_is_a2a_sm_share(const char *name)
 	return name && !strcmp(name, COMM_A2A_SM_SHARE_NAME);
 }
 
+/*
+ * A collective overlapped with compute (FSDP's gathers and reduce-scatters,
+ * DDP's and ZeRO's gradient buckets, Megatron's overlapped data-parallel
+ * and tensor-parallel collectives, ring attention's exchanges) takes SMs
+ * from the compute beside it, as the all-to-all above does: NCCL runs one
+ * thread block per channel, and a real trace shows the blocks fill their
+ * SMs.  HolisticTraceAnalysis's control-a100 trace (eight A100s on
+ * NVSwitch, 108 SMs each, world size 8): every AllReduce of 1 to 181 MB
+ * ran 24 blocks of 512-640 threads at 96 registers a thread, 49-61 K of
+ * the SM's 64 K registers, so no GEMM block (a full register file) runs
+ * beside one; its SendRecv kernels 7, 8 or 24 blocks.  Its nccl-a100 trace
+ * (two ranks): every AllReduce (up to 31 MB) 8 blocks, its Broadcasts 1 or
+ * 8.  So the share is 24 / 108 of the SMs for a group of more than two
+ * ranks and 8 / 108 for two, carried to other GPUs as a share of their SMs
+ * (NCCL sizes its channels to the links, and newer links come with
+ * faster SMs: unmeasured).  The test-v100 trace (two V100s, NVLink2, 80 SMs) ran 2
+ * blocks where the share says 6: a slower link than the A100's, the one
+ * measured point it does not describe.  Over PCIe nothing is measured: 0.
+ * Compute of S ns beside a collective of C ns then takes S + C x share
+ * (the all-to-all's form above), which the builder writes as a kernel of
+ * C x share on the compute stream (program.c); where the compute stream
+ * waits for the collective instead, that kernel runs inside the wait.
+ */
+#define COMM_SM_SHARE_PAIR (8.0 / 108)
+#define COMM_SM_SHARE_RING (24.0 / 108)
+
+int comm_is_sm_share(const char *name)
+{
+	return name && !strcmp(name, COMM_SM_SHARE_NAME);
+}
+
+double comm_sm_share(uint32_t ranks, const struct comm_link *l)
+{
+	if (!l || !l->nvlink || ranks < 2)
+		return 0;
+	return ranks == 2 ? COMM_SM_SHARE_PAIR : COMM_SM_SHARE_RING;
+}
+
+double comm_overlap_sm_ns(double coll_ns, uint32_t ranks, const struct comm_link *l)
+{
+	return coll_ns > 0 ? coll_ns * comm_sm_share(ranks, l) : 0;
+}
+
 int comm_is_custom_all_reduce(const char *name)
 {
 	return name && !strncmp(name, "cross_device_reduce", 19);

@@ -131,6 +131,18 @@ int comm_is_a2a_sm_share(const char *kernel_name);
  * from the compute beside it on a GPU of sms SMs (header of comm.c). */
 double comm_a2a_sm_share_ns(double a2a_ns, uint32_t sms);
 
+/* The share of the SMs an NCCL collective over NVLink holds while it
+ * runs beside compute (the header of comm.c: its channels, one thread
+ * block each, filling an SM's registers), for a group of `ranks` GPUs;
+ * 0 over PCIe (not measured), and the name of the kernel a built program
+ * writes on the compute stream beside each collective it overlaps with
+ * compute: that collective's OP record, its time comm_overlap_sm_ns() of
+ * the collective's. */
+#define COMM_SM_SHARE_NAME "nccl_overlap_sm_share"
+int comm_is_sm_share(const char *kernel_name);
+double comm_sm_share(uint32_t ranks, const struct comm_link *l);
+double comm_overlap_sm_ns(double coll_ns, uint32_t ranks, const struct comm_link *l);
+
 /* Whether a kernel of this name is an engine's custom all-reduce
  * (cross_device_reduce_1stage / _2stage). */
 int comm_is_custom_all_reduce(const char *kernel_name);

@@ -1455,6 +1455,44 @@ check "a plan none of whose layouts builds is refused with the whole reason" $?
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
 	grep -q '^surfer-analyze: --plan 1024: no layout builds: batch 1 not split over 2 ranks, nor over the ranks of [0-9]* more layouts; the other [0-9]* fail on [0-9]* reasons, the first: --pp 1024 exceeds the 126 layers$' "$tmp/err"
 check "a plan that fails on the batch and on the model says both, in one line" $?
+# a collective overlapped with compute takes its SMs from the compute: beside
+# each side-stream collective the compute stream runs a kernel of its time
+# times NCCL's share of the SMs (predictor/comm.c: 24 of the A100's 108 for
+# more than two ranks, 8 for two, in real traces), none over PCIe; the
+# shares are the trace's block counts, not this code's output
+sm_share() { # sm_share TARGET DP: the share kernel's launches and time over the side stream's
+	"$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --attention flash \
+		--optimizer adamw-fused --dp "$2" --zero 3 --target "$1" --json -n 0 2>/dev/null |
+		python3 -c 'import json, sys
+rows = json.load(sys.stdin)["predictions"][0]["breakdown"]
+share = [r for r in rows if r["kernel"] == "nccl_overlap_sm_share"]
+coll = [r for r in rows if r["op"] == "comm" and r["kernel"].startswith("ncclDevKernel_")]
+n = sum(r["launches"] for r in coll)
+if not share:
+    print(0, n, 0.0)
+else:
+    print(share[0]["launches"], n, share[0]["predicted_ms"] / sum(r["predicted_ms"] for r in coll))'
+}
+set -- $(sm_share h100 8)
+[ "$1" -gt 0 ] && [ "$1" -eq "$2" ] &&
+	python3 -c "import sys; sys.exit(abs($3 - 24 / 108) > 1e-6)"
+check "FSDP on eight H100s: each side-stream collective's SMs (24 / 108 of its time) taken on the compute stream" $?
+set -- $(sm_share a100-sxm4-80 2)
+[ "$1" -gt 0 ] && [ "$1" -eq "$2" ] && python3 -c "import sys; sys.exit(abs($3 - 8 / 108) > 1e-6)"
+check "FSDP on two A100s: 8 / 108 of each collective's time taken from the compute" $?
+set -- $(sm_share l40s 8)
+[ "$1" -eq 0 ] && [ "$2" -gt 0 ]
+check "FSDP on eight L40S over PCIe: no share (not measured there), none listed" $?
+# the share runs on the compute stream, beside the collective on the side stream
+"$BIN" --model llama-3-8b --mode training --batch 8 --seq 2048 --dtype bf16 --attention flash \
+	--optimizer adamw-fused --dp 8 --zero 3 --target h100 --chrome-trace "$tmp/share.json" >/dev/null 2>&1 &&
+	python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+tid = lambda n: {e["tid"] for e in ev if e.get("ph") == "X" and e["name"].startswith(n)}
+share, gemm, coll = tid("nccl_overlap_sm_share"), tid("gemm_"), tid("ncclDevKernel_AllGather")
+sys.exit(not (share and share == gemm and not share & coll))' "$tmp/share.json"
+check "the SM share kernels run on the compute stream's lane, the gathers on another" $?
 "$BIN" --model llama-3-8b --mode training --dtype bf16 --seq 1024 --batch 16 --target h100 --plan 16 --zero 1 \
 	2>/dev/null | grep -q ' 16 .*--tp 16 does not divide the 8 key/value heads: .*(--engine vllm or sglang replicates them)$'
 check "a plan's row that does not build gives its whole reason" $?

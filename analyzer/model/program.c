@@ -59,6 +59,7 @@
  */
 #include "analyzer/model/program.h"
 #include "predictor/attention.h"
+#include "predictor/comm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -226,6 +227,23 @@ static void em_kernel(struct emit *e, const struct model_kernel *mk, uint64_t st
 	em_record(e, &r);
 }
 
+/* mk, a collective on the side stream beside the compute stream's work:
+ * the SMs it holds, taken from that work, as a kernel on the compute
+ * stream right after it (comm.c, "A collective overlapped with compute":
+ * its time the collective's times its share of the SMs).  Not for an
+ * all-to-all, whose overlap the builder writes itself (DeepEP's SMs,
+ * ops.c), nor for the copies of the side stream. */
+static void em_side_share(struct emit *e, const struct model_kernel *mk, int peer)
+{
+	if (mk->phase != MODEL_PH_COMM || mk->copy || mk->comm == COMM_ALL_TO_ALL)
+		return;
+	struct model_kernel twin = *mk;
+	twin.async = 0;
+	twin.wait = 0;
+	twin.k.name = COMM_SM_SHARE_NAME;
+	em_kernel(e, &twin, MODELPROG_STREAM, peer);
+}
+
 /* The CPU waits for every stream (the step's result read back). */
 static void em_device_sync(struct emit *e)
 {
@@ -289,6 +307,8 @@ static int em_run(struct emit *e, const struct model_seq *s, const struct model_
 			e->side_dirty = 1;
 		if (awaited[i])
 			em_sync(e, TRACE_SYNC_EVENT_RECORD, st, em_collective_event(pass, s->n, i));
+		if (st == MODELPROG_SIDE_STREAM)
+			em_side_share(e, mk, 0);
 	}
 	free(awaited);
 	return e->rc;
@@ -356,6 +376,7 @@ static int em_pipeline(struct emit *e, const struct model_seq *s, const struct m
 				if (awaited[i])
 					em_sync(e, TRACE_SYNC_EVENT_RECORD, MODELPROG_SIDE_STREAM,
 						em_collective_event(mb, s->n, i));
+				em_side_share(e, mk, peer);
 			} else {
 				em_kernel(e, mk, MODELPROG_STREAM, peer);
 			}
