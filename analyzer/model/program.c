@@ -13,7 +13,11 @@
  *    (MODEL_ASYNC_FREE) waits for nothing and is issued as early as the CPU
  *    gets to it; the first kernel of the layer that needs it waits for an
  *    event recorded right after it.  The optimizer waits for the side
- *    stream's work (the all-reduces) the same way.
+ *    stream's work (the all-reduces) the same way.  Each collective on
+ *    the side stream is followed on the compute stream by the SMs it
+ *    holds there (em_side_share(): its record under the name
+ *    nccl_overlap_sm_share, timed by predictor/comm.c as that share of
+ *    the collective's time).
  *  - Pipeline parallelism (pp > 1, M microbatches, GPipe or 1F1B): the
  *    stage runs M microbatches, each ended by a synchronization (its
  *    activations or gradients go to the neighbouring stage), after waiting
