@@ -1145,7 +1145,6 @@ static int an_stream(struct an_ctx *c)
 	return 0;
 }
 
-/* Per-name groups and shares of target t (lane t + 1). */
 /* The groups of target t whose every configuration ran as NCCL's take its
  * name, counted in the group of that name where one exists (into[g], else
  * g itself). */
@@ -1174,6 +1173,7 @@ static void an_name_fallbacks(const struct an_ctx *c, size_t t, struct analysis_
 	}
 }
 
+/* Per-name groups and shares of target t (lane t + 1). */
 static int an_collect(struct an_ctx *c, size_t t, const int32_t *group_of, size_t ngroups,
 		      const struct analysis_group *proto)
 {

@@ -403,15 +403,21 @@ double comm_time_ns(enum comm_op op, double bytes, uint32_t ranks, const struct 
  */
 #define CUSTOM_AR_MAX_BYTES (8.0 * 1024 * 1024)
 
+int comm_custom_all_reduce_stages(double bytes, uint32_t ranks)
+{
+	if (bytes > CUSTOM_AR_MAX_BYTES || (ranks != 2 && ranks != 4 && ranks != 6 && ranks != 8))
+		return 0;
+	return ranks == 2 || (ranks <= 4 && bytes < 512.0 * 1024) || bytes < 256.0 * 1024 ? 1 : 2;
+}
+
 double comm_custom_all_reduce_ns(double bytes, uint32_t ranks, const struct comm_link *l)
 {
-	if (!l || !l->nvlink || l->bw_gbps <= 0 || bytes <= 0 || bytes > CUSTOM_AR_MAX_BYTES ||
-	    (ranks != 2 && ranks != 4 && ranks != 6 && ranks != 8) || (l->peers && ranks > l->peers))
+	int stages = comm_custom_all_reduce_stages(bytes, ranks);
+	if (!l || !l->nvlink || l->bw_gbps <= 0 || bytes <= 0 || !stages ||
+	    (l->peers && ranks > l->peers))
 		return 0;
 	double n = ranks;
-	int one_shot = ranks == 2 || (ranks <= 4 && bytes < 512.0 * 1024) ||
-		       (ranks <= 8 && bytes < 256.0 * 1024);
-	if (one_shot)
+	if (stages == 1)
 		return l->custom_ar_us * 1e3 + (n - 1) * bytes / l->bw_gbps;
 	return 2 * l->custom_ar_us * 1e3 + 2.0 * (n - 1) / n * bytes / l->bw_gbps;
 }
@@ -454,9 +460,10 @@ int comm_is_a2a_sm_share(const char *name)
  * 8.  So the share is 24 / 108 of the SMs for a group of more than two
  * ranks and 8 / 108 for two, carried to other GPUs as a share of their SMs
  * (NCCL sizes its channels to the links, and newer links come with
- * faster SMs: unmeasured).  The test-v100 trace (two V100s, NVLink2, 80 SMs) ran 2
- * blocks where the share says 6: a slower link than the A100's, the one
- * measured point it does not describe.  Over PCIe nothing is measured: 0.
+ * faster SMs: unmeasured).  The test-v100 trace (two V100s, NVLink2, 80
+ * SMs) ran 2 blocks where the share says 6: a slower link than the
+ * A100's, the one measured point it does not describe.  Over PCIe nothing
+ * is measured: 0.
  * Compute of S ns beside a collective of C ns then takes S + C x share
  * (the all-to-all's form above), which the builder writes as a kernel of
  * C x share on the compute stream (program.c); where the compute stream

@@ -118,6 +118,11 @@ double comm_routed_a2a_ns(double bytes, uint32_t k, uint32_t route_nodes, uint32
  * (no NVLink between all ranks, ranks not 2/4/6/8, bytes above the cap). */
 double comm_custom_all_reduce_ns(double bytes, uint32_t ranks, const struct comm_link *l);
 
+/* Its stages by size and world size alone, the links aside: 1 one-shot,
+ * 2 two-shot, 0 where the engine hands the call to NCCL (ranks not
+ * 2/4/6/8, bytes above the cap); the kernel a builder names. */
+int comm_custom_all_reduce_stages(double bytes, uint32_t ranks);
+
 /* The SMs DeepEP's all-to-all kernels hold while they run (DeepSeek-V3's
  * report, section 3.2.2: 20 of the H800's 132; DeepEP's default
  * Buffer.num_sms), and the name of the kernel a builder writes on the

@@ -273,16 +273,16 @@ static void all_reduce(struct srv *S, uint64_t rows)
 	mark(S);
 	/* the engines' custom all-reduce (predictor/comm.c says where it
 	 * applies and falls back to NCCL): one-shot for TP 2 and small
-	 * messages, two-shot above */
+	 * messages, two-shot above; the kernel's template type is half in
+	 * FP16 */
+	static const char *const names[2][2] = {
+		{ "cross_device_reduce_1stage<__nv_bfloat16, 8>", "cross_device_reduce_1stage<half, 8>" },
+		{ "cross_device_reduce_2stage<__nv_bfloat16, 8>", "cross_device_reduce_2stage<half, 8>" },
+	};
 	struct model_kernel *k = bld_last_kernel(B);
-	if (k && bytes <= 8.0 * 1024 * 1024 && B->tp <= 8 && !(B->tp % 2)) {
-		int one = B->tp == 2 || (B->tp <= 4 && bytes < 512.0 * 1024) || bytes < 256.0 * 1024;
-		int f16 = B->o->dtype == GPU_DT_FP16;   /* the kernel's template type */
-		k->k.name = one ? (f16 ? "cross_device_reduce_1stage<half, 8>"
-				       : "cross_device_reduce_1stage<__nv_bfloat16, 8>")
-				: (f16 ? "cross_device_reduce_2stage<half, 8>"
-				       : "cross_device_reduce_2stage<__nv_bfloat16, 8>");
-	}
+	int stages = comm_custom_all_reduce_stages(bytes, B->tp);
+	if (k && stages)
+		k->k.name = names[stages - 1][B->o->dtype == GPU_DT_FP16];
 }
 
 /* The pass's attention: one call over its requests (attn.h), the work it

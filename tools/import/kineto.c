@@ -1047,10 +1047,8 @@ static int rows_shape(const struct scratch *e, struct import_gemm *g)
 		last = nd - 1;
 	}
 	uint64_t rows = dims_product(in, last), cols = dims_product(in + last, nd - last);
-	if (!cols || (last > 0 && !rows))
+	if (!rows || !cols)         /* no dims before the reduced ones: 1 row */
 		return -1;
-	if (last == 0)
-		rows = 1;
 	enum trace_dtype t = e->ntype > 0 ? e->type[0] : TRACE_DT_UNKNOWN;
 	double esz = trace_dtype_bytes(t), out_esz = esz;
 	int64_t half_to_float;
