@@ -51,6 +51,20 @@ vruns=$(sed -n '/^# vLLM/,$p' "$tmp/out" | awk -F'|' 'NF == 2 && $1 ~ /^H/' | wc
 grep -Eq "the measured batch inside / below / above: [0-9]+ / [0-9]+ / [0-9]+ of $vruns\$" "$tmp/out" &&
 	[ "$vruns" -ge 1 ]
 check "interval coverage of the $vruns vLLM batches" $?
+# the repetitions that drift: the RTX 6000 Ada's arxiv_8 prefill, its last
+# repetition over its first as the file orders them (read here from the
+# file), and no run listed that moved less than 3 %
+f="$D/real/e2e_RTX_6000_Ada.jsonl"
+if [ -f "$f" ]; then
+	want=$(grep '"run_name": *"Qwen2.5-14B-arxiv_8"' "$f" |
+		sed -n 's/.*"prefill_latency": *\([0-9.eE+-]*\).*/\1/p' |
+		awk 'NR == 1 { a = $1 } { b = $1 } END { if (NR > 1) printf "%+.1f", (b / a - 1) * 100 }')
+	line=$(grep '^prefill from the first repetition to the last' "$tmp/out")
+	case "$line" in *"RTX_6000_Ada tp 1 Qwen2.5-14B arxiv_8 $want %;"*) ok=0 ;; *) ok=1 ;; esac
+	[ -n "$want" ] && [ "$ok" -eq 0 ] &&
+		echo "$line" | tr ';' '\n' | awk 'NF >= 6 { v = $(NF - 1); if (v < 0) v = -v; if (v < 3) bad = 1 } END { exit bad }'
+	check "the prefill's drift over the repetitions ($want % on the RTX 6000 Ada's arxiv_8)" $?
+fi
 # the collective constants refitted without each architecture (NCCL files
 # beside the e2e folder): without Hopper no NVLS measurement is left, and
 # NVLS takes the ring's efficiency; --compiled comm keeps them

@@ -109,6 +109,8 @@ struct sv_run {
 	int arch;
 	uint32_t reps;
 	double real[SV_N];                /* medians, ms                       */
+	double p_first, p_last;           /* the prefill's first and last
+					   * repetitions, in the file's order, ms */
 	uint32_t lens[SV_MAX_LENS], n, out;
 	double sg[SV_N], hf[SV_N];        /* surfer sglang, surfer hf, ms      */
 	double sg_lo[SV_N], sg_hi[SV_N];  /* surfer's interval (run.h's
@@ -208,7 +210,6 @@ static int load_real(const char *dir, const char *file, struct sv_run *runs, siz
 	if (dot)
 		*dot = 0;
 	size_t first = *nruns;
-	double v[SV_N][16];
 	uint32_t cnt[SV_MAX_RUNS] = { 0 };
 	static double vals[SV_MAX_RUNS][SV_N][16];
 	char line[4096];
@@ -249,13 +250,43 @@ static int load_real(const char *dir, const char *file, struct sv_run *runs, siz
 		json_decref(j);
 	}
 	fclose(f);
-	(void)v;
 	for (size_t i = first; i < *nruns; i++) {
 		runs[i].reps = cnt[i];
+		runs[i].p_first = cnt[i] ? vals[i][SV_P][0] : 0;
+		runs[i].p_last = cnt[i] ? vals[i][SV_P][cnt[i] - 1] : 0;
 		for (int k = 0; k < SV_N; k++)
 			runs[i].real[k] = lab_median(vals[i][k], cnt[i]);
 	}
 	return 0;
+}
+
+/* The runs whose prefill moved by SV_DRIFT or more from their first
+ * repetition to their last, in the order the file holds them.  The real
+ * value is their median all the same; the drift says how far apart the
+ * repetitions of one run are, which no prediction of one number follows.
+ * The RTX 6000 Ada's, L40's and A6000's repetitions climb, each slower
+ * than the one before (RTX 6000 Ada +14.4 and +7.6 %, at TP 2 +9.6; L40
+ * +4.4 and +5.1; A6000 +3.1 on arxiv_8): the boards heat up from one
+ * repetition to the next.  Two of the H800's runs fall instead (-11.0 and
+ * -5.0 %): their first repetition is the slow one, a warm-up.  The A40,
+ * H20, L20 and RTX PRO 6000 stay within 3 %. */
+#define SV_DRIFT 0.03
+static void print_drift(const struct sv_run *runs, size_t n)
+{
+	int any = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct sv_run *r = &runs[i];
+		if (r->reps < 2 || !(r->p_first > 0) || fabs(r->p_last / r->p_first - 1) < SV_DRIFT)
+			continue;
+		if (!any)
+			printf("prefill from the first repetition to the last, where it moved %.0f %% or more:",
+			       SV_DRIFT * 100);
+		printf(" %s tp %u %s %s %+.1f %%;", r->gpu_tok, r->tp, r->model, r->workload,
+		       (r->p_last / r->p_first - 1) * 100);
+		any = 1;
+	}
+	if (any)
+		printf("\n");
 }
 
 /* The comparison CSV of method m: its predictions onto the runs. */
@@ -1187,6 +1218,7 @@ int bench_serving_main(const struct bench_args *a)
 		printf(" %s P %.1f D %.1f T %.1f (%d runs);", sv_arch[ar], sp / c, sd / c, st / c, c);
 	}
 	printf("\n");
+	print_drift(runs, n);
 	print_coverage(runs, n);
 	sv_tc_print(&tc, runs, n);
 	if (a->rows) {
