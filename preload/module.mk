@@ -11,12 +11,10 @@ PRELOAD_SRCS := preload/resolve.c preload/hooks_cuda.c preload/hooks_cublas.c pr
 	preload/pending.c preload/joins.c preload/output.c preload/devmem.c \
 	preload/events.c preload/cupti.c preload/stacks.c
 PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(BUILD)/obj/%.o)
-UNWIND_CFLAGS := $(shell pkg-config --cflags libunwind 2>/dev/null)
-UNWIND_LIBS := $(shell pkg-config --libs libunwind 2>/dev/null || echo -lunwind)
 
 # -foptimize-sibling-calls: the dlsym pass-through must stay a tail call
 # (RTLD_NEXT is resolved from the caller's return address), also at -O1.
-CFLAGS_preload_ += $(CUDA_CFLAGS) $(UNWIND_CFLAGS) -fvisibility=hidden -foptimize-sibling-calls
+CFLAGS_preload_ += $(CUDA_CFLAGS) -fvisibility=hidden -foptimize-sibling-calls
 
 ifeq ($(HAVE_CUDA),yes)
 EXTRA_TARGETS += $(BUILD)/libsurfer.so
@@ -31,4 +29,4 @@ endif
 $(BUILD)/libsurfer.so: $(PRELOAD_OBJS) $(BUILD)/libsurfer-core.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -shared -Wl,--exclude-libs,ALL -Wl,-z,nodelete -o $@ $(PRELOAD_OBJS) \
-		$(BUILD)/libsurfer-core.a $(MSGPACK_LIBS) $(UNWIND_LIBS) -ldl -lm
+		$(BUILD)/libsurfer-core.a $(MSGPACK_LIBS) -ldl -lm

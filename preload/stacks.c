@@ -9,9 +9,17 @@
  * symbol+0xoffset"), when the first kernel using it is written (the trace
  * format wants a stack defined before it is referenced).  Never called from
  * the dlsym/dlopen hooks.
+ *
+ * libunwind is opened here, with RTLD_LOCAL, and only when stacks are
+ * asked for; libsurfer.so never links it.  Linked, libunwind.so.8 sits in
+ * the process's global scope ahead of libgcc_s, and its _Unwind_*
+ * exports (and a weak backtrace) take over every C++ exception of the
+ * host: under python3, which does not link libgcc_s, a throw and catch
+ * went from 0.7 to 61.6 us, SURFER_DISABLE=1 or not.  Opened local, its
+ * symbols serve only the pointer taken from it.
  */
 #include <dlfcn.h>
-#include <libunwind.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,10 +40,30 @@ static struct sslot {
 static struct sslot *by_id[TABLE + 1];
 static atomic_uint next_id = 1;
 
+#define UNWIND_SONAME "libunwind.so.8"
+
+static int (*unwind_backtrace)(void **, int);
+static pthread_once_t unwind_once = PTHREAD_ONCE_INIT;
+
+static void unwind_open(void)
+{
+	void *h = dlopen(UNWIND_SONAME, RTLD_NOW | RTLD_LOCAL);
+	void *f = h ? dlsym(h, "unw_backtrace") : NULL;
+	if (!f) {
+		preload_warn("SURFER_STACKS=1: %s: %s; launches recorded without their stacks",
+			     UNWIND_SONAME, h ? "no unw_backtrace" : dlerror());
+		return;
+	}
+	*(void **)&unwind_backtrace = f;
+}
+
 uint32_t preload_stack_capture(void)
 {
 	void *pcs[TRACE_STACK_MAXFRAMES + SKIP];
-	int n = unw_backtrace(pcs, (int)(sizeof pcs / sizeof *pcs));
+	pthread_once(&unwind_once, unwind_open);
+	if (!unwind_backtrace)
+		return 0;
+	int n = unwind_backtrace(pcs, (int)(sizeof pcs / sizeof *pcs));
 	if (n <= SKIP)
 		return 0;
 	void **f = pcs + SKIP;

@@ -555,8 +555,9 @@ st=$?
 check sigterm "$T/sig.mp" --kernels 40 --no-durations
 
 # 10. SURFER_STACKS=1: every kernel carries a stack that the trace defines.
-#     (Not under ThreadSanitizer: libunwind's thread-exit destructor crashes
-#     inside its runtime.)
+#     libunwind is opened then, not linked (test 14).  (Not under
+#     ThreadSanitizer: libunwind's thread-exit destructor crashes inside its
+#     runtime.)
 case "$SANITIZE" in thread*) echo "skip - stacks under ThreadSanitizer" ;; *) false ;; esac ||
 if run stacks 0 SURFER_TIMING=events SURFER_STACKS=1 SURFER_OUTPUT="$T/st.mp" -- $B/tests/shim_runtime basic; then
 	check stacks "$T/st.mp" --kernels 8 --stacks
@@ -706,6 +707,16 @@ for s in dlsym dlvsym cuGetProcAddress cuGetProcAddress_v2 cuLaunchKernel cuLaun
 	cuGraphLaunch cuGraphLaunch_ptsz; do
 	case " $exp" in *" $s "*) ;; *) fail "nm -D: $s not exported" ;; esac
 done
+
+# 14. What the shim needs: no unwinder.  libunwind linked in would put its
+#     _Unwind_* ahead of libgcc_s's in the host's global scope and take over
+#     every C++ exception (stacks.c opens it RTLD_LOCAL instead, test 10).
+needed=$(readelf -d "$SHIM" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+case "$needed" in
+"") fail "readelf -d: no NEEDED entries read" ;;
+*unwind*|*gcc_s*) fail "readelf -d: the shim needs an unwinder ($needed)" ;;
+*) pass "readelf -d: no unwinder among $needed" ;;
+esac
 
 echo "shim_test: $fails failed"
 [ "$fails" -eq 0 ]
