@@ -15,9 +15,24 @@
  * shared pool (under the writer lock).  Launches during stream capture get
  * no events (recording one would add a node to the graph).
  *
+ * Stream capture: while a thread captures a graph in the global mode
+ * (CU_STREAM_CAPTURE_MODE_GLOBAL, torch.cuda.graph's default), every
+ * thread in that mode is "prohibited from potentially unsafe API calls"
+ * (cuda.h, cuThreadExchangeStreamCaptureMode), and such a call fails and
+ * invalidates the capture: PyTorch's caching allocator defers its own
+ * cuEventQuery during a capture for this reason.  The harvest of event
+ * pairs (queries, elapsed times) runs while captures do, on the writer
+ * thread and on a launching thread whose ring is full, so it swaps its
+ * thread to the relaxed mode for the time it runs (preload_events_relax);
+ * a relaxed thread may query events recorded outside any capture, which
+ * are the only ones this file records.  The reference event is recorded
+ * on a stream of our own, created non-blocking: the legacy stream
+ * synchronizes with every blocking stream, so an event on it during a
+ * capture would join the captured work.
+ *
  * Must never: call into the recorder (it only answers: a pair, a record on
  * a stream, a pair's times; the pending table asks), record an event on a
- * capturing stream, or block unless asked to wait.
+ * capturing stream or the legacy stream, or block unless asked to wait.
  */
 #include <math.h>
 #include <pthread.h>
@@ -31,6 +46,8 @@ typedef preload_cures (*ev_record_fn)(preload_event, preload_stream);
 typedef preload_cures (*ev_query_fn)(preload_event);
 typedef preload_cures (*ev_elapsed_fn)(float *, preload_event, preload_event);
 typedef preload_cures (*capturing_fn)(preload_stream, int *);
+typedef preload_cures (*mode_fn)(int *);
+typedef preload_cures (*stream_create_fn)(preload_stream *, unsigned int);
 
 static struct {
 	ev_create_fn create;
@@ -38,6 +55,8 @@ static struct {
 	ev_query_fn query, sync;
 	ev_elapsed_fn elapsed;
 	capturing_fn capturing, capturing_ptsz;
+	mode_fn exchange_mode;      /* cuThreadExchangeStreamCaptureMode       */
+	preload_stream ref_stream;  /* ours, non-blocking: the reference's     */
 	preload_event ref;          /* reference event, completed              */
 	uint64_t ref_cpu_ns;        /* its time on the recorder's clock         */
 	pthread_mutex_t pool_lock;
@@ -61,18 +80,38 @@ int preload_events_init(char *why, size_t whylen)
 	V.elapsed = (ev_elapsed_fn)preload_driver_sym("cuEventElapsedTime_v2");
 	if (!V.elapsed)
 		V.elapsed = (ev_elapsed_fn)preload_driver_sym("cuEventElapsedTime");
-	if (!V.create || !V.record || !V.query || !V.sync || !V.elapsed) {
+	V.exchange_mode = (mode_fn)preload_driver_sym("cuThreadExchangeStreamCaptureMode");
+	stream_create_fn stream_create = (stream_create_fn)preload_driver_sym("cuStreamCreate");
+	if (!V.create || !V.record || !V.query || !V.sync || !V.elapsed || !stream_create) {
 		snprintf(why, whylen, "the driver lacks the event functions");
 		return -1;
 	}
-	/* CU_EVENT_DEFAULT (0): timing enabled. */
-	if (V.create(&V.ref, 0) != 0 || V.record(V.ref, PRELOAD_STREAM_LEGACY) != 0 ||
-	    V.sync(V.ref) != 0) {
+	/* CU_STREAM_NON_BLOCKING (1); CU_EVENT_DEFAULT (0): timing enabled.
+	 * The first launch recorded may come inside a capture: relaxed. */
+	int mode = preload_events_relax();
+	int bad = stream_create(&V.ref_stream, 1) != 0 || V.create(&V.ref, 0) != 0 ||
+		  V.record(V.ref, V.ref_stream) != 0 || V.sync(V.ref) != 0;
+	preload_events_unrelax(mode);
+	if (bad) {
 		snprintf(why, whylen, "cannot create a timing event");
 		return -1;
 	}
 	V.ref_cpu_ns = preload_now_ns();
 	return 0;
+}
+
+int preload_events_relax(void)
+{
+	int mode = 2; /* CU_STREAM_CAPTURE_MODE_RELAXED */
+	if (!V.exchange_mode || V.exchange_mode(&mode) != 0)
+		return -1;
+	return mode;
+}
+
+void preload_events_unrelax(int mode)
+{
+	if (mode >= 0 && V.exchange_mode)
+		V.exchange_mode(&mode);
 }
 
 int preload_events_get(preload_event ev[2])

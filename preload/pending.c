@@ -228,10 +228,12 @@ void preload_pend_drop(struct preload_pend *p)
 }
 
 /* Stops after a run of 64 unfinished pairs (each query is a driver call
- * made under the writer lock); the next harvest takes up from the front. */
+ * made under the writer lock); the next harvest takes up from the front.
+ * In the relaxed capture mode: a graph may be captured meanwhile
+ * (events.c). */
 void preload_pend_harvest(int wait)
 {
-	int misses = 0;
+	int misses = 0, mode = P.head ? preload_events_relax() : -1;
 	for (struct preload_pend *p = P.head, *n; p && misses < 64; p = n) {
 		n = p->next;
 		if (!p->ev[0])
@@ -252,6 +254,7 @@ void preload_pend_harvest(int wait)
 		preload_out_write(&p->rec, NULL);
 		pend_release(p);
 	}
+	preload_events_unrelax(mode);
 }
 
 void preload_pend_finish(void)

@@ -263,6 +263,12 @@ void preload_events_put(preload_event ev[2]);
 /* 1 if the stream is capturing a graph: the launch is recorded into the
  * graph, not run (no events may be recorded, CUPTI will not report it). */
 int preload_stream_capturing(preload_stream s, int ptsz);
+/* Swaps the calling thread to the relaxed stream-capture mode, so that its
+ * event queries do not invalidate another thread's capture (events.c says
+ * why); returns the mode to give preload_events_unrelax, or -1 when the
+ * driver has no modes (then unrelax does nothing). */
+int preload_events_relax(void);
+void preload_events_unrelax(int mode);
 
 /* ---- cupti.c --------------------------------------------------------- */
 

@@ -227,11 +227,62 @@ API CUresult cuStreamCreate(void **s, unsigned flags)
 }
 API CUresult cuStreamGetId(void *s, unsigned long long *id) { *id = resolve_stream(s, 0)->id; return OK; }
 API CUresult cuStreamGetId_ptsz(void *s, unsigned long long *id) { *id = resolve_stream(s, 1)->id; return OK; }
-API CUresult cuStreamIsCapturing(void *s, int *st) { *st = resolve_stream(s, 0)->capturing; return OK; }
-API CUresult cuStreamIsCapturing_ptsz(void *s, int *st) { *st = resolve_stream(s, 1)->capturing; return OK; }
-/* Capture: launches on a capturing stream are recorded into a graph, not run. */
-API CUresult cuStreamBeginCapture_v2(void *s, int mode) { (void)mode; resolve_stream(s, 0)->capturing = 1; return OK; }
-API CUresult cuStreamEndCapture(void *s, void **g) { resolve_stream(s, 0)->capturing = 0; *g = (void *)0x6000; return OK; }
+API CUresult cuStreamIsCapturing(void *s, int *st) { *st = resolve_stream(s, 0)->capturing != 0; return OK; }
+API CUresult cuStreamIsCapturing_ptsz(void *s, int *st) { *st = resolve_stream(s, 1)->capturing != 0; return OK; }
+/* Capture: launches on a capturing stream are recorded into a graph, not
+ * run.  The modes as cuda.h's cuThreadExchangeStreamCaptureMode describes
+ * them: while a capture begun in CU_STREAM_CAPTURE_MODE_GLOBAL (0) runs,
+ * a thread of mode GLOBAL (every thread's default) is prohibited from
+ * potentially unsafe calls (here the event queries, synchronizations and
+ * elapsed times); such a call fails with CUDA_ERROR_STREAM_CAPTURE_
+ * UNSUPPORTED (900) and invalidates the capture, whose cuStreamEndCapture
+ * then returns CUDA_ERROR_STREAM_CAPTURE_INVALIDATED (901) and no graph.
+ * A thread of mode RELAXED (2) may make them. */
+enum { E_CAPTURE_UNSUPPORTED = 900, E_CAPTURE_INVALIDATED = 901, MODE_GLOBAL = 0, MODE_RELAXED = 2 };
+static int global_captures, capture_invalidated;
+static __thread int capture_mode; /* MODE_GLOBAL */
+static int unsafe_during_capture(void)
+{
+	pthread_mutex_lock(&mu);
+	int bad = global_captures > 0 && capture_mode == MODE_GLOBAL;
+	if (bad)
+		capture_invalidated = 1;
+	pthread_mutex_unlock(&mu);
+	return bad;
+}
+API CUresult cuThreadExchangeStreamCaptureMode(int *mode)
+{
+	if (!mode || *mode < MODE_GLOBAL || *mode > MODE_RELAXED)
+		return E_INVALID;
+	int old = capture_mode;
+	capture_mode = *mode;
+	*mode = old;
+	return OK;
+}
+API CUresult cuStreamBeginCapture_v2(void *s, int mode)
+{
+	pthread_mutex_lock(&mu);
+	struct fstream *st = resolve_stream(s, 0);
+	st->capturing = mode == MODE_GLOBAL ? 2 : 1;
+	if (mode == MODE_GLOBAL)
+		global_captures++;
+	pthread_mutex_unlock(&mu);
+	return OK;
+}
+API CUresult cuStreamEndCapture(void *s, void **g)
+{
+	pthread_mutex_lock(&mu);
+	struct fstream *st = resolve_stream(s, 0);
+	if (st->capturing == 2)
+		global_captures--;
+	st->capturing = 0;
+	int bad = capture_invalidated;
+	if (!global_captures)
+		capture_invalidated = 0;
+	pthread_mutex_unlock(&mu);
+	*g = bad ? NULL : (void *)0x6000;
+	return bad ? E_CAPTURE_INVALIDATED : OK;
+}
 API CUresult cuStreamSynchronize(void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, OK); }
 API CUresult cuStreamSynchronize_ptsz(void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, OK); }
 API CUresult cuCtxSynchronize(void) { return fails(__func__) ? watch_result : done(__func__, OK); }
@@ -261,10 +312,23 @@ API CUresult cuEventRecord(void *e, void *s) { return fails(__func__) ? watch_re
 API CUresult cuEventRecord_ptsz(void *e, void *s) { return fails(__func__) ? watch_result : done(__func__, event_record(e, s, 1)); }
 API CUresult cuEventRecordWithFlags(void *e, void *s, unsigned f) { (void)f; return fails(__func__) ? watch_result : done(__func__, event_record(e, s, 0)); }
 API CUresult cuEventRecordWithFlags_ptsz(void *e, void *s, unsigned f) { (void)f; return fails(__func__) ? watch_result : done(__func__, event_record(e, s, 1)); }
-API CUresult cuEventQuery(void *e) { return ((struct fevent *)e)->recorded ? OK : 600; }
-API CUresult cuEventSynchronize(void *e) { (void)e; return fails(__func__) ? watch_result : done(__func__, OK); }
+API CUresult cuEventQuery(void *e)
+{
+	if (unsafe_during_capture())
+		return E_CAPTURE_UNSUPPORTED;
+	return ((struct fevent *)e)->recorded ? OK : 600;
+}
+API CUresult cuEventSynchronize(void *e)
+{
+	(void)e;
+	if (unsafe_during_capture())
+		return E_CAPTURE_UNSUPPORTED;
+	return fails(__func__) ? watch_result : done(__func__, OK);
+}
 API CUresult cuEventElapsedTime(float *ms, void *a, void *b)
 {
+	if (unsafe_during_capture())
+		return E_CAPTURE_UNSUPPORTED;
 	*ms = (float)((double)((int64_t)((struct fevent *)b)->t_ns - (int64_t)((struct fevent *)a)->t_ns) / 1e6);
 	return OK;
 }

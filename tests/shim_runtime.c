@@ -23,6 +23,11 @@
  *   shim_runtime hang K         K launches, prints "ready", waits for a signal
  *   shim_runtime graph R        the basic launches, then R graph replays
  *   shim_runtime capture        2 launches into a stream capture, 1 after
+ *   shim_runtime capture-busy MS a capture in the global mode held open MS ms
+ *                               while kernels launch every ms on another
+ *                               stream (their events are harvested meanwhile);
+ *                               exits 4 when cuStreamEndCapture says the
+ *                               capture was invalidated
  *   shim_runtime hostmem        copies to and from pageable and page-locked
  *                               host memory after a kernel
  *   shim_runtime calls          every driver entry point the recorder hooks,
@@ -723,6 +728,28 @@ int main(int argc, char **argv)
 			CHECK(lk(func("captured_kernel"), 4, 1, 1, 64, 1, 1, 0, s, NULL, NULL));
 		CHECK(end(s, &g));
 		CHECK(lk(func("after_capture"), 2, 1, 1, 64, 1, 1, 0, s, NULL, NULL));
+		CHECK(ctx_sync());
+		return 0;
+	}
+	if (!strcmp(mode, "capture-busy")) {
+		typedef int (*begin_fn)(void *, int);
+		typedef int (*end_fn)(void *, void **);
+		begin_fn begin = fetch("cuStreamBeginCapture", 10010, 0);
+		end_fn end = fetch("cuStreamEndCapture", 10000, 0);
+		int ms = argc > 2 ? atoi(argv[2]) : 200;
+		void *s, *other, *g = NULL;
+		CHECK(stream_create(&s, 0));
+		CHECK(stream_create(&other, 0));
+		CHECK(begin(s, 0)); /* CU_STREAM_CAPTURE_MODE_GLOBAL */
+		for (int i = 0; i < ms; i++) {
+			CHECK(lk(func("beside_capture"), 2, 1, 1, 64, 1, 1, 0, other, NULL, NULL));
+			usleep(1000);
+		}
+		CHECK(lk(func("captured_kernel"), 4, 1, 1, 64, 1, 1, 0, s, NULL, NULL));
+		if (end(s, &g) != 0 || !g) {
+			fprintf(stderr, "shim_runtime: the capture was invalidated\n");
+			return 4;
+		}
 		CHECK(ctx_sync());
 		return 0;
 	}

@@ -458,6 +458,18 @@ for tm in events cupti; do
 	fi
 done
 
+# 2d. A capture in the global mode (torch.cuda.graph's default) held open
+#     while kernels launch beside it: the event pairs of those are harvested
+#     meanwhile, by the writer thread and by the capturing thread when its
+#     ring fills, and a query, synchronize or elapsed time from a thread in
+#     the global mode would invalidate the capture (the fake refuses such
+#     calls as the driver does, cuda.h's cuThreadExchangeStreamCaptureMode).
+#     The capture survives, and the launches beside it are timed.
+if run capture-busy 0 SURFER_TIMING=events SURFER_OUTPUT="$T/capb.mp" -- $B/tests/shim_runtime capture-busy 150; then
+	pass "capture-busy: the capture survives the harvest"
+	check capture-busy "$T/capb.mp" --kernels 150 --captured 1 --timing events
+fi
+
 # 3. Eight threads launching concurrently on their own and per-thread streams.
 if run threads 0 SURFER_TIMING=events SURFER_OUTPUT="$T/th.mp" -- $B/tests/shim_runtime threads 8 600; then
 	check threads "$T/th.mp" --kernels 4800 --timing events
