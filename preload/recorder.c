@@ -244,14 +244,18 @@ void preload_before_teardown(void)
 	pthread_mutex_unlock(&g->lock);
 }
 
-/* Writes everything known and the trailer.  From a signal handler only
- * what needs no waiting, and only if the writer lock is free. */
+/* Writes everything known and the trailer.  from_signal: only what needs
+ * no waiting for the GPU; 1 in a signal handler (and only if the writer
+ * lock is free), 2 on the writer thread for a signal the handler handed
+ * over (the lock is waited for: no thread is interrupted). */
 static void finish(int from_signal)
 {
 	struct preload_core *g = &preload_core;
 	if (g->state != PRELOAD_ST_ON || g->pid != getpid())
 		return;
-	if (!from_signal) {
+	if (from_signal == 2) {
+		pthread_mutex_lock(&g->lock);
+	} else if (!from_signal) {
 		preload_wt_stop();
 		/* the last kernels' events and CUPTI reports are complete
 		 * once they ran */
@@ -286,9 +290,38 @@ static void at_exit(void)
 	errno = e;
 }
 
+/*
+ * SIGTERM and SIGINT where the host kept the default action (torchrun
+ * stops its workers with SIGTERM).  The handler runs on whatever thread
+ * the signal interrupted, maybe inside malloc or stdio holding their
+ * locks, and writing the trace allocates (the rings' drain, the string
+ * table) and writes through stdio-free but lock-taking paths: finished
+ * there, the process could hang on its own malloc lock until torchrun's
+ * SIGKILL, and lose the trace besides.  So the handler only hands the
+ * signal to the writer thread, which blocks every signal and polls every
+ * 20 ms, and returns; that thread writes what is known and the trailer
+ * (not waiting for the GPU, as a dying process cannot) and sends the
+ * signal again to the process, whose action SA_RESETHAND has made the
+ * default: the program dies of it as it would have, at most ~20 ms and
+ * the trace's tail later.  Without the writer thread (it could not be
+ * started) the handler finishes what it can itself, as before: only if
+ * the writer lock is free.
+ */
+void preload_signalled(int sig)
+{
+	int e = errno;
+	finish(2);
+	errno = e;
+	kill(getpid(), sig);
+}
+
 static void on_signal(int sig)
 {
 	int e = errno;
+	if (preload_wt_signal(sig) == 0) {
+		errno = e;
+		return;
+	}
 	finish(1);
 	errno = e;
 	raise(sig); /* SA_RESETHAND restored the default action */

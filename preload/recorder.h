@@ -173,6 +173,13 @@ void preload_wt_start(void);
 void preload_wt_nudge(void);
 /* 1 while it runs. */
 int preload_wt_running(void);
+/* From a signal handler: hands sig to the writer thread, which finishes
+ * the trace and sends sig to the process again (recorder.c, on_signal).
+ * 0, or -1 when the thread is not running (the caller finishes). */
+int preload_wt_signal(int sig);
+/* On the writer thread, for a signal handed over: writes what is known and
+ * the trailer, then kill(getpid(), sig). */
+void preload_signalled(int sig);
 /* Stops and joins it (not from a signal handler, not under the writer lock). */
 void preload_wt_stop(void);
 void preload_wt_fork_prepare(void);

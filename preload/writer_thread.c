@@ -6,12 +6,18 @@
  * asks for CUPTI's buffers every 250 ms, so pending kernels and the reports
  * waiting for their runtime calls' records do not pile up.
  *
+ * A SIGTERM or SIGINT the recorder handles is handed to this thread
+ * (preload_wt_signal: one atomic store, all a handler may do), which
+ * finishes the trace and sends the signal on within one poll
+ * (recorder.c, on_signal, says why not in the handler).
+ *
  * Must never: receive the host's signals (all blocked here), be joined
  * from a signal handler or under the writer lock, or be relied on in a
  * forked child (which starts its own).
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #include "preload/recorder.h"
@@ -24,6 +30,8 @@ static struct {
 	pthread_t th;
 	uint64_t last_cupti_flush_ns;
 } WT = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0 };
+static atomic_int wt_alive;       /* writer_main runs (what a handler reads) */
+static atomic_int wt_signal;      /* a signal handed over, 0 none           */
 
 static void *writer_main(void *arg)
 {
@@ -32,6 +40,7 @@ static void *writer_main(void *arg)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the host's threads */
+	atomic_store(&wt_alive, 1);
 	for (;;) {
 		pthread_mutex_lock(&WT.mu);
 		if (!WT.kick && !WT.stop) {
@@ -47,8 +56,15 @@ static void *writer_main(void *arg)
 		int stop = WT.stop;
 		WT.kick = 0;
 		pthread_mutex_unlock(&WT.mu);
-		if (stop)
+		int sig = atomic_exchange(&wt_signal, 0);
+		if (sig) {
+			preload_signalled(sig);
+			continue; /* the process dies of sig meanwhile */
+		}
+		if (stop) {
+			atomic_store(&wt_alive, 0);
 			return NULL;
+		}
 		/* CUPTI hands buffers over when full; ask for the finished
 		 * ones every 250 ms so the pending kernels and waiting reports
 		 * do not pile up (a CPU-bound PyTorch step launches 60 000
@@ -103,6 +119,14 @@ int preload_wt_running(void)
 	return WT.started == 1;
 }
 
+int preload_wt_signal(int sig)
+{
+	if (!atomic_load(&wt_alive))
+		return -1;
+	atomic_store(&wt_signal, sig);
+	return 0;
+}
+
 void preload_wt_stop(void)
 {
 	pthread_mutex_lock(&WT.mu);
@@ -130,4 +154,6 @@ void preload_wt_fork_child(void)
 	pthread_mutex_init(&WT.mu, NULL);
 	pthread_cond_init(&WT.cv, NULL);
 	WT.started = WT.kick = WT.stop = 0;
+	atomic_store(&wt_alive, 0);
+	atomic_store(&wt_signal, 0);
 }
