@@ -39,8 +39,10 @@ static void device_props(struct trace_device *d)
 	dev_attr_fn attr = (dev_attr_fn)preload_driver_sym("cuDeviceGetAttribute");
 	dev_mem_fn mem = (dev_mem_fn)preload_driver_sym("cuDeviceTotalMem_v2");
 	drv_ver_fn ver = (drv_ver_fn)preload_driver_sym("cuDriverGetVersion");
-	int dev = 0, v;
-	if (!ctx_dev || ctx_dev(&dev) != 0) {
+	/* the device of the thread that settled the timing (recorder.c),
+	 * else this thread's, else the first */
+	int dev = preload_core.device, v;
+	if (dev < 0 && (!ctx_dev || ctx_dev(&dev) != 0)) {
 		dev = 0;
 		if (!dev_get || dev_get(&dev, 0) != 0)
 			return;

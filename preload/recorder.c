@@ -33,6 +33,7 @@ struct preload_core preload_core = {
 	.rec = -1,
 	.iteration = -1,
 	.seq = 1,
+	.device = -1,
 };
 
 int preload_recording(void)
@@ -122,6 +123,15 @@ void preload_timing_decide(void)
 	struct preload_core *g = &preload_core;
 	char why[128] = "";
 	int want = preload_cfg.timing;
+	/* The header is written by whichever thread drains the first record,
+	 * often the writer thread, which has no context current: the device
+	 * is taken here, on the hooked thread whose first call settles the
+	 * timing. */
+	typedef preload_cures (*ctx_dev_fn)(int *);
+	ctx_dev_fn ctx_dev = (ctx_dev_fn)preload_driver_sym("cuCtxGetDevice");
+	int dev;
+	if (ctx_dev && ctx_dev(&dev) == 0 && dev >= 0)
+		g->device = dev;
 	if (want == TRACE_TIMING_CUPTI) {
 		if (preload_cupti_start(&preload_joins_sink, why, sizeof why) == 0) {
 			g->timing = TRACE_TIMING_CUPTI;

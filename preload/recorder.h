@@ -58,6 +58,10 @@ struct preload_core {
 	atomic_uint_fast64_t seq;     /* next block of sequence numbers          */
 	atomic_int iteration;         /* current window, -1 outside              */
 	atomic_int windows;           /* cuProfilerStart calls seen              */
+	int device;                   /* the device current on the thread that
+	                               * settled the timing (the first launch or
+	                               * call recorded), -1 unknown: the header's
+	                               * GPU (output.c)                           */
 };
 extern struct preload_core preload_core;
 

@@ -145,16 +145,39 @@ static struct fstream *resolve_stream(void *s, int ptsz)
 	return s;
 }
 
-API CUresult cuInit(unsigned flags) { (void)flags; initialized = 1; open_log(); return OK; }
+static __thread int ctx_current; /* cuInit made a context current here */
+API CUresult cuInit(unsigned flags) { (void)flags; initialized = 1; ctx_current = 1; open_log(); return OK; }
 API CUresult cuDriverGetVersion(int *v) { *v = 13000; return OK; }
-API CUresult cuDeviceGet(int *d, int ord) { if (!initialized) return E_NOT_INIT; *d = ord; return ord == 0 ? OK : E_INVALID; }
-API CUresult cuDeviceGetCount(int *n) { *n = 1; return OK; }
-API CUresult cuCtxGetDevice(int *d) { if (!initialized) return E_NOT_INIT; *d = 0; return OK; }
+/* FAKE_CUDA_DEVICE=D: the program works on device D of D + 1 (default 0
+ * of 1).  A thread has D's context current once it called cuInit or
+ * launched; on any other thread (the recorder's writer thread, say)
+ * cuCtxGetDevice fails, as the driver's does without a current context. */
+enum { E_INVALID_CONTEXT = 201 };
+static int fake_device(void)
+{
+	const char *d = getenv("FAKE_CUDA_DEVICE");
+	return d && *d ? atoi(d) : 0;
+}
+API CUresult cuDeviceGet(int *d, int ord) { if (!initialized) return E_NOT_INIT; *d = ord; return ord >= 0 && ord <= fake_device() ? OK : E_INVALID; }
+API CUresult cuDeviceGetCount(int *n) { *n = fake_device() + 1; return OK; }
+API CUresult cuCtxGetDevice(int *d)
+{
+	if (!initialized)
+		return E_NOT_INIT;
+	if (!ctx_current)
+		return E_INVALID_CONTEXT;
+	*d = fake_device();
+	return OK;
+}
 API CUresult cuDeviceGetName(char *name, int len, int dev)
 {
-	(void)dev;
 	const char *n = getenv("FAKE_CUDA_DEVICE_NAME"); /* a real board's name, for a test */
-	snprintf(name, (size_t)len, "%s", n && *n ? n : "Fake GPU 9000");
+	if (n && *n)
+		snprintf(name, (size_t)len, "%s", n);
+	else if (dev)
+		snprintf(name, (size_t)len, "Fake GPU 9000 #%d", dev);
+	else
+		snprintf(name, (size_t)len, "Fake GPU 9000");
 	return OK;
 }
 API CUresult cuDeviceTotalMem_v2(size_t *b, int dev) { (void)dev; *b = (size_t)80 << 30; return OK; }

@@ -470,6 +470,19 @@ if run capture-busy 0 SURFER_TIMING=events SURFER_OUTPUT="$T/capb.mp" -- $B/test
 	check capture-busy "$T/capb.mp" --kernels 150 --captured 1 --timing events
 fi
 
+# 2e. The header's GPU is the program's: device 1 of two (the fake's
+#     FAKE_CUDA_DEVICE), though the header is written by the writer thread,
+#     where no context is current (launches 30 ms apart: it drains first).
+if run device1 0 FAKE_CUDA_DEVICE=1 SURFER_TIMING=events SURFER_OUTPUT="$T/dev1.mp" \
+	-- $B/tests/shim_runtime spaced 6 30000; then
+	if $B/surfer-dump "$T/dev1.mp" | grep '"type":"header"' | grep -q '"name":"Fake GPU 9000 #1"'; then
+		pass "device1: the header names device 1"
+	else
+		fail "device1: the header names $($B/surfer-dump "$T/dev1.mp" | grep '"type":"header"' |
+			sed 's/.*"device":{"name":"\([^"]*\)".*/\1/')"
+	fi
+fi
+
 # 3. Eight threads launching concurrently on their own and per-thread streams.
 if run threads 0 SURFER_TIMING=events SURFER_OUTPUT="$T/th.mp" -- $B/tests/shim_runtime threads 8 600; then
 	check threads "$T/th.mp" --kernels 4800 --timing events
