@@ -3,7 +3,7 @@
  *
  * libcupti is opened at run time, so the recorder loads (and falls back to
  * events) where it is missing.  We enable CONCURRENT_KERNEL (it does not
- * serialize kernels, KIND_KERNEL does), MEMCPY, MEMSET,
+ * serialize kernels, KIND_KERNEL does), MEMCPY, MEMSET, MEMCPY2,
  * EXTERNAL_CORRELATION and DRIVER, and push our launch sequence number as a
  * CUSTOM0 external id around each launch: CUPTI then reports, per buffer,
  * which of its correlation ids belongs to which of our records.  DRIVER is
@@ -16,11 +16,31 @@
  * id and [start, end] to the sink, which finds the launch our hook
  * recorded inside that call (joins.c).
  *
+ * MEMCPY2: CUPTI reports a peer-to-peer copy (cuMemcpyPeer, cuMemcpyPeerAsync,
+ * a device-to-device copy between two GPUs) only as a MEMCPY2 record, never
+ * as a MEMCPY one (cupti_activity.h), so without it such copies never got
+ * GPU times.  Its record is CUpti_ActivityMemcpyPtoP4, whose correlationId
+ * sits at offset 60 where Memcpy6's sits at 44: it is read through its own
+ * struct, never as a Memcpy6.  A CUPTI that refuses the kind keeps the other
+ * kinds on (noted): losing peer copies' GPU times is cheaper than falling
+ * back to events, which lose every graph replay's kernels.
+ *
  * The buffer walk uses the loaded CUPTI's cuptiActivityGetNextRecord and
  * reads the record layouts of the CUPTI 13 headers (CUpti_ActivityKernel10,
- * Memcpy6, Memset4); older CUPTIs return earlier versions of these structs,
- * whose fields we read are at the same offsets.  It needs no GPU, so it is
- * tested on hand-built buffers.
+ * Memcpy6, MemcpyPtoP4, Memset4); older CUPTIs return earlier versions of
+ * these structs, whose fields we read are at the same offsets.  It needs
+ * no GPU, so it is tested on hand-built buffers.
+ *
+ * Buffer ownership: we read and free only the buffers we allocated.
+ * Another CUPTI client in the process (torch.profiler's kineto) registers
+ * its own buffer callbacks; the last registration wins, and CUPTI then
+ * completes the buffers the other client's request callback gave it
+ * through ours (and ours through its).  free() of such a foreign buffer
+ * corrupts the heap, and its records are not ours to join.  Our
+ * outstanding buffers are kept in a registry by address and size, since a
+ * foreign buffer cannot be recognised by reading memory around it (a
+ * header in front of it may be unmapped); a buffer not in it is left
+ * untouched and counted (one verbose note).
  *
  * The buffers are read in CUPTI's callback, under the writer lock.  Tried:
  * queueing them there for the writer thread to read, so that CUPTI, which
@@ -34,7 +54,8 @@
  *
  * Must never: call into the recorder except through the sink it was
  * started with (and log.c's clock and notes), so it links and tests alone;
- * hold a completed buffer (it is freed once reported).
+ * hold a completed buffer of ours (it is freed once reported); read or
+ * free a buffer it did not allocate.
  */
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -74,11 +95,24 @@ static struct {
 	atomic_ullong offset_at_ns; /* our clock when it was read              */
 	atomic_int clock_known;     /* offset_ns measured                      */
 	int runtime_records;        /* the runtime's API records are on        */
+	int peer_records;           /* MEMCPY2 (peer-to-peer copies) is on     */
 	int on;
 	atomic_ullong incomplete;   /* reports handed over unfinished          */
+	atomic_ullong foreign;      /* completed buffers we did not allocate   */
+	atomic_ullong declined;     /* requests refused: the registry was full */
 } C;
 
+/* Size of each activity buffer we hand CUPTI, bytes. */
 #define BUF_BYTES (8u << 20)
+/* How many of our buffers CUPTI may hold at once.  A slot is freed when
+ * the buffer comes back; one of ours completed through another client's
+ * callback never does.  CUPTI holds a few at a time: 256 (2 GiB of
+ * buffers) is reached only by such leaks, and then a request is declined
+ * (CUPTI counts what it drops for want of a buffer). */
+#define OWN_SLOTS 256
+/* Our outstanding buffers, by address: CAS-claimed slots, NULL when free
+ * (CUPTI's callbacks run on its threads, with no lock of ours). */
+static _Atomic(uint8_t *) own_bufs[OWN_SLOTS];
 
 /* Folders of the loaded libraries that look like CUDA's (a path naming
  * "nvidia" or "cuda"): pip's CUDA wheels keep libcupti beside libcublas
@@ -242,6 +276,18 @@ static void one_record(const CUpti_Activity *a, const struct preload_cupti_sink 
 			.start_ns = m->start, .end_ns = m->end,
 		};
 		s->copy(s->ctx, &o);
+	} else if (a->kind == CUPTI_ACTIVITY_KIND_MEMCPY2 && s->copy) {
+		/* its own struct: correlationId is at another offset */
+		const CUpti_ActivityMemcpyPtoP4 *m = (const void *)a;
+		if (unfinished(m->start, m->end))
+			return;
+		enum trace_copy_kind kind = copy_kind(m->copyKind);
+		struct preload_cupti_copy o = {
+			.correlation = m->correlationId, .memset = 0, .bytes = m->bytes,
+			.kind = kind == TRACE_COPY_UNKNOWN ? TRACE_COPY_PTOP : kind,
+			.stream = m->streamId, .start_ns = m->start, .end_ns = m->end,
+		};
+		s->copy(s->ctx, &o);
 	} else if (a->kind == CUPTI_ACTIVITY_KIND_MEMSET && s->copy) {
 		const CUpti_ActivityMemset4 *m = (const void *)a;
 		if (unfinished(m->start, m->end))
@@ -340,11 +386,57 @@ static void enable_runtime_records(void)
 	preload_note("runtime API records: %s", C.runtime_records ? "on" : "refused (joins by kernel and stream)");
 }
 
+/* Peer-to-peer copies come only as MEMCPY2 records (the header says why
+ * it is enabled).  Not fatal when refused: those copies then keep CPU
+ * times only, and the other kinds stay on. */
+static void enable_peer_records(void)
+{
+	C.peer_records = C.enable(CUPTI_ACTIVITY_KIND_MEMCPY2) == CUPTI_SUCCESS;
+	preload_note("peer-to-peer copy records: %s",
+		     C.peer_records ? "on" : "refused (copies between GPUs keep CPU times only)");
+}
+
+/* Claims a free registry slot for p; 0, or -1 when all are taken. */
+static int own_add(uint8_t *p)
+{
+	for (int i = 0; i < OWN_SLOTS; i++) {
+		uint8_t *none = NULL;
+		if (atomic_load_explicit(&own_bufs[i], memory_order_relaxed) == NULL &&
+		    atomic_compare_exchange_strong(&own_bufs[i], &none, p))
+			return 0;
+	}
+	return -1;
+}
+
+/* 1 if p (size bytes, as CUPTI reports it back) is a buffer we handed
+ * CUPTI, releasing its slot; 0 for anyone else's.  The size is checked
+ * too: an address of ours another client freed may be its buffer now. */
+static int own_take(uint8_t *p, size_t size)
+{
+	if (size != BUF_BYTES)
+		return 0;
+	for (int i = 0; i < OWN_SLOTS; i++) {
+		uint8_t *mine = p;
+		if (atomic_load_explicit(&own_bufs[i], memory_order_relaxed) == p &&
+		    atomic_compare_exchange_strong(&own_bufs[i], &mine, NULL))
+			return 1;
+	}
+	return 0;
+}
+
 static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_records)
 {
+	/* CUPTI's records are ACTIVITY_RECORD_ALIGNMENT-aligned within the
+	 * buffer, so the buffer itself must be too (cupti_common.h) */
 	void *p = NULL;
-	if (posix_memalign(&p, 8, BUF_BYTES) != 0)
+	if (posix_memalign(&p, ACTIVITY_RECORD_ALIGNMENT, BUF_BYTES) != 0)
 		p = NULL;
+	if (p && own_add(p) < 0) {
+		free(p);
+		p = NULL;
+		if (atomic_fetch_add(&C.declined, 1) == 0)
+			preload_note("CUPTI buffer request declined: %d buffers out already", OWN_SLOTS);
+	}
 	*buf = p;
 	*size = p ? BUF_BYTES : 0;
 	*max_records = 0;
@@ -353,9 +445,18 @@ static void CUPTIAPI buffer_requested(uint8_t **buf, size_t *size, size_t *max_r
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
 				      size_t valid)
 {
-	(void)size;
+	if (!buf)
+		return;
+	if (!own_take(buf, size)) {
+		/* another CUPTI client's (the header says why): its owner
+		 * reads and frees it, if ever; we must not */
+		if (atomic_fetch_add(&C.foreign, 1) == 0)
+			preload_note("CUPTI handed over a buffer the recorder did not allocate "
+				     "(another CUPTI client's, such as torch.profiler's): left alone");
+		return;
+	}
 	const struct preload_cupti_sink *s = C.sink;
-	if (buf && valid && s) {
+	if (valid && s) {
 		measure_offset();
 		if (s->begin)
 			s->begin(s->ctx);
@@ -379,7 +480,8 @@ static const char *result_name(CUptiResult r)
 	return s;
 }
 
-/* What the recorder turns on besides the runtime's API records. */
+/* What the recorder turns on besides the runtime's API records and
+ * MEMCPY2, which may be refused (enable_runtime_records, enable_peer_records). */
 static const CUpti_ActivityKind kinds[] = {
 	CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_DRIVER,
 	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
@@ -408,6 +510,7 @@ int preload_cupti_start(const struct preload_cupti_sink *sink, char *why, size_t
 			return -1;
 		}
 	}
+	enable_peer_records();
 	enable_runtime_records();
 	measure_offset();
 	C.on = 1;
@@ -424,6 +527,12 @@ void preload_cupti_stop(void)
 	if (C.runtime_records && C.disable)
 		C.disable(CUPTI_ACTIVITY_KIND_RUNTIME);
 	C.runtime_records = 0;
+	if (C.peer_records && C.disable)
+		C.disable(CUPTI_ACTIVITY_KIND_MEMCPY2);
+	C.peer_records = 0;
+	unsigned long long n = atomic_load(&C.foreign);
+	if (n)
+		preload_note("%llu CUPTI buffers of another client left alone", n);
 	/* what CUPTI still hands over is freed unread */
 	C.sink = NULL;
 }

@@ -317,8 +317,11 @@ int preload_cupti_load(char *why, size_t whylen);
  * copy callbacks (its caller brackets it with begin and end); returns
  * records seen or negative. */
 int preload_cupti_parse(uint8_t *buf, size_t valid, const struct preload_cupti_sink *sink);
-/* Registers the buffer callbacks and enables kernel, memcpy, memset and
- * external-correlation activity; 0 on success, negative with a reason. */
+/* Registers the buffer callbacks and enables kernel, memcpy, memset,
+ * driver and external-correlation activity, and where CUPTI allows them
+ * peer-to-peer copies (MEMCPY2) and the runtime's API records; 0 on
+ * success, negative with a reason.  Only the buffers it allocated are read
+ * and freed (cupti.c). */
 int preload_cupti_start(const struct preload_cupti_sink *sink, char *why, size_t whylen);
 /* Push/pop of our sequence number as external correlation id. */
 void preload_cupti_push(uint64_t seq);

@@ -43,6 +43,17 @@
  * hands it over without times (as CUPTI's incomplete records), a plain
  * flush keeps the buffer holding it back (cupti_activity.h,
  * cuptiActivityFlushAll).
+ *
+ * FAKE_CUPTI_PEER=1 makes every device-to-device copy a peer-to-peer one
+ * (device 0 to 1; the fake driver's cuMemcpyPeer is such a copy): as real
+ * CUPTI (cupti_activity.h, CUPTI_ACTIVITY_KIND_MEMCPY2) it is reported as a
+ * CUpti_ActivityMemcpyPtoP4 where MEMCPY2 is enabled, and not at all
+ * otherwise.  FAKE_CUPTI_REFUSE=K makes cuptiActivityEnable refuse kind K
+ * (a number), as a CUPTI that does not support it.
+ * fake_cupti_complete_foreign hands a buffer the caller allocated to the
+ * registered completion callback, as CUPTI does with the buffers another
+ * client's request callback gave it (torch.profiler's kineto registers
+ * callbacks of its own; the last registration wins).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -107,6 +118,7 @@ static size_t record_size(CUpti_ActivityKind k)
 {
 	return k == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? sizeof(CUpti_ActivityKernel10)
 		: k == CUPTI_ACTIVITY_KIND_MEMCPY ? sizeof(CUpti_ActivityMemcpy6)
+		: k == CUPTI_ACTIVITY_KIND_MEMCPY2 ? sizeof(CUpti_ActivityMemcpyPtoP4)
 		: k == CUPTI_ACTIVITY_KIND_MEMSET ? sizeof(CUpti_ActivityMemset4)
 		: k == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION ? sizeof(CUpti_ActivityExternalCorrelation)
 		: k == CUPTI_ACTIVITY_KIND_DRIVER || k == CUPTI_ACTIVITY_KIND_RUNTIME ? sizeof(CUpti_ActivityAPI)
@@ -131,6 +143,9 @@ API CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 		struct timespec d = { atoi(ms) / 1000, (long)(atoi(ms) % 1000) * 1000000L };
 		nanosleep(&d, NULL);
 	}
+	const char *refuse = getenv("FAKE_CUPTI_REFUSE");
+	if (refuse && *refuse && atoi(refuse) == (int)kind)
+		return CUPTI_ERROR_NOT_COMPATIBLE;
 	if (kind == CUPTI_ACTIVITY_KIND_DRIVER || kind == CUPTI_ACTIVITY_KIND_RUNTIME)
 		api_kinds = 1;
 	if (kind == CUPTI_ACTIVITY_KIND_RUNTIME)
@@ -229,6 +244,36 @@ static void report(const struct fake_cuda_launch *l, int n, uint32_t corr)
 			m.bytes = l[i].bytes;
 			m.correlationId = corr;
 			m.streamId = (uint32_t)l[i].stream;
+			m.start = l[i].start + 1000000000ull;
+			m.end = l[i].end + 1000000000ull;
+			if (real_clock()) {
+				uint64_t s0, e0;
+				on_real_clock(&l[i], &s0, &e0);
+				m.start = s0 + 1000000000ull;
+				m.end = e0 + 1000000000ull;
+			}
+			append(&m, sizeof m);
+			continue;
+		}
+		const char *peer = getenv("FAKE_CUPTI_PEER");
+		if (l[i].copy_kind == 3 && peer && *peer == '1') {
+			/* a copy between two GPUs: MEMCPY2's record or none */
+			if (!(kinds_on & (1ull << CUPTI_ACTIVITY_KIND_MEMCPY2)))
+				continue;
+			CUpti_ActivityMemcpyPtoP4 m;
+			memset(&m, 0, sizeof m);
+			m.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+			m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+			m.srcKind = m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+			m.bytes = l[i].bytes;
+			m.deviceId = 0;
+			m.contextId = 1;
+			m.streamId = (uint32_t)l[i].stream;
+			m.srcDeviceId = 0;
+			m.srcContextId = 1;
+			m.dstDeviceId = 1;
+			m.dstContextId = 2;
+			m.correlationId = corr;
 			m.start = l[i].start + 1000000000ull;
 			m.end = l[i].end + 1000000000ull;
 			if (real_clock()) {
@@ -423,6 +468,9 @@ static int unfinished(uint8_t *q, size_t n, int zero)
 		} else if (r->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
 			start = &((CUpti_ActivityMemcpy6 *)r)->start;
 			end = &((CUpti_ActivityMemcpy6 *)r)->end;
+		} else if (r->kind == CUPTI_ACTIVITY_KIND_MEMCPY2) {
+			start = &((CUpti_ActivityMemcpyPtoP4 *)r)->start;
+			end = &((CUpti_ActivityMemcpyPtoP4 *)r)->end;
 		} else if (r->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
 			start = &((CUpti_ActivityMemset4 *)r)->start;
 			end = &((CUpti_ActivityMemset4 *)r)->end;
@@ -462,6 +510,16 @@ API CUptiResult cuptiActivityFlushAll(uint32_t flag)
 	}
 	CUptiResult r2 = hand_over(a, na);
 	return r != CUPTI_SUCCESS ? r : r2;
+}
+
+/* Hands buf (size bytes, valid of them records) to the registered
+ * completion callback although no request callback gave it; the caller
+ * still owns it afterwards. */
+API void fake_cupti_complete_foreign(uint8_t *buf, size_t size, size_t valid);
+void fake_cupti_complete_foreign(uint8_t *buf, size_t size, size_t valid)
+{
+	if (done)
+		done(NULL, 0, buf, size, valid);
 }
 
 API CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext ctx, uint32_t stream, size_t *dropped)
