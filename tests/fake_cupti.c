@@ -226,6 +226,17 @@ static void on_real_clock(const struct fake_cuda_launch *l, uint64_t *start, uin
 	last_end[i].end = *end;
 }
 
+/* A record's start and end on CUPTI's clock (1 s ahead of the driver's):
+ * the launch's own, or on the real clock (FAKE_CUPTI_CLOCK=real). */
+static void record_times(const struct fake_cuda_launch *l, uint64_t *start, uint64_t *end)
+{
+	uint64_t s0 = l->start, e0 = l->end;
+	if (real_clock())
+		on_real_clock(l, &s0, &e0);
+	*start = s0 + 1000000000ull;
+	*end = e0 + 1000000000ull;
+}
+
 API CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
 {
 	(void)r;
@@ -244,14 +255,7 @@ static void report(const struct fake_cuda_launch *l, int n, uint32_t corr)
 			m.bytes = l[i].bytes;
 			m.correlationId = corr;
 			m.streamId = (uint32_t)l[i].stream;
-			m.start = l[i].start + 1000000000ull;
-			m.end = l[i].end + 1000000000ull;
-			if (real_clock()) {
-				uint64_t s0, e0;
-				on_real_clock(&l[i], &s0, &e0);
-				m.start = s0 + 1000000000ull;
-				m.end = e0 + 1000000000ull;
-			}
+			record_times(&l[i], &m.start, &m.end);
 			append(&m, sizeof m);
 			continue;
 		}
@@ -274,14 +278,7 @@ static void report(const struct fake_cuda_launch *l, int n, uint32_t corr)
 			m.dstDeviceId = 1;
 			m.dstContextId = 2;
 			m.correlationId = corr;
-			m.start = l[i].start + 1000000000ull;
-			m.end = l[i].end + 1000000000ull;
-			if (real_clock()) {
-				uint64_t s0, e0;
-				on_real_clock(&l[i], &s0, &e0);
-				m.start = s0 + 1000000000ull;
-				m.end = e0 + 1000000000ull;
-			}
+			record_times(&l[i], &m.start, &m.end);
 			append(&m, sizeof m);
 			continue;
 		}
@@ -296,14 +293,7 @@ static void report(const struct fake_cuda_launch *l, int n, uint32_t corr)
 			m.bytes = l[i].bytes;
 			m.correlationId = corr;
 			m.streamId = (uint32_t)l[i].stream;
-			m.start = l[i].start + 1000000000ull;
-			m.end = l[i].end + 1000000000ull;
-			if (real_clock()) {
-				uint64_t s0, e0;
-				on_real_clock(&l[i], &s0, &e0);
-				m.start = s0 + 1000000000ull;
-				m.end = e0 + 1000000000ull;
-			}
+			record_times(&l[i], &m.start, &m.end);
 			append(&m, sizeof m);
 			continue;
 		}
@@ -334,14 +324,7 @@ static void report(const struct fake_cuda_launch *l, int n, uint32_t corr)
 		r.graphId = l[i].graph_id;
 		r.graphNodeId = l[i].node_id;
 		/* CUPTI timestamps are never 0: shift the virtual clock by 1 s. */
-		r.start = l[i].start + 1000000000ull;
-		r.end = l[i].end + 1000000000ull;
-		if (real_clock()) {
-			uint64_t s0, e0;
-			on_real_clock(&l[i], &s0, &e0);
-			r.start = s0 + 1000000000ull;
-			r.end = e0 + 1000000000ull;
-		}
+		record_times(&l[i], &r.start, &r.end);
 		append(&r, sizeof r);
 	}
 }
