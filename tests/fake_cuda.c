@@ -36,7 +36,7 @@
 typedef int CUresult;
 enum { OK = 0, E_INVALID = 1, E_NOT_INIT = 3, E_INVALID_HANDLE = 400, E_NOT_FOUND = 500 };
 
-struct fstream { uint64_t id; uint64_t clock_ns; int capturing; };
+struct fstream { uint64_t id; uint64_t clock_ns; int capturing; uint64_t real_end_ns; };
 struct fevent { uint64_t t_ns; int recorded; };
 struct ffunc { char name[128]; int regs, smem; };
 struct launch_config {
@@ -54,7 +54,7 @@ static unsigned long long mono_now(void)
 }
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static struct fstream legacy = { 1, 0, 0 };
+static struct fstream legacy = { 1, 0, 0, 0 };
 static uint64_t next_stream_id = 100;
 static __thread struct fstream *per_thread;
 static int initialized;
@@ -116,8 +116,41 @@ struct fake_cuda_launch {
 	unsigned long long real_ns;  /* CLOCK_MONOTONIC at the launch      */
 	unsigned graph_id;           /* a graph replay's kernel: its graph  */
 	unsigned long long node_id;  /* and graph node                      */
+	/* when it runs on CLOCK_MONOTONIC: its stream's work back to back,
+	 * none before its launch (FAKE_CUPTI_CLOCK=real reports these) */
+	unsigned long long real_start, real_end;
 };
 static int tracking;
+/* When the last work queued on any stream ends on CLOCK_MONOTONIC. */
+static uint64_t idle_real_ns;
+
+/* Queues dur ns of work on st on the real clock (under mu): when it
+ * starts, and st's and the device's end move past it. */
+static uint64_t queue_real(struct fstream *st, uint64_t dur)
+{
+	uint64_t now = mono_now(), start = now > st->real_end_ns ? now : st->real_end_ns;
+	st->real_end_ns = start + dur;
+	if (st->real_end_ns > idle_real_ns)
+		idle_real_ns = st->real_end_ns;
+	return start;
+}
+
+/* With FAKE_CUPTI_CLOCK=real a synchronization waits, as the driver's,
+ * until the queued work has run on the real clock. */
+static void wait_idle(void)
+{
+	const char *c = getenv("FAKE_CUPTI_CLOCK");
+	if (!c || strcmp(c, "real"))
+		return;
+	pthread_mutex_lock(&mu);
+	uint64_t until = idle_real_ns, now = mono_now();
+	pthread_mutex_unlock(&mu);
+	if (until > now) {
+		struct timespec d = { (time_t)((until - now) / 1000000000ull),
+				      (long)((until - now) % 1000000000ull) };
+		nanosleep(&d, NULL);
+	}
+}
 static __thread struct fake_cuda_launch tracked[64];
 static __thread int ntracked;
 
@@ -306,9 +339,9 @@ API CUresult cuStreamEndCapture(void *s, void **g)
 	*g = bad ? NULL : (void *)0x6000;
 	return bad ? E_CAPTURE_INVALIDATED : OK;
 }
-API CUresult cuStreamSynchronize(void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, OK); }
-API CUresult cuStreamSynchronize_ptsz(void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, OK); }
-API CUresult cuCtxSynchronize(void) { return fails(__func__) ? watch_result : done(__func__, OK); }
+API CUresult cuStreamSynchronize(void *s) { (void)s; if (fails(__func__)) return watch_result; wait_idle(); return done(__func__, OK); }
+API CUresult cuStreamSynchronize_ptsz(void *s) { (void)s; if (fails(__func__)) return watch_result; wait_idle(); return done(__func__, OK); }
+API CUresult cuCtxSynchronize(void) { if (fails(__func__)) return watch_result; wait_idle(); return done(__func__, OK); }
 /* CUDA 13's, which waits for the context it is given: the tests pass
  * FAKE_CUDA_CTX, and any other is refused (a hook that dropped or garbled
  * the argument shows) */
@@ -317,6 +350,8 @@ API CUresult cuCtxSynchronize_v2(void *ctx)
 {
 	if (fails(__func__))
 		return watch_result;
+	if (ctx == FAKE_CUDA_CTX)
+		wait_idle();
 	return done(__func__, ctx == FAKE_CUDA_CTX ? OK : E_INVALID);
 }
 API CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { (void)s; (void)e; (void)f; return fails(__func__) ? watch_result : done(__func__, OK); }
@@ -385,6 +420,7 @@ static CUresult run(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 	uint64_t start = st->clock_ns;
 	uint64_t dur = 1000 + 10ull * gx * gy * gz;
 	st->clock_ns += dur;
+	uint64_t real_start = queue_real(st, dur);
 	if (tracking && ntracked < 64) {
 		struct fake_cuda_launch *t = &tracked[ntracked++];
 		snprintf(t->name, sizeof t->name, "%s", fn->name);
@@ -399,6 +435,8 @@ static CUresult run(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 		t->end = start + dur;
 		t->copy_kind = -1;
 		t->real_ns = mono_now();
+		t->real_start = real_start;
+		t->real_end = real_start + dur;
 		t->graph_id = 0;
 		t->node_id = 0;
 	}
@@ -464,11 +502,14 @@ static void log_copy(uint64_t bytes, int kind, void *s, int ptsz)
 {
 	pthread_mutex_lock(&mu);
 	struct fstream *st = resolve_stream(s, ptsz);
+	uint64_t real_start = queue_real(st, bytes / 100);
 	if (tracking && ntracked < 64) {
 		struct fake_cuda_launch *t = &tracked[ntracked++];
 		memset(t, 0, sizeof *t);
 		t->copy_kind = kind;
 		t->real_ns = mono_now();
+		t->real_start = real_start;
+		t->real_end = real_start + bytes / 100;
 		t->bytes = bytes;
 		t->stream = st->id;
 		t->start = st->clock_ns;

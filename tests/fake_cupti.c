@@ -77,6 +77,7 @@ struct fake_cuda_launch {
 	unsigned long long real_ns;  /* CLOCK_MONOTONIC at the launch      */
 	unsigned graph_id;           /* a graph replay's kernel: its graph  */
 	unsigned long long node_id;  /* and graph node                      */
+	unsigned long long real_start, real_end; /* when it runs on CLOCK_MONOTONIC */
 };
 void fake_cuda_track_launches(int on);
 int fake_cuda_take_launches(struct fake_cuda_launch *out, int max);
@@ -211,30 +212,15 @@ API CUptiResult cuptiGetTimestamp(uint64_t *ts)
 	return CUPTI_SUCCESS;
 }
 
-/* FAKE_CUPTI_CLOCK=real: [start, end) of a launch on the real clock. */
-static struct { unsigned long long stream, end; } last_end[64];
-
-static void on_real_clock(const struct fake_cuda_launch *l, uint64_t *start, uint64_t *end)
-{
-	uint64_t now = l->real_ns, dur = l->end - l->start;
-	int i = 0;
-	while (i < 63 && last_end[i].end && last_end[i].stream != l->stream)
-		i++;
-	*start = now > last_end[i].end ? now : last_end[i].end;
-	*end = *start + dur;
-	last_end[i].stream = l->stream;
-	last_end[i].end = *end;
-}
-
 /* A record's start and end on CUPTI's clock (1 s ahead of the driver's):
- * the launch's own, or on the real clock (FAKE_CUPTI_CLOCK=real). */
+ * the launch's own, or with FAKE_CUPTI_CLOCK=real when the fake driver
+ * runs it on the real clock (its stream's work back to back from the
+ * launch on; the driver's synchronizations wait for the same). */
 static void record_times(const struct fake_cuda_launch *l, uint64_t *start, uint64_t *end)
 {
-	uint64_t s0 = l->start, e0 = l->end;
-	if (real_clock())
-		on_real_clock(l, &s0, &e0);
-	*start = s0 + 1000000000ull;
-	*end = e0 + 1000000000ull;
+	int real = real_clock();
+	*start = (real ? l->real_start : l->start) + 1000000000ull;
+	*end = (real ? l->real_end : l->end) + 1000000000ull;
 }
 
 API CUptiResult cuptiGetResultString(CUptiResult r, const char **s)

@@ -20,6 +20,9 @@
  *   shim_runtime queued K MS    K launches of a kernel at once, MS ms of GPU
  *                               work in all (a queue deep as a GPU-bound
  *                               step's), then waits MS + 300 ms and syncs
+ *   shim_runtime queued-release K MS  as queued, then releases the primary
+ *                               context at once, as the runtime's exit
+ *                               handler does, with the work still queued
  *   shim_runtime hang K         K launches, prints "ready", waits for a signal
  *   shim_runtime graph R        the basic launches, then R graph replays
  *   shim_runtime capture        2 launches into a stream capture, 1 after
@@ -586,13 +589,18 @@ int main(int argc, char **argv)
 		}
 		return ctx_sync();
 	}
-	if (!strcmp(mode, "queued")) {
+	if (!strcmp(mode, "queued") || !strcmp(mode, "queued-release")) {
 		int k = argc > 2 ? atoi(argv[2]) : 10, ms = argc > 3 ? atoi(argv[3]) : 600;
 		/* the fake driver's kernel takes 1 us + 10 ns per block */
 		unsigned blocks = (unsigned)((ms * 1000000ull / (unsigned)k - 1000) / 10);
 		void *f = func("step_kernel");
 		for (int i = 0; i < k; i++)
 			CHECK(lk(f, blocks, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
+		if (!strcmp(mode, "queued-release")) {
+			typedef int (*release_fn)(int);
+			release_fn release = fetch("cuDevicePrimaryCtxRelease", 11000, 0);
+			return release(0) ? 3 : 0;
+		}
 		usleep((useconds_t)(ms + 300) * 1000);
 		return ctx_sync();
 	}

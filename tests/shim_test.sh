@@ -385,6 +385,19 @@ if run cupti-queued 0 FAKE_CUPTI_EXTERNAL=runtime FAKE_CUPTI_CLOCK=real FAKE_CUP
 		fail "cupti-queued: $(grep 'reports joined' "$T/cupti-queued.err")"
 fi
 
+# ... and when the runtime's exit handler releases the context with that
+# queue still running (a program that ends without synchronizing): the
+# recorder waits for the GPU before its forced flush, as the events path
+# does, so that no report is taken unfinished.
+if run cupti-queued-release 0 FAKE_CUPTI_EXTERNAL=runtime FAKE_CUPTI_CLOCK=real FAKE_CUPTI_UNFINISHED=1 \
+	SURFER_VERBOSE=1 SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/qr.mp" \
+	-- $B/tests/shim_runtime queued-release 8 400; then
+	check cupti-queued-release "$T/qr.mp" --kernels 8 --timing cupti
+	grep -q "0 handed over unfinished" "$T/cupti-queued-release.err" &&
+		pass "cupti-queued-release: no report taken unfinished" ||
+		fail "cupti-queued-release: $(grep 'reports joined' "$T/cupti-queued-release.err")"
+fi
+
 # ... and in capture windows: the reports of the launches before each
 # window (not recorded) are let go, the window's keep their own.
 if run cupti-runtime-rewindow 0 FAKE_CUPTI_EXTERNAL=runtime FAKE_CUPTI_CLOCK=real SURFER_ITERATIONS=3 \
