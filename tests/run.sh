@@ -9,7 +9,8 @@ for t in "$@"; do
 	ran=$((ran + 1))
 	echo "== $t"
 	if [ $mode = bin ]; then
-		"./$t" || { echo "FAILED: $t"; failed=$((failed + 1)); }
+		case "$t" in /*) bin=$t ;; *) bin=./$t ;; esac # BUILD may be absolute
+		"$bin" || { echo "FAILED: $t"; failed=$((failed + 1)); }
 	else
 		sh "$t" || { echo "FAILED: $t"; failed=$((failed + 1)); }
 	fi

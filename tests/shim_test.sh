@@ -561,7 +561,8 @@ fi
 # 7b. A process that uses no CUDA (the shells and compilers a program runs)
 #     writes no trace.
 mkdir -p "$T/nocuda"
-abs_pre=$(echo "$PRE" | sed "s|$SHIM|$(pwd)/$SHIM|")
+case "$SHIM" in /*) abs_shim=$SHIM ;; *) abs_shim=$(pwd)/$SHIM ;; esac # BUILD may be absolute
+abs_pre=$(echo "$PRE" | sed "s|$SHIM|$abs_shim|")
 (cd "$T/nocuda" && LD_PRELOAD="$abs_pre" cat /dev/null)
 st=$?
 n=$(ls "$T/nocuda" | wc -l)
