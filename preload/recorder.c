@@ -309,10 +309,9 @@ static void at_exit(void)
 /*
  * SIGTERM and SIGINT where the host kept the default action (torchrun
  * stops its workers with SIGTERM).  The handler runs on whatever thread
- * the signal interrupted, maybe inside malloc or stdio holding their
- * locks, and writing the trace allocates (the rings' drain, the string
- * table) and writes through stdio-free but lock-taking paths: finished
- * there, the process could hang on its own malloc lock until torchrun's
+ * the signal interrupted, maybe inside malloc holding its lock, and
+ * writing the trace allocates (the rings' drain, the string table):
+ * finished there, the process could hang on its own malloc lock until torchrun's
  * SIGKILL, and lose the trace besides.  So the handler only hands the
  * signal to the writer thread, which blocks every signal and polls every
  * 20 ms, and returns; that thread writes what is known and the trailer

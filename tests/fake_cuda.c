@@ -182,8 +182,8 @@ static __thread int ctx_current; /* cuInit made a context current here */
 API CUresult cuInit(unsigned flags) { (void)flags; initialized = 1; ctx_current = 1; open_log(); return OK; }
 API CUresult cuDriverGetVersion(int *v) { *v = 13000; return OK; }
 /* FAKE_CUDA_DEVICE=D: the program works on device D of D + 1 (default 0
- * of 1).  A thread has D's context current once it called cuInit or
- * launched; on any other thread (the recorder's writer thread, say)
+ * of 1).  A thread has D's context current once it called cuInit; on any
+ * other thread (the recorder's writer thread, say)
  * cuCtxGetDevice fails, as the driver's does without a current context. */
 enum { E_INVALID_CONTEXT = 201 };
 static int fake_device(void)
