@@ -187,21 +187,39 @@ int preload_events_resolve(preload_event ev[2], int wait, uint64_t *start_ns, ui
 	return 1;
 }
 
-void preload_events_put(preload_event ev[2])
+/* One event onto the shared pool (pool_lock held); -1 when it cannot
+ * grow, and the event is leaked: only a few bytes of driver state. */
+static int pool_push_locked(preload_event e)
 {
-	pthread_mutex_lock(&V.pool_lock);
-	if (V.npool + 2 > V.cappool) {
+	if (V.npool == V.cappool) {
 		size_t n = V.cappool ? V.cappool * 2 : 256;
 		preload_event *p = realloc(V.pool, n * sizeof *p);
-		if (!p) {
-			pthread_mutex_unlock(&V.pool_lock);
-			return; /* leaked: only a few bytes of driver state */
-		}
+		if (!p)
+			return -1;
 		V.pool = p;
 		V.cappool = n;
 	}
-	V.pool[V.npool++] = ev[0];
-	V.pool[V.npool++] = ev[1];
+	V.pool[V.npool++] = e;
+	return 0;
+}
+
+void preload_events_put(preload_event ev[2])
+{
+	pthread_mutex_lock(&V.pool_lock);
+	if (pool_push_locked(ev[0]) == 0)
+		pool_push_locked(ev[1]);
 	pthread_mutex_unlock(&V.pool_lock);
 	ev[0] = ev[1] = NULL;
+}
+
+/* An exiting thread's cache would be lost with its thread-local storage:
+ * up to CACHE events the driver keeps for the process's life. */
+void preload_events_thread_gone(void)
+{
+	if (tcache.n == 0)
+		return;
+	pthread_mutex_lock(&V.pool_lock);
+	while (tcache.n > 0 && pool_push_locked(tcache.ev[tcache.n - 1]) == 0)
+		tcache.n--;
+	pthread_mutex_unlock(&V.pool_lock);
 }

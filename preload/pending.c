@@ -148,6 +148,7 @@ void preload_pend_add(struct preload_entry *e)
 	p->ev[0] = e->ev[0];
 	p->ev[1] = e->ev[1];
 	p->graph = e->graph;
+	p->overtaken_ns = 0;
 	p->next = NULL;
 	p->prev = P.tail;
 	if (P.tail)
@@ -217,6 +218,11 @@ void preload_pend_join_copy(struct preload_pend *p, const struct preload_cupti_c
 {
 	p->rec.u.copy.start_ns = preload_cupti_to_cpu_ns(c->start_ns);
 	p->rec.u.copy.end_ns = preload_cupti_to_cpu_ns(c->end_ns);
+	complete(p);
+}
+
+void preload_pend_give_up(struct preload_pend *p)
+{
 	complete(p);
 }
 

@@ -260,6 +260,8 @@ void preload_events_record(preload_event ev, preload_stream s, int ptsz);
 int preload_events_resolve(preload_event ev[2], int wait, uint64_t *start_ns, uint64_t *end_ns);
 /* Returns a pair to the free pool (caller holds the writer lock). */
 void preload_events_put(preload_event ev[2]);
+/* Returns the calling thread's cached events to the pool: it exits. */
+void preload_events_thread_gone(void);
 /* 1 if the stream is capturing a graph: the launch is recorded into the
  * graph, not run (no events may be recorded, CUPTI will not report it). */
 int preload_stream_capturing(preload_stream s, int ptsz);

@@ -105,6 +105,8 @@ struct preload_thread {
 	uint64_t kicked_at;           /* head when the writer was last woken     */
 	int lib_depth;                /* library calls the thread is inside     */
 	uint64_t lib_seq;             /* seq of the outermost one               */
+	int gone;                     /* its thread exited, its ring drained:   */
+				      /* free for the next new thread (R.lock)  */
 	struct preload_thread *next;  /* the registry                           */
 };
 
@@ -114,8 +116,9 @@ extern __thread struct preload_thread *preload_tls_thread
 /* Creates the thread key whose destructor drains an exiting thread's ring;
  * 0 on success. */
 int preload_ring_init(void);
-/* The calling thread's state, registered on its first record (allocates
- * once); NULL when that failed. */
+/* The calling thread's state, registered on its first record (the state
+ * of an exited thread if one is free, else allocated); NULL when that
+ * failed. */
 struct preload_thread *preload_thread_new(void);
 static inline struct preload_thread *preload_thread_get(void)
 {
@@ -211,11 +214,16 @@ struct preload_pend {
 	struct preload_pend *prev, *next; /* FIFO order                          */
 	uint64_t *nodes;              /* graph: nodes reported without correlation */
 	uint32_t nnodes, capnodes;
+	uint64_t overtaken_ns;        /* CUPTI: when a launch made after it on its */
+				      /* stream was first seen run (our clock);  */
+				      /* 0 before (joins.c)                       */
 };
 
 /* Kernels timed by events or CUPTI, graph replays and (CUPTI) copies go to
  * the pending table; everything else is written at once. */
 void preload_pend_add(struct preload_entry *e);
+/* Writes p without GPU times and forgets it: its report will not come. */
+void preload_pend_give_up(struct preload_pend *p);
 /* The oldest pending record (follow ->next); NULL when none. */
 struct preload_pend *preload_pend_head(void);
 /* The pending record of a sequence number (CUPTI timing only), or NULL. */

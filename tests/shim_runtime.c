@@ -9,6 +9,10 @@
  *
  *   shim_runtime basic [EXIT]   one launch of each kind, copies, syncs
  *   shim_runtime threads N M    N threads x M launches, concurrently
+ *   shim_runtime churn N M      N threads one after another, M launches each
+ *                               (a server's thread per request); prints the
+ *                               growth of the address space from the end of
+ *                               the first to the end of the last, in kB
  *   shim_runtime handoff M      two threads taking turns, M launches each of
  *                               one kernel on the legacy stream (the main
  *                               and autograd threads of a PyTorch step)
@@ -116,6 +120,21 @@ static void *worker(void *arg)
 	}
 	CHECK(stream_sync_ptsz(NULL));
 	return NULL;
+}
+
+/* The process's address space (VmSize of /proc/self/status), kB; -1 when
+ * unreadable. */
+static long vm_size_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "VmSize: %ld", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
 }
 
 static pthread_mutex_t turn_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -569,6 +588,21 @@ int main(int argc, char **argv)
 			pthread_create(&th[i], NULL, worker, (void *)(intptr_t)m);
 		for (int i = 0; i < n; i++)
 			pthread_join(th[i], NULL);
+		return 0;
+	}
+	if (!strcmp(mode, "churn")) {
+		int n = argc > 2 ? atoi(argv[2]) : 100;
+		long m = argc > 3 ? atol(argv[3]) : 10;
+		long first_kb = 0;
+		for (int i = 0; i < n; i++) {
+			pthread_t th;
+			if (pthread_create(&th, NULL, worker, (void *)(intptr_t)m) != 0)
+				return 3;
+			pthread_join(th, NULL);
+			if (i == 0)
+				first_kb = vm_size_kb();
+		}
+		printf("vm_growth_kb %ld\n", vm_size_kb() - first_kb);
 		return 0;
 	}
 	if (!strcmp(mode, "handoff")) {

@@ -372,6 +372,29 @@ if run cupti-lost-overtaken 0 FAKE_CUPTI_EXTERNAL=none FAKE_CUPTI_LOSE=4 FAKE_CU
 	lost_shift_none cupti-lost-overtaken "$T/lo.mp" "a lost report shifts no launch"
 fi
 
+# ... and over a longer run (2,000 launches 1 ms apart, one report in four
+# lost): a launch overtaken a second ago, no report waiting from before,
+# is written untimed at once instead of staying pending to the end, where
+# every report's search walked it; the trace is the same: every launch,
+# the lost ones untimed, no report on another's launch.
+if run cupti-lost-long 0 FAKE_CUPTI_EXTERNAL=none FAKE_CUPTI_LOSE=4 FAKE_CUPTI_CLOCK=real SURFER_VERBOSE=1 \
+	SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/ll.mp" \
+	-- $B/tests/shim_runtime spaced 2000 1000; then
+	if $B/surfer-dump "$T/ll.mp" | python3 -c '
+import json, sys
+ks = [r for r in map(json.loads, sys.stdin) if r["type"] == "kernel"]
+untimed = [r for r in ks if "start_ns" not in r]
+late = [r for r in ks if "start_ns" in r and not 0 <= r["start_ns"] - r["cpu_ns"] < 250e3]
+assert len(ks) == 2000 and len(untimed) == 500 and not late, "%d kernels, %d untimed, %d off their launch" % (len(ks), len(untimed), len(late))
+'; then pass "cupti-lost-long: every launch kept, the lost ones untimed"; else fail "cupti-lost-long: the trace"; fi
+	n=$(sed -n 's/.* \([0-9]*\) written untimed once overtaken.*/\1/p' "$T/cupti-lost-long.err")
+	if [ -n "$n" ] && [ "$n" -ge 100 ] && [ "$n" -le 500 ]; then
+		pass "cupti-lost-long: $n lost reports' launches written before the end"
+	else
+		fail "cupti-lost-long: '$n' launches written untimed once overtaken: $(grep 'reports joined' "$T/cupti-lost-long.err")"
+	fi
+fi
+
 # A queue of GPU work deeper than the writer's 250 ms between flushes
 # (FAKE_CUPTI_UNFINISHED: a report is unfinished until its kernel ends on
 # the real clock): the periodic flushes take only finished buffers, so
@@ -499,6 +522,26 @@ fi
 # 3. Eight threads launching concurrently on their own and per-thread streams.
 if run threads 0 SURFER_TIMING=events SURFER_OUTPUT="$T/th.mp" -- $B/tests/shim_runtime threads 8 600; then
 	check threads "$T/th.mp" --kernels 4800 --timing events
+fi
+
+# 3b. A thread per request (a threaded server around a model): 400 threads
+#     one after another, 10 launches each.  Every kernel is kept under its
+#     own thread, and an exited thread's state serves the next: the address
+#     space grew by 122,892 kB (311 KB a thread) before, by none after.
+#     One malloc arena (MALLOC_ARENA_MAX=1): a thread's new arena reserves
+#     64 MB of address space that is not ours.  Sanitizers' own per-thread
+#     memory makes the size meaningless there.
+if run churn 0 MALLOC_ARENA_MAX=1 SURFER_TIMING=events SURFER_OUTPUT="$T/churn.mp" \
+	-- $B/tests/shim_runtime churn 400 10; then
+	check churn "$T/churn.mp" --kernels 4000 --timing events
+	grow=$(sed -n 's/^vm_growth_kb //p' "$T/churn.out")
+	if [ -n "$SANITIZE" ]; then
+		echo "skip - churn's address space under a sanitizer"
+	elif [ -n "$grow" ] && [ "$grow" -ge 0 ] && [ "$grow" -lt 16384 ]; then
+		pass "churn: 400 threads grew the address space by $grow kB"
+	else
+		fail "churn: 400 threads grew the address space by '$grow' kB (a state per thread kept)"
+	fi
 fi
 
 # 4. Direct calls (-lcuda), a constructor launching before main, and fork:
