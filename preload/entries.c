@@ -32,7 +32,7 @@ void preload_launch_begin(const struct preload_launch *l, struct preload_launch_
 	if (g->timing == TRACE_TIMING_CUPTI) {
 		preload_cupti_push(tok->seq);
 	} else if (g->timing == TRACE_TIMING_EVENTS && !tok->captured) {
-		if (preload_events_get(tok->ev) == 0)
+		if (preload_events_get(tok->ev, &tok->ev_slot) == 0)
 			preload_events_record(tok->ev[0], l->stream, ptsz);
 	}
 	tok->cpu_ns = preload_now_ns();
@@ -56,6 +56,7 @@ void preload_launch_end(const struct preload_launch *l, struct preload_launch_to
 		if (tok->ev[0]) {
 			e->ev[0] = tok->ev[0];
 			e->ev[1] = tok->ev[1];
+			e->ev_slot = tok->ev_slot;
 			e->rec.type = TRACE_TYPE_MAX; /* recycled by the drain, not written */
 			preload_ring_publish(t);
 		}
@@ -63,6 +64,7 @@ void preload_launch_end(const struct preload_launch *l, struct preload_launch_to
 	}
 	e->ev[0] = tok->ev[0];
 	e->ev[1] = tok->ev[1];
+	e->ev_slot = tok->ev_slot;
 	e->fi = preload_funcinfo_get(l->f);
 	e->rec.type = TRACE_KERNEL;
 	struct trace_kernel *k = &e->rec.u.kernel;

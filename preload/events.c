@@ -36,6 +36,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -48,6 +49,8 @@ typedef preload_cures (*ev_elapsed_fn)(float *, preload_event, preload_event);
 typedef preload_cures (*capturing_fn)(preload_stream, int *);
 typedef preload_cures (*mode_fn)(int *);
 typedef preload_cures (*stream_create_fn)(preload_stream *, unsigned int);
+typedef preload_cures (*ctx_get_fn)(void **);
+typedef preload_cures (*ctx_dev_fn)(int *);
 
 static struct {
 	ev_create_fn create;
@@ -56,19 +59,101 @@ static struct {
 	ev_elapsed_fn elapsed;
 	capturing_fn capturing, capturing_ptsz;
 	mode_fn exchange_mode;      /* cuThreadExchangeStreamCaptureMode       */
+	stream_create_fn stream_create;
+	ctx_get_fn ctx_current;     /* cuCtxGetCurrent                         */
+	ctx_dev_fn ctx_device;      /* cuCtxGetDevice                          */
+	pthread_mutex_t pool_lock;  /* every context's pool                    */
+	pthread_mutex_t ctx_lock;   /* a context's slot being made             */
+} V = { .pool_lock = PTHREAD_MUTEX_INITIALIZER, .ctx_lock = PTHREAD_MUTEX_INITIALIZER };
+
+/*
+ * An event belongs to the context current when it was made: the driver
+ * refuses to record it on another context's stream or to time it against
+ * another context's event (cuEventRecord, cuEventElapsedTime: "from
+ * different contexts").  With one pool and one reference, a process that
+ * drives two GPUs from one thread (nn.DataParallel, a model split over
+ * devices with device_map="auto") recorded every launch of the second
+ * with the first's events, none timed (shim_test.sh two-gpus: the 20 of
+ * device 1's 40 launches untimed before), and a program that reset its
+ * device (cudaDeviceReset) timed nothing after it, its reference dead
+ * (shim_test.sh reset: 10 of 20 untimed before).  So each context has its
+ * slot: its reference event on a stream of its own, its pool; a pair
+ * carries its slot's index.  A slot is made at the first launch in its
+ * context (cuCtxGetCurrent: a launch runs in the current context), and
+ * dies with it (a reset, release or destroy: preload_events_ctx_gone),
+ * so that a later context the driver hands the same handle gets a slot of
+ * its own.
+ */
+#define EV_CTX_MAX 64
+struct ev_ctx {
+	void *ctx;                  /* CUcontext                               */
+	int device;                 /* its device, -1 when the driver said none */
+	_Atomic int dead;           /* torn down: never matched again          */
 	preload_stream ref_stream;  /* ours, non-blocking: the reference's     */
 	preload_event ref;          /* reference event, completed              */
 	uint64_t ref_cpu_ns;        /* its time on the recorder's clock         */
-	pthread_mutex_t pool_lock;
-	preload_event *pool;
+	preload_event *pool;        /* free events (pool_lock)                 */
 	size_t npool, cappool;
-} V = { .pool_lock = PTHREAD_MUTEX_INITIALIZER };
+};
+static struct ev_ctx C[EV_CTX_MAX];
+static _Atomic int nctx;            /* slots made (ctx_lock to add one)     */
 
 #define CACHE 32
 static __thread struct {
 	preload_event ev[CACHE];
 	int n;
+	int slot;                   /* the context of the events held          */
 } tcache;
+
+/* Makes a slot for the current context ctx: a stream, a reference event
+ * recorded on it and waited for (ctx_lock held); its index, or -1. */
+static int make_slot_locked(void *ctx)
+{
+	int n = atomic_load(&nctx);
+	if (n == EV_CTX_MAX)
+		return -1;
+	struct ev_ctx *c = &C[n];
+	c->ctx = ctx;
+	c->device = -1;
+	int dev;
+	if (V.ctx_device && V.ctx_device(&dev) == 0)
+		c->device = dev;
+	/* CU_STREAM_NON_BLOCKING (1); CU_EVENT_DEFAULT (0): timing enabled.
+	 * The first launch recorded may come inside a capture: relaxed. */
+	int mode = preload_events_relax();
+	int bad = V.stream_create(&c->ref_stream, 1) != 0 || V.create(&c->ref, 0) != 0 ||
+		  V.record(c->ref, c->ref_stream) != 0 || V.sync(c->ref) != 0;
+	preload_events_unrelax(mode);
+	if (bad)
+		return -1;
+	c->ref_cpu_ns = preload_now_ns();
+	atomic_store(&c->dead, 0);
+	atomic_store(&nctx, n + 1);
+	return n;
+}
+
+/* The slot of the calling thread's current context, made if need be; -1
+ * when there is none (no current context, no room, no reference). */
+static int current_slot(void)
+{
+	void *ctx = NULL;
+	if (!V.ctx_current || V.ctx_current(&ctx) != 0 || !ctx)
+		return -1;
+	int n = atomic_load(&nctx);
+	for (int i = n - 1; i >= 0; i--)
+		if (C[i].ctx == ctx && !atomic_load(&C[i].dead))
+			return i;
+	pthread_mutex_lock(&V.ctx_lock);
+	int s = -1;
+	n = atomic_load(&nctx);
+	for (int i = n - 1; i >= 0 && s < 0; i--)
+		if (C[i].ctx == ctx && !atomic_load(&C[i].dead))
+			s = i;
+	if (s < 0)
+		s = make_slot_locked(ctx);
+	pthread_mutex_unlock(&V.ctx_lock);
+	return s;
+}
 
 int preload_events_init(char *why, size_t whylen)
 {
@@ -81,22 +166,20 @@ int preload_events_init(char *why, size_t whylen)
 	if (!V.elapsed)
 		V.elapsed = (ev_elapsed_fn)preload_driver_sym("cuEventElapsedTime");
 	V.exchange_mode = (mode_fn)preload_driver_sym("cuThreadExchangeStreamCaptureMode");
-	stream_create_fn stream_create = (stream_create_fn)preload_driver_sym("cuStreamCreate");
-	if (!V.create || !V.record || !V.query || !V.sync || !V.elapsed || !stream_create) {
+	V.stream_create = (stream_create_fn)preload_driver_sym("cuStreamCreate");
+	V.ctx_current = (ctx_get_fn)preload_driver_sym("cuCtxGetCurrent");
+	V.ctx_device = (ctx_dev_fn)preload_driver_sym("cuCtxGetDevice");
+	if (!V.create || !V.record || !V.query || !V.sync || !V.elapsed || !V.stream_create ||
+	    !V.ctx_current) {
 		snprintf(why, whylen, "the driver lacks the event functions");
 		return -1;
 	}
-	/* CU_STREAM_NON_BLOCKING (1); CU_EVENT_DEFAULT (0): timing enabled.
-	 * The first launch recorded may come inside a capture: relaxed. */
-	int mode = preload_events_relax();
-	int bad = stream_create(&V.ref_stream, 1) != 0 || V.create(&V.ref, 0) != 0 ||
-		  V.record(V.ref, V.ref_stream) != 0 || V.sync(V.ref) != 0;
-	preload_events_unrelax(mode);
-	if (bad) {
+	/* The context of the launch that decided the timing: a slot now, so
+	 * that a driver that cannot time says so before the first launch. */
+	if (current_slot() < 0) {
 		snprintf(why, whylen, "cannot create a timing event");
 		return -1;
 	}
-	V.ref_cpu_ns = preload_now_ns();
 	return 0;
 }
 
@@ -114,12 +197,52 @@ void preload_events_unrelax(int mode)
 		V.exchange_mode(&mode);
 }
 
-int preload_events_get(preload_event ev[2])
+/* One event onto its slot's pool (pool_lock held); -1 when it cannot
+ * grow, and the event is leaked: only a few bytes of driver state. */
+static int pool_push_locked(struct ev_ctx *c, preload_event e)
 {
+	if (c->npool == c->cappool) {
+		size_t n = c->cappool ? c->cappool * 2 : 256;
+		preload_event *p = realloc(c->pool, n * sizeof *p);
+		if (!p)
+			return -1;
+		c->pool = p;
+		c->cappool = n;
+	}
+	c->pool[c->npool++] = e;
+	return 0;
+}
+
+/* Hands the thread's cached events back to their slot's pool (a dead
+ * slot's are dropped: their context took them). */
+static void cache_return(void)
+{
+	if (tcache.n == 0)
+		return;
+	struct ev_ctx *c = &C[tcache.slot];
+	pthread_mutex_lock(&V.pool_lock);
+	if (atomic_load(&c->dead))
+		tcache.n = 0;
+	while (tcache.n > 0 && pool_push_locked(c, tcache.ev[tcache.n - 1]) == 0)
+		tcache.n--;
+	pthread_mutex_unlock(&V.pool_lock);
+	tcache.n = 0; /* what could not be kept is leaked: a few bytes of driver state */
+}
+
+int preload_events_get(preload_event ev[2], uint8_t *slot)
+{
+	ev[0] = ev[1] = NULL;
+	int sl = current_slot();
+	if (sl < 0)
+		return -1;
+	if (tcache.n > 0 && tcache.slot != sl)
+		cache_return();
+	tcache.slot = sl;
+	struct ev_ctx *c = &C[sl];
 	if (tcache.n < 2) {
 		pthread_mutex_lock(&V.pool_lock);
-		while (tcache.n < CACHE && V.npool > 0)
-			tcache.ev[tcache.n++] = V.pool[--V.npool];
+		while (tcache.n < CACHE && c->npool > 0)
+			tcache.ev[tcache.n++] = c->pool[--c->npool];
 		pthread_mutex_unlock(&V.pool_lock);
 	}
 	for (int i = 0; i < 2; i++) {
@@ -132,6 +255,7 @@ int preload_events_get(preload_event ev[2])
 			return -1;
 		}
 	}
+	*slot = (uint8_t)sl;
 	return 0;
 }
 
@@ -164,50 +288,39 @@ int preload_stream_capturing(preload_stream s, int ptsz)
 	return status != 0;
 }
 
-int preload_events_resolve(preload_event ev[2], int wait, uint64_t *start_ns, uint64_t *end_ns)
+int preload_events_resolve(preload_event ev[2], uint8_t slot, int wait, uint64_t *start_ns,
+			   uint64_t *end_ns)
 {
+	if (slot >= atomic_load(&nctx) || atomic_load(&C[slot].dead))
+		return -1;
+	struct ev_ctx *c = &C[slot];
 	preload_cures r = wait ? V.sync(ev[1]) : V.query(ev[1]);
 	if (r == PRELOAD_CU_NOT_READY)
 		return 0;
 	if (r != 0)
 		return -1;
 	float since_ref = 0, dur = 0;
-	if (V.elapsed(&since_ref, V.ref, ev[0]) != 0 || V.elapsed(&dur, ev[0], ev[1]) != 0)
+	if (V.elapsed(&since_ref, c->ref, ev[0]) != 0 || V.elapsed(&dur, ev[0], ev[1]) != 0)
 		return -1;
-	int64_t start = (int64_t)V.ref_cpu_ns + (int64_t)llround((double)since_ref * 1e6);
+	int64_t start = (int64_t)c->ref_cpu_ns + (int64_t)llround((double)since_ref * 1e6);
 	*start_ns = start > 0 ? (uint64_t)start : 0;
 	*end_ns = *start_ns + (uint64_t)llround((double)(dur > 0 ? dur : 0) * 1e6);
 	if (since_ref > 1000.0f) {
 		/* Move the reference forward: this start event becomes it. */
-		preload_event old = V.ref;
-		V.ref = ev[0];
-		V.ref_cpu_ns = *start_ns;
+		preload_event old = c->ref;
+		c->ref = ev[0];
+		c->ref_cpu_ns = *start_ns;
 		ev[0] = old;
 	}
 	return 1;
 }
 
-/* One event onto the shared pool (pool_lock held); -1 when it cannot
- * grow, and the event is leaked: only a few bytes of driver state. */
-static int pool_push_locked(preload_event e)
-{
-	if (V.npool == V.cappool) {
-		size_t n = V.cappool ? V.cappool * 2 : 256;
-		preload_event *p = realloc(V.pool, n * sizeof *p);
-		if (!p)
-			return -1;
-		V.pool = p;
-		V.cappool = n;
-	}
-	V.pool[V.npool++] = e;
-	return 0;
-}
-
-void preload_events_put(preload_event ev[2])
+void preload_events_put(preload_event ev[2], uint8_t slot)
 {
 	pthread_mutex_lock(&V.pool_lock);
-	if (pool_push_locked(ev[0]) == 0)
-		pool_push_locked(ev[1]);
+	if (slot < atomic_load(&nctx) && !atomic_load(&C[slot].dead) &&
+	    pool_push_locked(&C[slot], ev[0]) == 0)
+		pool_push_locked(&C[slot], ev[1]);
 	pthread_mutex_unlock(&V.pool_lock);
 	ev[0] = ev[1] = NULL;
 }
@@ -216,10 +329,19 @@ void preload_events_put(preload_event ev[2])
  * up to CACHE events the driver keeps for the process's life. */
 void preload_events_thread_gone(void)
 {
-	if (tcache.n == 0)
-		return;
+	cache_return();
+}
+
+void preload_events_ctx_gone(void *ctx, int device)
+{
+	int n = atomic_load(&nctx);
 	pthread_mutex_lock(&V.pool_lock);
-	while (tcache.n > 0 && pool_push_locked(tcache.ev[tcache.n - 1]) == 0)
-		tcache.n--;
+	for (int i = 0; i < n; i++) {
+		struct ev_ctx *c = &C[i];
+		if (ctx ? c->ctx == ctx : (c->device == device || c->device < 0)) {
+			atomic_store(&c->dead, 1);
+			c->npool = 0; /* the context's own: gone with it */
+		}
+	}
 	pthread_mutex_unlock(&V.pool_lock);
 }

@@ -827,7 +827,7 @@ static CUresult teardown(int idx, CUdevice dev, CUcontext ctx)
 		return CUDA_ERROR_NOT_FOUND;
 	if (preload_recording()) {
 		int e = errno;
-		preload_before_teardown();
+		preload_before_teardown(idx == HK_CTX_DESTROY ? (void *)ctx : NULL, (int)dev);
 		errno = e;
 	}
 	return idx == HK_CTX_DESTROY ? ((ctx_fn)real)(ctx) : ((device_fn)real)(dev);

@@ -147,6 +147,7 @@ void preload_pend_add(struct preload_entry *e)
 	p->rec = e->rec;
 	p->ev[0] = e->ev[0];
 	p->ev[1] = e->ev[1];
+	p->ev_slot = e->ev_slot;
 	p->graph = e->graph;
 	p->overtaken_ns = 0;
 	p->next = NULL;
@@ -245,7 +246,7 @@ void preload_pend_harvest(int wait)
 		if (!p->ev[0])
 			continue;
 		uint64_t s = 0, e = 0;
-		int r = preload_events_resolve(p->ev, wait, &s, &e);
+		int r = preload_events_resolve(p->ev, p->ev_slot, wait, &s, &e);
 		if (r == 0) {
 			misses++;
 			continue;
@@ -255,7 +256,7 @@ void preload_pend_harvest(int wait)
 			p->rec.u.kernel.start_ns = s;
 			p->rec.u.kernel.end_ns = e;
 		}
-		preload_events_put(p->ev);
+		preload_events_put(p->ev, p->ev_slot);
 		pend_unlink(p);
 		preload_out_write(&p->rec, NULL);
 		pend_release(p);

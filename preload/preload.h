@@ -169,6 +169,7 @@ struct preload_launch_tok {
 	uint64_t seq;
 	uint64_t cpu_ns;
 	preload_event ev[2];
+	uint8_t ev_slot;           /* their context's slot (events.c)           */
 	int active;
 	int captured;              /* the stream was capturing a graph          */
 };
@@ -216,7 +217,7 @@ void preload_mem_free(uint64_t ptr);
 
 /* Before a context is destroyed: waits for the GPU and writes every record
  * whose times are known, so they do not die with the context. */
-void preload_before_teardown(void);
+void preload_before_teardown(void *ctx, int device);
 /* cuProfilerStart (start = 1) / cuProfilerStop (start = 0). */
 void preload_profiler(int start);
 /* Initializes settings once (constructor or first hook). */
@@ -250,16 +251,23 @@ void preload_log_verbose(int on);
 
 /* Loads the event functions; 0 when events timing can be used. */
 int preload_events_init(char *why, size_t whylen);
-/* Takes a pair of timing events (from the caller's cache or new). */
-int preload_events_get(preload_event ev[2]);
+/* Takes a pair of timing events of the current context (from the caller's
+ * cache or new), and in *slot the index of that context's slot, which
+ * resolve and put take with the pair; -1 when none (no current context). */
+int preload_events_get(preload_event ev[2], uint8_t *slot);
 /* Records ev on the stream the launch used (ptsz: per-thread NULL stream). */
 void preload_events_record(preload_event ev, preload_stream s, int ptsz);
 /* 1 when the pair has completed, with the GPU start and end on the recorder's
  * clock in *start_ns and *end_ns; 0 not yet; negative on error.  wait = 1
  * blocks until completion. */
-int preload_events_resolve(preload_event ev[2], int wait, uint64_t *start_ns, uint64_t *end_ns);
-/* Returns a pair to the free pool (caller holds the writer lock). */
-void preload_events_put(preload_event ev[2]);
+int preload_events_resolve(preload_event ev[2], uint8_t slot, int wait, uint64_t *start_ns,
+			   uint64_t *end_ns);
+/* Returns a pair to its context's free pool (caller holds the writer lock). */
+void preload_events_put(preload_event ev[2], uint8_t slot);
+/* A context goes (destroyed: ctx; a device's primary context released or
+ * reset: ctx NULL and its device): its slot and events are never used
+ * again, and a later context of the same handle gets a slot of its own. */
+void preload_events_ctx_gone(void *ctx, int device);
 /* Returns the calling thread's cached events to the pool: it exits. */
 void preload_events_thread_gone(void);
 /* 1 if the stream is capturing a graph: the launch is recorded into the

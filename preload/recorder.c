@@ -240,7 +240,7 @@ typedef preload_cures (*ctx_sync_fn)(void);
  * its report over unfinished, and lost (cupti.c, preload_cupti_flush): a
  * program that ends with its last step still queued lost that step's
  * reports (shim_test.sh cupti-queued-release: 8 of 8 before). */
-void preload_before_teardown(void)
+void preload_before_teardown(void *ctx, int device)
 {
 	struct preload_core *g = &preload_core;
 	if (g->timing != TRACE_TIMING_CUPTI && g->timing != TRACE_TIMING_EVENTS)
@@ -257,6 +257,9 @@ void preload_before_teardown(void)
 		preload_ring_drain_all_locked();
 		preload_pend_harvest(1);
 	}
+	/* its events go with it: a later context of the same handle gets a
+	 * slot of its own (events.c) */
+	preload_events_ctx_gone(ctx, device);
 	pthread_mutex_unlock(&g->lock);
 }
 

@@ -89,6 +89,7 @@ struct preload_entry {
 	struct trace_record rec;      /* type TRACE_TYPE_MAX: events to recycle */
 	struct preload_funcinfo *fi;  /* kernels: cached name/attributes       */
 	preload_event ev[2];          /* events timing, NULL when none         */
+	uint8_t ev_slot;              /* their context's slot (events.c)       */
 	uint8_t graph;                /* a cuGraphLaunch placeholder            */
 };
 
@@ -210,6 +211,7 @@ struct preload_funcinfo *preload_funcinfo_get(preload_func f);
 struct preload_pend {
 	struct trace_record rec;
 	preload_event ev[2];
+	uint8_t ev_slot;              /* their context's slot (events.c)       */
 	uint8_t graph;                /* a graph replay: CUPTI's kernels of it  */
 	struct preload_pend *prev, *next; /* FIFO order                          */
 	uint64_t *nodes;              /* graph: nodes reported without correlation */

@@ -114,12 +114,12 @@ static void drain_locked(struct preload_thread *t)
 		struct preload_entry *e = &t->ring[tail % PRELOAD_RING];
 		if (e->rec.type == TRACE_TYPE_MAX) {
 			if (e->ev[0])
-				preload_events_put(e->ev);
+				preload_events_put(e->ev, e->ev_slot);
 			continue;
 		}
 		if (g->state != PRELOAD_ST_ON) {
 			if (e->ev[0])
-				preload_events_put(e->ev);
+				preload_events_put(e->ev, e->ev_slot);
 			continue;
 		}
 		int timed = (e->rec.type == TRACE_KERNEL && !e->graph &&

@@ -36,8 +36,10 @@
 typedef int CUresult;
 enum { OK = 0, E_INVALID = 1, E_NOT_INIT = 3, E_INVALID_HANDLE = 400, E_NOT_FOUND = 500 };
 
-struct fstream { uint64_t id; uint64_t clock_ns; int capturing; uint64_t real_end_ns; };
-struct fevent { uint64_t t_ns; int recorded; };
+/* dev: the device of the context the stream or event was made in (-1:
+ * the legacy and per-thread streams, which are the current context's) */
+struct fstream { uint64_t id; uint64_t clock_ns; int capturing; uint64_t real_end_ns; int dev, gen; };
+struct fevent { uint64_t t_ns; int recorded; int dev, gen; };
 struct ffunc { char name[128]; int regs, smem; };
 struct launch_config {
 	unsigned gx, gy, gz, bx, by, bz, smem;
@@ -54,7 +56,7 @@ static unsigned long long mono_now(void)
 }
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static struct fstream legacy = { 1, 0, 0, 0 };
+static struct fstream legacy = { 1, 0, 0, 0, -1, 0 };
 static uint64_t next_stream_id = 100;
 static __thread struct fstream *per_thread;
 static int initialized;
@@ -170,6 +172,7 @@ static struct fstream *resolve_stream(void *s, int ptsz)
 		if (!per_thread) {
 			per_thread = calloc(1, sizeof *per_thread);
 			per_thread->id = 10000 + (uint64_t)syscall(SYS_gettid);
+			per_thread->dev = -1;
 		}
 		return per_thread;
 	}
@@ -184,22 +187,60 @@ API CUresult cuDriverGetVersion(int *v) { *v = 13000; return OK; }
 /* FAKE_CUDA_DEVICE=D: the program works on device D of D + 1 (default 0
  * of 1).  A thread has D's context current once it called cuInit; on any
  * other thread (the recorder's writer thread, say)
- * cuCtxGetDevice fails, as the driver's does without a current context. */
+ * cuCtxGetDevice fails, as the driver's does without a current context.
+ * Contexts: one primary context a device (cuDevicePrimaryCtxRetain),
+ * made current by cuCtxSetCurrent; a thread that set none works in D's.
+ * As the driver's, an event records only on a stream of its own
+ * context, and two events are timed against each other only when they
+ * are of one context (cuEventRecord, cuEventElapsedTime: "different
+ * contexts"). */
 enum { E_INVALID_CONTEXT = 201 };
+#define FAKE_DEVICES 8
+static struct fctx { int dev; } fctx[FAKE_DEVICES] = { { 0 }, { 1 }, { 2 }, { 3 }, { 4 }, { 5 }, { 6 }, { 7 } };
+/* A device's primary context's generation: cuDevicePrimaryCtxReset ends
+ * one, and the streams and events made in it are dead handles. */
+static int ctx_gen[FAKE_DEVICES];
+static __thread int ctx_set = -1; /* cuCtxSetCurrent's device; -1: none */
 static int fake_device(void)
 {
 	const char *d = getenv("FAKE_CUDA_DEVICE");
 	return d && *d ? atoi(d) : 0;
 }
+/* The device of the calling thread's current context. */
+static int cur_dev(void) { return ctx_set >= 0 ? ctx_set : fake_device(); }
 API CUresult cuDeviceGet(int *d, int ord) { if (!initialized) return E_NOT_INIT; *d = ord; return ord >= 0 && ord <= fake_device() ? OK : E_INVALID; }
 API CUresult cuDeviceGetCount(int *n) { *n = fake_device() + 1; return OK; }
 API CUresult cuCtxGetDevice(int *d)
 {
 	if (!initialized)
 		return E_NOT_INIT;
-	if (!ctx_current)
+	if (!ctx_current && ctx_set < 0)
 		return E_INVALID_CONTEXT;
-	*d = fake_device();
+	*d = cur_dev();
+	return OK;
+}
+API CUresult cuDevicePrimaryCtxRetain(void **c, int dev)
+{
+	if (!initialized)
+		return E_NOT_INIT;
+	if (dev < 0 || dev > fake_device() || dev >= FAKE_DEVICES)
+		return E_INVALID;
+	*c = &fctx[dev];
+	return OK;
+}
+API CUresult cuCtxSetCurrent(void *c)
+{
+	struct fctx *x = c;
+	if (x && (x < fctx || x >= fctx + FAKE_DEVICES))
+		return E_INVALID_CONTEXT;
+	ctx_set = x ? x->dev : -1;
+	return OK;
+}
+API CUresult cuCtxGetCurrent(void **c)
+{
+	if (!initialized)
+		return E_NOT_INIT;
+	*c = &fctx[cur_dev()];
 	return OK;
 }
 API CUresult cuDeviceGetName(char *name, int len, int dev)
@@ -275,6 +316,8 @@ API CUresult cuStreamCreate(void **s, unsigned flags)
 {
 	(void)flags;
 	struct fstream *st = calloc(1, sizeof *st);
+	st->dev = cur_dev();
+	st->gen = ctx_gen[st->dev];
 	pthread_mutex_lock(&mu);
 	st->id = next_stream_id++;
 	pthread_mutex_unlock(&mu);
@@ -356,15 +399,29 @@ API CUresult cuCtxSynchronize_v2(void *ctx)
 }
 API CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { (void)s; (void)e; (void)f; return fails(__func__) ? watch_result : done(__func__, OK); }
 API CUresult cuStreamWaitEvent_ptsz(void *s, void *e, unsigned f) { (void)s; (void)e; (void)f; return fails(__func__) ? watch_result : done(__func__, OK); }
-API CUresult cuEventCreate(void **e, unsigned flags) { (void)flags; *e = calloc(1, sizeof(struct fevent)); return OK; }
+API CUresult cuEventCreate(void **e, unsigned flags)
+{
+	(void)flags;
+	struct fevent *ev = calloc(1, sizeof *ev);
+	ev->dev = cur_dev();
+	ev->gen = ctx_gen[ev->dev];
+	*e = ev;
+	return OK;
+}
 API CUresult cuEventDestroy_v2(void *e) { free(e); return OK; }
 static CUresult event_record(void *e, void *s, int ptsz)
 {
+	struct fevent *ev = e;
 	pthread_mutex_lock(&mu);
-	((struct fevent *)e)->t_ns = resolve_stream(s, ptsz)->clock_ns;
-	((struct fevent *)e)->recorded = 1;
+	struct fstream *st = resolve_stream(s, ptsz);
+	int ok = (st->dev < 0 ? cur_dev() : st->dev) == ev->dev && ev->gen == ctx_gen[ev->dev] &&
+		 (st->dev < 0 || st->gen == ctx_gen[st->dev]);
+	if (ok) {
+		ev->t_ns = st->clock_ns;
+		ev->recorded = 1;
+	}
 	pthread_mutex_unlock(&mu);
-	return OK;
+	return ok ? OK : E_INVALID_HANDLE;
 }
 API CUresult cuEventRecord(void *e, void *s) { return fails(__func__) ? watch_result : done(__func__, event_record(e, s, 0)); }
 API CUresult cuEventRecord_ptsz(void *e, void *s) { return fails(__func__) ? watch_result : done(__func__, event_record(e, s, 1)); }
@@ -387,7 +444,11 @@ API CUresult cuEventElapsedTime(float *ms, void *a, void *b)
 {
 	if (unsafe_during_capture())
 		return E_CAPTURE_UNSUPPORTED;
-	*ms = (float)((double)((int64_t)((struct fevent *)b)->t_ns - (int64_t)((struct fevent *)a)->t_ns) / 1e6);
+	struct fevent *x = a, *y = b;
+	if (x->dev != y->dev || !x->recorded || !y->recorded || x->gen != ctx_gen[x->dev] ||
+	    y->gen != ctx_gen[y->dev])
+		return E_INVALID_HANDLE;
+	*ms = (float)((double)((int64_t)y->t_ns - (int64_t)x->t_ns) / 1e6);
 	return OK;
 }
 API CUresult cuEventElapsedTime_v2(float *ms, void *a, void *b) { return cuEventElapsedTime(ms, a, b); }
@@ -413,6 +474,11 @@ static CUresult run(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 	}
 	pthread_mutex_lock(&mu);
 	struct fstream *st = resolve_stream(s, ptsz);
+	if (st->dev >= 0 && (st->dev != cur_dev() || st->gen != ctx_gen[st->dev])) {
+		/* another context's stream, or a dead one's */
+		pthread_mutex_unlock(&mu);
+		return E_INVALID_HANDLE;
+	}
 	if (st->capturing) {
 		pthread_mutex_unlock(&mu);
 		return OK;
@@ -735,7 +801,17 @@ API CUresult cuMemcpyPeerAsync_ptsz(dptr d, void *dc, dptr s, void *sc, size_t n
 	return COPY(d, s, 3, st, 1);
 }
 API CUresult cuDevicePrimaryCtxRelease_v2(int dev) { (void)dev; return fails(__func__) ? watch_result : done(__func__, OK); }
-API CUresult cuDevicePrimaryCtxReset_v2(int dev) { (void)dev; return fails(__func__) ? watch_result : done(__func__, OK); }
+API CUresult cuDevicePrimaryCtxReset_v2(int dev)
+{
+	if (fails(__func__))
+		return watch_result;
+	if (dev >= 0 && dev < FAKE_DEVICES) {
+		pthread_mutex_lock(&mu);
+		ctx_gen[dev]++;
+		pthread_mutex_unlock(&mu);
+	}
+	return done(__func__, OK);
+}
 API CUresult cuCtxDestroy_v2(void *ctx) { (void)ctx; return fails(__func__) ? watch_result : done(__func__, OK); }
 API CUresult cuProfilerStart(void) { return fails(__func__) ? watch_result : done(__func__, OK); }
 API CUresult cuProfilerStop(void) { return fails(__func__) ? watch_result : done(__func__, OK); }
@@ -759,6 +835,9 @@ static const struct entry table[] = {
 	{ "cuStreamCreate", 2000, F(cuStreamCreate), NULL },
 	{ "cuStreamGetId", 12000, F(cuStreamGetId), F(cuStreamGetId_ptsz) },
 	{ "cuStreamSynchronize", 2000, F(cuStreamSynchronize), F(cuStreamSynchronize_ptsz) },
+	{ "cuDevicePrimaryCtxRetain", 7000, F(cuDevicePrimaryCtxRetain), NULL },
+	{ "cuCtxSetCurrent", 4000, F(cuCtxSetCurrent), NULL },
+	{ "cuCtxGetCurrent", 4000, F(cuCtxGetCurrent), NULL },
 	{ "cuCtxSynchronize", 2000, F(cuCtxSynchronize), NULL },
 	{ "cuCtxSynchronize", 13000, F(cuCtxSynchronize_v2), NULL },
 	{ "cuEventCreate", 2000, F(cuEventCreate), NULL },

@@ -13,6 +13,14 @@
  *                               (a server's thread per request); prints the
  *                               growth of the address space from the end of
  *                               the first to the end of the last, in kB
+ *   shim_runtime two-gpus K     K launches alternating between the primary
+ *                               contexts of devices 0 and 1 (run with
+ *                               FAKE_CUDA_DEVICE=1), each on a stream of its
+ *                               device, from one thread (nn.DataParallel's
+ *                               launches, a model split over two devices)
+ *   shim_runtime reset K        K launches on a stream, the device's primary
+ *                               context reset (cudaDeviceReset), K more on a
+ *                               stream made after it
  *   shim_runtime handoff M      two threads taking turns, M launches each of
  *                               one kernel on the legacy stream (the main
  *                               and autograd threads of a PyTorch step)
@@ -589,6 +597,45 @@ int main(int argc, char **argv)
 		for (int i = 0; i < n; i++)
 			pthread_join(th[i], NULL);
 		return 0;
+	}
+	if (!strcmp(mode, "two-gpus")) {
+		typedef int (*retain_fn)(void **, int);
+		typedef int (*set_fn)(void *);
+		retain_fn retain = fetch("cuDevicePrimaryCtxRetain", 7000, 0);
+		set_fn set_current = fetch("cuCtxSetCurrent", 4000, 0);
+		int k = argc > 2 ? atoi(argv[2]) : 40;
+		void *ctx[2], *s[2], *f[2];
+		for (int d = 0; d < 2; d++) {
+			CHECK(retain(&ctx[d], d));
+			CHECK(set_current(ctx[d]));
+			CHECK(stream_create(&s[d], 0));
+			f[d] = func(d ? "gpu1_kernel" : "gpu0_kernel");
+		}
+		for (int i = 0; i < k; i++) {
+			int d = i % 2;
+			CHECK(set_current(ctx[d]));
+			CHECK(lk(f[d], 1 + (unsigned)(i % 7), 1, 1, 64, 1, 1, 0, s[d], NULL, NULL));
+		}
+		for (int d = 0; d < 2; d++) {
+			CHECK(set_current(ctx[d]));
+			CHECK(ctx_sync());
+		}
+		return 0;
+	}
+	if (!strcmp(mode, "reset")) {
+		typedef int (*reset_fn)(int);
+		reset_fn reset = fetch("cuDevicePrimaryCtxReset", 11000, 0);
+		int k = argc > 2 ? atoi(argv[2]) : 10;
+		void *f = func("before_reset"), *g = func("after_reset"), *s;
+		CHECK(stream_create(&s, 0));
+		for (int i = 0; i < k; i++)
+			CHECK(lk(f, 1 + (unsigned)i, 1, 1, 64, 1, 1, 0, s, NULL, NULL));
+		CHECK(ctx_sync());
+		CHECK(reset(0));
+		CHECK(stream_create(&s, 0));
+		for (int i = 0; i < k; i++)
+			CHECK(lk(g, 1 + (unsigned)i, 1, 1, 64, 1, 1, 0, s, NULL, NULL));
+		return ctx_sync();
 	}
 	if (!strcmp(mode, "churn")) {
 		int n = argc > 2 ? atoi(argv[2]) : 100;

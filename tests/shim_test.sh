@@ -519,6 +519,20 @@ if run device1 0 FAKE_CUDA_DEVICE=1 SURFER_TIMING=events SURFER_OUTPUT="$T/dev1.
 	fi
 fi
 
+# 2f. Events belong to a context: one thread driving two GPUs (launches
+#     alternating between the primary contexts of devices 0 and 1, each on
+#     its device's stream) has every launch timed, device 1's too (the 20
+#     of them went untimed with one pool and one reference), and so has a
+#     program that resets its device (cudaDeviceReset) and goes on (the
+#     fake's reset kills the context's events, as the driver's does).
+if run two-gpus 0 FAKE_CUDA_DEVICE=1 SURFER_TIMING=events SURFER_OUTPUT="$T/two.mp" \
+	-- $B/tests/shim_runtime two-gpus 40; then
+	check two-gpus "$T/two.mp" --kernels 40 --timing events
+fi
+if run ctx-reset 0 SURFER_TIMING=events SURFER_OUTPUT="$T/reset.mp" -- $B/tests/shim_runtime reset 10; then
+	check ctx-reset "$T/reset.mp" --kernels 20 --timing events
+fi
+
 # 3. Eight threads launching concurrently on their own and per-thread streams.
 if run threads 0 SURFER_TIMING=events SURFER_OUTPUT="$T/th.mp" -- $B/tests/shim_runtime threads 8 600; then
 	check threads "$T/th.mp" --kernels 4800 --timing events
