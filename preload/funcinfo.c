@@ -3,18 +3,24 @@
  * handle's name, registers and static shared memory (once per handle, in
  * a lock-free cache), and a stream's id.
  *
- * The cache is a fixed table of FC_SIZE slots claimed by compare-and-swap:
- * the first thread to launch a handle fills its slot, later launches read
- * it without a lock.  A handle that finds no slot within 64 probes (or its
- * slot still being filled) gets an uncached copy, kept for the process's
- * life.  A handle the driver reuses after its module is unloaded keeps the
- * first kernel's name.
+ * The cache is a chain of tables of FC_SIZE slots claimed by compare-and-
+ * swap: the first thread to launch a handle fills its slot, later launches
+ * read it without a lock (one waiting for a slot being filled yields until
+ * it is).  A handle that finds no free slot within 64 probes goes on to the
+ * next table, made when first needed.  Before, such a handle got a copy of
+ * its own at every launch, never freed: a program past 16,384 kernels (a
+ * compiled model's Triton kernels over many shapes) leaked one at every
+ * launch of them (shim_test.sh handles: 20,000 kernels launched ten times,
+ * 2.7 MB of address space after the first round before, none after).  A
+ * handle the driver reuses after its module is unloaded keeps the first
+ * kernel's name.
  *
  * Must never: lock or allocate on a launch of a known handle; call the
  * driver through our own hooks (the functions come from the loaded
  * libcuda.so.1 directly).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,40 +110,72 @@ static inline size_t mix(uint64_t k)
  * threads insert with compare-and-swap, where the common map wants its
  * caller to lock. */
 #define FC_SIZE 16384u
-static struct fc_slot {
+struct fc_slot {
 	_Atomic(uintptr_t) key;
 	atomic_int ready;
 	struct preload_funcinfo info;
-} fcache[FC_SIZE];
+};
+struct fc_table {
+	struct fc_slot slot[FC_SIZE];
+	_Atomic(struct fc_table *) next; /* where handles go this one has no room for */
+};
+static struct fc_table fc_first;
+
+/* The table after t, made if there is none yet; NULL without memory. */
+static struct fc_table *next_table(struct fc_table *t)
+{
+	struct fc_table *n = atomic_load_explicit(&t->next, memory_order_acquire);
+	if (n)
+		return n;
+	n = calloc(1, sizeof *n);
+	if (!n)
+		return NULL;
+	struct fc_table *seen = NULL;
+	if (!atomic_compare_exchange_strong(&t->next, &seen, n)) {
+		free(n); /* another thread's table is in place */
+		n = seen;
+	}
+	return n;
+}
+
+/* A slot another thread claimed for k is filled within a few driver calls;
+ * a bounded wait (a signal handler launching on the filling thread would
+ * wait for itself), then the launch goes without what the driver says. */
+static struct preload_funcinfo *wait_ready(struct fc_slot *s)
+{
+	for (int spin = 0; spin < 100000; spin++) {
+		if (atomic_load_explicit(&s->ready, memory_order_acquire))
+			return &s->info;
+		sched_yield();
+	}
+	return NULL;
+}
 
 struct preload_funcinfo *preload_funcinfo_get(preload_func f)
 {
 	uintptr_t k = (uintptr_t)f;
-	size_t i = mix(k) & (FC_SIZE - 1);
-	for (int probe = 0; k && probe < 64; probe++, i = (i + 1) & (FC_SIZE - 1)) {
-		struct fc_slot *s = &fcache[i];
-		uintptr_t cur = atomic_load_explicit(&s->key, memory_order_acquire);
-		if (cur == 0) {
-			uintptr_t zero = 0;
-			if (!atomic_compare_exchange_strong(&s->key, &zero, k)) {
-				if (zero != k)
-					continue;
-				cur = k;
-			} else {
-				fill_funcinfo(&s->info, f);
-				atomic_store_explicit(&s->ready, 1, memory_order_release);
-				return &s->info;
+	if (!k)
+		return NULL;
+	for (struct fc_table *t = &fc_first; t; t = next_table(t)) {
+		size_t i = mix(k) & (FC_SIZE - 1);
+		for (int probe = 0; probe < 64; probe++, i = (i + 1) & (FC_SIZE - 1)) {
+			struct fc_slot *s = &t->slot[i];
+			uintptr_t cur = atomic_load_explicit(&s->key, memory_order_acquire);
+			if (cur == 0) {
+				uintptr_t zero = 0;
+				if (atomic_compare_exchange_strong(&s->key, &zero, k)) {
+					fill_funcinfo(&s->info, f);
+					atomic_store_explicit(&s->ready, 1, memory_order_release);
+					return &s->info;
+				}
+				cur = zero; /* taken meanwhile: by k, or go on probing */
+			}
+			if (cur == k) {
+				if (atomic_load_explicit(&s->ready, memory_order_acquire))
+					return &s->info;
+				return wait_ready(s);
 			}
 		}
-		if (cur == k) {
-			if (atomic_load_explicit(&s->ready, memory_order_acquire))
-				return &s->info;
-			break; /* another thread is filling it */
-		}
 	}
-	/* Table full or busy: an uncached copy, kept for the process's life. */
-	struct preload_funcinfo *fi = calloc(1, sizeof *fi);
-	if (fi)
-		fill_funcinfo(fi, f);
-	return fi;
+	return NULL; /* no memory for another table */
 }

@@ -201,8 +201,9 @@ void preload_marker(enum trace_marker_kind kind, int iteration);
 
 /* ---- funcinfo.c --------------------------------------------------------- */
 
-/* The cached facts of a kernel handle (never freed); NULL only when out of
- * memory.  Lock-free: called on every launch. */
+/* The cached facts of a kernel handle (never freed, one copy a handle);
+ * NULL for a NULL handle, out of memory, or a slot another thread is slow
+ * to fill.  Lock-free: called on every launch. */
 struct preload_funcinfo *preload_funcinfo_get(preload_func f);
 
 /* ---- pending.c (writer lock held for all) -------------------------------- */

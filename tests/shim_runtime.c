@@ -21,6 +21,10 @@
  *   shim_runtime reset K        K launches on a stream, the device's primary
  *                               context reset (cudaDeviceReset), K more on a
  *                               stream made after it
+ *   shim_runtime handles N R    N distinct kernels (as many handles), each
+ *                               launched once a round, R rounds; prints the
+ *                               growth of the address space from the end of
+ *                               the first round to the end of the last, kB
  *   shim_runtime handoff M      two threads taking turns, M launches each of
  *                               one kernel on the legacy stream (the main
  *                               and autograd threads of a PyTorch step)
@@ -636,6 +640,29 @@ int main(int argc, char **argv)
 		for (int i = 0; i < k; i++)
 			CHECK(lk(g, 1 + (unsigned)i, 1, 1, 64, 1, 1, 0, s, NULL, NULL));
 		return ctx_sync();
+	}
+	if (!strcmp(mode, "handles")) {
+		int n = argc > 2 ? atoi(argv[2]) : 20000, r = argc > 3 ? atoi(argv[3]) : 10;
+		void **fs = calloc((size_t)n, sizeof *fs);
+		void *s;
+		if (!fs)
+			return 3;
+		CHECK(stream_create(&s, 0));
+		for (int i = 0; i < n; i++) {
+			char name[32];
+			snprintf(name, sizeof name, "k%d", i);
+			fs[i] = func(name);
+		}
+		long first_kb = 0;
+		for (int round = 0; round < r; round++) {
+			for (int i = 0; i < n; i++)
+				CHECK(lk(fs[i], 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+			if (round == 0)
+				first_kb = vm_size_kb();
+		}
+		CHECK(ctx_sync());
+		printf("vm_growth_kb %ld\n", vm_size_kb() - first_kb);
+		return 0;
 	}
 	if (!strcmp(mode, "churn")) {
 		int n = argc > 2 ? atoi(argv[2]) : 100;
