@@ -7,8 +7,8 @@
  * thread exits, its ring drained, it is taken by the next thread that
  * records: a program that starts a thread per request (a threaded web
  * server around a model) held 311 KB for every thread it ever ran, an
- * address space growing without end (shim_test.sh churn: 400 threads,
- * 122 MB of it before, none after).
+ * address space growing without end (shim_test.sh churn: 400 threads in
+ * turn, 123 MB of it before, 120 kB after).
  * The owner fills entries and advances head without a lock (recorder.h's
  * inline preload_ring_slot/publish); whoever holds the writer lock moves
  * tail: the writer thread every 20 ms or when a ring is half full, the
