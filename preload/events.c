@@ -132,6 +132,21 @@ static int make_slot_locked(void *ctx)
 	return n;
 }
 
+/* 1 while slot was made and its context lives. */
+static int slot_live(int slot)
+{
+	return slot < atomic_load(&nctx) && !atomic_load(&C[slot].dead);
+}
+
+/* The live slot of ctx, or -1. */
+static int find_slot(void *ctx)
+{
+	for (int i = atomic_load(&nctx) - 1; i >= 0; i--)
+		if (C[i].ctx == ctx && slot_live(i))
+			return i;
+	return -1;
+}
+
 /* The slot of the calling thread's current context, made if need be; -1
  * when there is none (no current context, no room, no reference). */
 static int current_slot(void)
@@ -139,17 +154,11 @@ static int current_slot(void)
 	void *ctx = NULL;
 	if (!V.ctx_current || V.ctx_current(&ctx) != 0 || !ctx)
 		return -1;
-	int n = atomic_load(&nctx);
-	for (int i = n - 1; i >= 0; i--)
-		if (C[i].ctx == ctx && !atomic_load(&C[i].dead))
-			return i;
+	int s = find_slot(ctx);
+	if (s >= 0)
+		return s;
 	pthread_mutex_lock(&V.ctx_lock);
-	int s = -1;
-	n = atomic_load(&nctx);
-	for (int i = n - 1; i >= 0 && s < 0; i--)
-		if (C[i].ctx == ctx && !atomic_load(&C[i].dead))
-			s = i;
-	if (s < 0)
+	if ((s = find_slot(ctx)) < 0) /* another thread may have made it */
 		s = make_slot_locked(ctx);
 	pthread_mutex_unlock(&V.ctx_lock);
 	return s;
@@ -213,20 +222,20 @@ static int pool_push_locked(struct ev_ctx *c, preload_event e)
 	return 0;
 }
 
-/* Hands the thread's cached events back to their slot's pool (a dead
- * slot's are dropped: their context took them). */
+/* Hands the thread's cached events back to their slot's pool.  A dead
+ * slot's are dropped (their context took them), and what could not be
+ * kept is leaked: a few bytes of driver state. */
 static void cache_return(void)
 {
 	if (tcache.n == 0)
 		return;
-	struct ev_ctx *c = &C[tcache.slot];
 	pthread_mutex_lock(&V.pool_lock);
-	if (atomic_load(&c->dead))
-		tcache.n = 0;
-	while (tcache.n > 0 && pool_push_locked(c, tcache.ev[tcache.n - 1]) == 0)
-		tcache.n--;
+	struct ev_ctx *c = &C[tcache.slot];
+	if (slot_live(tcache.slot))
+		while (tcache.n > 0 && pool_push_locked(c, tcache.ev[tcache.n - 1]) == 0)
+			tcache.n--;
 	pthread_mutex_unlock(&V.pool_lock);
-	tcache.n = 0; /* what could not be kept is leaked: a few bytes of driver state */
+	tcache.n = 0;
 }
 
 int preload_events_get(preload_event ev[2], uint8_t *slot)
@@ -291,7 +300,7 @@ int preload_stream_capturing(preload_stream s, int ptsz)
 int preload_events_resolve(preload_event ev[2], uint8_t slot, int wait, uint64_t *start_ns,
 			   uint64_t *end_ns)
 {
-	if (slot >= atomic_load(&nctx) || atomic_load(&C[slot].dead))
+	if (!slot_live(slot))
 		return -1;
 	struct ev_ctx *c = &C[slot];
 	preload_cures r = wait ? V.sync(ev[1]) : V.query(ev[1]);
@@ -318,8 +327,7 @@ int preload_events_resolve(preload_event ev[2], uint8_t slot, int wait, uint64_t
 void preload_events_put(preload_event ev[2], uint8_t slot)
 {
 	pthread_mutex_lock(&V.pool_lock);
-	if (slot < atomic_load(&nctx) && !atomic_load(&C[slot].dead) &&
-	    pool_push_locked(&C[slot], ev[0]) == 0)
+	if (slot_live(slot) && pool_push_locked(&C[slot], ev[0]) == 0)
 		pool_push_locked(&C[slot], ev[1]);
 	pthread_mutex_unlock(&V.pool_lock);
 	ev[0] = ev[1] = NULL;
