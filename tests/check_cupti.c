@@ -69,6 +69,20 @@ static void put(uint8_t *buf, size_t *off, const void *rec, size_t n)
 	*off += (n + 7) & ~(size_t)7;
 }
 
+/* An external correlation record: CUPTI's correlation id corr is the
+ * external id ext of kind (CUSTOM0: our sequence number). */
+static void put_external(uint8_t *buf, size_t *off, CUpti_ExternalCorrelationKind kind, uint64_t ext,
+			 uint32_t corr)
+{
+	CUpti_ActivityExternalCorrelation x;
+	memset(&x, 0, sizeof x);
+	x.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+	x.externalKind = kind;
+	x.externalId = ext;
+	x.correlationId = corr;
+	put(buf, off, &x, sizeof x);
+}
+
 static size_t build(uint8_t *buf)
 {
 	size_t off = 0;
@@ -88,13 +102,7 @@ static size_t build(uint8_t *buf)
 	k.end = 1012345;
 	put(buf, &off, &k, sizeof k);
 	/* The correlation record after the kernel it names. */
-	CUpti_ActivityExternalCorrelation x;
-	memset(&x, 0, sizeof x);
-	x.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
-	x.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
-	x.externalId = 1234;
-	x.correlationId = 5;
-	put(buf, &off, &x, sizeof x);
+	put_external(buf, &off, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 1234, 5);
 	CUpti_ActivityMemcpy6 m;
 	memset(&m, 0, sizeof m);
 	m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
@@ -114,10 +122,7 @@ static size_t build(uint8_t *buf)
 	s.end = 3000500;
 	put(buf, &off, &s, sizeof s);
 	/* Another tool's external id (kind CUSTOM1) is not ours. */
-	x.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1;
-	x.externalId = 99;
-	x.correlationId = 7;
-	put(buf, &off, &x, sizeof x);
+	put_external(buf, &off, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, 99, 7);
 	return off;
 }
 
@@ -220,13 +225,7 @@ START_TEST(parse_peer_copy)
 	p.dstContextId = 2;
 	p.correlationId = 21;
 	put(buf, &off, &p, sizeof p);
-	CUpti_ActivityExternalCorrelation x;
-	memset(&x, 0, sizeof x);
-	x.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
-	x.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
-	x.externalId = 555;
-	x.correlationId = 21;
-	put(buf, &off, &x, sizeof x);
+	put_external(buf, &off, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 555, 21);
 	struct seen s;
 	memset(&s, 0, sizeof s);
 	struct preload_cupti_sink sink = { .ctx = &s, .external = on_ext, .kernel = on_kernel, .copy = on_copy };
