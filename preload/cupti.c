@@ -77,6 +77,7 @@ typedef CUptiResult (*pop_fn)(CUpti_ExternalCorrelationKind, uint64_t *);
 typedef CUptiResult (*result_str_fn)(CUptiResult, const char **);
 typedef CUptiResult (*timestamp_fn)(uint64_t *);
 typedef CUptiResult (*dropped_fn)(CUcontext, uint32_t, size_t *);
+typedef CUptiResult (*version_fn)(uint32_t *);
 
 static struct {
 	void *lib;
@@ -96,6 +97,7 @@ static struct {
 	atomic_int clock_known;     /* offset_ns measured                      */
 	int runtime_records;        /* the runtime's API records are on        */
 	int peer_records;           /* MEMCPY2 (peer-to-peer copies) is on     */
+	int copy_count;             /* its memcpy records count a batch's copies */
 	int on;
 	atomic_ullong incomplete;   /* reports handed over unfinished          */
 	atomic_ullong foreign;      /* completed buffers we did not allocate   */
@@ -196,6 +198,14 @@ int preload_cupti_load(char *why, size_t whylen)
 	C.result_str = (result_str_fn)dlsym(C.lib, "cuptiGetResultString");
 	C.timestamp = (timestamp_fn)dlsym(C.lib, "cuptiGetTimestamp");
 	C.dropped = (dropped_fn)dlsym(C.lib, "cuptiActivityGetNumDroppedRecords");
+	/* A batch of copies (cuMemcpyBatchAsync, CUDA 12.8) comes as memcpy
+	 * records that count the copies each covers (Memcpy6's copyCount, past
+	 * the end of the Memcpy5 that earlier CUPTIs write): read only from a
+	 * CUPTI of API version 26 (12.8) or later (cupti_version.h; 13.0 went
+	 * to 130000). */
+	version_fn version = (version_fn)dlsym(C.lib, "cuptiGetVersion");
+	uint32_t v = 0;
+	C.copy_count = version && version(&v) == CUPTI_SUCCESS && v >= 26;
 	if (!C.reg || !C.enable || !C.flush || !C.next || !C.push || !C.pop) {
 		snprintf(why, whylen, "libcupti lacks the activity API");
 		dlclose(C.lib);
@@ -272,6 +282,7 @@ static void one_record(const CUpti_Activity *a, const struct preload_cupti_sink 
 			return;
 		struct preload_cupti_copy o = {
 			.correlation = m->correlationId, .memset = 0, .bytes = m->bytes,
+			.copies = C.copy_count && m->copyCount ? m->copyCount : 1,
 			.kind = copy_kind(m->copyKind), .stream = m->streamId,
 			.start_ns = m->start, .end_ns = m->end,
 		};
@@ -283,7 +294,7 @@ static void one_record(const CUpti_Activity *a, const struct preload_cupti_sink 
 			return;
 		enum trace_copy_kind kind = copy_kind(m->copyKind);
 		struct preload_cupti_copy o = {
-			.correlation = m->correlationId, .memset = 0, .bytes = m->bytes,
+			.correlation = m->correlationId, .memset = 0, .bytes = m->bytes, .copies = 1,
 			.kind = kind == TRACE_COPY_UNKNOWN ? TRACE_COPY_PTOP : kind,
 			.stream = m->streamId, .start_ns = m->start, .end_ns = m->end,
 		};
@@ -293,7 +304,7 @@ static void one_record(const CUpti_Activity *a, const struct preload_cupti_sink 
 		if (unfinished(m->start, m->end))
 			return;
 		struct preload_cupti_copy o = {
-			.correlation = m->correlationId, .memset = 1, .bytes = m->bytes,
+			.correlation = m->correlationId, .memset = 1, .bytes = m->bytes, .copies = 1,
 			.kind = TRACE_COPY_UNKNOWN, .stream = m->streamId,
 			.start_ns = m->start, .end_ns = m->end,
 		};

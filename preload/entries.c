@@ -168,7 +168,7 @@ static struct preload_entry *entry_new(enum trace_type type, struct preload_thre
 	return e;
 }
 
-void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind kind,
+void preload_copy(uint64_t seq, int type, uint64_t bytes, uint32_t copies, enum trace_copy_kind kind,
 		  enum trace_host_mem host_mem, int async, preload_stream s, int ptsz,
 		  uint64_t cpu_ns, uint64_t cpu_end_ns)
 {
@@ -180,6 +180,7 @@ void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind k
 	memset(c, 0, sizeof *c);
 	c->seq = seq ? seq : preload_seq_next(t);
 	c->bytes = bytes;
+	c->copies = copies;
 	c->kind = kind;
 	c->host_mem = host_mem;
 	c->async = (uint8_t)async;

@@ -26,6 +26,10 @@
 
 #include "preload/preload.h"
 
+/* cuda.h maps cuMemcpyBatchAsync onto 13.0's cuMemcpyBatchAsync_v2; the
+ * driver still exports 12.8's under the plain name, which is hooked too. */
+#undef cuMemcpyBatchAsync
+
 /* One typedef per real signature. */
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
 			      unsigned, unsigned, CUstream, void **, void **);
@@ -45,6 +49,16 @@ typedef CUresult (*memset8_async_fn)(CUdeviceptr, unsigned char, size_t, CUstrea
 typedef CUresult (*memset32_async_fn)(CUdeviceptr, unsigned int, size_t, CUstream);
 typedef CUresult (*memset16_fn)(CUdeviceptr, unsigned short, size_t);
 typedef CUresult (*memset16_async_fn)(CUdeviceptr, unsigned short, size_t, CUstream);
+typedef CUresult (*set2d8_fn)(CUdeviceptr, size_t, unsigned char, size_t, size_t);
+typedef CUresult (*set2d16_fn)(CUdeviceptr, size_t, unsigned short, size_t, size_t);
+typedef CUresult (*set2d32_fn)(CUdeviceptr, size_t, unsigned int, size_t, size_t);
+typedef CUresult (*set2d8_async_fn)(CUdeviceptr, size_t, unsigned char, size_t, size_t, CUstream);
+typedef CUresult (*set2d16_async_fn)(CUdeviceptr, size_t, unsigned short, size_t, size_t, CUstream);
+typedef CUresult (*set2d32_async_fn)(CUdeviceptr, size_t, unsigned int, size_t, size_t, CUstream);
+typedef CUresult (*batch_fn)(CUdeviceptr *, CUdeviceptr *, size_t *, size_t, CUmemcpyAttributes *,
+			     size_t *, size_t, size_t *, CUstream);
+typedef CUresult (*batch_v2_fn)(CUdeviceptr *, CUdeviceptr *, size_t *, size_t, CUmemcpyAttributes *,
+				size_t *, size_t, CUstream);
 typedef CUresult (*peer_fn)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t);
 typedef CUresult (*peer_async_fn)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
 typedef CUresult (*copy2d_fn)(const CUDA_MEMCPY2D *);
@@ -61,6 +75,7 @@ typedef CUresult (*mem_alloc_fn)(CUdeviceptr *, size_t);
 typedef CUresult (*mem_free_fn)(CUdeviceptr);
 typedef CUresult (*mem_alloc_async_fn)(CUdeviceptr *, size_t, CUstream);
 typedef CUresult (*mem_free_async_fn)(CUdeviceptr, CUstream);
+typedef CUresult (*mem_alloc_pool_fn)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
 typedef CUresult (*mem_create_fn)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
 				  unsigned long long);
 typedef CUresult (*mem_release_fn)(CUmemGenericAllocationHandle);
@@ -77,8 +92,11 @@ enum {
 	HK_MEMSET8, HK_MEMSET32, HK_MEMSET8_ASYNC, HK_MEMSET32_ASYNC,
 	HK_MEMSET16, HK_MEMSET16_ASYNC, HK_PEER, HK_PEER_ASYNC,
 	HK_COPY2D, HK_COPY2D_ASYNC, HK_COPY2D_UNALIGNED, HK_COPY3D, HK_COPY3D_ASYNC,
+	HK_SET2D8, HK_SET2D16, HK_SET2D32, HK_SET2D8_ASYNC, HK_SET2D16_ASYNC, HK_SET2D32_ASYNC,
+	HK_BATCH, HK_BATCH_V2,
 	HK_CTX_SYNC, HK_CTX_SYNC_V2, HK_STREAM_SYNC, HK_EVENT_SYNC, HK_WAIT_EVENT, HK_RECORD, HK_RECORD_FLAGS,
-	HK_MEM_ALLOC, HK_MEM_FREE, HK_MEM_ALLOC_ASYNC, HK_MEM_FREE_ASYNC, HK_MEM_CREATE, HK_MEM_RELEASE,
+	HK_MEM_ALLOC, HK_MEM_FREE, HK_MEM_ALLOC_ASYNC, HK_MEM_FREE_ASYNC, HK_MEM_ALLOC_POOL,
+	HK_MEM_CREATE, HK_MEM_RELEASE,
 	HK_PROF_START, HK_PROF_STOP,
 	HK_PRIMARY_RELEASE, HK_PRIMARY_RESET, HK_CTX_DESTROY,
 	HK_COUNT
@@ -385,6 +403,16 @@ static const struct copy_desc {
 	[HK_COPY2D_UNALIGNED] = { TRACE_MEMCPY, TRACE_COPY_UNKNOWN, 0, SIDES_TYPED, 1 },
 	[HK_COPY3D] = { TRACE_MEMCPY, TRACE_COPY_UNKNOWN, 0, SIDES_TYPED, 1 },
 	[HK_COPY3D_ASYNC] = { TRACE_MEMCPY, TRACE_COPY_UNKNOWN, 1, SIDES_TYPED, 1 },
+	/* pitched sets: width x height elements (the pitch is skipped) */
+	[HK_SET2D8] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 0, SIDES_NONE, 1 },
+	[HK_SET2D16] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 0, SIDES_NONE, 2 },
+	[HK_SET2D32] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 0, SIDES_NONE, 4 },
+	[HK_SET2D8_ASYNC] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 1, SIDES_NONE, 1 },
+	[HK_SET2D16_ASYNC] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 1, SIDES_NONE, 2 },
+	[HK_SET2D32_ASYNC] = { TRACE_MEMSET, TRACE_COPY_UNKNOWN, 1, SIDES_NONE, 4 },
+	/* a batch of unified-address copies, one record (batch_after()) */
+	[HK_BATCH] = { TRACE_MEMCPY, TRACE_COPY_UNKNOWN, 1, SIDES_UNIFIED, 1 },
+	[HK_BATCH_V2] = { TRACE_MEMCPY, TRACE_COPY_UNKNOWN, 1, SIDES_UNIFIED, 1 },
 };
 
 /* A copy, set or synchronization hook's call: recorded or not (decided
@@ -449,7 +477,7 @@ static CUresult copy_after_typed(struct call *c, CUresult r, size_t n, CUstream 
 			m = host_side(m.kind, (const void *)(uintptr_t)dst);
 		else if (d->sides == SIDES_TYPED && tsrc && tdst)
 			m = copy_mem_typed(tsrc, tdst);
-		preload_copy(c->seq, d->type, (uint64_t)n * d->elem, m.kind, m.host, d->async, s,
+		preload_copy(c->seq, d->type, (uint64_t)n * d->elem, 1, m.kind, m.host, d->async, s,
 			     c->v, c->t0, t1);
 	}
 	errno = c->e;
@@ -605,6 +633,104 @@ static CUresult peer_async(int v, CUdeviceptr d, CUcontext dc, CUdeviceptr s, CU
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	return copy_after(&c, real(d, dc, s, sc, n, st), n, st, d, s);
+}
+
+/* Pitched sets: w x h elements of elem bytes (copies[]), rows pitch bytes
+ * apart.  One function for the three element sizes: the value goes to the
+ * real function with the width its signature takes. */
+static CUresult set2d(int idx, int v, CUdeviceptr d, size_t pitch, unsigned x, size_t w, size_t h,
+		      CUstream st)
+{
+	struct call c;
+	void *real = copy_before(&c, idx, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	CUresult r;
+	switch (idx) {
+	case HK_SET2D8: r = ((set2d8_fn)real)(d, pitch, (unsigned char)x, w, h); break;
+	case HK_SET2D16: r = ((set2d16_fn)real)(d, pitch, (unsigned short)x, w, h); break;
+	case HK_SET2D32: r = ((set2d32_fn)real)(d, pitch, x, w, h); break;
+	case HK_SET2D8_ASYNC: r = ((set2d8_async_fn)real)(d, pitch, (unsigned char)x, w, h, st); break;
+	case HK_SET2D16_ASYNC: r = ((set2d16_async_fn)real)(d, pitch, (unsigned short)x, w, h, st); break;
+	default: r = ((set2d32_async_fn)real)(d, pitch, x, w, h, st); break;
+	}
+	return copy_after(&c, r, w * h, copies[idx].async ? st : NULL, d, 0);
+}
+
+/*
+ * A batch of copies (cuMemcpyBatchAsync: vLLM's and SGLang's KV-cache
+ * offload moves a step's blocks so, CUDA 12.8 and later).  The batch runs
+ * as a whole in stream order, its copies in no order among themselves, and
+ * CUPTI reports it under its call's correlation id in one or more records,
+ * each counting the copies it covers: one record of the batch, bytes their
+ * sum, copies their count (pending.c joins the reports).  Its direction and
+ * host memory are those of the copies that move the most bytes, from each
+ * side's memory type as for cuMemcpyAsync; at most BATCH_ASKED copies are
+ * asked about (two driver queries each), so that a batch of thousands of
+ * blocks does not cost the call thousands of queries: the rest are taken
+ * to go as the ones asked about.
+ */
+#define BATCH_ASKED 64
+
+static CUresult batch_after(struct call *c, CUresult r, CUdeviceptr *dsts, CUdeviceptr *srcs,
+			    const size_t *sizes, size_t count, CUstream st)
+{
+	if (!c->on)
+		return r;
+	c->e = errno;
+	uint64_t t1 = preload_now_ns();
+	preload_op_end();
+	if (r == CUDA_SUCCESS && dsts && srcs && sizes && count) {
+		struct copy_mem cls[4];
+		uint64_t cls_bytes[4] = { 0 }, bytes = 0;
+		int ncls = 0;
+		for (size_t i = 0; i < count; i++) {
+			bytes += sizes[i];
+			if (i >= BATCH_ASKED)
+				continue;
+			struct copy_mem m = unified_mem(dsts[i], srcs[i]);
+			int k = 0;
+			while (k < ncls && (cls[k].kind != m.kind || cls[k].host != m.host))
+				k++;
+			if (k == ncls && ncls == 4)   /* more sides than kept: the last */
+				k = 3;
+			else if (k == ncls)
+				cls[ncls++] = m;
+			cls_bytes[k] += sizes[i];
+		}
+		int best = 0;
+		for (int k = 1; k < ncls; k++)
+			if (cls_bytes[k] > cls_bytes[best])
+				best = k;
+		uint32_t n = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+		preload_copy(c->seq, TRACE_MEMCPY, bytes, n, cls[best].kind, cls[best].host, 1, st, c->v,
+			     c->t0, t1);
+	}
+	errno = c->e;
+	return r;
+}
+
+static CUresult batch(int v, CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+		      CUmemcpyAttributes *attrs, size_t *attr_idx, size_t nattrs, size_t *fail_idx,
+		      CUstream st)
+{
+	struct call c;
+	batch_fn real = (batch_fn)copy_before(&c, HK_BATCH, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	return batch_after(&c, real(dsts, srcs, sizes, count, attrs, attr_idx, nattrs, fail_idx, st),
+			   dsts, srcs, sizes, count, st);
+}
+
+static CUresult batch_v2(int v, CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+			 CUmemcpyAttributes *attrs, size_t *attr_idx, size_t nattrs, CUstream st)
+{
+	struct call c;
+	batch_v2_fn real = (batch_v2_fn)copy_before(&c, HK_BATCH_V2, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	return batch_after(&c, real(dsts, srcs, sizes, count, attrs, attr_idx, nattrs, st), dsts, srcs,
+			   sizes, count, st);
 }
 
 /* A pitched copy's side as its parameters name it: the host pointer for
@@ -767,6 +893,17 @@ static CUresult mem_alloc_async(int v, CUdeviceptr *p, size_t n, CUstream s)
 	return allocated(real(p, n, s), p, n);
 }
 
+/* From a memory pool (cudaMallocFromPoolAsync; PyTorch's cudaMallocAsync
+ * backend with a pool of its own): counted as held device memory, as
+ * cuMemAllocAsync's (a pool located in host memory, CUDA 12.6, too). */
+static CUresult mem_alloc_pool(int v, CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s)
+{
+	mem_alloc_pool_fn real = REAL(mem_alloc_pool_fn, HK_MEM_ALLOC_POOL, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	return allocated(real(p, n, pool, s), p, n);
+}
+
 static CUresult mem_free_async(int v, CUdeviceptr p, CUstream s)
 {
 	mem_free_async_fn real = REAL(mem_free_async_fn, HK_MEM_FREE_ASYNC, v);
@@ -876,6 +1013,26 @@ PRELOAD_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent ev, unsigned 
 PRELOAD_EXPORT CUresult cuEventRecord_ptsz(CUevent ev, CUstream s);
 PRELOAD_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t n, CUstream s);
 PRELOAD_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s);
+PRELOAD_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *p, size_t n, CUmemoryPool pool,
+						     CUstream s);
+PRELOAD_EXPORT CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr d, size_t pitch, unsigned char x, size_t w,
+					     size_t h);
+PRELOAD_EXPORT CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr d, size_t pitch, unsigned short x, size_t w,
+					      size_t h);
+PRELOAD_EXPORT CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr d, size_t pitch, unsigned int x, size_t w,
+					      size_t h);
+PRELOAD_EXPORT CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr d, size_t pitch, unsigned char x, size_t w,
+					       size_t h, CUstream st);
+PRELOAD_EXPORT CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr d, size_t pitch, unsigned short x,
+						size_t w, size_t h, CUstream st);
+PRELOAD_EXPORT CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr d, size_t pitch, unsigned int x, size_t w,
+						size_t h, CUstream st);
+#define BATCH_ARGS CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, \
+	CUmemcpyAttributes *attrs, size_t *attr_idx, size_t nattrs
+PRELOAD_EXPORT CUresult cuMemcpyBatchAsync(BATCH_ARGS, size_t *fail_idx, CUstream st);
+PRELOAD_EXPORT CUresult cuMemcpyBatchAsync_ptsz(BATCH_ARGS, size_t *fail_idx, CUstream st);
+PRELOAD_EXPORT CUresult cuMemcpyBatchAsync_v2(BATCH_ARGS, CUstream st);
+PRELOAD_EXPORT CUresult cuMemcpyBatchAsync_v2_ptsz(BATCH_ARGS, CUstream st);
 PRELOAD_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent ev, CUstream s, unsigned int flags);
 PRELOAD_EXPORT CUresult cuProfilerStart(void);
 PRELOAD_EXPORT CUresult cuProfilerStop(void);
@@ -1027,6 +1184,31 @@ CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *p, CUstream st)
 {
 	return copy3d(HK_COPY3D_ASYNC, 1, p, st);
 }
+#define SET2D(n, t, idx) \
+	PRELOAD_EXPORT CUresult cuMemsetD2D##n##_v2(CUdeviceptr d, size_t pitch, t x, size_t w, size_t h) \
+	{ return set2d(idx, 0, d, pitch, x, w, h, NULL); } \
+	CUresult cuMemsetD2D##n##_v2_ptds(CUdeviceptr d, size_t pitch, t x, size_t w, size_t h) \
+	{ return set2d(idx, 1, d, pitch, x, w, h, NULL); } \
+	PRELOAD_EXPORT CUresult cuMemsetD2D##n##Async(CUdeviceptr d, size_t pitch, t x, size_t w, \
+						    size_t h, CUstream st) \
+	{ return set2d(idx##_ASYNC, 0, d, pitch, x, w, h, st); } \
+	CUresult cuMemsetD2D##n##Async_ptsz(CUdeviceptr d, size_t pitch, t x, size_t w, size_t h, \
+					  CUstream st) \
+	{ return set2d(idx##_ASYNC, 1, d, pitch, x, w, h, st); }
+SET2D(8, unsigned char, HK_SET2D8)
+SET2D(16, unsigned short, HK_SET2D16)
+SET2D(32, unsigned int, HK_SET2D32)
+#define BATCH_CALL dsts, srcs, sizes, count, attrs, attr_idx, nattrs
+CUresult cuMemcpyBatchAsync(BATCH_ARGS, size_t *fail_idx, CUstream st)
+{
+	return batch(0, BATCH_CALL, fail_idx, st);
+}
+CUresult cuMemcpyBatchAsync_ptsz(BATCH_ARGS, size_t *fail_idx, CUstream st)
+{
+	return batch(1, BATCH_CALL, fail_idx, st);
+}
+CUresult cuMemcpyBatchAsync_v2(BATCH_ARGS, CUstream st) { return batch_v2(0, BATCH_CALL, st); }
+CUresult cuMemcpyBatchAsync_v2_ptsz(BATCH_ARGS, CUstream st) { return batch_v2(1, BATCH_CALL, st); }
 PRELOAD_EXPORT CUresult cuCtxSynchronize(void) { return ctx_sync(); }
 PRELOAD_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx);
 PRELOAD_EXPORT CUresult cuCtxSynchronize_v2(CUcontext ctx) { return ctx_sync_v2(ctx); }
@@ -1060,6 +1242,14 @@ PRELOAD_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, CUstream s)
 CUresult cuMemAllocAsync_ptsz(CUdeviceptr *p, size_t n, CUstream s) { return mem_alloc_async(1, p, n, s); }
 PRELOAD_EXPORT CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s) { return mem_free_async(0, p, s); }
 CUresult cuMemFreeAsync_ptsz(CUdeviceptr p, CUstream s) { return mem_free_async(1, p, s); }
+PRELOAD_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s)
+{
+	return mem_alloc_pool(0, p, n, pool, s);
+}
+CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s)
+{
+	return mem_alloc_pool(1, p, n, pool, s);
+}
 PRELOAD_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t n,
 				   const CUmemAllocationProp *prop, unsigned long long flags)
 {
@@ -1132,6 +1322,23 @@ struct preload_hook preload_cuda_hooks[HK_COUNT + 1] = {
 		cuMemcpy3D_v2_ptds),
 	[HK_COPY3D_ASYNC] = E("cuMemcpy3DAsync", "cuMemcpy3DAsync_v2", "cuMemcpy3DAsync_v2_ptsz", 3020,
 		cuMemcpy3DAsync_v2, cuMemcpy3DAsync_v2_ptsz),
+	[HK_SET2D8] = E("cuMemsetD2D8", "cuMemsetD2D8_v2", "cuMemsetD2D8_v2_ptds", 3020,
+		cuMemsetD2D8_v2, cuMemsetD2D8_v2_ptds),
+	[HK_SET2D16] = E("cuMemsetD2D16", "cuMemsetD2D16_v2", "cuMemsetD2D16_v2_ptds", 3020,
+		cuMemsetD2D16_v2, cuMemsetD2D16_v2_ptds),
+	[HK_SET2D32] = E("cuMemsetD2D32", "cuMemsetD2D32_v2", "cuMemsetD2D32_v2_ptds", 3020,
+		cuMemsetD2D32_v2, cuMemsetD2D32_v2_ptds),
+	[HK_SET2D8_ASYNC] = E("cuMemsetD2D8Async", "cuMemsetD2D8Async", "cuMemsetD2D8Async_ptsz", 3020,
+		cuMemsetD2D8Async, cuMemsetD2D8Async_ptsz),
+	[HK_SET2D16_ASYNC] = E("cuMemsetD2D16Async", "cuMemsetD2D16Async", "cuMemsetD2D16Async_ptsz",
+		3020, cuMemsetD2D16Async, cuMemsetD2D16Async_ptsz),
+	[HK_SET2D32_ASYNC] = E("cuMemsetD2D32Async", "cuMemsetD2D32Async", "cuMemsetD2D32Async_ptsz",
+		3020, cuMemsetD2D32Async, cuMemsetD2D32Async_ptsz),
+	/* 12.8 took a failIdx, 13.0 dropped it (cuda.h's _v2) */
+	[HK_BATCH] = EV("cuMemcpyBatchAsync", "cuMemcpyBatchAsync", "cuMemcpyBatchAsync_ptsz", 12080,
+		13000, cuMemcpyBatchAsync, cuMemcpyBatchAsync_ptsz),
+	[HK_BATCH_V2] = E("cuMemcpyBatchAsync", "cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync_v2_ptsz",
+		13000, cuMemcpyBatchAsync_v2, cuMemcpyBatchAsync_v2_ptsz),
 	[HK_CTX_SYNC] = EV("cuCtxSynchronize", "cuCtxSynchronize", NULL, 2000, 13000, cuCtxSynchronize,
 		NULL),
 	[HK_CTX_SYNC_V2] = E("cuCtxSynchronize", "cuCtxSynchronize_v2", NULL, 13000, cuCtxSynchronize_v2,
@@ -1153,6 +1360,9 @@ struct preload_hook preload_cuda_hooks[HK_COUNT + 1] = {
 		11020, cuMemAllocAsync, cuMemAllocAsync_ptsz),
 	[HK_MEM_FREE_ASYNC] = E("cuMemFreeAsync", "cuMemFreeAsync", "cuMemFreeAsync_ptsz", 11020,
 		cuMemFreeAsync, cuMemFreeAsync_ptsz),
+	[HK_MEM_ALLOC_POOL] = E("cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync",
+		"cuMemAllocFromPoolAsync_ptsz", 11020, cuMemAllocFromPoolAsync,
+		cuMemAllocFromPoolAsync_ptsz),
 	[HK_MEM_CREATE] = E("cuMemCreate", "cuMemCreate", NULL, 10020, cuMemCreate, NULL),
 	[HK_MEM_RELEASE] = E("cuMemRelease", "cuMemRelease", NULL, 10020, cuMemRelease, NULL),
 	[HK_PROF_START] = E("cuProfilerStart", "cuProfilerStart", NULL, 4000, cuProfilerStart,

@@ -150,6 +150,7 @@ void preload_pend_add(struct preload_entry *e)
 	p->ev_slot = e->ev_slot;
 	p->graph = e->graph;
 	p->overtaken_ns = 0;
+	p->copies_seen = 0;
 	p->next = NULL;
 	p->prev = P.tail;
 	if (P.tail)
@@ -215,11 +216,24 @@ int preload_pend_join_kernel(struct preload_pend *p, const struct preload_cupti_
 	return 0;
 }
 
+/* A batch of copies (cuMemcpyBatchAsync) comes as one or more reports
+ * under its call's correlation id, each counting the copies it covers
+ * (CUPTI groups a batch's copies as it sees fit): the record runs from the
+ * first start to the last end and is written once every copy of it was
+ * reported.  A CUPTI that does not count (before 12.8) counts each report
+ * as one; a batch whose reports fall short is written with what came when
+ * it is given up or at the end. */
 void preload_pend_join_copy(struct preload_pend *p, const struct preload_cupti_copy *c)
 {
-	p->rec.u.copy.start_ns = preload_cupti_to_cpu_ns(c->start_ns);
-	p->rec.u.copy.end_ns = preload_cupti_to_cpu_ns(c->end_ns);
-	complete(p);
+	struct trace_copy *r = &p->rec.u.copy;
+	uint64_t s = preload_cupti_to_cpu_ns(c->start_ns), e = preload_cupti_to_cpu_ns(c->end_ns);
+	if (p->copies_seen == 0 || s < r->start_ns)
+		r->start_ns = s;
+	if (p->copies_seen == 0 || e > r->end_ns)
+		r->end_ns = e;
+	p->copies_seen += c->copies ? c->copies : 1;
+	if (p->copies_seen >= (r->copies ? r->copies : 1))
+		complete(p);
 }
 
 void preload_pend_give_up(struct preload_pend *p)
@@ -266,7 +280,8 @@ void preload_pend_harvest(int wait)
 
 void preload_pend_finish(void)
 {
-	/* What is still pending has no GPU times. */
+	/* What is still pending has no GPU times (a batch of copies whose
+	 * reports counted fewer copies than it holds: those that came). */
 	for (struct preload_pend *p = P.head, *n; p; p = n) {
 		n = p->next;
 		if (!p->graph)

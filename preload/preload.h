@@ -191,8 +191,9 @@ void preload_graph_end(preload_stream s, int ptsz, struct preload_launch_tok *to
 uint64_t preload_op_begin(void);
 void preload_op_end(void);
 /* Memcpy / memset (type TRACE_MEMCPY or TRACE_MEMSET), seq from begin;
- * host_mem: the copy's host side, pageable or pinned, as the driver said. */
-void preload_copy(uint64_t seq, int type, uint64_t bytes, enum trace_copy_kind kind,
+ * host_mem: the copy's host side, pageable or pinned, as the driver said;
+ * copies: a batch's count (bytes their sum), 1 for one copy or set. */
+void preload_copy(uint64_t seq, int type, uint64_t bytes, uint32_t copies, enum trace_copy_kind kind,
 		  enum trace_host_mem host_mem, int async, preload_stream s, int ptsz,
 		  uint64_t cpu_ns, uint64_t cpu_end_ns);
 /* Synchronization that blocked the CPU from cpu_ns to cpu_end_ns, a
@@ -297,6 +298,9 @@ struct preload_cupti_copy {
 	uint32_t correlation;
 	int memset;                /* 1 memset, 0 memcpy                       */
 	uint64_t bytes;
+	uint64_t copies;           /* copies of a batch it covers (copyCount);
+				    * 1 for any other, and where CUPTI does not
+				    * say                                      */
 	int kind;                  /* enum trace_copy_kind                     */
 	uint64_t stream;
 	uint64_t start_ns, end_ns;

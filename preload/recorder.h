@@ -220,6 +220,7 @@ struct preload_pend {
 	uint64_t overtaken_ns;        /* CUPTI: when a launch made after it on its */
 				      /* stream was first seen run (our clock);  */
 				      /* 0 before (joins.c)                       */
+	uint64_t copies_seen;         /* CUPTI: copies its reports counted so far */
 };
 
 /* Kernels timed by events or CUPTI, graph replays and (CUPTI) copies go to
@@ -235,7 +236,8 @@ struct preload_pend *preload_pend_by_seq(uint64_t seq);
  * written; a graph replay gets one kernel record per report.  Returns 1
  * when p was written and released. */
 int preload_pend_join_kernel(struct preload_pend *p, const struct preload_cupti_kernel *k);
-/* Applies a CUPTI copy report to p, writes and releases it. */
+/* Applies a CUPTI copy report to p; writes and releases it once its
+ * reports counted all its copies (a batch may come as several). */
 void preload_pend_join_copy(struct preload_pend *p, const struct preload_cupti_copy *c);
 /* Forgets p unwritten (a graph replay whose kernels all came). */
 void preload_pend_drop(struct preload_pend *p);

@@ -112,6 +112,7 @@ static size_t build(uint8_t *buf)
 	m.streamId = 7;
 	m.start = 2000000;
 	m.end = 2100000;
+	m.copyCount = 3;   /* three copies of a batch in one report */
 	put(buf, &off, &m, sizeof m);
 	CUpti_ActivityMemset4 s;
 	memset(&s, 0, sizeof s);
@@ -160,7 +161,9 @@ START_TEST(parse_hand_built_buffer)
 	ck_assert_int_eq(s.c[0].kind, TRACE_COPY_HTOD);
 	ck_assert_uint_eq(s.c[0].bytes, 1u << 20);
 	ck_assert_uint_eq(s.c[0].end_ns - s.c[0].start_ns, 100000);
+	ck_assert_uint_eq(s.c[0].copies, 3);   /* a CUPTI of 12.8 or later */
 	ck_assert_int_eq(s.c[1].memset, 1);
+	ck_assert_uint_eq(s.c[1].copies, 1);
 	ck_assert_uint_eq(s.c[1].bytes, 4096);
 	ck_assert_uint_eq(s.c[1].correlation, 7);
 }

@@ -165,7 +165,7 @@ static void make_sample(struct trace_writer *w, struct sample *s, int with_long)
 	r[4].u.copy = (struct trace_copy){
 		.seq = 17, .bytes = 1ull << 33, .kind = TRACE_COPY_PTOP, .async = 1,
 		.stream = 18, .thread = 19, .cpu_ns = 20, .cpu_end_ns = 21, .start_ns = 22,
-		.end_ns = 23, .host_mem = TRACE_HOST_PINNED,
+		.end_ns = 23, .host_mem = TRACE_HOST_PINNED, .copies = 3,
 	};
 
 	r[5].type = TRACE_MEMSET;
@@ -275,6 +275,7 @@ static void check_record_eq(const struct trace_record *got, const struct trace_r
 		ck_assert_uint_eq(a->start_ns, b->start_ns);
 		ck_assert_uint_eq(a->end_ns, b->end_ns);
 		ck_assert_int_eq(a->host_mem, b->host_mem);
+		ck_assert_uint_eq(a->copies, b->copies);
 		break;
 	}
 	case TRACE_SYNC: {
@@ -773,7 +774,7 @@ START_TEST(test_newer_major)
 	char err[256];
 	int n;
 	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, NULL), TRACE_EVERSION);
-	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.10); upgrade surfer");
+	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.11); upgrade surfer");
 	msgpack_sbuffer_destroy(&w.sb);
 
 	raw_init(&w);
@@ -831,13 +832,13 @@ END_TEST
 
 START_TEST(test_newer_minor_and_defaults)
 {
-	/* A 1.11 file: header with an unknown timing and trailing fields, a
+	/* A 1.12 file: header with an unknown timing and trailing fields, a
 	 * kernel with only its required fields, a kernel with an extra field,
 	 * a record type this reader does not know, a marker of an unknown
 	 * kind (skipped), a trailer with an extra count. */
 	struct raw w;
 	raw_init(&w);
-	raw_header(&w, 1, 11, 2);
+	raw_header(&w, 1, 12, 2);
 	msgpack_pack_array(&w.pk, 3);
 	msgpack_pack_uint8(&w.pk, TRACE_STRING);
 	msgpack_pack_uint32(&w.pk, 1);
@@ -866,7 +867,7 @@ START_TEST(test_newer_minor_and_defaults)
 	char err[256];
 	ck_assert_int_eq(trace_reader_open_mem(&r, w.sb.data, w.sb.size, err, sizeof(err)), 0);
 	const struct trace_header *h = trace_reader_header(r);
-	ck_assert_uint_eq(h->version_minor, 11);
+	ck_assert_uint_eq(h->version_minor, 12);
 	ck_assert_int_eq(h->timing, TRACE_TIMING_NONE);
 	ck_assert_str_eq(h->device.name, "GPU-X");
 	ck_assert_uint_eq(h->device.sm_count, 0);
@@ -1502,11 +1503,12 @@ START_TEST(test_sync_event_versions)
 END_TEST
 
 /* A 1.1 memcpy (ten fields, no host_mem) reads as unknown host memory; a
- * 1.2 one keeps pageable; a host_mem beyond the enum in a 1.2 file is
+ * 1.2 one keeps pageable and reads as one copy (no copies field); a 1.11
+ * one keeps its batch's count; a host_mem beyond the enum in a 1.2 file is
  * corruption, and the writer refuses it. */
-static void raw_memcpy(struct raw *w, int host_mem)
+static void raw_memcpy_n(struct raw *w, int host_mem, int copies)
 {
-	msgpack_pack_array(&w->pk, host_mem < 0 ? 11 : 12);
+	msgpack_pack_array(&w->pk, host_mem < 0 ? 11 : copies < 0 ? 12 : 13);
 	msgpack_pack_uint8(&w->pk, TRACE_MEMCPY);
 	msgpack_pack_uint64(&w->pk, 5);
 	msgpack_pack_uint64(&w->pk, 8);
@@ -1520,6 +1522,13 @@ static void raw_memcpy(struct raw *w, int host_mem)
 	msgpack_pack_uint64(&w->pk, 850);
 	if (host_mem >= 0)
 		msgpack_pack_uint32(&w->pk, (uint32_t)host_mem);
+	if (host_mem >= 0 && copies >= 0)
+		msgpack_pack_uint32(&w->pk, (uint32_t)copies);
+}
+
+static void raw_memcpy(struct raw *w, int host_mem)
+{
+	raw_memcpy_n(w, host_mem, -1);
 }
 
 START_TEST(test_copy_host_mem_versions)
@@ -1546,6 +1555,16 @@ START_TEST(test_copy_host_mem_versions)
 	ck_assert_int_eq(n, 1);
 	ck_assert_int_eq(last.u.copy.host_mem, TRACE_HOST_PAGEABLE);
 	ck_assert_str_eq(trace_host_mem_name(last.u.copy.host_mem), "pageable");
+	ck_assert_uint_eq(last.u.copy.copies, 0);
+	msgpack_sbuffer_destroy(&w.sb);
+
+	raw_init(&w);
+	raw_header(&w, 1, 11, 0);
+	raw_memcpy_n(&w, TRACE_HOST_PINNED, 6);
+	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, &last), TRACE_ETRUNC);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(last.u.copy.host_mem, TRACE_HOST_PINNED);
+	ck_assert_uint_eq(last.u.copy.copies, 6);
 	msgpack_sbuffer_destroy(&w.sb);
 
 	raw_init(&w);

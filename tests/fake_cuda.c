@@ -121,6 +121,7 @@ struct fake_cuda_launch {
 	/* when it runs on CLOCK_MONOTONIC: its stream's work back to back,
 	 * none before its launch (FAKE_CUPTI_CLOCK=real reports these) */
 	unsigned long long real_start, real_end;
+	unsigned long long copies;   /* copies a batch's report covers, 0 one */
 };
 static int tracking;
 /* When the last work queued on any stream ends on CLOCK_MONOTONIC. */
@@ -564,10 +565,11 @@ int fake_cuda_take_launches(struct fake_cuda_launch *out, int max)
 
 /* ---- memory ---------------------------------------------------------------------- */
 
-static void log_copy(uint64_t bytes, int kind, void *s, int ptsz)
+/* Runs a copy of bytes on st (under mu): 1 ns per 100 bytes on the stream's
+ * clock, kept for the fake CUPTI as one report covering copies copies of a
+ * batch (0: one copy or set). */
+static void run_copy(struct fstream *st, uint64_t bytes, int kind, unsigned copies)
 {
-	pthread_mutex_lock(&mu);
-	struct fstream *st = resolve_stream(s, ptsz);
 	uint64_t real_start = queue_real(st, bytes / 100);
 	if (tracking && ntracked < 64) {
 		struct fake_cuda_launch *t = &tracked[ntracked++];
@@ -580,11 +582,22 @@ static void log_copy(uint64_t bytes, int kind, void *s, int ptsz)
 		t->stream = st->id;
 		t->start = st->clock_ns;
 		t->end = st->clock_ns + bytes / 100;
+		t->copies = copies;
 	}
 	st->clock_ns += bytes / 100;
+}
+static void log_line(uint64_t bytes, int kind, const struct fstream *st)
+{
 	if (logf)
 		fprintf(logf, "C %ld %llu %d %llu\n", (long)syscall(SYS_gettid),
 			(unsigned long long)bytes, kind, (unsigned long long)st->id);
+}
+static void log_copy(uint64_t bytes, int kind, void *s, int ptsz)
+{
+	pthread_mutex_lock(&mu);
+	struct fstream *st = resolve_stream(s, ptsz);
+	run_copy(st, bytes, kind, 0);
+	log_line(bytes, kind, st);
 	pthread_mutex_unlock(&mu);
 }
 
@@ -638,6 +651,8 @@ API CUresult cuMemAlloc_v2(dptr *p, size_t n) { return fails(__func__) ? watch_r
 API CUresult cuMemFree_v2(dptr p) { return fails(__func__) ? watch_result : done(__func__, mem_free(p)); }
 API CUresult cuMemAllocAsync(dptr *p, size_t n, void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, mem_alloc(p, n)); }
 API CUresult cuMemAllocAsync_ptsz(dptr *p, size_t n, void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, mem_alloc(p, n)); }
+API CUresult cuMemAllocFromPoolAsync(dptr *p, size_t n, void *pool, void *s) { (void)pool; (void)s; return fails(__func__) ? watch_result : done(__func__, mem_alloc(p, n)); }
+API CUresult cuMemAllocFromPoolAsync_ptsz(dptr *p, size_t n, void *pool, void *s) { (void)pool; (void)s; return fails(__func__) ? watch_result : done(__func__, mem_alloc(p, n)); }
 API CUresult cuMemFreeAsync(dptr p, void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, mem_free(p)); }
 API CUresult cuMemFreeAsync_ptsz(dptr p, void *s) { (void)s; return fails(__func__) ? watch_result : done(__func__, mem_free(p)); }
 API CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags)
@@ -732,6 +747,77 @@ API CUresult cuMemsetD16_v2(dptr d, unsigned short c, size_t n) { return SET(2, 
 API CUresult cuMemsetD16_v2_ptds(dptr d, unsigned short c, size_t n) { return SET(2, NULL, 1); }
 API CUresult cuMemsetD16Async(dptr d, unsigned short c, size_t n, void *st) { return SET(2, st, 0); }
 API CUresult cuMemsetD16Async_ptsz(dptr d, unsigned short c, size_t n, void *st) { return SET(2, st, 1); }
+/* Pitched sets: h rows of w elements, pitch bytes apart. */
+static CUresult set2d(dptr d, size_t pitch, unsigned v, int size, size_t w, size_t h, void *st,
+		      int ptsz)
+{
+	if (!d || pitch < w * (size_t)size)
+		return E_INVALID;
+	for (size_t y = 0; y < h; y++)
+		for (size_t i = 0; i < w; i++)
+			memcpy((char *)(uintptr_t)d + y * pitch + i * (size_t)size, &v, (size_t)size);
+	log_copy(w * h * (size_t)size, 0, st, ptsz);
+	return OK;
+}
+#define SET2D(size, st, ptsz) (fails(__func__) ? watch_result : \
+	done(__func__, set2d(d, pitch, c, size, w, h, st, ptsz)))
+API CUresult cuMemsetD2D8_v2(dptr d, size_t pitch, unsigned char c, size_t w, size_t h) { return SET2D(1, NULL, 0); }
+API CUresult cuMemsetD2D8_v2_ptds(dptr d, size_t pitch, unsigned char c, size_t w, size_t h) { return SET2D(1, NULL, 1); }
+API CUresult cuMemsetD2D16_v2(dptr d, size_t pitch, unsigned short c, size_t w, size_t h) { return SET2D(2, NULL, 0); }
+API CUresult cuMemsetD2D16_v2_ptds(dptr d, size_t pitch, unsigned short c, size_t w, size_t h) { return SET2D(2, NULL, 1); }
+API CUresult cuMemsetD2D32_v2(dptr d, size_t pitch, unsigned int c, size_t w, size_t h) { return SET2D(4, NULL, 0); }
+API CUresult cuMemsetD2D32_v2_ptds(dptr d, size_t pitch, unsigned int c, size_t w, size_t h) { return SET2D(4, NULL, 1); }
+API CUresult cuMemsetD2D8Async(dptr d, size_t pitch, unsigned char c, size_t w, size_t h, void *st) { return SET2D(1, st, 0); }
+API CUresult cuMemsetD2D8Async_ptsz(dptr d, size_t pitch, unsigned char c, size_t w, size_t h, void *st) { return SET2D(1, st, 1); }
+API CUresult cuMemsetD2D16Async(dptr d, size_t pitch, unsigned short c, size_t w, size_t h, void *st) { return SET2D(2, st, 0); }
+API CUresult cuMemsetD2D16Async_ptsz(dptr d, size_t pitch, unsigned short c, size_t w, size_t h, void *st) { return SET2D(2, st, 1); }
+API CUresult cuMemsetD2D32Async(dptr d, size_t pitch, unsigned int c, size_t w, size_t h, void *st) { return SET2D(4, st, 0); }
+API CUresult cuMemsetD2D32Async_ptsz(dptr d, size_t pitch, unsigned int c, size_t w, size_t h, void *st) { return SET2D(4, st, 1); }
+
+/* A batch of copies (cuMemcpyBatchAsync): refused as the driver does
+ * without copies or attributes, or on the legacy stream; the copies run in
+ * pairs, each pair one CUPTI report counting its two (CUPTI groups a
+ * batch's copies as it sees fit); one log line for the batch, its bytes the
+ * sum and its kind the one that moved the most bytes (as the recorder
+ * writes it). */
+static CUresult batch(dptr *dsts, dptr *srcs, size_t *sizes, size_t count, const void *attrs,
+		      size_t nattrs, void *s, int ptsz)
+{
+	if (!dsts || !srcs || !sizes || !count || !attrs || !nattrs || nattrs > count ||
+	    (!s && !ptsz) || s == (void *)0x1)
+		return E_INVALID;
+	uint64_t kind_bytes[5] = { 0 }, total = 0;
+	int kinds[64];
+	for (size_t j = 0; j < count; j++) {   /* type_of() takes mu */
+		int dd = type_of((uintptr_t)dsts[j]) == MT_DEVICE, ds = type_of((uintptr_t)srcs[j]) == MT_DEVICE;
+		if (j < 64)
+			kinds[j] = dd ? (ds ? 3 : 1) : ds ? 2 : 4;
+		kind_bytes[dd ? (ds ? 3 : 1) : ds ? 2 : 4] += sizes[j];
+		memcpy((void *)(uintptr_t)dsts[j], (const void *)(uintptr_t)srcs[j], sizes[j]);
+	}
+	pthread_mutex_lock(&mu);
+	struct fstream *st = resolve_stream(s, ptsz);
+	for (size_t i = 0; i < count; i += 2) {
+		uint64_t pair = sizes[i] + (i + 1 < count ? sizes[i + 1] : 0);
+		run_copy(st, pair, kinds[i < 64 ? i : 63], count - i < 2 ? 1 : 2);
+		total += pair;
+	}
+	int best = 1;
+	for (int k = 2; k < 5; k++)
+		if (kind_bytes[k] > kind_bytes[best])
+			best = k;
+	log_line(total, best, st);
+	pthread_mutex_unlock(&mu);
+	return OK;
+}
+#define BATCH_ARGS dptr *dsts, dptr *srcs, size_t *sizes, size_t count, void *attrs, size_t *attr_idx, size_t nattrs
+#define BATCH(st, ptsz) (fails(__func__) ? watch_result : \
+	((void)attr_idx, done(__func__, batch(dsts, srcs, sizes, count, attrs, nattrs, st, ptsz))))
+API CUresult cuMemcpyBatchAsync(BATCH_ARGS, size_t *fail_idx, void *st) { (void)fail_idx; return BATCH(st, 0); }
+API CUresult cuMemcpyBatchAsync_ptsz(BATCH_ARGS, size_t *fail_idx, void *st) { (void)fail_idx; return BATCH(st, 1); }
+API CUresult cuMemcpyBatchAsync_v2(BATCH_ARGS, void *st) { return BATCH(st, 0); }
+API CUresult cuMemcpyBatchAsync_v2_ptsz(BATCH_ARGS, void *st) { return BATCH(st, 1); }
+
 /* Pitched copies (tests/cuda_copy.h): host and device sides by pointer and
  * pitch; arrays are refused.  A side's base address: host (1) or device (2) memory, the unified (4) as
  * its device pointer; 0 for an array or nothing */
@@ -879,6 +965,15 @@ static const struct entry table[] = {
 	{ "cuMemcpyDtoDAsync", 3020, F(cuMemcpyDtoDAsync_v2), F(cuMemcpyDtoDAsync_v2_ptsz) },
 	{ "cuEventRecordWithFlags", 11010, F(cuEventRecordWithFlags), F(cuEventRecordWithFlags_ptsz) },
 	{ "cuMemAllocAsync", 11020, F(cuMemAllocAsync), F(cuMemAllocAsync_ptsz) },
+	{ "cuMemAllocFromPoolAsync", 11020, F(cuMemAllocFromPoolAsync), F(cuMemAllocFromPoolAsync_ptsz) },
+	{ "cuMemsetD2D8", 3020, F(cuMemsetD2D8_v2), F(cuMemsetD2D8_v2_ptds) },
+	{ "cuMemsetD2D16", 3020, F(cuMemsetD2D16_v2), F(cuMemsetD2D16_v2_ptds) },
+	{ "cuMemsetD2D32", 3020, F(cuMemsetD2D32_v2), F(cuMemsetD2D32_v2_ptds) },
+	{ "cuMemsetD2D8Async", 3020, F(cuMemsetD2D8Async), F(cuMemsetD2D8Async_ptsz) },
+	{ "cuMemsetD2D16Async", 3020, F(cuMemsetD2D16Async), F(cuMemsetD2D16Async_ptsz) },
+	{ "cuMemsetD2D32Async", 3020, F(cuMemsetD2D32Async), F(cuMemsetD2D32Async_ptsz) },
+	{ "cuMemcpyBatchAsync", 12080, F(cuMemcpyBatchAsync), F(cuMemcpyBatchAsync_ptsz) },
+	{ "cuMemcpyBatchAsync", 13000, F(cuMemcpyBatchAsync_v2), F(cuMemcpyBatchAsync_v2_ptsz) },
 	{ "cuMemFreeAsync", 11020, F(cuMemFreeAsync), F(cuMemFreeAsync_ptsz) },
 	{ "cuDevicePrimaryCtxReset", 11000, F(cuDevicePrimaryCtxReset_v2), NULL },
 	{ "cuCtxDestroy", 4000, F(cuCtxDestroy_v2), NULL },

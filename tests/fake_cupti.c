@@ -78,6 +78,7 @@ struct fake_cuda_launch {
 	unsigned graph_id;           /* a graph replay's kernel: its graph  */
 	unsigned long long node_id;  /* and graph node                      */
 	unsigned long long real_start, real_end; /* when it runs on CLOCK_MONOTONIC */
+	unsigned long long copies;   /* copies a batch's report covers, 0 one */
 };
 void fake_cuda_track_launches(int on);
 int fake_cuda_take_launches(struct fake_cuda_launch *out, int max);
@@ -223,6 +224,16 @@ static void record_times(const struct fake_cuda_launch *l, uint64_t *start, uint
 	*end = (real ? l->real_end : l->end) + 1000000000ull;
 }
 
+/* CUPTI's API version (cupti_version.h): 13.0 Update 1's, or
+ * FAKE_CUPTI_VERSION's (24, 12.6: a CUPTI whose memcpy records end before
+ * copyCount, which the recorder must then not read). */
+API CUptiResult cuptiGetVersion(uint32_t *version)
+{
+	const char *v = getenv("FAKE_CUPTI_VERSION");
+	*version = v && *v ? (uint32_t)strtoul(v, NULL, 10) : 130001u;
+	return CUPTI_SUCCESS;
+}
+
 API CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
 {
 	(void)r;
@@ -277,6 +288,7 @@ static void report(const struct fake_cuda_launch *l, int n, uint32_t corr)
 			m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
 			m.copyKind = kinds[l[i].copy_kind & 3];
 			m.bytes = l[i].bytes;
+			m.copyCount = l[i].copies ? l[i].copies : 1;
 			m.correlationId = corr;
 			m.streamId = (uint32_t)l[i].stream;
 			record_times(&l[i], &m.start, &m.end);

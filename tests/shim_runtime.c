@@ -49,6 +49,8 @@
  *                               capture was invalidated
  *   shim_runtime hostmem        copies to and from pageable and page-locked
  *                               host memory after a kernel
+ *   shim_runtime batch N        two batches of N copies (cuMemcpyBatchAsync
+ *                               at 13.0 and at 12.8)
  *   shim_runtime calls          every driver entry point the recorder hooks,
  *                               each variant, once succeeding and once
  *                               failing (see calls() below)
@@ -184,7 +186,7 @@ static void *taking_turns(void *arg)
  * What the trace must hold (shim_test.sh checks it): every copy and set of
  * the first pass (its bytes say which), none of the second; a kernel per
  * launch of the first pass; the synchronizations of both passes, but event
- * records only of the first; the most device memory held, 10 MiB + 8 KiB
+ * records only of the first; the most device memory held, 21 MiB + 8 KiB
  * (the first pass's allocations; the second's, of 100 MiB each, failed).
  */
 #define CALLER_ERRNO 33     /* EDOM: what the program leaves in errno   */
@@ -266,6 +268,17 @@ typedef int (*copy2d_fn)(const struct cuda_copy2d *);
 typedef int (*copy2d_async_fn)(const struct cuda_copy2d *, void *);
 typedef int (*copy3d_fn)(const struct cuda_copy3d *);
 typedef int (*copy3d_async_fn)(const struct cuda_copy3d *, void *);
+typedef int (*set2d8_fn)(dptr, size_t, unsigned char, size_t, size_t);
+typedef int (*set2d16_fn)(dptr, size_t, unsigned short, size_t, size_t);
+typedef int (*set2d32_fn)(dptr, size_t, unsigned int, size_t, size_t);
+typedef int (*set2d8_async_fn)(dptr, size_t, unsigned char, size_t, size_t, void *);
+typedef int (*set2d16_async_fn)(dptr, size_t, unsigned short, size_t, size_t, void *);
+typedef int (*set2d32_async_fn)(dptr, size_t, unsigned int, size_t, size_t, void *);
+/* cuda.h's CUmemcpyAttributes: source access order, two locations, flags */
+struct copy_attr { int order; struct { int type, id; } src_loc, dst_loc; unsigned flags; };
+typedef int (*batch_fn)(dptr *, dptr *, size_t *, size_t, struct copy_attr *, size_t *, size_t, size_t *,
+			void *);
+typedef int (*batch_v2_fn)(dptr *, dptr *, size_t *, size_t, struct copy_attr *, size_t *, size_t, void *);
 enum { MEM_HOST = CUDA_COPY_HOST, MEM_DEVICE = CUDA_COPY_DEVICE, MEM_UNIFIED = CUDA_COPY_UNIFIED };
 
 /* A 2D copy of width x height bytes, rows pitch apart on both sides. */
@@ -297,6 +310,7 @@ typedef int (*record_fn)(void *, void *);
 typedef int (*record_flags_fn)(void *, void *, unsigned);
 typedef int (*free_fn)(dptr);
 typedef int (*alloc_async_fn)(dptr *, size_t, void *);
+typedef int (*alloc_pool_fn)(dptr *, size_t, void *, void *);
 typedef int (*free_async_fn)(dptr, void *);
 struct memprop { int type, handles; struct { int type, id; } location; void *win32; unsigned char flags[8]; };
 typedef int (*create_fn)(unsigned long long *, size_t, const struct memprop *, unsigned long long);
@@ -351,6 +365,17 @@ static void calls(void)
 	copy2d_fn c2u0 = hooked("cuMemcpy2DUnaligned", 3020, 0), c2u1 = hooked("cuMemcpy2DUnaligned", 3020, 2);
 	copy3d_fn c3_0 = hooked("cuMemcpy3D", 3020, 0), c3_1 = hooked("cuMemcpy3D", 3020, 2);
 	copy3d_async_fn c3a0 = hooked("cuMemcpy3DAsync", 3020, 0), c3a1 = hooked("cuMemcpy3DAsync", 3020, 2);
+	set2d8_fn s2d80 = hooked("cuMemsetD2D8", 3020, 0), s2d81 = hooked("cuMemsetD2D8", 3020, 2);
+	set2d16_fn s2d160 = hooked("cuMemsetD2D16", 3020, 0), s2d161 = hooked("cuMemsetD2D16", 3020, 2);
+	set2d32_fn s2d320 = hooked("cuMemsetD2D32", 3020, 0), s2d321 = hooked("cuMemsetD2D32", 3020, 2);
+	set2d8_async_fn s2d8a0 = hooked("cuMemsetD2D8Async", 3020, 0);
+	set2d8_async_fn s2d8a1 = hooked("cuMemsetD2D8Async", 3020, 2);
+	set2d16_async_fn s2d16a0 = hooked("cuMemsetD2D16Async", 3020, 0);
+	set2d16_async_fn s2d16a1 = hooked("cuMemsetD2D16Async", 3020, 2);
+	set2d32_async_fn s2d32a0 = hooked("cuMemsetD2D32Async", 3020, 0);
+	set2d32_async_fn s2d32a1 = hooked("cuMemsetD2D32Async", 3020, 2);
+	batch_fn b0 = hooked("cuMemcpyBatchAsync", 12080, 0), b1 = hooked("cuMemcpyBatchAsync", 12080, 2);
+	batch_v2_fn b2 = hooked("cuMemcpyBatchAsync", 13000, 0), b3 = hooked("cuMemcpyBatchAsync", 13000, 2);
 	void_fn csync = hooked("cuCtxSynchronize", 2000, 0);
 	ctx_fn csync2 = hooked("cuCtxSynchronize", 13000, 0);
 	stream_fn ss0 = hooked("cuStreamSynchronize", 2000, 0), ss1 = hooked("cuStreamSynchronize", 7000, 2);
@@ -362,6 +387,8 @@ static void calls(void)
 	alloc_fn ma = hooked("cuMemAlloc", 3020, 0);
 	free_fn mf = hooked("cuMemFree", 3020, 0);
 	alloc_async_fn maa0 = hooked("cuMemAllocAsync", 11020, 0), maa1 = hooked("cuMemAllocAsync", 11020, 2);
+	alloc_pool_fn mpa0 = hooked("cuMemAllocFromPoolAsync", 11020, 0);
+	alloc_pool_fn mpa1 = hooked("cuMemAllocFromPoolAsync", 11020, 2);
 	free_async_fn mfa0 = hooked("cuMemFreeAsync", 11020, 0), mfa1 = hooked("cuMemFreeAsync", 11020, 2);
 	create_fn mc = hooked("cuMemCreate", 10020, 0);
 	release_fn mr = hooked("cuMemRelease", 10020, 0);
@@ -468,6 +495,48 @@ static void calls(void)
 		expect("cuMemcpy3DAsync_v2"); got(c3a0(&p3, s1)); copied(pinned, m1, 58);
 		p3 = c3d(MEM_DEVICE, NULL, d2, MEM_DEVICE, NULL, d1, 59, 1, 1);
 		expect("cuMemcpy3DAsync_v2_ptsz"); got(c3a1(&p3, NULL)); copied(m1, m2, 59);
+		/* pitched sets, 60 to 71 elements a row, two rows 1024 bytes
+		 * apart (the bytes between them untouched) */
+		memset(m1, 0, 4096);
+		memset(m2, 0, 4096);
+		expect("cuMemsetD2D8_v2"); got(s2d80(d1, 1024, 0x61, 60, 2));
+		expect("cuMemsetD2D8_v2_ptds"); got(s2d81(d1, 1024, 0x62, 61, 2));
+		if (!failing)
+			bytes_are(m1, 0x62, 61, "cuMemsetD2D8_v2_ptds"), bytes_are(m1 + 1024, 0x62, 61, "row 2"),
+			bytes_are(m1 + 61, 0, 1024 - 61, "between the rows");
+		expect("cuMemsetD2D16_v2"); got(s2d160(d2, 1024, 0x6363, 62, 2));
+		expect("cuMemsetD2D16_v2_ptds"); got(s2d161(d2, 1024, 0x6464, 63, 2));
+		expect("cuMemsetD2D32_v2"); got(s2d320(d1, 1024, 0x65656565u, 64, 2));
+		expect("cuMemsetD2D32_v2_ptds"); got(s2d321(d1, 1024, 0x66666666u, 65, 2));
+		if (!failing)
+			bytes_are(m2 + 1024, 0x64, 126, "cuMemsetD2D16_v2_ptds"),
+			bytes_are(m1 + 1024, 0x66, 260, "cuMemsetD2D32_v2_ptds");
+		expect("cuMemsetD2D8Async"); got(s2d8a0(d1, 1024, 0x67, 66, 2, s1));
+		expect("cuMemsetD2D8Async_ptsz"); got(s2d8a1(d1, 1024, 0x68, 67, 2, NULL));
+		expect("cuMemsetD2D16Async"); got(s2d16a0(d2, 1024, 0x6969, 68, 2, s1));
+		expect("cuMemsetD2D16Async_ptsz"); got(s2d16a1(d2, 1024, 0x6a6a, 69, 2, NULL));
+		expect("cuMemsetD2D32Async"); got(s2d32a0(d1, 1024, 0x6b6b6b6bu, 70, 2, s1));
+		expect("cuMemsetD2D32Async_ptsz"); got(s2d32a1(d1, 1024, 0x6c6c6c6cu, 71, 2, NULL));
+		if (!failing)
+			bytes_are(m2 + 1024, 0x6a, 138, "cuMemsetD2D16Async_ptsz"),
+			bytes_are(m1 + 1024, 0x6c, 284, "cuMemsetD2D32Async_ptsz");
+		/* batches of three copies: two device to device, one host to
+		 * device; in the second and fourth the host copy moves the most */
+		memset(m1, 0x7a, 4096);
+		memset(host, 0x7b, sizeof host);
+		dptr dsts[3] = { d2, d2 + 100, d2 + 200 }, srcs[3] = { d1, d1 + 100, (dptr)(uintptr_t)host };
+		size_t sz[3] = { 20, 30, 40 }, first[1] = { 0 }, fail_idx = 0;
+		struct copy_attr ca = { 1, { 0, 0 }, { 0, 0 }, 0 };
+		expect("cuMemcpyBatchAsync"); got(b0(dsts, srcs, sz, 3, &ca, first, 1, &fail_idx, s1));
+		copied(m2, m1, 20), copied(m2 + 100, m1 + 100, 30), copied(m2 + 200, host, 40);
+		sz[2] = 60;
+		expect("cuMemcpyBatchAsync_ptsz"); got(b1(dsts, srcs, sz, 3, &ca, first, 1, &fail_idx, NULL));
+		copied(m2 + 200, host, 60);
+		sz[0] = 21, sz[2] = 40;
+		expect("cuMemcpyBatchAsync_v2"); got(b2(dsts, srcs, sz, 3, &ca, first, 1, s1));
+		sz[0] = 20, sz[2] = 61;
+		expect("cuMemcpyBatchAsync_v2_ptsz"); got(b3(dsts, srcs, sz, 3, &ca, first, 1, NULL));
+		copied(m2 + 200, host, 61);
 
 		expect("cuCtxSynchronize"); got(csync());
 		expect("cuCtxSynchronize_v2"); got(csync2((void *)0xc7c7));
@@ -490,6 +559,11 @@ static void calls(void)
 		expect("cuMemAllocAsync"); got(maa0(&pb, 2 * mib, s1));
 		expect("cuMemAllocAsync_ptsz"); got(maa1(&pc, 3 * mib, NULL));
 		expect("cuMemCreate"); got(mc(&ph, 4 * mib, &dev, 0));
+		static dptr pd, pe;
+		expect("cuMemAllocFromPoolAsync"); got(mpa0(&pd, 5 * mib, (void *)0x9000, s1));
+		expect("cuMemAllocFromPoolAsync_ptsz"); got(mpa1(&pe, 6 * mib, (void *)0x9000, NULL));
+		expect("cuMemFreeAsync"); got(mfa0(pe, s1));
+		expect("cuMemFreeAsync_ptsz"); got(mfa1(pd, NULL));
 		expect("cuMemRelease"); got(mr(ph));
 		expect("cuMemFreeAsync_ptsz"); got(mfa1(pc, NULL));
 		expect("cuMemFreeAsync"); got(mfa0(pb, s1));
@@ -830,6 +904,35 @@ int main(int argc, char **argv)
 		CHECK(dtoh(&scalar, d, sizeof scalar));                     /* pageable */
 		CHECK(stream_sync(s1));
 		CHECK(host_free(pinned));
+		return 0;
+	}
+	if (!strcmp(mode, "batch")) {
+		/* Two batches of N device-to-device copies of 10000 (i + 1)
+		 * bytes each (cuMemcpyBatchAsync at 13.0 on a stream, at 12.8
+		 * on the thread's), then a sync: two copy records, each of the
+		 * N copies' bytes, timed from its first copy's start to its
+		 * last's end (the fake's CUPTI reports a batch in pairs). */
+		int n = argc > 2 ? atoi(argv[2]) : 5;
+		if (n < 1 || n > 64)
+			return 2;
+		alloc_fn alloc = fetch("cuMemAlloc", 3020, 0);
+		batch_v2_fn b13 = fetch("cuMemcpyBatchAsync", 13000, 0);
+		batch_fn b12 = fetch("cuMemcpyBatchAsync", 12080, 2);
+		dptr src, dst, dsts[64], srcs[64];
+		size_t sizes[64], total = 0, first[1] = { 0 }, fail_idx = 0;
+		for (int i = 0; i < n; i++)
+			total += 10000u * (size_t)(i + 1);
+		void *s1;
+		CHECK(stream_create(&s1, 0));
+		CHECK(alloc(&src, total));
+		CHECK(alloc(&dst, total));
+		for (int i = 0, off = 0; i < n; off += 10000 * (i + 1), i++)
+			dsts[i] = dst + (dptr)off, srcs[i] = src + (dptr)off, sizes[i] = 10000u * (size_t)(i + 1);
+		struct copy_attr ca = { 1, { 0, 0 }, { 0, 0 }, 0 };
+		CHECK(b13(dsts, srcs, sizes, (size_t)n, &ca, first, 1, s1));
+		CHECK(b12(dsts, srcs, sizes, (size_t)n, &ca, first, 1, &fail_idx, NULL));
+		CHECK(stream_sync(s1));
+		CHECK(stream_sync_ptsz(NULL));
 		return 0;
 	}
 	if (!strcmp(mode, "capture")) {

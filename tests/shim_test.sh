@@ -178,9 +178,12 @@ fi
 #     the fake), a kernel per successful launch with its flags (1
 #     cooperative, 8 per-thread, 16 Ex), the synchronizations of both
 #     passes but event records only of the first, and the first pass's
-#     allocations as the peak (10 MiB + 8 KiB).
+#     allocations as the peak (21 MiB + 8 KiB: cuMemCreate's and the
+#     pools' too).  A batch of copies is one record: its bytes the sum, its
+#     direction and host memory those of the copies that move the most,
+#     its count in "copies".
 if run calls 0 SURFER_TIMING=events SURFER_OUTPUT="$T/calls.mp" -- $B/tests/shim_runtime calls; then
-	check calls "$T/calls.mp" --kernels 6 --copies 42 --traced-names --timing events
+	check calls "$T/calls.mp" --kernels 6 --copies 58 --traced-names --timing events
 	$B/surfer-dump "$T/calls.mp" >"$T/calls.json" 2>&1
 	if python3 - "$T/calls.json" <<'PY'
 import json, sys
@@ -209,8 +212,18 @@ want = [(101, "dtod", False, legacy, "unknown"), (102, "dtoh", False, pt, "pagea
         (50, "dtoh", True, s1, "pinned"), (51, "dtod", True, pt, "unknown"),
         (52, "dtod", False, legacy, "unknown"), (53, "htod", False, pt, "pinned"),
         (56, "htod", False, legacy, "pageable"), (57, "dtod", False, pt, "unknown"),
-        (58, "dtoh", True, s1, "pinned"), (59, "dtod", True, pt, "unknown")]
+        (58, "dtoh", True, s1, "pinned"), (59, "dtod", True, pt, "unknown"),
+        (120, "set", False, legacy, "unknown"), (122, "set", False, pt, "unknown"),
+        (248, "set", False, legacy, "unknown"), (252, "set", False, pt, "unknown"),
+        (512, "set", False, legacy, "unknown"), (520, "set", False, pt, "unknown"),
+        (132, "set", True, s1, "unknown"), (134, "set", True, pt, "unknown"),
+        (272, "set", True, s1, "unknown"), (276, "set", True, pt, "unknown"),
+        (560, "set", True, s1, "unknown"), (568, "set", True, pt, "unknown"),
+        (90, "dtod", True, s1, "unknown"), (110, "htod", True, pt, "pageable"),
+        (91, "dtod", True, s1, "unknown"), (111, "htod", True, pt, "pageable")]
 assert c == want, "\n".join(map(str, c))
+n = [r.get("copies", 1) for r in recs if r["type"] in ("memcpy", "memset")]
+assert n == [1] * (len(n) - 4) + [3] * 4, n
 k = [(r["name"], r["flags"], r["stream"]) for r in recs if r["type"] == "kernel"]
 assert k == [("calls_launch", 0, s1), ("calls_launch_ptsz", 8, pt), ("calls_coop", 1, s1),
              ("calls_coop_ptsz", 9, pt), ("calls_ex", 16, s1), ("calls_ex_ptsz", 24, pt)], k
@@ -219,7 +232,7 @@ both = [("ctx", 0), ("ctx", 0), ("stream", s1), ("stream", pt), ("event", 0), ("
         ("stream_wait_event", pt)]
 assert y == both + [("event_record", s1), ("event_record", pt)] * 2 + both, y
 t = recs[-1]
-assert t["type"] == "trailer" and t["peak_device_bytes"] == (10 << 20) + 8192, t
+assert t["type"] == "trailer" and t["peak_device_bytes"] == (21 << 20) + 8192, t
 PY
 	then pass "calls: every hooked entry point recorded as called"; else fail "calls: every hooked entry point recorded as called"; fi
 fi
@@ -264,6 +277,23 @@ if run cupti 0 SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT
 	n=$($B/surfer-dump "$T/cu.mp" | grep -c '"name":"graph_node_[ab]".*"flags":2,')
 	[ "$n" -eq 4 ] && pass "cupti: graph replay kernels" || fail "cupti: $n graph kernels, expected 4"
 fi
+
+# 2b-batch. A batch of copies (cuMemcpyBatchAsync), which CUPTI reports in
+#     several records under its call's correlation id, each counting the
+#     copies it covers (the fake: 5 copies in 3 reports): one record of the
+#     batch, its bytes their sum, its GPU time from the first report's
+#     start to the last one's end (--copy-times: bytes / 100 ns on the
+#     fake).  A CUPTI before 12.8 (API version 24) counts no copies: each
+#     report counts one, and the batch is written with all three at the end.
+for v in 130001 24; do
+	if run cupti-batch-$v 0 FAKE_CUPTI_VERSION=$v SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" \
+		SURFER_OUTPUT="$T/cb$v.mp" -- $B/tests/shim_runtime batch 5; then
+		check cupti-batch-$v "$T/cb$v.mp" --kernels 0 --copies 2 --copy-times --timing cupti
+		n=$($B/surfer-dump "$T/cb$v.mp" | grep -c '"bytes":150000,.*"copies":5')
+		[ "$n" -eq 2 ] && pass "cupti-batch-$v: one record a batch" ||
+			fail "cupti-batch-$v: $n records of 5 copies, expected 2"
+	fi
+done
 
 # 2b'. Reports delivered before the launch hook has handed its record over
 #      (FAKE_CUPTI_EAGER): kept and joined when the record arrives.

@@ -310,6 +310,8 @@ static void copy_json(json_t *o, const struct trace_copy *c, int is_memcpy)
 	set(o, "cpu_end_ns", ju(c->cpu_end_ns));
 	set_times(o, c->start_ns, c->end_ns);
 	set(o, "host_mem", json_string(trace_host_mem_name(c->host_mem)));
+	if (c->copies > 1)
+		set(o, "copies", ju(c->copies));
 }
 
 static void op_json(json_t *o, const struct trace_op *p)

@@ -912,6 +912,7 @@ static int decode_copy(struct fields *f, struct trace_copy *c)
 	get_u64(f, "end_ns", UINT64_MAX, 0, &c->end_ns);
 	get_enum(f, "host_mem", TRACE_HOST_MEM_COUNT, TRACE_HOST_UNKNOWN, 0, &host);
 	c->host_mem = (enum trace_host_mem)host;
+	get_u32(f, "copies", 0, &c->copies);
 	return f->rc;
 }
 
@@ -1211,7 +1212,7 @@ static const struct fast_field fast_copy[] = {
 	FF(copy.stream, FK_U64, 0, 0), FF(copy.thread, FK_U32, 0, 0),
 	FF(copy.cpu_ns, FK_U64, 0, 0), FF(copy.cpu_end_ns, FK_U64, 0, 0),
 	FF(copy.start_ns, FK_U64, 0, 0), FF(copy.end_ns, FK_U64, 0, 0),
-	FF(copy.host_mem, FK_ENUM, TRACE_HOST_MEM_COUNT, 0),
+	FF(copy.host_mem, FK_ENUM, TRACE_HOST_MEM_COUNT, 0), FF(copy.copies, FK_U32, 0, 0),
 };
 static const struct fast_field fast_sync[] = {
 	FF(sync.seq, FK_U64, 0, 0), FF(sync.kind, FK_ENUM, TRACE_SYNC_KIND_COUNT, 0),

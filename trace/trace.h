@@ -35,7 +35,7 @@
 
 #define TRACE_MAGIC "surfer-trace"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 10
+#define TRACE_VERSION_MINOR 11
 
 /* Limits every reader enforces and the writer respects, so that a corrupt
  * length can never make a reader allocate more than a few MiB at once. */
@@ -257,6 +257,10 @@ struct trace_copy {
 	enum trace_host_mem host_mem; /* 1.2: the host side's memory (HtoD
 				     * source, DtoH destination, HtoH either);
 				     * unknown for older traces              */
+	uint32_t copies;            /* 1.11: copies the record stands for: a
+				     * batched copy's count (cuMemcpyBatchAsync:
+				     * bytes their sum, start_ns to end_ns all
+				     * of them); 0 or 1 one copy or set      */
 };
 
 enum trace_sync_kind {

@@ -345,7 +345,7 @@ static void pack_conv(msgpack_packer *pk, const struct trace_conv *c)
 
 static void pack_copy(msgpack_packer *pk, enum trace_type type, const struct trace_copy *c)
 {
-	msgpack_pack_array(pk, 12);
+	msgpack_pack_array(pk, 13);
 	msgpack_pack_uint8(pk, (uint8_t)type);
 	msgpack_pack_uint64(pk, c->seq);
 	msgpack_pack_uint64(pk, c->bytes);
@@ -358,6 +358,7 @@ static void pack_copy(msgpack_packer *pk, enum trace_type type, const struct tra
 	msgpack_pack_uint64(pk, c->start_ns);
 	msgpack_pack_uint64(pk, c->end_ns);
 	msgpack_pack_uint32(pk, (uint32_t)c->host_mem);
+	msgpack_pack_uint32(pk, c->copies);
 }
 
 static void pack_sync(msgpack_packer *pk, const struct trace_sync *s)
