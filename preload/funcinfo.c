@@ -11,13 +11,20 @@
  * its own at every launch, never freed: a program past 16,384 kernels (a
  * compiled model's Triton kernels over many shapes) leaked one at every
  * launch of them (shim_test.sh handles: 20,000 kernels launched 20 times,
- * 4,356 kB of address space after the first round before, none after).  A
- * handle the driver reuses after its module is unloaded keeps the first
- * kernel's name.
+ * 4,356 kB of address space after the first round before, none after).
  *
- * Must never: lock or allocate on a launch of a known handle; call the
- * driver through our own hooks (the functions come from the loaded
- * libcuda.so.1 directly).
+ * A module or library unloaded (cuModuleUnload, cuLibraryUnload: CuPy
+ * frees its compiled kernels' modules so) frees its kernels' handles, and
+ * the driver may hand the same address to the next module's kernel; the
+ * cache kept the first kernel's name and attributes for it (shim_test.sh
+ * unload).  Each unload now counts a generation, and a handle's facts are
+ * asked again on its first launch after one, into new facts that replace
+ * the old in its slot: the old stay allocated, as a launch recorded before
+ * may still point at them until it is written.
+ *
+ * Must never: lock or allocate on a launch of a known handle (but its first
+ * after an unload); call the driver through our own hooks (the functions
+ * come from the loaded libcuda.so.1 directly).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -112,9 +119,47 @@ static inline size_t mix(uint64_t k)
 #define FC_SIZE 16384u
 struct fc_slot {
 	_Atomic(uintptr_t) key;
-	atomic_int ready;
-	struct preload_funcinfo info;
+	_Atomic(struct preload_funcinfo *) info; /* NULL while being filled */
 };
+/* Modules and libraries unloaded so far (preload_funcinfo_unloaded). */
+static atomic_uint fc_unloads;
+/* Facts of a handle whose own could not be allocated (no memory): no
+ * name, and never of the current generation, so asked again. */
+static struct preload_funcinfo fc_unknown = { .unloads = UINT32_MAX };
+
+void preload_funcinfo_unloaded(void)
+{
+	atomic_fetch_add_explicit(&fc_unloads, 1, memory_order_release);
+}
+
+/* New facts of f, asked of the driver, as of generation gen. */
+static struct preload_funcinfo *new_info(preload_func f, unsigned gen)
+{
+	struct preload_funcinfo *fi = calloc(1, sizeof *fi);
+	if (!fi)
+		return NULL;
+	fill_funcinfo(fi, f);
+	fi->unloads = gen;
+	return fi;
+}
+
+/* The facts of s's handle f, fi, are older than the last unload: new ones
+ * in their place (fi is left allocated: see the top).  Another thread's
+ * new ones win a race. */
+static struct preload_funcinfo *refresh(struct fc_slot *s, struct preload_funcinfo *fi, preload_func f,
+					unsigned gen)
+{
+	struct preload_funcinfo *n = new_info(f, gen);
+	if (!n)
+		return fi;
+	if (!atomic_compare_exchange_strong_explicit(&s->info, &fi, n, memory_order_acq_rel,
+						     memory_order_acquire)) {
+		free((void *)n->name);
+		free(n);
+		return fi; /* the facts another thread put there */
+	}
+	return n;
+}
 struct fc_table {
 	struct fc_slot slot[FC_SIZE];
 	_Atomic(struct fc_table *) next; /* where handles go this one has no room for */
@@ -144,8 +189,9 @@ static struct fc_table *next_table(struct fc_table *t)
 static struct preload_funcinfo *wait_ready(struct fc_slot *s)
 {
 	for (int spin = 0; spin < 100000; spin++) {
-		if (atomic_load_explicit(&s->ready, memory_order_acquire))
-			return &s->info;
+		struct preload_funcinfo *fi = atomic_load_explicit(&s->info, memory_order_acquire);
+		if (fi)
+			return fi;
 		sched_yield();
 	}
 	return NULL;
@@ -164,16 +210,21 @@ struct preload_funcinfo *preload_funcinfo_get(preload_func f)
 			if (cur == 0) {
 				uintptr_t zero = 0;
 				if (atomic_compare_exchange_strong(&s->key, &zero, k)) {
-					fill_funcinfo(&s->info, f);
-					atomic_store_explicit(&s->ready, 1, memory_order_release);
-					return &s->info;
+					unsigned gen = atomic_load_explicit(&fc_unloads, memory_order_acquire);
+					struct preload_funcinfo *fi = new_info(f, gen);
+					if (!fi)
+						fi = &fc_unknown;
+					atomic_store_explicit(&s->info, fi, memory_order_release);
+					return fi;
 				}
 				cur = zero; /* taken meanwhile: by k, or go on probing */
 			}
 			if (cur == k) {
-				if (atomic_load_explicit(&s->ready, memory_order_acquire))
-					return &s->info;
-				return wait_ready(s);
+				struct preload_funcinfo *fi = atomic_load_explicit(&s->info, memory_order_acquire);
+				if (!fi && !(fi = wait_ready(s)))
+					return NULL;
+				unsigned gen = atomic_load_explicit(&fc_unloads, memory_order_acquire);
+				return fi->unloads == gen ? fi : refresh(s, fi, f, gen);
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 /*
  * hooks_cuda.c - the driver API hooks: kernel launches, graph launches,
- * memcpy/memset, synchronizations and the profiler start/stop markers.
+ * memcpy/memset, synchronizations, the profiler start/stop markers, and
+ * the calls that change what a handle or a context is (unloads, resets).
  *
  * Each hook is both exported under the driver's name (programs linked with
  * -lcuda, Triton's launcher) and handed out by our cuGetProcAddress (the
@@ -83,6 +84,8 @@ typedef CUresult (*record_flags_fn)(CUevent, CUstream, unsigned int);
 typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
 typedef CUresult (*host_flags_fn)(unsigned int *, void *);
 typedef CUresult (*device_fn)(CUdevice);
+typedef CUresult (*module_unload_fn)(CUmodule);
+typedef CUresult (*library_unload_fn)(CUlibrary);
 typedef CUresult (*ctx_fn)(CUcontext);
 
 /* Indices in preload_cuda_hooks (the getters' two come first, preload.h). */
@@ -99,6 +102,7 @@ enum {
 	HK_MEM_CREATE, HK_MEM_RELEASE,
 	HK_PROF_START, HK_PROF_STOP,
 	HK_PRIMARY_RELEASE, HK_PRIMARY_RESET, HK_CTX_DESTROY,
+	HK_MODULE_UNLOAD, HK_LIBRARY_UNLOAD,
 	HK_COUNT
 };
 
@@ -970,6 +974,21 @@ static CUresult teardown(int idx, CUdevice dev, CUcontext ctx)
 	return idx == HK_CTX_DESTROY ? ((ctx_fn)real)(ctx) : ((device_fn)real)(dev);
 }
 
+/* A module or library unloaded: the driver may give its kernels' handles
+ * to the next one's kernels, so the handle cache asks each handle again at
+ * its next launch (funcinfo.c).  Nothing is recorded. */
+static CUresult unload(int idx, void *h)
+{
+	void *real = REAL(void *, idx, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	CUresult r = idx == HK_MODULE_UNLOAD ? ((module_unload_fn)real)((CUmodule)h)
+					     : ((library_unload_fn)real)((CUlibrary)h);
+	if (r == CUDA_SUCCESS)
+		preload_funcinfo_unloaded();  /* an atomic add: errno untouched */
+	return r;
+}
+
 /* ---- the exported names ----------------------------------------------- */
 
 /* Prototypes of the names cuda.h does not declare in this configuration. */
@@ -1259,6 +1278,8 @@ PRELOAD_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h) { return me
 PRELOAD_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return teardown(HK_PRIMARY_RELEASE, d, NULL); }
 PRELOAD_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice d) { return teardown(HK_PRIMARY_RESET, d, NULL); }
 PRELOAD_EXPORT CUresult cuCtxDestroy_v2(CUcontext c) { return teardown(HK_CTX_DESTROY, 0, c); }
+PRELOAD_EXPORT CUresult cuModuleUnload(CUmodule m) { return unload(HK_MODULE_UNLOAD, m); }
+PRELOAD_EXPORT CUresult cuLibraryUnload(CUlibrary l) { return unload(HK_LIBRARY_UNLOAD, l); }
 PRELOAD_EXPORT CUresult cuProfilerStart(void) { return profiler(1); }
 PRELOAD_EXPORT CUresult cuProfilerStop(void) { return profiler(0); }
 
@@ -1373,5 +1394,7 @@ struct preload_hook preload_cuda_hooks[HK_COUNT + 1] = {
 	[HK_PRIMARY_RESET] = E("cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset_v2", NULL, 11000,
 		cuDevicePrimaryCtxReset_v2, NULL),
 	[HK_CTX_DESTROY] = E("cuCtxDestroy", "cuCtxDestroy_v2", NULL, 4000, cuCtxDestroy_v2, NULL),
+	[HK_MODULE_UNLOAD] = E("cuModuleUnload", "cuModuleUnload", NULL, 2000, cuModuleUnload, NULL),
+	[HK_LIBRARY_UNLOAD] = E("cuLibraryUnload", "cuLibraryUnload", NULL, 12000, cuLibraryUnload, NULL),
 	[HK_COUNT] = { NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL }, 0 },
 };

@@ -132,6 +132,7 @@ struct preload_funcinfo {
 	const char *name;          /* owned copy of the (mangled) name or NULL  */
 	uint32_t regs, static_smem;
 	uint32_t name_id, name_gen; /* interned id, valid for writer generation */
+	uint32_t unloads;          /* modules unloaded when it was asked (funcinfo.c) */
 };
 
 /* Per-thread state; the pointer is NULL until the thread first records. */
@@ -228,6 +229,10 @@ void preload_init(void);
 
 /* Stream id as the driver numbers it (cuStreamGetId), 0 unknown. */
 uint64_t preload_stream_id(preload_stream s, int ptsz);
+/* A module or library was unloaded: its kernels' handles may come back as
+ * other kernels', so each handle's facts are asked again at its next
+ * launch. */
+void preload_funcinfo_unloaded(void);
 
 /* ---- log.c ------------------------------------------------------------ */
 

@@ -201,9 +201,10 @@ void preload_marker(enum trace_marker_kind kind, int iteration);
 
 /* ---- funcinfo.c --------------------------------------------------------- */
 
-/* The cached facts of a kernel handle (never freed, one copy a handle);
- * NULL for a NULL handle, out of memory, or a slot another thread is slow
- * to fill.  Lock-free: called on every launch. */
+/* The cached facts of a kernel handle (never freed; one copy a handle,
+ * and one more after each module unload it is launched after); NULL for a
+ * NULL handle or a slot another thread is slow to fill.  Lock-free: called
+ * on every launch. */
 struct preload_funcinfo *preload_funcinfo_get(preload_func f);
 
 /* ---- pending.c (writer lock held for all) -------------------------------- */

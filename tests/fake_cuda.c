@@ -40,7 +40,7 @@ enum { OK = 0, E_INVALID = 1, E_NOT_INIT = 3, E_INVALID_HANDLE = 400, E_NOT_FOUN
  * the legacy and per-thread streams, which are the current context's) */
 struct fstream { uint64_t id; uint64_t clock_ns; int capturing; uint64_t real_end_ns; int dev, gen; };
 struct fevent { uint64_t t_ns; int recorded; int dev, gen; };
-struct ffunc { char name[128]; int regs, smem; };
+struct ffunc { char name[128]; int regs, smem; void *mod; struct ffunc *next; };
 struct launch_config {
 	unsigned gx, gy, gz, bx, by, bz, smem;
 	void *stream;
@@ -278,15 +278,59 @@ API CUresult cuDeviceGetAttribute(int *v, int attr, int dev)
 
 /* ---- modules and functions ---------------------------------------------- */
 
-API CUresult cuModuleLoad(void **mod, const char *path) { (void)path; *mod = (void *)0x1000; return OK; }
+/* Modules: handles from 0x1000 on (the tests that load none use 0x1000);
+ * their functions are kept, and an unloaded module's go to a free list the
+ * next functions are taken from, last freed first: the driver may hand a
+ * freed handle to the next module's kernel so. */
+static struct ffunc *live_funcs, *free_funcs;
+static uintptr_t modules_loaded;
+API CUresult cuModuleLoad(void **mod, const char *path)
+{
+	(void)path;
+	pthread_mutex_lock(&mu);
+	*mod = (void *)(0x1000 + 0x10 * modules_loaded++);
+	pthread_mutex_unlock(&mu);
+	return OK;
+}
+API CUresult cuModuleUnload(void *mod)
+{
+	if (fails(__func__))
+		return watch_result;
+	pthread_mutex_lock(&mu);
+	for (struct ffunc **p = &live_funcs; *p;) {
+		struct ffunc *fn = *p;
+		if (fn->mod != mod) {
+			p = &fn->next;
+			continue;
+		}
+		*p = fn->next;
+		fn->next = free_funcs;
+		free_funcs = fn;
+	}
+	pthread_mutex_unlock(&mu);
+	return done(__func__, OK);
+}
+/* Libraries (cuLibraryLoadData) hold no functions here. */
+API CUresult cuLibraryUnload(void *lib) { (void)lib; return fails(__func__) ? watch_result : done(__func__, OK); }
 API CUresult cuModuleGetFunction(void **f, void *mod, const char *name)
 {
-	(void)mod;
-	struct ffunc *fn = calloc(1, sizeof *fn);
+	pthread_mutex_lock(&mu);
+	struct ffunc *fn = free_funcs;
+	if (fn)
+		free_funcs = fn->next;
+	pthread_mutex_unlock(&mu);
+	if (!fn && !(fn = malloc(sizeof *fn)))
+		return 2;
+	memset(fn, 0, sizeof *fn);
+	fn->mod = mod;
 	snprintf(fn->name, sizeof fn->name, "%s", name);
 	/* Attributes derived from the name, so tests can check them. */
 	fn->regs = 16 + (int)(strlen(name) * 7 % 200);
 	fn->smem = 1024 * (int)(strlen(name) % 4);
+	pthread_mutex_lock(&mu);
+	fn->next = live_funcs;
+	live_funcs = fn;
+	pthread_mutex_unlock(&mu);
 	*f = fn;
 	return OK;
 }
@@ -538,7 +582,7 @@ API CUresult cuLaunchKernelEx_ptsz(const struct launch_config *c, void *f, void 
 /* A graph replay runs two kernels, seen only by (the fake) CUPTI. */
 static CUresult graph(void *g, void *s, int ptsz)
 {
-	static struct ffunc a = { "graph_node_a", 40, 0 }, b = { "graph_node_b", 48, 1024 };
+	static struct ffunc a = { "graph_node_a", 40, 0, NULL, NULL }, b = { "graph_node_b", 48, 1024, NULL, NULL };
 	(void)g;
 	int before = ntracked;
 	CUresult r = run(&a, 3, 1, 1, 64, 1, 1, 0, 0, 0, 0, s, ptsz);
@@ -917,6 +961,8 @@ static const struct entry table[] = {
 	{ "cuDeviceGetAttribute", 2000, F(cuDeviceGetAttribute), NULL },
 	{ "cuModuleLoad", 2000, F(cuModuleLoad), NULL },
 	{ "cuModuleGetFunction", 2000, F(cuModuleGetFunction), NULL },
+	{ "cuModuleUnload", 2000, F(cuModuleUnload), NULL },
+	{ "cuLibraryUnload", 12000, F(cuLibraryUnload), NULL },
 	{ "cuFuncGetName", 12030, F(cuFuncGetName), NULL },
 	{ "cuStreamCreate", 2000, F(cuStreamCreate), NULL },
 	{ "cuStreamGetId", 12000, F(cuStreamGetId), F(cuStreamGetId_ptsz) },

@@ -51,6 +51,8 @@
  *                               host memory after a kernel
  *   shim_runtime batch N        two batches of N copies (cuMemcpyBatchAsync
  *                               at 13.0 and at 12.8)
+ *   shim_runtime unload         a kernel, its module unloaded, another
+ *                               module's kernel under the same handle
  *   shim_runtime calls          every driver entry point the recorder hooks,
  *                               each variant, once succeeding and once
  *                               failing (see calls() below)
@@ -396,6 +398,8 @@ static void calls(void)
 	device_fn prel = hooked("cuDevicePrimaryCtxRelease", 11000, 0);
 	device_fn preset = hooked("cuDevicePrimaryCtxReset", 11000, 0);
 	ctx_fn cdestroy = hooked("cuCtxDestroy", 4000, 0);
+	ctx_fn munload = hooked("cuModuleUnload", 2000, 0), lunload = hooked("cuLibraryUnload", 12000, 0);
+	mod_load_fn mload = fetch("cuModuleLoad", 2000, 0);
 
 	struct attr a = { .id = 4 };
 	a.v.cluster.x = 2;
@@ -568,6 +572,12 @@ static void calls(void)
 		expect("cuMemFreeAsync_ptsz"); got(mfa1(pc, NULL));
 		expect("cuMemFreeAsync"); got(mfa0(pb, s1));
 		expect("cuMemFree_v2"); got(mf(pa));
+	}
+	for (failing = 0; failing < 2; failing++) {
+		void *m;
+		CHECK(mload(&m, "calls.cubin"));
+		expect("cuModuleUnload"); got(munload(m));
+		expect("cuLibraryUnload"); got(lunload((void *)0x7100));
 	}
 	for (failing = 0; failing < 2; failing++) {
 		expect("cuProfilerStart"); got(pstart());
@@ -904,6 +914,29 @@ int main(int argc, char **argv)
 		CHECK(dtoh(&scalar, d, sizeof scalar));                     /* pageable */
 		CHECK(stream_sync(s1));
 		CHECK(host_free(pinned));
+		return 0;
+	}
+	if (!strcmp(mode, "unload")) {
+		/* A kernel launched, its module unloaded, another module
+		 * loaded whose kernel gets the same handle (the fake reuses
+		 * it, as the driver may), launched: each launch must carry
+		 * its own kernel's name and attributes. */
+		mod_load_fn load = fetch("cuModuleLoad", 2000, 0);
+		ctx_fn unload = fetch("cuModuleUnload", 2000, 0);
+		void *m1, *m2, *f1, *f2;
+		CHECK(load(&m1, "first.cubin"));
+		CHECK(get_func(&f1, m1, "before_unload"));
+		CHECK(lk(f1, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
+		CHECK(unload(m1));
+		CHECK(load(&m2, "second.cubin"));
+		CHECK(get_func(&f2, m2, "after_the_module_unload"));
+		if (f2 != f1) {
+			fprintf(stderr, "shim_runtime: the fake gave the second kernel a new handle\n");
+			return 3;
+		}
+		CHECK(lk(f2, 2, 1, 1, 64, 1, 1, 0, NULL, NULL, NULL));
+		CHECK(lk(f2, 3, 1, 1, 64, 1, 1, 0, NULL, NULL, NULL));
+		CHECK(ctx_sync());
 		return 0;
 	}
 	if (!strcmp(mode, "batch")) {

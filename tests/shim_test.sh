@@ -237,6 +237,14 @@ PY
 	then pass "calls: every hooked entry point recorded as called"; else fail "calls: every hooked entry point recorded as called"; fi
 fi
 
+# 1e. A kernel handle the driver gives another kernel after its module was
+#     unloaded (the fake hands the freed handle to the next module's kernel,
+#     as the driver may): each launch under its own kernel's name and
+#     attributes (the first kernel's, kept by the handle cache, before).
+if run unload 0 SURFER_TIMING=events SURFER_OUTPUT="$T/unload.mp" -- $B/tests/shim_runtime unload; then
+	check unload "$T/unload.mp" --kernels 3 --timing events
+fi
+
 # 2. Default timing: CUPTI cannot run on the fake; events are used and the
 #    header says why.
 if run cupti-fallback 0 SURFER_OUTPUT="$T/fb.mp" -- $B/tests/shim_runtime basic; then
