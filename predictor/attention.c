@@ -537,6 +537,39 @@ double attention_pairs(double q_len, double kv_len, int causal, double window)
 	return m * first + m * (m - 1) / 2 + (q_len - m) * window;
 }
 
+void attention_init(struct pred_attn *a, enum pred_attn_impl impl, enum pred_attn_form form,
+		    int causal, uint32_t heads, uint32_t kv_heads, uint32_t head_dim,
+		    uint32_t head_dim_v)
+{
+	memset(a, 0, sizeof(*a));
+	a->impl = impl;
+	a->form = form;
+	a->causal = causal != 0;
+	a->heads = heads;
+	a->kv_heads = kv_heads ? kv_heads : heads;
+	a->head_dim = head_dim;
+	a->head_dim_v = head_dim_v ? head_dim_v : head_dim;
+}
+
+int attention_add_seqs(struct pred_attn *a, uint64_t count, uint64_t q_len, uint64_t kv_len)
+{
+	if (!count || !q_len || kv_len < q_len || count > UINT32_MAX - a->seqs)
+		return -1;
+	/* a sliding window: the cached keys before the first query's window
+	 * are never read */
+	if (a->causal && a->window && kv_len - q_len > a->window - 1)
+		kv_len = q_len + a->window - 1;
+	double q = (double)q_len, kv = (double)kv_len;
+	double per = attention_pairs(q, kv, a->causal, (double)a->window);
+	a->seqs += (uint32_t)count;
+	a->q_tokens += count * q_len;
+	a->kv_tokens += count * kv_len;
+	if (kv_len > a->max_kv)
+		a->max_kv = kv_len;
+	a->pairs += (double)count * per;
+	return 0;
+}
+
 /* The math of PyTorch's memory-efficient kernels on g (its mem_eff_attention
  * gemm_kernel_utils.h, DefaultGemmType, as xFormers wrote it): 16-bit
  * inputs on mma.sync tensor cores from 7.0 (884 on Volta, 1688 on Turing,

@@ -139,6 +139,34 @@ void attention_from_trace(const struct trace_attn *t, struct pred_attn *a);
  * q_len (kv_len - q_len + (q_len + 1) / 2). */
 double attention_pairs(double q_len, double kv_len, int causal, double window);
 
+/* Sets a to an empty batch of one call: implementation, form, causal
+ * mask, query heads, KV heads (dividing heads), head dims of Q/K and of V
+ * (0: head_dim). */
+void attention_init(struct pred_attn *a, enum pred_attn_impl impl, enum pred_attn_form form,
+		    int causal, uint32_t heads, uint32_t kv_heads, uint32_t head_dim,
+		    uint32_t head_dim_v);
+
+/* Adds count sequences, each with q_len new queries attending to kv_len
+ * keys (its cached tokens and its q_len new ones, kv_len >= q_len): the
+ * pairs they attend, q_len (kv_len - q_len + (q_len + 1) / 2) each when
+ * causal (the queries are the last q_len of the keys), q_len kv_len when
+ * not.  A causal call with a->window set (a sliding window of that many
+ * keys, set after attention_init) counts each query's keys up to the window
+ * (attention_pairs) and the keys the queries read, at most
+ * q_len + window - 1 of the kv_len: the cache before the first query's
+ * window is not read.  Returns 0, or -1 (a zero length, kv_len < q_len)
+ * leaving a as it was. */
+int attention_add_seqs(struct pred_attn *a, uint64_t count, uint64_t q_len, uint64_t kv_len);
+
+/* The shape of a FlashAttention-2 kernel (forward, or one of the
+ * backward's) from its name, mangled or not, and its grid (attn_name.c
+ * says what is read and what assumed): a's shape, FA2, one prefill of
+ * grid[1] sequences, and 0 for the forward, 1 for the backward's main
+ * kernel, 2 for one of the backward's streaming kernels (dot_do_o, the
+ * converts: their work is not the attention's); -1 for any other kernel
+ * (a left as it was). */
+int attention_from_name(const char *name, const uint32_t grid[3], struct pred_attn *a);
+
 /* The split-KV count of FlashAttention's num_splits_heuristic
  * (csrc/flash_attn/flash_api.cpp, and FA3's hopper/heuristics.h): none
  * when the blocks = sequences x heads x query blocks fill 80 % of slots;

@@ -25,9 +25,12 @@
  *  - Softmax and norms with a rows x cols shape in m, n: bytes =
  *    2 x m*n x dtype size (read once, write once), FLOPs = 5 x m*n
  *    (max, subtract, exp, sum, divide; mean/variance/scale for norms).
+ *  - FlashAttention-2 kernels: the shape their name and grid give
+ *    (attn_name.c), FLOPs and bytes as attention_work counts a call's.
  * Nothing is invented for other kernels: their flops and bytes stay 0.
  */
 #include "predictor/predict.h"
+#include "predictor/attention.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -239,6 +242,26 @@ void predict_classify(struct pred_kernel *k)
 			k->dtype = GPU_DT_TF32;
 	}
 	elt = gpu_dtype_bytes(k->dtype);
+	/* a FlashAttention-2 kernel without the call that launched it (a
+	 * recorded trace): its shape from its name and grid (attn_name.c);
+	 * the backward's streaming kernels keep no shape (not the attention
+	 * model's work) but their bytes: O and dO in the dtype and the FP32
+	 * dQ accumulator for dot_do_o, that accumulator in and dQ out for
+	 * the converts, one FLOP an element */
+	struct pred_attn a;
+	int fa2 = k->op == PRED_OP_ATTENTION && k->attn.impl == PRED_ATTN_NONE && k->name &&
+		  !(k->flops > 0 || k->bytes > 0) ? attention_from_name(k->name, k->grid, &a) : -1;
+	if (fa2 == 0 || fa2 == 1) {
+		k->attn = a;
+		attention_work(&k->attn, elt, fa2, &k->flops, &k->bytes);
+		return;
+	}
+	if (fa2 == 2) {
+		double e = (double)a.q_tokens * a.heads * a.head_dim;
+		k->flops = e;
+		k->bytes = e * (strstr(k->name, "dot_do_o") ? 2 * elt + 4 : 4 + elt);
+		return;
+	}
 	if (k->flops > 0 || k->bytes > 0)
 		return;
 

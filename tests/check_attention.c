@@ -6,7 +6,8 @@
  * decode reads the KV heads once, a small-batch decode is memory-bound,
  * FA3 beats FA2 on Hopper at the same work, FP8 counts on Hopper only, the
  * published figures the constant was fitted on come back within the fit's
- * error, and the ratio form scales with the measured time.
+ * error, the ratio form scales with the measured time, and a recorded
+ * FlashAttention-2 kernel's name and grid give its shape.
  */
 #include <check.h>
 #include <math.h>
@@ -717,6 +718,124 @@ START_TEST(ratio_form_and_choice)
 }
 END_TEST
 
+/* FlashAttention-2's kernels as a recorder sees them: the shape from the
+ * name (mangled as the driver gives it, or demangled as a profiler does)
+ * and the grid, worked by hand from FlashAttention-2's launch templates:
+ * (query tiles, sequences, heads), the main backward kernel's first
+ * dimension counting key tiles. */
+static const char fwd_mangled[] =
+	"_ZN13pytorch_flash16flash_fwd_kernelI23Flash_fwd_kernel_traitsILi64ELi128ELi128ELi4ELb0ELb0E"
+	"N7cutlass10bfloat16_tE19Flash_kernel_traitsILi64ELi128ELi128ELi4ES2_EELb0ELb1ELb0ELb0ELb1E"
+	"Lb1ELb0ELb0EEEvNS_16Flash_fwd_paramsE";
+static const char dot_do_o_mangled[] =
+	"_ZN13pytorch_flash25flash_bwd_dot_do_o_kernelILb1E23Flash_bwd_kernel_traitsILi128ELi64ELi128E"
+	"Li8ELi2ELi4ELi2ELb0ELb0EN7cutlass10bfloat16_tE19Flash_kernel_traitsILi128ELi64ELi128ELi8ES2_EE"
+	"EEvNS_16Flash_bwd_paramsE";
+
+START_TEST(shape_from_flash_names)
+{
+	struct pred_attn a;
+	uint32_t g[3] = { 16, 4, 32 };   /* 2048 queries in tiles of 128, 4 x 32 heads */
+	ck_assert_int_eq(attention_from_name(fwd_mangled, g, &a), 0);
+	ck_assert_int_eq(a.impl, PRED_ATTN_FA2);
+	ck_assert_int_eq(a.form, PRED_ATTN_PREFILL);
+	ck_assert_int_eq(a.causal, 1);
+	ck_assert_int_eq(a.backward, 0);
+	ck_assert_uint_eq(a.seqs, 4);
+	ck_assert_uint_eq(a.heads, 32);
+	ck_assert_uint_eq(a.kv_heads, 32);
+	ck_assert_uint_eq(a.head_dim, 64);
+	ck_assert_uint_eq(a.q_tokens, 4 * 2048);
+	ck_assert_uint_eq(a.kv_tokens, 4 * 2048);
+	ck_assert(fabs(a.pairs - 4.0 * 2048 * 2049 / 2) < 1e-6);
+
+	/* demangled, not causal (the fourth bool), FP16, head dim 128 */
+	uint32_t g2[3] = { 8, 2, 16 };
+	ck_assert_int_eq(attention_from_name(
+		"void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, "
+		"cutlass::half_t, Flash_kernel_traits<128, 128, 64, 4, cutlass::half_t> >, false, false, "
+		"false, false, true, true, false, false>(flash::Flash_fwd_params)", g2, &a), 0);
+	ck_assert_int_eq(a.causal, 0);
+	ck_assert_uint_eq(a.head_dim, 128);
+	ck_assert_uint_eq(a.q_tokens, 2 * 1024);
+	ck_assert(fabs(a.pairs - 2.0 * 1024 * 1024) < 1e-6);
+
+	/* the backward's main kernel walks key tiles of 128 (Bn) */
+	uint32_t g3[3] = { 16, 1, 32 };
+	ck_assert_int_eq(attention_from_name(
+		"void flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<128, 64, "
+		"128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t, Flash_kernel_traits<128, 64, 128, 8, "
+		"cutlass::bfloat16_t> >, false, true, false, false, true, true, false>"
+		"(flash::Flash_bwd_params)", g3, &a), 1);
+	ck_assert_uint_eq(a.q_tokens, 2048);
+	ck_assert_int_eq(a.causal, 1);
+	ck_assert_int_eq(a.backward, 1);
+	/* dot_do_o walks query tiles of 64 (Bm): a streaming kernel */
+	uint32_t g4[3] = { 32, 1, 32 };
+	ck_assert_int_eq(attention_from_name(dot_do_o_mangled, g4, &a), 2);
+	ck_assert_uint_eq(a.q_tokens, 2048);
+
+	/* refused, a left alone: split-KV, FA3, no traits, the old loop
+	 * kernel, an empty grid */
+	struct pred_attn keep = a;
+	ck_assert_int_eq(attention_from_name("void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits"
+					     "<128, 64, 128, 4, false, false, cutlass::bfloat16_t>, true>",
+					     g, &a), -1);
+	ck_assert_int_eq(attention_from_name("cutlass::device_kernel<flash::enable_sm90_or_later<"
+					     "flash::FlashAttnFwdSm90<128>>>", g, &a), -1);
+	ck_assert_int_eq(attention_from_name("flash_fwd_kernel", g, &a), -1);
+	ck_assert_int_eq(attention_from_name("flash_bwd_dq_dk_dv_loop_kernel<Flash_bwd_kernel_traits<128, "
+					     "64, 128, 8>, false, true>", g, &a), -1);
+	uint32_t g0[3] = { 0, 4, 32 };
+	ck_assert_int_eq(attention_from_name(fwd_mangled, g0, &a), -1);
+	ck_assert(memcmp(&a, &keep, sizeof a) == 0);
+}
+END_TEST
+
+/* A recorded FlashAttention-2 kernel goes to the attention model as a
+ * ratio, once predict_classify read its name and grid; the backward's
+ * streaming kernels keep wave scaling, on their bytes. */
+START_TEST(recorded_flash_kernel_takes_the_model)
+{
+	struct predictor *pr;
+	char err[64];
+	ck_assert_int_eq(predictor_new(NULL, &pr, err, sizeof err), 0);
+	const struct gpu_spec *a = gpu("a100-sxm4-80"), *h = gpu("h100-sxm");
+	struct pred_kernel k;
+	memset(&k, 0, sizeof k);
+	k.name = fwd_mangled;
+	k.grid[0] = 16, k.grid[1] = 4, k.grid[2] = 32;
+	k.block[0] = 128, k.block[1] = k.block[2] = 1;
+	predict_classify(&k);
+	ck_assert_int_eq(k.op, PRED_OP_ATTENTION);
+	ck_assert_int_eq(k.dtype, GPU_DT_BF16);
+	ck_assert_int_eq(k.attn.impl, PRED_ATTN_FA2);
+	/* forward FLOPs 4 d per pair and head (attn.c) */
+	ck_assert(fabs(k.flops - 4.0 * 64 * 32 * (4.0 * 2048 * 2049 / 2)) < 1e-3 * k.flops);
+	k.origin_ns = 1e6;
+	struct pred_result r;
+	ck_assert_int_eq(predict_kernel(pr, &k, a, h, PRED_AUTO, &r), 0);
+	ck_assert_int_eq(r.method, PRED_ATTENTION);
+	ck_assert(fabs(r.ns - 1e6 * attention_model_ns(&k, h, NULL) / attention_model_ns(&k, a, NULL)) <
+		  1e-6 * r.ns);
+
+	struct pred_kernel d;
+	memset(&d, 0, sizeof d);
+	d.name = dot_do_o_mangled;
+	d.grid[0] = 32, d.grid[1] = 1, d.grid[2] = 32;
+	d.block[0] = 256, d.block[1] = d.block[2] = 1;
+	predict_classify(&d);
+	ck_assert_int_eq(d.op, PRED_OP_ATTENTION);
+	ck_assert_int_eq(d.attn.impl, PRED_ATTN_NONE);
+	/* 2048 x 32 x 128 elements: O and dO in BF16, the FP32 accumulator */
+	ck_assert(fabs(d.bytes - 2048.0 * 32 * 128 * 8) < 1);
+	d.origin_ns = 1e5;
+	ck_assert_int_eq(predict_kernel(pr, &d, a, h, PRED_AUTO, &r), 0);
+	ck_assert_int_eq(r.method, PRED_WAVE);
+	predictor_free(pr);
+}
+END_TEST
+
 /* The GEMM constants a predictor carries set attention's main-loop rate:
  * with tcgemm's efficiency halved the matrix products take twice as long,
  * the exponentials and the bytes do not move, and predict_kernel answers
@@ -806,6 +925,8 @@ int main(void)
 	tcase_add_test(t, attention_constants_from_predictor);
 	tcase_add_test(t, flashinfer_decode_plan);
 	tcase_add_test(t, efficient_kernels);
+	tcase_add_test(t, shape_from_flash_names);
+	tcase_add_test(t, recorded_flash_kernel_takes_the_model);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

@@ -28,39 +28,6 @@
 
 #include "predictor/attention.h"
 
-void attn_init(struct pred_attn *a, enum pred_attn_impl impl, enum pred_attn_form form,
-	       int causal, uint32_t heads, uint32_t kv_heads, uint32_t head_dim,
-	       uint32_t head_dim_v)
-{
-	memset(a, 0, sizeof(*a));
-	a->impl = impl;
-	a->form = form;
-	a->causal = causal != 0;
-	a->heads = heads;
-	a->kv_heads = kv_heads ? kv_heads : heads;
-	a->head_dim = head_dim;
-	a->head_dim_v = head_dim_v ? head_dim_v : head_dim;
-}
-
-int attn_add_seqs(struct pred_attn *a, uint64_t count, uint64_t q_len, uint64_t kv_len)
-{
-	if (!count || !q_len || kv_len < q_len || count > UINT32_MAX - a->seqs)
-		return -1;
-	/* a sliding window: the cached keys before the first query's window
-	 * are never read */
-	if (a->causal && a->window && kv_len - q_len > a->window - 1)
-		kv_len = q_len + a->window - 1;
-	double q = (double)q_len, kv = (double)kv_len;
-	double per = attention_pairs(q, kv, a->causal, (double)a->window);
-	a->seqs += (uint32_t)count;
-	a->q_tokens += count * q_len;
-	a->kv_tokens += count * kv_len;
-	if (kv_len > a->max_kv)
-		a->max_kv = kv_len;
-	a->pairs += (double)count * per;
-	return 0;
-}
-
 static const char *attn_fwd_name(const struct pred_attn *a)
 {
 	if (a->form == PRED_ATTN_MLA_DECODE)

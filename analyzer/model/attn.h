@@ -8,13 +8,13 @@
  * Usage, from any builder holding the state of build.h:
  *
  *     struct pred_attn a;
- *     attn_init(&a, PRED_ATTN_FLASH, PRED_ATTN_PREFILL, 1, heads, kv_heads, 128, 128);
+ *     attention_init(&a, PRED_ATTN_FLASH, PRED_ATTN_PREFILL, 1, heads, kv_heads, 128, 128);
  *     for (i = 0; i < nreq; i++)                   // a ragged batch of prompts
- *             attn_add_seqs(&a, 1, new_tokens[i], cached[i] + new_tokens[i]);
+ *             attention_add_seqs(&a, 1, new_tokens[i], cached[i] + new_tokens[i]);
  *     attn_emit(B, &a);
  *
  * A decode step is form PRED_ATTN_DECODE with one query per sequence
- * (attn_add_seqs(&a, batch, 1, context + 1)); DeepSeek's absorbed MLA decode
+ * (attention_add_seqs(&a, batch, 1, context + 1)); DeepSeek's absorbed MLA decode
  * is form PRED_ATTN_MLA_DECODE with kv_heads 1, head_dim kv_lora_rank +
  * rope dim and head_dim_v kv_lora_rank.  Heads are per GPU (after tensor
  * parallelism).  The shape keeps sums and the longest sequence, and the
@@ -26,25 +26,7 @@
 #define SURFER_MODEL_ATTN_H
 
 #include "analyzer/model/build.h"
-
-/* Sets a to an empty batch of one call: implementation, form, causal
- * mask, query heads, KV heads (dividing heads), head dims of Q/K and of V
- * (0: head_dim). */
-void attn_init(struct pred_attn *a, enum pred_attn_impl impl, enum pred_attn_form form,
-	       int causal, uint32_t heads, uint32_t kv_heads, uint32_t head_dim,
-	       uint32_t head_dim_v);
-
-/* Adds count sequences, each with q_len new queries attending to kv_len
- * keys (its cached tokens and its q_len new ones, kv_len >= q_len): the
- * pairs they attend, q_len (kv_len - q_len + (q_len + 1) / 2) each when
- * causal (the queries are the last q_len of the keys), q_len kv_len when
- * not.  A causal call with a->window set (a sliding window of that many
- * keys, set after attn_init) counts each query's keys up to the window
- * (attention_pairs) and the keys the queries read, at most
- * q_len + window - 1 of the kv_len: the cache before the first query's
- * window is not read.  Returns 0, or -1 (a zero length, kv_len < q_len)
- * leaving a as it was. */
-int attn_add_seqs(struct pred_attn *a, uint64_t count, uint64_t q_len, uint64_t kv_len);
+#include "predictor/attention.h"   /* attention_init, attention_add_seqs */
 
 /* Fills k's attention fields as one kernel of the call a (the forward, or
  * with backward the main dQ/dK/dV kernel): op, dtype dt, the shape in

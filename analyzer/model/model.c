@@ -115,10 +115,10 @@ static void attention_core(struct bld *B, uint64_t heads, uint64_t sq, uint64_t 
 			: c->family == MODEL_FAM_LLAMA && c->kv_heads ? c->kv_heads / B->tp : heads;
 		struct pred_attn a;
 		int decode = sq == 1 && sk > 1 && impl != PRED_ATTN_TRITON;
-		attn_init(&a, impl, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL,
+		attention_init(&a, impl, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL,
 			  causal && sq > 1, (uint32_t)heads, (uint32_t)(kvh ? kvh : 1), (uint32_t)d, 0);
 		a.window = a.causal ? window : 0;
-		attn_add_seqs(&a, B->b, sq, sk);
+		attention_add_seqs(&a, B->b, sq, sk);
 		a.bias_heads = bias_heads;
 		if (model_cp(B->o) > 1 && a.causal)
 			/* ring attention, load-balanced (zigzag): a cp-th of the
@@ -608,7 +608,7 @@ static void layer_mla(struct bld *B)
 	struct pred_attn a;
 	mla_attn_init(&a, c, (uint32_t)nh, 0);
 	a.impl = model_attention_impl(B->o);   /* --attention's kernel, as attention_core */
-	attn_add_seqs(&a, B->b, B->sl, B->kv);
+	attention_add_seqs(&a, B->b, B->sl, B->kv);
 	attn_emit(B, &a);
 	B->cols = h;
 	op_ew(B, "elementwise_kernel<128, 4, CopyFunctor>", (double)T * nh * c->v_dim, 1, 0, 0, NULL);

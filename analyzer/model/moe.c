@@ -20,10 +20,10 @@ double mla_params(const struct model_config *c, double nh)
 void mla_attn_init(struct pred_attn *a, const struct model_config *c, uint32_t heads, int decode)
 {
 	if (decode)
-		attn_init(a, PRED_ATTN_FLASH, PRED_ATTN_MLA_DECODE, 1, heads, 1, c->kv_lora + c->qk_rope,
+		attention_init(a, PRED_ATTN_FLASH, PRED_ATTN_MLA_DECODE, 1, heads, 1, c->kv_lora + c->qk_rope,
 			  c->kv_lora);
 	else
-		attn_init(a, PRED_ATTN_FLASH, PRED_ATTN_PREFILL, 1, heads, heads, c->qk_nope + c->qk_rope,
+		attention_init(a, PRED_ATTN_FLASH, PRED_ATTN_PREFILL, 1, heads, heads, c->qk_nope + c->qk_rope,
 			  c->v_dim);
 }
 

@@ -315,13 +315,13 @@ static void attention(struct srv *S, const struct sreq *r, size_t nr, int decode
 		if (!decode)
 			a.impl = impl;
 	} else {
-		attn_init(&a, impl, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL, 1,
+		attention_init(&a, impl, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL, 1,
 			  (uint32_t)S->nh, (uint32_t)S->nkv, (uint32_t)S->d, (uint32_t)S->d);
 	}
 	a.window = c->kv_lora ? 0 : window;
 	a.kv_bytes = S->kv8 ? 1 : 0;
 	for (size_t i = 0; i < nr; i++)
-		attn_add_seqs(&a, 1, r[i].n, r[i].n + r[i].p);
+		attention_add_seqs(&a, 1, r[i].n, r[i].n + r[i].p);
 	attn_emit(S->B, &a);
 	struct model_kernel *k = bld_last_kernel(S->B);
 	if (k && k->k.op == PRED_OP_ATTENTION)

@@ -862,7 +862,7 @@ static int sdpa_shape(const struct scratch *e, struct import_gemm *g)
 	    conc_one(e, a->causal, &c) || (c & ~1))
 		return 1;
 	/* B sequences of S_q queries each attending the last S_q of its S_kv
-	 * keys, as the model builder counts a batch (attn_add_seqs()) */
+	 * keys, as the model builder counts a batch (attention_add_seqs()) */
 	int causal = (int)c;
 	/* a sliding window: w + 1 keys of a causal query (w the
 	 * window_size_left; -1 none); a window on both sides is not described */

@@ -813,7 +813,7 @@ static const struct bench_cmd {
 	{"power", BO(DATA) | BO(WEIGHTS), 0, bench_power_main},
 	{"serving", BO(DATA) | BO(GPU) | BO(ROWS) | BO(GEMM_DATA) | BO(COMPILED) | BO(OWN) | BO(DUMP), 0,
 	 bench_serving_main},
-	{"own", BO(DATASET) | BO(DATA) | BO(GPU) | BO(ROWS) | BO(DUMP) | BO(OWN), 0, bench_own_main},
+	{"own", BO(DATASET) | BO(DATA) | BO(GPU) | BO(ROWS) | BO(DUMP) | BO(OWN) | BO(ORIGIN), 0, bench_own_main},
 	{"cpu", BO(DATA), 0, bench_cpu_main},
 	{"profile", BO(LABELS) | BO(GPU) | BO(WEIGHTS) | BO(HOLDOUT) | BO(MIN_MS) | BO(EMIT) |
 		    BO(ROWS), 0, bench_profile_main},

@@ -232,10 +232,10 @@ int bench_own_kernels(const char *kind, const char *op_or_dtype, const double *v
 		if (kvh == 0 || heads % kvh)
 			return -1;
 		struct pred_attn a;
-		attn_init(&a, PRED_ATTN_FA2, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL, !decode, heads,
+		attention_init(&a, PRED_ATTN_FA2, decode ? PRED_ATTN_DECODE : PRED_ATTN_PREFILL, !decode, heads,
 			  kvh, d, 0);
 		uint64_t seq = (uint64_t)v[2];
-		if (attn_add_seqs(&a, (uint64_t)v[0], decode ? 1 : seq, decode ? (uint64_t)v[4] : seq))
+		if (attention_add_seqs(&a, (uint64_t)v[0], decode ? 1 : seq, decode ? (uint64_t)v[4] : seq))
 			return -1;
 		int bwd = !decode && v[4] != 0;
 		if ((size_t)(bwd ? 4 : 1) > max)
@@ -412,6 +412,164 @@ static int own_kernel_file(const char *dir, const struct own_file *f, const stru
 	return rc < 0 ? -1 : 0;
 }
 
+/* ---- sdpa.csv from another GPU's times, as a recorded trace has it ------ */
+
+/* A row's nk kernels (forward; or forward, dot_do_o, dq_dk_dv, convert_dq,
+ * as bench_own_kernels gives them) as the recorder sees them: PyTorch's
+ * FlashAttention-2, mangled names and grids, no shape; names[i] of size
+ * 512.  named 0: a name that says attention and nothing
+ * more (what such a kernel was before attention_from_name()). */
+static void own_recorded(int nk, uint32_t b, uint32_t h, uint32_t s, uint32_t d, int named,
+			 char (*names)[512], struct pred_kernel *out)
+{
+	/* the tiles FlashAttention-2 takes on sm80 and sm90 (flash_fwd_launch_
+	 * template.h, flash_bwd_launch_template.h: head dim 64 and 128) */
+	uint32_t fbn = d <= 64 ? 128 : 64, bbm = d <= 64 ? 128 : 64, bbn = 128;
+	char ftr[160], btr[200];
+	snprintf(ftr, sizeof ftr, "23Flash_fwd_kernel_traitsILi%uELi128ELi%uELi4ELb0ELb0EN7cutlass10bfloat16_tE"
+		 "19Flash_kernel_traitsILi%uELi128ELi%uELi4ES2_EE", d, fbn, d, fbn);
+	snprintf(btr, sizeof btr, "23Flash_bwd_kernel_traitsILi%uELi%uELi%uELi8ELi2ELi4ELi2ELb0ELb0E"
+		 "N7cutlass10bfloat16_tE19Flash_kernel_traitsILi%uELi%uELi%uELi8ES2_EE", d, bbm, bbn, d,
+		 bbm, bbn);
+	for (int i = 0; i < nk; i++) {
+		memset(&out[i], 0, sizeof out[i]);
+		out[i].dtype = GPU_DT_BF16;
+		out[i].block[0] = i == 0 ? 128 : 256;
+		out[i].block[1] = out[i].block[2] = 1;
+		uint32_t tile = i == 0 ? 128 : i == 2 ? bbn : bbm;
+		out[i].grid[0] = (s + tile - 1) / tile;
+		out[i].grid[1] = b;
+		out[i].grid[2] = h;
+		if (!named)
+			snprintf(names[i], 512, "flash_attention_kernel_%d", i);
+		else if (i == 0)
+			snprintf(names[i], 512, "_ZN13pytorch_flash16flash_fwd_kernelI%sLb0ELb1ELb0ELb0ELb1ELb1ELb0ELb0E"
+				 "EEvNS_16Flash_fwd_paramsE", ftr);
+		else if (i == 1)
+			snprintf(names[i], 512, "_ZN13pytorch_flash25flash_bwd_dot_do_o_kernelILb1E%sEEvNS_16"
+				 "Flash_bwd_paramsE", btr);
+		else if (i == 2)
+			snprintf(names[i], 512, "_ZN13pytorch_flash44flash_bwd_dq_dk_dv_loop_seqk_parallel_kernelI%s"
+				 "Lb0ELb1ELb0ELb0ELb1ELb1ELb0EEEvNS_16Flash_bwd_paramsE", btr);
+		else
+			snprintf(names[i], 512, "_ZN13pytorch_flash27flash_bwd_convert_dq_kernelI%sEEvNS_16"
+				 "Flash_bwd_paramsEi", btr);
+		out[i].name = names[i];
+		predict_classify(&out[i]);
+	}
+}
+
+/* One sdpa.csv row's time on g from its time on og (o_ms), as a recorded
+ * trace's kernels carry it: split over the row's kernels as the model
+ * splits it on og, each kernel scaled by PRED_AUTO from og to g. */
+static double own_from_origin(const struct predictor *p, const struct gpu_spec *og,
+			      const struct gpu_spec *g, const struct pred_kernel *k, int nk,
+			      const double v[5], int named, double o_ms)
+{
+	struct pred_kernel rec[OWN_MAXK];
+	char names[OWN_MAXK][512];
+	double share[OWN_MAXK], sum = 0, ns = 0;
+	for (int i = 0; i < nk; i++) {
+		struct pred_result r;
+		if (predict_kernel(p, &k[i], NULL, og, PRED_AUTO, &r) != 0 || !(r.ns > 0))
+			return 0;
+		share[i] = r.ns;
+		sum += r.ns;
+	}
+	own_recorded(nk, (uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3], named, names, rec);
+	for (int i = 0; i < nk; i++) {
+		struct pred_result r;
+		rec[i].origin_ns = o_ms * 1e6 * share[i] / sum;
+		if (predict_kernel(p, &rec[i], og, g, PRED_AUTO, &r) != 0 || !(r.ns > 0))
+			return 0;
+		ns += r.ns;
+	}
+	return ns / 1e6;
+}
+
+/* sdpa.csv's rows measured on both GPUs, at OWN_LARGE_MS or more on the
+ * origin (its rows may hold the host's dispatch below that): this GPU's
+ * time from the origin's, the kernels named as the recorder records them
+ * (their shape from the name) against unnamed (wave scaling); MAPE. */
+static int own_sdpa_from(const char *dir, const char *odir, const struct own_preds *op,
+			 const struct gpu_spec *og)
+{
+	char path[4096], opath[4096];
+	snprintf(path, sizeof path, "%s/sdpa.csv", dir);
+	snprintf(opath, sizeof opath, "%s/sdpa.csv", odir);
+	struct csv_reader a, o;
+	if (csv_open(&a, path, 0) != 0)
+		return 0;
+	if (csv_open(&o, opath, 0) != 0) {
+		csv_release(&a);
+		fprintf(stderr, PROG ": own: no sdpa.csv under '%s'\n", odir);
+		return -1;
+	}
+	/* the origin's rows, keyed by their five columns */
+	enum { MAXROWS = 1024 };
+	static double okey[MAXROWS][5], oms[MAXROWS];
+	size_t no = 0;
+	static const char *const cols[] = {"batch", "heads", "seq", "head_dim"};
+	int rc = csv_next(&o), c[6];
+	for (int i = 0; i < 4; i++)
+		c[i] = rc == 1 ? csv_col(&o, cols[i]) : -1;
+	c[4] = rc == 1 ? csv_col(&o, "pass") : -1;
+	c[5] = rc == 1 ? csv_col(&o, "latency_ms") : -1;
+	for (int i = 0; i < 6; i++)
+		if (c[i] < 0)
+			rc = -1;
+	while (rc == 1 && (rc = csv_next(&o)) == 1 && no < MAXROWS) {
+		for (int i = 0; i < 4; i++)
+			okey[no][i] = strtod(csv_field(&o, (size_t)c[i]), NULL);
+		okey[no][4] = !strcmp(csv_field(&o, (size_t)c[4]), "fwd+bwd");
+		oms[no++] = strtod(csv_field(&o, (size_t)c[5]), NULL);
+	}
+	csv_release(&o);
+	rc = csv_next(&a);
+	for (int i = 0; i < 4; i++)
+		c[i] = rc == 1 ? csv_col(&a, cols[i]) : -1;
+	c[4] = rc == 1 ? csv_col(&a, "pass") : -1;
+	c[5] = rc == 1 ? csv_col(&a, "latency_ms") : -1;
+	double err[2][2] = {{0}}; /* [pass][named] */
+	size_t n[2] = {0};
+	printf("\nsdpa from %s's times, as a recorded trace's kernels (PyTorch's FlashAttention-2 by name "
+	       "and grid), rows of %.1f ms or more there; MAPE %% (--rows: each row's signed error):\n",
+	       og->id, OWN_LARGE_MS);
+	while (rc == 1 && (rc = csv_next(&a)) == 1) {
+		double v[5];
+		for (int i = 0; i < 4; i++)
+			v[i] = strtod(csv_field(&a, (size_t)c[i]), NULL);
+		v[4] = !strcmp(csv_field(&a, (size_t)c[4]), "fwd+bwd");
+		double meas = strtod(csv_field(&a, (size_t)c[5]), NULL);
+		size_t j = 0;
+		while (j < no && memcmp(okey[j], v, sizeof v) != 0)
+			j++;
+		struct pred_kernel k[OWN_MAXK];
+		int nk = bench_own_kernels("sdpa", "", v, 5, k, OWN_MAXK);
+		if (j == no || nk <= 0 || !(meas > 0) || !(oms[j] >= OWN_LARGE_MS))
+			continue;
+		double by_name = own_from_origin(op->held, og, op->g, k, nk, v, 1, oms[j]);
+		double wave = own_from_origin(op->held, og, op->g, k, nk, v, 0, oms[j]);
+		if (!(by_name > 0) || !(wave > 0))
+			continue;
+		int pass = v[4] != 0;
+		err[pass][1] += fabs(by_name / meas - 1);
+		err[pass][0] += fabs(wave / meas - 1);
+		n[pass]++;
+		if (op->rows)
+			printf("  %-7s %3.0f x %3.0f x %5.0f d %3.0f  %s %9.4f  here %9.4f ms  by name %+6.1f%%  "
+			       "unnamed %+6.1f%%\n", pass ? "fwd+bwd" : "fwd", v[0], v[1], v[2], v[3], og->id,
+			       oms[j], meas, (by_name / meas - 1) * 100, (wave / meas - 1) * 100);
+	}
+	csv_release(&a);
+	for (int pass = 0; pass < 2; pass++)
+		if (n[pass])
+			printf("  %-7s %zu rows: by name (the attention model's ratio) %.1f %%, unnamed (wave "
+			       "scaling) %.1f %%\n", pass ? "fwd+bwd" : "fwd", n[pass],
+			       100 * err[pass][1] / (double)n[pass], 100 * err[pass][0] / (double)n[pass]);
+	return rc < 0 ? -1 : 0;
+}
+
 /* The engines model.csv's steps are predicted with, as surfer-analyze
  * options (name, value pairs). */
 static const struct { const char *label; const char *opt[4]; } own_engines[] = {
@@ -525,11 +683,14 @@ static const struct gpu_spec *own_device(const char *dir)
 
 static void own_usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " own --dataset DIR [--data SHARED] [--gpu GPU] [--rows]\n"
+	fprintf(f, "usage: " PROG " own --dataset DIR [--data SHARED] [--gpu GPU] [--origin DIR2] [--rows]\n"
 		   "  DIR: tools/gpu/kernels.py's {gemm,sdpa,decode,vec,model}.csv (data/<gpu>/ours)\n"
 		   "  --data: the shared data folder the constants are refitted on without the GPU's\n"
 		   "  compute capability (absent: the compiled-in constants, not held out)\n"
 		   "  --gpu: the GPU predicted (default: the files' Device column)\n"
+		   "  --origin DIR2: another GPU's kernels.py files: sdpa.csv's rows predicted\n"
+		   "  from its times as a recorded trace's kernels (by name and grid, and\n"
+		   "  unnamed: wave scaling), with the held-out constants under --data\n"
 		   "  --dump FILE.csv: the 16-bit and FP8 GEMMs' held-out predictions of 0.5 ms\n"
 		   "  or more (needs --data), in surfer-bench tensorcore --dump's columns: what\n"
 		   "  surfer-bench calibrate reads\n");
@@ -618,6 +779,16 @@ int bench_own_main(const struct bench_args *a)
 	own_print(&large, "kernels, from the shape, rows predicted at 0.5 ms or more", 0);
 	if (rc == 0)
 		rc = own_model_file(a->dataset, &op, &seen);
+	if (rc == 0 && a->origin) {
+		const struct gpu_spec *og = own_device(a->origin);
+		if (!og) {
+			fprintf(stderr, PROG ": own: no kernels.py file with a known Device under '%s'\n",
+				a->origin);
+			rc = -1;
+		} else {
+			rc = own_sdpa_from(a->dataset, a->origin, &op, og);
+		}
+	}
 	predictor_free(ph);
 	predictor_free(pc);
 	if (op.dump && fclose(op.dump) != 0 && rc == 0) {
