@@ -792,6 +792,19 @@ START_TEST(shape_from_flash_names)
 }
 END_TEST
 
+/* A kernel as a recorded trace has it: a name and a launch, classified. */
+static struct pred_kernel recorded(const char *name, uint32_t gx, uint32_t gy, uint32_t gz,
+				   uint32_t threads)
+{
+	struct pred_kernel k;
+	memset(&k, 0, sizeof k);
+	k.name = name;
+	k.grid[0] = gx, k.grid[1] = gy, k.grid[2] = gz;
+	k.block[0] = threads, k.block[1] = k.block[2] = 1;
+	predict_classify(&k);
+	return k;
+}
+
 /* A recorded FlashAttention-2 kernel goes to the attention model as a
  * ratio, once predict_classify read its name and grid; the backward's
  * streaming kernels keep wave scaling, on their bytes. */
@@ -801,12 +814,7 @@ START_TEST(recorded_flash_kernel_takes_the_model)
 	char err[64];
 	ck_assert_int_eq(predictor_new(NULL, &pr, err, sizeof err), 0);
 	const struct gpu_spec *a = gpu("a100-sxm4-80"), *h = gpu("h100-sxm");
-	struct pred_kernel k;
-	memset(&k, 0, sizeof k);
-	k.name = fwd_mangled;
-	k.grid[0] = 16, k.grid[1] = 4, k.grid[2] = 32;
-	k.block[0] = 128, k.block[1] = k.block[2] = 1;
-	predict_classify(&k);
+	struct pred_kernel k = recorded(fwd_mangled, 16, 4, 32, 128);
 	ck_assert_int_eq(k.op, PRED_OP_ATTENTION);
 	ck_assert_int_eq(k.dtype, GPU_DT_BF16);
 	ck_assert_int_eq(k.attn.impl, PRED_ATTN_FA2);
@@ -819,12 +827,7 @@ START_TEST(recorded_flash_kernel_takes_the_model)
 	ck_assert(fabs(r.ns - 1e6 * attention_model_ns(&k, h, NULL) / attention_model_ns(&k, a, NULL)) <
 		  1e-6 * r.ns);
 
-	struct pred_kernel d;
-	memset(&d, 0, sizeof d);
-	d.name = dot_do_o_mangled;
-	d.grid[0] = 32, d.grid[1] = 1, d.grid[2] = 32;
-	d.block[0] = 256, d.block[1] = d.block[2] = 1;
-	predict_classify(&d);
+	struct pred_kernel d = recorded(dot_do_o_mangled, 32, 1, 32, 256);
 	ck_assert_int_eq(d.op, PRED_OP_ATTENTION);
 	ck_assert_int_eq(d.attn.impl, PRED_ATTN_NONE);
 	/* 2048 x 32 x 128 elements: O and dO in BF16, the FP32 accumulator */
