@@ -38,12 +38,13 @@ void preload_launch_begin(const struct preload_launch *l, struct preload_launch_
 	tok->cpu_ns = preload_now_ns();
 }
 
-void preload_launch_end(const struct preload_launch *l, struct preload_launch_tok *tok,
-			preload_cures result)
+/* After the real launch of l (a kernel; or a graph replay, fi its name):
+ * its end event recorded, and its entry queued when it succeeded; a
+ * failed launch ran nothing, and its events go back unrecorded. */
+static void launch_done(const struct preload_launch *l, struct preload_launch_tok *tok,
+			preload_cures result, struct preload_funcinfo *fi, uint32_t stack)
 {
 	struct preload_core *g = &preload_core;
-	if (!tok->active)
-		return;
 	struct preload_thread *t = tok->t;
 	int ptsz = (l->flags & TRACE_KF_PTSZ) != 0;
 	if (g->timing == TRACE_TIMING_CUPTI)
@@ -52,7 +53,6 @@ void preload_launch_end(const struct preload_launch *l, struct preload_launch_to
 		preload_events_record(tok->ev[1], l->stream, ptsz);
 	struct preload_entry *e = preload_ring_slot(t);
 	if (result != 0) {
-		/* A failed launch ran nothing: give the events back unrecorded. */
 		if (tok->ev[0]) {
 			e->ev[0] = tok->ev[0];
 			e->ev[1] = tok->ev[1];
@@ -65,7 +65,8 @@ void preload_launch_end(const struct preload_launch *l, struct preload_launch_to
 	e->ev[0] = tok->ev[0];
 	e->ev[1] = tok->ev[1];
 	e->ev_slot = tok->ev_slot;
-	e->fi = preload_funcinfo_get(l->f);
+	e->graph = 0;
+	e->fi = fi;
 	e->rec.type = TRACE_KERNEL;
 	struct trace_kernel *k = &e->rec.u.kernel;
 	memset(k, 0, sizeof *k);
@@ -88,26 +89,30 @@ void preload_launch_end(const struct preload_launch *l, struct preload_launch_to
 	k->cpu_ns = tok->cpu_ns;
 	k->lib_call = t->lib_depth > 0 ? t->lib_seq : 0;
 	k->iteration = atomic_load_explicit(&g->iteration, memory_order_relaxed);
-	/* called from here: stacks.c skips this frame and the hook's */
-	k->stack = preload_cfg.stacks ? preload_stack_capture() : 0;
+	k->stack = stack;
 	preload_ring_publish(t);
 }
 
+/* The launch's call stack, taken by the function the hook called:
+ * stacks.c skips its own frame, that function's and the hook's. */
+#define STACK_HERE(result) ((result) == 0 && preload_cfg.stacks ? preload_stack_capture() : 0)
+
+void preload_launch_end(const struct preload_launch *l, struct preload_launch_tok *tok,
+			preload_cures result)
+{
+	if (tok->active)
+		launch_done(l, tok, result, result == 0 ? preload_funcinfo_get(l->f) : NULL,
+			    STACK_HERE(result));
+}
+
+/* A graph replay timed by events, as one record: its kernels are the
+ * driver's to run, and only CUPTI reports them one by one. */
+static struct preload_funcinfo graph_replay_fi = { .name = "cuGraphLaunch" };
+
 void preload_graph_begin(preload_stream s, int ptsz, struct preload_launch_tok *tok)
 {
-	(void)s;
-	(void)ptsz;
-	tok->active = 0;
-	struct preload_thread *t = preload_thread_get();
-	if (!t)
-		return;
-	preload_timing_settle();
-	tok->t = t;
-	tok->seq = preload_seq_next(t);
-	tok->active = 1;
-	if (preload_core.timing == TRACE_TIMING_CUPTI)
-		preload_cupti_push(tok->seq);
-	tok->cpu_ns = preload_now_ns();
+	struct preload_launch l = { .stream = s, .flags = ptsz ? TRACE_KF_PTSZ : 0 };
+	preload_launch_begin(&l, tok);
 }
 
 void preload_graph_end(preload_stream s, int ptsz, struct preload_launch_tok *tok, preload_cures r)
@@ -115,10 +120,20 @@ void preload_graph_end(preload_stream s, int ptsz, struct preload_launch_tok *to
 	struct preload_core *g = &preload_core;
 	if (!tok->active)
 		return;
-	if (g->timing == TRACE_TIMING_CUPTI)
-		preload_cupti_pop();
-	/* Without CUPTI the kernels of a replay are invisible: nothing to keep. */
-	if (r != 0 || g->timing != TRACE_TIMING_CUPTI)
+	/* Without CUPTI the replay's kernels are invisible: a pair of events
+	 * on its stream times the replay whole, one kernel record flagged
+	 * graph, named cuGraphLaunch (a replay launched into a capture, as a
+	 * child graph, has none and is written as captured). */
+	if (g->timing != TRACE_TIMING_CUPTI) {
+		/* its launch dimensions: one block of one thread (a kernel
+		 * record needs them; the replay's own are its kernels') */
+		struct preload_launch l = { .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .stream = s,
+					    .flags = TRACE_KF_GRAPH | (ptsz ? TRACE_KF_PTSZ : 0) };
+		launch_done(&l, tok, r, &graph_replay_fi, STACK_HERE(r));
+		return;
+	}
+	preload_cupti_pop();
+	if (r != 0)
 		return;
 	struct preload_thread *t = tok->t;
 	struct preload_entry *e = preload_ring_slot(t);

@@ -29,7 +29,7 @@
 #include "preload/preload.h"
 
 #define TABLE 8192u
-#define SKIP 3 /* preload_stack_capture, preload_launch_end, the hook */
+#define SKIP 3 /* preload_stack_capture, preload_launch_end (or _graph_end), the hook */
 
 static struct sslot {
 	atomic_uint_fast64_t hash;    /* 0 empty                                 */

@@ -3,6 +3,7 @@
  *
  *   shim_check TRACE FAKELOG [--kernels N] [--copies N] [--timing NAME]
  *              [--traced-names] [--no-durations] [--lib-calls N] [--stacks]
+ *              [--captured N] [--replays N] [--copy-times]
  *
  * The fake's log lists every launch it received with the thread, name,
  * dimensions, attributes, stream id and virtual start/end.  For each thread
@@ -12,7 +13,10 @@
  * end - start equal to the fake's virtual duration within 2 ns.  With
  * --traced-names, log lines of names absent from the trace are skipped
  * (capture windows).  Kernels launched into a stream capture ran nowhere:
- * they are not compared, only counted (--captured N).  --copy-times: every
+ * they are not compared, only counted (--captured N); nor are graph
+ * replays timed whole by events (cuGraphLaunch records, --replays N: each
+ * must have GPU times; the fake's lines of their kernels are skipped with
+ * --traced-names).  --copy-times: every
  * copy and set has GPU times, lasting bytes / 100 ns (the fake's rule).  Exit 0 when
  * everything matches, 1 with a reason otherwise, 2 on bad input.
  */
@@ -53,7 +57,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: shim_check TRACE FAKELOG [options]\n");
 		return 2;
 	}
-	long want_k = -1, want_c = -1, want_lib = -1, want_cap = -1, ncap = 0;
+	long want_k = -1, want_c = -1, want_lib = -1, want_cap = -1, ncap = 0, want_rep = -1, nrep = 0;
 	const char *timing = NULL;
 	int traced_names = 0;
 	int durations = 1, stacks = 0, copy_times = 0;
@@ -64,6 +68,8 @@ int main(int argc, char **argv)
 			want_c = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--captured") && i + 1 < argc)
 			want_cap = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--replays") && i + 1 < argc)
+			want_rep = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--lib-calls") && i + 1 < argc)
 			want_lib = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--timing") && i + 1 < argc)
@@ -121,6 +127,13 @@ int main(int argc, char **argv)
 				return fail("captured kernel '%s' seq %ld has GPU times",
 					    trace_reader_string(r, kk->name, NULL), (long)kk->seq);
 			ncap++;
+			continue;
+		}
+		const char *kname = trace_reader_string(r, kk->name, NULL);
+		if ((kk->flags & TRACE_KF_GRAPH) && kname && !strcmp(kname, "cuGraphLaunch")) {
+			if (!kk->start_ns || kk->end_ns <= kk->start_ns)
+				return fail("graph replay (%s) seq %ld has no GPU times", kname, (long)kk->seq);
+			nrep++;
 			continue;
 		}
 		if (nt == cap)
@@ -239,6 +252,8 @@ int main(int argc, char **argv)
 		return fail("%s: %ld kernels", "count", (long)nt);
 	if (want_cap >= 0 && ncap != want_cap)
 		return fail("%s: %ld captured kernels", "count", ncap);
+	if (want_rep >= 0 && nrep != want_rep)
+		return fail("%s: %ld graph replays", "count", nrep);
 	if (want_c >= 0 && ncopies != want_c)
 		return fail("%s: %ld copies/sets", "count", ncopies);
 	if (want_lib >= 0 && (nlib != want_lib || nlinked == 0))

@@ -176,14 +176,15 @@ fi
 #     copy or set per successful call (unified copies: the direction from
 #     both sides; a per-thread call's stream is the thread's, 10000 + tid on
 #     the fake), a kernel per successful launch with its flags (1
-#     cooperative, 8 per-thread, 16 Ex), the synchronizations of both
+#     cooperative, 8 per-thread, 16 Ex), a record per graph replay (2:
+#     events time it whole), the synchronizations of both
 #     passes but event records only of the first, and the first pass's
 #     allocations as the peak (21 MiB + 8 KiB: cuMemCreate's and the
 #     pools' too).  A batch of copies is one record: its bytes the sum, its
 #     direction and host memory those of the copies that move the most,
 #     its count in "copies".
 if run calls 0 SURFER_TIMING=events SURFER_OUTPUT="$T/calls.mp" -- $B/tests/shim_runtime calls; then
-	check calls "$T/calls.mp" --kernels 6 --copies 58 --traced-names --timing events
+	check calls "$T/calls.mp" --kernels 6 --replays 2 --copies 58 --traced-names --timing events
 	$B/surfer-dump "$T/calls.mp" >"$T/calls.json" 2>&1
 	if python3 - "$T/calls.json" <<'PY'
 import json, sys
@@ -226,7 +227,8 @@ n = [r.get("copies", 1) for r in recs if r["type"] in ("memcpy", "memset")]
 assert n == [1] * (len(n) - 4) + [3] * 4, n
 k = [(r["name"], r["flags"], r["stream"]) for r in recs if r["type"] == "kernel"]
 assert k == [("calls_launch", 0, s1), ("calls_launch_ptsz", 8, pt), ("calls_coop", 1, s1),
-             ("calls_coop_ptsz", 9, pt), ("calls_ex", 16, s1), ("calls_ex_ptsz", 24, pt)], k
+             ("calls_coop_ptsz", 9, pt), ("calls_ex", 16, s1), ("calls_ex_ptsz", 24, pt),
+             ("cuGraphLaunch", 2, s1), ("cuGraphLaunch", 10, pt)], k
 y = [(r["kind"], r["stream"]) for r in recs if r["type"] == "sync"]
 both = [("ctx", 0), ("ctx", 0), ("stream", s1), ("stream", pt), ("event", 0), ("stream_wait_event", s1),
         ("stream_wait_event", pt)]
@@ -284,6 +286,23 @@ if run cupti 0 SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT
 	check cupti "$T/cu.mp" --kernels 12 --copies 2 --copy-times --timing cupti
 	n=$($B/surfer-dump "$T/cu.mp" | grep -c '"name":"graph_node_[ab]".*"flags":2,')
 	[ "$n" -eq 4 ] && pass "cupti: graph replay kernels" || fail "cupti: $n graph kernels, expected 4"
+fi
+
+# 2b-graph. Without CUPTI (events) a graph replay's kernels are the driver's
+#     to run and nobody reports them: each replay is one record flagged
+#     graph, named cuGraphLaunch, timed whole by a pair of events on its
+#     stream (before, nothing of a replay was kept): its GPU time the two
+#     kernels the fake runs for it, back to back.
+if run graph-events 0 SURFER_TIMING=events SURFER_OUTPUT="$T/ge.mp" -- $B/tests/shim_runtime graph 2; then
+	check graph-events "$T/ge.mp" --kernels 8 --replays 2 --traced-names --timing events
+	if $B/surfer-dump "$T/ge.mp" | python3 -c '
+import json, sys
+log = [l.split() for l in open(sys.argv[1]) if l.startswith("K ") and "graph_node_" in l]
+nodes = [int(l[-1]) - int(l[-2]) for l in log]
+want = [nodes[i] + nodes[i + 1] for i in range(0, len(nodes), 2)]
+got = [r["duration_ns"] for r in map(json.loads, sys.stdin) if r.get("name") == "cuGraphLaunch"]
+assert len(want) == 2 and got == want, (got, want)
+' "$T/fake.log"; then pass "graph-events: each replay timed whole"; else fail "graph-events: each replay timed whole"; fi
 fi
 
 # 2b-batch. A batch of copies (cuMemcpyBatchAsync), which CUPTI reports in
