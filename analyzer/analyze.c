@@ -93,6 +93,7 @@ struct an_ctx {
 	int have_delta;
 	uint64_t markers;             /* iteration markers                         */
 	uint64_t copies;              /* memcpy and memset records                 */
+	uint64_t whole_replays;       /* graph replays timed whole (cuGraphLaunch) */
 	uint64_t capture_markers;     /* capture start/stop markers                */
 	int kernel_iterations;        /* kernels carry iteration numbers           */
 	int timed;                    /* some kernel or copy has GPU times         */
@@ -1084,6 +1085,12 @@ static int an_stream(struct an_ctx *c)
 				c->a->captured++;
 				continue;
 			}
+			if (rec.u.kernel.flags & TRACE_KF_GRAPH) {
+				/* a replay an events trace timed whole (the recorder's
+				 * cuGraphLaunch record), not one of its kernels */
+				const char *nm = trace_reader_string(c->r, rec.u.kernel.name, NULL);
+				c->whole_replays += nm && !strcmp(nm, "cuGraphLaunch");
+			}
 			config = an_config(c, &rec.u.kernel);
 			if (config < 0)
 				return (int)config;
@@ -1418,6 +1425,10 @@ static int an_check(struct an_ctx *c)
 			       "not fit together", c->path, longest / AN_DAY_NS);
 	if (!a->kernels)
 		analysis_warn(a, "no kernels: only copies and CPU time are predicted");
+	if (c->whole_replays)
+		analysis_warn(a, "%llu CUDA graph replays timed whole (an events trace: their kernels need "
+			      "CUPTI), each predicted as one kernel of unknown kind",
+			      (unsigned long long)c->whole_replays);
 	if (!c->markers && !c->capture_markers && !c->kernel_iterations) {
 		double idle = a->measured_ns > 0 ? a->measured_gpu_wait_cpu_ns / a->measured_ns : 0;
 

@@ -303,6 +303,10 @@ want = [nodes[i] + nodes[i + 1] for i in range(0, len(nodes), 2)]
 got = [r["duration_ns"] for r in map(json.loads, sys.stdin) if r.get("name") == "cuGraphLaunch"]
 assert len(want) == 2 and got == want, (got, want)
 ' "$T/fake.log"; then pass "graph-events: each replay timed whole"; else fail "graph-events: each replay timed whole"; fi
+	$B/surfer-analyze "$T/ge.mp" --origin h100-sxm --target a100 >"$T/ge.txt" 2>&1 &&
+		grep -q "2 CUDA graph replays timed whole" "$T/ge.txt" &&
+		pass "graph-events: the analyzer says the replays were timed whole" ||
+		{ fail "graph-events: the analyzer says the replays were timed whole"; cat "$T/ge.txt"; }
 fi
 
 # 2b-batch. A batch of copies (cuMemcpyBatchAsync), which CUPTI reports in
