@@ -52,6 +52,8 @@ expect "surfer-bench: bad --launch-us 'x'" e2e --labels "$D" --configs "$D" --la
 expect "surfer-bench: bad --dtype 'fp8' (fp32, tf32, bf16 or fp16)" e2e --labels "$D" --configs "$D" --dtype fp8
 expect "surfer-bench: own: no kernels.py file with a known Device under '$D'" own --dataset "$D"
 expect "surfer-bench: own: unknown GPU 'nosuch'" own --dataset "$D" --gpu nosuch
+expect "surfer-bench: own: --origin: no kernels.py file with a known Device under '$D'" \
+	own --dataset data/NVIDIA_H200/ours --origin "$D"
 mkdir "$D/ours"
 printf 'dtype,m,n,latency_ms,Device\nbf16,1,2,0.1,NVIDIA H200\n' >"$D/ours/gemm.csv"
 expect "surfer-bench: own: '$D/ours/gemm.csv' is not kernels.py's gemm.csv (no dtype, m, n, k, latency_ms columns)" \

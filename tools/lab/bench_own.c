@@ -715,6 +715,12 @@ int bench_own_main(const struct bench_args *a)
 				a->dataset);
 		return surfer_exit_code(SURFER_EINVAL);
 	}
+	const struct gpu_spec *og = a->origin ? own_device(a->origin) : NULL;
+	if (a->origin && !og) {
+		fprintf(stderr, PROG ": own: --origin: no kernels.py file with a known Device under '%s'\n",
+			a->origin);
+		return surfer_exit_code(SURFER_EINVAL);
+	}
 	/* nothing measured on g's architecture behind its FP32 GEMM rate */
 	gpu_figures_hold_out(g->cc);
 	struct tcgemm_params tc = tcgemm_default_params;
@@ -779,16 +785,8 @@ int bench_own_main(const struct bench_args *a)
 	own_print(&large, "kernels, from the shape, rows predicted at 0.5 ms or more", 0);
 	if (rc == 0)
 		rc = own_model_file(a->dataset, &op, &seen);
-	if (rc == 0 && a->origin) {
-		const struct gpu_spec *og = own_device(a->origin);
-		if (!og) {
-			fprintf(stderr, PROG ": own: no kernels.py file with a known Device under '%s'\n",
-				a->origin);
-			rc = -1;
-		} else {
-			rc = own_sdpa_from(a->dataset, a->origin, &op, og);
-		}
-	}
+	if (rc == 0 && og)
+		rc = own_sdpa_from(a->dataset, a->origin, &op, og);
 	predictor_free(ph);
 	predictor_free(pc);
 	if (op.dump && fclose(op.dump) != 0 && rc == 0) {

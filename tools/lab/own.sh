@@ -19,7 +19,9 @@
 #     table; 3b from the shape with the figures kept (surfer-bench
 #     accuracy's default; Hopper's tile picks and tile scales among them);
 #  4. tools/gpu/kernels.py's GEMMs, attention, vector operators and decode
-#     steps: surfer-bench own --data (held out as in 2);
+#     steps: surfer-bench own --data (held out as in 2); with another of
+#     our GPUs' folders, its SDPA times predicting this one's as a
+#     recorded trace's FlashAttention-2 kernels (--origin);
 #  5. NeuSight's FP32 conv sweep shapes: surfer-bench conv --target, the
 #     convolution model fitted on NeuSight's four GPUs (sm_60-sm_75), each
 #     of them the origin of every shape the GPU measured; 5b the other way
@@ -86,7 +88,14 @@ echo "   and tile_sm90_scale.c the tile scales of their GEMMs)"
 	grep -E '^auto +(gemm|vector|bmm|linear) '
 echo
 echo "== 4. tools/gpu/kernels.py's measurements (constants fitted without the GPU's compute capability)"
-"$B" own --dataset "$D/ours" --data "$SHARED" --dump "$OUT/tensorcore.csv"
+# 4b (--origin): the SDPA rows from another of our GPUs' times, the
+# kernels named as a recorded trace names them (docs/attention.md,
+# "Recorded traces")
+ORIGIN=
+for o in data/*/ours; do
+	if [ "$o" != "$D/ours" ] && [ -f "$o/sdpa.csv" ]; then ORIGIN=$o; break; fi
+done
+"$B" own --dataset "$D/ours" --data "$SHARED" --dump "$OUT/tensorcore.csv" ${ORIGIN:+--origin "$ORIGIN"}
 echo
 echo "== 5. NeuSight's FP32 conv sweep shapes (the model fitted on NeuSight's four GPUs, not this one)"
 if [ -f "$D/kernels/conv.csv" ] && [ -d "$SHARED/neusight/kernels/conv" ]; then
