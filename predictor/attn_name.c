@@ -96,13 +96,15 @@ int attention_from_name(const char *name, const uint32_t grid[3], struct pred_at
 {
 	if (!name || !grid || !a || !strstr(name, "flash_") || strstr(name, "splitkv"))
 		return -1;
+	/* the backward kernels that walk the keys: the main one, and the
+	 * dK/dV accumulators' clear and convert */
+	int seqk = strstr(name, "seqk_parallel") != NULL, dkv = strstr(name, "dkv") != NULL;
 	int backward;
 	const char *traits = strstr(name, "Flash_fwd_kernel_traits");
 	if (traits && strstr(name, "flash_fwd_kernel"))
 		backward = 0;
 	else if ((traits = strstr(name, "Flash_bwd_kernel_traits")) != NULL &&
-		 (strstr(name, "seqk_parallel") || strstr(name, "dot_do_o") ||
-		  strstr(name, "convert_dq") || strstr(name, "dkv")))
+		 (seqk || dkv || strstr(name, "dot_do_o") || strstr(name, "convert_dq")))
 		backward = 1;   /* not the old loop kernel: its grid is (B, H) */
 	else
 		return -1;
@@ -112,9 +114,8 @@ int attention_from_name(const char *name, const uint32_t grid[3], struct pred_at
 		return -1;
 	/* the grid's first dimension counts query tiles (Bm) or, in the
 	 * kernels that walk the keys, key tiles (Bn) */
-	int by_keys = backward && (strstr(name, "seqk_parallel") || strstr(name, "dkv"));
-	uint64_t tile = (uint64_t)(by_keys ? bn : bm);
-	int main_loop = !backward || strstr(name, "seqk_parallel");
+	uint64_t tile = (uint64_t)(backward && (seqk || dkv) ? bn : bm);
+	int main_loop = !backward || seqk;
 	int causal = main_loop && nth_bool(name, 4) == 1;
 	if (!grid[0] || !grid[1] || !grid[2])
 		return -1;

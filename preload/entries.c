@@ -65,7 +65,6 @@ static void launch_done(const struct preload_launch *l, struct preload_launch_to
 	e->ev[0] = tok->ev[0];
 	e->ev[1] = tok->ev[1];
 	e->ev_slot = tok->ev_slot;
-	e->graph = 0;
 	e->fi = fi;
 	e->rec.type = TRACE_KERNEL;
 	struct trace_kernel *k = &e->rec.u.kernel;

@@ -458,6 +458,16 @@ static void *copy_before(struct call *c, int idx, int v)
 	return real;
 }
 
+/* The recorded copy's call is over: errno kept (put back by the caller),
+ * its CUPTI correlation taken back; its CPU end time. */
+static uint64_t copy_end(struct call *c)
+{
+	c->e = errno;
+	uint64_t t1 = preload_now_ns();
+	preload_op_end();
+	return t1;
+}
+
 /* After the real copy or set of n elements (dst and src as addresses; s
  * NULL for a synchronous one; a pitched copy's typed sides in tsrc and
  * tdst, else NULL): its record when it succeeded; returns r. */
@@ -468,9 +478,7 @@ static CUresult copy_after_typed(struct call *c, CUresult r, size_t n, CUstream 
 	if (!c->on)
 		return r;
 	const struct copy_desc *d = &copies[c->idx];
-	c->e = errno;
-	uint64_t t1 = preload_now_ns();
-	preload_op_end();
+	uint64_t t1 = copy_end(c);
 	if (r == CUDA_SUCCESS) {
 		struct copy_mem m = { (enum trace_copy_kind)d->kind, TRACE_HOST_UNKNOWN };
 		if (d->sides == SIDES_UNIFIED)
@@ -681,9 +689,8 @@ static CUresult batch_after(struct call *c, CUresult r, CUdeviceptr *dsts, CUdev
 {
 	if (!c->on)
 		return r;
-	c->e = errno;
-	uint64_t t1 = preload_now_ns();
-	preload_op_end();
+	const struct copy_desc *d = &copies[c->idx];
+	uint64_t t1 = copy_end(c);
 	if (r == CUDA_SUCCESS && dsts && srcs && sizes && count) {
 		struct copy_mem cls[4];
 		uint64_t cls_bytes[4] = { 0 }, bytes = 0;
@@ -707,7 +714,7 @@ static CUresult batch_after(struct call *c, CUresult r, CUdeviceptr *dsts, CUdev
 			if (cls_bytes[k] > cls_bytes[best])
 				best = k;
 		uint32_t n = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
-		preload_copy(c->seq, TRACE_MEMCPY, bytes, n, cls[best].kind, cls[best].host, 1, st, c->v,
+		preload_copy(c->seq, d->type, bytes, n, cls[best].kind, cls[best].host, d->async, st, c->v,
 			     c->t0, t1);
 	}
 	errno = c->e;

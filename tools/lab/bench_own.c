@@ -487,6 +487,39 @@ static double own_from_origin(const struct predictor *p, const struct gpu_spec *
 	return ns / 1e6;
 }
 
+/* The rows of DIR/sdpa.csv: batch, heads, seq, head_dim and the pass (1
+ * for fwd+bwd) in key[i], the latency in ms[i]; at most max.  The count,
+ * 0 without the file (absent is 0 rows), or -1 with a message printed. */
+enum { OWN_SDPA_ROWS = 1024 };
+static long own_sdpa_rows(const char *dir, double (*key)[5], double *ms, size_t max)
+{
+	static const char *const cols[] = {"batch", "heads", "seq", "head_dim", "pass", "latency_ms"};
+	char path[4096];
+	snprintf(path, sizeof path, "%s/sdpa.csv", dir);
+	struct csv_reader csv;
+	if (csv_open(&csv, path, 0) != 0)
+		return 0;
+	int rc = csv_next(&csv), c[6];
+	for (int i = 0; i < 6; i++)
+		if ((c[i] = rc == 1 ? csv_col(&csv, cols[i]) : -1) < 0) {
+			fprintf(stderr, PROG ": own: '%s' is not kernels.py's sdpa.csv (no %s column)\n", path,
+				cols[i]);
+			csv_release(&csv);
+			return -1;
+		}
+	size_t n = 0;
+	while (n < max && (rc = csv_next(&csv)) == 1) {
+		for (int i = 0; i < 4; i++)
+			key[n][i] = strtod(csv_field(&csv, (size_t)c[i]), NULL);
+		key[n][4] = !strcmp(csv_field(&csv, (size_t)c[4]), "fwd+bwd");
+		ms[n++] = strtod(csv_field(&csv, (size_t)c[5]), NULL);
+	}
+	if (rc < 0)
+		fprintf(stderr, PROG ": own: %s\n", csv.err);
+	csv_release(&csv);
+	return rc < 0 ? -1 : (long)n;
+}
+
 /* sdpa.csv's rows measured on both GPUs, at OWN_LARGE_MS or more on the
  * origin (its rows may hold the host's dispatch below that): this GPU's
  * time from the origin's, the kernels named as the recorder records them
@@ -494,55 +527,25 @@ static double own_from_origin(const struct predictor *p, const struct gpu_spec *
 static int own_sdpa_from(const char *dir, const char *odir, const struct own_preds *op,
 			 const struct gpu_spec *og)
 {
-	char path[4096], opath[4096];
-	snprintf(path, sizeof path, "%s/sdpa.csv", dir);
-	snprintf(opath, sizeof opath, "%s/sdpa.csv", odir);
-	struct csv_reader a, o;
-	if (csv_open(&a, path, 0) != 0)
-		return 0;
-	if (csv_open(&o, opath, 0) != 0) {
-		csv_release(&a);
+	static double key[OWN_SDPA_ROWS][5], ms[OWN_SDPA_ROWS], okey[OWN_SDPA_ROWS][5], oms[OWN_SDPA_ROWS];
+	long na = own_sdpa_rows(dir, key, ms, OWN_SDPA_ROWS);
+	long no = na > 0 ? own_sdpa_rows(odir, okey, oms, OWN_SDPA_ROWS) : 0;
+	if (na <= 0 || no < 0)
+		return na < 0 || no < 0 ? -1 : 0;
+	if (no == 0) {
 		fprintf(stderr, PROG ": own: no sdpa.csv under '%s'\n", odir);
 		return -1;
 	}
-	/* the origin's rows, keyed by their five columns */
-	enum { MAXROWS = 1024 };
-	static double okey[MAXROWS][5], oms[MAXROWS];
-	size_t no = 0;
-	static const char *const cols[] = {"batch", "heads", "seq", "head_dim"};
-	int rc = csv_next(&o), c[6];
-	for (int i = 0; i < 4; i++)
-		c[i] = rc == 1 ? csv_col(&o, cols[i]) : -1;
-	c[4] = rc == 1 ? csv_col(&o, "pass") : -1;
-	c[5] = rc == 1 ? csv_col(&o, "latency_ms") : -1;
-	for (int i = 0; i < 6; i++)
-		if (c[i] < 0)
-			rc = -1;
-	while (rc == 1 && (rc = csv_next(&o)) == 1 && no < MAXROWS) {
-		for (int i = 0; i < 4; i++)
-			okey[no][i] = strtod(csv_field(&o, (size_t)c[i]), NULL);
-		okey[no][4] = !strcmp(csv_field(&o, (size_t)c[4]), "fwd+bwd");
-		oms[no++] = strtod(csv_field(&o, (size_t)c[5]), NULL);
-	}
-	csv_release(&o);
-	rc = csv_next(&a);
-	for (int i = 0; i < 4; i++)
-		c[i] = rc == 1 ? csv_col(&a, cols[i]) : -1;
-	c[4] = rc == 1 ? csv_col(&a, "pass") : -1;
-	c[5] = rc == 1 ? csv_col(&a, "latency_ms") : -1;
 	double err[2][2] = {{0}}; /* [pass][named] */
 	size_t n[2] = {0};
 	printf("\nsdpa from %s's times, as a recorded trace's kernels (PyTorch's FlashAttention-2 by name "
 	       "and grid), rows of %.1f ms or more there; MAPE %% (--rows: each row's signed error):\n",
 	       og->id, OWN_LARGE_MS);
-	while (rc == 1 && (rc = csv_next(&a)) == 1) {
-		double v[5];
-		for (int i = 0; i < 4; i++)
-			v[i] = strtod(csv_field(&a, (size_t)c[i]), NULL);
-		v[4] = !strcmp(csv_field(&a, (size_t)c[4]), "fwd+bwd");
-		double meas = strtod(csv_field(&a, (size_t)c[5]), NULL);
-		size_t j = 0;
-		while (j < no && memcmp(okey[j], v, sizeof v) != 0)
+	for (long i = 0; i < na; i++) {
+		const double *v = key[i];
+		double meas = ms[i];
+		long j = 0;
+		while (j < no && memcmp(okey[j], v, sizeof key[i]) != 0)
 			j++;
 		struct pred_kernel k[OWN_MAXK];
 		int nk = bench_own_kernels("sdpa", "", v, 5, k, OWN_MAXK);
@@ -561,13 +564,12 @@ static int own_sdpa_from(const char *dir, const char *odir, const struct own_pre
 			       "unnamed %+6.1f%%\n", pass ? "fwd+bwd" : "fwd", v[0], v[1], v[2], v[3], og->id,
 			       oms[j], meas, (by_name / meas - 1) * 100, (wave / meas - 1) * 100);
 	}
-	csv_release(&a);
 	for (int pass = 0; pass < 2; pass++)
 		if (n[pass])
 			printf("  %-7s %zu rows: by name (the attention model's ratio) %.1f %%, unnamed (wave "
 			       "scaling) %.1f %%\n", pass ? "fwd+bwd" : "fwd", n[pass],
 			       100 * err[pass][1] / (double)n[pass], 100 * err[pass][0] / (double)n[pass]);
-	return rc < 0 ? -1 : 0;
+	return 0;
 }
 
 /* The engines model.csv's steps are predicted with, as surfer-analyze
