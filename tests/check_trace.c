@@ -141,6 +141,7 @@ static void make_sample(struct trace_writer *w, struct sample *s, int with_long)
 		.flags = TRACE_KF_COOPERATIVE | TRACE_KF_GRAPH | TRACE_KF_EX,
 		.cpu_ns = 1111111111111ull, .start_ns = 2222222222222ull,
 		.end_ns = 2222222233333ull, .lib_call = 9999, .iteration = 77, .stack = 42,
+		.graph = 0xfeedface12345678ull, .replay = 1ull << 50,
 	};
 
 	r[2].type = TRACE_GEMM;
@@ -208,6 +209,8 @@ static void check_kernel_eq(const struct trace_kernel *a, const struct trace_ker
 	ck_assert_uint_eq(a->lib_call, b->lib_call);
 	ck_assert_int_eq(a->iteration, b->iteration);
 	ck_assert_uint_eq(a->stack, b->stack);
+	ck_assert_uint_eq(a->graph, b->graph);
+	ck_assert_uint_eq(a->replay, b->replay);
 }
 
 static void check_record_eq(const struct trace_record *got, const struct trace_record *want)
@@ -774,7 +777,7 @@ START_TEST(test_newer_major)
 	char err[256];
 	int n;
 	ck_assert_int_eq(raw_read(&w, err, sizeof(err), &n, NULL), TRACE_EVERSION);
-	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.11); upgrade surfer");
+	ck_assert_str_eq(err, "trace format version 2.3 is newer than this reader (1.12); upgrade surfer");
 	msgpack_sbuffer_destroy(&w.sb);
 
 	raw_init(&w);
@@ -832,22 +835,23 @@ END_TEST
 
 START_TEST(test_newer_minor_and_defaults)
 {
-	/* A 1.12 file: header with an unknown timing and trailing fields, a
+	/* A 1.13 file: header with an unknown timing and trailing fields, a
 	 * kernel with only its required fields, a kernel with an extra field,
 	 * a record type this reader does not know, a marker of an unknown
 	 * kind (skipped), a trailer with an extra count. */
 	struct raw w;
 	raw_init(&w);
-	raw_header(&w, 1, 12, 2);
+	raw_header(&w, 1, 13, 2);
 	msgpack_pack_array(&w.pk, 3);
 	msgpack_pack_uint8(&w.pk, TRACE_STRING);
 	msgpack_pack_uint32(&w.pk, 1);
 	raw_str(&w, "k");
 	raw_kernel_min(&w, 5, 1);
-	msgpack_pack_array(&w.pk, 26);
+	msgpack_pack_array(&w.pk, 28);
 	msgpack_pack_uint8(&w.pk, TRACE_KERNEL);
-	for (int i = 1; i < 26; i++)
-		msgpack_pack_uint32(&w.pk, i == 22 ? 3 : i == 23 || (i >= 9 && i <= 11) ? 0 : 1);
+	for (int i = 1; i < 28; i++)
+		msgpack_pack_uint32(&w.pk, i == 22 ? 3 : i == 23 || (i >= 9 && i <= 11) ? 0 :
+					   i == 24 ? 77 : i == 25 ? 5 : 1);
 	msgpack_pack_array(&w.pk, 2);
 	msgpack_pack_uint8(&w.pk, 40);           /* unknown record type */
 	raw_str(&w, "future");
@@ -867,7 +871,7 @@ START_TEST(test_newer_minor_and_defaults)
 	char err[256];
 	ck_assert_int_eq(trace_reader_open_mem(&r, w.sb.data, w.sb.size, err, sizeof(err)), 0);
 	const struct trace_header *h = trace_reader_header(r);
-	ck_assert_uint_eq(h->version_minor, 12);
+	ck_assert_uint_eq(h->version_minor, 13);
 	ck_assert_int_eq(h->timing, TRACE_TIMING_NONE);
 	ck_assert_str_eq(h->device.name, "GPU-X");
 	ck_assert_uint_eq(h->device.sm_count, 0);
@@ -882,10 +886,14 @@ START_TEST(test_newer_minor_and_defaults)
 	ck_assert_uint_eq(rec.u.kernel.cluster[0], 0);
 	ck_assert_int_eq(rec.u.kernel.iteration, -1);   /* default */
 	ck_assert_uint_eq(rec.u.kernel.stack, 0);
+	ck_assert_uint_eq(rec.u.kernel.graph, 0);       /* defaults */
+	ck_assert_uint_eq(rec.u.kernel.replay, 0);
 	ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), 1);
 	ck_assert_int_eq(rec.type, TRACE_KERNEL);
 	ck_assert_int_eq(rec.u.kernel.iteration, 3);
 	ck_assert_uint_eq(rec.u.kernel.cpu_ns, 1);
+	ck_assert_uint_eq(rec.u.kernel.graph, 77);
+	ck_assert_uint_eq(rec.u.kernel.replay, 5);
 	ck_assert_int_eq(trace_reader_next(r, &rec, err, sizeof(err)), 0);
 	ck_assert_int_eq(rec.type, TRACE_TRAILER);
 	ck_assert_uint_eq(trace_reader_count(r), 2);

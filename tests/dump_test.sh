@@ -31,7 +31,7 @@ assert types == ["header", "stack", "marker", "gemm", "kernel", "kernel", "conv"
 h = recs[0]
 assert h["device"]["name"] == "NVIDIA H100 80GB HBM3", h
 assert h["device"]["cc_major"] == 9 and h["device"]["sm_count"] == 132, h
-assert h["version"] == "1.11" and h["world_size"] == 0 and h["power_limit_w"] == 0 and h["pid"] == 4242 and h["timing"] == "synthetic", h
+assert h["version"] == "1.12" and h["world_size"] == 0 and h["power_limit_w"] == 0 and h["pid"] == 4242 and h["timing"] == "synthetic", h
 assert h["cmdline"] == "python train.py --steps 2", h
 st = recs[1]
 assert st["id"] == 7 and st["frames"] == ["libtorch.so+0x10 at::mm+0x4"], st

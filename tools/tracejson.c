@@ -123,7 +123,8 @@ struct kernel_tmpl {
 	json_t *obj;
 	json_t *seq, *grid, *block, *cluster, *regs, *static_smem, *dyn_smem, *stream;
 	json_t *thread, *flags, *cpu_ns, *start, *end, *dur, *lib_call, *iteration, *stack;
-	unsigned pattern;            /* which times obj holds */
+	json_t *graph, *replay;
+	unsigned pattern;            /* which times and graph fields obj holds */
 	json_t **names;              /* names[id], built on first use */
 	uint32_t nnames;
 };
@@ -169,14 +170,15 @@ static json_t *kernel_name(struct kernel_tmpl *t, const struct trace_reader *r, 
 	return json_incref(t->names[id]);
 }
 
-/* Builds the kernel object; the times it holds (which are printed only
- * when known) are those of the bits of pattern: 1 start, 2 end, 4 duration. */
+/* Builds the kernel object; the times and graph fields it holds (which
+ * are printed only when known) are those of the bits of pattern: 1 start,
+ * 2 end, 4 duration, 8 graph, 16 replay. */
 static void kernel_tmpl_build(struct kernel_tmpl *t, unsigned pattern)
 {
 	static const uint32_t zero3[3];
 	json_decref(t->obj);
 	t->obj = json_object();
-	t->start = t->end = t->dur = NULL;
+	t->start = t->end = t->dur = t->graph = t->replay = NULL;
 	t->pattern = pattern;
 	set(t->obj, "type", json_string("kernel"));
 	set(t->obj, "seq", t->seq = json_integer(0));
@@ -200,13 +202,18 @@ static void kernel_tmpl_build(struct kernel_tmpl *t, unsigned pattern)
 	set(t->obj, "lib_call", t->lib_call = json_integer(0));
 	set(t->obj, "iteration", t->iteration = json_integer(0));
 	set(t->obj, "stack", t->stack = json_integer(0));
+	if (pattern & 8)
+		set(t->obj, "graph", t->graph = json_integer(0));
+	if (pattern & 16)
+		set(t->obj, "replay", t->replay = json_integer(0));
 }
 
 static json_t *kernel_json(struct kernel_tmpl *t, const struct trace_reader *r,
 			   const struct trace_kernel *k)
 {
 	unsigned pattern = (k->start_ns ? 1u : 0u) | (k->end_ns ? 2u : 0u) |
-			   (k->start_ns && k->end_ns ? 4u : 0u);
+			   (k->start_ns && k->end_ns ? 4u : 0u) | (k->graph ? 8u : 0u) |
+			   (k->replay ? 16u : 0u);
 	if (!t->obj || pattern != t->pattern)
 		kernel_tmpl_build(t, pattern);
 	json_t *o = t->obj;
@@ -231,6 +238,10 @@ static json_t *kernel_json(struct kernel_tmpl *t, const struct trace_reader *r,
 	tset(o, "lib_call", &t->lib_call, k->lib_call);
 	json_integer_set(t->iteration, k->iteration);
 	tset(o, "stack", &t->stack, k->stack);
+	if (pattern & 8)
+		tset(o, "graph", &t->graph, k->graph);
+	if (pattern & 16)
+		tset(o, "replay", &t->replay, k->replay);
 	return json_incref(o);
 }
 

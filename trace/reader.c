@@ -833,6 +833,8 @@ static int decode_kernel(struct fields *f, struct trace_kernel *k)
 	get_u64(f, "lib_call", UINT64_MAX, 0, &k->lib_call);
 	get_i32(f, "iteration", -1, &k->iteration);
 	get_u32(f, "stack", 0, &k->stack);
+	get_u64(f, "graph", UINT64_MAX, 0, &k->graph);
+	get_u64(f, "replay", UINT64_MAX, 0, &k->replay);
 	return f->rc;
 }
 
@@ -1195,6 +1197,7 @@ static const struct fast_field fast_kernel[] = {
 	FF(kernel.cpu_ns, FK_U64, 0, 0), FF(kernel.start_ns, FK_U64, 0, 0),
 	FF(kernel.end_ns, FK_U64, 0, 0), FF(kernel.lib_call, FK_U64, 0, 0),
 	FF(kernel.iteration, FK_I32, 0, -1), FF(kernel.stack, FK_U32, 0, 0),
+	FF(kernel.graph, FK_U64, 0, 0), FF(kernel.replay, FK_U64, 0, 0),
 };
 static const struct fast_field fast_gemm[] = {
 	FF(gemm.seq, FK_U64, 0, 0), FF(gemm.api, FK_ENUM, TRACE_GEMM_API_COUNT, 0),

@@ -35,7 +35,7 @@
 
 #define TRACE_MAGIC "surfer-trace"
 #define TRACE_VERSION_MAJOR 1
-#define TRACE_VERSION_MINOR 11
+#define TRACE_VERSION_MINOR 12
 
 /* Limits every reader enforces and the writer respects, so that a corrupt
  * length can never make a reader allocate more than a few MiB at once. */
@@ -170,6 +170,19 @@ struct trace_kernel {
 	uint64_t lib_call;          /* seq of the GEMM/conv record that launched it, 0 none */
 	int32_t iteration;          /* -1 when not inside a delimited iteration */
 	uint32_t stack;             /* stack id (TRACE_STACK), 0 none            */
+	uint64_t graph;             /* 1.12: the stream capture a CUDA graph came
+				     * from (cuStreamGetCaptureInfo's id, unique
+				     * in the process): of a captured launch, the
+				     * capture it was recorded into; of a replay
+				     * (flag GRAPH: a whole replay, or one kernel
+				     * of it), the capture of the graph its
+				     * executable graph was instantiated from.
+				     * 0 none or unknown (a graph built node by
+				     * node, an older trace)                  */
+	uint64_t replay;            /* 1.12: a kernel CUPTI reported of a graph
+				     * replay: the seq of that replay's
+				     * cuGraphLaunch (its kernels share it); 0
+				     * otherwise                              */
 };
 
 enum trace_gemm_api {

@@ -277,7 +277,7 @@ static void pack_i64s(msgpack_packer *pk, const int64_t *v, uint32_t n)
 
 static void pack_kernel(msgpack_packer *pk, const struct trace_kernel *k)
 {
-	msgpack_pack_array(pk, 24);
+	msgpack_pack_array(pk, 26);
 	msgpack_pack_uint8(pk, TRACE_KERNEL);
 	msgpack_pack_uint64(pk, k->seq);
 	msgpack_pack_uint32(pk, k->name);
@@ -296,6 +296,8 @@ static void pack_kernel(msgpack_packer *pk, const struct trace_kernel *k)
 	msgpack_pack_uint64(pk, k->lib_call);
 	msgpack_pack_int32(pk, k->iteration);
 	msgpack_pack_uint32(pk, k->stack);
+	msgpack_pack_uint64(pk, k->graph);
+	msgpack_pack_uint64(pk, k->replay);
 }
 
 static void pack_gemm(msgpack_packer *pk, const struct trace_gemm *g)
