@@ -39,6 +39,7 @@
 
 #include "predictor/comm.h"
 #include "predictor/power.h"
+#include "analyzer/graphs.h"
 #include "analyzer/ktable.h"
 #include "analyzer/timeline.h"
 #include "trace/hmap.h"
@@ -94,6 +95,9 @@ struct an_ctx {
 	uint64_t markers;             /* iteration markers                         */
 	uint64_t copies;              /* memcpy and memset records                 */
 	uint64_t whole_replays;       /* graph replays timed whole (cuGraphLaunch) */
+	uint64_t captured_replays;    /* ... of them, those whose graph's capture
+				       * the trace holds                          */
+	struct graphs *graphs;        /* the launches captured into CUDA graphs    */
 	uint64_t capture_markers;     /* capture start/stop markers                */
 	int kernel_iterations;        /* kernels carry iteration numbers           */
 	int timed;                    /* some kernel or copy has GPU times         */
@@ -143,6 +147,16 @@ static const struct ktable_lib *an_ring_get(const struct an_ring *r, uint64_t se
 	if (seq == 0 || r->seq[seq % AN_LIB_RING] != seq)
 		return NULL;
 	return &r->lib[seq % AN_LIB_RING];
+}
+
+/* The library call a kernel's configuration takes: the one its record
+ * names, else, for a kernel of a graph replay, the one its launch captured
+ * into the graph named (graphs.h; each call for a replayed kernel consumes
+ * its match, so every reading of the trace asks once per record). */
+static const struct ktable_lib *an_kernel_lib(struct an_ctx *c, const struct trace_kernel *k)
+{
+	const struct ktable_lib *lib = an_ring_get(&c->ring, k->lib_call);
+	return lib || !k->replay ? lib : graphs_replayed_lib(c->graphs, k);
 }
 
 /* Keeps what a GEMM, convolution or operator record says for the kernels
@@ -453,56 +467,159 @@ static int an_comm_on(const struct an_ctx *c, const struct ktable_key *key, cons
 	return g != c->a->origin || (c->o->system && gpu_same(c->o->system->gpu, g));
 }
 
+/* The kernel a configuration key describes, for the predictor: its launch,
+ * the shape its library call gave, what the name tells (predict_classify)
+ * and origin_ns, its measured time (0: none). */
+static void an_kernel_of(const struct an_ctx *c, const struct ktable_key *key, double origin_ns,
+			 struct pred_kernel *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->name = trace_reader_string(c->r, key->name, NULL);
+	memcpy(k->grid, key->grid, sizeof(k->grid));
+	memcpy(k->block, key->block, sizeof(k->block));
+	k->regs = key->regs;
+	k->smem_static = key->smem_static;
+	k->smem_dynamic = key->smem_dynamic;
+	k->dtype = key->lib_kind ? (enum gpu_dtype)key->dtype : GPU_DT_FP32;
+	if (key->lib_kind == KTABLE_LIB_GEMM)
+		k->op = PRED_OP_GEMM;
+	else if (key->lib_kind == KTABLE_LIB_CONV)
+		k->op = PRED_OP_CONV;
+	k->m = key->m;
+	k->n = key->n;
+	k->k = key->k;
+	k->batch = key->batch;
+	k->flops = key->flops;
+	k->bytes = key->bytes;
+	k->b_transposed = (uint8_t)key->b_transposed;
+	k->conv = key->conv;
+	k->accumulate = (uint8_t)key->accumulate;
+	k->b_bytes = key->b_bytes;
+	k->origin_ns = origin_ns;
+	if (key->lib_kind == KTABLE_LIB_OP) {
+		k->op = (enum pred_op)key->op;   /* as described: nothing to infer */
+		const struct pred_attn *a = ktable_attn(c->kt, key->attn);
+		if (a)
+			k->attn = *a;
+	}
+	else
+		predict_classify(k);
+}
+
+/* Predicts kernel k (of configuration key) on GPU g: a collective or a
+ * built kernel as an_predict_built does, any other as a ratio of its
+ * measured time where it has one.  0, or SURFER_EINVAL (no method could). */
+static int an_predict_on(struct an_ctx *c, const struct ktable_key *key, const struct pred_kernel *k,
+			 const struct gpu_spec *g, struct pred_result *r, int *nccl)
+{
+	*nccl = 0;
+	if (key->lib_kind == KTABLE_LIB_OP && (!(k->origin_ns > 0) || an_comm_on(c, key, g)))
+		an_predict_built(c->predictor, key, k, g, c->o->system, c->o->method, r, nccl);
+	else if (predict_kernel(c->predictor, k, c->a->origin, g, c->o->method, r) < 0 &&
+		 predict_kernel(c->predictor, k, c->a->origin, g, PRED_AUTO, r) < 0)
+		return an_fail(c, SURFER_EINVAL, "cannot predict a kernel on '%s'", g->id);
+	return 0;
+}
+
+/*
+ * A CUDA graph replay timed whole (an events trace), whose graph's
+ * captured launches the trace holds (graphs.h): its measured time T is
+ * shared among those launches as their predicted times on the origin are
+ * (o_j from the shape alone, the launch never having been timed by
+ * itself), and each share t_j = T o_j / sum o is predicted on the target as
+ * a kernel measured at t_j would be.  With ratio methods the replay's
+ * prediction is then T x sum(target_j) / sum(o_j): what its kernels'
+ * predictions say, scaled to the measured replay; on the origin itself, T.
+ * The prediction is linear in T (pull 0) at the replay's first measured
+ * time, and its method and bound are those of the launch that takes the
+ * most of it on the target.  Returns 1 when predicted so, 0 when the
+ * trace holds none of the graph's launches (the replay is one kernel of
+ * unknown kind), or SURFER_EINVAL.
+ */
+static int an_predict_replay(struct an_ctx *c, uint32_t i, double origin_ns)
+{
+	const struct ktable_entry *e = ktable_entry(c->kt, i);
+	size_t n, nt = c->o->ntargets;
+	const struct graph_launch *l = e->key.graph ? graphs_capture_launches(c->graphs, e->key.graph, &n)
+						    : NULL;
+	if (!l || !c->a->origin)
+		return 0;
+	double *o = malloc(n * sizeof(*o)), sum_o = 0;
+	struct tl_kernel_pred *sum = calloc(nt, sizeof(*sum));
+	double *most = calloc(nt, sizeof(*most));
+	int rc = 1;
+	if (!o || !sum || !most) {
+		rc = an_fail(c, SURFER_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t j = 0; j < n && rc > 0; j++) {
+		struct ktable_key key;
+		struct pred_kernel k;
+		struct pred_result r;
+		int nccl;
+		ktable_key_init(&key, &l[j].k, l[j].lib.kind != KTABLE_LIB_NONE ? &l[j].lib : NULL);
+		an_kernel_of(c, &key, 0, &k);
+		if (an_predict_on(c, &key, &k, c->a->origin, &r, &nccl) < 0) {
+			rc = SURFER_EINVAL;
+			break;
+		}
+		o[j] = r.ns > 0 ? r.ns : 0;
+		sum_o += o[j];
+	}
+	for (size_t t = 0; t < nt; t++)
+		c->pnccl[(size_t)i * nt + t] = 0;
+	for (size_t j = 0; j < n && rc > 0; j++) {
+		struct ktable_key key;
+		struct pred_kernel k;
+		ktable_key_init(&key, &l[j].k, l[j].lib.kind != KTABLE_LIB_NONE ? &l[j].lib : NULL);
+		an_kernel_of(c, &key, origin_ns > 0 && sum_o > 0 ? origin_ns * o[j] / sum_o : 0, &k);
+		for (size_t t = 0; t < nt && rc > 0; t++) {
+			struct pred_result r;
+			int nccl;
+			size_t at = (size_t)i * nt + t;
+			if (an_predict_on(c, &key, &k, c->o->targets[t], &r, &nccl) < 0) {
+				rc = SURFER_EINVAL;
+				break;
+			}
+			sum[t].ns += r.ns;
+			if (r.ns > most[t] || j == 0) {
+				most[t] = r.ns;
+				c->pmethod[at] = (uint8_t)r.method;
+				c->pbound[at] = (uint8_t)(r.memory_bound + 1);
+			}
+			c->pnccl[at] |= (uint8_t)nccl;
+		}
+	}
+	for (size_t t = 0; t < nt && rc > 0; t++) {
+		size_t at = (size_t)i * nt + t;
+		c->pred[at].ns = sum[t].ns;
+		c->pred[at].scale = origin_ns > 0 ? sum[t].ns / origin_ns : 0;
+		c->pred[at].pull = 0;
+	}
+out:
+	free(o);
+	free(sum);
+	free(most);
+	return rc;
+}
+
 static int an_predict_config(struct an_ctx *c, uint32_t i, double origin_ns)
 {
 	const struct ktable_entry *e = ktable_entry(c->kt, i);
 	size_t nt = c->o->ntargets;
 	struct pred_kernel k;
+	int rc = an_predict_replay(c, i, origin_ns);
 
-	memset(&k, 0, sizeof(k));
-	k.name = trace_reader_string(c->r, e->key.name, NULL);
-	memcpy(k.grid, e->key.grid, sizeof(k.grid));
-	memcpy(k.block, e->key.block, sizeof(k.block));
-	k.regs = e->key.regs;
-	k.smem_static = e->key.smem_static;
-	k.smem_dynamic = e->key.smem_dynamic;
-	k.dtype = e->key.lib_kind ? (enum gpu_dtype)e->key.dtype : GPU_DT_FP32;
-	if (e->key.lib_kind == KTABLE_LIB_GEMM)
-		k.op = PRED_OP_GEMM;
-	else if (e->key.lib_kind == KTABLE_LIB_CONV)
-		k.op = PRED_OP_CONV;
-	k.m = e->key.m;
-	k.n = e->key.n;
-	k.k = e->key.k;
-	k.batch = e->key.batch;
-	k.flops = e->key.flops;
-	k.bytes = e->key.bytes;
-	k.b_transposed = (uint8_t)e->key.b_transposed;
-	k.conv = e->key.conv;
-	k.accumulate = (uint8_t)e->key.accumulate;
-	k.b_bytes = e->key.b_bytes;
-	k.origin_ns = origin_ns;
-	if (e->key.lib_kind == KTABLE_LIB_OP) {
-		k.op = (enum pred_op)e->key.op;   /* as described: nothing to infer */
-		const struct pred_attn *a = ktable_attn(c->kt, e->key.attn);
-		if (a)
-			k.attn = *a;
-	}
-	else
-		predict_classify(&k);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	an_kernel_of(c, &e->key, origin_ns, &k);
 	for (size_t t = 0; t < nt; t++) {
 		struct pred_result r;
 		size_t at = (size_t)i * nt + t;
 		int nccl = 0;
 
-		if (e->key.lib_kind == KTABLE_LIB_OP &&
-		    (!(origin_ns > 0) || an_comm_on(c, &e->key, c->o->targets[t])))
-			an_predict_built(c->predictor, &e->key, &k, c->o->targets[t], c->o->system,
-					 c->o->method, &r, &nccl);
-		else if (predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], c->o->method,
-					&r) < 0 &&
-			 predict_kernel(c->predictor, &k, c->a->origin, c->o->targets[t], PRED_AUTO, &r) < 0)
-			return an_fail(c, SURFER_EINVAL, "cannot predict a kernel on '%s'", c->o->targets[t]->id);
+		if (an_predict_on(c, &e->key, &k, c->o->targets[t], &r, &nccl) < 0)
+			return SURFER_EINVAL;
 		c->pred[at].ns = r.ns;
 		/* a collective takes comm.c's time on every launch: its measured
 		 * one holds the wait for the slowest peer, not its own work */
@@ -616,7 +733,7 @@ static int an_event(struct an_ctx *c, const struct trace_record *rec, struct tl_
 		int64_t i = config;
 
 		if (i < 0) {
-			ktable_key_init(&key, k, an_ring_get(&c->ring, k->lib_call));
+			ktable_key_init(&key, k, an_kernel_lib(c, k));
 			i = ktable_find(c->kt, &key);
 		}
 		if (i < 0)
@@ -861,6 +978,7 @@ static int an_pass_merge(struct an_ctx *c)
 	if (trace_merge_open(&m, c->r, rerr, sizeof(rerr)) < 0)
 		return AN_MERGE_CANNOT;
 	memset(c->ring.seq, 0, AN_LIB_RING * sizeof(*c->ring.seq));
+	graphs_rewind(c->graphs);
 	c->cur_iteration = -1;
 	c->a->reread_in_order = 1;
 	while ((rc = trace_merge_next(m, &rec, rerr, sizeof(rerr))) == 1) {
@@ -914,6 +1032,7 @@ static int an_pass2(struct an_ctx *c)
 	int rc;
 
 	memset(c->ring.seq, 0, AN_LIB_RING * sizeof(*c->ring.seq));
+	graphs_rewind(c->graphs);
 	c->cur_iteration = -1;
 	if (an_open(c, &r, rerr, sizeof(rerr)) < 0)
 		return an_fail(c, SURFER_EINVAL, "cannot read '%s': %s", c->path, rerr);
@@ -1012,6 +1131,16 @@ static int an_push(struct an_ctx *c, const struct tl_event *ev, const struct tra
 	return 0;
 }
 
+/* Whether k is a graph replay an events trace timed whole (the recorder's
+ * cuGraphLaunch record), not one of its kernels. */
+static int an_whole_replay(const struct an_ctx *c, const struct trace_kernel *k)
+{
+	if (!(k->flags & TRACE_KF_GRAPH) || k->replay)
+		return 0;
+	const char *nm = trace_reader_string(c->r, k->name, NULL);
+	return nm && !strcmp(nm, "cuGraphLaunch");
+}
+
 /* The kernel's configuration, added and predicted when new. */
 static int64_t an_config(struct an_ctx *c, const struct trace_kernel *k)
 {
@@ -1022,7 +1151,7 @@ static int64_t an_config(struct an_ctx *c, const struct trace_kernel *k)
 	double dur = timed ? (double)(k->end_ns - k->start_ns) : 0;
 	int64_t i;
 
-	ktable_key_init(&key, k, an_ring_get(&c->ring, k->lib_call));
+	ktable_key_init(&key, k, an_kernel_lib(c, k));
 	i = ktable_intern(c->kt, &key);
 	if (i < 0)
 		return an_fail(c, SURFER_ENOMEM, "out of memory");
@@ -1081,15 +1210,20 @@ static int an_stream(struct an_ctx *c)
 		case TRACE_KERNEL:
 			if (rec.u.kernel.flags & TRACE_KF_CAPTURED) {
 				/* recorded into a CUDA graph, not run: its replays
-				 * appear as TRACE_KF_GRAPH launches */
+				 * appear as TRACE_KF_GRAPH launches, which take
+				 * their shapes from it (graphs.h) */
 				c->a->captured++;
+				if (rec.u.kernel.graph &&
+				    graphs_capture(c->graphs, &rec.u.kernel,
+						   an_ring_get(&c->ring, rec.u.kernel.lib_call)) < 0)
+					return an_fail(c, SURFER_ENOMEM, "out of memory");
 				continue;
 			}
-			if (rec.u.kernel.flags & TRACE_KF_GRAPH) {
-				/* a replay an events trace timed whole (the recorder's
-				 * cuGraphLaunch record), not one of its kernels */
-				const char *nm = trace_reader_string(c->r, rec.u.kernel.name, NULL);
-				c->whole_replays += nm && !strcmp(nm, "cuGraphLaunch");
+			if (an_whole_replay(c, &rec.u.kernel)) {
+				size_t n;
+				c->whole_replays++;
+				c->captured_replays +=
+					graphs_capture_launches(c->graphs, rec.u.kernel.graph, &n) != NULL;
 			}
 			config = an_config(c, &rec.u.kernel);
 			if (config < 0)
@@ -1425,10 +1559,16 @@ static int an_check(struct an_ctx *c)
 			       "not fit together", c->path, longest / AN_DAY_NS);
 	if (!a->kernels)
 		analysis_warn(a, "no kernels: only copies and CPU time are predicted");
-	if (c->whole_replays)
+	if (c->whole_replays > c->captured_replays)
 		analysis_warn(a, "%llu CUDA graph replays timed whole (an events trace: their kernels need "
-			      "CUPTI), each predicted as one kernel of unknown kind",
-			      (unsigned long long)c->whole_replays);
+			      "CUPTI) and their graphs' captures not in the trace, each predicted as one "
+			      "kernel of unknown kind",
+			      (unsigned long long)(c->whole_replays - c->captured_replays));
+	else if (c->captured_replays)
+		analysis_warn(a, "%llu CUDA graph replays timed whole (an events trace: their kernels need "
+			      "CUPTI), each predicted from the kernels captured into its graph, its time "
+			      "shared among them as their predicted times on the origin are",
+			      (unsigned long long)c->captured_replays);
 	if (!c->markers && !c->capture_markers && !c->kernel_iterations) {
 		double idle = a->measured_ns > 0 ? a->measured_gpu_wait_cpu_ns / a->measured_ns : 0;
 
@@ -1493,7 +1633,8 @@ static int an_run(const char *path, const void *buf, size_t len,
 	c.kt = ktable_new();
 	c.ring.seq = calloc(AN_LIB_RING, sizeof(*c.ring.seq));
 	c.ring.lib = calloc(AN_LIB_RING, sizeof(*c.ring.lib));
-	if (!c.a || !c.kt || !c.ring.seq || !c.ring.lib) {
+	c.graphs = graphs_new();
+	if (!c.a || !c.kt || !c.ring.seq || !c.ring.lib || !c.graphs) {
 		rc = an_fail(&c, SURFER_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -1575,6 +1716,7 @@ out:
 	ktable_free(c.kt);
 	free(c.ring.seq);
 	free(c.ring.lib);
+	graphs_free(c.graphs);
 	free(c.pred);
 	free(c.pmethod);
 	free(c.pbound);

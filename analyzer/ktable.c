@@ -40,6 +40,8 @@ void ktable_key_init(struct ktable_key *key, const struct trace_kernel *k,
 	key->regs = k->regs;
 	key->smem_static = k->static_smem;
 	key->smem_dynamic = k->dyn_smem;
+	if ((k->flags & TRACE_KF_GRAPH) && !k->replay)
+		key->graph = k->graph;
 	if (lib && lib->kind != KTABLE_LIB_NONE) {
 		key->lib_kind = lib->kind;
 		key->dtype = lib->dtype;

@@ -60,6 +60,11 @@ struct ktable_key {
 	double flops, bytes;
 	double reread_bytes, reuse_bytes; /* KTABLE_LIB_OP                       */
 	double b_bytes;               /* KTABLE_LIB_OP: pred_kernel's            */
+	uint64_t graph;               /* a CUDA graph replay timed whole (flag
+				       * graph, no replay seq): the capture its
+				       * graph came from (trace.h), so that
+				       * replays of different graphs are apart;
+				       * 0 for every other kernel                */
 };
 
 struct ktable_entry {

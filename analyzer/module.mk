@@ -3,7 +3,7 @@
 ANALYZER_SRCS := analyzer/ktable.c analyzer/timeline.c analyzer/analyze.c analyzer/chrome.c \
 	analyzer/report.c analyzer/export.c analyzer/baseline.c analyzer/prices.c \
 	analyzer/targets.c analyzer/input.c analyzer/sibling.c analyzer/progress.c \
-	analyzer/optfail.c
+	analyzer/optfail.c analyzer/graphs.c
 CORE_SRCS += $(ANALYZER_SRCS)
 
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)

@@ -1581,6 +1581,236 @@ START_TEST(transposed_gemm_on_amd)
 }
 END_TEST
 
+/*
+ * CUDA graphs (analyzer/graphs.h).  A capture of three FP32 GEMMs on an
+ * A100 SXM4: two of one kernel, grid and block but K 512 and 8192 (a
+ * projection and the one after an FFN's wide layer: one tile grid, 16x
+ * the work), and a third of another kernel.  The graph is replayed twice.
+ */
+#define GR_CAPTURE 0x5001
+static const uint64_t gr_k[3] = { 512, 8192, 1024 };
+static const double gr_us[3] = { 40, 600, 90 };   /* measured, each replay */
+
+static void put_gr_gemm(struct trace_writer *w, uint64_t seq, uint64_t kk, uint64_t cpu)
+{
+	struct trace_record r;
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_GEMM;
+	r.u.gemm = (struct trace_gemm){ .seq = seq, .api = TRACE_GEMM_SGEMM, .m = 2048, .n = 2048,
+		.k = kk, .batch = 1, .a_type = TRACE_DT_F32, .b_type = TRACE_DT_F32,
+		.c_type = TRACE_DT_F32, .compute_type = TRACE_DT_F32, .epilogue = 1, .stream = 7,
+		.thread = 10, .cpu_ns = cpu };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+}
+
+/* Kernel j of the capture as a record of the given flags, graph, replay,
+ * library call and times. */
+static void put_gr_kernel(struct trace_writer *w, int j, uint64_t seq, uint32_t flags,
+			  uint64_t graph, uint64_t replay, uint64_t lib, uint64_t cpu, uint64_t start)
+{
+	struct trace_record r;
+	const char *nm = j < 2 ? "ampere_sgemm_128x64_nn" : "ampere_sgemm_64x64_nn";
+	memset(&r, 0, sizeof(r));
+	r.type = TRACE_KERNEL;
+	r.u.kernel = (struct trace_kernel){ .seq = seq, .name = trace_writer_intern(w, nm, strlen(nm)),
+		.grid = { j < 2 ? 256u : 1024u, 1, 1 }, .block = { 256, 1, 1 }, .regs = 64,
+		.stream = 7, .thread = 10, .flags = flags, .cpu_ns = cpu,
+		.start_ns = start, .end_ns = start ? start + (uint64_t)(gr_us[j] * 1000) : 0,
+		.lib_call = lib, .iteration = -1, .graph = graph, .replay = replay };
+	ck_assert_int_eq(trace_writer_record(w, &r), 0);
+}
+
+/* The capture: each GEMM's call, then its launch into the graph. */
+static uint64_t put_gr_capture(struct trace_writer *w, uint64_t graph)
+{
+	uint64_t seq = 0;
+	for (int j = 0; j < 3; j++) {
+		put_gr_gemm(w, ++seq, gr_k[j], 1000 + (uint64_t)j * 10);
+		put_gr_kernel(w, j, seq + 1, TRACE_KF_CAPTURED, graph, 0, seq, 1001 + (uint64_t)j * 10, 0);
+		seq++;
+	}
+	return seq;
+}
+
+/* kind 0: the launches made directly (each after its GEMM call), twice;
+ * 1: the capture, then CUPTI's view of two replays (their kernels
+ * interleaved: the second replay's first kernel before the first's second);
+ * 2: the same with nothing linking them (graph and replay 0, as before
+ * trace 1.12); 3: the capture, then two replays timed whole (events), each
+ * lasting its three kernels; 4: 1 with the second replay's last kernel
+ * lost (CUPTI dropped its report: the replay never completes), then a
+ * launch written late, its CPU time before the replays' (a reading in CPU
+ * order must replay it first). */
+static void write_graph_trace(int kind)
+{
+	int late = kind == 4;
+	kind = late ? 1 : kind;
+	struct trace_writer *w = a100_writer(path);
+	uint64_t seq = kind == 0 || kind == 2 ? 0 : put_gr_capture(w, GR_CAPTURE);
+	uint64_t t = 1000000, total = 0;
+	for (int j = 0; j < 3; j++)
+		total += (uint64_t)(gr_us[j] * 1000);
+	if (kind == 0) {
+		for (int rep = 0; rep < 2; rep++)
+			for (int j = 0; j < 3; j++, t += 1000000) {
+				put_gr_gemm(w, ++seq, gr_k[j], t);
+				put_gr_kernel(w, j, seq + 1, 0, 0, 0, seq, t + 1, t + 5000);
+				seq++;
+			}
+	} else if (kind == 1 || kind == 2) {
+		uint64_t replay[2] = { seq + 1, seq + 2 };
+		seq += 2;
+		static const int order[6][2] = { {0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2} };
+		for (int i = 0; i < 6 - late; i++, t += 1000000) {
+			int rep = order[i][0], j = order[i][1];
+			put_gr_kernel(w, j, ++seq, TRACE_KF_GRAPH, kind == 1 ? GR_CAPTURE : 0,
+				      kind == 1 ? replay[rep] : 0, 0, 500000 + (uint64_t)rep, t);
+		}
+		if (late)
+			put_gr_kernel(w, 2, ++seq, 0, 0, 0, 0, 400000, t);
+	} else {
+		const char *nm = "cuGraphLaunch";
+		for (int rep = 0; rep < 2; rep++, t += 10000000) {
+			struct trace_record r;
+			memset(&r, 0, sizeof(r));
+			r.type = TRACE_KERNEL;
+			r.u.kernel = (struct trace_kernel){ .seq = ++seq,
+				.name = trace_writer_intern(w, nm, strlen(nm)), .grid = { 1, 1, 1 },
+				.block = { 1, 1, 1 }, .stream = 7, .thread = 10, .flags = TRACE_KF_GRAPH,
+				.cpu_ns = t, .start_ns = t + 5000, .end_ns = t + 5000 + total,
+				.iteration = -1, .graph = GR_CAPTURE };
+			ck_assert_int_eq(trace_writer_record(w, &r), 0);
+		}
+	}
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+}
+
+/* CUPTI's replayed kernels take the shapes their captured launches named:
+ * predicted on every target as the same launches made directly, to the
+ * last digit, although the two GEMMs of one kernel, grid and block differ
+ * 16x in work and the two replays' kernels interleave.  Without the link
+ * (a 1.11 trace) the two are one configuration of no shape, predicted
+ * otherwise. */
+START_TEST(graph_replays_take_captured_shapes)
+{
+	const struct gpu_spec *targets[3] = { gpu("t4"), gpu("h100-sxm"), gpu("a100-sxm4-80") };
+	struct analysis *a[3];
+	for (int kind = 0; kind < 3; kind++) {
+		write_graph_trace(kind);
+		a[kind] = run(path, NULL, targets, 3, PRED_AUTO);
+	}
+	ck_assert_uint_eq(a[0]->configs, 3);
+	ck_assert_uint_eq(a[1]->configs, 3);
+	ck_assert_uint_eq(a[2]->configs, 2);   /* the two 128x64 GEMMs one shapeless config */
+	ck_assert_uint_eq(a[1]->captured, 3);
+	for (int t = 0; t < 3; t++) {
+		double direct = a[0]->targets[t].kernel_ns, linked = a[1]->targets[t].kernel_ns;
+		ck_assert_msg(direct > 0 && fabs(linked / direct - 1) < 1e-12, "%s: replayed %.1f ns, direct %.1f",
+			      targets[t]->id, linked, direct);
+		for (int m = 0; m < PRED_METHOD_COUNT; m++)
+			ck_assert(fabs(a[1]->targets[t].method_ns[m] - a[0]->targets[t].method_ns[m]) <=
+				  1e-9 * direct);
+	}
+	/* read a second time, in CPU order (a one-event window, and a launch
+	 * written after the replays' kernels with a CPU time before them),
+	 * each replay matched again from its capture's start */
+	write_graph_trace(4);
+	struct analysis *once = run(path, NULL, targets, 3, PRED_AUTO);
+	window = 1;
+	struct analysis *again = run(path, NULL, targets, 3, PRED_AUTO);
+	window = 0;
+	ck_assert(!once->reread_in_order && !once->sorted_in_memory);
+	ck_assert(again->sorted_in_memory);   /* one thread out of order: the sorted copy */
+	ck_assert_uint_eq(again->configs, 4);   /* the late launch has no shape */
+	ck_assert_uint_eq(again->kernels, 6);
+	for (int t = 0; t < 3; t++)
+		ck_assert_msg(fabs(again->targets[t].kernel_ns / once->targets[t].kernel_ns - 1) < 1e-12,
+			      "%s: reread %.1f ns, once %.1f", targets[t]->id, again->targets[t].kernel_ns,
+			      once->targets[t].kernel_ns);
+	analysis_free(once);
+	analysis_free(again);
+	/* on another architecture the shapeless kernels are scaled otherwise */
+	ck_assert_msg(fabs(a[2]->targets[0].kernel_ns / a[0]->targets[0].kernel_ns - 1) > 0.01,
+		      "unlinked %.1f, direct %.1f", a[2]->targets[0].kernel_ns, a[0]->targets[0].kernel_ns);
+	for (int kind = 0; kind < 3; kind++)
+		analysis_free(a[kind]);
+}
+END_TEST
+
+/* A replay an events trace timed whole takes its graph's captured
+ * launches: its time T shared among them as their roofline times on the
+ * origin are, each share scaled as the roofline scales it, so on a target
+ * T x sum(roofline there) / sum(roofline on the origin), and T on the
+ * origin; the roofline times here come from the predictor on the shapes
+ * written by hand (2 m n k FLOPs, each operand's 4-byte elements once).
+ * A replay whose capture the trace lacks stays one kernel of unknown
+ * kind, and the warning says which. */
+START_TEST(whole_replay_from_its_capture)
+{
+	const struct gpu_spec *targets[2] = { gpu("t4"), gpu("a100-sxm4-80") };
+	struct predictor *p;
+	char err[256];
+	ck_assert_int_eq(predictor_new(NULL, &p, err, sizeof(err)), 0);
+	double sum[2] = { 0, 0 }, total = 0;
+	for (int j = 0; j < 3; j++) {
+		total += 2 * gr_us[j] * 1000;   /* two replays */
+		for (int t = 0; t < 2; t++) {
+			struct pred_kernel k;
+			struct pred_result r;
+			memset(&k, 0, sizeof(k));
+			k.op = PRED_OP_GEMM;
+			k.dtype = GPU_DT_FP32;
+			k.m = k.n = 2048;
+			k.k = gr_k[j];
+			k.batch = 1;
+			k.flops = 2.0 * 2048 * 2048 * (double)gr_k[j];
+			k.bytes = 4.0 * (2048.0 * (double)gr_k[j] * 2 + 2048.0 * 2048);
+			ck_assert_int_eq(predict_kernel(p, &k, NULL, targets[t], PRED_ROOFLINE, &r), 0);
+			sum[t] += r.ns;
+		}
+	}
+	write_graph_trace(3);
+	struct analysis *a = run(path, NULL, targets, 2, PRED_ROOFLINE);
+	ck_assert_uint_eq(a->configs, 1);
+	double want = total * sum[0] / sum[1];
+	ck_assert_msg(fabs(a->targets[0].kernel_ns / want - 1) < 1e-9, "t4 %.1f ns, want %.1f",
+		      a->targets[0].kernel_ns, want);
+	ck_assert_msg(fabs(a->targets[1].kernel_ns / total - 1) < 1e-9, "origin %.1f ns, measured %.1f",
+		      a->targets[1].kernel_ns, total);
+	ck_assert_ptr_nonnull(strstr(a->warning, "2 CUDA graph replays timed whole"));
+	ck_assert_ptr_nonnull(strstr(a->warning, "predicted from the kernels captured into its graph"));
+	double linked_t4 = a->targets[0].kernel_ns;
+	analysis_free(a);
+
+	/* the same replays, their capture not in the trace */
+	struct trace_writer *w = a100_writer(path);
+	const char *nm = "cuGraphLaunch";
+	for (int rep = 0; rep < 2; rep++) {
+		struct trace_record r;
+		memset(&r, 0, sizeof(r));
+		r.type = TRACE_KERNEL;
+		r.u.kernel = (struct trace_kernel){ .seq = 1 + (uint64_t)rep,
+			.name = trace_writer_intern(w, nm, strlen(nm)), .grid = { 1, 1, 1 },
+			.block = { 1, 1, 1 }, .stream = 7, .thread = 10, .flags = TRACE_KF_GRAPH,
+			.cpu_ns = 1000000 + (uint64_t)rep * 10000000,
+			.start_ns = 1005000 + (uint64_t)rep * 10000000,
+			.end_ns = 1005000 + (uint64_t)rep * 10000000 + (uint64_t)(total / 2),
+			.iteration = -1, .graph = GR_CAPTURE };
+		ck_assert_int_eq(trace_writer_record(w, &r), 0);
+	}
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	trace_writer_free(w);
+	a = run(path, NULL, targets, 2, PRED_ROOFLINE);
+	ck_assert_ptr_nonnull(strstr(a->warning, "captures not in the trace, each predicted as one kernel"));
+	ck_assert_msg(fabs(a->targets[0].kernel_ns / linked_t4 - 1) > 0.05, "unlinked %.1f, linked %.1f",
+		      a->targets[0].kernel_ns, linked_t4);
+	analysis_free(a);
+	predictor_free(p);
+}
+END_TEST
+
+
 /* Why an option was refused (analyzer/optfail.c): each of getopt_long()'s
  * four refusals told apart, a typo named only when one option is nearest. */
 START_TEST(option_refusals)
@@ -1676,6 +1906,8 @@ int main(void)
 	tcase_add_test(tc, attention_shapes_interned);
 	tcase_add_test(tc, interval_text_digits);
 	tcase_add_test(tc, option_refusals);
+	tcase_add_test(tc, graph_replays_take_captured_shapes);
+	tcase_add_test(tc, whole_replay_from_its_capture);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
