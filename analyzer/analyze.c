@@ -1564,7 +1564,7 @@ static int an_check(struct an_ctx *c)
 			      "CUPTI) and their graphs' captures not in the trace, each predicted as one "
 			      "kernel of unknown kind",
 			      (unsigned long long)(c->whole_replays - c->captured_replays));
-	else if (c->captured_replays)
+	if (c->captured_replays)
 		analysis_warn(a, "%llu CUDA graph replays timed whole (an events trace: their kernels need "
 			      "CUPTI), each predicted from the kernels captured into its graph, its time "
 			      "shared among them as their predicted times on the origin are",

@@ -28,7 +28,10 @@ void preload_launch_begin(const struct preload_launch *l, struct preload_launch_
 	tok->ev[0] = tok->ev[1] = NULL;
 	tok->active = 1;
 	int ptsz = (l->flags & TRACE_KF_PTSZ) != 0;
-	tok->captured = g->timing != TRACE_TIMING_NONE && preload_stream_capturing(l->stream, ptsz);
+	uint64_t capture_id = 0;
+	tok->captured = g->timing != TRACE_TIMING_NONE &&
+			preload_stream_capture(l->stream, ptsz, &capture_id);
+	tok->graph = tok->captured ? capture_id : 0;
 	if (g->timing == TRACE_TIMING_CUPTI) {
 		preload_cupti_push(tok->seq);
 	} else if (g->timing == TRACE_TIMING_EVENTS && !tok->captured) {
@@ -85,6 +88,7 @@ static void launch_done(const struct preload_launch *l, struct preload_launch_to
 	k->flags = l->flags;
 	if (tok->captured)
 		k->flags |= TRACE_KF_CAPTURED;
+	k->graph = tok->graph;
 	k->cpu_ns = tok->cpu_ns;
 	k->lib_call = t->lib_depth > 0 ? t->lib_seq : 0;
 	k->iteration = atomic_load_explicit(&g->iteration, memory_order_relaxed);
@@ -108,10 +112,16 @@ void preload_launch_end(const struct preload_launch *l, struct preload_launch_to
  * driver's to run, and only CUPTI reports them one by one. */
 static struct preload_funcinfo graph_replay_fi = { .name = "cuGraphLaunch" };
 
-void preload_graph_begin(preload_stream s, int ptsz, struct preload_launch_tok *tok)
+void preload_graph_begin(preload_stream s, int ptsz, const void *exec, struct preload_launch_tok *tok)
 {
 	struct preload_launch l = { .stream = s, .flags = ptsz ? TRACE_KF_PTSZ : 0 };
 	preload_launch_begin(&l, tok);
+	/* A replay launched into a capture (a child graph) is a node of that
+	 * capture and keeps its id; any other names the capture its
+	 * executable graph came from (asked before the call: the handle is
+	 * surely live then). */
+	if (tok->active && !tok->captured)
+		tok->graph = preload_graphs_exec_capture(exec);
 }
 
 void preload_graph_end(preload_stream s, int ptsz, struct preload_launch_tok *tok, preload_cures r)
@@ -144,6 +154,7 @@ void preload_graph_end(preload_stream s, int ptsz, struct preload_launch_tok *to
 	k->stream = preload_stream_id(s, ptsz);
 	k->thread = t->tid;
 	k->flags = TRACE_KF_GRAPH | (ptsz ? TRACE_KF_PTSZ : 0);
+	k->graph = tok->graph;        /* inherited by each kernel CUPTI reports */
 	k->cpu_ns = tok->cpu_ns;
 	k->lib_call = t->lib_depth > 0 ? t->lib_seq : 0;
 	k->iteration = atomic_load_explicit(&g->iteration, memory_order_relaxed);

@@ -46,7 +46,6 @@ typedef preload_cures (*ev_create_fn)(preload_event *, unsigned int);
 typedef preload_cures (*ev_record_fn)(preload_event, preload_stream);
 typedef preload_cures (*ev_query_fn)(preload_event);
 typedef preload_cures (*ev_elapsed_fn)(float *, preload_event, preload_event);
-typedef preload_cures (*capturing_fn)(preload_stream, int *);
 typedef preload_cures (*mode_fn)(int *);
 typedef preload_cures (*stream_create_fn)(preload_stream *, unsigned int);
 typedef preload_cures (*ctx_get_fn)(void **);
@@ -57,7 +56,6 @@ static struct {
 	ev_record_fn record, record_ptsz;
 	ev_query_fn query, sync;
 	ev_elapsed_fn elapsed;
-	capturing_fn capturing, capturing_ptsz;
 	mode_fn exchange_mode;      /* cuThreadExchangeStreamCaptureMode       */
 	stream_create_fn stream_create;
 	ctx_get_fn ctx_current;     /* cuCtxGetCurrent                         */
@@ -274,27 +272,6 @@ void preload_events_record(preload_event ev, preload_stream s, int ptsz)
 		V.record_ptsz(ev, s);
 	else
 		V.record(ev, ptsz && !s ? PRELOAD_STREAM_PER_THREAD : s);
-}
-
-static void load_capturing(void)
-{
-	V.capturing = (capturing_fn)preload_driver_sym("cuStreamIsCapturing");
-	V.capturing_ptsz = (capturing_fn)preload_driver_sym("cuStreamIsCapturing_ptsz");
-}
-
-int preload_stream_capturing(preload_stream s, int ptsz)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, load_capturing);
-	int status = 0; /* CU_STREAM_CAPTURE_STATUS_NONE */
-	if (ptsz && V.capturing_ptsz) {
-		if (V.capturing_ptsz(s, &status) != 0)
-			return 0;
-	} else if (!V.capturing ||
-		   V.capturing(ptsz && !s ? PRELOAD_STREAM_PER_THREAD : s, &status) != 0) {
-		return 0;
-	}
-	return status != 0;
 }
 
 int preload_events_resolve(preload_event ev[2], uint8_t slot, int wait, uint64_t *start_ns,

@@ -1,7 +1,8 @@
 /*
  * hooks_cuda.c - the driver API hooks: kernel launches, graph launches,
- * memcpy/memset, synchronizations, the profiler start/stop markers, and
- * the calls that change what a handle or a context is (unloads, resets).
+ * memcpy/memset, synchronizations, the profiler start/stop markers, the
+ * calls that change what a handle or a context is (unloads, resets), and
+ * the graph calls that say which capture a graph came from.
  *
  * Each hook is both exported under the driver's name (programs linked with
  * -lcuda, Triton's launcher) and handed out by our cuGetProcAddress (the
@@ -38,6 +39,15 @@ typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, vo
 typedef CUresult (*launch_coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
 				   unsigned, unsigned, CUstream, void **);
 typedef CUresult (*graph_launch_fn)(CUgraphExec, CUstream);
+typedef CUresult (*end_capture_fn)(CUstream, CUgraph *);
+typedef CUresult (*capture_to_graph_fn)(CUstream, CUgraph, const CUgraphNode *, const CUgraphEdgeData *,
+					size_t, CUstreamCaptureMode);
+typedef CUresult (*instantiate_flags_fn)(CUgraphExec *, CUgraph, unsigned long long);
+typedef CUresult (*instantiate_params_fn)(CUgraphExec *, CUgraph, CUDA_GRAPH_INSTANTIATE_PARAMS *);
+typedef CUresult (*instantiate_v2_fn)(CUgraphExec *, CUgraph, CUgraphNode *, char *, size_t);
+typedef CUresult (*exec_update_fn)(CUgraphExec, CUgraph, CUgraphExecUpdateResultInfo *);
+typedef CUresult (*graph_destroy_fn)(CUgraph);
+typedef CUresult (*exec_destroy_fn)(CUgraphExec);
 typedef CUresult (*memcpy_fn)(CUdeviceptr, CUdeviceptr, size_t);
 typedef CUresult (*memcpy_async_fn)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
 typedef CUresult (*htod_fn)(CUdeviceptr, const void *, size_t);
@@ -103,6 +113,8 @@ enum {
 	HK_PROF_START, HK_PROF_STOP,
 	HK_PRIMARY_RELEASE, HK_PRIMARY_RESET, HK_CTX_DESTROY,
 	HK_MODULE_UNLOAD, HK_LIBRARY_UNLOAD,
+	HK_END_CAPTURE, HK_CAPTURE_TO_GRAPH, HK_INSTANTIATE_FLAGS, HK_INSTANTIATE_PARAMS, HK_INSTANTIATE_V2,
+	HK_EXEC_UPDATE, HK_GRAPH_DESTROY, HK_EXEC_DESTROY,
 	HK_COUNT
 };
 
@@ -222,7 +234,7 @@ static CUresult launch_ex(int v, const CUlaunchConfig *cfg, CUfunction f, void *
 }
 
 /* A graph replay: its kernels come from CUPTI (entries.c); the call only
- * carries its seq to them. */
+ * carries its seq and its executable graph's capture to them. */
 static CUresult graph_launch(int v, CUgraphExec g, CUstream s)
 {
 	graph_launch_fn real = REAL(graph_launch_fn, HK_GRAPH, v);
@@ -232,7 +244,7 @@ static CUresult graph_launch(int v, CUgraphExec g, CUstream s)
 	c.on = preload_recording();
 	if (c.on) {
 		c.e = errno;
-		preload_graph_begin(s, v, &c.tok);
+		preload_graph_begin(s, v, g, &c.tok);
 		errno = c.e;
 	} else {
 		preload_not_recorded();
@@ -996,6 +1008,117 @@ static CUresult unload(int idx, void *h)
 	return r;
 }
 
+/* ---- graphs -------------------------------------------------------------- */
+
+/*
+ * Which capture each graph and executable graph came from (graphs.c): a
+ * replay's records name it.  These hooks record nothing of their own and
+ * time nothing; graphs.c keeps errno and takes only its own lock.  A
+ * capture is remembered only while recording (its launches are then in
+ * the trace, flagged captured with the same id); an executable graph takes
+ * what its graph has, and a destroyed handle is forgotten, at any time (a
+ * handle the driver freed and made again must not keep its old capture).
+ */
+
+/* The end of a capture on s (its id asked before the call, while the
+ * capture runs): the graph it hands out holds it; returns r. */
+static CUresult end_capture(int v, CUstream s, CUgraph *g)
+{
+	end_capture_fn real = REAL(end_capture_fn, HK_END_CAPTURE, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	uint64_t capture_id = 0;
+	int on = preload_recording();
+	if (on)
+		preload_stream_capture(s, v, &capture_id);
+	CUresult r = real(s, g);
+	if (r == CUDA_SUCCESS && g)
+		preload_graphs_captured(*g, on ? capture_id : 0);
+	return r;
+}
+
+/* A capture begun into an existing graph (CUDA 12.3): the graph holds the
+ * stream's new capture (cuStreamEndCapture hands the same graph back). */
+static CUresult capture_to_graph(int v, CUstream s, CUgraph g, const CUgraphNode *deps,
+				 const CUgraphEdgeData *edges, size_t ndeps, CUstreamCaptureMode mode)
+{
+	capture_to_graph_fn real = REAL(capture_to_graph_fn, HK_CAPTURE_TO_GRAPH, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	int on = preload_recording();
+	CUresult r = real(s, g, deps, edges, ndeps, mode);
+	uint64_t capture_id = 0;
+	if (r == CUDA_SUCCESS && on)
+		preload_stream_capture(s, v, &capture_id);
+	if (r == CUDA_SUCCESS)
+		preload_graphs_captured(g, capture_id);
+	return r;
+}
+
+/* After an instantiation or update that made *x run graph g: x takes g's
+ * capture (none known: x's entry goes); returns r. */
+static CUresult instantiated(CUresult r, CUgraphExec *x, CUgraph g)
+{
+	if (r == CUDA_SUCCESS && x)
+		preload_graphs_instantiated(*x, g);
+	return r;
+}
+
+static CUresult instantiate_flags(CUgraphExec *x, CUgraph g, unsigned long long flags)
+{
+	instantiate_flags_fn real = REAL(instantiate_flags_fn, HK_INSTANTIATE_FLAGS, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	return instantiated(real(x, g, flags), x, g);
+}
+
+static CUresult instantiate_params(int v, CUgraphExec *x, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+	instantiate_params_fn real = REAL(instantiate_params_fn, HK_INSTANTIATE_PARAMS, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	return instantiated(real(x, g, p), x, g);
+}
+
+/* CUDA 11's cuGraphInstantiate (the error node and log buffer), which
+ * binaries built before 12.0 call. */
+static CUresult instantiate_v2(CUgraphExec *x, CUgraph g, CUgraphNode *err_node, char *log, size_t n)
+{
+	instantiate_v2_fn real = REAL(instantiate_v2_fn, HK_INSTANTIATE_V2, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	return instantiated(real(x, g, err_node, log, n), x, g);
+}
+
+static CUresult exec_update(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *info)
+{
+	exec_update_fn real = REAL(exec_update_fn, HK_EXEC_UPDATE, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	return instantiated(real(x, g, info), &x, g);
+}
+
+/* Destroyed handles are forgotten before the call: once the driver has
+ * freed one it may hand it to another thread's new graph at once, whose
+ * entry a forget after the call would remove. */
+static CUresult graph_destroy(CUgraph g)
+{
+	graph_destroy_fn real = REAL(graph_destroy_fn, HK_GRAPH_DESTROY, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	preload_graphs_forget_graph(g);
+	return real(g);
+}
+
+static CUresult exec_destroy(CUgraphExec x)
+{
+	exec_destroy_fn real = REAL(exec_destroy_fn, HK_EXEC_DESTROY, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	preload_graphs_forget_exec(x);
+	return real(x);
+}
+
 /* ---- the exported names ----------------------------------------------- */
 
 /* Prototypes of the names cuda.h does not declare in this configuration. */
@@ -1062,6 +1185,14 @@ PRELOAD_EXPORT CUresult cuMemcpyBatchAsync_v2_ptsz(BATCH_ARGS, CUstream st);
 PRELOAD_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent ev, CUstream s, unsigned int flags);
 PRELOAD_EXPORT CUresult cuProfilerStart(void);
 PRELOAD_EXPORT CUresult cuProfilerStop(void);
+PRELOAD_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g);
+PRELOAD_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph g, const CUgraphNode *deps,
+							 const CUgraphEdgeData *edges, size_t ndeps,
+							 CUstreamCaptureMode mode);
+PRELOAD_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *x, CUgraph g,
+							  CUDA_GRAPH_INSTANTIATE_PARAMS *p);
+PRELOAD_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *x, CUgraph g, CUgraphNode *err_node, char *log,
+					      size_t n);
 
 #define ARGS f, gx, gy, gz, bx, by, bz, smem, s, p
 PRELOAD_EXPORT CUresult cuLaunchKernel(LAUNCH_ARGS, void **x) { return launch(0, ARGS, x); }
@@ -1289,6 +1420,42 @@ PRELOAD_EXPORT CUresult cuModuleUnload(CUmodule m) { return unload(HK_MODULE_UNL
 PRELOAD_EXPORT CUresult cuLibraryUnload(CUlibrary l) { return unload(HK_LIBRARY_UNLOAD, l); }
 PRELOAD_EXPORT CUresult cuProfilerStart(void) { return profiler(1); }
 PRELOAD_EXPORT CUresult cuProfilerStop(void) { return profiler(0); }
+PRELOAD_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *g) { return end_capture(0, s, g); }
+CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g) { return end_capture(1, s, g); }
+PRELOAD_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph g, const CUgraphNode *deps,
+						    const CUgraphEdgeData *edges, size_t ndeps,
+						    CUstreamCaptureMode mode)
+{
+	return capture_to_graph(0, s, g, deps, edges, ndeps, mode);
+}
+CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph g, const CUgraphNode *deps,
+					  const CUgraphEdgeData *edges, size_t ndeps, CUstreamCaptureMode mode)
+{
+	return capture_to_graph(1, s, g, deps, edges, ndeps, mode);
+}
+PRELOAD_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *x, CUgraph g, unsigned long long flags)
+{
+	return instantiate_flags(x, g, flags);
+}
+PRELOAD_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *x, CUgraph g,
+						     CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+	return instantiate_params(0, x, g, p);
+}
+CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *x, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+	return instantiate_params(1, x, g, p);
+}
+CUresult cuGraphInstantiate_v2(CUgraphExec *x, CUgraph g, CUgraphNode *err_node, char *log, size_t n)
+{
+	return instantiate_v2(x, g, err_node, log, n);
+}
+PRELOAD_EXPORT CUresult cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *info)
+{
+	return exec_update(x, g, info);
+}
+PRELOAD_EXPORT CUresult cuGraphDestroy(CUgraph g) { return graph_destroy(g); }
+PRELOAD_EXPORT CUresult cuGraphExecDestroy(CUgraphExec x) { return exec_destroy(x); }
 
 /* ---- the table, indexed by HK_* (resolve.c walks it to the empty end) ---- */
 
@@ -1403,5 +1570,26 @@ struct preload_hook preload_cuda_hooks[HK_COUNT + 1] = {
 	[HK_CTX_DESTROY] = E("cuCtxDestroy", "cuCtxDestroy_v2", NULL, 4000, cuCtxDestroy_v2, NULL),
 	[HK_MODULE_UNLOAD] = E("cuModuleUnload", "cuModuleUnload", NULL, 2000, cuModuleUnload, NULL),
 	[HK_LIBRARY_UNLOAD] = E("cuLibraryUnload", "cuLibraryUnload", NULL, 12000, cuLibraryUnload, NULL),
+	[HK_END_CAPTURE] = E("cuStreamEndCapture", "cuStreamEndCapture", "cuStreamEndCapture_ptsz", 10000,
+		cuStreamEndCapture, cuStreamEndCapture_ptsz),
+	[HK_CAPTURE_TO_GRAPH] = E("cuStreamBeginCaptureToGraph", "cuStreamBeginCaptureToGraph",
+		"cuStreamBeginCaptureToGraph_ptsz", 12030, cuStreamBeginCaptureToGraph,
+		cuStreamBeginCaptureToGraph_ptsz),
+	[HK_INSTANTIATE_FLAGS] = E("cuGraphInstantiateWithFlags", "cuGraphInstantiateWithFlags", NULL, 11040,
+		cuGraphInstantiateWithFlags, NULL),
+	[HK_INSTANTIATE_PARAMS] = E("cuGraphInstantiateWithParams", "cuGraphInstantiateWithParams",
+		"cuGraphInstantiateWithParams_ptsz", 12000, cuGraphInstantiateWithParams,
+		cuGraphInstantiateWithParams_ptsz),
+	/* 11.0's; cuda.h's 12.0 gave the name cuGraphInstantiateWithFlags's
+	 * signature, which later versions are left to (passed through) */
+	[HK_INSTANTIATE_V2] = EV("cuGraphInstantiate", "cuGraphInstantiate_v2", NULL, 11000, 12000,
+		cuGraphInstantiate_v2, NULL),
+	/* 12.0's (a result info); 10.2's form, an error node and a result, is
+	 * not hooked */
+	[HK_EXEC_UPDATE] = E("cuGraphExecUpdate", "cuGraphExecUpdate_v2", NULL, 12000, cuGraphExecUpdate_v2,
+		NULL),
+	[HK_GRAPH_DESTROY] = E("cuGraphDestroy", "cuGraphDestroy", NULL, 10000, cuGraphDestroy, NULL),
+	[HK_EXEC_DESTROY] = E("cuGraphExecDestroy", "cuGraphExecDestroy", NULL, 10000, cuGraphExecDestroy,
+		NULL),
 	[HK_COUNT] = { NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL }, 0 },
 };

@@ -9,7 +9,7 @@ PRELOAD_SRCS := preload/resolve.c preload/hooks_cuda.c preload/hooks_cublas.c pr
 	$(if $(HAVE_CUDNN),preload/hooks_cudnn.c,preload/hooks_cudnn_none.c) preload/recorder.c preload/log.c preload/settings.c \
 	preload/ring.c preload/writer_thread.c preload/entries.c preload/funcinfo.c \
 	preload/pending.c preload/joins.c preload/output.c preload/devmem.c \
-	preload/events.c preload/cupti.c preload/stacks.c
+	preload/events.c preload/cupti.c preload/stacks.c preload/graphs.c
 PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(BUILD)/obj/%.o)
 
 # -foptimize-sibling-calls: the dlsym pass-through must stay a tail call

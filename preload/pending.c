@@ -195,9 +195,12 @@ int preload_pend_join_kernel(struct preload_pend *p, const struct preload_cupti_
 		return 1;
 	}
 	/* One kernel of a graph replay: a record of its own, from CUPTI's
-	 * view, with a sequence number of its own. */
+	 * view, with a sequence number of its own; it keeps the replay's
+	 * graph (its capture) and names the replay by its seq, which every
+	 * kernel of that replay shares. */
 	struct trace_record r = p->rec;
 	struct trace_kernel *kr = &r.u.kernel;
+	kr->replay = p->rec.u.kernel.seq;
 	kr->seq = atomic_fetch_add(&preload_core.seq, 1);
 	if (preload_out_open() < 0)
 		return 0;

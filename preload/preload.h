@@ -15,6 +15,7 @@
  *               into a sink (struct preload_cupti_sink) and calls nothing
  *               else of the recorder
  *   stacks.c    launch call stacks (SURFER_STACKS=1)
+ *   graphs.c    which stream capture each CUDA graph came from
  * Constraints: never change what the host computes; no global lock on the
  * launch path; a failure turns recording off with one warning.
  */
@@ -173,6 +174,9 @@ struct preload_launch_tok {
 	uint8_t ev_slot;           /* their context's slot (events.c)           */
 	int active;
 	int captured;              /* the stream was capturing a graph          */
+	uint64_t graph;            /* the record's graph: a captured launch's
+				    * capture, a replay's executable graph's
+				    * (graphs.c); 0 none or unknown            */
 };
 
 /* Called around the real launch: begin takes the CPU time, pushes the
@@ -182,9 +186,11 @@ void preload_launch_begin(const struct preload_launch *l, struct preload_launch_
 void preload_launch_end(const struct preload_launch *l, struct preload_launch_tok *tok,
 			preload_cures result);
 
-/* Graph launch (timing from CUPTI only): seq is the external id of the
- * kernels CUPTI reports for this replay. */
-void preload_graph_begin(preload_stream s, int ptsz, struct preload_launch_tok *tok);
+/* Graph launch of exec (an opaque CUgraphExec): with CUPTI seq is the
+ * external id of the kernels CUPTI reports for this replay, which carry it
+ * as their replay; with events one record times the replay whole.  Both
+ * name the capture exec came from. */
+void preload_graph_begin(preload_stream s, int ptsz, const void *exec, struct preload_launch_tok *tok);
 void preload_graph_end(preload_stream s, int ptsz, struct preload_launch_tok *tok, preload_cures r);
 
 /* Around a copy or set: begin returns the sequence number of its record
@@ -276,15 +282,31 @@ void preload_events_put(preload_event ev[2], uint8_t slot);
 void preload_events_ctx_gone(void *ctx, int device);
 /* Returns the calling thread's cached events to the pool: it exits. */
 void preload_events_thread_gone(void);
-/* 1 if the stream is capturing a graph: the launch is recorded into the
- * graph, not run (no events may be recorded, CUPTI will not report it). */
-int preload_stream_capturing(preload_stream s, int ptsz);
 /* Swaps the calling thread to the relaxed stream-capture mode, so that its
  * event queries do not invalidate another thread's capture (events.c says
  * why); returns the mode to give preload_events_unrelax, or -1 when the
  * driver has no modes (then unrelax does nothing). */
 int preload_events_relax(void);
 void preload_events_unrelax(int mode);
+
+/* ---- graphs.c --------------------------------------------------------- */
+
+/* 1 if the stream is capturing a graph: the launch is recorded into the
+ * graph, not run (no events may be recorded, CUPTI will not report it);
+ * *capture_id receives the capture's id (cuStreamGetCaptureInfo's, unique
+ * in the process), 0 when the driver does not say.  Keeps errno. */
+int preload_stream_capture(preload_stream s, int ptsz, uint64_t *capture_id);
+/* Which capture each graph and executable graph came from (graphs.c says
+ * why); every one keeps errno and takes no lock but its own.  A graph
+ * holds the capture capture_id (0: forgotten). */
+void preload_graphs_captured(const void *graph, uint64_t capture_id);
+/* An executable graph made from (or updated to) graph: graph's capture. */
+void preload_graphs_instantiated(const void *exec, const void *graph);
+/* Destroyed: the driver may hand the handle to the next one it makes. */
+void preload_graphs_forget_graph(const void *graph);
+void preload_graphs_forget_exec(const void *exec);
+/* The capture an executable graph came from, 0 unknown. */
+uint64_t preload_graphs_exec_capture(const void *exec);
 
 /* ---- cupti.c --------------------------------------------------------- */
 

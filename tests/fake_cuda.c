@@ -38,7 +38,12 @@ enum { OK = 0, E_INVALID = 1, E_NOT_INIT = 3, E_INVALID_HANDLE = 400, E_NOT_FOUN
 
 /* dev: the device of the context the stream or event was made in (-1:
  * the legacy and per-thread streams, which are the current context's) */
-struct fstream { uint64_t id; uint64_t clock_ns; int capturing; uint64_t real_end_ns; int dev, gen; };
+struct fgraph;
+/* capturing: 0 none, 1 relaxed or thread-local mode, 2 global mode; the
+ * capture's id and the graph its launches go to (own: made by the
+ * capture, freed when it is invalidated) */
+struct fstream { uint64_t id; uint64_t clock_ns; int capturing; uint64_t real_end_ns; int dev, gen;
+		 uint64_t capture_id; struct fgraph *capture_graph; int capture_own; };
 struct fevent { uint64_t t_ns; int recorded; int dev, gen; };
 struct ffunc { char name[128]; int regs, smem; void *mod; struct ffunc *next; };
 struct launch_config {
@@ -56,7 +61,7 @@ static unsigned long long mono_now(void)
 }
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static struct fstream legacy = { 1, 0, 0, 0, -1, 0 };
+static struct fstream legacy = { 1, 0, 0, 0, -1, 0, 0, NULL, 0 };
 static uint64_t next_stream_id = 100;
 static __thread struct fstream *per_thread;
 static int initialized;
@@ -373,6 +378,110 @@ API CUresult cuStreamGetId(void *s, unsigned long long *id) { *id = resolve_stre
 API CUresult cuStreamGetId_ptsz(void *s, unsigned long long *id) { *id = resolve_stream(s, 1)->id; return OK; }
 API CUresult cuStreamIsCapturing(void *s, int *st) { *st = resolve_stream(s, 0)->capturing != 0; return OK; }
 API CUresult cuStreamIsCapturing_ptsz(void *s, int *st) { *st = resolve_stream(s, 1)->capturing != 0; return OK; }
+
+/* ---- graphs ------------------------------------------------------------------
+ *
+ * Each stream capture gets an id from a counter (cuStreamGetCaptureInfo's
+ * forms: 10.1's, 11.3's _v2 and 12.3's _v3) and a graph its launches are
+ * appended to (function, grid, block, dynamic shared memory; not run);
+ * cuStreamEndCapture hands that graph out, one per capture.  An executable
+ * graph (cuGraphInstantiate*) holds a copy of its graph's kernels
+ * (cuGraphExecUpdate_v2 copies another graph's), and cuGraphLaunch of one
+ * runs them in capture order, each as a graph kernel for the fake CUPTI
+ * (its graph's id, a node id per kernel).  A graph made by cuGraphCreate
+ * takes kernels node by node (cuGraphAddKernelNode_v2), or a capture
+ * begun into it (cuStreamBeginCaptureToGraph).  Graphs and executable graphs are
+ * slots of fixed tables, the lowest free one taken first: a destroyed
+ * one's handle is the next one's, as the driver may hand it out. */
+enum { E_OUT_OF_MEMORY = 2, E_ILLEGAL_STATE = 401 };
+#define FAKE_GRAPHS 16
+#define FAKE_NODES 16
+struct fnode { struct ffunc *f; unsigned g[3], b[3], smem; };
+struct fgraph { int live; unsigned id; int n; struct fnode node[FAKE_NODES]; };
+static struct fgraph graphs[FAKE_GRAPHS], execs[FAKE_GRAPHS];
+static unsigned next_graph_id = 1;        /* CUPTI's graphId               */
+static uint64_t next_capture_id = 1000;
+
+/* The lowest free slot of t, made live and empty (under mu); NULL: full. */
+static struct fgraph *slot_new(struct fgraph *t)
+{
+	for (int i = 0; i < FAKE_GRAPHS; i++)
+		if (!t[i].live) {
+			memset(&t[i], 0, sizeof t[i]);
+			t[i].live = 1;
+			return &t[i];
+		}
+	return NULL;
+}
+
+/* The live slot of t that handle h is, or NULL (under mu). */
+static struct fgraph *slot_of(struct fgraph *t, void *h)
+{
+	struct fgraph *x = h;
+	if (x < t || x >= t + FAKE_GRAPHS || (uintptr_t)((char *)x - (char *)t) % sizeof *t)
+		return NULL;
+	return x->live ? x : NULL;
+}
+
+API CUresult cuGraphCreate(void **g, unsigned flags)
+{
+	(void)flags;
+	pthread_mutex_lock(&mu);
+	struct fgraph *x = slot_new(graphs);
+	if (x)
+		x->id = next_graph_id++;
+	pthread_mutex_unlock(&mu);
+	*g = x;
+	return x ? OK : E_OUT_OF_MEMORY;
+}
+
+/* What cuStreamGetCaptureInfo's forms say of the stream (NULL outputs
+ * are not asked for).  A stream not capturing is answered without the
+ * lock, as cuStreamIsCapturing is (every recorded launch asks: make bench
+ * counts it). */
+static CUresult capture_info(void *s, int ptsz, int *status, uint64_t *id, void **graph,
+			     const void **deps, const void **edges, size_t *ndeps)
+{
+	if (!status)
+		return E_INVALID;
+	struct fstream *st = resolve_stream(s, ptsz);
+	*status = st->capturing != 0;
+	if (*status) {
+		pthread_mutex_lock(&mu);
+		if (id)
+			*id = st->capture_id;
+		if (graph)
+			*graph = st->capture_graph;
+		pthread_mutex_unlock(&mu);
+	}
+	if (deps)
+		*deps = NULL;
+	if (edges)
+		*edges = NULL;
+	if (ndeps)
+		*ndeps = 0;
+	return OK;
+}
+API CUresult cuStreamGetCaptureInfo(void *s, int *st, uint64_t *id) { return capture_info(s, 0, st, id, NULL, NULL, NULL, NULL); }
+API CUresult cuStreamGetCaptureInfo_ptsz(void *s, int *st, uint64_t *id) { return capture_info(s, 1, st, id, NULL, NULL, NULL, NULL); }
+API CUresult cuStreamGetCaptureInfo_v2(void *s, int *st, uint64_t *id, void **g, const void **d, size_t *n)
+{
+	return capture_info(s, 0, st, id, g, d, NULL, n);
+}
+API CUresult cuStreamGetCaptureInfo_v2_ptsz(void *s, int *st, uint64_t *id, void **g, const void **d, size_t *n)
+{
+	return capture_info(s, 1, st, id, g, d, NULL, n);
+}
+API CUresult cuStreamGetCaptureInfo_v3(void *s, int *st, uint64_t *id, void **g, const void **d, const void **e,
+				       size_t *n)
+{
+	return capture_info(s, 0, st, id, g, d, e, n);
+}
+API CUresult cuStreamGetCaptureInfo_v3_ptsz(void *s, int *st, uint64_t *id, void **g, const void **d,
+					    const void **e, size_t *n)
+{
+	return capture_info(s, 1, st, id, g, d, e, n);
+}
 /* Capture: launches on a capturing stream are recorded into a graph, not
  * run.  The modes as cuda.h's cuThreadExchangeStreamCaptureMode describes
  * them: while a capture begun in CU_STREAM_CAPTURE_MODE_GLOBAL (0) runs,
@@ -403,30 +512,65 @@ API CUresult cuThreadExchangeStreamCaptureMode(int *mode)
 	*mode = old;
 	return OK;
 }
-API CUresult cuStreamBeginCapture_v2(void *s, int mode)
+/* A capture begins on s into graph g (NULL: a graph of its own) with the
+ * next capture id. */
+static CUresult begin_capture(void *s, int ptsz, void *g, int mode)
 {
 	pthread_mutex_lock(&mu);
-	struct fstream *st = resolve_stream(s, 0);
-	st->capturing = mode == MODE_GLOBAL ? 2 : 1;
-	if (mode == MODE_GLOBAL)
-		global_captures++;
+	struct fstream *st = resolve_stream(s, ptsz);
+	struct fgraph *x = g ? slot_of(graphs, g) : slot_new(graphs);
+	CUresult r = st->capturing ? E_ILLEGAL_STATE : !x ? (g ? E_INVALID : E_OUT_OF_MEMORY) : OK;
+	if (r == OK) {
+		if (!g)
+			x->id = next_graph_id++;
+		st->capturing = mode == MODE_GLOBAL ? 2 : 1;
+		if (mode == MODE_GLOBAL)
+			global_captures++;
+		st->capture_id = next_capture_id++;
+		st->capture_graph = x;
+		st->capture_own = !g;
+	}
 	pthread_mutex_unlock(&mu);
-	return OK;
+	return r;
 }
-API CUresult cuStreamEndCapture(void *s, void **g)
+API CUresult cuStreamBeginCapture_v2(void *s, int mode) { return begin_capture(s, 0, NULL, mode); }
+#define TO_GRAPH_ARGS void *s, void *g, const void *deps, const void *edges, size_t ndeps, int mode
+API CUresult cuStreamBeginCaptureToGraph(TO_GRAPH_ARGS)
+{
+	(void)deps; (void)edges; (void)ndeps;
+	return fails(__func__) ? watch_result : done(__func__, begin_capture(s, 0, g, mode));
+}
+API CUresult cuStreamBeginCaptureToGraph_ptsz(TO_GRAPH_ARGS)
+{
+	(void)deps; (void)edges; (void)ndeps;
+	return fails(__func__) ? watch_result : done(__func__, begin_capture(s, 1, g, mode));
+}
+/* An invalidated capture hands out no graph (its own is freed). */
+static CUresult end_capture(void *s, int ptsz, void **g)
 {
 	pthread_mutex_lock(&mu);
-	struct fstream *st = resolve_stream(s, 0);
+	struct fstream *st = resolve_stream(s, ptsz);
+	if (!st->capturing) {
+		pthread_mutex_unlock(&mu);
+		return E_ILLEGAL_STATE;
+	}
 	if (st->capturing == 2)
 		global_captures--;
 	st->capturing = 0;
 	int bad = capture_invalidated;
 	if (!global_captures)
 		capture_invalidated = 0;
+	struct fgraph *x = st->capture_graph;
+	if (bad && st->capture_own)
+		x->live = 0;
+	st->capture_graph = NULL;
+	st->capture_id = 0;
 	pthread_mutex_unlock(&mu);
-	*g = bad ? NULL : (void *)0x6000;
+	*g = bad ? NULL : x;
 	return bad ? E_CAPTURE_INVALIDATED : OK;
 }
+API CUresult cuStreamEndCapture(void *s, void **g) { return fails(__func__) ? watch_result : done(__func__, end_capture(s, 0, g)); }
+API CUresult cuStreamEndCapture_ptsz(void *s, void **g) { return fails(__func__) ? watch_result : done(__func__, end_capture(s, 1, g)); }
 API CUresult cuStreamSynchronize(void *s) { (void)s; if (fails(__func__)) return watch_result; wait_idle(); return done(__func__, OK); }
 API CUresult cuStreamSynchronize_ptsz(void *s) { (void)s; if (fails(__func__)) return watch_result; wait_idle(); return done(__func__, OK); }
 API CUresult cuCtxSynchronize(void) { if (fails(__func__)) return watch_result; wait_idle(); return done(__func__, OK); }
@@ -524,9 +668,13 @@ static CUresult run(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
 		pthread_mutex_unlock(&mu);
 		return E_INVALID_HANDLE;
 	}
-	if (st->capturing) {
+	if (st->capturing) {   /* recorded into the capture's graph, not run */
+		struct fgraph *x = st->capture_graph;
+		CUresult r = x && x->n < FAKE_NODES ? OK : E_OUT_OF_MEMORY;
+		if (r == OK)
+			x->node[x->n++] = (struct fnode){ fn, { gx, gy, gz }, { bx, by, bz }, smem };
 		pthread_mutex_unlock(&mu);
-		return OK;
+		return r;
 	}
 	uint64_t start = st->clock_ns;
 	uint64_t dur = 1000 + 10ull * gx * gy * gz;
@@ -579,20 +727,112 @@ static CUresult launch_ex(const struct launch_config *c, void *f, int ptsz)
 }
 API CUresult cuLaunchKernelEx(const struct launch_config *c, void *f, void **p, void **x) { (void)p; (void)x; return fails(__func__) ? watch_result : done(__func__, launch_ex(c, f, 0)); }
 API CUresult cuLaunchKernelEx_ptsz(const struct launch_config *c, void *f, void **p, void **x) { (void)p; (void)x; return fails(__func__) ? watch_result : done(__func__, launch_ex(c, f, 1)); }
-/* A graph replay runs two kernels, seen only by (the fake) CUPTI. */
+/* A graph replay, its kernels seen only by (the fake) CUPTI: an
+ * executable graph the fake made runs its graph's kernels in capture
+ * order (a destroyed one is refused); any other handle two fixed kernels. */
 static CUresult graph(void *g, void *s, int ptsz)
 {
 	static struct ffunc a = { "graph_node_a", 40, 0, NULL, NULL }, b = { "graph_node_b", 48, 1024, NULL, NULL };
-	(void)g;
+	struct fgraph x = { 1, 7, 2, { { &a, { 3, 1, 1 }, { 64, 1, 1 }, 0 }, { &b, { 5, 1, 1 }, { 128, 1, 1 }, 0 } } };
+	int made = (struct fgraph *)g >= execs && (struct fgraph *)g < execs + FAKE_GRAPHS;
+	if (made) {
+		pthread_mutex_lock(&mu);
+		struct fgraph *e = slot_of(execs, g);
+		if (e)
+			x = *e;   /* a copy: run() takes mu */
+		pthread_mutex_unlock(&mu);
+		if (!e)
+			return E_INVALID_HANDLE;
+	}
 	int before = ntracked;
-	CUresult r = run(&a, 3, 1, 1, 64, 1, 1, 0, 0, 0, 0, s, ptsz);
-	r = r ? r : run(&b, 5, 1, 1, 128, 1, 1, 0, 0, 0, 0, s, ptsz);
+	CUresult r = OK;
+	for (int i = 0; i < x.n && r == OK; i++) {
+		const struct fnode *n = &x.node[i];
+		r = run(n->f, n->g[0], n->g[1], n->g[2], n->b[0], n->b[1], n->b[2], 0, 0, 0, n->smem, s, ptsz);
+	}
 	for (int i = before; i < ntracked; i++) { /* CUPTI's graph and node ids */
-		tracked[i].graph_id = 7;
-		tracked[i].node_id = 100 + (unsigned long long)(i - before);
+		tracked[i].graph_id = x.id;
+		tracked[i].node_id = (made ? 1000ull * x.id : 100) + (unsigned long long)(i - before);
 	}
 	return r;
 }
+
+/* An executable graph made from graph g (cuGraphInstantiate's forms): a
+ * copy of its kernels, or into *x's (cuGraphExecUpdate_v2: update). */
+static CUresult instantiate(void **x, void *g, int update)
+{
+	if (!x)
+		return E_INVALID;
+	pthread_mutex_lock(&mu);
+	struct fgraph *from = slot_of(graphs, g), *e = update ? slot_of(execs, *x) : NULL;
+	CUresult r = !from || (update && !e) ? E_INVALID : OK;
+	if (r == OK && !e && !(e = slot_new(execs)))
+		r = E_OUT_OF_MEMORY;
+	if (r == OK)
+		*e = *from;
+	pthread_mutex_unlock(&mu);
+	if (r == OK && !update)
+		*x = e;
+	return r;
+}
+/* cuda.h's CUDA_GRAPH_INSTANTIATE_PARAMS and CUgraphExecUpdateResultInfo */
+struct instantiate_params { unsigned long long flags; void *upload_stream, *err_node; int result; };
+struct update_info { int result; void *err_node, *err_from; };
+static CUresult instantiate_params(void **x, void *g, struct instantiate_params *p)
+{
+	CUresult r = instantiate(x, g, 0);
+	if (p)
+		p->result = r == OK ? 0 : 1;   /* CUDA_GRAPH_INSTANTIATE_SUCCESS, _ERROR */
+	return r;
+}
+static CUresult exec_update(void *x, void *g, struct update_info *info)
+{
+	CUresult r = instantiate(&x, g, 1);
+	if (info)
+		info->result = r == OK ? 0 : 1;  /* CU_GRAPH_EXEC_UPDATE_SUCCESS, _ERROR */
+	return r;
+}
+/* A graph or executable graph destroyed: its slot is the next one's. */
+static CUresult destroy(struct fgraph *t, void *h)
+{
+	pthread_mutex_lock(&mu);
+	struct fgraph *x = slot_of(t, h);
+	if (x)
+		x->live = 0;
+	pthread_mutex_unlock(&mu);
+	return x ? OK : E_INVALID;
+}
+/* A kernel added to graph g node by node (cuGraphAddKernelNode_v2; cuda.h's
+ * CUDA_KERNEL_NODE_PARAMS_v2, its function given), after its last one. */
+struct kernel_node_params { void *func; unsigned gx, gy, gz, bx, by, bz, smem; void **params, **extra; void *kern, *ctx; };
+API CUresult cuGraphAddKernelNode_v2(void **node, void *g, const void *deps, size_t ndeps,
+				     const struct kernel_node_params *p)
+{
+	(void)deps; (void)ndeps;
+	if (!node || !p || !p->func)
+		return E_INVALID;
+	pthread_mutex_lock(&mu);
+	struct fgraph *x = slot_of(graphs, g);
+	CUresult r = !x ? E_INVALID : x->n < FAKE_NODES ? OK : E_OUT_OF_MEMORY;
+	if (r == OK) {
+		x->node[x->n] = (struct fnode){ p->func, { p->gx, p->gy, p->gz }, { p->bx, p->by, p->bz }, p->smem };
+		*node = &x->node[x->n++];
+	}
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+#define GRAPH_CALL(call) (fails(__func__) ? watch_result : done(__func__, call))
+API CUresult cuGraphInstantiateWithFlags(void **x, void *g, unsigned long long f) { (void)f; return GRAPH_CALL(instantiate(x, g, 0)); }
+API CUresult cuGraphInstantiateWithParams(void **x, void *g, struct instantiate_params *p) { return GRAPH_CALL(instantiate_params(x, g, p)); }
+API CUresult cuGraphInstantiateWithParams_ptsz(void **x, void *g, struct instantiate_params *p) { return GRAPH_CALL(instantiate_params(x, g, p)); }
+API CUresult cuGraphInstantiate_v2(void **x, void *g, void **err_node, char *log, size_t n)
+{
+	(void)err_node; (void)log; (void)n;
+	return GRAPH_CALL(instantiate(x, g, 0));
+}
+API CUresult cuGraphExecUpdate_v2(void *x, void *g, struct update_info *info) { return GRAPH_CALL(exec_update(x, g, info)); }
+API CUresult cuGraphDestroy(void *g) { return GRAPH_CALL(destroy(graphs, g)); }
+API CUresult cuGraphExecDestroy(void *x) { return GRAPH_CALL(destroy(execs, x)); }
 API CUresult cuGraphLaunch(void *g, void *s) { return fails(__func__) ? watch_result : done(__func__, graph(g, s, 0)); }
 API CUresult cuGraphLaunch_ptsz(void *g, void *s) { return fails(__func__) ? watch_result : done(__func__, graph(g, s, 1)); }
 
@@ -1024,7 +1264,20 @@ static const struct entry table[] = {
 	{ "cuDevicePrimaryCtxReset", 11000, F(cuDevicePrimaryCtxReset_v2), NULL },
 	{ "cuCtxDestroy", 4000, F(cuCtxDestroy_v2), NULL },
 	{ "cuStreamBeginCapture", 10010, F(cuStreamBeginCapture_v2), NULL },
-	{ "cuStreamEndCapture", 10000, F(cuStreamEndCapture), NULL },
+	{ "cuStreamBeginCaptureToGraph", 12030, F(cuStreamBeginCaptureToGraph), F(cuStreamBeginCaptureToGraph_ptsz) },
+	{ "cuStreamEndCapture", 10000, F(cuStreamEndCapture), F(cuStreamEndCapture_ptsz) },
+	{ "cuStreamIsCapturing", 10000, F(cuStreamIsCapturing), F(cuStreamIsCapturing_ptsz) },
+	{ "cuStreamGetCaptureInfo", 10010, F(cuStreamGetCaptureInfo), F(cuStreamGetCaptureInfo_ptsz) },
+	{ "cuStreamGetCaptureInfo", 11030, F(cuStreamGetCaptureInfo_v2), F(cuStreamGetCaptureInfo_v2_ptsz) },
+	{ "cuStreamGetCaptureInfo", 12030, F(cuStreamGetCaptureInfo_v3), F(cuStreamGetCaptureInfo_v3_ptsz) },
+	{ "cuGraphCreate", 10000, F(cuGraphCreate), NULL },
+	{ "cuGraphAddKernelNode", 12000, F(cuGraphAddKernelNode_v2), NULL },
+	{ "cuGraphInstantiate", 11000, F(cuGraphInstantiate_v2), NULL },
+	{ "cuGraphInstantiateWithFlags", 11040, F(cuGraphInstantiateWithFlags), NULL },
+	{ "cuGraphInstantiateWithParams", 12000, F(cuGraphInstantiateWithParams), F(cuGraphInstantiateWithParams_ptsz) },
+	{ "cuGraphExecUpdate", 12000, F(cuGraphExecUpdate_v2), NULL },
+	{ "cuGraphDestroy", 10000, F(cuGraphDestroy), NULL },
+	{ "cuGraphExecDestroy", 10000, F(cuGraphExecDestroy), NULL },
 	{ "cuDevicePrimaryCtxRelease", 11000, F(cuDevicePrimaryCtxRelease_v2), NULL },
 	{ "cuProfilerStart", 4000, F(cuProfilerStart), NULL },
 	{ "cuProfilerStop", 4000, F(cuProfilerStop), NULL },

@@ -42,6 +42,15 @@
  *   shim_runtime hang K         K launches, prints "ready", waits for a signal
  *   shim_runtime graph R        the basic launches, then R graph replays
  *   shim_runtime capture        2 launches into a stream capture, 1 after
+ *   shim_runtime graphs         a capture of three kernels (two of one function,
+ *                               other grids), instantiated (cuGraphInstantiate-
+ *                               WithFlags) and replayed twice; the executable
+ *                               graph and the graph destroyed; a capture of
+ *                               another kernel, instantiated under the freed
+ *                               handles (the fake hands them out again), replayed
+ *                               once; both destroyed again, a graph built node by
+ *                               node (cuGraphAddKernelNode) under the same
+ *                               handles, replayed once; a kernel after each replay
  *   shim_runtime capture-busy MS a capture in the global mode held open MS ms
  *                               while kernels launch every ms on another
  *                               stream (their events are harvested meanwhile);
@@ -573,6 +582,55 @@ static void calls(void)
 		expect("cuMemFreeAsync"); got(mfa0(pb, s1));
 		expect("cuMemFree_v2"); got(mf(pa));
 	}
+	/* graphs: a capture begun into a graph and ended (on s1, then on the
+	 * thread's stream), the graph instantiated each way, one executable
+	 * graph updated, all destroyed; none leaves a record */
+	struct inst_params { unsigned long long flags; void *upload, *err_node; int result; };
+	struct update_info { int result; void *err_node, *err_from; };
+	typedef int (*to_graph_fn)(void *, void *, const void *, const void *, size_t, int);
+	typedef int (*end_fn)(void *, void **);
+	typedef int (*inst_flags_fn)(void **, void *, unsigned long long);
+	typedef int (*inst_params_fn)(void **, void *, struct inst_params *);
+	typedef int (*inst_v2_fn)(void **, void *, void **, char *, size_t);
+	typedef int (*update_fn)(void *, void *, struct update_info *);
+	typedef int (*graph_create_fn)(void **, unsigned);
+	to_graph_fn tg0 = hooked("cuStreamBeginCaptureToGraph", 12030, 0);
+	to_graph_fn tg1 = hooked("cuStreamBeginCaptureToGraph", 12030, 2);
+	end_fn ec0 = hooked("cuStreamEndCapture", 10000, 0), ec1 = hooked("cuStreamEndCapture", 10000, 2);
+	inst_flags_fn ifl = hooked("cuGraphInstantiateWithFlags", 11040, 0);
+	inst_params_fn ip0 = hooked("cuGraphInstantiateWithParams", 12000, 0);
+	inst_params_fn ip1 = hooked("cuGraphInstantiateWithParams", 12000, 2);
+	inst_v2_fn iv2 = hooked("cuGraphInstantiate", 11000, 0);
+	update_fn up = hooked("cuGraphExecUpdate", 12000, 0);
+	ctx_fn gd = hooked("cuGraphDestroy", 10000, 0), xd = hooked("cuGraphExecDestroy", 10000, 0);
+	graph_create_fn gcreate = fetch("cuGraphCreate", 10000, 0);
+	for (failing = 0; failing < 2; failing++) {
+		void *g0 = NULL, *g = NULL, *x[4] = { NULL, NULL, NULL, NULL };
+		struct inst_params ipar = { 0, NULL, NULL, -1 };
+		struct update_info info = { -1, NULL, NULL };
+		CHECK(gcreate(&g0, 0));
+		expect("cuStreamBeginCaptureToGraph"); got(tg0(s1, g0, NULL, NULL, 0, 2));
+		expect("cuStreamEndCapture"); got(ec0(s1, &g));
+		expect("cuStreamBeginCaptureToGraph_ptsz"); got(tg1(NULL, g0, NULL, NULL, 0, 2));
+		expect("cuStreamEndCapture_ptsz"); got(ec1(NULL, &g));
+		if (!failing && g != g0) {
+			fprintf(stderr, "shim_runtime: cuStreamEndCapture gave %p, not the graph %p\n", g, g0);
+			call_errors++;
+		}
+		expect("cuGraphInstantiateWithFlags"); got(ifl(&x[0], g0, 0));
+		expect("cuGraphInstantiateWithParams"); got(ip0(&x[1], g0, &ipar));
+		expect("cuGraphInstantiateWithParams_ptsz"); got(ip1(&x[2], g0, &ipar));
+		expect("cuGraphInstantiate_v2"); got(iv2(&x[3], g0, NULL, NULL, 0));
+		expect("cuGraphExecUpdate_v2"); got(up(x[0], g0, &info));
+		if (!failing && (ipar.result != 0 || info.result != 0)) {
+			fprintf(stderr, "shim_runtime: instantiate %d, update %d\n", ipar.result, info.result);
+			call_errors++;
+		}
+		for (int i = 0; i < 4; i++) {
+			expect("cuGraphExecDestroy"); got(xd(x[i]));
+		}
+		expect("cuGraphDestroy"); got(gd(g0));
+	}
 	for (failing = 0; failing < 2; failing++) {
 		void *m;
 		CHECK(mload(&m, "calls.cubin"));
@@ -980,6 +1038,65 @@ int main(int argc, char **argv)
 			CHECK(lk(func("captured_kernel"), 4, 1, 1, 64, 1, 1, 0, s, NULL, NULL));
 		CHECK(end(s, &g));
 		CHECK(lk(func("after_capture"), 2, 1, 1, 64, 1, 1, 0, s, NULL, NULL));
+		CHECK(ctx_sync());
+		return 0;
+	}
+	if (!strcmp(mode, "graphs")) {
+		typedef int (*begin_fn)(void *, int);
+		typedef int (*end_fn)(void *, void **);
+		typedef int (*instantiate_fn)(void **, void *, unsigned long long);
+		typedef int (*replay_fn)(void *, void *);
+		typedef int (*destroy_fn)(void *);
+		begin_fn begin = fetch("cuStreamBeginCapture", 10010, 0);
+		end_fn end = fetch("cuStreamEndCapture", 10000, 0);
+		instantiate_fn instantiate = fetch("cuGraphInstantiateWithFlags", 11040, 0);
+		replay_fn replay = fetch("cuGraphLaunch", 10000, 0);
+		destroy_fn graph_destroy = fetch("cuGraphDestroy", 10000, 0);
+		destroy_fn exec_destroy = fetch("cuGraphExecDestroy", 10000, 0);
+		void *s, *g1, *x1, *g2, *x2, *gemm = func("graph_gemm"), *after = func("after_replay");
+		CHECK(stream_create(&s, 0));
+		CHECK(begin(s, 0)); /* CU_STREAM_CAPTURE_MODE_GLOBAL, torch.cuda.graph's */
+		CHECK(lk(gemm, 4, 1, 1, 128, 1, 1, 0, s, NULL, NULL));
+		CHECK(lk(gemm, 8, 2, 1, 128, 1, 1, 0, s, NULL, NULL));
+		CHECK(lk(func("graph_norm"), 2, 1, 1, 256, 1, 1, 512, s, NULL, NULL));
+		CHECK(end(s, &g1));
+		CHECK(instantiate(&x1, g1, 0));
+		for (int i = 0; i < 2; i++) {
+			CHECK(replay(x1, s));
+			CHECK(lk(after, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+		}
+		CHECK(exec_destroy(x1));
+		CHECK(graph_destroy(g1));
+		CHECK(begin(s, 0));
+		CHECK(lk(func("graph_tail"), 6, 1, 1, 64, 1, 1, 0, s, NULL, NULL));
+		CHECK(end(s, &g2));
+		CHECK(instantiate(&x2, g2, 0));
+		if (g2 != g1 || x2 != x1) {
+			fprintf(stderr, "shim_runtime: the fake gave the second graph new handles\n");
+			return 3;
+		}
+		CHECK(replay(x2, s));
+		CHECK(lk(after, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+		/* cuda.h's CUDA_KERNEL_NODE_PARAMS_v2 */
+		struct node_params { void *func; unsigned gx, gy, gz, bx, by, bz, smem; void **params, **extra;
+				     void *kern, *ctx; } np = { func("graph_built"), 3, 1, 1, 64, 1, 1, 0, NULL, NULL,
+								NULL, NULL };
+		typedef int (*create_fn)(void **, unsigned);
+		typedef int (*add_node_fn)(void **, void *, const void *, size_t, const struct node_params *);
+		create_fn create = fetch("cuGraphCreate", 10000, 0);
+		add_node_fn add_node = fetch("cuGraphAddKernelNode", 12000, 0);
+		void *g3, *x3, *node;
+		CHECK(exec_destroy(x2));
+		CHECK(graph_destroy(g2));
+		CHECK(create(&g3, 0));
+		CHECK(add_node(&node, g3, NULL, 0, &np));
+		CHECK(instantiate(&x3, g3, 0));
+		if (g3 != g1 || x3 != x1) {
+			fprintf(stderr, "shim_runtime: the fake gave the built graph new handles\n");
+			return 3;
+		}
+		CHECK(replay(x3, s));
+		CHECK(lk(after, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
 		CHECK(ctx_sync());
 		return 0;
 	}

@@ -565,6 +565,70 @@ for tm in events cupti; do
 	fi
 done
 
+# 2c'. CUDA graphs name the captures they came from (shim_runtime graphs:
+#      three kernels captured, two of one function with other grids, the
+#      graph instantiated and replayed twice; the executable graph and the
+#      graph destroyed, another kernel captured and replayed once under the
+#      same handles, which the fake hands out again; then a graph built
+#      node by node under them, replayed once).  Every captured launch
+#      carries its capture's id in graph (nonzero, the two captures apart).
+#      With events each replay is one cuGraphLaunch record naming its
+#      executable graph's capture: the third the second capture's, the
+#      built graph's none (a destroyed graph's entry is forgotten; kept, it
+#      named the second capture).  With CUPTI each replay's kernels carry
+#      the capture, and as replay the seq of their cuGraphLaunch: shared
+#      within a replay, apart between replays, between the seqs of the
+#      launches made just before and after it on the thread, and no
+#      record's own; their names and shapes are the captured ones, in
+#      capture order.
+for tm in events cupti; do
+	if run graphs-$tm 0 SURFER_TIMING=$tm SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" \
+		SURFER_OUTPUT="$T/gr-$tm.mp" -- $B/tests/shim_runtime graphs; then
+		[ $tm = events ] && check graphs-$tm "$T/gr-$tm.mp" --kernels 4 --captured 4 --replays 4 \
+			--traced-names --timing events
+		if $B/surfer-dump "$T/gr-$tm.mp" | python3 -c '
+import json, sys
+tm = sys.argv[1]
+recs = list(map(json.loads, sys.stdin))
+ks = sorted((r for r in recs if r["type"] == "kernel"), key=lambda r: r["seq"])
+shape = lambda r: (r["name"], r["grid"], r["block"], r["dyn_smem"])
+cap = [r for r in ks if r["flags"] & 4]
+assert [shape(r) for r in cap] == [("graph_gemm", [4, 1, 1], [128, 1, 1], 0), ("graph_gemm", [8, 2, 1], [128, 1, 1], 0),
+                                   ("graph_norm", [2, 1, 1], [256, 1, 1], 512), ("graph_tail", [6, 1, 1], [64, 1, 1], 0)], cap
+c1, c2 = cap[0].get("graph", 0), cap[3].get("graph", 0)
+assert c1 and c2 and c1 != c2 and all(r.get("graph") == c1 for r in cap[:3]), ("captures", c1, c2, cap)
+after = [r for r in ks if r["name"] == "after_replay"]
+assert len(after) == 4 and not any("graph" in r or "replay" in r for r in after), after
+lo, hi = [cap[2]["seq"], after[0]["seq"], cap[3]["seq"], after[2]["seq"]], [r["seq"] for r in after]
+built = [{"name": "graph_built", "grid": [3, 1, 1], "block": [64, 1, 1], "dyn_smem": 0}]
+want = [(c1, cap[:3]), (c1, cap[:3]), (c2, cap[3:]), (0, built)]
+if tm == "events":
+    reps = [r for r in ks if r["name"] == "cuGraphLaunch"]
+    assert [r.get("graph", 0) for r in reps] == [c for c, _ in want], ("replays", reps)
+    assert all(r["flags"] & 2 and "start_ns" in r and lo[i] < r["seq"] < hi[i] for i, r in enumerate(reps)), reps
+else:
+    gk = [r for r in ks if r["flags"] & 2]
+    ids = sorted(set(r.get("replay", 0) for r in gk))
+    assert len(ids) == 4 and all(lo[i] < ids[i] < hi[i] for i in range(4)), ("replay seqs", ids, lo, hi)
+    assert not set(ids) & set(r["seq"] for r in recs if "seq" in r), ids
+    for rid, (c, kernels) in zip(ids, want):
+        got = [r for r in gk if r.get("replay") == rid]
+        assert [shape(r) for r in got] == [shape(r) for r in kernels], ("replay", rid, got)
+        assert all(r.get("graph", 0) == c and "start_ns" in r for r in got), ("replay", rid, got)
+' $tm; then pass "graphs ($tm): replays name their captures"; else fail "graphs ($tm): replays name their captures"; fi
+		# the analyzer predicts the three linked replays from their
+		# captured kernels and says the built graph's has none
+		[ $tm = events ] && { $B/surfer-analyze "$T/gr-$tm.mp" --origin h100-sxm --target a100 \
+			>"$T/gr-$tm.txt" 2>&1 &&
+			grep -q "1 CUDA graph replays timed whole .* captures not in the trace" "$T/gr-$tm.txt" &&
+			grep -q "3 CUDA graph replays timed whole .* predicted from the kernels captured" \
+				"$T/gr-$tm.txt" &&
+			pass "graphs (events): the analyzer predicts the replays from their captures" ||
+			{ fail "graphs (events): the analyzer predicts the replays from their captures"
+			  cat "$T/gr-$tm.txt"; }; }
+	fi
+done
+
 # 2d. A capture in the global mode (torch.cuda.graph's default) held open
 #     while kernels launch beside it: the event pairs of those are harvested
 #     meanwhile, by the writer thread and by the capturing thread when its
