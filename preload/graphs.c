@@ -33,7 +33,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "preload/preload.h"
+#include "preload/recorder.h"
 #include "trace/hmap.h"
 
 /* cuStreamGetCaptureInfo's forms, newest first (cuda.h, cudaTypedefs.h):
@@ -163,3 +163,48 @@ uint64_t preload_graphs_exec_capture(const void *exec)
 	errno = e;
 	return id;
 }
+
+/*
+ * Captures outside the recording windows.  A program that records a few
+ * steps (SURFER_SKIP / SURFER_ITERATIONS, cuProfilerStart) captures its
+ * graphs before them, at start-up (vLLM and SGLang capture every batch
+ * size before serving), and replays them inside: without their captured
+ * launches in the trace, the replays have nothing to name.  So while a
+ * capture is open in the process (cuStreamBeginCapture* succeeded, its
+ * cuStreamEndCapture not yet), a launch or library call on a capturing
+ * stream is recorded even outside the windows: it runs nothing and is
+ * not timed (flag captured), so the windows' timings do not change.  The
+ * count is one atomic load per launch outside the windows, and only while
+ * a capture is open the stream is asked.  Not with SURFER_TIMING=none
+ * (launches are not asked about captures there).
+ */
+static atomic_int captures_open;
+
+void preload_capture_begun(void)
+{
+	atomic_fetch_add_explicit(&captures_open, 1, memory_order_relaxed);
+}
+
+void preload_capture_ended(void)
+{
+	int n = atomic_load_explicit(&captures_open, memory_order_relaxed);
+	while (n > 0 && !atomic_compare_exchange_weak_explicit(&captures_open, &n, n - 1,
+							       memory_order_relaxed, memory_order_relaxed))
+		;
+}
+
+int preload_recording_on(preload_stream s, int ptsz)
+{
+	if (preload_recording())
+		return 1;
+	if (atomic_load_explicit(&captures_open, memory_order_relaxed) <= 0 ||
+	    preload_core.state != PRELOAD_ST_ON)
+		return 0;
+	int e = errno;
+	preload_timing_settle();
+	uint64_t id;
+	int r = atomic_load(&preload_core.timing) != TRACE_TIMING_NONE && preload_stream_capture(s, ptsz, &id);
+	errno = e;
+	return r;
+}
+

@@ -120,15 +120,21 @@ static uint8_t op(int o)
 	return o == CUBLAS_OP_N ? 0 : o == CUBLAS_OP_T ? 1 : 2;
 }
 
-static uint64_t handle_stream(cublasHandle_t h)
+/* The stream h launches on (NULL the legacy one, or unknown). */
+static cudaStream_t handle_raw_stream(cublasHandle_t h)
 {
 	static get_stream_fn get;
 	if (!get)
 		get = (get_stream_fn)preload_lib_sym("libcublas.so", "cublasGetStream_v2");
 	cudaStream_t s = NULL;
 	if (!get || !h || get(h, &s) != CUBLAS_STATUS_SUCCESS)
-		return 0;
-	return preload_stream_id(s, 0);
+		return NULL;
+	return s;
+}
+
+static uint64_t handle_stream(cublasHandle_t h)
+{
+	return h ? preload_stream_id(handle_raw_stream(h), 0) : 0;
 }
 
 static void lt_shape(struct trace_gemm *g, cublasLtMatmulDesc_t d, cublasLtMatrixLayout_t A,
@@ -142,13 +148,17 @@ struct lt_call {
 	cudaStream_t stream;
 };
 
-/* Before the real call, when recording: enters the library call and, when
+/* Before the real call, when recording (or on a capturing stream,
+ * preload_recording_on): enters the library call and, when
  * it is the outermost one, writes its GEMM record g (its shape and stream
  * from lt for cublasLtMatmul, else its stream from the handle h), keeping
  * errno.  Returns whether gemm_leave must undo the nesting. */
 static int gemm_enter(struct trace_gemm *g, cublasHandle_t h, const struct lt_call *lt)
 {
-	if (!preload_recording())
+	/* outside the windows, a call into a graph capture is recorded for
+	 * the captured launches that name it (graphs.c) */
+	if (!preload_recording() &&
+	    !preload_recording_on(lt ? (preload_stream)lt->stream : (preload_stream)handle_raw_stream(h), 0))
 		return 0;
 	int e = errno;
 	uint64_t seq;

@@ -40,6 +40,7 @@ typedef CUresult (*launch_coop_fn)(CUfunction, unsigned, unsigned, unsigned, uns
 				   unsigned, unsigned, CUstream, void **);
 typedef CUresult (*graph_launch_fn)(CUgraphExec, CUstream);
 typedef CUresult (*end_capture_fn)(CUstream, CUgraph *);
+typedef CUresult (*begin_capture_fn)(CUstream, CUstreamCaptureMode);
 typedef CUresult (*capture_to_graph_fn)(CUstream, CUgraph, const CUgraphNode *, const CUgraphEdgeData *,
 					size_t, CUstreamCaptureMode);
 typedef CUresult (*instantiate_flags_fn)(CUgraphExec *, CUgraph, unsigned long long);
@@ -113,7 +114,7 @@ enum {
 	HK_PROF_START, HK_PROF_STOP,
 	HK_PRIMARY_RELEASE, HK_PRIMARY_RESET, HK_CTX_DESTROY,
 	HK_MODULE_UNLOAD, HK_LIBRARY_UNLOAD,
-	HK_END_CAPTURE, HK_CAPTURE_TO_GRAPH, HK_INSTANTIATE_FLAGS, HK_INSTANTIATE_PARAMS, HK_INSTANTIATE_V2,
+	HK_BEGIN_CAPTURE, HK_END_CAPTURE, HK_CAPTURE_TO_GRAPH, HK_INSTANTIATE_FLAGS, HK_INSTANTIATE_PARAMS, HK_INSTANTIATE_V2,
 	HK_EXEC_UPDATE, HK_GRAPH_DESTROY, HK_EXEC_DESTROY,
 	HK_COUNT
 };
@@ -160,7 +161,7 @@ static void args_before(struct launch_call *c, int v, uint32_t flags, CUfunction
 			unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
 			unsigned smem, CUstream s)
 {
-	c->on = preload_recording();
+	c->on = preload_recording_on(s, v);
 	if (!c->on) {
 		preload_not_recorded();
 		return;
@@ -175,7 +176,7 @@ static void args_before(struct launch_call *c, int v, uint32_t flags, CUfunction
  * cluster shape, cooperative); a NULL configuration is not recorded. */
 static void config_before(struct launch_call *c, int v, const CUlaunchConfig *cfg, CUfunction f)
 {
-	c->on = cfg && preload_recording();
+	c->on = cfg && preload_recording_on(cfg->hStream, v);
 	if (!c->on) {
 		preload_not_recorded();
 		return;
@@ -241,7 +242,7 @@ static CUresult graph_launch(int v, CUgraphExec g, CUstream s)
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
 	struct launch_call c;
-	c.on = preload_recording();
+	c.on = preload_recording_on(s, v);
 	if (c.on) {
 		c.e = errno;
 		preload_graph_begin(s, v, g, &c.tok);
@@ -1020,18 +1021,37 @@ static CUresult unload(int idx, void *h)
  * handle the driver freed and made again must not keep its old capture).
  */
 
+/* A capture begun on s: while one is open, launches on a capturing stream
+ * are recorded outside the windows too (graphs.c); returns r. */
+static CUresult begin_capture(int v, CUstream s, CUstreamCaptureMode mode)
+{
+	begin_capture_fn real = REAL(begin_capture_fn, HK_BEGIN_CAPTURE, v);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	CUresult r = real(s, mode);
+	if (r == CUDA_SUCCESS)
+		preload_capture_begun();
+	return r;
+}
+
 /* The end of a capture on s (its id asked before the call, while the
- * capture runs): the graph it hands out holds it; returns r. */
+ * capture runs): the graph it hands out holds it when its launches were
+ * recorded; the capture is closed once s no longer captures (an
+ * invalidated capture ends too, with an error; a call from the wrong
+ * thread leaves it open).  Returns r. */
 static CUresult end_capture(int v, CUstream s, CUgraph *g)
 {
 	end_capture_fn real = REAL(end_capture_fn, HK_END_CAPTURE, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	uint64_t capture_id = 0;
-	int on = preload_recording();
-	if (on)
-		preload_stream_capture(s, v, &capture_id);
+	uint64_t capture_id = 0, after;
+	int on = preload_recording_on(s, v);
+	int was = preload_stream_capture(s, v, &capture_id);
 	CUresult r = real(s, g);
+	int e = errno;
+	if (was && !preload_stream_capture(s, v, &after))
+		preload_capture_ended();
+	errno = e;
 	if (r == CUDA_SUCCESS && g)
 		preload_graphs_captured(*g, on ? capture_id : 0);
 	return r;
@@ -1045,13 +1065,14 @@ static CUresult capture_to_graph(int v, CUstream s, CUgraph g, const CUgraphNode
 	capture_to_graph_fn real = REAL(capture_to_graph_fn, HK_CAPTURE_TO_GRAPH, v);
 	if (!real)
 		return CUDA_ERROR_NOT_FOUND;
-	int on = preload_recording();
 	CUresult r = real(s, g, deps, edges, ndeps, mode);
 	uint64_t capture_id = 0;
-	if (r == CUDA_SUCCESS && on)
-		preload_stream_capture(s, v, &capture_id);
-	if (r == CUDA_SUCCESS)
+	if (r == CUDA_SUCCESS) {
+		preload_capture_begun();
+		if (preload_recording_on(s, v))
+			preload_stream_capture(s, v, &capture_id);
 		preload_graphs_captured(g, capture_id);
+	}
 	return r;
 }
 
@@ -1186,6 +1207,7 @@ PRELOAD_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent ev, CUstream s, unsi
 PRELOAD_EXPORT CUresult cuProfilerStart(void);
 PRELOAD_EXPORT CUresult cuProfilerStop(void);
 PRELOAD_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g);
+PRELOAD_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode);
 PRELOAD_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph g, const CUgraphNode *deps,
 							 const CUgraphEdgeData *edges, size_t ndeps,
 							 CUstreamCaptureMode mode);
@@ -1420,6 +1442,11 @@ PRELOAD_EXPORT CUresult cuModuleUnload(CUmodule m) { return unload(HK_MODULE_UNL
 PRELOAD_EXPORT CUresult cuLibraryUnload(CUlibrary l) { return unload(HK_LIBRARY_UNLOAD, l); }
 PRELOAD_EXPORT CUresult cuProfilerStart(void) { return profiler(1); }
 PRELOAD_EXPORT CUresult cuProfilerStop(void) { return profiler(0); }
+PRELOAD_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
+{
+	return begin_capture(0, s, mode);
+}
+CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode) { return begin_capture(1, s, mode); }
 PRELOAD_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *g) { return end_capture(0, s, g); }
 CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g) { return end_capture(1, s, g); }
 PRELOAD_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph g, const CUgraphNode *deps,
@@ -1570,6 +1597,10 @@ struct preload_hook preload_cuda_hooks[HK_COUNT + 1] = {
 	[HK_CTX_DESTROY] = E("cuCtxDestroy", "cuCtxDestroy_v2", NULL, 4000, cuCtxDestroy_v2, NULL),
 	[HK_MODULE_UNLOAD] = E("cuModuleUnload", "cuModuleUnload", NULL, 2000, cuModuleUnload, NULL),
 	[HK_LIBRARY_UNLOAD] = E("cuLibraryUnload", "cuLibraryUnload", NULL, 12000, cuLibraryUnload, NULL),
+	/* 10.1's, with a mode (cuda.h's cuStreamBeginCapture); 10.0's without
+	 * one is not hooked */
+	[HK_BEGIN_CAPTURE] = E("cuStreamBeginCapture", "cuStreamBeginCapture_v2", "cuStreamBeginCapture_v2_ptsz",
+		10010, cuStreamBeginCapture_v2, cuStreamBeginCapture_v2_ptsz),
 	[HK_END_CAPTURE] = E("cuStreamEndCapture", "cuStreamEndCapture", "cuStreamEndCapture_ptsz", 10000,
 		cuStreamEndCapture, cuStreamEndCapture_ptsz),
 	[HK_CAPTURE_TO_GRAPH] = E("cuStreamBeginCaptureToGraph", "cuStreamBeginCaptureToGraph",

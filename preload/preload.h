@@ -307,6 +307,15 @@ void preload_graphs_forget_graph(const void *graph);
 void preload_graphs_forget_exec(const void *exec);
 /* The capture an executable graph came from, 0 unknown. */
 uint64_t preload_graphs_exec_capture(const void *exec);
+/* A stream capture opened (cuStreamBeginCapture*) and closed
+ * (cuStreamEndCapture): while one is open, launches and library calls on
+ * a capturing stream are recorded outside the windows too. */
+void preload_capture_begun(void);
+void preload_capture_ended(void);
+/* Whether a launch or library call on stream s is recorded: inside a
+ * window (preload_recording), or outside one while s captures a graph
+ * (graphs.c says why).  Keeps errno. */
+int preload_recording_on(preload_stream s, int ptsz);
 
 /* ---- cupti.c --------------------------------------------------------- */
 

@@ -40,12 +40,13 @@ static int answer(int status)
 	return status;
 }
 
-static int launch(const char *name, unsigned blocks)
+/* Launches name on stream s (NULL the legacy one). */
+static int launch(const char *name, unsigned blocks, void *s)
 {
 	void *f = NULL;
 	if (cuModuleGetFunction(&f, NULL, name) != 0)
 		return 13;
-	return cuLaunchKernel(f, blocks, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL) ? 13 : 0;
+	return cuLaunchKernel(f, blocks, 1, 1, 128, 1, 1, 0, s, NULL, NULL) ? 13 : 0;
 }
 
 #ifdef FAKE_LT
@@ -56,17 +57,26 @@ API int cublasLtMatmul(void *h, void *d, const void *al, const void *A, void *Ad
 	(void)h; (void)d; (void)al; (void)A; (void)Ad; (void)B; (void)Bd; (void)be; (void)C;
 	(void)Cd; (void)D; (void)Dd; (void)algo; (void)ws; (void)wss; (void)s;
 	seen_errno = errno;
-	int r = launch("lt_inner_kernel", 12);
+	int r = launch("lt_inner_kernel", 12, s);
 	return answer(r ? r : h == (void *)0x2 ? 7 : 0);   /* 7: CUBLAS_STATUS_INVALID_VALUE */
 }
 #else
 API int cublasLtMatmul(void *h, void *d, const void *al, const void *A, void *Ad, const void *B,
 		       void *Bd, const void *be, const void *C, void *Cd, void *D, void *Dd,
 		       const void *algo, void *ws, size_t wss, void *s);
+/* The stream every handle launches on: cublasSetStream_v2's, else the
+ * legacy one (NULL). */
+static void *handle_stream;
+API int cublasSetStream_v2(void *h, void *s)
+{
+	(void)h;
+	handle_stream = s;
+	return 0;
+}
 API int cublasGetStream_v2(void *h, void **s)
 {
 	(void)h;
-	*s = NULL;
+	*s = handle_stream;
 	return 0;
 }
 API int cublasSgemm_v2(void *h, int ta, int tb, int m, int n, int k, const float *al,
@@ -76,9 +86,9 @@ API int cublasSgemm_v2(void *h, int ta, int tb, int m, int n, int k, const float
 	(void)h; (void)ta; (void)tb; (void)m; (void)n; (void)k; (void)al; (void)A; (void)lda;
 	(void)B; (void)ldb; (void)be; (void)C; (void)ldc;
 	int e = errno;
-	int r = launch("sgemm_outer_kernel", 7);
+	int r = launch("sgemm_outer_kernel", 7, handle_stream);
 	r = r ? r : cublasLtMatmul(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-				   NULL, NULL, NULL, NULL, 0, NULL);
+				   NULL, NULL, NULL, NULL, 0, handle_stream);
 	seen_errno = e;
 	return answer(r);
 }

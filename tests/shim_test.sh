@@ -629,6 +629,42 @@ else:
 	fi
 done
 
+# 2c''. A graph captured before the recorded windows (SURFER_SKIP=1
+#      SURFER_ITERATIONS=1: the second of three), as serving engines
+#      capture theirs at start-up: its launches are recorded all the same
+#      (captured, untimed: a cuBLAS GEMM's record and its two kernels on the
+#      capturing stream, a kernel), and its replay in the window names
+#      them; a kernel launched beside the capture on another stream is
+#      not recorded, nor anything of the other windows.
+for tm in events cupti; do
+	if run graphs-windows-$tm 0 FAKE_CUPTI_CLOCK=real SURFER_TIMING=$tm SURFER_SKIP=1 SURFER_ITERATIONS=1 \
+		SURFER_CUPTI_PATH="$B/tests/fakelib/libcupti.so.13" SURFER_OUTPUT="$T/gw-$tm.mp" \
+		-- $B/tests/shim_runtime graphs-windows "$B/tests/fakelib/libcublasLt.so.13" \
+		"$B/tests/fakelib/libcublas.so.13"; then
+		if $B/surfer-dump "$T/gw-$tm.mp" | python3 -c '
+import json, sys
+tm = sys.argv[1]
+recs = list(map(json.loads, sys.stdin))
+ks = [r for r in recs if r["type"] == "kernel"]
+gemms = [r for r in recs if r["type"] == "gemm"]
+cap = [r for r in ks if r["flags"] & 4]
+assert [r["name"] for r in cap] == ["sgemm_outer_kernel", "lt_inner_kernel", "graph_norm"], cap
+g = cap[0].get("graph", 0)
+assert g and all(r.get("graph") == g for r in cap), cap
+assert len(gemms) == 1 and [r["lib_call"] for r in cap] == [gemms[0]["seq"]] * 2 + [0], (gemms, cap)
+assert not any(r["name"] == "beside_capture" for r in ks), ks
+after = [r for r in ks if r["name"] == "after_replay"]
+assert len(after) == 1 and after[0]["iteration"] == 1, after
+rep = [r for r in ks if r["flags"] & 2]
+if tm == "events":
+    assert [(r["name"], r.get("graph")) for r in rep] == [("cuGraphLaunch", g)], rep
+else:
+    assert [(r["name"], r.get("graph")) for r in rep] == [(r["name"], g) for r in cap], rep
+' $tm; then pass "graphs-windows ($tm): a capture before the windows is recorded"
+		else fail "graphs-windows ($tm): a capture before the windows is recorded"; fi
+	fi
+done
+
 # 2d. A capture in the global mode (torch.cuda.graph's default) held open
 #     while kernels launch beside it: the event pairs of those are harvested
 #     meanwhile, by the writer thread and by the capturing thread when its
