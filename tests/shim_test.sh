@@ -662,6 +662,19 @@ else:
     assert [(r["name"], r.get("graph")) for r in rep] == [(r["name"], g) for r in cap], rep
 ' $tm; then pass "graphs-windows ($tm): a capture before the windows is recorded"
 		else fail "graphs-windows ($tm): a capture before the windows is recorded"; fi
+		# the analyzer gives the replayed GEMM kernels their captured
+		# call's shape (CUPTI), or the whole replay its captured kernels
+		if $B/surfer-analyze "$T/gw-$tm.mp" --origin h100-sxm --target a100 --json 2>"$T/gw-$tm.err" |
+			python3 -c '
+import json, sys
+tm, err = sys.argv[1], open(sys.argv[2]).read()
+rows = {r["kernel"]: r for r in json.load(sys.stdin)["predictions"][0]["breakdown"]}
+if tm == "cupti":
+    assert all(rows[k]["op"] == "gemm" for k in ("sgemm_outer_kernel", "lt_inner_kernel")), rows
+else:
+    assert "1 CUDA graph replays timed whole" in err and "predicted from the kernels captured" in err, err
+' $tm "$T/gw-$tm.err"; then pass "graphs-windows ($tm): the analyzer takes the captured shapes"
+		else fail "graphs-windows ($tm): the analyzer takes the captured shapes"; fi
 	fi
 done
 
