@@ -533,7 +533,8 @@ static CUresult begin_capture(void *s, int ptsz, void *g, int mode)
 	pthread_mutex_unlock(&mu);
 	return r;
 }
-API CUresult cuStreamBeginCapture_v2(void *s, int mode) { return begin_capture(s, 0, NULL, mode); }
+API CUresult cuStreamBeginCapture_v2(void *s, int mode) { return fails(__func__) ? watch_result : done(__func__, begin_capture(s, 0, NULL, mode)); }
+API CUresult cuStreamBeginCapture_v2_ptsz(void *s, int mode) { return fails(__func__) ? watch_result : done(__func__, begin_capture(s, 1, NULL, mode)); }
 #define TO_GRAPH_ARGS void *s, void *g, const void *deps, const void *edges, size_t ndeps, int mode
 API CUresult cuStreamBeginCaptureToGraph(TO_GRAPH_ARGS)
 {
@@ -1263,7 +1264,7 @@ static const struct entry table[] = {
 	{ "cuMemFreeAsync", 11020, F(cuMemFreeAsync), F(cuMemFreeAsync_ptsz) },
 	{ "cuDevicePrimaryCtxReset", 11000, F(cuDevicePrimaryCtxReset_v2), NULL },
 	{ "cuCtxDestroy", 4000, F(cuCtxDestroy_v2), NULL },
-	{ "cuStreamBeginCapture", 10010, F(cuStreamBeginCapture_v2), NULL },
+	{ "cuStreamBeginCapture", 10010, F(cuStreamBeginCapture_v2), F(cuStreamBeginCapture_v2_ptsz) },
 	{ "cuStreamBeginCaptureToGraph", 12030, F(cuStreamBeginCaptureToGraph), F(cuStreamBeginCaptureToGraph_ptsz) },
 	{ "cuStreamEndCapture", 10000, F(cuStreamEndCapture), F(cuStreamEndCapture_ptsz) },
 	{ "cuStreamIsCapturing", 10000, F(cuStreamIsCapturing), F(cuStreamIsCapturing_ptsz) },

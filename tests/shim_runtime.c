@@ -98,6 +98,13 @@ typedef int (*coop_fn)(void *, unsigned, unsigned, unsigned, unsigned, unsigned,
 struct attr { int id; int pad; union { char raw[64]; struct { unsigned x, y, z; } cluster; } v; };
 struct config { unsigned gx, gy, gz, bx, by, bz, smem; void *stream; struct attr *attrs; unsigned n; };
 typedef int (*launch_ex_fn)(const struct config *, void *, void **, void **);
+/* stream capture and graphs: cuStreamBeginCapture_v2, cuStreamEndCapture,
+ * cuGraphInstantiateWithFlags, cuGraphLaunch, the destroys */
+typedef int (*begin_fn)(void *, int);
+typedef int (*end_fn)(void *, void **);
+typedef int (*instantiate_fn)(void **, void *, unsigned long long);
+typedef int (*replay_fn)(void *, void *);
+typedef int (*destroy_fn)(void *);
 
 static gp5_fn gp;
 static void *mod;
@@ -588,7 +595,6 @@ static void calls(void)
 	struct inst_params { unsigned long long flags; void *upload, *err_node; int result; };
 	struct update_info { int result; void *err_node, *err_from; };
 	typedef int (*to_graph_fn)(void *, void *, const void *, const void *, size_t, int);
-	typedef int (*end_fn)(void *, void **);
 	typedef int (*inst_flags_fn)(void **, void *, unsigned long long);
 	typedef int (*inst_params_fn)(void **, void *, struct inst_params *);
 	typedef int (*inst_v2_fn)(void **, void *, void **, char *, size_t);
@@ -597,6 +603,7 @@ static void calls(void)
 	to_graph_fn tg0 = hooked("cuStreamBeginCaptureToGraph", 12030, 0);
 	to_graph_fn tg1 = hooked("cuStreamBeginCaptureToGraph", 12030, 2);
 	end_fn ec0 = hooked("cuStreamEndCapture", 10000, 0), ec1 = hooked("cuStreamEndCapture", 10000, 2);
+	begin_fn bc0 = hooked("cuStreamBeginCapture", 10010, 0), bc1 = hooked("cuStreamBeginCapture", 10010, 2);
 	inst_flags_fn ifl = hooked("cuGraphInstantiateWithFlags", 11040, 0);
 	inst_params_fn ip0 = hooked("cuGraphInstantiateWithParams", 12000, 0);
 	inst_params_fn ip1 = hooked("cuGraphInstantiateWithParams", 12000, 2);
@@ -605,7 +612,7 @@ static void calls(void)
 	ctx_fn gd = hooked("cuGraphDestroy", 10000, 0), xd = hooked("cuGraphExecDestroy", 10000, 0);
 	graph_create_fn gcreate = fetch("cuGraphCreate", 10000, 0);
 	for (failing = 0; failing < 2; failing++) {
-		void *g0 = NULL, *g = NULL, *x[4] = { NULL, NULL, NULL, NULL };
+		void *g0 = NULL, *g = NULL, *g1 = NULL, *x[4] = { NULL, NULL, NULL, NULL };
 		struct inst_params ipar = { 0, NULL, NULL, -1 };
 		struct update_info info = { -1, NULL, NULL };
 		CHECK(gcreate(&g0, 0));
@@ -617,6 +624,12 @@ static void calls(void)
 			fprintf(stderr, "shim_runtime: cuStreamEndCapture gave %p, not the graph %p\n", g, g0);
 			call_errors++;
 		}
+		expect("cuStreamBeginCapture_v2"); got(bc0(s1, 2));
+		expect("cuStreamEndCapture"); got(ec0(s1, &g1));
+		expect("cuGraphDestroy"); got(gd(g1));
+		expect("cuStreamBeginCapture_v2_ptsz"); got(bc1(NULL, 2));
+		expect("cuStreamEndCapture_ptsz"); got(ec1(NULL, &g1));
+		expect("cuGraphDestroy"); got(gd(g1));
 		expect("cuGraphInstantiateWithFlags"); got(ifl(&x[0], g0, 0));
 		expect("cuGraphInstantiateWithParams"); got(ip0(&x[1], g0, &ipar));
 		expect("cuGraphInstantiateWithParams_ptsz"); got(ip1(&x[2], g0, &ipar));
@@ -1027,8 +1040,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(mode, "capture")) {
-		typedef int (*begin_fn)(void *, int);
-		typedef int (*end_fn)(void *, void **);
 		begin_fn begin = fetch("cuStreamBeginCapture", 10010, 0);
 		end_fn end = fetch("cuStreamEndCapture", 10000, 0);
 		void *s, *g;
@@ -1042,11 +1053,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(mode, "graphs")) {
-		typedef int (*begin_fn)(void *, int);
-		typedef int (*end_fn)(void *, void **);
-		typedef int (*instantiate_fn)(void **, void *, unsigned long long);
-		typedef int (*replay_fn)(void *, void *);
-		typedef int (*destroy_fn)(void *);
 		begin_fn begin = fetch("cuStreamBeginCapture", 10010, 0);
 		end_fn end = fetch("cuStreamEndCapture", 10000, 0);
 		instantiate_fn instantiate = fetch("cuGraphInstantiateWithFlags", 11040, 0);
@@ -1109,10 +1115,6 @@ int main(int argc, char **argv)
 		 * and a kernel captured on s, a kernel launched on another
 		 * stream meanwhile; then three windows, each replaying the
 		 * graph and launching a kernel after it. */
-		typedef int (*begin_fn)(void *, int);
-		typedef int (*end_fn)(void *, void **);
-		typedef int (*instantiate_fn)(void **, void *, unsigned long long);
-		typedef int (*replay_fn)(void *, void *);
 		typedef int (*set_stream_fn)(void *, void *);
 		typedef int (*sgemm_fn)(void *, int, int, int, int, int, const float *, const float *, int,
 					const float *, int, const float *, float *, int);
@@ -1157,8 +1159,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(mode, "capture-busy")) {
-		typedef int (*begin_fn)(void *, int);
-		typedef int (*end_fn)(void *, void **);
 		begin_fn begin = fetch("cuStreamBeginCapture", 10010, 0);
 		end_fn end = fetch("cuStreamEndCapture", 10000, 0);
 		int ms = argc > 2 ? atoi(argv[2]) : 200;
