@@ -1738,6 +1738,41 @@ START_TEST(graph_replays_take_captured_shapes)
 }
 END_TEST
 
+/* A training step whose layers are one CUDA graph, captured before the
+ * first of three iterations (tests/synth.c): CUPTI's replayed kernels are
+ * predicted as the same step launched eagerly, on every target; replays
+ * timed whole reproduce the measured step on the origin, as every trace
+ * does (identity_every_gpu). */
+START_TEST(graph_step_as_eager)
+{
+	const struct gpu_spec *targets[3] = { gpu("a100-sxm4-40"), gpu("h100-sxm"), gpu("t4") };
+	struct synth_opts o;
+	struct analysis *a[3];
+	for (int form = 0; form < 3; form++) {
+		synth_defaults(&o, "NVIDIA A100-SXM4-40GB");
+		o.iterations = 3;
+		o.cuda_graphs = form;
+		ck_assert_int_eq(synth_write(path, &o), 0);
+		a[form] = run(path, NULL, targets, 3, PRED_AUTO);
+	}
+	ck_assert_uint_eq(a[SYNTH_GRAPHS_CUPTI]->captured, 12);
+	ck_assert_uint_eq(a[SYNTH_GRAPHS_CUPTI]->configs, a[0]->configs);
+	for (int t = 0; t < 3; t++) {
+		double eager = a[0]->targets[t].kernel_ns, cupti = a[SYNTH_GRAPHS_CUPTI]->targets[t].kernel_ns;
+		ck_assert_msg(fabs(cupti / eager - 1) < 1e-12, "%s: replayed %.1f ns, eager %.1f",
+			      targets[t]->id, cupti, eager);
+	}
+	const struct analysis *w = a[SYNTH_GRAPHS_EVENTS];
+	ck_assert_msg(fabs(w->targets[0].iteration_ns / w->measured_ns - 1) < 1e-9, "origin %.1f, measured %.1f",
+		      w->targets[0].iteration_ns, w->measured_ns);
+	ck_assert_ptr_nonnull(strstr(w->warning, "3 CUDA graph replays timed whole"));
+	for (int t = 1; t < 3; t++)
+		ck_assert(w->targets[t].kernel_ns > 0 && w->targets[t].method_ns[PRED_TCGEMM] > 0);
+	for (int form = 0; form < 3; form++)
+		analysis_free(a[form]);
+}
+END_TEST
+
 /* A replay an events trace timed whole takes its graph's captured
  * launches: its time T shared among them as their roofline times on the
  * origin are, each share scaled as the roofline scales it, so on a target
@@ -1908,6 +1943,7 @@ int main(void)
 	tcase_add_test(tc, option_refusals);
 	tcase_add_test(tc, graph_replays_take_captured_shapes);
 	tcase_add_test(tc, whole_replay_from_its_capture);
+	tcase_add_test(tc, graph_step_as_eager);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -5,6 +5,7 @@
  *   mkanalyzer step DEVICE OUT [options]   a simulated training step
  *       --iterations N --layers N --scale X --slow-gemm X --launch-bound
  *       --shuffle --truncate --no-gpu-times --fp32-gemm
+ *       --cuda-graphs cupti|events
  *   mkanalyzer bench DEVICE N OUT [THREADS [BLOCK]]
  *       N kernel launches from THREADS threads (1), each thread's records
  *       written in runs of BLOCK records (32768)
@@ -22,6 +23,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: mkanalyzer step DEVICE OUT [--iterations N] [--layers N] "
 			"[--scale X] [--slow-gemm X] [--launch-bound] [--shuffle] [--truncate] "
+			"[--cuda-graphs cupti|events] "
 			"[--no-gpu-times] [--fp32-gemm]\n       mkanalyzer bench DEVICE N OUT [THREADS [BLOCK]]\n"
 			"       mkanalyzer blocking DEVICE pageable|cpu-end|sync-call|item OUT\n");
 	return 2;
@@ -81,9 +83,14 @@ int main(int argc, char **argv)
 			o.gpu_scale = atof(v);
 		else if (strcmp(a, "--slow-gemm") == 0 && ++i)
 			o.slow_gemm = atof(v);
+		else if (strcmp(a, "--cuda-graphs") == 0 && ++i)
+			o.cuda_graphs = !strcmp(v, "cupti") ? SYNTH_GRAPHS_CUPTI :
+					!strcmp(v, "events") ? SYNTH_GRAPHS_EVENTS : -1;
 		else
 			return usage();
 	}
+	if (o.cuda_graphs < 0)
+		return usage();
 	if (synth_write(argv[3], &o) < 0) {
 		fprintf(stderr, "mkanalyzer: cannot write '%s'\n", argv[3]);
 		return 1;

@@ -26,7 +26,17 @@ struct sy {
 	struct trace_record *rec; /* buffered when shuffling                    */
 	size_t nrec;
 	int iteration;
+	/* CUDA graphs (o->cuda_graphs): */
+	int capturing;            /* kernels are launched into SY_GRAPH         */
+	uint64_t replay;          /* kernels are SY_GRAPH's replay of this seq,
+				   * launched at replay_cpu                    */
+	uint64_t replay_cpu;
+	double replay_us;         /* a replay timed whole: its kernels' time,
+				   * summed instead of written                 */
 };
+
+/* The capture id of the synthetic graph. */
+#define SY_GRAPH 0x6a000001ull
 
 void synth_defaults(struct synth_opts *o, const char *device)
 {
@@ -39,6 +49,8 @@ void synth_defaults(struct synth_opts *o, const char *device)
 }
 
 static int sy_flush(struct sy *s);
+static int sy_layer(struct sy *s);
+static int sy_replay(struct sy *s);
 
 static int sy_put(struct sy *s, struct trace_record *r)
 {
@@ -62,8 +74,13 @@ static int sy_kernel(struct sy *s, const char *name, uint32_t grid, uint32_t blo
 	struct trace_record r;
 	uint64_t start;
 
+	if (s->replay && s->o->cuda_graphs == SYNTH_GRAPHS_EVENTS) {
+		s->replay_us += dur_us * s->o->gpu_scale;
+		return 0;
+	}
 	memset(&r, 0, sizeof(r));
-	s->cpu += 6000;
+	if (!s->replay)
+		s->cpu += 6000;
 	r.type = TRACE_KERNEL;
 	r.u.kernel.seq = ++s->seq;
 	r.u.kernel.name = trace_writer_intern(s->w, name, strlen(name));
@@ -77,7 +94,21 @@ static int sy_kernel(struct sy *s, const char *name, uint32_t grid, uint32_t blo
 	r.u.kernel.cpu_ns = s->cpu;
 	r.u.kernel.lib_call = lib;
 	r.u.kernel.iteration = s->iteration;
-	start = s->cpu + SY_LATENCY > s->end[stream] ? s->cpu + SY_LATENCY : s->end[stream];
+	if (s->capturing) {   /* recorded into the graph: runs nothing */
+		r.u.kernel.flags = TRACE_KF_CAPTURED;
+		r.u.kernel.graph = SY_GRAPH;
+		r.u.kernel.iteration = -1;
+		return sy_put(s, &r);
+	}
+	if (s->replay) {      /* the graph's kernel, as CUPTI reports it */
+		r.u.kernel.flags = TRACE_KF_GRAPH;
+		r.u.kernel.graph = SY_GRAPH;
+		r.u.kernel.replay = s->replay;
+		r.u.kernel.cpu_ns = s->replay_cpu;
+		r.u.kernel.lib_call = 0;
+	}
+	start = r.u.kernel.cpu_ns + SY_LATENCY > s->end[stream] ? r.u.kernel.cpu_ns + SY_LATENCY
+								   : s->end[stream];
 	s->end[stream] = start + (uint64_t)(dur_us * 1000.0 * s->o->gpu_scale);
 	if (!s->o->no_gpu_times &&
 	    !(s->o->untimed_every && r.u.kernel.seq % (uint64_t)s->o->untimed_every == 0)) {
@@ -198,23 +229,11 @@ static int sy_step(struct sy *s)
 		return rc;
 	}
 	rc |= sy_copy(s, TRACE_COPY_HTOD, 8u << 20, 1, 400.0);
+	if (o->cuda_graphs)
+		rc |= sy_replay(s);
 	for (int l = 0; l < o->layers; l++) {
-		if (o->fp32_gemm) {
-			/* 8 x 16 tiles of 128 x 64 */
-			uint64_t g = sy_gemm(s, 1024, 1024, 1024);
-			rc |= sy_kernel(s, "ampere_sgemm_128x64_nn", 128, 128, 122, 0,
-					300.0 * o->slow_gemm, g);
-		} else {
-			uint64_t g = sy_gemm(s, 4096, 4096, 1024);
-			rc |= sy_kernel(s, "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn",
-					1024, 256, 232, 0, 300.0 * o->slow_gemm, g);
-		}
-		rc |= sy_kernel(s, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_"
-				   "11FillFunctorIN3c104HalfEEENS_6detail5ArrayIPcLi1EEEEEviT0_T1_",
-				8192, 128, 16, 0, 45.0, 0);
-		rc |= sy_kernel(s, "_ZN2at6native28vectorized_layer_norm_kernelIN3c104HalfEfEEviT0_"
-				   "PKT_S5_S5_PS4_S6_PS3_",
-				4096, 256, 40, 0, 60.0, 0);
+		if (!o->cuda_graphs)
+			rc |= sy_layer(s);
 		if (l % 2 == 1) {
 			if (o->events)
 				rc |= sy_event_wait(s, 0, 1, 0x7f0000001000ULL + (uint64_t)l);
@@ -229,6 +248,73 @@ static int sy_step(struct sy *s)
 	rc |= sy_kernel(s, "multi_tensor_apply_kernel", 2048, 512, 64, 0, 120.0, 0);
 	rc |= sy_sync(s, TRACE_SYNC_STREAM, 1);
 	rc |= sy_sync(s, TRACE_SYNC_CTX, 0);
+	return rc;
+}
+
+/* One layer's GEMM (its call first, except in a replay: the graph's
+ * launch calls no library), fill and norm kernels. */
+static int sy_layer(struct sy *s)
+{
+	const struct synth_opts *o = s->o;
+	int rc = 0;
+	if (o->fp32_gemm) {
+		/* 8 x 16 tiles of 128 x 64 */
+		uint64_t g = s->replay ? 0 : sy_gemm(s, 1024, 1024, 1024);
+		rc |= sy_kernel(s, "ampere_sgemm_128x64_nn", 128, 128, 122, 0, 300.0 * o->slow_gemm, g);
+	} else {
+		uint64_t g = s->replay ? 0 : sy_gemm(s, 4096, 4096, 1024);
+		rc |= sy_kernel(s, "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn",
+				1024, 256, 232, 0, 300.0 * o->slow_gemm, g);
+	}
+	rc |= sy_kernel(s, "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_"
+			   "11FillFunctorIN3c104HalfEEENS_6detail5ArrayIPcLi1EEEEEviT0_T1_",
+			8192, 128, 16, 0, 45.0, 0);
+	rc |= sy_kernel(s, "_ZN2at6native28vectorized_layer_norm_kernelIN3c104HalfEfEEviT0_"
+			   "PKT_S5_S5_PS4_S6_PS3_",
+			4096, 256, 40, 0, 60.0, 0);
+	return rc;
+}
+
+/* The layers captured into the graph, before the first iteration. */
+static int sy_capture(struct sy *s)
+{
+	int rc = 0;
+	s->capturing = 1;
+	for (int l = 0; l < s->o->layers; l++)
+		rc |= sy_layer(s);
+	s->capturing = 0;
+	return rc;
+}
+
+/* The graph replayed: its kernels (CUPTI), or one record timed whole. */
+static int sy_replay(struct sy *s)
+{
+	int rc = 0;
+	s->cpu += 8000;
+	s->replay = ++s->seq;
+	s->replay_cpu = s->cpu;
+	s->replay_us = 0;
+	for (int l = 0; l < s->o->layers; l++)
+		rc |= sy_layer(s);
+	s->replay = 0;
+	if (s->o->cuda_graphs == SYNTH_GRAPHS_EVENTS) {
+		struct trace_record r;
+		const char *nm = "cuGraphLaunch";
+		uint64_t start = s->replay_cpu + SY_LATENCY > s->end[0] ? s->replay_cpu + SY_LATENCY : s->end[0];
+		memset(&r, 0, sizeof(r));
+		r.type = TRACE_KERNEL;
+		r.u.kernel = (struct trace_kernel){ .seq = s->replay,
+			.name = trace_writer_intern(s->w, nm, strlen(nm)), .grid = { 1, 1, 1 },
+			.block = { 1, 1, 1 }, .stream = sy_stream(0), .thread = 100,
+			.flags = TRACE_KF_GRAPH, .cpu_ns = s->replay_cpu, .iteration = s->iteration,
+			.graph = SY_GRAPH };
+		s->end[0] = start + (uint64_t)(s->replay_us * 1000.0);
+		if (!s->o->no_gpu_times) {
+			r.u.kernel.start_ns = start;
+			r.u.kernel.end_ns = s->end[0];
+		}
+		rc |= sy_put(s, &r);
+	}
 	return rc;
 }
 
@@ -286,6 +372,8 @@ int synth_write(const char *path, const struct synth_opts *o)
 	rc |= trace_writer_header(s.w, &h);
 	if (o->shuffle && !(s.rec = calloc(SY_MAXREC, sizeof(*s.rec))))
 		rc = -1;
+	if (o->cuda_graphs && !o->launch_bound)
+		rc |= sy_capture(&s);
 	for (int it = 0; rc == 0 && it < (o->iterations ? o->iterations : 1); it++) {
 		s.iteration = o->iterations ? it : -1;
 		if (o->iterations)

@@ -31,7 +31,16 @@ struct synth_opts {
 				   * for an event recorded after the layer's
 				   * work, the optimizer for one recorded after
 				   * the all-reduce                            */
+	int cuda_graphs;          /* the layers' GEMM, fill and norm kernels
+				   * captured into one CUDA graph before the
+				   * first iteration (trace format 1.12) and
+				   * replayed in each: SYNTH_GRAPHS_CUPTI each
+				   * replayed kernel a record of its own,
+				   * SYNTH_GRAPHS_EVENTS the replay one record
+				   * timed whole; 0 launched eagerly          */
 };
+
+enum { SYNTH_GRAPHS_CUPTI = 1, SYNTH_GRAPHS_EVENTS = 2 };
 
 /* Fills o with the defaults (1 iteration, 4 layers, scale 1). */
 void synth_defaults(struct synth_opts *o, const char *device);

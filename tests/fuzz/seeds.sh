@@ -22,6 +22,8 @@ mkdir -p "$C/trace" "$C/baseline"
 "$MK" step "Tesla T4" "$C/trace/launch-bound.mp" --layers 1 --launch-bound
 "$MK" step "NVIDIA H100 80GB HBM3" "$C/trace/no-gpu-times.mp" --layers 1 --no-gpu-times
 "$MK" step "NVIDIA A100-SXM4-40GB" "$C/trace/truncated.mp" --layers 1 --truncate
+"$MK" step "NVIDIA A100-SXM4-40GB" "$C/trace/graphs-cupti.mp" --layers 2 --cuda-graphs cupti
+"$MK" step "NVIDIA A100-SXM4-40GB" "$C/trace/graphs-events.mp" --layers 2 --cuda-graphs events
 "$MK" step "NVIDIA A100-SXM4-40GB" "$C/baseline.mp" --layers 1
 "$BUILD/surfer-analyze" "$C/baseline.mp" -t h100-sxm -t t4 --save-baseline "$C/baseline/step.json" >/dev/null
 rm -f "$C/baseline.mp"
