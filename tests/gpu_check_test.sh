@@ -431,5 +431,24 @@ python3 tools/gpu/compare.py kernels hopper "$T/lib-rec.jsonl" "$T/lib-prof.json
 grep -q "^FAIL hopper: libraries: 1 calls with shapes (lt_matmul); 0 of 1 library kernels linked to one$" "$T/lib.txt"
 check "compare.py: an nvjet GEMM linked to no call fails ($(grep libraries "$T/lib.txt"))" $?
 
+# compare.py's library kernels of a CUDA graph replay: linked through the
+# launch captured into their graph (before the windows, iteration -1)
+# that named the call; a replayed GEMM whose captured launch named none fails.
+graphtrace() { # graphtrace FILE LINK
+	{
+		echo '{"type":"gemm","seq":1,"api":"lt_matmul","m":64,"n":64,"k":64}'
+		echo '{"type":"kernel","seq":2,"name":"nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNN","grid":[4,1,1],"flags":4,"graph":77,"iteration":-1,"lib_call":'"$2"'}'
+		echo '{"type":"kernel","seq":9,"name":"nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNN","grid":[4,1,1],"flags":2,"graph":77,"replay":5,"iteration":0,"start_ns":100,"end_ns":200}'
+	} >"$1"
+}
+graphtrace "$T/g-rec.jsonl" 1
+python3 tools/gpu/compare.py kernels graph "$T/g-rec.jsonl" "$T/g-rec.jsonl" --libs >"$T/g.txt" 2>&1
+grep -q "^PASS graph: libraries: 1 calls with shapes (lt_matmul); 1 of 1 library kernels linked to one$" "$T/g.txt"
+check "compare.py: a replayed GEMM linked through its captured launch passes ($(grep libraries "$T/g.txt"))" $?
+graphtrace "$T/g-rec.jsonl" 0
+python3 tools/gpu/compare.py kernels graph "$T/g-rec.jsonl" "$T/g-rec.jsonl" --libs >"$T/g.txt" 2>&1
+grep -q "^FAIL graph: libraries: 1 calls with shapes (lt_matmul); 0 of 1 library kernels linked to one$" "$T/g.txt"
+check "compare.py: a replayed GEMM whose captured launch named no call fails ($(grep libraries "$T/g.txt"))" $?
+
 echo "gpu_check_test: $((n - fail)) of $n passed"
 [ $fail -eq 0 ]

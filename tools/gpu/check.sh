@@ -23,8 +23,8 @@
 #               default 500 ns, for kernels of a few microseconds);
 #   iteration   the iteration's GPU span within 1%;
 #   libraries   cuBLAS/cuBLASLt/cuDNN calls with shapes, each library
-#               kernel linked to one (not for graph: its calls were made
-#               at capture, before the windows);
+#               kernel linked to one (for graph, each replayed one through
+#               the launch captured into its graph, before the windows);
 #   overhead    the step with the recorder at most 1% slower than without,
 #               where the step is GPU-bound (the GPU busy 90% of it or more);
 #   replay      surfer-analyze on the trace, the recording GPU as target,
@@ -56,7 +56,7 @@ say() { echo "$*" | tee -a "$sum"; }
 t_start=$(date +%s)
 budget=${GPU_CHECK_BUDGET_S:-420}
 floor=${GPU_CHECK_FLOOR_NS:-500}
-libs_in=${GPU_CHECK_LIBS-gemm gpt2 gpt2-bf16 decode resnet50 compiled pair-a pair-b}
+libs_in=${GPU_CHECK_LIBS-gemm gpt2 gpt2-bf16 decode resnet50 compiled graph pair-a pair-b}
 
 if ! nvidia-smi -L >"$out/nvidia-smi.txt" 2>&1; then
 	echo "gpu_check: no GPU here (nvidia-smi failed), skipped"

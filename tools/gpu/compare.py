@@ -81,10 +81,16 @@ def demangle(name):
     return out
 
 
+# A kernel record's flags (trace.h): run by a graph replay, captured.
+KF_GRAPH, KF_CAPTURED = 2, 4
+
+
 def load(path):
     """The kernels of a surfer-dump JSONL file by iteration, and its library
-    call records: ({iteration: [kernel, ...]}, [call, ...], header)."""
-    iters, calls, header = {}, [], {}
+    call records: ({iteration: [kernel, ...]}, [call, ...], header).  The
+    launches captured into CUDA graphs (run by no iteration) are kept in
+    header["captured"]: {graph: [kernel, ...]} in capture order."""
+    iters, calls, header, captured = {}, [], {}, {}
     try:
         with open(path) as f:
             for n, line in enumerate(f, 1):
@@ -98,6 +104,10 @@ def load(path):
                 if t == "header":
                     header = r
                 elif t == "kernel":
+                    if r.get("flags", 0) & KF_CAPTURED and r.get("graph"):
+                        r["name"] = demangle(r.get("name") or "")
+                        captured.setdefault(r["graph"], []).append(r)
+                        continue
                     it = r.get("iteration", -1)
                     if it is None or it < 0:
                         continue
@@ -107,6 +117,7 @@ def load(path):
                     calls.append(r)
     except OSError as e:
         raise SystemExit("compare: cannot read '%s': %s" % (path, e.strerror))
+    header["captured"] = captured
     return iters, calls, header
 
 
@@ -138,7 +149,7 @@ def short(name, n=60):
 
 def compare(name, rec, prof, kernel_pct=2.0, floor_ns=500, iter_pct=1.0, libs=False):
     """The check lines (each starting PASS or FAIL) for one workload."""
-    riters, rcalls, _ = rec
+    riters, rcalls, rheader = rec
     piters, _, _ = prof
     lines = []
     ri, pi = sorted(riters), sorted(piters)
@@ -204,7 +215,12 @@ def compare(name, rec, prof, kernel_pct=2.0, floor_ns=500, iter_pct=1.0, libs=Fa
     # library calls and their shapes
     if libs:
         lk = [k for i in ri for k in riters[i] if LIB_KERNEL.search(k["name"]) and not NOT_LIB.search(k["name"])]
-        linked = [k for k in lk if k.get("lib_call")]
+        # a kernel of a graph replay is linked through the launch captured
+        # into its graph with its name and grid (the analyzer's graphs.c)
+        cap = rheader.get("captured", {})
+        via = lambda k: any(c["name"] == k["name"] and c.get("grid") == k.get("grid") and c.get("lib_call")
+                            for c in cap.get(k.get("graph"), []))
+        linked = [k for k in lk if k.get("lib_call") or (k.get("flags", 0) & KF_GRAPH and via(k))]
         shaped = [c for c in rcalls if (c.get("m") and c.get("n") and c.get("k")) or any(c.get("in") or [])]
         kinds = sorted({c.get("api", c["type"]) for c in rcalls})
         ok = shaped and len(linked) == len(lk)
