@@ -15,9 +15,7 @@
  * to the next graph it makes, and a stale entry would name the wrong
  * capture (as funcinfo.c asks kernel handles again after an unload).
  * Graphs built node by node (cuGraphAddKernelNode) or cloned
- * (cuGraphClone) name no capture (0); an executable graph updated through
- * CUDA 11's cuGraphExecUpdate (not hooked) keeps the capture it was made
- * from.
+ * (cuGraphClone) name no capture (0).
  *
  * Two maps (trace/hmap.h, handle -> capture id) under a mutex of their own,
  * innermost: nothing else is locked while it is held, and it is never held

@@ -29,8 +29,10 @@
 #include "preload/preload.h"
 
 /* cuda.h maps cuMemcpyBatchAsync onto 13.0's cuMemcpyBatchAsync_v2; the
- * driver still exports 12.8's under the plain name, which is hooked too. */
+ * driver still exports 12.8's under the plain name, which is hooked too.
+ * The same for cuGraphExecUpdate (12.0's _v2; 10.2's under the plain name). */
 #undef cuMemcpyBatchAsync
+#undef cuGraphExecUpdate
 
 /* One typedef per real signature. */
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
@@ -47,6 +49,7 @@ typedef CUresult (*instantiate_flags_fn)(CUgraphExec *, CUgraph, unsigned long l
 typedef CUresult (*instantiate_params_fn)(CUgraphExec *, CUgraph, CUDA_GRAPH_INSTANTIATE_PARAMS *);
 typedef CUresult (*instantiate_v2_fn)(CUgraphExec *, CUgraph, CUgraphNode *, char *, size_t);
 typedef CUresult (*exec_update_fn)(CUgraphExec, CUgraph, CUgraphExecUpdateResultInfo *);
+typedef CUresult (*exec_update_v1_fn)(CUgraphExec, CUgraph, CUgraphNode *, CUgraphExecUpdateResult *);
 typedef CUresult (*graph_destroy_fn)(CUgraph);
 typedef CUresult (*exec_destroy_fn)(CUgraphExec);
 typedef CUresult (*memcpy_fn)(CUdeviceptr, CUdeviceptr, size_t);
@@ -115,7 +118,7 @@ enum {
 	HK_PRIMARY_RELEASE, HK_PRIMARY_RESET, HK_CTX_DESTROY,
 	HK_MODULE_UNLOAD, HK_LIBRARY_UNLOAD,
 	HK_BEGIN_CAPTURE, HK_END_CAPTURE, HK_CAPTURE_TO_GRAPH, HK_INSTANTIATE_FLAGS, HK_INSTANTIATE_PARAMS, HK_INSTANTIATE_V2,
-	HK_EXEC_UPDATE, HK_GRAPH_DESTROY, HK_EXEC_DESTROY,
+	HK_EXEC_UPDATE, HK_EXEC_UPDATE_V1, HK_GRAPH_DESTROY, HK_EXEC_DESTROY,
 	HK_COUNT
 };
 
@@ -1119,6 +1122,17 @@ static CUresult exec_update(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInf
 	return instantiated(real(x, g, info), &x, g);
 }
 
+/* CUDA 10.2's (an error node and a result), which binaries built before
+ * 12.0 call: kept unhooked, an executable graph updated through it would
+ * keep naming the capture it was made from. */
+static CUresult exec_update_v1(CUgraphExec x, CUgraph g, CUgraphNode *err_node, CUgraphExecUpdateResult *res)
+{
+	exec_update_v1_fn real = REAL(exec_update_v1_fn, HK_EXEC_UPDATE_V1, 0);
+	if (!real)
+		return CUDA_ERROR_NOT_FOUND;
+	return instantiated(real(x, g, err_node, res), &x, g);
+}
+
 /* Destroyed handles are forgotten before the call: once the driver has
  * freed one it may hand it to another thread's new graph at once, whose
  * entry a forget after the call would remove. */
@@ -1208,6 +1222,8 @@ PRELOAD_EXPORT CUresult cuProfilerStart(void);
 PRELOAD_EXPORT CUresult cuProfilerStop(void);
 PRELOAD_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *g);
 PRELOAD_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode);
+PRELOAD_EXPORT CUresult cuGraphExecUpdate(CUgraphExec x, CUgraph g, CUgraphNode *err_node,
+					  CUgraphExecUpdateResult *res);
 PRELOAD_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph g, const CUgraphNode *deps,
 							 const CUgraphEdgeData *edges, size_t ndeps,
 							 CUstreamCaptureMode mode);
@@ -1477,6 +1493,11 @@ CUresult cuGraphInstantiate_v2(CUgraphExec *x, CUgraph g, CUgraphNode *err_node,
 {
 	return instantiate_v2(x, g, err_node, log, n);
 }
+PRELOAD_EXPORT CUresult cuGraphExecUpdate(CUgraphExec x, CUgraph g, CUgraphNode *err_node,
+					  CUgraphExecUpdateResult *res)
+{
+	return exec_update_v1(x, g, err_node, res);
+}
 PRELOAD_EXPORT CUresult cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *info)
 {
 	return exec_update(x, g, info);
@@ -1615,10 +1636,12 @@ struct preload_hook preload_cuda_hooks[HK_COUNT + 1] = {
 	 * signature, which later versions are left to (passed through) */
 	[HK_INSTANTIATE_V2] = EV("cuGraphInstantiate", "cuGraphInstantiate_v2", NULL, 11000, 12000,
 		cuGraphInstantiate_v2, NULL),
-	/* 12.0's (a result info); 10.2's form, an error node and a result, is
-	 * not hooked */
+	/* 12.0's (a result info); 10.2's, an error node and a result, the
+	 * versions before */
 	[HK_EXEC_UPDATE] = E("cuGraphExecUpdate", "cuGraphExecUpdate_v2", NULL, 12000, cuGraphExecUpdate_v2,
 		NULL),
+	[HK_EXEC_UPDATE_V1] = EV("cuGraphExecUpdate", "cuGraphExecUpdate", NULL, 10020, 12000,
+		cuGraphExecUpdate, NULL),
 	[HK_GRAPH_DESTROY] = E("cuGraphDestroy", "cuGraphDestroy", NULL, 10000, cuGraphDestroy, NULL),
 	[HK_EXEC_DESTROY] = E("cuGraphExecDestroy", "cuGraphExecDestroy", NULL, 10000, cuGraphExecDestroy,
 		NULL),

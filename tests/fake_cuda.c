@@ -832,6 +832,17 @@ API CUresult cuGraphInstantiate_v2(void **x, void *g, void **err_node, char *log
 	return GRAPH_CALL(instantiate(x, g, 0));
 }
 API CUresult cuGraphExecUpdate_v2(void *x, void *g, struct update_info *info) { return GRAPH_CALL(exec_update(x, g, info)); }
+/* CUDA 10.2's: the result in *res (0 success, 1 error), no error node */
+API CUresult cuGraphExecUpdate(void *x, void *g, void **err_node, int *res)
+{
+	struct update_info info = { -1, NULL, NULL };
+	CUresult r = GRAPH_CALL(exec_update(x, g, &info));
+	if (err_node)
+		*err_node = NULL;
+	if (res)
+		*res = info.result;
+	return r;
+}
 API CUresult cuGraphDestroy(void *g) { return GRAPH_CALL(destroy(graphs, g)); }
 API CUresult cuGraphExecDestroy(void *x) { return GRAPH_CALL(destroy(execs, x)); }
 API CUresult cuGraphLaunch(void *g, void *s) { return fails(__func__) ? watch_result : done(__func__, graph(g, s, 0)); }
@@ -1276,6 +1287,7 @@ static const struct entry table[] = {
 	{ "cuGraphInstantiate", 11000, F(cuGraphInstantiate_v2), NULL },
 	{ "cuGraphInstantiateWithFlags", 11040, F(cuGraphInstantiateWithFlags), NULL },
 	{ "cuGraphInstantiateWithParams", 12000, F(cuGraphInstantiateWithParams), F(cuGraphInstantiateWithParams_ptsz) },
+	{ "cuGraphExecUpdate", 10020, F(cuGraphExecUpdate), NULL },
 	{ "cuGraphExecUpdate", 12000, F(cuGraphExecUpdate_v2), NULL },
 	{ "cuGraphDestroy", 10000, F(cuGraphDestroy), NULL },
 	{ "cuGraphExecDestroy", 10000, F(cuGraphExecDestroy), NULL },

@@ -609,6 +609,8 @@ static void calls(void)
 	inst_params_fn ip1 = hooked("cuGraphInstantiateWithParams", 12000, 2);
 	inst_v2_fn iv2 = hooked("cuGraphInstantiate", 11000, 0);
 	update_fn up = hooked("cuGraphExecUpdate", 12000, 0);
+	typedef int (*update_v1_fn)(void *, void *, void **, int *);
+	update_v1_fn up1 = hooked("cuGraphExecUpdate", 11080, 0);
 	ctx_fn gd = hooked("cuGraphDestroy", 10000, 0), xd = hooked("cuGraphExecDestroy", 10000, 0);
 	graph_create_fn gcreate = fetch("cuGraphCreate", 10000, 0);
 	for (failing = 0; failing < 2; failing++) {
@@ -635,8 +637,12 @@ static void calls(void)
 		expect("cuGraphInstantiateWithParams_ptsz"); got(ip1(&x[2], g0, &ipar));
 		expect("cuGraphInstantiate_v2"); got(iv2(&x[3], g0, NULL, NULL, 0));
 		expect("cuGraphExecUpdate_v2"); got(up(x[0], g0, &info));
-		if (!failing && (ipar.result != 0 || info.result != 0)) {
-			fprintf(stderr, "shim_runtime: instantiate %d, update %d\n", ipar.result, info.result);
+		void *err_node = &err_node;
+		int res1 = -1;
+		expect("cuGraphExecUpdate"); got(up1(x[1], g0, &err_node, &res1));
+		if (!failing && (ipar.result != 0 || info.result != 0 || res1 != 0 || err_node)) {
+			fprintf(stderr, "shim_runtime: instantiate %d, update %d, 10.2's update %d\n", ipar.result,
+				info.result, res1);
 			call_errors++;
 		}
 		for (int i = 0; i < 4; i++) {
