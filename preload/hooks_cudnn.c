@@ -87,15 +87,28 @@ static enum trace_dtype dtype(int t)
 	}
 }
 
-static uint64_t handle_stream(cudnnHandle_t h)
+/* The stream h launches on (NULL the legacy one, or unknown). */
+static cudaStream_t handle_raw_stream(cudnnHandle_t h)
 {
 	static get_stream_fn get;
 	if (!get)
 		get = (get_stream_fn)preload_lib_sym("libcudnn.so", "cudnnGetStream");
 	cudaStream_t s = NULL;
 	if (!get || !h || get(h, &s) != CUDNN_STATUS_SUCCESS)
-		return 0;
-	return preload_stream_id(s, 0);
+		return NULL;
+	return s;
+}
+
+static uint64_t handle_stream(cudnnHandle_t h)
+{
+	return h ? preload_stream_id(handle_raw_stream(h), 0) : 0;
+}
+
+/* Whether a call on h is recorded: in a window, or outside one into a
+ * graph capture, for the captured launches that name it (graphs.c). */
+static int recording_on(cudnnHandle_t h)
+{
+	return preload_recording() || preload_recording_on((preload_stream)handle_raw_stream(h), 0);
 }
 
 /* After the real call of a recorded convolution: leaves the library call
@@ -367,7 +380,7 @@ PRELOAD_EXPORT cudnnStatus_t cudnnBackendExecute(cudnnHandle_t h, cudnnBackendDe
 	if (!real)
 		return CUDNN_STATUS_NOT_INITIALIZED;
 	int on = 0;
-	if (preload_recording()) {
+	if (recording_on(h)) {
 		int e = errno;
 		struct trace_conv c;
 		memset(&c, 0, sizeof c);
@@ -450,7 +463,7 @@ static int v7_enter(enum trace_conv_dir dir, cudnnHandle_t h, cudnnTensorDescrip
 		    cudnnFilterDescriptor_t w, cudnnTensorDescriptor_t y,
 		    cudnnConvolutionDescriptor_t cv)
 {
-	if (!preload_recording())
+	if (!recording_on(h))
 		return 0;
 	int e = errno;
 	struct trace_conv c;

@@ -66,10 +66,19 @@ API int cudnnBackendGetAttribute(void *d, int attr, int type, int64_t requested,
 	return 0;
 }
 
+/* The stream every handle launches on: cudnnSetStream's, else the
+ * legacy one (NULL). */
+static void *handle_stream;
+API int cudnnSetStream(void *h, void *s)
+{
+	(void)h;
+	handle_stream = s;
+	return 0;
+}
 API int cudnnGetStream(void *h, void **s)
 {
 	(void)h;
-	*s = NULL;
+	*s = handle_stream;
 	return 0;
 }
 
@@ -79,5 +88,5 @@ API int cudnnBackendExecute(void *h, void *plan, void *pack)
 	void *f = NULL;
 	if (cuModuleGetFunction(&f, NULL, "conv_fake_kernel") != 0)
 		return 4000; /* CUDNN_STATUS_INTERNAL_ERROR */
-	return cuLaunchKernel(f, 8, 1, 1, 128, 1, 1, 0, NULL, NULL, NULL) ? 4000 : 0;
+	return cuLaunchKernel(f, 8, 1, 1, 128, 1, 1, 0, handle_stream, NULL, NULL) ? 4000 : 0;
 }

@@ -10,9 +10,14 @@
  *   3. from the third config asked for, which the heuristics did not fill
  *      (they returned two): no record, its kernel linked to none;
  *   4. from a config nobody asked heuristics about: the same.
+ * With the argument "capture", instead: the first plan run into a CUDA
+ * graph captured on a stream of its own (the handle's, cudnnSetStream)
+ * before the recorded windows, then two windows each replaying the graph
+ * (shim_test.sh runs it with SURFER_SKIP=1 SURFER_ITERATIONS=1).
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstrict-prototypes"
@@ -20,6 +25,14 @@
 #pragma GCC diagnostic pop
 
 int cuInit(unsigned flags);
+int cuStreamCreate(void **s, unsigned flags);
+int cuStreamBeginCapture_v2(void *s, int mode);
+int cuStreamEndCapture(void *s, void **g);
+int cuGraphInstantiateWithFlags(void **x, void *g, unsigned long long flags);
+int cuGraphLaunch(void *x, void *s);
+int cuCtxSynchronize(void);
+int cuProfilerStart(void);
+int cuProfilerStop(void);
 
 static cudnnBackendDescriptor_t tensor(int64_t uid, const int64_t *dims)
 {
@@ -45,7 +58,25 @@ static int run_plan(cudnnBackendDescriptor_t cfg)
 	return r;
 }
 
-int main(void)
+/* The plan of cfg run into a graph captured before the windows, then
+ * replayed in each of two windows. */
+static int captured(cudnnBackendDescriptor_t cfg)
+{
+	void *s, *g, *x;
+	if (cuStreamCreate(&s, 0) || cuStreamBeginCapture_v2(s, 2 /* RELAXED */) ||
+	    cudnnSetStream((cudnnHandle_t)0x1, s) != CUDNN_STATUS_SUCCESS)
+		return 6;
+	int r = run_plan(cfg);
+	cudnnSetStream((cudnnHandle_t)0x1, NULL);
+	if (r || cuStreamEndCapture(s, &g) || cuGraphInstantiateWithFlags(&x, g, 0))
+		return 7;
+	for (int i = 0; i < 2; i++)
+		if (cuProfilerStart() || cuGraphLaunch(x, s) || cuCtxSynchronize() || cuProfilerStop())
+			return 8;
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	if (cuInit(0))
 		return 3;
@@ -80,6 +111,8 @@ int main(void)
 	if (cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
 				     3, &got, cfgs) != CUDNN_STATUS_SUCCESS || got != 2)
 		return 4;
+	if (argc > 1 && !strcmp(argv[1], "capture"))
+		return captured(cfgs[0]);
 	int r1 = run_plan(cfgs[0]), r2 = run_plan(cfgs[1]), r3 = run_plan(cfgs[2]), r4 = run_plan(lone);
 	printf("plans %d %d %d %d\n", r1, r2, r3, r4);
 	return r1 || r2 || r3 || r4 ? 5 : 0;

@@ -894,6 +894,23 @@ if [ -x $B/tests/shim_cudnn ]; then
 			fail "cudnn: conv records, kernels, errors '$got' (want '2 4 0')"
 		grep -q "plans 0 0 0 0" "$T/cudnn.out" && pass "cudnn: statuses unchanged" || fail "cudnn: statuses"
 	fi
+	# a plan run into a graph captured before the recorded window: its
+	# CONV record and captured kernel recorded all the same, the replay in
+	# the window naming that capture
+	if run cudnn-capture 0 SURFER_TIMING=events SURFER_SKIP=1 SURFER_ITERATIONS=1 SURFER_OUTPUT="$T/cdc.mp" \
+		LD_LIBRARY_PATH="$B/tests:$B/tests/fakecudnn" -- $B/tests/shim_cudnn capture; then
+		if $B/surfer-dump "$T/cdc.mp" | python3 -c '
+import json, sys
+recs = list(map(json.loads, sys.stdin))
+convs = [r for r in recs if r["type"] == "conv"]
+ks = [r for r in recs if r["type"] == "kernel"]
+cap = [r for r in ks if r["flags"] & 4]
+assert len(convs) == 1 and [(r["name"], r["lib_call"]) for r in cap] == [("conv_fake_kernel", convs[0]["seq"])], (convs, cap)
+g = cap[0].get("graph")
+assert g and [(r["name"], r.get("graph")) for r in ks if r["flags"] & 2] == [("cuGraphLaunch", g)], ks
+'; then pass "cudnn-capture: a plan captured before the window is recorded"
+		else fail "cudnn-capture: a plan captured before the window is recorded"; fi
+	fi
 else
 	echo "skip - cudnn: built without cuDNN's headers"
 fi
