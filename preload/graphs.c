@@ -169,12 +169,12 @@ uint64_t preload_graphs_exec_capture(const void *exec)
  * size before serving), and replays them inside: without their captured
  * launches in the trace, the replays have nothing to name.  So while a
  * capture is open in the process (cuStreamBeginCapture* succeeded, its
- * cuStreamEndCapture not yet), a launch or library call (cuBLAS, cuDNN) on a capturing
- * stream is recorded even outside the windows: it runs nothing and is
- * not timed (flag captured), so the windows' timings do not change.  The
- * count is one atomic load per launch outside the windows, and only while
- * a capture is open the stream is asked.  Not with SURFER_TIMING=none
- * (launches are not asked about captures there).
+ * cuStreamEndCapture not yet), a launch or library call (cuBLAS, cuDNN)
+ * on a capturing stream is recorded even outside the windows: it runs
+ * nothing and is not timed (flag captured), so the windows' timings do
+ * not change.  The count is one atomic load per launch outside the
+ * windows, and only while a capture is open the stream is asked.  Not
+ * with SURFER_TIMING=none (launches are not asked about captures there).
  */
 static atomic_int captures_open;
 
