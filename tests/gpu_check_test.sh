@@ -421,15 +421,19 @@ libtrace() { # libtrace FILE LINK: an nvjet GEMM (lib_call LINK), a cuDNN SDPA h
 		echo '{"type":"kernel","seq":4,"name":"_ZN2at4cuda6philox12unpack_cudnnENS_15PhiloxCudaStateEPlS3_","iteration":0,"start_ns":300,"end_ns":400}'
 	} >"$1"
 }
+# libverdict NAME REC PROF VERDICT LINKED MESSAGE: compare.py's libraries
+# line for one lt_matmul call is VERDICT with LINKED of 1 kernels linked
+libverdict() {
+	python3 tools/gpu/compare.py kernels "$1" "$2" "$3" --libs >"$T/lib.txt" 2>&1
+	grep -q "^$4 $1: libraries: 1 calls with shapes (lt_matmul); $5 of 1 library kernels linked to one$" "$T/lib.txt"
+	check "$6 ($(grep libraries "$T/lib.txt"))" $?
+}
 libtrace "$T/lib-rec.jsonl" 1
 libtrace "$T/lib-prof.jsonl" 0
-python3 tools/gpu/compare.py kernels hopper "$T/lib-rec.jsonl" "$T/lib-prof.jsonl" --libs >"$T/lib.txt" 2>&1
-grep -q "^PASS hopper: libraries: 1 calls with shapes (lt_matmul); 1 of 1 library kernels linked to one$" "$T/lib.txt"
-check "compare.py: an nvjet GEMM linked passes, cuDNN's SDPA helpers are no library kernels ($(grep libraries "$T/lib.txt"))" $?
+libverdict hopper "$T/lib-rec.jsonl" "$T/lib-prof.jsonl" PASS 1 \
+	"compare.py: an nvjet GEMM linked passes, cuDNN's SDPA helpers are no library kernels"
 libtrace "$T/lib-rec.jsonl" 0
-python3 tools/gpu/compare.py kernels hopper "$T/lib-rec.jsonl" "$T/lib-prof.jsonl" --libs >"$T/lib.txt" 2>&1
-grep -q "^FAIL hopper: libraries: 1 calls with shapes (lt_matmul); 0 of 1 library kernels linked to one$" "$T/lib.txt"
-check "compare.py: an nvjet GEMM linked to no call fails ($(grep libraries "$T/lib.txt"))" $?
+libverdict hopper "$T/lib-rec.jsonl" "$T/lib-prof.jsonl" FAIL 0 "compare.py: an nvjet GEMM linked to no call fails"
 
 # compare.py's library kernels of a CUDA graph replay: linked through the
 # launch captured into their graph (before the windows, iteration -1)
@@ -442,13 +446,10 @@ graphtrace() { # graphtrace FILE LINK
 	} >"$1"
 }
 graphtrace "$T/g-rec.jsonl" 1
-python3 tools/gpu/compare.py kernels graph "$T/g-rec.jsonl" "$T/g-rec.jsonl" --libs >"$T/g.txt" 2>&1
-grep -q "^PASS graph: libraries: 1 calls with shapes (lt_matmul); 1 of 1 library kernels linked to one$" "$T/g.txt"
-check "compare.py: a replayed GEMM linked through its captured launch passes ($(grep libraries "$T/g.txt"))" $?
+libverdict graph "$T/g-rec.jsonl" "$T/g-rec.jsonl" PASS 1 "compare.py: a replayed GEMM linked through its captured launch passes"
 graphtrace "$T/g-rec.jsonl" 0
-python3 tools/gpu/compare.py kernels graph "$T/g-rec.jsonl" "$T/g-rec.jsonl" --libs >"$T/g.txt" 2>&1
-grep -q "^FAIL graph: libraries: 1 calls with shapes (lt_matmul); 0 of 1 library kernels linked to one$" "$T/g.txt"
-check "compare.py: a replayed GEMM whose captured launch named no call fails ($(grep libraries "$T/g.txt"))" $?
+libverdict graph "$T/g-rec.jsonl" "$T/g-rec.jsonl" FAIL 0 \
+	"compare.py: a replayed GEMM whose captured launch named no call fails"
 
 echo "gpu_check_test: $((n - fail)) of $n passed"
 [ $fail -eq 0 ]
