@@ -544,22 +544,22 @@ static int an_predict_replay(struct an_ctx *c, uint32_t i, double origin_ns)
 						    : NULL;
 	if (!l || !c->a->origin)
 		return 0;
-	double *o = malloc(n * sizeof(*o)), sum_o = 0;
-	struct tl_kernel_pred *sum = calloc(nt, sizeof(*sum));
-	double *most = calloc(nt, sizeof(*most));
+	/* each launch's key and kernel, built once for both passes */
+	struct ktable_key *key = malloc(n * sizeof(*key));
+	struct pred_kernel *k = malloc(n * sizeof(*k));
+	double *o = malloc(n * sizeof(*o)), *sum = calloc(nt, sizeof(*sum)), *most = calloc(nt, sizeof(*most));
+	double sum_o = 0;
 	int rc = 1;
-	if (!o || !sum || !most) {
+	if (!key || !k || !o || !sum || !most) {
 		rc = an_fail(c, SURFER_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (size_t j = 0; j < n && rc > 0; j++) {
-		struct ktable_key key;
-		struct pred_kernel k;
 		struct pred_result r;
 		int nccl;
-		ktable_key_init(&key, &l[j].k, l[j].lib.kind != KTABLE_LIB_NONE ? &l[j].lib : NULL);
-		an_kernel_of(c, &key, 0, &k);
-		if (an_predict_on(c, &key, &k, c->a->origin, &r, &nccl) < 0) {
+		ktable_key_init(&key[j], &l[j].k, l[j].lib.kind != KTABLE_LIB_NONE ? &l[j].lib : NULL);
+		an_kernel_of(c, &key[j], 0, &k[j]);
+		if (an_predict_on(c, &key[j], &k[j], c->a->origin, &r, &nccl) < 0) {
 			rc = SURFER_EINVAL;
 			break;
 		}
@@ -569,19 +569,16 @@ static int an_predict_replay(struct an_ctx *c, uint32_t i, double origin_ns)
 	for (size_t t = 0; t < nt; t++)
 		c->pnccl[(size_t)i * nt + t] = 0;
 	for (size_t j = 0; j < n && rc > 0; j++) {
-		struct ktable_key key;
-		struct pred_kernel k;
-		ktable_key_init(&key, &l[j].k, l[j].lib.kind != KTABLE_LIB_NONE ? &l[j].lib : NULL);
-		an_kernel_of(c, &key, origin_ns > 0 && sum_o > 0 ? origin_ns * o[j] / sum_o : 0, &k);
+		k[j].origin_ns = origin_ns > 0 && sum_o > 0 ? origin_ns * o[j] / sum_o : 0;
 		for (size_t t = 0; t < nt && rc > 0; t++) {
 			struct pred_result r;
 			int nccl;
 			size_t at = (size_t)i * nt + t;
-			if (an_predict_on(c, &key, &k, c->o->targets[t], &r, &nccl) < 0) {
+			if (an_predict_on(c, &key[j], &k[j], c->o->targets[t], &r, &nccl) < 0) {
 				rc = SURFER_EINVAL;
 				break;
 			}
-			sum[t].ns += r.ns;
+			sum[t] += r.ns;
 			if (r.ns > most[t] || j == 0) {
 				most[t] = r.ns;
 				c->pmethod[at] = (uint8_t)r.method;
@@ -592,11 +589,13 @@ static int an_predict_replay(struct an_ctx *c, uint32_t i, double origin_ns)
 	}
 	for (size_t t = 0; t < nt && rc > 0; t++) {
 		size_t at = (size_t)i * nt + t;
-		c->pred[at].ns = sum[t].ns;
-		c->pred[at].scale = origin_ns > 0 ? sum[t].ns / origin_ns : 0;
+		c->pred[at].ns = sum[t];
+		c->pred[at].scale = origin_ns > 0 ? sum[t] / origin_ns : 0;
 		c->pred[at].pull = 0;
 	}
 out:
+	free(key);
+	free(k);
 	free(o);
 	free(sum);
 	free(most);

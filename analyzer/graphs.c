@@ -18,11 +18,17 @@
 
 #define NONE UINT32_MAX
 
+/* A class of a capture's launches: its first and last launch, linked by
+ * next_same in between. */
+struct graph_class {
+	uint32_t first, last;
+};
+
 struct capture {
 	uint64_t id;
 	struct graph_launch *l;
 	uint32_t n, cap;
-	uint32_t *first, *last;       /* each class's first and last launch      */
+	struct graph_class *cls;
 	uint32_t ncls, capcls;
 	struct hmap classes;          /* hash of (name, grid, block) -> class    */
 };
@@ -78,7 +84,7 @@ static int same_class(const struct trace_kernel *a, const struct trace_kernel *b
 static int class_eq(const void *ctx, uint64_t val, const void *key)
 {
 	const struct capture *c = ctx;
-	return same_class(&c->l[c->first[val]].k, key);
+	return same_class(&c->l[c->cls[val].first].k, key);
 }
 
 struct graphs *graphs_new(void)
@@ -102,8 +108,7 @@ void graphs_free(struct graphs *g)
 	free(g->r);
 	for (uint32_t i = 0; i < g->n; i++) {
 		free(g->c[i].l);
-		free(g->c[i].first);
-		free(g->c[i].last);
+		free(g->c[i].cls);
 		hmap_release(&g->c[i].classes);
 	}
 	free(g->c);
@@ -146,21 +151,12 @@ int graphs_capture(struct graphs *g, const struct trace_kernel *k, const struct 
 		l->lib = *lib;
 	v = hmap_find(&c->classes, h, class_eq, c, k);
 	if (v) {
-		c->l[c->last[*v]].next_same = at;
-		c->last[*v] = at;
+		c->l[c->cls[*v].last].next_same = at;
+		c->cls[*v].last = at;
 	} else {
-		uint32_t hadcls = c->capcls;
-		if (grow((void **)&c->first, &c->capcls, c->ncls + 1, sizeof(*c->first)) < 0)
+		if (grow((void **)&c->cls, &c->capcls, c->ncls + 1, sizeof(*c->cls)) < 0)
 			return TRACE_ENOMEM;
-		if (c->capcls != hadcls) {
-			uint32_t *last = realloc(c->last, (size_t)c->capcls * sizeof(*last));
-			if (!last) {
-				c->capcls = hadcls;
-				return TRACE_ENOMEM;
-			}
-			c->last = last;
-		}
-		c->first[c->ncls] = c->last[c->ncls] = at;
+		c->cls[c->ncls] = (struct graph_class){ at, at };
 		if (hmap_add(&c->classes, h, c->ncls) < 0)
 			return TRACE_ENOMEM;
 		c->ncls++;
@@ -186,7 +182,8 @@ static struct replay *replay_of(struct graphs *g, uint64_t seq, uint32_t ci)
 		free(next);
 		return NULL;
 	}
-	memcpy(next, c->first, (size_t)c->ncls * sizeof(*next));
+	for (uint32_t k = 0; k < c->ncls; k++)
+		next[k] = c->cls[k].first;
 	struct replay *r = &g->r[g->nr++];
 	*r = (struct replay){ .seq = seq, .capture = ci, .left = c->n, .next = next };
 	return r;

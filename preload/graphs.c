@@ -105,6 +105,16 @@ int preload_stream_capture(preload_stream s, int ptsz, uint64_t *capture_id)
 	return status != 0;
 }
 
+/* Under G.mu: sets key's capture in m, or forgets key when capture_id is
+ * 0; a map that cannot grow leaves the handle unknown, not stale. */
+static void set_locked(struct hmap *m, const void *key, uint64_t capture_id)
+{
+	if (!capture_id || hmap_put(m, (uint64_t)(uintptr_t)key, capture_id) != 0)
+		hmap_del(m, (uint64_t)(uintptr_t)key);
+	else
+		atomic_store_explicit(&G.used, 1, memory_order_release);
+}
+
 /* Sets key's capture in m, or forgets key when capture_id is 0. */
 static void put(struct hmap *m, const void *key, uint64_t capture_id)
 {
@@ -112,11 +122,7 @@ static void put(struct hmap *m, const void *key, uint64_t capture_id)
 		return;
 	int e = errno;
 	pthread_mutex_lock(&G.mu);
-	/* a map that cannot grow leaves the handle unknown, not stale */
-	if (!capture_id || hmap_put(m, (uint64_t)(uintptr_t)key, capture_id) != 0)
-		hmap_del(m, (uint64_t)(uintptr_t)key);
-	else
-		atomic_store_explicit(&G.used, 1, memory_order_release);
+	set_locked(m, key, capture_id);
 	pthread_mutex_unlock(&G.mu);
 	errno = e;
 }
@@ -133,8 +139,7 @@ void preload_graphs_instantiated(const void *exec, const void *graph)
 	int e = errno;
 	pthread_mutex_lock(&G.mu);
 	const uint64_t *c = graph ? hmap_get(&G.graph_capture, (uint64_t)(uintptr_t)graph) : NULL;
-	if (!c || hmap_put(&G.exec_capture, (uint64_t)(uintptr_t)exec, *c) != 0)
-		hmap_del(&G.exec_capture, (uint64_t)(uintptr_t)exec);
+	set_locked(&G.exec_capture, exec, c ? *c : 0);
 	pthread_mutex_unlock(&G.mu);
 	errno = e;
 }
